@@ -1,0 +1,32 @@
+/* lr_util: see lr_util.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/lr_util.h"
+
+int
+lr_grow(void **arr, int *cap, int need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    int ncap = *cap ? *cap * 2 : 8;
+    while (ncap < need)
+        ncap *= 2;
+    void *p = realloc(*arr, (size_t) ncap * elem);
+    if (!p)
+        return ENOMEM;
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+int
+lr_copy_name(char *dst, size_t size, const char *src)
+{
+    size_t n = src ? strlen(src) : 0;
+    if (n == 0 || n >= size)
+        return EINVAL;
+    memcpy(dst, src, n + 1);
+    return 0;
+}

@@ -1,0 +1,52 @@
+/*
+ * lr_test: the main() every CUnit test program shares.
+ *
+ * CUnit's CU_basic_run_tests() returns success even when assertions fail
+ * (../shared/reference/libraries.md), so the exit status is derived from
+ * the failure counts.  The last line of every log is
+ *     lr-test: N passed, M failed
+ * which .ci/run sums into the project's totals.
+ *
+ * Usage:
+ *     static CU_TestInfo tests[] = { { "name", fn }, CU_TEST_INFO_NULL };
+ *     LR_TEST_MAIN("suite", tests)
+ * An optional LR_TEST_SETUP / LR_TEST_TEARDOWN (int (*)(void)) runs once.
+ */
+#ifndef LR_TEST_H
+#define LR_TEST_H 1
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <CUnit/Basic.h>
+
+#ifndef LR_TEST_SETUP
+#define LR_TEST_SETUP NULL
+#endif
+#ifndef LR_TEST_TEARDOWN
+#define LR_TEST_TEARDOWN NULL
+#endif
+
+#define LR_TEST_MAIN(suite_name, test_table)                                 \
+    int main(void)                                                           \
+    {                                                                        \
+        CU_SuiteInfo suites[] = {                                            \
+            { suite_name, LR_TEST_SETUP, LR_TEST_TEARDOWN, NULL, NULL,       \
+              test_table },                                                  \
+            CU_SUITE_INFO_NULL,                                              \
+        };                                                                   \
+        if (CU_initialize_registry() != CUE_SUCCESS)                         \
+            return 99;                                                       \
+        if (CU_register_suites(suites) != CUE_SUCCESS)                       \
+            return 99;                                                       \
+        CU_basic_set_mode(CU_BRM_VERBOSE);                                   \
+        CU_basic_run_tests();                                                \
+        unsigned run = CU_get_number_of_tests_run();                         \
+        unsigned failed = CU_get_number_of_tests_failed();                   \
+        unsigned suites_failed = CU_get_number_of_suites_failed();           \
+        CU_cleanup_registry();                                               \
+        printf("lr-test: %u passed, %u failed\n", run - failed,             \
+               failed + suites_failed);                                      \
+        return failed || suites_failed ? 1 : 0;                              \
+    }
+
+#endif

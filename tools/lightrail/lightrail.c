@@ -1,0 +1,67 @@
+/*
+ * lightrail: the one command-line tool.  Offline tools (rsa-sim, topo, and
+ * later plan, sim, train) and, later, the client of lightraild.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "tools/lightrail/lr_cli.h"
+
+struct lr_cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct lr_cli_command commands[] = {
+    { "rsa-sim", lr_cmd_rsa_sim,
+      "simulate routing, modulation and spectrum assignment (RMSA) policies" },
+    { "topo", lr_cmd_topo,
+      "convert and check optical topologies (topo import FILE.json)" },
+};
+
+void
+lr_cli_err(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "lightrail %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void
+usage(FILE *f)
+{
+    fprintf(f, "usage: lightrail COMMAND [ARGS...]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n`lightrail COMMAND --help` describes each one.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return LR_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")
+        || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return LR_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("lightrail %s\n", PACKAGE_VERSION);
+        return LR_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "lightrail: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return LR_EXIT_USAGE;
+}

@@ -1,0 +1,29 @@
+/*
+ * lr_cli: the subcommands of `lightrail` and the conventions they share.
+ *
+ * Exit codes, the same for every subcommand:
+ *   0  success
+ *   1  internal failure (out of memory, a helper program that failed)
+ *   2  bad input: usage, malformed or invalid files, unknown names
+ *   3  a well-formed request that no plan satisfies
+ * An error is one line on stderr: "lightrail SUBCOMMAND: FILE: PATH: reason".
+ */
+#ifndef LR_CLI_H
+#define LR_CLI_H 1
+
+enum {
+    LR_EXIT_OK = 0,
+    LR_EXIT_FAIL = 1,
+    LR_EXIT_USAGE = 2,
+    LR_EXIT_INFEASIBLE = 3,
+};
+
+/* Each takes argv[0] = the subcommand name and returns an exit code. */
+int lr_cmd_topo(int argc, char **argv);
+int lr_cmd_rsa_sim(int argc, char **argv);
+
+/* Prints "lightrail CMD: <message>\n" to stderr. */
+void lr_cli_err(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif
