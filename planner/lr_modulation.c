@@ -1,0 +1,61 @@
+/* lr_modulation: see lr_modulation.h for the model. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "planner/lr_modulation.h"
+#include "planner/lr_util.h"
+
+void
+lr_modtable_default(struct lr_modtable *t)
+{
+    t->n = 0;
+    lr_modtable_add(t, "BPSK", 100000, 1);
+    lr_modtable_add(t, "QPSK", 2500, 2);
+    lr_modtable_add(t, "8QAM", 1250, 3);
+    lr_modtable_add(t, "16QAM", 625, 4);
+}
+
+int
+lr_modtable_add(struct lr_modtable *t, const char *name, double reach_km,
+                double se)
+{
+    if (t->n >= LR_MOD_MAX)
+        return ENOSPC;
+    struct lr_modformat *f = &t->f[t->n];
+    if (lr_copy_name(f->name, sizeof f->name, name) || !(reach_km > 0)
+        || !(se > 0))
+        return EINVAL;
+    for (int i = 0; i < t->n; i++)
+        if (!strcmp(t->f[i].name, name))
+            return EEXIST;
+    f->reach_km = reach_km;
+    f->se = se;
+    t->n++;
+    return 0;
+}
+
+int
+lr_mod_choose(const struct lr_modtable *t, double length_km)
+{
+    int best = -1;
+    for (int i = 0; i < t->n; i++)
+        if (t->f[i].reach_km >= length_km
+            && (best < 0 || t->f[i].se > t->f[best].se))
+            best = i;
+    return best;
+}
+
+int
+lr_mod_slots(const struct lr_modformat *f, double rate_gbps, int guard)
+{
+    /* The epsilon keeps an exact multiple (100 Gb/s at 25 Gb/s per slot)
+     * from rounding up through floating-point noise. */
+    return (int) ceil(rate_gbps / (f->se * LR_SLOT_GHZ) - 1e-9) + guard;
+}
+
+double
+lr_mod_capacity(const struct lr_modformat *f, int slots, int guard)
+{
+    return slots > guard ? (slots - guard) * f->se * LR_SLOT_GHZ : 0;
+}

@@ -1,0 +1,163 @@
+/* lr_rsa: the engine behind every RMSA policy; see lr_rsa.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "planner/lr_rsa.h"
+
+const struct lr_rsa_policy *const lr_rsa_policies[] = {
+    &lr_rsa_ksp_ff, &lr_rsa_ff_ksp, &lr_rsa_ksp_bf, &lr_rsa_ksp_ef,
+    &lr_rsa_ksp_lf, &lr_rsa_mscl, NULL,
+};
+
+const struct lr_rsa_policy *
+lr_rsa_policy_find(const char *name)
+{
+    for (int i = 0; lr_rsa_policies[i]; i++)
+        if (!strcasecmp(lr_rsa_policies[i]->name, name))
+            return lr_rsa_policies[i];
+    return NULL;
+}
+
+const char *
+lr_rsa_block_reason(enum lr_rsa_block b)
+{
+    switch (b) {
+    case LR_RSA_OK:
+        return "ok";
+    case LR_RSA_NO_PATH:
+        return "no path between the nodes";
+    case LR_RSA_NO_REACH:
+        return "no candidate path within the reach of any modulation format";
+    case LR_RSA_NO_SPECTRUM:
+        return "no contiguous free block common to the links of any candidate path";
+    }
+    return "unknown";
+}
+
+void
+lr_rsa_free(struct lr_rsa *rsa)
+{
+    if (!rsa)
+        return;
+    lr_ksp_free(rsa->ksp);
+    lr_spectrum_free(rsa->sp);
+    free(rsa->path_mod);
+    free(rsa->run_capacity);
+    free(rsa->cands);
+    free(rsa);
+}
+
+int
+lr_rsa_new(const struct lr_topo *topo, const struct lr_rsa_config *cfg,
+           const struct lr_modtable *mods, const struct lr_rsa_policy *policy,
+           struct lr_rsa **out)
+{
+    if (!policy || cfg->k < 1 || cfg->guard < 0 || mods->n < 1)
+        return EINVAL;
+    struct lr_rsa *rsa = calloc(1, sizeof *rsa);
+    if (!rsa)
+        return ENOMEM;
+    rsa->topo = topo;
+    rsa->mods = *mods;
+    rsa->policy = policy;
+    rsa->cfg = *cfg;
+    if (!rsa->cfg.demand_sizes)
+        rsa->cfg.demand_sizes = ~UINT64_C(1);
+
+    int err = lr_ksp_compute(topo, cfg->k, cfg->order, &rsa->ksp);
+    if (err)
+        goto fail;
+    rsa->sp = lr_spectrum_new(topo);
+    rsa->path_mod = malloc(((size_t) rsa->ksp->n_paths + 1)
+                           * sizeof *rsa->path_mod);
+    rsa->cands = malloc((size_t) cfg->k * sizeof *rsa->cands);
+    int width = rsa->sp ? rsa->sp->nw * 64 : 0;
+    rsa->run_capacity = malloc(((size_t) width + 1)
+                               * sizeof *rsa->run_capacity);
+    if (!rsa->sp || !rsa->path_mod || !rsa->cands || !rsa->run_capacity) {
+        err = rsa->sp ? ENOMEM : EINVAL;
+        goto fail;
+    }
+    for (int i = 0; i < rsa->ksp->n_paths; i++)
+        rsa->path_mod[i] = lr_mod_choose(&rsa->mods,
+                                         rsa->ksp->paths[i].length_km);
+    for (int len = 0; len <= width; len++) {
+        int f = 0;
+        for (int s = 1; s < 64 && s <= len; s++)
+            if (rsa->cfg.demand_sizes & (UINT64_C(1) << s))
+                f += len - s + 1;
+        rsa->run_capacity[len] = f;
+    }
+    *out = rsa;
+    return 0;
+
+fail:
+    lr_rsa_free(rsa);
+    return err;
+}
+
+enum lr_rsa_block
+lr_rsa_decide(struct lr_rsa *rsa, const struct lr_rsa_request *req,
+              struct lr_rsa_choice *out)
+{
+    int n;
+    if (req->src < 0 || req->src >= rsa->topo->n_nodes || req->dst < 0
+        || req->dst >= rsa->topo->n_nodes || req->src == req->dst)
+        return LR_RSA_NO_PATH;
+    const struct lr_path *p = lr_ksp_paths(rsa->ksp, req->src, req->dst, &n);
+    if (n == 0)
+        return LR_RSA_NO_PATH;
+
+    int base = (int) (p - rsa->ksp->paths), nc = 0;
+    for (int i = 0; i < n; i++) {
+        int mod = rsa->path_mod[base + i];
+        if (mod < 0)
+            continue;
+        struct lr_rsa_cand *c = &rsa->cands[nc++];
+        c->path = base + i;
+        c->p = &p[i];
+        c->mod = mod;
+        c->m = lr_mod_slots(&rsa->mods.f[mod], req->rate_gbps,
+                            rsa->cfg.guard);
+    }
+    if (nc == 0)
+        return LR_RSA_NO_REACH;
+    return rsa->policy->choose(rsa, rsa->cands, nc, out)
+           ? LR_RSA_OK : LR_RSA_NO_SPECTRUM;
+}
+
+int
+lr_rsa_commit(struct lr_rsa *rsa, const struct lr_rsa_choice *c)
+{
+    const struct lr_path *p = &rsa->ksp->paths[c->path];
+    return lr_spectrum_alloc(rsa->sp, p->links, p->n_links, c->first, c->m);
+}
+
+int
+lr_rsa_release(struct lr_rsa *rsa, const struct lr_rsa_choice *c)
+{
+    const struct lr_path *p = &rsa->ksp->paths[c->path];
+    return lr_spectrum_release(rsa->sp, p->links, p->n_links, c->first,
+                               c->m);
+}
+
+bool
+lr_rsa_ksp_fit(struct lr_rsa *rsa, const struct lr_rsa_cand *cands,
+               int n_cands, int (*pick)(uint64_t *free, int nw, int m),
+               struct lr_rsa_choice *out)
+{
+    uint64_t free[LR_BITS_MAX_WORDS];
+    for (int i = 0; i < n_cands; i++) {
+        lr_rsa_path_free(rsa, cands[i].p, free);
+        int first = pick(free, rsa->sp->nw, cands[i].m);
+        if (first >= 0) {
+            *out = (struct lr_rsa_choice) {
+                .path = cands[i].path, .mod = cands[i].mod,
+                .first = first, .m = cands[i].m,
+            };
+            return true;
+        }
+    }
+    return false;
+}

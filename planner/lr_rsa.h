@@ -1,0 +1,141 @@
+/*
+ * lr_rsa: routing, modulation and spectrum assignment (RMSA) for one
+ * lightpath request at a time, with pluggable policies.
+ *
+ * A request asks for 'rate_gbps' from node src to node dst.  Its
+ * candidates are the K precomputed paths of the pair (lr_ksp), each with
+ * the most efficient modulation that reaches (lr_modulation) and the block
+ * size m that modulation needs for the rate.  A policy (lr_rsa_policy)
+ * picks one candidate and the first slot of a block of m slots free on
+ * every link of it (spectrum continuity and contiguity), or blocks.
+ *
+ * Deciding never changes the spectrum; lr_rsa_commit() books a decision
+ * and lr_rsa_release() frees it.  The engine owns its path table and its
+ * spectrum; it keeps a pointer to the topology, which must outlive it.
+ */
+#ifndef LR_RSA_H
+#define LR_RSA_H 1
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "planner/lr_bitset.h"
+#include "planner/lr_ksp.h"
+#include "planner/lr_modulation.h"
+#include "planner/lr_spectrum.h"
+#include "planner/lr_topo.h"
+
+struct lr_rsa_request {
+    int src, dst;
+    double rate_gbps;
+};
+
+/* What a policy decided: path 'path' (index into the engine's lr_ksp
+ * paths), modulation 'mod', slots [first, first + m). */
+struct lr_rsa_choice {
+    int path;
+    int mod;
+    int first;
+    int m;
+};
+
+/* One candidate path of a request, as the engine hands it to policies. */
+struct lr_rsa_cand {
+    int path;                 /* index into rsa->ksp->paths */
+    const struct lr_path *p;
+    int mod;                  /* index into rsa->mods */
+    int m;                    /* slots needed, guard included */
+};
+
+struct lr_rsa;
+
+struct lr_rsa_policy {
+    const char *name;
+    const char *summary;
+    /* Picks a candidate and a block; returns true with '*out' filled, or
+     * false to block.  Must not change the spectrum. */
+    bool (*choose)(struct lr_rsa *, const struct lr_rsa_cand *cands,
+                   int n_cands, struct lr_rsa_choice *out);
+};
+
+/* Why a request was refused. */
+enum lr_rsa_block {
+    LR_RSA_OK = 0,
+    LR_RSA_NO_PATH,           /* the pair has no path at all */
+    LR_RSA_NO_REACH,          /* no candidate within any format's reach */
+    LR_RSA_NO_SPECTRUM,       /* no common free block of the size needed */
+};
+
+struct lr_rsa_config {
+    int k;                    /* candidate paths per pair */
+    enum lr_ksp_order order;
+    int guard;                /* guard slots per lightpath */
+    /* Block sizes that requests may need (bit s set = size s), used by
+     * capacity-loss policies; 0 = every size from 1 to 63. */
+    uint64_t demand_sizes;
+};
+
+struct lr_rsa {
+    const struct lr_topo *topo;
+    struct lr_ksp *ksp;
+    struct lr_modtable mods;
+    struct lr_spectrum *sp;
+    const struct lr_rsa_policy *policy;
+    struct lr_rsa_config cfg;
+    int *path_mod;            /* modulation per path, -1 = out of reach */
+    /* Scratch for policies: F[L] = number of placements of every demand
+     * size in a free run of L slots (see lr_rsa_mscl.c). */
+    int *run_capacity;
+    struct lr_rsa_cand *cands;
+};
+
+/* Builds an engine over 'topo' with policy 'policy' and the modulation
+ * table 'mods' (copied).  Returns 0, EINVAL, or ENOMEM; '*out' is set on
+ * success and freed with lr_rsa_free(). */
+int lr_rsa_new(const struct lr_topo *topo, const struct lr_rsa_config *cfg,
+               const struct lr_modtable *mods,
+               const struct lr_rsa_policy *policy, struct lr_rsa **out);
+void lr_rsa_free(struct lr_rsa *);
+
+/* Decides for 'req' without booking.  Returns LR_RSA_OK with '*out'
+ * filled, or the reason for blocking. */
+enum lr_rsa_block lr_rsa_decide(struct lr_rsa *, const struct lr_rsa_request *,
+                                struct lr_rsa_choice *out);
+
+/* Books / frees a decision; 0 or the errno of lr_spectrum_alloc/release. */
+int lr_rsa_commit(struct lr_rsa *, const struct lr_rsa_choice *);
+int lr_rsa_release(struct lr_rsa *, const struct lr_rsa_choice *);
+
+/* 'free' (rsa->sp->nw words) = slots free on every link of path 'p'. */
+static inline void
+lr_rsa_path_free(const struct lr_rsa *rsa, const struct lr_path *p,
+                 uint64_t *free)
+{
+    lr_spectrum_path_free(rsa->sp, p->links, p->n_links, free);
+}
+
+/* The policies.  lr_rsa_policies[] lists them all, NULL-terminated. */
+extern const struct lr_rsa_policy lr_rsa_ksp_ff;
+extern const struct lr_rsa_policy lr_rsa_ff_ksp;
+extern const struct lr_rsa_policy lr_rsa_ksp_bf;
+extern const struct lr_rsa_policy lr_rsa_ksp_ef;
+extern const struct lr_rsa_policy lr_rsa_ksp_lf;
+extern const struct lr_rsa_policy lr_rsa_mscl;
+extern const struct lr_rsa_policy *const lr_rsa_policies[];
+
+/* The policy named 'name' (case-insensitive), or NULL. */
+const struct lr_rsa_policy *lr_rsa_policy_find(const char *name);
+
+const char *lr_rsa_block_reason(enum lr_rsa_block);
+
+
+
+/* The loop shared by the KSP-xF policies: try the candidates in path
+ * order; on each, 'pick' chooses the first slot of a block of m slots in
+ * 'free' (the slots free on the whole path; 'pick' may overwrite it) or
+ * returns -1; the first candidate with a block wins. */
+bool lr_rsa_ksp_fit(struct lr_rsa *, const struct lr_rsa_cand *cands,
+                    int n_cands, int (*pick)(uint64_t *free, int nw, int m),
+                    struct lr_rsa_choice *out);
+
+#endif

@@ -1,0 +1,247 @@
+/*
+ * RMSA policies: hand-made spectra where each policy's answer is known,
+ * and a randomised check of every policy against slot-by-slot searches.
+ */
+#include <stdlib.h>
+
+#include "planner/lr_rsa.h"
+#include "tests/lr_test.h"
+#include "tests/unit/lr_test_topo.h"
+
+static struct lr_rsa *
+engine(const struct lr_topo *t, const char *policy, int k, int guard,
+       uint64_t sizes)
+{
+    struct lr_modtable mods;
+    lr_modtable_default(&mods);
+    struct lr_rsa_config cfg = { .k = k, .order = LR_KSP_KM, .guard = guard,
+                                 .demand_sizes = sizes };
+    struct lr_rsa *rsa = NULL;
+    CU_ASSERT_EQUAL(lr_rsa_new(t, &cfg, &mods, lr_rsa_policy_find(policy),
+                               &rsa), 0);
+    return rsa;
+}
+
+/* One 100 km link a->b of 20 slots; free runs [0,10) [12,16) [18,20). */
+static struct lr_topo *
+one_link(void)
+{
+    struct lr_topo *t = lr_topo_new("one");
+    lr_topo_add_node(t, "a");
+    lr_topo_add_node(t, "b");
+    lr_topo_add_link(t, "a-b", 0, 1, 100, 20, 0);
+    return t;
+}
+
+static void
+occupy_one_link(struct lr_rsa *rsa)
+{
+    int link = 0;
+    CU_ASSERT_EQUAL(lr_spectrum_alloc(rsa->sp, &link, 1, 10, 2), 0);
+    CU_ASSERT_EQUAL(lr_spectrum_alloc(rsa->sp, &link, 1, 16, 2), 0);
+}
+
+/* 16QAM at 100 km: 50 Gb/s per slot; guard 0, so 100 Gb/s = 2 slots and
+ * 150 Gb/s = 3 slots. */
+static int
+first_slot(const char *policy, double rate, uint64_t sizes)
+{
+    struct lr_topo *t = one_link();
+    struct lr_rsa *rsa = engine(t, policy, 1, 0, sizes);
+    occupy_one_link(rsa);
+    struct lr_rsa_request req = { 0, 1, rate };
+    struct lr_rsa_choice c;
+    int first = lr_rsa_decide(rsa, &req, &c) == LR_RSA_OK ? c.first : -1;
+    lr_rsa_free(rsa);
+    lr_topo_free(t);
+    return first;
+}
+
+static void
+test_fit_rules_by_hand(void)
+{
+    /* m = 3: runs of 10, 4, 2 slots. */
+    CU_ASSERT_EQUAL(first_slot("ksp-ff", 150, 0), 0);
+    CU_ASSERT_EQUAL(first_slot("ksp-lf", 150, 0), 13);
+    CU_ASSERT_EQUAL(first_slot("ksp-bf", 150, 0), 12);
+    CU_ASSERT_EQUAL(first_slot("ksp-ef", 150, 0), 0);   /* no exact run */
+    /* m = 2: the run [18,20) is exact. */
+    CU_ASSERT_EQUAL(first_slot("ksp-ff", 100, 0), 0);
+    CU_ASSERT_EQUAL(first_slot("ksp-lf", 100, 0), 18);
+    CU_ASSERT_EQUAL(first_slot("ksp-bf", 100, 0), 18);
+    CU_ASSERT_EQUAL(first_slot("ksp-ef", 100, 0), 18);
+    /* MSCL with demand sizes {2, 3}: F(L) = (L-1) + (L-2) for L >= 3,
+     * F(2) = 1.  m = 3 at 12 loses F(4) = 5; at 0 it loses
+     * F(10) - F(7) = 17 - 11 = 6: MSCL takes 12. */
+    CU_ASSERT_EQUAL(first_slot("mscl", 150, (1 << 2) | (1 << 3)), 12);
+    /* m = 2 at 18 loses F(2) = 1, the least possible. */
+    CU_ASSERT_EQUAL(first_slot("mscl", 100, (1 << 2) | (1 << 3)), 18);
+}
+
+/* Square 0-1-2-3 (100, 100, 150, 150 km): paths 0->2 are via 1 (200 km)
+ * then via 3 (300 km).  Slots 0..9 of 0->1 are busy. */
+static void
+test_ksp_ff_versus_ff_ksp(void)
+{
+    struct lr_topo *t = lr_topo_new("square");
+    const char *names[] = { "a", "b", "c", "d" };
+    for (int i = 0; i < 4; i++)
+        lr_topo_add_node(t, names[i]);
+    lr_test_fibre(t, 0, 1, 100, 40);
+    lr_test_fibre(t, 1, 2, 100, 40);
+    lr_test_fibre(t, 2, 3, 150, 40);
+    lr_test_fibre(t, 3, 0, 150, 40);
+    const char *pol[] = { "ksp-ff", "ff-ksp" };
+    int want_len[] = { 200, 300 }, want_first[] = { 10, 0 };
+    for (int i = 0; i < 2; i++) {
+        struct lr_rsa *rsa = engine(t, pol[i], 2, 1, 0);
+        int link = lr_topo_link_between(t, 0, 1);
+        CU_ASSERT_EQUAL(lr_spectrum_alloc(rsa->sp, &link, 1, 0, 10), 0);
+        struct lr_rsa_request req = { 0, 2, 100 };
+        struct lr_rsa_choice c;
+        CU_ASSERT_EQUAL_FATAL(lr_rsa_decide(rsa, &req, &c), LR_RSA_OK);
+        CU_ASSERT_DOUBLE_EQUAL(rsa->ksp->paths[c.path].length_km,
+                               want_len[i], 0);
+        CU_ASSERT_EQUAL(c.first, want_first[i]);
+        CU_ASSERT_EQUAL(c.m, 3);  /* 16QAM: 2 slots + 1 guard */
+        lr_rsa_free(rsa);
+    }
+    lr_topo_free(t);
+}
+
+static void
+test_block_reasons(void)
+{
+    struct lr_topo *t = lr_topo_new("far");
+    lr_topo_add_node(t, "a");
+    lr_topo_add_node(t, "b");
+    lr_topo_add_node(t, "c");
+    lr_topo_add_link(t, "a-b", 0, 1, 200000, 10, 0);  /* beyond BPSK */
+    lr_topo_add_link(t, "b-c", 1, 2, 100, 4, 0);
+    struct lr_rsa *rsa = engine(t, "ksp-ff", 3, 1, 0);
+    struct lr_rsa_choice c;
+    struct lr_rsa_request far = { 0, 1, 50 }, none = { 2, 0, 50 },
+                          big = { 1, 2, 400 }, fits = { 1, 2, 100 };
+    CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &far, &c), LR_RSA_NO_REACH);
+    CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &none, &c), LR_RSA_NO_PATH);
+    CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &big, &c), LR_RSA_NO_SPECTRUM);
+    CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &fits, &c), LR_RSA_OK);
+    CU_ASSERT_EQUAL(lr_rsa_commit(rsa, &c), 0);
+    CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &fits, &c), LR_RSA_NO_SPECTRUM);
+    CU_ASSERT_PTR_NULL(lr_rsa_policy_find("ksp-xx"));
+    CU_ASSERT_PTR_NOT_NULL(lr_rsa_policy_find("KSP-FF"));
+    lr_rsa_free(rsa);
+    lr_topo_free(t);
+}
+
+/* Slot by slot: is [first, first+m) free on every link of path p? */
+static bool
+naive_fits(const struct lr_rsa *rsa, const struct lr_path *p, int first,
+           int m)
+{
+    for (int l = 0; l < p->n_links; l++) {
+        int link = p->links[l];
+        if (first < 0 || first + m > rsa->sp->n_slots[link])
+            return false;
+        for (int s = first; s < first + m; s++)
+            if (lr_bits_any(lr_spectrum_link(rsa->sp, link), s, 1))
+                return false;
+    }
+    return true;
+}
+
+static int
+naive_lowest(const struct lr_rsa *rsa, const struct lr_path *p, int m)
+{
+    for (int s = 0; s < rsa->sp->nw * 64; s++)
+        if (naive_fits(rsa, p, s, m))
+            return s;
+    return -1;
+}
+
+/* Every policy, many requests: a decision is always free on its whole
+ * path and sized right; a block means no candidate had room; KSP-FF is
+ * the first path with room at its lowest block. */
+static void
+test_random_policies(void)
+{
+    for (int pi = 0; lr_rsa_policies[pi]; pi++) {
+        struct lr_rng r;
+        lr_rng_seed(&r, 100 + pi);
+        struct lr_topo *t = lr_test_random_topo(&r, 9, 0.25, 100);
+        struct lr_rsa *rsa = engine(t, lr_rsa_policies[pi]->name, 4, 1, 0);
+        struct lr_rsa_choice *live = calloc(3000, sizeof *live);
+        int n_live = 0, blocked = 0, ok = 0;
+        for (int step = 0; step < 3000; step++) {
+            if (n_live > 0 && lr_rng_uniform(&r) < 0.4) {
+                int i = (int) lr_rng_below(&r, (uint32_t) n_live);
+                CU_ASSERT_EQUAL(lr_rsa_release(rsa, &live[i]), 0);
+                live[i] = live[--n_live];
+                continue;
+            }
+            struct lr_rsa_request req = {
+                .src = (int) lr_rng_below(&r, 9),
+                .rate_gbps = 25 + lr_rng_below(&r, 76),
+            };
+            req.dst = (req.src + 1 + (int) lr_rng_below(&r, 8)) % 9;
+            int n;
+            const struct lr_path *p = lr_ksp_paths(rsa->ksp, req.src,
+                                                   req.dst, &n);
+            struct lr_rsa_choice c;
+            enum lr_rsa_block b = lr_rsa_decide(rsa, &req, &c);
+            if (b == LR_RSA_OK) {
+                const struct lr_path *cp = &rsa->ksp->paths[c.path];
+                CU_ASSERT(cp >= p && cp < p + n);
+                CU_ASSERT_EQUAL(c.mod, lr_mod_choose(&rsa->mods,
+                                                     cp->length_km));
+                CU_ASSERT_EQUAL(c.m, lr_mod_slots(&rsa->mods.f[c.mod],
+                                                  req.rate_gbps, 1));
+                CU_ASSERT(naive_fits(rsa, cp, c.first, c.m));
+                if (lr_rsa_policies[pi] == &lr_rsa_ksp_ff) {
+                    int want_path = -1, want_first = -1;
+                    for (int i = 0; i < n && want_path < 0; i++) {
+                        int mod = lr_mod_choose(&rsa->mods, p[i].length_km);
+                        int m = lr_mod_slots(&rsa->mods.f[mod],
+                                             req.rate_gbps, 1);
+                        int s = naive_lowest(rsa, &p[i], m);
+                        if (s >= 0) {
+                            want_path = (int) (&p[i] - rsa->ksp->paths);
+                            want_first = s;
+                        }
+                    }
+                    CU_ASSERT_EQUAL(c.path, want_path);
+                    CU_ASSERT_EQUAL(c.first, want_first);
+                }
+                CU_ASSERT_EQUAL_FATAL(lr_rsa_commit(rsa, &c), 0);
+                live[n_live++] = c;
+                ok++;
+            } else {
+                CU_ASSERT_EQUAL(b, LR_RSA_NO_SPECTRUM);
+                for (int i = 0; i < n; i++) {
+                    int mod = lr_mod_choose(&rsa->mods, p[i].length_km);
+                    int m = lr_mod_slots(&rsa->mods.f[mod], req.rate_gbps,
+                                         1);
+                    CU_ASSERT_EQUAL(naive_lowest(rsa, &p[i], m), -1);
+                }
+                blocked++;
+            }
+        }
+        /* Both outcomes must have happened for the checks to mean much. */
+        CU_ASSERT(blocked > 20);
+        CU_ASSERT(ok > 500);
+        free(live);
+        lr_rsa_free(rsa);
+        lr_topo_free(t);
+    }
+}
+
+static CU_TestInfo tests[] = {
+    { "first, last, best, exact fit and MSCL by hand",
+      test_fit_rules_by_hand },
+    { "KSP-FF prefers the path, FF-KSP the slot", test_ksp_ff_versus_ff_ksp },
+    { "block reasons: no path, no reach, no spectrum", test_block_reasons },
+    { "every policy against slot-by-slot searches", test_random_policies },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN("rsa", tests)

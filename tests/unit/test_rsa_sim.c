@@ -1,0 +1,110 @@
+/* The RMSA simulator: reproducibility, counting and the load extremes. */
+#include "planner/lr_rsa_sim.h"
+#define LR_TEST_SETUP setup
+#define LR_TEST_TEARDOWN teardown
+#include "tests/lr_test.h"
+#include "tests/unit/lr_test_topo.h"
+
+static struct lr_topo *topo;
+static int setup(void);
+static int teardown(void);
+static struct lr_rsa *rsa;
+
+static int
+setup(void)
+{
+    struct lr_rng r;
+    lr_rng_seed(&r, 3);
+    topo = lr_test_random_topo(&r, 10, 0.2, 100);
+    struct lr_modtable mods;
+    lr_modtable_default(&mods);
+    struct lr_rsa_config cfg = { .k = 5, .order = LR_KSP_KM, .guard = 1 };
+    return lr_rsa_new(topo, &cfg, &mods, &lr_rsa_ksp_ff, &rsa);
+}
+
+static int
+teardown(void)
+{
+    lr_rsa_free(rsa);
+    lr_topo_free(topo);
+    return 0;
+}
+
+static struct lr_rsa_sim_result
+run(double load, uint64_t seed, long n, long warmup)
+{
+    struct lr_rsa_sim_config cfg;
+    lr_rsa_sim_defaults(&cfg);
+    cfg.load = load;
+    cfg.seed = seed;
+    cfg.n_requests = n;
+    cfg.warmup = warmup;
+    struct lr_rsa_sim_result res = { 0 };
+    CU_ASSERT_EQUAL(lr_rsa_sim_run(rsa, &cfg, &res), 0);
+    return res;
+}
+
+static void
+test_reproducible(void)
+{
+    struct lr_rsa_sim_result a = run(300, 42, 5000, 1000);
+    struct lr_rsa_sim_result b = run(300, 42, 5000, 1000);
+    struct lr_rsa_sim_result c = run(300, 43, 5000, 1000);
+    CU_ASSERT_EQUAL(a.counted, 4000);
+    CU_ASSERT_EQUAL(a.blocked, b.blocked);
+    CU_ASSERT_DOUBLE_EQUAL(a.utilisation, b.utilisation, 0);
+    /* A different seed draws different traffic. */
+    CU_ASSERT(a.blocked != c.blocked || a.utilisation != c.utilisation);
+    CU_ASSERT(a.blocked > 0);
+}
+
+static void
+test_load_extremes(void)
+{
+    /* At 1 Erlang about one lightpath is up at a time: nothing blocks. */
+    struct lr_rsa_sim_result lo = run(1, 1, 4000, 500);
+    CU_ASSERT_EQUAL(lo.blocked, 0);
+    CU_ASSERT(lo.utilisation > 0 && lo.utilisation < 0.05);
+    /* At 20,000 Erlang most requests block, for want of spectrum. */
+    struct lr_rsa_sim_result hi = run(20000, 1, 4000, 2000);
+    CU_ASSERT(hi.blocking > 0.5);
+    CU_ASSERT_EQUAL(hi.blocked_by[LR_RSA_NO_SPECTRUM], hi.blocked);
+    CU_ASSERT(hi.utilisation > lo.utilisation && hi.utilisation <= 1);
+    CU_ASSERT(hi.bit_blocking > 0 && hi.bit_blocking <= 1);
+}
+
+static void
+test_bad_config(void)
+{
+    struct lr_rsa_sim_config cfg;
+    lr_rsa_sim_defaults(&cfg);
+    struct lr_rsa_sim_result res;
+    cfg.load = 0;
+    CU_ASSERT_EQUAL(lr_rsa_sim_run(rsa, &cfg, &res), EINVAL);
+    cfg.load = 10;
+    cfg.warmup = cfg.n_requests;
+    CU_ASSERT_EQUAL(lr_rsa_sim_run(rsa, &cfg, &res), EINVAL);
+}
+
+static void
+test_demand_sizes(void)
+{
+    struct lr_modtable mods;
+    lr_modtable_default(&mods);
+    /* 25..100 Gb/s with guard 1: 16QAM 2-3, 8QAM 2-4, QPSK 2-5,
+     * BPSK 3-9 slots. */
+    uint64_t want = 0;
+    for (int m = 2; m <= 9; m++)
+        want |= UINT64_C(1) << m;
+    CU_ASSERT_EQUAL(lr_rsa_sim_demand_sizes(&mods, 1, 25, 100), want);
+}
+
+static CU_TestInfo tests[] = {
+    { "same seed, same run", test_reproducible },
+    { "no blocking at 1 E, mostly blocking at 20000 E", test_load_extremes },
+    { "bad configurations refused", test_bad_config },
+    { "demand sizes of the benchmark protocol", test_demand_sizes },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN("rsa-sim", tests)
