@@ -179,6 +179,24 @@ lr_bits_prev_set(const uint64_t *w, int below)
     }
 }
 
+/* Index of the highest clear bit strictly below 'below', or -1. */
+static inline int
+lr_bits_prev_clear(const uint64_t *w, int below)
+{
+    if (below <= 0)
+        return -1;
+    int i = (below - 1) / 64;
+    int b = (below - 1) % 64;
+    uint64_t x = ~w[i] & (b == 63 ? ~UINT64_C(0) : (UINT64_C(2) << b) - 1);
+    for (;;) {
+        if (x)
+            return i * 64 + 63 - __builtin_clzll(x);
+        if (--i < 0)
+            return -1;
+        x = ~w[i];
+    }
+}
+
 /* Index of the highest set bit, or -1. */
 static inline int
 lr_bits_last_set(const uint64_t *w, int nw)

@@ -7,7 +7,7 @@
 
 const struct lr_rsa_policy *const lr_rsa_policies[] = {
     &lr_rsa_ksp_ff, &lr_rsa_ff_ksp, &lr_rsa_ksp_bf, &lr_rsa_ksp_ef,
-    &lr_rsa_ksp_lf, &lr_rsa_mscl, NULL,
+    &lr_rsa_ksp_lf, &lr_rsa_mscl, &lr_rsa_mscl_link, NULL,
 };
 
 const struct lr_rsa_policy *
@@ -45,7 +45,47 @@ lr_rsa_free(struct lr_rsa *rsa)
     free(rsa->path_mod);
     free(rsa->run_capacity);
     free(rsa->cands);
+    free(rsa->link_path_first);
+    free(rsa->link_paths);
+    free(rsa->path_stamp);
+    free(rsa->path_seen);
+    free(rsa->path_free);
+    free(rsa->touched);
     free(rsa);
+}
+
+/* Builds the link -> paths index and the route-level scratch. */
+static int
+index_links(struct lr_rsa *rsa)
+{
+    const struct lr_ksp *k = rsa->ksp;
+    int n_links = rsa->topo->n_links, total = 0;
+    rsa->link_path_first = calloc((size_t) n_links + 1, sizeof(int));
+    for (int p = 0; p < k->n_paths; p++)
+        total += k->paths[p].n_links;
+    rsa->link_paths = malloc(((size_t) total + 1) * sizeof(int));
+    rsa->path_stamp = calloc((size_t) k->n_paths + 1, sizeof(unsigned));
+    rsa->path_seen = calloc((size_t) k->n_paths + 1, sizeof(unsigned));
+    rsa->path_free = malloc(((size_t) k->n_paths + 1) * rsa->sp->nw
+                            * sizeof(uint64_t));
+    int n_touch = k->n_paths > n_links ? k->n_paths : n_links;
+    rsa->touched = malloc(((size_t) n_touch + 1) * sizeof(int));
+    if (!rsa->link_path_first || !rsa->link_paths || !rsa->path_stamp
+        || !rsa->path_seen || !rsa->path_free || !rsa->touched)
+        return ENOMEM;
+    /* Counting sort by link: counts, prefix sums, then fill. */
+    for (int p = 0; p < k->n_paths; p++)
+        for (int i = 0; i < k->paths[p].n_links; i++)
+            rsa->link_path_first[k->paths[p].links[i] + 1]++;
+    for (int l = 0; l < n_links; l++)
+        rsa->link_path_first[l + 1] += rsa->link_path_first[l];
+    int *fill = rsa->touched;   /* borrowed as a cursor per link */
+    for (int l = 0; l < n_links; l++)
+        fill[l] = rsa->link_path_first[l];
+    for (int p = 0; p < k->n_paths; p++)
+        for (int i = 0; i < k->paths[p].n_links; i++)
+            rsa->link_paths[fill[k->paths[p].links[i]]++] = p;
+    return 0;
 }
 
 int
@@ -82,6 +122,9 @@ lr_rsa_new(const struct lr_topo *topo, const struct lr_rsa_config *cfg,
     for (int i = 0; i < rsa->ksp->n_paths; i++)
         rsa->path_mod[i] = lr_mod_choose(&rsa->mods,
                                          rsa->ksp->paths[i].length_km);
+    err = index_links(rsa);
+    if (err)
+        goto fail;
     for (int len = 0; len <= width; len++) {
         int f = 0;
         for (int s = 1; s < 64 && s <= len; s++)

@@ -87,6 +87,19 @@ struct lr_rsa {
      * size in a free run of L slots (see lr_rsa_mscl.c). */
     int *run_capacity;
     struct lr_rsa_cand *cands;
+    /* The paths through link l are link_paths[link_path_first[l] ..
+     * link_path_first[l + 1]): what route-level policies (MSCL) need to
+     * see whom a block would hurt. */
+    int *link_path_first;
+    int *link_paths;
+    /* Scratch for route-level policies: path_free holds nw words per path,
+     * valid for the paths whose path_stamp equals 'stamp' (one stamp per
+     * request); path_seen marks the routes already in 'touched' (one
+     * mark per candidate path). */
+    unsigned *path_stamp, *path_seen;
+    unsigned stamp, seen;
+    uint64_t *path_free;
+    int *touched;
 };
 
 /* Builds an engine over 'topo' with policy 'policy' and the modulation
@@ -121,6 +134,7 @@ extern const struct lr_rsa_policy lr_rsa_ksp_bf;
 extern const struct lr_rsa_policy lr_rsa_ksp_ef;
 extern const struct lr_rsa_policy lr_rsa_ksp_lf;
 extern const struct lr_rsa_policy lr_rsa_mscl;
+extern const struct lr_rsa_policy lr_rsa_mscl_link;
 extern const struct lr_rsa_policy *const lr_rsa_policies[];
 
 /* The policy named 'name' (case-insensitive), or NULL. */

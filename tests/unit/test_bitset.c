@@ -111,7 +111,7 @@ test_scans_random(void)
         int n = 1 + (int) lr_rng_below(&r, 700), nw = lr_bits_words(n);
         random_occ(&r, w, nw, n, lr_rng_uniform(&r));
         int from = (int) lr_rng_below(&r, (uint32_t) (nw * 64 + 1));
-        int ns = -1, nc = nw * 64, ps = -1;
+        int ns = -1, nc = nw * 64, ps = -1, pc = -1;
         for (int i = from; i < nw * 64; i++)
             if (naive_get(w, i)) {
                 ns = i;
@@ -129,7 +129,13 @@ test_scans_random(void)
             }
         CU_ASSERT_EQUAL(lr_bits_next_set(w, nw, from), ns);
         CU_ASSERT_EQUAL(lr_bits_next_clear(w, nw, from), nc);
+        for (int i = from - 1; i >= 0; i--)
+            if (!naive_get(w, i)) {
+                pc = i;
+                break;
+            }
         CU_ASSERT_EQUAL(lr_bits_prev_set(w, from), ps);
+        CU_ASSERT_EQUAL(lr_bits_prev_clear(w, from), pc);
     }
 }
 

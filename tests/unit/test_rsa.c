@@ -76,6 +76,9 @@ test_fit_rules_by_hand(void)
     CU_ASSERT_EQUAL(first_slot("mscl", 150, (1 << 2) | (1 << 3)), 12);
     /* m = 2 at 18 loses F(2) = 1, the least possible. */
     CU_ASSERT_EQUAL(first_slot("mscl", 100, (1 << 2) | (1 << 3)), 18);
+    /* On one link the route-level and link-level losses coincide. */
+    CU_ASSERT_EQUAL(first_slot("mscl-link", 150, (1 << 2) | (1 << 3)), 12);
+    CU_ASSERT_EQUAL(first_slot("mscl-link", 100, (1 << 2) | (1 << 3)), 18);
 }
 
 /* Square 0-1-2-3 (100, 100, 150, 150 km): paths 0->2 are via 1 (200 km)
