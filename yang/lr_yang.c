@@ -1,0 +1,351 @@
+/*
+ * lr_yang: the libyang context with the embedded modules, and the helpers
+ * every loader shares (errors, file reading, strict parsing).  See
+ * lr_yang.h.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libyang/libyang.h>
+
+#include "yang/lr_yang.h"
+#include "yang/lr_yang_int.h"
+
+/* The modules a context implements, in load order.  Their imports
+ * (ietf-network, ietf-inet-types, ...) come from the embedded table through
+ * lr_yang_import_clb() or from libyang's own built-in modules. */
+static const char *const lr_yang_implemented[] = {
+    LR_YANG_NW, LR_YANG_NT, LR_YANG_LRT, LR_YANG_LRC,
+};
+
+/* An error is one line, yet libyang quotes the input it stopped at, and
+ * names in the data may hold any character: control characters become
+ * spaces. */
+static void
+lr_yang_verrf(char *err, size_t errlen, const char *file, const char *path,
+              const char *fmt, va_list ap)
+{
+    if (!err || !errlen)
+        return;
+    int n = path ? snprintf(err, errlen, "%s: %s: ", file, path)
+                 : snprintf(err, errlen, "%s: ", file);
+    if (n >= 0 && (size_t) n < errlen)
+        vsnprintf(err + n, errlen - n, fmt, ap);
+    for (unsigned char *p = (unsigned char *) err; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+}
+
+void
+lr_yang_errf(char *err, size_t errlen, const char *file, const char *path,
+             const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lr_yang_verrf(err, errlen, file, path, fmt, ap);
+    va_end(ap);
+}
+
+int
+lr_yang_node_err(char *err, size_t errlen, const char *file,
+                 const struct lyd_node *node, const char *fmt, ...)
+{
+    /* lyd_path() returns NULL only when out of memory; the message is
+     * still worth having then. */
+    char *path = node ? lyd_path(node, LYD_PATH_STD, NULL, 0) : NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    lr_yang_verrf(err, errlen, file, path ? path : "/", fmt, ap);
+    va_end(ap);
+    free(path);
+    return EINVAL;
+}
+
+/* libyang 2.1 puts location and line together in the error's "path":
+ *     Data location "/a:b/c[k='v']", line number 16.
+ *     Schema location "/a:b".
+ *     Line number 1.
+ * Splits that into the bare path (copied into path[size], "" when none)
+ * and the line (0 when none). */
+static void
+lr_yang_split_location(const char *loc, char *path, size_t size, long *line)
+{
+    static const char *const prefixes[] = {
+        "Data location \"", "Schema location \"",
+    };
+    const char *ln = loc ? strstr(loc, "ine number ") : NULL;
+
+    path[0] = '\0';
+    *line = ln ? strtol(ln + strlen("ine number "), NULL, 10) : 0;
+    if (!loc)
+        return;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        size_t pl = strlen(prefixes[i]);
+        if (strncmp(loc, prefixes[i], pl))
+            continue;
+        /* The path itself may hold double quotes (a key with a single
+         * quote in it), so its end is the last quote before the line. */
+        const char *end = ln ? ln : loc + strlen(loc);
+        while (end > loc + pl && end[-1] != '"')
+            end--;
+        if (end > loc + pl) {
+            size_t n = (size_t) (end - 1 - (loc + pl));
+            if (n >= size)
+                n = size - 1;
+            memcpy(path, loc + pl, n);
+            path[n] = '\0';
+        }
+        return;
+    }
+}
+
+/* Why the first error and not the last: libyang records the root cause
+ * first and then, sometimes, a consequence of it. */
+int
+lr_yang_ly_err(const struct ly_ctx *ctx, int rc, const char *file,
+               char *err, size_t errlen)
+{
+    const struct ly_err_item *e = ly_err_first(ctx);
+    char path[1024], where[64];
+    long line;
+
+    while (e && e->level != LY_LLERR)
+        e = e->next;
+    if (!e) {
+        lr_yang_errf(err, errlen, file, NULL, "libyang error %d", rc);
+    } else {
+        const char *msg = e->msg ? e->msg : "invalid data";
+        lr_yang_split_location(e->path, path, sizeof path, &line);
+        if (path[0] && line)
+            lr_yang_errf(err, errlen, file, path, "%s (line %ld)", msg, line);
+        else if (path[0])
+            lr_yang_errf(err, errlen, file, path, "%s", msg);
+        else if (line) {
+            snprintf(where, sizeof where, "line %ld", line);
+            lr_yang_errf(err, errlen, file, where, "%s", msg);
+        } else
+            lr_yang_errf(err, errlen, file, NULL, "%s", msg);
+    }
+    return rc == LY_EMEM ? ENOMEM : EINVAL;
+}
+
+static LY_ERR
+lr_yang_import_clb(const char *mod_name, const char *mod_rev,
+                   const char *submod_name, const char *submod_rev,
+                   void *user_data, LYS_INFORMAT *format,
+                   const char **module_data,
+                   ly_module_imp_data_free_clb *free_module_data)
+{
+    if (submod_name)
+        return LY_ENOTFOUND;
+    for (const struct lr_yang_embedded *m = lr_yang_embedded; m->name; m++) {
+        if (strcmp(m->name, mod_name))
+            continue;
+        if (mod_rev && m->revision && strcmp(m->revision, mod_rev))
+            continue;
+        *format = LYS_IN_YANG;
+        *module_data = m->text;
+        *free_module_data = NULL;
+        return LY_SUCCESS;
+    }
+    return LY_ENOTFOUND;
+}
+
+int
+lr_yang_ctx_new(struct ly_ctx **ctxp, char *err, size_t errlen)
+{
+    struct ly_ctx *ctx = NULL;
+    int ret = 0;
+
+    *ctxp = NULL;
+    /* Process-wide, because libyang's validation restores the global
+     * options whenever it ends a temporary override of its own, so
+     * per-thread ly_temp_log_options() does not hold. */
+    ly_log_options(LY_LOSTORE);
+    /* No search directories at all: a module found on the disk of the
+     * machine we run on could differ from the one we were built with. */
+    LY_ERR rc = ly_ctx_new(NULL, LY_CTX_NO_YANGLIBRARY
+                           | LY_CTX_DISABLE_SEARCHDIRS, &ctx);
+    if (rc) {
+        lr_yang_errf(err, errlen, "libyang", NULL,
+                     "cannot create a context (error %d)", (int) rc);
+        ret = rc == LY_EMEM ? ENOMEM : EINVAL;
+        goto cleanup;
+    }
+    ly_ctx_set_module_imp_clb(ctx, lr_yang_import_clb, NULL);
+    for (size_t i = 0; i < sizeof lr_yang_implemented
+                           / sizeof lr_yang_implemented[0]; i++) {
+        if (!ly_ctx_load_module(ctx, lr_yang_implemented[i], NULL, NULL)) {
+            ret = lr_yang_ly_err(ctx, ly_errcode(ctx), lr_yang_implemented[i],
+                                 err, errlen);
+            goto cleanup;
+        }
+    }
+
+cleanup:
+    if (ret) {
+        ly_ctx_destroy(ctx);
+        ctx = NULL;
+    }
+    *ctxp = ctx;
+    return ret;
+}
+
+void
+lr_yang_ctx_free(struct ly_ctx *ctx)
+{
+    ly_ctx_destroy(ctx);
+}
+
+int
+lr_yang_read_file(const char *path, char **bufp, size_t *lenp,
+                  char *err, size_t errlen)
+{
+    FILE *f = NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int ret = 0;
+
+    *bufp = NULL;
+    *lenp = 0;
+    f = fopen(path, "rb");
+    if (!f) {
+        ret = errno ? errno : EIO;
+        lr_yang_errf(err, errlen, path, NULL, "%s", strerror(ret));
+        goto cleanup;
+    }
+    /* Read in growing chunks rather than trusting a size from stat():
+     * pipes and /proc files report none. */
+    for (;;) {
+        if (len + 1 >= cap) {
+            if (cap >= LR_YANG_MAX_FILE) {
+                ret = EFBIG;
+                lr_yang_errf(err, errlen, path, NULL,
+                             "larger than %u MiB", LR_YANG_MAX_FILE >> 20);
+                goto cleanup;
+            }
+            size_t ncap = cap ? 2 * cap : 16384;
+            char *p = realloc(buf, ncap + 1);
+            if (!p) {
+                ret = ENOMEM;
+                lr_yang_errf(err, errlen, path, NULL, "out of memory");
+                goto cleanup;
+            }
+            buf = p;
+            cap = ncap;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    if (ferror(f)) {
+        ret = errno ? errno : EIO;
+        lr_yang_errf(err, errlen, path, NULL, "%s", strerror(ret));
+        goto cleanup;
+    }
+    buf[len] = '\0';
+
+cleanup:
+    if (f)
+        fclose(f);
+    if (ret) {
+        free(buf);
+        buf = NULL;
+        len = 0;
+    }
+    *bufp = buf;
+    *lenp = len;
+    return ret;
+}
+
+int
+lr_yang_parse(struct ly_ctx *ctx, const char *data, size_t len,
+              const char *name, struct lyd_node **treep,
+              char *err, size_t errlen)
+{
+    struct lyd_node *tree = NULL;
+    char *copy = NULL;
+    int ret = 0;
+
+    *treep = NULL;
+    /* libyang reads NUL-terminated text: a NUL inside would silently cut
+     * the document short. */
+    if (memchr(data, '\0', len)) {
+        lr_yang_errf(err, errlen, name, NULL,
+                     "contains a NUL byte at offset %zu",
+                     (size_t) ((const char *) memchr(data, '\0', len) - data));
+        ret = EINVAL;
+        goto cleanup;
+    }
+    copy = malloc(len + 1);
+    if (!copy) {
+        lr_yang_errf(err, errlen, name, NULL, "out of memory");
+        ret = ENOMEM;
+        goto cleanup;
+    }
+    memcpy(copy, data, len);
+    copy[len] = '\0';
+
+    ly_err_clean(ctx, NULL);
+    /* Strict: an unknown member is an error, never dropped.  Validation
+     * is a separate step so that only the modules present in the file are
+     * validated (LYD_VALIDATE_PRESENT): a topology file need not satisfy
+     * lightrail-compute's mandatory nodes. */
+    LY_ERR rc = lyd_parse_data_mem(ctx, copy, LYD_JSON,
+                                   LYD_PARSE_STRICT | LYD_PARSE_ONLY, 0,
+                                   &tree);
+    if (!rc)
+        rc = lyd_validate_all(&tree, ctx, LYD_VALIDATE_PRESENT, NULL);
+    if (rc) {
+        ret = lr_yang_ly_err(ctx, rc, name, err, errlen);
+        goto cleanup;
+    }
+
+cleanup:
+    free(copy);
+    if (ret) {
+        lyd_free_all(tree);
+        tree = NULL;
+    }
+    *treep = tree;
+    return ret;
+}
+
+struct lyd_node *
+lr_yang_sibling(const struct lyd_node *first, const char *module,
+                const char *name)
+{
+    for (const struct lyd_node *n = first; n; n = n->next)
+        if (n->schema && !strcmp(n->schema->name, name)
+            && !strcmp(n->schema->module->name, module))
+            return (struct lyd_node *) n;
+    return NULL;
+}
+
+struct lyd_node *
+lr_yang_child(const struct lyd_node *parent, const char *module,
+              const char *name)
+{
+    return lr_yang_sibling(lyd_child(parent), module, name);
+}
+
+struct lyd_node *
+lr_yang_next_same(const struct lyd_node *node)
+{
+    for (const struct lyd_node *n = node->next; n; n = n->next)
+        if (n->schema == node->schema)
+            return (struct lyd_node *) n;
+    return NULL;
+}
+
+const char *
+lr_yang_leaf(const struct lyd_node *parent, const char *module,
+             const char *name)
+{
+    const struct lyd_node *n = lr_yang_child(parent, module, name);
+    return n ? lyd_get_value(n) : NULL;
+}
