@@ -1,0 +1,84 @@
+#!/bin/sh
+# yanglint (libyang's own tool) on our YANG modules, on every example, and
+# on the bad inputs the schemas alone must refuse: what passes here is
+# valid for any libyang-based client, not only for Lightrail's loader.
+#
+# Run by `make check` from the build directory; $srcdir comes from the
+# automake harness and the IETF module directory from tests/yang-env.sh.
+# Skips (77) only when yanglint is not installed.
+srcdir=${srcdir:-.}
+IETF_YANG_DIR=/usr/share/yuma/modules/ietf
+YANGLINT=
+[ -r tests/yang-env.sh ] && . ./tests/yang-env.sh
+if [ -z "$YANGLINT" ] || [ "$YANGLINT" = no ]; then
+    YANGLINT=$(command -v yanglint) || YANGLINT=
+fi
+if [ -z "$YANGLINT" ]; then
+    echo "yanglint not found: skipped"
+    exit 77
+fi
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok: $*"; }
+notok() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# -D: no implicit search in the working directory, so every import comes
+# from the directories we name (or the module's own, yang/).
+lint() {
+    "$YANGLINT" -D -p "$IETF_YANG_DIR" -p "$srcdir/yang" "$@"
+}
+
+TOPO=$srcdir/yang/lightrail-topology.yang
+COMPUTE=$srcdir/yang/lightrail-compute.yang
+
+for m in "$srcdir"/yang/*.yang; do
+    if out=$(lint "$m" 2>&1) && [ -z "$out" ]; then
+        ok "module $(basename "$m")"
+    else
+        notok "module $(basename "$m"): $out"
+    fi
+done
+
+# Strict by default: unknown members are errors.
+for f in "$srcdir"/examples/topologies/*.json; do
+    if out=$(lint "$TOPO" "$f" 2>&1); then
+        ok "topology $(basename "$f")"
+    else
+        notok "topology $(basename "$f"): $out"
+    fi
+done
+for f in "$srcdir"/examples/clusters/*.json; do
+    if out=$(lint "$COMPUTE" "$f" 2>&1); then
+        ok "cluster $(basename "$f")"
+    else
+        notok "cluster $(basename "$f"): $out"
+    fi
+done
+
+# Each bad input with the message the schema must give, so that a schema
+# change that stops refusing it (say, losing the deviation that makes link
+# ends required references) fails here.
+while read -r schema file want; do
+    [ -n "$file" ] || continue
+    out=$(lint "$srcdir/yang/$schema" "$srcdir/tests/data/bad/$file" 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -F -q -- "$want"; then
+        ok "refused $file"
+    else
+        notok "$file: want refusal with '$want', got rc $rc: $out"
+    fi
+done <<'CASES'
+lightrail-topology.yang link_unknown_node.json Invalid leafref value "X"
+lightrail-topology.yang negative_length.json value "-5.0" is out of the allowed range
+lightrail-topology.yang zero_slots.json value "0" is out of the allowed range
+lightrail-topology.yang unknown_leaf.json Node "colour" not found
+lightrail-topology.yang missing_length.json Mandatory node "length-km"
+lightrail-topology.yang when_false.json When condition
+lightrail-compute.yang cluster_unknown_type.json Invalid leafref value "B200"
+lightrail-compute.yang cluster_self_link.json an inter-DC link joins two different data centers
+lightrail-compute.yang cluster_efficiency.json value "1.5" is out of the allowed range
+CASES
+
+echo "lr-test: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
