@@ -1,0 +1,33 @@
+# Shared pieces of the CLI tests (sourced, not run).
+# Each test script ends with lr_summary, which prints the line
+#   lr-test: N passed, M failed
+# that tools/test-all sums, and exits non-zero on any failure.
+srcdir=${srcdir:-.}
+LIGHTRAIL=${LIGHTRAIL:-./lightrail}
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok: $*"; }
+notok() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect_bad WANT CMD...: CMD exits 2, prints nothing on stdout and exactly
+# one line on stderr that contains WANT.
+expect_bad() {
+    want=$1
+    shift
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] \
+       && [ ! -s "$tmp/out" ] && grep -F -q -- "$want" "$tmp/err"; then
+        ok "refused: $*"
+    else
+        notok "$* -> exit $rc, stderr: $(cat "$tmp/err"), want exit 2 and '$want'"
+    fi
+}
+
+lr_summary() {
+    echo "lr-test: $pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
+}

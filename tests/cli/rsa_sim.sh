@@ -1,0 +1,89 @@
+#!/bin/sh
+# `lightrail rsa-sim`: JSON output and its keys, reproducibility, the plot,
+# and one clear error (exit 2) for every kind of bad input.
+. "${srcdir:-.}/tests/cli/lib.sh"
+T=$srcdir/examples/topologies/nsfnet.json
+SMALL="--requests 2000 --warmup 500 --seeds 2 --quiet"
+
+# JSON: one object per (policy, load) with the documented keys.
+if $LIGHTRAIL rsa-sim --topology "$T" --loads 100:300:200 \
+       --policy ksp-ff,mscl $SMALL --format json > "$tmp/a.json"; then
+    n=$(wc -l < "$tmp/a.json")
+    [ "$n" -eq 4 ] && ok "4 JSON lines for 2 policies x 2 loads" \
+                   || notok "got $n JSON lines, want 4"
+    bad_keys=$(jq -c 'select((.policy|type) != "string" or (.load|type) != "number"
+                 or .blocking < 0 or .blocking > 1 or .ci95 < 0 or .runs != 2
+                 or .requests_per_s <= 0)' "$tmp/a.json")
+    [ -z "$bad_keys" ] && ok "keys policy, load, blocking, ci95, runs, requests_per_s" \
+                       || notok "bad objects: $bad_keys"
+    # Blocking grows with load for the same policy and seeds.
+    if jq -s -e '[.[] | select(.policy == "ksp-ff") | .blocking] | .[0] < .[1]' \
+          "$tmp/a.json" > /dev/null; then
+        ok "ksp-ff blocks more at 300 E than at 100 E"
+    else
+        notok "blocking did not grow with load: $(cat "$tmp/a.json")"
+    fi
+else
+    notok "rsa-sim --format json failed"
+fi
+
+# Same seeds, same numbers.
+$LIGHTRAIL rsa-sim --topology "$T" --loads 100:300:200 --policy ksp-ff,mscl \
+    $SMALL --format json > "$tmp/b.json"
+if [ -s "$tmp/a.json" ] \
+   && [ "$(jq -c '[.blocking, .ci95]' "$tmp/a.json")" = "$(jq -c '[.blocking, .ci95]' "$tmp/b.json")" ]; then
+    ok "reproducible for the same seeds"
+else
+    notok "two identical runs differ"
+fi
+
+# Text: the table and the load at the target blocking.
+out=$($LIGHTRAIL rsa-sim --topology "$T" --loads 150:350:100 $SMALL --target 0.01)
+if echo "$out" | grep -q '^ksp-ff  *150.0 ' && echo "$out" | grep -q 'load (E) at 1% blocking'; then
+    ok "text table and load at target"
+else
+    notok "text output: $out"
+fi
+
+# --help lists every policy.
+if $LIGHTRAIL rsa-sim --help > "$tmp/help" \
+   && grep -q mscl-link "$tmp/help" && grep -q ksp-ef "$tmp/help"; then
+    ok "--help"
+else
+    notok "--help"
+fi
+
+# --plot writes a PNG (when gnuplot is there).
+if command -v gnuplot > /dev/null; then
+    $LIGHTRAIL rsa-sim --topology "$T" --loads 200:300:100 $SMALL \
+        --plot "$tmp/p.png" > /dev/null
+    if [ "$(head -c 4 "$tmp/p.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; then
+        ok "--plot wrote a PNG"
+    else
+        notok "--plot wrote no PNG"
+    fi
+else
+    echo "skip: gnuplot absent, --plot not tested"
+fi
+
+# Bad input: one line, exit 2.
+printf 'name,maximum_length,spectral_efficiency\nQPSK,2500,two\n' > "$tmp/bad.csv"
+printf 'id,reach\n' > "$tmp/nohdr.csv"
+expect_bad "unknown policy 'nope'" $LIGHTRAIL rsa-sim --topology "$T" --load 100 --policy nope
+expect_bad "--loads wants FROM:TO:STEP" $LIGHTRAIL rsa-sim --topology "$T" --loads 10:5
+expect_bad "--topology FILE is required" $LIGHTRAIL rsa-sim --load 100
+expect_bad "give --load E or --loads" $LIGHTRAIL rsa-sim --topology "$T"
+expect_bad "/no/such.json: No such file" $LIGHTRAIL rsa-sim --topology /no/such.json --load 1
+expect_bad "--path-order wants 'km' or 'hops'" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --path-order miles
+expect_bad "--warmup (500) must be below --requests (500)" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --requests 500 --warmup 500
+expect_bad "--k wants an integer" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --k 0
+expect_bad "--slots wants an integer" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --slots 0
+expect_bad "unknown or incomplete option '--frobnicate'" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --frobnicate
+expect_bad "$tmp/bad.csv: line 2:" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/bad.csv"
+expect_bad "$tmp/nohdr.csv: line 1:" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/nohdr.csv"
+for f in link_unknown_node negative_length zero_slots malformed unknown_leaf; do
+    expect_bad "lightrail rsa-sim: $srcdir/tests/data/bad/$f.json: " \
+        $LIGHTRAIL rsa-sim --topology "$srcdir/tests/data/bad/$f.json" --load 1
+done
+
+lr_summary

@@ -1,0 +1,676 @@
+/*
+ * lightrail rsa-sim: the RMSA benchmark (../shared/reference/optical.md)
+ * for one or more policies over a range of loads, several seeds each.
+ *
+ * Each (policy, load) cell runs seeds base..base+N-1 through
+ * lr_rsa_sim_run() and reports the mean blocking over seeds with its 95%
+ * confidence interval (Student t), the bit-rate blocking, the spectrum
+ * utilisation, and the simulator's speed in requests per second (wall
+ * clock, warm-up included).  With more than one load, the text output
+ * also gives each policy's load at the target blocking (0.1% unless
+ * --target says otherwise), interpolated log-linearly between the two
+ * loads that bracket it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "planner/lr_rsa_sim.h"
+#include "planner/lr_stats.h"
+#include "tools/lightrail/lr_cli.h"
+#include "tools/lightrail/lr_plot.h"
+#include "yang/lr_yang.h"
+
+#define CMD "rsa-sim"
+#define MAX_LOADS 1000
+
+struct opts {
+    const char *topology;
+    const char *policies;
+    const char *modulations;
+    const char *plot;
+    int format_json;
+    int k;
+    enum lr_ksp_order order;
+    int slots;                /* 0 = as the topology says */
+    int guard;
+    long requests, warmup;
+    int seeds;
+    unsigned long long seed;
+    int rate_min, rate_max;
+    int truncate;
+    double target;
+    int quiet;
+    double loads[MAX_LOADS];
+    int n_loads;
+};
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+"usage: lightrail rsa-sim --topology FILE (--load E | --loads FROM:TO:STEP)\n"
+"                         [--policy NAME[,NAME...]|all] [--k N]\n"
+"                         [--path-order km|hops] [--slots N] [--guard N]\n"
+"                         [--requests N] [--warmup N] [--seeds N] [--seed S]\n"
+"                         [--rate MIN:MAX] [--no-truncate] [--target P]\n"
+"                         [--modulations FILE.csv] [--format text|json]\n"
+"                         [--plot FILE.png] [--quiet]\n"
+"\n"
+"Simulates dynamic lightpath requests (Poisson arrivals, exponential holding\n"
+"time redrawn until < 2x its mean as DeepRMSA does, uniform node pairs, rates\n"
+"uniform in MIN..MAX Gb/s) and reports the blocking probability per policy and\n"
+"load: the mean over seeds with a 95%% confidence interval.\n"
+"\n"
+"  --topology FILE     lightrail-topology JSON (see examples/topologies)\n"
+"  --load E            one load in Erlang (nominal: arrival rate x mean holding)\n"
+"  --loads A:B:S       loads A, A+S, ... up to B\n"
+"  --policy LIST       comma-separated policies, or 'all' (default ksp-ff)\n"
+"  --k N               candidate paths per node pair (default 5)\n"
+"  --path-order ORDER  km: K shortest by length; hops: fewest hops, then\n"
+"                      length (default km)\n"
+"  --slots N           12.5 GHz slots on every link (default: the topology's)\n"
+"  --guard N           guard slots per lightpath (default 1)\n"
+"  --requests N        requests per run, warm-up included (default 13000)\n"
+"  --warmup N          requests not counted at the start (default 3000)\n"
+"  --seeds N           runs per (policy, load), seeds S..S+N-1 (default 10)\n"
+"  --seed S            first seed (default 1)\n"
+"  --rate MIN:MAX      request rates in Gb/s (default 25:100)\n"
+"  --no-truncate       plain exponential holding times\n"
+"  --target P          blocking at which to report each policy's load\n"
+"                      (default 0.001)\n"
+"  --modulations FILE  reach table as CSV name,maximum_length,\n"
+"                      spectral_efficiency,... (default: the DeepRMSA table)\n"
+"  --format FMT        text (a table) or json (one object per line)\n"
+"  --plot FILE.png     draw blocking against load, log scale (gnuplot)\n"
+"  --quiet             no progress on stderr\n"
+"\n"
+"policies:\n");
+    for (int i = 0; lr_rsa_policies[i]; i++)
+        fprintf(f, "  %-8s %s\n", lr_rsa_policies[i]->name,
+                lr_rsa_policies[i]->summary);
+    fprintf(f, "\nexit status: 0 done, 1 internal failure, 2 bad input\n");
+}
+
+/* Parses a whole string as a long in [lo, hi]. */
+static int
+parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return EINVAL;
+    *out = v;
+    return 0;
+}
+
+static int
+parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo) || !(v <= hi))
+        return EINVAL;
+    *out = v;
+    return 0;
+}
+
+/* "A:B:S" -> loads A, A+S, ..., <= B (+ a little slack for rounding). */
+static int
+parse_loads(const char *s, struct opts *o)
+{
+    char buf[128], *a, *b, *c;
+    double from, to, step;
+    if (strlen(s) >= sizeof buf)
+        return EINVAL;
+    strcpy(buf, s);
+    a = strtok(buf, ":");
+    b = strtok(NULL, ":");
+    c = strtok(NULL, ":");
+    if (!a || !b || !c || strtok(NULL, ":")
+        || parse_double(a, 1e-9, 1e9, &from)
+        || parse_double(b, from, 1e9, &to)
+        || parse_double(c, 1e-9, 1e9, &step)
+        || (to - from) / step >= MAX_LOADS)
+        return EINVAL;
+    o->n_loads = 0;
+    for (int i = 0; from + i * step <= to + step * 1e-9; i++)
+        o->loads[o->n_loads++] = from + i * step;
+    return 0;
+}
+
+static int
+parse_rate(const char *s, struct opts *o)
+{
+    char buf[64], *colon;
+    long lo, hi;
+    if (strlen(s) >= sizeof buf || !(colon = strchr(strcpy(buf, s), ':')))
+        return EINVAL;
+    *colon = '\0';
+    if (parse_long(buf, 1, 100000, &lo) || parse_long(colon + 1, lo, 100000,
+                                                      &hi))
+        return EINVAL;
+    o->rate_min = (int) lo;
+    o->rate_max = (int) hi;
+    return 0;
+}
+
+/* Reads a modulation CSV: a header, then name,maximum_length,
+ * spectral_efficiency[,...] per line. */
+static int
+load_modulations(const char *path, struct lr_modtable *t)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        lr_cli_err(CMD, "%s: %s", path, strerror(errno));
+        return LR_EXIT_USAGE;
+    }
+    char line[512];
+    int lineno = 0, rc = LR_EXIT_OK;
+    t->n = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (lineno == 1) {
+            if (strncmp(line, "name,maximum_length,spectral_efficiency", 39)) {
+                lr_cli_err(CMD, "%s: line 1: expected the header "
+                           "'name,maximum_length,spectral_efficiency,...'",
+                           path);
+                rc = LR_EXIT_USAGE;
+                break;
+            }
+            continue;
+        }
+        if (!*line)
+            continue;
+        char *name = strtok(line, ","), *reach = strtok(NULL, ","),
+             *se = strtok(NULL, ",");
+        double r, s;
+        if (!name || !reach || !se || parse_double(reach, 1e-9, 1e9, &r)
+            || parse_double(se, 1e-9, 64, &s)) {
+            lr_cli_err(CMD, "%s: line %d: expected name,reach_km,"
+                       "spectral_efficiency with positive numbers", path,
+                       lineno);
+            rc = LR_EXIT_USAGE;
+            break;
+        }
+        int err = lr_modtable_add(t, name, r, s);
+        if (err) {
+            lr_cli_err(CMD, "%s: line %d: format '%s': %s", path, lineno,
+                       name, err == EEXIST ? "listed twice"
+                       : err == ENOSPC ? "too many formats" : "invalid");
+            rc = LR_EXIT_USAGE;
+            break;
+        }
+    }
+    fclose(f);
+    if (rc == LR_EXIT_OK && t->n == 0) {
+        lr_cli_err(CMD, "%s: no modulation formats", path);
+        rc = LR_EXIT_USAGE;
+    }
+    return rc;
+}
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+struct cell {
+    const struct lr_rsa_policy *policy;
+    double load;
+    struct lr_stats blocking, bit_blocking, util;
+    double requests_per_s;
+    long blocked_by[4];
+};
+
+static void
+print_json(const struct opts *o, const char *topo_name, const struct cell *c)
+{
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "policy",
+                           json_object_new_string(c->policy->name));
+    json_object_object_add(j, "load", json_object_new_double(c->load));
+    json_object_object_add(j, "blocking",
+                           json_object_new_double(c->blocking.mean));
+    json_object_object_add(j, "ci95", json_object_new_double(c->blocking.ci95));
+    json_object_object_add(j, "runs", json_object_new_int(c->blocking.n));
+    json_object_object_add(j, "requests_per_s",
+                           json_object_new_double(round(c->requests_per_s)));
+    json_object_object_add(j, "bit_blocking",
+                           json_object_new_double(c->bit_blocking.mean));
+    json_object_object_add(j, "utilisation",
+                           json_object_new_double(c->util.mean));
+    json_object *by = json_object_new_object();
+    json_object_object_add(by, "no_path",
+                           json_object_new_int64(c->blocked_by[LR_RSA_NO_PATH]));
+    json_object_object_add(by, "no_reach",
+                           json_object_new_int64(c->blocked_by[LR_RSA_NO_REACH]));
+    json_object_object_add(by, "no_spectrum",
+                           json_object_new_int64(c->blocked_by[LR_RSA_NO_SPECTRUM]));
+    json_object_object_add(j, "blocked_by", by);
+    json_object_object_add(j, "topology", json_object_new_string(topo_name));
+    json_object_object_add(j, "k", json_object_new_int(o->k));
+    json_object_object_add(j, "path_order",
+                           json_object_new_string(lr_ksp_order_name(o->order)));
+    json_object_object_add(j, "requests", json_object_new_int64(o->requests));
+    json_object_object_add(j, "warmup", json_object_new_int64(o->warmup));
+    json_object_object_add(j, "first_seed",
+                           json_object_new_int64((int64_t) o->seed));
+    json_object_object_add(j, "truncated_holding",
+                           json_object_new_boolean(o->truncate));
+    printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+    json_object_put(j);
+}
+
+/* Load at which blocking crosses 'target' for the cells of one policy
+ * (in load order): log-linear interpolation.  Writes "<A", ">B" or the
+ * value into buf. */
+static void
+load_at_target(const struct cell *cells, int n, double target, char *buf,
+               size_t len)
+{
+    if (cells[0].blocking.mean >= target) {
+        snprintf(buf, len, "<%g", cells[0].load);
+        return;
+    }
+    for (int i = 1; i < n; i++) {
+        double b0 = cells[i - 1].blocking.mean, b1 = cells[i].blocking.mean;
+        if (b1 < target)
+            continue;
+        double x0 = cells[i - 1].load, x1 = cells[i].load, x;
+        if (b0 > 0)
+            x = x0 + (x1 - x0) * (log(target) - log(b0))
+                     / (log(b1) - log(b0));
+        else
+            x = x0 + (x1 - x0) * target / b1;   /* linear from zero */
+        snprintf(buf, len, "%.1f", x);
+        return;
+    }
+    snprintf(buf, len, ">%g", cells[n - 1].load);
+}
+
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+    enum { O_TOPO = 256, O_LOAD, O_LOADS, O_POLICY, O_K, O_ORDER, O_SLOTS,
+           O_GUARD, O_REQ, O_WARM, O_SEEDS, O_SEED, O_RATE, O_NOTRUNC,
+           O_TARGET, O_MODS, O_FORMAT, O_PLOT, O_QUIET, O_HELP };
+    static const struct option longopts[] = {
+        { "topology", required_argument, NULL, O_TOPO },
+        { "load", required_argument, NULL, O_LOAD },
+        { "loads", required_argument, NULL, O_LOADS },
+        { "policy", required_argument, NULL, O_POLICY },
+        { "k", required_argument, NULL, O_K },
+        { "path-order", required_argument, NULL, O_ORDER },
+        { "slots", required_argument, NULL, O_SLOTS },
+        { "guard", required_argument, NULL, O_GUARD },
+        { "requests", required_argument, NULL, O_REQ },
+        { "warmup", required_argument, NULL, O_WARM },
+        { "seeds", required_argument, NULL, O_SEEDS },
+        { "seed", required_argument, NULL, O_SEED },
+        { "rate", required_argument, NULL, O_RATE },
+        { "no-truncate", no_argument, NULL, O_NOTRUNC },
+        { "target", required_argument, NULL, O_TARGET },
+        { "modulations", required_argument, NULL, O_MODS },
+        { "format", required_argument, NULL, O_FORMAT },
+        { "plot", required_argument, NULL, O_PLOT },
+        { "quiet", no_argument, NULL, O_QUIET },
+        { "help", no_argument, NULL, O_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    long v;
+    double d;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        const char *bad = NULL;
+        switch (c) {
+        case O_TOPO: o->topology = optarg; break;
+        case O_LOAD:
+            if (parse_double(optarg, 1e-9, 1e9, &d))
+                bad = "--load wants a positive number of Erlang";
+            o->loads[0] = d;
+            o->n_loads = 1;
+            break;
+        case O_LOADS:
+            if (parse_loads(optarg, o))
+                bad = "--loads wants FROM:TO:STEP with 0 < FROM <= TO, "
+                      "STEP > 0, at most 1000 loads";
+            break;
+        case O_POLICY: o->policies = optarg; break;
+        case O_K:
+            if (parse_long(optarg, 1, 100, &v))
+                bad = "--k wants an integer in 1..100";
+            o->k = (int) v;
+            break;
+        case O_ORDER:
+            if (lr_ksp_order_parse(optarg, &o->order))
+                bad = "--path-order wants 'km' or 'hops'";
+            break;
+        case O_SLOTS:
+            if (parse_long(optarg, 1, LR_BITS_MAX_WORDS * 64, &v))
+                bad = "--slots wants an integer in 1..1024";
+            o->slots = (int) v;
+            break;
+        case O_GUARD:
+            if (parse_long(optarg, 0, 16, &v))
+                bad = "--guard wants an integer in 0..16";
+            o->guard = (int) v;
+            break;
+        case O_REQ:
+            if (parse_long(optarg, 1, 1000000000L, &v))
+                bad = "--requests wants a positive integer";
+            o->requests = v;
+            break;
+        case O_WARM:
+            if (parse_long(optarg, 0, 1000000000L, &v))
+                bad = "--warmup wants a non-negative integer";
+            o->warmup = v;
+            break;
+        case O_SEEDS:
+            if (parse_long(optarg, 1, 100000, &v))
+                bad = "--seeds wants an integer in 1..100000";
+            o->seeds = (int) v;
+            break;
+        case O_SEED:
+            if (parse_long(optarg, 0, 2147483647L, &v))
+                bad = "--seed wants a non-negative integer";
+            o->seed = (unsigned long long) v;
+            break;
+        case O_RATE:
+            if (parse_rate(optarg, o))
+                bad = "--rate wants MIN:MAX Gb/s with 1 <= MIN <= MAX";
+            break;
+        case O_NOTRUNC: o->truncate = 0; break;
+        case O_TARGET:
+            if (parse_double(optarg, 1e-12, 0.999999, &o->target))
+                bad = "--target wants a blocking probability in (0, 1)";
+            break;
+        case O_MODS: o->modulations = optarg; break;
+        case O_FORMAT:
+            if (!strcmp(optarg, "json"))
+                o->format_json = 1;
+            else if (!strcmp(optarg, "text"))
+                o->format_json = 0;
+            else
+                bad = "--format wants 'text' or 'json'";
+            break;
+        case O_PLOT: o->plot = optarg; break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_HELP:
+            usage(stdout);
+            return -1;
+        default:
+            lr_cli_err(CMD, "unknown or incomplete option '%s' "
+                       "(see lightrail rsa-sim --help)", argv[optind - 1]);
+            return LR_EXIT_USAGE;
+        }
+        if (bad) {
+            lr_cli_err(CMD, "%s, not '%s'", bad, optarg);
+            return LR_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        lr_cli_err(CMD, "unexpected argument '%s' (see --help)", argv[optind]);
+        return LR_EXIT_USAGE;
+    }
+    if (!o->topology) {
+        lr_cli_err(CMD, "--topology FILE is required, e.g. "
+                   "--topology examples/topologies/nsfnet.json");
+        return LR_EXIT_USAGE;
+    }
+    if (o->n_loads == 0) {
+        lr_cli_err(CMD, "give --load E or --loads FROM:TO:STEP");
+        return LR_EXIT_USAGE;
+    }
+    if (o->warmup >= o->requests) {
+        lr_cli_err(CMD, "--warmup (%ld) must be below --requests (%ld)",
+                   o->warmup, o->requests);
+        return LR_EXIT_USAGE;
+    }
+    return LR_EXIT_OK;
+}
+
+/* Splits the --policy list into policies[]; returns their count or -1. */
+static int
+parse_policies(const char *list, const struct lr_rsa_policy **out, int max)
+{
+    if (!strcmp(list, "all")) {
+        int n = 0;
+        while (lr_rsa_policies[n] && n < max) {
+            out[n] = lr_rsa_policies[n];
+            n++;
+        }
+        return n;
+    }
+    char buf[256];
+    if (strlen(list) >= sizeof buf) {
+        lr_cli_err(CMD, "--policy list too long");
+        return -1;
+    }
+    strcpy(buf, list);
+    int n = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        const struct lr_rsa_policy *p = lr_rsa_policy_find(tok);
+        if (!p) {
+            char known[256] = "";
+            for (int i = 0; lr_rsa_policies[i]; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known),
+                         "%s, ", lr_rsa_policies[i]->name);
+            lr_cli_err(CMD, "unknown policy '%s' (known: %sall)", tok, known);
+            return -1;
+        }
+        if (n == max) {
+            lr_cli_err(CMD, "too many policies");
+            return -1;
+        }
+        out[n++] = p;
+    }
+    if (n == 0)
+        lr_cli_err(CMD, "--policy names no policy");
+    return n ? n : -1;
+}
+
+int
+lr_cmd_rsa_sim(int argc, char **argv)
+{
+    struct opts o = {
+        .policies = "ksp-ff", .k = 5, .order = LR_KSP_KM, .guard = 1,
+        .requests = 13000, .warmup = 3000, .seeds = 10, .seed = 1,
+        .rate_min = 25, .rate_max = 100, .truncate = 1, .target = 1e-3,
+    };
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? LR_EXIT_OK : rc;
+
+    const struct lr_rsa_policy *policies[16];
+    int n_pol = parse_policies(o.policies, policies, 16);
+    if (n_pol < 0)
+        return LR_EXIT_USAGE;
+
+    struct lr_modtable mods;
+    lr_modtable_default(&mods);
+    if (o.modulations && (rc = load_modulations(o.modulations, &mods)))
+        return rc;
+
+    struct ly_ctx *ctx = NULL;
+    struct lr_topo *topo = NULL;
+    struct cell *cells = NULL;
+    struct lr_plot *plot = NULL;
+    char err[1024];
+    if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
+        lr_cli_err(CMD, "%s", err);
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    if (lr_yang_load_topo(ctx, o.topology, &topo, err, sizeof err)) {
+        lr_cli_err(CMD, "%s", err);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (topo->n_nodes < 2 || topo->n_links < 1) {
+        lr_cli_err(CMD, "%s: the topology needs at least two nodes and a "
+                   "link to simulate traffic", o.topology);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (o.slots)
+        for (int l = 0; l < topo->n_links; l++)
+            topo->links[l].n_slots = o.slots;
+
+    cells = calloc((size_t) n_pol * o.n_loads, sizeof *cells);
+    double *samples[3];
+    for (int i = 0; i < 3; i++)
+        samples[i] = calloc((size_t) o.seeds, sizeof(double));
+    if (!cells || !samples[0] || !samples[1] || !samples[2]) {
+        lr_cli_err(CMD, "out of memory");
+        rc = LR_EXIT_FAIL;
+        goto cleanup_samples;
+    }
+    int progress = !o.quiet && isatty(STDERR_FILENO);
+
+    for (int pi = 0; pi < n_pol; pi++) {
+        struct lr_rsa_config cfg = {
+            .k = o.k, .order = o.order, .guard = o.guard,
+            .demand_sizes = lr_rsa_sim_demand_sizes(&mods, o.guard,
+                                                    o.rate_min, o.rate_max),
+        };
+        struct lr_rsa *rsa = NULL;
+        int err_no = lr_rsa_new(topo, &cfg, &mods, policies[pi], &rsa);
+        if (err_no) {
+            lr_cli_err(CMD, "%s: cannot build the RMSA engine: %s",
+                       o.topology, strerror(err_no));
+            rc = err_no == ENOMEM ? LR_EXIT_FAIL : LR_EXIT_USAGE;
+            goto cleanup_samples;
+        }
+        for (int li = 0; li < o.n_loads; li++) {
+            struct cell *c = &cells[pi * o.n_loads + li];
+            c->policy = policies[pi];
+            c->load = o.loads[li];
+            double t0 = now_s();
+            for (int s = 0; s < o.seeds; s++) {
+                if (progress)
+                    fprintf(stderr, "\r%s: %-7s %8.1f E  seed %d/%d ", CMD,
+                            c->policy->name, c->load, s + 1, o.seeds);
+                struct lr_rsa_sim_config sc;
+                lr_rsa_sim_defaults(&sc);
+                sc.load = c->load;
+                sc.n_requests = o.requests;
+                sc.warmup = o.warmup;
+                sc.seed = o.seed + (unsigned) s;
+                sc.rate_min = o.rate_min;
+                sc.rate_max = o.rate_max;
+                sc.truncate = o.truncate;
+                struct lr_rsa_sim_result res;
+                err_no = lr_rsa_sim_run(rsa, &sc, &res);
+                if (err_no) {
+                    lr_cli_err(CMD, "simulation failed: %s",
+                               strerror(err_no));
+                    lr_rsa_free(rsa);
+                    rc = LR_EXIT_FAIL;
+                    goto cleanup_samples;
+                }
+                samples[0][s] = res.blocking;
+                samples[1][s] = res.bit_blocking;
+                samples[2][s] = res.utilisation;
+                for (int b = 0; b < 4; b++)
+                    c->blocked_by[b] += res.blocked_by[b];
+            }
+            double dt = now_s() - t0;
+            c->requests_per_s = dt > 0 ? o.requests * (double) o.seeds / dt
+                                       : 0;
+            lr_stats_compute(samples[0], o.seeds, &c->blocking);
+            lr_stats_compute(samples[1], o.seeds, &c->bit_blocking);
+            lr_stats_compute(samples[2], o.seeds, &c->util);
+            if (o.format_json)
+                print_json(&o, topo->name, c);
+        }
+        lr_rsa_free(rsa);
+    }
+    if (progress)
+        fprintf(stderr, "\r%60s\r", "");
+
+    if (!o.format_json) {
+        printf("# %s: %d nodes, %d directed links; K=%d (%s order), guard "
+               "%d, rates %d..%d Gb/s\n"
+               "# %ld requests per run (%ld warm-up), %d seeds from %llu, "
+               "holding time %s\n",
+               topo->name, topo->n_nodes, topo->n_links, o.k,
+               lr_ksp_order_name(o.order), o.guard, o.rate_min, o.rate_max,
+               o.requests, o.warmup, o.seeds, o.seed,
+               o.truncate ? "exponential redrawn until < 2x mean (DeepRMSA; "
+                            "carried load about 0.687 x nominal)"
+                          : "exponential");
+        printf("%-8s %9s %10s %10s %10s %8s %12s\n", "policy", "load(E)",
+               "blocking", "ci95", "bit-block", "util", "requests/s");
+        for (int i = 0; i < n_pol * o.n_loads; i++) {
+            const struct cell *c = &cells[i];
+            printf("%-8s %9.1f %9.4f%% %9.4f%% %9.4f%% %7.2f%% %12.0f\n",
+                   c->policy->name, c->load, 100 * c->blocking.mean,
+                   100 * c->blocking.ci95, 100 * c->bit_blocking.mean,
+                   100 * c->util.mean, c->requests_per_s);
+        }
+        if (o.n_loads > 1) {
+            printf("\nload (E) at %g%% blocking:\n", 100 * o.target);
+            for (int pi = 0; pi < n_pol; pi++) {
+                char buf[32];
+                load_at_target(&cells[pi * o.n_loads], o.n_loads, o.target,
+                               buf, sizeof buf);
+                printf("  %-8s %s\n", policies[pi]->name, buf);
+            }
+        }
+    }
+
+    if (o.plot) {
+        char title[256];
+        snprintf(title, sizeof title, "%s: blocking vs load (K=%d, %s order, "
+                 "%d seeds, 95%% CI)", topo->name, o.k,
+                 lr_ksp_order_name(o.order), o.seeds);
+        plot = lr_plot_new(title, "load (Erlang, nominal)",
+                           "blocking probability", true);
+        int points = 0;
+        for (int i = 0; plot && i < n_pol * o.n_loads; i++) {
+            points += cells[i].blocking.mean > 0;
+            if (lr_plot_add(plot, cells[i].policy->name, cells[i].load,
+                            cells[i].blocking.mean, cells[i].blocking.ci95))
+                break;
+        }
+        if (!plot) {
+            lr_cli_err(CMD, "out of memory");
+            rc = LR_EXIT_FAIL;
+        } else if (points == 0) {
+            lr_cli_err(CMD, "%s: not drawn: blocking was 0 at every load, "
+                       "and the plot is logarithmic", o.plot);
+            rc = LR_EXIT_FAIL;
+        } else if (lr_plot_write_png(plot, o.plot, err, sizeof err)) {
+            lr_cli_err(CMD, "%s", err);
+            rc = LR_EXIT_FAIL;
+        } else if (!o.quiet) {
+            fprintf(stderr, "%s: wrote %s\n", CMD, o.plot);
+        }
+    }
+
+cleanup_samples:
+    for (int i = 0; i < 3; i++)
+        free(samples[i]);
+cleanup:
+    lr_plot_free(plot);
+    free(cells);
+    lr_topo_free(topo);
+    lr_yang_ctx_free(ctx);
+    return rc;
+}
