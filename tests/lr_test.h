@@ -10,7 +10,9 @@
  * Usage:
  *     static CU_TestInfo tests[] = { { "name", fn }, CU_TEST_INFO_NULL };
  *     LR_TEST_MAIN("suite", tests)
- * An optional LR_TEST_SETUP / LR_TEST_TEARDOWN (int (*)(void)) runs once.
+ * or, with functions int setup(void) / int teardown(void) run once around
+ * the suite (non-zero = the suite fails):
+ *     LR_TEST_MAIN_WITH("suite", tests, setup, teardown)
  */
 #ifndef LR_TEST_H
 #define LR_TEST_H 1
@@ -19,19 +21,14 @@
 #include <stdlib.h>
 #include <CUnit/Basic.h>
 
-#ifndef LR_TEST_SETUP
-#define LR_TEST_SETUP NULL
-#endif
-#ifndef LR_TEST_TEARDOWN
-#define LR_TEST_TEARDOWN NULL
-#endif
-
 #define LR_TEST_MAIN(suite_name, test_table)                                 \
+    LR_TEST_MAIN_WITH(suite_name, test_table, NULL, NULL)
+
+#define LR_TEST_MAIN_WITH(suite_name, test_table, setup, teardown)           \
     int main(void)                                                           \
     {                                                                        \
         CU_SuiteInfo suites[] = {                                            \
-            { suite_name, LR_TEST_SETUP, LR_TEST_TEARDOWN, NULL, NULL,       \
-              test_table },                                                  \
+            { suite_name, setup, teardown, NULL, NULL, test_table },         \
             CU_SUITE_INFO_NULL,                                              \
         };                                                                   \
         if (CU_initialize_registry() != CUE_SUCCESS)                         \

@@ -1,13 +1,9 @@
 /* The RMSA simulator: reproducibility, counting and the load extremes. */
 #include "planner/lr_rsa_sim.h"
-#define LR_TEST_SETUP setup
-#define LR_TEST_TEARDOWN teardown
 #include "tests/lr_test.h"
 #include "tests/unit/lr_test_topo.h"
 
 static struct lr_topo *topo;
-static int setup(void);
-static int teardown(void);
 static struct lr_rsa *rsa;
 
 static int
@@ -107,4 +103,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-LR_TEST_MAIN("rsa-sim", tests)
+LR_TEST_MAIN_WITH("rsa-sim", tests, setup, teardown)

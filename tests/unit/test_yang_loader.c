@@ -39,8 +39,6 @@ suite_teardown(void)
     return 0;
 }
 
-#define LR_TEST_SETUP suite_setup
-#define LR_TEST_TEARDOWN suite_teardown
 #include "tests/lr_test.h"
 
 /* $srcdir/rel, in one of a few rotating buffers. */
@@ -524,4 +522,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-LR_TEST_MAIN("yang loader", tests)
+LR_TEST_MAIN_WITH("yang loader", tests, suite_setup, suite_teardown)
