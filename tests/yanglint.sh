@@ -31,6 +31,7 @@ lint() {
 
 TOPO=$srcdir/yang/lightrail-topology.yang
 COMPUTE=$srcdir/yang/lightrail-compute.yang
+MODEL=$srcdir/yang/lightrail-model.yang
 
 for m in "$srcdir"/yang/*.yang; do
     if out=$(lint "$m" 2>&1) && [ -z "$out" ]; then
@@ -56,6 +57,14 @@ for f in "$srcdir"/examples/clusters/*.json; do
     fi
 done
 
+for f in "$srcdir"/examples/models/*.json; do
+    if out=$(lint "$MODEL" "$f" 2>&1); then
+        ok "model $(basename "$f")"
+    else
+        notok "model $(basename "$f"): $out"
+    fi
+done
+
 # Each bad input with the message the schema must give, so that a schema
 # change that stops refusing it (say, losing the deviation that makes link
 # ends required references) fails here.
@@ -78,6 +87,12 @@ lightrail-topology.yang when_false.json When condition
 lightrail-compute.yang cluster_unknown_type.json Invalid leafref value "B200"
 lightrail-compute.yang cluster_self_link.json an inter-DC link joins two different data centers
 lightrail-compute.yang cluster_efficiency.json value "1.5" is out of the allowed range
+lightrail-model.yang model_unknown_arch.json Invalid enumeration value "mamba"
+lightrail-model.yang model_zero_layers.json value "0" is out of the allowed range
+lightrail-model.yang model_negative_flops.json value "-2.5" is out of the allowed range
+lightrail-model.yang model_malformed.json Unexpected character
+lightrail-model.yang model_unknown_leaf.json Node "dropout" not found
+lightrail-model.yang model_kv_heads.json kv-heads must divide heads
 CASES
 
 echo "lr-test: $pass passed, $fail failed"

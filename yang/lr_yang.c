@@ -18,7 +18,7 @@
  * (ietf-network, ietf-inet-types, ...) come from the embedded table through
  * lr_yang_import_clb() or from libyang's own built-in modules. */
 static const char *const lr_yang_implemented[] = {
-    LR_YANG_NW, LR_YANG_NT, LR_YANG_LRT, LR_YANG_LRC,
+    LR_YANG_NW, LR_YANG_NT, LR_YANG_LRT, LR_YANG_LRC, LR_YANG_LRM,
 };
 
 /* An error is one line, yet libyang quotes the input it stopped at, and

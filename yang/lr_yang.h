@@ -2,11 +2,12 @@
  * lr_yang: Lightrail's YANG modules and the glue between libyang data
  * trees and planner structs.
  *
- * The modules (lightrail-topology, lightrail-compute, and the RFC 8345
- * ietf-network modules they augment) are compiled into the binary, so a
- * context needs no search path at run time.  libyang stays behind this
- * header: callers get planner structs (planner/lr_topo.h,
- * planner/lr_cluster.h) or JSON text, never a data tree.
+ * The modules (lightrail-topology, lightrail-compute, lightrail-model,
+ * and the RFC 8345 ietf-network modules they augment) are compiled into
+ * the binary, so a context needs no search path at run time.  libyang
+ * stays behind this header: callers get planner structs
+ * (planner/lr_topo.h, planner/lr_cluster.h, planner/lr_model.h) or JSON
+ * text, never a data tree.
  *
  * Files are RFC 7951 JSON.  Loading is strict: an unknown member is an
  * error, not silently dropped.  Beyond what the schemas say, the loaders
@@ -36,6 +37,7 @@
 struct ly_ctx;
 struct lr_topo;
 struct lr_cluster;
+struct lr_model;
 
 /* The flexgrid n of slot 0's centre when a link does not say: the default
  * of lightrail-topology's first-slot-n (see its description). */
@@ -84,6 +86,20 @@ int lr_yang_load_cluster(struct ly_ctx *, const char *path,
 int lr_yang_load_cluster_mem(struct ly_ctx *, const char *data, size_t len,
                              const char *name, struct lr_cluster **out,
                              char *err, size_t errlen);
+
+/* Loads a lightrail-model file into a new lr_model stored in '*out' (NULL
+ * on error): a transformer shape becomes its layers (planner/lr_model.h's
+ * formulas; kv-heads defaults to heads), explicit layers are taken in
+ * index order, GFLOP converted to FLOP.  Explicit layers must be numbered
+ * 1..n without gaps, which YANG cannot say; a gap is reported at the
+ * first layer past n, e.g. "toy.json: /lightrail-model:model/
+ * layer[index='4']: layer indices must run from 1 to 3 without gaps; 3
+ * is missing".  The caller frees the model with lr_model_free(). */
+int lr_yang_load_model(struct ly_ctx *, const char *path,
+                       struct lr_model **out, char *err, size_t errlen);
+int lr_yang_load_model_mem(struct ly_ctx *, const char *data, size_t len,
+                           const char *name, struct lr_model **out,
+                           char *err, size_t errlen);
 
 /* Checks that a topology and a cluster loaded from separate files agree:
  * every DC's attachment-node is a node of 'topo', and a DC that both name

@@ -24,6 +24,7 @@ extern const struct lr_yang_embedded lr_yang_embedded[];
 #define LR_YANG_NT "ietf-network-topology"
 #define LR_YANG_LRT "lightrail-topology"
 #define LR_YANG_LRC "lightrail-compute"
+#define LR_YANG_LRM "lightrail-model"
 
 /* Writes "FILE: PATH: message" into err[errlen] (no-op when 'err' is
  * NULL); a NULL 'path' drops the middle part. */
