@@ -1,0 +1,29 @@
+/*
+ * lr_baseline: the planners CDynP is measured against.
+ *
+ *   dp         data parallelism only: every DC a full replica
+ *              (lr_baseline_dp.c)
+ *   pipedream  PipeDream's partitioner, built for one homogeneous cluster
+ *              (lr_baseline_pipedream.c)
+ *   spp        our reading of SPP (Luo et al., INFOCOM 2022)
+ *              (lr_baseline_spp.c)
+ *
+ * Each fills a plan and its evaluation by the v1 model (lr_timemodel.h)
+ * and returns LR_TM_OK or why it found none.  A data-parallel plan is not
+ * a pipeline: its 'plan' lists one stage per DC holding every layer, and
+ * its 'eval' carries T and the terms named in lr_baseline_dp.c (the
+ * per-stage arrays: t = compute, sync = all-reduce, mem).
+ */
+#ifndef LR_BASELINE_H
+#define LR_BASELINE_H 1
+
+#include "planner/lr_timemodel.h"
+
+enum lr_tm_why lr_baseline_dp(const struct lr_tm *, struct lr_plan *,
+                              struct lr_tm_eval *);
+enum lr_tm_why lr_baseline_pipedream(const struct lr_tm *, struct lr_plan *,
+                                     struct lr_tm_eval *);
+enum lr_tm_why lr_baseline_spp(const struct lr_tm *, struct lr_plan *,
+                               struct lr_tm_eval *);
+
+#endif

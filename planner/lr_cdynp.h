@@ -1,0 +1,187 @@
+/*
+ * lr_cdynp: chain-based distributed dynamic programming (CDynP) for
+ * pipeline plans across data centers.
+ *
+ * Three parties, three files:
+ *   lr_cdynp_local.c    what runs inside one DC: the local DP over its own
+ *                       devices, exported only as costs of layer ranges;
+ *                       the DC's step of the chain; its backtracking.
+ *   lr_cdynp_chain.c    the coordinator: DC order, pre-partition windows,
+ *                       passing summaries down the chain, backtracking.
+ *   lr_cdynp_summary.c  the state summary on the wire (encode/decode).
+ *
+ * Privacy is in the types: struct lr_cdynp_dc is opaque outside
+ * lr_cdynp_local.c, so the coordinator and the other DCs can hold a handle
+ * and call the functions below but cannot read a DC's devices, counts,
+ * types or internal bandwidth.  What a DC reveals: its aggregate compute
+ * N P eta (one number, for the pre-partition), and its state summary
+ * {(layer index, bottleneck time, time sum)}.  The links between DCs are
+ * the network operator's own knowledge.
+ *
+ * Objective.  Every partial plan (a DC's range, a chain prefix) carries
+ * the three parts of T (lr_timemodel.h): bottleneck B = max of t and x,
+ * sum = sum of t and 2c, sync = max of S.  The paper's CDynP minimises
+ * the bottleneck alone (LR_CDYNP_LEX, with the sum and the sync breaking
+ * its many ties: our addition).  Minimising T's own expression
+ * sum + (m-1) B + sync at every step (LR_CDYNP_TIME) is exact for a whole
+ * chain but only a heuristic inside the DP, where a max term may later be
+ * dominated; each ordering wins where the other loses, so the coordinator
+ * runs both and keeps the better plan (our deviation; docs/cdynp.md has
+ * the gaps to the exact optimum).
+ */
+#ifndef LR_CDYNP_H
+#define LR_CDYNP_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/lr_timemodel.h"
+
+#define LR_CDYNP_VERSION 1
+#define LR_CDYNP_MAX_ENTRIES 1024
+#define LR_CDYNP_DEFAULT_WINDOW 4
+/* Up to this many DCs, CDynP tries every chain (lr_cdynp_chain.c). */
+#define LR_CDYNP_ALL_ORDERS 6
+
+/* A cost of a layer range or a chain prefix: the three parts of T. */
+struct lr_cdynp_cost {
+    double bottleneck;        /* max of t and x, s */
+    double sum;               /* sum of t and 2c, s */
+    double sync;              /* max of S, s */
+};
+
+/* How costs are compared (see the objective note above). */
+enum lr_cdynp_objective {
+    LR_CDYNP_LEX,             /* bottleneck, then sum, then sync */
+    LR_CDYNP_TIME,            /* sum + (m-1) bottleneck + sync, then
+                               * bottleneck */
+};
+
+/* What DC k tells DC k+1: for each layer a where DC k may end, the best
+ * cost of layers 0..a over the chain so far.  Self-contained (no
+ * pointers): lr_cdynp_summary_encode() puts it on the wire. */
+struct lr_cdynp_summary {
+    uint16_t version;         /* LR_CDYNP_VERSION */
+    uint16_t from;            /* chain position of the sender */
+    uint16_t n;               /* entries used */
+    struct lr_cdynp_entry {
+        uint32_t layer;       /* 0-based last layer of the prefix */
+        struct lr_cdynp_cost cost;   /* its three times, s */
+    } e[LR_CDYNP_MAX_ENTRIES];
+};
+
+/* ---- inside one DC (lr_cdynp_local.c) ---- */
+
+struct lr_cdynp_dc;
+
+/* A DC's private planner for DC 'k' of 'tm' (its devices are copied; the
+ * model is borrowed and must outlive the handle).  'n_stages' is the
+ * number of pipeline stages assumed for the memory check (min(m, p) in
+ * lr_timemodel.h).  Returns NULL when out of memory; free with
+ * lr_cdynp_dc_free(). */
+struct lr_cdynp_dc *lr_cdynp_dc_new(const struct lr_tm *tm, int k,
+                                    int n_stages);
+void lr_cdynp_dc_free(struct lr_cdynp_dc *);
+
+/* Forgets every cached cost; assumes 'n_stages' and compares costs by
+ * 'objective' from now on. */
+void lr_cdynp_dc_reset(struct lr_cdynp_dc *, int n_stages,
+                       enum lr_cdynp_objective objective);
+
+/* The only number a DC reveals up front: N P eta, FLOP/s. */
+double lr_cdynp_dc_compute(const struct lr_cdynp_dc *);
+
+/* Least cost of running layers a..b (0-based, inclusive) in this DC,
+ * split into any number of stages with any device counts.  False when no
+ * split fits (memory, devices). */
+bool lr_cdynp_dc_cost(struct lr_cdynp_dc *, int a, int b,
+                      struct lr_cdynp_cost *out);
+
+/* The DC's step of the chain: for each last layer b in [lo, hi], the best
+ * cost of layers 0..b given the predecessor's summary 'in' (NULL at the
+ * head, which starts at layer 0) across the link 'in_link' (bytes/s, s).
+ * Remembers its choices for lr_cdynp_dc_backtrack().  Returns 0, or
+ * ENOENT when no b is feasible, EINVAL for a malformed summary. */
+int lr_cdynp_dc_step(struct lr_cdynp_dc *, const struct lr_cdynp_summary *in,
+                     const struct lr_tm_link *in_link, uint16_t position,
+                     int lo, int hi, struct lr_cdynp_summary *out);
+
+/* Backtracking: told its last layer, the DC answers the predecessor's
+ * last layer (-1 at the head).  EINVAL if 'last' was not in its window. */
+int lr_cdynp_dc_backtrack(const struct lr_cdynp_dc *, int last,
+                          int *prev_last);
+
+/* Its own stages for layers a..b, appended to 'plan' with DC index
+ * 'dc_index'.  ENOSPC when the plan is full, ENOENT if a..b is
+ * infeasible. */
+int lr_cdynp_dc_stages(struct lr_cdynp_dc *, int a, int b, int dc_index,
+                       struct lr_plan *plan);
+
+/* ---- the summary on the wire (lr_cdynp_summary.c) ---- */
+
+/* Bytes lr_cdynp_summary_encode() writes for 'n' entries. */
+size_t lr_cdynp_summary_size(int n);
+/* Writes 's' into buf[len] (big-endian, IEEE doubles); returns the bytes
+ * written or 0 when 'len' is too small or 's' is malformed. */
+size_t lr_cdynp_summary_encode(const struct lr_cdynp_summary *s, uint8_t *buf,
+                               size_t len);
+/* Reads exactly 'len' bytes; EPROTO for a wrong magic or version, EINVAL
+ * for a length that does not match, too many entries, layers out of
+ * order, or costs that are negative or not finite. */
+int lr_cdynp_summary_decode(const uint8_t *buf, size_t len,
+                            struct lr_cdynp_summary *out);
+
+/* ---- the coordinator (lr_cdynp_chain.c) ---- */
+
+struct lr_cdynp_options {
+    int window;               /* +-w layers around each pre-partition
+                               * boundary; < 0 = the whole range */
+    const int *order;         /* DC indices in chain order, or NULL for
+                               * the rule of lr_cdynp_order() */
+    int n_order;
+};
+
+/* The default chain order: start at the DC with the most compute, then
+ * repeatedly append the unvisited DC with the fastest link from the tail
+ * (ties: more compute, then lower index).  DCs that cannot be reached are
+ * left out.  Writes up to tm->n_dcs indices to 'order'; returns how many. */
+int lr_cdynp_order(const struct lr_tm *, int *order);
+
+/* Plans with CDynP on 'tm' and keeps the chain of least T: the given
+ * order, else every ordered subset of linked DCs when there are at most
+ * LR_CDYNP_ALL_ORDERS, else the prefixes of lr_cdynp_order().  Returns
+ * LR_TM_OK with 'plan' and 'eval' filled, or why no plan exists. */
+enum lr_tm_why lr_cdynp_plan(const struct lr_tm *,
+                             const struct lr_cdynp_options *,
+                             struct lr_plan *plan, struct lr_tm_eval *eval);
+
+/* Compares two costs under 'obj' with m microbatches: < 0 when a is
+ * better.  Values within a relative 1e-9 are ties: they come from the
+ * same terms added in different orders. */
+static inline int
+lr_cdynp_cost_cmp(const struct lr_cdynp_cost *a, const struct lr_cdynp_cost *b,
+                  enum lr_cdynp_objective obj, int m)
+{
+    double x[3], y[3];
+    if (obj == LR_CDYNP_TIME) {
+        x[0] = a->sum + (m - 1) * a->bottleneck + a->sync;
+        y[0] = b->sum + (m - 1) * b->bottleneck + b->sync;
+        x[1] = a->bottleneck, y[1] = b->bottleneck;
+        x[2] = a->sum, y[2] = b->sum;
+    } else {
+        x[0] = a->bottleneck, y[0] = b->bottleneck;
+        x[1] = a->sum, y[1] = b->sum;
+        x[2] = a->sync, y[2] = b->sync;
+    }
+    for (int i = 0; i < 3; i++) {
+        double tol = 1e-9 * (x[i] > y[i] ? x[i] : y[i]);
+        if (x[i] < y[i] - tol)
+            return -1;
+        if (x[i] > y[i] + tol)
+            return 1;
+    }
+    return 0;
+}
+
+#endif

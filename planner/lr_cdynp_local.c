@@ -1,0 +1,289 @@
+/*
+ * lr_cdynp_local: what one data center runs in CDynP.  The only file that
+ * sees a DC's devices (see the privacy note in lr_cdynp.h).
+ *
+ * Local DP.  For a range starting at layer a, let E_a(i, j) be the least
+ * cost (bottleneck B, sum U, sync Y; compared as lr_cdynp.h says) for
+ * layers a..i on at most j of the DC's devices, cut into any number of
+ * stages, each with its own device count g:
+ *     E_a(i, j) = min over h in {a-1} U [a, i-1], g in 1..j of
+ *        (t, t, s)                                      if h = a - 1
+ *        (max(B, x_h, t), U + 2 c_h + t, max(Y, s))
+ *                            with (B, U, Y) = E_a(h, j - g) otherwise
+ * where t = t(h+1..i, g) and s = S(h+1..i, g) are the stage's time and
+ * gradient sync, x_h and c_h the intra-DC
+ * boundary after layer h (lr_timemodel.h), and the stage must fit device
+ * memory for the assumed number of stages.  Cost(a, b) = E_a(b, N).
+ * Rows are computed lazily, only as far as the chain asks: for R = b - a
+ * + 1 layers, O(R^2 N^2) time and O(R N) space per start a.
+ *
+ * Chain step.  With the predecessor's summary {(a, F(a))}:
+ *     F_k(b) = min over a < b of
+ *        (max(F(a).B, x_a, Cost.B), F(a).U + 2 c_a + Cost.U,
+ *         max(F(a).Y, Cost.Y))          with Cost = Cost(a+1, b)
+ * where x_a, c_a are the inter-DC boundary after layer a over the link
+ * from the predecessor.  The DC keeps its argmin per b for backtracking.
+ * Cost: O(|window_in| |window_out|) cost look-ups.
+ *
+ * Source: the CDynP scheme of ../shared/reference/training.md (local DP
+ * per DC exported as a cost function, chain DP over state summaries,
+ * backtracking from the tail).  Deviations: the objectives (lr_cdynp.h)
+ * and the assumed stage count for memory.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/lr_cdynp.h"
+
+struct cell {
+    struct lr_cdynp_cost cost;
+    int h;                    /* previous stage's last layer, a-1 = none */
+    int g;                    /* this stage's devices; 0 = infeasible */
+};
+
+struct start {
+    int rows;                 /* rows computed: layers a .. a + rows - 1 */
+    int cap;
+    struct cell *cell;        /* [row][0..N] */
+};
+
+struct lr_cdynp_dc {
+    /* Private: this DC's devices and network. */
+    struct lr_tm_dc dc;
+    /* Public inputs: the model and the training shape. */
+    const struct lr_model *model;
+    struct lr_train train;
+    int m;
+    int n_stages;
+    enum lr_cdynp_objective obj;
+    struct lr_tm tm1;         /* a one-DC time model over 'dc' */
+    struct start *starts;     /* [n_layers], lazily filled */
+    /* The chain step's memory: for b in [lo, hi], the predecessor's last
+     * layer chosen (-2 = infeasible). */
+    int lo, hi;
+    int *back;
+};
+
+struct lr_cdynp_dc *
+lr_cdynp_dc_new(const struct lr_tm *tm, int k, int n_stages)
+{
+    struct lr_cdynp_dc *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    d->dc = tm->dcs[k];
+    d->model = tm->model;
+    d->train = tm->train;
+    d->m = tm->m;
+    d->n_stages = n_stages;
+    /* A time model that knows only this DC, so that the shared formulas
+     * (lr_tm_stage_time ...) serve without seeing any other DC. */
+    d->tm1.model = tm->model;
+    d->tm1.train = tm->train;
+    d->tm1.m = tm->m;
+    d->tm1.n_dcs = 1;
+    d->tm1.dcs[0] = tm->dcs[k];
+    d->starts = calloc((size_t) tm->model->n_layers, sizeof *d->starts);
+    d->back = calloc((size_t) tm->model->n_layers, sizeof *d->back);
+    if (!d->starts || !d->back) {
+        lr_cdynp_dc_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void
+lr_cdynp_dc_free(struct lr_cdynp_dc *d)
+{
+    if (!d)
+        return;
+    for (int a = 0; d->starts && a < d->model->n_layers; a++)
+        free(d->starts[a].cell);
+    free(d->starts);
+    free(d->back);
+    free(d);
+}
+
+void
+lr_cdynp_dc_reset(struct lr_cdynp_dc *d, int n_stages,
+                  enum lr_cdynp_objective objective)
+{
+    for (int a = 0; a < d->model->n_layers; a++)
+        d->starts[a].rows = 0;
+    d->n_stages = n_stages;
+    d->obj = objective;
+}
+
+double
+lr_cdynp_dc_compute(const struct lr_cdynp_dc *d)
+{
+    return d->dc.n_devices * d->dc.peak * d->dc.eff;
+}
+
+static struct cell *
+cell_at(const struct lr_cdynp_dc *d, const struct start *s, int row, int j)
+{
+    return &s->cell[(size_t) row * (d->dc.n_devices + 1) + j];
+}
+
+/* Computes rows of start 'a' up to layer 'b'; false when out of memory. */
+static bool
+extend(struct lr_cdynp_dc *d, int a, int b)
+{
+    struct start *s = &d->starts[a];
+    const int N = d->dc.n_devices, need = b - a + 1;
+    if (need <= s->rows)
+        return true;
+    if (need > s->cap) {
+        int cap = s->cap ? s->cap : 8;
+        while (cap < need)
+            cap *= 2;
+        struct cell *c = realloc(s->cell, (size_t) cap * (N + 1) * sizeof *c);
+        if (!c)
+            return false;
+        s->cell = c;
+        s->cap = cap;
+    }
+    for (int i = a + s->rows; i <= b; i++) {
+        int row = i - a;
+        for (int j = 0; j <= N; j++) {
+            struct cell *best = cell_at(d, s, row, j);
+            best->g = 0;
+            for (int h = a - 1; h < i; h++) {
+                double c = 0, x = 0;
+                if (h >= a)
+                    lr_tm_boundary(&d->tm1, h, 0, 0, &c, &x);
+                for (int g = 1; g <= j; g++) {
+                    struct cell *prev = h >= a ? cell_at(d, s, h - a, j - g)
+                                               : NULL;
+                    if (prev && prev->g == 0)
+                        continue;
+                    if (!lr_tm_stage_fits(&d->tm1, 0, h + 1, i, g,
+                                          d->n_stages))
+                        continue;
+                    double t = lr_tm_stage_time(&d->tm1, 0, h + 1, i, g);
+                    double sy = lr_tm_stage_sync(&d->tm1, 0, h + 1, i, g);
+                    struct lr_cdynp_cost cand = { t, t, sy };
+                    if (prev) {
+                        cand.bottleneck = fmax(fmax(prev->cost.bottleneck, x),
+                                               t);
+                        cand.sum = prev->cost.sum + 2 * c + t;
+                        cand.sync = fmax(prev->cost.sync, sy);
+                    }
+                    if (best->g == 0
+                        || lr_cdynp_cost_cmp(&cand, &best->cost, d->obj,
+                                             d->m) < 0) {
+                        best->cost = cand;
+                        best->h = h;
+                        best->g = g;
+                    }
+                }
+            }
+        }
+        s->rows++;
+    }
+    return true;
+}
+
+bool
+lr_cdynp_dc_cost(struct lr_cdynp_dc *d, int a, int b,
+                 struct lr_cdynp_cost *out)
+{
+    if (a < 0 || b < a || b >= d->model->n_layers || !extend(d, a, b))
+        return false;
+    const struct cell *c = cell_at(d, &d->starts[a], b - a, d->dc.n_devices);
+    if (c->g == 0)
+        return false;
+    *out = c->cost;
+    return true;
+}
+
+int
+lr_cdynp_dc_step(struct lr_cdynp_dc *d, const struct lr_cdynp_summary *in,
+                 const struct lr_tm_link *in_link, uint16_t position, int lo,
+                 int hi, struct lr_cdynp_summary *out)
+{
+    const int L = d->model->n_layers;
+    if (lo < 0 || hi < lo || hi >= L || hi - lo + 1 > LR_CDYNP_MAX_ENTRIES
+        || (in && (in->version != LR_CDYNP_VERSION
+                   || in->n > LR_CDYNP_MAX_ENTRIES)))
+        return EINVAL;
+    d->lo = lo;
+    d->hi = hi;
+    out->version = LR_CDYNP_VERSION;
+    out->from = position;
+    out->n = 0;
+    for (int b = lo; b <= hi; b++) {
+        struct lr_cdynp_cost best = { 0, 0, 0 }, cost;
+        int arg = -2;
+        if (!in) {
+            if (lr_cdynp_dc_cost(d, 0, b, &cost)) {
+                best = cost;
+                arg = -1;
+            }
+        } else {
+            for (int e = 0; e < in->n; e++) {
+                int a = (int) in->e[e].layer;
+                if (a >= b || a < 0 || !lr_cdynp_dc_cost(d, a + 1, b, &cost))
+                    continue;
+                if (!in_link || !(in_link->bw > 0))
+                    continue;
+                double X = lr_tm_boundary_bytes(&d->tm1, a);
+                double x = X / in_link->bw, c = in_link->lat + x;
+                struct lr_cdynp_cost cand = {
+                    fmax(fmax(in->e[e].cost.bottleneck, x), cost.bottleneck),
+                    in->e[e].cost.sum + 2 * c + cost.sum,
+                    fmax(in->e[e].cost.sync, cost.sync),
+                };
+                if (arg == -2
+                    || lr_cdynp_cost_cmp(&cand, &best, d->obj, d->m) < 0) {
+                    best = cand;
+                    arg = a;
+                }
+            }
+        }
+        d->back[b - lo] = arg;
+        if (arg != -2) {
+            out->e[out->n].layer = (uint32_t) b;
+            out->e[out->n].cost = best;
+            out->n++;
+        }
+    }
+    return out->n ? 0 : ENOENT;
+}
+
+int
+lr_cdynp_dc_backtrack(const struct lr_cdynp_dc *d, int last, int *prev_last)
+{
+    if (last < d->lo || last > d->hi || d->back[last - d->lo] == -2)
+        return EINVAL;
+    *prev_last = d->back[last - d->lo];
+    return 0;
+}
+
+int
+lr_cdynp_dc_stages(struct lr_cdynp_dc *d, int a, int b, int dc_index,
+                   struct lr_plan *plan)
+{
+    struct lr_cdynp_cost cost;
+    if (!lr_cdynp_dc_cost(d, a, b, &cost))
+        return ENOENT;
+    /* Walk back from (b, N), then append the stages in layer order. */
+    struct lr_stage tmp[LR_PLAN_MAX_STAGES];
+    int n = 0, i = b, j = d->dc.n_devices;
+    const struct start *s = &d->starts[a];
+    while (i >= a) {
+        const struct cell *c = cell_at(d, s, i - a, j);
+        if (n == LR_PLAN_MAX_STAGES)
+            return ENOSPC;
+        tmp[n++] = (struct lr_stage) { c->h + 1, i, dc_index, c->g };
+        j -= c->g;
+        i = c->h;
+    }
+    if (plan->n_stages + n > LR_PLAN_MAX_STAGES)
+        return ENOSPC;
+    while (n > 0)
+        plan->stages[plan->n_stages++] = tmp[--n];
+    return 0;
+}

@@ -1,0 +1,200 @@
+/* lr_timemodel: the v1 iteration-time model; see lr_timemodel.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/lr_timemodel.h"
+
+int
+lr_tm_new(const struct lr_model *model, const struct lr_cluster *cluster,
+          const struct lr_train *train, struct lr_tm **out)
+{
+    if (!(train->batch > 0) || !(train->micro > 0)
+        || !(train->elem_bytes > 0) || cluster->n_dcs < 1
+        || cluster->n_dcs > LR_TM_MAX_DCS || model->n_layers < 1)
+        return EINVAL;
+    double m = train->batch / train->micro;
+    if (fabs(m - round(m)) > 1e-9 || m < 1)
+        return EINVAL;
+    struct lr_tm *tm = calloc(1, sizeof *tm);
+    if (!tm)
+        return ENOMEM;
+    tm->model = model;
+    tm->train = *train;
+    tm->m = (int) round(m);
+    tm->n_dcs = cluster->n_dcs;
+    for (int k = 0; k < cluster->n_dcs; k++) {
+        const struct lr_dc *d = &cluster->dcs[k];
+        const struct lr_device_type *t = &cluster->types[d->device_type];
+        struct lr_tm_dc *o = &tm->dcs[k];
+        memcpy(o->name, d->name, sizeof o->name);
+        o->peak = t->peak_flops;
+        o->eff = t->efficiency;
+        o->mem = t->memory_bytes;
+        o->n_devices = d->n_devices;
+        o->beta = d->intra_bw;
+        o->alpha = d->intra_latency;
+    }
+    for (int i = 0; i < cluster->n_links; i++) {
+        const struct lr_dc_link *l = &cluster->links[i];
+        lr_tm_set_link(tm, l->a, l->b, l->bw, l->latency);
+    }
+    *out = tm;
+    return 0;
+}
+
+void
+lr_tm_free(struct lr_tm *tm)
+{
+    free(tm);
+}
+
+void
+lr_tm_set_link(struct lr_tm *tm, int a, int b, double bw, double lat)
+{
+    tm->link[a][b] = tm->link[b][a] = (struct lr_tm_link) { bw, lat };
+}
+
+double
+lr_tm_stage_time(const struct lr_tm *tm, int dc, int first, int last, int g)
+{
+    const struct lr_tm_dc *d = &tm->dcs[dc];
+    return 3 * tm->train.micro * lr_model_flops(tm->model, first, last)
+           / (g * d->peak * d->eff);
+}
+
+double
+lr_tm_stage_sync(const struct lr_tm *tm, int dc, int first, int last, int g)
+{
+    if (g <= 1)
+        return 0;
+    const struct lr_tm_dc *d = &tm->dcs[dc];
+    double bytes = tm->train.elem_bytes
+                   * lr_model_params(tm->model, first, last);
+    return 2.0 * (g - 1) / g * bytes / d->beta + 2.0 * (g - 1) * d->alpha;
+}
+
+double
+lr_tm_stage_mem(const struct lr_tm *tm, int first, int last, int g,
+                int n_stages)
+{
+    int inflight = tm->m < n_stages ? tm->m : n_stages;
+    return 16 * lr_model_params(tm->model, first, last)
+           + inflight * (tm->train.micro / g) * tm->train.elem_bytes
+             * lr_model_act(tm->model, first, last);
+}
+
+double
+lr_tm_boundary_bytes(const struct lr_tm *tm, int layer)
+{
+    return tm->train.micro * tm->model->layers[layer].act
+           * tm->train.elem_bytes;
+}
+
+bool
+lr_tm_boundary(const struct lr_tm *tm, int layer, int from, int to, double *c,
+               double *x)
+{
+    double X = lr_tm_boundary_bytes(tm, layer);
+    if (from == to) {
+        *x = X / tm->dcs[from].beta;
+        *c = tm->dcs[from].alpha + *x;
+        return true;
+    }
+    const struct lr_tm_link *l = &tm->link[from][to];
+    if (!(l->bw > 0))
+        return false;
+    *x = X / l->bw;
+    *c = l->lat + *x;
+    return true;
+}
+
+const char *
+lr_tm_why_str(enum lr_tm_why w)
+{
+    switch (w) {
+    case LR_TM_OK:
+        return "ok";
+    case LR_TM_MEMORY:
+        return "a stage does not fit in device memory";
+    case LR_TM_DEVICES:
+        return "a data center's stages need more devices than it has";
+    case LR_TM_NO_LINK:
+        return "consecutive data centers have no inter-DC link";
+    case LR_TM_SHAPE:
+        return "the stages do not cover the layers in order, or revisit a "
+               "data center";
+    }
+    return "unknown";
+}
+
+static enum lr_tm_why
+fail(struct lr_tm_eval *out, enum lr_tm_why why, int stage)
+{
+    out->why = why;
+    out->bad_stage = stage;
+    out->T = INFINITY;
+    return why;
+}
+
+enum lr_tm_why
+lr_tm_evaluate(const struct lr_tm *tm, const struct lr_plan *plan,
+               struct lr_tm_eval *out)
+{
+    const int p = plan->n_stages, L = tm->model->n_layers;
+    int used[LR_TM_MAX_DCS] = { 0 };
+    bool done[LR_TM_MAX_DCS] = { false };
+
+    memset(out, 0, sizeof *out);
+    out->bad_stage = -1;
+    if (p < 1 || p > LR_PLAN_MAX_STAGES)
+        return fail(out, LR_TM_SHAPE, -1);
+
+    for (int s = 0; s < p; s++) {
+        const struct lr_stage *st = &plan->stages[s];
+        int want_first = s ? plan->stages[s - 1].last + 1 : 0;
+        if (st->first != want_first || st->last < st->first
+            || st->last >= L || st->dc < 0 || st->dc >= tm->n_dcs
+            || st->g < 1)
+            return fail(out, LR_TM_SHAPE, s);
+        /* The pipeline visits each DC once: a DC left behind is closed. */
+        if (s > 0 && plan->stages[s - 1].dc != st->dc)
+            done[plan->stages[s - 1].dc] = true;
+        if (done[st->dc])
+            return fail(out, LR_TM_SHAPE, s);
+        used[st->dc] += st->g;
+        if (used[st->dc] > tm->dcs[st->dc].n_devices)
+            return fail(out, LR_TM_DEVICES, s);
+
+        out->t[s] = lr_tm_stage_time(tm, st->dc, st->first, st->last, st->g);
+        out->sync[s] = lr_tm_stage_sync(tm, st->dc, st->first, st->last,
+                                        st->g);
+        out->mem[s] = lr_tm_stage_mem(tm, st->first, st->last, st->g, p);
+        if (out->mem[s] > tm->dcs[st->dc].mem)
+            return fail(out, LR_TM_MEMORY, s);
+        out->compute_sum += out->t[s];
+        if (out->t[s] > out->bottleneck)
+            out->bottleneck = out->t[s];
+        if (out->sync[s] > out->sync_max)
+            out->sync_max = out->sync[s];
+
+        if (s > 0) {
+            int b = s - 1;
+            const struct lr_stage *prev = &plan->stages[b];
+            out->bytes[b] = lr_tm_boundary_bytes(tm, prev->last);
+            if (!lr_tm_boundary(tm, prev->last, prev->dc, st->dc, &out->c[b],
+                                &out->x[b]))
+                return fail(out, LR_TM_NO_LINK, s);
+            out->comm_sum += 2 * out->c[b];
+            if (out->x[b] > out->bottleneck)
+                out->bottleneck = out->x[b];
+        }
+    }
+    if (plan->stages[p - 1].last != L - 1)
+        return fail(out, LR_TM_SHAPE, p - 1);
+    out->T = out->compute_sum + out->comm_sum
+             + (tm->m - 1) * out->bottleneck + out->sync_max;
+    out->why = LR_TM_OK;
+    return LR_TM_OK;
+}

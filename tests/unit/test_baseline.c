@@ -1,0 +1,130 @@
+/*
+ * Baselines: data parallelism by hand on the toy instance; PipeDream and
+ * SPP always give plans the model agrees with and never beat the exact
+ * optimum; SPP is CDynP without a window where there is no WAN to misjudge.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "planner/lr_baseline.h"
+#include "planner/lr_cdynp.h"
+#include "planner/lr_exact.h"
+#include "planner/lr_instance.h"
+#include "tests/lr_test.h"
+#include "tests/unit/lr_test_cluster.h"
+
+static void
+test_dp_by_hand(void)
+{
+    /* Toy instance (lr_test_cluster.h): sum F = 10e12, sum W = 10e6,
+     * sum A = 5e6, B = 8, b = 2, e = 2; dc0 computes 4 x 50e12 = 200e12
+     * FLOP/s, dc1 2 x 20e12 = 40e12.
+     * dc0 alone: compute 3 x 8 x 10e12 / 200e12 = 1.2 s; ring of
+     *   S = 2 x 10e6 = 20e6 bytes over 4: 2 x 3 x 10e-6
+     *   + 2 x 3/4 x 20e6 / 10e9 = 3.06e-3 s; T = 1.20306 s.
+     * dc0 + dc1: compute 24 x 10e12 / 240e12 = 1.0 s; intra max(3.06e-3,
+     *   dc1: 2 x 20e-6 + 20e6 / 5e9 = 4.04e-3); inter ring over 2:
+     *   2 x 1e-3 + 20e6 / 1.25e9 = 0.018 s; T = 1.02204 s: the better.
+     * Memory per device 16 x 10e6 + 2 x 2 x 5e6 = 180e6 bytes: fits. */
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_cluster *c = lr_test_toy_cluster();
+    struct lr_train tr = { 8, 2, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    struct lr_plan p;
+    struct lr_tm_eval ev;
+    CU_ASSERT_EQUAL_FATAL(lr_baseline_dp(tm, &p, &ev), LR_TM_OK);
+    CU_ASSERT_DOUBLE_EQUAL(ev.T, 1.02204, 1e-12);
+    CU_ASSERT_EQUAL(p.n_stages, 2);
+    CU_ASSERT_DOUBLE_EQUAL(ev.mem[0], 180e6, 1e-3);
+    /* With 150e6 bytes per device nothing fits. */
+    tm->dcs[0].mem = tm->dcs[1].mem = 150e6;
+    CU_ASSERT_EQUAL(lr_baseline_dp(tm, &p, &ev), LR_TM_MEMORY);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
+static void
+test_baselines_against_exact(void)
+{
+    int pd_ok = 0, spp_ok = 0;
+    for (uint64_t seed = 200; seed < 260; seed++) {
+        struct lr_instance in;
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
+        struct lr_tm *tm;
+        CU_ASSERT_EQUAL_FATAL(lr_tm_new(in.model, in.cluster, &in.train,
+                                        &tm), 0);
+        struct lr_plan *p = malloc(sizeof *p), *pe = malloc(sizeof *pe);
+        struct lr_tm_eval *ev = malloc(sizeof *ev), *ee = malloc(sizeof *ee),
+                          *again = malloc(sizeof *again);
+        struct lr_exact_stats st;
+        enum lr_tm_why we = lr_exact_plan(tm, 0, pe, ee, &st);
+        enum lr_tm_why (*algo[])(const struct lr_tm *, struct lr_plan *,
+                                 struct lr_tm_eval *) = {
+            lr_baseline_pipedream, lr_baseline_spp,
+        };
+        for (int a = 0; a < 2; a++) {
+            if (algo[a](tm, p, ev) != LR_TM_OK)
+                continue;
+            CU_ASSERT_EQUAL(we, LR_TM_OK);
+            CU_ASSERT(ee->T <= ev->T * (1 + 1e-12));
+            CU_ASSERT_EQUAL(lr_tm_evaluate(tm, p, again), LR_TM_OK);
+            CU_ASSERT_DOUBLE_EQUAL(again->T, ev->T, 1e-12 * ev->T);
+            *(a ? &spp_ok : &pd_ok) += 1;
+        }
+        free(p);
+        free(pe);
+        free(ev);
+        free(ee);
+        free(again);
+        lr_tm_free(tm);
+        lr_instance_free(&in);
+    }
+    CU_ASSERT(pd_ok >= 20);
+    CU_ASSERT(spp_ok >= 20);
+}
+
+static void
+test_spp_is_cdynp_in_one_dc(void)
+{
+    int compared = 0;
+    for (uint64_t seed = 300; seed < 340; seed++) {
+        struct lr_instance in;
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
+        if (in.cluster->n_dcs != 1) {
+            lr_instance_free(&in);
+            continue;
+        }
+        struct lr_tm *tm;
+        CU_ASSERT_EQUAL_FATAL(lr_tm_new(in.model, in.cluster, &in.train,
+                                        &tm), 0);
+        struct lr_plan *p = malloc(sizeof *p);
+        struct lr_tm_eval *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+        struct lr_cdynp_options whole = { .window = -1 };
+        enum lr_tm_why wa = lr_baseline_spp(tm, p, a);
+        enum lr_tm_why wb = lr_cdynp_plan(tm, &whole, p, b);
+        CU_ASSERT_EQUAL(wa, wb);
+        if (wa == LR_TM_OK) {
+            CU_ASSERT_DOUBLE_EQUAL(a->T, b->T, 1e-12 * b->T);
+            compared++;
+        }
+        free(p);
+        free(a);
+        free(b);
+        lr_tm_free(tm);
+        lr_instance_free(&in);
+    }
+    CU_ASSERT(compared >= 5);
+}
+
+static CU_TestInfo tests[] = {
+    { "data parallel by hand", test_dp_by_hand },
+    { "PipeDream and SPP never beat the exact optimum",
+      test_baselines_against_exact },
+    { "SPP equals whole-range CDynP inside one DC",
+      test_spp_is_cdynp_in_one_dc },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN("baseline", tests)

@@ -1,0 +1,237 @@
+/*
+ * CDynP and the exact optimum: the exact search against brute force on
+ * tiny instances, CDynP never below the optimum and never inconsistent,
+ * the chain on the toy instance by hand, and the summary on the wire.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/lr_cdynp.h"
+#include "planner/lr_exact.h"
+#include "planner/lr_instance.h"
+#include "tests/lr_test.h"
+#include "tests/unit/lr_test_cluster.h"
+
+/* Brute force: every plan, no pruning, T by lr_tm_evaluate(). */
+static void
+brute(const struct lr_tm *tm, struct lr_plan *p, int i, bool *visited,
+      int *used, double *best)
+{
+    const int L = tm->model->n_layers, n = p->n_stages;
+    if (i == L) {
+        struct lr_tm_eval ev;
+        if (lr_tm_evaluate(tm, p, &ev) == LR_TM_OK && ev.T < *best)
+            *best = ev.T;
+        return;
+    }
+    int cur = n ? p->stages[n - 1].dc : -1;
+    for (int k = 0; k < tm->n_dcs; k++) {
+        if (k != cur && visited[k])
+            continue;
+        for (int j = i; j < L; j++)
+            for (int g = 1; g + used[k] <= tm->dcs[k].n_devices; g++) {
+                bool was = visited[k];
+                visited[k] = true;
+                used[k] += g;
+                p->stages[n] = (struct lr_stage) { i, j, k, g };
+                p->n_stages = n + 1;
+                brute(tm, p, j + 1, visited, used, best);
+                p->n_stages = n;
+                used[k] -= g;
+                visited[k] = was;
+            }
+    }
+}
+
+static struct lr_tm *
+make_tm(struct lr_instance *in)
+{
+    struct lr_tm *tm = NULL;
+    CU_ASSERT_EQUAL(lr_tm_new(in->model, in->cluster, &in->train, &tm), 0);
+    return tm;
+}
+
+static void
+test_exact_equals_brute_force(void)
+{
+    int compared = 0;
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        struct lr_instance in;
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
+        /* Brute force is exponential: tiny instances only. */
+        if (in.model->n_layers > 6) {
+            lr_instance_free(&in);
+            continue;
+        }
+        struct lr_tm *tm = make_tm(&in);
+        struct lr_plan *p = calloc(1, sizeof *p), *best = calloc(1, sizeof *best);
+        struct lr_tm_eval *ev = malloc(sizeof *ev);
+        bool visited[LR_TM_MAX_DCS] = { false };
+        int used[LR_TM_MAX_DCS] = { 0 };
+        double want = INFINITY;
+        brute(tm, p, 0, visited, used, &want);
+        struct lr_exact_stats st;
+        enum lr_tm_why why = lr_exact_plan(tm, 0, best, ev, &st);
+        CU_ASSERT(st.complete);
+        if (isinf(want)) {
+            CU_ASSERT_NOT_EQUAL(why, LR_TM_OK);
+        } else {
+            CU_ASSERT_EQUAL(why, LR_TM_OK);
+            CU_ASSERT_DOUBLE_EQUAL(ev->T, want, 1e-9 * want);
+            compared++;
+        }
+        free(p);
+        free(best);
+        free(ev);
+        lr_tm_free(tm);
+        lr_instance_free(&in);
+    }
+    CU_ASSERT(compared >= 10);
+}
+
+static void
+test_cdynp_never_below_exact(void)
+{
+    int both = 0;
+    for (uint64_t seed = 100; seed < 160; seed++) {
+        struct lr_instance in;
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
+        struct lr_tm *tm = make_tm(&in);
+        struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
+        struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
+        struct lr_exact_stats st;
+        enum lr_tm_why wc = lr_cdynp_plan(tm, NULL, pc, ec);
+        enum lr_tm_why we = lr_exact_plan(tm, 0, pe, ee, &st);
+        if (wc == LR_TM_OK) {
+            /* CDynP's plan is a plan: the exact search must find it. */
+            CU_ASSERT_EQUAL(we, LR_TM_OK);
+            CU_ASSERT(ee->T <= ec->T * (1 + 1e-12));
+            /* Its reported T is the model's T of its plan. */
+            struct lr_tm_eval again;
+            CU_ASSERT_EQUAL(lr_tm_evaluate(tm, pc, &again), LR_TM_OK);
+            CU_ASSERT_DOUBLE_EQUAL(again.T, ec->T, 1e-12 * ec->T);
+            both++;
+        }
+        free(pc);
+        free(pe);
+        free(ec);
+        free(ee);
+        lr_tm_free(tm);
+        lr_instance_free(&in);
+    }
+    CU_ASSERT(both >= 30);
+}
+
+/* The toy instance: with the whole range as window, CDynP puts layers
+ * 0..3 on the 4 fast devices of dc0 (dc1 is slower and behind a link).
+ * One stage of 4 devices: t = 3 x 2 x 10e12 / (4 x 5e13) = 0.3 s, which
+ * no split beats: 4 stages of one device each would have a bottleneck of
+ * 3 x 2 x 4e12 / 5e13 = 0.48 s. */
+static void
+test_cdynp_toy(void)
+{
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_cluster *c = lr_test_toy_cluster();
+    struct lr_train tr = { 8, 2, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    int order[LR_TM_MAX_DCS];
+    CU_ASSERT_EQUAL(lr_cdynp_order(tm, order), 2);
+    CU_ASSERT_EQUAL(order[0], 0);   /* 4 x 50 TFLOP/s beats 2 x 20 */
+    struct lr_cdynp_options opt = { .window = -1 };
+    struct lr_plan p;
+    struct lr_tm_eval ev;
+    CU_ASSERT_EQUAL_FATAL(lr_cdynp_plan(tm, &opt, &p, &ev), LR_TM_OK);
+    CU_ASSERT_EQUAL(p.n_stages, 1);
+    CU_ASSERT_EQUAL(p.stages[0].dc, 0);
+    CU_ASSERT_EQUAL(p.stages[0].g, 4);
+    CU_ASSERT_DOUBLE_EQUAL(ev.bottleneck, 0.3, 1e-12);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
+/* Forcing the chain dc1 -> dc0 with one device each: the chain must end
+ * at layer 3 and every layer must be covered in order. */
+static void
+test_cdynp_forced_order(void)
+{
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_cluster *c = lr_test_toy_cluster();
+    struct lr_train tr = { 8, 2, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    int order[] = { 1, 0 };
+    struct lr_cdynp_options opt = { .window = 1, .order = order,
+                                    .n_order = 2 };
+    struct lr_plan p;
+    struct lr_tm_eval ev;
+    CU_ASSERT_EQUAL_FATAL(lr_cdynp_plan(tm, &opt, &p, &ev), LR_TM_OK);
+    CU_ASSERT_EQUAL(p.stages[0].first, 0);
+    CU_ASSERT_EQUAL(p.stages[p.n_stages - 1].last, 3);
+    CU_ASSERT_EQUAL(p.stages[0].dc, 1);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
+static void
+test_summary_wire(void)
+{
+    struct lr_cdynp_summary *s = calloc(1, sizeof *s),
+                            *back = calloc(1, sizeof *back);
+    s->version = LR_CDYNP_VERSION;
+    s->from = 2;
+    s->n = 3;
+    for (int i = 0; i < 3; i++) {
+        s->e[i].layer = (uint32_t) (10 + i);
+        s->e[i].cost = (struct lr_cdynp_cost) { 0.25 * (i + 1), 1.5 + i,
+                                                0.125 * i };
+    }
+    uint8_t buf[256];
+    size_t n = lr_cdynp_summary_encode(s, buf, sizeof buf);
+    CU_ASSERT_EQUAL(n, 12 + 3 * 28);
+    CU_ASSERT_EQUAL(lr_cdynp_summary_decode(buf, n, back), 0);
+    CU_ASSERT_EQUAL(back->from, 2);
+    CU_ASSERT_EQUAL(back->n, 3);
+    CU_ASSERT_EQUAL(back->e[2].layer, 12);
+    CU_ASSERT_EQUAL(back->e[2].cost.bottleneck, 0.75);
+    CU_ASSERT_EQUAL(back->e[1].cost.sum, 2.5);
+    CU_ASSERT_EQUAL(back->e[2].cost.sync, 0.25);
+    /* Too small a buffer: nothing written. */
+    CU_ASSERT_EQUAL(lr_cdynp_summary_encode(s, buf, n - 1), 0);
+    /* Every truncation is refused. */
+    for (size_t len = 0; len < n; len++)
+        CU_ASSERT_NOT_EQUAL(lr_cdynp_summary_decode(buf, len, back), 0);
+    uint8_t bad[256];
+    memcpy(bad, buf, n);
+    bad[0] = 'X';
+    CU_ASSERT_EQUAL(lr_cdynp_summary_decode(bad, n, back), EPROTO);
+    memcpy(bad, buf, n);
+    bad[5] = 9;   /* version */
+    CU_ASSERT_EQUAL(lr_cdynp_summary_decode(bad, n, back), EPROTO);
+    memcpy(bad, buf, n);
+    bad[12 + 28 + 3] = 10;   /* entry 1's layer = entry 0's: not ordered */
+    CU_ASSERT_EQUAL(lr_cdynp_summary_decode(bad, n, back), EINVAL);
+    memcpy(bad, buf, n);
+    memset(bad + 12 + 4, 0xff, 8);   /* a NaN bottleneck */
+    CU_ASSERT_EQUAL(lr_cdynp_summary_decode(bad, n, back), EINVAL);
+    memcpy(bad, buf, n);
+    bad[9] = 4;   /* says 4 entries, carries 3 */
+    CU_ASSERT_EQUAL(lr_cdynp_summary_decode(bad, n, back), EINVAL);
+    free(s);
+    free(back);
+}
+
+static CU_TestInfo tests[] = {
+    { "exact equals brute force on tiny instances",
+      test_exact_equals_brute_force },
+    { "CDynP is never below the exact optimum", test_cdynp_never_below_exact },
+    { "CDynP on the toy instance", test_cdynp_toy },
+    { "CDynP with a given chain order", test_cdynp_forced_order },
+    { "state summary encode/decode", test_summary_wire },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN("cdynp", tests)
