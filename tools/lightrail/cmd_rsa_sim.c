@@ -99,31 +99,6 @@ usage(FILE *f)
     fprintf(f, "\nexit status: 0 done, 1 internal failure, 2 bad input\n");
 }
 
-/* Parses a whole string as a long in [lo, hi]. */
-static int
-parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return EINVAL;
-    *out = v;
-    return 0;
-}
-
-static int
-parse_double(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo) || !(v <= hi))
-        return EINVAL;
-    *out = v;
-    return 0;
-}
-
 /* "A:B:S" -> loads A, A+S, ..., <= B (+ a little slack for rounding). */
 static int
 parse_loads(const char *s, struct opts *o)
@@ -137,9 +112,9 @@ parse_loads(const char *s, struct opts *o)
     b = strtok(NULL, ":");
     c = strtok(NULL, ":");
     if (!a || !b || !c || strtok(NULL, ":")
-        || parse_double(a, 1e-9, 1e9, &from)
-        || parse_double(b, from, 1e9, &to)
-        || parse_double(c, 1e-9, 1e9, &step)
+        || lr_cli_parse_double(a, 1e-9, 1e9, &from)
+        || lr_cli_parse_double(b, from, 1e9, &to)
+        || lr_cli_parse_double(c, 1e-9, 1e9, &step)
         || (to - from) / step >= MAX_LOADS)
         return EINVAL;
     o->n_loads = 0;
@@ -156,7 +131,7 @@ parse_rate(const char *s, struct opts *o)
     if (strlen(s) >= sizeof buf || !(colon = strchr(strcpy(buf, s), ':')))
         return EINVAL;
     *colon = '\0';
-    if (parse_long(buf, 1, 100000, &lo) || parse_long(colon + 1, lo, 100000,
+    if (lr_cli_parse_long(buf, 1, 100000, &lo) || lr_cli_parse_long(colon + 1, lo, 100000,
                                                       &hi))
         return EINVAL;
     o->rate_min = (int) lo;
@@ -195,8 +170,8 @@ load_modulations(const char *path, struct lr_modtable *t)
         char *name = strtok(line, ","), *reach = strtok(NULL, ","),
              *se = strtok(NULL, ",");
         double r, s;
-        if (!name || !reach || !se || parse_double(reach, 1e-9, 1e9, &r)
-            || parse_double(se, 1e-9, 64, &s)) {
+        if (!name || !reach || !se || lr_cli_parse_double(reach, 1e-9, 1e9, &r)
+            || lr_cli_parse_double(se, 1e-9, 64, &s)) {
             lr_cli_err(CMD, "%s: line %d: expected name,reach_km,"
                        "spectral_efficiency with positive numbers", path,
                        lineno);
@@ -218,14 +193,6 @@ load_modulations(const char *path, struct lr_modtable *t)
         rc = LR_EXIT_USAGE;
     }
     return rc;
-}
-
-static double
-now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 struct cell {
@@ -341,7 +308,7 @@ parse_args(int argc, char **argv, struct opts *o)
         switch (c) {
         case O_TOPO: o->topology = optarg; break;
         case O_LOAD:
-            if (parse_double(optarg, 1e-9, 1e9, &d))
+            if (lr_cli_parse_double(optarg, 1e-9, 1e9, &d))
                 bad = "--load wants a positive number of Erlang";
             o->loads[0] = d;
             o->n_loads = 1;
@@ -353,7 +320,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_POLICY: o->policies = optarg; break;
         case O_K:
-            if (parse_long(optarg, 1, 100, &v))
+            if (lr_cli_parse_long(optarg, 1, 100, &v))
                 bad = "--k wants an integer in 1..100";
             o->k = (int) v;
             break;
@@ -362,32 +329,32 @@ parse_args(int argc, char **argv, struct opts *o)
                 bad = "--path-order wants 'km' or 'hops'";
             break;
         case O_SLOTS:
-            if (parse_long(optarg, 1, LR_BITS_MAX_WORDS * 64, &v))
+            if (lr_cli_parse_long(optarg, 1, LR_BITS_MAX_WORDS * 64, &v))
                 bad = "--slots wants an integer in 1..1024";
             o->slots = (int) v;
             break;
         case O_GUARD:
-            if (parse_long(optarg, 0, 16, &v))
+            if (lr_cli_parse_long(optarg, 0, 16, &v))
                 bad = "--guard wants an integer in 0..16";
             o->guard = (int) v;
             break;
         case O_REQ:
-            if (parse_long(optarg, 1, 1000000000L, &v))
+            if (lr_cli_parse_long(optarg, 1, 1000000000L, &v))
                 bad = "--requests wants a positive integer";
             o->requests = v;
             break;
         case O_WARM:
-            if (parse_long(optarg, 0, 1000000000L, &v))
+            if (lr_cli_parse_long(optarg, 0, 1000000000L, &v))
                 bad = "--warmup wants a non-negative integer";
             o->warmup = v;
             break;
         case O_SEEDS:
-            if (parse_long(optarg, 1, 100000, &v))
+            if (lr_cli_parse_long(optarg, 1, 100000, &v))
                 bad = "--seeds wants an integer in 1..100000";
             o->seeds = (int) v;
             break;
         case O_SEED:
-            if (parse_long(optarg, 0, 2147483647L, &v))
+            if (lr_cli_parse_long(optarg, 0, 2147483647L, &v))
                 bad = "--seed wants a non-negative integer";
             o->seed = (unsigned long long) v;
             break;
@@ -397,7 +364,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_NOTRUNC: o->truncate = 0; break;
         case O_TARGET:
-            if (parse_double(optarg, 1e-12, 0.999999, &o->target))
+            if (lr_cli_parse_double(optarg, 1e-12, 0.999999, &o->target))
                 bad = "--target wants a blocking probability in (0, 1)";
             break;
         case O_MODS: o->modulations = optarg; break;
@@ -561,7 +528,7 @@ lr_cmd_rsa_sim(int argc, char **argv)
             struct cell *c = &cells[pi * o.n_loads + li];
             c->policy = policies[pi];
             c->load = o.loads[li];
-            double t0 = now_s();
+            double t0 = lr_cli_now();
             for (int s = 0; s < o.seeds; s++) {
                 if (progress)
                     fprintf(stderr, "\r%s: %-7s %8.1f E  seed %d/%d ", CMD,
@@ -590,7 +557,7 @@ lr_cmd_rsa_sim(int argc, char **argv)
                 for (int b = 0; b < 4; b++)
                     c->blocked_by[b] += res.blocked_by[b];
             }
-            double dt = now_s() - t0;
+            double dt = lr_cli_now() - t0;
             c->requests_per_s = dt > 0 ? o.requests * (double) o.seeds / dt
                                        : 0;
             lr_stats_compute(samples[0], o.seeds, &c->blocking);

@@ -2,9 +2,12 @@
  * lightrail: the one command-line tool.  Offline tools (rsa-sim, topo, and
  * later plan, sim, train) and, later, the client of lightraild.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "config.h"
 #include "tools/lightrail/lr_cli.h"
@@ -18,6 +21,9 @@ struct lr_cli_command {
 static const struct lr_cli_command commands[] = {
     { "rsa-sim", lr_cmd_rsa_sim,
       "simulate routing, modulation and spectrum assignment (RMSA) policies" },
+    { "plan", lr_cmd_plan,
+      "cut a model into pipeline stages across data centers (CDynP, exact, "
+      "baselines)" },
     { "topo", lr_cmd_topo,
       "convert and check optical topologies (topo import FILE.json)" },
 };
@@ -31,6 +37,38 @@ lr_cli_err(const char *cmd, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int
+lr_cli_parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return EINVAL;
+    *out = v;
+    return 0;
+}
+
+int
+lr_cli_parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo) || !(v <= hi))
+        return EINVAL;
+    *out = v;
+    return 0;
+}
+
+double
+lr_cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static void

@@ -21,6 +21,14 @@ enum {
 /* Each takes argv[0] = the subcommand name and returns an exit code. */
 int lr_cmd_topo(int argc, char **argv);
 int lr_cmd_rsa_sim(int argc, char **argv);
+int lr_cmd_plan(int argc, char **argv);
+
+/* Parse the whole string as a number within [lo, hi]; 0 or EINVAL. */
+int lr_cli_parse_long(const char *s, long lo, long hi, long *out);
+int lr_cli_parse_double(const char *s, double lo, double hi, double *out);
+
+/* Monotonic wall-clock seconds. */
+double lr_cli_now(void);
 
 /* Prints "lightrail CMD: <message>\n" to stderr. */
 void lr_cli_err(const char *cmd, const char *fmt, ...)

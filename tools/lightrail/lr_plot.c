@@ -93,27 +93,52 @@ put_quoted(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-int
-lr_plot_write_png(const struct lr_plot *p, const char *png_path, char *err,
-                  size_t errlen)
+/* Starts gnuplot with a PNG terminal writing to 'png_path'; NULL with the
+ * reason in err[errlen] when it cannot. */
+static FILE *
+gnuplot_open(const char *png_path, int width, int height, char *err,
+             size_t errlen)
 {
     const char *gp = LR_GNUPLOT;
     if (!strcmp(gp, "no") || access(gp, X_OK)) {
         snprintf(err, errlen, "gnuplot is not installed "
                  "(apt-get install gnuplot-nox), so no plot was drawn");
-        return ENOENT;
+        errno = ENOENT;
+        return NULL;
     }
-    /* The data go inline ("-" files), one block per series. */
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s", gp);
-    FILE *f = popen(cmd, "w");
+    FILE *f = popen(gp, "w");
     if (!f) {
         snprintf(err, errlen, "cannot run %s: %s", gp, strerror(errno));
-        return errno;
+        return NULL;
     }
-    fprintf(f, "set terminal pngcairo size 960,600 noenhanced\nset output ");
+    fprintf(f, "set terminal pngcairo size %d,%d noenhanced\nset output ",
+            width, height);
     put_quoted(f, png_path);
-    fprintf(f, "\nset title ");
+    fputc('\n', f);
+    return f;
+}
+
+static int
+gnuplot_close(FILE *f, const char *png_path, char *err, size_t errlen)
+{
+    int status = pclose(f);
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        snprintf(err, errlen, "gnuplot failed drawing %s (exit status %d)",
+                 png_path, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return EIO;
+    }
+    return 0;
+}
+
+int
+lr_plot_write_png(const struct lr_plot *p, const char *png_path, char *err,
+                  size_t errlen)
+{
+    /* The data go inline ("-" files), one block per series. */
+    FILE *f = gnuplot_open(png_path, 960, 600, err, errlen);
+    if (!f)
+        return errno;
+    fprintf(f, "set title ");
     put_quoted(f, p->title);
     fprintf(f, "\nset xlabel ");
     put_quoted(f, p->xlabel);
@@ -139,11 +164,108 @@ lr_plot_write_png(const struct lr_plot *p, const char *png_path, char *err,
         }
         fprintf(f, "e\n");
     }
-    int status = pclose(f);
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        snprintf(err, errlen, "gnuplot failed drawing %s (exit status %d)",
-                 png_path, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        return EIO;
+    return gnuplot_close(f, png_path, err, errlen);
+}
+
+struct lr_gantt_box {
+    int row, klass;
+    double x0, x1;
+};
+
+struct lr_gantt {
+    char title[160], xlabel[64];
+    char rows[256][32];
+    int n_rows;
+    struct lr_gantt_box *boxes;
+    int n, cap;
+};
+
+struct lr_gantt *
+lr_gantt_new(const char *title, const char *xlabel)
+{
+    struct lr_gantt *g = calloc(1, sizeof *g);
+    if (g) {
+        copy_trunc(g->title, sizeof g->title, title);
+        copy_trunc(g->xlabel, sizeof g->xlabel, xlabel);
     }
+    return g;
+}
+
+void
+lr_gantt_free(struct lr_gantt *g)
+{
+    if (g)
+        free(g->boxes);
+    free(g);
+}
+
+int
+lr_gantt_row(struct lr_gantt *g, int row, const char *label)
+{
+    if (row < 0 || row >= 256)
+        return EINVAL;
+    copy_trunc(g->rows[row], sizeof g->rows[row], label);
+    if (row >= g->n_rows)
+        g->n_rows = row + 1;
     return 0;
+}
+
+int
+lr_gantt_box(struct lr_gantt *g, int row, double x0, double x1, int klass)
+{
+    if (row < 0 || row >= 256 || klass < 0 || klass > 7)
+        return EINVAL;
+    if (lr_grow((void **) &g->boxes, &g->cap, g->n + 1, sizeof *g->boxes))
+        return ENOMEM;
+    g->boxes[g->n++] = (struct lr_gantt_box) { row, klass, x0, x1 };
+    return 0;
+}
+
+int
+lr_gantt_write_png(const struct lr_gantt *g, const char *png_path,
+                   const char *const *classes, int n_classes, char *err,
+                   size_t errlen)
+{
+    static const char *colours[8] = {
+        "#4477aa", "#ee6677", "#228833", "#ccbb44",
+        "#66ccee", "#aa3377", "#bbbbbb", "#000000",
+    };
+    int height = 160 + 28 * g->n_rows;
+    FILE *f = gnuplot_open(png_path, 1200, height < 400 ? 400 : height, err,
+                           errlen);
+    if (!f)
+        return errno;
+    fprintf(f, "set title ");
+    put_quoted(f, g->title);
+    fprintf(f, "\nset xlabel ");
+    put_quoted(f, g->xlabel);
+    fprintf(f, "\nset yrange [%d.5:-0.5]\nset ytics (", g->n_rows - 1);
+    for (int r = 0; r < g->n_rows; r++) {
+        fprintf(f, "%s", r ? ", " : "");
+        put_quoted(f, g->rows[r]);
+        fprintf(f, " %d", r);
+    }
+    fprintf(f, ")\nset grid x\nset key outside bottom center horizontal\n"
+            "set style fill solid 0.9 border rgb 'white'\nplot ");
+    for (int k = 0; k < n_classes && k < 8; k++) {
+        fprintf(f, "%s'-' using (($1+$2)/2):3:(($2-$1)/2):(0.35) "
+                "with boxxyerror lc rgb '%s' title ", k ? ", " : "",
+                colours[k]);
+        put_quoted(f, classes[k]);
+    }
+    fprintf(f, "\n");
+    for (int k = 0; k < n_classes && k < 8; k++) {
+        int any = 0;
+        for (int i = 0; i < g->n; i++)
+            if (g->boxes[i].klass == k) {
+                fprintf(f, "%.10g %.10g %d\n", g->boxes[i].x0,
+                        g->boxes[i].x1, g->boxes[i].row);
+                any = 1;
+            }
+        /* An empty block would stop gnuplot: draw the class off-axis. */
+        if (!any)
+            fprintf(f, "0 0 -10\n");
+        fprintf(f, "e\n");
+    }
+    return gnuplot_close(f, png_path, err, errlen);
 }

@@ -31,4 +31,19 @@ int lr_plot_add(struct lr_plot *, const char *series, double x, double y,
 int lr_plot_write_png(const struct lr_plot *, const char *png_path,
                       char *err, size_t errlen);
 
+/* A Gantt chart: boxes [x0, x1] on named rows (row 0 at the top), each
+ * of a colour class (0..7) named in the key by 'classes'. */
+struct lr_gantt;
+
+struct lr_gantt *lr_gantt_new(const char *title, const char *xlabel);
+void lr_gantt_free(struct lr_gantt *);
+/* Names row 'row' (0 .. 255). */
+int lr_gantt_row(struct lr_gantt *, int row, const char *label);
+int lr_gantt_box(struct lr_gantt *, int row, double x0, double x1,
+                 int klass);
+/* Draws into 'png_path'; class i is named classes[i] in the key. */
+int lr_gantt_write_png(const struct lr_gantt *, const char *png_path,
+                       const char *const *classes, int n_classes,
+                       char *err, size_t errlen);
+
 #endif

@@ -1,0 +1,569 @@
+/*
+ * lightrail plan: cut a model into pipeline stages across the data
+ * centers of a cluster, with CDynP, the exact optimum or a baseline, and
+ * report the plan with the v1 iteration-time model (planner/
+ * lr_timemodel.h).
+ *
+ * Output: a table (text) or one JSON object (--format json) with the keys
+ * the README lists; --plot draws one iteration as a Gantt chart from a
+ * simulated GPipe schedule (forward = t/3, backward = 2t/3 per
+ * microbatch, transfers c between stages, then each stage's gradient
+ * sync), whose makespan is shown beside the model's T.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "planner/lr_baseline.h"
+#include "planner/lr_cdynp.h"
+#include "planner/lr_exact.h"
+#include "tools/lightrail/lr_cli.h"
+#include "tools/lightrail/lr_plot.h"
+#include "yang/lr_yang.h"
+
+#define CMD "plan"
+
+enum algo { A_CDYNP, A_EXACT, A_DP, A_PIPEDREAM, A_SPP };
+static const char *const algo_names[] = {
+    "cdynp", "exact", "dp", "pipedream", "spp",
+};
+
+struct opts {
+    const char *model, *model_file, *cluster, *plot, *order;
+    enum algo algo;
+    double batch, micro;
+    int window;
+    long max_nodes;
+    int json;
+};
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+"usage: lightrail plan (--model NAME | --model-file FILE) --cluster FILE\n"
+"                      [--algo cdynp|exact|dp|pipedream|spp]\n"
+"                      [--batch B] [--microbatch b] [--window w]\n"
+"                      [--order DC,DC,...] [--max-nodes N]\n"
+"                      [--format text|json] [--plot FILE.png]\n"
+"\n"
+"Cuts the model into pipeline stages over the data centers of the cluster\n"
+"and predicts one training iteration with the v1 time model.\n"
+"\n"
+"  --model NAME        a preset:");
+    for (int i = 0; lr_model_presets[i]; i++)
+        fprintf(f, " %s", lr_model_presets[i]);
+    fprintf(f, "\n"
+"  --model-file FILE   a lightrail-model JSON file (examples/models)\n"
+"  --cluster FILE      a lightrail-compute JSON file (examples/clusters)\n"
+"  --algo NAME         cdynp (default): chain DP over the DCs; exact: the\n"
+"                      true optimum, small instances only; dp: data\n"
+"                      parallel only; pipedream; spp (our reading)\n"
+"  --batch B           samples per iteration (default 32)\n"
+"  --microbatch b      samples per microbatch, dividing B (default 1)\n"
+"  --window w          CDynP's search window, +-w layers around the\n"
+"                      pre-partition (default %d; -1 = whole range)\n"
+"  --order LIST        CDynP's chain of DCs (default: every chain)\n"
+"  --max-nodes N       bound on exact's search (default 50000000)\n"
+"  --format FMT        text (a table) or json\n"
+"  --plot FILE.png     Gantt chart of one iteration (gnuplot)\n"
+"\n"
+"exit status: 0 a plan, 3 no plan satisfies the request (the reason is\n"
+"printed), 2 bad input, 1 internal failure\n", LR_CDYNP_DEFAULT_WINDOW);
+}
+
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+    enum { O_MODEL = 256, O_MFILE, O_CLUSTER, O_ALGO, O_BATCH, O_MICRO,
+           O_WINDOW, O_ORDER, O_NODES, O_FORMAT, O_PLOT, O_HELP };
+    static const struct option longopts[] = {
+        { "model", required_argument, NULL, O_MODEL },
+        { "model-file", required_argument, NULL, O_MFILE },
+        { "cluster", required_argument, NULL, O_CLUSTER },
+        { "algo", required_argument, NULL, O_ALGO },
+        { "batch", required_argument, NULL, O_BATCH },
+        { "microbatch", required_argument, NULL, O_MICRO },
+        { "window", required_argument, NULL, O_WINDOW },
+        { "order", required_argument, NULL, O_ORDER },
+        { "max-nodes", required_argument, NULL, O_NODES },
+        { "format", required_argument, NULL, O_FORMAT },
+        { "plot", required_argument, NULL, O_PLOT },
+        { "help", no_argument, NULL, O_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    long v;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        const char *bad = NULL;
+        switch (c) {
+        case O_MODEL: o->model = optarg; break;
+        case O_MFILE: o->model_file = optarg; break;
+        case O_CLUSTER: o->cluster = optarg; break;
+        case O_ALGO:
+            bad = "--algo wants cdynp, exact, dp, pipedream or spp";
+            for (int i = 0; i < 5; i++)
+                if (!strcmp(optarg, algo_names[i])) {
+                    o->algo = (enum algo) i;
+                    bad = NULL;
+                }
+            break;
+        case O_BATCH:
+            if (lr_cli_parse_double(optarg, 1, 1e9, &o->batch))
+                bad = "--batch wants a number of samples >= 1";
+            break;
+        case O_MICRO:
+            if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->micro))
+                bad = "--microbatch wants a positive number of samples";
+            break;
+        case O_WINDOW:
+            if (lr_cli_parse_long(optarg, -1, LR_MODEL_MAX_LAYERS, &v))
+                bad = "--window wants an integer >= -1";
+            o->window = (int) v;
+            break;
+        case O_ORDER: o->order = optarg; break;
+        case O_NODES:
+            if (lr_cli_parse_long(optarg, 1, 1L << 40, &v))
+                bad = "--max-nodes wants a positive integer";
+            o->max_nodes = v;
+            break;
+        case O_FORMAT:
+            if (!strcmp(optarg, "json"))
+                o->json = 1;
+            else if (!strcmp(optarg, "text"))
+                o->json = 0;
+            else
+                bad = "--format wants 'text' or 'json'";
+            break;
+        case O_PLOT: o->plot = optarg; break;
+        case O_HELP:
+            usage(stdout);
+            return -1;
+        default:
+            lr_cli_err(CMD, "unknown or incomplete option '%s' "
+                       "(see lightrail plan --help)", argv[optind - 1]);
+            return LR_EXIT_USAGE;
+        }
+        if (bad) {
+            lr_cli_err(CMD, "%s, not '%s'", bad, optarg);
+            return LR_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        lr_cli_err(CMD, "unexpected argument '%s' (see --help)", argv[optind]);
+        return LR_EXIT_USAGE;
+    }
+    if (!!o->model == !!o->model_file) {
+        lr_cli_err(CMD, "give one of --model NAME or --model-file FILE");
+        return LR_EXIT_USAGE;
+    }
+    if (!o->cluster) {
+        lr_cli_err(CMD, "--cluster FILE is required, e.g. "
+                   "--cluster examples/clusters/man3.json");
+        return LR_EXIT_USAGE;
+    }
+    double m = o->batch / o->micro;
+    if (fabs(m - round(m)) > 1e-9 || m < 1) {
+        lr_cli_err(CMD, "--microbatch %g does not divide --batch %g into a "
+                   "whole number of microbatches", o->micro, o->batch);
+        return LR_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* "dc1,dc3" -> DC indices; exit code on error. */
+static int
+parse_order(const char *list, const struct lr_cluster *c, int *order, int *n)
+{
+    char buf[1024];
+    if (strlen(list) >= sizeof buf) {
+        lr_cli_err(CMD, "--order list too long");
+        return LR_EXIT_USAGE;
+    }
+    strcpy(buf, list);
+    *n = 0;
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        int k = lr_cluster_find_dc(c, t);
+        if (k < 0) {
+            lr_cli_err(CMD, "--order: no data center '%s' in the cluster", t);
+            return LR_EXIT_USAGE;
+        }
+        for (int i = 0; i < *n; i++)
+            if (order[i] == k) {
+                lr_cli_err(CMD, "--order: '%s' listed twice", t);
+                return LR_EXIT_USAGE;
+            }
+        if (*n == LR_TM_MAX_DCS)
+            return LR_EXIT_USAGE;
+        order[(*n)++] = k;
+    }
+    if (*n == 0) {
+        lr_cli_err(CMD, "--order names no data center");
+        return LR_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* A reason a user can act on when no plan exists. */
+static void
+explain(const struct lr_tm *tm, enum lr_tm_why why, char *buf, size_t len)
+{
+    const struct lr_model *m = tm->model;
+    if (why == LR_TM_MEMORY) {
+        /* The least any layer can need: alone, on a whole DC, one stage. */
+        double need = INFINITY, have = 0;
+        int worst = 0;
+        for (int l = 0; l < m->n_layers; l++) {
+            double least = INFINITY;
+            for (int k = 0; k < tm->n_dcs; k++)
+                least = fmin(least, lr_tm_stage_mem(tm, l, l,
+                                                    tm->dcs[k].n_devices, 1));
+            if (!isfinite(need) || least > need) {
+                need = least;
+                worst = l;
+            }
+        }
+        for (int k = 0; k < tm->n_dcs; k++)
+            have = fmax(have, tm->dcs[k].mem);
+        if (need > have)
+            snprintf(buf, len, "memory: layer %d alone needs %.1f GB per "
+                     "device (16 bytes per parameter for mixed-precision "
+                     "Adam plus activations), the largest device has "
+                     "%.1f GB", worst + 1, need / 1e9, have / 1e9);
+        else
+            snprintf(buf, len, "memory: no cut of the %d layers into stages "
+                     "fits the devices of the data centers (largest device "
+                     "%.1f GB); use more devices or a smaller microbatch",
+                     m->n_layers, have / 1e9);
+        return;
+    }
+    snprintf(buf, len, "%s", lr_tm_why_str(why));
+}
+
+/* GPipe with flush, simulated: returns the makespan and draws the chart
+ * when 'g' is not NULL.  Rows: stage s at 2s, its outgoing transfers at
+ * 2s + 1. */
+static double
+simulate(const struct lr_tm *tm, const struct lr_plan *p,
+         const struct lr_tm_eval *ev, struct lr_gantt *g)
+{
+    const int S = p->n_stages, m = tm->m;
+    double *fend = calloc((size_t) S * m, sizeof *fend);
+    double *bend = calloc((size_t) S * m, sizeof *bend);
+    double end = 0;
+    if (!fend || !bend)
+        goto out;
+#define F(s, u) fend[(size_t) (s) * m + (u)]
+#define B(s, u) bend[(size_t) (s) * m + (u)]
+    for (int u = 0; u < m; u++)
+        for (int s = 0; s < S; s++) {
+            double ready = s ? F(s - 1, u) + ev->c[s - 1] : 0;
+            double free_at = u ? F(s, u - 1) : 0;
+            double start = fmax(ready, free_at);
+            F(s, u) = start + ev->t[s] / 3;
+            if (g) {
+                lr_gantt_box(g, 2 * s, start, F(s, u), 0);
+                if (s)
+                    lr_gantt_box(g, 2 * s - 1, F(s - 1, u), ready, 2);
+            }
+        }
+    for (int u = m - 1; u >= 0; u--)
+        for (int s = S - 1; s >= 0; s--) {
+            double ready = s < S - 1 ? B(s + 1, u) + ev->c[s] : F(S - 1, m - 1);
+            double free_at = u < m - 1 ? B(s, u + 1) : F(s, m - 1);
+            double start = fmax(ready, free_at);
+            B(s, u) = start + 2 * ev->t[s] / 3;
+            if (g) {
+                lr_gantt_box(g, 2 * s, start, B(s, u), 1);
+                if (s < S - 1)
+                    lr_gantt_box(g, 2 * s + 1, B(s + 1, u), ready, 2);
+            }
+        }
+    for (int s = 0; s < S; s++) {
+        double done = B(s, 0) + ev->sync[s];
+        if (g && ev->sync[s] > 0)
+            lr_gantt_box(g, 2 * s, B(s, 0), done, 3);
+        end = fmax(end, done);
+    }
+#undef F
+#undef B
+out:
+    free(fend);
+    free(bend);
+    return end;
+}
+
+static json_object *
+plan_json(const struct opts *o, const struct lr_tm *tm, const char *model,
+          enum lr_tm_why why, const char *reason, const struct lr_plan *p,
+          const struct lr_tm_eval *ev, double search_s,
+          const struct lr_exact_stats *xs)
+{
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "algorithm",
+                           json_object_new_string(algo_names[o->algo]));
+    json_object_object_add(j, "model", json_object_new_string(model));
+    json_object_object_add(j, "batch", json_object_new_double(o->batch));
+    json_object_object_add(j, "microbatch", json_object_new_double(o->micro));
+    json_object_object_add(j, "microbatches", json_object_new_int(tm->m));
+    json_object_object_add(j, "feasible",
+                           json_object_new_boolean(why == LR_TM_OK));
+    if (why != LR_TM_OK)
+        json_object_object_add(j, "reason", json_object_new_string(reason));
+    json_object_object_add(j, "search_time_s",
+                           json_object_new_double(search_s));
+    if (xs) {
+        json_object_object_add(j, "exact_nodes",
+                               json_object_new_int64(xs->nodes));
+        json_object_object_add(j, "exact_complete",
+                               json_object_new_boolean(xs->complete));
+    }
+    if (why != LR_TM_OK)
+        return j;
+    json_object_object_add(j, "iteration_time_s", json_object_new_double(ev->T));
+    json_object_object_add(j, "bottleneck_s",
+                           json_object_new_double(ev->bottleneck));
+    json_object_object_add(j, "compute_sum_s",
+                           json_object_new_double(ev->compute_sum));
+    json_object_object_add(j, "comm_sum_s", json_object_new_double(ev->comm_sum));
+    json_object_object_add(j, "sync_max_s", json_object_new_double(ev->sync_max));
+    json_object *st = json_object_new_array();
+    for (int s = 0; s < p->n_stages; s++) {
+        const struct lr_stage *x = &p->stages[s];
+        json_object *o1 = json_object_new_object();
+        json_object_object_add(o1, "first_layer", json_object_new_int(x->first + 1));
+        json_object_object_add(o1, "last_layer", json_object_new_int(x->last + 1));
+        json_object_object_add(o1, "dc", json_object_new_string(tm->dcs[x->dc].name));
+        json_object_object_add(o1, "devices", json_object_new_int(x->g));
+        json_object_object_add(o1, "time_s", json_object_new_double(ev->t[s]));
+        json_object_object_add(o1, "sync_s", json_object_new_double(ev->sync[s]));
+        json_object_object_add(o1, "memory_bytes", json_object_new_double(ev->mem[s]));
+        json_object_array_add(st, o1);
+    }
+    json_object_object_add(j, "stages", st);
+    json_object *bd = json_object_new_array();
+    for (int s = 0; o->algo != A_DP && s + 1 < p->n_stages; s++) {
+        json_object *o1 = json_object_new_object();
+        json_object_object_add(o1, "after_layer",
+                               json_object_new_int(p->stages[s].last + 1));
+        json_object_object_add(o1, "from_dc",
+                               json_object_new_string(tm->dcs[p->stages[s].dc].name));
+        json_object_object_add(o1, "to_dc",
+                               json_object_new_string(tm->dcs[p->stages[s + 1].dc].name));
+        json_object_object_add(o1, "bytes", json_object_new_double(ev->bytes[s]));
+        json_object_object_add(o1, "time_s", json_object_new_double(ev->c[s]));
+        json_object_array_add(bd, o1);
+    }
+    json_object_object_add(j, "boundaries", bd);
+    return j;
+}
+
+static void
+print_text(const struct opts *o, const struct lr_tm *tm, const char *model,
+           const struct lr_plan *p, const struct lr_tm_eval *ev,
+           double search_s)
+{
+    printf("# %s on %s: B=%g, b=%g (m=%d), %s, search %.3f ms\n", model,
+           o->cluster, o->batch, o->micro, tm->m, algo_names[o->algo],
+           search_s * 1e3);
+    if (o->algo == A_DP) {
+        printf("data parallel over %d data center(s), a full replica on "
+               "every device:\n", p->n_stages);
+        for (int s = 0; s < p->n_stages; s++)
+            printf("  %-12s %4d devices   memory %.2f GB per device\n",
+                   tm->dcs[p->stages[s].dc].name, p->stages[s].g,
+                   ev->mem[s] / 1e9);
+        printf("iteration time T = %.4f s (compute %.4f s, all-reduce "
+               "%.4f s)\n", ev->T, ev->compute_sum, ev->sync_max);
+        return;
+    }
+    printf("%-6s %-11s %-12s %7s %11s %10s %10s\n", "stage", "layers", "dc",
+           "devices", "time (s)", "sync (s)", "mem (GB)");
+    for (int s = 0; s < p->n_stages; s++) {
+        const struct lr_stage *x = &p->stages[s];
+        char layers[32];
+        snprintf(layers, sizeof layers, "%d-%d", x->first + 1, x->last + 1);
+        printf("%-6d %-11s %-12s %7d %11.5f %10.5f %10.2f\n", s + 1, layers,
+               tm->dcs[x->dc].name, x->g, ev->t[s], ev->sync[s],
+               ev->mem[s] / 1e9);
+        if (s + 1 < p->n_stages && p->stages[s + 1].dc == x->dc)
+            printf("  -> after layer %d: inside %s, %.2f MB per microbatch, "
+                   "%.3f ms\n", x->last + 1, tm->dcs[x->dc].name,
+                   ev->bytes[s] / 1e6, ev->c[s] * 1e3);
+        else if (s + 1 < p->n_stages)
+            printf("  -> after layer %d: %s -> %s, %.2f MB per microbatch, "
+                   "%.3f ms\n", x->last + 1, tm->dcs[x->dc].name,
+                   tm->dcs[p->stages[s + 1].dc].name, ev->bytes[s] / 1e6,
+                   ev->c[s] * 1e3);
+    }
+    printf("iteration time T = %.4f s = compute %.4f + transfers %.4f + "
+           "(m-1) x bottleneck %.4f + sync %.4f\n", ev->T, ev->compute_sum,
+           ev->comm_sum, (tm->m - 1) * ev->bottleneck, ev->sync_max);
+}
+
+int
+lr_cmd_plan(int argc, char **argv)
+{
+    struct opts o = {
+        .algo = A_CDYNP, .batch = 32, .micro = 1,
+        .window = LR_CDYNP_DEFAULT_WINDOW, .max_nodes = 50000000,
+    };
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? LR_EXIT_OK : rc;
+
+    struct ly_ctx *ctx = NULL;
+    struct lr_model *model = NULL;
+    struct lr_cluster *cluster = NULL;
+    struct lr_tm *tm = NULL;
+    struct lr_plan *plan = calloc(1, sizeof *plan);
+    struct lr_tm_eval *ev = calloc(1, sizeof *ev);
+    struct lr_gantt *g = NULL;
+    char err[1024], reason[512] = "";
+    if (!plan || !ev) {
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
+        lr_cli_err(CMD, "%s", err);
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    if (o.model) {
+        if (lr_model_preset(o.model, &model)) {
+            char known[256] = "";
+            for (int i = 0; lr_model_presets[i]; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known),
+                         "%s%s", i ? ", " : "", lr_model_presets[i]);
+            lr_cli_err(CMD, "unknown model preset '%s' (known: %s; or "
+                       "--model-file FILE)", o.model, known);
+            rc = LR_EXIT_USAGE;
+            goto cleanup;
+        }
+    } else if (lr_yang_load_model(ctx, o.model_file, &model, err,
+                                  sizeof err)) {
+        lr_cli_err(CMD, "%s", err);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (lr_yang_load_cluster(ctx, o.cluster, &cluster, err, sizeof err)) {
+        lr_cli_err(CMD, "%s", err);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    struct lr_train tr = { o.batch, o.micro, 2 };
+    if (lr_tm_new(model, cluster, &tr, &tm)) {
+        lr_cli_err(CMD, "%s: the cluster has no data center, or more than %d",
+                   o.cluster, LR_TM_MAX_DCS);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    int order[LR_TM_MAX_DCS], n_order = 0;
+    if (o.order && (rc = parse_order(o.order, cluster, order, &n_order)))
+        goto cleanup;
+
+    struct lr_exact_stats xs;
+    double t0 = lr_cli_now();
+    enum lr_tm_why why = LR_TM_OK;
+    switch (o.algo) {
+    case A_CDYNP: {
+        struct lr_cdynp_options co = {
+            .window = o.window, .order = n_order ? order : NULL,
+            .n_order = n_order,
+        };
+        why = lr_cdynp_plan(tm, &co, plan, ev);
+        break;
+    }
+    case A_EXACT:
+        why = lr_exact_plan(tm, o.max_nodes, plan, ev, &xs);
+        break;
+    case A_DP:
+        why = lr_baseline_dp(tm, plan, ev);
+        break;
+    case A_PIPEDREAM:
+        why = lr_baseline_pipedream(tm, plan, ev);
+        break;
+    case A_SPP:
+        why = lr_baseline_spp(tm, plan, ev);
+        break;
+    }
+    double search = lr_cli_now() - t0;
+    if (why != LR_TM_OK)
+        explain(tm, why, reason, sizeof reason);
+    if (o.algo == A_EXACT && !xs.complete)
+        fprintf(stderr, "lightrail plan: exact search stopped after %ld "
+                "nodes (--max-nodes): the plan is the best found, not a "
+                "proven optimum\n", xs.nodes);
+
+    const char *mname = o.model ? o.model : model->name;
+    if (o.json) {
+        json_object *j = plan_json(&o, tm, mname, why, reason, plan, ev,
+                                   search, o.algo == A_EXACT ? &xs : NULL);
+        printf("%s\n", json_object_to_json_string_ext(j,
+                                                      JSON_C_TO_STRING_PRETTY
+                                                      | JSON_C_TO_STRING_SPACED));
+        json_object_put(j);
+    } else if (why == LR_TM_OK) {
+        print_text(&o, tm, mname, plan, ev, search);
+    }
+    if (why != LR_TM_OK) {
+        lr_cli_err(CMD, "no plan: %s", reason);
+        rc = LR_EXIT_INFEASIBLE;
+        goto cleanup;
+    }
+
+    if (o.plot) {
+        if (o.algo == A_DP) {
+            lr_cli_err(CMD, "--plot draws a pipeline; a data-parallel plan "
+                       "has none");
+            rc = LR_EXIT_USAGE;
+            goto cleanup;
+        }
+        char title[256];
+        snprintf(title, sizeof title, "%s, %s: one iteration, simulated GPipe "
+                 "schedule (%.3f s; the model's T = %.3f s)", mname,
+                 algo_names[o.algo], simulate(tm, plan, ev, NULL), ev->T);
+        g = lr_gantt_new(title, "time (s)");
+        for (int s = 0; g && s < plan->n_stages; s++) {
+            char label[64];
+            snprintf(label, sizeof label, "stage %d (%s x%d)", s + 1,
+                     tm->dcs[plan->stages[s].dc].name, plan->stages[s].g);
+            lr_gantt_row(g, 2 * s, label);
+            if (s + 1 < plan->n_stages) {
+                snprintf(label, sizeof label, "%s->%s",
+                         tm->dcs[plan->stages[s].dc].name,
+                         tm->dcs[plan->stages[s + 1].dc].name);
+                lr_gantt_row(g, 2 * s + 1, label);
+            }
+        }
+        if (g)
+            simulate(tm, plan, ev, g);
+        static const char *const classes[] = {
+            "forward", "backward", "transfer", "gradient sync",
+        };
+        if (!g || lr_gantt_write_png(g, o.plot, classes, 4, err,
+                                     sizeof err)) {
+            lr_cli_err(CMD, "%s", g ? err : "out of memory");
+            rc = LR_EXIT_FAIL;
+            goto cleanup;
+        }
+    }
+    rc = LR_EXIT_OK;
+
+cleanup:
+    lr_gantt_free(g);
+    free(plan);
+    free(ev);
+    lr_tm_free(tm);
+    lr_cluster_free(cluster);
+    lr_model_free(model);
+    lr_yang_ctx_free(ctx);
+    return rc;
+}
