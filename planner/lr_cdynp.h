@@ -43,6 +43,8 @@
 #define LR_CDYNP_DEFAULT_WINDOW 4
 /* Up to this many DCs, CDynP tries every chain (lr_cdynp_chain.c). */
 #define LR_CDYNP_ALL_ORDERS 6
+/* Caches the coordinator keeps: per objective and assumed stage count. */
+#define LR_CDYNP_MAX_SETS 64
 
 /* A cost of a layer range or a chain prefix: the three parts of T. */
 struct lr_cdynp_cost {
@@ -158,30 +160,34 @@ enum lr_tm_why lr_cdynp_plan(const struct lr_tm *,
 
 /* Compares two costs under 'obj' with m microbatches: < 0 when a is
  * better.  Values within a relative 1e-9 are ties: they come from the
- * same terms added in different orders. */
+ * same terms added in different orders.  On the DP's hot path. */
+static inline int
+lr_cdynp_key_cmp(double x, double y)
+{
+    double tol = 1e-9 * (x > y ? x : y);
+    return x < y - tol ? -1 : x > y + tol ? 1 : 0;
+}
+
 static inline int
 lr_cdynp_cost_cmp(const struct lr_cdynp_cost *a, const struct lr_cdynp_cost *b,
                   enum lr_cdynp_objective obj, int m)
 {
-    double x[3], y[3];
+    int r;
     if (obj == LR_CDYNP_TIME) {
-        x[0] = a->sum + (m - 1) * a->bottleneck + a->sync;
-        y[0] = b->sum + (m - 1) * b->bottleneck + b->sync;
-        x[1] = a->bottleneck, y[1] = b->bottleneck;
-        x[2] = a->sum, y[2] = b->sum;
+        r = lr_cdynp_key_cmp(a->sum + (m - 1) * a->bottleneck + a->sync,
+                             b->sum + (m - 1) * b->bottleneck + b->sync);
+        if (!r)
+            r = lr_cdynp_key_cmp(a->bottleneck, b->bottleneck);
+        if (!r)
+            r = lr_cdynp_key_cmp(a->sum, b->sum);
     } else {
-        x[0] = a->bottleneck, y[0] = b->bottleneck;
-        x[1] = a->sum, y[1] = b->sum;
-        x[2] = a->sync, y[2] = b->sync;
+        r = lr_cdynp_key_cmp(a->bottleneck, b->bottleneck);
+        if (!r)
+            r = lr_cdynp_key_cmp(a->sum, b->sum);
+        if (!r)
+            r = lr_cdynp_key_cmp(a->sync, b->sync);
     }
-    for (int i = 0; i < 3; i++) {
-        double tol = 1e-9 * (x[i] > y[i] ? x[i] : y[i]);
-        if (x[i] < y[i] - tol)
-            return -1;
-        if (x[i] > y[i] + tol)
-            return 1;
-    }
-    return 0;
+    return r;
 }
 
 #endif

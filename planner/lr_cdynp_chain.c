@@ -25,7 +25,7 @@
  * the least T: the coordinator knows only the links and the aggregate
  * compute, so it cannot tell in advance which DCs are worth their link.
  * Each DC's costs do not depend on the chain, so its cache serves every
- * chain.  Beyond that, the greedy chain of lr_cdynp_order() and each of
+ * chain (one cache per objective and assumed stage count).  Beyond that, the greedy chain of lr_cdynp_order() and each of
  * its prefixes.
  *
  * Complexity: per chain, sum over DCs of the local DP on its windowed
@@ -140,10 +140,17 @@ run_chain(const struct lr_tm *tm, struct lr_cdynp_dc **dc, const int *order,
 struct plan_search {
     const struct lr_tm *tm;
     int window;
-    /* Handles by objective and DC index, and the stage count each
-     * assumes: one set per objective, so that each keeps its cache. */
-    struct lr_cdynp_dc *dc[2][LR_TM_MAX_DCS];
-    int assumed[2][LR_TM_MAX_DCS];
+    /* Handle sets, one per (objective, assumed stage count): a DC's costs
+     * depend on both but not on the chain, so each set keeps its cache
+     * across every chain that needs it. */
+    struct handle_set {
+        enum lr_cdynp_objective obj;
+        int assumed;
+        struct lr_cdynp_dc *dc[LR_TM_MAX_DCS];
+    } sets[LR_CDYNP_MAX_SETS];
+    int n_sets;
+    int assumed[2];               /* per objective: only grows */
+    bool oom;
     struct lr_cdynp_summary *buf[2];
     struct lr_plan *cand, *plan;
     struct lr_tm_eval *ev, *eval;
@@ -153,24 +160,50 @@ struct plan_search {
 
 /* Plans one chain (DC indices order[0..n-1]) under one objective and
  * keeps the plan if it is the best so far. */
+/* The handles for 'obj' assuming 'assumed' stages (only min(m, p)
+ * matters), made on first use; NULL when out of memory or sets. */
+static struct lr_cdynp_dc **
+handles(struct plan_search *ps, enum lr_cdynp_objective obj, int assumed)
+{
+    if (assumed > ps->tm->m)
+        assumed = ps->tm->m;
+    for (int i = 0; i < ps->n_sets; i++)
+        if (ps->sets[i].obj == obj && ps->sets[i].assumed == assumed)
+            return ps->sets[i].dc;
+    if (ps->n_sets == LR_CDYNP_MAX_SETS)
+        return NULL;
+    struct handle_set *hs = &ps->sets[ps->n_sets++];
+    hs->obj = obj;
+    hs->assumed = assumed;
+    for (int k = 0; k < ps->tm->n_dcs; k++) {
+        hs->dc[k] = lr_cdynp_dc_new(ps->tm, k, assumed);
+        if (!hs->dc[k]) {
+            ps->oom = true;
+            return NULL;
+        }
+        lr_cdynp_dc_reset(hs->dc[k], assumed, obj);
+    }
+    return hs->dc;
+}
+
+/* Plans one chain (DC indices order[0..n-1]) under one objective and
+ * keeps the plan if it is the best so far. */
 static void
 try_chain_obj(struct plan_search *ps, const int *order, int n,
               enum lr_cdynp_objective obj)
 {
     const struct lr_tm *tm = ps->tm;
     struct lr_cdynp_dc *chain[LR_TM_MAX_DCS];
-    for (int k = 0; k < n; k++)
-        chain[k] = ps->dc[obj][order[k]];
-    int assumed = n;
+    int assumed = n > ps->assumed[obj] ? n : ps->assumed[obj];
     enum lr_tm_why why = LR_TM_OK;
     for (int round = 0; round < 16; round++) {
-        /* Cached costs stay valid across chains as long as the assumed
-         * stage count is the same. */
+        struct lr_cdynp_dc **dc = handles(ps, obj, assumed);
+        if (!dc) {
+            why = LR_TM_MEMORY;
+            break;
+        }
         for (int k = 0; k < n; k++)
-            if (ps->assumed[obj][order[k]] != assumed) {
-                lr_cdynp_dc_reset(chain[k], assumed, obj);
-                ps->assumed[obj][order[k]] = assumed;
-            }
+            chain[k] = dc[order[k]];
         why = run_chain(tm, chain, order, n, ps->window, ps->buf, ps->cand);
         if (why != LR_TM_OK)
             break;
@@ -182,6 +215,7 @@ try_chain_obj(struct plan_search *ps, const int *order, int n,
             break;
         assumed = p;
     }
+    ps->assumed[obj] = assumed;
     if (why == LR_TM_OK && (!ps->found || ps->ev->T < ps->eval->T)) {
         *ps->plan = *ps->cand;
         *ps->eval = *ps->ev;
@@ -228,14 +262,6 @@ lr_cdynp_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
     ps.ev = malloc(sizeof *ps.ev);
     if (!ps.buf[0] || !ps.buf[1] || !ps.cand || !ps.ev)
         goto cleanup;
-    for (int o = 0; o < 2; o++)
-        for (int k = 0; k < tm->n_dcs; k++) {
-            ps.dc[o][k] = lr_cdynp_dc_new(tm, k, 1);
-            if (!ps.dc[o][k])
-                goto cleanup;
-            lr_cdynp_dc_reset(ps.dc[o][k], 1, (enum lr_cdynp_objective) o);
-            ps.assumed[o][k] = 1;
-        }
 
     int order[LR_TM_MAX_DCS];
     if (opt && opt->order) {
@@ -250,7 +276,10 @@ lr_cdynp_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
             }
         try_chain(&ps, opt->order, opt->n_order);
     } else if (tm->n_dcs <= LR_CDYNP_ALL_ORDERS) {
+        /* The greedy chain first: its stage count seeds the assumption,
+         * so that the other chains mostly share its caches. */
         bool used[LR_TM_MAX_DCS] = { false };
+        try_chain(&ps, order, lr_cdynp_order(tm, order));
         all_chains(&ps, order, 0, used);
     } else {
         int n = lr_cdynp_order(tm, order);
@@ -259,9 +288,9 @@ lr_cdynp_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
     }
 
 cleanup:
-    for (int o = 0; o < 2; o++)
+    for (int i = 0; i < ps.n_sets; i++)
         for (int k = 0; k < tm->n_dcs; k++)
-            lr_cdynp_dc_free(ps.dc[o][k]);
+            lr_cdynp_dc_free(ps.sets[i].dc[k]);
     free(ps.buf[0]);
     free(ps.buf[1]);
     free(ps.cand);

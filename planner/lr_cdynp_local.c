@@ -37,6 +37,13 @@
 
 #include "planner/lr_cdynp.h"
 
+/* fmax() is a libm call at -O2; costs are never NaN here. */
+static inline double
+max2(double a, double b)
+{
+    return a > b ? a : b;
+}
+
 struct cell {
     struct lr_cdynp_cost cost;
     int h;                    /* previous stage's last layer, a-1 = none */
@@ -147,30 +154,31 @@ extend(struct lr_cdynp_dc *d, int a, int b)
     }
     for (int i = a + s->rows; i <= b; i++) {
         int row = i - a;
-        for (int j = 0; j <= N; j++) {
-            struct cell *best = cell_at(d, s, row, j);
-            best->g = 0;
-            for (int h = a - 1; h < i; h++) {
-                double c = 0, x = 0;
-                if (h >= a)
-                    lr_tm_boundary(&d->tm1, h, 0, 0, &c, &x);
-                for (int g = 1; g <= j; g++) {
-                    struct cell *prev = h >= a ? cell_at(d, s, h - a, j - g)
-                                               : NULL;
-                    if (prev && prev->g == 0)
-                        continue;
-                    if (!lr_tm_stage_fits(&d->tm1, 0, h + 1, i, g,
-                                          d->n_stages))
-                        continue;
-                    double t = lr_tm_stage_time(&d->tm1, 0, h + 1, i, g);
-                    double sy = lr_tm_stage_sync(&d->tm1, 0, h + 1, i, g);
+        for (int j = 0; j <= N; j++)
+            cell_at(d, s, row, j)->g = 0;
+        /* The last stage is h+1..i on g devices; its time, sync and
+         * memory do not depend on how many devices the earlier stages
+         * hold, so they are computed once per (h, g), not per j. */
+        for (int h = a - 1; h < i; h++) {
+            double c = 0, x = 0;
+            if (h >= a)
+                lr_tm_boundary(&d->tm1, h, 0, 0, &c, &x);
+            for (int g = N; g >= 1; g--) {
+                if (!lr_tm_stage_fits(&d->tm1, 0, h + 1, i, g, d->n_stages))
+                    break;   /* fewer devices need more memory each */
+                double t = lr_tm_stage_time(&d->tm1, 0, h + 1, i, g);
+                double sy = lr_tm_stage_sync(&d->tm1, 0, h + 1, i, g);
+                for (int j = g; j <= N; j++) {
                     struct lr_cdynp_cost cand = { t, t, sy };
-                    if (prev) {
-                        cand.bottleneck = fmax(fmax(prev->cost.bottleneck, x),
-                                               t);
+                    if (h >= a) {
+                        const struct cell *prev = cell_at(d, s, h - a, j - g);
+                        if (prev->g == 0)
+                            continue;
+                        cand.bottleneck = max2(max2(prev->cost.bottleneck, x), t);
                         cand.sum = prev->cost.sum + 2 * c + t;
-                        cand.sync = fmax(prev->cost.sync, sy);
+                        cand.sync = max2(prev->cost.sync, sy);
                     }
+                    struct cell *best = cell_at(d, s, row, j);
                     if (best->g == 0
                         || lr_cdynp_cost_cmp(&cand, &best->cost, d->obj,
                                              d->m) < 0) {
@@ -232,9 +240,9 @@ lr_cdynp_dc_step(struct lr_cdynp_dc *d, const struct lr_cdynp_summary *in,
                 double X = lr_tm_boundary_bytes(&d->tm1, a);
                 double x = X / in_link->bw, c = in_link->lat + x;
                 struct lr_cdynp_cost cand = {
-                    fmax(fmax(in->e[e].cost.bottleneck, x), cost.bottleneck),
+                    max2(max2(in->e[e].cost.bottleneck, x), cost.bottleneck),
                     in->e[e].cost.sum + 2 * c + cost.sum,
-                    fmax(in->e[e].cost.sync, cost.sync),
+                    max2(in->e[e].cost.sync, cost.sync),
                 };
                 if (arg == -2
                     || lr_cdynp_cost_cmp(&cand, &best, d->obj, d->m) < 0) {

@@ -39,6 +39,7 @@ struct opts {
     double batch, micro;
     int window;
     long max_nodes;
+    double inter_gbps;        /* > 0: every inter-DC link at this rate */
     int json;
 };
 
@@ -50,6 +51,7 @@ usage(FILE *f)
 "                      [--algo cdynp|exact|dp|pipedream|spp]\n"
 "                      [--batch B] [--microbatch b] [--window w]\n"
 "                      [--order DC,DC,...] [--max-nodes N]\n"
+"                      [--inter-dc-gbps G]\n"
 "                      [--format text|json] [--plot FILE.png]\n"
 "\n"
 "Cuts the model into pipeline stages over the data centers of the cluster\n"
@@ -70,6 +72,8 @@ usage(FILE *f)
 "                      pre-partition (default %d; -1 = whole range)\n"
 "  --order LIST        CDynP's chain of DCs (default: every chain)\n"
 "  --max-nodes N       bound on exact's search (default 50000000)\n"
+"  --inter-dc-gbps G   set every inter-DC link of the cluster to G Gb/s\n"
+"                      (latencies kept), for bandwidth sweeps\n"
 "  --format FMT        text (a table) or json\n"
 "  --plot FILE.png     Gantt chart of one iteration (gnuplot)\n"
 "\n"
@@ -81,7 +85,7 @@ static int
 parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_MODEL = 256, O_MFILE, O_CLUSTER, O_ALGO, O_BATCH, O_MICRO,
-           O_WINDOW, O_ORDER, O_NODES, O_FORMAT, O_PLOT, O_HELP };
+           O_WINDOW, O_ORDER, O_NODES, O_FORMAT, O_PLOT, O_GBPS, O_HELP };
     static const struct option longopts[] = {
         { "model", required_argument, NULL, O_MODEL },
         { "model-file", required_argument, NULL, O_MFILE },
@@ -94,6 +98,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "max-nodes", required_argument, NULL, O_NODES },
         { "format", required_argument, NULL, O_FORMAT },
         { "plot", required_argument, NULL, O_PLOT },
+        { "inter-dc-gbps", required_argument, NULL, O_GBPS },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -143,6 +148,10 @@ parse_args(int argc, char **argv, struct opts *o)
                 bad = "--format wants 'text' or 'json'";
             break;
         case O_PLOT: o->plot = optarg; break;
+        case O_GBPS:
+            if (lr_cli_parse_double(optarg, 1e-6, 1e6, &o->inter_gbps))
+                bad = "--inter-dc-gbps wants a positive rate in Gb/s";
+            break;
         case O_HELP:
             usage(stdout);
             return -1;
@@ -465,6 +474,12 @@ lr_cmd_plan(int argc, char **argv)
         rc = LR_EXIT_USAGE;
         goto cleanup;
     }
+    if (o.inter_gbps > 0)
+        for (int a = 0; a < tm->n_dcs; a++)
+            for (int b = a + 1; b < tm->n_dcs; b++)
+                if (tm->link[a][b].bw > 0)
+                    lr_tm_set_link(tm, a, b, o.inter_gbps * 1e9 / 8,
+                                   tm->link[a][b].lat);
     int order[LR_TM_MAX_DCS], n_order = 0;
     if (o.order && (rc = parse_order(o.order, cluster, order, &n_order)))
         goto cleanup;

@@ -1,0 +1,94 @@
+#!/bin/sh
+# `lightrail plan`: the JSON contract, plans that cover every layer once,
+# CDynP against exact on a small model, exit 3 with a reason, and one
+# clear error (exit 2) for every kind of bad input.
+. "${srcdir:-.}/tests/cli/lib.sh"
+MAN3=$srcdir/examples/clusters/man3.json
+TOY=$srcdir/examples/models/toy-4.json
+BAD=$srcdir/tests/data/bad
+
+# Every algorithm: the documented keys; stages cover layers 1..L in order;
+# boundaries sit between consecutive stages.
+for algo in cdynp exact dp pipedream spp; do
+    if [ $algo = exact ]; then model="--model-file $TOY"; L=4; else model="--model gpt-1.9b"; L=36; fi
+    if $LIGHTRAIL plan $model --cluster "$MAN3" --algo $algo --format json > "$tmp/$algo.json"; then
+        if jq -e --argjson L $L --arg a $algo '
+              .algorithm == $a and .feasible == true
+              and (.iteration_time_s > 0) and (.search_time_s >= 0)
+              and (.stages | length > 0)
+              and (.stages | all(has("first_layer") and has("last_layer") and has("dc")
+                                 and has("devices") and has("time_s") and has("memory_bytes")))
+              and (if $a == "dp" then (.stages | all(.first_layer == 1 and .last_layer == $L))
+                   else (.stages[0].first_layer == 1 and .stages[-1].last_layer == $L
+                         and ([range(1; .stages | length) as $i
+                               | .stages[$i].first_layer == .stages[$i - 1].last_layer + 1] | all)
+                         and (.boundaries | length) == (.stages | length) - 1
+                         and ([.boundaries[] | has("after_layer") and has("from_dc") and has("to_dc")
+                               and has("bytes") and has("time_s")] | all))
+                   end)' "$tmp/$algo.json" > /dev/null; then
+            ok "$algo: a well-formed plan"
+        else
+            notok "$algo: malformed plan: $(cat "$tmp/$algo.json")"
+        fi
+    else
+        notok "$algo: exit $?"
+    fi
+done
+
+# On the toy model the exact optimum is never above CDynP.
+$LIGHTRAIL plan --model-file "$TOY" --cluster "$MAN3" --format json > "$tmp/c.json"
+if jq -e -s '.[0].iteration_time_s <= .[1].iteration_time_s * (1 + 1e-12)' \
+      "$tmp/exact.json" "$tmp/c.json" > /dev/null; then
+    ok "exact <= cdynp on toy-4"
+else
+    notok "exact above cdynp: $(jq -c .iteration_time_s "$tmp/exact.json" "$tmp/c.json")"
+fi
+
+# Text output names the iteration time; --plot writes a PNG.
+if $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" | grep -q '^iteration time T = '; then
+    ok "text table"
+else
+    notok "text table"
+fi
+if command -v gnuplot > /dev/null; then
+    $LIGHTRAIL plan --model bert-large --cluster "$MAN3" --plot "$tmp/g.png" > /dev/null
+    if [ "$(head -c 4 "$tmp/g.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; then
+        ok "--plot wrote a PNG"
+    else
+        notok "--plot wrote no PNG"
+    fi
+fi
+
+# A slower WAN can only make the iteration longer.
+t10=$($LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --inter-dc-gbps 10 --format json | jq .iteration_time_s)
+t1=$($LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --inter-dc-gbps 1 --format json | jq .iteration_time_s)
+if [ -n "$t1" ] && jq -n -e "$t1 >= $t10" > /dev/null; then
+    ok "1 Gb/s no faster than 10 Gb/s ($t1 >= $t10)"
+else
+    notok "bandwidth sweep: 10 Gb/s $t10, 1 Gb/s $t1"
+fi
+
+# Well-formed but impossible: exit 3, the reason on stderr and in JSON.
+$LIGHTRAIL plan --model llama2-70b --cluster "$MAN3" --format json > "$tmp/no.json" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 3 ] && grep -q 'no plan: memory' "$tmp/err" \
+   && jq -e '.feasible == false and (.reason | startswith("memory"))' "$tmp/no.json" > /dev/null; then
+    ok "llama2-70b on man3: exit 3, memory"
+else
+    notok "llama2-70b on man3: exit $rc, $(cat "$tmp/err")"
+fi
+
+# Bad input: exit 2 and one line.
+expect_bad "unknown model preset 'gpt-5'" $LIGHTRAIL plan --model gpt-5 --cluster "$MAN3"
+expect_bad "--microbatch 3 does not divide --batch 32" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --microbatch 3
+expect_bad "device-count: Unsatisfied range" $LIGHTRAIL plan --model gpt-1.9b --cluster "$BAD/cluster_zero_devices.json"
+expect_bad "bandwidth-gbps: Unsatisfied range" $LIGHTRAIL plan --model gpt-1.9b --cluster "$BAD/cluster_negative_bw.json"
+expect_bad "--algo wants cdynp, exact" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo greedy
+expect_bad "--order: no data center 'dc9'" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --order dc1,dc9
+expect_bad "give one of --model NAME or --model-file FILE" $LIGHTRAIL plan --cluster "$MAN3"
+expect_bad "--cluster FILE is required" $LIGHTRAIL plan --model gpt-1.9b
+expect_bad "model_layer_gap.json: " $LIGHTRAIL plan --model-file "$BAD/model_layer_gap.json" --cluster "$MAN3"
+expect_bad "model_malformed.json" $LIGHTRAIL plan --model-file "$BAD/model_malformed.json" --cluster "$MAN3"
+expect_bad "--window wants an integer" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --window -5
+
+lr_summary

@@ -1,0 +1,242 @@
+/*
+ * lr-bench-cdynp: how close to the optimum and how fast CDynP plans.
+ * `make bench` runs it; docs/benchmarks.md records results.
+ *
+ * 1. Optimality: over the random small instances of planner/lr_instance.h
+ *    (seeds 1..N, default 1000), CDynP's T against the exact optimum of
+ *    lr_exact.c: the gap T_cdynp / T_exact - 1, its mean, median, 95th
+ *    percentile and maximum.
+ * 2. Speed: CDynP's search time for GPT-1.9B on examples/clusters/
+ *    man3.json, and LLaMA-2 70B over 16 DCs of 64 A100 each (built here:
+ *    every pair of DCs linked at 10-100 Gb/s), median of R runs.
+ * 3. A curve of search time against layers and DCs: transformer models of
+ *    L = 24 .. 192 layers (the GPT-1.9B block repeated) on K = 2 .. 16 DCs
+ *    of 8 V100 each, linked at 10 Gb/s; a table, and a PNG with --plot.
+ *
+ * Timing is wall clock on a shared machine: medians, not single runs.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "planner/lr_cdynp.h"
+#include "planner/lr_exact.h"
+#include "planner/lr_instance.h"
+#include "planner/lr_stats.h"
+#include "tools/lightrail/lr_plot.h"
+#include "yang/lr_yang.h"
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Median search time of CDynP over 'runs' runs. */
+static double
+time_cdynp(const struct lr_tm *tm, int runs, double *T)
+{
+    double *t = calloc((size_t) runs, sizeof *t);
+    struct lr_plan *p = malloc(sizeof *p);
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    *T = NAN;
+    for (int r = 0; r < runs; r++) {
+        double t0 = now_s();
+        enum lr_tm_why why = lr_cdynp_plan(tm, NULL, p, ev);
+        t[r] = now_s() - t0;
+        if (why == LR_TM_OK)
+            *T = ev->T;
+    }
+    double med = lr_stats_median(t, runs);
+    free(t);
+    free(p);
+    free(ev);
+    return med;
+}
+
+static struct lr_cluster *
+uniform_cluster(int K, int N, const char *type, double peak, double eff,
+                double mem, double gbps_lo, double gbps_hi)
+{
+    struct lr_cluster *c = lr_cluster_new();
+    lr_cluster_add_type(c, type, peak, eff, mem);
+    for (int k = 0; k < K; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "dc%d", k + 1);
+        lr_cluster_add_dc(c, name, type, N, 25e9, 5e-6, NULL);
+    }
+    for (int a = 0; a < K; a++)
+        for (int b = a + 1; b < K; b++) {
+            /* A fixed pattern of capacities in [lo, hi]. */
+            double f = ((a * 7 + b * 13) % 10) / 9.0;
+            lr_cluster_add_link(c, c->dcs[a].name, c->dcs[b].name,
+                                (gbps_lo + f * (gbps_hi - gbps_lo)) * 1e9 / 8,
+                                1e-3 + 2e-3 * f);
+        }
+    return c;
+}
+
+int
+main(int argc, char **argv)
+{
+    const char *man3 = "examples/clusters/man3.json";
+    const char *plot = NULL;
+    int instances = 1000, runs = 21;
+    static const struct option longopts[] = {
+        { "man3", required_argument, NULL, 'm' },
+        { "instances", required_argument, NULL, 'i' },
+        { "runs", required_argument, NULL, 'r' },
+        { "plot", required_argument, NULL, 'p' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'm': man3 = optarg; break;
+        case 'i': instances = atoi(optarg); break;
+        case 'r': runs = atoi(optarg); break;
+        case 'p': plot = optarg; break;
+        default:
+            printf("usage: lr-bench-cdynp [--man3 FILE] [--instances N] "
+                   "[--runs R] [--plot FILE.png]\n");
+            return c == 'h' ? 0 : 2;
+        }
+    }
+    if (instances < 1 || runs < 1) {
+        fprintf(stderr, "lr-bench-cdynp: --instances and --runs >= 1\n");
+        return 2;
+    }
+
+    /* 1. Optimality. */
+    double *gap = calloc((size_t) instances, sizeof *gap);
+    int n = 0, cdynp_fail = 0, both_fail = 0, incomplete = 0;
+    long nodes = 0;
+    struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
+    struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
+    double t0 = now_s();
+    for (int s = 1; s <= instances; s++) {
+        struct lr_instance in;
+        struct lr_tm *tm;
+        struct lr_exact_stats st;
+        if (lr_instance_random((uint64_t) s, &in)
+            || lr_tm_new(in.model, in.cluster, &in.train, &tm))
+            return 1;
+        enum lr_tm_why wc = lr_cdynp_plan(tm, NULL, pc, ec);
+        enum lr_tm_why we = lr_exact_plan(tm, 0, pe, ee, &st);
+        nodes += st.nodes;
+        incomplete += !st.complete;
+        if (we != LR_TM_OK)
+            both_fail += wc != LR_TM_OK;
+        else if (wc != LR_TM_OK)
+            cdynp_fail++;
+        else
+            gap[n++] = ec->T / ee->T - 1;
+        lr_tm_free(tm);
+        lr_instance_free(&in);
+    }
+    double elapsed = now_s() - t0;
+    struct lr_stats gs;
+    lr_stats_compute(gap, n, &gs);
+    double med = lr_stats_median(gap, n);   /* sorts gap */
+    printf("## CDynP against the exact optimum: %d random instances "
+           "(planner/lr_instance.h, seeds 1..%d)\n\n", instances, instances);
+    printf("| instances with a plan | CDynP found none | neither | mean gap "
+           "| median | p95 | max | exact nodes per instance |\n");
+    printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    printf("| %d | %d | %d | %.4f%% | %.4f%% | %.4f%% | %.4f%% | %.0f |\n\n",
+           n, cdynp_fail, both_fail, 100 * gs.mean, 100 * med,
+           100 * gap[(int) (0.95 * (n - 1))], 100 * gap[n - 1],
+           (double) nodes / instances);
+    printf("(%d exact searches incomplete; %.1f s in all)\n\n", incomplete,
+           elapsed);
+    free(gap);
+
+    /* 2. Search time on the two named cases. */
+    struct ly_ctx *ctx;
+    char err[1024];
+    struct lr_cluster *cl = NULL;
+    struct lr_model *gpt = NULL, *llama = NULL;
+    if (lr_yang_ctx_new(&ctx, err, sizeof err)
+        || lr_yang_load_cluster(ctx, man3, &cl, err, sizeof err)) {
+        fprintf(stderr, "lr-bench-cdynp: %s\n", err);
+        return 2;
+    }
+    lr_model_preset("gpt-1.9b", &gpt);
+    lr_model_preset("llama2-70b", &llama);
+    struct lr_train tr = { 32, 1, 2 };
+    struct lr_tm *tm;
+    double T;
+    printf("## CDynP search time (median of %d runs)\n\n", runs);
+    printf("| case | search time | T |\n|---|---:|---:|\n");
+    lr_tm_new(gpt, cl, &tr, &tm);
+    double s1 = time_cdynp(tm, runs, &T);
+    printf("| GPT-1.9B on man3 (B=32, b=1) | %.2f ms | %.4f s |\n", s1 * 1e3,
+           T);
+    lr_tm_free(tm);
+    struct lr_cluster *big = uniform_cluster(16, 64, "A100-80GB", 312e12,
+                                             0.45, 80e9, 10, 100);
+    struct lr_train tr70 = { 256, 1, 2 };
+    lr_tm_new(llama, big, &tr70, &tm);
+    double s2 = time_cdynp(tm, runs < 5 ? runs : 5, &T);
+    printf("| LLaMA-2 70B on 16 DCs x 64 A100 (B=256, b=1) | %.2f ms | "
+           "%.4f s |\n\n", s2 * 1e3, T);
+    lr_tm_free(tm);
+    lr_cluster_free(big);
+
+    /* 3. Search time against layers and DCs. */
+    static const int Ls[] = { 24, 48, 96, 192 };
+    static const int Ks[] = { 2, 4, 8, 16 };
+    struct lr_plot *pl = plot ? lr_plot_new("CDynP search time (8 V100 per "
+                                            "DC, GPT-1.9B blocks)",
+                                            "layers", "search time (ms)",
+                                            true) : NULL;
+    printf("## Search time against layers and DCs (8 V100 per DC, "
+           "GPT-1.9B blocks, B=32, b=1; median of %d)\n\n| layers |", runs);
+    for (int k = 0; k < 4; k++)
+        printf(" %d DCs |", Ks[k]);
+    printf("\n|---:|---:|---:|---:|---:|\n");
+    struct lr_transformer shape;
+    lr_model_preset_shape("gpt-1.9b", &shape);
+    for (int l = 0; l < 4; l++) {
+        shape.layers = Ls[l];
+        struct lr_model *m;
+        lr_model_from_transformer("gpt-blocks", &shape, &m);
+        printf("| %d |", Ls[l]);
+        for (int k = 0; k < 4; k++) {
+            struct lr_cluster *cc = uniform_cluster(Ks[k], 8, "V100-32GB",
+                                                    125e12, 0.40, 32e9, 10,
+                                                    10);
+            lr_tm_new(m, cc, &tr, &tm);
+            double s = time_cdynp(tm, runs < 5 ? runs : 5, &T);
+            printf(" %.2f ms%s |", s * 1e3, isnan(T) ? " (no plan)" : "");
+            fflush(stdout);
+            if (pl) {
+                char series[32];
+                snprintf(series, sizeof series, "%d DCs", Ks[k]);
+                lr_plot_add(pl, series, Ls[l], s * 1e3, 0);
+            }
+            lr_tm_free(tm);
+            lr_cluster_free(cc);
+        }
+        printf("\n");
+        lr_model_free(m);
+    }
+    if (pl && lr_plot_write_png(pl, plot, err, sizeof err))
+        fprintf(stderr, "lr-bench-cdynp: %s\n", err);
+    lr_plot_free(pl);
+    lr_model_free(gpt);
+    lr_model_free(llama);
+    lr_cluster_free(cl);
+    lr_yang_ctx_free(ctx);
+    free(pc);
+    free(pe);
+    free(ec);
+    free(ee);
+    return 0;
+}
