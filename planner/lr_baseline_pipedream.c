@@ -5,11 +5,17 @@
  *     A(j, n) = min over i < j, 1 <= n' < n of
  *               max( A(i, n - n'), 2 C_i, T(i+1..j, n') )
  *     A(j, n) also = T(1..j, n)      (one stage, replicated n ways)
- * over N = sum_k N_k devices, with T the stage time and C_i the transfer
- * time of the activations after layer i.  PipeDream assumes one
- * homogeneous cluster: we give it the mean device (sum P eta / N) and the
- * mean intra-DC bandwidth for C_i, and no memory limit (its partitioner
- * has none; the plan is checked against memory when evaluated).
+ * over N = sum_k N_k devices, with C_i the transfer time of the
+ * activations after layer i and T the time per microbatch of a stage
+ * replicated n' ways, which in PipeDream is the larger of its compute and
+ * its weight synchronisation, the two overlapping:
+ *     T(i..j, n') = max( t(i..j, n'), S(i..j, n') / m )
+ * with t and S the stage time and ring all-reduce of lr_timemodel.h
+ * (S is per iteration, so per microbatch S / m).  PipeDream assumes one
+ * homogeneous cluster: we give it the mean device (sum P eta / N), the
+ * mean intra-DC bandwidth and latency for C_i and S, and no memory limit
+ * (its partitioner has none; the plan is checked against memory when
+ * evaluated).
  *
  * Mapping: the stages, in order, go to the DCs of lr_cdynp_order() in
  * order; a stage moves on to the next DC when the current one has fewer
@@ -38,14 +44,20 @@ lr_baseline_pipedream(const struct lr_tm *tm, struct lr_plan *plan,
     const struct lr_model *m = tm->model;
     const int L = m->n_layers;
     int N = 0;
-    double speed = 0, beta = 0;
+    double speed = 0, beta = 0, alpha = 0;
     for (int k = 0; k < tm->n_dcs; k++) {
         N += tm->dcs[k].n_devices;
         speed += tm->dcs[k].n_devices * tm->dcs[k].peak * tm->dcs[k].eff;
         beta += tm->dcs[k].beta / tm->n_dcs;
+        alpha += tm->dcs[k].alpha / tm->n_dcs;
     }
     speed /= N;
-    const double b = tm->train.micro;
+    const double b = tm->train.micro, e = tm->train.elem_bytes;
+    /* T(i..j, n) of the header, on the mean device and network. */
+#define STAGE(i, j, n)                                                       \
+    fmax(3 * b * lr_model_flops(m, (i), (j)) / ((n) * speed),                \
+         (n) > 1 ? (2.0 * ((n) - 1) / (n) * e * lr_model_params(m, (i), (j)) \
+                    / beta + 2.0 * ((n) - 1) * alpha) / tm->m : 0)
 
     struct pd_cell *A = malloc((size_t) L * (N + 1) * sizeof *A);
     if (!A) {
@@ -55,15 +67,12 @@ lr_baseline_pipedream(const struct lr_tm *tm, struct lr_plan *plan,
 #define CELL(j, n) A[(size_t) (j) * (N + 1) + (n)]
     for (int j = 0; j < L; j++)
         for (int n = 1; n <= N; n++) {
-            struct pd_cell best = {
-                3 * b * lr_model_flops(m, 0, j) / (n * speed), -1, n,
-            };
+            struct pd_cell best = { STAGE(0, j, n), -1, n };
             for (int i = 0; i < j; i++) {
                 double comm = 2 * lr_tm_boundary_bytes(tm, i) / beta;
                 for (int np = 1; np < n; np++) {
-                    double t = 3 * b * lr_model_flops(m, i + 1, j)
-                               / (np * speed);
-                    double v = fmax(fmax(CELL(i, n - np).a, comm), t);
+                    double v = fmax(fmax(CELL(i, n - np).a, comm),
+                                    STAGE(i + 1, j, np));
                     if (v < best.a)
                         best = (struct pd_cell) { v, i, np };
                 }
@@ -81,6 +90,7 @@ lr_baseline_pipedream(const struct lr_tm *tm, struct lr_plan *plan,
         j = c.i;
     }
 #undef CELL
+#undef STAGE
     free(A);
 
     int order[LR_TM_MAX_DCS], n_order = lr_cdynp_order(tm, order);
