@@ -524,6 +524,25 @@ lr_cmd_rsa_sim(int argc, char **argv)
             rc = err_no == ENOMEM ? LR_EXIT_FAIL : LR_EXIT_USAGE;
             goto cleanup_samples;
         }
+        /* The protocol draws every ordered pair: a pair without a path
+         * would only measure the topology, so it is refused up front. */
+        for (int s = 0; s < topo->n_nodes && pi == 0; s++)
+            for (int d = 0; d < topo->n_nodes; d++) {
+                int np;
+                if (s == d)
+                    continue;
+                lr_ksp_paths(rsa->ksp, s, d, &np);
+                if (np == 0) {
+                    lr_cli_err(CMD, "%s: node '%s' has no path to node "
+                               "'%s'; the benchmark draws every pair, so "
+                               "the topology must be strongly connected",
+                               o.topology, topo->nodes[s].name,
+                               topo->nodes[d].name);
+                    lr_rsa_free(rsa);
+                    rc = LR_EXIT_USAGE;
+                    goto cleanup_samples;
+                }
+            }
         for (int li = 0; li < o.n_loads; li++) {
             struct cell *c = &cells[pi * o.n_loads + li];
             c->policy = policies[pi];
