@@ -1,0 +1,75 @@
+/*
+ * lr_job: a training job as the controller keeps it — the operator's
+ * intent, where the job is in its life, and what it holds.
+ *
+ * Phases (the state machine of ../shared/ARCHITECTURE.md):
+ *   submitted -> planned -> provisioning -> active -> releasing -> gone
+ *   or blocked (no plan: no GPUs, no spectrum, memory) or failed (a device
+ *   refused or a restart interrupted provisioning), both with a reason.
+ * "gone" is never stored: a released job is deleted.
+ *
+ * Plain data: no pointers, so a job copies with '=' and the store, the
+ * northbound and the controller can pass it around freely.
+ */
+#ifndef LR_JOB_H
+#define LR_JOB_H 1
+
+#include <stdint.h>
+
+#include "planner/lr_timemodel.h"
+
+#define LR_JOB_NAME_MAX 64
+#define LR_JOB_REASON_MAX 256
+#define LR_JOB_MAX_LIGHTPATHS 32
+#define LR_JOB_MAX_HOPS 32
+
+enum lr_job_phase {
+    LR_JOB_SUBMITTED,
+    LR_JOB_PLANNED,
+    LR_JOB_PROVISIONING,
+    LR_JOB_ACTIVE,
+    LR_JOB_RELEASING,
+    LR_JOB_BLOCKED,
+    LR_JOB_FAILED,
+};
+
+/* What the operator asked for (lightrail-job.yang, container intent). */
+struct lr_intent {
+    char name[LR_JOB_NAME_MAX];
+    char model[LR_NAME_MAX];  /* a preset name (custom models: later) */
+    double batch, micro;
+    int gpus_min, gpus_max;
+    char algorithm[16];       /* cdynp (default), exact, dp, pipedream, spp */
+    int priority;             /* 0 = default; higher first (informative) */
+};
+
+/* One directed lightpath carrying one direction of an inter-DC boundary:
+ * the same slots [first, first + m) on every link of 'links'. */
+struct lr_lightpath {
+    int from_dc, to_dc;       /* cluster DC indices */
+    int n_links;
+    int links[LR_JOB_MAX_HOPS];   /* topology link indices, in order */
+    double length_km;
+    int mod;                  /* index in the modulation table */
+    int first, m;             /* slots, guard included */
+    int n;                    /* flexgrid n of the channel (m is m) */
+    double capacity_gbps;
+};
+
+struct lr_job {
+    struct lr_intent intent;
+    enum lr_job_phase phase;
+    char reason[LR_JOB_REASON_MAX];   /* when blocked or failed */
+    struct lr_plan plan;              /* stages (DC indices) */
+    double iteration_s;               /* predicted T with the lightpaths */
+    int gpus[LR_TM_MAX_DCS];          /* devices held per DC */
+    int n_lightpaths;
+    struct lr_lightpath lp[LR_JOB_MAX_LIGHTPATHS];
+    int64_t created_ms, updated_ms;   /* Unix time, milliseconds */
+};
+
+const char *lr_job_phase_name(enum lr_job_phase);
+/* Returns 0 and sets '*out', or EINVAL for an unknown name. */
+int lr_job_phase_parse(const char *, enum lr_job_phase *out);
+
+#endif

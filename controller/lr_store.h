@@ -1,0 +1,80 @@
+/*
+ * lr_store: everything the controller decided, in SQLite.
+ *
+ * What is stored: the topology and inventory (as the RFC 7951 JSON they
+ * were loaded from), every job with its intent, phase, reason, plan
+ * (stages), lightpaths, and its reservations: GPUs per DC and every
+ * (link, slot) it holds.  A (link, slot) pair is a primary key, so the
+ * database itself refuses a slot booked twice.
+ *
+ * Durability: WAL journal with synchronous = NORMAL.  A committed
+ * transaction survives a crash of the process (kill -9); a power loss may
+ * roll back the last transactions but never leaves the file inconsistent.
+ * Restart recovery (controller/) then reconciles the devices.
+ *
+ * Schema: a 'meta' table holds schema_version; lr_store_open() creates a
+ * new file at the current version or migrates an older one step by step
+ * (a table of migrations in lr_store.c), and refuses a newer one.
+ *
+ * Conventions: functions return 0 or a positive errno value (ENOENT: no
+ * such job; EEXIST: a slot or a job name already taken; EIO: SQLite
+ * failed, with its message in the store's last error); one connection,
+ * one thread.  Each write is its own transaction unless the caller has
+ * opened one with lr_store_begin(); nested begins are savepoints.
+ */
+#ifndef LR_STORE_H
+#define LR_STORE_H 1
+
+#include <stddef.h>
+
+#include "controller/lr_job.h"
+
+#define LR_STORE_SCHEMA_VERSION 1
+
+struct lr_store;
+
+/* Opens (creating or migrating) the database at 'path'.  The caller
+ * closes it with lr_store_close(). */
+int lr_store_open(const char *path, struct lr_store **out, char *err,
+                  size_t errlen);
+void lr_store_close(struct lr_store *);
+
+/* The last SQLite error, for messages. */
+const char *lr_store_error(const struct lr_store *);
+
+int lr_store_begin(struct lr_store *);
+int lr_store_commit(struct lr_store *);
+void lr_store_rollback(struct lr_store *);
+
+/* Named JSON documents: "topology", "cluster". */
+int lr_store_put_doc(struct lr_store *, const char *key, const char *json);
+/* '*json' is a new string the caller frees; ENOENT when absent. */
+int lr_store_get_doc(struct lr_store *, const char *key, char **json);
+
+/* Inserts or replaces the job and everything it holds: its stages,
+ * lightpaths, GPU counts and slot reservations are replaced by those of
+ * 'job' (a job in phase blocked or failed holds none).  EEXIST when a
+ * slot is already held by another job; then nothing changes. */
+int lr_store_put_job(struct lr_store *, const struct lr_job *job);
+
+/* Only the phase and reason (and updated_ms), keeping what it holds. */
+int lr_store_set_phase(struct lr_store *, const char *name,
+                       enum lr_job_phase, const char *reason,
+                       long long updated_ms);
+
+/* Removes the job and everything it holds; ENOENT if there is none. */
+int lr_store_delete_job(struct lr_store *, const char *name);
+
+int lr_store_get_job(struct lr_store *, const char *name, struct lr_job *out);
+
+/* Every job, in name order, into a new array the caller frees with
+ * free(). */
+int lr_store_list_jobs(struct lr_store *, struct lr_job **out, int *n);
+
+/* Checks the invariants across tables: every slot row belongs to a
+ * lightpath of its job and every lightpath's slots are present; GPU rows
+ * equal the sums of the stages.  0, or EINVAL with the first violation
+ * described in err[errlen]. */
+int lr_store_check(struct lr_store *, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * nb_server: the controller's HTTPS server (libevent evhttp + OpenSSL),
+ * the edge where requests become calls into the controller.
+ *
+ * Routing is a table of {method, path prefix, handler} rows (FRRouting's
+ * northbound tables are the model); the server authenticates (bearer
+ * token or client certificate), enforces the body limit, answers what no
+ * row claims (404, or 405 when the path exists with another method),
+ * times every request into a latency histogram, and while draining
+ * answers 503.  Errors are RFC 8040 "ietf-restconf:errors" bodies.
+ *
+ * One event_base, owned by main; handlers run in its callbacks and must
+ * not block.  Ownership: a handler fills 'resp'; the server frees
+ * resp->body (malloc'ed) after sending.
+ */
+#ifndef NB_SERVER_H
+#define NB_SERVER_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct event_base;
+struct nb_server;
+
+enum nb_method {
+    NB_GET = 1,
+    NB_POST = 2,
+    NB_PUT = 4,
+    NB_DELETE = 8,
+    NB_PATCH = 16,
+};
+
+struct nb_request {
+    enum nb_method method;
+    const char *path;         /* decoded, without the query */
+    const char *query;        /* raw query string or NULL */
+    const char *body;         /* NUL-terminated; "" when none */
+    size_t body_len;
+    const char *principal;    /* who: the token's name or the cert CN */
+};
+
+struct nb_response {
+    int status;
+    char *body;               /* malloc'ed; freed by the server */
+    const char *content_type; /* default "application/yang-data+json" */
+};
+
+typedef void nb_handler(void *arg, const struct nb_request *,
+                        struct nb_response *);
+
+struct nb_route {
+    unsigned methods;         /* NB_GET | NB_POST ... */
+    const char *path;         /* exact path, or a prefix ending in '=' or
+                               * '/' that matches anything after it */
+    nb_handler *handler;
+    bool public;              /* answered without authentication */
+};
+
+struct nb_token {
+    const char *name;         /* who holds it, for logs */
+    const char *secret;
+};
+
+struct nb_server_config {
+    const char *address;      /* "127.0.0.1" */
+    int port;                 /* 0 = any free port (see nb_server_port) */
+    bool tls;
+    const char *cert_file, *key_file;
+    const char *client_ca_file;   /* client certificates, or NULL */
+    const struct nb_token *tokens;
+    int n_tokens;
+    size_t max_body;          /* bytes; larger bodies get 413 */
+};
+
+/* Listens and serves on 'base'.  Plain HTTP (tls = false) is refused
+ * unless the address is a loopback one.  The caller frees the server
+ * with nb_server_free() before the base. */
+int nb_server_new(struct event_base *, const struct nb_server_config *,
+                  const struct nb_route *routes, int n_routes, void *arg,
+                  struct nb_server **out, char *err, size_t errlen);
+void nb_server_free(struct nb_server *);
+
+/* The port actually bound. */
+int nb_server_port(const struct nb_server *);
+
+/* From now on every request gets 503 (shutdown in progress). */
+void nb_server_drain(struct nb_server *);
+
+/* Appends the server's own metrics in Prometheus text format
+ * (lightrail_http_requests_total, lightrail_http_request_seconds
+ * histogram) to a malloc'ed string '*buf' of length '*len'. */
+int nb_server_metrics(const struct nb_server *, char **buf, size_t *len);
+
+/* Fills 'resp' with an RFC 8040 error: status, error-tag (e.g.
+ * "invalid-value", "data-exists", "access-denied"), error-path (may be
+ * NULL) and a message. */
+void nb_error(struct nb_response *resp, int status, const char *tag,
+              const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+#endif

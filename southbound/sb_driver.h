@@ -1,0 +1,76 @@
+/*
+ * sb_driver: the one interface every device family implements (Open
+ * vSwitch's netdev_class is the model): a vtable, one file per family,
+ * and a dummy for tests and the demo.
+ *
+ * A ROADM is programmed in media channels (lightrail-roadm.yang, a later
+ * issue): a lightpath becomes one media channel on every ROADM of its
+ * path, named after the job and the lightpath so that reconciliation can
+ * tell whose it is.
+ *
+ * Conventions: functions return 0 or a positive errno value and, on
+ * error, write one line into err[errlen] that says what failed and what
+ * to do.  ETIMEDOUT means the outcome is unknown: read the device back.
+ * Ownership: a device belongs to the caller from open() to close().
+ */
+#ifndef SB_DRIVER_H
+#define SB_DRIVER_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SB_NAME_MAX 96
+
+struct sb_media_channel {
+    char name[SB_NAME_MAX];   /* "JOB/lpK", unique on a device */
+    char in_port[64];         /* the link the channel arrives on ("" at
+                               * the first ROADM: add port) */
+    char out_port[64];        /* the link it leaves on ("" at the last:
+                               * drop port) */
+    int n;                    /* flexgrid centre: 193.1 THz + n 6.25 GHz */
+    int m;                    /* width: m x 12.5 GHz */
+    bool enabled;
+};
+
+enum sb_op {
+    SB_ADD,                   /* create; EEXIST if the name exists */
+    SB_DELETE,                /* remove; ENOENT if it does not exist */
+};
+
+struct sb_change {
+    enum sb_op op;
+    struct sb_media_channel mc;   /* DELETE needs only the name */
+};
+
+/* How to reach one device: its name in the topology, the driver family,
+ * and a driver-specific address (dummy: a directory for its state). */
+struct sb_device_config {
+    char name[64];
+    char driver[32];
+    char address[256];
+};
+
+struct sb_device;
+
+struct sb_driver_class {
+    const char *name;
+    /* Connects to (or creates) the device. */
+    int (*open)(const struct sb_device_config *, struct sb_device **out,
+                char *err, size_t errlen);
+    /* Applies 'n' changes on one device, all or nothing: on error the
+     * device is as it was (or, ETIMEDOUT, unknown). */
+    int (*apply)(struct sb_device *, const struct sb_change *changes, int n,
+                 char *err, size_t errlen);
+    /* Reads every media channel into a new array the caller frees with
+     * free(); '*n' gets the count. */
+    int (*read)(struct sb_device *, struct sb_media_channel **out, int *n,
+                char *err, size_t errlen);
+    void (*close)(struct sb_device *);
+};
+
+/* The driver class named 'name', or NULL. */
+const struct sb_driver_class *sb_driver_find(const char *name);
+
+extern const struct sb_driver_class sb_dummy_class;
+
+#endif
