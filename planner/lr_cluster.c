@@ -120,3 +120,35 @@ lr_cluster_add_link(struct lr_cluster *c, const char *dc_a, const char *dc_b,
     c->links[c->n_links++] = l;
     return 0;
 }
+
+struct lr_cluster *
+lr_cluster_clone(const struct lr_cluster *c)
+{
+    struct lr_cluster *n = lr_cluster_new();
+    if (!n)
+        return NULL;
+    for (int i = 0; i < c->n_types; i++) {
+        const struct lr_device_type *t = &c->types[i];
+        if (lr_cluster_add_type(n, t->name, t->peak_flops, t->efficiency,
+                                t->memory_bytes))
+            goto fail;
+    }
+    for (int i = 0; i < c->n_dcs; i++) {
+        const struct lr_dc *d = &c->dcs[i];
+        if (lr_cluster_add_dc(n, d->name, c->types[d->device_type].name,
+                              d->n_devices, d->intra_bw, d->intra_latency,
+                              d->attach_node))
+            goto fail;
+    }
+    for (int i = 0; i < c->n_links; i++) {
+        const struct lr_dc_link *l = &c->links[i];
+        if (lr_cluster_add_link(n, c->dcs[l->a].name, c->dcs[l->b].name,
+                                l->bw, l->latency))
+            goto fail;
+    }
+    return n;
+
+fail:
+    lr_cluster_free(n);
+    return NULL;
+}

@@ -50,6 +50,9 @@ struct lr_cluster {
  * lr_cluster_free(). */
 struct lr_cluster *lr_cluster_new(void);
 void lr_cluster_free(struct lr_cluster *);
+/* A deep copy, or NULL when out of memory; free it with
+ * lr_cluster_free(). */
+struct lr_cluster *lr_cluster_clone(const struct lr_cluster *);
 
 /* EEXIST for a duplicate name; EINVAL for an empty or too long name or a
  * non-positive number. */

@@ -131,3 +131,28 @@ lr_topo_max_slots(const struct lr_topo *t)
             m = t->links[i].n_slots;
     return m;
 }
+
+struct lr_topo *
+lr_topo_clone(const struct lr_topo *t)
+{
+    struct lr_topo *c = lr_topo_new(t->name[0] ? t->name : NULL);
+    if (!c)
+        return NULL;
+    for (int i = 0; i < t->n_nodes; i++)
+        if (lr_topo_add_node(c, t->nodes[i].name))
+            goto fail;
+    for (int i = 0; i < t->n_links; i++) {
+        const struct lr_link *l = &t->links[i];
+        if (lr_topo_add_link(c, l->name, l->src, l->dst, l->length_km,
+                             l->n_slots, l->first_slot_n))
+            goto fail;
+    }
+    for (int i = 0; i < t->n_attach; i++)
+        if (lr_topo_add_attach(c, t->attach[i].dc, t->attach[i].node))
+            goto fail;
+    return c;
+
+fail:
+    lr_topo_free(c);
+    return NULL;
+}

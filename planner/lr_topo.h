@@ -51,6 +51,8 @@ struct lr_topo {
  * The caller frees it with lr_topo_free(). */
 struct lr_topo *lr_topo_new(const char *name);
 void lr_topo_free(struct lr_topo *);
+/* A deep copy, or NULL when out of memory; free it with lr_topo_free(). */
+struct lr_topo *lr_topo_clone(const struct lr_topo *);
 
 /* Adds a node; EEXIST when the name is taken, EINVAL when it is empty or
  * longer than LR_NAME_MAX - 1. */

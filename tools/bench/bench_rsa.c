@@ -240,11 +240,11 @@ main(int argc, char **argv)
             struct lr_rsa_choice ch;
             struct lr_rsa_request req = { 0, n - 1, 100 };
             double t0 = now_s();
-            for (int i = 0; i < 200; i++)
+            for (int i = 0; i < 5; i++)
                 lr_rsa_decide(rsa, &req, &ch);
-            double per = (now_s() - t0) / 200;
+            double per = (now_s() - t0) / 5;
             if (per * n_dec > 2)
-                n_dec = (long) (2 / per) > 1000 ? (long) (2 / per) : 1000;
+                n_dec = (long) (2 / per) > 20 ? (long) (2 / per) : 20;
         }
         for (long i = 0; i < n_dec; i++) {
             struct lr_rsa_request req;
