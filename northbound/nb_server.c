@@ -1,0 +1,675 @@
+/*
+ * nb_server: the northbound HTTP(S) server; the contract is in
+ * nb_server.h.
+ *
+ * One request, in this order; each step that refuses answers and stops
+ * (tags as in RFC 8040 section 7):
+ *   1. draining                              503 resource-denied
+ *   2. a TLS server, a connection without TLS 500 operation-failed
+ *   3. a path that is absolute, well percent-encoded, free of control
+ *      characters once decoded             400 malformed-message
+ *   4. a body within max_body                413 too-big
+ *   5. the route table: the rows that know the path, the first that
+ *      takes the method (HEAD is GET without the body)
+ *   6. authentication unless that row is public    401 access-denied
+ *      (before 404 and 405, so that a stranger learns nothing of the
+ *      table; public rows try it too, to name the principal if they can)
+ *   7. no row knows the path                 404 invalid-value
+ *      OPTIONS                               204 with Allow
+ *      no row takes the method               405 operation-not-supported
+ *                                                with Allow
+ *   8. the handler.
+ *
+ * The body limit is enforced twice.  libevent's own limit
+ * (evhttp_set_max_body_size) is what bounds memory, but the 413 it sends
+ * is an HTML page that libevent 2.1 offers no hook to replace.  So
+ * libevent's limit is NB_BODY_SLACK times ours, a body between the two
+ * gets our RFC 8040 413 from step 4, and only a body beyond the slack
+ * sees libevent's page.  EVHTTP_SERVER_LINGERING_CLOSE makes libevent
+ * read the rest of an oversized body before answering, so the client
+ * reads the 413 instead of a connection reset.  libevent's own answers
+ * (that one, 400 for an unparsable request line) bypass the metrics.
+ *
+ * libevent answers 501 to a method outside evhttp_set_allowed_methods,
+ * so every method is allowed there and step 7 answers 405 itself.
+ *
+ * Bearer tokens are compared as SHA-256 digests with CRYPTO_memcmp:
+ * equal-length digests make the comparison constant-time whatever the
+ * length of the secret offered, and every token is compared, so the
+ * time says nothing about which one (if any) matched.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/util.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+#include <openssl/ssl.h>
+
+#include "northbound/nb_int.h"
+
+#define NB_CONTENT_TYPE "application/yang-data+json"
+#define NB_DEFAULT_MAX_BODY ((size_t) 1 << 20)
+#define NB_BODY_SLACK 4
+/* Headers beyond this are an attack or a bug; libevent answers 400. */
+#define NB_MAX_HEADERS (64 * 1024)
+/* A connection silent this long is dropped (slow-loris clients). */
+#define NB_TIMEOUT_S 60
+#define NB_PRINCIPAL_MAX 256
+#define NB_ALL_METHODS (NB_GET | NB_POST | NB_PUT | NB_DELETE | NB_PATCH)
+
+/* A row of the caller's table, copied so the caller's may go away. */
+struct nb_srv_route {
+    struct nb_route r;          /* r.path points at 'path' */
+    char *path;
+    size_t len;
+    bool prefix;                /* the path ends in '=' or '/' */
+};
+
+struct nb_srv_token {
+    char *name;
+    unsigned char digest[SHA256_DIGEST_LENGTH];  /* of the secret */
+};
+
+struct nb_server {
+    struct event_base *base;    /* the caller's */
+    struct evhttp *http;        /* owned, with its listener */
+    SSL_CTX *ssl;               /* owned; NULL for plain HTTP */
+    struct nb_srv_route *routes;
+    int n_routes;
+    struct nb_srv_token *tokens;
+    int n_tokens;
+    void *arg;                  /* the handlers' */
+    size_t max_body;
+    int port;
+    bool draining;
+    struct nb_metrics metrics;
+};
+
+static double
+nb_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static bool
+nb_is_loopback(const char *address)
+{
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET, address, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    if (inet_pton(AF_INET6, address, &a6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&a6)
+               || (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
+    return false;
+}
+
+static int
+nb_digest(const char *s, size_t n, unsigned char out[SHA256_DIGEST_LENGTH])
+{
+    unsigned int len = 0;
+    if (EVP_Digest(s, n, out, &len, EVP_sha256(), NULL) != 1
+        || len != SHA256_DIGEST_LENGTH)
+        return ENOMEM;
+    return 0;
+}
+
+static int
+nb_hex(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Percent-decodes 'raw' into a malloc'ed '*out': 0, EINVAL for a broken
+ * escape or a control character (NUL included) before or after decoding,
+ * or ENOMEM.  '+' stays '+': it means space only in form queries. */
+static int
+nb_decode_path(const char *raw, char **out)
+{
+    char *p = malloc(strlen(raw) + 1), *w = p;
+    int rc = EINVAL;
+    if (!p)
+        return ENOMEM;
+    for (const char *s = raw; *s; s++) {
+        unsigned char c = (unsigned char) *s;
+        if (c == '%') {
+            int hi = nb_hex(s[1]);
+            int lo = hi >= 0 ? nb_hex(s[2]) : -1;
+            if (lo < 0)
+                goto cleanup;
+            c = (unsigned char) (hi * 16 + lo);
+            s += 2;
+        }
+        if (c < 0x20 || c == 0x7f)
+            goto cleanup;
+        *w++ = (char) c;
+    }
+    *w = '\0';
+    *out = p;
+    p = NULL;
+    rc = 0;
+
+cleanup:
+    free(p);
+    return rc;
+}
+
+static bool
+nb_route_matches(const struct nb_srv_route *r, const char *path)
+{
+    return r->prefix ? !strncmp(path, r->path, r->len) : !strcmp(path, r->path);
+}
+
+static void
+nb_allow_string(unsigned methods, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s%s%sOPTIONS",
+             methods & NB_GET ? "GET, HEAD, " : "",
+             methods & NB_POST ? "POST, " : "",
+             methods & NB_PUT ? "PUT, " : "",
+             methods & NB_PATCH ? "PATCH, " : "",
+             methods & NB_DELETE ? "DELETE, " : "");
+}
+
+static const char *
+nb_method_name(enum evhttp_cmd_type t)
+{
+    switch (t) {
+    case EVHTTP_REQ_GET: return "GET";
+    case EVHTTP_REQ_POST: return "POST";
+    case EVHTTP_REQ_HEAD: return "HEAD";
+    case EVHTTP_REQ_PUT: return "PUT";
+    case EVHTTP_REQ_DELETE: return "DELETE";
+    case EVHTTP_REQ_OPTIONS: return "OPTIONS";
+    case EVHTTP_REQ_TRACE: return "TRACE";
+    case EVHTTP_REQ_CONNECT: return "CONNECT";
+    case EVHTTP_REQ_PATCH: return "PATCH";
+    }
+    return "this method";
+}
+
+/* The TLS session under a request, or NULL on a plain connection. */
+static SSL *
+nb_request_ssl(struct evhttp_request *req)
+{
+    struct evhttp_connection *c = evhttp_request_get_connection(req);
+    struct bufferevent *bev = c ? evhttp_connection_get_bufferevent(c) : NULL;
+    return bev ? bufferevent_openssl_get_ssl(bev) : NULL;
+}
+
+/* Who sent 'req': a verified client certificate's CN first, else the
+ * name of the bearer token.  0; ENOENT when no credential was offered
+ * (or only another scheme); EACCES when the token offered is wrong. */
+static int
+nb_authenticate(const struct nb_server *srv, struct evhttp_request *req,
+                SSL *ssl, char *principal, size_t len)
+{
+    unsigned char d[SHA256_DIGEST_LENGTH];
+    if (ssl && !nb_tls_peer_cn(ssl, principal, len))
+        return 0;
+    const char *h = evhttp_find_header(evhttp_request_get_input_headers(req),
+                                       "Authorization");
+    if (!h || strncasecmp(h, "Bearer", 6) || (h[6] != ' ' && h[6] != '\t'))
+        return ENOENT;
+    const char *s = h + 6;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    if (!n || nb_digest(s, n, d))
+        return EACCES;
+    int found = -1;
+    for (int i = 0; i < srv->n_tokens; i++)
+        if (!CRYPTO_memcmp(d, srv->tokens[i].digest, sizeof d))
+            found = i;
+    if (found < 0)
+        return EACCES;
+    snprintf(principal, len, "%s", srv->tokens[found].name);
+    return 0;
+}
+
+/* Sends 'resp'; 'allow' (when not 0) goes into an Allow header,
+ * 'www_auth' (when not NULL) into WWW-Authenticate. */
+static void
+nb_send(struct evhttp_request *req, const struct nb_response *resp,
+        unsigned allow, bool head, const char *www_auth, bool close)
+{
+    struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+    char buf[96];
+    if (allow) {
+        nb_allow_string(allow, buf, sizeof buf);
+        evhttp_add_header(h, "Allow", buf);
+    }
+    if (www_auth)
+        evhttp_add_header(h, "WWW-Authenticate", www_auth);
+    if (close)
+        evhttp_add_header(h, "Connection", "close");
+    /* Answers carry job and resource state: never from a cache. */
+    evhttp_add_header(h, "Cache-Control", "no-store");
+    if (resp->body && resp->status != 204 && resp->status != 304) {
+        size_t n = strlen(resp->body);
+        evhttp_add_header(h, "Content-Type", resp->content_type
+                          ? resp->content_type : NB_CONTENT_TYPE);
+        if (head) {
+            /* libevent leaves Content-Length to us for HEAD. */
+            snprintf(buf, sizeof buf, "%zu", n);
+            evhttp_add_header(h, "Content-Length", buf);
+        } else {
+            evbuffer_add(evhttp_request_get_output_buffer(req),
+                         resp->body, n);
+        }
+    }
+    evhttp_send_reply(req, resp->status, NULL, NULL);
+}
+
+static void
+nb_server_on_request(struct evhttp_request *req, void *srv_)
+{
+    struct nb_server *srv = srv_;
+    const double t0 = nb_now();
+    struct nb_response resp = { .status = 0 };
+    struct nb_request rq = { .body = "", .principal = "" };
+    char principal[NB_PRINCIPAL_MAX] = "";
+    char *path = NULL, *body = NULL;
+    const char *www_auth = NULL;
+    unsigned allow = 0;
+    bool head = false, options = false, close = false;
+    int rc;
+
+    if (srv->draining) {
+        nb_error_protocol(&resp, 503, "resource-denied", NULL,
+                          "the server is shutting down; retry later or "
+                          "on another controller");
+        close = true;
+        goto send;
+    }
+    SSL *ssl = nb_request_ssl(req);
+    if (srv->ssl && !ssl) {
+        /* Only when SSL_new failed in nb_server_bevcb: never serve the
+         * request in clear. */
+        nb_error_protocol(&resp, 500, "operation-failed", NULL,
+                          "the connection has no TLS session; reconnect");
+        close = true;
+        goto send;
+    }
+    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+    const char *raw = uri ? evhttp_uri_get_path(uri) : NULL;
+    if (!raw || raw[0] != '/') {
+        nb_error_protocol(&resp, 400, "malformed-message", NULL,
+                          "the request target has no absolute path");
+        goto send;
+    }
+    if ((rc = nb_decode_path(raw, &path))) {
+        if (rc == ENOMEM)
+            nb_error_protocol(&resp, 500, "operation-failed", NULL,
+                              "out of memory");
+        else
+            nb_error_protocol(&resp, 400, "malformed-message", NULL,
+                              "the path has a malformed percent-escape or "
+                              "a control character");
+        goto send;
+    }
+    rq.path = path;
+    rq.query = evhttp_uri_get_query(uri);
+
+    enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+    switch (cmd) {
+    case EVHTTP_REQ_GET: rq.method = NB_GET; break;
+    case EVHTTP_REQ_HEAD: rq.method = NB_GET; head = true; break;
+    case EVHTTP_REQ_POST: rq.method = NB_POST; break;
+    case EVHTTP_REQ_PUT: rq.method = NB_PUT; break;
+    case EVHTTP_REQ_DELETE: rq.method = NB_DELETE; break;
+    case EVHTTP_REQ_PATCH: rq.method = NB_PATCH; break;
+    case EVHTTP_REQ_OPTIONS: options = true; break;
+    default: break;     /* TRACE, CONNECT: allowed nowhere */
+    }
+
+    struct evbuffer *in = evhttp_request_get_input_buffer(req);
+    size_t body_len = evbuffer_get_length(in);
+    if (body_len > srv->max_body) {
+        nb_error_protocol(&resp, 413, "too-big", NULL,
+                          "the request body has %zu bytes, more than the "
+                          "%zu this server accepts", body_len, srv->max_body);
+        close = true;
+        goto send;
+    }
+
+    const struct nb_srv_route *hit = NULL;
+    bool known = false, all_public = true;
+    for (int i = 0; i < srv->n_routes; i++) {
+        const struct nb_srv_route *r = &srv->routes[i];
+        if (!nb_route_matches(r, path))
+            continue;
+        known = true;
+        allow |= r->r.methods;
+        all_public = all_public && r->r.public;
+        if (!hit && (r->r.methods & (unsigned) rq.method))
+            hit = r;
+    }
+    bool public = hit ? hit->r.public : known && all_public;
+    rc = nb_authenticate(srv, req, ssl, principal, sizeof principal);
+    if (rc && !public) {
+        /* RFC 6750 section 3: no error code when nothing was offered. */
+        www_auth = rc == EACCES
+                   ? "Bearer realm=\"lightrail\", error=\"invalid_token\""
+                   : "Bearer realm=\"lightrail\"";
+        nb_error_protocol(&resp, 401, "access-denied", NULL, "%s",
+                          rc == EACCES
+                          ? "the bearer token is not valid"
+                          : "authentication required: send 'Authorization: "
+                            "Bearer <token>' or a client certificate");
+        allow = 0;
+        goto send;
+    }
+    if (!rc)
+        rq.principal = principal;
+    if (!known) {
+        nb_error_protocol(&resp, 404, "invalid-value", path,
+                          "no resource at this path");
+        allow = 0;
+        goto send;
+    }
+    if (options) {
+        resp.status = 204;
+        goto send;
+    }
+    if (!hit) {
+        char list[96];
+        nb_allow_string(allow, list, sizeof list);
+        nb_error_protocol(&resp, 405, "operation-not-supported", path,
+                          "%s is not allowed on this resource; allowed: %s",
+                          nb_method_name(cmd), list);
+        goto send;
+    }
+    allow = 0;
+
+    body = malloc(body_len + 1);
+    if (!body) {
+        nb_error_protocol(&resp, 500, "operation-failed", NULL,
+                          "out of memory");
+        goto send;
+    }
+    evbuffer_copyout(in, body, body_len);
+    body[body_len] = '\0';
+    rq.body = body;
+    rq.body_len = body_len;
+    hit->r.handler(srv->arg, &rq, &resp);
+    if (resp.status < 100 || resp.status > 599)
+        nb_error_protocol(&resp, 500, "operation-failed", path,
+                          "the handler gave no status (a bug; see the "
+                          "controller's log)");
+
+send:
+    nb_send(req, &resp, allow, head, www_auth, close);
+    nb_metrics_observe(&srv->metrics, resp.status, nb_now() - t0);
+    free(resp.body);
+    free(body);
+    free(path);
+}
+
+/* Every connection of an HTTPS server starts as a TLS accept.  NULL
+ * makes libevent fall back to a plain bufferevent; nb_server_on_request
+ * then refuses the connection's requests rather than serve them in
+ * clear. */
+static struct bufferevent *
+nb_server_bevcb(struct event_base *base, void *srv_)
+{
+    struct nb_server *srv = srv_;
+    SSL *ssl = SSL_new(srv->ssl);
+    struct bufferevent *bev = NULL;
+    if (!ssl)
+        return NULL;
+    bev = bufferevent_openssl_socket_new(base, -1, ssl,
+                                         BUFFEREVENT_SSL_ACCEPTING,
+                                         BEV_OPT_CLOSE_ON_FREE);
+    if (!bev) {
+        SSL_free(ssl);
+        return NULL;
+    }
+    /* Clients that close without close_notify are the common case. */
+    bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+    return bev;
+}
+
+/* Copies the routes and tokens into 'srv', checking each. */
+static int
+nb_server_copy_tables(struct nb_server *srv, const struct nb_route *routes,
+                      int n_routes, const struct nb_token *tokens,
+                      int n_tokens, char *err, size_t errlen)
+{
+    srv->routes = calloc((size_t) n_routes + 1, sizeof *srv->routes);
+    srv->tokens = calloc((size_t) n_tokens + 1, sizeof *srv->tokens);
+    if (!srv->routes || !srv->tokens) {
+        snprintf(err, errlen, "out of memory");
+        return ENOMEM;
+    }
+    for (int i = 0; i < n_routes; i++) {
+        const struct nb_route *r = &routes[i];
+        struct nb_srv_route *c = &srv->routes[i];
+        if (!r->path || r->path[0] != '/' || !r->handler || !r->methods
+            || (r->methods & ~(unsigned) NB_ALL_METHODS)) {
+            snprintf(err, errlen, "route %d (%s): want a path starting "
+                     "with '/', a handler and methods among NB_GET ... "
+                     "NB_PATCH", i, r->path ? r->path : "no path");
+            return EINVAL;
+        }
+        if (!(c->path = strdup(r->path))) {
+            snprintf(err, errlen, "out of memory");
+            return ENOMEM;
+        }
+        srv->n_routes = i + 1;
+        c->r = *r;
+        c->r.path = c->path;
+        c->len = strlen(c->path);
+        c->prefix = c->path[c->len - 1] == '=' || c->path[c->len - 1] == '/';
+    }
+    for (int i = 0; i < n_tokens; i++) {
+        const struct nb_token *t = &tokens[i];
+        if (!t->name || !t->secret || !t->secret[0]) {
+            snprintf(err, errlen, "token %d: want a name and a non-empty "
+                     "secret", i);
+            return EINVAL;
+        }
+        if (!(srv->tokens[i].name = strdup(t->name))
+            || nb_digest(t->secret, strlen(t->secret),
+                         srv->tokens[i].digest)) {
+            free(srv->tokens[i].name);
+            snprintf(err, errlen, "out of memory");
+            return ENOMEM;
+        }
+        srv->n_tokens = i + 1;
+    }
+    return 0;
+}
+
+/* Listens on 'address' port 'port' with TCP_NODELAY and records the
+ * port bound. */
+static int
+nb_server_listen(struct nb_server *srv, const char *address, int port,
+                 char *err, size_t errlen)
+{
+    errno = 0;
+    struct evhttp_bound_socket *bs =
+        evhttp_bind_socket_with_handle(srv->http, address, (ev_uint16_t) port);
+    if (!bs) {
+        int e = errno ? errno : EADDRNOTAVAIL;
+        snprintf(err, errlen, "cannot listen on %s port %d: %s", address,
+                 port, strerror(e));
+        return e;
+    }
+    evutil_socket_t fd = evhttp_bound_socket_get_fd(bs);
+    /* Accepted sockets inherit it.  Without it Nagle holds back the last
+     * TLS record of each response for the peer's delayed ACK, ~40 ms
+     * per keep-alive request (reference/libraries.md). */
+    int one = 1;
+    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one)) {
+        int e = errno;
+        snprintf(err, errlen, "TCP_NODELAY on %s port %d: %s", address, port,
+                 strerror(e));
+        return e;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *) &ss, &sl)) {
+        int e = errno;
+        snprintf(err, errlen, "getsockname: %s", strerror(e));
+        return e;
+    }
+    srv->port = ss.ss_family == AF_INET6
+                ? ntohs(((struct sockaddr_in6 *) &ss)->sin6_port)
+                : ntohs(((struct sockaddr_in *) &ss)->sin_port);
+    return 0;
+}
+
+int
+nb_server_new(struct event_base *base, const struct nb_server_config *cfg,
+              const struct nb_route *routes, int n_routes, void *arg,
+              struct nb_server **out, char *err, size_t errlen)
+{
+    char scratch[1];
+    struct nb_server *srv = NULL;
+    int rc = EINVAL;
+
+    if (!err) {
+        err = scratch;
+        errlen = sizeof scratch;
+    }
+    if (!out || !base || !cfg || n_routes < 0 || (n_routes && !routes)
+        || cfg->n_tokens < 0 || (cfg->n_tokens && !cfg->tokens)) {
+        snprintf(err, errlen, "nb_server_new: invalid arguments");
+        goto cleanup;
+    }
+    *out = NULL;
+    const char *address = cfg->address ? cfg->address : "127.0.0.1";
+    if (cfg->port < 0 || cfg->port > 65535) {
+        snprintf(err, errlen, "port %d is outside 0..65535", cfg->port);
+        goto cleanup;
+    }
+    if (cfg->tls && (!cfg->cert_file || !cfg->key_file)) {
+        snprintf(err, errlen, "HTTPS needs a certificate file and a key "
+                 "file");
+        goto cleanup;
+    }
+    if (!cfg->tls && cfg->client_ca_file) {
+        snprintf(err, errlen, "client certificates (a client CA file) "
+                 "need HTTPS: give a certificate and a key");
+        goto cleanup;
+    }
+    /* Tokens travel in clear over plain HTTP: only this host may see
+     * them. */
+    if (!cfg->tls && !nb_is_loopback(address)) {
+        snprintf(err, errlen, "plain HTTP is allowed only on a loopback "
+                 "address (127.0.0.0/8 or ::1), not on '%s': configure "
+                 "HTTPS with a certificate and key, or listen on 127.0.0.1",
+                 address);
+        goto cleanup;
+    }
+
+    if (!(srv = calloc(1, sizeof *srv))) {
+        snprintf(err, errlen, "out of memory");
+        rc = ENOMEM;
+        goto cleanup;
+    }
+    srv->base = base;
+    srv->arg = arg;
+    srv->max_body = cfg->max_body ? cfg->max_body : NB_DEFAULT_MAX_BODY;
+    if ((rc = nb_server_copy_tables(srv, routes, n_routes, cfg->tokens,
+                                    cfg->n_tokens, err, errlen)))
+        goto cleanup;
+    if (cfg->tls && (rc = nb_tls_ctx_new(cfg->cert_file, cfg->key_file,
+                                         cfg->client_ca_file, &srv->ssl,
+                                         err, errlen)))
+        goto cleanup;
+    if (!(srv->http = evhttp_new(base))) {
+        snprintf(err, errlen, "out of memory");
+        rc = ENOMEM;
+        goto cleanup;
+    }
+    evhttp_set_allowed_methods(srv->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST
+                               | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT
+                               | EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS
+                               | EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT
+                               | EVHTTP_REQ_PATCH);
+    evhttp_set_max_body_size(srv->http,
+                             srv->max_body <= EV_SSIZE_MAX / NB_BODY_SLACK
+                             ? (ev_ssize_t) srv->max_body * NB_BODY_SLACK
+                             : EV_SSIZE_MAX);
+    evhttp_set_max_headers_size(srv->http, NB_MAX_HEADERS);
+    evhttp_set_timeout(srv->http, NB_TIMEOUT_S);
+    evhttp_set_flags(srv->http, EVHTTP_SERVER_LINGERING_CLOSE);
+    evhttp_set_default_content_type(srv->http, NB_CONTENT_TYPE);
+    evhttp_set_gencb(srv->http, nb_server_on_request, srv);
+    if (srv->ssl)
+        evhttp_set_bevcb(srv->http, nb_server_bevcb, srv);
+    if ((rc = nb_server_listen(srv, address, cfg->port, err, errlen)))
+        goto cleanup;
+    *out = srv;
+    srv = NULL;
+    rc = 0;
+
+cleanup:
+    nb_server_free(srv);
+    return rc;
+}
+
+void
+nb_server_free(struct nb_server *srv)
+{
+    if (!srv)
+        return;
+    if (srv->http)
+        evhttp_free(srv->http);
+    SSL_CTX_free(srv->ssl);
+    for (int i = 0; i < srv->n_routes; i++)
+        free(srv->routes[i].path);
+    free(srv->routes);
+    for (int i = 0; i < srv->n_tokens; i++)
+        free(srv->tokens[i].name);
+    if (srv->tokens)
+        OPENSSL_cleanse(srv->tokens, (size_t) srv->n_tokens
+                        * sizeof *srv->tokens);
+    free(srv->tokens);
+    free(srv);
+}
+
+int
+nb_server_port(const struct nb_server *srv)
+{
+    return srv->port;
+}
+
+void
+nb_server_drain(struct nb_server *srv)
+{
+    srv->draining = true;
+}
+
+int
+nb_server_metrics(const struct nb_server *srv, char **buf, size_t *len)
+{
+    return nb_metrics_append(&srv->metrics, buf, len);
+}

@@ -1,0 +1,854 @@
+/*
+ * nb_server, driven over real sockets with libcurl.
+ *
+ * The suite's setup starts four servers on one event_base, served by a
+ * thread of their own: plain HTTP on 127.0.0.1 (the route table below),
+ * a second plain one that the drain test may ruin, and two HTTPS ones
+ * with a self-signed certificate made by `openssl req` in a temporary
+ * directory (one also takes client certificates).  The tests run curl
+ * in the main thread.  The loop thread is stopped through a pipe, the
+ * only thing the two threads share after setup, so no libevent locking
+ * is needed.  Nothing asserts on time.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <event2/event.h>
+#include <json-c/json.h>
+
+#include "northbound/nb_server.h"
+#include "tests/lr_test.h"
+
+#ifndef LR_OPENSSL_BIN
+#define LR_OPENSSL_BIN "openssl"
+#endif
+
+#define TOKEN "s3cret-alice-0123456789"
+#define MAX_BODY ((size_t) 1 << 20)
+
+struct fixture {
+    struct event_base *base;
+    struct nb_server *plain, *drainable, *tls, *mtls;
+    struct event *stop;
+    int pipe[2];
+    pthread_t loop;
+    bool loop_started;
+    bool have_tls;
+    char dir[64];
+    char server_crt[128], server_key[128], client_crt[128], client_key[128];
+};
+static struct fixture fx = { .pipe = { -1, -1 } };
+
+/* Handlers ---------------------------------------------------------------- */
+
+static const char *
+method_str(enum nb_method m)
+{
+    switch (m) {
+    case NB_GET: return "GET";
+    case NB_POST: return "POST";
+    case NB_PUT: return "PUT";
+    case NB_DELETE: return "DELETE";
+    case NB_PATCH: return "PATCH";
+    }
+    return "?";
+}
+
+static void
+reply_json(struct nb_response *resp, int status, json_object *j)
+{
+    resp->status = status;
+    resp->body = strdup(json_object_to_json_string_ext(
+        j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(j);
+}
+
+/* Says back what the server handed over. */
+static void
+h_echo(void *arg, const struct nb_request *rq, struct nb_response *resp)
+{
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "method", json_object_new_string(method_str(rq->method)));
+    json_object_object_add(j, "path", json_object_new_string(rq->path));
+    json_object_object_add(j, "query", rq->query ? json_object_new_string(rq->query) : NULL);
+    json_object_object_add(j, "principal", json_object_new_string(rq->principal));
+    json_object_object_add(j, "body", json_object_new_string_len(rq->body, (int) rq->body_len));
+    json_object_object_add(j, "body-length", json_object_new_int64((int64_t) rq->body_len));
+    reply_json(resp, 200, j);
+}
+
+/* The key after ".../job=", decoded by the server. */
+static void
+h_job(void *arg, const struct nb_request *rq, struct nb_response *resp)
+{
+    const char *key = strstr(rq->path, "job=") + 4;
+    if (!*key) {
+        nb_error(resp, 400, "missing-attribute", rq->path, "no job name");
+        return;
+    }
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "name", json_object_new_string(key));
+    reply_json(resp, 200, j);
+}
+
+/* A refusal whose message needs escaping in JSON. */
+static void
+h_conflict(void *arg, const struct nb_request *rq, struct nb_response *resp)
+{
+    nb_error(resp, 409, "data-exists", "/test:jobs/job[name='a\"b']",
+             "job \"%s\" exists\n\t(\\ and / too)", "a\"b");
+}
+
+static void
+h_metrics(void *arg, const struct nb_request *rq, struct nb_response *resp)
+{
+    struct nb_server **srv = arg;
+    size_t len = 0;
+    resp->body = NULL;
+    if (nb_server_metrics(*srv, &resp->body, &len)) {
+        nb_error(resp, 500, "operation-failed", NULL, "out of memory");
+        return;
+    }
+    resp->status = 200;
+    resp->content_type = "text/plain; version=0.0.4";
+}
+
+static void
+h_drain(void *arg, const struct nb_request *rq, struct nb_response *resp)
+{
+    struct nb_server **srv = arg;
+    nb_server_drain(*srv);
+    resp->status = 204;
+}
+
+static const struct nb_route routes[] = {
+    { NB_GET | NB_POST, "/restconf/data/test:echo", h_echo, false },
+    { NB_GET | NB_DELETE, "/restconf/data/test:jobs/job=", h_job, false },
+    { NB_GET, "/restconf/data/test:conflict", h_conflict, false },
+    { NB_GET, "/metrics", h_metrics, true },
+    { NB_POST, "/test/drain", h_drain, false },
+};
+#define N_ROUTES ((int) (sizeof routes / sizeof routes[0]))
+
+static const struct nb_token tokens[] = {
+    { "bob", "another-secret-for-bob" },
+    { "alice", TOKEN },
+};
+
+/* Setup and teardown ------------------------------------------------------ */
+
+static void
+on_stop(evutil_socket_t fd, short what, void *arg)
+{
+    event_base_loopbreak(fx.base);
+}
+
+static void *
+loop_main(void *arg)
+{
+    event_base_dispatch(fx.base);
+    return NULL;
+}
+
+static int
+make_certs(void)
+{
+    char cmd[1024];
+    strcpy(fx.dir, "/tmp/lr-nb-test.XXXXXX");
+    if (!mkdtemp(fx.dir))
+        return errno;
+    snprintf(fx.server_crt, sizeof fx.server_crt, "%s/server.crt", fx.dir);
+    snprintf(fx.server_key, sizeof fx.server_key, "%s/server.key", fx.dir);
+    snprintf(fx.client_crt, sizeof fx.client_crt, "%s/client.crt", fx.dir);
+    snprintf(fx.client_key, sizeof fx.client_key, "%s/client.key", fx.dir);
+    if (!strcmp(LR_OPENSSL_BIN, "no"))
+        return ENOENT;
+    snprintf(cmd, sizeof cmd,
+             "'%s' req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 "
+             "-nodes -days 2 -subj /CN=127.0.0.1 "
+             "-addext subjectAltName=IP:127.0.0.1 -keyout '%s' -out '%s' "
+             ">/dev/null 2>&1 && "
+             "'%s' req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 "
+             "-nodes -days 2 -subj /CN=carol -keyout '%s' -out '%s' "
+             ">/dev/null 2>&1",
+             LR_OPENSSL_BIN, fx.server_key, fx.server_crt,
+             LR_OPENSSL_BIN, fx.client_key, fx.client_crt);
+    return system(cmd) ? ENOENT : 0;
+}
+
+static int
+start(struct nb_server **out, bool tls, bool client_ca)
+{
+    struct nb_server_config c = {
+        .address = "127.0.0.1", .port = 0, .tls = tls,
+        .cert_file = tls ? fx.server_crt : NULL,
+        .key_file = tls ? fx.server_key : NULL,
+        .client_ca_file = client_ca ? fx.client_crt : NULL,
+        .tokens = tokens, .n_tokens = 2, .max_body = MAX_BODY,
+    };
+    char err[512];
+    /* Handlers get the address of the server pointer, filled below
+     * before the loop thread starts. */
+    int rc = nb_server_new(fx.base, &c, routes, N_ROUTES, out, out, err,
+                           sizeof err);
+    if (rc)
+        fprintf(stderr, "nb_server_new: %s\n", err);
+    return rc;
+}
+
+static int
+setup(void)
+{
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) || !(fx.base = event_base_new())
+        || pipe(fx.pipe))
+        return 1;
+    if (start(&fx.plain, false, false) || start(&fx.drainable, false, false))
+        return 1;
+    if (make_certs() == 0) {
+        if (start(&fx.tls, true, false) || start(&fx.mtls, true, true))
+            return 1;
+        fx.have_tls = true;
+    } else {
+        fprintf(stderr, "openssl (%s) could not make certificates: the "
+                "HTTPS tests are skipped\n", LR_OPENSSL_BIN);
+    }
+    fx.stop = event_new(fx.base, fx.pipe[0], EV_READ, on_stop, NULL);
+    if (!fx.stop || event_add(fx.stop, NULL)
+        || pthread_create(&fx.loop, NULL, loop_main, NULL))
+        return 1;
+    fx.loop_started = true;
+    return 0;
+}
+
+static int
+teardown(void)
+{
+    if (fx.loop_started) {
+        if (write(fx.pipe[1], "q", 1) != 1)
+            return 1;
+        pthread_join(fx.loop, NULL);
+    }
+    nb_server_free(fx.plain);
+    nb_server_free(fx.drainable);
+    nb_server_free(fx.tls);
+    nb_server_free(fx.mtls);
+    if (fx.stop)
+        event_free(fx.stop);
+    if (fx.base)
+        event_base_free(fx.base);
+    close(fx.pipe[0]);
+    close(fx.pipe[1]);
+    if (fx.dir[0]) {
+        unlink(fx.server_crt);
+        unlink(fx.server_key);
+        unlink(fx.client_crt);
+        unlink(fx.client_key);
+        rmdir(fx.dir);
+    }
+    curl_global_cleanup();
+    return 0;
+}
+
+/* The client -------------------------------------------------------------- */
+
+struct reply {
+    CURLcode curl;
+    long status;
+    char *body;
+    size_t len;
+    char allow[128], www_auth[128], ctype[128];
+};
+
+struct call {
+    const char *method;       /* NULL: GET */
+    const char *token;        /* NULL: no Authorization header */
+    const char *body;
+    size_t body_len;
+    const char *cacert;       /* HTTPS: the CA to trust */
+    const char *cert, *key;   /* HTTPS: a client certificate */
+};
+
+static size_t
+on_body(char *p, size_t size, size_t n, void *arg)
+{
+    struct reply *r = arg;
+    char *b = realloc(r->body, r->len + size * n + 1);
+    if (!b)
+        return 0;
+    memcpy(b + r->len, p, size * n);
+    r->len += size * n;
+    b[r->len] = '\0';
+    r->body = b;
+    return size * n;
+}
+
+static void
+keep_header(const char *line, size_t n, const char *name, char *dst,
+            size_t dstlen)
+{
+    size_t k = strlen(name);
+    if (n <= k + 1 || strncasecmp(line, name, k) || line[k] != ':')
+        return;
+    line += k + 1;
+    n -= k + 1;
+    while (n && *line == ' ')
+        line++, n--;
+    while (n && (line[n - 1] == '\r' || line[n - 1] == '\n'))
+        n--;
+    snprintf(dst, dstlen, "%.*s", (int) n, line);
+}
+
+static size_t
+on_header(char *p, size_t size, size_t n, void *arg)
+{
+    struct reply *r = arg;
+    keep_header(p, size * n, "Allow", r->allow, sizeof r->allow);
+    keep_header(p, size * n, "WWW-Authenticate", r->www_auth, sizeof r->www_auth);
+    keep_header(p, size * n, "Content-Type", r->ctype, sizeof r->ctype);
+    return size * n;
+}
+
+static void
+fetch(const char *url, const struct call *c, struct reply *r)
+{
+    CURL *h = curl_easy_init();
+    struct curl_slist *hdrs = NULL;
+    char auth[256];
+    memset(r, 0, sizeof *r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, r);
+    if (c->method && !strcmp(c->method, "HEAD"))
+        curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+    else if (c->method)
+        curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, c->method);
+    if (c->body) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, c->body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) c->body_len);
+    }
+    if (c->token) {
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", c->token);
+        hdrs = curl_slist_append(hdrs, auth);
+    }
+    /* No 100-continue round trip: the server reads what it is sent. */
+    hdrs = curl_slist_append(hdrs, "Expect:");
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+    if (c->cacert)
+        curl_easy_setopt(h, CURLOPT_CAINFO, c->cacert);
+    if (c->cert) {
+        curl_easy_setopt(h, CURLOPT_SSLCERT, c->cert);
+        curl_easy_setopt(h, CURLOPT_SSLKEY, c->key);
+    }
+    r->curl = curl_easy_perform(h);
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_slist_free_all(hdrs);
+    curl_easy_cleanup(h);
+}
+
+static void
+url_of(char *buf, size_t len, const struct nb_server *srv, bool https,
+       const char *path)
+{
+    snprintf(buf, len, "%s://127.0.0.1:%d%s", https ? "https" : "http",
+             nb_server_port(srv), path);
+}
+
+/* GET or another method on the plain server. */
+static void
+call_plain(const char *path, const struct call *c, struct reply *r)
+{
+    char url[512];
+    url_of(url, sizeof url, fx.plain, false, path);
+    fetch(url, c, r);
+}
+
+/* The error entry of an RFC 8040 body, or NULL; the caller puts '*top'. */
+static json_object *
+rfc8040_error(const struct reply *r, json_object **top)
+{
+    json_object *errors, *list, *e;
+    *top = r->body ? json_tokener_parse(r->body) : NULL;
+    if (!*top || !json_object_object_get_ex(*top, "ietf-restconf:errors", &errors)
+        || !json_object_object_get_ex(errors, "error", &list)
+        || json_object_array_length(list) != 1
+        || !(e = json_object_array_get_idx(list, 0)))
+        return NULL;
+    return e;
+}
+
+static const char *
+field(json_object *o, const char *key)
+{
+    json_object *v;
+    return o && json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
+}
+
+/* Asserts an error reply: status, type, tag. */
+static void
+expect_error(const struct reply *r, long status, const char *type,
+             const char *tag)
+{
+    json_object *top;
+    json_object *e = rfc8040_error(r, &top);
+    CU_ASSERT_EQUAL(r->curl, CURLE_OK);
+    CU_ASSERT_EQUAL(r->status, status);
+    CU_ASSERT_PTR_NOT_NULL(e);
+    CU_ASSERT_STRING_EQUAL(r->ctype, "application/yang-data+json");
+    if (e) {
+        CU_ASSERT_STRING_EQUAL(field(e, "error-type"), type);
+        CU_ASSERT_STRING_EQUAL(field(e, "error-tag"), tag);
+        CU_ASSERT_PTR_NOT_NULL(field(e, "error-message"));
+    } else {
+        fprintf(stderr, "not an RFC 8040 error body: %s\n", r->body ? r->body : "(none)");
+    }
+    json_object_put(top);
+}
+
+/* Tests ------------------------------------------------------------------- */
+
+static void
+test_token_ok(void)
+{
+    struct reply r;
+    struct call c = { .token = TOKEN };
+    call_plain("/restconf/data/test:echo", &c, &r);
+    CU_ASSERT_EQUAL(r.curl, CURLE_OK);
+    CU_ASSERT_EQUAL(r.status, 200);
+    CU_ASSERT_STRING_EQUAL(r.ctype, "application/yang-data+json");
+    json_object *j = r.body ? json_tokener_parse(r.body) : NULL;
+    CU_ASSERT_STRING_EQUAL(field(j, "principal"), "alice");
+    CU_ASSERT_STRING_EQUAL(field(j, "method"), "GET");
+    CU_ASSERT_STRING_EQUAL(field(j, "path"), "/restconf/data/test:echo");
+    CU_ASSERT_PTR_NULL(field(j, "query"));
+    json_object_put(j);
+    free(r.body);
+}
+
+static void
+test_post_body_and_query(void)
+{
+    static const char body[] = "{\"test:x\":{\"y\":\"1\"}}";
+    struct reply r;
+    struct call c = { .method = "POST", .token = "another-secret-for-bob",
+                      .body = body, .body_len = strlen(body) };
+    call_plain("/restconf/data/test:echo?depth=2&content=all", &c, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    json_object *j = r.body ? json_tokener_parse(r.body) : NULL;
+    CU_ASSERT_STRING_EQUAL(field(j, "principal"), "bob");
+    CU_ASSERT_STRING_EQUAL(field(j, "method"), "POST");
+    CU_ASSERT_STRING_EQUAL(field(j, "query"), "depth=2&content=all");
+    CU_ASSERT_STRING_EQUAL(field(j, "body"), body);
+    json_object_put(j);
+    free(r.body);
+}
+
+static void
+test_no_or_wrong_token(void)
+{
+    static const char *const wrong[] = {
+        "s3cret-alice-012345678",       /* a prefix */
+        TOKEN "9",                      /* longer */
+        "S3CRET-ALICE-0123456789",      /* case */
+        "x",
+    };
+    struct reply r;
+    struct call none = { 0 };
+    call_plain("/restconf/data/test:echo", &none, &r);
+    expect_error(&r, 401, "protocol", "access-denied");
+    CU_ASSERT_EQUAL(strncmp(r.www_auth, "Bearer", 6), 0);
+    CU_ASSERT_PTR_NULL(strstr(r.www_auth, "invalid_token"));
+    free(r.body);
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+        struct call c = { .token = wrong[i] };
+        call_plain("/restconf/data/test:echo", &c, &r);
+        expect_error(&r, 401, "protocol", "access-denied");
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.www_auth, "invalid_token"));
+        free(r.body);
+    }
+    /* Unknown paths and wrong methods too: strangers learn nothing. */
+    call_plain("/nowhere", &none, &r);
+    CU_ASSERT_EQUAL(r.status, 401);
+    free(r.body);
+}
+
+static void
+test_public_route(void)
+{
+    struct reply r;
+    struct call c = { 0 };
+    call_plain("/metrics", &c, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    CU_ASSERT_STRING_EQUAL(r.ctype, "text/plain; version=0.0.4");
+    free(r.body);
+    /* A wrong token on a public route is no reason to refuse. */
+    struct call w = { .token = "wrong" };
+    call_plain("/metrics", &w, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    free(r.body);
+}
+
+static void
+test_not_found(void)
+{
+    struct reply r;
+    struct call c = { .token = TOKEN };
+    call_plain("/restconf/data/test:nothing", &c, &r);
+    expect_error(&r, 404, "protocol", "invalid-value");
+    free(r.body);
+    /* An exact row does not match a longer path. */
+    call_plain("/restconf/data/test:echo/more", &c, &r);
+    CU_ASSERT_EQUAL(r.status, 404);
+    free(r.body);
+}
+
+static void
+test_method_not_allowed(void)
+{
+    struct reply r;
+    struct call c = { .method = "PUT", .token = TOKEN, .body = "{}", .body_len = 2 };
+    call_plain("/restconf/data/test:echo", &c, &r);
+    expect_error(&r, 405, "protocol", "operation-not-supported");
+    CU_ASSERT_STRING_EQUAL(r.allow, "GET, HEAD, POST, OPTIONS");
+    free(r.body);
+    struct call p = { .method = "PATCH", .token = TOKEN, .body = "{}", .body_len = 2 };
+    call_plain("/restconf/data/test:jobs/job=x", &p, &r);
+    expect_error(&r, 405, "protocol", "operation-not-supported");
+    CU_ASSERT_STRING_EQUAL(r.allow, "GET, HEAD, DELETE, OPTIONS");
+    free(r.body);
+    /* Methods libevent would answer 501 for get our 405 too. */
+    struct call t = { .method = "TRACE", .token = TOKEN };
+    call_plain("/restconf/data/test:echo", &t, &r);
+    CU_ASSERT_EQUAL(r.status, 405);
+    free(r.body);
+    /* OPTIONS lists them. */
+    struct call o = { .method = "OPTIONS", .token = TOKEN };
+    call_plain("/restconf/data/test:echo", &o, &r);
+    CU_ASSERT_EQUAL(r.status, 204);
+    CU_ASSERT_STRING_EQUAL(r.allow, "GET, HEAD, POST, OPTIONS");
+    free(r.body);
+}
+
+static void
+test_head(void)
+{
+    struct reply r;
+    struct call c = { .method = "HEAD", .token = TOKEN };
+    call_plain("/restconf/data/test:echo", &c, &r);
+    CU_ASSERT_EQUAL(r.curl, CURLE_OK);
+    CU_ASSERT_EQUAL(r.status, 200);
+    CU_ASSERT_EQUAL(r.len, 0);
+    free(r.body);
+}
+
+static void
+test_body_too_large(void)
+{
+    size_t n = 2 * MAX_BODY;
+    char *big = malloc(n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    memset(big, 'x', n);
+    struct reply r;
+    struct call c = { .method = "POST", .token = TOKEN, .body = big, .body_len = n };
+    call_plain("/restconf/data/test:echo", &c, &r);
+    expect_error(&r, 413, "protocol", "too-big");
+    free(r.body);
+    /* Exactly the limit is fine. */
+    c.body_len = MAX_BODY;
+    call_plain("/restconf/data/test:echo", &c, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    free(r.body);
+    free(big);
+    /* Beyond libevent's own limit (4 x ours) the 413 is libevent's. */
+    n = 5 * MAX_BODY;
+    big = malloc(n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    memset(big, 'y', n);
+    c.body = big;
+    c.body_len = n;
+    call_plain("/restconf/data/test:echo", &c, &r);
+    CU_ASSERT_EQUAL(r.status, 413);
+    free(r.body);
+    free(big);
+}
+
+static void
+test_prefix_and_decoding(void)
+{
+    struct reply r;
+    struct call c = { .token = TOKEN };
+    call_plain("/restconf/data/test:jobs/job=a%20b%2Fc%3D", &c, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    json_object *j = r.body ? json_tokener_parse(r.body) : NULL;
+    CU_ASSERT_STRING_EQUAL(field(j, "name"), "a b/c=");
+    json_object_put(j);
+    free(r.body);
+    c.method = "DELETE";
+    call_plain("/restconf/data/test:jobs/job=x+y", &c, &r);
+    j = r.body ? json_tokener_parse(r.body) : NULL;
+    CU_ASSERT_STRING_EQUAL(field(j, "name"), "x+y");
+    json_object_put(j);
+    free(r.body);
+    /* The handler's own refusal: an application error. */
+    c.method = NULL;
+    call_plain("/restconf/data/test:jobs/job=", &c, &r);
+    expect_error(&r, 400, "application", "missing-attribute");
+    free(r.body);
+    static const char *const bad[] = {
+        "/restconf/data/test:jobs/job=%zz",
+        "/restconf/data/test:jobs/job=%4",
+        "/restconf/data/test:jobs/job=%",
+        "/restconf/data/test:jobs/job=a%00b",
+        "/restconf/data/test:jobs/job=a%0Ab",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        call_plain(bad[i], &c, &r);
+        expect_error(&r, 400, "protocol", "malformed-message");
+        free(r.body);
+    }
+}
+
+static void
+test_error_body_escaped(void)
+{
+    struct reply r;
+    struct call c = { .token = TOKEN };
+    json_object *top;
+    call_plain("/restconf/data/test:conflict", &c, &r);
+    expect_error(&r, 409, "application", "data-exists");
+    json_object *e = rfc8040_error(&r, &top);
+    CU_ASSERT_STRING_EQUAL(field(e, "error-message"),
+                           "job \"a\"b\" exists\n\t(\\ and / too)");
+    CU_ASSERT_STRING_EQUAL(field(e, "error-path"),
+                           "/test:jobs/job[name='a\"b']");
+    json_object_put(top);
+    free(r.body);
+}
+
+static void
+test_drain(void)
+{
+    char url[256];
+    struct reply r;
+    struct call c = { .token = TOKEN };
+    url_of(url, sizeof url, fx.drainable, false, "/restconf/data/test:echo");
+    fetch(url, &c, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    free(r.body);
+    struct call d = { .method = "POST", .token = TOKEN };
+    url_of(url, sizeof url, fx.drainable, false, "/test/drain");
+    fetch(url, &d, &r);
+    CU_ASSERT_EQUAL(r.status, 204);
+    free(r.body);
+    static const char *const paths[] = {
+        "/restconf/data/test:echo", "/metrics", "/nowhere",
+    };
+    for (size_t i = 0; i < 3; i++) {
+        url_of(url, sizeof url, fx.drainable, false, paths[i]);
+        fetch(url, &c, &r);
+        expect_error(&r, 503, "protocol", "resource-denied");
+        free(r.body);
+    }
+    /* The other server is not affected. */
+    call_plain("/restconf/data/test:echo", &c, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    free(r.body);
+}
+
+static void
+test_https(void)
+{
+    char url[256];
+    struct reply r;
+    if (!fx.have_tls) {
+        fprintf(stderr, "skipped: no certificates\n");
+        return;
+    }
+    url_of(url, sizeof url, fx.tls, true, "/restconf/data/test:echo");
+    struct call c = { .token = TOKEN, .cacert = fx.server_crt };
+    fetch(url, &c, &r);
+    CU_ASSERT_EQUAL(r.curl, CURLE_OK);
+    CU_ASSERT_EQUAL(r.status, 200);
+    json_object *j = r.body ? json_tokener_parse(r.body) : NULL;
+    CU_ASSERT_STRING_EQUAL(field(j, "principal"), "alice");
+    json_object_put(j);
+    free(r.body);
+    /* Errors over TLS are the same JSON. */
+    struct call none = { .cacert = fx.server_crt };
+    fetch(url, &none, &r);
+    expect_error(&r, 401, "protocol", "access-denied");
+    free(r.body);
+    /* A client that does not trust the certificate stops. */
+    struct call untrusted = { .token = TOKEN, .cacert = fx.client_crt };
+    fetch(url, &untrusted, &r);
+    CU_ASSERT_NOT_EQUAL(r.curl, CURLE_OK);
+    free(r.body);
+    /* Clear text to the TLS port gets no answer. */
+    url_of(url, sizeof url, fx.tls, false, "/restconf/data/test:echo");
+    fetch(url, &c, &r);
+    CU_ASSERT(r.curl != CURLE_OK || r.status != 200);
+    free(r.body);
+}
+
+static void
+test_client_certificate(void)
+{
+    char url[256];
+    struct reply r;
+    if (!fx.have_tls) {
+        fprintf(stderr, "skipped: no certificates\n");
+        return;
+    }
+    url_of(url, sizeof url, fx.mtls, true, "/restconf/data/test:echo");
+    struct call c = { .cacert = fx.server_crt, .cert = fx.client_crt,
+                      .key = fx.client_key };
+    fetch(url, &c, &r);
+    CU_ASSERT_EQUAL(r.curl, CURLE_OK);
+    CU_ASSERT_EQUAL(r.status, 200);
+    json_object *j = r.body ? json_tokener_parse(r.body) : NULL;
+    CU_ASSERT_STRING_EQUAL(field(j, "principal"), "carol");
+    json_object_put(j);
+    free(r.body);
+    /* The certificate is optional: a token still works. */
+    struct call t = { .cacert = fx.server_crt, .token = TOKEN };
+    fetch(url, &t, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    free(r.body);
+    /* A certificate the server does not trust ends the handshake. */
+    struct call bad = { .cacert = fx.server_crt, .cert = fx.server_crt,
+                        .key = fx.server_key, .token = TOKEN };
+    fetch(url, &bad, &r);
+    CU_ASSERT_NOT_EQUAL(r.curl, CURLE_OK);
+    free(r.body);
+}
+
+static void
+test_config_refused(void)
+{
+    static const char *const open_addrs[] = {
+        "0.0.0.0", "192.0.2.1", "::", "localhost", "128.0.0.1",
+    };
+    /* A base of its own: the suite's belongs to the loop thread. */
+    struct event_base *base = event_base_new();
+    struct nb_server *s = NULL;
+    char err[512];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(base);
+    for (size_t i = 0; i < sizeof open_addrs / sizeof open_addrs[0]; i++) {
+        struct nb_server_config c = { .address = open_addrs[i] };
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(nb_server_new(base, &c, routes, N_ROUTES, NULL,
+                                      &s, err, sizeof err), EINVAL);
+        CU_ASSERT_PTR_NULL(s);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "plain HTTP is allowed only on a "
+                                      "loopback address"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, open_addrs[i]));
+    }
+    struct nb_server_config notls = { .address = "127.0.0.1", .tls = true };
+    CU_ASSERT_EQUAL(nb_server_new(base, &notls, routes, N_ROUTES, NULL,
+                                  &s, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "certificate"));
+    struct nb_server_config missing = {
+        .address = "127.0.0.1", .tls = true,
+        .cert_file = "/nonexistent/server.crt", .key_file = "/nonexistent/k",
+    };
+    CU_ASSERT_EQUAL(nb_server_new(base, &missing, routes, N_ROUTES, NULL,
+                                  &s, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/server.crt"));
+    struct nb_route bad_route = { NB_GET, "no-slash", h_echo, false };
+    struct nb_server_config ok = { .address = "127.0.0.1" };
+    CU_ASSERT_EQUAL(nb_server_new(base, &ok, &bad_route, 1, NULL, &s,
+                                  err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "route 0"));
+    struct nb_server_config port = { .address = "127.0.0.1", .port = 70000 };
+    CU_ASSERT_EQUAL(nb_server_new(base, &port, routes, N_ROUTES, NULL,
+                                  &s, err, sizeof err), EINVAL);
+    /* The port of a running server is taken. */
+    struct nb_server_config busy = { .address = "127.0.0.1",
+                                     .port = nb_server_port(fx.plain) };
+    CU_ASSERT_EQUAL(nb_server_new(base, &busy, routes, N_ROUTES, NULL,
+                                  &s, err, sizeof err), EADDRINUSE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot listen"));
+    CU_ASSERT_PTR_NULL(s);
+    event_base_free(base);
+}
+
+/* Runs after the others: the counters have seen 2xx, 4xx and 413s. */
+static void
+test_metrics(void)
+{
+    struct reply r;
+    struct call c = { 0 };
+    call_plain("/metrics", &c, &r);
+    CU_ASSERT_EQUAL_FATAL(r.status, 200);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.body);
+    static const char *const want[] = {
+        "# HELP lightrail_http_requests_total ",
+        "# TYPE lightrail_http_requests_total counter\n",
+        "lightrail_http_requests_total{code=\"2xx\"} ",
+        "lightrail_http_requests_total{code=\"5xx\"} 0\n",
+        "# HELP lightrail_http_request_seconds ",
+        "# TYPE lightrail_http_request_seconds histogram\n",
+        "lightrail_http_request_seconds_bucket{le=\"0.0005\"} ",
+        "lightrail_http_request_seconds_bucket{le=\"0.25\"} ",
+        "lightrail_http_request_seconds_bucket{le=\"1\"} ",
+        "lightrail_http_request_seconds_bucket{le=\"+Inf\"} ",
+        "lightrail_http_request_seconds_sum ",
+        "lightrail_http_request_seconds_count ",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(r.body, want[i])) {
+            CU_FAIL("metrics line missing");
+            fprintf(stderr, "missing '%s' in:\n%s", want[i], r.body);
+        }
+    unsigned long inf = 0, count = 0, c2 = 0, c4 = 0, prev = 0;
+    const char *p = strstr(r.body, "{le=\"+Inf\"} ");
+    CU_ASSERT(p && sscanf(p, "{le=\"+Inf\"} %lu", &inf) == 1);
+    p = strstr(r.body, "_count ");
+    CU_ASSERT(p && sscanf(p, "_count %lu", &count) == 1);
+    p = strstr(r.body, "code=\"2xx\"} ");
+    CU_ASSERT(p && sscanf(p, "code=\"2xx\"} %lu", &c2) == 1);
+    p = strstr(r.body, "code=\"4xx\"} ");
+    CU_ASSERT(p && sscanf(p, "code=\"4xx\"} %lu", &c4) == 1);
+    CU_ASSERT_EQUAL(inf, count);
+    CU_ASSERT(c2 > 0 && c4 > 0);
+    /* libevent's own 413 (test_body_too_large) is not counted. */
+    CU_ASSERT(count > 0 && count <= c2 + c4 + 1);
+    /* Buckets are cumulative. */
+    for (p = r.body; (p = strstr(p, "_bucket{le=\"")); ) {
+        unsigned long v;
+        p = strchr(p, '}');
+        CU_ASSERT(p && sscanf(p, "} %lu", &v) == 1 && v >= prev);
+        prev = v;
+    }
+    free(r.body);
+}
+
+static CU_TestInfo tests[] = {
+    { "a valid token: 200 and the principal", test_token_ok },
+    { "POST body and query reach the handler", test_post_body_and_query },
+    { "no or a wrong token: 401 with WWW-Authenticate", test_no_or_wrong_token },
+    { "public route without a token", test_public_route },
+    { "unknown path: 404", test_not_found },
+    { "other method: 405 with Allow; OPTIONS", test_method_not_allowed },
+    { "HEAD is GET without the body", test_head },
+    { "body over the limit: 413", test_body_too_large },
+    { "prefix routes see the decoded path; bad escapes 400", test_prefix_and_decoding },
+    { "handler errors are escaped JSON", test_error_body_escaped },
+    { "drain: 503 for everything", test_drain },
+    { "HTTPS with a self-signed certificate", test_https },
+    { "client certificate: principal = CN", test_client_certificate },
+    { "plain HTTP off loopback and bad configs refused", test_config_refused },
+    { "metrics: counters and histogram", test_metrics },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN_WITH("nb_server", tests, setup, teardown)
