@@ -25,6 +25,9 @@ extern const struct lr_yang_embedded lr_yang_embedded[];
 #define LR_YANG_LRT "lightrail-topology"
 #define LR_YANG_LRC "lightrail-compute"
 #define LR_YANG_LRM "lightrail-model"
+#define LR_YANG_LRJ "lightrail-job"
+#define LR_YANG_LRCFG "lightrail-config"
+#define LR_YANG_LRST "lightrail-state"
 
 /* Writes "FILE: PATH: message" into err[errlen] (no-op when 'err' is
  * NULL); a NULL 'path' drops the middle part. */
