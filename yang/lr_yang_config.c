@@ -1,0 +1,221 @@
+/*
+ * lr_yang_config: lightraild's configuration file (lightrail-config) ->
+ * struct lr_config.  See lr_yang_job.h.
+ *
+ * libyang checks the schema (types, lengths, mandatory paths, TLS with a
+ * certificate and a key) and applies its defaults; this file resolves
+ * relative paths against the file's own directory (why: a configuration
+ * and the files it names move together, whatever directory the daemon
+ * starts in), applies the one default YANG cannot state (dummy-dir under
+ * state-dir), and refuses data of other modules in the file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libyang/libyang.h>
+
+#include "yang/lr_yang.h"
+#include "yang/lr_yang_int.h"
+#include "yang/lr_yang_job.h"
+
+/* Copies the leaf 'name' of 'parent' into dst[size] ("" when absent).
+ * The schema's lengths keep every value within its field. */
+static void
+lr_yang_config_str(const struct lyd_node *parent, const char *name,
+                   char *dst, size_t size)
+{
+    const char *v = lr_yang_leaf(parent, LR_YANG_LRCFG, name);
+    snprintf(dst, size, "%s", v ? v : "");
+}
+
+static int
+lr_yang_config_bool(const struct lyd_node *parent, const char *name)
+{
+    const char *v = lr_yang_leaf(parent, LR_YANG_LRCFG, name);
+    return v && !strcmp(v, "true");
+}
+
+/* Writes 'rel' resolved against directory 'dir' ("" for the working
+ * directory) into dst[size]; ENAMETOOLONG, reported at 'node', when it
+ * does not fit. */
+static int
+lr_yang_config_resolve(const char *dir, const char *rel, char *dst,
+                       size_t size, const char *file,
+                       const struct lyd_node *node, char *err, size_t errlen)
+{
+    size_t dl = strlen(dir);
+    int n = rel[0] == '/' || !dl ? snprintf(dst, size, "%s", rel)
+            : dir[dl - 1] == '/' ? snprintf(dst, size, "%s%s", dir, rel)
+                                 : snprintf(dst, size, "%s/%s", dir, rel);
+    if (n < 0 || (size_t) n >= size) {
+        dst[0] = '\0';
+        lr_yang_node_err(err, errlen, file, node,
+                         "the path resolved against '%s' is longer than "
+                         "%zu bytes", dir, size - 1);
+        return ENAMETOOLONG;
+    }
+    return 0;
+}
+
+/* Reads path leaf 'name' of 'parent' and resolves it; leaves dst ""
+ * when absent. */
+static int
+lr_yang_config_path(const struct lyd_node *parent, const char *name,
+                    const char *dir, char *dst, size_t size,
+                    const char *file, char *err, size_t errlen)
+{
+    const struct lyd_node *n = parent ? lr_yang_child(parent, LR_YANG_LRCFG,
+                                                      name)
+                                      : NULL;
+    dst[0] = '\0';
+    if (!n)
+        return 0;
+    return lr_yang_config_resolve(dir, lyd_get_value(n), dst, size, file, n,
+                                  err, errlen);
+}
+
+static int
+lr_yang_config_fill(const struct lyd_node *top, const char *dir,
+                    const char *file, struct lr_config *c, char *err,
+                    size_t errlen)
+{
+    const struct lyd_node *listen = lr_yang_child(top, LR_YANG_LRCFG,
+                                                  "listen");
+    const struct lyd_node *sb = lr_yang_child(top, LR_YANG_LRCFG,
+                                              "southbound");
+    const struct lyd_node *n;
+    const char *log;
+    int ret;
+
+    /* Validation has created both non-presence containers with their
+     * defaults; they are there even when the file leaves them out. */
+    /* inet:host bounds a domain name but not an IPv6 zone, and a union
+     * cannot be given a length: the one field checked here. */
+    const struct lyd_node *addr = lr_yang_child(listen, LR_YANG_LRCFG,
+                                                "address");
+    if (addr && strlen(lyd_get_value(addr)) >= sizeof c->address)
+        return lr_yang_node_err(err, errlen, file, addr,
+                                "longer than %zu characters",
+                                sizeof c->address - 1);
+    lr_yang_config_str(listen, "address", c->address, sizeof c->address);
+    const char *port = lr_yang_leaf(listen, LR_YANG_LRCFG, "port");
+    c->port = port ? (int) strtol(port, NULL, 10) : 0;
+    c->tls = lr_yang_config_bool(listen, "tls");
+    if ((ret = lr_yang_config_path(listen, "certificate", dir, c->cert,
+                                   sizeof c->cert, file, err, errlen))
+        || (ret = lr_yang_config_path(listen, "key", dir, c->key,
+                                      sizeof c->key, file, err, errlen))
+        || (ret = lr_yang_config_path(listen, "client-ca", dir, c->client_ca,
+                                      sizeof c->client_ca, file, err,
+                                      errlen)))
+        return ret;
+
+    /* max-elements keeps the count within the array. */
+    n = lr_yang_child(top, LR_YANG_LRCFG, "token");
+    for (; n && c->n_tokens < LR_CONFIG_MAX_TOKENS; n = lr_yang_next_same(n)) {
+        struct lr_config_token *t = &c->tokens[c->n_tokens++];
+        lr_yang_config_str(n, "name", t->name, sizeof t->name);
+        lr_yang_config_str(n, "secret", t->secret, sizeof t->secret);
+    }
+    c->metrics_public = lr_yang_config_bool(top, "metrics-public");
+    if ((ret = lr_yang_config_path(top, "state-dir", dir, c->state_dir,
+                                   sizeof c->state_dir, file, err, errlen))
+        || (ret = lr_yang_config_path(top, "topology-file", dir,
+                                      c->topology_file,
+                                      sizeof c->topology_file, file, err,
+                                      errlen))
+        || (ret = lr_yang_config_path(top, "cluster-file", dir,
+                                      c->cluster_file,
+                                      sizeof c->cluster_file, file, err,
+                                      errlen)))
+        return ret;
+
+    lr_yang_config_str(sb, "default-driver", c->default_driver,
+                       sizeof c->default_driver);
+    if ((ret = lr_yang_config_path(sb, "dummy-dir", dir, c->dummy_dir,
+                                   sizeof c->dummy_dir, file, err, errlen)))
+        return ret;
+    if (!c->dummy_dir[0]
+        && (ret = lr_yang_config_resolve(c->state_dir, "devices",
+                                         c->dummy_dir, sizeof c->dummy_dir,
+                                         file,
+                                         lr_yang_child(top, LR_YANG_LRCFG,
+                                                       "state-dir"),
+                                         err, errlen)))
+        return ret;
+    n = lr_yang_child(sb, LR_YANG_LRCFG, "device");
+    for (; n && c->n_devices < LR_CONFIG_MAX_DEVICES;
+         n = lr_yang_next_same(n)) {
+        struct sb_device_config *d = &c->devices[c->n_devices++];
+        lr_yang_config_str(n, "name", d->name, sizeof d->name);
+        lr_yang_config_str(n, "driver", d->driver, sizeof d->driver);
+        if (!d->driver[0])
+            snprintf(d->driver, sizeof d->driver, "%s", c->default_driver);
+        lr_yang_config_str(n, "address", d->address, sizeof d->address);
+    }
+
+    log = lr_yang_leaf(top, LR_YANG_LRCFG, "log");
+    c->log = log && !strcmp(log, "syslog") ? LR_CONFIG_LOG_SYSLOG
+                                           : LR_CONFIG_LOG_STDERR;
+    return 0;
+}
+
+int
+lr_yang_load_config(struct ly_ctx *ctx, const char *path,
+                    struct lr_config *out, char *err, size_t errlen)
+{
+    struct lyd_node *tree = NULL;
+    char *buf = NULL, *dir = NULL;
+    size_t len = 0;
+    int ret;
+
+    memset(out, 0, sizeof *out);
+    ret = lr_yang_read_file(path, &buf, &len, err, errlen);
+    if (ret)
+        goto cleanup;
+    ret = lr_yang_parse(ctx, buf, len, path, &tree, err, errlen);
+    if (ret)
+        goto cleanup;
+    const struct lyd_node *top = lr_yang_sibling(tree, LR_YANG_LRCFG,
+                                                 "lightraild");
+    if (!top) {
+        lr_yang_errf(err, errlen, path, "/lightrail-config:lightraild",
+                     "missing: not a lightrail-config file");
+        ret = EINVAL;
+        goto cleanup;
+    }
+    for (const struct lyd_node *n = tree; n; n = n->next)
+        if (n != top && !(n->flags & LYD_DEFAULT)) {
+            ret = lr_yang_node_err(err, errlen, path, n,
+                                   "a configuration file holds "
+                                   "lightrail-config data only");
+            goto cleanup;
+        }
+
+    /* The directory part of 'path', without its trailing slash: "" for
+     * a bare file name, "/" for a file in the root. */
+    dir = strdup(path);
+    if (!dir) {
+        lr_yang_errf(err, errlen, path, NULL, "out of memory");
+        ret = ENOMEM;
+        goto cleanup;
+    }
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        dir[0] = '\0';
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    ret = lr_yang_config_fill(top, dir, path, out, err, errlen);
+
+cleanup:
+    lyd_free_all(tree);
+    free(buf);
+    free(dir);
+    if (ret)
+        memset(out, 0, sizeof *out);
+    return ret;
+}

@@ -1,0 +1,763 @@
+/*
+ * lr_yang_job: lightrail-job data <-> struct lr_intent / struct lr_job.
+ * See lr_yang_job.h.
+ *
+ * Parsing a POST body.  RFC 8040 (section 4.4.1) makes the body of a POST
+ * to the jobs container the child resource, {"lightrail-job:job":[...]},
+ * which is no top-level node of any module: libyang parses it only under
+ * a parent, so this file parses it under a fresh 'jobs' container.  The
+ * paths libyang reports while parsing under that parent leave the parent
+ * out ("/lightrail-job:job[name='a']/colour"), its validation paths put it
+ * in, and a missing mandatory leaf is reported at its schema path, without
+ * the key; lr_yang_job_fix_path() turns all three into the one data path
+ * a client can use, "/lightrail-job:jobs/job[name='a']/...".
+ *
+ * Printing.  The tree is built node by node (values as canonical text),
+ * validated as operational data, then printed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libyang/libyang.h>
+
+#include "controller/lr_job.h"
+#include "planner/lr_cluster.h"
+#include "planner/lr_model.h"
+#include "planner/lr_modulation.h"
+#include "planner/lr_timemodel.h"
+#include "planner/lr_topo.h"
+#include "yang/lr_yang.h"
+#include "yang/lr_yang_int.h"
+#include "yang/lr_yang_job.h"
+
+#define LR_YANG_JOB_DOC "lightrail-job"
+#define LR_YANG_JOB_ENTRY "/lightrail-job:job"
+#define LR_YANG_JOB_LIST "/lightrail-job:jobs/job"
+
+/* The names of enum lr_job_phase, as lightrail-job's phase enumeration
+ * spells them.  Kept here rather than calling lr_job_phase_name() so that
+ * liblryang needs nothing of controller/ but its header. */
+static const char *const lr_yang_job_phases[] = {
+    [LR_JOB_SUBMITTED] = "submitted",
+    [LR_JOB_PLANNED] = "planned",
+    [LR_JOB_PROVISIONING] = "provisioning",
+    [LR_JOB_ACTIVE] = "active",
+    [LR_JOB_RELEASING] = "releasing",
+    [LR_JOB_BLOCKED] = "blocked",
+    [LR_JOB_FAILED] = "failed",
+};
+
+/* Copies 'src' into dst[size] (when dst is not NULL), turning control
+ * characters into spaces: a message is one line. */
+static void
+lr_yang_job_copy_line(char *dst, size_t size, const char *src)
+{
+    if (!dst || !size)
+        return;
+    snprintf(dst, size, "%s", src);
+    for (unsigned char *p = (unsigned char *) dst; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+}
+
+/* Copies 'src' into dst[size], cut short when it does not fit. */
+static void
+lr_yang_job_strcpy(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* libyang 2.1's error "path" holds location and line together:
+ *     Data location "/a:b/c[k='v']", line number 16.
+ *     Schema location "/a:b".
+ *     Line number 1.
+ * Splits it into the bare path (into path[size], "" when none), whether
+ * it was a schema path, and the line (0 when none).  The path may itself
+ * hold double quotes (a key value), so it ends at the last quote. */
+static void
+lr_yang_job_split_location(const char *loc, char *path, size_t size,
+                           int *schema, long *line)
+{
+    static const char data_pfx[] = "Data location \"";
+    static const char schema_pfx[] = "Schema location \"";
+    const char *ln = loc ? strstr(loc, "ine number ") : NULL;
+    const char *start = NULL;
+
+    path[0] = '\0';
+    *schema = 0;
+    *line = ln ? strtol(ln + strlen("ine number "), NULL, 10) : 0;
+    if (!loc)
+        return;
+    if (!strncmp(loc, data_pfx, strlen(data_pfx)))
+        start = loc + strlen(data_pfx);
+    else if (!strncmp(loc, schema_pfx, strlen(schema_pfx))) {
+        start = loc + strlen(schema_pfx);
+        *schema = 1;
+    }
+    if (!start)
+        return;
+    const char *end = ln ? ln : loc + strlen(loc);
+    while (end > start && end[-1] != '"')
+        end--;
+    if (end > start) {
+        size_t n = (size_t) (end - 1 - start);
+        if (n >= size)
+            n = size - 1;
+        memcpy(path, start, n);
+        path[n] = '\0';
+    }
+}
+
+/* The one job of 'jobs' (a jobs container), or NULL when it holds none or
+ * more than one. */
+static const struct lyd_node *
+lr_yang_job_only(const struct lyd_node *jobs)
+{
+    const struct lyd_node *j = jobs ? lr_yang_child(jobs, LR_YANG_LRJ, "job")
+                                    : NULL;
+    return j && !lr_yang_next_same(j) ? j : NULL;
+}
+
+/* Rewrites 'path' (see the top of this file) into the data path under
+ * /lightrail-job:jobs.  'jobs' is the parsed container, or NULL. */
+static void
+lr_yang_job_fix_path(char *path, size_t size, int schema,
+                     const struct lyd_node *jobs)
+{
+    char tmp[2048];
+    size_t el = strlen(LR_YANG_JOB_ENTRY), ll = strlen(LR_YANG_JOB_LIST);
+
+    if (!strncmp(path, LR_YANG_JOB_ENTRY, el)
+        && (path[el] == '[' || path[el] == '/' || !path[el])) {
+        snprintf(tmp, sizeof tmp, "%s%s", LR_YANG_JOB_LIST, path + el);
+        lr_yang_job_strcpy(path, size, tmp);
+        return;
+    }
+    const struct lyd_node *job = lr_yang_job_only(jobs);
+    if (schema && job && !strncmp(path, LR_YANG_JOB_LIST, ll)
+        && (path[ll] == '/' || !path[ll])) {
+        char *jp = lyd_path(job, LYD_PATH_STD, NULL, 0);
+        if (jp) {
+            snprintf(tmp, sizeof tmp, "%s%s", jp, path + ll);
+            lr_yang_job_strcpy(path, size, tmp);
+        }
+        free(jp);
+    }
+}
+
+/* libyang's first error into path[pathlen] and msg[msglen]; returns the
+ * errno value for LY_ERR 'rc'. */
+static int
+lr_yang_job_ly_err(const struct ly_ctx *ctx, LY_ERR rc,
+                   const struct lyd_node *jobs, char *path, size_t pathlen,
+                   char *msg, size_t msglen)
+{
+    const struct ly_err_item *e = ly_err_first(ctx);
+    char where[1024], text[1024];
+    int schema;
+    long line;
+
+    while (e && e->level != LY_LLERR)
+        e = e->next;
+    if (!e) {
+        lr_yang_job_copy_line(path, pathlen, "");
+        snprintf(text, sizeof text, "libyang error %d", (int) rc);
+        lr_yang_job_copy_line(msg, msglen, text);
+    } else {
+        lr_yang_job_split_location(e->path, where, sizeof where, &schema,
+                                   &line);
+        lr_yang_job_fix_path(where, sizeof where, schema, jobs);
+        lr_yang_job_copy_line(path, pathlen, where);
+        const char *m = e->msg ? e->msg : "invalid data";
+        if (line)
+            snprintf(text, sizeof text, "%s (line %ld)", m, line);
+        else
+            snprintf(text, sizeof text, "%s", m);
+        lr_yang_job_copy_line(msg, msglen, text);
+    }
+    return rc == LY_EMEM ? ENOMEM : EINVAL;
+}
+
+/* Our own error at 'node' (NULL: no path). */
+static int
+lr_yang_job_node_err(const struct lyd_node *node, char *path, size_t pathlen,
+                     char *msg, size_t msglen, const char *text)
+{
+    char *p = node ? lyd_path(node, LYD_PATH_STD, NULL, 0) : NULL;
+    lr_yang_job_copy_line(path, pathlen, p ? p : "");
+    lr_yang_job_copy_line(msg, msglen, text);
+    free(p);
+    return EINVAL;
+}
+
+/* JSON's white space (RFC 8259, section 2). */
+static int
+lr_yang_job_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* The name of the first member of the JSON object in body[len], into
+ * name[size] ("" when the text does not start with an object and a
+ * simple member name).  Only chooses between the two forms of a POST
+ * body; libyang judges the rest. */
+static void
+lr_yang_job_first_member(const char *body, size_t len, char *name,
+                         size_t size)
+{
+    size_t i = 0, n = 0;
+
+    name[0] = '\0';
+    while (i < len && lr_yang_job_space(body[i]))
+        i++;
+    if (i >= len || body[i++] != '{')
+        return;
+    while (i < len && lr_yang_job_space(body[i]))
+        i++;
+    if (i >= len || body[i++] != '"')
+        return;
+    while (i < len && body[i] != '"' && body[i] != '\\' && n + 1 < size)
+        name[n++] = body[i++];
+    name[i < len && body[i] == '"' ? n : 0] = '\0';
+}
+
+static int
+lr_yang_job_is_blank(const char *body, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (!lr_yang_job_space(body[i]))
+            return 0;
+    return 1;
+}
+
+/* The value of leaf 'name' of 'parent' as an unsigned integer (every
+ * leaf read here is mandatory or has a default, so it is present). */
+static unsigned long
+lr_yang_job_uint(const struct lyd_node *parent, const char *name)
+{
+    const char *v = lr_yang_leaf(parent, LR_YANG_LRJ, name);
+    return v ? strtoul(v, NULL, 10) : 0;
+}
+
+/* Reads the validated job entry 'job' into 'out', checking what the
+ * schema does not: the model is a known preset. */
+static int
+lr_yang_job_read_intent(const struct lyd_node *job, struct lr_intent *out,
+                        char *path, size_t pathlen, char *msg, size_t msglen)
+{
+    const struct lyd_node *gpus = lr_yang_child(job, LR_YANG_LRJ, "gpus");
+    const char *model = lr_yang_leaf(job, LR_YANG_LRJ, "model");
+    const char *alg = lr_yang_leaf(job, LR_YANG_LRJ, "algorithm");
+    struct lr_transformer shape;
+
+    if (!model || lr_model_preset_shape(model, &shape)) {
+        char text[512];
+        size_t n = (size_t) snprintf(text, sizeof text,
+                                     "unknown model '%s'; known: ",
+                                     model ? model : "");
+        for (int i = 0; lr_model_presets[i] && n < sizeof text; i++)
+            n += (size_t) snprintf(text + n, sizeof text - n, "%s%s",
+                                   i ? ", " : "", lr_model_presets[i]);
+        return lr_yang_job_node_err(lr_yang_child(job, LR_YANG_LRJ, "model"),
+                                    path, pathlen, msg, msglen, text);
+    }
+    /* The schema bounds every length and number within the struct's
+     * fields: names to 63 characters, counts to int. */
+    snprintf(out->name, sizeof out->name, "%s",
+             lr_yang_leaf(job, LR_YANG_LRJ, "name"));
+    snprintf(out->model, sizeof out->model, "%s", model);
+    out->batch = (double) lr_yang_job_uint(job, "batch");
+    out->micro = (double) lr_yang_job_uint(job, "microbatch");
+    out->gpus_min = (int) lr_yang_job_uint(gpus, "min");
+    out->gpus_max = (int) lr_yang_job_uint(gpus, "max");
+    snprintf(out->algorithm, sizeof out->algorithm, "%s", alg ? alg : "");
+    out->priority = (int) lr_yang_job_uint(job, "priority");
+    return 0;
+}
+
+int
+lr_yang_parse_intent(struct ly_ctx *ctx, const char *body, size_t len,
+                     struct lr_intent *out, char *path, size_t pathlen,
+                     char *msg, size_t msglen)
+{
+    const struct lys_module *mod;
+    struct lyd_node *tree = NULL, *jobs = NULL;
+    struct ly_in *in = NULL;
+    char *copy = NULL, first[64];
+    int ret = 0;
+    LY_ERR rc;
+
+    memset(out, 0, sizeof *out);
+    lr_yang_job_copy_line(path, pathlen, "");
+    lr_yang_job_copy_line(msg, msglen, "");
+    if (lr_yang_job_is_blank(body, len)) {
+        ret = lr_yang_job_node_err(NULL, path, pathlen, msg, msglen,
+                                   "empty body; expected "
+                                   "{\"lightrail-job:job\":[{...}]}");
+        goto cleanup;
+    }
+    if (memchr(body, '\0', len)) {
+        ret = lr_yang_job_node_err(NULL, path, pathlen, msg, msglen,
+                                   "the body contains a NUL byte");
+        goto cleanup;
+    }
+    mod = ly_ctx_get_module_implemented(ctx, LR_YANG_LRJ);
+    if (!mod) {
+        ret = lr_yang_job_node_err(NULL, path, pathlen, msg, msglen,
+                                   "lightrail-job is not in the context");
+        goto cleanup;
+    }
+    copy = malloc(len + 1);
+    if (!copy) {
+        lr_yang_job_node_err(NULL, path, pathlen, msg, msglen,
+                             "out of memory");
+        ret = ENOMEM;
+        goto cleanup;
+    }
+    memcpy(copy, body, len);
+    copy[len] = '\0';
+
+    ly_err_clean(ctx, NULL);
+    /* NO_STATE refuses the state container while parsing, with its
+     * path; STRICT refuses unknown members. */
+    const uint32_t popts = LYD_PARSE_STRICT | LYD_PARSE_ONLY
+                           | LYD_PARSE_NO_STATE;
+    const uint32_t vopts = LYD_VALIDATE_PRESENT | LYD_VALIDATE_NO_STATE;
+    lr_yang_job_first_member(copy, len, first, sizeof first);
+    /* libyang would say that "x:job" is no child of "jobs", true but
+     * beside the point when the client named the wrong module. */
+    if (strchr(first, ':') && strcmp(first, "lightrail-job:job")
+        && strcmp(first, "lightrail-job:jobs")) {
+        char text[256];
+        snprintf(text, sizeof text, "the body starts with \"%s\"; a job "
+                 "body is {\"lightrail-job:job\":[{...}]}", first);
+        ret = lr_yang_job_node_err(NULL, path, pathlen, msg, msglen, text);
+        goto cleanup;
+    }
+    if (!strcmp(first, "lightrail-job:jobs")) {
+        rc = lyd_parse_data_mem(ctx, copy, LYD_JSON, popts, 0, &tree);
+    } else {
+        rc = lyd_new_inner(NULL, mod, "jobs", 0, &tree);
+        if (!rc)
+            rc = ly_in_new_memory(copy, &in);
+        if (!rc)
+            rc = lyd_parse_data(ctx, tree, in, LYD_JSON, popts, 0, NULL);
+    }
+    jobs = tree ? lr_yang_sibling(tree, LR_YANG_LRJ, "jobs") : NULL;
+    if (!rc)
+        rc = lyd_validate_all(&tree, ctx, vopts, NULL);
+    if (rc) {
+        ret = lr_yang_job_ly_err(ctx, rc, jobs, path, pathlen, msg, msglen);
+        goto cleanup;
+    }
+    /* Validation may have added default nodes before the first sibling:
+     * search from the start again. */
+    jobs = tree ? lr_yang_sibling(lyd_first_sibling(tree), LR_YANG_LRJ,
+                                  "jobs")
+                : NULL;
+    for (const struct lyd_node *n = tree ? lyd_first_sibling(tree) : NULL;
+         n; n = n->next)
+        if (n != jobs && !(n->flags & LYD_DEFAULT)) {
+            ret = lr_yang_job_node_err(n, path, pathlen, msg, msglen,
+                                       "a job body holds lightrail-job "
+                                       "data only");
+            goto cleanup;
+        }
+    const struct lyd_node *job = jobs ? lr_yang_child(jobs, LR_YANG_LRJ,
+                                                      "job")
+                                      : NULL;
+    if (!job) {
+        ret = lr_yang_job_node_err(NULL, path, pathlen, msg, msglen,
+                                   "no job in the body; expected "
+                                   "{\"lightrail-job:job\":[{...}]}");
+        goto cleanup;
+    }
+    const struct lyd_node *second = lr_yang_next_same(job);
+    if (second) {
+        ret = lr_yang_job_node_err(second, path, pathlen, msg, msglen,
+                                   "one job per request; this body holds "
+                                   "more");
+        goto cleanup;
+    }
+    ret = lr_yang_job_read_intent(job, out, path, pathlen, msg, msglen);
+
+cleanup:
+    ly_in_free(in, 0);
+    lyd_free_all(tree);
+    free(copy);
+    if (ret)
+        memset(out, 0, sizeof *out);
+    return ret;
+}
+
+/* ---- Printing ---- */
+
+/* What printing one job needs besides the job. */
+struct lr_yang_job_env {
+    const struct lys_module *mod;
+    const struct lr_topo *topo;
+    const struct lr_cluster *cluster;
+    const struct lr_modtable *mods;
+    char *err;
+    size_t errlen;
+};
+
+/* Our own printing error, at the job named 'name'.  Returns EINVAL. */
+static int
+lr_yang_job_print_err(const struct lr_yang_job_env *env, const char *name,
+                      const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+lr_yang_job_print_err(const struct lr_yang_job_env *env, const char *name,
+                      const char *fmt, ...)
+{
+    char where[256], text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    snprintf(where, sizeof where, "%s[name='%s']", LR_YANG_JOB_LIST, name);
+    lr_yang_errf(env->err, env->errlen, LR_YANG_JOB_DOC, where, "%s", text);
+    return EINVAL;
+}
+
+static LY_ERR
+lr_yang_job_term(struct lyd_node *parent, const struct lys_module *mod,
+                 const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Adds leaf 'name' with the printf-formatted value. */
+static LY_ERR
+lr_yang_job_term(struct lyd_node *parent, const struct lys_module *mod,
+                 const char *name, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return lyd_new_term(parent, mod, name, buf, 0, NULL);
+}
+
+/* Unix milliseconds as yang:date-and-time, UTC. */
+static void
+lr_yang_job_time(int64_t ms, char *buf, size_t size)
+{
+    time_t s = (time_t) (ms / 1000);
+    int frac = (int) (ms % 1000);
+    struct tm tm;
+
+    if (frac < 0) {
+        frac += 1000;
+        s--;
+    }
+    if (!gmtime_r(&s, &tm)) {
+        snprintf(buf, size, "invalid");
+        return;
+    }
+    snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03d+00:00",
+             tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+             tm.tm_min, tm.tm_sec, frac);
+}
+
+/* The planner's time model for 'job''s intent, or NULL when its model is
+ * no preset (or memory is short): stage times are then left out.  The
+ * caller frees the model and the time model. */
+static struct lr_tm *
+lr_yang_job_tm(const struct lr_job *job, const struct lr_cluster *cluster,
+               struct lr_model **modelp)
+{
+    struct lr_train train = {
+        .batch = job->intent.batch,
+        .micro = job->intent.micro,
+        .elem_bytes = 2,
+    };
+    struct lr_tm *tm = NULL;
+
+    *modelp = NULL;
+    if (!cluster || lr_model_preset(job->intent.model, modelp))
+        return NULL;
+    if (lr_tm_new(*modelp, cluster, &train, &tm))
+        return NULL;
+    return tm;
+}
+
+static int
+lr_yang_job_stages(const struct lr_yang_job_env *env, const struct lr_job *j,
+                   struct lyd_node *state, LY_ERR *rcp)
+{
+    const struct lys_module *mod = env->mod;
+    const struct lr_cluster *c = env->cluster;
+    struct lr_model *model = NULL;
+    struct lr_tm *tm = NULL;
+    int ret = 0, ndcs = c ? c->n_dcs : 0;
+    LY_ERR rc = LY_SUCCESS;
+
+    if (j->plan.n_stages > 0)
+        tm = lr_yang_job_tm(j, c, &model);
+    for (int i = 0; i < j->plan.n_stages && i < LR_PLAN_MAX_STAGES; i++) {
+        const struct lr_stage *s = &j->plan.stages[i];
+        struct lyd_node *st;
+        char idx[16];
+        if (s->dc < 0 || s->dc >= ndcs) {
+            ret = lr_yang_job_print_err(env, j->intent.name,
+                                        "stage %d is in DC index %d; the "
+                                        "cluster has %d DCs", i + 1, s->dc,
+                                        ndcs);
+            goto cleanup;
+        }
+        snprintf(idx, sizeof idx, "%d", i + 1);
+        if ((rc = lyd_new_list(state, mod, "stage", 0, &st, idx))
+            || (rc = lr_yang_job_term(st, mod, "first-layer", "%d",
+                                      s->first + 1))
+            || (rc = lr_yang_job_term(st, mod, "last-layer", "%d",
+                                      s->last + 1))
+            || (rc = lyd_new_term(st, mod, "dc", c->dcs[s->dc].name, 0,
+                                  NULL))
+            || (rc = lr_yang_job_term(st, mod, "devices", "%d", s->g)))
+            goto cleanup;
+        if (tm && s->first >= 0 && s->last >= s->first
+            && s->last < model->n_layers && s->g > 0
+            && (rc = lr_yang_job_term(st, mod, "time-s", "%.6f",
+                                      lr_tm_stage_time(tm, s->dc, s->first,
+                                                       s->last, s->g))))
+            goto cleanup;
+    }
+
+cleanup:
+    lr_tm_free(tm);
+    lr_model_free(model);
+    *rcp = rc;
+    return ret;
+}
+
+static int
+lr_yang_job_lightpaths(const struct lr_yang_job_env *env,
+                       const struct lr_job *j, struct lyd_node *state,
+                       LY_ERR *rcp)
+{
+    const struct lys_module *mod = env->mod;
+    const struct lr_cluster *c = env->cluster;
+    const struct lr_topo *t = env->topo;
+    int ndcs = c ? c->n_dcs : 0, nlinks = t ? t->n_links : 0;
+    LY_ERR rc = LY_SUCCESS;
+
+    *rcp = LY_SUCCESS;
+    for (int i = 0; i < j->n_lightpaths && i < LR_JOB_MAX_LIGHTPATHS; i++) {
+        const struct lr_lightpath *lp = &j->lp[i];
+        struct lyd_node *l;
+        char idx[16];
+        if (lp->from_dc < 0 || lp->from_dc >= ndcs || lp->to_dc < 0
+            || lp->to_dc >= ndcs)
+            return lr_yang_job_print_err(env, j->intent.name,
+                                         "lightpath %d joins DC indices %d "
+                                         "and %d; the cluster has %d DCs",
+                                         i + 1, lp->from_dc, lp->to_dc,
+                                         ndcs);
+        if (lp->n_links < 0 || lp->n_links > LR_JOB_MAX_HOPS)
+            return lr_yang_job_print_err(env, j->intent.name,
+                                         "lightpath %d has %d links; at "
+                                         "most %d", i + 1, lp->n_links,
+                                         LR_JOB_MAX_HOPS);
+        for (int k = 0; k < lp->n_links; k++)
+            if (lp->links[k] < 0 || lp->links[k] >= nlinks)
+                return lr_yang_job_print_err(env, j->intent.name,
+                                             "lightpath %d uses link index "
+                                             "%d; the topology has %d links",
+                                             i + 1, lp->links[k], nlinks);
+        snprintf(idx, sizeof idx, "%d", i + 1);
+        if ((rc = lyd_new_list(state, mod, "lightpath", 0, &l, idx))
+            || (rc = lyd_new_term(l, mod, "from-dc", c->dcs[lp->from_dc].name,
+                                  0, NULL))
+            || (rc = lyd_new_term(l, mod, "to-dc", c->dcs[lp->to_dc].name, 0,
+                                  NULL)))
+            goto cleanup;
+        /* Both leaf-lists are ordered-by user: libyang appends each new
+         * instance after the last one, which keeps the path's order. */
+        if (lp->n_links > 0
+            && (rc = lyd_new_term(l, mod, "node",
+                                  t->nodes[t->links[lp->links[0]].src].name,
+                                  0, NULL)))
+            goto cleanup;
+        for (int k = 0; k < lp->n_links; k++)
+            if ((rc = lyd_new_term(l, mod, "node",
+                                   t->nodes[t->links[lp->links[k]].dst].name,
+                                   0, NULL)))
+                goto cleanup;
+        for (int k = 0; k < lp->n_links; k++)
+            if ((rc = lyd_new_term(l, mod, "link",
+                                   t->links[lp->links[k]].name, 0, NULL)))
+                goto cleanup;
+        if ((rc = lr_yang_job_term(l, mod, "length-km", "%.3f",
+                                   lp->length_km)))
+            goto cleanup;
+        if (env->mods && lp->mod >= 0 && lp->mod < env->mods->n
+            && (rc = lyd_new_term(l, mod, "modulation",
+                                  env->mods->f[lp->mod].name, 0, NULL)))
+            goto cleanup;
+        if ((rc = lr_yang_job_term(l, mod, "first-slot", "%d", lp->first))
+            || (rc = lr_yang_job_term(l, mod, "slots", "%d", lp->m))
+            || (rc = lr_yang_job_term(l, mod, "n", "%d", lp->n))
+            || (rc = lr_yang_job_term(l, mod, "m", "%d", lp->m))
+            || (rc = lr_yang_job_term(l, mod, "capacity-gbps", "%.1f",
+                                      lp->capacity_gbps)))
+            goto cleanup;
+    }
+
+cleanup:
+    *rcp = rc;
+    return 0;
+}
+
+/* Adds job 'j' under 'jobs'.  Returns an errno value for our own errors
+ * (already in env->err), or 0 with libyang's result in '*rcp'. */
+static int
+lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
+                struct lyd_node *jobs, LY_ERR *rcp)
+{
+    const struct lys_module *mod = env->mod;
+    const struct lr_intent *in = &j->intent;
+    struct lyd_node *job = NULL, *gpus, *state;
+    int ret = 0, ndcs = env->cluster ? env->cluster->n_dcs : 0;
+    char ts[64];
+    LY_ERR rc;
+
+    if ((rc = lyd_new_list(jobs, mod, "job", 0, &job, in->name))
+        || (rc = lyd_new_term(job, mod, "model", in->model, 0, NULL))
+        || (rc = lr_yang_job_term(job, mod, "batch", "%.0f", in->batch))
+        || (rc = lr_yang_job_term(job, mod, "microbatch", "%.0f", in->micro))
+        || (rc = lyd_new_inner(job, mod, "gpus", 0, &gpus))
+        || (rc = lr_yang_job_term(gpus, mod, "min", "%d", in->gpus_min))
+        || (rc = lr_yang_job_term(gpus, mod, "max", "%d", in->gpus_max)))
+        goto cleanup;
+    if (in->algorithm[0]
+        && (rc = lyd_new_term(job, mod, "algorithm", in->algorithm, 0, NULL)))
+        goto cleanup;
+    if ((rc = lr_yang_job_term(job, mod, "priority", "%d", in->priority))
+        || (rc = lyd_new_inner(job, mod, "state", 0, &state)))
+        goto cleanup;
+
+    if ((unsigned) j->phase >= sizeof lr_yang_job_phases
+                                   / sizeof lr_yang_job_phases[0]) {
+        ret = lr_yang_job_print_err(env, in->name, "phase %d is no phase",
+                                    (int) j->phase);
+        goto cleanup;
+    }
+    if ((rc = lyd_new_term(state, mod, "phase", lr_yang_job_phases[j->phase],
+                           0, NULL)))
+        goto cleanup;
+    if (j->reason[0]) {
+        char reason[LR_JOB_REASON_MAX];
+        lr_yang_job_copy_line(reason, sizeof reason, j->reason);
+        if ((rc = lyd_new_term(state, mod, "reason", reason, 0, NULL)))
+            goto cleanup;
+    }
+    if (j->phase == LR_JOB_ACTIVE
+        && (rc = lr_yang_job_term(state, mod, "iteration-time-s", "%.6f",
+                                  j->iteration_s)))
+        goto cleanup;
+    if (j->created_ms > 0) {
+        lr_yang_job_time(j->created_ms, ts, sizeof ts);
+        if ((rc = lyd_new_term(state, mod, "created", ts, 0, NULL)))
+            goto cleanup;
+    }
+    if (j->updated_ms > 0) {
+        lr_yang_job_time(j->updated_ms, ts, sizeof ts);
+        if ((rc = lyd_new_term(state, mod, "updated", ts, 0, NULL)))
+            goto cleanup;
+    }
+    ret = lr_yang_job_stages(env, j, state, &rc);
+    if (ret || rc)
+        goto cleanup;
+    for (int k = 0; k < LR_TM_MAX_DCS; k++) {
+        struct lyd_node *g;
+        if (j->gpus[k] == 0)
+            continue;
+        if (k >= ndcs) {
+            ret = lr_yang_job_print_err(env, in->name,
+                                        "holds devices in DC index %d; the "
+                                        "cluster has %d DCs", k, ndcs);
+            goto cleanup;
+        }
+        if ((rc = lyd_new_list(state, mod, "gpus", 0, &g,
+                               env->cluster->dcs[k].name))
+            || (rc = lr_yang_job_term(g, mod, "count", "%d", j->gpus[k])))
+            goto cleanup;
+    }
+    ret = lr_yang_job_lightpaths(env, j, state, &rc);
+
+cleanup:
+    *rcp = rc;
+    return ret;
+}
+
+int
+lr_yang_jobs_to_json(struct ly_ctx *ctx, const struct lr_job *jobs, int n,
+                     const struct lr_topo *topo,
+                     const struct lr_cluster *cluster,
+                     const struct lr_modtable *mods, int single,
+                     char **out, char *err, size_t errlen)
+{
+    struct lr_yang_job_env env = {
+        .topo = topo, .cluster = cluster, .mods = mods,
+        .err = err, .errlen = errlen,
+    };
+    struct lyd_node *root = NULL;
+    char *text = NULL;
+    int ret = 0;
+    LY_ERR rc = LY_SUCCESS;
+
+    *out = NULL;
+    if (n < 0 || (single && n != 1)) {
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL,
+                     "%d jobs to print; a single job needs exactly one", n);
+        ret = EINVAL;
+        goto cleanup;
+    }
+    env.mod = ly_ctx_get_module_implemented(ctx, LR_YANG_LRJ);
+    if (!env.mod) {
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL,
+                     "lightrail-job is not in the context");
+        ret = EINVAL;
+        goto cleanup;
+    }
+    ly_err_clean(ctx, NULL);
+    if ((rc = lyd_new_inner(NULL, env.mod, "jobs", 0, &root)))
+        goto cleanup;
+    for (int i = 0; i < n; i++) {
+        ret = lr_yang_job_add(&env, &jobs[i], root, &rc);
+        if (ret || rc)
+            goto cleanup;
+    }
+    if ((rc = lyd_validate_all(&root, ctx, LYD_VALIDATE_PRESENT, NULL)))
+        goto cleanup;
+    /* Printing the list entry alone gives the RFC 8040 form of one
+     * resource, {"lightrail-job:job":[{...}]}.  With no jobs, the empty
+     * container is kept: {"lightrail-job:jobs":{}} says "none" where an
+     * empty document would say nothing. */
+    rc = single ? lyd_print_mem(&text, lyd_child(root), LYD_JSON, 0)
+                : lyd_print_mem(&text, root, LYD_JSON,
+                                LYD_PRINT_WITHSIBLINGS
+                                    | LYD_PRINT_KEEPEMPTYCONT);
+
+cleanup:
+    if (!ret && rc)
+        ret = lr_yang_ly_err(ctx, rc, LR_YANG_JOB_DOC, err, errlen);
+    lyd_free_all(root);
+    if (ret) {
+        free(text);
+        text = NULL;
+    }
+    *out = text;
+    return ret;
+}

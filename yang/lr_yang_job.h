@@ -1,0 +1,201 @@
+/*
+ * lr_yang_job: the daemon's YANG edge — job intents in, jobs, resource
+ * state and the inventory out, and the daemon's configuration file.
+ *
+ * Modules: lightrail-job (jobs: intent and state), lightrail-state
+ * (link spectrum, DC devices, counters), lightrail-config (lightraild's
+ * configuration file), and lightrail-compute for the inventory.  They are
+ * embedded like the others (lr_yang.h): any context from lr_yang_ctx_new()
+ * serves these functions.
+ *
+ * As everywhere in yang/, libyang stays behind this header: callers pass
+ * and get plain structs (controller/lr_job.h, planner/, sb_driver.h) and
+ * JSON text.  Every printer builds a data tree and validates it against
+ * the schema before printing, so what it prints loads back in any
+ * libyang-based client; a struct the schema refuses (a negative count, a
+ * DC index out of range) is an EINVAL error, never a silently wrong
+ * document.
+ *
+ * Errors: 0 or a positive errno value (EINVAL: data that does not
+ * validate; ENOMEM; ENAMETOOLONG: a resolved path too long; ENOENT and
+ * friends from opening a file), and one line in err[errlen] (or, for
+ * lr_yang_parse_intent(), a path and a message apart, for an RFC 8040
+ * error body):
+ *     FILE-or-WHAT: DATA-PATH: reason
+ * e.g. "demo.json: /lightrail-config:lightraild/token[name='demo']/secret:
+ * Unsatisfied length - string "short" length is not allowed.".
+ *
+ * Contexts: one thread at a time per context (lr_yang.h).
+ */
+#ifndef LR_YANG_JOB_H
+#define LR_YANG_JOB_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "controller/lr_job.h"
+#include "southbound/sb_driver.h"
+
+struct ly_ctx;
+struct lr_topo;
+struct lr_cluster;
+struct lr_modtable;
+
+/* ---- Job intents and jobs (lightrail-job) ---- */
+
+/* Parses the body of a POST that creates a job, 'len' bytes at 'body'
+ * (need not be NUL-terminated; a NUL byte inside is an error), into
+ * '*out'.  Two forms are accepted:
+ *     {"lightrail-job:job":[{...}]}              RFC 8040 POST to
+ *                                                .../lightrail-job:jobs
+ *     {"lightrail-job:jobs":{"job":[{...}]}}     the whole container
+ * each with exactly one job.  (libyang refuses a list entry written as an
+ * object rather than an array of one, and so do we.)  Parsing is strict:
+ * an unknown member, the config false 'state' container, data of another
+ * module or a second job is an error.  The intent is validated (ranges,
+ * patterns, batch a multiple of microbatch, gpus min <= max) with the
+ * schema's defaults applied, and 'model' must name one of the planner's
+ * presets (planner/lr_model.h).
+ *
+ * On error returns EINVAL (ENOMEM when out of memory), leaves '*out'
+ * zeroed, and writes the data path of the offending node into
+ * path[pathlen] ("" when the error has none, e.g. malformed JSON) and a
+ * one-line reason into msg[msglen], e.g.
+ *     path "/lightrail-job:jobs/job[name='j1']"
+ *     msg  "batch must be a multiple of microbatch"
+ * A libyang error that knows the line of the body ends in " (line N)".
+ * 'path' and 'msg' may be NULL. */
+int lr_yang_parse_intent(struct ly_ctx *, const char *body, size_t len,
+                         struct lr_intent *out, char *path, size_t pathlen,
+                         char *msg, size_t msglen);
+
+/* Prints 'n' jobs as lightrail-job JSON (indented, ending in a newline)
+ * into a new string stored in '*out' (NULL on error); the caller frees it
+ * with free().
+ *     single = 0: {"lightrail-job:jobs":{"job":[...]}}, any n >= 0 (with
+ *                 n = 0, {"lightrail-job:jobs":{}});
+ *     single = 1: {"lightrail-job:job":[{...}]}, n must be 1 (EINVAL).
+ * Each job has its intent and a 'state' container: phase, reason (when
+ * not empty), iteration-time-s (only while active), created and updated
+ * (when non-zero: RFC 3339 in UTC with milliseconds,
+ * "2026-11-30T12:00:00.123+00:00", libyang's canonical form), its
+ * stages, its devices per DC and its lightpaths.
+ *
+ * Names come from the inventories the indices refer to: DC names from
+ * 'cluster' (needed when a job holds stages or devices), node and link
+ * names from 'topo' (needed when it holds lightpaths), modulation names
+ * from 'mods' (may be NULL: the modulation is then left out).  A stage's
+ * time-s is the planner's stage time (lr_tm_stage_time()) when the
+ * intent's model is a preset, and left out otherwise.  An index out of
+ * range is EINVAL with the job's data path in 'err'. */
+int lr_yang_jobs_to_json(struct ly_ctx *, const struct lr_job *jobs, int n,
+                         const struct lr_topo *topo,
+                         const struct lr_cluster *cluster,
+                         const struct lr_modtable *mods, int single,
+                         char **out, char *err, size_t errlen);
+
+/* ---- Resource state (lightrail-state) ---- */
+
+/* A block of slots [first, first + m) of a link, held by 'job'. */
+struct lr_state_channel {
+    int first, m;
+    char job[LR_JOB_NAME_MAX];
+};
+
+struct lr_state_link {
+    char id[LR_NAME_MAX];
+    int slots, used;
+    int n_channels;
+    const struct lr_state_channel *channels;  /* [n_channels], borrowed */
+};
+
+struct lr_state_dc {
+    char name[LR_NAME_MAX];
+    int devices, in_use;
+};
+
+struct lr_state_counters {
+    uint64_t jobs_active, jobs_blocked, jobs_failed;
+    uint64_t admissions, blocks, deletes;
+};
+
+/* What GET of the resource state shows.  Every array belongs to the
+ * caller and is only read. */
+struct lr_state_view {
+    int n_links;
+    const struct lr_state_link *links;        /* [n_links] */
+    int n_dcs;
+    const struct lr_state_dc *dcs;            /* [n_dcs] */
+    struct lr_state_counters counters;
+};
+
+/* Prints 'view' as {"lightrail-state:state":{...}} into a new string
+ * stored in '*out' (NULL on error); the caller frees it with free(). */
+int lr_yang_state_to_json(struct ly_ctx *, const struct lr_state_view *,
+                          char **out, char *err, size_t errlen);
+
+/* ---- Inventory (lightrail-compute) ---- */
+
+/* Prints 'cluster' as lightrail-compute JSON, SI units converted back to
+ * the module's (TFLOP/s, GB, GB/s, us, Gb/s, ms) with the module's three
+ * fraction digits, so the text loads back with
+ * lr_yang_load_cluster_mem() to the same numbers whenever they had at
+ * most three fraction digits in those units.  A number the schema refuses
+ * once rounded (a latency under 0.5 ns) is EINVAL.  The caller frees
+ * '*out' with free(). */
+int lr_yang_cluster_to_json(struct ly_ctx *, const struct lr_cluster *,
+                            char **out, char *err, size_t errlen);
+
+/* ---- Daemon configuration (lightrail-config) ---- */
+
+#define LR_CONFIG_PATH_MAX 4096
+#define LR_CONFIG_MAX_TOKENS 16
+#define LR_CONFIG_MAX_DEVICES 256
+
+enum lr_config_log {
+    LR_CONFIG_LOG_STDERR,
+    LR_CONFIG_LOG_SYSLOG,
+};
+
+struct lr_config_token {
+    char name[LR_NAME_MAX];
+    char secret[256];
+};
+
+/* lightraild's configuration, with the schema's defaults applied.  Plain
+ * data (about 120 KB: allocate it, or keep it static, rather than on a
+ * small stack).  Paths are resolved: a relative path of the file is
+ * prefixed with the file's directory; "" means absent. */
+struct lr_config {
+    char address[256];                 /* listen address, "127.0.0.1" */
+    int port;                          /* 8443; 0 = any free port */
+    bool tls;                          /* true */
+    char cert[LR_CONFIG_PATH_MAX];     /* required when tls */
+    char key[LR_CONFIG_PATH_MAX];      /* required when tls */
+    char client_ca[LR_CONFIG_PATH_MAX];
+    int n_tokens;
+    struct lr_config_token tokens[LR_CONFIG_MAX_TOKENS];
+    bool metrics_public;               /* true */
+    char state_dir[LR_CONFIG_PATH_MAX];
+    char topology_file[LR_CONFIG_PATH_MAX];
+    char cluster_file[LR_CONFIG_PATH_MAX];
+    char default_driver[32];           /* "dummy" */
+    char dummy_dir[LR_CONFIG_PATH_MAX];    /* default: state_dir/devices */
+    /* Listed devices; a device without a driver gets default_driver.  The
+     * address is the driver's business and is left as written (a dummy
+     * device without one belongs in dummy_dir/NAME, the controller's
+     * choice).  Unlisted ROADMs use default_driver. */
+    int n_devices;
+    struct sb_device_config devices[LR_CONFIG_MAX_DEVICES];
+    enum lr_config_log log;            /* stderr */
+};
+
+/* Loads the lightrail-config file 'path' into '*out' (zeroed on error).
+ * The files it names need not exist.  Errors as "FILE: DATA-PATH:
+ * reason", e.g. "demo.json: /lightrail-config:lightraild/listen: TLS
+ * needs a certificate and a key; set both, or tls false". */
+int lr_yang_load_config(struct ly_ctx *, const char *path,
+                        struct lr_config *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,240 @@
+/*
+ * lr_yang_state: what GET shows besides jobs — the resource state
+ * (lightrail-state) and the compute inventory (lightrail-compute).  See
+ * lr_yang_job.h.
+ *
+ * Both build a tree from plain structs, validate it, and print it.  The
+ * inventory goes back from the planner's SI units to the module's; that
+ * conversion is the inverse of lr_yang_cluster.c's, constant for
+ * constant.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libyang/libyang.h>
+
+#include "planner/lr_cluster.h"
+#include "yang/lr_yang.h"
+#include "yang/lr_yang_int.h"
+#include "yang/lr_yang_job.h"
+
+#define LR_TERA 1e12
+#define LR_GIGA 1e9
+#define LR_MICRO 1e-6
+#define LR_MILLI 1e-3
+#define LR_BITS_PER_BYTE 8.0
+
+static LY_ERR
+lr_yang_state_term(struct lyd_node *parent, const struct lys_module *mod,
+                   const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Adds leaf 'name' with the printf-formatted value. */
+static LY_ERR
+lr_yang_state_term(struct lyd_node *parent, const struct lys_module *mod,
+                   const char *name, const char *fmt, ...)
+{
+    char buf[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return lyd_new_term(parent, mod, name, buf, 0, NULL);
+}
+
+/* Validates 'root' and prints it; the shared tail of the printers.  Takes
+ * the tree from '*rootp' and frees it. */
+static int
+lr_yang_state_finish(struct ly_ctx *ctx, LY_ERR rc, struct lyd_node **rootp,
+                     const char *doc, char **out, char *err, size_t errlen)
+{
+    char *text = NULL;
+    int ret = 0;
+
+    if (!rc)
+        rc = lyd_validate_all(rootp, ctx, LYD_VALIDATE_PRESENT, NULL);
+    if (!rc)
+        rc = lyd_print_mem(&text, *rootp, LYD_JSON, LYD_PRINT_WITHSIBLINGS);
+    if (rc)
+        ret = lr_yang_ly_err(ctx, rc, doc, err, errlen);
+    lyd_free_all(*rootp);
+    *rootp = NULL;
+    if (ret) {
+        free(text);
+        text = NULL;
+    }
+    *out = text;
+    return ret;
+}
+
+static LY_ERR
+lr_yang_state_build(const struct lys_module *mod,
+                    const struct lr_state_view *v, struct lyd_node *root)
+{
+    const struct lr_state_counters *c = &v->counters;
+    struct lyd_node *cnt;
+    LY_ERR rc;
+
+    for (int i = 0; i < v->n_links; i++) {
+        const struct lr_state_link *l = &v->links[i];
+        struct lyd_node *ln;
+        if ((rc = lyd_new_list(root, mod, "link", 0, &ln, l->id))
+            || (rc = lr_yang_state_term(ln, mod, "slots", "%d", l->slots))
+            || (rc = lr_yang_state_term(ln, mod, "used", "%d", l->used)))
+            return rc;
+        for (int k = 0; k < l->n_channels; k++) {
+            const struct lr_state_channel *ch = &l->channels[k];
+            struct lyd_node *cn;
+            char first[16];
+            snprintf(first, sizeof first, "%d", ch->first);
+            if ((rc = lyd_new_list(ln, mod, "channel", 0, &cn, first))
+                || (rc = lr_yang_state_term(cn, mod, "slots", "%d", ch->m))
+                || (rc = lyd_new_term(cn, mod, "job", ch->job, 0, NULL)))
+                return rc;
+        }
+    }
+    for (int i = 0; i < v->n_dcs; i++) {
+        const struct lr_state_dc *d = &v->dcs[i];
+        struct lyd_node *dn;
+        if ((rc = lyd_new_list(root, mod, "dc", 0, &dn, d->name))
+            || (rc = lr_yang_state_term(dn, mod, "devices", "%d", d->devices))
+            || (rc = lr_yang_state_term(dn, mod, "in-use", "%d", d->in_use)))
+            return rc;
+    }
+    if ((rc = lyd_new_inner(root, mod, "counters", 0, &cnt))
+        || (rc = lr_yang_state_term(cnt, mod, "jobs-active", "%" PRIu64,
+                                    c->jobs_active))
+        || (rc = lr_yang_state_term(cnt, mod, "jobs-blocked", "%" PRIu64,
+                                    c->jobs_blocked))
+        || (rc = lr_yang_state_term(cnt, mod, "jobs-failed", "%" PRIu64,
+                                    c->jobs_failed))
+        || (rc = lr_yang_state_term(cnt, mod, "admissions", "%" PRIu64,
+                                    c->admissions))
+        || (rc = lr_yang_state_term(cnt, mod, "blocks", "%" PRIu64,
+                                    c->blocks))
+        || (rc = lr_yang_state_term(cnt, mod, "deletes", "%" PRIu64,
+                                    c->deletes)))
+        return rc;
+    return LY_SUCCESS;
+}
+
+int
+lr_yang_state_to_json(struct ly_ctx *ctx, const struct lr_state_view *v,
+                      char **out, char *err, size_t errlen)
+{
+    const struct lys_module *mod;
+    struct lyd_node *root = NULL;
+    LY_ERR rc;
+
+    *out = NULL;
+    mod = ly_ctx_get_module_implemented(ctx, LR_YANG_LRST);
+    if (!mod) {
+        lr_yang_errf(err, errlen, LR_YANG_LRST, NULL,
+                     "the module is not in the context");
+        return EINVAL;
+    }
+    ly_err_clean(ctx, NULL);
+    rc = lyd_new_inner(NULL, mod, "state", 0, &root);
+    if (!rc)
+        rc = lr_yang_state_build(mod, v, root);
+    return lr_yang_state_finish(ctx, rc, &root, LR_YANG_LRST, out, err,
+                                errlen);
+}
+
+/* A number of the module's unit, to its three fraction digits. */
+static LY_ERR
+lr_yang_cluster_dec(struct lyd_node *parent, const struct lys_module *mod,
+                    const char *name, double v)
+{
+    return lr_yang_state_term(parent, mod, name, "%.3f", v);
+}
+
+static LY_ERR
+lr_yang_cluster_build(const struct lys_module *mod,
+                      const struct lr_cluster *c, struct lyd_node *root)
+{
+    LY_ERR rc;
+
+    for (int i = 0; i < c->n_types; i++) {
+        const struct lr_device_type *t = &c->types[i];
+        struct lyd_node *n;
+        if ((rc = lyd_new_list(root, mod, "device-type", 0, &n, t->name))
+            || (rc = lr_yang_cluster_dec(n, mod, "peak-tflops",
+                                         t->peak_flops / LR_TERA))
+            || (rc = lr_yang_cluster_dec(n, mod, "efficiency",
+                                         t->efficiency))
+            || (rc = lr_yang_cluster_dec(n, mod, "memory-gb",
+                                         t->memory_bytes / LR_GIGA)))
+            return rc;
+    }
+    for (int i = 0; i < c->n_dcs; i++) {
+        const struct lr_dc *d = &c->dcs[i];
+        struct lyd_node *n;
+        if (d->device_type < 0 || d->device_type >= c->n_types)
+            return LY_EINVAL;
+        if ((rc = lyd_new_list(root, mod, "dc", 0, &n, d->name))
+            || (rc = lyd_new_term(n, mod, "device-type",
+                                  c->types[d->device_type].name, 0, NULL))
+            || (rc = lr_yang_state_term(n, mod, "device-count", "%d",
+                                        d->n_devices))
+            || (rc = lr_yang_cluster_dec(n, mod,
+                                         "intra-dc-bandwidth-gbytes-per-s",
+                                         d->intra_bw / LR_GIGA))
+            || (rc = lr_yang_cluster_dec(n, mod, "intra-dc-latency-us",
+                                         d->intra_latency / LR_MICRO)))
+            return rc;
+        if (d->attach_node[0]
+            && (rc = lyd_new_term(n, mod, "attachment-node", d->attach_node,
+                                  0, NULL)))
+            return rc;
+    }
+    for (int i = 0; i < c->n_links; i++) {
+        const struct lr_dc_link *l = &c->links[i];
+        struct lyd_node *n;
+        if (l->a < 0 || l->a >= c->n_dcs || l->b < 0 || l->b >= c->n_dcs)
+            return LY_EINVAL;
+        if ((rc = lyd_new_list(root, mod, "inter-dc-link", 0, &n,
+                               c->dcs[l->a].name, c->dcs[l->b].name))
+            || (rc = lr_yang_cluster_dec(n, mod, "bandwidth-gbps",
+                                         l->bw * LR_BITS_PER_BYTE / LR_GIGA))
+            || (rc = lr_yang_cluster_dec(n, mod, "latency-ms",
+                                         l->latency / LR_MILLI)))
+            return rc;
+    }
+    return LY_SUCCESS;
+}
+
+int
+lr_yang_cluster_to_json(struct ly_ctx *ctx, const struct lr_cluster *c,
+                        char **out, char *err, size_t errlen)
+{
+    const struct lys_module *mod;
+    struct lyd_node *root = NULL;
+    LY_ERR rc;
+
+    *out = NULL;
+    mod = ly_ctx_get_module_implemented(ctx, LR_YANG_LRC);
+    if (!mod) {
+        lr_yang_errf(err, errlen, LR_YANG_LRC, NULL,
+                     "the module is not in the context");
+        return EINVAL;
+    }
+    ly_err_clean(ctx, NULL);
+    rc = lyd_new_inner(NULL, mod, "compute", 0, &root);
+    if (!rc)
+        rc = lr_yang_cluster_build(mod, c, root);
+    /* LY_EINVAL without a libyang error is our own index check. */
+    if (rc == LY_EINVAL && !ly_err_first(ctx)) {
+        lyd_free_all(root);
+        lr_yang_errf(err, errlen, LR_YANG_LRC, NULL,
+                     "a DC or link refers to a device type or DC index out "
+                     "of range");
+        return EINVAL;
+    }
+    return lr_yang_state_finish(ctx, rc, &root, LR_YANG_LRC, out, err,
+                                errlen);
+}
