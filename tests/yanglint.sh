@@ -32,6 +32,20 @@ lint() {
 TOPO=$srcdir/yang/lightrail-topology.yang
 COMPUTE=$srcdir/yang/lightrail-compute.yang
 MODEL=$srcdir/yang/lightrail-model.yang
+JOB=$srcdir/yang/lightrail-job.yang
+CONFIG=$srcdir/yang/lightrail-config.yang
+
+# A job intent is a POST body, {"lightrail-job:job":[...]}: the child
+# resource of the jobs container (RFC 8040, 4.4.1), no document of its
+# own.  yanglint reads documents, so the body goes inside the container
+# first; -t config refuses state data as the daemon does.
+WRAPPED=tests/yanglint-job.$$.json
+trap 'rm -f "$WRAPPED"' EXIT
+lint_job() {
+    mkdir -p tests
+    { printf '{"lightrail-job:jobs":'; cat "$1"; printf '}'; } > "$WRAPPED"
+    lint -t config "$JOB" "$WRAPPED"
+}
 
 for m in "$srcdir"/yang/*.yang; do
     if out=$(lint "$m" 2>&1) && [ -z "$out" ]; then
@@ -65,6 +79,21 @@ for f in "$srcdir"/examples/models/*.json; do
     fi
 done
 
+for f in "$srcdir"/examples/lightraild/*.json; do
+    if out=$(lint "$CONFIG" "$f" 2>&1); then
+        ok "daemon config $(basename "$f")"
+    else
+        notok "daemon config $(basename "$f"): $out"
+    fi
+done
+for f in "$srcdir"/examples/lightraild/jobs/*.json; do
+    if out=$(lint_job "$f" 2>&1); then
+        ok "job $(basename "$f")"
+    else
+        notok "job $(basename "$f"): $out"
+    fi
+done
+
 # Each bad input with the message the schema must give, so that a schema
 # change that stops refusing it (say, losing the deviation that makes link
 # ends required references) fails here.
@@ -93,6 +122,31 @@ lightrail-model.yang model_negative_flops.json value "-2.5" is out of the allowe
 lightrail-model.yang model_malformed.json Unexpected character
 lightrail-model.yang model_unknown_leaf.json Node "dropout" not found
 lightrail-model.yang model_kv_heads.json kv-heads must divide heads
+lightrail-config.yang config_tls_no_cert.json TLS needs a certificate and a key
+lightrail-config.yang config_short_secret.json Unsatisfied length - string "too-short"
+lightrail-config.yang config_no_state_dir.json Mandatory node "state-dir"
+CASES
+
+# The job intents the schema alone refuses (a second job in one body and
+# an unknown model are the daemon's own checks, in
+# tests/unit/test_yang_job.c).
+while read -r file want; do
+    [ -n "$file" ] || continue
+    out=$(lint_job "$srcdir/tests/data/bad/$file" 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -F -q -- "$want"; then
+        ok "refused $file"
+    else
+        notok "$file: want refusal with '$want', got rc $rc: $out"
+    fi
+done <<'CASES'
+job_unknown_member.json Node "colour" not found
+job_microbatch.json batch must be a multiple of microbatch
+job_gpus_range.json gpus min must not exceed gpus max
+job_name_space.json Unsatisfied pattern - "my job"
+job_state.json Unexpected data state node "state"
+job_malformed.json Invalid character sequence
+job_wrong_module.json No module named "lightrail-model"
 CASES
 
 echo "lr-test: $pass passed, $fail failed"
