@@ -1,0 +1,1058 @@
+/*
+ * Tests of yang/lr_yang_job.c, lr_yang_state.c and lr_yang_config.c: job
+ * intents in (the examples, defaults, and every bad body of
+ * tests/data/bad/job_*.json with the data path and reason it must name),
+ * jobs, resource state and the inventory out (printed, then read back by
+ * libyang as operational data), and lightraild's configuration file (the
+ * demo example, relative paths, defaults, tests/data/bad/config_*.json).
+ *
+ * Files are found under $srcdir (set by the automake test harness), so
+ * VPATH builds work.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libyang/libyang.h>
+
+#include "controller/lr_job.h"
+#include "planner/lr_cluster.h"
+#include "planner/lr_model.h"
+#include "planner/lr_modulation.h"
+#include "planner/lr_timemodel.h"
+#include "planner/lr_topo.h"
+#include "yang/lr_yang.h"
+#include "yang/lr_yang_int.h"
+#include "yang/lr_yang_job.h"
+
+static struct ly_ctx *ctx;
+
+static int
+suite_setup(void)
+{
+    char err[512];
+    if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+static int
+suite_teardown(void)
+{
+    lr_yang_ctx_free(ctx);
+    return 0;
+}
+
+#include "tests/lr_test.h"
+
+/* $srcdir/rel, in one of a few rotating buffers. */
+static const char *
+src(const char *rel)
+{
+    static char bufs[4][1024];
+    static int next;
+    const char *dir = getenv("srcdir");
+    char *b = bufs[next++ % 4];
+    snprintf(b, sizeof bufs[0], "%s/%s", dir && *dir ? dir : ".", rel);
+    return b;
+}
+
+/* The text of $srcdir/rel; the caller frees it. */
+static char *
+slurp(const char *rel, size_t *len)
+{
+    char *buf = NULL, err[512];
+    if (lr_yang_read_file(src(rel), &buf, len, err, sizeof err))
+        fprintf(stderr, "%s\n", err);
+    return buf;
+}
+
+static int
+parse_text(const char *text, struct lr_intent *in, char *path, size_t pl,
+           char *msg, size_t ml)
+{
+    return lr_yang_parse_intent(ctx, text, strlen(text), in, path, pl, msg,
+                                ml);
+}
+
+/* The value of the first node 'xpath' selects in 'tree', or NULL.
+ * Borrowed from the tree. */
+static const char *
+val(const struct lyd_node *tree, const char *xpath)
+{
+    struct ly_set *set = NULL;
+    const char *v = NULL;
+    if (!lyd_find_xpath(tree, xpath, &set) && set->count)
+        v = lyd_get_value(set->dnodes[0]);
+    ly_set_free(set, NULL);
+    return v;
+}
+
+/* How many nodes 'xpath' selects in 'tree'. */
+static unsigned
+count(const struct lyd_node *tree, const char *xpath)
+{
+    struct ly_set *set = NULL;
+    unsigned n = 0;
+    if (!lyd_find_xpath(tree, xpath, &set))
+        n = set->count;
+    ly_set_free(set, NULL);
+    return n;
+}
+
+#define CHECK_VAL(tree, xpath, want)                                         \
+    do {                                                                     \
+        const char *v_ = val((tree), (xpath));                               \
+        if (!v_ || strcmp(v_, (want)))                                       \
+            fprintf(stderr, "%s: got '%s', want '%s'\n", (xpath),            \
+                    v_ ? v_ : "(none)", (want));                             \
+        CU_ASSERT_PTR_NOT_NULL(v_);                                          \
+        if (v_)                                                              \
+            CU_ASSERT_STRING_EQUAL(v_, (want));                              \
+    } while (0)
+
+/* ---- Intents in ---- */
+
+/* The three new modules are embedded byte for byte and implemented. */
+static void
+test_embedded_modules(void)
+{
+    static const struct {
+        const char *name, *file, *ns;
+    } mods[] = {
+        { LR_YANG_LRJ, "yang/lightrail-job.yang", "urn:lightrail:job" },
+        { LR_YANG_LRCFG, "yang/lightrail-config.yang",
+          "urn:lightrail:config" },
+        { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state" },
+    };
+    for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
+        size_t len;
+        char *text = slurp(mods[i].file, &len);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        const struct lr_yang_embedded *m = lr_yang_embedded;
+        while (m->name && strcmp(m->name, mods[i].name))
+            m++;
+        CU_ASSERT_PTR_NOT_NULL(m->name);
+        if (m->name)
+            CU_ASSERT_STRING_EQUAL(m->text, text);
+        free(text);
+        const struct lys_module *mod =
+            ly_ctx_get_module_implemented(ctx, mods[i].name);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(mod);
+        CU_ASSERT_STRING_EQUAL(mod->revision, "2026-11-30");
+        CU_ASSERT_STRING_EQUAL(mod->ns, mods[i].ns);
+    }
+}
+
+/* The four example intents, with what their files leave to defaults. */
+static void
+test_example_intents(void)
+{
+    static const struct {
+        const char *file, *name, *alg;
+        double batch, micro;
+        int gmin, gmax, prio;
+    } cases[] = {
+        { "examples/lightraild/jobs/gpt-1.9b.json", "gpt-1.9b", "cdynp",
+          64, 4, 4, 32, 0 },
+        { "examples/lightraild/jobs/bert-large.json", "bert-large",
+          "pipedream", 256, 16, 1, 16, 0 },
+        { "examples/lightraild/jobs/llama2-7b.json", "llama2-7b", "cdynp",
+          128, 2, 8, 48, 1 },
+        { "examples/lightraild/jobs/llama2-13b.json", "llama2-13b", "cdynp",
+          256, 2, 16, 56, 2 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct lr_intent in;
+        char path[512], msg[512];
+        size_t len;
+        char *body = slurp(cases[i].file, &len);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+        int rc = lr_yang_parse_intent(ctx, body, len, &in, path, sizeof path,
+                                      msg, sizeof msg);
+        if (rc)
+            fprintf(stderr, "%s: %s: %s\n", cases[i].file, path, msg);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_STRING_EQUAL(in.name, cases[i].name);
+        CU_ASSERT_STRING_EQUAL(in.model, cases[i].name);
+        CU_ASSERT_EQUAL(in.batch, cases[i].batch);
+        CU_ASSERT_EQUAL(in.micro, cases[i].micro);
+        CU_ASSERT_EQUAL(in.gpus_min, cases[i].gmin);
+        CU_ASSERT_EQUAL(in.gpus_max, cases[i].gmax);
+        CU_ASSERT_STRING_EQUAL(in.algorithm, cases[i].alg);
+        CU_ASSERT_EQUAL(in.priority, cases[i].prio);
+        free(body);
+    }
+}
+
+/* A body with the name and model only gets every default of the schema;
+ * the whole-container form and an unqualified member are read alike. */
+static void
+test_intent_defaults(void)
+{
+    static const char *const bodies[] = {
+        "{\"lightrail-job:job\":[{\"name\":\"j1\",\"model\":\"gpt-1.9b\"}]}",
+        " \n{ \"lightrail-job:jobs\" : {\"job\":[{\"name\":\"j1\","
+        "\"model\":\"gpt-1.9b\"}]}}\n",
+        "{\"job\":[{\"name\":\"j1\",\"model\":\"gpt-1.9b\"}]}",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        struct lr_intent in;
+        char path[512], msg[512];
+        int rc = parse_text(bodies[i], &in, path, sizeof path, msg,
+                            sizeof msg);
+        if (rc)
+            fprintf(stderr, "body %zu: %s: %s\n", i, path, msg);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_STRING_EQUAL(in.name, "j1");
+        CU_ASSERT_STRING_EQUAL(in.model, "gpt-1.9b");
+        CU_ASSERT_EQUAL(in.batch, 32);
+        CU_ASSERT_EQUAL(in.micro, 1);
+        CU_ASSERT_EQUAL(in.gpus_min, 1);
+        CU_ASSERT_EQUAL(in.gpus_max, 65535);
+        CU_ASSERT_STRING_EQUAL(in.algorithm, "cdynp");
+        CU_ASSERT_EQUAL(in.priority, 0);
+    }
+}
+
+/* Every bad body, with the data path and the reason it must give. */
+static void
+test_bad_intents(void)
+{
+    static const struct {
+        const char *file;   /* under tests/data/bad/, or NULL */
+        const char *text;   /* when file is NULL */
+        const char *path;
+        const char *msg;    /* a substring of the message */
+    } cases[] = {
+        { "job_unknown_member.json", NULL,
+          "/lightrail-job:jobs/job[name='j1']",
+          "Node \"colour\" not found as a child of \"job\" node. (line 1)" },
+        { "job_microbatch.json", NULL, "/lightrail-job:jobs/job[name='j1']",
+          "batch must be a multiple of microbatch" },
+        { "job_gpus_range.json", NULL,
+          "/lightrail-job:jobs/job[name='j1']/gpus",
+          "gpus min must not exceed gpus max" },
+        /* libyang has no key yet when the key itself is wrong. */
+        { "job_name_space.json", NULL, "/lightrail-job:jobs/job/name",
+          "Unsatisfied pattern - \"my job\" does not conform" },
+        { "job_state.json", NULL,
+          "/lightrail-job:jobs/job[name='j1']/state",
+          "Unexpected data state node \"state\" found." },
+        { "job_two_jobs.json", NULL, "/lightrail-job:jobs/job[name='j2']",
+          "one job per request" },
+        /* The data path as far as libyang had read. */
+        { "job_malformed.json", NULL, "/lightrail-job:jobs/job[name='j1']",
+          "Invalid character sequence \"}]} \", expected a JSON object's "
+          "member. (line 1)" },
+        { NULL, "{\"lightrail-job:job\":[", "",
+          "Invalid character sequence" },
+        { "job_wrong_module.json", NULL, "",
+          "the body starts with \"lightrail-model:job\"; a job body is "
+          "{\"lightrail-job:job\":[{...}]}" },
+        { "job_unknown_model.json", NULL,
+          "/lightrail-job:jobs/job[name='j1']/model",
+          "unknown model 'gpt-9'; known: bert-large, gpt-1.9b, gpt3-175b, "
+          "llama2-7b, llama2-13b, llama2-70b" },
+        { NULL, "{\"lightrail-job:job\":[{\"name\":\"j1\"}]}",
+          "/lightrail-job:jobs/job[name='j1']/model",
+          "Mandatory node \"model\" instance does not exist." },
+        { NULL, "{\"lightrail-job:job\":{\"name\":\"j1\","
+          "\"model\":\"gpt-1.9b\"}}", "",
+          "expected to be represented as JSON name/array of objects" },
+        { NULL, "{\"lightrail-job:job\":[{\"name\":\"j1\","
+          "\"model\":\"gpt-1.9b\",\"batch\":0}]}",
+          "/lightrail-job:jobs/job[name='j1']/batch",
+          "Unsatisfied range - value \"0\" is out of the allowed range." },
+        { NULL, "{\"lightrail-job:jobs\":{\"job\":[{\"name\":\"j1\","
+          "\"model\":\"gpt-1.9b\",\"algorithm\":\"greedy\"}]}}",
+          "/lightrail-job:jobs/job[name='j1']/algorithm",
+          "Invalid enumeration value \"greedy\"" },
+        { NULL, "{\"lightrail-job:jobs\":{}}", "", "no job in the body" },
+        { NULL, "{}", "", "no job in the body" },
+        { NULL, "  \n", "", "empty body" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct lr_intent in;
+        char path[512] = "x", msg[512] = "";
+        char *body;
+        size_t len;
+        if (cases[i].file) {
+            char rel[256];
+            snprintf(rel, sizeof rel, "tests/data/bad/%s", cases[i].file);
+            body = slurp(rel, &len);
+        } else {
+            body = strdup(cases[i].text);
+            len = strlen(body);
+        }
+        CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+        int rc = lr_yang_parse_intent(ctx, body, len, &in, path, sizeof path,
+                                      msg, sizeof msg);
+        const char *what = cases[i].file ? cases[i].file : cases[i].text;
+        if (rc != EINVAL || strcmp(path, cases[i].path)
+            || !strstr(msg, cases[i].msg))
+            fprintf(stderr, "%s: rc %d, path '%s', msg '%s'\n", what, rc,
+                    path, msg);
+        CU_ASSERT_EQUAL(rc, EINVAL);
+        CU_ASSERT_STRING_EQUAL(path, cases[i].path);
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, cases[i].msg));
+        CU_ASSERT_PTR_NULL(strchr(msg, '\n'));
+        CU_ASSERT_EQUAL(in.name[0], '\0');
+        free(body);
+    }
+}
+
+/* A NUL byte inside the body is refused (libyang would stop reading
+ * there); NULL path and message buffers are allowed. */
+static void
+test_intent_nul(void)
+{
+    static const char body[] =
+        "{\"lightrail-job:job\":[{\"name\":\"j1\",\"model\":\"gpt-1.9b\"}]}"
+        "\0{";
+    struct lr_intent in;
+    char msg[256];
+    CU_ASSERT_EQUAL(lr_yang_parse_intent(ctx, body, sizeof body - 1, &in,
+                                         NULL, 0, msg, sizeof msg),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "NUL"));
+    CU_ASSERT_EQUAL(lr_yang_parse_intent(ctx, body, sizeof body - 1, &in,
+                                         NULL, 0, NULL, 0),
+                    EINVAL);
+    /* Without the tail, the same bytes are a good body. */
+    CU_ASSERT_EQUAL(lr_yang_parse_intent(ctx, body, strlen(body), &in, NULL,
+                                         0, NULL, 0),
+                    0);
+}
+
+/* ---- Jobs out ---- */
+
+struct fixture {
+    struct lr_topo *topo;
+    struct lr_cluster *cluster;
+    struct lr_modtable mods;
+    int n_layers;
+};
+
+static int
+fixture_load(struct fixture *f)
+{
+    char err[1024];
+    struct lr_model *m = NULL;
+    memset(f, 0, sizeof *f);
+    if (lr_yang_load_topo(ctx, src("examples/topologies/metro.json"),
+                          &f->topo, err, sizeof err)
+        || lr_yang_load_cluster(ctx, src("examples/clusters/metro.json"),
+                                &f->cluster, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    lr_modtable_default(&f->mods);
+    if (lr_model_preset("gpt-1.9b", &m))
+        return -1;
+    f->n_layers = m->n_layers;
+    lr_model_free(m);
+    return 0;
+}
+
+static void
+fixture_free(struct fixture *f)
+{
+    lr_topo_free(f->topo);
+    lr_cluster_free(f->cluster);
+}
+
+static int
+link_of(const struct fixture *f, const char *name)
+{
+    int l = lr_topo_find_link(f->topo, name);
+    CU_ASSERT(l >= 0);
+    return l;
+}
+
+/* An active gpt-1.9b job over dc1 and dc2 with one lightpath each way,
+ * r1 -> r2 -> r3 and back. */
+static void
+active_job(const struct fixture *f, struct lr_job *j)
+{
+    memset(j, 0, sizeof *j);
+    snprintf(j->intent.name, sizeof j->intent.name, "j1");
+    snprintf(j->intent.model, sizeof j->intent.model, "gpt-1.9b");
+    j->intent.batch = 64;
+    j->intent.micro = 4;
+    j->intent.gpus_min = 4;
+    j->intent.gpus_max = 32;
+    snprintf(j->intent.algorithm, sizeof j->intent.algorithm, "cdynp");
+    j->intent.priority = 3;
+    j->phase = LR_JOB_ACTIVE;
+    j->plan.n_stages = 2;
+    int half = f->n_layers / 2;
+    j->plan.stages[0] = (struct lr_stage) { 0, half - 1, 0, 8 };
+    j->plan.stages[1] = (struct lr_stage) { half, f->n_layers - 1, 1, 6 };
+    j->iteration_s = 1.2345678;
+    j->gpus[0] = 8;
+    j->gpus[1] = 6;
+    j->n_lightpaths = 2;
+    struct lr_lightpath *lp = &j->lp[0];
+    lp->from_dc = 0;
+    lp->to_dc = 1;
+    lp->n_links = 2;
+    lp->links[0] = link_of(f, "r1-r2");
+    lp->links[1] = link_of(f, "r2-r3");
+    lp->length_km = 65;
+    lp->mod = 3;
+    lp->first = 10;
+    lp->m = 5;
+    lp->n = -291 + 2 * 10 + 4;
+    lp->capacity_gbps = 200;
+    lp = &j->lp[1];
+    *lp = j->lp[0];
+    lp->from_dc = 1;
+    lp->to_dc = 0;
+    lp->links[0] = link_of(f, "r3-r2");
+    lp->links[1] = link_of(f, "r2-r1");
+    lp->first = 0;
+    lp->n = -291 + 4;
+    j->created_ms = 1796040000123;
+    j->updated_ms = 1796040061005;
+}
+
+/* Prints one active job and one blocked job, reads the text back with
+ * libyang as operational data and checks every value. */
+static void
+test_jobs_round_trip(void)
+{
+    struct fixture f;
+    struct lr_job jobs[2];
+    char *text = NULL, err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    active_job(&f, &jobs[0]);
+    memset(&jobs[1], 0, sizeof jobs[1]);
+    jobs[1].intent = jobs[0].intent;
+    snprintf(jobs[1].intent.name, sizeof jobs[1].intent.name, "j0");
+    jobs[1].phase = LR_JOB_BLOCKED;
+    snprintf(jobs[1].reason, sizeof jobs[1].reason,
+             "no spectrum between dc1 and dc2");
+    jobs[1].iteration_s = 9;   /* not shown: the job is not active */
+
+    int rc = lr_yang_jobs_to_json(ctx, jobs, 2, f.topo, f.cluster, &f.mods,
+                                  0, &text, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"lightrail-job:jobs\""));
+
+    struct lyd_node *tree = NULL;
+    CU_ASSERT_EQUAL_FATAL(lyd_parse_data_mem(ctx, text, LYD_JSON,
+                                             LYD_PARSE_STRICT,
+                                             LYD_VALIDATE_PRESENT, &tree),
+                          LY_SUCCESS);
+    const char *j1 = "/lightrail-job:jobs/job[name='j1']";
+    char xp[256];
+#define XP(rel) (snprintf(xp, sizeof xp, "%s/%s", j1, (rel)), xp)
+    CHECK_VAL(tree, XP("model"), "gpt-1.9b");
+    CHECK_VAL(tree, XP("batch"), "64");
+    CHECK_VAL(tree, XP("microbatch"), "4");
+    CHECK_VAL(tree, XP("gpus/min"), "4");
+    CHECK_VAL(tree, XP("gpus/max"), "32");
+    CHECK_VAL(tree, XP("algorithm"), "cdynp");
+    CHECK_VAL(tree, XP("priority"), "3");
+    CHECK_VAL(tree, XP("state/phase"), "active");
+    CHECK_VAL(tree, XP("state/iteration-time-s"), "1.234568");
+    CHECK_VAL(tree, XP("state/created"), "2026-11-30T12:00:00.123+00:00");
+    CHECK_VAL(tree, XP("state/updated"), "2026-11-30T12:01:01.005+00:00");
+    CU_ASSERT_EQUAL(count(tree, XP("state/reason")), 0);
+
+    /* Stages: 1-based layers, DC names, and the planner's stage time. */
+    char want[64];
+    CU_ASSERT_EQUAL(count(tree, XP("state/stage")), 2);
+    CHECK_VAL(tree, XP("state/stage[index='1']/first-layer"), "1");
+    snprintf(want, sizeof want, "%d", f.n_layers / 2);
+    CHECK_VAL(tree, XP("state/stage[index='1']/last-layer"), want);
+    CHECK_VAL(tree, XP("state/stage[index='1']/dc"), "dc1");
+    CHECK_VAL(tree, XP("state/stage[index='1']/devices"), "8");
+    snprintf(want, sizeof want, "%d", f.n_layers);
+    CHECK_VAL(tree, XP("state/stage[index='2']/last-layer"), want);
+    CHECK_VAL(tree, XP("state/stage[index='2']/dc"), "dc2");
+    {
+        struct lr_model *m = NULL;
+        struct lr_tm *tm = NULL;
+        struct lr_train tr = { 64, 4, 2 };
+        CU_ASSERT_EQUAL_FATAL(lr_model_preset("gpt-1.9b", &m), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, f.cluster, &tr, &tm), 0);
+        const struct lr_stage *s = &jobs[0].plan.stages[1];
+        double t = lr_tm_stage_time(tm, s->dc, s->first, s->last, s->g);
+        const char *v = val(tree, XP("state/stage[index='2']/time-s"));
+        CU_ASSERT_PTR_NOT_NULL(v);
+        if (v)
+            CU_ASSERT_DOUBLE_EQUAL(strtod(v, NULL), t, 1e-6);
+        CU_ASSERT(t > 0);
+        lr_tm_free(tm);
+        lr_model_free(m);
+    }
+
+    CU_ASSERT_EQUAL(count(tree, XP("state/gpus")), 2);
+    CHECK_VAL(tree, XP("state/gpus[dc='dc1']/count"), "8");
+    CHECK_VAL(tree, XP("state/gpus[dc='dc2']/count"), "6");
+
+    /* Lightpaths: nodes and links in path order. */
+    CU_ASSERT_EQUAL(count(tree, XP("state/lightpath")), 2);
+    CHECK_VAL(tree, XP("state/lightpath[index='1']/from-dc"), "dc1");
+    CHECK_VAL(tree, XP("state/lightpath[index='1']/to-dc"), "dc2");
+    CHECK_VAL(tree, XP("state/lightpath[index='1']/length-km"), "65.0");
+    CHECK_VAL(tree, XP("state/lightpath[index='1']/modulation"), "16QAM");
+    CHECK_VAL(tree, XP("state/lightpath[index='1']/first-slot"), "10");
+    CHECK_VAL(tree, XP("state/lightpath[index='1']/slots"), "5");
+    CHECK_VAL(tree, XP("state/lightpath[index='1']/n"), "-267");
+    CHECK_VAL(tree, XP("state/lightpath[index='1']/m"), "5");
+    CHECK_VAL(tree, XP("state/lightpath[index='1']/capacity-gbps"),
+              "200.0");
+    CHECK_VAL(tree, XP("state/lightpath[index='2']/n"), "-287");
+    {
+        static const char *const nodes[2][3] = {
+            { "r1", "r2", "r3" }, { "r3", "r2", "r1" },
+        };
+        static const char *const links[2][2] = {
+            { "r1-r2", "r2-r3" }, { "r3-r2", "r2-r1" },
+        };
+        for (int i = 0; i < 2; i++) {
+            char p[128];
+            snprintf(p, sizeof p, "state/lightpath[index='%d']/node", i + 1);
+            struct ly_set *set = NULL;
+            CU_ASSERT_EQUAL_FATAL(lyd_find_xpath(tree, XP(p), &set), 0);
+            CU_ASSERT_EQUAL(set->count, 3);
+            for (uint32_t k = 0; k < set->count && k < 3; k++)
+                CU_ASSERT_STRING_EQUAL(lyd_get_value(set->dnodes[k]),
+                                       nodes[i][k]);
+            ly_set_free(set, NULL);
+            snprintf(p, sizeof p, "state/lightpath[index='%d']/link", i + 1);
+            CU_ASSERT_EQUAL_FATAL(lyd_find_xpath(tree, XP(p), &set), 0);
+            CU_ASSERT_EQUAL(set->count, 2);
+            for (uint32_t k = 0; k < set->count && k < 2; k++)
+                CU_ASSERT_STRING_EQUAL(lyd_get_value(set->dnodes[k]),
+                                       links[i][k]);
+            ly_set_free(set, NULL);
+        }
+    }
+#undef XP
+
+    /* The blocked job: phase and reason, nothing held, no times. */
+    const char *j0 = "/lightrail-job:jobs/job[name='j0']/state";
+    snprintf(xp, sizeof xp, "%s/phase", j0);
+    CHECK_VAL(tree, xp, "blocked");
+    snprintf(xp, sizeof xp, "%s/reason", j0);
+    CHECK_VAL(tree, xp, "no spectrum between dc1 and dc2");
+    snprintf(xp, sizeof xp, "%s/*", j0);
+    CU_ASSERT_EQUAL(count(tree, xp), 2);
+    lyd_free_all(tree);
+    free(text);
+    fixture_free(&f);
+}
+
+/* single = 1 prints the RFC 8040 form of one resource, which reads back
+ * under the jobs container, as a POST body would; the state container
+ * is what a client may not send. */
+static void
+test_job_single(void)
+{
+    struct fixture f;
+    struct lr_job j;
+    char *text = NULL, err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    active_job(&f, &j);
+    int rc = lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster, NULL, 1,
+                                  &text, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    const char *p = text;
+    while (*p == ' ' || *p == '\n' || *p == '{')
+        p++;
+    CU_ASSERT_EQUAL(strncmp(p, "\"lightrail-job:job\": [", 22), 0);
+    /* No modulation table: no modulation. */
+    CU_ASSERT_PTR_NULL(strstr(text, "modulation"));
+
+    struct lr_intent in;
+    char path[512], msg[512];
+    CU_ASSERT_EQUAL(parse_text(text, &in, path, sizeof path, msg, sizeof msg),
+                    EINVAL);
+    CU_ASSERT_STRING_EQUAL(path, "/lightrail-job:jobs/job[name='j1']/state");
+
+    struct lyd_node *jobs = NULL;
+    struct ly_in *lin = NULL;
+    const struct lys_module *mod = ly_ctx_get_module_implemented(ctx,
+                                                                 LR_YANG_LRJ);
+    CU_ASSERT_EQUAL_FATAL(lyd_new_inner(NULL, mod, "jobs", 0, &jobs), 0);
+    CU_ASSERT_EQUAL_FATAL(ly_in_new_memory(text, &lin), 0);
+    CU_ASSERT_EQUAL(lyd_parse_data(ctx, jobs, lin, LYD_JSON, LYD_PARSE_STRICT,
+                                   LYD_VALIDATE_PRESENT, NULL),
+                    LY_SUCCESS);
+    CHECK_VAL(jobs, "/lightrail-job:jobs/job[name='j1']/state/phase",
+              "active");
+    ly_in_free(lin, 0);
+    lyd_free_all(jobs);
+    free(text);
+
+    /* single needs exactly one job. */
+    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 0, f.topo, f.cluster, NULL,
+                                         1, &text, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(text);
+    fixture_free(&f);
+}
+
+/* No jobs: an empty container, still a valid document. */
+static void
+test_jobs_empty(void)
+{
+    char *text = NULL, err[512];
+    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, NULL, 0, NULL, NULL, NULL,
+                                               0, &text, err, sizeof err),
+                          0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"lightrail-job:jobs\": {"));
+    struct lyd_node *tree = NULL;
+    CU_ASSERT_EQUAL(lyd_parse_data_mem(ctx, text, LYD_JSON, LYD_PARSE_STRICT,
+                                       LYD_VALIDATE_PRESENT, &tree),
+                    LY_SUCCESS);
+    lyd_free_all(tree);
+    free(text);
+}
+
+/* Indices the inventories do not have, and values the schema refuses,
+ * are errors with the job's path, never a wrong document. */
+static void
+test_jobs_bad(void)
+{
+    struct fixture f;
+    struct lr_job j;
+    char *text = NULL, err[1024];
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+
+    active_job(&f, &j);
+    j.plan.stages[1].dc = 7;
+    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
+                                         &f.mods, 0, &text, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(text);
+    CU_ASSERT_STRING_EQUAL(err, "lightrail-job: /lightrail-job:jobs/"
+                                "job[name='j1']: stage 2 is in DC index 7; "
+                                "the cluster has 3 DCs");
+
+    active_job(&f, &j);
+    j.lp[1].links[1] = f.topo->n_links;
+    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
+                                         &f.mods, 0, &text, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "lightpath 2 uses link index"));
+
+    /* Lightpaths need the topology. */
+    active_job(&f, &j);
+    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 1, NULL, f.cluster,
+                                         &f.mods, 0, &text, err, sizeof err),
+                    EINVAL);
+
+    active_job(&f, &j);
+    j.lp[0].m = -1;
+    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
+                                         &f.mods, 0, &text, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "\"-1\""));
+
+    /* Two jobs of one name. */
+    struct lr_job two[2];
+    active_job(&f, &two[0]);
+    two[1] = two[0];
+    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, two, 2, f.topo, f.cluster,
+                                         &f.mods, 0, &text, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(text);
+    fixture_free(&f);
+}
+
+/* ---- Resource state out ---- */
+
+static void
+test_state_round_trip(void)
+{
+    static const struct lr_state_channel ch[2] = {
+        { 0, 5, "j1" }, { 10, 3, "j2" },
+    };
+    static const struct lr_state_link links[2] = {
+        { "r1-r2", 320, 8, 2, ch }, { "r2-r1", 320, 0, 0, NULL },
+    };
+    static const struct lr_state_dc dcs[2] = {
+        { "dc1", 16, 8 }, { "dc2", 32, 0 },
+    };
+    struct lr_state_view v = {
+        .n_links = 2, .links = links, .n_dcs = 2, .dcs = dcs,
+        .counters = { 1, 2, 3, 4, 5, 18446744073709551615ull },
+    };
+    char *text = NULL, err[512] = "";
+    int rc = lr_yang_state_to_json(ctx, &v, &text, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    struct lyd_node *tree = NULL;
+    CU_ASSERT_EQUAL_FATAL(lyd_parse_data_mem(ctx, text, LYD_JSON,
+                                             LYD_PARSE_STRICT,
+                                             LYD_VALIDATE_PRESENT, &tree),
+                          LY_SUCCESS);
+    const char *s = "/lightrail-state:state";
+    char xp[256];
+#define XP(rel) (snprintf(xp, sizeof xp, "%s/%s", s, (rel)), xp)
+    CHECK_VAL(tree, XP("link[id='r1-r2']/slots"), "320");
+    CHECK_VAL(tree, XP("link[id='r1-r2']/used"), "8");
+    CHECK_VAL(tree, XP("link[id='r1-r2']/channel[first-slot='10']/slots"),
+              "3");
+    CHECK_VAL(tree, XP("link[id='r1-r2']/channel[first-slot='10']/job"),
+              "j2");
+    CU_ASSERT_EQUAL(count(tree, XP("link[id='r2-r1']/channel")), 0);
+    CHECK_VAL(tree, XP("dc[name='dc1']/in-use"), "8");
+    CHECK_VAL(tree, XP("dc[name='dc2']/devices"), "32");
+    CHECK_VAL(tree, XP("counters/jobs-failed"), "3");
+    CHECK_VAL(tree, XP("counters/deletes"), "18446744073709551615");
+#undef XP
+    /* RFC 7951: 64-bit numbers are strings. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"admissions\": \"4\""));
+    lyd_free_all(tree);
+    free(text);
+
+    /* Two channels starting at one slot: a duplicate key. */
+    static const struct lr_state_channel dup[2] = {
+        { 4, 5, "j1" }, { 4, 3, "j2" },
+    };
+    static const struct lr_state_link bad[1] = { { "r1-r2", 320, 8, 2, dup } };
+    struct lr_state_view w = { .n_links = 1, .links = bad };
+    CU_ASSERT_EQUAL(lr_yang_state_to_json(ctx, &w, &text, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "lightrail-state: "));
+}
+
+/* ---- Inventory out ---- */
+
+static void
+same_cluster(const struct lr_cluster *a, const struct lr_cluster *b)
+{
+    CU_ASSERT_EQUAL_FATAL(a->n_types, b->n_types);
+    CU_ASSERT_EQUAL_FATAL(a->n_dcs, b->n_dcs);
+    CU_ASSERT_EQUAL_FATAL(a->n_links, b->n_links);
+    for (int i = 0; i < a->n_types; i++) {
+        CU_ASSERT_STRING_EQUAL(a->types[i].name, b->types[i].name);
+        CU_ASSERT_EQUAL(a->types[i].peak_flops, b->types[i].peak_flops);
+        CU_ASSERT_EQUAL(a->types[i].efficiency, b->types[i].efficiency);
+        CU_ASSERT_EQUAL(a->types[i].memory_bytes, b->types[i].memory_bytes);
+    }
+    for (int i = 0; i < a->n_dcs; i++) {
+        const struct lr_dc *x = &a->dcs[i], *y = &b->dcs[i];
+        CU_ASSERT_STRING_EQUAL(x->name, y->name);
+        CU_ASSERT_EQUAL(x->device_type, y->device_type);
+        CU_ASSERT_EQUAL(x->n_devices, y->n_devices);
+        CU_ASSERT_EQUAL(x->intra_bw, y->intra_bw);
+        CU_ASSERT_EQUAL(x->intra_latency, y->intra_latency);
+        CU_ASSERT_STRING_EQUAL(x->attach_node, y->attach_node);
+    }
+    for (int i = 0; i < a->n_links; i++) {
+        CU_ASSERT_EQUAL(a->links[i].a, b->links[i].a);
+        CU_ASSERT_EQUAL(a->links[i].b, b->links[i].b);
+        CU_ASSERT_EQUAL(a->links[i].bw, b->links[i].bw);
+        CU_ASSERT_EQUAL(a->links[i].latency, b->links[i].latency);
+    }
+}
+
+/* man3 (no attachment nodes) and metro (with them) print and load back
+ * to the very same numbers. */
+static void
+test_cluster_round_trip(void)
+{
+    static const char *const files[] = {
+        "examples/clusters/man3.json", "examples/clusters/metro.json",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        struct lr_cluster *a = NULL, *b = NULL;
+        char *text = NULL, err[1024] = "";
+        int rc = lr_yang_load_cluster(ctx, src(files[i]), &a, err,
+                                      sizeof err);
+        if (!rc)
+            rc = lr_yang_cluster_to_json(ctx, a, &text, err, sizeof err);
+        if (!rc)
+            rc = lr_yang_load_cluster_mem(ctx, text, strlen(text), "printed",
+                                          &b, err, sizeof err);
+        if (rc)
+            fprintf(stderr, "%s: %s\n", files[i], err);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        same_cluster(a, b);
+        if (i == 0) {
+            /* The module's units: 10 Gb/s, 25 GB/s, 5 us, 125 TFLOP/s. */
+            CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"bandwidth-gbps\": "
+                                                "\"10.0\""));
+            CU_ASSERT_PTR_NOT_NULL(strstr(
+                text, "\"intra-dc-bandwidth-gbytes-per-s\": \"25.0\""));
+            CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"intra-dc-latency-us\": "
+                                                "\"5.0\""));
+            CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"peak-tflops\": "
+                                                "\"125.0\""));
+            CU_ASSERT_PTR_NULL(strstr(text, "attachment-node"));
+        }
+        free(text);
+        lr_cluster_free(a);
+        lr_cluster_free(b);
+    }
+}
+
+/* A latency that rounds to nothing in the module's unit is refused, not
+ * printed as a value the schema rejects. */
+static void
+test_cluster_unprintable(void)
+{
+    struct lr_cluster *c = lr_cluster_new();
+    char *text = NULL, err[512];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(c, "gpu", 1e14, 0.5, 1e10), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "a", "gpu", 1, 1e11, 1e-6, NULL),
+                    0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "b", "gpu", 1, 1e11, 1e-6, NULL),
+                    0);
+    CU_ASSERT_EQUAL(lr_cluster_add_link(c, "a", "b", 1e-6, 1e-3), 0);
+    CU_ASSERT_EQUAL(lr_yang_cluster_to_json(ctx, c, &text, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "bandwidth-gbps"));
+    lr_cluster_free(c);
+}
+
+/* ---- Daemon configuration ---- */
+
+/* The demo configuration: paths resolved against examples/lightraild/,
+ * defaults applied, and the topology and cluster it names load. */
+static void
+test_config_demo(void)
+{
+    static struct lr_config c;
+    char err[1024] = "", want[1024];
+    const char *dir = src("examples/lightraild");
+    int rc = lr_yang_load_config(ctx, src("examples/lightraild/demo.json"),
+                                 &c, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_STRING_EQUAL(c.address, "127.0.0.1");
+    CU_ASSERT_EQUAL(c.port, 8443);
+    CU_ASSERT(c.tls);
+    snprintf(want, sizeof want, "%s/tls/cert.pem", dir);
+    CU_ASSERT_STRING_EQUAL(c.cert, want);
+    snprintf(want, sizeof want, "%s/tls/key.pem", dir);
+    CU_ASSERT_STRING_EQUAL(c.key, want);
+    CU_ASSERT_STRING_EQUAL(c.client_ca, "");
+    CU_ASSERT_EQUAL_FATAL(c.n_tokens, 1);
+    CU_ASSERT_STRING_EQUAL(c.tokens[0].name, "demo");
+    CU_ASSERT_STRING_EQUAL(c.tokens[0].secret, "demo-token-0123456789");
+    CU_ASSERT(c.metrics_public);
+    snprintf(want, sizeof want, "%s/state", dir);
+    CU_ASSERT_STRING_EQUAL(c.state_dir, want);
+    snprintf(want, sizeof want, "%s/state/devices", dir);
+    CU_ASSERT_STRING_EQUAL(c.dummy_dir, want);
+    snprintf(want, sizeof want, "%s/../topologies/metro.json", dir);
+    CU_ASSERT_STRING_EQUAL(c.topology_file, want);
+    snprintf(want, sizeof want, "%s/../clusters/metro.json", dir);
+    CU_ASSERT_STRING_EQUAL(c.cluster_file, want);
+    CU_ASSERT_STRING_EQUAL(c.default_driver, "dummy");
+    CU_ASSERT_EQUAL(c.n_devices, 0);
+    CU_ASSERT_EQUAL(c.log, LR_CONFIG_LOG_STDERR);
+
+    struct lr_topo *t = NULL;
+    struct lr_cluster *cl = NULL;
+    CU_ASSERT_EQUAL(lr_yang_load_topo(ctx, c.topology_file, &t, err,
+                                      sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_yang_load_cluster(ctx, c.cluster_file, &cl, err,
+                                         sizeof err), 0);
+    lr_topo_free(t);
+    lr_cluster_free(cl);
+}
+
+/* Writes 'text' to DIR/name in a new temporary directory; the path goes
+ * to path[size]. */
+static int
+write_temp(char *dir, const char *name, const char *text, char *path,
+           size_t size)
+{
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(path, size, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+/* Absolute paths stay; devices take the default driver; every leaf
+ * given overrides its default. */
+static void
+test_config_full(void)
+{
+    static const char text[] =
+        "{\"lightrail-config:lightraild\":{"
+        "\"listen\":{\"address\":\"::1\",\"port\":0,\"tls\":false,"
+        "\"client-ca\":\"ca.pem\"},"
+        "\"token\":[{\"name\":\"a\",\"secret\":\"0123456789abcdef\"},"
+        "{\"name\":\"b\",\"secret\":\"fedcba9876543210\"}],"
+        "\"metrics-public\":false,"
+        "\"state-dir\":\"/var/lib/lightrail\","
+        "\"topology-file\":\"net/topo.json\","
+        "\"cluster-file\":\"/etc/lightrail/cluster.json\","
+        "\"southbound\":{\"default-driver\":\"netconf\","
+        "\"dummy-dir\":\"dummies\","
+        "\"device\":[{\"name\":\"r1\",\"address\":\"192.0.2.1:830\"},"
+        "{\"name\":\"r2\",\"driver\":\"dummy\"}]},"
+        "\"log\":\"syslog\"}}";
+    static struct lr_config c;
+    char dir[] = "/tmp/lr-config-XXXXXX", path[256], want[512], err[1024];
+    CU_ASSERT_EQUAL_FATAL(write_temp(dir, "lightraild.json", text, path,
+                                     sizeof path), 0);
+    int rc = lr_yang_load_config(ctx, path, &c, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_STRING_EQUAL(c.address, "::1");
+    CU_ASSERT_EQUAL(c.port, 0);
+    CU_ASSERT(!c.tls);
+    CU_ASSERT_STRING_EQUAL(c.cert, "");
+    snprintf(want, sizeof want, "%s/ca.pem", dir);
+    CU_ASSERT_STRING_EQUAL(c.client_ca, want);
+    CU_ASSERT_EQUAL(c.n_tokens, 2);
+    CU_ASSERT_STRING_EQUAL(c.tokens[1].secret, "fedcba9876543210");
+    CU_ASSERT(!c.metrics_public);
+    CU_ASSERT_STRING_EQUAL(c.state_dir, "/var/lib/lightrail");
+    snprintf(want, sizeof want, "%s/net/topo.json", dir);
+    CU_ASSERT_STRING_EQUAL(c.topology_file, want);
+    CU_ASSERT_STRING_EQUAL(c.cluster_file, "/etc/lightrail/cluster.json");
+    CU_ASSERT_STRING_EQUAL(c.default_driver, "netconf");
+    snprintf(want, sizeof want, "%s/dummies", dir);
+    CU_ASSERT_STRING_EQUAL(c.dummy_dir, want);
+    CU_ASSERT_EQUAL_FATAL(c.n_devices, 2);
+    CU_ASSERT_STRING_EQUAL(c.devices[0].name, "r1");
+    CU_ASSERT_STRING_EQUAL(c.devices[0].driver, "netconf");
+    CU_ASSERT_STRING_EQUAL(c.devices[0].address, "192.0.2.1:830");
+    CU_ASSERT_STRING_EQUAL(c.devices[1].driver, "dummy");
+    CU_ASSERT_STRING_EQUAL(c.devices[1].address, "");
+    CU_ASSERT_EQUAL(c.log, LR_CONFIG_LOG_SYSLOG);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void
+test_config_bad(void)
+{
+    static const struct {
+        const char *file, *want;
+    } cases[] = {
+        { "config_tls_no_cert.json",
+          "/lightrail-config:lightraild/listen: TLS needs a certificate and "
+          "a key; set both, or tls false" },
+        { "config_short_secret.json",
+          "/lightrail-config:lightraild/token[name='ops']/secret: "
+          "Unsatisfied length - string \"too-short\" length is not "
+          "allowed. (line 10)" },
+        { "config_no_state_dir.json",
+          "/lightrail-config:lightraild/state-dir: Mandatory node "
+          "\"state-dir\" instance does not exist." },
+        /* Any other lightrail file is not a configuration. */
+        { "cluster_efficiency.json", "is out of the allowed range" },
+        { "../../../examples/clusters/man3.json",
+          "/lightrail-config:lightraild: missing: not a lightrail-config "
+          "file" },
+        { "no_such_config.json", "No such file or directory" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        static struct lr_config c;
+        char rel[256], err[1024] = "";
+        snprintf(rel, sizeof rel, "tests/data/bad/%s", cases[i].file);
+        const char *path = src(rel);
+        int rc = lr_yang_load_config(ctx, path, &c, err, sizeof err);
+        if (!rc || !strstr(err, cases[i].want)
+            || strncmp(err, path, strlen(path)))
+            fprintf(stderr, "%s: rc %d: %s\n", cases[i].file, rc, err);
+        CU_ASSERT_NOT_EQUAL(rc, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].want));
+        CU_ASSERT_EQUAL(strncmp(err, path, strlen(path)), 0);
+        CU_ASSERT_EQUAL(c.state_dir[0], '\0');
+    }
+}
+
+/* A configuration with another module's data beside it. */
+static void
+test_config_foreign(void)
+{
+    static const char text[] =
+        "{\"lightrail-config:lightraild\":{\"listen\":{\"tls\":false},"
+        "\"state-dir\":\"s\",\"topology-file\":\"t\","
+        "\"cluster-file\":\"c\"},"
+        "\"lightrail-model:model\":{\"name\":\"m\",\"transformer\":{"
+        "\"arch\":\"gpt\",\"layers\":1,\"hidden\":8,\"heads\":1,"
+        "\"ffn\":8,\"vocab\":8,\"seq\":8}}}";
+    static struct lr_config c;
+    char dir[] = "/tmp/lr-config-XXXXXX", path[256], err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(write_temp(dir, "x.json", text, path, sizeof path),
+                          0);
+    CU_ASSERT_EQUAL(lr_yang_load_config(ctx, path, &c, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "/lightrail-model:model: a "
+                                       "configuration file holds "
+                                       "lightrail-config data only"));
+    unlink(path);
+    rmdir(dir);
+}
+
+/* An IPv6 zone makes inet:host as long as one likes; the struct's field
+ * does not. */
+static void
+test_config_long_address(void)
+{
+    char text[1024], addr[300];
+    memset(addr, 'z', sizeof addr - 1);
+    addr[sizeof addr - 1] = '\0';
+    snprintf(text, sizeof text,
+             "{\"lightrail-config:lightraild\":{\"listen\":{"
+             "\"address\":\"fe80::1%%%s\",\"tls\":false},"
+             "\"state-dir\":\"s\",\"topology-file\":\"t\","
+             "\"cluster-file\":\"c\"}}", addr);
+    static struct lr_config c;
+    char dir[] = "/tmp/lr-config-XXXXXX", path[256], err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(write_temp(dir, "x.json", text, path, sizeof path),
+                          0);
+    CU_ASSERT_EQUAL(lr_yang_load_config(ctx, path, &c, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "/lightrail-config:lightraild/listen/"
+                                       "address: longer than 255 "
+                                       "characters"));
+    unlink(path);
+    rmdir(dir);
+}
+
+static CU_TestInfo tests[] = {
+    { "embedded modules", test_embedded_modules },
+    { "example intents", test_example_intents },
+    { "intent defaults and forms", test_intent_defaults },
+    { "bad intents", test_bad_intents },
+    { "intent with a NUL byte", test_intent_nul },
+    { "jobs round trip", test_jobs_round_trip },
+    { "one job", test_job_single },
+    { "no jobs", test_jobs_empty },
+    { "jobs the schema refuses", test_jobs_bad },
+    { "state round trip", test_state_round_trip },
+    { "cluster round trip", test_cluster_round_trip },
+    { "cluster not printable", test_cluster_unprintable },
+    { "config: demo", test_config_demo },
+    { "config: every leaf", test_config_full },
+    { "config: bad files", test_config_bad },
+    { "config: foreign data", test_config_foreign },
+    { "config: long address", test_config_long_address },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN_WITH("yang_job", tests, suite_setup, suite_teardown)
