@@ -17,10 +17,12 @@
  * (a table of migrations in lr_store.c), and refuses a newer one.
  *
  * Conventions: functions return 0 or a positive errno value (ENOENT: no
- * such job; EEXIST: a slot or a job name already taken; EIO: SQLite
- * failed, with its message in the store's last error); one connection,
- * one thread.  Each write is its own transaction unless the caller has
- * opened one with lr_store_begin(); nested begins are savepoints.
+ * such job; EEXIST: a slot or a job name already taken; EINVAL: a job
+ * that would break an invariant of lr_store_check(); ENOTSUP: the file's
+ * schema is newer than this code; EIO: SQLite failed, with its message
+ * in the store's last error); one connection, one thread.  Each write
+ * is its own transaction unless the caller has opened one with
+ * lr_store_begin(); nested begins are savepoints.
  */
 #ifndef LR_STORE_H
 #define LR_STORE_H 1
@@ -54,10 +56,14 @@ int lr_store_get_doc(struct lr_store *, const char *key, char **json);
 /* Inserts or replaces the job and everything it holds: its stages,
  * lightpaths, GPU counts and slot reservations are replaced by those of
  * 'job' (a job in phase blocked or failed holds none).  EEXIST when a
- * slot is already held by another job; then nothing changes. */
+ * slot is already held by another job; then nothing changes.  EINVAL,
+ * changing nothing, when 'job' breaks an invariant: a blocked or failed
+ * job with GPUs or lightpaths, any other with gpus[] not equal to its
+ * stages' per-DC sums, a lightpath listing a link twice. */
 int lr_store_put_job(struct lr_store *, const struct lr_job *job);
 
-/* Only the phase and reason (and updated_ms), keeping what it holds. */
+/* Only the phase and reason (and updated_ms), keeping what it holds;
+ * so EINVAL for blocked or failed while the job holds anything. */
 int lr_store_set_phase(struct lr_store *, const char *name,
                        enum lr_job_phase, const char *reason,
                        long long updated_ms);
@@ -68,7 +74,7 @@ int lr_store_delete_job(struct lr_store *, const char *name);
 int lr_store_get_job(struct lr_store *, const char *name, struct lr_job *out);
 
 /* Every job, in name order, into a new array the caller frees with
- * free(). */
+ * free() (NULL when there is none). */
 int lr_store_list_jobs(struct lr_store *, struct lr_job **out, int *n);
 
 /* Checks the invariants across tables: every slot row belongs to a

@@ -1,0 +1,1484 @@
+/*
+ * lr_store: the controller's decisions in SQLite.  See lr_store.h.
+ *
+ * Our implementation:
+ *   - One connection in WAL mode with synchronous = NORMAL: a commit is a
+ *     write to the WAL without fsync, so it survives a crash of the
+ *     process (the kernel has the pages) but maybe not a power loss; the
+ *     header states that contract.
+ *   - Foreign keys on, so deleting a job cascades to everything it holds;
+ *     a (link, slot) primary key so that two jobs can never hold the same
+ *     slot, whatever bug the controller has.
+ *   - Every statement is prepared once at open and kept: the controller
+ *     runs the same dozen statements all day.
+ *   - A write is a transaction of its own (BEGIN IMMEDIATE: it takes the
+ *     write lock up front, so a concurrent writer makes us wait in the
+ *     busy handler rather than fail half way) or, inside the caller's
+ *     transaction, a SAVEPOINT, which is what makes a refused
+ *     lr_store_put_job() change nothing while the caller's own work
+ *     stays.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "controller/lr_store.h"
+
+/* How long a statement waits for another connection's lock before it
+ * fails with SQLITE_BUSY.  Only tools and tests open a second
+ * connection, and their transactions are short. */
+#define LR_STORE_BUSY_MS 5000
+
+/* The phase names as stored.  They are the storage format of schema v1
+ * (the CHECK constraint of jobs.phase lists them), so they live here and
+ * not in lr_job_phase_name(): renaming a phase for display must not
+ * change what old databases mean. */
+static const char *const lr_store_phases[] = {
+    [LR_JOB_SUBMITTED] = "submitted",
+    [LR_JOB_PLANNED] = "planned",
+    [LR_JOB_PROVISIONING] = "provisioning",
+    [LR_JOB_ACTIVE] = "active",
+    [LR_JOB_RELEASING] = "releasing",
+    [LR_JOB_BLOCKED] = "blocked",
+    [LR_JOB_FAILED] = "failed",
+};
+#define LR_STORE_N_PHASES \
+    ((int) (sizeof lr_store_phases / sizeof lr_store_phases[0]))
+
+/*
+ * The migrations: entry i brings a database from schema version i to
+ * i + 1, in one transaction with the update of meta.schema_version.
+ * Append, never edit: a database in the field went through the old text.
+ */
+static const char *const lr_store_migrations[] = {
+    /* 0 -> 1: everything. */
+    "CREATE TABLE meta("
+    "  key TEXT PRIMARY KEY,"
+    "  value NOT NULL);"
+    "CREATE TABLE docs("
+    "  key TEXT PRIMARY KEY,"
+    "  json TEXT NOT NULL);"
+    "CREATE TABLE jobs("
+    "  name TEXT PRIMARY KEY,"
+    "  phase TEXT NOT NULL CHECK (phase IN ('submitted', 'planned',"
+    "    'provisioning', 'active', 'releasing', 'blocked', 'failed')),"
+    "  reason TEXT NOT NULL DEFAULT '',"
+    "  model TEXT NOT NULL,"
+    "  batch REAL,"
+    "  micro REAL,"
+    "  gpus_min INTEGER NOT NULL,"
+    "  gpus_max INTEGER NOT NULL,"
+    "  algorithm TEXT NOT NULL,"
+    "  priority INTEGER NOT NULL,"
+    "  iteration_s REAL,"
+    "  created_ms INTEGER NOT NULL,"
+    "  updated_ms INTEGER NOT NULL);"
+    "CREATE TABLE stages("
+    "  job TEXT NOT NULL REFERENCES jobs(name) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  first_layer INTEGER NOT NULL,"
+    "  last_layer INTEGER NOT NULL,"
+    "  dc INTEGER NOT NULL,"
+    "  g INTEGER NOT NULL,"
+    "  PRIMARY KEY (job, idx));"
+    "CREATE TABLE gpus("
+    "  job TEXT NOT NULL REFERENCES jobs(name) ON DELETE CASCADE,"
+    "  dc INTEGER NOT NULL,"
+    "  count INTEGER NOT NULL CHECK (count > 0),"
+    "  PRIMARY KEY (job, dc));"
+    "CREATE TABLE lightpaths("
+    "  job TEXT NOT NULL REFERENCES jobs(name) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  from_dc INTEGER NOT NULL,"
+    "  to_dc INTEGER NOT NULL,"
+    "  links TEXT NOT NULL,"
+    "  length_km REAL,"
+    "  mod INTEGER NOT NULL,"
+    "  \"first\" INTEGER NOT NULL,"
+    "  m INTEGER NOT NULL,"
+    "  n INTEGER NOT NULL,"
+    "  capacity_gbps REAL,"
+    "  PRIMARY KEY (job, idx));"
+    /* One row per booked slot: tens of thousands of rows, read by their
+     * key, hence clustered on it (WITHOUT ROWID). */
+    "CREATE TABLE slots("
+    "  link INTEGER NOT NULL,"
+    "  slot INTEGER NOT NULL,"
+    "  job TEXT NOT NULL REFERENCES jobs(name) ON DELETE CASCADE,"
+    "  lp INTEGER NOT NULL,"
+    "  PRIMARY KEY (link, slot),"
+    "  FOREIGN KEY (job, lp) REFERENCES lightpaths(job, idx)"
+    "    ON DELETE CASCADE) WITHOUT ROWID;"
+    /* The cascades and the per-job deletes look slots up by job. */
+    "CREATE INDEX slots_by_job ON slots(job, lp);",
+};
+#define LR_STORE_N_MIGRATIONS \
+    ((int) (sizeof lr_store_migrations / sizeof lr_store_migrations[0]))
+
+_Static_assert(LR_STORE_N_MIGRATIONS == LR_STORE_SCHEMA_VERSION,
+               "one migration per schema version");
+
+/* The cached statements.  The order of the enum is the order of the
+ * table below. */
+enum lr_store_stmt {
+    ST_BEGIN,
+    ST_BEGIN_READ,
+    ST_COMMIT,
+    ST_ROLLBACK,
+    ST_SAVEPOINT,
+    ST_RELEASE,
+    ST_ROLLBACK_TO,
+    ST_DOC_PUT,
+    ST_DOC_GET,
+    ST_JOB_UPSERT,
+    ST_JOB_DEL_SLOTS,
+    ST_JOB_DEL_LPS,
+    ST_JOB_DEL_GPUS,
+    ST_JOB_DEL_STAGES,
+    ST_STAGE_INS,
+    ST_GPU_INS,
+    ST_LP_INS,
+    ST_SLOT_INS,
+    ST_SLOT_HOLDER,
+    ST_JOB_SET_PHASE,
+    ST_JOB_HOLDS,
+    ST_JOB_DEL,
+    ST_JOB_GET,
+    ST_STAGES_GET,
+    ST_GPUS_GET,
+    ST_LPS_GET,
+    ST_JOB_NAMES,
+    ST_CHK_SLOT_OWNER,
+    ST_CHK_LPS,
+    ST_CHK_SLOT_OF,
+    ST_CHK_IDLE,
+    ST_CHK_GPU_ROWS,
+    ST_CHK_STAGE_SUMS,
+    ST_N
+};
+
+static const char *const lr_store_sql[ST_N] = {
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_BEGIN_READ] = "BEGIN DEFERRED",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    /* Savepoints may share one name: ROLLBACK TO and RELEASE act on the
+     * innermost one of that name. */
+    [ST_SAVEPOINT] = "SAVEPOINT lr",
+    [ST_RELEASE] = "RELEASE lr",
+    [ST_ROLLBACK_TO] = "ROLLBACK TO lr",
+    [ST_DOC_PUT] = "INSERT INTO docs(key, json) VALUES (?1, ?2)"
+                   " ON CONFLICT(key) DO UPDATE SET json = excluded.json",
+    [ST_DOC_GET] = "SELECT json FROM docs WHERE key = ?1",
+    /* An upsert, not INSERT OR REPLACE: REPLACE would delete the row and
+     * cascade to rows that the caller's transaction may still need. */
+    [ST_JOB_UPSERT] =
+        "INSERT INTO jobs(name, phase, reason, model, batch, micro,"
+        " gpus_min, gpus_max, algorithm, priority, iteration_s,"
+        " created_ms, updated_ms)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+        " ON CONFLICT(name) DO UPDATE SET phase = excluded.phase,"
+        " reason = excluded.reason, model = excluded.model,"
+        " batch = excluded.batch, micro = excluded.micro,"
+        " gpus_min = excluded.gpus_min, gpus_max = excluded.gpus_max,"
+        " algorithm = excluded.algorithm, priority = excluded.priority,"
+        " iteration_s = excluded.iteration_s,"
+        " created_ms = excluded.created_ms,"
+        " updated_ms = excluded.updated_ms",
+    [ST_JOB_DEL_SLOTS] = "DELETE FROM slots WHERE job = ?1",
+    [ST_JOB_DEL_LPS] = "DELETE FROM lightpaths WHERE job = ?1",
+    [ST_JOB_DEL_GPUS] = "DELETE FROM gpus WHERE job = ?1",
+    [ST_JOB_DEL_STAGES] = "DELETE FROM stages WHERE job = ?1",
+    [ST_STAGE_INS] = "INSERT INTO stages(job, idx, first_layer, last_layer,"
+                     " dc, g) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_GPU_INS] = "INSERT INTO gpus(job, dc, count) VALUES (?1, ?2, ?3)",
+    [ST_LP_INS] = "INSERT INTO lightpaths(job, idx, from_dc, to_dc, links,"
+                  " length_km, mod, \"first\", m, n, capacity_gbps)"
+                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    [ST_SLOT_INS] = "INSERT INTO slots(link, slot, job, lp)"
+                    " VALUES (?1, ?2, ?3, ?4)",
+    [ST_SLOT_HOLDER] = "SELECT job, lp FROM slots"
+                       " WHERE link = ?1 AND slot = ?2",
+    [ST_JOB_SET_PHASE] = "UPDATE jobs SET phase = ?2, reason = ?3,"
+                         " updated_ms = ?4 WHERE name = ?1",
+    [ST_JOB_HOLDS] = "SELECT EXISTS (SELECT 1 FROM gpus WHERE job = ?1)"
+                     " OR EXISTS (SELECT 1 FROM lightpaths WHERE job = ?1)"
+                     " OR EXISTS (SELECT 1 FROM slots WHERE job = ?1)",
+    [ST_JOB_DEL] = "DELETE FROM jobs WHERE name = ?1",
+    [ST_JOB_GET] = "SELECT phase, reason, model, batch, micro, gpus_min,"
+                   " gpus_max, algorithm, priority, iteration_s,"
+                   " created_ms, updated_ms FROM jobs WHERE name = ?1",
+    [ST_STAGES_GET] = "SELECT idx, first_layer, last_layer, dc, g"
+                      " FROM stages WHERE job = ?1 ORDER BY idx",
+    [ST_GPUS_GET] = "SELECT dc, count FROM gpus WHERE job = ?1",
+    [ST_LPS_GET] = "SELECT idx, from_dc, to_dc, links, length_km, mod,"
+                   " \"first\", m, n, capacity_gbps"
+                   " FROM lightpaths WHERE job = ?1 ORDER BY idx",
+    [ST_JOB_NAMES] = "SELECT name FROM jobs ORDER BY name",
+    /* A slot row whose lightpath is missing, or does not list its link,
+     * or whose slot lies outside [first, first + m).  Links are stored
+     * as "3,5,7", so ",3,5,7," contains ",5," exactly when 5 is one. */
+    [ST_CHK_SLOT_OWNER] =
+        "SELECT s.link, s.slot, s.job, s.lp, l.idx IS NOT NULL"
+        " FROM slots s LEFT JOIN lightpaths l"
+        "  ON l.job = s.job AND l.idx = s.lp"
+        " WHERE l.idx IS NULL"
+        "  OR instr(',' || l.links || ',', ',' || s.link || ',') = 0"
+        "  OR s.slot < l.\"first\" OR s.slot >= l.\"first\" + l.m"
+        " ORDER BY s.link, s.slot LIMIT 1",
+    [ST_CHK_LPS] = "SELECT l.job, l.idx, l.links, l.\"first\", l.m,"
+                   " (SELECT count(*) FROM slots s"
+                   "  WHERE s.job = l.job AND s.lp = l.idx)"
+                   " FROM lightpaths l ORDER BY l.job, l.idx",
+    [ST_CHK_SLOT_OF] = "SELECT 1 FROM slots WHERE link = ?1 AND slot = ?2"
+                       " AND job = ?3 AND lp = ?4",
+    [ST_CHK_IDLE] =
+        "SELECT j.name, j.phase,"
+        " (SELECT count(*) FROM slots WHERE job = j.name),"
+        " (SELECT coalesce(sum(count), 0) FROM gpus WHERE job = j.name)"
+        " FROM jobs j WHERE j.phase IN ('blocked', 'failed')"
+        " AND (EXISTS (SELECT 1 FROM slots WHERE job = j.name)"
+        "  OR EXISTS (SELECT 1 FROM gpus WHERE job = j.name))"
+        " ORDER BY j.name LIMIT 1",
+    /* GPU rows that the stages do not account for ... */
+    [ST_CHK_GPU_ROWS] =
+        "SELECT job, dc, count, used FROM"
+        " (SELECT g.job, g.dc, g.count,"
+        "   (SELECT coalesce(sum(st.g), 0) FROM stages st"
+        "    WHERE st.job = g.job AND st.dc = g.dc) AS used"
+        "  FROM gpus g)"
+        " WHERE count != used ORDER BY job, dc LIMIT 1",
+    /* ... and stages of a job that should hold GPUs but holds fewer. */
+    [ST_CHK_STAGE_SUMS] =
+        "SELECT d.job, d.dc, coalesce(g.count, 0), d.used FROM"
+        " (SELECT job, dc, sum(g) AS used FROM stages GROUP BY job, dc) d"
+        " JOIN jobs j ON j.name = d.job"
+        " LEFT JOIN gpus g ON g.job = d.job AND g.dc = d.dc"
+        " WHERE j.phase NOT IN ('blocked', 'failed')"
+        "  AND coalesce(g.count, 0) != d.used"
+        " ORDER BY d.job, d.dc LIMIT 1",
+};
+
+struct lr_store {
+    sqlite3 *db;
+    sqlite3_stmt *st[ST_N];
+    int depth;                /* open transactions and savepoints */
+    char *path;               /* for messages */
+    char errmsg[512];         /* the last failure, "" when none */
+};
+
+/* Records a message for lr_store_error() and returns 'ret'. */
+static int
+lr_store_errf(struct lr_store *s, int ret, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
+    va_end(ap);
+    return ret;
+}
+
+/* Records SQLite's message for a failure of 'what' and returns the errno
+ * the header promises for it. */
+static int
+lr_store_sqlerr(struct lr_store *s, int rc, const char *what)
+{
+    lr_store_errf(s, 0, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+    return (rc & 0xff) == SQLITE_NOMEM ? ENOMEM : EIO;
+}
+
+/* The cached statement 'id', ready to bind.  Statements are reset as soon
+ * as their function is done with them (lr_store_done()): a SELECT left
+ * half-stepped would keep a read transaction open and pin the WAL. */
+static sqlite3_stmt *
+lr_store_stmt(struct lr_store *s, enum lr_store_stmt id)
+{
+    return s->st[id];
+}
+
+static void
+lr_store_done(sqlite3_stmt *stmt)
+{
+    if (stmt) {
+        sqlite3_reset(stmt);
+        sqlite3_clear_bindings(stmt);
+    }
+}
+
+/* Steps a statement that returns no rows to its end, then resets it. */
+static int
+lr_store_exec(struct lr_store *s, sqlite3_stmt *stmt, const char *what)
+{
+    int rc = sqlite3_step(stmt);
+    int ret = rc == SQLITE_DONE || rc == SQLITE_ROW
+                  ? 0 : lr_store_sqlerr(s, rc, what);
+    lr_store_done(stmt);
+    return ret;
+}
+
+static void
+lr_store_bind_text(sqlite3_stmt *stmt, int i, const char *text)
+{
+    /* SQLITE_STATIC: every string bound here outlives the statement's
+     * use, which ends with lr_store_done() before the function returns. */
+    sqlite3_bind_text(stmt, i, text, -1, SQLITE_STATIC);
+}
+
+/* SQLite stores a NaN bound as a double as NULL; reading NULL back as NaN
+ * keeps "not computed yet" values intact across a round trip. */
+static double
+lr_store_col_double(sqlite3_stmt *stmt, int i)
+{
+    if (sqlite3_column_type(stmt, i) == SQLITE_NULL)
+        return NAN;
+    return sqlite3_column_double(stmt, i);
+}
+
+/* Copies column 'i' into dst[size]; false when it does not fit. */
+static bool
+lr_store_col_text(sqlite3_stmt *stmt, int i, char *dst, size_t size)
+{
+    const unsigned char *t = sqlite3_column_text(stmt, i);
+    size_t n = t ? strlen((const char *) t) : 0;
+    if (n >= size)
+        return false;
+    if (n)
+        memcpy(dst, t, n);
+    dst[n] = '\0';
+    return true;
+}
+
+static int
+lr_store_phase_parse(const char *name, enum lr_job_phase *out)
+{
+    for (int i = 0; i < LR_STORE_N_PHASES; i++)
+        if (name && !strcmp(name, lr_store_phases[i])) {
+            *out = (enum lr_job_phase) i;
+            return 0;
+        }
+    return EINVAL;
+}
+
+static bool
+lr_store_idle_phase(enum lr_job_phase phase)
+{
+    return phase == LR_JOB_BLOCKED || phase == LR_JOB_FAILED;
+}
+
+/* The transaction protocol shared by the public begin/commit/rollback
+ * and by every write: the outermost level is a real transaction, inner
+ * ones are savepoints.  Reads at the outermost level use a deferred
+ * transaction, which takes no write lock. */
+static int
+lr_store_tx_begin(struct lr_store *s, bool write)
+{
+    enum lr_store_stmt id = s->depth ? ST_SAVEPOINT
+                            : write ? ST_BEGIN : ST_BEGIN_READ;
+    int ret = lr_store_exec(s, lr_store_stmt(s, id), "cannot begin");
+    if (!ret)
+        s->depth++;
+    return ret;
+}
+
+static int
+lr_store_tx_commit(struct lr_store *s)
+{
+    if (s->depth <= 0)
+        return lr_store_errf(s, EINVAL, "%s: commit without a transaction",
+                             s->path);
+    enum lr_store_stmt id = s->depth == 1 ? ST_COMMIT : ST_RELEASE;
+    int ret = lr_store_exec(s, lr_store_stmt(s, id), "cannot commit");
+    /* A failed COMMIT leaves the transaction open: the caller rolls it
+     * back, so the depth stays. */
+    if (!ret)
+        s->depth--;
+    return ret;
+}
+
+static void
+lr_store_tx_rollback(struct lr_store *s)
+{
+    if (s->depth <= 0)
+        return;
+    /* Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM) make SQLite
+     * roll the whole transaction back by itself; then there is nothing
+     * left to roll back at any level. */
+    if (sqlite3_get_autocommit(s->db)) {
+        s->depth = 0;
+        return;
+    }
+    /* ROLLBACK TO keeps the savepoint open; RELEASE then removes it. */
+    if (s->depth == 1) {
+        lr_store_exec(s, lr_store_stmt(s, ST_ROLLBACK), "cannot roll back");
+    } else {
+        lr_store_exec(s, lr_store_stmt(s, ST_ROLLBACK_TO), "cannot roll back");
+        lr_store_exec(s, lr_store_stmt(s, ST_RELEASE), "cannot roll back");
+    }
+    s->depth--;
+}
+
+/* Ends an operation's own transaction: commit when 'ret' is 0, else roll
+ * back.  Returns the operation's result, or the commit's failure. */
+static int
+lr_store_tx_end(struct lr_store *s, int ret)
+{
+    if (!ret)
+        ret = lr_store_tx_commit(s);
+    if (ret)
+        lr_store_tx_rollback(s);
+    return ret;
+}
+
+int
+lr_store_begin(struct lr_store *s)
+{
+    return lr_store_tx_begin(s, true);
+}
+
+int
+lr_store_commit(struct lr_store *s)
+{
+    return lr_store_tx_commit(s);
+}
+
+void
+lr_store_rollback(struct lr_store *s)
+{
+    lr_store_tx_rollback(s);
+}
+
+const char *
+lr_store_error(const struct lr_store *s)
+{
+    return s ? s->errmsg : "no store";
+}
+
+/*
+ * Opening and migrating.
+ */
+
+/* Runs a one-off query that returns one integer (0 without a row). */
+static int
+lr_store_query_int(sqlite3 *db, const char *sql, long long *out)
+{
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+
+    *out = 0;
+    if (rc != SQLITE_OK)
+        goto cleanup;
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int64(stmt, 0);
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_OK;
+    }
+
+cleanup:
+    sqlite3_finalize(stmt);
+    return rc;
+}
+
+/* The schema version of the open file: 0 for a file without tables; -1
+ * when it has tables but no meta table (not ours). */
+static int
+lr_store_read_version(struct lr_store *s, long long *version)
+{
+    long long n_tables = 0, has_meta = 0;
+    int rc = lr_store_query_int(s->db,
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table'", &n_tables);
+    if (rc == SQLITE_OK)
+        rc = lr_store_query_int(s->db,
+            "SELECT count(*) FROM sqlite_master"
+            " WHERE type = 'table' AND name = 'meta'", &has_meta);
+    if (rc == SQLITE_OK && has_meta)
+        rc = lr_store_query_int(s->db,
+            "SELECT value FROM meta WHERE key = 'schema_version'", version);
+    else
+        *version = n_tables ? -1 : 0;
+    if (rc == SQLITE_NOTADB)
+        return lr_store_errf(s, EINVAL, "%s: not a SQLite database: move it "
+                             "away or give another path", s->path);
+    if (rc != SQLITE_OK)
+        return lr_store_sqlerr(s, rc, "cannot read the schema version");
+    if (*version < 0 || (has_meta && *version == 0))
+        return lr_store_errf(s, EINVAL, "%s: not a lightrail database (no "
+                             "schema_version in a meta table): give another "
+                             "path", s->path);
+    return 0;
+}
+
+static int
+lr_store_migrate(struct lr_store *s)
+{
+    long long version = 0;
+    sqlite3_stmt *set = NULL;
+    char *msg = NULL;
+    bool in_tx = false;
+    int ret = 0, rc;
+
+    /* Re-read under the write lock: another process may have migrated the
+     * file since the first look. */
+    rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        ret = lr_store_sqlerr(s, rc, "cannot begin the migration");
+        goto cleanup;
+    }
+    in_tx = true;
+    ret = lr_store_read_version(s, &version);
+    if (ret)
+        goto cleanup;
+    for (long long v = version; v < LR_STORE_SCHEMA_VERSION; v++) {
+        rc = sqlite3_exec(s->db, lr_store_migrations[v], NULL, NULL, &msg);
+        if (rc != SQLITE_OK) {
+            ret = lr_store_errf(s, EIO, "%s: migration to schema version "
+                                "%lld failed: %s: restore a backup or give "
+                                "another path", s->path, v + 1,
+                                msg ? msg : sqlite3_errstr(rc));
+            goto cleanup;
+        }
+    }
+    if (version < LR_STORE_SCHEMA_VERSION) {
+        rc = sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO meta(key,"
+                                " value) VALUES ('schema_version', ?1)", -1,
+                                &set, NULL);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int(set, 1, LR_STORE_SCHEMA_VERSION);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(set) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+        if (rc != SQLITE_OK) {
+            ret = lr_store_sqlerr(s, rc, "cannot record the schema version");
+            goto cleanup;
+        }
+    }
+    rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        ret = lr_store_sqlerr(s, rc, "cannot commit the migration");
+        goto cleanup;
+    }
+    in_tx = false;
+
+cleanup:
+    sqlite3_finalize(set);
+    sqlite3_free(msg);
+    if (in_tx)
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return ret;
+}
+
+/* The connection's settings.  journal_mode answers with the mode it got:
+ * an in-memory database stays "memory", anything else must be WAL or the
+ * durability the header promises does not hold. */
+static int
+lr_store_configure(struct lr_store *s)
+{
+    sqlite3_stmt *stmt = NULL;
+    int ret = 0;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1,
+                                &stmt, NULL);
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(stmt);
+    if (rc != SQLITE_ROW) {
+        ret = lr_store_sqlerr(s, rc, "cannot switch to WAL");
+        goto cleanup;
+    }
+    const char *mode = (const char *) sqlite3_column_text(stmt, 0);
+    if (!mode || (strcmp(mode, "wal") && strcmp(mode, "memory"))) {
+        ret = lr_store_errf(s, EIO, "%s: journal mode is %s, not WAL: the "
+                            "file system may not support shared memory; "
+                            "put the database on a local disk", s->path,
+                            mode ? mode : "unknown");
+        goto cleanup;
+    }
+    rc = sqlite3_exec(s->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        ret = lr_store_sqlerr(s, rc, "cannot set synchronous = NORMAL");
+
+cleanup:
+    sqlite3_finalize(stmt);
+    return ret;
+}
+
+void
+lr_store_close(struct lr_store *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < ST_N; i++)
+        sqlite3_finalize(s->st[i]);
+    /* An open transaction is rolled back by the close. */
+    sqlite3_close(s->db);
+    free(s->path);
+    free(s);
+}
+
+int
+lr_store_open(const char *path, struct lr_store **out, char *err,
+              size_t errlen)
+{
+    struct lr_store *s = NULL;
+    long long version = 0, fk = 0;
+    int ret = 0, rc;
+
+    *out = NULL;
+    if (err && errlen)
+        err[0] = '\0';
+    if (!path || !*path) {
+        if (err && errlen)
+            snprintf(err, errlen, "no database path given");
+        return EINVAL;
+    }
+    s = calloc(1, sizeof *s);
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        if (err && errlen)
+            snprintf(err, errlen, "%s: out of memory", path);
+        return ENOMEM;
+    }
+    rc = sqlite3_open_v2(path, &s->db,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    if (rc != SQLITE_OK) {
+        ret = s->db ? lr_store_sqlerr(s, rc, "cannot open")
+                    : lr_store_errf(s, ENOMEM, "%s: out of memory", path);
+        goto cleanup;
+    }
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_busy_timeout(s->db, LR_STORE_BUSY_MS);
+    /* Foreign keys are a per-connection setting, off by default, and a
+     * no-op inside a transaction: set before anything else. */
+    rc = sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = lr_store_query_int(s->db, "PRAGMA foreign_keys", &fk);
+    if (rc != SQLITE_OK) {
+        ret = lr_store_sqlerr(s, rc, "cannot enable foreign keys");
+        goto cleanup;
+    }
+    if (fk != 1) {
+        ret = lr_store_errf(s, EIO, "%s: this SQLite has no foreign keys",
+                            path);
+        goto cleanup;
+    }
+    /* Refuse a newer file before touching it, journal mode included. */
+    ret = lr_store_read_version(s, &version);
+    if (ret)
+        goto cleanup;
+    if (version > LR_STORE_SCHEMA_VERSION) {
+        ret = lr_store_errf(s, ENOTSUP, "%s: schema version %lld is newer "
+                            "than this lightrail supports (%d): upgrade "
+                            "lightrail or restore an older backup", path,
+                            version, LR_STORE_SCHEMA_VERSION);
+        goto cleanup;
+    }
+    ret = lr_store_configure(s);
+    if (!ret && version < LR_STORE_SCHEMA_VERSION)
+        ret = lr_store_migrate(s);
+    if (ret)
+        goto cleanup;
+    for (int i = 0; i < ST_N; i++) {
+        rc = sqlite3_prepare_v3(s->db, lr_store_sql[i], -1,
+                                SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL);
+        if (rc != SQLITE_OK) {
+            ret = lr_store_sqlerr(s, rc, "cannot prepare a statement");
+            goto cleanup;
+        }
+    }
+    s->errmsg[0] = '\0';
+
+cleanup:
+    if (ret) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s", s->errmsg);
+        lr_store_close(s);
+        s = NULL;
+    }
+    *out = s;
+    return ret;
+}
+
+/*
+ * Documents.
+ */
+
+int
+lr_store_put_doc(struct lr_store *s, const char *key, const char *json)
+{
+    if (!key || !*key || !json)
+        return lr_store_errf(s, EINVAL, "%s: a document needs a key and a "
+                             "text", s->path);
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_DOC_PUT);
+    lr_store_bind_text(stmt, 1, key);
+    lr_store_bind_text(stmt, 2, json);
+    return lr_store_exec(s, stmt, "cannot store a document");
+}
+
+int
+lr_store_get_doc(struct lr_store *s, const char *key, char **json)
+{
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_DOC_GET);
+    int ret = 0, rc;
+
+    *json = NULL;
+    lr_store_bind_text(stmt, 1, key);
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_DONE) {
+        ret = lr_store_errf(s, ENOENT, "%s: no document '%s'", s->path, key);
+        goto cleanup;
+    }
+    if (rc != SQLITE_ROW) {
+        ret = lr_store_sqlerr(s, rc, "cannot read a document");
+        goto cleanup;
+    }
+    const char *text = (const char *) sqlite3_column_text(stmt, 0);
+    *json = strdup(text ? text : "");
+    if (!*json)
+        ret = ENOMEM;
+
+cleanup:
+    lr_store_done(stmt);
+    return ret;
+}
+
+/*
+ * Jobs: validation.
+ */
+
+static bool
+lr_store_terminated(const char *str, size_t size)
+{
+    return memchr(str, '\0', size) != NULL;
+}
+
+/* Parses "3,5,7" into links[]; false for anything else. */
+static bool
+lr_store_links_parse(const char *text, int *links, int *n_links)
+{
+    const char *p = text;
+
+    *n_links = 0;
+    if (!p || !*p)
+        return false;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno || v < 0 || v > INT_MAX
+            || *n_links >= LR_JOB_MAX_HOPS)
+            return false;
+        links[(*n_links)++] = (int) v;
+        if (*end == '\0')
+            return true;
+        if (*end != ',')
+            return false;
+        p = end + 1;
+    }
+}
+
+static void
+lr_store_links_format(const struct lr_lightpath *lp, char *buf, size_t size)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < lp->n_links && used < size; i++)
+        used += (size_t) snprintf(buf + used, size - used, "%s%d",
+                                  i ? "," : "", lp->links[i]);
+}
+
+/* What lr_store_put_job() refuses before touching the database: the
+ * invariants lr_store_check() verifies must hold for the job itself. */
+static int
+lr_store_validate(struct lr_store *s, const struct lr_job *job)
+{
+    const struct lr_intent *in = &job->intent;
+    int used[LR_TM_MAX_DCS] = { 0 };
+    bool idle = lr_store_idle_phase(job->phase);
+
+    if (!lr_store_terminated(in->name, sizeof in->name) || !in->name[0])
+        return lr_store_errf(s, EINVAL, "%s: a job needs a name of 1 to %d "
+                             "bytes", s->path, LR_JOB_NAME_MAX - 1);
+    if (!lr_store_terminated(in->model, sizeof in->model)
+        || !lr_store_terminated(in->algorithm, sizeof in->algorithm)
+        || !lr_store_terminated(job->reason, sizeof job->reason))
+        return lr_store_errf(s, EINVAL, "job '%s': model, algorithm or "
+                             "reason is not a terminated string", in->name);
+    if ((int) job->phase < 0 || (int) job->phase >= LR_STORE_N_PHASES)
+        return lr_store_errf(s, EINVAL, "job '%s': unknown phase %d",
+                             in->name, (int) job->phase);
+    if (job->plan.n_stages < 0 || job->plan.n_stages > LR_PLAN_MAX_STAGES)
+        return lr_store_errf(s, EINVAL, "job '%s': %d stages", in->name,
+                             job->plan.n_stages);
+    for (int i = 0; i < job->plan.n_stages; i++) {
+        const struct lr_stage *st = &job->plan.stages[i];
+        if (st->dc < 0 || st->dc >= LR_TM_MAX_DCS || st->g < 1
+            || st->first < 0 || st->last < st->first)
+            return lr_store_errf(s, EINVAL, "job '%s': stage %d is invalid "
+                                 "(layers %d..%d, DC %d, %d GPUs)", in->name,
+                                 i, st->first, st->last, st->dc, st->g);
+        used[st->dc] += st->g;
+    }
+    for (int dc = 0; dc < LR_TM_MAX_DCS; dc++) {
+        if (job->gpus[dc] < 0 || (idle && job->gpus[dc]))
+            return lr_store_errf(s, EINVAL, "job '%s' (%s) cannot hold %d "
+                                 "GPUs in DC %d%s", in->name,
+                                 lr_store_phases[job->phase], job->gpus[dc],
+                                 dc, idle ? ": release them first" : "");
+        if (!idle && job->gpus[dc] != used[dc])
+            return lr_store_errf(s, EINVAL, "job '%s' holds %d GPUs in DC %d "
+                                 "but its stages use %d", in->name,
+                                 job->gpus[dc], dc, used[dc]);
+    }
+    if (job->n_lightpaths < 0 || job->n_lightpaths > LR_JOB_MAX_LIGHTPATHS)
+        return lr_store_errf(s, EINVAL, "job '%s': %d lightpaths", in->name,
+                             job->n_lightpaths);
+    if (idle && job->n_lightpaths)
+        return lr_store_errf(s, EINVAL, "job '%s' (%s) cannot hold "
+                             "lightpaths: release them first", in->name,
+                             lr_store_phases[job->phase]);
+    for (int k = 0; k < job->n_lightpaths; k++) {
+        const struct lr_lightpath *lp = &job->lp[k];
+        if (lp->n_links < 1 || lp->n_links > LR_JOB_MAX_HOPS || lp->first < 0
+            || lp->m < 1 || lp->first > INT_MAX - lp->m)
+            return lr_store_errf(s, EINVAL, "job '%s': lightpath %d is "
+                                 "invalid (%d links, slots %d + %d)",
+                                 in->name, k, lp->n_links, lp->first, lp->m);
+        for (int i = 0; i < lp->n_links; i++) {
+            if (lp->links[i] < 0)
+                return lr_store_errf(s, EINVAL, "job '%s': lightpath %d has "
+                                     "link %d", in->name, k, lp->links[i]);
+            for (int j = 0; j < i; j++)
+                if (lp->links[j] == lp->links[i])
+                    return lr_store_errf(s, EINVAL, "job '%s': lightpath %d "
+                                         "lists link %d twice", in->name, k,
+                                         lp->links[i]);
+        }
+    }
+    return 0;
+}
+
+/*
+ * Jobs: writing.
+ */
+
+/* A slot insert was refused: says who holds it. */
+static int
+lr_store_slot_taken(struct lr_store *s, const struct lr_job *job, int k,
+                    int link, int slot)
+{
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_SLOT_HOLDER);
+    char holder[LR_JOB_NAME_MAX] = "?";
+    int lp = -1;
+
+    sqlite3_bind_int(stmt, 1, link);
+    sqlite3_bind_int(stmt, 2, slot);
+    if (sqlite3_step(stmt) == SQLITE_ROW) {
+        lr_store_col_text(stmt, 0, holder, sizeof holder);
+        lp = sqlite3_column_int(stmt, 1);
+    }
+    lr_store_done(stmt);
+    if (!strcmp(holder, job->intent.name))
+        return lr_store_errf(s, EEXIST, "job '%s': lightpaths %d and %d both "
+                             "book link %d slot %d", holder, lp, k, link,
+                             slot);
+    return lr_store_errf(s, EEXIST, "job '%s': link %d slot %d is already "
+                         "held by job '%s' (lightpath %d)", job->intent.name,
+                         link, slot, holder, lp);
+}
+
+static int
+lr_store_insert_lightpath(struct lr_store *s, const struct lr_job *job, int k)
+{
+    const struct lr_lightpath *lp = &job->lp[k];
+    const char *name = job->intent.name;
+    char links[LR_JOB_MAX_HOPS * 12];
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_LP_INS);
+    int ret;
+
+    lr_store_links_format(lp, links, sizeof links);
+    lr_store_bind_text(stmt, 1, name);
+    sqlite3_bind_int(stmt, 2, k);
+    sqlite3_bind_int(stmt, 3, lp->from_dc);
+    sqlite3_bind_int(stmt, 4, lp->to_dc);
+    lr_store_bind_text(stmt, 5, links);
+    sqlite3_bind_double(stmt, 6, lp->length_km);
+    sqlite3_bind_int(stmt, 7, lp->mod);
+    sqlite3_bind_int(stmt, 8, lp->first);
+    sqlite3_bind_int(stmt, 9, lp->m);
+    sqlite3_bind_int(stmt, 10, lp->n);
+    sqlite3_bind_double(stmt, 11, lp->capacity_gbps);
+    ret = lr_store_exec(s, stmt, "cannot store a lightpath");
+    if (ret)
+        return ret;
+
+    stmt = lr_store_stmt(s, ST_SLOT_INS);
+    for (int i = 0; i < lp->n_links; i++)
+        for (int slot = lp->first; slot < lp->first + lp->m; slot++) {
+            sqlite3_bind_int(stmt, 1, lp->links[i]);
+            sqlite3_bind_int(stmt, 2, slot);
+            lr_store_bind_text(stmt, 3, name);
+            sqlite3_bind_int(stmt, 4, k);
+            int rc = sqlite3_step(stmt);
+            lr_store_done(stmt);
+            if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+                return lr_store_slot_taken(s, job, k, lp->links[i], slot);
+            if (rc != SQLITE_DONE)
+                return lr_store_sqlerr(s, rc, "cannot book a slot");
+        }
+    return 0;
+}
+
+static int
+lr_store_insert_job(struct lr_store *s, const struct lr_job *job)
+{
+    const struct lr_intent *in = &job->intent;
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_JOB_UPSERT);
+    static const enum lr_store_stmt deletes[] = {
+        ST_JOB_DEL_SLOTS, ST_JOB_DEL_LPS, ST_JOB_DEL_GPUS, ST_JOB_DEL_STAGES,
+    };
+    int ret;
+
+    lr_store_bind_text(stmt, 1, in->name);
+    lr_store_bind_text(stmt, 2, lr_store_phases[job->phase]);
+    lr_store_bind_text(stmt, 3, job->reason);
+    lr_store_bind_text(stmt, 4, in->model);
+    sqlite3_bind_double(stmt, 5, in->batch);
+    sqlite3_bind_double(stmt, 6, in->micro);
+    sqlite3_bind_int(stmt, 7, in->gpus_min);
+    sqlite3_bind_int(stmt, 8, in->gpus_max);
+    lr_store_bind_text(stmt, 9, in->algorithm);
+    sqlite3_bind_int(stmt, 10, in->priority);
+    sqlite3_bind_double(stmt, 11, job->iteration_s);
+    sqlite3_bind_int64(stmt, 12, job->created_ms);
+    sqlite3_bind_int64(stmt, 13, job->updated_ms);
+    ret = lr_store_exec(s, stmt, "cannot store a job");
+
+    for (size_t i = 0; !ret && i < sizeof deletes / sizeof deletes[0]; i++) {
+        stmt = lr_store_stmt(s, deletes[i]);
+        lr_store_bind_text(stmt, 1, in->name);
+        ret = lr_store_exec(s, stmt, "cannot replace a job");
+    }
+    stmt = lr_store_stmt(s, ST_STAGE_INS);
+    for (int i = 0; !ret && i < job->plan.n_stages; i++) {
+        const struct lr_stage *st = &job->plan.stages[i];
+        lr_store_bind_text(stmt, 1, in->name);
+        sqlite3_bind_int(stmt, 2, i);
+        sqlite3_bind_int(stmt, 3, st->first);
+        sqlite3_bind_int(stmt, 4, st->last);
+        sqlite3_bind_int(stmt, 5, st->dc);
+        sqlite3_bind_int(stmt, 6, st->g);
+        ret = lr_store_exec(s, stmt, "cannot store a stage");
+    }
+    stmt = lr_store_stmt(s, ST_GPU_INS);
+    for (int dc = 0; !ret && dc < LR_TM_MAX_DCS; dc++) {
+        if (!job->gpus[dc])
+            continue;
+        lr_store_bind_text(stmt, 1, in->name);
+        sqlite3_bind_int(stmt, 2, dc);
+        sqlite3_bind_int(stmt, 3, job->gpus[dc]);
+        ret = lr_store_exec(s, stmt, "cannot store GPUs");
+    }
+    for (int k = 0; !ret && k < job->n_lightpaths; k++)
+        ret = lr_store_insert_lightpath(s, job, k);
+    return ret;
+}
+
+int
+lr_store_put_job(struct lr_store *s, const struct lr_job *job)
+{
+    int ret = lr_store_validate(s, job);
+
+    if (ret)
+        return ret;
+    ret = lr_store_tx_begin(s, true);
+    if (ret)
+        return ret;
+    return lr_store_tx_end(s, lr_store_insert_job(s, job));
+}
+
+static int
+lr_store_set_phase_tx(struct lr_store *s, const char *name,
+                      enum lr_job_phase phase, const char *reason,
+                      long long updated_ms)
+{
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_JOB_SET_PHASE);
+    int ret;
+
+    lr_store_bind_text(stmt, 1, name);
+    lr_store_bind_text(stmt, 2, lr_store_phases[phase]);
+    lr_store_bind_text(stmt, 3, reason ? reason : "");
+    sqlite3_bind_int64(stmt, 4, updated_ms);
+    ret = lr_store_exec(s, stmt, "cannot set a phase");
+    if (ret)
+        return ret;
+    if (!sqlite3_changes(s->db))
+        return lr_store_errf(s, ENOENT, "%s: no job '%s'", s->path, name);
+    if (!lr_store_idle_phase(phase))
+        return 0;
+
+    stmt = lr_store_stmt(s, ST_JOB_HOLDS);
+    lr_store_bind_text(stmt, 1, name);
+    int rc = sqlite3_step(stmt);
+    bool holds = rc == SQLITE_ROW && sqlite3_column_int(stmt, 0);
+    lr_store_done(stmt);
+    if (rc != SQLITE_ROW)
+        return lr_store_sqlerr(s, rc, "cannot read a job's holdings");
+    if (holds)
+        return lr_store_errf(s, EINVAL, "job '%s' cannot become %s while it "
+                             "holds GPUs or lightpaths: release them with "
+                             "lr_store_put_job() first", name,
+                             lr_store_phases[phase]);
+    return 0;
+}
+
+int
+lr_store_set_phase(struct lr_store *s, const char *name,
+                   enum lr_job_phase phase, const char *reason,
+                   long long updated_ms)
+{
+    int ret;
+
+    if (!name || (int) phase < 0 || (int) phase >= LR_STORE_N_PHASES)
+        return lr_store_errf(s, EINVAL, "%s: no job name or an unknown "
+                             "phase", s->path);
+    if (reason && strlen(reason) >= LR_JOB_REASON_MAX)
+        return lr_store_errf(s, EINVAL, "job '%s': a reason is at most %d "
+                             "bytes", name, LR_JOB_REASON_MAX - 1);
+    ret = lr_store_tx_begin(s, true);
+    if (ret)
+        return ret;
+    return lr_store_tx_end(s, lr_store_set_phase_tx(s, name, phase, reason,
+                                                    updated_ms));
+}
+
+int
+lr_store_delete_job(struct lr_store *s, const char *name)
+{
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_JOB_DEL);
+    int ret;
+
+    /* One statement is its own transaction; the cascades run inside it. */
+    lr_store_bind_text(stmt, 1, name);
+    ret = lr_store_exec(s, stmt, "cannot delete a job");
+    if (!ret && !sqlite3_changes(s->db))
+        ret = lr_store_errf(s, ENOENT, "%s: no job '%s'", s->path, name);
+    return ret;
+}
+
+/*
+ * Jobs: reading.
+ */
+
+static int
+lr_store_corrupt(struct lr_store *s, const char *name, const char *what)
+{
+    return lr_store_errf(s, EIO, "%s: job '%s': %s: the database is "
+                         "corrupt; run lr_store_check() and restore a backup",
+                         s->path, name, what);
+}
+
+static int
+lr_store_load_row(struct lr_store *s, const char *name, struct lr_job *out)
+{
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_JOB_GET);
+    struct lr_intent *in = &out->intent;
+    char phase[16];
+    int ret = 0;
+
+    lr_store_bind_text(stmt, 1, name);
+    int rc = sqlite3_step(stmt);
+    if (rc == SQLITE_DONE) {
+        ret = lr_store_errf(s, ENOENT, "%s: no job '%s'", s->path, name);
+        goto cleanup;
+    }
+    if (rc != SQLITE_ROW) {
+        ret = lr_store_sqlerr(s, rc, "cannot read a job");
+        goto cleanup;
+    }
+    if (!lr_store_col_text(stmt, 0, phase, sizeof phase)
+        || lr_store_phase_parse(phase, &out->phase)
+        || !lr_store_col_text(stmt, 1, out->reason, sizeof out->reason)
+        || !lr_store_col_text(stmt, 2, in->model, sizeof in->model)
+        || !lr_store_col_text(stmt, 7, in->algorithm, sizeof in->algorithm)) {
+        ret = lr_store_corrupt(s, name, "a text column is too long or the "
+                               "phase is unknown");
+        goto cleanup;
+    }
+    snprintf(in->name, sizeof in->name, "%s", name);
+    in->batch = lr_store_col_double(stmt, 3);
+    in->micro = lr_store_col_double(stmt, 4);
+    in->gpus_min = sqlite3_column_int(stmt, 5);
+    in->gpus_max = sqlite3_column_int(stmt, 6);
+    in->priority = sqlite3_column_int(stmt, 8);
+    out->iteration_s = lr_store_col_double(stmt, 9);
+    out->created_ms = sqlite3_column_int64(stmt, 10);
+    out->updated_ms = sqlite3_column_int64(stmt, 11);
+
+cleanup:
+    lr_store_done(stmt);
+    return ret;
+}
+
+static int
+lr_store_load_stages(struct lr_store *s, const char *name, struct lr_job *out)
+{
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_STAGES_GET);
+    int ret = 0, rc;
+
+    lr_store_bind_text(stmt, 1, name);
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        int i = out->plan.n_stages;
+        if (sqlite3_column_int(stmt, 0) != i || i >= LR_PLAN_MAX_STAGES) {
+            ret = lr_store_corrupt(s, name, "stages are not numbered 0..n-1");
+            goto cleanup;
+        }
+        struct lr_stage *st = &out->plan.stages[i];
+        st->first = sqlite3_column_int(stmt, 1);
+        st->last = sqlite3_column_int(stmt, 2);
+        st->dc = sqlite3_column_int(stmt, 3);
+        st->g = sqlite3_column_int(stmt, 4);
+        out->plan.n_stages++;
+    }
+    if (rc != SQLITE_DONE)
+        ret = lr_store_sqlerr(s, rc, "cannot read stages");
+
+cleanup:
+    lr_store_done(stmt);
+    return ret;
+}
+
+static int
+lr_store_load_gpus(struct lr_store *s, const char *name, struct lr_job *out)
+{
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_GPUS_GET);
+    int ret = 0, rc;
+
+    lr_store_bind_text(stmt, 1, name);
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        int dc = sqlite3_column_int(stmt, 0);
+        if (dc < 0 || dc >= LR_TM_MAX_DCS) {
+            ret = lr_store_corrupt(s, name, "GPUs in a DC out of range");
+            goto cleanup;
+        }
+        out->gpus[dc] = sqlite3_column_int(stmt, 1);
+    }
+    if (rc != SQLITE_DONE)
+        ret = lr_store_sqlerr(s, rc, "cannot read GPUs");
+
+cleanup:
+    lr_store_done(stmt);
+    return ret;
+}
+
+static int
+lr_store_load_lightpaths(struct lr_store *s, const char *name,
+                         struct lr_job *out)
+{
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_LPS_GET);
+    int ret = 0, rc;
+
+    lr_store_bind_text(stmt, 1, name);
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        int k = out->n_lightpaths;
+        if (sqlite3_column_int(stmt, 0) != k || k >= LR_JOB_MAX_LIGHTPATHS) {
+            ret = lr_store_corrupt(s, name, "lightpaths are not numbered "
+                                   "0..n-1");
+            goto cleanup;
+        }
+        struct lr_lightpath *lp = &out->lp[k];
+        lp->from_dc = sqlite3_column_int(stmt, 1);
+        lp->to_dc = sqlite3_column_int(stmt, 2);
+        if (!lr_store_links_parse((const char *) sqlite3_column_text(stmt, 3),
+                                  lp->links, &lp->n_links)) {
+            ret = lr_store_corrupt(s, name, "a lightpath's links are not "
+                                   "a list of link indices");
+            goto cleanup;
+        }
+        lp->length_km = lr_store_col_double(stmt, 4);
+        lp->mod = sqlite3_column_int(stmt, 5);
+        lp->first = sqlite3_column_int(stmt, 6);
+        lp->m = sqlite3_column_int(stmt, 7);
+        lp->n = sqlite3_column_int(stmt, 8);
+        lp->capacity_gbps = lr_store_col_double(stmt, 9);
+        out->n_lightpaths++;
+    }
+    if (rc != SQLITE_DONE)
+        ret = lr_store_sqlerr(s, rc, "cannot read lightpaths");
+
+cleanup:
+    lr_store_done(stmt);
+    return ret;
+}
+
+/* Reads one job; the caller holds a transaction so that the four reads
+ * see one state. */
+static int
+lr_store_load_job(struct lr_store *s, const char *name, struct lr_job *out)
+{
+    int ret;
+
+    memset(out, 0, sizeof *out);
+    ret = lr_store_load_row(s, name, out);
+    if (!ret)
+        ret = lr_store_load_stages(s, name, out);
+    if (!ret)
+        ret = lr_store_load_gpus(s, name, out);
+    if (!ret)
+        ret = lr_store_load_lightpaths(s, name, out);
+    return ret;
+}
+
+int
+lr_store_get_job(struct lr_store *s, const char *name, struct lr_job *out)
+{
+    int ret;
+
+    memset(out, 0, sizeof *out);
+    if (!name)
+        return lr_store_errf(s, EINVAL, "%s: no job name", s->path);
+    ret = lr_store_tx_begin(s, false);
+    if (ret)
+        return ret;
+    ret = lr_store_tx_end(s, lr_store_load_job(s, name, out));
+    if (ret)
+        memset(out, 0, sizeof *out);
+    return ret;
+}
+
+static int
+lr_store_list_tx(struct lr_store *s, struct lr_job **out, int *n)
+{
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_JOB_NAMES);
+    char name[LR_JOB_NAME_MAX];
+    int ret = 0, rc, cap = 0;
+
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (!lr_store_col_text(stmt, 0, name, sizeof name)) {
+            ret = lr_store_corrupt(s, "?", "a job name is too long");
+            goto cleanup;
+        }
+        if (*n == cap) {
+            int ncap = cap ? 2 * cap : 16;
+            struct lr_job *p = realloc(*out, (size_t) ncap * sizeof *p);
+            if (!p) {
+                ret = ENOMEM;
+                goto cleanup;
+            }
+            *out = p;
+            cap = ncap;
+        }
+        ret = lr_store_load_job(s, name, &(*out)[*n]);
+        if (ret)
+            goto cleanup;
+        (*n)++;
+    }
+    if (rc != SQLITE_DONE)
+        ret = lr_store_sqlerr(s, rc, "cannot list jobs");
+
+cleanup:
+    lr_store_done(stmt);
+    return ret;
+}
+
+int
+lr_store_list_jobs(struct lr_store *s, struct lr_job **out, int *n)
+{
+    int ret;
+
+    *out = NULL;
+    *n = 0;
+    ret = lr_store_tx_begin(s, false);
+    if (ret)
+        return ret;
+    ret = lr_store_tx_end(s, lr_store_list_tx(s, out, n));
+    if (ret) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return ret;
+}
+
+/*
+ * The invariants.
+ */
+
+/* Every slot row lies on a link and in the slot range of a lightpath of
+ * its job. */
+static int
+lr_store_check_slot_rows(struct lr_store *s, char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_CHK_SLOT_OWNER);
+    int ret = 0;
+    int rc = sqlite3_step(stmt);
+
+    if (rc == SQLITE_ROW) {
+        const char *job = (const char *) sqlite3_column_text(stmt, 2);
+        snprintf(err, errlen, "slot (link %d, slot %d) is held by job '%s' "
+                 "lightpath %d, which %s", sqlite3_column_int(stmt, 0),
+                 sqlite3_column_int(stmt, 1), job ? job : "",
+                 sqlite3_column_int(stmt, 3),
+                 sqlite3_column_int(stmt, 4) ? "does not cover it"
+                                             : "does not exist");
+        ret = EINVAL;
+    } else if (rc != SQLITE_DONE) {
+        ret = lr_store_sqlerr(s, rc, "cannot check slots");
+    }
+    lr_store_done(stmt);
+    return ret;
+}
+
+/* Whether (link, slot) is booked for lightpath lp of 'job'. */
+static int
+lr_store_slot_of(struct lr_store *s, int link, int slot, const char *job,
+                 int lp, bool *found)
+{
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_CHK_SLOT_OF);
+    int ret = 0;
+
+    sqlite3_bind_int(stmt, 1, link);
+    sqlite3_bind_int(stmt, 2, slot);
+    lr_store_bind_text(stmt, 3, job);
+    sqlite3_bind_int(stmt, 4, lp);
+    int rc = sqlite3_step(stmt);
+    *found = rc == SQLITE_ROW;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        ret = lr_store_sqlerr(s, rc, "cannot check slots");
+    lr_store_done(stmt);
+    return ret;
+}
+
+/* Every lightpath holds all its slots.  Given lr_store_check_slot_rows(),
+ * a count per lightpath is enough to know; the slot-by-slot search only
+ * runs to name the first missing one. */
+static int
+lr_store_check_lightpaths(struct lr_store *s, char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_CHK_LPS);
+    int links[LR_JOB_MAX_HOPS], n_links;
+    char job[LR_JOB_NAME_MAX];
+    int ret = 0, rc;
+
+    while (!ret && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        int k = sqlite3_column_int(stmt, 1);
+        int first = sqlite3_column_int(stmt, 3);
+        int m = sqlite3_column_int(stmt, 4);
+        long long held = sqlite3_column_int64(stmt, 5);
+        if (!lr_store_col_text(stmt, 0, job, sizeof job))
+            snprintf(job, sizeof job, "?");
+        if (!lr_store_links_parse((const char *) sqlite3_column_text(stmt, 2),
+                                  links, &n_links) || m < 1 || first < 0) {
+            snprintf(err, errlen, "job '%s' lightpath %d is unreadable "
+                     "(links, first or m)", job, k);
+            ret = EINVAL;
+            break;
+        }
+        if (held == (long long) n_links * m)
+            continue;
+        for (int i = 0; !ret && i < n_links; i++)
+            for (int slot = first; !ret && slot < first + m; slot++) {
+                bool found;
+                ret = lr_store_slot_of(s, links[i], slot, job, k, &found);
+                if (!ret && !found) {
+                    snprintf(err, errlen, "job '%s' lightpath %d is missing "
+                             "slot (link %d, slot %d)", job, k, links[i],
+                             slot);
+                    ret = EINVAL;
+                }
+            }
+        if (!ret) {
+            snprintf(err, errlen, "job '%s' lightpath %d holds %lld slots "
+                     "for %d links of %d slots", job, k, held, n_links, m);
+            ret = EINVAL;
+        }
+    }
+    if (!ret && rc != SQLITE_DONE)
+        ret = lr_store_sqlerr(s, rc, "cannot check lightpaths");
+    lr_store_done(stmt);
+    return ret;
+}
+
+/* Blocked and failed jobs hold nothing. */
+static int
+lr_store_check_idle(struct lr_store *s, char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt = lr_store_stmt(s, ST_CHK_IDLE);
+    int ret = 0;
+    int rc = sqlite3_step(stmt);
+
+    if (rc == SQLITE_ROW) {
+        const char *job = (const char *) sqlite3_column_text(stmt, 0);
+        const char *phase = (const char *) sqlite3_column_text(stmt, 1);
+        snprintf(err, errlen, "job '%s' is %s but holds %lld slots and %lld "
+                 "GPUs", job ? job : "", phase ? phase : "",
+                 sqlite3_column_int64(stmt, 2), sqlite3_column_int64(stmt, 3));
+        ret = EINVAL;
+    } else if (rc != SQLITE_DONE) {
+        ret = lr_store_sqlerr(s, rc, "cannot check phases");
+    }
+    lr_store_done(stmt);
+    return ret;
+}
+
+/* GPU rows equal the per-DC sums of the stages, both ways round. */
+static int
+lr_store_check_gpus(struct lr_store *s, char *err, size_t errlen)
+{
+    static const enum lr_store_stmt ids[] = {
+        ST_CHK_GPU_ROWS, ST_CHK_STAGE_SUMS,
+    };
+    int ret = 0;
+
+    for (size_t i = 0; !ret && i < sizeof ids / sizeof ids[0]; i++) {
+        sqlite3_stmt *stmt = lr_store_stmt(s, ids[i]);
+        int rc = sqlite3_step(stmt);
+        if (rc == SQLITE_ROW) {
+            const char *job = (const char *) sqlite3_column_text(stmt, 0);
+            snprintf(err, errlen, "job '%s' holds %d GPUs in DC %d but its "
+                     "stages use %d", job ? job : "",
+                     sqlite3_column_int(stmt, 2), sqlite3_column_int(stmt, 1),
+                     sqlite3_column_int(stmt, 3));
+            ret = EINVAL;
+        } else if (rc != SQLITE_DONE) {
+            ret = lr_store_sqlerr(s, rc, "cannot check GPUs");
+        }
+        lr_store_done(stmt);
+    }
+    return ret;
+}
+
+int
+lr_store_check(struct lr_store *s, char *err, size_t errlen)
+{
+    char buf[512] = "";
+    int ret = lr_store_tx_begin(s, false);
+
+    if (ret)
+        goto cleanup;
+    ret = lr_store_check_slot_rows(s, buf, sizeof buf);
+    if (!ret)
+        ret = lr_store_check_lightpaths(s, buf, sizeof buf);
+    if (!ret)
+        ret = lr_store_check_idle(s, buf, sizeof buf);
+    if (!ret)
+        ret = lr_store_check_gpus(s, buf, sizeof buf);
+    /* A violation is a finding, not a failure of the read: end the read
+     * transaction normally. */
+    if (ret == EINVAL)
+        lr_store_tx_end(s, 0);
+    else
+        ret = lr_store_tx_end(s, ret);
+
+cleanup:
+    if (err && errlen)
+        snprintf(err, errlen, "%s",
+                 ret == EINVAL ? buf : ret ? s->errmsg : "");
+    return ret;
+}

@@ -1,0 +1,716 @@
+/*
+ * lr_store: round trips of every field, the all-or-nothing of a refused
+ * write, cascades, the invariants check against rows corrupted behind
+ * the store's back (through a second SQLite connection), schema
+ * versions, and durability across a crash of the writing process.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "controller/lr_store.h"
+#include "tests/lr_test.h"
+
+static char dir[64];
+
+static int
+setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/lr-test-store-XXXXXX");
+    return mkdtemp(dir) ? 0 : 1;
+}
+
+static int
+teardown(void)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[512];
+
+    if (!d)
+        return 1;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    return rmdir(dir) ? 1 : 0;
+}
+
+/* A database path of its own for each test. */
+static const char *
+db_path(const char *name)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s.db", dir, name);
+    return path;
+}
+
+static struct lr_store *
+open_store(const char *name)
+{
+    struct lr_store *s = NULL;
+    char err[512];
+    int ret = lr_store_open(db_path(name), &s, err, sizeof err);
+    CU_ASSERT_EQUAL_FATAL(ret, 0);
+    if (ret)
+        fprintf(stderr, "%s\n", err);
+    return s;
+}
+
+/* Runs SQL through a connection of the test's own. */
+static int
+raw_exec(const char *name, const char *sql)
+{
+    sqlite3 *db = NULL;
+    char *msg = NULL;
+    int rc = sqlite3_open(db_path(name), &db);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(db, 5000);
+        rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+    }
+    if (rc != SQLITE_OK)
+        fprintf(stderr, "%s: %s\n", sql, msg ? msg : sqlite3_errstr(rc));
+    sqlite3_free(msg);
+    sqlite3_close(db);
+    return rc;
+}
+
+static long long
+raw_int(const char *name, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *stmt = NULL;
+    long long v = -1;
+    if (sqlite3_open(db_path(name), &db) == SQLITE_OK
+        && sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) == SQLITE_OK
+        && sqlite3_step(stmt) == SQLITE_ROW)
+        v = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return v;
+}
+
+/* A job with every field set to something distinctive.  Its lightpaths
+ * use links base..base+2 (forward) and base+5, base+4 (back), slots
+ * [first, first + 4). */
+static void
+make_job(struct lr_job *j, const char *name, int base, int first)
+{
+    memset(j, 0, sizeof *j);
+    snprintf(j->intent.name, sizeof j->intent.name, "%s", name);
+    snprintf(j->intent.model, sizeof j->intent.model, "gpt3-2.7b");
+    j->intent.batch = 1536.25;
+    j->intent.micro = 3.125;
+    j->intent.gpus_min = 4;
+    j->intent.gpus_max = 16;
+    snprintf(j->intent.algorithm, sizeof j->intent.algorithm, "cdynp");
+    j->intent.priority = 7;
+    j->phase = LR_JOB_ACTIVE;
+    j->iteration_s = 0.123456789012345;
+    j->created_ms = 1700000000123LL;
+    j->updated_ms = 1700000000579LL;
+    j->plan.n_stages = 3;
+    j->plan.stages[0] = (struct lr_stage) { 0, 9, 0, 2 };
+    j->plan.stages[1] = (struct lr_stage) { 10, 19, 0, 1 };
+    j->plan.stages[2] = (struct lr_stage) { 20, 31, 3, 4 };
+    j->gpus[0] = 3;
+    j->gpus[3] = 4;
+    j->n_lightpaths = 2;
+    j->lp[0] = (struct lr_lightpath) {
+        .from_dc = 0, .to_dc = 3, .n_links = 3,
+        .links = { base, base + 1, base + 2 },
+        .length_km = 812.5, .mod = 2, .first = first, .m = 4, .n = -97,
+        .capacity_gbps = 400.0,
+    };
+    j->lp[1] = (struct lr_lightpath) {
+        .from_dc = 3, .to_dc = 0, .n_links = 2,
+        .links = { base + 5, base + 4 },
+        .length_km = 640.25, .mod = 1, .first = first, .m = 4, .n = -97,
+        .capacity_gbps = 300.0,
+    };
+}
+
+/* Compares every field that a job carries. */
+static void
+assert_same_job(const struct lr_job *a, const struct lr_job *b)
+{
+    CU_ASSERT_STRING_EQUAL(a->intent.name, b->intent.name);
+    CU_ASSERT_STRING_EQUAL(a->intent.model, b->intent.model);
+    CU_ASSERT_EQUAL(a->intent.batch, b->intent.batch);
+    CU_ASSERT_EQUAL(a->intent.micro, b->intent.micro);
+    CU_ASSERT_EQUAL(a->intent.gpus_min, b->intent.gpus_min);
+    CU_ASSERT_EQUAL(a->intent.gpus_max, b->intent.gpus_max);
+    CU_ASSERT_STRING_EQUAL(a->intent.algorithm, b->intent.algorithm);
+    CU_ASSERT_EQUAL(a->intent.priority, b->intent.priority);
+    CU_ASSERT_EQUAL(a->phase, b->phase);
+    CU_ASSERT_STRING_EQUAL(a->reason, b->reason);
+    CU_ASSERT_EQUAL(a->iteration_s, b->iteration_s);
+    CU_ASSERT_EQUAL(a->created_ms, b->created_ms);
+    CU_ASSERT_EQUAL(a->updated_ms, b->updated_ms);
+    CU_ASSERT_EQUAL_FATAL(a->plan.n_stages, b->plan.n_stages);
+    for (int i = 0; i < a->plan.n_stages; i++) {
+        const struct lr_stage *x = &a->plan.stages[i], *y = &b->plan.stages[i];
+        CU_ASSERT(x->first == y->first && x->last == y->last
+                  && x->dc == y->dc && x->g == y->g);
+    }
+    CU_ASSERT_EQUAL(memcmp(a->gpus, b->gpus, sizeof a->gpus), 0);
+    CU_ASSERT_EQUAL_FATAL(a->n_lightpaths, b->n_lightpaths);
+    for (int k = 0; k < a->n_lightpaths; k++) {
+        const struct lr_lightpath *x = &a->lp[k], *y = &b->lp[k];
+        CU_ASSERT_EQUAL(x->from_dc, y->from_dc);
+        CU_ASSERT_EQUAL(x->to_dc, y->to_dc);
+        CU_ASSERT_EQUAL_FATAL(x->n_links, y->n_links);
+        CU_ASSERT_EQUAL(memcmp(x->links, y->links,
+                               (size_t) x->n_links * sizeof x->links[0]), 0);
+        CU_ASSERT_EQUAL(x->length_km, y->length_km);
+        CU_ASSERT_EQUAL(x->mod, y->mod);
+        CU_ASSERT_EQUAL(x->first, y->first);
+        CU_ASSERT_EQUAL(x->m, y->m);
+        CU_ASSERT_EQUAL(x->n, y->n);
+        CU_ASSERT_EQUAL(x->capacity_gbps, y->capacity_gbps);
+    }
+}
+
+static void
+assert_check_ok(struct lr_store *s)
+{
+    char err[512];
+    int ret = lr_store_check(s, err, sizeof err);
+    CU_ASSERT_EQUAL(ret, 0);
+    if (ret)
+        fprintf(stderr, "check: %s\n", err);
+}
+
+static void
+test_round_trip(void)
+{
+    struct lr_store *s = open_store("round_trip");
+    struct lr_job job, got;
+
+    make_job(&job, "llm-a", 10, 20);
+    snprintf(job.reason, sizeof job.reason, "planned by cdynp, 3 stages");
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &job), 0);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "llm-a", &got), 0);
+    assert_same_job(&job, &got);
+
+    /* A NaN (not computed yet) comes back as a NaN. */
+    job.iteration_s = NAN;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &job), 0);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "llm-a", &got), 0);
+    CU_ASSERT(isnan(got.iteration_s));
+
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "nope", &got), ENOENT);
+    CU_ASSERT_STRING_EQUAL(got.intent.name, "");
+    assert_check_ok(s);
+    lr_store_close(s);
+    CU_ASSERT_EQUAL(raw_int("round_trip", "SELECT count(*) FROM slots"),
+                    3 * 4 + 2 * 4);
+}
+
+static void
+test_replace(void)
+{
+    struct lr_store *s = open_store("replace");
+    struct lr_job a, a2, b, got;
+
+    make_job(&a, "a", 10, 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    /* The second version holds other slots, one lightpath, one stage. */
+    make_job(&a2, "a", 40, 8);
+    a2.phase = LR_JOB_PROVISIONING;
+    a2.n_lightpaths = 1;
+    a2.plan.n_stages = 1;
+    a2.plan.stages[0] = (struct lr_stage) { 0, 31, 2, 5 };
+    memset(a2.gpus, 0, sizeof a2.gpus);
+    a2.gpus[2] = 5;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a2), 0);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), 0);
+    assert_same_job(&a2, &got);
+    /* The first version's slots are free again. */
+    make_job(&b, "b", 10, 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &b), 0);
+    assert_check_ok(s);
+    lr_store_close(s);
+    CU_ASSERT_EQUAL(raw_int("replace", "SELECT count(*) FROM slots"),
+                    3 * 4 + 3 * 4 + 2 * 4);
+    CU_ASSERT_EQUAL(raw_int("replace", "SELECT count(*) FROM gpus"), 3);
+}
+
+static void
+test_conflict(void)
+{
+    struct lr_store *s = open_store("conflict");
+    struct lr_job a, b, a2, got;
+
+    make_job(&a, "a", 10, 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    /* b's first lightpath runs on link 12 (a's third link) over slots
+     * 3..6: slot 3 is a's. */
+    make_job(&b, "b", 12, 3);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &b), EEXIST);
+    CU_ASSERT_STRING_EQUAL(lr_store_error(s), "job 'b': link 12 slot 3 is "
+                           "already held by job 'a' (lightpath 0)");
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "b", &got), ENOENT);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), 0);
+    assert_same_job(&a, &got);
+
+    /* A refused replacement leaves the old version whole. */
+    make_job(&b, "b", 30, 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &b), 0);
+    make_job(&a2, "a", 34, 2);
+    a2.phase = LR_JOB_PLANNED;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a2), EEXIST);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), 0);
+    assert_same_job(&a, &got);
+
+    /* Two lightpaths of one job on one slot. */
+    make_job(&a2, "a", 50, 0);
+    a2.lp[1].links[1] = 51;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a2), EEXIST);
+    CU_ASSERT_STRING_EQUAL(lr_store_error(s), "job 'a': lightpaths 0 and 1 "
+                           "both book link 51 slot 0");
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), 0);
+    assert_same_job(&a, &got);
+    assert_check_ok(s);
+    lr_store_close(s);
+    CU_ASSERT_EQUAL(raw_int("conflict", "SELECT count(*) FROM slots"),
+                    2 * (3 * 4 + 2 * 4));
+}
+
+static void
+test_invalid(void)
+{
+    struct lr_store *s = open_store("invalid");
+    struct lr_job j, got;
+
+    make_job(&j, "x", 0, 0);
+    j.gpus[3] = 5;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &j), EINVAL);
+    CU_ASSERT_STRING_EQUAL(lr_store_error(s), "job 'x' holds 5 GPUs in DC 3 "
+                           "but its stages use 4");
+
+    make_job(&j, "x", 0, 0);
+    j.phase = LR_JOB_BLOCKED;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &j), EINVAL);
+    CU_ASSERT_STRING_EQUAL(lr_store_error(s), "job 'x' (blocked) cannot hold "
+                           "3 GPUs in DC 0: release them first");
+
+    make_job(&j, "x", 0, 0);
+    j.lp[0].links[2] = 0;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &j), EINVAL);
+    CU_ASSERT_STRING_EQUAL(lr_store_error(s), "job 'x': lightpath 0 lists "
+                           "link 0 twice");
+
+    make_job(&j, "", 0, 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &j), EINVAL);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "x", &got), ENOENT);
+
+    /* A blocked job keeps its plan (for the reason) but holds nothing. */
+    make_job(&j, "x", 0, 0);
+    j.phase = LR_JOB_BLOCKED;
+    snprintf(j.reason, sizeof j.reason, "no spectrum on link 4");
+    memset(j.gpus, 0, sizeof j.gpus);
+    j.n_lightpaths = 0;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &j), 0);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "x", &got), 0);
+    assert_same_job(&j, &got);
+    assert_check_ok(s);
+    lr_store_close(s);
+}
+
+static void
+test_delete_cascades(void)
+{
+    static const char *const tables[] = {
+        "stages", "gpus", "lightpaths", "slots",
+    };
+    struct lr_store *s = open_store("delete");
+    struct lr_job a, b, got;
+    char sql[128];
+
+    make_job(&a, "a", 10, 0);
+    make_job(&b, "b", 20, 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &b), 0);
+    CU_ASSERT_EQUAL(lr_store_delete_job(s, "a"), 0);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), ENOENT);
+    CU_ASSERT_EQUAL(lr_store_delete_job(s, "a"), ENOENT);
+    CU_ASSERT_STRING_EQUAL(lr_store_error(s) + strlen(db_path("delete")),
+                           ": no job 'a'");
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE job = 'a'",
+                 tables[i]);
+        CU_ASSERT_EQUAL(raw_int("delete", sql), 0);
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE job = 'b'",
+                 tables[i]);
+        CU_ASSERT(raw_int("delete", sql) > 0);
+    }
+    /* a's slots are free. */
+    make_job(&a, "c", 10, 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    assert_check_ok(s);
+    lr_store_close(s);
+}
+
+static void
+test_list_order(void)
+{
+    static const char *const names[] = { "c", "a", "job-10", "b", "job-9" };
+    static const char *const sorted[] = { "a", "b", "c", "job-10", "job-9" };
+    struct lr_store *s = open_store("list");
+    struct lr_job j, *all = NULL;
+    int n = -1;
+
+    CU_ASSERT_EQUAL(lr_store_list_jobs(s, &all, &n), 0);
+    CU_ASSERT_EQUAL(n, 0);
+    free(all);
+    for (int i = 0; i < 5; i++) {
+        make_job(&j, names[i], 10 * i, 0);
+        j.intent.priority = i;
+        CU_ASSERT_EQUAL(lr_store_put_job(s, &j), 0);
+    }
+    CU_ASSERT_EQUAL(lr_store_list_jobs(s, &all, &n), 0);
+    CU_ASSERT_EQUAL_FATAL(n, 5);
+    for (int i = 0; i < 5; i++) {
+        CU_ASSERT_STRING_EQUAL(all[i].intent.name, sorted[i]);
+        CU_ASSERT_EQUAL(all[i].n_lightpaths, 2);
+        CU_ASSERT_EQUAL(all[i].plan.n_stages, 3);
+    }
+    CU_ASSERT_EQUAL(all[3].intent.priority, 2);
+    free(all);
+    lr_store_close(s);
+}
+
+static void
+test_set_phase(void)
+{
+    struct lr_store *s = open_store("phase");
+    struct lr_job a, got;
+
+    make_job(&a, "a", 10, 0);
+    a.phase = LR_JOB_PROVISIONING;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    CU_ASSERT_EQUAL(lr_store_set_phase(s, "a", LR_JOB_ACTIVE, NULL, 42), 0);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), 0);
+    a.phase = LR_JOB_ACTIVE;
+    a.updated_ms = 42;
+    assert_same_job(&a, &got);
+
+    CU_ASSERT_EQUAL(lr_store_set_phase(s, "a", LR_JOB_FAILED, "roadm-3 "
+                                       "refused", 43), EINVAL);
+    CU_ASSERT_STRING_EQUAL(lr_store_error(s), "job 'a' cannot become failed "
+                           "while it holds GPUs or lightpaths: release them "
+                           "with lr_store_put_job() first");
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), 0);
+    assert_same_job(&a, &got);
+    CU_ASSERT_EQUAL(lr_store_set_phase(s, "zz", LR_JOB_ACTIVE, NULL, 1),
+                    ENOENT);
+
+    /* A job that holds nothing (submitted, no plan yet) may become
+     * blocked; what it holds stays as it was. */
+    make_job(&a, "b", 10, 0);
+    a.phase = LR_JOB_SUBMITTED;
+    a.plan.n_stages = 0;
+    memset(a.gpus, 0, sizeof a.gpus);
+    a.n_lightpaths = 0;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    CU_ASSERT_EQUAL(lr_store_set_phase(s, "b", LR_JOB_BLOCKED, "no spectrum "
+                                       "on link 4", 44), 0);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "b", &got), 0);
+    a.phase = LR_JOB_BLOCKED;
+    snprintf(a.reason, sizeof a.reason, "no spectrum on link 4");
+    a.updated_ms = 44;
+    assert_same_job(&a, &got);
+    assert_check_ok(s);
+    lr_store_close(s);
+}
+
+static void
+test_docs(void)
+{
+    struct lr_store *s = open_store("docs");
+    char *json = NULL;
+
+    CU_ASSERT_EQUAL(lr_store_get_doc(s, "topology", &json), ENOENT);
+    CU_ASSERT_PTR_NULL(json);
+    CU_ASSERT_EQUAL(lr_store_put_doc(s, "topology", "{\"a\": 1}"), 0);
+    CU_ASSERT_EQUAL(lr_store_put_doc(s, "cluster", "{}"), 0);
+    CU_ASSERT_EQUAL(lr_store_get_doc(s, "topology", &json), 0);
+    CU_ASSERT_STRING_EQUAL(json, "{\"a\": 1}");
+    free(json);
+    CU_ASSERT_EQUAL(lr_store_put_doc(s, "topology", "{\"a\": 2}"), 0);
+    CU_ASSERT_EQUAL(lr_store_get_doc(s, "topology", &json), 0);
+    CU_ASSERT_STRING_EQUAL(json, "{\"a\": 2}");
+    free(json);
+    CU_ASSERT_EQUAL(lr_store_get_doc(s, "cluster", &json), 0);
+    CU_ASSERT_STRING_EQUAL(json, "{}");
+    free(json);
+    lr_store_close(s);
+}
+
+static void
+test_nested(void)
+{
+    struct lr_store *s = open_store("nested");
+    struct lr_job a, b, c, got;
+
+    make_job(&a, "a", 10, 0);
+    make_job(&b, "b", 20, 0);
+    make_job(&c, "c", 10, 2);   /* collides with a */
+    CU_ASSERT_EQUAL(lr_store_begin(s), 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    CU_ASSERT_EQUAL(lr_store_begin(s), 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &b), 0);
+    lr_store_rollback(s);
+    /* A refused write inside the transaction keeps what came before. */
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &c), EEXIST);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "b", &got), ENOENT);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), 0);
+    CU_ASSERT_EQUAL(lr_store_commit(s), 0);
+    CU_ASSERT_EQUAL(lr_store_commit(s), EINVAL);
+
+    CU_ASSERT_EQUAL(lr_store_begin(s), 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &b), 0);
+    CU_ASSERT_EQUAL(lr_store_delete_job(s, "a"), 0);
+    lr_store_rollback(s);
+    lr_store_close(s);
+
+    /* Only the committed 'a' is on disk. */
+    CU_ASSERT_EQUAL(raw_int("nested", "SELECT count(*) FROM jobs"), 1);
+    CU_ASSERT_EQUAL(raw_int("nested", "SELECT count(*) FROM jobs"
+                            " WHERE name = 'a'"), 1);
+}
+
+/* One corruption per row, and what check() says about it. */
+static const struct {
+    const char *sql;
+    const char *message;
+} corruptions[] = {
+    { "INSERT INTO slots VALUES (99, 1, 'a', 0)",
+      "slot (link 99, slot 1) is held by job 'a' lightpath 0, which does not "
+      "cover it" },
+    { "INSERT INTO slots VALUES (10, 4, 'a', 0)",
+      "slot (link 10, slot 4) is held by job 'a' lightpath 0, which does not "
+      "cover it" },
+    { "INSERT INTO slots VALUES (77, 0, 'a', 5)",
+      "slot (link 77, slot 0) is held by job 'a' lightpath 5, which does not "
+      "exist" },
+    { "DELETE FROM slots WHERE link = 11 AND slot = 2",
+      "job 'a' lightpath 0 is missing slot (link 11, slot 2)" },
+    { "UPDATE slots SET job = 'b' WHERE link = 15 AND slot = 0",
+      "slot (link 15, slot 0) is held by job 'b' lightpath 1, which does not "
+      "exist" },
+    { "UPDATE gpus SET count = 2 WHERE job = 'a' AND dc = 0",
+      "job 'a' holds 2 GPUs in DC 0 but its stages use 3" },
+    { "DELETE FROM gpus WHERE job = 'a' AND dc = 3",
+      "job 'a' holds 0 GPUs in DC 3 but its stages use 4" },
+    { "INSERT INTO gpus VALUES ('a', 7, 1)",
+      "job 'a' holds 1 GPUs in DC 7 but its stages use 0" },
+    { "UPDATE jobs SET phase = 'blocked' WHERE name = 'a'",
+      "job 'a' is blocked but holds 20 slots and 7 GPUs" },
+    { "UPDATE stages SET g = 3 WHERE job = 'a' AND idx = 2",
+      "job 'a' holds 4 GPUs in DC 3 but its stages use 3" },
+};
+
+static void
+test_check_corrupt(void)
+{
+    char name[32], err[512];
+    struct lr_job a, b;
+
+    for (size_t i = 0; i < sizeof corruptions / sizeof corruptions[0]; i++) {
+        snprintf(name, sizeof name, "corrupt%zu", i);
+        struct lr_store *s = open_store(name);
+        make_job(&a, "a", 10, 0);
+        make_job(&b, "b", 30, 0);
+        b.n_lightpaths = 1;
+        CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+        CU_ASSERT_EQUAL(lr_store_put_job(s, &b), 0);
+        assert_check_ok(s);
+        CU_ASSERT_EQUAL(raw_exec(name, corruptions[i].sql), SQLITE_OK);
+        CU_ASSERT_EQUAL(lr_store_check(s, err, sizeof err), EINVAL);
+        CU_ASSERT_STRING_EQUAL(err, corruptions[i].message);
+        if (strcmp(err, corruptions[i].message))
+            fprintf(stderr, "corruption %zu: got '%s'\n", i, err);
+        lr_store_close(s);
+    }
+}
+
+static void
+test_reopen(void)
+{
+    struct lr_store *s = open_store("reopen");
+    struct lr_job a, b, *all = NULL;
+    char *json = NULL;
+    int n = 0;
+
+    make_job(&a, "a", 10, 0);
+    make_job(&b, "b", 20, 6);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &b), 0);
+    CU_ASSERT_EQUAL(lr_store_put_doc(s, "topology", "{\"t\": true}"), 0);
+    lr_store_close(s);
+
+    s = open_store("reopen");
+    CU_ASSERT_EQUAL(lr_store_list_jobs(s, &all, &n), 0);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    assert_same_job(&a, &all[0]);
+    assert_same_job(&b, &all[1]);
+    free(all);
+    CU_ASSERT_EQUAL(lr_store_get_doc(s, "topology", &json), 0);
+    CU_ASSERT_STRING_EQUAL(json, "{\"t\": true}");
+    free(json);
+    assert_check_ok(s);
+    /* The slots are still booked: a's first lightpath on link 10. */
+    make_job(&b, "c", 10, 3);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &b), EEXIST);
+    lr_store_close(s);
+}
+
+static void
+test_newer_schema(void)
+{
+    struct lr_store *s = (struct lr_store *) 1;
+    char err[512], want[640];
+
+    CU_ASSERT_EQUAL(raw_exec("v99", "CREATE TABLE meta(key TEXT PRIMARY KEY,"
+                             " value NOT NULL);"
+                             "INSERT INTO meta VALUES ('schema_version', 99)"),
+                    SQLITE_OK);
+    CU_ASSERT_EQUAL(lr_store_open(db_path("v99"), &s, err, sizeof err),
+                    ENOTSUP);
+    CU_ASSERT_PTR_NULL(s);
+    snprintf(want, sizeof want, "%s: schema version 99 is newer than this "
+             "lightrail supports (1): upgrade lightrail or restore an older "
+             "backup", db_path("v99"));
+    CU_ASSERT_STRING_EQUAL(err, want);
+    /* Refused without being touched: still version 99, not WAL. */
+    CU_ASSERT_EQUAL(raw_int("v99", "SELECT value FROM meta"), 99);
+    CU_ASSERT_EQUAL(raw_int("v99", "SELECT count(*) FROM sqlite_master"
+                            " WHERE name = 'jobs'"), 0);
+}
+
+static void
+test_foreign_files(void)
+{
+    struct lr_store *s = NULL;
+    char err[512], want[640];
+    FILE *f;
+
+    /* Somebody else's database. */
+    CU_ASSERT_EQUAL(raw_exec("other", "CREATE TABLE t(x)"), SQLITE_OK);
+    CU_ASSERT_EQUAL(lr_store_open(db_path("other"), &s, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(s);
+    snprintf(want, sizeof want, "%s: not a lightrail database (no "
+             "schema_version in a meta table): give another path",
+             db_path("other"));
+    CU_ASSERT_STRING_EQUAL(err, want);
+
+    /* Not a database at all. */
+    f = fopen(db_path("text"), "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    for (int i = 0; i < 64; i++)
+        fputs("this is not a database, it is a text file.\n", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(lr_store_open(db_path("text"), &s, err, sizeof err),
+                    EINVAL);
+    snprintf(want, sizeof want, "%s: not a SQLite database: move it away or "
+             "give another path", db_path("text"));
+    CU_ASSERT_STRING_EQUAL(err, want);
+
+    CU_ASSERT_EQUAL(lr_store_open("", &s, err, sizeof err), EINVAL);
+    CU_ASSERT_EQUAL(lr_store_open("/nonexistent-dir/x.db", &s, err,
+                                  sizeof err), EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent-dir/x.db: cannot open"));
+}
+
+static void
+test_migrate_empty(void)
+{
+    struct lr_store *s = NULL;
+    struct lr_job *all = NULL;
+    int n = -1;
+    FILE *f = fopen(db_path("empty"), "w");
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fclose(f);
+    s = open_store("empty");
+    CU_ASSERT_EQUAL(lr_store_list_jobs(s, &all, &n), 0);
+    CU_ASSERT_EQUAL(n, 0);
+    free(all);
+    lr_store_close(s);
+    CU_ASSERT_EQUAL(raw_int("empty", "SELECT value FROM meta"
+                            " WHERE key = 'schema_version'"),
+                    LR_STORE_SCHEMA_VERSION);
+    CU_ASSERT_EQUAL(raw_int("empty", "SELECT count(*) FROM sqlite_master"
+                            " WHERE type = 'table'"), 7);
+    CU_ASSERT_EQUAL(raw_int("empty", "SELECT journal_mode = 'wal'"
+                            " FROM pragma_journal_mode"), 1);
+    /* A second open migrates nothing and keeps the version. */
+    s = open_store("empty");
+    lr_store_close(s);
+    CU_ASSERT_EQUAL(raw_int("empty", "SELECT count(*) FROM meta"), 1);
+}
+
+/* A child commits a job and dies without closing the database (no
+ * checkpoint, the WAL and its index left behind); the parent finds the
+ * job. */
+static void
+test_crash_durability(void)
+{
+    struct lr_job a, got;
+    int status = 0;
+
+    make_job(&a, "survivor", 10, 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        struct lr_store *s = NULL;
+        char err[512];
+        int ret = lr_store_open(db_path("crash"), &s, err, sizeof err);
+        if (!ret)
+            ret = lr_store_put_job(s, &a);
+        _exit(ret ? 1 : 0);
+    }
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CU_ASSERT_EQUAL(access(db_path("crash"), F_OK), 0);
+
+    struct lr_store *s = open_store("crash");
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "survivor", &got), 0);
+    assert_same_job(&a, &got);
+    assert_check_ok(s);
+    lr_store_close(s);
+}
+
+static CU_TestInfo tests[] = {
+    { "round trip of every field", test_round_trip },
+    { "put replaces what a job holds", test_replace },
+    { "EEXIST on a slot taken, nothing changed", test_conflict },
+    { "EINVAL on a job that breaks an invariant", test_invalid },
+    { "delete cascades", test_delete_cascades },
+    { "list in name order", test_list_order },
+    { "set_phase", test_set_phase },
+    { "documents", test_docs },
+    { "nested transactions are savepoints", test_nested },
+    { "check() finds corrupted rows", test_check_corrupt },
+    { "reopen keeps everything", test_reopen },
+    { "a newer schema is refused", test_newer_schema },
+    { "foreign files are refused", test_foreign_files },
+    { "migration from an empty file", test_migrate_empty },
+    { "a commit survives a crash", test_crash_durability },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN_WITH("store", tests, setup, teardown)
