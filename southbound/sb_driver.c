@@ -1,0 +1,25 @@
+/*
+ * sb_driver: the table of device families.  See sb_driver.h.
+ *
+ * A static table rather than registration at start-up: the families are
+ * known when the program is linked, and a table cannot be half filled.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "southbound/sb_driver.h"
+
+static const struct sb_driver_class *const sb_driver_classes[] = {
+    &sb_dummy_class,
+};
+
+const struct sb_driver_class *
+sb_driver_find(const char *name)
+{
+    size_t n = sizeof sb_driver_classes / sizeof sb_driver_classes[0];
+
+    for (size_t i = 0; name && i < n; i++)
+        if (!strcmp(sb_driver_classes[i]->name, name))
+            return sb_driver_classes[i];
+    return NULL;
+}
