@@ -1,0 +1,232 @@
+/*
+ * lightraild: the Lightrail controller daemon.
+ *
+ *     lightraild --config FILE [--foreground]
+ *
+ * One libevent loop owned by main (Redis's ae.c and OpenBGPD's parent are
+ * the models for its shape): the HTTPS northbound (northbound/), the
+ * controller core (controller/lr_ctl.c) with its SQLite store and
+ * southbound devices.  SIGTERM or SIGINT: the server drains (503 to new
+ * requests), the loop finishes what is in flight and exits 0.
+ *
+ * In the state directory it writes lightraild.pid and lightraild.port
+ * (the port bound, useful with port 0) once it serves.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "config.h"
+#include "controller/lr_ctl.h"
+#include "controller/lr_log.h"
+#include "northbound/nb_restconf.h"
+#include "yang/lr_yang.h"
+#include "yang/lr_yang_job.h"
+
+static void
+usage(FILE *f)
+{
+    fprintf(f, "usage: lightraild --config FILE [--foreground]\n"
+            "\n"
+            "The Lightrail controller: admits training-job intents over an "
+            "HTTPS\nRESTCONF API, plans them, and provisions their lightpaths "
+            "on the\nROADMs. FILE is a lightrail-config JSON file (see "
+            "examples/lightraild/).\n"
+            "\n"
+            "  --config FILE   the configuration\n"
+            "  --foreground    stay attached to the terminal (systemd, tests)\n"
+            "  --version\n");
+}
+
+/* mkdir -p for one directory level below an existing parent. */
+static int
+ensure_dir(const char *path)
+{
+    if (mkdir(path, 0750) && errno != EEXIST)
+        return errno;
+    return 0;
+}
+
+static int
+write_small_file(const char *dir, const char *name, long value)
+{
+    char path[4200], tmp[4210];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return errno;
+    fprintf(f, "%ld\n", value);
+    if (fclose(f) || rename(tmp, path))
+        return errno;
+    return 0;
+}
+
+static char *
+read_text(const char *path)
+{
+    char *buf = NULL, err[256];
+    size_t len;
+    if (lr_yang_read_file(path, &buf, &len, err, sizeof err))
+        return NULL;
+    return buf;
+}
+
+struct daemon {
+    struct event_base *base;
+    struct nb_server *srv;
+    struct event *sigterm, *sigint;
+};
+
+static void
+on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    struct daemon *d = arg;
+    (void) what;
+    lr_log(LR_LOG_INFO, "signal %d: draining and stopping", (int) sig);
+    nb_server_drain(d->srv);
+    struct timeval grace = { 0, 200000 };
+    event_base_loopexit(d->base, &grace);
+}
+
+int
+main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "config", required_argument, NULL, 'c' },
+        { "foreground", no_argument, NULL, 'f' },
+        { "version", no_argument, NULL, 'V' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *config_path = NULL;
+    int foreground = 0, c, rc = 1;
+    while ((c = getopt_long(argc, argv, "c:fh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': config_path = optarg; break;
+        case 'f': foreground = 1; break;
+        case 'V': printf("lightraild %s\n", PACKAGE_VERSION); return 0;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!config_path || optind < argc) {
+        usage(stderr);
+        return 2;
+    }
+
+    struct ly_ctx *ly = NULL;
+    struct lr_config *cfg = calloc(1, sizeof *cfg);
+    struct lr_topo *topo = NULL;
+    struct lr_cluster *cluster = NULL;
+    struct lr_ctl *ctl = NULL;
+    struct daemon d = { 0 };
+    char err[2048], *topo_json = NULL, *cluster_json = NULL, *report = NULL;
+    struct nb_app app = { 0 };
+
+    if (!cfg || lr_yang_ctx_new(&ly, err, sizeof err)
+        || lr_yang_load_config(ly, config_path, cfg, err, sizeof err)) {
+        fprintf(stderr, "lightraild: %s\n", cfg ? err : "out of memory");
+        rc = 2;
+        goto cleanup;
+    }
+    lr_log_use_syslog(cfg->log == LR_CONFIG_LOG_SYSLOG);
+    if (lr_yang_load_topo(ly, cfg->topology_file, &topo, err, sizeof err)
+        || lr_yang_load_cluster(ly, cfg->cluster_file, &cluster, err,
+                                sizeof err)
+        || lr_yang_check_attachments(topo, cfg->topology_file, cluster,
+                                     cfg->cluster_file, err, sizeof err)) {
+        lr_log(LR_LOG_ERR, "%s", err);
+        rc = 2;
+        goto cleanup;
+    }
+    if (ensure_dir(cfg->state_dir) || ensure_dir(cfg->dummy_dir)) {
+        lr_log(LR_LOG_ERR, "cannot create %s or %s: %s", cfg->state_dir,
+               cfg->dummy_dir, strerror(errno));
+        goto cleanup;
+    }
+    topo_json = read_text(cfg->topology_file);
+    cluster_json = read_text(cfg->cluster_file);
+    char db[LR_CONFIG_PATH_MAX + 32];
+    snprintf(db, sizeof db, "%s/lightrail.db", cfg->state_dir);
+    struct lr_ctl_config cc = {
+        .db_path = db, .topo = topo, .cluster = cluster,
+        .topo_json = topo_json, .cluster_json = cluster_json,
+        .default_driver = cfg->default_driver, .dummy_dir = cfg->dummy_dir,
+        .devices = cfg->devices, .n_devices = cfg->n_devices,
+    };
+    if (lr_ctl_new(&cc, &ctl, &report, err, sizeof err)) {
+        lr_log(LR_LOG_ERR, "%s", err);
+        goto cleanup;
+    }
+    if (report && *report)
+        lr_log(LR_LOG_INFO, "recovery:\n%s", report);
+
+    if (!foreground && daemon(1, 0)) {
+        lr_log(LR_LOG_ERR, "cannot detach: %s", strerror(errno));
+        goto cleanup;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    d.base = event_base_new();
+    app.ctl = ctl;
+    app.ly = ly;
+    app.topo_json = topo_json;
+    int n_routes;
+    const struct nb_route *routes = nb_restconf_routes(&n_routes,
+                                                       cfg->metrics_public);
+    struct nb_token tokens[LR_CONFIG_MAX_TOKENS];
+    for (int i = 0; i < cfg->n_tokens; i++)
+        tokens[i] = (struct nb_token) { cfg->tokens[i].name,
+                                        cfg->tokens[i].secret };
+    struct nb_server_config sc = {
+        .address = cfg->address, .port = cfg->port, .tls = cfg->tls,
+        .cert_file = cfg->cert, .key_file = cfg->key,
+        .client_ca_file = cfg->client_ca[0] ? cfg->client_ca : NULL,
+        .tokens = tokens, .n_tokens = cfg->n_tokens,
+        .max_body = 1 << 20,
+    };
+    if (!d.base || nb_server_new(d.base, &sc, routes, n_routes, &app, &d.srv,
+                                 err, sizeof err)) {
+        lr_log(LR_LOG_ERR, "%s", d.base ? err : "cannot create the event loop");
+        goto cleanup;
+    }
+    app.srv = d.srv;
+    d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
+    d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
+    event_add(d.sigterm, NULL);
+    event_add(d.sigint, NULL);
+    write_small_file(cfg->state_dir, "lightraild.pid", (long) getpid());
+    write_small_file(cfg->state_dir, "lightraild.port",
+                     nb_server_port(d.srv));
+    lr_log(LR_LOG_INFO, "serving %s://%s:%d/restconf (state in %s)",
+           cfg->tls ? "https" : "http", cfg->address, nb_server_port(d.srv),
+           cfg->state_dir);
+    event_base_dispatch(d.base);
+    lr_log(LR_LOG_INFO, "stopped");
+    rc = 0;
+
+cleanup:
+    if (d.sigterm)
+        event_free(d.sigterm);
+    if (d.sigint)
+        event_free(d.sigint);
+    nb_server_free(d.srv);
+    if (d.base)
+        event_base_free(d.base);
+    lr_ctl_free(ctl);
+    free(report);
+    free(topo_json);
+    free(cluster_json);
+    lr_topo_free(topo);
+    lr_cluster_free(cluster);
+    lr_yang_ctx_free(ly);
+    free(cfg);
+    return rc;
+}

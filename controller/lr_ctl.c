@@ -1,0 +1,920 @@
+/* lr_ctl: the controller's core; see lr_ctl.h for the model. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "controller/lr_ctl.h"
+#include "controller/lr_store.h"
+#include "planner/lr_baseline.h"
+#include "planner/lr_cdynp.h"
+#include "planner/lr_exact.h"
+#include "planner/lr_util.h"
+
+/* Rates tried for a lightpath, best first (Gb/s). */
+static const double lr_ctl_rates[] = { 400, 200, 100 };
+/* Propagation delay in fibre, s per km (../shared/reference/training.md). */
+#define LR_CTL_S_PER_KM 5e-6
+/* The exact planner is exponential: bound it inside the daemon. */
+#define LR_CTL_EXACT_NODES 2000000
+
+struct lr_ctl {
+    struct lr_topo *topo;
+    struct lr_cluster *cluster;
+    struct lr_rsa *rsa;               /* owns the spectrum */
+    struct lr_store *store;
+    int dc_node[LR_TM_MAX_DCS];       /* ROADM each DC attaches to */
+    int gpus_used[LR_TM_MAX_DCS];
+    struct lr_job *jobs;              /* every stored job, by name */
+    int n_jobs, cap_jobs;
+    const struct sb_driver_class **cls;   /* per topology node */
+    struct sb_device **dev;
+    struct lr_ctl_counters counters;
+};
+
+static int
+fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* The job's reason, truncated to fit (vsnprintf: no truncation
+ * warning for a message that is allowed to be cut). */
+static void
+set_reason(struct lr_job *job, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(job->reason, sizeof job->reason, fmt, ap);
+    va_end(ap);
+}
+
+static long long
+now_ms(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (long long) tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+static struct lr_job *
+find_job(struct lr_ctl *c, const char *name)
+{
+    for (int i = 0; i < c->n_jobs; i++)
+        if (!strcmp(c->jobs[i].intent.name, name))
+            return &c->jobs[i];
+    return NULL;
+}
+
+/* Keeps the in-memory table equal to the store's rows. */
+static int
+remember_job(struct lr_ctl *c, const struct lr_job *job)
+{
+    struct lr_job *j = find_job(c, job->intent.name);
+    if (!j) {
+        if (lr_grow((void **) &c->jobs, &c->cap_jobs, c->n_jobs + 1,
+                    sizeof *c->jobs))
+            return ENOMEM;
+        j = &c->jobs[c->n_jobs++];
+    }
+    *j = *job;
+    return 0;
+}
+
+static void
+forget_job(struct lr_ctl *c, const char *name)
+{
+    struct lr_job *j = find_job(c, name);
+    if (j)
+        *j = c->jobs[--c->n_jobs];
+}
+
+/* ---- what a job holds, in memory ---- */
+
+static int
+book(struct lr_ctl *c, const struct lr_job *job)
+{
+    for (int i = 0; i < job->n_lightpaths; i++) {
+        const struct lr_lightpath *lp = &job->lp[i];
+        int err = lr_spectrum_alloc(c->rsa->sp, lp->links, lp->n_links,
+                                    lp->first, lp->m);
+        if (err) {
+            while (i-- > 0)
+                lr_spectrum_release(c->rsa->sp, job->lp[i].links,
+                                    job->lp[i].n_links, job->lp[i].first,
+                                    job->lp[i].m);
+            return err;
+        }
+    }
+    for (int k = 0; k < c->cluster->n_dcs; k++)
+        c->gpus_used[k] += job->gpus[k];
+    return 0;
+}
+
+static void
+unbook(struct lr_ctl *c, const struct lr_job *job)
+{
+    for (int i = 0; i < job->n_lightpaths; i++)
+        lr_spectrum_release(c->rsa->sp, job->lp[i].links, job->lp[i].n_links,
+                            job->lp[i].first, job->lp[i].m);
+    for (int k = 0; k < c->cluster->n_dcs; k++)
+        c->gpus_used[k] -= job->gpus[k];
+}
+
+/* ---- devices ---- */
+
+/* The media channel lightpath 'k' of 'job' puts on hop 'h' (0 = the
+ * first ROADM, n_links = the last). */
+static void
+channel_at(const struct lr_ctl *c, const struct lr_job *job, int k, int h,
+           struct sb_media_channel *mc)
+{
+    const struct lr_lightpath *lp = &job->lp[k];
+    memset(mc, 0, sizeof *mc);
+    snprintf(mc->name, sizeof mc->name, "%s/lp%d", job->intent.name, k + 1);
+    if (h > 0)
+        snprintf(mc->in_port, sizeof mc->in_port, "%s",
+                 c->topo->links[lp->links[h - 1]].name);
+    if (h < lp->n_links)
+        snprintf(mc->out_port, sizeof mc->out_port, "%s",
+                 c->topo->links[lp->links[h]].name);
+    mc->n = lp->n;
+    mc->m = lp->m;
+    mc->enabled = true;
+}
+
+static int
+hop_node(const struct lr_ctl *c, const struct lr_lightpath *lp, int h)
+{
+    return h == 0 ? c->topo->links[lp->links[0]].src
+                  : c->topo->links[lp->links[h - 1]].dst;
+}
+
+/* The changes 'op' of 'job' on ROADM 'node' into ch[] (room for
+ * LR_JOB_MAX_LIGHTPATHS); returns how many. */
+static int
+changes_for(const struct lr_ctl *c, const struct lr_job *job, int node,
+            enum sb_op op, struct sb_change *ch)
+{
+    int n = 0;
+    for (int k = 0; k < job->n_lightpaths; k++)
+        for (int h = 0; h <= job->lp[k].n_links; h++)
+            if (hop_node(c, &job->lp[k], h) == node) {
+                ch[n].op = op;
+                channel_at(c, job, k, h, &ch[n].mc);
+                n++;
+            }
+    return n;
+}
+
+/* Removes every channel of 'job' from every device (missing ones are
+ * fine).  Returns the first error. */
+static int
+unprovision(struct lr_ctl *c, const struct lr_job *job, char *err,
+            size_t errlen)
+{
+    struct sb_change ch[LR_JOB_MAX_LIGHTPATHS];
+    int first_err = 0;
+    for (int node = 0; node < c->topo->n_nodes; node++) {
+        int n = changes_for(c, job, node, SB_DELETE, ch);
+        for (int i = 0; i < n; i++) {
+            /* One at a time: a channel already gone is no failure. */
+            char e[256];
+            int rc = c->cls[node]->apply(c->dev[node], &ch[i], 1, e,
+                                         sizeof e);
+            if (rc && rc != ENOENT && !first_err)
+                first_err = fail(err, errlen, rc, "%s", e);
+        }
+    }
+    return first_err;
+}
+
+/* Is channel 'name' on device 'node'? -1 when the device cannot be read. */
+static int
+device_has(struct lr_ctl *c, int node, const char *name)
+{
+    struct sb_media_channel *mc = NULL;
+    int n = 0, found = 0;
+    char e[256];
+    if (c->cls[node]->read(c->dev[node], &mc, &n, e, sizeof e))
+        return -1;
+    for (int i = 0; i < n; i++)
+        found |= !strcmp(mc[i].name, name);
+    free(mc);
+    return found;
+}
+
+/* All or nothing over the devices of 'job'. */
+static int
+provision(struct lr_ctl *c, const struct lr_job *job, char *err,
+          size_t errlen)
+{
+    struct sb_change ch[LR_JOB_MAX_LIGHTPATHS];
+    for (int node = 0; node < c->topo->n_nodes; node++) {
+        int n = changes_for(c, job, node, SB_ADD, ch);
+        if (n == 0)
+            continue;
+        char e[512];
+        int rc = c->cls[node]->apply(c->dev[node], ch, n, e, sizeof e);
+        if (rc == ETIMEDOUT) {
+            /* Outcome unknown: what the device holds decides. */
+            int applied = 0;
+            for (int i = 0; i < n; i++)
+                applied += device_has(c, node, ch[i].mc.name) == 1;
+            rc = applied == n ? 0 : ETIMEDOUT;
+        }
+        if (rc) {
+            fail(err, errlen, EIO, "ROADM %s refused the lightpaths: %s",
+                 c->topo->nodes[node].name, e);
+            char ignore[256];
+            unprovision(c, job, ignore, sizeof ignore);
+            return EIO;
+        }
+    }
+    return 0;
+}
+
+/* ---- admission ---- */
+
+static int
+dc_node_of(const struct lr_topo *t, const struct lr_cluster *cl, int k)
+{
+    int node = lr_topo_dc_node(t, cl->dcs[k].name);
+    if (node < 0 && cl->dcs[k].attach_node[0])
+        node = lr_topo_find_node(t, cl->dcs[k].attach_node);
+    return node;
+}
+
+static enum lr_tm_why
+run_planner(const struct lr_tm *tm, const char *algo, struct lr_plan *plan,
+            struct lr_tm_eval *ev)
+{
+    if (!strcmp(algo, "exact")) {
+        struct lr_exact_stats st;
+        return lr_exact_plan(tm, LR_CTL_EXACT_NODES, plan, ev, &st);
+    }
+    if (!strcmp(algo, "dp"))
+        return lr_baseline_dp(tm, plan, ev);
+    if (!strcmp(algo, "pipedream"))
+        return lr_baseline_pipedream(tm, plan, ev);
+    if (!strcmp(algo, "spp"))
+        return lr_baseline_spp(tm, plan, ev);
+    return lr_cdynp_plan(tm, NULL, plan, ev);
+}
+
+/* Plans and places lightpaths; the job ends planned (holding, in memory,
+ * what it will need) or blocked with a reason.  Nothing is stored. */
+static int
+admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
+      char *err, size_t errlen)
+{
+    const struct lr_intent *in = &job->intent;
+    const struct lr_cluster *cl = c->cluster;
+    struct lr_tm *tm = NULL;
+    struct lr_plan *plan = &job->plan;
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    struct lr_train tr = { in->batch, in->micro, 2 };
+    int rc = 0, free_total = 0;
+    if (!ev)
+        return fail(err, errlen, ENOMEM, "out of memory");
+    if (lr_tm_new(model, cl, &tr, &tm)) {
+        rc = fail(err, errlen, EINVAL, "batch %g is not a multiple of "
+                  "microbatch %g", in->batch, in->micro);
+        goto cleanup;
+    }
+    /* 1. Free GPUs, trimmed to the maximum, most compute first. */
+    int order[LR_TM_MAX_DCS];
+    for (int k = 0; k < cl->n_dcs; k++) {
+        order[k] = k;
+        free_total += cl->dcs[k].n_devices - c->gpus_used[k];
+    }
+    for (int i = 1; i < cl->n_dcs; i++)
+        for (int j = i; j > 0; j--) {
+            const struct lr_tm_dc *a = &tm->dcs[order[j]],
+                                  *b = &tm->dcs[order[j - 1]];
+            if (a->n_devices * a->peak * a->eff
+                <= b->n_devices * b->peak * b->eff)
+                break;
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    if (free_total < in->gpus_min) {
+        job->phase = LR_JOB_BLOCKED;
+        set_reason(job, "no GPUs: %d free in all "
+                 "data centers, at least %d wanted", free_total,
+                 in->gpus_min);
+        c->counters.blocks_gpus++;
+        goto cleanup;
+    }
+    int budget = in->gpus_max;
+    for (int i = 0; i < cl->n_dcs; i++) {
+        int k = order[i], f = cl->dcs[k].n_devices - c->gpus_used[k];
+        tm->dcs[k].n_devices = f < budget ? f : budget;
+        budget -= tm->dcs[k].n_devices;
+    }
+
+    /* 2. The plan, over the fixed inter-DC links. */
+    enum lr_tm_why why = run_planner(tm, in->algorithm, plan, ev);
+    if (why != LR_TM_OK) {
+        job->phase = LR_JOB_BLOCKED;
+        set_reason(job, "no plan (%s): %s",
+                 in->algorithm, lr_tm_why_str(why));
+        c->counters.blocks_plan++;
+        goto cleanup;
+    }
+    if (!strcmp(in->algorithm, "dp")) {
+        /* Data parallelism across DCs syncs over the WAN, which needs a
+         * lightpath mesh this controller does not provision yet: it runs
+         * in its first DC only, a one-stage pipeline in the model. */
+        plan->n_stages = 1;
+        plan->stages[0].g = tm->dcs[plan->stages[0].dc].n_devices;
+    }
+    for (int s = 0; s < plan->n_stages; s++)
+        job->gpus[plan->stages[s].dc] += plan->stages[s].g;
+
+    /* 3. Two lightpaths per boundary between DCs. */
+    for (int s = 0; s + 1 < plan->n_stages; s++) {
+        int a = plan->stages[s].dc, b = plan->stages[s + 1].dc;
+        if (a == b)
+            continue;
+        double cap = INFINITY, lat = 0;
+        for (int dir = 0; dir < 2; dir++) {
+            int from = dir ? b : a, to = dir ? a : b;
+            struct lr_rsa_request req = {
+                c->dc_node[from], c->dc_node[to], 0,
+            };
+            struct lr_rsa_choice ch;
+            enum lr_rsa_block blk = LR_RSA_NO_PATH;
+            double rate = 0;
+            if (req.src < 0 || req.dst < 0) {
+                blk = LR_RSA_NO_PATH;
+            } else if (req.src == req.dst) {
+                blk = LR_RSA_NO_PATH;
+            } else {
+                for (size_t r = 0; r < sizeof lr_ctl_rates
+                                       / sizeof *lr_ctl_rates; r++) {
+                    req.rate_gbps = lr_ctl_rates[r];
+                    blk = lr_rsa_decide(c->rsa, &req, &ch);
+                    if (blk == LR_RSA_OK) {
+                        rate = lr_ctl_rates[r];
+                        break;
+                    }
+                }
+            }
+            if (blk != LR_RSA_OK || job->n_lightpaths
+                                    == LR_JOB_MAX_LIGHTPATHS) {
+                job->phase = LR_JOB_BLOCKED;
+                set_reason(job, "no spectrum: no lightpath of 100 Gb/s or more "
+                         "from %s (%s) to %s (%s): %s",
+                         cl->dcs[from].name,
+                         req.src >= 0 ? c->topo->nodes[req.src].name : "?",
+                         cl->dcs[to].name,
+                         req.dst >= 0 ? c->topo->nodes[req.dst].name : "?",
+                         req.src == req.dst && req.src >= 0
+                         ? "both attach to the same ROADM"
+                         : lr_rsa_block_reason(blk));
+                c->counters.blocks_spectrum++;
+                goto cleanup;
+            }
+            lr_rsa_commit(c->rsa, &ch);
+            const struct lr_path *p = &c->rsa->ksp->paths[ch.path];
+            struct lr_lightpath *lp = &job->lp[job->n_lightpaths++];
+            memset(lp, 0, sizeof *lp);
+            lp->from_dc = from;
+            lp->to_dc = to;
+            lp->n_links = p->n_links < LR_JOB_MAX_HOPS ? p->n_links
+                                                       : LR_JOB_MAX_HOPS;
+            memcpy(lp->links, p->links, (size_t) lp->n_links * sizeof(int));
+            lp->length_km = p->length_km;
+            lp->mod = ch.mod;
+            lp->first = ch.first;
+            lp->m = ch.m;
+            int mm;
+            lr_topo_block_nm(&c->topo->links[p->links[0]], ch.first, ch.m,
+                             &lp->n, &mm);
+            lp->capacity_gbps = rate;
+            cap = fmin(cap, rate);
+            lat = fmax(lat, p->length_km * LR_CTL_S_PER_KM);
+        }
+        /* 4. Optical mode for this pair. */
+        lr_tm_set_link(tm, a, b, cap * 1e9 / 8, lat);
+    }
+    /* A plan that fitted over the fixed links may not fit over the
+     * lightpaths only by time, never by memory: T is always defined. */
+    lr_tm_evaluate(tm, plan, ev);
+    job->iteration_s = ev->T;
+    job->phase = LR_JOB_PLANNED;
+
+cleanup:
+    if (job->phase == LR_JOB_BLOCKED) {
+        /* Give back the spectrum booked before the block. */
+        for (int i = 0; i < job->n_lightpaths; i++)
+            lr_spectrum_release(c->rsa->sp, job->lp[i].links,
+                                job->lp[i].n_links, job->lp[i].first,
+                                job->lp[i].m);
+        job->n_lightpaths = 0;
+        memset(job->gpus, 0, sizeof job->gpus);
+        job->plan.n_stages = 0;
+    }
+    lr_tm_free(tm);
+    free(ev);
+    return rc;
+}
+
+int
+lr_ctl_submit(struct lr_ctl *c, const struct lr_intent *intent,
+              struct lr_job *job, char *err, size_t errlen)
+{
+    struct lr_model *model = NULL;
+    if (find_job(c, intent->name))
+        return fail(err, errlen, EEXIST, "a job named '%s' exists; delete "
+                    "it first or choose another name", intent->name);
+    if (lr_model_preset(intent->model, &model))
+        return fail(err, errlen, EINVAL, "unknown model '%s'",
+                    intent->model);
+    if (intent->gpus_min < 1 || intent->gpus_max < intent->gpus_min) {
+        lr_model_free(model);
+        return fail(err, errlen, EINVAL, "gpus: min %d, max %d: want "
+                    "1 <= min <= max", intent->gpus_min, intent->gpus_max);
+    }
+    memset(job, 0, sizeof *job);
+    job->intent = *intent;
+    if (!job->intent.algorithm[0])
+        snprintf(job->intent.algorithm, sizeof job->intent.algorithm,
+                 "cdynp");
+    job->created_ms = job->updated_ms = now_ms();
+    job->phase = LR_JOB_SUBMITTED;
+    int rc = admit(c, model, job, err, errlen);
+    lr_model_free(model);
+    if (rc)
+        return rc;
+
+    if (job->phase == LR_JOB_BLOCKED) {
+        c->counters.blocks++;
+        rc = lr_store_put_job(c->store, job);
+        if (rc)
+            return fail(err, errlen, EIO, "store: %s",
+                        lr_store_error(c->store));
+        return remember_job(c, job);
+    }
+
+    /* 5. Reserve in one transaction, in phase provisioning. */
+    for (int k = 0; k < c->cluster->n_dcs; k++)
+        c->gpus_used[k] += job->gpus[k];
+    job->phase = LR_JOB_PROVISIONING;
+    rc = lr_store_put_job(c->store, job);
+    if (rc) {
+        unbook(c, job);
+        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+    }
+    remember_job(c, job);
+
+    /* 6. The devices, all or nothing. */
+    char why[512];
+    if (provision(c, job, why, sizeof why)) {
+        unbook(c, job);
+        job->phase = LR_JOB_FAILED;
+        set_reason(job, "%s", why);
+        job->n_lightpaths = 0;
+        memset(job->gpus, 0, sizeof job->gpus);
+        job->updated_ms = now_ms();
+        c->counters.failures++;
+        if (lr_store_put_job(c->store, job))
+            return fail(err, errlen, EIO, "store: %s",
+                        lr_store_error(c->store));
+        return remember_job(c, job);
+    }
+
+    /* 7. Active. */
+    job->phase = LR_JOB_ACTIVE;
+    job->updated_ms = now_ms();
+    if (lr_store_set_phase(c->store, job->intent.name, LR_JOB_ACTIVE, "",
+                           job->updated_ms))
+        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+    c->counters.admissions++;
+    return remember_job(c, job);
+}
+
+int
+lr_ctl_delete(struct lr_ctl *c, const char *name, char *err, size_t errlen)
+{
+    struct lr_job *j = find_job(c, name);
+    if (!j)
+        return fail(err, errlen, ENOENT, "no job named '%s'", name);
+    struct lr_job job = *j;
+    if (job.n_lightpaths > 0 || job.phase == LR_JOB_ACTIVE) {
+        if (lr_store_set_phase(c->store, name, LR_JOB_RELEASING, "",
+                               now_ms()))
+            return fail(err, errlen, EIO, "store: %s",
+                        lr_store_error(c->store));
+        j->phase = LR_JOB_RELEASING;
+        int rc = unprovision(c, &job, err, errlen);
+        if (rc)
+            return rc;   /* stays releasing: recovery finishes it */
+        unbook(c, &job);
+    }
+    if (lr_store_delete_job(c->store, name))
+        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+    forget_job(c, name);
+    c->counters.deletes++;
+    return 0;
+}
+
+int
+lr_ctl_get(struct lr_ctl *c, const char *name, struct lr_job *job)
+{
+    struct lr_job *j = find_job(c, name);
+    if (!j)
+        return ENOENT;
+    *job = *j;
+    return 0;
+}
+
+static int
+cmp_job(const void *a, const void *b)
+{
+    return strcmp(((const struct lr_job *) a)->intent.name,
+                  ((const struct lr_job *) b)->intent.name);
+}
+
+int
+lr_ctl_list(struct lr_ctl *c, struct lr_job **jobs, int *n)
+{
+    *jobs = malloc(((size_t) c->n_jobs + 1) * sizeof **jobs);
+    if (!*jobs)
+        return ENOMEM;
+    memcpy(*jobs, c->jobs, (size_t) c->n_jobs * sizeof **jobs);
+    qsort(*jobs, (size_t) c->n_jobs, sizeof **jobs, cmp_job);
+    *n = c->n_jobs;
+    return 0;
+}
+
+/* ---- reconciliation ---- */
+
+/* Appends a line to a growing report. */
+static void
+say(char **buf, size_t *len, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    char *p = realloc(*buf, *len + (size_t) n + 2);
+    if (!p)
+        return;
+    memcpy(p + *len, line, (size_t) n);
+    *len += (size_t) n;
+    p[(*len)++] = '\n';
+    p[*len] = '\0';
+    *buf = p;
+}
+
+/* Is 'name' a channel that an active job should have on 'node'? */
+static const struct lr_job *
+expected(struct lr_ctl *c, int node, const char *name,
+         struct sb_media_channel *want)
+{
+    for (int i = 0; i < c->n_jobs; i++) {
+        const struct lr_job *j = &c->jobs[i];
+        if (j->phase != LR_JOB_ACTIVE)
+            continue;
+        for (int k = 0; k < j->n_lightpaths; k++)
+            for (int h = 0; h <= j->lp[k].n_links; h++) {
+                if (hop_node(c, &j->lp[k], h) != node)
+                    continue;
+                channel_at(c, j, k, h, want);
+                if (!strcmp(want->name, name))
+                    return j;
+            }
+    }
+    return NULL;
+}
+
+int
+lr_ctl_reconcile(struct lr_ctl *c, bool repair, char **report, int *drift,
+                 char *err, size_t errlen)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    int n_drift = 0, rc = 0;
+    for (int node = 0; node < c->topo->n_nodes; node++) {
+        struct sb_media_channel *mc = NULL, want;
+        int n = 0;
+        char e[512];
+        if (c->cls[node]->read(c->dev[node], &mc, &n, e, sizeof e)) {
+            say(&buf, &len, "%s: cannot read: %s", c->topo->nodes[node].name,
+                e);
+            rc = fail(err, errlen, EIO, "%s", e);
+            continue;
+        }
+        /* Orphans and strangers on the device. */
+        for (int i = 0; i < n; i++) {
+            if (expected(c, node, mc[i].name, &want)
+                && want.n == mc[i].n && want.m == mc[i].m
+                && !strcmp(want.in_port, mc[i].in_port)
+                && !strcmp(want.out_port, mc[i].out_port))
+                continue;
+            n_drift++;
+            say(&buf, &len, "%s: channel %s (n=%d m=%d) is not in the "
+                "store%s", c->topo->nodes[node].name, mc[i].name, mc[i].n,
+                mc[i].m, repair ? ": removed" : "");
+            if (repair) {
+                struct sb_change ch = { .op = SB_DELETE, .mc = mc[i] };
+                c->cls[node]->apply(c->dev[node], &ch, 1, e, sizeof e);
+            }
+        }
+        /* Missing channels of active jobs. */
+        for (int j = 0; j < c->n_jobs; j++) {
+            const struct lr_job *job = &c->jobs[j];
+            if (job->phase != LR_JOB_ACTIVE)
+                continue;
+            struct sb_change ch[LR_JOB_MAX_LIGHTPATHS];
+            int nc = changes_for(c, job, node, SB_ADD, ch);
+            for (int k = 0; k < nc; k++) {
+                bool present = false;
+                for (int i = 0; i < n; i++)
+                    present |= !strcmp(mc[i].name, ch[k].mc.name)
+                               && mc[i].n == ch[k].mc.n
+                               && mc[i].m == ch[k].mc.m;
+                if (present)
+                    continue;
+                n_drift++;
+                say(&buf, &len, "%s: channel %s of job %s is missing%s",
+                    c->topo->nodes[node].name, ch[k].mc.name,
+                    job->intent.name, repair ? ": re-applied" : "");
+                if (repair)
+                    c->cls[node]->apply(c->dev[node], &ch[k], 1, e,
+                                        sizeof e);
+            }
+        }
+        free(mc);
+    }
+    if (drift)
+        *drift = n_drift;
+    if (report)
+        *report = buf ? buf : strdup("");
+    else
+        free(buf);
+    return rc;
+}
+
+/* ---- start and recovery ---- */
+
+static int
+open_devices(struct lr_ctl *c, const struct lr_ctl_config *cfg, char *err,
+             size_t errlen)
+{
+    int n = c->topo->n_nodes;
+    c->cls = calloc((size_t) n + 1, sizeof *c->cls);
+    c->dev = calloc((size_t) n + 1, sizeof *c->dev);
+    if (!c->cls || !c->dev)
+        return fail(err, errlen, ENOMEM, "out of memory");
+    for (int node = 0; node < n; node++) {
+        struct sb_device_config dc;
+        memset(&dc, 0, sizeof dc);
+        snprintf(dc.name, sizeof dc.name, "%s", c->topo->nodes[node].name);
+        snprintf(dc.driver, sizeof dc.driver, "%s",
+                 cfg->default_driver ? cfg->default_driver : "dummy");
+        snprintf(dc.address, sizeof dc.address, "%s",
+                 cfg->dummy_dir ? cfg->dummy_dir : ".");
+        for (int i = 0; i < cfg->n_devices; i++)
+            if (!strcmp(cfg->devices[i].name, dc.name))
+                dc = cfg->devices[i];
+        c->cls[node] = sb_driver_find(dc.driver);
+        if (!c->cls[node])
+            return fail(err, errlen, EINVAL, "ROADM %s: unknown southbound "
+                        "driver '%s'", dc.name, dc.driver);
+        char e[512];
+        int rc = c->cls[node]->open(&dc, &c->dev[node], e, sizeof e);
+        if (rc)
+            return fail(err, errlen, rc, "ROADM %s: %s", dc.name, e);
+    }
+    return 0;
+}
+
+static int
+recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
+{
+    struct lr_job *jobs = NULL;
+    int n = 0, rc = lr_store_list_jobs(c->store, &jobs, &n);
+    char *buf = NULL;
+    size_t len = 0;
+    if (rc)
+        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+    for (int i = 0; i < n && !rc; i++) {
+        struct lr_job *j = &jobs[i];
+        char e[512];
+        switch (j->phase) {
+        case LR_JOB_PROVISIONING:
+        case LR_JOB_SUBMITTED:
+        case LR_JOB_PLANNED:
+            /* Interrupted before it was active: roll back. */
+            unprovision(c, j, e, sizeof e);
+            j->phase = LR_JOB_FAILED;
+            set_reason(j, "provisioning was interrupted by a controller "
+                       "restart and rolled back");
+            j->n_lightpaths = 0;
+            memset(j->gpus, 0, sizeof j->gpus);
+            j->updated_ms = now_ms();
+            if (lr_store_put_job(c->store, j))
+                rc = fail(err, errlen, EIO, "store: %s",
+                          lr_store_error(c->store));
+            say(&buf, &len, "job %s: provisioning interrupted: rolled back",
+                j->intent.name);
+            remember_job(c, j);
+            break;
+        case LR_JOB_RELEASING:
+            unprovision(c, j, e, sizeof e);
+            if (lr_store_delete_job(c->store, j->intent.name))
+                rc = fail(err, errlen, EIO, "store: %s",
+                          lr_store_error(c->store));
+            say(&buf, &len, "job %s: release interrupted: finished",
+                j->intent.name);
+            break;
+        case LR_JOB_ACTIVE:
+            if (book(c, j)) {
+                rc = fail(err, errlen, EIO, "job %s: its slots collide with "
+                          "another job's in the store; run lightrail "
+                          "reconcile after fixing the store",
+                          j->intent.name);
+                break;
+            }
+            remember_job(c, j);
+            break;
+        case LR_JOB_BLOCKED:
+        case LR_JOB_FAILED:
+            remember_job(c, j);
+            break;
+        }
+    }
+    free(jobs);
+    if (!rc) {
+        char *rep = NULL;
+        int drift = 0;
+        lr_ctl_reconcile(c, true, &rep, &drift, err, errlen);
+        if (rep && *rep)
+            say(&buf, &len, "%s", rep);
+        free(rep);
+    }
+    if (report)
+        *report = buf ? buf : strdup("");
+    else
+        free(buf);
+    return rc;
+}
+
+int
+lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
+           char **report, char *err, size_t errlen)
+{
+    struct lr_ctl *c = calloc(1, sizeof *c);
+    int rc;
+    if (!c)
+        return fail(err, errlen, ENOMEM, "out of memory");
+    c->topo = lr_topo_clone(cfg->topo);
+    c->cluster = lr_cluster_clone(cfg->cluster);
+    if (!c->topo || !c->cluster) {
+        rc = fail(err, errlen, ENOMEM, "out of memory");
+        goto fail;
+    }
+    if (c->cluster->n_dcs > LR_TM_MAX_DCS) {
+        rc = fail(err, errlen, EINVAL, "more than %d data centers",
+                  LR_TM_MAX_DCS);
+        goto fail;
+    }
+    for (int k = 0; k < c->cluster->n_dcs; k++)
+        c->dc_node[k] = dc_node_of(c->topo, c->cluster, k);
+
+    struct lr_modtable mods;
+    lr_modtable_default(&mods);
+    struct lr_rsa_config rc_cfg = { .k = 5, .order = LR_KSP_HOPS,
+                                    .guard = 1 };
+    rc = lr_rsa_new(c->topo, &rc_cfg, &mods, &lr_rsa_ksp_ff, &c->rsa);
+    if (rc) {
+        fail(err, errlen, rc, "cannot build the RMSA engine over the "
+             "topology: %s", strerror(rc));
+        goto fail;
+    }
+    rc = lr_store_open(cfg->db_path, &c->store, err, errlen);
+    if (rc)
+        goto fail;
+    if ((cfg->topo_json
+         && lr_store_put_doc(c->store, "topology", cfg->topo_json))
+        || (cfg->cluster_json
+            && lr_store_put_doc(c->store, "cluster", cfg->cluster_json))) {
+        rc = fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+        goto fail;
+    }
+    rc = open_devices(c, cfg, err, errlen);
+    if (rc)
+        goto fail;
+    rc = recover(c, report, err, errlen);
+    if (rc)
+        goto fail;
+    *out = c;
+    return 0;
+
+fail:
+    lr_ctl_free(c);
+    return rc;
+}
+
+void
+lr_ctl_free(struct lr_ctl *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; c->dev && i < c->topo->n_nodes; i++)
+        if (c->dev[i])
+            c->cls[i]->close(c->dev[i]);
+    free(c->dev);
+    free(c->cls);
+    lr_store_close(c->store);
+    lr_rsa_free(c->rsa);
+    lr_cluster_free(c->cluster);
+    lr_topo_free(c->topo);
+    free(c->jobs);
+    free(c);
+}
+
+const struct lr_topo *lr_ctl_topo(const struct lr_ctl *c) { return c->topo; }
+const struct lr_cluster *lr_ctl_cluster(const struct lr_ctl *c)
+{
+    return c->cluster;
+}
+const struct lr_rsa *lr_ctl_rsa(const struct lr_ctl *c) { return c->rsa; }
+const int *lr_ctl_gpus_used(const struct lr_ctl *c) { return c->gpus_used; }
+const struct lr_ctl_counters *lr_ctl_counters(const struct lr_ctl *c)
+{
+    return &c->counters;
+}
+
+const char *
+lr_ctl_slot_owner(const struct lr_ctl *c, int link, int slot)
+{
+    for (int i = 0; i < c->n_jobs; i++)
+        for (int k = 0; k < c->jobs[i].n_lightpaths; k++) {
+            const struct lr_lightpath *lp = &c->jobs[i].lp[k];
+            if (slot < lp->first || slot >= lp->first + lp->m)
+                continue;
+            for (int l = 0; l < lp->n_links; l++)
+                if (lp->links[l] == link)
+                    return c->jobs[i].intent.name;
+        }
+    return NULL;
+}
+
+int
+lr_ctl_check(struct lr_ctl *c, char *err, size_t errlen)
+{
+    int rc = lr_store_check(c->store, err, errlen);
+    if (rc)
+        return rc;
+    /* Memory against the store. */
+    struct lr_job *jobs = NULL;
+    int n = 0;
+    if (lr_store_list_jobs(c->store, &jobs, &n))
+        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+    int gpus[LR_TM_MAX_DCS] = { 0 };
+    long slots = 0;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < c->cluster->n_dcs; k++)
+            gpus[k] += jobs[i].gpus[k];
+        for (int l = 0; l < jobs[i].n_lightpaths; l++)
+            slots += (long) jobs[i].lp[l].m * jobs[i].lp[l].n_links;
+    }
+    free(jobs);
+    if (n != c->n_jobs)
+        return fail(err, errlen, EINVAL, "store holds %d jobs, memory %d", n,
+                    c->n_jobs);
+    for (int k = 0; k < c->cluster->n_dcs; k++)
+        if (gpus[k] != c->gpus_used[k])
+            return fail(err, errlen, EINVAL, "DC %s: store reserves %d GPUs, "
+                        "memory %d", c->cluster->dcs[k].name, gpus[k],
+                        c->gpus_used[k]);
+    long used, total;
+    lr_spectrum_usage(c->rsa->sp, &used, &total);
+    if (used != slots)
+        return fail(err, errlen, EINVAL, "store reserves %ld slot-links, the "
+                    "spectrum map %ld", slots, used);
+    /* Devices against the store. */
+    char *rep = NULL;
+    int drift = 0;
+    rc = lr_ctl_reconcile(c, false, &rep, &drift, err, errlen);
+    if (!rc && drift)
+        rc = fail(err, errlen, EINVAL, "devices differ from the store: %s",
+                  rep ? rep : "");
+    free(rep);
+    return rc;
+}

@@ -1,0 +1,113 @@
+/*
+ * lr_ctl: the controller's core — admission, provisioning, release and
+ * recovery of training jobs, the one place that touches the planner, the
+ * store and the devices together.
+ *
+ * Admission of an intent (lr_ctl_submit):
+ *   1. the GPUs free in each DC, trimmed to the intent's maximum (most
+ *      compute first); fewer than its minimum -> blocked "no GPUs";
+ *   2. a plan over those GPUs with the intent's algorithm (CDynP by
+ *      default), inter-DC links as the cluster states them ("fixed"
+ *      mode); none -> blocked with the planner's reason;
+ *   3. for each boundary between DCs a and b, two lightpaths (a->b for the
+ *      activations, b->a for the gradients) between the ROADMs the DCs
+ *      attach to, at the highest rate of 400, 200, 100 Gb/s that the RMSA
+ *      engine (KSP-FF, 5 shortest paths by hops) can place; none ->
+ *      blocked "no spectrum";
+ *   4. the plan's T again with the lightpaths ("optical" mode: capacity of
+ *      the lightpath, 5 us per km);
+ *   5. one store transaction: the job in phase provisioning with its GPUs,
+ *      slots and lightpaths;
+ *   6. each lightpath becomes a media channel on every ROADM of its path,
+ *      device by device; a device that fails -> the devices already done
+ *      are undone, the job ends failed with the device's message and holds
+ *      nothing; ETIMEDOUT -> the device is read back first;
+ *   7. phase active.
+ * Release (lr_ctl_delete): phase releasing, channels removed from every
+ * device, the job and all it holds deleted in one transaction.
+ * Recovery (lr_ctl_new): jobs caught in provisioning are rolled back
+ * (failed, "interrupted by a restart"), jobs caught in releasing are
+ * finished, and every device is reconciled with the store.
+ *
+ * Errors: functions return 0 or a positive errno and write one line into
+ * err[errlen]: EINVAL bad intent (unknown model), EEXIST duplicate name,
+ * ENOENT unknown job, EIO store or device failure.  A blocked job is not
+ * an error: lr_ctl_submit returns 0 and the job says why.
+ *
+ * Ownership: lr_ctl_new() takes ownership of nothing; it copies or loads
+ * what it needs.  One thread.
+ */
+#ifndef LR_CTL_H
+#define LR_CTL_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "controller/lr_job.h"
+#include "planner/lr_cluster.h"
+#include "planner/lr_rsa.h"
+#include "planner/lr_topo.h"
+#include "southbound/sb_driver.h"
+
+struct lr_ctl;
+
+struct lr_ctl_config {
+    const char *db_path;              /* SQLite file */
+    const struct lr_topo *topo;       /* copied */
+    const struct lr_cluster *cluster; /* copied */
+    const char *topo_json;            /* stored as documents */
+    const char *cluster_json;
+    const char *default_driver;       /* "dummy" */
+    const char *dummy_dir;            /* the dummy devices' state */
+    const struct sb_device_config *devices;   /* overrides per ROADM */
+    int n_devices;
+};
+
+struct lr_ctl_counters {
+    unsigned long long admissions, blocks, failures, deletes;
+    unsigned long long blocks_gpus, blocks_spectrum, blocks_plan;
+};
+
+/* Opens the store, the devices, and recovers (see above).  '*report' (may
+ * be NULL) gets a malloc'ed text of what recovery did. */
+int lr_ctl_new(const struct lr_ctl_config *, struct lr_ctl **out,
+               char **report, char *err, size_t errlen);
+void lr_ctl_free(struct lr_ctl *);
+
+/* Admits 'intent'; '*job' gets the job as it ends (active, blocked or
+ * failed). */
+int lr_ctl_submit(struct lr_ctl *, const struct lr_intent *intent,
+                  struct lr_job *job, char *err, size_t errlen);
+
+/* Releases the job and deletes it. */
+int lr_ctl_delete(struct lr_ctl *, const char *name, char *err,
+                  size_t errlen);
+
+/* The job, or ENOENT. */
+int lr_ctl_get(struct lr_ctl *, const char *name, struct lr_job *job);
+
+/* Every job, in name order, in a new array the caller frees with free(). */
+int lr_ctl_list(struct lr_ctl *, struct lr_job **jobs, int *n);
+
+/* Compares every device with the store; with 'repair', removes orphan
+ * channels and re-applies missing ones.  '*report' gets a malloc'ed text
+ * (one line per difference); '*drift' the number of differences. */
+int lr_ctl_reconcile(struct lr_ctl *, bool repair, char **report, int *drift,
+                     char *err, size_t errlen);
+
+/* Read-only views for the northbound. */
+const struct lr_topo *lr_ctl_topo(const struct lr_ctl *);
+const struct lr_cluster *lr_ctl_cluster(const struct lr_ctl *);
+const struct lr_rsa *lr_ctl_rsa(const struct lr_ctl *);
+const int *lr_ctl_gpus_used(const struct lr_ctl *);   /* per DC */
+const struct lr_ctl_counters *lr_ctl_counters(const struct lr_ctl *);
+/* The job holding slot 'slot' of link 'link', or NULL. */
+const char *lr_ctl_slot_owner(const struct lr_ctl *, int link, int slot);
+
+/* Checks that memory, store and devices agree: what the store reserves
+ * equals what active jobs hold, no slot is held twice, every active job's
+ * channels exist on its devices and no device holds an orphan.  0 or
+ * EINVAL with the first violation in err. */
+int lr_ctl_check(struct lr_ctl *, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,371 @@
+/* nb_restconf: see nb_restconf.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/lr_ctl.h"
+#include "northbound/nb_restconf.h"
+#include "yang/lr_yang.h"
+#include "yang/lr_yang_job.h"
+
+#define JOBS "/restconf/data/lightrail-job:jobs"
+#define JOB JOBS "/job="
+
+static void
+json_reply(struct nb_response *resp, int status, char *body)
+{
+    resp->status = status;
+    resp->body = body;
+    resp->content_type = "application/yang-data+json";
+}
+
+/* Prints one job (or all) through the YANG edge. */
+static void
+reply_jobs(struct nb_app *app, struct nb_response *resp, int status,
+           const struct lr_job *jobs, int n, int single)
+{
+    struct lr_modtable mods;
+    char *out = NULL, err[512];
+    lr_modtable_default(&mods);
+    if (lr_yang_jobs_to_json(app->ly, jobs, n, lr_ctl_topo(app->ctl),
+                             lr_ctl_cluster(app->ctl), &mods, single, &out,
+                             err, sizeof err)) {
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+        return;
+    }
+    json_reply(resp, status, out);
+}
+
+static void
+h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    struct lr_intent in;
+    struct lr_job job;
+    char path[512], msg[512], err[512];
+    if (lr_yang_parse_intent(app->ly, req->body, req->body_len, &in, path,
+                             sizeof path, msg, sizeof msg)) {
+        nb_error(resp, 400, path[0] ? "invalid-value" : "malformed-message",
+                 path[0] ? path : NULL, "%s", msg);
+        return;
+    }
+    int rc = lr_ctl_submit(app->ctl, &in, &job, err, sizeof err);
+    if (rc == EEXIST) {
+        char p[256];
+        snprintf(p, sizeof p, "/lightrail-job:jobs/job[name='%s']", in.name);
+        nb_error(resp, 409, "data-exists", p, "%s", err);
+        return;
+    }
+    if (rc == EINVAL) {
+        char p[256];
+        snprintf(p, sizeof p, "/lightrail-job:jobs/job[name='%s']", in.name);
+        nb_error(resp, 400, "invalid-value", p, "%s", err);
+        return;
+    }
+    if (rc) {
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+        return;
+    }
+    reply_jobs(app, resp, 201, &job, 1, 1);
+}
+
+static void
+h_jobs_get(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    struct lr_job *jobs = NULL;
+    int n = 0;
+    (void) req;
+    if (lr_ctl_list(app->ctl, &jobs, &n)) {
+        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        return;
+    }
+    reply_jobs(app, resp, 200, jobs, n, 0);
+    free(jobs);
+}
+
+static void
+h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    const char *name = req->path + strlen(JOB);
+    struct lr_job job;
+    char err[512];
+    if (!*name || strchr(name, '/')) {
+        nb_error(resp, 404, "invalid-value", NULL, "no such resource: %s",
+                 req->path);
+        return;
+    }
+    if (req->method == NB_DELETE) {
+        int rc = lr_ctl_delete(app->ctl, name, err, sizeof err);
+        if (rc == ENOENT)
+            nb_error(resp, 404, "invalid-value", NULL, "%s", err);
+        else if (rc)
+            nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+        else
+            resp->status = 204;
+        return;
+    }
+    if (lr_ctl_get(app->ctl, name, &job)) {
+        nb_error(resp, 404, "invalid-value", NULL, "no job named '%s'", name);
+        return;
+    }
+    reply_jobs(app, resp, 200, &job, 1, 1);
+}
+
+static void
+h_topology(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    char *out = NULL, err[512];
+    (void) req;
+    if (lr_yang_topo_to_json(app->ly, lr_ctl_topo(app->ctl), &out, err,
+                             sizeof err)) {
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+        return;
+    }
+    json_reply(resp, 200, out);
+}
+
+static void
+h_compute(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    char *out = NULL, err[512];
+    (void) req;
+    if (lr_yang_cluster_to_json(app->ly, lr_ctl_cluster(app->ctl), &out, err,
+                                sizeof err)) {
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+        return;
+    }
+    json_reply(resp, 200, out);
+}
+
+static void
+h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    const struct lr_topo *t = lr_ctl_topo(app->ctl);
+    const struct lr_cluster *cl = lr_ctl_cluster(app->ctl);
+    struct lr_job *jobs = NULL;
+    int n_jobs = 0;
+    (void) req;
+    if (lr_ctl_list(app->ctl, &jobs, &n_jobs)) {
+        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        return;
+    }
+    int total = 0;
+    for (int j = 0; j < n_jobs; j++)
+        for (int k = 0; k < jobs[j].n_lightpaths; k++)
+            total += jobs[j].lp[k].n_links;
+    struct lr_state_link *links = calloc((size_t) t->n_links + 1,
+                                         sizeof *links);
+    struct lr_state_channel *ch = calloc((size_t) total + 1, sizeof *ch);
+    struct lr_state_dc *dcs = calloc((size_t) cl->n_dcs + 1, sizeof *dcs);
+    char *out = NULL, err[512];
+    if (!links || !ch || !dcs) {
+        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        goto cleanup;
+    }
+    /* Channels grouped by link, in link order. */
+    int used_ch = 0;
+    for (int l = 0; l < t->n_links; l++) {
+        struct lr_state_link *sl = &links[l];
+        snprintf(sl->id, sizeof sl->id, "%s", t->links[l].name);
+        sl->slots = t->links[l].n_slots;
+        sl->channels = ch + used_ch;
+        for (int j = 0; j < n_jobs; j++)
+            for (int k = 0; k < jobs[j].n_lightpaths; k++) {
+                const struct lr_lightpath *lp = &jobs[j].lp[k];
+                for (int h = 0; h < lp->n_links; h++)
+                    if (lp->links[h] == l) {
+                        struct lr_state_channel *c = &ch[used_ch++];
+                        c->first = lp->first;
+                        c->m = lp->m;
+                        snprintf(c->job, sizeof c->job, "%s",
+                                 jobs[j].intent.name);
+                        sl->n_channels++;
+                        sl->used += lp->m;
+                    }
+            }
+    }
+    const int *gpus = lr_ctl_gpus_used(app->ctl);
+    for (int k = 0; k < cl->n_dcs; k++) {
+        snprintf(dcs[k].name, sizeof dcs[k].name, "%s", cl->dcs[k].name);
+        dcs[k].devices = cl->dcs[k].n_devices;
+        dcs[k].in_use = gpus[k];
+    }
+    const struct lr_ctl_counters *cn = lr_ctl_counters(app->ctl);
+    struct lr_state_view v = {
+        .n_links = t->n_links, .links = links, .n_dcs = cl->n_dcs,
+        .dcs = dcs,
+        .counters = { .admissions = cn->admissions, .blocks = cn->blocks,
+                      .deletes = cn->deletes },
+    };
+    for (int j = 0; j < n_jobs; j++) {
+        v.counters.jobs_active += jobs[j].phase == LR_JOB_ACTIVE;
+        v.counters.jobs_blocked += jobs[j].phase == LR_JOB_BLOCKED;
+        v.counters.jobs_failed += jobs[j].phase == LR_JOB_FAILED;
+    }
+    if (lr_yang_state_to_json(app->ly, &v, &out, err, sizeof err))
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+    else
+        json_reply(resp, 200, out);
+
+cleanup:
+    free(links);
+    free(ch);
+    free(dcs);
+    free(jobs);
+}
+
+static void
+h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    char *report = NULL, err[512];
+    int drift = 0;
+    bool repair = !req->query || !strstr(req->query, "dry-run");
+    if (lr_ctl_reconcile(app->ctl, repair, &report, &drift, err,
+                         sizeof err)) {
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+        free(report);
+        return;
+    }
+    /* A plain report: one line per difference. */
+    size_t len = (report ? strlen(report) : 0) + 64;
+    char *body = malloc(len);
+    if (body)
+        snprintf(body, len, "%d difference(s)%s\n%s", drift,
+                 repair && drift ? ", repaired" : "", report ? report : "");
+    free(report);
+    resp->status = 200;
+    resp->body = body;
+    resp->content_type = "text/plain";
+}
+
+/* Appends printf output to a growing buffer. */
+static void
+put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        size_t room = *cap - *len;
+        va_start(ap, fmt);
+        int n = vsnprintf(*buf + *len, room, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if ((size_t) n < room) {
+            *len += (size_t) n;
+            return;
+        }
+        size_t ncap = (*cap + (size_t) n + 1) * 2;
+        char *p = realloc(*buf, ncap);
+        if (!p)
+            return;
+        *buf = p;
+        *cap = ncap;
+    }
+}
+
+static void
+h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    size_t len = 0, cap = 4096;
+    char *buf = malloc(cap);
+    (void) req;
+    if (!buf) {
+        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        return;
+    }
+    buf[0] = '\0';
+    struct lr_job *jobs = NULL;
+    int n = 0;
+    lr_ctl_list(app->ctl, &jobs, &n);
+    static const enum lr_job_phase phases[] = {
+        LR_JOB_PROVISIONING, LR_JOB_ACTIVE, LR_JOB_RELEASING,
+        LR_JOB_BLOCKED, LR_JOB_FAILED,
+    };
+    put(&buf, &len, &cap, "# HELP lightrail_jobs Jobs by phase.\n"
+        "# TYPE lightrail_jobs gauge\n");
+    for (size_t p = 0; p < sizeof phases / sizeof *phases; p++) {
+        int count = 0;
+        for (int j = 0; j < n; j++)
+            count += jobs[j].phase == phases[p];
+        put(&buf, &len, &cap, "lightrail_jobs{phase=\"%s\"} %d\n",
+            lr_job_phase_name(phases[p]), count);
+    }
+    free(jobs);
+    const struct lr_ctl_counters *c = lr_ctl_counters(app->ctl);
+    put(&buf, &len, &cap,
+        "# HELP lightrail_admissions_total Jobs admitted and provisioned.\n"
+        "# TYPE lightrail_admissions_total counter\n"
+        "lightrail_admissions_total %llu\n"
+        "# HELP lightrail_blocks_total Jobs blocked, by reason.\n"
+        "# TYPE lightrail_blocks_total counter\n"
+        "lightrail_blocks_total{reason=\"gpus\"} %llu\n"
+        "lightrail_blocks_total{reason=\"plan\"} %llu\n"
+        "lightrail_blocks_total{reason=\"spectrum\"} %llu\n"
+        "# HELP lightrail_failures_total Jobs a device refused.\n"
+        "# TYPE lightrail_failures_total counter\n"
+        "lightrail_failures_total %llu\n"
+        "# HELP lightrail_deletes_total Jobs released.\n"
+        "# TYPE lightrail_deletes_total counter\n"
+        "lightrail_deletes_total %llu\n",
+        c->admissions, c->blocks_gpus, c->blocks_plan, c->blocks_spectrum,
+        c->failures, c->deletes);
+    long used, total;
+    lr_spectrum_usage(lr_ctl_rsa(app->ctl)->sp, &used, &total);
+    put(&buf, &len, &cap,
+        "# HELP lightrail_spectrum_utilisation Share of slots booked over "
+        "all links.\n# TYPE lightrail_spectrum_utilisation gauge\n"
+        "lightrail_spectrum_utilisation %.6f\n",
+        total ? (double) used / total : 0.0);
+    char *more = NULL;
+    size_t more_len = 0;
+    if (!nb_server_metrics(app->srv, &more, &more_len) && more) {
+        put(&buf, &len, &cap, "%s", more);
+        free(more);
+    }
+    resp->status = 200;
+    resp->body = buf;
+    resp->content_type = "text/plain; version=0.0.4";
+}
+
+static struct nb_route routes[] = {
+    { NB_GET | NB_POST, JOBS, NULL, false },
+    { NB_GET | NB_DELETE, JOB, h_job, false },
+    { NB_GET, "/restconf/data/ietf-network:networks", h_topology, false },
+    { NB_GET, "/restconf/data/lightrail-compute:compute", h_compute, false },
+    { NB_GET, "/restconf/data/lightrail-state:state", h_state, false },
+    { NB_POST, "/restconf/operations/lightrail-job:reconcile", h_reconcile,
+      false },
+    { NB_GET, "/metrics", h_metrics, true },
+};
+
+/* GET and POST on the jobs list share a path: dispatch on the method. */
+static void
+h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    if (req->method == NB_POST)
+        h_jobs_post(arg, req, resp);
+    else
+        h_jobs_get(arg, req, resp);
+}
+
+const struct nb_route *
+nb_restconf_routes(int *n, int metrics_public)
+{
+    routes[0].handler = h_jobs;
+    routes[6].public = metrics_public != 0;
+    *n = (int) (sizeof routes / sizeof *routes);
+    return routes;
+}

@@ -1,0 +1,37 @@
+/*
+ * nb_restconf: the RESTCONF-style resources of lightraild, a table of
+ * {method, path, handler} rows over the controller (lr_ctl) and the YANG
+ * edge (yang/lr_yang_job.h).
+ *
+ *   POST   /restconf/data/lightrail-job:jobs            submit an intent
+ *   GET    /restconf/data/lightrail-job:jobs            every job
+ *   GET    /restconf/data/lightrail-job:jobs/job=NAME   one job
+ *   DELETE /restconf/data/lightrail-job:jobs/job=NAME   release it
+ *   GET    /restconf/data/ietf-network:networks         the topology
+ *   GET    /restconf/data/lightrail-compute:compute     the inventory
+ *   GET    /restconf/data/lightrail-state:state         spectrum, GPUs,
+ *                                                       counters
+ *   POST   /restconf/operations/lightrail-job:reconcile compare devices
+ *                                                       with the store
+ *   GET    /metrics                                     Prometheus text
+ */
+#ifndef NB_RESTCONF_H
+#define NB_RESTCONF_H 1
+
+#include "northbound/nb_server.h"
+
+struct lr_ctl;
+struct ly_ctx;
+
+struct nb_app {
+    struct lr_ctl *ctl;       /* borrowed */
+    struct ly_ctx *ly;        /* borrowed */
+    struct nb_server *srv;    /* borrowed, set after nb_server_new() */
+    const char *topo_json;    /* the topology as loaded, borrowed */
+};
+
+/* The route table; 'metrics_public' makes /metrics answer without
+ * authentication. */
+const struct nb_route *nb_restconf_routes(int *n, int metrics_public);
+
+#endif

@@ -1,0 +1,289 @@
+/*
+ * The controller core on the metro example with dummy ROADMs: admission,
+ * the devices programmed, all-or-nothing on a device failure, release,
+ * restart, recovery of a job caught in provisioning, and reconciliation.
+ * After every step lr_ctl_check() proves that memory, store and devices
+ * agree.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "controller/lr_ctl.h"
+#include "controller/lr_store.h"
+#include "tests/lr_test.h"
+#include "yang/lr_yang.h"
+
+static struct ly_ctx *ly;
+static struct lr_topo *topo;
+static struct lr_cluster *cluster;
+static char dir[128], db[200], devdir[200];
+
+static const char *
+src(const char *rel)
+{
+    static char buf[4][1024];
+    static int i;
+    const char *top = getenv("srcdir");
+    i = (i + 1) % 4;
+    snprintf(buf[i], sizeof buf[i], "%s/%s", top ? top : ".", rel);
+    return buf[i];
+}
+
+static int
+setup(void)
+{
+    char err[1024];
+    snprintf(dir, sizeof dir, "/tmp/lr-test-ctl-XXXXXX");
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(db, sizeof db, "%s/lightrail.db", dir);
+    snprintf(devdir, sizeof devdir, "%s/devices", dir);
+    if (lr_yang_ctx_new(&ly, err, sizeof err)
+        || lr_yang_load_topo(ly, src("examples/topologies/metro.json"), &topo,
+                             err, sizeof err)
+        || lr_yang_load_cluster(ly, src("examples/clusters/metro.json"),
+                                &cluster, err, sizeof err)) {
+        fprintf(stderr, "setup: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+static int
+teardown(void)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "teardown: could not remove %s\n", dir);
+    lr_topo_free(topo);
+    lr_cluster_free(cluster);
+    lr_yang_ctx_free(ly);
+    return 0;
+}
+
+static struct lr_ctl *
+open_ctl(void)
+{
+    struct lr_ctl_config cfg = {
+        .db_path = db, .topo = topo, .cluster = cluster,
+        .default_driver = "dummy", .dummy_dir = devdir,
+    };
+    struct lr_ctl *c = NULL;
+    char err[1024], *report = NULL;
+    int rc = lr_ctl_new(&cfg, &c, &report, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "lr_ctl_new: %s\n", err);
+    CU_ASSERT_EQUAL(rc, 0);
+    free(report);
+    return c;
+}
+
+static void
+assert_consistent(struct lr_ctl *c)
+{
+    char err[1024];
+    int rc = lr_ctl_check(c, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "check: %s\n", err);
+    CU_ASSERT_EQUAL(rc, 0);
+}
+
+static struct lr_intent
+intent(const char *name, const char *model, int gmin, int gmax)
+{
+    struct lr_intent in = { .batch = 32, .micro = 1, .gpus_min = gmin,
+                            .gpus_max = gmax };
+    snprintf(in.name, sizeof in.name, "%s", name);
+    snprintf(in.model, sizeof in.model, "%s", model);
+    snprintf(in.algorithm, sizeof in.algorithm, "cdynp");
+    return in;
+}
+
+/* Channels on ROADM 'node' whose name starts with 'prefix'. */
+static int
+channels_on(const char *node, const char *prefix)
+{
+    struct sb_device_config dc = { .driver = "dummy" };
+    snprintf(dc.name, sizeof dc.name, "%s", node);
+    snprintf(dc.address, sizeof dc.address, "%s", devdir);
+    struct sb_device *d;
+    struct sb_media_channel *mc = NULL;
+    int n = 0, count = 0;
+    char err[256];
+    if (sb_dummy_class.open(&dc, &d, err, sizeof err))
+        return -1;
+    if (!sb_dummy_class.read(d, &mc, &n, err, sizeof err))
+        for (int i = 0; i < n; i++)
+            count += !strncmp(mc[i].name, prefix, strlen(prefix));
+    free(mc);
+    sb_dummy_class.close(d);
+    return count;
+}
+
+static int
+channels_everywhere(const char *prefix)
+{
+    int total = 0;
+    for (int i = 0; i < topo->n_nodes; i++)
+        total += channels_on(topo->nodes[i].name, prefix);
+    return total;
+}
+
+static void
+test_admit_and_release(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job;
+    char err[1024];
+    struct lr_intent in = intent("j1", "gpt-1.9b", 1, 64);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT(job.iteration_s > 0);
+    CU_ASSERT(job.plan.n_stages >= 1);
+    /* Every inter-DC boundary has a lightpath each way, and each
+     * lightpath is a channel on each ROADM of its path. */
+    int cross = 0, hops = 0;
+    for (int s = 0; s + 1 < job.plan.n_stages; s++)
+        cross += job.plan.stages[s].dc != job.plan.stages[s + 1].dc;
+    CU_ASSERT_EQUAL(job.n_lightpaths, 2 * cross);
+    for (int k = 0; k < job.n_lightpaths; k++)
+        hops += job.lp[k].n_links + 1;
+    CU_ASSERT_EQUAL(channels_everywhere("j1/"), hops);
+    assert_consistent(c);
+
+    /* Duplicate name and unknown model: refused, nothing changes. */
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), EEXIST);
+    struct lr_intent bad = intent("j2", "gpt-42", 1, 8);
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &bad, &job, err, sizeof err), EINVAL);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "j2", &job), ENOENT);
+    assert_consistent(c);
+
+    /* More GPUs than exist: blocked, with the reason, holding nothing. */
+    struct lr_intent big = intent("j3", "bert-large", 1000, 2000);
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &big, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "no GPUs"));
+    assert_consistent(c);
+
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "j1", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(channels_everywhere("j1/"), 0);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "j1", err, sizeof err), ENOENT);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "j3", err, sizeof err), 0);
+    const int *used = lr_ctl_gpus_used(c);
+    for (int k = 0; k < cluster->n_dcs; k++)
+        CU_ASSERT_EQUAL(used[k], 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+}
+
+static void
+test_device_failure_leaves_nothing(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job;
+    char err[1024], path[600];
+    /* Every ROADM fails its next apply: the first device of the first
+     * lightpath refuses, the job fails, and nothing is left anywhere. */
+    for (int i = 0; i < topo->n_nodes; i++) {
+        snprintf(path, sizeof path, "%s/%s.fail", devdir,
+                 topo->nodes[i].name);
+        FILE *f = fopen(path, "w");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fputs("always\n", f);
+        fclose(f);
+    }
+    struct lr_intent in = intent("f1", "gpt-1.9b", 1, 64);
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    if (job.phase == LR_JOB_ACTIVE) {
+        /* A plan inside one DC needs no lightpath: nothing to fail. */
+        CU_ASSERT_EQUAL(job.n_lightpaths, 0);
+    } else {
+        CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
+        CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "refused"));
+        CU_ASSERT_EQUAL(job.n_lightpaths, 0);
+    }
+    CU_ASSERT_EQUAL(channels_everywhere("f1/"), 0);
+    for (int i = 0; i < topo->n_nodes; i++) {
+        snprintf(path, sizeof path, "%s/%s.fail", devdir,
+                 topo->nodes[i].name);
+        unlink(path);
+    }
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "f1", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
+static void
+test_restart_recovery_reconcile(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job, again;
+    char err[1024];
+    struct lr_intent in = intent("r1", "gpt-1.9b", 1, 64);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    lr_ctl_free(c);
+
+    /* A restart keeps the job and what it holds. */
+    c = open_ctl();
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "r1", &again), 0);
+    CU_ASSERT_EQUAL(again.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(again.n_lightpaths, job.n_lightpaths);
+    assert_consistent(c);
+    lr_ctl_free(c);
+
+    /* A crash in the middle of provisioning: the store says provisioning
+     * and the devices hold the channels.  Recovery rolls it back. */
+    struct lr_store *st;
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(db, &st, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_store_set_phase(st, "r1", LR_JOB_PROVISIONING, "",
+                                       0), 0);
+    lr_store_close(st);
+    c = open_ctl();
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "r1", &again), 0);
+    CU_ASSERT_EQUAL(again.phase, LR_JOB_FAILED);
+    CU_ASSERT_EQUAL(again.n_lightpaths, 0);
+    CU_ASSERT_EQUAL(channels_everywhere("r1/"), 0);
+    assert_consistent(c);
+
+    /* An orphan channel on a device: reported, then removed. */
+    struct sb_device_config dc = { .driver = "dummy" };
+    snprintf(dc.name, sizeof dc.name, "%s", topo->nodes[0].name);
+    snprintf(dc.address, sizeof dc.address, "%s", devdir);
+    struct sb_device *d;
+    struct sb_change ch = { .op = SB_ADD };
+    snprintf(ch.mc.name, sizeof ch.mc.name, "ghost/lp1");
+    ch.mc.n = -280;
+    ch.mc.m = 4;
+    CU_ASSERT_EQUAL_FATAL(sb_dummy_class.open(&dc, &d, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sb_dummy_class.apply(d, &ch, 1, err, sizeof err), 0);
+    sb_dummy_class.close(d);
+    char *report = NULL;
+    int drift = 0;
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, false, &report, &drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, 1);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "ghost/lp1"));
+    free(report);
+    CU_ASSERT_EQUAL(channels_everywhere("ghost/"), 1);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, NULL, &drift, err, sizeof err),
+                    0);
+    CU_ASSERT_EQUAL(channels_everywhere("ghost/"), 0);
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "r1", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
+static CU_TestInfo tests[] = {
+    { "admit, refuse, block, release", test_admit_and_release },
+    { "a device failure leaves nothing behind",
+      test_device_failure_leaves_nothing },
+    { "restart, recovery and reconciliation",
+      test_restart_recovery_reconcile },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN_WITH("controller", tests, setup, teardown)
