@@ -703,6 +703,26 @@ open_devices(struct lr_ctl *c, const struct lr_ctl_config *cfg, char *err,
     return 0;
 }
 
+/* Loads the store as it is, for lr_ctl_check(): active jobs are booked,
+ * nothing is rolled back or repaired. */
+static int
+inspect(struct lr_ctl *c, char *err, size_t errlen)
+{
+    struct lr_job *jobs = NULL;
+    int n = 0, rc = 0;
+    if (lr_store_list_jobs(c->store, &jobs, &n))
+        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+    for (int i = 0; i < n && !rc; i++) {
+        if (jobs[i].phase == LR_JOB_ACTIVE && book(c, &jobs[i]))
+            rc = fail(err, errlen, EINVAL, "job %s: its slots collide with "
+                      "another job's", jobs[i].intent.name);
+        else
+            rc = remember_job(c, &jobs[i]);
+    }
+    free(jobs);
+    return rc;
+}
+
 static int
 recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
 {
@@ -819,7 +839,8 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     rc = open_devices(c, cfg, err, errlen);
     if (rc)
         goto fail;
-    rc = recover(c, report, err, errlen);
+    rc = cfg->inspect ? inspect(c, err, errlen)
+                      : recover(c, report, err, errlen);
     if (rc)
         goto fail;
     *out = c;
@@ -889,6 +910,13 @@ lr_ctl_check(struct lr_ctl *c, char *err, size_t errlen)
     int gpus[LR_TM_MAX_DCS] = { 0 };
     long slots = 0;
     for (int i = 0; i < n; i++) {
+        if (jobs[i].phase == LR_JOB_PROVISIONING
+            || jobs[i].phase == LR_JOB_RELEASING) {
+            rc = fail(err, errlen, EINVAL, "job %s is still %s",
+                      jobs[i].intent.name, lr_job_phase_name(jobs[i].phase));
+            free(jobs);
+            return rc;
+        }
         for (int k = 0; k < c->cluster->n_dcs; k++)
             gpus[k] += jobs[i].gpus[k];
         for (int l = 0; l < jobs[i].n_lightpaths; l++)

@@ -61,6 +61,10 @@ struct lr_ctl_config {
     const char *dummy_dir;            /* the dummy devices' state */
     const struct sb_device_config *devices;   /* overrides per ROADM */
     int n_devices;
+    /* Inspect only: load what the store says without recovering or
+     * touching a device, so that lr_ctl_check() judges the state a
+     * crash or a stop left (tools and tests). */
+    bool inspect;
 };
 
 struct lr_ctl_counters {
