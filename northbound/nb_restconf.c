@@ -45,9 +45,11 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
     struct lr_intent in;
     struct lr_job job;
     char path[512], msg[512], err[512];
-    if (lr_yang_parse_intent(app->ly, req->body, req->body_len, &in, path,
-                             sizeof path, msg, sizeof msg)) {
-        nb_error(resp, 400, path[0] ? "invalid-value" : "malformed-message",
+    int prc = lr_yang_parse_intent(app->ly, req->body, req->body_len, &in,
+                                   path, sizeof path, msg, sizeof msg);
+    if (prc) {
+        nb_error(resp, 400, prc == EBADMSG ? "malformed-message"
+                                           : "invalid-value",
                  path[0] ? path : NULL, "%s", msg);
         return;
     }

@@ -356,7 +356,12 @@ lr_yang_parse_intent(struct ly_ctx *ctx, const char *body, size_t len,
     if (!rc)
         rc = lyd_validate_all(&tree, ctx, vopts, NULL);
     if (rc) {
+        /* Broken JSON is another error than valid JSON that breaks the
+         * schema (RFC 8040 malformed-message against invalid-value). */
+        LY_VECODE code = ly_vecode(ctx);
         ret = lr_yang_job_ly_err(ctx, rc, jobs, path, pathlen, msg, msglen);
+        if (ret == EINVAL && (code == LYVE_SYNTAX_JSON || code == LYVE_SYNTAX))
+            ret = EBADMSG;
         goto cleanup;
     }
     /* Validation may have added default nodes before the first sibling:

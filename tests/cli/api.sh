@@ -1,0 +1,96 @@
+#!/bin/sh
+# The northbound API against a real lightraild on 127.0.0.1: the resources,
+# and a table of bad requests, each checked for its status and for no
+# change of state (jobs, resource state and device files).
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "$srcdir/tests/cli/daemon.sh"
+
+start_daemon || { notok "lightraild did not start"; lr_summary; exit 1; }
+
+intent j1 gpt-1.9b 64 > "$tmp/j1.json"
+api POST $JOBS "$tmp/j1.json"
+if [ "$STATUS" = 201 ] && jq -e '."lightrail-job:job"[0].state.phase == "active"' "$tmp/body" > /dev/null; then
+    ok "POST a job: 201, active"
+else
+    notok "POST a job: $STATUS $(cat "$tmp/body")"
+fi
+api GET "$JOBS/job=j1"
+[ "$STATUS" = 200 ] && jq -e '."lightrail-job:job"[0].name == "j1"' "$tmp/body" > /dev/null \
+    && ok "GET one job" || notok "GET one job: $STATUS"
+api GET /restconf/data/lightrail-state:state
+[ "$STATUS" = 200 ] && jq -e '[."lightrail-state:state".dc[]."in-use"] | add > 0' "$tmp/body" > /dev/null \
+    && ok "GET state: GPUs in use" || notok "GET state: $STATUS $(cat "$tmp/body")"
+api GET /restconf/data/ietf-network:networks
+[ "$STATUS" = 200 ] && ok "GET topology" || notok "GET topology: $STATUS"
+api GET /restconf/data/lightrail-compute:compute
+[ "$STATUS" = 200 ] && ok "GET inventory" || notok "GET inventory: $STATUS"
+api GET /metrics "" ""
+[ "$STATUS" = 200 ] && grep -q '^lightrail_jobs{phase="active"} 1' "$tmp/body" \
+    && grep -q 'lightrail_http_request_seconds_bucket' "$tmp/body" \
+    && ok "GET /metrics without a token" || notok "metrics: $STATUS"
+
+# A snapshot of everything a request could change.
+snapshot() {
+    api GET $JOBS; cp "$tmp/body" "$tmp/snap-jobs"
+    api GET /restconf/data/lightrail-state:state; cp "$tmp/body" "$tmp/snap-state"
+    cat "$D/state/devices"/*.json 2>/dev/null | md5sum > "$tmp/snap-dev"
+    cat "$tmp/snap-jobs" "$tmp/snap-state" "$tmp/snap-dev" | md5sum
+}
+
+# bad STATUS TAG DESCRIPTION METHOD PATH [BODY-FILE] [TOKEN]
+bad() {
+    want=$1 tag=$2 what=$3
+    shift 3
+    before=$(snapshot)
+    api "$@"
+    got=$STATUS
+    cp "$tmp/body" "$tmp/bad-body"
+    after=$(snapshot)
+    if [ "$got" = "$want" ] && [ "$before" = "$after" ] \
+       && { [ -z "$tag" ] || jq -e --arg t "$tag" \
+              '."ietf-restconf:errors".error[0]."error-tag" == $t' "$tmp/bad-body" > /dev/null; }; then
+        ok "$what: $want, nothing changed"
+    else
+        notok "$what: got $got (want $want), changed: $([ "$before" = "$after" ] && echo no || echo yes), body $(cat "$tmp/bad-body")"
+    fi
+}
+
+printf '{"lightrail-job:job":[{"name":"x",' > "$tmp/malformed.json"
+printf '{"lightrail-job:job":[{"name":"x","model":"gpt-1.9b","batch":32,"microbatch":5}]}' > "$tmp/yang.json"
+printf '{"lightrail-job:job":[{"name":"x","model":"gpt-1.9b","colour":"red"}]}' > "$tmp/unknown.json"
+printf '{"lightrail-job:job":[{"name":"x","model":"gpt-42"}]}' > "$tmp/model.json"
+head -c 2097152 /dev/zero | tr '\0' ' ' > "$tmp/big.json"
+bad 400 malformed-message "malformed JSON" POST $JOBS "$tmp/malformed.json"
+bad 400 invalid-value "YANG violation (microbatch)" POST $JOBS "$tmp/yang.json"
+if jq -e '."ietf-restconf:errors".error[0]."error-path" | test("job\\[name=.x.\\]")' "$tmp/bad-body" > /dev/null; then
+    ok "error-path names the job"
+else
+    notok "error-path: $(cat "$tmp/bad-body")"
+fi
+bad 400 "" "unknown field" POST $JOBS "$tmp/unknown.json"
+bad 400 "" "unknown model" POST $JOBS "$tmp/model.json"
+bad 413 "" "2 MiB body" POST $JOBS "$tmp/big.json"
+bad 401 "" "missing token" POST $JOBS "$tmp/j1.json" ""
+bad 401 "" "wrong token" GET $JOBS "" wrong-token-wrong-token
+bad 404 "" "unknown job" GET "$JOBS/job=nope"
+bad 404 "" "delete unknown job" DELETE "$JOBS/job=nope"
+bad 409 data-exists "duplicate name" POST $JOBS "$tmp/j1.json"
+bad 405 "" "unsupported method" PATCH $JOBS "$tmp/j1.json"
+bad 404 "" "unknown resource" GET /restconf/data/nothing:here
+
+# Delete: the channels leave the devices.
+api DELETE "$JOBS/job=j1"
+if [ "$STATUS" = 204 ] && ! grep -q '"j1/' "$D/state/devices"/*.json; then
+    ok "DELETE: 204, no channel left on any device"
+else
+    notok "DELETE: $STATUS"
+fi
+
+# SIGTERM: a clean stop, then the state is whole.
+stop_daemon
+if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
+    ok "state consistent after stop"
+else
+    notok "lightrail-check: $(cat "$tmp/check")"
+fi
+lr_summary

@@ -1,0 +1,69 @@
+# Shared by the daemon tests (sourced after lib.sh): a lightraild of our
+# own on 127.0.0.1, an any-free port, a fresh state directory and a
+# throw-away certificate; stopped by its PID, never by name.
+LIGHTRAILD=${LIGHTRAILD:-./lightraild}
+CHECK=${CHECK:-./controller/lightrail-check}
+TOKEN=test-token-0123456789abcdef
+D=$tmp/daemon
+mkdir -p "$D/tls"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$D/tls/key.pem" -out "$D/tls/cert.pem" -days 1 \
+    -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 2>/dev/null \
+    || { echo "skip: openssl cannot make a certificate"; exit 77; }
+cat > "$D/lightraild.json" <<CFG
+{
+  "lightrail-config:lightraild": {
+    "listen": { "address": "127.0.0.1", "port": 0, "tls": true,
+                "certificate": "tls/cert.pem", "key": "tls/key.pem" },
+    "token": [ { "name": "test", "secret": "$TOKEN" } ],
+    "state-dir": "state",
+    "topology-file": "$(cd "$srcdir" && pwd)/examples/topologies/metro.json",
+    "cluster-file": "$(cd "$srcdir" && pwd)/examples/clusters/metro.json",
+    "southbound": { "default-driver": "dummy" }
+  }
+}
+CFG
+PID=
+PORT=
+
+start_daemon() {
+    rm -f "$D/state/lightraild.port"
+    $LIGHTRAILD --config "$D/lightraild.json" --foreground 2>> "$D/log" &
+    PID=$!
+    for i in $(seq 1 100); do
+        [ -s "$D/state/lightraild.port" ] && break
+        kill -0 $PID 2>/dev/null || { echo "lightraild died:"; cat "$D/log"; return 1; }
+        sleep 0.05
+    done
+    PORT=$(cat "$D/state/lightraild.port")
+    URL=https://127.0.0.1:$PORT
+}
+
+stop_daemon() {   # SIGTERM, then wait
+    [ -n "$PID" ] && kill $PID 2>/dev/null && wait $PID 2>/dev/null
+    PID=
+}
+
+kill_daemon() {   # SIGKILL: a crash
+    [ -n "$PID" ] && kill -9 $PID 2>/dev/null && wait $PID 2>/dev/null
+    PID=
+}
+
+trap 'kill -9 $PID 2>/dev/null; rm -rf "$tmp"' EXIT
+
+# api METHOD PATH [BODY-FILE] [TOKEN]: sets STATUS and writes $tmp/body.
+api() {
+    tok=${4-$TOKEN}
+    set -- "$1" "$2" "${3:-}"
+    if [ -n "$3" ]; then data="--data-binary @$3"; else data=; fi
+    STATUS=$(curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+        ${tok:+-H "Authorization: Bearer $tok"} \
+        -H 'Content-Type: application/yang-data+json' \
+        -X "$1" $data "$URL$2")
+}
+
+JOBS=/restconf/data/lightrail-job:jobs
+
+intent() {   # intent NAME MODEL GPUS-MAX > file
+    printf '{"lightrail-job:job":[{"name":"%s","model":"%s","batch":32,"microbatch":1,"gpus":{"min":1,"max":%s}}]}\n' "$1" "$2" "$3"
+}
