@@ -232,20 +232,20 @@ test_bad_intents(void)
     } cases[] = {
         { "job_unknown_member.json", NULL,
           "/lightrail-job:jobs/job[name='j1']",
-          "Node \"colour\" not found as a child of \"job\" node. (line 1)" },
+          "Node \"colour\" not found as a child of \"job\" node. (line 1)", 0 },
         { "job_microbatch.json", NULL, "/lightrail-job:jobs/job[name='j1']",
-          "batch must be a multiple of microbatch" },
+          "batch must be a multiple of microbatch", 0 },
         { "job_gpus_range.json", NULL,
           "/lightrail-job:jobs/job[name='j1']/gpus",
-          "gpus min must not exceed gpus max" },
+          "gpus min must not exceed gpus max", 0 },
         /* libyang has no key yet when the key itself is wrong. */
         { "job_name_space.json", NULL, "/lightrail-job:jobs/job/name",
-          "Unsatisfied pattern - \"my job\" does not conform" },
+          "Unsatisfied pattern - \"my job\" does not conform", 0 },
         { "job_state.json", NULL,
           "/lightrail-job:jobs/job[name='j1']/state",
-          "Unexpected data state node \"state\" found." },
+          "Unexpected data state node \"state\" found.", 0 },
         { "job_two_jobs.json", NULL, "/lightrail-job:jobs/job[name='j2']",
-          "one job per request" },
+          "one job per request", 0 },
         /* The data path as far as libyang had read. */
         { "job_malformed.json", NULL, "/lightrail-job:jobs/job[name='j1']",
           "Invalid character sequence \"}]} \", expected a JSON object's "
@@ -254,14 +254,14 @@ test_bad_intents(void)
           "Invalid character sequence", EBADMSG },
         { "job_wrong_module.json", NULL, "",
           "the body starts with \"lightrail-model:job\"; a job body is "
-          "{\"lightrail-job:job\":[{...}]}" },
+          "{\"lightrail-job:job\":[{...}]}", 0 },
         { "job_unknown_model.json", NULL,
           "/lightrail-job:jobs/job[name='j1']/model",
           "unknown model 'gpt-9'; known: bert-large, gpt-1.9b, gpt3-175b, "
-          "llama2-7b, llama2-13b, llama2-70b" },
+          "llama2-7b, llama2-13b, llama2-70b", 0 },
         { NULL, "{\"lightrail-job:job\":[{\"name\":\"j1\"}]}",
           "/lightrail-job:jobs/job[name='j1']/model",
-          "Mandatory node \"model\" instance does not exist." },
+          "Mandatory node \"model\" instance does not exist.", 0 },
         { NULL, "{\"lightrail-job:job\":{\"name\":\"j1\","
           "\"model\":\"gpt-1.9b\"}}", "",
           "expected to be represented as JSON name/array of objects",
@@ -269,14 +269,14 @@ test_bad_intents(void)
         { NULL, "{\"lightrail-job:job\":[{\"name\":\"j1\","
           "\"model\":\"gpt-1.9b\",\"batch\":0}]}",
           "/lightrail-job:jobs/job[name='j1']/batch",
-          "Unsatisfied range - value \"0\" is out of the allowed range." },
+          "Unsatisfied range - value \"0\" is out of the allowed range.", 0 },
         { NULL, "{\"lightrail-job:jobs\":{\"job\":[{\"name\":\"j1\","
           "\"model\":\"gpt-1.9b\",\"algorithm\":\"greedy\"}]}}",
           "/lightrail-job:jobs/job[name='j1']/algorithm",
-          "Invalid enumeration value \"greedy\"" },
-        { NULL, "{\"lightrail-job:jobs\":{}}", "", "no job in the body" },
-        { NULL, "{}", "", "no job in the body" },
-        { NULL, "  \n", "", "empty body" },
+          "Invalid enumeration value \"greedy\"", 0 },
+        { NULL, "{\"lightrail-job:jobs\":{}}", "", "no job in the body", 0 },
+        { NULL, "{}", "", "no job in the body", 0 },
+        { NULL, "  \n", "", "empty body", 0 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct lr_intent in;
