@@ -26,6 +26,12 @@ static const struct lr_cli_command commands[] = {
       "baselines)" },
     { "topo", lr_cmd_topo,
       "convert and check optical topologies (topo import FILE.json)" },
+    { "job", lr_cmd_job,
+      "submit, list, show and delete training jobs on lightraild" },
+    { "topology", lr_cmd_topology,
+      "show the optical topology lightraild manages" },
+    { "spectrum", lr_cmd_spectrum,
+      "show the spectrum of every link on lightraild, slot by slot" },
 };
 
 void

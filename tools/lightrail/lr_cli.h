@@ -5,7 +5,11 @@
  *   0  success
  *   1  internal failure (out of memory, a helper program that failed)
  *   2  bad input: usage, malformed or invalid files, unknown names
- *   3  a well-formed request that no plan satisfies
+ *   3  a well-formed request that no plan satisfies (for the client
+ *      commands: the server refused it as infeasible, or blocked the job)
+ *   4  the server has no such resource (404)
+ *   5  the server refused the credentials (401, 403)
+ *   6  the server cannot be reached, or TLS with it failed
  * An error is one line on stderr: "lightrail SUBCOMMAND: FILE: PATH: reason".
  */
 #ifndef LR_CLI_H
@@ -16,12 +20,19 @@ enum {
     LR_EXIT_FAIL = 1,
     LR_EXIT_USAGE = 2,
     LR_EXIT_INFEASIBLE = 3,
+    LR_EXIT_NOT_FOUND = 4,
+    LR_EXIT_UNAUTHORISED = 5,
+    LR_EXIT_UNREACHABLE = 6,
 };
 
 /* Each takes argv[0] = the subcommand name and returns an exit code. */
 int lr_cmd_topo(int argc, char **argv);
 int lr_cmd_rsa_sim(int argc, char **argv);
 int lr_cmd_plan(int argc, char **argv);
+/* The client of lightraild (cmd_client.c). */
+int lr_cmd_job(int argc, char **argv);
+int lr_cmd_topology(int argc, char **argv);
+int lr_cmd_spectrum(int argc, char **argv);
 
 /* Parse the whole string as a number within [lo, hi]; 0 or EINVAL. */
 int lr_cli_parse_long(const char *s, long lo, long hi, long *out);

@@ -1,0 +1,226 @@
+#!/bin/sh
+# `lightrail job | topology | spectrum` against fake-lightraild (canned
+# answers on nb_server, tests/cli/fake_lightraild.c): usage errors (exit
+# 2), a refused connection (6), 401 (5), 404 (4), 409 and blocked jobs
+# (3), the server's 400 (2), the tables and spectrum maps, the JSON that
+# --name ... builds, and HTTPS with --cacert / --insecure.  The real
+# end-to-end tests run against lightraild itself.
+. "${srcdir:-.}/tests/cli/lib.sh"
+FAKE=${FAKE:-./tests/cli/fake-lightraild}
+unset LIGHTRAIL_SERVER LIGHTRAIL_TOKEN
+fake_pid=
+trap '[ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+# expect_rc RC WANT CMD...: CMD exits RC and its stderr contains WANT.
+expect_rc() {
+    want_rc=$1 want=$2
+    shift 2
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq "$want_rc" ] && grep -F -q -- "$want" "$tmp/err"; then
+        ok "exit $want_rc: $*"
+    else
+        notok "$* -> exit $rc, stderr: $(cat "$tmp/err"), want exit $want_rc and '$want'"
+    fi
+}
+
+# Usage errors: exit 2, one line, before any connection.
+expect_bad "what to do?" $LIGHTRAIL job
+expect_bad "unknown action 'frob'" $LIGHTRAIL job frob
+expect_bad "job show needs a job NAME" $LIGHTRAIL job show
+expect_bad "unexpected argument 'b'" $LIGHTRAIL job show a b
+expect_bad "needs a FILE, or --name NAME and --model MODEL" $LIGHTRAIL job submit
+expect_bad "needs a FILE, or --name NAME and --model MODEL" $LIGHTRAIL job submit --name x
+expect_bad "not both" $LIGHTRAIL job submit f.json --name x --model y
+expect_bad "go with job submit only" $LIGHTRAIL job list --model x
+expect_bad "--format wants 'text' or 'json', not 'xml'" $LIGHTRAIL job list --format xml
+expect_bad "a count wants a positive whole number, not '0'" $LIGHTRAIL job submit --name x --model y --batch 0
+expect_bad "--server wants http://HOST:PORT or https://HOST:PORT, not 'ftp://x'" $LIGHTRAIL job list --server ftp://x
+expect_bad "--cert and --key go together" $LIGHTRAIL job list --cert c.pem
+expect_bad "unknown or incomplete option '--bogus'" $LIGHTRAIL spectrum show --bogus
+expect_bad "unknown action 'list'" $LIGHTRAIL topology list
+expect_bad "unexpected argument 'x'" $LIGHTRAIL topology show x
+expect_bad "$tmp/none.json: " $LIGHTRAIL job submit "$tmp/none.json"
+echo '{"lightrail-job:job": [' > "$tmp/broken.json"
+expect_bad "$tmp/broken.json: not JSON" $LIGHTRAIL job submit "$tmp/broken.json"
+if $LIGHTRAIL job --help | grep -q '^exit status: 0 done'; then
+    ok "job --help documents the exit status"
+else
+    notok "job --help"
+fi
+
+# Nobody listens on port 1: exit 6 and one clear line.
+expect_rc 6 "lightrail job: cannot talk to http://127.0.0.1:1: " \
+    $LIGHTRAIL job list --server http://127.0.0.1:1
+if [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]; then
+    ok "connection refused: one line on stderr"
+else
+    notok "connection refused: $(cat "$tmp/err")"
+fi
+LIGHTRAIL_SERVER=http://127.0.0.1:1 expect_rc 6 "127.0.0.1:1" $LIGHTRAIL spectrum show
+
+# start_fake [--tls CERT KEY]: sets $port and $fake_pid.
+start_fake() {
+    rm -f "$tmp/port"
+    "$FAKE" --port-file "$tmp/port" "$@" &
+    fake_pid=$!
+    i=0
+    while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    port=$(cat "$tmp/port" 2>/dev/null)
+    [ -n "$port" ]
+}
+stop_fake() {
+    kill "$fake_pid" 2>/dev/null
+    wait "$fake_pid" 2>/dev/null
+    fake_pid=
+}
+
+if ! start_fake; then
+    notok "fake-lightraild did not start"
+    lr_summary
+    exit
+fi
+export LIGHTRAIL_SERVER=http://127.0.0.1:$port
+
+expect_rc 5 "lightrail job: 401: authentication required" $LIGHTRAIL job list
+expect_rc 5 "give a token with --token or LIGHTRAIL_TOKEN" $LIGHTRAIL job list
+expect_rc 5 "lightrail job: 401: the bearer token is not valid" $LIGHTRAIL job list --token nope
+export LIGHTRAIL_TOKEN=test-token
+
+# job list: a table with a header and one row per job.
+if $LIGHTRAIL job list > "$tmp/list" \
+   && head -n 1 "$tmp/list" | grep -q '^NAME .*MODEL .*PHASE .*GPUS .*ITERATION (s) .*STAGES .*LIGHTPATHS .*REASON$' \
+   && grep -q '^gpt-a .*gpt-1.9b .*active .* 12 .*0.432100 .* 2 .* 1$' "$tmp/list" \
+   && grep -q '^a b/c .*llama2-70b .*blocked .*memory: layer 1' "$tmp/list"; then
+    ok "job list: table"
+else
+    notok "job list: $(cat "$tmp/list")"
+fi
+if $LIGHTRAIL job list --format json | jq -e '."lightrail-job:jobs".job | length == 2' > /dev/null; then
+    ok "job list --format json"
+else
+    notok "job list --format json"
+fi
+
+# job show: the summary, stages and lightpaths; names are percent-encoded.
+if $LIGHTRAIL job show gpt-a > "$tmp/show" \
+   && grep -q '^job gpt-a: active$' "$tmp/show" \
+   && grep -q '^  iteration   0.432100 s (predicted)$' "$tmp/show" \
+   && grep -q '^  gpus        1..16 wanted, 12 held$' "$tmp/show" \
+   && grep -q '^2 .*21-36 .*dc2 .* 4 .*0.011500$' "$tmp/show" \
+   && grep -q '^1 .*dc1 -> dc2 .*55.000 .*16QAM .*0-3 (4) .*-30 .*2 .*200.0  r1-r2,r2-r3$' "$tmp/show"; then
+    ok "job show: text"
+else
+    notok "job show: $(cat "$tmp/show")"
+fi
+if $LIGHTRAIL job show 'a b/c' | grep -q '^  reason      memory: layer 1'; then
+    ok "job show: a name with a space and a slash"
+else
+    notok "job show 'a b/c'"
+fi
+expect_rc 4 "lightrail job: 404: no job named 'nope'" $LIGHTRAIL job show nope
+expect_rc 4 "lightrail job: 404: no job named 'nope'" $LIGHTRAIL job delete nope
+if [ "$($LIGHTRAIL job delete gpt-a)" = "job gpt-a deleted" ]; then
+    ok "job delete"
+else
+    notok "job delete"
+fi
+
+# job submit --name ...: the body built here, echoed by the fake.
+if $LIGHTRAIL job submit --name n1 --model gpt-1.9b --batch 64 --microbatch 2 \
+       --gpus-min 4 --gpus-max 8 --algorithm exact --format json > "$tmp/sub.json" \
+   && jq -e '."lightrail-job:job"[0] | .name == "n1" and .model == "gpt-1.9b"
+             and .batch == 64 and .microbatch == 2 and .gpus.min == 4
+             and .gpus.max == 8 and .algorithm == "exact"
+             and .state.phase == "active"' "$tmp/sub.json" > /dev/null; then
+    ok "job submit --name ...: the intent"
+else
+    notok "job submit --name: $(cat "$tmp/sub.json")"
+fi
+if $LIGHTRAIL job submit --name n2 --model bert-large --format json \
+   | jq -e '."lightrail-job:job"[0] | has("batch") or has("gpus") or has("algorithm") | not' > /dev/null; then
+    ok "job submit: what is not given is left to the server"
+else
+    notok "job submit: defaults"
+fi
+cat > "$tmp/job.json" <<'EOF'
+{ "lightrail-job:job": [ { "name": "from-file", "model": "gpt-1.9b", "priority": 3 } ] }
+EOF
+if $LIGHTRAIL job submit "$tmp/job.json" --format json \
+   | jq -e '."lightrail-job:job"[0] | .name == "from-file" and .priority == 3' > /dev/null \
+   && $LIGHTRAIL job submit - < "$tmp/job.json" | grep -q '^job from-file: active$'; then
+    ok "job submit FILE and stdin: sent as is"
+else
+    notok "job submit FILE"
+fi
+expect_rc 3 "lightrail job: blocked: memory: layer 1 alone needs" \
+    $LIGHTRAIL job submit --name big --model llama2-70b
+expect_rc 3 "lightrail job: 409: job 'dup' exists" \
+    $LIGHTRAIL job submit --name dup --model gpt-1.9b
+expect_rc 2 "lightrail job: 400: a job needs a name and a model" \
+    $LIGHTRAIL job submit --name x --model ''
+
+# topology show.
+if $LIGHTRAIL topology show > "$tmp/topo" \
+   && grep -q '^network metro: 2 nodes, 1 link$' "$tmp/topo" \
+   && grep -q '^r1 .*ROADM R1 .*dc1$' "$tmp/topo" \
+   && grep -q '^r1-r2 .*r1 -> r2 .* 25 .*320$' "$tmp/topo"; then
+    ok "topology show"
+else
+    notok "topology show: $(cat "$tmp/topo")"
+fi
+
+# spectrum show: one map per link, 100 slots per row.
+$LIGHTRAIL spectrum show > "$tmp/spec"
+dots() { printf "%${1}s" "" | tr ' ' .; }
+{
+    echo 'a-b    [####....##..]  6/12 used'
+    echo "r1-r2  [$(dots 99)#]"
+    echo "       [##$(dots 98)]"
+    echo "       [$(dots 50)]  3/250 used"
+    echo 'r2-r3  [........]  0/8 used'
+} > "$tmp/spec.want"
+if diff -u "$tmp/spec.want" "$tmp/spec"; then
+    ok "spectrum show: maps"
+else
+    notok "spectrum show"
+fi
+if $LIGHTRAIL spectrum show a-b > "$tmp/spec1" \
+   && [ "$(head -n 1 "$tmp/spec1")" = "a-b  [####....##..]  6/12 used" ] \
+   && grep -q '^     slots 8-9 (2): gpt-b$' "$tmp/spec1" \
+   && $LIGHTRAIL spectrum show a-b --format json \
+      | jq -e '."lightrail-state:state".link | length == 1 and .[0].id == "a-b"' > /dev/null; then
+    ok "spectrum show LINK: map and channels"
+else
+    notok "spectrum show a-b: $(cat "$tmp/spec1")"
+fi
+expect_rc 4 "lightrail spectrum: no link 'x-y'" $LIGHTRAIL spectrum show x-y
+stop_fake
+
+# HTTPS: trust by --cacert, refuse without, --insecure skips the check.
+if command -v openssl > /dev/null \
+   && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+        -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+        -keyout "$tmp/key.pem" -out "$tmp/cert.pem" > /dev/null 2>&1 \
+   && start_fake --tls "$tmp/cert.pem" "$tmp/key.pem"; then
+    export LIGHTRAIL_SERVER=https://127.0.0.1:$port
+    if $LIGHTRAIL job show gpt-a --cacert "$tmp/cert.pem" | grep -q '^job gpt-a: active$'; then
+        ok "https with --cacert"
+    else
+        notok "https with --cacert"
+    fi
+    expect_rc 6 "give the server's CA with --cacert FILE" $LIGHTRAIL job list
+    if $LIGHTRAIL job list --insecure > /dev/null; then
+        ok "https with --insecure"
+    else
+        notok "https with --insecure"
+    fi
+    stop_fake
+else
+    echo "skipped: HTTPS (no openssl, or the fake did not start)"
+fi
+
+lr_summary

@@ -1,0 +1,1003 @@
+/*
+ * lightrail job | topology | spectrum: the client of lightraild's
+ * RESTCONF API, over libcurl.
+ *
+ *   job submit FILE            POST FILE (RFC 7951 JSON) as it is
+ *   job submit --name --model  POST a body built here with json-c
+ *   job list | show | delete   GET / GET / DELETE .../jobs[/job=NAME]
+ *   topology show              GET /restconf/data/ietf-network:networks
+ *   spectrum show [LINK]       GET /restconf/data/lightrail-state:state
+ *
+ * Text output is for people (tables, one spectrum map per link); JSON
+ * output (--format json) is the server's JSON, re-indented, for scripts.
+ * The exit status says what went wrong in a way a script can act on
+ * (see lr_cli.h): the server's RFC 8040 error-message is printed as
+ * "lightrail CMD: STATUS: message".
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+#include <json-c/json.h>
+
+#include "config.h"
+#include "tools/lightrail/lr_cli.h"
+#include "yang/lr_yang.h"
+
+#define DEFAULT_SERVER "https://127.0.0.1:8443"
+#define JOBS_PATH "/restconf/data/lightrail-job:jobs"
+#define NETWORKS_PATH "/restconf/data/ietf-network:networks"
+#define STATE_PATH "/restconf/data/lightrail-state:state"
+#define YANG_JSON "application/yang-data+json"
+/* Slots per row of a spectrum map: 100 slots of 12.5 GHz = 1.25 THz. */
+#define MAP_WIDTH 100
+#define MAX_SLOTS (1L << 20)
+
+enum client_cmd { C_JOB, C_TOPOLOGY, C_SPECTRUM };
+
+struct client_opts {
+    const char *cmd;            /* "job", for messages */
+    const char *server, *token, *cacert, *cert, *key;
+    bool insecure, json;
+    long timeout;
+    /* job submit --name ... */
+    const char *name, *model, *algorithm;
+    long batch, micro, gpus_min, gpus_max;  /* 0 = leave to the server */
+    bool submit_opts;
+    /* what is left of argv: the action and its arguments */
+    char **args;
+    int n_args;
+};
+
+struct client_reply {
+    long status;
+    char *body;
+    size_t len;
+};
+
+static void
+client_usage(FILE *f, enum client_cmd c)
+{
+    if (c == C_JOB)
+        fprintf(f,
+"usage: lightrail job submit FILE.json [OPTIONS]\n"
+"       lightrail job submit --name NAME --model MODEL [--batch B]\n"
+"                 [--microbatch b] [--gpus-min N] [--gpus-max N]\n"
+"                 [--algorithm cdynp|exact|dp|pipedream|spp] [OPTIONS]\n"
+"       lightrail job list [OPTIONS]\n"
+"       lightrail job show NAME [OPTIONS]\n"
+"       lightrail job delete NAME [OPTIONS]\n"
+"\n"
+"Submits, lists, shows and deletes training jobs on lightraild.  submit\n"
+"FILE sends a lightrail-job JSON file as it is ('-' reads stdin); with\n"
+"--name and --model it builds the intent from the options (what is not\n"
+"given is left to the server's defaults).  The server plans the job at\n"
+"once: submit prints the job it made, and exits 3 when it is blocked.\n"
+"\n"
+"  --name NAME         the job's name: letters, digits, '.', '_', '-'\n"
+"  --model MODEL       a model preset (bert-large, gpt-1.9b, ...)\n"
+"  --batch B           samples per iteration\n"
+"  --microbatch b      samples per microbatch, dividing B\n"
+"  --gpus-min N        the fewest devices the job accepts\n"
+"  --gpus-max N        the most devices the job may hold\n"
+"  --algorithm A       the planner: cdynp, exact, dp, pipedream or spp\n");
+    else if (c == C_TOPOLOGY)
+        fprintf(f,
+"usage: lightrail topology show [OPTIONS]\n"
+"\n"
+"Shows the optical topology lightraild manages: ROADMs, the data centers\n"
+"attached to them, and the links with their length and slots.\n");
+    else
+        fprintf(f,
+"usage: lightrail spectrum show [LINK] [OPTIONS]\n"
+"\n"
+"Shows the spectrum of every link (or of LINK, with its channels) as a\n"
+"map of one character per 12.5 GHz slot, %d slots per row: '#' held by\n"
+"a lightpath (guard bands included), '.' free.\n", MAP_WIDTH);
+    fprintf(f,
+"\n"
+"options of every client command:\n"
+"  --server URL        the controller (default $LIGHTRAIL_SERVER, else\n"
+"                      " DEFAULT_SERVER ")\n"
+"  --token T           a bearer token (default $LIGHTRAIL_TOKEN; prefer\n"
+"                      the variable: other users can see command lines)\n"
+"  --cacert FILE       trust the CA (or self-signed certificate) in FILE\n"
+"                      for the server's certificate\n"
+"  --cert FILE --key FILE  authenticate with a client certificate\n"
+"  --insecure          do not verify the server's certificate (tests)\n"
+"  --timeout S         give up after S seconds (default 60)\n"
+"  --format FMT        text (default) or json (the server's RFC 7951 JSON)\n"
+"\n"
+"exit status: 0 done; 2 usage or bad input (also the server's 400);\n"
+"3 infeasible: the server refused the request (409, 422) or the job is\n"
+"blocked, with the reason printed; 4 not found (404); 5 unauthorised\n"
+"(401, 403); 6 cannot connect, or TLS failed; 1 anything else\n");
+}
+
+/* Parses argv into 'o': 0, -1 after --help, or an exit code. */
+static int
+client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
+{
+    enum { O_SERVER = 256, O_TOKEN, O_CACERT, O_CERT, O_KEY, O_INSECURE,
+           O_TIMEOUT, O_FORMAT, O_NAME, O_MODEL, O_BATCH, O_MICRO, O_GMIN,
+           O_GMAX, O_ALGO, O_HELP };
+    static const struct option longopts[] = {
+        { "server", required_argument, NULL, O_SERVER },
+        { "token", required_argument, NULL, O_TOKEN },
+        { "cacert", required_argument, NULL, O_CACERT },
+        { "cert", required_argument, NULL, O_CERT },
+        { "key", required_argument, NULL, O_KEY },
+        { "insecure", no_argument, NULL, O_INSECURE },
+        { "timeout", required_argument, NULL, O_TIMEOUT },
+        { "format", required_argument, NULL, O_FORMAT },
+        { "name", required_argument, NULL, O_NAME },
+        { "model", required_argument, NULL, O_MODEL },
+        { "batch", required_argument, NULL, O_BATCH },
+        { "microbatch", required_argument, NULL, O_MICRO },
+        { "gpus-min", required_argument, NULL, O_GMIN },
+        { "gpus-max", required_argument, NULL, O_GMAX },
+        { "algorithm", required_argument, NULL, O_ALGO },
+        { "help", no_argument, NULL, O_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *env;
+    int opt;
+
+    o->server = (env = getenv("LIGHTRAIL_SERVER")) && *env ? env : DEFAULT_SERVER;
+    o->token = (env = getenv("LIGHTRAIL_TOKEN")) && *env ? env : NULL;
+    o->timeout = 60;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        const char *bad = NULL;
+        long *count = NULL;
+        switch (opt) {
+        case O_SERVER: o->server = optarg; break;
+        case O_TOKEN: o->token = optarg; break;
+        case O_CACERT: o->cacert = optarg; break;
+        case O_CERT: o->cert = optarg; break;
+        case O_KEY: o->key = optarg; break;
+        case O_INSECURE: o->insecure = true; break;
+        case O_TIMEOUT:
+            if (lr_cli_parse_long(optarg, 1, 86400, &o->timeout))
+                bad = "--timeout wants whole seconds, 1 to 86400";
+            break;
+        case O_FORMAT:
+            if (!strcmp(optarg, "json"))
+                o->json = true;
+            else if (!strcmp(optarg, "text"))
+                o->json = false;
+            else
+                bad = "--format wants 'text' or 'json'";
+            break;
+        case O_NAME: o->name = optarg; o->submit_opts = true; break;
+        case O_MODEL: o->model = optarg; o->submit_opts = true; break;
+        case O_ALGO: o->algorithm = optarg; o->submit_opts = true; break;
+        case O_BATCH: count = &o->batch; break;
+        case O_MICRO: count = &o->micro; break;
+        case O_GMIN: count = &o->gpus_min; break;
+        case O_GMAX: count = &o->gpus_max; break;
+        case O_HELP:
+            client_usage(stdout, c);
+            return -1;
+        default:
+            lr_cli_err(o->cmd, "unknown or incomplete option '%s' (see "
+                       "lightrail %s --help)", argv[optind - 1], o->cmd);
+            return LR_EXIT_USAGE;
+        }
+        if (count) {
+            o->submit_opts = true;
+            if (lr_cli_parse_long(optarg, 1, 2147483647, count))
+                bad = "a count wants a positive whole number";
+        }
+        if (bad) {
+            lr_cli_err(o->cmd, "%s, not '%s'", bad, optarg);
+            return LR_EXIT_USAGE;
+        }
+    }
+    o->args = argv + optind;
+    o->n_args = argc - optind;
+    if (strncmp(o->server, "http://", 7) && strncmp(o->server, "https://", 8)) {
+        lr_cli_err(o->cmd, "--server wants http://HOST:PORT or "
+                   "https://HOST:PORT, not '%s'", o->server);
+        return LR_EXIT_USAGE;
+    }
+    if (!!o->cert != !!o->key) {
+        lr_cli_err(o->cmd, "--cert and --key go together");
+        return LR_EXIT_USAGE;
+    }
+    if (o->n_args == 0) {
+        lr_cli_err(o->cmd, "what to do? (see lightrail %s --help)", o->cmd);
+        return LR_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Checks that the action has 'lo'..'hi' arguments after it. */
+static int
+client_want_args(const struct client_opts *o, int lo, int hi,
+                 const char *what)
+{
+    int n = o->n_args - 1;
+    if (n < lo) {
+        lr_cli_err(o->cmd, "%s %s needs %s", o->cmd, o->args[0], what);
+        return LR_EXIT_USAGE;
+    }
+    if (n > hi) {
+        lr_cli_err(o->cmd, "unexpected argument '%s' (see lightrail %s "
+                   "--help)", o->args[hi + 1], o->cmd);
+        return LR_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* JSON helpers ------------------------------------------------------------ */
+
+static json_object *
+jget(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* Any scalar as text (RFC 7951 puts decimals and 64-bit numbers in
+ * strings; both print as they came), or 'dflt'. */
+static const char *
+jstr(json_object *o, const char *key, const char *dflt)
+{
+    json_object *v = jget(o, key);
+    if (!v || json_object_is_type(v, json_type_object)
+        || json_object_is_type(v, json_type_array)
+        || json_object_is_type(v, json_type_null))
+        return dflt;
+    return json_object_get_string(v);
+}
+
+static long
+jlong(json_object *o, const char *key)
+{
+    json_object *v = jget(o, key);
+    return v ? (long) json_object_get_int64(v) : 0;
+}
+
+static size_t
+jlen(json_object *a)
+{
+    return a && json_object_is_type(a, json_type_array)
+           ? json_object_array_length(a) : 0;
+}
+
+static json_object *
+jidx(json_object *a, size_t i)
+{
+    return json_object_array_get_idx(a, i);
+}
+
+static void
+print_json(json_object *j)
+{
+    printf("%s\n", json_object_to_json_string_ext(
+        j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+           | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/* HTTP -------------------------------------------------------------------- */
+
+static size_t
+client_on_body(char *p, size_t size, size_t n, void *arg)
+{
+    struct client_reply *r = arg;
+    size_t k = size * n;
+    char *b = realloc(r->body, r->len + k + 1);
+    if (!b)
+        return 0;
+    memcpy(b + r->len, p, k);
+    r->len += k;
+    b[r->len] = '\0';
+    r->body = b;
+    return k;
+}
+
+static int
+client_exit_for(long status)
+{
+    if (status >= 200 && status < 300)
+        return LR_EXIT_OK;
+    switch (status) {
+    case 400: return LR_EXIT_USAGE;
+    case 401: case 403: return LR_EXIT_UNAUTHORISED;
+    case 404: return LR_EXIT_NOT_FOUND;
+    case 409: case 422: return LR_EXIT_INFEASIBLE;
+    }
+    return LR_EXIT_FAIL;
+}
+
+static const char *
+client_status_text(long status)
+{
+    switch (status) {
+    case 400: return "bad request";
+    case 401: return "unauthorised";
+    case 403: return "forbidden";
+    case 404: return "not found";
+    case 405: return "method not allowed (is --server a lightraild?)";
+    case 409: return "conflict";
+    case 413: return "request too large";
+    case 422: return "unprocessable request";
+    case 500: return "internal server error";
+    case 503: return "service unavailable (the controller is stopping?)";
+    }
+    return "unexpected answer";
+}
+
+/* Prints why the server refused: its RFC 8040 error-message(s) when the
+ * body has them, else a text for the status. */
+static void
+client_report(const struct client_opts *o, const struct client_reply *r)
+{
+    json_object *top = r->body ? json_tokener_parse(r->body) : NULL;
+    json_object *list = jget(jget(top, "ietf-restconf:errors"), "error");
+    size_t n = jlen(list);
+    for (size_t i = 0; i < n; i++) {
+        const char *msg = jstr(jidx(list, i), "error-message", NULL);
+        if (!msg)
+            msg = jstr(jidx(list, i), "error-tag", "no message");
+        lr_cli_err(o->cmd, "%ld: %s", r->status, msg);
+    }
+    if (!n)
+        lr_cli_err(o->cmd, "%ld: %s", r->status, client_status_text(r->status));
+    if ((r->status == 401 || r->status == 403) && !o->token && !o->cert)
+        lr_cli_err(o->cmd, "give a token with --token or LIGHTRAIL_TOKEN, or "
+                   "a client certificate with --cert and --key");
+    json_object_put(top);
+}
+
+/* Appends to a header list, which stays valid on failure: 0 or ENOMEM. */
+static int
+add_header(struct curl_slist **list, const char *h)
+{
+    struct curl_slist *l = curl_slist_append(*list, h);
+    if (!l)
+        return ENOMEM;
+    *list = l;
+    return 0;
+}
+
+/* One request to the server; 'path' is already percent-encoded.  Returns
+ * LR_EXIT_OK with the reply in 'r' (the caller frees r->body) for a 2xx
+ * answer; otherwise prints the reason and returns the exit code, leaving
+ * in 'r' what the server said. */
+static int
+client_call(const struct client_opts *o, const char *method, const char *path,
+            const char *body, size_t body_len, struct client_reply *r)
+{
+    char errbuf[CURL_ERROR_SIZE] = "", auth[1024];
+    struct curl_slist *hdrs = NULL;
+    size_t n = strlen(o->server);
+    char *url = NULL;
+    CURL *c = NULL;
+    int rc = LR_EXIT_FAIL;
+
+    memset(r, 0, sizeof *r);
+    while (n && o->server[n - 1] == '/')
+        n--;
+    if (!(url = malloc(n + strlen(path) + 1)) || !(c = curl_easy_init())) {
+        lr_cli_err(o->cmd, "out of memory");
+        goto cleanup;
+    }
+    memcpy(url, o->server, n);
+    strcpy(url + n, path);
+    if (o->token) {
+        if (strlen(o->token) > sizeof auth - 32 || strpbrk(o->token, "\r\n")) {
+            lr_cli_err(o->cmd, "the token is too long or holds a line break");
+            rc = LR_EXIT_USAGE;
+            goto cleanup;
+        }
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", o->token);
+    }
+    if (add_header(&hdrs, "Accept: " YANG_JSON)
+        || (body && add_header(&hdrs, "Content-Type: " YANG_JSON))
+        || add_header(&hdrs, "Expect:")     /* no 100-continue wait */
+        || (o->token && add_header(&hdrs, auth))) {
+        lr_cli_err(o->cmd, "out of memory");
+        goto cleanup;
+    }
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, o->timeout < 10 ? o->timeout : 10L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, o->timeout);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "lightrail/" PACKAGE_VERSION);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, client_on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    if (body) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) body_len);
+    }
+    curl_easy_setopt(c, CURLOPT_SSLVERSION, (long) CURL_SSLVERSION_TLSv1_2);
+    if (o->cacert)
+        curl_easy_setopt(c, CURLOPT_CAINFO, o->cacert);
+    if (o->cert) {
+        curl_easy_setopt(c, CURLOPT_SSLCERT, o->cert);
+        curl_easy_setopt(c, CURLOPT_SSLKEY, o->key);
+    }
+    if (o->insecure) {
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+
+    CURLcode cc = curl_easy_perform(c);
+    const char *why = errbuf[0] ? errbuf : curl_easy_strerror(cc);
+    switch (cc) {
+    case CURLE_OK:
+        break;
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+        lr_cli_err(o->cmd, "--server %s: %s", o->server, why);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    case CURLE_OUT_OF_MEMORY:
+        lr_cli_err(o->cmd, "out of memory");
+        goto cleanup;
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+        lr_cli_err(o->cmd, "cannot trust %s: %s (give the server's CA with "
+                   "--cacert FILE)", o->server, why);
+        rc = LR_EXIT_UNREACHABLE;
+        goto cleanup;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CERTPROBLEM:
+        lr_cli_err(o->cmd, "TLS with %s failed: %s", o->server, why);
+        rc = LR_EXIT_UNREACHABLE;
+        goto cleanup;
+    default:
+        lr_cli_err(o->cmd, "cannot talk to %s: %s", o->server, why);
+        rc = LR_EXIT_UNREACHABLE;
+        goto cleanup;
+    }
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    rc = client_exit_for(r->status);
+    if (rc)
+        client_report(o, r);
+
+cleanup:
+    curl_slist_free_all(hdrs);
+    curl_easy_cleanup(c);
+    free(url);
+    return rc;
+}
+
+/* The path of one job, its name percent-encoded. */
+static char *
+client_job_path(const char *name)
+{
+    char *enc = curl_easy_escape(NULL, name, 0), *p = NULL;
+    if (enc && (p = malloc(sizeof JOBS_PATH "/job=" + strlen(enc))))
+        sprintf(p, "%s/job=%s", JOBS_PATH, enc);
+    curl_free(enc);
+    return p;
+}
+
+/* Text output ------------------------------------------------------------- */
+
+static long
+job_devices(json_object *job)
+{
+    json_object *st = jget(jget(job, "state"), "stage");
+    long n = 0;
+    for (size_t i = 0; i < jlen(st); i++)
+        n += jlong(jidx(st, i), "devices");
+    return n;
+}
+
+static void
+print_job_table(json_object *jobs)
+{
+    size_t n = jlen(jobs);
+    int wn = 4, wm = 5;
+    if (!n) {
+        printf("no jobs\n");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int a = (int) strlen(jstr(jidx(jobs, i), "name", "?"));
+        int b = (int) strlen(jstr(jidx(jobs, i), "model", "?"));
+        wn = a > wn ? a : wn;
+        wm = b > wm ? b : wm;
+    }
+    printf("%-*s  %-*s  %-12s %5s %14s %7s %11s  %s\n", wn, "NAME", wm,
+           "MODEL", "PHASE", "GPUS", "ITERATION (s)", "STAGES", "LIGHTPATHS",
+           "REASON");
+    for (size_t i = 0; i < n; i++) {
+        json_object *j = jidx(jobs, i), *st = jget(j, "state");
+        const char *reason = jstr(st, "reason", "");
+        printf("%-*s  %-*s  %-12s %5ld %14s %7zu %11zu%s%s\n", wn,
+               jstr(j, "name", "?"), wm, jstr(j, "model", "?"),
+               jstr(st, "phase", "?"), job_devices(j),
+               jstr(st, "iteration-time-s", "-"), jlen(jget(st, "stage")),
+               jlen(jget(st, "lightpath")), *reason ? "  " : "", reason);
+    }
+}
+
+static void
+print_job(json_object *j)
+{
+    json_object *st = jget(j, "state"), *g = jget(j, "gpus");
+    json_object *stages = jget(st, "stage"), *lps = jget(st, "lightpath");
+    printf("job %s: %s\n", jstr(j, "name", "?"), jstr(st, "phase", "?"));
+    printf("  model       %s, batch %s, microbatch %s\n",
+           jstr(j, "model", "?"), jstr(j, "batch", "32"),
+           jstr(j, "microbatch", "1"));
+    printf("  gpus        %s..%s wanted, %ld held\n", jstr(g, "min", "1"),
+           jstr(g, "max", "65535"), job_devices(j));
+    printf("  algorithm   %s\n", jstr(j, "algorithm", "cdynp"));
+    if (jstr(st, "iteration-time-s", NULL))
+        printf("  iteration   %s s (predicted)\n",
+               jstr(st, "iteration-time-s", NULL));
+    if (jstr(st, "reason", NULL))
+        printf("  reason      %s\n", jstr(st, "reason", NULL));
+    if (jlen(stages)) {
+        printf("\n%-6s %-11s %-12s %8s %12s\n", "STAGE", "LAYERS", "DC",
+               "DEVICES", "TIME (s)");
+        for (size_t i = 0; i < jlen(stages); i++) {
+            json_object *s = jidx(stages, i);
+            char layers[48];
+            snprintf(layers, sizeof layers, "%s-%s",
+                     jstr(s, "first-layer", "?"), jstr(s, "last-layer", "?"));
+            printf("%-6s %-11s %-12s %8s %12s\n", jstr(s, "index", "?"),
+                   layers, jstr(s, "dc", "?"), jstr(s, "devices", "?"),
+                   jstr(s, "time-s", "-"));
+        }
+    }
+    if (jlen(lps)) {
+        printf("\n%-9s %-22s %10s %-10s %-13s %6s %4s %9s  %s\n", "LIGHTPATH",
+               "FROM -> TO", "KM", "FORMAT", "SLOTS", "N", "M", "GB/S",
+               "LINKS");
+        for (size_t i = 0; i < jlen(lps); i++) {
+            json_object *l = jidx(lps, i), *links = jget(l, "link");
+            char ends[64], slots[48];
+            long first = jlong(l, "first-slot"), w = jlong(l, "slots");
+            snprintf(ends, sizeof ends, "%s -> %s", jstr(l, "from-dc", "?"),
+                     jstr(l, "to-dc", "?"));
+            snprintf(slots, sizeof slots, "%ld-%ld (%ld)", first,
+                     first + w - 1, w);
+            printf("%-9s %-22s %10s %-10s %-13s %6s %4s %9s  ",
+                   jstr(l, "index", "?"), ends, jstr(l, "length-km", "-"),
+                   jstr(l, "modulation", "-"), slots, jstr(l, "n", "-"),
+                   jstr(l, "m", "-"), jstr(l, "capacity-gbps", "-"));
+            for (size_t k = 0; k < jlen(links); k++)
+                printf("%s%s", k ? "," : "",
+                       json_object_get_string(jidx(links, k)));
+            printf("\n");
+        }
+    }
+}
+
+/* job ---------------------------------------------------------------------- */
+
+/* The intent from --name ... as RFC 7951 JSON; NULL when out of memory. */
+static char *
+job_body_from_opts(const struct client_opts *o)
+{
+    json_object *top = json_object_new_object();
+    json_object *list = json_object_new_array();
+    json_object *job = json_object_new_object();
+    char *s = NULL;
+    if (!top || !list || !job) {
+        json_object_put(job);
+        json_object_put(list);
+        goto cleanup;
+    }
+    json_object_object_add(job, "name", json_object_new_string(o->name));
+    json_object_object_add(job, "model", json_object_new_string(o->model));
+    if (o->batch)
+        json_object_object_add(job, "batch", json_object_new_int64(o->batch));
+    if (o->micro)
+        json_object_object_add(job, "microbatch", json_object_new_int64(o->micro));
+    if (o->gpus_min || o->gpus_max) {
+        json_object *g = json_object_new_object();
+        if (o->gpus_min)
+            json_object_object_add(g, "min", json_object_new_int64(o->gpus_min));
+        if (o->gpus_max)
+            json_object_object_add(g, "max", json_object_new_int64(o->gpus_max));
+        json_object_object_add(job, "gpus", g);
+    }
+    if (o->algorithm)
+        json_object_object_add(job, "algorithm",
+                               json_object_new_string(o->algorithm));
+    json_object_array_add(list, job);
+    json_object_object_add(top, "lightrail-job:job", list);
+    const char *t = json_object_to_json_string_ext(
+        top, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    s = t ? strdup(t) : NULL;
+
+cleanup:
+    json_object_put(top);
+    return s;
+}
+
+/* The job in a reply, whether one ({"lightrail-job:job":[...]}) or the
+ * list's first; NULL when there is none.  Borrowed from 'top'. */
+static json_object *
+job_of(json_object *top)
+{
+    json_object *list = jget(top, "lightrail-job:job");
+    if (!list)
+        list = jget(jget(top, "lightrail-job:jobs"), "job");
+    return jlen(list) ? jidx(list, 0) : NULL;
+}
+
+static int
+job_submit(struct client_opts *o)
+{
+    char *body = NULL, err[512];
+    size_t len = 0;
+    struct client_reply r = { 0 };
+    json_object *top = NULL;
+    int rc;
+
+    if (o->n_args == 2 && o->submit_opts) {
+        lr_cli_err(o->cmd, "give a FILE or --name and --model, not both");
+        return LR_EXIT_USAGE;
+    }
+    if (o->n_args == 1 && (!o->name || !o->model)) {
+        lr_cli_err(o->cmd, "job submit needs a FILE, or --name NAME and "
+                   "--model MODEL");
+        return LR_EXIT_USAGE;
+    }
+    if ((rc = client_want_args(o, 0, 1, "a FILE")))
+        return rc;
+    if (o->n_args == 2) {
+        const char *file = strcmp(o->args[1], "-") ? o->args[1] : "/dev/stdin";
+        if (lr_yang_read_file(file, &body, &len, err, sizeof err)) {
+            lr_cli_err(o->cmd, "%s", err);
+            rc = LR_EXIT_USAGE;
+            goto cleanup;
+        }
+        /* The server validates against the YANG module; this only saves
+         * a round trip for a file that is not JSON at all. */
+        enum json_tokener_error je;
+        json_object *j = json_tokener_parse_verbose(body, &je);
+        if (!j) {
+            lr_cli_err(o->cmd, "%s: not JSON: %s", o->args[1],
+                       json_tokener_error_desc(je));
+            rc = LR_EXIT_USAGE;
+            goto cleanup;
+        }
+        json_object_put(j);
+    } else {
+        if (!(body = job_body_from_opts(o))) {
+            lr_cli_err(o->cmd, "out of memory");
+            rc = LR_EXIT_FAIL;
+            goto cleanup;
+        }
+        len = strlen(body);
+    }
+
+    if ((rc = client_call(o, "POST", JOBS_PATH, body, len, &r)))
+        goto cleanup;
+    top = r.body ? json_tokener_parse(r.body) : NULL;
+    json_object *job = job_of(top);
+    if (!job) {
+        /* A server that answers 201 with no body, as RFC 8040 allows. */
+        if (!o->json)
+            printf("submitted\n");
+        goto cleanup;
+    }
+    if (o->json)
+        print_json(top);
+    else
+        print_job(job);
+    const char *phase = jstr(jget(job, "state"), "phase", "");
+    const char *reason = jstr(jget(job, "state"), "reason", "no reason given");
+    if (!strcmp(phase, "blocked")) {
+        lr_cli_err(o->cmd, "blocked: %s", reason);
+        rc = LR_EXIT_INFEASIBLE;
+    } else if (!strcmp(phase, "failed")) {
+        lr_cli_err(o->cmd, "failed: %s", reason);
+        rc = LR_EXIT_FAIL;
+    }
+
+cleanup:
+    json_object_put(top);
+    free(r.body);
+    free(body);
+    return rc;
+}
+
+static int
+job_list_or_show(struct client_opts *o, bool show)
+{
+    struct client_reply r = { 0 };
+    json_object *top = NULL;
+    char *path = NULL;
+    int rc;
+
+    if ((rc = client_want_args(o, show, show, "a job NAME")))
+        return rc;
+    if (show && !(path = client_job_path(o->args[1]))) {
+        lr_cli_err(o->cmd, "out of memory");
+        return LR_EXIT_FAIL;
+    }
+    if ((rc = client_call(o, "GET", show ? path : JOBS_PATH, NULL, 0, &r)))
+        goto cleanup;
+    top = r.body ? json_tokener_parse(r.body) : NULL;
+    if (r.body && r.len && !top) {
+        lr_cli_err(o->cmd, "the server's answer is not JSON");
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    if (o->json) {
+        if (top)
+            print_json(top);
+    } else if (show) {
+        json_object *job = job_of(top);
+        if (!job) {
+            lr_cli_err(o->cmd, "the server's answer holds no job");
+            rc = LR_EXIT_FAIL;
+            goto cleanup;
+        }
+        print_job(job);
+    } else {
+        print_job_table(jget(jget(top, "lightrail-job:jobs"), "job"));
+    }
+
+cleanup:
+    json_object_put(top);
+    free(r.body);
+    free(path);
+    return rc;
+}
+
+static int
+job_delete(struct client_opts *o)
+{
+    struct client_reply r = { 0 };
+    char *path = NULL;
+    int rc;
+
+    if ((rc = client_want_args(o, 1, 1, "a job NAME")))
+        return rc;
+    if (!(path = client_job_path(o->args[1]))) {
+        lr_cli_err(o->cmd, "out of memory");
+        return LR_EXIT_FAIL;
+    }
+    if ((rc = client_call(o, "DELETE", path, NULL, 0, &r)))
+        goto cleanup;
+    if (!o->json)
+        printf("job %s deleted\n", o->args[1]);
+    else if (r.len)
+        printf("%s\n", r.body);
+
+cleanup:
+    free(r.body);
+    free(path);
+    return rc;
+}
+
+/* topology and spectrum ---------------------------------------------------- */
+
+static void
+print_topology(json_object *top)
+{
+    json_object *nets = jget(jget(top, "ietf-network:networks"), "network");
+    if (!jlen(nets))
+        printf("no networks\n");
+    for (size_t i = 0; i < jlen(nets); i++) {
+        json_object *net = jidx(nets, i), *nodes = jget(net, "node");
+        json_object *links = jget(net, "ietf-network-topology:link");
+        printf("%snetwork %s: %zu node%s, %zu link%s\n", i ? "\n" : "",
+               jstr(net, "network-id", "?"), jlen(nodes),
+               jlen(nodes) == 1 ? "" : "s", jlen(links),
+               jlen(links) == 1 ? "" : "s");
+        printf("%-12s %-24s %s\n", "NODE", "ROADM", "DATA CENTERS");
+        for (size_t k = 0; k < jlen(nodes); k++) {
+            json_object *n = jidx(nodes, k);
+            json_object *dcs = jget(n, "lightrail-topology:dc-attachment");
+            printf("%-12s %-24s ", jstr(n, "node-id", "?"),
+                   jstr(jget(n, "lightrail-topology:roadm"), "name", "-"));
+            for (size_t d = 0; d < jlen(dcs); d++)
+                printf("%s%s", d ? "," : "", jstr(jidx(dcs, d), "dc", "?"));
+            printf("%s\n", jlen(dcs) ? "" : "-");
+        }
+        printf("%-12s %-24s %10s %6s\n", "LINK", "FROM -> TO", "KM", "SLOTS");
+        for (size_t k = 0; k < jlen(links); k++) {
+            json_object *l = jidx(links, k);
+            char ends[64];
+            snprintf(ends, sizeof ends, "%s -> %s",
+                     jstr(jget(l, "source"), "source-node", "?"),
+                     jstr(jget(l, "destination"), "dest-node", "?"));
+            printf("%-12s %-24s %10s %6s\n", jstr(l, "link-id", "?"), ends,
+                   jstr(l, "lightrail-topology:length-km", "-"),
+                   jstr(l, "lightrail-topology:slots", "-"));
+        }
+    }
+}
+
+/* One link as rows of MAP_WIDTH slots:
+ *   r1-r2  [####....##..]  12/320 used */
+static int
+print_link_map(json_object *l, int width, bool channels)
+{
+    long slots = jlong(l, "slots");
+    json_object *ch = jget(l, "channel");
+    char *map;
+    if (slots <= 0 || slots > MAX_SLOTS) {
+        printf("%-*s  (%ld slots)\n", width, jstr(l, "id", "?"), slots);
+        return 0;
+    }
+    if (!(map = malloc((size_t) slots)))
+        return ENOMEM;
+    memset(map, '.', (size_t) slots);
+    for (size_t i = 0; i < jlen(ch); i++) {
+        long first = jlong(jidx(ch, i), "first-slot");
+        long w = jlong(jidx(ch, i), "slots");
+        for (long s = first < 0 ? 0 : first; s < first + w && s < slots; s++)
+            map[s] = '#';
+    }
+    for (long row = 0; row * MAP_WIDTH < slots; row++) {
+        long n = slots - row * MAP_WIDTH;
+        n = n > MAP_WIDTH ? MAP_WIDTH : n;
+        printf("%-*s  [%.*s]", width, row ? "" : jstr(l, "id", "?"), (int) n,
+               map + row * MAP_WIDTH);
+        if ((row + 1) * MAP_WIDTH >= slots)
+            printf("  %ld/%ld used", jlong(l, "used"), slots);
+        printf("\n");
+    }
+    for (size_t i = 0; channels && i < jlen(ch); i++) {
+        json_object *c = jidx(ch, i);
+        long first = jlong(c, "first-slot"), w = jlong(c, "slots");
+        printf("%-*s  slots %ld-%ld (%ld): %s\n", width, "", first,
+               first + w - 1, w, jstr(c, "job", "?"));
+    }
+    free(map);
+    return 0;
+}
+
+static int
+spectrum_show(const struct client_opts *o, json_object *top)
+{
+    json_object *state = jget(top, "lightrail-state:state");
+    json_object *links = jget(state, "link");
+    const char *only = o->n_args > 1 ? o->args[1] : NULL;
+    json_object *hit = NULL;
+    int width = 4;
+
+    for (size_t i = 0; i < jlen(links); i++) {
+        const char *id = jstr(jidx(links, i), "id", "?");
+        if (only && !strcmp(id, only))
+            hit = jidx(links, i);
+        width = (int) strlen(id) > width ? (int) strlen(id) : width;
+    }
+    if (only && !hit) {
+        lr_cli_err(o->cmd, "no link '%s' (see lightrail spectrum show)", only);
+        return LR_EXIT_NOT_FOUND;
+    }
+    if (o->json) {
+        if (!hit) {
+            print_json(top);
+            return 0;
+        }
+        json_object *one = json_object_new_object(), *s = json_object_new_object();
+        json_object *list = json_object_new_array();
+        json_object_array_add(list, json_object_get(hit));
+        json_object_object_add(s, "link", list);
+        json_object_object_add(one, "lightrail-state:state", s);
+        print_json(one);
+        json_object_put(one);
+        return 0;
+    }
+    if (!jlen(links))
+        printf("no links\n");
+    for (size_t i = 0; i < jlen(links); i++) {
+        if (hit && jidx(links, i) != hit)
+            continue;
+        if (print_link_map(jidx(links, i), hit ? (int) strlen(only) : width,
+                           hit != NULL)) {
+            lr_cli_err(o->cmd, "out of memory");
+            return LR_EXIT_FAIL;
+        }
+    }
+    return 0;
+}
+
+/* GET one resource and show it. */
+static int
+client_show(struct client_opts *o, enum client_cmd c)
+{
+    struct client_reply r = { 0 };
+    json_object *top = NULL;
+    int rc;
+
+    if (strcmp(o->args[0], "show")) {
+        lr_cli_err(o->cmd, "unknown action '%s': %s show (see --help)",
+                   o->args[0], o->cmd);
+        return LR_EXIT_USAGE;
+    }
+    if ((rc = client_want_args(o, 0, c == C_SPECTRUM, "")))
+        return rc;
+    if ((rc = client_call(o, "GET", c == C_TOPOLOGY ? NETWORKS_PATH
+                                                    : STATE_PATH,
+                          NULL, 0, &r)))
+        goto cleanup;
+    if (!r.body || !(top = json_tokener_parse(r.body))) {
+        lr_cli_err(o->cmd, "the server's answer is not JSON");
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    if (c == C_SPECTRUM)
+        rc = spectrum_show(o, top);
+    else if (o->json)
+        print_json(top);
+    else
+        print_topology(top);
+
+cleanup:
+    json_object_put(top);
+    free(r.body);
+    return rc;
+}
+
+/* Entry points ------------------------------------------------------------- */
+
+static int
+client_main(int argc, char **argv, enum client_cmd c, const char *cmd)
+{
+    struct client_opts o = { .cmd = cmd };
+    int rc = client_parse(argc, argv, c, &o);
+    if (rc)
+        return rc < 0 ? LR_EXIT_OK : rc;
+    if (c != C_JOB || strcmp(o.args[0], "submit")) {
+        if (o.submit_opts) {
+            lr_cli_err(cmd, "--name, --model, --batch, --microbatch, "
+                       "--gpus-*, --algorithm go with job submit only");
+            return LR_EXIT_USAGE;
+        }
+    }
+    if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+        lr_cli_err(cmd, "cannot initialise libcurl");
+        return LR_EXIT_FAIL;
+    }
+    if (c != C_JOB)
+        rc = client_show(&o, c);
+    else if (!strcmp(o.args[0], "submit"))
+        rc = job_submit(&o);
+    else if (!strcmp(o.args[0], "list"))
+        rc = job_list_or_show(&o, false);
+    else if (!strcmp(o.args[0], "show"))
+        rc = job_list_or_show(&o, true);
+    else if (!strcmp(o.args[0], "delete"))
+        rc = job_delete(&o);
+    else {
+        lr_cli_err(cmd, "unknown action '%s': submit, list, show or delete",
+                   o.args[0]);
+        rc = LR_EXIT_USAGE;
+    }
+    curl_global_cleanup();
+    return rc;
+}
+
+int
+lr_cmd_job(int argc, char **argv)
+{
+    return client_main(argc, argv, C_JOB, "job");
+}
+
+int
+lr_cmd_topology(int argc, char **argv)
+{
+    return client_main(argc, argv, C_TOPOLOGY, "topology");
+}
+
+int
+lr_cmd_spectrum(int argc, char **argv)
+{
+    return client_main(argc, argv, C_SPECTRUM, "spectrum");
+}
