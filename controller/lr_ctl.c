@@ -324,9 +324,10 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     /* 2. The plan, over the fixed inter-DC links. */
     enum lr_tm_why why = run_planner(tm, in->algorithm, plan, ev);
     if (why != LR_TM_OK) {
+        char detail[LR_JOB_REASON_MAX];
+        lr_tm_explain(tm, why, detail, sizeof detail);
         job->phase = LR_JOB_BLOCKED;
-        set_reason(job, "no plan (%s): %s",
-                 in->algorithm, lr_tm_why_str(why));
+        set_reason(job, "no plan (%s): %s", in->algorithm, detail);
         c->counters.blocks_plan++;
         goto cleanup;
     }

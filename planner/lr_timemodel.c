@@ -1,6 +1,7 @@
 /* lr_timemodel: the v1 iteration-time model; see lr_timemodel.h. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,3 +199,39 @@ lr_tm_evaluate(const struct lr_tm *tm, const struct lr_plan *plan,
     out->why = LR_TM_OK;
     return LR_TM_OK;
 }
+
+void
+lr_tm_explain(const struct lr_tm *tm, enum lr_tm_why why, char *buf, size_t len)
+{
+    const struct lr_model *m = tm->model;
+    if (why == LR_TM_MEMORY) {
+        /* The least any layer can need: alone, on a whole DC, one stage. */
+        double need = INFINITY, have = 0;
+        int worst = 0;
+        for (int l = 0; l < m->n_layers; l++) {
+            double least = INFINITY;
+            for (int k = 0; k < tm->n_dcs; k++)
+                least = fmin(least, lr_tm_stage_mem(tm, l, l,
+                                                    tm->dcs[k].n_devices, 1));
+            if (!isfinite(need) || least > need) {
+                need = least;
+                worst = l;
+            }
+        }
+        for (int k = 0; k < tm->n_dcs; k++)
+            have = fmax(have, tm->dcs[k].mem);
+        if (need > have)
+            snprintf(buf, len, "memory: layer %d alone needs %.1f GB per "
+                     "device (16 bytes per parameter for mixed-precision "
+                     "Adam plus activations), the largest device has "
+                     "%.1f GB", worst + 1, need / 1e9, have / 1e9);
+        else
+            snprintf(buf, len, "memory: no cut of the %d layers into stages "
+                     "fits the devices of the data centers (largest device "
+                     "%.1f GB); use more devices or a smaller microbatch",
+                     m->n_layers, have / 1e9);
+        return;
+    }
+    snprintf(buf, len, "%s", lr_tm_why_str(why));
+}
+

@@ -32,6 +32,7 @@
 #define LR_TIMEMODEL_H 1
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "planner/lr_cluster.h"
 #include "planner/lr_model.h"
@@ -145,5 +146,10 @@ enum lr_tm_why lr_tm_evaluate(const struct lr_tm *, const struct lr_plan *,
                               struct lr_tm_eval *out);
 
 const char *lr_tm_why_str(enum lr_tm_why);
+
+/* A reason a user can act on, for 'why' on 'tm' (for memory: the largest
+ * single layer's need against the largest device), into buf[len]. */
+void lr_tm_explain(const struct lr_tm *, enum lr_tm_why, char *buf,
+                   size_t len);
 
 #endif

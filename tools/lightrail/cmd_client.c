@@ -1001,3 +1001,20 @@ lr_cmd_spectrum(int argc, char **argv)
 {
     return client_main(argc, argv, C_SPECTRUM, "spectrum");
 }
+
+int
+lr_client_request(const char *server, const char *token, const char *cacert,
+                  const char *method, const char *path, const char *body,
+                  long *status, char **reply)
+{
+    struct client_opts o = {
+        .cmd = "client", .server = server, .token = token, .cacert = cacert,
+        .timeout = 30,
+    };
+    struct client_reply r;
+    int rc = client_call(&o, method, path, body, body ? strlen(body) : 0,
+                         &r);
+    *status = r.status;
+    *reply = r.body;
+    return rc;
+}

@@ -220,42 +220,6 @@ parse_order(const char *list, const struct lr_cluster *c, int *order, int *n)
     return 0;
 }
 
-/* A reason a user can act on when no plan exists. */
-static void
-explain(const struct lr_tm *tm, enum lr_tm_why why, char *buf, size_t len)
-{
-    const struct lr_model *m = tm->model;
-    if (why == LR_TM_MEMORY) {
-        /* The least any layer can need: alone, on a whole DC, one stage. */
-        double need = INFINITY, have = 0;
-        int worst = 0;
-        for (int l = 0; l < m->n_layers; l++) {
-            double least = INFINITY;
-            for (int k = 0; k < tm->n_dcs; k++)
-                least = fmin(least, lr_tm_stage_mem(tm, l, l,
-                                                    tm->dcs[k].n_devices, 1));
-            if (!isfinite(need) || least > need) {
-                need = least;
-                worst = l;
-            }
-        }
-        for (int k = 0; k < tm->n_dcs; k++)
-            have = fmax(have, tm->dcs[k].mem);
-        if (need > have)
-            snprintf(buf, len, "memory: layer %d alone needs %.1f GB per "
-                     "device (16 bytes per parameter for mixed-precision "
-                     "Adam plus activations), the largest device has "
-                     "%.1f GB", worst + 1, need / 1e9, have / 1e9);
-        else
-            snprintf(buf, len, "memory: no cut of the %d layers into stages "
-                     "fits the devices of the data centers (largest device "
-                     "%.1f GB); use more devices or a smaller microbatch",
-                     m->n_layers, have / 1e9);
-        return;
-    }
-    snprintf(buf, len, "%s", lr_tm_why_str(why));
-}
-
 /* GPipe with flush, simulated: returns the makespan and draws the chart
  * when 'g' is not NULL.  Rows: stage s at 2s, its outgoing transfers at
  * 2s + 1. */
@@ -511,7 +475,7 @@ lr_cmd_plan(int argc, char **argv)
     }
     double search = lr_cli_now() - t0;
     if (why != LR_TM_OK)
-        explain(tm, why, reason, sizeof reason);
+        lr_tm_explain(tm, why, reason, sizeof reason);
     if (o.algo == A_EXACT && !xs.complete)
         fprintf(stderr, "lightrail plan: exact search stopped after %ld "
                 "nodes (--max-nodes): the plan is the best found, not a "

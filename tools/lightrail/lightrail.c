@@ -21,6 +21,9 @@ struct lr_cli_command {
 static const struct lr_cli_command commands[] = {
     { "rsa-sim", lr_cmd_rsa_sim,
       "simulate routing, modulation and spectrum assignment (RMSA) policies" },
+    { "demo", lr_cmd_demo,
+      "start lightraild on embedded defaults, admit sample jobs, show "
+      "what they got" },
     { "plan", lr_cmd_plan,
       "cut a model into pipeline stages across data centers (CDynP, exact, "
       "baselines)" },

@@ -33,6 +33,17 @@ int lr_cmd_plan(int argc, char **argv);
 int lr_cmd_job(int argc, char **argv);
 int lr_cmd_topology(int argc, char **argv);
 int lr_cmd_spectrum(int argc, char **argv);
+int lr_cmd_demo(int argc, char **argv);
+
+/* One request to lightraild over HTTPS (tools/lightrail/cmd_client.c):
+ * 'path' percent-encoded, 'body' NUL-terminated or NULL.  Returns
+ * LR_EXIT_OK for a 2xx answer, else the exit code of the client commands
+ * (the reason printed on stderr); '*status' gets the HTTP status and
+ * '*reply' the body (malloc'ed, possibly NULL; the caller frees it). */
+int lr_client_request(const char *server, const char *token,
+                      const char *cacert, const char *method,
+                      const char *path, const char *body, long *status,
+                      char **reply);
 
 /* Parse the whole string as a number within [lo, hi]; 0 or EINVAL. */
 int lr_cli_parse_long(const char *s, long lo, long hi, long *out);

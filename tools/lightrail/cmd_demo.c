@@ -1,0 +1,355 @@
+/*
+ * lightrail demo: the whole controller on one machine, in one command.
+ *
+ * Starts lightraild on embedded defaults (the metro topology and cluster
+ * of examples/, dummy ROADMs) in a fresh temporary state directory with a
+ * throw-away certificate and token, admits sample jobs of different models
+ * over the HTTPS API, prints each job's plan, lightpaths and predicted
+ * iteration time and the spectrum map, and stops the daemon.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "config.h"
+#include "tools/lightrail/lr_cli.h"
+#include "tools/lightrail/lr_tls_selfsigned.h"
+
+#define CMD "demo"
+#define JOBS "/restconf/data/lightrail-job:jobs"
+
+/* Generated from examples/ by tools/embed-text.sh. */
+extern const char lr_demo_topology[];
+extern const char lr_demo_cluster[];
+
+struct sample {
+    const char *name, *model, *batch, *micro, *gmin, *gmax;
+};
+
+/* Enough to fill the metro cluster (16 A100, 32 V100, 8 H100) and show a
+ * block for want of GPUs and one for want of memory. */
+static const struct sample samples[] = {
+    { "gpt-1.9b-a", "gpt-1.9b", "64", "4", "4", "32" },
+    { "bert-large-a", "bert-large", "64", "2", "2", "8" },
+    { "llama2-7b-a", "llama2-7b", "32", "1", "8", "16" },
+    { "llama2-13b-a", "llama2-13b", "32", "1", "16", "64" },
+    { "llama2-70b-a", "llama2-70b", "32", "1", "4", "4" },
+};
+#define N_SAMPLES (int) (sizeof samples / sizeof samples[0])
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+"usage: lightrail demo [--format text|json] [--keep] [--lightraild PATH]\n"
+"\n"
+"Starts lightraild on embedded defaults (a 6-ROADM metro ring with three\n"
+"data centers, dummy ROADMs) in a temporary state directory, admits %d\n"
+"sample jobs over HTTPS, prints their plans, lightpaths, predicted\n"
+"iteration times and the spectrum map, and stops the daemon.\n"
+"\n"
+"  --format json     a summary object instead (jobs_submitted, jobs_active,\n"
+"                    jobs_blocked, jobs_failed, lightpaths, jobs)\n"
+"  --keep            keep the temporary directory (state, log, config)\n"
+"  --lightraild PATH the daemon to start (default: beside this program,\n"
+"                    then %s/lightraild, then $PATH)\n", N_SAMPLES, SBINDIR);
+}
+
+static int
+write_file(const char *dir, const char *name, const char *text)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) == EOF || fclose(f)) {
+        lr_cli_err(CMD, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The daemon to run: beside us, then the installed one, then $PATH. */
+static void
+find_daemon(const char *given, char *out, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n;
+    if (given) {
+        snprintf(out, len, "%s", given);
+        return;
+    }
+    if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            snprintf(slash + 1, sizeof self - (size_t) (slash + 1 - self),
+                     "lightraild");
+            if (!access(self, X_OK)) {
+                snprintf(out, len, "%s", self);
+                return;
+            }
+        }
+    }
+    snprintf(out, len, "%s/lightraild", SBINDIR);
+    if (access(out, X_OK))
+        snprintf(out, len, "lightraild");
+}
+
+static int
+random_token(char *out, size_t len)
+{
+    unsigned char b[16];
+    FILE *f = fopen("/dev/urandom", "r");
+    if (!f || fread(b, 1, sizeof b, f) != sizeof b) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    fclose(f);
+    for (size_t i = 0; i < sizeof b && 2 * i + 2 < len; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+    return 0;
+}
+
+static void
+stop(pid_t pid)
+{
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 100; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return;
+        usleep(50000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+int
+lr_cmd_demo(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "format", required_argument, NULL, 'f' },
+        { "keep", no_argument, NULL, 'k' },
+        { "lightraild", required_argument, NULL, 'l' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int json = 0, keep = 0, c, rc = LR_EXIT_FAIL;
+    const char *daemon_path = NULL;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
+                lr_cli_err(CMD, "--format wants 'text' or 'json', not '%s'",
+                           optarg);
+                return LR_EXIT_USAGE;
+            }
+            json = !strcmp(optarg, "json");
+            break;
+        case 'k': keep = 1; break;
+        case 'l': daemon_path = optarg; break;
+        case 'h': usage(stdout); return LR_EXIT_OK;
+        default:
+            lr_cli_err(CMD, "unknown option '%s' (see --help)",
+                       argv[optind - 1]);
+            return LR_EXIT_USAGE;
+        }
+    }
+
+    char dir[] = "/tmp/lightrail-demo-XXXXXX", path[PATH_MAX + 64];
+    char token[40], err[512], daemon_bin[PATH_MAX], url[64];
+    char cert[PATH_MAX + 16], cfgtext[2048];
+    pid_t pid = -1;
+    json_object *summary = NULL;
+    if (!mkdtemp(dir)) {
+        lr_cli_err(CMD, "cannot make a temporary directory: %s",
+                   strerror(errno));
+        return LR_EXIT_FAIL;
+    }
+    snprintf(cert, sizeof cert, "%s/cert.pem", dir);
+    snprintf(path, sizeof path, "%s/key.pem", dir);
+    if (write_file(dir, "metro-topology.json", lr_demo_topology)
+        || write_file(dir, "metro-cluster.json", lr_demo_cluster)
+        || random_token(token, sizeof token)
+        || lr_tls_selfsigned(cert, path, err, sizeof err)) {
+        lr_cli_err(CMD, "cannot prepare %s: %s", dir, err);
+        goto cleanup;
+    }
+    snprintf(cfgtext, sizeof cfgtext,
+             "{\"lightrail-config:lightraild\": {\n"
+             "  \"listen\": {\"address\": \"127.0.0.1\", \"port\": 0, "
+             "\"tls\": true,\n"
+             "             \"certificate\": \"cert.pem\", \"key\": "
+             "\"key.pem\"},\n"
+             "  \"token\": [{\"name\": \"demo\", \"secret\": \"%s\"}],\n"
+             "  \"state-dir\": \"state\",\n"
+             "  \"topology-file\": \"metro-topology.json\",\n"
+             "  \"cluster-file\": \"metro-cluster.json\"\n}}\n", token);
+    if (write_file(dir, "lightraild.json", cfgtext))
+        goto cleanup;
+
+    find_daemon(daemon_path, daemon_bin, sizeof daemon_bin);
+    pid = fork();
+    if (pid == 0) {
+        snprintf(path, sizeof path, "%s/lightraild.log", dir);
+        if (!freopen(path, "w", stderr))
+            _exit(127);
+        snprintf(path, sizeof path, "%s/lightraild.json", dir);
+        execlp(daemon_bin, "lightraild", "--config", path, "--foreground",
+               (char *) NULL);
+        fprintf(stderr, "cannot run %s: %s\n", daemon_bin, strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0) {
+        lr_cli_err(CMD, "fork: %s", strerror(errno));
+        goto cleanup;
+    }
+    /* Ready when it has written the port it bound. */
+    int port = 0;
+    snprintf(path, sizeof path, "%s/state/lightraild.port", dir);
+    for (int i = 0; i < 200 && !port; i++) {
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (fscanf(f, "%d", &port) != 1)
+                port = 0;
+            fclose(f);
+        }
+        if (!port && waitpid(pid, NULL, WNOHANG) == pid) {
+            lr_cli_err(CMD, "%s stopped at start; see %s/lightraild.log",
+                       daemon_bin, dir);
+            pid = -1;
+            keep = 1;
+            goto cleanup;
+        }
+        if (!port)
+            usleep(50000);
+    }
+    if (!port) {
+        lr_cli_err(CMD, "lightraild did not come up in 10 s; see "
+                   "%s/lightraild.log", dir);
+        keep = 1;
+        goto cleanup;
+    }
+    snprintf(url, sizeof url, "https://127.0.0.1:%d", port);
+    if (!json)
+        printf("lightraild %s serving %s (state in %s)\n\n", PACKAGE_VERSION,
+               url, dir);
+
+    summary = json_object_new_object();
+    json_object *list = json_object_new_array();
+    int n_active = 0, n_blocked = 0, n_failed = 0, n_lightpaths = 0;
+    for (int i = 0; i < N_SAMPLES; i++) {
+        const struct sample *s = &samples[i];
+        char body[512];
+        snprintf(body, sizeof body,
+                 "{\"lightrail-job:job\":[{\"name\":\"%s\",\"model\":\"%s\","
+                 "\"batch\":%s,\"microbatch\":%s,\"gpus\":{\"min\":%s,"
+                 "\"max\":%s}}]}", s->name, s->model, s->batch, s->micro,
+                 s->gmin, s->gmax);
+        if (!json) {
+            printf("$ lightrail job submit --name %s --model %s --batch %s "
+                   "--microbatch %s --gpus-min %s --gpus-max %s\n", s->name,
+                   s->model, s->batch, s->micro, s->gmin, s->gmax);
+            fflush(stdout);
+            char *av[] = {
+                "job", "submit", "--name", (char *) s->name, "--model",
+                (char *) s->model, "--batch", (char *) s->batch,
+                "--microbatch", (char *) s->micro, "--gpus-min",
+                (char *) s->gmin, "--gpus-max", (char *) s->gmax, "--server",
+                url, "--token", token, "--cacert", cert, NULL,
+            };
+            lr_cmd_job((int) (sizeof av / sizeof *av) - 1, av);
+            printf("\n");
+            fflush(stdout);
+            continue;
+        }
+        long status;
+        char *reply = NULL;
+        lr_client_request(url, token, cert, "POST", JOBS, body, &status,
+                          &reply);
+        json_object *doc = reply ? json_tokener_parse(reply) : NULL, *arr,
+                    *job = NULL, *state = NULL, *v;
+        if (doc && json_object_object_get_ex(doc, "lightrail-job:job", &arr))
+            job = json_object_array_get_idx(arr, 0);
+        if (job)
+            json_object_object_get_ex(job, "state", &state);
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "name", json_object_new_string(s->name));
+        json_object_object_add(o, "model", json_object_new_string(s->model));
+        json_object_object_add(o, "http_status", json_object_new_int((int) status));
+        if (state) {
+            const char *phase = json_object_object_get_ex(state, "phase", &v)
+                                ? json_object_get_string(v) : "?";
+            json_object_object_add(o, "phase", json_object_new_string(phase));
+            n_active += !strcmp(phase, "active");
+            n_blocked += !strcmp(phase, "blocked");
+            n_failed += !strcmp(phase, "failed");
+            if (json_object_object_get_ex(state, "reason", &v))
+                json_object_object_add(o, "reason", json_object_get(v));
+            if (json_object_object_get_ex(state, "iteration-time-s", &v))
+                json_object_object_add(o, "iteration_time_s",
+                    json_object_new_double(atof(json_object_get_string(v))));
+            int lp = json_object_object_get_ex(state, "lightpath", &v)
+                     ? (int) json_object_array_length(v) : 0;
+            n_lightpaths += lp;
+            json_object_object_add(o, "lightpaths", json_object_new_int(lp));
+        }
+        json_object_array_add(list, o);
+        json_object_put(doc);
+        free(reply);
+    }
+    if (json) {
+        json_object_object_add(summary, "jobs_submitted",
+                               json_object_new_int(N_SAMPLES));
+        json_object_object_add(summary, "jobs_active",
+                               json_object_new_int(n_active));
+        json_object_object_add(summary, "jobs_blocked",
+                               json_object_new_int(n_blocked));
+        json_object_object_add(summary, "jobs_failed",
+                               json_object_new_int(n_failed));
+        json_object_object_add(summary, "lightpaths",
+                               json_object_new_int(n_lightpaths));
+        json_object_object_add(summary, "jobs", list);
+        printf("%s\n", json_object_to_json_string_ext(summary,
+                                                      JSON_C_TO_STRING_PRETTY));
+    } else {
+        json_object_put(list);
+        printf("$ lightrail spectrum show\n");
+        fflush(stdout);
+        char *av[] = { "spectrum", "show", "--server", url, "--token", token,
+                       "--cacert", cert, NULL };
+        lr_cmd_spectrum((int) (sizeof av / sizeof *av) - 1, av);
+        printf("\n$ lightrail job list\n");
+        fflush(stdout);
+        char *al[] = { "job", "list", "--server", url, "--token", token,
+                       "--cacert", cert, NULL };
+        lr_cmd_job((int) (sizeof al / sizeof *al) - 1, al);
+    }
+    rc = LR_EXIT_OK;
+
+cleanup:
+    if (pid > 0)
+        stop(pid);
+    json_object_put(summary);
+    if (keep) {
+        fprintf(stderr, "lightrail demo: kept %s\n", dir);
+    } else {
+        char cmd[PATH_MAX + 32];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            lr_cli_err(CMD, "could not remove %s", dir);
+    }
+    return rc;
+}
