@@ -20,6 +20,26 @@ static const double lr_ctl_rates[] = { 400, 200, 100 };
 #define LR_CTL_S_PER_KM 5e-6
 /* The exact planner is exponential: bound it inside the daemon. */
 #define LR_CTL_EXACT_NODES 2000000
+/* Plans remembered (see struct plan_memo). */
+#define LR_CTL_MEMO 256
+
+/* A plan depends only on the model, the training shape, the algorithm
+ * and the devices it may use, and the planners are deterministic: the
+ * same question gets the same answer, so it is asked once.  Operators
+ * submit the same job templates again and again, and a released job
+ * gives back exactly the devices it took, so the same free-device vector
+ * comes back; planning (milliseconds) would otherwise dominate an
+ * admission (tens of microseconds for the rest). */
+struct plan_memo {
+    char model[LR_NAME_MAX];
+    double batch, micro;
+    char algorithm[16];
+    int n_dcs;
+    int devices[LR_TM_MAX_DCS];
+    enum lr_tm_why why;
+    struct lr_plan plan;
+    unsigned long long used;  /* for least-recently-used eviction */
+};
 
 struct lr_ctl {
     struct lr_topo *topo;
@@ -33,6 +53,8 @@ struct lr_ctl {
     const struct sb_driver_class **cls;   /* per topology node */
     struct sb_device **dev;
     struct lr_ctl_counters counters;
+    struct plan_memo *memo;           /* [LR_CTL_MEMO] */
+    unsigned long long memo_clock;
 };
 
 static int
@@ -254,6 +276,48 @@ dc_node_of(const struct lr_topo *t, const struct lr_cluster *cl, int k)
 
 static enum lr_tm_why
 run_planner(const struct lr_tm *tm, const char *algo, struct lr_plan *plan,
+            struct lr_tm_eval *ev);
+
+/* run_planner() through the memo (see struct plan_memo). */
+static enum lr_tm_why
+plan_memoised(struct lr_ctl *c, const struct lr_intent *in,
+              const struct lr_tm *tm, struct lr_plan *plan,
+              struct lr_tm_eval *ev)
+{
+    struct plan_memo key;
+    memset(&key, 0, sizeof key);
+    snprintf(key.model, sizeof key.model, "%s", in->model);
+    snprintf(key.algorithm, sizeof key.algorithm, "%s", in->algorithm);
+    key.batch = in->batch;
+    key.micro = in->micro;
+    key.n_dcs = tm->n_dcs;
+    for (int k = 0; k < tm->n_dcs; k++)
+        key.devices[k] = tm->dcs[k].n_devices;
+    struct plan_memo *victim = &c->memo[0];
+    for (int i = 0; i < LR_CTL_MEMO; i++) {
+        struct plan_memo *m = &c->memo[i];
+        if (m->used && !strcmp(m->model, key.model)
+            && !strcmp(m->algorithm, key.algorithm)
+            && m->batch == key.batch && m->micro == key.micro
+            && m->n_dcs == key.n_dcs
+            && !memcmp(m->devices, key.devices,
+                       (size_t) key.n_dcs * sizeof *key.devices)) {
+            m->used = ++c->memo_clock;
+            *plan = m->plan;
+            return m->why;
+        }
+        if (m->used < victim->used)
+            victim = m;
+    }
+    key.why = run_planner(tm, in->algorithm, plan, ev);
+    key.plan = *plan;
+    key.used = ++c->memo_clock;
+    *victim = key;
+    return key.why;
+}
+
+static enum lr_tm_why
+run_planner(const struct lr_tm *tm, const char *algo, struct lr_plan *plan,
             struct lr_tm_eval *ev)
 {
     if (!strcmp(algo, "exact")) {
@@ -322,7 +386,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     }
 
     /* 2. The plan, over the fixed inter-DC links. */
-    enum lr_tm_why why = run_planner(tm, in->algorithm, plan, ev);
+    enum lr_tm_why why = plan_memoised(c, in, tm, plan, ev);
     if (why != LR_TM_OK) {
         char detail[LR_JOB_REASON_MAX];
         lr_tm_explain(tm, why, detail, sizeof detail);
@@ -467,16 +531,23 @@ lr_ctl_submit(struct lr_ctl *c, const struct lr_intent *intent,
         return remember_job(c, job);
     }
 
-    /* 5. Reserve in one transaction, in phase provisioning. */
+    /* 5. Reserve in one transaction.  A job without lightpaths touches no
+     * device and goes straight to active: one transaction is the whole
+     * admission.  Otherwise it is stored as provisioning first, so that a
+     * crash during step 6 is rolled back at restart. */
     for (int k = 0; k < c->cluster->n_dcs; k++)
         c->gpus_used[k] += job->gpus[k];
-    job->phase = LR_JOB_PROVISIONING;
+    job->phase = job->n_lightpaths ? LR_JOB_PROVISIONING : LR_JOB_ACTIVE;
     rc = lr_store_put_job(c->store, job);
     if (rc) {
         unbook(c, job);
         return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
     }
     remember_job(c, job);
+    if (job->phase == LR_JOB_ACTIVE) {
+        c->counters.admissions++;
+        return 0;
+    }
 
     /* 6. The devices, all or nothing. */
     char why[512];
@@ -511,7 +582,11 @@ lr_ctl_delete(struct lr_ctl *c, const char *name, char *err, size_t errlen)
     if (!j)
         return fail(err, errlen, ENOENT, "no job named '%s'", name);
     struct lr_job job = *j;
-    if (job.n_lightpaths > 0 || job.phase == LR_JOB_ACTIVE) {
+    /* Only a job with channels on devices needs the releasing phase; a
+     * job that holds GPUs alone is released by the delete itself. */
+    if (job.n_lightpaths == 0 && job.phase == LR_JOB_ACTIVE)
+        unbook(c, &job);
+    if (job.n_lightpaths > 0) {
         if (lr_store_set_phase(c->store, name, LR_JOB_RELEASING, "",
                                now_ms()))
             return fail(err, errlen, EIO, "store: %s",
@@ -805,7 +880,8 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
         return fail(err, errlen, ENOMEM, "out of memory");
     c->topo = lr_topo_clone(cfg->topo);
     c->cluster = lr_cluster_clone(cfg->cluster);
-    if (!c->topo || !c->cluster) {
+    c->memo = calloc(LR_CTL_MEMO, sizeof *c->memo);
+    if (!c->topo || !c->cluster || !c->memo) {
         rc = fail(err, errlen, ENOMEM, "out of memory");
         goto fail;
     }
@@ -867,6 +943,7 @@ lr_ctl_free(struct lr_ctl *c)
     lr_cluster_free(c->cluster);
     lr_topo_free(c->topo);
     free(c->jobs);
+    free(c->memo);
     free(c);
 }
 

@@ -582,8 +582,19 @@ lr_store_configure(struct lr_store *s)
 {
     sqlite3_stmt *stmt = NULL;
     int ret = 0;
-    int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1,
-                                &stmt, NULL);
+    /* One process owns the database (lightraild, or a tool while the
+     * daemon is stopped): an exclusive lock, taken once and held, spares
+     * every transaction its fcntl() lock calls and WAL its shared-memory
+     * index.  Another process opening the file meanwhile gets "database
+     * is locked". */
+    int rc = sqlite3_exec(s->db, "PRAGMA locking_mode = EXCLUSIVE", NULL,
+                          NULL, NULL);
+    if (rc != SQLITE_OK) {
+        ret = lr_store_sqlerr(s, rc, "cannot take the database exclusively");
+        goto cleanup;
+    }
+    rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &stmt,
+                            NULL);
 
     if (rc == SQLITE_OK)
         rc = sqlite3_step(stmt);

@@ -346,6 +346,9 @@ test_delete_cascades(void)
     CU_ASSERT_EQUAL(lr_store_delete_job(s, "a"), ENOENT);
     CU_ASSERT_STRING_EQUAL(lr_store_error(s) + strlen(db_path("delete")),
                            ": no job 'a'");
+    /* Read the tables behind the store's back: it holds the file
+     * exclusively while open. */
+    lr_store_close(s);
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE job = 'a'",
                  tables[i]);
@@ -354,6 +357,7 @@ test_delete_cascades(void)
                  tables[i]);
         CU_ASSERT(raw_int("delete", sql) > 0);
     }
+    s = open_store("delete");
     /* a's slots are free. */
     make_job(&a, "c", 10, 0);
     CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
@@ -536,7 +540,10 @@ test_check_corrupt(void)
         CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
         CU_ASSERT_EQUAL(lr_store_put_job(s, &b), 0);
         assert_check_ok(s);
+        /* The store holds its file exclusively: corrupt it while closed. */
+        lr_store_close(s);
         CU_ASSERT_EQUAL(raw_exec(name, corruptions[i].sql), SQLITE_OK);
+        s = open_store(name);
         CU_ASSERT_EQUAL(lr_store_check(s, err, sizeof err), EINVAL);
         CU_ASSERT_STRING_EQUAL(err, corruptions[i].message);
         if (strcmp(err, corruptions[i].message))
