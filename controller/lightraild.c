@@ -13,6 +13,7 @@
  * (the port bound, useful with port 0) once it serves.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include "config.h"
 #include "controller/lr_ctl.h"
 #include "controller/lr_log.h"
+#include "controller/lr_store.h"
 #include "northbound/nb_restconf.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
@@ -77,6 +79,37 @@ read_text(const char *path)
     if (lr_yang_read_file(path, &buf, &len, err, sizeof err))
         return NULL;
     return buf;
+}
+
+/* The topology and inventory a previous run stored, if any: true with
+ * everything loaded, false to use the files. */
+static bool
+load_stored(struct ly_ctx *ly, const char *db, char **topo_json,
+            char **cluster_json, struct lr_topo **topo,
+            struct lr_cluster **cluster)
+{
+    struct lr_store *st = NULL;
+    char err[1024];
+    bool ok = false;
+    if (access(db, F_OK) || lr_store_open(db, &st, err, sizeof err))
+        return false;
+    if (!lr_store_get_doc(st, "topology", topo_json)
+        && !lr_store_get_doc(st, "cluster", cluster_json)
+        && !lr_yang_load_topo_mem(ly, *topo_json, strlen(*topo_json),
+                                  "stored topology", topo, err, sizeof err)
+        && !lr_yang_load_cluster_mem(ly, *cluster_json,
+                                     strlen(*cluster_json), "stored inventory",
+                                     cluster, err, sizeof err))
+        ok = true;
+    lr_store_close(st);
+    if (!ok) {
+        free(*topo_json);
+        free(*cluster_json);
+        *topo_json = *cluster_json = NULL;
+        lr_topo_free(*topo);
+        *topo = NULL;
+    }
+    return ok;
 }
 
 struct daemon {
@@ -138,24 +171,31 @@ main(int argc, char **argv)
         goto cleanup;
     }
     lr_log_use_syslog(cfg->log == LR_CONFIG_LOG_SYSLOG);
-    if (lr_yang_load_topo(ly, cfg->topology_file, &topo, err, sizeof err)
-        || lr_yang_load_cluster(ly, cfg->cluster_file, &cluster, err,
-                                sizeof err)
-        || lr_yang_check_attachments(topo, cfg->topology_file, cluster,
-                                     cfg->cluster_file, err, sizeof err)) {
-        lr_log(LR_LOG_ERR, "%s", err);
-        rc = 2;
-        goto cleanup;
-    }
     if (ensure_dir(cfg->state_dir) || ensure_dir(cfg->dummy_dir)) {
         lr_log(LR_LOG_ERR, "cannot create %s or %s: %s", cfg->state_dir,
                cfg->dummy_dir, strerror(errno));
         goto cleanup;
     }
-    topo_json = read_text(cfg->topology_file);
-    cluster_json = read_text(cfg->cluster_file);
     char db[LR_CONFIG_PATH_MAX + 32];
     snprintf(db, sizeof db, "%s/lightrail.db", cfg->state_dir);
+    /* The files seed a new state directory; after that the store holds
+     * the network (a PUT changes it there), and the files are not read. */
+    if (load_stored(ly, db, &topo_json, &cluster_json, &topo, &cluster)) {
+        lr_log(LR_LOG_INFO, "topology and inventory from the store %s", db);
+    } else {
+        topo_json = read_text(cfg->topology_file);
+        cluster_json = read_text(cfg->cluster_file);
+        if (lr_yang_load_topo(ly, cfg->topology_file, &topo, err, sizeof err)
+            || lr_yang_load_cluster(ly, cfg->cluster_file, &cluster, err,
+                                    sizeof err)
+            || lr_yang_check_attachments(topo, cfg->topology_file, cluster,
+                                         cfg->cluster_file, err,
+                                         sizeof err)) {
+            lr_log(LR_LOG_ERR, "%s", err);
+            rc = 2;
+            goto cleanup;
+        }
+    }
     struct lr_ctl_config cc = {
         .db_path = db, .topo = topo, .cluster = cluster,
         .topo_json = topo_json, .cluster_json = cluster_json,

@@ -55,6 +55,11 @@ struct lr_ctl {
     struct lr_ctl_counters counters;
     struct plan_memo *memo;           /* [LR_CTL_MEMO] */
     unsigned long long memo_clock;
+    /* How to reach the ROADMs, kept for a new topology (PUT). */
+    char default_driver[32];
+    char dummy_dir[256];      /* as sb_device_config.address */
+    struct sb_device_config *dev_cfg;
+    int n_dev_cfg;
 };
 
 static int
@@ -748,8 +753,7 @@ lr_ctl_reconcile(struct lr_ctl *c, bool repair, char **report, int *drift,
 /* ---- start and recovery ---- */
 
 static int
-open_devices(struct lr_ctl *c, const struct lr_ctl_config *cfg, char *err,
-             size_t errlen)
+open_devices(struct lr_ctl *c, char *err, size_t errlen)
 {
     int n = c->topo->n_nodes;
     c->cls = calloc((size_t) n + 1, sizeof *c->cls);
@@ -760,13 +764,11 @@ open_devices(struct lr_ctl *c, const struct lr_ctl_config *cfg, char *err,
         struct sb_device_config dc;
         memset(&dc, 0, sizeof dc);
         snprintf(dc.name, sizeof dc.name, "%s", c->topo->nodes[node].name);
-        snprintf(dc.driver, sizeof dc.driver, "%s",
-                 cfg->default_driver ? cfg->default_driver : "dummy");
-        snprintf(dc.address, sizeof dc.address, "%s",
-                 cfg->dummy_dir ? cfg->dummy_dir : ".");
-        for (int i = 0; i < cfg->n_devices; i++)
-            if (!strcmp(cfg->devices[i].name, dc.name))
-                dc = cfg->devices[i];
+        snprintf(dc.driver, sizeof dc.driver, "%s", c->default_driver);
+        snprintf(dc.address, sizeof dc.address, "%s", c->dummy_dir);
+        for (int i = 0; i < c->n_dev_cfg; i++)
+            if (!strcmp(c->dev_cfg[i].name, dc.name))
+                dc = c->dev_cfg[i];
         c->cls[node] = sb_driver_find(dc.driver);
         if (!c->cls[node])
             return fail(err, errlen, EINVAL, "ROADM %s: unknown southbound "
@@ -776,6 +778,92 @@ open_devices(struct lr_ctl *c, const struct lr_ctl_config *cfg, char *err,
         if (rc)
             return fail(err, errlen, rc, "ROADM %s: %s", dc.name, e);
     }
+    return 0;
+}
+
+/* Everything that follows from the topology and the inventory: copies
+ * of both, the DCs' ROADMs, the RMSA engine (and its spectrum), the
+ * devices; the memo of plans is forgotten. */
+static int
+open_network(struct lr_ctl *c, const struct lr_topo *topo,
+             const struct lr_cluster *cluster, char *err, size_t errlen)
+{
+    c->topo = lr_topo_clone(topo);
+    c->cluster = lr_cluster_clone(cluster);
+    if (!c->topo || !c->cluster)
+        return fail(err, errlen, ENOMEM, "out of memory");
+    if (c->cluster->n_dcs > LR_TM_MAX_DCS)
+        return fail(err, errlen, EINVAL, "more than %d data centers",
+                    LR_TM_MAX_DCS);
+    for (int k = 0; k < c->cluster->n_dcs; k++)
+        c->dc_node[k] = dc_node_of(c->topo, c->cluster, k);
+    struct lr_modtable mods;
+    lr_modtable_default(&mods);
+    struct lr_rsa_config rc_cfg = { .k = 5, .order = LR_KSP_HOPS,
+                                    .guard = 1 };
+    int rc = lr_rsa_new(c->topo, &rc_cfg, &mods, &lr_rsa_ksp_ff, &c->rsa);
+    if (rc)
+        return fail(err, errlen, rc, "cannot build the RMSA engine over the "
+                    "topology: %s", strerror(rc));
+    if (c->memo)
+        memset(c->memo, 0, LR_CTL_MEMO * sizeof *c->memo);
+    return open_devices(c, err, errlen);
+}
+
+static void
+close_network(struct lr_ctl *c)
+{
+    for (int i = 0; c->dev && c->topo && i < c->topo->n_nodes; i++)
+        if (c->dev[i])
+            c->cls[i]->close(c->dev[i]);
+    free(c->dev);
+    free(c->cls);
+    lr_rsa_free(c->rsa);
+    lr_cluster_free(c->cluster);
+    lr_topo_free(c->topo);
+    c->dev = NULL;
+    c->cls = NULL;
+    c->rsa = NULL;
+    c->cluster = NULL;
+    c->topo = NULL;
+}
+
+int
+lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
+                     const struct lr_cluster *cluster, const char *topo_json,
+                     const char *cluster_json, char *err, size_t errlen)
+{
+    for (int i = 0; i < c->n_jobs; i++)
+        if (c->jobs[i].phase == LR_JOB_ACTIVE
+            || c->jobs[i].phase == LR_JOB_PROVISIONING
+            || c->jobs[i].phase == LR_JOB_RELEASING)
+            return fail(err, errlen, EBUSY, "job %s holds resources of the "
+                        "current network; delete the active jobs before "
+                        "replacing it", c->jobs[i].intent.name);
+    /* Keep the old network until the new one stands. */
+    struct lr_ctl old = *c;
+    c->topo = NULL;
+    c->cluster = NULL;
+    c->rsa = NULL;
+    c->cls = NULL;
+    c->dev = NULL;
+    int rc = open_network(c, topo, cluster, err, errlen);
+    if (!rc && ((topo_json && lr_store_put_doc(c->store, "topology",
+                                               topo_json))
+                || (cluster_json && lr_store_put_doc(c->store, "cluster",
+                                                     cluster_json))))
+        rc = fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+    if (rc) {
+        close_network(c);
+        c->topo = old.topo;
+        c->cluster = old.cluster;
+        c->rsa = old.rsa;
+        c->cls = old.cls;
+        c->dev = old.dev;
+        memcpy(c->dc_node, old.dc_node, sizeof c->dc_node);
+        return rc;
+    }
+    close_network(&old);
     return 0;
 }
 
@@ -878,31 +966,26 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     int rc;
     if (!c)
         return fail(err, errlen, ENOMEM, "out of memory");
-    c->topo = lr_topo_clone(cfg->topo);
-    c->cluster = lr_cluster_clone(cfg->cluster);
     c->memo = calloc(LR_CTL_MEMO, sizeof *c->memo);
-    if (!c->topo || !c->cluster || !c->memo) {
+    snprintf(c->default_driver, sizeof c->default_driver, "%s",
+             cfg->default_driver ? cfg->default_driver : "dummy");
+    if (cfg->dummy_dir && strlen(cfg->dummy_dir) >= sizeof c->dummy_dir) {
+        rc = fail(err, errlen, ENAMETOOLONG, "the dummy devices' directory "
+                  "%s is longer than %zu bytes", cfg->dummy_dir,
+                  sizeof c->dummy_dir - 1);
+        goto fail;
+    }
+    snprintf(c->dummy_dir, sizeof c->dummy_dir, "%s",
+             cfg->dummy_dir ? cfg->dummy_dir : ".");
+    c->n_dev_cfg = cfg->n_devices;
+    c->dev_cfg = calloc((size_t) cfg->n_devices + 1, sizeof *c->dev_cfg);
+    if (!c->memo || !c->dev_cfg) {
         rc = fail(err, errlen, ENOMEM, "out of memory");
         goto fail;
     }
-    if (c->cluster->n_dcs > LR_TM_MAX_DCS) {
-        rc = fail(err, errlen, EINVAL, "more than %d data centers",
-                  LR_TM_MAX_DCS);
-        goto fail;
-    }
-    for (int k = 0; k < c->cluster->n_dcs; k++)
-        c->dc_node[k] = dc_node_of(c->topo, c->cluster, k);
-
-    struct lr_modtable mods;
-    lr_modtable_default(&mods);
-    struct lr_rsa_config rc_cfg = { .k = 5, .order = LR_KSP_HOPS,
-                                    .guard = 1 };
-    rc = lr_rsa_new(c->topo, &rc_cfg, &mods, &lr_rsa_ksp_ff, &c->rsa);
-    if (rc) {
-        fail(err, errlen, rc, "cannot build the RMSA engine over the "
-             "topology: %s", strerror(rc));
-        goto fail;
-    }
+    if (cfg->n_devices)
+        memcpy(c->dev_cfg, cfg->devices,
+               (size_t) cfg->n_devices * sizeof *c->dev_cfg);
     rc = lr_store_open(cfg->db_path, &c->store, err, errlen);
     if (rc)
         goto fail;
@@ -913,7 +996,7 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
         rc = fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
         goto fail;
     }
-    rc = open_devices(c, cfg, err, errlen);
+    rc = open_network(c, cfg->topo, cfg->cluster, err, errlen);
     if (rc)
         goto fail;
     rc = cfg->inspect ? inspect(c, err, errlen)
@@ -933,17 +1016,11 @@ lr_ctl_free(struct lr_ctl *c)
 {
     if (!c)
         return;
-    for (int i = 0; c->dev && i < c->topo->n_nodes; i++)
-        if (c->dev[i])
-            c->cls[i]->close(c->dev[i]);
-    free(c->dev);
-    free(c->cls);
+    close_network(c);
     lr_store_close(c->store);
-    lr_rsa_free(c->rsa);
-    lr_cluster_free(c->cluster);
-    lr_topo_free(c->topo);
     free(c->jobs);
     free(c->memo);
+    free(c->dev_cfg);
     free(c);
 }
 

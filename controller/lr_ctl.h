@@ -99,6 +99,13 @@ int lr_ctl_list(struct lr_ctl *, struct lr_job **jobs, int *n);
 int lr_ctl_reconcile(struct lr_ctl *, bool repair, char **report, int *drift,
                      char *err, size_t errlen);
 
+/* Replaces the topology and the inventory (the JSON texts are stored as
+ * documents).  EBUSY while a job holds resources; on any error the
+ * controller keeps the network it had. */
+int lr_ctl_set_inventory(struct lr_ctl *, const struct lr_topo *,
+                         const struct lr_cluster *, const char *topo_json,
+                         const char *cluster_json, char *err, size_t errlen);
+
 /* Read-only views for the northbound. */
 const struct lr_topo *lr_ctl_topo(const struct lr_ctl *);
 const struct lr_cluster *lr_ctl_cluster(const struct lr_ctl *);

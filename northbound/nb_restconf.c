@@ -117,12 +117,18 @@ h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
     reply_jobs(app, resp, 200, &job, 1, 1);
 }
 
+static void put_inventory(struct nb_app *, const struct nb_request *,
+                          struct nb_response *, bool);
+
 static void
 h_topology(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
     struct nb_app *app = arg;
     char *out = NULL, err[512];
-    (void) req;
+    if (req->method == NB_PUT) {
+        put_inventory(app, req, resp, true);
+        return;
+    }
     if (lr_yang_topo_to_json(app->ly, lr_ctl_topo(app->ctl), &out, err,
                              sizeof err)) {
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
@@ -131,12 +137,58 @@ h_topology(void *arg, const struct nb_request *req, struct nb_response *resp)
     json_reply(resp, 200, out);
 }
 
+/* PUT of the topology or the inventory: the new document replaces the
+ * old one when it loads, agrees with the other, and no job holds
+ * resources of the network it replaces. */
+static void
+put_inventory(struct nb_app *app, const struct nb_request *req,
+              struct nb_response *resp, bool is_topology)
+{
+    struct lr_topo *topo = NULL;
+    struct lr_cluster *cluster = NULL;
+    char err[1024];
+    int rc = is_topology
+             ? lr_yang_load_topo_mem(app->ly, req->body, req->body_len,
+                                     "body", &topo, err, sizeof err)
+             : lr_yang_load_cluster_mem(app->ly, req->body, req->body_len,
+                                        "body", &cluster, err, sizeof err);
+    if (rc) {
+        nb_error(resp, 400, "invalid-value", NULL, "%s", err);
+        goto cleanup;
+    }
+    const struct lr_topo *t = topo ? topo : lr_ctl_topo(app->ctl);
+    const struct lr_cluster *c = cluster ? cluster : lr_ctl_cluster(app->ctl);
+    if (lr_yang_check_attachments(t, is_topology ? "body" : "topology", c,
+                                  is_topology ? "inventory" : "body", err,
+                                  sizeof err)) {
+        nb_error(resp, 400, "invalid-value", NULL, "%s", err);
+        goto cleanup;
+    }
+    rc = lr_ctl_set_inventory(app->ctl, t, c,
+                              is_topology ? req->body : NULL,
+                              is_topology ? NULL : req->body, err,
+                              sizeof err);
+    if (rc == EBUSY)
+        nb_error(resp, 409, "in-use", NULL, "%s", err);
+    else if (rc)
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+    else
+        resp->status = 204;
+
+cleanup:
+    lr_topo_free(topo);
+    lr_cluster_free(cluster);
+}
+
 static void
 h_compute(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
     struct nb_app *app = arg;
     char *out = NULL, err[512];
-    (void) req;
+    if (req->method == NB_PUT) {
+        put_inventory(app, req, resp, false);
+        return;
+    }
     if (lr_yang_cluster_to_json(app->ly, lr_ctl_cluster(app->ctl), &out, err,
                                 sizeof err)) {
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
@@ -345,8 +397,10 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
 static struct nb_route routes[] = {
     { NB_GET | NB_POST, JOBS, NULL, false },
     { NB_GET | NB_DELETE, JOB, h_job, false },
-    { NB_GET, "/restconf/data/ietf-network:networks", h_topology, false },
-    { NB_GET, "/restconf/data/lightrail-compute:compute", h_compute, false },
+    { NB_GET | NB_PUT, "/restconf/data/ietf-network:networks", h_topology,
+      false },
+    { NB_GET | NB_PUT, "/restconf/data/lightrail-compute:compute", h_compute,
+      false },
     { NB_GET, "/restconf/data/lightrail-state:state", h_state, false },
     { NB_POST, "/restconf/operations/lightrail-job:reconcile", h_reconcile,
       false },

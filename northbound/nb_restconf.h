@@ -8,7 +8,10 @@
  *   GET    /restconf/data/lightrail-job:jobs/job=NAME   one job
  *   DELETE /restconf/data/lightrail-job:jobs/job=NAME   release it
  *   GET    /restconf/data/ietf-network:networks         the topology
+ *   PUT    (same)                                       replace it (409
+ *                                                       while jobs hold it)
  *   GET    /restconf/data/lightrail-compute:compute     the inventory
+ *   PUT    (same)                                       replace it
  *   GET    /restconf/data/lightrail-state:state         spectrum, GPUs,
  *                                                       counters
  *   POST   /restconf/operations/lightrail-job:reconcile compare devices

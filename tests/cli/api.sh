@@ -77,6 +77,13 @@ bad 404 "" "delete unknown job" DELETE "$JOBS/job=nope"
 bad 409 data-exists "duplicate name" POST $JOBS "$tmp/j1.json"
 bad 405 "" "unsupported method" PATCH $JOBS "$tmp/j1.json"
 bad 404 "" "unknown resource" GET /restconf/data/nothing:here
+# The network cannot change under an active job.
+cp "$srcdir/examples/topologies/metro.json" "$tmp/topo.json"
+bad 409 in-use "PUT topology while a job is active" PUT /restconf/data/ietf-network:networks "$tmp/topo.json"
+printf '{"ietf-network:networks":{"network":[{"network-id":"x"}]}' > "$tmp/badtopo.json"
+bad 400 invalid-value "PUT of a broken topology" PUT /restconf/data/ietf-network:networks "$tmp/badtopo.json"
+jq '."lightrail-compute:compute".dc[0]."device-count" = 0' "$srcdir/examples/clusters/metro.json" > "$tmp/badinv.json"
+bad 400 invalid-value "PUT of an invalid inventory" PUT /restconf/data/lightrail-compute:compute "$tmp/badinv.json"
 
 # Delete: the channels leave the devices.
 api DELETE "$JOBS/job=j1"
@@ -84,6 +91,20 @@ if [ "$STATUS" = 204 ] && ! grep -q '"j1/' "$D/state/devices"/*.json; then
     ok "DELETE: 204, no channel left on any device"
 else
     notok "DELETE: $STATUS"
+fi
+
+# With no job left, a new inventory (dc1 grows to 20 devices) is taken,
+# and it survives a restart: the store, not the file, holds it now.
+jq '."lightrail-compute:compute".dc[0]."device-count" = 20' "$srcdir/examples/clusters/metro.json" > "$tmp/inv.json"
+api PUT /restconf/data/lightrail-compute:compute "$tmp/inv.json"
+[ "$STATUS" = 204 ] && ok "PUT inventory: 204" || notok "PUT inventory: $STATUS $(cat "$tmp/body")"
+stop_daemon
+start_daemon || notok "no restart"
+api GET /restconf/data/lightrail-compute:compute
+if [ "$STATUS" = 200 ] && jq -e '."lightrail-compute:compute".dc[0]."device-count" == 20' "$tmp/body" > /dev/null; then
+    ok "the new inventory survives a restart"
+else
+    notok "inventory after restart: $STATUS $(cat "$tmp/body")"
 fi
 
 # SIGTERM: a clean stop, then the state is whole.
