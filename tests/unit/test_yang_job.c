@@ -27,49 +27,8 @@
 #include "yang/lr_yang_int.h"
 #include "yang/lr_yang_job.h"
 
-static struct ly_ctx *ctx;
-
-static int
-suite_setup(void)
-{
-    char err[512];
-    if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        return 1;
-    }
-    return 0;
-}
-
-static int
-suite_teardown(void)
-{
-    lr_yang_ctx_free(ctx);
-    return 0;
-}
-
+#include "tests/unit/lr_test_yang.h"
 #include "tests/lr_test.h"
-
-/* $srcdir/rel, in one of a few rotating buffers. */
-static const char *
-src(const char *rel)
-{
-    static char bufs[4][1024];
-    static int next;
-    const char *dir = getenv("srcdir");
-    char *b = bufs[next++ % 4];
-    snprintf(b, sizeof bufs[0], "%s/%s", dir && *dir ? dir : ".", rel);
-    return b;
-}
-
-/* The text of $srcdir/rel; the caller frees it. */
-static char *
-slurp(const char *rel, size_t *len)
-{
-    char *buf = NULL, err[512];
-    if (lr_yang_read_file(src(rel), &buf, len, err, sizeof err))
-        fprintf(stderr, "%s\n", err);
-    return buf;
-}
 
 static int
 parse_text(const char *text, struct lr_intent *in, char *path, size_t pl,
@@ -131,7 +90,7 @@ test_embedded_modules(void)
     };
     for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
         size_t len;
-        char *text = slurp(mods[i].file, &len);
+        char *text = slurp(src(mods[i].file), &len);
         CU_ASSERT_PTR_NOT_NULL_FATAL(text);
         const struct lr_yang_embedded *m = lr_yang_embedded;
         while (m->name && strcmp(m->name, mods[i].name))
@@ -170,7 +129,7 @@ test_example_intents(void)
         struct lr_intent in;
         char path[512], msg[512];
         size_t len;
-        char *body = slurp(cases[i].file, &len);
+        char *body = slurp(src(cases[i].file), &len);
         CU_ASSERT_PTR_NOT_NULL_FATAL(body);
         int rc = lr_yang_parse_intent(ctx, body, len, &in, path, sizeof path,
                                       msg, sizeof msg);
@@ -286,7 +245,7 @@ test_bad_intents(void)
         if (cases[i].file) {
             char rel[256];
             snprintf(rel, sizeof rel, "tests/data/bad/%s", cases[i].file);
-            body = slurp(rel, &len);
+            body = slurp(src(rel), &len);
         } else {
             body = strdup(cases[i].text);
             len = strlen(body);

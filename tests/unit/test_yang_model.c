@@ -20,39 +20,8 @@
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_int.h"
 
-static struct ly_ctx *ctx;
-
-static int
-suite_setup(void)
-{
-    char err[512];
-    if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        return 1;
-    }
-    return 0;
-}
-
-static int
-suite_teardown(void)
-{
-    lr_yang_ctx_free(ctx);
-    return 0;
-}
-
+#include "tests/unit/lr_test_yang.h"
 #include "tests/lr_test.h"
-
-/* $srcdir/rel, in one of a few rotating buffers. */
-static const char *
-src(const char *rel)
-{
-    static char bufs[4][1024];
-    static int next;
-    const char *dir = getenv("srcdir");
-    char *b = bufs[next++ % 4];
-    snprintf(b, sizeof bufs[0], "%s/%s", dir && *dir ? dir : ".", rel);
-    return b;
-}
 
 static struct lr_model *
 load_model(const char *rel)
