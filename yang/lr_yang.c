@@ -71,8 +71,9 @@ lr_yang_node_err(char *err, size_t errlen, const char *file,
  *     Line number 1.
  * Splits that into the bare path (copied into path[size], "" when none)
  * and the line (0 when none). */
-static void
-lr_yang_split_location(const char *loc, char *path, size_t size, long *line)
+void
+lr_yang_split_location(const char *loc, char *path, size_t size, int *schema,
+                       long *line)
 {
     static const char *const prefixes[] = {
         "Data location \"", "Schema location \"",
@@ -80,6 +81,7 @@ lr_yang_split_location(const char *loc, char *path, size_t size, long *line)
     const char *ln = loc ? strstr(loc, "ine number ") : NULL;
 
     path[0] = '\0';
+    *schema = 0;
     *line = ln ? strtol(ln + strlen("ine number "), NULL, 10) : 0;
     if (!loc)
         return;
@@ -87,6 +89,7 @@ lr_yang_split_location(const char *loc, char *path, size_t size, long *line)
         size_t pl = strlen(prefixes[i]);
         if (strncmp(loc, prefixes[i], pl))
             continue;
+        *schema = i == 1;
         /* The path itself may hold double quotes (a key with a single
          * quote in it), so its end is the last quote before the line. */
         const char *end = ln ? ln : loc + strlen(loc);
@@ -112,6 +115,7 @@ lr_yang_ly_err(const struct ly_ctx *ctx, int rc, const char *file,
     const struct ly_err_item *e = ly_err_first(ctx);
     char path[1024], where[64];
     long line;
+    int schema;
 
     while (e && e->level != LY_LLERR)
         e = e->next;
@@ -119,7 +123,7 @@ lr_yang_ly_err(const struct ly_ctx *ctx, int rc, const char *file,
         lr_yang_errf(err, errlen, file, NULL, "libyang error %d", rc);
     } else {
         const char *msg = e->msg ? e->msg : "invalid data";
-        lr_yang_split_location(e->path, path, sizeof path, &line);
+        lr_yang_split_location(e->path, path, sizeof path, &schema, &line);
         if (path[0] && line)
             lr_yang_errf(err, errlen, file, path, "%s (line %ld)", msg, line);
         else if (path[0])

@@ -50,6 +50,14 @@ int lr_yang_parse(struct ly_ctx *, const char *data, size_t len,
 
 /* Turns libyang's recorded error into "FILE: PATH: message", and LY_ERR
  * 'rc' into an errno value. */
+/* libyang's error location, e.g.
+ *     Data location "/a:b/c[k='v']", line number 16.
+ *     Schema location "/a:b".
+ * split into the bare path (into path[size], "" when none), whether it was
+ * a schema path, and the line (0 when none). */
+void lr_yang_split_location(const char *loc, char *path, size_t size,
+                            int *schema, long *line);
+
 int lr_yang_ly_err(const struct ly_ctx *, int rc, const char *file,
                    char *err, size_t errlen);
 

@@ -76,47 +76,6 @@ lr_yang_job_strcpy(char *dst, size_t size, const char *src)
     dst[n] = '\0';
 }
 
-/* libyang 2.1's error "path" holds location and line together:
- *     Data location "/a:b/c[k='v']", line number 16.
- *     Schema location "/a:b".
- *     Line number 1.
- * Splits it into the bare path (into path[size], "" when none), whether
- * it was a schema path, and the line (0 when none).  The path may itself
- * hold double quotes (a key value), so it ends at the last quote. */
-static void
-lr_yang_job_split_location(const char *loc, char *path, size_t size,
-                           int *schema, long *line)
-{
-    static const char data_pfx[] = "Data location \"";
-    static const char schema_pfx[] = "Schema location \"";
-    const char *ln = loc ? strstr(loc, "ine number ") : NULL;
-    const char *start = NULL;
-
-    path[0] = '\0';
-    *schema = 0;
-    *line = ln ? strtol(ln + strlen("ine number "), NULL, 10) : 0;
-    if (!loc)
-        return;
-    if (!strncmp(loc, data_pfx, strlen(data_pfx)))
-        start = loc + strlen(data_pfx);
-    else if (!strncmp(loc, schema_pfx, strlen(schema_pfx))) {
-        start = loc + strlen(schema_pfx);
-        *schema = 1;
-    }
-    if (!start)
-        return;
-    const char *end = ln ? ln : loc + strlen(loc);
-    while (end > start && end[-1] != '"')
-        end--;
-    if (end > start) {
-        size_t n = (size_t) (end - 1 - start);
-        if (n >= size)
-            n = size - 1;
-        memcpy(path, start, n);
-        path[n] = '\0';
-    }
-}
-
 /* The one job of 'jobs' (a jobs container), or NULL when it holds none or
  * more than one. */
 static const struct lyd_node *
@@ -173,7 +132,7 @@ lr_yang_job_ly_err(const struct ly_ctx *ctx, LY_ERR rc,
         snprintf(text, sizeof text, "libyang error %d", (int) rc);
         lr_yang_job_copy_line(msg, msglen, text);
     } else {
-        lr_yang_job_split_location(e->path, where, sizeof where, &schema,
+        lr_yang_split_location(e->path, where, sizeof where, &schema,
                                    &line);
         lr_yang_job_fix_path(where, sizeof where, schema, jobs);
         lr_yang_job_copy_line(path, pathlen, where);
