@@ -1,6 +1,7 @@
 /*
- * lightrail: the one command-line tool.  Offline tools (rsa-sim, topo, and
- * later plan, sim, train) and, later, the client of lightraild.
+ * lightrail: the one command-line tool.  Offline tools (rsa-sim, plan,
+ * topo; sim and train come with the PPO planner), the client of lightraild
+ * (job, topology, spectrum) and the demo that runs them all.
  */
 #include <errno.h>
 #include <stdarg.h>
