@@ -507,9 +507,10 @@ lr_ctl_submit(struct lr_ctl *c, const struct lr_intent *intent,
     if (find_job(c, intent->name))
         return fail(err, errlen, EEXIST, "a job named '%s' exists; delete "
                     "it first or choose another name", intent->name);
-    if (lr_model_preset(intent->model, &model))
-        return fail(err, errlen, EINVAL, "unknown model '%s'",
-                    intent->model);
+    if (lr_intent_model(intent, &model))
+        return fail(err, errlen, EINVAL, intent->custom
+                    ? "model '%s': the planner cannot build this shape"
+                    : "unknown model '%s'", intent->model);
     if (intent->gpus_min < 1 || intent->gpus_max < intent->gpus_min) {
         lr_model_free(model);
         return fail(err, errlen, EINVAL, "gpus: min %d, max %d: want "

@@ -14,8 +14,10 @@
 #ifndef LR_JOB_H
 #define LR_JOB_H 1
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "planner/lr_model.h"
 #include "planner/lr_timemodel.h"
 
 #define LR_JOB_NAME_MAX 64
@@ -36,7 +38,9 @@ enum lr_job_phase {
 /* What the operator asked for (lightrail-job.yang, container intent). */
 struct lr_intent {
     char name[LR_JOB_NAME_MAX];
-    char model[LR_NAME_MAX];  /* a preset name (custom models: later) */
+    char model[LR_NAME_MAX];  /* a preset, or the name of 'shape' */
+    bool custom;              /* the model is 'shape', not a preset */
+    struct lr_transformer shape;
     double batch, micro;
     int gpus_min, gpus_max;
     char algorithm[16];       /* cdynp (default), exact, dp, pipedream, spp */
@@ -69,6 +73,17 @@ struct lr_job {
 };
 
 const char *lr_job_phase_name(enum lr_job_phase);
+
+/* The model an intent names: its custom shape, or the preset.  Returns 0
+ * with a model the caller frees with lr_model_free(), or ENOENT (unknown
+ * preset) / EINVAL (a shape the planner refuses). */
+static inline int
+lr_intent_model(const struct lr_intent *in, struct lr_model **out)
+{
+    if (in->custom)
+        return lr_model_from_transformer(in->model, &in->shape, out);
+    return lr_model_preset(in->model, out);
+}
 /* Returns 0 and sets '*out', or EINVAL for an unknown name. */
 int lr_job_phase_parse(const char *, enum lr_job_phase *out);
 

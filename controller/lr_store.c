@@ -118,6 +118,10 @@ static const char *const lr_store_migrations[] = {
     "    ON DELETE CASCADE) WITHOUT ROWID;"
     /* The cascades and the per-job deletes look slots up by job. */
     "CREATE INDEX slots_by_job ON slots(job, lp);",
+    /* 1 -> 2: custom models in intents.  'shape' is NULL for a preset,
+     * else "arch layers hidden heads kv_heads ffn vocab seq" with arch 0
+     * for gpt, 1 for llama (lr_store_shape_text()). */
+    "ALTER TABLE jobs ADD COLUMN shape TEXT;",
 };
 #define LR_STORE_N_MIGRATIONS \
     ((int) (sizeof lr_store_migrations / sizeof lr_store_migrations[0]))
@@ -182,8 +186,9 @@ static const char *const lr_store_sql[ST_N] = {
     [ST_JOB_UPSERT] =
         "INSERT INTO jobs(name, phase, reason, model, batch, micro,"
         " gpus_min, gpus_max, algorithm, priority, iteration_s,"
-        " created_ms, updated_ms)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+        " created_ms, updated_ms, shape)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+        " ?14)"
         " ON CONFLICT(name) DO UPDATE SET phase = excluded.phase,"
         " reason = excluded.reason, model = excluded.model,"
         " batch = excluded.batch, micro = excluded.micro,"
@@ -191,7 +196,7 @@ static const char *const lr_store_sql[ST_N] = {
         " algorithm = excluded.algorithm, priority = excluded.priority,"
         " iteration_s = excluded.iteration_s,"
         " created_ms = excluded.created_ms,"
-        " updated_ms = excluded.updated_ms",
+        " updated_ms = excluded.updated_ms, shape = excluded.shape",
     [ST_JOB_DEL_SLOTS] = "DELETE FROM slots WHERE job = ?1",
     [ST_JOB_DEL_LPS] = "DELETE FROM lightpaths WHERE job = ?1",
     [ST_JOB_DEL_GPUS] = "DELETE FROM gpus WHERE job = ?1",
@@ -214,7 +219,7 @@ static const char *const lr_store_sql[ST_N] = {
     [ST_JOB_DEL] = "DELETE FROM jobs WHERE name = ?1",
     [ST_JOB_GET] = "SELECT phase, reason, model, batch, micro, gpus_min,"
                    " gpus_max, algorithm, priority, iteration_s,"
-                   " created_ms, updated_ms FROM jobs WHERE name = ?1",
+                   " created_ms, updated_ms, shape FROM jobs WHERE name = ?1",
     [ST_STAGES_GET] = "SELECT idx, first_layer, last_layer, dc, g"
                       " FROM stages WHERE job = ?1 ORDER BY idx",
     [ST_GPUS_GET] = "SELECT dc, count FROM gpus WHERE job = ?1",
@@ -969,6 +974,16 @@ lr_store_insert_job(struct lr_store *s, const struct lr_job *job)
     sqlite3_bind_double(stmt, 11, job->iteration_s);
     sqlite3_bind_int64(stmt, 12, job->created_ms);
     sqlite3_bind_int64(stmt, 13, job->updated_ms);
+    char shape[128];
+    if (in->custom) {
+        const struct lr_transformer *t = &in->shape;
+        snprintf(shape, sizeof shape, "%d %d %d %d %d %d %d %d",
+                 t->arch == LR_ARCH_LLAMA, t->layers, t->hidden, t->heads,
+                 t->kv_heads, t->ffn, t->vocab, t->seq);
+        lr_store_bind_text(stmt, 14, shape);
+    } else {
+        sqlite3_bind_null(stmt, 14);
+    }
     ret = lr_store_exec(s, stmt, "cannot store a job");
 
     for (size_t i = 0; !ret && i < sizeof deletes / sizeof deletes[0]; i++) {
@@ -1131,6 +1146,19 @@ lr_store_load_row(struct lr_store *s, const char *name, struct lr_job *out)
     out->iteration_s = lr_store_col_double(stmt, 9);
     out->created_ms = sqlite3_column_int64(stmt, 10);
     out->updated_ms = sqlite3_column_int64(stmt, 11);
+    const char *shape = (const char *) sqlite3_column_text(stmt, 12);
+    if (shape) {
+        struct lr_transformer *t = &in->shape;
+        int llama;
+        if (sscanf(shape, "%d %d %d %d %d %d %d %d", &llama, &t->layers,
+                   &t->hidden, &t->heads, &t->kv_heads, &t->ffn, &t->vocab,
+                   &t->seq) != 8) {
+            ret = lr_store_corrupt(s, name, "the model shape is malformed");
+            goto cleanup;
+        }
+        t->arch = llama ? LR_ARCH_LLAMA : LR_ARCH_GPT;
+        in->custom = true;
+    }
 
 cleanup:
     lr_store_done(stmt);

@@ -214,11 +214,37 @@ lr_yang_job_read_intent(const struct lyd_node *job, struct lr_intent *out,
                         char *path, size_t pathlen, char *msg, size_t msglen)
 {
     const struct lyd_node *gpus = lr_yang_child(job, LR_YANG_LRJ, "gpus");
+    const struct lyd_node *tr = lr_yang_child(job, LR_YANG_LRJ,
+                                              "transformer");
     const char *model = lr_yang_leaf(job, LR_YANG_LRJ, "model");
     const char *alg = lr_yang_leaf(job, LR_YANG_LRJ, "algorithm");
     struct lr_transformer shape;
 
-    if (!model || lr_model_preset_shape(model, &shape)) {
+    if (tr) {
+        /* A custom shape: the schema bounded every number; the planner
+         * has the last word (sizes it cannot build). */
+        const char *arch = lr_yang_leaf(tr, LR_YANG_LRJ, "arch");
+        const char *kv = lr_yang_leaf(tr, LR_YANG_LRJ, "kv-heads");
+        struct lr_model *m = NULL;
+        out->custom = true;
+        out->shape = (struct lr_transformer) {
+            .arch = arch && !strcmp(arch, "llama") ? LR_ARCH_LLAMA
+                                                   : LR_ARCH_GPT,
+            .layers = (int) lr_yang_job_uint(tr, "layers"),
+            .hidden = (int) lr_yang_job_uint(tr, "hidden"),
+            .heads = (int) lr_yang_job_uint(tr, "heads"),
+            .ffn = (int) lr_yang_job_uint(tr, "ffn"),
+            .vocab = (int) lr_yang_job_uint(tr, "vocab"),
+            .seq = (int) lr_yang_job_uint(tr, "seq"),
+        };
+        out->shape.kv_heads = kv ? (int) strtoul(kv, NULL, 10)
+                                 : out->shape.heads;
+        if (lr_model_from_transformer(model, &out->shape, &m))
+            return lr_yang_job_node_err(tr, path, pathlen, msg, msglen,
+                                        "the planner cannot build this "
+                                        "transformer shape");
+        lr_model_free(m);
+    } else if (!model || lr_model_preset_shape(model, &shape)) {
         char text[512];
         size_t n = (size_t) snprintf(text, sizeof text,
                                      "unknown model '%s'; known: ",
@@ -449,7 +475,7 @@ lr_yang_job_tm(const struct lr_job *job, const struct lr_cluster *cluster,
     struct lr_tm *tm = NULL;
 
     *modelp = NULL;
-    if (!cluster || lr_model_preset(job->intent.model, modelp))
+    if (!cluster || lr_intent_model(&job->intent, modelp))
         return NULL;
     if (lr_tm_new(*modelp, cluster, &train, &tm))
         return NULL;
@@ -604,6 +630,24 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
         || (rc = lr_yang_job_term(gpus, mod, "min", "%d", in->gpus_min))
         || (rc = lr_yang_job_term(gpus, mod, "max", "%d", in->gpus_max)))
         goto cleanup;
+    if (in->custom) {
+        const struct lr_transformer *t = &in->shape;
+        struct lyd_node *tr;
+        if ((rc = lyd_new_inner(job, mod, "transformer", 0, &tr))
+            || (rc = lyd_new_term(tr, mod, "arch", t->arch == LR_ARCH_LLAMA
+                                                   ? "llama" : "gpt", 0,
+                                  NULL))
+            || (rc = lr_yang_job_term(tr, mod, "layers", "%d", t->layers))
+            || (rc = lr_yang_job_term(tr, mod, "hidden", "%d", t->hidden))
+            || (rc = lr_yang_job_term(tr, mod, "heads", "%d", t->heads))
+            || (t->arch == LR_ARCH_LLAMA
+                && (rc = lr_yang_job_term(tr, mod, "kv-heads", "%d",
+                                          t->kv_heads)))
+            || (rc = lr_yang_job_term(tr, mod, "ffn", "%d", t->ffn))
+            || (rc = lr_yang_job_term(tr, mod, "vocab", "%d", t->vocab))
+            || (rc = lr_yang_job_term(tr, mod, "seq", "%d", t->seq)))
+            goto cleanup;
+    }
     if (in->algorithm[0]
         && (rc = lyd_new_term(job, mod, "algorithm", in->algorithm, 0, NULL)))
         goto cleanup;

@@ -29,6 +29,16 @@ api GET /metrics "" ""
     && grep -q 'lightrail_http_request_seconds_bucket' "$tmp/body" \
     && ok "GET /metrics without a token" || notok "metrics: $STATUS"
 
+# A custom model: its shape in the intent.
+printf '{"lightrail-job:job":[{"name":"gpt2","model":"gpt2-small","batch":32,"microbatch":2,"gpus":{"min":1,"max":4},"transformer":{"arch":"gpt","layers":12,"hidden":768,"heads":12,"ffn":3072,"vocab":50257,"seq":1024}}]}' > "$tmp/custom.json"
+api POST $JOBS "$tmp/custom.json"
+if [ "$STATUS" = 201 ] && jq -e '."lightrail-job:job"[0] | .state.phase == "active" and .transformer.layers == 12 and (.state.stage | length > 0)' "$tmp/body" > /dev/null; then
+    ok "POST a custom transformer: active, shape echoed"
+else
+    notok "custom model: $STATUS $(cat "$tmp/body")"
+fi
+api DELETE "$JOBS/job=gpt2"
+
 # A snapshot of everything a request could change.
 snapshot() {
     api GET $JOBS; cp "$tmp/body" "$tmp/snap-jobs"
@@ -69,6 +79,8 @@ else
 fi
 bad 400 "" "unknown field" POST $JOBS "$tmp/unknown.json"
 bad 400 "" "unknown model" POST $JOBS "$tmp/model.json"
+printf '{"lightrail-job:job":[{"name":"x","model":"odd","transformer":{"arch":"llama","layers":4,"hidden":64,"heads":6,"kv-heads":4,"ffn":128,"vocab":100,"seq":16}}]}' > "$tmp/kv.json"
+bad 400 "" "custom shape whose kv-heads do not divide heads" POST $JOBS "$tmp/kv.json"
 bad 413 "" "2 MiB body" POST $JOBS "$tmp/big.json"
 bad 401 "" "missing token" POST $JOBS "$tmp/j1.json" ""
 bad 401 "" "wrong token" GET $JOBS "" wrong-token-wrong-token

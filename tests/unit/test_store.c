@@ -583,6 +583,47 @@ test_reopen(void)
     lr_store_close(s);
 }
 
+/* A version 1 database (before custom models) is migrated to the current
+ * version with its jobs intact, and then keeps a custom shape. */
+static void
+test_migrate_v1(void)
+{
+    struct lr_store *s = open_store("v1");
+    struct lr_job a, got;
+    char err[512];
+    make_job(&a, "a", 10, 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    lr_store_close(s);
+    /* Back to what version 1 wrote. */
+    CU_ASSERT_EQUAL(raw_exec("v1", "ALTER TABLE jobs DROP COLUMN shape;"
+                             "UPDATE meta SET value = 1"
+                             " WHERE key = 'schema_version'"), SQLITE_OK);
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(db_path("v1"), &s, err, sizeof err),
+                          0);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), 0);
+    assert_same_job(&a, &got);
+    CU_ASSERT_FALSE(got.intent.custom);
+    struct lr_job c;
+    make_job(&c, "c", 40, 0);
+    c.intent.custom = true;
+    c.intent.shape = (struct lr_transformer) {
+        LR_ARCH_LLAMA, 12, 1024, 16, 4, 2816, 32000, 2048,
+    };
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &c), 0);
+    lr_store_close(s);
+    CU_ASSERT_EQUAL(raw_int("v1", "SELECT value FROM meta"
+                            " WHERE key = 'schema_version'"),
+                    LR_STORE_SCHEMA_VERSION);
+    s = open_store("v1");
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "c", &got), 0);
+    CU_ASSERT(got.intent.custom);
+    CU_ASSERT_EQUAL(got.intent.shape.arch, LR_ARCH_LLAMA);
+    CU_ASSERT_EQUAL(got.intent.shape.kv_heads, 4);
+    CU_ASSERT_EQUAL(got.intent.shape.seq, 2048);
+    assert_check_ok(s);
+    lr_store_close(s);
+}
+
 static void
 test_newer_schema(void)
 {
@@ -597,8 +638,8 @@ test_newer_schema(void)
                     ENOTSUP);
     CU_ASSERT_PTR_NULL(s);
     snprintf(want, sizeof want, "%s: schema version 99 is newer than this "
-             "lightrail supports (1): upgrade lightrail or restore an older "
-             "backup", db_path("v99"));
+             "lightrail supports (%d): upgrade lightrail or restore an older "
+             "backup", db_path("v99"), LR_STORE_SCHEMA_VERSION);
     CU_ASSERT_STRING_EQUAL(err, want);
     /* Refused without being touched: still version 99, not WAL. */
     CU_ASSERT_EQUAL(raw_int("v99", "SELECT value FROM meta"), 99);
@@ -713,6 +754,7 @@ static CU_TestInfo tests[] = {
     { "nested transactions are savepoints", test_nested },
     { "check() finds corrupted rows", test_check_corrupt },
     { "reopen keeps everything", test_reopen },
+    { "a version 1 database is migrated", test_migrate_v1 },
     { "a newer schema is refused", test_newer_schema },
     { "foreign files are refused", test_foreign_files },
     { "migration from an empty file", test_migrate_empty },

@@ -997,7 +997,49 @@ test_config_long_address(void)
     rmdir(dir);
 }
 
+/* A custom transformer in the intent: read into the shape, refused when
+ * the planner cannot build it, printed back with the job. */
+static void
+test_custom_model(void)
+{
+    static const char body[] =
+        "{\"lightrail-job:job\":[{\"name\":\"c1\",\"model\":\"tiny\","
+        "\"transformer\":{\"arch\":\"llama\",\"layers\":6,"
+        "\"hidden\":512,\"heads\":8,\"kv-heads\":2,\"ffn\":1376,"
+        "\"vocab\":32000,\"seq\":256}}]}";
+    struct lr_intent in;
+    char path[256], msg[256];
+    CU_ASSERT_EQUAL_FATAL(lr_yang_parse_intent(ctx, body, sizeof body - 1,
+                                               &in, path, sizeof path, msg,
+                                               sizeof msg), 0);
+    CU_ASSERT(in.custom);
+    CU_ASSERT_STRING_EQUAL(in.model, "tiny");
+    CU_ASSERT_EQUAL(in.shape.arch, LR_ARCH_LLAMA);
+    CU_ASSERT_EQUAL(in.shape.layers, 6);
+    CU_ASSERT_EQUAL(in.shape.kv_heads, 2);
+    CU_ASSERT_EQUAL(in.shape.ffn, 1376);
+    struct lr_job job;
+    memset(&job, 0, sizeof job);
+    job.intent = in;
+    job.phase = LR_JOB_BLOCKED;
+    snprintf(job.reason, sizeof job.reason, "just a test");
+    char *out = NULL, err[256];
+    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, &job, 1, NULL, NULL, NULL,
+                                               1, &out, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"kv-heads\": 2"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"arch\": \"llama\""));
+    free(out);
+    /* A preset name needs no shape; without one, any other name fails. */
+    static const char plain[] =
+        "{\"lightrail-job:job\":[{\"name\":\"c2\",\"model\":\"tiny\"}]}";
+    CU_ASSERT_EQUAL(lr_yang_parse_intent(ctx, plain, sizeof plain - 1, &in,
+                                         path, sizeof path, msg, sizeof msg),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "unknown model 'tiny'"));
+}
+
 static CU_TestInfo tests[] = {
+    { "custom transformer in an intent", test_custom_model },
     { "embedded modules", test_embedded_modules },
     { "example intents", test_example_intents },
     { "intent defaults and forms", test_intent_defaults },
