@@ -14,8 +14,10 @@
 #ifndef LR_JOB_H
 #define LR_JOB_H 1
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "planner/lr_model.h"
 #include "planner/lr_timemodel.h"
@@ -72,7 +74,37 @@ struct lr_job {
     int64_t created_ms, updated_ms;   /* Unix time, milliseconds */
 };
 
-const char *lr_job_phase_name(enum lr_job_phase);
+#define LR_JOB_N_PHASES 7
+
+/* The phases' names.  They are the API (lightrail-job's phase
+ * enumeration) and the database's (the CHECK constraint of jobs.phase in
+ * controller/lr_store.c): one table for all, changed with all three. */
+static inline const char *
+lr_job_phase_name(enum lr_job_phase p)
+{
+    static const char *const names[LR_JOB_N_PHASES] = {
+        [LR_JOB_SUBMITTED] = "submitted",
+        [LR_JOB_PLANNED] = "planned",
+        [LR_JOB_PROVISIONING] = "provisioning",
+        [LR_JOB_ACTIVE] = "active",
+        [LR_JOB_RELEASING] = "releasing",
+        [LR_JOB_BLOCKED] = "blocked",
+        [LR_JOB_FAILED] = "failed",
+    };
+    return (unsigned) p < LR_JOB_N_PHASES ? names[p] : NULL;
+}
+
+/* Returns 0 and sets '*out', or EINVAL for an unknown name. */
+static inline int
+lr_job_phase_parse(const char *s, enum lr_job_phase *out)
+{
+    for (int i = 0; s && i < LR_JOB_N_PHASES; i++)
+        if (!strcmp(s, lr_job_phase_name((enum lr_job_phase) i))) {
+            *out = (enum lr_job_phase) i;
+            return 0;
+        }
+    return EINVAL;
+}
 
 /* The model an intent names: its custom shape, or the preset.  Returns 0
  * with a model the caller frees with lr_model_free(), or ENOENT (unknown
@@ -84,7 +116,5 @@ lr_intent_model(const struct lr_intent *in, struct lr_model **out)
         return lr_model_from_transformer(in->model, &in->shape, out);
     return lr_model_preset(in->model, out);
 }
-/* Returns 0 and sets '*out', or EINVAL for an unknown name. */
-int lr_job_phase_parse(const char *, enum lr_job_phase *out);
 
 #endif

@@ -36,21 +36,6 @@
  * connection, and their transactions are short. */
 #define LR_STORE_BUSY_MS 5000
 
-/* The phase names as stored.  They are the storage format of schema v1
- * (the CHECK constraint of jobs.phase lists them), so they live here and
- * not in lr_job_phase_name(): renaming a phase for display must not
- * change what old databases mean. */
-static const char *const lr_store_phases[] = {
-    [LR_JOB_SUBMITTED] = "submitted",
-    [LR_JOB_PLANNED] = "planned",
-    [LR_JOB_PROVISIONING] = "provisioning",
-    [LR_JOB_ACTIVE] = "active",
-    [LR_JOB_RELEASING] = "releasing",
-    [LR_JOB_BLOCKED] = "blocked",
-    [LR_JOB_FAILED] = "failed",
-};
-#define LR_STORE_N_PHASES \
-    ((int) (sizeof lr_store_phases / sizeof lr_store_phases[0]))
 
 /*
  * The migrations: entry i brings a database from schema version i to
@@ -360,16 +345,6 @@ lr_store_col_text(sqlite3_stmt *stmt, int i, char *dst, size_t size)
     return true;
 }
 
-static int
-lr_store_phase_parse(const char *name, enum lr_job_phase *out)
-{
-    for (int i = 0; i < LR_STORE_N_PHASES; i++)
-        if (name && !strcmp(name, lr_store_phases[i])) {
-            *out = (enum lr_job_phase) i;
-            return 0;
-        }
-    return EINVAL;
-}
 
 static bool
 lr_store_idle_phase(enum lr_job_phase phase)
@@ -826,7 +801,7 @@ lr_store_validate(struct lr_store *s, const struct lr_job *job)
         || !lr_store_terminated(job->reason, sizeof job->reason))
         return lr_store_errf(s, EINVAL, "job '%s': model, algorithm or "
                              "reason is not a terminated string", in->name);
-    if ((int) job->phase < 0 || (int) job->phase >= LR_STORE_N_PHASES)
+    if ((int) job->phase < 0 || (int) job->phase >= LR_JOB_N_PHASES)
         return lr_store_errf(s, EINVAL, "job '%s': unknown phase %d",
                              in->name, (int) job->phase);
     if (job->plan.n_stages < 0 || job->plan.n_stages > LR_PLAN_MAX_STAGES)
@@ -845,7 +820,7 @@ lr_store_validate(struct lr_store *s, const struct lr_job *job)
         if (job->gpus[dc] < 0 || (idle && job->gpus[dc]))
             return lr_store_errf(s, EINVAL, "job '%s' (%s) cannot hold %d "
                                  "GPUs in DC %d%s", in->name,
-                                 lr_store_phases[job->phase], job->gpus[dc],
+                                 lr_job_phase_name(job->phase), job->gpus[dc],
                                  dc, idle ? ": release them first" : "");
         if (!idle && job->gpus[dc] != used[dc])
             return lr_store_errf(s, EINVAL, "job '%s' holds %d GPUs in DC %d "
@@ -858,7 +833,7 @@ lr_store_validate(struct lr_store *s, const struct lr_job *job)
     if (idle && job->n_lightpaths)
         return lr_store_errf(s, EINVAL, "job '%s' (%s) cannot hold "
                              "lightpaths: release them first", in->name,
-                             lr_store_phases[job->phase]);
+                             lr_job_phase_name(job->phase));
     for (int k = 0; k < job->n_lightpaths; k++) {
         const struct lr_lightpath *lp = &job->lp[k];
         if (lp->n_links < 1 || lp->n_links > LR_JOB_MAX_HOPS || lp->first < 0
@@ -962,7 +937,7 @@ lr_store_insert_job(struct lr_store *s, const struct lr_job *job)
     int ret;
 
     lr_store_bind_text(stmt, 1, in->name);
-    lr_store_bind_text(stmt, 2, lr_store_phases[job->phase]);
+    lr_store_bind_text(stmt, 2, lr_job_phase_name(job->phase));
     lr_store_bind_text(stmt, 3, job->reason);
     lr_store_bind_text(stmt, 4, in->model);
     sqlite3_bind_double(stmt, 5, in->batch);
@@ -1038,7 +1013,7 @@ lr_store_set_phase_tx(struct lr_store *s, const char *name,
     int ret;
 
     lr_store_bind_text(stmt, 1, name);
-    lr_store_bind_text(stmt, 2, lr_store_phases[phase]);
+    lr_store_bind_text(stmt, 2, lr_job_phase_name(phase));
     lr_store_bind_text(stmt, 3, reason ? reason : "");
     sqlite3_bind_int64(stmt, 4, updated_ms);
     ret = lr_store_exec(s, stmt, "cannot set a phase");
@@ -1060,7 +1035,7 @@ lr_store_set_phase_tx(struct lr_store *s, const char *name,
         return lr_store_errf(s, EINVAL, "job '%s' cannot become %s while it "
                              "holds GPUs or lightpaths: release them with "
                              "lr_store_put_job() first", name,
-                             lr_store_phases[phase]);
+                             lr_job_phase_name(phase));
     return 0;
 }
 
@@ -1071,7 +1046,7 @@ lr_store_set_phase(struct lr_store *s, const char *name,
 {
     int ret;
 
-    if (!name || (int) phase < 0 || (int) phase >= LR_STORE_N_PHASES)
+    if (!name || (int) phase < 0 || (int) phase >= LR_JOB_N_PHASES)
         return lr_store_errf(s, EINVAL, "%s: no job name or an unknown "
                              "phase", s->path);
     if (reason && strlen(reason) >= LR_JOB_REASON_MAX)
@@ -1129,7 +1104,7 @@ lr_store_load_row(struct lr_store *s, const char *name, struct lr_job *out)
         goto cleanup;
     }
     if (!lr_store_col_text(stmt, 0, phase, sizeof phase)
-        || lr_store_phase_parse(phase, &out->phase)
+        || lr_job_phase_parse(phase, &out->phase)
         || !lr_store_col_text(stmt, 1, out->reason, sizeof out->reason)
         || !lr_store_col_text(stmt, 2, in->model, sizeof in->model)
         || !lr_store_col_text(stmt, 7, in->algorithm, sizeof in->algorithm)) {

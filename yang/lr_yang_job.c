@@ -39,19 +39,6 @@
 #define LR_YANG_JOB_ENTRY "/lightrail-job:job"
 #define LR_YANG_JOB_LIST "/lightrail-job:jobs/job"
 
-/* The names of enum lr_job_phase, as lightrail-job's phase enumeration
- * spells them.  Kept here rather than calling lr_job_phase_name() so that
- * liblryang needs nothing of controller/ but its header. */
-static const char *const lr_yang_job_phases[] = {
-    [LR_JOB_SUBMITTED] = "submitted",
-    [LR_JOB_PLANNED] = "planned",
-    [LR_JOB_PROVISIONING] = "provisioning",
-    [LR_JOB_ACTIVE] = "active",
-    [LR_JOB_RELEASING] = "releasing",
-    [LR_JOB_BLOCKED] = "blocked",
-    [LR_JOB_FAILED] = "failed",
-};
-
 /* Copies 'src' into dst[size] (when dst is not NULL), turning control
  * characters into spaces: a message is one line. */
 static void
@@ -655,13 +642,12 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
         || (rc = lyd_new_inner(job, mod, "state", 0, &state)))
         goto cleanup;
 
-    if ((unsigned) j->phase >= sizeof lr_yang_job_phases
-                                   / sizeof lr_yang_job_phases[0]) {
+    if (!lr_job_phase_name(j->phase)) {
         ret = lr_yang_job_print_err(env, in->name, "phase %d is no phase",
                                     (int) j->phase);
         goto cleanup;
     }
-    if ((rc = lyd_new_term(state, mod, "phase", lr_yang_job_phases[j->phase],
+    if ((rc = lyd_new_term(state, mod, "phase", lr_job_phase_name(j->phase),
                            0, NULL)))
         goto cleanup;
     if (j->reason[0]) {
