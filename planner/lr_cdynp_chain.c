@@ -158,8 +158,6 @@ struct plan_search {
     enum lr_tm_why why;           /* the last failure, when none found */
 };
 
-/* Plans one chain (DC indices order[0..n-1]) under one objective and
- * keeps the plan if it is the best so far. */
 /* The handles for 'obj' assuming 'assumed' stages (only min(m, p)
  * matters), made on first use; NULL when out of memory or sets. */
 static struct lr_cdynp_dc **
