@@ -134,6 +134,46 @@ size_t lr_cdynp_summary_encode(const struct lr_cdynp_summary *s, uint8_t *buf,
 int lr_cdynp_summary_decode(const uint8_t *buf, size_t len,
                             struct lr_cdynp_summary *out);
 
+/* ---- a DC as the coordinator sees it: a party ---- */
+
+/* The coordinator drives every DC through this vtable, whether the DC is
+ * a handle in this process (lr_cdynp_local_party_new()) or an agent
+ * across the network (controller/lr_agent_party.c).  A party keeps its
+ * caches per (objective, assumed stage count) itself.  Functions return
+ * 0 or a positive errno value (ENOENT: no feasible layer in the window;
+ * ETIMEDOUT, ECONNREFUSED...: the party is unreachable). */
+struct lr_cdynp_party;
+
+struct lr_cdynp_party_class {
+    /* N P eta, the one figure a DC reveals up front. */
+    int (*compute)(struct lr_cdynp_party *, double *flops);
+    /* lr_cdynp_dc_step() under 'obj', assuming 'assumed' stages. */
+    int (*step)(struct lr_cdynp_party *, enum lr_cdynp_objective obj,
+                int assumed, const struct lr_cdynp_summary *in,
+                const struct lr_tm_link *in_link, uint16_t position, int lo,
+                int hi, struct lr_cdynp_summary *out);
+    /* lr_cdynp_dc_backtrack() of the last step under (obj, assumed). */
+    int (*backtrack)(struct lr_cdynp_party *, enum lr_cdynp_objective obj,
+                     int assumed, int last, int *prev_last);
+    /* The DC's final range: it lays out its own stages.  '*n_stages' gets
+     * how many; a party in this process also appends them to 'plan'
+     * (with DC index 'dc_index') when 'plan' is not NULL; a remote one
+     * keeps them to itself. */
+    int (*finish)(struct lr_cdynp_party *, enum lr_cdynp_objective obj,
+                  int assumed, int first, int last, int dc_index,
+                  struct lr_plan *plan, int *n_stages);
+    void (*free)(struct lr_cdynp_party *);
+};
+
+struct lr_cdynp_party {
+    const struct lr_cdynp_party_class *cls;
+};
+
+/* DC 'k' of 'tm' as a party in this process (lr_cdynp_local.c).  NULL
+ * when out of memory; free with party->cls->free(). */
+struct lr_cdynp_party *lr_cdynp_local_party_new(const struct lr_tm *tm,
+                                                int k);
+
 /* ---- the coordinator (lr_cdynp_chain.c) ---- */
 
 struct lr_cdynp_options {
@@ -157,6 +197,30 @@ int lr_cdynp_order(const struct lr_tm *, int *order);
 enum lr_tm_why lr_cdynp_plan(const struct lr_tm *,
                              const struct lr_cdynp_options *,
                              struct lr_plan *plan, struct lr_tm_eval *eval);
+
+/* What the coordinator learns of a plan made over parties, some of which
+ * may keep their stages private. */
+struct lr_cdynp_result {
+    double T;                         /* sum + (m-1) bottleneck + sync */
+    struct lr_cdynp_cost cost;        /* of the whole chain */
+    int n_dcs;                        /* in the chain */
+    int dc[LR_TM_MAX_DCS];            /* DC indices in chain order */
+    int first[LR_TM_MAX_DCS], last[LR_TM_MAX_DCS];   /* their layers */
+    int n_stages[LR_TM_MAX_DCS];
+};
+
+/* CDynP over 'parties' (one per DC of 'tm', by DC index).  'tm' gives the
+ * model, the training shape and the links between DCs; its per-DC
+ * figures are not read (a remote DC's are not known).  'plan' (may be
+ * NULL) gets the stages of the parties that share them.  Returns LR_TM_OK
+ * with 'res' filled; LR_TM_NO_LINK..., or LR_TM_MEMORY when no chain
+ * works; '*party_err' (may be NULL) gets the first error a party
+ * returned (a timeout, a refused connection), 0 if none. */
+enum lr_tm_why lr_cdynp_plan_parties(const struct lr_tm *,
+                                     struct lr_cdynp_party *const *parties,
+                                     const struct lr_cdynp_options *,
+                                     struct lr_cdynp_result *res,
+                                     struct lr_plan *plan, int *party_err);
 
 /* Compares two costs under 'obj' with m microbatches: < 0 when a is
  * better.  Values within a relative 1e-9 are ties: they come from the

@@ -25,8 +25,16 @@
  * the least T: the coordinator knows only the links and the aggregate
  * compute, so it cannot tell in advance which DCs are worth their link.
  * Each DC's costs do not depend on the chain, so its cache serves every
- * chain (one cache per objective and assumed stage count).  Beyond that, the greedy chain of lr_cdynp_order() and each of
+ * chain (each party keeps one cache per objective and assumed stage
+ * count).  Beyond that, the greedy chain of lr_cdynp_order() and each of
  * its prefixes.
+ *
+ * Parties.  The coordinator talks to every DC through struct
+ * lr_cdynp_party: a handle in this process or an agent across the
+ * network.  It judges a chain by the cost the tail reports, T = sum +
+ * (m-1) bottleneck + sync, which is the time model's T for the plan the
+ * DCs will lay out (lr_cdynp_dc_step() sums the same terms), so it needs
+ * no DC's stages.
  *
  * Complexity: per chain, sum over DCs of the local DP on its windowed
  * ranges, O(sum_k (2w+1) R_k^2 N_k^2) with R_k the longest range DC k may
@@ -39,15 +47,12 @@
 
 #include "planner/lr_cdynp.h"
 
-int
-lr_cdynp_order(const struct lr_tm *tm, int *order)
+/* The greedy chain over per-DC compute figures (see lr_cdynp_order()). */
+static int
+order_by(const struct lr_tm *tm, const double *compute, int *order)
 {
     bool used[LR_TM_MAX_DCS] = { false };
-    int n = 0;
-    double compute[LR_TM_MAX_DCS];
-    for (int k = 0; k < tm->n_dcs; k++)
-        compute[k] = tm->dcs[k].n_devices * tm->dcs[k].peak * tm->dcs[k].eff;
-    int head = 0;
+    int n = 0, head = 0;
     for (int k = 1; k < tm->n_dcs; k++)
         if (compute[k] > compute[head])
             head = k;
@@ -72,21 +77,55 @@ lr_cdynp_order(const struct lr_tm *tm, int *order)
     return n;
 }
 
-/* Runs the chain over handles dc[0..n-1] (chain order, DC indices
- * order[]).  Returns LR_TM_OK with 'plan' filled, or why not. */
-static enum lr_tm_why
-run_chain(const struct lr_tm *tm, struct lr_cdynp_dc **dc, const int *order,
-          int n, int window, struct lr_cdynp_summary *buf[2],
-          struct lr_plan *plan)
+int
+lr_cdynp_order(const struct lr_tm *tm, int *order)
 {
-    const int L = tm->model->n_layers;
+    double compute[LR_TM_MAX_DCS];
+    for (int k = 0; k < tm->n_dcs; k++)
+        compute[k] = tm->dcs[k].n_devices * tm->dcs[k].peak * tm->dcs[k].eff;
+    return order_by(tm, compute, order);
+}
+
+struct plan_search {
+    const struct lr_tm *tm;
+    struct lr_cdynp_party *const *party;      /* by DC index */
+    double compute[LR_TM_MAX_DCS];
+    int window;
+    int assumed[2];               /* per objective: only grows */
+    struct lr_cdynp_summary *buf[2];
+    struct lr_plan *cand;         /* NULL when no plan is wanted */
+    struct lr_plan *plan;
+    struct lr_cdynp_result run, *best;
+    bool found;
+    enum lr_tm_why why;           /* the last failure, when none found */
+    int party_err;                /* the first error of a party */
+};
+
+static enum lr_tm_why
+party_failed(struct plan_search *ps, int err)
+{
+    if (!ps->party_err && err != ENOENT)
+        ps->party_err = err;
+    return err == ENOENT ? LR_TM_MEMORY : LR_TM_DEVICES;
+}
+
+/* Runs the chain order[0..n-1] once under (obj, assumed): pre-partition
+ * windows, the steps down the chain, the backtracking, and each DC's
+ * finish.  Fills ps->run (and ps->cand when a plan is wanted). */
+static enum lr_tm_why
+run_chain(struct plan_search *ps, const int *order, int n,
+          enum lr_cdynp_objective obj, int assumed)
+{
+    const struct lr_tm *tm = ps->tm;
     const struct lr_model *m = tm->model;
+    const int L = m->n_layers;
+    struct lr_cdynp_result *r = &ps->run;
     if (L < n)
         return LR_TM_DEVICES;
 
     double total = 0, acc = 0;
     for (int k = 0; k < n; k++)
-        total += lr_cdynp_dc_compute(dc[k]);
+        total += ps->compute[order[k]];
     int lo[LR_TM_MAX_DCS], hi[LR_TM_MAX_DCS];
     for (int k = 0; k < n; k++) {
         int min_b = k, max_b = L - n + k;
@@ -94,13 +133,13 @@ run_chain(const struct lr_tm *tm, struct lr_cdynp_dc **dc, const int *order,
             lo[k] = hi[k] = L - 1;
             break;
         }
-        acc += lr_cdynp_dc_compute(dc[k]);
+        acc += ps->compute[order[k]];
         double target = acc / total * lr_model_flops(m, 0, L - 1);
         int beta = 0;
         while (beta < L - 1 && lr_model_flops(m, 0, beta) < target)
             beta++;
-        int l0 = window < 0 ? min_b : beta - window;
-        int h0 = window < 0 ? max_b : beta + window;
+        int l0 = ps->window < 0 ? min_b : beta - ps->window;
+        int h0 = ps->window < 0 ? max_b : beta + ps->window;
         lo[k] = l0 < min_b ? min_b : l0 > max_b ? max_b : l0;
         hi[k] = h0 > max_b ? max_b : h0 < min_b ? min_b : h0;
         if (hi[k] - lo[k] + 1 > LR_CDYNP_MAX_ENTRIES)
@@ -112,111 +151,75 @@ run_chain(const struct lr_tm *tm, struct lr_cdynp_dc **dc, const int *order,
                                           : NULL;
         if (k && !(link->bw > 0))
             return LR_TM_NO_LINK;
-        int err = lr_cdynp_dc_step(dc[k], k ? buf[(k - 1) % 2] : NULL, link,
-                                   (uint16_t) k, lo[k], hi[k], buf[k % 2]);
+        struct lr_cdynp_party *p = ps->party[order[k]];
+        int err = p->cls->step(p, obj, assumed, k ? ps->buf[(k - 1) % 2]
+                                                  : NULL, link,
+                               (uint16_t) k, lo[k], hi[k], ps->buf[k % 2]);
         if (err)
-            return LR_TM_MEMORY;
+            return party_failed(ps, err);
     }
+    /* The tail's entry for the last layer is the whole chain's cost. */
+    const struct lr_cdynp_summary *tail = ps->buf[(n - 1) % 2];
+    if (tail->n < 1 || tail->e[tail->n - 1].layer != (uint32_t) (L - 1))
+        return LR_TM_MEMORY;
+    r->cost = tail->e[tail->n - 1].cost;
+    r->T = r->cost.sum + (tm->m - 1) * r->cost.bottleneck + r->cost.sync;
+    r->n_dcs = n;
 
-    int first[LR_TM_MAX_DCS], last = L - 1;
+    int last = L - 1;
     for (int k = n - 1; k >= 0; k--) {
-        int prev;
-        if (lr_cdynp_dc_backtrack(dc[k], last, &prev))
-            return LR_TM_MEMORY;
-        first[k] = prev + 1;
-        if (k == 0 && prev != -1)
+        struct lr_cdynp_party *p = ps->party[order[k]];
+        int prev, err = p->cls->backtrack(p, obj, assumed, last, &prev);
+        if (err)
+            return party_failed(ps, err);
+        if (prev >= last || (k == 0 && prev != -1) || (k > 0 && prev < 0))
             return LR_TM_SHAPE;
-        int range_last = last;
+        r->dc[k] = order[k];
+        r->first[k] = prev + 1;
+        r->last[k] = last;
         last = prev;
-        hi[k] = range_last;   /* reuse: the range DC k finally runs */
     }
-    plan->n_stages = 0;
-    for (int k = 0; k < n; k++)
-        if (lr_cdynp_dc_stages(dc[k], first[k], hi[k], order[k], plan))
-            return LR_TM_MEMORY;
+    if (ps->cand)
+        ps->cand->n_stages = 0;
+    for (int k = 0; k < n; k++) {
+        struct lr_cdynp_party *p = ps->party[order[k]];
+        int err = p->cls->finish(p, obj, assumed, r->first[k], r->last[k],
+                                 order[k], ps->cand, &r->n_stages[k]);
+        if (err)
+            return party_failed(ps, err);
+    }
     return LR_TM_OK;
 }
 
-struct plan_search {
-    const struct lr_tm *tm;
-    int window;
-    /* Handle sets, one per (objective, assumed stage count): a DC's costs
-     * depend on both but not on the chain, so each set keeps its cache
-     * across every chain that needs it. */
-    struct handle_set {
-        enum lr_cdynp_objective obj;
-        int assumed;
-        struct lr_cdynp_dc *dc[LR_TM_MAX_DCS];
-    } sets[LR_CDYNP_MAX_SETS];
-    int n_sets;
-    int assumed[2];               /* per objective: only grows */
-    bool oom;
-    struct lr_cdynp_summary *buf[2];
-    struct lr_plan *cand, *plan;
-    struct lr_tm_eval *ev, *eval;
-    bool found;
-    enum lr_tm_why why;           /* the last failure, when none found */
-};
-
-/* The handles for 'obj' assuming 'assumed' stages (only min(m, p)
- * matters), made on first use; NULL when out of memory or sets. */
-static struct lr_cdynp_dc **
-handles(struct plan_search *ps, enum lr_cdynp_objective obj, int assumed)
-{
-    if (assumed > ps->tm->m)
-        assumed = ps->tm->m;
-    for (int i = 0; i < ps->n_sets; i++)
-        if (ps->sets[i].obj == obj && ps->sets[i].assumed == assumed)
-            return ps->sets[i].dc;
-    if (ps->n_sets == LR_CDYNP_MAX_SETS)
-        return NULL;
-    struct handle_set *hs = &ps->sets[ps->n_sets++];
-    hs->obj = obj;
-    hs->assumed = assumed;
-    for (int k = 0; k < ps->tm->n_dcs; k++) {
-        hs->dc[k] = lr_cdynp_dc_new(ps->tm, k, assumed);
-        if (!hs->dc[k]) {
-            ps->oom = true;
-            return NULL;
-        }
-        lr_cdynp_dc_reset(hs->dc[k], assumed, obj);
-    }
-    return hs->dc;
-}
-
-/* Plans one chain (DC indices order[0..n-1]) under one objective and
- * keeps the plan if it is the best so far. */
+/* Plans one chain under one objective and keeps it if it is the best so
+ * far.  Memory was checked for 'assumed' stages; the plan holds when it
+ * has no more, or min(m, p) did not change. */
 static void
 try_chain_obj(struct plan_search *ps, const int *order, int n,
               enum lr_cdynp_objective obj)
 {
-    const struct lr_tm *tm = ps->tm;
-    struct lr_cdynp_dc *chain[LR_TM_MAX_DCS];
+    const int m = ps->tm->m;
     int assumed = n > ps->assumed[obj] ? n : ps->assumed[obj];
     enum lr_tm_why why = LR_TM_OK;
     for (int round = 0; round < 16; round++) {
-        struct lr_cdynp_dc **dc = handles(ps, obj, assumed);
-        if (!dc) {
-            why = LR_TM_MEMORY;
-            break;
-        }
-        for (int k = 0; k < n; k++)
-            chain[k] = dc[order[k]];
-        why = run_chain(tm, chain, order, n, ps->window, ps->buf, ps->cand);
+        if (assumed > m)
+            assumed = m;
+        why = run_chain(ps, order, n, obj, assumed);
         if (why != LR_TM_OK)
             break;
-        why = lr_tm_evaluate(tm, ps->cand, ps->ev);
-        /* The plan's memory was checked for 'assumed' stages; it holds
-         * when the plan has no more, or min(m, p) did not change. */
-        int p = ps->cand->n_stages;
-        if (p <= assumed || (assumed >= tm->m && p >= tm->m))
+        int p = 0;
+        for (int k = 0; k < n; k++)
+            p += ps->run.n_stages[k];
+        if (p <= assumed || (assumed >= m && p >= m))
             break;
         assumed = p;
+        why = LR_TM_MEMORY;   /* unless the next round settles it */
     }
     ps->assumed[obj] = assumed;
-    if (why == LR_TM_OK && (!ps->found || ps->ev->T < ps->eval->T)) {
-        *ps->plan = *ps->cand;
-        *ps->eval = *ps->ev;
+    if (why == LR_TM_OK && (!ps->found || ps->run.T < ps->best->T)) {
+        *ps->best = ps->run;
+        if (ps->plan)
+            *ps->plan = *ps->cand;
         ps->found = true;
     } else if (why != LR_TM_OK) {
         ps->why = why;
@@ -247,21 +250,33 @@ all_chains(struct plan_search *ps, int *order, int n, bool *used)
 }
 
 enum lr_tm_why
-lr_cdynp_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
-              struct lr_plan *plan, struct lr_tm_eval *eval)
+lr_cdynp_plan_parties(const struct lr_tm *tm,
+                      struct lr_cdynp_party *const *parties,
+                      const struct lr_cdynp_options *opt,
+                      struct lr_cdynp_result *res, struct lr_plan *plan,
+                      int *party_err)
 {
     struct plan_search ps = {
-        .tm = tm, .window = opt ? opt->window : LR_CDYNP_DEFAULT_WINDOW,
-        .plan = plan, .eval = eval, .why = LR_TM_MEMORY,
+        .tm = tm, .party = parties,
+        .window = opt ? opt->window : LR_CDYNP_DEFAULT_WINDOW,
+        .plan = plan, .best = res, .why = LR_TM_MEMORY,
     };
+    int order[LR_TM_MAX_DCS];
+    memset(res, 0, sizeof *res);
     ps.buf[0] = malloc(sizeof **ps.buf);
     ps.buf[1] = malloc(sizeof **ps.buf);
-    ps.cand = malloc(sizeof *ps.cand);
-    ps.ev = malloc(sizeof *ps.ev);
-    if (!ps.buf[0] || !ps.buf[1] || !ps.cand || !ps.ev)
+    ps.cand = plan ? malloc(sizeof *ps.cand) : NULL;
+    if (!ps.buf[0] || !ps.buf[1] || (plan && !ps.cand))
         goto cleanup;
+    for (int k = 0; k < tm->n_dcs; k++) {
+        int err = parties[k]->cls->compute(parties[k], &ps.compute[k]);
+        if (err) {
+            party_failed(&ps, err);
+            ps.why = LR_TM_DEVICES;
+            goto cleanup;
+        }
+    }
 
-    int order[LR_TM_MAX_DCS];
     if (opt && opt->order) {
         if (opt->n_order < 1 || opt->n_order > tm->n_dcs) {
             ps.why = LR_TM_SHAPE;
@@ -277,26 +292,51 @@ lr_cdynp_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
         /* The greedy chain first: its stage count seeds the assumption,
          * so that the other chains mostly share its caches. */
         bool used[LR_TM_MAX_DCS] = { false };
-        try_chain(&ps, order, lr_cdynp_order(tm, order));
-        all_chains(&ps, order, 0, used);
+        try_chain(&ps, order, order_by(tm, ps.compute, order));
+        /* A party that cannot be reached fails every chain: stop. */
+        if (!ps.party_err)
+            all_chains(&ps, order, 0, used);
     } else {
-        int n = lr_cdynp_order(tm, order);
-        for (int k = 1; k <= n; k++)
+        int n = order_by(tm, ps.compute, order);
+        for (int k = 1; k <= n && !ps.party_err; k++)
             try_chain(&ps, order, k);
     }
 
 cleanup:
-    for (int i = 0; i < ps.n_sets; i++)
-        for (int k = 0; k < tm->n_dcs; k++)
-            lr_cdynp_dc_free(ps.sets[i].dc[k]);
     free(ps.buf[0]);
     free(ps.buf[1]);
     free(ps.cand);
-    free(ps.ev);
-    if (!ps.found) {
-        eval->why = ps.why;
-        eval->T = INFINITY;
-        return ps.why;
+    if (party_err)
+        *party_err = ps.party_err;
+    if (ps.party_err)
+        return LR_TM_DEVICES;
+    return ps.found ? LR_TM_OK : ps.why;
+}
+
+enum lr_tm_why
+lr_cdynp_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
+              struct lr_plan *plan, struct lr_tm_eval *eval)
+{
+    struct lr_cdynp_party *party[LR_TM_MAX_DCS] = { NULL };
+    struct lr_cdynp_result *res = malloc(sizeof *res);
+    enum lr_tm_why why = LR_TM_MEMORY;
+    int k;
+    for (k = 0; res && k < tm->n_dcs; k++)
+        if (!(party[k] = lr_cdynp_local_party_new(tm, k)))
+            break;
+    if (res && k == tm->n_dcs) {
+        why = lr_cdynp_plan_parties(tm, party, opt, res, plan, NULL);
+        /* The plan the parties laid out, judged by the model itself. */
+        if (why == LR_TM_OK)
+            why = lr_tm_evaluate(tm, plan, eval);
     }
-    return LR_TM_OK;
+    for (k = 0; k < tm->n_dcs; k++)
+        if (party[k])
+            party[k]->cls->free(party[k]);
+    free(res);
+    if (why != LR_TM_OK) {
+        eval->why = why;
+        eval->T = INFINITY;
+    }
+    return why;
 }

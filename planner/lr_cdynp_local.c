@@ -295,3 +295,128 @@ lr_cdynp_dc_stages(struct lr_cdynp_dc *d, int a, int b, int dc_index,
         plan->stages[plan->n_stages++] = tmp[--n];
     return 0;
 }
+
+/* ---- the DC as a party in this process ---- */
+
+/* Its handles, one per (objective, assumed stage count) met so far: a
+ * DC's costs depend on both, never on the chain, so each handle's cache
+ * serves every chain that asks under the same pair. */
+struct local_party {
+    struct lr_cdynp_party base;
+    const struct lr_tm *tm;   /* borrowed: must outlive the party */
+    int k;
+    int n_sets;
+    struct {
+        enum lr_cdynp_objective obj;
+        int assumed;
+        struct lr_cdynp_dc *dc;
+    } sets[LR_CDYNP_MAX_SETS];
+};
+
+static struct lr_cdynp_dc *
+local_handle(struct local_party *lp, enum lr_cdynp_objective obj,
+             int assumed)
+{
+    if (assumed > lp->tm->m)
+        assumed = lp->tm->m;   /* only min(m, p) matters */
+    for (int i = 0; i < lp->n_sets; i++)
+        if (lp->sets[i].obj == obj && lp->sets[i].assumed == assumed)
+            return lp->sets[i].dc;
+    if (lp->n_sets == LR_CDYNP_MAX_SETS)
+        return NULL;
+    struct lr_cdynp_dc *dc = lr_cdynp_dc_new(lp->tm, lp->k, assumed);
+    if (!dc)
+        return NULL;
+    lr_cdynp_dc_reset(dc, assumed, obj);
+    lp->sets[lp->n_sets].obj = obj;
+    lp->sets[lp->n_sets].assumed = assumed;
+    lp->sets[lp->n_sets].dc = dc;
+    lp->n_sets++;
+    return dc;
+}
+
+static int
+local_compute(struct lr_cdynp_party *p, double *flops)
+{
+    const struct local_party *lp = (const struct local_party *) p;
+    const struct lr_tm_dc *d = &lp->tm->dcs[lp->k];
+    *flops = d->n_devices * d->peak * d->eff;
+    return 0;
+}
+
+static int
+local_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+           int assumed, const struct lr_cdynp_summary *in,
+           const struct lr_tm_link *in_link, uint16_t position, int lo,
+           int hi, struct lr_cdynp_summary *out)
+{
+    struct lr_cdynp_dc *dc = local_handle((struct local_party *) p, obj,
+                                          assumed);
+    return dc ? lr_cdynp_dc_step(dc, in, in_link, position, lo, hi, out)
+              : ENOMEM;
+}
+
+static int
+local_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+                int assumed, int last, int *prev_last)
+{
+    struct lr_cdynp_dc *dc = local_handle((struct local_party *) p, obj,
+                                          assumed);
+    return dc ? lr_cdynp_dc_backtrack(dc, last, prev_last) : ENOMEM;
+}
+
+static int
+local_finish(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+             int assumed, int first, int last, int dc_index,
+             struct lr_plan *plan, int *n_stages)
+{
+    struct lr_cdynp_dc *dc = local_handle((struct local_party *) p, obj,
+                                          assumed);
+    struct lr_plan *own = plan ? plan : malloc(sizeof *own);
+    if (!dc || !own) {
+        if (!plan)
+            free(own);
+        return ENOMEM;
+    }
+    if (!plan)
+        own->n_stages = 0;
+    int before = own->n_stages;
+    int err = lr_cdynp_dc_stages(dc, first, last, dc_index, own);
+    *n_stages = own->n_stages - before;
+    if (!plan)
+        free(own);
+    return err;
+}
+
+static void
+local_free(struct lr_cdynp_party *p)
+{
+    struct local_party *lp = (struct local_party *) p;
+    if (!lp)
+        return;
+    for (int i = 0; i < lp->n_sets; i++)
+        lr_cdynp_dc_free(lp->sets[i].dc);
+    free(lp);
+}
+
+static const struct lr_cdynp_party_class local_class = {
+    .compute = local_compute,
+    .step = local_step,
+    .backtrack = local_backtrack,
+    .finish = local_finish,
+    .free = local_free,
+};
+
+struct lr_cdynp_party *
+lr_cdynp_local_party_new(const struct lr_tm *tm, int k)
+{
+    struct local_party *lp = calloc(1, sizeof *lp);
+    if (!lp || k < 0 || k >= tm->n_dcs) {
+        free(lp);
+        return NULL;
+    }
+    lp->base.cls = &local_class;
+    lp->tm = tm;
+    lp->k = k;
+    return &lp->base;
+}

@@ -176,6 +176,54 @@ test_cdynp_forced_order(void)
     lr_model_free(m);
 }
 
+/* Over parties that keep their stages private, the coordinator's T (from
+ * the tail's summary) is the model's T of the plan the parties lay out,
+ * and the ranges and stage counts agree with that plan. */
+static void
+test_parties_without_stages(void)
+{
+    int compared = 0;
+    for (uint64_t seed = 400; seed < 440; seed++) {
+        struct lr_instance in;
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
+        struct lr_tm *tm;
+        CU_ASSERT_EQUAL_FATAL(lr_tm_new(in.model, in.cluster, &in.train,
+                                        &tm), 0);
+        struct lr_plan *plan = malloc(sizeof *plan);
+        struct lr_tm_eval *ev = malloc(sizeof *ev);
+        struct lr_cdynp_result *res = malloc(sizeof *res);
+        struct lr_cdynp_party *party[LR_TM_MAX_DCS];
+        for (int k = 0; k < tm->n_dcs; k++)
+            party[k] = lr_cdynp_local_party_new(tm, k);
+        int perr = -1;
+        enum lr_tm_why w1 = lr_cdynp_plan(tm, NULL, plan, ev);
+        enum lr_tm_why w2 = lr_cdynp_plan_parties(tm, party, NULL, res, NULL,
+                                                  &perr);
+        CU_ASSERT_EQUAL(w1, w2);
+        CU_ASSERT_EQUAL(perr, 0);
+        if (w1 == LR_TM_OK) {
+            CU_ASSERT_DOUBLE_EQUAL(res->T, ev->T, 1e-9 * ev->T);
+            int stages = 0;
+            for (int k = 0; k < res->n_dcs; k++) {
+                stages += res->n_stages[k];
+                CU_ASSERT(res->first[k] <= res->last[k]);
+            }
+            CU_ASSERT_EQUAL(stages, plan->n_stages);
+            CU_ASSERT_EQUAL(res->last[res->n_dcs - 1],
+                            in.model->n_layers - 1);
+            compared++;
+        }
+        for (int k = 0; k < tm->n_dcs; k++)
+            party[k]->cls->free(party[k]);
+        free(plan);
+        free(ev);
+        free(res);
+        lr_tm_free(tm);
+        lr_instance_free(&in);
+    }
+    CU_ASSERT(compared >= 20);
+}
+
 static void
 test_summary_wire(void)
 {
@@ -230,6 +278,7 @@ static CU_TestInfo tests[] = {
     { "CDynP is never below the exact optimum", test_cdynp_never_below_exact },
     { "CDynP on the toy instance", test_cdynp_toy },
     { "CDynP with a given chain order", test_cdynp_forced_order },
+    { "parties keeping their stages private", test_parties_without_stages },
     { "state summary encode/decode", test_summary_wire },
     CU_TEST_INFO_NULL,
 };
