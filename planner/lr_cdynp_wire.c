@@ -1,0 +1,395 @@
+/*
+ * lr_cdynp_wire: the agent protocol's messages; see lr_cdynp_wire.h for
+ * the format.  Encoding writes through a cursor that refuses to pass the
+ * buffer's end; decoding reads through one that refuses to read past the
+ * frame, and the frame must be consumed exactly (OpenBGPD's ibuf_get_*
+ * readers are the model).
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "planner/lr_bytes.h"
+#include "planner/lr_cdynp_wire.h"
+
+#define HEADER 16             /* length, magic, version, type, id */
+
+struct cursor {
+    uint8_t *w;               /* writing */
+    const uint8_t *r;         /* reading */
+    size_t left;
+    int bad;                  /* overflowed or underflowed */
+};
+
+static uint8_t *
+room(struct cursor *c, size_t n)
+{
+    if (c->bad || c->left < n) {
+        c->bad = 1;
+        return NULL;
+    }
+    uint8_t *p = c->w;
+    c->w += n;
+    c->left -= n;
+    return p;
+}
+
+static void
+w8(struct cursor *c, uint8_t v)
+{
+    uint8_t *p = room(c, 1);
+    if (p)
+        *p = v;
+}
+
+static void
+w16(struct cursor *c, uint16_t v)
+{
+    uint8_t *p = room(c, 2);
+    if (p)
+        lr_put16(p, v);
+}
+
+static void
+w32(struct cursor *c, uint32_t v)
+{
+    uint8_t *p = room(c, 4);
+    if (p)
+        lr_put32(p, v);
+}
+
+static void
+wf64(struct cursor *c, double v)
+{
+    uint8_t *p = room(c, 8);
+    if (p)
+        lr_put_f64(p, v);
+}
+
+static void
+wtext(struct cursor *c, const char *s, size_t max)
+{
+    size_t n = strnlen(s, max);
+    w16(c, (uint16_t) n);
+    uint8_t *p = room(c, n);
+    if (p)
+        memcpy(p, s, n);
+}
+
+static const uint8_t *
+take(struct cursor *c, size_t n)
+{
+    if (c->bad || c->left < n) {
+        c->bad = 1;
+        return NULL;
+    }
+    const uint8_t *p = c->r;
+    c->r += n;
+    c->left -= n;
+    return p;
+}
+
+static uint8_t
+r8(struct cursor *c)
+{
+    const uint8_t *p = take(c, 1);
+    return p ? *p : 0;
+}
+
+static uint16_t
+r16(struct cursor *c)
+{
+    const uint8_t *p = take(c, 2);
+    return p ? lr_get16(p) : 0;
+}
+
+static uint32_t
+r32(struct cursor *c)
+{
+    const uint8_t *p = take(c, 4);
+    return p ? lr_get32(p) : 0;
+}
+
+/* A finite number, else the cursor goes bad. */
+static double
+rf64(struct cursor *c)
+{
+    const uint8_t *p = take(c, 8);
+    double d = p ? lr_get_f64(p) : 0;
+    if (!isfinite(d))
+        c->bad = 1;
+    return d;
+}
+
+static void
+rtext(struct cursor *c, char *dst, size_t size)
+{
+    uint16_t n = r16(c);
+    const uint8_t *p = take(c, n);
+    if (!p || n >= size || memchr(p, '\0', n)) {
+        c->bad = 1;
+        dst[0] = '\0';
+        return;
+    }
+    memcpy(dst, p, n);
+    dst[n] = '\0';
+}
+
+static void
+wsummary(struct cursor *c, int has, const struct lr_cdynp_summary *s)
+{
+    if (!has || !s) {
+        w32(c, 0);
+        return;
+    }
+    size_t n = lr_cdynp_summary_size(s->n);
+    w32(c, (uint32_t) n);
+    uint8_t *p = room(c, n);
+    if (p && lr_cdynp_summary_encode(s, p, n) != n)
+        c->bad = 1;
+}
+
+static int
+rsummary(struct cursor *c, struct lr_wire_msg *m)
+{
+    uint32_t n = r32(c);
+    const uint8_t *p = take(c, n);
+    m->has_summary = n > 0;
+    if (c->bad)
+        return EINVAL;
+    if (!n)
+        return 0;
+    if (!m->summary)
+        return E2BIG;
+    return lr_cdynp_summary_decode(p, n, m->summary) ? EINVAL : 0;
+}
+
+size_t
+lr_wire_encode(const struct lr_wire_msg *m, uint8_t *buf, size_t len)
+{
+    struct cursor c = { .w = buf, .left = len };
+    uint8_t *length = room(&c, 4);
+    uint8_t *magic = room(&c, 4);
+    if (magic)
+        memcpy(magic, "LRAG", 4);
+    w16(&c, LR_WIRE_VERSION);
+    w16(&c, (uint16_t) m->type);
+    w32(&c, m->id);
+    switch (m->type) {
+    case LR_WIRE_HELLO:
+    case LR_WIRE_OK:
+        break;
+    case LR_WIRE_HELLO_OK:
+        wf64(&c, m->compute);
+        wtext(&c, m->name, sizeof m->name);
+        break;
+    case LR_WIRE_JOB:
+        if (m->n_layers < 1 || m->n_layers > LR_MODEL_MAX_LAYERS
+            || !m->layers)
+            return 0;
+        w32(&c, m->job);
+        wf64(&c, m->batch);
+        wf64(&c, m->micro);
+        wf64(&c, m->elem_bytes);
+        w32(&c, (uint32_t) m->n_layers);
+        for (int i = 0; i < m->n_layers; i++) {
+            wf64(&c, m->layers[i].flops);
+            wf64(&c, m->layers[i].params);
+            wf64(&c, m->layers[i].act);
+        }
+        break;
+    case LR_WIRE_STEP:
+        w32(&c, m->job);
+        w8(&c, (uint8_t) m->objective);
+        w16(&c, (uint16_t) m->assumed);
+        w16(&c, (uint16_t) m->position);
+        w32(&c, (uint32_t) m->lo);
+        w32(&c, (uint32_t) m->hi);
+        wf64(&c, m->link.bw);
+        wf64(&c, m->link.lat);
+        wsummary(&c, m->has_summary, m->summary);
+        break;
+    case LR_WIRE_STEP_OK:
+        wsummary(&c, 1, m->summary);
+        break;
+    case LR_WIRE_BACKTRACK:
+        w32(&c, m->job);
+        w8(&c, (uint8_t) m->objective);
+        w16(&c, (uint16_t) m->assumed);
+        w32(&c, (uint32_t) m->last);
+        break;
+    case LR_WIRE_BACKTRACK_OK:
+        w32(&c, (uint32_t) m->prev_last);
+        break;
+    case LR_WIRE_FINISH:
+        w32(&c, m->job);
+        w8(&c, (uint8_t) m->objective);
+        w16(&c, (uint16_t) m->assumed);
+        w32(&c, (uint32_t) m->first);
+        w32(&c, (uint32_t) m->last);
+        break;
+    case LR_WIRE_FINISH_OK:
+        w16(&c, (uint16_t) m->n_stages);
+        break;
+    case LR_WIRE_ERROR:
+        w16(&c, (uint16_t) m->code);
+        wtext(&c, m->text, sizeof m->text);
+        break;
+    default:
+        return 0;
+    }
+    size_t total = len - c.left;
+    if (c.bad || total - 4 > LR_WIRE_MAX_FRAME)
+        return 0;
+    lr_put32(length, (uint32_t) (total - 4));
+    return total;
+}
+
+size_t
+lr_wire_frame_size(const uint8_t *buf, size_t len, int *err)
+{
+    *err = 0;
+    if (len < 4)
+        return 0;
+    uint32_t n = lr_get32(buf);
+    if (n > LR_WIRE_MAX_FRAME || n < HEADER - 4) {
+        *err = EMSGSIZE;
+        return 0;
+    }
+    return (size_t) n + 4;
+}
+
+static int
+valid_objective(int o)
+{
+    return o == LR_CDYNP_LEX || o == LR_CDYNP_TIME;
+}
+
+int
+lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *m)
+{
+    struct cursor c = { .r = buf, .left = len };
+    struct lr_layer *layers = m->layers;
+    struct lr_cdynp_summary *summary = m->summary;
+    int layers_cap = m->layers_cap, ret = 0;
+
+    memset(m, 0, sizeof *m);
+    m->layers = layers;
+    m->layers_cap = layers_cap;
+    m->summary = summary;
+    if (len < HEADER || r32(&c) != len - 4)
+        return EINVAL;
+    const uint8_t *magic = take(&c, 4);
+    if (memcmp(magic, "LRAG", 4) || r16(&c) != LR_WIRE_VERSION)
+        return EPROTO;
+    m->type = (enum lr_wire_type) r16(&c);
+    m->id = r32(&c);
+    switch (m->type) {
+    case LR_WIRE_HELLO:
+    case LR_WIRE_OK:
+        break;
+    case LR_WIRE_HELLO_OK:
+        m->compute = rf64(&c);
+        rtext(&c, m->name, sizeof m->name);
+        if (!(m->compute >= 0))
+            c.bad = 1;
+        break;
+    case LR_WIRE_JOB: {
+        m->job = r32(&c);
+        m->batch = rf64(&c);
+        m->micro = rf64(&c);
+        m->elem_bytes = rf64(&c);
+        uint32_t n = r32(&c);
+        if (c.bad || n < 1 || n > LR_MODEL_MAX_LAYERS
+            || !(m->batch > 0) || !(m->micro > 0) || !(m->elem_bytes > 0))
+            return EINVAL;
+        if ((int) n > m->layers_cap || !m->layers)
+            return E2BIG;
+        /* Check the length before reading n x 24 bytes. */
+        if (c.left != (size_t) n * 24)
+            return EINVAL;
+        m->n_layers = (int) n;
+        for (uint32_t i = 0; i < n; i++) {
+            m->layers[i].flops = rf64(&c);
+            m->layers[i].params = rf64(&c);
+            m->layers[i].act = rf64(&c);
+            if (m->layers[i].flops < 0 || m->layers[i].params < 0
+                || m->layers[i].act < 0)
+                c.bad = 1;
+        }
+        break;
+    }
+    case LR_WIRE_STEP:
+        m->job = r32(&c);
+        m->objective = (enum lr_cdynp_objective) r8(&c);
+        m->assumed = r16(&c);
+        m->position = r16(&c);
+        m->lo = (int32_t) r32(&c);
+        m->hi = (int32_t) r32(&c);
+        m->link.bw = rf64(&c);
+        m->link.lat = rf64(&c);
+        if (!c.bad && (!valid_objective(m->objective) || m->assumed < 1
+                       || m->lo < 0 || m->hi < m->lo || m->link.bw < 0
+                       || m->link.lat < 0))
+            return EINVAL;
+        ret = rsummary(&c, m);
+        break;
+    case LR_WIRE_STEP_OK:
+        ret = rsummary(&c, m);
+        if (!ret && !m->has_summary)
+            ret = EINVAL;
+        break;
+    case LR_WIRE_BACKTRACK:
+        m->job = r32(&c);
+        m->objective = (enum lr_cdynp_objective) r8(&c);
+        m->assumed = r16(&c);
+        m->last = (int32_t) r32(&c);
+        if (!c.bad && (!valid_objective(m->objective) || m->assumed < 1
+                       || m->last < 0))
+            return EINVAL;
+        break;
+    case LR_WIRE_BACKTRACK_OK:
+        m->prev_last = (int32_t) r32(&c);
+        if (!c.bad && m->prev_last < -1)
+            return EINVAL;
+        break;
+    case LR_WIRE_FINISH:
+        m->job = r32(&c);
+        m->objective = (enum lr_cdynp_objective) r8(&c);
+        m->assumed = r16(&c);
+        m->first = (int32_t) r32(&c);
+        m->last = (int32_t) r32(&c);
+        if (!c.bad && (!valid_objective(m->objective) || m->assumed < 1
+                       || m->first < 0 || m->last < m->first))
+            return EINVAL;
+        break;
+    case LR_WIRE_FINISH_OK:
+        m->n_stages = r16(&c);
+        break;
+    case LR_WIRE_ERROR:
+        m->code = r16(&c);
+        rtext(&c, m->text, sizeof m->text);
+        break;
+    default:
+        return EPROTO;
+    }
+    if (ret)
+        return ret;
+    /* Every byte read, none left over. */
+    return c.bad || c.left ? EINVAL : 0;
+}
+
+const char *
+lr_wire_type_name(enum lr_wire_type t)
+{
+    static const char *const names[] = {
+        [LR_WIRE_HELLO] = "hello", [LR_WIRE_HELLO_OK] = "hello-ok",
+        [LR_WIRE_JOB] = "job", [LR_WIRE_OK] = "ok",
+        [LR_WIRE_STEP] = "step", [LR_WIRE_STEP_OK] = "step-ok",
+        [LR_WIRE_BACKTRACK] = "backtrack",
+        [LR_WIRE_BACKTRACK_OK] = "backtrack-ok",
+        [LR_WIRE_FINISH] = "finish", [LR_WIRE_FINISH_OK] = "finish-ok",
+        [LR_WIRE_ERROR] = "error",
+    };
+    return t >= LR_WIRE_HELLO && t <= LR_WIRE_ERROR ? names[t] : "unknown";
+}

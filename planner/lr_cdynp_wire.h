@@ -1,0 +1,104 @@
+/*
+ * lr_cdynp_wire: the messages of distributed CDynP between the
+ * coordinator and the DC agents (docs/agent-protocol.md).  Pure: bytes in,
+ * structs out, and back; no I/O.
+ *
+ * Frame, every integer big-endian, doubles as IEEE 754 binary64 bits:
+ *     u32 length      bytes that follow this field (<= LR_WIRE_MAX_FRAME)
+ *     "LRAG"          magic
+ *     u16 version     LR_WIRE_VERSION
+ *     u16 type        enum lr_wire_type
+ *     u32 id          request id, echoed by the answer
+ *     payload         by type:
+ *   HELLO         -
+ *   HELLO_OK      f64 compute (N P eta, FLOP/s), u16 n + n bytes DC name
+ *   JOB           u32 job, f64 batch, f64 micro, f64 elem_bytes,
+ *                 u32 n_layers, n_layers x (f64 flops, f64 params, f64 act)
+ *   OK            -
+ *   STEP          u32 job, u8 objective, u16 assumed, u16 position,
+ *                 i32 lo, i32 hi, f64 link_bw, f64 link_lat,
+ *                 u32 n + n bytes summary (lr_cdynp_summary_encode; n = 0
+ *                 at the head of the chain)
+ *   STEP_OK       u32 n + n bytes summary
+ *   BACKTRACK     u32 job, u8 objective, u16 assumed, i32 last
+ *   BACKTRACK_OK  i32 prev_last
+ *   FINISH        u32 job, u8 objective, u16 assumed, i32 first, i32 last
+ *   FINISH_OK     u16 n_stages
+ *   ERROR         u16 code (an errno value), u16 n + n bytes message
+ *
+ * What a message carries is the privacy contract: layer indices, times,
+ * link figures the network operator knows, the model (public), one
+ * aggregate compute figure and, at the end, a stage count.  Never device
+ * counts, types or internal bandwidths.
+ */
+#ifndef LR_CDYNP_WIRE_H
+#define LR_CDYNP_WIRE_H 1
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/lr_cdynp.h"
+
+#define LR_WIRE_VERSION 1
+#define LR_WIRE_MAX_FRAME (1u << 20)
+#define LR_WIRE_NAME_MAX 64
+#define LR_WIRE_TEXT_MAX 256
+
+enum lr_wire_type {
+    LR_WIRE_HELLO = 1,
+    LR_WIRE_HELLO_OK,
+    LR_WIRE_JOB,
+    LR_WIRE_OK,
+    LR_WIRE_STEP,
+    LR_WIRE_STEP_OK,
+    LR_WIRE_BACKTRACK,
+    LR_WIRE_BACKTRACK_OK,
+    LR_WIRE_FINISH,
+    LR_WIRE_FINISH_OK,
+    LR_WIRE_ERROR,
+};
+
+/* A decoded message.  Variable parts go into buffers the caller provides
+ * before decoding (layers[] with room for layers_cap entries, *summary);
+ * a message that needs more room is refused (E2BIG). */
+struct lr_wire_msg {
+    enum lr_wire_type type;
+    uint32_t id;
+    uint32_t job;
+    double compute;                   /* HELLO_OK */
+    char name[LR_WIRE_NAME_MAX];      /* HELLO_OK */
+    double batch, micro, elem_bytes;  /* JOB */
+    int n_layers;                     /* JOB */
+    struct lr_layer *layers;          /* JOB: caller's buffer */
+    int layers_cap;
+    enum lr_cdynp_objective objective;    /* STEP, BACKTRACK, FINISH */
+    int assumed;
+    int position;                     /* STEP */
+    int lo, hi;                       /* STEP */
+    struct lr_tm_link link;           /* STEP */
+    int has_summary;                  /* STEP (0 at the head), STEP_OK */
+    struct lr_cdynp_summary *summary; /* caller's buffer */
+    int last, first, prev_last;       /* BACKTRACK, FINISH, BACKTRACK_OK */
+    int n_stages;                     /* FINISH_OK */
+    int code;                         /* ERROR */
+    char text[LR_WIRE_TEXT_MAX];      /* ERROR */
+};
+
+/* Writes 'msg' as one frame into buf[len]; returns the bytes written, or
+ * 0 when it does not fit or 'msg' is malformed. */
+size_t lr_wire_encode(const struct lr_wire_msg *msg, uint8_t *buf,
+                      size_t len);
+
+/* The frame length announced by the first 4 bytes (+4), or 0 when fewer
+ * than 4 bytes are at hand; EMSGSIZE in '*err' when over the limit. */
+size_t lr_wire_frame_size(const uint8_t *buf, size_t len, int *err);
+
+/* Decodes exactly one frame of 'len' bytes.  Returns 0, or EPROTO (bad
+ * magic or version, unknown type), EINVAL (length or content out of
+ * bounds: truncated, trailing bytes, a bad summary, a negative count, a
+ * non-finite number), E2BIG (more layers than the caller's buffer). */
+int lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *out);
+
+const char *lr_wire_type_name(enum lr_wire_type);
+
+#endif

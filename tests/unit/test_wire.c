@@ -1,0 +1,178 @@
+/*
+ * The agent protocol's codec: every message round-trips; every truncation,
+ * trailing byte, bad magic, version, type or number is refused.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/lr_cdynp_wire.h"
+#include "tests/lr_test.h"
+
+static struct lr_layer layers[3] = {
+    { 1e12, 1e6, 2e6 }, { 2e12, 3e6, 4e6 }, { 5e11, 7e5, 1e6 },
+};
+static struct lr_cdynp_summary sum_a, sum_b;
+
+/* One message of every type, fields set to recognisable values. */
+static int
+samples(struct lr_wire_msg *out)
+{
+    int n = 0;
+    memset(&sum_a, 0, sizeof sum_a);
+    sum_a.version = LR_CDYNP_VERSION;
+    sum_a.from = 1;
+    sum_a.n = 2;
+    sum_a.e[0].layer = 4;
+    sum_a.e[0].cost = (struct lr_cdynp_cost) { 0.5, 2.0, 0.125 };
+    sum_a.e[1].layer = 6;
+    sum_a.e[1].cost = (struct lr_cdynp_cost) { 0.75, 2.5, 0.25 };
+    struct lr_wire_msg base = { .id = 7, .job = 3 };
+    out[n] = base, out[n++].type = LR_WIRE_HELLO;
+    out[n] = base, out[n].type = LR_WIRE_HELLO_OK, out[n].compute = 8e14;
+    strcpy(out[n++].name, "dc2");
+    out[n] = base, out[n].type = LR_WIRE_JOB, out[n].batch = 32,
+    out[n].micro = 2, out[n].elem_bytes = 2, out[n].n_layers = 3,
+    out[n++].layers = layers;
+    out[n] = base, out[n++].type = LR_WIRE_OK;
+    out[n] = base, out[n].type = LR_WIRE_STEP, out[n].objective = LR_CDYNP_TIME,
+    out[n].assumed = 5, out[n].position = 1, out[n].lo = 2, out[n].hi = 9,
+    out[n].link = (struct lr_tm_link) { 1.25e9, 2e-3 }, out[n].has_summary = 1,
+    out[n++].summary = &sum_a;
+    out[n] = base, out[n].type = LR_WIRE_STEP, out[n].objective = LR_CDYNP_LEX,
+    out[n].assumed = 1, out[n].lo = 0, out[n++].hi = 3;   /* the head */
+    out[n] = base, out[n].type = LR_WIRE_STEP_OK, out[n].has_summary = 1,
+    out[n++].summary = &sum_a;
+    out[n] = base, out[n].type = LR_WIRE_BACKTRACK, out[n].assumed = 2,
+    out[n++].last = 11;
+    out[n] = base, out[n].type = LR_WIRE_BACKTRACK_OK, out[n++].prev_last = -1;
+    out[n] = base, out[n].type = LR_WIRE_FINISH, out[n].assumed = 2,
+    out[n].first = 3, out[n++].last = 11;
+    out[n] = base, out[n].type = LR_WIRE_FINISH_OK, out[n++].n_stages = 4;
+    out[n] = base, out[n].type = LR_WIRE_ERROR, out[n].code = ETIMEDOUT;
+    strcpy(out[n++].text, "too slow");
+    return n;
+}
+
+static void
+test_round_trip(void)
+{
+    struct lr_wire_msg msgs[16];
+    int n = samples(msgs);
+    uint8_t buf[4096];
+    struct lr_layer got_layers[8];
+    for (int i = 0; i < n; i++) {
+        size_t len = lr_wire_encode(&msgs[i], buf, sizeof buf);
+        CU_ASSERT_FATAL(len >= 16);
+        int err;
+        CU_ASSERT_EQUAL(lr_wire_frame_size(buf, len, &err), len);
+        CU_ASSERT_EQUAL(err, 0);
+        struct lr_wire_msg m = { .layers = got_layers, .layers_cap = 8,
+                                 .summary = &sum_b };
+        CU_ASSERT_EQUAL_FATAL(lr_wire_decode(buf, len, &m), 0);
+        CU_ASSERT_EQUAL(m.type, msgs[i].type);
+        CU_ASSERT_EQUAL(m.id, 7);
+        /* Encoding the decoded message gives the same bytes. */
+        uint8_t again[4096];
+        CU_ASSERT_EQUAL(lr_wire_encode(&m, again, sizeof again), len);
+        CU_ASSERT_EQUAL(memcmp(again, buf, len), 0);
+        switch (m.type) {
+        case LR_WIRE_HELLO_OK:
+            CU_ASSERT_DOUBLE_EQUAL(m.compute, 8e14, 0);
+            CU_ASSERT_STRING_EQUAL(m.name, "dc2");
+            break;
+        case LR_WIRE_JOB:
+            CU_ASSERT_EQUAL(m.job, 3);
+            CU_ASSERT_EQUAL(m.n_layers, 3);
+            CU_ASSERT_DOUBLE_EQUAL(m.layers[1].params, 3e6, 0);
+            break;
+        case LR_WIRE_STEP:
+            CU_ASSERT_EQUAL(m.has_summary, msgs[i].has_summary);
+            if (m.has_summary) {
+                CU_ASSERT_EQUAL(m.hi, 9);
+                CU_ASSERT_EQUAL(m.summary->e[1].layer, 6);
+                CU_ASSERT_DOUBLE_EQUAL(m.summary->e[1].cost.sync, 0.25, 0);
+                CU_ASSERT_DOUBLE_EQUAL(m.link.bw, 1.25e9, 0);
+            }
+            break;
+        case LR_WIRE_BACKTRACK_OK:
+            CU_ASSERT_EQUAL(m.prev_last, -1);
+            break;
+        case LR_WIRE_FINISH_OK:
+            CU_ASSERT_EQUAL(m.n_stages, 4);
+            break;
+        case LR_WIRE_ERROR:
+            CU_ASSERT_EQUAL(m.code, ETIMEDOUT);
+            CU_ASSERT_STRING_EQUAL(m.text, "too slow");
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static void
+test_refusals(void)
+{
+    struct lr_wire_msg msgs[16];
+    int n = samples(msgs);
+    uint8_t buf[4096], bad[4096];
+    struct lr_layer got_layers[8];
+    for (int i = 0; i < n; i++) {
+        size_t len = lr_wire_encode(&msgs[i], buf, sizeof buf);
+        struct lr_wire_msg m = { .layers = got_layers, .layers_cap = 8,
+                                 .summary = &sum_b };
+        /* Every truncation, with the length field patched to match. */
+        for (size_t cut = 16; cut < len; cut++) {
+            memcpy(bad, buf, cut);
+            bad[0] = (uint8_t) ((cut - 4) >> 24);
+            bad[1] = (uint8_t) ((cut - 4) >> 16);
+            bad[2] = (uint8_t) ((cut - 4) >> 8);
+            bad[3] = (uint8_t) (cut - 4);
+            CU_ASSERT_NOT_EQUAL(lr_wire_decode(bad, cut, &m), 0);
+        }
+        /* A trailing byte. */
+        memcpy(bad, buf, len);
+        bad[len] = 0;
+        bad[3]++;
+        CU_ASSERT_EQUAL(lr_wire_decode(bad, len + 1, &m), EINVAL);
+        /* Magic and version. */
+        memcpy(bad, buf, len);
+        bad[4] = 'X';
+        CU_ASSERT_EQUAL(lr_wire_decode(bad, len, &m), EPROTO);
+        memcpy(bad, buf, len);
+        bad[9] = 2;
+        CU_ASSERT_EQUAL(lr_wire_decode(bad, len, &m), EPROTO);
+    }
+    /* An unknown type. */
+    size_t len = lr_wire_encode(&msgs[0], buf, sizeof buf);
+    buf[11] = 99;
+    struct lr_wire_msg m = { .summary = &sum_b };
+    CU_ASSERT_EQUAL(lr_wire_decode(buf, len, &m), EPROTO);
+    /* More layers than the caller has room for. */
+    len = lr_wire_encode(&msgs[2], buf, sizeof buf);
+    m = (struct lr_wire_msg) { .layers = got_layers, .layers_cap = 2 };
+    CU_ASSERT_EQUAL(lr_wire_decode(buf, len, &m), E2BIG);
+    /* A NaN among the layers. */
+    memset(buf + len - 8, 0xff, 8);
+    m = (struct lr_wire_msg) { .layers = got_layers, .layers_cap = 8 };
+    CU_ASSERT_EQUAL(lr_wire_decode(buf, len, &m), EINVAL);
+    /* An oversized announced frame. */
+    int err;
+    uint8_t huge[4] = { 0x7f, 0xff, 0xff, 0xff };
+    CU_ASSERT_EQUAL(lr_wire_frame_size(huge, 4, &err), 0);
+    CU_ASSERT_EQUAL(err, EMSGSIZE);
+    CU_ASSERT_EQUAL(lr_wire_frame_size(huge, 3, &err), 0);
+    CU_ASSERT_EQUAL(err, 0);
+    /* A buffer too small to encode into. */
+    CU_ASSERT_EQUAL(lr_wire_encode(&msgs[4], buf, 20), 0);
+}
+
+static CU_TestInfo tests[] = {
+    { "every message round-trips", test_round_trip },
+    { "truncated, trailing, foreign and bad frames refused", test_refusals },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN("wire", tests)
