@@ -29,6 +29,13 @@ struct lr_dc {
     double intra_bw;          /* beta_k, bytes/s */
     double intra_latency;     /* alpha_k, s */
     char attach_node[LR_NAME_MAX];  /* ROADM node-id, "" when not given */
+    /* Planned by its agent (lightrail-compute's 'remote'): where it
+     * listens and the name its certificate must carry.  remote_port 0
+     * and "" when the DC is planned in this process.  Not set by
+     * lr_cluster_add_dc(): the loader fills them after adding. */
+    char remote_address[64];
+    int remote_port;
+    char remote_name[64];
 };
 
 struct lr_dc_link {

@@ -3,11 +3,12 @@
  * trees and planner structs.
  *
  * The modules (lightrail-topology, lightrail-compute, lightrail-model,
- * lightrail-job, lightrail-state, lightrail-config, and the RFC 8345
- * ietf-network modules they augment) are compiled into the binary, so a
- * context needs no search path at run time.  This header covers the
- * network, compute and model files; yang/lr_yang_job.h the daemon's
- * jobs, state and configuration.  libyang
+ * lightrail-job, lightrail-state, lightrail-config, lightrail-agent,
+ * and the RFC 8345 ietf-network modules they augment) are compiled into
+ * the binary, so a context needs no search path at run time.  This
+ * header covers the network, compute and model files; yang/lr_yang_job.h
+ * the daemon's jobs, state and configuration; yang/lr_yang_agent.h a DC
+ * agent's configuration.  libyang
  * stays behind this header: callers get planner structs
  * (planner/lr_topo.h, planner/lr_cluster.h, planner/lr_model.h) or JSON
  * text, never a data tree.

@@ -7,6 +7,7 @@
  * bytes/s and s.  This file is the one place that converts.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,35 @@ lr_yang_cluster_add_err(int rc, char *err, size_t errlen, const char *file,
                             what, strerror(rc));
 }
 
+/* The DC's 'remote' container, if any, into d->remote_*.  inet:host
+ * bounds a domain name at 253 characters, which the struct's field does
+ * not hold: the one length checked here.  The certificate name defaults
+ * to the DC's name (YANG cannot default one leaf to another's value). */
+static int
+lr_yang_cluster_remote(struct lr_dc *d, const struct lyd_node *dc,
+                       const char *file, char *err, size_t errlen)
+{
+    const struct lyd_node *r = lr_yang_child(dc, LR_YANG_LRC, "remote");
+    if (!r)
+        return 0;
+    const struct lyd_node *addr = lr_yang_child(r, LR_YANG_LRC, "address");
+    const char *port = lr_yang_leaf(r, LR_YANG_LRC, "port");
+    const char *cn = lr_yang_leaf(r, LR_YANG_LRC, "certificate-name");
+    if (!addr || !port)
+        return lr_yang_node_err(err, errlen, file, r,
+                                "a remote DC needs an address and a port");
+    if (strlen(lyd_get_value(addr)) >= sizeof d->remote_address)
+        return lr_yang_node_err(err, errlen, file, addr,
+                                "longer than %zu characters",
+                                sizeof d->remote_address - 1);
+    snprintf(d->remote_address, sizeof d->remote_address, "%s",
+             lyd_get_value(addr));
+    d->remote_port = (int) strtol(port, NULL, 10);
+    /* The schema's name type keeps either within 63 characters. */
+    snprintf(d->remote_name, sizeof d->remote_name, "%s", cn ? cn : d->name);
+    return 0;
+}
+
 static int
 lr_yang_cluster_fill(struct lr_cluster *c, const struct lyd_node *compute,
                      const char *file, char *err, size_t errlen)
@@ -73,6 +103,9 @@ lr_yang_cluster_fill(struct lr_cluster *c, const struct lyd_node *compute,
             lr_yang_leaf(n, LR_YANG_LRC, "attachment-node"));
         if (rc)
             return lr_yang_cluster_add_err(rc, err, errlen, file, n, "DC");
+        if ((rc = lr_yang_cluster_remote(&c->dcs[c->n_dcs - 1], n, file, err,
+                                         errlen)))
+            return rc;
     }
 
     n = lr_yang_child(compute, LR_YANG_LRC, "inter-dc-link");

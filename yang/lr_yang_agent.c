@@ -1,0 +1,153 @@
+/*
+ * lr_yang_agent: lightrail-agent data -> struct lr_agent_config.  See
+ * lr_yang_agent.h.
+ *
+ * libyang checks the schema (types, ranges, mandatory leaves, one to
+ * eight peer names); this file converts units to SI, as
+ * lr_yang_cluster.c does for lightrail-compute, resolves the TLS paths
+ * against the file's own directory and refuses data of other modules in
+ * the file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libyang/libyang.h>
+
+#include "yang/lr_yang.h"
+#include "yang/lr_yang_agent.h"
+#include "yang/lr_yang_int.h"
+
+#define LR_TERA 1e12
+#define LR_GIGA 1e9
+#define LR_MICRO 1e-6
+
+/* A decimal64 leaf as a double; 0 when absent (every leaf read here is
+ * mandatory, so absent means a schema change we missed). */
+static double
+lr_yang_agent_dec(const struct lyd_node *parent, const char *name)
+{
+    const char *v = lr_yang_leaf(parent, LR_YANG_LRA, name);
+    return v ? strtod(v, NULL) : 0;
+}
+
+/* Leaf 'name' of 'tls' resolved against 'dir' ("" for the working
+ * directory) into dst[LR_AGENT_PATH_MAX]. */
+static int
+lr_yang_agent_path(const struct lyd_node *tls, const char *name,
+                   const char *dir, char *dst, const char *file, char *err,
+                   size_t errlen)
+{
+    const struct lyd_node *n = lr_yang_child(tls, LR_YANG_LRA, name);
+    const char *rel = n ? lyd_get_value(n) : "";
+    size_t dl = strlen(dir);
+    int len = rel[0] == '/' || !dl ? snprintf(dst, LR_AGENT_PATH_MAX, "%s",
+                                              rel)
+              : dir[dl - 1] == '/'
+                  ? snprintf(dst, LR_AGENT_PATH_MAX, "%s%s", dir, rel)
+                  : snprintf(dst, LR_AGENT_PATH_MAX, "%s/%s", dir, rel);
+    if (len < 0 || len >= LR_AGENT_PATH_MAX) {
+        dst[0] = '\0';
+        lr_yang_node_err(err, errlen, file, n,
+                         "the path resolved against '%s' is longer than "
+                         "%d bytes", dir, LR_AGENT_PATH_MAX - 1);
+        return ENAMETOOLONG;
+    }
+    return 0;
+}
+
+static int
+lr_yang_agent_fill(const struct lyd_node *top, const char *dir,
+                   const char *file, struct lr_agent_config *c, char *err,
+                   size_t errlen)
+{
+    const struct lyd_node *type = lr_yang_child(top, LR_YANG_LRA,
+                                                "device-type");
+    const struct lyd_node *tls = lr_yang_child(top, LR_YANG_LRA, "tls");
+    const char *v;
+    int ret;
+
+    /* The schema's name type keeps the DC name within LR_NAME_MAX. */
+    v = lr_yang_leaf(top, LR_YANG_LRA, "dc");
+    snprintf(c->dc, sizeof c->dc, "%s", v ? v : "");
+    c->peak_flops = lr_yang_agent_dec(type, "peak-tflops") * LR_TERA;
+    c->efficiency = lr_yang_agent_dec(type, "efficiency");
+    c->memory_bytes = lr_yang_agent_dec(type, "memory-gb") * LR_GIGA;
+    v = lr_yang_leaf(top, LR_YANG_LRA, "device-count");
+    c->n_devices = v ? (int) strtol(v, NULL, 10) : 0;
+    c->intra_bw = lr_yang_agent_dec(top, "intra-dc-bandwidth-gbytes-per-s")
+                  * LR_GIGA;
+    c->intra_latency = lr_yang_agent_dec(top, "intra-dc-latency-us")
+                       * LR_MICRO;
+    if ((ret = lr_yang_agent_path(tls, "certificate", dir, c->cert, file,
+                                  err, errlen))
+        || (ret = lr_yang_agent_path(tls, "key", dir, c->key, file, err,
+                                     errlen))
+        || (ret = lr_yang_agent_path(tls, "ca", dir, c->ca, file, err,
+                                     errlen)))
+        return ret;
+    /* max-elements keeps the count within the array. */
+    const struct lyd_node *n = lr_yang_child(tls, LR_YANG_LRA, "peer-name");
+    for (; n && c->n_peers < LR_AGENT_MAX_PEERS; n = lr_yang_next_same(n))
+        snprintf(c->peer_names[c->n_peers++], LR_NAME_MAX, "%s",
+                 lyd_get_value(n));
+    return 0;
+}
+
+int
+lr_yang_load_agent(struct ly_ctx *ctx, const char *path,
+                   struct lr_agent_config *out, char *err, size_t errlen)
+{
+    struct lyd_node *tree = NULL;
+    char *buf = NULL, *dir = NULL;
+    size_t len = 0;
+    int ret;
+
+    memset(out, 0, sizeof *out);
+    ret = lr_yang_read_file(path, &buf, &len, err, errlen);
+    if (ret)
+        goto cleanup;
+    ret = lr_yang_parse(ctx, buf, len, path, &tree, err, errlen);
+    if (ret)
+        goto cleanup;
+    const struct lyd_node *top = lr_yang_sibling(tree, LR_YANG_LRA, "agent");
+    if (!top) {
+        lr_yang_errf(err, errlen, path, "/lightrail-agent:agent",
+                     "missing: not a lightrail-agent file");
+        ret = EINVAL;
+        goto cleanup;
+    }
+    for (const struct lyd_node *n = tree; n; n = n->next)
+        if (n != top && !(n->flags & LYD_DEFAULT)) {
+            ret = lr_yang_node_err(err, errlen, path, n,
+                                   "an agent's file holds lightrail-agent "
+                                   "data only");
+            goto cleanup;
+        }
+
+    /* The directory part of 'path', without its trailing slash: "" for
+     * a bare file name, "/" for a file in the root. */
+    dir = strdup(path);
+    if (!dir) {
+        lr_yang_errf(err, errlen, path, NULL, "out of memory");
+        ret = ENOMEM;
+        goto cleanup;
+    }
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        dir[0] = '\0';
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    ret = lr_yang_agent_fill(top, dir, path, out, err, errlen);
+
+cleanup:
+    lyd_free_all(tree);
+    free(buf);
+    free(dir);
+    if (ret)
+        memset(out, 0, sizeof *out);
+    return ret;
+}

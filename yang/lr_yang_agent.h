@@ -1,0 +1,52 @@
+/*
+ * lr_yang_agent: a data-center agent's configuration file
+ * (lightrail-agent) -> struct lr_agent_config, in SI units.
+ *
+ * The file holds the DC's private inventory (one device type, a device
+ * count, the intra-DC network) and the agent's TLS material.  Paths are
+ * resolved against the directory of the file itself, as lightraild's
+ * configuration does: a configuration and its certificates move
+ * together.  The files named need not exist when the configuration is
+ * read; the agent reports a missing one when it loads its certificates.
+ *
+ * Errors follow yang/lr_yang.h: 0 or a positive errno value, and one line
+ * "FILE: DATA-PATH: reason" in err[errlen].
+ */
+#ifndef LR_YANG_AGENT_H
+#define LR_YANG_AGENT_H 1
+
+#include <stddef.h>
+
+#include "planner/lr_topo.h"    /* LR_NAME_MAX */
+
+struct ly_ctx;
+
+/* lightrail-agent's max-elements for peer-name. */
+#define LR_AGENT_MAX_PEERS 8
+/* Longest path held, with its NUL: file-path is 1..1023 characters, plus
+ * the directory of the configuration file it is resolved against. */
+#define LR_AGENT_PATH_MAX 2048
+
+struct lr_agent_config {
+    char dc[LR_NAME_MAX];             /* the DC's name */
+    double peak_flops;                /* P, FLOP/s per device */
+    double efficiency;                /* eta, (0, 1] */
+    double memory_bytes;              /* M, bytes per device */
+    int n_devices;                    /* N */
+    double intra_bw;                  /* beta, bytes/s */
+    double intra_latency;             /* alpha, s */
+    char cert[LR_AGENT_PATH_MAX];     /* resolved paths */
+    char key[LR_AGENT_PATH_MAX];
+    char ca[LR_AGENT_PATH_MAX];
+    int n_peers;                      /* 1..LR_AGENT_MAX_PEERS */
+    char peer_names[LR_AGENT_MAX_PEERS][LR_NAME_MAX];
+};
+
+/* Loads the lightrail-agent file 'path' into '*out' (zeroed on error).
+ * EINVAL when the file does not validate or holds data of another
+ * module; ENAMETOOLONG when a resolved path does not fit. */
+int lr_yang_load_agent(struct ly_ctx *, const char *path,
+                       struct lr_agent_config *out, char *err,
+                       size_t errlen);
+
+#endif
