@@ -18,18 +18,23 @@
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_agent.h"
 
-#include "tests/unit/lr_test_yang.h"
 #include "tests/lr_test.h"
 
+static struct ly_ctx *ctx;
 static char dir[64];
 
 static int
 setup(void)
 {
+    char err[512];
     snprintf(dir, sizeof dir, "/tmp/lr-test-agent.XXXXXX");
     if (!mkdtemp(dir))
         return 1;
-    return suite_setup();
+    if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    return 0;
 }
 
 static int
@@ -42,7 +47,8 @@ teardown(void)
         unlink(path);
     }
     rmdir(dir);
-    return suite_teardown();
+    lr_yang_ctx_free(ctx);
+    return 0;
 }
 
 /* Writes 'text' to dir/name and returns the path (a static buffer). */

@@ -1,0 +1,869 @@
+/*
+ * lr_agent_party: a DC agent as a CDynP party; see lr_agent_party.h.
+ *
+ * One connection per party, used by one thread at a time: a vtable call
+ * encodes one request, writes it, reads one answer frame and decodes it,
+ * all under a deadline of 'timeout' seconds from the start of the call
+ * (connect and handshake, when needed, get a deadline of their own).
+ * The socket is non-blocking; OpenSSL's WANT_READ/WANT_WRITE become a
+ * poll() for the remaining time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include "controller/lr_agent_party.h"
+#include "planner/lr_cdynp_wire.h"
+
+/* The largest frame a party sends or accepts, with its length field:
+ * a JOB of LR_MODEL_MAX_LAYERS layers, or a STEP with a full summary. */
+#define AP_BUF (64 + 24 * (size_t) LR_MODEL_MAX_LAYERS                       \
+                + 64 + 32 * (size_t) LR_CDYNP_MAX_ENTRIES)
+
+/* Certificate names are matched exactly, as the subject CN or a DNS
+ * SAN: the names are configured one by one, a wildcard would let one
+ * DC's certificate pass for another's. */
+#define AP_HOSTFLAGS (X509_CHECK_FLAG_ALWAYS_CHECK_SUBJECT                   \
+                      | X509_CHECK_FLAG_NO_WILDCARDS)
+
+struct agent_party {
+    struct lr_cdynp_party base;
+    char address[256];
+    int port;
+    char name[64];                /* expected certificate name */
+    double timeout;               /* s */
+    SSL_CTX *ctx;
+    enum { AP_DOWN, AP_TCP, AP_TLS, AP_UP } state;
+    int fd;                       /* -1 when AP_DOWN */
+    struct addrinfo *ai_list, *ai;    /* while connecting */
+    SSL *ssl;
+    bool hello;                   /* HELLO_OK received on this connection */
+    double compute;
+    char dc_name[LR_WIRE_NAME_MAX];
+    const struct lr_tm *tm;       /* the job, borrowed */
+    uint32_t job;
+    bool job_sent;                /* on this connection */
+    uint32_t next_id;
+    int failed;                   /* sticky errno, 0 when none */
+    char why[1024];
+    FILE *record;
+    uint8_t *buf;                 /* AP_BUF bytes */
+    struct lr_cdynp_summary *sum; /* decoded answers' summaries */
+};
+
+static const struct lr_cdynp_party_class agent_class;
+
+static struct agent_party *
+ap_of(const struct lr_cdynp_party *p)
+{
+    return (struct agent_party *) p;
+}
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* OpenSSL's queued errors as text, clearing the queue. */
+static const char *
+ssl_reason(char *buf, size_t len)
+{
+    unsigned long e = ERR_peek_last_error();
+    if (!e)
+        snprintf(buf, len, "no OpenSSL reason");
+    else
+        ERR_error_string_n(e, buf, len);
+    ERR_clear_error();
+    return buf;
+}
+
+/* Records a failure (sticky) and drops the connection; returns 'err'. */
+static int
+fail(struct agent_party *ap, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+disconnect(struct agent_party *ap)
+{
+    if (ap->ssl) {
+        /* A close_notify, without waiting for the agent's. */
+        SSL_shutdown(ap->ssl);
+        SSL_free(ap->ssl);
+        ap->ssl = NULL;
+    }
+    if (ap->fd >= 0)
+        close(ap->fd);
+    ap->fd = -1;
+    if (ap->ai_list)
+        freeaddrinfo(ap->ai_list);
+    ap->ai_list = ap->ai = NULL;
+    ap->state = AP_DOWN;
+    ap->hello = false;
+    ap->job_sent = false;
+}
+
+static int
+fail(struct agent_party *ap, int err, const char *fmt, ...)
+{
+    va_list va;
+    va_start(va, fmt);
+    vsnprintf(ap->why, sizeof ap->why, fmt, va);
+    va_end(va);
+    ap->failed = err;
+    disconnect(ap);
+    return err;
+}
+
+/* Waits until 'fd' is ready for 'events' or 'deadline' passes. */
+static int
+wait_fd(int fd, short events, double deadline)
+{
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0)
+            return ETIMEDOUT;
+        struct pollfd pfd = { .fd = fd, .events = events };
+        int n = poll(&pfd, 1, (int) ceil(left * 1e3));
+        if (n > 0)
+            return 0;
+        if (n == 0)
+            return ETIMEDOUT;
+        if (errno != EINTR)
+            return errno;
+    }
+}
+
+/* Waits as OpenSSL asks after a call returned 'ret'.  0 to retry, else
+ * an errno value with the reason in why[len]. */
+static int
+ssl_wait(struct agent_party *ap, int ret, double deadline, char *why,
+         size_t len)
+{
+    int e = SSL_get_error(ap->ssl, ret), rc;
+    switch (e) {
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE:
+        rc = wait_fd(ap->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
+                     deadline);
+        if (rc == ETIMEDOUT)
+            snprintf(why, len, "no answer within %g s (timed out)",
+                     ap->timeout);
+        else if (rc)
+            snprintf(why, len, "poll: %s", strerror(rc));
+        return rc;
+    case SSL_ERROR_ZERO_RETURN:
+        snprintf(why, len, "the agent closed the connection");
+        return ECONNRESET;
+    case SSL_ERROR_SYSCALL:
+        if (ERR_peek_last_error()) {
+            ssl_reason(why, len);
+            return EPROTO;
+        }
+        snprintf(why, len, "%s", errno ? strerror(errno)
+                 : "the agent closed the connection");
+        return errno ? errno : ECONNRESET;
+    default:
+        ssl_reason(why, len);
+        return EPROTO;
+    }
+}
+
+/* Connecting is a small state machine (down -> TCP -> TLS -> up), so
+ * that lr_agent_parties_connect() can bring up every agent at once: a
+ * TLS 1.3 handshake with certificates both ways costs a few milliseconds
+ * of CPU at each end, and three in a row were a quarter of a plan's
+ * time.  ap_advance() is called each time the socket is ready for what
+ * it last asked. */
+
+/* Starts a TCP connect to ap->ai or the next address that takes one.
+ * TCP_NODELAY: each request is one small write answered at once, Nagle
+ * would hold the next one for the delayed ACK. */
+static int
+tcp_start(struct agent_party *ap)
+{
+    int rc = EHOSTUNREACH;
+    for (; ap->ai; ap->ai = ap->ai->ai_next) {
+        const struct addrinfo *a = ap->ai;
+        int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK
+                        | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) {
+            rc = errno;
+            continue;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (!connect(fd, a->ai_addr, a->ai_addrlen) || errno == EINPROGRESS) {
+            ap->fd = fd;
+            ap->state = AP_TCP;
+            return EAGAIN;
+        }
+        rc = errno;
+        close(fd);
+    }
+    return fail(ap, rc, "connect to %s port %d: %s", ap->address, ap->port,
+                strerror(rc));
+}
+
+/* Resolves the address and starts connecting: EAGAIN (wait for
+ * POLLOUT) or a failure. */
+static int
+ap_begin(struct agent_party *ap)
+{
+    struct addrinfo hints = {
+        .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+        .ai_flags = AI_NUMERICSERV,
+    };
+    char port[16];
+    snprintf(port, sizeof port, "%d", ap->port);
+    int gai = getaddrinfo(ap->address, port, &hints, &ap->ai_list);
+    if (gai) {
+        ap->ai_list = NULL;
+        return fail(ap, EHOSTUNREACH, "cannot resolve '%s': %s", ap->address,
+                    gai_strerror(gai));
+    }
+    ap->ai = ap->ai_list;
+    return tcp_start(ap);
+}
+
+/* One move once the socket is ready: 0 when up, EAGAIN with the events
+ * to wait for in '*events', else a failure (recorded). */
+static int
+ap_advance(struct agent_party *ap, short *events)
+{
+    char why[256];
+    if (ap->state == AP_TCP) {
+        int so = 0;
+        socklen_t sl = sizeof so;
+        if (getsockopt(ap->fd, SOL_SOCKET, SO_ERROR, &so, &sl))
+            so = errno;
+        if (so) {
+            close(ap->fd);
+            ap->fd = -1;
+            ap->ai = ap->ai->ai_next;
+            if (!ap->ai)
+                return fail(ap, so, "connect to %s port %d: %s", ap->address,
+                            ap->port, strerror(so));
+            *events = POLLOUT;
+            return tcp_start(ap);
+        }
+        ERR_clear_error();
+        ap->ssl = SSL_new(ap->ctx);
+        if (!ap->ssl || !SSL_set_fd(ap->ssl, ap->fd))
+            return fail(ap, ENOMEM, "TLS: %s", ssl_reason(why, sizeof why));
+        /* SNI for an agent behind a name-routed proxy; harmless
+         * otherwise. */
+        SSL_set_tlsext_host_name(ap->ssl, ap->name);
+        SSL_set_hostflags(ap->ssl, AP_HOSTFLAGS);
+        if (!SSL_set1_host(ap->ssl, ap->name))
+            return fail(ap, ENOMEM, "TLS: %s", ssl_reason(why, sizeof why));
+        ap->state = AP_TLS;
+    }
+    ERR_clear_error();
+    int ret = SSL_connect(ap->ssl);
+    if (ret == 1) {
+        ap->state = AP_UP;
+        freeaddrinfo(ap->ai_list);
+        ap->ai_list = ap->ai = NULL;
+        return 0;
+    }
+    int e = SSL_get_error(ap->ssl, ret);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+        *events = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+        return EAGAIN;
+    }
+    long v = SSL_get_verify_result(ap->ssl);
+    if (v != X509_V_OK)
+        return fail(ap, EPROTO, "TLS handshake with %s port %d: the agent's "
+                    "certificate is refused: %s (expected name '%s')",
+                    ap->address, ap->port, X509_verify_cert_error_string(v),
+                    ap->name);
+    if (e == SSL_ERROR_SYSCALL && !ERR_peek_last_error())
+        snprintf(why, sizeof why, "%s", errno ? strerror(errno)
+                 : "the agent closed the connection");
+    else
+        ssl_reason(why, sizeof why);
+    return fail(ap, EPROTO, "TLS handshake with %s port %d: %s", ap->address,
+                ap->port, why);
+}
+
+/* The failure of a connection not up by its deadline. */
+static int
+ap_timed_out(struct agent_party *ap)
+{
+    return fail(ap, ETIMEDOUT, "%s %s port %d: no answer within %g s "
+                "(timed out)", ap->state == AP_TLS ? "TLS handshake with"
+                                                   : "connect to",
+                ap->address, ap->port, ap->timeout);
+}
+
+/* Connects and shakes hands when not connected. */
+static int
+ensure_connected(struct agent_party *ap)
+{
+    if (ap->state == AP_UP)
+        return 0;
+    double deadline = now_s() + ap->timeout;
+    short events = POLLOUT;
+    int rc = ap_begin(ap);
+    while (rc == EAGAIN) {
+        if ((rc = wait_fd(ap->fd, events, deadline)))
+            return rc == ETIMEDOUT ? ap_timed_out(ap)
+                                   : fail(ap, rc, "poll: %s", strerror(rc));
+        rc = ap_advance(ap, &events);
+    }
+    return rc;
+}
+
+void
+lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n)
+{
+    struct agent_party *ap[LR_TM_MAX_DCS];
+    double deadline[LR_TM_MAX_DCS];
+    short events[LR_TM_MAX_DCS];
+    int k = 0;
+    for (int i = 0; i < n && k < LR_TM_MAX_DCS; i++) {
+        if (!lr_agent_party_is(parties[i]))
+            continue;
+        struct agent_party *a = ap_of(parties[i]);
+        if (a->failed || a->state == AP_UP || ap_begin(a) != EAGAIN)
+            continue;
+        ap[k] = a;
+        deadline[k] = now_s() + a->timeout;
+        events[k++] = POLLOUT;
+    }
+    while (k > 0) {
+        struct pollfd pfd[LR_TM_MAX_DCS];
+        double first = deadline[0];
+        for (int i = 0; i < k; i++) {
+            pfd[i] = (struct pollfd) { .fd = ap[i]->fd, .events = events[i] };
+            if (deadline[i] < first)
+                first = deadline[i];
+        }
+        double left = first - now_s();
+        int got = poll(pfd, (nfds_t) k, left > 0 ? (int) ceil(left * 1e3) : 0);
+        if (got < 0 && errno != EINTR)
+            break;   /* each party goes on in its own calls */
+        double now = now_s();
+        for (int i = 0; i < k; i++) {
+            int rc = EAGAIN;
+            if (got > 0 && pfd[i].revents)
+                rc = ap_advance(ap[i], &events[i]);
+            else if (now >= deadline[i])
+                rc = ap_timed_out(ap[i]);
+            if (rc != EAGAIN) {
+                ap[i] = ap[k - 1];
+                deadline[i] = deadline[k - 1];
+                events[i] = events[k - 1];
+                pfd[i] = pfd[k - 1];
+                k--;
+                i--;
+            }
+        }
+    }
+}
+
+static int
+write_all(struct agent_party *ap, const uint8_t *p, size_t n,
+          double deadline)
+{
+    char why[256];
+    while (n > 0) {
+        ERR_clear_error();
+        int ret = SSL_write(ap->ssl, p, (int) n);
+        if (ret > 0) {
+            p += ret;
+            n -= (size_t) ret;
+            continue;
+        }
+        int rc = ssl_wait(ap, ret, deadline, why, sizeof why);
+        /* An agent that refuses our certificate after the handshake (TLS
+         * 1.3) closes at once, and our first write may meet the reset
+         * rather than its alert. */
+        if (rc)
+            return fail(ap, rc, "sending to %s port %d: %s%s", ap->address,
+                        ap->port, why,
+                        !ap->hello && (rc == ECONNRESET || rc == EPIPE)
+                        ? " (right after the handshake: did the agent "
+                          "refuse our certificate? see its log)" : "");
+    }
+    return 0;
+}
+
+/* In TLS 1.3 the client's handshake ends before the server has checked
+ * the client certificate: a refusal arrives as an alert on the first
+ * read.  The reason then names the alert ("tlsv13 alert certificate
+ * required", "tlsv1 alert unknown ca", ...). */
+static int
+read_all(struct agent_party *ap, uint8_t *p, size_t n, double deadline)
+{
+    char why[256];
+    while (n > 0) {
+        ERR_clear_error();
+        int ret = SSL_read(ap->ssl, p, (int) n);
+        if (ret > 0) {
+            p += ret;
+            n -= (size_t) ret;
+            continue;
+        }
+        int rc = ssl_wait(ap, ret, deadline, why, sizeof why);
+        if (rc)
+            return fail(ap, rc, "reading from %s port %d: %s%s", ap->address,
+                        ap->port, why, strstr(why, "alert")
+                        ? " (the agent refused our certificate?)" : "");
+    }
+    return 0;
+}
+
+/* Sends 'req' (its id set here) and reads the answer into 'ans' (its
+ * summary decoded into ap->sum).  0 with an answer of type 'want'; the
+ * code of an ERROR answer; or a failure. */
+static int
+exchange(struct agent_party *ap, struct lr_wire_msg *req,
+         enum lr_wire_type want, struct lr_wire_msg *ans)
+{
+    if (ap->failed)
+        return ap->failed;
+    int rc = ensure_connected(ap);
+    if (rc)
+        return rc;
+    double deadline = now_s() + ap->timeout;
+    req->id = ++ap->next_id;
+    size_t n = lr_wire_encode(req, ap->buf, AP_BUF);
+    if (!n)
+        return fail(ap, EINVAL, "cannot encode a %s message",
+                    lr_wire_type_name(req->type));
+    if ((rc = write_all(ap, ap->buf, n, deadline))
+        || (rc = read_all(ap, ap->buf, 4, deadline)))
+        return rc;
+    int err;
+    size_t size = lr_wire_frame_size(ap->buf, 4, &err);
+    if (err || size > AP_BUF)
+        return fail(ap, EPROTO, "%s port %d announced a frame larger than "
+                    "any answer", ap->address, ap->port);
+    if ((rc = read_all(ap, ap->buf + 4, size - 4, deadline)))
+        return rc;
+    ans->layers = NULL;
+    ans->layers_cap = 0;
+    ans->summary = ap->sum;
+    if ((rc = lr_wire_decode(ap->buf, size, ans)))
+        return fail(ap, EPROTO, "%s port %d answered a malformed frame "
+                    "(%s)", ap->address, ap->port, strerror(rc));
+    if (ap->record)
+        lr_agent_record(ap->record, ans);
+    if (ans->id != req->id)
+        return fail(ap, EPROTO, "%s port %d answered request %u instead "
+                    "of %u", ap->address, ap->port, ans->id, req->id);
+    if (ans->type == LR_WIRE_ERROR) {
+        int code = ans->code > 0 ? ans->code : EPROTO;
+        /* No feasible layer is an answer, not a failure of the agent.
+         * Any other error is sticky, but the connection stays: the
+         * frames were sound. */
+        if (code != ENOENT) {
+            snprintf(ap->why, sizeof ap->why, "%s port %d refused %s: %s",
+                     ap->address, ap->port, lr_wire_type_name(req->type),
+                     ans->text[0] ? ans->text : strerror(code));
+            ap->failed = code;
+        }
+        return code;
+    }
+    if (ans->type != want)
+        return fail(ap, EPROTO, "%s port %d answered %s to %s",
+                    ap->address, ap->port, lr_wire_type_name(ans->type),
+                    lr_wire_type_name(req->type));
+    return 0;
+}
+
+static int
+ensure_hello(struct agent_party *ap)
+{
+    if (ap->failed)
+        return ap->failed;
+    if (ap->state == AP_UP && ap->hello)
+        return 0;
+    struct lr_wire_msg req = { .type = LR_WIRE_HELLO }, ans;
+    int rc = exchange(ap, &req, LR_WIRE_HELLO_OK, &ans);
+    if (rc)
+        return rc;
+    ap->hello = true;
+    ap->compute = ans.compute;
+    snprintf(ap->dc_name, sizeof ap->dc_name, "%s", ans.name);
+    return 0;
+}
+
+static int
+ensure_job(struct agent_party *ap)
+{
+    int rc = ensure_hello(ap);
+    if (rc || ap->job_sent)
+        return rc;
+    if (!ap->tm) {
+        snprintf(ap->why, sizeof ap->why, "no job: lr_agent_party_set_job() "
+                 "was not called");
+        return EINVAL;
+    }
+    const struct lr_tm *tm = ap->tm;
+    struct lr_wire_msg req = {
+        .type = LR_WIRE_JOB, .job = ap->job,
+        .batch = tm->train.batch, .micro = tm->train.micro,
+        .elem_bytes = tm->train.elem_bytes,
+        .n_layers = tm->model->n_layers, .layers = tm->model->layers,
+    }, ans;
+    if ((rc = exchange(ap, &req, LR_WIRE_OK, &ans)))
+        return rc;
+    ap->job_sent = true;
+    return 0;
+}
+
+static int
+ap_compute(struct lr_cdynp_party *p, double *flops)
+{
+    struct agent_party *ap = ap_of(p);
+    int rc = ensure_hello(ap);
+    if (!rc)
+        *flops = ap->compute;
+    return rc;
+}
+
+static int
+ap_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj, int assumed,
+        const struct lr_cdynp_summary *in, const struct lr_tm_link *in_link,
+        uint16_t position, int lo, int hi, struct lr_cdynp_summary *out)
+{
+    struct agent_party *ap = ap_of(p);
+    int rc = ensure_job(ap);
+    if (rc)
+        return rc;
+    struct lr_wire_msg req = {
+        .type = LR_WIRE_STEP, .job = ap->job, .objective = obj,
+        .assumed = assumed, .position = position, .lo = lo, .hi = hi,
+        .has_summary = in != NULL,
+        /* The encoder only reads it. */
+        .summary = (struct lr_cdynp_summary *) in,
+    }, ans;
+    if (in_link)
+        req.link = *in_link;
+    if ((rc = exchange(ap, &req, LR_WIRE_STEP_OK, &ans)))
+        return rc;
+    /* The entries in use only: a summary is 32 KiB when full. */
+    out->version = ap->sum->version;
+    out->from = ap->sum->from;
+    out->n = ap->sum->n;
+    memcpy(out->e, ap->sum->e, ap->sum->n * sizeof out->e[0]);
+    return 0;
+}
+
+static int
+ap_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+             int assumed, int last, int *prev_last)
+{
+    struct agent_party *ap = ap_of(p);
+    int rc = ensure_job(ap);
+    if (rc)
+        return rc;
+    struct lr_wire_msg req = {
+        .type = LR_WIRE_BACKTRACK, .job = ap->job, .objective = obj,
+        .assumed = assumed, .last = last,
+    }, ans;
+    if ((rc = exchange(ap, &req, LR_WIRE_BACKTRACK_OK, &ans)))
+        return rc;
+    *prev_last = ans.prev_last;
+    return 0;
+}
+
+/* The stages stay with the agent: 'plan' is left alone. */
+static int
+ap_finish(struct lr_cdynp_party *p, enum lr_cdynp_objective obj, int assumed,
+          int first, int last, int dc_index, struct lr_plan *plan,
+          int *n_stages)
+{
+    struct agent_party *ap = ap_of(p);
+    int rc = ensure_job(ap);
+    if (rc)
+        return rc;
+    struct lr_wire_msg req = {
+        .type = LR_WIRE_FINISH, .job = ap->job, .objective = obj,
+        .assumed = assumed, .first = first, .last = last,
+    }, ans;
+    if ((rc = exchange(ap, &req, LR_WIRE_FINISH_OK, &ans)))
+        return rc;
+    *n_stages = ans.n_stages;
+    return 0;
+}
+
+static void
+ap_free(struct lr_cdynp_party *p)
+{
+    struct agent_party *ap = ap_of(p);
+    if (!ap)
+        return;
+    disconnect(ap);
+    SSL_CTX_free(ap->ctx);
+    free(ap->buf);
+    free(ap->sum);
+    free(ap);
+}
+
+static const struct lr_cdynp_party_class agent_class = {
+    .compute = ap_compute,
+    .step = ap_step,
+    .backtrack = ap_backtrack,
+    .finish = ap_finish,
+    .free = ap_free,
+};
+
+/* The client context: TLS 1.3 only (both ends are ours, nothing older to
+ * talk to), our certificate for the agent to check, the CA for the
+ * agent's.  No session cache: one connection per party. */
+static SSL_CTX *
+client_ctx(const char *cert, const char *key, const char *ca, char *err,
+           size_t errlen)
+{
+    char why[256];
+    ERR_clear_error();
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    if (!ctx) {
+        snprintf(err, errlen, "TLS: cannot create a context: %s",
+                 ssl_reason(why, sizeof why));
+        return NULL;
+    }
+    if (!SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION)) {
+        snprintf(err, errlen, "TLS: cannot require TLS 1.3: %s",
+                 ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_TICKET);
+    if (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1) {
+        snprintf(err, errlen, "TLS certificate '%s': %s (want a PEM "
+                 "certificate chain)", cert, ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
+        snprintf(err, errlen, "TLS key '%s': %s (want an unencrypted PEM "
+                 "private key)", key, ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    if (SSL_CTX_check_private_key(ctx) != 1) {
+        snprintf(err, errlen, "TLS key '%s' does not match certificate "
+                 "'%s': %s", key, cert, ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1) {
+        snprintf(err, errlen, "TLS CA '%s': %s (want PEM certificates)", ca,
+                 ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    return ctx;
+
+fail:
+    SSL_CTX_free(ctx);
+    return NULL;
+}
+
+struct lr_cdynp_party *
+lr_agent_party_new(const char *address, int port, const char *expected_name,
+                   const char *cert, const char *key, const char *ca,
+                   double timeout_s, char *err, size_t errlen)
+{
+    struct agent_party *ap = NULL;
+    char scratch[1];
+    if (!err) {
+        err = scratch;
+        errlen = sizeof scratch;
+    }
+    if (!address || !*address || strlen(address) >= sizeof ap->address
+        || port < 1 || port > 65535 || !expected_name || !*expected_name
+        || strlen(expected_name) >= sizeof ap->name || !cert || !key || !ca
+        || !(timeout_s > 0) || timeout_s > 86400) {
+        snprintf(err, errlen, "agent party: an address, a port in 1..65535, "
+                 "a certificate name, the coordinator's certificate, key "
+                 "and CA, and a timeout in (0, 86400] s are needed");
+        return NULL;
+    }
+    ap = calloc(1, sizeof *ap);
+    if (!ap || !(ap->buf = malloc(AP_BUF))
+        || !(ap->sum = malloc(sizeof *ap->sum))) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    ap->base.cls = &agent_class;
+    ap->fd = -1;
+    snprintf(ap->address, sizeof ap->address, "%s", address);
+    ap->port = port;
+    snprintf(ap->name, sizeof ap->name, "%s", expected_name);
+    ap->timeout = timeout_s;
+    if (!(ap->ctx = client_ctx(cert, key, ca, err, errlen)))
+        goto fail;
+    return &ap->base;
+
+fail:
+    if (ap) {
+        free(ap->buf);
+        free(ap->sum);
+    }
+    free(ap);
+    return NULL;
+}
+
+void
+lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
+{
+    struct agent_party *ap = ap_of(p);
+    ap->tm = tm;
+    ap->job++;
+    ap->job_sent = false;
+    ap->failed = 0;
+    ap->why[0] = '\0';
+}
+
+const char *
+lr_agent_party_error(const struct lr_cdynp_party *p)
+{
+    const struct agent_party *ap = ap_of(p);
+    return ap->why[0] ? ap->why : NULL;
+}
+
+bool
+lr_agent_party_connected(const struct lr_cdynp_party *p)
+{
+    return ap_of(p)->state == AP_UP;
+}
+
+const char *
+lr_agent_party_dc_name(const struct lr_cdynp_party *p)
+{
+    return ap_of(p)->dc_name;
+}
+
+void
+lr_agent_party_set_record(struct lr_cdynp_party *p, FILE *f)
+{
+    ap_of(p)->record = f;
+}
+
+bool
+lr_agent_party_is(const struct lr_cdynp_party *p)
+{
+    return p && p->cls == &agent_class;
+}
+
+/* ---- the record of received messages ---- */
+
+/* A JSON string: everything outside printable ASCII escaped, so that
+ * the line stays valid JSON whatever bytes a peer sent. */
+static void
+json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p > 0x7e)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static const char *
+objective_name(enum lr_cdynp_objective o)
+{
+    return o == LR_CDYNP_TIME ? "time" : "lex";
+}
+
+static void
+json_summary(FILE *f, const struct lr_wire_msg *m)
+{
+    const struct lr_cdynp_summary *s = m->summary;
+    if (!m->has_summary || !s) {
+        fputs(",\"summary\":null", f);
+        return;
+    }
+    fprintf(f, ",\"summary\":{\"version\":%u,\"from\":%u,\"entries\":[",
+            s->version, s->from);
+    for (int i = 0; i < s->n; i++)
+        fprintf(f, "%s[%u,%.17g,%.17g,%.17g]", i ? "," : "", s->e[i].layer,
+                s->e[i].cost.bottleneck, s->e[i].cost.sum,
+                s->e[i].cost.sync);
+    fputs("]}", f);
+}
+
+void
+lr_agent_record(FILE *f, const struct lr_wire_msg *m)
+{
+    if (!f)
+        return;
+    fprintf(f, "{\"type\":\"%s\",\"id\":%u", lr_wire_type_name(m->type),
+            m->id);
+    switch (m->type) {
+    case LR_WIRE_HELLO:
+    case LR_WIRE_OK:
+        break;
+    case LR_WIRE_HELLO_OK:
+        fprintf(f, ",\"compute\":%.17g,\"name\":", m->compute);
+        json_str(f, m->name);
+        break;
+    case LR_WIRE_JOB:
+        fprintf(f, ",\"job\":%u,\"batch\":%.17g,\"micro\":%.17g,"
+                "\"elem_bytes\":%.17g,\"layers\":[", m->job, m->batch,
+                m->micro, m->elem_bytes);
+        for (int i = 0; m->layers && i < m->n_layers; i++)
+            fprintf(f, "%s[%.17g,%.17g,%.17g]", i ? "," : "",
+                    m->layers[i].flops, m->layers[i].params,
+                    m->layers[i].act);
+        fputc(']', f);
+        break;
+    case LR_WIRE_STEP:
+        fprintf(f, ",\"job\":%u,\"objective\":\"%s\",\"assumed\":%d,"
+                "\"position\":%d,\"lo\":%d,\"hi\":%d,\"link_bw\":%.17g,"
+                "\"link_lat\":%.17g", m->job, objective_name(m->objective),
+                m->assumed, m->position, m->lo, m->hi, m->link.bw,
+                m->link.lat);
+        json_summary(f, m);
+        break;
+    case LR_WIRE_STEP_OK:
+        json_summary(f, m);
+        break;
+    case LR_WIRE_BACKTRACK:
+        fprintf(f, ",\"job\":%u,\"objective\":\"%s\",\"assumed\":%d,"
+                "\"last\":%d", m->job, objective_name(m->objective),
+                m->assumed, m->last);
+        break;
+    case LR_WIRE_BACKTRACK_OK:
+        fprintf(f, ",\"prev_last\":%d", m->prev_last);
+        break;
+    case LR_WIRE_FINISH:
+        fprintf(f, ",\"job\":%u,\"objective\":\"%s\",\"assumed\":%d,"
+                "\"first\":%d,\"last\":%d", m->job,
+                objective_name(m->objective), m->assumed, m->first, m->last);
+        break;
+    case LR_WIRE_FINISH_OK:
+        fprintf(f, ",\"n_stages\":%d", m->n_stages);
+        break;
+    case LR_WIRE_ERROR:
+        fprintf(f, ",\"code\":%d,\"text\":", m->code);
+        json_str(f, m->text);
+        break;
+    }
+    fputs("}\n", f);
+    fflush(f);
+}

@@ -1,0 +1,94 @@
+/*
+ * lr_agent_party: a DC agent across the network as a CDynP party
+ * (planner/lr_cdynp.h's struct lr_cdynp_party), the coordinator's side of
+ * docs/agent-protocol.md.
+ *
+ * A blocking TLS 1.3 client with mutual authentication: it presents the
+ * coordinator's certificate, accepts the agent only when its chain leads
+ * to the given CA and its certificate carries the expected name (subject
+ * common name or a DNS subject alternative name, no wildcards;
+ * X509_check_host), and bounds every connect, handshake and exchange by
+ * poll() with the party's timeout (ETIMEDOUT).
+ *
+ * Protocol use: HELLO once per connection (its compute figure is kept),
+ * JOB once per job before the job's first STEP/BACKTRACK/FINISH, then one
+ * request and its answer per vtable call.  The job is the model and the
+ * training shape of the tm handed to lr_agent_party_set_job(), which the
+ * coordinator calls before lr_cdynp_plan_parties(): the vtable's calls do
+ * not carry the model, and a party kept across jobs (lightraild) then
+ * reuses its connection.
+ *
+ * Failures are sticky: after the first error that is not the agent's own
+ * answer (a refused connection, a timeout, a failed handshake, a broken
+ * frame), every call fails at once with the same error until the next
+ * lr_agent_party_set_job(), which allows one new connection.  Why: the
+ * coordinator may try dozens of chains after the first failure, and each
+ * would otherwise wait for its own timeout.  An ERROR answer is returned
+ * as its errno code (ENOENT: no feasible layer, as in the vtable) and
+ * does not break the connection.
+ *
+ * Writing to a socket the agent has closed raises SIGPIPE: the program
+ * must ignore it (lightrail and lightraild do).
+ */
+#ifndef LR_AGENT_PARTY_H
+#define LR_AGENT_PARTY_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "planner/lr_cdynp.h"
+
+struct lr_wire_msg;
+
+/* A party for the agent at 'address' (numeric or a host name) 'port'
+ * whose certificate must name 'expected_name'.  'cert' and 'key' are the
+ * coordinator's (PEM), 'ca' the CA file that must have signed the
+ * agent's.  Nothing is sent yet: the first call connects.  Returns NULL
+ * with a one-line reason in err[errlen] when a file cannot be loaded, an
+ * argument is out of range, or memory runs out.  Free with
+ * party->cls->free(). */
+struct lr_cdynp_party *lr_agent_party_new(const char *address, int port,
+                                          const char *expected_name,
+                                          const char *cert, const char *key,
+                                          const char *ca, double timeout_s,
+                                          char *err, size_t errlen);
+
+/* The job the next calls plan: the model and training shape of 'tm'
+ * (borrowed: it must outlive the calls), sent as JOB before the next
+ * STEP.  Also clears a sticky failure. */
+void lr_agent_party_set_job(struct lr_cdynp_party *, const struct lr_tm *tm);
+
+/* Connects the agent parties among parties[0..n-1] (others are skipped)
+ * at the same time, each within its timeout; a party that fails keeps
+ * the failure (sticky, as above).  Optional: a party connects on its
+ * first call anyway, but one after the other. */
+void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
+
+/* The reason of the party's last failure, e.g. "connect to
+ * 127.0.0.1:7001: Connection refused", or NULL when it has not failed
+ * (an ENOENT answer is no failure).  Borrowed from the party. */
+const char *lr_agent_party_error(const struct lr_cdynp_party *);
+
+/* True while the party holds a connection: after a failure, false when
+ * the agent could not be reached or broke the protocol, true when it
+ * answered an ERROR. */
+bool lr_agent_party_connected(const struct lr_cdynp_party *);
+
+/* The DC name the agent announced in HELLO_OK, "" before. */
+const char *lr_agent_party_dc_name(const struct lr_cdynp_party *);
+
+/* Appends every message the party receives to 'f' (may be NULL: off), as
+ * lr_agent_record() writes it.  'f' is borrowed. */
+void lr_agent_party_set_record(struct lr_cdynp_party *, FILE *f);
+
+/* True when 'p' was made by lr_agent_party_new(). */
+bool lr_agent_party_is(const struct lr_cdynp_party *p);
+
+/* Writes 'msg' to 'f' as one JSON line: "type" (lr_wire_type_name()),
+ * "id", and exactly the fields its type carries on the wire, under the
+ * names docs/agent-protocol.md lists; then flushes.  The privacy test
+ * checks the field names of every line against that list. */
+void lr_agent_record(FILE *f, const struct lr_wire_msg *msg);
+
+#endif
