@@ -41,6 +41,10 @@ struct opts {
     long max_nodes;
     double inter_gbps;        /* > 0: every inter-DC link at this rate */
     int json;
+    /* --distributed (cmd_plan_dist.c) */
+    int distributed;
+    const char *cert, *key, *ca, *record;
+    double timeout;
 };
 
 static void
@@ -53,6 +57,11 @@ usage(FILE *f)
 "                      [--order DC,DC,...] [--max-nodes N]\n"
 "                      [--inter-dc-gbps G]\n"
 "                      [--format text|json] [--plot FILE.png]\n"
+"       lightrail plan --distributed (--model NAME | --model-file FILE)\n"
+"                      --cluster FILE [--cert F --key F --ca F]\n"
+"                      [--timeout S] [--record FILE] [--batch B]\n"
+"                      [--microbatch b] [--window w] [--order LIST]\n"
+"                      [--format text|json]\n"
 "\n"
 "Cuts the model into pipeline stages over the data centers of the cluster\n"
 "and predicts one training iteration with the v1 time model.\n"
@@ -76,16 +85,25 @@ usage(FILE *f)
 "                      (latencies kept), for bandwidth sweeps\n"
 "  --format FMT        text (a table) or json\n"
 "  --plot FILE.png     Gantt chart of one iteration (gnuplot)\n"
+"  --distributed       CDynP with the agents of the DCs that the cluster\n"
+"                      marks 'remote' (docs/agent-protocol.md); their\n"
+"                      stages stay private\n"
+"  --cert, --key F     the coordinator's certificate and key (PEM)\n"
+"  --ca F              the CA that must have signed the agents'\n"
+"  --timeout S         per connect and per request (default 5)\n"
+"  --record FILE       append every message the agents send (tests)\n"
 "\n"
-"exit status: 0 a plan, 3 no plan satisfies the request (the reason is\n"
-"printed), 2 bad input, 1 internal failure\n", LR_CDYNP_DEFAULT_WINDOW);
+"exit status: 0 a plan, 3 no plan satisfies the request or an agent\n"
+"cannot be reached (the reason is printed), 2 bad input, 1 internal\n"
+"failure\n", LR_CDYNP_DEFAULT_WINDOW);
 }
 
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_MODEL = 256, O_MFILE, O_CLUSTER, O_ALGO, O_BATCH, O_MICRO,
-           O_WINDOW, O_ORDER, O_NODES, O_FORMAT, O_PLOT, O_GBPS, O_HELP };
+           O_WINDOW, O_ORDER, O_NODES, O_FORMAT, O_PLOT, O_GBPS, O_HELP,
+           O_DIST, O_CERT, O_KEY, O_CA, O_TIMEOUT, O_RECORD };
     static const struct option longopts[] = {
         { "model", required_argument, NULL, O_MODEL },
         { "model-file", required_argument, NULL, O_MFILE },
@@ -100,6 +118,12 @@ parse_args(int argc, char **argv, struct opts *o)
         { "plot", required_argument, NULL, O_PLOT },
         { "inter-dc-gbps", required_argument, NULL, O_GBPS },
         { "help", no_argument, NULL, O_HELP },
+        { "distributed", no_argument, NULL, O_DIST },
+        { "cert", required_argument, NULL, O_CERT },
+        { "key", required_argument, NULL, O_KEY },
+        { "ca", required_argument, NULL, O_CA },
+        { "timeout", required_argument, NULL, O_TIMEOUT },
+        { "record", required_argument, NULL, O_RECORD },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -152,6 +176,15 @@ parse_args(int argc, char **argv, struct opts *o)
             if (lr_cli_parse_double(optarg, 1e-6, 1e6, &o->inter_gbps))
                 bad = "--inter-dc-gbps wants a positive rate in Gb/s";
             break;
+        case O_DIST: o->distributed = 1; break;
+        case O_CERT: o->cert = optarg; break;
+        case O_KEY: o->key = optarg; break;
+        case O_CA: o->ca = optarg; break;
+        case O_RECORD: o->record = optarg; break;
+        case O_TIMEOUT:
+            if (lr_cli_parse_double(optarg, 1e-3, 3600, &o->timeout))
+                bad = "--timeout wants seconds in [0.001, 3600]";
+            break;
         case O_HELP:
             usage(stdout);
             return -1;
@@ -176,6 +209,18 @@ parse_args(int argc, char **argv, struct opts *o)
     if (!o->cluster) {
         lr_cli_err(CMD, "--cluster FILE is required, e.g. "
                    "--cluster examples/clusters/man3.json");
+        return LR_EXIT_USAGE;
+    }
+    if (o->distributed && (o->algo != A_CDYNP || o->plot || o->inter_gbps > 0
+                           || o->max_nodes != 50000000)) {
+        lr_cli_err(CMD, "--distributed plans with CDynP only: --algo, "
+                   "--plot, --max-nodes and --inter-dc-gbps do not apply");
+        return LR_EXIT_USAGE;
+    }
+    if (!o->distributed && (o->cert || o->key || o->ca || o->record
+                            || o->timeout > 0)) {
+        lr_cli_err(CMD, "--cert, --key, --ca, --timeout and --record go "
+                   "with --distributed");
         return LR_EXIT_USAGE;
     }
     double m = o->batch / o->micro;
@@ -447,6 +492,19 @@ lr_cmd_plan(int argc, char **argv)
     int order[LR_TM_MAX_DCS], n_order = 0;
     if (o.order && (rc = parse_order(o.order, cluster, order, &n_order)))
         goto cleanup;
+
+    if (o.distributed) {
+        struct lr_plan_dist d = {
+            .cluster_file = o.cluster,
+            .model = o.model ? o.model : model->name,
+            .cert = o.cert, .key = o.key, .ca = o.ca, .record = o.record,
+            .timeout = o.timeout > 0 ? o.timeout : 5, .json = o.json,
+            .window = o.window, .order = n_order ? order : NULL,
+            .n_order = n_order,
+        };
+        rc = lr_plan_distributed(&d, tm, cluster);
+        goto cleanup;
+    }
 
     struct lr_exact_stats xs;
     double t0 = lr_cli_now();

@@ -28,6 +28,9 @@ static const struct lr_cli_command commands[] = {
     { "plan", lr_cmd_plan,
       "cut a model into pipeline stages across data centers (CDynP, exact, "
       "baselines)" },
+    { "agent", lr_cmd_agent,
+      "serve one data center's private inventory to distributed CDynP "
+      "(mutual TLS)" },
     { "topo", lr_cmd_topo,
       "convert and check optical topologies (topo import FILE.json)" },
     { "job", lr_cmd_job,

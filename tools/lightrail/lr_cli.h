@@ -34,6 +34,28 @@ int lr_cmd_job(int argc, char **argv);
 int lr_cmd_topology(int argc, char **argv);
 int lr_cmd_spectrum(int argc, char **argv);
 int lr_cmd_demo(int argc, char **argv);
+/* A data center's agent for distributed CDynP (cmd_agent.c). */
+int lr_cmd_agent(int argc, char **argv);
+
+/* `lightrail plan --distributed` (cmd_plan_dist.c), after cmd_plan.c has
+ * loaded the model and the cluster and built 'tm' from them. */
+struct lr_tm;
+struct lr_cluster;
+struct lr_plan_dist {
+    const char *cluster_file;     /* for messages */
+    const char *model;            /* its name, for the output */
+    const char *cert, *key, *ca;  /* the coordinator's TLS files */
+    const char *record;           /* NULL, or where to record answers */
+    double timeout;               /* s, per connect and per request */
+    int json;
+    int window;                   /* CDynP's options */
+    const int *order;
+    int n_order;
+};
+/* Returns an exit code (LR_EXIT_INFEASIBLE when an agent cannot be
+ * reached), the reason printed on stderr. */
+int lr_plan_distributed(const struct lr_plan_dist *, const struct lr_tm *,
+                        const struct lr_cluster *);
 
 /* One request to lightraild over HTTPS (tools/lightrail/cmd_client.c):
  * 'path' percent-encoded, 'body' NUL-terminated or NULL.  Returns

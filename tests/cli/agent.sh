@@ -1,0 +1,356 @@
+#!/bin/sh
+# Distributed CDynP with real agents on 127.0.0.1 (issue 7):
+#   1. equivalence with in-process CDynP on random instances
+#      (tests/unit/test_agent_equiv), and through the CLI on a cluster of
+#      three agents;
+#   2. privacy: every message any party received, as recorded, carries
+#      exactly the fields docs/agent-protocol.md lists for its type, and
+#      none of another DC's private figures;
+#   3. faults: an agent down, an agent too slow, certificates from another
+#      CA on either side, a certificate with the wrong name, a malformed
+#      frame; each a clear error, and the agents keep serving.
+# Agents are stopped by their PID, never by name.
+. "${srcdir:-.}/tests/cli/lib.sh"
+EQUIV=${EQUIV:-./tests/unit/test_agent_equiv}
+SEEDS=${LR_AGENT_SEEDS:-100}
+command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
+command -v openssl > /dev/null || { echo "skip: openssl not installed"; exit 77; }
+
+PIDS=
+trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
+
+# ---- certificates: a CA, one per DC and the coordinator; another CA ----
+C=$tmp/certs
+mkdir -p "$C"
+mk_ca() {   # mk_ca NAME
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+        -keyout "$C/$1.key" -out "$C/$1.pem" -days 1 -subj "/CN=$1" \
+        -addext basicConstraints=critical,CA:TRUE \
+        -addext keyUsage=critical,keyCertSign 2>/dev/null
+}
+mk_cert() {   # mk_cert CA FILE NAME: CN and DNS SAN = NAME
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+        -keyout "$C/$2.key" -out "$C/$2.csr" -subj "/CN=$3" 2>/dev/null &&
+    printf 'subjectAltName=DNS:%s\nbasicConstraints=CA:FALSE\n' "$3" \
+        > "$C/$2.ext" &&
+    openssl x509 -req -in "$C/$2.csr" -CA "$C/$1.pem" -CAkey "$C/$1.key" \
+        -CAcreateserial -out "$C/$2.pem" -days 1 -extfile "$C/$2.ext" \
+        2>/dev/null
+}
+{ mk_ca ca && mk_ca otherca && mk_cert ca dc1 dc1 && mk_cert ca dc2 dc2 &&
+  mk_cert ca dc3 dc3 && mk_cert ca coordinator coordinator &&
+  mk_cert otherca coordinator-other coordinator &&
+  mk_cert otherca dc1-other dc1; } ||
+    { echo "skip: openssl cannot make certificates"; exit 77; }
+
+# ---- 1a. equivalence on random instances ----
+W=$tmp/equiv
+mkdir -p "$W"
+"$EQUIV" "$LIGHTRAIL" "$C" "$W" 1 "$SEEDS" > "$tmp/equiv.out" 2>&1
+rc=$?
+n_ok=$(grep -c '^ok: ' "$tmp/equiv.out")
+if [ $rc -eq 0 ] && [ "$n_ok" -eq "$SEEDS" ]; then
+    ok "equivalence: $SEEDS random instances, distributed T = in-process T"
+else
+    notok "equivalence (exit $rc, $n_ok of $SEEDS ok): $(grep -v '^ok: ' "$tmp/equiv.out" | head -5)"
+fi
+
+# ---- three agents for the CLI ----
+# Private figures chosen to be recognisable in the records.
+A=$tmp/agents
+mkdir -p "$A"
+agent_file() {   # agent_file DC COUNT PEAK EFF MEM BW [CERT]
+    cat > "$A/$1.json" <<EOF
+{"lightrail-agent:agent": {"dc": "$1",
+  "device-type": {"peak-tflops": "$3", "efficiency": "$4", "memory-gb": "$5"},
+  "device-count": $2,
+  "intra-dc-bandwidth-gbytes-per-s": "$6", "intra-dc-latency-us": "5",
+  "tls": {"certificate": "../certs/${7:-$1}.pem", "key": "../certs/${7:-$1}.key",
+          "ca": "../certs/ca.pem", "peer-name": ["coordinator"]}}}
+EOF
+}
+agent_file dc1 8 123.457 0.4 32 23.456
+agent_file dc2 4 311.111 0.45 80 45.678
+agent_file dc3 4 987.654 0.4 80 67.891
+PRIVATE_NUMBERS="23456000000 45678000000 67891000000 123457000000000 311111000000000 987654000000000"
+
+start_agent() {   # start_agent NAME CONFIG [ARGS...]: sets APID, APORT
+    name=$1 cfg=$2
+    shift 2
+    mkdir -p "$A/$name.state"
+    rm -f "$A/$name.state/agent.port"
+    $LIGHTRAIL agent --config "$cfg" --listen 127.0.0.1:0 \
+        --state-dir "$A/$name.state" "$@" 2>> "$A/$name.log" &
+    APID=$!
+    PIDS="$PIDS $APID"
+    for i in $(seq 1 600); do
+        [ -s "$A/$name.state/agent.port" ] && break
+        kill -0 $APID 2>/dev/null || { echo "agent $name died:"; cat "$A/$name.log"; return 1; }
+        sleep 0.05
+    done
+    APORT=$(cat "$A/$name.state/agent.port")
+}
+stop_agent() {   # stop_agent PID: SIGTERM, wait, and its exit status
+    kill "$1" 2>/dev/null
+    wait "$1"
+}
+
+start_agent dc1 "$A/dc1.json" --record "$A/dc1.jsonl" && P1=$APORT && PID1=$APID
+start_agent dc2 "$A/dc2.json" --record "$A/dc2.jsonl" && P2=$APORT && PID2=$APID
+start_agent dc3 "$A/dc3.json" --record "$A/dc3.jsonl" && P3=$APORT && PID3=$APID
+
+# cluster DC1PORT DC2PORT DC3PORT [DC1NAME]: the coordinator's file, with
+# the same inventory so that in-process planning can be compared; an
+# empty port keeps that DC in this process.
+remote() {   # remote PORT [NAME]
+    [ -n "$1" ] || return 0
+    printf ', "remote": {"address": "127.0.0.1", "port": %s' "$1"
+    [ -n "${2:-}" ] && printf ', "certificate-name": "%s"' "$2"
+    printf '}'
+}
+cluster() {
+    cat <<EOF
+{"lightrail-compute:compute": {
+  "device-type": [
+    {"name": "t1", "peak-tflops": "123.457", "efficiency": "0.4", "memory-gb": "32"},
+    {"name": "t2", "peak-tflops": "311.111", "efficiency": "0.45", "memory-gb": "80"},
+    {"name": "t3", "peak-tflops": "987.654", "efficiency": "0.4", "memory-gb": "80"}],
+  "dc": [
+    {"name": "dc1", "device-type": "t1", "device-count": 8,
+     "intra-dc-bandwidth-gbytes-per-s": "23.456", "intra-dc-latency-us": "5"
+     $(remote "$1" "${4:-}")},
+    {"name": "dc2", "device-type": "t2", "device-count": 4,
+     "intra-dc-bandwidth-gbytes-per-s": "45.678", "intra-dc-latency-us": "5"
+     $(remote "$2")},
+    {"name": "dc3", "device-type": "t3", "device-count": 4,
+     "intra-dc-bandwidth-gbytes-per-s": "67.891", "intra-dc-latency-us": "5"
+     $(remote "$3")}],
+  "inter-dc-link": [
+    {"from": "dc1", "to": "dc2", "bandwidth-gbps": "10", "latency-ms": "1"},
+    {"from": "dc2", "to": "dc3", "bandwidth-gbps": "5", "latency-ms": "2"},
+    {"from": "dc1", "to": "dc3", "bandwidth-gbps": "1", "latency-ms": "3"}]}}
+EOF
+}
+cluster "" "" "" > "$tmp/local.json"
+cluster "$P1" "$P2" "$P3" > "$tmp/remote.json"
+TLS="--cert $C/coordinator.pem --key $C/coordinator.key --ca $C/ca.pem"
+
+# ---- 1b. equivalence through the CLI ----
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$tmp/local.json" --format json \
+    > "$tmp/local.out" 2> "$tmp/err"
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json" \
+    $TLS --record "$tmp/coordinator.jsonl" --format json \
+    > "$tmp/dist.out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && jq -e -n --slurpfile a "$tmp/local.out" --slurpfile b "$tmp/dist.out" \
+    '($a[0].iteration_time_s - $b[0].iteration_time_s | fabs)
+     <= 1e-9 * $a[0].iteration_time_s
+     and $b[0].algorithm == "cdynp-distributed"
+     and ($b[0].dcs | length) >= 1
+     and ([$b[0].dcs[] | has("stage_list")] | any | not)' > /dev/null; then
+    ok "plan --distributed over 3 agents: T = in-process T ($(jq .iteration_time_s "$tmp/dist.out") s)"
+else
+    notok "plan --distributed: exit $rc, $(cat "$tmp/err"), $(head -c 300 "$tmp/dist.out")"
+fi
+# Text output: T, each DC's range, remote stages private.
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json" \
+    $TLS > "$tmp/out" 2> "$tmp/err"
+if [ $? -eq 0 ] && grep -q '^iteration time T = ' "$tmp/out" &&
+   grep -q 'stages private' "$tmp/out" && ! grep -q 'device(s)' "$tmp/out"; then
+    ok "plan --distributed: text output"
+else
+    notok "plan --distributed text: $(cat "$tmp/out" "$tmp/err")"
+fi
+# A mixed cluster: dc1 in this process, dc2 and dc3 agents.
+cluster "" "$P2" "$P3" > "$tmp/mixed.json"
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/mixed.json" \
+    $TLS --format json > "$tmp/mixed.out" 2> "$tmp/err"
+if [ $? -eq 0 ] && jq -e -n --slurpfile a "$tmp/local.out" --slurpfile b "$tmp/mixed.out" \
+    '($a[0].iteration_time_s - $b[0].iteration_time_s | fabs)
+     <= 1e-9 * $a[0].iteration_time_s' > /dev/null; then
+    ok "plan --distributed, one local DC and two agents: same T"
+else
+    notok "mixed: $(cat "$tmp/err") $(head -c 300 "$tmp/mixed.out")"
+fi
+
+# ---- 2. privacy ----
+# The documented fields of each type (docs/agent-protocol.md).
+cat > "$tmp/schema.json" <<'EOF'
+{"hello": ["id", "type"],
+ "hello-ok": ["compute", "id", "name", "type"],
+ "job": ["batch", "elem_bytes", "id", "job", "layers", "micro", "type"],
+ "ok": ["id", "type"],
+ "step": ["assumed", "hi", "id", "job", "link_bw", "link_lat", "lo",
+          "objective", "position", "summary", "type"],
+ "step-ok": ["id", "summary", "type"],
+ "backtrack": ["assumed", "id", "job", "last", "objective", "type"],
+ "backtrack-ok": ["id", "prev_last", "type"],
+ "finish": ["assumed", "first", "id", "job", "last", "objective", "type"],
+ "finish-ok": ["id", "n_stages", "type"],
+ "error": ["code", "id", "text", "type"]}
+EOF
+# check_records KIND FILE...: every line has its type's fields exactly;
+# agents receive requests only, the coordinator answers only.
+check_records() {
+    kind=$1
+    shift
+    if [ "$kind" = agent ]; then
+        types='["hello","job","step","backtrack","finish"]'
+    else
+        types='["hello-ok","ok","step-ok","backtrack-ok","finish-ok","error"]'
+    fi
+    cat "$@" | jq -e -s --slurpfile s "$tmp/schema.json" --argjson t "$types" \
+        'length > 0 and all(.[]; . as $m | ($t | index($m.type)) != null
+             and (keys == $s[0][$m.type]))' > /dev/null
+}
+if check_records agent "$A"/dc1.jsonl "$A"/dc2.jsonl "$A"/dc3.jsonl; then
+    ok "privacy: the agents received only documented fields ($(cat "$A"/dc*.jsonl | wc -l) messages)"
+else
+    notok "privacy: an agent received an undocumented field or type"
+fi
+if check_records agent "$W"/*.jsonl; then
+    ok "privacy: the agents of $SEEDS instances received only documented fields"
+else
+    notok "privacy: an agent of the random instances received an undocumented field"
+fi
+if check_records coordinator "$tmp/coordinator.jsonl"; then
+    ok "privacy: the coordinator received only documented fields"
+else
+    notok "privacy: the coordinator received an undocumented field or type"
+fi
+# No private figure of any DC (internal bandwidth, device peak) appears in
+# what another party received; the only strings are names and objectives.
+leaks=$(cat "$A"/dc*.jsonl "$tmp/coordinator.jsonl" |
+    jq -r '.. | numbers' | sort -u | grep -x -F "$(echo $PRIVATE_NUMBERS | tr ' ' '\n')")
+strings=$(cat "$A"/dc*.jsonl "$tmp/coordinator.jsonl" |
+    jq -r '[paths(strings) as $p | {k: ($p | last), v: getpath($p)}] | .[]
+           | select(.k != "type" and .k != "text") | "\(.k)=\(.v)"' |
+    sort -u | grep -v -x -E 'name=dc[123]|objective=(lex|time)')
+if [ -z "$leaks" ] && [ -z "$strings" ]; then
+    ok "privacy: no internal bandwidth or device peak in any record"
+else
+    notok "privacy: leaked numbers '$leaks', strings '$strings'"
+fi
+
+# ---- 3. faults ----
+# expect_no_plan WANT SECONDS CMD...: exit 3, stdout empty, one line on
+# stderr containing WANT, within SECONDS.
+expect_no_plan() {
+    want=$1 limit=$2
+    shift 2
+    t0=$(date +%s.%N)
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    took=$(echo "$(date +%s.%N) - $t0" | bc)
+    if [ $rc -eq 3 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+       grep -F -q -- "$want" "$tmp/err" && [ "$(echo "$took < $limit" | bc)" = 1 ]; then
+        ok "no plan in ${took}s: $(cat "$tmp/err")"
+    else
+        notok "want exit 3 and '$want' within ${limit}s; got exit $rc in ${took}s: $(cat "$tmp/err" "$tmp/out" | head -5)"
+    fi
+}
+
+# An agent down: a port nobody listens on (an agent started and stopped).
+start_agent gone "$A/dc2.json" && GONE=$APORT && stop_agent $APID
+cluster "$P1" "$GONE" "$P3" > "$tmp/down.json"
+expect_no_plan "no plan: agent dc2 unreachable: connect to 127.0.0.1 port $GONE: Connection refused" 2 \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/down.json" $TLS
+
+# An agent slower than the timeout.
+start_agent slow "$A/dc2.json" --delay-ms 3000 && SLOW=$APORT && SLOWPID=$APID
+cluster "$P1" "$SLOW" "$P3" > "$tmp/slow.json"
+expect_no_plan "no plan: agent dc2 unreachable: reading from 127.0.0.1 port $SLOW: no answer within 0.5 s (timed out)" 2 \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/slow.json" $TLS --timeout 0.5
+stop_agent $SLOWPID
+
+# The coordinator with a certificate of another CA: the agent refuses it.
+expect_no_plan "no plan: agent dc1 unreachable" 3 \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json" \
+    --cert "$C/coordinator-other.pem" --key "$C/coordinator-other.key" --ca "$C/ca.pem"
+if grep -q 'refused: client certificate: unable to get local issuer certificate' "$A/dc1.log"; then
+    ok "agent log: a client certificate of another CA refused"
+else
+    notok "agent log lacks the refusal: $(tail -3 "$A/dc1.log")"
+fi
+# A certificate of the right CA but not a coordinator's name (another DC's).
+expect_no_plan "no plan: agent dc1 unreachable" 3 \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json" \
+    --cert "$C/dc2.pem" --key "$C/dc2.key" --ca "$C/ca.pem"
+if grep -q 'refused: client certificate: hostname mismatch' "$A/dc1.log"; then
+    ok "agent log: a certificate not named as a peer refused"
+else
+    notok "agent log lacks the name refusal: $(tail -3 "$A/dc1.log")"
+fi
+
+# An agent with a certificate of another CA: the coordinator refuses it.
+agent_file dc1 8 123.457 0.4 32 23.456 dc1-other
+mv "$A/dc1.json" "$A/dc1-other.json"
+agent_file dc1 8 123.457 0.4 32 23.456
+start_agent other "$A/dc1-other.json" && OTHER=$APORT && OTHERPID=$APID
+cluster "$OTHER" "$P2" "$P3" > "$tmp/other.json"
+expect_no_plan "the agent's certificate is refused" 3 \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/other.json" $TLS
+stop_agent $OTHERPID
+# The right CA but another name than the cluster file expects.
+cluster "$P1" "$P2" "$P3" dc9 > "$tmp/name.json"
+expect_no_plan "certificate is refused: hostname mismatch (expected name 'dc9')" 3 \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/name.json" $TLS
+
+# A malformed frame closes that connection only.  One connection stays
+# idle meanwhile (an s_client reading a FIFO we hold open); then a good
+# plan.
+mkfifo "$tmp/idle"
+openssl s_client -connect 127.0.0.1:$P2 -cert "$C/coordinator.pem" \
+    -key "$C/coordinator.key" -CAfile "$C/ca.pem" -tls1_3 -quiet \
+    < "$tmp/idle" > /dev/null 2>&1 &
+IDLE=$!
+PIDS="$PIDS $IDLE"
+exec 3> "$tmp/idle"
+for frame in 'garbage, not a frame' '\000\000\000\014XXXX\000\001\000\001\000\000\000\001'; do
+    (printf "$frame"; sleep 1) | timeout 10 openssl s_client -connect 127.0.0.1:$P2 \
+        -cert "$C/coordinator.pem" -key "$C/coordinator.key" -CAfile "$C/ca.pem" \
+        -tls1_3 -quiet > "$tmp/garbage.out" 2>/dev/null
+    if grep -a -q 'closing' "$tmp/garbage.out"; then
+        ok "malformed frame: the agent answered an error and closed"
+    else
+        notok "malformed frame: no error answer ($(od -c "$tmp/garbage.out" | head -3))"
+    fi
+done
+if [ "$(grep -c -E 'malformed frame|frame length out of bounds' "$A/dc2.log")" -ge 2 ]; then
+    ok "agent log: malformed frames logged"
+else
+    notok "agent log: $(tail -3 "$A/dc2.log")"
+fi
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json" \
+    $TLS --format json > "$tmp/again.out" 2> "$tmp/err"
+if [ $? -eq 0 ] && kill -0 $IDLE 2>/dev/null &&
+   [ "$(jq .iteration_time_s "$tmp/again.out")" = "$(jq .iteration_time_s "$tmp/dist.out")" ]; then
+    ok "after malformed frames, with a connection idle, the agents still plan"
+else
+    notok "after malformed frames: $(cat "$tmp/err")"
+fi
+# (-quiet ignores the end of its input: stop it by its PID.)
+kill $IDLE 2>/dev/null
+exec 3>&-
+wait $IDLE 2>/dev/null
+
+# Bad input: no TLS files for remote DCs; a bad agent file.
+expect_bad "give the coordinator's --cert, --key and --ca" \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json"
+printf '{"lightrail-agent:agent": {"dc": "x"}}' > "$tmp/bad-agent.json"
+expect_bad "bad-agent.json: /lightrail-agent:agent" \
+    $LIGHTRAIL agent --config "$tmp/bad-agent.json" --listen 127.0.0.1:0
+
+# SIGTERM: each agent exits 0 and removes its state files.
+for p in "dc1 $PID1" "dc2 $PID2" "dc3 $PID3"; do
+    set -- $p
+    stop_agent $2
+    rc=$?
+    if [ $rc -eq 0 ] && [ ! -e "$A/$1.state/agent.port" ] && [ ! -e "$A/$1.state/agent.pid" ]; then
+        ok "agent $1 stopped cleanly on SIGTERM"
+    else
+        notok "agent $1: exit $rc after SIGTERM, state: $(ls "$A/$1.state")"
+    fi
+done
+
+lr_summary

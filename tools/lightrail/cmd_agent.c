@@ -1,0 +1,926 @@
+/*
+ * lightrail agent: one data center's agent for distributed CDynP
+ * (docs/agent-protocol.md).  It holds the DC's private inventory (a
+ * lightrail-agent file), listens for the coordinator over mutual TLS 1.3
+ * and answers the chain protocol with a CDynP party of its own
+ * (planner/lr_cdynp.h's lr_cdynp_local_party_new() over a one-DC time
+ * model).  What it sends is what the message schema allows: its
+ * aggregate compute, summaries of times per layer, a predecessor's layer
+ * and a stage count; never its devices, their count or type, or its
+ * internal network.
+ *
+ * One libevent loop, single-threaded.  Each connection is a
+ * bufferevent over OpenSSL; frames are cut with lr_wire_frame_size() and
+ * read only through lr_wire_decode().  A malformed frame ends that
+ * connection (after an ERROR saying why) and nothing else.  A connection
+ * holds at most one job (the last JOB it sent); a request runs to the end
+ * inside the read callback: a step is a local DP of milliseconds, and
+ * answers are meant to be immediate.
+ *
+ * Who may connect: a client whose certificate chains to the configured
+ * CA and names one of the configured peers (subject CN or a DNS SAN,
+ * exactly), checked by OpenSSL during the handshake through the
+ * verification parameters' host list, so a refused peer never reaches
+ * the protocol.  TLS 1.3 only.
+ *
+ * Test hooks: --record FILE appends every decoded message received as a
+ * JSON line (lr_agent_record()); --delay-ms N holds each answer back N ms
+ * (a timer, the loop keeps serving other connections); --state-dir DIR
+ * receives agent.pid and agent.port (the port bound, for --listen ...:0)
+ * once the agent serves, both removed when it stops on SIGTERM or SIGINT.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <event2/util.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include "controller/lr_agent_party.h"
+#include "planner/lr_cdynp.h"
+#include "planner/lr_cdynp_wire.h"
+#include "tools/lightrail/lr_cli.h"
+#include "yang/lr_yang.h"
+#include "yang/lr_yang_agent.h"
+
+#define CMD "agent"
+/* Connections served at once; more are closed at accept. */
+#define AGENT_MAX_CONNS 64
+/* A connection silent this long is closed (a coordinator between jobs
+ * reconnects at once when it needs us). */
+#define AGENT_IDLE_S 600
+/* See controller/lr_agent_party.c: exact names, CN or DNS SAN. */
+#define AGENT_HOSTFLAGS (X509_CHECK_FLAG_ALWAYS_CHECK_SUBJECT                \
+                         | X509_CHECK_FLAG_NO_WILDCARDS)
+
+struct agent;
+
+struct conn {
+    struct agent *a;
+    struct conn *prev, *next;
+    struct bufferevent *bev;
+    char peer[96];                /* address:port, then + the cert name */
+    bool ready;                   /* handshake done */
+    bool closing;                 /* free once the output is flushed */
+    /* The job: the public model and training shape over our inventory. */
+    bool has_job;
+    uint32_t job;
+    struct lr_model *model;
+    struct lr_tm *tm;
+    struct lr_cdynp_party *party;
+    /* --delay-ms: the answer held back, and its timer. */
+    struct event *delay;
+    struct evbuffer *held;
+};
+
+struct agent {
+    struct event_base *base;
+    SSL_CTX *ssl;
+    struct evconnlistener *listener;
+    struct event *sig_term, *sig_int;
+    struct lr_agent_config cfg;
+    struct lr_cluster *cluster;   /* the one-DC inventory */
+    FILE *record;
+    int delay_ms;
+    const char *state_dir;
+    int port;
+    int n_conns;
+    struct conn *conns;
+    /* Shared buffers: one request is handled at a time. */
+    struct lr_layer *layers;      /* LR_MODEL_MAX_LAYERS */
+    struct lr_cdynp_summary *in, *out;
+    struct lr_plan *plan;
+    uint8_t *frame;               /* an encoded answer */
+};
+
+/* The largest answer: a STEP_OK with a full summary. */
+#define AGENT_FRAME (64 + 32 * (size_t) LR_CDYNP_MAX_ENTRIES)
+
+static void
+alog(const struct agent *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+alog(const struct agent *a, const char *fmt, ...)
+{
+    char ts[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    va_list va;
+    gmtime_r(&now, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fprintf(stderr, "%s lightrail agent %s: ", ts, a->cfg.dc);
+    va_start(va, fmt);
+    vfprintf(stderr, fmt, va);
+    va_end(va);
+    fputc('\n', stderr);
+}
+
+/* OpenSSL's queued errors, most recent first, as one line. */
+static const char *
+ssl_reason(char *buf, size_t len)
+{
+    unsigned long e = ERR_peek_last_error();
+    if (!e)
+        snprintf(buf, len, "no OpenSSL reason");
+    else
+        ERR_error_string_n(e, buf, len);
+    ERR_clear_error();
+    return buf;
+}
+
+/* ---- connections ---- */
+
+static void
+conn_drop_job(struct conn *c)
+{
+    if (c->party)
+        c->party->cls->free(c->party);
+    lr_tm_free(c->tm);
+    lr_model_free(c->model);
+    c->party = NULL;
+    c->tm = NULL;
+    c->model = NULL;
+    c->has_job = false;
+}
+
+static void
+conn_free(struct conn *c)
+{
+    struct agent *a = c->a;
+    conn_drop_job(c);
+    if (c->delay)
+        event_free(c->delay);
+    if (c->held)
+        evbuffer_free(c->held);
+    if (c->bev)
+        bufferevent_free(c->bev);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        a->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    a->n_conns--;
+    free(c);
+}
+
+static void conn_read(struct bufferevent *bev, void *arg);
+
+/* Queues the answer in a->frame[0..n) now or after --delay-ms. */
+static void
+conn_answer(struct conn *c, size_t n)
+{
+    struct agent *a = c->a;
+    if (a->delay_ms <= 0) {
+        bufferevent_write(c->bev, a->frame, n);
+        return;
+    }
+    /* Reading pauses while an answer is held, so that answers keep the
+     * order of their requests. */
+    evbuffer_add(c->held, a->frame, n);
+    bufferevent_disable(c->bev, EV_READ);
+    struct timeval tv = { a->delay_ms / 1000, (a->delay_ms % 1000) * 1000 };
+    evtimer_add(c->delay, &tv);
+}
+
+static void
+conn_delay_done(evutil_socket_t fd, short what, void *arg)
+{
+    struct conn *c = arg;
+    bufferevent_write_buffer(c->bev, c->held);
+    bufferevent_enable(c->bev, EV_READ);
+    /* Requests that arrived meanwhile are already in the input. */
+    conn_read(c->bev, c);
+}
+
+static void
+conn_error(struct conn *c, uint32_t id, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+conn_error(struct conn *c, uint32_t id, int code, const char *fmt, ...)
+{
+    struct lr_wire_msg m = { .type = LR_WIRE_ERROR, .id = id, .code = code };
+    va_list va;
+    va_start(va, fmt);
+    vsnprintf(m.text, sizeof m.text, fmt, va);
+    va_end(va);
+    size_t n = lr_wire_encode(&m, c->a->frame, AGENT_FRAME);
+    if (n)
+        conn_answer(c, n);
+}
+
+/* JOB: the model and training shape over our inventory. */
+static int
+do_job(struct conn *c, const struct lr_wire_msg *m, char *why, size_t len)
+{
+    struct agent *a = c->a;
+    struct lr_model *model = NULL;
+    struct lr_tm *tm = NULL;
+    struct lr_cdynp_party *party = NULL;
+    int rc = lr_model_from_layers("job", m->layers, m->n_layers, &model);
+    if (rc) {
+        snprintf(why, len, "job %u: its layers are not a model (a layer "
+                 "without FLOPs?)", m->job);
+        goto fail;
+    }
+    struct lr_train tr = { m->batch, m->micro, m->elem_bytes };
+    if ((rc = lr_tm_new(model, a->cluster, &tr, &tm))) {
+        snprintf(why, len, "job %u: microbatch %g does not divide batch %g",
+                 m->job, m->micro, m->batch);
+        goto fail;
+    }
+    if (!(party = lr_cdynp_local_party_new(tm, 0))) {
+        rc = ENOMEM;
+        snprintf(why, len, "out of memory");
+        goto fail;
+    }
+    conn_drop_job(c);
+    c->model = model;
+    c->tm = tm;
+    c->party = party;
+    c->job = m->job;
+    c->has_job = true;
+    alog(a, "%s: job %u: %d layers, batch %g, microbatch %g", c->peer, m->job,
+         m->n_layers, m->batch, m->micro);
+    return 0;
+
+fail:
+    lr_tm_free(tm);
+    lr_model_free(model);
+    return rc;
+}
+
+static const char *
+objective_name(enum lr_cdynp_objective o)
+{
+    return o == LR_CDYNP_TIME ? "time" : "lex";
+}
+
+/* FINISH: lays out our stages and says what we would provision.  The
+ * coordinator finishes every chain it tries and keeps the best, which
+ * the protocol does not tell us: each FINISH is logged as a candidate. */
+static int
+do_finish(struct conn *c, const struct lr_wire_msg *m, int *n_stages)
+{
+    struct agent *a = c->a;
+    a->plan->n_stages = 0;
+    int rc = c->party->cls->finish(c->party, m->objective, m->assumed,
+                                   m->first, m->last, 0, a->plan, n_stages);
+    if (rc)
+        return rc;
+    char line[1024];
+    size_t off = 0;
+    for (int s = 0; s < a->plan->n_stages && off < sizeof line; s++) {
+        const struct lr_stage *st = &a->plan->stages[s];
+        int w = snprintf(line + off, sizeof line - off, "%s%d-%d x%d",
+                         s ? ", " : "", st->first + 1, st->last + 1, st->g);
+        off += w > 0 ? (size_t) w : 0;
+    }
+    alog(a, "%s: job %u: finish layers %d-%d (%s, assuming %d stages): "
+         "%d stage(s): %s", c->peer, c->job, m->first + 1, m->last + 1,
+         objective_name(m->objective), m->assumed, *n_stages, line);
+    return 0;
+}
+
+/* One decoded request; queues its answer. */
+static void
+conn_handle(struct conn *c, const struct lr_wire_msg *m)
+{
+    struct agent *a = c->a;
+    struct lr_wire_msg ans = { .id = m->id };
+    char why[LR_WIRE_TEXT_MAX];
+    int rc = 0;
+
+    switch (m->type) {
+    case LR_WIRE_HELLO:
+        ans.type = LR_WIRE_HELLO_OK;
+        ans.compute = a->cfg.n_devices * a->cfg.peak_flops
+                      * a->cfg.efficiency;
+        snprintf(ans.name, sizeof ans.name, "%s", a->cfg.dc);
+        break;
+    case LR_WIRE_JOB:
+        if ((rc = do_job(c, m, why, sizeof why))) {
+            conn_error(c, m->id, rc, "%s", why);
+            return;
+        }
+        ans.type = LR_WIRE_OK;
+        break;
+    case LR_WIRE_STEP:
+    case LR_WIRE_BACKTRACK:
+    case LR_WIRE_FINISH:
+        if (!c->has_job || m->job != c->job) {
+            conn_error(c, m->id, ESRCH, "job %u is not this connection's "
+                       "job: send JOB first", m->job);
+            return;
+        }
+        if (m->type == LR_WIRE_STEP) {
+            const bool head = !m->has_summary;
+            rc = c->party->cls->step(c->party, m->objective, m->assumed,
+                                     head ? NULL : m->summary,
+                                     head ? NULL : &m->link,
+                                     (uint16_t) m->position, m->lo, m->hi,
+                                     a->out);
+            ans.type = LR_WIRE_STEP_OK;
+            ans.has_summary = 1;
+            ans.summary = a->out;
+        } else if (m->type == LR_WIRE_BACKTRACK) {
+            rc = c->party->cls->backtrack(c->party, m->objective, m->assumed,
+                                          m->last, &ans.prev_last);
+            ans.type = LR_WIRE_BACKTRACK_OK;
+        } else {
+            rc = do_finish(c, m, &ans.n_stages);
+            ans.type = LR_WIRE_FINISH_OK;
+        }
+        if (rc) {
+            conn_error(c, m->id, rc, "%s: %s", lr_wire_type_name(m->type),
+                       rc == ENOENT ? "no feasible layer in the window"
+                                    : strerror(rc));
+            return;
+        }
+        break;
+    default:
+        conn_error(c, m->id, EPROTO, "%s is an answer, not a request",
+                   lr_wire_type_name(m->type));
+        return;
+    }
+    size_t n = lr_wire_encode(&ans, a->frame, AGENT_FRAME);
+    if (!n) {
+        conn_error(c, m->id, EINVAL, "cannot encode the %s answer",
+                   lr_wire_type_name(ans.type));
+        return;
+    }
+    conn_answer(c, n);
+}
+
+/* Ends a connection whose peer broke the framing: an ERROR saying why,
+ * then close once it is flushed. */
+static void
+conn_refuse(struct conn *c, int code, const char *what)
+{
+    alog(c->a, "%s: %s (%s): connection closed", c->peer, what,
+         strerror(code));
+    bufferevent_disable(c->bev, EV_READ);
+    c->closing = true;
+    struct lr_wire_msg m = { .type = LR_WIRE_ERROR, .code = code };
+    snprintf(m.text, sizeof m.text, "%s: closing", what);
+    /* Straight out, even with --delay-ms: reading (and so refusing) is
+     * paused while an answer is held, so nothing is overtaken. */
+    size_t n = lr_wire_encode(&m, c->a->frame, AGENT_FRAME);
+    if (n)
+        bufferevent_write(c->bev, c->a->frame, n);
+    if (!evbuffer_get_length(bufferevent_get_output(c->bev)))
+        conn_free(c);
+}
+
+static void
+conn_read(struct bufferevent *bev, void *arg)
+{
+    struct conn *c = arg;
+    struct agent *a = c->a;
+    struct evbuffer *in = bufferevent_get_input(bev);
+
+    while (!c->closing && !evtimer_pending(c->delay, NULL)) {
+        uint8_t head[4];
+        size_t avail = evbuffer_get_length(in);
+        if (avail < 4)
+            return;
+        evbuffer_copyout(in, head, 4);
+        int err;
+        size_t size = lr_wire_frame_size(head, 4, &err);
+        if (err) {
+            conn_refuse(c, err, "frame length out of bounds");
+            return;
+        }
+        if (avail < size)
+            return;
+        const uint8_t *frame = evbuffer_pullup(in, (ev_ssize_t) size);
+        struct lr_wire_msg m = {
+            .layers = a->layers, .layers_cap = LR_MODEL_MAX_LAYERS,
+            .summary = a->in,
+        };
+        int rc = frame ? lr_wire_decode(frame, size, &m) : ENOMEM;
+        evbuffer_drain(in, size);
+        if (rc) {
+            conn_refuse(c, rc, "malformed frame");
+            return;
+        }
+        lr_agent_record(a->record, &m);
+        conn_handle(c, &m);
+    }
+}
+
+static void
+conn_write(struct bufferevent *bev, void *arg)
+{
+    struct conn *c = arg;
+    if (c->closing)
+        conn_free(c);
+}
+
+/* The peer's certificate name (CN), for logs. */
+static void
+peer_cn(SSL *ssl, char *buf, size_t len)
+{
+    X509 *x = ssl ? SSL_get0_peer_certificate(ssl) : NULL;
+    buf[0] = '\0';
+    if (x)
+        X509_NAME_get_text_by_NID(X509_get_subject_name(x), NID_commonName,
+                                  buf, (int) len);
+    for (char *p = buf; *p; p++)
+        if ((unsigned char) *p < 0x20 || *p == 0x7f)
+            *p = '?';
+}
+
+static void
+conn_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct conn *c = arg;
+    struct agent *a = c->a;
+    SSL *ssl = bufferevent_openssl_get_ssl(bev);
+
+    if (what & BEV_EVENT_CONNECTED) {
+        char cn[LR_NAME_MAX];
+        peer_cn(ssl, cn, sizeof cn);
+        size_t l = strlen(c->peer);
+        snprintf(c->peer + l, sizeof c->peer - l, " (%s)", cn);
+        c->ready = true;
+        alog(a, "%s: connected", c->peer);
+        return;
+    }
+    if (what & BEV_EVENT_ERROR) {
+        char why[256] = "";
+        unsigned long e = bufferevent_get_openssl_error(bev);
+        if (e)
+            ERR_error_string_n(e, why, sizeof why);
+        else if (EVUTIL_SOCKET_ERROR())
+            snprintf(why, sizeof why, "%s",
+                     evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+        while (bufferevent_get_openssl_error(bev))
+            ;
+        long v = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
+        if (!c->ready && v != X509_V_OK)
+            alog(a, "%s: refused: client certificate: %s (%s)", c->peer,
+                 X509_verify_cert_error_string(v), why);
+        else if (!c->ready)
+            alog(a, "%s: TLS handshake failed: %s", c->peer,
+                 why[0] ? why : "connection closed");
+        else
+            alog(a, "%s: connection error: %s", c->peer,
+                 why[0] ? why : "unknown");
+    } else if (what & BEV_EVENT_TIMEOUT) {
+        alog(a, "%s: idle for %d s: closed", c->peer, AGENT_IDLE_S);
+    } else if (what & BEV_EVENT_EOF) {
+        alog(a, "%s: closed by the peer", c->peer);
+    }
+    conn_free(c);
+}
+
+static void
+on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+          int salen, void *arg)
+{
+    struct agent *a = arg;
+    char host[64] = "?";
+    int port = 0;
+    if (sa->sa_family == AF_INET) {
+        struct sockaddr_in *in = (struct sockaddr_in *) sa;
+        evutil_inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+        port = ntohs(in->sin_port);
+    } else if (sa->sa_family == AF_INET6) {
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) sa;
+        evutil_inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+        port = ntohs(in6->sin6_port);
+    }
+    if (a->n_conns >= AGENT_MAX_CONNS) {
+        alog(a, "%s:%d: refused: %d connections already", host, port,
+             a->n_conns);
+        evutil_closesocket(fd);
+        return;
+    }
+    /* Each request is one small write answered at once: without it Nagle
+     * holds an answer for the peer's delayed ACK. */
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+
+    struct conn *c = calloc(1, sizeof *c);
+    SSL *ssl = c ? SSL_new(a->ssl) : NULL;
+    if (!c || !ssl) {
+        alog(a, "%s:%d: refused: out of memory", host, port);
+        SSL_free(ssl);
+        free(c);
+        evutil_closesocket(fd);
+        return;
+    }
+    c->a = a;
+    snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
+    c->bev = bufferevent_openssl_socket_new(a->base, fd, ssl,
+                                            BUFFEREVENT_SSL_ACCEPTING,
+                                            BEV_OPT_CLOSE_ON_FREE);
+    c->delay = evtimer_new(a->base, conn_delay_done, c);
+    c->held = evbuffer_new();
+    c->next = a->conns;
+    if (a->conns)
+        a->conns->prev = c;
+    a->conns = c;
+    a->n_conns++;
+    if (!c->bev) {
+        SSL_free(ssl);
+        evutil_closesocket(fd);
+    }
+    if (!c->bev || !c->delay || !c->held) {
+        alog(a, "%s: refused: out of memory", c->peer);
+        conn_free(c);
+        return;
+    }
+    /* A coordinator that hangs up without close_notify is no error. */
+    bufferevent_openssl_set_allow_dirty_shutdown(c->bev, 1);
+    struct timeval idle = { AGENT_IDLE_S, 0 };
+    bufferevent_set_timeouts(c->bev, &idle, NULL);
+    bufferevent_setcb(c->bev, conn_read, conn_write, conn_event, c);
+    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+}
+
+/* ---- setup ---- */
+
+/* The server context: TLS 1.3 only; a client certificate is required,
+ * must chain to the configured CA and must name a configured peer. */
+static SSL_CTX *
+server_ctx(const struct lr_agent_config *cfg, char *err, size_t errlen)
+{
+    static const unsigned char sid_ctx[] = "lightrail-agent";
+    char why[256];
+    SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+    if (!ctx) {
+        snprintf(err, errlen, "TLS: cannot create a context: %s",
+                 ssl_reason(why, sizeof why));
+        return NULL;
+    }
+    if (!SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION)) {
+        snprintf(err, errlen, "TLS: cannot require TLS 1.3: %s",
+                 ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    /* A coordinator that hangs up without close_notify has simply gone:
+     * OpenSSL 3 would call that an error, which libevent 2.1 does not
+     * know to forgive (bufferevent_openssl_set_allow_dirty_shutdown()). */
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION
+                        | SSL_OP_NO_TICKET | SSL_OP_IGNORE_UNEXPECTED_EOF);
+    /* No session tickets: a coordinator keeps its one connection. */
+    SSL_CTX_set_num_tickets(ctx, 0);
+    SSL_CTX_set_session_id_context(ctx, sid_ctx, sizeof sid_ctx - 1);
+    if (SSL_CTX_use_certificate_chain_file(ctx, cfg->cert) != 1) {
+        snprintf(err, errlen, "TLS certificate '%s': %s (want a PEM "
+                 "certificate chain)", cfg->cert, ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    if (SSL_CTX_use_PrivateKey_file(ctx, cfg->key, SSL_FILETYPE_PEM) != 1) {
+        snprintf(err, errlen, "TLS key '%s': %s (want an unencrypted PEM "
+                 "private key)", cfg->key, ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    if (SSL_CTX_check_private_key(ctx) != 1) {
+        snprintf(err, errlen, "TLS key '%s' does not match certificate "
+                 "'%s': %s", cfg->key, cfg->cert, ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(cfg->ca);
+    if (!names || SSL_CTX_load_verify_locations(ctx, cfg->ca, NULL) != 1) {
+        sk_X509_NAME_pop_free(names, X509_NAME_free);
+        snprintf(err, errlen, "TLS CA '%s': %s (want PEM certificates)",
+                 cfg->ca, ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    SSL_CTX_set_client_CA_list(ctx, names);    /* takes 'names' */
+    /* The peer names go into the verification parameters: OpenSSL then
+     * checks the client's certificate against them (X509_check_host) as
+     * part of the chain, and a mismatch fails the handshake. */
+    X509_VERIFY_PARAM *vp = SSL_CTX_get0_param(ctx);
+    X509_VERIFY_PARAM_set_hostflags(vp, AGENT_HOSTFLAGS);
+    for (int i = 0; i < cfg->n_peers; i++)
+        if (!X509_VERIFY_PARAM_add1_host(vp, cfg->peer_names[i], 0)) {
+            snprintf(err, errlen, "TLS peer name '%s': %s",
+                     cfg->peer_names[i], ssl_reason(why, sizeof why));
+            goto fail;
+        }
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
+                       NULL);
+    return ctx;
+
+fail:
+    SSL_CTX_free(ctx);
+    return NULL;
+}
+
+static void
+on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    struct agent *a = arg;
+    alog(a, "signal %d: stopping", (int) sig);
+    event_base_loopexit(a->base, NULL);
+}
+
+/* Writes DIR/NAME with one number, through a temporary file so that a
+ * reader never sees half of it. */
+static int
+write_state(const char *dir, const char *name, long v)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return errno;
+    fprintf(f, "%ld\n", v);
+    if (fclose(f) || rename(tmp, path)) {
+        int e = errno;
+        unlink(tmp);
+        return e;
+    }
+    return 0;
+}
+
+static void
+remove_state(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    unlink(path);
+}
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+"usage: lightrail agent --config DC.json --listen ADDR:PORT\n"
+"                       [--state-dir DIR] [--record FILE] [--delay-ms N]\n"
+"\n"
+"Serves one data center in distributed CDynP: keeps the DC's inventory\n"
+"private and answers the coordinator (lightrail plan --distributed,\n"
+"lightraild) over mutual TLS 1.3 (docs/agent-protocol.md).\n"
+"\n"
+"  --config FILE     a lightrail-agent JSON file: the DC's inventory, its\n"
+"                    certificate, key, CA and the coordinator's names\n"
+"  --listen A:P      address and TCP port, e.g. 127.0.0.1:7001 or\n"
+"                    [::1]:7001; port 0 picks a free one\n"
+"  --state-dir DIR   write agent.pid and agent.port there once serving\n"
+"                    (removed on SIGTERM)\n"
+"  --record FILE     append every message received as a JSON line (tests)\n"
+"  --delay-ms N      hold each answer back N ms (tests of timeouts)\n"
+"\n"
+"Logs to stderr; stops on SIGTERM or SIGINT.  exit status: 0 stopped by\n"
+"a signal, 2 bad input, 1 cannot listen or other failure\n");
+}
+
+struct agent_opts {
+    const char *config, *listen, *state_dir, *record;
+    long delay_ms;
+};
+
+static int
+parse_args(int argc, char **argv, struct agent_opts *o)
+{
+    enum { O_CONFIG = 256, O_LISTEN, O_STATE, O_RECORD, O_DELAY, O_HELP };
+    static const struct option longopts[] = {
+        { "config", required_argument, NULL, O_CONFIG },
+        { "listen", required_argument, NULL, O_LISTEN },
+        { "state-dir", required_argument, NULL, O_STATE },
+        { "record", required_argument, NULL, O_RECORD },
+        { "delay-ms", required_argument, NULL, O_DELAY },
+        { "help", no_argument, NULL, O_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_CONFIG: o->config = optarg; break;
+        case O_LISTEN: o->listen = optarg; break;
+        case O_STATE: o->state_dir = optarg; break;
+        case O_RECORD: o->record = optarg; break;
+        case O_DELAY:
+            if (lr_cli_parse_long(optarg, 0, 3600000, &o->delay_ms)) {
+                lr_cli_err(CMD, "--delay-ms wants milliseconds in "
+                           "0..3600000, not '%s'", optarg);
+                return LR_EXIT_USAGE;
+            }
+            break;
+        case O_HELP:
+            usage(stdout);
+            return -1;
+        default:
+            lr_cli_err(CMD, "unknown or incomplete option '%s' "
+                       "(see lightrail agent --help)", argv[optind - 1]);
+            return LR_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        lr_cli_err(CMD, "unexpected argument '%s' (see --help)", argv[optind]);
+        return LR_EXIT_USAGE;
+    }
+    if (!o->config || !o->listen) {
+        lr_cli_err(CMD, "--config FILE and --listen ADDR:PORT are required");
+        return LR_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* "A.B.C.D:PORT" or "[V6]:PORT", port 0..65535 (0: any), into 'ss'.
+ * (evutil_parse_sockaddr_port() refuses port 0.) */
+static int
+parse_listen(const char *s, struct sockaddr_storage *ss, int *len)
+{
+    char host[64];
+    const char *colon = strrchr(s, ':');
+    long port;
+    if (!colon || (size_t) (colon - s) >= sizeof host
+        || lr_cli_parse_long(colon + 1, 0, 65535, &port))
+        return EINVAL;
+    memcpy(host, s, (size_t) (colon - s));
+    host[colon - s] = '\0';
+    memset(ss, 0, sizeof *ss);
+    size_t hl = strlen(host);
+    if (hl > 2 && host[0] == '[' && host[hl - 1] == ']') {
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) ss;
+        host[hl - 1] = '\0';
+        if (evutil_inet_pton(AF_INET6, host + 1, &in6->sin6_addr) != 1)
+            return EINVAL;
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons((uint16_t) port);
+        *len = sizeof *in6;
+        return 0;
+    }
+    struct sockaddr_in *in = (struct sockaddr_in *) ss;
+    if (evutil_inet_pton(AF_INET, host, &in->sin_addr) != 1)
+        return EINVAL;
+    in->sin_family = AF_INET;
+    in->sin_port = htons((uint16_t) port);
+    *len = sizeof *in;
+    return 0;
+}
+
+/* The one-DC cluster of our inventory, as lr_tm_new() wants it. */
+static int
+inventory_cluster(const struct lr_agent_config *cfg, struct lr_cluster **out)
+{
+    struct lr_cluster *c = lr_cluster_new();
+    int rc = c ? lr_cluster_add_type(c, "private", cfg->peak_flops,
+                                     cfg->efficiency, cfg->memory_bytes)
+               : ENOMEM;
+    if (!rc)
+        rc = lr_cluster_add_dc(c, cfg->dc, "private", cfg->n_devices,
+                               cfg->intra_bw, cfg->intra_latency, NULL);
+    if (rc) {
+        lr_cluster_free(c);
+        c = NULL;
+    }
+    *out = c;
+    return rc;
+}
+
+int
+lr_cmd_agent(int argc, char **argv)
+{
+    struct agent_opts o = { 0 };
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? LR_EXIT_OK : rc;
+
+    struct agent a = { .delay_ms = (int) o.delay_ms,
+                       .state_dir = o.state_dir };
+    struct ly_ctx *ctx = NULL;
+    char err[8192];
+    bool serving = false;
+
+    if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
+        lr_cli_err(CMD, "%s", err);
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    if (lr_yang_load_agent(ctx, o.config, &a.cfg, err, sizeof err)) {
+        lr_cli_err(CMD, "%s", err);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    if ((rc = inventory_cluster(&a.cfg, &a.cluster))) {
+        lr_cli_err(CMD, "%s: cannot use the inventory: %s", o.config,
+                   strerror(rc));
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (!(a.ssl = server_ctx(&a.cfg, err, sizeof err))) {
+        lr_cli_err(CMD, "%s: %s", o.config, err);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    struct sockaddr_storage ss;
+    int sl = 0;
+    if (parse_listen(o.listen, &ss, &sl)) {
+        lr_cli_err(CMD, "--listen wants ADDRESS:PORT with a numeric "
+                   "address, e.g. 127.0.0.1:7001 or [::1]:7001, not '%s'",
+                   o.listen);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (o.record && !(a.record = fopen(o.record, "a"))) {
+        lr_cli_err(CMD, "--record %s: %s", o.record, strerror(errno));
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    a.layers = calloc(LR_MODEL_MAX_LAYERS, sizeof *a.layers);
+    a.in = malloc(sizeof *a.in);
+    a.out = malloc(sizeof *a.out);
+    a.plan = malloc(sizeof *a.plan);
+    a.frame = malloc(AGENT_FRAME);
+    if (!a.layers || !a.in || !a.out || !a.plan || !a.frame
+        || !(a.base = event_base_new())) {
+        lr_cli_err(CMD, "out of memory");
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    /* Writes to a coordinator that hung up must fail, not kill us. */
+    signal(SIGPIPE, SIG_IGN);
+    a.listener = evconnlistener_new_bind(
+        a.base, on_accept, &a,
+        LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
+        -1, (struct sockaddr *) &ss, sl);
+    if (!a.listener) {
+        lr_cli_err(CMD, "cannot listen on %s: %s", o.listen,
+                   strerror(errno ? errno : EADDRNOTAVAIL));
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    struct sockaddr_storage bound;
+    socklen_t bl = sizeof bound;
+    if (getsockname(evconnlistener_get_fd(a.listener),
+                    (struct sockaddr *) &bound, &bl) == 0)
+        a.port = bound.ss_family == AF_INET6
+                 ? ntohs(((struct sockaddr_in6 *) &bound)->sin6_port)
+                 : ntohs(((struct sockaddr_in *) &bound)->sin_port);
+    a.sig_term = evsignal_new(a.base, SIGTERM, on_signal, &a);
+    a.sig_int = evsignal_new(a.base, SIGINT, on_signal, &a);
+    if (!a.sig_term || !a.sig_int || event_add(a.sig_term, NULL)
+        || event_add(a.sig_int, NULL)) {
+        lr_cli_err(CMD, "cannot catch signals");
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    if (o.state_dir
+        && ((rc = write_state(o.state_dir, "agent.pid", (long) getpid()))
+            || (rc = write_state(o.state_dir, "agent.port", a.port)))) {
+        lr_cli_err(CMD, "--state-dir %s: %s", o.state_dir, strerror(rc));
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    serving = true;
+    alog(&a, "serving on port %d: %d devices (private), %d allowed peer(s)",
+         a.port, a.cfg.n_devices, a.cfg.n_peers);
+    event_base_dispatch(a.base);
+    rc = LR_EXIT_OK;
+
+cleanup:
+    while (a.conns)
+        conn_free(a.conns);
+    if (serving && o.state_dir) {
+        remove_state(o.state_dir, "agent.port");
+        remove_state(o.state_dir, "agent.pid");
+    }
+    if (a.listener)
+        evconnlistener_free(a.listener);
+    if (a.sig_term)
+        event_free(a.sig_term);
+    if (a.sig_int)
+        event_free(a.sig_int);
+    if (a.base)
+        event_base_free(a.base);
+    SSL_CTX_free(a.ssl);
+    if (a.record)
+        fclose(a.record);
+    free(a.layers);
+    free(a.in);
+    free(a.out);
+    free(a.plan);
+    free(a.frame);
+    lr_cluster_free(a.cluster);
+    lr_yang_ctx_free(ctx);
+    return rc;
+}

@@ -1,0 +1,260 @@
+/*
+ * lightrail plan --distributed: CDynP over parties, with the DCs that the
+ * cluster file marks 'remote' planned by their agents across mutual TLS
+ * (controller/lr_agent_party.h) and the others in this process.
+ *
+ * The coordinator learns T and its three parts, each DC's layer range and
+ * its stage count; a remote DC's stages (devices per stage) stay with its
+ * agent, so the output shows them for the local DCs only.  A remote DC's
+ * inventory leaves in the cluster file are never read.
+ *
+ * No partial state: the first agent that cannot be reached or refuses a
+ * request ends the planning with "no plan: agent DC unreachable: why"
+ * (exit 3), and nothing is printed on stdout.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "controller/lr_agent_party.h"
+#include "planner/lr_cdynp.h"
+#include "tools/lightrail/lr_cli.h"
+
+#define CMD "plan"
+
+static void
+print_text(const struct lr_plan_dist *d, const struct lr_tm *tm,
+           const struct lr_cluster *cl, const struct lr_cdynp_result *r,
+           const struct lr_plan *plan, double search_s)
+{
+    printf("# %s on %s: B=%g, b=%g (m=%d), cdynp-distributed, search "
+           "%.3f ms\n", d->model, d->cluster_file, tm->train.batch,
+           tm->train.micro, tm->m, search_s * 1e3);
+    printf("%-12s %-11s %7s  %s\n", "dc", "layers", "stages", "planned by");
+    for (int i = 0; i < r->n_dcs; i++) {
+        const struct lr_dc *dc = &cl->dcs[r->dc[i]];
+        char layers[32], by[128];
+        snprintf(layers, sizeof layers, "%d-%d", r->first[i] + 1,
+                 r->last[i] + 1);
+        if (dc->remote_port > 0)
+            snprintf(by, sizeof by, "agent %s port %d (stages private)",
+                     dc->remote_address, dc->remote_port);
+        else
+            snprintf(by, sizeof by, "this process");
+        printf("%-12s %-11s %7d  %s\n", dc->name, layers, r->n_stages[i], by);
+        for (int s = 0; dc->remote_port == 0 && s < plan->n_stages; s++) {
+            const struct lr_stage *st = &plan->stages[s];
+            if (st->dc == r->dc[i])
+                printf("    stage layers %d-%d on %d device(s)\n",
+                       st->first + 1, st->last + 1, st->g);
+        }
+    }
+    printf("iteration time T = %.4f s = sum %.4f + (m-1) x bottleneck "
+           "%.4f + sync %.4f\n", r->T, r->cost.sum,
+           (tm->m - 1) * r->cost.bottleneck, r->cost.sync);
+}
+
+static json_object *
+result_json(const struct lr_plan_dist *d, const struct lr_tm *tm,
+            const struct lr_cluster *cl, enum lr_tm_why why,
+            const struct lr_cdynp_result *r, const struct lr_plan *plan,
+            double search_s)
+{
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "algorithm",
+                           json_object_new_string("cdynp-distributed"));
+    json_object_object_add(j, "model", json_object_new_string(d->model));
+    json_object_object_add(j, "batch", json_object_new_double(tm->train.batch));
+    json_object_object_add(j, "microbatch",
+                           json_object_new_double(tm->train.micro));
+    json_object_object_add(j, "microbatches", json_object_new_int(tm->m));
+    json_object_object_add(j, "feasible",
+                           json_object_new_boolean(why == LR_TM_OK));
+    if (why != LR_TM_OK)
+        json_object_object_add(j, "reason",
+                               json_object_new_string(lr_tm_why_str(why)));
+    json_object_object_add(j, "search_time_s",
+                           json_object_new_double(search_s));
+    if (why != LR_TM_OK)
+        return j;
+    json_object_object_add(j, "iteration_time_s", json_object_new_double(r->T));
+    json_object_object_add(j, "bottleneck_s",
+                           json_object_new_double(r->cost.bottleneck));
+    json_object_object_add(j, "sum_s", json_object_new_double(r->cost.sum));
+    json_object_object_add(j, "sync_max_s",
+                           json_object_new_double(r->cost.sync));
+    json_object *dcs = json_object_new_array();
+    for (int i = 0; i < r->n_dcs; i++) {
+        const struct lr_dc *dc = &cl->dcs[r->dc[i]];
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "dc", json_object_new_string(dc->name));
+        json_object_object_add(o, "first_layer",
+                               json_object_new_int(r->first[i] + 1));
+        json_object_object_add(o, "last_layer",
+                               json_object_new_int(r->last[i] + 1));
+        json_object_object_add(o, "stages",
+                               json_object_new_int(r->n_stages[i]));
+        json_object_object_add(o, "remote",
+                               json_object_new_boolean(dc->remote_port > 0));
+        if (dc->remote_port == 0) {
+            json_object *st = json_object_new_array();
+            for (int s = 0; s < plan->n_stages; s++) {
+                const struct lr_stage *x = &plan->stages[s];
+                if (x->dc != r->dc[i])
+                    continue;
+                json_object *o1 = json_object_new_object();
+                json_object_object_add(o1, "first_layer",
+                                       json_object_new_int(x->first + 1));
+                json_object_object_add(o1, "last_layer",
+                                       json_object_new_int(x->last + 1));
+                json_object_object_add(o1, "devices",
+                                       json_object_new_int(x->g));
+                json_object_array_add(st, o1);
+            }
+            json_object_object_add(o, "stage_list", st);
+        }
+        json_object_array_add(dcs, o);
+    }
+    json_object_object_add(j, "dcs", dcs);
+    return j;
+}
+
+/* The first agent that failed, as "agent DC unreachable: why". */
+static void
+report_party_error(const struct lr_cluster *cl,
+                   struct lr_cdynp_party *const *parties, int perr)
+{
+    for (int k = 0; k < cl->n_dcs; k++) {
+        const char *why = lr_agent_party_is(parties[k])
+                          ? lr_agent_party_error(parties[k]) : NULL;
+        if (!why)
+            continue;
+        lr_cli_err(CMD, "no plan: agent %s %s: %s", cl->dcs[k].name,
+                   lr_agent_party_connected(parties[k]) ? "failed"
+                                                        : "unreachable",
+                   why);
+        return;
+    }
+    lr_cli_err(CMD, "no plan: a data center failed: %s", strerror(perr));
+}
+
+int
+lr_plan_distributed(const struct lr_plan_dist *d, const struct lr_tm *tm,
+                    const struct lr_cluster *cl)
+{
+    struct lr_cdynp_party *parties[LR_TM_MAX_DCS] = { NULL };
+    struct lr_cdynp_result *res = calloc(1, sizeof *res);
+    struct lr_plan *plan = calloc(1, sizeof *plan);
+    FILE *record = NULL;
+    char err[4096];
+    int rc = LR_EXIT_FAIL, n_remote = 0;
+
+    if (!res || !plan) {
+        lr_cli_err(CMD, "out of memory");
+        goto cleanup;
+    }
+    for (int k = 0; k < cl->n_dcs; k++)
+        n_remote += cl->dcs[k].remote_port > 0;
+    if (n_remote && (!d->cert || !d->key || !d->ca)) {
+        lr_cli_err(CMD, "%s: %d data center(s) are planned by agents: give "
+                   "the coordinator's --cert, --key and --ca",
+                   d->cluster_file, n_remote);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (d->record && !(record = fopen(d->record, "a"))) {
+        lr_cli_err(CMD, "--record %s: %s", d->record, strerror(errno));
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    /* An agent that hangs up mid-write must give an error, not kill us. */
+    signal(SIGPIPE, SIG_IGN);
+    for (int k = 0; k < cl->n_dcs; k++) {
+        const struct lr_dc *dc = &cl->dcs[k];
+        if (dc->remote_port > 0) {
+            parties[k] = lr_agent_party_new(dc->remote_address,
+                                            dc->remote_port, dc->remote_name,
+                                            d->cert, d->key, d->ca,
+                                            d->timeout, err, sizeof err);
+            if (!parties[k]) {
+                lr_cli_err(CMD, "%s", err);
+                rc = LR_EXIT_USAGE;
+                goto cleanup;
+            }
+            lr_agent_party_set_job(parties[k], tm);
+            lr_agent_party_set_record(parties[k], record);
+        } else if (!(parties[k] = lr_cdynp_local_party_new(tm, k))) {
+            lr_cli_err(CMD, "out of memory");
+            goto cleanup;
+        }
+    }
+
+    double t0 = lr_cli_now();
+    /* Every handshake at once, then HELLO in DC order: an unreachable
+     * agent is named before any planning starts, and an agent that
+     * serves another DC than the cluster file says is caught. */
+    lr_agent_parties_connect(parties, cl->n_dcs);
+    for (int k = 0; k < cl->n_dcs; k++) {
+        double flops;
+        if (!lr_agent_party_is(parties[k]))
+            continue;
+        int e = parties[k]->cls->compute(parties[k], &flops);
+        if (e) {
+            report_party_error(cl, parties, e);
+            rc = LR_EXIT_INFEASIBLE;
+            goto cleanup;
+        }
+        if (strcmp(lr_agent_party_dc_name(parties[k]), cl->dcs[k].name)) {
+            lr_cli_err(CMD, "%s: the agent at %s port %d serves data "
+                       "center '%s', not '%s'", d->cluster_file,
+                       cl->dcs[k].remote_address, cl->dcs[k].remote_port,
+                       lr_agent_party_dc_name(parties[k]), cl->dcs[k].name);
+            rc = LR_EXIT_USAGE;
+            goto cleanup;
+        }
+    }
+    struct lr_cdynp_options co = {
+        .window = d->window, .order = d->order, .n_order = d->n_order,
+    };
+    int perr = 0;
+    enum lr_tm_why why = lr_cdynp_plan_parties(tm, parties, &co, res, plan,
+                                               &perr);
+    double search = lr_cli_now() - t0;
+    if (perr) {
+        report_party_error(cl, parties, perr);
+        rc = LR_EXIT_INFEASIBLE;
+        goto cleanup;
+    }
+    if (d->json) {
+        json_object *j = result_json(d, tm, cl, why, res, plan, search);
+        printf("%s\n", json_object_to_json_string_ext(
+                           j, JSON_C_TO_STRING_PRETTY
+                              | JSON_C_TO_STRING_SPACED));
+        json_object_put(j);
+    } else if (why == LR_TM_OK) {
+        print_text(d, tm, cl, res, plan, search);
+    }
+    if (why != LR_TM_OK) {
+        /* lr_tm_explain() would read the cluster's figures of remote DCs,
+         * which are placeholders: the verdict alone. */
+        lr_cli_err(CMD, "no plan: no chain of data centers can hold the "
+                   "model (%s)", lr_tm_why_str(why));
+        rc = LR_EXIT_INFEASIBLE;
+        goto cleanup;
+    }
+    rc = LR_EXIT_OK;
+
+cleanup:
+    for (int k = 0; k < cl->n_dcs; k++)
+        if (parties[k])
+            parties[k]->cls->free(parties[k]);
+    if (record)
+        fclose(record);
+    free(res);
+    free(plan);
+    return rc;
+}
