@@ -92,7 +92,7 @@ static pid_t
 start_agent(const char *config, const char *state, const char *record,
             const char *log, int *port)
 {
-    char portfile[1024];
+    char portfile[2048];
     snprintf(portfile, sizeof portfile, "%s/agent.port", state);
     unlink(portfile);
     mkdir(state, 0700);
