@@ -74,7 +74,7 @@ run() {
         $LIGHTRAIL plan --model gpt-1.9b --format json "$@" > "$tmp/out"
         t1=$(date +%s%N)
         jq .search_time_s "$tmp/out" >> "$tmp/search"
-        echo "($t1 - $t0) / 1000000000" | bc -l >> "$tmp/wall"
+        echo $(( (t1 - t0) / 1000 )) | awk '{ print $1 / 1e6 }' >> "$tmp/wall"
     done
     mid=$(( (RUNS + 1) / 2 ))
     s=$(sort -g "$tmp/search")
