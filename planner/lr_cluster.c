@@ -139,6 +139,12 @@ lr_cluster_clone(const struct lr_cluster *c)
                               d->n_devices, d->intra_bw, d->intra_latency,
                               d->attach_node))
             goto fail;
+        /* What add_dc does not take: where a remote DC's agent is. */
+        struct lr_dc *copy = &n->dcs[n->n_dcs - 1];
+        memcpy(copy->remote_address, d->remote_address,
+               sizeof copy->remote_address);
+        copy->remote_port = d->remote_port;
+        memcpy(copy->remote_name, d->remote_name, sizeof copy->remote_name);
     }
     for (int i = 0; i < c->n_links; i++) {
         const struct lr_dc_link *l = &c->links[i];
