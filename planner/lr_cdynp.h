@@ -198,6 +198,25 @@ enum lr_tm_why lr_cdynp_plan(const struct lr_tm *,
                              const struct lr_cdynp_options *,
                              struct lr_plan *plan, struct lr_tm_eval *eval);
 
+/* What the coordinator knows: the model and the training shape (public),
+ * the links between DCs (the network operator's), and nothing of any DC's
+ * devices.  lr_cdynp_plan_parties() takes only this, so the chain cannot
+ * read a DC's inventory even by mistake. */
+struct lr_cdynp_view {
+    const struct lr_model *model;
+    int m;                    /* microbatches */
+    int n_dcs;
+    const struct lr_tm_link (*link)[LR_TM_MAX_DCS];   /* [n_dcs][n_dcs] */
+};
+
+/* The coordinator's view of 'tm' (borrows tm's model and links). */
+static inline struct lr_cdynp_view
+lr_cdynp_view_of(const struct lr_tm *tm)
+{
+    struct lr_cdynp_view v = { tm->model, tm->m, tm->n_dcs, tm->link };
+    return v;
+}
+
 /* What the coordinator learns of a plan made over parties, some of which
  * may keep their stages private. */
 struct lr_cdynp_result {
@@ -209,14 +228,12 @@ struct lr_cdynp_result {
     int n_stages[LR_TM_MAX_DCS];
 };
 
-/* CDynP over 'parties' (one per DC of 'tm', by DC index).  'tm' gives the
- * model, the training shape and the links between DCs; its per-DC
- * figures are not read (a remote DC's are not known).  'plan' (may be
+/* CDynP over 'parties' (one per DC of the view, by DC index).  'plan' (may be
  * NULL) gets the stages of the parties that share them.  Returns LR_TM_OK
  * with 'res' filled; LR_TM_NO_LINK..., or LR_TM_MEMORY when no chain
  * works; '*party_err' (may be NULL) gets the first error a party
  * returned (a timeout, a refused connection), 0 if none. */
-enum lr_tm_why lr_cdynp_plan_parties(const struct lr_tm *,
+enum lr_tm_why lr_cdynp_plan_parties(const struct lr_cdynp_view *,
                                      struct lr_cdynp_party *const *parties,
                                      const struct lr_cdynp_options *,
                                      struct lr_cdynp_result *res,

@@ -49,7 +49,7 @@
 
 /* The greedy chain over per-DC compute figures (see lr_cdynp_order()). */
 static int
-order_by(const struct lr_tm *tm, const double *compute, int *order)
+order_by(const struct lr_cdynp_view *tm, const double *compute, int *order)
 {
     bool used[LR_TM_MAX_DCS] = { false };
     int n = 0, head = 0;
@@ -81,13 +81,14 @@ int
 lr_cdynp_order(const struct lr_tm *tm, int *order)
 {
     double compute[LR_TM_MAX_DCS];
+    struct lr_cdynp_view v = lr_cdynp_view_of(tm);
     for (int k = 0; k < tm->n_dcs; k++)
         compute[k] = tm->dcs[k].n_devices * tm->dcs[k].peak * tm->dcs[k].eff;
-    return order_by(tm, compute, order);
+    return order_by(&v, compute, order);
 }
 
 struct plan_search {
-    const struct lr_tm *tm;
+    const struct lr_cdynp_view *tm;
     struct lr_cdynp_party *const *party;      /* by DC index */
     double compute[LR_TM_MAX_DCS];
     int window;
@@ -116,7 +117,7 @@ static enum lr_tm_why
 run_chain(struct plan_search *ps, const int *order, int n,
           enum lr_cdynp_objective obj, int assumed)
 {
-    const struct lr_tm *tm = ps->tm;
+    const struct lr_cdynp_view *tm = ps->tm;
     const struct lr_model *m = tm->model;
     const int L = m->n_layers;
     struct lr_cdynp_result *r = &ps->run;
@@ -250,7 +251,7 @@ all_chains(struct plan_search *ps, int *order, int n, bool *used)
 }
 
 enum lr_tm_why
-lr_cdynp_plan_parties(const struct lr_tm *tm,
+lr_cdynp_plan_parties(const struct lr_cdynp_view *tm,
                       struct lr_cdynp_party *const *parties,
                       const struct lr_cdynp_options *opt,
                       struct lr_cdynp_result *res, struct lr_plan *plan,
@@ -325,7 +326,8 @@ lr_cdynp_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
         if (!(party[k] = lr_cdynp_local_party_new(tm, k)))
             break;
     if (res && k == tm->n_dcs) {
-        why = lr_cdynp_plan_parties(tm, party, opt, res, plan, NULL);
+        struct lr_cdynp_view v = lr_cdynp_view_of(tm);
+        why = lr_cdynp_plan_parties(&v, party, opt, res, plan, NULL);
         /* The plan the parties laid out, judged by the model itself. */
         if (why == LR_TM_OK)
             why = lr_tm_evaluate(tm, plan, eval);

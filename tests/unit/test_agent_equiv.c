@@ -215,7 +215,8 @@ run_seed(uint64_t seed)
         }
     lr_agent_parties_connect(parties, K);
     int perr = 0;
-    enum lr_tm_why why_dist = lr_cdynp_plan_parties(tm, parties, NULL, res,
+    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+    enum lr_tm_why why_dist = lr_cdynp_plan_parties(&view, parties, NULL, res,
                                                     NULL, &perr);
     if (perr) {
         const char *why = NULL;

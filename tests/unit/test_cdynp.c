@@ -197,7 +197,8 @@ test_parties_without_stages(void)
             party[k] = lr_cdynp_local_party_new(tm, k);
         int perr = -1;
         enum lr_tm_why w1 = lr_cdynp_plan(tm, NULL, plan, ev);
-        enum lr_tm_why w2 = lr_cdynp_plan_parties(tm, party, NULL, res, NULL,
+        struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+        enum lr_tm_why w2 = lr_cdynp_plan_parties(&view, party, NULL, res, NULL,
                                                   &perr);
         CU_ASSERT_EQUAL(w1, w2);
         CU_ASSERT_EQUAL(perr, 0);

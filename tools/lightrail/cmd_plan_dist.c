@@ -221,7 +221,8 @@ lr_plan_distributed(const struct lr_plan_dist *d, const struct lr_tm *tm,
         .window = d->window, .order = d->order, .n_order = d->n_order,
     };
     int perr = 0;
-    enum lr_tm_why why = lr_cdynp_plan_parties(tm, parties, &co, res, plan,
+    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+    enum lr_tm_why why = lr_cdynp_plan_parties(&view, parties, &co, res, plan,
                                                &perr);
     double search = lr_cli_now() - t0;
     if (perr) {
