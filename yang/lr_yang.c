@@ -354,3 +354,75 @@ lr_yang_leaf(const struct lyd_node *parent, const char *module,
     const struct lyd_node *n = lr_yang_child(parent, module, name);
     return n ? lyd_get_value(n) : NULL;
 }
+
+int
+lr_yang_resolve(const char *dir, const char *rel, char *dst, size_t size,
+                const char *file, const struct lyd_node *node, char *err,
+                size_t errlen)
+{
+    size_t dl = strlen(dir);
+    int n = rel[0] == '/' || !dl ? snprintf(dst, size, "%s", rel)
+            : dir[dl - 1] == '/' ? snprintf(dst, size, "%s%s", dir, rel)
+                                 : snprintf(dst, size, "%s/%s", dir, rel);
+    if (n < 0 || (size_t) n >= size) {
+        dst[0] = '\0';
+        lr_yang_node_err(err, errlen, file, node,
+                         "the path resolved against '%s' is longer than "
+                         "%zu bytes", dir, size - 1);
+        return ENAMETOOLONG;
+    }
+    return 0;
+}
+
+int
+lr_yang_load_top(struct ly_ctx *ctx, const char *path, const char *module,
+                 const char *name, const char *holder, struct lyd_node **tree,
+                 const struct lyd_node **top, char **dir, char *err,
+                 size_t errlen)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    int ret;
+
+    *tree = NULL;
+    *top = NULL;
+    *dir = NULL;
+    ret = lr_yang_read_file(path, &buf, &len, err, errlen);
+    if (ret)
+        goto cleanup;
+    ret = lr_yang_parse(ctx, buf, len, path, tree, err, errlen);
+    if (ret)
+        goto cleanup;
+    *top = lr_yang_sibling(*tree, module, name);
+    if (!*top) {
+        char where[128];
+        snprintf(where, sizeof where, "/%s:%s", module, name);
+        lr_yang_errf(err, errlen, path, where, "missing: not a %s file",
+                     module);
+        ret = EINVAL;
+        goto cleanup;
+    }
+    for (const struct lyd_node *n = *tree; n; n = n->next)
+        if (n != *top && !(n->flags & LYD_DEFAULT)) {
+            ret = lr_yang_node_err(err, errlen, path, n, "%s holds %s data "
+                                   "only", holder, module);
+            goto cleanup;
+        }
+    *dir = strdup(path);
+    if (!*dir) {
+        lr_yang_errf(err, errlen, path, NULL, "out of memory");
+        ret = ENOMEM;
+        goto cleanup;
+    }
+    char *slash = strrchr(*dir, '/');
+    if (!slash)
+        (*dir)[0] = '\0';
+    else if (slash == *dir)
+        (*dir)[1] = '\0';
+    else
+        *slash = '\0';
+
+cleanup:
+    free(buf);
+    return ret;
+}

@@ -40,21 +40,8 @@ lr_yang_agent_path(const struct lyd_node *tls, const char *name,
                    size_t errlen)
 {
     const struct lyd_node *n = lr_yang_child(tls, LR_YANG_LRA, name);
-    const char *rel = n ? lyd_get_value(n) : "";
-    size_t dl = strlen(dir);
-    int len = rel[0] == '/' || !dl ? snprintf(dst, LR_AGENT_PATH_MAX, "%s",
-                                              rel)
-              : dir[dl - 1] == '/'
-                  ? snprintf(dst, LR_AGENT_PATH_MAX, "%s%s", dir, rel)
-                  : snprintf(dst, LR_AGENT_PATH_MAX, "%s/%s", dir, rel);
-    if (len < 0 || len >= LR_AGENT_PATH_MAX) {
-        dst[0] = '\0';
-        lr_yang_node_err(err, errlen, file, n,
-                         "the path resolved against '%s' is longer than "
-                         "%d bytes", dir, LR_AGENT_PATH_MAX - 1);
-        return ENAMETOOLONG;
-    }
-    return 0;
+    return lr_yang_resolve(dir, n ? lyd_get_value(n) : "", dst,
+                           LR_AGENT_PATH_MAX, file, n, err, errlen);
 }
 
 static int
@@ -100,52 +87,16 @@ lr_yang_load_agent(struct ly_ctx *ctx, const char *path,
                    struct lr_agent_config *out, char *err, size_t errlen)
 {
     struct lyd_node *tree = NULL;
-    char *buf = NULL, *dir = NULL;
-    size_t len = 0;
-    int ret;
+    const struct lyd_node *top;
+    char *dir = NULL;
 
     memset(out, 0, sizeof *out);
-    ret = lr_yang_read_file(path, &buf, &len, err, errlen);
-    if (ret)
-        goto cleanup;
-    ret = lr_yang_parse(ctx, buf, len, path, &tree, err, errlen);
-    if (ret)
-        goto cleanup;
-    const struct lyd_node *top = lr_yang_sibling(tree, LR_YANG_LRA, "agent");
-    if (!top) {
-        lr_yang_errf(err, errlen, path, "/lightrail-agent:agent",
-                     "missing: not a lightrail-agent file");
-        ret = EINVAL;
-        goto cleanup;
-    }
-    for (const struct lyd_node *n = tree; n; n = n->next)
-        if (n != top && !(n->flags & LYD_DEFAULT)) {
-            ret = lr_yang_node_err(err, errlen, path, n,
-                                   "an agent's file holds lightrail-agent "
-                                   "data only");
-            goto cleanup;
-        }
-
-    /* The directory part of 'path', without its trailing slash: "" for
-     * a bare file name, "/" for a file in the root. */
-    dir = strdup(path);
-    if (!dir) {
-        lr_yang_errf(err, errlen, path, NULL, "out of memory");
-        ret = ENOMEM;
-        goto cleanup;
-    }
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        dir[0] = '\0';
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
-    ret = lr_yang_agent_fill(top, dir, path, out, err, errlen);
-
-cleanup:
+    int ret = lr_yang_load_top(ctx, path, LR_YANG_LRA, "agent",
+                               "an agent's file", &tree, &top, &dir, err,
+                               errlen);
+    if (!ret)
+        ret = lr_yang_agent_fill(top, dir, path, out, err, errlen);
     lyd_free_all(tree);
-    free(buf);
     free(dir);
     if (ret)
         memset(out, 0, sizeof *out);

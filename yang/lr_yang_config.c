@@ -37,28 +37,6 @@ lr_yang_config_bool(const struct lyd_node *parent, const char *name)
     return v && !strcmp(v, "true");
 }
 
-/* Writes 'rel' resolved against directory 'dir' ("" for the working
- * directory) into dst[size]; ENAMETOOLONG, reported at 'node', when it
- * does not fit. */
-static int
-lr_yang_config_resolve(const char *dir, const char *rel, char *dst,
-                       size_t size, const char *file,
-                       const struct lyd_node *node, char *err, size_t errlen)
-{
-    size_t dl = strlen(dir);
-    int n = rel[0] == '/' || !dl ? snprintf(dst, size, "%s", rel)
-            : dir[dl - 1] == '/' ? snprintf(dst, size, "%s%s", dir, rel)
-                                 : snprintf(dst, size, "%s/%s", dir, rel);
-    if (n < 0 || (size_t) n >= size) {
-        dst[0] = '\0';
-        lr_yang_node_err(err, errlen, file, node,
-                         "the path resolved against '%s' is longer than "
-                         "%zu bytes", dir, size - 1);
-        return ENAMETOOLONG;
-    }
-    return 0;
-}
-
 /* Reads path leaf 'name' of 'parent' and resolves it; leaves dst ""
  * when absent. */
 static int
@@ -72,7 +50,7 @@ lr_yang_config_path(const struct lyd_node *parent, const char *name,
     dst[0] = '\0';
     if (!n)
         return 0;
-    return lr_yang_config_resolve(dir, lyd_get_value(n), dst, size, file, n,
+    return lr_yang_resolve(dir, lyd_get_value(n), dst, size, file, n,
                                   err, errlen);
 }
 
@@ -138,7 +116,7 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
                                    sizeof c->dummy_dir, file, err, errlen)))
         return ret;
     if (!c->dummy_dir[0]
-        && (ret = lr_yang_config_resolve(c->state_dir, "devices",
+        && (ret = lr_yang_resolve(c->state_dir, "devices",
                                          c->dummy_dir, sizeof c->dummy_dir,
                                          file,
                                          lr_yang_child(top, LR_YANG_LRCFG,
@@ -167,53 +145,16 @@ lr_yang_load_config(struct ly_ctx *ctx, const char *path,
                     struct lr_config *out, char *err, size_t errlen)
 {
     struct lyd_node *tree = NULL;
-    char *buf = NULL, *dir = NULL;
-    size_t len = 0;
-    int ret;
+    const struct lyd_node *top;
+    char *dir = NULL;
 
     memset(out, 0, sizeof *out);
-    ret = lr_yang_read_file(path, &buf, &len, err, errlen);
-    if (ret)
-        goto cleanup;
-    ret = lr_yang_parse(ctx, buf, len, path, &tree, err, errlen);
-    if (ret)
-        goto cleanup;
-    const struct lyd_node *top = lr_yang_sibling(tree, LR_YANG_LRCFG,
-                                                 "lightraild");
-    if (!top) {
-        lr_yang_errf(err, errlen, path, "/lightrail-config:lightraild",
-                     "missing: not a lightrail-config file");
-        ret = EINVAL;
-        goto cleanup;
-    }
-    for (const struct lyd_node *n = tree; n; n = n->next)
-        if (n != top && !(n->flags & LYD_DEFAULT)) {
-            ret = lr_yang_node_err(err, errlen, path, n,
-                                   "a configuration file holds "
-                                   "lightrail-config data only");
-            goto cleanup;
-        }
-
-    /* The directory part of 'path', without its trailing slash: "" for
-     * a bare file name, "/" for a file in the root. */
-    dir = strdup(path);
-    if (!dir) {
-        lr_yang_errf(err, errlen, path, NULL, "out of memory");
-        ret = ENOMEM;
-        goto cleanup;
-    }
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        dir[0] = '\0';
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
-    ret = lr_yang_config_fill(top, dir, path, out, err, errlen);
-
-cleanup:
+    int ret = lr_yang_load_top(ctx, path, LR_YANG_LRCFG, "lightraild",
+                               "a configuration file", &tree, &top, &dir,
+                               err, errlen);
+    if (!ret)
+        ret = lr_yang_config_fill(top, dir, path, out, err, errlen);
     lyd_free_all(tree);
-    free(buf);
     free(dir);
     if (ret)
         memset(out, 0, sizeof *out);

@@ -59,6 +59,24 @@ int lr_yang_parse(struct ly_ctx *, const char *data, size_t len,
 void lr_yang_split_location(const char *loc, char *path, size_t size,
                             int *schema, long *line);
 
+/* Writes 'rel' resolved against directory 'dir' ("" for the working
+ * directory; an absolute 'rel' stays as it is) into dst[size];
+ * ENAMETOOLONG, reported at 'node' of 'file', when it does not fit. */
+int lr_yang_resolve(const char *dir, const char *rel, char *dst, size_t size,
+                    const char *file, const struct lyd_node *node, char *err,
+                    size_t errlen);
+
+/* Reads and parses the file at 'path' whose one top node must be
+ * 'module':'name' ('holder' names such a file in messages, e.g. "a
+ * configuration file"): '*tree' gets the data (the caller frees it with
+ * lyd_free_all(), also on error), '*top' that node, '*dir' the file's
+ * directory without a trailing slash ("" for a bare file name, "/" in the
+ * root; the caller frees it).  0 or an errno value with err filled. */
+int lr_yang_load_top(struct ly_ctx *, const char *path, const char *module,
+                     const char *name, const char *holder,
+                     struct lyd_node **tree, const struct lyd_node **top,
+                     char **dir, char *err, size_t errlen);
+
 int lr_yang_ly_err(const struct ly_ctx *, int rc, const char *file,
                    char *err, size_t errlen);
 
