@@ -426,3 +426,15 @@ cleanup:
     free(buf);
     return ret;
 }
+
+int
+lr_yang_add_err(int rc, char *err, size_t errlen, const char *file,
+                const struct lyd_node *node, const char *what)
+{
+    if (rc == ENOMEM) {
+        lr_yang_errf(err, errlen, file, NULL, "out of memory");
+        return ENOMEM;
+    }
+    return lr_yang_node_err(err, errlen, file, node, "cannot add %s: %s",
+                            what, strerror(rc));
+}

@@ -32,17 +32,6 @@ lr_yang_dec(const struct lyd_node *parent, const char *name)
     return v ? strtod(v, NULL) : 0;
 }
 
-static int
-lr_yang_cluster_add_err(int rc, char *err, size_t errlen, const char *file,
-                        const struct lyd_node *node, const char *what)
-{
-    if (rc == ENOMEM) {
-        lr_yang_errf(err, errlen, file, NULL, "out of memory");
-        return ENOMEM;
-    }
-    return lr_yang_node_err(err, errlen, file, node, "cannot add %s: %s",
-                            what, strerror(rc));
-}
 
 /* The DC's 'remote' container, if any, into d->remote_*.  inet:host
  * bounds a domain name at 253 characters, which the struct's field does
@@ -87,7 +76,7 @@ lr_yang_cluster_fill(struct lr_cluster *c, const struct lyd_node *compute,
                                  lr_yang_dec(n, "efficiency"),
                                  lr_yang_dec(n, "memory-gb") * LR_GIGA);
         if (rc)
-            return lr_yang_cluster_add_err(rc, err, errlen, file, n,
+            return lr_yang_add_err(rc, err, errlen, file, n,
                                            "device type");
     }
 
@@ -102,7 +91,7 @@ lr_yang_cluster_fill(struct lr_cluster *c, const struct lyd_node *compute,
             lr_yang_dec(n, "intra-dc-latency-us") * LR_MICRO,
             lr_yang_leaf(n, LR_YANG_LRC, "attachment-node"));
         if (rc)
-            return lr_yang_cluster_add_err(rc, err, errlen, file, n, "DC");
+            return lr_yang_add_err(rc, err, errlen, file, n, "DC");
         if ((rc = lr_yang_cluster_remote(&c->dcs[c->n_dcs - 1], n, file, err,
                                          errlen)))
             return rc;
@@ -124,7 +113,7 @@ lr_yang_cluster_fill(struct lr_cluster *c, const struct lyd_node *compute,
                                      / LR_BITS_PER_BYTE,
                                  lr_yang_dec(n, "latency-ms") * LR_MILLI);
         if (rc)
-            return lr_yang_cluster_add_err(rc, err, errlen, file, n,
+            return lr_yang_add_err(rc, err, errlen, file, n,
                                            "inter-DC link");
     }
     return 0;

@@ -59,6 +59,12 @@ int lr_yang_parse(struct ly_ctx *, const char *data, size_t len,
 void lr_yang_split_location(const char *loc, char *path, size_t size,
                             int *schema, long *line);
 
+/* The message for an lr_topo_add_*() / lr_cluster_add_*() error the
+ * caller has not already explained: ENOMEM as itself, anything else as
+ * "cannot add WHAT: strerror" at 'node'.  Returns the error to return. */
+int lr_yang_add_err(int rc, char *err, size_t errlen, const char *file,
+                    const struct lyd_node *node, const char *what);
+
 /* Writes 'rel' resolved against directory 'dir' ("" for the working
  * directory; an absolute 'rel' stays as it is) into dst[size];
  * ENAMETOOLONG, reported at 'node' of 'file', when it does not fit. */

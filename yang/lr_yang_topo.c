@@ -17,20 +17,6 @@
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_int.h"
 
-/* Maps lr_topo_add_*() errors other than EINVAL/EEXIST (already turned
- * into messages by the caller) to a message. */
-static int
-lr_yang_topo_add_err(int rc, char *err, size_t errlen, const char *file,
-                     const struct lyd_node *node, const char *what)
-{
-    if (rc == ENOMEM) {
-        lr_yang_errf(err, errlen, file, NULL, "out of memory");
-        return ENOMEM;
-    }
-    return lr_yang_node_err(err, errlen, file, node, "cannot add %s: %s",
-                            what, strerror(rc));
-}
-
 /* A name the planner can hold: 1..LR_NAME_MAX-1 characters.  ietf-network
  * identifiers are URIs of any length, so this is ours to check. */
 static int
@@ -93,7 +79,7 @@ lr_yang_topo_nodes(struct lr_topo *t, const struct lyd_node *net,
             return rc;
         rc = lr_topo_add_node(t, id);
         if (rc)
-            return lr_yang_topo_add_err(rc, err, errlen, file, node, "node");
+            return lr_yang_add_err(rc, err, errlen, file, node, "node");
         int idx = t->n_nodes - 1;
 
         const struct lyd_node *a = lr_yang_child(node, LR_YANG_LRT,
@@ -108,7 +94,7 @@ lr_yang_topo_nodes(struct lr_topo *t, const struct lyd_node *net,
                                         "node", dc, t->nodes[other].name);
             rc = lr_topo_add_attach(t, dc, idx);
             if (rc)
-                return lr_yang_topo_add_err(rc, err, errlen, file, a,
+                return lr_yang_add_err(rc, err, errlen, file, a,
                                             "DC attachment");
         }
     }
@@ -162,7 +148,7 @@ lr_yang_topo_links(struct lr_topo *t, const struct lyd_node *net,
 
         rc = lr_topo_add_link(t, id, s, d, km, (int) slots, (int) n0);
         if (rc)
-            return lr_yang_topo_add_err(rc, err, errlen, file, link, "link");
+            return lr_yang_add_err(rc, err, errlen, file, link, "link");
     }
     return 0;
 }
