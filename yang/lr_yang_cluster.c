@@ -32,7 +32,6 @@ lr_yang_dec(const struct lyd_node *parent, const char *name)
     return v ? strtod(v, NULL) : 0;
 }
 
-
 /* The DC's 'remote' container, if any, into d->remote_*.  inet:host
  * bounds a domain name at 253 characters, which the struct's field does
  * not hold: the one length checked here.  The certificate name defaults
