@@ -238,6 +238,9 @@ try_chain(struct plan_search *ps, const int *order, int n)
 static void
 all_chains(struct plan_search *ps, int *order, int n, bool *used)
 {
+    /* A party that cannot be reached fails every chain: stop. */
+    if (ps->party_err)
+        return;
     if (n > 0)
         try_chain(ps, order, n);
     for (int k = 0; k < ps->tm->n_dcs; k++) {
@@ -294,9 +297,7 @@ lr_cdynp_plan_parties(const struct lr_cdynp_view *tm,
          * so that the other chains mostly share its caches. */
         bool used[LR_TM_MAX_DCS] = { false };
         try_chain(&ps, order, order_by(tm, ps.compute, order));
-        /* A party that cannot be reached fails every chain: stop. */
-        if (!ps.party_err)
-            all_chains(&ps, order, 0, used);
+        all_chains(&ps, order, 0, used);
     } else {
         int n = order_by(tm, ps.compute, order);
         for (int k = 1; k <= n && !ps.party_err; k++)
