@@ -226,6 +226,10 @@ struct lr_cdynp_result {
     int dc[LR_TM_MAX_DCS];            /* DC indices in chain order */
     int first[LR_TM_MAX_DCS], last[LR_TM_MAX_DCS];   /* their layers */
     int n_stages[LR_TM_MAX_DCS];
+    /* The run that gave this chain, as FINISH named it: a party asked
+     * to reserve the winner (the agent's COMMIT) is asked with these. */
+    enum lr_cdynp_objective objective;
+    int assumed;
 };
 
 /* CDynP over 'parties' (one per DC of the view, by DC index).  'plan' (may be

@@ -166,6 +166,8 @@ run_chain(struct plan_search *ps, const int *order, int n,
     r->cost = tail->e[tail->n - 1].cost;
     r->T = r->cost.sum + (tm->m - 1) * r->cost.bottleneck + r->cost.sync;
     r->n_dcs = n;
+    r->objective = obj;
+    r->assumed = assumed;
 
     int last = L - 1;
     for (int k = n - 1; k >= 0; k--) {

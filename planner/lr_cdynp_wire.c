@@ -222,11 +222,17 @@ lr_wire_encode(const struct lr_wire_msg *m, uint8_t *buf, size_t len)
         w32(&c, (uint32_t) m->prev_last);
         break;
     case LR_WIRE_FINISH:
+    case LR_WIRE_COMMIT:
         w32(&c, m->job);
         w8(&c, (uint8_t) m->objective);
         w16(&c, (uint16_t) m->assumed);
         w32(&c, (uint32_t) m->first);
         w32(&c, (uint32_t) m->last);
+        if (m->type == LR_WIRE_COMMIT)
+            wtext(&c, m->name, sizeof m->name);
+        break;
+    case LR_WIRE_RELEASE:
+        wtext(&c, m->name, sizeof m->name);
         break;
     case LR_WIRE_FINISH_OK:
         w16(&c, (uint16_t) m->n_stages);
@@ -354,6 +360,7 @@ lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *m)
             return EINVAL;
         break;
     case LR_WIRE_FINISH:
+    case LR_WIRE_COMMIT:
         m->job = r32(&c);
         m->objective = (enum lr_cdynp_objective) r8(&c);
         m->assumed = r16(&c);
@@ -361,6 +368,16 @@ lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *m)
         m->last = (int32_t) r32(&c);
         if (!c.bad && (!valid_objective(m->objective) || m->assumed < 1
                        || m->first < 0 || m->last < m->first))
+            return EINVAL;
+        if (m->type == LR_WIRE_COMMIT) {
+            rtext(&c, m->name, sizeof m->name);
+            if (!c.bad && !m->name[0])
+                return EINVAL;
+        }
+        break;
+    case LR_WIRE_RELEASE:
+        rtext(&c, m->name, sizeof m->name);
+        if (!c.bad && !m->name[0])
             return EINVAL;
         break;
     case LR_WIRE_FINISH_OK:
@@ -389,7 +406,8 @@ lr_wire_type_name(enum lr_wire_type t)
         [LR_WIRE_BACKTRACK] = "backtrack",
         [LR_WIRE_BACKTRACK_OK] = "backtrack-ok",
         [LR_WIRE_FINISH] = "finish", [LR_WIRE_FINISH_OK] = "finish-ok",
-        [LR_WIRE_ERROR] = "error",
+        [LR_WIRE_ERROR] = "error", [LR_WIRE_COMMIT] = "commit",
+        [LR_WIRE_RELEASE] = "release",
     };
-    return t >= LR_WIRE_HELLO && t <= LR_WIRE_ERROR ? names[t] : "unknown";
+    return t >= LR_WIRE_HELLO && t <= LR_WIRE_RELEASE ? names[t] : "unknown";
 }

@@ -25,6 +25,12 @@
  *   FINISH        u32 job, u8 objective, u16 assumed, i32 first, i32 last
  *   FINISH_OK     u16 n_stages
  *   ERROR         u16 code (an errno value), u16 n + n bytes message
+ *   COMMIT        u32 job, u8 objective, u16 assumed, i32 first, i32 last,
+ *                 u16 n + n bytes tag: the chain that won; the DC lays
+ *                 out and reserves its stages under 'tag' (the
+ *                 coordinator's job name), answered by FINISH_OK
+ *   RELEASE       u16 n + n bytes tag: frees what COMMIT reserved,
+ *                 answered by OK (ERROR ENOENT: nothing under 'tag')
  *
  * What a message carries is the privacy contract: layer indices, times,
  * link figures the network operator knows, the model (public), one
@@ -56,6 +62,8 @@ enum lr_wire_type {
     LR_WIRE_FINISH,
     LR_WIRE_FINISH_OK,
     LR_WIRE_ERROR,
+    LR_WIRE_COMMIT,
+    LR_WIRE_RELEASE,
 };
 
 /* A decoded message.  Variable parts go into buffers the caller provides
@@ -66,19 +74,21 @@ struct lr_wire_msg {
     uint32_t id;
     uint32_t job;
     double compute;                   /* HELLO_OK */
-    char name[LR_WIRE_NAME_MAX];      /* HELLO_OK */
+    char name[LR_WIRE_NAME_MAX];      /* HELLO_OK; COMMIT, RELEASE: tag */
     double batch, micro, elem_bytes;  /* JOB */
     int n_layers;                     /* JOB */
     struct lr_layer *layers;          /* JOB: caller's buffer */
     int layers_cap;
-    enum lr_cdynp_objective objective;    /* STEP, BACKTRACK, FINISH */
+    enum lr_cdynp_objective objective;    /* STEP, BACKTRACK, FINISH,
+                                           * COMMIT */
     int assumed;
     int position;                     /* STEP */
     int lo, hi;                       /* STEP */
     struct lr_tm_link link;           /* STEP */
     int has_summary;                  /* STEP (0 at the head), STEP_OK */
     struct lr_cdynp_summary *summary; /* caller's buffer */
-    int last, first, prev_last;       /* BACKTRACK, FINISH, BACKTRACK_OK */
+    int last, first, prev_last;       /* BACKTRACK, FINISH, COMMIT,
+                                       * BACKTRACK_OK */
     int n_stages;                     /* FINISH_OK */
     int code;                         /* ERROR */
     char text[LR_WIRE_TEXT_MAX];      /* ERROR */

@@ -40,6 +40,8 @@ static const struct {
     { LR_WIRE_FINISH, "assumed first id job last objective type" },
     { LR_WIRE_FINISH_OK, "id n_stages type" },
     { LR_WIRE_ERROR, "code id text type" },
+    { LR_WIRE_COMMIT, "assumed first id job last objective tag type" },
+    { LR_WIRE_RELEASE, "id tag type" },
 };
 
 static int

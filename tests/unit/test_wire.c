@@ -52,6 +52,11 @@ samples(struct lr_wire_msg *out)
     out[n] = base, out[n].type = LR_WIRE_FINISH_OK, out[n++].n_stages = 4;
     out[n] = base, out[n].type = LR_WIRE_ERROR, out[n].code = ETIMEDOUT;
     strcpy(out[n++].text, "too slow");
+    out[n] = base, out[n].type = LR_WIRE_COMMIT, out[n].assumed = 3,
+    out[n].objective = LR_CDYNP_TIME, out[n].first = 2, out[n].last = 9;
+    strcpy(out[n++].name, "train-7");
+    out[n] = base, out[n].type = LR_WIRE_RELEASE;
+    strcpy(out[n++].name, "train-7");
     return n;
 }
 
@@ -105,6 +110,17 @@ test_round_trip(void)
         case LR_WIRE_ERROR:
             CU_ASSERT_EQUAL(m.code, ETIMEDOUT);
             CU_ASSERT_STRING_EQUAL(m.text, "too slow");
+            break;
+        case LR_WIRE_COMMIT:
+            CU_ASSERT_EQUAL(m.job, 3);
+            CU_ASSERT_EQUAL(m.objective, LR_CDYNP_TIME);
+            CU_ASSERT_EQUAL(m.assumed, 3);
+            CU_ASSERT_EQUAL(m.first, 2);
+            CU_ASSERT_EQUAL(m.last, 9);
+            CU_ASSERT_STRING_EQUAL(m.name, "train-7");
+            break;
+        case LR_WIRE_RELEASE:
+            CU_ASSERT_STRING_EQUAL(m.name, "train-7");
             break;
         default:
             break;

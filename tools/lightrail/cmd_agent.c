@@ -108,6 +108,15 @@ struct agent {
     struct lr_cdynp_summary *in, *out;
     struct lr_plan *plan;
     uint8_t *frame;               /* an encoded answer */
+    /* What COMMIT reserved, by tag; a JOB plans over the rest.  In
+     * memory only: an agent that restarts forgets it, and a RELEASE of
+     * a forgotten tag answers ENOENT. */
+    struct commitment {
+        char tag[LR_WIRE_NAME_MAX];
+        int devices;
+    } *commits;
+    int n_commits, cap_commits;
+    int reserved;                 /* devices, the sum over commits */
 };
 
 /* The largest answer: a STEP_OK with a full summary. */
@@ -248,6 +257,8 @@ do_job(struct conn *c, const struct lr_wire_msg *m, char *why, size_t len)
                  m->job, m->micro, m->batch);
         goto fail;
     }
+    /* The devices no committed job holds. */
+    tm->dcs[0].n_devices = a->cfg.n_devices - a->reserved;
     if (!(party = lr_cdynp_local_party_new(tm, 0))) {
         rc = ENOMEM;
         snprintf(why, len, "out of memory");
@@ -259,8 +270,9 @@ do_job(struct conn *c, const struct lr_wire_msg *m, char *why, size_t len)
     c->party = party;
     c->job = m->job;
     c->has_job = true;
-    alog(a, "%s: job %u: %d layers, batch %g, microbatch %g", c->peer, m->job,
-         m->n_layers, m->batch, m->micro);
+    alog(a, "%s: job %u: %d layers, batch %g, microbatch %g (%d of %d "
+         "devices free)", c->peer, m->job, m->n_layers, m->batch, m->micro,
+         a->cfg.n_devices - a->reserved, a->cfg.n_devices);
     return 0;
 
 fail:
@@ -275,9 +287,9 @@ objective_name(enum lr_cdynp_objective o)
     return o == LR_CDYNP_TIME ? "time" : "lex";
 }
 
-/* FINISH: lays out our stages and says what we would provision.  The
- * coordinator finishes every chain it tries and keeps the best, which
- * the protocol does not tell us: each FINISH is logged as a candidate. */
+/* FINISH: lays out our stages and says how many.  The coordinator
+ * finishes every chain it tries: a FINISH is a candidate, logged as such;
+ * the one that won comes as COMMIT. */
 static int
 do_finish(struct conn *c, const struct lr_wire_msg *m, int *n_stages)
 {
@@ -295,9 +307,86 @@ do_finish(struct conn *c, const struct lr_wire_msg *m, int *n_stages)
                          s ? ", " : "", st->first + 1, st->last + 1, st->g);
         off += w > 0 ? (size_t) w : 0;
     }
-    alog(a, "%s: job %u: finish layers %d-%d (%s, assuming %d stages): "
-         "%d stage(s): %s", c->peer, c->job, m->first + 1, m->last + 1,
-         objective_name(m->objective), m->assumed, *n_stages, line);
+    alog(a, "%s: job %u: %s layers %d-%d (%s, assuming %d stages): "
+         "%d stage(s): %s", c->peer, c->job,
+         m->type == LR_WIRE_COMMIT ? "commit" : "candidate", m->first + 1,
+         m->last + 1, objective_name(m->objective), m->assumed, *n_stages,
+         line);
+    return 0;
+}
+
+static struct commitment *
+find_commit(struct agent *a, const char *tag)
+{
+    for (int i = 0; i < a->n_commits; i++)
+        if (!strcmp(a->commits[i].tag, tag))
+            return &a->commits[i];
+    return NULL;
+}
+
+/* COMMIT: the chain that won; lays out our stages again (from the
+ * caches of FINISH) and reserves their devices under the tag. */
+static int
+do_commit(struct conn *c, const struct lr_wire_msg *m, int *n_stages,
+          char *why, size_t len)
+{
+    struct agent *a = c->a;
+    if (find_commit(a, m->name)) {
+        snprintf(why, len, "commit: '%s' is committed already: release it "
+                 "first", m->name);
+        return EEXIST;
+    }
+    int rc = do_finish(c, m, n_stages);
+    if (rc) {
+        snprintf(why, len, "commit: %s", rc == ENOENT
+                 ? "no feasible layout of these layers" : strerror(rc));
+        return rc;
+    }
+    int devices = 0;
+    for (int s = 0; s < a->plan->n_stages; s++)
+        devices += a->plan->stages[s].g;
+    if (a->reserved + devices > a->cfg.n_devices) {
+        snprintf(why, len, "commit '%s': its stages need devices another "
+                 "job committed meanwhile: plan again", m->name);
+        return ENOSPC;
+    }
+    if (a->n_commits == a->cap_commits) {
+        int cap = a->cap_commits ? 2 * a->cap_commits : 16;
+        struct commitment *n = realloc(a->commits, (size_t) cap * sizeof *n);
+        if (!n) {
+            snprintf(why, len, "out of memory");
+            return ENOMEM;
+        }
+        a->commits = n;
+        a->cap_commits = cap;
+    }
+    struct commitment *k = &a->commits[a->n_commits++];
+    snprintf(k->tag, sizeof k->tag, "%s", m->name);
+    k->devices = devices;
+    a->reserved += devices;
+    alog(a, "%s: '%s' committed: %d device(s) reserved, %d of %d free",
+         c->peer, m->name, devices, a->cfg.n_devices - a->reserved,
+         a->cfg.n_devices);
+    return 0;
+}
+
+/* RELEASE: frees what COMMIT reserved under the tag. */
+static int
+do_release(struct conn *c, const struct lr_wire_msg *m, char *why,
+           size_t len)
+{
+    struct agent *a = c->a;
+    struct commitment *k = find_commit(a, m->name);
+    if (!k) {
+        snprintf(why, len, "release: nothing is committed under '%s'",
+                 m->name);
+        return ENOENT;
+    }
+    a->reserved -= k->devices;
+    alog(a, "%s: '%s' released: %d device(s), %d of %d free", c->peer,
+         m->name, k->devices, a->cfg.n_devices - a->reserved,
+         a->cfg.n_devices);
+    *k = a->commits[--a->n_commits];
     return 0;
 }
 
@@ -324,9 +413,17 @@ conn_handle(struct conn *c, const struct lr_wire_msg *m)
         }
         ans.type = LR_WIRE_OK;
         break;
+    case LR_WIRE_RELEASE:
+        if ((rc = do_release(c, m, why, sizeof why))) {
+            conn_error(c, m->id, rc, "%s", why);
+            return;
+        }
+        ans.type = LR_WIRE_OK;
+        break;
     case LR_WIRE_STEP:
     case LR_WIRE_BACKTRACK:
     case LR_WIRE_FINISH:
+    case LR_WIRE_COMMIT:
         if (!c->has_job || m->job != c->job) {
             conn_error(c, m->id, ESRCH, "job %u is not this connection's "
                        "job: send JOB first", m->job);
@@ -342,6 +439,12 @@ conn_handle(struct conn *c, const struct lr_wire_msg *m)
             ans.type = LR_WIRE_STEP_OK;
             ans.has_summary = 1;
             ans.summary = a->out;
+        } else if (m->type == LR_WIRE_COMMIT) {
+            if ((rc = do_commit(c, m, &ans.n_stages, why, sizeof why))) {
+                conn_error(c, m->id, rc, "%s", why);
+                return;
+            }
+            ans.type = LR_WIRE_FINISH_OK;
         } else if (m->type == LR_WIRE_BACKTRACK) {
             rc = c->party->cls->backtrack(c->party, m->objective, m->assumed,
                                           m->last, &ans.prev_last);
@@ -920,6 +1023,7 @@ cleanup:
     free(a.out);
     free(a.plan);
     free(a.frame);
+    free(a.commits);
     lr_cluster_free(a.cluster);
     lr_yang_ctx_free(ctx);
     return rc;
