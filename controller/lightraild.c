@@ -155,6 +155,9 @@ main(int argc, char **argv)
         return 2;
     }
 
+    /* A peer (client or DC agent) that hangs up mid-write must give an
+     * error, not end the daemon; recovery may already talk to agents. */
+    signal(SIGPIPE, SIG_IGN);
     struct ly_ctx *ly = NULL;
     struct lr_config *cfg = calloc(1, sizeof *cfg);
     struct lr_topo *topo = NULL;
@@ -201,6 +204,8 @@ main(int argc, char **argv)
         .topo_json = topo_json, .cluster_json = cluster_json,
         .default_driver = cfg->default_driver, .dummy_dir = cfg->dummy_dir,
         .devices = cfg->devices, .n_devices = cfg->n_devices,
+        .agent_cert = cfg->coord_cert, .agent_key = cfg->coord_key,
+        .agent_ca = cfg->coord_ca, .agent_timeout_s = cfg->coord_timeout,
     };
     if (lr_ctl_new(&cc, &ctl, &report, err, sizeof err)) {
         lr_log(LR_LOG_ERR, "%s", err);
@@ -213,7 +218,6 @@ main(int argc, char **argv)
         lr_log(LR_LOG_ERR, "cannot detach: %s", strerror(errno));
         goto cleanup;
     }
-    signal(SIGPIPE, SIG_IGN);
     d.base = event_base_new();
     app.ctl = ctl;
     app.ly = ly;

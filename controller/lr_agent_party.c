@@ -608,6 +608,40 @@ ap_finish(struct lr_cdynp_party *p, enum lr_cdynp_objective obj, int assumed,
     return 0;
 }
 
+int
+lr_agent_party_commit(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+                      int assumed, int first, int last, const char *tag,
+                      int *n_stages)
+{
+    struct agent_party *ap = ap_of(p);
+    int rc = ensure_job(ap);
+    if (rc)
+        return rc;
+    struct lr_wire_msg req = {
+        .type = LR_WIRE_COMMIT, .job = ap->job, .objective = obj,
+        .assumed = assumed, .first = first, .last = last,
+    }, ans;
+    snprintf(req.name, sizeof req.name, "%s", tag);
+    if ((rc = exchange(ap, &req, LR_WIRE_FINISH_OK, &ans)))
+        return rc;
+    *n_stages = ans.n_stages;
+    return 0;
+}
+
+int
+lr_agent_party_release(struct lr_cdynp_party *p, const char *tag)
+{
+    struct agent_party *ap = ap_of(p);
+    ap->failed = 0;
+    ap->why[0] = '\0';
+    int rc = ensure_hello(ap);
+    if (rc)
+        return rc;
+    struct lr_wire_msg req = { .type = LR_WIRE_RELEASE }, ans;
+    snprintf(req.name, sizeof req.name, "%s", tag);
+    return exchange(ap, &req, LR_WIRE_OK, &ans);
+}
+
 static void
 ap_free(struct lr_cdynp_party *p)
 {
@@ -727,6 +761,15 @@ void
 lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
 {
     struct agent_party *ap = ap_of(p);
+    /* A connection kept from the last job may have been closed by the
+     * agent meanwhile (it restarted, or its idle limit passed): an idle
+     * connection has nothing to read, so anything readable (EOF, a reset,
+     * a stray frame) means start afresh rather than fail the job. */
+    if (ap->state == AP_UP) {
+        struct pollfd pfd = { .fd = ap->fd, .events = POLLIN };
+        if (SSL_pending(ap->ssl) > 0 || poll(&pfd, 1, 0) != 0)
+            disconnect(ap);
+    }
     ap->tm = tm;
     ap->job++;
     ap->job_sent = false;
@@ -852,9 +895,18 @@ lr_agent_record(FILE *f, const struct lr_wire_msg *m)
         fprintf(f, ",\"prev_last\":%d", m->prev_last);
         break;
     case LR_WIRE_FINISH:
+    case LR_WIRE_COMMIT:
         fprintf(f, ",\"job\":%u,\"objective\":\"%s\",\"assumed\":%d,"
                 "\"first\":%d,\"last\":%d", m->job,
                 objective_name(m->objective), m->assumed, m->first, m->last);
+        if (m->type == LR_WIRE_COMMIT) {
+            fputs(",\"tag\":", f);
+            json_str(f, m->name);
+        }
+        break;
+    case LR_WIRE_RELEASE:
+        fputs(",\"tag\":", f);
+        json_str(f, m->name);
         break;
     case LR_WIRE_FINISH_OK:
         fprintf(f, ",\"n_stages\":%d", m->n_stages);

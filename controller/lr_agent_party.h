@@ -59,6 +59,24 @@ struct lr_cdynp_party *lr_agent_party_new(const char *address, int port,
  * STEP.  Also clears a sticky failure. */
 void lr_agent_party_set_job(struct lr_cdynp_party *, const struct lr_tm *tm);
 
+/* COMMIT: tells the agent that its part of the chain that won is layers
+ * first..last, planned under (obj, assumed) as res->objective and
+ * res->assumed say (planner/lr_cdynp.h), and that it must lay out and
+ * reserve those stages under 'tag' (the job's name, at most 63 bytes).
+ * Sent on the connection of the job set last, after
+ * lr_cdynp_plan_parties().  '*n_stages' gets the agent's stage count.
+ * 0, or as the vtable's calls; ENOSPC: the agent no longer has the
+ * devices (another coordinator took them meanwhile). */
+int lr_agent_party_commit(struct lr_cdynp_party *, enum lr_cdynp_objective obj,
+                          int assumed, int first, int last, const char *tag,
+                          int *n_stages);
+
+/* RELEASE: the agent frees what it reserved under 'tag'.  Clears a
+ * sticky failure first and connects when needed: a release belongs to
+ * no planning run.  0; ENOENT: the agent holds nothing under 'tag' (it
+ * restarted, or never committed); or a failure as above. */
+int lr_agent_party_release(struct lr_cdynp_party *, const char *tag);
+
 /* Connects the agent parties among parties[0..n-1] (others are skipped)
  * at the same time, each within its timeout; a party that fails keeps
  * the failure (sticky, as above).  Optional: a party connects on its

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "controller/lr_agent_party.h"
 #include "controller/lr_ctl.h"
 #include "controller/lr_store.h"
 #include "planner/lr_baseline.h"
@@ -60,6 +61,13 @@ struct lr_ctl {
     char dummy_dir[256];      /* as sb_device_config.address */
     struct sb_device_config *dev_cfg;
     int n_dev_cfg;
+    /* The agents of the DCs the inventory marks remote (NULL for the
+     * others), made with the inventory, and how to reach them. */
+    struct lr_cdynp_party *agent[LR_TM_MAX_DCS];
+    int n_remote;
+    char agent_cert[1024], agent_key[1024], agent_ca[1024];
+    double agent_timeout;
+    bool inspect;             /* lr_ctl_config.inspect: no agents either */
 };
 
 static int
@@ -338,6 +346,146 @@ run_planner(const struct lr_tm *tm, const char *algo, struct lr_plan *plan,
     return lr_cdynp_plan(tm, NULL, plan, ev);
 }
 
+/* ---- DCs planned by their agents ---- */
+
+/* CDynP with the remote DCs planned by their agents.  'plan' gets the
+ * local DCs' stages and, for each remote DC of the chain, one stage with
+ * no devices (g = 0) over its layers, in chain order.  A failed agent:
+ * LR_TM_DEVICES with its reason in why[len]. */
+static enum lr_tm_why
+plan_with_agents(struct lr_ctl *c, const struct lr_tm *tm,
+                 struct lr_cdynp_result *res, struct lr_plan *plan,
+                 char *why, size_t len)
+{
+    struct lr_cdynp_party *parties[LR_TM_MAX_DCS] = { NULL };
+    struct lr_plan *local = malloc(sizeof *local);
+    enum lr_tm_why verdict = LR_TM_DEVICES;
+    int n = c->cluster->n_dcs, perr = 0;
+    snprintf(why, len, "out of memory");
+    if (!local)
+        return verdict;
+    for (int k = 0; k < n; k++) {
+        if (c->agent[k]) {
+            parties[k] = c->agent[k];
+            lr_agent_party_set_job(parties[k], tm);
+        } else if (!(parties[k] = lr_cdynp_local_party_new(tm, k))) {
+            goto cleanup;
+        }
+    }
+    /* Every handshake at once, then HELLO: an agent that serves another
+     * DC than the inventory says is caught before it plans. */
+    lr_agent_parties_connect(parties, n);
+    for (int k = 0; k < n; k++) {
+        double flops;
+        if (!c->agent[k])
+            continue;
+        int e = parties[k]->cls->compute(parties[k], &flops);
+        if (!e && strcmp(lr_agent_party_dc_name(parties[k]),
+                         c->cluster->dcs[k].name)) {
+            snprintf(why, len, "agent %s: %s port %d serves data center "
+                     "'%s'; fix the inventory's remote address",
+                     c->cluster->dcs[k].name, c->cluster->dcs[k].remote_address,
+                     c->cluster->dcs[k].remote_port,
+                     lr_agent_party_dc_name(parties[k]));
+            goto cleanup;
+        }
+        if (e) {
+            perr = e;
+            break;
+        }
+    }
+    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+    if (!perr)
+        verdict = lr_cdynp_plan_parties(&view, parties, NULL, res, local,
+                                         &perr);
+    if (perr) {
+        verdict = LR_TM_DEVICES;
+        snprintf(why, len, "a data center failed: %s", strerror(perr));
+        for (int k = 0; k < n; k++) {
+            const char *e = c->agent[k] ? lr_agent_party_error(c->agent[k])
+                                        : NULL;
+            if (e) {
+                snprintf(why, len, "agent %s %s: %s", c->cluster->dcs[k].name,
+                         lr_agent_party_connected(c->agent[k])
+                         ? "failed" : "unreachable", e);
+                break;
+            }
+        }
+        goto cleanup;
+    }
+    if (verdict != LR_TM_OK) {
+        /* lr_tm_explain() would read the remote DCs' placeholders. */
+        snprintf(why, len, "no chain of data centers can hold the model "
+                 "(%s)", lr_tm_why_str(verdict));
+        goto cleanup;
+    }
+    plan->n_stages = 0;
+    for (int i = 0; i < res->n_dcs; i++) {
+        int dc = res->dc[i];
+        if (c->agent[dc]) {
+            plan->stages[plan->n_stages++] = (struct lr_stage) {
+                .first = res->first[i], .last = res->last[i], .dc = dc,
+                .g = 0,
+            };
+            continue;
+        }
+        for (int s = 0; s < local->n_stages; s++)
+            if (local->stages[s].dc == dc
+                && plan->n_stages < LR_PLAN_MAX_STAGES)
+                plan->stages[plan->n_stages++] = local->stages[s];
+    }
+
+cleanup:
+    for (int k = 0; k < n; k++)
+        if (parties[k] && !c->agent[k])
+            parties[k]->cls->free(parties[k]);
+    free(local);
+    return verdict;
+}
+
+/* RELEASE to the agent of every remote range of 'job' (best effort: an
+ * agent that forgot the job, or cannot be reached, is passed over). */
+static void
+release_remote(struct lr_ctl *c, const struct lr_job *job)
+{
+    for (int s = 0; s < job->plan.n_stages; s++) {
+        const struct lr_stage *st = &job->plan.stages[s];
+        if (st->g == 0 && st->dc >= 0 && st->dc < LR_TM_MAX_DCS
+            && c->agent[st->dc])
+            lr_agent_party_release(c->agent[st->dc], job->intent.name);
+    }
+}
+
+/* COMMIT to the agent of every remote DC of the chain 'res'; on the
+ * first failure the agents committed so far get RELEASE, and the job's
+ * reason says why.  0 or the failure's errno. */
+static int
+commit_remote(struct lr_ctl *c, struct lr_job *job,
+              const struct lr_cdynp_result *res)
+{
+    for (int i = 0; i < res->n_dcs; i++) {
+        int dc = res->dc[i], n_stages;
+        if (!c->agent[dc])
+            continue;
+        int rc = lr_agent_party_commit(c->agent[dc], res->objective,
+                                       res->assumed, res->first[i],
+                                       res->last[i], job->intent.name,
+                                       &n_stages);
+        if (rc) {
+            const char *e = lr_agent_party_error(c->agent[dc]);
+            set_reason(job, "agent %s did not commit its layers %d-%d: %s",
+                       c->cluster->dcs[dc].name, res->first[i] + 1,
+                       res->last[i] + 1, e ? e : strerror(rc));
+            for (int j = 0; j < i; j++)
+                if (c->agent[res->dc[j]])
+                    lr_agent_party_release(c->agent[res->dc[j]],
+                                           job->intent.name);
+            return rc;
+        }
+    }
+    return 0;
+}
+
 /* Plans and places lightpaths; the job ends planned (holding, in memory,
  * what it will need) or blocked with a reason.  Nothing is stored. */
 static int
@@ -349,10 +497,13 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     struct lr_tm *tm = NULL;
     struct lr_plan *plan = &job->plan;
     struct lr_tm_eval *ev = malloc(sizeof *ev);
+    struct lr_cdynp_result *res = c->n_remote ? malloc(sizeof *res) : NULL;
     struct lr_train tr = { in->batch, in->micro, 2 };
     int rc = 0, free_total = 0;
-    if (!ev)
+    if (!ev || (c->n_remote && !res)) {
+        free(ev);
         return fail(err, errlen, ENOMEM, "out of memory");
+    }
     if (lr_tm_new(model, cl, &tr, &tm)) {
         rc = fail(err, errlen, EINVAL, "batch %g is not a multiple of "
                   "microbatch %g", in->batch, in->micro);
@@ -362,7 +513,8 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     int order[LR_TM_MAX_DCS];
     for (int k = 0; k < cl->n_dcs; k++) {
         order[k] = k;
-        free_total += cl->dcs[k].n_devices - c->gpus_used[k];
+        if (!c->agent[k])
+            free_total += cl->dcs[k].n_devices - c->gpus_used[k];
     }
     for (int i = 1; i < cl->n_dcs; i++)
         for (int j = i; j > 0; j--) {
@@ -375,7 +527,8 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             order[j] = order[j - 1];
             order[j - 1] = t;
         }
-    if (free_total < in->gpus_min) {
+    /* A remote DC's free devices are its agent's to know. */
+    if (free_total < in->gpus_min && !c->n_remote) {
         job->phase = LR_JOB_BLOCKED;
         set_reason(job, "no GPUs: %d free in all "
                  "data centers, at least %d wanted", free_total,
@@ -386,12 +539,25 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     int budget = in->gpus_max;
     for (int i = 0; i < cl->n_dcs; i++) {
         int k = order[i], f = cl->dcs[k].n_devices - c->gpus_used[k];
+        if (c->agent[k])
+            continue;
         tm->dcs[k].n_devices = f < budget ? f : budget;
         budget -= tm->dcs[k].n_devices;
     }
 
     /* 2. The plan, over the fixed inter-DC links. */
-    enum lr_tm_why why = plan_memoised(c, in, tm, plan, ev);
+    if (c->n_remote) {
+        char why[LR_JOB_REASON_MAX - 32];
+        if (plan_with_agents(c, tm, res, plan, why, sizeof why)
+            != LR_TM_OK) {
+            job->phase = LR_JOB_BLOCKED;
+            set_reason(job, "no plan (cdynp): %s", why);
+            c->counters.blocks_plan++;
+            goto cleanup;
+        }
+    }
+    enum lr_tm_why why = c->n_remote ? LR_TM_OK
+                                     : plan_memoised(c, in, tm, plan, ev);
     if (why != LR_TM_OK) {
         char detail[LR_JOB_REASON_MAX];
         lr_tm_explain(tm, why, detail, sizeof detail);
@@ -478,9 +644,19 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
         lr_tm_set_link(tm, a, b, cap * 1e9 / 8, lat);
     }
     /* A plan that fitted over the fixed links may not fit over the
-     * lightpaths only by time, never by memory: T is always defined. */
-    lr_tm_evaluate(tm, plan, ev);
-    job->iteration_s = ev->T;
+     * lightpaths only by time, never by memory: T is always defined.
+     * Private stages cannot be evaluated here: the chain's T stays. */
+    if (c->n_remote) {
+        job->iteration_s = res->T;
+        if (commit_remote(c, job, res)) {
+            job->phase = LR_JOB_BLOCKED;
+            c->counters.blocks_plan++;
+            goto cleanup;
+        }
+    } else {
+        lr_tm_evaluate(tm, plan, ev);
+        job->iteration_s = ev->T;
+    }
     job->phase = LR_JOB_PLANNED;
 
 cleanup:
@@ -496,6 +672,7 @@ cleanup:
     }
     lr_tm_free(tm);
     free(ev);
+    free(res);
     return rc;
 }
 
@@ -515,6 +692,13 @@ lr_ctl_submit(struct lr_ctl *c, const struct lr_intent *intent,
         lr_model_free(model);
         return fail(err, errlen, EINVAL, "gpus: min %d, max %d: want "
                     "1 <= min <= max", intent->gpus_min, intent->gpus_max);
+    }
+    if (c->n_remote && intent->algorithm[0]
+        && strcmp(intent->algorithm, "cdynp")) {
+        lr_model_free(model);
+        return fail(err, errlen, EINVAL, "algorithm '%s' needs every data "
+                    "center's devices, and %d are planned by their agents: "
+                    "ask for cdynp", intent->algorithm, c->n_remote);
     }
     memset(job, 0, sizeof *job);
     job->intent = *intent;
@@ -547,6 +731,7 @@ lr_ctl_submit(struct lr_ctl *c, const struct lr_intent *intent,
     rc = lr_store_put_job(c->store, job);
     if (rc) {
         unbook(c, job);
+        release_remote(c, job);
         return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
     }
     remember_job(c, job);
@@ -559,6 +744,7 @@ lr_ctl_submit(struct lr_ctl *c, const struct lr_intent *intent,
     char why[512];
     if (provision(c, job, why, sizeof why)) {
         unbook(c, job);
+        release_remote(c, job);
         job->phase = LR_JOB_FAILED;
         set_reason(job, "%s", why);
         job->n_lightpaths = 0;
@@ -603,6 +789,8 @@ lr_ctl_delete(struct lr_ctl *c, const char *name, char *err, size_t errlen)
             return rc;   /* stays releasing: recovery finishes it */
         unbook(c, &job);
     }
+    if (job.phase == LR_JOB_ACTIVE || job.phase == LR_JOB_RELEASING)
+        release_remote(c, &job);
     if (lr_store_delete_job(c->store, name))
         return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
     forget_job(c, name);
@@ -782,6 +970,33 @@ open_devices(struct lr_ctl *c, char *err, size_t errlen)
     return 0;
 }
 
+/* A party per DC the inventory marks remote; nothing is sent yet. */
+static int
+open_agents(struct lr_ctl *c, char *err, size_t errlen)
+{
+    c->n_remote = 0;
+    for (int k = 0; k < c->cluster->n_dcs && !c->inspect; k++) {
+        const struct lr_dc *dc = &c->cluster->dcs[k];
+        if (dc->remote_port <= 0)
+            continue;
+        if (!c->agent_cert[0] || !c->agent_key[0] || !c->agent_ca[0])
+            return fail(err, errlen, EINVAL, "data center %s is planned by "
+                        "its agent (%s port %d): give the controller the "
+                        "coordinator's certificate, key and the agents' CA "
+                        "(lightrail-config: coordinator)", dc->name,
+                        dc->remote_address, dc->remote_port);
+        char e[1024];
+        c->agent[k] = lr_agent_party_new(dc->remote_address, dc->remote_port,
+                                         dc->remote_name, c->agent_cert,
+                                         c->agent_key, c->agent_ca,
+                                         c->agent_timeout, e, sizeof e);
+        if (!c->agent[k])
+            return fail(err, errlen, EINVAL, "agent of %s: %s", dc->name, e);
+        c->n_remote++;
+    }
+    return 0;
+}
+
 /* Everything that follows from the topology and the inventory: copies
  * of both, the DCs' ROADMs, the RMSA engine (and its spectrum), the
  * devices; the memo of plans is forgotten. */
@@ -808,6 +1023,8 @@ open_network(struct lr_ctl *c, const struct lr_topo *topo,
                     "topology: %s", strerror(rc));
     if (c->memo)
         memset(c->memo, 0, LR_CTL_MEMO * sizeof *c->memo);
+    if ((rc = open_agents(c, err, errlen)))
+        return rc;
     return open_devices(c, err, errlen);
 }
 
@@ -819,6 +1036,12 @@ close_network(struct lr_ctl *c)
             c->cls[i]->close(c->dev[i]);
     free(c->dev);
     free(c->cls);
+    for (int k = 0; k < LR_TM_MAX_DCS; k++) {
+        if (c->agent[k])
+            c->agent[k]->cls->free(c->agent[k]);
+        c->agent[k] = NULL;
+    }
+    c->n_remote = 0;
     lr_rsa_free(c->rsa);
     lr_cluster_free(c->cluster);
     lr_topo_free(c->topo);
@@ -848,6 +1071,7 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
     c->rsa = NULL;
     c->cls = NULL;
     c->dev = NULL;
+    memset(c->agent, 0, sizeof c->agent);
     int rc = open_network(c, topo, cluster, err, errlen);
     if (!rc && ((topo_json && lr_store_put_doc(c->store, "topology",
                                                topo_json))
@@ -861,6 +1085,8 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
         c->rsa = old.rsa;
         c->cls = old.cls;
         c->dev = old.dev;
+        memcpy(c->agent, old.agent, sizeof c->agent);
+        c->n_remote = old.n_remote;
         memcpy(c->dc_node, old.dc_node, sizeof c->dc_node);
         return rc;
     }
@@ -906,6 +1132,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
         case LR_JOB_PLANNED:
             /* Interrupted before it was active: roll back. */
             unprovision(c, j, e, sizeof e);
+            release_remote(c, j);
             j->phase = LR_JOB_FAILED;
             set_reason(j, "provisioning was interrupted by a controller "
                        "restart and rolled back");
@@ -921,6 +1148,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
             break;
         case LR_JOB_RELEASING:
             unprovision(c, j, e, sizeof e);
+            release_remote(c, j);
             if (lr_store_delete_job(c->store, j->intent.name))
                 rc = fail(err, errlen, EIO, "store: %s",
                           lr_store_error(c->store));
@@ -987,6 +1215,21 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     if (cfg->n_devices)
         memcpy(c->dev_cfg, cfg->devices,
                (size_t) cfg->n_devices * sizeof *c->dev_cfg);
+    if ((cfg->agent_cert && strlen(cfg->agent_cert) >= sizeof c->agent_cert)
+        || (cfg->agent_key && strlen(cfg->agent_key) >= sizeof c->agent_key)
+        || (cfg->agent_ca && strlen(cfg->agent_ca) >= sizeof c->agent_ca)) {
+        rc = fail(err, errlen, ENAMETOOLONG, "a coordinator TLS file name "
+                  "is longer than %zu bytes", sizeof c->agent_cert - 1);
+        goto fail;
+    }
+    snprintf(c->agent_cert, sizeof c->agent_cert, "%s",
+             cfg->agent_cert ? cfg->agent_cert : "");
+    snprintf(c->agent_key, sizeof c->agent_key, "%s",
+             cfg->agent_key ? cfg->agent_key : "");
+    snprintf(c->agent_ca, sizeof c->agent_ca, "%s",
+             cfg->agent_ca ? cfg->agent_ca : "");
+    c->agent_timeout = cfg->agent_timeout_s > 0 ? cfg->agent_timeout_s : 5;
+    c->inspect = cfg->inspect;
     rc = lr_store_open(cfg->db_path, &c->store, err, errlen);
     if (rc)
         goto fail;

@@ -25,6 +25,19 @@
  *   7. phase active.
  * Release (lr_ctl_delete): phase releasing, channels removed from every
  * device, the job and all it holds deleted in one transaction.
+ * DCs planned by their agents (the inventory's 'remote' DCs,
+ * docs/agent-protocol.md): step 2 runs CDynP over the agents through
+ * controller/lr_agent_party.h, only CDynP may plan such a cluster, and
+ * the GPU range bounds this controller's own DCs (a remote DC lends what
+ * its agent has free).  The job's plan holds, for each remote DC of the
+ * chain, one stage with no devices: its layers, whose stages stay
+ * private.  After step 3 every agent of the chain gets COMMIT (it
+ * reserves its stages under the job's name); an agent that fails or
+ * refuses blocks the job with its reason, and the agents committed
+ * already get RELEASE: no partial state.  Step 4 keeps the chain's T (the
+ * coordinator cannot evaluate private stages).  A job that ends failed or
+ * is deleted gets RELEASE too (best effort: an agent that cannot be
+ * reached keeps its reservation until it restarts).
  * Recovery (lr_ctl_new): jobs caught in provisioning are rolled back
  * (failed, "interrupted by a restart"), jobs caught in releasing are
  * finished, and every device is reconciled with the store.
@@ -61,6 +74,11 @@ struct lr_ctl_config {
     const char *dummy_dir;            /* the dummy devices' state */
     const struct sb_device_config *devices;   /* overrides per ROADM */
     int n_devices;
+    /* The coordinator's certificate and key and the CA that signs the DC
+     * agents' certificates (PEM files), needed when the inventory marks
+     * DCs remote; 'agent_timeout_s' bounds each exchange (0: 5 s). */
+    const char *agent_cert, *agent_key, *agent_ca;
+    double agent_timeout_s;
     /* Inspect only: load what the store says without recovering or
      * touching a device, so that lr_ctl_check() judges the state a
      * crash or a stop left (tools and tests). */

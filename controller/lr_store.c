@@ -807,9 +807,10 @@ lr_store_validate(struct lr_store *s, const struct lr_job *job)
     if (job->plan.n_stages < 0 || job->plan.n_stages > LR_PLAN_MAX_STAGES)
         return lr_store_errf(s, EINVAL, "job '%s': %d stages", in->name,
                              job->plan.n_stages);
+    /* g = 0: layers a DC's agent planned, its stages private (lr_ctl.h). */
     for (int i = 0; i < job->plan.n_stages; i++) {
         const struct lr_stage *st = &job->plan.stages[i];
-        if (st->dc < 0 || st->dc >= LR_TM_MAX_DCS || st->g < 1
+        if (st->dc < 0 || st->dc >= LR_TM_MAX_DCS || st->g < 0
             || st->first < 0 || st->last < st->first)
             return lr_store_errf(s, EINVAL, "job '%s': stage %d is invalid "
                                  "(layers %d..%d, DC %d, %d GPUs)", in->name,

@@ -134,6 +134,23 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
         lr_yang_config_str(n, "address", d->address, sizeof d->address);
     }
 
+    const struct lyd_node *co = lr_yang_child(top, LR_YANG_LRCFG,
+                                              "coordinator");
+    if (co) {
+        if ((ret = lr_yang_config_path(co, "certificate", dir, c->coord_cert,
+                                       sizeof c->coord_cert, file, err,
+                                       errlen))
+            || (ret = lr_yang_config_path(co, "key", dir, c->coord_key,
+                                          sizeof c->coord_key, file, err,
+                                          errlen))
+            || (ret = lr_yang_config_path(co, "ca", dir, c->coord_ca,
+                                          sizeof c->coord_ca, file, err,
+                                          errlen)))
+            return ret;
+        const char *t = lr_yang_leaf(co, LR_YANG_LRCFG, "timeout");
+        c->coord_timeout = t ? strtod(t, NULL) : 5;
+    }
+
     log = lr_yang_leaf(top, LR_YANG_LRCFG, "log");
     c->log = log && !strcmp(log, "syslog") ? LR_CONFIG_LOG_SYSLOG
                                            : LR_CONFIG_LOG_STDERR;

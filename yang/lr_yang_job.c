@@ -500,8 +500,12 @@ lr_yang_job_stages(const struct lr_yang_job_env *env, const struct lr_job *j,
             || (rc = lr_yang_job_term(st, mod, "last-layer", "%d",
                                       s->last + 1))
             || (rc = lyd_new_term(st, mod, "dc", c->dcs[s->dc].name, 0,
-                                  NULL))
-            || (rc = lr_yang_job_term(st, mod, "devices", "%d", s->g)))
+                                  NULL)))
+            goto cleanup;
+        /* No devices: layers a DC's agent planned, its stages private. */
+        if ((rc = s->g > 0
+                  ? lr_yang_job_term(st, mod, "devices", "%d", s->g)
+                  : lyd_new_term(st, mod, "private", "true", 0, NULL)))
             goto cleanup;
         if (tm && s->first >= 0 && s->last >= s->first
             && s->last < model->n_layers && s->g > 0

@@ -189,6 +189,12 @@ struct lr_config {
      * choice).  Unlisted ROADMs use default_driver. */
     int n_devices;
     struct sb_device_config devices[LR_CONFIG_MAX_DEVICES];
+    /* The coordinator's TLS material for the DC agents ("" when the
+     * file has no 'coordinator'), and its timeout in seconds. */
+    char coord_cert[LR_CONFIG_PATH_MAX];
+    char coord_key[LR_CONFIG_PATH_MAX];
+    char coord_ca[LR_CONFIG_PATH_MAX];
+    double coord_timeout;
     enum lr_config_log log;            /* stderr */
 };
 

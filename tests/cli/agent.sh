@@ -11,6 +11,7 @@
 #      frame; each a clear error, and the agents keep serving.
 # Agents are stopped by their PID, never by name.
 . "${srcdir:-.}/tests/cli/lib.sh"
+. "${srcdir:-.}/tests/cli/agentlib.sh"
 EQUIV=${EQUIV:-./tests/unit/test_agent_equiv}
 SEEDS=${LR_AGENT_SEEDS:-100}
 command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
@@ -20,23 +21,6 @@ PIDS=
 trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
 # ---- certificates: a CA, one per DC and the coordinator; another CA ----
-C=$tmp/certs
-mkdir -p "$C"
-mk_ca() {   # mk_ca NAME
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-        -keyout "$C/$1.key" -out "$C/$1.pem" -days 1 -subj "/CN=$1" \
-        -addext basicConstraints=critical,CA:TRUE \
-        -addext keyUsage=critical,keyCertSign 2>/dev/null
-}
-mk_cert() {   # mk_cert CA FILE NAME: CN and DNS SAN = NAME
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-        -keyout "$C/$2.key" -out "$C/$2.csr" -subj "/CN=$3" 2>/dev/null &&
-    printf 'subjectAltName=DNS:%s\nbasicConstraints=CA:FALSE\n' "$3" \
-        > "$C/$2.ext" &&
-    openssl x509 -req -in "$C/$2.csr" -CA "$C/$1.pem" -CAkey "$C/$1.key" \
-        -CAcreateserial -out "$C/$2.pem" -days 1 -extfile "$C/$2.ext" \
-        2>/dev/null
-}
 { mk_ca ca && mk_ca otherca && mk_cert ca dc1 dc1 && mk_cert ca dc2 dc2 &&
   mk_cert ca dc3 dc3 && mk_cert ca coordinator coordinator &&
   mk_cert otherca coordinator-other coordinator &&
@@ -57,8 +41,6 @@ fi
 
 # ---- three agents for the CLI ----
 # Private figures chosen to be recognisable in the records.
-A=$tmp/agents
-mkdir -p "$A"
 agent_file() {   # agent_file DC COUNT PEAK EFF MEM BW [CERT]
     cat > "$A/$1.json" <<EOF
 {"lightrail-agent:agent": {"dc": "$1",
@@ -73,27 +55,6 @@ agent_file dc1 8 123.457 0.4 32 23.456
 agent_file dc2 4 311.111 0.45 80 45.678
 agent_file dc3 4 987.654 0.4 80 67.891
 PRIVATE_NUMBERS="23456000000 45678000000 67891000000 123457000000000 311111000000000 987654000000000"
-
-start_agent() {   # start_agent NAME CONFIG [ARGS...]: sets APID, APORT
-    name=$1 cfg=$2
-    shift 2
-    mkdir -p "$A/$name.state"
-    rm -f "$A/$name.state/agent.port"
-    $LIGHTRAIL agent --config "$cfg" --listen 127.0.0.1:0 \
-        --state-dir "$A/$name.state" "$@" 2>> "$A/$name.log" &
-    APID=$!
-    PIDS="$PIDS $APID"
-    for i in $(seq 1 600); do
-        [ -s "$A/$name.state/agent.port" ] && break
-        kill -0 $APID 2>/dev/null || { echo "agent $name died:"; cat "$A/$name.log"; return 1; }
-        sleep 0.05
-    done
-    APORT=$(cat "$A/$name.state/agent.port")
-}
-stop_agent() {   # stop_agent PID: SIGTERM, wait, and its exit status
-    kill "$1" 2>/dev/null
-    wait "$1"
-}
 
 start_agent dc1 "$A/dc1.json" --record "$A/dc1.jsonl" && P1=$APORT && PID1=$APID
 start_agent dc2 "$A/dc2.json" --record "$A/dc2.jsonl" && P2=$APORT && PID2=$APID

@@ -1,0 +1,214 @@
+#!/bin/sh
+# lightraild as the coordinator of distributed CDynP (issue 7, section 3):
+# the metro network with dc1 planned by the daemon and dc2, dc3 by their
+# agents on 127.0.0.1 over mutual TLS.  The daemon's inventory gives the
+# remote DCs placeholder figures; the agents hold the real ones.
+#   1. a job is admitted with the remote layers private, its T equal to
+#      in-process CDynP over the real inventory, and each agent of the
+#      chain has committed (and reserved) its part under the job's name;
+#   2. the next job is planned over what the agents have left;
+#   3. deleting a job releases the agents' reservations;
+#   4. faults: an agent down, an agent too slow: the job blocked with the
+#      agent's reason, nothing held, no agent left with a reservation;
+#   5. refused: a non-CDynP algorithm, a remote inventory without the
+#      coordinator's TLS material.
+# Every process is ours, stopped by its PID.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "${srcdir:-.}/tests/cli/agentlib.sh"
+. "${srcdir:-.}/tests/cli/daemon.sh"
+command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
+trap 'kill -9 $PID $PIDS 2>/dev/null; rm -rf "$tmp"' EXIT
+
+{ mk_ca ca && mk_cert ca dc2 dc2 && mk_cert ca dc3 dc3 &&
+  mk_cert ca coordinator coordinator; } ||
+    { echo "skip: openssl cannot make certificates"; exit 77; }
+
+# The agents hold metro's real dc2 and dc3 (examples/clusters/metro.json).
+agent_file() {   # agent_file DC COUNT PEAK EFF MEM BW LAT
+    cat > "$A/$1.json" <<EOF
+{"lightrail-agent:agent": {"dc": "$1",
+  "device-type": {"peak-tflops": "$3", "efficiency": "$4", "memory-gb": "$5"},
+  "device-count": $2,
+  "intra-dc-bandwidth-gbytes-per-s": "$6", "intra-dc-latency-us": "$7",
+  "tls": {"certificate": "../certs/$1.pem", "key": "../certs/$1.key",
+          "ca": "../certs/ca.pem", "peer-name": ["coordinator"]}}}
+EOF
+}
+agent_file dc2 32 125 0.40 32 300 5
+agent_file dc3 8 989 0.40 80 900 3
+start_agent dc2 "$A/dc2.json" --record "$A/dc2.jsonl" && P2=$APORT && PID2=$APID
+start_agent dc3 "$A/dc3.json" --record "$A/dc3.jsonl" && P3=$APORT && PID3=$APID
+
+# The daemon's inventory: metro with dc2 and dc3 remote, their figures
+# replaced by placeholders it must never use.
+METRO=$(cd "$srcdir" && pwd)/examples/clusters/metro.json
+jq --argjson p2 "$P2" --argjson p3 "$P3" '
+  .["lightrail-compute:compute"]["device-type"] += [{"name": "placeholder",
+      "peak-tflops": "1", "efficiency": "0.01", "memory-gb": "1"}]
+  | .["lightrail-compute:compute"].dc |= map(
+      if .name == "dc2" or .name == "dc3" then
+        . + {"device-type": "placeholder", "device-count": 1,
+             "intra-dc-bandwidth-gbytes-per-s": "1",
+             "intra-dc-latency-us": "0",
+             "remote": {"address": "127.0.0.1",
+                        "port": (if .name == "dc2" then $p2 else $p3 end)}}
+      else . end)' "$METRO" > "$D/cluster.json"
+jq --arg c "$C" '.["lightrail-config:lightraild"] += {
+    "cluster-file": "cluster.json",
+    "coordinator": {"certificate": ($c + "/coordinator.pem"),
+                    "key": ($c + "/coordinator.key"),
+                    "ca": ($c + "/ca.pem"), "timeout": "1"}}' \
+    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+start_daemon || { notok "lightraild did not start"; lr_summary; exit 1; }
+
+# intent NAME GPUS-MIN GPUS-MAX [ALGORITHM] > file
+intent() {
+    printf '{"lightrail-job:job":[{"name":"%s","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":%s,"max":%s}%s}]}\n' \
+        "$1" "$2" "$3" "${4:+,\"algorithm\":\"$4\"}"
+}
+job_state() {   # job_state NAME: the job's JSON into $tmp/job (STATUS kept)
+    s=$STATUS
+    api GET "$JOBS/job=$1"
+    cp "$tmp/body" "$tmp/job"
+    STATUS=$s
+}
+jq_job() { jq -r ".[\"lightrail-job:job\"][0].state.$1" "$tmp/job"; }
+commits() {   # commits DC TAG: the agent's log lines committing TAG
+    grep -c "'$2' committed" "$A/$1.log"
+}
+
+# ---- 1. a job over the agents ----
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$METRO" --batch 32 \
+    --microbatch 1 --format json > "$tmp/inproc.json" 2> "$tmp/err"
+T_IN=$(jq .iteration_time_s "$tmp/inproc.json")
+intent j1 1 64 > "$tmp/j1.json"
+api POST "$JOBS" "$tmp/j1.json"
+job_state j1
+T_J1=$(jq_job '"iteration-time-s"')
+if [ "$STATUS" = 201 ] && [ "$(jq_job phase)" = active ] &&
+   awk -v a="$T_IN" -v b="$T_J1" 'BEGIN { d = a - b; exit !(d < 2e-6 && d > -2e-6) }'; then
+    ok "j1 active, T $T_J1 s = in-process CDynP over the real inventory ($T_IN s)"
+else
+    notok "j1: status $STATUS, phase $(jq_job phase), T $T_J1 vs $T_IN: $(jq_job reason)"
+fi
+# The remote DCs' entries are private (no devices), the local ones not.
+remote_dcs=$(jq -r '.["lightrail-job:job"][0].state.stage[]
+    | select(.private == true and (has("devices") | not)) | .dc' "$tmp/job" | sort -u | tr '\n' ' ')
+local_ok=$(jq '[.["lightrail-job:job"][0].state.stage[] | select(.dc == "dc1")
+    | (has("devices") and (has("private") | not))] | all' "$tmp/job")
+chain=$(jq -r '[.["lightrail-job:job"][0].state.stage[].dc] | unique | join(" ")' "$tmp/job")
+case "$chain" in
+    *dc2*|*dc3*) ;;
+    *) notok "j1's chain $chain uses no agent: the test proves nothing" ;;
+esac
+want_remote=$(echo "$chain" | tr ' ' '\n' | grep -v '^dc1$' | sort -u | tr '\n' ' ')
+if [ "$remote_dcs" = "$want_remote" ] && [ "$local_ok" = true ]; then
+    ok "j1's stages: $chain; private for the agents' DCs ($remote_dcs)"
+else
+    notok "j1's stages: private '$remote_dcs', want '$want_remote', local ok $local_ok: $(cat "$tmp/job")"
+fi
+# Each agent of the chain committed j1, once, and received a COMMIT with
+# exactly the documented fields.
+all=1
+for dc in $want_remote; do
+    [ "$(commits $dc j1)" -eq 1 ] || all=0
+    jq -e -s '[.[] | select(.type == "commit")] | length == 1 and
+        (.[0] | keys == ["assumed","first","id","job","last","objective","tag","type"]
+         and .tag == "j1")' "$A/$dc.jsonl" > /dev/null || all=0
+done
+[ $all = 1 ] && ok "the agents of $want_remote committed j1, one COMMIT each" ||
+    notok "commit of j1: $(grep -h "j1" "$A"/dc*.log | tail -4)"
+
+# ---- 2. the next job plans over what the agents have left ----
+intent j2 1 64 > "$tmp/j2.json"
+api POST "$JOBS" "$tmp/j2.json"
+job_state j2
+dc=$(echo "$want_remote" | cut -d' ' -f1)
+total=$(jq -r .["\"lightrail-agent:agent\""]["\"device-count\""] "$A/$dc.json")
+free=$(grep 'job .*devices free' "$A/$dc.log" | tail -1 | sed 's/.*(\([0-9]*\) of .*/\1/')
+if [ "$STATUS" = 201 ] && [ -n "$free" ] && [ "$free" -lt "$total" ]; then
+    ok "j2 ($(jq_job phase)) was planned by $dc over $free of its $total devices"
+else
+    notok "j2: status $STATUS, $dc free '$free' of $total"
+fi
+
+# ---- 3. delete releases ----
+api DELETE "$JOBS/job=j1"
+s1=$STATUS
+api DELETE "$JOBS/job=j2"
+released=1
+for dc in $want_remote; do
+    grep -q "'j1' released" "$A/$dc.log" || released=0
+done
+last_free=$(grep -h "released" "$A/$dc.log" | tail -1 | sed 's/.*, \([0-9]*\) of \([0-9]*\) free/\1 \2/')
+if [ "$s1" = 204 ] && [ "$STATUS" = 204 ] && [ $released = 1 ] &&
+   [ "$(echo $last_free | cut -d' ' -f1)" = "$(echo $last_free | cut -d' ' -f2)" ]; then
+    ok "deleting j1 and j2 released every reservation ($dc: $last_free free)"
+else
+    notok "delete: $s1/$STATUS, released $released, $dc: '$last_free'"
+fi
+
+# ---- 4. faults: no partial state ----
+# expect_blocked NAME WANT: the job is blocked with WANT in its reason, no
+# agent committed it, and the daemon's state is consistent.
+expect_blocked() {
+    intent "$1" 1 64 > "$tmp/$1.json"
+    api POST "$JOBS" "$tmp/$1.json"
+    job_state "$1"
+    n=0
+    for dc in dc2 dc3; do n=$((n + $(commits $dc "$1"))); done
+    reason=$(jq_job reason)
+    if [ "$STATUS" = 201 ] && [ "$(jq_job phase)" = blocked ] &&
+       echo "$reason" | grep -F -q -- "$2" && [ $n -eq 0 ] &&
+       [ "$(jq '.["lightrail-job:job"][0].state | has("lightpath") or has("gpus")' "$tmp/job")" = false ]; then
+        ok "$1 blocked, holding nothing: $reason"
+    else
+        notok "$1: status $STATUS, phase $(jq_job phase), commits $n, reason '$reason', want '$2'"
+    fi
+}
+stop_agent $PID3
+expect_blocked j3 "agent dc3 unreachable: connect to 127.0.0.1 port $P3"
+# Too slow: the same port, every answer 3 s late; the timeout is 1 s.
+LISTEN=127.0.0.1:$P3 start_agent dc3-slow "$A/dc3.json" --delay-ms 3000 && PID3=$APID
+expect_blocked j4 "agent dc3"
+grep -q "timed out\|timeout" "$tmp/job" && ok "j4's reason names the timeout" ||
+    notok "j4's reason: $(jq_job reason)"
+stop_agent $PID3
+# Back to normal: the same agent answers in time, and the job is admitted.
+LISTEN=127.0.0.1:$P3 start_agent dc3-again "$A/dc3.json" && PID3=$APID
+intent j5 1 64 > "$tmp/j5.json"
+api POST "$JOBS" "$tmp/j5.json"
+job_state j5
+[ "$(jq_job phase)" = active ] && ok "after the agent is back, j5 is active" ||
+    notok "j5: $(jq_job phase): $(jq_job reason)"
+stop_daemon
+if $CHECK --config "$D/lightraild.json" > "$tmp/check" 2>&1; then
+    ok "lightrail-check: store and devices agree after the faults"
+else
+    notok "lightrail-check: $(cat "$tmp/check")"
+fi
+
+# ---- 5. refused ----
+start_daemon
+intent j6 1 64 exact > "$tmp/j6.json"
+api POST "$JOBS" "$tmp/j6.json"
+if [ "$STATUS" = 400 ] && grep -q "ask for cdynp" "$tmp/body"; then
+    ok "algorithm exact over agents' DCs: 400, $(jq -r '.. | ."error-message"? // empty' "$tmp/body")"
+else
+    notok "exact: status $STATUS: $(cat "$tmp/body")"
+fi
+stop_daemon
+# A remote inventory and no coordinator: the daemon will not start.
+jq 'del(.["lightrail-config:lightraild"].coordinator)
+    | .["lightrail-config:lightraild"]["state-dir"] = "state2"' \
+    "$D/lightraild.json" > "$D/nocoord.json"
+$LIGHTRAILD --config "$D/nocoord.json" --foreground > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] && grep -q "coordinator" "$tmp/err"; then
+    ok "no coordinator TLS for a remote inventory: exit $rc, $(tail -1 "$tmp/err")"
+else
+    notok "no coordinator: exit $rc, $(cat "$tmp/err")"
+fi
+
+for p in $PID2 $PID3; do stop_agent $p; done
+lr_summary
