@@ -191,6 +191,16 @@ lr_yang_cluster_build(const struct lys_module *mod,
             && (rc = lyd_new_term(n, mod, "attachment-node", d->attach_node,
                                   0, NULL)))
             return rc;
+        struct lyd_node *r;
+        if (d->remote_port > 0
+            && ((rc = lyd_new_inner(n, mod, "remote", 0, &r))
+                || (rc = lyd_new_term(r, mod, "address", d->remote_address,
+                                      0, NULL))
+                || (rc = lr_yang_state_term(r, mod, "port", "%d",
+                                            d->remote_port))
+                || (rc = lyd_new_term(r, mod, "certificate-name",
+                                      d->remote_name, 0, NULL))))
+            return rc;
     }
     for (int i = 0; i < c->n_links; i++) {
         const struct lr_dc_link *l = &c->links[i];

@@ -77,6 +77,17 @@ commits() {   # commits DC TAG: the agent's log lines committing TAG
     grep -c "'$2' committed" "$A/$1.log"
 }
 
+# The inventory the daemon serves keeps who is remote (a GET-edit-PUT
+# round trip must not turn the agents' DCs into local placeholders).
+api GET /restconf/data/lightrail-compute:compute
+if [ "$STATUS" = 200 ] && jq -e --argjson p2 "$P2" '[.["lightrail-compute:compute"].dc[]
+      | {(.name): (.remote.port // 0)}] | add == {"dc1": 0, "dc2": $p2, "dc3": '"$P3"'}' \
+      "$tmp/body" > /dev/null; then
+    ok "GET compute: dc2 and dc3 remote, dc1 not"
+else
+    notok "GET compute: $STATUS $(head -c 400 "$tmp/body")"
+fi
+
 # ---- 1. a job over the agents ----
 $LIGHTRAIL plan --model gpt-1.9b --cluster "$METRO" --batch 32 \
     --microbatch 1 --format json > "$tmp/inproc.json" 2> "$tmp/err"

@@ -718,6 +718,9 @@ same_cluster(const struct lr_cluster *a, const struct lr_cluster *b)
         CU_ASSERT_EQUAL(x->intra_bw, y->intra_bw);
         CU_ASSERT_EQUAL(x->intra_latency, y->intra_latency);
         CU_ASSERT_STRING_EQUAL(x->attach_node, y->attach_node);
+        CU_ASSERT_STRING_EQUAL(x->remote_address, y->remote_address);
+        CU_ASSERT_EQUAL(x->remote_port, y->remote_port);
+        CU_ASSERT_STRING_EQUAL(x->remote_name, y->remote_name);
     }
     for (int i = 0; i < a->n_links; i++) {
         CU_ASSERT_EQUAL(a->links[i].a, b->links[i].a);
@@ -727,13 +730,15 @@ same_cluster(const struct lr_cluster *a, const struct lr_cluster *b)
     }
 }
 
-/* man3 (no attachment nodes) and metro (with them) print and load back
- * to the very same numbers. */
+/* man3 (no attachment nodes), metro (with them) and metro-agents (DCs
+ * planned by their agents) print and load back to the very same
+ * numbers and addresses. */
 static void
 test_cluster_round_trip(void)
 {
     static const char *const files[] = {
         "examples/clusters/man3.json", "examples/clusters/metro.json",
+        "examples/clusters/metro-agents.json",
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         struct lr_cluster *a = NULL, *b = NULL;
@@ -760,6 +765,14 @@ test_cluster_round_trip(void)
             CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"peak-tflops\": "
                                                 "\"125.0\""));
             CU_ASSERT_PTR_NULL(strstr(text, "attachment-node"));
+            CU_ASSERT_PTR_NULL(strstr(text, "remote"));
+        }
+        if (i == 2) {
+            /* The certificate name defaults to the DC's and is printed. */
+            CU_ASSERT_EQUAL(a->dcs[1].remote_port, 7002);
+            CU_ASSERT_STRING_EQUAL(b->dcs[1].remote_name, "dc2");
+            CU_ASSERT_STRING_EQUAL(b->dcs[2].remote_name, "agent-dc3");
+            CU_ASSERT_EQUAL(b->dcs[0].remote_port, 0);
         }
         free(text);
         lr_cluster_free(a);
