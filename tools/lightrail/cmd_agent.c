@@ -831,15 +831,11 @@ parse_args(int argc, char **argv, struct agent_opts *o)
             usage(stdout);
             return -1;
         default:
-            lr_cli_err(CMD, "unknown or incomplete option '%s' "
-                       "(see lightrail agent --help)", argv[optind - 1]);
-            return LR_EXIT_USAGE;
+            return lr_cli_bad_option(CMD, argv, optind);
         }
     }
-    if (optind < argc) {
-        lr_cli_err(CMD, "unexpected argument '%s' (see --help)", argv[optind]);
+    if (lr_cli_extra_args(CMD, argc, argv, optind))
         return LR_EXIT_USAGE;
-    }
     if (!o->config || !o->listen) {
         lr_cli_err(CMD, "--config FILE and --listen ADDR:PORT are required");
         return LR_EXIT_USAGE;

@@ -185,19 +185,15 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
             client_usage(stdout, c);
             return -1;
         default:
-            lr_cli_err(o->cmd, "unknown or incomplete option '%s' (see "
-                       "lightrail %s --help)", argv[optind - 1], o->cmd);
-            return LR_EXIT_USAGE;
+            return lr_cli_bad_option(o->cmd, argv, optind);
         }
         if (count) {
             o->submit_opts = true;
             if (lr_cli_parse_long(optarg, 1, 2147483647, count))
                 bad = "a count wants a positive whole number";
         }
-        if (bad) {
-            lr_cli_err(o->cmd, "%s, not '%s'", bad, optarg);
-            return LR_EXIT_USAGE;
-        }
+        if (bad)
+            return lr_cli_bad_value(o->cmd, bad, optarg);
     }
     o->args = argv + optind;
     o->n_args = argc - optind;

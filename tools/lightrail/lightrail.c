@@ -53,6 +53,31 @@ lr_cli_err(const char *cmd, const char *fmt, ...)
 }
 
 int
+lr_cli_bad_option(const char *cmd, char *const *argv, int optind_)
+{
+    lr_cli_err(cmd, "unknown or incomplete option '%s' (see lightrail %s "
+               "--help)", argv[optind_ - 1], cmd);
+    return LR_EXIT_USAGE;
+}
+
+int
+lr_cli_bad_value(const char *cmd, const char *why, const char *value)
+{
+    lr_cli_err(cmd, "%s, not '%s'", why, value);
+    return LR_EXIT_USAGE;
+}
+
+int
+lr_cli_extra_args(const char *cmd, int argc, char *const *argv, int optind_)
+{
+    if (optind_ >= argc)
+        return 0;
+    lr_cli_err(cmd, "unexpected argument '%s' (see lightrail %s --help)",
+               argv[optind_], cmd);
+    return LR_EXIT_USAGE;
+}
+
+int
 lr_cli_parse_long(const char *s, long lo, long hi, long *out)
 {
     char *end;

@@ -74,6 +74,17 @@ int lr_cli_parse_double(const char *s, double lo, double hi, double *out);
 /* Monotonic wall-clock seconds. */
 double lr_cli_now(void);
 
+/* The refusals every getopt_long() loop ends with, one line each on
+ * stderr; each returns LR_EXIT_USAGE (lr_cli_extra_args: 0 when nothing
+ * is left).  Pass getopt's optind: lr_cli_bad_option names the option it
+ * refused (unknown, or missing its value), lr_cli_bad_value says why a
+ * value is wrong ("--batch wants ..., not 'x'"), lr_cli_extra_args names
+ * the first operand left after the options. */
+int lr_cli_bad_option(const char *cmd, char *const *argv, int optind_);
+int lr_cli_bad_value(const char *cmd, const char *why, const char *value);
+int lr_cli_extra_args(const char *cmd, int argc, char *const *argv,
+                      int optind_);
+
 /* Prints "lightrail CMD: <message>\n" to stderr. */
 void lr_cli_err(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
