@@ -21,6 +21,19 @@
 #include <stdlib.h>
 #include <CUnit/Basic.h>
 
+/* $srcdir/rel (the test's input files), in one of a few rotating
+ * buffers: up to four results may be used at once. */
+static inline const char *
+src(const char *rel)
+{
+    static char bufs[4][1024];
+    static int next;
+    const char *dir = getenv("srcdir");
+    char *b = bufs[next++ % 4];
+    snprintf(b, sizeof bufs[0], "%s/%s", dir && *dir ? dir : ".", rel);
+    return b;
+}
+
 #define LR_TEST_MAIN(suite_name, test_table)                                 \
     LR_TEST_MAIN_WITH(suite_name, test_table, NULL, NULL)
 

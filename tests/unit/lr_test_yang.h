@@ -1,6 +1,7 @@
 /*
- * What the YANG tests share: one libyang context for the suite, input
- * files found under $srcdir, and whole files read into memory.
+ * What the YANG tests share: one libyang context for the suite and
+ * whole files read into memory (input files under $srcdir: src() of
+ * tests/lr_test.h).
  * Include it before tests/lr_test.h and hand suite_setup/suite_teardown
  * to LR_TEST_MAIN_WITH.
  */
@@ -30,18 +31,6 @@ suite_teardown(void)
 {
     lr_yang_ctx_free(ctx);
     return 0;
-}
-
-/* $srcdir/rel, in one of a few rotating buffers. */
-static const char *
-src(const char *rel)
-{
-    static char bufs[4][1024];
-    static int next;
-    const char *dir = getenv("srcdir");
-    char *b = bufs[next++ % 4];
-    snprintf(b, sizeof bufs[0], "%s/%s", dir && *dir ? dir : ".", rel);
-    return b;
 }
 
 /* The text of the file at 'path'; the caller frees it. */

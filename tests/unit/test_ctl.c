@@ -21,17 +21,6 @@ static struct lr_topo *topo;
 static struct lr_cluster *cluster;
 static char dir[128], db[200], devdir[200];
 
-static const char *
-src(const char *rel)
-{
-    static char buf[4][1024];
-    static int i;
-    const char *top = getenv("srcdir");
-    i = (i + 1) % 4;
-    snprintf(buf[i], sizeof buf[i], "%s/%s", top ? top : ".", rel);
-    return buf[i];
-}
-
 static int
 setup(void)
 {
