@@ -777,6 +777,58 @@ lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
     ap->why[0] = '\0';
 }
 
+/* The first agent among parties[0..n-1] that failed, as "agent DC
+ * unreachable: why" (or "failed" when it answered but refused); 'err'
+ * when none says why. */
+static int
+agent_failure(const struct lr_cluster *cl,
+              struct lr_cdynp_party *const *parties, int err, char *why,
+              size_t len)
+{
+    snprintf(why, len, "a data center failed: %s", strerror(err));
+    for (int k = 0; k < cl->n_dcs; k++) {
+        const char *e = lr_agent_party_is(parties[k])
+                        ? lr_agent_party_error(parties[k]) : NULL;
+        if (e) {
+            snprintf(why, len, "agent %s %s: %s", cl->dcs[k].name,
+                     lr_agent_party_connected(parties[k]) ? "failed"
+                                                          : "unreachable",
+                     e);
+            break;
+        }
+    }
+    return err;
+}
+
+int
+lr_agent_plan(const struct lr_cluster *cl,
+              struct lr_cdynp_party *const *parties,
+              const struct lr_cdynp_options *opts,
+              const struct lr_cdynp_view *view, struct lr_cdynp_result *res,
+              struct lr_plan *plan, enum lr_tm_why *verdict, char *why,
+              size_t len)
+{
+    lr_agent_parties_connect(parties, cl->n_dcs);
+    for (int k = 0; k < cl->n_dcs; k++) {
+        double flops;
+        if (!lr_agent_party_is(parties[k]))
+            continue;
+        int e = parties[k]->cls->compute(parties[k], &flops);
+        if (e)
+            return agent_failure(cl, parties, e, why, len);
+        if (strcmp(lr_agent_party_dc_name(parties[k]), cl->dcs[k].name)) {
+            snprintf(why, len, "the agent at %s port %d serves data center "
+                     "'%s', not '%s'", cl->dcs[k].remote_address,
+                     cl->dcs[k].remote_port,
+                     lr_agent_party_dc_name(parties[k]), cl->dcs[k].name);
+            return EINVAL;
+        }
+    }
+    int perr = 0;
+    *verdict = lr_cdynp_plan_parties(view, parties, opts, res, plan, &perr);
+    return perr ? agent_failure(cl, parties, perr, why, len) : 0;
+}
+
 const char *
 lr_agent_party_error(const struct lr_cdynp_party *p)
 {

@@ -38,6 +38,7 @@
 #include <stdio.h>
 
 #include "planner/lr_cdynp.h"
+#include "planner/lr_cluster.h"
 
 struct lr_wire_msg;
 
@@ -82,6 +83,26 @@ int lr_agent_party_release(struct lr_cdynp_party *, const char *tag);
  * the failure (sticky, as above).  Optional: a party connects on its
  * first call anyway, but one after the other. */
 void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
+
+/* CDynP over 'parties' (one per DC of 'cl', by index: the agent parties
+ * of its remote DCs, in-process parties for the others), as a coordinator
+ * runs it: every agent's handshake at once, then HELLO in DC order, so
+ * that an agent that cannot be reached is named before any planning and
+ * an agent serving another DC than 'cl' says is caught; then
+ * lr_cdynp_plan_parties() with 'opts' (may be NULL).  The agents must
+ * have their job set (lr_agent_party_set_job()).
+ * Returns 0 with the planner's verdict in '*verdict' (and 'res', 'plan'
+ * as lr_cdynp_plan_parties() fills them); or, with one line in
+ * why[len]: EINVAL when an agent serves another DC ("the agent at ADDR
+ * port P serves data center 'X', not 'Y'"), or the errno of the first
+ * agent that failed ("agent DC unreachable: connect to ...: Connection
+ * refused", "agent DC failed: ..."). */
+int lr_agent_plan(const struct lr_cluster *cl,
+                  struct lr_cdynp_party *const *parties,
+                  const struct lr_cdynp_options *opts,
+                  const struct lr_cdynp_view *view,
+                  struct lr_cdynp_result *res, struct lr_plan *plan,
+                  enum lr_tm_why *verdict, char *why, size_t len);
 
 /* The reason of the party's last failure, e.g. "connect to
  * 127.0.0.1:7001: Connection refused", or NULL when it has not failed

@@ -360,7 +360,7 @@ plan_with_agents(struct lr_ctl *c, const struct lr_tm *tm,
     struct lr_cdynp_party *parties[LR_TM_MAX_DCS] = { NULL };
     struct lr_plan *local = malloc(sizeof *local);
     enum lr_tm_why verdict = LR_TM_DEVICES;
-    int n = c->cluster->n_dcs, perr = 0;
+    int n = c->cluster->n_dcs;
     snprintf(why, len, "out of memory");
     if (!local)
         return verdict;
@@ -372,45 +372,10 @@ plan_with_agents(struct lr_ctl *c, const struct lr_tm *tm,
             goto cleanup;
         }
     }
-    /* Every handshake at once, then HELLO: an agent that serves another
-     * DC than the inventory says is caught before it plans. */
-    lr_agent_parties_connect(parties, n);
-    for (int k = 0; k < n; k++) {
-        double flops;
-        if (!c->agent[k])
-            continue;
-        int e = parties[k]->cls->compute(parties[k], &flops);
-        if (!e && strcmp(lr_agent_party_dc_name(parties[k]),
-                         c->cluster->dcs[k].name)) {
-            snprintf(why, len, "agent %s: %s port %d serves data center "
-                     "'%s'; fix the inventory's remote address",
-                     c->cluster->dcs[k].name, c->cluster->dcs[k].remote_address,
-                     c->cluster->dcs[k].remote_port,
-                     lr_agent_party_dc_name(parties[k]));
-            goto cleanup;
-        }
-        if (e) {
-            perr = e;
-            break;
-        }
-    }
     struct lr_cdynp_view view = lr_cdynp_view_of(tm);
-    if (!perr)
-        verdict = lr_cdynp_plan_parties(&view, parties, NULL, res, local,
-                                         &perr);
-    if (perr) {
+    if (lr_agent_plan(c->cluster, parties, NULL, &view, res, local,
+                      &verdict, why, len)) {
         verdict = LR_TM_DEVICES;
-        snprintf(why, len, "a data center failed: %s", strerror(perr));
-        for (int k = 0; k < n; k++) {
-            const char *e = c->agent[k] ? lr_agent_party_error(c->agent[k])
-                                        : NULL;
-            if (e) {
-                snprintf(why, len, "agent %s %s: %s", c->cluster->dcs[k].name,
-                         lr_agent_party_connected(c->agent[k])
-                         ? "failed" : "unreachable", e);
-                break;
-            }
-        }
         goto cleanup;
     }
     if (verdict != LR_TM_OK) {

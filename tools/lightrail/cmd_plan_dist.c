@@ -123,25 +123,6 @@ result_json(const struct lr_plan_dist *d, const struct lr_tm *tm,
     return j;
 }
 
-/* The first agent that failed, as "agent DC unreachable: why". */
-static void
-report_party_error(const struct lr_cluster *cl,
-                   struct lr_cdynp_party *const *parties, int perr)
-{
-    for (int k = 0; k < cl->n_dcs; k++) {
-        const char *why = lr_agent_party_is(parties[k])
-                          ? lr_agent_party_error(parties[k]) : NULL;
-        if (!why)
-            continue;
-        lr_cli_err(CMD, "no plan: agent %s %s: %s", cl->dcs[k].name,
-                   lr_agent_party_connected(parties[k]) ? "failed"
-                                                        : "unreachable",
-                   why);
-        return;
-    }
-    lr_cli_err(CMD, "no plan: a data center failed: %s", strerror(perr));
-}
-
 int
 lr_plan_distributed(const struct lr_plan_dist *d, const struct lr_tm *tm,
                     const struct lr_cluster *cl)
@@ -194,39 +175,21 @@ lr_plan_distributed(const struct lr_plan_dist *d, const struct lr_tm *tm,
     }
 
     double t0 = lr_cli_now();
-    /* Every handshake at once, then HELLO in DC order: an unreachable
-     * agent is named before any planning starts, and an agent that
-     * serves another DC than the cluster file says is caught. */
-    lr_agent_parties_connect(parties, cl->n_dcs);
-    for (int k = 0; k < cl->n_dcs; k++) {
-        double flops;
-        if (!lr_agent_party_is(parties[k]))
-            continue;
-        int e = parties[k]->cls->compute(parties[k], &flops);
-        if (e) {
-            report_party_error(cl, parties, e);
-            rc = LR_EXIT_INFEASIBLE;
-            goto cleanup;
-        }
-        if (strcmp(lr_agent_party_dc_name(parties[k]), cl->dcs[k].name)) {
-            lr_cli_err(CMD, "%s: the agent at %s port %d serves data "
-                       "center '%s', not '%s'", d->cluster_file,
-                       cl->dcs[k].remote_address, cl->dcs[k].remote_port,
-                       lr_agent_party_dc_name(parties[k]), cl->dcs[k].name);
-            rc = LR_EXIT_USAGE;
-            goto cleanup;
-        }
-    }
     struct lr_cdynp_options co = {
         .window = d->window, .order = d->order, .n_order = d->n_order,
     };
-    int perr = 0;
     struct lr_cdynp_view view = lr_cdynp_view_of(tm);
-    enum lr_tm_why why = lr_cdynp_plan_parties(&view, parties, &co, res, plan,
-                                               &perr);
+    enum lr_tm_why why = LR_TM_OK;
+    int e = lr_agent_plan(cl, parties, &co, &view, res, plan, &why, err,
+                          sizeof err);
     double search = lr_cli_now() - t0;
-    if (perr) {
-        report_party_error(cl, parties, perr);
+    if (e == EINVAL) {
+        lr_cli_err(CMD, "%s: %s", d->cluster_file, err);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (e) {
+        lr_cli_err(CMD, "no plan: %s", err);
         rc = LR_EXIT_INFEASIBLE;
         goto cleanup;
     }
