@@ -588,24 +588,35 @@ ap_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
     return 0;
 }
 
+/* FINISH, or COMMIT under 'tag': the same layers, the same answer. */
+static int
+finish_request(struct agent_party *ap, enum lr_wire_type type,
+               enum lr_cdynp_objective obj, int assumed, int first, int last,
+               const char *tag, int *n_stages)
+{
+    int rc = ensure_job(ap);
+    if (rc)
+        return rc;
+    struct lr_wire_msg req = {
+        .type = type, .job = ap->job, .objective = obj,
+        .assumed = assumed, .first = first, .last = last,
+    }, ans;
+    if (tag)
+        snprintf(req.name, sizeof req.name, "%s", tag);
+    if ((rc = exchange(ap, &req, LR_WIRE_FINISH_OK, &ans)))
+        return rc;
+    *n_stages = ans.n_stages;
+    return 0;
+}
+
 /* The stages stay with the agent: 'plan' is left alone. */
 static int
 ap_finish(struct lr_cdynp_party *p, enum lr_cdynp_objective obj, int assumed,
           int first, int last, int dc_index, struct lr_plan *plan,
           int *n_stages)
 {
-    struct agent_party *ap = ap_of(p);
-    int rc = ensure_job(ap);
-    if (rc)
-        return rc;
-    struct lr_wire_msg req = {
-        .type = LR_WIRE_FINISH, .job = ap->job, .objective = obj,
-        .assumed = assumed, .first = first, .last = last,
-    }, ans;
-    if ((rc = exchange(ap, &req, LR_WIRE_FINISH_OK, &ans)))
-        return rc;
-    *n_stages = ans.n_stages;
-    return 0;
+    return finish_request(ap_of(p), LR_WIRE_FINISH, obj, assumed, first,
+                          last, NULL, n_stages);
 }
 
 int
@@ -613,19 +624,8 @@ lr_agent_party_commit(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
                       int assumed, int first, int last, const char *tag,
                       int *n_stages)
 {
-    struct agent_party *ap = ap_of(p);
-    int rc = ensure_job(ap);
-    if (rc)
-        return rc;
-    struct lr_wire_msg req = {
-        .type = LR_WIRE_COMMIT, .job = ap->job, .objective = obj,
-        .assumed = assumed, .first = first, .last = last,
-    }, ans;
-    snprintf(req.name, sizeof req.name, "%s", tag);
-    if ((rc = exchange(ap, &req, LR_WIRE_FINISH_OK, &ans)))
-        return rc;
-    *n_stages = ans.n_stages;
-    return 0;
+    return finish_request(ap_of(p), LR_WIRE_COMMIT, obj, assumed, first,
+                          last, tag, n_stages);
 }
 
 int

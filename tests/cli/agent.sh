@@ -41,16 +41,6 @@ fi
 
 # ---- three agents for the CLI ----
 # Private figures chosen to be recognisable in the records.
-agent_file() {   # agent_file DC COUNT PEAK EFF MEM BW [CERT]
-    cat > "$A/$1.json" <<EOF
-{"lightrail-agent:agent": {"dc": "$1",
-  "device-type": {"peak-tflops": "$3", "efficiency": "$4", "memory-gb": "$5"},
-  "device-count": $2,
-  "intra-dc-bandwidth-gbytes-per-s": "$6", "intra-dc-latency-us": "5",
-  "tls": {"certificate": "../certs/${7:-$1}.pem", "key": "../certs/${7:-$1}.key",
-          "ca": "../certs/ca.pem", "peer-name": ["coordinator"]}}}
-EOF
-}
 agent_file dc1 8 123.457 0.4 32 23.456
 agent_file dc2 4 311.111 0.45 80 45.678
 agent_file dc3 4 987.654 0.4 80 67.891

@@ -22,6 +22,20 @@ mk_cert() {   # mk_cert CA FILE NAME: CN and DNS SAN = NAME
         -CAcreateserial -out "$C/$2.pem" -days 1 -extfile "$C/$2.ext" \
         2>/dev/null
 }
+# agent_file DC COUNT PEAK EFF MEM BW [CERT [LATENCY]]: $A/DC.json, a
+# lightrail-agent file for DC with certificate $C/CERT.pem (default: DC's)
+# and an intra-DC latency of LATENCY us (default 5); the coordinator may
+# connect.
+agent_file() {
+    cat > "$A/$1.json" <<EOF
+{"lightrail-agent:agent": {"dc": "$1",
+  "device-type": {"peak-tflops": "$3", "efficiency": "$4", "memory-gb": "$5"},
+  "device-count": $2,
+  "intra-dc-bandwidth-gbytes-per-s": "$6", "intra-dc-latency-us": "${8:-5}",
+  "tls": {"certificate": "../certs/${7:-$1}.pem", "key": "../certs/${7:-$1}.key",
+          "ca": "../certs/ca.pem", "peer-name": ["coordinator"]}}}
+EOF
+}
 # start_agent NAME CONFIG [ARGS...]: sets APID, APORT.  It listens on
 # $LISTEN, any free port of 127.0.0.1 when unset.
 start_agent() {

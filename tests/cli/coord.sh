@@ -24,18 +24,8 @@ trap 'kill -9 $PID $PIDS 2>/dev/null; rm -rf "$tmp"' EXIT
     { echo "skip: openssl cannot make certificates"; exit 77; }
 
 # The agents hold metro's real dc2 and dc3 (examples/clusters/metro.json).
-agent_file() {   # agent_file DC COUNT PEAK EFF MEM BW LAT
-    cat > "$A/$1.json" <<EOF
-{"lightrail-agent:agent": {"dc": "$1",
-  "device-type": {"peak-tflops": "$3", "efficiency": "$4", "memory-gb": "$5"},
-  "device-count": $2,
-  "intra-dc-bandwidth-gbytes-per-s": "$6", "intra-dc-latency-us": "$7",
-  "tls": {"certificate": "../certs/$1.pem", "key": "../certs/$1.key",
-          "ca": "../certs/ca.pem", "peer-name": ["coordinator"]}}}
-EOF
-}
-agent_file dc2 32 125 0.40 32 300 5
-agent_file dc3 8 989 0.40 80 900 3
+agent_file dc2 32 125 0.40 32 300 dc2 5
+agent_file dc3 8 989 0.40 80 900 dc3 3
 start_agent dc2 "$A/dc2.json" --record "$A/dc2.jsonl" && P2=$APORT && PID2=$APID
 start_agent dc3 "$A/dc3.json" --record "$A/dc3.jsonl" && P3=$APORT && PID3=$APID
 
