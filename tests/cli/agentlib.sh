@@ -47,11 +47,8 @@ start_agent() {
         --state-dir "$A/$name.state" "$@" 2>> "$A/$name.log" &
     APID=$!
     PIDS="$PIDS $APID"
-    for i in $(seq 1 600); do
-        [ -s "$A/$name.state/agent.port" ] && break
-        kill -0 $APID 2>/dev/null || { echo "agent $name died:"; cat "$A/$name.log"; return 1; }
-        sleep 0.05
-    done
+    await_file "$A/$name.state/agent.port" $APID "$A/$name.log" \
+        "agent $name" 600 || return 1
     APORT=$(cat "$A/$name.state/agent.port")
 }
 stop_agent() {   # stop_agent PID: SIGTERM, wait, and its exit status

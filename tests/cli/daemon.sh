@@ -30,11 +30,7 @@ start_daemon() {
     rm -f "$D/state/lightraild.port"
     $LIGHTRAILD --config "$D/lightraild.json" --foreground 2>> "$D/log" &
     PID=$!
-    for i in $(seq 1 100); do
-        [ -s "$D/state/lightraild.port" ] && break
-        kill -0 $PID 2>/dev/null || { echo "lightraild died:"; cat "$D/log"; return 1; }
-        sleep 0.05
-    done
+    await_file "$D/state/lightraild.port" $PID "$D/log" lightraild || return 1
     PORT=$(cat "$D/state/lightraild.port")
     URL=https://127.0.0.1:$PORT
 }

@@ -27,6 +27,17 @@ expect_bad() {
     fi
 }
 
+# await_file FILE PID LOG WHAT [TRIES]: waits (50 ms steps, 100 tries by
+# default) until the server PID writes FILE; 1, with LOG shown, when it
+# died first.
+await_file() {
+    for i in $(seq 1 "${5:-100}"); do
+        [ -s "$1" ] && return 0
+        kill -0 "$2" 2>/dev/null || { echo "$4 died:"; cat "$3"; return 1; }
+        sleep 0.05
+    done
+}
+
 lr_summary() {
     echo "lr-test: $pass passed, $fail failed"
     [ "$fail" -eq 0 ]
