@@ -1,0 +1,259 @@
+/*
+ * sb_linux: the emulated data plane against the real kernel (root only;
+ * exit 77, "skipped", when not root or when network namespaces cannot
+ * be made).  Every namespace is made under a prefix of this process's
+ * own ("t" + pid), so that parallel runs never meet, and removed by the
+ * tests themselves; tests/cli/emulate.sh checks from outside that
+ * nothing is left.
+ *
+ * What it asserts: bad configurations and bad lightpaths are refused
+ * with a message and leave nothing; the DC namespaces exist while the
+ * handle lives and are gone after sb_linux_free(); a lightpath's pair is
+ * made, refused twice, removed, and its interfaces never appear in the
+ * host's namespace; tbf holds a TCP transfer to the set rate (the wire
+ * rate from the link counters within 10% of the rate, the best of three
+ * runs, since a loaded machine can only make it slower, never faster);
+ * the counters count what the probe sent; leftovers of a crashed run are
+ * removed by sb_linux_cleanup().
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "southbound/sb_linux.h"
+#include "tests/lr_test.h"
+
+static char prefix[16];
+static const char *const two[] = { "dcA", "dcB" };
+
+static bool
+ns_exists(const char *dc)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/run/netns/%s-%s", prefix, dc);
+    return access(path, F_OK) == 0;
+}
+
+static struct sb_linux *
+make(double scale)
+{
+    struct sb_linux_config cfg = { prefix, scale, 2, two };
+    struct sb_linux *lx = NULL;
+    char err[256];
+    int rc = sb_linux_new(&cfg, &lx, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "sb_linux_new: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    return lx;
+}
+
+static void
+test_bad_config(void)
+{
+    struct sb_linux *lx = NULL;
+    char err[256];
+    struct sb_linux_config bad_prefix = { "Bad-Prefix", 1, 2, two };
+    CU_ASSERT_EQUAL(sb_linux_new(&bad_prefix, &lx, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "prefix"));
+    static const char *const slash[] = { "dcA", "d/c" };
+    struct sb_linux_config bad_dc = { prefix, 1, 2, slash };
+    CU_ASSERT_EQUAL(sb_linux_new(&bad_dc, &lx, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "d/c"));
+    struct sb_linux_config none = { prefix, 1, 0, two };
+    CU_ASSERT_EQUAL(sb_linux_new(&none, &lx, err, sizeof err), EINVAL);
+    struct sb_linux_config neg = { prefix, -1, 2, two };
+    CU_ASSERT_EQUAL(sb_linux_new(&neg, &lx, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(lx);
+    CU_ASSERT_FALSE(ns_exists("dcA"));
+    CU_ASSERT_FALSE(ns_exists("dcB"));
+}
+
+static void
+test_namespaces(void)
+{
+    struct sb_linux *lx = make(1);
+    CU_ASSERT_TRUE(ns_exists("dcA"));
+    CU_ASSERT_TRUE(ns_exists("dcB"));
+    char want[64];
+    snprintf(want, sizeof want, "%s-dcB", prefix);
+    CU_ASSERT_STRING_EQUAL(sb_linux_dc_ns(lx, 1), want);
+    CU_ASSERT_PTR_NULL(sb_linux_dc_ns(lx, 2));
+    sb_linux_free(lx);
+    CU_ASSERT_FALSE(ns_exists("dcA"));
+    CU_ASSERT_FALSE(ns_exists("dcB"));
+}
+
+static void
+test_links(void)
+{
+    struct sb_linux *lx = make(1);
+    char err[256];
+    struct sb_linux_link l, *all = NULL;
+    int n = -1;
+    CU_ASSERT_EQUAL(sb_linux_add(lx, "j1/lp1", 0, 1, 100, err, sizeof err),
+                    0);
+    CU_ASSERT_EQUAL(sb_linux_add(lx, "j1/lp1", 1, 0, 100, err, sizeof err),
+                    EEXIST);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "j1/lp1"));
+    CU_ASSERT_EQUAL(sb_linux_add(lx, "j1/lp2", 0, 0, 100, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_EQUAL(sb_linux_add(lx, "j1/lp2", 0, 5, 100, err, sizeof err),
+                    EINVAL);
+    /* 100 Tb/s at 1 Mb/s per Gb/s is beyond tbf's 32-bit rate. */
+    CU_ASSERT_EQUAL(sb_linux_add(lx, "j1/lp2", 1, 0, 1e5, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "scale"));
+    CU_ASSERT_EQUAL(sb_linux_add(lx, "j1/lp2", 1, 0, 200, err, sizeof err),
+                    0);
+    CU_ASSERT_EQUAL(sb_linux_links(lx, &all, &n), 0);
+    CU_ASSERT_EQUAL(n, 2);
+    free(all);
+    CU_ASSERT_EQUAL(sb_linux_get(lx, "j1/lp1", &l), 0);
+    CU_ASSERT_EQUAL(l.from_dc, 0);
+    CU_ASSERT_EQUAL(l.to_dc, 1);
+    CU_ASSERT_DOUBLE_EQUAL(l.rate_bps, 100e6, 1);
+    CU_ASSERT_STRING_EQUAL(l.src_addr, "10.77.0.1");
+    CU_ASSERT_STRING_EQUAL(l.dst_addr, "10.77.0.2");
+    /* Both ends live in the DCs' namespaces, never in ours. */
+    CU_ASSERT_EQUAL(if_nametoindex(l.src_if), 0);
+    CU_ASSERT_EQUAL(if_nametoindex(l.dst_if), 0);
+    CU_ASSERT_EQUAL(sb_linux_sample(lx, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sb_linux_get(lx, "j1/lp1", &l), 0);
+    CU_ASSERT_NOT_EQUAL(l.sampled_ms, 0);
+    CU_ASSERT_EQUAL(sb_linux_remove(lx, "j1/lp1", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sb_linux_remove(lx, "j1/lp1", err, sizeof err), ENOENT);
+    CU_ASSERT_EQUAL(sb_linux_get(lx, "j1/lp1", &l), ENOENT);
+    /* The freed slot is reused: the same name, a new pair. */
+    CU_ASSERT_EQUAL(sb_linux_add(lx, "j1/lp1", 0, 1, 100, err, sizeof err),
+                    0);
+    CU_ASSERT_EQUAL(sb_linux_get(lx, "j1/lp1", &l), 0);
+    CU_ASSERT_STRING_EQUAL(l.src_addr, "10.77.0.1");
+    sb_linux_free(lx);
+}
+
+static void
+test_shaping(void)
+{
+    struct sb_linux *lx = make(1);
+    char err[256];
+    const uint64_t bytes = 4000000;
+    double best_wire = 0, worst_wire = 1e18;
+    CU_ASSERT_EQUAL_FATAL(sb_linux_add(lx, "j/lp1", 0, 1, 100, err,
+                                       sizeof err), 0);
+    for (int run = 0; run < 3; run++) {
+        struct sb_linux_link before, after;
+        double t = 0, goodput = 0;
+        CU_ASSERT_EQUAL(sb_linux_sample(lx, err, sizeof err), 0);
+        sb_linux_get(lx, "j/lp1", &before);
+        int rc = sb_linux_probe(lx, "j/lp1", bytes, NULL, &t, &goodput, err,
+                                sizeof err);
+        if (rc)
+            fprintf(stderr, "probe: %s\n", err);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        CU_ASSERT_EQUAL(sb_linux_sample(lx, err, sizeof err), 0);
+        sb_linux_get(lx, "j/lp1", &after);
+        uint64_t wire = after.tx_bytes - before.tx_bytes;
+        /* Every payload byte crossed, with its headers. */
+        CU_ASSERT(wire >= bytes);
+        CU_ASSERT(after.rx_bytes - before.rx_bytes >= bytes);
+        CU_ASSERT(after.tx_packets > before.tx_packets);
+        CU_ASSERT_EQUAL(after.tx_errors, 0);
+        CU_ASSERT_EQUAL(after.rx_errors, 0);
+        double wire_bps = (double) wire * 8 / t;
+        printf("\nrun %d: %.3f s, goodput %.2f Mb/s, wire %.2f Mb/s "
+               "(set 100)", run, t, goodput / 1e6, wire_bps / 1e6);
+        if (wire_bps > best_wire)
+            best_wire = wire_bps;
+        if (wire_bps < worst_wire)
+            worst_wire = wire_bps;
+    }
+    /* The shaper never lets more through than the rate, plus its 64 KB
+     * bucket (1.3% of 4 MB here). */
+    CU_ASSERT(worst_wire <= 100e6 * 1.10);
+    CU_ASSERT(best_wire <= 100e6 * 1.10);
+    CU_ASSERT(best_wire >= 100e6 * 0.90);
+    sb_linux_free(lx);
+}
+
+static void
+test_probe_errors(void)
+{
+    struct sb_linux *lx = make(1);
+    char err[256];
+    double t;
+    CU_ASSERT_EQUAL(sb_linux_probe(lx, "nope", 10, NULL, &t, NULL, err,
+                                   sizeof err), ENOENT);
+    CU_ASSERT_EQUAL(sb_linux_add(lx, "j/lp1", 0, 1, 100, err, sizeof err),
+                    0);
+    CU_ASSERT_EQUAL(sb_linux_probe(lx, "j/lp1", 0, NULL, &t, NULL, err,
+                                   sizeof err), EINVAL);
+    int stop = 1;
+    CU_ASSERT_EQUAL(sb_linux_probe(lx, "j/lp1", 1000000, &stop, &t, NULL,
+                                   err, sizeof err), EINTR);
+    sb_linux_free(lx);
+}
+
+static void
+test_cleanup(void)
+{
+    /* A run that died without sb_linux_free(): its namespaces stay. */
+    struct sb_linux *lx = make(1);
+    char err[256];
+    CU_ASSERT_EQUAL(sb_linux_add(lx, "j/lp1", 0, 1, 100, err, sizeof err),
+                    0);
+    /* A second handle with the same prefix clears the first's leftovers
+     * (the first's descriptors still hold the namespaces alive, as a
+     * crashed process's would not). */
+    int removed = -1;
+    CU_ASSERT_EQUAL(sb_linux_cleanup(prefix, &removed, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(removed, 2);
+    CU_ASSERT_FALSE(ns_exists("dcA"));
+    CU_ASSERT_EQUAL(sb_linux_cleanup(prefix, &removed, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(removed, 0);
+    CU_ASSERT_EQUAL(sb_linux_cleanup("BAD", &removed, err, sizeof err),
+                    EINVAL);
+    sb_linux_free(lx);
+}
+
+static CU_TestInfo tests[] = {
+    { "bad configurations make nothing", test_bad_config },
+    { "a namespace per DC, removed on free", test_namespaces },
+    { "lightpaths: add, refuse, remove", test_links },
+    { "tbf holds TCP to the rate", test_shaping },
+    { "probe errors", test_probe_errors },
+    { "cleanup of leftovers", test_cleanup },
+    CU_TEST_INFO_NULL,
+};
+
+/* LR_TEST_MAIN's main() under another name, so that ours can skip. */
+#define main lr_test_main
+int lr_test_main(void);
+LR_TEST_MAIN("sb_linux", tests)
+#undef main
+
+int
+main(void)
+{
+    snprintf(prefix, sizeof prefix, "t%d", (int) getpid() % 10000000);
+    if (geteuid() != 0) {
+        printf("skipped: the emulated data plane needs root\n");
+        return 77;
+    }
+    /* Can this process make a network namespace at all (a container
+     * without CAP_SYS_ADMIN cannot)?  Try in a child. */
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(unshare(CLONE_NEWNET) ? 1 : 0);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0) {
+        printf("skipped: network namespaces are unavailable here\n");
+        return 77;
+    }
+    return lr_test_main();
+}
