@@ -14,6 +14,7 @@
 #include "planner/lr_cdynp.h"
 #include "planner/lr_exact.h"
 #include "planner/lr_util.h"
+#include "southbound/sb_linux.h"
 
 /* Rates tried for a lightpath, best first (Gb/s). */
 static const double lr_ctl_rates[] = { 400, 200, 100 };
@@ -68,6 +69,7 @@ struct lr_ctl {
     char agent_cert[1024], agent_key[1024], agent_ca[1024];
     double agent_timeout;
     bool inspect;             /* lr_ctl_config.inspect: no agents either */
+    struct sb_linux *dp;              /* borrowed, may be NULL */
 };
 
 static int
@@ -271,6 +273,52 @@ provision(struct lr_ctl *c, const struct lr_job *job, char *err,
             char ignore[256];
             unprovision(c, job, ignore, sizeof ignore);
             return EIO;
+        }
+    }
+    return 0;
+}
+
+/* ---- the emulated data plane ---- */
+
+/* The data plane's name of lightpath 'k': the name of its channels. */
+static void
+lp_name(const struct lr_job *job, int k, char *out, size_t len)
+{
+    snprintf(out, len, "%s/lp%d", job->intent.name, k + 1);
+}
+
+/* Removes the job's pairs (missing ones are fine); the first error. */
+static int
+dp_remove(struct lr_ctl *c, const struct lr_job *job, char *err,
+          size_t errlen)
+{
+    int first_err = 0;
+    for (int k = 0; c->dp && k < job->n_lightpaths; k++) {
+        char name[SB_NAME_MAX], e[256];
+        lp_name(job, k, name, sizeof name);
+        int rc = sb_linux_remove(c->dp, name, e, sizeof e);
+        if (rc && rc != ENOENT && !first_err)
+            first_err = fail(err, errlen, rc, "%s", e);
+    }
+    return first_err;
+}
+
+/* Makes the job's pairs, all or nothing; 'exist_ok' for recovery. */
+static int
+dp_add(struct lr_ctl *c, const struct lr_job *job, bool exist_ok, char *err,
+       size_t errlen)
+{
+    for (int k = 0; c->dp && k < job->n_lightpaths; k++) {
+        const struct lr_lightpath *lp = &job->lp[k];
+        char name[SB_NAME_MAX], e[512];
+        lp_name(job, k, name, sizeof name);
+        int rc = sb_linux_add(c->dp, name, lp->from_dc, lp->to_dc,
+                              lp->capacity_gbps, e, sizeof e);
+        if (rc && !(exist_ok && rc == EEXIST)) {
+            char ignore[256];
+            dp_remove(c, job, ignore, sizeof ignore);
+            return fail(err, errlen, EIO, "the emulated data plane refused "
+                        "the lightpaths: %s", e);
         }
     }
     return 0;
@@ -705,9 +753,14 @@ lr_ctl_submit(struct lr_ctl *c, const struct lr_intent *intent,
         return 0;
     }
 
-    /* 6. The devices, all or nothing. */
+    /* 6. The devices, all or nothing, then the emulated data plane. */
     char why[512];
-    if (provision(c, job, why, sizeof why)) {
+    int prc = provision(c, job, why, sizeof why);
+    if (!prc && (prc = dp_add(c, job, false, why, sizeof why))) {
+        char ignore[256];
+        unprovision(c, job, ignore, sizeof ignore);
+    }
+    if (prc) {
         unbook(c, job);
         release_remote(c, job);
         job->phase = LR_JOB_FAILED;
@@ -749,7 +802,9 @@ lr_ctl_delete(struct lr_ctl *c, const char *name, char *err, size_t errlen)
             return fail(err, errlen, EIO, "store: %s",
                         lr_store_error(c->store));
         j->phase = LR_JOB_RELEASING;
-        int rc = unprovision(c, &job, err, errlen);
+        int rc = dp_remove(c, &job, err, errlen);
+        if (!rc)
+            rc = unprovision(c, &job, err, errlen);
         if (rc)
             return rc;   /* stays releasing: recovery finishes it */
         unbook(c, &job);
@@ -1029,6 +1084,18 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
             return fail(err, errlen, EBUSY, "job %s holds resources of the "
                         "current network; delete the active jobs before "
                         "replacing it", c->jobs[i].intent.name);
+    /* The data plane has a namespace per DC of the cluster it was made
+     * for, index for index. */
+    for (int k = 0; c->dp && k < c->cluster->n_dcs; k++) {
+        const char *ns = sb_linux_dc_ns(c->dp, k), *dash = ns ? strchr(ns, '-')
+                                                              : NULL;
+        if (cluster->n_dcs != c->cluster->n_dcs || !dash
+            || strcmp(dash + 1, cluster->dcs[k].name))
+            return fail(err, errlen, EINVAL, "the emulated data plane was "
+                        "made for the data centers of the current "
+                        "inventory; keep their names and order, or restart "
+                        "lightraild with the new inventory");
+    }
     /* Keep the old network until the new one stands. */
     struct lr_ctl old = *c;
     c->topo = NULL;
@@ -1096,6 +1163,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
         case LR_JOB_SUBMITTED:
         case LR_JOB_PLANNED:
             /* Interrupted before it was active: roll back. */
+            dp_remove(c, j, e, sizeof e);
             unprovision(c, j, e, sizeof e);
             release_remote(c, j);
             j->phase = LR_JOB_FAILED;
@@ -1112,6 +1180,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
             remember_job(c, j);
             break;
         case LR_JOB_RELEASING:
+            dp_remove(c, j, e, sizeof e);
             unprovision(c, j, e, sizeof e);
             release_remote(c, j);
             if (lr_store_delete_job(c->store, j->intent.name))
@@ -1128,6 +1197,11 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
                           j->intent.name);
                 break;
             }
+            /* A data plane starts empty: make the pairs again.  One that
+             * cannot be made is reported; the job stays active on its
+             * ROADMs, which are what it holds. */
+            if (dp_add(c, j, true, e, sizeof e))
+                say(&buf, &len, "job %s: %s", j->intent.name, e);
             remember_job(c, j);
             break;
         case LR_JOB_BLOCKED:
@@ -1177,6 +1251,7 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
         rc = fail(err, errlen, ENOMEM, "out of memory");
         goto fail;
     }
+    c->dp = cfg->dataplane;
     if (cfg->n_devices)
         memcpy(c->dev_cfg, cfg->devices,
                (size_t) cfg->n_devices * sizeof *c->dev_cfg);
@@ -1244,6 +1319,7 @@ const struct lr_ctl_counters *lr_ctl_counters(const struct lr_ctl *c)
 {
     return &c->counters;
 }
+struct sb_linux *lr_ctl_dataplane(const struct lr_ctl *c) { return c->dp; }
 
 const char *
 lr_ctl_slot_owner(const struct lr_ctl *c, int link, int slot)

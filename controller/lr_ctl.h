@@ -38,6 +38,12 @@
  * coordinator cannot evaluate private stages).  A job that ends failed or
  * is deleted gets RELEASE too (best effort: an agent that cannot be
  * reached keeps its reservation until it restarts).
+ * With an emulated data plane (southbound/sb_linux.h), step 6 also makes
+ * every lightpath a shaped veth pair between the DCs' namespaces, after
+ * the ROADMs and with the same all-or-nothing: a pair that cannot be
+ * made undoes the pairs and the channels already made.  Release removes
+ * the pairs before the channels; recovery re-makes the pairs of active
+ * jobs (a data plane starts empty).
  * Recovery (lr_ctl_new): jobs caught in provisioning are rolled back
  * (failed, "interrupted by a restart"), jobs caught in releasing are
  * finished, and every device is reconciled with the store.
@@ -62,6 +68,8 @@
 #include "planner/lr_topo.h"
 #include "southbound/sb_driver.h"
 
+struct sb_linux;
+
 struct lr_ctl;
 
 struct lr_ctl_config {
@@ -79,6 +87,9 @@ struct lr_ctl_config {
      * DCs remote; 'agent_timeout_s' bounds each exchange (0: 5 s). */
     const char *agent_cert, *agent_key, *agent_ca;
     double agent_timeout_s;
+    /* The emulated data plane, or NULL (borrowed: it must outlive the
+     * controller).  Its DCs are the cluster's, index for index. */
+    struct sb_linux *dataplane;
     /* Inspect only: load what the store says without recovering or
      * touching a device, so that lr_ctl_check() judges the state a
      * crash or a stop left (tools and tests). */
@@ -130,6 +141,8 @@ const struct lr_cluster *lr_ctl_cluster(const struct lr_ctl *);
 const struct lr_rsa *lr_ctl_rsa(const struct lr_ctl *);
 const int *lr_ctl_gpus_used(const struct lr_ctl *);   /* per DC */
 const struct lr_ctl_counters *lr_ctl_counters(const struct lr_ctl *);
+/* The emulated data plane (borrowed), or NULL. */
+struct sb_linux *lr_ctl_dataplane(const struct lr_ctl *);
 /* The job holding slot 'slot' of link 'link', or NULL. */
 const char *lr_ctl_slot_owner(const struct lr_ctl *, int link, int slot);
 

@@ -23,6 +23,7 @@
 
 #include "config.h"
 #include "tools/lightrail/lr_cli.h"
+#include "tools/lightrail/lr_demo_emulate.h"
 #include "tools/lightrail/lr_tls_selfsigned.h"
 
 #define CMD "demo"
@@ -52,6 +53,8 @@ usage(FILE *f)
 {
     fprintf(f,
 "usage: lightrail demo [--format text|json] [--keep] [--lightraild PATH]\n"
+"       lightrail demo --emulate [--format text|json] [--scale MBPS]\n"
+"                      [--prefix NAME]\n"
 "\n"
 "Starts lightraild on embedded defaults (a 6-ROADM metro ring with three\n"
 "data centers, dummy ROADMs) in a temporary state directory, admits %d\n"
@@ -62,7 +65,25 @@ usage(FILE *f)
 "                    jobs_blocked, jobs_failed, lightpaths, jobs)\n"
 "  --keep            keep the temporary directory (state, log, config)\n"
 "  --lightraild PATH the daemon to start (default: beside this program,\n"
-"                    then %s/lightraild, then $PATH)\n", N_SAMPLES, SBINDIR);
+"                    then %s/lightraild, then $PATH)\n"
+"\n"
+"  --emulate         (root) run the controller core in this process with the\n"
+"                    emulated data plane: a network namespace per DC, a\n"
+"                    tbf-shaped veth pair per lightpath; admit sample jobs,\n"
+"                    send each inter-DC boundary's per-microbatch\n"
+"                    activations over TCP on its lightpath, and print the\n"
+"                    measured time beside the time model's prediction\n"
+"                    (JSON: boundaries[] with predicted_s and measured_s).\n"
+"                    Propagation delay is modelled, not emulated (no netem).\n"
+"                    Everything is removed on exit and on Ctrl-C.\n"
+"  --scale MBPS      real Mb/s per emulated Gb/s (default 1: 400 Gb/s is\n"
+"                    shaped at 400 Mb/s); measured times are scaled back\n"
+"  --prefix NAME     namespaces NAME-DC, interfaces NAMEv<N>a/b (default lr;\n"
+"                    1-8 of a-z 0-9); leftovers with it are removed first\n"
+"\n"
+"Exit status: 0 done, 2 bad option, 3 the emulation cannot run here (not\n"
+"root, no namespaces) or a probe failed, 1 interrupted or internal error.\n",
+            N_SAMPLES, SBINDIR);
 }
 
 static int
@@ -141,10 +162,15 @@ lr_cmd_demo(int argc, char **argv)
         { "format", required_argument, NULL, 'f' },
         { "keep", no_argument, NULL, 'k' },
         { "lightraild", required_argument, NULL, 'l' },
+        { "emulate", no_argument, NULL, 'e' },
+        { "scale", required_argument, NULL, 's' },
+        { "prefix", required_argument, NULL, 'p' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int json = 0, keep = 0, c, rc = LR_EXIT_FAIL;
+    int json = 0, keep = 0, emulate = 0, c, rc = LR_EXIT_FAIL;
+    struct lr_demo_emulate emu = { 0, 1.0, "lr" };
+    char *end;
     const char *daemon_path = NULL;
     optind = 1;
     opterr = 0;
@@ -160,12 +186,33 @@ lr_cmd_demo(int argc, char **argv)
             break;
         case 'k': keep = 1; break;
         case 'l': daemon_path = optarg; break;
+        case 'e': emulate = 1; break;
+        case 's':
+            errno = 0;
+            emu.scale = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(emu.scale > 0)
+                || emu.scale > 10000) {
+                lr_cli_err(CMD, "--scale wants real Mb/s per emulated Gb/s, "
+                           "more than 0 and at most 10000, not '%s'", optarg);
+                return LR_EXIT_USAGE;
+            }
+            break;
+        case 'p': emu.prefix = optarg; break;
         case 'h': usage(stdout); return LR_EXIT_OK;
         default:
             lr_cli_err(CMD, "unknown option '%s' (see --help)",
                        argv[optind - 1]);
             return LR_EXIT_USAGE;
         }
+    }
+    if (optind < argc) {
+        lr_cli_err(CMD, "unexpected argument '%s' (see --help)",
+                   argv[optind]);
+        return LR_EXIT_USAGE;
+    }
+    if (emulate) {
+        emu.json = json;
+        return lr_demo_emulate(&emu);
     }
 
     char dir[] = "/tmp/lightrail-demo-XXXXXX", path[PATH_MAX + 64];
