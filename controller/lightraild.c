@@ -11,6 +11,13 @@
  *
  * In the state directory it writes lightraild.pid and lightraild.port
  * (the port bound, useful with port 0) once it serves.
+ *
+ * With the emulated data plane configured (container emulation), it
+ * makes the DC namespaces before the controller recovers (recovery
+ * re-makes the active jobs' lightpaths in them), samples their link
+ * counters every telemetry interval from a timer of the loop (a netlink
+ * dump per link: microseconds, so it may run in a callback), and removes
+ * every namespace when it stops.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -29,6 +36,7 @@
 #include "controller/lr_log.h"
 #include "controller/lr_store.h"
 #include "northbound/nb_restconf.h"
+#include "southbound/sb_linux.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
 
@@ -116,7 +124,26 @@ struct daemon {
     struct event_base *base;
     struct nb_server *srv;
     struct event *sigterm, *sigint;
+    struct event *telemetry;      /* NULL without a data plane */
+    struct lr_ctl *ctl;
+    bool telemetry_failing;       /* logged once until it recovers */
 };
+
+static void
+on_telemetry(evutil_socket_t fd, short what, void *arg)
+{
+    struct daemon *d = arg;
+    char err[512];
+    (void) fd;
+    (void) what;
+    if (lr_ctl_sample(d->ctl, err, sizeof err)) {
+        if (!d->telemetry_failing)
+            lr_log(LR_LOG_WARN, "telemetry: %s", err);
+        d->telemetry_failing = true;
+    } else {
+        d->telemetry_failing = false;
+    }
+}
 
 static void
 on_signal(evutil_socket_t sig, short what, void *arg)
@@ -163,6 +190,7 @@ main(int argc, char **argv)
     struct lr_topo *topo = NULL;
     struct lr_cluster *cluster = NULL;
     struct lr_ctl *ctl = NULL;
+    struct sb_linux *dp = NULL;
     struct daemon d = { 0 };
     char err[2048], *topo_json = NULL, *cluster_json = NULL, *report = NULL;
     struct nb_app app = { 0 };
@@ -199,8 +227,22 @@ main(int argc, char **argv)
             goto cleanup;
         }
     }
+    if (cfg->emulation) {
+        const char *names[LR_TM_MAX_DCS];
+        for (int k = 0; k < cluster->n_dcs && k < LR_TM_MAX_DCS; k++)
+            names[k] = cluster->dcs[k].name;
+        struct sb_linux_config lc = { cfg->emu_prefix, cfg->emu_scale,
+                                      cluster->n_dcs, names };
+        if (sb_linux_new(&lc, &dp, err, sizeof err)) {
+            lr_log(LR_LOG_ERR, "emulation: %s", err);
+            goto cleanup;
+        }
+        lr_log(LR_LOG_INFO, "emulated data plane: %d namespaces %s-*, "
+               "%g Mb/s per Gb/s", cluster->n_dcs, cfg->emu_prefix,
+               cfg->emu_scale);
+    }
     struct lr_ctl_config cc = {
-        .db_path = db, .topo = topo, .cluster = cluster,
+        .db_path = db, .topo = topo, .cluster = cluster, .dataplane = dp,
         .topo_json = topo_json, .cluster_json = cluster_json,
         .default_driver = cfg->default_driver, .dummy_dir = cfg->dummy_dir,
         .devices = cfg->devices, .n_devices = cfg->n_devices,
@@ -246,6 +288,17 @@ main(int argc, char **argv)
     d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
     event_add(d.sigterm, NULL);
     event_add(d.sigint, NULL);
+    d.ctl = ctl;
+    if (dp) {
+        struct timeval every = { cfg->telemetry_ms / 1000,
+                                 (cfg->telemetry_ms % 1000) * 1000 };
+        d.telemetry = event_new(d.base, -1, EV_PERSIST, on_telemetry, &d);
+        if (!d.telemetry || event_add(d.telemetry, &every)) {
+            lr_log(LR_LOG_ERR, "cannot start the telemetry timer");
+            goto cleanup;
+        }
+        on_telemetry(-1, 0, &d);
+    }
     write_small_file(cfg->state_dir, "lightraild.pid", (long) getpid());
     write_small_file(cfg->state_dir, "lightraild.port",
                      nb_server_port(d.srv));
@@ -261,10 +314,13 @@ cleanup:
         event_free(d.sigterm);
     if (d.sigint)
         event_free(d.sigint);
+    if (d.telemetry)
+        event_free(d.telemetry);
     nb_server_free(d.srv);
     if (d.base)
         event_base_free(d.base);
     lr_ctl_free(ctl);
+    sb_linux_free(dp);
     free(report);
     free(topo_json);
     free(cluster_json);

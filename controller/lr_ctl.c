@@ -70,6 +70,11 @@ struct lr_ctl {
     double agent_timeout;
     bool inspect;             /* lr_ctl_config.inspect: no agents either */
     struct sb_linux *dp;              /* borrowed, may be NULL */
+    /* Telemetry (lr_ctl_sample): the last sample of each emulated
+     * lightpath and, per DC pair, what it measured. */
+    struct lr_ctl_emulated *emu;
+    int n_emu;
+    struct lr_telemetry *tel;
 };
 
 static int
@@ -322,6 +327,105 @@ dp_add(struct lr_ctl *c, const struct lr_job *job, bool exist_ok, char *err,
         }
     }
     return 0;
+}
+
+/* ---- telemetry ---- */
+
+static struct lr_counter_sample
+counters_of(const struct sb_linux_link *l)
+{
+    return (struct lr_counter_sample) {
+        l->tx_bytes, l->tx_packets,
+        l->tx_dropped + l->rx_dropped + l->qdisc_drops, l->sampled_ms,
+    };
+}
+
+/* The modelled delay of lightpath 'name' ("JOB/lpK"), 0 if unknown. */
+static double
+lp_delay(struct lr_ctl *c, const char *name)
+{
+    for (int i = 0; i < c->n_jobs; i++)
+        for (int k = 0; k < c->jobs[i].n_lightpaths; k++) {
+            char n[SB_NAME_MAX];
+            lp_name(&c->jobs[i], k, n, sizeof n);
+            if (!strcmp(n, name))
+                return c->jobs[i].lp[k].length_km * LR_CTL_S_PER_KM;
+        }
+    return 0;
+}
+
+int
+lr_ctl_sample(struct lr_ctl *c, char *err, size_t errlen)
+{
+    if (!c->dp)
+        return 0;
+    int rc = sb_linux_sample(c->dp, err, errlen);
+    struct sb_linux_link *links = NULL;
+    int n = 0;
+    if (sb_linux_links(c->dp, &links, &n))
+        return fail(err, errlen, ENOMEM, "out of memory");
+    struct lr_ctl_emulated *emu = calloc((size_t) n + 1, sizeof *emu);
+    if (!emu) {
+        free(links);
+        return fail(err, errlen, ENOMEM, "out of memory");
+    }
+    /* Emulated bytes per real byte: the shaper runs at gbps x scale
+     * Mb/s. */
+    double scale = 1000 / sb_linux_scale(c->dp);
+    lr_telemetry_reset(c->tel, c->cluster->n_dcs);
+    for (int i = 0; i < n; i++) {
+        struct lr_ctl_emulated *e = &emu[i];
+        e->link = links[i];
+        e->delay_s = lp_delay(c, links[i].name);
+        for (int j = 0; j < c->n_emu; j++) {
+            if (strcmp(c->emu[j].link.name, links[i].name))
+                continue;
+            struct lr_counter_sample b = counters_of(&c->emu[j].link),
+                                     a = counters_of(&links[i]);
+            double th, loss;
+            if (!lr_telemetry_measure(&b, &a, scale, &th, &loss)) {
+                e->measured = true;
+                e->throughput_bps = th * 8;
+            } else if (c->emu[j].measured && a.ms == b.ms) {
+                /* Sampled twice in a millisecond: keep the last rates. */
+                e->measured = true;
+                e->throughput_bps = c->emu[j].throughput_bps;
+                loss = c->emu[j].loss;
+            } else {
+                break;
+            }
+            e->loss = loss;
+            break;
+        }
+        if (e->measured)
+            lr_telemetry_add(c->tel, e->link.from_dc, e->link.to_dc,
+                             e->link.gbps * 1e9 / 8, e->throughput_bps / 8,
+                             e->loss, e->delay_s);
+    }
+    free(links);
+    free(c->emu);
+    c->emu = emu;
+    c->n_emu = n;
+    return rc;
+}
+
+int
+lr_ctl_emulated_links(const struct lr_ctl *c, struct lr_ctl_emulated **out,
+                      int *n)
+{
+    *out = malloc(((size_t) c->n_emu + 1) * sizeof **out);
+    if (!*out)
+        return ENOMEM;
+    if (c->n_emu)
+        memcpy(*out, c->emu, (size_t) c->n_emu * sizeof **out);
+    *n = c->n_emu;
+    return 0;
+}
+
+const struct lr_telemetry *
+lr_ctl_telemetry(const struct lr_ctl *c)
+{
+    return c->tel;
 }
 
 /* ---- admission ---- */
@@ -1235,6 +1339,7 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     if (!c)
         return fail(err, errlen, ENOMEM, "out of memory");
     c->memo = calloc(LR_CTL_MEMO, sizeof *c->memo);
+    c->tel = calloc(1, sizeof *c->tel);
     snprintf(c->default_driver, sizeof c->default_driver, "%s",
              cfg->default_driver ? cfg->default_driver : "dummy");
     if (cfg->dummy_dir && strlen(cfg->dummy_dir) >= sizeof c->dummy_dir) {
@@ -1247,7 +1352,7 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
              cfg->dummy_dir ? cfg->dummy_dir : ".");
     c->n_dev_cfg = cfg->n_devices;
     c->dev_cfg = calloc((size_t) cfg->n_devices + 1, sizeof *c->dev_cfg);
-    if (!c->memo || !c->dev_cfg) {
+    if (!c->memo || !c->dev_cfg || !c->tel) {
         rc = fail(err, errlen, ENOMEM, "out of memory");
         goto fail;
     }
@@ -1305,6 +1410,8 @@ lr_ctl_free(struct lr_ctl *c)
     free(c->jobs);
     free(c->memo);
     free(c->dev_cfg);
+    free(c->emu);
+    free(c->tel);
     free(c);
 }
 

@@ -66,9 +66,9 @@
 #include "planner/lr_cluster.h"
 #include "planner/lr_rsa.h"
 #include "planner/lr_topo.h"
+#include "planner/lr_telemetry.h"
 #include "southbound/sb_driver.h"
-
-struct sb_linux;
+#include "southbound/sb_linux.h"
 
 struct lr_ctl;
 
@@ -143,6 +143,30 @@ const int *lr_ctl_gpus_used(const struct lr_ctl *);   /* per DC */
 const struct lr_ctl_counters *lr_ctl_counters(const struct lr_ctl *);
 /* The emulated data plane (borrowed), or NULL. */
 struct sb_linux *lr_ctl_dataplane(const struct lr_ctl *);
+
+/* One emulated lightpath as the last sample saw it. */
+struct lr_ctl_emulated {
+    struct sb_linux_link link;    /* the counters */
+    bool measured;                /* two samples apart: the rates are set */
+    double throughput_bps;        /* emulated bits/s over the interval */
+    double loss;                  /* dropped / offered packets */
+    double delay_s;               /* modelled (5 us per km), no netem */
+};
+
+/* Telemetry: reads the data plane's counters (sb_linux_sample()) and
+ * turns the change since the previous call into throughput and loss per
+ * lightpath and per DC pair (planner/lr_telemetry.h).  Without a data
+ * plane it does nothing.  lightraild calls it every telemetry interval. */
+int lr_ctl_sample(struct lr_ctl *, char *err, size_t errlen);
+
+/* The lightpaths of the last sample, in a new array the caller frees
+ * with free(). */
+int lr_ctl_emulated_links(const struct lr_ctl *, struct lr_ctl_emulated **out,
+                          int *n);
+
+/* The last sample per DC pair, for a telemetry-aware scorer
+ * (lr_telemetry_score()); borrowed, valid until the next sample. */
+const struct lr_telemetry *lr_ctl_telemetry(const struct lr_ctl *);
 /* The job holding slot 'slot' of link 'link', or NULL. */
 const char *lr_ctl_slot_owner(const struct lr_ctl *, int link, int slot);
 

@@ -218,6 +218,7 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
                                          sizeof *links);
     struct lr_state_channel *ch = calloc((size_t) total + 1, sizeof *ch);
     struct lr_state_dc *dcs = calloc((size_t) cl->n_dcs + 1, sizeof *dcs);
+    struct lr_state_emulated *em = NULL;
     char *out = NULL, err[512];
     if (!links || !ch || !dcs) {
         nb_error(resp, 500, "resource-denied", NULL, "out of memory");
@@ -251,10 +252,45 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
         dcs[k].devices = cl->dcs[k].n_devices;
         dcs[k].in_use = gpus[k];
     }
+    struct lr_ctl_emulated *emu = NULL;
+    int n_emu = 0;
+    if (lr_ctl_emulated_links(app->ctl, &emu, &n_emu)) {
+        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        goto cleanup;
+    }
+    em = calloc((size_t) n_emu + 1, sizeof *em);
+    if (!em) {
+        free(emu);
+        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        goto cleanup;
+    }
+    for (int i = 0; i < n_emu; i++) {
+        const struct sb_linux_link *l = &emu[i].link;
+        struct lr_state_emulated *e = &em[i];
+        snprintf(e->lightpath, sizeof e->lightpath, "%s", l->name);
+        snprintf(e->from, sizeof e->from, "%s", cl->dcs[l->from_dc].name);
+        snprintf(e->to, sizeof e->to, "%s", cl->dcs[l->to_dc].name);
+        snprintf(e->ns, sizeof e->ns, "%s", l->src_ns);
+        snprintf(e->ifname, sizeof e->ifname, "%s", l->src_if);
+        e->capacity_gbps = l->gbps;
+        e->shaped_bps = (uint64_t) l->rate_bps;
+        e->tx_bytes = l->tx_bytes;
+        e->tx_packets = l->tx_packets;
+        e->rx_bytes = l->rx_bytes;
+        e->rx_packets = l->rx_packets;
+        e->errors = l->tx_errors + l->rx_errors;
+        e->drops = l->tx_dropped + l->rx_dropped;
+        e->qdisc_drops = l->qdisc_drops;
+        e->measured = emu[i].measured;
+        e->throughput_bps = (uint64_t) emu[i].throughput_bps;
+        e->loss = emu[i].loss;
+        e->delay_us = emu[i].delay_s * 1e6;
+    }
+    free(emu);
     const struct lr_ctl_counters *cn = lr_ctl_counters(app->ctl);
     struct lr_state_view v = {
         .n_links = t->n_links, .links = links, .n_dcs = cl->n_dcs,
-        .dcs = dcs,
+        .dcs = dcs, .n_emulated = n_emu, .emulated = em,
         .counters = { .admissions = cn->admissions, .blocks = cn->blocks,
                       .deletes = cn->deletes },
     };
@@ -272,6 +308,7 @@ cleanup:
     free(links);
     free(ch);
     free(dcs);
+    free(em);
     free(jobs);
 }
 
@@ -329,6 +366,81 @@ put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
     }
 }
 
+/* A Prometheus label value: backslash, quote and newline escaped. */
+static void
+label_escape(const char *in, char *out, size_t len)
+{
+    size_t o = 0;
+    for (; *in && o + 3 < len; in++) {
+        if (*in == '\\' || *in == '"' || *in == '\n') {
+            out[o++] = '\\';
+            out[o++] = *in == '\n' ? 'n' : *in;
+        } else {
+            out[o++] = *in;
+        }
+    }
+    out[o] = '\0';
+}
+
+/* The emulated data plane's telemetry, when there is one. */
+static void
+put_emulated(struct nb_app *app, char **buf, size_t *len, size_t *cap)
+{
+    struct lr_ctl_emulated *emu = NULL;
+    int n = 0;
+    if (!lr_ctl_dataplane(app->ctl) || lr_ctl_emulated_links(app->ctl, &emu,
+                                                             &n))
+        return;
+    const struct lr_cluster *cl = lr_ctl_cluster(app->ctl);
+    static const struct {
+        const char *name, *type, *help;
+    } fam[] = {
+        { "lightrail_emulated_link_bytes_total", "counter",
+          "Bytes the emulated lightpath's source end sent (real bytes: the "
+          "data plane is scaled down)." },
+        { "lightrail_emulated_link_packets_total", "counter",
+          "Packets the source end sent." },
+        { "lightrail_emulated_link_errors_total", "counter",
+          "Transmit and receive errors of both ends." },
+        { "lightrail_emulated_link_drops_total", "counter",
+          "Packets dropped by either end or by the shaper." },
+        { "lightrail_emulated_link_throughput_bps", "gauge",
+          "Emulated bits/s over the last sampling interval." },
+        { "lightrail_emulated_link_loss_ratio", "gauge",
+          "Dropped over offered packets in the last sampling interval." },
+        { "lightrail_emulated_link_capacity_bps", "gauge",
+          "The lightpath's emulated capacity, bits/s." },
+    };
+    for (size_t f = 0; f < sizeof fam / sizeof *fam; f++) {
+        put(buf, len, cap, "# HELP %s %s\n# TYPE %s %s\n", fam[f].name,
+            fam[f].help, fam[f].name, fam[f].type);
+        for (int i = 0; i < n; i++) {
+            const struct sb_linux_link *l = &emu[i].link;
+            char lp[2 * SB_NAME_MAX], from[2 * LR_NAME_MAX],
+                 to[2 * LR_NAME_MAX];
+            double v;
+            label_escape(l->name, lp, sizeof lp);
+            label_escape(cl->dcs[l->from_dc].name, from, sizeof from);
+            label_escape(cl->dcs[l->to_dc].name, to, sizeof to);
+            switch (f) {
+            case 0: v = (double) l->tx_bytes; break;
+            case 1: v = (double) l->tx_packets; break;
+            case 2: v = (double) (l->tx_errors + l->rx_errors); break;
+            case 3: v = (double) (l->tx_dropped + l->rx_dropped
+                                  + l->qdisc_drops); break;
+            case 4: v = emu[i].throughput_bps; break;
+            case 5: v = emu[i].loss; break;
+            default: v = l->gbps * 1e9; break;
+            }
+            if (f >= 4 && f <= 5 && !emu[i].measured)
+                continue;
+            put(buf, len, cap, "%s{lightpath=\"%s\",from=\"%s\",to=\"%s\"} "
+                "%.17g\n", fam[f].name, lp, from, to, v);
+        }
+    }
+    free(emu);
+}
+
 static void
 h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
@@ -383,6 +495,7 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "all links.\n# TYPE lightrail_spectrum_utilisation gauge\n"
         "lightrail_spectrum_utilisation %.6f\n",
         total ? (double) used / total : 0.0);
+    put_emulated(app, &buf, &len, &cap);
     char *more = NULL;
     size_t more_len = 0;
     if (!nb_server_metrics(app->srv, &more, &more_len) && more) {

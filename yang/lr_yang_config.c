@@ -151,6 +151,24 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
         c->coord_timeout = t ? strtod(t, NULL) : 5;
     }
 
+    const struct lyd_node *emu = lr_yang_child(top, LR_YANG_LRCFG,
+                                               "emulation");
+    const char *v;
+    c->emulation = emu && lr_yang_config_bool(emu, "enabled");
+    snprintf(c->emu_prefix, sizeof c->emu_prefix, "lr");
+    c->emu_scale = 1;
+    c->telemetry_ms = 1000;
+    if (emu) {
+        lr_yang_config_str(emu, "prefix", c->emu_prefix,
+                           sizeof c->emu_prefix);
+        if (!c->emu_prefix[0])
+            snprintf(c->emu_prefix, sizeof c->emu_prefix, "lr");
+        if ((v = lr_yang_leaf(emu, LR_YANG_LRCFG, "scale-mbps-per-gbps")))
+            c->emu_scale = strtod(v, NULL);
+        if ((v = lr_yang_leaf(emu, LR_YANG_LRCFG, "telemetry-interval-ms")))
+            c->telemetry_ms = atoi(v);
+    }
+
     log = lr_yang_leaf(top, LR_YANG_LRCFG, "log");
     c->log = log && !strcmp(log, "syslog") ? LR_CONFIG_LOG_SYSLOG
                                            : LR_CONFIG_LOG_STDERR;

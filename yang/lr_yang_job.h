@@ -121,6 +121,21 @@ struct lr_state_counters {
     uint64_t admissions, blocks, deletes;
 };
 
+/* One emulated lightpath (lightrail-state's emulated-link). */
+struct lr_state_emulated {
+    char lightpath[96];
+    char from[LR_NAME_MAX], to[LR_NAME_MAX];
+    char ns[64], ifname[16];
+    double capacity_gbps;
+    uint64_t shaped_bps;
+    uint64_t tx_bytes, tx_packets, rx_bytes, rx_packets;
+    uint64_t errors, drops, qdisc_drops;
+    bool measured;            /* throughput and loss are set */
+    uint64_t throughput_bps;
+    double loss;
+    double delay_us;
+};
+
 /* What GET of the resource state shows.  Every array belongs to the
  * caller and is only read. */
 struct lr_state_view {
@@ -128,6 +143,8 @@ struct lr_state_view {
     const struct lr_state_link *links;        /* [n_links] */
     int n_dcs;
     const struct lr_state_dc *dcs;            /* [n_dcs] */
+    int n_emulated;
+    const struct lr_state_emulated *emulated; /* [n_emulated] */
     struct lr_state_counters counters;
 };
 
@@ -196,6 +213,11 @@ struct lr_config {
     char coord_ca[LR_CONFIG_PATH_MAX];
     double coord_timeout;
     enum lr_config_log log;            /* stderr */
+    /* The emulated data plane (container emulation). */
+    bool emulation;                    /* false */
+    char emu_prefix[16];               /* "lr" */
+    double emu_scale;                  /* real Mb/s per emulated Gb/s, 1 */
+    int telemetry_ms;                  /* 1000 */
 };
 
 /* Loads the lightrail-config file 'path' into '*out' (zeroed on error).

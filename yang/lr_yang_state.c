@@ -105,6 +105,43 @@ lr_yang_state_build(const struct lys_module *mod,
             || (rc = lr_yang_state_term(dn, mod, "in-use", "%d", d->in_use)))
             return rc;
     }
+    for (int i = 0; i < v->n_emulated; i++) {
+        const struct lr_state_emulated *e = &v->emulated[i];
+        struct lyd_node *en;
+        if ((rc = lyd_new_list(root, mod, "emulated-link", 0, &en,
+                               e->lightpath))
+            || (rc = lyd_new_term(en, mod, "from-dc", e->from, 0, NULL))
+            || (rc = lyd_new_term(en, mod, "to-dc", e->to, 0, NULL))
+            || (rc = lyd_new_term(en, mod, "namespace", e->ns, 0, NULL))
+            || (rc = lyd_new_term(en, mod, "interface", e->ifname, 0, NULL))
+            || (rc = lr_yang_state_term(en, mod, "capacity-gbps", "%.1f",
+                                        e->capacity_gbps))
+            || (rc = lr_yang_state_term(en, mod, "shaped-rate-bps",
+                                        "%" PRIu64, e->shaped_bps))
+            || (rc = lr_yang_state_term(en, mod, "tx-bytes", "%" PRIu64,
+                                        e->tx_bytes))
+            || (rc = lr_yang_state_term(en, mod, "tx-packets", "%" PRIu64,
+                                        e->tx_packets))
+            || (rc = lr_yang_state_term(en, mod, "rx-bytes", "%" PRIu64,
+                                        e->rx_bytes))
+            || (rc = lr_yang_state_term(en, mod, "rx-packets", "%" PRIu64,
+                                        e->rx_packets))
+            || (rc = lr_yang_state_term(en, mod, "errors", "%" PRIu64,
+                                        e->errors))
+            || (rc = lr_yang_state_term(en, mod, "drops", "%" PRIu64,
+                                        e->drops))
+            || (rc = lr_yang_state_term(en, mod, "qdisc-drops", "%" PRIu64,
+                                        e->qdisc_drops))
+            || (rc = lr_yang_state_term(en, mod, "delay-us", "%.3f",
+                                        e->delay_us)))
+            return rc;
+        if (e->measured
+            && ((rc = lr_yang_state_term(en, mod, "throughput-bps",
+                                         "%" PRIu64, e->throughput_bps))
+                || (rc = lr_yang_state_term(en, mod, "loss", "%.6f",
+                                            e->loss))))
+            return rc;
+    }
     if ((rc = lyd_new_inner(root, mod, "counters", 0, &cnt))
         || (rc = lr_yang_state_term(cnt, mod, "jobs-active", "%" PRIu64,
                                     c->jobs_active))
