@@ -995,6 +995,62 @@ expected(struct lr_ctl *c, int node, const char *name,
     return NULL;
 }
 
+/* The emulated data plane against the active jobs: pairs nobody holds
+ * and pairs an active job misses. */
+static void
+reconcile_dataplane(struct lr_ctl *c, bool repair, char **buf, size_t *len,
+                    int *n_drift)
+{
+    struct sb_linux_link *links = NULL;
+    int n = 0;
+    char e[512];
+    if (!c->dp || sb_linux_links(c->dp, &links, &n))
+        return;
+    for (int i = 0; i < n; i++) {
+        bool held = false;
+        for (int j = 0; j < c->n_jobs && !held; j++)
+            for (int k = 0; c->jobs[j].phase == LR_JOB_ACTIVE
+                            && k < c->jobs[j].n_lightpaths && !held; k++) {
+                char name[SB_NAME_MAX];
+                lp_name(&c->jobs[j], k, name, sizeof name);
+                held = !strcmp(name, links[i].name)
+                       && links[i].from_dc == c->jobs[j].lp[k].from_dc
+                       && links[i].to_dc == c->jobs[j].lp[k].to_dc;
+            }
+        if (held)
+            continue;
+        (*n_drift)++;
+        say(buf, len, "data plane: pair %s (%s -> %s) is not in the store%s",
+            links[i].name, links[i].src_ns, links[i].dst_ns,
+            repair ? ": removed" : "");
+        if (repair)
+            sb_linux_remove(c->dp, links[i].name, e, sizeof e);
+    }
+    for (int j = 0; j < c->n_jobs; j++) {
+        const struct lr_job *job = &c->jobs[j];
+        if (job->phase != LR_JOB_ACTIVE)
+            continue;
+        for (int k = 0; k < job->n_lightpaths; k++) {
+            char name[SB_NAME_MAX];
+            struct sb_linux_link l;
+            lp_name(job, k, name, sizeof name);
+            if (!sb_linux_get(c->dp, name, &l))
+                continue;
+            (*n_drift)++;
+            const struct lr_lightpath *lp = &job->lp[k];
+            int rc = repair ? sb_linux_add(c->dp, name, lp->from_dc,
+                                           lp->to_dc, lp->capacity_gbps, e,
+                                           sizeof e)
+                            : 0;
+            say(buf, len, "data plane: pair %s of job %s is missing%s%s",
+                name, job->intent.name,
+                !repair ? "" : rc ? ": cannot re-make it: " : ": re-made",
+                repair && rc ? e : "");
+        }
+    }
+    free(links);
+}
+
 int
 lr_ctl_reconcile(struct lr_ctl *c, bool repair, char **report, int *drift,
                  char *err, size_t errlen)
@@ -1054,6 +1110,7 @@ lr_ctl_reconcile(struct lr_ctl *c, bool repair, char **report, int *drift,
         }
         free(mc);
     }
+    reconcile_dataplane(c, repair, &buf, &len, &n_drift);
     if (drift)
         *drift = n_drift;
     if (report)

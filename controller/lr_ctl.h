@@ -122,8 +122,9 @@ int lr_ctl_get(struct lr_ctl *, const char *name, struct lr_job *job);
 /* Every job, in name order, in a new array the caller frees with free(). */
 int lr_ctl_list(struct lr_ctl *, struct lr_job **jobs, int *n);
 
-/* Compares every device with the store; with 'repair', removes orphan
- * channels and re-applies missing ones.  '*report' gets a malloc'ed text
+/* Compares every device (and the emulated data plane) with the store;
+ * with 'repair', removes orphan channels and pairs and re-applies
+ * missing ones.  '*report' gets a malloc'ed text
  * (one line per difference); '*drift' the number of differences. */
 int lr_ctl_reconcile(struct lr_ctl *, bool repair, char **report, int *drift,
                      char *err, size_t errlen);

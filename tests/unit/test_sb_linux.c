@@ -28,6 +28,7 @@
 
 #include "southbound/sb_linux.h"
 #include "tests/lr_test.h"
+#include "tests/unit/lr_test_netns.h"
 
 static char prefix[16];
 static const char *const two[] = { "dcA", "dcB" };
@@ -240,20 +241,5 @@ LR_TEST_MAIN("sb_linux", tests)
 int
 main(void)
 {
-    snprintf(prefix, sizeof prefix, "t%d", (int) getpid() % 10000000);
-    if (geteuid() != 0) {
-        printf("skipped: the emulated data plane needs root\n");
-        return 77;
-    }
-    /* Can this process make a network namespace at all (a container
-     * without CAP_SYS_ADMIN cannot)?  Try in a child. */
-    pid_t pid = fork();
-    if (pid == 0)
-        _exit(unshare(CLONE_NEWNET) ? 1 : 0);
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0) {
-        printf("skipped: network namespaces are unavailable here\n");
-        return 77;
-    }
-    return lr_test_main();
+    return lr_test_netns_main("t", prefix, sizeof prefix, lr_test_main);
 }
