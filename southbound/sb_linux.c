@@ -307,7 +307,7 @@ sb_linux_new(const struct sb_linux_config *cfg, struct sb_linux **out,
         struct sb_linux_dc *d = &lx->dcs[k];
         char path[PATH_MAX];
         snprintf(d->name, sizeof d->name, "%s", cfg->dcs[k]);
-        snprintf(d->ns, sizeof d->ns, "%s-%s", lx->prefix, d->name);
+        snprintf(d->ns, sizeof d->ns, "%s-%s", prefix, cfg->dcs[k]);
         rc = ns_make(d->ns, err, errlen);
         if (rc)
             goto fail;
