@@ -29,15 +29,6 @@ static struct lr_topo *topo;
 static struct lr_cluster *cluster;
 static char dir[128], db[200], devdir[200], prefix[16];
 
-static const char *
-src(const char *rel)
-{
-    static char buf[1024];
-    const char *top = getenv("srcdir");
-    snprintf(buf, sizeof buf, "%s/%s", top ? top : ".", rel);
-    return buf;
-}
-
 static int
 setup(void)
 {
