@@ -113,6 +113,8 @@ fi
 expect_bad "--scale wants" $LIGHTRAIL demo --emulate --scale 0 --prefix "$p"
 expect_bad "--scale wants" $LIGHTRAIL demo --emulate --scale abc --prefix "$p"
 expect_bad "prefix 'Bad_One'" $LIGHTRAIL demo --emulate --prefix Bad_One
+expect_bad "go with --emulate" $LIGHTRAIL demo --scale 2
+expect_bad "demo --help" $LIGHTRAIL demo --emulate extra
 if $LIGHTRAIL demo --emulate --scale 100 --format json --prefix "$p" > "$tmp/big.json" 2> "$tmp/err" \
    && jq -e '.jobs[0].phase == "failed"
              and (.jobs[0].reason | test("emulated data plane.*change the scale"))

@@ -168,9 +168,9 @@ lr_cmd_demo(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int json = 0, keep = 0, emulate = 0, c, rc = LR_EXIT_FAIL;
+    int json = 0, keep = 0, emulate = 0, emulate_opts = 0, c;
+    int rc = LR_EXIT_FAIL;
     struct lr_demo_emulate emu = { 0, 1.0, "lr" };
-    char *end;
     const char *daemon_path = NULL;
     optind = 1;
     opterr = 0;
@@ -188,16 +188,13 @@ lr_cmd_demo(int argc, char **argv)
         case 'l': daemon_path = optarg; break;
         case 'e': emulate = 1; break;
         case 's':
-            errno = 0;
-            emu.scale = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(emu.scale > 0)
-                || emu.scale > 10000) {
-                lr_cli_err(CMD, "--scale wants real Mb/s per emulated Gb/s, "
-                           "more than 0 and at most 10000, not '%s'", optarg);
-                return LR_EXIT_USAGE;
-            }
+            if (lr_cli_parse_double(optarg, 1e-3, 1e4, &emu.scale))
+                return lr_cli_bad_value(CMD, "--scale wants real Mb/s per "
+                                        "emulated Gb/s in [0.001, 10000]",
+                                        optarg);
+            emulate_opts = 1;
             break;
-        case 'p': emu.prefix = optarg; break;
+        case 'p': emu.prefix = optarg; emulate_opts = 1; break;
         case 'h': usage(stdout); return LR_EXIT_OK;
         default:
             lr_cli_err(CMD, "unknown option '%s' (see --help)",
@@ -205,9 +202,10 @@ lr_cmd_demo(int argc, char **argv)
             return LR_EXIT_USAGE;
         }
     }
-    if (optind < argc) {
-        lr_cli_err(CMD, "unexpected argument '%s' (see --help)",
-                   argv[optind]);
+    if (lr_cli_extra_args(CMD, argc, argv, optind))
+        return LR_EXIT_USAGE;
+    if (emulate_opts && !emulate) {
+        lr_cli_err(CMD, "--scale and --prefix go with --emulate");
         return LR_EXIT_USAGE;
     }
     if (emulate) {
