@@ -582,24 +582,37 @@ sb_linux_remove(struct sb_linux *lx, const char *name, char *err,
     return 0;
 }
 
+/* One dump of links and one of qdiscs per DC namespace, then lookups:
+ * O(DCs) netlink round trips per sample, however many lightpaths. */
 int
 sb_linux_sample(struct sb_linux *lx, char *err, size_t errlen)
 {
+    struct nl_cache *links[SB_LINUX_MAX_DCS] = { 0 };
+    struct nl_cache *qdiscs[SB_LINUX_MAX_DCS] = { 0 };
     int rc = 0;
-    for (int i = 0; i < lx->n_links; i++) {
+    for (int k = 0; k < lx->n_dcs && !rc; k++) {
+        int nle = rtnl_link_alloc_cache(lx->dcs[k].sk, AF_UNSPEC, &links[k]);
+        if (nle >= 0)
+            nle = rtnl_qdisc_alloc_cache(lx->dcs[k].sk, &qdiscs[k]);
+        if (nle < 0)
+            rc = fail(err, errlen, nl_errno(nle), "cannot read the links of "
+                      "namespace %s: %s", lx->dcs[k].ns, nl_geterror(nle));
+    }
+    int64_t now = mono_ms();
+    /* A pair gone is reported, and the others are still sampled. */
+    bool dumped = rc == 0;
+    for (int i = 0; i < lx->n_links && dumped; i++) {
         struct sb_linux_entry *e = &lx->links[i];
         struct sb_linux_link *l = &e->l;
-        struct rtnl_link *src = NULL, *dst = NULL;
-        int nle = rtnl_link_get_kernel(lx->dcs[l->from_dc].sk, 0, l->src_if,
-                                       &src);
-        if (nle >= 0)
-            nle = rtnl_link_get_kernel(lx->dcs[l->to_dc].sk, 0, l->dst_if,
-                                       &dst);
-        if (nle < 0) {
+        struct rtnl_link *src = rtnl_link_get_by_name(links[l->from_dc],
+                                                      l->src_if);
+        struct rtnl_link *dst = rtnl_link_get_by_name(links[l->to_dc],
+                                                      l->dst_if);
+        if (!src || !dst) {
             if (!rc)
-                rc = fail(err, errlen, nl_errno(nle), "emulated lightpath "
-                          "%s: cannot read %s: %s", l->name, l->src_if,
-                          nl_geterror(nle));
+                rc = fail(err, errlen, ENOENT, "emulated lightpath %s: %s "
+                          "or %s is gone; reconcile to make it again",
+                          l->name, l->src_if, l->dst_if);
         } else {
             l->tx_bytes = rtnl_link_get_stat(src, RTNL_LINK_TX_BYTES);
             l->tx_packets = rtnl_link_get_stat(src, RTNL_LINK_TX_PACKETS);
@@ -609,15 +622,11 @@ sb_linux_sample(struct sb_linux *lx, char *err, size_t errlen)
             l->rx_packets = rtnl_link_get_stat(dst, RTNL_LINK_RX_PACKETS);
             l->rx_errors = rtnl_link_get_stat(dst, RTNL_LINK_RX_ERRORS);
             l->rx_dropped = rtnl_link_get_stat(dst, RTNL_LINK_RX_DROPPED);
-            l->sampled_ms = mono_ms();
-        }
-        rtnl_link_put(src);
-        rtnl_link_put(dst);
-        /* The shaper's own drops: the link counters do not see them. */
-        struct nl_cache *qc = NULL;
-        nle = rtnl_qdisc_alloc_cache(lx->dcs[l->from_dc].sk, &qc);
-        if (nle >= 0) {
-            struct rtnl_qdisc *q = rtnl_qdisc_get(qc, e->src_ifindex,
+            l->sampled_ms = now;
+            /* The shaper's own drops: the link counters do not see
+             * them. */
+            struct rtnl_qdisc *q = rtnl_qdisc_get(qdiscs[l->from_dc],
+                                                  e->src_ifindex,
                                                   TC_HANDLE(1, 0));
             if (q) {
                 l->qdisc_drops = rtnl_tc_get_stat(TC_CAST(q), RTNL_TC_DROPS);
@@ -625,8 +634,13 @@ sb_linux_sample(struct sb_linux *lx, char *err, size_t errlen)
                                                        RTNL_TC_OVERLIMITS);
                 rtnl_qdisc_put(q);
             }
-            nl_cache_free(qc);
         }
+        rtnl_link_put(src);
+        rtnl_link_put(dst);
+    }
+    for (int k = 0; k < lx->n_dcs; k++) {
+        nl_cache_free(links[k]);
+        nl_cache_free(qdiscs[k]);
     }
     return rc;
 }
