@@ -15,9 +15,10 @@
  * With the emulated data plane configured (container emulation), it
  * makes the DC namespaces before the controller recovers (recovery
  * re-makes the active jobs' lightpaths in them), samples their link
- * counters every telemetry interval from a timer of the loop (a netlink
- * dump per link: microseconds, so it may run in a callback), and removes
- * every namespace when it stops.
+ * counters every telemetry interval from a timer of the loop (two
+ * netlink dumps per DC namespace: about a millisecond for 32 lightpaths,
+ * docs/benchmarks.md, so it may run in a callback), and removes every
+ * namespace when it stops.
  */
 #include <errno.h>
 #include <stdbool.h>
