@@ -71,8 +71,10 @@ else
     notok "no tbf in $p-$src: $(ip netns exec "$p-$src" tc qdisc show 2>&1); job: $(cat "$tmp/body")"
 fi
 # Traffic on lightpath 1: connection attempts from its source end to its
-# destination end (nothing listens: SYN out, RST back).
-peer=$(ip netns exec "$p-$dst" ip -o -4 addr show 2> /dev/null | awk '{print $4}' | cut -d/ -f1 | grep '^10\.77\.' | sort | head -n 1)
+# destination end (nothing listens: SYN out, RST back).  In the
+# destination's namespace the only receiving end ("...b") of this job is
+# lightpath 1's: lightpath 2 leaves from there.
+peer=$(ip netns exec "$p-$dst" ip -o -4 addr show 2> /dev/null | awk -v e="^${p}v[0-9]+b\$" '$2 ~ e {print $4}' | cut -d/ -f1)
 for _ in $(seq 1 20); do
     ip netns exec "$p-$src" curl -s --max-time 1 "http://$peer:9/" > /dev/null 2>&1
 done
