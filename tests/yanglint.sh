@@ -125,6 +125,7 @@ lightrail-model.yang model_kv_heads.json kv-heads must divide heads
 lightrail-config.yang config_tls_no_cert.json TLS needs a certificate and a key
 lightrail-config.yang config_short_secret.json Unsatisfied length - string "too-short"
 lightrail-config.yang config_no_state_dir.json Mandatory node "state-dir"
+lightrail-config.yang config_emulation_prefix.json Unsatisfied pattern - "Bad_One"
 CASES
 
 # The job intents the schema alone refuses (a second job in one body and

@@ -839,6 +839,11 @@ test_config_demo(void)
     CU_ASSERT_STRING_EQUAL(c.default_driver, "dummy");
     CU_ASSERT_EQUAL(c.n_devices, 0);
     CU_ASSERT_EQUAL(c.log, LR_CONFIG_LOG_STDERR);
+    /* No emulation block: the data plane's defaults, off. */
+    CU_ASSERT(!c.emulation);
+    CU_ASSERT_STRING_EQUAL(c.emu_prefix, "lr");
+    CU_ASSERT_DOUBLE_EQUAL(c.emu_scale, 1, 0);
+    CU_ASSERT_EQUAL(c.telemetry_ms, 1000);
 
     struct lr_topo *t = NULL;
     struct lr_cluster *cl = NULL;
@@ -885,6 +890,8 @@ test_config_full(void)
         "\"dummy-dir\":\"dummies\","
         "\"device\":[{\"name\":\"r1\",\"address\":\"192.0.2.1:830\"},"
         "{\"name\":\"r2\",\"driver\":\"dummy\"}]},"
+        "\"emulation\":{\"enabled\":true,\"prefix\":\"lab7\","
+        "\"scale-mbps-per-gbps\":\"0.25\",\"telemetry-interval-ms\":250},"
         "\"log\":\"syslog\"}}";
     static struct lr_config c;
     char dir[] = "/tmp/lr-config-XXXXXX", path[256], want[512], err[1024];
@@ -917,6 +924,10 @@ test_config_full(void)
     CU_ASSERT_STRING_EQUAL(c.devices[1].driver, "dummy");
     CU_ASSERT_STRING_EQUAL(c.devices[1].address, "");
     CU_ASSERT_EQUAL(c.log, LR_CONFIG_LOG_SYSLOG);
+    CU_ASSERT(c.emulation);
+    CU_ASSERT_STRING_EQUAL(c.emu_prefix, "lab7");
+    CU_ASSERT_DOUBLE_EQUAL(c.emu_scale, 0.25, 0);
+    CU_ASSERT_EQUAL(c.telemetry_ms, 250);
     unlink(path);
     rmdir(dir);
 }
@@ -937,6 +948,9 @@ test_config_bad(void)
         { "config_no_state_dir.json",
           "/lightrail-config:lightraild/state-dir: Mandatory node "
           "\"state-dir\" instance does not exist." },
+        { "config_emulation_prefix.json",
+          "/lightrail-config:lightraild/emulation/prefix: Unsatisfied "
+          "pattern - \"Bad_One\" does not conform to \"[a-z0-9]+\"" },
         /* Any other lightrail file is not a configuration. */
         { "cluster_efficiency.json", "is out of the allowed range" },
         { "../../../examples/clusters/man3.json",
