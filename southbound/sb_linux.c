@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -42,6 +43,7 @@
 #include "southbound/sb_linux.h"
 
 #define SB_LINUX_NETNS_DIR "/run/netns"
+#define SB_LINUX_LOCK_DIR "/run/lightrail"
 /* tbf's token bucket: 2 ms of the rate (at least a 64 KB GSO packet, so
  * that tbf need not segment every one), and a queue of 100 ms (at least
  * 1 MB) so that a TCP sender on the same host is slowed by the shaper,
@@ -66,6 +68,7 @@ struct sb_linux_entry {
 
 struct sb_linux {
     char prefix[SB_LINUX_PREFIX_MAX + 1];
+    int lock_fd;              /* holds the prefix (see lock_prefix()) */
     double scale;
     struct nl_sock *host;     /* the caller's namespace */
     int n_dcs;
@@ -228,15 +231,12 @@ cleanup:
     return rc;
 }
 
-int
-sb_linux_cleanup(const char *prefix, int *removed, char *err, size_t errlen)
+/* Removes the namespaces PREFIX-*; the caller holds the prefix. */
+static int
+remove_prefix(const char *prefix, int *removed, char *err, size_t errlen)
 {
     char want[SB_LINUX_PREFIX_MAX + 2];
     int n = 0, rc = 0;
-    if (!prefix || !valid_prefix(prefix))
-        return fail(err, errlen, EINVAL, "emulation prefix '%s': want 1 to "
-                    "%d of a-z, 0-9", prefix ? prefix : "",
-                    SB_LINUX_PREFIX_MAX);
     snprintf(want, sizeof want, "%s-", prefix);
     DIR *d = opendir(SB_LINUX_NETNS_DIR);
     if (!d) {
@@ -259,6 +259,77 @@ sb_linux_cleanup(const char *prefix, int *removed, char *err, size_t errlen)
     closedir(d);
     if (removed)
         *removed = n;
+    return rc;
+}
+
+/* One process per prefix: a handle holds an exclusive flock(2) on
+ * /run/lightrail/PREFIX.lock for its life, so that a second lightraild or
+ * demo with the same prefix is refused instead of removing the first
+ * one's namespaces as leftovers.  The kernel drops the lock when the
+ * process dies, however it dies: a crashed run's namespaces are then
+ * leftovers indeed.  The holder unlinks the file before it lets go
+ * (unlock_prefix()), so nothing stays behind; a process that locked a
+ * file just unlinked sees that the path no longer names its file and
+ * tries again.  The file is not in /run/netns, where `ip netns` would
+ * list it as a namespace.  Returns the descriptor in '*fd'. */
+static int
+lock_prefix(const char *prefix, int *fd, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    if (mkdir(SB_LINUX_LOCK_DIR, 0755) && errno != EEXIST)
+        return fail(err, errlen, errno, "cannot create %s: %s; run as root",
+                    SB_LINUX_LOCK_DIR, strerror(errno));
+    snprintf(path, sizeof path, "%s/%s.lock", SB_LINUX_LOCK_DIR, prefix);
+    for (int tries = 0; tries < 100; tries++) {
+        struct stat a, b;
+        *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (*fd < 0)
+            return fail(err, errlen, errno, "cannot open %s: %s", path,
+                        strerror(errno));
+        if (flock(*fd, LOCK_EX | LOCK_NB)) {
+            int e = errno;
+            close(*fd);
+            *fd = -1;
+            return e == EWOULDBLOCK
+                   ? fail(err, errlen, EBUSY, "emulation prefix '%s' is in "
+                          "use by another process (a running lightraild or "
+                          "demo); stop it or choose another prefix", prefix)
+                   : fail(err, errlen, e, "cannot lock %s: %s", path,
+                          strerror(e));
+        }
+        if (!fstat(*fd, &a) && !stat(path, &b) && a.st_ino == b.st_ino
+            && a.st_dev == b.st_dev)
+            return 0;
+        close(*fd);
+        *fd = -1;
+    }
+    return fail(err, errlen, EBUSY, "cannot hold %s: it keeps changing",
+                path);
+}
+
+static void
+unlock_prefix(const char *prefix, int fd)
+{
+    char path[PATH_MAX];
+    if (fd < 0)
+        return;
+    snprintf(path, sizeof path, "%s/%s.lock", SB_LINUX_LOCK_DIR, prefix);
+    unlink(path);
+    close(fd);
+}
+
+int
+sb_linux_cleanup(const char *prefix, int *removed, char *err, size_t errlen)
+{
+    int fd = -1;
+    if (!prefix || !valid_prefix(prefix))
+        return fail(err, errlen, EINVAL, "emulation prefix '%s': want 1 to "
+                    "%d of a-z, 0-9", prefix ? prefix : "",
+                    SB_LINUX_PREFIX_MAX);
+    int rc = lock_prefix(prefix, &fd, err, errlen);
+    if (!rc)
+        rc = remove_prefix(prefix, removed, err, errlen);
+    unlock_prefix(prefix, fd);
     return rc;
 }
 
@@ -294,10 +365,13 @@ sb_linux_new(const struct sb_linux_config *cfg, struct sb_linux **out,
     if (!lx)
         return fail(err, errlen, ENOMEM, "out of memory");
     snprintf(lx->prefix, sizeof lx->prefix, "%s", prefix);
+    lx->lock_fd = -1;
     lx->scale = scale;
     for (int k = 0; k < SB_LINUX_MAX_DCS; k++)
         lx->dcs[k].fd = -1;
-    rc = sb_linux_cleanup(lx->prefix, NULL, err, errlen);
+    rc = lock_prefix(lx->prefix, &lx->lock_fd, err, errlen);
+    if (!rc)
+        rc = remove_prefix(lx->prefix, NULL, err, errlen);
     if (rc)
         goto fail;
     rc = sock_in(-1, &lx->host, err, errlen);
@@ -365,6 +439,9 @@ sb_linux_free(struct sb_linux *lx)
     }
     if (lx->host)
         nl_socket_free(lx->host);
+    /* Last: the namespaces are gone before another process may take
+     * the prefix. */
+    unlock_prefix(lx->prefix, lx->lock_fd);
     free(lx->links);
     free(lx);
 }

@@ -93,9 +93,12 @@ struct sb_linux_link {
 
 struct sb_linux;
 
-/* Removes every namespace left by an earlier run with this prefix, then
- * makes one namespace per DC.  EINVAL: a bad prefix, scale or DC name;
- * EPERM: not root. */
+/* Takes the prefix (one live handle per prefix on the machine: an
+ * exclusive lock on /run/lightrail/PREFIX.lock, dropped by
+ * sb_linux_free() or the process's death), removes every namespace left
+ * by an earlier run with it, then makes one namespace per DC.  EINVAL: a
+ * bad prefix, scale or DC name; EPERM: not root; EBUSY: another live
+ * process holds the prefix. */
 int sb_linux_new(const struct sb_linux_config *, struct sb_linux **out,
                  char *err, size_t errlen);
 
@@ -103,7 +106,8 @@ int sb_linux_new(const struct sb_linux_config *, struct sb_linux **out,
 void sb_linux_free(struct sb_linux *);
 
 /* Removes every namespace named PREFIX-* (a crashed run's leftovers);
- * '*removed' (may be NULL) gets how many.  Idempotent. */
+ * '*removed' (may be NULL) gets how many.  Idempotent.  EBUSY while a
+ * live handle (this process's or another's) holds the prefix. */
 int sb_linux_cleanup(const char *prefix, int *removed, char *err,
                      size_t errlen);
 

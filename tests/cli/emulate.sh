@@ -26,12 +26,14 @@ demo_pid=
 leftovers() {
     ip netns list 2> /dev/null | awk '{print $1}' | grep "^$p-"
     ip -o link show 2> /dev/null | grep -F " ${p}v"
+    ls "/run/lightrail/$p.lock" 2> /dev/null
 }
 cleanup() {
     [ -n "$demo_pid" ] && kill -KILL "$demo_pid" 2> /dev/null
     for ns in $(ip netns list 2> /dev/null | awk '{print $1}' | grep "^$p-"); do
         ip netns del "$ns"
     done
+    rm -f "/run/lightrail/$p.lock"
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -93,6 +95,16 @@ if [ -n "$seen" ] && ip netns exec "$p-dc1" ip -o addr show 2> /dev/null | grep 
 else
     notok "no shaped link seen in $p-dc1: $(ip netns exec "$p-dc1" tc qdisc show 2>&1)"
 fi
+# One live process per prefix: a second run is refused and the first
+# one's namespaces stay.
+$LIGHTRAIL demo --emulate --prefix "$p" > /dev/null 2> "$tmp/busy.err"
+rc=$?
+if [ "$rc" -eq 3 ] && grep -q "prefix '$p' is in use" "$tmp/busy.err" \
+   && ip netns list | grep -q "^$p-dc1"; then
+    ok "a second run with a live prefix: exit 3, the first untouched"
+else
+    notok "second run: exit $rc, $(cat "$tmp/busy.err"); $(ip netns list)"
+fi
 kill -INT "$demo_pid"
 wait "$demo_pid"
 rc=$?
@@ -106,6 +118,15 @@ if [ -z "$(leftovers)" ]; then
     ok "nothing left after Ctrl-C"
 else
     notok "left after Ctrl-C: $(leftovers)"
+fi
+
+# Output into a closed pipe does not kill it before its cleanup.
+# (The shell waits for every command of the pipeline.)
+$LIGHTRAIL demo --emulate --prefix "$p" 2> /dev/null | head -n 1 > /dev/null
+if [ -z "$(leftovers)" ]; then
+    ok "nothing left after output into a closed pipe"
+else
+    notok "left after '| head': $(leftovers)"
 fi
 
 # 3. Refusals: bad options make nothing; a scale that tbf cannot shape

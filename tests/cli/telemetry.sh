@@ -25,12 +25,14 @@ ip netns del "$p-probe"
 leftovers() {
     ip netns list 2> /dev/null | awk '{print $1}' | grep "^$p-"
     ip -o link show 2> /dev/null | grep -F " ${p}v"
+    ls "/run/lightrail/$p.lock" 2> /dev/null
 }
 cleanup() {
     [ -n "$PID" ] && kill -9 "$PID" 2> /dev/null
     for ns in $(ip netns list 2> /dev/null | awk '{print $1}' | grep "^$p-"); do
         ip netns del "$ns"
     done
+    rm -f "/run/lightrail/$p.lock"
     rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -7,8 +7,9 @@
  *   - the tests run in a child process, so that whatever happens to them
  *     (a failed fatal assertion, a crash), the parent then removes every
  *     namespace named PREFIX-* (sb_linux_cleanup()) and checks from
- *     outside that no namespace /run/netns/PREFIX-* and no interface
- *     PREFIXv* in its own namespace is left; anything left is a failure,
+ *     outside that no namespace /run/netns/PREFIX-*, no lock
+ *     /run/lightrail/PREFIX.lock and no interface PREFIXv* in its own
+ *     namespace is left; anything left is a failure,
  *     reported as the program's last summary line.
  * Usage, after LR_TEST_MAIN renamed (see tests/unit/test_sb_linux.c):
  *     int main(void) { return lr_test_netns_main("t", prefix,
@@ -46,6 +47,12 @@ lr_test_netns_leftovers(const char *prefix)
         }
     if (d)
         closedir(d);
+    char lock[64];
+    snprintf(lock, sizeof lock, "/run/lightrail/%s.lock", prefix);
+    if (access(lock, F_OK) == 0) {
+        printf("left behind: %s\n", lock);
+        n++;
+    }
     struct if_nameindex *ifs = if_nameindex();
     for (struct if_nameindex *i = ifs; i && i->if_name; i++)
         if (!strncmp(i->if_name, ifp, strlen(ifp))) {

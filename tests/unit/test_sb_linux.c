@@ -13,8 +13,9 @@
  * host's namespace; tbf holds a TCP transfer to the set rate (the wire
  * rate from the link counters within 10% of the rate, the best of three
  * runs, since a loaded machine can only make it slower, never faster);
- * the counters count what the probe sent; leftovers of a crashed run are
- * removed by sb_linux_cleanup().
+ * the counters count what the probe sent; a prefix in use is refused to
+ * a second handle and to cleanup; leftovers of a crashed run are removed
+ * by sb_linux_cleanup() and by the next handle.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -201,16 +202,49 @@ test_probe_errors(void)
 }
 
 static void
-test_cleanup(void)
+test_one_per_prefix(void)
 {
-    /* A run that died without sb_linux_free(): its namespaces stay. */
-    struct sb_linux *lx = make(1);
+    struct sb_linux *lx = make(1), *other = NULL;
     char err[256];
     CU_ASSERT_EQUAL(sb_linux_add(lx, "j/lp1", 0, 1, 100, err, sizeof err),
                     0);
-    /* A second handle with the same prefix clears the first's leftovers
-     * (the first's descriptors still hold the namespaces alive, as a
-     * crashed process's would not). */
+    /* A second handle, or a cleanup, with a live prefix: refused, and
+     * the live one's namespaces and pair stay. */
+    struct sb_linux_config cfg = { prefix, 1, 2, two };
+    CU_ASSERT_EQUAL(sb_linux_new(&cfg, &other, err, sizeof err), EBUSY);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "in use"));
+    CU_ASSERT_PTR_NULL(other);
+    int removed = -1;
+    CU_ASSERT_EQUAL(sb_linux_cleanup(prefix, &removed, err, sizeof err),
+                    EBUSY);
+    CU_ASSERT_TRUE(ns_exists("dcA"));
+    CU_ASSERT_TRUE(ns_exists("dcB"));
+    CU_ASSERT_EQUAL(sb_linux_sample(lx, err, sizeof err), 0);
+    sb_linux_free(lx);
+    /* Free gives the prefix back. */
+    lx = make(1);
+    sb_linux_free(lx);
+}
+
+static void
+test_cleanup(void)
+{
+    /* A run that dies without sb_linux_free(): its namespaces stay, its
+     * lock goes with the process. */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct sb_linux_config cfg = { prefix, 1, 2, two };
+        struct sb_linux *lx = NULL;
+        char e[256];
+        _exit(sb_linux_new(&cfg, &lx, e, sizeof e)
+              || sb_linux_add(lx, "j/lp1", 0, 1, 100, e, sizeof e) ? 1 : 0);
+    }
+    int status = -1;
+    CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT_EQUAL_FATAL(status, 0);
+    CU_ASSERT_TRUE(ns_exists("dcA"));
+    char err[256];
     int removed = -1;
     CU_ASSERT_EQUAL(sb_linux_cleanup(prefix, &removed, err, sizeof err), 0);
     CU_ASSERT_EQUAL(removed, 2);
@@ -219,7 +253,23 @@ test_cleanup(void)
     CU_ASSERT_EQUAL(removed, 0);
     CU_ASSERT_EQUAL(sb_linux_cleanup("BAD", &removed, err, sizeof err),
                     EINVAL);
+    /* A new handle clears leftovers by itself too. */
+    pid = fork();
+    if (pid == 0) {
+        struct sb_linux_config cfg = { prefix, 1, 2, two };
+        struct sb_linux *lx = NULL;
+        char e[256];
+        _exit(sb_linux_new(&cfg, &lx, e, sizeof e) ? 1 : 0);
+    }
+    CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+    struct sb_linux *lx = make(1);
+    struct sb_linux_link *all = NULL;
+    int n = -1;
+    CU_ASSERT_EQUAL(sb_linux_links(lx, &all, &n), 0);
+    CU_ASSERT_EQUAL(n, 0);
+    free(all);
     sb_linux_free(lx);
+    CU_ASSERT_FALSE(ns_exists("dcA"));
 }
 
 static CU_TestInfo tests[] = {
@@ -228,6 +278,7 @@ static CU_TestInfo tests[] = {
     { "lightpaths: add, refuse, remove", test_links },
     { "tbf holds TCP to the rate", test_shaping },
     { "probe errors", test_probe_errors },
+    { "one live handle per prefix", test_one_per_prefix },
     { "cleanup of leftovers", test_cleanup },
     CU_TEST_INFO_NULL,
 };

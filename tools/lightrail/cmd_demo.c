@@ -78,8 +78,9 @@ usage(FILE *f)
 "                    Everything is removed on exit and on Ctrl-C.\n"
 "  --scale MBPS      real Mb/s per emulated Gb/s (default 1: 400 Gb/s is\n"
 "                    shaped at 400 Mb/s); measured times are scaled back\n"
-"  --prefix NAME     namespaces NAME-DC, interfaces NAMEv<N>a/b (default lr;\n"
-"                    1-8 of a-z 0-9); leftovers with it are removed first\n"
+"  --prefix NAME     namespaces NAME-DC, interfaces NAMEv<N>a/b (default\n"
+"                    lrdemo; 1-8 of a-z 0-9); leftovers with it are removed\n"
+"                    first; a prefix another live process holds is refused\n"
 "\n"
 "Exit status: 0 done, 2 bad option, 3 the emulation cannot run here (not\n"
 "root, no namespaces) or a probe failed, 1 interrupted or internal error.\n",
@@ -170,7 +171,10 @@ lr_cmd_demo(int argc, char **argv)
     };
     int json = 0, keep = 0, emulate = 0, emulate_opts = 0, c;
     int rc = LR_EXIT_FAIL;
-    struct lr_demo_emulate emu = { 0, 1.0, "lr" };
+    /* Not lightraild's default prefix ("lr"): a demo beside a daemon
+     * with the emulated data plane would be refused (one process per
+     * prefix). */
+    struct lr_demo_emulate emu = { 0, 1.0, "lrdemo" };
     const char *daemon_path = NULL;
     optind = 1;
     opterr = 0;

@@ -21,9 +21,10 @@
  *     its own.
  * measured_s = measured_transfer_s + propagation_s; predicted_s = c.
  *
- * Everything it makes goes on exit, on an error and on SIGINT/SIGTERM
- * (the signal sets a flag; the probe polls it and kills its children;
- * then the normal cleanup runs).
+ * Everything it makes goes on exit, on an error and on SIGINT, SIGTERM
+ * or SIGHUP (the signal sets a flag; the probe polls it and kills its
+ * children; then the normal cleanup runs); SIGPIPE is ignored, so that
+ * output into a closed pipe cannot kill it before the cleanup.
  */
 #include <errno.h>
 #include <limits.h>
@@ -287,13 +288,20 @@ lr_demo_emulate(const struct lr_demo_emulate *opt)
     json_object *jobs = json_object_new_array();
     struct emu_row rows[64];
     int n_rows = 0, rc = LR_EXIT_FAIL;
-    struct sigaction sa, old_int, old_term;
+    struct sigaction sa, ign, old_int, old_term, old_hup, old_pipe;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = emu_on_signal;   /* no SA_RESTART: waits return */
     sigemptyset(&sa.sa_mask);
+    /* Output into a closed pipe (`| head`) must not kill us before the
+     * cleanup: the write fails instead. */
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
     emu_stop = 0;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+    sigaction(SIGPIPE, &ign, &old_pipe);
 
     if (!mkdtemp(dir)) {
         lr_cli_err(CMD, "cannot make a temporary directory: %s",
@@ -416,6 +424,8 @@ cleanup:
 cleanup_signals:
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    sigaction(SIGPIPE, &old_pipe, NULL);
     if (emu_stop && rc == LR_EXIT_OK)
         rc = LR_EXIT_FAIL;
     return rc;
