@@ -11,6 +11,7 @@
 
 static const struct sb_driver_class *const sb_driver_classes[] = {
     &sb_dummy_class,
+    &sb_netconf_class,
 };
 
 const struct sb_driver_class *

@@ -43,11 +43,17 @@ struct sb_change {
 };
 
 /* How to reach one device: its name in the topology, the driver family,
- * and a driver-specific address (dummy: a directory for its state). */
+ * and a driver-specific address (dummy: a directory for its state;
+ * netconf: USER@HOST:PORT).  The NETCONF settings are empty or 0 for the
+ * other families. */
 struct sb_device_config {
     char name[64];
     char driver[32];
     char address[256];
+    char ssh_key[256];        /* private key; the public one is KEY.pub */
+    char known_hosts[256];    /* pinned host keys, OpenSSH format */
+    char schema_path[512];    /* YANG directories, ':'-separated */
+    int timeout_ms;           /* per RPC and connection; 0: 5000 */
 };
 
 struct sb_device;
@@ -72,5 +78,6 @@ struct sb_driver_class {
 const struct sb_driver_class *sb_driver_find(const char *name);
 
 extern const struct sb_driver_class sb_dummy_class;
+extern const struct sb_driver_class sb_netconf_class;
 
 #endif

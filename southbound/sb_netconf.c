@@ -1,0 +1,1003 @@
+/*
+ * sb_netconf: a ROADM reached over NETCONF (RFC 6241) on SSH (RFC 6242)
+ * with libnetconf2, speaking lightrail-roadm.yang.
+ *
+ * Address: "USER@HOST:PORT" (HOST may be "[v6]"; PORT defaults to 830).
+ * Authentication is by key only: config.ssh_key is the private key, its
+ * public half is the same path plus ".pub".  The server's host key must
+ * be in config.known_hosts (OpenSSH known_hosts format, e.g.
+ * "[127.0.0.1]:830 ssh-ed25519 AAAA..."): our host-key callback checks it
+ * with libssh and refuses anything else, never asks; libnetconf2's
+ * default callback would prompt on /dev/tty and hang or fail in a
+ * daemon.
+ *
+ * The device model: a lightpath's hop is one entry of
+ * /roadm/media-channels/channel, keyed by an index this driver chooses
+ * (one above the highest on the device) and found again by its unique
+ * name; the spectrum is written as edges in MHz
+ * (lower = 193.1 THz + n 6.25 GHz - m 6.25 GHz, upper = lower + m 12.5
+ * GHz) and read back from edges or n/m alike.
+ *
+ * apply(): one <edit-config> on running, default operation merge, each
+ * new channel with operation="create" and each removed one with
+ * operation="delete", error-option rollback-on-error, test-option left
+ * out (NC_RPC_EDIT_TESTOPT_UNKNOWN: netconfd does not announce
+ * :validate).  The device validates the whole edit (must, ranges,
+ * unique, a duplicate create, a missing delete) and applies all of it or
+ * none: that is the vtable's all-or-nothing.  The name -> index map comes
+ * from the last <get-config>, kept while this driver is the one writing;
+ * any doubt (a timeout, a lost session, an rpc-error) drops it and the
+ * next apply reads the device first.
+ *
+ * Sessions: one per device, opened by open() when the device answers and
+ * kept; an RPC that finds it dead (NC_MSG_ERROR before anything was
+ * sent) reconnects once and resends.  Timeouts: config.timeout_ms bounds
+ * every RPC and every connection attempt.  A reply that does not come
+ * back in time, or a session lost after the request went out, is
+ * ETIMEDOUT: the outcome is unknown, the caller reads back.
+ *
+ * Why connections are made on a thread of their own: libnetconf2 waits
+ * up to 60 s (NC_CLIENT_HELLO_TIMEOUT, not settable) for the server's
+ * <hello>, and a hung device behind a live sshd (SIGSTOP in the tests)
+ * accepts the SSH session and never says hello.  The connecting thread
+ * may take that long; the caller waits at most timeout_ms and gets
+ * ETIMEDOUT, and a later call collects the session once the device
+ * wakes up.  libnetconf2's client settings (user, keys, host-key
+ * callback, schema path) are per thread, so the thread sets them itself.
+ *
+ * Schemas: the session's libyang context is filled from
+ * config.schema_path (directories separated by ':'; the project's YANG
+ * and /usr/share/yuma/modules) so that the client never fetches
+ * ietf-netconf with <get-schema>: netconfd 2.13 crashes with a double
+ * free the second time a client does (../shared/reference/southbound.md).
+ *
+ * Threads: a device may be used from any thread, one call at a time
+ * (d->lock); different devices in parallel.
+ *
+ * Errors follow sb_driver.h: 0 or a positive errno, one line in err[]:
+ * EPROTO the device refused (its rpc-error: tag, app-tag, path, message),
+ * EEXIST/ENOENT as the dummy, EACCES a host key that is not the pinned
+ * one, EHOSTUNREACH no session, ETIMEDOUT outcome unknown.
+ * SB_NC_DEBUG=1 in the environment copies libnetconf2's messages to
+ * stderr (a diagnostic for operators, off by default).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libssh/libssh.h>
+#include <libyang/libyang.h>
+#include <nc_client.h>
+
+#include "southbound/sb_driver.h"
+
+#define SB_NC_NS "urn:lightrail:roadm"
+#define SB_NC_BASE_MHZ 193100000LL   /* 193.1 THz */
+#define SB_NC_SLOT_MHZ 6250LL        /* 6.25 GHz: n's unit, half m's */
+#define SB_NC_DEFAULT_TIMEOUT_MS 5000
+#define SB_NC_DEFAULT_PORT 830
+#ifndef SB_NETCONF_SCHEMA_PATH   /* set by southbound/local.am */
+#define SB_NETCONF_SCHEMA_PATH "/usr/share/lightrail/yang:" \
+    "/usr/share/yuma/modules/ietf:/usr/share/yuma/modules/yuma123:" \
+    "/usr/share/yuma/modules/netconfcentral"
+#endif
+
+/* A channel as the device holds it: the driver's index and what it
+ * means in the vtable's terms. */
+struct sb_nc_entry {
+    uint32_t index;
+    struct sb_media_channel mc;
+};
+
+struct sb_netconf {
+    struct sb_device_config config;
+    char user[64];
+    char host[128];
+    uint16_t port;
+    int timeout_ms;
+
+    /* One call at a time on this device. */
+    pthread_mutex_t lock;
+    struct nc_session *session;   /* NULL when not connected */
+    struct ly_ctx *ctx;           /* the session's schemas, ours to free */
+
+    /* The connection attempt under way, if any (see the top comment). */
+    struct sb_nc_attempt *attempt;
+
+    /* The device's channels as last read or written; valid when
+     * cache_ok. */
+    struct sb_nc_entry *cache;
+    int n_cache, cap_cache;
+    bool cache_ok;
+};
+
+static pthread_once_t sb_nc_once = PTHREAD_ONCE_INIT;
+/* The last error libnetconf2 logged on this thread, and why our host-key
+ * check refused (libnetconf2 logs its own vaguer line after it). */
+static _Thread_local char sb_nc_lasterr[256];
+static _Thread_local char sb_nc_hostkey_err[256];
+
+static int
+sb_nc_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return ret;
+}
+
+static void
+sb_nc_print(const struct nc_session *s, NC_VERB_LEVEL level, const char *msg)
+{
+    (void) s;
+    if (getenv("SB_NC_DEBUG")) fprintf(stderr, "nc: %s\n", msg);
+    if (level == NC_VERB_ERROR)
+        snprintf(sb_nc_lasterr, sizeof sb_nc_lasterr, "%s", msg);
+}
+
+static void
+sb_nc_init(void)
+{
+    nc_client_init();
+    nc_verbosity(getenv("SB_NC_DEBUG") ? NC_VERB_VERBOSE : NC_VERB_ERROR);
+    nc_set_print_clb_session(sb_nc_print);
+}
+
+static struct sb_netconf *
+sb_nc_cast(struct sb_device *dev)
+{
+    return (struct sb_netconf *) dev;
+}
+
+/* ---- addresses ---- */
+
+/* "USER@HOST[:PORT]" or "USER@[V6][:PORT]"; NULL or what is wrong. */
+static const char *
+sb_nc_parse_address(struct sb_netconf *d, const char *a)
+{
+    const char *at = strchr(a, '@'), *host, *colon;
+    size_t hl;
+
+    if (!at || at == a)
+        return "has no user (USER@HOST:PORT)";
+    if ((size_t) (at - a) >= sizeof d->user)
+        return "has a user name longer than 63 bytes";
+    memcpy(d->user, a, (size_t) (at - a));
+    d->user[at - a] = '\0';
+    host = at + 1;
+    if (*host == '[') {
+        const char *end = strchr(host, ']');
+        if (!end)
+            return "has an unclosed '[' around the host";
+        hl = (size_t) (end - host - 1);
+        host++;
+        colon = end[1] == ':' ? end + 1 : NULL;
+        if (end[1] && !colon)
+            return "has something after ']' that is not ':PORT'";
+    } else {
+        colon = strrchr(host, ':');
+        hl = colon ? (size_t) (colon - host) : strlen(host);
+    }
+    if (hl == 0 || hl >= sizeof d->host)
+        return "has no host, or one longer than 127 bytes";
+    memcpy(d->host, host, hl);
+    d->host[hl] = '\0';
+    d->port = SB_NC_DEFAULT_PORT;
+    if (colon) {
+        char *end;
+        long p = strtol(colon + 1, &end, 10);
+        if (end == colon + 1 || *end || p < 1 || p > 65535)
+            return "has a port that is not a number from 1 to 65535";
+        d->port = (uint16_t) p;
+    }
+    return NULL;
+}
+
+/* ---- connecting ---- */
+
+/* One connection attempt, shared by the device and its thread: whoever
+ * lets go of it last frees it (refs), so that close() need not wait for
+ * a thread stuck in a hung device's hello. */
+struct sb_nc_attempt {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int refs;                     /* 2 while both hold it */
+    bool done;
+    struct nc_session *session;   /* the result, or NULL and err */
+    struct ly_ctx *ctx;
+    char err[384];
+    /* What the thread needs, copied. */
+    char user[64], host[128];
+    uint16_t port;
+    char key[256], pubkey[264], known_hosts[256], schema_path[512];
+};
+
+static void
+sb_nc_attempt_unref(struct sb_nc_attempt *a)
+{
+    pthread_mutex_lock(&a->mu);
+    bool last = --a->refs == 0;
+    pthread_mutex_unlock(&a->mu);
+    if (!last)
+        return;
+    if (a->session)
+        nc_session_free(a->session, NULL);
+    ly_ctx_destroy(a->ctx);
+    pthread_mutex_destroy(&a->mu);
+    pthread_cond_destroy(&a->cv);
+    free(a);
+}
+
+/* libnetconf2's host-key check: the key must be the one known_hosts
+ * pins for this host and port; 0 accepts, anything else refuses. */
+static int
+sb_nc_hostkey(const char *hostname, ssh_session ssh, void *priv)
+{
+    struct sb_nc_attempt *a = priv;
+    const char *why;
+
+    (void) hostname;
+    if (ssh_options_set(ssh, SSH_OPTIONS_KNOWNHOSTS, a->known_hosts)
+        || ssh_options_set(ssh, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null"))
+        why = "cannot use the known-hosts file";
+    else {
+        switch (ssh_session_is_known_server(ssh)) {
+        case SSH_KNOWN_HOSTS_OK:
+            return 0;
+        case SSH_KNOWN_HOSTS_CHANGED:
+        case SSH_KNOWN_HOSTS_OTHER:
+            why = "the server's host key differs from the one pinned";
+            break;
+        case SSH_KNOWN_HOSTS_UNKNOWN:
+        case SSH_KNOWN_HOSTS_NOT_FOUND:
+            why = "no host key is pinned for this host and port";
+            break;
+        default:
+            why = "the known-hosts file cannot be read";
+            break;
+        }
+    }
+    snprintf(sb_nc_hostkey_err, sizeof sb_nc_hostkey_err, "host key "
+             "refused: %s in %.150s", why, a->known_hosts);
+    return -1;
+}
+
+static void *
+sb_nc_connect_thread(void *arg)
+{
+    struct sb_nc_attempt *a = arg;
+    struct nc_session *s = NULL;
+    struct ly_ctx *ctx = NULL;
+
+    sb_nc_lasterr[0] = '\0';
+    sb_nc_hostkey_err[0] = '\0';
+    /* libnetconf2's client settings live in this thread.  No search
+     * path of libnetconf2's own: it takes one directory and writes
+     * fetched schemas into it; the context below has them all. */
+    nc_client_set_schema_searchpath(NULL);
+    nc_client_ssh_set_username(a->user);
+    nc_client_ssh_set_auth_pref(NC_SSH_AUTH_PUBLICKEY, 1);
+    nc_client_ssh_set_auth_pref(NC_SSH_AUTH_PASSWORD, -1);
+    nc_client_ssh_set_auth_pref(NC_SSH_AUTH_INTERACTIVE, -1);
+    nc_client_ssh_set_auth_hostkey_check_clb(sb_nc_hostkey, a);
+    if (nc_client_ssh_add_keypair(a->pubkey, a->key))
+        snprintf(sb_nc_lasterr, sizeof sb_nc_lasterr, "cannot use the key "
+                 "pair %.150s(.pub)", a->key);
+    else if (ly_ctx_new(a->schema_path, 0, &ctx))
+        snprintf(sb_nc_lasterr, sizeof sb_nc_lasterr, "cannot make a YANG "
+                 "context on the schema path %.150s", a->schema_path);
+    else
+        s = nc_connect_ssh(a->host, a->port, ctx);
+
+    if (!s) {
+        ly_ctx_destroy(ctx);
+        ctx = NULL;
+    }
+    pthread_mutex_lock(&a->mu);
+    a->session = s;
+    a->ctx = ctx;
+    if (!s)
+        snprintf(a->err, sizeof a->err, "%s",
+                 sb_nc_hostkey_err[0] ? sb_nc_hostkey_err
+                 : sb_nc_lasterr[0] ? sb_nc_lasterr
+                                    : "no NETCONF session (is netconfd "
+                                      "running behind sshd?)");
+    a->done = true;
+    pthread_cond_signal(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    sb_nc_attempt_unref(a);
+    return NULL;
+}
+
+/* Starts a connection attempt for 'd'; NULL when out of resources. */
+static struct sb_nc_attempt *
+sb_nc_attempt_start(const struct sb_netconf *d)
+{
+    struct sb_nc_attempt *a = calloc(1, sizeof *a);
+    pthread_condattr_t ca;
+    pthread_attr_t ta;
+    pthread_t t;
+
+    if (!a)
+        return NULL;
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&a->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    a->refs = 2;
+    snprintf(a->user, sizeof a->user, "%s", d->user);
+    snprintf(a->host, sizeof a->host, "%s", d->host);
+    a->port = d->port;
+    snprintf(a->key, sizeof a->key, "%s", d->config.ssh_key);
+    snprintf(a->pubkey, sizeof a->pubkey, "%s.pub", d->config.ssh_key);
+    snprintf(a->known_hosts, sizeof a->known_hosts, "%s",
+             d->config.known_hosts);
+    snprintf(a->schema_path, sizeof a->schema_path, "%s",
+             d->config.schema_path[0] ? d->config.schema_path
+                                      : SB_NETCONF_SCHEMA_PATH);
+    pthread_attr_init(&ta);
+    pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &ta, sb_nc_connect_thread, a);
+    pthread_attr_destroy(&ta);
+    if (rc) {
+        a->refs = 1;
+        sb_nc_attempt_unref(a);
+        return NULL;
+    }
+    return a;
+}
+
+static void
+sb_nc_deadline(struct timespec *ts, int ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (long) (ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+static void
+sb_nc_drop(struct sb_netconf *d)
+{
+    if (d->session)
+        nc_session_free(d->session, NULL);
+    ly_ctx_destroy(d->ctx);
+    d->session = NULL;
+    d->ctx = NULL;
+    d->cache_ok = false;
+}
+
+/* Makes d->session a live session (see the top comment); d->lock held.
+ * EHOSTUNREACH (refused, unreachable, host key, authentication) or
+ * ETIMEDOUT (no answer within timeout_ms). */
+static int
+sb_nc_connect(struct sb_netconf *d, char *err, size_t errlen)
+{
+    struct timespec ts;
+    int ret = 0;
+
+    if (d->session && nc_session_get_status(d->session) == NC_STATUS_RUNNING)
+        return 0;
+    sb_nc_drop(d);
+    if (!d->attempt && !(d->attempt = sb_nc_attempt_start(d)))
+        return sb_nc_errf(err, errlen, EAGAIN, "%s: cannot start a thread "
+                          "to connect; retry", d->config.name);
+    struct sb_nc_attempt *a = d->attempt;
+    sb_nc_deadline(&ts, d->timeout_ms);
+    pthread_mutex_lock(&a->mu);
+    while (!a->done)
+        if (pthread_cond_timedwait(&a->cv, &a->mu, &ts) == ETIMEDOUT)
+            break;
+    bool done = a->done;
+    if (done) {
+        d->session = a->session;
+        d->ctx = a->ctx;
+        a->session = NULL;
+        a->ctx = NULL;
+        if (!d->session)
+            ret = sb_nc_errf(err, errlen, strstr(a->err, "host key refused")
+                             ? EACCES : EHOSTUNREACH, "%s: cannot open a "
+                             "NETCONF session to %s@%s:%u: %s: check the "
+                             "device, its address, ssh-key and known-hosts",
+                             d->config.name, d->user, d->host,
+                             (unsigned) d->port, a->err);
+    }
+    pthread_mutex_unlock(&a->mu);
+    if (!done)
+        return sb_nc_errf(err, errlen, ETIMEDOUT, "%s: no NETCONF hello from "
+                          "%s:%u within %d ms (device hung?): nothing sent; "
+                          "retry later", d->config.name, d->host,
+                          (unsigned) d->port, d->timeout_ms);
+    sb_nc_attempt_unref(a);
+    d->attempt = NULL;
+    return ret;
+}
+
+/* ---- RPCs ---- */
+
+static const char *
+sb_nc_opaq_child(const struct lyd_node *parent, const char *name)
+{
+    for (const struct lyd_node *c = lyd_child(parent); c; c = c->next)
+        if (!strcmp(LYD_NAME(c), name))
+            return lyd_get_value(c);
+    return NULL;
+}
+
+/* 0 for <ok/> or data, EPROTO with the first rpc-error in one line. */
+static int
+sb_nc_reply_error(struct sb_netconf *d, const struct lyd_node *envp,
+                  char *err, size_t errlen)
+{
+    for (const struct lyd_node *c = envp ? lyd_child(envp) : NULL; c;
+         c = c->next) {
+        if (strcmp(LYD_NAME(c), "rpc-error"))
+            continue;
+        const char *tag = sb_nc_opaq_child(c, "error-tag");
+        const char *app = sb_nc_opaq_child(c, "error-app-tag");
+        const char *path = sb_nc_opaq_child(c, "error-path");
+        const char *msg = sb_nc_opaq_child(c, "error-message");
+        return sb_nc_errf(err, errlen, EPROTO, "%s: the device refused the "
+                          "edit (%s%s%s%s%s): %s; nothing applied",
+                          d->config.name, tag ? tag : "rpc-error",
+                          app ? ", " : "", app ? app : "",
+                          path ? " at " : "", path ? path : "",
+                          msg ? msg : "no error-message");
+    }
+    return 0;
+}
+
+/* Sends 'rpc' and waits for its reply ('*op' gets the output data, the
+ * caller frees it with lyd_free_all()).  'idempotent': a session lost
+ * after sending may be retried on a new one. */
+static int
+sb_nc_rpc(struct sb_netconf *d, struct nc_rpc *rpc, bool idempotent,
+          struct lyd_node **op, char *err, size_t errlen)
+{
+    struct lyd_node *envp = NULL;
+    uint64_t msgid;
+    int ret;
+
+    *op = NULL;
+    for (int attempt = 0;; attempt++) {
+        ret = sb_nc_connect(d, err, errlen);
+        if (ret)
+            return ret;
+        sb_nc_lasterr[0] = '\0';
+        NC_MSG_TYPE t = nc_send_rpc(d->session, rpc, d->timeout_ms, &msgid);
+        if (t == NC_MSG_ERROR && attempt == 0) {
+            /* Dead before anything went out: a new session. */
+            sb_nc_drop(d);
+            continue;
+        }
+        if (t != NC_MSG_RPC) {
+            sb_nc_drop(d);
+            return sb_nc_errf(err, errlen, t == NC_MSG_WOULDBLOCK
+                              ? ETIMEDOUT : EHOSTUNREACH, "%s: cannot send "
+                              "to %s:%u (%s): %s", d->config.name, d->host,
+                              (unsigned) d->port, sb_nc_lasterr[0]
+                              ? sb_nc_lasterr : "session lost",
+                              t == NC_MSG_WOULDBLOCK ? "the outcome is "
+                              "unknown; read the device back" : "nothing "
+                              "applied; retry");
+        }
+        do {
+            lyd_free_all(envp);
+            lyd_free_all(*op);
+            envp = *op = NULL;
+            t = nc_recv_reply(d->session, rpc, msgid, d->timeout_ms, &envp,
+                              op);
+        } while (t == NC_MSG_REPLY_ERR_MSGID || t == NC_MSG_NOTIF);
+        if (t == NC_MSG_REPLY)
+            break;
+        lyd_free_all(envp);
+        lyd_free_all(*op);
+        envp = *op = NULL;
+        sb_nc_drop(d);
+        if (t == NC_MSG_ERROR && idempotent && attempt == 0)
+            continue;
+        if (t == NC_MSG_WOULDBLOCK)
+            return sb_nc_errf(err, errlen, ETIMEDOUT, "%s: no reply from "
+                              "%s:%u within %d ms: the outcome is unknown; "
+                              "read the device back", d->config.name,
+                              d->host, (unsigned) d->port, d->timeout_ms);
+        return sb_nc_errf(err, errlen, ETIMEDOUT, "%s: session to %s:%u lost "
+                          "before the reply (%s): the outcome is unknown; "
+                          "read the device back", d->config.name, d->host,
+                          (unsigned) d->port, sb_nc_lasterr[0]
+                          ? sb_nc_lasterr : "connection closed");
+    }
+    ret = sb_nc_reply_error(d, envp, err, errlen);
+    lyd_free_all(envp);
+    if (ret) {
+        lyd_free_all(*op);
+        *op = NULL;
+        d->cache_ok = false;
+    }
+    return ret;
+}
+
+/* ---- the device's channels ---- */
+
+static int
+sb_nc_cache_grow(struct sb_netconf *d, int need)
+{
+    if (need <= d->cap_cache)
+        return 0;
+    int ncap = d->cap_cache ? 2 * d->cap_cache : 16;
+    while (ncap < need)
+        ncap *= 2;
+    struct sb_nc_entry *p = realloc(d->cache, (size_t) ncap * sizeof *p);
+    if (!p)
+        return ENOMEM;
+    d->cache = p;
+    d->cap_cache = ncap;
+    return 0;
+}
+
+static bool
+sb_nc_copy(char *dst, size_t size, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n >= size)
+        return false;
+    memcpy(dst, s ? s : "", n + 1);
+    return true;
+}
+
+/* One <channel> node into an entry; false when it cannot be one. */
+static bool
+sb_nc_parse_channel(const struct lyd_node *ch, struct sb_nc_entry *e)
+{
+    const char *index = NULL, *lo = NULL, *up = NULL, *n = NULL, *m = NULL;
+    const char *admin = NULL;
+
+    memset(e, 0, sizeof *e);
+    for (const struct lyd_node *c = lyd_child(ch); c; c = c->next) {
+        const char *k = LYD_NAME(c), *v = lyd_get_value(c);
+        if (!strcmp(k, "index"))
+            index = v;
+        else if (!strcmp(k, "name")) {
+            if (!sb_nc_copy(e->mc.name, sizeof e->mc.name, v))
+                return false;
+        } else if (!strcmp(k, "in-port")) {
+            if (!sb_nc_copy(e->mc.in_port, sizeof e->mc.in_port, v))
+                return false;
+        } else if (!strcmp(k, "out-port")) {
+            if (!sb_nc_copy(e->mc.out_port, sizeof e->mc.out_port, v))
+                return false;
+        } else if (!strcmp(k, "lower-frequency"))
+            lo = v;
+        else if (!strcmp(k, "upper-frequency"))
+            up = v;
+        else if (!strcmp(k, "n"))
+            n = v;
+        else if (!strcmp(k, "m"))
+            m = v;
+        else if (!strcmp(k, "admin-state"))
+            admin = v;
+    }
+    if (!index || !e->mc.name[0])
+        return false;
+    e->index = (uint32_t) strtoul(index, NULL, 10);
+    if (n && m) {
+        e->mc.n = (int) strtol(n, NULL, 10);
+        e->mc.m = (int) strtol(m, NULL, 10);
+    } else if (lo && up) {
+        long long l = strtoll(lo, NULL, 10), u = strtoll(up, NULL, 10);
+        /* centre - 193.1 THz in 6.25 GHz, width in 12.5 GHz */
+        e->mc.n = (int) ((l + u - 2 * SB_NC_BASE_MHZ) / (2 * SB_NC_SLOT_MHZ));
+        e->mc.m = (int) ((u - l) / (2 * SB_NC_SLOT_MHZ));
+    } else
+        return false;
+    e->mc.enabled = !admin || !strcmp(admin, "enabled");
+    return true;
+}
+
+static void
+sb_nc_collect(struct sb_netconf *d, const struct lyd_node *tree, int *bad)
+{
+    const struct lyd_node *node;
+
+    LY_LIST_FOR(tree, node) {
+        const char *name = LYD_NAME(node);
+        if (!strcmp(name, "channel")) {
+            struct sb_nc_entry e;
+            if (!sb_nc_parse_channel(node, &e)) {
+                (*bad)++;
+                continue;
+            }
+            if (sb_nc_cache_grow(d, d->n_cache + 1)) {
+                (*bad)++;
+                return;
+            }
+            d->cache[d->n_cache++] = e;
+        } else {
+            /* The reply's <get-config> output, its <data> anydata,
+             * <roadm>, <media-channels>. */
+            if (node->schema && (node->schema->nodetype & LYS_ANYDATA)) {
+                const struct lyd_node_any *any =
+                    (const struct lyd_node_any *) node;
+                if (any->value_type == LYD_ANYDATA_DATATREE)
+                    sb_nc_collect(d, any->value.tree, bad);
+            } else
+                sb_nc_collect(d, lyd_child(node), bad);
+        }
+    }
+}
+
+/* Reads the device's channels into the cache. */
+static int
+sb_nc_refresh(struct sb_netconf *d, char *err, size_t errlen)
+{
+    struct nc_rpc *rpc = nc_rpc_getconfig(NC_DATASTORE_RUNNING,
+                                          "<roadm xmlns=\"" SB_NC_NS "\">"
+                                          "<media-channels/></roadm>",
+                                          NC_WD_UNKNOWN, NC_PARAMTYPE_CONST);
+    struct lyd_node *op = NULL;
+    int bad = 0, ret;
+
+    if (!rpc)
+        return sb_nc_errf(err, errlen, ENOMEM, "%s: out of memory",
+                          d->config.name);
+    d->cache_ok = false;
+    ret = sb_nc_rpc(d, rpc, true, &op, err, errlen);
+    nc_rpc_free(rpc);
+    if (ret)
+        return ret;
+    d->n_cache = 0;
+    sb_nc_collect(d, op, &bad);
+    lyd_free_all(op);
+    if (bad)
+        return sb_nc_errf(err, errlen, EPROTO, "%s: %d media channel(s) in "
+                          "the running config cannot be read (no index, "
+                          "name or spectrum): fix the device's config",
+                          d->config.name, bad);
+    d->cache_ok = true;
+    return 0;
+}
+
+static int
+sb_nc_find(const struct sb_nc_entry *e, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(e[i].mc.name, name))
+            return i;
+    return -1;
+}
+
+/* ---- the edit ---- */
+
+struct sb_nc_buf {
+    char *s;
+    size_t len, cap;
+    bool oom;
+};
+
+static void
+sb_nc_put(struct sb_nc_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    if (b->oom)
+        return;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL,
+                          b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = true;
+            return;
+        }
+        if (b->s && (size_t) n < b->cap - b->len) {
+            b->len += (size_t) n;
+            return;
+        }
+        size_t ncap = b->cap ? 2 * b->cap : 1024;
+        while (ncap < b->len + (size_t) n + 1)
+            ncap *= 2;
+        char *p = realloc(b->s, ncap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        b->s = p;
+        b->cap = ncap;
+    }
+}
+
+static void
+sb_nc_put_text(struct sb_nc_buf *b, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '<': sb_nc_put(b, "&lt;"); break;
+        case '>': sb_nc_put(b, "&gt;"); break;
+        case '&': sb_nc_put(b, "&amp;"); break;
+        case '"': sb_nc_put(b, "&quot;"); break;
+        default: sb_nc_put(b, "%c", *s); break;
+        }
+}
+
+static void
+sb_nc_put_channel(struct sb_nc_buf *b, const struct sb_nc_entry *e)
+{
+    const struct sb_media_channel *mc = &e->mc;
+    long long centre = SB_NC_BASE_MHZ + (long long) mc->n * SB_NC_SLOT_MHZ;
+    long long half = (long long) mc->m * SB_NC_SLOT_MHZ;
+
+    sb_nc_put(b, "<channel nc:operation=\"create\"><index>%" PRIu32
+              "</index><name>", e->index);
+    sb_nc_put_text(b, mc->name);
+    sb_nc_put(b, "</name>");
+    if (mc->in_port[0]) {
+        sb_nc_put(b, "<in-port>");
+        sb_nc_put_text(b, mc->in_port);
+        sb_nc_put(b, "</in-port>");
+    }
+    if (mc->out_port[0]) {
+        sb_nc_put(b, "<out-port>");
+        sb_nc_put_text(b, mc->out_port);
+        sb_nc_put(b, "</out-port>");
+    }
+    sb_nc_put(b, "<lower-frequency>%lld</lower-frequency><upper-frequency>"
+              "%lld</upper-frequency><admin-state>%s</admin-state></channel>",
+              centre - half, centre + half,
+              mc->enabled ? "enabled" : "disabled");
+}
+
+static int
+sb_netconf_apply_locked(struct sb_netconf *d, const struct sb_change *changes,
+                        int n, char *err, size_t errlen)
+{
+    struct sb_nc_entry *work = NULL;      /* the device after the batch */
+    bool *is_new = NULL;
+    uint32_t *gone = NULL;                /* indices deleted */
+    int n_work = 0, n_gone = 0, ret = 0;
+    uint32_t next = 1;
+    struct sb_nc_buf b = { 0 };
+    struct nc_rpc *rpc = NULL;
+    struct lyd_node *op = NULL;
+
+    if (!d->cache_ok && (ret = sb_nc_refresh(d, err, errlen)))
+        goto cleanup;
+    work = malloc(((size_t) d->n_cache + (size_t) n + 1) * sizeof *work);
+    is_new = calloc((size_t) d->n_cache + (size_t) n + 1, sizeof *is_new);
+    gone = malloc(((size_t) n + 1) * sizeof *gone);
+    if (!work || !is_new || !gone) {
+        ret = sb_nc_errf(err, errlen, ENOMEM, "%s: out of memory; nothing "
+                         "applied", d->config.name);
+        goto cleanup;
+    }
+    memcpy(work, d->cache, (size_t) d->n_cache * sizeof *work);
+    n_work = d->n_cache;
+    for (int i = 0; i < n_work; i++)
+        if (work[i].index >= next)
+            next = work[i].index + 1;
+
+    /* The batch, in order, against what the device holds. */
+    for (int i = 0; i < n; i++) {
+        const struct sb_media_channel *mc = &changes[i].mc;
+        if (!mc->name[0] || !memchr(mc->name, '\0', sizeof mc->name)) {
+            ret = sb_nc_errf(err, errlen, EINVAL, "%s: change %d: a media "
+                             "channel needs a name of 1 to %d bytes: fix the "
+                             "request; nothing applied", d->config.name, i,
+                             SB_NAME_MAX - 1);
+            goto cleanup;
+        }
+        int at = sb_nc_find(work, n_work, mc->name);
+        if (changes[i].op == SB_ADD) {
+            if (at >= 0) {
+                ret = sb_nc_errf(err, errlen, EEXIST, "%s: media channel "
+                                 "'%s' already exists: delete it first or "
+                                 "read the device back; nothing applied",
+                                 d->config.name, mc->name);
+                goto cleanup;
+            }
+            if (next == 0) {
+                ret = sb_nc_errf(err, errlen, ENOSPC, "%s: no channel index "
+                                 "left; nothing applied", d->config.name);
+                goto cleanup;
+            }
+            work[n_work].index = next++;
+            work[n_work].mc = *mc;
+            is_new[n_work++] = true;
+        } else if (changes[i].op == SB_DELETE) {
+            if (at < 0) {
+                ret = sb_nc_errf(err, errlen, ENOENT, "%s: no media channel "
+                                 "'%s' to delete: read the device back; "
+                                 "nothing applied", d->config.name, mc->name);
+                goto cleanup;
+            }
+            if (!is_new[at])
+                gone[n_gone++] = work[at].index;
+            work[at] = work[n_work - 1];
+            is_new[at] = is_new[n_work - 1];
+            n_work--;
+        } else {
+            ret = sb_nc_errf(err, errlen, EINVAL, "%s: change %d: unknown "
+                             "operation %d; nothing applied", d->config.name,
+                             i, (int) changes[i].op);
+            goto cleanup;
+        }
+    }
+
+    sb_nc_put(&b, "<roadm xmlns=\"" SB_NC_NS "\" xmlns:nc=\"urn:ietf:params:"
+              "xml:ns:netconf:base:1.0\"><media-channels>");
+    for (int i = 0; i < n_gone; i++)
+        sb_nc_put(&b, "<channel nc:operation=\"delete\"><index>%" PRIu32
+                  "</index></channel>", gone[i]);
+    int n_edit = n_gone;
+    for (int i = 0; i < n_work; i++)
+        if (is_new[i]) {
+            sb_nc_put_channel(&b, &work[i]);
+            n_edit++;
+        }
+    sb_nc_put(&b, "</media-channels></roadm>");
+    if (b.oom) {
+        ret = sb_nc_errf(err, errlen, ENOMEM, "%s: out of memory; nothing "
+                         "applied", d->config.name);
+        goto cleanup;
+    }
+    if (n_edit == 0)
+        goto cleanup;
+    rpc = nc_rpc_edit(NC_DATASTORE_RUNNING, NC_RPC_EDIT_DFLTOP_MERGE,
+                      NC_RPC_EDIT_TESTOPT_UNKNOWN, NC_RPC_EDIT_ERROPT_ROLLBACK,
+                      b.s, NC_PARAMTYPE_CONST);
+    if (!rpc) {
+        ret = sb_nc_errf(err, errlen, ENOMEM, "%s: out of memory; nothing "
+                         "applied", d->config.name);
+        goto cleanup;
+    }
+    ret = sb_nc_rpc(d, rpc, false, &op, err, errlen);
+    if (ret)
+        goto cleanup;
+    /* Applied: the device now holds 'work'. */
+    if (sb_nc_cache_grow(d, n_work) == 0) {
+        memcpy(d->cache, work, (size_t) n_work * sizeof *work);
+        d->n_cache = n_work;
+    } else
+        d->cache_ok = false;
+
+cleanup:
+    lyd_free_all(op);
+    nc_rpc_free(rpc);
+    free(b.s);
+    free(work);
+    free(is_new);
+    free(gone);
+    return ret;
+}
+
+static int
+sb_netconf_apply(struct sb_device *dev, const struct sb_change *changes,
+                 int n, char *err, size_t errlen)
+{
+    struct sb_netconf *d = sb_nc_cast(dev);
+    int ret;
+
+    if (n < 0 || (n && !changes))
+        return sb_nc_errf(err, errlen, EINVAL, "%s: %d changes: fix the "
+                          "request", d->config.name, n);
+    pthread_mutex_lock(&d->lock);
+    ret = sb_netconf_apply_locked(d, changes, n, err, errlen);
+    pthread_mutex_unlock(&d->lock);
+    return ret;
+}
+
+static int
+sb_netconf_read(struct sb_device *dev, struct sb_media_channel **out, int *n,
+                char *err, size_t errlen)
+{
+    struct sb_netconf *d = sb_nc_cast(dev);
+    int ret;
+
+    *out = NULL;
+    *n = 0;
+    pthread_mutex_lock(&d->lock);
+    ret = sb_nc_refresh(d, err, errlen);
+    if (!ret) {
+        *out = malloc(((size_t) d->n_cache + 1) * sizeof **out);
+        if (!*out)
+            ret = sb_nc_errf(err, errlen, ENOMEM, "%s: out of memory",
+                             d->config.name);
+        else {
+            for (int i = 0; i < d->n_cache; i++)
+                (*out)[i] = d->cache[i].mc;
+            *n = d->n_cache;
+        }
+    }
+    pthread_mutex_unlock(&d->lock);
+    return ret;
+}
+
+static void
+sb_netconf_close(struct sb_device *dev)
+{
+    struct sb_netconf *d = sb_nc_cast(dev);
+
+    if (!d)
+        return;
+    /* A connecting thread still waiting for a hung device's hello
+     * finishes on its own and frees what it made. */
+    if (d->attempt)
+        sb_nc_attempt_unref(d->attempt);
+    sb_nc_drop(d);
+    pthread_mutex_destroy(&d->lock);
+    free(d->cache);
+    free(d);
+}
+
+static int
+sb_netconf_open(const struct sb_device_config *config,
+                struct sb_device **out, char *err, size_t errlen)
+{
+    struct sb_netconf *d;
+    const char *bad;
+
+    *out = NULL;
+    pthread_once(&sb_nc_once, sb_nc_init);
+    if (!memchr(config->address, '\0', sizeof config->address)
+        || !memchr(config->ssh_key, '\0', sizeof config->ssh_key)
+        || !memchr(config->known_hosts, '\0', sizeof config->known_hosts))
+        return sb_nc_errf(err, errlen, EINVAL, "%.63s: a NETCONF setting is "
+                          "not terminated", config->name);
+    if (!config->ssh_key[0] || !config->known_hosts[0])
+        return sb_nc_errf(err, errlen, EINVAL, "%.63s: the netconf driver "
+                          "needs an ssh-key and a known-hosts file (host "
+                          "keys are pinned, never asked): set both in the "
+                          "southbound configuration", config->name);
+    d = calloc(1, sizeof *d);
+    if (!d)
+        return sb_nc_errf(err, errlen, ENOMEM, "%.63s: out of memory",
+                          config->name);
+    d->config = *config;
+    bad = sb_nc_parse_address(d, config->address);
+    if (bad) {
+        free(d);
+        return sb_nc_errf(err, errlen, EINVAL, "%.63s: NETCONF address '%s' "
+                          "%s: write USER@HOST:PORT", config->name,
+                          config->address, bad);
+    }
+    d->timeout_ms = config->timeout_ms > 0 ? config->timeout_ms
+                                           : SB_NC_DEFAULT_TIMEOUT_MS;
+    pthread_mutex_init(&d->lock, NULL);
+
+    /* A device that does not answer now is no error: the controller
+     * starts anyway and the session is made on first use.  A refused
+     * host key is a configuration error and says so now. */
+    char e[512];
+    pthread_mutex_lock(&d->lock);
+    int ret = sb_nc_connect(d, e, sizeof e);
+    if (!ret)
+        ret = sb_nc_refresh(d, e, sizeof e);
+    pthread_mutex_unlock(&d->lock);
+    if (ret == EACCES) {
+        sb_nc_errf(err, errlen, EACCES, "%s", e);
+        sb_netconf_close((struct sb_device *) d);
+        return EACCES;
+    }
+    *out = (struct sb_device *) d;
+    return 0;
+}
+
+const struct sb_driver_class sb_netconf_class = {
+    .name = "netconf",
+    .open = sb_netconf_open,
+    .apply = sb_netconf_apply,
+    .read = sb_netconf_read,
+    .close = sb_netconf_close,
+};
