@@ -123,15 +123,40 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
                                                        "state-dir"),
                                          err, errlen)))
         return ret;
+    /* The netconf settings every listed device starts from. */
+    struct sb_device_config nc;
+    memset(&nc, 0, sizeof nc);
+    const struct lyd_node *ncn = lr_yang_child(sb, LR_YANG_LRCFG, "netconf");
+    if ((ret = lr_yang_config_path(ncn, "ssh-key", dir, nc.ssh_key,
+                                   sizeof nc.ssh_key, file, err, errlen))
+        || (ret = lr_yang_config_path(ncn, "known-hosts", dir,
+                                      nc.known_hosts, sizeof nc.known_hosts,
+                                      file, err, errlen)))
+        return ret;
+    lr_yang_config_str(ncn, "schema-path", nc.schema_path,
+                       sizeof nc.schema_path);
+    const char *tmo = lr_yang_leaf(ncn, LR_YANG_LRCFG, "timeout-ms");
+    nc.timeout_ms = tmo ? (int) strtol(tmo, NULL, 10) : 0;
     n = lr_yang_child(sb, LR_YANG_LRCFG, "device");
     for (; n && c->n_devices < LR_CONFIG_MAX_DEVICES;
          n = lr_yang_next_same(n)) {
         struct sb_device_config *d = &c->devices[c->n_devices++];
+        *d = nc;
         lr_yang_config_str(n, "name", d->name, sizeof d->name);
         lr_yang_config_str(n, "driver", d->driver, sizeof d->driver);
         if (!d->driver[0])
             snprintf(d->driver, sizeof d->driver, "%s", c->default_driver);
         lr_yang_config_str(n, "address", d->address, sizeof d->address);
+        char key[sizeof d->ssh_key], known[sizeof d->known_hosts];
+        if ((ret = lr_yang_config_path(n, "ssh-key", dir, key, sizeof key,
+                                       file, err, errlen))
+            || (ret = lr_yang_config_path(n, "known-hosts", dir, known,
+                                          sizeof known, file, err, errlen)))
+            return ret;
+        if (key[0])
+            memcpy(d->ssh_key, key, sizeof key);
+        if (known[0])
+            memcpy(d->known_hosts, known, sizeof known);
     }
 
     const struct lyd_node *co = lr_yang_child(top, LR_YANG_LRCFG,
