@@ -95,7 +95,13 @@ nc_start() {
 
     NC_USER=lrnc$$
     if ! id "$NC_USER" > /dev/null 2>&1; then
-        /usr/sbin/useradd -M -d "$NC_DIR" -s /bin/sh "$NC_USER" || return 1
+        # /etc/passwd is locked while another test adds or removes its
+        # user: try again a few times.
+        for i in 1 2 3 4 5 6 7 8 9 10; do
+            /usr/sbin/useradd -M -d "$NC_DIR" -s /bin/sh "$NC_USER" 2> "$NC_DIR/useradd.err" && break
+            sleep 0.3
+        done
+        id "$NC_USER" > /dev/null 2>&1 || { cat "$NC_DIR/useradd.err"; return 1; }
         NC_USER_MADE=1
     fi
     # With UsePAM no, sshd refuses a locked account: give it a password
@@ -202,13 +208,19 @@ nc_stop() {
     NC_PIDS=
     NC_SSHD_PID=
     if [ -n "$NC_USER_MADE" ]; then
-        /usr/sbin/userdel "$NC_USER" 2>/dev/null
+        for i in 1 2 3 4 5 6 7 8 9 10; do
+            /usr/sbin/userdel "$NC_USER" 2>/dev/null
+            id "$NC_USER" > /dev/null 2>&1 || break
+            sleep 0.3
+        done
         NC_USER_MADE=
     fi
-    if [ -n "$NC_RUN_SSHD_MADE" ]; then
+    # sshd's privilege-separation directory: removed only when we made it
+    # and no sshd (another test's, or the system's) may still need it.
+    if [ -n "$NC_RUN_SSHD_MADE" ] && ! pgrep -x sshd > /dev/null; then
         rmdir /run/sshd 2>/dev/null
-        NC_RUN_SSHD_MADE=
     fi
+    NC_RUN_SSHD_MADE=
 }
 
 # nc_get NAME: the device's running media channels, read independently

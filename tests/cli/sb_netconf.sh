@@ -1,0 +1,278 @@
+#!/bin/sh
+# The netconf driver and lightraild on real NETCONF devices: four
+# netconfd ROADMs in a line (tests/data/netconf/line4.json, r1-r2-r3-r4,
+# a DC at each end) behind one private sshd on 127.0.0.1, started here
+# (tests/cli/netconf.sh).  Every check of what the devices hold is made
+# twice: through the driver (lightrail-check: the store against every
+# device, and sbctl) and independently with python3-ncclient, against
+# the media channels the store's jobs imply.
+#
+#   - a job spanning the two DCs puts JOB/lp1 and JOB/lp2 on all four
+#     ROADMs, exactly; deleting it leaves nothing;
+#   - a device dies (netconfd SIGKILLed while the controller waits on it)
+#     in the middle of provisioning a 4-ROADM lightpath: the job fails
+#     with a reason naming it and no device holds anything;
+#   - a schema-violating edit is refused with the device's message and
+#     changes nothing; a wrong pinned host key is refused;
+#   - a hung device (SIGSTOP) times out, the job fails, and after SIGCONT
+#     `reconcile` leaves the devices equal to the store;
+#   - a restarted lightraild finds the devices as the store says.
+# Needs root (a user of its own, sshd): skipped (77) otherwise.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "$srcdir/tests/cli/netconf.sh"
+nc_can_run || exit 77
+. "$srcdir/tests/cli/daemon.sh"
+trap 'kill -9 $PID 2>/dev/null; nc_stop; rm -rf "$tmp"' EXIT
+SBCTL=${SBCTL:-./tests/cli/sbctl}
+ROADMS="r1 r2 r3 r4"
+
+nc_start $ROADMS || { echo "FAIL: the NETCONF devices did not start"; exit 99; }
+top=$(cd "$srcdir" && pwd)
+SCHEMA=$top/yang:/usr/share/yuma/modules/ietf:/usr/share/yuma/modules/yuma123:/usr/share/yuma/modules/netconfcentral
+{
+    cat <<CFG
+{
+  "lightrail-config:lightraild": {
+    "listen": { "address": "127.0.0.1", "port": 0, "tls": true,
+                "certificate": "tls/cert.pem", "key": "tls/key.pem" },
+    "token": [ { "name": "test", "secret": "$TOKEN" } ],
+    "state-dir": "state",
+    "topology-file": "$top/tests/data/netconf/line4.json",
+    "cluster-file": "$top/tests/data/netconf/line4-cluster.json",
+    "southbound": {
+      "default-driver": "netconf",
+      "netconf": { "ssh-key": "$NC_KEY", "known-hosts": "$NC_KNOWN",
+                   "schema-path": "$SCHEMA", "timeout-ms": 1500 },
+      "device": [
+CFG
+    sep=
+    for r in $ROADMS; do
+        printf '%s        { "name": "%s", "address": "%s" }' "$sep" "$r" "$(nc_address "$r")"
+        sep=",
+"
+    done
+    printf '\n      ]\n    }\n  }\n}\n'
+} > "$D/lightraild.json"
+export SB_KEY=$NC_KEY SB_KNOWN_HOSTS=$NC_KNOWN SB_SCHEMA_PATH=$SCHEMA SB_TIMEOUT_MS=1500
+
+# The media channels every device must hold according to the store (the
+# active jobs' lightpaths), one line each, sorted, in nc_get's format:
+#   DEVICE NAME IN OUT LOWER-MHZ UPPER-MHZ enabled
+expected() {
+    api GET "$JOBS"
+    /usr/bin/python3 - "$tmp/body" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+jobs = doc.get("lightrail-job:jobs", {}).get("job", [])
+rows = []
+for j in jobs:
+    st = j.get("state", {})
+    if st.get("phase") != "active":
+        continue
+    for lp in st.get("lightpath", []):
+        nodes, links = lp["node"], lp["link"]
+        n, m = int(lp["n"]), int(lp["m"])
+        lo = 193100000 + n * 6250 - m * 6250
+        hi = 193100000 + n * 6250 + m * 6250
+        for h, dev in enumerate(nodes):
+            rows.append("%s %s/lp%s %s %s %d %d enabled" % (
+                dev, j["name"], lp["index"],
+                links[h - 1] if h > 0 else "-",
+                links[h] if h < len(links) else "-", lo, hi))
+for r in sorted(rows):
+    print(r)
+PY
+}
+
+# What the devices hold, read with ncclient (not Lightrail's code).
+actual_ncclient() {
+    for r in $ROADMS; do
+        nc_get "$r" | sed "s/^/$r /" || echo "$r: ncclient failed"
+    done | sort
+}
+
+# What they hold through the driver, in the same format.
+actual_driver() {
+    for r in $ROADMS; do
+        $SBCTL netconf "$r" "$(nc_address "$r")" read 2>&1 |
+            awk -v r="$r" '{ if (NF != 6) { print r, "sbctl:", $0; next }
+                             lo = 193100000 + $4 * 6250 - $5 * 6250
+                             hi = 193100000 + $4 * 6250 + $5 * 6250
+                             print r, $1, $2, $3, lo, hi, $6 }'
+    done | sort
+}
+
+# devices_match WHAT: both readings equal the store's.
+devices_match() {
+    expected > "$tmp/want" 2>&1
+    actual_ncclient > "$tmp/nc" 2>&1
+    actual_driver > "$tmp/drv" 2>&1
+    if cmp -s "$tmp/want" "$tmp/nc" && cmp -s "$tmp/want" "$tmp/drv"; then
+        ok "$1: the devices hold exactly the store's $(wc -l < "$tmp/want") media channels (ncclient and driver)"
+    else
+        notok "$1: devices differ from the store: want: $(cat "$tmp/want") | ncclient: $(cat "$tmp/nc") | driver: $(cat "$tmp/drv")"
+    fi
+}
+
+devices_empty() {
+    actual_ncclient > "$tmp/nc" 2>&1
+    actual_driver > "$tmp/drv" 2>&1
+    if [ ! -s "$tmp/nc" ] && [ ! -s "$tmp/drv" ]; then
+        ok "$1: no device holds a media channel (ncclient and driver)"
+    else
+        notok "$1: left behind: ncclient: $(cat "$tmp/nc") | driver: $(cat "$tmp/drv")"
+    fi
+}
+
+submit() {   # submit NAME: POSTs a job spanning both DCs
+    printf '{"lightrail-job:job":[{"name":"%s","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":10,"max":10}}]}\n' "$1" > "$tmp/$1.json"
+    api POST "$JOBS" "$tmp/$1.json"
+}
+
+phase() { sed -n 's/.*"phase": "\([a-z]*\)".*/\1/p' "$tmp/body" | head -n 1; }
+n_lightpaths() {
+    /usr/bin/python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["lightrail-job:job"][0]
+print(len(j.get("state", {}).get("lightpath", [])))' "$tmp/body"
+}
+reason() { sed -n 's/.*"reason": "\(.*\)".*/\1/p' "$tmp/body" | head -n 1; }
+
+start_daemon || { notok "lightraild did not start on NETCONF devices"; lr_summary; exit 1; }
+
+# 1. Provision, read back, delete.
+submit j1
+if [ "$STATUS" = 201 ] && [ "$(phase)" = active ] && [ "$(n_lightpaths)" = 2 ]; then
+    ok "j1 active with two lightpaths"
+else
+    notok "j1: $STATUS $(cat "$tmp/body")"
+fi
+devices_match "j1 provisioned"
+if [ "$(wc -l < "$tmp/want")" -eq 8 ]; then
+    ok "j1: two 4-ROADM lightpaths are 8 media channels"
+else
+    notok "j1: want 8 channels, the store implies $(wc -l < "$tmp/want")"
+fi
+api DELETE "$JOBS/job=j1"
+[ "$STATUS" = 204 ] && ok "j1 deleted" || notok "DELETE j1: $STATUS $(cat "$tmp/body")"
+devices_empty "j1 deleted"
+
+# 2. A device dies mid-provisioning: r3's netconfd is stopped so that the
+# controller waits on it with r1 and r2 already programmed (r1..r4 are
+# applied in order), then killed while it waits.
+nc_stop_dev r3
+(submit j2; echo "$STATUS" > "$tmp/status") &
+SUBMIT=$!
+sleep 0.5
+nc_kill r3
+wait $SUBMIT
+if [ "$(cat "$tmp/status")" = 201 ] && [ "$(phase)" = failed ] && reason | grep -q 'r3'; then
+    ok "j2 failed when r3 died mid-provisioning: $(reason)"
+else
+    notok "j2 after r3 died: $(cat "$tmp/status") $(cat "$tmp/body")"
+fi
+nc_restart r3 || notok "r3's netconfd did not restart"
+devices_empty "j2 rolled back after r3 died"
+api GET "$JOBS/job=j2"
+[ "$(phase)" = failed ] && ok "j2 stays failed in the store" \
+    || notok "j2 in the store: $(cat "$tmp/body")"
+
+# 3. The device is back: provisioning works again, on a new session.
+submit j3
+[ "$(phase)" = active ] && ok "j3 active after r3 came back" \
+    || notok "j3: $STATUS $(cat "$tmp/body")"
+devices_match "j3 provisioned"
+
+# 4. A schema-violating edit: refused with the device's own words,
+# nothing changes.
+actual_ncclient > "$tmp/before"
+$SBCTL netconf r2 "$(nc_address r2)" add bad/lp1 r1-r2 r2-r3 0 0 > /dev/null 2> "$tmp/err"
+rc=$?
+actual_ncclient > "$tmp/after"
+if [ $rc -ne 0 ] && grep -q 'EPROTO: r2: the device refused the edit (operation-failed, lrroadm-frequency-order at .*channel.*): the upper frequency must be above the lower frequency' "$tmp/err" \
+   && cmp -s "$tmp/before" "$tmp/after"; then
+    ok "a zero-width channel is refused by the device's must, nothing changed: $(cat "$tmp/err")"
+else
+    notok "zero-width channel: rc $rc, $(cat "$tmp/err"), changed: $(diff "$tmp/before" "$tmp/after")"
+fi
+$SBCTL netconf r2 "$(nc_address r2)" add "bad/lp2" "not a port" - 0 4 > /dev/null 2> "$tmp/err"
+if grep -q 'EPROTO: .*pattern-test-failed at .*in-port' "$tmp/err"; then
+    ok "a port name with spaces is refused by the device's pattern"
+else
+    notok "port with spaces: $(cat "$tmp/err")"
+fi
+$SBCTL netconf r2 "$(nc_address r2)" add j3/lp1 - - 0 4 > /dev/null 2> "$tmp/err"
+grep -q "EEXIST: r2: media channel 'j3/lp1' already exists" "$tmp/err" \
+    && ok "a second j3/lp1 is refused" || notok "duplicate: $(cat "$tmp/err")"
+actual_ncclient > "$tmp/after"
+cmp -s "$tmp/before" "$tmp/after" && ok "the refused edits changed nothing" \
+    || notok "refused edits changed: $(diff "$tmp/before" "$tmp/after")"
+
+# 5. A host key that is not the pinned one is refused.
+SB_KNOWN_HOSTS=$NC_WRONG_KNOWN $SBCTL netconf r1 "$(nc_address r1)" read > "$tmp/out" 2> "$tmp/err"
+if [ $? -ne 0 ] && [ ! -s "$tmp/out" ] \
+   && grep -q "EACCES: r1: .*host key refused: the server's host key differs from the one pinned in $NC_WRONG_KNOWN" "$tmp/err"; then
+    ok "a wrong pinned host key is refused"
+else
+    notok "wrong host key: $(cat "$tmp/out" "$tmp/err")"
+fi
+: > "$tmp/empty_known"
+SB_KNOWN_HOSTS=$tmp/empty_known $SBCTL netconf r1 "$(nc_address r1)" read > /dev/null 2> "$tmp/err"
+grep -q "host key refused: no host key is pinned" "$tmp/err" \
+    && ok "an unpinned host is refused, not asked about" \
+    || notok "unpinned host: $(cat "$tmp/err")"
+
+# 6. A hung device: r2 stops; j4's edit there times out (outcome
+# unknown), the read-back times out too, so j4 fails and is undone where
+# the devices answer.  r2 may still apply the edit when it resumes: that
+# is drift, and reconcile repairs it.
+api DELETE "$JOBS/job=j3"
+[ "$STATUS" = 204 ] || notok "DELETE j3: $STATUS $(cat "$tmp/body")"
+nc_stop_dev r2
+submit j4
+if [ "$(phase)" = failed ] && reason | grep -q 'r2'; then
+    ok "j4 failed on the hung r2: $(reason)"
+else
+    notok "j4 with r2 hung: $STATUS $(cat "$tmp/body")"
+fi
+nc_cont_dev r2
+sleep 1
+api POST "/restconf/operations/lightrail-job:reconcile"
+if [ "$STATUS" = 200 ]; then
+    ok "reconcile after r2 resumed: $(tr '\n' ' ' < "$tmp/body")"
+else
+    notok "reconcile: $STATUS $(cat "$tmp/body")"
+fi
+devices_match "after SIGCONT and reconcile"
+api POST "/restconf/operations/lightrail-job:reconcile?dry-run"
+if [ "$STATUS" = 200 ] && ! grep -q 'not in the store\|missing' "$tmp/body"; then
+    ok "a second reconcile finds no drift"
+else
+    notok "second reconcile: $STATUS $(cat "$tmp/body")"
+fi
+
+# 7. Drift made behind the controller's back is found and repaired.
+submit j5
+[ "$(phase)" = active ] && ok "j5 active after r2 resumed" \
+    || notok "j5: $STATUS $(cat "$tmp/body")"
+$SBCTL netconf r4 "$(nc_address r4)" add stranger/lp1 r3-r4 - 100 4 -- del j5/lp2 2> "$tmp/err" \
+    || notok "making drift on r4: $(cat "$tmp/err")"
+api POST "/restconf/operations/lightrail-job:reconcile?dry-run"
+if grep -q 'r4: channel stranger/lp1' "$tmp/body" && grep -q 'r4: channel j5/lp2 of job j5 is missing' "$tmp/body"; then
+    ok "dry-run reports the stranger and the missing channel on r4"
+else
+    notok "dry-run: $(cat "$tmp/body")"
+fi
+api POST "/restconf/operations/lightrail-job:reconcile"
+devices_match "drift on r4 repaired"
+
+# 8. A restart finds the devices as the store says.
+stop_daemon
+start_daemon || notok "lightraild did not restart"
+devices_match "after a restart"
+stop_daemon
+if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
+    ok "lightrail-check: store and devices agree"
+else
+    notok "lightrail-check: $(cat "$tmp/check")"
+fi
+lr_summary
