@@ -256,13 +256,17 @@ submit j5
     || notok "j5: $STATUS $(cat "$tmp/body")"
 $SBCTL netconf r4 "$(nc_address r4)" add stranger/lp1 r3-r4 - 100 4 -- del j5/lp2 2> "$tmp/err" \
     || notok "making drift on r4: $(cat "$tmp/err")"
-api POST "/restconf/operations/lightrail-job:reconcile?dry-run"
-if grep -q 'r4: channel stranger/lp1' "$tmp/body" && grep -q 'r4: channel j5/lp2 of job j5 is missing' "$tmp/body"; then
-    ok "dry-run reports the stranger and the missing channel on r4"
+LIGHTRAIL_TOKEN=$TOKEN $LIGHTRAIL reconcile --dry-run --server "$URL" --cacert "$D/tls/cert.pem" > "$tmp/out" 2>&1
+rc=$?
+if [ $rc -eq 3 ] && grep -q 'r4: channel stranger/lp1' "$tmp/out" && grep -q 'r4: channel j5/lp2 of job j5 is missing' "$tmp/out"; then
+    ok "lightrail reconcile --dry-run reports the stranger and the missing channel on r4 (exit 3)"
 else
-    notok "dry-run: $(cat "$tmp/body")"
+    notok "reconcile --dry-run: exit $rc, $(cat "$tmp/out")"
 fi
-api POST "/restconf/operations/lightrail-job:reconcile"
+LIGHTRAIL_TOKEN=$TOKEN $LIGHTRAIL reconcile --server "$URL" --cacert "$D/tls/cert.pem" > "$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '^2 difference(s), repaired' "$tmp/out" \
+    && ok "lightrail reconcile repairs them" || notok "reconcile: exit $rc, $(cat "$tmp/out")"
 devices_match "drift on r4 repaired"
 
 # 8. A restart finds the devices as the store says.

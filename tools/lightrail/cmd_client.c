@@ -7,6 +7,9 @@
  *   job list | show | delete   GET / GET / DELETE .../jobs[/job=NAME]
  *   topology show              GET /restconf/data/ietf-network:networks
  *   spectrum show [LINK]       GET /restconf/data/lightrail-state:state
+ *   reconcile [--dry-run]      POST /restconf/operations/lightrail-job:
+ *                              reconcile[?dry-run]: the daemon compares
+ *                              every device with its store (and repairs)
  *
  * Text output is for people (tables, one spectrum map per link); JSON
  * output (--format json) is the server's JSON, re-indented, for scripts.
@@ -32,17 +35,19 @@
 #define JOBS_PATH "/restconf/data/lightrail-job:jobs"
 #define NETWORKS_PATH "/restconf/data/ietf-network:networks"
 #define STATE_PATH "/restconf/data/lightrail-state:state"
+#define RECONCILE_PATH "/restconf/operations/lightrail-job:reconcile"
 #define YANG_JSON "application/yang-data+json"
 /* Slots per row of a spectrum map: 100 slots of 12.5 GHz = 1.25 THz. */
 #define MAP_WIDTH 100
 #define MAX_SLOTS (1L << 20)
 
-enum client_cmd { C_JOB, C_TOPOLOGY, C_SPECTRUM };
+enum client_cmd { C_JOB, C_TOPOLOGY, C_SPECTRUM, C_RECONCILE };
 
 struct client_opts {
     const char *cmd;            /* "job", for messages */
     const char *server, *token, *cacert, *cert, *key;
     bool insecure, json;
+    bool dry_run;               /* reconcile --dry-run */
     long timeout;
     /* job submit --name ... */
     const char *name, *model, *algorithm;
@@ -91,6 +96,22 @@ client_usage(FILE *f, enum client_cmd c)
 "\n"
 "Shows the optical topology lightraild manages: ROADMs, the data centers\n"
 "attached to them, and the links with their length and slots.\n");
+    else if (c == C_RECONCILE)
+        fprintf(f,
+"usage: lightrail reconcile [--dry-run] [OPTIONS]\n"
+"\n"
+"Asks lightraild to compare the media channels on every ROADM with what\n"
+"its store says, and prints one line per difference: a channel no job\n"
+"holds (an orphan, or one made behind the controller's back), or an\n"
+"active job's channel missing from a device.  Without --dry-run the\n"
+"daemon repairs what it finds (removes the orphans, re-applies what is\n"
+"missing); lightraild also does this at every start.\n"
+"\n"
+"  --dry-run           report the drift, change nothing\n"
+"\n"
+"exit status (besides those below): 0 the devices agree with the store,\n"
+"or every difference was repaired; 3 --dry-run found drift; 1 the\n"
+"daemon could not read or repair a device (its message says which).\n");
     else
         fprintf(f,
 "usage: lightrail spectrum show [LINK] [OPTIONS]\n"
@@ -124,7 +145,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
 {
     enum { O_SERVER = 256, O_TOKEN, O_CACERT, O_CERT, O_KEY, O_INSECURE,
            O_TIMEOUT, O_FORMAT, O_NAME, O_MODEL, O_BATCH, O_MICRO, O_GMIN,
-           O_GMAX, O_ALGO, O_HELP };
+           O_GMAX, O_ALGO, O_DRY_RUN, O_HELP };
     static const struct option longopts[] = {
         { "server", required_argument, NULL, O_SERVER },
         { "token", required_argument, NULL, O_TOKEN },
@@ -141,6 +162,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         { "gpus-min", required_argument, NULL, O_GMIN },
         { "gpus-max", required_argument, NULL, O_GMAX },
         { "algorithm", required_argument, NULL, O_ALGO },
+        { "dry-run", no_argument, NULL, O_DRY_RUN },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -177,6 +199,13 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         case O_NAME: o->name = optarg; o->submit_opts = true; break;
         case O_MODEL: o->model = optarg; o->submit_opts = true; break;
         case O_ALGO: o->algorithm = optarg; o->submit_opts = true; break;
+        case O_DRY_RUN:
+            if (c != C_RECONCILE) {
+                lr_cli_err(o->cmd, "--dry-run goes with reconcile only");
+                return LR_EXIT_USAGE;
+            }
+            o->dry_run = true;
+            break;
         case O_BATCH: count = &o->batch; break;
         case O_MICRO: count = &o->micro; break;
         case O_GMIN: count = &o->gpus_min; break;
@@ -206,7 +235,12 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         lr_cli_err(o->cmd, "--cert and --key go together");
         return LR_EXIT_USAGE;
     }
-    if (o->n_args == 0) {
+    if (c == C_RECONCILE && o->n_args > 0) {
+        lr_cli_err(o->cmd, "unexpected argument '%s' (see lightrail "
+                   "reconcile --help)", o->args[0]);
+        return LR_EXIT_USAGE;
+    }
+    if (o->n_args == 0 && c != C_RECONCILE) {
         lr_cli_err(o->cmd, "what to do? (see lightrail %s --help)", o->cmd);
         return LR_EXIT_USAGE;
     }
@@ -941,6 +975,33 @@ cleanup:
     return rc;
 }
 
+/* POST the reconcile operation; the answer is a text report whose first
+ * line is "N difference(s)[, repaired]". */
+static int
+client_reconcile(const struct client_opts *o)
+{
+    struct client_reply r = { 0 };
+    int rc = client_call(o, "POST", o->dry_run ? RECONCILE_PATH "?dry-run"
+                                               : RECONCILE_PATH,
+                         NULL, 0, &r);
+    if (rc)
+        goto cleanup;
+    long drift = -1;
+    if (!r.body || sscanf(r.body, "%ld difference", &drift) != 1
+        || drift < 0) {
+        lr_cli_err(o->cmd, "the server's answer is not a reconcile report "
+                   "(is --server a lightraild?)");
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    fputs(r.body, stdout);
+    rc = o->dry_run && drift > 0 ? LR_EXIT_INFEASIBLE : LR_EXIT_OK;
+
+cleanup:
+    free(r.body);
+    return rc;
+}
+
 /* Entry points ------------------------------------------------------------- */
 
 static int
@@ -951,6 +1012,7 @@ client_main(int argc, char **argv, enum client_cmd c, const char *cmd)
     if (rc)
         return rc < 0 ? LR_EXIT_OK : rc;
     if (c != C_JOB || strcmp(o.args[0], "submit")) {
+        /* (reconcile has no action word: o.args[0] may not exist.) */
         if (o.submit_opts) {
             lr_cli_err(cmd, "--name, --model, --batch, --microbatch, "
                        "--gpus-*, --algorithm go with job submit only");
@@ -961,7 +1023,9 @@ client_main(int argc, char **argv, enum client_cmd c, const char *cmd)
         lr_cli_err(cmd, "cannot initialise libcurl");
         return LR_EXIT_FAIL;
     }
-    if (c != C_JOB)
+    if (c == C_RECONCILE)
+        rc = client_reconcile(&o);
+    else if (c != C_JOB)
         rc = client_show(&o, c);
     else if (!strcmp(o.args[0], "submit"))
         rc = job_submit(&o);
@@ -996,6 +1060,12 @@ int
 lr_cmd_spectrum(int argc, char **argv)
 {
     return client_main(argc, argv, C_SPECTRUM, "spectrum");
+}
+
+int
+lr_cmd_reconcile(int argc, char **argv)
+{
+    return client_main(argc, argv, C_RECONCILE, "reconcile");
 }
 
 int

@@ -39,6 +39,9 @@ static const struct lr_cli_command commands[] = {
       "show the optical topology lightraild manages" },
     { "spectrum", lr_cmd_spectrum,
       "show the spectrum of every link on lightraild, slot by slot" },
+    { "reconcile", lr_cmd_reconcile,
+      "compare every ROADM with lightraild's store, report drift, repair "
+      "it (--dry-run: report only)" },
 };
 
 void

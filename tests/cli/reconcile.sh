@@ -1,0 +1,94 @@
+#!/bin/sh
+# `lightrail reconcile [--dry-run]` against a real lightraild with dummy
+# ROADMs (their state is a JSON file per device, which this test edits
+# behind the controller's back): the drift is reported, --dry-run changes
+# nothing and exits 3, a plain reconcile repairs and exits 0, and the
+# devices then agree with the store (lightrail-check).  Also the
+# command's bad input.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "$srcdir/tests/cli/daemon.sh"
+DEV=$D/state/devices
+
+start_daemon || { notok "lightraild did not start"; lr_summary; exit 1; }
+export LIGHTRAIL_TOKEN=$TOKEN
+rec() { $LIGHTRAIL reconcile --server "$URL" --cacert "$D/tls/cert.pem" "$@"; }
+
+# A job with lightpaths on the metro ring.
+printf '{"lightrail-job:job":[{"name":"r1job","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":20,"max":20}}]}\n' > "$tmp/j.json"
+api POST "$JOBS" "$tmp/j.json"
+grep -q '"phase": "active"' "$tmp/body" && grep -q '"lightpath"' "$tmp/body" \
+    || { notok "the job is not active with lightpaths: $(cat "$tmp/body")"; lr_summary; exit 1; }
+
+rec --dry-run > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^0 difference(s)$' "$tmp/out" && [ ! -s "$tmp/err" ]; then
+    ok "no drift: exit 0, '0 difference(s)'"
+else
+    notok "no drift: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+
+# Drift: one channel of the job removed from its first device, a stranger
+# added on another.
+first=$(ls "$DEV"/*.json | while read -r f; do grep -q 'r1job/lp1' "$f" && echo "$f" && break; done)
+other=$(ls "$DEV"/*.json | while read -r f; do grep -q 'r1job' "$f" || { echo "$f"; break; }; done)
+[ -n "$first" ] && [ -n "$other" ] || { notok "cannot find the devices to tamper with"; lr_summary; exit 1; }
+/usr/bin/python3 - "$first" "$other" <<'PY'
+import json, sys
+a, b = sys.argv[1], sys.argv[2]
+d = json.load(open(a))
+d["media-channels"] = [c for c in d["media-channels"] if c["name"] != "r1job/lp1"]
+json.dump(d, open(a, "w"))
+d = json.load(open(b))
+d["media-channels"].append({"name": "stranger/lp1", "in-port": "", "out-port": "",
+                            "n": 100, "m": 4, "enabled": True})
+json.dump(d, open(b, "w"))
+PY
+cp -r "$DEV" "$tmp/before"
+fdev=$(basename "$first" .json)
+odev=$(basename "$other" .json)
+
+rec --dry-run > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 3 ] && grep -q '^2 difference(s)$' "$tmp/out" \
+   && grep -q "^$odev: channel stranger/lp1 (n=100 m=4) is not in the store$" "$tmp/out" \
+   && grep -q "^$fdev: channel r1job/lp1 of job r1job is missing$" "$tmp/out"; then
+    ok "--dry-run reports both differences and exits 3"
+else
+    notok "--dry-run with drift: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+diff -r "$tmp/before" "$DEV" > /dev/null && ok "--dry-run changed no device" \
+    || notok "--dry-run changed a device"
+
+rec > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^2 difference(s), repaired$' "$tmp/out" \
+   && grep -q "stranger/lp1 .*: removed$" "$tmp/out" \
+   && grep -q "r1job/lp1 of job r1job is missing: re-applied$" "$tmp/out"; then
+    ok "reconcile repairs both and exits 0"
+else
+    notok "reconcile: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+rec --dry-run > "$tmp/out" 2>&1 && grep -q '^0 difference(s)$' "$tmp/out" \
+    && ok "after the repair: no drift" || notok "after the repair: $(cat "$tmp/out")"
+grep -q stranger "$DEV/$odev.json" && notok "the stranger is still on $odev" \
+    || ok "the stranger is gone from $odev"
+grep -q 'r1job/lp1' "$DEV/$fdev.json" && ok "r1job/lp1 is back on $fdev" \
+    || notok "r1job/lp1 is not back on $fdev"
+
+# Bad input and an unreachable or unauthorised daemon.
+expect_bad "unexpected argument 'now'" $LIGHTRAIL reconcile now
+expect_bad "--dry-run goes with reconcile only" $LIGHTRAIL job list --dry-run
+LIGHTRAIL_TOKEN= rec --dry-run > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 5 ] && grep -q '401' "$tmp/err" && ok "no token: exit 5" \
+    || notok "no token: exit $rc, $(cat "$tmp/err")"
+$LIGHTRAIL reconcile --help | grep -q '^usage: lightrail reconcile \[--dry-run\]' \
+    && ok "reconcile --help" || notok "reconcile --help"
+
+stop_daemon
+if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
+    ok "lightrail-check: store and devices agree"
+else
+    notok "lightrail-check: $(cat "$tmp/check")"
+fi
+lr_summary
