@@ -15,6 +15,7 @@
 #include "planner/lr_exact.h"
 #include "planner/lr_util.h"
 #include "southbound/sb_linux.h"
+#include "southbound/sb_parallel.h"
 
 /* Rates tried for a lightpath, best first (Gb/s). */
 static const double lr_ctl_rates[] = { 400, 200, 100 };
@@ -217,24 +218,37 @@ changes_for(const struct lr_ctl *c, const struct lr_job *job, int node,
 }
 
 /* Removes every channel of 'job' from every device (missing ones are
- * fine).  Returns the first error. */
+ * fine), the devices at once (sb_parallel).  Returns the first error. */
 static int
 unprovision(struct lr_ctl *c, const struct lr_job *job, char *err,
             size_t errlen)
 {
-    struct sb_change ch[LR_JOB_MAX_LIGHTPATHS];
-    int first_err = 0;
-    for (int node = 0; node < c->topo->n_nodes; node++) {
-        int n = changes_for(c, job, node, SB_DELETE, ch);
-        for (int i = 0; i < n; i++) {
-            /* One at a time: a channel already gone is no failure. */
-            char e[256];
-            int rc = c->cls[node]->apply(c->dev[node], &ch[i], 1, e,
-                                         sizeof e);
-            if (rc && rc != ENOENT && !first_err)
-                first_err = fail(err, errlen, rc, "%s", e);
-        }
+    int nn = c->topo->n_nodes, n_items = 0, first_err = 0;
+    struct sb_par_item *items = calloc((size_t) nn + 1, sizeof *items);
+    struct sb_change *ch = calloc(((size_t) nn + 1) * LR_JOB_MAX_LIGHTPATHS,
+                                  sizeof *ch);
+    if (!items || !ch) {
+        first_err = fail(err, errlen, ENOMEM, "out of memory");
+        goto cleanup;
     }
+    for (int node = 0; node < nn; node++) {
+        struct sb_change *mine = &ch[(size_t) n_items * LR_JOB_MAX_LIGHTPATHS];
+        int n = changes_for(c, job, node, SB_DELETE, mine);
+        if (n > 0)
+            /* One at a time: a channel already gone is no failure. */
+            items[n_items++] = (struct sb_par_item) {
+                .cls = c->cls[node], .dev = c->dev[node], .changes = mine,
+                .n = n, .each = true,
+            };
+    }
+    sb_apply_parallel(items, n_items);
+    for (int i = 0; i < n_items && !first_err; i++)
+        if (items[i].rc)
+            first_err = fail(err, errlen, items[i].rc, "%s", items[i].err);
+
+cleanup:
+    free(items);
+    free(ch);
     return first_err;
 }
 
@@ -253,34 +267,59 @@ device_has(struct lr_ctl *c, int node, const char *name)
     return found;
 }
 
-/* All or nothing over the devices of 'job'. */
+/* All or nothing over the devices of 'job': every ROADM of its paths is
+ * programmed at once (sb_parallel: the slowest device's round trip, not
+ * the sum over the path); a device that refuses, or times out and does
+ * not hold the channels when read back, fails the job, and the channels
+ * of every device are removed again. */
 static int
 provision(struct lr_ctl *c, const struct lr_job *job, char *err,
           size_t errlen)
 {
-    struct sb_change ch[LR_JOB_MAX_LIGHTPATHS];
-    for (int node = 0; node < c->topo->n_nodes; node++) {
-        int n = changes_for(c, job, node, SB_ADD, ch);
+    int nn = c->topo->n_nodes, n_items = 0, rc = 0;
+    struct sb_par_item *items = calloc((size_t) nn + 1, sizeof *items);
+    struct sb_change *ch = calloc(((size_t) nn + 1) * LR_JOB_MAX_LIGHTPATHS,
+                                  sizeof *ch);
+    int *node_of = calloc((size_t) nn + 1, sizeof *node_of);
+    if (!items || !ch || !node_of) {
+        rc = fail(err, errlen, ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (int node = 0; node < nn; node++) {
+        struct sb_change *mine = &ch[(size_t) n_items * LR_JOB_MAX_LIGHTPATHS];
+        int n = changes_for(c, job, node, SB_ADD, mine);
         if (n == 0)
             continue;
-        char e[512];
-        int rc = c->cls[node]->apply(c->dev[node], ch, n, e, sizeof e);
-        if (rc == ETIMEDOUT) {
+        items[n_items] = (struct sb_par_item) {
+            .cls = c->cls[node], .dev = c->dev[node], .changes = mine,
+            .n = n,
+        };
+        node_of[n_items++] = node;
+    }
+    sb_apply_parallel(items, n_items);
+    for (int i = 0; i < n_items && !rc; i++) {
+        struct sb_par_item *it = &items[i];
+        if (it->rc == ETIMEDOUT) {
             /* Outcome unknown: what the device holds decides. */
             int applied = 0;
-            for (int i = 0; i < n; i++)
-                applied += device_has(c, node, ch[i].mc.name) == 1;
-            rc = applied == n ? 0 : ETIMEDOUT;
+            for (int k = 0; k < it->n; k++)
+                applied += device_has(c, node_of[i], it->changes[k].mc.name)
+                           == 1;
+            it->rc = applied == it->n ? 0 : ETIMEDOUT;
         }
-        if (rc) {
-            fail(err, errlen, EIO, "ROADM %s refused the lightpaths: %s",
-                 c->topo->nodes[node].name, e);
+        if (it->rc) {
+            rc = fail(err, errlen, EIO, "ROADM %s refused the lightpaths: %s",
+                      c->topo->nodes[node_of[i]].name, it->err);
             char ignore[256];
             unprovision(c, job, ignore, sizeof ignore);
-            return EIO;
         }
     }
-    return 0;
+
+cleanup:
+    free(items);
+    free(ch);
+    free(node_of);
+    return rc;
 }
 
 /* ---- the emulated data plane ---- */

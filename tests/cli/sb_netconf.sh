@@ -157,8 +157,8 @@ api DELETE "$JOBS/job=j1"
 devices_empty "j1 deleted"
 
 # 2. A device dies mid-provisioning: r3's netconfd is stopped so that the
-# controller waits on it with r1 and r2 already programmed (r1..r4 are
-# applied in order), then killed while it waits.
+# controller waits on it while r1, r2 and r4 (programmed at the same
+# time) have taken their channels, then killed while it waits.
 nc_stop_dev r3
 (submit j2; echo "$STATUS" > "$tmp/status") &
 SUBMIT=$!

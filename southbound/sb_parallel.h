@@ -1,0 +1,31 @@
+/*
+ * sb_parallel: one batch of changes on each of several devices, all
+ * devices at once.  See sb_parallel.c for why threads.
+ */
+#ifndef SB_PARALLEL_H
+#define SB_PARALLEL_H 1
+
+#include "southbound/sb_driver.h"
+
+/* One device's share.  The caller fills the first four fields and owns
+ * them; sb_apply_parallel() fills rc and err. */
+struct sb_par_item {
+    const struct sb_driver_class *cls;
+    struct sb_device *dev;
+    const struct sb_change *changes;
+    int n;
+    bool each;                /* one change at a time, ENOENT is done:
+                               * for removing what may be gone already */
+    int rc;                   /* the driver's answer: 0 or errno */
+    char err[512];            /* its line when rc != 0 */
+};
+
+/* Applies items[i].changes on items[i].dev for every i, concurrently,
+ * and returns once every device has answered (or its driver's timeout
+ * has passed): the time of the slowest device, not the sum.  Each item
+ * is all-or-nothing as its driver's apply(); across items nothing is
+ * undone here (the caller decides).  Returns how many items failed.
+ * A device must not appear in two items. */
+int sb_apply_parallel(struct sb_par_item *items, int n);
+
+#endif
