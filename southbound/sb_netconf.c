@@ -70,6 +70,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include <libssh/libssh.h>
 #include <libyang/libyang.h>
@@ -237,6 +240,21 @@ sb_nc_attempt_unref(struct sb_nc_attempt *a)
     free(a);
 }
 
+/* Small RPCs, each waiting for its reply: without TCP_NODELAY, Nagle's
+ * algorithm holds the tail of a message (libnetconf2 writes the chunk
+ * header, the XML and the end marker separately) until the previous
+ * segment is acknowledged.  libssh's own option applies only when it
+ * opens the socket, which libnetconf2 does: the host-key check is the
+ * first moment we hold the connected session. */
+static void
+sb_nc_nodelay(ssh_session ssh)
+{
+    int one = 1;
+    socket_t fd = ssh_get_fd(ssh);
+    if (fd != SSH_INVALID_SOCKET)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
 /* libnetconf2's host-key check: the key must be the one known_hosts
  * pins for this host and port; 0 accepts, anything else refuses. */
 static int
@@ -252,6 +270,7 @@ sb_nc_hostkey(const char *hostname, ssh_session ssh, void *priv)
     else {
         switch (ssh_session_is_known_server(ssh)) {
         case SSH_KNOWN_HOSTS_OK:
+            sb_nc_nodelay(ssh);
             return 0;
         case SSH_KNOWN_HOSTS_CHANGED:
         case SSH_KNOWN_HOSTS_OTHER:
