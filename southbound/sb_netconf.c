@@ -801,7 +801,8 @@ sb_netconf_apply_locked(struct sb_netconf *d, const struct sb_change *changes,
                          "applied", d->config.name);
         goto cleanup;
     }
-    memcpy(work, d->cache, (size_t) d->n_cache * sizeof *work);
+    if (d->n_cache)
+        memcpy(work, d->cache, (size_t) d->n_cache * sizeof *work);
     n_work = d->n_cache;
     for (int i = 0; i < n_work; i++)
         if (work[i].index >= next)
@@ -886,7 +887,8 @@ sb_netconf_apply_locked(struct sb_netconf *d, const struct sb_change *changes,
         goto cleanup;
     /* Applied: the device now holds 'work'. */
     if (sb_nc_cache_grow(d, n_work) == 0) {
-        memcpy(d->cache, work, (size_t) n_work * sizeof *work);
+        if (n_work)
+            memcpy(d->cache, work, (size_t) n_work * sizeof *work);
         d->n_cache = n_work;
     } else
         d->cache_ok = false;

@@ -1,0 +1,212 @@
+/*
+ * sb_parallel and the netconf driver without a device (the real devices
+ * are in tests/cli/sb_netconf.sh, which needs root): several dummy
+ * ROADMs programmed at once, one of them failing, each item all or
+ * nothing and the others applied; one-at-a-time deletes that skip what
+ * is gone; the netconf driver's refusals of a bad configuration, and its
+ * answer for a device nobody listens on (a clear line, nothing hangs).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "southbound/sb_driver.h"
+#include "southbound/sb_parallel.h"
+#include "tests/lr_test.h"
+
+static char dir[64];
+
+static int
+setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/lr-test-sbnc-XXXXXX");
+    return mkdtemp(dir) ? 0 : 1;
+}
+
+static int
+teardown(void)
+{
+    char path[512];
+    struct dirent *e;
+    DIR *d = opendir(dir);
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    if (d)
+        closedir(d);
+    return rmdir(dir);
+}
+
+static void
+mc(struct sb_change *c, enum sb_op op, const char *name, int n)
+{
+    memset(c, 0, sizeof *c);
+    c->op = op;
+    snprintf(c->mc.name, sizeof c->mc.name, "%s", name);
+    c->mc.n = n;
+    c->mc.m = 4;
+    c->mc.enabled = true;
+}
+
+static int
+count(struct sb_device *d)
+{
+    struct sb_media_channel *m = NULL;
+    int n = -1;
+    char err[256];
+    if (sb_dummy_class.read(d, &m, &n, err, sizeof err))
+        return -1;
+    free(m);
+    return n;
+}
+
+#define N_DEV 6
+
+static void
+test_parallel_dummies(void)
+{
+    struct sb_device *dev[N_DEV] = { 0 };
+    struct sb_change ch[N_DEV][2];
+    struct sb_par_item it[N_DEV];
+    char err[256], path[256];
+
+    for (int i = 0; i < N_DEV; i++) {
+        struct sb_device_config c;
+        memset(&c, 0, sizeof c);
+        snprintf(c.name, sizeof c.name, "p%d", i);
+        snprintf(c.driver, sizeof c.driver, "dummy");
+        snprintf(c.address, sizeof c.address, "%s", dir);
+        CU_ASSERT_EQUAL_FATAL(sb_dummy_class.open(&c, &dev[i], err,
+                                                  sizeof err), 0);
+    }
+    /* Device 3 fails once: its item fails whole, the others apply. */
+    snprintf(path, sizeof path, "%s/p3.fail", dir);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("once\n", f);
+    fclose(f);
+    memset(it, 0, sizeof it);
+    for (int i = 0; i < N_DEV; i++) {
+        mc(&ch[i][0], SB_ADD, "j/lp1", i);
+        mc(&ch[i][1], SB_ADD, "j/lp2", -i);
+        it[i] = (struct sb_par_item) { .cls = &sb_dummy_class,
+                                       .dev = dev[i], .changes = ch[i],
+                                       .n = 2 };
+    }
+    CU_ASSERT_EQUAL(sb_apply_parallel(it, N_DEV), 1);
+    for (int i = 0; i < N_DEV; i++) {
+        CU_ASSERT_EQUAL(it[i].rc, i == 3 ? EIO : 0);
+        CU_ASSERT_EQUAL(count(dev[i]), i == 3 ? 0 : 2);
+    }
+    CU_ASSERT_PTR_NOT_NULL(strstr(it[3].err, "p3: injected failure"));
+
+    /* Deletes one at a time: device 3 has nothing, which is no error. */
+    for (int i = 0; i < N_DEV; i++) {
+        mc(&ch[i][0], SB_DELETE, "j/lp1", 0);
+        mc(&ch[i][1], SB_DELETE, "j/lp2", 0);
+        it[i].each = true;
+    }
+    CU_ASSERT_EQUAL(sb_apply_parallel(it, N_DEV), 0);
+    for (int i = 0; i < N_DEV; i++)
+        CU_ASSERT_EQUAL(count(dev[i]), 0);
+
+    /* Without 'each', a missing channel fails the item and keeps the
+     * rest of its batch off the device. */
+    mc(&ch[0][0], SB_ADD, "k/lp1", 1);
+    mc(&ch[0][1], SB_DELETE, "absent", 0);
+    it[0].each = false;
+    CU_ASSERT_EQUAL(sb_apply_parallel(it, 1), 1);
+    CU_ASSERT_EQUAL(it[0].rc, ENOENT);
+    CU_ASSERT_EQUAL(count(dev[0]), 0);
+    CU_ASSERT_EQUAL(sb_apply_parallel(it, 0), 0);
+
+    for (int i = 0; i < N_DEV; i++)
+        sb_dummy_class.close(dev[i]);
+}
+
+static struct sb_device_config
+nc_config(const char *address, const char *key, const char *known)
+{
+    struct sb_device_config c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "r9");
+    snprintf(c.driver, sizeof c.driver, "netconf");
+    snprintf(c.address, sizeof c.address, "%s", address);
+    snprintf(c.ssh_key, sizeof c.ssh_key, "%s", key);
+    snprintf(c.known_hosts, sizeof c.known_hosts, "%s", known);
+    c.timeout_ms = 2000;
+    return c;
+}
+
+static void
+test_netconf_bad_config(void)
+{
+    static const struct {
+        const char *address, *key, *known, *want;
+    } cases[] = {
+        { "u@127.0.0.1:830", "", "/k", "needs an ssh-key and a known-hosts" },
+        { "u@127.0.0.1:830", "/id", "", "needs an ssh-key and a known-hosts" },
+        { "127.0.0.1:830", "/id", "/k", "has no user (USER@HOST:PORT)" },
+        { "u@127.0.0.1:0", "/id", "/k", "not a number from 1 to 65535" },
+        { "u@127.0.0.1:8x", "/id", "/k", "not a number from 1 to 65535" },
+        { "u@[::1", "/id", "/k", "unclosed '['" },
+        { "u@", "/id", "/k", "has no host" },
+    };
+    const struct sb_driver_class *nc = sb_driver_find("netconf");
+    CU_ASSERT_PTR_EQUAL_FATAL(nc, &sb_netconf_class);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sb_device_config c = nc_config(cases[i].address, cases[i].key,
+                                              cases[i].known);
+        struct sb_device *d = (struct sb_device *) &c;
+        char err[512] = "";
+        CU_ASSERT_EQUAL(nc->open(&c, &d, err, sizeof err), EINVAL);
+        CU_ASSERT_PTR_NULL(d);
+        if (!strstr(err, cases[i].want))
+            fprintf(stderr, "case %zu: '%s' lacks '%s'\n", i, err,
+                    cases[i].want);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].want));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "r9"));
+    }
+}
+
+/* Port 1 on loopback: nobody listens.  open() still succeeds (a device
+ * may come later), and every call says so at once. */
+static void
+test_netconf_unreachable(void)
+{
+    struct sb_device_config c = nc_config("u@127.0.0.1:1", "/nonexistent",
+                                          "/nonexistent");
+    struct sb_device *d = NULL;
+    struct sb_media_channel *m = NULL;
+    struct sb_change ch;
+    char err[512];
+    int n = -1;
+
+    CU_ASSERT_EQUAL_FATAL(sb_netconf_class.open(&c, &d, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sb_netconf_class.read(d, &m, &n, err, sizeof err),
+                    EHOSTUNREACH);
+    CU_ASSERT_PTR_NULL(m);
+    CU_ASSERT_EQUAL(n, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r9: cannot open a NETCONF session "
+                                       "to u@127.0.0.1:1"));
+    mc(&ch, SB_ADD, "j/lp1", 0);
+    CU_ASSERT_EQUAL(sb_netconf_class.apply(d, &ch, 1, err, sizeof err),
+                    EHOSTUNREACH);
+    CU_ASSERT_EQUAL(sb_netconf_class.apply(d, &ch, -1, err, sizeof err),
+                    EINVAL);
+    sb_netconf_class.close(d);
+}
+
+static CU_TestInfo tests[] = {
+    { "parallel apply on dummies, one failing", test_parallel_dummies },
+    { "netconf: bad configurations refused", test_netconf_bad_config },
+    { "netconf: nobody listening", test_netconf_unreachable },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN_WITH("sb_netconf", tests, setup, teardown)
