@@ -86,6 +86,15 @@ for f in "$srcdir"/examples/lightraild/*.json; do
         notok "daemon config $(basename "$f"): $out"
     fi
 done
+# A ROADM's running config as the netconf driver writes it (and as
+# netconfd validates it).
+for f in "$srcdir"/examples/roadm/*.json; do
+    if out=$(lint -t config "$srcdir/yang/lightrail-roadm.yang" "$f" 2>&1); then
+        ok "roadm config $(basename "$f")"
+    else
+        notok "roadm config $(basename "$f"): $out"
+    fi
+done
 for f in "$srcdir"/examples/lightraild/jobs/*.json; do
     if out=$(lint_job "$f" 2>&1); then
         ok "job $(basename "$f")"
@@ -123,6 +132,9 @@ lightrail-model.yang model_malformed.json Unexpected character
 lightrail-model.yang model_unknown_leaf.json Node "dropout" not found
 lightrail-model.yang model_kv_heads.json kv-heads must divide heads
 lightrail-config.yang config_tls_no_cert.json TLS needs a certificate and a key
+lightrail-roadm.yang roadm_frequency_order.json the upper frequency must be above the lower frequency
+lightrail-roadm.yang roadm_duplicate_name.json Unique data leaf(s) "name" not satisfied
+lightrail-roadm.yang roadm_no_spectrum.json Mandatory choice "spectrum" data do not exist
 lightrail-config.yang config_short_secret.json Unsatisfied length - string "too-short"
 lightrail-config.yang config_no_state_dir.json Mandatory node "state-dir"
 lightrail-config.yang config_emulation_prefix.json Unsatisfied pattern - "Bad_One"
