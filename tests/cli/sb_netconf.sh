@@ -235,7 +235,11 @@ else
     notok "j4 with r2 hung: $STATUS $(cat "$tmp/body")"
 fi
 nc_cont_dev r2
-sleep 1
+# Wait until r2 answers again (and so has read what was queued for it).
+for i in $(seq 1 50); do
+    nc_get r2 > /dev/null 2>&1 && break
+    sleep 0.2
+done
 api POST "/restconf/operations/lightrail-job:reconcile"
 if [ "$STATUS" = 200 ]; then
     ok "reconcile after r2 resumed: $(tr '\n' ' ' < "$tmp/body")"
