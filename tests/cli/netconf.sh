@@ -217,8 +217,12 @@ nc_stop() {
     fi
     # sshd's privilege-separation directory: removed only when we made it
     # and no sshd (another test's, or the system's) may still need it.
-    if [ -n "$NC_RUN_SSHD_MADE" ] && ! pgrep -x sshd > /dev/null; then
-        rmdir /run/sshd 2>/dev/null
+    if [ -n "$NC_RUN_SSHD_MADE" ]; then
+        # Our sshd's per-connection children go a moment after it.
+        for i in 1 2 3 4 5 6 7 8 9 10; do
+            pgrep -x sshd > /dev/null || { rmdir /run/sshd 2>/dev/null; break; }
+            sleep 0.1
+        done
     fi
     NC_RUN_SSHD_MADE=
 }
