@@ -16,7 +16,8 @@
 #     changes nothing; a wrong pinned host key is refused;
 #   - a hung device (SIGSTOP) times out, the job fails, and after SIGCONT
 #     `reconcile` leaves the devices equal to the store;
-#   - a restarted lightraild finds the devices as the store says.
+#   - a restarted lightraild finds the devices as the store says; it
+#     refuses to start on a device whose host key is not the pinned one.
 # Needs root (a user of its own, sshd): skipped (77) otherwise.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/netconf.sh"
@@ -278,6 +279,29 @@ stop_daemon
 start_daemon || notok "lightraild did not restart"
 devices_match "after a restart"
 stop_daemon
+
+# 9. lightraild refuses to start against a device whose host key is not
+# the pinned one, and says which.
+sed "s|\"known-hosts\": \"$NC_KNOWN\"|\"known-hosts\": \"$NC_WRONG_KNOWN\"|" \
+    "$D/lightraild.json" > "$D/wrong.json"
+: > "$D/wrong.log"
+$LIGHTRAILD --config "$D/wrong.json" --foreground 2> "$D/wrong.log" &
+WPID=$!
+i=0
+while kill -0 $WPID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $WPID 2>/dev/null; then
+    kill $WPID; wait $WPID
+    notok "lightraild started with a wrong pinned host key"
+else
+    wait $WPID
+    rc=$?
+    if [ $rc -ne 0 ] && grep -q "ROADM r1: .*host key refused: the server's host key differs from the one pinned" "$D/wrong.log"; then
+        ok "lightraild refuses to start on a wrong host key (exit $rc): $(tail -n 1 "$D/wrong.log")"
+    else
+        notok "lightraild with a wrong host key: exit $rc, $(cat "$D/wrong.log")"
+    fi
+fi
+
 if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
     ok "lightrail-check: store and devices agree"
 else
