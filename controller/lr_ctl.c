@@ -252,17 +252,22 @@ cleanup:
     return first_err;
 }
 
-/* Is channel 'name' on device 'node'? -1 when the device cannot be read. */
+/* How many of the 'n' channels 'ch' are on device 'node' (one read);
+ * -1 when the device cannot be read. */
 static int
-device_has(struct lr_ctl *c, int node, const char *name)
+device_holds(struct lr_ctl *c, int node, const struct sb_change *ch, int n)
 {
     struct sb_media_channel *mc = NULL;
-    int n = 0, found = 0;
+    int have = 0, found = 0;
     char e[256];
-    if (c->cls[node]->read(c->dev[node], &mc, &n, e, sizeof e))
+    if (c->cls[node]->read(c->dev[node], &mc, &have, e, sizeof e))
         return -1;
-    for (int i = 0; i < n; i++)
-        found |= !strcmp(mc[i].name, name);
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < have; i++)
+            if (!strcmp(mc[i].name, ch[k].mc.name)) {
+                found++;
+                break;
+            }
     free(mc);
     return found;
 }
@@ -301,11 +306,8 @@ provision(struct lr_ctl *c, const struct lr_job *job, char *err,
         struct sb_par_item *it = &items[i];
         if (it->rc == ETIMEDOUT) {
             /* Outcome unknown: what the device holds decides. */
-            int applied = 0;
-            for (int k = 0; k < it->n; k++)
-                applied += device_has(c, node_of[i], it->changes[k].mc.name)
-                           == 1;
-            it->rc = applied == it->n ? 0 : ETIMEDOUT;
+            it->rc = device_holds(c, node_of[i], it->changes, it->n) == it->n
+                     ? 0 : ETIMEDOUT;
         }
         if (it->rc) {
             rc = fail(err, errlen, EIO, "ROADM %s refused the lightpaths: %s",

@@ -19,9 +19,10 @@
  *   5. one store transaction: the job in phase provisioning with its GPUs,
  *      slots and lightpaths;
  *   6. each lightpath becomes a media channel on every ROADM of its path,
- *      device by device; a device that fails -> the devices already done
- *      are undone, the job ends failed with the device's message and holds
- *      nothing; ETIMEDOUT -> the device is read back first;
+ *      every device at once (southbound/sb_parallel); a device that fails
+ *      -> the devices done are undone, the job ends failed with the
+ *      device's message and holds nothing; ETIMEDOUT -> the device is
+ *      read back first;
  *   7. phase active.
  * Release (lr_ctl_delete): phase releasing, channels removed from every
  * device, the job and all it holds deleted in one transaction.

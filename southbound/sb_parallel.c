@@ -49,6 +49,10 @@ sb_par_run(void *arg)
             it->rc = rc;
             snprintf(it->err, sizeof it->err, "%s", e);
         }
+        /* A device that does not answer will not answer the next
+         * change either: do not wait for it once per change. */
+        if (rc == ETIMEDOUT || rc == EHOSTUNREACH)
+            break;
     }
     return NULL;
 }

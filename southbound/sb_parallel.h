@@ -14,8 +14,10 @@ struct sb_par_item {
     struct sb_device *dev;
     const struct sb_change *changes;
     int n;
-    bool each;                /* one change at a time, ENOENT is done:
-                               * for removing what may be gone already */
+    bool each;                /* one change at a time, ENOENT is done
+                               * (for removing what may be gone
+                               * already); stops at a device that does
+                               * not answer (ETIMEDOUT, EHOSTUNREACH) */
     int rc;                   /* the driver's answer: 0 or errno */
     char err[512];            /* its line when rc != 0 */
 };
