@@ -24,6 +24,16 @@
 nc_can_run || exit 77
 . "$srcdir/tests/cli/daemon.sh"
 trap 'kill -9 $PID 2>/dev/null; nc_stop; rm -rf "$tmp"' EXIT
+# As daemon.sh's, with more patience: lightraild connects to every
+# device and reconciles before it writes its port (20 s at most).
+start_daemon() {
+    rm -f "$D/state/lightraild.port"
+    $LIGHTRAILD --config "$D/lightraild.json" --foreground 2>> "$D/log" &
+    PID=$!
+    await_file "$D/state/lightraild.port" $PID "$D/log" lightraild 400 || return 1
+    PORT=$(cat "$D/state/lightraild.port")
+    URL=https://127.0.0.1:$PORT
+}
 SBCTL=${SBCTL:-./tests/cli/sbctl}
 ROADMS="r1 r2 r3 r4"
 

@@ -52,7 +52,7 @@ cat > "$tmp/lightraild.json" <<CFG
 CFG
 ./lightraild --config "$tmp/lightraild.json" --foreground 2> "$tmp/log" &
 PID=$!
-for i in $(seq 1 100); do [ -s "$tmp/state/lightraild.port" ] && break; sleep 0.05; done
+for i in $(seq 1 400); do [ -s "$tmp/state/lightraild.port" ] && break; sleep 0.05; done
 if [ ! -s "$tmp/state/lightraild.port" ]; then
     echo "netconf bench: lightraild did not start:" >&2
     cat "$tmp/log" >&2
