@@ -44,8 +44,8 @@ struct sb_change {
 
 /* How to reach one device: its name in the topology, the driver family,
  * and a driver-specific address (dummy: a directory for its state;
- * netconf: USER@HOST:PORT).  The NETCONF settings are empty or 0 for the
- * other families. */
+ * netconf: USER@HOST:PORT; restconf: https://HOST:PORT).  The settings
+ * of other families are empty or 0. */
 struct sb_device_config {
     char name[64];
     char driver[32];
@@ -54,6 +54,7 @@ struct sb_device_config {
     char known_hosts[256];    /* pinned host keys, OpenSSH format */
     char schema_path[512];    /* YANG directories, ':'-separated */
     int timeout_ms;           /* per RPC and connection; 0: 5000 */
+    char ca_file[256];        /* restconf: the one CA trusted (PEM) */
 };
 
 struct sb_device;
@@ -79,5 +80,6 @@ const struct sb_driver_class *sb_driver_find(const char *name);
 
 extern const struct sb_driver_class sb_dummy_class;
 extern const struct sb_driver_class sb_netconf_class;
+extern const struct sb_driver_class sb_restconf_class;
 
 #endif

@@ -1,0 +1,617 @@
+/*
+ * sb_restconf: a ROADM reached over RESTCONF (RFC 8040) with libcurl,
+ * speaking lightrail-roadm.yang in RFC 7951 JSON.
+ *
+ * Address: the server's base URL, "https://HOST:PORT" (the API root is
+ * BASE/restconf).  The server's certificate must chain to
+ * config.ca_file, the one CA trusted for this device (the system's CAs
+ * are not consulted); host names are verified.  Plain http:// is
+ * accepted only for 127.0.0.1 (tests).
+ *
+ * Resources:
+ *   GET    BASE/restconf/data/lightrail-roadm:roadm/media-channels
+ *   PUT    .../media-channels/channel=INDEX   {"lightrail-roadm:channel":[{...}]}
+ *   DELETE .../media-channels/channel=INDEX
+ * The index is chosen and found by name as in sb_netconf.c (one above
+ * the highest; the name -> index map from the last read, dropped on any
+ * doubt).
+ *
+ * All or nothing: RFC 8040 has no transaction over several resources
+ * (YANG Patch, RFC 8072, is not assumed of a device), so apply() sends
+ * the batch's requests in order and, when one fails, undoes those that
+ * succeeded, newest first (DELETE what it created, PUT back what it
+ * deleted).  An undo that fails too is said in the error ("the device may
+ * hold part of the batch: reconcile").  A timeout is ETIMEDOUT (outcome
+ * unknown) after the same undo.
+ *
+ * Errors: an RFC 8040 error body ({"ietf-restconf:errors": {"error":
+ * [{"error-type", "error-tag", "error-path", "error-message"}]}}) becomes
+ * one line: "r1: the device refused PUT channel=3 (HTTP 400,
+ * invalid-value at PATH): MESSAGE; nothing applied".  404 on DELETE is
+ * ENOENT, 409 on PUT EEXIST, other refusals EPROTO; a certificate that
+ * does not chain to the pinned CA is EACCES, no connection EHOSTUNREACH,
+ * no answer within timeout_ms ETIMEDOUT.
+ *
+ * Threads: one call at a time per device (d->lock); one curl handle per
+ * device, kept for its connection.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+#include <json-c/json.h>
+
+#include "southbound/sb_driver.h"
+
+#define SB_RC_BASE_MHZ 193100000LL
+#define SB_RC_SLOT_MHZ 6250LL
+#define SB_RC_DEFAULT_TIMEOUT_MS 5000
+#define SB_RC_CHANNELS "/restconf/data/lightrail-roadm:roadm/media-channels"
+
+struct sb_rc_entry {
+    uint32_t index;
+    struct sb_media_channel mc;
+};
+
+struct sb_restconf {
+    struct sb_device_config config;
+    char base[256];
+    int timeout_ms;
+    pthread_mutex_t lock;
+    CURL *h;
+    struct sb_rc_entry *cache;
+    int n_cache, cap_cache;
+    bool cache_ok;
+};
+
+struct sb_rc_reply {
+    long status;
+    char *body;
+    size_t len;
+};
+
+static pthread_once_t sb_rc_once = PTHREAD_ONCE_INIT;
+
+static void
+sb_rc_init(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static int
+sb_rc_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return ret;
+}
+
+static size_t
+sb_rc_on_body(char *p, size_t size, size_t n, void *arg)
+{
+    struct sb_rc_reply *r = arg;
+    size_t k = size * n;
+    if (r->len + k > (8u << 20))
+        return 0;   /* refuse answers over 8 MiB */
+    char *b = realloc(r->body, r->len + k + 1);
+    if (!b)
+        return 0;
+    memcpy(b + r->len, p, k);
+    r->len += k;
+    b[r->len] = '\0';
+    r->body = b;
+    return k;
+}
+
+/* One request; 0 with r->status set (any HTTP status), or the transport
+ * error as ETIMEDOUT, EACCES or EHOSTUNREACH with its line. */
+static int
+sb_rc_http(struct sb_restconf *d, const char *method, const char *path,
+           const char *body, struct sb_rc_reply *r, char *err, size_t errlen)
+{
+    char url[512], ebuf[CURL_ERROR_SIZE] = "";
+    struct curl_slist *hdrs = NULL;
+    CURL *h = d->h;
+
+    memset(r, 0, sizeof r[0]);
+    snprintf(url, sizeof url, "%s%s", d->base, path);
+    curl_easy_reset(h);
+    hdrs = curl_slist_append(hdrs, "Accept: application/yang-data+json");
+    if (body)
+        hdrs = curl_slist_append(hdrs,
+                                 "Content-Type: application/yang-data+json");
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long) d->timeout_ms);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long) d->timeout_ms);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sb_rc_on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+    if (body) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long) strlen(body));
+    }
+    /* The pinned CA only. */
+    curl_easy_setopt(h, CURLOPT_CAINFO, d->config.ca_file);
+    curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    CURLcode cc = curl_easy_perform(h);
+    curl_slist_free_all(hdrs);
+    const char *why = ebuf[0] ? ebuf : curl_easy_strerror(cc);
+    switch (cc) {
+    case CURLE_OK:
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
+        return 0;
+    case CURLE_OPERATION_TIMEDOUT:
+        return sb_rc_errf(err, errlen, ETIMEDOUT, "%s: no answer to %s %s "
+                          "within %d ms: the outcome is unknown; read the "
+                          "device back", d->config.name, method, path,
+                          d->timeout_ms);
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+        return sb_rc_errf(err, errlen, EACCES, "%s: the server's "
+                          "certificate is refused (%s): it must chain to the "
+                          "pinned CA %s; nothing applied", d->config.name,
+                          why, d->config.ca_file);
+    default:
+        return sb_rc_errf(err, errlen, EHOSTUNREACH, "%s: cannot reach %s "
+                          "(%s): nothing applied; check the device and its "
+                          "address", d->config.name, d->base, why);
+    }
+}
+
+/* The first RFC 8040 error of 'r' in one line into err (EPROTO, or
+ * 'code' when given). */
+static int
+sb_rc_refused(struct sb_restconf *d, const char *what,
+              const struct sb_rc_reply *r, int code, char *err, size_t errlen)
+{
+    json_object *top = r->body ? json_tokener_parse(r->body) : NULL;
+    json_object *errs = NULL, *list = NULL, *e = NULL, *v;
+    const char *tag = NULL, *path = NULL, *msg = NULL;
+
+    if (top && json_object_object_get_ex(top, "ietf-restconf:errors", &errs)
+        && json_object_object_get_ex(errs, "error", &list)
+        && json_object_is_type(list, json_type_array)
+        && json_object_array_length(list) > 0)
+        e = json_object_array_get_idx(list, 0);
+    if (e && json_object_object_get_ex(e, "error-tag", &v))
+        tag = json_object_get_string(v);
+    if (e && json_object_object_get_ex(e, "error-path", &v))
+        path = json_object_get_string(v);
+    if (e && json_object_object_get_ex(e, "error-message", &v))
+        msg = json_object_get_string(v);
+    int ret = sb_rc_errf(err, errlen, code ? code : EPROTO, "%s: the device "
+                         "refused %s (HTTP %ld%s%s%s%s): %s; nothing applied",
+                         d->config.name, what, r->status, tag ? ", " : "",
+                         tag ? tag : "", path ? " at " : "",
+                         path ? path : "",
+                         msg ? msg : e ? "no error-message"
+                                   : "no RFC 8040 error body");
+    json_object_put(top);
+    return ret;
+}
+
+/* ---- the device's channels ---- */
+
+static int
+sb_rc_cache_grow(struct sb_restconf *d, int need)
+{
+    if (need <= d->cap_cache)
+        return 0;
+    int ncap = d->cap_cache ? 2 * d->cap_cache : 16;
+    while (ncap < need)
+        ncap *= 2;
+    struct sb_rc_entry *p = realloc(d->cache, (size_t) ncap * sizeof *p);
+    if (!p)
+        return ENOMEM;
+    d->cache = p;
+    d->cap_cache = ncap;
+    return 0;
+}
+
+static bool
+sb_rc_str(json_object *o, const char *k, char *dst, size_t size)
+{
+    json_object *v;
+    dst[0] = '\0';
+    if (!json_object_object_get_ex(o, k, &v))
+        return true;
+    const char *s = json_object_get_string(v);
+    if (!s || strlen(s) >= size)
+        return false;
+    memcpy(dst, s, strlen(s) + 1);
+    return true;
+}
+
+static bool
+sb_rc_num(json_object *o, const char *k, long long *out)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(o, k, &v))
+        return false;
+    /* RFC 7951: 64-bit integers are strings, smaller ones numbers. */
+    const char *s = json_object_get_string(v);
+    char *end;
+    long long x = strtoll(s ? s : "", &end, 10);
+    if (!s || end == s || *end)
+        return false;
+    *out = x;
+    return true;
+}
+
+static bool
+sb_rc_parse_channel(json_object *o, struct sb_rc_entry *e)
+{
+    long long idx, lo, up, n, m;
+    json_object *v;
+
+    memset(e, 0, sizeof *e);
+    if (!sb_rc_num(o, "index", &idx) || idx < 1 || idx > UINT32_MAX
+        || !sb_rc_str(o, "name", e->mc.name, sizeof e->mc.name)
+        || !e->mc.name[0]
+        || !sb_rc_str(o, "in-port", e->mc.in_port, sizeof e->mc.in_port)
+        || !sb_rc_str(o, "out-port", e->mc.out_port, sizeof e->mc.out_port))
+        return false;
+    e->index = (uint32_t) idx;
+    if (sb_rc_num(o, "n", &n) && sb_rc_num(o, "m", &m)) {
+        e->mc.n = (int) n;
+        e->mc.m = (int) m;
+    } else if (sb_rc_num(o, "lower-frequency", &lo)
+               && sb_rc_num(o, "upper-frequency", &up)) {
+        e->mc.n = (int) ((lo + up - 2 * SB_RC_BASE_MHZ) / (2 * SB_RC_SLOT_MHZ));
+        e->mc.m = (int) ((up - lo) / (2 * SB_RC_SLOT_MHZ));
+    } else
+        return false;
+    e->mc.enabled = !json_object_object_get_ex(o, "admin-state", &v)
+                    || !strcmp(json_object_get_string(v), "enabled");
+    return true;
+}
+
+static int
+sb_rc_refresh(struct sb_restconf *d, char *err, size_t errlen)
+{
+    struct sb_rc_reply r;
+    json_object *top = NULL, *mcs, *list;
+    int ret;
+
+    d->cache_ok = false;
+    ret = sb_rc_http(d, "GET", SB_RC_CHANNELS, NULL, &r, err, errlen);
+    if (ret)
+        goto cleanup;
+    d->n_cache = 0;
+    if (r.status == 404)   /* no media-channels container: empty */
+        goto done;
+    if (r.status != 200) {
+        ret = sb_rc_refused(d, "GET media-channels", &r, 0, err, errlen);
+        goto cleanup;
+    }
+    top = r.body ? json_tokener_parse(r.body) : NULL;
+    if (!top || !json_object_object_get_ex(top, "lightrail-roadm:media-channels",
+                                           &mcs)) {
+        ret = sb_rc_errf(err, errlen, EPROTO, "%s: GET media-channels "
+                         "answered 200 without a lightrail-roadm:media-"
+                         "channels object: is %s a RESTCONF server with "
+                         "lightrail-roadm?", d->config.name, d->base);
+        goto cleanup;
+    }
+    if (json_object_object_get_ex(mcs, "channel", &list)) {
+        size_t n = json_object_array_length(list);
+        if (!json_object_is_type(list, json_type_array)
+            || sb_rc_cache_grow(d, (int) n)) {
+            ret = sb_rc_errf(err, errlen, EPROTO, "%s: 'channel' is not a "
+                             "list", d->config.name);
+            goto cleanup;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (!sb_rc_parse_channel(json_object_array_get_idx(list, i),
+                                     &d->cache[d->n_cache++])) {
+                ret = sb_rc_errf(err, errlen, EPROTO, "%s: media channel %zu "
+                                 "has no index, name or spectrum: fix the "
+                                 "device's config", d->config.name, i);
+                goto cleanup;
+            }
+    }
+done:
+    d->cache_ok = true;
+cleanup:
+    json_object_put(top);
+    free(r.body);
+    return ret;
+}
+
+/* PUT (create) or DELETE of one channel; 0 or the error. */
+static int
+sb_rc_one(struct sb_restconf *d, bool create, const struct sb_rc_entry *e,
+          char *err, size_t errlen)
+{
+    char path[160], what[64];
+    struct sb_rc_reply r;
+    char *body = NULL;
+    int ret;
+
+    snprintf(path, sizeof path, SB_RC_CHANNELS "/channel=%" PRIu32,
+             e->index);
+    snprintf(what, sizeof what, "%s channel=%" PRIu32,
+             create ? "PUT" : "DELETE", e->index);
+    if (create) {
+        const struct sb_media_channel *mc = &e->mc;
+        long long c = SB_RC_BASE_MHZ + (long long) mc->n * SB_RC_SLOT_MHZ;
+        long long half = (long long) mc->m * SB_RC_SLOT_MHZ;
+        json_object *o = json_object_new_object(), *top, *l;
+        json_object_object_add(o, "index", json_object_new_int64(e->index));
+        json_object_object_add(o, "name", json_object_new_string(mc->name));
+        if (mc->in_port[0])
+            json_object_object_add(o, "in-port",
+                                   json_object_new_string(mc->in_port));
+        if (mc->out_port[0])
+            json_object_object_add(o, "out-port",
+                                   json_object_new_string(mc->out_port));
+        char f[32];
+        snprintf(f, sizeof f, "%lld", c - half);
+        json_object_object_add(o, "lower-frequency", json_object_new_string(f));
+        snprintf(f, sizeof f, "%lld", c + half);
+        json_object_object_add(o, "upper-frequency", json_object_new_string(f));
+        json_object_object_add(o, "admin-state", json_object_new_string(
+                                   mc->enabled ? "enabled" : "disabled"));
+        l = json_object_new_array();
+        json_object_array_add(l, o);
+        top = json_object_new_object();
+        json_object_object_add(top, "lightrail-roadm:channel", l);
+        body = strdup(json_object_to_json_string_ext(
+            top, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(top);
+        if (!body)
+            return sb_rc_errf(err, errlen, ENOMEM, "%s: out of memory",
+                              d->config.name);
+    }
+    ret = sb_rc_http(d, create ? "PUT" : "DELETE", path, body, &r, err,
+                     errlen);
+    free(body);
+    if (ret)
+        goto cleanup;
+    if (r.status >= 200 && r.status < 300)
+        goto cleanup;
+    ret = sb_rc_refused(d, what, &r, !create && r.status == 404 ? ENOENT
+                                     : create && r.status == 409 ? EEXIST
+                                     : 0, err, errlen);
+cleanup:
+    free(r.body);
+    return ret;
+}
+
+static int
+sb_rc_find(const struct sb_rc_entry *e, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(e[i].mc.name, name))
+            return i;
+    return -1;
+}
+
+/* A step sent to the device, for the undo. */
+struct sb_rc_step {
+    bool create;
+    struct sb_rc_entry e;
+};
+
+static int
+sb_restconf_apply_locked(struct sb_restconf *d,
+                         const struct sb_change *changes, int n, char *err,
+                         size_t errlen)
+{
+    struct sb_rc_entry *work = NULL;
+    struct sb_rc_step *steps = NULL;
+    int n_work = 0, n_steps = 0, done = 0, ret = 0;
+    uint32_t next = 1;
+
+    if (!d->cache_ok && (ret = sb_rc_refresh(d, err, errlen)))
+        return ret;
+    work = malloc(((size_t) d->n_cache + (size_t) n + 1) * sizeof *work);
+    steps = malloc(((size_t) n + 1) * sizeof *steps);
+    if (!work || !steps) {
+        ret = sb_rc_errf(err, errlen, ENOMEM, "%s: out of memory; nothing "
+                         "applied", d->config.name);
+        goto cleanup;
+    }
+    if (d->n_cache)
+        memcpy(work, d->cache, (size_t) d->n_cache * sizeof *work);
+    n_work = d->n_cache;
+    for (int i = 0; i < n_work; i++)
+        if (work[i].index >= next)
+            next = work[i].index + 1;
+    /* The batch against what the device holds, before anything is sent. */
+    for (int i = 0; i < n; i++) {
+        const struct sb_media_channel *mc = &changes[i].mc;
+        if (!mc->name[0] || !memchr(mc->name, '\0', sizeof mc->name)) {
+            ret = sb_rc_errf(err, errlen, EINVAL, "%s: change %d: a media "
+                             "channel needs a name: fix the request; nothing "
+                             "applied", d->config.name, i);
+            goto cleanup;
+        }
+        int at = sb_rc_find(work, n_work, mc->name);
+        if (changes[i].op == SB_ADD) {
+            if (at >= 0) {
+                ret = sb_rc_errf(err, errlen, EEXIST, "%s: media channel "
+                                 "'%s' already exists: delete it first or "
+                                 "read the device back; nothing applied",
+                                 d->config.name, mc->name);
+                goto cleanup;
+            }
+            steps[n_steps] = (struct sb_rc_step) {
+                .create = true, .e = { .index = next++, .mc = *mc } };
+            work[n_work++] = steps[n_steps++].e;
+        } else if (changes[i].op == SB_DELETE) {
+            if (at < 0) {
+                ret = sb_rc_errf(err, errlen, ENOENT, "%s: no media channel "
+                                 "'%s' to delete: read the device back; "
+                                 "nothing applied", d->config.name, mc->name);
+                goto cleanup;
+            }
+            steps[n_steps++] = (struct sb_rc_step) { .create = false,
+                                                     .e = work[at] };
+            work[at] = work[--n_work];
+        } else {
+            ret = sb_rc_errf(err, errlen, EINVAL, "%s: change %d: unknown "
+                             "operation; nothing applied", d->config.name, i);
+            goto cleanup;
+        }
+    }
+    for (done = 0; done < n_steps; done++) {
+        ret = sb_rc_one(d, steps[done].create, &steps[done].e, err, errlen);
+        if (ret)
+            break;
+    }
+    if (ret) {
+        /* Undo, newest first. */
+        int undo_failed = 0;
+        for (int i = done - 1; i >= 0; i--) {
+            char e2[256];
+            if (sb_rc_one(d, !steps[i].create, &steps[i].e, e2, sizeof e2))
+                undo_failed++;
+        }
+        d->cache_ok = false;
+        if (undo_failed && err && errlen) {
+            size_t l = strlen(err);
+            snprintf(err + l, errlen - l, "; %d of %d earlier change(s) of "
+                     "the batch could not be undone: the device may hold "
+                     "part of it: reconcile", undo_failed, done);
+        }
+        goto cleanup;
+    }
+    if (sb_rc_cache_grow(d, n_work) == 0) {
+        if (n_work)
+            memcpy(d->cache, work, (size_t) n_work * sizeof *work);
+        d->n_cache = n_work;
+    } else
+        d->cache_ok = false;
+
+cleanup:
+    free(work);
+    free(steps);
+    return ret;
+}
+
+static int
+sb_restconf_apply(struct sb_device *dev, const struct sb_change *changes,
+                  int n, char *err, size_t errlen)
+{
+    struct sb_restconf *d = (struct sb_restconf *) dev;
+    if (n < 0 || (n && !changes))
+        return sb_rc_errf(err, errlen, EINVAL, "%s: %d changes: fix the "
+                          "request", d->config.name, n);
+    pthread_mutex_lock(&d->lock);
+    int ret = sb_restconf_apply_locked(d, changes, n, err, errlen);
+    pthread_mutex_unlock(&d->lock);
+    return ret;
+}
+
+static int
+sb_restconf_read(struct sb_device *dev, struct sb_media_channel **out,
+                 int *n, char *err, size_t errlen)
+{
+    struct sb_restconf *d = (struct sb_restconf *) dev;
+    int ret;
+
+    *out = NULL;
+    *n = 0;
+    pthread_mutex_lock(&d->lock);
+    ret = sb_rc_refresh(d, err, errlen);
+    if (!ret) {
+        *out = malloc(((size_t) d->n_cache + 1) * sizeof **out);
+        if (!*out)
+            ret = sb_rc_errf(err, errlen, ENOMEM, "%s: out of memory",
+                             d->config.name);
+        else {
+            for (int i = 0; i < d->n_cache; i++)
+                (*out)[i] = d->cache[i].mc;
+            *n = d->n_cache;
+        }
+    }
+    pthread_mutex_unlock(&d->lock);
+    return ret;
+}
+
+static void
+sb_restconf_close(struct sb_device *dev)
+{
+    struct sb_restconf *d = (struct sb_restconf *) dev;
+    if (!d)
+        return;
+    curl_easy_cleanup(d->h);
+    pthread_mutex_destroy(&d->lock);
+    free(d->cache);
+    free(d);
+}
+
+static int
+sb_restconf_open(const struct sb_device_config *config,
+                 struct sb_device **out, char *err, size_t errlen)
+{
+    struct sb_restconf *d;
+    const char *a = config->address;
+
+    *out = NULL;
+    pthread_once(&sb_rc_once, sb_rc_init);
+    if (!memchr(a, '\0', sizeof config->address)
+        || !memchr(config->ca_file, '\0', sizeof config->ca_file))
+        return sb_rc_errf(err, errlen, EINVAL, "%.63s: a RESTCONF setting "
+                          "is not terminated", config->name);
+    bool https = !strncmp(a, "https://", 8);
+    bool loop_http = !strncmp(a, "http://127.0.0.1:", 17);
+    if (!https && !loop_http)
+        return sb_rc_errf(err, errlen, EINVAL, "%.63s: RESTCONF address '%s' "
+                          "is not https://HOST:PORT (plain http only on "
+                          "127.0.0.1): fix the address", config->name, a);
+    if (https && !config->ca_file[0])
+        return sb_rc_errf(err, errlen, EINVAL, "%.63s: the restconf driver "
+                          "needs a ca-file (the one CA its certificate must "
+                          "chain to): set it in the southbound "
+                          "configuration", config->name);
+    d = calloc(1, sizeof *d);
+    if (!d || !(d->h = curl_easy_init())) {
+        free(d);
+        return sb_rc_errf(err, errlen, ENOMEM, "%.63s: out of memory",
+                          config->name);
+    }
+    d->config = *config;
+    snprintf(d->base, sizeof d->base, "%s", a);
+    size_t l = strlen(d->base);
+    while (l && d->base[l - 1] == '/')
+        d->base[--l] = '\0';
+    d->timeout_ms = config->timeout_ms > 0 ? config->timeout_ms
+                                           : SB_RC_DEFAULT_TIMEOUT_MS;
+    pthread_mutex_init(&d->lock, NULL);
+    /* A certificate that is not the pinned CA's is a configuration error
+     * and says so now; a device that is down is not (first use). */
+    char e[512];
+    if (sb_rc_refresh(d, e, sizeof e) == EACCES) {
+        sb_restconf_close((struct sb_device *) d);
+        return sb_rc_errf(err, errlen, EACCES, "%s", e);
+    }
+    *out = (struct sb_device *) d;
+    return 0;
+}
+
+const struct sb_driver_class sb_restconf_class = {
+    .name = "restconf",
+    .open = sb_restconf_open,
+    .apply = sb_restconf_apply,
+    .read = sb_restconf_read,
+    .close = sb_restconf_close,
+};
