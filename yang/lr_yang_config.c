@@ -123,7 +123,8 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
                                                        "state-dir"),
                                          err, errlen)))
         return ret;
-    /* The netconf settings every listed device starts from. */
+    /* The netconf and restconf settings every listed device starts
+     * from. */
     struct sb_device_config nc;
     memset(&nc, 0, sizeof nc);
     const struct lyd_node *ncn = lr_yang_child(sb, LR_YANG_LRCFG, "netconf");
@@ -137,6 +138,14 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
                        sizeof nc.schema_path);
     const char *tmo = lr_yang_leaf(ncn, LR_YANG_LRCFG, "timeout-ms");
     nc.timeout_ms = tmo ? (int) strtol(tmo, NULL, 10) : 0;
+    /* ... and the restconf ones. */
+    const struct lyd_node *rcn = lr_yang_child(sb, LR_YANG_LRCFG,
+                                               "restconf");
+    if ((ret = lr_yang_config_path(rcn, "ca-file", dir, nc.ca_file,
+                                   sizeof nc.ca_file, file, err, errlen)))
+        return ret;
+    const char *rtmo = lr_yang_leaf(rcn, LR_YANG_LRCFG, "timeout-ms");
+    int rc_timeout = rtmo ? (int) strtol(rtmo, NULL, 10) : 0;
     n = lr_yang_child(sb, LR_YANG_LRCFG, "device");
     for (; n && c->n_devices < LR_CONFIG_MAX_DEVICES;
          n = lr_yang_next_same(n)) {
@@ -148,15 +157,22 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
             snprintf(d->driver, sizeof d->driver, "%s", c->default_driver);
         lr_yang_config_str(n, "address", d->address, sizeof d->address);
         char key[sizeof d->ssh_key], known[sizeof d->known_hosts];
+        char ca[sizeof d->ca_file];
         if ((ret = lr_yang_config_path(n, "ssh-key", dir, key, sizeof key,
                                        file, err, errlen))
             || (ret = lr_yang_config_path(n, "known-hosts", dir, known,
-                                          sizeof known, file, err, errlen)))
+                                          sizeof known, file, err, errlen))
+            || (ret = lr_yang_config_path(n, "ca-file", dir, ca, sizeof ca,
+                                          file, err, errlen)))
             return ret;
         if (key[0])
             memcpy(d->ssh_key, key, sizeof key);
         if (known[0])
             memcpy(d->known_hosts, known, sizeof known);
+        if (ca[0])
+            memcpy(d->ca_file, ca, sizeof ca);
+        if (!strcmp(d->driver, "restconf"))
+            d->timeout_ms = rc_timeout;
     }
 
     const struct lyd_node *co = lr_yang_child(top, LR_YANG_LRCFG,

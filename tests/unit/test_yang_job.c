@@ -932,6 +932,54 @@ test_config_full(void)
     rmdir(dir);
 }
 
+/* The southbound's netconf and restconf settings: relative paths from
+ * the file's directory, per-device overrides, each driver its timeout. */
+static void
+test_config_southbound(void)
+{
+    static const char text[] =
+        "{\"lightrail-config:lightraild\":{"
+        "\"listen\":{\"tls\":false},"
+        "\"state-dir\":\"/var/lib/lightrail\","
+        "\"topology-file\":\"t.json\",\"cluster-file\":\"c.json\","
+        "\"southbound\":{\"default-driver\":\"netconf\","
+        "\"netconf\":{\"ssh-key\":\"keys/id\",\"known-hosts\":\"keys/kh\","
+        "\"schema-path\":\"/a:/b\",\"timeout-ms\":1500},"
+        "\"restconf\":{\"ca-file\":\"/etc/ca.pem\",\"timeout-ms\":700},"
+        "\"device\":[{\"name\":\"r1\",\"address\":\"u@192.0.2.1:830\"},"
+        "{\"name\":\"r2\",\"address\":\"u@192.0.2.2\","
+        "\"known-hosts\":\"/etc/r2_kh\",\"ssh-key\":\"r2key\"},"
+        "{\"name\":\"r3\",\"driver\":\"restconf\","
+        "\"address\":\"https://192.0.2.3\",\"ca-file\":\"r3ca.pem\"},"
+        "{\"name\":\"r4\",\"driver\":\"restconf\","
+        "\"address\":\"https://192.0.2.4\"}]}}}";
+    static struct lr_config c;
+    char dir[] = "/tmp/lr-config-XXXXXX", path[256], want[512], err[1024];
+    CU_ASSERT_EQUAL_FATAL(write_temp(dir, "lightraild.json", text, path,
+                                     sizeof path), 0);
+    int rc = lr_yang_load_config(ctx, path, &c, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL_FATAL(c.n_devices, 4);
+    snprintf(want, sizeof want, "%s/keys/id", dir);
+    CU_ASSERT_STRING_EQUAL(c.devices[0].ssh_key, want);
+    snprintf(want, sizeof want, "%s/keys/kh", dir);
+    CU_ASSERT_STRING_EQUAL(c.devices[0].known_hosts, want);
+    CU_ASSERT_STRING_EQUAL(c.devices[0].schema_path, "/a:/b");
+    CU_ASSERT_EQUAL(c.devices[0].timeout_ms, 1500);
+    snprintf(want, sizeof want, "%s/r2key", dir);
+    CU_ASSERT_STRING_EQUAL(c.devices[1].ssh_key, want);
+    CU_ASSERT_STRING_EQUAL(c.devices[1].known_hosts, "/etc/r2_kh");
+    CU_ASSERT_STRING_EQUAL(c.devices[2].driver, "restconf");
+    snprintf(want, sizeof want, "%s/r3ca.pem", dir);
+    CU_ASSERT_STRING_EQUAL(c.devices[2].ca_file, want);
+    CU_ASSERT_EQUAL(c.devices[2].timeout_ms, 700);
+    CU_ASSERT_STRING_EQUAL(c.devices[3].ca_file, "/etc/ca.pem");
+    unlink(path);
+    rmdir(dir);
+}
+
 static void
 test_config_bad(void)
 {
@@ -1081,6 +1129,7 @@ static CU_TestInfo tests[] = {
     { "cluster not printable", test_cluster_unprintable },
     { "config: demo", test_config_demo },
     { "config: every leaf", test_config_full },
+    { "config: southbound settings", test_config_southbound },
     { "config: bad files", test_config_bad },
     { "config: foreign data", test_config_foreign },
     { "config: long address", test_config_long_address },
