@@ -55,7 +55,9 @@
  * an error: lr_ctl_submit returns 0 and the job says why.
  *
  * Ownership: lr_ctl_new() takes ownership of nothing; it copies or loads
- * what it needs.  One thread.
+ * what it needs.  One thread calls it; inside, the devices of a job are
+ * programmed on a thread each (southbound/sb_parallel.c), and the call
+ * returns when all have answered.
  */
 #ifndef LR_CTL_H
 #define LR_CTL_H 1

@@ -3,10 +3,14 @@
  * vSwitch's netdev_class is the model): a vtable, one file per family,
  * and a dummy for tests and the demo.
  *
- * A ROADM is programmed in media channels (lightrail-roadm.yang, a later
- * issue): a lightpath becomes one media channel on every ROADM of its
- * path, named after the job and the lightpath so that reconciliation can
- * tell whose it is.
+ * A ROADM is programmed in media channels (yang/lightrail-roadm.yang): a
+ * lightpath becomes one media channel on every ROADM of its path, named
+ * after the job and the lightpath so that reconciliation can tell whose
+ * it is.  Families: dummy, netconf, restconf (docs/southbound.md).
+ *
+ * Threads: a device is used by one thread at a time; different devices
+ * may be used from different threads at once (southbound/sb_parallel.c
+ * relies on it).
  *
  * Conventions: functions return 0 or a positive errno value and, on
  * error, write one line into err[errlen] that says what failed and what
