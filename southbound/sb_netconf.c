@@ -32,7 +32,10 @@
  * Sessions: one per device, opened by open() when the device answers and
  * kept; an RPC that finds it dead (NC_MSG_ERROR before anything was
  * sent) reconnects once and resends.  Timeouts: config.timeout_ms bounds
- * every RPC and every connection attempt.  A reply that does not come
+ * every RPC; a connection attempt may take SB_NC_CONNECT_FACTOR times as
+ * long (SSH key exchange, authentication, <hello>, and the schemas
+ * parsed into the session's context: hundreds of milliseconds of CPU on
+ * a busy machine, where one RPC takes one).  A reply that does not come
  * back in time, or a session lost after the request went out, is
  * ETIMEDOUT: the outcome is unknown, the caller reads back.
  *
@@ -40,8 +43,8 @@
  * up to 60 s (NC_CLIENT_HELLO_TIMEOUT, not settable) for the server's
  * <hello>, and a hung device behind a live sshd (SIGSTOP in the tests)
  * accepts the SSH session and never says hello.  The connecting thread
- * may take that long; the caller waits at most timeout_ms and gets
- * ETIMEDOUT, and a later call collects the session once the device
+ * may take that long; the caller waits at most the connection timeout
+ * and gets ETIMEDOUT, and a later call collects the session once the device
  * wakes up.  libnetconf2's client settings (user, keys, host-key
  * callback, schema path) are per thread, so the thread sets them itself.
  *
@@ -85,6 +88,7 @@
 #define SB_NC_SLOT_MHZ 6250LL        /* 6.25 GHz: n's unit, half m's */
 #define SB_NC_DEFAULT_TIMEOUT_MS 5000
 #define SB_NC_DEFAULT_PORT 830
+#define SB_NC_CONNECT_FACTOR 3       /* connection timeout / RPC timeout */
 #ifndef SB_NETCONF_SCHEMA_PATH   /* set by southbound/local.am */
 #define SB_NETCONF_SCHEMA_PATH "/usr/share/lightrail/yang:" \
     "/usr/share/yuma/modules/ietf:/usr/share/yuma/modules/yuma123:" \
@@ -415,7 +419,7 @@ sb_nc_connect(struct sb_netconf *d, char *err, size_t errlen)
         return sb_nc_errf(err, errlen, EAGAIN, "%s: cannot start a thread "
                           "to connect; retry", d->config.name);
     struct sb_nc_attempt *a = d->attempt;
-    sb_nc_deadline(&ts, d->timeout_ms);
+    sb_nc_deadline(&ts, SB_NC_CONNECT_FACTOR * d->timeout_ms);
     pthread_mutex_lock(&a->mu);
     while (!a->done)
         if (pthread_cond_timedwait(&a->cv, &a->mu, &ts) == ETIMEDOUT)
@@ -439,7 +443,8 @@ sb_nc_connect(struct sb_netconf *d, char *err, size_t errlen)
         return sb_nc_errf(err, errlen, ETIMEDOUT, "%s: no NETCONF hello from "
                           "%s:%u within %d ms (device hung?): nothing sent; "
                           "retry later", d->config.name, d->host,
-                          (unsigned) d->port, d->timeout_ms);
+                          (unsigned) d->port,
+                          SB_NC_CONNECT_FACTOR * d->timeout_ms);
     sb_nc_attempt_unref(a);
     d->attempt = NULL;
     return ret;

@@ -64,7 +64,9 @@ CFG
     done
     printf '\n      ]\n    }\n  }\n}\n'
 } > "$D/lightraild.json"
-export SB_KEY=$NC_KEY SB_KNOWN_HOSTS=$NC_KNOWN SB_SCHEMA_PATH=$SCHEMA SB_TIMEOUT_MS=1500
+# sbctl is not used to provoke timeouts: a generous one, for a busy
+# machine (the daemon's is 1500 ms, for the hung-device case).
+export SB_KEY=$NC_KEY SB_KNOWN_HOSTS=$NC_KNOWN SB_SCHEMA_PATH=$SCHEMA SB_TIMEOUT_MS=5000
 
 # The media channels every device must hold according to the store (the
 # active jobs' lightpaths), one line each, sorted, in nc_get's format:
