@@ -146,7 +146,8 @@ static void
 sb_nc_print(const struct nc_session *s, NC_VERB_LEVEL level, const char *msg)
 {
     (void) s;
-    if (getenv("SB_NC_DEBUG")) fprintf(stderr, "nc: %s\n", msg);
+    if (getenv("SB_NC_DEBUG"))
+        fprintf(stderr, "nc: %s\n", msg);
     if (level == NC_VERB_ERROR)
         snprintf(sb_nc_lasterr, sizeof sb_nc_lasterr, "%s", msg);
 }
