@@ -536,6 +536,8 @@ run_planner(const struct lr_tm *tm, const char *algo, struct lr_plan *plan,
         return lr_baseline_pipedream(tm, plan, ev);
     if (!strcmp(algo, "spp"))
         return lr_baseline_spp(tm, plan, ev);
+    if (!strcmp(algo, "zone"))
+        return lr_baseline_zone(tm, NULL, plan, ev);
     return lr_cdynp_plan(tm, NULL, plan, ev);
 }
 
@@ -714,8 +716,13 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             goto cleanup;
         }
     }
+    /* zone scores over the network as last measured, which the memo
+     * does not key on. */
     enum lr_tm_why why = c->n_remote ? LR_TM_OK
-                                     : plan_memoised(c, in, tm, plan, ev);
+                         : !strcmp(in->algorithm, "zone")
+                         ? lr_baseline_zone(tm, c->dp ? c->tel : NULL, plan,
+                                            ev)
+                         : plan_memoised(c, in, tm, plan, ev);
     if (why != LR_TM_OK) {
         char detail[LR_JOB_REASON_MAX];
         lr_tm_explain(tm, why, detail, sizeof detail);

@@ -7,6 +7,9 @@
  *              (lr_baseline_pipedream.c)
  *   spp        our reading of SPP (Luo et al., INFOCOM 2022)
  *              (lr_baseline_spp.c)
+ *   zone       zone/telemetry-aware: the fewest DCs that can hold the
+ *              job, then the least iteration time over the network as
+ *              measured (lr_baseline_zone.c)
  *
  * Each fills a plan and its evaluation by the v1 model (lr_timemodel.h)
  * and returns LR_TM_OK or why it found none.  A data-parallel plan is not
@@ -17,6 +20,7 @@
 #ifndef LR_BASELINE_H
 #define LR_BASELINE_H 1
 
+#include "planner/lr_telemetry.h"
 #include "planner/lr_timemodel.h"
 
 enum lr_tm_why lr_baseline_dp(const struct lr_tm *, struct lr_plan *,
@@ -25,5 +29,9 @@ enum lr_tm_why lr_baseline_pipedream(const struct lr_tm *, struct lr_plan *,
                                      struct lr_tm_eval *);
 enum lr_tm_why lr_baseline_spp(const struct lr_tm *, struct lr_plan *,
                                struct lr_tm_eval *);
+/* 'tel' may be NULL (no measurement: the inventory's links). */
+enum lr_tm_why lr_baseline_zone(const struct lr_tm *,
+                                const struct lr_telemetry *tel,
+                                struct lr_plan *, struct lr_tm_eval *);
 
 #endif

@@ -1,9 +1,12 @@
 /*
  * Baselines: data parallelism by hand on the toy instance; PipeDream and
  * SPP always give plans the model agrees with and never beat the exact
- * optimum; SPP is CDynP without a window where there is no WAN to misjudge.
+ * optimum; SPP is CDynP without a window where there is no WAN to misjudge;
+ * zone keeps a job in the fewest DCs and picks among them by the network
+ * as measured.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "planner/lr_baseline.h"
@@ -118,7 +121,110 @@ test_spp_is_cdynp_in_one_dc(void)
     CU_ASSERT(compared >= 5);
 }
 
+/* Three identical DCs, fully linked, devices of 'mem' bytes. */
+static struct lr_cluster *
+three_dcs(double mem)
+{
+    struct lr_cluster *c = lr_cluster_new();
+    lr_cluster_add_type(c, "g", 100e12, 0.5, mem);
+    lr_cluster_add_dc(c, "dc0", "g", 2, 10e9, 10e-6, NULL);
+    lr_cluster_add_dc(c, "dc1", "g", 2, 10e9, 10e-6, NULL);
+    lr_cluster_add_dc(c, "dc2", "g", 2, 10e9, 10e-6, NULL);
+    lr_cluster_add_link(c, "dc0", "dc1", 1.25e9, 1e-3);
+    lr_cluster_add_link(c, "dc0", "dc2", 1.25e9, 1e-3);
+    lr_cluster_add_link(c, "dc1", "dc2", 1.25e9, 1e-3);
+    return c;
+}
+
+/* The DCs a plan uses, as a bit set. */
+static unsigned
+dcs_of(const struct lr_plan *p)
+{
+    unsigned set = 0;
+    for (int s = 0; s < p->n_stages; s++)
+        set |= 1u << p->stages[s].dc;
+    return set;
+}
+
+/* Fewest zones first: where one DC can hold the job, zone keeps it in
+ * the one DC of least T, even if two would be faster. */
+static void
+test_zone_fewest_dcs(void)
+{
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_cluster *c = three_dcs(8e9);
+    struct lr_train tr = { 8, 2, 2 };
+    struct lr_tm *tm = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    tm->dcs[1].eff = 0.6;     /* dc1 the fastest alone */
+    struct lr_plan *p = malloc(sizeof *p), *q = malloc(sizeof *q);
+    struct lr_tm_eval *ev = malloc(sizeof *ev), *e1 = malloc(sizeof *e1);
+    CU_ASSERT_EQUAL_FATAL(lr_baseline_zone(tm, NULL, p, ev), LR_TM_OK);
+    CU_ASSERT_EQUAL(dcs_of(p), 1u << 1);
+    int one = 1;
+    struct lr_cdynp_options o = { .window = LR_CDYNP_DEFAULT_WINDOW,
+                                  .order = &one, .n_order = 1 };
+    CU_ASSERT_EQUAL(lr_cdynp_plan(tm, &o, q, e1), LR_TM_OK);
+    CU_ASSERT_DOUBLE_EQUAL(ev->T, e1->T, 1e-12 * e1->T);
+    free(p);
+    free(q);
+    free(ev);
+    free(e1);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
+/* Where no DC alone can hold the job, the pair comes from telemetry: the
+ * same pair as T alone picks, until the lightpaths between that pair are
+ * measured full; then a pair that avoids that link. */
+static void
+test_zone_follows_telemetry(void)
+{
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_train tr = { 8, 2, 2 };
+    struct lr_plan *p = malloc(sizeof *p);
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    struct lr_tm *tm = NULL;
+    /* The largest memory at which one DC no longer holds the toy. */
+    bool found = false;
+    for (double mem = 8e9; mem > 1e6 && !found; mem *= 0.8) {
+        struct lr_cluster *c = three_dcs(mem);
+        lr_tm_free(tm);
+        tm = NULL;
+        CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+        lr_cluster_free(c);
+        if (lr_baseline_zone(tm, NULL, p, ev) == LR_TM_OK
+            && __builtin_popcount(dcs_of(p)) == 2)
+            found = true;
+    }
+    CU_ASSERT_FATAL(found);
+    unsigned untouched = dcs_of(p);
+    CU_ASSERT_EQUAL(untouched, (1u << 0) | (1u << 1));
+    /* dc0 <-> dc1 measured full, both ways. */
+    struct lr_telemetry tel;
+    lr_telemetry_reset(&tel, 3);
+    lr_telemetry_add(&tel, 0, 1, 1.25e9, 1.25e9, 0, 1e-3);
+    lr_telemetry_add(&tel, 1, 0, 1.25e9, 1.25e9, 0, 1e-3);
+    CU_ASSERT_EQUAL(lr_baseline_zone(tm, &tel, p, ev), LR_TM_OK);
+    unsigned now = dcs_of(p);
+    CU_ASSERT_EQUAL(__builtin_popcount(now), 2);
+    CU_ASSERT_NOT_EQUAL(now, (1u << 0) | (1u << 1));
+    /* Loss makes a link worse too: the same pair with 60% loss. */
+    lr_telemetry_reset(&tel, 3);
+    lr_telemetry_add(&tel, 0, 1, 1.25e9, 0, 0.6, 1e-3);
+    CU_ASSERT_EQUAL(lr_baseline_zone(tm, &tel, p, ev), LR_TM_OK);
+    CU_ASSERT_NOT_EQUAL(dcs_of(p), (1u << 0) | (1u << 1));
+    free(p);
+    free(ev);
+    lr_tm_free(tm);
+    lr_model_free(m);
+}
+
 static CU_TestInfo tests[] = {
+    { "zone: the fewest DCs first", test_zone_fewest_dcs },
+    { "zone: the pair follows the measured network",
+      test_zone_follows_telemetry },
     { "data parallel by hand", test_dp_by_hand },
     { "PipeDream and SPP never beat the exact optimum",
       test_baselines_against_exact },

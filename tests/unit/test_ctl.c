@@ -266,8 +266,30 @@ test_restart_recovery_reconcile(void)
     lr_ctl_free(c);
 }
 
+/* The zone baseline through admission: GPT-1.9B fits in one metro DC,
+ * so it stays in one, with no lightpath; the one of least T alone. */
+static void
+test_zone_admission(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job;
+    char err[1024];
+    struct lr_intent in = intent("z1", "gpt-1.9b", 1, 64);
+    snprintf(in.algorithm, sizeof in.algorithm, "zone");
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT(job.plan.n_stages >= 1);
+    for (int s = 1; s < job.plan.n_stages; s++)
+        CU_ASSERT_EQUAL(job.plan.stages[s].dc, job.plan.stages[0].dc);
+    CU_ASSERT_EQUAL(job.n_lightpaths, 0);
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "z1", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
 static CU_TestInfo tests[] = {
     { "admit, refuse, block, release", test_admit_and_release },
+    { "the zone baseline keeps a job in one DC", test_zone_admission },
     { "a device failure leaves nothing behind",
       test_device_failure_leaves_nothing },
     { "restart, recovery and reconciliation",
