@@ -1,0 +1,818 @@
+/* lr_jenv: see lr_jenv.h for the model. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/lr_bitset.h"
+#include "planner/lr_cdynp.h"
+#include "planner/lr_jenv.h"
+#include "planner/lr_ksp.h"
+#include "planner/lr_modulation.h"
+#include "planner/lr_spectrum.h"
+
+const int lr_jenv_tier_gbps[LR_JENV_N_TIERS] = { 100, 200, 400 };
+
+/* A route of an ordered DC pair, both directions. */
+struct route {
+    const struct lr_path *fwd, *rev;   /* NULL when the pair lacks it */
+    int slots[LR_JENV_N_TIERS];        /* per direction, guard included;
+                                        * 0 = out of every format's reach */
+    /* Cached with the spectrum version it was computed for. */
+    int ff_fwd[LR_JENV_N_TIERS], ff_rev[LR_JENV_N_TIERS];
+    float free_share, max_block;
+};
+
+struct active {
+    double dep;
+    int cand;
+    int g[2];
+    int first_fwd, first_rev, slots;
+};
+
+struct lr_jenv {
+    const struct lr_topo *topo;
+    const struct lr_cluster *cl;
+    struct lr_jenv_config cfg;
+    int n_dcs, k, n_classes, n_cands, max_slots;
+    int dc_node[LR_JENV_MAX_DCS], dc_gpus[LR_JENV_MAX_DCS];
+    int used[LR_JENV_MAX_DCS];
+    int total_gpus;
+    struct lr_ksp *ksp;
+    struct lr_modtable mods;
+    struct lr_spectrum *sp;
+    long sp_slots;
+    struct lr_jenv_cand *cands;
+    struct route *routes;         /* [pair * k + r] */
+    double *T;                    /* [class * n_cands + c] */
+    double *tref;                 /* [class] */
+    double *dist;                 /* [node * n_dcs + dc] km */
+    /* State. */
+    struct lr_rng rng;
+    double now;
+    long n_arr, warmup, trace_pos, limit;
+    bool done, counting;
+    int job_model, job_demand, job_origin;
+    double job_hold;
+    unsigned sp_version, routes_version;
+    uint8_t *mask;
+    struct active *act;           /* binary min-heap by dep */
+    int n_act, cap_act;
+    long slots_used;
+    /* Metrics. */
+    double t0;
+    long m_arrivals, m_blocked, m_admitted;
+    double sum_T, area_gpu, area_var, area_spec;
+};
+
+static void
+set_err(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err || !len)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}
+
+static int
+job_class(const struct lr_jenv *e)
+{
+    return e->job_model * e->cfg.n_demands + e->job_demand;
+}
+
+/* Fills the T table of model 'mi' with CDynP over each candidate's DCs. */
+static int
+tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
+{
+    struct lr_tm *base = NULL, *tm = NULL;
+    struct lr_plan *plan = malloc(sizeof *plan);
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    int rc = lr_tm_new(e->cfg.models[mi], e->cl, &e->cfg.train, &base);
+    if (rc) {
+        set_err(err, errlen, "model '%s': cannot build the time model "
+                "(%s): check the batch and microbatch", e->cfg.models[mi]->name,
+                rc == EINVAL ? "batch, microbatch or cluster invalid"
+                             : "out of memory");
+        goto cleanup;
+    }
+    tm = malloc(sizeof *tm);
+    if (!plan || !ev || !tm) {
+        rc = ENOMEM;
+        set_err(err, errlen, "out of memory");
+        goto cleanup;
+    }
+    for (int di = 0; di < e->cfg.n_demands; di++) {
+        int g = e->cfg.demands[di];
+        int cls = mi * e->cfg.n_demands + di;
+        double *T = e->T + (size_t) cls * e->n_cands;
+        for (int c = 0; c < e->n_cands; c++) {
+            const struct lr_jenv_cand *cd = &e->cands[c];
+            T[c] = INFINITY;
+            int gs[2] = { g, 0 };
+            if (cd->n_dcs == 2) {
+                gs[0] = g / 2;
+                gs[1] = g - g / 2;
+                if (gs[0] < 1)
+                    continue;
+            }
+            bool fits = true;
+            for (int i = 0; i < cd->n_dcs; i++)
+                fits = fits && gs[i] <= e->dc_gpus[cd->dc[i]];
+            if (!fits)
+                continue;
+            const struct route *rt = cd->n_dcs == 2
+                ? &e->routes[cd->pair * e->k + cd->route] : NULL;
+            if (rt && (!rt->fwd || !rt->rev || !rt->slots[cd->tier]))
+                continue;
+            memcpy(tm, base, sizeof *tm);
+            memset(tm->link, 0, sizeof tm->link);
+            tm->n_dcs = cd->n_dcs;
+            for (int i = 0; i < cd->n_dcs; i++) {
+                tm->dcs[i] = base->dcs[cd->dc[i]];
+                tm->dcs[i].n_devices = gs[i];
+            }
+            if (rt)
+                lr_tm_set_link(tm, 0, 1,
+                               lr_jenv_tier_gbps[cd->tier] * 1e9 / 8,
+                               5e-6 * rt->fwd->length_km);
+            int order[2] = { 0, 1 };
+            struct lr_cdynp_options opt = {
+                .window = LR_CDYNP_DEFAULT_WINDOW, .order = order,
+                .n_order = cd->n_dcs,
+            };
+            enum lr_tm_why why = lr_cdynp_plan(tm, &opt, plan, ev);
+            if (why == LR_TM_OK)
+                T[c] = ev->T;
+        }
+    }
+cleanup:
+    free(tm);
+    free(plan);
+    free(ev);
+    lr_tm_free(base);
+    return rc;
+}
+
+static int
+build_candidates(struct lr_jenv *e)
+{
+    int n = e->n_dcs, k = e->k;
+    int max = n + n * (n - 1) * k * LR_JENV_N_TIERS;
+    e->cands = calloc((size_t) max, sizeof *e->cands);
+    if (!e->cands)
+        return ENOMEM;
+    int c = 0;
+    for (int d = 0; d < n; d++)
+        e->cands[c++] = (struct lr_jenv_cand) {
+            .n_dcs = 1, .dc = { d, -1 }, .route = -1, .tier = -1,
+            .pair = -1,
+        };
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            if (a == b || e->dc_node[a] == e->dc_node[b])
+                continue;
+            for (int r = 0; r < k; r++)
+                for (int t = 0; t < LR_JENV_N_TIERS; t++)
+                    e->cands[c++] = (struct lr_jenv_cand) {
+                        .n_dcs = 2, .dc = { a, b }, .route = r, .tier = t,
+                        .pair = a * n + b,
+                    };
+        }
+    e->n_cands = c;
+    return 0;
+}
+
+static int
+build_routes(struct lr_jenv *e)
+{
+    int n = e->n_dcs, k = e->k;
+    e->routes = calloc((size_t) n * n * k, sizeof *e->routes);
+    if (!e->routes)
+        return ENOMEM;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            if (e->dc_node[a] == e->dc_node[b])
+                continue;
+            int nf, nr;
+            const struct lr_path *pf = lr_ksp_paths(e->ksp, e->dc_node[a],
+                                                    e->dc_node[b], &nf);
+            const struct lr_path *pr = lr_ksp_paths(e->ksp, e->dc_node[b],
+                                                    e->dc_node[a], &nr);
+            for (int r = 0; r < k && r < nf && r < nr; r++) {
+                struct route *rt = &e->routes[(a * n + b) * k + r];
+                rt->fwd = &pf[r];
+                rt->rev = &pr[r];
+                double km = fmax(pf[r].length_km, pr[r].length_km);
+                int f = lr_mod_choose(&e->mods, km);
+                for (int t = 0; t < LR_JENV_N_TIERS; t++)
+                    rt->slots[t] = f < 0 ? 0
+                        : lr_mod_slots(&e->mods.f[f], lr_jenv_tier_gbps[t],
+                                       e->cfg.guard);
+            }
+        }
+    return 0;
+}
+
+int
+lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
+            const struct lr_jenv_config *cfg, struct lr_jenv **out,
+            char *err, size_t errlen)
+{
+    *out = NULL;
+    if (cl->n_dcs < 1 || cl->n_dcs > LR_JENV_MAX_DCS) {
+        set_err(err, errlen, "the cluster has %d DCs; the environment takes "
+                "1 to %d", cl->n_dcs, LR_JENV_MAX_DCS);
+        return EINVAL;
+    }
+    if (cfg->n_models < 1 || cfg->n_models > LR_JENV_MAX_MODELS
+        || cfg->n_demands < 1 || cfg->n_demands > LR_JENV_MAX_DEMANDS) {
+        set_err(err, errlen, "give 1 to %d models and 1 to %d GPU demands",
+                LR_JENV_MAX_MODELS, LR_JENV_MAX_DEMANDS);
+        return EINVAL;
+    }
+    if (!(cfg->load > 0) || !(cfg->holding > 0) || cfg->k < 1
+        || cfg->guard < 0 || !(cfg->block_penalty >= 0)) {
+        set_err(err, errlen, "load, holding time and K must be positive, "
+                "guard and block penalty not negative");
+        return EINVAL;
+    }
+    for (int i = 0; i < cfg->n_demands; i++)
+        if (cfg->demands[i] < 1) {
+            set_err(err, errlen, "GPU demand %d: must be at least 1",
+                    cfg->demands[i]);
+            return EINVAL;
+        }
+    struct lr_jenv *e = calloc(1, sizeof *e);
+    if (!e) {
+        set_err(err, errlen, "out of memory");
+        return ENOMEM;
+    }
+    int rc = 0;
+    e->topo = topo;
+    e->cl = cl;
+    e->cfg = *cfg;
+    e->n_dcs = cl->n_dcs;
+    e->k = cfg->k;
+    e->n_classes = cfg->n_models * cfg->n_demands;
+    for (int d = 0; d < e->n_dcs; d++) {
+        e->dc_node[d] = lr_topo_find_node(topo, cl->dcs[d].attach_node);
+        if (e->dc_node[d] < 0) {
+            set_err(err, errlen, "DC '%s': its attachment-node '%s' is not a "
+                    "node of topology '%s'; attach every DC to a ROADM",
+                    cl->dcs[d].name, cl->dcs[d].attach_node, topo->name);
+            rc = EINVAL;
+            goto fail;
+        }
+        e->dc_gpus[d] = cl->dcs[d].n_devices;
+        e->total_gpus += e->dc_gpus[d];
+    }
+    lr_modtable_default(&e->mods);
+    if (topo->n_links < 1) {
+        set_err(err, errlen, "topology '%s' has no links", topo->name);
+        rc = EINVAL;
+        goto fail;
+    }
+    if ((rc = lr_ksp_compute(topo, e->k, LR_KSP_KM, &e->ksp))) {
+        set_err(err, errlen, "cannot compute the K shortest paths: %s",
+                strerror(rc));
+        goto fail;
+    }
+    e->sp = lr_spectrum_new(topo);
+    if (!e->sp) {
+        set_err(err, errlen, "out of memory, or a link wider than %d slots",
+                LR_BITS_MAX_WORDS * 64);
+        rc = ENOMEM;
+        goto fail;
+    }
+    for (int l = 0; l < topo->n_links; l++)
+        e->sp_slots += topo->links[l].n_slots;
+    e->max_slots = lr_topo_max_slots(topo);
+    if ((rc = build_candidates(e)) || (rc = build_routes(e))) {
+        set_err(err, errlen, "out of memory");
+        goto fail;
+    }
+    e->T = malloc((size_t) e->n_classes * e->n_cands * sizeof *e->T);
+    e->tref = malloc((size_t) e->n_classes * sizeof *e->tref);
+    e->dist = malloc((size_t) topo->n_nodes * e->n_dcs * sizeof *e->dist);
+    e->mask = calloc((size_t) e->n_cands, 1);
+    e->cap_act = e->total_gpus + 1;
+    e->act = malloc((size_t) e->cap_act * sizeof *e->act);
+    if (!e->T || !e->tref || !e->dist || !e->mask || !e->act) {
+        set_err(err, errlen, "out of memory");
+        rc = ENOMEM;
+        goto fail;
+    }
+    for (int mi = 0; mi < cfg->n_models; mi++)
+        if ((rc = tabulate(e, mi, err, errlen)))
+            goto fail;
+    for (int cls = 0; cls < e->n_classes; cls++) {
+        double best = INFINITY;
+        for (int c = 0; c < e->n_cands; c++)
+            best = fmin(best, e->T[(size_t) cls * e->n_cands + c]);
+        if (!isfinite(best)) {
+            set_err(err, errlen, "model '%s' on %d GPUs fits no DC and no "
+                    "pair of DCs even on an empty network (memory or GPU "
+                    "count); drop it from the job mix",
+                    cfg->models[cls / cfg->n_demands]->name,
+                    cfg->demands[cls % cfg->n_demands]);
+            rc = EINVAL;
+            goto fail;
+        }
+        e->tref[cls] = best;
+    }
+    for (int v = 0; v < topo->n_nodes; v++)
+        for (int d = 0; d < e->n_dcs; d++) {
+            int np;
+            const struct lr_path *p = lr_ksp_paths(e->ksp, v, e->dc_node[d],
+                                                   &np);
+            e->dist[v * e->n_dcs + d] = v == e->dc_node[d] ? 0
+                : np ? p[0].length_km : INFINITY;
+        }
+    lr_jenv_reset(e, 1, 0);
+    *out = e;
+    return 0;
+fail:
+    lr_jenv_free(e);
+    return rc;
+}
+
+void
+lr_jenv_free(struct lr_jenv *e)
+{
+    if (!e)
+        return;
+    lr_ksp_free(e->ksp);
+    lr_spectrum_free(e->sp);
+    free(e->cands);
+    free(e->routes);
+    free(e->T);
+    free(e->tref);
+    free(e->dist);
+    free(e->mask);
+    free(e->act);
+    free(e);
+}
+
+/* ---- the departure heap ---- */
+
+static void
+heap_push(struct lr_jenv *e, const struct active *a)
+{
+    int i = e->n_act++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (e->act[p].dep <= a->dep)
+            break;
+        e->act[i] = e->act[p];
+        i = p;
+    }
+    e->act[i] = *a;
+}
+
+static void
+heap_pop(struct lr_jenv *e, struct active *out)
+{
+    *out = e->act[0];
+    struct active last = e->act[--e->n_act];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= e->n_act)
+            break;
+        if (c + 1 < e->n_act && e->act[c + 1].dep < e->act[c].dep)
+            c++;
+        if (last.dep <= e->act[c].dep)
+            break;
+        e->act[i] = e->act[c];
+        i = c;
+    }
+    if (e->n_act > 0)
+        e->act[i] = last;
+}
+
+/* ---- time and metrics ---- */
+
+static double
+load_variance(const struct lr_jenv *e)
+{
+    double s = 0, s2 = 0;
+    for (int d = 0; d < e->n_dcs; d++) {
+        double u = (double) e->used[d] / e->dc_gpus[d];
+        s += u;
+        s2 += u * u;
+    }
+    double m = s / e->n_dcs;
+    return fmax(0, s2 / e->n_dcs - m * m);
+}
+
+/* Moves the clock to 't', integrating the time averages. */
+static void
+advance_to(struct lr_jenv *e, double t)
+{
+    if (e->counting && t > e->now) {
+        double dt = t - e->now;
+        int used = 0;
+        for (int d = 0; d < e->n_dcs; d++)
+            used += e->used[d];
+        e->area_gpu += dt * used / e->total_gpus;
+        e->area_var += dt * load_variance(e);
+        e->area_spec += dt * (double) e->slots_used / e->sp_slots;
+    }
+    if (t > e->now)
+        e->now = t;
+}
+
+static void
+release(struct lr_jenv *e, const struct active *a)
+{
+    const struct lr_jenv_cand *cd = &e->cands[a->cand];
+    for (int i = 0; i < cd->n_dcs; i++)
+        e->used[cd->dc[i]] -= a->g[i];
+    if (cd->n_dcs == 2) {
+        const struct route *rt = &e->routes[cd->pair * e->k + cd->route];
+        lr_spectrum_release(e->sp, rt->fwd->links, rt->fwd->n_links,
+                            a->first_fwd, a->slots);
+        lr_spectrum_release(e->sp, rt->rev->links, rt->rev->n_links,
+                            a->first_rev, a->slots);
+        e->slots_used -= (long) a->slots
+                         * (rt->fwd->n_links + rt->rev->n_links);
+        e->sp_version++;
+    }
+}
+
+/* ---- feasibility ---- */
+
+static int
+first_fit(const uint64_t *free, int nw, int m)
+{
+    uint64_t w[LR_BITS_MAX_WORDS];
+    memcpy(w, free, (size_t) nw * sizeof *w);
+    lr_bits_fit_starts(w, nw, m);
+    return lr_bits_next_set(w, nw, 0);
+}
+
+static void
+refresh_routes(struct lr_jenv *e)
+{
+    if (e->routes_version == e->sp_version)
+        return;
+    int nw = e->sp->nw, nr = e->n_dcs * e->n_dcs * e->k;
+    uint64_t ff[LR_BITS_MAX_WORDS], fr[LR_BITS_MAX_WORDS];
+    for (int i = 0; i < nr; i++) {
+        struct route *rt = &e->routes[i];
+        if (!rt->fwd)
+            continue;
+        lr_spectrum_path_free(e->sp, rt->fwd->links, rt->fwd->n_links, ff);
+        lr_spectrum_path_free(e->sp, rt->rev->links, rt->rev->n_links, fr);
+        int nfree = lr_bits_count(ff, nw), best = 0;
+        for (int s = lr_bits_next_set(ff, nw, 0); s >= 0;) {
+            int end = lr_bits_next_clear(ff, nw, s);
+            if (end - s > best)
+                best = end - s;
+            s = end >= nw * 64 ? -1 : lr_bits_next_set(ff, nw, end);
+        }
+        rt->free_share = (float) nfree / e->max_slots;
+        rt->max_block = (float) best / e->max_slots;
+        for (int t = 0; t < LR_JENV_N_TIERS; t++) {
+            int m = rt->slots[t];
+            if (!m || m > best) {
+                rt->ff_fwd[t] = rt->ff_rev[t] = -1;
+                continue;
+            }
+            rt->ff_fwd[t] = first_fit(ff, nw, m);
+            rt->ff_rev[t] = rt->ff_fwd[t] < 0 ? -1 : first_fit(fr, nw, m);
+        }
+    }
+    e->routes_version = e->sp_version;
+}
+
+/* Fills the mask of the pending job; returns how many are feasible. */
+static int
+compute_mask(struct lr_jenv *e)
+{
+    refresh_routes(e);
+    int g = e->cfg.demands[e->job_demand], n = 0;
+    const double *T = e->T + (size_t) job_class(e) * e->n_cands;
+    for (int c = 0; c < e->n_cands; c++) {
+        const struct lr_jenv_cand *cd = &e->cands[c];
+        bool ok = isfinite(T[c]);
+        if (ok && cd->n_dcs == 1) {
+            ok = e->used[cd->dc[0]] + g <= e->dc_gpus[cd->dc[0]];
+        } else if (ok) {
+            const struct route *rt = &e->routes[cd->pair * e->k + cd->route];
+            ok = e->used[cd->dc[0]] + g / 2 <= e->dc_gpus[cd->dc[0]]
+                 && e->used[cd->dc[1]] + (g - g / 2) <= e->dc_gpus[cd->dc[1]]
+                 && rt->ff_fwd[cd->tier] >= 0 && rt->ff_rev[cd->tier] >= 0;
+        }
+        e->mask[c] = ok;
+        n += ok;
+    }
+    return n;
+}
+
+/* ---- arrivals ---- */
+
+/* Draws the next arrival into the pending job; false when the trace is
+ * exhausted. */
+static bool
+next_arrival(struct lr_jenv *e, double *t)
+{
+    if (e->cfg.trace) {
+        if (e->trace_pos >= e->cfg.n_trace)
+            return false;
+        const struct lr_jenv_arrival *a = &e->cfg.trace[e->trace_pos++];
+        *t = a->t;
+        e->job_hold = a->holding;
+        e->job_model = a->model;
+        e->job_demand = a->demand;
+        e->job_origin = a->origin;
+        return true;
+    }
+    *t = e->now + lr_rng_exp(&e->rng, e->cfg.holding / e->cfg.load);
+    e->job_model = (int) lr_rng_below(&e->rng, (uint32_t) e->cfg.n_models);
+    e->job_demand = (int) lr_rng_below(&e->rng, (uint32_t) e->cfg.n_demands);
+    e->job_origin = (int) lr_rng_below(&e->rng, (uint32_t) e->topo->n_nodes);
+    e->job_hold = lr_rng_exp(&e->rng, e->cfg.holding);
+    return true;
+}
+
+/* Advances to the next job with a feasible candidate; returns the
+ * penalty of the jobs blocked on the way. */
+static double
+advance(struct lr_jenv *e)
+{
+    double penalty = 0;
+    for (;;) {
+        double t;
+        if ((e->limit && e->n_arr >= e->limit) || !next_arrival(e, &t)) {
+            e->done = true;
+            memset(e->mask, 0, (size_t) e->n_cands);
+            return penalty;
+        }
+        while (e->n_act > 0 && e->act[0].dep <= t) {
+            struct active a;
+            advance_to(e, e->act[0].dep);
+            heap_pop(e, &a);
+            release(e, &a);
+        }
+        advance_to(e, t);
+        if (e->n_arr++ == e->warmup) {
+            e->counting = true;
+            e->t0 = e->now;
+        }
+        if (compute_mask(e) > 0)
+            return penalty;
+        if (e->counting) {
+            e->m_arrivals++;
+            e->m_blocked++;
+        }
+        penalty += e->cfg.block_penalty;
+    }
+}
+
+static void
+lr_jenv_reset_limit(struct lr_jenv *e, uint64_t seed, long warmup, long limit)
+{
+    lr_rng_seed(&e->rng, seed);
+    lr_spectrum_reset(e->sp);
+    memset(e->used, 0, sizeof e->used);
+    e->now = 0;
+    e->n_arr = 0;
+    e->warmup = warmup < 0 ? 0 : warmup;
+    e->trace_pos = 0;
+    e->limit = limit;
+    e->done = false;
+    e->counting = false;
+    e->n_act = 0;
+    e->slots_used = 0;
+    e->sp_version++;
+    e->t0 = 0;
+    e->m_arrivals = e->m_blocked = e->m_admitted = 0;
+    e->sum_T = e->area_gpu = e->area_var = e->area_spec = 0;
+    advance(e);
+}
+
+void
+lr_jenv_reset(struct lr_jenv *e, uint64_t seed, long warmup)
+{
+    lr_jenv_reset_limit(e, seed, warmup, 0);
+}
+
+double
+lr_jenv_step(struct lr_jenv *e, int action)
+{
+    if (e->done)
+        return 0;
+    double r;
+    if (e->counting)
+        e->m_arrivals++;
+    if (action < 0 || action >= e->n_cands || !e->mask[action]) {
+        if (e->counting)
+            e->m_blocked++;
+        r = -e->cfg.block_penalty;
+    } else {
+        const struct lr_jenv_cand *cd = &e->cands[action];
+        int g = e->cfg.demands[e->job_demand];
+        double T = e->T[(size_t) job_class(e) * e->n_cands + action];
+        struct active a = {
+            .dep = e->now + e->job_hold, .cand = action,
+            .g = { cd->n_dcs == 1 ? g : g / 2, cd->n_dcs == 1 ? 0 : g - g / 2 },
+            .first_fwd = -1, .first_rev = -1,
+        };
+        for (int i = 0; i < cd->n_dcs; i++)
+            e->used[cd->dc[i]] += a.g[i];
+        if (cd->n_dcs == 2) {
+            const struct route *rt = &e->routes[cd->pair * e->k + cd->route];
+            a.slots = rt->slots[cd->tier];
+            a.first_fwd = rt->ff_fwd[cd->tier];
+            a.first_rev = rt->ff_rev[cd->tier];
+            /* The mask was computed on this very spectrum: these cannot
+             * fail. */
+            lr_spectrum_alloc(e->sp, rt->fwd->links, rt->fwd->n_links,
+                              a.first_fwd, a.slots);
+            lr_spectrum_alloc(e->sp, rt->rev->links, rt->rev->n_links,
+                              a.first_rev, a.slots);
+            e->slots_used += (long) a.slots
+                             * (rt->fwd->n_links + rt->rev->n_links);
+            e->sp_version++;
+        }
+        heap_push(e, &a);
+        if (e->counting) {
+            e->m_admitted++;
+            e->sum_T += T;
+        }
+        r = -T / e->tref[job_class(e)];
+    }
+    return r - advance(e);
+}
+
+bool
+lr_jenv_done(const struct lr_jenv *e)
+{
+    return e->done;
+}
+
+int
+lr_jenv_n_actions(const struct lr_jenv *e)
+{
+    return e->n_cands;
+}
+
+const struct lr_jenv_cand *
+lr_jenv_cand(const struct lr_jenv *e, int a)
+{
+    return &e->cands[a];
+}
+
+const uint8_t *
+lr_jenv_mask(const struct lr_jenv *e)
+{
+    return e->mask;
+}
+
+int
+lr_jenv_obs_size(const struct lr_jenv *e)
+{
+    return e->n_dcs + e->cfg.n_models + e->cfg.n_demands
+           + e->n_dcs * e->n_dcs * e->k * 2 + e->n_cands;
+}
+
+void
+lr_jenv_observe(const struct lr_jenv *e, float *o)
+{
+    for (int d = 0; d < e->n_dcs; d++)
+        *o++ = (float) (e->dc_gpus[d] - e->used[d]) / e->dc_gpus[d];
+    for (int i = 0; i < e->cfg.n_models; i++)
+        *o++ = i == e->job_model;
+    for (int i = 0; i < e->cfg.n_demands; i++)
+        *o++ = i == e->job_demand;
+    int nr = e->n_dcs * e->n_dcs * e->k;
+    for (int i = 0; i < nr; i++) {
+        const struct route *rt = &e->routes[i];
+        *o++ = rt->fwd ? rt->free_share : 0;
+        *o++ = rt->fwd ? rt->max_block : 0;
+    }
+    const double *T = e->T + (size_t) job_class(e) * e->n_cands;
+    double ref = e->tref[job_class(e)];
+    for (int c = 0; c < e->n_cands; c++)
+        *o++ = e->mask[c] ? (float) (ref / T[c]) : 0.0f;
+}
+
+int
+lr_jenv_job_model(const struct lr_jenv *e)
+{
+    return e->job_model;
+}
+
+int
+lr_jenv_job_gpus(const struct lr_jenv *e)
+{
+    return e->cfg.demands[e->job_demand];
+}
+
+int
+lr_jenv_job_origin(const struct lr_jenv *e)
+{
+    return e->job_origin;
+}
+
+double
+lr_jenv_cand_time(const struct lr_jenv *e, int a)
+{
+    return e->T[(size_t) job_class(e) * e->n_cands + a];
+}
+
+int
+lr_jenv_cand_gpus(const struct lr_jenv *e, int a, int i)
+{
+    int g = e->cfg.demands[e->job_demand];
+    if (e->cands[a].n_dcs == 1)
+        return i == 0 ? g : 0;
+    return i == 0 ? g / 2 : g - g / 2;
+}
+
+int
+lr_jenv_dc_free(const struct lr_jenv *e, int dc)
+{
+    return e->dc_gpus[dc] - e->used[dc];
+}
+
+int
+lr_jenv_dc_gpus(const struct lr_jenv *e, int dc)
+{
+    return e->dc_gpus[dc];
+}
+
+int
+lr_jenv_n_dcs(const struct lr_jenv *e)
+{
+    return e->n_dcs;
+}
+
+int
+lr_jenv_cand_slots(const struct lr_jenv *e, int a)
+{
+    const struct lr_jenv_cand *cd = &e->cands[a];
+    if (cd->n_dcs == 1)
+        return 0;
+    return e->routes[cd->pair * e->k + cd->route].slots[cd->tier];
+}
+
+double
+lr_jenv_cand_km(const struct lr_jenv *e, int a)
+{
+    const struct lr_jenv_cand *cd = &e->cands[a];
+    if (cd->n_dcs == 1)
+        return 0;
+    const struct route *rt = &e->routes[cd->pair * e->k + cd->route];
+    return rt->fwd ? rt->fwd->length_km : INFINITY;
+}
+
+double
+lr_jenv_dc_distance(const struct lr_jenv *e, int node, int dc)
+{
+    return e->dist[node * e->n_dcs + dc];
+}
+
+double
+lr_jenv_cand_free_share(const struct lr_jenv *e, int a)
+{
+    const struct lr_jenv_cand *cd = &e->cands[a];
+    if (cd->n_dcs == 1)
+        return 1;
+    return e->routes[cd->pair * e->k + cd->route].free_share;
+}
+
+void
+lr_jenv_metrics(const struct lr_jenv *e, struct lr_jenv_metrics *out)
+{
+    memset(out, 0, sizeof *out);
+    out->arrivals = e->m_arrivals;
+    out->blocked = e->m_blocked;
+    out->blocking = e->m_arrivals ? (double) e->m_blocked / e->m_arrivals : 0;
+    out->admitted = e->m_admitted;
+    out->mean_iteration_s = e->m_admitted ? e->sum_T / e->m_admitted : 0;
+    out->elapsed = e->counting ? e->now - e->t0 : 0;
+    if (out->elapsed > 0) {
+        out->gpu_utilisation = e->area_gpu / out->elapsed;
+        out->dc_load_variance = e->area_var / out->elapsed;
+        out->spectrum_utilisation = e->area_spec / out->elapsed;
+    }
+}
+
+void
+lr_jenv_run(struct lr_jenv *e, const struct lr_jenv_policy *p, void *arg,
+            uint64_t seed, long arrivals, long warmup,
+            struct lr_jenv_metrics *out)
+{
+    struct lr_rng rng;
+    lr_rng_seed(&rng, seed + 1000003);
+    lr_jenv_reset_limit(e, seed, warmup, arrivals);
+    while (!e->done)
+        lr_jenv_step(e, p->choose(arg, e, e->mask, &rng));
+    lr_jenv_metrics(e, out);
+}

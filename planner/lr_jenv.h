@@ -1,0 +1,206 @@
+/*
+ * lr_jenv: the joint multi-job environment.  Training jobs arrive at an
+ * elastic optical network whose ROADMs host data centers; each admitted
+ * job gets GPUs in one or two DCs, a pipeline-stage partition, and for the
+ * boundary between two DCs a lightpath.  Policies (baselines, PPO) pick
+ * from one shared, fixed, discrete list of candidates with a mask.
+ *
+ * Model.
+ *   Arrivals: Poisson of rate lambda = load / h.  Holding time:
+ *     exponential with mean h (h = 1 time unit), drawn independently of
+ *     the job's iteration time; the load quoted is lambda h in Erlang.
+ *   A job: a model (uniform over the configured presets), a GPU demand g
+ *     (uniform over the configured demands), the shared batch shape
+ *     (B, b), and an origin ROADM (uniform; only nearest-node reads it).
+ *   A candidate c (the action space, the same for every job):
+ *     - one DC d: all g GPUs in d;
+ *     - an ordered pair (a, b) of DCs with route r (one of the K paths
+ *       between their ROADMs, lr_ksp) and rate tier t (100/200/400 Gb/s):
+ *       g/2 GPUs (rounded down) in a, the rest in b, and one lightpath
+ *       per direction: route r from a to b and route r from b to a, each
+ *       with the most efficient modulation that reaches (lr_modulation),
+ *       ceil(t / (SE 12.5)) + guard slots, first fit on the path.
+ *   The stage partition of candidate c for job class (model, g) is
+ *   CDynP's (lr_cdynp_plan) with the chain fixed to c's DCs, their GPU
+ *   counts, and the inter-DC link of the lightpath (capacity t, latency
+ *   5 us per km of route r); T(class, c) is its iteration time
+ *   (lr_timemodel), +inf when no partition fits memory.  These do not
+ *   depend on the network state (GPUs and slots are reserved whole), so
+ *   they are tabulated once in lr_jenv_new(); a step costs O(actions).
+ *   Feasible: T finite, the GPUs free, and for a pair a free block on
+ *   both paths.  A job with no feasible candidate is blocked; a policy
+ *   may also refuse (action -1).  A departure releases GPUs and slots.
+ *   Two DCs on the same ROADM have no pair candidates (no lightpath to
+ *   plan); pipelines over three or more DCs are not in the action space.
+ *
+ * Reward (for learning).  Admission of job j on c: -T(j, c) / T_ref(j),
+ * with T_ref(j) the least T of j's class on an empty network (so -1 is
+ * the best possible); blocking: -block_penalty.  A job that arrives with
+ * no feasible candidate is blocked without a decision: its penalty is
+ * added to the reward of the decision just before it.
+ *
+ * Metrics, counted after the first 'warmup' arrivals: blocking = blocked /
+ * arrivals; mean iteration time of the admitted; time averages over
+ * [end of warm-up, now] of GPU utilisation (used / all GPUs), of the
+ * variance across DCs of each DC's used share (population variance), and
+ * of spectrum utilisation (booked slots / all slots).
+ *
+ * Pure: no I/O.  Ownership: lr_jenv_new() keeps pointers to the topology,
+ * the cluster and the models, which must outlive the environment; free it
+ * with lr_jenv_free().  Functions return 0 or a positive errno value with
+ * one line in err[] saying what was wrong and what to do.
+ */
+#ifndef LR_JENV_H
+#define LR_JENV_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/lr_cluster.h"
+#include "planner/lr_model.h"
+#include "planner/lr_rng.h"
+#include "planner/lr_timemodel.h"
+#include "planner/lr_topo.h"
+
+#define LR_JENV_MAX_MODELS 8
+#define LR_JENV_MAX_DEMANDS 8
+#define LR_JENV_N_TIERS 3
+#define LR_JENV_MAX_DCS 16
+
+extern const int lr_jenv_tier_gbps[LR_JENV_N_TIERS];   /* 100, 200, 400 */
+
+/* A scripted arrival, for tests: instead of Poisson draws. */
+struct lr_jenv_arrival {
+    double t;                 /* arrival time, non-decreasing */
+    double holding;
+    int model, demand;        /* indices into the config's lists */
+    int origin;               /* node index */
+};
+
+struct lr_jenv_config {
+    double load;              /* Erlang (lambda h) */
+    double holding;           /* h, mean holding time (> 0) */
+    int k;                    /* routes per DC pair */
+    int guard;                /* guard slots per lightpath */
+    double block_penalty;     /* reward of a blocked job is -this */
+    struct lr_train train;    /* B, b, e for every job */
+    int n_models;
+    const struct lr_model *models[LR_JENV_MAX_MODELS];   /* borrowed */
+    int n_demands;
+    int demands[LR_JENV_MAX_DEMANDS];                    /* GPUs */
+    /* NULL: Poisson arrivals; else these, in order (borrowed). */
+    const struct lr_jenv_arrival *trace;
+    long n_trace;
+};
+
+/* One entry of the action space. */
+struct lr_jenv_cand {
+    int n_dcs;                /* 1 or 2 */
+    int dc[2];                /* chain order */
+    int route;                /* 0..k-1, or -1 for one DC */
+    int tier;                 /* index into lr_jenv_tier_gbps, or -1 */
+    int pair;                 /* ordered pair index a * n_dcs + b, or -1 */
+};
+
+struct lr_jenv_metrics {
+    long arrivals;            /* counted (after warm-up) */
+    long blocked;
+    double blocking;
+    long admitted;
+    double mean_iteration_s;  /* 0 when none was admitted */
+    double gpu_utilisation;
+    double dc_load_variance;
+    double spectrum_utilisation;
+    double elapsed;           /* time units counted */
+};
+
+struct lr_jenv;
+
+/* Builds the environment: candidate list, routes, the T table (CDynP, a
+ * few seconds for large models on six DCs).  EINVAL with err[] for a DC
+ * without an attachment node in the topology, more than LR_JENV_MAX_DCS
+ * DCs, an empty model or demand list, a job class that fits nowhere even
+ * on an empty network, bad numbers; ENOMEM. */
+int lr_jenv_new(const struct lr_topo *, const struct lr_cluster *,
+                const struct lr_jenv_config *, struct lr_jenv **out,
+                char *err, size_t errlen);
+void lr_jenv_free(struct lr_jenv *);
+
+/* Empties the network, seeds the arrivals with 'seed', counts metrics
+ * after 'warmup' arrivals, and advances to the first job that has a
+ * feasible candidate. */
+void lr_jenv_reset(struct lr_jenv *, uint64_t seed, long warmup);
+
+/* Applies 'action' (a feasible candidate index, or -1 to refuse) to the
+ * pending job, then advances to the next job with a feasible candidate
+ * (processing departures, blocking the jobs in between).  Returns the
+ * reward (see above).  An infeasible action counts as a refusal. */
+double lr_jenv_step(struct lr_jenv *, int action);
+
+/* True when a scripted trace is exhausted (never for Poisson). */
+bool lr_jenv_done(const struct lr_jenv *);
+
+int lr_jenv_n_actions(const struct lr_jenv *);
+const struct lr_jenv_cand *lr_jenv_cand(const struct lr_jenv *, int action);
+/* The pending job's mask: 1 = feasible; valid until the next step. */
+const uint8_t *lr_jenv_mask(const struct lr_jenv *);
+
+/* Observation (lr_jenv_obs_size() floats), features in this order:
+ *   per DC: free GPUs / GPUs;
+ *   the job: one-hot model, one-hot demand;
+ *   per ordered DC pair and route (DeepRMSA style, forward path): free
+ *     slots / slots, largest free block / slots (0 for no path);
+ *   per candidate: T_ref / T for the pending job when feasible, else 0. */
+int lr_jenv_obs_size(const struct lr_jenv *);
+void lr_jenv_observe(const struct lr_jenv *, float *obs);
+
+/* What the baselines may read about the pending job and candidates. */
+int lr_jenv_job_model(const struct lr_jenv *);
+int lr_jenv_job_gpus(const struct lr_jenv *);
+int lr_jenv_job_origin(const struct lr_jenv *);
+/* T of the pending job on candidate 'a' (inf when it never fits). */
+double lr_jenv_cand_time(const struct lr_jenv *, int a);
+/* GPUs candidate 'a' takes from its i-th DC for the pending job. */
+int lr_jenv_cand_gpus(const struct lr_jenv *, int a, int i);
+int lr_jenv_dc_free(const struct lr_jenv *, int dc);
+int lr_jenv_dc_gpus(const struct lr_jenv *, int dc);
+int lr_jenv_n_dcs(const struct lr_jenv *);
+/* Slots a pair candidate books per direction; route length, km; the
+ * shortest distance from node 'node' to DC 'dc' in km. */
+int lr_jenv_cand_slots(const struct lr_jenv *, int a);
+double lr_jenv_cand_km(const struct lr_jenv *, int a);
+double lr_jenv_dc_distance(const struct lr_jenv *, int node, int dc);
+/* Free slots / slots on the forward path of pair candidate 'a' now. */
+double lr_jenv_cand_free_share(const struct lr_jenv *, int a);
+
+/* The metrics so far (see above). */
+void lr_jenv_metrics(const struct lr_jenv *, struct lr_jenv_metrics *out);
+
+/* ---- policies (lr_jenv_policy.c) ---- */
+
+struct lr_jenv_policy {
+    const char *name;
+    const char *summary;
+    /* Returns a feasible action for the pending job (mask[a] = 1), or -1
+     * to refuse.  'arg' is the policy's own state (NULL for baselines). */
+    int (*choose)(void *arg, const struct lr_jenv *, const uint8_t *mask,
+                  struct lr_rng *rng);
+};
+
+extern const struct lr_jenv_policy lr_jenv_static, lr_jenv_nearest,
+    lr_jenv_resource, lr_jenv_greedy, lr_jenv_zone, lr_jenv_cdynp,
+    lr_jenv_random;
+/* The baselines, NULL-terminated. */
+extern const struct lr_jenv_policy *const lr_jenv_policies[];
+/* The baseline named 'name' (case-insensitive), or NULL. */
+const struct lr_jenv_policy *lr_jenv_policy_find(const char *name);
+
+/* Runs 'policy' on 'env' for 'arrivals' arrivals (warm-up included) from
+ * seed 'seed' (the policy's own draws use seed + 1 000 003) and fills
+ * 'out'. */
+void lr_jenv_run(struct lr_jenv *, const struct lr_jenv_policy *, void *arg,
+                 uint64_t seed, long arrivals, long warmup,
+                 struct lr_jenv_metrics *out);
+
+#endif

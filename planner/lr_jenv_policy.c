@@ -1,0 +1,212 @@
+/*
+ * lr_jenv_policy: the baselines of the joint environment (lr_jenv.h).
+ * Every one picks among the same candidates, under the same mask, as PPO.
+ *
+ *   static    the first feasible candidate in list order: DC 0, 1, ...
+ *             alone, then pairs in index order, route 0 first, tier
+ *             100 G first (a fixed preference, blind to the state).
+ *   nearest   the candidate whose farthest DC is nearest (km) to the
+ *             job's origin ROADM; ties: one DC, lower tier, lower route.
+ *   resource  the candidate that leaves the most free GPUs (as a share)
+ *             in the fullest of its DCs: most available resources first
+ *             (the PPO paper's resource-aware scheduler).
+ *   greedy    the least predicted iteration time now; ties: fewer slots.
+ *   zone      the zone/network-aware scheduler of the Kubernetes study:
+ *             as few DCs (zones) as possible, then the best score of
+ *             measured throughput (tier), delay (route km) and loss
+ *             (here: how full the route's spectrum is, the telemetry a
+ *             controller has).
+ *   cdynp     CDynP per job: the DC chain of least T as CDynP plans it on
+ *             the lowest tier and the shortest route (what it assumes of
+ *             a network it does not plan), then KSP-FF: the first of the
+ *             K routes with a free block at that tier.
+ *   random    uniform among the feasible (a sanity floor).
+ */
+#include <math.h>
+#include <strings.h>
+
+#include "planner/lr_jenv.h"
+
+static int
+static_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
+              struct lr_rng *rng)
+{
+    (void) arg;
+    (void) rng;
+    int n = lr_jenv_n_actions(e);
+    for (int a = 0; a < n; a++)
+        if (mask[a])
+            return a;
+    return -1;
+}
+
+/* Index of the feasible candidate of least key (lexicographic over
+ * three doubles), or -1. */
+#define PICK_MIN(KEY0, KEY1, KEY2)                                          \
+    int best = -1;                                                          \
+    double b0 = 0, b1 = 0, b2 = 0;                                          \
+    for (int a = 0; a < lr_jenv_n_actions(e); a++) {                        \
+        if (!mask[a])                                                       \
+            continue;                                                       \
+        const struct lr_jenv_cand *c = lr_jenv_cand(e, a);                  \
+        (void) c;                                                           \
+        double k0 = (KEY0), k1 = (KEY1), k2 = (KEY2);                       \
+        if (best < 0 || k0 < b0 || (k0 == b0 && (k1 < b1                    \
+                                   || (k1 == b1 && k2 < b2)))) {            \
+            best = a;                                                       \
+            b0 = k0;                                                        \
+            b1 = k1;                                                        \
+            b2 = k2;                                                        \
+        }                                                                   \
+    }                                                                       \
+    return best
+
+static double
+far_km(const struct lr_jenv *e, const struct lr_jenv_cand *c)
+{
+    int o = lr_jenv_job_origin(e);
+    double d = lr_jenv_dc_distance(e, o, c->dc[0]);
+    if (c->n_dcs == 2)
+        d = fmax(d, lr_jenv_dc_distance(e, o, c->dc[1]));
+    return d;
+}
+
+static int
+nearest_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
+               struct lr_rng *rng)
+{
+    (void) arg;
+    (void) rng;
+    PICK_MIN(far_km(e, c), c->n_dcs, c->tier * 16 + c->route);
+}
+
+/* The least free share, after placing candidate 'a', among its DCs. */
+static double
+free_after(const struct lr_jenv *e, int a)
+{
+    const struct lr_jenv_cand *c = lr_jenv_cand(e, a);
+    double worst = 1;
+    for (int i = 0; i < c->n_dcs; i++) {
+        int d = c->dc[i];
+        worst = fmin(worst, (double) (lr_jenv_dc_free(e, d)
+                                      - lr_jenv_cand_gpus(e, a, i))
+                            / lr_jenv_dc_gpus(e, d));
+    }
+    return worst;
+}
+
+static int
+resource_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
+                struct lr_rng *rng)
+{
+    (void) arg;
+    (void) rng;
+    PICK_MIN(-free_after(e, a), c->n_dcs, c->tier * 16 + c->route);
+}
+
+static int
+greedy_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
+              struct lr_rng *rng)
+{
+    (void) arg;
+    (void) rng;
+    PICK_MIN(lr_jenv_cand_time(e, a), lr_jenv_cand_slots(e, a), a);
+}
+
+/* Higher is better: throughput, delay and spectrum headroom in [0, 1]
+ * each, weighted 0.4 / 0.3 / 0.3; for one DC its free share after. */
+static double
+zone_score(const struct lr_jenv *e, int a)
+{
+    const struct lr_jenv_cand *c = lr_jenv_cand(e, a);
+    if (c->n_dcs == 1)
+        return free_after(e, a);
+    double thr = lr_jenv_tier_gbps[c->tier] / 400.0;
+    double delay = 1 / (1 + lr_jenv_cand_km(e, a) / 1000);
+    return 0.4 * thr + 0.3 * delay + 0.3 * lr_jenv_cand_free_share(e, a);
+}
+
+static int
+zone_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
+            struct lr_rng *rng)
+{
+    (void) arg;
+    (void) rng;
+    PICK_MIN(c->n_dcs, -zone_score(e, a), a);
+}
+
+/* The candidate CDynP plans for 'c''s DCs: same DCs, route 0, tier 0. */
+static int
+cdynp_view(const struct lr_jenv *e, int a)
+{
+    const struct lr_jenv_cand *c = lr_jenv_cand(e, a);
+    return c->n_dcs == 1 ? a : a - c->route * LR_JENV_N_TIERS - c->tier;
+}
+
+static int
+cdynp_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
+             struct lr_rng *rng)
+{
+    (void) arg;
+    (void) rng;
+    /* Candidates of one DC chain are consecutive, route-major then tier:
+     * the first feasible at tier 0 in list order is KSP-FF's route. */
+    PICK_MIN(c->n_dcs == 2 && c->tier != 0 ? INFINITY
+             : lr_jenv_cand_time(e, cdynp_view(e, a)),
+             c->route, a);
+}
+
+static int
+random_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
+              struct lr_rng *rng)
+{
+    (void) arg;
+    int n = lr_jenv_n_actions(e), nf = 0;
+    for (int a = 0; a < n; a++)
+        nf += mask[a];
+    if (!nf)
+        return -1;
+    int pick = (int) lr_rng_below(rng, (uint32_t) nf);
+    for (int a = 0; a < n; a++)
+        if (mask[a] && pick-- == 0)
+            return a;
+    return -1;
+}
+
+const struct lr_jenv_policy lr_jenv_static = {
+    "static", "first feasible in a fixed order (DC 0 first)", static_choose,
+};
+const struct lr_jenv_policy lr_jenv_nearest = {
+    "nearest", "DCs nearest the job's origin ROADM", nearest_choose,
+};
+const struct lr_jenv_policy lr_jenv_resource = {
+    "resource", "most free GPUs left in the fullest chosen DC",
+    resource_choose,
+};
+const struct lr_jenv_policy lr_jenv_greedy = {
+    "greedy", "least predicted iteration time now", greedy_choose,
+};
+const struct lr_jenv_policy lr_jenv_zone = {
+    "zone", "fewest DCs, then throughput, delay and spectrum telemetry",
+    zone_choose,
+};
+const struct lr_jenv_policy lr_jenv_cdynp = {
+    "cdynp", "CDynP's DC chain at 100G, then KSP-FF", cdynp_choose,
+};
+const struct lr_jenv_policy lr_jenv_random = {
+    "random", "uniform among the feasible", random_choose,
+};
+
+const struct lr_jenv_policy *const lr_jenv_policies[] = {
+    &lr_jenv_static, &lr_jenv_nearest, &lr_jenv_resource, &lr_jenv_greedy,
+    &lr_jenv_zone, &lr_jenv_cdynp, &lr_jenv_random, NULL,
+};
+
+const struct lr_jenv_policy *
+lr_jenv_policy_find(const char *name)
+{
+    for (int i = 0; lr_jenv_policies[i]; i++)
+        if (!strcasecmp(lr_jenv_policies[i]->name, name))
+            return lr_jenv_policies[i];
+    return NULL;
+}

@@ -1,0 +1,262 @@
+/*
+ * The joint environment: its metrics on traces small enough to compute
+ * by hand, a loss system with a closed form (Erlang B), the mask against
+ * the resources, determinism, and the errors.
+ *
+ * The instance: ROADMs A and B, one 10 km fibre each way with 8 slots;
+ * dc0 on A and dc1 on B, 8 GPUs each (one device type); a 4-layer model
+ * that fits one GPU.  At 10 km the format is 16QAM (50 Gb/s per slot):
+ * 100 G takes 2 + 1 guard = 3 slots, 200 G 5 slots, 400 G 9 slots (more
+ * than the 8 there are: never feasible).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "planner/lr_jenv.h"
+#include "tests/lr_test.h"
+
+static struct lr_topo *topo;
+static struct lr_cluster *two, *one;
+static struct lr_model *model;
+
+static int
+setup(void)
+{
+    topo = lr_topo_new("ab");
+    if (!topo || lr_topo_add_node(topo, "A") || lr_topo_add_node(topo, "B")
+        || lr_topo_add_link(topo, "A-B", 0, 1, 10, 8, 0)
+        || lr_topo_add_link(topo, "B-A", 1, 0, 10, 8, 0))
+        return 1;
+    two = lr_cluster_new();
+    one = lr_cluster_new();
+    if (!two || !one || lr_cluster_add_type(two, "gpu", 100e12, 0.5, 80e9)
+        || lr_cluster_add_dc(two, "dc0", "gpu", 8, 100e9, 5e-6, "A")
+        || lr_cluster_add_dc(two, "dc1", "gpu", 8, 100e9, 5e-6, "B")
+        || lr_cluster_add_type(one, "gpu", 100e12, 0.5, 80e9)
+        || lr_cluster_add_dc(one, "dc0", "gpu", 8, 100e9, 5e-6, "A"))
+        return 1;
+    struct lr_layer layers[4] = {
+        { 1e12, 1e6, 1e6 }, { 2e12, 2e6, 1e6 },
+        { 3e12, 3e6, 2e6 }, { 4e12, 4e6, 1e6 },
+    };
+    return lr_model_from_layers("toy", layers, 4, &model);
+}
+
+static int
+teardown(void)
+{
+    lr_model_free(model);
+    lr_cluster_free(two);
+    lr_cluster_free(one);
+    lr_topo_free(topo);
+    return 0;
+}
+
+static struct lr_jenv_config
+config(int demand)
+{
+    struct lr_jenv_config c = {
+        .load = 1, .holding = 1, .k = 1, .guard = 1, .block_penalty = 2,
+        .train = { .batch = 8, .micro = 1, .elem_bytes = 2 },
+        .n_models = 1, .models = { model }, .n_demands = 1,
+        .demands = { demand },
+    };
+    return c;
+}
+
+static struct lr_jenv *
+make(const struct lr_cluster *cl, const struct lr_jenv_config *c)
+{
+    struct lr_jenv *e = NULL;
+    char err[256];
+    int rc = lr_jenv_new(topo, cl, c, &e, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "lr_jenv_new: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    return e;
+}
+
+/* Four jobs of 8 GPUs under 'static' (DC 0 first):
+ *   t=0   j0 (holds 2)  -> dc0          used (8, 0)
+ *   t=1   j1 (holds 2)  -> dc1          used (8, 8)
+ *   t=1.5 j2 (holds 1)  -> blocked: no GPUs anywhere
+ *   t=2   j0 leaves                     used (0, 8)
+ *   t=3   j1 leaves                     used (0, 0)
+ *   t=4   j3 (holds 1)  -> dc0; the trace ends at t=4.
+ * GPU utilisation = (0.5 + 1 + 0.5 + 0) / 4 = 0.5; the DCs' used shares
+ * have variance 0.25, 0, 0.25, 0 on the four unit intervals: 0.125;
+ * blocking 1/4; no spectrum. */
+static void
+test_trace_by_hand(void)
+{
+    static const struct lr_jenv_arrival trace[] = {
+        { 0, 2, 0, 0, 0 }, { 1, 2, 0, 0, 0 }, { 1.5, 1, 0, 0, 1 },
+        { 4, 1, 0, 0, 1 },
+    };
+    struct lr_jenv_config c = config(8);
+    c.trace = trace;
+    c.n_trace = 4;
+    struct lr_jenv *e = make(two, &c);
+    /* 2 singles + 2 ordered pairs x 1 route x 3 tiers. */
+    CU_ASSERT_EQUAL(lr_jenv_n_actions(e), 8);
+    struct lr_jenv_metrics m;
+    lr_jenv_run(e, &lr_jenv_static, NULL, 1, 100, 0, &m);
+    CU_ASSERT_EQUAL(m.arrivals, 4);
+    CU_ASSERT_EQUAL(m.blocked, 1);
+    CU_ASSERT_EQUAL(m.admitted, 3);
+    CU_ASSERT_DOUBLE_EQUAL(m.blocking, 0.25, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(m.elapsed, 4, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(m.gpu_utilisation, 0.5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(m.dc_load_variance, 0.125, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(m.spectrum_utilisation, 0, 1e-12);
+    CU_ASSERT(m.mean_iteration_s > 0);
+    lr_jenv_free(e);
+}
+
+/* Jobs of 16 GPUs need both DCs and a lightpath each way.
+ *   t=0 j0 (holds 1): greedy takes the fastest feasible tier, 200 G
+ *       (400 G needs 9 slots of 8): 5 slots on A-B and 5 on B-A;
+ *   t=0.5 j1: blocked (no GPUs);  t=1 j0 leaves;
+ *   t=2 j2 (holds 1): admitted again; the trace ends at t=2.
+ * Spectrum: 10 of 16 slots for 1 of 2 time units: 0.3125.  The
+ * iteration time at 200 G is below the one at 100 G. */
+static void
+test_lightpath_by_hand(void)
+{
+    static const struct lr_jenv_arrival trace[] = {
+        { 0, 1, 0, 0, 0 }, { 0.5, 1, 0, 0, 0 }, { 2, 1, 0, 0, 0 },
+    };
+    struct lr_jenv_config c = config(16);
+    c.trace = trace;
+    c.n_trace = 3;
+    struct lr_jenv *e = make(two, &c);
+    const uint8_t *mask = lr_jenv_mask(e);
+    /* Singles: 16 GPUs do not fit 8; pairs: 100 G and 200 G only. */
+    int feasible = 0;
+    for (int a = 0; a < lr_jenv_n_actions(e); a++) {
+        const struct lr_jenv_cand *cd = lr_jenv_cand(e, a);
+        feasible += mask[a];
+        if (cd->n_dcs == 1 || cd->tier == 2)
+            CU_ASSERT_EQUAL(mask[a], 0);
+        if (cd->n_dcs == 2 && cd->tier < 2)
+            CU_ASSERT_EQUAL(mask[a], 1);
+        if (cd->n_dcs == 2 && cd->tier == 0)
+            CU_ASSERT_EQUAL(lr_jenv_cand_slots(e, a), 3);
+        if (cd->n_dcs == 2 && cd->tier == 1) {
+            CU_ASSERT_EQUAL(lr_jenv_cand_slots(e, a), 5);
+            CU_ASSERT(lr_jenv_cand_time(e, a) < lr_jenv_cand_time(e, a - 1));
+        }
+    }
+    CU_ASSERT_EQUAL(feasible, 4);
+    struct lr_jenv_metrics m;
+    lr_jenv_run(e, &lr_jenv_greedy, NULL, 1, 100, 0, &m);
+    CU_ASSERT_EQUAL(m.arrivals, 3);
+    CU_ASSERT_EQUAL(m.blocked, 1);
+    CU_ASSERT_DOUBLE_EQUAL(m.elapsed, 2, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(m.spectrum_utilisation, 10.0 / 16 / 2, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(m.gpu_utilisation, 0.5, 1e-12);
+    lr_jenv_free(e);
+}
+
+/* One DC, every job takes all of it: an M/M/1/1 loss system, blocking
+ * rho / (1 + rho) = 1/2 at 1 Erlang, GPU utilisation (1 - B) rho = 1/2. */
+static void
+test_erlang_b(void)
+{
+    struct lr_jenv_config c = config(8);
+    struct lr_jenv *e = make(one, &c);
+    CU_ASSERT_EQUAL(lr_jenv_n_actions(e), 1);
+    struct lr_jenv_metrics m;
+    lr_jenv_run(e, &lr_jenv_static, NULL, 7, 40000, 1000, &m);
+    CU_ASSERT_EQUAL(m.arrivals, 39000);
+    CU_ASSERT_DOUBLE_EQUAL(m.blocking, 0.5, 0.02);
+    CU_ASSERT_DOUBLE_EQUAL(m.gpu_utilisation, 0.5, 0.02);
+    CU_ASSERT_DOUBLE_EQUAL(m.dc_load_variance, 0, 1e-12);
+    lr_jenv_free(e);
+}
+
+/* Random decisions under random masks: a chosen action is always one the
+ * mask allows, and the resources it leaves are never negative. */
+static void
+test_mask_matches_resources(void)
+{
+    struct lr_jenv_config c = config(4);
+    c.n_demands = 3;
+    c.demands[1] = 8;
+    c.demands[2] = 16;
+    c.load = 3;
+    struct lr_jenv *e = make(two, &c);
+    struct lr_rng rng;
+    lr_rng_seed(&rng, 5);
+    lr_jenv_reset(e, 11, 0);
+    for (int s = 0; s < 5000; s++) {
+        const uint8_t *mask = lr_jenv_mask(e);
+        int g = lr_jenv_job_gpus(e);
+        for (int a = 0; a < lr_jenv_n_actions(e); a++) {
+            const struct lr_jenv_cand *cd = lr_jenv_cand(e, a);
+            bool gpus_ok = true;
+            for (int i = 0; i < cd->n_dcs; i++)
+                gpus_ok = gpus_ok && lr_jenv_cand_gpus(e, a, i)
+                                     <= lr_jenv_dc_free(e, cd->dc[i]);
+            if (mask[a])
+                CU_ASSERT(gpus_ok && isfinite(lr_jenv_cand_time(e, a)));
+        }
+        (void) g;
+        int a = lr_jenv_random.choose(NULL, e, mask, &rng);
+        CU_ASSERT(a >= 0 && mask[a]);
+        lr_jenv_step(e, a);
+        for (int d = 0; d < 2; d++)
+            CU_ASSERT(lr_jenv_dc_free(e, d) >= 0
+                      && lr_jenv_dc_free(e, d) <= 8);
+    }
+    lr_jenv_free(e);
+}
+
+static void
+test_deterministic(void)
+{
+    struct lr_jenv_config c = config(4);
+    c.load = 5;
+    struct lr_jenv *e = make(two, &c);
+    for (int p = 0; lr_jenv_policies[p]; p++) {
+        struct lr_jenv_metrics a, b;
+        lr_jenv_run(e, lr_jenv_policies[p], NULL, 3, 3000, 300, &a);
+        lr_jenv_run(e, lr_jenv_policies[p], NULL, 3, 3000, 300, &b);
+        CU_ASSERT_EQUAL(a.blocked, b.blocked);
+        CU_ASSERT_EQUAL(a.gpu_utilisation, b.gpu_utilisation);
+        CU_ASSERT(a.blocking > 0 && a.blocking < 1);
+    }
+    lr_jenv_free(e);
+}
+
+static void
+test_errors(void)
+{
+    struct lr_jenv *e = NULL;
+    char err[256] = "";
+    struct lr_jenv_config c = config(32);
+    CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &e, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(e);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "fits no DC"));
+    struct lr_cluster *loose = lr_cluster_new();
+    lr_cluster_add_type(loose, "gpu", 100e12, 0.5, 80e9);
+    lr_cluster_add_dc(loose, "far", "gpu", 8, 100e9, 5e-6, "Z");
+    c = config(8);
+    CU_ASSERT_EQUAL(lr_jenv_new(topo, loose, &c, &e, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "'far'"));
+    lr_cluster_free(loose);
+    c.load = 0;
+    CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &e, err, sizeof err), EINVAL);
+}
+
+static CU_TestInfo tests[] = {
+    { "metrics of a trace, by hand", test_trace_by_hand },
+    { "lightpaths and spectrum, by hand", test_lightpath_by_hand },
+    { "one DC is Erlang B", test_erlang_b },
+    { "the mask matches the resources", test_mask_matches_resources },
+    { "same seed, same run", test_deterministic },
+    { "bad input is refused with a reason", test_errors },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN_WITH("jenv", tests, setup, teardown)
