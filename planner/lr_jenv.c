@@ -650,6 +650,15 @@ lr_jenv_step(struct lr_jenv *e, int action)
     return r - advance(e);
 }
 
+int
+lr_jenv_set_load(struct lr_jenv *e, double load)
+{
+    if (!(load > 0) || !isfinite(load))
+        return EINVAL;
+    e->cfg.load = load;
+    return 0;
+}
+
 bool
 lr_jenv_done(const struct lr_jenv *e)
 {

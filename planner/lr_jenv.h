@@ -127,6 +127,10 @@ int lr_jenv_new(const struct lr_topo *, const struct lr_cluster *,
                 char *err, size_t errlen);
 void lr_jenv_free(struct lr_jenv *);
 
+/* Changes the offered load (Erlang) for the next reset; EINVAL unless
+ * positive. */
+int lr_jenv_set_load(struct lr_jenv *, double load);
+
 /* Empties the network, seeds the arrivals with 'seed', counts metrics
  * after 'warmup' arrivals, and advances to the first job that has a
  * feasible candidate. */

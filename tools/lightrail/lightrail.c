@@ -22,6 +22,9 @@ struct lr_cli_command {
 static const struct lr_cli_command commands[] = {
     { "rsa-sim", lr_cmd_rsa_sim,
       "simulate routing, modulation and spectrum assignment (RMSA) policies" },
+    { "sim", lr_cmd_sim,
+      "simulate training jobs sharing GPUs and spectrum: baselines and PPO "
+      "over loads" },
     { "demo", lr_cmd_demo,
       "start lightraild on embedded defaults, admit sample jobs, show "
       "what they got" },

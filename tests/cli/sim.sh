@@ -1,0 +1,78 @@
+#!/bin/sh
+# `lightrail sim`: the JSON keys and their ranges, blocking against load,
+# reproducibility, the plots, and a clear error (exit 2) for bad input.
+. "${srcdir:-.}/tests/cli/lib.sh"
+T=$srcdir/examples/topologies/metro.json
+C=$srcdir/examples/clusters/metro.json
+SMALL="--arrivals 1500 --warmup 200 --seeds 2 --quiet --models bert-large,gpt-1.9b"
+
+if $LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random \
+       --loads 1:9:8 $SMALL --format json > "$tmp/a.json"; then
+    n=$(wc -l < "$tmp/a.json")
+    [ "$n" -eq 4 ] && ok "4 JSON lines for 2 policies x 2 loads" \
+                   || notok "got $n JSON lines, want 4"
+    bad=$(jq -c 'select((.policy|type) != "string" or (.load|type) != "number"
+             or .blocking < 0 or .blocking > 1 or .blocking_ci95 < 0
+             or .mean_iteration_s <= 0 or .gpu_utilisation <= 0
+             or .gpu_utilisation > 1 or .dc_load_variance < 0
+             or .spectrum_utilisation < 0 or .seeds != 2)' "$tmp/a.json")
+    [ -z "$bad" ] && ok "keys and ranges of every object" \
+                  || notok "bad objects: $bad"
+    if jq -s -e '[.[] | select(.policy == "greedy")] | .[0].blocking < .[1].blocking
+                 and .[0].gpu_utilisation < .[1].gpu_utilisation' \
+          "$tmp/a.json" > /dev/null; then
+        ok "greedy blocks more and uses more GPUs at 9 E than at 1 E"
+    else
+        notok "blocking or utilisation did not grow with load: $(cat "$tmp/a.json")"
+    fi
+else
+    notok "sim --format json failed"
+fi
+
+$LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random \
+    --loads 1:9:8 $SMALL --format json > "$tmp/b.json"
+if [ -s "$tmp/a.json" ] && cmp -s "$tmp/a.json" "$tmp/b.json"; then
+    ok "reproducible for the same seeds"
+else
+    notok "two identical runs differ"
+fi
+
+out=$($LIGHTRAIL sim --topology "$T" --cluster "$C" --policy all --loads 4:4:1 $SMALL)
+n=$(echo "$out" | grep -c '^[a-z]*  *4.00 ')
+[ "$n" -eq 7 ] && ok "text table: the seven baselines" \
+               || notok "text output: $out"
+
+if $LIGHTRAIL sim --help > "$tmp/help" && grep -q cdynp "$tmp/help" \
+   && grep -q -- --policy-file "$tmp/help"; then
+    ok "--help"
+else
+    notok "--help"
+fi
+
+if command -v gnuplot > /dev/null; then
+    $LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy \
+        --loads 2:4:2 $SMALL --plot "$tmp/plots" > /dev/null
+    for f in blocking iteration-time gpu-utilisation dc-load-variance \
+             spectrum-utilisation; do
+        if [ "$(head -c 4 "$tmp/plots/$f.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; then
+            ok "--plot wrote $f.png"
+        else
+            notok "--plot did not write $f.png"
+        fi
+    done
+fi
+
+S="$LIGHTRAIL sim --topology $T --cluster $C"
+expect_bad "--topology FILE and --cluster FILE are required" \
+    $LIGHTRAIL sim --cluster "$C" --policy greedy --loads 1:2:1
+expect_bad "unknown policy 'best'" $S --policy best --loads 1:2:1
+expect_bad "--loads wants FROM:TO:STEP" $S --policy greedy --loads 3:1:1
+expect_bad "--loads FROM:TO:STEP is required" $S --policy greedy
+expect_bad "give --policy" $S --loads 1:2:1
+expect_bad "unknown preset 'gpt-9'" $S --policy greedy --loads 1:2:1 --models gpt-9
+expect_bad "fits no DC" $S --policy greedy --loads 1:2:1 --demands 100
+expect_bad "--warmup (10) must be below --arrivals (10)" \
+    $S --policy greedy --loads 1:2:1 --arrivals 10 --warmup 10
+expect_bad "no-such.json" $LIGHTRAIL sim --topology "$tmp/no-such.json" \
+    --cluster "$C" --policy greedy --loads 1:2:1
+lr_summary

@@ -1,0 +1,415 @@
+/*
+ * lightrail sim: the joint multi-job simulator (planner/lr_jenv.h) for
+ * the baselines, and for a trained PPO policy, over a range of loads.
+ *
+ * Each (policy, load) cell runs seeds S..S+N-1; every metric is reported
+ * as the mean over seeds with the half-width of its 95% confidence
+ * interval (Student t, planner/lr_stats.h).  One JSON object per cell
+ * with --format json; with --plot DIR, one PNG per metric against load.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "planner/lr_jenv.h"
+#include "planner/lr_stats.h"
+#include "tools/lightrail/lr_cli.h"
+#include "tools/lightrail/lr_jenv_cli.h"
+#include "tools/lightrail/lr_plot.h"
+
+#define CMD "sim"
+#define MAX_LOADS 200
+#define MAX_POLICIES 16
+#define N_METRICS 5
+
+static const struct {
+    const char *key, *file, *label;
+} metrics[N_METRICS] = {
+    { "blocking", "blocking.png", "blocking probability" },
+    { "mean_iteration_s", "iteration-time.png",
+      "mean iteration time of admitted jobs (s)" },
+    { "gpu_utilisation", "gpu-utilisation.png",
+      "GPU utilisation (time average)" },
+    { "dc_load_variance", "dc-load-variance.png",
+      "variance of load across DCs (time average)" },
+    { "spectrum_utilisation", "spectrum-utilisation.png",
+      "spectrum utilisation (time average)" },
+};
+
+struct opts {
+    struct lr_jenv_cli_opts env;
+    const char *policies, *policy_file, *plot;
+    int json, seeds, quiet;
+    unsigned long long seed;
+    long arrivals, warmup;
+    double loads[MAX_LOADS];
+    int n_loads;
+};
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+"usage: lightrail sim --topology FILE --cluster FILE\n"
+"                     (--policy NAME[,NAME...]|all | --policy-file FILE)\n"
+"                     --loads FROM:TO:STEP [--seeds N] [--seed S]\n"
+"                     [--arrivals N] [--warmup N] [--format text|json]\n"
+"                     [--plot DIR] [--quiet] [environment options]\n"
+"\n"
+"Simulates training jobs arriving at data centers on an optical network\n"
+"(Poisson arrivals, exponential holding time of mean 1; load in Erlang =\n"
+"arrival rate x mean holding time).  Each job gets GPUs in one or two DCs,\n"
+"a CDynP stage partition and, across two DCs, a lightpath each way (route,\n"
+"modulation, slots, 100/200/400G); a job with no feasible choice is\n"
+"blocked.  Reports per policy and load, mean over seeds with a 95%%\n"
+"confidence interval: blocking, mean iteration time of admitted jobs, GPU\n"
+"utilisation, variance of load across DCs, spectrum utilisation.\n"
+"\n"
+"  --policy LIST       comma-separated baselines, or 'all'\n"
+"  --policy-file FILE  a trained PPO policy (lightrail train); may be given\n"
+"                      with --policy to compare\n"
+"  --loads A:B:S       loads A, A+S, ... up to B (Erlang)\n"
+"  --seeds N           runs per (policy, load), seeds S..S+N-1 (default 5)\n"
+"  --seed S            first seed (default 1001, never used by train)\n"
+"  --arrivals N        jobs per run, warm-up included (default 5000)\n"
+"  --warmup N          jobs not counted at the start (default 500)\n"
+"  --format FMT        text (a table) or json (one object per line)\n"
+"  --plot DIR          one PNG per metric against load in DIR (gnuplot)\n"
+"  --quiet             no progress on stderr\n"
+"%s"
+"\n"
+"baselines:\n", lr_jenv_cli_help);
+    for (int i = 0; lr_jenv_policies[i]; i++)
+        fprintf(f, "  %-9s %s\n", lr_jenv_policies[i]->name,
+                lr_jenv_policies[i]->summary);
+    fprintf(f, "\nexit status: 0 done, 1 internal failure, 2 bad input\n");
+}
+
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+    enum { O_TOPO = 256, O_CLUSTER, O_POLICY, O_PFILE, O_LOADS, O_SEEDS,
+           O_SEED, O_ARR, O_WARM, O_FORMAT, O_PLOT, O_QUIET, O_MODELS,
+           O_DEMANDS, O_BATCH, O_MICRO, O_K, O_PENALTY, O_HELP };
+    static const struct option longopts[] = {
+        { "topology", required_argument, NULL, O_TOPO },
+        { "cluster", required_argument, NULL, O_CLUSTER },
+        { "policy", required_argument, NULL, O_POLICY },
+        { "policy-file", required_argument, NULL, O_PFILE },
+        { "loads", required_argument, NULL, O_LOADS },
+        { "seeds", required_argument, NULL, O_SEEDS },
+        { "seed", required_argument, NULL, O_SEED },
+        { "arrivals", required_argument, NULL, O_ARR },
+        { "warmup", required_argument, NULL, O_WARM },
+        { "format", required_argument, NULL, O_FORMAT },
+        { "plot", required_argument, NULL, O_PLOT },
+        { "quiet", no_argument, NULL, O_QUIET },
+        { "models", required_argument, NULL, O_MODELS },
+        { "demands", required_argument, NULL, O_DEMANDS },
+        { "batch", required_argument, NULL, O_BATCH },
+        { "microbatch", required_argument, NULL, O_MICRO },
+        { "k", required_argument, NULL, O_K },
+        { "block-penalty", required_argument, NULL, O_PENALTY },
+        { "help", no_argument, NULL, O_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    long v;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        const char *bad = NULL;
+        switch (c) {
+        case O_TOPO: o->env.topology = optarg; break;
+        case O_CLUSTER: o->env.cluster = optarg; break;
+        case O_POLICY: o->policies = optarg; break;
+        case O_PFILE: o->policy_file = optarg; break;
+        case O_LOADS:
+            o->n_loads = lr_jenv_cli_loads(optarg, o->loads, MAX_LOADS);
+            if (o->n_loads < 1)
+                bad = "--loads wants FROM:TO:STEP with 0 < FROM <= TO, "
+                      "STEP > 0, at most 200 loads";
+            break;
+        case O_SEEDS:
+            if (lr_cli_parse_long(optarg, 1, 10000, &v))
+                bad = "--seeds wants an integer in 1..10000";
+            o->seeds = (int) v;
+            break;
+        case O_SEED:
+            if (lr_cli_parse_long(optarg, 0, 2147483647L, &v))
+                bad = "--seed wants a non-negative integer";
+            o->seed = (unsigned long long) v;
+            break;
+        case O_ARR:
+            if (lr_cli_parse_long(optarg, 1, 1000000000L, &v))
+                bad = "--arrivals wants a positive integer";
+            o->arrivals = v;
+            break;
+        case O_WARM:
+            if (lr_cli_parse_long(optarg, 0, 1000000000L, &v))
+                bad = "--warmup wants a non-negative integer";
+            o->warmup = v;
+            break;
+        case O_FORMAT:
+            if (!strcmp(optarg, "json"))
+                o->json = 1;
+            else if (!strcmp(optarg, "text"))
+                o->json = 0;
+            else
+                bad = "--format wants 'text' or 'json'";
+            break;
+        case O_PLOT: o->plot = optarg; break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_MODELS: o->env.models = optarg; break;
+        case O_DEMANDS: o->env.demands = optarg; break;
+        case O_BATCH:
+            if (lr_cli_parse_double(optarg, 1, 1e9, &o->env.batch))
+                bad = "--batch wants a number of samples >= 1";
+            break;
+        case O_MICRO:
+            if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->env.micro))
+                bad = "--microbatch wants a positive number of samples";
+            break;
+        case O_K:
+            if (lr_cli_parse_long(optarg, 1, 16, &v))
+                bad = "--k wants an integer in 1..16";
+            o->env.k = (int) v;
+            break;
+        case O_PENALTY:
+            if (lr_cli_parse_double(optarg, 0, 1e6, &o->env.block_penalty))
+                bad = "--block-penalty wants a number >= 0";
+            break;
+        case O_HELP:
+            usage(stdout);
+            return -1;
+        default:
+            lr_cli_err(CMD, "unknown or incomplete option '%s' "
+                       "(see lightrail sim --help)", argv[optind - 1]);
+            return LR_EXIT_USAGE;
+        }
+        if (bad) {
+            lr_cli_err(CMD, "%s, not '%s'", bad, optarg);
+            return LR_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        lr_cli_err(CMD, "unexpected argument '%s' (see --help)", argv[optind]);
+        return LR_EXIT_USAGE;
+    }
+    if (!o->policies && !o->policy_file) {
+        lr_cli_err(CMD, "give --policy NAME[,NAME...]|all or --policy-file "
+                   "FILE (see --help for the baselines)");
+        return LR_EXIT_USAGE;
+    }
+    if (o->n_loads == 0) {
+        lr_cli_err(CMD, "--loads FROM:TO:STEP is required, e.g. --loads "
+                   "2:10:2");
+        return LR_EXIT_USAGE;
+    }
+    if (o->warmup >= o->arrivals) {
+        lr_cli_err(CMD, "--warmup (%ld) must be below --arrivals (%ld)",
+                   o->warmup, o->arrivals);
+        return LR_EXIT_USAGE;
+    }
+    return LR_EXIT_OK;
+}
+
+/* One policy to run: a baseline, or the PPO policy with its state. */
+struct entry {
+    const struct lr_jenv_policy *p;
+    void *arg;
+};
+
+static int
+parse_policies(const char *list, struct entry *out, int max)
+{
+    if (!strcmp(list, "all")) {
+        int n = 0;
+        for (; lr_jenv_policies[n] && n < max; n++)
+            out[n].p = lr_jenv_policies[n];
+        return n;
+    }
+    char buf[256];
+    if (strlen(list) >= sizeof buf) {
+        lr_cli_err(CMD, "--policy list too long");
+        return -1;
+    }
+    strcpy(buf, list);
+    int n = 0;
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        const struct lr_jenv_policy *p = lr_jenv_policy_find(t);
+        if (!p) {
+            char known[256] = "";
+            for (int i = 0; lr_jenv_policies[i]; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known),
+                         "%s, ", lr_jenv_policies[i]->name);
+            lr_cli_err(CMD, "unknown policy '%s' (known: %sall; a trained "
+                       "policy comes with --policy-file)", t, known);
+            return -1;
+        }
+        if (n == max) {
+            lr_cli_err(CMD, "too many policies");
+            return -1;
+        }
+        out[n++].p = p;
+    }
+    if (!n)
+        lr_cli_err(CMD, "--policy names no policy");
+    return n ? n : -1;
+}
+
+struct cell {
+    const char *policy;
+    double load;
+    struct lr_stats m[N_METRICS];
+};
+
+static void
+print_json(const struct opts *o, const struct cell *c)
+{
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "policy", json_object_new_string(c->policy));
+    json_object_object_add(j, "load", json_object_new_double(c->load));
+    for (int i = 0; i < N_METRICS; i++) {
+        char key[64];
+        json_object_object_add(j, metrics[i].key,
+                               json_object_new_double(c->m[i].mean));
+        snprintf(key, sizeof key, "%s_ci95", i == 0 ? "blocking"
+                 : metrics[i].key);
+        json_object_object_add(j, key, json_object_new_double(c->m[i].ci95));
+    }
+    json_object_object_add(j, "seeds", json_object_new_int(o->seeds));
+    json_object_object_add(j, "first_seed",
+                           json_object_new_int64((int64_t) o->seed));
+    json_object_object_add(j, "arrivals", json_object_new_int64(o->arrivals));
+    json_object_object_add(j, "warmup", json_object_new_int64(o->warmup));
+    printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+    json_object_put(j);
+}
+
+static int
+write_plots(const struct opts *o, const char *topo, const struct cell *cells,
+            int n)
+{
+    char err[512], path[4096], title[256];
+    if (mkdir(o->plot, 0777) && errno != EEXIST) {
+        lr_cli_err(CMD, "--plot %s: cannot create the directory: %s",
+                   o->plot, strerror(errno));
+        return LR_EXIT_FAIL;
+    }
+    for (int mi = 0; mi < N_METRICS; mi++) {
+        snprintf(title, sizeof title, "%s: %s (%d seeds, 95%% CI)", topo,
+                 metrics[mi].key, o->seeds);
+        struct lr_plot *p = lr_plot_new(title, "load (Erlang)",
+                                        metrics[mi].label, false);
+        int rc = p ? 0 : ENOMEM;
+        for (int i = 0; !rc && i < n; i++)
+            rc = lr_plot_add(p, cells[i].policy, cells[i].load,
+                             cells[i].m[mi].mean, cells[i].m[mi].ci95);
+        snprintf(path, sizeof path, "%s/%s", o->plot, metrics[mi].file);
+        if (rc) {
+            lr_cli_err(CMD, "out of memory");
+        } else if ((rc = lr_plot_write_png(p, path, err, sizeof err))) {
+            lr_cli_err(CMD, "%s", err);
+        }
+        lr_plot_free(p);
+        if (rc)
+            return LR_EXIT_FAIL;
+        if (!o->quiet)
+            fprintf(stderr, "%s: wrote %s\n", CMD, path);
+    }
+    return LR_EXIT_OK;
+}
+
+int
+lr_cmd_sim(int argc, char **argv)
+{
+    struct opts o = {
+        .env = { LR_JENV_CLI_DEFAULTS }, .seeds = 5, .seed = 1001,
+        .arrivals = 5000, .warmup = 500,
+    };
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? LR_EXIT_OK : rc;
+    struct entry pol[MAX_POLICIES] = { { NULL, NULL } };
+    int n_pol = 0;
+    if (o.policies && (n_pol = parse_policies(o.policies, pol,
+                                              MAX_POLICIES - 1)) < 0)
+        return LR_EXIT_USAGE;
+    if (o.policy_file) {
+        lr_cli_err(CMD, "--policy-file: this build has no PPO policy "
+                   "loader yet; use --policy");
+        return LR_EXIT_USAGE;
+    }
+
+    struct lr_jenv_cli j;
+    o.env.load = o.loads[0];
+    if ((rc = lr_jenv_cli_open(CMD, &o.env, &j)))
+        return rc;
+    struct cell *cells = calloc((size_t) n_pol * o.n_loads, sizeof *cells);
+    double *x = calloc((size_t) N_METRICS * o.seeds, sizeof *x);
+    if (!cells || !x) {
+        lr_cli_err(CMD, "out of memory");
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    int progress = !o.quiet && isatty(STDERR_FILENO);
+    for (int pi = 0; pi < n_pol; pi++)
+        for (int li = 0; li < o.n_loads; li++) {
+            struct cell *c = &cells[pi * o.n_loads + li];
+            c->policy = pol[pi].p->name;
+            c->load = o.loads[li];
+            lr_jenv_set_load(j.env, c->load);
+            for (int s = 0; s < o.seeds; s++) {
+                if (progress)
+                    fprintf(stderr, "\r%s: %-9s %7.2f E  seed %d/%d ", CMD,
+                            c->policy, c->load, s + 1, o.seeds);
+                struct lr_jenv_metrics m;
+                lr_jenv_run(j.env, pol[pi].p, pol[pi].arg, o.seed + s,
+                            o.arrivals, o.warmup, &m);
+                x[0 * o.seeds + s] = m.blocking;
+                x[1 * o.seeds + s] = m.mean_iteration_s;
+                x[2 * o.seeds + s] = m.gpu_utilisation;
+                x[3 * o.seeds + s] = m.dc_load_variance;
+                x[4 * o.seeds + s] = m.spectrum_utilisation;
+            }
+            for (int mi = 0; mi < N_METRICS; mi++)
+                lr_stats_compute(x + mi * o.seeds, o.seeds, &c->m[mi]);
+            if (o.json)
+                print_json(&o, c);
+        }
+    if (progress)
+        fprintf(stderr, "\r%60s\r", "");
+    if (!o.json) {
+        printf("# %s + %s: %d DCs, %d candidates per job; models %s; GPUs "
+               "%s; B=%g b=%g; %ld jobs per run (%ld warm-up), %d seeds "
+               "from %llu; 95%% CI\n", o.env.topology, o.env.cluster,
+               j.cl->n_dcs, lr_jenv_n_actions(j.env), o.env.models,
+               o.env.demands, o.env.batch, o.env.micro, o.arrivals,
+               o.warmup, o.seeds, o.seed);
+        printf("%-9s %7s %17s %17s %8s %10s %8s\n", "policy", "load(E)",
+               "blocking", "iteration(s)", "gpu", "dc-var", "spectrum");
+        for (int i = 0; i < n_pol * o.n_loads; i++) {
+            const struct cell *c = &cells[i];
+            printf("%-9s %7.2f %7.3f%% +-%5.3f%% %8.4f +-%6.4f %7.2f%% "
+                   "%10.5f %7.2f%%\n", c->policy, c->load,
+                   100 * c->m[0].mean, 100 * c->m[0].ci95, c->m[1].mean,
+                   c->m[1].ci95, 100 * c->m[2].mean, c->m[3].mean,
+                   100 * c->m[4].mean);
+        }
+    }
+    if (o.plot)
+        rc = write_plots(&o, j.topo->name, cells, n_pol * o.n_loads);
+cleanup:
+    free(x);
+    free(cells);
+    lr_jenv_cli_close(&j);
+    return rc;
+}

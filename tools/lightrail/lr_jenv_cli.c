@@ -1,0 +1,135 @@
+/* lr_jenv_cli: see lr_jenv_cli.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/lightrail/lr_cli.h"
+#include "tools/lightrail/lr_jenv_cli.h"
+#include "yang/lr_yang.h"
+
+const char lr_jenv_cli_help[] =
+"  --topology FILE     lightrail-topology JSON (ROADMs, fibres, slots)\n"
+"  --cluster FILE      lightrail-compute JSON; every DC needs its\n"
+"                      attachment-node in the topology\n"
+"  --models LIST       model presets of the job mix, drawn uniformly\n"
+"                      (default bert-large,gpt-1.9b,llama2-7b)\n"
+"  --demands LIST      GPU demands, drawn uniformly (default 4,8,16)\n"
+"  --batch B           samples per iteration of every job (default 32)\n"
+"  --microbatch b      samples per microbatch (default 1)\n"
+"  --k N               routes per DC pair (default 3)\n"
+"  --block-penalty P   reward of a blocked job is -P (default 2)\n";
+
+int
+lr_jenv_cli_loads(const char *s, double *loads, int max)
+{
+    char buf[128], *a, *b, *c;
+    double from, to, step;
+    if (strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    a = strtok(buf, ":");
+    b = strtok(NULL, ":");
+    c = strtok(NULL, ":");
+    if (!a || !b || !c || strtok(NULL, ":")
+        || lr_cli_parse_double(a, 1e-9, 1e9, &from)
+        || lr_cli_parse_double(b, from, 1e9, &to)
+        || lr_cli_parse_double(c, 1e-9, 1e9, &step)
+        || (to - from) / step >= max)
+        return -1;
+    int n = 0;
+    for (int i = 0; from + i * step <= to + step * 1e-9; i++)
+        loads[n++] = from + i * step;
+    return n;
+}
+
+void
+lr_jenv_cli_close(struct lr_jenv_cli *j)
+{
+    lr_jenv_free(j->env);
+    for (int i = 0; i < j->n_models; i++)
+        lr_model_free(j->models[i]);
+    lr_cluster_free(j->cl);
+    lr_topo_free(j->topo);
+    memset(j, 0, sizeof *j);
+}
+
+int
+lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
+                 struct lr_jenv_cli *j)
+{
+    memset(j, 0, sizeof *j);
+    if (!o->topology || !o->cluster) {
+        lr_cli_err(cmd, "--topology FILE and --cluster FILE are required, "
+                   "e.g. --topology examples/topologies/metro.json "
+                   "--cluster examples/clusters/metro.json");
+        return LR_EXIT_USAGE;
+    }
+    struct lr_jenv_config *c = &j->cfg;
+    *c = (struct lr_jenv_config) {
+        .load = o->load, .holding = 1, .k = o->k, .guard = 1,
+        .block_penalty = o->block_penalty,
+        .train = { .batch = o->batch, .micro = o->micro, .elem_bytes = 2 },
+    };
+    char buf[512], err[1024];
+    int rc = LR_EXIT_USAGE;
+    snprintf(buf, sizeof buf, "%s", o->models);
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        if (j->n_models == LR_JENV_MAX_MODELS) {
+            lr_cli_err(cmd, "--models: at most %d models", LR_JENV_MAX_MODELS);
+            goto fail;
+        }
+        if (lr_model_preset(t, &j->models[j->n_models])) {
+            char known[256] = "";
+            for (int i = 0; lr_model_presets[i]; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known),
+                         "%s%s", i ? ", " : "", lr_model_presets[i]);
+            lr_cli_err(cmd, "--models: unknown preset '%s' (known: %s)", t,
+                       known);
+            goto fail;
+        }
+        c->models[j->n_models] = j->models[j->n_models];
+        j->n_models++;
+    }
+    c->n_models = j->n_models;
+    snprintf(buf, sizeof buf, "%s", o->demands);
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        long v;
+        if (c->n_demands == LR_JENV_MAX_DEMANDS
+            || lr_cli_parse_long(t, 1, 100000, &v)) {
+            lr_cli_err(cmd, "--demands wants up to %d GPU counts >= 1, "
+                       "comma-separated, not '%s'", LR_JENV_MAX_DEMANDS, t);
+            goto fail;
+        }
+        c->demands[c->n_demands++] = (int) v;
+    }
+    if (!c->n_models || !c->n_demands) {
+        lr_cli_err(cmd, "--models and --demands must name at least one");
+        goto fail;
+    }
+    struct ly_ctx *ctx = NULL;
+    if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
+        lr_cli_err(cmd, "%s", err);
+        rc = LR_EXIT_FAIL;
+        goto fail;
+    }
+    if (lr_yang_load_topo(ctx, o->topology, &j->topo, err, sizeof err)
+        || lr_yang_load_cluster(ctx, o->cluster, &j->cl, err, sizeof err)
+        || lr_yang_check_attachments(j->topo, o->topology, j->cl, o->cluster,
+                                     err, sizeof err)) {
+        lr_yang_ctx_free(ctx);
+        lr_cli_err(cmd, "%s", err);
+        goto fail;
+    }
+    lr_yang_ctx_free(ctx);
+    int e = lr_jenv_new(j->topo, j->cl, c, &j->env, err, sizeof err);
+    if (e) {
+        lr_cli_err(cmd, "%s: %s", o->cluster, err);
+        rc = e == ENOMEM ? LR_EXIT_FAIL : LR_EXIT_USAGE;
+        goto fail;
+    }
+    return LR_EXIT_OK;
+fail:
+    lr_jenv_cli_close(j);
+    return rc;
+}

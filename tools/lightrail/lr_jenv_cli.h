@@ -1,0 +1,52 @@
+/*
+ * lr_jenv_cli: what `lightrail sim` and `lightrail train` share: the
+ * options that describe the joint environment (planner/lr_jenv.h), and
+ * loading the files and presets they name into one.
+ *
+ * Ownership: lr_jenv_cli_open() fills a struct lr_jenv_cli that owns the
+ * topology, the cluster, the models and the environment; free them all
+ * with lr_jenv_cli_close().
+ */
+#ifndef LR_JENV_CLI_H
+#define LR_JENV_CLI_H 1
+
+#include "planner/lr_jenv.h"
+
+struct lr_jenv_cli_opts {
+    const char *topology, *cluster;
+    const char *models;           /* comma-separated presets */
+    const char *demands;          /* comma-separated GPU counts */
+    double batch, micro;
+    int k;
+    double block_penalty;
+    double load;                  /* the first load */
+};
+
+/* The defaults every command starts from. */
+#define LR_JENV_CLI_DEFAULTS                                                \
+    .models = "bert-large,gpt-1.9b,llama2-7b", .demands = "4,8,16",          \
+    .batch = 32, .micro = 1, .k = 3, .block_penalty = 2, .load = 1
+
+/* The option lines of --help for these options. */
+extern const char lr_jenv_cli_help[];
+
+struct lr_jenv_cli {
+    struct lr_topo *topo;
+    struct lr_cluster *cl;
+    struct lr_model *models[LR_JENV_MAX_MODELS];
+    int n_models;
+    struct lr_jenv *env;
+    struct lr_jenv_config cfg;
+};
+
+/* Loads and builds; on failure prints "lightrail CMD: reason" and
+ * returns an exit code (LR_EXIT_USAGE for bad input). */
+int lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *,
+                     struct lr_jenv_cli *out);
+void lr_jenv_cli_close(struct lr_jenv_cli *);
+
+/* Parses "FROM:TO:STEP" into at most 'max' loads; returns how many, or
+ * -1. */
+int lr_jenv_cli_loads(const char *s, double *loads, int max);
+
+#endif
