@@ -1,0 +1,229 @@
+/* lr_mlp: see lr_mlp.h for the model. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/lr_mlp.h"
+
+int
+lr_mlp_new(int n_in, const int *hidden, int n_hidden, int n_out,
+           struct lr_mlp **out)
+{
+    *out = NULL;
+    if (n_in < 1 || n_out < 1 || n_hidden < 0
+        || n_hidden + 1 > LR_MLP_MAX_LAYERS)
+        return EINVAL;
+    for (int i = 0; i < n_hidden; i++)
+        if (hidden[i] < 1)
+            return EINVAL;
+    struct lr_mlp *m = calloc(1, sizeof *m);
+    if (!m)
+        return ENOMEM;
+    m->n_layers = n_hidden + 1;
+    m->sizes[0] = n_in;
+    for (int i = 0; i < n_hidden; i++)
+        m->sizes[i + 1] = hidden[i];
+    m->sizes[m->n_layers] = n_out;
+    int acts = 0, widest = 0;
+    for (int i = 0; i < m->n_layers; i++)
+        m->n_params += m->sizes[i + 1] * (m->sizes[i] + 1);
+    for (int i = 0; i <= m->n_layers; i++) {
+        m->h_off[i] = acts;
+        acts += m->sizes[i];
+        if (m->sizes[i] > widest)
+            widest = m->sizes[i];
+    }
+    m->params = calloc((size_t) m->n_params, sizeof *m->params);
+    m->grad = calloc((size_t) m->n_params, sizeof *m->grad);
+    m->h = calloc((size_t) acts, sizeof *m->h);
+    m->g = calloc((size_t) 2 * widest, sizeof *m->g);
+    if (!m->params || !m->grad || !m->h || !m->g) {
+        lr_mlp_free(m);
+        return ENOMEM;
+    }
+    *out = m;
+    return 0;
+}
+
+void
+lr_mlp_free(struct lr_mlp *m)
+{
+    if (!m)
+        return;
+    free(m->params);
+    free(m->grad);
+    free(m->h);
+    free(m->g);
+    free(m);
+}
+
+static double
+gauss(struct lr_rng *r)
+{
+    double u = lr_rng_uniform(r), v = lr_rng_uniform(r);
+    return sqrt(-2 * log1p(-u)) * cos(2 * M_PI * v);
+}
+
+/* Orthonormal rows (rows <= cols) or columns (rows > cols) of the
+ * rows x cols matrix w, times 'gain'. */
+static void
+orthogonal(double *w, int rows, int cols, struct lr_rng *r, double gain)
+{
+    int n = rows <= cols ? rows : cols;     /* vectors */
+    int len = rows <= cols ? cols : rows;   /* their length */
+    int stride_v = rows <= cols ? cols : 1; /* from one vector to the next */
+    int stride_e = rows <= cols ? 1 : cols; /* between elements */
+    for (int i = 0; i < rows * cols; i++)
+        w[i] = gauss(r);
+    for (int a = 0; a < n; a++) {
+        double *va = w + a * stride_v;
+        for (int b = 0; b < a; b++) {
+            const double *vb = w + b * stride_v;
+            double dot = 0;
+            for (int e = 0; e < len; e++)
+                dot += va[e * stride_e] * vb[e * stride_e];
+            for (int e = 0; e < len; e++)
+                va[e * stride_e] -= dot * vb[e * stride_e];
+        }
+        double norm = 0;
+        for (int e = 0; e < len; e++)
+            norm += va[e * stride_e] * va[e * stride_e];
+        norm = sqrt(norm);
+        for (int e = 0; e < len; e++)
+            va[e * stride_e] = norm > 0 ? va[e * stride_e] / norm : 0;
+    }
+    for (int i = 0; i < rows * cols; i++)
+        w[i] *= gain;
+}
+
+void
+lr_mlp_init(struct lr_mlp *m, struct lr_rng *r, double out_gain)
+{
+    double *p = m->params;
+    for (int i = 0; i < m->n_layers; i++) {
+        int in = m->sizes[i], out = m->sizes[i + 1];
+        orthogonal(p, out, in, r, i == m->n_layers - 1 ? out_gain : sqrt(2));
+        p += out * in;
+        memset(p, 0, (size_t) out * sizeof *p);
+        p += out;
+    }
+}
+
+void
+lr_mlp_forward(struct lr_mlp *m, const double *x, double *y)
+{
+    const double *p = m->params;
+    memcpy(m->h, x, (size_t) m->sizes[0] * sizeof *x);
+    for (int i = 0; i < m->n_layers; i++) {
+        int in = m->sizes[i], out = m->sizes[i + 1];
+        const double *hin = m->h + m->h_off[i];
+        double *hout = m->h + m->h_off[i + 1];
+        const double *b = p + out * in;
+        bool last = i == m->n_layers - 1;
+        for (int o = 0; o < out; o++) {
+            const double *w = p + o * in;
+            double s = b[o];
+            for (int k = 0; k < in; k++)
+                s += w[k] * hin[k];
+            hout[o] = last ? s : tanh(s);
+        }
+        p += out * (in + 1);
+    }
+    memcpy(y, m->h + m->h_off[m->n_layers],
+           (size_t) m->sizes[m->n_layers] * sizeof *y);
+}
+
+void
+lr_mlp_backward(struct lr_mlp *m, const double *dy)
+{
+    int L = m->n_layers;
+    /* Offsets of each layer's parameters. */
+    int off[LR_MLP_MAX_LAYERS];
+    for (int i = 0, o = 0; i < L; i++) {
+        off[i] = o;
+        o += m->sizes[i + 1] * (m->sizes[i] + 1);
+    }
+    int widest = 0;
+    for (int i = 0; i <= L; i++)
+        if (m->sizes[i] > widest)
+            widest = m->sizes[i];
+    double *g = m->g, *gprev = m->g + widest;
+    memcpy(g, dy, (size_t) m->sizes[L] * sizeof *g);
+    for (int i = L - 1; i >= 0; i--) {
+        int in = m->sizes[i], out = m->sizes[i + 1];
+        const double *w = m->params + off[i];
+        double *gw = m->grad + off[i], *gb = gw + out * in;
+        const double *hin = m->h + m->h_off[i];
+        for (int o = 0; o < out; o++) {
+            double go = g[o];
+            if (go == 0)
+                continue;
+            double *row = gw + o * in;
+            for (int k = 0; k < in; k++)
+                row[k] += go * hin[k];
+            gb[o] += go;
+        }
+        if (i == 0)
+            break;
+        for (int k = 0; k < in; k++)
+            gprev[k] = 0;
+        for (int o = 0; o < out; o++) {
+            double go = g[o];
+            if (go == 0)
+                continue;
+            const double *row = w + o * in;
+            for (int k = 0; k < in; k++)
+                gprev[k] += row[k] * go;
+        }
+        for (int k = 0; k < in; k++)
+            gprev[k] *= 1 - hin[k] * hin[k];
+        double *t = g;
+        g = gprev;
+        gprev = t;
+    }
+}
+
+void
+lr_mlp_zero_grad(struct lr_mlp *m)
+{
+    memset(m->grad, 0, (size_t) m->n_params * sizeof *m->grad);
+}
+
+int
+lr_adam_init(struct lr_adam *a, int n)
+{
+    memset(a, 0, sizeof *a);
+    a->n = n;
+    a->b1 = 0.9;
+    a->b2 = 0.999;
+    a->eps = 1e-5;
+    a->m = calloc((size_t) n, sizeof *a->m);
+    a->v = calloc((size_t) n, sizeof *a->v);
+    if (!a->m || !a->v) {
+        lr_adam_free(a);
+        return ENOMEM;
+    }
+    return 0;
+}
+
+void
+lr_adam_free(struct lr_adam *a)
+{
+    free(a->m);
+    free(a->v);
+    a->m = a->v = NULL;
+}
+
+void
+lr_adam_step(struct lr_adam *a, double *p, const double *g, double lr)
+{
+    a->t++;
+    double c1 = 1 - pow(a->b1, (double) a->t);
+    double c2 = 1 - pow(a->b2, (double) a->t);
+    for (int i = 0; i < a->n; i++) {
+        a->m[i] = a->b1 * a->m[i] + (1 - a->b1) * g[i];
+        a->v[i] = a->b2 * a->v[i] + (1 - a->b2) * g[i] * g[i];
+        p[i] -= lr * (a->m[i] / c1) / (sqrt(a->v[i] / c2) + a->eps);
+    }
+}

@@ -1,0 +1,496 @@
+/* lr_ppo: see lr_ppo.h for the model. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/lr_bytes.h"
+#include "planner/lr_jenv.h"
+#include "planner/lr_ppo.h"
+
+void
+lr_ppo_defaults(struct lr_ppo_config *c, int n_obs, int n_act)
+{
+    *c = (struct lr_ppo_config) {
+        .n_obs = n_obs, .n_act = n_act, .hidden = { 64, 64 }, .lr = 2.5e-4,
+        .anneal = true, .total_steps = 1000000, .n_steps = 512,
+        .n_minibatches = 4, .n_epochs = 4, .gamma = 0.99, .lambda = 0.95,
+        .clip = 0.2, .ent_coef = 0.01, .vf_coef = 0.5, .max_grad_norm = 0.5,
+        .seed = 1,
+    };
+}
+
+void
+lr_ppo_free(struct lr_ppo *p)
+{
+    if (!p)
+        return;
+    lr_mlp_free(p->actor);
+    lr_mlp_free(p->critic);
+    lr_adam_free(&p->adam_actor);
+    lr_adam_free(&p->adam_critic);
+    free(p->obs);
+    free(p->mask);
+    free(p->act);
+    free(p->logp);
+    free(p->value);
+    free(p->reward);
+    free(p->done);
+    free(p->adv);
+    free(p->ret);
+    free(p->logits);
+    free(p->probs);
+    free(p->dlogits);
+    free(p->x);
+    free(p->fobs);
+    free(p->perm);
+    free(p);
+}
+
+int
+lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
+{
+    *out = NULL;
+    if (c->n_obs < 1 || c->n_act < 1 || c->hidden[0] < 1 || c->hidden[1] < 1
+        || c->n_steps < 2 || c->n_minibatches < 1
+        || c->n_minibatches > c->n_steps || c->n_epochs < 1
+        || !(c->lr > 0) || !(c->gamma >= 0 && c->gamma <= 1)
+        || !(c->lambda >= 0 && c->lambda <= 1) || !(c->clip > 0)
+        || !(c->ent_coef >= 0) || !(c->vf_coef >= 0)
+        || !(c->max_grad_norm > 0))
+        return EINVAL;
+    struct lr_ppo *p = calloc(1, sizeof *p);
+    if (!p)
+        return ENOMEM;
+    p->cfg = *c;
+    lr_rng_seed(&p->rng, c->seed);
+    size_t n = (size_t) c->n_steps;
+    int rc = lr_mlp_new(c->n_obs, c->hidden, 2, c->n_act, &p->actor);
+    if (!rc)
+        rc = lr_mlp_new(c->n_obs, c->hidden, 2, 1, &p->critic);
+    if (!rc)
+        rc = lr_adam_init(&p->adam_actor, p->actor->n_params);
+    if (!rc)
+        rc = lr_adam_init(&p->adam_critic, p->critic->n_params);
+    if (rc) {
+        lr_ppo_free(p);
+        return rc;
+    }
+    p->obs = malloc(n * c->n_obs * sizeof *p->obs);
+    p->mask = malloc(n * c->n_act);
+    p->act = malloc(n * sizeof *p->act);
+    p->logp = malloc(n * sizeof *p->logp);
+    p->value = malloc(n * sizeof *p->value);
+    p->reward = malloc(n * sizeof *p->reward);
+    p->done = malloc(n * sizeof *p->done);
+    p->adv = malloc(n * sizeof *p->adv);
+    p->ret = malloc(n * sizeof *p->ret);
+    p->logits = malloc((size_t) c->n_act * sizeof *p->logits);
+    p->probs = malloc((size_t) c->n_act * sizeof *p->probs);
+    p->dlogits = malloc((size_t) c->n_act * sizeof *p->dlogits);
+    p->x = malloc((size_t) c->n_obs * sizeof *p->x);
+    p->fobs = malloc((size_t) c->n_obs * sizeof *p->fobs);
+    p->perm = malloc(n * sizeof *p->perm);
+    if (!p->obs || !p->mask || !p->act || !p->logp || !p->value
+        || !p->reward || !p->done || !p->adv || !p->ret || !p->logits
+        || !p->probs || !p->dlogits || !p->x || !p->fobs || !p->perm) {
+        lr_ppo_free(p);
+        return ENOMEM;
+    }
+    lr_mlp_init(p->actor, &p->rng, 0.01);
+    lr_mlp_init(p->critic, &p->rng, 1.0);
+    *out = p;
+    return 0;
+}
+
+/* The masked softmax of 'logits' into 'probs' (0 where masked); returns
+ * log of the normaliser, or -inf when nothing is allowed. */
+static double
+masked_softmax(const double *logits, const uint8_t *mask, int n,
+               double *probs)
+{
+    double mx = -INFINITY;
+    for (int a = 0; a < n; a++)
+        if (mask[a] && logits[a] > mx)
+            mx = logits[a];
+    if (mx == -INFINITY)
+        return -INFINITY;
+    double s = 0;
+    for (int a = 0; a < n; a++) {
+        probs[a] = mask[a] ? exp(logits[a] - mx) : 0;
+        s += probs[a];
+    }
+    for (int a = 0; a < n; a++)
+        probs[a] /= s;
+    return mx + log(s);
+}
+
+int
+lr_ppo_act(struct lr_ppo *p, const float *obs, const uint8_t *mask,
+           bool sample, double *logp, double *value)
+{
+    int n = p->cfg.n_act;
+    for (int i = 0; i < p->cfg.n_obs; i++)
+        p->x[i] = obs[i];
+    lr_mlp_forward(p->actor, p->x, p->logits);
+    double lz = masked_softmax(p->logits, mask, n, p->probs);
+    if (lz == -INFINITY)
+        return -1;
+    int a = -1;
+    if (sample) {
+        double u = lr_rng_uniform(&p->rng), c = 0;
+        for (int i = 0; i < n; i++) {
+            if (!mask[i])
+                continue;
+            a = i;        /* the last allowed, against rounding */
+            c += p->probs[i];
+            if (u < c)
+                break;
+        }
+    } else {
+        for (int i = 0; i < n; i++)
+            if (mask[i] && (a < 0 || p->logits[i] > p->logits[a]))
+                a = i;
+    }
+    if (logp)
+        *logp = p->logits[a] - lz;
+    if (value) {
+        double v;
+        lr_mlp_forward(p->critic, p->x, &v);
+        *value = v;
+    }
+    return a;
+}
+
+bool
+lr_ppo_store(struct lr_ppo *p, const float *obs, const uint8_t *mask,
+             int action, double logp, double value, double reward, bool done)
+{
+    int t = p->n;
+    if (t >= p->cfg.n_steps)
+        return true;
+    for (int i = 0; i < p->cfg.n_obs; i++)
+        p->obs[(size_t) t * p->cfg.n_obs + i] = obs[i];
+    memcpy(p->mask + (size_t) t * p->cfg.n_act, mask, (size_t) p->cfg.n_act);
+    p->act[t] = action;
+    p->logp[t] = logp;
+    p->value[t] = value;
+    p->reward[t] = reward;
+    p->done[t] = done;
+    p->n++;
+    return p->n == p->cfg.n_steps;
+}
+
+/* The loss of transitions idx[0..count) and its gradient, added to the
+ * networks' grad (divided by count); advantages normalised over them. */
+static double
+batch_loss_grad(struct lr_ppo *p, const int *idx, int count,
+                struct lr_ppo_stats *st)
+{
+    const struct lr_ppo_config *c = &p->cfg;
+    int n = c->n_act;
+    double mean = 0, var = 0;
+    for (int i = 0; i < count; i++)
+        mean += p->adv[idx[i]];
+    mean /= count;
+    for (int i = 0; i < count; i++)
+        var += (p->adv[idx[i]] - mean) * (p->adv[idx[i]] - mean);
+    double sd = count > 1 ? sqrt(var / (count - 1)) : 1;
+    double total = 0;
+    for (int i = 0; i < count; i++) {
+        int t = idx[i];
+        const double *x = p->obs + (size_t) t * c->n_obs;
+        const uint8_t *mask = p->mask + (size_t) t * n;
+        double A = (p->adv[t] - mean) / (sd + 1e-8);
+        /* Actor. */
+        lr_mlp_forward(p->actor, x, p->logits);
+        double lz = masked_softmax(p->logits, mask, n, p->probs);
+        int a = p->act[t];
+        double logp = p->logits[a] - lz, ratio = exp(logp - p->logp[t]);
+        double l1 = -A * ratio;
+        double rc = fmin(fmax(ratio, 1 - c->clip), 1 + c->clip);
+        double l2 = -A * rc;
+        double pg = fmax(l1, l2);
+        /* dpg/dlogp: the unclipped branch carries the gradient; the
+         * clipped one is flat. */
+        double dlogp = l1 >= l2 ? -A * ratio : 0;
+        double H = 0;
+        for (int j = 0; j < n; j++)
+            if (mask[j] && p->probs[j] > 0)
+                H -= p->probs[j] * log(p->probs[j]);
+        for (int j = 0; j < n; j++) {
+            if (!mask[j]) {
+                p->dlogits[j] = 0;
+                continue;
+            }
+            double pj = p->probs[j];
+            double lpj = pj > 0 ? log(pj) : 0;
+            /* d logp_a / dz_j = [j = a] - p_j; dH/dz_j = -p_j (log p_j +
+             * H); the loss has -ent_coef H. */
+            p->dlogits[j] = (dlogp * ((j == a) - pj)
+                             + c->ent_coef * pj * (lpj + H)) / count;
+        }
+        lr_mlp_backward(p->actor, p->dlogits);
+        /* Critic, with the value clipped around the old estimate. */
+        double v;
+        lr_mlp_forward(p->critic, x, &v);
+        double R = p->ret[t], vold = p->value[t];
+        double dv = v - vold;
+        double vc = vold + fmin(fmax(dv, -c->clip), c->clip);
+        double e1 = (v - R) * (v - R), e2 = (vc - R) * (vc - R);
+        double vl = 0.5 * fmax(e1, e2);
+        double dvl;
+        if (e1 >= e2)
+            dvl = v - R;
+        else
+            dvl = fabs(dv) < c->clip ? vc - R : 0;
+        double g = c->vf_coef * dvl / count;
+        lr_mlp_backward(p->critic, &g);
+        total += (pg - c->ent_coef * H + c->vf_coef * vl) / count;
+        if (st) {
+            st->policy_loss += pg / count;
+            st->value_loss += vl / count;
+            st->entropy += H / count;
+            st->approx_kl += ((ratio - 1) - (logp - p->logp[t])) / count;
+            st->clip_frac += (fabs(ratio - 1) > c->clip) / (double) count;
+        }
+    }
+    return total;
+}
+
+double
+lr_ppo_loss_grad(struct lr_ppo *p, int first, int count)
+{
+    for (int i = 0; i < count; i++)
+        p->perm[i] = first + i;
+    lr_mlp_zero_grad(p->actor);
+    lr_mlp_zero_grad(p->critic);
+    return batch_loss_grad(p, p->perm, count, NULL);
+}
+
+static void
+compute_gae(struct lr_ppo *p, double last_value)
+{
+    const struct lr_ppo_config *c = &p->cfg;
+    double next_adv = 0, next_v = last_value;
+    for (int t = p->n - 1; t >= 0; t--) {
+        double nd = 1 - p->done[t];
+        double delta = p->reward[t] + c->gamma * next_v * nd - p->value[t];
+        next_adv = delta + c->gamma * c->lambda * nd * next_adv;
+        p->adv[t] = next_adv;
+        p->ret[t] = next_adv + p->value[t];
+        next_v = p->value[t];
+    }
+}
+
+void
+lr_ppo_update(struct lr_ppo *p, double last_value, struct lr_ppo_stats *out)
+{
+    const struct lr_ppo_config *c = &p->cfg;
+    struct lr_ppo_stats st = { 0 };
+    int n = p->n;
+    if (n < 2) {
+        p->n = 0;
+        if (out)
+            *out = st;
+        return;
+    }
+    compute_gae(p, last_value);
+    double lr = c->lr;
+    if (c->anneal && c->total_steps > 0) {
+        double done = (double) p->updates * c->n_steps / c->total_steps;
+        lr *= fmax(0.0, 1 - done);
+        if (lr <= 0)
+            lr = c->lr * 1e-3;
+    }
+    int mb = n / c->n_minibatches, batches = 0;
+    for (int i = 0; i < n; i++)
+        p->perm[i] = i;
+    for (int ep = 0; ep < c->n_epochs; ep++) {
+        for (int i = n - 1; i > 0; i--) {
+            int j = (int) lr_rng_below(&p->rng, (uint32_t) (i + 1));
+            int t = p->perm[i];
+            p->perm[i] = p->perm[j];
+            p->perm[j] = t;
+        }
+        for (int b = 0; b < c->n_minibatches; b++) {
+            lr_mlp_zero_grad(p->actor);
+            lr_mlp_zero_grad(p->critic);
+            batch_loss_grad(p, p->perm + b * mb, mb, &st);
+            double norm = 0;
+            for (int i = 0; i < p->actor->n_params; i++)
+                norm += p->actor->grad[i] * p->actor->grad[i];
+            for (int i = 0; i < p->critic->n_params; i++)
+                norm += p->critic->grad[i] * p->critic->grad[i];
+            norm = sqrt(norm);
+            st.grad_norm += norm;
+            if (norm > c->max_grad_norm) {
+                double s = c->max_grad_norm / norm;
+                for (int i = 0; i < p->actor->n_params; i++)
+                    p->actor->grad[i] *= s;
+                for (int i = 0; i < p->critic->n_params; i++)
+                    p->critic->grad[i] *= s;
+            }
+            lr_adam_step(&p->adam_actor, p->actor->params, p->actor->grad,
+                         lr);
+            lr_adam_step(&p->adam_critic, p->critic->params,
+                         p->critic->grad, lr);
+            batches++;
+        }
+    }
+    p->updates++;
+    p->n = 0;
+    if (out) {
+        st.policy_loss /= batches;
+        st.value_loss /= batches;
+        st.entropy /= batches;
+        st.approx_kl /= batches;
+        st.clip_frac /= batches;
+        st.grad_norm /= batches;
+        st.lr = lr;
+        *out = st;
+    }
+}
+
+/* ---- the file format ---- */
+
+static const uint8_t magic[8] = { 'L', 'R', 'P', 'P', 'O', 'W', 0, 0 };
+/* magic, version, n_obs, n_act, hidden[2], n actor, n critic. */
+#define HEADER (8 + 4 * 7)
+
+static uint64_t
+fnv1a(const uint8_t *p, size_t n)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+size_t
+lr_ppo_encoded_size(const struct lr_ppo *p)
+{
+    return HEADER + 8 * ((size_t) p->actor->n_params + p->critic->n_params)
+           + 8;
+}
+
+size_t
+lr_ppo_encode(const struct lr_ppo *p, uint8_t *buf, size_t len)
+{
+    size_t need = lr_ppo_encoded_size(p);
+    if (len < need)
+        return 0;
+    memcpy(buf, magic, 8);
+    uint32_t h[7] = {
+        LR_PPO_FORMAT_VERSION, (uint32_t) p->cfg.n_obs,
+        (uint32_t) p->cfg.n_act, (uint32_t) p->cfg.hidden[0],
+        (uint32_t) p->cfg.hidden[1], (uint32_t) p->actor->n_params,
+        (uint32_t) p->critic->n_params,
+    };
+    for (int i = 0; i < 7; i++)
+        lr_put32(buf + 8 + 4 * i, h[i]);
+    uint8_t *w = buf + HEADER;
+    for (int i = 0; i < p->actor->n_params; i++, w += 8)
+        lr_put_f64(w, p->actor->params[i]);
+    for (int i = 0; i < p->critic->n_params; i++, w += 8)
+        lr_put_f64(w, p->critic->params[i]);
+    lr_put64(w, fnv1a(buf, (size_t) (w - buf)));
+    return need;
+}
+
+static void
+set_err(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err || !len)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}
+
+int
+lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
+              char *err, size_t errlen)
+{
+    *out = NULL;
+    if (len < HEADER + 8 || memcmp(buf, magic, 8)) {
+        set_err(err, errlen, "not a Lightrail PPO policy (bad magic)");
+        return EPROTO;
+    }
+    uint32_t h[7];
+    for (int i = 0; i < 7; i++)
+        h[i] = lr_get32(buf + 8 + 4 * i);
+    if (h[0] != LR_PPO_FORMAT_VERSION) {
+        set_err(err, errlen, "policy format version %u, this build reads "
+                "version %d: train it again with this lightrail", h[0],
+                LR_PPO_FORMAT_VERSION);
+        return EPROTO;
+    }
+    if (h[1] < 1 || h[1] > 1000000 || h[2] < 1 || h[2] > 1000000
+        || h[3] < 1 || h[3] > 100000 || h[4] < 1 || h[4] > 100000) {
+        set_err(err, errlen, "policy sizes out of range");
+        return EINVAL;
+    }
+    struct lr_ppo_config c;
+    lr_ppo_defaults(&c, (int) h[1], (int) h[2]);
+    c.hidden[0] = (int) h[3];
+    c.hidden[1] = (int) h[4];
+    c.n_steps = 2;
+    c.n_minibatches = 1;
+    struct lr_ppo *p = NULL;
+    int rc = lr_ppo_new(&c, &p);
+    if (rc) {
+        set_err(err, errlen, "out of memory");
+        return rc;
+    }
+    if ((uint32_t) p->actor->n_params != h[5]
+        || (uint32_t) p->critic->n_params != h[6]
+        || len != lr_ppo_encoded_size(p)) {
+        set_err(err, errlen, "policy truncated or of inconsistent size "
+                "(%zu bytes, %zu expected)", len, lr_ppo_encoded_size(p));
+        lr_ppo_free(p);
+        return EINVAL;
+    }
+    if (fnv1a(buf, len - 8) != lr_get64(buf + len - 8)) {
+        set_err(err, errlen, "policy checksum mismatch: the file is "
+                "corrupt; copy or train it again");
+        lr_ppo_free(p);
+        return EPROTO;
+    }
+    const uint8_t *w = buf + HEADER;
+    for (int i = 0; i < p->actor->n_params; i++, w += 8)
+        p->actor->params[i] = lr_get_f64(w);
+    for (int i = 0; i < p->critic->n_params; i++, w += 8)
+        p->critic->params[i] = lr_get_f64(w);
+    for (int i = 0; i < p->actor->n_params; i++)
+        if (!isfinite(p->actor->params[i])) {
+            set_err(err, errlen, "policy has a weight that is not finite");
+            lr_ppo_free(p);
+            return EINVAL;
+        }
+    *out = p;
+    return 0;
+}
+
+static int
+ppo_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
+           struct lr_rng *rng)
+{
+    (void) rng;
+    struct lr_ppo *p = arg;
+    /* The loaders check the sizes against the environment first. */
+    if (lr_jenv_obs_size(e) != p->cfg.n_obs
+        || lr_jenv_n_actions(e) != p->cfg.n_act)
+        return -1;
+    lr_jenv_observe(e, p->fobs);
+    return lr_ppo_act(p, p->fobs, mask, false, NULL, NULL);
+}
+
+const struct lr_jenv_policy lr_ppo_jenv_policy = {
+    "ppo", "trained actor, most probable allowed action", ppo_choose,
+};

@@ -1,0 +1,129 @@
+/*
+ * lr_ppo: proximal policy optimisation with invalid-action masking, for
+ * one environment with a discrete action space (planner/lr_jenv.h).
+ *
+ * Model (J. Schulman et al., "Proximal policy optimization algorithms",
+ * arXiv:1707.06347, 2017, as CleanRL's ppo.py implements it; masking as
+ * S. Huang and S. Ontañón, "A closer look at invalid action masking in
+ * policy gradient algorithms", FLAIRS 2022; ../shared/reference/
+ * training.md has the constants):
+ *   pi(a|s) = softmax over the allowed actions of the actor's logits (a
+ *     disallowed action gets logit -1e8: probability 0, never sampled,
+ *     left out of the entropy; the mask is stored with the transition and
+ *     applied again when the update recomputes log-probabilities);
+ *   GAE: delta_t = r_t + gamma V(s_{t+1}) (1 - d_t) - V(s_t),
+ *        A_t = delta_t + gamma lambda (1 - d_t) A_{t+1}, R_t = A_t + V(s_t);
+ *   per minibatch, advantages normalised to mean 0, deviation 1;
+ *   L = E[max(-A rho, -A clip(rho, 1 - eps, 1 + eps))] - c_H E[H(pi)]
+ *       + c_V 0.5 E[max((V - R)^2, (V_old + clip(V - V_old, -eps, eps)
+ *       - R)^2)],  rho = pi(a|s) / pi_old(a|s);
+ *   the gradient of actor and critic together clipped to a global norm,
+ *   Adam with a learning rate annealed linearly to 0 over the run.
+ * Separate actor and critic MLPs (lr_mlp.h).  Deterministic for a seed:
+ * every random draw (initialisation, sampling, minibatch shuffles) comes
+ * from the agent's own lr_rng.
+ *
+ * Ownership: lr_ppo_new() returns an agent the caller frees with
+ * lr_ppo_free().  Functions return 0 or a positive errno value.
+ */
+#ifndef LR_PPO_H
+#define LR_PPO_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/lr_mlp.h"
+#include "planner/lr_rng.h"
+
+#define LR_PPO_MASKED_LOGIT (-1e8)
+
+struct lr_ppo_config {
+    int n_obs, n_act;
+    int hidden[2];            /* both MLPs; 64, 64 by default */
+    double lr;                /* 2.5e-4 */
+    bool anneal;              /* linear to 0 over total_steps */
+    long total_steps;
+    int n_steps;              /* rollout length, 512 */
+    int n_minibatches;        /* 4 */
+    int n_epochs;             /* 4 */
+    double gamma, lambda;     /* 0.99, 0.95 */
+    double clip;              /* 0.2, also for the value */
+    double ent_coef, vf_coef; /* 0.01, 0.5 */
+    double max_grad_norm;     /* 0.5 */
+    uint64_t seed;
+};
+
+/* Fills the defaults above for n_obs inputs and n_act actions. */
+void lr_ppo_defaults(struct lr_ppo_config *, int n_obs, int n_act);
+
+struct lr_ppo_stats {
+    double policy_loss, value_loss, entropy, approx_kl, clip_frac;
+    double grad_norm, lr;
+};
+
+struct lr_ppo {
+    struct lr_ppo_config cfg;
+    struct lr_mlp *actor, *critic;
+    struct lr_adam adam_actor, adam_critic;
+    struct lr_rng rng;
+    long updates;
+    /* The rollout: n_steps transitions. */
+    int n;
+    double *obs;              /* [n_steps * n_obs] */
+    uint8_t *mask;            /* [n_steps * n_act] */
+    int *act;
+    double *logp, *value, *reward, *done, *adv, *ret;
+    /* Scratch. */
+    double *logits, *probs, *dlogits, *x;
+    float *fobs;
+    int *perm;
+};
+
+/* EINVAL for sizes < 1 or bad coefficients, ENOMEM. */
+int lr_ppo_new(const struct lr_ppo_config *, struct lr_ppo **out);
+void lr_ppo_free(struct lr_ppo *);
+
+/* The masked policy at 'obs': with 'sample', draws an action from it;
+ * else takes the most probable allowed one.  '*logp' and '*value' (may
+ * be NULL) get its log-probability and the critic's value.  Returns -1
+ * when the mask allows nothing. */
+int lr_ppo_act(struct lr_ppo *, const float *obs, const uint8_t *mask,
+               bool sample, double *logp, double *value);
+
+/* Stores a transition; returns true when the rollout is full and
+ * lr_ppo_update() must run before the next store. */
+bool lr_ppo_store(struct lr_ppo *, const float *obs, const uint8_t *mask,
+                  int action, double logp, double value, double reward,
+                  bool done);
+
+/* Learns from the full rollout, 'last_value' being V of the state after
+ * its last transition; empties it. */
+void lr_ppo_update(struct lr_ppo *, double last_value,
+                   struct lr_ppo_stats *stats);
+
+/* Values and gradients of the loss on a rollout, for the tests: computes
+ * the loss of the current rollout with advantages as stored, and leaves
+ * its gradient in actor->grad and critic->grad (unnormalised batch of
+ * all n transitions, no clipping of the gradient). */
+double lr_ppo_loss_grad(struct lr_ppo *, int first, int count);
+
+/* Serialised weights: a version, the sizes, the weights (big-endian IEEE
+ * doubles) and an FNV-1a 64 checksum over everything before it.
+ * lr_ppo_encode() returns the bytes written into buf[len], or 0 when
+ * 'len' is short of lr_ppo_encoded_size(). */
+#define LR_PPO_FORMAT_VERSION 1
+size_t lr_ppo_encoded_size(const struct lr_ppo *);
+size_t lr_ppo_encode(const struct lr_ppo *, uint8_t *buf, size_t len);
+/* A new agent with the weights of buf[len] and the defaults otherwise.
+ * EPROTO with err[] for a wrong magic, version or checksum, EINVAL for a
+ * truncated buffer or absurd sizes; ENOMEM. */
+int lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
+                  char *err, size_t errlen);
+
+/* An lr_jenv policy (lr_jenv.h) that takes the most probable allowed
+ * action of the agent passed as 'arg'. */
+struct lr_jenv_policy;
+extern const struct lr_jenv_policy lr_ppo_jenv_policy;
+
+#endif
