@@ -19,10 +19,12 @@
 #include <json-c/json.h>
 
 #include "planner/lr_jenv.h"
+#include "planner/lr_ppo.h"
 #include "planner/lr_stats.h"
 #include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_jenv_cli.h"
 #include "tools/lightrail/lr_plot.h"
+#include "tools/lightrail/lr_policy_file.h"
 
 #define CMD "sim"
 #define MAX_LOADS 200
@@ -343,16 +345,48 @@ lr_cmd_sim(int argc, char **argv)
     if (o.policies && (n_pol = parse_policies(o.policies, pol,
                                               MAX_POLICIES - 1)) < 0)
         return LR_EXIT_USAGE;
+    struct lr_ppo *ppo = NULL;
+    struct lr_policy_meta meta;
+    char err[1024];
     if (o.policy_file) {
-        lr_cli_err(CMD, "--policy-file: this build has no PPO policy "
-                   "loader yet; use --policy");
-        return LR_EXIT_USAGE;
+        if (lr_policy_load(o.policy_file, &meta, &ppo, err, sizeof err)) {
+            lr_cli_err(CMD, "%s", err);
+            return LR_EXIT_USAGE;
+        }
+        /* Every policy runs in the environment the agent was trained
+         * for: its job mix and shape replace the defaults. */
+        o.env.models = meta.models;
+        o.env.demands = meta.demands;
+        o.env.batch = meta.batch;
+        o.env.micro = meta.micro;
+        o.env.k = meta.k;
+        o.env.block_penalty = meta.block_penalty;
+        pol[n_pol].p = &lr_ppo_jenv_policy;
+        pol[n_pol++].arg = ppo;
     }
-
     struct lr_jenv_cli j;
     o.env.load = o.loads[0];
-    if ((rc = lr_jenv_cli_open(CMD, &o.env, &j)))
+    if ((rc = lr_jenv_cli_open(CMD, &o.env, &j))) {
+        lr_ppo_free(ppo);
         return rc;
+    }
+    if (ppo) {
+        char dcs[512] = "";
+        for (int d = 0; d < j.cl->n_dcs; d++)
+            snprintf(dcs + strlen(dcs), sizeof dcs - strlen(dcs), "%s%s",
+                     d ? "," : "", j.cl->dcs[d].name);
+        if (strcmp(meta.topology, j.topo->name) || strcmp(meta.dcs, dcs)
+            || meta.n_obs != lr_jenv_obs_size(j.env)
+            || meta.n_act != lr_jenv_n_actions(j.env)) {
+            lr_cli_err(CMD, "%s: trained for topology '%s' with DCs %s, not "
+                       "'%s' with DCs %s: give the files it was trained on "
+                       "(%s)", o.policy_file, meta.topology, meta.dcs,
+                       j.topo->name, dcs, meta.command);
+            lr_ppo_free(ppo);
+            lr_jenv_cli_close(&j);
+            return LR_EXIT_USAGE;
+        }
+    }
     struct cell *cells = calloc((size_t) n_pol * o.n_loads, sizeof *cells);
     double *x = calloc((size_t) N_METRICS * o.seeds, sizeof *x);
     if (!cells || !x) {
@@ -410,6 +444,7 @@ lr_cmd_sim(int argc, char **argv)
 cleanup:
     free(x);
     free(cells);
+    lr_ppo_free(ppo);
     lr_jenv_cli_close(&j);
     return rc;
 }

@@ -25,6 +25,8 @@ static const struct lr_cli_command commands[] = {
     { "sim", lr_cmd_sim,
       "simulate training jobs sharing GPUs and spectrum: baselines and PPO "
       "over loads" },
+    { "train", lr_cmd_train,
+      "train a PPO policy that places jobs on GPUs and lightpaths" },
     { "demo", lr_cmd_demo,
       "start lightraild on embedded defaults, admit sample jobs, show "
       "what they got" },

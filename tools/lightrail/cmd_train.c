@@ -1,0 +1,326 @@
+/*
+ * lightrail train: PPO (planner/lr_ppo.h) on the joint environment
+ * (planner/lr_jenv.h) at one load, writing a policy file
+ * (lr_policy_file.h) at every checkpoint and at the end, and a training
+ * curve (mean reward and blocking per rollout against steps).
+ *
+ * The environment restarts every --episode steps from seed
+ * S * 1000003 + episode: evaluation seeds of `lightrail sim` (1001 on by
+ * default) are never among them for S >= 1.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "planner/lr_jenv.h"
+#include "planner/lr_ppo.h"
+#include "tools/lightrail/lr_cli.h"
+#include "tools/lightrail/lr_jenv_cli.h"
+#include "tools/lightrail/lr_plot.h"
+#include "tools/lightrail/lr_policy_file.h"
+
+#define CMD "train"
+
+struct opts {
+    struct lr_jenv_cli_opts env;
+    const char *out, *plot;
+    long steps, episode, checkpoint;
+    unsigned long long seed;
+    int rollout, hidden, quiet;
+    double lr;
+};
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+"usage: lightrail train --topology FILE --cluster FILE --steps N --seed S\n"
+"                       --out FILE [--load E] [--episode N] [--rollout N]\n"
+"                       [--hidden N] [--lr X] [--checkpoint N]\n"
+"                       [--plot FILE.png] [--quiet] [environment options]\n"
+"\n"
+"Trains a PPO agent (actor and critic MLPs, invalid-action masking) that\n"
+"places arriving training jobs on GPUs and lightpaths, at one load.  A\n"
+"progress bar on stderr gives steps/s, the mean reward and the blocking of\n"
+"the last rollout.  The policy file is written at every checkpoint and at\n"
+"the end; use it with lightrail sim --policy-file.\n"
+"\n"
+"  --steps N           environment steps (decisions) to train for\n"
+"  --seed S            seed of the agent and of the training arrivals\n"
+"  --out FILE          the policy file (versioned, checksummed binary)\n"
+"  --load E            offered load in Erlang while training (default 3)\n"
+"  --episode N         restart the network every N steps (default 5000)\n"
+"  --rollout N         steps per PPO update (default 512)\n"
+"  --hidden N          units in each of the two hidden layers (default 64)\n"
+"  --lr X              Adam's learning rate, annealed to 0 (default 2.5e-4)\n"
+"  --checkpoint N      write the policy every N steps (default 50000)\n"
+"  --plot FILE.png     the training curve (default: FILE of --out + .png)\n"
+"  --quiet             no progress bar\n"
+"%s"
+"\nexit status: 0 done, 1 internal failure, 2 bad input\n", lr_jenv_cli_help);
+}
+
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+    enum { O_TOPO = 256, O_CLUSTER, O_STEPS, O_SEED, O_OUT, O_LOAD, O_EP,
+           O_ROLL, O_HIDDEN, O_LR, O_CKPT, O_PLOT, O_QUIET, O_MODELS,
+           O_DEMANDS, O_BATCH, O_MICRO, O_K, O_PENALTY, O_HELP };
+    static const struct option longopts[] = {
+        { "topology", required_argument, NULL, O_TOPO },
+        { "cluster", required_argument, NULL, O_CLUSTER },
+        { "steps", required_argument, NULL, O_STEPS },
+        { "seed", required_argument, NULL, O_SEED },
+        { "out", required_argument, NULL, O_OUT },
+        { "load", required_argument, NULL, O_LOAD },
+        { "episode", required_argument, NULL, O_EP },
+        { "rollout", required_argument, NULL, O_ROLL },
+        { "hidden", required_argument, NULL, O_HIDDEN },
+        { "lr", required_argument, NULL, O_LR },
+        { "checkpoint", required_argument, NULL, O_CKPT },
+        { "plot", required_argument, NULL, O_PLOT },
+        { "quiet", no_argument, NULL, O_QUIET },
+        { "models", required_argument, NULL, O_MODELS },
+        { "demands", required_argument, NULL, O_DEMANDS },
+        { "batch", required_argument, NULL, O_BATCH },
+        { "microbatch", required_argument, NULL, O_MICRO },
+        { "k", required_argument, NULL, O_K },
+        { "block-penalty", required_argument, NULL, O_PENALTY },
+        { "help", no_argument, NULL, O_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    long v;
+    int c, have_seed = 0;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        const char *bad = NULL;
+        switch (c) {
+        case O_TOPO: o->env.topology = optarg; break;
+        case O_CLUSTER: o->env.cluster = optarg; break;
+        case O_STEPS:
+            if (lr_cli_parse_long(optarg, 1, 10000000000L, &o->steps))
+                bad = "--steps wants a positive integer";
+            break;
+        case O_SEED:
+            if (lr_cli_parse_long(optarg, 1, 2147483647L, &v))
+                bad = "--seed wants a positive integer";
+            o->seed = (unsigned long long) v;
+            have_seed = 1;
+            break;
+        case O_OUT: o->out = optarg; break;
+        case O_LOAD:
+            if (lr_cli_parse_double(optarg, 1e-6, 1e6, &o->env.load))
+                bad = "--load wants a positive number of Erlang";
+            break;
+        case O_EP:
+            if (lr_cli_parse_long(optarg, 10, 1000000000L, &o->episode))
+                bad = "--episode wants an integer >= 10";
+            break;
+        case O_ROLL:
+            if (lr_cli_parse_long(optarg, 8, 1000000, &v))
+                bad = "--rollout wants an integer in 8..1000000";
+            o->rollout = (int) v;
+            break;
+        case O_HIDDEN:
+            if (lr_cli_parse_long(optarg, 1, 4096, &v))
+                bad = "--hidden wants an integer in 1..4096";
+            o->hidden = (int) v;
+            break;
+        case O_LR:
+            if (lr_cli_parse_double(optarg, 1e-9, 1, &o->lr))
+                bad = "--lr wants a number in (0, 1]";
+            break;
+        case O_CKPT:
+            if (lr_cli_parse_long(optarg, 1, 10000000000L, &o->checkpoint))
+                bad = "--checkpoint wants a positive integer";
+            break;
+        case O_PLOT: o->plot = optarg; break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_MODELS: o->env.models = optarg; break;
+        case O_DEMANDS: o->env.demands = optarg; break;
+        case O_BATCH:
+            if (lr_cli_parse_double(optarg, 1, 1e9, &o->env.batch))
+                bad = "--batch wants a number of samples >= 1";
+            break;
+        case O_MICRO:
+            if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->env.micro))
+                bad = "--microbatch wants a positive number of samples";
+            break;
+        case O_K:
+            if (lr_cli_parse_long(optarg, 1, 16, &v))
+                bad = "--k wants an integer in 1..16";
+            o->env.k = (int) v;
+            break;
+        case O_PENALTY:
+            if (lr_cli_parse_double(optarg, 0, 1e6, &o->env.block_penalty))
+                bad = "--block-penalty wants a number >= 0";
+            break;
+        case O_HELP:
+            usage(stdout);
+            return -1;
+        default:
+            lr_cli_err(CMD, "unknown or incomplete option '%s' "
+                       "(see lightrail train --help)", argv[optind - 1]);
+            return LR_EXIT_USAGE;
+        }
+        if (bad) {
+            lr_cli_err(CMD, "%s, not '%s'", bad, optarg);
+            return LR_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        lr_cli_err(CMD, "unexpected argument '%s' (see --help)", argv[optind]);
+        return LR_EXIT_USAGE;
+    }
+    if (!o->steps || !have_seed || !o->out) {
+        lr_cli_err(CMD, "--steps N, --seed S and --out FILE are required");
+        return LR_EXIT_USAGE;
+    }
+    return LR_EXIT_OK;
+}
+
+static void
+progress(const struct opts *o, long step, double t0, double reward,
+         double blocking)
+{
+    int width = 30, fill = (int) (width * (double) step / o->steps);
+    double dt = lr_cli_now() - t0;
+    fprintf(stderr, "\r%s: [%.*s%*s] %3d%% %ld/%ld  %7.0f steps/s  "
+            "reward %7.3f  blocking %6.2f%% ", CMD, fill,
+            "##############################", width - fill, "",
+            (int) (100.0 * step / o->steps), step, o->steps,
+            dt > 0 ? step / dt : 0, reward, 100 * blocking);
+}
+
+int
+lr_cmd_train(int argc, char **argv)
+{
+    struct opts o = {
+        .env = { LR_JENV_CLI_DEFAULTS }, .episode = 5000, .rollout = 512,
+        .hidden = 64, .lr = 2.5e-4, .checkpoint = 50000,
+    };
+    o.env.load = 3;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? LR_EXIT_OK : rc;
+    struct lr_jenv_cli j;
+    if ((rc = lr_jenv_cli_open(CMD, &o.env, &j)))
+        return rc;
+    struct lr_jenv *env = j.env;
+    struct lr_ppo_config pc;
+    lr_ppo_defaults(&pc, lr_jenv_obs_size(env), lr_jenv_n_actions(env));
+    pc.hidden[0] = pc.hidden[1] = o.hidden;
+    pc.n_steps = o.rollout;
+    pc.lr = o.lr;
+    pc.total_steps = o.steps;
+    pc.seed = o.seed;
+    struct lr_ppo *ppo = NULL;
+    float *obs = malloc((size_t) pc.n_obs * sizeof *obs);
+    struct lr_plot *plot = lr_plot_new("PPO training: mean reward and "
+                                       "blocking per rollout", "steps",
+                                       "reward / blocking", false);
+    char err[1024], plot_path[4096];
+    struct lr_policy_meta meta = { .batch = o.env.batch, .micro = o.env.micro,
+                                   .k = o.env.k,
+                                   .block_penalty = o.env.block_penalty,
+                                   .n_obs = pc.n_obs, .n_act = pc.n_act };
+    snprintf(meta.models, sizeof meta.models, "%s", o.env.models);
+    snprintf(meta.demands, sizeof meta.demands, "%s", o.env.demands);
+    snprintf(meta.topology, sizeof meta.topology, "%s", j.topo->name);
+    for (int d = 0; d < j.cl->n_dcs; d++)
+        snprintf(meta.dcs + strlen(meta.dcs), sizeof meta.dcs
+                 - strlen(meta.dcs), "%s%s", d ? "," : "", j.cl->dcs[d].name);
+    for (int i = 0; i < argc; i++)
+        snprintf(meta.command + strlen(meta.command), sizeof meta.command
+                 - strlen(meta.command), "%s%s", i ? " " : "lightrail ",
+                 argv[i]);
+    snprintf(plot_path, sizeof plot_path, "%s", o.plot ? o.plot : "");
+    if (!o.plot)
+        snprintf(plot_path, sizeof plot_path, "%s.png", o.out);
+    if (!obs || !plot || lr_ppo_new(&pc, &ppo)) {
+        lr_cli_err(CMD, "out of memory");
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    int bar = !o.quiet && isatty(STDERR_FILENO);
+    double t0 = lr_cli_now(), last_bar = 0, roll_reward = 0;
+    long episode = 0, ep_steps = 0;
+    struct lr_jenv_metrics m0 = { 0 }, m1;
+    lr_jenv_reset(env, o.seed * 1000003ULL + (uint64_t) episode, 0);
+    for (long step = 1; step <= o.steps; step++) {
+        lr_jenv_observe(env, obs);
+        const uint8_t *mask = lr_jenv_mask(env);
+        double logp, value;
+        int a = lr_ppo_act(ppo, obs, mask, true, &logp, &value);
+        double r = lr_jenv_step(env, a);
+        roll_reward += r;
+        bool end = ++ep_steps >= o.episode || lr_jenv_done(env);
+        if (lr_ppo_store(ppo, obs, mask, a, logp, value, r, end)) {
+            double last = 0;
+            lr_jenv_metrics(env, &m1);
+            long arr = m1.arrivals - m0.arrivals;
+            double blocking = arr > 0
+                ? (double) (m1.blocked - m0.blocked) / arr : 0;
+            m0 = m1;
+            if (!end) {
+                lr_jenv_observe(env, obs);
+                lr_ppo_act(ppo, obs, lr_jenv_mask(env), false, NULL, &last);
+            }
+            double mean_r = roll_reward / pc.n_steps;
+            roll_reward = 0;
+            lr_ppo_update(ppo, last, NULL);
+            if (lr_plot_add(plot, "mean reward", (double) step, mean_r, 0)
+                || lr_plot_add(plot, "blocking", (double) step, blocking, 0)) {
+                lr_cli_err(CMD, "out of memory");
+                rc = LR_EXIT_FAIL;
+                goto cleanup;
+            }
+            if (bar && lr_cli_now() - last_bar > 0.25) {
+                progress(&o, step, t0, mean_r, blocking);
+                last_bar = lr_cli_now();
+            }
+        }
+        if (end) {
+            episode++;
+            ep_steps = 0;
+            lr_jenv_reset(env, o.seed * 1000003ULL + (uint64_t) episode, 0);
+            memset(&m0, 0, sizeof m0);
+        }
+        if (step % o.checkpoint == 0 && step < o.steps
+            && lr_policy_save(o.out, &meta, ppo, err, sizeof err)) {
+            lr_cli_err(CMD, "%s", err);
+            rc = LR_EXIT_FAIL;
+            goto cleanup;
+        }
+    }
+    if (bar)
+        fprintf(stderr, "\n");
+    if (lr_policy_save(o.out, &meta, ppo, err, sizeof err)) {
+        lr_cli_err(CMD, "%s", err);
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    if (!o.quiet)
+        fprintf(stderr, "%s: %ld steps in %.1f s (%.0f steps/s); wrote %s\n",
+                CMD, o.steps, lr_cli_now() - t0,
+                o.steps / fmax(1e-9, lr_cli_now() - t0), o.out);
+    if (o.steps >= pc.n_steps) {
+        if (lr_plot_write_png(plot, plot_path, err, sizeof err)) {
+            lr_cli_err(CMD, "%s", err);
+            rc = LR_EXIT_FAIL;
+        } else if (!o.quiet) {
+            fprintf(stderr, "%s: wrote %s\n", CMD, plot_path);
+        }
+    }
+cleanup:
+    lr_plot_free(plot);
+    lr_ppo_free(ppo);
+    free(obs);
+    lr_jenv_cli_close(&j);
+    return rc;
+}

@@ -1,0 +1,236 @@
+/* lr_policy_file: see lr_policy_file.h for the format. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "planner/lr_bytes.h"
+#include "tools/lightrail/lr_cli.h"
+#include "tools/lightrail/lr_policy_file.h"
+
+#define MAX_FILE (256u << 20)
+
+static void
+set_err(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}
+
+static uint64_t
+fnv1a(const uint8_t *p, size_t n)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+int
+lr_policy_save(const char *path, const struct lr_policy_meta *m,
+               const struct lr_ppo *p, char *err, size_t errlen)
+{
+    char head[4096];
+    int hn = snprintf(head, sizeof head,
+                      "LRPOLICY %d\nmodels=%s\ndemands=%s\nbatch=%.17g\n"
+                      "microbatch=%.17g\nk=%d\nblock-penalty=%.17g\n"
+                      "topology=%s\ndcs=%s\nn-obs=%d\nn-actions=%d\n"
+                      "command=%s\n\n", LR_POLICY_VERSION, m->models,
+                      m->demands, m->batch, m->micro, m->k, m->block_penalty,
+                      m->topology, m->dcs, m->n_obs, m->n_act, m->command);
+    if (hn < 0 || (size_t) hn >= sizeof head) {
+        set_err(err, errlen, "%s: policy header too long", path);
+        return EINVAL;
+    }
+    size_t wn = lr_ppo_encoded_size(p), n = (size_t) hn + wn + 8;
+    uint8_t *buf = malloc(n);
+    if (!buf) {
+        set_err(err, errlen, "out of memory");
+        return ENOMEM;
+    }
+    memcpy(buf, head, (size_t) hn);
+    lr_ppo_encode(p, buf + hn, wn);
+    lr_put64(buf + n - 8, fnv1a(buf, n - 8));
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    int rc = 0;
+    if (!f || fwrite(buf, 1, n, f) != n) {
+        rc = errno ? errno : EIO;
+        set_err(err, errlen, "%s: cannot write: %s", tmp, strerror(rc));
+    }
+    if (f && fclose(f) && !rc) {
+        rc = errno ? errno : EIO;
+        set_err(err, errlen, "%s: cannot write: %s", tmp, strerror(rc));
+    }
+    if (!rc && rename(tmp, path)) {
+        rc = errno;
+        set_err(err, errlen, "%s: cannot rename to %s: %s", tmp, path,
+                strerror(rc));
+    }
+    if (rc)
+        unlink(tmp);
+    free(buf);
+    return rc;
+}
+
+/* Reads "key=value" for 'key' from the header text into out[len]. */
+static int
+get_key(const char *head, const char *key, char *out, size_t len)
+{
+    size_t kl = strlen(key);
+    for (const char *l = head; *l;) {
+        const char *nl = strchr(l, '\n');
+        if (!nl)
+            break;
+        if ((size_t) (nl - l) > kl && !strncmp(l, key, kl) && l[kl] == '=') {
+            size_t vl = (size_t) (nl - l) - kl - 1;
+            if (vl >= len)
+                return EINVAL;
+            memcpy(out, l + kl + 1, vl);
+            out[vl] = '\0';
+            return 0;
+        }
+        l = nl + 1;
+    }
+    return ENOENT;
+}
+
+int
+lr_policy_load(const char *path, struct lr_policy_meta *m,
+               struct lr_ppo **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    memset(m, 0, sizeof *m);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        return errno;
+    }
+    uint8_t *buf = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 65536;
+            uint8_t *nb = cap > MAX_FILE ? NULL : realloc(buf, cap);
+            if (!nb) {
+                rc = EFBIG;
+                set_err(err, errlen, "%s: larger than %u MB, not a policy",
+                        path, MAX_FILE >> 20);
+                goto cleanup;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (n < 16 || memcmp(buf, "LRPOLICY ", 9)) {
+        rc = EPROTO;
+        set_err(err, errlen, "%s: not a Lightrail policy file (make one "
+                "with lightrail train)", path);
+        goto cleanup;
+    }
+    if (fnv1a(buf, n - 8) != lr_get64(buf + n - 8)) {
+        rc = EPROTO;
+        set_err(err, errlen, "%s: checksum mismatch: the file is truncated "
+                "or corrupt; copy or train it again", path);
+        goto cleanup;
+    }
+    uint8_t *end = NULL;
+    for (size_t i = 1; i + 1 < n; i++)
+        if (buf[i] == '\n' && buf[i + 1] == '\n') {
+            end = buf + i + 2;
+            break;
+        }
+    if (!end) {
+        rc = EPROTO;
+        set_err(err, errlen, "%s: no end of header", path);
+        goto cleanup;
+    }
+    size_t hl = (size_t) (end - buf);
+    char *head = malloc(hl + 1);
+    if (!head) {
+        rc = ENOMEM;
+        set_err(err, errlen, "out of memory");
+        goto cleanup;
+    }
+    memcpy(head, buf, hl);
+    head[hl] = '\0';
+    int version = atoi(head + 9);
+    char v[64];
+    const char *missing = NULL;
+    if (version != LR_POLICY_VERSION) {
+        rc = EPROTO;
+        set_err(err, errlen, "%s: policy file version %d, this lightrail "
+                "reads version %d: train it again", path, version,
+                LR_POLICY_VERSION);
+    } else if (get_key(head, "models", m->models, sizeof m->models))
+        missing = "models";
+    else if (get_key(head, "demands", m->demands, sizeof m->demands))
+        missing = "demands";
+    else if (get_key(head, "topology", m->topology, sizeof m->topology))
+        missing = "topology";
+    else if (get_key(head, "dcs", m->dcs, sizeof m->dcs))
+        missing = "dcs";
+    else if (get_key(head, "command", m->command, sizeof m->command))
+        missing = "command";
+    else if (get_key(head, "batch", v, sizeof v)
+             || lr_cli_parse_double(v, 1, 1e9, &m->batch))
+        missing = "batch";
+    else if (get_key(head, "microbatch", v, sizeof v)
+             || lr_cli_parse_double(v, 1e-9, 1e9, &m->micro))
+        missing = "microbatch";
+    else if (get_key(head, "block-penalty", v, sizeof v)
+             || lr_cli_parse_double(v, 0, 1e6, &m->block_penalty))
+        missing = "block-penalty";
+    else {
+        long k, no, na;
+        if (get_key(head, "k", v, sizeof v) || lr_cli_parse_long(v, 1, 16, &k))
+            missing = "k";
+        else if (get_key(head, "n-obs", v, sizeof v)
+                 || lr_cli_parse_long(v, 1, 1000000, &no))
+            missing = "n-obs";
+        else if (get_key(head, "n-actions", v, sizeof v)
+                 || lr_cli_parse_long(v, 1, 1000000, &na))
+            missing = "n-actions";
+        else {
+            m->k = (int) k;
+            m->n_obs = (int) no;
+            m->n_act = (int) na;
+        }
+    }
+    free(head);
+    if (missing) {
+        rc = EPROTO;
+        set_err(err, errlen, "%s: header key '%s' missing or invalid",
+                path, missing);
+    }
+    if (rc)
+        goto cleanup;
+    char e2[256];
+    rc = lr_ppo_decode(end, (size_t) (buf + n - 8 - end), out, e2, sizeof e2);
+    if (rc) {
+        set_err(err, errlen, "%s: %s", path, e2);
+        goto cleanup;
+    }
+    if ((*out)->cfg.n_obs != m->n_obs || (*out)->cfg.n_act != m->n_act) {
+        rc = EPROTO;
+        set_err(err, errlen, "%s: the agent's sizes disagree with its "
+                "header", path);
+        lr_ppo_free(*out);
+        *out = NULL;
+    }
+cleanup:
+    fclose(f);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,45 @@
+/*
+ * lr_policy_file: the file `lightrail train` writes and `lightrail sim
+ * --policy-file` reads: a trained PPO agent and the environment it was
+ * trained for.
+ *
+ * Format, version 1 (binary; docs/ppo.md says why not YANG JSON):
+ *   "LRPOLICY 1\n"
+ *   text lines "key=value\n": models, demands, batch, microbatch, k,
+ *     block-penalty, topology, dcs, n-obs, n-actions, command
+ *   "\n"
+ *   the agent as lr_ppo_encode() writes it (its own magic, version,
+ *     sizes, big-endian IEEE weights, FNV-1a 64 checksum)
+ *   8 bytes: FNV-1a 64 of everything before them, big-endian.
+ * Load checks the checksum, the version, every key, and that the agent's
+ * sizes match the environment it describes.
+ *
+ * Ownership: lr_policy_load() returns an agent the caller frees with
+ * lr_ppo_free().  Functions return 0 or a positive errno value with one
+ * line in err[].
+ */
+#ifndef LR_POLICY_FILE_H
+#define LR_POLICY_FILE_H 1
+
+#include <stddef.h>
+
+#include "planner/lr_ppo.h"
+
+#define LR_POLICY_VERSION 1
+
+struct lr_policy_meta {
+    char models[256], demands[128];
+    double batch, micro, block_penalty;
+    int k;
+    char topology[64], dcs[512];
+    int n_obs, n_act;
+    char command[1024];
+};
+
+/* Writes atomically (a temporary file renamed over 'path'). */
+int lr_policy_save(const char *path, const struct lr_policy_meta *,
+                   const struct lr_ppo *, char *err, size_t errlen);
+int lr_policy_load(const char *path, struct lr_policy_meta *,
+                   struct lr_ppo **out, char *err, size_t errlen);
+
+#endif
