@@ -1,0 +1,80 @@
+#!/bin/sh
+# `lightrail train` and `lightrail sim --policy-file`: a short run writes a
+# policy file and its training curve, the same seed gives the same file,
+# sim runs the policy, and a corrupt, foreign or mismatched policy file is
+# refused with a reason (exit 2) while the good one is left untouched.
+. "${srcdir:-.}/tests/cli/lib.sh"
+T=$srcdir/examples/topologies/metro.json
+C=$srcdir/examples/clusters/metro.json
+TRAIN="$LIGHTRAIL train --topology $T --cluster $C --models bert-large,gpt-1.9b
+       --steps 1024 --rollout 256 --hidden 16 --quiet"
+
+if $TRAIN --seed 3 --out "$tmp/a.pol" --checkpoint 512 2> "$tmp/err"; then
+    if [ "$(head -c 10 "$tmp/a.pol")" = "LRPOLICY 1" ]; then
+        ok "train wrote a policy file"
+    else
+        notok "policy file header: $(head -c 10 "$tmp/a.pol")"
+    fi
+    grep -q '^command=lightrail train ' "$tmp/a.pol" \
+        && ok "the file records the command that made it" \
+        || notok "no command= line in the policy file"
+else
+    notok "train failed: $(cat "$tmp/err")"
+fi
+if command -v gnuplot > /dev/null; then
+    [ "$(head -c 4 "$tmp/a.pol.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ] \
+        && ok "training curve PNG" || notok "no training curve at $tmp/a.pol.png"
+fi
+cp "$tmp/a.pol" "$tmp/first.pol"
+$TRAIN --seed 3 --out "$tmp/a.pol" --checkpoint 512 2> /dev/null
+cmp -s "$tmp/a.pol" "$tmp/first.pol" && ok "same seed, same policy file" \
+                                 || notok "two runs with seed 3 differ"
+cp "$tmp/a.pol" "$tmp/seed3.pol"
+$TRAIN --seed 4 --out "$tmp/a.pol" 2> /dev/null
+cmp -s "$tmp/a.pol" "$tmp/seed3.pol" && notok "seeds 3 and 4 gave the same policy" \
+                                 || ok "another seed, another policy"
+cp "$tmp/seed3.pol" "$tmp/a.pol"
+
+S="$LIGHTRAIL sim --topology $T --cluster $C --loads 2:2:1 --seeds 2
+   --arrivals 800 --warmup 100 --quiet"
+if $S --policy greedy --policy-file "$tmp/a.pol" --format json > "$tmp/s.json"; then
+    if jq -s -e 'length == 2 and .[1].policy == "ppo"
+                 and .[1].blocking >= 0 and .[1].mean_iteration_s > 0' \
+          "$tmp/s.json" > /dev/null; then
+        ok "sim runs the policy next to a baseline"
+    else
+        notok "sim output: $(cat "$tmp/s.json")"
+    fi
+else
+    notok "sim --policy-file failed"
+fi
+
+cp "$tmp/a.pol" "$tmp/keep.pol"
+# One flipped byte in the weights: the checksum.
+size=$(wc -c < "$tmp/a.pol")
+cp "$tmp/a.pol" "$tmp/bad.pol"
+printf '\001' | dd of="$tmp/bad.pol" bs=1 seek=$((size - 100)) conv=notrunc 2> /dev/null
+expect_bad "checksum mismatch" $S --policy-file "$tmp/bad.pol"
+head -c $((size - 10)) "$tmp/a.pol" > "$tmp/short.pol"
+expect_bad "checksum mismatch" $S --policy-file "$tmp/short.pol"
+expect_bad "not a Lightrail policy file" $S --policy-file "$T"
+expect_bad "no-such.pol" $S --policy-file "$tmp/no-such.pol"
+sed 's/^LRPOLICY 1$/LRPOLICY 7/' "$tmp/a.pol" > "$tmp/v7.pol"
+expect_bad "checksum mismatch" $S --policy-file "$tmp/v7.pol"
+# Trained on metro, run on NSFNET: refused, naming what it was made for.
+expect_bad "trained for topology 'metro'" $LIGHTRAIL sim \
+    --topology "$srcdir/examples/topologies/nsfnet.json" \
+    --cluster "$srcdir/examples/clusters/nsfnet6.json" --loads 2:2:1 \
+    --policy-file "$tmp/a.pol"
+cmp -s "$tmp/a.pol" "$tmp/keep.pol" && ok "the good policy file is untouched" \
+                                    || notok "the policy file changed"
+
+expect_bad "--steps N, --seed S and --out FILE are required" \
+    $LIGHTRAIL train --topology "$T" --cluster "$C" --steps 10
+expect_bad "--steps wants a positive integer" \
+    $LIGHTRAIL train --topology "$T" --cluster "$C" --steps 0 --seed 1 --out "$tmp/x"
+expect_bad "fits no DC" $LIGHTRAIL train --topology "$T" --cluster "$C" \
+    --steps 10 --seed 1 --out "$tmp/x" --demands 200
+[ ! -e "$tmp/x" ] && ok "nothing written on bad input" || notok "$tmp/x written"
+$LIGHTRAIL train --help | grep -q -- --checkpoint && ok "--help" || notok "--help"
+lr_summary
