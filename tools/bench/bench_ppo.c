@@ -1,0 +1,226 @@
+/*
+ * lr-bench-ppo: how fast the joint environment and the PPO agent are, on
+ * one core.  `make bench` runs it; docs/benchmarks.md records results.
+ *
+ * 1. Environment alone: steps (decisions) per second with the random
+ *    baseline, median of R runs of N steps.
+ * 2. Training: steps per second of the `lightrail train` loop (observe,
+ *    sample an action, step, store, a PPO update every 512 steps with 4
+ *    epochs of 4 minibatches; MLPs 64-64), median of R runs.
+ * 3. One policy decision (observe + the actor's forward pass + the masked
+ *    argmax), each timed alone with CLOCK_MONOTONIC on states of a
+ *    running simulation; median and 99th percentile.
+ * Each on the metro example (3 DCs, 57 actions) and on NSFNET with six
+ * DCs (276 actions).  Timing is wall clock on a shared machine.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "planner/lr_jenv.h"
+#include "planner/lr_ppo.h"
+#include "planner/lr_stats.h"
+#include "yang/lr_yang.h"
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : x > y;
+}
+
+struct setup {
+    struct lr_topo *topo;
+    struct lr_cluster *cl;
+    struct lr_model *models[3];
+    struct lr_jenv *env;
+};
+
+static int
+open_setup(struct ly_ctx *ctx, const char *topo, const char *cluster,
+           double load, struct setup *s)
+{
+    static const char *const names[3] = { "bert-large", "gpt-1.9b",
+                                          "llama2-7b" };
+    char err[1024];
+    memset(s, 0, sizeof *s);
+    if (lr_yang_load_topo(ctx, topo, &s->topo, err, sizeof err)
+        || lr_yang_load_cluster(ctx, cluster, &s->cl, err, sizeof err)) {
+        fprintf(stderr, "lr-bench-ppo: %s\n", err);
+        return 1;
+    }
+    struct lr_jenv_config c = {
+        .load = load, .holding = 1, .k = 3, .guard = 1, .block_penalty = 2,
+        .train = { .batch = 32, .micro = 1, .elem_bytes = 2 },
+        .n_models = 3, .n_demands = 3, .demands = { 4, 8, 16 },
+    };
+    for (int i = 0; i < 3; i++) {
+        if (lr_model_preset(names[i], &s->models[i]))
+            return 1;
+        c.models[i] = s->models[i];
+    }
+    if (lr_jenv_new(s->topo, s->cl, &c, &s->env, err, sizeof err)) {
+        fprintf(stderr, "lr-bench-ppo: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+static void
+close_setup(struct setup *s)
+{
+    lr_jenv_free(s->env);
+    for (int i = 0; i < 3; i++)
+        lr_model_free(s->models[i]);
+    lr_cluster_free(s->cl);
+    lr_topo_free(s->topo);
+}
+
+static double
+median(double *x, int n)
+{
+    qsort(x, (size_t) n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+static void
+bench(const char *name, struct setup *s, int runs, long steps, int decisions)
+{
+    struct lr_jenv *e = s->env;
+    double rate[32];
+    struct lr_rng rng;
+    /* 1. The environment alone. */
+    for (int r = 0; r < runs; r++) {
+        lr_rng_seed(&rng, (uint64_t) r + 1);
+        lr_jenv_reset(e, (uint64_t) r + 1, 0);
+        double t0 = now_s();
+        for (long i = 0; i < steps; i++)
+            lr_jenv_step(e, lr_jenv_random.choose(NULL, e, lr_jenv_mask(e),
+                                                  &rng));
+        rate[r] = steps / (now_s() - t0);
+    }
+    double env_rate = median(rate, runs);
+    /* 2. Training. */
+    struct lr_ppo_config pc;
+    lr_ppo_defaults(&pc, lr_jenv_obs_size(e), lr_jenv_n_actions(e));
+    pc.total_steps = steps;
+    float *obs = malloc((size_t) pc.n_obs * sizeof *obs);
+    long train_steps = steps / 20 > 2048 ? steps / 20 : 2048;
+    for (int r = 0; r < runs; r++) {
+        struct lr_ppo *p = NULL;
+        pc.seed = (uint64_t) r + 1;
+        if (lr_ppo_new(&pc, &p))
+            exit(1);
+        lr_jenv_reset(e, (uint64_t) r + 1, 0);
+        double t0 = now_s();
+        for (long i = 0; i < train_steps; i++) {
+            lr_jenv_observe(e, obs);
+            const uint8_t *mask = lr_jenv_mask(e);
+            double logp, v;
+            int a = lr_ppo_act(p, obs, mask, true, &logp, &v);
+            double rew = lr_jenv_step(e, a);
+            if (lr_ppo_store(p, obs, mask, a, logp, v, rew, false)) {
+                double last;
+                lr_jenv_observe(e, obs);
+                lr_ppo_act(p, obs, lr_jenv_mask(e), false, NULL, &last);
+                lr_ppo_update(p, last, NULL);
+            }
+        }
+        rate[r] = train_steps / (now_s() - t0);
+        lr_ppo_free(p);
+    }
+    double train_rate = median(rate, runs);
+    /* 3. One decision. */
+    struct lr_ppo *p = NULL;
+    pc.seed = 1;
+    if (lr_ppo_new(&pc, &p))
+        exit(1);
+    double *lat = malloc((size_t) decisions * sizeof *lat);
+    lr_jenv_reset(e, 77, 0);
+    for (int i = 0; i < decisions; i++) {
+        double t0 = now_s();
+        lr_jenv_observe(e, obs);
+        int a = lr_ppo_act(p, obs, lr_jenv_mask(e), false, NULL, NULL);
+        lat[i] = now_s() - t0;
+        lr_jenv_step(e, a);
+    }
+    qsort(lat, (size_t) decisions, sizeof *lat, cmp_double);
+    printf("| %s | %d | %d | %.0f | %.0f | %.1f us | %.1f us |\n", name,
+           lr_jenv_n_actions(e), lr_jenv_obs_size(e), env_rate, train_rate,
+           lat[decisions / 2] * 1e6, lat[decisions * 99 / 100] * 1e6);
+    fflush(stdout);
+    free(lat);
+    free(obs);
+    lr_ppo_free(p);
+}
+
+int
+main(int argc, char **argv)
+{
+    const char *mt = NULL, *mc = NULL, *nt = NULL, *nc = NULL;
+    int runs = 5;
+    long steps = 200000;
+    static const struct option longopts[] = {
+        { "metro", required_argument, NULL, 'm' },
+        { "metro-cluster", required_argument, NULL, 'M' },
+        { "nsfnet", required_argument, NULL, 'n' },
+        { "nsfnet-cluster", required_argument, NULL, 'N' },
+        { "runs", required_argument, NULL, 'r' },
+        { "steps", required_argument, NULL, 's' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'm': mt = optarg; break;
+        case 'M': mc = optarg; break;
+        case 'n': nt = optarg; break;
+        case 'N': nc = optarg; break;
+        case 'r': runs = atoi(optarg); break;
+        case 's': steps = atol(optarg); break;
+        default:
+            fprintf(stderr, "usage: lr-bench-ppo --metro T --metro-cluster C "
+                    "--nsfnet T --nsfnet-cluster C [--runs R] [--steps N]\n");
+            return 2;
+        }
+    }
+    if (!mt || !mc || !nt || !nc || runs < 1 || runs > 32 || steps < 1000) {
+        fprintf(stderr, "lr-bench-ppo: give --metro, --metro-cluster, "
+                "--nsfnet, --nsfnet-cluster; 1 <= runs <= 32, steps >= "
+                "1000\n");
+        return 2;
+    }
+    struct ly_ctx *ctx = NULL;
+    char err[1024];
+    if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
+        fprintf(stderr, "lr-bench-ppo: %s\n", err);
+        return 1;
+    }
+    printf("# lr-bench-ppo: %d runs, %ld env steps per run (training: 1/20 "
+           "of them, at least 2048); load 2.5 E metro, 7 E NSFNET\n", runs,
+           steps);
+    printf("| case | actions | observation | env steps/s (random) | "
+           "training steps/s | decision median | decision p99 |\n"
+           "|---|---:|---:|---:|---:|---:|---:|\n");
+    struct setup s;
+    if (open_setup(ctx, mt, mc, 2.5, &s))
+        return 1;
+    bench("metro, 3 DCs", &s, runs, steps, 20000);
+    close_setup(&s);
+    if (open_setup(ctx, nt, nc, 7, &s))
+        return 1;
+    bench("NSFNET, 6 DCs", &s, runs, steps, 20000);
+    close_setup(&s);
+    lr_yang_ctx_free(ctx);
+    return 0;
+}
