@@ -285,6 +285,23 @@ compute_gae(struct lr_ppo *p, double last_value)
     }
 }
 
+/* Scales m's gradient down to norm 'max' at most; returns its norm.
+ * Each network is clipped on its own: with unnormalised returns the
+ * critic's gradient is orders of magnitude larger than the actor's, and
+ * one global norm (CleanRL's) would shrink the actor's step to nothing. */
+static double
+clip_norm(struct lr_mlp *m, double max)
+{
+    double norm = 0;
+    for (int i = 0; i < m->n_params; i++)
+        norm += m->grad[i] * m->grad[i];
+    norm = sqrt(norm);
+    if (norm > max)
+        for (int i = 0; i < m->n_params; i++)
+            m->grad[i] *= max / norm;
+    return norm;
+}
+
 void
 lr_ppo_update(struct lr_ppo *p, double last_value, struct lr_ppo_stats *out)
 {
@@ -319,20 +336,8 @@ lr_ppo_update(struct lr_ppo *p, double last_value, struct lr_ppo_stats *out)
             lr_mlp_zero_grad(p->actor);
             lr_mlp_zero_grad(p->critic);
             batch_loss_grad(p, p->perm + b * mb, mb, &st);
-            double norm = 0;
-            for (int i = 0; i < p->actor->n_params; i++)
-                norm += p->actor->grad[i] * p->actor->grad[i];
-            for (int i = 0; i < p->critic->n_params; i++)
-                norm += p->critic->grad[i] * p->critic->grad[i];
-            norm = sqrt(norm);
-            st.grad_norm += norm;
-            if (norm > c->max_grad_norm) {
-                double s = c->max_grad_norm / norm;
-                for (int i = 0; i < p->actor->n_params; i++)
-                    p->actor->grad[i] *= s;
-                for (int i = 0; i < p->critic->n_params; i++)
-                    p->critic->grad[i] *= s;
-            }
+            st.grad_norm += clip_norm(p->actor, c->max_grad_norm)
+                            + clip_norm(p->critic, c->max_grad_norm);
             lr_adam_step(&p->adam_actor, p->actor->params, p->actor->grad,
                          lr);
             lr_adam_step(&p->adam_critic, p->critic->params,
