@@ -64,7 +64,7 @@ struct lr_jenv {
     /* Metrics. */
     double t0;
     long m_arrivals, m_blocked, m_admitted;
-    double sum_T, area_gpu, area_var, area_spec;
+    double sum_T, sum_slow, area_gpu, area_var, area_spec;
 };
 
 static void
@@ -592,7 +592,7 @@ lr_jenv_reset_limit(struct lr_jenv *e, uint64_t seed, long warmup, long limit)
     e->sp_version++;
     e->t0 = 0;
     e->m_arrivals = e->m_blocked = e->m_admitted = 0;
-    e->sum_T = e->area_gpu = e->area_var = e->area_spec = 0;
+    e->sum_T = e->sum_slow = e->area_gpu = e->area_var = e->area_spec = 0;
     advance(e);
 }
 
@@ -644,6 +644,7 @@ lr_jenv_step(struct lr_jenv *e, int action)
         if (e->counting) {
             e->m_admitted++;
             e->sum_T += T;
+            e->sum_slow += T / e->tref[job_class(e)];
         }
         r = -T / e->tref[job_class(e)];
     }
@@ -805,6 +806,7 @@ lr_jenv_metrics(const struct lr_jenv *e, struct lr_jenv_metrics *out)
     out->blocking = e->m_arrivals ? (double) e->m_blocked / e->m_arrivals : 0;
     out->admitted = e->m_admitted;
     out->mean_iteration_s = e->m_admitted ? e->sum_T / e->m_admitted : 0;
+    out->mean_slowdown = e->m_admitted ? e->sum_slow / e->m_admitted : 0;
     out->elapsed = e->counting ? e->now - e->t0 : 0;
     if (out->elapsed > 0) {
         out->gpu_utilisation = e->area_gpu / out->elapsed;

@@ -40,7 +40,8 @@
  * added to the reward of the decision just before it.
  *
  * Metrics, counted after the first 'warmup' arrivals: blocking = blocked /
- * arrivals; mean iteration time of the admitted; time averages over
+ * arrivals; mean iteration time of the admitted and their mean slowdown
+ * T / T_ref; time averages over
  * [end of warm-up, now] of GPU utilisation (used / all GPUs), of the
  * variance across DCs of each DC's used share (population variance), and
  * of spectrum utilisation (booked slots / all slots).
@@ -109,6 +110,10 @@ struct lr_jenv_metrics {
     double blocking;
     long admitted;
     double mean_iteration_s;  /* 0 when none was admitted */
+    /* Mean of T / T_ref over the admitted: the iteration time relative to
+     * the best the job could get on an empty network (>= 1), comparable
+     * across policies that admit different job mixes. */
+    double mean_slowdown;
     double gpu_utilisation;
     double dc_load_variance;
     double spectrum_utilisation;

@@ -15,7 +15,8 @@ if $LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random \
              or .blocking < 0 or .blocking > 1 or .blocking_ci95 < 0
              or .mean_iteration_s <= 0 or .gpu_utilisation <= 0
              or .gpu_utilisation > 1 or .dc_load_variance < 0
-             or .spectrum_utilisation < 0 or .seeds != 2)' "$tmp/a.json")
+             or .spectrum_utilisation < 0 or .mean_slowdown < 1
+             or .seeds != 2)' "$tmp/a.json")
     [ -z "$bad" ] && ok "keys and ranges of every object" \
                   || notok "bad objects: $bad"
     if jq -s -e '[.[] | select(.policy == "greedy")] | .[0].blocking < .[1].blocking
@@ -53,7 +54,7 @@ if command -v gnuplot > /dev/null; then
     $LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy \
         --loads 2:4:2 $SMALL --plot "$tmp/plots" > /dev/null
     for f in blocking iteration-time gpu-utilisation dc-load-variance \
-             spectrum-utilisation; do
+             spectrum-utilisation slowdown; do
         if [ "$(head -c 4 "$tmp/plots/$f.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; then
             ok "--plot wrote $f.png"
         else

@@ -110,6 +110,8 @@ test_trace_by_hand(void)
     CU_ASSERT_DOUBLE_EQUAL(m.dc_load_variance, 0.125, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(m.spectrum_utilisation, 0, 1e-12);
     CU_ASSERT(m.mean_iteration_s > 0);
+    /* Both DCs are alike: every job got the best T there is. */
+    CU_ASSERT_DOUBLE_EQUAL(m.mean_slowdown, 1, 1e-12);
     lr_jenv_free(e);
 }
 

@@ -29,7 +29,7 @@
 #define CMD "sim"
 #define MAX_LOADS 200
 #define MAX_POLICIES 16
-#define N_METRICS 5
+#define N_METRICS 6
 
 static const struct {
     const char *key, *file, *label;
@@ -43,6 +43,8 @@ static const struct {
       "variance of load across DCs (time average)" },
     { "spectrum_utilisation", "spectrum-utilisation.png",
       "spectrum utilisation (time average)" },
+    { "mean_slowdown", "slowdown.png",
+      "mean T / T_ref of admitted jobs (1 = best on an empty network)" },
 };
 
 struct opts {
@@ -413,6 +415,7 @@ lr_cmd_sim(int argc, char **argv)
                 x[2 * o.seeds + s] = m.gpu_utilisation;
                 x[3 * o.seeds + s] = m.dc_load_variance;
                 x[4 * o.seeds + s] = m.spectrum_utilisation;
+                x[5 * o.seeds + s] = m.mean_slowdown;
             }
             for (int mi = 0; mi < N_METRICS; mi++)
                 lr_stats_compute(x + mi * o.seeds, o.seeds, &c->m[mi]);
@@ -428,15 +431,16 @@ lr_cmd_sim(int argc, char **argv)
                j.cl->n_dcs, lr_jenv_n_actions(j.env), o.env.models,
                o.env.demands, o.env.batch, o.env.micro, o.arrivals,
                o.warmup, o.seeds, o.seed);
-        printf("%-9s %7s %17s %17s %8s %10s %8s\n", "policy", "load(E)",
-               "blocking", "iteration(s)", "gpu", "dc-var", "spectrum");
+        printf("%-9s %7s %17s %17s %8s %10s %8s %8s\n", "policy",
+               "load(E)", "blocking", "iteration(s)", "gpu", "dc-var",
+               "spectrum", "slowdown");
         for (int i = 0; i < n_pol * o.n_loads; i++) {
             const struct cell *c = &cells[i];
             printf("%-9s %7.2f %7.3f%% +-%5.3f%% %8.4f +-%6.4f %7.2f%% "
-                   "%10.5f %7.2f%%\n", c->policy, c->load,
+                   "%10.5f %7.2f%% %8.4f\n", c->policy, c->load,
                    100 * c->m[0].mean, 100 * c->m[0].ci95, c->m[1].mean,
                    c->m[1].ci95, 100 * c->m[2].mean, c->m[3].mean,
-                   100 * c->m[4].mean);
+                   100 * c->m[4].mean, c->m[5].mean);
         }
     }
     if (o.plot)
