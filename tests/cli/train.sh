@@ -49,6 +49,14 @@ else
     notok "sim --policy-file failed"
 fi
 
+# The shipped policy still fits the environment this build makes.
+if $S --policy-file "$srcdir/examples/policies/metro.pol" --format json \
+       > "$tmp/ship.json" && jq -e '.policy == "ppo"' "$tmp/ship.json" > /dev/null; then
+    ok "examples/policies/metro.pol loads and runs"
+else
+    notok "examples/policies/metro.pol: $(cat "$tmp/ship.json")"
+fi
+
 cp "$tmp/a.pol" "$tmp/keep.pol"
 # One flipped byte in the weights: the checksum.
 size=$(wc -c < "$tmp/a.pol")
