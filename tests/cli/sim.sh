@@ -74,6 +74,7 @@ expect_bad "unknown preset 'gpt-9'" $S --policy greedy --loads 1:2:1 --models gp
 expect_bad "fits no DC" $S --policy greedy --loads 1:2:1 --demands 100
 expect_bad "--warmup (10) must be below --arrivals (10)" \
     $S --policy greedy --loads 1:2:1 --arrivals 10 --warmup 10
+expect_bad "unknown or incomplete option '--bogus'" $S --policy greedy --loads 1:2:1 --bogus
 expect_bad "no-such.json" $LIGHTRAIL sim --topology "$tmp/no-such.json" \
     --cluster "$C" --policy greedy --loads 1:2:1
 lr_summary

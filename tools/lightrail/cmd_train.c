@@ -171,19 +171,13 @@ parse_args(int argc, char **argv, struct opts *o)
             usage(stdout);
             return -1;
         default:
-            lr_cli_err(CMD, "unknown or incomplete option '%s' "
-                       "(see lightrail train --help)", argv[optind - 1]);
-            return LR_EXIT_USAGE;
+            return lr_cli_bad_option(CMD, argv, optind);
         }
-        if (bad) {
-            lr_cli_err(CMD, "%s, not '%s'", bad, optarg);
-            return LR_EXIT_USAGE;
-        }
+        if (bad)
+            return lr_cli_bad_value(CMD, bad, optarg);
     }
-    if (optind < argc) {
-        lr_cli_err(CMD, "unexpected argument '%s' (see --help)", argv[optind]);
+    if (lr_cli_extra_args(CMD, argc, argv, optind))
         return LR_EXIT_USAGE;
-    }
     if (!o->steps || !have_seed || !o->out) {
         lr_cli_err(CMD, "--steps N, --seed S and --out FILE are required");
         return LR_EXIT_USAGE;
