@@ -11,9 +11,10 @@
  * training.md).  Adam: D. Kingma and J. Ba, ICLR 2015, with bias
  * correction; eps 1e-5 as CleanRL.
  *
- * Plain loops in double precision: the networks are small (64-64), the
- * batch is one sample at a time in the PPO update, and the finite-
- * difference test wants doubles.  BLAS is not used (docs/ppo.md says why).
+ * Plain loops in double precision (the finite-difference test wants
+ * doubles).  BLAS would pay: tools/bench/lr-bench-ppo measures OpenBLAS
+ * 3.4-4.7x faster per forward pass (docs/benchmarks.md); it is not used
+ * yet, see there why.
  *
  * Ownership: lr_mlp_new() returns a network the caller frees with
  * lr_mlp_free(); params and grad are arrays of n_params doubles it owns.

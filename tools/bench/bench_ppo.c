@@ -11,15 +11,26 @@
  *    argmax), each timed alone with CLOCK_MONOTONIC on states of a
  *    running simulation; median and 99th percentile.
  * Each on the metro example (3 DCs, 57 actions) and on NSFNET with six
- * DCs (276 actions).  Timing is wall clock on a shared machine.
+ * DCs (276 actions).
+ * 4. Does BLAS pay?  The actor's forward pass at both sizes, per sample:
+ *    lr_mlp_forward() (plain loops, what the planner uses) against
+ *    OpenBLAS on one thread, one sample at a time (dgemv, what a
+ *    decision would use) and 128 samples at a time (dgemm, what a
+ *    batched minibatch update would use); same weights, the outputs
+ *    compared.  Median of R runs.
+ * Timing is wall clock on a shared machine.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 
+#include <cblas.h>
+
 #include "planner/lr_jenv.h"
+#include "planner/lr_mlp.h"
 #include "planner/lr_ppo.h"
 #include "planner/lr_stats.h"
 #include "yang/lr_yang.h"
@@ -164,6 +175,85 @@ bench(const char *name, struct setup *s, int runs, long steps, int decisions)
     lr_ppo_free(p);
 }
 
+/* The actor of 'm' through BLAS on 'n' samples x[n][in] -> y[n][out]
+ * (row-major), h1/h2 scratch of n x widest. */
+static void
+blas_forward(const struct lr_mlp *m, int n, const double *x, double *y,
+             double *h1, double *h2)
+{
+    const double *p = m->params, *in = x;
+    for (int l = 0; l < m->n_layers; l++) {
+        int ni = m->sizes[l], no = m->sizes[l + 1];
+        double *out = l == m->n_layers - 1 ? y : (l % 2 ? h2 : h1);
+        const double *w = p, *b = p + no * ni;
+        for (int s = 0; s < n; s++)
+            memcpy(out + (size_t) s * no, b, (size_t) no * sizeof *out);
+        if (n == 1)
+            cblas_dgemv(CblasRowMajor, CblasNoTrans, no, ni, 1.0, w, ni, in,
+                        1, 1.0, out, 1);
+        else
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, no, ni,
+                        1.0, in, ni, w, ni, 1.0, out, no);
+        if (l < m->n_layers - 1)
+            for (size_t i = 0; i < (size_t) n * no; i++)
+                out[i] = tanh(out[i]);
+        p += no * (ni + 1);
+        in = out;
+    }
+}
+
+static void
+bench_blas(const char *name, int n_obs, int n_act, int runs)
+{
+    enum { BATCH = 128, REPS = 40 };
+    int hidden[2] = { 64, 64 };
+    struct lr_mlp *m = NULL;
+    if (lr_mlp_new(n_obs, hidden, 2, n_act, &m))
+        exit(1);
+    struct lr_rng r;
+    lr_rng_seed(&r, 5);
+    lr_mlp_init(m, &r, 0.01);
+    for (int i = 0; i < m->n_params; i++)
+        m->params[i] += 0.01 * (lr_rng_uniform(&r) - 0.5);
+    double *x = malloc((size_t) BATCH * n_obs * sizeof *x);
+    double *y = malloc((size_t) BATCH * n_act * sizeof *y);
+    double *yb = malloc((size_t) BATCH * n_act * sizeof *yb);
+    double *h1 = malloc((size_t) BATCH * 64 * sizeof *h1);
+    double *h2 = malloc((size_t) BATCH * 64 * sizeof *h2);
+    for (int i = 0; i < BATCH * n_obs; i++)
+        x[i] = lr_rng_uniform(&r);
+    double t_loop[32], t_gemv[32], t_gemm[32], diff = 0;
+    for (int run = 0; run < runs; run++) {
+        double t0 = now_s();
+        for (int k = 0; k < REPS; k++)
+            for (int s = 0; s < BATCH; s++)
+                lr_mlp_forward(m, x + (size_t) s * n_obs,
+                               y + (size_t) s * n_act);
+        t_loop[run] = (now_s() - t0) / (REPS * BATCH);
+        t0 = now_s();
+        for (int k = 0; k < REPS; k++)
+            for (int s = 0; s < BATCH; s++)
+                blas_forward(m, 1, x + (size_t) s * n_obs,
+                             yb + (size_t) s * n_act, h1, h2);
+        t_gemv[run] = (now_s() - t0) / (REPS * BATCH);
+        t0 = now_s();
+        for (int k = 0; k < REPS; k++)
+            blas_forward(m, BATCH, x, yb, h1, h2);
+        t_gemm[run] = (now_s() - t0) / (REPS * BATCH);
+    }
+    for (int i = 0; i < BATCH * n_act; i++)
+        diff = fmax(diff, fabs(y[i] - yb[i]));
+    printf("| %s (%d-64-64-%d) | %.2f us | %.2f us | %.2f us | %.1e |\n",
+           name, n_obs, n_act, median(t_loop, runs) * 1e6,
+           median(t_gemv, runs) * 1e6, median(t_gemm, runs) * 1e6, diff);
+    free(x);
+    free(y);
+    free(yb);
+    free(h1);
+    free(h2);
+    lr_mlp_free(m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -221,6 +311,14 @@ main(int argc, char **argv)
         return 1;
     bench("NSFNET, 6 DCs", &s, runs, steps, 20000);
     close_setup(&s);
+    openblas_set_num_threads(1);
+    printf("\n# actor forward pass per sample: plain loops, OpenBLAS "
+           "dgemv (1 sample), OpenBLAS dgemm (128 samples), one thread; "
+           "largest difference of the outputs\n"
+           "| actor | loops | dgemv | dgemm x128 | max diff |\n"
+           "|---|---:|---:|---:|---:|\n");
+    bench_blas("metro", 120, 57, runs);
+    bench_blas("NSFNET, 6 DCs", 504, 276, runs);
     lr_yang_ctx_free(ctx);
     return 0;
 }
