@@ -311,7 +311,11 @@ lr_cmd_train(int argc, char **argv)
         fprintf(stderr, "%s: %ld steps in %.1f s (%.0f steps/s); wrote %s\n",
                 CMD, o.steps, lr_cli_now() - t0,
                 o.steps / fmax(1e-9, lr_cli_now() - t0), o.out);
-    if (o.steps >= pc.n_steps) {
+    if (o.steps < pc.n_steps) {
+        if (!o.quiet)
+            fprintf(stderr, "%s: no training curve: fewer steps than one "
+                    "rollout (%d)\n", CMD, pc.n_steps);
+    } else {
         if (lr_plot_write_png(plot, plot_path, err, sizeof err)) {
             lr_cli_err(CMD, "%s", err);
             rc = LR_EXIT_FAIL;

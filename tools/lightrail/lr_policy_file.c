@@ -110,8 +110,9 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
     memset(m, 0, sizeof *m);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
-        return errno;
+        int e = errno;
+        set_err(err, errlen, "%s: %s", path, strerror(e));
+        return e;
     }
     uint8_t *buf = NULL;
     size_t n = 0, cap = 0;
