@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cblas.h>
+
 #include "planner/lr_mlp.h"
 
 int
@@ -119,15 +121,12 @@ lr_mlp_forward(struct lr_mlp *m, const double *x, double *y)
         int in = m->sizes[i], out = m->sizes[i + 1];
         const double *hin = m->h + m->h_off[i];
         double *hout = m->h + m->h_off[i + 1];
-        const double *b = p + out * in;
-        bool last = i == m->n_layers - 1;
-        for (int o = 0; o < out; o++) {
-            const double *w = p + o * in;
-            double s = b[o];
-            for (int k = 0; k < in; k++)
-                s += w[k] * hin[k];
-            hout[o] = last ? s : tanh(s);
-        }
+        memcpy(hout, p + out * in, (size_t) out * sizeof *hout);
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, out, in, 1.0, p, in, hin, 1,
+                    1.0, hout, 1);
+        if (i < m->n_layers - 1)
+            for (int o = 0; o < out; o++)
+                hout[o] = tanh(hout[o]);
         p += out * (in + 1);
     }
     memcpy(y, m->h + m->h_off[m->n_layers],
@@ -155,27 +154,13 @@ lr_mlp_backward(struct lr_mlp *m, const double *dy)
         const double *w = m->params + off[i];
         double *gw = m->grad + off[i], *gb = gw + out * in;
         const double *hin = m->h + m->h_off[i];
-        for (int o = 0; o < out; o++) {
-            double go = g[o];
-            if (go == 0)
-                continue;
-            double *row = gw + o * in;
-            for (int k = 0; k < in; k++)
-                row[k] += go * hin[k];
-            gb[o] += go;
-        }
+        cblas_dger(CblasRowMajor, out, in, 1.0, g, 1, hin, 1, gw, in);
+        for (int o = 0; o < out; o++)
+            gb[o] += g[o];
         if (i == 0)
             break;
-        for (int k = 0; k < in; k++)
-            gprev[k] = 0;
-        for (int o = 0; o < out; o++) {
-            double go = g[o];
-            if (go == 0)
-                continue;
-            const double *row = w + o * in;
-            for (int k = 0; k < in; k++)
-                gprev[k] += row[k] * go;
-        }
+        cblas_dgemv(CblasRowMajor, CblasTrans, out, in, 1.0, w, in, g, 1, 0.0,
+                    gprev, 1);
         for (int k = 0; k < in; k++)
             gprev[k] *= 1 - hin[k] * hin[k];
         double *t = g;

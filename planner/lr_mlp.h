@@ -11,10 +11,12 @@
  * training.md).  Adam: D. Kingma and J. Ba, ICLR 2015, with bias
  * correction; eps 1e-5 as CleanRL.
  *
- * Plain loops in double precision (the finite-difference test wants
- * doubles).  BLAS would pay: tools/bench/lr-bench-ppo measures OpenBLAS
- * 3.4-4.7x faster per forward pass (docs/benchmarks.md); it is not used
- * yet, see there why.
+ * Double precision (the finite-difference test wants doubles), one sample
+ * at a time through BLAS (dgemv forward; dger and dgemv backward):
+ * tools/bench/lr-bench-ppo measured OpenBLAS 3.4-4.7x faster than plain
+ * loops per forward pass (docs/benchmarks.md).  Results are bit-for-bit
+ * reproducible only with one BLAS thread: the commands call
+ * openblas_set_num_threads(1).
  *
  * Ownership: lr_mlp_new() returns a network the caller frees with
  * lr_mlp_free(); params and grad are arrays of n_params doubles it owns.

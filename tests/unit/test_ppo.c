@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cblas.h>
+
 #include "planner/lr_ppo.h"
 #include "tests/lr_test.h"
 
@@ -292,4 +294,12 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-LR_TEST_MAIN("ppo", tests)
+/* One BLAS thread: the determinism tests compare bits. */
+static int
+setup(void)
+{
+    openblas_set_num_threads(1);
+    return 0;
+}
+
+LR_TEST_MAIN_WITH("ppo", tests, setup, NULL)

@@ -13,11 +13,11 @@
  * Each on the metro example (3 DCs, 57 actions) and on NSFNET with six
  * DCs (276 actions).
  * 4. Does BLAS pay?  The actor's forward pass at both sizes, per sample:
- *    lr_mlp_forward() (plain loops, what the planner uses) against
- *    OpenBLAS on one thread, one sample at a time (dgemv, what a
- *    decision would use) and 128 samples at a time (dgemm, what a
- *    batched minibatch update would use); same weights, the outputs
- *    compared.  Median of R runs.
+ *    plain loops (what lr_mlp did before it used BLAS, kept here) against
+ *    OpenBLAS on one thread, one sample at a time (dgemv, what lr_mlp
+ *    does now) and 128 samples at a time (dgemm, what a batched
+ *    minibatch update would use); same weights, the outputs compared.
+ *    Median of R runs.
  * Timing is wall clock on a shared machine.
  */
 #include <getopt.h>
@@ -175,6 +175,28 @@ bench(const char *name, struct setup *s, int runs, long steps, int decisions)
     lr_ppo_free(p);
 }
 
+/* The actor of 'm' with plain loops, one sample (lr_mlp.c before BLAS). */
+static void
+loop_forward(const struct lr_mlp *m, const double *x, double *y, double *h1,
+             double *h2)
+{
+    const double *p = m->params, *in = x;
+    for (int l = 0; l < m->n_layers; l++) {
+        int ni = m->sizes[l], no = m->sizes[l + 1];
+        double *out = l == m->n_layers - 1 ? y : (l % 2 ? h2 : h1);
+        const double *b = p + no * ni;
+        for (int o = 0; o < no; o++) {
+            const double *w = p + o * ni;
+            double s = b[o];
+            for (int k = 0; k < ni; k++)
+                s += w[k] * in[k];
+            out[o] = l == m->n_layers - 1 ? s : tanh(s);
+        }
+        p += no * (ni + 1);
+        in = out;
+    }
+}
+
 /* The actor of 'm' through BLAS on 'n' samples x[n][in] -> y[n][out]
  * (row-major), h1/h2 scratch of n x widest. */
 static void
@@ -227,8 +249,8 @@ bench_blas(const char *name, int n_obs, int n_act, int runs)
         double t0 = now_s();
         for (int k = 0; k < REPS; k++)
             for (int s = 0; s < BATCH; s++)
-                lr_mlp_forward(m, x + (size_t) s * n_obs,
-                               y + (size_t) s * n_act);
+                loop_forward(m, x + (size_t) s * n_obs,
+                             y + (size_t) s * n_act, h1, h2);
         t_loop[run] = (now_s() - t0) / (REPS * BATCH);
         t0 = now_s();
         for (int k = 0; k < REPS; k++)
@@ -290,6 +312,7 @@ main(int argc, char **argv)
                 "1000\n");
         return 2;
     }
+    openblas_set_num_threads(1);
     struct ly_ctx *ctx = NULL;
     char err[1024];
     if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
@@ -311,7 +334,6 @@ main(int argc, char **argv)
         return 1;
     bench("NSFNET, 6 DCs", &s, runs, steps, 20000);
     close_setup(&s);
-    openblas_set_num_threads(1);
     printf("\n# actor forward pass per sample: plain loops, OpenBLAS "
            "dgemv (1 sample), OpenBLAS dgemm (128 samples), one thread; "
            "largest difference of the outputs\n"

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cblas.h>
+
 #include <json-c/json.h>
 
 #include "planner/lr_jenv.h"
@@ -337,6 +339,8 @@ lr_cmd_sim(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? LR_EXIT_OK : rc;
+    /* One BLAS thread: one core, and bit-for-bit repeatable runs. */
+    openblas_set_num_threads(1);
     struct entry pol[MAX_POLICIES] = { { NULL, NULL } };
     int n_pol = 0;
     if (o.policies && (n_pol = parse_policies(o.policies, pol,

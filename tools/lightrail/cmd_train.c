@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cblas.h>
+
 #include "planner/lr_jenv.h"
 #include "planner/lr_ppo.h"
 #include "tools/lightrail/lr_cli.h"
@@ -209,6 +211,8 @@ lr_cmd_train(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? LR_EXIT_OK : rc;
+    /* One BLAS thread: one core, and bit-for-bit repeatable runs. */
+    openblas_set_num_threads(1);
     struct lr_jenv_cli j;
     if ((rc = lr_jenv_cli_open(CMD, &o.env, &j)))
         return rc;
