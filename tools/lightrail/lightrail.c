@@ -1,7 +1,7 @@
 /*
- * lightrail: the one command-line tool.  Offline tools (rsa-sim, plan,
- * topo; sim and train come with the PPO planner), the client of lightraild
- * (job, topology, spectrum) and the demo that runs them all.
+ * lightrail: the one command-line tool.  Offline tools (rsa-sim, sim,
+ * train, plan, topo), the client of lightraild (job, topology, spectrum)
+ * and the demo that runs them all.
  */
 #include <errno.h>
 #include <stdarg.h>
