@@ -59,3 +59,17 @@ lr_mod_capacity(const struct lr_modformat *f, int slots, int guard)
 {
     return slots > guard ? (slots - guard) * f->se * LR_SLOT_GHZ : 0;
 }
+
+double
+lr_mod_osnr_db(const char *name)
+{
+    static const struct {
+        const char *name;
+        double db;
+    } t[] = { { "BPSK", 9 }, { "QPSK", 12 }, { "8QAM", 16 },
+              { "16QAM", 20 } };
+    for (size_t i = 0; name && i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(t[i].name, name))
+            return t[i].db;
+    return NAN;
+}

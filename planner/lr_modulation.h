@@ -43,6 +43,16 @@ int lr_mod_choose(const struct lr_modtable *t, double length_km);
 /* Slots for 'rate_gbps' with format 'f' and 'guard' guard slots. */
 int lr_mod_slots(const struct lr_modformat *f, double rate_gbps, int guard);
 
+/* The OSNR in dB (0.1 nm reference bandwidth, 32 GBd) a receiver of the
+ * format 'name' needs, used as the gOSNR threshold of a lightpath on an
+ * emulator (southbound/sb_mnoptical.h); NAN for a format it does not know.
+ * 16QAM: about 20 dB, the Mininet-Optical recipe's figure
+ * (../shared/reference/southbound.md); the others follow the usual ~3-4
+ * dB per bit/symbol of square/cross QAM at equal BER: BPSK 9, QPSK 12,
+ * 8QAM 16 dB.  Engineering values with margin, not a transceiver's
+ * datasheet: replace them with the datasheet's when known. */
+double lr_mod_osnr_db(const char *name);
+
 /* Capacity in Gb/s of 'slots' slots (guard included) with format 'f'. */
 double lr_mod_capacity(const struct lr_modformat *f, int slots, int guard);
 

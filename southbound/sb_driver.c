@@ -13,6 +13,7 @@ static const struct sb_driver_class *const sb_driver_classes[] = {
     &sb_dummy_class,
     &sb_netconf_class,
     &sb_restconf_class,
+    &sb_mnoptical_class,
 };
 
 const struct sb_driver_class *

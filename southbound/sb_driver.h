@@ -6,7 +6,8 @@
  * A ROADM is programmed in media channels (yang/lightrail-roadm.yang): a
  * lightpath becomes one media channel on every ROADM of its path, named
  * after the job and the lightpath so that reconciliation can tell whose
- * it is.  Families: dummy, netconf, restconf (docs/southbound.md).
+ * it is.  Families: dummy, netconf, restconf, mnoptical
+ * (docs/southbound.md).
  *
  * Threads: a device is used by one thread at a time; different devices
  * may be used from different threads at once (southbound/sb_parallel.c
@@ -48,7 +49,8 @@ struct sb_change {
 
 /* How to reach one device: its name in the topology, the driver family,
  * and a driver-specific address (dummy: a directory for its state;
- * netconf: USER@HOST:PORT; restconf: https://HOST:PORT).  The settings
+ * netconf: USER@HOST:PORT; restconf: https://HOST:PORT; mnoptical:
+ * http://HOST:PORT[#NODE]).  The settings
  * of other families are empty or 0. */
 struct sb_device_config {
     char name[64];
@@ -85,5 +87,6 @@ const struct sb_driver_class *sb_driver_find(const char *name);
 extern const struct sb_driver_class sb_dummy_class;
 extern const struct sb_driver_class sb_netconf_class;
 extern const struct sb_driver_class sb_restconf_class;
+extern const struct sb_driver_class sb_mnoptical_class;
 
 #endif

@@ -43,10 +43,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
 #include <json-c/json.h>
 
 #include "southbound/sb_driver.h"
+#include "southbound/sb_http.h"
 
 #define SB_RC_BASE_MHZ 193100000LL
 #define SB_RC_SLOT_MHZ 6250LL
@@ -69,20 +69,6 @@ struct sb_restconf {
     bool cache_ok;
 };
 
-struct sb_rc_reply {
-    long status;
-    char *body;
-    size_t len;
-};
-
-static pthread_once_t sb_rc_once = PTHREAD_ONCE_INIT;
-
-static void
-sb_rc_init(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 static int
 sb_rc_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
 {
@@ -95,91 +81,32 @@ sb_rc_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
     return ret;
 }
 
-static size_t
-sb_rc_on_body(char *p, size_t size, size_t n, void *arg)
-{
-    struct sb_rc_reply *r = arg;
-    size_t k = size * n;
-    if (r->len + k > (8u << 20))
-        return 0;   /* refuse answers over 8 MiB */
-    char *b = realloc(r->body, r->len + k + 1);
-    if (!b)
-        return 0;
-    memcpy(b + r->len, p, k);
-    r->len += k;
-    b[r->len] = '\0';
-    r->body = b;
-    return k;
-}
-
 /* One request; 0 with r->status set (any HTTP status), or the transport
  * error as ETIMEDOUT, EACCES or EHOSTUNREACH with its line. */
 static int
 sb_rc_http(struct sb_restconf *d, const char *method, const char *path,
-           const char *body, struct sb_rc_reply *r, char *err, size_t errlen)
+           const char *body, struct sb_http_reply *r, char *err,
+           size_t errlen)
 {
-    char url[512], ebuf[CURL_ERROR_SIZE] = "";
-    struct curl_slist *hdrs = NULL;
-    CURL *h = d->h;
+    char url[512], what[192];
 
-    memset(r, 0, sizeof r[0]);
     snprintf(url, sizeof url, "%s%s", d->base, path);
-    curl_easy_reset(h);
-    hdrs = curl_slist_append(hdrs, "Accept: application/yang-data+json");
-    if (body)
-        hdrs = curl_slist_append(hdrs,
-                                 "Content-Type: application/yang-data+json");
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long) d->timeout_ms);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long) d->timeout_ms);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sb_rc_on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
-    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
-    if (body) {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long) strlen(body));
-    }
-    /* The pinned CA only. */
-    curl_easy_setopt(h, CURLOPT_CAINFO, d->config.ca_file);
-    curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
-    CURLcode cc = curl_easy_perform(h);
-    curl_slist_free_all(hdrs);
-    const char *why = ebuf[0] ? ebuf : curl_easy_strerror(cc);
-    switch (cc) {
-    case CURLE_OK:
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
-        return 0;
-    case CURLE_OPERATION_TIMEDOUT:
-        return sb_rc_errf(err, errlen, ETIMEDOUT, "%s: no answer to %s %s "
-                          "within %d ms: the outcome is unknown; read the "
-                          "device back", d->config.name, method, path,
-                          d->timeout_ms);
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_CERTPROBLEM:
-        return sb_rc_errf(err, errlen, EACCES, "%s: the server's "
-                          "certificate is refused (%s): it must chain to the "
-                          "pinned CA %s; nothing applied", d->config.name,
-                          why, d->config.ca_file);
-    default:
-        return sb_rc_errf(err, errlen, EHOSTUNREACH, "%s: cannot reach %s "
-                          "(%s): nothing applied; check the device and its "
-                          "address", d->config.name, d->base, why);
-    }
+    snprintf(what, sizeof what, "%s %s", method, path);
+    struct sb_http_request rq = {
+        .device = d->config.name, .method = method, .url = url,
+        .what = what, .body = body,
+        .accept = "application/yang-data+json",
+        .content_type = "application/yang-data+json",
+        .ca_file = d->config.ca_file, .timeout_ms = d->timeout_ms,
+    };
+    return sb_http_perform(d->h, &rq, r, err, errlen);
 }
 
 /* The first RFC 8040 error of 'r' in one line into err (EPROTO, or
  * 'code' when given). */
 static int
 sb_rc_refused(struct sb_restconf *d, const char *what,
-              const struct sb_rc_reply *r, int code, char *err, size_t errlen)
+              const struct sb_http_reply *r, int code, char *err, size_t errlen)
 {
     json_object *top = r->body ? json_tokener_parse(r->body) : NULL;
     json_object *errs = NULL, *list = NULL, *e = NULL, *v;
@@ -286,7 +213,7 @@ sb_rc_parse_channel(json_object *o, struct sb_rc_entry *e)
 static int
 sb_rc_refresh(struct sb_restconf *d, char *err, size_t errlen)
 {
-    struct sb_rc_reply r;
+    struct sb_http_reply r;
     json_object *top = NULL, *mcs, *list;
     int ret;
 
@@ -341,7 +268,7 @@ sb_rc_one(struct sb_restconf *d, bool create, const struct sb_rc_entry *e,
           char *err, size_t errlen)
 {
     char path[160], what[64];
-    struct sb_rc_reply r;
+    struct sb_http_reply r;
     char *body = NULL;
     int ret;
 
@@ -567,7 +494,7 @@ sb_restconf_open(const struct sb_device_config *config,
     const char *a = config->address;
 
     *out = NULL;
-    pthread_once(&sb_rc_once, sb_rc_init);
+    sb_http_global_init();
     if (!memchr(a, '\0', sizeof config->address)
         || !memchr(config->ca_file, '\0', sizeof config->ca_file))
         return sb_rc_errf(err, errlen, EINVAL, "%.63s: a RESTCONF setting "

@@ -1,0 +1,116 @@
+/*
+ * sb_http: one libcurl request for the HTTP drivers.  See sb_http.h.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "southbound/sb_http.h"
+
+#define SB_HTTP_MAX_BODY (8u << 20)
+
+static pthread_once_t sb_http_once = PTHREAD_ONCE_INIT;
+
+static void
+sb_http_init(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+void
+sb_http_global_init(void)
+{
+    pthread_once(&sb_http_once, sb_http_init);
+}
+
+static size_t
+sb_http_on_body(char *p, size_t size, size_t n, void *arg)
+{
+    struct sb_http_reply *r = arg;
+    size_t k = size * n;
+    if (r->len + k > SB_HTTP_MAX_BODY)
+        return 0;   /* refuse answers over 8 MiB */
+    char *b = realloc(r->body, r->len + k + 1);
+    if (!b)
+        return 0;
+    memcpy(b + r->len, p, k);
+    r->len += k;
+    b[r->len] = '\0';
+    r->body = b;
+    return k;
+}
+
+int
+sb_http_perform(CURL *h, const struct sb_http_request *rq,
+                struct sb_http_reply *r, char *err, size_t errlen)
+{
+    char ebuf[CURL_ERROR_SIZE] = "", hdr[128];
+    struct curl_slist *hdrs = NULL;
+
+    memset(r, 0, sizeof r[0]);
+    curl_easy_reset(h);
+    if (rq->accept) {
+        snprintf(hdr, sizeof hdr, "Accept: %s", rq->accept);
+        hdrs = curl_slist_append(hdrs, hdr);
+    }
+    if (rq->body && rq->content_type) {
+        snprintf(hdr, sizeof hdr, "Content-Type: %s", rq->content_type);
+        hdrs = curl_slist_append(hdrs, hdr);
+    }
+    curl_easy_setopt(h, CURLOPT_URL, rq->url);
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long) rq->timeout_ms);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long) rq->timeout_ms);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, rq->method);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sb_http_on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+    if (rq->body) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, rq->body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long) strlen(rq->body));
+    }
+    /* The pinned CA only (the system's CAs are never consulted). */
+    if (rq->ca_file) {
+        curl_easy_setopt(h, CURLOPT_CAINFO, rq->ca_file);
+        curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+    }
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    CURLcode cc = curl_easy_perform(h);
+    curl_slist_free_all(hdrs);
+    const char *why = ebuf[0] ? ebuf : curl_easy_strerror(cc);
+    int ret = 0;
+    switch (cc) {
+    case CURLE_OK:
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
+        return 0;
+    case CURLE_OPERATION_TIMEDOUT:
+        ret = ETIMEDOUT;
+        snprintf(err, errlen, "%s: no answer to %s within %d ms: the "
+                 "outcome is unknown; read the device back", rq->device,
+                 rq->what, rq->timeout_ms);
+        break;
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+        ret = EACCES;
+        snprintf(err, errlen, "%s: the server's certificate is refused "
+                 "(%s): it must chain to the pinned CA %s; nothing applied",
+                 rq->device, why, rq->ca_file ? rq->ca_file : "(none)");
+        break;
+    default:
+        ret = EHOSTUNREACH;
+        snprintf(err, errlen, "%s: cannot reach %s (%s): nothing applied; "
+                 "check the device and its address", rq->device, rq->url,
+                 why);
+        break;
+    }
+    free(r->body);
+    memset(r, 0, sizeof r[0]);
+    return ret;
+}

@@ -1,0 +1,46 @@
+/*
+ * sb_http: the libcurl plumbing the HTTP drivers share (sb_restconf,
+ * sb_mnoptical): one request on a caller's handle, the answer's status
+ * and body, and transport failures as the driver convention's errno
+ * values with one line that says what to do.
+ *
+ * Ownership: the handle belongs to the caller (one thread at a time);
+ * reply->body is malloc'ed (NUL-terminated, NULL when empty) and freed by
+ * the caller with free().
+ */
+#ifndef SB_HTTP_H
+#define SB_HTTP_H 1
+
+#include <stddef.h>
+
+#include <curl/curl.h>
+
+struct sb_http_reply {
+    long status;
+    char *body;
+    size_t len;
+};
+
+struct sb_http_request {
+    const char *device;       /* for the error line */
+    const char *method;       /* "GET", "PUT", ... */
+    const char *url;          /* the whole URL */
+    const char *what;         /* how the error line names the request */
+    const char *body;         /* NULL: none */
+    const char *accept;       /* media type, NULL: any */
+    const char *content_type; /* of the body */
+    const char *ca_file;      /* the one CA trusted for https; NULL: none */
+    int timeout_ms;
+};
+
+/* Initialises libcurl once per process (safe from any thread). */
+void sb_http_global_init(void);
+
+/* Sends one request.  0 with reply->status set (any HTTP status), or
+ * ETIMEDOUT (no answer within timeout_ms: the outcome is unknown),
+ * EACCES (the certificate does not chain to ca_file) or EHOSTUNREACH (no
+ * connection) with one line in err. */
+int sb_http_perform(CURL *h, const struct sb_http_request *rq,
+                    struct sb_http_reply *reply, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,404 @@
+/*
+ * sb_mnoptical: a ROADM of a Mininet-Optical emulation, programmed over
+ * its REST API (../shared/reference/southbound.md, "Mininet-Optical
+ * REST"; the client and the grid mapping are in sb_mnoptical_api.c).
+ *
+ * Address: the emulator's base URL, "http://HOST:PORT" (the ROADM is the
+ * emulator node named like the device) or "http://HOST:PORT#NODE" (the
+ * emulator calls it NODE).  The REST server is unauthenticated plain
+ * HTTP: a lab tool, keep it on loopback or a lab network.
+ *
+ * open() reads /nodes, /links and /ports?node=NODE and refuses a node the
+ * emulator does not have, one that is not a ROADM, or links to ports the
+ * node does not list.
+ *
+ * apply(): each media channel becomes one rule
+ *     GET /connect?node=NODE&port1=IN&port2=OUT&channels=K,K+1,...
+ *         &action=install             (SB_DELETE: action=remove)
+ * Channels: sb_mno_map() (a run of whole 50 GHz channels, else refused
+ * with the reason).  Ports: a topology link "A-B" is the emulator's link
+ * between nodes A and B (either order), and the port is this node's end
+ * of it; an empty in-port (add) or out-port (drop) is the node's one link
+ * to a Terminal (refused when it has none or several).  Everything is
+ * checked before the first request; the requests then go in order and a
+ * failure undoes those done, newest first (a timed-out install is
+ * removed too, best effort): all or nothing per device.
+ *
+ * read(): Mininet-Optical has no working rule listing (/rules answers
+ * 500 once a rule exists), so the driver answers from its own record of
+ * what it installed through this handle.  Consequences for
+ * reconciliation: rules made by anyone else, or before this process
+ * opened the device (a restart of lightraild), are invisible -- they are
+ * never reported as drift nor removed; after a restart reconcile re-
+ * installs the store's channels over them.  Reset the emulator's ROADMs
+ * (/reset) when starting the controller against a used emulation.
+ *
+ * Errors: the emulator's HTML pages become one line (404: unknown node,
+ * ENOENT; 500: bad parameter, EPROTO); transport errors as sb_http.h.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "southbound/sb_driver.h"
+#include "southbound/sb_mnoptical.h"
+
+struct sb_mno_rule {
+    struct sb_media_channel mc;
+    int port1, port2;
+    int first, count;         /* channels first .. first + count - 1 */
+};
+
+struct sb_mnoptical {
+    struct sb_device_config config;
+    char node[64];            /* the emulator's name of this ROADM */
+    struct sb_mno c;
+    pthread_mutex_t lock;
+    struct sb_mno_rule *rules;   /* what this handle installed */
+    int n_rules, cap_rules;
+};
+
+/* /connect for one rule; 0 or the emulator's error. */
+static int
+sb_mno_connect(struct sb_mnoptical *d, const struct sb_mno_rule *r,
+               bool install, char *err, size_t errlen)
+{
+    char q[768], *esc = curl_easy_escape(d->c.h, d->node, 0);
+    if (!esc) {
+        snprintf(err, errlen, "%s: out of memory", d->config.name);
+        return ENOMEM;
+    }
+    int l = snprintf(q, sizeof q, "node=%s&port1=%d&port2=%d&channels=",
+                     esc, r->port1, r->port2);
+    curl_free(esc);
+    for (int i = 0; i < r->count && l > 0 && (size_t) l < sizeof q; i++)
+        l += snprintf(q + l, sizeof q - (size_t) l, "%s%d", i ? "," : "",
+                      r->first + i);
+    if (l > 0 && (size_t) l < sizeof q)
+        snprintf(q + l, sizeof q - (size_t) l, "&action=%s",
+                 install ? "install" : "remove");
+    return sb_mno_get(&d->c, "/connect", q, NULL, err, errlen);
+}
+
+static int
+sb_mno_find(const struct sb_mno_rule *r, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(r[i].mc.name, name))
+            return i;
+    return -1;
+}
+
+/* The rule of one media channel on this ROADM, or the refusal. */
+static int
+sb_mno_rule_of(struct sb_mnoptical *d, const struct sb_media_channel *mc,
+               struct sb_mno_rule *r, char *err, size_t errlen)
+{
+    char why[384];
+    int ret;
+
+    memset(r, 0, sizeof *r);
+    r->mc = *mc;
+    if ((ret = sb_mno_map(mc->n, mc->m, &r->first, &r->count, why,
+                          sizeof why))) {
+        snprintf(err, errlen, "%s: media channel '%s': %s; nothing applied",
+                 d->config.name, mc->name, why);
+        return ret;
+    }
+    if (!mc->in_port[0] && !mc->out_port[0]) {
+        snprintf(err, errlen, "%s: media channel '%s' has neither an in- "
+                 "nor an out-port: give at least one link; nothing applied",
+                 d->config.name, mc->name);
+        return EINVAL;
+    }
+    for (int side = 0; side < 2; side++) {
+        const char *link = side ? mc->out_port : mc->in_port;
+        int *port = side ? &r->port2 : &r->port1;
+        ret = link[0] ? sb_mno_link_port(&d->c, d->node, d->config.name,
+                                         link, port, why, sizeof why)
+                      : sb_mno_port_towards(&d->c, d->node, NULL,
+                                            "Terminal", port, why,
+                                            sizeof why);
+        if (ret) {
+            snprintf(err, errlen, "%s (%s port of media channel '%s'); "
+                     "nothing applied", why, side ? "out" : "in", mc->name);
+            return ret;
+        }
+    }
+    return 0;
+}
+
+struct sb_mno_step {
+    bool install;
+    struct sb_mno_rule r;
+};
+
+static int
+sb_mnoptical_apply_locked(struct sb_mnoptical *d,
+                          const struct sb_change *changes, int n, char *err,
+                          size_t errlen)
+{
+    struct sb_mno_rule *work = NULL;
+    struct sb_mno_step *steps = NULL;
+    int n_work = d->n_rules, n_steps = 0, done, ret = 0;
+
+    work = malloc(((size_t) d->n_rules + (size_t) n + 1) * sizeof *work);
+    steps = malloc(((size_t) n + 1) * sizeof *steps);
+    if (!work || !steps) {
+        ret = ENOMEM;
+        snprintf(err, errlen, "%s: out of memory; nothing applied",
+                 d->config.name);
+        goto cleanup;
+    }
+    if (d->n_rules)
+        memcpy(work, d->rules, (size_t) d->n_rules * sizeof *work);
+    /* The whole batch is checked before anything is sent. */
+    for (int i = 0; i < n; i++) {
+        const struct sb_media_channel *mc = &changes[i].mc;
+        if (!mc->name[0] || !memchr(mc->name, '\0', sizeof mc->name)) {
+            ret = EINVAL;
+            snprintf(err, errlen, "%s: change %d: a media channel needs a "
+                     "name: fix the request; nothing applied",
+                     d->config.name, i);
+            goto cleanup;
+        }
+        int at = sb_mno_find(work, n_work, mc->name);
+        if (changes[i].op == SB_ADD) {
+            if (at >= 0) {
+                ret = EEXIST;
+                snprintf(err, errlen, "%s: media channel '%s' already "
+                         "exists: delete it first; nothing applied",
+                         d->config.name, mc->name);
+                goto cleanup;
+            }
+            steps[n_steps].install = true;
+            if ((ret = sb_mno_rule_of(d, mc, &steps[n_steps].r, err,
+                                      errlen)))
+                goto cleanup;
+            work[n_work++] = steps[n_steps++].r;
+        } else if (changes[i].op == SB_DELETE) {
+            if (at < 0) {
+                ret = ENOENT;
+                snprintf(err, errlen, "%s: no media channel '%s' installed "
+                         "by this controller to delete; nothing applied",
+                         d->config.name, mc->name);
+                goto cleanup;
+            }
+            steps[n_steps++] = (struct sb_mno_step) { .install = false,
+                                                      .r = work[at] };
+            work[at] = work[--n_work];
+        } else {
+            ret = EINVAL;
+            snprintf(err, errlen, "%s: change %d: unknown operation; "
+                     "nothing applied", d->config.name, i);
+            goto cleanup;
+        }
+    }
+    for (done = 0; done < n_steps; done++)
+        if ((ret = sb_mno_connect(d, &steps[done].r, steps[done].install,
+                                  err, errlen)))
+            break;
+    if (ret) {
+        char e2[256];
+        int undo_failed = 0;
+        /* A timed-out install may have happened: remove it, best effort. */
+        if (ret == ETIMEDOUT && steps[done].install)
+            (void) sb_mno_connect(d, &steps[done].r, false, e2, sizeof e2);
+        for (int i = done - 1; i >= 0; i--)
+            if (sb_mno_connect(d, &steps[i].r, !steps[i].install, e2,
+                               sizeof e2))
+                undo_failed++;
+        size_t l = strlen(err);
+        if (undo_failed)
+            snprintf(err + l, errlen - l, "; %d of %d earlier rule(s) of "
+                     "the batch could not be undone: the emulator may hold "
+                     "part of it: /reset the node", undo_failed, done);
+        else if (done && ret != ETIMEDOUT)
+            snprintf(err + l, errlen - l, "; the %d earlier rule(s) of the "
+                     "batch were undone", done);
+        goto cleanup;
+    }
+    if (n_work > d->cap_rules) {
+        struct sb_mno_rule *p = realloc(d->rules, (size_t) n_work
+                                                  * sizeof *p);
+        if (!p) {
+            ret = ENOMEM;
+            snprintf(err, errlen, "%s: out of memory after the batch was "
+                     "applied: the record is stale; /reset the node",
+                     d->config.name);
+            goto cleanup;
+        }
+        d->rules = p;
+        d->cap_rules = n_work;
+    }
+    if (n_work)
+        memcpy(d->rules, work, (size_t) n_work * sizeof *work);
+    d->n_rules = n_work;
+cleanup:
+    free(work);
+    free(steps);
+    return ret;
+}
+
+static int
+sb_mnoptical_apply(struct sb_device *dev, const struct sb_change *changes,
+                   int n, char *err, size_t errlen)
+{
+    struct sb_mnoptical *d = (struct sb_mnoptical *) dev;
+    if (n < 0 || (n && !changes)) {
+        snprintf(err, errlen, "%s: %d changes: fix the request",
+                 d->config.name, n);
+        return EINVAL;
+    }
+    pthread_mutex_lock(&d->lock);
+    int ret = sb_mnoptical_apply_locked(d, changes, n, err, errlen);
+    pthread_mutex_unlock(&d->lock);
+    return ret;
+}
+
+/* The driver's own record (see the top of the file): the emulator cannot
+ * list its rules. */
+static int
+sb_mnoptical_read(struct sb_device *dev, struct sb_media_channel **out,
+                  int *n, char *err, size_t errlen)
+{
+    struct sb_mnoptical *d = (struct sb_mnoptical *) dev;
+    int ret = 0;
+
+    pthread_mutex_lock(&d->lock);
+    *n = 0;
+    *out = malloc(((size_t) d->n_rules + 1) * sizeof **out);
+    if (!*out) {
+        ret = ENOMEM;
+        snprintf(err, errlen, "%s: out of memory", d->config.name);
+    } else {
+        for (int i = 0; i < d->n_rules; i++)
+            (*out)[i] = d->rules[i].mc;
+        *n = d->n_rules;
+    }
+    pthread_mutex_unlock(&d->lock);
+    return ret;
+}
+
+static void
+sb_mnoptical_close(struct sb_device *dev)
+{
+    struct sb_mnoptical *d = (struct sb_mnoptical *) dev;
+    if (!d)
+        return;
+    sb_mno_close(&d->c);
+    pthread_mutex_destroy(&d->lock);
+    free(d->rules);
+    free(d);
+}
+
+/* Every port /links gives this node is one /ports lists. */
+static int
+sb_mno_check_ports(struct sb_mnoptical *d, char *err, size_t errlen)
+{
+    char q[256], *body = NULL, *esc = curl_easy_escape(d->c.h, d->node, 0);
+    int ret;
+
+    if (!esc) {
+        snprintf(err, errlen, "%s: out of memory", d->config.name);
+        return ENOMEM;
+    }
+    snprintf(q, sizeof q, "node=%s", esc);
+    curl_free(esc);
+    if ((ret = sb_mno_get(&d->c, "/ports", q, &body, err, errlen)))
+        return ret;
+    json_object *ports = sb_mno_parse(body);
+    free(body);
+    if (!json_object_is_type(ports, json_type_object)) {
+        json_object_put(ports);
+        snprintf(err, errlen, "%s: /ports?%s is not a JSON object: is %s "
+                 "Mininet-Optical?", d->config.name, q, d->c.base);
+        return EPROTO;
+    }
+    for (int i = 0; !ret && i < d->c.n_links; i++) {
+        const struct sb_mno_link *k = &d->c.links[i];
+        for (int side = 0; side < 2; side++) {
+            char key[16];
+            if (strcmp(side ? k->b : k->a, d->node))
+                continue;
+            snprintf(key, sizeof key, "%d", side ? k->pb : k->pa);
+            if (!json_object_object_get_ex(ports, key, NULL)) {
+                snprintf(err, errlen, "%s: the emulator links port %s of %s "
+                         "to %s but /ports does not list it: the emulation "
+                         "is inconsistent; restart it", d->config.name, key,
+                         d->node, side ? k->a : k->b);
+                ret = EPROTO;
+                break;
+            }
+        }
+    }
+    json_object_put(ports);
+    return ret;
+}
+
+static int
+sb_mnoptical_open(const struct sb_device_config *config,
+                  struct sb_device **out, char *err, size_t errlen)
+{
+    struct sb_mnoptical *d;
+    char base[256];
+    int ret;
+
+    *out = NULL;
+    if (!memchr(config->address, '\0', sizeof config->address)
+        || !memchr(config->name, '\0', sizeof config->name)) {
+        snprintf(err, errlen, "%.63s: a Mininet-Optical setting is not "
+                 "terminated", config->name);
+        return EINVAL;
+    }
+    if (!(d = calloc(1, sizeof *d))) {
+        snprintf(err, errlen, "%s: out of memory", config->name);
+        return ENOMEM;
+    }
+    d->config = *config;
+    snprintf(base, sizeof base, "%s", config->address);
+    char *hash = strchr(base, '#');
+    if (hash)
+        *hash++ = '\0';
+    snprintf(d->node, sizeof d->node, "%s",
+             hash && *hash ? hash : config->name);
+    pthread_mutex_init(&d->lock, NULL);
+    if ((ret = sb_mno_open(&d->c, config->name, base, config->timeout_ms,
+                           err, errlen))
+        || (ret = sb_mno_discover(&d->c, err, errlen)))
+        goto fail;
+    const char *type = sb_mno_node_type(&d->c, d->node);
+    if (!type) {
+        snprintf(err, errlen, "%s: the emulator at %s has no node '%s': "
+                 "check the device's name or address (#NODE)",
+                 config->name, d->c.base, d->node);
+        ret = ENOENT;
+        goto fail;
+    }
+    if (strcmp(type, "ROADM")) {
+        snprintf(err, errlen, "%s: the emulator's node '%s' is a %s, not a "
+                 "ROADM: only ROADMs are devices of the mnoptical driver",
+                 config->name, d->node, type);
+        ret = EINVAL;
+        goto fail;
+    }
+    if ((ret = sb_mno_check_ports(d, err, errlen)))
+        goto fail;
+    *out = (struct sb_device *) d;
+    return 0;
+fail:
+    sb_mnoptical_close((struct sb_device *) d);
+    return ret;
+}
+
+const struct sb_driver_class sb_mnoptical_class = {
+    .name = "mnoptical",
+    .open = sb_mnoptical_open,
+    .apply = sb_mnoptical_apply,
+    .read = sb_mnoptical_read,
+    .close = sb_mnoptical_close,
+};

@@ -1,0 +1,166 @@
+/*
+ * sb_mnoptical_lightpath: a lightpath's terminals on Mininet-Optical and
+ * the receiver's gOSNR against the modulation's threshold (see
+ * sb_mnoptical.h).
+ *
+ * Model (../shared/reference/southbound.md, "Mininet-Optical REST"): for
+ * t1 -> r1 ... rN -> t2 with the ROADMs already cross-connected,
+ *     /connect?node=t1&ethPort=E1&wdmPort=W1&channel=K   (no power: the
+ *     /connect?node=t2&ethPort=E2&wdmPort=W2&channel=K    emulator reads
+ *     /turn_on?node=t1, /turn_on?node=t2                  it 1000x high)
+ *     /monitor?monitor=t2-monitor -> {"osnr": {"K": {"gosnr": dB, ...}}}
+ * The emulator does not say whether the signal is received: the
+ * receiver's generalised OSNR (ASE and nonlinear noise) must reach the
+ * modulation format's required OSNR (planner/lr_modulation.h,
+ * lr_mod_osnr_db).  W1/W2 are the terminals' ports on their links to r1
+ * and rN (from /links); K is the lowest 50 GHz channel of the media
+ * channel (a transceiver uses one channel).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "southbound/sb_mnoptical.h"
+
+static int
+sb_mno_terminal(struct sb_mno *c, const char *node, const char *roadm,
+                int eth, int channel, char *err, size_t errlen)
+{
+    char q[512];
+    int wdm, ret;
+    const char *t = sb_mno_node_type(c, node);
+
+    if (!t || strcmp(t, "Terminal")) {
+        snprintf(err, errlen, "%s: the emulator's node '%s' is %s%s, not a "
+                 "Terminal: check the lightpath's terminals", c->device,
+                 node, t ? "a " : "unknown", t ? t : "");
+        return t ? EINVAL : ENOENT;
+    }
+    if (eth <= 0) {
+        snprintf(err, errlen, "%s: terminal %s needs its ethPort (the "
+                 "emulator requires it): give the client-side port",
+                 c->device, node);
+        return EINVAL;
+    }
+    if ((ret = sb_mno_port_towards(c, node, roadm, NULL, &wdm, err,
+                                   errlen)))
+        return ret;
+    char *esc = curl_easy_escape(c->h, node, 0);
+    if (!esc)
+        return ENOMEM;
+    snprintf(q, sizeof q, "node=%s&ethPort=%d&wdmPort=%d&channel=%d", esc,
+             eth, wdm, channel);
+    curl_free(esc);
+    return sb_mno_get(c, "/connect", q, NULL, err, errlen);
+}
+
+static int
+sb_mno_turn_on(struct sb_mno *c, const char *node, char *err, size_t errlen)
+{
+    char q[256], *esc = curl_easy_escape(c->h, node, 0);
+    if (!esc)
+        return ENOMEM;
+    snprintf(q, sizeof q, "node=%s", esc);
+    curl_free(esc);
+    return sb_mno_get(c, "/turn_on", q, NULL, err, errlen);
+}
+
+/* gOSNR and OSNR of 'channel' at 'monitor'. */
+static int
+sb_mno_read_monitor(struct sb_mno *c, const char *monitor, int channel,
+                    struct sb_mno_gosnr *g, char *err, size_t errlen)
+{
+    char q[256], key[16], *body = NULL, *esc = curl_easy_escape(c->h,
+                                                               monitor, 0);
+    json_object *top = NULL, *osnr, *ch, *v;
+    int ret;
+
+    if (!esc)
+        return ENOMEM;
+    snprintf(q, sizeof q, "monitor=%s", esc);
+    curl_free(esc);
+    if ((ret = sb_mno_get(c, "/monitor", q, &body, err, errlen)))
+        return ret;
+    top = sb_mno_parse(body);
+    free(body);
+    snprintf(key, sizeof key, "%d", channel);
+    if (!json_object_object_get_ex(top, "osnr", &osnr)
+        || !json_object_object_get_ex(osnr, key, &ch)
+        || !json_object_object_get_ex(ch, "gosnr", &v)
+        || !(json_object_is_type(v, json_type_double)
+             || json_object_is_type(v, json_type_int))) {
+        snprintf(err, errlen, "%s: monitor %s reports no gOSNR for channel "
+                 "%d: the signal does not reach the receiver; check the "
+                 "ROADMs' rules and the terminals", c->device, monitor,
+                 channel);
+        json_object_put(top);
+        return EHOSTUNREACH;
+    }
+    g->gosnr_db = json_object_get_double(v);
+    g->osnr_db = json_object_object_get_ex(ch, "osnr", &v)
+                 ? json_object_get_double(v) : NAN;
+    json_object_put(top);
+    return 0;
+}
+
+int
+sb_mno_lightpath_check(const struct sb_mno_lightpath *lp,
+                       struct sb_mno_gosnr *out, char *err, size_t errlen)
+{
+    struct sb_mno c;
+    char monitor[96], why[384];
+    int first, count, ret;
+
+    memset(out, 0, sizeof *out);
+    if (!lp->tx || !lp->rx || !lp->first_roadm || !lp->last_roadm
+        || !lp->base || !lp->modulation || !isfinite(lp->threshold_db)) {
+        snprintf(err, errlen, "mnoptical: a lightpath needs the emulator, "
+                 "both terminals, the first and last ROADM, a modulation "
+                 "and its threshold");
+        return EINVAL;
+    }
+    if ((ret = sb_mno_map(lp->n, lp->m, &first, &count, why, sizeof why))) {
+        snprintf(err, errlen, "%s -> %s: %s", lp->tx, lp->rx, why);
+        return ret;
+    }
+    snprintf(monitor, sizeof monitor, "%s%s",
+             lp->monitor ? lp->monitor : lp->rx,
+             lp->monitor ? "" : "-monitor");
+    if ((ret = sb_mno_open(&c, lp->rx, lp->base, lp->timeout_ms, err,
+                           errlen)))
+        return ret;
+    if ((ret = sb_mno_discover(&c, err, errlen))
+        || (ret = sb_mno_terminal(&c, lp->tx, lp->first_roadm,
+                                  lp->tx_eth_port, first, err, errlen))
+        || (ret = sb_mno_terminal(&c, lp->rx, lp->last_roadm,
+                                  lp->rx_eth_port, first, err, errlen))
+        || (ret = sb_mno_turn_on(&c, lp->tx, err, errlen))
+        || (ret = sb_mno_turn_on(&c, lp->rx, err, errlen))
+        || (ret = sb_mno_read_monitor(&c, monitor, first, out, err,
+                                      errlen)))
+        goto cleanup;
+    out->channel = first;
+    if (isnan(out->gosnr_db)) {
+        snprintf(err, errlen, "%s: monitor %s reports gOSNR NaN on channel "
+                 "%d: the emulation's model failed; check its log",
+                 lp->rx, monitor, first);
+        ret = EPROTO;
+        goto cleanup;
+    }
+    out->margin_db = out->gosnr_db - lp->threshold_db;
+    if (!(out->margin_db >= 0)) {
+        snprintf(err, errlen, "%s -> %s: gOSNR %.1f dB on channel %d is "
+                 "%.1f dB below %s's threshold of %.1f dB: the lightpath "
+                 "would not be received; use a more robust modulation or a "
+                 "shorter path", lp->tx, lp->rx, out->gosnr_db, first,
+                 -out->margin_db, lp->modulation, lp->threshold_db);
+        ret = ERANGE;
+    }
+cleanup:
+    sb_mno_close(&c);
+    return ret;
+}
