@@ -185,8 +185,12 @@ sb_mno_parse(const char *text)
     if (!tok || !text)
         return json_tokener_free(tok), NULL;
     json_tokener_set_flags(tok, 0);
-    json_object *o = json_tokener_parse_ex(tok, text, (int) strlen(text));
-    if (json_tokener_get_error(tok) != json_tokener_success) {
+    size_t len = strlen(text), end;
+    json_object *o = json_tokener_parse_ex(tok, text, (int) len);
+    for (end = json_tokener_get_parse_end(tok); end < len; end++)
+        if (!isspace((unsigned char) text[end]))
+            break;
+    if (json_tokener_get_error(tok) != json_tokener_success || end < len) {
         json_object_put(o);
         o = NULL;
     }

@@ -1,0 +1,669 @@
+/*
+ * sb_mnoptical against a TEST DOUBLE of Mininet-Optical's REST API: a
+ * small in-process HTTP server (plain HTTP on 127.0.0.1, port 0, on a
+ * thread of its own) that follows the documented API
+ * (../shared/reference/southbound.md, "Mininet-Optical REST"): /nodes,
+ * /links, /ports, /connect (ROADM rules and terminals), /turn_on,
+ * /monitor, /rules, with its errors (HTML pages: 404 unknown node, 500
+ * bad or missing parameter) and quirks (/rules 500 once a rule exists,
+ * a bare Infinity in the monitor's JSON).  Mininet-Optical itself is not
+ * installable here; this double is not it.  Faults: the Nth /connect
+ * from now fails with 500, a node disappears (404).
+ *
+ * Emulation: t1 - r1 - r2 - r3 - t2 (and t3 on r2).  Ports: r1 1 (t1),
+ * 11 (r2); r2 11 (r1), 12 (r3), 2 (t3); r3 11 (r2), 1 (t2); terminals
+ * wdm 2 towards their ROADM.
+ *
+ * Asserted: the grid mapping and its refusals, the exact /connect calls
+ * (ports, channel lists, actions), no request at all for a refused batch,
+ * undo on a failure half-way, delete by the record, read() from the
+ * record (never /rules), HTML errors as one line, open() refusals, the
+ * terminals (ethPort, no power) and gOSNR accepted or refused with the
+ * margin.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <json-c/json.h>
+
+#include "planner/lr_modulation.h"
+#include "southbound/sb_driver.h"
+#include "southbound/sb_mnoptical.h"
+#include "tests/lr_test.h"
+
+#define MAX_CALLS 64
+#define MAX_RULES 64
+
+/* ---- the test double ---- */
+
+struct dbl_rule {
+    char node[16];
+    int p1, p2;
+    char channels[128];
+};
+
+static struct {
+    struct event_base *base;
+    struct evhttp *http;
+    struct event *tick;
+    pthread_t thread;
+    int port;
+    atomic_bool stop;
+    /* state: touched on the server thread; the test reads it between
+     * requests (each request is answered before the client returns) */
+    char calls[MAX_CALLS][256];   /* every /connect and /turn_on query */
+    int n_calls;
+    struct dbl_rule rules[MAX_RULES];
+    int n_rules;
+    int rules_asked;
+    int tuned[2];                 /* channel of t1, t2 (0: none) */
+    bool power_seen;
+    /* faults and knobs, set by the test between requests */
+    atomic_int fail_connect;      /* the Nth /connect from now: 500 */
+    atomic_bool hide_r2;          /* r2 answers 404 */
+    double gosnr;
+} dbl;
+
+static const char *nodes_json =
+    "{\"nodes\": {\"r1\": \"ROADM\", \"r2\": \"ROADM\", \"r3\": \"ROADM\", "
+    "\"t1\": \"Terminal\", \"t2\": \"Terminal\", \"t3\": \"Terminal\", "
+    "\"t1-monitor\": \"Monitor\", \"t2-monitor\": \"Monitor\"}}";
+static const char *links_json =
+    "{\"links\": [{\"t1\": 2, \"r1\": 1}, {\"r1\": 11, \"r2\": 11}, "
+    "{\"r2\": 12, \"r3\": 11}, {\"r3\": 1, \"t2\": 2}, {\"t3\": 2, \"r2\": 2}]}";
+
+static void
+dbl_html(struct evhttp_request *req, int status, const char *title,
+         const char *msg)
+{
+    evbuffer_add_printf(evhttp_request_get_output_buffer(req),
+                        "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n"
+                        "<html>\n  <head>\n    <title>Error: %s</title>\n"
+                        "  </head>\n  <body>\n    <h1>Error: %s</h1>\n"
+                        "    <pre>%s</pre>\n  </body>\n</html>\n", title,
+                        title, msg);
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                      "text/html; charset=UTF-8");
+    evhttp_send_reply(req, status, NULL, NULL);
+}
+
+static void
+dbl_text(struct evhttp_request *req, const char *type, const char *text)
+{
+    evbuffer_add_printf(evhttp_request_get_output_buffer(req), "%s", text);
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                      type);
+    evhttp_send_reply(req, 200, NULL, NULL);
+}
+
+static bool
+dbl_is(const char *node, const char *type)
+{
+    char pat[48];
+    if (!node || (atomic_load(&dbl.hide_r2) && !strcmp(node, "r2")))
+        return false;
+    snprintf(pat, sizeof pat, "\"%s\": \"%s\"", node, type);
+    return strstr(nodes_json, pat) != NULL;
+}
+
+static bool
+dbl_int(const char *s)
+{
+    char *end;
+    if (!s || !*s)
+        return false;
+    (void) strtol(s, &end, 10);
+    return !*end;
+}
+
+static void
+dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
+{
+    const char *node = evhttp_find_header(q, "node");
+    if (dbl.n_calls < MAX_CALLS)
+        snprintf(dbl.calls[dbl.n_calls++], sizeof dbl.calls[0], "%s", qs);
+    int n = atomic_load(&dbl.fail_connect);
+    if (n > 0) {
+        atomic_store(&dbl.fail_connect, n - 1);
+        if (n == 1) {
+            dbl_html(req, 500, "500 Internal Server Error",
+                     "Unhandled exception: injected fault");
+            return;
+        }
+    }
+    if (dbl_is(node, "Terminal")) {
+        const char *eth = evhttp_find_header(q, "ethPort"),
+                   *wdm = evhttp_find_header(q, "wdmPort"),
+                   *ch = evhttp_find_header(q, "channel");
+        if (!dbl_int(eth) || !dbl_int(wdm) || !dbl_int(ch)) {
+            dbl_html(req, 500, "500 Internal Server Error",
+                     "KeyError: ethPort, wdmPort and channel are required");
+            return;
+        }
+        if (evhttp_find_header(q, "power"))
+            dbl.power_seen = true;
+        if (!strcmp(node, "t1") || !strcmp(node, "t2"))
+            dbl.tuned[node[1] - '1'] = atoi(ch);
+        dbl_text(req, "text/html", "OK");
+        return;
+    }
+    if (!dbl_is(node, "ROADM")) {
+        dbl_html(req, 404, "404 Not Found", "Unknown node");
+        return;
+    }
+    const char *p1 = evhttp_find_header(q, "port1"),
+               *p2 = evhttp_find_header(q, "port2"),
+               *chs = evhttp_find_header(q, "channels"),
+               *action = evhttp_find_header(q, "action");
+    if (!dbl_int(p1) || !dbl_int(p2) || !chs || !*chs
+        || (action && strcmp(action, "install") && strcmp(action, "remove"))) {
+        dbl_html(req, 500, "500 Internal Server Error",
+                 "ValueError: invalid literal for int()");
+        return;
+    }
+    struct dbl_rule r = { .p1 = atoi(p1), .p2 = atoi(p2) };
+    snprintf(r.node, sizeof r.node, "%s", node);
+    snprintf(r.channels, sizeof r.channels, "%s", chs);
+    if (action && !strcmp(action, "remove")) {
+        for (int i = 0; i < dbl.n_rules; i++)
+            if (!memcmp(&dbl.rules[i], &r, sizeof r)) {
+                dbl.rules[i] = dbl.rules[--dbl.n_rules];
+                dbl_text(req, "text/html", "OK");
+                return;
+            }
+        dbl_html(req, 500, "500 Internal Server Error", "KeyError: rule");
+        return;
+    }
+    if (dbl.n_rules < MAX_RULES)
+        dbl.rules[dbl.n_rules++] = r;
+    dbl_text(req, "text/html", "OK");
+}
+
+static void
+dbl_on_request(struct evhttp_request *req, void *arg)
+{
+    (void) arg;
+    const struct evhttp_uri *u = evhttp_request_get_evhttp_uri(req);
+    const char *path = evhttp_uri_get_path(u), *qs = evhttp_uri_get_query(u);
+    struct evkeyvalq q;
+
+    if (evhttp_parse_query_str(qs ? qs : "", &q)) {
+        dbl_html(req, 500, "500 Internal Server Error", "bad query");
+        return;
+    }
+    const char *node = evhttp_find_header(&q, "node");
+    if (!strcmp(path, "/nodes"))
+        dbl_text(req, "application/json", nodes_json);
+    else if (!strcmp(path, "/links"))
+        dbl_text(req, "application/json", links_json);
+    else if (!strcmp(path, "/ports")) {
+        if (!node)
+            dbl_html(req, 500, "500 Internal Server Error", "node missing");
+        else if (!strcmp(node, "r1"))
+            dbl_text(req, "application/json",
+                     "{\"1\": \"r1-wdm1\", \"11\": \"r1-wdm11\"}");
+        else if (!strcmp(node, "r2"))
+            dbl_text(req, "application/json", "{\"2\": \"r2-wdm2\", "
+                     "\"11\": \"r2-wdm11\", \"12\": \"r2-wdm12\"}");
+        else if (!strcmp(node, "r3"))
+            dbl_text(req, "application/json",
+                     "{\"1\": \"r3-wdm1\", \"11\": \"r3-wdm11\"}");
+        else
+            dbl_html(req, 404, "404 Not Found", "Unknown node");
+    } else if (!strcmp(path, "/rules")) {
+        dbl.rules_asked++;
+        if (dbl.n_rules)   /* the quirk */
+            dbl_html(req, 500, "500 Internal Server Error",
+                     "TypeError: Object of type Rule is not JSON "
+                     "serializable");
+        else
+            dbl_text(req, "application/json", "{}");
+    } else if (!strcmp(path, "/connect") && qs)
+        dbl_connect(req, &q, qs);
+    else if (!strcmp(path, "/turn_on")) {
+        if (dbl.n_calls < MAX_CALLS)
+            snprintf(dbl.calls[dbl.n_calls++], sizeof dbl.calls[0],
+                     "turn_on %s", qs ? qs : "");
+        if (dbl_is(node, "Terminal"))
+            dbl_text(req, "text/html", "OK");
+        else
+            dbl_html(req, 404, "404 Not Found", "Unknown node");
+    } else if (!strcmp(path, "/monitor")) {
+        const char *m = evhttp_find_header(&q, "monitor");
+        if (!m || strcmp(m, "t2-monitor"))
+            dbl_html(req, 404, "404 Not Found", "Unknown monitor");
+        else if (!dbl.tuned[0] || dbl.tuned[0] != dbl.tuned[1])
+            dbl_text(req, "application/json", "{\"osnr\": {}}");
+        else {
+            /* The quirk: an unlit channel's OSNR as a bare Infinity. */
+            evbuffer_add_printf(evhttp_request_get_output_buffer(req),
+                                "{\"osnr\": {\"%d\": {\"freq\": %.6e, "
+                                "\"osnr\": %.2f, \"gosnr\": %.2f, \"power\": "
+                                "0.001, \"ase\": 1e-06, \"nli\": 1e-07}, "
+                                "\"90\": {\"freq\": 1.958e14, \"osnr\": "
+                                "Infinity, \"gosnr\": Infinity, \"power\": 0,"
+                                " \"ase\": 0, \"nli\": 0}}}", dbl.tuned[0],
+                                191.3e12 + dbl.tuned[0] * 50e9,
+                                dbl.gosnr + 0.5, dbl.gosnr);
+            evhttp_send_reply(req, 200, NULL, NULL);
+        }
+    } else
+        dbl_html(req, 404, "404 Not Found", "Not found: path");
+    evhttp_clear_headers(&q);
+}
+
+static void
+dbl_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void) fd;
+    (void) what;
+    (void) arg;
+    if (atomic_load(&dbl.stop))
+        event_base_loopbreak(dbl.base);
+}
+
+static void *
+dbl_run(void *arg)
+{
+    (void) arg;
+    event_base_dispatch(dbl.base);
+    return NULL;
+}
+
+static int
+setup(void)
+{
+    dbl.base = event_base_new();
+    dbl.http = evhttp_new(dbl.base);
+    evhttp_set_allowed_methods(dbl.http, EVHTTP_REQ_GET);
+    evhttp_set_gencb(dbl.http, dbl_on_request, NULL);
+    struct evhttp_bound_socket *s = evhttp_bind_socket_with_handle(
+        dbl.http, "127.0.0.1", 0);
+    if (!s)
+        return 1;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    getsockname(evhttp_bound_socket_get_fd(s), (struct sockaddr *) &ss, &sl);
+    dbl.port = ntohs(((struct sockaddr_in *) &ss)->sin_port);
+    struct timeval tv = { 0, 20000 };
+    dbl.tick = event_new(dbl.base, -1, EV_PERSIST, dbl_tick, NULL);
+    event_add(dbl.tick, &tv);
+    return pthread_create(&dbl.thread, NULL, dbl_run, NULL) ? 1 : 0;
+}
+
+static int
+teardown(void)
+{
+    atomic_store(&dbl.stop, true);
+    pthread_join(dbl.thread, NULL);
+    event_free(dbl.tick);
+    evhttp_free(dbl.http);
+    event_base_free(dbl.base);
+    return 0;
+}
+
+static void
+dbl_reset(void)
+{
+    dbl.n_calls = 0;
+    dbl.n_rules = 0;
+    dbl.rules_asked = 0;
+    dbl.tuned[0] = dbl.tuned[1] = 0;
+    dbl.power_seen = false;
+    atomic_store(&dbl.fail_connect, 0);
+    atomic_store(&dbl.hide_r2, false);
+}
+
+/* ---- the tests ---- */
+
+static struct sb_device *
+open_dev(const char *name, const char *suffix, int *ret, char *err,
+         size_t errlen)
+{
+    struct sb_device_config c;
+    struct sb_device *d = NULL;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "%s", name);
+    snprintf(c.driver, sizeof c.driver, "mnoptical");
+    snprintf(c.address, sizeof c.address, "http://127.0.0.1:%d/%s", dbl.port,
+             suffix);
+    c.timeout_ms = 3000;
+    *ret = sb_driver_find("mnoptical")->open(&c, &d, err, errlen);
+    return d;
+}
+
+static void
+change(struct sb_change *c, enum sb_op op, const char *name, const char *in,
+       const char *out, int n, int m)
+{
+    memset(c, 0, sizeof *c);
+    c->op = op;
+    snprintf(c->mc.name, sizeof c->mc.name, "%s", name);
+    snprintf(c->mc.in_port, sizeof c->mc.in_port, "%s", in);
+    snprintf(c->mc.out_port, sizeof c->mc.out_port, "%s", out);
+    c->mc.n = n;
+    c->mc.m = m;
+    c->mc.enabled = true;
+}
+
+/* n of a run of 'count' 50 GHz channels from k: lower edge n - m =
+ * 8k - 292, m = 4 count. */
+static int
+n_of(int k, int count)
+{
+    return 8 * k - 292 + 4 * count;
+}
+
+static void
+test_map(void)
+{
+    char err[512];
+    int first = 0, count = 0;
+    CU_ASSERT_EQUAL(sb_mno_map(-280, 4, &first, &count, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(first, 1);      /* 191.35 THz */
+    CU_ASSERT_EQUAL(count, 1);
+    CU_ASSERT_EQUAL(sb_mno_map(n_of(5, 2), 8, &first, &count, err,
+                               sizeof err), 0);
+    CU_ASSERT_EQUAL(first, 5);
+    CU_ASSERT_EQUAL(count, 2);
+    /* 193.1 THz is channel 36. */
+    CU_ASSERT_EQUAL(sb_mno_map(0, 4, &first, &count, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(first, 36);
+    CU_ASSERT_EQUAL(sb_mno_map(-279, 4, &first, &count, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "not aligned"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "nearest channel 1"));
+    CU_ASSERT_EQUAL(sb_mno_map(0, 3, &first, &count, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "37.5 GHz wide"));
+    CU_ASSERT_EQUAL(sb_mno_map(0, 6, &first, &count, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_EQUAL(sb_mno_map(-288, 4, &first, &count, err, sizeof err),
+                    EINVAL);   /* channel 0 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "outside"));
+    CU_ASSERT_EQUAL(sb_mno_map(n_of(96, 2), 8, &first, &count, err,
+                               sizeof err), EINVAL);
+    CU_ASSERT_EQUAL(sb_mno_map(n_of(95, 2), 8, &first, &count, err,
+                               sizeof err), 0);
+}
+
+static void
+test_open_refusals(void)
+{
+    char err[512];
+    int ret;
+    struct sb_device *d = open_dev("r9", "", &ret, err, sizeof err);
+    CU_ASSERT_PTR_NULL(d);
+    CU_ASSERT_EQUAL(ret, ENOENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "has no node 'r9'"));
+    d = open_dev("t1", "", &ret, err, sizeof err);
+    CU_ASSERT_EQUAL(ret, EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "is a Terminal, not a ROADM"));
+    /* The node named in the address instead of the device's name. */
+    d = open_dev("roadm-a", "#r1", &ret, err, sizeof err);
+    CU_ASSERT_EQUAL(ret, 0);
+    sb_driver_find("mnoptical")->close(d);
+    /* Nobody listening. */
+    struct sb_device_config c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "r1");
+    snprintf(c.address, sizeof c.address, "http://127.0.0.1:1");
+    c.timeout_ms = 2000;
+    CU_ASSERT_EQUAL(sb_mnoptical_class.open(&c, &d, err, sizeof err),
+                    EHOSTUNREACH);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r1: cannot reach"));
+    snprintf(c.address, sizeof c.address, "ftp://127.0.0.1:1");
+    CU_ASSERT_EQUAL(sb_mnoptical_class.open(&c, &d, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not http://HOST:PORT"));
+}
+
+/* A 3-hop lightpath on channels 5-6, hop by hop, then deleted. */
+static void
+test_lightpath_rules(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int ret, n1, n2, n3;
+    struct sb_change ch;
+    dbl_reset();
+    struct sb_device *r1 = open_dev("r1", "", &ret, err, sizeof err),
+                     *r2 = open_dev("r2", "", &ret, err, sizeof err),
+                     *r3 = open_dev("r3", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r1 && r2 && r3);
+    change(&ch, SB_ADD, "job1/lp0", "", "r1-r2", n_of(5, 2), 8);
+    CU_ASSERT_EQUAL(k->apply(r1, &ch, 1, err, sizeof err), 0);
+    change(&ch, SB_ADD, "job1/lp0", "r1-r2", "r2-r3", n_of(5, 2), 8);
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    change(&ch, SB_ADD, "job1/lp0", "r3-r2", "", n_of(5, 2), 8);
+    ret = k->apply(r3, &ch, 1, err, sizeof err);
+    if (ret)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL(ret, 0);
+    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 3);
+    CU_ASSERT_STRING_EQUAL(dbl.calls[0], "node=r1&port1=1&port2=11&"
+                           "channels=5,6&action=install");
+    CU_ASSERT_STRING_EQUAL(dbl.calls[1], "node=r2&port1=11&port2=12&"
+                           "channels=5,6&action=install");
+    CU_ASSERT_STRING_EQUAL(dbl.calls[2], "node=r3&port1=11&port2=1&"
+                           "channels=5,6&action=install");
+    CU_ASSERT_EQUAL(dbl.n_rules, 3);
+    /* read() is the record: /rules (500 now) is never asked. */
+    struct sb_media_channel *mcs = NULL;
+    CU_ASSERT_EQUAL(k->read(r2, &mcs, &n2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(n2, 1);
+    CU_ASSERT_STRING_EQUAL(mcs[0].name, "job1/lp0");
+    CU_ASSERT_STRING_EQUAL(mcs[0].in_port, "r1-r2");
+    CU_ASSERT_EQUAL(mcs[0].n, n_of(5, 2));
+    free(mcs);
+    CU_ASSERT_EQUAL(dbl.rules_asked, 0);
+    /* EEXIST, and a delete of what is not there, send nothing. */
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), EEXIST);
+    change(&ch, SB_DELETE, "job9/lp0", "", "", 0, 0);
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), ENOENT);
+    CU_ASSERT_EQUAL(dbl.n_calls, 3);
+    /* Delete: the recorded ports and channels, action=remove. */
+    change(&ch, SB_DELETE, "job1/lp0", "", "", 0, 0);
+    CU_ASSERT_EQUAL(k->apply(r1, &ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(k->apply(r3, &ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 6);
+    CU_ASSERT_STRING_EQUAL(dbl.calls[4], "node=r2&port1=11&port2=12&"
+                           "channels=5,6&action=remove");
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT_EQUAL(k->read(r1, &mcs, &n1, err, sizeof err), 0);
+    free(mcs);
+    CU_ASSERT_EQUAL(k->read(r3, &mcs, &n3, err, sizeof err), 0);
+    free(mcs);
+    CU_ASSERT_EQUAL(n1 + n3, 0);
+    k->close(r1);
+    k->close(r2);
+    k->close(r3);
+}
+
+/* Refusals before any request: unmappable spectrum, unknown link,
+ * ambiguous add port (r2 has one terminal: t3; r2 with no in-port
+ * adds from t3). */
+static void
+test_refusals(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int ret;
+    struct sb_change ch[2];
+    dbl_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch[0], SB_ADD, "job1/lp0", "r1-r2", "r2-r3", n_of(5, 1), 4);
+    change(&ch[1], SB_ADD, "job1/lp1", "r1-r2", "r2-r3", n_of(7, 1) + 1, 4);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 2, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r2: media channel 'job1/lp1': "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "not aligned"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "nothing applied"));
+    change(&ch[1], SB_ADD, "job1/lp1", "r1-r2", "r2-r3", 0, 2);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 2, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "25.0 GHz wide"));
+    change(&ch[1], SB_ADD, "job1/lp1", "r1-r2", "r2-r9", n_of(7, 1), 4);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 2, err, sizeof err), ENOENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "topology link 'r2-r9'"));
+    CU_ASSERT_EQUAL(dbl.n_calls, 0);
+    /* Add from r2's one terminal, t3 (port 2). */
+    change(&ch[1], SB_ADD, "job1/lp1", "", "r2-r3", n_of(7, 1), 4);
+    CU_ASSERT_EQUAL(k->apply(r2, &ch[1], 1, err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(dbl.calls[0], "node=r2&port1=2&port2=12&"
+                           "channels=7&action=install");
+    change(&ch[1], SB_DELETE, "job1/lp1", "", "", 0, 0);
+    CU_ASSERT_EQUAL(k->apply(r2, &ch[1], 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    k->close(r2);
+}
+
+/* The second of three rules fails (HTML 500): the first is removed, the
+ * record unchanged, the error one line. */
+static void
+test_undo(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int ret, n;
+    struct sb_change ch[3];
+    dbl_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch[0], SB_ADD, "a/lp0", "r1-r2", "r2-r3", n_of(1, 1), 4);
+    change(&ch[1], SB_ADD, "a/lp1", "r1-r2", "r2-r3", n_of(2, 1), 4);
+    change(&ch[2], SB_ADD, "a/lp2", "r1-r2", "r2-r3", n_of(3, 1), 4);
+    atomic_store(&dbl.fail_connect, 2);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 3, err, sizeof err), EPROTO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r2: the emulator refused GET "
+                                  "/connect?node=r2&port1=11&port2=12&"
+                                  "channels=2&action=install (HTTP 500: "
+                                  "Error: 500 Internal Server Error"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "injected fault"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "were undone"));
+    CU_ASSERT_PTR_NULL(strchr(err, '<'));
+    CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 3);
+    CU_ASSERT_STRING_EQUAL(dbl.calls[2], "node=r2&port1=11&port2=12&"
+                           "channels=1&action=remove");
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    struct sb_media_channel *mcs = NULL;
+    CU_ASSERT_EQUAL(k->read(r2, &mcs, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 0);
+    free(mcs);
+    /* The emulator forgets r2: its 404 page, one line, ENOENT. */
+    atomic_store(&dbl.hide_r2, true);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), ENOENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "(HTTP 404: Error: 404 Not Found "
+                                  "Error: 404 Not Found Unknown node)"));
+    CU_ASSERT_PTR_NULL(strchr(err, '<'));
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    k->close(r2);
+}
+
+static void
+test_gosnr(void)
+{
+    char err[512];
+    struct sb_mno_gosnr g;
+    char base[64];
+    dbl_reset();
+    snprintf(base, sizeof base, "http://127.0.0.1:%d", dbl.port);
+    struct sb_mno_lightpath lp = {
+        .base = base, .tx = "t1", .rx = "t2", .first_roadm = "r1",
+        .last_roadm = "r3", .tx_eth_port = 1, .rx_eth_port = 1,
+        .n = n_of(5, 2), .m = 8, .modulation = "16QAM",
+        .threshold_db = lr_mod_osnr_db("16QAM"),
+    };
+    CU_ASSERT_DOUBLE_EQUAL(lp.threshold_db, 20.0, 1e-9);
+    CU_ASSERT(isnan(lr_mod_osnr_db("64QAM")));
+    dbl.gosnr = 25.0;
+    int ret = sb_mno_lightpath_check(&lp, &g, err, sizeof err);
+    if (ret)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL(ret, 0);
+    CU_ASSERT_EQUAL(g.channel, 5);
+    CU_ASSERT_DOUBLE_EQUAL(g.gosnr_db, 25.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(g.osnr_db, 25.5, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(g.margin_db, 5.0, 1e-9);
+    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 4);
+    CU_ASSERT_STRING_EQUAL(dbl.calls[0],
+                           "node=t1&ethPort=1&wdmPort=2&channel=5");
+    CU_ASSERT_STRING_EQUAL(dbl.calls[1],
+                           "node=t2&ethPort=1&wdmPort=2&channel=5");
+    CU_ASSERT_STRING_EQUAL(dbl.calls[2], "turn_on node=t1");
+    CU_ASSERT_STRING_EQUAL(dbl.calls[3], "turn_on node=t2");
+    CU_ASSERT_FALSE(dbl.power_seen);
+    /* Below the threshold: refused, naming the margin. */
+    dbl.gosnr = 17.0;
+    CU_ASSERT_EQUAL(sb_mno_lightpath_check(&lp, &g, err, sizeof err),
+                    ERANGE);
+    CU_ASSERT_STRING_EQUAL(err, "t1 -> t2: gOSNR 17.0 dB on channel 5 is "
+                           "3.0 dB below 16QAM's threshold of 20.0 dB: the "
+                           "lightpath would not be received; use a more "
+                           "robust modulation or a shorter path");
+    CU_ASSERT_DOUBLE_EQUAL(g.margin_db, -3.0, 1e-9);
+    /* QPSK passes on the same path. */
+    lp.modulation = "QPSK";
+    lp.threshold_db = lr_mod_osnr_db("QPSK");
+    CU_ASSERT_EQUAL(sb_mno_lightpath_check(&lp, &g, err, sizeof err), 0);
+    /* Refusals: no ethPort, a ROADM as terminal, unmappable spectrum. */
+    lp.rx_eth_port = 0;
+    CU_ASSERT_EQUAL(sb_mno_lightpath_check(&lp, &g, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "needs its ethPort"));
+    lp.rx_eth_port = 1;
+    lp.rx = "r3";
+    CU_ASSERT_EQUAL(sb_mno_lightpath_check(&lp, &g, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "is a ROADM, not a Terminal"));
+    lp.rx = "t2";
+    lp.m = 6;
+    CU_ASSERT_EQUAL(sb_mno_lightpath_check(&lp, &g, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "t1 -> t2: the media channel"));
+    /* A receiver its transmitter's channel does not reach. */
+    lp.m = 8;
+    lp.monitor = "t1-monitor";
+    CU_ASSERT_EQUAL(sb_mno_lightpath_check(&lp, &g, err, sizeof err),
+                    ENOENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "Unknown monitor"));
+}
+
+/* The lenient parser: Infinity as Mininet-Optical writes it. */
+static void
+test_parse(void)
+{
+    struct json_object *o = sb_mno_parse("{\"a\": Infinity, \"b\": -Infinity,"
+                                         " \"c\": NaN}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    json_object_put(o);
+    CU_ASSERT_PTR_NULL(sb_mno_parse("<html>"));
+    CU_ASSERT_PTR_NULL(sb_mno_parse("{\"a\": 1} trailing"));
+}
+
+static CU_TestInfo tests[] = {
+    { "flexgrid -> 50 GHz channels", test_map },
+    { "open refusals", test_open_refusals },
+    { "a lightpath's rules hop by hop, deleted", test_lightpath_rules },
+    { "refusals before any request", test_refusals },
+    { "undo on failure, HTML errors", test_undo },
+    { "terminals and gOSNR", test_gosnr },
+    { "lenient JSON", test_parse },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN_WITH("sb_mnoptical", tests, setup, teardown)
