@@ -146,6 +146,11 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
         return ret;
     const char *rtmo = lr_yang_leaf(rcn, LR_YANG_LRCFG, "timeout-ms");
     int rc_timeout = rtmo ? (int) strtol(rtmo, NULL, 10) : 0;
+    /* ... and the mnoptical one. */
+    const char *mtmo = lr_yang_leaf(lr_yang_child(sb, LR_YANG_LRCFG,
+                                                  "mnoptical"),
+                                    LR_YANG_LRCFG, "timeout-ms");
+    int mno_timeout = mtmo ? (int) strtol(mtmo, NULL, 10) : 0;
     n = lr_yang_child(sb, LR_YANG_LRCFG, "device");
     for (; n && c->n_devices < LR_CONFIG_MAX_DEVICES;
          n = lr_yang_next_same(n)) {
@@ -173,6 +178,8 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
             memcpy(d->ca_file, ca, sizeof ca);
         if (!strcmp(d->driver, "restconf"))
             d->timeout_ms = rc_timeout;
+        if (!strcmp(d->driver, "mnoptical"))
+            d->timeout_ms = mno_timeout;
     }
 
     const struct lyd_node *co = lr_yang_child(top, LR_YANG_LRCFG,

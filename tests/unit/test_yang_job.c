@@ -932,8 +932,9 @@ test_config_full(void)
     rmdir(dir);
 }
 
-/* The southbound's netconf and restconf settings: relative paths from
- * the file's directory, per-device overrides, each driver its timeout. */
+/* The southbound's netconf, restconf and mnoptical settings: relative
+ * paths from the file's directory, per-device overrides, each driver its
+ * timeout. */
 static void
 test_config_southbound(void)
 {
@@ -946,13 +947,16 @@ test_config_southbound(void)
         "\"netconf\":{\"ssh-key\":\"keys/id\",\"known-hosts\":\"keys/kh\","
         "\"schema-path\":\"/a:/b\",\"timeout-ms\":1500},"
         "\"restconf\":{\"ca-file\":\"/etc/ca.pem\",\"timeout-ms\":700},"
+        "\"mnoptical\":{\"timeout-ms\":900},"
         "\"device\":[{\"name\":\"r1\",\"address\":\"u@192.0.2.1:830\"},"
         "{\"name\":\"r2\",\"address\":\"u@192.0.2.2\","
         "\"known-hosts\":\"/etc/r2_kh\",\"ssh-key\":\"r2key\"},"
         "{\"name\":\"r3\",\"driver\":\"restconf\","
         "\"address\":\"https://192.0.2.3\",\"ca-file\":\"r3ca.pem\"},"
         "{\"name\":\"r4\",\"driver\":\"restconf\","
-        "\"address\":\"https://192.0.2.4\"}]}}}";
+        "\"address\":\"https://192.0.2.4\"},"
+        "{\"name\":\"r5\",\"driver\":\"mnoptical\","
+        "\"address\":\"http://192.0.2.5:8080#roadm5\"}]}}}";
     static struct lr_config c;
     char dir[] = "/tmp/lr-config-XXXXXX", path[256], want[512], err[1024];
     CU_ASSERT_EQUAL_FATAL(write_temp(dir, "lightraild.json", text, path,
@@ -961,7 +965,7 @@ test_config_southbound(void)
     if (rc)
         fprintf(stderr, "%s\n", err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
-    CU_ASSERT_EQUAL_FATAL(c.n_devices, 4);
+    CU_ASSERT_EQUAL_FATAL(c.n_devices, 5);
     snprintf(want, sizeof want, "%s/keys/id", dir);
     CU_ASSERT_STRING_EQUAL(c.devices[0].ssh_key, want);
     snprintf(want, sizeof want, "%s/keys/kh", dir);
@@ -976,6 +980,10 @@ test_config_southbound(void)
     CU_ASSERT_STRING_EQUAL(c.devices[2].ca_file, want);
     CU_ASSERT_EQUAL(c.devices[2].timeout_ms, 700);
     CU_ASSERT_STRING_EQUAL(c.devices[3].ca_file, "/etc/ca.pem");
+    CU_ASSERT_STRING_EQUAL(c.devices[4].driver, "mnoptical");
+    CU_ASSERT_STRING_EQUAL(c.devices[4].address,
+                           "http://192.0.2.5:8080#roadm5");
+    CU_ASSERT_EQUAL(c.devices[4].timeout_ms, 900);
     unlink(path);
     rmdir(dir);
 }
