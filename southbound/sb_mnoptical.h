@@ -117,8 +117,8 @@ struct sb_mno_gosnr {
 /* Tunes both terminals to the lightpath's (lowest) channel, turns them
  * on, reads the receiver's monitor and compares gOSNR with the threshold:
  * 0 (received, *out filled), ERANGE (below the threshold; *out filled,
- * the line names the margin), or the mapping's, discovery's or the
- * emulator's error.  The ROADMs must be programmed already. */
+ * the line names the margin), ENOLINK (the monitor sees no signal on the
+ * channel), or the mapping's, discovery's or the emulator's error.  The ROADMs must be programmed already. */
 int sb_mno_lightpath_check(const struct sb_mno_lightpath *lp,
                            struct sb_mno_gosnr *out, char *err,
                            size_t errlen);

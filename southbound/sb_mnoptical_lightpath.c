@@ -98,7 +98,7 @@ sb_mno_read_monitor(struct sb_mno *c, const char *monitor, int channel,
                  "ROADMs' rules and the terminals", c->device, monitor,
                  channel);
         json_object_put(top);
-        return EHOSTUNREACH;
+        return ENOLINK;
     }
     g->gosnr_db = json_object_get_double(v);
     g->osnr_db = json_object_object_get_ex(ch, "osnr", &v)

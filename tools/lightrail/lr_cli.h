@@ -40,6 +40,8 @@ int lr_cmd_reconcile(int argc, char **argv);
 int lr_cmd_demo(int argc, char **argv);
 /* A data center's agent for distributed CDynP (cmd_agent.c). */
 int lr_cmd_agent(int argc, char **argv);
+/* A lightpath's terminals and gOSNR on Mininet-Optical (cmd_mnoptical.c). */
+int lr_cmd_mnoptical(int argc, char **argv);
 
 /* `lightrail plan --distributed` (cmd_plan_dist.c), after cmd_plan.c has
  * loaded the model and the cluster and built 'tm' from them. */

@@ -1,0 +1,66 @@
+#!/bin/sh
+# `lightrail mnoptical check` against the Mininet-Optical REST TEST DOUBLE
+# (tests/cli/mno-double, tests/unit/mno_double.h: t1-r1-r2-r3-t2, its
+# receiver's monitor reporting a gOSNR of 17 dB, with a bare Infinity
+# beside it): 8QAM (16 dB) is received with +1.0 dB, 16QAM (20 dB) is
+# refused with exit 3 naming the 3.0 dB shortfall; bad input is exit 2
+# with one line, an emulator nobody serves exit 6.  The double is started
+# here on 127.0.0.1 (a free port) and stopped by its PID, also on failure.
+. "${srcdir:-.}/tests/cli/lib.sh"
+DOUBLE=${MNO_DOUBLE:-./tests/cli/mno-double}
+dpid=
+trap '[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid"; rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+
+"$DOUBLE" "$tmp/port" 17 > "$tmp/double.log" 2>&1 &
+dpid=$!
+await_file "$tmp/port" "$dpid" "$tmp/double.log" "mno-double" \
+    || { notok "the test double did not start"; lr_summary; exit 1; }
+EMU=http://127.0.0.1:$(cat "$tmp/port")
+# Channels 5-6 (n - m = 8 x 5 - 292, m = 8).
+chk() { $LIGHTRAIL mnoptical check --emulator "$EMU" --path t1,r1,r2,r3,t2 \
+        --eth-ports 1,1 --n -244 --m 8 "$@"; }
+
+chk --modulation 8QAM > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && grep -q -x 't1 -> t2 on channel 5: gOSNR 17.0 dB (OSNR 17.5 dB), 8QAM needs 16.0 dB: margin +1.0 dB, received' "$tmp/out"; then
+    ok "8QAM received with +1.0 dB"
+else
+    notok "8QAM: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+
+chk --modulation 16QAM > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 3 ] && grep -q 'margin -3.0 dB, NOT received' "$tmp/out" \
+   && [ "$(wc -l < "$tmp/err")" -eq 1 ] \
+   && grep -q -F 'lightrail mnoptical: t1 -> t2: gOSNR 17.0 dB on channel 5 is 3.0 dB below 16QAM'"'"'s threshold of 20.0 dB' "$tmp/err"; then
+    ok "16QAM refused (exit 3) naming the margin"
+else
+    notok "16QAM: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+
+expect_bad "check needs --emulator" $LIGHTRAIL mnoptical check --path t1,r1,t2
+expect_bad "--modulation: one of BPSK, QPSK, 8QAM, 16QAM, not '64QAM'" \
+    chk --modulation 64QAM
+expect_bad "is 75.0 GHz wide, not a whole number of the emulator's 50 GHz channels" \
+    $LIGHTRAIL mnoptical check --emulator "$EMU" --path t1,r1,r2,r3,t2 \
+    --eth-ports 1,1 --n -244 --m 6 --modulation QPSK
+expect_bad "the emulator's node 't9' is unknown, not a Terminal" \
+    $LIGHTRAIL mnoptical check --emulator "$EMU" --path t1,r1,r2,r3,t9 \
+    --eth-ports 1,1 --n -244 --m 8 --modulation QPSK
+expect_bad "--eth-ports: two port numbers E1,E2" chk --eth-ports 1 --modulation QPSK
+expect_bad "unknown subcommand 'frob'" $LIGHTRAIL mnoptical frob
+
+$LIGHTRAIL mnoptical check --emulator http://127.0.0.1:1 --path t1,r1,t2 \
+    --eth-ports 1,1 --n -244 --m 8 --modulation QPSK > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 6 ] && grep -q 'cannot reach http://127.0.0.1:1' "$tmp/err"; then
+    ok "no emulator: exit 6"
+else
+    notok "no emulator: exit $rc, $(cat "$tmp/err")"
+fi
+
+$LIGHTRAIL mnoptical --help > "$tmp/out" 2>&1 && grep -q 'usage: lightrail mnoptical check' "$tmp/out" \
+    && ok "--help" || notok "--help: $(cat "$tmp/out")"
+
+lr_summary

@@ -1,0 +1,269 @@
+/*
+ * mno_double: the Mininet-Optical REST test double; see mno_double.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#include "tests/unit/mno_double.h"
+
+struct mno_double dbl;
+
+static const char *nodes_json =
+    "{\"nodes\": {\"r1\": \"ROADM\", \"r2\": \"ROADM\", \"r3\": \"ROADM\", "
+    "\"t1\": \"Terminal\", \"t2\": \"Terminal\", \"t3\": \"Terminal\", "
+    "\"t1-monitor\": \"Monitor\", \"t2-monitor\": \"Monitor\"}}";
+static const char *links_json =
+    "{\"links\": [{\"t1\": 2, \"r1\": 1}, {\"r1\": 11, \"r2\": 11}, "
+    "{\"r2\": 12, \"r3\": 11}, {\"r3\": 1, \"t2\": 2}, {\"t3\": 2, \"r2\": 2}]}";
+
+static void
+dbl_html(struct evhttp_request *req, int status, const char *title,
+         const char *msg)
+{
+    evbuffer_add_printf(evhttp_request_get_output_buffer(req),
+                        "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n"
+                        "<html>\n  <head>\n    <title>Error: %s</title>\n"
+                        "  </head>\n  <body>\n    <h1>Error: %s</h1>\n"
+                        "    <pre>%s</pre>\n  </body>\n</html>\n", title,
+                        title, msg);
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                      "text/html; charset=UTF-8");
+    evhttp_send_reply(req, status, NULL, NULL);
+}
+
+static void
+dbl_text(struct evhttp_request *req, const char *type, const char *text)
+{
+    evbuffer_add_printf(evhttp_request_get_output_buffer(req), "%s", text);
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                      type);
+    evhttp_send_reply(req, 200, NULL, NULL);
+}
+
+static bool
+dbl_is(const char *node, const char *type)
+{
+    char pat[48];
+    if (!node || (atomic_load(&dbl.hide_r2) && !strcmp(node, "r2")))
+        return false;
+    snprintf(pat, sizeof pat, "\"%s\": \"%s\"", node, type);
+    return strstr(nodes_json, pat) != NULL;
+}
+
+static bool
+dbl_int(const char *s)
+{
+    char *end;
+    if (!s || !*s)
+        return false;
+    (void) strtol(s, &end, 10);
+    return !*end;
+}
+
+static void
+dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
+{
+    const char *node = evhttp_find_header(q, "node");
+    if (dbl.n_calls < MAX_CALLS)
+        snprintf(dbl.calls[dbl.n_calls++], sizeof dbl.calls[0], "%s", qs);
+    int n = atomic_load(&dbl.fail_connect);
+    if (n > 0) {
+        atomic_store(&dbl.fail_connect, n - 1);
+        if (n == 1) {
+            dbl_html(req, 500, "500 Internal Server Error",
+                     "Unhandled exception: injected fault");
+            return;
+        }
+    }
+    if (dbl_is(node, "Terminal")) {
+        const char *eth = evhttp_find_header(q, "ethPort"),
+                   *wdm = evhttp_find_header(q, "wdmPort"),
+                   *ch = evhttp_find_header(q, "channel");
+        if (!dbl_int(eth) || !dbl_int(wdm) || !dbl_int(ch)) {
+            dbl_html(req, 500, "500 Internal Server Error",
+                     "KeyError: ethPort, wdmPort and channel are required");
+            return;
+        }
+        if (evhttp_find_header(q, "power"))
+            dbl.power_seen = true;
+        if (!strcmp(node, "t1") || !strcmp(node, "t2"))
+            dbl.tuned[node[1] - '1'] = atoi(ch);
+        dbl_text(req, "text/html", "OK");
+        return;
+    }
+    if (!dbl_is(node, "ROADM")) {
+        dbl_html(req, 404, "404 Not Found", "Unknown node");
+        return;
+    }
+    const char *p1 = evhttp_find_header(q, "port1"),
+               *p2 = evhttp_find_header(q, "port2"),
+               *chs = evhttp_find_header(q, "channels"),
+               *action = evhttp_find_header(q, "action");
+    if (!dbl_int(p1) || !dbl_int(p2) || !chs || !*chs
+        || (action && strcmp(action, "install") && strcmp(action, "remove"))) {
+        dbl_html(req, 500, "500 Internal Server Error",
+                 "ValueError: invalid literal for int()");
+        return;
+    }
+    struct dbl_rule r = { .p1 = atoi(p1), .p2 = atoi(p2) };
+    snprintf(r.node, sizeof r.node, "%s", node);
+    snprintf(r.channels, sizeof r.channels, "%s", chs);
+    if (action && !strcmp(action, "remove")) {
+        for (int i = 0; i < dbl.n_rules; i++)
+            if (!memcmp(&dbl.rules[i], &r, sizeof r)) {
+                dbl.rules[i] = dbl.rules[--dbl.n_rules];
+                dbl_text(req, "text/html", "OK");
+                return;
+            }
+        dbl_html(req, 500, "500 Internal Server Error", "KeyError: rule");
+        return;
+    }
+    if (dbl.n_rules < MAX_RULES)
+        dbl.rules[dbl.n_rules++] = r;
+    dbl_text(req, "text/html", "OK");
+}
+
+static void
+dbl_on_request(struct evhttp_request *req, void *arg)
+{
+    (void) arg;
+    const struct evhttp_uri *u = evhttp_request_get_evhttp_uri(req);
+    const char *path = evhttp_uri_get_path(u), *qs = evhttp_uri_get_query(u);
+    struct evkeyvalq q;
+
+    if (evhttp_parse_query_str(qs ? qs : "", &q)) {
+        dbl_html(req, 500, "500 Internal Server Error", "bad query");
+        return;
+    }
+    const char *node = evhttp_find_header(&q, "node");
+    if (!strcmp(path, "/nodes"))
+        dbl_text(req, "application/json", nodes_json);
+    else if (!strcmp(path, "/links"))
+        dbl_text(req, "application/json", links_json);
+    else if (!strcmp(path, "/ports")) {
+        if (!node)
+            dbl_html(req, 500, "500 Internal Server Error", "node missing");
+        else if (!strcmp(node, "r1"))
+            dbl_text(req, "application/json",
+                     "{\"1\": \"r1-wdm1\", \"11\": \"r1-wdm11\"}");
+        else if (!strcmp(node, "r2"))
+            dbl_text(req, "application/json", "{\"2\": \"r2-wdm2\", "
+                     "\"11\": \"r2-wdm11\", \"12\": \"r2-wdm12\"}");
+        else if (!strcmp(node, "r3"))
+            dbl_text(req, "application/json",
+                     "{\"1\": \"r3-wdm1\", \"11\": \"r3-wdm11\"}");
+        else
+            dbl_html(req, 404, "404 Not Found", "Unknown node");
+    } else if (!strcmp(path, "/rules")) {
+        dbl.rules_asked++;
+        if (dbl.n_rules)   /* the quirk */
+            dbl_html(req, 500, "500 Internal Server Error",
+                     "TypeError: Object of type Rule is not JSON "
+                     "serializable");
+        else
+            dbl_text(req, "application/json", "{}");
+    } else if (!strcmp(path, "/connect") && qs)
+        dbl_connect(req, &q, qs);
+    else if (!strcmp(path, "/turn_on")) {
+        if (dbl.n_calls < MAX_CALLS)
+            snprintf(dbl.calls[dbl.n_calls++], sizeof dbl.calls[0],
+                     "turn_on %s", qs ? qs : "");
+        if (dbl_is(node, "Terminal"))
+            dbl_text(req, "text/html", "OK");
+        else
+            dbl_html(req, 404, "404 Not Found", "Unknown node");
+    } else if (!strcmp(path, "/monitor")) {
+        const char *m = evhttp_find_header(&q, "monitor");
+        if (!m || strcmp(m, "t2-monitor"))
+            dbl_html(req, 404, "404 Not Found", "Unknown monitor");
+        else if (!dbl.tuned[0] || dbl.tuned[0] != dbl.tuned[1])
+            dbl_text(req, "application/json", "{\"osnr\": {}}");
+        else {
+            /* The quirk: an unlit channel's OSNR as a bare Infinity. */
+            evbuffer_add_printf(evhttp_request_get_output_buffer(req),
+                                "{\"osnr\": {\"%d\": {\"freq\": %.6e, "
+                                "\"osnr\": %.2f, \"gosnr\": %.2f, \"power\": "
+                                "0.001, \"ase\": 1e-06, \"nli\": 1e-07}, "
+                                "\"90\": {\"freq\": 1.958e14, \"osnr\": "
+                                "Infinity, \"gosnr\": Infinity, \"power\": 0,"
+                                " \"ase\": 0, \"nli\": 0}}}", dbl.tuned[0],
+                                191.3e12 + dbl.tuned[0] * 50e9,
+                                dbl.gosnr + 0.5, dbl.gosnr);
+            evhttp_send_reply(req, 200, NULL, NULL);
+        }
+    } else
+        dbl_html(req, 404, "404 Not Found", "Not found: path");
+    evhttp_clear_headers(&q);
+}
+
+static void
+dbl_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void) fd;
+    (void) what;
+    (void) arg;
+    if (atomic_load(&dbl.stop))
+        event_base_loopbreak(dbl.base);
+}
+
+static void *
+dbl_run(void *arg)
+{
+    (void) arg;
+    event_base_dispatch(dbl.base);
+    return NULL;
+}
+
+int
+mno_double_start(void)
+{
+    dbl.base = event_base_new();
+    dbl.http = evhttp_new(dbl.base);
+    evhttp_set_allowed_methods(dbl.http, EVHTTP_REQ_GET);
+    evhttp_set_gencb(dbl.http, dbl_on_request, NULL);
+    struct evhttp_bound_socket *s = evhttp_bind_socket_with_handle(
+        dbl.http, "127.0.0.1", 0);
+    if (!s)
+        return 1;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    getsockname(evhttp_bound_socket_get_fd(s), (struct sockaddr *) &ss, &sl);
+    dbl.port = ntohs(((struct sockaddr_in *) &ss)->sin_port);
+    struct timeval tv = { 0, 20000 };
+    dbl.tick = event_new(dbl.base, -1, EV_PERSIST, dbl_tick, NULL);
+    event_add(dbl.tick, &tv);
+    return pthread_create(&dbl.thread, NULL, dbl_run, NULL) ? 1 : 0;
+}
+
+int
+mno_double_stop(void)
+{
+    atomic_store(&dbl.stop, true);
+    pthread_join(dbl.thread, NULL);
+    event_free(dbl.tick);
+    evhttp_free(dbl.http);
+    event_base_free(dbl.base);
+    return 0;
+}
+
+void
+mno_double_reset(void)
+{
+    dbl.n_calls = 0;
+    dbl.n_rules = 0;
+    dbl.rules_asked = 0;
+    dbl.tuned[0] = dbl.tuned[1] = 0;
+    dbl.power_seen = false;
+    atomic_store(&dbl.fail_connect, 0);
+    atomic_store(&dbl.hide_r2, false);
+}
+

@@ -1,0 +1,66 @@
+/*
+ * mno_double: a TEST DOUBLE of Mininet-Optical's REST API, not the
+ * emulator: a small HTTP server (plain HTTP on 127.0.0.1, port 0, on a
+ * thread of its own) that follows the documented API
+ * (../shared/reference/southbound.md, "Mininet-Optical REST"): /nodes,
+ * /links, /ports, /connect (ROADM rules and terminals), /turn_on,
+ * /monitor, /rules, with its errors (HTML pages: 404 unknown node, 500
+ * bad or missing parameter) and quirks (/rules 500 once a rule exists, a
+ * bare Infinity in the monitor's JSON).  Faults: the Nth /connect from
+ * now fails with 500, r2 disappears (404).  Used by
+ * tests/unit/test_sb_mnoptical.c and, as a process, by
+ * tests/cli/mnoptical.sh (tests/cli/mno_double_main.c).
+ *
+ * Emulation: t1 - r1 - r2 - r3 - t2 (and t3 on r2).  Ports: r1 1 (t1),
+ * 11 (r2); r2 11 (r1), 12 (r3), 2 (t3); r3 11 (r2), 1 (t2); terminals
+ * wdm 2 towards their ROADM.  The monitor t2-monitor reports 'gosnr' for
+ * the channel both t1 and t2 are tuned to.
+ */
+#ifndef MNO_DOUBLE_H
+#define MNO_DOUBLE_H 1
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#define MAX_CALLS 64
+#define MAX_RULES 64
+
+struct dbl_rule {
+    char node[16];
+    int p1, p2;
+    char channels[128];
+};
+
+struct mno_double {
+    struct event_base *base;
+    struct evhttp *http;
+    struct event *tick;
+    pthread_t thread;
+    int port;
+    atomic_bool stop;
+    /* state: touched on the server thread; the test reads it between
+     * requests (each request is answered before the client returns) */
+    char calls[MAX_CALLS][256];   /* every /connect and /turn_on query */
+    int n_calls;
+    struct dbl_rule rules[MAX_RULES];
+    int n_rules;
+    int rules_asked;
+    int tuned[2];                 /* channel of t1, t2 (0: none) */
+    bool power_seen;
+    /* faults and knobs, set by the test between requests */
+    atomic_int fail_connect;      /* the Nth /connect from now: 500 */
+    atomic_bool hide_r2;          /* r2 answers 404 */
+    double gosnr;
+};
+
+extern struct mno_double dbl;
+
+/* Starts the server (dbl.port is its port); 0 or 1. */
+int mno_double_start(void);
+/* Stops it and frees everything; 0. */
+int mno_double_stop(void);
+/* Forgets rules, calls and tuning; clears the faults. */
+void mno_double_reset(void);
+
+#endif
