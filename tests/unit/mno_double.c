@@ -23,14 +23,16 @@ static const char *nodes_json =
     "\"t1-monitor\": \"Monitor\", \"t2-monitor\": \"Monitor\"}}";
 static const char *links_json =
     "{\"links\": [{\"t1\": 2, \"r1\": 1}, {\"r1\": 11, \"r2\": 11}, "
-    "{\"r2\": 12, \"r3\": 11}, {\"r3\": 1, \"t2\": 2}, {\"t3\": 2, \"r2\": 2}]}";
+    "{\"r2\": 12, \"r3\": 11}, {\"r3\": 1, \"t2\": 2}, "
+    "{\"t3\": 2, \"r2\": 2}]}";
 
 static void
 dbl_html(struct evhttp_request *req, int status, const char *title,
          const char *msg)
 {
     evbuffer_add_printf(evhttp_request_get_output_buffer(req),
-                        "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n"
+                        "<!DOCTYPE HTML PUBLIC "
+                        "\"-//IETF//DTD HTML 2.0//EN\">\n"
                         "<html>\n  <head>\n    <title>Error: %s</title>\n"
                         "  </head>\n  <body>\n    <h1>Error: %s</h1>\n"
                         "    <pre>%s</pre>\n  </body>\n</html>\n", title,
