@@ -160,6 +160,8 @@ dbl_on_request(struct evhttp_request *req, void *arg)
         else if (!strcmp(node, "r2"))
             dbl_text(req, "application/json", "{\"2\": \"r2-wdm2\", "
                      "\"11\": \"r2-wdm11\", \"12\": \"r2-wdm12\"}");
+        else if (!strcmp(node, "r3") && atomic_load(&dbl.short_ports))
+            dbl_text(req, "application/json", "{\"1\": \"r3-wdm1\"}");
         else if (!strcmp(node, "r3"))
             dbl_text(req, "application/json",
                      "{\"1\": \"r3-wdm1\", \"11\": \"r3-wdm11\"}");
@@ -267,5 +269,6 @@ mno_double_reset(void)
     dbl.power_seen = false;
     atomic_store(&dbl.fail_connect, 0);
     atomic_store(&dbl.hide_r2, false);
+    atomic_store(&dbl.short_ports, false);
 }
 

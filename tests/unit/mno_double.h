@@ -7,7 +7,8 @@
  * /monitor, /rules, with its errors (HTML pages: 404 unknown node, 500
  * bad or missing parameter) and quirks (/rules 500 once a rule exists, a
  * bare Infinity in the monitor's JSON).  Faults: the Nth /connect from
- * now fails with 500, r2 disappears (404).  Used by
+ * now fails with 500, r2 disappears (404), /ports of r3 lacks a port
+ * /links gives it.  Used by
  * tests/unit/test_sb_mnoptical.c and, as a process, by
  * tests/cli/mnoptical.sh (tests/cli/mno_double_main.c).
  *
@@ -51,6 +52,7 @@ struct mno_double {
     /* faults and knobs, set by the test between requests */
     atomic_int fail_connect;      /* the Nth /connect from now: 500 */
     atomic_bool hide_r2;          /* r2 answers 404 */
+    atomic_bool short_ports;      /* /ports?node=r3 forgets port 11 */
     double gosnr;
 };
 

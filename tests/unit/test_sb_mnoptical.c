@@ -103,6 +103,7 @@ test_open_refusals(void)
 {
     char err[512];
     int ret;
+    mno_double_reset();
     struct sb_device *d = open_dev("r9", "", &ret, err, sizeof err);
     CU_ASSERT_PTR_NULL(d);
     CU_ASSERT_EQUAL(ret, ENOENT);
@@ -114,6 +115,14 @@ test_open_refusals(void)
     d = open_dev("roadm-a", "#r1", &ret, err, sizeof err);
     CU_ASSERT_EQUAL(ret, 0);
     sb_driver_find("mnoptical")->close(d);
+    /* /links and /ports disagree: refused, nothing kept. */
+    atomic_store(&dbl.short_ports, true);
+    d = open_dev("r3", "", &ret, err, sizeof err);
+    CU_ASSERT_PTR_NULL(d);
+    CU_ASSERT_EQUAL(ret, EPROTO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r3: the emulator links port 11 of "
+                                  "r3 to r2 but /ports does not list it"));
+    atomic_store(&dbl.short_ports, false);
     /* Nobody listening. */
     struct sb_device_config c;
     memset(&c, 0, sizeof c);
