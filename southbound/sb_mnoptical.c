@@ -19,7 +19,8 @@
  * with the reason).  Ports: a topology link "A-B" is the emulator's link
  * between nodes A and B (either order), and the port is this node's end
  * of it; an empty in-port (add) or out-port (drop) is the node's one link
- * to a Terminal (refused when it has none or several).  Everything is
+ * to a Terminal (refused when it has none or several).  A disabled
+ * channel is refused (rules have no admin state).  Everything is
  * checked before the first request; the requests then go in order and a
  * failure undoes those done, newest first (a timed-out install is
  * removed too, best effort): all or nothing per device.
@@ -108,6 +109,12 @@ sb_mno_rule_of(struct sb_mnoptical *d, const struct sb_media_channel *mc,
         snprintf(err, errlen, "%s: media channel '%s': %s; nothing applied",
                  d->config.name, mc->name, why);
         return ret;
+    }
+    if (!mc->enabled) {
+        snprintf(err, errlen, "%s: media channel '%s' is disabled, and the "
+                 "emulator's rules have no admin state: delete it instead; "
+                 "nothing applied", d->config.name, mc->name);
+        return EINVAL;
     }
     if (!mc->in_port[0] && !mc->out_port[0]) {
         snprintf(err, errlen, "%s: media channel '%s' has neither an in- "

@@ -226,6 +226,10 @@ test_refusals(void)
     change(&ch[1], SB_ADD, "job1/lp1", "r1-r2", "r2-r9", n_of(7, 1), 4);
     CU_ASSERT_EQUAL(k->apply(r2, ch, 2, err, sizeof err), ENOENT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "topology link 'r2-r9'"));
+    change(&ch[1], SB_ADD, "job1/lp1", "r1-r2", "r2-r3", n_of(7, 1), 4);
+    ch[1].mc.enabled = false;
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 2, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "is disabled"));
     CU_ASSERT_EQUAL(dbl.n_calls, 0);
     /* Add from r2's one terminal, t3 (port 2). */
     change(&ch[1], SB_ADD, "job1/lp1", "", "r2-r3", n_of(7, 1), 4);
