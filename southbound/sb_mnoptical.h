@@ -114,11 +114,13 @@ struct sb_mno_gosnr {
     double margin_db;         /* gosnr - threshold */
 };
 
-/* Tunes both terminals to the lightpath's (lowest) channel, turns them
+/* Resets both terminals (their transceivers only; the ROADMs are not
+ * touched), tunes them to the lightpath's (lowest) channel, turns them
  * on, reads the receiver's monitor and compares gOSNR with the threshold:
  * 0 (received, *out filled), ERANGE (below the threshold; *out filled,
  * the line names the margin), ENOLINK (the monitor sees no signal on the
- * channel), or the mapping's, discovery's or the emulator's error.  The ROADMs must be programmed already. */
+ * channel), or the mapping's, discovery's or the emulator's error.  The
+ * ROADMs must be programmed already. */
 int sb_mno_lightpath_check(const struct sb_mno_lightpath *lp,
                            struct sb_mno_gosnr *out, char *err,
                            size_t errlen);

@@ -5,6 +5,7 @@
  *
  * Model (../shared/reference/southbound.md, "Mininet-Optical REST"): for
  * t1 -> r1 ... rN -> t2 with the ROADMs already cross-connected,
+ *     /reset?node=t1, /reset?node=t2                     (their old tuning)
  *     /connect?node=t1&ethPort=E1&wdmPort=W1&channel=K   (no power: the
  *     /connect?node=t2&ethPort=E2&wdmPort=W2&channel=K    emulator reads
  *     /turn_on?node=t1, /turn_on?node=t2                  it 1000x high)
@@ -27,19 +28,25 @@
 #include "southbound/sb_mnoptical.h"
 
 static int
+sb_mno_is_terminal(struct sb_mno *c, const char *node, char *err,
+                   size_t errlen)
+{
+    const char *t = sb_mno_node_type(c, node);
+    if (t && !strcmp(t, "Terminal"))
+        return 0;
+    snprintf(err, errlen, "%s: the emulator's node '%s' is %s%s, not a "
+             "Terminal: check the lightpath's terminals", c->device, node,
+             t ? "a " : "unknown", t ? t : "");
+    return t ? EINVAL : ENOENT;
+}
+
+static int
 sb_mno_terminal(struct sb_mno *c, const char *node, const char *roadm,
                 int eth, int channel, char *err, size_t errlen)
 {
     char q[512];
     int wdm, ret;
-    const char *t = sb_mno_node_type(c, node);
 
-    if (!t || strcmp(t, "Terminal")) {
-        snprintf(err, errlen, "%s: the emulator's node '%s' is %s%s, not a "
-                 "Terminal: check the lightpath's terminals", c->device,
-                 node, t ? "a " : "unknown", t ? t : "");
-        return t ? EINVAL : ENOENT;
-    }
     if (eth <= 0) {
         snprintf(err, errlen, "%s: terminal %s needs its ethPort (the "
                  "emulator requires it): give the client-side port",
@@ -58,15 +65,17 @@ sb_mno_terminal(struct sb_mno *c, const char *node, const char *roadm,
     return sb_mno_get(c, "/connect", q, NULL, err, errlen);
 }
 
+/* GET PATH?node=NODE (/turn_on, /reset). */
 static int
-sb_mno_turn_on(struct sb_mno *c, const char *node, char *err, size_t errlen)
+sb_mno_node_call(struct sb_mno *c, const char *path, const char *node,
+                 char *err, size_t errlen)
 {
     char q[256], *esc = curl_easy_escape(c->h, node, 0);
     if (!esc)
         return ENOMEM;
     snprintf(q, sizeof q, "node=%s", esc);
     curl_free(esc);
-    return sb_mno_get(c, "/turn_on", q, NULL, err, errlen);
+    return sb_mno_get(c, path, q, NULL, err, errlen);
 }
 
 /* gOSNR and OSNR of 'channel' at 'monitor'. */
@@ -134,12 +143,16 @@ sb_mno_lightpath_check(const struct sb_mno_lightpath *lp,
                            errlen)))
         return ret;
     if ((ret = sb_mno_discover(&c, err, errlen))
+        || (ret = sb_mno_is_terminal(&c, lp->tx, err, errlen))
+        || (ret = sb_mno_is_terminal(&c, lp->rx, err, errlen))
+        || (ret = sb_mno_node_call(&c, "/reset", lp->tx, err, errlen))
+        || (ret = sb_mno_node_call(&c, "/reset", lp->rx, err, errlen))
         || (ret = sb_mno_terminal(&c, lp->tx, lp->first_roadm,
                                   lp->tx_eth_port, first, err, errlen))
         || (ret = sb_mno_terminal(&c, lp->rx, lp->last_roadm,
                                   lp->rx_eth_port, first, err, errlen))
-        || (ret = sb_mno_turn_on(&c, lp->tx, err, errlen))
-        || (ret = sb_mno_turn_on(&c, lp->rx, err, errlen))
+        || (ret = sb_mno_node_call(&c, "/turn_on", lp->tx, err, errlen))
+        || (ret = sb_mno_node_call(&c, "/turn_on", lp->rx, err, errlen))
         || (ret = sb_mno_read_monitor(&c, monitor, first, out, err,
                                       errlen)))
         goto cleanup;

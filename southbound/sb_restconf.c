@@ -106,7 +106,8 @@ sb_rc_http(struct sb_restconf *d, const char *method, const char *path,
  * 'code' when given). */
 static int
 sb_rc_refused(struct sb_restconf *d, const char *what,
-              const struct sb_http_reply *r, int code, char *err, size_t errlen)
+              const struct sb_http_reply *r, int code, char *err,
+              size_t errlen)
 {
     json_object *top = r->body ? json_tokener_parse(r->body) : NULL;
     json_object *errs = NULL, *list = NULL, *e = NULL, *v;

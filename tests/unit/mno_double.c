@@ -185,6 +185,21 @@ dbl_on_request(struct evhttp_request *req, void *arg)
             dbl_text(req, "text/html", "OK");
         else
             dbl_html(req, 404, "404 Not Found", "Unknown node");
+    } else if (!strcmp(path, "/reset")) {
+        if (dbl.n_calls < MAX_CALLS)
+            snprintf(dbl.calls[dbl.n_calls++], sizeof dbl.calls[0],
+                     "reset %s", qs ? qs : "");
+        if (dbl_is(node, "Terminal")) {
+            if (!strcmp(node, "t1") || !strcmp(node, "t2"))
+                dbl.tuned[node[1] - '1'] = 0;
+            dbl_text(req, "text/html", "OK");
+        } else if (dbl_is(node, "ROADM")) {
+            for (int i = 0; i < dbl.n_rules; i++)
+                if (!strcmp(dbl.rules[i].node, node))
+                    dbl.rules[i--] = dbl.rules[--dbl.n_rules];
+            dbl_text(req, "text/html", "OK");
+        } else
+            dbl_html(req, 404, "404 Not Found", "Unknown node");
     } else if (!strcmp(path, "/monitor")) {
         const char *m = evhttp_find_header(&q, "monitor");
         if (!m || strcmp(m, "t2-monitor"))

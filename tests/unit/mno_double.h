@@ -3,7 +3,7 @@
  * emulator: a small HTTP server (plain HTTP on 127.0.0.1, port 0, on a
  * thread of its own) that follows the documented API
  * (../shared/reference/southbound.md, "Mininet-Optical REST"): /nodes,
- * /links, /ports, /connect (ROADM rules and terminals), /turn_on,
+ * /links, /ports, /reset, /connect (ROADM rules and terminals), /turn_on,
  * /monitor, /rules, with its errors (HTML pages: 404 unknown node, 500
  * bad or missing parameter) and quirks (/rules 500 once a rule exists, a
  * bare Infinity in the monitor's JSON).  Faults: the Nth /connect from
@@ -42,7 +42,8 @@ struct mno_double {
     atomic_bool stop;
     /* state: touched on the server thread; the test reads it between
      * requests (each request is answered before the client returns) */
-    char calls[MAX_CALLS][256];   /* every /connect and /turn_on query */
+    char calls[MAX_CALLS][256];   /* every /connect query, and "reset Q",
+                                   * "turn_on Q" */
     int n_calls;
     struct dbl_rule rules[MAX_RULES];
     int n_rules;

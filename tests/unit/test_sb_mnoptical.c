@@ -310,13 +310,15 @@ test_gosnr(void)
     CU_ASSERT_DOUBLE_EQUAL(g.gosnr_db, 25.0, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(g.osnr_db, 25.5, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(g.margin_db, 5.0, 1e-9);
-    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 4);
-    CU_ASSERT_STRING_EQUAL(dbl.calls[0],
+    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 6);
+    CU_ASSERT_STRING_EQUAL(dbl.calls[0], "reset node=t1");
+    CU_ASSERT_STRING_EQUAL(dbl.calls[1], "reset node=t2");
+    CU_ASSERT_STRING_EQUAL(dbl.calls[2],
                            "node=t1&ethPort=1&wdmPort=2&channel=5");
-    CU_ASSERT_STRING_EQUAL(dbl.calls[1],
+    CU_ASSERT_STRING_EQUAL(dbl.calls[3],
                            "node=t2&ethPort=1&wdmPort=2&channel=5");
-    CU_ASSERT_STRING_EQUAL(dbl.calls[2], "turn_on node=t1");
-    CU_ASSERT_STRING_EQUAL(dbl.calls[3], "turn_on node=t2");
+    CU_ASSERT_STRING_EQUAL(dbl.calls[4], "turn_on node=t1");
+    CU_ASSERT_STRING_EQUAL(dbl.calls[5], "turn_on node=t2");
     CU_ASSERT_FALSE(dbl.power_seen);
     /* Below the threshold: refused, naming the margin. */
     dbl.gosnr = 17.0;
