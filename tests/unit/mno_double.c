@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -77,6 +78,9 @@ dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
     const char *node = evhttp_find_header(q, "node");
     if (dbl.n_calls < MAX_CALLS)
         snprintf(dbl.calls[dbl.n_calls++], sizeof dbl.calls[0], "%s", qs);
+    int late = atomic_exchange(&dbl.late_connect_ms, 0);
+    if (late > 0)
+        usleep((useconds_t) late * 1000);
     int n = atomic_load(&dbl.fail_connect);
     if (n > 0) {
         atomic_store(&dbl.fail_connect, n - 1);
@@ -283,6 +287,7 @@ mno_double_reset(void)
     dbl.tuned[0] = dbl.tuned[1] = 0;
     dbl.power_seen = false;
     atomic_store(&dbl.fail_connect, 0);
+    atomic_store(&dbl.late_connect_ms, 0);
     atomic_store(&dbl.hide_r2, false);
     atomic_store(&dbl.short_ports, false);
 }

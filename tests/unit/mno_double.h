@@ -8,7 +8,7 @@
  * bad or missing parameter) and quirks (/rules 500 once a rule exists, a
  * bare Infinity in the monitor's JSON).  Faults: the Nth /connect from
  * now fails with 500, r2 disappears (404), /ports of r3 lacks a port
- * /links gives it.  Used by
+ * /links gives it, the next /connect answers late.  Used by
  * tests/unit/test_sb_mnoptical.c and, as a process, by
  * tests/cli/mnoptical.sh (tests/cli/mno_double_main.c).
  *
@@ -54,6 +54,8 @@ struct mno_double {
     atomic_int fail_connect;      /* the Nth /connect from now: 500 */
     atomic_bool hide_r2;          /* r2 answers 404 */
     atomic_bool short_ports;      /* /ports?node=r3 forgets port 11 */
+    atomic_int late_connect_ms;   /* the next /connect answers this late
+                                   * (the server thread sleeps) */
     double gosnr;
 };
 

@@ -368,6 +368,39 @@ test_parse(void)
     CU_ASSERT_PTR_NULL(sb_mno_parse("{\"a\": 1} trailing"));
 }
 
+/* A /connect answered long after the timeout: ETIMEDOUT, "outcome
+ * unknown", the record unchanged.  Last of the suite: the double is still
+ * busy with the late request (and the driver's removal after it) when
+ * apply() returns, so nothing of its state is read or reset here. */
+static void
+test_timeout(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int n;
+    struct sb_change ch;
+    mno_double_reset();
+    struct sb_device_config c;
+    struct sb_device *r2 = NULL;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "r2");
+    snprintf(c.address, sizeof c.address, "http://127.0.0.1:%d", dbl.port);
+    c.timeout_ms = 200;
+    CU_ASSERT_EQUAL_FATAL(k->open(&c, &r2, err, sizeof err), 0);
+    atomic_store(&dbl.late_connect_ms, 2000);
+    change(&ch, SB_ADD, "late/lp0", "r1-r2", "r2-r3", n_of(9, 1), 4);
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), ETIMEDOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r2: no answer to GET /connect?"
+                                  "node=r2&port1=11&port2=12&channels=9&"
+                                  "action=install within 200 ms: the "
+                                  "outcome is unknown"));
+    struct sb_media_channel *mcs = NULL;
+    CU_ASSERT_EQUAL(k->read(r2, &mcs, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 0);
+    free(mcs);
+    k->close(r2);
+}
+
 static CU_TestInfo tests[] = {
     { "flexgrid -> 50 GHz channels", test_map },
     { "open refusals", test_open_refusals },
@@ -376,6 +409,7 @@ static CU_TestInfo tests[] = {
     { "undo on failure, HTML errors", test_undo },
     { "terminals and gOSNR", test_gosnr },
     { "lenient JSON", test_parse },
+    { "a late answer: ETIMEDOUT", test_timeout },
     CU_TEST_INFO_NULL,
 };
 
