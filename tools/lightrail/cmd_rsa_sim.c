@@ -101,29 +101,6 @@ usage(FILE *f)
 
 /* "A:B:S" -> loads A, A+S, ..., <= B (+ a little slack for rounding). */
 static int
-parse_loads(const char *s, struct opts *o)
-{
-    char buf[128], *a, *b, *c;
-    double from, to, step;
-    if (strlen(s) >= sizeof buf)
-        return EINVAL;
-    strcpy(buf, s);
-    a = strtok(buf, ":");
-    b = strtok(NULL, ":");
-    c = strtok(NULL, ":");
-    if (!a || !b || !c || strtok(NULL, ":")
-        || lr_cli_parse_double(a, 1e-9, 1e9, &from)
-        || lr_cli_parse_double(b, from, 1e9, &to)
-        || lr_cli_parse_double(c, 1e-9, 1e9, &step)
-        || (to - from) / step >= MAX_LOADS)
-        return EINVAL;
-    o->n_loads = 0;
-    for (int i = 0; from + i * step <= to + step * 1e-9; i++)
-        o->loads[o->n_loads++] = from + i * step;
-    return 0;
-}
-
-static int
 parse_rate(const char *s, struct opts *o)
 {
     char buf[64], *colon;
@@ -314,7 +291,8 @@ parse_args(int argc, char **argv, struct opts *o)
             o->n_loads = 1;
             break;
         case O_LOADS:
-            if (parse_loads(optarg, o))
+            if ((o->n_loads = lr_cli_parse_loads(optarg, o->loads,
+                                                 MAX_LOADS)) < 1)
                 bad = "--loads wants FROM:TO:STEP with 0 < FROM <= TO, "
                       "STEP > 0, at most 1000 loads";
             break;
@@ -410,40 +388,17 @@ parse_args(int argc, char **argv, struct opts *o)
 static int
 parse_policies(const char *list, const struct lr_rsa_policy **out, int max)
 {
-    if (!strcmp(list, "all")) {
-        int n = 0;
-        while (lr_rsa_policies[n] && n < max) {
-            out[n] = lr_rsa_policies[n];
-            n++;
-        }
-        return n;
+    const char *names[32];
+    int idx[32], n_names = 0;
+    while (lr_rsa_policies[n_names] && n_names < 32) {
+        names[n_names] = lr_rsa_policies[n_names]->name;
+        n_names++;
     }
-    char buf[256];
-    if (strlen(list) >= sizeof buf) {
-        lr_cli_err(CMD, "--policy list too long");
-        return -1;
-    }
-    strcpy(buf, list);
-    int n = 0;
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        const struct lr_rsa_policy *p = lr_rsa_policy_find(tok);
-        if (!p) {
-            char known[256] = "";
-            for (int i = 0; lr_rsa_policies[i]; i++)
-                snprintf(known + strlen(known), sizeof known - strlen(known),
-                         "%s, ", lr_rsa_policies[i]->name);
-            lr_cli_err(CMD, "unknown policy '%s' (known: %sall)", tok, known);
-            return -1;
-        }
-        if (n == max) {
-            lr_cli_err(CMD, "too many policies");
-            return -1;
-        }
-        out[n++] = p;
-    }
-    if (n == 0)
-        lr_cli_err(CMD, "--policy names no policy");
-    return n ? n : -1;
+    int n = lr_cli_pick_names(CMD, list, names, n_names, NULL, idx,
+                              max < 32 ? max : 32);
+    for (int i = 0; i < n; i++)
+        out[i] = lr_rsa_policies[idx[i]];
+    return n;
 }
 
 int

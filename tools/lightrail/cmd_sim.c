@@ -139,7 +139,7 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_POLICY: o->policies = optarg; break;
         case O_PFILE: o->policy_file = optarg; break;
         case O_LOADS:
-            o->n_loads = lr_jenv_cli_loads(optarg, o->loads, MAX_LOADS);
+            o->n_loads = lr_cli_parse_loads(optarg, o->loads, MAX_LOADS);
             if (o->n_loads < 1)
                 bad = "--loads wants FROM:TO:STEP with 0 < FROM <= TO, "
                       "STEP > 0, at most 200 loads";
@@ -231,39 +231,18 @@ struct entry {
 static int
 parse_policies(const char *list, struct entry *out, int max)
 {
-    if (!strcmp(list, "all")) {
-        int n = 0;
-        for (; lr_jenv_policies[n] && n < max; n++)
-            out[n].p = lr_jenv_policies[n];
-        return n;
+    const char *names[32];
+    int idx[32], n_names = 0;
+    while (lr_jenv_policies[n_names] && n_names < 32) {
+        names[n_names] = lr_jenv_policies[n_names]->name;
+        n_names++;
     }
-    char buf[256];
-    if (strlen(list) >= sizeof buf) {
-        lr_cli_err(CMD, "--policy list too long");
-        return -1;
-    }
-    strcpy(buf, list);
-    int n = 0;
-    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-        const struct lr_jenv_policy *p = lr_jenv_policy_find(t);
-        if (!p) {
-            char known[256] = "";
-            for (int i = 0; lr_jenv_policies[i]; i++)
-                snprintf(known + strlen(known), sizeof known - strlen(known),
-                         "%s, ", lr_jenv_policies[i]->name);
-            lr_cli_err(CMD, "unknown policy '%s' (known: %sall; a trained "
-                       "policy comes with --policy-file)", t, known);
-            return -1;
-        }
-        if (n == max) {
-            lr_cli_err(CMD, "too many policies");
-            return -1;
-        }
-        out[n++].p = p;
-    }
-    if (!n)
-        lr_cli_err(CMD, "--policy names no policy");
-    return n ? n : -1;
+    int n = lr_cli_pick_names(CMD, list, names, n_names,
+                              "; a trained policy comes with --policy-file",
+                              idx, max < 32 ? max : 32);
+    for (int i = 0; i < n; i++)
+        out[i].p = lr_jenv_policies[idx[i]];
+    return n;
 }
 
 struct cell {

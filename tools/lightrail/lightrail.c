@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "config.h"
@@ -86,6 +87,71 @@ lr_cli_extra_args(const char *cmd, int argc, char *const *argv, int optind_)
     lr_cli_err(cmd, "unexpected argument '%s' (see lightrail %s --help)",
                argv[optind_], cmd);
     return LR_EXIT_USAGE;
+}
+
+int
+lr_cli_parse_loads(const char *s, double *loads, int max)
+{
+    char buf[128], *a, *b, *c;
+    double from, to, step;
+    if (strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    a = strtok(buf, ":");
+    b = strtok(NULL, ":");
+    c = strtok(NULL, ":");
+    if (!a || !b || !c || strtok(NULL, ":")
+        || lr_cli_parse_double(a, 1e-9, 1e9, &from)
+        || lr_cli_parse_double(b, from, 1e9, &to)
+        || lr_cli_parse_double(c, 1e-9, 1e9, &step)
+        || (to - from) / step >= max)
+        return -1;
+    int n = 0;
+    for (int i = 0; from + i * step <= to + step * 1e-9; i++)
+        loads[n++] = from + i * step;
+    return n;
+}
+
+int
+lr_cli_pick_names(const char *cmd, const char *list,
+                  const char *const *names, int n_names, const char *hint,
+                  int *out, int max)
+{
+    if (!strcmp(list, "all")) {
+        int n = 0;
+        for (; n < n_names && n < max; n++)
+            out[n] = n;
+        return n;
+    }
+    char buf[256];
+    if (strlen(list) >= sizeof buf) {
+        lr_cli_err(cmd, "--policy list too long");
+        return -1;
+    }
+    strcpy(buf, list);
+    int n = 0;
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        int i = 0;
+        while (i < n_names && strcasecmp(names[i], t))
+            i++;
+        if (i == n_names) {
+            char known[256] = "";
+            for (int k = 0; k < n_names; k++)
+                snprintf(known + strlen(known), sizeof known - strlen(known),
+                         "%s, ", names[k]);
+            lr_cli_err(cmd, "unknown policy '%s' (known: %sall%s)", t, known,
+                       hint ? hint : "");
+            return -1;
+        }
+        if (n == max) {
+            lr_cli_err(cmd, "too many policies");
+            return -1;
+        }
+        out[n++] = i;
+    }
+    if (!n)
+        lr_cli_err(cmd, "--policy names no policy");
+    return n ? n : -1;
 }
 
 int

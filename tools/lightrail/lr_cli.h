@@ -77,6 +77,18 @@ int lr_client_request(const char *server, const char *token,
 int lr_cli_parse_long(const char *s, long lo, long hi, long *out);
 int lr_cli_parse_double(const char *s, double lo, double hi, double *out);
 
+/* "FROM:TO:STEP" into loads[] (FROM, FROM+STEP, ... up to TO, with
+ * 0 < FROM <= TO, STEP > 0, fewer than 'max' steps); their count, or -1. */
+int lr_cli_parse_loads(const char *s, double *loads, int max);
+
+/* A --policy list, "all" or "a,b,..." (case-insensitive), against the
+ * n_names known names: their indices into out[] (at most 'max'); the
+ * count, or -1 with one line on stderr naming the unknown one and the
+ * known ones ('hint', may be NULL, is appended to that list). */
+int lr_cli_pick_names(const char *cmd, const char *list,
+                      const char *const *names, int n_names,
+                      const char *hint, int *out, int max);
+
 /* Monotonic wall-clock seconds. */
 double lr_cli_now(void);
 

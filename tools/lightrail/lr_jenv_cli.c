@@ -20,29 +20,6 @@ const char lr_jenv_cli_help[] =
 "  --k N               routes per DC pair (default 3)\n"
 "  --block-penalty P   reward of a blocked job is -P (default 2)\n";
 
-int
-lr_jenv_cli_loads(const char *s, double *loads, int max)
-{
-    char buf[128], *a, *b, *c;
-    double from, to, step;
-    if (strlen(s) >= sizeof buf)
-        return -1;
-    strcpy(buf, s);
-    a = strtok(buf, ":");
-    b = strtok(NULL, ":");
-    c = strtok(NULL, ":");
-    if (!a || !b || !c || strtok(NULL, ":")
-        || lr_cli_parse_double(a, 1e-9, 1e9, &from)
-        || lr_cli_parse_double(b, from, 1e9, &to)
-        || lr_cli_parse_double(c, 1e-9, 1e9, &step)
-        || (to - from) / step >= max)
-        return -1;
-    int n = 0;
-    for (int i = 0; from + i * step <= to + step * 1e-9; i++)
-        loads[n++] = from + i * step;
-    return n;
-}
-
 void
 lr_jenv_cli_close(struct lr_jenv_cli *j)
 {

@@ -45,8 +45,5 @@ int lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *,
                      struct lr_jenv_cli *out);
 void lr_jenv_cli_close(struct lr_jenv_cli *);
 
-/* Parses "FROM:TO:STEP" into at most 'max' loads; returns how many, or
- * -1. */
-int lr_jenv_cli_loads(const char *s, double *loads, int max);
 
 #endif
