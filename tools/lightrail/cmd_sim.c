@@ -103,8 +103,7 @@ static int
 parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_POLICY, O_PFILE, O_LOADS, O_SEEDS,
-           O_SEED, O_ARR, O_WARM, O_FORMAT, O_PLOT, O_QUIET, O_MODELS,
-           O_DEMANDS, O_BATCH, O_MICRO, O_K, O_PENALTY, O_HELP };
+           O_SEED, O_ARR, O_WARM, O_FORMAT, O_PLOT, O_QUIET, O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
         { "cluster", required_argument, NULL, O_CLUSTER },
@@ -118,12 +117,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "format", required_argument, NULL, O_FORMAT },
         { "plot", required_argument, NULL, O_PLOT },
         { "quiet", no_argument, NULL, O_QUIET },
-        { "models", required_argument, NULL, O_MODELS },
-        { "demands", required_argument, NULL, O_DEMANDS },
-        { "batch", required_argument, NULL, O_BATCH },
-        { "microbatch", required_argument, NULL, O_MICRO },
-        { "k", required_argument, NULL, O_K },
-        { "block-penalty", required_argument, NULL, O_PENALTY },
+        LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -174,30 +168,13 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_PLOT: o->plot = optarg; break;
         case O_QUIET: o->quiet = 1; break;
-        case O_MODELS: o->env.models = optarg; break;
-        case O_DEMANDS: o->env.demands = optarg; break;
-        case O_BATCH:
-            if (lr_cli_parse_double(optarg, 1, 1e9, &o->env.batch))
-                bad = "--batch wants a number of samples >= 1";
-            break;
-        case O_MICRO:
-            if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->env.micro))
-                bad = "--microbatch wants a positive number of samples";
-            break;
-        case O_K:
-            if (lr_cli_parse_long(optarg, 1, 16, &v))
-                bad = "--k wants an integer in 1..16";
-            o->env.k = (int) v;
-            break;
-        case O_PENALTY:
-            if (lr_cli_parse_double(optarg, 0, 1e6, &o->env.block_penalty))
-                bad = "--block-penalty wants a number >= 0";
-            break;
         case O_HELP:
             usage(stdout);
             return -1;
         default:
-            return lr_cli_bad_option(CMD, argv, optind);
+            if (c < LR_JENV_O_FIRST || c >= LR_JENV_O_LAST)
+                return lr_cli_bad_option(CMD, argv, optind);
+            bad = lr_jenv_cli_option(c, optarg, &o->env);
         }
         if (bad)
             return lr_cli_bad_value(CMD, bad, optarg);

@@ -20,6 +20,35 @@ const char lr_jenv_cli_help[] =
 "  --k N               routes per DC pair (default 3)\n"
 "  --block-penalty P   reward of a blocked job is -P (default 2)\n";
 
+const char *
+lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
+{
+    long v;
+    switch (code) {
+    case LR_JENV_O_MODELS:
+        o->models = arg;
+        return NULL;
+    case LR_JENV_O_DEMANDS:
+        o->demands = arg;
+        return NULL;
+    case LR_JENV_O_BATCH:
+        return lr_cli_parse_double(arg, 1, 1e9, &o->batch)
+               ? "--batch wants a number of samples >= 1" : NULL;
+    case LR_JENV_O_MICRO:
+        return lr_cli_parse_double(arg, 1e-9, 1e9, &o->micro)
+               ? "--microbatch wants a positive number of samples" : NULL;
+    case LR_JENV_O_K:
+        if (lr_cli_parse_long(arg, 1, 16, &v))
+            return "--k wants an integer in 1..16";
+        o->k = (int) v;
+        return NULL;
+    case LR_JENV_O_PENALTY:
+        return lr_cli_parse_double(arg, 0, 1e6, &o->block_penalty)
+               ? "--block-penalty wants a number >= 0" : NULL;
+    }
+    return "not an environment option";
+}
+
 void
 lr_jenv_cli_close(struct lr_jenv_cli *j)
 {

@@ -27,6 +27,27 @@ struct lr_jenv_cli_opts {
     .models = "bert-large,gpt-1.9b,llama2-7b", .demands = "4,8,16",          \
     .batch = 32, .micro = 1, .k = 3, .block_penalty = 2, .load = 1
 
+/* getopt_long() codes and table entries of these options, for a
+ * command's own option table (its own codes stay below LR_JENV_O_FIRST). */
+enum {
+    LR_JENV_O_FIRST = 0x1000,
+    LR_JENV_O_MODELS = LR_JENV_O_FIRST, LR_JENV_O_DEMANDS, LR_JENV_O_BATCH,
+    LR_JENV_O_MICRO, LR_JENV_O_K, LR_JENV_O_PENALTY, LR_JENV_O_LAST,
+};
+#define LR_JENV_CLI_LONGOPTS                                                \
+    { "models", required_argument, NULL, LR_JENV_O_MODELS },                \
+    { "demands", required_argument, NULL, LR_JENV_O_DEMANDS },              \
+    { "batch", required_argument, NULL, LR_JENV_O_BATCH },                  \
+    { "microbatch", required_argument, NULL, LR_JENV_O_MICRO },             \
+    { "k", required_argument, NULL, LR_JENV_O_K },                          \
+    { "block-penalty", required_argument, NULL, LR_JENV_O_PENALTY }
+
+/* Applies option 'code' (LR_JENV_O_FIRST <= code < LR_JENV_O_LAST) with
+ * value 'arg' to 'o'; NULL, or why the value is wrong (for
+ * lr_cli_bad_value()). */
+const char *lr_jenv_cli_option(int code, const char *arg,
+                               struct lr_jenv_cli_opts *o);
+
 /* The option lines of --help for these options. */
 extern const char lr_jenv_cli_help[];
 
