@@ -81,6 +81,7 @@
 #include <libyang/libyang.h>
 #include <nc_client.h>
 
+#include "southbound/sb_chtab.h"
 #include "southbound/sb_driver.h"
 
 #define SB_NC_NS "urn:lightrail:roadm"
@@ -97,11 +98,6 @@
 
 /* A channel as the device holds it: the driver's index and what it
  * means in the vtable's terms. */
-struct sb_nc_entry {
-    uint32_t index;
-    struct sb_media_channel mc;
-};
-
 struct sb_netconf {
     struct sb_device_config config;
     char user[64];
@@ -119,9 +115,7 @@ struct sb_netconf {
 
     /* The device's channels as last read or written; valid when
      * cache_ok. */
-    struct sb_nc_entry *cache;
-    int n_cache, cap_cache;
-    bool cache_ok;
+    struct sb_chtab cache;
 };
 
 static pthread_once_t sb_nc_once = PTHREAD_ONCE_INIT;
@@ -401,7 +395,7 @@ sb_nc_drop(struct sb_netconf *d)
     ly_ctx_destroy(d->ctx);
     d->session = NULL;
     d->ctx = NULL;
-    d->cache_ok = false;
+    d->cache.ok = false;
 }
 
 /* Makes d->session a live session (see the top comment); d->lock held.
@@ -550,28 +544,12 @@ sb_nc_rpc(struct sb_netconf *d, struct nc_rpc *rpc, bool idempotent,
     if (ret) {
         lyd_free_all(*op);
         *op = NULL;
-        d->cache_ok = false;
+        d->cache.ok = false;
     }
     return ret;
 }
 
 /* ---- the device's channels ---- */
-
-static int
-sb_nc_cache_grow(struct sb_netconf *d, int need)
-{
-    if (need <= d->cap_cache)
-        return 0;
-    int ncap = d->cap_cache ? 2 * d->cap_cache : 16;
-    while (ncap < need)
-        ncap *= 2;
-    struct sb_nc_entry *p = realloc(d->cache, (size_t) ncap * sizeof *p);
-    if (!p)
-        return ENOMEM;
-    d->cache = p;
-    d->cap_cache = ncap;
-    return 0;
-}
 
 static bool
 sb_nc_copy(char *dst, size_t size, const char *s)
@@ -585,7 +563,7 @@ sb_nc_copy(char *dst, size_t size, const char *s)
 
 /* One <channel> node into an entry; false when it cannot be one. */
 static bool
-sb_nc_parse_channel(const struct lyd_node *ch, struct sb_nc_entry *e)
+sb_nc_parse_channel(const struct lyd_node *ch, struct sb_chent *e)
 {
     const char *index = NULL, *lo = NULL, *up = NULL, *n = NULL, *m = NULL;
     const char *admin = NULL;
@@ -640,16 +618,15 @@ sb_nc_collect(struct sb_netconf *d, const struct lyd_node *tree, int *bad)
     LY_LIST_FOR(tree, node) {
         const char *name = LYD_NAME(node);
         if (!strcmp(name, "channel")) {
-            struct sb_nc_entry e;
+            struct sb_chent e;
             if (!sb_nc_parse_channel(node, &e)) {
                 (*bad)++;
                 continue;
             }
-            if (sb_nc_cache_grow(d, d->n_cache + 1)) {
+            if (sb_chtab_add(&d->cache, &e)) {
                 (*bad)++;
                 return;
             }
-            d->cache[d->n_cache++] = e;
         } else {
             /* The reply's <get-config> output, its <data> anydata,
              * <roadm>, <media-channels>. */
@@ -678,12 +655,12 @@ sb_nc_refresh(struct sb_netconf *d, char *err, size_t errlen)
     if (!rpc)
         return sb_nc_errf(err, errlen, ENOMEM, "%s: out of memory",
                           d->config.name);
-    d->cache_ok = false;
+    d->cache.ok = false;
     ret = sb_nc_rpc(d, rpc, true, &op, err, errlen);
     nc_rpc_free(rpc);
     if (ret)
         return ret;
-    d->n_cache = 0;
+    d->cache.n = 0;
     sb_nc_collect(d, op, &bad);
     lyd_free_all(op);
     if (bad)
@@ -691,17 +668,8 @@ sb_nc_refresh(struct sb_netconf *d, char *err, size_t errlen)
                           "the running config cannot be read (no index, "
                           "name or spectrum): fix the device's config",
                           d->config.name, bad);
-    d->cache_ok = true;
+    d->cache.ok = true;
     return 0;
-}
-
-static int
-sb_nc_find(const struct sb_nc_entry *e, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(e[i].mc.name, name))
-            return i;
-    return -1;
 }
 
 /* ---- the edit ---- */
@@ -758,7 +726,7 @@ sb_nc_put_text(struct sb_nc_buf *b, const char *s)
 }
 
 static void
-sb_nc_put_channel(struct sb_nc_buf *b, const struct sb_nc_entry *e)
+sb_nc_put_channel(struct sb_nc_buf *b, const struct sb_chent *e)
 {
     const struct sb_media_channel *mc = &e->mc;
     long long centre = SB_NC_BASE_MHZ + (long long) mc->n * SB_NC_SLOT_MHZ;
@@ -788,87 +756,33 @@ static int
 sb_netconf_apply_locked(struct sb_netconf *d, const struct sb_change *changes,
                         int n, char *err, size_t errlen)
 {
-    struct sb_nc_entry *work = NULL;      /* the device after the batch */
-    bool *is_new = NULL;
-    uint32_t *gone = NULL;                /* indices deleted */
-    int n_work = 0, n_gone = 0, ret = 0;
-    uint32_t next = 1;
+    struct sb_chent *work = NULL;         /* the device after the batch */
+    struct sb_chstep *steps = NULL;
+    int n_work = 0, ret = 0;
+    uint32_t first_new;
     struct sb_nc_buf b = { 0 };
     struct nc_rpc *rpc = NULL;
     struct lyd_node *op = NULL;
 
-    if (!d->cache_ok && (ret = sb_nc_refresh(d, err, errlen)))
+    if ((!d->cache.ok && (ret = sb_nc_refresh(d, err, errlen)))
+        || (ret = sb_chtab_plan(&d->cache, d->config.name, changes, n, &work,
+                                &n_work, &steps, &first_new, err, errlen)))
         goto cleanup;
-    work = malloc(((size_t) d->n_cache + (size_t) n + 1) * sizeof *work);
-    is_new = calloc((size_t) d->n_cache + (size_t) n + 1, sizeof *is_new);
-    gone = malloc(((size_t) n + 1) * sizeof *gone);
-    if (!work || !is_new || !gone) {
-        ret = sb_nc_errf(err, errlen, ENOMEM, "%s: out of memory; nothing "
-                         "applied", d->config.name);
-        goto cleanup;
-    }
-    if (d->n_cache)
-        memcpy(work, d->cache, (size_t) d->n_cache * sizeof *work);
-    n_work = d->n_cache;
-    for (int i = 0; i < n_work; i++)
-        if (work[i].index >= next)
-            next = work[i].index + 1;
 
-    /* The batch, in order, against what the device holds. */
-    for (int i = 0; i < n; i++) {
-        const struct sb_media_channel *mc = &changes[i].mc;
-        if (!mc->name[0] || !memchr(mc->name, '\0', sizeof mc->name)) {
-            ret = sb_nc_errf(err, errlen, EINVAL, "%s: change %d: a media "
-                             "channel needs a name of 1 to %d bytes: fix the "
-                             "request; nothing applied", d->config.name, i,
-                             SB_NAME_MAX - 1);
-            goto cleanup;
-        }
-        int at = sb_nc_find(work, n_work, mc->name);
-        if (changes[i].op == SB_ADD) {
-            if (at >= 0) {
-                ret = sb_nc_errf(err, errlen, EEXIST, "%s: media channel "
-                                 "'%s' already exists: delete it first or "
-                                 "read the device back; nothing applied",
-                                 d->config.name, mc->name);
-                goto cleanup;
-            }
-            if (next == 0) {
-                ret = sb_nc_errf(err, errlen, ENOSPC, "%s: no channel index "
-                                 "left; nothing applied", d->config.name);
-                goto cleanup;
-            }
-            work[n_work].index = next++;
-            work[n_work].mc = *mc;
-            is_new[n_work++] = true;
-        } else if (changes[i].op == SB_DELETE) {
-            if (at < 0) {
-                ret = sb_nc_errf(err, errlen, ENOENT, "%s: no media channel "
-                                 "'%s' to delete: read the device back; "
-                                 "nothing applied", d->config.name, mc->name);
-                goto cleanup;
-            }
-            if (!is_new[at])
-                gone[n_gone++] = work[at].index;
-            work[at] = work[n_work - 1];
-            is_new[at] = is_new[n_work - 1];
-            n_work--;
-        } else {
-            ret = sb_nc_errf(err, errlen, EINVAL, "%s: change %d: unknown "
-                             "operation %d; nothing applied", d->config.name,
-                             i, (int) changes[i].op);
-            goto cleanup;
-        }
-    }
-
+    /* One edit: the deletes of channels the device holds, then the
+     * channels new to it (one created and deleted again in the batch is
+     * neither). */
     sb_nc_put(&b, "<roadm xmlns=\"" SB_NC_NS "\" xmlns:nc=\"urn:ietf:params:"
               "xml:ns:netconf:base:1.0\"><media-channels>");
-    for (int i = 0; i < n_gone; i++)
-        sb_nc_put(&b, "<channel nc:operation=\"delete\"><index>%" PRIu32
-                  "</index></channel>", gone[i]);
-    int n_edit = n_gone;
+    int n_edit = 0;
+    for (int i = 0; i < n; i++)
+        if (!steps[i].create && steps[i].e.index < first_new) {
+            sb_nc_put(&b, "<channel nc:operation=\"delete\"><index>%" PRIu32
+                      "</index></channel>", steps[i].e.index);
+            n_edit++;
+        }
     for (int i = 0; i < n_work; i++)
-        if (is_new[i]) {
+        if (work[i].index >= first_new) {
             sb_nc_put_channel(&b, &work[i]);
             n_edit++;
         }
@@ -892,20 +806,14 @@ sb_netconf_apply_locked(struct sb_netconf *d, const struct sb_change *changes,
     if (ret)
         goto cleanup;
     /* Applied: the device now holds 'work'. */
-    if (sb_nc_cache_grow(d, n_work) == 0) {
-        if (n_work)
-            memcpy(d->cache, work, (size_t) n_work * sizeof *work);
-        d->n_cache = n_work;
-    } else
-        d->cache_ok = false;
+    sb_chtab_set(&d->cache, work, n_work);
 
 cleanup:
     lyd_free_all(op);
     nc_rpc_free(rpc);
     free(b.s);
     free(work);
-    free(is_new);
-    free(gone);
+    free(steps);
     return ret;
 }
 
@@ -936,17 +844,8 @@ sb_netconf_read(struct sb_device *dev, struct sb_media_channel **out, int *n,
     *n = 0;
     pthread_mutex_lock(&d->lock);
     ret = sb_nc_refresh(d, err, errlen);
-    if (!ret) {
-        *out = malloc(((size_t) d->n_cache + 1) * sizeof **out);
-        if (!*out)
-            ret = sb_nc_errf(err, errlen, ENOMEM, "%s: out of memory",
-                             d->config.name);
-        else {
-            for (int i = 0; i < d->n_cache; i++)
-                (*out)[i] = d->cache[i].mc;
-            *n = d->n_cache;
-        }
-    }
+    if (!ret)
+        ret = sb_chtab_read(&d->cache, d->config.name, out, n, err, errlen);
     pthread_mutex_unlock(&d->lock);
     return ret;
 }
@@ -964,7 +863,7 @@ sb_netconf_close(struct sb_device *dev)
         sb_nc_attempt_unref(d->attempt);
     sb_nc_drop(d);
     pthread_mutex_destroy(&d->lock);
-    free(d->cache);
+    sb_chtab_free(&d->cache);
     free(d);
 }
 

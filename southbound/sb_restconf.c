@@ -45,6 +45,7 @@
 
 #include <json-c/json.h>
 
+#include "southbound/sb_chtab.h"
 #include "southbound/sb_driver.h"
 #include "southbound/sb_http.h"
 
@@ -53,20 +54,13 @@
 #define SB_RC_DEFAULT_TIMEOUT_MS 5000
 #define SB_RC_CHANNELS "/restconf/data/lightrail-roadm:roadm/media-channels"
 
-struct sb_rc_entry {
-    uint32_t index;
-    struct sb_media_channel mc;
-};
-
 struct sb_restconf {
     struct sb_device_config config;
     char base[256];
     int timeout_ms;
     pthread_mutex_t lock;
     CURL *h;
-    struct sb_rc_entry *cache;
-    int n_cache, cap_cache;
-    bool cache_ok;
+    struct sb_chtab cache;
 };
 
 static int
@@ -137,22 +131,6 @@ sb_rc_refused(struct sb_restconf *d, const char *what,
 
 /* ---- the device's channels ---- */
 
-static int
-sb_rc_cache_grow(struct sb_restconf *d, int need)
-{
-    if (need <= d->cap_cache)
-        return 0;
-    int ncap = d->cap_cache ? 2 * d->cap_cache : 16;
-    while (ncap < need)
-        ncap *= 2;
-    struct sb_rc_entry *p = realloc(d->cache, (size_t) ncap * sizeof *p);
-    if (!p)
-        return ENOMEM;
-    d->cache = p;
-    d->cap_cache = ncap;
-    return 0;
-}
-
 static bool
 sb_rc_str(json_object *o, const char *k, char *dst, size_t size)
 {
@@ -184,7 +162,7 @@ sb_rc_num(json_object *o, const char *k, long long *out)
 }
 
 static bool
-sb_rc_parse_channel(json_object *o, struct sb_rc_entry *e)
+sb_rc_parse_channel(json_object *o, struct sb_chent *e)
 {
     long long idx, lo, up, n, m;
     json_object *v;
@@ -218,11 +196,11 @@ sb_rc_refresh(struct sb_restconf *d, char *err, size_t errlen)
     json_object *top = NULL, *mcs, *list;
     int ret;
 
-    d->cache_ok = false;
+    d->cache.ok = false;
     ret = sb_rc_http(d, "GET", SB_RC_CHANNELS, NULL, &r, err, errlen);
     if (ret)
         goto cleanup;
-    d->n_cache = 0;
+    d->cache.n = 0;
     if (r.status == 404)   /* no media-channels container: empty */
         goto done;
     if (r.status != 200) {
@@ -241,14 +219,14 @@ sb_rc_refresh(struct sb_restconf *d, char *err, size_t errlen)
     if (json_object_object_get_ex(mcs, "channel", &list)) {
         size_t n = json_object_array_length(list);
         if (!json_object_is_type(list, json_type_array)
-            || sb_rc_cache_grow(d, (int) n)) {
+            || sb_chtab_grow(&d->cache, (int) n)) {
             ret = sb_rc_errf(err, errlen, EPROTO, "%s: 'channel' is not a "
                              "list", d->config.name);
             goto cleanup;
         }
         for (size_t i = 0; i < n; i++)
             if (!sb_rc_parse_channel(json_object_array_get_idx(list, i),
-                                     &d->cache[d->n_cache++])) {
+                                     &d->cache.e[d->cache.n++])) {
                 ret = sb_rc_errf(err, errlen, EPROTO, "%s: media channel %zu "
                                  "has no index, name or spectrum: fix the "
                                  "device's config", d->config.name, i);
@@ -256,7 +234,7 @@ sb_rc_refresh(struct sb_restconf *d, char *err, size_t errlen)
             }
     }
 done:
-    d->cache_ok = true;
+    d->cache.ok = true;
 cleanup:
     json_object_put(top);
     free(r.body);
@@ -265,7 +243,7 @@ cleanup:
 
 /* PUT (create) or DELETE of one channel; 0 or the error. */
 static int
-sb_rc_one(struct sb_restconf *d, bool create, const struct sb_rc_entry *e,
+sb_rc_one(struct sb_restconf *d, bool create, const struct sb_chent *e,
           char *err, size_t errlen)
 {
     char path[160], what[64];
@@ -324,83 +302,21 @@ cleanup:
 }
 
 static int
-sb_rc_find(const struct sb_rc_entry *e, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(e[i].mc.name, name))
-            return i;
-    return -1;
-}
-
-/* A step sent to the device, for the undo. */
-struct sb_rc_step {
-    bool create;
-    struct sb_rc_entry e;
-};
-
-static int
 sb_restconf_apply_locked(struct sb_restconf *d,
                          const struct sb_change *changes, int n, char *err,
                          size_t errlen)
 {
-    struct sb_rc_entry *work = NULL;
-    struct sb_rc_step *steps = NULL;
-    int n_work = 0, n_steps = 0, done = 0, ret = 0;
-    uint32_t next = 1;
+    struct sb_chent *work = NULL;
+    struct sb_chstep *steps = NULL;
+    int n_work = 0, done = 0, ret = 0;
+    uint32_t first_new;
 
-    if (!d->cache_ok && (ret = sb_rc_refresh(d, err, errlen)))
-        return ret;
-    work = malloc(((size_t) d->n_cache + (size_t) n + 1) * sizeof *work);
-    steps = malloc(((size_t) n + 1) * sizeof *steps);
-    if (!work || !steps) {
-        ret = sb_rc_errf(err, errlen, ENOMEM, "%s: out of memory; nothing "
-                         "applied", d->config.name);
-        goto cleanup;
-    }
-    if (d->n_cache)
-        memcpy(work, d->cache, (size_t) d->n_cache * sizeof *work);
-    n_work = d->n_cache;
-    for (int i = 0; i < n_work; i++)
-        if (work[i].index >= next)
-            next = work[i].index + 1;
     /* The batch against what the device holds, before anything is sent. */
-    for (int i = 0; i < n; i++) {
-        const struct sb_media_channel *mc = &changes[i].mc;
-        if (!mc->name[0] || !memchr(mc->name, '\0', sizeof mc->name)) {
-            ret = sb_rc_errf(err, errlen, EINVAL, "%s: change %d: a media "
-                             "channel needs a name: fix the request; nothing "
-                             "applied", d->config.name, i);
-            goto cleanup;
-        }
-        int at = sb_rc_find(work, n_work, mc->name);
-        if (changes[i].op == SB_ADD) {
-            if (at >= 0) {
-                ret = sb_rc_errf(err, errlen, EEXIST, "%s: media channel "
-                                 "'%s' already exists: delete it first or "
-                                 "read the device back; nothing applied",
-                                 d->config.name, mc->name);
-                goto cleanup;
-            }
-            steps[n_steps] = (struct sb_rc_step) {
-                .create = true, .e = { .index = next++, .mc = *mc } };
-            work[n_work++] = steps[n_steps++].e;
-        } else if (changes[i].op == SB_DELETE) {
-            if (at < 0) {
-                ret = sb_rc_errf(err, errlen, ENOENT, "%s: no media channel "
-                                 "'%s' to delete: read the device back; "
-                                 "nothing applied", d->config.name, mc->name);
-                goto cleanup;
-            }
-            steps[n_steps++] = (struct sb_rc_step) { .create = false,
-                                                     .e = work[at] };
-            work[at] = work[--n_work];
-        } else {
-            ret = sb_rc_errf(err, errlen, EINVAL, "%s: change %d: unknown "
-                             "operation; nothing applied", d->config.name, i);
-            goto cleanup;
-        }
-    }
-    for (done = 0; done < n_steps; done++) {
+    if ((!d->cache.ok && (ret = sb_rc_refresh(d, err, errlen)))
+        || (ret = sb_chtab_plan(&d->cache, d->config.name, changes, n, &work,
+                                &n_work, &steps, &first_new, err, errlen)))
+        return ret;
+    for (done = 0; done < n; done++) {
         ret = sb_rc_one(d, steps[done].create, &steps[done].e, err, errlen);
         if (ret)
             break;
@@ -413,7 +329,7 @@ sb_restconf_apply_locked(struct sb_restconf *d,
             if (sb_rc_one(d, !steps[i].create, &steps[i].e, e2, sizeof e2))
                 undo_failed++;
         }
-        d->cache_ok = false;
+        d->cache.ok = false;
         if (undo_failed && err && errlen) {
             size_t l = strlen(err);
             snprintf(err + l, errlen - l, "; %d of %d earlier change(s) of "
@@ -422,12 +338,7 @@ sb_restconf_apply_locked(struct sb_restconf *d,
         }
         goto cleanup;
     }
-    if (sb_rc_cache_grow(d, n_work) == 0) {
-        if (n_work)
-            memcpy(d->cache, work, (size_t) n_work * sizeof *work);
-        d->n_cache = n_work;
-    } else
-        d->cache_ok = false;
+    sb_chtab_set(&d->cache, work, n_work);
 
 cleanup:
     free(work);
@@ -460,17 +371,8 @@ sb_restconf_read(struct sb_device *dev, struct sb_media_channel **out,
     *n = 0;
     pthread_mutex_lock(&d->lock);
     ret = sb_rc_refresh(d, err, errlen);
-    if (!ret) {
-        *out = malloc(((size_t) d->n_cache + 1) * sizeof **out);
-        if (!*out)
-            ret = sb_rc_errf(err, errlen, ENOMEM, "%s: out of memory",
-                             d->config.name);
-        else {
-            for (int i = 0; i < d->n_cache; i++)
-                (*out)[i] = d->cache[i].mc;
-            *n = d->n_cache;
-        }
-    }
+    if (!ret)
+        ret = sb_chtab_read(&d->cache, d->config.name, out, n, err, errlen);
     pthread_mutex_unlock(&d->lock);
     return ret;
 }
@@ -483,7 +385,7 @@ sb_restconf_close(struct sb_device *dev)
         return;
     curl_easy_cleanup(d->h);
     pthread_mutex_destroy(&d->lock);
-    free(d->cache);
+    sb_chtab_free(&d->cache);
     free(d);
 }
 

@@ -1,0 +1,176 @@
+/* sb_chtab: a device's media channels as a driver knows them; see
+ * sb_chtab.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "southbound/sb_chtab.h"
+
+static int
+sb_chtab_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int
+sb_chtab_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+    va_list ap;
+    if (err && errlen) {
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return ret;
+}
+
+int
+sb_chtab_grow(struct sb_chtab *t, int need)
+{
+    if (need <= t->cap)
+        return 0;
+    int ncap = t->cap ? 2 * t->cap : 16;
+    while (ncap < need)
+        ncap *= 2;
+    struct sb_chent *p = realloc(t->e, (size_t) ncap * sizeof *p);
+    if (!p)
+        return ENOMEM;
+    t->e = p;
+    t->cap = ncap;
+    return 0;
+}
+
+int
+sb_chtab_add(struct sb_chtab *t, const struct sb_chent *e)
+{
+    if (sb_chtab_grow(t, t->n + 1))
+        return ENOMEM;
+    t->e[t->n++] = *e;
+    return 0;
+}
+
+void
+sb_chtab_set(struct sb_chtab *t, const struct sb_chent *e, int n)
+{
+    if (sb_chtab_grow(t, n)) {
+        t->ok = false;
+        return;
+    }
+    if (n)
+        memcpy(t->e, e, (size_t) n * sizeof *e);
+    t->n = n;
+}
+
+void
+sb_chtab_free(struct sb_chtab *t)
+{
+    free(t->e);
+    t->e = NULL;
+    t->n = t->cap = 0;
+    t->ok = false;
+}
+
+int
+sb_chtab_find(const struct sb_chent *e, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(e[i].mc.name, name))
+            return i;
+    return -1;
+}
+
+int
+sb_chtab_read(const struct sb_chtab *t, const char *dev,
+              struct sb_media_channel **out, int *n, char *err,
+              size_t errlen)
+{
+    *out = malloc(((size_t) t->n + 1) * sizeof **out);
+    *n = 0;
+    if (!*out)
+        return sb_chtab_errf(err, errlen, ENOMEM, "%s: out of memory", dev);
+    for (int i = 0; i < t->n; i++)
+        (*out)[i] = t->e[i].mc;
+    *n = t->n;
+    return 0;
+}
+
+int
+sb_chtab_plan(const struct sb_chtab *t, const char *dev,
+              const struct sb_change *changes, int n,
+              struct sb_chent **workp, int *n_workp,
+              struct sb_chstep **stepsp, uint32_t *first_new, char *err,
+              size_t errlen)
+{
+    struct sb_chent *work = malloc(((size_t) t->n + (size_t) n + 1)
+                                   * sizeof *work);
+    struct sb_chstep *steps = malloc(((size_t) n + 1) * sizeof *steps);
+    int n_work = t->n, ret = 0;
+    uint32_t next = 1;
+
+    *workp = NULL;
+    *stepsp = NULL;
+    *n_workp = 0;
+    if (!work || !steps) {
+        ret = sb_chtab_errf(err, errlen, ENOMEM, "%s: out of memory; "
+                            "nothing applied", dev);
+        goto fail;
+    }
+    if (t->n)
+        memcpy(work, t->e, (size_t) t->n * sizeof *work);
+    for (int i = 0; i < n_work; i++)
+        if (work[i].index >= next)
+            next = work[i].index + 1;
+    *first_new = next;
+    for (int i = 0; i < n; i++) {
+        const struct sb_media_channel *mc = &changes[i].mc;
+        if (!mc->name[0] || !memchr(mc->name, '\0', sizeof mc->name)) {
+            ret = sb_chtab_errf(err, errlen, EINVAL, "%s: change %d: a "
+                                "media channel needs a name of 1 to %d "
+                                "bytes: fix the request; nothing applied",
+                                dev, i, SB_NAME_MAX - 1);
+            goto fail;
+        }
+        int at = sb_chtab_find(work, n_work, mc->name);
+        if (changes[i].op == SB_ADD) {
+            if (at >= 0) {
+                ret = sb_chtab_errf(err, errlen, EEXIST, "%s: media channel "
+                                    "'%s' already exists: delete it first "
+                                    "or read the device back; nothing "
+                                    "applied", dev, mc->name);
+                goto fail;
+            }
+            if (next == 0) {
+                ret = sb_chtab_errf(err, errlen, ENOSPC, "%s: no channel "
+                                    "index left; nothing applied", dev);
+                goto fail;
+            }
+            steps[i] = (struct sb_chstep) {
+                .create = true, .e = { .index = next++, .mc = *mc } };
+            work[n_work++] = steps[i].e;
+        } else if (changes[i].op == SB_DELETE) {
+            if (at < 0) {
+                ret = sb_chtab_errf(err, errlen, ENOENT, "%s: no media "
+                                    "channel '%s' to delete: read the "
+                                    "device back; nothing applied", dev,
+                                    mc->name);
+                goto fail;
+            }
+            steps[i] = (struct sb_chstep) { .create = false, .e = work[at] };
+            work[at] = work[--n_work];
+        } else {
+            ret = sb_chtab_errf(err, errlen, EINVAL, "%s: change %d: unknown "
+                                "operation %d; nothing applied", dev, i,
+                                (int) changes[i].op);
+            goto fail;
+        }
+    }
+    *workp = work;
+    *n_workp = n_work;
+    *stepsp = steps;
+    return 0;
+
+fail:
+    free(work);
+    free(steps);
+    return ret;
+}

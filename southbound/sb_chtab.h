@@ -1,0 +1,69 @@
+/*
+ * sb_chtab: what a driver knows of one device's media channels (each
+ * with the index the device keys it by), and a batch of changes planned
+ * against that knowledge before anything is sent: the refusals that
+ * leave the device alone (EINVAL a nameless channel or unknown
+ * operation, EEXIST a name already there, ENOENT a delete of a missing
+ * name, ENOSPC no index left) and the index each new channel gets (one
+ * above every index held or given).  Shared by the drivers that keep such
+ * a copy: netconf and restconf.
+ *
+ * Conventions as southbound/sb_driver.h: 0 or a positive errno, one line
+ * in err[errlen] naming the device 'dev'.  Ownership: a table owns its
+ * array (sb_chtab_free()); sb_chtab_plan() returns arrays the caller
+ * frees with free().
+ */
+#ifndef SB_CHTAB_H
+#define SB_CHTAB_H 1
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "southbound/sb_driver.h"
+
+struct sb_chent {
+    uint32_t index;
+    struct sb_media_channel mc;
+};
+
+struct sb_chtab {
+    struct sb_chent *e;
+    int n, cap;
+    bool ok;                  /* e[] is what the device holds */
+};
+
+/* One step of a planned batch, in the batch's order: create 'e', or
+ * delete 'e' as the table holds it. */
+struct sb_chstep {
+    bool create;
+    struct sb_chent e;
+};
+
+/* Room for 'need' entries: 0 or ENOMEM. */
+int sb_chtab_grow(struct sb_chtab *, int need);
+/* Appends one entry: 0 or ENOMEM. */
+int sb_chtab_add(struct sb_chtab *, const struct sb_chent *);
+/* Replaces the entries by e[0..n-1] (what the device holds after a
+ * batch); on ENOMEM the table is marked not ok (read it again). */
+void sb_chtab_set(struct sb_chtab *, const struct sb_chent *e, int n);
+void sb_chtab_free(struct sb_chtab *);
+
+/* The position of 'name' among e[0..n-1], or -1. */
+int sb_chtab_find(const struct sb_chent *e, int n, const char *name);
+
+/* The channels, in a new array the caller frees with free(). */
+int sb_chtab_read(const struct sb_chtab *, const char *dev,
+                  struct sb_media_channel **out, int *n, char *err,
+                  size_t errlen);
+
+/* Plans changes[0..n-1] against the table: '*work' (n_work entries) is
+ * the device after the batch, '*steps' one step per change; every index
+ * >= '*first_new' was given by this batch (a channel created and deleted
+ * again within it appears in 'steps' only).  Nothing is sent. */
+int sb_chtab_plan(const struct sb_chtab *, const char *dev,
+                  const struct sb_change *changes, int n,
+                  struct sb_chent **work, int *n_work,
+                  struct sb_chstep **steps, uint32_t *first_new, char *err,
+                  size_t errlen);
+
+#endif

@@ -1,0 +1,120 @@
+/*
+ * sb_chtab: a batch planned against a device's channels — indices above
+ * every one held, a channel created and deleted in one batch given an
+ * index but absent from the result, and every refusal leaving the table
+ * as it was with nothing planned.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "southbound/sb_chtab.h"
+#include "tests/lr_test.h"
+
+static struct sb_change
+change(enum sb_op op, const char *name)
+{
+    struct sb_change c = { .op = op };
+    snprintf(c.mc.name, sizeof c.mc.name, "%s", name);
+    c.mc.n = 10;
+    c.mc.m = 4;
+    return c;
+}
+
+static void
+held(struct sb_chtab *t)
+{
+    struct sb_chent a = { .index = 3 }, b = { .index = 7 };
+    snprintf(a.mc.name, sizeof a.mc.name, "j1/lp1");
+    snprintf(b.mc.name, sizeof b.mc.name, "j1/lp2");
+    CU_ASSERT_EQUAL_FATAL(sb_chtab_add(t, &a), 0);
+    CU_ASSERT_EQUAL_FATAL(sb_chtab_add(t, &b), 0);
+    t->ok = true;
+}
+
+static void
+test_plan(void)
+{
+    struct sb_chtab t = { 0 };
+    held(&t);
+    struct sb_change ch[] = {
+        change(SB_ADD, "j2/lp1"), change(SB_DELETE, "j1/lp1"),
+        change(SB_ADD, "j2/lp2"), change(SB_DELETE, "j2/lp2"),
+    };
+    struct sb_chent *work;
+    struct sb_chstep *steps;
+    int n_work;
+    uint32_t first;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(sb_chtab_plan(&t, "r1", ch, 4, &work, &n_work,
+                                        &steps, &first, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(first, 8);
+    /* j1/lp2 (7) and j2/lp1 (8) remain. */
+    CU_ASSERT_EQUAL(n_work, 2);
+    CU_ASSERT(sb_chtab_find(work, n_work, "j1/lp2") >= 0);
+    int at = sb_chtab_find(work, n_work, "j2/lp1");
+    CU_ASSERT_FATAL(at >= 0);
+    CU_ASSERT_EQUAL(work[at].index, 8);
+    CU_ASSERT_EQUAL(sb_chtab_find(work, n_work, "j1/lp1"), -1);
+    CU_ASSERT_EQUAL(sb_chtab_find(work, n_work, "j2/lp2"), -1);
+    /* The steps, in order: j2/lp2 got 9, then was deleted as created. */
+    CU_ASSERT(steps[0].create && steps[0].e.index == 8);
+    CU_ASSERT(!steps[1].create && steps[1].e.index == 3);
+    CU_ASSERT(steps[2].create && steps[2].e.index == 9);
+    CU_ASSERT(!steps[3].create && steps[3].e.index == 9);
+    /* The table itself is untouched until the driver commits. */
+    CU_ASSERT_EQUAL(t.n, 2);
+    sb_chtab_set(&t, work, n_work);
+    CU_ASSERT_EQUAL(t.n, 2);
+    CU_ASSERT(t.ok);
+    free(work);
+    free(steps);
+    sb_chtab_free(&t);
+}
+
+static void
+test_refusals(void)
+{
+    struct sb_chtab t = { 0 };
+    held(&t);
+    struct {
+        struct sb_change ch[2];
+        int n, want;
+        const char *says;
+    } cases[] = {
+        { { change(SB_ADD, "j1/lp1") }, 1, EEXIST, "already exists" },
+        { { change(SB_DELETE, "nope") }, 1, ENOENT, "no media channel" },
+        { { change(SB_ADD, "") }, 1, EINVAL, "needs a name" },
+        { { change(SB_ADD, "ok"), change((enum sb_op) 9, "x") }, 2, EINVAL,
+          "unknown operation" },
+        /* The second add of one name in one batch. */
+        { { change(SB_ADD, "x"), change(SB_ADD, "x") }, 2, EEXIST,
+          "'x' already exists" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sb_chent *work = (void *) 1;
+        struct sb_chstep *steps = (void *) 1;
+        int n_work = -1;
+        uint32_t first;
+        char err[256] = "";
+        CU_ASSERT_EQUAL(sb_chtab_plan(&t, "r9", cases[i].ch, cases[i].n,
+                                      &work, &n_work, &steps, &first, err,
+                                      sizeof err), cases[i].want);
+        CU_ASSERT_PTR_NULL(work);
+        CU_ASSERT_PTR_NULL(steps);
+        CU_ASSERT_EQUAL(n_work, 0);
+        CU_ASSERT(!strncmp(err, "r9: ", 4));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].says));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "nothing applied"));
+        CU_ASSERT_EQUAL(t.n, 2);
+    }
+    sb_chtab_free(&t);
+}
+
+static CU_TestInfo tests[] = {
+    { "a batch planned against the channels held", test_plan },
+    { "refusals plan nothing", test_refusals },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN("sb_chtab", tests)
