@@ -189,12 +189,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
                 bad = "--timeout wants whole seconds, 1 to 86400";
             break;
         case O_FORMAT:
-            if (!strcmp(optarg, "json"))
-                o->json = true;
-            else if (!strcmp(optarg, "text"))
-                o->json = false;
-            else
-                bad = "--format wants 'text' or 'json'";
+            bad = lr_cli_parse_format(optarg, &o->json);
             break;
         case O_NAME: o->name = optarg; o->submit_opts = true; break;
         case O_MODEL: o->model = optarg; o->submit_opts = true; break;

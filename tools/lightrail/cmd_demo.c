@@ -169,7 +169,9 @@ lr_cmd_demo(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int json = 0, keep = 0, emulate = 0, emulate_opts = 0, c;
+    bool json = false;
+    const char *why;
+    int keep = 0, emulate = 0, emulate_opts = 0, c;
     int rc = LR_EXIT_FAIL;
     /* Not lightraild's default prefix ("lr"): a demo beside a daemon
      * with the emulated data plane would be refused (one process per
@@ -181,12 +183,8 @@ lr_cmd_demo(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
-                lr_cli_err(CMD, "--format wants 'text' or 'json', not '%s'",
-                           optarg);
-                return LR_EXIT_USAGE;
-            }
-            json = !strcmp(optarg, "json");
+            if ((why = lr_cli_parse_format(optarg, &json)))
+                return lr_cli_bad_value(CMD, why, optarg);
             break;
         case 'k': keep = 1; break;
         case 'l': daemon_path = optarg; break;

@@ -40,7 +40,7 @@ struct opts {
     int window;
     long max_nodes;
     double inter_gbps;        /* > 0: every inter-DC link at this rate */
-    int json;
+    bool json;
     /* --distributed (cmd_plan_dist.c) */
     int distributed;
     const char *cert, *key, *ca, *record;
@@ -166,12 +166,7 @@ parse_args(int argc, char **argv, struct opts *o)
             o->max_nodes = v;
             break;
         case O_FORMAT:
-            if (!strcmp(optarg, "json"))
-                o->json = 1;
-            else if (!strcmp(optarg, "text"))
-                o->json = 0;
-            else
-                bad = "--format wants 'text' or 'json'";
+            bad = lr_cli_parse_format(optarg, &o->json);
             break;
         case O_PLOT: o->plot = optarg; break;
         case O_GBPS:

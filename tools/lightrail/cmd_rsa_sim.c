@@ -36,7 +36,7 @@ struct opts {
     const char *policies;
     const char *modulations;
     const char *plot;
-    int format_json;
+    bool format_json;
     int k;
     enum lr_ksp_order order;
     int slots;                /* 0 = as the topology says */
@@ -347,12 +347,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_MODS: o->modulations = optarg; break;
         case O_FORMAT:
-            if (!strcmp(optarg, "json"))
-                o->format_json = 1;
-            else if (!strcmp(optarg, "text"))
-                o->format_json = 0;
-            else
-                bad = "--format wants 'text' or 'json'";
+            bad = lr_cli_parse_format(optarg, &o->format_json);
             break;
         case O_PLOT: o->plot = optarg; break;
         case O_QUIET: o->quiet = 1; break;

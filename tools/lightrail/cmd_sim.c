@@ -52,7 +52,8 @@ static const struct {
 struct opts {
     struct lr_jenv_cli_opts env;
     const char *policies, *policy_file, *plot;
-    int json, seeds, quiet;
+    bool json;
+    int seeds, quiet;
     unsigned long long seed;
     long arrivals, warmup;
     double loads[MAX_LOADS];
@@ -159,12 +160,7 @@ parse_args(int argc, char **argv, struct opts *o)
             o->warmup = v;
             break;
         case O_FORMAT:
-            if (!strcmp(optarg, "json"))
-                o->json = 1;
-            else if (!strcmp(optarg, "text"))
-                o->json = 0;
-            else
-                bad = "--format wants 'text' or 'json'";
+            bad = lr_cli_parse_format(optarg, &o->json);
             break;
         case O_PLOT: o->plot = optarg; break;
         case O_QUIET: o->quiet = 1; break;

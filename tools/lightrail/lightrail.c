@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,18 @@ lr_cli_extra_args(const char *cmd, int argc, char *const *argv, int optind_)
     lr_cli_err(cmd, "unexpected argument '%s' (see lightrail %s --help)",
                argv[optind_], cmd);
     return LR_EXIT_USAGE;
+}
+
+const char *
+lr_cli_parse_format(const char *arg, bool *json)
+{
+    if (!strcmp(arg, "json"))
+        *json = true;
+    else if (!strcmp(arg, "text"))
+        *json = false;
+    else
+        return "--format wants 'text' or 'json'";
+    return NULL;
 }
 
 int

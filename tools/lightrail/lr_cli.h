@@ -15,6 +15,8 @@
 #ifndef LR_CLI_H
 #define LR_CLI_H 1
 
+#include <stdbool.h>
+
 enum {
     LR_EXIT_OK = 0,
     LR_EXIT_FAIL = 1,
@@ -76,6 +78,10 @@ int lr_client_request(const char *server, const char *token,
 /* Parse the whole string as a number within [lo, hi]; 0 or EINVAL. */
 int lr_cli_parse_long(const char *s, long lo, long hi, long *out);
 int lr_cli_parse_double(const char *s, double lo, double hi, double *out);
+
+/* --format: 'text' or 'json' into '*json'; NULL, or why not (for
+ * lr_cli_bad_value()). */
+const char *lr_cli_parse_format(const char *arg, bool *json);
 
 /* "FROM:TO:STEP" into loads[] (FROM, FROM+STEP, ... up to TO, with
  * 0 < FROM <= TO, STEP > 0, fewer than 'max' steps); their count, or -1. */
