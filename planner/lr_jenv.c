@@ -651,6 +651,66 @@ lr_jenv_step(struct lr_jenv *e, int action)
     return r - advance(e);
 }
 
+/* ---- the mirror of a live network ---- */
+
+int
+lr_jenv_set_state(struct lr_jenv *e, const int *used, const uint64_t *occ,
+                  int nw, char *err, size_t errlen)
+{
+    if (nw != e->sp->nw) {
+        set_err(err, errlen, "spectrum of %d words per link, the environment "
+                "has %d: build it on the same topology", nw, e->sp->nw);
+        return EINVAL;
+    }
+    for (int d = 0; d < e->n_dcs; d++)
+        if (used[d] < 0 || used[d] > e->dc_gpus[d]) {
+            set_err(err, errlen, "DC '%s': %d GPUs used of %d",
+                    e->cl->dcs[d].name, used[d], e->dc_gpus[d]);
+            return EINVAL;
+        }
+    memcpy(e->used, used, (size_t) e->n_dcs * sizeof *used);
+    size_t words = (size_t) e->sp->n_links * (size_t) nw;
+    memcpy(e->sp->occ, occ, words * sizeof *occ);
+    long total;
+    lr_spectrum_usage(e->sp, &e->slots_used, &total);
+    e->sp_version++;
+    return 0;
+}
+
+int
+lr_jenv_present(struct lr_jenv *e, int model, int demand)
+{
+    if (model < 0 || model >= e->cfg.n_models || demand < 0
+        || demand >= e->cfg.n_demands)
+        return -1;
+    e->job_model = model;
+    e->job_demand = demand;
+    e->job_origin = 0;
+    e->job_hold = e->cfg.holding;
+    e->done = false;
+    return compute_mask(e);
+}
+
+const struct lr_path *
+lr_jenv_cand_path(const struct lr_jenv *e, int a, int dir)
+{
+    const struct lr_jenv_cand *cd = &e->cands[a];
+    if (cd->n_dcs != 2)
+        return NULL;
+    const struct route *rt = &e->routes[cd->pair * e->k + cd->route];
+    return dir ? rt->rev : rt->fwd;
+}
+
+int
+lr_jenv_cand_first(const struct lr_jenv *e, int a, int dir)
+{
+    const struct lr_jenv_cand *cd = &e->cands[a];
+    if (cd->n_dcs != 2)
+        return -1;
+    const struct route *rt = &e->routes[cd->pair * e->k + cd->route];
+    return dir ? rt->ff_rev[cd->tier] : rt->ff_fwd[cd->tier];
+}
+
 int
 lr_jenv_set_load(struct lr_jenv *e, double load)
 {

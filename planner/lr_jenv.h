@@ -59,6 +59,7 @@
 #include <stdint.h>
 
 #include "planner/lr_cluster.h"
+#include "planner/lr_ksp.h"
 #include "planner/lr_model.h"
 #include "planner/lr_rng.h"
 #include "planner/lr_timemodel.h"
@@ -182,6 +183,33 @@ double lr_jenv_cand_km(const struct lr_jenv *, int a);
 double lr_jenv_dc_distance(const struct lr_jenv *, int node, int dc);
 /* Free slots / slots on the forward path of pair candidate 'a' now. */
 double lr_jenv_cand_free_share(const struct lr_jenv *, int a);
+
+/* ---- the environment as a mirror of a live network (lightraild) ----
+ * A controller that runs a trained policy makes the environment show its
+ * own state instead of a simulated one: lr_jenv_set_state() replaces the
+ * used GPUs per DC and the spectrum, lr_jenv_present() makes a job of
+ * class (model, demand) pending and recomputes the mask and hence the
+ * observation, exactly as lr_jenv_step() would for that state.  The
+ * departure heap and the metrics are not touched (the controller owns
+ * the jobs and their ends); stepping after a mirror is not meaningful. */
+
+/* 'used' holds lr_jenv_n_dcs() GPU counts; 'occ' the occupancy (1 =
+ * booked) of every link as lr_spectrum keeps it ('nw' words per link, in
+ * link order of the topology the environment was built on).  EINVAL with
+ * err[] when a count is negative or over the DC's GPUs, or 'nw' is not
+ * the environment's; nothing changes then. */
+int lr_jenv_set_state(struct lr_jenv *, const int *used, const uint64_t *occ,
+                      int nw, char *err, size_t errlen);
+/* Makes a job of model 'model' and demand 'demand' (indices into the
+ * config's lists; origin node 0) pending; returns how many candidates
+ * are feasible, or -1 for indices out of range. */
+int lr_jenv_present(struct lr_jenv *, int model, int demand);
+/* The path of pair candidate 'a' in direction 'dir' (0: first DC to
+ * second, 1: back), and the first slot first fit gives it on the
+ * current spectrum (-1 when none); NULL / -1 for a one-DC candidate. */
+const struct lr_path *lr_jenv_cand_path(const struct lr_jenv *, int a,
+                                        int dir);
+int lr_jenv_cand_first(const struct lr_jenv *, int a, int dir);
 
 /* The metrics so far (see above). */
 void lr_jenv_metrics(const struct lr_jenv *, struct lr_jenv_metrics *out);

@@ -10,9 +10,11 @@
  * than the 8 there are: never feasible).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "planner/lr_jenv.h"
+#include "planner/lr_spectrum.h"
 #include "tests/lr_test.h"
 
 static struct lr_topo *topo;
@@ -251,12 +253,92 @@ test_errors(void)
     CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &e, err, sizeof err), EINVAL);
 }
 
+/* The mirror (lr_jenv_set_state + lr_jenv_present) of a stepped
+ * environment's state gives the same mask and observation.  Jobs never
+ * leave (holding 1000) so that the test's own copy of the spectrum only
+ * books, as the stepped environment does; random feasible choices over
+ * demands 4, 8, 16 exercise GPUs and lightpaths. */
+static void
+test_mirror_matches_stepping(void)
+{
+    static struct lr_jenv_arrival trace[12];
+    for (int i = 0; i < 12; i++)
+        trace[i] = (struct lr_jenv_arrival) { i, 1000, 0, i % 2, 0 };
+    struct lr_jenv_config c = config(4);
+    c.n_demands = 3;
+    c.demands[1] = 8;
+    c.demands[2] = 16;
+    c.trace = trace;
+    c.n_trace = 12;
+    struct lr_jenv *e = make(two, &c);
+    c.trace = NULL;
+    c.n_trace = 0;
+    struct lr_jenv *m = make(two, &c);
+    struct lr_spectrum *sp = lr_spectrum_new(topo);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+    int n = lr_jenv_obs_size(e), na = lr_jenv_n_actions(e), checked = 0;
+    int pairs = 0;
+    float *o1 = calloc((size_t) n, sizeof *o1), *o2 = calloc((size_t) n,
+                                                              sizeof *o2);
+    struct lr_rng rng;
+    lr_rng_seed(&rng, 3);
+    char err[256];
+    while (!lr_jenv_done(e)) {
+        int used[2] = { 8 - lr_jenv_dc_free(e, 0), 8 - lr_jenv_dc_free(e, 1) };
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_set_state(m, used, sp->occ, sp->nw, err,
+                                                sizeof err), 0);
+        int demand = -1;
+        for (int d = 0; d < 3; d++)
+            if (c.demands[d] == lr_jenv_job_gpus(e))
+                demand = d;
+        int nf = lr_jenv_present(m, lr_jenv_job_model(e), demand);
+        int ne = 0;
+        for (int a = 0; a < na; a++)
+            ne += lr_jenv_mask(e)[a];
+        CU_ASSERT_EQUAL(nf, ne);
+        CU_ASSERT(!memcmp(lr_jenv_mask(e), lr_jenv_mask(m), (size_t) na));
+        lr_jenv_observe(e, o1);
+        lr_jenv_observe(m, o2);
+        CU_ASSERT(!memcmp(o1, o2, (size_t) n * sizeof *o1));
+        int a = lr_jenv_random.choose(NULL, e, lr_jenv_mask(e), &rng);
+        CU_ASSERT_FATAL(a >= 0);
+        for (int dir = 0; dir < 2 && lr_jenv_cand(e, a)->n_dcs == 2; dir++) {
+            const struct lr_path *p = lr_jenv_cand_path(e, a, dir);
+            CU_ASSERT_EQUAL(lr_jenv_cand_first(m, a, dir),
+                            lr_jenv_cand_first(e, a, dir));
+            CU_ASSERT_EQUAL(lr_spectrum_alloc(sp, p->links, p->n_links,
+                                              lr_jenv_cand_first(e, a, dir),
+                                              lr_jenv_cand_slots(e, a)), 0);
+        }
+        checked++;
+        pairs += lr_jenv_cand(e, a)->n_dcs == 2;
+        lr_jenv_step(e, a);
+    }
+    CU_ASSERT(checked >= 2 && pairs >= 1);
+    /* Bad state is refused and changes nothing. */
+    int bad[2] = { 9, 0 };
+    CU_ASSERT_EQUAL(lr_jenv_set_state(m, bad, sp->occ, sp->nw, err,
+                                      sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "dc0"));
+    CU_ASSERT_EQUAL(lr_jenv_set_state(m, bad + 1, sp->occ, sp->nw + 1, err,
+                                      sizeof err), EINVAL);
+    CU_ASSERT_EQUAL(lr_jenv_present(m, 1, 0), -1);
+    CU_ASSERT_EQUAL(lr_jenv_present(m, 0, 3), -1);
+    free(o1);
+    free(o2);
+    lr_spectrum_free(sp);
+    lr_jenv_free(m);
+    lr_jenv_free(e);
+}
+
 static CU_TestInfo tests[] = {
     { "metrics of a trace, by hand", test_trace_by_hand },
     { "lightpaths and spectrum, by hand", test_lightpath_by_hand },
     { "one DC is Erlang B", test_erlang_b },
     { "the mask matches the resources", test_mask_matches_resources },
     { "same seed, same run", test_deterministic },
+    { "the mirror of a state gives its mask and observation",
+      test_mirror_matches_stepping },
     { "bad input is refused with a reason", test_errors },
     CU_TEST_INFO_NULL,
 };
