@@ -19,6 +19,12 @@
  * netlink dumps per DC namespace: about a millisecond for 32 lightpaths,
  * docs/benchmarks.md, so it may run in a callback), and removes every
  * namespace when it stops.
+ *
+ * With ppo-policy configured, the controller loads that PPO policy file
+ * at start (controller/lr_ctl_ppo.h); one log line says it is in use, or
+ * what is wrong with it and what to do, and the daemon starts either way
+ * (intents for ppo are then planned by CDynP, their planner-note says
+ * why).  BLAS runs on one thread: one core, repeatable decisions.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -31,6 +37,8 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+
+#include <cblas.h>
 
 #include "config.h"
 #include "controller/lr_ctl.h"
@@ -249,10 +257,22 @@ main(int argc, char **argv)
         .devices = cfg->devices, .n_devices = cfg->n_devices,
         .agent_cert = cfg->coord_cert, .agent_key = cfg->coord_key,
         .agent_ca = cfg->coord_ca, .agent_timeout_s = cfg->coord_timeout,
+        .ppo_policy = cfg->ppo_policy[0] ? cfg->ppo_policy : NULL,
     };
+    openblas_set_num_threads(1);
     if (lr_ctl_new(&cc, &ctl, &report, err, sizeof err)) {
         lr_log(LR_LOG_ERR, "%s", err);
         goto cleanup;
+    }
+    if (cc.ppo_policy) {
+        bool usable;
+        const char *why = lr_ctl_ppo_status(ctl, &usable);
+        if (usable)
+            lr_log(LR_LOG_INFO, "ppo policy %s loaded: intents for ppo use "
+                   "it", cc.ppo_policy);
+        else
+            lr_log(LR_LOG_WARN, "ppo policy unusable, intents for ppo will "
+                   "be planned by cdynp: %s", why);
     }
     if (report && *report)
         lr_log(LR_LOG_INFO, "recovery:\n%s", report);

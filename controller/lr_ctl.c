@@ -9,10 +9,12 @@
 
 #include "controller/lr_agent_party.h"
 #include "controller/lr_ctl.h"
+#include "controller/lr_ctl_ppo.h"
 #include "controller/lr_store.h"
 #include "planner/lr_baseline.h"
 #include "planner/lr_cdynp.h"
 #include "planner/lr_exact.h"
+#include "planner/lr_jenv.h"
 #include "planner/lr_util.h"
 #include "southbound/sb_linux.h"
 #include "southbound/sb_parallel.h"
@@ -76,6 +78,7 @@ struct lr_ctl {
     struct lr_ctl_emulated *emu;
     int n_emu;
     struct lr_telemetry *tel;
+    struct lr_ctl_ppo *ppo;           /* NULL: no ppo-policy configured */
 };
 
 static int
@@ -486,14 +489,14 @@ run_planner(const struct lr_tm *tm, const char *algo, struct lr_plan *plan,
 
 /* run_planner() through the memo (see struct plan_memo). */
 static enum lr_tm_why
-plan_memoised(struct lr_ctl *c, const struct lr_intent *in,
+plan_memoised(struct lr_ctl *c, const struct lr_intent *in, const char *algo,
               const struct lr_tm *tm, struct lr_plan *plan,
               struct lr_tm_eval *ev)
 {
     struct plan_memo key;
     memset(&key, 0, sizeof key);
     snprintf(key.model, sizeof key.model, "%s", in->model);
-    snprintf(key.algorithm, sizeof key.algorithm, "%s", in->algorithm);
+    snprintf(key.algorithm, sizeof key.algorithm, "%s", algo);
     key.batch = in->batch;
     key.micro = in->micro;
     key.n_dcs = tm->n_dcs;
@@ -515,7 +518,7 @@ plan_memoised(struct lr_ctl *c, const struct lr_intent *in,
         if (m->used < victim->used)
             victim = m;
     }
-    key.why = run_planner(tm, in->algorithm, plan, ev);
+    key.why = run_planner(tm, algo, plan, ev);
     key.plan = *plan;
     key.used = ++c->memo_clock;
     *victim = key;
@@ -646,6 +649,134 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
     return 0;
 }
 
+/* ---- algorithm ppo (lr_ctl_ppo.h) ---- */
+
+/* The policy's candidate for 'in' on the state now, or -1 with why[]. */
+static int
+ppo_choose(struct lr_ctl *c, const struct lr_intent *in, char *why,
+           size_t len)
+{
+    int mi, di;
+    if (!c->ppo) {
+        snprintf(why, len, "no ppo-policy in lightraild's configuration");
+        return -1;
+    }
+    if (lr_ctl_ppo_why(c->ppo)) {
+        snprintf(why, len, "%s", lr_ctl_ppo_why(c->ppo));
+        return -1;
+    }
+    if (lr_ctl_ppo_class(c->ppo, in, &mi, &di, why, len))
+        return -1;
+    return lr_ctl_ppo_decide(c->ppo, c->gpus_used, c->rsa->sp->occ,
+                             c->rsa->sp->nw, mi, di, why, len);
+}
+
+/* Realises candidate 'a' of the policy for 'job': the stages by CDynP
+ * over the candidate's chain and GPU split, the lightpaths on its route
+ * and tier, the slots first fit gave on the mirror.  0: the job is
+ * planned and holds them (in memory); -1: nothing is held and why[] says
+ * why (the caller falls back); or a positive errno. */
+static int
+admit_ppo(struct lr_ctl *c, const struct lr_model *model,
+          const struct lr_train *tr, struct lr_job *job, int a, char *why,
+          size_t len)
+{
+    struct lr_jenv *env = lr_ctl_ppo_env(c->ppo);
+    const struct lr_jenv_cand *cd = lr_jenv_cand(env, a);
+    struct lr_tm *tm = NULL;
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    struct lr_plan *plan = &job->plan;
+    int rc = -1;
+    if (!ev || lr_tm_new(model, c->cluster, tr, &tm)) {
+        free(ev);
+        return ENOMEM;
+    }
+    for (int k = 0; k < tm->n_dcs; k++)
+        tm->dcs[k].n_devices = 0;
+    for (int i = 0; i < cd->n_dcs; i++)
+        tm->dcs[cd->dc[i]].n_devices = lr_jenv_cand_gpus(env, a, i);
+    const struct lr_path *p[2] = { NULL, NULL };
+    int rate = 0;
+    if (cd->n_dcs == 2) {
+        p[0] = lr_jenv_cand_path(env, a, 0);
+        p[1] = lr_jenv_cand_path(env, a, 1);
+        rate = lr_jenv_tier_gbps[cd->tier];
+        /* As the environment tabulated it: the forward route's delay. */
+        lr_tm_set_link(tm, cd->dc[0], cd->dc[1], rate * 1e9 / 8,
+                       p[0]->length_km * LR_CTL_S_PER_KM);
+    }
+    struct lr_cdynp_options opt = {
+        .window = LR_CDYNP_DEFAULT_WINDOW, .order = cd->dc,
+        .n_order = cd->n_dcs,
+    };
+    enum lr_tm_why v = lr_cdynp_plan(tm, &opt, plan, ev);
+    if (v != LR_TM_OK) {
+        char detail[160];
+        lr_tm_explain(tm, v, detail, sizeof detail);
+        snprintf(why, len, "candidate %d has no plan over its chain: %s", a,
+                 detail);
+        plan->n_stages = 0;
+        goto cleanup;
+    }
+    if (cd->n_dcs == 2) {
+        int m = lr_jenv_cand_slots(env, a);
+        double km = fmax(p[0]->length_km, p[1]->length_km);
+        int mod = lr_mod_choose(&c->rsa->mods, km);
+        for (int dir = 0; dir < 2; dir++) {
+            int first = lr_jenv_cand_first(env, a, dir);
+            if (mod < 0 || first < 0
+                || lr_spectrum_alloc(c->rsa->sp, p[dir]->links,
+                                     p[dir]->n_links, first, m)) {
+                snprintf(why, len, "candidate %d: its slots are not free "
+                         "on route %d", a, cd->route);
+                for (int i = 0; i < job->n_lightpaths; i++)
+                    lr_spectrum_release(c->rsa->sp, job->lp[i].links,
+                                        job->lp[i].n_links, job->lp[i].first,
+                                        job->lp[i].m);
+                job->n_lightpaths = 0;
+                plan->n_stages = 0;
+                goto cleanup;
+            }
+            struct lr_lightpath *lp = &job->lp[job->n_lightpaths++];
+            memset(lp, 0, sizeof *lp);
+            lp->from_dc = cd->dc[dir];
+            lp->to_dc = cd->dc[1 - dir];
+            lp->n_links = p[dir]->n_links < LR_JOB_MAX_HOPS
+                          ? p[dir]->n_links : LR_JOB_MAX_HOPS;
+            memcpy(lp->links, p[dir]->links,
+                   (size_t) lp->n_links * sizeof(int));
+            lp->length_km = p[dir]->length_km;
+            lp->mod = mod;
+            lp->first = first;
+            lp->m = m;
+            int mm;
+            lr_topo_block_nm(&c->topo->links[p[dir]->links[0]], first, m,
+                             &lp->n, &mm);
+            lp->capacity_gbps = rate;
+        }
+    }
+    for (int s = 0; s < plan->n_stages; s++)
+        job->gpus[plan->stages[s].dc] += plan->stages[s].g;
+    job->iteration_s = ev->T;
+    job->phase = LR_JOB_PLANNED;
+    const struct lr_cluster *cl = c->cluster;
+    if (cd->n_dcs == 1)
+        snprintf(job->note, sizeof job->note, "ppo: candidate %d, %s with "
+                 "%d GPUs", a, cl->dcs[cd->dc[0]].name,
+                 lr_jenv_cand_gpus(env, a, 0));
+    else
+        snprintf(job->note, sizeof job->note, "ppo: candidate %d, %s (%d "
+                 "GPUs) then %s (%d GPUs), route %d at %d Gb/s", a,
+                 cl->dcs[cd->dc[0]].name, lr_jenv_cand_gpus(env, a, 0),
+                 cl->dcs[cd->dc[1]].name, lr_jenv_cand_gpus(env, a, 1),
+                 cd->route, rate);
+    rc = 0;
+cleanup:
+    lr_tm_free(tm);
+    free(ev);
+    return rc;
+}
+
 /* Plans and places lightpaths; the job ends planned (holding, in memory,
  * what it will need) or blocked with a reason.  Nothing is stored. */
 static int
@@ -660,6 +791,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     struct lr_cdynp_result *res = c->n_remote ? malloc(sizeof *res) : NULL;
     struct lr_train tr = { in->batch, in->micro, 2 };
     int rc = 0, free_total = 0;
+    const char *algo = in->algorithm;
     if (!ev || (c->n_remote && !res)) {
         free(ev);
         return fail(err, errlen, ENOMEM, "out of memory");
@@ -668,6 +800,22 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
         rc = fail(err, errlen, EINVAL, "batch %g is not a multiple of "
                   "microbatch %g", in->batch, in->micro);
         goto cleanup;
+    }
+    /* ppo: the policy's decision, else CDynP with the reason noted. */
+    if (!strcmp(algo, "ppo")) {
+        char why[LR_JOB_REASON_MAX - 40];
+        int a = ppo_choose(c, in, why, sizeof why);
+        int prc = a < 0 ? -1 : admit_ppo(c, model, &tr, job, a, why,
+                                         sizeof why);
+        if (prc > 0) {
+            rc = fail(err, errlen, prc, "out of memory");
+            goto cleanup;
+        }
+        if (prc == 0)
+            goto cleanup;
+        snprintf(job->note, sizeof job->note, "ppo: %s; planned by cdynp",
+                 why);
+        algo = "cdynp";
     }
     /* 1. Free GPUs, trimmed to the maximum, most compute first. */
     int order[LR_TM_MAX_DCS];
@@ -719,19 +867,19 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     /* zone scores over the network as last measured, which the memo
      * does not key on. */
     enum lr_tm_why why = c->n_remote ? LR_TM_OK
-                         : !strcmp(in->algorithm, "zone")
+                         : !strcmp(algo, "zone")
                          ? lr_baseline_zone(tm, c->dp ? c->tel : NULL, plan,
                                             ev)
-                         : plan_memoised(c, in, tm, plan, ev);
+                         : plan_memoised(c, in, algo, tm, plan, ev);
     if (why != LR_TM_OK) {
         char detail[LR_JOB_REASON_MAX];
         lr_tm_explain(tm, why, detail, sizeof detail);
         job->phase = LR_JOB_BLOCKED;
-        set_reason(job, "no plan (%s): %s", in->algorithm, detail);
+        set_reason(job, "no plan (%s): %s", algo, detail);
         c->counters.blocks_plan++;
         goto cleanup;
     }
-    if (!strcmp(in->algorithm, "dp")) {
+    if (!strcmp(algo, "dp")) {
         /* Data parallelism across DCs syncs over the WAN, which needs a
          * lightpath mesh this controller does not provision yet: it runs
          * in its first DC only, a one-stage pipeline in the model. */
@@ -1331,6 +1479,9 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
         memcpy(c->dc_node, old.dc_node, sizeof c->dc_node);
         return rc;
     }
+    /* The policy's environment borrows the network: the new one now. */
+    if (c->ppo)
+        lr_ctl_ppo_bind(c->ppo, c->topo, c->cluster);
     close_network(&old);
     return 0;
 }
@@ -1493,6 +1644,13 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     rc = open_network(c, cfg->topo, cfg->cluster, err, errlen);
     if (rc)
         goto fail;
+    if (cfg->ppo_policy && !cfg->inspect) {
+        if (!(c->ppo = lr_ctl_ppo_open(cfg->ppo_policy))) {
+            rc = fail(err, errlen, ENOMEM, "out of memory");
+            goto fail;
+        }
+        lr_ctl_ppo_bind(c->ppo, c->topo, c->cluster);
+    }
     rc = cfg->inspect ? inspect(c, err, errlen)
                       : recover(c, report, err, errlen);
     if (rc)
@@ -1510,6 +1668,7 @@ lr_ctl_free(struct lr_ctl *c)
 {
     if (!c)
         return;
+    lr_ctl_ppo_free(c->ppo);
     close_network(c);
     lr_store_close(c->store);
     free(c->jobs);
@@ -1518,6 +1677,13 @@ lr_ctl_free(struct lr_ctl *c)
     free(c->emu);
     free(c->tel);
     free(c);
+}
+
+const char *
+lr_ctl_ppo_status(const struct lr_ctl *c, bool *usable)
+{
+    *usable = c->ppo && !lr_ctl_ppo_why(c->ppo);
+    return c->ppo ? lr_ctl_ppo_why(c->ppo) : NULL;
 }
 
 const struct lr_topo *lr_ctl_topo(const struct lr_ctl *c) { return c->topo; }

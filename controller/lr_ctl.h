@@ -45,6 +45,19 @@
  * made undoes the pairs and the channels already made.  Release removes
  * the pairs before the channels; recovery re-makes the pairs of active
  * jobs (a data plane starts empty).
+ * Algorithm ppo (controller/lr_ctl_ppo.h): when the configured policy is
+ * usable and the intent maps to one of its job classes, steps 1-3 are
+ * the policy's decision instead: the candidate the actor takes on a
+ * mirror of this controller's state (GPUs used, spectrum) gives the DCs
+ * in chain order and their GPU counts (all g in one DC, or g/2 and the
+ * rest in two), CDynP partitions the stages over that chain only, and a
+ * pair's two lightpaths are the candidate's route (K shortest by km) in
+ * each direction at the candidate's rate tier, on the first-fit slots of
+ * the mirror (the same spectrum), with the most efficient format that
+ * reaches.  Otherwise, or when the policy finds no feasible candidate,
+ * the intent is admitted as cdynp would be, and the job's note says
+ * "ppo: <why>; planned by cdynp".  The note of a ppo decision names the
+ * candidate.
  * Recovery (lr_ctl_new): jobs caught in provisioning are rolled back
  * (failed, "interrupted by a restart"), jobs caught in releasing are
  * finished, and every device is reconciled with the store.
@@ -97,6 +110,11 @@ struct lr_ctl_config {
      * touching a device, so that lr_ctl_check() judges the state a
      * crash or a stop left (tools and tests). */
     bool inspect;
+    /* The trained PPO policy file (lightrail train), or NULL: intents
+     * for algorithm ppo then fall back to CDynP.  See lr_ctl_ppo.h and
+     * docs/ppo.md "In the controller".  A missing or incompatible file
+     * is not an error: lr_ctl_ppo_status() says why. */
+    const char *ppo_policy;
 };
 
 struct lr_ctl_counters {
@@ -138,6 +156,11 @@ int lr_ctl_reconcile(struct lr_ctl *, bool repair, char **report, int *drift,
 int lr_ctl_set_inventory(struct lr_ctl *, const struct lr_topo *,
                          const struct lr_cluster *, const char *topo_json,
                          const char *cluster_json, char *err, size_t errlen);
+
+/* The PPO policy: NULL when none is configured or when it is usable
+ * ('*usable' true), else one line saying what is wrong with it and what
+ * to do (lightraild logs it at start). */
+const char *lr_ctl_ppo_status(const struct lr_ctl *, bool *usable);
 
 /* Read-only views for the northbound. */
 const struct lr_topo *lr_ctl_topo(const struct lr_ctl *);

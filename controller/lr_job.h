@@ -45,7 +45,8 @@ struct lr_intent {
     struct lr_transformer shape;
     double batch, micro;
     int gpus_min, gpus_max;
-    char algorithm[16];       /* cdynp (default), exact, dp, pipedream, spp */
+    char algorithm[16];       /* cdynp (default), exact, dp, pipedream, spp,
+                               * zone, ppo */
     int priority;             /* 0 = default; higher first (informative) */
 };
 
@@ -66,6 +67,10 @@ struct lr_job {
     struct lr_intent intent;
     enum lr_job_phase phase;
     char reason[LR_JOB_REASON_MAX];   /* when blocked or failed */
+    /* How the plan was made when it is not plainly the algorithm asked
+     * for (an intent for ppo: the candidate taken, or why CDynP planned
+     * it instead); empty otherwise.  Kept whatever the phase. */
+    char note[LR_JOB_REASON_MAX];
     struct lr_plan plan;              /* stages (DC indices) */
     double iteration_s;               /* predicted T with the lightpaths */
     int gpus[LR_TM_MAX_DCS];          /* devices held per DC */

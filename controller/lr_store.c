@@ -107,6 +107,9 @@ static const char *const lr_store_migrations[] = {
      * else "arch layers hidden heads kv_heads ffn vocab seq" with arch 0
      * for gpt, 1 for llama (lr_store_shape_text()). */
     "ALTER TABLE jobs ADD COLUMN shape TEXT;",
+    /* 2 -> 3: the planner's note on a job (lr_job.note: how an intent for
+     * ppo was planned). */
+    "ALTER TABLE jobs ADD COLUMN note TEXT NOT NULL DEFAULT '';",
 };
 #define LR_STORE_N_MIGRATIONS \
     ((int) (sizeof lr_store_migrations / sizeof lr_store_migrations[0]))
@@ -171,9 +174,9 @@ static const char *const lr_store_sql[ST_N] = {
     [ST_JOB_UPSERT] =
         "INSERT INTO jobs(name, phase, reason, model, batch, micro,"
         " gpus_min, gpus_max, algorithm, priority, iteration_s,"
-        " created_ms, updated_ms, shape)"
+        " created_ms, updated_ms, shape, note)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-        " ?14)"
+        " ?14, ?15)"
         " ON CONFLICT(name) DO UPDATE SET phase = excluded.phase,"
         " reason = excluded.reason, model = excluded.model,"
         " batch = excluded.batch, micro = excluded.micro,"
@@ -181,7 +184,8 @@ static const char *const lr_store_sql[ST_N] = {
         " algorithm = excluded.algorithm, priority = excluded.priority,"
         " iteration_s = excluded.iteration_s,"
         " created_ms = excluded.created_ms,"
-        " updated_ms = excluded.updated_ms, shape = excluded.shape",
+        " updated_ms = excluded.updated_ms, shape = excluded.shape,"
+        " note = excluded.note",
     [ST_JOB_DEL_SLOTS] = "DELETE FROM slots WHERE job = ?1",
     [ST_JOB_DEL_LPS] = "DELETE FROM lightpaths WHERE job = ?1",
     [ST_JOB_DEL_GPUS] = "DELETE FROM gpus WHERE job = ?1",
@@ -204,7 +208,8 @@ static const char *const lr_store_sql[ST_N] = {
     [ST_JOB_DEL] = "DELETE FROM jobs WHERE name = ?1",
     [ST_JOB_GET] = "SELECT phase, reason, model, batch, micro, gpus_min,"
                    " gpus_max, algorithm, priority, iteration_s,"
-                   " created_ms, updated_ms, shape FROM jobs WHERE name = ?1",
+                   " created_ms, updated_ms, shape, note FROM jobs"
+                   " WHERE name = ?1",
     [ST_STAGES_GET] = "SELECT idx, first_layer, last_layer, dc, g"
                       " FROM stages WHERE job = ?1 ORDER BY idx",
     [ST_GPUS_GET] = "SELECT dc, count FROM gpus WHERE job = ?1",
@@ -798,9 +803,11 @@ lr_store_validate(struct lr_store *s, const struct lr_job *job)
                              "bytes", s->path, LR_JOB_NAME_MAX - 1);
     if (!lr_store_terminated(in->model, sizeof in->model)
         || !lr_store_terminated(in->algorithm, sizeof in->algorithm)
-        || !lr_store_terminated(job->reason, sizeof job->reason))
-        return lr_store_errf(s, EINVAL, "job '%s': model, algorithm or "
-                             "reason is not a terminated string", in->name);
+        || !lr_store_terminated(job->reason, sizeof job->reason)
+        || !lr_store_terminated(job->note, sizeof job->note))
+        return lr_store_errf(s, EINVAL, "job '%s': model, algorithm, "
+                             "reason or note is not a terminated string",
+                             in->name);
     if ((int) job->phase < 0 || (int) job->phase >= LR_JOB_N_PHASES)
         return lr_store_errf(s, EINVAL, "job '%s': unknown phase %d",
                              in->name, (int) job->phase);
@@ -950,6 +957,7 @@ lr_store_insert_job(struct lr_store *s, const struct lr_job *job)
     sqlite3_bind_double(stmt, 11, job->iteration_s);
     sqlite3_bind_int64(stmt, 12, job->created_ms);
     sqlite3_bind_int64(stmt, 13, job->updated_ms);
+    lr_store_bind_text(stmt, 15, job->note);
     char shape[128];
     if (in->custom) {
         const struct lr_transformer *t = &in->shape;
@@ -1108,7 +1116,8 @@ lr_store_load_row(struct lr_store *s, const char *name, struct lr_job *out)
         || lr_job_phase_parse(phase, &out->phase)
         || !lr_store_col_text(stmt, 1, out->reason, sizeof out->reason)
         || !lr_store_col_text(stmt, 2, in->model, sizeof in->model)
-        || !lr_store_col_text(stmt, 7, in->algorithm, sizeof in->algorithm)) {
+        || !lr_store_col_text(stmt, 7, in->algorithm, sizeof in->algorithm)
+        || !lr_store_col_text(stmt, 13, out->note, sizeof out->note)) {
         ret = lr_store_corrupt(s, name, "a text column is too long or the "
                                "phase is unknown");
         goto cleanup;

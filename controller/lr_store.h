@@ -31,7 +31,7 @@
 
 #include "controller/lr_job.h"
 
-#define LR_STORE_SCHEMA_VERSION 2
+#define LR_STORE_SCHEMA_VERSION 3
 
 struct lr_store;
 

@@ -107,6 +107,10 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
         || (ret = lr_yang_config_path(top, "cluster-file", dir,
                                       c->cluster_file,
                                       sizeof c->cluster_file, file, err,
+                                      errlen))
+        || (ret = lr_yang_config_path(top, "ppo-policy", dir,
+                                      c->ppo_policy,
+                                      sizeof c->ppo_policy, file, err,
                                       errlen)))
         return ret;
 

@@ -660,6 +660,12 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
         if ((rc = lyd_new_term(state, mod, "reason", reason, 0, NULL)))
             goto cleanup;
     }
+    if (j->note[0]) {
+        char note[LR_JOB_REASON_MAX];
+        lr_yang_job_copy_line(note, sizeof note, j->note);
+        if ((rc = lyd_new_term(state, mod, "planner-note", note, 0, NULL)))
+            goto cleanup;
+    }
     if (j->phase == LR_JOB_ACTIVE
         && (rc = lr_yang_job_term(state, mod, "iteration-time-s", "%.6f",
                                   j->iteration_s)))

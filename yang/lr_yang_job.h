@@ -198,6 +198,7 @@ struct lr_config {
     char state_dir[LR_CONFIG_PATH_MAX];
     char topology_file[LR_CONFIG_PATH_MAX];
     char cluster_file[LR_CONFIG_PATH_MAX];
+    char ppo_policy[LR_CONFIG_PATH_MAX];   /* "" when not configured */
     char default_driver[32];           /* "dummy" */
     char dummy_dir[LR_CONFIG_PATH_MAX];    /* default: state_dir/devices */
     /* Listed devices; a device without a driver gets default_driver.  The

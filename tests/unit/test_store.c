@@ -595,7 +595,8 @@ test_migrate_v1(void)
     CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
     lr_store_close(s);
     /* Back to what version 1 wrote. */
-    CU_ASSERT_EQUAL(raw_exec("v1", "ALTER TABLE jobs DROP COLUMN shape;"
+    CU_ASSERT_EQUAL(raw_exec("v1", "ALTER TABLE jobs DROP COLUMN note;"
+                             "ALTER TABLE jobs DROP COLUMN shape;"
                              "UPDATE meta SET value = 1"
                              " WHERE key = 'schema_version'"), SQLITE_OK);
     CU_ASSERT_EQUAL_FATAL(lr_store_open(db_path("v1"), &s, err, sizeof err),
@@ -603,12 +604,14 @@ test_migrate_v1(void)
     CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), 0);
     assert_same_job(&a, &got);
     CU_ASSERT_FALSE(got.intent.custom);
+    CU_ASSERT_STRING_EQUAL(got.note, "");
     struct lr_job c;
     make_job(&c, "c", 40, 0);
     c.intent.custom = true;
     c.intent.shape = (struct lr_transformer) {
         LR_ARCH_LLAMA, 12, 1024, 16, 4, 2816, 32000, 2048,
     };
+    snprintf(c.note, sizeof c.note, "ppo: a note survives");
     CU_ASSERT_EQUAL(lr_store_put_job(s, &c), 0);
     lr_store_close(s);
     CU_ASSERT_EQUAL(raw_int("v1", "SELECT value FROM meta"
@@ -620,6 +623,7 @@ test_migrate_v1(void)
     CU_ASSERT_EQUAL(got.intent.shape.arch, LR_ARCH_LLAMA);
     CU_ASSERT_EQUAL(got.intent.shape.kv_heads, 4);
     CU_ASSERT_EQUAL(got.intent.shape.seq, 2048);
+    CU_ASSERT_STRING_EQUAL(got.note, "ppo: a note survives");
     assert_check_ok(s);
     lr_store_close(s);
 }

@@ -7,8 +7,33 @@
 #include <unistd.h>
 
 #include "planner/lr_bytes.h"
-#include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_policy_file.h"
+
+/* Number parsers of our own: this file is a library (liblrpolicy.a) that
+ * lightraild links too, without the CLI's lr_cli.c. */
+static int
+pf_parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return EINVAL;
+    *out = v;
+    return 0;
+}
+
+static int
+pf_parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo) || !(v <= hi))
+        return EINVAL;
+    *out = v;
+    return 0;
+}
 
 #define MAX_FILE (256u << 20)
 
@@ -185,23 +210,23 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
     else if (get_key(head, "command", m->command, sizeof m->command))
         missing = "command";
     else if (get_key(head, "batch", v, sizeof v)
-             || lr_cli_parse_double(v, 1, 1e9, &m->batch))
+             || pf_parse_double(v, 1, 1e9, &m->batch))
         missing = "batch";
     else if (get_key(head, "microbatch", v, sizeof v)
-             || lr_cli_parse_double(v, 1e-9, 1e9, &m->micro))
+             || pf_parse_double(v, 1e-9, 1e9, &m->micro))
         missing = "microbatch";
     else if (get_key(head, "block-penalty", v, sizeof v)
-             || lr_cli_parse_double(v, 0, 1e6, &m->block_penalty))
+             || pf_parse_double(v, 0, 1e6, &m->block_penalty))
         missing = "block-penalty";
     else {
         long k, no, na;
-        if (get_key(head, "k", v, sizeof v) || lr_cli_parse_long(v, 1, 16, &k))
+        if (get_key(head, "k", v, sizeof v) || pf_parse_long(v, 1, 16, &k))
             missing = "k";
         else if (get_key(head, "n-obs", v, sizeof v)
-                 || lr_cli_parse_long(v, 1, 1000000, &no))
+                 || pf_parse_long(v, 1, 1000000, &no))
             missing = "n-obs";
         else if (get_key(head, "n-actions", v, sizeof v)
-                 || lr_cli_parse_long(v, 1, 1000000, &na))
+                 || pf_parse_long(v, 1, 1000000, &na))
             missing = "n-actions";
         else {
             m->k = (int) k;

@@ -1,0 +1,221 @@
+/* lr_ctl_ppo: the trained policy in the controller; see lr_ctl_ppo.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/lr_ctl_ppo.h"
+#include "planner/lr_ppo.h"
+#include "tools/lightrail/lr_policy_file.h"
+
+struct lr_ctl_ppo {
+    char path[1024];
+    struct lr_policy_meta meta;
+    struct lr_ppo *agent;             /* NULL: the file did not load */
+    struct lr_model *models[LR_JENV_MAX_MODELS];
+    struct lr_jenv_config cfg;
+    struct lr_jenv *env;              /* NULL: not bound or unusable */
+    float *obs;
+    char why[768];                    /* empty: usable */
+};
+
+static void
+set_why(struct lr_ctl_ppo *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->why, sizeof p->why, fmt, ap);
+    va_end(ap);
+}
+
+/* The job mix of the file into p->cfg and p->models; 0 or EINVAL. */
+static int
+parse_mix(struct lr_ctl_ppo *p)
+{
+    char buf[512];
+    struct lr_jenv_config *c = &p->cfg;
+    *c = (struct lr_jenv_config) {
+        /* load and holding only drive simulated arrivals, which the
+         * controller never draws; guard as `lightrail train` builds it
+         * (tools/lightrail/lr_jenv_cli.c). */
+        .load = 1, .holding = 1, .k = p->meta.k, .guard = 1,
+        .block_penalty = p->meta.block_penalty,
+        .train = { p->meta.batch, p->meta.micro, 2 },
+    };
+    snprintf(buf, sizeof buf, "%s", p->meta.models);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        if (c->n_models == LR_JENV_MAX_MODELS
+            || lr_model_preset(t, &p->models[c->n_models])) {
+            set_why(p, "%s: model '%s' of the job mix is no preset this "
+                    "controller knows: train the policy again with this "
+                    "version", p->path, t);
+            return EINVAL;
+        }
+        c->models[c->n_models] = p->models[c->n_models];
+        c->n_models++;
+    }
+    snprintf(buf, sizeof buf, "%s", p->meta.demands);
+    for (char *t = strtok_r(buf, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        char *end;
+        long v = strtol(t, &end, 10);
+        if (c->n_demands == LR_JENV_MAX_DEMANDS || *end || v < 1
+            || v > 100000) {
+            set_why(p, "%s: demand '%s' is no GPU count: train the policy "
+                    "again", p->path, t);
+            return EINVAL;
+        }
+        c->demands[c->n_demands++] = (int) v;
+    }
+    return 0;
+}
+
+struct lr_ctl_ppo *
+lr_ctl_ppo_open(const char *path)
+{
+    struct lr_ctl_ppo *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    snprintf(p->path, sizeof p->path, "%s", path);
+    char err[512];
+    if (lr_policy_load(path, &p->meta, &p->agent, err, sizeof err)) {
+        p->agent = NULL;
+        set_why(p, "%s; fix ppo-policy in the configuration or train the "
+                "policy again (lightrail train)", err);
+        return p;
+    }
+    if (!parse_mix(p))
+        set_why(p, "%s: not bound to a network yet", path);
+    return p;
+}
+
+void
+lr_ctl_ppo_free(struct lr_ctl_ppo *p)
+{
+    if (!p)
+        return;
+    lr_jenv_free(p->env);
+    lr_ppo_free(p->agent);
+    for (int i = 0; i < LR_JENV_MAX_MODELS; i++)
+        lr_model_free(p->models[i]);
+    free(p->obs);
+    free(p);
+}
+
+void
+lr_ctl_ppo_bind(struct lr_ctl_ppo *p, const struct lr_topo *topo,
+                const struct lr_cluster *cl)
+{
+    lr_jenv_free(p->env);
+    p->env = NULL;
+    free(p->obs);
+    p->obs = NULL;
+    if (!p->agent || p->cfg.n_models == 0)
+        return;                       /* why[] says it already */
+    char dcs[512] = "", err[512];
+    for (int d = 0; d < cl->n_dcs; d++)
+        snprintf(dcs + strlen(dcs), sizeof dcs - strlen(dcs), "%s%s",
+                 d ? "," : "", cl->dcs[d].name);
+    if (strcmp(p->meta.topology, topo->name) || strcmp(p->meta.dcs, dcs)) {
+        set_why(p, "%s: trained for topology '%s' with DCs %s, this "
+                "controller has '%s' with DCs %s: train a policy for this "
+                "network (lightrail train)", p->path, p->meta.topology,
+                p->meta.dcs, topo->name, dcs);
+        return;
+    }
+    struct lr_jenv *env = NULL;
+    if (lr_jenv_new(topo, cl, &p->cfg, &env, err, sizeof err)) {
+        set_why(p, "%s: cannot build the environment it was trained for "
+                "on this network: %s", p->path, err);
+        return;
+    }
+    if (p->meta.n_obs != lr_jenv_obs_size(env)
+        || p->meta.n_act != lr_jenv_n_actions(env)) {
+        set_why(p, "%s: the agent has %d observations and %d actions, this "
+                "network gives %d and %d: train a policy for it", p->path,
+                p->meta.n_obs, p->meta.n_act, lr_jenv_obs_size(env),
+                lr_jenv_n_actions(env));
+        lr_jenv_free(env);
+        return;
+    }
+    p->obs = malloc((size_t) p->meta.n_obs * sizeof *p->obs);
+    if (!p->obs) {
+        set_why(p, "%s: out of memory", p->path);
+        lr_jenv_free(env);
+        return;
+    }
+    p->env = env;
+    p->why[0] = '\0';
+}
+
+const char *
+lr_ctl_ppo_why(const struct lr_ctl_ppo *p)
+{
+    return p->why[0] ? p->why : NULL;
+}
+
+struct lr_jenv *
+lr_ctl_ppo_env(struct lr_ctl_ppo *p)
+{
+    return p->env;
+}
+
+int
+lr_ctl_ppo_class(const struct lr_ctl_ppo *p, const struct lr_intent *in,
+                 int *model, int *demand, char *why, size_t len)
+{
+    *model = *demand = -1;
+    for (int i = 0; i < p->cfg.n_models && !in->custom; i++)
+        if (!strcmp(p->cfg.models[i]->name, in->model))
+            *model = i;
+    if (*model < 0) {
+        snprintf(why, len, "model '%s' is not in the policy's job mix (%s)",
+                 in->model, p->meta.models);
+        return ENOENT;
+    }
+    if (in->batch != p->meta.batch || in->micro != p->meta.micro) {
+        snprintf(why, len, "batch %g / microbatch %g, the policy was "
+                 "trained for %g / %g", in->batch, in->micro, p->meta.batch,
+                 p->meta.micro);
+        return ENOENT;
+    }
+    for (int i = 0; i < p->cfg.n_demands; i++) {
+        int g = p->cfg.demands[i];
+        if (g >= in->gpus_min && g <= in->gpus_max
+            && (*demand < 0 || g > p->cfg.demands[*demand]))
+            *demand = i;
+    }
+    if (*demand < 0) {
+        snprintf(why, len, "no GPU demand of the policy (%s) lies in "
+                 "[%d, %d]", p->meta.demands, in->gpus_min, in->gpus_max);
+        return ENOENT;
+    }
+    return 0;
+}
+
+int
+lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
+                  int nw, int model, int demand, char *why, size_t len)
+{
+    if (!p->env) {
+        snprintf(why, len, "%s", p->why);
+        return -1;
+    }
+    if (lr_jenv_set_state(p->env, used, occ, nw, why, len))
+        return -1;
+    if (lr_jenv_present(p->env, model, demand) <= 0) {
+        snprintf(why, len, "no candidate of the policy is feasible now "
+                 "(GPUs or spectrum)");
+        return -1;
+    }
+    lr_jenv_observe(p->env, p->obs);
+    int a = lr_ppo_act(p->agent, p->obs, lr_jenv_mask(p->env), false, NULL,
+                       NULL);
+    if (a < 0)
+        snprintf(why, len, "the actor chose no candidate");
+    return a;
+}

@@ -1,0 +1,75 @@
+/*
+ * lr_ctl_ppo: the trained PPO policy inside the controller (issue 6,
+ * item 7; docs/ppo.md "In the controller").
+ *
+ * lightraild's configuration may name a policy file (ppo-policy, written
+ * by `lightrail train`, tools/lightrail/lr_policy_file.h).  The controller
+ * loads it once at start and builds the joint environment it was trained
+ * for (planner/lr_jenv.h: the file's models, demands, batch, microbatch,
+ * K and block penalty over the controller's own topology and inventory),
+ * then checks that the agent fits it: topology name, DC names in order,
+ * observation and action sizes.  A missing, corrupt or incompatible file
+ * leaves the policy unusable with a one-line reason (lr_ctl_ppo_why());
+ * the daemon still starts, and intents that ask for `ppo` are planned by
+ * CDynP with that reason in their planner-note.
+ *
+ * A decision (lr_ctl_ppo_decide) mirrors the controller's state into the
+ * environment (GPUs used per DC, the spectrum of every link:
+ * lr_jenv_set_state), presents the intent's job class (lr_jenv_present)
+ * and takes the most probable allowed action of the actor under the
+ * feasibility mask (lr_ppo_act with sample = false: deterministic, the
+ * argmax of the masked policy, as `lightrail sim` evaluates it).
+ *
+ * An intent maps to a job class when its model is one of the file's
+ * models (a preset, by name), its batch and microbatch are the file's,
+ * and some GPU demand of the file lies in [gpus min, gpus max]: the
+ * largest such demand is taken.
+ *
+ * Ownership: lr_ctl_ppo_open() always returns an object (NULL only when
+ * out of memory); it owns the agent, the models and the environment,
+ * which borrows the topology and cluster given to lr_ctl_ppo_bind()
+ * (they must outlive the binding: bind again after replacing them).
+ * Free with lr_ctl_ppo_free().
+ */
+#ifndef LR_CTL_PPO_H
+#define LR_CTL_PPO_H 1
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "controller/lr_job.h"
+#include "planner/lr_cluster.h"
+#include "planner/lr_jenv.h"
+#include "planner/lr_topo.h"
+
+struct lr_ctl_ppo;
+
+/* Loads 'path'; on failure the object says why (lr_ctl_ppo_why()). */
+struct lr_ctl_ppo *lr_ctl_ppo_open(const char *path);
+void lr_ctl_ppo_free(struct lr_ctl_ppo *);
+
+/* Builds the environment over 'topo' and 'cl' and checks the agent
+ * against it; the policy is usable after when lr_ctl_ppo_why() is NULL. */
+void lr_ctl_ppo_bind(struct lr_ctl_ppo *, const struct lr_topo *topo,
+                     const struct lr_cluster *cl);
+
+/* NULL when usable, else one line: what is wrong and what to do. */
+const char *lr_ctl_ppo_why(const struct lr_ctl_ppo *);
+
+/* The environment (borrowed), for the controller and the tests. */
+struct lr_jenv *lr_ctl_ppo_env(struct lr_ctl_ppo *);
+
+/* Maps 'in' to a job class: 0 with '*model' and '*demand' (indices into
+ * the file's lists), or ENOENT with why[] saying which rule failed. */
+int lr_ctl_ppo_class(const struct lr_ctl_ppo *, const struct lr_intent *in,
+                     int *model, int *demand, char *why, size_t len);
+
+/* Mirrors the state ('used' GPUs per DC, 'occ' with 'nw' words per link
+ * as lr_spectrum keeps them) and asks the actor for class (model,
+ * demand).  Returns the candidate (lr_jenv_cand()), or -1 with why[]
+ * (no feasible candidate, or a state the environment refuses). */
+int lr_ctl_ppo_decide(struct lr_ctl_ppo *, const int *used,
+                      const uint64_t *occ, int nw, int model, int demand,
+                      char *why, size_t len);
+
+#endif
