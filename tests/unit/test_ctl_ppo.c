@@ -1,0 +1,359 @@
+/*
+ * Algorithm ppo in the controller (controller/lr_ctl_ppo.h) on the metro
+ * example with dummy ROADMs and the shipped policy
+ * examples/policies/metro.pol:
+ *   - a mapped intent is admitted on the candidate the actor picks, as
+ *     this test computes it itself (its own environment mirroring the
+ *     controller's GPUs and spectrum, the argmax of the masked policy),
+ *     with the candidate's DCs, GPU split, route and rate;
+ *   - an intent of no class of the policy falls back to CDynP with the
+ *     reason in its planner-note, which the store keeps across a restart;
+ *   - a missing or corrupt policy file leaves the controller working,
+ *     says why, and ppo intents fall back with that reason.
+ * After every admission lr_ctl_check() proves memory, store and devices
+ * agree.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "controller/lr_ctl.h"
+#include "planner/lr_jenv.h"
+#include "planner/lr_ppo.h"
+#include "tests/lr_test.h"
+#include "tools/lightrail/lr_policy_file.h"
+#include "yang/lr_yang.h"
+
+static struct ly_ctx *ly;
+static struct lr_topo *topo;
+static struct lr_cluster *cluster;
+static char dir[128], devdir[200], corrupt[200];
+static int n_db;
+
+static int
+setup(void)
+{
+    char err[1024];
+    openblas_set_num_threads(1);
+    snprintf(dir, sizeof dir, "/tmp/lr-test-ctl-ppo-XXXXXX");
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(devdir, sizeof devdir, "%s/devices", dir);
+    snprintf(corrupt, sizeof corrupt, "%s/corrupt.pol", dir);
+    if (lr_yang_ctx_new(&ly, err, sizeof err)
+        || lr_yang_load_topo(ly, src("examples/topologies/metro.json"), &topo,
+                             err, sizeof err)
+        || lr_yang_load_cluster(ly, src("examples/clusters/metro.json"),
+                                &cluster, err, sizeof err)) {
+        fprintf(stderr, "setup: %s\n", err);
+        return 1;
+    }
+    /* The shipped policy with one byte of its weights flipped. */
+    FILE *in = fopen(src("examples/policies/metro.pol"), "rb");
+    FILE *out = fopen(corrupt, "wb");
+    if (!in || !out)
+        return 1;
+    long i = 0;
+    for (int ch; (ch = getc(in)) != EOF; i++)
+        putc(i == 4000 ? ch ^ 0x10 : ch, out);
+    fclose(in);
+    return fclose(out) != 0;
+}
+
+static int
+teardown(void)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "teardown: could not remove %s\n", dir);
+    lr_topo_free(topo);
+    lr_cluster_free(cluster);
+    lr_yang_ctx_free(ly);
+    return 0;
+}
+
+/* A controller over a new database (or database 'reuse' when >= 0). */
+static struct lr_ctl *
+open_ctl(const char *policy, int reuse, char *db, size_t dblen)
+{
+    snprintf(db, dblen, "%s/db%d", dir, reuse >= 0 ? reuse : n_db++);
+    struct lr_ctl_config cfg = {
+        .db_path = db, .topo = topo, .cluster = cluster,
+        .default_driver = "dummy", .dummy_dir = devdir,
+        .ppo_policy = policy,
+    };
+    struct lr_ctl *c = NULL;
+    char err[1024], *report = NULL;
+    int rc = lr_ctl_new(&cfg, &c, &report, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "lr_ctl_new: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    free(report);
+    return c;
+}
+
+static void
+assert_consistent(struct lr_ctl *c)
+{
+    char err[1024];
+    int rc = lr_ctl_check(c, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "check: %s\n", err);
+    CU_ASSERT_EQUAL(rc, 0);
+}
+
+static struct lr_intent
+intent(const char *name, const char *model, int gmin, int gmax)
+{
+    struct lr_intent in = { .batch = 32, .micro = 1, .gpus_min = gmin,
+                            .gpus_max = gmax };
+    snprintf(in.name, sizeof in.name, "%s", name);
+    snprintf(in.model, sizeof in.model, "%s", model);
+    snprintf(in.algorithm, sizeof in.algorithm, "ppo");
+    return in;
+}
+
+/* The test's own copy of what the policy sees. */
+struct mirror {
+    struct lr_policy_meta meta;
+    struct lr_ppo *agent;
+    struct lr_model *models[3];
+    struct lr_jenv *env;
+    float *obs;
+};
+
+static void
+mirror_open(struct mirror *m)
+{
+    char err[512];
+    memset(m, 0, sizeof *m);
+    CU_ASSERT_EQUAL_FATAL(lr_policy_load(src("examples/policies/metro.pol"),
+                                         &m->meta, &m->agent, err,
+                                         sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(m->meta.models, "bert-large,gpt-1.9b,llama2-7b");
+    CU_ASSERT_STRING_EQUAL(m->meta.demands, "4,8,16");
+    struct lr_jenv_config cfg = {
+        .load = 1, .holding = 1, .k = m->meta.k, .guard = 1,
+        .block_penalty = m->meta.block_penalty,
+        .train = { m->meta.batch, m->meta.micro, 2 },
+        .n_models = 3, .n_demands = 3, .demands = { 4, 8, 16 },
+    };
+    const char *names[3] = { "bert-large", "gpt-1.9b", "llama2-7b" };
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL_FATAL(lr_model_preset(names[i], &m->models[i]), 0);
+        cfg.models[i] = m->models[i];
+    }
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(topo, cluster, &cfg, &m->env, err,
+                                      sizeof err), 0);
+    m->obs = calloc((size_t) lr_jenv_obs_size(m->env), sizeof *m->obs);
+}
+
+static void
+mirror_close(struct mirror *m)
+{
+    free(m->obs);
+    lr_jenv_free(m->env);
+    for (int i = 0; i < 3; i++)
+        lr_model_free(m->models[i]);
+    lr_ppo_free(m->agent);
+}
+
+/* What the actor picks for class (model, demand) on c's state now. */
+static int
+expected(struct mirror *m, struct lr_ctl *c, int model, int demand)
+{
+    char err[256];
+    const struct lr_spectrum *sp = lr_ctl_rsa(c)->sp;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_set_state(m->env, lr_ctl_gpus_used(c),
+                                            sp->occ, sp->nw, err,
+                                            sizeof err), 0);
+    if (lr_jenv_present(m->env, model, demand) <= 0)
+        return -1;
+    lr_jenv_observe(m->env, m->obs);
+    return lr_ppo_act(m->agent, m->obs, lr_jenv_mask(m->env), false, NULL,
+                      NULL);
+}
+
+static void
+test_mapped_intents_follow_the_actor(void)
+{
+    char db[256], err[1024];
+    struct lr_ctl *c = open_ctl(src("examples/policies/metro.pol"), -1, db,
+                                sizeof db);
+    bool usable;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    struct mirror m;
+    mirror_open(&m);
+    /* Classes (model, demand index) in an order that fills the DCs; the
+     * GPU range maps to the largest demand in it. */
+    static const struct { const char *model; int mi, gmin, gmax, di; } jobs[] = {
+        { "llama2-7b", 2, 16, 16, 2 }, { "gpt-1.9b", 1, 6, 12, 1 },
+        { "bert-large", 0, 1, 4, 0 }, { "llama2-7b", 2, 10, 20, 2 },
+        { "gpt-1.9b", 1, 8, 8, 1 }, { "llama2-7b", 2, 16, 40, 2 },
+    };
+    int admitted = 0, pairs = 0;
+    for (size_t i = 0; i < sizeof jobs / sizeof *jobs; i++) {
+        int a = expected(&m, c, jobs[i].mi, jobs[i].di);
+        char name[32], want[64];
+        snprintf(name, sizeof name, "p%zu", i);
+        struct lr_intent in = intent(name, jobs[i].model, jobs[i].gmin,
+                                     jobs[i].gmax);
+        struct lr_job job;
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err),
+                              0);
+        CU_ASSERT_STRING_EQUAL(job.intent.algorithm, "ppo");
+        if (a < 0) {
+            /* The policy refuses: CDynP, and the note says so. */
+            CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "planned by cdynp"));
+            continue;
+        }
+        snprintf(want, sizeof want, "ppo: candidate %d,", a);
+        CU_ASSERT_EQUAL(strncmp(job.note, want, strlen(want)), 0);
+        if (strncmp(job.note, want, strlen(want)))
+            fprintf(stderr, "job %s: note '%s', expected %s\n", name,
+                    job.note, want);
+        CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+        admitted++;
+        const struct lr_jenv_cand *cd = lr_jenv_cand(m.env, a);
+        /* The stages use the candidate's DCs only, at most its split. */
+        int total = 0;
+        for (int s = 0; s < job.plan.n_stages; s++) {
+            int dc = job.plan.stages[s].dc;
+            CU_ASSERT(dc == cd->dc[0] || (cd->n_dcs == 2 && dc == cd->dc[1]));
+        }
+        for (int d = 0; d < cluster->n_dcs; d++)
+            total += job.gpus[d];
+        for (int k = 0; k < cd->n_dcs; k++)
+            CU_ASSERT(job.gpus[cd->dc[k]] <= lr_jenv_cand_gpus(m.env, a, k));
+        CU_ASSERT(total >= 1);
+        if (cd->n_dcs == 2) {
+            pairs++;
+            CU_ASSERT_EQUAL(job.n_lightpaths, 2);
+            CU_ASSERT_EQUAL(job.lp[0].from_dc, cd->dc[0]);
+            CU_ASSERT_EQUAL(job.lp[0].to_dc, cd->dc[1]);
+            CU_ASSERT_EQUAL(job.lp[1].from_dc, cd->dc[1]);
+            CU_ASSERT_DOUBLE_EQUAL(job.lp[0].capacity_gbps,
+                                   lr_jenv_tier_gbps[cd->tier], 1e-9);
+            const struct lr_path *p = lr_jenv_cand_path(m.env, a, 0);
+            CU_ASSERT_EQUAL(job.lp[0].n_links, p->n_links);
+            CU_ASSERT(!memcmp(job.lp[0].links, p->links,
+                              (size_t) p->n_links * sizeof(int)));
+            CU_ASSERT_EQUAL(job.lp[0].m, lr_jenv_cand_slots(m.env, a));
+        } else {
+            CU_ASSERT_EQUAL(job.n_lightpaths, 0);
+        }
+        assert_consistent(c);
+    }
+    CU_ASSERT(admitted >= 3);
+    fprintf(stderr, "(%d admitted by the policy, %d on a pair) ", admitted,
+            pairs);
+    /* Released jobs give everything back. */
+    for (size_t i = 0; i < sizeof jobs / sizeof *jobs; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "p%zu", i);
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, name, err, sizeof err), 0);
+    }
+    for (int d = 0; d < cluster->n_dcs; d++)
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[d], 0);
+    assert_consistent(c);
+    mirror_close(&m);
+    lr_ctl_free(c);
+}
+
+static void
+test_unmapped_intents_fall_back(void)
+{
+    char db[256], err[1024];
+    struct lr_ctl *c = open_ctl(src("examples/policies/metro.pol"), -1, db,
+                                sizeof db);
+    int reuse = n_db - 1;
+    struct lr_job job;
+    struct lr_intent in = intent("batch64", "gpt-1.9b", 1, 16);
+    in.batch = 64;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "ppo: batch 64"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "; planned by cdynp"));
+    in = intent("gpus", "gpt-1.9b", 5, 7);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "no GPU demand of the policy "
+                                            "(4,8,16) lies in [5, 7]"));
+    in = intent("model", "gpt-6.7b", 1, 8);
+    if (!lr_ctl_submit(c, &in, &job, err, sizeof err))
+        CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "not in the policy's job "
+                                                "mix"));
+    assert_consistent(c);
+    lr_ctl_free(c);
+    /* The note is stored. */
+    c = open_ctl(src("examples/policies/metro.pol"), reuse, db, sizeof db);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "batch64", &job), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "; planned by cdynp"));
+    assert_consistent(c);
+    lr_ctl_free(c);
+}
+
+static void
+check_bad_policy(const char *path, const char *says)
+{
+    char db[256], err[1024];
+    struct lr_ctl *c = open_ctl(path, -1, db, sizeof db);
+    bool usable = true;
+    const char *why = lr_ctl_ppo_status(c, &usable);
+    CU_ASSERT_FALSE(usable);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, says));
+    struct lr_intent in = intent("j", "gpt-1.9b", 8, 8);
+    struct lr_job job;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(strncmp(job.note, "ppo: ", 5), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.note, says));
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "; planned by cdynp"));
+    assert_consistent(c);
+    lr_ctl_free(c);
+}
+
+static void
+test_missing_policy(void)
+{
+    check_bad_policy("/nonexistent/metro.pol", "/nonexistent/metro.pol");
+}
+
+static void
+test_corrupt_policy(void)
+{
+    check_bad_policy(corrupt, "checksum");
+}
+
+static void
+test_no_policy_configured(void)
+{
+    char db[256], err[1024];
+    struct lr_ctl *c = open_ctl(NULL, -1, db, sizeof db);
+    bool usable = true;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT_FALSE(usable);
+    struct lr_intent in = intent("j", "bert-large", 4, 4);
+    struct lr_job job;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "no ppo-policy"));
+    lr_ctl_free(c);
+}
+
+static CU_TestInfo tests[] = {
+    { "a mapped intent takes the actor's candidate",
+      test_mapped_intents_follow_the_actor },
+    { "an unmapped intent falls back with the reason",
+      test_unmapped_intents_fall_back },
+    { "a missing policy file: fall back, say why", test_missing_policy },
+    { "a corrupt policy file: fall back, say why", test_corrupt_policy },
+    { "no policy configured: fall back", test_no_policy_configured },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN_WITH("controller-ppo", tests, setup, teardown)
