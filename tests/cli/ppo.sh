@@ -1,0 +1,97 @@
+#!/bin/sh
+# Algorithm ppo in lightraild (docs/ppo.md "In the controller"): with
+# ppo-policy naming a missing, then a corrupt file, the daemon starts,
+# logs one line saying why the policy is unusable, and a ppo intent is
+# planned by CDynP with that reason in its planner-note; with the shipped
+# metro policy it logs that the policy is in use and the intent is placed
+# by the policy.  Ends with lightrail-check.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "$srcdir/tests/cli/daemon.sh"
+POLICY=$(cd "$srcdir" && pwd)/examples/policies/metro.pol
+
+# use_policy PATH: the test's configuration with ppo-policy = PATH.
+use_policy() {
+    jq --arg p "$1" '."lightrail-config:lightraild"."ppo-policy" = $p' \
+        "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+}
+
+# ppo_intent NAME MODEL MIN MAX > file
+ppo_intent() {
+    printf '{"lightrail-job:job":[{"name":"%s","model":"%s","batch":32,"microbatch":1,"gpus":{"min":%s,"max":%s},"algorithm":"ppo"}]}\n' "$1" "$2" "$3" "$4"
+}
+
+note_of() {   # the planner-note in $tmp/body
+    jq -r '."lightrail-job:job"[0].state."planner-note" // ""' "$tmp/body"
+}
+
+# 1. A missing file.
+use_policy policies/missing.pol
+: > "$D/log"
+start_daemon || { notok "lightraild did not start with a missing policy"; lr_summary; exit 1; }
+if grep -q "ppo policy unusable.*$D/policies/missing.pol" "$D/log"; then
+    ok "missing policy: the start log says so and names the file"
+else
+    notok "missing policy: log is $(cat "$D/log")"
+fi
+ppo_intent m1 gpt-1.9b 8 8 > "$tmp/m1.json"
+api POST $JOBS "$tmp/m1.json"
+note=$(note_of)
+if [ "$STATUS" = 201 ] && jq -e '."lightrail-job:job"[0].state.phase == "active"' "$tmp/body" > /dev/null \
+   && jq -e '."lightrail-job:job"[0].algorithm == "ppo"' "$tmp/body" > /dev/null \
+   && echo "$note" | grep -q '^ppo: .*missing.pol.*; planned by cdynp$'; then
+    ok "missing policy: a ppo intent is admitted by cdynp, the note says why"
+else
+    notok "missing policy: $STATUS $(cat "$tmp/body")"
+fi
+api GET "$JOBS/job=m1"
+[ "$(note_of)" = "$note" ] && ok "the note is in the job's state on GET" \
+    || notok "GET m1: $(cat "$tmp/body")"
+stop_daemon
+
+# 2. A corrupt file (truncated).
+mkdir -p "$D/policies"
+head -c 5000 "$POLICY" > "$D/policies/bad.pol"
+use_policy policies/bad.pol
+: > "$D/log"
+start_daemon || { notok "lightraild did not start with a corrupt policy"; lr_summary; exit 1; }
+grep -q "ppo policy unusable.*bad.pol" "$D/log" \
+    && ok "corrupt policy: the start log says so" \
+    || notok "corrupt policy: log is $(cat "$D/log")"
+ppo_intent c1 bert-large 4 4 > "$tmp/c1.json"
+api POST $JOBS "$tmp/c1.json"
+if [ "$STATUS" = 201 ] && note_of | grep -q '^ppo: .*bad.pol.*; planned by cdynp$'; then
+    ok "corrupt policy: a ppo intent falls back with the reason"
+else
+    notok "corrupt policy: $STATUS $(cat "$tmp/body")"
+fi
+stop_daemon
+
+# 3. The shipped policy for this network.
+use_policy "$POLICY"
+: > "$D/log"
+start_daemon || { notok "lightraild did not start with the metro policy"; lr_summary; exit 1; }
+grep -q "ppo policy .*metro.pol loaded" "$D/log" \
+    && ok "metro policy: the start log says it is in use" \
+    || notok "metro policy: log is $(cat "$D/log")"
+ppo_intent p1 llama2-7b 16 16 > "$tmp/p1.json"
+api POST $JOBS "$tmp/p1.json"
+if [ "$STATUS" = 201 ] && jq -e '."lightrail-job:job"[0].state.phase == "active"' "$tmp/body" > /dev/null \
+   && note_of | grep -q '^ppo: candidate [0-9]*, '; then
+    ok "metro policy: a ppo intent is placed by the policy ($(note_of))"
+else
+    notok "metro policy: $STATUS $(cat "$tmp/body")"
+fi
+ppo_intent p2 gpt-1.9b 1 3 > "$tmp/p2.json"
+api POST $JOBS "$tmp/p2.json"
+if [ "$STATUS" = 201 ] && note_of | grep -q 'no GPU demand of the policy (4,8,16) lies in \[1, 3\]; planned by cdynp'; then
+    ok "metro policy: an intent of no class falls back with the reason"
+else
+    notok "metro policy, unmapped: $STATUS $(cat "$tmp/body")"
+fi
+stop_daemon
+if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
+    ok "lightrail-check: consistent"
+else
+    notok "lightrail-check: $(cat "$tmp/check")"
+fi
+lr_summary
