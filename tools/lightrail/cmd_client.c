@@ -72,7 +72,8 @@ client_usage(FILE *f, enum client_cmd c)
 "usage: lightrail job submit FILE.json [OPTIONS]\n"
 "       lightrail job submit --name NAME --model MODEL [--batch B]\n"
 "                 [--microbatch b] [--gpus-min N] [--gpus-max N]\n"
-"                 [--algorithm cdynp|exact|dp|pipedream|spp] [OPTIONS]\n"
+"                 [--algorithm cdynp|exact|dp|pipedream|spp|zone|ppo]\n"
+"                 [OPTIONS]\n"
 "       lightrail job list [OPTIONS]\n"
 "       lightrail job show NAME [OPTIONS]\n"
 "       lightrail job delete NAME [OPTIONS]\n"
@@ -89,7 +90,9 @@ client_usage(FILE *f, enum client_cmd c)
 "  --microbatch b      samples per microbatch, dividing B\n"
 "  --gpus-min N        the fewest devices the job accepts\n"
 "  --gpus-max N        the most devices the job may hold\n"
-"  --algorithm A       the planner: cdynp, exact, dp, pipedream or spp\n");
+"  --algorithm A       the planner: cdynp, exact, dp, pipedream, spp,\n"
+"                      zone, or ppo (the daemon's trained policy; CDynP\n"
+"                      when it has none that fits: see the job's planner)\n");
     else if (c == C_TOPOLOGY)
         fprintf(f,
 "usage: lightrail topology show [OPTIONS]\n"
@@ -568,6 +571,8 @@ print_job(json_object *j)
                jstr(st, "iteration-time-s", NULL));
     if (jstr(st, "reason", NULL))
         printf("  reason      %s\n", jstr(st, "reason", NULL));
+    if (jstr(st, "planner-note", NULL))
+        printf("  planner     %s\n", jstr(st, "planner-note", NULL));
     if (jlen(stages)) {
         printf("\n%-6s %-11s %-12s %8s %12s\n", "STAGE", "LAYERS", "DC",
                "DEVICES", "TIME (s)");
