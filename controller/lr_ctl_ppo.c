@@ -1,6 +1,7 @@
 /* lr_ctl_ppo: the trained policy in the controller; see lr_ctl_ppo.h. */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ struct lr_ctl_ppo {
     struct lr_jenv_config cfg;
     struct lr_jenv *env;              /* NULL: not bound or unusable */
     float *obs;
+    bool mix_ok;                      /* the file's job mix parsed */
     char why[768];                    /* empty: usable */
 };
 
@@ -88,8 +90,10 @@ lr_ctl_ppo_open(const char *path)
                 "policy again (lightrail train)", err);
         return p;
     }
-    if (!parse_mix(p))
+    if (!parse_mix(p)) {
+        p->mix_ok = true;
         set_why(p, "%s: not bound to a network yet", path);
+    }
     return p;
 }
 
@@ -114,7 +118,7 @@ lr_ctl_ppo_bind(struct lr_ctl_ppo *p, const struct lr_topo *topo,
     p->env = NULL;
     free(p->obs);
     p->obs = NULL;
-    if (!p->agent || p->cfg.n_models == 0)
+    if (!p->agent || !p->mix_ok)
         return;                       /* why[] says it already */
     char dcs[512] = "", err[512];
     for (int d = 0; d < cl->n_dcs; d++)

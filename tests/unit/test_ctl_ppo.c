@@ -330,6 +330,31 @@ test_corrupt_policy(void)
     check_bad_policy(corrupt, "checksum");
 }
 
+/* A valid file whose job mix this controller cannot build, and one for
+ * another network: both refused with what to do. */
+static void
+test_incompatible_policy(void)
+{
+    struct lr_policy_meta meta;
+    struct lr_ppo *agent = NULL;
+    char err[512], path[256];
+    CU_ASSERT_EQUAL_FATAL(lr_policy_load(src("examples/policies/metro.pol"),
+                                         &meta, &agent, err, sizeof err), 0);
+    struct lr_policy_meta bad = meta;
+    snprintf(bad.demands, sizeof bad.demands, "4,8,banana");
+    snprintf(path, sizeof path, "%s/mix.pol", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err, sizeof err),
+                          0);
+    check_bad_policy(path, "demand 'banana' is no GPU count");
+    bad = meta;
+    snprintf(bad.topology, sizeof bad.topology, "nsfnet");
+    snprintf(path, sizeof path, "%s/other.pol", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err, sizeof err),
+                          0);
+    check_bad_policy(path, "trained for topology 'nsfnet'");
+    lr_ppo_free(agent);
+}
+
 static void
 test_no_policy_configured(void)
 {
@@ -352,6 +377,8 @@ static CU_TestInfo tests[] = {
       test_unmapped_intents_fall_back },
     { "a missing policy file: fall back, say why", test_missing_policy },
     { "a corrupt policy file: fall back, say why", test_corrupt_policy },
+    { "a policy for another mix or network: fall back, say why",
+      test_incompatible_policy },
     { "no policy configured: fall back", test_no_policy_configured },
     CU_TEST_INFO_NULL,
 };
