@@ -13,72 +13,19 @@
 
 #include "controller/lr_ctl.h"
 #include "controller/lr_store.h"
-#include "tests/lr_test.h"
-#include "yang/lr_yang.h"
-
-static struct ly_ctx *ly;
-static struct lr_topo *topo;
-static struct lr_cluster *cluster;
-static char dir[128], db[200], devdir[200];
+#include "tests/unit/lr_test_ctl.h"
 
 static int
 setup(void)
 {
-    char err[1024];
-    snprintf(dir, sizeof dir, "/tmp/lr-test-ctl-XXXXXX");
-    if (!mkdtemp(dir))
-        return 1;
-    snprintf(db, sizeof db, "%s/lightrail.db", dir);
-    snprintf(devdir, sizeof devdir, "%s/devices", dir);
-    if (lr_yang_ctx_new(&ly, err, sizeof err)
-        || lr_yang_load_topo(ly, src("examples/topologies/metro.json"), &topo,
-                             err, sizeof err)
-        || lr_yang_load_cluster(ly, src("examples/clusters/metro.json"),
-                                &cluster, err, sizeof err)) {
-        fprintf(stderr, "setup: %s\n", err);
-        return 1;
-    }
-    return 0;
-}
-
-static int
-teardown(void)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "teardown: could not remove %s\n", dir);
-    lr_topo_free(topo);
-    lr_cluster_free(cluster);
-    lr_yang_ctx_free(ly);
-    return 0;
+    return lr_test_ctl_setup("ctl");
 }
 
 static struct lr_ctl *
 open_ctl(void)
 {
-    struct lr_ctl_config cfg = {
-        .db_path = db, .topo = topo, .cluster = cluster,
-        .default_driver = "dummy", .dummy_dir = devdir,
-    };
-    struct lr_ctl *c = NULL;
-    char err[1024], *report = NULL;
-    int rc = lr_ctl_new(&cfg, &c, &report, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "lr_ctl_new: %s\n", err);
-    CU_ASSERT_EQUAL(rc, 0);
-    free(report);
-    return c;
-}
-
-static void
-assert_consistent(struct lr_ctl *c)
-{
-    char err[1024];
-    int rc = lr_ctl_check(c, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "check: %s\n", err);
-    CU_ASSERT_EQUAL(rc, 0);
+    struct lr_ctl_config cfg = { 0 };
+    return lr_test_ctl_open(&cfg);
 }
 
 static struct lr_intent
@@ -297,4 +244,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-LR_TEST_MAIN_WITH("controller", tests, setup, teardown)
+LR_TEST_MAIN_WITH("controller", tests, setup, lr_test_ctl_teardown)

@@ -20,47 +20,23 @@
 #include <unistd.h>
 
 #include "controller/lr_ctl.h"
-#include "tests/lr_test.h"
+#include "tests/unit/lr_test_ctl.h"
 #include "tests/unit/lr_test_netns.h"
-#include "yang/lr_yang.h"
 
-static struct ly_ctx *ly;
-static struct lr_topo *topo;
-static struct lr_cluster *cluster;
-static char dir[128], db[200], devdir[200], prefix[16];
+static char prefix[16];
 
 static int
 setup(void)
 {
-    char err[1024];
-    snprintf(dir, sizeof dir, "/tmp/lr-test-ctl-linux-XXXXXX");
-    if (!mkdtemp(dir))
-        return 1;
-    snprintf(db, sizeof db, "%s/lightrail.db", dir);
-    snprintf(devdir, sizeof devdir, "%s/devices", dir);
-    if (lr_yang_ctx_new(&ly, err, sizeof err)
-        || lr_yang_load_topo(ly, src("examples/topologies/metro.json"), &topo,
-                             err, sizeof err)
-        || lr_yang_load_cluster(ly, src("examples/clusters/metro.json"),
-                                &cluster, err, sizeof err)) {
-        fprintf(stderr, "setup: %s\n", err);
-        return 1;
-    }
-    return 0;
+    return lr_test_ctl_setup("ctl-linux");
 }
 
 static int
 teardown(void)
 {
-    char cmd[600], err[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "teardown: could not remove %s\n", dir);
+    char err[256];
     sb_linux_cleanup(prefix, NULL, err, sizeof err);
-    lr_topo_free(topo);
-    lr_cluster_free(cluster);
-    lr_yang_ctx_free(ly);
-    return 0;
+    return lr_test_ctl_teardown();
 }
 
 static struct sb_linux *
@@ -82,28 +58,8 @@ open_dp(double scale)
 static struct lr_ctl *
 open_ctl(struct sb_linux *dp)
 {
-    struct lr_ctl_config cfg = {
-        .db_path = db, .topo = topo, .cluster = cluster,
-        .default_driver = "dummy", .dummy_dir = devdir, .dataplane = dp,
-    };
-    struct lr_ctl *c = NULL;
-    char err[1024], *report = NULL;
-    int rc = lr_ctl_new(&cfg, &c, &report, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "lr_ctl_new: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    free(report);
-    return c;
-}
-
-static void
-assert_consistent(struct lr_ctl *c)
-{
-    char err[1024];
-    int rc = lr_ctl_check(c, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "check: %s\n", err);
-    CU_ASSERT_EQUAL(rc, 0);
+    struct lr_ctl_config cfg = { .dataplane = dp };
+    return lr_test_ctl_open(&cfg);
 }
 
 /* GPT-1.9B over up to 32 GPUs: dc1 and dc3 on the metro cluster, one

@@ -23,34 +23,19 @@
 #include "controller/lr_ctl.h"
 #include "planner/lr_jenv.h"
 #include "planner/lr_ppo.h"
-#include "tests/lr_test.h"
+#include "tests/unit/lr_test_ctl.h"
 #include "tools/lightrail/lr_policy_file.h"
-#include "yang/lr_yang.h"
 
-static struct ly_ctx *ly;
-static struct lr_topo *topo;
-static struct lr_cluster *cluster;
-static char dir[128], devdir[200], corrupt[200];
+static char corrupt[200];
 static int n_db;
 
 static int
 setup(void)
 {
-    char err[1024];
     openblas_set_num_threads(1);
-    snprintf(dir, sizeof dir, "/tmp/lr-test-ctl-ppo-XXXXXX");
-    if (!mkdtemp(dir))
+    if (lr_test_ctl_setup("ctl-ppo"))
         return 1;
-    snprintf(devdir, sizeof devdir, "%s/devices", dir);
     snprintf(corrupt, sizeof corrupt, "%s/corrupt.pol", dir);
-    if (lr_yang_ctx_new(&ly, err, sizeof err)
-        || lr_yang_load_topo(ly, src("examples/topologies/metro.json"), &topo,
-                             err, sizeof err)
-        || lr_yang_load_cluster(ly, src("examples/clusters/metro.json"),
-                                &cluster, err, sizeof err)) {
-        fprintf(stderr, "setup: %s\n", err);
-        return 1;
-    }
     /* The shipped policy with one byte of its weights flipped. */
     FILE *in = fopen(src("examples/policies/metro.pol"), "rb");
     FILE *out = fopen(corrupt, "wb");
@@ -63,47 +48,14 @@ setup(void)
     return fclose(out) != 0;
 }
 
-static int
-teardown(void)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "teardown: could not remove %s\n", dir);
-    lr_topo_free(topo);
-    lr_cluster_free(cluster);
-    lr_yang_ctx_free(ly);
-    return 0;
-}
-
-/* A controller over a new database (or database 'reuse' when >= 0). */
+/* A controller over a new database, its path in db (or database
+ * 'reuse' when >= 0). */
 static struct lr_ctl *
-open_ctl(const char *policy, int reuse, char *db, size_t dblen)
+open_ctl(const char *policy, int reuse)
 {
-    snprintf(db, dblen, "%s/db%d", dir, reuse >= 0 ? reuse : n_db++);
-    struct lr_ctl_config cfg = {
-        .db_path = db, .topo = topo, .cluster = cluster,
-        .default_driver = "dummy", .dummy_dir = devdir,
-        .ppo_policy = policy,
-    };
-    struct lr_ctl *c = NULL;
-    char err[1024], *report = NULL;
-    int rc = lr_ctl_new(&cfg, &c, &report, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "lr_ctl_new: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    free(report);
-    return c;
-}
-
-static void
-assert_consistent(struct lr_ctl *c)
-{
-    char err[1024];
-    int rc = lr_ctl_check(c, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "check: %s\n", err);
-    CU_ASSERT_EQUAL(rc, 0);
+    snprintf(db, sizeof db, "%s/db%d", dir, reuse >= 0 ? reuse : n_db++);
+    struct lr_ctl_config cfg = { .ppo_policy = policy };
+    return lr_test_ctl_open(&cfg);
 }
 
 static struct lr_intent
@@ -181,9 +133,8 @@ expected(struct mirror *m, struct lr_ctl *c, int model, int demand)
 static void
 test_mapped_intents_follow_the_actor(void)
 {
-    char db[256], err[1024];
-    struct lr_ctl *c = open_ctl(src("examples/policies/metro.pol"), -1, db,
-                                sizeof db);
+    char err[1024];
+    struct lr_ctl *c = open_ctl(src("examples/policies/metro.pol"), -1);
     bool usable;
     CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
     CU_ASSERT(usable);
@@ -268,9 +219,8 @@ test_mapped_intents_follow_the_actor(void)
 static void
 test_unmapped_intents_fall_back(void)
 {
-    char db[256], err[1024];
-    struct lr_ctl *c = open_ctl(src("examples/policies/metro.pol"), -1, db,
-                                sizeof db);
+    char err[1024];
+    struct lr_ctl *c = open_ctl(src("examples/policies/metro.pol"), -1);
     int reuse = n_db - 1;
     struct lr_job job;
     struct lr_intent in = intent("batch64", "gpt-1.9b", 1, 16);
@@ -290,7 +240,7 @@ test_unmapped_intents_fall_back(void)
     assert_consistent(c);
     lr_ctl_free(c);
     /* The note is stored. */
-    c = open_ctl(src("examples/policies/metro.pol"), reuse, db, sizeof db);
+    c = open_ctl(src("examples/policies/metro.pol"), reuse);
     CU_ASSERT_EQUAL(lr_ctl_get(c, "batch64", &job), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "; planned by cdynp"));
     assert_consistent(c);
@@ -300,8 +250,8 @@ test_unmapped_intents_fall_back(void)
 static void
 check_bad_policy(const char *path, const char *says)
 {
-    char db[256], err[1024];
-    struct lr_ctl *c = open_ctl(path, -1, db, sizeof db);
+    char err[1024];
+    struct lr_ctl *c = open_ctl(path, -1);
     bool usable = true;
     const char *why = lr_ctl_ppo_status(c, &usable);
     CU_ASSERT_FALSE(usable);
@@ -358,8 +308,8 @@ test_incompatible_policy(void)
 static void
 test_no_policy_configured(void)
 {
-    char db[256], err[1024];
-    struct lr_ctl *c = open_ctl(NULL, -1, db, sizeof db);
+    char err[1024];
+    struct lr_ctl *c = open_ctl(NULL, -1);
     bool usable = true;
     CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
     CU_ASSERT_FALSE(usable);
@@ -383,4 +333,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-LR_TEST_MAIN_WITH("controller-ppo", tests, setup, teardown)
+LR_TEST_MAIN_WITH("controller-ppo", tests, setup, lr_test_ctl_teardown)

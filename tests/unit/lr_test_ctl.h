@@ -1,0 +1,88 @@
+/*
+ * What the controller-core tests share: the metro network (topology and
+ * inventory from examples/) loaded once, a scratch directory for the
+ * store and the dummy ROADMs made by lr_test_ctl_setup() and removed by
+ * lr_test_ctl_teardown(), a controller opened over them, and the check
+ * that memory, store and devices agree.
+ */
+#ifndef LR_TEST_CTL_H
+#define LR_TEST_CTL_H 1
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "controller/lr_ctl.h"
+#include "tests/lr_test.h"
+#include "yang/lr_yang.h"
+
+static struct ly_ctx *ly;
+static struct lr_topo *topo;
+static struct lr_cluster *cluster;
+static char dir[128], db[200], devdir[200];
+
+/* The scratch directory /tmp/lr-test-NAME-XXXXXX and the network. */
+static int
+lr_test_ctl_setup(const char *name)
+{
+    char err[1024];
+    snprintf(dir, sizeof dir, "/tmp/lr-test-%s-XXXXXX", name);
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(db, sizeof db, "%s/lightrail.db", dir);
+    snprintf(devdir, sizeof devdir, "%s/devices", dir);
+    if (lr_yang_ctx_new(&ly, err, sizeof err)
+        || lr_yang_load_topo(ly, src("examples/topologies/metro.json"), &topo,
+                             err, sizeof err)
+        || lr_yang_load_cluster(ly, src("examples/clusters/metro.json"),
+                                &cluster, err, sizeof err)) {
+        fprintf(stderr, "setup: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+static int
+lr_test_ctl_teardown(void)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "teardown: could not remove %s\n", dir);
+    lr_topo_free(topo);
+    lr_cluster_free(cluster);
+    lr_yang_ctx_free(ly);
+    return 0;
+}
+
+/* lr_ctl_new() over 'cfg' with the network, dummy ROADMs in devdir and,
+ * unless 'cfg' names another, the store db; the test stops if it fails. */
+static struct lr_ctl *
+lr_test_ctl_open(struct lr_ctl_config *cfg)
+{
+    cfg->topo = topo;
+    cfg->cluster = cluster;
+    cfg->default_driver = "dummy";
+    cfg->dummy_dir = devdir;
+    if (!cfg->db_path)
+        cfg->db_path = db;
+    struct lr_ctl *c = NULL;
+    char err[1024], *report = NULL;
+    int rc = lr_ctl_new(cfg, &c, &report, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "lr_ctl_new: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    free(report);
+    return c;
+}
+
+static void
+assert_consistent(struct lr_ctl *c)
+{
+    char err[1024];
+    int rc = lr_ctl_check(c, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "check: %s\n", err);
+    CU_ASSERT_EQUAL(rc, 0);
+}
+
+#endif
