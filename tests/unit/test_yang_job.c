@@ -855,20 +855,29 @@ test_config_demo(void)
     lr_cluster_free(cl);
 }
 
-/* Writes 'text' to DIR/name in a new temporary directory; the path goes
- * to path[size]. */
+/* Loads 'text' as DIR/lightraild.json, DIR a new temporary directory
+ * from the template 'dir' (its name stays in 'dir' for the paths the
+ * test expects); the file and the directory are gone before the test
+ * asserts anything.  lr_yang_load_config()'s answer, or -1 when the file
+ * could not be written. */
 static int
-write_temp(char *dir, const char *name, const char *text, char *path,
-           size_t size)
+load_config_text(char *dir, const char *text, struct lr_config *c,
+                 char *err, size_t errlen)
 {
+    char path[256];
     if (!mkdtemp(dir))
         return -1;
-    snprintf(path, size, "%s/%s", dir, name);
+    snprintf(path, sizeof path, "%s/lightraild.json", dir);
     FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fputs(text, f);
-    return fclose(f);
+    int rc = -1;
+    if (f) {
+        fputs(text, f);
+        if (fclose(f) == 0)
+            rc = lr_yang_load_config(ctx, path, c, err, errlen);
+    }
+    unlink(path);
+    rmdir(dir);
+    return rc;
 }
 
 /* Absolute paths stay; devices take the default driver; every leaf
@@ -894,10 +903,8 @@ test_config_full(void)
         "\"scale-mbps-per-gbps\":\"0.25\",\"telemetry-interval-ms\":250},"
         "\"log\":\"syslog\"}}";
     static struct lr_config c;
-    char dir[] = "/tmp/lr-config-XXXXXX", path[256], want[512], err[1024];
-    CU_ASSERT_EQUAL_FATAL(write_temp(dir, "lightraild.json", text, path,
-                                     sizeof path), 0);
-    int rc = lr_yang_load_config(ctx, path, &c, err, sizeof err);
+    char dir[] = "/tmp/lr-config-XXXXXX", want[512], err[1024];
+    int rc = load_config_text(dir, text, &c, err, sizeof err);
     if (rc)
         fprintf(stderr, "%s\n", err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -928,8 +935,6 @@ test_config_full(void)
     CU_ASSERT_STRING_EQUAL(c.emu_prefix, "lab7");
     CU_ASSERT_DOUBLE_EQUAL(c.emu_scale, 0.25, 0);
     CU_ASSERT_EQUAL(c.telemetry_ms, 250);
-    unlink(path);
-    rmdir(dir);
 }
 
 /* The southbound's netconf, restconf and mnoptical settings: relative
@@ -958,10 +963,8 @@ test_config_southbound(void)
         "{\"name\":\"r5\",\"driver\":\"mnoptical\","
         "\"address\":\"http://192.0.2.5:8080#roadm5\"}]}}}";
     static struct lr_config c;
-    char dir[] = "/tmp/lr-config-XXXXXX", path[256], want[512], err[1024];
-    CU_ASSERT_EQUAL_FATAL(write_temp(dir, "lightraild.json", text, path,
-                                     sizeof path), 0);
-    int rc = lr_yang_load_config(ctx, path, &c, err, sizeof err);
+    char dir[] = "/tmp/lr-config-XXXXXX", want[512], err[1024];
+    int rc = load_config_text(dir, text, &c, err, sizeof err);
     if (rc)
         fprintf(stderr, "%s\n", err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -984,8 +987,6 @@ test_config_southbound(void)
     CU_ASSERT_STRING_EQUAL(c.devices[4].address,
                            "http://192.0.2.5:8080#roadm5");
     CU_ASSERT_EQUAL(c.devices[4].timeout_ms, 900);
-    unlink(path);
-    rmdir(dir);
 }
 
 static void
@@ -1042,16 +1043,12 @@ test_config_foreign(void)
         "\"arch\":\"gpt\",\"layers\":1,\"hidden\":8,\"heads\":1,"
         "\"ffn\":8,\"vocab\":8,\"seq\":8}}}";
     static struct lr_config c;
-    char dir[] = "/tmp/lr-config-XXXXXX", path[256], err[1024] = "";
-    CU_ASSERT_EQUAL_FATAL(write_temp(dir, "x.json", text, path, sizeof path),
-                          0);
-    CU_ASSERT_EQUAL(lr_yang_load_config(ctx, path, &c, err, sizeof err),
+    char dir[] = "/tmp/lr-config-XXXXXX", err[1024] = "";
+    CU_ASSERT_EQUAL(load_config_text(dir, text, &c, err, sizeof err),
                     EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "/lightrail-model:model: a "
                                        "configuration file holds "
                                        "lightrail-config data only"));
-    unlink(path);
-    rmdir(dir);
 }
 
 /* An IPv6 zone makes inet:host as long as one likes; the struct's field
@@ -1068,16 +1065,12 @@ test_config_long_address(void)
              "\"state-dir\":\"s\",\"topology-file\":\"t\","
              "\"cluster-file\":\"c\"}}", addr);
     static struct lr_config c;
-    char dir[] = "/tmp/lr-config-XXXXXX", path[256], err[1024] = "";
-    CU_ASSERT_EQUAL_FATAL(write_temp(dir, "x.json", text, path, sizeof path),
-                          0);
-    CU_ASSERT_EQUAL(lr_yang_load_config(ctx, path, &c, err, sizeof err),
+    char dir[] = "/tmp/lr-config-XXXXXX", err[1024] = "";
+    CU_ASSERT_EQUAL(load_config_text(dir, text, &c, err, sizeof err),
                     EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "/lightrail-config:lightraild/listen/"
                                        "address: longer than 255 "
                                        "characters"));
-    unlink(path);
-    rmdir(dir);
 }
 
 /* A custom transformer in the intent: read into the shape, refused when
