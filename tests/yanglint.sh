@@ -55,53 +55,34 @@ for m in "$srcdir"/yang/*.yang; do
     fi
 done
 
+# lint_each LABEL FUNCTION SCHEMA FILE...: each file passes FUNCTION
+# (lint or lint_job; SCHEMA may be "" for lint_job).
+lint_each() {
+    label=$1 fn=$2 schema=$3
+    shift 3
+    for f; do
+        if out=$($fn ${schema:+"$schema"} "$f" 2>&1); then
+            ok "$label $(basename "$f")"
+        else
+            notok "$label $(basename "$f"): $out"
+        fi
+    done
+}
+# The running config of a ROADM is config data, not a whole datastore.
+lint_config() {
+    lint -t config "$@"
+}
+
 # Strict by default: unknown members are errors.
-for f in "$srcdir"/examples/topologies/*.json; do
-    if out=$(lint "$TOPO" "$f" 2>&1); then
-        ok "topology $(basename "$f")"
-    else
-        notok "topology $(basename "$f"): $out"
-    fi
-done
-for f in "$srcdir"/examples/clusters/*.json; do
-    if out=$(lint "$COMPUTE" "$f" 2>&1); then
-        ok "cluster $(basename "$f")"
-    else
-        notok "cluster $(basename "$f"): $out"
-    fi
-done
-
-for f in "$srcdir"/examples/models/*.json; do
-    if out=$(lint "$MODEL" "$f" 2>&1); then
-        ok "model $(basename "$f")"
-    else
-        notok "model $(basename "$f"): $out"
-    fi
-done
-
-for f in "$srcdir"/examples/lightraild/*.json; do
-    if out=$(lint "$CONFIG" "$f" 2>&1); then
-        ok "daemon config $(basename "$f")"
-    else
-        notok "daemon config $(basename "$f"): $out"
-    fi
-done
+lint_each topology lint "$TOPO" "$srcdir"/examples/topologies/*.json
+lint_each cluster lint "$COMPUTE" "$srcdir"/examples/clusters/*.json
+lint_each model lint "$MODEL" "$srcdir"/examples/models/*.json
+lint_each "daemon config" lint "$CONFIG" "$srcdir"/examples/lightraild/*.json
 # A ROADM's running config as the netconf driver writes it (and as
 # netconfd validates it).
-for f in "$srcdir"/examples/roadm/*.json; do
-    if out=$(lint -t config "$srcdir/yang/lightrail-roadm.yang" "$f" 2>&1); then
-        ok "roadm config $(basename "$f")"
-    else
-        notok "roadm config $(basename "$f"): $out"
-    fi
-done
-for f in "$srcdir"/examples/lightraild/jobs/*.json; do
-    if out=$(lint_job "$f" 2>&1); then
-        ok "job $(basename "$f")"
-    else
-        notok "job $(basename "$f"): $out"
-    fi
-done
+lint_each "roadm config" lint_config "$srcdir/yang/lightrail-roadm.yang" \
+    "$srcdir"/examples/roadm/*.json
+lint_each job lint_job "" "$srcdir"/examples/lightraild/jobs/*.json
 
 # Each bad input with the message the schema must give, so that a schema
 # change that stops refusing it (say, losing the deviation that makes link
