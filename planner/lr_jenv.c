@@ -235,9 +235,11 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
         return EINVAL;
     }
     if (!(cfg->load > 0) || !(cfg->holding > 0) || cfg->k < 1
-        || cfg->guard < 0 || !(cfg->block_penalty >= 0)) {
+        || cfg->guard < 0 || !(cfg->block_penalty >= 0)
+        || (cfg->holding_mode != LR_JENV_HOLD_EXP
+            && cfg->holding_mode != LR_JENV_HOLD_WORK)) {
         set_err(err, errlen, "load, holding time and K must be positive, "
-                "guard and block penalty not negative");
+                "guard and block penalty not negative, holding mode exp or work");
         return EINVAL;
     }
     for (int i = 0; i < cfg->n_demands; i++)
@@ -514,6 +516,24 @@ compute_mask(struct lr_jenv *e)
     return n;
 }
 
+const char *
+lr_jenv_holding_name(enum lr_jenv_holding m)
+{
+    return m == LR_JENV_HOLD_WORK ? "work" : "exp";
+}
+
+int
+lr_jenv_holding_parse(const char *s, enum lr_jenv_holding *m)
+{
+    if (!strcmp(s, "exp"))
+        *m = LR_JENV_HOLD_EXP;
+    else if (!strcmp(s, "work"))
+        *m = LR_JENV_HOLD_WORK;
+    else
+        return EINVAL;
+    return 0;
+}
+
 /* ---- arrivals ---- */
 
 /* Draws the next arrival into the pending job; false when the trace is
@@ -618,8 +638,11 @@ lr_jenv_step(struct lr_jenv *e, int action)
         const struct lr_jenv_cand *cd = &e->cands[action];
         int g = e->cfg.demands[e->job_demand];
         double T = e->T[(size_t) job_class(e) * e->n_cands + action];
+        double hold = e->job_hold;
+        if (e->cfg.holding_mode == LR_JENV_HOLD_WORK)
+            hold *= T / e->tref[job_class(e)];
         struct active a = {
-            .dep = e->now + e->job_hold, .cand = action,
+            .dep = e->now + hold, .cand = action,
             .g = { cd->n_dcs == 1 ? g : g / 2, cd->n_dcs == 1 ? 0 : g - g / 2 },
             .first_fwd = -1, .first_rev = -1,
         };

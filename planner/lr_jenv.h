@@ -6,9 +6,20 @@
  * from one shared, fixed, discrete list of candidates with a mask.
  *
  * Model.
- *   Arrivals: Poisson of rate lambda = load / h.  Holding time:
- *     exponential with mean h (h = 1 time unit), drawn independently of
- *     the job's iteration time; the load quoted is lambda h in Erlang.
+ *   Arrivals: Poisson of rate lambda = load / h.  Holding time, one of
+ *     (lr_jenv_config.holding_mode):
+ *     - LR_JENV_HOLD_EXP: exponential with mean h (h = 1 time unit),
+ *       drawn independently of the job's iteration time;
+ *     - LR_JENV_HOLD_WORK: the job brings a number of iterations
+ *       W = X h / T_ref, X exponential of mean 1, and holds its GPUs and
+ *       lightpaths for W T(c) = X h T(c) / T_ref, i.e. the exponential
+ *       draw stretched by the job's slowdown on the chosen candidate (a
+ *       job placed as fast as the empty network allows holds h on
+ *       average, a job placed twice as slow holds 2h).
+ *     The load quoted is lambda h in Erlang: in the work mode this is the
+ *     load at the fastest placements; the occupancy a policy causes is
+ *     larger by its slowdown, so placement speed feeds back into
+ *     blocking.
  *   A job: a model (uniform over the configured presets), a GPU demand g
  *     (uniform over the configured demands), the shared batch shape
  *     (B, b), and an origin ROADM (uniform; only nearest-node reads it).
@@ -75,14 +86,25 @@ extern const int lr_jenv_tier_gbps[LR_JENV_N_TIERS];   /* 100, 200, 400 */
 /* A scripted arrival, for tests: instead of Poisson draws. */
 struct lr_jenv_arrival {
     double t;                 /* arrival time, non-decreasing */
-    double holding;
+    double holding;           /* LR_JENV_HOLD_WORK: at T_ref (X h above) */
     int model, demand;        /* indices into the config's lists */
     int origin;               /* node index */
 };
 
+enum lr_jenv_holding {
+    LR_JENV_HOLD_EXP = 0,     /* exponential, independent of T */
+    LR_JENV_HOLD_WORK = 1,    /* exponential work x the slowdown T / T_ref */
+};
+
+/* "exp" or "work", for files and output. */
+const char *lr_jenv_holding_name(enum lr_jenv_holding);
+/* 0, or EINVAL for a name that is neither. */
+int lr_jenv_holding_parse(const char *, enum lr_jenv_holding *);
+
 struct lr_jenv_config {
     double load;              /* Erlang (lambda h) */
     double holding;           /* h, mean holding time (> 0) */
+    enum lr_jenv_holding holding_mode;
     int k;                    /* routes per DC pair */
     int guard;                /* guard slots per lightpath */
     double block_penalty;     /* reward of a blocked job is -this */

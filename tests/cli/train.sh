@@ -57,6 +57,25 @@ else
     notok "examples/policies/metro.pol: $(cat "$tmp/ship.json")"
 fi
 
+# Holding mode: recorded in the file, used by sim unless --holding says
+# otherwise; files without the key (the shipped one) are exp.
+jq -e '.holding == "exp"' "$tmp/ship.json" > /dev/null \
+    && ok "a policy file without holding= runs under exp" \
+    || notok "shipped policy's holding: $(cat "$tmp/ship.json")"
+if $TRAIN --seed 3 --holding work --out "$tmp/w.pol" 2> "$tmp/err"; then
+    grep -q '^holding=work$' "$tmp/w.pol" && ok "holding=work recorded" \
+        || notok "no holding=work line in the policy file"
+    $S --policy-file "$tmp/w.pol" --format json > "$tmp/w.json"
+    $S --policy-file "$tmp/w.pol" --holding exp --format json > "$tmp/we.json"
+    jq -e '.holding == "work"' "$tmp/w.json" > /dev/null \
+        && jq -e '.holding == "exp"' "$tmp/we.json" > /dev/null \
+        && ok "sim takes the file's holding mode unless --holding is given" \
+        || notok "holding modes: $(cat "$tmp/w.json" "$tmp/we.json")"
+else
+    notok "train --holding work failed: $(cat "$tmp/err")"
+fi
+expect_bad "--holding wants exp or work" $S --policy greedy --holding fixed
+
 cp "$tmp/a.pol" "$tmp/keep.pol"
 # One flipped byte in the weights: the checksum.
 size=$(wc -c < "$tmp/a.pol")

@@ -162,6 +162,56 @@ test_lightpath_by_hand(void)
     lr_jenv_free(e);
 }
 
+/* The holding modes.  A 16-GPU job under 'static' takes the first pair
+ * candidate, 100 G, whose iteration time is s = T(100 G) / T_ref > 1
+ * times the least of its class on an empty network (400 G).  j0 arrives at 0 holding 1; j1 arrives
+ * at (1 + s) / 2.  exp: j0 left at 1, j1 is admitted.  work: j0 holds
+ * s, j1 finds no GPUs and is blocked. */
+static void
+test_holding_work(void)
+{
+    struct lr_jenv_arrival trace[] = {
+        { 0, 1, 0, 0, 0 }, { 0, 1, 0, 0, 0 },
+    };
+    struct lr_jenv_config c = config(16);
+    c.trace = trace;
+    c.n_trace = 2;
+    struct lr_jenv *e = make(two, &c);
+    int a100 = -1;
+    for (int a = 0; a < lr_jenv_n_actions(e) && a100 < 0; a++)
+        if (lr_jenv_cand(e, a)->n_dcs == 2)
+            a100 = a;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_cand(e, a100)->tier, 0);
+    double tref = INFINITY;
+    for (int a = 0; a < lr_jenv_n_actions(e); a++)
+        tref = fmin(tref, lr_jenv_cand_time(e, a));
+    double s = lr_jenv_cand_time(e, a100) / tref;
+    CU_ASSERT_FATAL(s > 1 + 1e-6);
+    lr_jenv_free(e);
+    trace[1].t = (1 + s) / 2;
+    for (int mode = LR_JENV_HOLD_EXP; mode <= LR_JENV_HOLD_WORK; mode++) {
+        c.holding_mode = (enum lr_jenv_holding) mode;
+        e = make(two, &c);
+        struct lr_jenv_metrics m;
+        lr_jenv_run(e, &lr_jenv_static, NULL, 1, 100, 0, &m);
+        CU_ASSERT_EQUAL(m.arrivals, 2);
+        CU_ASSERT_EQUAL(m.blocked, mode == LR_JENV_HOLD_WORK ? 1 : 0);
+        CU_ASSERT_DOUBLE_EQUAL(m.mean_slowdown, s, 1e-9);
+        lr_jenv_free(e);
+    }
+    /* Names round-trip; anything else is refused. */
+    enum lr_jenv_holding h;
+    CU_ASSERT_EQUAL(lr_jenv_holding_parse("work", &h), 0);
+    CU_ASSERT_EQUAL(h, LR_JENV_HOLD_WORK);
+    CU_ASSERT_STRING_EQUAL(lr_jenv_holding_name(h), "work");
+    CU_ASSERT_EQUAL(lr_jenv_holding_parse("exp", &h), 0);
+    CU_ASSERT_STRING_EQUAL(lr_jenv_holding_name(h), "exp");
+    CU_ASSERT_EQUAL(lr_jenv_holding_parse("Work", &h), EINVAL);
+    c.holding_mode = (enum lr_jenv_holding) 7;
+    char err[256];
+    CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &e, err, sizeof err), EINVAL);
+}
+
 /* One DC, every job takes all of it: an M/M/1/1 loss system, blocking
  * rho / (1 + rho) = 1/2 at 1 Erlang, GPU utilisation (1 - B) rho = 1/2. */
 static void
@@ -333,6 +383,7 @@ test_mirror_matches_stepping(void)
 
 static CU_TestInfo tests[] = {
     { "metrics of a trace, by hand", test_trace_by_hand },
+    { "holding time stretched by the slowdown", test_holding_work },
     { "lightpaths and spectrum, by hand", test_lightpath_by_hand },
     { "one DC is Erlang B", test_erlang_b },
     { "the mask matches the resources", test_mask_matches_resources },

@@ -211,6 +211,7 @@ lr_cmd_train(int argc, char **argv)
     struct lr_policy_meta meta = { .batch = o.env.batch, .micro = o.env.micro,
                                    .k = o.env.k,
                                    .block_penalty = o.env.block_penalty,
+                                   .holding_mode = o.env.holding_mode,
                                    .n_obs = pc.n_obs, .n_act = pc.n_act };
     snprintf(meta.models, sizeof meta.models, "%s", o.env.models);
     snprintf(meta.demands, sizeof meta.demands, "%s", o.env.demands);

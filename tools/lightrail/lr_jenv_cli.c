@@ -18,7 +18,12 @@ const char lr_jenv_cli_help[] =
 "  --batch B           samples per iteration of every job (default 32)\n"
 "  --microbatch b      samples per microbatch (default 1)\n"
 "  --k N               routes per DC pair (default 3)\n"
-"  --block-penalty P   reward of a blocked job is -P (default 2)\n";
+
+"  --block-penalty P   reward of a blocked job is -P (default 2)\n"
+"  --holding MODE      exp: holding time exponential of mean 1, whatever\n"
+"                      the placement (default); work: that draw times\n"
+"                      the job's slowdown T / T_ref on its placement, so\n"
+"                      slow placements hold GPUs longer\n";
 
 const char *
 lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
@@ -45,6 +50,10 @@ lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
     case LR_JENV_O_PENALTY:
         return lr_cli_parse_double(arg, 0, 1e6, &o->block_penalty)
                ? "--block-penalty wants a number >= 0" : NULL;
+    case LR_JENV_O_HOLDING:
+        o->holding_set = true;
+        return lr_jenv_holding_parse(arg, &o->holding_mode)
+               ? "--holding wants exp or work" : NULL;
     }
     return "not an environment option";
 }
@@ -73,7 +82,8 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
     }
     struct lr_jenv_config *c = &j->cfg;
     *c = (struct lr_jenv_config) {
-        .load = o->load, .holding = 1, .k = o->k, .guard = 1,
+        .load = o->load, .holding = 1, .holding_mode = o->holding_mode,
+        .k = o->k, .guard = 1,
         .block_penalty = o->block_penalty,
         .train = { .batch = o->batch, .micro = o->micro, .elem_bytes = 2 },
     };

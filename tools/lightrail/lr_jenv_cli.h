@@ -10,6 +10,8 @@
 #ifndef LR_JENV_CLI_H
 #define LR_JENV_CLI_H 1
 
+#include <stdbool.h>
+
 #include "planner/lr_jenv.h"
 
 struct lr_jenv_cli_opts {
@@ -20,6 +22,8 @@ struct lr_jenv_cli_opts {
     int k;
     double block_penalty;
     double load;                  /* the first load */
+    enum lr_jenv_holding holding_mode;
+    bool holding_set;             /* --holding was given */
 };
 
 /* The defaults every command starts from. */
@@ -32,7 +36,8 @@ struct lr_jenv_cli_opts {
 enum {
     LR_JENV_O_FIRST = 0x1000,
     LR_JENV_O_MODELS = LR_JENV_O_FIRST, LR_JENV_O_DEMANDS, LR_JENV_O_BATCH,
-    LR_JENV_O_MICRO, LR_JENV_O_K, LR_JENV_O_PENALTY, LR_JENV_O_LAST,
+    LR_JENV_O_MICRO, LR_JENV_O_K, LR_JENV_O_PENALTY, LR_JENV_O_HOLDING,
+    LR_JENV_O_LAST,
 };
 #define LR_JENV_CLI_LONGOPTS                                                \
     { "models", required_argument, NULL, LR_JENV_O_MODELS },                \
@@ -40,7 +45,8 @@ enum {
     { "batch", required_argument, NULL, LR_JENV_O_BATCH },                  \
     { "microbatch", required_argument, NULL, LR_JENV_O_MICRO },             \
     { "k", required_argument, NULL, LR_JENV_O_K },                          \
-    { "block-penalty", required_argument, NULL, LR_JENV_O_PENALTY }
+    { "block-penalty", required_argument, NULL, LR_JENV_O_PENALTY },       \
+    { "holding", required_argument, NULL, LR_JENV_O_HOLDING }
 
 /* Applies option 'code' (LR_JENV_O_FIRST <= code < LR_JENV_O_LAST) with
  * value 'arg' to 'o'; NULL, or why the value is wrong (for

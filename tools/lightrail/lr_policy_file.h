@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 
+#include "planner/lr_jenv.h"
 #include "planner/lr_ppo.h"
 
 #define LR_POLICY_VERSION 1
@@ -31,6 +32,9 @@ struct lr_policy_meta {
     char models[256], demands[128];
     double batch, micro, block_penalty;
     int k;
+    /* The holding-time mode trained under (header key "holding"; files
+     * without the key were trained under exp). */
+    enum lr_jenv_holding holding_mode;
     char topology[64], dcs[512];
     int n_obs, n_act;
     char command[1024];
