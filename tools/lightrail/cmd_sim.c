@@ -24,6 +24,7 @@
 #include "planner/lr_ppo.h"
 #include "planner/lr_stats.h"
 #include "tools/lightrail/lr_cli.h"
+#include "planner/lr_lossbound.h"
 #include "tools/lightrail/lr_jenv_cli.h"
 #include "tools/lightrail/lr_plot.h"
 #include "tools/lightrail/lr_policy_file.h"
@@ -71,8 +72,9 @@ usage(FILE *f)
 "                     [--plot DIR] [--quiet] [environment options]\n"
 "\n"
 "Simulates training jobs arriving at data centers on an optical network\n"
-"(Poisson arrivals, exponential holding time of mean 1; load in Erlang =\n"
-"arrival rate x mean holding time).  Each job gets GPUs in one or two DCs,\n"
+"(Poisson arrivals, exponential holding time of mean 1, stretched by the\n"
+"job's slowdown with --holding work; load in Erlang = arrival rate x mean\n"
+"holding time at the fastest placement).  Each job gets GPUs in one or two DCs,\n"
 "a CDynP stage partition and, across two DCs, a lightpath each way (route,\n"
 "modulation, slots, 100/200/400G); a job with no feasible choice is\n"
 "blocked.  Reports per policy and load, mean over seeds with a 95%%\n"
@@ -81,8 +83,9 @@ usage(FILE *f)
 "\n"
 "  --policy LIST       comma-separated baselines, or 'all'\n"
 "  --policy-file FILE  a trained PPO policy (lightrail train); may be given\n"
-"                      with --policy to compare; its job mix, batch, K and\n"
-"                      block penalty replace the environment options\n"
+"                      with --policy to compare; its job mix, batch, K,\n"
+"                      block penalty and holding mode (unless --holding\n"
+"                      is given) replace the environment options\n"
 "  --loads A:B:S       loads A, A+S, ... up to B (Erlang)\n"
 "  --seeds N           runs per (policy, load), seeds S..S+N-1 (default 5)\n"
 "  --seed S            first seed (default 1001, never used by train)\n"
@@ -243,8 +246,54 @@ print_json(const struct opts *o, const struct cell *c)
                            json_object_new_int64((int64_t) o->seed));
     json_object_object_add(j, "arrivals", json_object_new_int64(o->arrivals));
     json_object_object_add(j, "warmup", json_object_new_int64(o->warmup));
+    json_object_object_add(j, "holding", json_object_new_string(
+                               lr_jenv_holding_name(o->env.holding_mode)));
     printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
     json_object_put(j);
+}
+
+/* The pooled bound (planner/lr_lossbound.h) under the table: the least
+ * blocking any policy could reach if every GPU were in one DC.  Only a
+ * bound when holding times do not depend on the placement. */
+static void
+print_bound(const struct opts *o, const struct lr_jenv_cli *j)
+{
+    if (o->env.holding_mode != LR_JENV_HOLD_EXP) {
+        printf("# pooled bound: not shown with --holding work (the "
+               "placement changes the holding time)\n");
+        return;
+    }
+    int gpus = 0;
+    for (int d = 0; d < j->cl->n_dcs; d++)
+        gpus += lr_jenv_dc_gpus(j->env, d);
+    for (int l = 0; l < o->n_loads; l++) {
+        struct lr_lossbound_class cl[LR_JENV_MAX_DEMANDS];
+        int n = 0;
+        for (int i = 0; i < j->cfg.n_demands; i++) {
+            int k = 0;
+            while (k < n && cl[k].demand != j->cfg.demands[i])
+                k++;
+            if (k == n)
+                cl[n++] = (struct lr_lossbound_class) {
+                    j->cfg.demands[i], 0 };
+            cl[k].load += o->loads[l] / j->cfg.n_demands;
+        }
+        struct lr_lossbound cs, opt;
+        int rc = lr_lossbound_cs(gpus, cl, n, &cs);
+        if (!rc)
+            rc = lr_lossbound_optimal(gpus, cl, n, 1e-12, 200000, &opt);
+        if (rc) {
+            printf("# pooled bound at %.2f E: not computed (%s)\n",
+                   o->loads[l], rc == E2BIG ? "too many states"
+                   : strerror(rc));
+            continue;
+        }
+        printf("# pooled bound at %.2f E: no policy blocks less than "
+               "%.3f%% (all %d GPUs in one pool; %s)\n", o->loads[l],
+               100 * opt.blocking, gpus, opt.refusing_states
+               ? "refusing some jobs on purpose" : "admitting whenever "
+               "they fit is optimal");
+    }
 }
 
 static int
@@ -314,6 +363,8 @@ lr_cmd_sim(int argc, char **argv)
         o.env.micro = meta.micro;
         o.env.k = meta.k;
         o.env.block_penalty = meta.block_penalty;
+        if (!o.env.holding_set)
+            o.env.holding_mode = meta.holding_mode;
         pol[n_pol].p = &lr_ppo_jenv_policy;
         pol[n_pol++].arg = ppo;
     }
@@ -377,10 +428,11 @@ lr_cmd_sim(int argc, char **argv)
         fprintf(stderr, "\r%60s\r", "");
     if (!o.json) {
         printf("# %s + %s: %d DCs, %d candidates per job; models %s; GPUs "
-               "%s; B=%g b=%g; %ld jobs per run (%ld warm-up), %d seeds "
-               "from %llu; 95%% CI\n", o.env.topology, o.env.cluster,
-               j.cl->n_dcs, lr_jenv_n_actions(j.env), o.env.models,
-               o.env.demands, o.env.batch, o.env.micro, o.arrivals,
+               "%s; B=%g b=%g; holding %s; %ld jobs per run (%ld warm-up), "
+               "%d seeds from %llu; 95%% CI\n", o.env.topology,
+               o.env.cluster, j.cl->n_dcs, lr_jenv_n_actions(j.env),
+               o.env.models, o.env.demands, o.env.batch, o.env.micro,
+               lr_jenv_holding_name(o.env.holding_mode), o.arrivals,
                o.warmup, o.seeds, o.seed);
         printf("%-9s %7s %17s %17s %8s %10s %8s %8s\n", "policy",
                "load(E)", "blocking", "iteration(s)", "gpu", "dc-var",
@@ -393,6 +445,7 @@ lr_cmd_sim(int argc, char **argv)
                    c->m[1].ci95, 100 * c->m[2].mean, c->m[3].mean,
                    100 * c->m[4].mean, c->m[5].mean);
         }
+        print_bound(&o, &j);
     }
     if (o.plot)
         rc = write_plots(&o, j.topo->name, cells, n_pol * o.n_loads);
