@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -206,7 +203,7 @@ dbl_on_request(struct evhttp_request *req, void *arg)
             dbl_html(req, 404, "404 Not Found", "Unknown node");
     } else if (!strcmp(path, "/monitor")) {
         const char *m = evhttp_find_header(&q, "monitor");
-        if (!m || strcmp(m, "t2-monitor"))
+        if (!m || (strcmp(m, "t1-monitor") && strcmp(m, "t2-monitor")))
             dbl_html(req, 404, "404 Not Found", "Unknown monitor");
         else if (!dbl.tuned[0] || dbl.tuned[0] != dbl.tuned[1])
             dbl_text(req, "application/json", "{\"osnr\": {}}");
@@ -228,53 +225,20 @@ dbl_on_request(struct evhttp_request *req, void *arg)
     evhttp_clear_headers(&q);
 }
 
-static void
-dbl_tick(evutil_socket_t fd, short what, void *arg)
-{
-    (void) fd;
-    (void) what;
-    (void) arg;
-    if (atomic_load(&dbl.stop))
-        event_base_loopbreak(dbl.base);
-}
-
-static void *
-dbl_run(void *arg)
-{
-    (void) arg;
-    event_base_dispatch(dbl.base);
-    return NULL;
-}
-
 int
 mno_double_start(void)
 {
-    dbl.base = event_base_new();
-    dbl.http = evhttp_new(dbl.base);
-    evhttp_set_allowed_methods(dbl.http, EVHTTP_REQ_GET);
-    evhttp_set_gencb(dbl.http, dbl_on_request, NULL);
-    struct evhttp_bound_socket *s = evhttp_bind_socket_with_handle(
-        dbl.http, "127.0.0.1", 0);
-    if (!s)
+    if (lr_dbl_loop_start(&dbl.loop, 0, EVHTTP_REQ_GET, dbl_on_request, NULL,
+                          NULL))
         return 1;
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof ss;
-    getsockname(evhttp_bound_socket_get_fd(s), (struct sockaddr *) &ss, &sl);
-    dbl.port = ntohs(((struct sockaddr_in *) &ss)->sin_port);
-    struct timeval tv = { 0, 20000 };
-    dbl.tick = event_new(dbl.base, -1, EV_PERSIST, dbl_tick, NULL);
-    event_add(dbl.tick, &tv);
-    return pthread_create(&dbl.thread, NULL, dbl_run, NULL) ? 1 : 0;
+    dbl.port = dbl.loop.port;
+    return 0;
 }
 
 int
 mno_double_stop(void)
 {
-    atomic_store(&dbl.stop, true);
-    pthread_join(dbl.thread, NULL);
-    event_free(dbl.tick);
-    evhttp_free(dbl.http);
-    event_base_free(dbl.base);
+    lr_dbl_loop_stop(&dbl.loop);
     return 0;
 }
 

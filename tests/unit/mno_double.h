@@ -15,7 +15,8 @@
  * Emulation: t1 - r1 - r2 - r3 - t2 (and t3 on r2).  Ports: r1 1 (t1),
  * 11 (r2); r2 11 (r1), 12 (r3), 2 (t3); r3 11 (r2), 1 (t2); terminals
  * wdm 2 towards their ROADM.  The monitor t2-monitor reports 'gosnr' for
- * the channel both t1 and t2 are tuned to.
+ * the channel both t1 and t2 are tuned to, and so does t1-monitor (a
+ * lightpath t2 -> t1).
  */
 #ifndef MNO_DOUBLE_H
 #define MNO_DOUBLE_H 1
@@ -23,6 +24,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+
+#include "tests/doubles/lr_dbl_loop.h"
 
 #define MAX_CALLS 64
 #define MAX_RULES 64
@@ -34,12 +37,8 @@ struct dbl_rule {
 };
 
 struct mno_double {
-    struct event_base *base;
-    struct evhttp *http;
-    struct event *tick;
-    pthread_t thread;
+    struct lr_dbl_loop loop;      /* tests/doubles/lr_dbl_loop.h */
     int port;
-    atomic_bool stop;
     /* state: touched on the server thread; the test reads it between
      * requests (each request is answered before the client returns) */
     char calls[MAX_CALLS][256];   /* every /connect query, and "reset Q",

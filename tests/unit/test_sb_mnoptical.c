@@ -348,9 +348,9 @@ test_gosnr(void)
     CU_ASSERT_EQUAL(sb_mno_lightpath_check(&lp, &g, err, sizeof err),
                     EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "t1 -> t2: the media channel"));
-    /* A receiver its transmitter's channel does not reach. */
+    /* A monitor the emulation does not have. */
     lp.m = 8;
-    lp.monitor = "t1-monitor";
+    lp.monitor = "t3-monitor";
     CU_ASSERT_EQUAL(sb_mno_lightpath_check(&lp, &g, err, sizeof err),
                     ENOENT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "Unknown monitor"));
