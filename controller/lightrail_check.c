@@ -47,6 +47,7 @@ main(int argc, char **argv)
         .db_path = db, .topo = topo, .cluster = cl,
         .default_driver = cfg->default_driver, .dummy_dir = cfg->dummy_dir,
         .devices = cfg->devices, .n_devices = cfg->n_devices,
+        .terminals = cfg->terminals, .n_terminals = cfg->n_terminals,
         .inspect = true,
     };
     rc = 1;

@@ -255,6 +255,7 @@ main(int argc, char **argv)
         .topo_json = topo_json, .cluster_json = cluster_json,
         .default_driver = cfg->default_driver, .dummy_dir = cfg->dummy_dir,
         .devices = cfg->devices, .n_devices = cfg->n_devices,
+        .terminals = cfg->terminals, .n_terminals = cfg->n_terminals,
         .agent_cert = cfg->coord_cert, .agent_key = cfg->coord_key,
         .agent_ca = cfg->coord_ca, .agent_timeout_s = cfg->coord_timeout,
         .ppo_policy = cfg->ppo_policy[0] ? cfg->ppo_policy : NULL,

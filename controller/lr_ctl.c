@@ -15,6 +15,7 @@
 #include "planner/lr_cdynp.h"
 #include "planner/lr_exact.h"
 #include "planner/lr_jenv.h"
+#include "planner/lr_modulation.h"
 #include "planner/lr_util.h"
 #include "southbound/sb_linux.h"
 #include "southbound/sb_parallel.h"
@@ -65,6 +66,8 @@ struct lr_ctl {
     char dummy_dir[256];      /* as sb_device_config.address */
     struct sb_device_config *dev_cfg;
     int n_dev_cfg;
+    struct sb_terminal *term;         /* the DCs' terminals, copied */
+    int n_term;
     /* The agents of the DCs the inventory marks remote (NULL for the
      * others), made with the inventory, and how to reach them. */
     struct lr_cdynp_party *agent[LR_TM_MAX_DCS];
@@ -275,6 +278,58 @@ device_holds(struct lr_ctl *c, int node, const struct sb_change *ch, int n)
     return found;
 }
 
+/* The terminal configured for DC 'k', or NULL. */
+static const struct sb_terminal *
+terminal_of(const struct lr_ctl *c, int k)
+{
+    for (int i = 0; k >= 0 && k < c->cluster->n_dcs && i < c->n_term; i++)
+        if (!strcmp(c->term[i].dc, c->cluster->dcs[k].name))
+            return &c->term[i];
+    return NULL;
+}
+
+/* Step 6b (lr_ctl.h): lightpath 'k' of 'job' judged as a whole by its
+ * driver, when the driver can and both ends have terminals; 0 when it is
+ * received or not judged, else the driver's error with its line. */
+static int
+check_lightpath(struct lr_ctl *c, const struct lr_job *job, int k,
+                char *err, size_t errlen)
+{
+    const struct lr_lightpath *lp = &job->lp[k];
+    int a = hop_node(c, lp, 0), b = hop_node(c, lp, lp->n_links);
+    const struct sb_driver_class *cls = c->cls[a];
+    const struct sb_terminal *tx = terminal_of(c, lp->from_dc),
+                             *rx = terminal_of(c, lp->to_dc);
+    struct sb_lightpath p;
+    struct sb_lightpath_quality q;
+    char e[512];
+
+    if (!cls->check_lightpath || c->cls[b] != cls || !tx || !rx)
+        return 0;
+    memset(&p, 0, sizeof p);
+    snprintf(p.name, sizeof p.name, "%s/lp%d", job->intent.name, k + 1);
+    p.tx = *tx;
+    p.rx = *rx;
+    p.n = lp->n;
+    p.m = lp->m;
+    if (lp->mod >= 0 && lp->mod < c->rsa->mods.n)
+        snprintf(p.modulation, sizeof p.modulation, "%s",
+                 c->rsa->mods.f[lp->mod].name);
+    p.threshold_db = lr_mod_osnr_db(p.modulation);
+    p.rate_gbps = lp->capacity_gbps;
+    if (isnan(p.threshold_db))
+        return fail(err, errlen, EINVAL, "lightpath %s: no gOSNR threshold "
+                    "is known for modulation '%s': it cannot be checked; "
+                    "add the format to lr_mod_osnr_db()", p.name,
+                    p.modulation);
+    int rc = cls->check_lightpath(c->dev[a], c->dev[b], &p, &q, e, sizeof e);
+    if (rc)
+        return fail(err, errlen, rc, "lightpath %s (%s -> %s, %s) is not "
+                    "received: %s", p.name, c->cluster->dcs[lp->from_dc].name,
+                    c->cluster->dcs[lp->to_dc].name, p.modulation, e);
+    return 0;
+}
+
 /* All or nothing over the devices of 'job': every ROADM of its paths is
  * programmed at once (sb_parallel: the slowest device's round trip, not
  * the sum over the path); a device that refuses, or times out and does
@@ -319,6 +374,13 @@ provision(struct lr_ctl *c, const struct lr_job *job, char *err,
             unprovision(c, job, ignore, sizeof ignore);
         }
     }
+    /* Every ROADM holds its channels: judge each lightpath as a whole
+     * where a driver can (step 6b). */
+    for (int k = 0; !rc && k < job->n_lightpaths; k++)
+        if ((rc = check_lightpath(c, job, k, err, errlen))) {
+            char ignore[256];
+            unprovision(c, job, ignore, sizeof ignore);
+        }
 
 cleanup:
     free(items);
@@ -1612,6 +1674,14 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
         rc = fail(err, errlen, ENOMEM, "out of memory");
         goto fail;
     }
+    c->n_term = cfg->n_terminals > 0 ? cfg->n_terminals : 0;
+    c->term = calloc((size_t) c->n_term + 1, sizeof *c->term);
+    if (!c->term) {
+        rc = fail(err, errlen, ENOMEM, "out of memory");
+        goto fail;
+    }
+    if (c->n_term)
+        memcpy(c->term, cfg->terminals, (size_t) c->n_term * sizeof *c->term);
     c->dp = cfg->dataplane;
     if (cfg->n_devices)
         memcpy(c->dev_cfg, cfg->devices,
@@ -1644,6 +1714,18 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     rc = open_network(c, cfg->topo, cfg->cluster, err, errlen);
     if (rc)
         goto fail;
+    for (int i = 0; i < c->n_term; i++) {
+        int k = 0;
+        while (k < c->cluster->n_dcs
+               && strcmp(c->cluster->dcs[k].name, c->term[i].dc))
+            k++;
+        if (k == c->cluster->n_dcs) {
+            rc = fail(err, errlen, EINVAL, "southbound terminal '%s' is "
+                      "for data center '%s', which the inventory does not "
+                      "have: fix its dc", c->term[i].node, c->term[i].dc);
+            goto fail;
+        }
+    }
     if (cfg->ppo_policy && !cfg->inspect) {
         if (!(c->ppo = lr_ctl_ppo_open(cfg->ppo_policy))) {
             rc = fail(err, errlen, ENOMEM, "out of memory");
@@ -1674,6 +1756,7 @@ lr_ctl_free(struct lr_ctl *c)
     free(c->jobs);
     free(c->memo);
     free(c->dev_cfg);
+    free(c->term);
     free(c->emu);
     free(c->tel);
     free(c);

@@ -23,6 +23,15 @@
  *      -> the devices done are undone, the job ends failed with the
  *      device's message and holds nothing; ETIMEDOUT -> the device is
  *      read back first;
+ *   6b. when the driver of a lightpath's first ROADM can judge a whole
+ *      lightpath (check_lightpath, e.g. mnoptical: terminals tuned and
+ *      turned on, the receiver's gOSNR against the modulation's
+ *      threshold), its last ROADM has the same driver and both DCs have
+ *      a terminal configured, each lightpath is checked once all ROADMs
+ *      accepted their channels; one not received -> every channel of
+ *      the job is removed and the job ends failed with the measured
+ *      gOSNR, the threshold and the margin.  Otherwise nothing is
+ *      checked (the other drivers have no terminals);
  *   7. phase active.
  * Release (lr_ctl_delete): phase releasing, channels removed from every
  * device, the job and all it holds deleted in one transaction.
@@ -98,6 +107,10 @@ struct lr_ctl_config {
     const char *dummy_dir;            /* the dummy devices' state */
     const struct sb_device_config *devices;   /* overrides per ROADM */
     int n_devices;
+    /* The data centers' terminals (copied), for drivers that judge a
+     * whole lightpath (sb_driver.h check_lightpath, step 6b above). */
+    const struct sb_terminal *terminals;
+    int n_terminals;
     /* The coordinator's certificate and key and the CA that signs the DC
      * agents' certificates (PEM files), needed when the inventory marks
      * DCs remote; 'agent_timeout_s' bounds each exchange (0: 5 s). */

@@ -1,7 +1,9 @@
 /*
  * sb_driver: the one interface every device family implements (Open
  * vSwitch's netdev_class is the model): a vtable, one file per family,
- * and a dummy for tests and the demo.
+ * and a dummy for tests and the demo.  Besides the per-ROADM media
+ * channels, a family may judge a whole lightpath (check_lightpath(): its
+ * terminals and the receiver's gOSNR; mnoptical does).
  *
  * A ROADM is programmed in media channels (yang/lightrail-roadm.yang): a
  * lightpath becomes one media channel on every ROADM of its path, named
@@ -65,6 +67,37 @@ struct sb_device_config {
 
 struct sb_device;
 
+/* A data center's terminal (transceiver) as the southbound
+ * configuration names it, for check_lightpath(). */
+struct sb_terminal {
+    char dc[64];              /* the data center it serves (lr_ctl finds
+                               * a lightpath's ends by it) */
+    char node[64];            /* the device's name of it (mnoptical: the
+                               * emulator's Terminal node) */
+    int eth_port;             /* its client-side port; 0: none */
+    char monitor[64];         /* the monitor that sees what it receives;
+                               * "": the driver's default (NODE-monitor) */
+};
+
+/* One lightpath as a whole, for check_lightpath(): its channel is on
+ * every ROADM of its path already. */
+struct sb_lightpath {
+    char name[SB_NAME_MAX];   /* "JOB/lpK", the name of its channels */
+    struct sb_terminal tx, rx;    /* the transmitting and receiving DCs' */
+    int n, m;                 /* its media channel (as sb_media_channel) */
+    char modulation[16];      /* "16QAM", ... */
+    double threshold_db;      /* the gOSNR the modulation needs */
+    double rate_gbps;
+};
+
+/* What check_lightpath() measured at the receiver. */
+struct sb_lightpath_quality {
+    int channel;              /* the driver's channel number (mnoptical:
+                               * the 50 GHz channel the terminals use) */
+    double gosnr_db, osnr_db; /* may be +INFINITY */
+    double margin_db;         /* gosnr_db - threshold_db */
+};
+
 struct sb_driver_class {
     const char *name;
     /* Connects to (or creates) the device. */
@@ -79,6 +112,21 @@ struct sb_driver_class {
     int (*read)(struct sb_device *, struct sb_media_channel **out, int *n,
                 char *err, size_t errlen);
     void (*close)(struct sb_device *);
+    /* Optional: NULL for a family that programs ROADMs only (dummy,
+     * netconf, restconf), which lr_ctl then never asks.  Called by lr_ctl
+     * once every ROADM of a lightpath has accepted its channel, with the
+     * devices of the path's first and last ROADM (both of this class; the
+     * same device for a one-ROADM path): tunes and turns on the
+     * lightpath's terminals and judges what the receiver gets.  0
+     * (received, *q filled), ERANGE (gOSNR below lp->threshold_db: *q
+     * filled and the line names the gOSNR, the threshold and the
+     * margin), ENOLINK (no signal at the receiver), or another error.
+     * It does not touch the ROADMs: on any error the caller removes the
+     * lightpath's channels. */
+    int (*check_lightpath)(struct sb_device *first, struct sb_device *last,
+                           const struct sb_lightpath *lp,
+                           struct sb_lightpath_quality *q, char *err,
+                           size_t errlen);
 };
 
 /* The driver class named 'name', or NULL. */

@@ -402,10 +402,50 @@ fail:
     return ret;
 }
 
+/* The driver's check_lightpath(): the check of `lightrail mnoptical
+ * check` (sb_mno_lightpath_check()) for a lightpath whose ROADMs this
+ * driver programmed.  Only what open() fixed is read (the emulator's
+ * address and the ROADMs' node names), so no device lock is taken. */
+static int
+sb_mnoptical_check_lightpath(struct sb_device *first, struct sb_device *last,
+                             const struct sb_lightpath *lp,
+                             struct sb_lightpath_quality *q, char *err,
+                             size_t errlen)
+{
+    const struct sb_mnoptical *a = (const struct sb_mnoptical *) first,
+                              *b = (const struct sb_mnoptical *) last;
+    struct sb_mno_gosnr g;
+
+    memset(q, 0, sizeof *q);
+    if (strcmp(a->c.base, b->c.base)) {
+        snprintf(err, errlen, "%s: lightpath %s ends on %s, in another "
+                 "emulation (%s, not %s): a lightpath's ROADMs must be in "
+                 "one Mininet-Optical emulation", a->config.name, lp->name,
+                 b->config.name, b->c.base, a->c.base);
+        return EINVAL;
+    }
+    struct sb_mno_lightpath ml = {
+        .base = a->c.base, .timeout_ms = a->c.timeout_ms,
+        .tx = lp->tx.node, .rx = lp->rx.node,
+        .first_roadm = a->node, .last_roadm = b->node,
+        .tx_eth_port = lp->tx.eth_port, .rx_eth_port = lp->rx.eth_port,
+        .monitor = lp->rx.monitor[0] ? lp->rx.monitor : NULL,
+        .n = lp->n, .m = lp->m, .modulation = lp->modulation,
+        .threshold_db = lp->threshold_db,
+    };
+    int ret = sb_mno_lightpath_check(&ml, &g, err, errlen);
+    q->channel = g.channel;
+    q->gosnr_db = g.gosnr_db;
+    q->osnr_db = g.osnr_db;
+    q->margin_db = g.margin_db;
+    return ret;
+}
+
 const struct sb_driver_class sb_mnoptical_class = {
     .name = "mnoptical",
     .open = sb_mnoptical_open,
     .apply = sb_mnoptical_apply,
     .read = sb_mnoptical_read,
     .close = sb_mnoptical_close,
+    .check_lightpath = sb_mnoptical_check_lightpath,
 };

@@ -186,6 +186,17 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
             d->timeout_ms = mno_timeout;
     }
 
+    n = lr_yang_child(sb, LR_YANG_LRCFG, "terminal");
+    for (; n && c->n_terminals < LR_CONFIG_MAX_TERMINALS;
+         n = lr_yang_next_same(n)) {
+        struct sb_terminal *t = &c->terminals[c->n_terminals++];
+        lr_yang_config_str(n, "dc", t->dc, sizeof t->dc);
+        lr_yang_config_str(n, "node", t->node, sizeof t->node);
+        lr_yang_config_str(n, "monitor", t->monitor, sizeof t->monitor);
+        const char *e = lr_yang_leaf(n, LR_YANG_LRCFG, "eth-port");
+        t->eth_port = e ? atoi(e) : 0;
+    }
+
     const struct lyd_node *co = lr_yang_child(top, LR_YANG_LRCFG,
                                               "coordinator");
     if (co) {

@@ -170,6 +170,7 @@ int lr_yang_cluster_to_json(struct ly_ctx *, const struct lr_cluster *,
 #define LR_CONFIG_PATH_MAX 4096
 #define LR_CONFIG_MAX_TOKENS 16
 #define LR_CONFIG_MAX_DEVICES 256
+#define LR_CONFIG_MAX_TERMINALS 64
 
 enum lr_config_log {
     LR_CONFIG_LOG_STDERR,
@@ -207,6 +208,10 @@ struct lr_config {
      * choice).  Unlisted ROADMs use default_driver. */
     int n_devices;
     struct sb_device_config devices[LR_CONFIG_MAX_DEVICES];
+    /* southbound/terminal: the data centers' terminals, for drivers that
+     * judge a whole lightpath (mnoptical: tune, turn on, gOSNR). */
+    int n_terminals;
+    struct sb_terminal terminals[LR_CONFIG_MAX_TERMINALS];
     /* The coordinator's TLS material for the DC agents ("" when the
      * file has no 'coordinator'), and its timeout in seconds. */
     char coord_cert[LR_CONFIG_PATH_MAX];
