@@ -1,0 +1,216 @@
+/*
+ * The controller core on Mininet-Optical ROADMs: the mnoptical driver's
+ * whole-lightpath check (sb_driver.h check_lightpath, lr_ctl.h step 6b)
+ * inside provisioning, against the in-process Mininet-Optical TEST
+ * DOUBLE (tests/unit/mno_double.h: t1 - r1 - r2 - r3 - t2).
+ *
+ * The network is tests/data/mnoptical/line3.json: r1 - r2 - r3, 400 km
+ * links, dc1 on r1 (terminal t1), dc2 on r3 (terminal t2), its slots
+ * placed so that the planner's first block is the emulator's channels
+ * 5-7 (8QAM at 400 Gb/s: 11 slots + 1 guard = 12 = three 50 GHz
+ * channels; 8QAM's threshold is 16 dB).
+ *
+ * Asserted: a job whose receivers see 17 dB is admitted, both of its
+ * lightpaths checked with exactly the terminal calls expected (reset,
+ * tune with ethPort and wdmPort, no power, turn on, in order, t2 -> t1
+ * then t1 -> t2) and its six ROADM rules installed; at 15 dB a job fails
+ * with a reason naming the gOSNR, the threshold and the margin, and no
+ * ROADM keeps a rule; the spectrum it took is free again; a terminal for
+ * a data center the inventory does not have is refused at start.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "controller/lr_ctl.h"
+#include "tests/lr_test.h"
+#include "tests/unit/mno_double.h"
+#include "yang/lr_yang.h"
+
+static struct ly_ctx *ly;
+static struct lr_topo *topo;
+static struct lr_cluster *cluster;
+static char dir[128], db[200];
+static struct sb_device_config devs[3];
+static struct sb_terminal terms[2];
+
+static int
+setup(void)
+{
+    char err[1024];
+    snprintf(dir, sizeof dir, "/tmp/lr-test-ctlmno-XXXXXX");
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(db, sizeof db, "%s/lightrail.db", dir);
+    if (lr_yang_ctx_new(&ly, err, sizeof err)
+        || lr_yang_load_topo(ly, src("tests/data/mnoptical/line3.json"),
+                             &topo, err, sizeof err)
+        || lr_yang_load_cluster(ly, src("tests/data/mnoptical/"
+                                        "line3-cluster.json"),
+                                &cluster, err, sizeof err)) {
+        fprintf(stderr, "setup: %s\n", err);
+        return 1;
+    }
+    if (mno_double_start())
+        return 1;
+    for (int i = 0; i < 3; i++) {
+        snprintf(devs[i].name, sizeof devs[i].name, "r%d", i + 1);
+        snprintf(devs[i].driver, sizeof devs[i].driver, "mnoptical");
+        snprintf(devs[i].address, sizeof devs[i].address,
+                 "http://127.0.0.1:%d", dbl.port);
+        devs[i].timeout_ms = 5000;
+    }
+    for (int i = 0; i < 2; i++) {
+        snprintf(terms[i].dc, sizeof terms[i].dc, "dc%d", i + 1);
+        snprintf(terms[i].node, sizeof terms[i].node, "t%d", i + 1);
+        terms[i].eth_port = 1;
+    }
+    return 0;
+}
+
+static int
+teardown(void)
+{
+    char cmd[600];
+    mno_double_stop();
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "teardown: could not remove %s\n", dir);
+    lr_topo_free(topo);
+    lr_cluster_free(cluster);
+    lr_yang_ctx_free(ly);
+    return 0;
+}
+
+static int
+open_ctl(struct lr_ctl **c, const struct sb_terminal *t, int n_t, char *err,
+         size_t errlen)
+{
+    struct lr_ctl_config cfg = {
+        .db_path = db, .topo = topo, .cluster = cluster,
+        .default_driver = "mnoptical", .dummy_dir = dir,
+        .devices = devs, .n_devices = 3, .terminals = t, .n_terminals = n_t,
+    };
+    char *report = NULL;
+    int rc = lr_ctl_new(&cfg, c, &report, err, errlen);
+    free(report);
+    return rc;
+}
+
+static struct lr_intent
+intent(const char *name)
+{
+    /* 10 GPUs: dc1's 2 and dc2's 8, so the job spans both DCs. */
+    struct lr_intent in = { .batch = 32, .micro = 1, .gpus_min = 10,
+                            .gpus_max = 10 };
+    snprintf(in.name, sizeof in.name, "%s", name);
+    snprintf(in.model, sizeof in.model, "gpt-1.9b");
+    snprintf(in.algorithm, sizeof in.algorithm, "cdynp");
+    return in;
+}
+
+/* The calls the double saw on terminals, in order, into buf. */
+static void
+terminal_calls(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < dbl.n_calls; i++) {
+        const char *s = dbl.calls[i];
+        if (strncmp(s, "reset ", 6) && strncmp(s, "turn_on ", 8)
+            && strncmp(s, "node=t", 6))
+            continue;
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, "%s\n", s);
+    }
+}
+
+static void
+test_received_and_refused(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in;
+    char err[1024], calls[4096];
+
+    mno_double_reset();
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+
+    /* 15 dB at the receivers: 1 dB short of 8QAM's 16 dB. */
+    dbl.gosnr = 15;
+    in = intent("weak");
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "lightpath weak/lp1 (dc2 -> "
+                                              "dc1, 8QAM) is not received: "
+                                              "t2 -> t1: gOSNR 15.0 dB on "
+                                              "channel 5 is 1.0 dB below "
+                                              "8QAM's threshold of 16.0 dB"));
+    CU_ASSERT_EQUAL(job.n_lightpaths, 0);
+    /* Every ROADM's rule was removed, and the driver knows it. */
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    char rep[256];
+    int drift = -1;
+    char *report = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, false, &report, &drift, rep,
+                                     sizeof rep), 0);
+    CU_ASSERT_EQUAL(drift, 0);
+    free(report);
+    CU_ASSERT_EQUAL(lr_ctl_check(c, err, sizeof err), 0);
+
+    /* 17 dB: received with +1 dB; the same spectrum (channel 5) is free
+     * again. */
+    mno_double_reset();
+    dbl.gosnr = 17;
+    in = intent("good");
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    if (job.phase != LR_JOB_ACTIVE)
+        fprintf(stderr, "good: %s\n", job.reason);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(job.n_lightpaths, 2);
+    CU_ASSERT_EQUAL(dbl.n_rules, 6);
+    for (int i = 0; i < dbl.n_rules; i++)
+        CU_ASSERT_STRING_EQUAL(dbl.rules[i].channels, "5,6,7");
+    CU_ASSERT_FALSE(dbl.power_seen);
+    terminal_calls(calls, sizeof calls);
+    /* CDynP puts the first stage in dc2 (most compute): lp1 is dc2 ->
+     * dc1, lp2 dc1 -> dc2. */
+    CU_ASSERT_STRING_EQUAL(calls,
+        "reset node=t2\nreset node=t1\n"
+        "node=t2&ethPort=1&wdmPort=2&channel=5\n"
+        "node=t1&ethPort=1&wdmPort=2&channel=5\n"
+        "turn_on node=t2\nturn_on node=t1\n"
+        "reset node=t1\nreset node=t2\n"
+        "node=t1&ethPort=1&wdmPort=2&channel=5\n"
+        "node=t2&ethPort=1&wdmPort=2&channel=5\n"
+        "turn_on node=t1\nturn_on node=t2\n");
+    CU_ASSERT_EQUAL(lr_ctl_check(c, err, sizeof err), 0);
+
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "good", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    lr_ctl_free(c);
+}
+
+static void
+test_terminal_of_unknown_dc(void)
+{
+    struct lr_ctl *c = NULL;
+    struct sb_terminal t = { .dc = "dc9", .node = "t1", .eth_port = 1 };
+    char err[1024];
+
+    CU_ASSERT_EQUAL(open_ctl(&c, &t, 1, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(c);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "southbound terminal 't1' is for "
+                                       "data center 'dc9', which the "
+                                       "inventory does not have"));
+}
+
+static CU_TestInfo tests[] = {
+    { "gOSNR checked in provisioning: received, refused",
+      test_received_and_refused },
+    { "a terminal of an unknown DC", test_terminal_of_unknown_dc },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN_WITH("ctl_mnoptical", tests, setup, teardown)
