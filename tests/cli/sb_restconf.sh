@@ -1,0 +1,280 @@
+#!/bin/sh
+# The restconf driver under lightraild, end to end: four RESTCONF ROADMs
+# in a line (tests/data/netconf/line4.json, r1-r2-r3-r4, a DC at each
+# end), each a RESTCONF TEST DOUBLE process of its own
+# (tests/doubles/restconf-double: HTTPS on 127.0.0.1, a free port, a
+# certificate from a CA made here), stopped by their PIDs.  What the
+# devices hold is read back independently with curl GET and compared
+# with the media channels the store's active jobs imply.
+#
+#   - a job spanning the two DCs puts JOB/lp1 and JOB/lp2 on all four
+#     ROADMs, exactly; deleting it leaves nothing;
+#   - a device that answers 500, and one that dies in the middle of its
+#     batch: the job fails with the reason and no device holds anything;
+#   - drift made behind the daemon's back (a stranger added, a channel
+#     removed) is found by `lightrail reconcile --dry-run` (exit 3) and
+#     repaired by `lightrail reconcile`;
+#   - a restarted lightraild finds the devices as the store says;
+#   - lightraild refuses to start when the devices' certificates do not
+#     chain to the pinned CA.
+# No root needed.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "$srcdir/tests/cli/daemon.sh"
+DOUBLE=${RESTCONF_DOUBLE:-./tests/doubles/restconf-double}
+ROADMS="r1 r2 r3 r4"
+dpids=
+stop_doubles() {
+    for p in $dpids; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+    dpids=
+}
+trap '[ -n "$PID" ] && kill -9 $PID 2>/dev/null; stop_doubles; rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+
+# The devices' CA and certificate (IP 127.0.0.1), and a CA that signed
+# nothing of theirs.
+T=$tmp/tls
+mkdir -p "$T"
+mkca() {   # mkca NAME
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+        -keyout "$T/$1.key" -out "$T/$1.pem" -days 1 -subj "/CN=lr-test-$1" \
+        -addext basicConstraints=critical,CA:TRUE \
+        -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+}
+mkca ca && mkca other-ca \
+    && openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+        -keyout "$T/roadm.key" -out "$T/roadm.csr" -subj /CN=127.0.0.1 \
+        2>/dev/null \
+    && printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > "$T/ext" \
+    && openssl x509 -req -in "$T/roadm.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
+        -CAcreateserial -out "$T/roadm.pem" -days 1 -extfile "$T/ext" 2>/dev/null \
+    || { echo "skip: openssl cannot make the test CA"; exit 77; }
+
+# start_double R [PORT]: R's double, on PORT when given (a restart).
+start_double() {
+    rm -f "$tmp/$1.port"
+    "$DOUBLE" "$T/roadm.pem" "$T/roadm.key" "$tmp/$1.port" ${2:-} \
+        >> "$tmp/$1.log" 2>&1 &
+    eval "pid_$1=$!"
+    dpids="$dpids $!"
+    await_file "$tmp/$1.port" $! "$tmp/$1.log" "restconf-double $1"
+}
+dev_url() { echo "https://127.0.0.1:$(cat "$tmp/$1.port")"; }
+MC=/restconf/data/lightrail-roadm:roadm/media-channels
+# rc R METHOD PATH [BODY-FILE]: curl to R's double, as an operator would.
+rc() {
+    if [ -n "${4:-}" ]; then data="--data-binary @$4"; else data=; fi
+    curl -s -o "$tmp/rc.body" -w '%{http_code}' --cacert "$T/ca.pem" \
+        -H 'Content-Type: application/yang-data+json' $data -X "$2" "$(dev_url "$1")$3"
+}
+
+for r in $ROADMS; do
+    start_double $r || { notok "restconf-double $r did not start"; lr_summary; exit 1; }
+done
+top=$(cd "$srcdir" && pwd)
+write_config() {   # write_config CA-FILE > file
+    cat <<CFG
+{
+  "lightrail-config:lightraild": {
+    "listen": { "address": "127.0.0.1", "port": 0, "tls": true,
+                "certificate": "tls/cert.pem", "key": "tls/key.pem" },
+    "token": [ { "name": "test", "secret": "$TOKEN" } ],
+    "state-dir": "state",
+    "topology-file": "$top/tests/data/netconf/line4.json",
+    "cluster-file": "$top/tests/data/netconf/line4-cluster.json",
+    "southbound": {
+      "default-driver": "restconf",
+      "restconf": { "ca-file": "$1", "timeout-ms": 3000 },
+      "device": [
+CFG
+    sep=
+    for r in $ROADMS; do
+        printf '%s        { "name": "%s", "address": "%s" }' "$sep" "$r" "$(dev_url $r)"
+        sep=",
+"
+    done
+    printf '\n      ]\n    }\n  }\n}\n'
+}
+write_config "$T/ca.pem" > "$D/lightraild.json"
+
+# The media channels every device must hold according to the store (the
+# active jobs' lightpaths), one line each, sorted:
+#   DEVICE NAME IN OUT LOWER-MHZ UPPER-MHZ admin-state
+expected() {
+    api GET "$JOBS"
+    /usr/bin/python3 - "$tmp/body" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = []
+for j in doc.get("lightrail-job:jobs", {}).get("job", []):
+    st = j.get("state", {})
+    if st.get("phase") != "active":
+        continue
+    for lp in st.get("lightpath", []):
+        nodes, links = lp["node"], lp["link"]
+        n, m = int(lp["n"]), int(lp["m"])
+        lo = 193100000 + n * 6250 - m * 6250
+        hi = 193100000 + n * 6250 + m * 6250
+        for h, dev in enumerate(nodes):
+            rows.append("%s %s/lp%s %s %s %d %d enabled" % (
+                dev, j["name"], lp["index"],
+                links[h - 1] if h > 0 else "-",
+                links[h] if h < len(links) else "-", lo, hi))
+for r in sorted(rows):
+    print(r)
+PY
+}
+
+# What the devices hold, read with curl (not Lightrail's code).
+actual() {
+    for r in $ROADMS; do
+        code=$(rc $r GET "$MC")
+        [ "$code" = 200 ] || { echo "$r: GET answered $code"; continue; }
+        /usr/bin/python3 - "$r" "$tmp/rc.body" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[2]))
+for c in doc["lightrail-roadm:media-channels"].get("channel", []):
+    print(sys.argv[1], c["name"], c.get("in-port", "-"), c.get("out-port", "-"),
+          c["lower-frequency"], c["upper-frequency"], c.get("admin-state", "enabled"))
+PY
+    done | sort
+}
+
+devices_match() {
+    expected > "$tmp/want" 2>&1
+    actual > "$tmp/have" 2>&1
+    if cmp -s "$tmp/want" "$tmp/have"; then
+        ok "$1: the devices hold exactly the store's $(wc -l < "$tmp/want") media channels (curl)"
+    else
+        notok "$1: devices differ from the store: want: $(cat "$tmp/want") | have: $(cat "$tmp/have")"
+    fi
+}
+
+devices_empty() {
+    actual > "$tmp/have" 2>&1
+    [ ! -s "$tmp/have" ] && ok "$1: no device holds a media channel (curl)" \
+        || notok "$1: left behind: $(cat "$tmp/have")"
+}
+
+submit() {   # submit NAME: POSTs a job spanning both DCs
+    printf '{"lightrail-job:job":[{"name":"%s","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":10,"max":10}}]}\n' "$1" > "$tmp/$1.json"
+    api POST "$JOBS" "$tmp/$1.json"
+}
+phase() { sed -n 's/.*"phase": "\([a-z]*\)".*/\1/p' "$tmp/body" | head -n 1; }
+reason() { sed -n 's/.*"reason": "\(.*\)".*/\1/p' "$tmp/body" | head -n 1; }
+n_lightpaths() {
+    /usr/bin/python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["lightrail-job:job"][0]
+print(len(j.get("state", {}).get("lightpath", [])))' "$tmp/body"
+}
+
+start_daemon || { notok "lightraild did not start on RESTCONF devices"; lr_summary; exit 1; }
+
+# 1. Provision, read back, delete.
+submit j1
+if [ "$STATUS" = 201 ] && [ "$(phase)" = active ] && [ "$(n_lightpaths)" = 2 ]; then
+    ok "j1 active with two lightpaths"
+else
+    notok "j1: $STATUS $(cat "$tmp/body")"
+fi
+devices_match "j1 provisioned"
+[ "$(wc -l < "$tmp/want")" -eq 8 ] && ok "j1: two 4-ROADM lightpaths are 8 media channels" \
+    || notok "j1: want 8 channels, the store implies $(wc -l < "$tmp/want")"
+api DELETE "$JOBS/job=j1"
+[ "$STATUS" = 204 ] && ok "j1 deleted" || notok "DELETE j1: $STATUS $(cat "$tmp/body")"
+devices_empty "j1 deleted"
+
+# 2. A device answers 500: r3's first change.
+[ "$(rc r3 GET '/test-double/fail?change=1')" = 204 ] || notok "cannot arm r3's fault"
+submit j2
+if [ "$STATUS" = 201 ] && [ "$(phase)" = failed ] \
+   && reason | grep -q 'ROADM r3 refused the lightpaths: r3: the device refused PUT channel=[0-9]* (HTTP 500, operation-failed): injected failure (test double)'; then
+    ok "j2 failed on r3's 500: $(reason)"
+else
+    notok "j2 with r3 answering 500: $STATUS $(cat "$tmp/body")"
+fi
+devices_empty "j2 rolled back after r3's 500"
+
+# 3. A device dies in the middle of its batch (r2 ends at its second
+# PUT, having accepted the first).
+[ "$(rc r2 GET '/test-double/die?change=2')" = 204 ] || notok "cannot arm r2's death"
+submit j3
+if [ "$STATUS" = 201 ] && [ "$(phase)" = failed ] && reason | grep -q 'ROADM r2 refused the lightpaths: r2: cannot reach'; then
+    ok "j3 failed when r2 died mid-provisioning: $(reason)"
+else
+    notok "j3 with r2 dying: $STATUS $(cat "$tmp/body")"
+fi
+wait "$pid_r2" 2>/dev/null
+[ $? -eq 9 ] && ok "r2's double died as asked (exit 9)" || notok "r2's double did not die"
+start_double r2 "$(cat "$tmp/r2.port")" || notok "r2 did not restart on its port"
+devices_empty "j3 rolled back after r2 died (r2 restarted)"
+api GET "$JOBS/job=j3"
+[ "$(phase)" = failed ] && ok "j3 stays failed in the store" || notok "j3: $(cat "$tmp/body")"
+
+# 4. r2 is back: provisioning works again.
+submit j4
+[ "$(phase)" = active ] && ok "j4 active after r2 came back" || notok "j4: $STATUS $(cat "$tmp/body")"
+devices_match "j4 provisioned"
+
+# 5. Drift behind the daemon's back on r4: a stranger added, j4/lp2
+# removed.
+lo=$((193100000 + 100 * 6250 - 4 * 6250)); hi=$((193100000 + 100 * 6250 + 4 * 6250))
+printf '{"lightrail-roadm:channel":[{"index":1000,"name":"stranger/lp1","in-port":"r3-r4","lower-frequency":"%s","upper-frequency":"%s","admin-state":"enabled"}]}' $lo $hi > "$tmp/stranger.json"
+[ "$(rc r4 PUT "$MC/channel=1000" "$tmp/stranger.json")" = 201 ] || notok "PUT stranger on r4: $(cat "$tmp/rc.body")"
+rc r4 GET "$MC" > /dev/null
+idx=$(/usr/bin/python3 -c 'import json, sys
+for c in json.load(open(sys.argv[1]))["lightrail-roadm:media-channels"]["channel"]:
+    if c["name"] == "j4/lp2": print(c["index"])' "$tmp/rc.body")
+[ -n "$idx" ] && [ "$(rc r4 DELETE "$MC/channel=$idx")" = 204 ] || notok "DELETE j4/lp2 on r4 (index '$idx')"
+LIGHTRAIL_TOKEN=$TOKEN $LIGHTRAIL reconcile --dry-run --server "$URL" --cacert "$D/tls/cert.pem" > "$tmp/out" 2>&1
+rc_=$?
+if [ $rc_ -eq 3 ] && grep -q 'r4: channel stranger/lp1 (n=100 m=4) is not in the store' "$tmp/out" \
+   && grep -q 'r4: channel j4/lp2 of job j4 is missing' "$tmp/out"; then
+    ok "lightrail reconcile --dry-run reports the stranger and the missing channel on r4 (exit 3)"
+else
+    notok "reconcile --dry-run: exit $rc_, $(cat "$tmp/out")"
+fi
+actual > "$tmp/have"
+grep -q 'stranger' "$tmp/have" && ok "--dry-run changed nothing" || notok "--dry-run removed the stranger"
+LIGHTRAIL_TOKEN=$TOKEN $LIGHTRAIL reconcile --server "$URL" --cacert "$D/tls/cert.pem" > "$tmp/out" 2>&1
+rc_=$?
+[ $rc_ -eq 0 ] && grep -q '^2 difference(s), repaired' "$tmp/out" \
+    && ok "lightrail reconcile repairs them" || notok "reconcile: exit $rc_, $(cat "$tmp/out")"
+devices_match "drift on r4 repaired"
+
+# 6. A restart finds the devices as the store says, and keeps j4.
+stop_daemon
+start_daemon || notok "lightraild did not restart"
+api GET "$JOBS/job=j4"
+[ "$(phase)" = active ] && ok "j4 still active after a restart" || notok "j4 after restart: $(cat "$tmp/body")"
+devices_match "after a restart"
+stop_daemon
+if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
+    ok "lightrail-check: store and devices agree"
+else
+    notok "lightrail-check: $(cat "$tmp/check")"
+fi
+
+# 7. A CA that did not sign the devices' certificates: lightraild
+# refuses to start, and says why.
+write_config "$T/other-ca.pem" > "$D/wrong.json"
+$LIGHTRAILD --config "$D/wrong.json" --foreground 2> "$D/wrong.log" &
+WPID=$!
+i=0
+while kill -0 $WPID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $WPID 2>/dev/null; then
+    kill $WPID; wait $WPID
+    notok "lightraild started with the wrong CA"
+else
+    wait $WPID
+    rc_=$?
+    if [ $rc_ -ne 0 ] && grep -q "ROADM r1: r1: the server's certificate is refused (.*): it must chain to the pinned CA $T/other-ca.pem" "$D/wrong.log"; then
+        ok "lightraild refuses devices whose certificate the pinned CA did not sign (exit $rc_)"
+    else
+        notok "lightraild with the wrong CA: exit $rc_, $(cat "$D/wrong.log")"
+    fi
+fi
+actual > "$tmp/have"
+expected_after=$(wc -l < "$tmp/have")
+[ "$expected_after" -eq 8 ] && ok "the refused start changed no device" \
+    || notok "after the refused start: $(cat "$tmp/have")"
+lr_summary
