@@ -961,7 +961,10 @@ test_config_southbound(void)
         "{\"name\":\"r4\",\"driver\":\"restconf\","
         "\"address\":\"https://192.0.2.4\"},"
         "{\"name\":\"r5\",\"driver\":\"mnoptical\","
-        "\"address\":\"http://192.0.2.5:8080#roadm5\"}]}}}";
+        "\"address\":\"http://192.0.2.5:8080#roadm5\"}],"
+        "\"terminal\":[{\"dc\":\"dc1\",\"node\":\"t1\",\"eth-port\":1},"
+        "{\"dc\":\"dc2\",\"node\":\"t2\",\"eth-port\":7,"
+        "\"monitor\":\"t2-mon\"}]}}}";
     static struct lr_config c;
     char dir[] = "/tmp/lr-config-XXXXXX", want[512], err[1024];
     int rc = load_config_text(dir, text, &c, err, sizeof err);
@@ -987,6 +990,48 @@ test_config_southbound(void)
     CU_ASSERT_STRING_EQUAL(c.devices[4].address,
                            "http://192.0.2.5:8080#roadm5");
     CU_ASSERT_EQUAL(c.devices[4].timeout_ms, 900);
+    CU_ASSERT_EQUAL_FATAL(c.n_terminals, 2);
+    CU_ASSERT_STRING_EQUAL(c.terminals[0].dc, "dc1");
+    CU_ASSERT_STRING_EQUAL(c.terminals[0].node, "t1");
+    CU_ASSERT_EQUAL(c.terminals[0].eth_port, 1);
+    CU_ASSERT_STRING_EQUAL(c.terminals[0].monitor, "");
+    CU_ASSERT_STRING_EQUAL(c.terminals[1].node, "t2");
+    CU_ASSERT_EQUAL(c.terminals[1].eth_port, 7);
+    CU_ASSERT_STRING_EQUAL(c.terminals[1].monitor, "t2-mon");
+}
+
+/* A terminal needs its node and its ethPort (Mininet-Optical requires
+ * it), a real port number. */
+static void
+test_config_terminal_bad(void)
+{
+    static const struct {
+        const char *terminal, *want;
+    } cases[] = {
+        { "{\"dc\":\"dc1\",\"node\":\"t1\"}",
+          "/lightrail-config:lightraild/southbound/terminal/"
+          "eth-port: Mandatory node \"eth-port\" instance does not exist." },
+        { "{\"dc\":\"dc1\",\"eth-port\":1}",
+          "/lightrail-config:lightraild/southbound/terminal/"
+          "node: Mandatory node \"node\" instance does not exist." },
+        { "{\"dc\":\"dc1\",\"node\":\"t1\",\"eth-port\":0}",
+          "Unsatisfied range - value \"0\" is out of the allowed range." },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        static struct lr_config c;
+        char text[1024], dir[] = "/tmp/lr-config-XXXXXX", err[1024] = "";
+        snprintf(text, sizeof text,
+                 "{\"lightrail-config:lightraild\":{\"listen\":{"
+                 "\"tls\":false},\"state-dir\":\"s\","
+                 "\"topology-file\":\"t\",\"cluster-file\":\"c\","
+                 "\"southbound\":{\"terminal\":[%s]}}}", cases[i].terminal);
+        int rc = load_config_text(dir, text, &c, err, sizeof err);
+        if (!rc || !strstr(err, cases[i].want))
+            fprintf(stderr, "terminal %zu: rc %d: %s\n", i, rc, err);
+        CU_ASSERT_NOT_EQUAL(rc, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].want));
+        CU_ASSERT_EQUAL(c.n_terminals, 0);
+    }
 }
 
 static void
@@ -1131,6 +1176,7 @@ static CU_TestInfo tests[] = {
     { "config: demo", test_config_demo },
     { "config: every leaf", test_config_full },
     { "config: southbound settings", test_config_southbound },
+    { "config: bad terminals", test_config_terminal_bad },
     { "config: bad files", test_config_bad },
     { "config: foreign data", test_config_foreign },
     { "config: long address", test_config_long_address },
