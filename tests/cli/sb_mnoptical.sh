@@ -1,0 +1,96 @@
+#!/bin/sh
+# lightraild on Mininet-Optical ROADMs with the gOSNR check in
+# provisioning: the Mininet-Optical TEST DOUBLE as a process
+# (tests/cli/mno-double: t1 - r1 - r2 - r3 - t2, its monitors reporting
+# the gOSNR it was started with), the network
+# tests/data/mnoptical/line3.json (dc1 on r1, dc2 on r3; 8QAM at 400
+# Gb/s, threshold 16 dB), the DCs' terminals t1 and t2 in
+# southbound/terminal.
+#   - at 17 dB a job is admitted: its rules are on the emulator (whose
+#     /rules answers 500 once a rule exists: the documented quirk, here
+#     an independent witness), and deleting it removes them (/rules {});
+#   - at 15 dB a job fails with the measured gOSNR, the threshold and the
+#     margin, and the emulator holds no rule.
+# Each double and daemon is stopped by its PID.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "$srcdir/tests/cli/daemon.sh"
+DOUBLE=${MNO_DOUBLE:-./tests/cli/mno-double}
+dpid=
+trap '[ -n "$PID" ] && kill -9 $PID 2>/dev/null; [ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid"; rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+top=$(cd "$srcdir" && pwd)
+
+start_double() {   # start_double GOSNR_DB
+    rm -f "$tmp/port"
+    "$DOUBLE" "$tmp/port" "$1" >> "$tmp/double.log" 2>&1 &
+    dpid=$!
+    await_file "$tmp/port" "$dpid" "$tmp/double.log" "mno-double" || return 1
+    EMU=http://127.0.0.1:$(cat "$tmp/port")
+    cat > "$D/lightraild.json" <<CFG
+{
+  "lightrail-config:lightraild": {
+    "listen": { "address": "127.0.0.1", "port": 0, "tls": true,
+                "certificate": "tls/cert.pem", "key": "tls/key.pem" },
+    "token": [ { "name": "test", "secret": "$TOKEN" } ],
+    "state-dir": "state",
+    "topology-file": "$top/tests/data/mnoptical/line3.json",
+    "cluster-file": "$top/tests/data/mnoptical/line3-cluster.json",
+    "southbound": {
+      "default-driver": "mnoptical",
+      "mnoptical": { "timeout-ms": 3000 },
+      "device": [ { "name": "r1", "address": "$EMU" },
+                  { "name": "r2", "address": "$EMU" },
+                  { "name": "r3", "address": "$EMU" } ],
+      "terminal": [ { "dc": "dc1", "node": "t1", "eth-port": 1 },
+                    { "dc": "dc2", "node": "t2", "eth-port": 1 } ]
+    }
+  }
+}
+CFG
+}
+stop_double() { kill "$dpid" 2>/dev/null && wait "$dpid"; dpid=; }
+rules() { curl -s -o "$tmp/rules" -w '%{http_code}' "$EMU/rules"; }
+submit() {
+    printf '{"lightrail-job:job":[{"name":"%s","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":10,"max":10}}]}\n' "$1" > "$tmp/$1.json"
+    api POST "$JOBS" "$tmp/$1.json"
+}
+phase() { sed -n 's/.*"phase": "\([a-z]*\)".*/\1/p' "$tmp/body" | head -n 1; }
+reason() { sed -n 's/.*"reason": "\(.*\)".*/\1/p' "$tmp/body" | head -n 1; }
+
+# 1. Received.
+start_double 17 || { notok "the test double did not start"; lr_summary; exit 1; }
+start_daemon || { notok "lightraild did not start on the emulator"; lr_summary; exit 1; }
+[ "$(rules)" = 200 ] && ok "the emulator starts without rules" || notok "/rules: $(cat "$tmp/rules")"
+submit good
+if [ "$STATUS" = 201 ] && [ "$(phase)" = active ]; then
+    ok "at 17 dB the job is admitted (8QAM needs 16 dB)"
+else
+    notok "good: $STATUS $(cat "$tmp/body")"
+fi
+[ "$(rules)" = 500 ] && ok "its rules are on the emulator" || notok "/rules after admission: $(cat "$tmp/rules")"
+api DELETE "$JOBS/job=good"
+[ "$STATUS" = 204 ] || notok "DELETE good: $STATUS $(cat "$tmp/body")"
+[ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" && ok "deleted: the emulator holds no rule" \
+    || notok "/rules after delete: $(cat "$tmp/rules")"
+stop_daemon
+stop_double
+
+# 2. Not received.
+start_double 15 || { notok "the test double did not restart"; lr_summary; exit 1; }
+start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
+submit weak
+if [ "$STATUS" = 201 ] && [ "$(phase)" = failed ] \
+   && reason | grep -q 'is not received: t[12] -> t[12]: gOSNR 15.0 dB on channel 5 is 1.0 dB below 8QAM'"'"'s threshold of 16.0 dB'; then
+    ok "at 15 dB the job fails naming gOSNR, threshold and margin: $(reason)"
+else
+    notok "weak: $STATUS $(cat "$tmp/body")"
+fi
+[ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" && ok "refused: the emulator holds no rule" \
+    || notok "/rules after the refusal: $(cat "$tmp/rules")"
+stop_daemon
+if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
+    ok "lightrail-check: store and devices agree"
+else
+    notok "lightrail-check: $(cat "$tmp/check")"
+fi
+lr_summary
