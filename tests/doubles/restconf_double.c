@@ -72,7 +72,7 @@ rc_double_clear(void)
 
 /* GET /test-double/{fail,die}?change=N */
 static void
-rcd_control(struct evhttp_request *req, const char *uri)
+rcd_control(struct evhttp_request *req)
 {
     const struct evhttp_uri *u = evhttp_request_get_evhttp_uri(req);
     const char *path = evhttp_uri_get_path(u), *qs = evhttp_uri_get_query(u);
@@ -80,7 +80,6 @@ rcd_control(struct evhttp_request *req, const char *uri)
     const char *v;
     int n;
 
-    (void) uri;
     if (evhttp_parse_query_str(qs ? qs : "", &q)) {
         rcd_error(req, 400, "malformed-message", NULL, "bad query");
         return;
@@ -193,7 +192,7 @@ rcd_on_request(struct evhttp_request *req, void *arg)
     if (d > 0)
         usleep((useconds_t) d * 1000);
     if (!strncmp(uri, "/test-double/", 13)) {
-        rcd_control(req, uri);
+        rcd_control(req);
         return;
     }
     if (strncmp(uri, RCD_PREFIX, strlen(RCD_PREFIX))) {

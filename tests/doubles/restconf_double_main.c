@@ -40,8 +40,8 @@ main(int argc, char **argv)
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", argv[3]);
     FILE *f = fopen(tmp, "w");
-    if (!f || fprintf(f, "%d\n", rcd.port) < 0 || fclose(f)
-        || rename(tmp, argv[3])) {
+    int bad = !f || fprintf(f, "%d\n", rcd.port) < 0;
+    if ((f && fclose(f)) || bad || rename(tmp, argv[3])) {
         fprintf(stderr, "restconf-double: cannot write %s\n", argv[3]);
         rc_double_stop();
         return 1;
