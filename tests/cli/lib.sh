@@ -27,15 +27,19 @@ expect_bad() {
     fi
 }
 
-# await_file FILE PID LOG WHAT [TRIES]: waits (50 ms steps, 100 tries by
-# default) until the server PID writes FILE; 1, with LOG shown, when it
-# died first.
+# await_file FILE PID LOG WHAT [TRIES]: waits (50 ms steps, 600 tries by
+# default: sanitizer and valgrind builds on a loaded machine start slowly)
+# until the server PID writes FILE; 1, with LOG shown, when it died first
+# or never wrote it.
 await_file() {
-    for i in $(seq 1 "${5:-100}"); do
+    for i in $(seq 1 "${5:-600}"); do
         [ -s "$1" ] && return 0
         kill -0 "$2" 2>/dev/null || { echo "$4 died:"; cat "$3"; return 1; }
         sleep 0.05
     done
+    echo "$4 (pid $2) did not write $1 in ${5:-600} x 50 ms:"
+    cat "$3"
+    return 1
 }
 
 lr_summary() {
