@@ -57,6 +57,8 @@ lr_mlp_free(struct lr_mlp *m)
     free(m->grad);
     free(m->h);
     free(m->g);
+    free(m->hb);
+    free(m->gb);
     free(m);
 }
 
@@ -173,6 +175,97 @@ void
 lr_mlp_zero_grad(struct lr_mlp *m)
 {
     memset(m->grad, 0, (size_t) m->n_params * sizeof *m->grad);
+}
+
+static int
+widest_layer(const struct lr_mlp *m)
+{
+    int w = 0;
+    for (int i = 0; i <= m->n_layers; i++)
+        if (m->sizes[i] > w)
+            w = m->sizes[i];
+    return w;
+}
+
+int
+lr_mlp_reserve(struct lr_mlp *m, int n)
+{
+    if (n < 1)
+        return EINVAL;
+    if (n <= m->cap)
+        return 0;
+    int acts = m->h_off[m->n_layers] + m->sizes[m->n_layers];
+    double *hb = malloc((size_t) n * acts * sizeof *hb);
+    double *gb = malloc((size_t) 2 * n * widest_layer(m) * sizeof *gb);
+    if (!hb || !gb) {
+        free(hb);
+        free(gb);
+        return ENOMEM;
+    }
+    free(m->hb);
+    free(m->gb);
+    m->hb = hb;
+    m->gb = gb;
+    m->cap = n;
+    return 0;
+}
+
+void
+lr_mlp_forward_batch(struct lr_mlp *m, int n, const double *x, double *y)
+{
+    const double *p = m->params, *hin = x;
+    m->xb = x;
+    for (int i = 0; i < m->n_layers; i++) {
+        int in = m->sizes[i], out = m->sizes[i + 1];
+        bool last = i == m->n_layers - 1;
+        double *hout = last ? y : m->hb + (size_t) m->cap * m->h_off[i + 1];
+        const double *b = p + out * in;
+        for (int r = 0; r < n; r++)
+            memcpy(hout + (size_t) r * out, b, (size_t) out * sizeof *hout);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, in, 1.0,
+                    hin, in, p, in, 1.0, hout, out);
+        if (!last)
+            for (size_t k = 0; k < (size_t) n * out; k++)
+                hout[k] = tanh(hout[k]);
+        p += out * (in + 1);
+        hin = hout;
+    }
+}
+
+void
+lr_mlp_backward_batch(struct lr_mlp *m, int n, const double *dy)
+{
+    int L = m->n_layers, widest = widest_layer(m);
+    int off[LR_MLP_MAX_LAYERS];
+    for (int i = 0, o = 0; i < L; i++) {
+        off[i] = o;
+        o += m->sizes[i + 1] * (m->sizes[i] + 1);
+    }
+    const double *g = dy;
+    double *buf[2] = { m->gb, m->gb + (size_t) m->cap * widest };
+    int next = 0;
+    for (int i = L - 1; i >= 0; i--) {
+        int in = m->sizes[i], out = m->sizes[i + 1];
+        const double *w = m->params + off[i];
+        double *gw = m->grad + off[i], *gbias = gw + out * in;
+        const double *hin = i ? m->hb + (size_t) m->cap * m->h_off[i] : m->xb;
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, n, 1.0,
+                    g, out, hin, in, 1.0, gw, in);
+        for (int r = 0; r < n; r++) {
+            const double *gr = g + (size_t) r * out;
+            for (int o = 0; o < out; o++)
+                gbias[o] += gr[o];
+        }
+        if (i == 0)
+            break;
+        double *gprev = buf[next];
+        next ^= 1;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, in, out,
+                    1.0, g, out, w, in, 0.0, gprev, in);
+        for (size_t k = 0; k < (size_t) n * in; k++)
+            gprev[k] *= 1 - hin[k] * hin[k];
+        g = gprev;
+    }
 }
 
 int

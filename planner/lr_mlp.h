@@ -11,11 +11,18 @@
  * training.md).  Adam: D. Kingma and J. Ba, ICLR 2015, with bias
  * correction; eps 1e-5 as CleanRL.
  *
- * Double precision (the finite-difference test wants doubles), one sample
- * at a time through BLAS (dgemv forward; dger and dgemv backward):
- * tools/bench/lr-bench-ppo measured OpenBLAS 3.4-4.7x faster than plain
- * loops per forward pass (docs/benchmarks.md).  Results are bit-for-bit
- * reproducible only with one BLAS thread: the commands call
+ * Batched, for n samples as the rows of X (n x in), H_0 = X:
+ *   H_{i+1} = tanh(H_i W_i^T + 1 b_i^T);  Y = H_L W_L^T + 1 b_L^T;
+ *   dL/dW_i += G_i^T H_i,  dL/db_i += G_i^T 1,
+ *   G_{i-1} = (G_i W_i) .* (1 - H_i .* H_i)   (one dgemm each).
+ * The batched gradient is the sum of the per-sample ones: equal up to the
+ * order of the additions (tests/unit/test_ppo.c compares them).
+ *
+ * Double precision (the finite-difference tests want doubles).  One
+ * sample at a time through BLAS (dgemv forward; dger and dgemv backward),
+ * the low-latency path of a single decision; a batch through dgemm, the
+ * path of training (docs/benchmarks.md has both rates).  Results are
+ * bit-for-bit reproducible only with one BLAS thread: the commands call
  * openblas_set_num_threads(1).
  *
  * Ownership: lr_mlp_new() returns a network the caller frees with
@@ -40,6 +47,12 @@ struct lr_mlp {
     double *h;                /* activations of the last forward pass */
     double *g;                /* scratch for backward */
     int h_off[LR_MLP_MAX_LAYERS + 1];
+    /* The batched path (lr_mlp_reserve): room for 'cap' rows. */
+    int cap;
+    const double *xb;         /* the input of the last batch (borrowed) */
+    double *hb;               /* per layer i >= 1: cap x sizes[i] at
+                               * cap * h_off[i] */
+    double *gb;               /* two cap x widest scratch blocks */
 };
 
 /* 'n_hidden' hidden layers of sizes hidden[]; EINVAL for a size < 1 or
@@ -59,6 +72,20 @@ void lr_mlp_forward(struct lr_mlp *, const double *x, double *y);
 void lr_mlp_backward(struct lr_mlp *, const double *dy);
 
 void lr_mlp_zero_grad(struct lr_mlp *);
+
+/* Makes room for batches of up to 'n' rows: 0, EINVAL for n < 1, or
+ * ENOMEM (the network is unchanged then). */
+int lr_mlp_reserve(struct lr_mlp *, int n);
+
+/* Y = f(X) for the n rows of x (n x in, row-major) into y (n x out); n
+ * must be at most the reserved capacity.  Keeps the activations, and a
+ * pointer to x: x must stay unchanged until lr_mlp_backward_batch(). */
+void lr_mlp_forward_batch(struct lr_mlp *, int n, const double *x,
+                          double *y);
+
+/* Adds dL/dparams for the last batched forward pass, given dL/dY (n x
+ * out, the same n), to grad: the sum over the rows. */
+void lr_mlp_backward_batch(struct lr_mlp *, int n, const double *dy);
 
 struct lr_adam {
     int n;

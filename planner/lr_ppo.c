@@ -18,7 +18,7 @@ lr_ppo_defaults(struct lr_ppo_config *c, int n_obs, int n_act)
         .anneal = true, .total_steps = 1000000, .n_steps = 512,
         .n_minibatches = 4, .n_epochs = 4, .gamma = 0.99, .lambda = 0.95,
         .clip = 0.2, .ent_coef = 0.01, .vf_coef = 0.5, .max_grad_norm = 0.5,
-        .seed = 1,
+        .seed = 1, .n_envs = 1, .per_sample = false,
     };
 }
 
@@ -46,6 +46,12 @@ lr_ppo_free(struct lr_ppo *p)
     free(p->x);
     free(p->fobs);
     free(p->perm);
+    free(p->xb);
+    free(p->lb);
+    free(p->pb);
+    free(p->db);
+    free(p->vb);
+    free(p->gvb);
     free(p);
 }
 
@@ -59,7 +65,8 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
         || !(c->lr > 0) || !(c->gamma >= 0 && c->gamma <= 1)
         || !(c->lambda >= 0 && c->lambda <= 1) || !(c->clip > 0)
         || !(c->ent_coef >= 0) || !(c->vf_coef >= 0)
-        || !(c->max_grad_norm > 0))
+        || !(c->max_grad_norm > 0) || c->n_envs < 1
+        || c->n_steps % c->n_envs != 0)
         return EINVAL;
     struct lr_ppo *p = calloc(1, sizeof *p);
     if (!p)
@@ -74,6 +81,13 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
         rc = lr_adam_init(&p->adam_actor, p->actor->n_params);
     if (!rc)
         rc = lr_adam_init(&p->adam_critic, p->critic->n_params);
+    p->cap = c->n_steps / c->n_minibatches;
+    if (p->cap < c->n_envs)
+        p->cap = c->n_envs;
+    if (!rc)
+        rc = lr_mlp_reserve(p->actor, p->cap);
+    if (!rc)
+        rc = lr_mlp_reserve(p->critic, p->cap);
     if (rc) {
         lr_ppo_free(p);
         return rc;
@@ -93,9 +107,17 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
     p->x = malloc((size_t) c->n_obs * sizeof *p->x);
     p->fobs = malloc((size_t) c->n_obs * sizeof *p->fobs);
     p->perm = malloc(n * sizeof *p->perm);
+    size_t cap = (size_t) p->cap;
+    p->xb = malloc(cap * c->n_obs * sizeof *p->xb);
+    p->lb = malloc(cap * c->n_act * sizeof *p->lb);
+    p->pb = malloc(cap * c->n_act * sizeof *p->pb);
+    p->db = malloc(cap * c->n_act * sizeof *p->db);
+    p->vb = malloc(cap * sizeof *p->vb);
+    p->gvb = malloc(cap * sizeof *p->gvb);
     if (!p->obs || !p->mask || !p->act || !p->logp || !p->value
         || !p->reward || !p->done || !p->adv || !p->ret || !p->logits
-        || !p->probs || !p->dlogits || !p->x || !p->fobs || !p->perm) {
+        || !p->probs || !p->dlogits || !p->x || !p->fobs || !p->perm
+        || !p->xb || !p->lb || !p->pb || !p->db || !p->vb || !p->gvb) {
         lr_ppo_free(p);
         return ENOMEM;
     }
@@ -127,6 +149,31 @@ masked_softmax(const double *logits, const uint8_t *mask, int n,
     return mx + log(s);
 }
 
+/* A draw from the masked policy 'probs', or the allowed action of the
+ * largest logit; at least one action is allowed. */
+static int
+choose(struct lr_ppo *p, const double *logits, const double *probs,
+       const uint8_t *mask, bool sample)
+{
+    int n = p->cfg.n_act, a = -1;
+    if (sample) {
+        double u = lr_rng_uniform(&p->rng), c = 0;
+        for (int i = 0; i < n; i++) {
+            if (!mask[i])
+                continue;
+            a = i;        /* the last allowed, against rounding */
+            c += probs[i];
+            if (u < c)
+                break;
+        }
+    } else {
+        for (int i = 0; i < n; i++)
+            if (mask[i] && (a < 0 || logits[i] > logits[a]))
+                a = i;
+    }
+    return a;
+}
+
 int
 lr_ppo_act(struct lr_ppo *p, const float *obs, const uint8_t *mask,
            bool sample, double *logp, double *value)
@@ -138,22 +185,7 @@ lr_ppo_act(struct lr_ppo *p, const float *obs, const uint8_t *mask,
     double lz = masked_softmax(p->logits, mask, n, p->probs);
     if (lz == -INFINITY)
         return -1;
-    int a = -1;
-    if (sample) {
-        double u = lr_rng_uniform(&p->rng), c = 0;
-        for (int i = 0; i < n; i++) {
-            if (!mask[i])
-                continue;
-            a = i;        /* the last allowed, against rounding */
-            c += p->probs[i];
-            if (u < c)
-                break;
-        }
-    } else {
-        for (int i = 0; i < n; i++)
-            if (mask[i] && (a < 0 || p->logits[i] > p->logits[a]))
-                a = i;
-    }
+    int a = choose(p, p->logits, p->probs, mask, sample);
     if (logp)
         *logp = p->logits[a] - lz;
     if (value) {
@@ -162,6 +194,32 @@ lr_ppo_act(struct lr_ppo *p, const float *obs, const uint8_t *mask,
         *value = v;
     }
     return a;
+}
+
+int
+lr_ppo_act_batch(struct lr_ppo *p, int n, const float *obs,
+                 const uint8_t *mask, bool sample, int *act, double *logp,
+                 double *value)
+{
+    const struct lr_ppo_config *c = &p->cfg;
+    if (n < 1 || n > p->cap)
+        return EINVAL;
+    for (size_t i = 0; i < (size_t) n * c->n_obs; i++)
+        p->xb[i] = obs[i];
+    lr_mlp_forward_batch(p->actor, n, p->xb, p->lb);
+    for (int r = 0; r < n; r++) {
+        const double *z = p->lb + (size_t) r * c->n_act;
+        double *pr = p->pb + (size_t) r * c->n_act;
+        const uint8_t *mk = mask + (size_t) r * c->n_act;
+        double lz = masked_softmax(z, mk, c->n_act, pr);
+        int a = lz == -INFINITY ? -1 : choose(p, z, pr, mk, sample);
+        act[r] = a;
+        if (logp)
+            logp[r] = a < 0 ? -INFINITY : z[a] - lz;
+    }
+    if (value)
+        lr_mlp_forward_batch(p->critic, n, p->xb, value);
+    return 0;
 }
 
 bool
@@ -183,21 +241,32 @@ lr_ppo_store(struct lr_ppo *p, const float *obs, const uint8_t *mask,
     return p->n == p->cfg.n_steps;
 }
 
+/* Mean and deviation of the advantages of idx[0..count). */
+static void
+adv_moments(const struct lr_ppo *p, const int *idx, int count, double *mean,
+            double *sd)
+{
+    double m = 0, var = 0;
+    for (int i = 0; i < count; i++)
+        m += p->adv[idx[i]];
+    m /= count;
+    for (int i = 0; i < count; i++)
+        var += (p->adv[idx[i]] - m) * (p->adv[idx[i]] - m);
+    *mean = m;
+    *sd = count > 1 ? sqrt(var / (count - 1)) : 1;
+}
+
 /* The loss of transitions idx[0..count) and its gradient, added to the
- * networks' grad (divided by count); advantages normalised over them. */
+ * networks' grad (divided by count); advantages normalised over them.
+ * The reference path: one transition at a time. */
 static double
-batch_loss_grad(struct lr_ppo *p, const int *idx, int count,
-                struct lr_ppo_stats *st)
+loss_grad_per_sample(struct lr_ppo *p, const int *idx, int count,
+                     struct lr_ppo_stats *st)
 {
     const struct lr_ppo_config *c = &p->cfg;
     int n = c->n_act;
-    double mean = 0, var = 0;
-    for (int i = 0; i < count; i++)
-        mean += p->adv[idx[i]];
-    mean /= count;
-    for (int i = 0; i < count; i++)
-        var += (p->adv[idx[i]] - mean) * (p->adv[idx[i]] - mean);
-    double sd = count > 1 ? sqrt(var / (count - 1)) : 1;
+    double mean, sd;
+    adv_moments(p, idx, count, &mean, &sd);
     double total = 0;
     for (int i = 0; i < count; i++) {
         int t = idx[i];
@@ -260,6 +329,86 @@ batch_loss_grad(struct lr_ppo *p, const int *idx, int count,
     return total;
 }
 
+/* The same loss and gradient as loss_grad_per_sample(), by batches of up
+ * to 'cap' rows: one forward and one backward pass of each network per
+ * batch.  log p_j is taken as z_j - log Z (no log call per action). */
+static double
+loss_grad_batched(struct lr_ppo *p, const int *idx, int count,
+                  struct lr_ppo_stats *st)
+{
+    const struct lr_ppo_config *c = &p->cfg;
+    int n = c->n_act, no = c->n_obs;
+    double mean, sd;
+    adv_moments(p, idx, count, &mean, &sd);
+    double total = 0;
+    for (int first = 0; first < count; first += p->cap) {
+        int rows = count - first < p->cap ? count - first : p->cap;
+        for (int r = 0; r < rows; r++)
+            memcpy(p->xb + (size_t) r * no,
+                   p->obs + (size_t) idx[first + r] * no,
+                   (size_t) no * sizeof *p->xb);
+        lr_mlp_forward_batch(p->actor, rows, p->xb, p->lb);
+        lr_mlp_forward_batch(p->critic, rows, p->xb, p->vb);
+        for (int r = 0; r < rows; r++) {
+            int t = idx[first + r];
+            const uint8_t *mask = p->mask + (size_t) t * n;
+            const double *z = p->lb + (size_t) r * n;
+            double *pr = p->pb + (size_t) r * n, *dz = p->db + (size_t) r * n;
+            double A = (p->adv[t] - mean) / (sd + 1e-8);
+            double lz = masked_softmax(z, mask, n, pr);
+            int a = p->act[t];
+            double logp = z[a] - lz, ratio = exp(logp - p->logp[t]);
+            double l1 = -A * ratio;
+            double rc = fmin(fmax(ratio, 1 - c->clip), 1 + c->clip);
+            double l2 = -A * rc;
+            double pg = fmax(l1, l2);
+            double dlogp = l1 >= l2 ? -A * ratio : 0;
+            double H = 0;
+            for (int j = 0; j < n; j++)
+                if (mask[j] && pr[j] > 0)
+                    H -= pr[j] * (z[j] - lz);
+            for (int j = 0; j < n; j++) {
+                double pj = pr[j];
+                /* As in loss_grad_per_sample(); 0 where masked. */
+                dz[j] = mask[j] ? (dlogp * ((j == a) - pj) + c->ent_coef * pj
+                                   * ((pj > 0 ? z[j] - lz : 0) + H)) / count
+                                : 0;
+            }
+            double v = p->vb[r];
+            double R = p->ret[t], vold = p->value[t];
+            double dv = v - vold;
+            double vc = vold + fmin(fmax(dv, -c->clip), c->clip);
+            double e1 = (v - R) * (v - R), e2 = (vc - R) * (vc - R);
+            double vl = 0.5 * fmax(e1, e2);
+            double dvl;
+            if (e1 >= e2)
+                dvl = v - R;
+            else
+                dvl = fabs(dv) < c->clip ? vc - R : 0;
+            p->gvb[r] = c->vf_coef * dvl / count;
+            total += (pg - c->ent_coef * H + c->vf_coef * vl) / count;
+            if (st) {
+                st->policy_loss += pg / count;
+                st->value_loss += vl / count;
+                st->entropy += H / count;
+                st->approx_kl += ((ratio - 1) - (logp - p->logp[t])) / count;
+                st->clip_frac += (fabs(ratio - 1) > c->clip) / (double) count;
+            }
+        }
+        lr_mlp_backward_batch(p->actor, rows, p->db);
+        lr_mlp_backward_batch(p->critic, rows, p->gvb);
+    }
+    return total;
+}
+
+static double
+batch_loss_grad(struct lr_ppo *p, const int *idx, int count,
+                struct lr_ppo_stats *st)
+{
+    return p->cfg.per_sample ? loss_grad_per_sample(p, idx, count, st)
+                             : loss_grad_batched(p, idx, count, st);
+}
+
 double
 lr_ppo_loss_grad(struct lr_ppo *p, int first, int count)
 {
@@ -270,18 +419,24 @@ lr_ppo_loss_grad(struct lr_ppo *p, int first, int count)
     return batch_loss_grad(p, p->perm, count, NULL);
 }
 
+/* GAE along each environment's sequence: transitions e, e + N, e + 2N,
+ * ... of the time-major rollout. */
 static void
-compute_gae(struct lr_ppo *p, double last_value)
+compute_gae(struct lr_ppo *p, const double *last_values)
 {
     const struct lr_ppo_config *c = &p->cfg;
-    double next_adv = 0, next_v = last_value;
-    for (int t = p->n - 1; t >= 0; t--) {
-        double nd = 1 - p->done[t];
-        double delta = p->reward[t] + c->gamma * next_v * nd - p->value[t];
-        next_adv = delta + c->gamma * c->lambda * nd * next_adv;
-        p->adv[t] = next_adv;
-        p->ret[t] = next_adv + p->value[t];
-        next_v = p->value[t];
+    int N = c->n_envs;
+    for (int e = 0; e < N; e++) {
+        double next_adv = 0, next_v = last_values[e];
+        for (int t = p->n - N + e; t >= 0; t -= N) {
+            double nd = 1 - p->done[t];
+            double delta = p->reward[t] + c->gamma * next_v * nd
+                           - p->value[t];
+            next_adv = delta + c->gamma * c->lambda * nd * next_adv;
+            p->adv[t] = next_adv;
+            p->ret[t] = next_adv + p->value[t];
+            next_v = p->value[t];
+        }
     }
 }
 
@@ -305,16 +460,25 @@ clip_norm(struct lr_mlp *m, double max)
 void
 lr_ppo_update(struct lr_ppo *p, double last_value, struct lr_ppo_stats *out)
 {
+    for (int e = 0; e < p->cfg.n_envs; e++)
+        p->vb[e] = last_value;
+    lr_ppo_update_envs(p, p->vb, out);
+}
+
+void
+lr_ppo_update_envs(struct lr_ppo *p, const double *last_values,
+                   struct lr_ppo_stats *out)
+{
     const struct lr_ppo_config *c = &p->cfg;
     struct lr_ppo_stats st = { 0 };
     int n = p->n;
-    if (n < 2) {
+    if (n < 2 || n % c->n_envs) {
         p->n = 0;
         if (out)
             *out = st;
         return;
     }
-    compute_gae(p, last_value);
+    compute_gae(p, last_values);
     double lr = c->lr;
     if (c->anneal && c->total_steps > 0) {
         double done = (double) p->updates * c->n_steps / c->total_steps;

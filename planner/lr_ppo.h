@@ -24,6 +24,23 @@
  * every random draw (initialisation, sampling, minibatch shuffles) comes
  * from the agent's own lr_rng.
  *
+ * Our implementation, for speed (docs/benchmarks.md):
+ *   - the update computes each minibatch's loss and gradient in one
+ *     batched forward and backward pass per network (lr_mlp dgemm), the
+ *     masked softmax, log-probabilities and entropy row by row over the
+ *     batch; the per-sample path (one dgemv pass per transition, as first
+ *     written) is kept behind cfg.per_sample as the reference the tests
+ *     and the benchmark compare against: the same loss, gradients equal up
+ *     to rounding;
+ *   - vectorised environments: with cfg.n_envs = N, a rollout of n_steps
+ *     transitions is T = n_steps / N steps of N environments in lockstep,
+ *     stored time-major (transition t * N + e); lr_ppo_act_batch() runs
+ *     the actor and the critic once over the N observations; GAE runs
+ *     along each environment's own sequence, bootstrapped from its own
+ *     last value.  n_steps (the transitions per update), the minibatches
+ *     and the epochs keep their meaning, so N changes the data an update
+ *     sees (N shorter trajectories) but not how much.
+ *
  * Ownership: lr_ppo_new() returns an agent the caller frees with
  * lr_ppo_free().  Functions return 0 or a positive errno value.
  */
@@ -53,6 +70,10 @@ struct lr_ppo_config {
     double ent_coef, vf_coef; /* 0.01, 0.5 */
     double max_grad_norm;     /* 0.5 */
     uint64_t seed;
+    int n_envs;               /* environments in lockstep, 1; divides
+                               * n_steps */
+    bool per_sample;          /* the reference update, one transition at a
+                               * time; false */
 };
 
 /* Fills the defaults above for n_obs inputs and n_act actions. */
@@ -79,6 +100,10 @@ struct lr_ppo {
     double *logits, *probs, *dlogits, *x;
     float *fobs;
     int *perm;
+    /* Scratch of the batched path: 'cap' rows (the larger of a minibatch
+     * and n_envs). */
+    int cap;
+    double *xb, *lb, *pb, *db, *vb, *gvb;
 };
 
 /* EINVAL for sizes < 1 or bad coefficients, ENOMEM. */
@@ -92,21 +117,41 @@ void lr_ppo_free(struct lr_ppo *);
 int lr_ppo_act(struct lr_ppo *, const float *obs, const uint8_t *mask,
                bool sample, double *logp, double *value);
 
+/* The masked policy at the n observations obs[n][n_obs] with masks
+ * mask[n][n_act], in one batched pass of each network: act[i] as
+ * lr_ppo_act() would choose it (-1 when row i allows nothing), logp[i]
+ * and value[i] (each may be NULL).  With 'sample', the draws come from
+ * the agent's generator in row order.  EINVAL when n is not in 1..cap
+ * (nothing is drawn then). */
+int lr_ppo_act_batch(struct lr_ppo *, int n, const float *obs,
+                     const uint8_t *mask, bool sample, int *act,
+                     double *logp, double *value);
+
 /* Stores a transition; returns true when the rollout is full and
- * lr_ppo_update() must run before the next store. */
+ * lr_ppo_update() must run before the next store.  With n_envs = N,
+ * store the N environments' transitions of each step in environment
+ * order. */
 bool lr_ppo_store(struct lr_ppo *, const float *obs, const uint8_t *mask,
                   int action, double logp, double value, double reward,
                   bool done);
 
 /* Learns from the full rollout, 'last_value' being V of the state after
- * its last transition; empties it. */
+ * its last transition (of every environment's, for n_envs > 1); empties
+ * it. */
 void lr_ppo_update(struct lr_ppo *, double last_value,
                    struct lr_ppo_stats *stats);
+/* The same for n_envs = N: last_values[e] (N values, read before the
+ * update starts) is V of environment e's state after its last
+ * transition.  A rollout of fewer than 2 transitions, or not a multiple
+ * of N, is dropped without an update. */
+void lr_ppo_update_envs(struct lr_ppo *, const double *last_values,
+                        struct lr_ppo_stats *stats);
 
 /* Values and gradients of the loss on a rollout, for the tests: computes
- * the loss of the current rollout with advantages as stored, and leaves
- * its gradient in actor->grad and critic->grad (unnormalised batch of
- * all n transitions, no clipping of the gradient). */
+ * the loss of transitions first..first+count-1 with advantages as stored
+ * (normalised over them), and leaves its gradient in actor->grad and
+ * critic->grad (no clipping of the gradient); by the path cfg.per_sample
+ * selects. */
 double lr_ppo_loss_grad(struct lr_ppo *, int first, int count);
 
 /* Serialised weights: a version, the sizes, the weights (big-endian IEEE

@@ -1,7 +1,9 @@
 /*
- * The MLP and PPO: gradients against central finite differences, a tiny
- * masked task learnt with a fixed seed, masks never violated under random
- * masks, determinism, and save/load giving identical outputs.
+ * The MLP and PPO: gradients against central finite differences, the
+ * batched paths against the per-sample ones, a tiny masked task learnt
+ * with a fixed seed (one environment and four in lockstep), masks never
+ * violated under random masks, GAE per environment, determinism, and
+ * save/load giving identical outputs.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -54,6 +56,67 @@ test_mlp_gradient(void)
     lr_mlp_free(m);
 }
 
+/* The batched pass over 7 rows against 7 single passes: the outputs
+ * agree to rounding, the batched gradient of L = sum_r c_r . y_r is the
+ * sum of the per-sample ones and matches finite differences. */
+static void
+test_mlp_batch(void)
+{
+    enum { NI = 5, NO = 4, R = 7 };
+    struct lr_mlp *m = NULL;
+    int hidden[2] = { 7, 6 };
+    CU_ASSERT_EQUAL_FATAL(lr_mlp_new(NI, hidden, 2, NO, &m), 0);
+    CU_ASSERT_EQUAL(lr_mlp_reserve(m, 0), EINVAL);
+    CU_ASSERT_EQUAL_FATAL(lr_mlp_reserve(m, R), 0);
+    struct lr_rng r;
+    lr_rng_seed(&r, 43);
+    lr_mlp_init(m, &r, 1.0);
+    for (int i = 0; i < m->n_params; i++)
+        m->params[i] += 0.1 * (lr_rng_uniform(&r) - 0.5);
+    double x[R * NI], c[R * NO], yb[R * NO], y[NO];
+    for (int i = 0; i < R * NI; i++)
+        x[i] = lr_rng_uniform(&r) * 2 - 1;
+    for (int i = 0; i < R * NO; i++)
+        c[i] = lr_rng_uniform(&r) * 2 - 1;
+    double *gs = calloc((size_t) m->n_params, sizeof *gs);
+    lr_mlp_zero_grad(m);
+    double fwd_diff = 0;
+    for (int k = 0; k < R; k++) {
+        lr_mlp_forward(m, x + k * NI, y);
+        lr_mlp_backward(m, c + k * NO);
+        for (int o = 0; o < NO; o++)
+            yb[k * NO + o] = y[o];
+    }
+    memcpy(gs, m->grad, (size_t) m->n_params * sizeof *gs);
+    lr_mlp_zero_grad(m);
+    double yc[R * NO];
+    lr_mlp_forward_batch(m, R, x, yc);
+    lr_mlp_backward_batch(m, R, c);
+    for (int i = 0; i < R * NO; i++)
+        fwd_diff = fmax(fwd_diff, fabs(yc[i] - yb[i]));
+    CU_ASSERT(fwd_diff < 1e-13);
+    double worst_ps = 0, worst_fd = 0;
+    for (int i = 0; i < m->n_params; i++) {
+        worst_ps = fmax(worst_ps, max_rel_err(gs[i], m->grad[i]));
+        double keep = m->params[i], h = 1e-6, lp = 0, lm = 0;
+        m->params[i] = keep + h;
+        lr_mlp_forward_batch(m, R, x, yc);
+        for (int k = 0; k < R * NO; k++)
+            lp += c[k] * yc[k];
+        m->params[i] = keep - h;
+        lr_mlp_forward_batch(m, R, x, yc);
+        for (int k = 0; k < R * NO; k++)
+            lm += c[k] * yc[k];
+        m->params[i] = keep;
+        worst_fd = fmax(worst_fd, max_rel_err((lp - lm) / (2 * h),
+                                              m->grad[i]));
+    }
+    CU_ASSERT(worst_ps < 1e-12);
+    CU_ASSERT(worst_fd < 1e-5);
+    free(gs);
+    lr_mlp_free(m);
+}
+
 static struct lr_ppo *
 agent(int n_obs, int n_act, uint64_t seed, int n_steps)
 {
@@ -80,12 +143,15 @@ random_mask(struct lr_rng *r, uint8_t *mask, int n)
 }
 
 /* The whole PPO loss (clipped policy term, entropy of the masked policy,
- * clipped value term) against finite differences on every weight. */
-static void
-test_ppo_loss_gradient(void)
+ * clipped value term) against finite differences on every weight, by the
+ * per-sample or the batched path (16 transitions: 4 batches of the 4
+ * rows a minibatch holds); returns the agent with its gradient. */
+static struct lr_ppo *
+ppo_loss_gradient(bool per_sample)
 {
     enum { NO = 3, NA = 5, N = 16 };
     struct lr_ppo *p = agent(NO, NA, 9, N);
+    p->cfg.per_sample = per_sample;
     struct lr_rng r;
     lr_rng_seed(&r, 10);
     for (int t = 0; t < N; t++) {
@@ -125,7 +191,32 @@ test_ppo_loss_gradient(void)
         free(g);
     }
     CU_ASSERT(worst < 1e-4);
-    lr_ppo_free(p);
+    lr_ppo_loss_grad(p, 0, N);
+    return p;
+}
+
+/* Both paths against finite differences, and against each other: the
+ * same loss, the same gradient up to rounding. */
+static void
+test_ppo_loss_gradient(void)
+{
+    struct lr_ppo *ps = ppo_loss_gradient(true);
+    struct lr_ppo *bt = ppo_loss_gradient(false);
+    CU_ASSERT_EQUAL(ps->n, bt->n);
+    double dl = fabs(lr_ppo_loss_grad(ps, 0, ps->n)
+                     - lr_ppo_loss_grad(bt, 0, bt->n));
+    CU_ASSERT(dl < 1e-12);
+    double worst = 0;
+    struct lr_mlp *a[2] = { ps->actor, ps->critic };
+    struct lr_mlp *b[2] = { bt->actor, bt->critic };
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < a[k]->n_params; i++)
+            if (fabs(a[k]->grad[i] - b[k]->grad[i]) > 1e-14)
+                worst = fmax(worst, max_rel_err(a[k]->grad[i],
+                                                b[k]->grad[i]));
+    CU_ASSERT(worst < 1e-9);
+    lr_ppo_free(ps);
+    lr_ppo_free(bt);
 }
 
 /* A contextual bandit: context c of 4 (one-hot), 6 actions, a random
@@ -178,6 +269,178 @@ train_bandit(struct lr_ppo *p, int steps, uint64_t seed)
                  == best_allowed(c, mask);
     }
     return right / 1000.0;
+}
+
+/* The bandit with four contexts at a time (n_envs = 4, lockstep):
+ * one lr_ppo_act_batch() per step. */
+static double
+train_bandit_envs(struct lr_ppo *p, int steps, uint64_t seed)
+{
+    enum { E = 4 };
+    struct lr_rng r;
+    lr_rng_seed(&r, seed);
+    CU_ASSERT_EQUAL_FATAL(p->cfg.n_envs, E);
+    for (int s = 0; s < steps; s += E) {
+        float obs[E * 4] = { 0 };
+        uint8_t mask[E * 6];
+        int ctx[E], act[E];
+        double logp[E], v[E], zero[E] = { 0 };
+        for (int e = 0; e < E; e++) {
+            ctx[e] = (int) lr_rng_below(&r, 4);
+            obs[e * 4 + ctx[e]] = 1;
+            random_mask(&r, mask + e * 6, 6);
+        }
+        CU_ASSERT_EQUAL(lr_ppo_act_batch(p, E, obs, mask, true, act, logp,
+                                         v), 0);
+        bool full = false;
+        for (int e = 0; e < E; e++) {
+            CU_ASSERT(act[e] >= 0 && mask[e * 6 + act[e]]);
+            double rew = act[e] == best_allowed(ctx[e], mask + e * 6) ? 1
+                         : score[ctx[e]][act[e]] - 1;
+            full = lr_ppo_store(p, obs + e * 4, mask + e * 6, act[e],
+                                logp[e], v[e], rew, true);
+        }
+        if (full)
+            lr_ppo_update_envs(p, zero, NULL);
+    }
+    int right = 0;
+    for (int s = 0; s < 1000; s++) {
+        float obs[4] = { 0 };
+        uint8_t mask[6];
+        int c = (int) lr_rng_below(&r, 4);
+        obs[c] = 1;
+        random_mask(&r, mask, 6);
+        right += lr_ppo_act(p, obs, mask, false, NULL, NULL)
+                 == best_allowed(c, mask);
+    }
+    return right / 1000.0;
+}
+
+static struct lr_ppo *
+agent_envs(int n_obs, int n_act, uint64_t seed, int n_steps, int n_envs)
+{
+    struct lr_ppo_config c;
+    lr_ppo_defaults(&c, n_obs, n_act);
+    c.hidden[0] = c.hidden[1] = 16;
+    c.seed = seed;
+    c.n_steps = n_steps;
+    c.n_envs = n_envs;
+    c.lr = 3e-3;
+    c.total_steps = 40000;
+    struct lr_ppo *p = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&c, &p), 0);
+    return p;
+}
+
+static void
+test_learns_masked_bandit_envs(void)
+{
+    struct lr_ppo *p = agent_envs(4, 6, 7, 256, 4);
+    double after = train_bandit_envs(p, 20000, 99);
+    CU_ASSERT(after >= 0.95);
+    lr_ppo_free(p);
+}
+
+/* lr_ppo_act_batch() chooses as lr_ppo_act() does, row by row: the same
+ * greedy actions, log-probabilities and values to rounding, and the same
+ * draws from the same generator; a batch beyond capacity is refused. */
+static void
+test_act_batch(void)
+{
+    enum { NO = 6, NA = 9, E = 8 };
+    struct lr_ppo *a = agent_envs(NO, NA, 21, 64, E);
+    struct lr_ppo *b = agent_envs(NO, NA, 21, 64, E);
+    struct lr_rng r;
+    lr_rng_seed(&r, 22);
+    int same = 0, rows = 0;
+    double worst = 0;
+    for (int round = 0; round < 50; round++) {
+        float obs[E * NO];
+        uint8_t mask[E * NA] = { 0 };
+        for (int i = 0; i < E * NO; i++)
+            obs[i] = (float) (lr_rng_uniform(&r) * 6 - 3);
+        for (int e = 0; e < E; e++)
+            if (e != 3)   /* row 3 allows nothing */
+                random_mask(&r, mask + e * NA, NA);
+        bool sample = round % 2;
+        int act[E];
+        double lp[E], v[E];
+        CU_ASSERT_EQUAL_FATAL(lr_ppo_act_batch(a, E, obs, mask, sample, act,
+                                               lp, v), 0);
+        for (int e = 0; e < E; e++) {
+            double lp1 = 0, v1 = 0;
+            int a1 = lr_ppo_act(b, obs + e * NO, mask + e * NA, sample, &lp1,
+                                &v1);
+            rows++;
+            same += a1 == act[e];
+            if (a1 >= 0)
+                worst = fmax(worst, fmax(fabs(lp1 - lp[e]), fabs(v1 - v[e])));
+        }
+    }
+    CU_ASSERT_EQUAL(same, rows);
+    CU_ASSERT(worst < 1e-12);
+    /* Capacity: a minibatch (64 / 4 = 16 rows) here. */
+    int n = a->cap + 1;
+    CU_ASSERT_EQUAL(a->cap, 16);
+    float *obs = calloc((size_t) n * NO, sizeof *obs);
+    uint8_t *mask = malloc((size_t) n * NA);
+    int *act = malloc((size_t) n * sizeof *act);
+    memset(mask, 1, (size_t) n * NA);
+    CU_ASSERT_EQUAL(lr_ppo_act_batch(a, n, obs, mask, false, act, NULL,
+                                     NULL), EINVAL);
+    CU_ASSERT_EQUAL(lr_ppo_act_batch(a, 0, obs, mask, false, act, NULL,
+                                     NULL), EINVAL);
+    CU_ASSERT_EQUAL(lr_ppo_act_batch(a, n - 1, obs, mask, false, act, NULL,
+                                     NULL), 0);
+    free(obs);
+    free(mask);
+    free(act);
+    lr_ppo_free(a);
+    lr_ppo_free(b);
+}
+
+/* GAE with two environments interleaved (time-major) equals GAE along
+ * each one's own sequence, bootstrapped from its own last value, with an
+ * episode end inside one of them. */
+static void
+test_gae_envs(void)
+{
+    enum { E = 2, T = 5 };
+    struct lr_ppo *p = agent_envs(2, 3, 31, E * T, E);
+    p->cfg.gamma = 0.9;
+    p->cfg.lambda = 0.8;
+    struct lr_rng r;
+    lr_rng_seed(&r, 32);
+    double rew[T][E], val[T][E];
+    bool done[T][E] = { { false } };
+    done[2][1] = true;
+    for (int t = 0; t < T; t++)
+        for (int e = 0; e < E; e++) {
+            float obs[2] = { (float) t, (float) e };
+            uint8_t mask[3] = { 1, 1, 1 };
+            rew[t][e] = lr_rng_uniform(&r) * 2 - 1;
+            val[t][e] = lr_rng_uniform(&r) * 2 - 1;
+            lr_ppo_store(p, obs, mask, 0, -1, val[t][e], rew[t][e],
+                         done[t][e]);
+        }
+    double last[E] = { 0.7, -0.4 };
+    lr_ppo_update_envs(p, last, NULL);
+    double worst = 0;
+    for (int e = 0; e < E; e++) {
+        double next_adv = 0, next_v = last[e];
+        for (int t = T - 1; t >= 0; t--) {
+            double nd = done[t][e] ? 0 : 1;
+            double delta = rew[t][e] + 0.9 * next_v * nd - val[t][e];
+            next_adv = delta + 0.9 * 0.8 * nd * next_adv;
+            worst = fmax(worst, fabs(p->adv[t * E + e] - next_adv));
+            worst = fmax(worst, fabs(p->ret[t * E + e]
+                                     - (next_adv + val[t][e])));
+            next_v = val[t][e];
+        }
+    }
+    CU_ASSERT(worst < 1e-12);
+    CU_ASSERT_EQUAL(p->n, 0);
+    lr_ppo_free(p);
 }
 
 static void
@@ -240,6 +503,37 @@ test_deterministic(void)
                            (size_t) a->critic->n_params * sizeof(double)), 0);
     lr_ppo_free(a);
     lr_ppo_free(b);
+    /* Four environments in lockstep, batched collection and update. */
+    a = agent_envs(4, 6, 5, 128, 4);
+    b = agent_envs(4, 6, 5, 128, 4);
+    train_bandit_envs(a, 1000, 8);
+    train_bandit_envs(b, 1000, 8);
+    CU_ASSERT_EQUAL(memcmp(a->actor->params, b->actor->params,
+                           (size_t) a->actor->n_params * sizeof(double)), 0);
+    CU_ASSERT_EQUAL(memcmp(a->critic->params, b->critic->params,
+                           (size_t) a->critic->n_params * sizeof(double)), 0);
+    lr_ppo_free(a);
+    lr_ppo_free(b);
+}
+
+/* n_envs must divide the rollout. */
+static void
+test_envs_config(void)
+{
+    struct lr_ppo_config c;
+    lr_ppo_defaults(&c, 4, 6);
+    c.n_steps = 10;
+    c.n_minibatches = 2;
+    c.n_envs = 4;
+    struct lr_ppo *p = NULL;
+    CU_ASSERT_EQUAL(lr_ppo_new(&c, &p), EINVAL);
+    CU_ASSERT_PTR_NULL(p);
+    c.n_envs = 0;
+    CU_ASSERT_EQUAL(lr_ppo_new(&c, &p), EINVAL);
+    c.n_envs = 5;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&c, &p), 0);
+    CU_ASSERT_EQUAL(p->cap, 5);
+    lr_ppo_free(p);
 }
 
 static void
@@ -286,8 +580,15 @@ test_save_load(void)
 
 static CU_TestInfo tests[] = {
     { "MLP gradient = finite differences", test_mlp_gradient },
-    { "PPO loss gradient = finite differences", test_ppo_loss_gradient },
+    { "MLP batched = per sample = finite differences", test_mlp_batch },
+    { "PPO loss gradient: batched = per sample = finite differences",
+      test_ppo_loss_gradient },
+    { "act_batch chooses as act", test_act_batch },
+    { "GAE along each environment", test_gae_envs },
+    { "n_envs must divide the rollout", test_envs_config },
     { "learns a masked bandit with a fixed seed", test_learns_masked_bandit },
+    { "learns a masked bandit, 4 environments in lockstep",
+      test_learns_masked_bandit_envs },
     { "masks never violated (random)", test_masks_never_violated },
     { "same seed, same weights", test_deterministic },
     { "save and load give identical outputs", test_save_load },
