@@ -33,6 +33,9 @@ struct active {
 };
 
 struct lr_jenv {
+    /* Non-NULL for a clone (lr_jenv_clone): ksp, cands, T, tref and dist
+     * are the prototype's, borrowed. */
+    const struct lr_jenv *proto;
     const struct lr_topo *topo;
     const struct lr_cluster *cl;
     struct lr_jenv_config cfg;
@@ -342,18 +345,51 @@ fail:
     return rc;
 }
 
+int
+lr_jenv_clone(const struct lr_jenv *e, struct lr_jenv **out)
+{
+    *out = NULL;
+    struct lr_jenv *c = malloc(sizeof *c);
+    if (!c)
+        return ENOMEM;
+    *c = *e;
+    c->proto = e->proto ? e->proto : e;
+    size_t n_routes = (size_t) e->n_dcs * e->n_dcs * e->k;
+    c->sp = lr_spectrum_new(e->topo);
+    c->routes = malloc(n_routes * sizeof *c->routes);
+    c->mask = malloc((size_t) e->n_cands);
+    c->act = malloc((size_t) e->cap_act * sizeof *c->act);
+    if (!c->sp || !c->routes || !c->mask || !c->act) {
+        lr_spectrum_free(c->sp);
+        free(c->routes);
+        free(c->mask);
+        free(c->act);
+        free(c);
+        return ENOMEM;
+    }
+    memcpy(c->sp->occ, e->sp->occ,
+           (size_t) e->sp->n_links * e->sp->nw * sizeof *c->sp->occ);
+    memcpy(c->routes, e->routes, n_routes * sizeof *c->routes);
+    memcpy(c->mask, e->mask, (size_t) e->n_cands);
+    memcpy(c->act, e->act, (size_t) e->n_act * sizeof *c->act);
+    *out = c;
+    return 0;
+}
+
 void
 lr_jenv_free(struct lr_jenv *e)
 {
     if (!e)
         return;
-    lr_ksp_free(e->ksp);
+    if (!e->proto) {
+        lr_ksp_free(e->ksp);
+        free(e->cands);
+        free(e->T);
+        free(e->tref);
+        free(e->dist);
+    }
     lr_spectrum_free(e->sp);
-    free(e->cands);
     free(e->routes);
-    free(e->T);
-    free(e->tref);
-    free(e->dist);
     free(e->mask);
     free(e->act);
     free(e);

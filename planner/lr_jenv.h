@@ -155,6 +155,14 @@ int lr_jenv_new(const struct lr_topo *, const struct lr_cluster *,
                 char *err, size_t errlen);
 void lr_jenv_free(struct lr_jenv *);
 
+/* A copy of 'e' in its current state (network, pending job, clock,
+ * generator, metrics) that shares e's read-only tables (candidates, K
+ * shortest paths, the T table, distances) instead of building them
+ * again: for vectorised training, N environments at the cost of one
+ * tabulation.  'e' must outlive the clone and is not changed by it.
+ * ENOMEM; free the clone with lr_jenv_free(). */
+int lr_jenv_clone(const struct lr_jenv *e, struct lr_jenv **out);
+
 /* Changes the offered load (Erlang) for the next reset; EINVAL unless
  * positive. */
 int lr_jenv_set_load(struct lr_jenv *, double load);

@@ -381,7 +381,75 @@ test_mirror_matches_stepping(void)
     lr_jenv_free(e);
 }
 
+/* Steps 'e' and 'f' with the random baseline from the same generator
+ * seed; returns how many of 'steps' steps differed (mask, observation,
+ * reward or metrics). */
+static int
+lockstep_diff(struct lr_jenv *e, struct lr_jenv *f, int steps)
+{
+    int n_obs = lr_jenv_obs_size(e), n_act = lr_jenv_n_actions(e), bad = 0;
+    float *oe = malloc((size_t) n_obs * sizeof *oe);
+    float *of = malloc((size_t) n_obs * sizeof *of);
+    struct lr_rng re, rf;
+    lr_rng_seed(&re, 17);
+    lr_rng_seed(&rf, 17);
+    for (int s = 0; s < steps; s++) {
+        lr_jenv_observe(e, oe);
+        lr_jenv_observe(f, of);
+        int diff = memcmp(lr_jenv_mask(e), lr_jenv_mask(f), (size_t) n_act)
+                   || memcmp(oe, of, (size_t) n_obs * sizeof *oe);
+        int ae = lr_jenv_random.choose(NULL, e, lr_jenv_mask(e), &re);
+        int af = lr_jenv_random.choose(NULL, f, lr_jenv_mask(f), &rf);
+        diff |= lr_jenv_step(e, ae) != lr_jenv_step(f, af);
+        bad += diff;
+    }
+    struct lr_jenv_metrics me, mf;
+    lr_jenv_metrics(e, &me);
+    lr_jenv_metrics(f, &mf);
+    bad += me.arrivals != mf.arrivals || me.blocked != mf.blocked
+           || me.gpu_utilisation != mf.gpu_utilisation
+           || me.spectrum_utilisation != mf.spectrum_utilisation;
+    free(oe);
+    free(of);
+    return bad;
+}
+
+/* A clone continues exactly as its prototype would, and stepping it
+ * leaves the prototype alone (a clone of a clone too). */
+static void
+test_clone(void)
+{
+    struct lr_jenv_config c = config(4);
+    c.load = 5;
+    struct lr_jenv *e = make(two, &c), *f = NULL, *g = NULL;
+    lr_jenv_reset(e, 9, 10);
+    CU_ASSERT_EQUAL(lockstep_diff(e, e, 0), 0);
+    struct lr_rng r;
+    lr_rng_seed(&r, 1);
+    for (int s = 0; s < 300; s++)   /* a network with lightpaths up */
+        lr_jenv_step(e, lr_jenv_random.choose(NULL, e, lr_jenv_mask(e), &r));
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &f), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(f, &g), 0);
+    CU_ASSERT_EQUAL(lockstep_diff(e, f, 2000), 0);
+    /* Steps of g alone leave e as it was: e and a new clone h of it,
+     * taken before, still agree. */
+    struct lr_jenv *h = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &h), 0);
+    for (int s = 0; s < 500; s++)
+        lr_jenv_step(g, lr_jenv_random.choose(NULL, g, lr_jenv_mask(g), &r));
+    CU_ASSERT_EQUAL(lockstep_diff(e, h, 1000), 0);
+    /* A clone resets like any environment. */
+    lr_jenv_reset(e, 4, 0);
+    lr_jenv_reset(g, 4, 0);
+    CU_ASSERT_EQUAL(lockstep_diff(e, g, 1000), 0);
+    lr_jenv_free(h);
+    lr_jenv_free(g);
+    lr_jenv_free(f);
+    lr_jenv_free(e);
+}
+
 static CU_TestInfo tests[] = {
+    { "a clone steps as its prototype", test_clone },
     { "metrics of a trace, by hand", test_trace_by_hand },
     { "holding time stretched by the slowdown", test_holding_work },
     { "lightpaths and spectrum, by hand", test_lightpath_by_hand },
