@@ -4,9 +4,19 @@
  * (lr_policy_file.h) at every checkpoint and at the end, and a training
  * curve (mean reward and blocking per rollout against steps).
  *
- * The environment restarts every --episode steps from seed
- * S * 1000003 + episode: evaluation seeds of `lightrail sim` (1001 on by
- * default) are never among them for S >= 1.
+ * With --envs N, N environments (one built, N - 1 clones sharing its
+ * tables: lr_jenv_clone) step in lockstep and the agent acts on their N
+ * observations in one batched pass (lr_ppo_act_batch); the rollout of
+ * --rollout transitions is --rollout / N steps of each.  Environment e
+ * restarts every --episode of its own steps; its k-th episode runs from
+ * seed S * 1000003 + k * N + e (for N = 1: S * 1000003 + k, as before
+ * --envs existed), so every episode of a run has its own seed and the
+ * evaluation seeds of `lightrail sim` (1001 on by default) are never
+ * among them for S >= 1.  The run is deterministic for (S, N); different
+ * N give different (equally valid) runs.
+ *
+ * The mask of each transition is copied before the environment steps:
+ * lr_jenv_mask() is the pending job's and changes with the step.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,13 +36,15 @@
 #include "tools/lightrail/lr_policy_file.h"
 
 #define CMD "train"
+/* The default of --envs: see docs/benchmarks.md for the measurement. */
+#define TRAIN_ENVS 16
 
 struct opts {
     struct lr_jenv_cli_opts env;
     const char *out, *plot;
     long steps, episode, checkpoint;
     unsigned long long seed;
-    int rollout, hidden, quiet;
+    int rollout, hidden, quiet, envs;
     double lr, gamma;
 };
 
@@ -42,7 +54,7 @@ usage(FILE *f)
     fprintf(f,
 "usage: lightrail train --topology FILE --cluster FILE --steps N --seed S\n"
 "                       --out FILE [--load E] [--episode N] [--rollout N]\n"
-"                       [--hidden N] [--lr X] [--checkpoint N]\n"
+"                       [--hidden N] [--lr X] [--checkpoint N] [--envs N]\n"
 "                       [--plot FILE.png] [--quiet] [environment options]\n"
 "\n"
 "Trains a PPO agent (actor and critic MLPs, invalid-action masking) that\n"
@@ -51,7 +63,9 @@ usage(FILE *f)
 "the last rollout.  The policy file is written at every checkpoint and at\n"
 "the end; use it with lightrail sim --policy-file.\n"
 "\n"
-"  --steps N           environment steps (decisions) to train for\n"
+"  --steps N           environment steps (decisions) to train for, over\n"
+"                      all environments (rounded up to a multiple of\n"
+"                      --envs)\n"
 "  --seed S            seed of the agent and of the training arrivals\n"
 "  --out FILE          the policy file (versioned, checksummed binary)\n"
 "  --load E            offered load in Erlang while training (default 3)\n"
@@ -62,17 +76,23 @@ usage(FILE *f)
 "  --gamma G           discount per decision (default 0.5, the best of\n"
 "                      0, 0.3, 0.5, 0.9, 0.99 on the metro: docs/ppo.md)\n"
 "  --checkpoint N      write the policy every N steps (default 50000)\n"
+"  --envs N            environments stepped in lockstep, acted on in one\n"
+"                      batched pass; must divide --rollout (default %d,\n"
+"                      the fastest measured: docs/benchmarks.md); the run\n"
+"                      is deterministic for a seed and N\n"
 "  --plot FILE.png     the training curve (default: FILE of --out + .png)\n"
 "  --quiet             no progress bar\n"
 "%s"
-"\nexit status: 0 done, 1 internal failure, 2 bad input\n", lr_jenv_cli_help);
+"\nexit status: 0 done, 1 internal failure, 2 bad input\n", TRAIN_ENVS,
+            lr_jenv_cli_help);
 }
 
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_STEPS, O_SEED, O_OUT, O_LOAD, O_EP,
-           O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_HELP };
+           O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
+           O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
         { "cluster", required_argument, NULL, O_CLUSTER },
@@ -88,6 +108,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "checkpoint", required_argument, NULL, O_CKPT },
         { "plot", required_argument, NULL, O_PLOT },
         { "quiet", no_argument, NULL, O_QUIET },
+        { "envs", required_argument, NULL, O_ENVS },
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
@@ -144,6 +165,11 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_PLOT: o->plot = optarg; break;
         case O_QUIET: o->quiet = 1; break;
+        case O_ENVS:
+            if (lr_cli_parse_long(optarg, 1, 4096, &v))
+                bad = "--envs wants an integer in 1..4096";
+            o->envs = (int) v;
+            break;
         case O_HELP:
             usage(stdout);
             return -1;
@@ -159,6 +185,13 @@ parse_args(int argc, char **argv, struct opts *o)
         return LR_EXIT_USAGE;
     if (!o->steps || !have_seed || !o->out) {
         lr_cli_err(CMD, "--steps N, --seed S and --out FILE are required");
+        return LR_EXIT_USAGE;
+    }
+    if (o->rollout % o->envs) {
+        lr_cli_err(CMD, "--envs %d does not divide --rollout %d: each "
+                   "environment contributes rollout / envs steps; pick "
+                   "--envs among the divisors of --rollout", o->envs,
+                   o->rollout);
         return LR_EXIT_USAGE;
     }
     return LR_EXIT_OK;
@@ -183,6 +216,7 @@ lr_cmd_train(int argc, char **argv)
     struct opts o = {
         .env = { LR_JENV_CLI_DEFAULTS }, .episode = 5000, .rollout = 512,
         .hidden = 64, .lr = 2.5e-4, .gamma = 0.5, .checkpoint = 50000,
+        .envs = TRAIN_ENVS,
     };
     o.env.load = 3;
     int rc = parse_args(argc, argv, &o);
@@ -193,17 +227,32 @@ lr_cmd_train(int argc, char **argv)
     struct lr_jenv_cli j;
     if ((rc = lr_jenv_cli_open(CMD, &o.env, &j)))
         return rc;
-    struct lr_jenv *env = j.env;
+    int N = o.envs;
     struct lr_ppo_config pc;
-    lr_ppo_defaults(&pc, lr_jenv_obs_size(env), lr_jenv_n_actions(env));
+    lr_ppo_defaults(&pc, lr_jenv_obs_size(j.env), lr_jenv_n_actions(j.env));
     pc.hidden[0] = pc.hidden[1] = o.hidden;
     pc.n_steps = o.rollout;
+    pc.n_envs = N;
     pc.lr = o.lr;
     pc.gamma = o.gamma;
     pc.total_steps = o.steps;
     pc.seed = o.seed;
     struct lr_ppo *ppo = NULL;
-    float *obs = malloc((size_t) pc.n_obs * sizeof *obs);
+    /* Per environment e: its state, row e of the observations and masks,
+     * its action, log-probability, value, bootstrap value, steps in the
+     * episode, episodes begun, end flag, and metrics at the rollout's
+     * start. */
+    struct lr_jenv **envs = calloc((size_t) N, sizeof *envs);
+    float *obs = malloc((size_t) N * pc.n_obs * sizeof *obs);
+    uint8_t *masks = malloc((size_t) N * pc.n_act);
+    int *acts = malloc((size_t) N * sizeof *acts);
+    double *logps = malloc((size_t) N * sizeof *logps);
+    double *values = malloc((size_t) N * sizeof *values);
+    double *lastv = malloc((size_t) N * sizeof *lastv);
+    long *ep_steps = calloc((size_t) N, sizeof *ep_steps);
+    long *episode = calloc((size_t) N, sizeof *episode);
+    bool *end = calloc((size_t) N, sizeof *end);
+    struct lr_jenv_metrics *m0 = calloc((size_t) N, sizeof *m0);
     struct lr_plot *plot = lr_plot_new("PPO training: mean reward and "
                                        "blocking per rollout", "steps",
                                        "reward / blocking", false);
@@ -226,38 +275,69 @@ lr_cmd_train(int argc, char **argv)
     snprintf(plot_path, sizeof plot_path, "%s", o.plot ? o.plot : "");
     if (!o.plot)
         snprintf(plot_path, sizeof plot_path, "%s.png", o.out);
-    if (!obs || !plot || lr_ppo_new(&pc, &ppo)) {
+    if (!envs || !obs || !masks || !acts || !logps || !values || !lastv
+        || !ep_steps || !episode || !end || !m0 || !plot
+        || lr_ppo_new(&pc, &ppo)) {
         lr_cli_err(CMD, "out of memory");
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
+    envs[0] = j.env;
+    for (int e = 1; e < N; e++)
+        if (lr_jenv_clone(j.env, &envs[e])) {
+            lr_cli_err(CMD, "out of memory for %d environments: try a "
+                       "smaller --envs", N);
+            rc = LR_EXIT_FAIL;
+            goto cleanup;
+        }
+    uint64_t base = o.seed * 1000003ULL;
+    for (int e = 0; e < N; e++)
+        lr_jenv_reset(envs[e], base + (uint64_t) e, 0);
     int bar = !o.quiet && isatty(STDERR_FILENO);
     double t0 = lr_cli_now(), last_bar = 0, roll_reward = 0;
-    long episode = 0, ep_steps = 0;
-    struct lr_jenv_metrics m0 = { 0 }, m1;
-    lr_jenv_reset(env, o.seed * 1000003ULL + (uint64_t) episode, 0);
-    for (long step = 1; step <= o.steps; step++) {
-        lr_jenv_observe(env, obs);
-        const uint8_t *mask = lr_jenv_mask(env);
-        double logp, value;
-        int a = lr_ppo_act(ppo, obs, mask, true, &logp, &value);
-        double r = lr_jenv_step(env, a);
-        roll_reward += r;
-        bool end = ++ep_steps >= o.episode || lr_jenv_done(env);
-        if (lr_ppo_store(ppo, obs, mask, a, logp, value, r, end)) {
-            double last = 0;
-            lr_jenv_metrics(env, &m1);
-            long arr = m1.arrivals - m0.arrivals;
-            double blocking = arr > 0
-                ? (double) (m1.blocked - m0.blocked) / arr : 0;
-            m0 = m1;
-            if (!end) {
-                lr_jenv_observe(env, obs);
-                lr_ppo_act(ppo, obs, lr_jenv_mask(env), false, NULL, &last);
+    long step = 0;
+    while (step < o.steps) {
+        for (int e = 0; e < N; e++) {
+            lr_jenv_observe(envs[e], obs + (size_t) e * pc.n_obs);
+            memcpy(masks + (size_t) e * pc.n_act, lr_jenv_mask(envs[e]),
+                   (size_t) pc.n_act);
+        }
+        lr_ppo_act_batch(ppo, N, obs, masks, true, acts, logps, values);
+        bool full = false;
+        for (int e = 0; e < N; e++) {
+            double r = lr_jenv_step(envs[e], acts[e]);
+            roll_reward += r;
+            end[e] = ++ep_steps[e] >= o.episode || lr_jenv_done(envs[e]);
+            full = lr_ppo_store(ppo, obs + (size_t) e * pc.n_obs,
+                                masks + (size_t) e * pc.n_act, acts[e],
+                                logps[e], values[e], r, end[e]);
+        }
+        long prev = step;
+        step += N;
+        if (full) {
+            long arr = 0, blocked = 0;
+            for (int e = 0; e < N; e++) {
+                struct lr_jenv_metrics m1;
+                lr_jenv_metrics(envs[e], &m1);
+                arr += m1.arrivals - m0[e].arrivals;
+                blocked += m1.blocked - m0[e].blocked;
+                m0[e] = m1;
             }
+            double blocking = arr > 0 ? (double) blocked / arr : 0;
+            /* V of each environment's next state; an ended one's is not
+             * used (GAE cuts at the end). */
+            for (int e = 0; e < N; e++) {
+                lr_jenv_observe(envs[e], obs + (size_t) e * pc.n_obs);
+                memcpy(masks + (size_t) e * pc.n_act, lr_jenv_mask(envs[e]),
+                       (size_t) pc.n_act);
+            }
+            lr_ppo_act_batch(ppo, N, obs, masks, false, acts, NULL, lastv);
+            for (int e = 0; e < N; e++)
+                if (end[e])
+                    lastv[e] = 0;
             double mean_r = roll_reward / pc.n_steps;
             roll_reward = 0;
-            lr_ppo_update(ppo, last, NULL);
+            lr_ppo_update_envs(ppo, lastv, NULL);
             if (lr_plot_add(plot, "mean reward", (double) step, mean_r, 0)
                 || lr_plot_add(plot, "blocking", (double) step, blocking, 0)) {
                 lr_cli_err(CMD, "out of memory");
@@ -265,17 +345,20 @@ lr_cmd_train(int argc, char **argv)
                 goto cleanup;
             }
             if (bar && lr_cli_now() - last_bar > 0.25) {
-                progress(&o, step, t0, mean_r, blocking);
+                progress(&o, step < o.steps ? step : o.steps, t0, mean_r,
+                         blocking);
                 last_bar = lr_cli_now();
             }
         }
-        if (end) {
-            episode++;
-            ep_steps = 0;
-            lr_jenv_reset(env, o.seed * 1000003ULL + (uint64_t) episode, 0);
-            memset(&m0, 0, sizeof m0);
-        }
-        if (step % o.checkpoint == 0 && step < o.steps
+        for (int e = 0; e < N; e++)
+            if (end[e]) {
+                episode[e]++;
+                ep_steps[e] = 0;
+                lr_jenv_reset(envs[e], base + (uint64_t) episode[e] * N
+                              + (uint64_t) e, 0);
+                memset(&m0[e], 0, sizeof m0[e]);
+            }
+        if (step / o.checkpoint > prev / o.checkpoint && step < o.steps
             && lr_policy_save(o.out, &meta, ppo, err, sizeof err)) {
             lr_cli_err(CMD, "%s", err);
             rc = LR_EXIT_FAIL;
@@ -290,10 +373,10 @@ lr_cmd_train(int argc, char **argv)
         goto cleanup;
     }
     if (!o.quiet)
-        fprintf(stderr, "%s: %ld steps in %.1f s (%.0f steps/s); wrote %s\n",
-                CMD, o.steps, lr_cli_now() - t0,
-                o.steps / fmax(1e-9, lr_cli_now() - t0), o.out);
-    if (o.steps < pc.n_steps) {
+        fprintf(stderr, "%s: %ld steps (%d environments) in %.1f s (%.0f "
+                "steps/s); wrote %s\n", CMD, step, N, lr_cli_now() - t0,
+                step / fmax(1e-9, lr_cli_now() - t0), o.out);
+    if (step < pc.n_steps) {
         if (!o.quiet)
             fprintf(stderr, "%s: no training curve: fewer steps than one "
                     "rollout (%d)\n", CMD, pc.n_steps);
@@ -308,7 +391,20 @@ lr_cmd_train(int argc, char **argv)
 cleanup:
     lr_plot_free(plot);
     lr_ppo_free(ppo);
+    if (envs)
+        for (int e = 1; e < N; e++)
+            lr_jenv_free(envs[e]);
+    free(envs);
     free(obs);
+    free(masks);
+    free(acts);
+    free(logps);
+    free(values);
+    free(lastv);
+    free(ep_steps);
+    free(episode);
+    free(end);
+    free(m0);
     lr_jenv_cli_close(&j);
     return rc;
 }
