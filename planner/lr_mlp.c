@@ -8,6 +8,21 @@
 
 #include "planner/lr_mlp.h"
 
+/* tanh(x) = sign(x) (1 - e) / (1 + e) with e = exp(-2 |x|) in (0, 1]:
+ * one exp instead of glibc's tanh (which goes through expm1), 2.4 times
+ * faster here, and tanh was the largest single cost of training
+ * (docs/benchmarks.md).  Absolute error under 3e-16 against glibc's tanh
+ * (4096 points in [-3, 3]); the relative error grows only where |tanh|
+ * is small (8e-15 at 1e-3), and what the next layer sees is the absolute
+ * one.  Both paths (one sample, a batch) use it, so a decision and a
+ * batched decision agree. */
+static inline double
+act_tanh(double x)
+{
+    double e = exp(-2 * fabs(x));
+    return copysign((1 - e) / (1 + e), x);
+}
+
 int
 lr_mlp_new(int n_in, const int *hidden, int n_hidden, int n_out,
            struct lr_mlp **out)
@@ -128,7 +143,7 @@ lr_mlp_forward(struct lr_mlp *m, const double *x, double *y)
                     1.0, hout, 1);
         if (i < m->n_layers - 1)
             for (int o = 0; o < out; o++)
-                hout[o] = tanh(hout[o]);
+                hout[o] = act_tanh(hout[o]);
         p += out * (in + 1);
     }
     memcpy(y, m->h + m->h_off[m->n_layers],
@@ -226,7 +241,7 @@ lr_mlp_forward_batch(struct lr_mlp *m, int n, const double *x, double *y)
                     hin, in, p, in, 1.0, hout, out);
         if (!last)
             for (size_t k = 0; k < (size_t) n * out; k++)
-                hout[k] = tanh(hout[k]);
+                hout[k] = act_tanh(hout[k]);
         p += out * (in + 1);
         hin = hout;
     }
@@ -299,9 +314,15 @@ lr_adam_step(struct lr_adam *a, double *p, const double *g, double lr)
     a->t++;
     double c1 = 1 - pow(a->b1, (double) a->t);
     double c2 = 1 - pow(a->b2, (double) a->t);
+    /* lr mhat / (sqrt(vhat) + eps) = (lr / c1) m / (sqrt(v) / sqrt(c2) +
+     * eps): one square root and one division per weight instead of three
+     * divisions (equal up to rounding). */
+    double b1 = a->b1, b2 = a->b2, k1 = 1 - b1, k2 = 1 - b2;
+    double step = lr / c1, rs = 1 / sqrt(c2), eps = a->eps;
+    double *m = a->m, *v = a->v;
     for (int i = 0; i < a->n; i++) {
-        a->m[i] = a->b1 * a->m[i] + (1 - a->b1) * g[i];
-        a->v[i] = a->b2 * a->v[i] + (1 - a->b2) * g[i] * g[i];
-        p[i] -= lr * (a->m[i] / c1) / (sqrt(a->v[i] / c2) + a->eps);
+        m[i] = b1 * m[i] + k1 * g[i];
+        v[i] = b2 * v[i] + k2 * g[i] * g[i];
+        p[i] -= step * m[i] / (sqrt(v[i]) * rs + eps);
     }
 }
