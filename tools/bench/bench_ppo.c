@@ -4,9 +4,19 @@
  *
  * 1. Environment alone: steps (decisions) per second with the random
  *    baseline, median of R runs of N steps.
- * 2. Training: steps per second of the `lightrail train` loop (observe,
- *    sample an action, step, store, a PPO update every 512 steps with 4
- *    epochs of 4 minibatches; MLPs 64-64), median of R runs.
+ * 2. Training: environment steps per second of the `lightrail train`
+ *    loop, everything included (observe, copy the mask, act, step,
+ *    store, a PPO update every 512 transitions with 4 epochs of 4
+ *    minibatches, episodes of 5000 steps; MLPs 64-64, lr 3e-4, gamma 0.5:
+ *    the shipped policy's settings), median of R runs: the per-sample
+ *    update with one environment (lr_ppo cfg.per_sample, the code before
+ *    the batched update), and the batched update with N environments in
+ *    lockstep for N = 1, 4, 8, 16, 32, 64; for N = 16 (the default of
+ *    `lightrail train --envs`) the time split into observe, act, step
+ *    and update.  The ceiling: the multiply-adds of one environment step
+ *    (one forward pass of both networks to act, and per epoch a forward
+ *    pass, dW and dX of both) at the dgemm rate measured on this core for
+ *    the first layer's shape.
  * 3. One policy decision (observe + the actor's forward pass + the masked
  *    argmax), each timed alone with CLOCK_MONOTONIC on states of a
  *    running simulation; median and 99th percentile.
@@ -33,6 +43,9 @@
 #include <time.h>
 
 #include <cblas.h>
+
+/* OpenBLAS's own: the name of the kernel set it chose for this CPU. */
+char *openblas_get_corename(void);
 
 #include "planner/lr_jenv.h"
 #include "planner/lr_mlp.h"
@@ -110,6 +123,177 @@ median(double *x, int n)
     return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
+/* The split of a training run, seconds. */
+struct split {
+    double observe, act, step, update;
+};
+
+/* One training run of 'steps' environment steps with n_envs
+ * environments ('envs': n_envs of them, the first the setup's), as
+ * cmd_train.c runs it; returns the steps per second, adds the split to
+ * 'sp' when not NULL. */
+static double
+train_run(struct lr_jenv **envs, int n_envs, bool per_sample, uint64_t seed,
+          long steps, struct split *sp)
+{
+    enum { EPISODE = 5000 };
+    struct lr_jenv *e0 = envs[0];
+    struct lr_ppo_config pc;
+    lr_ppo_defaults(&pc, lr_jenv_obs_size(e0), lr_jenv_n_actions(e0));
+    pc.total_steps = steps;
+    pc.lr = 3e-4;
+    pc.gamma = 0.5;
+    pc.seed = seed;
+    pc.n_envs = n_envs;
+    pc.per_sample = per_sample;
+    struct lr_ppo *p = NULL;
+    if (lr_ppo_new(&pc, &p))
+        exit(1);
+    int N = n_envs, no = pc.n_obs, na = pc.n_act;
+    float *obs = malloc((size_t) N * no * sizeof *obs);
+    uint8_t *mask = malloc((size_t) N * na);
+    int *act = malloc((size_t) N * sizeof *act);
+    double *logp = malloc((size_t) N * sizeof *logp);
+    double *v = malloc((size_t) N * sizeof *v);
+    long ep_steps = 0, episode = 0;
+    if (!obs || !mask || !act || !logp || !v)
+        exit(1);
+    for (int e = 0; e < N; e++)
+        lr_jenv_reset(envs[e], seed * 1000003ULL + (uint64_t) e, 0);
+    double t0 = now_s(), t1, t2, t3, t4;
+    for (long i = 0; i < steps; i += N) {
+        t1 = now_s();
+        for (int e = 0; e < N; e++) {
+            lr_jenv_observe(envs[e], obs + (size_t) e * no);
+            memcpy(mask + (size_t) e * na, lr_jenv_mask(envs[e]), (size_t) na);
+        }
+        t2 = now_s();
+        if (N == 1)
+            act[0] = lr_ppo_act(p, obs, mask, true, logp, v);
+        else
+            lr_ppo_act_batch(p, N, obs, mask, true, act, logp, v);
+        t3 = now_s();
+        bool full = false, end = ++ep_steps >= EPISODE;
+        for (int e = 0; e < N; e++) {
+            double rew = lr_jenv_step(envs[e], act[e]);
+            full = lr_ppo_store(p, obs + (size_t) e * no,
+                                mask + (size_t) e * na, act[e], logp[e],
+                                v[e], rew, end);
+        }
+        t4 = now_s();
+        if (full) {
+            for (int e = 0; e < N; e++) {
+                lr_jenv_observe(envs[e], obs + (size_t) e * no);
+                memcpy(mask + (size_t) e * na, lr_jenv_mask(envs[e]),
+                       (size_t) na);
+            }
+            lr_ppo_act_batch(p, N, obs, mask, false, act, NULL, v);
+            for (int e = 0; e < N; e++)
+                if (end)
+                    v[e] = 0;
+            lr_ppo_update_envs(p, v, NULL);
+        }
+        if (end) {
+            ep_steps = 0;
+            episode++;
+            for (int e = 0; e < N; e++)
+                lr_jenv_reset(envs[e], seed * 1000003ULL
+                              + (uint64_t) (episode * N + e), 0);
+        }
+        if (sp) {
+            sp->observe += t2 - t1;
+            sp->act += t3 - t2;
+            sp->step += t4 - t3;
+            sp->update += now_s() - t4;
+        }
+    }
+    double rate = steps / (now_s() - t0);
+    free(obs);
+    free(mask);
+    free(act);
+    free(logp);
+    free(v);
+    lr_ppo_free(p);
+    return rate;
+}
+
+/* Multiply-adds of one forward pass of an MLP in-64-64-out, and of its
+ * backward pass (dW of every layer, dX of all but the first). */
+static double
+mlp_macs(int in, int out, double *bwd)
+{
+    double f = in * 64.0 + 64 * 64 + 64.0 * out;
+    *bwd = f + 64 * 64 + 64.0 * out;
+    return f;
+}
+
+/* GFLOP/s of one-thread dgemm on 128 rows of 'in' inputs times a
+ * 64 x in matrix: the first layer of a minibatch. */
+static double
+dgemm_rate(int in, int runs)
+{
+    enum { ROWS = 128, REPS = 400 };
+    double *a = calloc((size_t) ROWS * in, sizeof *a);
+    double *b = calloc((size_t) 64 * in, sizeof *b);
+    double *c = calloc((size_t) ROWS * 64, sizeof *c);
+    double best = 0;
+    for (int i = 0; i < ROWS * in; i++)
+        a[i] = (i % 7) * 0.1;
+    for (int i = 0; i < 64 * in; i++)
+        b[i] = (i % 5) * 0.1;
+    double t[32];
+    for (int r = 0; r < runs; r++) {
+        double t0 = now_s();
+        for (int k = 0; k < REPS; k++)
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, ROWS, 64, in,
+                        1.0, a, in, b, in, 1.0, c, 64);
+        t[r] = (now_s() - t0) / REPS;
+    }
+    best = 2.0 * ROWS * 64 * in / median(t, runs) / 1e9;
+    free(a);
+    free(b);
+    free(c);
+    return best;
+}
+
+static void
+bench_train(const char *name, struct setup *s, int runs, long steps)
+{
+    static const int ns[] = { 1, 4, 8, 16, 32, 64 };
+    enum { N_NS = sizeof ns / sizeof ns[0], DEFAULT_N = 16 };
+    struct lr_jenv *envs[64];
+    envs[0] = s->env;
+    for (int e = 1; e < 64; e++)
+        if (lr_jenv_clone(s->env, &envs[e]))
+            exit(1);
+    double rate[32], per_sample, batched[N_NS];
+    struct split sp = { 0 };
+    for (int r = 0; r < runs; r++)
+        rate[r] = train_run(envs, 1, true, (uint64_t) r + 1, steps, NULL);
+    per_sample = median(rate, runs);
+    for (int k = 0; k < N_NS; k++) {
+        for (int r = 0; r < runs; r++)
+            rate[r] = train_run(envs, ns[k], false, (uint64_t) r + 1, steps,
+                                ns[k] == DEFAULT_N ? &sp : NULL);
+        batched[k] = median(rate, runs);
+    }
+    printf("| %s | %.0f |", name, per_sample);
+    for (int k = 0; k < N_NS; k++)
+        printf(" %.0f |", batched[k]);
+    double all = sp.observe + sp.act + sp.step + sp.update;
+    printf(" %.0f / %.0f / %.0f / %.0f%% |", 100 * sp.observe / all,
+           100 * sp.act / all, 100 * sp.step / all, 100 * sp.update / all);
+    double ba, bc;
+    int no = lr_jenv_obs_size(s->env), na = lr_jenv_n_actions(s->env);
+    double fa = mlp_macs(no, na, &ba), fc = mlp_macs(no, 1, &bc);
+    double flops = 2 * (fa + fc + 4 * (fa + fc + ba + bc));
+    double gf = dgemm_rate(no, runs);
+    printf(" %.0f k | %.1f | %.0f |\n", flops / 1e3, gf, gf * 1e9 / flops);
+    fflush(stdout);
+    for (int e = 1; e < 64; e++)
+        lr_jenv_free(envs[e]);
+}
+
 static void
 bench(const char *name, struct setup *s, int runs, long steps, int decisions)
 {
@@ -127,36 +311,9 @@ bench(const char *name, struct setup *s, int runs, long steps, int decisions)
         rate[r] = steps / (now_s() - t0);
     }
     double env_rate = median(rate, runs);
-    /* 2. Training. */
     struct lr_ppo_config pc;
     lr_ppo_defaults(&pc, lr_jenv_obs_size(e), lr_jenv_n_actions(e));
-    pc.total_steps = steps;
     float *obs = malloc((size_t) pc.n_obs * sizeof *obs);
-    long train_steps = steps / 20 > 2048 ? steps / 20 : 2048;
-    for (int r = 0; r < runs; r++) {
-        struct lr_ppo *p = NULL;
-        pc.seed = (uint64_t) r + 1;
-        if (lr_ppo_new(&pc, &p))
-            exit(1);
-        lr_jenv_reset(e, (uint64_t) r + 1, 0);
-        double t0 = now_s();
-        for (long i = 0; i < train_steps; i++) {
-            lr_jenv_observe(e, obs);
-            const uint8_t *mask = lr_jenv_mask(e);
-            double logp, v;
-            int a = lr_ppo_act(p, obs, mask, true, &logp, &v);
-            double rew = lr_jenv_step(e, a);
-            if (lr_ppo_store(p, obs, mask, a, logp, v, rew, false)) {
-                double last;
-                lr_jenv_observe(e, obs);
-                lr_ppo_act(p, obs, lr_jenv_mask(e), false, NULL, &last);
-                lr_ppo_update(p, last, NULL);
-            }
-        }
-        rate[r] = train_steps / (now_s() - t0);
-        lr_ppo_free(p);
-    }
-    double train_rate = median(rate, runs);
     /* 3. One decision. */
     struct lr_ppo *p = NULL;
     pc.seed = 1;
@@ -205,9 +362,9 @@ bench(const char *name, struct setup *s, int runs, long steps, int decisions)
         lat[i] = now_s() - t0;
     }
     qsort(lat, (size_t) decisions, sizeof *lat, cmp_double);
-    printf("| %s | %d | %d | %.0f | %.0f | %.1f us | %.1f us | %.1f us | "
+    printf("| %s | %d | %d | %.0f | %.1f us | %.1f us | %.1f us | "
            "%.1f us |\n", name, lr_jenv_n_actions(e), lr_jenv_obs_size(e),
-           env_rate, train_rate, med * 1e6, p99 * 1e6,
+           env_rate, med * 1e6, p99 * 1e6,
            lat[decisions / 2] * 1e6, lat[decisions * 99 / 100] * 1e6);
     fflush(stdout);
     lr_spectrum_free(sp);
@@ -360,22 +517,33 @@ main(int argc, char **argv)
         fprintf(stderr, "lr-bench-ppo: %s\n", err);
         return 1;
     }
-    printf("# lr-bench-ppo: %d runs, %ld env steps per run (training: 1/20 "
-           "of them, at least 2048); load 2.5 E metro, 7 E NSFNET\n", runs,
-           steps);
+    long train_steps = steps / 4 > 8192 ? steps / 4 : 8192;
+    train_steps -= train_steps % 64;
+    printf("# lr-bench-ppo: %d runs, %ld env steps per run (training: %ld); "
+           "load 2.5 E metro, 7 E NSFNET; OpenBLAS core %s, one thread\n",
+           runs, steps, train_steps, openblas_get_corename());
     printf("| case | actions | observation | env steps/s (random) | "
-           "training steps/s | decision median | decision p99 | "
+           "decision median | decision p99 | "
            "lightraild decision median | lightraild decision p99 |\n"
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    struct setup s;
-    if (open_setup(ctx, mt, mc, 2.5, &s))
+           "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    struct setup s, t;
+    if (open_setup(ctx, mt, mc, 2.5, &s) || open_setup(ctx, nt, nc, 7, &t))
         return 1;
     bench("metro, 3 DCs", &s, runs, steps, 20000);
+    bench("NSFNET, 6 DCs", &t, runs, steps, 20000);
+    printf("\n# training: env steps/s, everything included; per-sample "
+           "update with 1 env (before), batched with N envs in lockstep; "
+           "split at N = 16 (observe / act / step+store / update); "
+           "FLOPs per env step, dgemm GFLOP/s of the first layer's shape, "
+           "and the ceiling they give (FLOPs at that rate, nothing else)\n"
+           "| case | per-sample, N = 1 | N = 1 | N = 4 | N = 8 | N = 16 | "
+           "N = 32 | N = 64 | split at N = 16 | FLOPs/step | dgemm GFLOP/s "
+           "| ceiling steps/s |\n"
+           "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n");
+    bench_train("metro, 3 DCs", &s, runs, train_steps);
+    bench_train("NSFNET, 6 DCs", &t, runs, train_steps);
     close_setup(&s);
-    if (open_setup(ctx, nt, nc, 7, &s))
-        return 1;
-    bench("NSFNET, 6 DCs", &s, runs, steps, 20000);
-    close_setup(&s);
+    close_setup(&t);
     printf("\n# actor forward pass per sample: plain loops, OpenBLAS "
            "dgemv (1 sample), OpenBLAS dgemm (128 samples), one thread; "
            "largest difference of the outputs\n"
