@@ -1,6 +1,7 @@
 #!/bin/sh
 # `lightrail train` and `lightrail sim --policy-file`: a short run writes a
-# policy file and its training curve, the same seed gives the same file,
+# policy file and its training curve, the same seed gives the same file
+# (with the default --envs and with --envs 4),
 # sim runs the policy, and a corrupt, foreign or mismatched policy file is
 # refused with a reason (exit 2) while the good one is left untouched.
 . "${srcdir:-.}/tests/cli/lib.sh"
@@ -102,6 +103,21 @@ expect_bad "--steps wants a positive integer" \
     $LIGHTRAIL train --topology "$T" --cluster "$C" --steps 0 --seed 1 --out "$tmp/x"
 expect_bad "fits no DC" $LIGHTRAIL train --topology "$T" --cluster "$C" \
     --steps 10 --seed 1 --out "$tmp/x" --demands 200
+expect_bad "--envs 3 does not divide --rollout 256" $TRAIN --seed 1 \
+    --out "$tmp/x" --envs 3
+expect_bad "--envs wants an integer in 1..4096" $TRAIN --seed 1 \
+    --out "$tmp/x" --envs 0
 [ ! -e "$tmp/x" ] && ok "nothing written on bad input" || notok "$tmp/x written"
+
+# Vectorised environments: deterministic for (seed, N); another N is
+# another run.
+$TRAIN --seed 3 --envs 4 --out "$tmp/e.pol" 2> /dev/null
+cp "$tmp/e.pol" "$tmp/e4.pol"
+$TRAIN --seed 3 --envs 4 --out "$tmp/e.pol" 2> /dev/null
+cmp -s "$tmp/e.pol" "$tmp/e4.pol" && ok "--envs 4: same seed, same policy file" \
+                                  || notok "two runs with --envs 4 differ"
+$TRAIN --seed 3 --envs 1 --out "$tmp/e.pol" 2> /dev/null
+cmp -s "$tmp/e.pol" "$tmp/e4.pol" && notok "--envs 1 and 4 gave the same policy" \
+                                  || ok "--envs 1 and 4: different runs"
 $LIGHTRAIL train --help | grep -q -- --checkpoint && ok "--help" || notok "--help"
 lr_summary
