@@ -16,7 +16,9 @@
  *   dL/dW_i += G_i^T H_i,  dL/db_i += G_i^T 1,
  *   G_{i-1} = (G_i W_i) .* (1 - H_i .* H_i)   (one dgemm each).
  * The batched gradient is the sum of the per-sample ones: equal up to the
- * order of the additions (tests/unit/test_ppo.c compares them).
+ * order of the additions (tests/unit/test_ppo.c compares them).  tanh is
+ * computed through one exp (absolute error under 3e-16; lr_mlp.c says
+ * why).
  *
  * Double precision (the finite-difference tests want doubles).  One
  * sample at a time through BLAS (dgemv forward; dger and dgemv backward),

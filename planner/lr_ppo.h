@@ -106,7 +106,8 @@ struct lr_ppo {
     double *xb, *lb, *pb, *db, *vb, *gvb;
 };
 
-/* EINVAL for sizes < 1 or bad coefficients, ENOMEM. */
+/* EINVAL for sizes < 1, bad coefficients, or n_envs < 1 or not dividing
+ * n_steps; ENOMEM. */
 int lr_ppo_new(const struct lr_ppo_config *, struct lr_ppo **out);
 void lr_ppo_free(struct lr_ppo *);
 
