@@ -61,8 +61,15 @@ fi
 # Holding mode: recorded in the file, used by sim unless --holding says
 # otherwise; files without the key (the shipped one) are exp.
 jq -e '.holding == "exp"' "$tmp/ship.json" > /dev/null \
-    && ok "a policy file without holding= runs under exp" \
+    && ok "metro.pol runs under exp" \
     || notok "shipped policy's holding: $(cat "$tmp/ship.json")"
+if $S --policy-file "$srcdir/examples/policies/metro-work.pol" --format json \
+       > "$tmp/shipw.json" && jq -e '.policy == "ppo" and .holding == "work"' \
+       "$tmp/shipw.json" > /dev/null; then
+    ok "examples/policies/metro-work.pol loads and runs under work"
+else
+    notok "examples/policies/metro-work.pol: $(cat "$tmp/shipw.json")"
+fi
 if $TRAIN --seed 3 --holding work --out "$tmp/w.pol" 2> "$tmp/err"; then
     grep -q '^holding=work$' "$tmp/w.pol" && ok "holding=work recorded" \
         || notok "no holding=work line in the policy file"
@@ -76,6 +83,28 @@ else
     notok "train --holding work failed: $(cat "$tmp/err")"
 fi
 expect_bad "--holding wants exp or work" $S --policy greedy --holding fixed
+# Files written before the holding= key existed are exp; a bad value is
+# refused.  reseal IN OUT SED: edits the header, then seals the file again
+# (FNV-1a 64 of all but the last 8 bytes, big-endian, as lr_policy_file).
+reseal() {
+    sed "$3" "$1" > "$2.body" && python3 - "$2.body" "$2" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()[:-8]
+h = 0xcbf29ce484222325
+for c in b:
+    h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+open(sys.argv[2], 'wb').write(b + h.to_bytes(8, 'big'))
+PY
+}
+if reseal "$tmp/w.pol" "$tmp/old.pol" '/^holding=/d' \
+   && $S --policy-file "$tmp/old.pol" --format json > "$tmp/old.json" \
+   && jq -e '.holding == "exp"' "$tmp/old.json" > /dev/null; then
+    ok "a policy file without holding= runs under exp"
+else
+    notok "policy file without holding=: $(cat "$tmp/old.json")"
+fi
+reseal "$tmp/w.pol" "$tmp/hold.pol" 's/^holding=work$/holding=fixed/'
+expect_bad "header key 'holding' missing or invalid" $S --policy-file "$tmp/hold.pol"
 
 cp "$tmp/a.pol" "$tmp/keep.pol"
 # One flipped byte in the weights: the checksum.
