@@ -51,7 +51,7 @@ struct sb_change {
 
 /* How to reach one device: its name in the topology, the driver family,
  * and a driver-specific address (dummy: a directory for its state;
- * netconf: USER@HOST:PORT; restconf: https://HOST:PORT; mnoptical:
+ * netconf: USER@HOST:PORT, HOST:PORT over TLS; restconf: https://HOST:PORT; mnoptical:
  * http://HOST:PORT[#NODE]).  The settings
  * of other families are empty or 0. */
 struct sb_device_config {
@@ -63,6 +63,12 @@ struct sb_device_config {
     char schema_path[512];    /* YANG directories, ':'-separated */
     int timeout_ms;           /* per RPC and connection; 0: 5000 */
     char ca_file[256];        /* restconf: the one CA trusted (PEM) */
+    /* netconf: "ssh" (or "") or "tls"; for tls our certificate chain
+     * and key (PEM) and the one CA that signs the devices' ones. */
+    char transport[8];
+    char tls_cert[256];
+    char tls_key[256];
+    char tls_ca[256];
 };
 
 struct sb_device;

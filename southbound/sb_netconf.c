@@ -1,8 +1,24 @@
 /*
  * sb_netconf: a ROADM reached over NETCONF (RFC 6241) on SSH (RFC 6242)
- * with libnetconf2, speaking lightrail-roadm.yang.
+ * or on TLS with mutual certificates (RFC 7589) with libnetconf2,
+ * speaking lightrail-roadm.yang.
  *
- * Address: "USER@HOST:PORT" (HOST may be "[v6]"; PORT defaults to 830).
+ * Transport: config.transport "ssh" (or empty) or "tls".
+ *
+ * TLS: address "HOST:PORT" (no user: the device maps our certificate to
+ * one; PORT defaults to 6513).  config.tls_cert and tls_key are our
+ * certificate chain and key, config.tls_ca the one CA that signs the
+ * devices' certificates; a device's certificate must chain to it and
+ * name the device (its topology name as a DNS subject alternative
+ * name).  The TLS session is made by sb_netconf_tls.c, with an SSL_CTX
+ * per device made at open(), and handed to nc_connect_libssl(): see
+ * sb_netconf_tls.h for why not nc_connect_tls().  Everything after the
+ * connection (RPCs, sessions kept and re-made, timeouts) is the same
+ * for both transports.  A certificate refused by either side is
+ * EACCES, like a host key that is not the pinned one.
+ *
+ * SSH: address "USER@HOST:PORT" (HOST may be "[v6]"; PORT defaults to
+ * 830).
  * Authentication is by key only: config.ssh_key is the private key, its
  * public half is the same path plus ".pub".  The server's host key must
  * be in config.known_hosts (OpenSSH known_hosts format, e.g.
@@ -83,12 +99,14 @@
 
 #include "southbound/sb_chtab.h"
 #include "southbound/sb_driver.h"
+#include "southbound/sb_netconf_tls.h"
 
 #define SB_NC_NS "urn:lightrail:roadm"
 #define SB_NC_BASE_MHZ 193100000LL   /* 193.1 THz */
 #define SB_NC_SLOT_MHZ 6250LL        /* 6.25 GHz: n's unit, half m's */
 #define SB_NC_DEFAULT_TIMEOUT_MS 5000
 #define SB_NC_DEFAULT_PORT 830
+#define SB_NC_DEFAULT_TLS_PORT 6513   /* RFC 7589 */
 #define SB_NC_CONNECT_FACTOR 3       /* connection timeout / RPC timeout */
 #ifndef SB_NETCONF_SCHEMA_PATH   /* set by southbound/local.am */
 #define SB_NETCONF_SCHEMA_PATH "/usr/share/lightrail/yang:" \
@@ -104,6 +122,8 @@ struct sb_netconf {
     char host[128];
     uint16_t port;
     int timeout_ms;
+    bool tls;
+    SSL_CTX *ssl_ctx;             /* tls: ours, made at open() */
 
     /* One call at a time on this device. */
     pthread_mutex_t lock;
@@ -162,20 +182,28 @@ sb_nc_cast(struct sb_device *dev)
 
 /* ---- addresses ---- */
 
-/* "USER@HOST[:PORT]" or "USER@[V6][:PORT]"; NULL or what is wrong. */
+/* "USER@HOST[:PORT]" or "USER@[V6][:PORT]", over TLS "HOST[:PORT]" or
+ * "[V6][:PORT]"; NULL or what is wrong. */
 static const char *
 sb_nc_parse_address(struct sb_netconf *d, const char *a)
 {
     const char *at = strchr(a, '@'), *host, *colon;
     size_t hl;
 
-    if (!at || at == a)
-        return "has no user (USER@HOST:PORT)";
-    if ((size_t) (at - a) >= sizeof d->user)
-        return "has a user name longer than 63 bytes";
-    memcpy(d->user, a, (size_t) (at - a));
-    d->user[at - a] = '\0';
-    host = at + 1;
+    if (d->tls) {
+        if (at)
+            return "has a user, which NETCONF over TLS does not take (the "
+                   "device maps our certificate to one)";
+        host = a;
+    } else {
+        if (!at || at == a)
+            return "has no user (USER@HOST:PORT)";
+        if ((size_t) (at - a) >= sizeof d->user)
+            return "has a user name longer than 63 bytes";
+        memcpy(d->user, a, (size_t) (at - a));
+        d->user[at - a] = '\0';
+        host = at + 1;
+    }
     if (*host == '[') {
         const char *end = strchr(host, ']');
         if (!end)
@@ -193,7 +221,7 @@ sb_nc_parse_address(struct sb_netconf *d, const char *a)
         return "has no host, or one longer than 127 bytes";
     memcpy(d->host, host, hl);
     d->host[hl] = '\0';
-    d->port = SB_NC_DEFAULT_PORT;
+    d->port = d->tls ? SB_NC_DEFAULT_TLS_PORT : SB_NC_DEFAULT_PORT;
     if (colon) {
         char *end;
         long p = strtol(colon + 1, &end, 10);
@@ -216,11 +244,17 @@ struct sb_nc_attempt {
     bool done;
     struct nc_session *session;   /* the result, or NULL and err */
     struct ly_ctx *ctx;
-    char err[384];
-    /* What the thread needs, copied. */
-    char user[64], host[128];
+    char err[512];
+    int code;                     /* tls: the errno of a failure, whose
+                                   * err is the whole line after the
+                                   * device's name; 0 for ssh */
+    /* What the thread needs, copied (ssl_ctx: a reference of its own). */
+    char name[64], user[64], host[128];
     uint16_t port;
+    int timeout_ms;
     char key[256], pubkey[264], known_hosts[256], schema_path[512];
+    SSL_CTX *ssl_ctx;             /* NULL: ssh */
+    char tls_ca[256];
 };
 
 static void
@@ -234,6 +268,7 @@ sb_nc_attempt_unref(struct sb_nc_attempt *a)
     if (a->session)
         nc_session_free(a->session, NULL);
     ly_ctx_destroy(a->ctx);
+    SSL_CTX_free(a->ssl_ctx);
     pthread_mutex_destroy(&a->mu);
     pthread_cond_destroy(&a->cv);
     free(a);
@@ -289,6 +324,39 @@ sb_nc_hostkey(const char *hostname, ssh_session ssh, void *priv)
     return -1;
 }
 
+/* The TLS half of sb_nc_connect_thread(): a session or NULL with
+ * a->code and a->err.  The TCP connection, the handshake and the
+ * device's first bytes take at most two thirds of the connection
+ * timeout, so that a hung device fails here (ETIMEDOUT) before the
+ * caller stops waiting; the <hello> itself and the schemas take the
+ * rest. */
+static struct nc_session *
+sb_nc_connect_tls(struct sb_nc_attempt *a, struct ly_ctx *ctx)
+{
+    struct nc_session *s;
+    SSL *ssl = NULL;
+    char e[400];
+    int ret = sb_nc_tls_connect(a->ssl_ctx, a->name, a->host, a->port,
+                                (SB_NC_CONNECT_FACTOR - 1) * a->timeout_ms,
+                                a->tls_ca, &ssl, e, sizeof e);
+    if (ret) {
+        a->code = ret;
+        snprintf(a->err, sizeof a->err, "%s", e);
+        return NULL;
+    }
+    /* libnetconf2 owns 'ssl' from here, also when it fails. */
+    s = nc_connect_libssl(ssl, ctx);
+    if (!s) {
+        a->code = EHOSTUNREACH;
+        snprintf(a->err, sizeof a->err, "NETCONF over TLS with %.128s:%u "
+                 "failed after the TLS handshake: %.200s: check that the "
+                 "device speaks NETCONF and that schema-path holds its "
+                 "modules", a->host, (unsigned) a->port, sb_nc_lasterr[0]
+                 ? sb_nc_lasterr : "no valid <hello>");
+    }
+    return s;
+}
+
 static void *
 sb_nc_connect_thread(void *arg)
 {
@@ -302,6 +370,16 @@ sb_nc_connect_thread(void *arg)
      * path of libnetconf2's own: it takes one directory and writes
      * fetched schemas into it; the context below has them all. */
     nc_client_set_schema_searchpath(NULL);
+    if (a->ssl_ctx) {
+        if (ly_ctx_new(a->schema_path, 0, &ctx)) {
+            a->code = EINVAL;
+            snprintf(a->err, sizeof a->err, "cannot make a YANG context on "
+                     "the schema path %.150s: check schema-path",
+                     a->schema_path);
+        } else
+            s = sb_nc_connect_tls(a, ctx);
+        goto done;
+    }
     nc_client_ssh_set_username(a->user);
     nc_client_ssh_set_auth_pref(NC_SSH_AUTH_PUBLICKEY, 1);
     nc_client_ssh_set_auth_pref(NC_SSH_AUTH_PASSWORD, -1);
@@ -316,6 +394,7 @@ sb_nc_connect_thread(void *arg)
     else
         s = nc_connect_ssh(a->host, a->port, ctx);
 
+done:
     if (!s) {
         ly_ctx_destroy(ctx);
         ctx = NULL;
@@ -323,7 +402,7 @@ sb_nc_connect_thread(void *arg)
     pthread_mutex_lock(&a->mu);
     a->session = s;
     a->ctx = ctx;
-    if (!s)
+    if (!s && !a->code)
         snprintf(a->err, sizeof a->err, "%s",
                  sb_nc_hostkey_err[0] ? sb_nc_hostkey_err
                  : sb_nc_lasterr[0] ? sb_nc_lasterr
@@ -353,6 +432,13 @@ sb_nc_attempt_start(const struct sb_netconf *d)
     pthread_cond_init(&a->cv, &ca);
     pthread_condattr_destroy(&ca);
     a->refs = 2;
+    snprintf(a->name, sizeof a->name, "%s", d->config.name);
+    a->timeout_ms = d->timeout_ms;
+    if (d->ssl_ctx) {
+        SSL_CTX_up_ref(d->ssl_ctx);
+        a->ssl_ctx = d->ssl_ctx;
+        snprintf(a->tls_ca, sizeof a->tls_ca, "%s", d->config.tls_ca);
+    }
     snprintf(a->user, sizeof a->user, "%s", d->user);
     snprintf(a->host, sizeof a->host, "%s", d->host);
     a->port = d->port;
@@ -425,7 +511,10 @@ sb_nc_connect(struct sb_netconf *d, char *err, size_t errlen)
         d->ctx = a->ctx;
         a->session = NULL;
         a->ctx = NULL;
-        if (!d->session)
+        if (!d->session && a->code)
+            ret = sb_nc_errf(err, errlen, a->code, "%s: %s", d->config.name,
+                             a->err);
+        else if (!d->session)
             ret = sb_nc_errf(err, errlen, strstr(a->err, "host key refused")
                              ? EACCES : EHOSTUNREACH, "%s: cannot open a "
                              "NETCONF session to %s@%s:%u: %s: check the "
@@ -862,6 +951,7 @@ sb_netconf_close(struct sb_device *dev)
     if (d->attempt)
         sb_nc_attempt_unref(d->attempt);
     sb_nc_drop(d);
+    SSL_CTX_free(d->ssl_ctx);
     pthread_mutex_destroy(&d->lock);
     sb_chtab_free(&d->cache);
     free(d);
@@ -876,12 +966,30 @@ sb_netconf_open(const struct sb_device_config *config,
 
     *out = NULL;
     pthread_once(&sb_nc_once, sb_nc_init);
-    if (!memchr(config->address, '\0', sizeof config->address)
+    if (!memchr(config->name, '\0', sizeof config->name)
+        || !memchr(config->address, '\0', sizeof config->address)
         || !memchr(config->ssh_key, '\0', sizeof config->ssh_key)
-        || !memchr(config->known_hosts, '\0', sizeof config->known_hosts))
+        || !memchr(config->known_hosts, '\0', sizeof config->known_hosts)
+        || !memchr(config->transport, '\0', sizeof config->transport)
+        || !memchr(config->tls_cert, '\0', sizeof config->tls_cert)
+        || !memchr(config->tls_key, '\0', sizeof config->tls_key)
+        || !memchr(config->tls_ca, '\0', sizeof config->tls_ca))
         return sb_nc_errf(err, errlen, EINVAL, "%.63s: a NETCONF setting is "
                           "not terminated", config->name);
-    if (!config->ssh_key[0] || !config->known_hosts[0])
+    bool tls = !strcmp(config->transport, "tls");
+    if (!tls && config->transport[0] && strcmp(config->transport, "ssh"))
+        return sb_nc_errf(err, errlen, EINVAL, "%s: unknown NETCONF transport "
+                          "'%s': write ssh or tls", config->name,
+                          config->transport);
+    if (tls && (!config->tls_cert[0] || !config->tls_key[0]
+                || !config->tls_ca[0]))
+        return sb_nc_errf(err, errlen, EINVAL, "%s: NETCONF over TLS needs a "
+                          "client certificate, its key and the CA that signs "
+                          "the devices (mutual authentication; the system's "
+                          "CAs are not trusted): set certificate, key and ca "
+                          "in southbound/netconf/tls (or the device's tls)",
+                          config->name);
+    if (!tls && (!config->ssh_key[0] || !config->known_hosts[0]))
         return sb_nc_errf(err, errlen, EINVAL, "%.63s: the netconf driver "
                           "needs an ssh-key and a known-hosts file (host "
                           "keys are pinned, never asked): set both in the "
@@ -891,12 +999,22 @@ sb_netconf_open(const struct sb_device_config *config,
         return sb_nc_errf(err, errlen, ENOMEM, "%.63s: out of memory",
                           config->name);
     d->config = *config;
+    d->tls = tls;
     bad = sb_nc_parse_address(d, config->address);
     if (bad) {
         free(d);
         return sb_nc_errf(err, errlen, EINVAL, "%.63s: NETCONF address '%s' "
-                          "%s: write USER@HOST:PORT", config->name,
-                          config->address, bad);
+                          "%s: write %s", config->name, config->address, bad,
+                          tls ? "HOST:PORT" : "USER@HOST:PORT");
+    }
+    if (tls) {
+        char e[400];
+        int r = sb_nc_tls_ctx(config->tls_cert, config->tls_key,
+                              config->tls_ca, &d->ssl_ctx, e, sizeof e);
+        if (r) {
+            free(d);
+            return sb_nc_errf(err, errlen, r, "%s: %s", config->name, e);
+        }
     }
     d->timeout_ms = config->timeout_ms > 0 ? config->timeout_ms
                                            : SB_NC_DEFAULT_TIMEOUT_MS;

@@ -12,7 +12,8 @@
  *
  * Several commands run on one open device (one session).  The NETCONF
  * settings come from the environment: SB_KEY, SB_KNOWN_HOSTS,
- * SB_SCHEMA_PATH, SB_TIMEOUT_MS.  Exit: 0 done; 1 a command failed (one
+ * SB_SCHEMA_PATH, SB_TIMEOUT_MS, and over TLS SB_TRANSPORT=tls,
+ * SB_TLS_CERT, SB_TLS_KEY, SB_TLS_CA.  Exit: 0 done; 1 a command failed (one
  * line on stderr: "sbctl: ERRNO-NAME: the driver's message"); 2 usage.
  */
 #include <errno.h>
@@ -83,6 +84,10 @@ main(int argc, char **argv)
     env_copy(cfg.ssh_key, sizeof cfg.ssh_key, "SB_KEY");
     env_copy(cfg.known_hosts, sizeof cfg.known_hosts, "SB_KNOWN_HOSTS");
     env_copy(cfg.schema_path, sizeof cfg.schema_path, "SB_SCHEMA_PATH");
+    env_copy(cfg.transport, sizeof cfg.transport, "SB_TRANSPORT");
+    env_copy(cfg.tls_cert, sizeof cfg.tls_cert, "SB_TLS_CERT");
+    env_copy(cfg.tls_key, sizeof cfg.tls_key, "SB_TLS_KEY");
+    env_copy(cfg.tls_ca, sizeof cfg.tls_ca, "SB_TLS_CA");
     cfg.timeout_ms = getenv("SB_TIMEOUT_MS") ? atoi(getenv("SB_TIMEOUT_MS"))
                                              : 0;
     int e = cls->open(&cfg, &dev, err, sizeof err);

@@ -1,0 +1,297 @@
+/*
+ * sb_netconf_tls: TCP, the TLS handshake and the device's identity for
+ * NETCONF over TLS (RFC 7589); see sb_netconf_tls.h for why the driver
+ * does this rather than libnetconf2.
+ *
+ * One detail of TLS 1.3 shapes sb_nc_tls_connect(): the client's
+ * handshake ends before the server has checked the client's
+ * certificate, so a device that refuses ours says so (an alert, or a
+ * closed connection) only on the first read.  The function therefore
+ * also waits for the device's first bytes (its <hello>, which a NETCONF
+ * server sends at once) with SSL_peek(), which leaves them for
+ * libnetconf2 to read: a refusal becomes a clear EACCES here instead of
+ * a vague failure inside nc_connect_libssl().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+
+#include "southbound/sb_netconf_tls.h"
+
+static int
+sb_nct_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return ret;
+}
+
+/* OpenSSL's most recent reason on this thread, or 'dflt'. */
+static const char *
+sb_nct_reason(const char *dflt)
+{
+    unsigned long e = ERR_peek_last_error();
+    const char *r = e ? ERR_reason_error_string(e) : NULL;
+    return r ? r : dflt;
+}
+
+int
+sb_nc_tls_ctx(const char *cert, const char *key, const char *ca,
+              SSL_CTX **out, char *err, size_t errlen)
+{
+    SSL_CTX *ctx;
+    int ret = 0;
+
+    *out = NULL;
+    ERR_clear_error();
+    ctx = SSL_CTX_new(TLS_client_method());
+    if (!ctx)
+        return sb_nct_errf(err, errlen, ENOMEM, "cannot make a TLS "
+                           "context: %s", sb_nct_reason("out of memory"));
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    if (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1)
+        ret = sb_nct_errf(err, errlen, EINVAL, "cannot use the client "
+                          "certificate %s (%s): give a PEM certificate "
+                          "chain in southbound/netconf/tls/certificate",
+                          cert, sb_nct_reason("unreadable"));
+    else if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1)
+        ret = sb_nct_errf(err, errlen, EINVAL, "cannot use the client key "
+                          "%s (%s): give the PEM private key in "
+                          "southbound/netconf/tls/key", key,
+                          sb_nct_reason("unreadable"));
+    else if (SSL_CTX_check_private_key(ctx) != 1)
+        ret = sb_nct_errf(err, errlen, EINVAL, "the key %s is not the "
+                          "private key of the certificate %s: give the "
+                          "matching pair", key, cert);
+    else if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1)
+        ret = sb_nct_errf(err, errlen, EINVAL, "cannot use the CA file %s "
+                          "(%s): give the PEM certificate of the CA that "
+                          "signs the devices in southbound/netconf/tls/ca",
+                          ca, sb_nct_reason("unreadable"));
+    if (ret) {
+        SSL_CTX_free(ctx);
+        return ret;
+    }
+    *out = ctx;
+    return 0;
+}
+
+static long long
+sb_nct_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits until 'fd' is ready for 'events' or the deadline passes: 1
+ * ready, 0 deadline, -1 error (errno). */
+static int
+sb_nct_wait(int fd, short events, long long deadline)
+{
+    for (;;) {
+        long long left = deadline - sb_nct_now_ms();
+        if (left <= 0)
+            return 0;
+        struct pollfd p = { .fd = fd, .events = events };
+        int r = poll(&p, 1, (int) left);
+        if (r > 0)
+            return 1;
+        if (r < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
+/* A non-blocking TCP connection to HOST:PORT or -1 and err. */
+static int
+sb_nct_tcp(const char *host, uint16_t port, long long deadline, int *ret,
+           char *err, size_t errlen)
+{
+    struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+                              .ai_flags = AI_NUMERICSERV }, *res, *ai;
+    char service[8];
+    int fd = -1, e = ECONNREFUSED, gai;
+
+    snprintf(service, sizeof service, "%u", (unsigned) port);
+    gai = getaddrinfo(host, service, &hints, &res);
+    if (gai) {
+        *ret = sb_nct_errf(err, errlen, EHOSTUNREACH, "cannot resolve %s "
+                           "(%s): check the address", host,
+                           gai_strerror(gai));
+        return -1;
+    }
+    for (ai = res; ai; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                    0);
+        if (fd < 0) {
+            e = errno;
+            continue;
+        }
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+            break;
+        if (errno == EINPROGRESS) {
+            int w = sb_nct_wait(fd, POLLOUT, deadline);
+            socklen_t len = sizeof e;
+            if (w == 0)
+                e = ETIMEDOUT;
+            else if (w < 0)
+                e = errno;
+            else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) == 0
+                     && e == 0)
+                break;
+        } else
+            e = errno;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        *ret = sb_nct_errf(err, errlen, e == ETIMEDOUT ? ETIMEDOUT
+                           : EHOSTUNREACH, "cannot connect to %s:%u (%s): "
+                           "is the device up and listening for NETCONF over "
+                           "TLS there?", host, (unsigned) port, strerror(e));
+        return -1;
+    }
+    int one = 1;
+    /* Small RPCs each waiting for a reply: no Nagle (as for SSH). */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+/* The line for a TLS step that failed with SSL_get_error() 'e'. */
+static int
+sb_nct_failed(SSL *ssl, int e, bool handshake, const char *name,
+              const char *host, uint16_t port, const char *ca, char *err,
+              size_t errlen)
+{
+    long v = SSL_get_verify_result(ssl);
+    const char *step = handshake ? "TLS handshake" : "TLS session";
+
+    if (handshake && v == X509_V_ERR_HOSTNAME_MISMATCH)
+        return sb_nct_errf(err, errlen, EACCES, "%s with %s:%u failed: the "
+                           "device's certificate does not name '%s': give "
+                           "the device a certificate for its name (a DNS "
+                           "subject alternative name) signed by the CA in "
+                           "southbound/netconf/tls/ca", step, host,
+                           (unsigned) port, name);
+    if (handshake && v != X509_V_OK)
+        return sb_nct_errf(err, errlen, EACCES, "%s with %s:%u failed: "
+                           "certificate verify failed (%s): give the CA that "
+                           "signed the device's certificate in "
+                           "southbound/netconf/tls/ca (now %s)", step, host,
+                           (unsigned) port, X509_verify_cert_error_string(v),
+                           ca);
+    if (e == SSL_ERROR_SSL) {
+        const char *r = sb_nct_reason("protocol error");
+        if (strstr(r, "alert"))
+            /* The device's alert: under TLS 1.3 this is how a refused
+             * client certificate arrives ("certificate required",
+             * "unknown ca", "bad certificate", ...). */
+            return sb_nct_errf(err, errlen, EACCES, "%s with %s:%u failed: "
+                               "the device refused us (%s): give a client "
+                               "certificate and key signed by a CA the "
+                               "device trusts in southbound/netconf/tls",
+                               step, host, (unsigned) port, r);
+        return sb_nct_errf(err, errlen, EHOSTUNREACH, "%s with %s:%u failed: "
+                           "%s: is it a NETCONF over TLS server?", step, host,
+                           (unsigned) port, r);
+    }
+    if (!handshake)
+        /* A closed connection after a good handshake: a device that
+         * maps no user to our certificate closes without an alert. */
+        return sb_nct_errf(err, errlen, EACCES, "%s with %s:%u closed before "
+                           "the device's NETCONF hello: the device does not "
+                           "accept our client certificate (no user for it): "
+                           "give one it trusts and maps to a user in "
+                           "southbound/netconf/tls", step, host,
+                           (unsigned) port);
+    return sb_nct_errf(err, errlen, EHOSTUNREACH, "%s with %s:%u failed: the "
+                       "connection closed (%s): is it a NETCONF over TLS "
+                       "server?", step, host, (unsigned) port,
+                       errno ? strerror(errno) : "end of file");
+}
+
+int
+sb_nc_tls_connect(SSL_CTX *ctx, const char *name, const char *host,
+                  uint16_t port, int timeout_ms, const char *ca, SSL **out,
+                  char *err, size_t errlen)
+{
+    long long deadline = sb_nct_now_ms() + timeout_ms;
+    SSL *ssl = NULL;
+    int ret = 0, fd, r, e;
+    bool handshake = true;
+
+    *out = NULL;
+    fd = sb_nct_tcp(host, port, deadline, &ret, err, errlen);
+    if (fd < 0)
+        return ret;
+    ERR_clear_error();
+    ssl = SSL_new(ctx);
+    if (!ssl || SSL_set_fd(ssl, fd) != 1) {
+        ret = sb_nct_errf(err, errlen, ENOMEM, "cannot make a TLS session: "
+                          "%s", sb_nct_reason("out of memory"));
+        goto fail;
+    }
+    /* The device's name, checked against its certificate; also sent as
+     * SNI so that a device with several certificates can choose. */
+    if (SSL_set1_host(ssl, name) != 1
+        || SSL_set_tlsext_host_name(ssl, name) != 1) {
+        ret = sb_nct_errf(err, errlen, EINVAL, "the device name '%s' cannot "
+                          "be checked against a certificate", name);
+        goto fail;
+    }
+    for (;;) {
+        char c;
+        errno = 0;
+        ERR_clear_error();
+        r = handshake ? SSL_connect(ssl) : SSL_peek(ssl, &c, 1);
+        if (r == 1 && handshake) {
+            handshake = false;
+            continue;
+        }
+        if (r > 0)
+            break;
+        e = SSL_get_error(ssl, r);
+        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+            int w = sb_nct_wait(fd, e == SSL_ERROR_WANT_READ ? POLLIN
+                                                             : POLLOUT,
+                                deadline);
+            if (w > 0)
+                continue;
+            ret = sb_nct_errf(err, errlen, w == 0 ? ETIMEDOUT : EHOSTUNREACH,
+                              "%s from %s:%u within %d ms (device hung?): "
+                              "nothing sent; retry later", handshake
+                              ? "no TLS handshake" : "no NETCONF hello",
+                              host, (unsigned) port, timeout_ms);
+            goto fail;
+        }
+        ret = sb_nct_failed(ssl, e, handshake, name, host, port, ca, err,
+                            errlen);
+        goto fail;
+    }
+    *out = ssl;
+    return 0;
+
+fail:
+    SSL_free(ssl);
+    close(fd);
+    return ret;
+}
