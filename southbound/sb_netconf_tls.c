@@ -206,9 +206,10 @@ sb_nct_failed(SSL *ssl, int e, bool handshake, const char *name,
              * client certificate arrives ("certificate required",
              * "unknown ca", "bad certificate", ...). */
             return sb_nct_errf(err, errlen, EACCES, "%s with %s:%u failed: "
-                               "the device refused us (%s): give a client "
-                               "certificate and key signed by a CA the "
-                               "device trusts in southbound/netconf/tls",
+                               "the device refused our client certificate "
+                               "(%s): give a certificate and key signed by "
+                               "a CA the device trusts in "
+                               "southbound/netconf/tls/certificate and key",
                                step, host, (unsigned) port, r);
         return sb_nct_errf(err, errlen, EHOSTUNREACH, "%s with %s:%u failed: "
                            "%s: is it a NETCONF over TLS server?", step, host,
