@@ -54,6 +54,40 @@ lr_yang_config_path(const struct lyd_node *parent, const char *name,
                                   err, errlen);
 }
 
+/* The netconf TLS files of 'parent' (netconf or a device) over 'd':
+ * those present replace d's. */
+static int
+lr_yang_config_tls(const struct lyd_node *parent, const char *dir,
+                   const char *file, struct sb_device_config *d, char *err,
+                   size_t errlen)
+{
+    const struct lyd_node *tls = parent ? lr_yang_child(parent,
+                                                        LR_YANG_LRCFG, "tls")
+                                        : NULL;
+    char cert[sizeof d->tls_cert], key[sizeof d->tls_key];
+    char ca[sizeof d->tls_ca];
+    int ret;
+
+    if ((ret = lr_yang_config_path(tls, "certificate", dir, cert,
+                                   sizeof cert, file, err, errlen))
+        || (ret = lr_yang_config_path(tls, "key", dir, key, sizeof key, file,
+                                      err, errlen))
+        || (ret = lr_yang_config_path(tls, "ca", dir, ca, sizeof ca, file,
+                                      err, errlen)))
+        return ret;
+    if (cert[0])
+        memcpy(d->tls_cert, cert, sizeof cert);
+    if (key[0])
+        memcpy(d->tls_key, key, sizeof key);
+    if (ca[0])
+        memcpy(d->tls_ca, ca, sizeof ca);
+    const char *t = parent ? lr_yang_leaf(parent, LR_YANG_LRCFG, "transport")
+                           : NULL;
+    if (t)
+        snprintf(d->transport, sizeof d->transport, "%s", t);
+    return 0;
+}
+
 static int
 lr_yang_config_fill(const struct lyd_node *top, const char *dir,
                     const char *file, struct lr_config *c, char *err,
@@ -138,6 +172,8 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
                                       nc.known_hosts, sizeof nc.known_hosts,
                                       file, err, errlen)))
         return ret;
+    if ((ret = lr_yang_config_tls(ncn, dir, file, &nc, err, errlen)))
+        return ret;
     lr_yang_config_str(ncn, "schema-path", nc.schema_path,
                        sizeof nc.schema_path);
     const char *tmo = lr_yang_leaf(ncn, LR_YANG_LRCFG, "timeout-ms");
@@ -172,7 +208,8 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
             || (ret = lr_yang_config_path(n, "known-hosts", dir, known,
                                           sizeof known, file, err, errlen))
             || (ret = lr_yang_config_path(n, "ca-file", dir, ca, sizeof ca,
-                                          file, err, errlen)))
+                                          file, err, errlen))
+            || (ret = lr_yang_config_tls(n, dir, file, d, err, errlen)))
             return ret;
         if (key[0])
             memcpy(d->ssh_key, key, sizeof key);

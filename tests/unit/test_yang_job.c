@@ -1034,6 +1034,71 @@ test_config_terminal_bad(void)
     }
 }
 
+/* NETCONF over TLS: the family's transport and files, a device that
+ * overrides the transport and one file, one that stays on SSH, and an
+ * unknown transport refused by the schema. */
+static void
+test_config_netconf_tls(void)
+{
+    static const char text[] =
+        "{\"lightrail-config:lightraild\":{"
+        "\"listen\":{\"tls\":false},"
+        "\"state-dir\":\"/var/lib/lightrail\","
+        "\"topology-file\":\"t.json\",\"cluster-file\":\"c.json\","
+        "\"southbound\":{\"default-driver\":\"netconf\","
+        "\"netconf\":{\"transport\":\"tls\",\"tls\":{"
+        "\"certificate\":\"tls/ctl.pem\",\"key\":\"tls/ctl.key\","
+        "\"ca\":\"/etc/roadm-ca.pem\"}},"
+        "\"device\":[{\"name\":\"r1\",\"address\":\"192.0.2.1\"},"
+        "{\"name\":\"r2\",\"address\":\"192.0.2.2:7000\","
+        "\"tls\":{\"ca\":\"r2ca.pem\"}},"
+        "{\"name\":\"r3\",\"address\":\"u@192.0.2.3\",\"transport\":\"ssh\","
+        "\"ssh-key\":\"id\",\"known-hosts\":\"kh\"}]}}}";
+    static struct lr_config c;
+    char dir[] = "/tmp/lr-config-XXXXXX", want[512], err[1024];
+    int rc = load_config_text(dir, text, &c, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL_FATAL(c.n_devices, 3);
+    CU_ASSERT_STRING_EQUAL(c.devices[0].transport, "tls");
+    snprintf(want, sizeof want, "%s/tls/ctl.pem", dir);
+    CU_ASSERT_STRING_EQUAL(c.devices[0].tls_cert, want);
+    snprintf(want, sizeof want, "%s/tls/ctl.key", dir);
+    CU_ASSERT_STRING_EQUAL(c.devices[0].tls_key, want);
+    CU_ASSERT_STRING_EQUAL(c.devices[0].tls_ca, "/etc/roadm-ca.pem");
+    CU_ASSERT_STRING_EQUAL(c.devices[1].transport, "tls");
+    snprintf(want, sizeof want, "%s/r2ca.pem", dir);
+    CU_ASSERT_STRING_EQUAL(c.devices[1].tls_ca, want);
+    snprintf(want, sizeof want, "%s/tls/ctl.pem", dir);
+    CU_ASSERT_STRING_EQUAL(c.devices[1].tls_cert, want);
+    CU_ASSERT_STRING_EQUAL(c.devices[2].transport, "ssh");
+    snprintf(want, sizeof want, "%s/id", dir);
+    CU_ASSERT_STRING_EQUAL(c.devices[2].ssh_key, want);
+
+    /* Without the netconf container, the transport is SSH. */
+    static const char plain[] =
+        "{\"lightrail-config:lightraild\":{\"listen\":{\"tls\":false},"
+        "\"state-dir\":\"s\",\"topology-file\":\"t.json\","
+        "\"cluster-file\":\"c.json\",\"southbound\":{\"device\":["
+        "{\"name\":\"r1\",\"driver\":\"netconf\",\"address\":\"u@h\"}]}}}";
+    static struct lr_config p;
+    char dir2[] = "/tmp/lr-config-XXXXXX";
+    CU_ASSERT_EQUAL_FATAL(load_config_text(dir2, plain, &p, err, sizeof err),
+                          0);
+    CU_ASSERT_STRING_EQUAL(p.devices[0].transport, "ssh");
+
+    static const char bad[] =
+        "{\"lightrail-config:lightraild\":{\"listen\":{\"tls\":false},"
+        "\"state-dir\":\"s\",\"topology-file\":\"t.json\","
+        "\"cluster-file\":\"c.json\",\"southbound\":{\"netconf\":"
+        "{\"transport\":\"quic\"}}}}";
+    static struct lr_config b;
+    char dir3[] = "/tmp/lr-config-XXXXXX";
+    CU_ASSERT_NOT_EQUAL(load_config_text(dir3, bad, &b, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "quic"));
+}
+
 static void
 test_config_bad(void)
 {
@@ -1177,6 +1242,7 @@ static CU_TestInfo tests[] = {
     { "config: every leaf", test_config_full },
     { "config: southbound settings", test_config_southbound },
     { "config: bad terminals", test_config_terminal_bad },
+    { "config: netconf over TLS", test_config_netconf_tls },
     { "config: bad files", test_config_bad },
     { "config: foreign data", test_config_foreign },
     { "config: long address", test_config_long_address },
