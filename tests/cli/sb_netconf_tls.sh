@@ -1,0 +1,353 @@
+#!/bin/sh
+# The netconf driver over TLS with mutual certificates (RFC 7589), against
+# tests/unit/nc_tls_peer, a NETCONF-over-TLS ROADM test double on
+# libnetconf2's server (netconfd has no TLS), one process per ROADM on
+# 127.0.0.1, stopped by PID.  Certificates are made here with openssl
+# (agentlib.sh's mk_ca and mk_cert): CA "ca" signs the ROADMs (r1..r4,
+# each certificate naming its ROADM) and the controller ("lightraild");
+# CA "other" signs an impostor ROADM and an impostor controller.  What a
+# peer holds is read independently of the driver, from the datastore
+# file it rewrites after every change (--dump).
+#
+#   1. the driver (sbctl) applies, reads back and deletes media channels;
+#   2. a schema-violating edit is refused with the device's words and
+#      changes nothing;
+#   3. a device certificate from another CA, or one that does not name
+#      the device, is refused with a clear error (EACCES);
+#   4. a controller certificate from a CA the device does not trust, and
+#      no certificate at all, are refused by the device;
+#   5. a peer killed and restarted: the next read is made on a new
+#      session;
+#   6. a hung peer (SIGSTOP): ETIMEDOUT, for a new connection and for an
+#      edit on a live session;
+#   7. lightraild on four TLS peers (tests/data/netconf/line4.json):
+#      a job's lightpaths are exactly what the peers hold, deleting it
+#      leaves nothing, lightrail-check agrees, a restart changes nothing,
+#      and lightraild refuses to start when the devices' certificates do
+#      not chain to its CA.
+# With LR_VALGRIND set (make check LR_VALGRIND=1), the driver's round
+# trips (1-4) run under valgrind's memcheck; a leak or error fails them.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "$srcdir/tests/cli/agentlib.sh"
+. "$srcdir/tests/cli/daemon.sh"
+PEER=${PEER:-./tests/unit/nc_tls_peer}
+SBCTL_BIN=${SBCTL:-./tests/cli/sbctl}
+PEER_PIDS=
+trap 'kill -9 $PID $PEER_PIDS 2>/dev/null; rm -rf "$tmp"' EXIT
+command -v openssl > /dev/null || { echo "skip: no openssl"; exit 77; }
+
+if [ -n "${LR_VALGRIND:-}" ]; then
+    VG="valgrind -q --error-exitcode=66 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite"
+else
+    VG=
+fi
+top=$(cd "$srcdir" && pwd)
+SCHEMA=$top/yang:/usr/share/yuma/modules/ietf:/usr/share/yuma/modules/yuma123:/usr/share/yuma/modules/netconfcentral
+P=$tmp/peers
+mkdir -p "$P"
+
+mk_ca ca && mk_ca other \
+    && mk_cert ca ctl lightraild && mk_cert other ctl_other lightraild \
+    && mk_cert other r1_other r1 \
+    || { echo "FAIL: openssl cannot make the certificates"; exit 99; }
+for r in r1 r2 r3 r4; do
+    mk_cert ca "$r" "$r" || { echo "FAIL: certificate of $r"; exit 99; }
+done
+
+# The driver's settings for sbctl (a generous timeout for valgrind and a
+# busy machine; the hang checks set their own).
+export SB_TRANSPORT=tls SB_TLS_CERT=$C/ctl.pem SB_TLS_KEY=$C/ctl.key \
+    SB_TLS_CA=$C/ca.pem SB_SCHEMA_PATH=$SCHEMA SB_TIMEOUT_MS=5000
+sbctl() { $VG "$SBCTL_BIN" "$@"; }
+
+# start_peer NAME [PORT [CERT]]: a peer with certificate $C/CERT.pem
+# (default NAME's) on PORT (default: any free one); sets NAME's port in
+# $P/NAME.port, its PID in $P/NAME.pid and PEER_PIDS.
+start_peer() {
+    rm -f "$P/$1.port"
+    $PEER --cert "$C/${3:-$1}.pem" --key "$C/${3:-$1}.key" --ca "$C/ca.pem" \
+        --schema-path "$SCHEMA" --port "${2:-0}" --port-file "$P/$1.port" \
+        --dump "$P/$1.json" > /dev/null 2>> "$P/$1.log" &
+    echo $! > "$P/$1.pid"
+    PEER_PIDS="$PEER_PIDS $!"
+    await_file "$P/$1.port" $! "$P/$1.log" "peer $1" 200
+}
+port() { cat "$P/$1.port"; }
+pid() { cat "$P/$1.pid"; }
+addr() { echo "127.0.0.1:$(port "$1")"; }
+kill_peer() { kill -9 "$(pid "$1")" 2>/dev/null; wait "$(pid "$1")" 2>/dev/null; }
+
+# held NAME...: what the peers hold, from their own datastore files, one
+# line per media channel: DEVICE NAME IN OUT LOWER-MHZ UPPER-MHZ STATE.
+held() {
+    for r in "$@"; do
+        /usr/bin/python3 - "$r" "$P/$r.json" <<'PY'
+import json, sys
+dev, path = sys.argv[1], sys.argv[2]
+doc = json.load(open(path))
+chans = doc.get("lightrail-roadm:roadm", {}).get("media-channels", {}).get("channel", [])
+for c in chans:
+    print(dev, c["name"], c.get("in-port", "-"), c.get("out-port", "-"),
+          c["lower-frequency"], c["upper-frequency"], c.get("admin-state", "enabled"))
+PY
+    done | sort
+}
+
+start_peer r1 || { notok "peer r1 did not start"; lr_summary; exit 1; }
+
+# 1. Apply, read back, delete.
+sbctl netconf r1 "$(addr r1)" add j1/lp1 - r1-r2 0 4 -- add j1/lp2 r0-r1 r1-r2 -8 2 -- read > "$tmp/out" 2> "$tmp/err"
+rc=$?
+printf 'j1/lp1 - r1-r2 0 4 enabled\nj1/lp2 r0-r1 r1-r2 -8 2 enabled\n' > "$tmp/want"
+if [ $rc -eq 0 ] && cmp -s "$tmp/want" "$tmp/out"; then
+    ok "two media channels applied over TLS and read back through the driver"
+else
+    notok "apply/read over TLS: rc $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+held r1 > "$tmp/held"
+printf 'r1 j1/lp1 - r1-r2 193075000 193125000 enabled\nr1 j1/lp2 r0-r1 r1-r2 193037500 193062500 enabled\n' > "$tmp/want"
+cmp -s "$tmp/want" "$tmp/held" && ok "the peer's own datastore holds exactly those two channels" \
+    || notok "peer r1 holds: $(cat "$tmp/held")"
+sbctl netconf r1 "$(addr r1)" del j1/lp1 -- read > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(cat "$tmp/out")" = "j1/lp2 r0-r1 r1-r2 -8 2 enabled" ] \
+   && [ "$(held r1 | cut -d' ' -f2)" = "j1/lp2" ]; then
+    ok "a deleted channel is gone from the driver's reading and the peer's datastore"
+else
+    notok "delete over TLS: rc $rc, $(cat "$tmp/out" "$tmp/err"), peer: $(held r1)"
+fi
+
+# 2. A schema-violating edit: the device's words, nothing changed.
+held r1 > "$tmp/before"
+sbctl netconf r1 "$(addr r1)" add bad/lp1 r1-r2 r2-r3 0 0 > /dev/null 2> "$tmp/err"
+rc=$?
+held r1 > "$tmp/after"
+if [ $rc -eq 1 ] && grep -q "EPROTO: r1: the device refused the edit (operation-failed, lrroadm-frequency-order at /lightrail-roadm:roadm/media-channels/channel\[index='[0-9]*'\]): the upper frequency must be above the lower frequency: give the channel a width of at least 12.5 GHz; nothing applied" "$tmp/err" \
+   && cmp -s "$tmp/before" "$tmp/after"; then
+    ok "a zero-width channel is refused by the device's must, nothing changed"
+else
+    notok "zero-width channel: rc $rc, $(cat "$tmp/err"), changed: $(diff "$tmp/before" "$tmp/after")"
+fi
+sbctl netconf r1 "$(addr r1)" add bad/lp2 "not a port" - 0 4 > /dev/null 2> "$tmp/err"
+rc=$?
+held r1 > "$tmp/after"
+if [ $rc -eq 1 ] && grep -q 'EPROTO: r1: the device refused the edit (invalid-value at .*in-port): .*pattern.*; nothing applied' "$tmp/err" \
+   && cmp -s "$tmp/before" "$tmp/after"; then
+    ok "a port name with spaces is refused by the device's pattern, nothing changed"
+else
+    notok "port with spaces: rc $rc, $(cat "$tmp/err"), changed: $(diff "$tmp/before" "$tmp/after")"
+fi
+
+# 3. The device's certificate: from another CA, or not naming the device.
+start_peer impostor 0 r1_other || notok "peer impostor did not start"
+sbctl netconf r1 "$(addr impostor)" read > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$tmp/out" ] \
+   && grep -q "EACCES: r1: TLS handshake with $(addr impostor) failed: certificate verify failed ([a-z ]*certificate[a-z ]*): give the CA that signed the device's certificate in southbound/netconf/tls/ca (now $C/ca.pem)" "$tmp/err"; then
+    ok "a device certificate from another CA is refused: $(cat "$tmp/err")"
+else
+    notok "device certificate from another CA: rc $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+kill_peer impostor
+sbctl netconf r2 "$(addr r1)" read > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "EACCES: r2: TLS handshake with $(addr r1) failed: the device's certificate does not name 'r2'" "$tmp/err"; then
+    ok "a certificate that names another device is refused"
+else
+    notok "certificate of another device: rc $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+
+# 4. Our certificate: from a CA the device does not trust, or none.
+SB_TLS_CERT=$C/ctl_other.pem SB_TLS_KEY=$C/ctl_other.key sbctl netconf r1 "$(addr r1)" read > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$tmp/out" ] \
+   && grep -q "EACCES: r1: TLS session with $(addr r1) failed: the device refused our client certificate (tlsv1 alert unknown ca): give a certificate and key signed by a CA the device trusts in southbound/netconf/tls/certificate and key" "$tmp/err"; then
+    ok "the device refuses a controller certificate from another CA, and the driver says so"
+else
+    notok "client certificate from another CA: rc $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+SB_TLS_CERT= sbctl netconf r1 "$(addr r1)" read > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "EINVAL: r1: NETCONF over TLS needs a client certificate, its key and the CA that signs the devices" "$tmp/err"; then
+    ok "the driver will not connect without a client certificate"
+else
+    notok "no client certificate: rc $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+# ... and the device refuses a client without one (openssl s_client).
+sleep 1 | openssl s_client -connect "$(addr r1)" -CAfile "$C/ca.pem" -quiet > "$tmp/out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q "alert certificate required" "$tmp/out" && ! grep -q "<hello" "$tmp/out"; then
+    ok "the device refuses a client without a certificate (certificate required, no hello)"
+else
+    notok "client without certificate: rc $rc, $(cat "$tmp/out")"
+fi
+held r1 > "$tmp/after"
+cmp -s "$tmp/before" "$tmp/after" && ok "the refused clients changed nothing on the device" \
+    || notok "refused clients changed r1: $(diff "$tmp/before" "$tmp/after")"
+
+# 5. The peer dies and comes back on the same port: the driver's next
+# read is made on a new session (one sbctl, one device handle).
+"$SBCTL_BIN" netconf r1 "$(addr r1)" read -- sleep 3000 -- read -- add j2/lp1 - r1-r2 16 4 -- read > "$tmp/out" 2> "$tmp/err" &
+SB=$!
+sleep 1
+R1PORT=$(port r1)
+kill_peer r1
+start_peer r1 "$R1PORT" || notok "peer r1 did not restart on port $R1PORT"
+wait $SB
+rc=$?
+# Before: j1/lp2; after the restart the new peer is empty, then j2/lp1.
+printf 'j1/lp2 r0-r1 r1-r2 -8 2 enabled\nj2/lp1 - r1-r2 16 4 enabled\n' > "$tmp/want"
+if [ $rc -eq 0 ] && cmp -s "$tmp/want" "$tmp/out" \
+   && [ "$(held r1 | cut -d' ' -f2)" = "j2/lp1" ]; then
+    ok "after the peer was killed and restarted, the driver re-made its session and applied on it"
+else
+    notok "peer restart: rc $rc, $(cat "$tmp/out" "$tmp/err"), peer: $(held r1)"
+fi
+
+# 6. A hung peer (SIGSTOP).  A new connection: no TLS handshake within
+# the connection timeout.  A live session: the edit's reply never comes
+# (the outcome is unknown).
+kill -STOP "$(pid r1)"
+SB_TIMEOUT_MS=300 "$SBCTL_BIN" netconf r1 "$(addr r1)" read > "$tmp/out" 2> "$tmp/err"
+rc=$?
+kill -CONT "$(pid r1)"
+if [ $rc -eq 1 ] && grep -q "ETIMEDOUT: r1: no TLS handshake from $(addr r1) within [0-9]* ms (device hung?)" "$tmp/err"; then
+    ok "a hung peer times out at connection: $(cat "$tmp/err")"
+else
+    notok "hung peer at connection: rc $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+SB_TIMEOUT_MS=300 "$SBCTL_BIN" netconf r1 "$(addr r1)" read -- sleep 1500 -- add j3/lp1 - r1-r2 32 4 > "$tmp/out" 2> "$tmp/err" &
+SB=$!
+sleep 0.7
+kill -STOP "$(pid r1)"
+wait $SB
+rc=$?
+kill -CONT "$(pid r1)"
+if [ $rc -eq 1 ] && grep -q "ETIMEDOUT: r1: no reply from $(addr r1) within 300 ms: the outcome is unknown; read the device back" "$tmp/err"; then
+    ok "an edit on a live session to a hung peer is ETIMEDOUT, outcome unknown"
+else
+    notok "hung peer on a live session: rc $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+"$SBCTL_BIN" netconf r1 "$(addr r1)" read > "$tmp/out" 2> "$tmp/err" \
+    && ok "the peer answers again after SIGCONT" \
+    || notok "after SIGCONT: $(cat "$tmp/err")"
+kill_peer r1
+
+# 7. lightraild on four TLS peers.
+for r in r1 r2 r3 r4; do
+    start_peer "$r" || notok "peer $r did not start"
+done
+{
+    cat <<CFG
+{
+  "lightrail-config:lightraild": {
+    "listen": { "address": "127.0.0.1", "port": 0, "tls": true,
+                "certificate": "tls/cert.pem", "key": "tls/key.pem" },
+    "token": [ { "name": "test", "secret": "$TOKEN" } ],
+    "state-dir": "state",
+    "topology-file": "$top/tests/data/netconf/line4.json",
+    "cluster-file": "$top/tests/data/netconf/line4-cluster.json",
+    "southbound": {
+      "default-driver": "netconf",
+      "netconf": { "transport": "tls",
+                   "tls": { "certificate": "$C/ctl.pem", "key": "$C/ctl.key",
+                            "ca": "$C/ca.pem" },
+                   "schema-path": "$SCHEMA", "timeout-ms": 5000 },
+      "device": [
+CFG
+    sep=
+    for r in r1 r2 r3 r4; do
+        printf '%s        { "name": "%s", "address": "%s" }' "$sep" "$r" "$(addr "$r")"
+        sep=",
+"
+    done
+    printf '\n      ]\n    }\n  }\n}\n'
+} > "$D/lightraild.json"
+
+# The media channels the store's active jobs imply, in held()'s format.
+expected() {
+    api GET "$JOBS"
+    /usr/bin/python3 - "$tmp/body" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = []
+for j in doc.get("lightrail-job:jobs", {}).get("job", []):
+    st = j.get("state", {})
+    if st.get("phase") != "active":
+        continue
+    for lp in st.get("lightpath", []):
+        nodes, links = lp["node"], lp["link"]
+        n, m = int(lp["n"]), int(lp["m"])
+        lo = 193100000 + n * 6250 - m * 6250
+        hi = 193100000 + n * 6250 + m * 6250
+        for h, dev in enumerate(nodes):
+            rows.append("%s %s/lp%s %s %s %d %d enabled" % (
+                dev, j["name"], lp["index"],
+                links[h - 1] if h > 0 else "-",
+                links[h] if h < len(links) else "-", lo, hi))
+for r in sorted(rows):
+    print(r)
+PY
+}
+phase() { sed -n 's/.*"phase": "\([a-z]*\)".*/\1/p' "$tmp/body" | head -n 1; }
+
+if start_daemon; then
+    printf '{"lightrail-job:job":[{"name":"j1","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":10,"max":10}}]}\n' > "$tmp/j1.json"
+    api POST "$JOBS" "$tmp/j1.json"
+    [ "$STATUS" = 201 ] && [ "$(phase)" = active ] && ok "lightraild: j1 active on four TLS ROADMs" \
+        || notok "lightraild j1: $STATUS $(cat "$tmp/body")"
+    expected > "$tmp/want"
+    held r1 r2 r3 r4 > "$tmp/held"
+    if [ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/held"; then
+        ok "the peers hold exactly the store's $(wc -l < "$tmp/want") media channels"
+    else
+        notok "peers differ from the store: want: $(cat "$tmp/want") | held: $(cat "$tmp/held")"
+    fi
+    # lightrail-check opens the store: the daemon must not hold it.
+    stop_daemon
+    if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
+        ok "lightrail-check: store and TLS devices agree"
+    else
+        notok "lightrail-check: $(cat "$tmp/check")"
+    fi
+    start_daemon || notok "lightraild did not restart on TLS devices: $(cat "$D/log")"
+    held r1 r2 r3 r4 > "$tmp/held"
+    cmp -s "$tmp/want" "$tmp/held" && ok "a restarted lightraild leaves the peers as the store says" \
+        || notok "after a restart: want: $(cat "$tmp/want") | held: $(cat "$tmp/held")"
+    api DELETE "$JOBS/job=j1"
+    [ "$STATUS" = 204 ] && ok "lightraild: j1 deleted" || notok "DELETE j1: $STATUS $(cat "$tmp/body")"
+    held r1 r2 r3 r4 > "$tmp/held"
+    [ ! -s "$tmp/held" ] && ok "a deleted job leaves nothing on any TLS ROADM" \
+        || notok "left behind: $(cat "$tmp/held")"
+    stop_daemon
+else
+    notok "lightraild did not start on TLS devices: $(cat "$D/log")"
+fi
+
+# lightraild refuses to start when the devices' certificates do not chain
+# to its CA, and says which device and why.
+sed "s|\"ca\": \"$C/ca.pem\"|\"ca\": \"$C/other.pem\"|" "$D/lightraild.json" > "$D/wrong.json"
+$LIGHTRAILD --config "$D/wrong.json" --foreground 2> "$D/wrong.log" &
+WPID=$!
+i=0
+while kill -0 $WPID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $WPID 2>/dev/null; then
+    kill $WPID; wait $WPID
+    notok "lightraild started although the devices' certificates are from another CA"
+else
+    wait $WPID
+    rc=$?
+    if [ $rc -ne 0 ] && grep -q "r1: TLS handshake with $(addr r1) failed: certificate verify failed" "$D/wrong.log"; then
+        ok "lightraild refuses to start on devices its CA did not sign (exit $rc)"
+    else
+        notok "lightraild with another CA: exit $rc, $(cat "$D/wrong.log")"
+    fi
+fi
+
+for r in r1 r2 r3 r4; do kill "$(pid "$r")" 2>/dev/null; done
+for r in r1 r2 r3 r4; do
+    wait "$(pid "$r")"
+    [ $? -eq 0 ] || notok "peer $r did not stop cleanly on SIGTERM: $(cat "$P/$r.log")"
+done
+PEER_PIDS=
+lr_summary
