@@ -96,6 +96,7 @@
 #include <libssh/libssh.h>
 #include <libyang/libyang.h>
 #include <nc_client.h>
+#include <openssl/crypto.h>
 
 #include "southbound/sb_chtab.h"
 #include "southbound/sb_driver.h"
@@ -399,6 +400,11 @@ done:
         ly_ctx_destroy(ctx);
         ctx = NULL;
     }
+    /* This thread's OpenSSL state (its random generators, its error
+     * queue) goes now, before the caller learns the result: OpenSSL
+     * frees it at thread exit otherwise, and a program that exits as
+     * soon as it has the result would leave it behind. */
+    OPENSSL_thread_stop();
     pthread_mutex_lock(&a->mu);
     a->session = s;
     a->ctx = ctx;
