@@ -89,6 +89,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -332,7 +333,7 @@ sb_nc_hostkey(const char *hostname, ssh_session ssh, void *priv)
  * caller stops waiting; the <hello> itself and the schemas take the
  * rest. */
 static struct nc_session *
-sb_nc_connect_tls(struct sb_nc_attempt *a, struct ly_ctx *ctx)
+sb_nc_connect_tls(struct sb_nc_attempt *a, struct ly_ctx **ctx)
 {
     struct nc_session *s;
     SSL *ssl = NULL;
@@ -345,8 +346,17 @@ sb_nc_connect_tls(struct sb_nc_attempt *a, struct ly_ctx *ctx)
         snprintf(a->err, sizeof a->err, "%s", e);
         return NULL;
     }
+    if (ly_ctx_new(a->schema_path, 0, ctx)) {
+        int fd = SSL_get_fd(ssl);
+        SSL_free(ssl);
+        close(fd);
+        a->code = EINVAL;
+        snprintf(a->err, sizeof a->err, "cannot make a YANG context on the "
+                 "schema path %.150s: check schema-path", a->schema_path);
+        return NULL;
+    }
     /* libnetconf2 owns 'ssl' from here, also when it fails. */
-    s = nc_connect_libssl(ssl, ctx);
+    s = nc_connect_libssl(ssl, *ctx);
     if (!s) {
         a->code = EHOSTUNREACH;
         snprintf(a->err, sizeof a->err, "NETCONF over TLS with %.128s:%u "
@@ -372,13 +382,7 @@ sb_nc_connect_thread(void *arg)
      * fetched schemas into it; the context below has them all. */
     nc_client_set_schema_searchpath(NULL);
     if (a->ssl_ctx) {
-        if (ly_ctx_new(a->schema_path, 0, &ctx)) {
-            a->code = EINVAL;
-            snprintf(a->err, sizeof a->err, "cannot make a YANG context on "
-                     "the schema path %.150s: check schema-path",
-                     a->schema_path);
-        } else
-            s = sb_nc_connect_tls(a, ctx);
+        s = sb_nc_connect_tls(a, &ctx);
         goto done;
     }
     nc_client_ssh_set_username(a->user);

@@ -4,7 +4,8 @@
  * ROADMs programmed at once, one of them failing, each item all or
  * nothing and the others applied; one-at-a-time deletes that skip what
  * is gone; the netconf driver's refusals of a bad configuration, and its
- * answer for a device nobody listens on (a clear line, nothing hangs).
+ * answer for a device nobody listens on (a clear line, nothing hangs),
+ * over SSH and over TLS (tests/cli/sb_netconf_tls.sh has TLS devices).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include "southbound/sb_driver.h"
 #include "southbound/sb_parallel.h"
 #include "tests/lr_test.h"
+#include "tools/lightrail/lr_tls_selfsigned.h"
 
 static char dir[64];
 
@@ -202,10 +204,81 @@ test_netconf_unreachable(void)
     sb_netconf_class.close(d);
 }
 
+/* NETCONF over TLS: what open() refuses before any connection, and a
+ * device nobody listens on.  A self-signed certificate stands for our
+ * certificate and for the CA alike. */
+static void
+test_netconf_tls(void)
+{
+    char cert[128], key[128], e[512];
+    snprintf(cert, sizeof cert, "%s/tls.pem", dir);
+    snprintf(key, sizeof key, "%s/tls.key", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_tls_selfsigned(cert, key, e, sizeof e), 0);
+
+    static const struct {
+        const char *transport, *address, *cert, *key, *ca, *want;
+    } cases[] = {
+        { "quic", "127.0.0.1:6513", "C", "K", "C",
+          "unknown NETCONF transport 'quic': write ssh or tls" },
+        { "tls", "u@127.0.0.1:6513", "C", "K", "C",
+          "has a user, which NETCONF over TLS does not take" },
+        { "tls", "127.0.0.1:0", "C", "K", "C", "not a number from 1 to 65535" },
+        { "tls", "127.0.0.1", "", "K", "C",
+          "NETCONF over TLS needs a client certificate, its key and the CA" },
+        { "tls", "127.0.0.1", "C", "", "C", "needs a client certificate" },
+        { "tls", "127.0.0.1", "C", "K", "", "needs a client certificate" },
+        { "tls", "127.0.0.1", "/nonexistent.pem", "K", "C",
+          "cannot use the client certificate /nonexistent.pem" },
+        { "tls", "127.0.0.1", "C", "C", "C", "cannot use the client key" },
+        { "tls", "127.0.0.1", "C", "K", "K", "cannot use the CA file" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sb_device_config c = nc_config(cases[i].address, "", "");
+        struct sb_device *d = (struct sb_device *) &c;
+        char err[512] = "";
+#define LR_PICK(x) (!strcmp(x, "C") ? cert : !strcmp(x, "K") ? key : x)
+        snprintf(c.transport, sizeof c.transport, "%s", cases[i].transport);
+        snprintf(c.tls_cert, sizeof c.tls_cert, "%s", LR_PICK(cases[i].cert));
+        snprintf(c.tls_key, sizeof c.tls_key, "%s", LR_PICK(cases[i].key));
+        snprintf(c.tls_ca, sizeof c.tls_ca, "%s", LR_PICK(cases[i].ca));
+#undef LR_PICK
+        CU_ASSERT_EQUAL(sb_netconf_class.open(&c, &d, err, sizeof err),
+                        EINVAL);
+        CU_ASSERT_PTR_NULL(d);
+        if (!strstr(err, cases[i].want))
+            fprintf(stderr, "tls case %zu: '%s' lacks '%s'\n", i, err,
+                    cases[i].want);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].want));
+        CU_ASSERT_EQUAL(strncmp(err, "r9: ", 4), 0);
+    }
+
+    /* Nobody on port 1: open() succeeds (the device may come later);
+     * every call says so at once. */
+    struct sb_device_config c = nc_config("127.0.0.1:1", "", "");
+    struct sb_device *d = NULL;
+    struct sb_media_channel *m = NULL;
+    char err[512];
+    int n = -1;
+    snprintf(c.transport, sizeof c.transport, "tls");
+    snprintf(c.tls_cert, sizeof c.tls_cert, "%s", cert);
+    snprintf(c.tls_key, sizeof c.tls_key, "%s", key);
+    snprintf(c.tls_ca, sizeof c.tls_ca, "%s", cert);
+    CU_ASSERT_EQUAL_FATAL(sb_netconf_class.open(&c, &d, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sb_netconf_class.read(d, &m, &n, err, sizeof err),
+                    EHOSTUNREACH);
+    CU_ASSERT_PTR_NULL(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r9: cannot connect to 127.0.0.1:1 "
+                                       "(Connection refused): is the device "
+                                       "up and listening for NETCONF over "
+                                       "TLS there?"));
+    sb_netconf_class.close(d);
+}
+
 static CU_TestInfo tests[] = {
     { "parallel apply on dummies, one failing", test_parallel_dummies },
     { "netconf: bad configurations refused", test_netconf_bad_config },
     { "netconf: nobody listening", test_netconf_unreachable },
+    { "netconf over TLS: refusals, nobody listening", test_netconf_tls },
     CU_TEST_INFO_NULL,
 };
 
