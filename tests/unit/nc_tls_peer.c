@@ -14,7 +14,8 @@
  * (the one CA trusted; the client's common name becomes its user).
  * lightrail-roadm is loaded from --schema-path (with ietf-netconf).
  *
- * What it answers, one session at a time in one thread:
+ * What it answers, to any number of sessions, one request at a time
+ * (one thread):
  *   - get-config and get: the whole running datastore (a libyang tree;
  *     filters are ignored, which a subtree filter on roadm allows);
  *   - edit-config on running: merge, create, replace, delete and remove
@@ -28,6 +29,9 @@
  * --dump FILE gets the running datastore as RFC 7951 JSON after every
  * change (written to FILE.tmp, then renamed), so that tests can read it
  * independently of the driver.
+ *
+ * NC_PEER_DEBUG=1 in the environment: libnetconf2's messages and every
+ * edit on stderr.
  *
  * Hanging and dying are left to signals: SIGSTOP/SIGCONT, SIGKILL;
  * SIGTERM and SIGINT end it cleanly.  Exit: 0 after SIGTERM, 1 when it
