@@ -4,7 +4,7 @@
  * starts four netconfd devices behind an sshd on 127.0.0.1 and runs
  * this).
  *
- *   lr-bench-netconf [--runs N] [--batch N] NAME=USER@HOST:PORT...
+ *   lr-bench-netconf [--runs N] [--batch N] NAME=ADDRESS...
  *
  * The devices form one path; a lightpath is one media channel on each
  * (the first without an in-port, the last without an out-port), as
@@ -17,8 +17,12 @@
  *      parallel over the devices), then removed;
  *   3. the same B lightpaths in one edit-config per device.
  * Prints medians (and p90, min, max) in milliseconds, per lightpath.
- * NETCONF settings from SB_KEY, SB_KNOWN_HOSTS, SB_SCHEMA_PATH,
- * SB_TIMEOUT_MS as for the tests.  Exit 1 when a device refuses.
+ * Also the time each device's open() took (connection, hello, schemas,
+ * the first <get-config>).  NETCONF settings from SB_KEY,
+ * SB_KNOWN_HOSTS, SB_SCHEMA_PATH, SB_TIMEOUT_MS as for the tests, and
+ * over TLS SB_TRANSPORT=tls, SB_TLS_CERT, SB_TLS_KEY, SB_TLS_CA
+ * (tools/bench/netconf_tls.sh; addresses HOST:PORT).  Exit 1 when a
+ * device refuses.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,6 +36,7 @@
 #define MAX_DEV 16
 
 static struct sb_device *dev[MAX_DEV];
+static double open_ms[MAX_DEV];
 static char names[MAX_DEV][64];
 static int n_dev;
 
@@ -41,6 +46,13 @@ now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void
+env_copy(char *dst, size_t size, const char *name)
+{
+    const char *v = getenv(name);
+    snprintf(dst, size, "%s", v ? v : "");
 }
 
 static int
@@ -148,7 +160,14 @@ main(int argc, char **argv)
                  getenv("SB_SCHEMA_PATH") ? getenv("SB_SCHEMA_PATH") : "");
         cfg.timeout_ms = getenv("SB_TIMEOUT_MS") ? atoi(getenv("SB_TIMEOUT_MS"))
                                                  : 0;
-        if (sb_netconf_class.open(&cfg, &dev[n_dev], err, sizeof err)) {
+        env_copy(cfg.transport, sizeof cfg.transport, "SB_TRANSPORT");
+        env_copy(cfg.tls_cert, sizeof cfg.tls_cert, "SB_TLS_CERT");
+        env_copy(cfg.tls_key, sizeof cfg.tls_key, "SB_TLS_KEY");
+        env_copy(cfg.tls_ca, sizeof cfg.tls_ca, "SB_TLS_CA");
+        double t0 = now_ms();
+        int e = sb_netconf_class.open(&cfg, &dev[n_dev], err, sizeof err);
+        open_ms[n_dev] = now_ms() - t0;
+        if (e) {
             fprintf(stderr, "lr-bench-netconf: %s\n", err);
             rc = 1;
             goto cleanup;
@@ -226,8 +245,11 @@ main(int argc, char **argv)
     if (rc)
         goto done;
 
-    printf("%d NETCONF devices (netconfd behind sshd on 127.0.0.1), one "
-           "media channel each per lightpath; ms per lightpath\n\n", n_dev);
+    bool tls = getenv("SB_TRANSPORT") && !strcmp(getenv("SB_TRANSPORT"),
+                                                 "tls");
+    printf("%d NETCONF devices (%s on 127.0.0.1), one media channel each "
+           "per lightpath; ms per lightpath\n\n", n_dev, tls
+           ? "nc_tls_peer test doubles over TLS" : "netconfd behind sshd");
     printf("| what | median | p90 | min | max | samples |\n");
     printf("|---|---:|---:|---:|---:|---:|\n");
     row("add, serial", ser_add, runs, 1);
@@ -236,6 +258,7 @@ main(int argc, char **argv)
     row("delete, parallel", par_del, runs, 1);
     row("batch: add one after another, parallel", b_add, batch, 1);
     row("batch: delete one after another, parallel", b_del, batch, 1);
+    row("session set-up: open() of one device", open_ms, n_dev, 1);
     printf("\nbatch of %d one after another: %.1f ms to add them all "
            "(%.2f ms each), %.1f ms to delete them all\n", batch, tb1 - tb0,
            (tb1 - tb0) / batch, tb2 - tb1);
