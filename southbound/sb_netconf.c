@@ -76,7 +76,9 @@
  * Errors follow sb_driver.h: 0 or a positive errno, one line in err[]:
  * EPROTO the device refused (its rpc-error: tag, app-tag, path, message),
  * EEXIST/ENOENT as the dummy, EACCES a host key that is not the pinned
- * one, EHOSTUNREACH no session, ETIMEDOUT outcome unknown.
+ * one or a certificate refused by either side (TLS), EINVAL a TLS file
+ * that cannot be used, EHOSTUNREACH no session, ETIMEDOUT outcome
+ * unknown.
  * SB_NC_DEBUG=1 in the environment copies libnetconf2's messages to
  * stderr (a diagnostic for operators, off by default).
  */

@@ -219,10 +219,10 @@ sb_nct_failed(SSL *ssl, int e, bool handshake, const char *name,
         /* A closed connection after a good handshake: a device that
          * maps no user to our certificate closes without an alert. */
         return sb_nct_errf(err, errlen, EACCES, "%s with %s:%u closed before "
-                           "the device's NETCONF hello: the device does not "
-                           "accept our client certificate (no user for it): "
-                           "give one it trusts and maps to a user in "
-                           "southbound/netconf/tls", step, host,
+                           "the device's NETCONF hello: most likely the "
+                           "device does not accept our client certificate "
+                           "(no user for it): give one it trusts and maps "
+                           "to a user in southbound/netconf/tls", step, host,
                            (unsigned) port);
     return sb_nct_errf(err, errlen, EHOSTUNREACH, "%s with %s:%u failed: the "
                        "connection closed (%s): is it a NETCONF over TLS "
