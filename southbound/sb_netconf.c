@@ -328,6 +328,16 @@ sb_nc_hostkey(const char *hostname, ssh_session ssh, void *priv)
     return -1;
 }
 
+/* Frees a TLS session that libnetconf2 did not take, and its socket. */
+static void
+sb_nc_ssl_free(SSL *ssl)
+{
+    int fd = SSL_get_fd(ssl);
+    SSL_free(ssl);
+    if (fd >= 0)
+        close(fd);
+}
+
 /* The TLS half of sb_nc_connect_thread(): a session or NULL with
  * a->code and a->err.  The TCP connection, the handshake and the
  * device's first bytes take at most two thirds of the connection
@@ -349,17 +359,35 @@ sb_nc_connect_tls(struct sb_nc_attempt *a, struct ly_ctx **ctx)
         return NULL;
     }
     if (ly_ctx_new(a->schema_path, 0, ctx)) {
-        int fd = SSL_get_fd(ssl);
-        SSL_free(ssl);
-        close(fd);
+        sb_nc_ssl_free(ssl);
         a->code = EINVAL;
         snprintf(a->err, sizeof a->err, "cannot make a YANG context on the "
                  "schema path %.150s: check schema-path", a->schema_path);
         return NULL;
     }
-    /* libnetconf2 owns 'ssl' from here, also when it fails. */
+    /* Without ietf-netconf on the schema path libnetconf2 2.0.24 fails
+     * after the <hello>, in a state its cleanup cannot survive (it sends
+     * <close-session> on the session it has just taken apart): checked
+     * here first. */
+    char *file = NULL;
+    LYS_INFORMAT fmt;
+    if (lys_search_localfile(ly_ctx_get_searchdirs(*ctx), 0, "ietf-netconf",
+                             NULL, &file, &fmt) || !file) {
+        sb_nc_ssl_free(ssl);
+        a->code = EINVAL;
+        snprintf(a->err, sizeof a->err, "the schema path %.150s has no "
+                 "ietf-netconf module: add its directory (e.g. "
+                 "/usr/share/yuma/modules/ietf) to schema-path",
+                 a->schema_path);
+        return NULL;
+    }
+    free(file);
+    /* libnetconf2 owns 'ssl' when this succeeds; when it fails, 2.0.24
+     * leaves it to us (and would crash without the SSL_get_fd() of
+     * sb_netconf_tls.c). */
     s = nc_connect_libssl(ssl, *ctx);
     if (!s) {
+        sb_nc_ssl_free(ssl);
         a->code = EHOSTUNREACH;
         snprintf(a->err, sizeof a->err, "NETCONF over TLS with %.128s:%u "
                  "failed after the TLS handshake: %.200s: check that the "

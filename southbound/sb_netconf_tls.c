@@ -10,8 +10,12 @@
  * also waits for the device's first bytes (its <hello>, which a NETCONF
  * server sends at once) with SSL_peek(), which leaves them for
  * libnetconf2 to read: a refusal becomes a clear EACCES here instead of
- * a vague failure inside nc_connect_libssl().
+ * a vague failure inside nc_connect_libssl().  The first bytes must look
+ * like XML, or the server is not a NETCONF one and the session is not
+ * handed over at all (see the workaround below for why that matters).
  */
+#define _GNU_SOURCE 1   /* RTLD_NEXT */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -50,6 +54,36 @@ sb_nct_reason(const char *dflt)
     unsigned long e = ERR_peek_last_error();
     const char *r = e ? ERR_reason_error_string(e) : NULL;
     return r ? r : dflt;
+}
+
+/* ---- a workaround for libnetconf2 2.0.24 ----
+ *
+ * When nc_connect_libssl() fails (no valid <hello>, the connection lost
+ * during the NETCONF handshake), it clears the session's SSL pointer,
+ * leaving the SSL to its caller, but not the transport type, so its own
+ * cleanup calls SSL_get_fd(NULL) and the process dies (SIGSEGV; seen
+ * with a TLS server that answers garbage, tests/cli/sb_netconf_tls.sh).
+ * A broken device must not crash lightraild, so Lightrail's programs
+ * define SSL_get_fd() themselves: the dynamic linker binds libnetconf2's
+ * call to the executable's definition, which answers -1 for NULL (what
+ * OpenSSL answers for an SSL without a socket) and forwards every other
+ * call to OpenSSL's own.  The caller then frees the SSL (sb_netconf.c).
+ * Newer libnetconf2 resets the transport type too; this can go when
+ * Debian ships one. */
+int
+SSL_get_fd(const SSL *s)
+{
+    static int (*real)(const SSL *);
+    int (*f)(const SSL *) = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
+
+    if (!s)
+        return -1;
+    if (!f) {
+        void *p = dlsym(RTLD_NEXT, "SSL_get_fd");
+        memcpy(&f, &p, sizeof f);   /* ISO C: no object-to-function cast */
+        __atomic_store_n(&real, f, __ATOMIC_RELEASE);
+    }
+    return f ? f(s) : -1;
 }
 
 int
@@ -259,11 +293,12 @@ sb_nc_tls_connect(SSL_CTX *ctx, const char *name, const char *host,
                           "be checked against a certificate", name);
         goto fail;
     }
+    char first[32];
     for (;;) {
-        char c;
         errno = 0;
         ERR_clear_error();
-        r = handshake ? SSL_connect(ssl) : SSL_peek(ssl, &c, 1);
+        r = handshake ? SSL_connect(ssl)
+                      : SSL_peek(ssl, first, (int) sizeof first - 1);
         if (r == 1 && handshake) {
             handshake = false;
             continue;
@@ -286,6 +321,20 @@ sb_nc_tls_connect(SSL_CTX *ctx, const char *name, const char *host,
         }
         ret = sb_nct_failed(ssl, e, handshake, name, host, port, ca, err,
                             errlen);
+        goto fail;
+    }
+    /* A NETCONF server's first bytes are its <hello> (or the XML
+     * declaration before it). */
+    first[r] = '\0';
+    const char *p = first + strspn(first, " \t\r\n");
+    if (*p && *p != '<') {
+        for (char *q = first; *q; q++)
+            if ((unsigned char) *q < ' ' || (unsigned char) *q > '~')
+                *q = '?';
+        ret = sb_nct_errf(err, errlen, EHOSTUNREACH, "TLS session with "
+                          "%s:%u: the device's first bytes are not a NETCONF "
+                          "<hello> ('%s'): is it a NETCONF over TLS server?",
+                          host, (unsigned) port, first);
         goto fail;
     }
     *out = ssl;

@@ -43,7 +43,8 @@ int sb_nc_tls_ctx(const char *cert, const char *key, const char *ca,
  * first bytes (its <hello>) arrive, all within 'timeout_ms'.  'ca' is
  * only named in messages.  On success '*out' is a TLS session on a
  * non-blocking socket, ready for nc_connect_libssl(), which takes it
- * (socket and all) whether it succeeds or not. */
+ * (socket and all) when it succeeds; when it fails (libnetconf2 2.0.24)
+ * the caller still owns both (see SSL_get_fd() in sb_netconf_tls.c). */
 int sb_nc_tls_connect(SSL_CTX *ctx, const char *name, const char *host,
                       uint16_t port, int timeout_ms, const char *ca,
                       SSL **out, char *err, size_t errlen);

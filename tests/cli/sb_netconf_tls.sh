@@ -13,7 +13,9 @@
 #   2. a schema-violating edit is refused with the device's words and
 #      changes nothing;
 #   3. a device certificate from another CA, or one that does not name
-#      the device, is refused with a clear error (EACCES);
+#      the device, is refused with a clear error (EACCES); a TLS server
+#      that is not NETCONF, or sends a broken <hello>, is a clear error
+#      (and no crash);
 #   4. a controller certificate from a CA the device does not trust, and
 #      no certificate at all, are refused by the device;
 #   5. a peer killed and restarted: the next read is made on a new
@@ -155,6 +157,80 @@ if [ $rc -eq 1 ] && grep -q "EACCES: r2: TLS handshake with $(addr r1) failed: t
     ok "a certificate that names another device is refused"
 else
     notok "certificate of another device: rc $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+
+# A TLS server with r1's certificate that is not a (working) NETCONF
+# server: a greeting that is not XML is refused before libnetconf2 sees
+# it; a broken <hello> fails inside libnetconf2 (whose cleanup would
+# crash the process without the driver's workaround, sb_netconf_tls.c).
+# bad_server PAYLOAD: python3 serving PAYLOAD on every TLS connection,
+# sets BPID and BPORT.
+bad_server() {
+    rm -f "$P/bad.port"
+    /usr/bin/python3 - "$C" "$P/bad.port" "$1" <<'PY' 2> "$P/bad.log" &
+import socket, ssl, sys, threading, time
+c, portfile, payload = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(c + "/r1.pem", c + "/r1.key")
+ctx.load_verify_locations(c + "/ca.pem")
+ctx.verify_mode = ssl.CERT_REQUIRED
+ls = socket.socket()
+ls.bind(("127.0.0.1", 0))
+ls.listen(8)
+with open(portfile + ".tmp", "w") as f:
+    f.write("%d\n" % ls.getsockname()[1])
+import os
+os.rename(portfile + ".tmp", portfile)
+def serve(s):
+    try:
+        t = ctx.wrap_socket(s, server_side=True)
+        t.sendall(payload)
+        time.sleep(1)
+        t.close()
+    except Exception:
+        s.close()
+while True:
+    s, _ = ls.accept()
+    threading.Thread(target=serve, args=(s,), daemon=True).start()
+PY
+    BPID=$!
+    PEER_PIDS="$PEER_PIDS $BPID"
+    await_file "$P/bad.port" $BPID "$P/bad.log" "bad server" 200 || return 1
+    BPORT=$(cat "$P/bad.port")
+}
+if bad_server 'SSH-2.0-OpenSSH_9.2'; then
+    sbctl netconf r1 "127.0.0.1:$BPORT" read > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q "EHOSTUNREACH: r1: TLS session with 127.0.0.1:$BPORT: the device's first bytes are not a NETCONF <hello> ('SSH-2.0-OpenSSH_9.2'): is it a NETCONF over TLS server?" "$tmp/err"; then
+        ok "a TLS server that does not speak NETCONF is refused with a clear error"
+    else
+        notok "not NETCONF: rc $rc, $(cat "$tmp/out" "$tmp/err")"
+    fi
+    kill "$BPID"; wait "$BPID" 2>/dev/null
+else
+    notok "the bad server did not start: $(cat "$P/bad.log")"
+fi
+if bad_server '<hello>no namespace</hello>]]>]]>'; then
+    sbctl netconf r1 "127.0.0.1:$BPORT" read > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q "EHOSTUNREACH: r1: NETCONF over TLS with 127.0.0.1:$BPORT failed after the TLS handshake: .*: check that the device speaks NETCONF" "$tmp/err"; then
+        ok "a broken <hello> is a clear error, not a crash: $(cat "$tmp/err")"
+    else
+        notok "broken hello: rc $rc, $(cat "$tmp/out" "$tmp/err")"
+    fi
+    kill "$BPID"; wait "$BPID" 2>/dev/null
+else
+    notok "the bad server did not start: $(cat "$P/bad.log")"
+fi
+
+# A schema path without ietf-netconf (libnetconf2 2.0.24 would crash on
+# it after the hello): refused before the session is handed over.
+SB_SCHEMA_PATH=$top/yang sbctl netconf r1 "$(addr r1)" read > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "EINVAL: r1: the schema path $top/yang has no ietf-netconf module: add its directory" "$tmp/err"; then
+    ok "a schema path without ietf-netconf is a clear error, not a crash"
+else
+    notok "schema path without ietf-netconf: rc $rc, $(cat "$tmp/out" "$tmp/err")"
 fi
 
 # 4. Our certificate: from a CA the device does not trust, or none.
