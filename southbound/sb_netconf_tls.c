@@ -17,7 +17,6 @@
 #define _GNU_SOURCE 1   /* RTLD_NEXT */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
