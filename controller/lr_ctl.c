@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <pthread.h>
 
 #include "controller/lr_agent_party.h"
 #include "controller/lr_ctl.h"
@@ -82,6 +83,12 @@ struct lr_ctl {
     int n_emu;
     struct lr_telemetry *tel;
     struct lr_ctl_ppo *ppo;           /* NULL: no ppo-policy configured */
+    /* Device work begun and not yet ended (lr_ctl_op_end), newest
+     * first; their devices are lent to them meanwhile. */
+    struct lr_ctl_op *ops;
+    /* Held around every call into the data plane: the device step may
+     * run on another thread than lr_ctl_sample(). */
+    pthread_mutex_t dp_lock;
 };
 
 static int
@@ -223,50 +230,131 @@ changes_for(const struct lr_ctl *c, const struct lr_job *job, int node,
     return n;
 }
 
-/* Removes every channel of 'job' from every device (missing ones are
- * fine), the devices at once (sb_parallel).  Returns the first error. */
-static int
-unprovision(struct lr_ctl *c, const struct lr_job *job, char *err,
-            size_t errlen)
-{
-    int nn = c->topo->n_nodes, n_items = 0, first_err = 0;
-    struct sb_par_item *items = calloc((size_t) nn + 1, sizeof *items);
-    struct sb_change *ch = calloc(((size_t) nn + 1) * LR_JOB_MAX_LIGHTPATHS,
-                                  sizeof *ch);
-    if (!items || !ch) {
-        first_err = fail(err, errlen, ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (int node = 0; node < nn; node++) {
-        struct sb_change *mine = &ch[(size_t) n_items * LR_JOB_MAX_LIGHTPATHS];
-        int n = changes_for(c, job, node, SB_DELETE, mine);
-        if (n > 0)
-            /* One at a time: a channel already gone is no failure. */
-            items[n_items++] = (struct sb_par_item) {
-                .cls = c->cls[node], .dev = c->dev[node], .changes = mine,
-                .n = n, .each = true,
-            };
-    }
-    sb_apply_parallel(items, n_items);
-    for (int i = 0; i < n_items && !first_err; i++)
-        if (items[i].rc)
-            first_err = fail(err, errlen, items[i].rc, "%s", items[i].err);
+/* ---- device work: one job's, prepared here, run anywhere ---- */
 
-cleanup:
-    free(items);
-    free(ch);
+/* Step 6b of one lightpath, as the device step needs it. */
+struct lr_ctl_check {
+    const struct sb_driver_class *cls;    /* NULL: not judged */
+    struct sb_device *a, *b;              /* its first and last ROADM */
+    struct sb_lightpath p;
+    char from[64], to[64];                /* the DCs, for the message */
+};
+
+static void check_prepare(const struct lr_ctl *, const struct lr_job *, int,
+                          struct lr_ctl_check *);
+
+/* The device work of one job (an admission or a release), prepared on
+ * the controller's thread from the job and the network, so that running
+ * it (op_run) reads nothing of the controller: it holds a copy of the
+ * job, the changes per device, and the device handles and data plane
+ * the controller lends it for as long as it is in flight (c->ops; the
+ * controller touches none of those devices meanwhile: reconcile and a
+ * new network wait, see lr_ctl.h). */
+struct lr_ctl_op {
+    struct lr_ctl_op *next;           /* c->ops, the controller's thread */
+    bool release;                     /* remove (true) or add */
+    struct lr_job job;                /* a copy, read only */
+    int n_items;
+    struct sb_par_item *items;        /* [n_items]: the adds or removes */
+    struct sb_par_item *undo;         /* [n_items]: removes, for adds */
+    struct sb_change *ch;             /* the items' changes */
+    char (*node)[SB_NAME_MAX];        /* [n_items]: the ROADM's name */
+    struct lr_ctl_check check[LR_JOB_MAX_LIGHTPATHS];   /* step 6b */
+    struct sb_linux *dp;              /* NULL: no emulated data plane */
+    pthread_mutex_t *dp_lock;
+    /* Set by op_run. */
+    int rc;
+    char err[512];
+};
+
+static void
+op_free(struct lr_ctl_op *op)
+{
+    if (!op)
+        return;
+    free(op->items);
+    free(op->undo);
+    free(op->ch);
+    free(op->node);
+    free(op);
+}
+
+/* The work of adding ('release' false) or removing the channels and
+ * pairs of 'job' into a new '*out' (op_free()); ENOMEM. */
+static int
+op_new(struct lr_ctl *c, const struct lr_job *job, bool release,
+       struct lr_ctl_op **out)
+{
+    int nn = c->topo->n_nodes;
+    struct lr_ctl_op *op = calloc(1, sizeof *op);
+    *out = NULL;
+    if (!op)
+        return ENOMEM;
+    op->items = calloc((size_t) nn + 1, sizeof *op->items);
+    op->undo = calloc((size_t) nn + 1, sizeof *op->undo);
+    op->ch = calloc(((size_t) nn + 1) * 2 * LR_JOB_MAX_LIGHTPATHS,
+                    sizeof *op->ch);
+    op->node = calloc((size_t) nn + 1, sizeof *op->node);
+    if (!op->items || !op->undo || !op->ch || !op->node) {
+        op_free(op);
+        return ENOMEM;
+    }
+    op->release = release;
+    op->job = *job;
+    op->dp = c->dp;
+    op->dp_lock = &c->dp_lock;
+    for (int node = 0; node < nn; node++) {
+        struct sb_change *add = &op->ch[(size_t) op->n_items * 2
+                                        * LR_JOB_MAX_LIGHTPATHS];
+        struct sb_change *del = add + LR_JOB_MAX_LIGHTPATHS;
+        int n = changes_for(c, job, node, SB_ADD, add);
+        if (n == 0)
+            continue;
+        changes_for(c, job, node, SB_DELETE, del);
+        /* Removal one change at a time: a channel already gone is no
+         * failure. */
+        op->undo[op->n_items] = (struct sb_par_item) {
+            .cls = c->cls[node], .dev = c->dev[node], .changes = del,
+            .n = n, .each = true,
+        };
+        op->items[op->n_items] = release ? op->undo[op->n_items]
+            : (struct sb_par_item) {
+                .cls = c->cls[node], .dev = c->dev[node], .changes = add,
+                .n = n,
+            };
+        snprintf(op->node[op->n_items], SB_NAME_MAX, "%s",
+                 c->topo->nodes[node].name);
+        op->n_items++;
+    }
+    for (int k = 0; !release && k < job->n_lightpaths; k++)
+        check_prepare(c, job, k, &op->check[k]);
+    *out = op;
+    return 0;
+}
+
+/* Removes the op's channels from every device (missing ones are fine),
+ * the devices at once (sb_parallel).  Returns the first error. */
+static int
+op_unprovision(struct lr_ctl_op *op, char *err, size_t errlen)
+{
+    int first_err = 0;
+    sb_apply_parallel(op->undo, op->n_items);
+    for (int i = 0; i < op->n_items && !first_err; i++)
+        if (op->undo[i].rc)
+            first_err = fail(err, errlen, op->undo[i].rc, "%s",
+                             op->undo[i].err);
     return first_err;
 }
 
-/* How many of the 'n' channels 'ch' are on device 'node' (one read);
- * -1 when the device cannot be read. */
+/* How many of the 'n' channels 'ch' the device of 'it' holds (one
+ * read); -1 when the device cannot be read. */
 static int
-device_holds(struct lr_ctl *c, int node, const struct sb_change *ch, int n)
+device_holds(const struct sb_par_item *it, const struct sb_change *ch, int n)
 {
     struct sb_media_channel *mc = NULL;
     int have = 0, found = 0;
     char e[256];
-    if (c->cls[node]->read(c->dev[node], &mc, &have, e, sizeof e))
+    if (it->cls->read(it->dev, &mc, &have, e, sizeof e))
         return -1;
     for (int k = 0; k < n; k++)
         for (int i = 0; i < have; i++)
@@ -288,104 +376,94 @@ terminal_of(const struct lr_ctl *c, int k)
     return NULL;
 }
 
-/* Step 6b (lr_ctl.h): lightpath 'k' of 'job' judged as a whole by its
- * driver, when the driver can and both ends have terminals; 0 when it is
- * received or not judged, else the driver's error with its line. */
-static int
-check_lightpath(struct lr_ctl *c, const struct lr_job *job, int k,
-                char *err, size_t errlen)
+/* Step 6b (lr_ctl.h) of lightpath 'k' of 'job', prepared on the
+ * controller's thread: the driver that can judge it as a whole and both
+ * ends' devices and terminals, or ck->cls NULL when nothing is judged. */
+static void
+check_prepare(const struct lr_ctl *c, const struct lr_job *job, int k,
+              struct lr_ctl_check *ck)
 {
     const struct lr_lightpath *lp = &job->lp[k];
     int a = hop_node(c, lp, 0), b = hop_node(c, lp, lp->n_links);
     const struct sb_driver_class *cls = c->cls[a];
     const struct sb_terminal *tx = terminal_of(c, lp->from_dc),
                              *rx = terminal_of(c, lp->to_dc);
-    struct sb_lightpath p;
+    struct sb_lightpath *p = &ck->p;
+
+    memset(ck, 0, sizeof *ck);
+    if (!cls->check_lightpath || c->cls[b] != cls || !tx || !rx)
+        return;
+    ck->cls = cls;
+    ck->a = c->dev[a];
+    ck->b = c->dev[b];
+    snprintf(ck->from, sizeof ck->from, "%s", c->cluster->dcs[lp->from_dc].name);
+    snprintf(ck->to, sizeof ck->to, "%s", c->cluster->dcs[lp->to_dc].name);
+    snprintf(p->name, sizeof p->name, "%s/lp%d", job->intent.name, k + 1);
+    p->tx = *tx;
+    p->rx = *rx;
+    p->n = lp->n;
+    p->m = lp->m;
+    if (lp->mod >= 0 && lp->mod < c->rsa->mods.n)
+        snprintf(p->modulation, sizeof p->modulation, "%s",
+                 c->rsa->mods.f[lp->mod].name);
+    p->threshold_db = lr_mod_osnr_db(p->modulation);
+    p->rate_gbps = lp->capacity_gbps;
+}
+
+/* Step 6b on the devices: 0 when the lightpath is received or not
+ * judged, else the driver's error with its line.  Reads only 'ck'. */
+static int
+check_run(const struct lr_ctl_check *ck, char *err, size_t errlen)
+{
+    const struct sb_lightpath *p = &ck->p;
     struct sb_lightpath_quality q;
     char e[512];
-
-    if (!cls->check_lightpath || c->cls[b] != cls || !tx || !rx)
+    if (!ck->cls)
         return 0;
-    memset(&p, 0, sizeof p);
-    snprintf(p.name, sizeof p.name, "%s/lp%d", job->intent.name, k + 1);
-    p.tx = *tx;
-    p.rx = *rx;
-    p.n = lp->n;
-    p.m = lp->m;
-    if (lp->mod >= 0 && lp->mod < c->rsa->mods.n)
-        snprintf(p.modulation, sizeof p.modulation, "%s",
-                 c->rsa->mods.f[lp->mod].name);
-    p.threshold_db = lr_mod_osnr_db(p.modulation);
-    p.rate_gbps = lp->capacity_gbps;
-    if (isnan(p.threshold_db))
+    if (isnan(p->threshold_db))
         return fail(err, errlen, EINVAL, "lightpath %s: no gOSNR threshold "
                     "is known for modulation '%s': it cannot be checked; "
-                    "add the format to lr_mod_osnr_db()", p.name,
-                    p.modulation);
-    int rc = cls->check_lightpath(c->dev[a], c->dev[b], &p, &q, e, sizeof e);
+                    "add the format to lr_mod_osnr_db()", p->name,
+                    p->modulation);
+    int rc = ck->cls->check_lightpath(ck->a, ck->b, p, &q, e, sizeof e);
     if (rc)
         return fail(err, errlen, rc, "lightpath %s (%s -> %s, %s) is not "
-                    "received: %s", p.name, c->cluster->dcs[lp->from_dc].name,
-                    c->cluster->dcs[lp->to_dc].name, p.modulation, e);
+                    "received: %s", p->name, ck->from, ck->to,
+                    p->modulation, e);
     return 0;
 }
 
-/* All or nothing over the devices of 'job': every ROADM of its paths is
- * programmed at once (sb_parallel: the slowest device's round trip, not
- * the sum over the path); a device that refuses, or times out and does
- * not hold the channels when read back, fails the job, and the channels
- * of every device are removed again. */
+/* All or nothing over the devices of the op's job: every ROADM of its
+ * paths is programmed at once (sb_parallel: the slowest device's round
+ * trip, not the sum over the path); a device that refuses, or times out
+ * and does not hold the channels when read back, fails the job, and the
+ * channels of every device are removed again. */
 static int
-provision(struct lr_ctl *c, const struct lr_job *job, char *err,
-          size_t errlen)
+op_provision(struct lr_ctl_op *op, char *err, size_t errlen)
 {
-    int nn = c->topo->n_nodes, n_items = 0, rc = 0;
-    struct sb_par_item *items = calloc((size_t) nn + 1, sizeof *items);
-    struct sb_change *ch = calloc(((size_t) nn + 1) * LR_JOB_MAX_LIGHTPATHS,
-                                  sizeof *ch);
-    int *node_of = calloc((size_t) nn + 1, sizeof *node_of);
-    if (!items || !ch || !node_of) {
-        rc = fail(err, errlen, ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (int node = 0; node < nn; node++) {
-        struct sb_change *mine = &ch[(size_t) n_items * LR_JOB_MAX_LIGHTPATHS];
-        int n = changes_for(c, job, node, SB_ADD, mine);
-        if (n == 0)
-            continue;
-        items[n_items] = (struct sb_par_item) {
-            .cls = c->cls[node], .dev = c->dev[node], .changes = mine,
-            .n = n,
-        };
-        node_of[n_items++] = node;
-    }
-    sb_apply_parallel(items, n_items);
-    for (int i = 0; i < n_items && !rc; i++) {
-        struct sb_par_item *it = &items[i];
+    int rc = 0;
+    sb_apply_parallel(op->items, op->n_items);
+    for (int i = 0; i < op->n_items && !rc; i++) {
+        struct sb_par_item *it = &op->items[i];
         if (it->rc == ETIMEDOUT) {
             /* Outcome unknown: what the device holds decides. */
-            it->rc = device_holds(c, node_of[i], it->changes, it->n) == it->n
+            it->rc = device_holds(it, it->changes, it->n) == it->n
                      ? 0 : ETIMEDOUT;
         }
         if (it->rc) {
             rc = fail(err, errlen, EIO, "ROADM %s refused the lightpaths: %s",
-                      c->topo->nodes[node_of[i]].name, it->err);
+                      op->node[i], it->err);
             char ignore[256];
-            unprovision(c, job, ignore, sizeof ignore);
+            op_unprovision(op, ignore, sizeof ignore);
         }
     }
     /* Every ROADM holds its channels: judge each lightpath as a whole
      * where a driver can (step 6b). */
-    for (int k = 0; !rc && k < job->n_lightpaths; k++)
-        if ((rc = check_lightpath(c, job, k, err, errlen))) {
+    for (int k = 0; !rc && k < op->job.n_lightpaths; k++)
+        if ((rc = check_run(&op->check[k], err, errlen))) {
             char ignore[256];
-            unprovision(c, job, ignore, sizeof ignore);
+            op_unprovision(op, ignore, sizeof ignore);
         }
-
-cleanup:
-    free(items);
-    free(ch);
-    free(node_of);
     return rc;
 }
 
@@ -398,41 +476,91 @@ lp_name(const struct lr_job *job, int k, char *out, size_t len)
     snprintf(out, len, "%s/lp%d", job->intent.name, k + 1);
 }
 
-/* Removes the job's pairs (missing ones are fine); the first error. */
+/* Removes the job's pairs (missing ones are fine); the first error.
+ * Any thread: the lock keeps the sampler off the data plane. */
 static int
-dp_remove(struct lr_ctl *c, const struct lr_job *job, char *err,
-          size_t errlen)
+dp_remove(struct sb_linux *dp, pthread_mutex_t *lock,
+          const struct lr_job *job, char *err, size_t errlen)
 {
     int first_err = 0;
-    for (int k = 0; c->dp && k < job->n_lightpaths; k++) {
+    if (!dp)
+        return 0;
+    pthread_mutex_lock(lock);
+    for (int k = 0; k < job->n_lightpaths; k++) {
         char name[SB_NAME_MAX], e[256];
         lp_name(job, k, name, sizeof name);
-        int rc = sb_linux_remove(c->dp, name, e, sizeof e);
+        int rc = sb_linux_remove(dp, name, e, sizeof e);
         if (rc && rc != ENOENT && !first_err)
             first_err = fail(err, errlen, rc, "%s", e);
     }
+    pthread_mutex_unlock(lock);
     return first_err;
 }
 
 /* Makes the job's pairs, all or nothing; 'exist_ok' for recovery. */
 static int
-dp_add(struct lr_ctl *c, const struct lr_job *job, bool exist_ok, char *err,
-       size_t errlen)
+dp_add(struct sb_linux *dp, pthread_mutex_t *lock, const struct lr_job *job,
+       bool exist_ok, char *err, size_t errlen)
 {
-    for (int k = 0; c->dp && k < job->n_lightpaths; k++) {
+    int rc = 0;
+    char e[512];
+    if (!dp)
+        return 0;
+    pthread_mutex_lock(lock);
+    for (int k = 0; k < job->n_lightpaths && !rc; k++) {
         const struct lr_lightpath *lp = &job->lp[k];
-        char name[SB_NAME_MAX], e[512];
+        char name[SB_NAME_MAX];
         lp_name(job, k, name, sizeof name);
-        int rc = sb_linux_add(c->dp, name, lp->from_dc, lp->to_dc,
-                              lp->capacity_gbps, e, sizeof e);
-        if (rc && !(exist_ok && rc == EEXIST)) {
-            char ignore[256];
-            dp_remove(c, job, ignore, sizeof ignore);
-            return fail(err, errlen, EIO, "the emulated data plane refused "
-                        "the lightpaths: %s", e);
-        }
+        rc = sb_linux_add(dp, name, lp->from_dc, lp->to_dc,
+                          lp->capacity_gbps, e, sizeof e);
+        if (rc && exist_ok && rc == EEXIST)
+            rc = 0;
+    }
+    pthread_mutex_unlock(lock);
+    if (rc) {
+        char ignore[256];
+        dp_remove(dp, lock, job, ignore, sizeof ignore);
+        return fail(err, errlen, EIO, "the emulated data plane refused "
+                    "the lightpaths: %s", e);
     }
     return 0;
+}
+
+/* The device step: an add programs the ROADMs and then the data plane
+ * (all or nothing with them); a release removes the pairs before the
+ * channels, trying both.  Any one thread; reads only 'op'. */
+static void
+op_run(struct lr_ctl_op *op)
+{
+    char ignore[256];
+    op->err[0] = '\0';
+    if (op->release) {
+        int rc = dp_remove(op->dp, op->dp_lock, &op->job, op->err,
+                           sizeof op->err);
+        int rc2 = op_unprovision(op, rc ? ignore : op->err,
+                                 rc ? sizeof ignore : sizeof op->err);
+        op->rc = rc ? rc : rc2;
+        return;
+    }
+    op->rc = op_provision(op, op->err, sizeof op->err);
+    if (!op->rc && (op->rc = dp_add(op->dp, op->dp_lock, &op->job, false,
+                                    op->err, sizeof op->err)))
+        op_unprovision(op, ignore, sizeof ignore);
+}
+
+/* Synchronous removal of everything 'job' may hold on the devices and
+ * the data plane (recovery); the first error. */
+static int
+unprovision_now(struct lr_ctl *c, const struct lr_job *job, char *err,
+                size_t errlen)
+{
+    struct lr_ctl_op *op;
+    if (op_new(c, job, true, &op))
+        return fail(err, errlen, ENOMEM, "out of memory");
+    op_run(op);
+    int rc = op->rc ? fail(err, errlen, op->rc, "%s", op->err) : 0;
+    op_free(op);
+    return rc;
 }
 
 /* ---- telemetry ---- */
@@ -465,10 +593,14 @@ lr_ctl_sample(struct lr_ctl *c, char *err, size_t errlen)
 {
     if (!c->dp)
         return 0;
+    /* The device step may be adding or removing pairs meanwhile. */
+    pthread_mutex_lock(&c->dp_lock);
     int rc = sb_linux_sample(c->dp, err, errlen);
     struct sb_linux_link *links = NULL;
     int n = 0;
-    if (sb_linux_links(c->dp, &links, &n))
+    int lrc = sb_linux_links(c->dp, &links, &n);
+    pthread_mutex_unlock(&c->dp_lock);
+    if (lrc)
         return fail(err, errlen, ENOMEM, "out of memory");
     struct lr_ctl_emulated *emu = calloc((size_t) n + 1, sizeof *emu);
     if (!emu) {
@@ -1051,14 +1183,45 @@ cleanup:
     return rc;
 }
 
+/* The op of job 'name' in flight, or NULL. */
+static struct lr_ctl_op *
+op_in_flight(const struct lr_ctl *c, const char *name)
+{
+    for (struct lr_ctl_op *op = c->ops; op; op = op->next)
+        if (!strcmp(op->job.intent.name, name))
+            return op;
+    return NULL;
+}
+
+static void
+op_lend(struct lr_ctl *c, struct lr_ctl_op *op)
+{
+    op->next = c->ops;
+    c->ops = op;
+}
+
+static void
+op_unlend(struct lr_ctl *c, struct lr_ctl_op *op)
+{
+    for (struct lr_ctl_op **p = &c->ops; *p; p = &(*p)->next)
+        if (*p == op) {
+            *p = op->next;
+            return;
+        }
+}
+
 int
-lr_ctl_submit(struct lr_ctl *c, const struct lr_intent *intent,
-              struct lr_job *job, char *err, size_t errlen)
+lr_ctl_submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
+                    struct lr_job *job, struct lr_ctl_op **op, char *err,
+                    size_t errlen)
 {
     struct lr_model *model = NULL;
+    *op = NULL;
     if (find_job(c, intent->name))
-        return fail(err, errlen, EEXIST, "a job named '%s' exists; delete "
-                    "it first or choose another name", intent->name);
+        return fail(err, errlen, EEXIST, "a job named '%s' exists%s; delete "
+                    "it first or choose another name", intent->name,
+                    op_in_flight(c, intent->name)
+                    ? " (its devices are being programmed)" : "");
     if (lr_intent_model(intent, &model))
         return fail(err, errlen, EINVAL, intent->custom
                     ? "model '%s': the planner cannot build this shape"
@@ -1099,78 +1262,163 @@ lr_ctl_submit(struct lr_ctl *c, const struct lr_intent *intent,
     /* 5. Reserve in one transaction.  A job without lightpaths touches no
      * device and goes straight to active: one transaction is the whole
      * admission.  Otherwise it is stored as provisioning first, so that a
-     * crash during step 6 is rolled back at restart. */
+     * crash during step 6 is rolled back at restart; from here its GPUs
+     * and slots are taken for every later admission. */
     for (int k = 0; k < c->cluster->n_dcs; k++)
         c->gpus_used[k] += job->gpus[k];
     job->phase = job->n_lightpaths ? LR_JOB_PROVISIONING : LR_JOB_ACTIVE;
+    if (job->n_lightpaths && op_new(c, job, false, op)) {
+        unbook(c, job);
+        release_remote(c, job);
+        return fail(err, errlen, ENOMEM, "out of memory");
+    }
     rc = lr_store_put_job(c->store, job);
     if (rc) {
+        op_free(*op);
+        *op = NULL;
         unbook(c, job);
         release_remote(c, job);
         return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
     }
-    remember_job(c, job);
+    if ((rc = remember_job(c, job))) {
+        /* Stored as provisioning: recovery rolls it back at restart. */
+        op_free(*op);
+        *op = NULL;
+        return fail(err, errlen, rc, "out of memory");
+    }
     if (job->phase == LR_JOB_ACTIVE) {
         c->counters.admissions++;
         return 0;
     }
+    op_lend(c, *op);
+    return 0;
+}
 
-    /* 6. The devices, all or nothing, then the emulated data plane. */
-    char why[512];
-    int prc = provision(c, job, why, sizeof why);
-    if (!prc && (prc = dp_add(c, job, false, why, sizeof why))) {
-        char ignore[256];
-        unprovision(c, job, ignore, sizeof ignore);
-    }
-    if (prc) {
+void
+lr_ctl_op_run(struct lr_ctl_op *op)
+{
+    op_run(op);
+}
+
+const char *
+lr_ctl_op_job(const struct lr_ctl_op *op)
+{
+    return op->job.intent.name;
+}
+
+/* Step 3 of an admission: 7. active, or the job fails holding nothing. */
+static int
+end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
+           char *err, size_t errlen)
+{
+    *job = op->job;
+    if (op->rc) {
         unbook(c, job);
         release_remote(c, job);
         job->phase = LR_JOB_FAILED;
-        set_reason(job, "%s", why);
+        set_reason(job, "%s", op->err);
         job->n_lightpaths = 0;
         memset(job->gpus, 0, sizeof job->gpus);
         job->updated_ms = now_ms();
         c->counters.failures++;
+        /* Memory first: the GPUs and slots are free whatever the store
+         * says, and a store that failed is rolled back at restart. */
+        int rc = remember_job(c, job);
         if (lr_store_put_job(c->store, job))
             return fail(err, errlen, EIO, "store: %s",
                         lr_store_error(c->store));
-        return remember_job(c, job);
+        return rc;
     }
-
-    /* 7. Active. */
     job->phase = LR_JOB_ACTIVE;
     job->updated_ms = now_ms();
+    int rc = remember_job(c, job);
     if (lr_store_set_phase(c->store, job->intent.name, LR_JOB_ACTIVE, "",
                            job->updated_ms))
         return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
     c->counters.admissions++;
-    return remember_job(c, job);
+    return rc;
+}
+
+/* Step 3 of a release: the job and all it holds deleted, or it stays
+ * releasing (a retried DELETE or recovery finishes it). */
+static int
+end_delete(struct lr_ctl *c, const struct lr_ctl_op *op, char *err,
+           size_t errlen)
+{
+    const struct lr_job *job = &op->job;
+    const char *name = job->intent.name;
+    if (op->rc)
+        return fail(err, errlen, op->rc, "%s", op->err);
+    unbook(c, job);
+    release_remote(c, job);
+    if (lr_store_delete_job(c->store, name))
+        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+    forget_job(c, name);
+    c->counters.deletes++;
+    return 0;
 }
 
 int
-lr_ctl_delete(struct lr_ctl *c, const char *name, char *err, size_t errlen)
+lr_ctl_op_end(struct lr_ctl *c, struct lr_ctl_op *op, struct lr_job *job,
+              char *err, size_t errlen)
+{
+    struct lr_job scratch;
+    int rc;
+    op_unlend(c, op);
+    if (op->release)
+        rc = end_delete(c, op, err, errlen);
+    else
+        rc = end_submit(c, op, job ? job : &scratch, err, errlen);
+    op_free(op);
+    return rc;
+}
+
+int
+lr_ctl_submit(struct lr_ctl *c, const struct lr_intent *intent,
+              struct lr_job *job, char *err, size_t errlen)
+{
+    struct lr_ctl_op *op;
+    int rc = lr_ctl_submit_begin(c, intent, job, &op, err, errlen);
+    if (rc || !op)
+        return rc;
+    lr_ctl_op_run(op);
+    return lr_ctl_op_end(c, op, job, err, errlen);
+}
+
+int
+lr_ctl_delete_begin(struct lr_ctl *c, const char *name, struct lr_ctl_op **op,
+                    char *err, size_t errlen)
 {
     struct lr_job *j = find_job(c, name);
+    const struct lr_ctl_op *busy = op_in_flight(c, name);
+    *op = NULL;
     if (!j)
         return fail(err, errlen, ENOENT, "no job named '%s'", name);
+    if (busy)
+        return fail(err, errlen, EBUSY, "job '%s' is %s: try again when "
+                    "its phase is no longer %s (GET it)", name,
+                    busy->release ? "being released" : "being provisioned",
+                    busy->release ? "releasing" : "provisioning");
     struct lr_job job = *j;
     /* Only a job with channels on devices needs the releasing phase; a
      * job that holds GPUs alone is released by the delete itself. */
-    if (job.n_lightpaths == 0 && job.phase == LR_JOB_ACTIVE)
-        unbook(c, &job);
     if (job.n_lightpaths > 0) {
+        if (op_new(c, &job, true, op))
+            return fail(err, errlen, ENOMEM, "out of memory");
         if (lr_store_set_phase(c->store, name, LR_JOB_RELEASING, "",
-                               now_ms()))
+                               now_ms())) {
+            op_free(*op);
+            *op = NULL;
             return fail(err, errlen, EIO, "store: %s",
                         lr_store_error(c->store));
+        }
         j->phase = LR_JOB_RELEASING;
-        int rc = dp_remove(c, &job, err, errlen);
-        if (!rc)
-            rc = unprovision(c, &job, err, errlen);
-        if (rc)
-            return rc;   /* stays releasing: recovery finishes it */
-        unbook(c, &job);
+        (*op)->job.phase = LR_JOB_RELEASING;
+        op_lend(c, *op);
+        return 0;
     }
+    if (job.phase == LR_JOB_ACTIVE)
+        unbook(c, &job);
     if (job.phase == LR_JOB_ACTIVE || job.phase == LR_JOB_RELEASING)
         release_remote(c, &job);
     if (lr_store_delete_job(c->store, name))
@@ -1178,6 +1426,26 @@ lr_ctl_delete(struct lr_ctl *c, const char *name, char *err, size_t errlen)
     forget_job(c, name);
     c->counters.deletes++;
     return 0;
+}
+
+int
+lr_ctl_delete(struct lr_ctl *c, const char *name, char *err, size_t errlen)
+{
+    struct lr_ctl_op *op;
+    int rc = lr_ctl_delete_begin(c, name, &op, err, errlen);
+    if (rc || !op)
+        return rc;
+    lr_ctl_op_run(op);
+    return lr_ctl_op_end(c, op, NULL, err, errlen);
+}
+
+int
+lr_ctl_busy(const struct lr_ctl *c)
+{
+    int n = 0;
+    for (const struct lr_ctl_op *op = c->ops; op; op = op->next)
+        n++;
+    return n;
 }
 
 int
@@ -1316,6 +1584,18 @@ lr_ctl_reconcile(struct lr_ctl *c, bool repair, char **report, int *drift,
     char *buf = NULL;
     size_t len = 0;
     int n_drift = 0, rc = 0;
+    /* A job in flight is neither on its devices nor off them yet, and
+     * its devices are lent to the device step. */
+    if (c->ops) {
+        if (report)
+            *report = NULL;
+        if (drift)
+            *drift = 0;
+        return fail(err, errlen, EBUSY, "job %s is being %s on the "
+                    "devices: reconcile when no job is provisioning or "
+                    "releasing", lr_ctl_op_job(c->ops),
+                    c->ops->release ? "released" : "provisioned");
+    }
     for (int node = 0; node < c->topo->n_nodes; node++) {
         struct sb_media_channel *mc = NULL, want;
         int n = 0;
@@ -1496,6 +1776,11 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
                      const struct lr_cluster *cluster, const char *topo_json,
                      const char *cluster_json, char *err, size_t errlen)
 {
+    if (c->ops)
+        return fail(err, errlen, EBUSY, "job %s is being %s on the devices "
+                    "of the current network; try again when it is done",
+                    lr_ctl_op_job(c->ops),
+                    c->ops->release ? "released" : "provisioned");
     for (int i = 0; i < c->n_jobs; i++)
         if (c->jobs[i].phase == LR_JOB_ACTIVE
             || c->jobs[i].phase == LR_JOB_PROVISIONING
@@ -1585,8 +1870,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
         case LR_JOB_SUBMITTED:
         case LR_JOB_PLANNED:
             /* Interrupted before it was active: roll back. */
-            dp_remove(c, j, e, sizeof e);
-            unprovision(c, j, e, sizeof e);
+            unprovision_now(c, j, e, sizeof e);
             release_remote(c, j);
             j->phase = LR_JOB_FAILED;
             set_reason(j, "provisioning was interrupted by a controller "
@@ -1602,8 +1886,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
             remember_job(c, j);
             break;
         case LR_JOB_RELEASING:
-            dp_remove(c, j, e, sizeof e);
-            unprovision(c, j, e, sizeof e);
+            unprovision_now(c, j, e, sizeof e);
             release_remote(c, j);
             if (lr_store_delete_job(c->store, j->intent.name))
                 rc = fail(err, errlen, EIO, "store: %s",
@@ -1622,7 +1905,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
             /* A data plane starts empty: make the pairs again.  One that
              * cannot be made is reported; the job stays active on its
              * ROADMs, which are what it holds. */
-            if (dp_add(c, j, true, e, sizeof e))
+            if (dp_add(c->dp, &c->dp_lock, j, true, e, sizeof e))
                 say(&buf, &len, "job %s: %s", j->intent.name, e);
             remember_job(c, j);
             break;
@@ -1656,6 +1939,7 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     int rc;
     if (!c)
         return fail(err, errlen, ENOMEM, "out of memory");
+    pthread_mutex_init(&c->dp_lock, NULL);
     c->memo = calloc(LR_CTL_MEMO, sizeof *c->memo);
     c->tel = calloc(1, sizeof *c->tel);
     snprintf(c->default_driver, sizeof c->default_driver, "%s",
@@ -1759,6 +2043,14 @@ lr_ctl_free(struct lr_ctl *c)
     free(c->term);
     free(c->emu);
     free(c->tel);
+    /* Work still in flight is a caller's bug (lr_ctl.h); its op and
+     * the devices it borrows go with the controller either way. */
+    while (c->ops) {
+        struct lr_ctl_op *op = c->ops;
+        c->ops = op->next;
+        op_free(op);
+    }
+    pthread_mutex_destroy(&c->dp_lock);
     free(c);
 }
 

@@ -77,9 +77,37 @@
  * an error: lr_ctl_submit returns 0 and the job says why.
  *
  * Ownership: lr_ctl_new() takes ownership of nothing; it copies or loads
- * what it needs.  One thread calls it; inside, the devices of a job are
- * programmed on a thread each (southbound/sb_parallel.c), and the call
- * returns when all have answered.
+ * what it needs.
+ *
+ * Three steps, and which thread owns what.  An admission (steps 1-5
+ * above) and a release are split so that a daemon's event loop never
+ * waits for a device:
+ *   begin  (lr_ctl_submit_begin, lr_ctl_delete_begin) on the owner's
+ *          thread: plan, reserve the GPUs and the spectrum in memory so
+ *          that later admissions see them taken, store the job as
+ *          provisioning (or set it releasing) -- a crash from here on is
+ *          the recovery above -- and return the device work as an op;
+ *   run    (lr_ctl_op_run) on any one thread: step 6 (or the removal),
+ *          all or nothing, reading nothing but the op;
+ *   end    (lr_ctl_op_end) on the owner's thread: commit (active;
+ *          deleted) or roll back (failed, holding nothing; a release
+ *          that failed stays releasing), in memory and in the store.
+ * The owner's thread (lightraild: the event loop) owns the struct lr_ctl,
+ * the store and everything the read-only views return; one struct
+ * lr_ctl_op at a time is owned by the thread that runs it, from begin's
+ * return until run returns, and with it the devices of its path and the
+ * data plane, which the controller lends it: while any op is in flight
+ * (begun, not ended) lr_ctl_reconcile() and lr_ctl_set_inventory()
+ * answer EBUSY, and the data plane is only called under a lock that
+ * lr_ctl_sample() takes too.  Ops may run one after the other in begin
+ * order (lightraild's one worker thread, controller/lr_worker.h); two
+ * ops must not run at once (they may share a device).
+ * A job in flight refuses a second request: a submit of its name
+ * EEXIST, a delete EBUSY ("try again when ...": the delete does not
+ * queue behind the admission).
+ * lr_ctl_submit() and lr_ctl_delete() are the three steps in one call,
+ * on the caller's thread (the CLI, the tests).  Every op begun must be
+ * ended before lr_ctl_free().
  */
 #ifndef LR_CTL_H
 #define LR_CTL_H 1
@@ -150,13 +178,48 @@ int lr_ctl_submit(struct lr_ctl *, const struct lr_intent *intent,
 int lr_ctl_delete(struct lr_ctl *, const char *name, char *err,
                   size_t errlen);
 
+/* The device work of one admission or release (see "Three steps"). */
+struct lr_ctl_op;
+
+/* Begins admitting 'intent' (the errors of lr_ctl_submit()).  '*job'
+ * gets the job: when it ends here (blocked, or active without
+ * lightpaths) '*op' is NULL; otherwise the job is provisioning and
+ * '*op' is its device work, which the caller must run and end. */
+int lr_ctl_submit_begin(struct lr_ctl *, const struct lr_intent *intent,
+                        struct lr_job *job, struct lr_ctl_op **op,
+                        char *err, size_t errlen);
+
+/* Begins releasing job 'name': ENOENT, EBUSY while its own device work
+ * is in flight, EIO.  '*op' is NULL when the job is gone already (it
+ * held no channels); otherwise the job is releasing and '*op' is the
+ * work to run and end. */
+int lr_ctl_delete_begin(struct lr_ctl *, const char *name,
+                        struct lr_ctl_op **op, char *err, size_t errlen);
+
+/* The device step: any thread, touches only 'op' and what it borrows. */
+void lr_ctl_op_run(struct lr_ctl_op *op);
+
+/* The job an op works for (borrowed from 'op'). */
+const char *lr_ctl_op_job(const struct lr_ctl_op *op);
+
+/* Ends 'op' (after lr_ctl_op_run) and frees it.  An admission fills
+ * '*job' (may be NULL) as it ends, active or failed, and returns 0 as
+ * lr_ctl_submit() does; a release returns 0 when the job is deleted,
+ * else the devices' error (the job stays releasing). */
+int lr_ctl_op_end(struct lr_ctl *, struct lr_ctl_op *op, struct lr_job *job,
+                  char *err, size_t errlen);
+
+/* How many ops are in flight (begun, not ended). */
+int lr_ctl_busy(const struct lr_ctl *);
+
 /* The job, or ENOENT. */
 int lr_ctl_get(struct lr_ctl *, const char *name, struct lr_job *job);
 
 /* Every job, in name order, in a new array the caller frees with free(). */
 int lr_ctl_list(struct lr_ctl *, struct lr_job **jobs, int *n);
 
-/* Compares every device (and the emulated data plane) with the store;
+/* Compares every device (and the emulated data plane) with the store
+ * (EBUSY while an op is in flight);
  * with 'repair', removes orphan channels and pairs and re-applies
  * missing ones.  '*report' gets a malloc'ed text
  * (one line per difference); '*drift' the number of differences. */
@@ -164,8 +227,8 @@ int lr_ctl_reconcile(struct lr_ctl *, bool repair, char **report, int *drift,
                      char *err, size_t errlen);
 
 /* Replaces the topology and the inventory (the JSON texts are stored as
- * documents).  EBUSY while a job holds resources; on any error the
- * controller keeps the network it had. */
+ * documents).  EBUSY while a job holds resources or an op is in flight;
+ * on any error the controller keeps the network it had. */
 int lr_ctl_set_inventory(struct lr_ctl *, const struct lr_topo *,
                          const struct lr_cluster *, const char *topo_json,
                          const char *cluster_json, char *err, size_t errlen);
