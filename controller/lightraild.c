@@ -6,8 +6,11 @@
  * One libevent loop owned by main (Redis's ae.c and OpenBGPD's parent are
  * the models for its shape): the HTTPS northbound (northbound/), the
  * controller core (controller/lr_ctl.c) with its SQLite store and
- * southbound devices.  SIGTERM or SIGINT: the server drains (503 to new
- * requests), the loop finishes what is in flight and exits 0.
+ * southbound devices, whose work runs on one thread of its own
+ * (controller/lr_worker.h) so that the loop never waits for a device.
+ * SIGTERM or SIGINT: the server drains (503 to new requests), the loop
+ * waits until the device work in flight has ended and been answered,
+ * then exits 0.
  *
  * In the state directory it writes lightraild.pid and lightraild.port
  * (the port bound, useful with port 0) once it serves.
@@ -44,6 +47,7 @@
 #include "controller/lr_ctl.h"
 #include "controller/lr_log.h"
 #include "controller/lr_store.h"
+#include "controller/lr_worker.h"
 #include "northbound/nb_restconf.h"
 #include "southbound/sb_linux.h"
 #include "yang/lr_yang.h"
@@ -136,6 +140,8 @@ struct daemon {
     struct event *telemetry;      /* NULL without a data plane */
     struct lr_ctl *ctl;
     bool telemetry_failing;       /* logged once until it recovers */
+    struct lr_worker *worker;     /* the devices' thread */
+    struct event *stopping;       /* NULL until a signal: waits for it */
 };
 
 static void
@@ -154,15 +160,43 @@ on_telemetry(evutil_socket_t fd, short what, void *arg)
     }
 }
 
+/* Stopping: the loop ends once the device work in flight has ended and
+ * its answers are sent (jobs end active, failed or deleted, never caught
+ * half-way by a clean stop); each device bounds its own wait (its
+ * driver's timeout).  Checked on a short timer, the only thing the loop
+ * does while it waits, besides answering 503. */
+static void
+on_stopping(evutil_socket_t fd, short what, void *arg)
+{
+    struct daemon *d = arg;
+    (void) fd;
+    (void) what;
+    if (lr_worker_pending(d->worker) || nb_server_pending(d->srv))
+        return;
+    event_del(d->stopping);
+    struct timeval grace = { 0, 200000 };
+    event_base_loopexit(d->base, &grace);
+}
+
 static void
 on_signal(evutil_socket_t sig, short what, void *arg)
 {
     struct daemon *d = arg;
     (void) what;
-    lr_log(LR_LOG_INFO, "signal %d: draining and stopping", (int) sig);
+    if (d->stopping)
+        return;
+    lr_log(LR_LOG_INFO, "signal %d: draining and stopping%s", (int) sig,
+           lr_worker_pending(d->worker)
+           ? " once the device work in flight has ended" : "");
     nb_server_drain(d->srv);
-    struct timeval grace = { 0, 200000 };
-    event_base_loopexit(d->base, &grace);
+    struct timeval every = { 0, 20000 };
+    d->stopping = event_new(d->base, -1, EV_PERSIST, on_stopping, d);
+    if (!d->stopping || event_add(d->stopping, &every)) {
+        struct timeval grace = { 0, 200000 };
+        event_base_loopexit(d->base, &grace);
+        return;
+    }
+    on_stopping(-1, 0, d);
 }
 
 int
@@ -306,6 +340,11 @@ main(int argc, char **argv)
         goto cleanup;
     }
     app.srv = d.srv;
+    if (lr_worker_new(d.base, &d.worker, err, sizeof err)) {
+        lr_log(LR_LOG_ERR, "%s", err);
+        goto cleanup;
+    }
+    app.worker = d.worker;
     d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
     d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
     event_add(d.sigterm, NULL);
@@ -332,6 +371,11 @@ main(int argc, char **argv)
     rc = 0;
 
 cleanup:
+    /* Before the controller and the server: the worker ends what it has
+     * (nothing, after a clean stop) and hands it back. */
+    lr_worker_free(d.worker);
+    if (d.stopping)
+        event_free(d.stopping);
     if (d.sigterm)
         event_free(d.sigterm);
     if (d.sigint)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "controller/lr_ctl.h"
+#include "controller/lr_worker.h"
 #include "northbound/nb_restconf.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
@@ -38,6 +39,82 @@ reply_jobs(struct nb_app *app, struct nb_response *resp, int status,
     json_reply(resp, status, out);
 }
 
+/* A POST or DELETE whose devices are being programmed. */
+struct job_work {
+    struct nb_app *app;
+    struct nb_pending *pending;
+    bool release;
+};
+
+/* The answer to an admission that ended (lr_ctl_op_end's result). */
+static void
+answer_submit(struct nb_app *app, struct nb_response *resp, int rc,
+              const struct lr_job *job, const char *err)
+{
+    if (rc)
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+    else
+        reply_jobs(app, resp, 201, job, 1, 1);
+}
+
+static void
+answer_delete(struct nb_response *resp, int rc, const char *err)
+{
+    if (rc == ENOENT)
+        nb_error(resp, 404, "invalid-value", NULL, "%s", err);
+    else if (rc == EBUSY)
+        nb_error(resp, 409, "in-use", NULL, "%s", err);
+    else if (rc)
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+    else
+        resp->status = 204;
+}
+
+/* The worker is done with a job's devices: on the loop again. */
+static void
+job_work_done(void *cookie, struct lr_ctl_op *op)
+{
+    struct job_work *w = cookie;
+    struct nb_response resp = { .status = 0 };
+    struct lr_job job;
+    char err[512];
+    int rc = lr_ctl_op_end(w->app->ctl, op, &job, err, sizeof err);
+    if (w->release)
+        answer_delete(&resp, rc, err);
+    else
+        answer_submit(w->app, &resp, rc, &job, err);
+    nb_pending_reply(w->pending, &resp);
+    free(w);
+}
+
+/* The device step of 'op': on the worker with the answer deferred, or
+ * here when there is no worker (or no memory to defer); true when the
+ * answer is deferred. */
+static bool
+run_devices(struct nb_app *app, const struct nb_request *req,
+            struct lr_ctl_op *op, bool release)
+{
+    struct job_work *w = app->worker ? calloc(1, sizeof *w) : NULL;
+    if (!w)
+        goto now;
+    w->app = app;
+    w->release = release;
+    if (!(w->pending = nb_defer(req)))
+        goto now;
+    if (lr_worker_push(app->worker, op, job_work_done, w)) {
+        /* The token must be answered: do it after the work, here. */
+        lr_ctl_op_run(op);
+        job_work_done(w, op);
+        return true;
+    }
+    return true;
+
+now:
+    free(w);
+    lr_ctl_op_run(op);
+    return false;
+}
+
 static void
 h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
@@ -53,7 +130,8 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
                  path[0] ? path : NULL, "%s", msg);
         return;
     }
-    int rc = lr_ctl_submit(app->ctl, &in, &job, err, sizeof err);
+    struct lr_ctl_op *op = NULL;
+    int rc = lr_ctl_submit_begin(app->ctl, &in, &job, &op, err, sizeof err);
     if (rc == EEXIST) {
         char p[256];
         snprintf(p, sizeof p, "/lightrail-job:jobs/job[name='%s']", in.name);
@@ -66,11 +144,12 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
         nb_error(resp, 400, "invalid-value", p, "%s", err);
         return;
     }
-    if (rc) {
-        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
-        return;
+    if (!rc && op) {
+        if (run_devices(app, req, op, false))
+            return;
+        rc = lr_ctl_op_end(app->ctl, op, &job, err, sizeof err);
     }
-    reply_jobs(app, resp, 201, &job, 1, 1);
+    answer_submit(app, resp, rc, &job, err);
 }
 
 static void
@@ -101,13 +180,14 @@ h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
         return;
     }
     if (req->method == NB_DELETE) {
-        int rc = lr_ctl_delete(app->ctl, name, err, sizeof err);
-        if (rc == ENOENT)
-            nb_error(resp, 404, "invalid-value", NULL, "%s", err);
-        else if (rc)
-            nb_error(resp, 500, "operation-failed", NULL, "%s", err);
-        else
-            resp->status = 204;
+        struct lr_ctl_op *op = NULL;
+        int rc = lr_ctl_delete_begin(app->ctl, name, &op, err, sizeof err);
+        if (!rc && op) {
+            if (run_devices(app, req, op, true))
+                return;
+            rc = lr_ctl_op_end(app->ctl, op, NULL, err, sizeof err);
+        }
+        answer_delete(resp, rc, err);
         return;
     }
     if (lr_ctl_get(app->ctl, name, &job)) {
@@ -319,9 +399,13 @@ h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
     char *report = NULL, err[512];
     int drift = 0;
     bool repair = !req->query || !strstr(req->query, "dry-run");
-    if (lr_ctl_reconcile(app->ctl, repair, &report, &drift, err,
-                         sizeof err)) {
-        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+    int rc = lr_ctl_reconcile(app->ctl, repair, &report, &drift, err,
+                              sizeof err);
+    if (rc) {
+        if (rc == EBUSY)
+            nb_error(resp, 409, "in-use", NULL, "%s", err);
+        else
+            nb_error(resp, 500, "operation-failed", NULL, "%s", err);
         free(report);
         return;
     }

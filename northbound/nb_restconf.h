@@ -17,6 +17,18 @@
  *   POST   /restconf/operations/lightrail-job:reconcile compare devices
  *                                                       with the store
  *   GET    /metrics                                     Prometheus text
+ *
+ * With a device worker, a POST or DELETE of a job that has devices to
+ * program is answered later (nb_defer): the loop plans and reserves
+ * (lr_ctl_submit_begin / lr_ctl_delete_begin), the worker programs the
+ * devices, and the loop commits and answers (lr_ctl_op_end), so every
+ * other request is answered meanwhile and sees the job provisioning or
+ * releasing.  A second POST of the name meanwhile: 409 data-exists; a
+ * DELETE of a job whose devices are being programmed: 409 in-use, "try
+ * again when ..." (it does not queue behind the admission: a client
+ * that gave up on its POST must not find its DELETE silently waiting).
+ * A client that leaves before its answer leaves the job to end as it
+ * would have (active, failed, or deleted).
  */
 #ifndef NB_RESTCONF_H
 #define NB_RESTCONF_H 1
@@ -31,6 +43,9 @@ struct nb_app {
     struct ly_ctx *ly;        /* borrowed */
     struct nb_server *srv;    /* borrowed, set after nb_server_new() */
     const char *topo_json;    /* the topology as loaded, borrowed */
+    /* The device worker (borrowed), or NULL: then a POST or DELETE of a
+     * job waits for its devices on the loop's thread. */
+    struct lr_worker *worker;
 };
 
 /* The route table; 'metrics_public' makes /metrics answer without

@@ -98,6 +98,25 @@ struct nb_server {
     int port;
     bool draining;
     struct nb_metrics metrics;
+    struct nb_pending *pending;  /* deferred requests, newest first */
+    int n_pending;
+};
+
+/* A deferred request.  'req' is NULL once libevent no longer has it for
+ * us (the client went away, or the server was freed); 'srv' is NULL once
+ * the server is gone.  The token itself is freed by nb_pending_reply()
+ * alone, so whoever holds it never sees it dangle. */
+struct nb_pending {
+    struct nb_pending *next, **prev;  /* srv->pending */
+    struct nb_server *srv;
+    struct evhttp_request *req;
+    bool head;
+    double t0;
+};
+
+/* What a handler may defer: filled by nb_server_on_request. */
+struct nb_defer_ctx {
+    struct nb_pending *pending;       /* set by nb_defer() */
 };
 
 static double
@@ -287,12 +306,94 @@ nb_send(struct evhttp_request *req, const struct nb_response *resp,
 }
 
 static void
+nb_pending_unlink(struct nb_pending *p)
+{
+    if (!p->srv)
+        return;
+    *p->prev = p->next;
+    if (p->next)
+        p->next->prev = p->prev;
+    p->srv->n_pending--;
+    p->srv = NULL;
+}
+
+/* Lets go of the request: libevent detached it from its connection
+ * (client gone: evhttp_connection_incoming_fail) and it is ours to free,
+ * or it is still attached and libevent frees it with the connection. */
+static void
+nb_pending_drop_request(struct nb_pending *p)
+{
+    struct evhttp_connection *c;
+    if (!p->req)
+        return;
+    c = evhttp_request_get_connection(p->req);
+    if (c)
+        evhttp_connection_set_closecb(c, NULL, NULL);
+    else
+        evhttp_request_free(p->req);
+    p->req = NULL;
+}
+
+/* The deferred request's connection is going away. */
+static void
+nb_pending_on_close(struct evhttp_connection *c, void *p_)
+{
+    struct nb_pending *p = p_;
+    (void) c;
+    nb_pending_drop_request(p);
+}
+
+struct nb_pending *
+nb_defer(const struct nb_request *rq)
+{
+    struct nb_defer_ctx *ctx = rq->server_ctx;
+    if (!ctx || ctx->pending)
+        return NULL;
+    ctx->pending = calloc(1, sizeof *ctx->pending);
+    return ctx->pending;
+}
+
+int
+nb_server_pending(const struct nb_server *srv)
+{
+    return srv->n_pending;
+}
+
+void
+nb_pending_reply(struct nb_pending *p, struct nb_response *resp)
+{
+    if (p->req && (resp->status < 100 || resp->status > 599)) {
+        free(resp->body);
+        resp->body = NULL;
+        nb_error_protocol(resp, 500, "operation-failed", NULL,
+                          "the handler gave no status (a bug; see the "
+                          "controller's log)");
+    }
+    if (p->req) {
+        struct evhttp_connection *c = evhttp_request_get_connection(p->req);
+        if (c)
+            evhttp_connection_set_closecb(c, NULL, NULL);
+        /* Sent, or freed by libevent when it has no connection left. */
+        nb_send(p->req, resp, 0, p->head, NULL, false);
+        p->req = NULL;
+    }
+    if (p->srv)
+        nb_metrics_observe(&p->srv->metrics, resp->status, nb_now() - p->t0);
+    nb_pending_unlink(p);
+    free(resp->body);
+    resp->body = NULL;
+    free(p);
+}
+
+static void
 nb_server_on_request(struct evhttp_request *req, void *srv_)
 {
     struct nb_server *srv = srv_;
     const double t0 = nb_now();
     struct nb_response resp = { .status = 0 };
-    struct nb_request rq = { .body = "", .principal = "" };
+    struct nb_defer_ctx defer = { NULL };
+    struct nb_request rq = { .body = "", .principal = "",
+                             .server_ctx = &defer };
     char principal[NB_PRINCIPAL_MAX] = "";
     char *path = NULL, *body = NULL;
     const char *www_auth = NULL;
@@ -418,6 +519,26 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     rq.body = body;
     rq.body_len = body_len;
     hit->r.handler(srv->arg, &rq, &resp);
+    if (defer.pending) {
+        struct nb_pending *p = defer.pending;
+        struct evhttp_connection *c = evhttp_request_get_connection(req);
+        free(resp.body);
+        p->srv = srv;
+        p->req = req;
+        p->head = head;
+        p->t0 = t0;
+        p->next = srv->pending;
+        p->prev = &srv->pending;
+        if (p->next)
+            p->next->prev = &p->next;
+        srv->pending = p;
+        srv->n_pending++;
+        if (c)
+            evhttp_connection_set_closecb(c, nb_pending_on_close, p);
+        free(body);
+        free(path);
+        return;
+    }
     if (resp.status < 100 || resp.status > 599)
         nb_error_protocol(&resp, 500, "operation-failed", path,
                           "the handler gave no status (a bug; see the "
@@ -641,6 +762,13 @@ nb_server_free(struct nb_server *srv)
 {
     if (!srv)
         return;
+    /* The tokens outlive the server: they only let go of the requests
+     * (evhttp_free frees those still on a connection). */
+    while (srv->pending) {
+        struct nb_pending *p = srv->pending;
+        nb_pending_drop_request(p);
+        nb_pending_unlink(p);
+    }
     if (srv->http)
         evhttp_free(srv->http);
     SSL_CTX_free(srv->ssl);

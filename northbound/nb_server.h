@@ -12,6 +12,17 @@
  * One event_base, owned by main; handlers run in its callbacks and must
  * not block.  Ownership: a handler fills 'resp'; the server frees
  * resp->body (malloc'ed) after sending.
+ *
+ * Deferred replies: a handler whose answer needs work off the loop
+ * (lightraild: the devices of a job) calls nb_defer() and leaves 'resp'
+ * alone; the server keeps the request and answers it when the loop's
+ * thread calls nb_pending_reply().  A client that goes away meanwhile
+ * costs nothing: the server drops what it held of the request at once
+ * (libevent's connection close callback), and the reply, when it comes,
+ * is counted and thrown away.  Draining (nb_server_drain) refuses new
+ * requests only; the owner of the pending work decides when to stop
+ * (lightraild waits until none is left), and nb_server_free() leaves
+ * the tokens valid: a later nb_pending_reply() sends nothing.
  */
 #ifndef NB_SERVER_H
 #define NB_SERVER_H 1
@@ -37,6 +48,7 @@ struct nb_request {
     const char *body;         /* NUL-terminated; "" when none */
     size_t body_len;
     const char *principal;    /* who: the token's name or the cert CN */
+    void *server_ctx;         /* the server's, for nb_defer() */
 };
 
 struct nb_response {
@@ -79,6 +91,24 @@ int nb_server_new(struct event_base *, const struct nb_server_config *,
                   const struct nb_route *routes, int n_routes, void *arg,
                   struct nb_server **out, char *err, size_t errlen);
 void nb_server_free(struct nb_server *);
+
+/* A request whose answer comes later (see the top). */
+struct nb_pending;
+
+/* In a handler: answer 'req' later.  Returns the token, or NULL when
+ * out of memory (then the handler answers now, as usual).  The token is
+ * the caller's until it gives it to nb_pending_reply(), exactly once,
+ * from the loop's thread, whatever became of the client or the
+ * server. */
+struct nb_pending *nb_defer(const struct nb_request *req);
+
+/* Sends 'resp' (the server takes resp->body) for the deferred request
+ * if its client is still there, counts it in the metrics, and frees
+ * 'pending'. */
+void nb_pending_reply(struct nb_pending *pending, struct nb_response *resp);
+
+/* Requests deferred and not answered yet; clients that left included. */
+int nb_server_pending(const struct nb_server *);
 
 /* The port actually bound. */
 int nb_server_port(const struct nb_server *);
