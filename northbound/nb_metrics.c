@@ -111,6 +111,17 @@ nb_metrics_append(const struct nb_metrics *m, char **buf, size_t *len)
                                "lightrail_http_request_seconds_sum %.9g\n"
                                "lightrail_http_request_seconds_count %"
                                PRIu64 "\n", m->count, m->sum, m->count);
+    if (!rc)
+        rc = nb_metrics_printf(&out, &n, &cap,
+            "# HELP lightrail_http_deferred_total Requests answered after "
+            "work off the event loop (a job's devices).\n"
+            "# TYPE lightrail_http_deferred_total counter\n"
+            "lightrail_http_deferred_total %" PRIu64 "\n"
+            "# HELP lightrail_http_abandoned_total Deferred requests whose "
+            "client left before the answer.\n"
+            "# TYPE lightrail_http_abandoned_total counter\n"
+            "lightrail_http_abandoned_total %" PRIu64 "\n",
+            m->deferred, m->abandoned);
     if (rc)
         goto cleanup;
     free(*buf);

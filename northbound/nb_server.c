@@ -110,6 +110,7 @@ struct nb_pending {
     struct nb_pending *next, **prev;  /* srv->pending */
     struct nb_server *srv;
     struct evhttp_request *req;
+    struct event *watch;              /* the client's close, or NULL */
     bool head;
     double t0;
 };
@@ -321,9 +322,18 @@ nb_pending_unlink(struct nb_pending *p)
  * (client gone: evhttp_connection_incoming_fail) and it is ours to free,
  * or it is still attached and libevent frees it with the connection. */
 static void
+nb_pending_unwatch(struct nb_pending *p)
+{
+    if (p->watch)
+        event_free(p->watch);
+    p->watch = NULL;
+}
+
+static void
 nb_pending_drop_request(struct nb_pending *p)
 {
     struct evhttp_connection *c;
+    nb_pending_unwatch(p);
     if (!p->req)
         return;
     c = evhttp_request_get_connection(p->req);
@@ -341,6 +351,44 @@ nb_pending_on_close(struct evhttp_connection *c, void *p_)
     struct nb_pending *p = p_;
     (void) c;
     nb_pending_drop_request(p);
+}
+
+/* The client closed its end while its answer was pending.  libevent
+ * 2.1 reads nothing from a connection between a request and its reply
+ * (and aborts on data it reads then), so it would notice only when the
+ * reply fails; an EV_CLOSED watch (EPOLLRDHUP) sees the close at once,
+ * even behind unread data such as a TLS close_notify.  The connection
+ * goes now: evhttp_connection_free calls nb_pending_on_close, and frees
+ * the request that is still on it. */
+static void
+nb_pending_on_hangup(evutil_socket_t fd, short what, void *p_)
+{
+    struct nb_pending *p = p_;
+    (void) fd;
+    (void) what;
+    nb_pending_unwatch(p);
+    struct evhttp_connection *c = p->req
+                                  ? evhttp_request_get_connection(p->req)
+                                  : NULL;
+    if (c)
+        evhttp_connection_free(c);
+}
+
+/* Watches the connection of 'p' for the client's close; without a
+ * backend that reports it (EV_FEATURE_EARLY_CLOSE) the close is noticed
+ * when the reply fails, which is as safe, only later. */
+static void
+nb_pending_watch(struct nb_pending *p, struct evhttp_connection *c)
+{
+    struct bufferevent *bev = evhttp_connection_get_bufferevent(c);
+    evutil_socket_t fd = bev ? bufferevent_getfd(bev) : -1;
+    if (fd < 0 || !(event_base_get_features(p->srv->base)
+                    & EV_FEATURE_EARLY_CLOSE))
+        return;
+    p->watch = event_new(p->srv->base, fd, EV_CLOSED, nb_pending_on_hangup,
+                         p);
+    if (p->watch && event_add(p->watch, NULL))
+        nb_pending_unwatch(p);
 }
 
 struct nb_pending *
@@ -362,6 +410,7 @@ nb_server_pending(const struct nb_server *srv)
 void
 nb_pending_reply(struct nb_pending *p, struct nb_response *resp)
 {
+    bool gone = !p->req;
     if (p->req && (resp->status < 100 || resp->status > 599)) {
         free(resp->body);
         resp->body = NULL;
@@ -369,6 +418,7 @@ nb_pending_reply(struct nb_pending *p, struct nb_response *resp)
                           "the handler gave no status (a bug; see the "
                           "controller's log)");
     }
+    nb_pending_unwatch(p);
     if (p->req) {
         struct evhttp_connection *c = evhttp_request_get_connection(p->req);
         if (c)
@@ -377,8 +427,11 @@ nb_pending_reply(struct nb_pending *p, struct nb_response *resp)
         nb_send(p->req, resp, 0, p->head, NULL, false);
         p->req = NULL;
     }
-    if (p->srv)
+    if (p->srv) {
+        p->srv->metrics.deferred++;
+        p->srv->metrics.abandoned += gone;
         nb_metrics_observe(&p->srv->metrics, resp->status, nb_now() - p->t0);
+    }
     nb_pending_unlink(p);
     free(resp->body);
     resp->body = NULL;
@@ -533,8 +586,10 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
             p->next->prev = &p->next;
         srv->pending = p;
         srv->n_pending++;
-        if (c)
+        if (c) {
             evhttp_connection_set_closecb(c, nb_pending_on_close, p);
+            nb_pending_watch(p, c);
+        }
         free(body);
         free(path);
         return;

@@ -28,6 +28,15 @@
  *            answers ETIMEDOUT: the reply was lost, the caller must read
  *            the device back.
  *
+ * Holding an apply (tests only): when the environment has
+ * LIGHTRAIL_TEST_DUMMY_HOLD=1 and <address>/<name>.hold exists, apply()
+ * first creates <address>/<name>.held, then waits (checking every 10 ms)
+ * until the test removes the .hold file, removes .held and carries on.
+ * A test so catches a job with its devices half-way, deterministically:
+ * it waits for .held to appear, looks, then releases.  Without the
+ * variable a stray .hold file does nothing: a daemon in production never
+ * waits on a file.
+ *
  * Spectrum: the dummy accepts a media channel whose edges lie within
  * 193.1 THz +- 10 THz (|n| + m <= SB_DUMMY_N_MAX in 6.25 GHz units); it
  * does not check overlaps between channels, which is the controller's
@@ -42,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -60,6 +70,8 @@ struct sb_dummy {
     char state_path[SB_DUMMY_PATH_MAX];
     char tmp_path[SB_DUMMY_PATH_MAX];
     char fail_path[SB_DUMMY_PATH_MAX];
+    char hold_path[SB_DUMMY_PATH_MAX];   /* tests only, see the top */
+    char held_path[SB_DUMMY_PATH_MAX];
 };
 
 /* A device's media channels, in the order they were added. */
@@ -519,6 +531,22 @@ sb_dummy_change(const struct sb_dummy *d, struct sb_dummy_state *st,
                          (int) c->op);
 }
 
+/* The test hold (see the top); only with LIGHTRAIL_TEST_DUMMY_HOLD=1. */
+static void
+sb_dummy_hold(const struct sb_dummy *d)
+{
+    const char *knob = getenv("LIGHTRAIL_TEST_DUMMY_HOLD");
+    struct timespec tick = { 0, 10 * 1000 * 1000 };
+    if (!knob || strcmp(knob, "1") || access(d->hold_path, F_OK))
+        return;
+    int fd = open(d->held_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0)
+        close(fd);
+    while (!access(d->hold_path, F_OK))
+        nanosleep(&tick, NULL);
+    unlink(d->held_path);
+}
+
 static int
 sb_dummy_apply(struct sb_device *dev, const struct sb_change *changes, int n,
                char *err, size_t errlen)
@@ -531,6 +559,7 @@ sb_dummy_apply(struct sb_device *dev, const struct sb_change *changes, int n,
     if (n < 0 || (n && !changes))
         return sb_dummy_errf(err, errlen, EINVAL, "%s: %d changes: fix the "
                              "request", d->config.name, n);
+    sb_dummy_hold(d);
     ret = sb_dummy_read_fail(d, &mode, err, errlen);
     if (ret)
         goto cleanup;
@@ -629,7 +658,9 @@ sb_dummy_open(const struct sb_device_config *config, struct sb_device **out,
     d->config = *config;
     if (sb_dummy_path(d->state_path, config, ".json")
         || sb_dummy_path(d->tmp_path, config, ".json.tmp")
-        || sb_dummy_path(d->fail_path, config, ".fail")) {
+        || sb_dummy_path(d->fail_path, config, ".fail")
+        || sb_dummy_path(d->hold_path, config, ".hold")
+        || sb_dummy_path(d->held_path, config, ".held")) {
         ret = sb_dummy_errf(err, errlen, ENAMETOOLONG, "%s: the state path "
                             "under %s is too long: use a shorter directory",
                             config->name, config->address);
