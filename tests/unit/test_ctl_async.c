@@ -1,0 +1,284 @@
+/*
+ * The controller's three steps (lr_ctl.h "Three steps") and the device
+ * worker (controller/lr_worker.h) on the metro example with dummy
+ * ROADMs: between begin and end a job is provisioning (or releasing),
+ * holds its GPUs and spectrum, and has nothing on its devices yet; a
+ * second request for it is refused, reconcile and a new network wait;
+ * another job is planned meanwhile; end commits or rolls back.  The
+ * worker runs ops in the order pushed and hands them back on the loop's
+ * thread; freeing it finishes what it holds.  lr_ctl_check() after each.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "controller/lr_ctl.h"
+#include "controller/lr_worker.h"
+#include "tests/unit/lr_test_ctl.h"
+
+static int
+setup(void)
+{
+    return lr_test_ctl_setup("ctl-async");
+}
+
+static struct lr_ctl *
+open_ctl(void)
+{
+    struct lr_ctl_config cfg = { 0 };
+    return lr_test_ctl_open(&cfg);
+}
+
+static struct lr_intent
+intent(const char *name, int gmax)
+{
+    struct lr_intent in = { .batch = 32, .micro = 1, .gpus_min = 1,
+                            .gpus_max = gmax };
+    snprintf(in.name, sizeof in.name, "%s", name);
+    snprintf(in.model, sizeof in.model, "gpt-1.9b");
+    snprintf(in.algorithm, sizeof in.algorithm, "cdynp");
+    return in;
+}
+
+static int
+gpus_in_use(struct lr_ctl *c)
+{
+    int n = 0;
+    for (int k = 0; k < cluster->n_dcs; k++)
+        n += lr_ctl_gpus_used(c)[k];
+    return n;
+}
+
+/* Channels whose name starts with 'prefix' on every dummy ROADM. */
+static int
+channels_everywhere(const char *prefix)
+{
+    int total = 0;
+    for (int i = 0; i < topo->n_nodes; i++) {
+        struct sb_device_config dc = { .driver = "dummy" };
+        struct sb_device *d;
+        struct sb_media_channel *mc = NULL;
+        int n = 0;
+        char err[256];
+        snprintf(dc.name, sizeof dc.name, "%s", topo->nodes[i].name);
+        snprintf(dc.address, sizeof dc.address, "%s", devdir);
+        if (sb_dummy_class.open(&dc, &d, err, sizeof err))
+            return -1;
+        if (!sb_dummy_class.read(d, &mc, &n, err, sizeof err))
+            for (int k = 0; k < n; k++)
+                total += !strncmp(mc[k].name, prefix, strlen(prefix));
+        free(mc);
+        sb_dummy_class.close(d);
+    }
+    return total;
+}
+
+static void
+set_fail(const char *word)
+{
+    char path[600];
+    for (int i = 0; i < topo->n_nodes; i++) {
+        snprintf(path, sizeof path, "%s/%s.fail", devdir,
+                 topo->nodes[i].name);
+        if (!word) {
+            unlink(path);
+            continue;
+        }
+        FILE *f = fopen(path, "w");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fprintf(f, "%s\n", word);
+        fclose(f);
+    }
+}
+
+static void
+test_steps(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_ctl_op *op1 = NULL, *op2 = NULL, *op = NULL;
+    struct lr_job job, got;
+    char err[1024], *report = NULL;
+    int drift = 0;
+    struct lr_intent j1 = intent("a1", 16), j2 = intent("a2", 24);
+
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit_begin(c, &j1, &job, &op1, err,
+                                              sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op1);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_PROVISIONING);
+    CU_ASSERT(job.n_lightpaths > 0);
+    CU_ASSERT_STRING_EQUAL(lr_ctl_op_job(op1), "a1");
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "a1", &got), 0);
+    CU_ASSERT_EQUAL(got.phase, LR_JOB_PROVISIONING);
+    int used1 = gpus_in_use(c);
+    CU_ASSERT(used1 > 0);
+    CU_ASSERT_EQUAL(channels_everywhere("a1/"), 0);
+    CU_ASSERT_EQUAL(lr_ctl_busy(c), 1);
+
+    /* A second request for a1, reconcile, a new network: refused. */
+    CU_ASSERT_EQUAL(lr_ctl_submit_begin(c, &j1, &job, &op, err, sizeof err),
+                    EEXIST);
+    CU_ASSERT_PTR_NULL(op);
+    CU_ASSERT_EQUAL(lr_ctl_delete_begin(c, "a1", &op, err, sizeof err),
+                    EBUSY);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "try again when"));
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
+                                     sizeof err), EBUSY);
+    free(report);
+    CU_ASSERT_EQUAL(lr_ctl_set_inventory(c, topo, cluster, NULL, NULL, err,
+                                         sizeof err), EBUSY);
+
+    /* Another job is planned meanwhile on what a1 left. */
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit_begin(c, &j2, &job, &op2, err,
+                                              sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op2);
+    CU_ASSERT(gpus_in_use(c) > used1);
+    CU_ASSERT_EQUAL(lr_ctl_busy(c), 2);
+
+    lr_ctl_op_run(op1);
+    CU_ASSERT_EQUAL(lr_ctl_op_end(c, op1, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT(channels_everywhere("a1/") > 0);
+    lr_ctl_op_run(op2);
+    CU_ASSERT_EQUAL(lr_ctl_op_end(c, op2, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(lr_ctl_busy(c), 0);
+    assert_consistent(c);
+
+    /* A release in three steps: releasing, holding all, until end. */
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_delete_begin(c, "a1", &op, err,
+                                              sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "a1", &got), 0);
+    CU_ASSERT_EQUAL(got.phase, LR_JOB_RELEASING);
+    CU_ASSERT_EQUAL(lr_ctl_submit_begin(c, &j1, &job, &op1, err, sizeof err),
+                    EEXIST);
+    CU_ASSERT_EQUAL(lr_ctl_delete_begin(c, "a1", &op1, err, sizeof err),
+                    EBUSY);
+    lr_ctl_op_run(op);
+    CU_ASSERT_EQUAL(lr_ctl_op_end(c, op, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "a1", &got), ENOENT);
+    CU_ASSERT_EQUAL(channels_everywhere("a1/"), 0);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "a2", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(gpus_in_use(c), 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+}
+
+static void
+test_failure_rolls_back(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_ctl_op *op = NULL;
+    struct lr_job job;
+    char err[1024];
+    struct lr_intent in = intent("f1", 16);
+
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit_begin(c, &in, &job, &op, err,
+                                              sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT(gpus_in_use(c) > 0);
+    set_fail("always");          /* after begin: the device step fails */
+    lr_ctl_op_run(op);
+    set_fail(NULL);
+    CU_ASSERT_EQUAL(lr_ctl_op_end(c, op, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "injected failure"));
+    CU_ASSERT_EQUAL(job.n_lightpaths, 0);
+    CU_ASSERT_EQUAL(gpus_in_use(c), 0);
+    CU_ASSERT_EQUAL(channels_everywhere("f1/"), 0);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->failures, 1);
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "f1", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
+/* What the worker handed back, in order, and on which thread. */
+struct seen {
+    struct lr_ctl *c;
+    struct event_base *base;
+    char names[4][LR_NAME_MAX];
+    int phase[4];
+    int n;
+    bool other_thread;
+    pthread_t loop;
+};
+
+static void
+on_done(void *cookie, struct lr_ctl_op *op)
+{
+    struct seen *s = cookie;
+    struct lr_job job;
+    char err[512];
+    if (!pthread_equal(pthread_self(), s->loop))
+        s->other_thread = true;
+    snprintf(s->names[s->n], LR_NAME_MAX, "%s", lr_ctl_op_job(op));
+    lr_ctl_op_end(s->c, op, &job, err, sizeof err);
+    s->phase[s->n++] = job.phase;
+}
+
+static void
+test_worker(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct event_base *base = event_base_new();
+    struct lr_worker *w = NULL;
+    struct seen s = { .c = c, .base = base, .loop = pthread_self() };
+    struct lr_ctl_op *op[3];
+    struct lr_job job;
+    char err[1024];
+    struct lr_intent in[3] = { intent("w1", 16), intent("w2", 24),
+                               intent("w3", 8) };
+    CU_ASSERT_PTR_NOT_NULL_FATAL(base);
+    CU_ASSERT_EQUAL_FATAL(lr_worker_new(base, &w, err, sizeof err), 0);
+    for (int i = 0; i < 2; i++) {
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit_begin(c, &in[i], &job, &op[i],
+                                                  err, sizeof err), 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(op[i]);
+        CU_ASSERT_EQUAL(lr_worker_push(w, op[i], on_done, &s), 0);
+    }
+    CU_ASSERT_EQUAL(lr_worker_pending(w), 2);
+    /* Until both are back: no timing, the loop blocks until the pipe. */
+    while (s.n < 2)
+        CU_ASSERT_EQUAL_FATAL(event_base_loop(base, EVLOOP_ONCE), 0);
+    CU_ASSERT_EQUAL(lr_worker_pending(w), 0);
+    CU_ASSERT_STRING_EQUAL(s.names[0], "w1");
+    CU_ASSERT_STRING_EQUAL(s.names[1], "w2");
+    CU_ASSERT_EQUAL(s.phase[0], LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(s.phase[1], LR_JOB_ACTIVE);
+    CU_ASSERT(!s.other_thread);
+    assert_consistent(c);
+
+    /* A release pushed and the worker freed at once: free finishes it
+     * and hands it back before it returns. */
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_delete_begin(c, "w1", &op[2], err,
+                                              sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op[2]);
+    CU_ASSERT_EQUAL(lr_worker_push(w, op[2], on_done, &s), 0);
+    lr_worker_free(w);
+    CU_ASSERT_EQUAL(s.n, 3);
+    CU_ASSERT_STRING_EQUAL(s.names[2], "w1");
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "w1", &job), ENOENT);
+    CU_ASSERT_EQUAL(lr_ctl_busy(c), 0);
+    CU_ASSERT_EQUAL(channels_everywhere("w1/"), 0);
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "w2", err, sizeof err), 0);
+    event_base_free(base);
+    lr_ctl_free(c);
+}
+
+static CU_TestInfo tests[] = {
+    { "begin, run, end: in flight, refusals, a second job, release",
+      test_steps },
+    { "a failure in the device step rolls the reservation back",
+      test_failure_rolls_back },
+    { "the worker: order, the loop's thread, free finishes",
+      test_worker },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN_WITH("controller-async", tests, setup, lr_test_ctl_teardown)
