@@ -401,6 +401,12 @@ nb_defer(const struct nb_request *rq)
     return ctx->pending;
 }
 
+bool
+nb_pending_gone(const struct nb_pending *p)
+{
+    return !p->req;
+}
+
 int
 nb_server_pending(const struct nb_server *srv)
 {

@@ -107,6 +107,10 @@ struct nb_pending *nb_defer(const struct nb_request *req);
  * 'pending'. */
 void nb_pending_reply(struct nb_pending *pending, struct nb_response *resp);
 
+/* True once the client of 'pending' has left: the reply will be
+ * dropped (the token must still be given to nb_pending_reply()). */
+bool nb_pending_gone(const struct nb_pending *pending);
+
 /* Requests deferred and not answered yet; clients that left included. */
 int nb_server_pending(const struct nb_server *);
 

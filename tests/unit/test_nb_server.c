@@ -17,6 +17,9 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <curl/curl.h>
 #include <event2/event.h>
@@ -127,12 +130,49 @@ h_drain(void *arg, const struct nb_request *rq, struct nb_response *resp)
     resp->status = 204;
 }
 
+/* The deferred request of the tests below; the loop thread's only. */
+static struct nb_pending *held;
+
+static void
+h_defer(void *arg, const struct nb_request *rq, struct nb_response *resp)
+{
+    if (held || !(held = nb_defer(rq)))
+        nb_error(resp, 500, "operation-failed", NULL, "cannot defer");
+}
+
+/* How many requests wait, and whether the held one's client left. */
+static void
+h_held(void *arg, const struct nb_request *rq, struct nb_response *resp)
+{
+    struct nb_server **srv = arg;
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "pending", json_object_new_int(nb_server_pending(*srv)));
+    json_object_object_add(j, "gone", json_object_new_boolean(held && nb_pending_gone(held)));
+    reply_json(resp, 200, j);
+}
+
+static void
+h_answer(void *arg, const struct nb_request *rq, struct nb_response *resp)
+{
+    struct nb_response late = { .status = 200, .body = strdup("{\"late\":true}") };
+    if (!held) {
+        nb_error(resp, 404, "invalid-value", NULL, "nothing held");
+        return;
+    }
+    nb_pending_reply(held, &late);
+    held = NULL;
+    resp->status = 204;
+}
+
 static const struct nb_route routes[] = {
     { NB_GET | NB_POST, "/restconf/data/test:echo", h_echo, false },
     { NB_GET | NB_DELETE, "/restconf/data/test:jobs/job=", h_job, false },
     { NB_GET, "/restconf/data/test:conflict", h_conflict, false },
     { NB_GET, "/metrics", h_metrics, true },
     { NB_POST, "/test/drain", h_drain, false },
+    { NB_GET, "/test/defer", h_defer, false },
+    { NB_GET, "/test/held", h_held, false },
+    { NB_POST, "/test/answer", h_answer, false },
 };
 #define N_ROUTES ((int) (sizeof routes / sizeof routes[0]))
 
@@ -832,6 +872,126 @@ test_metrics(void)
     free(r.body);
 }
 
+/* Polls /test/held until its "pending" is 'n' and (when 'gone') the
+ * held client has left; false when that never comes. */
+static bool
+await_held(int n, bool gone)
+{
+    const struct call c = { .token = TOKEN };
+    for (int i = 0; i < 2000; i++) {
+        struct reply r;
+        call_plain("/test/held", &c, &r);
+        json_object *j = r.body ? json_tokener_parse(r.body) : NULL, *v;
+        bool yes = j && json_object_object_get_ex(j, "pending", &v)
+                   && json_object_get_int(v) == n
+                   && (!gone || (json_object_object_get_ex(j, "gone", &v)
+                                 && json_object_get_boolean(v)));
+        json_object_put(j);
+        free(r.body);
+        if (yes)
+            return true;
+        usleep(1000);
+    }
+    return false;
+}
+
+static void *
+deferred_client(void *arg)
+{
+    const struct call c = { .token = TOKEN };
+    call_plain("/test/defer", &c, arg);
+    return NULL;
+}
+
+static void
+test_deferred_reply(void)
+{
+    const struct call c = { .token = TOKEN, .method = "POST", .body = "", .body_len = 0 };
+    struct reply late, r;
+    pthread_t t;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, deferred_client, &late), 0);
+    CU_ASSERT(await_held(1, false));
+    /* Other requests are served while one waits. */
+    call_plain("/restconf/data/test:echo", &(struct call) { .token = TOKEN }, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    free(r.body);
+    call_plain("/test/answer", &c, &r);
+    CU_ASSERT_EQUAL(r.status, 204);
+    free(r.body);
+    pthread_join(t, NULL);
+    CU_ASSERT_EQUAL(late.curl, CURLE_OK);
+    CU_ASSERT_EQUAL(late.status, 200);
+    CU_ASSERT_PTR_NOT_NULL(late.body && strstr(late.body, "late"));
+    free(late.body);
+    CU_ASSERT(await_held(0, false));
+}
+
+static void
+test_deferred_client_leaves(void)
+{
+    const struct call c = { .token = TOKEN, .method = "POST", .body = "", .body_len = 0 };
+    struct sockaddr_in a = { .sin_family = AF_INET,
+                             .sin_port = htons((uint16_t) nb_server_port(fx.plain)),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    char req[256];
+    struct reply r;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_EQUAL_FATAL(connect(fd, (struct sockaddr *) &a, sizeof a), 0);
+    int n = snprintf(req, sizeof req, "GET /test/defer HTTP/1.1\r\nHost: x\r\n"
+                     "Authorization: Bearer %s\r\n\r\n", TOKEN);
+    CU_ASSERT_EQUAL_FATAL(write(fd, req, (size_t) n), n);
+    CU_ASSERT(await_held(1, false));
+    close(fd);
+    /* The server notices at once (EV_CLOSED), before any reply. */
+    CU_ASSERT(await_held(1, true));
+    call_plain("/test/answer", &c, &r);
+    CU_ASSERT_EQUAL(r.status, 204);
+    free(r.body);
+    CU_ASSERT(await_held(0, false));
+    call_plain("/metrics", &(struct call) { 0 }, &r);
+    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "lightrail_http_abandoned_total 1\n"));
+    free(r.body);
+}
+
+/* A request still deferred when the server is freed: the token stays
+ * valid, and answering it later sends nothing. */
+static void
+test_deferred_outlives_server(void)
+{
+    struct nb_pending *p;
+    struct nb_response late = { .status = 200, .body = strdup("x") };
+    /* No test runs after this one: the loop thread is stopped so that
+     * this thread may free the plain server under a held request. */
+    CU_ASSERT(await_held(0, false));
+    {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET,
+                                 .sin_port = htons((uint16_t) nb_server_port(fx.plain)),
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        char req[256];
+        int n = snprintf(req, sizeof req, "GET /test/defer HTTP/1.1\r\nHost: x\r\n"
+                         "Authorization: Bearer %s\r\n\r\n", TOKEN);
+        CU_ASSERT_FATAL(fd >= 0);
+        CU_ASSERT_EQUAL_FATAL(connect(fd, (struct sockaddr *) &a, sizeof a), 0);
+        CU_ASSERT_EQUAL_FATAL(write(fd, req, (size_t) n), n);
+        CU_ASSERT(await_held(1, false));
+        /* Stop the loop, free the server under the held request. */
+        CU_ASSERT_EQUAL_FATAL(write(fx.pipe[1], "q", 1), 1);
+        pthread_join(fx.loop, NULL);
+        fx.loop_started = false;
+        nb_server_free(fx.plain);
+        fx.plain = NULL;
+        close(fd);
+    }
+    p = held;
+    held = NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT(nb_pending_gone(p));
+    nb_pending_reply(p, &late);
+    CU_ASSERT_PTR_NULL(late.body);
+}
+
 static CU_TestInfo tests[] = {
     { "a valid token: 200 and the principal", test_token_ok },
     { "POST body and query reach the handler", test_post_body_and_query },
@@ -848,6 +1008,10 @@ static CU_TestInfo tests[] = {
     { "client certificate: principal = CN", test_client_certificate },
     { "plain HTTP off loopback and bad configs refused", test_config_refused },
     { "metrics: counters and histogram", test_metrics },
+    { "a deferred reply comes later; others are served meanwhile", test_deferred_reply },
+    { "a deferred request whose client leaves is dropped", test_deferred_client_leaves },
+    /* Last: it stops the loop and frees the plain server. */
+    { "a deferred request outlives its server", test_deferred_outlives_server },
     CU_TEST_INFO_NULL,
 };
 
