@@ -15,7 +15,9 @@
 #   - a schema-violating edit is refused with the device's message and
 #     changes nothing; a wrong pinned host key is refused;
 #   - a hung device (SIGSTOP) times out, the job fails, and after SIGCONT
-#     `reconcile` leaves the devices equal to the store;
+#     `reconcile` leaves the devices equal to the store; while the POST
+#     waits for the hung device, a GET is answered (the device work runs
+#     off lightraild's event loop);
 #   - a restarted lightraild finds the devices as the store says; it
 #     refuses to start on a device whose host key is not the pinned one.
 # Needs root (a user of its own, sshd): skipped (77) otherwise.
@@ -241,8 +243,29 @@ grep -q "host key refused: no host key is pinned" "$tmp/err" \
 api DELETE "$JOBS/job=j3"
 [ "$STATUS" = 204 ] || notok "DELETE j3: $STATUS $(cat "$tmp/body")"
 nc_stop_dev r2
-submit j4
-if [ "$(phase)" = failed ] && reason | grep -q 'r2'; then
+# The POST waits for r2 on lightraild's device thread; meanwhile the
+# loop answers: j4 shows provisioning while that POST is still open.
+printf '{"lightrail-job:job":[{"name":"%s","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":10,"max":10}}]}\n' j4 > "$tmp/j4.json"
+curl -s -o "$tmp/j4.body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+    -H "Authorization: Bearer $TOKEN" --data-binary "@$tmp/j4.json" \
+    --max-time 60 "$URL$JOBS" > "$tmp/j4.status" &
+J4=$!
+seen=
+for i in $(seq 1 200); do
+    STATUS=$(curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+        -H "Authorization: Bearer $TOKEN" --max-time 5 "$URL$JOBS/job=j4")
+    if [ "$STATUS" = 200 ] && [ "$(phase)" = provisioning ] && kill -0 $J4 2>/dev/null; then
+        seen=yes
+        break
+    fi
+    kill -0 $J4 2>/dev/null || break
+done
+[ -n "$seen" ] && ok "with r2 hung, a GET answers while j4's POST waits: j4 provisioning" \
+    || notok "no GET saw j4 provisioning while its POST waited on the hung r2"
+wait $J4
+STATUS=$(cat "$tmp/j4.status")
+cp "$tmp/j4.body" "$tmp/body"
+if [ "$STATUS" = 201 ] && [ "$(phase)" = failed ] && reason | grep -q 'r2'; then
     ok "j4 failed on the hung r2: $(reason)"
 else
     notok "j4 with r2 hung: $STATUS $(cat "$tmp/body")"
