@@ -18,7 +18,9 @@
  *      OPTIONS                               204 with Allow
  *      no row takes the method               405 operation-not-supported
  *                                                with Allow
- *   8. the handler.
+ *   8. the handler; it answers now, or defers (nb_defer): then the
+ *      request is kept, and its connection watched for the client's
+ *      close, until nb_pending_reply().
  *
  * The body limit is enforced twice.  libevent's own limit
  * (evhttp_set_max_body_size) is what bounds memory, but the 413 it sends

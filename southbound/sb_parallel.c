@@ -19,8 +19,9 @@
  * microseconds, well under one round trip.
  *
  * What this does not do: return before the devices answer.  The caller
- * (lr_ctl, inside lightraild's one libevent loop) waits for the slowest
- * device, bounded by the driver's timeout (netconf timeout-ms).
+ * waits for the slowest device, bounded by the driver's timeout (netconf
+ * timeout-ms); in lightraild the caller is the device thread
+ * (controller/lr_worker.h), never the event loop.
  */
 #include <errno.h>
 #include <pthread.h>
