@@ -233,7 +233,7 @@ changes_for(const struct lr_ctl *c, const struct lr_job *job, int node,
 /* ---- device work: one job's, prepared here, run anywhere ---- */
 
 /* Step 6b of one lightpath, as the device step needs it. */
-struct lr_ctl_check {
+struct lr_ctl_lpcheck {
     const struct sb_driver_class *cls;    /* NULL: not judged */
     struct sb_device *a, *b;              /* its first and last ROADM */
     struct sb_lightpath p;
@@ -241,7 +241,7 @@ struct lr_ctl_check {
 };
 
 static void check_prepare(const struct lr_ctl *, const struct lr_job *, int,
-                          struct lr_ctl_check *);
+                          struct lr_ctl_lpcheck *);
 
 /* The device work of one job (an admission or a release), prepared on
  * the controller's thread from the job and the network, so that running
@@ -259,7 +259,7 @@ struct lr_ctl_op {
     struct sb_par_item *undo;         /* [n_items]: removes, for adds */
     struct sb_change *ch;             /* the items' changes */
     char (*node)[SB_NAME_MAX];        /* [n_items]: the ROADM's name */
-    struct lr_ctl_check check[LR_JOB_MAX_LIGHTPATHS];   /* step 6b */
+    struct lr_ctl_lpcheck check[LR_JOB_MAX_LIGHTPATHS];   /* step 6b */
     struct sb_linux *dp;              /* NULL: no emulated data plane */
     pthread_mutex_t *dp_lock;
     /* Set by op_run. */
@@ -381,7 +381,7 @@ terminal_of(const struct lr_ctl *c, int k)
  * ends' devices and terminals, or ck->cls NULL when nothing is judged. */
 static void
 check_prepare(const struct lr_ctl *c, const struct lr_job *job, int k,
-              struct lr_ctl_check *ck)
+              struct lr_ctl_lpcheck *ck)
 {
     const struct lr_lightpath *lp = &job->lp[k];
     int a = hop_node(c, lp, 0), b = hop_node(c, lp, lp->n_links);
@@ -413,7 +413,7 @@ check_prepare(const struct lr_ctl *c, const struct lr_job *job, int k,
 /* Step 6b on the devices: 0 when the lightpath is received or not
  * judged, else the driver's error with its line.  Reads only 'ck'. */
 static int
-check_run(const struct lr_ctl_check *ck, char *err, size_t errlen)
+check_run(const struct lr_ctl_lpcheck *ck, char *err, size_t errlen)
 {
     const struct sb_lightpath *p = &ck->p;
     struct sb_lightpath_quality q;
