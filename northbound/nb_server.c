@@ -361,7 +361,9 @@ nb_pending_on_close(struct evhttp_connection *c, void *p_)
  * reply fails; an EV_CLOSED watch (EPOLLRDHUP) sees the close at once,
  * even behind unread data such as a TLS close_notify.  The connection
  * goes now: evhttp_connection_free calls nb_pending_on_close, and frees
- * the request that is still on it. */
+ * the request that is still on it.  A client that half-closes after its
+ * request (shutdown(SHUT_WR), which HTTP/1.1 clients do not do) is taken
+ * as gone too: its answer is dropped, the work it asked for is not. */
 static void
 nb_pending_on_hangup(evutil_socket_t fd, short what, void *p_)
 {
