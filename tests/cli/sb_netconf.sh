@@ -75,28 +75,7 @@ export SB_KEY=$NC_KEY SB_KNOWN_HOSTS=$NC_KNOWN SB_SCHEMA_PATH=$SCHEMA SB_TIMEOUT
 #   DEVICE NAME IN OUT LOWER-MHZ UPPER-MHZ enabled
 expected() {
     api GET "$JOBS"
-    /usr/bin/python3 - "$tmp/body" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-jobs = doc.get("lightrail-job:jobs", {}).get("job", [])
-rows = []
-for j in jobs:
-    st = j.get("state", {})
-    if st.get("phase") != "active":
-        continue
-    for lp in st.get("lightpath", []):
-        nodes, links = lp["node"], lp["link"]
-        n, m = int(lp["n"]), int(lp["m"])
-        lo = 193100000 + n * 6250 - m * 6250
-        hi = 193100000 + n * 6250 + m * 6250
-        for h, dev in enumerate(nodes):
-            rows.append("%s %s/lp%s %s %s %d %d enabled" % (
-                dev, j["name"], lp["index"],
-                links[h - 1] if h > 0 else "-",
-                links[h] if h < len(links) else "-", lo, hi))
-for r in sorted(rows):
-    print(r)
-PY
+    /usr/bin/python3 "${srcdir:-.}/tests/cli/store_channels.py" "$tmp/body"
 }
 
 # What the devices hold, read with ncclient (not Lightrail's code).
@@ -117,11 +96,19 @@ actual_driver() {
     done | sort
 }
 
-# devices_match WHAT: both readings equal the store's.
+# devices_match WHAT: both readings equal the store's.  A reading that
+# differs is taken once more after a second: a new SSH session can be
+# dropped by sshd's MaxStartups while others are being set up (one
+# empty sbctl reading of r3 seen once in an ASan run); a real difference
+# persists.
 devices_match() {
     expected > "$tmp/want" 2>&1
-    actual_ncclient > "$tmp/nc" 2>&1
-    actual_driver > "$tmp/drv" 2>&1
+    for try in 1 2; do
+        actual_ncclient > "$tmp/nc" 2>&1
+        actual_driver > "$tmp/drv" 2>&1
+        cmp -s "$tmp/want" "$tmp/nc" && cmp -s "$tmp/want" "$tmp/drv" && break
+        [ $try = 1 ] && echo "# $1: reading again after: ncclient: $(cat "$tmp/nc") | driver: $(cat "$tmp/drv")" && sleep 1
+    done
     if cmp -s "$tmp/want" "$tmp/nc" && cmp -s "$tmp/want" "$tmp/drv"; then
         ok "$1: the devices hold exactly the store's $(wc -l < "$tmp/want") media channels (ncclient and driver)"
     else
