@@ -15,20 +15,33 @@
  *   H_{i+1} = tanh(H_i W_i^T + 1 b_i^T);  Y = H_L W_L^T + 1 b_L^T;
  *   dL/dW_i += G_i^T H_i,  dL/db_i += G_i^T 1,
  *   G_{i-1} = (G_i W_i) .* (1 - H_i .* H_i)   (one dgemm each).
- * The batched gradient is the sum of the per-sample ones: equal up to the
- * order of the additions (tests/unit/test_ppo.c compares them).  tanh is
- * computed through one exp (absolute error under 3e-16; lr_mlp.c says
+ * The batched gradient is the sum of the per-sample ones, up to rounding
+ * (single precision: see Precision).  tanh is computed through one exp
+ * (absolute error under 3e-16 in double, 1e-7 in float; lr_mlp.c says
  * why).
  *
- * Double precision (the finite-difference tests want doubles).  One
- * sample at a time through BLAS (dgemv forward; dger and dgemv backward),
- * the low-latency path of a single decision; a batch through dgemm, the
- * path of training (docs/benchmarks.md has both rates).  Results are
- * bit-for-bit reproducible only with one BLAS thread: the commands call
- * openblas_set_num_threads(1).
+ * Precision.  The weights (params), the gradient accumulator (grad) and
+ * Adam's moments are double: the master copy, what the policy file
+ * stores and what Adam updates, so a small step is not lost to float
+ * rounding of the weight.  One sample at a time (lr_mlp_forward and
+ * _backward: dgemv, dger) is all double: the path of a decision
+ * (lightraild, lightrail sim) and the reference the tests check by
+ * finite differences.  A batch (lr_mlp_forward_batch, _backward_batch:
+ * the path of training) computes in single precision: the weights
+ * rounded to float at each batched forward pass (pf), the input, the
+ * activations, dL/dY and the matrix products (cblas_sgemm), tanh through
+ * expf; each batch's dW is added to the double grad.  Why: one-thread
+ * sgemm runs about twice dgemm's rate on this core, and the products are
+ * most of training's time (docs/benchmarks.md, "single precision").  The
+ * batched outputs and gradients therefore differ from the per-sample
+ * ones by float rounding (relative 1e-6 to 1e-5; tests/unit/test_ppo.c
+ * bounds them), not by the order of additions only.  Results are
+ * bit-for-bit reproducible only with one BLAS thread and the same
+ * OpenBLAS kernel: the commands call openblas_set_num_threads(1).
  *
  * Ownership: lr_mlp_new() returns a network the caller frees with
- * lr_mlp_free(); params and grad are arrays of n_params doubles it owns.
+ * lr_mlp_free(); params and grad are arrays of n_params doubles it owns,
+ * pf, gf, hb and gb float scratch of the batched path (lr_mlp_reserve).
  */
 #ifndef LR_MLP_H
 #define LR_MLP_H 1
@@ -51,10 +64,11 @@ struct lr_mlp {
     int h_off[LR_MLP_MAX_LAYERS + 1];
     /* The batched path (lr_mlp_reserve): room for 'cap' rows. */
     int cap;
-    const double *xb;         /* the input of the last batch (borrowed) */
-    double *hb;               /* per layer i >= 1: cap x sizes[i] at
-                               * cap * h_off[i] */
-    double *gb;               /* two cap x widest scratch blocks */
+    float *pf;                /* params rounded to float (n_params) */
+    float *gf;                /* one batch's dW in float (n_params) */
+    float *hb;                /* per layer i >= 0 (0: the input):
+                               * cap x sizes[i] at cap * h_off[i] */
+    float *gb;                /* two cap x widest scratch blocks */
 };
 
 /* 'n_hidden' hidden layers of sizes hidden[]; EINVAL for a size < 1 or
@@ -79,14 +93,16 @@ void lr_mlp_zero_grad(struct lr_mlp *);
  * ENOMEM (the network is unchanged then). */
 int lr_mlp_reserve(struct lr_mlp *, int n);
 
-/* Y = f(X) for the n rows of x (n x in, row-major) into y (n x out); n
- * must be at most the reserved capacity.  Keeps the activations, and a
- * pointer to x: x must stay unchanged until lr_mlp_backward_batch(). */
+/* Y = f(X) for the n rows of x (n x in, row-major) into y (n x out), in
+ * single precision (see Precision); n must be at most the reserved
+ * capacity.  Keeps the activations and a float copy of x and of the
+ * weights for lr_mlp_backward_batch(). */
 void lr_mlp_forward_batch(struct lr_mlp *, int n, const double *x,
                           double *y);
 
 /* Adds dL/dparams for the last batched forward pass, given dL/dY (n x
- * out, the same n), to grad: the sum over the rows. */
+ * out, the same n), to grad: the sum over the rows, computed in float.
+ * The weights must not change in between (the float copy is used). */
 void lr_mlp_backward_batch(struct lr_mlp *, int n, const double *dy);
 
 struct lr_adam {

@@ -32,6 +32,18 @@
  *     written) is kept behind cfg.per_sample as the reference the tests
  *     and the benchmark compare against: the same loss, gradients equal up
  *     to rounding;
+ *   - precision: the batched passes (the update's, and lr_ppo_act_batch's
+ *     during training) compute the networks in single precision (lr_mlp.h:
+ *     sgemm, float activations, about 2x dgemm's rate); the weights,
+ *     the gradient sums, Adam's moments, the masked softmax,
+ *     log-probabilities, entropy, the clipped losses, GAE and the
+ *     advantages stay double (cheap next to the products, and ratios and
+ *     the advantages' normalisation are where rounding would hurt).  One
+ *     decision (lr_ppo_act, lightraild, `lightrail sim`) and the
+ *     per-sample update are all double, so a policy file gives the same
+ *     decisions as before; training's weights differ from the all-double
+ *     code's by rounding, and a seed still gives bit-identical weights
+ *     (one BLAS thread, the same OpenBLAS kernel);
  *   - vectorised environments: with cfg.n_envs = N, a rollout of n_steps
  *     transitions is T = n_steps / N steps of N environments in lockstep,
  *     stored time-major (transition t * N + e); lr_ppo_act_batch() runs

@@ -13,10 +13,12 @@
  *    the batched update), and the batched update with N environments in
  *    lockstep for N = 1, 4, 8, 16, 32, 64; for N = 16 (the default of
  *    `lightrail train --envs`) the time split into observe, act, step
- *    and update.  The ceiling: the multiply-adds of one environment step
- *    (one forward pass of both networks to act, and per epoch a forward
- *    pass, dW and dX of both) at the dgemm rate measured on this core for
- *    the first layer's shape.
+ *    and update.  The batched update computes in single precision, the
+ *    per-sample one in double (planner/lr_mlp.h).  The ceilings: the
+ *    multiply-adds of one environment step (one forward pass of both
+ *    networks to act, and per epoch a forward pass, dW and dX of both) at
+ *    the dgemm and at the sgemm rate measured on this core for the first
+ *    layer's shape.
  * 3. One policy decision (observe + the actor's forward pass + the masked
  *    argmax), each timed alone with CLOCK_MONOTONIC on states of a
  *    running simulation; median and 99th percentile.
@@ -33,7 +35,7 @@
  *    does now) and 128 samples at a time (dgemm, what a batched
  *    minibatch update would use); same weights, the outputs compared.
  *    Median of R runs.
- * Rates (1, 2, 4 and the dgemm rate of 2) are per second of this
+ * Rates (1, 2, 4 and the gemm rates of 2) are per second of this
  * thread's CPU time (CLOCK_THREAD_CPUTIME_ID): the machine is shared,
  * and wall time would count the time slices of other processes; with
  * one BLAS thread the thread's CPU time is the one core's.  Latencies (3,
@@ -244,32 +246,42 @@ mlp_macs(int in, int out, double *bwd)
     return f;
 }
 
-/* GFLOP/s of one-thread dgemm on 128 rows of 'in' inputs times a
- * 64 x in matrix: the first layer of a minibatch. */
+/* GFLOP/s of one-thread dgemm (or sgemm: 'single') on 128 rows of 'in'
+ * inputs times a 64 x in matrix: the first layer of a minibatch. */
 static double
-dgemm_rate(int in, int runs)
+gemm_rate(int in, int runs, bool single)
 {
     enum { ROWS = 128, REPS = 400 };
     double *a = calloc((size_t) ROWS * in, sizeof *a);
     double *b = calloc((size_t) 64 * in, sizeof *b);
     double *c = calloc((size_t) ROWS * 64, sizeof *c);
+    float *af = calloc((size_t) ROWS * in, sizeof *af);
+    float *bf = calloc((size_t) 64 * in, sizeof *bf);
+    float *cf = calloc((size_t) ROWS * 64, sizeof *cf);
     double best = 0;
     for (int i = 0; i < ROWS * in; i++)
-        a[i] = (i % 7) * 0.1;
+        af[i] = (float) (a[i] = (i % 7) * 0.1);
     for (int i = 0; i < 64 * in; i++)
-        b[i] = (i % 5) * 0.1;
+        bf[i] = (float) (b[i] = (i % 5) * 0.1);
     double t[32];
     for (int r = 0; r < runs; r++) {
         double t0 = cpu_s();
         for (int k = 0; k < REPS; k++)
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, ROWS, 64, in,
-                        1.0, a, in, b, in, 1.0, c, 64);
+            if (single)
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, ROWS, 64,
+                            in, 1.0f, af, in, bf, in, 1.0f, cf, 64);
+            else
+                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, ROWS, 64,
+                            in, 1.0, a, in, b, in, 1.0, c, 64);
         t[r] = (cpu_s() - t0) / REPS;
     }
     best = 2.0 * ROWS * 64 * in / median(t, runs) / 1e9;
     free(a);
     free(b);
     free(c);
+    free(af);
+    free(bf);
+    free(cf);
     return best;
 }
 
@@ -304,8 +316,9 @@ bench_train(const char *name, struct setup *s, int runs, long steps)
     int no = lr_jenv_obs_size(s->env), na = lr_jenv_n_actions(s->env);
     double fa = mlp_macs(no, na, &ba), fc = mlp_macs(no, 1, &bc);
     double flops = 2 * (fa + fc + 4 * (fa + fc + ba + bc));
-    double gf = dgemm_rate(no, runs);
-    printf(" %.0f k | %.1f | %.0f |\n", flops / 1e3, gf, gf * 1e9 / flops);
+    double gd = gemm_rate(no, runs, false), gs = gemm_rate(no, runs, true);
+    printf(" %.0f k | %.1f | %.0f | %.1f | %.0f |\n", flops / 1e3, gd,
+           gd * 1e9 / flops, gs, gs * 1e9 / flops);
     fflush(stdout);
     for (int e = 1; e < 64; e++)
         lr_jenv_free(envs[e]);
@@ -552,12 +565,15 @@ main(int argc, char **argv)
     printf("\n# training: env steps/s, everything included; per-sample "
            "update with 1 env (before), batched with N envs in lockstep; "
            "split at N = 16 (observe / act / step+store / update); "
-           "FLOPs per env step, dgemm GFLOP/s of the first layer's shape, "
-           "and the ceiling they give (FLOPs at that rate, nothing else)\n"
+           "FLOPs per env step, dgemm and sgemm GFLOP/s of the first "
+           "layer's shape, and the ceilings they give (FLOPs at that rate, "
+           "nothing else); the per-sample update is double, the batched "
+           "one single precision (lr_mlp.h)\n"
            "| case | per-sample, N = 1 | N = 1 | N = 4 | N = 8 | N = 16 | "
            "N = 32 | N = 64 | split at N = 16 | FLOPs/step | dgemm GFLOP/s "
-           "| ceiling steps/s |\n"
-           "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n");
+           "| ceiling (dgemm) | sgemm GFLOP/s | ceiling (sgemm) |\n"
+           "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:"
+           "|---:|---:|\n");
     bench_train("metro, 3 DCs", &s, runs, train_steps);
     bench_train("NSFNET, 6 DCs", &t, runs, train_steps);
     close_setup(&s);
