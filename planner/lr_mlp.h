@@ -34,8 +34,9 @@
  * sgemm runs about twice dgemm's rate on this core, and the products are
  * most of training's time (docs/benchmarks.md, "single precision").  The
  * batched outputs and gradients therefore differ from the per-sample
- * ones by float rounding (relative 1e-6 to 1e-5; tests/unit/test_ppo.c
- * bounds them), not by the order of additions only.  Results are
+ * ones by float rounding (about 1e-7 of the largest entry in the tests;
+ * tests/unit/test_ppo.c bounds them at 1e-5 and says why), not by the
+ * order of additions only.  Results are
  * bit-for-bit reproducible only with one BLAS thread and the same
  * OpenBLAS kernel: the commands call openblas_set_num_threads(1).
  *
