@@ -8,22 +8,6 @@
 
 #include "southbound/sb_chtab.h"
 
-static int
-sb_chtab_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int
-sb_chtab_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-    va_list ap;
-    if (err && errlen) {
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return ret;
-}
-
 int
 sb_chtab_grow(struct sb_chtab *t, int need)
 {
@@ -87,7 +71,7 @@ sb_chtab_read(const struct sb_chtab *t, const char *dev,
     *out = malloc(((size_t) t->n + 1) * sizeof **out);
     *n = 0;
     if (!*out)
-        return sb_chtab_errf(err, errlen, ENOMEM, "%s: out of memory", dev);
+        return sb_errf(err, errlen, ENOMEM, "%s: out of memory", dev);
     for (int i = 0; i < t->n; i++)
         (*out)[i] = t->e[i].mc;
     *n = t->n;
@@ -111,8 +95,8 @@ sb_chtab_plan(const struct sb_chtab *t, const char *dev,
     *stepsp = NULL;
     *n_workp = 0;
     if (!work || !steps) {
-        ret = sb_chtab_errf(err, errlen, ENOMEM, "%s: out of memory; "
-                            "nothing applied", dev);
+        ret = sb_errf(err, errlen, ENOMEM, "%s: out of memory; "
+                      "nothing applied", dev);
         goto fail;
     }
     if (t->n)
@@ -124,24 +108,24 @@ sb_chtab_plan(const struct sb_chtab *t, const char *dev,
     for (int i = 0; i < n; i++) {
         const struct sb_media_channel *mc = &changes[i].mc;
         if (!mc->name[0] || !memchr(mc->name, '\0', sizeof mc->name)) {
-            ret = sb_chtab_errf(err, errlen, EINVAL, "%s: change %d: a "
-                                "media channel needs a name of 1 to %d "
-                                "bytes: fix the request; nothing applied",
-                                dev, i, SB_NAME_MAX - 1);
+            ret = sb_errf(err, errlen, EINVAL, "%s: change %d: a "
+                          "media channel needs a name of 1 to %d "
+                          "bytes: fix the request; nothing applied",
+                          dev, i, SB_NAME_MAX - 1);
             goto fail;
         }
         int at = sb_chtab_find(work, n_work, mc->name);
         if (changes[i].op == SB_ADD) {
             if (at >= 0) {
-                ret = sb_chtab_errf(err, errlen, EEXIST, "%s: media channel "
-                                    "'%s' already exists: delete it first "
-                                    "or read the device back; nothing "
-                                    "applied", dev, mc->name);
+                ret = sb_errf(err, errlen, EEXIST, "%s: media channel "
+                              "'%s' already exists: delete it first "
+                              "or read the device back; nothing "
+                              "applied", dev, mc->name);
                 goto fail;
             }
             if (next == 0) {
-                ret = sb_chtab_errf(err, errlen, ENOSPC, "%s: no channel "
-                                    "index left; nothing applied", dev);
+                ret = sb_errf(err, errlen, ENOSPC, "%s: no channel "
+                              "index left; nothing applied", dev);
                 goto fail;
             }
             steps[i] = (struct sb_chstep) {
@@ -149,18 +133,18 @@ sb_chtab_plan(const struct sb_chtab *t, const char *dev,
             work[n_work++] = steps[i].e;
         } else if (changes[i].op == SB_DELETE) {
             if (at < 0) {
-                ret = sb_chtab_errf(err, errlen, ENOENT, "%s: no media "
-                                    "channel '%s' to delete: read the "
-                                    "device back; nothing applied", dev,
-                                    mc->name);
+                ret = sb_errf(err, errlen, ENOENT, "%s: no media "
+                              "channel '%s' to delete: read the "
+                              "device back; nothing applied", dev,
+                              mc->name);
                 goto fail;
             }
             steps[i] = (struct sb_chstep) { .create = false, .e = work[at] };
             work[at] = work[--n_work];
         } else {
-            ret = sb_chtab_errf(err, errlen, EINVAL, "%s: change %d: unknown "
-                                "operation %d; nothing applied", dev, i,
-                                (int) changes[i].op);
+            ret = sb_errf(err, errlen, EINVAL, "%s: change %d: unknown "
+                          "operation %d; nothing applied", dev, i,
+                          (int) changes[i].op);
             goto fail;
         }
     }

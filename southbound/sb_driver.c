@@ -4,7 +4,9 @@
  * A static table rather than registration at start-up: the families are
  * known when the program is linked, and a table cannot be half filled.
  */
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "southbound/sb_driver.h"
@@ -25,4 +27,16 @@ sb_driver_find(const char *name)
         if (!strcmp(sb_driver_classes[i]->name, name))
             return sb_driver_classes[i];
     return NULL;
+}
+
+int
+sb_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return ret;
 }

@@ -138,6 +138,13 @@ struct sb_driver_class {
 /* The driver class named 'name', or NULL. */
 const struct sb_driver_class *sb_driver_find(const char *name);
 
+/* The layer's error convention in one call: writes the printf-style
+ * line into err[errlen] (when err is not NULL and errlen is not 0) and
+ * returns 'ret', so that a driver can say "return sb_errf(err, errlen,
+ * ENOENT, ...);".  Every file of southbound/ reports through it. */
+int sb_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 extern const struct sb_driver_class sb_dummy_class;
 extern const struct sb_driver_class sb_netconf_class;
 extern const struct sb_driver_class sb_restconf_class;

@@ -80,18 +80,6 @@ struct sb_dummy_state {
     int n, cap;
 };
 
-static int
-sb_dummy_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return ret;
-}
-
 static struct sb_dummy *
 sb_dummy_cast(struct sb_device *dev)
 {
@@ -256,19 +244,19 @@ sb_dummy_load(const struct sb_dummy *d, struct sb_dummy_state *st, char *err,
     memset(st, 0, sizeof *st);
     ret = sb_dummy_slurp(d->state_path, &text);
     if (ret) {
-        ret = sb_dummy_errf(err, errlen, EIO, "%s: cannot read %s: %s: check "
-                            "the state directory", name, d->state_path,
-                            strerror(ret));
+        ret = sb_errf(err, errlen, EIO, "%s: cannot read %s: %s: check "
+                      "the state directory", name, d->state_path,
+                      strerror(ret));
         goto cleanup;
     }
     if (!text)
         goto cleanup;
     root = json_tokener_parse_verbose(text, &jerr);
     if (!root) {
-        ret = sb_dummy_errf(err, errlen, EINVAL, "%s: state file %s is not "
-                            "JSON (%s): fix or remove it (removing it empties "
-                            "the device)", name, d->state_path,
-                            json_tokener_error_desc(jerr));
+        ret = sb_errf(err, errlen, EINVAL, "%s: state file %s is not "
+                      "JSON (%s): fix or remove it (removing it empties "
+                      "the device)", name, d->state_path,
+                      json_tokener_error_desc(jerr));
         goto cleanup;
     }
     if (!json_object_is_type(root, json_type_object)
@@ -303,9 +291,9 @@ sb_dummy_load(const struct sb_dummy *d, struct sb_dummy_state *st, char *err,
     goto cleanup;
 
 corrupt:
-    ret = sb_dummy_errf(err, errlen, EINVAL, "%s: state file %s is corrupt: "
-                        "%s: fix or remove it (removing it empties the "
-                        "device)", name, d->state_path, why);
+    ret = sb_errf(err, errlen, EINVAL, "%s: state file %s is corrupt: "
+                  "%s: fix or remove it (removing it empties the "
+                  "device)", name, d->state_path, why);
 
 cleanup:
     json_object_put(root);
@@ -379,8 +367,8 @@ sb_dummy_save(const struct sb_dummy *d, const struct sb_dummy_state *st,
 
     const char *text = sb_dummy_format(d, st, &root);
     if (!text) {
-        ret = sb_dummy_errf(err, errlen, ENOMEM, "%s: out of memory; nothing "
-                            "applied", d->config.name);
+        ret = sb_errf(err, errlen, ENOMEM, "%s: out of memory; nothing "
+                      "applied", d->config.name);
         goto cleanup;
     }
     fd = open(d->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -413,9 +401,9 @@ sb_dummy_save(const struct sb_dummy *d, const struct sb_dummy_state *st,
 
 failed:
     unlink(d->tmp_path);
-    ret = sb_dummy_errf(err, errlen, EIO, "%s: cannot %s %s: %s: check the "
-                        "state directory; nothing applied", d->config.name,
-                        what, d->tmp_path, strerror(ret));
+    ret = sb_errf(err, errlen, EIO, "%s: cannot %s %s: %s: check the "
+                  "state directory; nothing applied", d->config.name,
+                  what, d->tmp_path, strerror(ret));
 
 cleanup:
     if (fd >= 0)
@@ -447,9 +435,9 @@ sb_dummy_read_fail(const struct sb_dummy *d, enum sb_dummy_fail *mode,
     *mode = SB_DUMMY_OK;
     ret = sb_dummy_slurp(d->fail_path, &text);
     if (ret) {
-        ret = sb_dummy_errf(err, errlen, EIO, "%s: cannot read %s: %s: fix "
-                            "or remove it; nothing applied", d->config.name,
-                            d->fail_path, strerror(ret));
+        ret = sb_errf(err, errlen, EIO, "%s: cannot read %s: %s: fix "
+                      "or remove it; nothing applied", d->config.name,
+                      d->fail_path, strerror(ret));
         goto cleanup;
     }
     if (!text)
@@ -466,10 +454,10 @@ sb_dummy_read_fail(const struct sb_dummy *d, enum sb_dummy_fail *mode,
             *mode = (enum sb_dummy_fail) i;
             goto cleanup;
         }
-    ret = sb_dummy_errf(err, errlen, EINVAL, "%s: %s says '%.32s': write "
-                        "once, always or timeout in it, or remove it; "
-                        "nothing applied", d->config.name, d->fail_path,
-                        word);
+    ret = sb_errf(err, errlen, EINVAL, "%s: %s says '%.32s': write "
+                  "once, always or timeout in it, or remove it; "
+                  "nothing applied", d->config.name, d->fail_path,
+                  word);
 
 cleanup:
     free(text);
@@ -485,50 +473,50 @@ sb_dummy_change(const struct sb_dummy *d, struct sb_dummy_state *st,
     const char *name = d->config.name;
 
     if (!mc->name[0] || !memchr(mc->name, '\0', sizeof mc->name))
-        return sb_dummy_errf(err, errlen, EINVAL, "%s: change %d: a media "
-                             "channel needs a name of 1 to %d bytes: fix the "
-                             "request; nothing applied", name, i,
-                             SB_NAME_MAX - 1);
+        return sb_errf(err, errlen, EINVAL, "%s: change %d: a media "
+                       "channel needs a name of 1 to %d bytes: fix the "
+                       "request; nothing applied", name, i,
+                       SB_NAME_MAX - 1);
     int at = sb_dummy_state_find(st, mc->name);
     switch (c->op) {
     case SB_ADD:
         if (at >= 0)
-            return sb_dummy_errf(err, errlen, EEXIST, "%s: media channel "
-                                 "'%s' already exists: delete it first or "
-                                 "read the device back; nothing applied",
-                                 name, mc->name);
+            return sb_errf(err, errlen, EEXIST, "%s: media channel "
+                           "'%s' already exists: delete it first or "
+                           "read the device back; nothing applied",
+                           name, mc->name);
         if (!memchr(mc->in_port, '\0', sizeof mc->in_port)
             || !memchr(mc->out_port, '\0', sizeof mc->out_port))
-            return sb_dummy_errf(err, errlen, EINVAL, "%s: media channel "
-                                 "'%s': a port name is longer than %d bytes: "
-                                 "fix the request; nothing applied", name,
-                                 mc->name, SB_DUMMY_PORT_MAX - 1);
+            return sb_errf(err, errlen, EINVAL, "%s: media channel "
+                           "'%s': a port name is longer than %d bytes: "
+                           "fix the request; nothing applied", name,
+                           mc->name, SB_DUMMY_PORT_MAX - 1);
         if (mc->m < 1 || mc->m > SB_DUMMY_N_MAX || mc->n < -SB_DUMMY_N_MAX
             || mc->n > SB_DUMMY_N_MAX
             || abs(mc->n) + mc->m > SB_DUMMY_N_MAX)
-            return sb_dummy_errf(err, errlen, EINVAL, "%s: media channel "
-                                 "'%s': n = %d, m = %d lies outside 193.1 THz "
-                                 "+- 10 THz (m >= 1, |n| + m <= %d): fix the "
-                                 "request; nothing applied", name, mc->name,
-                                 mc->n, mc->m, SB_DUMMY_N_MAX);
+            return sb_errf(err, errlen, EINVAL, "%s: media channel "
+                           "'%s': n = %d, m = %d lies outside 193.1 THz "
+                           "+- 10 THz (m >= 1, |n| + m <= %d): fix the "
+                           "request; nothing applied", name, mc->name,
+                           mc->n, mc->m, SB_DUMMY_N_MAX);
         if (sb_dummy_state_grow(st, st->n + 1))
-            return sb_dummy_errf(err, errlen, ENOMEM, "%s: out of memory; "
-                                 "nothing applied", name);
+            return sb_errf(err, errlen, ENOMEM, "%s: out of memory; "
+                           "nothing applied", name);
         st->mc[st->n++] = *mc;
         return 0;
     case SB_DELETE:
         if (at < 0)
-            return sb_dummy_errf(err, errlen, ENOENT, "%s: no media channel "
-                                 "'%s' to delete: read the device back; "
-                                 "nothing applied", name, mc->name);
+            return sb_errf(err, errlen, ENOENT, "%s: no media channel "
+                           "'%s' to delete: read the device back; "
+                           "nothing applied", name, mc->name);
         memmove(&st->mc[at], &st->mc[at + 1],
                 (size_t) (st->n - at - 1) * sizeof *st->mc);
         st->n--;
         return 0;
     }
-    return sb_dummy_errf(err, errlen, EINVAL, "%s: change %d: unknown "
-                         "operation %d; nothing applied", name, i,
-                         (int) c->op);
+    return sb_errf(err, errlen, EINVAL, "%s: change %d: unknown "
+                   "operation %d; nothing applied", name, i,
+                   (int) c->op);
 }
 
 /* The test hold (see the top); only with LIGHTRAIL_TEST_DUMMY_HOLD=1. */
@@ -557,8 +545,8 @@ sb_dummy_apply(struct sb_device *dev, const struct sb_change *changes, int n,
     int ret;
 
     if (n < 0 || (n && !changes))
-        return sb_dummy_errf(err, errlen, EINVAL, "%s: %d changes: fix the "
-                             "request", d->config.name, n);
+        return sb_errf(err, errlen, EINVAL, "%s: %d changes: fix the "
+                       "request", d->config.name, n);
     sb_dummy_hold(d);
     ret = sb_dummy_read_fail(d, &mode, err, errlen);
     if (ret)
@@ -566,11 +554,11 @@ sb_dummy_apply(struct sb_device *dev, const struct sb_change *changes, int n,
     if (mode == SB_DUMMY_ONCE || mode == SB_DUMMY_ALWAYS) {
         if (mode == SB_DUMMY_ONCE)
             unlink(d->fail_path);
-        ret = sb_dummy_errf(err, errlen, EIO, "%s: injected failure (%s, "
-                            "from %s): nothing applied; %s", d->config.name,
-                            mode == SB_DUMMY_ONCE ? "once" : "always",
-                            d->fail_path, mode == SB_DUMMY_ONCE
-                            ? "retry" : "remove the file to heal the device");
+        ret = sb_errf(err, errlen, EIO, "%s: injected failure (%s, "
+                      "from %s): nothing applied; %s", d->config.name,
+                      mode == SB_DUMMY_ONCE ? "once" : "always",
+                      d->fail_path, mode == SB_DUMMY_ONCE
+                      ? "retry" : "remove the file to heal the device");
         goto cleanup;
     }
     ret = sb_dummy_load(d, &st, err, errlen);
@@ -580,9 +568,9 @@ sb_dummy_apply(struct sb_device *dev, const struct sb_change *changes, int n,
         ret = sb_dummy_save(d, &st, err, errlen);
     /* The reply is lost whatever the device did. */
     if (mode == SB_DUMMY_TIMEOUT)
-        ret = sb_dummy_errf(err, errlen, ETIMEDOUT, "%s: no answer (injected "
-                            "timeout, from %s): the outcome is unknown; read "
-                            "the device back", d->config.name, d->fail_path);
+        ret = sb_errf(err, errlen, ETIMEDOUT, "%s: no answer (injected "
+                      "timeout, from %s): the outcome is unknown; read "
+                      "the device back", d->config.name, d->fail_path);
 
 cleanup:
     sb_dummy_state_free(&st);
@@ -604,8 +592,8 @@ sb_dummy_read(struct sb_device *dev, struct sb_media_channel **out, int *n,
         return ret;
     /* Never NULL on success, even for an empty device. */
     if (!st.mc && sb_dummy_state_grow(&st, 1))
-        return sb_dummy_errf(err, errlen, ENOMEM, "%s: out of memory",
-                             d->config.name);
+        return sb_errf(err, errlen, ENOMEM, "%s: out of memory",
+                       d->config.name);
     *out = st.mc;
     *n = st.n;
     return 0;
@@ -636,23 +624,23 @@ sb_dummy_open(const struct sb_device_config *config, struct sb_device **out,
 
     *out = NULL;
     if (!sb_dummy_name_ok(config->name, sizeof config->name)) {
-        ret = sb_dummy_errf(err, errlen, EINVAL, "device '%.63s': a dummy "
-                            "device name must be a file name (not empty, no "
-                            "'/', not '.' or '..'): rename it in the "
-                            "topology", config->name);
+        ret = sb_errf(err, errlen, EINVAL, "device '%.63s': a dummy "
+                      "device name must be a file name (not empty, no "
+                      "'/', not '.' or '..'): rename it in the "
+                      "topology", config->name);
         goto cleanup;
     }
     if (!config->address[0]
         || !memchr(config->address, '\0', sizeof config->address)) {
-        ret = sb_dummy_errf(err, errlen, EINVAL, "%s: the dummy driver needs "
-                            "a state directory as its address: set one",
-                            config->name);
+        ret = sb_errf(err, errlen, EINVAL, "%s: the dummy driver needs "
+                      "a state directory as its address: set one",
+                      config->name);
         goto cleanup;
     }
     d = calloc(1, sizeof *d);
     if (!d) {
-        ret = sb_dummy_errf(err, errlen, ENOMEM, "%s: out of memory",
-                            config->name);
+        ret = sb_errf(err, errlen, ENOMEM, "%s: out of memory",
+                      config->name);
         goto cleanup;
     }
     d->config = *config;
@@ -661,16 +649,16 @@ sb_dummy_open(const struct sb_device_config *config, struct sb_device **out,
         || sb_dummy_path(d->fail_path, config, ".fail")
         || sb_dummy_path(d->hold_path, config, ".hold")
         || sb_dummy_path(d->held_path, config, ".held")) {
-        ret = sb_dummy_errf(err, errlen, ENAMETOOLONG, "%s: the state path "
-                            "under %s is too long: use a shorter directory",
-                            config->name, config->address);
+        ret = sb_errf(err, errlen, ENAMETOOLONG, "%s: the state path "
+                      "under %s is too long: use a shorter directory",
+                      config->name, config->address);
         goto cleanup;
     }
     if (mkdir(config->address, 0755) && errno != EEXIST) {
-        ret = sb_dummy_errf(err, errlen, EIO, "%s: cannot create the state "
-                            "directory %s: %s: create it or fix its "
-                            "permissions", config->name, config->address,
-                            strerror(errno));
+        ret = sb_errf(err, errlen, EIO, "%s: cannot create the state "
+                      "directory %s: %s: create it or fix its "
+                      "permissions", config->name, config->address,
+                      strerror(errno));
         goto cleanup;
     }
     /* A device that exists is checked now, so that a damaged file shows

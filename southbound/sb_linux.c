@@ -77,16 +77,6 @@ struct sb_linux {
     int n_links, cap_links;
 };
 
-static int __attribute__((format(printf, 4, 5)))
-fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
 /* libnl's negative NLE_* as a positive errno. */
 static int
 nl_errno(int nle)
@@ -159,34 +149,34 @@ ns_make(const char *name, char *err, size_t errlen)
     char path[PATH_MAX];
     int rc = 0, self = -1, fd;
     if (mkdir(SB_LINUX_NETNS_DIR, 0755) && errno != EEXIST)
-        return fail(err, errlen, errno, "cannot create %s: %s; run as root",
-                    SB_LINUX_NETNS_DIR, strerror(errno));
+        return sb_errf(err, errlen, errno, "cannot create %s: %s; run as root",
+                       SB_LINUX_NETNS_DIR, strerror(errno));
     snprintf(path, sizeof path, "%s/%s", SB_LINUX_NETNS_DIR, name);
     fd = open(path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
     if (fd < 0)
-        return fail(err, errlen, errno, "cannot create %s: %s%s", path,
-                    strerror(errno), errno == EEXIST
-                    ? "; another run uses this prefix, or remove it with "
-                      "`ip netns del`" : "; run as root");
+        return sb_errf(err, errlen, errno, "cannot create %s: %s%s", path,
+                       strerror(errno), errno == EEXIST
+                       ? "; another run uses this prefix, or remove it with "
+                         "`ip netns del`" : "; run as root");
     close(fd);
     self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
     if (self < 0) {
-        rc = fail(err, errlen, errno, "cannot open this thread's network "
-                  "namespace: %s", strerror(errno));
+        rc = sb_errf(err, errlen, errno, "cannot open this thread's network "
+                     "namespace: %s", strerror(errno));
         goto cleanup;
     }
     if (unshare(CLONE_NEWNET)) {
-        rc = fail(err, errlen, errno, "cannot create network namespace %s: "
-                  "%s; run as root", name, strerror(errno));
+        rc = sb_errf(err, errlen, errno, "cannot create network namespace %s: "
+                     "%s; run as root", name, strerror(errno));
         goto cleanup;
     }
     if (mount("/proc/thread-self/ns/net", path, "none", MS_BIND, NULL))
-        rc = fail(err, errlen, errno, "cannot bind-mount namespace %s on "
-                  "%s: %s", name, path, strerror(errno));
+        rc = sb_errf(err, errlen, errno, "cannot bind-mount namespace %s on "
+                     "%s: %s", name, path, strerror(errno));
     if (setns(self, CLONE_NEWNET)) {
         /* Nothing else is safe now: this thread is in the new namespace. */
-        rc = fail(err, errlen, EIO, "cannot return to the original network "
-                  "namespace: %s; stop this process", strerror(errno));
+        rc = sb_errf(err, errlen, EIO, "cannot return to the original network "
+                     "namespace: %s; stop this process", strerror(errno));
     }
 
 cleanup:
@@ -204,22 +194,23 @@ sock_in(int nsfd, struct nl_sock **out, char *err, size_t errlen)
     struct nl_sock *sk = nl_socket_alloc();
     int self = -1, rc = 0;
     if (!sk)
-        return fail(err, errlen, ENOMEM, "out of memory");
+        return sb_errf(err, errlen, ENOMEM, "out of memory");
     if (nsfd >= 0) {
         self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
         if (self < 0 || setns(nsfd, CLONE_NEWNET)) {
-            rc = fail(err, errlen, errno, "cannot enter a network namespace: "
-                      "%s; run as root", strerror(errno));
+            rc = sb_errf(err, errlen, errno,
+                         "cannot enter a network namespace: "
+                         "%s; run as root", strerror(errno));
             goto cleanup;
         }
     }
     int nle = nl_connect(sk, NETLINK_ROUTE);
     if (self >= 0 && setns(self, CLONE_NEWNET))
-        rc = fail(err, errlen, EIO, "cannot return to the original network "
-                  "namespace: %s; stop this process", strerror(errno));
+        rc = sb_errf(err, errlen, EIO, "cannot return to the original network "
+                     "namespace: %s; stop this process", strerror(errno));
     else if (nle < 0)
-        rc = fail(err, errlen, nl_errno(nle), "netlink: %s",
-                  nl_geterror(nle));
+        rc = sb_errf(err, errlen, nl_errno(nle), "netlink: %s",
+                     nl_geterror(nle));
 
 cleanup:
     if (self >= 0)
@@ -243,8 +234,8 @@ remove_prefix(const char *prefix, int *removed, char *err, size_t errlen)
         if (removed)
             *removed = 0;
         return errno == ENOENT ? 0
-               : fail(err, errlen, errno, "cannot read %s: %s",
-                      SB_LINUX_NETNS_DIR, strerror(errno));
+               : sb_errf(err, errlen, errno, "cannot read %s: %s",
+                         SB_LINUX_NETNS_DIR, strerror(errno));
     }
     struct dirent *e;
     while ((e = readdir(d))) {
@@ -252,8 +243,8 @@ remove_prefix(const char *prefix, int *removed, char *err, size_t errlen)
             continue;
         int r = ns_remove(e->d_name);
         if (r && !rc)
-            rc = fail(err, errlen, r, "cannot remove network namespace %s: "
-                      "%s", e->d_name, strerror(r));
+            rc = sb_errf(err, errlen, r, "cannot remove network namespace %s: "
+                         "%s", e->d_name, strerror(r));
         n += !r;
     }
     closedir(d);
@@ -277,25 +268,25 @@ lock_prefix(const char *prefix, int *fd, char *err, size_t errlen)
 {
     char path[PATH_MAX];
     if (mkdir(SB_LINUX_LOCK_DIR, 0755) && errno != EEXIST)
-        return fail(err, errlen, errno, "cannot create %s: %s; run as root",
-                    SB_LINUX_LOCK_DIR, strerror(errno));
+        return sb_errf(err, errlen, errno, "cannot create %s: %s; run as root",
+                       SB_LINUX_LOCK_DIR, strerror(errno));
     snprintf(path, sizeof path, "%s/%s.lock", SB_LINUX_LOCK_DIR, prefix);
     for (int tries = 0; tries < 100; tries++) {
         struct stat a, b;
         *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (*fd < 0)
-            return fail(err, errlen, errno, "cannot open %s: %s", path,
-                        strerror(errno));
+            return sb_errf(err, errlen, errno, "cannot open %s: %s", path,
+                           strerror(errno));
         if (flock(*fd, LOCK_EX | LOCK_NB)) {
             int e = errno;
             close(*fd);
             *fd = -1;
             return e == EWOULDBLOCK
-                   ? fail(err, errlen, EBUSY, "emulation prefix '%s' is in "
-                          "use by another process (a running lightraild or "
-                          "demo); stop it or choose another prefix", prefix)
-                   : fail(err, errlen, e, "cannot lock %s: %s", path,
-                          strerror(e));
+                   ? sb_errf(err, errlen, EBUSY, "emulation prefix '%s' is in "
+                             "use by another process (a running lightraild or "
+                             "demo); stop it or choose another prefix", prefix)
+                   : sb_errf(err, errlen, e, "cannot lock %s: %s", path,
+                             strerror(e));
         }
         if (!fstat(*fd, &a) && !stat(path, &b) && a.st_ino == b.st_ino
             && a.st_dev == b.st_dev)
@@ -303,8 +294,8 @@ lock_prefix(const char *prefix, int *fd, char *err, size_t errlen)
         close(*fd);
         *fd = -1;
     }
-    return fail(err, errlen, EBUSY, "cannot hold %s: it keeps changing",
-                path);
+    return sb_errf(err, errlen, EBUSY, "cannot hold %s: it keeps changing",
+                   path);
 }
 
 static void
@@ -323,9 +314,9 @@ sb_linux_cleanup(const char *prefix, int *removed, char *err, size_t errlen)
 {
     int fd = -1;
     if (!prefix || !valid_prefix(prefix))
-        return fail(err, errlen, EINVAL, "emulation prefix '%s': want 1 to "
-                    "%d of a-z, 0-9", prefix ? prefix : "",
-                    SB_LINUX_PREFIX_MAX);
+        return sb_errf(err, errlen, EINVAL, "emulation prefix '%s': want 1 to "
+                       "%d of a-z, 0-9", prefix ? prefix : "",
+                       SB_LINUX_PREFIX_MAX);
     int rc = lock_prefix(prefix, &fd, err, errlen);
     if (!rc)
         rc = remove_prefix(prefix, removed, err, errlen);
@@ -344,26 +335,28 @@ sb_linux_new(const struct sb_linux_config *cfg, struct sb_linux **out,
                                           : SB_LINUX_DEFAULT_SCALE;
     int rc;
     if (!valid_prefix(prefix))
-        return fail(err, errlen, EINVAL, "emulation prefix '%s': want 1 to "
-                    "%d of a-z, 0-9", prefix, SB_LINUX_PREFIX_MAX);
+        return sb_errf(err, errlen, EINVAL, "emulation prefix '%s': want 1 to "
+                       "%d of a-z, 0-9", prefix, SB_LINUX_PREFIX_MAX);
     if (!(scale <= 10000) || cfg->mbps_per_gbps < 0)
-        return fail(err, errlen, EINVAL, "emulation scale %g Mb/s per Gb/s: "
-                    "want more than 0 and at most 10000",
-                    cfg->mbps_per_gbps);
+        return sb_errf(err, errlen, EINVAL,
+                       "emulation scale %g Mb/s per Gb/s: "
+                       "want more than 0 and at most 10000",
+                       cfg->mbps_per_gbps);
     if (cfg->n_dcs < 1 || cfg->n_dcs > SB_LINUX_MAX_DCS)
-        return fail(err, errlen, EINVAL, "emulation: %d data centers, want "
-                    "1 to %d", cfg->n_dcs, SB_LINUX_MAX_DCS);
+        return sb_errf(err, errlen, EINVAL, "emulation: %d data centers, want "
+                       "1 to %d", cfg->n_dcs, SB_LINUX_MAX_DCS);
     for (int k = 0; k < cfg->n_dcs; k++)
         if (!valid_dc_name(cfg->dcs[k]))
-            return fail(err, errlen, EINVAL, "emulation: data center name "
-                        "'%s' cannot name a namespace (want 1 to 40 of "
-                        "A-Z a-z 0-9 _ . -)", cfg->dcs[k]);
+            return sb_errf(err, errlen, EINVAL, "emulation: data center name "
+                           "'%s' cannot name a namespace (want 1 to 40 of "
+                           "A-Z a-z 0-9 _ . -)", cfg->dcs[k]);
     if (geteuid() != 0)
-        return fail(err, errlen, EPERM, "the linux data plane makes network "
-                    "namespaces: run as root");
+        return sb_errf(err, errlen, EPERM,
+                       "the linux data plane makes network "
+                       "namespaces: run as root");
     struct sb_linux *lx = calloc(1, sizeof *lx);
     if (!lx)
-        return fail(err, errlen, ENOMEM, "out of memory");
+        return sb_errf(err, errlen, ENOMEM, "out of memory");
     snprintf(lx->prefix, sizeof lx->prefix, "%s", prefix);
     lx->lock_fd = -1;
     lx->scale = scale;
@@ -389,8 +382,8 @@ sb_linux_new(const struct sb_linux_config *cfg, struct sb_linux **out,
         snprintf(path, sizeof path, "%s/%s", SB_LINUX_NETNS_DIR, d->ns);
         d->fd = open(path, O_RDONLY | O_CLOEXEC);
         if (d->fd < 0) {
-            rc = fail(err, errlen, errno, "cannot open %s: %s", path,
-                      strerror(errno));
+            rc = sb_errf(err, errlen, errno, "cannot open %s: %s", path,
+                         strerror(errno));
             goto fail;
         }
         rc = sock_in(d->fd, &d->sk, err, errlen);
@@ -497,8 +490,9 @@ if_setup(struct nl_sock *sk, const char *ifname, const char *addr,
     int nle, rc = 0;
     nle = rtnl_link_get_kernel(sk, 0, ifname, &l);
     if (nle < 0) {
-        rc = fail(err, errlen, nl_errno(nle), "interface %s did not appear: "
-                  "%s", ifname, nl_geterror(nle));
+        rc = sb_errf(err, errlen, nl_errno(nle),
+                     "interface %s did not appear: "
+                     "%s", ifname, nl_geterror(nle));
         goto cleanup;
     }
     *ifindex = rtnl_link_get_ifindex(l);
@@ -506,22 +500,23 @@ if_setup(struct nl_sock *sk, const char *ifname, const char *addr,
     a = rtnl_addr_alloc();
     chg = rtnl_link_alloc();
     if (!a || !chg || nl_addr_parse(cidr, AF_INET, &local) < 0) {
-        rc = fail(err, errlen, ENOMEM, "out of memory");
+        rc = sb_errf(err, errlen, ENOMEM, "out of memory");
         goto cleanup;
     }
     rtnl_addr_set_ifindex(a, *ifindex);
     rtnl_addr_set_local(a, local);
     nle = rtnl_addr_add(sk, a, 0);
     if (nle < 0) {
-        rc = fail(err, errlen, nl_errno(nle), "cannot give %s address %s: %s",
-                  ifname, cidr, nl_geterror(nle));
+        rc = sb_errf(err, errlen, nl_errno(nle),
+                     "cannot give %s address %s: %s",
+                     ifname, cidr, nl_geterror(nle));
         goto cleanup;
     }
     rtnl_link_set_flags(chg, IFF_UP);
     nle = rtnl_link_change(sk, l, chg, 0);
     if (nle < 0)
-        rc = fail(err, errlen, nl_errno(nle), "cannot bring %s up: %s",
-                  ifname, nl_geterror(nle));
+        rc = sb_errf(err, errlen, nl_errno(nle), "cannot bring %s up: %s",
+                     ifname, nl_geterror(nle));
 
 cleanup:
     nl_addr_put(local);
@@ -539,7 +534,7 @@ shape(struct nl_sock *sk, int ifindex, const char *ifname, double rate,
     struct rtnl_qdisc *q = rtnl_qdisc_alloc();
     int rc = 0;
     if (!q)
-        return fail(err, errlen, ENOMEM, "out of memory");
+        return sb_errf(err, errlen, ENOMEM, "out of memory");
     double bucket = rate * SB_LINUX_BUCKET_S, limit = rate * SB_LINUX_LIMIT_S;
     if (bucket < SB_LINUX_BUCKET_MIN)
         bucket = SB_LINUX_BUCKET_MIN;
@@ -554,8 +549,8 @@ shape(struct nl_sock *sk, int ifindex, const char *ifname, double rate,
     rtnl_qdisc_tbf_set_rate(q, (int) rate, (int) bucket, 0);
     int nle = rtnl_qdisc_add(sk, q, NLM_F_CREATE | NLM_F_REPLACE);
     if (nle < 0)
-        rc = fail(err, errlen, nl_errno(nle), "cannot shape %s with tbf at "
-                  "%.0f bytes/s: %s", ifname, rate, nl_geterror(nle));
+        rc = sb_errf(err, errlen, nl_errno(nle), "cannot shape %s with tbf at "
+                     "%.0f bytes/s: %s", ifname, rate, nl_geterror(nle));
     rtnl_qdisc_put(q);
     return rc;
 }
@@ -565,26 +560,28 @@ sb_linux_add(struct sb_linux *lx, const char *name, int from, int to,
              double gbps, char *err, size_t errlen)
 {
     if (!name || !*name || strlen(name) >= SB_NAME_MAX)
-        return fail(err, errlen, EINVAL, "emulated lightpath: a name of 1 to "
-                    "%d characters is needed", SB_NAME_MAX - 1);
+        return sb_errf(err, errlen, EINVAL,
+                       "emulated lightpath: a name of 1 to "
+                       "%d characters is needed", SB_NAME_MAX - 1);
     if (find(lx, name))
-        return fail(err, errlen, EEXIST, "emulated lightpath %s exists; "
-                    "remove it first", name);
+        return sb_errf(err, errlen, EEXIST, "emulated lightpath %s exists; "
+                       "remove it first", name);
     if (from < 0 || from >= lx->n_dcs || to < 0 || to >= lx->n_dcs
         || from == to)
-        return fail(err, errlen, EINVAL, "emulated lightpath %s: data "
-                    "centers %d -> %d, want two different ones of 0..%d",
-                    name, from, to, lx->n_dcs - 1);
+        return sb_errf(err, errlen, EINVAL, "emulated lightpath %s: data "
+                       "centers %d -> %d, want two different ones of 0..%d",
+                       name, from, to, lx->n_dcs - 1);
     double rate_bps = gbps * lx->scale * 1e6;
     if (!(rate_bps >= 8000) || rate_bps / 8 > INT_MAX)
-        return fail(err, errlen, EINVAL, "emulated lightpath %s: %g Gb/s at "
-                    "%g Mb/s per Gb/s is %.0f bit/s; tbf shapes 8000 to "
-                    "%.0f: change the scale", name, gbps, lx->scale,
-                    rate_bps, (double) INT_MAX * 8);
+        return sb_errf(err, errlen, EINVAL,
+                       "emulated lightpath %s: %g Gb/s at "
+                       "%g Mb/s per Gb/s is %.0f bit/s; tbf shapes 8000 to "
+                       "%.0f: change the scale", name, gbps, lx->scale,
+                       rate_bps, (double) INT_MAX * 8);
     int slot = free_slot(lx);
     if (slot < 0)
-        return fail(err, errlen, ENOSPC, "emulation: %d lightpaths is the "
-                    "most it makes", SB_LINUX_MAX_LINKS);
+        return sb_errf(err, errlen, ENOSPC, "emulation: %d lightpaths is the "
+                       "most it makes", SB_LINUX_MAX_LINKS);
     struct sb_linux_entry e;
     memset(&e, 0, sizeof e);
     struct sb_linux_link *l = &e.l;
@@ -604,14 +601,14 @@ sb_linux_add(struct sb_linux *lx, const char *name, int from, int to,
         int cap = lx->cap_links ? 2 * lx->cap_links : 16;
         void *p = realloc(lx->links, (size_t) cap * sizeof *lx->links);
         if (!p)
-            return fail(err, errlen, ENOMEM, "out of memory");
+            return sb_errf(err, errlen, ENOMEM, "out of memory");
         lx->links = p;
         lx->cap_links = cap;
     }
 
     struct rtnl_link *veth = rtnl_link_veth_alloc(), *peer;
     if (!veth)
-        return fail(err, errlen, ENOMEM, "out of memory");
+        return sb_errf(err, errlen, ENOMEM, "out of memory");
     peer = rtnl_link_veth_get_peer(veth);
     rtnl_link_set_name(veth, l->src_if);
     rtnl_link_set_ns_fd(veth, lx->dcs[from].fd);
@@ -621,9 +618,9 @@ sb_linux_add(struct sb_linux *lx, const char *name, int from, int to,
     rtnl_link_put(peer);
     rtnl_link_put(veth);
     if (nle < 0)
-        return fail(err, errlen, nl_errno(nle), "emulated lightpath %s: "
-                    "cannot create veth pair %s/%s: %s", name, l->src_if,
-                    l->dst_if, nl_geterror(nle));
+        return sb_errf(err, errlen, nl_errno(nle), "emulated lightpath %s: "
+                       "cannot create veth pair %s/%s: %s", name, l->src_if,
+                       l->dst_if, nl_geterror(nle));
     int dst_ifindex, rc;
     char why[256];
     rc = if_setup(lx->dcs[from].sk, l->src_if, l->src_addr, &e.src_ifindex,
@@ -636,7 +633,8 @@ sb_linux_add(struct sb_linux *lx, const char *name, int from, int to,
                    rate_bps / 8, why, sizeof why);
     if (rc) {
         link_delete(lx->dcs[from].sk, l->src_if);
-        return fail(err, errlen, rc, "emulated lightpath %s: %s", name, why);
+        return sb_errf(err, errlen, rc,
+                       "emulated lightpath %s: %s", name, why);
     }
     lx->links[lx->n_links++] = e;
     return 0;
@@ -648,13 +646,13 @@ sb_linux_remove(struct sb_linux *lx, const char *name, char *err,
 {
     struct sb_linux_entry *e = find(lx, name);
     if (!e)
-        return fail(err, errlen, ENOENT, "no emulated lightpath %s", name);
+        return sb_errf(err, errlen, ENOENT, "no emulated lightpath %s", name);
     int nle = link_delete(lx->dcs[e->l.from_dc].sk, e->l.src_if);
     /* Gone already (someone deleted it by hand) is what we wanted. */
     if (nle < 0 && nl_errno(nle) != ENOENT)
-        return fail(err, errlen, nl_errno(nle), "emulated lightpath %s: "
-                    "cannot delete %s in %s: %s", name, e->l.src_if,
-                    e->l.src_ns, nl_geterror(nle));
+        return sb_errf(err, errlen, nl_errno(nle), "emulated lightpath %s: "
+                       "cannot delete %s in %s: %s", name, e->l.src_if,
+                       e->l.src_ns, nl_geterror(nle));
     *e = lx->links[--lx->n_links];
     return 0;
 }
@@ -672,8 +670,9 @@ sb_linux_sample(struct sb_linux *lx, char *err, size_t errlen)
         if (nle >= 0)
             nle = rtnl_qdisc_alloc_cache(lx->dcs[k].sk, &qdiscs[k]);
         if (nle < 0)
-            rc = fail(err, errlen, nl_errno(nle), "cannot read the links of "
-                      "namespace %s: %s", lx->dcs[k].ns, nl_geterror(nle));
+            rc = sb_errf(err, errlen, nl_errno(nle),
+                         "cannot read the links of "
+                         "namespace %s: %s", lx->dcs[k].ns, nl_geterror(nle));
     }
     int64_t now = mono_ms();
     /* A pair gone is reported, and the others are still sampled. */
@@ -687,9 +686,9 @@ sb_linux_sample(struct sb_linux *lx, char *err, size_t errlen)
                                                       l->dst_if);
         if (!src || !dst) {
             if (!rc)
-                rc = fail(err, errlen, ENOENT, "emulated lightpath %s: %s "
-                          "or %s is gone; reconcile to make it again",
-                          l->name, l->src_if, l->dst_if);
+                rc = sb_errf(err, errlen, ENOENT, "emulated lightpath %s: %s "
+                             "or %s is gone; reconcile to make it again",
+                             l->name, l->src_if, l->dst_if);
         } else {
             l->tx_bytes = rtnl_link_get_stat(src, RTNL_LINK_TX_BYTES);
             l->tx_packets = rtnl_link_get_stat(src, RTNL_LINK_TX_PACKETS);

@@ -35,16 +35,6 @@
 
 #define PROBE_CHUNK (256 * 1024)
 
-static int __attribute__((format(printf, 4, 5)))
-fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
 static double
 mono_s(void)
 {
@@ -203,14 +193,14 @@ sb_linux_probe(const struct sb_linux *lx, const char *name, uint64_t bytes,
     int rp[2] = { -1, -1 }, sp[2] = { -1, -1 }, rc = 0;
     pid_t rpid = -1, spid = -1;
     if (sb_linux_get(lx, name, &l))
-        return fail(err, errlen, ENOENT, "no emulated lightpath %s", name);
+        return sb_errf(err, errlen, ENOENT, "no emulated lightpath %s", name);
     if (bytes == 0)
-        return fail(err, errlen, EINVAL, "probe of %s: nothing to send",
-                    name);
+        return sb_errf(err, errlen, EINVAL, "probe of %s: nothing to send",
+                       name);
     /* Four times the shaped time, plus slack for a loaded machine. */
     double timeout = (double) bytes * 8 / l.rate_bps * 4 + 10;
     if (pipe2(rp, O_CLOEXEC) || pipe2(sp, O_CLOEXEC)) {
-        rc = fail(err, errlen, errno, "pipe: %s", strerror(errno));
+        rc = sb_errf(err, errlen, errno, "pipe: %s", strerror(errno));
         goto cleanup;
     }
     fflush(NULL);
@@ -218,38 +208,39 @@ sb_linux_probe(const struct sb_linux *lx, const char *name, uint64_t bytes,
     if (rpid == 0)
         receiver(&l, bytes, rp[1]);
     if (rpid < 0) {
-        rc = fail(err, errlen, errno, "fork: %s", strerror(errno));
+        rc = sb_errf(err, errlen, errno, "fork: %s", strerror(errno));
         goto cleanup;
     }
     unsigned short port = 0;
     rc = wait_read(rp[0], &port, sizeof port, 10, stop);
     if (rc || !port) {
-        rc = rc == EINTR ? fail(err, errlen, EINTR, "probe of %s stopped",
-                                name)
-             : fail(err, errlen, EIO, "probe of %s: the receiver could not "
-                    "listen on %s in %s; is the namespace there?", name,
-                    l.dst_addr, l.dst_ns);
+        rc = rc == EINTR ? sb_errf(err, errlen, EINTR, "probe of %s stopped",
+                                   name)
+             : sb_errf(err, errlen, EIO, "probe of %s: the receiver could not "
+                       "listen on %s in %s; is the namespace there?", name,
+                       l.dst_addr, l.dst_ns);
         goto cleanup;
     }
     spid = fork();
     if (spid == 0)
         sender(&l, port, bytes, sp[1]);
     if (spid < 0) {
-        rc = fail(err, errlen, errno, "fork: %s", strerror(errno));
+        rc = sb_errf(err, errlen, errno, "fork: %s", strerror(errno));
         goto cleanup;
     }
     double t = -1;
     rc = wait_read(sp[0], &t, sizeof t, timeout, stop);
     if (rc == EINTR)
-        rc = fail(err, errlen, EINTR, "probe of %s stopped", name);
+        rc = sb_errf(err, errlen, EINTR, "probe of %s stopped", name);
     else if (rc == ETIMEDOUT)
-        rc = fail(err, errlen, ETIMEDOUT, "probe of %s: %llu bytes did not "
-                  "arrive in %.0f s", name, (unsigned long long) bytes,
-                  timeout);
+        rc = sb_errf(err, errlen, ETIMEDOUT, "probe of %s: %llu bytes did not "
+                     "arrive in %.0f s", name, (unsigned long long) bytes,
+                     timeout);
     else if (rc || !(t > 0))
-        rc = fail(err, errlen, EIO, "probe of %s: the transfer from %s (%s) "
-                  "to %s (%s) failed", name, l.src_addr, l.src_ns,
-                  l.dst_addr, l.dst_ns);
+        rc = sb_errf(err, errlen, EIO,
+                     "probe of %s: the transfer from %s (%s) "
+                     "to %s (%s) failed", name, l.src_addr, l.src_ns,
+                     l.dst_addr, l.dst_ns);
     if (!rc) {
         *seconds = t;
         if (goodput_bps)

@@ -148,18 +148,6 @@ static pthread_once_t sb_nc_once = PTHREAD_ONCE_INIT;
 static _Thread_local char sb_nc_lasterr[256];
 static _Thread_local char sb_nc_hostkey_err[256];
 
-static int
-sb_nc_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return ret;
-}
-
 static void
 sb_nc_print(const struct nc_session *s, NC_VERB_LEVEL level, const char *msg)
 {
@@ -537,8 +525,8 @@ sb_nc_connect(struct sb_netconf *d, char *err, size_t errlen)
         return 0;
     sb_nc_drop(d);
     if (!d->attempt && !(d->attempt = sb_nc_attempt_start(d)))
-        return sb_nc_errf(err, errlen, EAGAIN, "%s: cannot start a thread "
-                          "to connect; retry", d->config.name);
+        return sb_errf(err, errlen, EAGAIN, "%s: cannot start a thread "
+                       "to connect; retry", d->config.name);
     struct sb_nc_attempt *a = d->attempt;
     sb_nc_deadline(&ts, SB_NC_CONNECT_FACTOR * d->timeout_ms);
     pthread_mutex_lock(&a->mu);
@@ -552,23 +540,23 @@ sb_nc_connect(struct sb_netconf *d, char *err, size_t errlen)
         a->session = NULL;
         a->ctx = NULL;
         if (!d->session && a->code)
-            ret = sb_nc_errf(err, errlen, a->code, "%s: %s", d->config.name,
-                             a->err);
+            ret = sb_errf(err, errlen, a->code, "%s: %s", d->config.name,
+                          a->err);
         else if (!d->session)
-            ret = sb_nc_errf(err, errlen, strstr(a->err, "host key refused")
-                             ? EACCES : EHOSTUNREACH, "%s: cannot open a "
-                             "NETCONF session to %s@%s:%u: %s: check the "
-                             "device, its address, ssh-key and known-hosts",
-                             d->config.name, d->user, d->host,
-                             (unsigned) d->port, a->err);
+            ret = sb_errf(err, errlen, strstr(a->err, "host key refused")
+                          ? EACCES : EHOSTUNREACH, "%s: cannot open a "
+                          "NETCONF session to %s@%s:%u: %s: check the "
+                          "device, its address, ssh-key and known-hosts",
+                          d->config.name, d->user, d->host,
+                          (unsigned) d->port, a->err);
     }
     pthread_mutex_unlock(&a->mu);
     if (!done)
-        return sb_nc_errf(err, errlen, ETIMEDOUT, "%s: no NETCONF hello from "
-                          "%s:%u within %d ms (device hung?): nothing sent; "
-                          "retry later", d->config.name, d->host,
-                          (unsigned) d->port,
-                          SB_NC_CONNECT_FACTOR * d->timeout_ms);
+        return sb_errf(err, errlen, ETIMEDOUT, "%s: no NETCONF hello from "
+                       "%s:%u within %d ms (device hung?): nothing sent; "
+                       "retry later", d->config.name, d->host,
+                       (unsigned) d->port,
+                       SB_NC_CONNECT_FACTOR * d->timeout_ms);
     sb_nc_attempt_unref(a);
     d->attempt = NULL;
     return ret;
@@ -598,12 +586,12 @@ sb_nc_reply_error(struct sb_netconf *d, const struct lyd_node *envp,
         const char *app = sb_nc_opaq_child(c, "error-app-tag");
         const char *path = sb_nc_opaq_child(c, "error-path");
         const char *msg = sb_nc_opaq_child(c, "error-message");
-        return sb_nc_errf(err, errlen, EPROTO, "%s: the device refused the "
-                          "edit (%s%s%s%s%s): %s; nothing applied",
-                          d->config.name, tag ? tag : "rpc-error",
-                          app ? ", " : "", app ? app : "",
-                          path ? " at " : "", path ? path : "",
-                          msg ? msg : "no error-message");
+        return sb_errf(err, errlen, EPROTO, "%s: the device refused the "
+                       "edit (%s%s%s%s%s): %s; nothing applied",
+                       d->config.name, tag ? tag : "rpc-error",
+                       app ? ", " : "", app ? app : "",
+                       path ? " at " : "", path ? path : "",
+                       msg ? msg : "no error-message");
     }
     return 0;
 }
@@ -633,14 +621,14 @@ sb_nc_rpc(struct sb_netconf *d, struct nc_rpc *rpc, bool idempotent,
         }
         if (t != NC_MSG_RPC) {
             sb_nc_drop(d);
-            return sb_nc_errf(err, errlen, t == NC_MSG_WOULDBLOCK
-                              ? ETIMEDOUT : EHOSTUNREACH, "%s: cannot send "
-                              "to %s:%u (%s): %s", d->config.name, d->host,
-                              (unsigned) d->port, sb_nc_lasterr[0]
-                              ? sb_nc_lasterr : "session lost",
-                              t == NC_MSG_WOULDBLOCK ? "the outcome is "
-                              "unknown; read the device back" : "nothing "
-                              "applied; retry");
+            return sb_errf(err, errlen, t == NC_MSG_WOULDBLOCK
+                           ? ETIMEDOUT : EHOSTUNREACH, "%s: cannot send "
+                           "to %s:%u (%s): %s", d->config.name, d->host,
+                           (unsigned) d->port, sb_nc_lasterr[0]
+                           ? sb_nc_lasterr : "session lost",
+                           t == NC_MSG_WOULDBLOCK ? "the outcome is "
+                           "unknown; read the device back" : "nothing "
+                           "applied; retry");
         }
         do {
             lyd_free_all(envp);
@@ -658,15 +646,15 @@ sb_nc_rpc(struct sb_netconf *d, struct nc_rpc *rpc, bool idempotent,
         if (t == NC_MSG_ERROR && idempotent && attempt == 0)
             continue;
         if (t == NC_MSG_WOULDBLOCK)
-            return sb_nc_errf(err, errlen, ETIMEDOUT, "%s: no reply from "
-                              "%s:%u within %d ms: the outcome is unknown; "
-                              "read the device back", d->config.name,
-                              d->host, (unsigned) d->port, d->timeout_ms);
-        return sb_nc_errf(err, errlen, ETIMEDOUT, "%s: session to %s:%u lost "
-                          "before the reply (%s): the outcome is unknown; "
-                          "read the device back", d->config.name, d->host,
-                          (unsigned) d->port, sb_nc_lasterr[0]
-                          ? sb_nc_lasterr : "connection closed");
+            return sb_errf(err, errlen, ETIMEDOUT, "%s: no reply from "
+                           "%s:%u within %d ms: the outcome is unknown; "
+                           "read the device back", d->config.name,
+                           d->host, (unsigned) d->port, d->timeout_ms);
+        return sb_errf(err, errlen, ETIMEDOUT, "%s: session to %s:%u lost "
+                       "before the reply (%s): the outcome is unknown; "
+                       "read the device back", d->config.name, d->host,
+                       (unsigned) d->port, sb_nc_lasterr[0]
+                       ? sb_nc_lasterr : "connection closed");
     }
     ret = sb_nc_reply_error(d, envp, err, errlen);
     lyd_free_all(envp);
@@ -782,8 +770,8 @@ sb_nc_refresh(struct sb_netconf *d, char *err, size_t errlen)
     int bad = 0, ret;
 
     if (!rpc)
-        return sb_nc_errf(err, errlen, ENOMEM, "%s: out of memory",
-                          d->config.name);
+        return sb_errf(err, errlen, ENOMEM, "%s: out of memory",
+                       d->config.name);
     d->cache.ok = false;
     ret = sb_nc_rpc(d, rpc, true, &op, err, errlen);
     nc_rpc_free(rpc);
@@ -793,10 +781,10 @@ sb_nc_refresh(struct sb_netconf *d, char *err, size_t errlen)
     sb_nc_collect(d, op, &bad);
     lyd_free_all(op);
     if (bad)
-        return sb_nc_errf(err, errlen, EPROTO, "%s: %d media channel(s) in "
-                          "the running config cannot be read (no index, "
-                          "name or spectrum): fix the device's config",
-                          d->config.name, bad);
+        return sb_errf(err, errlen, EPROTO, "%s: %d media channel(s) in "
+                       "the running config cannot be read (no index, "
+                       "name or spectrum): fix the device's config",
+                       d->config.name, bad);
     d->cache.ok = true;
     return 0;
 }
@@ -917,8 +905,8 @@ sb_netconf_apply_locked(struct sb_netconf *d, const struct sb_change *changes,
         }
     sb_nc_put(&b, "</media-channels></roadm>");
     if (b.oom) {
-        ret = sb_nc_errf(err, errlen, ENOMEM, "%s: out of memory; nothing "
-                         "applied", d->config.name);
+        ret = sb_errf(err, errlen, ENOMEM, "%s: out of memory; nothing "
+                      "applied", d->config.name);
         goto cleanup;
     }
     if (n_edit == 0)
@@ -927,8 +915,8 @@ sb_netconf_apply_locked(struct sb_netconf *d, const struct sb_change *changes,
                       NC_RPC_EDIT_TESTOPT_UNKNOWN, NC_RPC_EDIT_ERROPT_ROLLBACK,
                       b.s, NC_PARAMTYPE_CONST);
     if (!rpc) {
-        ret = sb_nc_errf(err, errlen, ENOMEM, "%s: out of memory; nothing "
-                         "applied", d->config.name);
+        ret = sb_errf(err, errlen, ENOMEM, "%s: out of memory; nothing "
+                      "applied", d->config.name);
         goto cleanup;
     }
     ret = sb_nc_rpc(d, rpc, false, &op, err, errlen);
@@ -954,8 +942,8 @@ sb_netconf_apply(struct sb_device *dev, const struct sb_change *changes,
     int ret;
 
     if (n < 0 || (n && !changes))
-        return sb_nc_errf(err, errlen, EINVAL, "%s: %d changes: fix the "
-                          "request", d->config.name, n);
+        return sb_errf(err, errlen, EINVAL, "%s: %d changes: fix the "
+                       "request", d->config.name, n);
     pthread_mutex_lock(&d->lock);
     ret = sb_netconf_apply_locked(d, changes, n, err, errlen);
     pthread_mutex_unlock(&d->lock);
@@ -1014,38 +1002,38 @@ sb_netconf_open(const struct sb_device_config *config,
         || !memchr(config->tls_cert, '\0', sizeof config->tls_cert)
         || !memchr(config->tls_key, '\0', sizeof config->tls_key)
         || !memchr(config->tls_ca, '\0', sizeof config->tls_ca))
-        return sb_nc_errf(err, errlen, EINVAL, "%.63s: a NETCONF setting is "
-                          "not terminated", config->name);
+        return sb_errf(err, errlen, EINVAL, "%.63s: a NETCONF setting is "
+                       "not terminated", config->name);
     bool tls = !strcmp(config->transport, "tls");
     if (!tls && config->transport[0] && strcmp(config->transport, "ssh"))
-        return sb_nc_errf(err, errlen, EINVAL, "%s: unknown NETCONF transport "
-                          "'%s': write ssh or tls", config->name,
-                          config->transport);
+        return sb_errf(err, errlen, EINVAL, "%s: unknown NETCONF transport "
+                       "'%s': write ssh or tls", config->name,
+                       config->transport);
     if (tls && (!config->tls_cert[0] || !config->tls_key[0]
                 || !config->tls_ca[0]))
-        return sb_nc_errf(err, errlen, EINVAL, "%s: NETCONF over TLS needs a "
-                          "client certificate, its key and the CA that signs "
-                          "the devices (mutual authentication; the system's "
-                          "CAs are not trusted): set certificate, key and ca "
-                          "in southbound/netconf/tls (or the device's tls)",
-                          config->name);
+        return sb_errf(err, errlen, EINVAL, "%s: NETCONF over TLS needs a "
+                       "client certificate, its key and the CA that signs "
+                       "the devices (mutual authentication; the system's "
+                       "CAs are not trusted): set certificate, key and ca "
+                       "in southbound/netconf/tls (or the device's tls)",
+                       config->name);
     if (!tls && (!config->ssh_key[0] || !config->known_hosts[0]))
-        return sb_nc_errf(err, errlen, EINVAL, "%.63s: the netconf driver "
-                          "needs an ssh-key and a known-hosts file (host "
-                          "keys are pinned, never asked): set both in the "
-                          "southbound configuration", config->name);
+        return sb_errf(err, errlen, EINVAL, "%.63s: the netconf driver "
+                       "needs an ssh-key and a known-hosts file (host "
+                       "keys are pinned, never asked): set both in the "
+                       "southbound configuration", config->name);
     d = calloc(1, sizeof *d);
     if (!d)
-        return sb_nc_errf(err, errlen, ENOMEM, "%.63s: out of memory",
-                          config->name);
+        return sb_errf(err, errlen, ENOMEM, "%.63s: out of memory",
+                       config->name);
     d->config = *config;
     d->tls = tls;
     bad = sb_nc_parse_address(d, config->address);
     if (bad) {
         free(d);
-        return sb_nc_errf(err, errlen, EINVAL, "%.63s: NETCONF address '%s' "
-                          "%s: write %s", config->name, config->address, bad,
-                          tls ? "HOST:PORT" : "USER@HOST:PORT");
+        return sb_errf(err, errlen, EINVAL, "%.63s: NETCONF address '%s' "
+                       "%s: write %s", config->name, config->address, bad,
+                       tls ? "HOST:PORT" : "USER@HOST:PORT");
     }
     if (tls) {
         char e[400];
@@ -1053,7 +1041,7 @@ sb_netconf_open(const struct sb_device_config *config,
                               config->tls_ca, &d->ssl_ctx, e, sizeof e);
         if (r) {
             free(d);
-            return sb_nc_errf(err, errlen, r, "%s: %s", config->name, e);
+            return sb_errf(err, errlen, r, "%s: %s", config->name, e);
         }
     }
     d->timeout_ms = config->timeout_ms > 0 ? config->timeout_ms
@@ -1070,7 +1058,7 @@ sb_netconf_open(const struct sb_device_config *config,
         ret = sb_nc_refresh(d, e, sizeof e);
     pthread_mutex_unlock(&d->lock);
     if (ret == EACCES) {
-        sb_nc_errf(err, errlen, EACCES, "%s", e);
+        sb_errf(err, errlen, EACCES, "%s", e);
         sb_netconf_close((struct sb_device *) d);
         return EACCES;
     }

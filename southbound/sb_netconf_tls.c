@@ -32,19 +32,8 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
+#include "southbound/sb_driver.h"
 #include "southbound/sb_netconf_tls.h"
-
-static int
-sb_nct_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return ret;
-}
 
 /* OpenSSL's most recent reason on this thread, or 'dflt'. */
 static const char *
@@ -96,29 +85,29 @@ sb_nc_tls_ctx(const char *cert, const char *key, const char *ca,
     ERR_clear_error();
     ctx = SSL_CTX_new(TLS_client_method());
     if (!ctx)
-        return sb_nct_errf(err, errlen, ENOMEM, "cannot make a TLS "
-                           "context: %s", sb_nct_reason("out of memory"));
+        return sb_errf(err, errlen, ENOMEM, "cannot make a TLS "
+                       "context: %s", sb_nct_reason("out of memory"));
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
     if (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1)
-        ret = sb_nct_errf(err, errlen, EINVAL, "cannot use the client "
-                          "certificate %s (%s): give a PEM certificate "
-                          "chain in southbound/netconf/tls/certificate",
-                          cert, sb_nct_reason("unreadable"));
+        ret = sb_errf(err, errlen, EINVAL, "cannot use the client "
+                      "certificate %s (%s): give a PEM certificate "
+                      "chain in southbound/netconf/tls/certificate",
+                      cert, sb_nct_reason("unreadable"));
     else if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1)
-        ret = sb_nct_errf(err, errlen, EINVAL, "cannot use the client key "
-                          "%s (%s): give the PEM private key in "
-                          "southbound/netconf/tls/key", key,
-                          sb_nct_reason("unreadable"));
+        ret = sb_errf(err, errlen, EINVAL, "cannot use the client key "
+                      "%s (%s): give the PEM private key in "
+                      "southbound/netconf/tls/key", key,
+                      sb_nct_reason("unreadable"));
     else if (SSL_CTX_check_private_key(ctx) != 1)
-        ret = sb_nct_errf(err, errlen, EINVAL, "the key %s is not the "
-                          "private key of the certificate %s: give the "
-                          "matching pair", key, cert);
+        ret = sb_errf(err, errlen, EINVAL, "the key %s is not the "
+                      "private key of the certificate %s: give the "
+                      "matching pair", key, cert);
     else if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1)
-        ret = sb_nct_errf(err, errlen, EINVAL, "cannot use the CA file %s "
-                          "(%s): give the PEM certificate of the CA that "
-                          "signs the devices in southbound/netconf/tls/ca",
-                          ca, sb_nct_reason("unreadable"));
+        ret = sb_errf(err, errlen, EINVAL, "cannot use the CA file %s "
+                      "(%s): give the PEM certificate of the CA that "
+                      "signs the devices in southbound/netconf/tls/ca",
+                      ca, sb_nct_reason("unreadable"));
     if (ret) {
         SSL_CTX_free(ctx);
         return ret;
@@ -166,9 +155,9 @@ sb_nct_tcp(const char *host, uint16_t port, long long deadline, int *ret,
     snprintf(service, sizeof service, "%u", (unsigned) port);
     gai = getaddrinfo(host, service, &hints, &res);
     if (gai) {
-        *ret = sb_nct_errf(err, errlen, EHOSTUNREACH, "cannot resolve %s "
-                           "(%s): check the address", host,
-                           gai_strerror(gai));
+        *ret = sb_errf(err, errlen, EHOSTUNREACH, "cannot resolve %s "
+                       "(%s): check the address", host,
+                       gai_strerror(gai));
         return -1;
     }
     for (ai = res; ai; ai = ai->ai_next) {
@@ -197,10 +186,10 @@ sb_nct_tcp(const char *host, uint16_t port, long long deadline, int *ret,
     }
     freeaddrinfo(res);
     if (fd < 0) {
-        *ret = sb_nct_errf(err, errlen, e == ETIMEDOUT ? ETIMEDOUT
-                           : EHOSTUNREACH, "cannot connect to %s:%u (%s): "
-                           "is the device up and listening for NETCONF over "
-                           "TLS there?", host, (unsigned) port, strerror(e));
+        *ret = sb_errf(err, errlen, e == ETIMEDOUT ? ETIMEDOUT
+                       : EHOSTUNREACH, "cannot connect to %s:%u (%s): "
+                       "is the device up and listening for NETCONF over "
+                       "TLS there?", host, (unsigned) port, strerror(e));
         return -1;
     }
     int one = 1;
@@ -219,48 +208,48 @@ sb_nct_failed(SSL *ssl, int e, bool handshake, const char *name,
     const char *step = handshake ? "TLS handshake" : "TLS session";
 
     if (handshake && v == X509_V_ERR_HOSTNAME_MISMATCH)
-        return sb_nct_errf(err, errlen, EACCES, "%s with %s:%u failed: the "
-                           "device's certificate does not name '%s': give "
-                           "the device a certificate for its name (a DNS "
-                           "subject alternative name) signed by the CA in "
-                           "southbound/netconf/tls/ca", step, host,
-                           (unsigned) port, name);
+        return sb_errf(err, errlen, EACCES, "%s with %s:%u failed: the "
+                       "device's certificate does not name '%s': give "
+                       "the device a certificate for its name (a DNS "
+                       "subject alternative name) signed by the CA in "
+                       "southbound/netconf/tls/ca", step, host,
+                       (unsigned) port, name);
     if (handshake && v != X509_V_OK)
-        return sb_nct_errf(err, errlen, EACCES, "%s with %s:%u failed: "
-                           "certificate verify failed (%s): give the CA that "
-                           "signed the device's certificate in "
-                           "southbound/netconf/tls/ca (now %s)", step, host,
-                           (unsigned) port, X509_verify_cert_error_string(v),
-                           ca);
+        return sb_errf(err, errlen, EACCES, "%s with %s:%u failed: "
+                       "certificate verify failed (%s): give the CA that "
+                       "signed the device's certificate in "
+                       "southbound/netconf/tls/ca (now %s)", step, host,
+                       (unsigned) port, X509_verify_cert_error_string(v),
+                       ca);
     if (e == SSL_ERROR_SSL) {
         const char *r = sb_nct_reason("protocol error");
         if (strstr(r, "alert"))
             /* The device's alert: under TLS 1.3 this is how a refused
              * client certificate arrives ("certificate required",
              * "unknown ca", "bad certificate", ...). */
-            return sb_nct_errf(err, errlen, EACCES, "%s with %s:%u failed: "
-                               "the device refused our client certificate "
-                               "(%s): give a certificate and key signed by "
-                               "a CA the device trusts in "
-                               "southbound/netconf/tls/certificate and key",
-                               step, host, (unsigned) port, r);
-        return sb_nct_errf(err, errlen, EHOSTUNREACH, "%s with %s:%u failed: "
-                           "%s: is it a NETCONF over TLS server?", step, host,
-                           (unsigned) port, r);
+            return sb_errf(err, errlen, EACCES, "%s with %s:%u failed: "
+                           "the device refused our client certificate "
+                           "(%s): give a certificate and key signed by "
+                           "a CA the device trusts in "
+                           "southbound/netconf/tls/certificate and key",
+                           step, host, (unsigned) port, r);
+        return sb_errf(err, errlen, EHOSTUNREACH, "%s with %s:%u failed: "
+                       "%s: is it a NETCONF over TLS server?", step, host,
+                       (unsigned) port, r);
     }
     if (!handshake)
         /* A closed connection after a good handshake: a device that
          * maps no user to our certificate closes without an alert. */
-        return sb_nct_errf(err, errlen, EACCES, "%s with %s:%u closed before "
-                           "the device's NETCONF hello: most likely the "
-                           "device does not accept our client certificate "
-                           "(no user for it): give one it trusts and maps "
-                           "to a user in southbound/netconf/tls", step, host,
-                           (unsigned) port);
-    return sb_nct_errf(err, errlen, EHOSTUNREACH, "%s with %s:%u failed: the "
-                       "connection closed (%s): is it a NETCONF over TLS "
-                       "server?", step, host, (unsigned) port,
-                       errno ? strerror(errno) : "end of file");
+        return sb_errf(err, errlen, EACCES, "%s with %s:%u closed before "
+                       "the device's NETCONF hello: most likely the "
+                       "device does not accept our client certificate "
+                       "(no user for it): give one it trusts and maps "
+                       "to a user in southbound/netconf/tls", step, host,
+                       (unsigned) port);
+    return sb_errf(err, errlen, EHOSTUNREACH, "%s with %s:%u failed: the "
+                   "connection closed (%s): is it a NETCONF over TLS "
+                   "server?", step, host, (unsigned) port,
+                   errno ? strerror(errno) : "end of file");
 }
 
 int
@@ -280,16 +269,16 @@ sb_nc_tls_connect(SSL_CTX *ctx, const char *name, const char *host,
     ERR_clear_error();
     ssl = SSL_new(ctx);
     if (!ssl || SSL_set_fd(ssl, fd) != 1) {
-        ret = sb_nct_errf(err, errlen, ENOMEM, "cannot make a TLS session: "
-                          "%s", sb_nct_reason("out of memory"));
+        ret = sb_errf(err, errlen, ENOMEM, "cannot make a TLS session: "
+                      "%s", sb_nct_reason("out of memory"));
         goto fail;
     }
     /* The device's name, checked against its certificate; also sent as
      * SNI so that a device with several certificates can choose. */
     if (SSL_set1_host(ssl, name) != 1
         || SSL_set_tlsext_host_name(ssl, name) != 1) {
-        ret = sb_nct_errf(err, errlen, EINVAL, "the device name '%s' cannot "
-                          "be checked against a certificate", name);
+        ret = sb_errf(err, errlen, EINVAL, "the device name '%s' cannot "
+                      "be checked against a certificate", name);
         goto fail;
     }
     char first[32];
@@ -311,11 +300,11 @@ sb_nc_tls_connect(SSL_CTX *ctx, const char *name, const char *host,
                                 deadline);
             if (w > 0)
                 continue;
-            ret = sb_nct_errf(err, errlen, w == 0 ? ETIMEDOUT : EHOSTUNREACH,
-                              "%s from %s:%u within %d ms (device hung?): "
-                              "nothing sent; retry later", handshake
-                              ? "no TLS handshake" : "no NETCONF hello",
-                              host, (unsigned) port, timeout_ms);
+            ret = sb_errf(err, errlen, w == 0 ? ETIMEDOUT : EHOSTUNREACH,
+                          "%s from %s:%u within %d ms (device hung?): "
+                          "nothing sent; retry later", handshake
+                          ? "no TLS handshake" : "no NETCONF hello",
+                          host, (unsigned) port, timeout_ms);
             goto fail;
         }
         ret = sb_nct_failed(ssl, e, handshake, name, host, port, ca, err,
@@ -330,10 +319,10 @@ sb_nc_tls_connect(SSL_CTX *ctx, const char *name, const char *host,
         for (char *q = first; *q; q++)
             if ((unsigned char) *q < ' ' || (unsigned char) *q > '~')
                 *q = '?';
-        ret = sb_nct_errf(err, errlen, EHOSTUNREACH, "TLS session with "
-                          "%s:%u: the device's first bytes are not a NETCONF "
-                          "<hello> ('%s'): is it a NETCONF over TLS server?",
-                          host, (unsigned) port, first);
+        ret = sb_errf(err, errlen, EHOSTUNREACH, "TLS session with "
+                      "%s:%u: the device's first bytes are not a NETCONF "
+                      "<hello> ('%s'): is it a NETCONF over TLS server?",
+                      host, (unsigned) port, first);
         goto fail;
     }
     *out = ssl;

@@ -63,18 +63,6 @@ struct sb_restconf {
     struct sb_chtab cache;
 };
 
-static int
-sb_rc_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return ret;
-}
-
 /* One request; 0 with r->status set (any HTTP status), or the transport
  * error as ETIMEDOUT, EACCES or EHOSTUNREACH with its line. */
 static int
@@ -118,13 +106,13 @@ sb_rc_refused(struct sb_restconf *d, const char *what,
         path = json_object_get_string(v);
     if (e && json_object_object_get_ex(e, "error-message", &v))
         msg = json_object_get_string(v);
-    int ret = sb_rc_errf(err, errlen, code ? code : EPROTO, "%s: the device "
-                         "refused %s (HTTP %ld%s%s%s%s): %s; nothing applied",
-                         d->config.name, what, r->status, tag ? ", " : "",
-                         tag ? tag : "", path ? " at " : "",
-                         path ? path : "",
-                         msg ? msg : e ? "no error-message"
-                                   : "no RFC 8040 error body");
+    int ret = sb_errf(err, errlen, code ? code : EPROTO, "%s: the device "
+                      "refused %s (HTTP %ld%s%s%s%s): %s; nothing applied",
+                      d->config.name, what, r->status, tag ? ", " : "",
+                      tag ? tag : "", path ? " at " : "",
+                      path ? path : "",
+                      msg ? msg : e ? "no error-message"
+                                : "no RFC 8040 error body");
     json_object_put(top);
     return ret;
 }
@@ -210,26 +198,26 @@ sb_rc_refresh(struct sb_restconf *d, char *err, size_t errlen)
     top = r.body ? json_tokener_parse(r.body) : NULL;
     if (!top || !json_object_object_get_ex(top, "lightrail-roadm:media-channels",
                                            &mcs)) {
-        ret = sb_rc_errf(err, errlen, EPROTO, "%s: GET media-channels "
-                         "answered 200 without a lightrail-roadm:media-"
-                         "channels object: is %s a RESTCONF server with "
-                         "lightrail-roadm?", d->config.name, d->base);
+        ret = sb_errf(err, errlen, EPROTO, "%s: GET media-channels "
+                      "answered 200 without a lightrail-roadm:media-"
+                      "channels object: is %s a RESTCONF server with "
+                      "lightrail-roadm?", d->config.name, d->base);
         goto cleanup;
     }
     if (json_object_object_get_ex(mcs, "channel", &list)) {
         size_t n = json_object_array_length(list);
         if (!json_object_is_type(list, json_type_array)
             || sb_chtab_grow(&d->cache, (int) n)) {
-            ret = sb_rc_errf(err, errlen, EPROTO, "%s: 'channel' is not a "
-                             "list", d->config.name);
+            ret = sb_errf(err, errlen, EPROTO, "%s: 'channel' is not a "
+                          "list", d->config.name);
             goto cleanup;
         }
         for (size_t i = 0; i < n; i++)
             if (!sb_rc_parse_channel(json_object_array_get_idx(list, i),
                                      &d->cache.e[d->cache.n++])) {
-                ret = sb_rc_errf(err, errlen, EPROTO, "%s: media channel %zu "
-                                 "has no index, name or spectrum: fix the "
-                                 "device's config", d->config.name, i);
+                ret = sb_errf(err, errlen, EPROTO, "%s: media channel %zu "
+                              "has no index, name or spectrum: fix the "
+                              "device's config", d->config.name, i);
                 goto cleanup;
             }
     }
@@ -283,8 +271,8 @@ sb_rc_one(struct sb_restconf *d, bool create, const struct sb_chent *e,
             top, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
         json_object_put(top);
         if (!body)
-            return sb_rc_errf(err, errlen, ENOMEM, "%s: out of memory",
-                              d->config.name);
+            return sb_errf(err, errlen, ENOMEM, "%s: out of memory",
+                           d->config.name);
     }
     ret = sb_rc_http(d, create ? "PUT" : "DELETE", path, body, &r, err,
                      errlen);
@@ -352,8 +340,8 @@ sb_restconf_apply(struct sb_device *dev, const struct sb_change *changes,
 {
     struct sb_restconf *d = (struct sb_restconf *) dev;
     if (n < 0 || (n && !changes))
-        return sb_rc_errf(err, errlen, EINVAL, "%s: %d changes: fix the "
-                          "request", d->config.name, n);
+        return sb_errf(err, errlen, EINVAL, "%s: %d changes: fix the "
+                       "request", d->config.name, n);
     pthread_mutex_lock(&d->lock);
     int ret = sb_restconf_apply_locked(d, changes, n, err, errlen);
     pthread_mutex_unlock(&d->lock);
@@ -400,24 +388,24 @@ sb_restconf_open(const struct sb_device_config *config,
     sb_http_global_init();
     if (!memchr(a, '\0', sizeof config->address)
         || !memchr(config->ca_file, '\0', sizeof config->ca_file))
-        return sb_rc_errf(err, errlen, EINVAL, "%.63s: a RESTCONF setting "
-                          "is not terminated", config->name);
+        return sb_errf(err, errlen, EINVAL, "%.63s: a RESTCONF setting "
+                       "is not terminated", config->name);
     bool https = !strncmp(a, "https://", 8);
     bool loop_http = !strncmp(a, "http://127.0.0.1:", 17);
     if (!https && !loop_http)
-        return sb_rc_errf(err, errlen, EINVAL, "%.63s: RESTCONF address '%s' "
-                          "is not https://HOST:PORT (plain http only on "
-                          "127.0.0.1): fix the address", config->name, a);
+        return sb_errf(err, errlen, EINVAL, "%.63s: RESTCONF address '%s' "
+                       "is not https://HOST:PORT (plain http only on "
+                       "127.0.0.1): fix the address", config->name, a);
     if (https && !config->ca_file[0])
-        return sb_rc_errf(err, errlen, EINVAL, "%.63s: the restconf driver "
-                          "needs a ca-file (the one CA its certificate must "
-                          "chain to): set it in the southbound "
-                          "configuration", config->name);
+        return sb_errf(err, errlen, EINVAL, "%.63s: the restconf driver "
+                       "needs a ca-file (the one CA its certificate must "
+                       "chain to): set it in the southbound "
+                       "configuration", config->name);
     d = calloc(1, sizeof *d);
     if (!d || !(d->h = curl_easy_init())) {
         free(d);
-        return sb_rc_errf(err, errlen, ENOMEM, "%.63s: out of memory",
-                          config->name);
+        return sb_errf(err, errlen, ENOMEM, "%.63s: out of memory",
+                       config->name);
     }
     d->config = *config;
     snprintf(d->base, sizeof d->base, "%s", a);
@@ -432,7 +420,7 @@ sb_restconf_open(const struct sb_device_config *config,
     char e[512];
     if (sb_rc_refresh(d, e, sizeof e) == EACCES) {
         sb_restconf_close((struct sb_device *) d);
-        return sb_rc_errf(err, errlen, EACCES, "%s", e);
+        return sb_errf(err, errlen, EACCES, "%s", e);
     }
     *out = (struct sb_device *) d;
     return 0;
