@@ -47,6 +47,17 @@ kill_daemon() {   # SIGKILL: a crash
 
 trap 'kill -9 $PID 2>/dev/null; rm -rf "$tmp"' EXIT
 
+# check_store OK-MESSAGE: lightrail-check finds the store and the devices
+# in agreement (it opens the store: stop the daemon first); the check's
+# own words when it does not.
+check_store() {
+    if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
+        ok "$1"
+    else
+        notok "lightrail-check: $(cat "$tmp/check")"
+    fi
+}
+
 # api METHOD PATH [BODY-FILE] [TOKEN]: sets STATUS and writes $tmp/body.
 api() {
     tok=${4-$TOKEN}

@@ -14,6 +14,7 @@
 # Each double and daemon is stopped by its PID.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
+. "$srcdir/tests/cli/devlib.sh"
 DOUBLE=${MNO_DOUBLE:-./tests/cli/mno-double}
 dpid=
 trap '[ -n "$PID" ] && kill -9 $PID 2>/dev/null; [ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid"; rm -rf "$tmp"' EXIT
@@ -26,17 +27,10 @@ start_double() {   # start_double GOSNR_DB
     dpid=$!
     await_file "$tmp/port" "$dpid" "$tmp/double.log" "mno-double" || return 1
     EMU=http://127.0.0.1:$(cat "$tmp/port")
-    cat > "$D/lightraild.json" <<CFG
-{
-  "lightrail-config:lightraild": {
-    "listen": { "address": "127.0.0.1", "port": 0, "tls": true,
-                "certificate": "tls/cert.pem", "key": "tls/key.pem" },
-    "token": [ { "name": "test", "secret": "$TOKEN" } ],
-    "state-dir": "state",
-    "topology-file": "$top/tests/data/mnoptical/line3.json",
-    "cluster-file": "$top/tests/data/mnoptical/line3-cluster.json",
-    "southbound": {
-      "default-driver": "mnoptical",
+    {
+        devcfg_head "$top/tests/data/mnoptical/line3.json" \
+            "$top/tests/data/mnoptical/line3-cluster.json" mnoptical
+        cat <<CFG
       "mnoptical": { "timeout-ms": 3000 },
       "device": [ { "name": "r1", "address": "$EMU" },
                   { "name": "r2", "address": "$EMU" },
@@ -47,15 +41,10 @@ start_double() {   # start_double GOSNR_DB
   }
 }
 CFG
+    } > "$D/lightraild.json"
 }
 stop_double() { kill "$dpid" 2>/dev/null && wait "$dpid"; dpid=; }
 rules() { curl -s -o "$tmp/rules" -w '%{http_code}' "$EMU/rules"; }
-submit() {
-    printf '{"lightrail-job:job":[{"name":"%s","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":10,"max":10}}]}\n' "$1" > "$tmp/$1.json"
-    api POST "$JOBS" "$tmp/$1.json"
-}
-phase() { sed -n 's/.*"phase": "\([a-z]*\)".*/\1/p' "$tmp/body" | head -n 1; }
-reason() { sed -n 's/.*"reason": "\(.*\)".*/\1/p' "$tmp/body" | head -n 1; }
 
 # 1. Received.
 start_double 17 || { notok "the test double did not start"; lr_summary; exit 1; }
@@ -88,9 +77,5 @@ fi
 [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" && ok "refused: the emulator holds no rule" \
     || notok "/rules after the refusal: $(cat "$tmp/rules")"
 stop_daemon
-if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
-    ok "lightrail-check: store and devices agree"
-else
-    notok "lightrail-check: $(cat "$tmp/check")"
-fi
+check_store "lightrail-check: store and devices agree"
 lr_summary

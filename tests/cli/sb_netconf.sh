@@ -25,17 +25,8 @@
 . "$srcdir/tests/cli/netconf.sh"
 nc_can_run || exit 77
 . "$srcdir/tests/cli/daemon.sh"
+. "$srcdir/tests/cli/devlib.sh"
 trap 'kill -9 $PID 2>/dev/null; nc_stop; rm -rf "$tmp"' EXIT
-# As daemon.sh's, with more patience: lightraild connects to every
-# device and reconciles before it writes its port (20 s at most).
-start_daemon() {
-    rm -f "$D/state/lightraild.port"
-    $LIGHTRAILD --config "$D/lightraild.json" --foreground 2>> "$D/log" &
-    PID=$!
-    await_file "$D/state/lightraild.port" $PID "$D/log" lightraild 400 || return 1
-    PORT=$(cat "$D/state/lightraild.port")
-    URL=https://127.0.0.1:$PORT
-}
 SBCTL=${SBCTL:-./tests/cli/sbctl}
 ROADMS="r1 r2 r3 r4"
 
@@ -43,40 +34,20 @@ nc_start $ROADMS || { echo "FAIL: the NETCONF devices did not start"; exit 99; }
 top=$(cd "$srcdir" && pwd)
 SCHEMA=$top/yang:/usr/share/yuma/modules/ietf:/usr/share/yuma/modules/yuma123:/usr/share/yuma/modules/netconfcentral
 {
+    devcfg_head "$top/tests/data/netconf/line4.json" \
+        "$top/tests/data/netconf/line4-cluster.json" netconf
     cat <<CFG
-{
-  "lightrail-config:lightraild": {
-    "listen": { "address": "127.0.0.1", "port": 0, "tls": true,
-                "certificate": "tls/cert.pem", "key": "tls/key.pem" },
-    "token": [ { "name": "test", "secret": "$TOKEN" } ],
-    "state-dir": "state",
-    "topology-file": "$top/tests/data/netconf/line4.json",
-    "cluster-file": "$top/tests/data/netconf/line4-cluster.json",
-    "southbound": {
-      "default-driver": "netconf",
       "netconf": { "ssh-key": "$NC_KEY", "known-hosts": "$NC_KNOWN",
                    "schema-path": "$SCHEMA", "timeout-ms": 1500 },
-      "device": [
 CFG
-    sep=
-    for r in $ROADMS; do
-        printf '%s        { "name": "%s", "address": "%s" }' "$sep" "$r" "$(nc_address "$r")"
-        sep=",
-"
-    done
-    printf '\n      ]\n    }\n  }\n}\n'
+    devcfg_devices nc_address $ROADMS
 } > "$D/lightraild.json"
 # sbctl is not used to provoke timeouts: a generous one, for a busy
 # machine (the daemon's is 1500 ms, for the hung-device case).
 export SB_KEY=$NC_KEY SB_KNOWN_HOSTS=$NC_KNOWN SB_SCHEMA_PATH=$SCHEMA SB_TIMEOUT_MS=5000
 
-# The media channels every device must hold according to the store (the
-# active jobs' lightpaths), one line each, sorted, in nc_get's format:
-#   DEVICE NAME IN OUT LOWER-MHZ UPPER-MHZ enabled
-expected() {
-    api GET "$JOBS"
-    /usr/bin/python3 "${srcdir:-.}/tests/cli/store_channels.py" "$tmp/body"
-}
+# expected() (devlib.sh) prints the store's media channels in nc_get's
+# format.
 
 # What the devices hold, read with ncclient (not Lightrail's code).
 actual_ncclient() {
@@ -125,19 +96,6 @@ devices_empty() {
         notok "$1: left behind: ncclient: $(cat "$tmp/nc") | driver: $(cat "$tmp/drv")"
     fi
 }
-
-submit() {   # submit NAME: POSTs a job spanning both DCs
-    printf '{"lightrail-job:job":[{"name":"%s","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":10,"max":10}}]}\n' "$1" > "$tmp/$1.json"
-    api POST "$JOBS" "$tmp/$1.json"
-}
-
-phase() { sed -n 's/.*"phase": "\([a-z]*\)".*/\1/p' "$tmp/body" | head -n 1; }
-n_lightpaths() {
-    /usr/bin/python3 -c 'import json, sys
-j = json.load(open(sys.argv[1]))["lightrail-job:job"][0]
-print(len(j.get("state", {}).get("lightpath", [])))' "$tmp/body"
-}
-reason() { sed -n 's/.*"reason": "\(.*\)".*/\1/p' "$tmp/body" | head -n 1; }
 
 start_daemon || { notok "lightraild did not start on NETCONF devices"; lr_summary; exit 1; }
 
@@ -306,27 +264,13 @@ stop_daemon
 # the pinned one, and says which.
 sed "s|\"known-hosts\": \"$NC_KNOWN\"|\"known-hosts\": \"$NC_WRONG_KNOWN\"|" \
     "$D/lightraild.json" > "$D/wrong.json"
-: > "$D/wrong.log"
-$LIGHTRAILD --config "$D/wrong.json" --foreground 2> "$D/wrong.log" &
-WPID=$!
-i=0
-while kill -0 $WPID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-if kill -0 $WPID 2>/dev/null; then
-    kill $WPID; wait $WPID
+if ! daemon_exits "$D/wrong.json" "$D/wrong.log"; then
     notok "lightraild started with a wrong pinned host key"
+elif [ $RC -ne 0 ] && grep -q "ROADM r1: .*host key refused: the server's host key differs from the one pinned" "$D/wrong.log"; then
+    ok "lightraild refuses to start on a wrong host key (exit $RC): $(tail -n 1 "$D/wrong.log")"
 else
-    wait $WPID
-    rc=$?
-    if [ $rc -ne 0 ] && grep -q "ROADM r1: .*host key refused: the server's host key differs from the one pinned" "$D/wrong.log"; then
-        ok "lightraild refuses to start on a wrong host key (exit $rc): $(tail -n 1 "$D/wrong.log")"
-    else
-        notok "lightraild with a wrong host key: exit $rc, $(cat "$D/wrong.log")"
-    fi
+    notok "lightraild with a wrong host key: exit $RC, $(cat "$D/wrong.log")"
 fi
 
-if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
-    ok "lightrail-check: store and devices agree"
-else
-    notok "lightrail-check: $(cat "$tmp/check")"
-fi
+check_store "lightrail-check: store and devices agree"
 lr_summary

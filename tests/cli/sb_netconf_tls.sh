@@ -32,6 +32,7 @@
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/agentlib.sh"
 . "$srcdir/tests/cli/daemon.sh"
+. "$srcdir/tests/cli/devlib.sh"
 PEER=${PEER:-./tests/unit/nc_tls_peer}
 SBCTL_BIN=${SBCTL:-./tests/cli/sbctl}
 PEER_PIDS=
@@ -314,42 +315,21 @@ for r in r1 r2 r3 r4; do
     start_peer "$r" || notok "peer $r did not start"
 done
 {
+    devcfg_head "$top/tests/data/netconf/line4.json" \
+        "$top/tests/data/netconf/line4-cluster.json" netconf
     cat <<CFG
-{
-  "lightrail-config:lightraild": {
-    "listen": { "address": "127.0.0.1", "port": 0, "tls": true,
-                "certificate": "tls/cert.pem", "key": "tls/key.pem" },
-    "token": [ { "name": "test", "secret": "$TOKEN" } ],
-    "state-dir": "state",
-    "topology-file": "$top/tests/data/netconf/line4.json",
-    "cluster-file": "$top/tests/data/netconf/line4-cluster.json",
-    "southbound": {
-      "default-driver": "netconf",
       "netconf": { "transport": "tls",
                    "tls": { "certificate": "$C/ctl.pem", "key": "$C/ctl.key",
                             "ca": "$C/ca.pem" },
                    "schema-path": "$SCHEMA", "timeout-ms": 5000 },
-      "device": [
 CFG
-    sep=
-    for r in r1 r2 r3 r4; do
-        printf '%s        { "name": "%s", "address": "%s" }' "$sep" "$r" "$(addr "$r")"
-        sep=",
-"
-    done
-    printf '\n      ]\n    }\n  }\n}\n'
+    devcfg_devices addr r1 r2 r3 r4
 } > "$D/lightraild.json"
 
-# The media channels the store's active jobs imply, in held()'s format.
-expected() {
-    api GET "$JOBS"
-    /usr/bin/python3 "${srcdir:-.}/tests/cli/store_channels.py" "$tmp/body"
-}
-phase() { sed -n 's/.*"phase": "\([a-z]*\)".*/\1/p' "$tmp/body" | head -n 1; }
-
+# expected() (devlib.sh) prints the store's media channels in held()'s
+# format.
 if start_daemon; then
-    printf '{"lightrail-job:job":[{"name":"j1","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":10,"max":10}}]}\n' > "$tmp/j1.json"
-    api POST "$JOBS" "$tmp/j1.json"
+    submit j1
     [ "$STATUS" = 201 ] && [ "$(phase)" = active ] && ok "lightraild: j1 active on four TLS ROADMs" \
         || notok "lightraild j1: $STATUS $(cat "$tmp/body")"
     expected > "$tmp/want"
@@ -361,11 +341,7 @@ if start_daemon; then
     fi
     # lightrail-check opens the store: the daemon must not hold it.
     stop_daemon
-    if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
-        ok "lightrail-check: store and TLS devices agree"
-    else
-        notok "lightrail-check: $(cat "$tmp/check")"
-    fi
+    check_store "lightrail-check: store and TLS devices agree"
     start_daemon || notok "lightraild did not restart on TLS devices: $(cat "$D/log")"
     held r1 r2 r3 r4 > "$tmp/held"
     cmp -s "$tmp/want" "$tmp/held" && ok "a restarted lightraild leaves the peers as the store says" \
@@ -389,21 +365,12 @@ fi
 # lightraild refuses to start when the devices' certificates do not chain
 # to its CA, and says which device and why.
 sed "s|\"ca\": \"$C/ca.pem\"|\"ca\": \"$C/other.pem\"|" "$D/lightraild.json" > "$D/wrong.json"
-$LIGHTRAILD --config "$D/wrong.json" --foreground 2> "$D/wrong.log" &
-WPID=$!
-i=0
-while kill -0 $WPID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-if kill -0 $WPID 2>/dev/null; then
-    kill $WPID; wait $WPID
+if ! daemon_exits "$D/wrong.json" "$D/wrong.log"; then
     notok "lightraild started although the devices' certificates are from another CA"
+elif [ $RC -ne 0 ] && grep -q "r1: TLS handshake with $(addr r1) failed: certificate verify failed" "$D/wrong.log"; then
+    ok "lightraild refuses to start on devices its CA did not sign (exit $RC)"
 else
-    wait $WPID
-    rc=$?
-    if [ $rc -ne 0 ] && grep -q "r1: TLS handshake with $(addr r1) failed: certificate verify failed" "$D/wrong.log"; then
-        ok "lightraild refuses to start on devices its CA did not sign (exit $rc)"
-    else
-        notok "lightraild with another CA: exit $rc, $(cat "$D/wrong.log")"
-    fi
+    notok "lightraild with another CA: exit $RC, $(cat "$D/wrong.log")"
 fi
 
 for r in r1 r2 r3 r4; do kill "$(pid "$r")" 2>/dev/null; done

@@ -20,6 +20,7 @@
 # No root needed.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
+. "$srcdir/tests/cli/devlib.sh"
 DOUBLE=${RESTCONF_DOUBLE:-./tests/doubles/restconf-double}
 ROADMS="r1 r2 r3 r4"
 dpids=
@@ -72,37 +73,17 @@ for r in $ROADMS; do
 done
 top=$(cd "$srcdir" && pwd)
 write_config() {   # write_config CA-FILE > file
+    devcfg_head "$top/tests/data/netconf/line4.json" \
+        "$top/tests/data/netconf/line4-cluster.json" restconf
     cat <<CFG
-{
-  "lightrail-config:lightraild": {
-    "listen": { "address": "127.0.0.1", "port": 0, "tls": true,
-                "certificate": "tls/cert.pem", "key": "tls/key.pem" },
-    "token": [ { "name": "test", "secret": "$TOKEN" } ],
-    "state-dir": "state",
-    "topology-file": "$top/tests/data/netconf/line4.json",
-    "cluster-file": "$top/tests/data/netconf/line4-cluster.json",
-    "southbound": {
-      "default-driver": "restconf",
       "restconf": { "ca-file": "$1", "timeout-ms": 3000 },
-      "device": [
 CFG
-    sep=
-    for r in $ROADMS; do
-        printf '%s        { "name": "%s", "address": "%s" }' "$sep" "$r" "$(dev_url $r)"
-        sep=",
-"
-    done
-    printf '\n      ]\n    }\n  }\n}\n'
+    devcfg_devices dev_url $ROADMS
 }
 write_config "$T/ca.pem" > "$D/lightraild.json"
 
-# The media channels every device must hold according to the store (the
-# active jobs' lightpaths), one line each, sorted:
-#   DEVICE NAME IN OUT LOWER-MHZ UPPER-MHZ admin-state
-expected() {
-    api GET "$JOBS"
-    /usr/bin/python3 "${srcdir:-.}/tests/cli/store_channels.py" "$tmp/body"
-}
+# expected() (devlib.sh) prints the store's media channels in actual()'s
+# format.
 
 # What the devices hold, read with curl (not Lightrail's code).
 actual() {
@@ -133,18 +114,6 @@ devices_empty() {
     actual > "$tmp/have" 2>&1
     [ ! -s "$tmp/have" ] && ok "$1: no device holds a media channel (curl)" \
         || notok "$1: left behind: $(cat "$tmp/have")"
-}
-
-submit() {   # submit NAME: POSTs a job spanning both DCs
-    printf '{"lightrail-job:job":[{"name":"%s","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":10,"max":10}}]}\n' "$1" > "$tmp/$1.json"
-    api POST "$JOBS" "$tmp/$1.json"
-}
-phase() { sed -n 's/.*"phase": "\([a-z]*\)".*/\1/p' "$tmp/body" | head -n 1; }
-reason() { sed -n 's/.*"reason": "\(.*\)".*/\1/p' "$tmp/body" | head -n 1; }
-n_lightpaths() {
-    /usr/bin/python3 -c 'import json, sys
-j = json.load(open(sys.argv[1]))["lightrail-job:job"][0]
-print(len(j.get("state", {}).get("lightpath", [])))' "$tmp/body"
 }
 
 start_daemon || { notok "lightraild did not start on RESTCONF devices"; lr_summary; exit 1; }
@@ -228,30 +197,17 @@ api GET "$JOBS/job=j4"
 [ "$(phase)" = active ] && ok "j4 still active after a restart" || notok "j4 after restart: $(cat "$tmp/body")"
 devices_match "after a restart"
 stop_daemon
-if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
-    ok "lightrail-check: store and devices agree"
-else
-    notok "lightrail-check: $(cat "$tmp/check")"
-fi
+check_store "lightrail-check: store and devices agree"
 
 # 7. A CA that did not sign the devices' certificates: lightraild
 # refuses to start, and says why.
 write_config "$T/other-ca.pem" > "$D/wrong.json"
-$LIGHTRAILD --config "$D/wrong.json" --foreground 2> "$D/wrong.log" &
-WPID=$!
-i=0
-while kill -0 $WPID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-if kill -0 $WPID 2>/dev/null; then
-    kill $WPID; wait $WPID
+if ! daemon_exits "$D/wrong.json" "$D/wrong.log"; then
     notok "lightraild started with the wrong CA"
+elif [ $RC -ne 0 ] && grep -q "ROADM r1: r1: the server's certificate is refused (.*): it must chain to the pinned CA $T/other-ca.pem" "$D/wrong.log"; then
+    ok "lightraild refuses devices whose certificate the pinned CA did not sign (exit $RC)"
 else
-    wait $WPID
-    rc_=$?
-    if [ $rc_ -ne 0 ] && grep -q "ROADM r1: r1: the server's certificate is refused (.*): it must chain to the pinned CA $T/other-ca.pem" "$D/wrong.log"; then
-        ok "lightraild refuses devices whose certificate the pinned CA did not sign (exit $rc_)"
-    else
-        notok "lightraild with the wrong CA: exit $rc_, $(cat "$D/wrong.log")"
-    fi
+    notok "lightraild with the wrong CA: exit $RC, $(cat "$D/wrong.log")"
 fi
 actual > "$tmp/have"
 expected_after=$(wc -l < "$tmp/have")

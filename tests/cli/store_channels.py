@@ -6,7 +6,8 @@
 # with NAME = JOB/lpK, IN and OUT the topology links ('-' at the ends),
 # the edges from n and m of the flexgrid (193.1 THz + n x 6.25 GHz, width
 # m x 12.5 GHz).  The device tests (sb_netconf.sh, sb_netconf_tls.sh,
-# sb_restconf.sh) compare this with what the devices hold.
+# sb_restconf.sh, through devlib.sh's expected()) compare this with what
+# the devices hold.
 import json
 import sys
 
