@@ -121,9 +121,5 @@ fi
 
 # SIGTERM: a clean stop, then the state is whole.
 stop_daemon
-if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
-    ok "state consistent after stop"
-else
-    notok "lightrail-check: $(cat "$tmp/check")"
-fi
+check_store "state consistent after stop"
 lr_summary

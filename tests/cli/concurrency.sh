@@ -35,9 +35,5 @@ fi
 created=$(grep -c '^POST 201$' "$tmp/all.log")
 [ "$created" -gt 0 ] && ok "$created jobs admitted" || notok "no job admitted"
 stop_daemon
-if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
-    ok "consistent after the storm"
-else
-    notok "lightrail-check: $(cat "$tmp/check")"
-fi
+check_store "consistent after the storm"
 lr_summary

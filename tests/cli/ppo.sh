@@ -89,9 +89,5 @@ else
     notok "metro policy, unmapped: $STATUS $(cat "$tmp/body")"
 fi
 stop_daemon
-if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
-    ok "lightrail-check: consistent"
-else
-    notok "lightrail-check: $(cat "$tmp/check")"
-fi
+check_store "lightrail-check: consistent"
 lr_summary

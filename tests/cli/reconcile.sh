@@ -86,9 +86,5 @@ $LIGHTRAIL reconcile --help | grep -q '^usage: lightrail reconcile \[--dry-run\]
     && ok "reconcile --help" || notok "reconcile --help"
 
 stop_daemon
-if $CHECK --config "$D/lightraild.json" 2> "$tmp/check"; then
-    ok "lightrail-check: store and devices agree"
-else
-    notok "lightrail-check: $(cat "$tmp/check")"
-fi
+check_store "lightrail-check: store and devices agree"
 lr_summary
