@@ -2,14 +2,16 @@
  * What the controller-core tests share: the metro network (topology and
  * inventory from examples/) loaded once, a scratch directory for the
  * store and the dummy ROADMs made by lr_test_ctl_setup() and removed by
- * lr_test_ctl_teardown(), a controller opened over them, and the check
- * that memory, store and devices agree.
+ * lr_test_ctl_teardown(), a controller opened over them, the media
+ * channels the dummy ROADMs hold, and the check that memory, store and
+ * devices agree.
  */
 #ifndef LR_TEST_CTL_H
 #define LR_TEST_CTL_H 1
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "controller/lr_ctl.h"
 #include "tests/lr_test.h"
@@ -73,6 +75,44 @@ lr_test_ctl_open(struct lr_ctl_config *cfg)
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     free(report);
     return c;
+}
+
+/* Channels on dummy ROADM 'node' (in devdir) whose name starts with
+ * 'prefix', read through the driver; -1 when the ROADM cannot be
+ * opened. */
+static inline int
+lr_test_ctl_channels_on(const char *node, const char *prefix)
+{
+    struct sb_device_config dc = { .driver = "dummy" };
+    snprintf(dc.name, sizeof dc.name, "%s", node);
+    snprintf(dc.address, sizeof dc.address, "%s", devdir);
+    struct sb_device *d;
+    struct sb_media_channel *mc = NULL;
+    int n = 0, count = 0;
+    char err[256];
+    if (sb_dummy_class.open(&dc, &d, err, sizeof err))
+        return -1;
+    if (!sb_dummy_class.read(d, &mc, &n, err, sizeof err))
+        for (int i = 0; i < n; i++)
+            count += !strncmp(mc[i].name, prefix, strlen(prefix));
+    free(mc);
+    sb_dummy_class.close(d);
+    return count;
+}
+
+/* The same over every ROADM of the network; -1 when one of them cannot
+ * be opened. */
+static inline int
+lr_test_ctl_channels(const char *prefix)
+{
+    int total = 0;
+    for (int i = 0; i < topo->n_nodes; i++) {
+        int n = lr_test_ctl_channels_on(topo->nodes[i].name, prefix);
+        if (n < 0)
+            return -1;
+        total += n;
+    }
+    return total;
 }
 
 static void

@@ -39,36 +39,6 @@ intent(const char *name, const char *model, int gmin, int gmax)
     return in;
 }
 
-/* Channels on ROADM 'node' whose name starts with 'prefix'. */
-static int
-channels_on(const char *node, const char *prefix)
-{
-    struct sb_device_config dc = { .driver = "dummy" };
-    snprintf(dc.name, sizeof dc.name, "%s", node);
-    snprintf(dc.address, sizeof dc.address, "%s", devdir);
-    struct sb_device *d;
-    struct sb_media_channel *mc = NULL;
-    int n = 0, count = 0;
-    char err[256];
-    if (sb_dummy_class.open(&dc, &d, err, sizeof err))
-        return -1;
-    if (!sb_dummy_class.read(d, &mc, &n, err, sizeof err))
-        for (int i = 0; i < n; i++)
-            count += !strncmp(mc[i].name, prefix, strlen(prefix));
-    free(mc);
-    sb_dummy_class.close(d);
-    return count;
-}
-
-static int
-channels_everywhere(const char *prefix)
-{
-    int total = 0;
-    for (int i = 0; i < topo->n_nodes; i++)
-        total += channels_on(topo->nodes[i].name, prefix);
-    return total;
-}
-
 static void
 test_admit_and_release(void)
 {
@@ -88,7 +58,7 @@ test_admit_and_release(void)
     CU_ASSERT_EQUAL(job.n_lightpaths, 2 * cross);
     for (int k = 0; k < job.n_lightpaths; k++)
         hops += job.lp[k].n_links + 1;
-    CU_ASSERT_EQUAL(channels_everywhere("j1/"), hops);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("j1/"), hops);
     assert_consistent(c);
 
     /* Duplicate name and unknown model: refused, nothing changes. */
@@ -106,7 +76,7 @@ test_admit_and_release(void)
     assert_consistent(c);
 
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "j1", err, sizeof err), 0);
-    CU_ASSERT_EQUAL(channels_everywhere("j1/"), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("j1/"), 0);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "j1", err, sizeof err), ENOENT);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "j3", err, sizeof err), 0);
     const int *used = lr_ctl_gpus_used(c);
@@ -142,7 +112,7 @@ test_device_failure_leaves_nothing(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "refused"));
         CU_ASSERT_EQUAL(job.n_lightpaths, 0);
     }
-    CU_ASSERT_EQUAL(channels_everywhere("f1/"), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("f1/"), 0);
     for (int i = 0; i < topo->n_nodes; i++) {
         snprintf(path, sizeof path, "%s/%s.fail", devdir,
                  topo->nodes[i].name);
@@ -182,7 +152,7 @@ test_restart_recovery_reconcile(void)
     CU_ASSERT_EQUAL(lr_ctl_get(c, "r1", &again), 0);
     CU_ASSERT_EQUAL(again.phase, LR_JOB_FAILED);
     CU_ASSERT_EQUAL(again.n_lightpaths, 0);
-    CU_ASSERT_EQUAL(channels_everywhere("r1/"), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("r1/"), 0);
     assert_consistent(c);
 
     /* An orphan channel on a device: reported, then removed. */
@@ -204,10 +174,10 @@ test_restart_recovery_reconcile(void)
     CU_ASSERT_EQUAL(drift, 1);
     CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "ghost/lp1"));
     free(report);
-    CU_ASSERT_EQUAL(channels_everywhere("ghost/"), 1);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("ghost/"), 1);
     CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, NULL, &drift, err, sizeof err),
                     0);
-    CU_ASSERT_EQUAL(channels_everywhere("ghost/"), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("ghost/"), 0);
     assert_consistent(c);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "r1", err, sizeof err), 0);
     lr_ctl_free(c);

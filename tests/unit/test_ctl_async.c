@@ -54,30 +54,6 @@ gpus_in_use(struct lr_ctl *c)
     return n;
 }
 
-/* Channels whose name starts with 'prefix' on every dummy ROADM. */
-static int
-channels_everywhere(const char *prefix)
-{
-    int total = 0;
-    for (int i = 0; i < topo->n_nodes; i++) {
-        struct sb_device_config dc = { .driver = "dummy" };
-        struct sb_device *d;
-        struct sb_media_channel *mc = NULL;
-        int n = 0;
-        char err[256];
-        snprintf(dc.name, sizeof dc.name, "%s", topo->nodes[i].name);
-        snprintf(dc.address, sizeof dc.address, "%s", devdir);
-        if (sb_dummy_class.open(&dc, &d, err, sizeof err))
-            return -1;
-        if (!sb_dummy_class.read(d, &mc, &n, err, sizeof err))
-            for (int k = 0; k < n; k++)
-                total += !strncmp(mc[k].name, prefix, strlen(prefix));
-        free(mc);
-        sb_dummy_class.close(d);
-    }
-    return total;
-}
-
 static void
 set_fail(const char *word)
 {
@@ -116,7 +92,7 @@ test_steps(void)
     CU_ASSERT_EQUAL(got.phase, LR_JOB_PROVISIONING);
     int used1 = gpus_in_use(c);
     CU_ASSERT(used1 > 0);
-    CU_ASSERT_EQUAL(channels_everywhere("a1/"), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("a1/"), 0);
     CU_ASSERT_EQUAL(lr_ctl_busy(c), 1);
 
     /* A second request for a1, reconcile, a new network: refused. */
@@ -142,7 +118,7 @@ test_steps(void)
     lr_ctl_op_run(op1);
     CU_ASSERT_EQUAL(lr_ctl_op_end(c, op1, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
-    CU_ASSERT(channels_everywhere("a1/") > 0);
+    CU_ASSERT(lr_test_ctl_channels("a1/") > 0);
     lr_ctl_op_run(op2);
     CU_ASSERT_EQUAL(lr_ctl_op_end(c, op2, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
@@ -162,7 +138,7 @@ test_steps(void)
     lr_ctl_op_run(op);
     CU_ASSERT_EQUAL(lr_ctl_op_end(c, op, NULL, err, sizeof err), 0);
     CU_ASSERT_EQUAL(lr_ctl_get(c, "a1", &got), ENOENT);
-    CU_ASSERT_EQUAL(channels_everywhere("a1/"), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("a1/"), 0);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "a2", err, sizeof err), 0);
     CU_ASSERT_EQUAL(gpus_in_use(c), 0);
     assert_consistent(c);
@@ -190,7 +166,7 @@ test_failure_rolls_back(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "injected failure"));
     CU_ASSERT_EQUAL(job.n_lightpaths, 0);
     CU_ASSERT_EQUAL(gpus_in_use(c), 0);
-    CU_ASSERT_EQUAL(channels_everywhere("f1/"), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("f1/"), 0);
     CU_ASSERT_EQUAL(lr_ctl_counters(c)->failures, 1);
     assert_consistent(c);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "f1", err, sizeof err), 0);
@@ -264,7 +240,7 @@ test_worker(void)
     CU_ASSERT_STRING_EQUAL(s.names[2], "w1");
     CU_ASSERT_EQUAL(lr_ctl_get(c, "w1", &job), ENOENT);
     CU_ASSERT_EQUAL(lr_ctl_busy(c), 0);
-    CU_ASSERT_EQUAL(channels_everywhere("w1/"), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("w1/"), 0);
     assert_consistent(c);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "w2", err, sizeof err), 0);
     event_base_free(base);

@@ -85,29 +85,6 @@ n_links(struct sb_linux *dp)
     return n;
 }
 
-static int
-channels_everywhere(const char *pfx)
-{
-    int total = 0;
-    for (int i = 0; i < topo->n_nodes; i++) {
-        struct sb_device_config dc = { .driver = "dummy" };
-        struct sb_device *d;
-        struct sb_media_channel *mc = NULL;
-        int n = 0;
-        char err[256];
-        snprintf(dc.name, sizeof dc.name, "%s", topo->nodes[i].name);
-        snprintf(dc.address, sizeof dc.address, "%s", devdir);
-        if (sb_dummy_class.open(&dc, &d, err, sizeof err))
-            return -1;
-        if (!sb_dummy_class.read(d, &mc, &n, err, sizeof err))
-            for (int k = 0; k < n; k++)
-                total += !strncmp(mc[k].name, pfx, strlen(pfx));
-        free(mc);
-        sb_dummy_class.close(d);
-    }
-    return total;
-}
-
 static void
 test_admit_release(void)
 {
@@ -208,7 +185,7 @@ test_dataplane_refuses(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "change the scale"));
     CU_ASSERT_EQUAL(job.n_lightpaths, 0);
     CU_ASSERT_EQUAL(n_links(dp), 0);
-    CU_ASSERT_EQUAL(channels_everywhere("d1/"), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("d1/"), 0);
     const int *used = lr_ctl_gpus_used(c);
     for (int k = 0; k < cluster->n_dcs; k++)
         CU_ASSERT_EQUAL(used[k], 0);
