@@ -256,6 +256,53 @@ adv_moments(const struct lr_ppo *p, const int *idx, int count, double *mean,
     *sd = count > 1 ? sqrt(var / (count - 1)) : 1;
 }
 
+/* One transition's clipped surrogate (lr_ppo.h): max(-A r, -A clip(r,
+ * 1 - eps, 1 + eps)) for the ratio r, and in *dlogp its derivative in
+ * log pi(a|s): the unclipped branch carries the gradient; the clipped
+ * one is flat.  Both loss paths below share it, so they agree to the
+ * last bit on the same probabilities. */
+static double
+policy_term(double A, double ratio, double clip, double *dlogp)
+{
+    double l1 = -A * ratio;
+    double rc = fmin(fmax(ratio, 1 - clip), 1 + clip);
+    double l2 = -A * rc;
+    *dlogp = l1 >= l2 ? -A * ratio : 0;
+    return fmax(l1, l2);
+}
+
+/* One transition's value loss, clipped around the old estimate vold:
+ * 0.5 max((v - R)^2, (vc - R)^2) with vc = vold + clip(v - vold, -eps,
+ * eps); its derivative in v in *dvl. */
+static double
+value_term(double v, double R, double vold, double clip, double *dvl)
+{
+    double dv = v - vold;
+    double vc = vold + fmin(fmax(dv, -clip), clip);
+    double e1 = (v - R) * (v - R), e2 = (vc - R) * (vc - R);
+    if (e1 >= e2)
+        *dvl = v - R;
+    else
+        *dvl = fabs(dv) < clip ? vc - R : 0;
+    return 0.5 * fmax(e1, e2);
+}
+
+/* One transition's share, of 'count', of the update's statistics: its
+ * policy and value losses, entropy H, and the ratio and log-ratio for
+ * the approximate KL and the clipped fraction.  st may be NULL. */
+static void
+stats_add(struct lr_ppo_stats *st, int count, double clip, double pg,
+          double vl, double H, double ratio, double logratio)
+{
+    if (!st)
+        return;
+    st->policy_loss += pg / count;
+    st->value_loss += vl / count;
+    st->entropy += H / count;
+    st->approx_kl += ((ratio - 1) - logratio) / count;
+    st->clip_frac += (fabs(ratio - 1) > clip) / (double) count;
+}
+
 /* The loss of transitions idx[0..count) and its gradient, added to the
  * networks' grad (divided by count); advantages normalised over them.
  * The reference path: one transition at a time. */
@@ -278,13 +325,7 @@ loss_grad_per_sample(struct lr_ppo *p, const int *idx, int count,
         double lz = masked_softmax(p->logits, mask, n, p->probs);
         int a = p->act[t];
         double logp = p->logits[a] - lz, ratio = exp(logp - p->logp[t]);
-        double l1 = -A * ratio;
-        double rc = fmin(fmax(ratio, 1 - c->clip), 1 + c->clip);
-        double l2 = -A * rc;
-        double pg = fmax(l1, l2);
-        /* dpg/dlogp: the unclipped branch carries the gradient; the
-         * clipped one is flat. */
-        double dlogp = l1 >= l2 ? -A * ratio : 0;
+        double dlogp, pg = policy_term(A, ratio, c->clip, &dlogp);
         double H = 0;
         for (int j = 0; j < n; j++)
             if (mask[j] && p->probs[j] > 0)
@@ -305,26 +346,11 @@ loss_grad_per_sample(struct lr_ppo *p, const int *idx, int count,
         /* Critic, with the value clipped around the old estimate. */
         double v;
         lr_mlp_forward(p->critic, x, &v);
-        double R = p->ret[t], vold = p->value[t];
-        double dv = v - vold;
-        double vc = vold + fmin(fmax(dv, -c->clip), c->clip);
-        double e1 = (v - R) * (v - R), e2 = (vc - R) * (vc - R);
-        double vl = 0.5 * fmax(e1, e2);
-        double dvl;
-        if (e1 >= e2)
-            dvl = v - R;
-        else
-            dvl = fabs(dv) < c->clip ? vc - R : 0;
+        double dvl, vl = value_term(v, p->ret[t], p->value[t], c->clip, &dvl);
         double g = c->vf_coef * dvl / count;
         lr_mlp_backward(p->critic, &g);
         total += (pg - c->ent_coef * H + c->vf_coef * vl) / count;
-        if (st) {
-            st->policy_loss += pg / count;
-            st->value_loss += vl / count;
-            st->entropy += H / count;
-            st->approx_kl += ((ratio - 1) - (logp - p->logp[t])) / count;
-            st->clip_frac += (fabs(ratio - 1) > c->clip) / (double) count;
-        }
+        stats_add(st, count, c->clip, pg, vl, H, ratio, logp - p->logp[t]);
     }
     return total;
 }
@@ -358,11 +384,7 @@ loss_grad_batched(struct lr_ppo *p, const int *idx, int count,
             double lz = masked_softmax(z, mask, n, pr);
             int a = p->act[t];
             double logp = z[a] - lz, ratio = exp(logp - p->logp[t]);
-            double l1 = -A * ratio;
-            double rc = fmin(fmax(ratio, 1 - c->clip), 1 + c->clip);
-            double l2 = -A * rc;
-            double pg = fmax(l1, l2);
-            double dlogp = l1 >= l2 ? -A * ratio : 0;
+            double dlogp, pg = policy_term(A, ratio, c->clip, &dlogp);
             double H = 0;
             for (int j = 0; j < n; j++)
                 if (mask[j] && pr[j] > 0)
@@ -374,26 +396,12 @@ loss_grad_batched(struct lr_ppo *p, const int *idx, int count,
                                    * ((pj > 0 ? z[j] - lz : 0) + H)) / count
                                 : 0;
             }
-            double v = p->vb[r];
-            double R = p->ret[t], vold = p->value[t];
-            double dv = v - vold;
-            double vc = vold + fmin(fmax(dv, -c->clip), c->clip);
-            double e1 = (v - R) * (v - R), e2 = (vc - R) * (vc - R);
-            double vl = 0.5 * fmax(e1, e2);
-            double dvl;
-            if (e1 >= e2)
-                dvl = v - R;
-            else
-                dvl = fabs(dv) < c->clip ? vc - R : 0;
+            double dvl, vl = value_term(p->vb[r], p->ret[t], p->value[t],
+                                        c->clip, &dvl);
             p->gvb[r] = c->vf_coef * dvl / count;
             total += (pg - c->ent_coef * H + c->vf_coef * vl) / count;
-            if (st) {
-                st->policy_loss += pg / count;
-                st->value_loss += vl / count;
-                st->entropy += H / count;
-                st->approx_kl += ((ratio - 1) - (logp - p->logp[t])) / count;
-                st->clip_frac += (fabs(ratio - 1) > c->clip) / (double) count;
-            }
+            stats_add(st, count, c->clip, pg, vl, H, ratio,
+                      logp - p->logp[t]);
         }
         lr_mlp_backward_batch(p->actor, rows, p->db);
         lr_mlp_backward_batch(p->critic, rows, p->gvb);
