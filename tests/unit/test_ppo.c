@@ -274,6 +274,33 @@ best_allowed(int c, const uint8_t *mask)
     return best;
 }
 
+/* A context drawn from r into obs (one-hot, zeroed by the caller) and
+ * its random mask of the 6 actions; returns the context. */
+static int
+bandit_draw(struct lr_rng *r, float *obs, uint8_t *mask)
+{
+    int c = (int) lr_rng_below(r, 4);
+    obs[c] = 1;
+    random_mask(r, mask, 6);
+    return c;
+}
+
+/* The share of 1000 greedy decisions, on contexts drawn from r, that
+ * take the best allowed action. */
+static double
+bandit_accuracy(struct lr_ppo *p, struct lr_rng *r)
+{
+    int right = 0;
+    for (int s = 0; s < 1000; s++) {
+        float obs[4] = { 0 };
+        uint8_t mask[6];
+        int c = bandit_draw(r, obs, mask);
+        right += lr_ppo_act(p, obs, mask, false, NULL, NULL)
+                 == best_allowed(c, mask);
+    }
+    return right / 1000.0;
+}
+
 static double
 train_bandit(struct lr_ppo *p, int steps, uint64_t seed)
 {
@@ -282,9 +309,7 @@ train_bandit(struct lr_ppo *p, int steps, uint64_t seed)
     for (int s = 0; s < steps; s++) {
         float obs[4] = { 0 };
         uint8_t mask[6];
-        int c = (int) lr_rng_below(&r, 4);
-        obs[c] = 1;
-        random_mask(&r, mask, 6);
+        int c = bandit_draw(&r, obs, mask);
         double logp, v;
         int a = lr_ppo_act(p, obs, mask, true, &logp, &v);
         CU_ASSERT(a >= 0 && mask[a]);
@@ -292,17 +317,7 @@ train_bandit(struct lr_ppo *p, int steps, uint64_t seed)
         if (lr_ppo_store(p, obs, mask, a, logp, v, rew, true))
             lr_ppo_update(p, 0, NULL);
     }
-    int right = 0;
-    for (int s = 0; s < 1000; s++) {
-        float obs[4] = { 0 };
-        uint8_t mask[6];
-        int c = (int) lr_rng_below(&r, 4);
-        obs[c] = 1;
-        random_mask(&r, mask, 6);
-        right += lr_ppo_act(p, obs, mask, false, NULL, NULL)
-                 == best_allowed(c, mask);
-    }
-    return right / 1000.0;
+    return bandit_accuracy(p, &r);
 }
 
 /* The bandit with four contexts at a time (n_envs = 4, lockstep):
@@ -319,11 +334,8 @@ train_bandit_envs(struct lr_ppo *p, int steps, uint64_t seed)
         uint8_t mask[E * 6];
         int ctx[E], act[E];
         double logp[E], v[E], zero[E] = { 0 };
-        for (int e = 0; e < E; e++) {
-            ctx[e] = (int) lr_rng_below(&r, 4);
-            obs[e * 4 + ctx[e]] = 1;
-            random_mask(&r, mask + e * 6, 6);
-        }
+        for (int e = 0; e < E; e++)
+            ctx[e] = bandit_draw(&r, obs + e * 4, mask + e * 6);
         CU_ASSERT_EQUAL(lr_ppo_act_batch(p, E, obs, mask, true, act, logp,
                                          v), 0);
         bool full = false;
@@ -337,17 +349,7 @@ train_bandit_envs(struct lr_ppo *p, int steps, uint64_t seed)
         if (full)
             lr_ppo_update_envs(p, zero, NULL);
     }
-    int right = 0;
-    for (int s = 0; s < 1000; s++) {
-        float obs[4] = { 0 };
-        uint8_t mask[6];
-        int c = (int) lr_rng_below(&r, 4);
-        obs[c] = 1;
-        random_mask(&r, mask, 6);
-        right += lr_ppo_act(p, obs, mask, false, NULL, NULL)
-                 == best_allowed(c, mask);
-    }
-    return right / 1000.0;
+    return bandit_accuracy(p, &r);
 }
 
 static struct lr_ppo *
