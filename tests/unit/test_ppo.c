@@ -133,19 +133,28 @@ test_mlp_batch(void)
     lr_mlp_free(m);
 }
 
+/* A small agent for the tests, with n_envs environments in lockstep
+ * (agent(): one, lr_ppo_defaults()'s). */
 static struct lr_ppo *
-agent(int n_obs, int n_act, uint64_t seed, int n_steps)
+agent_envs(int n_obs, int n_act, uint64_t seed, int n_steps, int n_envs)
 {
     struct lr_ppo_config c;
     lr_ppo_defaults(&c, n_obs, n_act);
     c.hidden[0] = c.hidden[1] = 16;
     c.seed = seed;
     c.n_steps = n_steps;
+    c.n_envs = n_envs;
     c.lr = 3e-3;
     c.total_steps = 40000;
     struct lr_ppo *p = NULL;
     CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&c, &p), 0);
     return p;
+}
+
+static struct lr_ppo *
+agent(int n_obs, int n_act, uint64_t seed, int n_steps)
+{
+    return agent_envs(n_obs, n_act, seed, n_steps, 1);
 }
 
 static void
@@ -350,22 +359,6 @@ train_bandit_envs(struct lr_ppo *p, int steps, uint64_t seed)
             lr_ppo_update_envs(p, zero, NULL);
     }
     return bandit_accuracy(p, &r);
-}
-
-static struct lr_ppo *
-agent_envs(int n_obs, int n_act, uint64_t seed, int n_steps, int n_envs)
-{
-    struct lr_ppo_config c;
-    lr_ppo_defaults(&c, n_obs, n_act);
-    c.hidden[0] = c.hidden[1] = 16;
-    c.seed = seed;
-    c.n_steps = n_steps;
-    c.n_envs = n_envs;
-    c.lr = 3e-3;
-    c.total_steps = 40000;
-    struct lr_ppo *p = NULL;
-    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&c, &p), 0);
-    return p;
 }
 
 static void
