@@ -1,8 +1,6 @@
 /* sb_chtab: a device's media channels as a driver knows them; see
  * sb_chtab.h. */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
