@@ -242,6 +242,11 @@ struct lr_ctl_lpcheck {
 
 static void check_prepare(const struct lr_ctl *, const struct lr_job *, int,
                           struct lr_ctl_lpcheck *);
+struct lr_ctl_recon;
+static void recon_free(struct lr_ctl_recon *);
+static void recon_run(struct lr_ctl_op *);
+static int end_reconcile(struct lr_ctl *, struct lr_ctl_op *, char **, int *,
+                         char *, size_t);
 
 /* The device work of one job (an admission or a release), prepared on
  * the controller's thread from the job and the network, so that running
@@ -262,6 +267,7 @@ struct lr_ctl_op {
     struct lr_ctl_lpcheck check[LR_JOB_MAX_LIGHTPATHS];   /* step 6b */
     struct sb_linux *dp;              /* NULL: no emulated data plane */
     pthread_mutex_t *dp_lock;
+    struct lr_ctl_recon *recon;       /* a reconciliation, else NULL */
     /* Set by op_run. */
     int rc;
     char err[512];
@@ -276,6 +282,7 @@ op_free(struct lr_ctl_op *op)
     free(op->undo);
     free(op->ch);
     free(op->node);
+    recon_free(op->recon);
     free(op);
 }
 
@@ -534,6 +541,10 @@ op_run(struct lr_ctl_op *op)
 {
     char ignore[256];
     op->err[0] = '\0';
+    if (op->recon) {
+        recon_run(op);
+        return;
+    }
     if (op->release) {
         int rc = dp_remove(op->dp, op->dp_lock, &op->job, op->err,
                            sizeof op->err);
@@ -1188,7 +1199,7 @@ static struct lr_ctl_op *
 op_in_flight(const struct lr_ctl *c, const char *name)
 {
     for (struct lr_ctl_op *op = c->ops; op; op = op->next)
-        if (!strcmp(op->job.intent.name, name))
+        if (!op->recon && !strcmp(op->job.intent.name, name))
             return op;
     return NULL;
 }
@@ -1365,7 +1376,9 @@ lr_ctl_op_end(struct lr_ctl *c, struct lr_ctl_op *op, struct lr_job *job,
     struct lr_job scratch;
     int rc;
     op_unlend(c, op);
-    if (op->release)
+    if (op->recon)
+        rc = end_reconcile(c, op, NULL, NULL, err, errlen);
+    else if (op->release)
         rc = end_delete(c, op, err, errlen);
     else
         rc = end_submit(c, op, job ? job : &scratch, err, errlen);
@@ -1500,162 +1513,367 @@ say(char **buf, size_t *len, const char *fmt, ...)
     *buf = p;
 }
 
-/* Is 'name' a channel that an active job should have on 'node'? */
-static const struct lr_job *
-expected(struct lr_ctl *c, int node, const char *name,
-         struct sb_media_channel *want)
+/* What a reconciliation compares the devices with, snapshot on the
+ * controller's thread when it begins (lr_ctl_reconcile_begin), so that
+ * its device step reads nothing of the controller. */
+struct lr_ctl_want {                  /* a channel an active job holds */
+    int node;
+    struct sb_media_channel mc;
+    char job[LR_JOB_NAME_MAX];
+};
+struct lr_ctl_pair {                  /* an active job's emulated pair */
+    char name[SB_NAME_MAX];
+    int from_dc, to_dc;
+    double capacity_gbps;
+    char job[LR_JOB_NAME_MAX];
+};
+struct lr_ctl_skip {                  /* a channel (dev) or pair (NULL) of */
+    const struct sb_device *dev;      /* a job whose device work is */
+    char name[SB_NAME_MAX];           /* queued ahead: not judged */
+};
+struct lr_ctl_recon {
+    bool repair;
+    int n_nodes;
+    struct sb_par_item *rd;           /* [n_nodes]: the reads */
+    char (*node)[SB_NAME_MAX];        /* [n_nodes] */
+    struct lr_ctl_want *want;
+    int n_want;
+    struct lr_ctl_pair *pair;
+    int n_pair;
+    struct lr_ctl_skip *skip;
+    int n_skip;
+    /* Set by the device step. */
+    char *report;
+    size_t len;
+    int drift;
+};
+
+static void
+recon_free(struct lr_ctl_recon *r)
 {
-    for (int i = 0; i < c->n_jobs; i++) {
-        const struct lr_job *j = &c->jobs[i];
-        if (j->phase != LR_JOB_ACTIVE)
-            continue;
-        for (int k = 0; k < j->n_lightpaths; k++)
-            for (int h = 0; h <= j->lp[k].n_links; h++) {
-                if (hop_node(c, &j->lp[k], h) != node)
-                    continue;
-                channel_at(c, j, k, h, want);
-                if (!strcmp(want->name, name))
-                    return j;
-            }
-    }
-    return NULL;
+    if (!r)
+        return;
+    for (int i = 0; r->rd && i < r->n_nodes; i++)
+        free(r->rd[i].mc);
+    free(r->rd);
+    free(r->node);
+    free(r->want);
+    free(r->pair);
+    free(r->skip);
+    free(r->report);
+    free(r);
 }
 
-/* The emulated data plane against the active jobs: pairs nobody holds
- * and pairs an active job misses. */
-static void
-reconcile_dataplane(struct lr_ctl *c, bool repair, char **buf, size_t *len,
-                    int *n_drift)
+static bool
+recon_skipped(const struct lr_ctl_recon *r, const struct sb_device *dev,
+              const char *name)
 {
+    for (int i = 0; i < r->n_skip; i++)
+        if (r->skip[i].dev == dev && !strcmp(r->skip[i].name, name))
+            return true;
+    return false;
+}
+
+/* The emulated data plane against the snapshot: pairs nobody holds and
+ * pairs an active job misses.  Under the data plane's lock. */
+static void
+recon_dataplane(struct lr_ctl_op *op)
+{
+    struct lr_ctl_recon *r = op->recon;
     struct sb_linux_link *links = NULL;
     int n = 0;
     char e[512];
-    if (!c->dp || sb_linux_links(c->dp, &links, &n))
+    if (!op->dp)
         return;
+    pthread_mutex_lock(op->dp_lock);
+    if (sb_linux_links(op->dp, &links, &n)) {
+        pthread_mutex_unlock(op->dp_lock);
+        return;
+    }
     for (int i = 0; i < n; i++) {
-        bool held = false;
-        for (int j = 0; j < c->n_jobs && !held; j++)
-            for (int k = 0; c->jobs[j].phase == LR_JOB_ACTIVE
-                            && k < c->jobs[j].n_lightpaths && !held; k++) {
-                char name[SB_NAME_MAX];
-                lp_name(&c->jobs[j], k, name, sizeof name);
-                held = !strcmp(name, links[i].name)
-                       && links[i].from_dc == c->jobs[j].lp[k].from_dc
-                       && links[i].to_dc == c->jobs[j].lp[k].to_dc;
-            }
+        bool held = recon_skipped(r, NULL, links[i].name);
+        for (int j = 0; j < r->n_pair && !held; j++)
+            held = !strcmp(r->pair[j].name, links[i].name)
+                   && links[i].from_dc == r->pair[j].from_dc
+                   && links[i].to_dc == r->pair[j].to_dc;
         if (held)
             continue;
-        (*n_drift)++;
-        say(buf, len, "data plane: pair %s (%s -> %s) is not in the store%s",
-            links[i].name, links[i].src_ns, links[i].dst_ns,
-            repair ? ": removed" : "");
-        if (repair)
-            sb_linux_remove(c->dp, links[i].name, e, sizeof e);
+        r->drift++;
+        say(&r->report, &r->len, "data plane: pair %s (%s -> %s) is not "
+            "in the store%s", links[i].name, links[i].src_ns,
+            links[i].dst_ns, r->repair ? ": removed" : "");
+        if (r->repair)
+            sb_linux_remove(op->dp, links[i].name, e, sizeof e);
+    }
+    for (int j = 0; j < r->n_pair; j++) {
+        const struct lr_ctl_pair *p = &r->pair[j];
+        struct sb_linux_link l;
+        if (!sb_linux_get(op->dp, p->name, &l))
+            continue;
+        r->drift++;
+        int rc = r->repair ? sb_linux_add(op->dp, p->name, p->from_dc,
+                                          p->to_dc, p->capacity_gbps, e,
+                                          sizeof e)
+                           : 0;
+        say(&r->report, &r->len, "data plane: pair %s of job %s is "
+            "missing%s%s", p->name, p->job,
+            !r->repair ? "" : rc ? ": cannot re-make it: " : ": re-made",
+            r->repair && rc ? e : "");
+    }
+    pthread_mutex_unlock(op->dp_lock);
+    free(links);
+}
+
+/* The device step of a reconciliation: every device read at once
+ * (sb_parallel), the drift against the snapshot, and with 'repair' the
+ * orphans removed and the missing channels re-applied, every device at
+ * once again.  Any one thread; reads only 'op'. */
+static void
+recon_run(struct lr_ctl_op *op)
+{
+    struct lr_ctl_recon *r = op->recon;
+    struct sb_par_item *fix = calloc((size_t) r->n_nodes + 1, sizeof *fix);
+    struct sb_change **fch = calloc((size_t) r->n_nodes + 1, sizeof *fch);
+    int n_fix = 0;
+    free(r->report);
+    r->report = NULL;
+    r->len = 0;
+    r->drift = 0;
+    op->rc = 0;
+    op->err[0] = '\0';
+    if (!fix || !fch) {
+        free(fix);
+        free(fch);
+        op->rc = ENOMEM;
+        snprintf(op->err, sizeof op->err, "out of memory");
+        return;
+    }
+    sb_apply_parallel(r->rd, r->n_nodes);
+    for (int node = 0; node < r->n_nodes; node++) {
+        const struct sb_par_item *rd = &r->rd[node];
+        const struct sb_media_channel *mc = rd->mc;
+        int n = rd->n_mc, nf = 0;
+        if (rd->rc) {
+            say(&r->report, &r->len, "%s: cannot read: %s", r->node[node],
+                rd->err);
+            op->rc = EIO;
+            snprintf(op->err, sizeof op->err, "%s", rd->err);
+            continue;
+        }
+        struct sb_change *ch = calloc((size_t) n + (size_t) r->n_want + 1,
+                                      sizeof *ch);
+        /* Orphans and strangers on the device. */
+        for (int i = 0; i < n; i++) {
+            if (recon_skipped(r, rd->dev, mc[i].name))
+                continue;
+            bool ok = false;
+            for (int w = 0; w < r->n_want && !ok; w++) {
+                const struct sb_media_channel *want = &r->want[w].mc;
+                ok = r->want[w].node == node && !strcmp(want->name, mc[i].name)
+                     && want->n == mc[i].n && want->m == mc[i].m
+                     && !strcmp(want->in_port, mc[i].in_port)
+                     && !strcmp(want->out_port, mc[i].out_port);
+            }
+            if (ok)
+                continue;
+            r->drift++;
+            say(&r->report, &r->len, "%s: channel %s (n=%d m=%d) is not in "
+                "the store%s", r->node[node], mc[i].name, mc[i].n, mc[i].m,
+                r->repair ? ": removed" : "");
+            if (ch)
+                ch[nf++] = (struct sb_change) { .op = SB_DELETE,
+                                                .mc = mc[i] };
+        }
+        /* Missing channels of active jobs. */
+        for (int w = 0; w < r->n_want; w++) {
+            const struct lr_ctl_want *want = &r->want[w];
+            bool present = false;
+            if (want->node != node)
+                continue;
+            for (int i = 0; i < n && !present; i++)
+                present = !strcmp(mc[i].name, want->mc.name)
+                          && mc[i].n == want->mc.n && mc[i].m == want->mc.m;
+            if (present)
+                continue;
+            r->drift++;
+            say(&r->report, &r->len, "%s: channel %s of job %s is missing%s",
+                r->node[node], want->mc.name, want->job,
+                r->repair ? ": re-applied" : "");
+            if (ch)
+                ch[nf++] = (struct sb_change) { .op = SB_ADD,
+                                                .mc = want->mc };
+        }
+        if (r->repair && ch && nf) {
+            fch[n_fix] = ch;
+            fix[n_fix++] = (struct sb_par_item) {
+                .cls = rd->cls, .dev = rd->dev, .changes = ch, .n = nf,
+                .each = true,
+            };
+        } else {
+            free(ch);
+        }
+    }
+    if (n_fix && sb_apply_parallel(fix, n_fix))
+        for (int i = 0; i < n_fix; i++)
+            if (fix[i].rc)
+                for (int node = 0; node < r->n_nodes; node++)
+                    if (r->rd[node].dev == fix[i].dev)
+                        say(&r->report, &r->len, "%s: the repair failed: %s",
+                            r->node[node], fix[i].err);
+    for (int i = 0; i < n_fix; i++)
+        free(fch[i]);
+    free(fch);
+    free(fix);
+    recon_dataplane(op);
+}
+
+int
+lr_ctl_reconcile_begin(struct lr_ctl *c, bool repair, struct lr_ctl_op **out,
+                       char *err, size_t errlen)
+{
+    int nn = c->topo->n_nodes, n_want = 0, n_pair = 0, n_skip = 0;
+    struct lr_ctl_op *op = calloc(1, sizeof *op);
+    struct lr_ctl_recon *r = calloc(1, sizeof *r);
+    *out = NULL;
+    for (int j = 0; j < c->n_jobs; j++)
+        if (c->jobs[j].phase == LR_JOB_ACTIVE) {
+            n_pair += c->jobs[j].n_lightpaths;
+            for (int k = 0; k < c->jobs[j].n_lightpaths; k++)
+                n_want += c->jobs[j].lp[k].n_links + 1;
+        }
+    for (const struct lr_ctl_op *o = c->ops; o; o = o->next)
+        if (!o->recon) {
+            n_skip += o->job.n_lightpaths;
+            for (int i = 0; i < o->n_items; i++)
+                n_skip += o->items[i].n;
+        }
+    if (op && r) {
+        r->rd = calloc((size_t) nn + 1, sizeof *r->rd);
+        r->node = calloc((size_t) nn + 1, sizeof *r->node);
+        r->want = calloc((size_t) n_want + 1, sizeof *r->want);
+        r->pair = calloc((size_t) n_pair + 1, sizeof *r->pair);
+        r->skip = calloc((size_t) n_skip + 1, sizeof *r->skip);
+    }
+    if (!op || !r || !r->rd || !r->node || !r->want || !r->pair
+        || !r->skip) {
+        recon_free(r);
+        free(op);
+        return fail(err, errlen, ENOMEM, "out of memory");
+    }
+    op->recon = r;
+    op->dp = c->dp;
+    op->dp_lock = &c->dp_lock;
+    r->repair = repair;
+    r->n_nodes = nn;
+    for (int node = 0; node < nn; node++) {
+        r->rd[node] = (struct sb_par_item) { .cls = c->cls[node],
+                                             .dev = c->dev[node],
+                                             .read = true };
+        snprintf(r->node[node], SB_NAME_MAX, "%s", c->topo->nodes[node].name);
     }
     for (int j = 0; j < c->n_jobs; j++) {
         const struct lr_job *job = &c->jobs[j];
         if (job->phase != LR_JOB_ACTIVE)
             continue;
+        for (int node = 0; node < nn; node++) {
+            struct sb_change ch[LR_JOB_MAX_LIGHTPATHS];
+            int nc = changes_for(c, job, node, SB_ADD, ch);
+            for (int k = 0; k < nc && r->n_want < n_want; k++) {
+                struct lr_ctl_want *w = &r->want[r->n_want++];
+                w->node = node;
+                w->mc = ch[k].mc;
+                snprintf(w->job, sizeof w->job, "%s", job->intent.name);
+            }
+        }
         for (int k = 0; k < job->n_lightpaths; k++) {
-            char name[SB_NAME_MAX];
-            struct sb_linux_link l;
-            lp_name(job, k, name, sizeof name);
-            if (!sb_linux_get(c->dp, name, &l))
-                continue;
-            (*n_drift)++;
-            const struct lr_lightpath *lp = &job->lp[k];
-            int rc = repair ? sb_linux_add(c->dp, name, lp->from_dc,
-                                           lp->to_dc, lp->capacity_gbps, e,
-                                           sizeof e)
-                            : 0;
-            say(buf, len, "data plane: pair %s of job %s is missing%s%s",
-                name, job->intent.name,
-                !repair ? "" : rc ? ": cannot re-make it: " : ": re-made",
-                repair && rc ? e : "");
+            struct lr_ctl_pair *p = &r->pair[r->n_pair++];
+            lp_name(job, k, p->name, sizeof p->name);
+            p->from_dc = job->lp[k].from_dc;
+            p->to_dc = job->lp[k].to_dc;
+            p->capacity_gbps = job->lp[k].capacity_gbps;
+            snprintf(p->job, sizeof p->job, "%s", job->intent.name);
         }
     }
-    free(links);
+    /* The device work queued ahead of this one ends before it runs, but
+     * how (done, undone) is not known yet: its channels and pairs are
+     * neither expected nor orphans. */
+    for (const struct lr_ctl_op *o = c->ops; o; o = o->next) {
+        if (o->recon)
+            continue;
+        for (int i = 0; i < o->n_items; i++)
+            for (int k = 0; k < o->items[i].n; k++) {
+                struct lr_ctl_skip *sk = &r->skip[r->n_skip++];
+                sk->dev = o->items[i].dev;
+                snprintf(sk->name, sizeof sk->name, "%s",
+                         o->items[i].changes[k].mc.name);
+            }
+        for (int k = 0; k < o->job.n_lightpaths; k++)
+            lp_name(&o->job, k, r->skip[r->n_skip++].name, SB_NAME_MAX);
+    }
+    op_lend(c, op);
+    *out = op;
+    return 0;
+}
+
+/* Step 3 of a reconciliation: the report and the counters. */
+static int
+end_reconcile(struct lr_ctl *c, struct lr_ctl_op *op, char **report,
+              int *drift, char *err, size_t errlen)
+{
+    struct lr_ctl_recon *r = op->recon;
+    c->counters.reconciles++;
+    c->counters.drift += (unsigned long long) r->drift;
+    if (drift)
+        *drift = r->drift;
+    if (report) {
+        *report = r->report ? r->report : strdup("");
+        r->report = NULL;
+    }
+    if (op->rc)
+        return fail(err, errlen, op->rc, "%s", op->err);
+    return 0;
+}
+
+int
+lr_ctl_reconcile_end(struct lr_ctl *c, struct lr_ctl_op *op, char **report,
+                     int *drift, char *err, size_t errlen)
+{
+    int rc;
+    op_unlend(c, op);
+    rc = op->recon ? end_reconcile(c, op, report, drift, err, errlen)
+                   : fail(err, errlen, EINVAL, "not a reconciliation");
+    op_free(op);
+    return rc;
+}
+
+bool
+lr_ctl_op_is_reconcile(const struct lr_ctl_op *op)
+{
+    return op->recon != NULL;
 }
 
 int
 lr_ctl_reconcile(struct lr_ctl *c, bool repair, char **report, int *drift,
                  char *err, size_t errlen)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    int n_drift = 0, rc = 0;
-    /* A job in flight is neither on its devices nor off them yet, and
-     * its devices are lent to the device step. */
-    if (c->ops) {
-        if (report)
-            *report = NULL;
-        if (drift)
-            *drift = 0;
-        return fail(err, errlen, EBUSY, "job %s is being %s on the "
-                    "devices: reconcile when no job is provisioning or "
-                    "releasing", lr_ctl_op_job(c->ops),
-                    c->ops->release ? "released" : "provisioned");
-    }
-    for (int node = 0; node < c->topo->n_nodes; node++) {
-        struct sb_media_channel *mc = NULL, want;
-        int n = 0;
-        char e[512];
-        if (c->cls[node]->read(c->dev[node], &mc, &n, e, sizeof e)) {
-            say(&buf, &len, "%s: cannot read: %s", c->topo->nodes[node].name,
-                e);
-            rc = fail(err, errlen, EIO, "%s", e);
-            continue;
-        }
-        /* Orphans and strangers on the device. */
-        for (int i = 0; i < n; i++) {
-            if (expected(c, node, mc[i].name, &want)
-                && want.n == mc[i].n && want.m == mc[i].m
-                && !strcmp(want.in_port, mc[i].in_port)
-                && !strcmp(want.out_port, mc[i].out_port))
-                continue;
-            n_drift++;
-            say(&buf, &len, "%s: channel %s (n=%d m=%d) is not in the "
-                "store%s", c->topo->nodes[node].name, mc[i].name, mc[i].n,
-                mc[i].m, repair ? ": removed" : "");
-            if (repair) {
-                struct sb_change ch = { .op = SB_DELETE, .mc = mc[i] };
-                c->cls[node]->apply(c->dev[node], &ch, 1, e, sizeof e);
-            }
-        }
-        /* Missing channels of active jobs. */
-        for (int j = 0; j < c->n_jobs; j++) {
-            const struct lr_job *job = &c->jobs[j];
-            if (job->phase != LR_JOB_ACTIVE)
-                continue;
-            struct sb_change ch[LR_JOB_MAX_LIGHTPATHS];
-            int nc = changes_for(c, job, node, SB_ADD, ch);
-            for (int k = 0; k < nc; k++) {
-                bool present = false;
-                for (int i = 0; i < n; i++)
-                    present |= !strcmp(mc[i].name, ch[k].mc.name)
-                               && mc[i].n == ch[k].mc.n
-                               && mc[i].m == ch[k].mc.m;
-                if (present)
-                    continue;
-                n_drift++;
-                say(&buf, &len, "%s: channel %s of job %s is missing%s",
-                    c->topo->nodes[node].name, ch[k].mc.name,
-                    job->intent.name, repair ? ": re-applied" : "");
-                if (repair)
-                    c->cls[node]->apply(c->dev[node], &ch[k], 1, e,
-                                        sizeof e);
-            }
-        }
-        free(mc);
-    }
-    reconcile_dataplane(c, repair, &buf, &len, &n_drift);
-    if (drift)
-        *drift = n_drift;
+    struct lr_ctl_op *op;
     if (report)
-        *report = buf ? buf : strdup("");
-    else
-        free(buf);
-    return rc;
+        *report = NULL;
+    if (drift)
+        *drift = 0;
+    /* On the caller's thread: the devices of an op in flight are lent
+     * to whoever runs it. */
+    if (c->ops)
+        return fail(err, errlen, EBUSY, "%s%s is being %s on the "
+                    "devices: reconcile when no job is provisioning or "
+                    "releasing", c->ops->recon ? "a reconciliation" : "job ",
+                    lr_ctl_op_job(c->ops), c->ops->recon ? "run"
+                    : c->ops->release ? "released" : "provisioned");
+    int rc = lr_ctl_reconcile_begin(c, repair, &op, err, errlen);
+    if (rc)
+        return rc;
+    lr_ctl_op_run(op);
+    return lr_ctl_reconcile_end(c, op, report, drift, err, errlen);
 }
 
 /* ---- start and recovery ---- */
@@ -1777,10 +1995,11 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
                      const char *cluster_json, char *err, size_t errlen)
 {
     if (c->ops)
-        return fail(err, errlen, EBUSY, "job %s is being %s on the devices "
+        return fail(err, errlen, EBUSY, "%s%s is being %s on the devices "
                     "of the current network; try again when it is done",
-                    lr_ctl_op_job(c->ops),
-                    c->ops->release ? "released" : "provisioned");
+                    c->ops->recon ? "a reconciliation" : "job ",
+                    lr_ctl_op_job(c->ops), c->ops->recon ? "run"
+                    : c->ops->release ? "released" : "provisioned");
     for (int i = 0; i < c->n_jobs; i++)
         if (c->jobs[i].phase == LR_JOB_ACTIVE
             || c->jobs[i].phase == LR_JOB_PROVISIONING

@@ -97,9 +97,11 @@
  * lr_ctl_op at a time is owned by the thread that runs it, from begin's
  * return until run returns, and with it the devices of its path and the
  * data plane, which the controller lends it: while any op is in flight
- * (begun, not ended) lr_ctl_reconcile() and lr_ctl_set_inventory()
- * answer EBUSY, and the data plane is only called under a lock that
- * lr_ctl_sample() takes too.  Ops may run one after the other in begin
+ * (begun, not ended) lr_ctl_set_inventory() and the synchronous
+ * lr_ctl_reconcile() answer EBUSY, and the data plane is only called
+ * under a lock that lr_ctl_sample() takes too.  A reconciliation is
+ * three steps too (lr_ctl_reconcile_begin): its op borrows every device
+ * and queues with the jobs' ops.  Ops may run one after the other in begin
  * order (lightraild's one worker thread, controller/lr_worker.h); two
  * ops must not run at once (they may share a device).
  * A job in flight refuses a second request: a submit of its name
@@ -161,6 +163,8 @@ struct lr_ctl_config {
 struct lr_ctl_counters {
     unsigned long long admissions, blocks, failures, deletes;
     unsigned long long blocks_gpus, blocks_spectrum, blocks_plan;
+    unsigned long long reconciles;    /* reconciliations ended */
+    unsigned long long drift;         /* differences they found */
 };
 
 /* Opens the store, the devices, and recovers (see above).  '*report' (may
@@ -199,7 +203,8 @@ int lr_ctl_delete_begin(struct lr_ctl *, const char *name,
 /* The device step: any thread, touches only 'op' and what it borrows. */
 void lr_ctl_op_run(struct lr_ctl_op *op);
 
-/* The job an op works for (borrowed from 'op'). */
+/* The job an op works for (borrowed from 'op'; "" for a
+ * reconciliation). */
 const char *lr_ctl_op_job(const struct lr_ctl_op *op);
 
 /* Ends 'op' (after lr_ctl_op_run) and frees it.  An admission fills
@@ -218,13 +223,39 @@ int lr_ctl_get(struct lr_ctl *, const char *name, struct lr_job *job);
 /* Every job, in name order, in a new array the caller frees with free(). */
 int lr_ctl_list(struct lr_ctl *, struct lr_job **jobs, int *n);
 
-/* Compares every device (and the emulated data plane) with the store
- * (EBUSY while an op is in flight);
+/* Compares every device (and the emulated data plane) with the store;
  * with 'repair', removes orphan channels and pairs and re-applies
- * missing ones.  '*report' gets a malloc'ed text
- * (one line per difference); '*drift' the number of differences. */
+ * missing ones.  '*report' gets a malloc'ed text (one line per
+ * difference, NULL on EBUSY); '*drift' the number of differences.  EIO
+ * when a device cannot be read (the report says which; the others are
+ * still compared and repaired).  The three steps below in one call, on
+ * the caller's thread: EBUSY while any op is in flight (its devices are
+ * lent to the thread that runs it). */
 int lr_ctl_reconcile(struct lr_ctl *, bool repair, char **report, int *drift,
                      char *err, size_t errlen);
+
+/* A reconciliation in three steps, like an admission.  Begin (owner's
+ * thread) snapshots what the store implies for every device: the
+ * channels and pairs of every active job; those of jobs whose op is in
+ * flight (begun before, hence run before on a FIFO worker; how they end
+ * is not known yet) are left alone, neither expected nor orphans.  It
+ * never refuses for an op in flight: it queues behind it.  '*op' is the
+ * device step (lr_ctl_op_run: every device read at once through
+ * sb_parallel, the drift, and with 'repair' the fixes), in flight from
+ * here (lr_ctl_busy() counts it, a new network waits; job requests do
+ * not).  0 or ENOMEM. */
+int lr_ctl_reconcile_begin(struct lr_ctl *, bool repair,
+                           struct lr_ctl_op **op, char *err, size_t errlen);
+
+/* Ends a reconciliation's op (after lr_ctl_op_run) and frees it: the
+ * report and the drift as lr_ctl_reconcile() gives them, the counters.
+ * lr_ctl_op_end() on such an op ends it too, dropping the report. */
+int lr_ctl_reconcile_end(struct lr_ctl *, struct lr_ctl_op *op,
+                         char **report, int *drift, char *err,
+                         size_t errlen);
+
+/* True for an op of lr_ctl_reconcile_begin(). */
+bool lr_ctl_op_is_reconcile(const struct lr_ctl_op *op);
 
 /* Replaces the topology and the inventory (the JSON texts are stored as
  * documents).  EBUSY while a job holds resources or an op is in flight;

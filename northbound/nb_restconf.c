@@ -392,24 +392,17 @@ cleanup:
     free(jobs);
 }
 
+/* The answer to a reconciliation (lr_ctl_reconcile_end's result): a
+ * plain report, one line per difference. */
 static void
-h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
+answer_reconcile(struct nb_response *resp, int rc, bool repair,
+                 char *report, int drift, const char *err)
 {
-    struct nb_app *app = arg;
-    char *report = NULL, err[512];
-    int drift = 0;
-    bool repair = !req->query || !strstr(req->query, "dry-run");
-    int rc = lr_ctl_reconcile(app->ctl, repair, &report, &drift, err,
-                              sizeof err);
     if (rc) {
-        if (rc == EBUSY)
-            nb_error(resp, 409, "in-use", NULL, "%s", err);
-        else
-            nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
         free(report);
         return;
     }
-    /* A plain report: one line per difference. */
     size_t len = (report ? strlen(report) : 0) + 64;
     char *body = malloc(len);
     if (body)
@@ -419,6 +412,64 @@ h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
     resp->status = 200;
     resp->body = body;
     resp->content_type = "text/plain";
+}
+
+/* A reconciliation whose devices are being read (and repaired). */
+struct recon_work {
+    struct nb_app *app;
+    struct nb_pending *pending;
+    bool repair;
+};
+
+/* The worker is done with the devices: on the loop again. */
+static void
+recon_work_done(void *cookie, struct lr_ctl_op *op)
+{
+    struct recon_work *w = cookie;
+    struct nb_response resp = { .status = 0 };
+    char *report = NULL, err[512];
+    int drift = 0;
+    int rc = lr_ctl_reconcile_end(w->app->ctl, op, &report, &drift, err,
+                                  sizeof err);
+    answer_reconcile(&resp, rc, w->repair, report, drift, err);
+    nb_pending_reply(w->pending, &resp);
+    free(w);
+}
+
+/* Three steps like a job's (docs/controller.md "Threads"): the snapshot
+ * here, the devices on the worker behind the jobs queued before it, the
+ * answer deferred.  Without a worker: all here. */
+static void
+h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    char *report = NULL, err[512];
+    int drift = 0;
+    bool repair = !req->query || !strstr(req->query, "dry-run");
+    struct lr_ctl_op *op = NULL;
+    int rc = lr_ctl_reconcile_begin(app->ctl, repair, &op, err, sizeof err);
+    if (rc) {
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+        return;
+    }
+    struct recon_work *w = app->worker ? calloc(1, sizeof *w) : NULL;
+    if (w) {
+        w->app = app;
+        w->repair = repair;
+        w->pending = nb_defer(req);
+    }
+    if (w && w->pending) {
+        if (lr_worker_push(app->worker, op, recon_work_done, w)) {
+            /* The token must be answered: do it after the work, here. */
+            lr_ctl_op_run(op);
+            recon_work_done(w, op);
+        }
+        return;
+    }
+    free(w);
+    lr_ctl_op_run(op);
+    rc = lr_ctl_reconcile_end(app->ctl, op, &report, &drift, err, sizeof err);
+    answer_reconcile(resp, rc, repair, report, drift, err);
 }
 
 /* Appends printf output to a growing buffer. */
@@ -569,9 +620,17 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "lightrail_failures_total %llu\n"
         "# HELP lightrail_deletes_total Jobs released.\n"
         "# TYPE lightrail_deletes_total counter\n"
-        "lightrail_deletes_total %llu\n",
+        "lightrail_deletes_total %llu\n"
+        "# HELP lightrail_reconciles_total Reconciliations with the devices "
+        "ended.\n"
+        "# TYPE lightrail_reconciles_total counter\n"
+        "lightrail_reconciles_total %llu\n"
+        "# HELP lightrail_reconcile_drift_total Differences between the "
+        "devices and the store that reconciliations found.\n"
+        "# TYPE lightrail_reconcile_drift_total counter\n"
+        "lightrail_reconcile_drift_total %llu\n",
         c->admissions, c->blocks_gpus, c->blocks_plan, c->blocks_spectrum,
-        c->failures, c->deletes);
+        c->failures, c->deletes, c->reconciles, c->drift);
     long used, total;
     lr_spectrum_usage(lr_ctl_rsa(app->ctl)->sp, &used, &total);
     put(&buf, &len, &cap,

@@ -37,6 +37,18 @@ sb_par_run(void *arg)
 
     it->err[0] = '\0';
     it->rc = 0;
+    if (it->read) {
+        it->mc = NULL;
+        it->n_mc = 0;
+        it->rc = it->cls->read(it->dev, &it->mc, &it->n_mc, it->err,
+                               sizeof it->err);
+        if (it->rc) {
+            free(it->mc);
+            it->mc = NULL;
+            it->n_mc = 0;
+        }
+        return NULL;
+    }
     if (!it->each) {
         if (it->n > 0)
             it->rc = it->cls->apply(it->dev, it->changes, it->n, it->err,

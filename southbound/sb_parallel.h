@@ -18,15 +18,23 @@ struct sb_par_item {
                                * (for removing what may be gone
                                * already); stops at a device that does
                                * not answer (ETIMEDOUT, EHOSTUNREACH) */
+    bool read;                /* read the device instead (changes and
+                               * n unused): 'mc' gets its channels */
     int rc;                   /* the driver's answer: 0 or errno */
     char err[512];            /* its line when rc != 0 */
+    struct sb_media_channel *mc;  /* read: the driver's malloc'ed
+                                   * array, the caller frees it */
+    int n_mc;
 };
 
 /* Applies items[i].changes on items[i].dev for every i, concurrently,
  * and returns once every device has answered (or its driver's timeout
  * has passed): the time of the slowest device, not the sum.  Each item
  * is all-or-nothing as its driver's apply(); across items nothing is
- * undone here (the caller decides).  Returns how many items failed.
+ * undone here (the caller decides).  An item whose 'read' is set is
+ * read instead (items[i].mc and n_mc; NULL and 0 when its rc != 0): a
+ * reconciliation reads every device at once the same way.  Returns how
+ * many items failed.
  * A device must not appear in two items. */
 int sb_apply_parallel(struct sb_par_item *items, int n);
 
