@@ -639,6 +639,11 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "lightrail_spectrum_utilisation %.6f\n",
         total ? (double) used / total : 0.0);
     put_emulated(app, &buf, &len, &cap);
+    put(&buf, &len, &cap,
+        "# HELP lightrail_http_pending Requests whose answer waits for "
+        "work off the event loop (devices) now.\n"
+        "# TYPE lightrail_http_pending gauge\n"
+        "lightrail_http_pending %d\n", nb_server_pending(app->srv));
     char *more = NULL;
     size_t more_len = 0;
     if (!nb_server_metrics(app->srv, &more, &more_len) && more) {

@@ -3,8 +3,10 @@
 # programmed (held by the dummy driver's test hook, see
 # southbound/sb_dummy.c: LIGHTRAIL_TEST_DUMMY_HOLD=1 and DEVICE.hold),
 # other requests are answered and see the job provisioning; a second
-# job is planned and queues for the devices; releasing the hold answers
-# the POST; a device failure rolls the reservation back; a client that
+# job is planned and queues for the devices; a reconcile queues between
+# them (no 409) and, held behind a DELETE, waits while /metrics answers,
+# then reports and repairs drift made behind the daemon's back (a
+# dry-run changes nothing); releasing the hold answers the POST; a device failure rolls the reservation back; a client that
 # leaves, a DELETE in flight, SIGTERM and kill -9 while provisioning all
 # end in a defined state that lightrail-check accepts.  Nothing here is
 # timed: each step waits for a file or a process, bounded only so that a
@@ -73,6 +75,20 @@ check_store() {   # lightrail-check on the stopped daemon's state
     fi
 }
 
+RECON=/restconf/operations/lightrail-job:reconcile
+pending() {   # lightrail_http_pending: answers deferred now
+    fg GET /metrics
+    sed -n 's/^lightrail_http_pending \([0-9]*\)$/\1/p' "$tmp/body"
+}
+await_pending() {   # until N answers are deferred
+    for i in $(seq 1 400); do
+        [ "$(pending)" = "$1" ] && return 0
+        kill -0 "$PID" 2>/dev/null || return 1
+        sleep 0.05
+    done
+    return 1
+}
+
 intent j1 gpt-1.9b 16 > "$tmp/j1.json"
 intent j2 gpt-1.9b 24 > "$tmp/j2.json"
 start_daemon || { notok "lightraild did not start"; lr_summary; exit 1; }
@@ -103,9 +119,12 @@ fg DELETE "$JOBS/job=j1"
     && grep -q 'try again when' "$tmp/body" \
     && ok "DELETE of j1 while provisioning: 409 in-use, try again when ..." \
     || notok "DELETE in flight: $STATUS $(cat "$tmp/body")"
-fg POST /restconf/operations/lightrail-job:reconcile
-[ "$STATUS" = 409 ] && ok "reconcile while a job is in flight: 409" \
-    || notok "reconcile in flight: $STATUS"
+# A reconcile now queues behind j1 (no 409); j2, submitted after it,
+# queues behind the reconcile.  Its snapshot leaves j1 alone (in flight)
+# and does not know j2: it finds nothing to do.
+bg POST "$RECON?dry-run" r1; PR1=$BG
+await_pending 2 && ok "reconcile behind j1: pending (deferred), not refused" \
+    || notok "reconcile behind j1 is not pending: $(pending)"
 # A second job on other GPUs and links: planned now, devices after j1.
 bg POST "$JOBS" j2 "$tmp/j2.json"; P2=$BG
 for i in $(seq 1 200); do
@@ -119,7 +138,10 @@ used2=$(gpus_in_use)
 [ "$(channels_of j1)" = 0 ] && [ "$(channels_of j2)" = 0 ] \
     && ok "no channel of j1 or j2 on a device yet" || notok "channels while held"
 release
-wait $P1; wait $P2
+wait $P1; wait $P2; wait $PR1
+[ "$(cat "$tmp/r1.status")" = 200 ] && grep -q '^0 difference(s)$' "$tmp/r1.body" \
+    && ok "the reconcile queued between j1 and j2: 200, 0 difference(s)" \
+    || notok "reconcile between j1 and j2: $(cat "$tmp/r1.status") $(cat "$tmp/r1.body")"
 [ "$(cat "$tmp/j1.status")" = 201 ] && grep -q '"phase": "active"' "$tmp/j1.body" \
     && ok "releasing the hold completes j1's POST: 201 active" \
     || notok "j1's POST: $(cat "$tmp/j1.status")"
@@ -128,11 +150,71 @@ wait $P1; wait $P2
     && ok "j2's POST completes too: 201 active, both jobs' channels on the devices" \
     || notok "j2's POST: $(cat "$tmp/j2.status")"
 
-# j2 goes (a DELETE through the device step, not held): the jobs below
-# are of its size, so that each spans two DCs and has lightpaths.
-fg DELETE "$JOBS/job=j2"
-[ "$STATUS" = 204 ] && [ "$(channels_of j2)" = 0 ] && used2=$(gpus_in_use) \
-    && ok "DELETE j2: 204, its channels gone" || notok "DELETE j2: $STATUS"
+# 1b. Drift made behind the daemon's back: j1/lp1 taken off its first
+# device, a stranger added on another.  A dry-run reports it and changes
+# nothing; then, with j2's DELETE held on the devices, a reconcile is
+# pending while /metrics answers, and after the release it reports and
+# repairs the drift.  j2 goes (the jobs below are of its size, so that
+# each spans two DCs and has lightpaths).
+first=$(ls "$DEV"/*.json | while read -r f; do grep -q '"j1/lp1"' "$f" && echo "$f" && break; done)
+other=$(ls "$DEV"/*.json | while read -r f; do [ "$f" = "$first" ] || { echo "$f"; break; }; done)
+fdev=$(basename "$first" .json); odev=$(basename "$other" .json)
+/usr/bin/python3 - "$first" "$other" <<'PY'
+import json, sys
+a, b = sys.argv[1], sys.argv[2]
+d = json.load(open(a))
+d["media-channels"] = [c for c in d["media-channels"] if c["name"] != "j1/lp1"]
+json.dump(d, open(a, "w"))
+d = json.load(open(b))
+d["media-channels"].append({"name": "stranger/lp1", "in-port": "", "out-port": "",
+                            "n": 100, "m": 4, "enabled": True})
+json.dump(d, open(b, "w"))
+PY
+rm -rf "$tmp/before"; cp -r "$DEV" "$tmp/before"
+fg POST "$RECON?dry-run"
+if [ "$STATUS" = 200 ] && grep -q '^2 difference(s)$' "$tmp/body" \
+   && grep -q "^$odev: channel stranger/lp1 (n=100 m=4) is not in the store$" "$tmp/body" \
+   && grep -q "^$fdev: channel j1/lp1 of job j1 is missing$" "$tmp/body"; then
+    ok "dry-run: both differences reported"
+else
+    notok "dry-run with drift: $STATUS $(cat "$tmp/body")"
+fi
+diff -r "$tmp/before" "$DEV" > /dev/null && ok "the dry-run changed no device" \
+    || notok "the dry-run changed a device"
+hold
+bg DELETE "$JOBS/job=j2" d2; PD2=$BG
+await_held || notok "j2's DELETE was not held"
+bg POST "$RECON" r2; PR2=$BG
+await_pending 2 || notok "the reconcile is not pending: $(pending)"
+fg GET /metrics
+[ "$STATUS" = 200 ] && [ ! -s "$tmp/r2.status" ] && kill -0 $PR2 2>/dev/null \
+    && ok "reconcile pending behind j2's held DELETE while GET /metrics answers" \
+    || notok "reconcile while held: /metrics $STATUS, reconcile $(cat "$tmp/r2.status")"
+grep -q "stranger" "$DEV/$odev.json" && ! grep -q '"j1/lp1"' "$DEV/$fdev.json" \
+    && ok "nothing repaired while it waits" || notok "repaired before its turn"
+release
+wait $PD2; wait $PR2
+[ "$(cat "$tmp/d2.status")" = 204 ] && [ "$(channels_of j2)" = 0 ] && used2=$(gpus_in_use) \
+    && ok "DELETE j2: 204, its channels gone" || notok "DELETE j2: $(cat "$tmp/d2.status")"
+if [ "$(cat "$tmp/r2.status")" = 200 ] && grep -q '^2 difference(s), repaired$' "$tmp/r2.body" \
+   && grep -q "^$odev: channel stranger/lp1 (n=100 m=4) is not in the store: removed$" "$tmp/r2.body" \
+   && grep -q "^$fdev: channel j1/lp1 of job j1 is missing: re-applied$" "$tmp/r2.body" \
+   && ! grep -q "j2/" "$tmp/r2.body"; then
+    ok "after the release the reconcile reports the drift (not j2's channels) and repairs it"
+else
+    notok "reconcile after the release: $(cat "$tmp/r2.status") $(cat "$tmp/r2.body")"
+fi
+! grep -q stranger "$DEV/$odev.json" && grep -q '"j1/lp1"' "$DEV/$fdev.json" \
+    && ok "the stranger is gone, j1/lp1 is back" || notok "the devices after the repair"
+fg POST "$RECON?dry-run"
+[ "$STATUS" = 200 ] && grep -q '^0 difference(s)$' "$tmp/body" \
+    && ok "after the repair: 0 difference(s)" || notok "after the repair: $(cat "$tmp/body")"
+fg GET /metrics
+# The start's reconciliation and the four above; 0 + 2 + 2 + 0 drift.
+grep -q '^lightrail_reconciles_total 5$' "$tmp/body" \
+    && grep -q '^lightrail_reconcile_drift_total 4$' "$tmp/body" \
+    && ok "/metrics: 5 reconciles (one at start), 4 differences found" \
+    || notok "/metrics: $(grep reconcile "$tmp/body")"
 
 # 2. A device that fails in the device step: the reservation is rolled back.
 for f in "$DEV"/*.json; do echo once > "${f%.json}.fail"; done
