@@ -4,8 +4,11 @@
  * ROADMs: between begin and end a job is provisioning (or releasing),
  * holds its GPUs and spectrum, and has nothing on its devices yet; a
  * second request for it is refused, reconcile and a new network wait;
- * another job is planned meanwhile; end commits or rolls back.  The
- * worker runs ops in the order pushed and hands them back on the loop's
+ * another job is planned meanwhile; end commits or rolls back.  A
+ * reconciliation in three steps: reads meanwhile, the same report as
+ * the synchronous form, the channels of work in flight ahead of it left
+ * alone, its repair.  The worker runs ops (a reconciliation's too) in
+ * the order pushed and hands them back on the loop's
  * thread; freeing it finishes what it holds.  lr_ctl_check() after each.
  */
 #include <errno.h>
@@ -52,6 +55,37 @@ gpus_in_use(struct lr_ctl *c)
     for (int k = 0; k < cluster->n_dcs; k++)
         n += lr_ctl_gpus_used(c)[k];
     return n;
+}
+
+/* Applies one change to dummy ROADM 'i' behind the controller's back;
+ * the driver's answer. */
+static int
+tamper(int i, enum sb_op what, const char *name)
+{
+    struct sb_device_config dc = { .driver = "dummy" };
+    struct sb_device *d;
+    struct sb_change ch = { .op = what, .mc = { .n = 100, .m = 4,
+                                                .enabled = true } };
+    char err[256];
+    snprintf(dc.name, sizeof dc.name, "%s", topo->nodes[i].name);
+    snprintf(dc.address, sizeof dc.address, "%s", devdir);
+    snprintf(ch.mc.name, sizeof ch.mc.name, "%s", name);
+    if (sb_dummy_class.open(&dc, &d, err, sizeof err))
+        return EIO;
+    int rc = sb_dummy_class.apply(d, &ch, 1, err, sizeof err);
+    sb_dummy_class.close(d);
+    return rc;
+}
+
+/* The first ROADM that holds a channel named 'name' (or 'name' followed
+ * by more: the names used here are no prefix of another), or -1. */
+static int
+device_with(const char *name)
+{
+    for (int i = 0; i < topo->n_nodes; i++)
+        if (lr_test_ctl_channels_on(topo->nodes[i].name, name) > 0)
+            return i;
+    return -1;
 }
 
 static void
@@ -173,6 +207,111 @@ test_failure_rolls_back(void)
     lr_ctl_free(c);
 }
 
+/* A reconciliation in three steps: reads are answered between begin and
+ * end, the report equals the synchronous one on the same drift, and the
+ * channels of work in flight ahead of it (an admission, a release: on a
+ * FIFO worker they run first, how they end is not known at begin) are
+ * neither orphans nor missing. */
+static void
+test_reconcile_steps(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_ctl_op *op = NULL, *jop = NULL;
+    struct lr_job job, *jobs = NULL;
+    char err[1024], *sync_rep = NULL, *rep = NULL;
+    int sync_drift = -1, drift = -1, n = 0;
+    struct lr_intent r1 = intent("r1", 16), r2 = intent("r2", 16);
+
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &r1, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    /* Recovery reconciled once already. */
+    unsigned long long rec0 = lr_ctl_counters(c)->reconciles,
+                       drift0 = lr_ctl_counters(c)->drift;
+    int lost = device_with("r1/lp1");
+    int other = (lost + 1) % topo->n_nodes;
+    CU_ASSERT_FATAL(lost >= 0);
+    CU_ASSERT_EQUAL_FATAL(tamper(lost, SB_DELETE, "r1/lp1"), 0);
+    CU_ASSERT_EQUAL_FATAL(tamper(other, SB_ADD, "stranger/lp1"), 0);
+
+    /* The synchronous dry-run: the reference. */
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, false, &sync_rep, &sync_drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_EQUAL(sync_drift, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(sync_rep, "stranger/lp1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(sync_rep, "r1/lp1 of job r1 is missing"));
+
+    /* The same in three steps, behind r2's admission. */
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit_begin(c, &r2, &job, &jop, err,
+                                              sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(jop);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_reconcile_begin(c, false, &op, err,
+                                                 sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT(lr_ctl_op_is_reconcile(op));
+    CU_ASSERT(!lr_ctl_op_is_reconcile(jop));
+    CU_ASSERT_STRING_EQUAL(lr_ctl_op_job(op), "");
+    CU_ASSERT_EQUAL(lr_ctl_busy(c), 2);
+    /* Between begin and end: reads answer; a new network and the
+     * synchronous form wait. */
+    CU_ASSERT_EQUAL(lr_ctl_list(c, &jobs, &n), 0);
+    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT(n == 2 && jobs[0].phase == LR_JOB_ACTIVE
+              && jobs[1].phase == LR_JOB_PROVISIONING);
+    free(jobs);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "r1", &job), 0);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, false, &rep, &drift, err,
+                                     sizeof err), EBUSY);
+    CU_ASSERT_PTR_NULL(rep);
+    CU_ASSERT_EQUAL(lr_ctl_set_inventory(c, topo, cluster, NULL, NULL, err,
+                                         sizeof err), EBUSY);
+    /* The worker's order: r2's devices, then the reconcile's. */
+    lr_ctl_op_run(jop);
+    CU_ASSERT(lr_test_ctl_channels("r2/") > 0);
+    lr_ctl_op_run(op);
+    CU_ASSERT_EQUAL(lr_ctl_op_end(c, jop, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile_end(c, op, &rep, &drift, err,
+                                         sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, sync_drift);
+    CU_ASSERT_STRING_EQUAL(rep, sync_rep);       /* r2 not judged */
+    free(rep);
+    rep = NULL;
+    CU_ASSERT_EQUAL(device_with("stranger/lp1"), other);   /* dry-run */
+    CU_ASSERT(device_with("r1/lp1") != lost);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->reconciles, rec0 + 2);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->drift, drift0 + 4);
+
+    /* Behind r2's release: the drift of r1 repaired, r2 not judged. */
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_delete_begin(c, "r2", &jop, err,
+                                              sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(jop);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_reconcile_begin(c, true, &op, err,
+                                                 sizeof err), 0);
+    lr_ctl_op_run(jop);
+    lr_ctl_op_run(op);
+    CU_ASSERT_EQUAL(lr_ctl_op_end(c, jop, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile_end(c, op, &rep, &drift, err,
+                                         sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, 2);
+    CU_ASSERT_PTR_NULL(strstr(rep, "r2/"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rep, "r1/lp1 of job r1 is missing: "
+                                       "re-applied"));
+    free(rep);
+    rep = NULL;
+    CU_ASSERT_EQUAL(device_with("stranger/lp1"), -1);
+    CU_ASSERT_EQUAL(device_with("r1/lp1"), lost);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("r2/"), 0);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, false, &rep, &drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, 0);
+    free(rep);
+    CU_ASSERT_EQUAL(lr_ctl_busy(c), 0);
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "r1", err, sizeof err), 0);
+    free(sync_rep);
+    lr_ctl_free(c);
+}
+
 /* What the worker handed back, in order, and on which thread. */
 struct seen {
     struct lr_ctl *c;
@@ -193,6 +332,7 @@ on_done(void *cookie, struct lr_ctl_op *op)
     if (!pthread_equal(pthread_self(), s->loop))
         s->other_thread = true;
     snprintf(s->names[s->n], LR_NAME_MAX, "%s", lr_ctl_op_job(op));
+    job.phase = LR_JOB_SUBMITTED;          /* a reconciliation: no job */
     lr_ctl_op_end(s->c, op, &job, err, sizeof err);
     s->phase[s->n++] = job.phase;
 }
@@ -217,15 +357,20 @@ test_worker(void)
         CU_ASSERT_PTR_NOT_NULL_FATAL(op[i]);
         CU_ASSERT_EQUAL(lr_worker_push(w, op[i], on_done, &s), 0);
     }
-    CU_ASSERT_EQUAL(lr_worker_pending(w), 2);
-    /* Until both are back: no timing, the loop blocks until the pipe. */
-    while (s.n < 2)
+    /* A reconciliation queues behind them. */
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_reconcile_begin(c, true, &op[2], err,
+                                                 sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_worker_push(w, op[2], on_done, &s), 0);
+    CU_ASSERT_EQUAL(lr_worker_pending(w), 3);
+    /* Until all are back: no timing, the loop blocks until the pipe. */
+    while (s.n < 3)
         CU_ASSERT_EQUAL_FATAL(event_base_loop(base, EVLOOP_ONCE), 0);
     CU_ASSERT_EQUAL(lr_worker_pending(w), 0);
     CU_ASSERT_STRING_EQUAL(s.names[0], "w1");
     CU_ASSERT_STRING_EQUAL(s.names[1], "w2");
     CU_ASSERT_EQUAL(s.phase[0], LR_JOB_ACTIVE);
     CU_ASSERT_EQUAL(s.phase[1], LR_JOB_ACTIVE);
+    CU_ASSERT_STRING_EQUAL(s.names[2], "");      /* the reconciliation */
     CU_ASSERT(!s.other_thread);
     assert_consistent(c);
 
@@ -236,8 +381,8 @@ test_worker(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(op[2]);
     CU_ASSERT_EQUAL(lr_worker_push(w, op[2], on_done, &s), 0);
     lr_worker_free(w);
-    CU_ASSERT_EQUAL(s.n, 3);
-    CU_ASSERT_STRING_EQUAL(s.names[2], "w1");
+    CU_ASSERT_EQUAL(s.n, 4);
+    CU_ASSERT_STRING_EQUAL(s.names[3], "w1");
     CU_ASSERT_EQUAL(lr_ctl_get(c, "w1", &job), ENOENT);
     CU_ASSERT_EQUAL(lr_ctl_busy(c), 0);
     CU_ASSERT_EQUAL(lr_test_ctl_channels("w1/"), 0);
@@ -252,6 +397,8 @@ static CU_TestInfo tests[] = {
       test_steps },
     { "a failure in the device step rolls the reservation back",
       test_failure_rolls_back },
+    { "reconcile in three steps: reads meanwhile, the synchronous report, "
+      "work in flight ahead not judged", test_reconcile_steps },
     { "the worker: order, the loop's thread, free finishes",
       test_worker },
     CU_TEST_INFO_NULL,
