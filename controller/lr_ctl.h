@@ -69,7 +69,8 @@
  * candidate.
  * Recovery (lr_ctl_new): jobs caught in provisioning are rolled back
  * (failed, "interrupted by a restart"), jobs caught in releasing are
- * finished, and every device is reconciled with the store.
+ * finished, and every device is reconciled with the store, all on the
+ * caller's thread (lightraild: before its server listens).
  *
  * Errors: functions return 0 or a positive errno and write one line into
  * err[errlen]: EINVAL bad intent (unknown model), EEXIST duplicate name,
