@@ -591,8 +591,13 @@ sb_linux_add(struct sb_linux *lx, const char *name, int from, int to,
     l->rate_bps = rate_bps;
     snprintf(l->src_ns, sizeof l->src_ns, "%s", lx->dcs[from].ns);
     snprintf(l->dst_ns, sizeof l->dst_ns, "%s", lx->dcs[to].ns);
-    snprintf(l->src_if, sizeof l->src_if, "%sv%da", lx->prefix, slot);
-    snprintf(l->dst_if, sizeof l->dst_if, "%sv%db", lx->prefix, slot);
+    /* slot < SB_LINUX_MAX_LINKS fits an unsigned short: the name then
+     * fits IFNAMSIZ for the compiler too, at every optimisation level. */
+    _Static_assert(SB_LINUX_MAX_LINKS <= 65536, "slot fits %hu");
+    snprintf(l->src_if, sizeof l->src_if, "%sv%hua", lx->prefix,
+             (unsigned short) slot);
+    snprintf(l->dst_if, sizeof l->dst_if, "%sv%hub", lx->prefix,
+             (unsigned short) slot);
     slot_addr(slot, 1, l->src_addr, sizeof l->src_addr);
     slot_addr(slot, 2, l->dst_addr, sizeof l->dst_addr);
     e.slot = slot;
