@@ -66,7 +66,7 @@ struct lr_jenv {
     long slots_used;
     /* Metrics. */
     double t0;
-    long m_arrivals, m_blocked, m_admitted;
+    long m_arrivals, m_blocked, m_admitted, m_refused;
     double sum_T, sum_slow, area_gpu, area_var, area_spec;
 };
 
@@ -303,7 +303,8 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     e->T = malloc((size_t) e->n_classes * e->n_cands * sizeof *e->T);
     e->tref = malloc((size_t) e->n_classes * sizeof *e->tref);
     e->dist = malloc((size_t) topo->n_nodes * e->n_dcs * sizeof *e->dist);
-    e->mask = calloc((size_t) e->n_cands, 1);
+    /* One more for the refusal action (used only with cfg.refuse). */
+    e->mask = calloc((size_t) e->n_cands + 1, 1);
     e->cap_act = e->total_gpus + 1;
     e->act = malloc((size_t) e->cap_act * sizeof *e->act);
     if (!e->T || !e->tref || !e->dist || !e->mask || !e->act) {
@@ -357,7 +358,7 @@ lr_jenv_clone(const struct lr_jenv *e, struct lr_jenv **out)
     size_t n_routes = (size_t) e->n_dcs * e->n_dcs * e->k;
     c->sp = lr_spectrum_new(e->topo);
     c->routes = malloc(n_routes * sizeof *c->routes);
-    c->mask = malloc((size_t) e->n_cands);
+    c->mask = malloc((size_t) e->n_cands + 1);
     c->act = malloc((size_t) e->cap_act * sizeof *c->act);
     if (!c->sp || !c->routes || !c->mask || !c->act) {
         lr_spectrum_free(c->sp);
@@ -370,7 +371,7 @@ lr_jenv_clone(const struct lr_jenv *e, struct lr_jenv **out)
     memcpy(c->sp->occ, e->sp->occ,
            (size_t) e->sp->n_links * e->sp->nw * sizeof *c->sp->occ);
     memcpy(c->routes, e->routes, n_routes * sizeof *c->routes);
-    memcpy(c->mask, e->mask, (size_t) e->n_cands);
+    memcpy(c->mask, e->mask, (size_t) e->n_cands + 1);
     memcpy(c->act, e->act, (size_t) e->n_act * sizeof *c->act);
     *out = c;
     return 0;
@@ -549,6 +550,8 @@ compute_mask(struct lr_jenv *e)
         e->mask[c] = ok;
         n += ok;
     }
+    /* Refusing is offered only when there is something to refuse. */
+    e->mask[e->n_cands] = e->cfg.refuse && n > 0;
     return n;
 }
 
@@ -606,7 +609,7 @@ advance(struct lr_jenv *e)
         double t;
         if ((e->limit && e->n_arr >= e->limit) || !next_arrival(e, &t)) {
             e->done = true;
-            memset(e->mask, 0, (size_t) e->n_cands);
+            memset(e->mask, 0, (size_t) e->n_cands + 1);
             return penalty;
         }
         while (e->n_act > 0 && e->act[0].dep <= t) {
@@ -647,7 +650,7 @@ lr_jenv_reset_limit(struct lr_jenv *e, uint64_t seed, long warmup, long limit)
     e->slots_used = 0;
     e->sp_version++;
     e->t0 = 0;
-    e->m_arrivals = e->m_blocked = e->m_admitted = 0;
+    e->m_arrivals = e->m_blocked = e->m_admitted = e->m_refused = 0;
     e->sum_T = e->sum_slow = e->area_gpu = e->area_var = e->area_spec = 0;
     advance(e);
 }
@@ -667,8 +670,12 @@ lr_jenv_step(struct lr_jenv *e, int action)
     if (e->counting)
         e->m_arrivals++;
     if (action < 0 || action >= e->n_cands || !e->mask[action]) {
-        if (e->counting)
+        /* A refusal (-1, the refusal action, or an infeasible one):
+         * nothing is booked. */
+        if (e->counting) {
             e->m_blocked++;
+            e->m_refused++;
+        }
         r = -e->cfg.block_penalty;
     } else {
         const struct lr_jenv_cand *cd = &e->cands[action];
@@ -788,7 +795,19 @@ lr_jenv_done(const struct lr_jenv *e)
 int
 lr_jenv_n_actions(const struct lr_jenv *e)
 {
+    return e->n_cands + (e->cfg.refuse ? 1 : 0);
+}
+
+int
+lr_jenv_n_cands(const struct lr_jenv *e)
+{
     return e->n_cands;
+}
+
+int
+lr_jenv_refuse_action(const struct lr_jenv *e)
+{
+    return e->cfg.refuse ? e->n_cands : -1;
 }
 
 const struct lr_jenv_cand *
@@ -807,7 +826,8 @@ int
 lr_jenv_obs_size(const struct lr_jenv *e)
 {
     return e->n_dcs + e->cfg.n_models + e->cfg.n_demands
-           + e->n_dcs * e->n_dcs * e->k * 2 + e->n_cands;
+           + e->n_dcs * e->n_dcs * e->k * 2 + e->n_cands
+           + (e->cfg.refuse ? 1 : 0);
 }
 
 void
@@ -827,8 +847,14 @@ lr_jenv_observe(const struct lr_jenv *e, float *o)
     }
     const double *T = e->T + (size_t) job_class(e) * e->n_cands;
     double ref = e->tref[job_class(e)];
-    for (int c = 0; c < e->n_cands; c++)
-        *o++ = e->mask[c] ? (float) (ref / T[c]) : 0.0f;
+    float best = 0;
+    for (int c = 0; c < e->n_cands; c++) {
+        float v = e->mask[c] ? (float) (ref / T[c]) : 0.0f;
+        best = v > best ? v : best;
+        *o++ = v;
+    }
+    if (e->cfg.refuse)
+        *o++ = best;
 }
 
 int
@@ -853,6 +879,12 @@ double
 lr_jenv_cand_time(const struct lr_jenv *e, int a)
 {
     return e->T[(size_t) job_class(e) * e->n_cands + a];
+}
+
+double
+lr_jenv_job_tref(const struct lr_jenv *e)
+{
+    return e->tref[job_class(e)];
 }
 
 int
@@ -923,6 +955,8 @@ lr_jenv_metrics(const struct lr_jenv *e, struct lr_jenv_metrics *out)
     out->arrivals = e->m_arrivals;
     out->blocked = e->m_blocked;
     out->blocking = e->m_arrivals ? (double) e->m_blocked / e->m_arrivals : 0;
+    out->refused = e->m_refused;
+    out->refusing = e->m_arrivals ? (double) e->m_refused / e->m_arrivals : 0;
     out->admitted = e->m_admitted;
     out->mean_iteration_s = e->m_admitted ? e->sum_T / e->m_admitted : 0;
     out->mean_slowdown = e->m_admitted ? e->sum_slow / e->m_admitted : 0;

@@ -41,17 +41,25 @@
  *   Feasible: T finite, the GPUs free, and for a pair a free block on
  *   both paths.  A job with no feasible candidate is blocked; a policy
  *   may also refuse (action -1).  A departure releases GPUs and slots.
+ *   Deliberate refusal as an action (lr_jenv_config.refuse, for PPO):
+ *     one more action after the candidates, index lr_jenv_refuse_action(),
+ *     allowed whenever a job is pending (the mask is never empty then);
+ *     it refuses the job as -1 does.  A refused job counts as blocked
+ *     (blocking = blocked / arrivals, refusals included) and in its own
+ *     count 'refused'.  A job with no feasible candidate is still blocked
+ *     without a decision: the refusal is only offered when there is
+ *     something to refuse.
  *   Two DCs on the same ROADM have no pair candidates (no lightpath to
  *   plan); pipelines over three or more DCs are not in the action space.
  *
  * Reward (for learning).  Admission of job j on c: -T(j, c) / T_ref(j),
  * with T_ref(j) the least T of j's class on an empty network (so -1 is
- * the best possible); blocking: -block_penalty.  A job that arrives with
+ * the best possible); blocking, a refusal included: -block_penalty.  A job that arrives with
  * no feasible candidate is blocked without a decision: its penalty is
  * added to the reward of the decision just before it.
  *
  * Metrics, counted after the first 'warmup' arrivals: blocking = blocked /
- * arrivals; mean iteration time of the admitted and their mean slowdown
+ * arrivals (refusals included); refused / arrivals; mean iteration time of the admitted and their mean slowdown
  * T / T_ref; time averages over
  * [end of warm-up, now] of GPU utilisation (used / all GPUs), of the
  * variance across DCs of each DC's used share (population variance), and
@@ -116,6 +124,8 @@ struct lr_jenv_config {
     /* NULL: Poisson arrivals; else these, in order (borrowed). */
     const struct lr_jenv_arrival *trace;
     long n_trace;
+    /* Adds the refusal action (above) and one observation feature. */
+    bool refuse;
 };
 
 /* One entry of the action space. */
@@ -129,8 +139,11 @@ struct lr_jenv_cand {
 
 struct lr_jenv_metrics {
     long arrivals;            /* counted (after warm-up) */
-    long blocked;
+    long blocked;             /* refusals included */
     double blocking;
+    long refused;             /* refused on purpose (action -1, the refuse
+                               * action, or an infeasible one) */
+    double refusing;          /* refused / arrivals */
     long admitted;
     double mean_iteration_s;  /* 0 when none was admitted */
     /* Mean of T / T_ref over the admitted: the iteration time relative to
@@ -181,9 +194,17 @@ double lr_jenv_step(struct lr_jenv *, int action);
 /* True when a scripted trace is exhausted (never for Poisson). */
 bool lr_jenv_done(const struct lr_jenv *);
 
+/* The action space: the candidates, then the refusal action when the
+ * config asks for it.  The candidates alone: lr_jenv_n_cands(). */
 int lr_jenv_n_actions(const struct lr_jenv *);
+int lr_jenv_n_cands(const struct lr_jenv *);
+/* The index of the refusal action (lr_jenv_n_cands()), or -1 without. */
+int lr_jenv_refuse_action(const struct lr_jenv *);
+/* Candidate 'action' (< lr_jenv_n_cands()). */
 const struct lr_jenv_cand *lr_jenv_cand(const struct lr_jenv *, int action);
-/* The pending job's mask: 1 = feasible; valid until the next step. */
+/* The pending job's mask over lr_jenv_n_actions() actions: 1 = feasible
+ * (the refusal action: 1 whenever a job is pending); valid until the
+ * next step. */
 const uint8_t *lr_jenv_mask(const struct lr_jenv *);
 
 /* Observation (lr_jenv_obs_size() floats), features in this order:
@@ -191,7 +212,10 @@ const uint8_t *lr_jenv_mask(const struct lr_jenv *);
  *   the job: one-hot model, one-hot demand;
  *   per ordered DC pair and route (DeepRMSA style, forward path): free
  *     slots / slots, largest free block / slots (0 for no path);
- *   per candidate: T_ref / T for the pending job when feasible, else 0. */
+ *   per candidate: T_ref / T for the pending job when feasible, else 0;
+ *   with the refusal action only: the largest of those (T_ref / T of the
+ *     pending job's fastest feasible candidate: 1 / its least slowdown),
+ *     what refusing a slow job hinges on. */
 int lr_jenv_obs_size(const struct lr_jenv *);
 void lr_jenv_observe(const struct lr_jenv *, float *obs);
 
@@ -201,6 +225,9 @@ int lr_jenv_job_gpus(const struct lr_jenv *);
 int lr_jenv_job_origin(const struct lr_jenv *);
 /* T of the pending job on candidate 'a' (inf when it never fits). */
 double lr_jenv_cand_time(const struct lr_jenv *, int a);
+/* T_ref of the pending job: the least T of its class on an empty
+ * network. */
+double lr_jenv_job_tref(const struct lr_jenv *);
 /* GPUs candidate 'a' takes from its i-th DC for the pending job. */
 int lr_jenv_cand_gpus(const struct lr_jenv *, int a, int i);
 int lr_jenv_dc_free(const struct lr_jenv *, int dc);
@@ -257,7 +284,10 @@ struct lr_jenv_policy {
 
 extern const struct lr_jenv_policy lr_jenv_static, lr_jenv_nearest,
     lr_jenv_resource, lr_jenv_greedy, lr_jenv_zone, lr_jenv_cdynp,
-    lr_jenv_random;
+    lr_jenv_random, lr_jenv_greedy_cap;
+/* greedy-cap's 'arg': a pointer to its threshold theta (NULL: the
+ * default, LR_JENV_CAP_DEFAULT). */
+#define LR_JENV_CAP_DEFAULT 3.0
 /* The baselines, NULL-terminated. */
 extern const struct lr_jenv_policy *const lr_jenv_policies[];
 /* The baseline named 'name' (case-insensitive), or NULL. */

@@ -21,6 +21,21 @@
  *             a network it does not plan), then KSP-FF: the first of the
  *             K routes with a free block at that tier.
  *   random    uniform among the feasible (a sanity floor).
+ *
+ * One more, beyond the issue's list (docs/ppo.md, "Deliberate refusals
+ * (work mode)"): an admission-control heuristic to set PPO's learnt
+ * refusals against.
+ *   greedy-cap  greedy's candidate, unless its slowdown T / T_ref (the
+ *             least of the pending job's feasible candidates) exceeds a
+ *             threshold theta: then the job is refused (action -1).  In
+ *             the work holding mode such a job would hold its GPUs theta
+ *             times as long as on an empty network (the hypothesis: room
+ *             for several later jobs).  theta = inf is greedy.
+ *
+ * The baselines choose among the candidates only (lr_jenv_n_cands()):
+ * the refusal action of an environment built for PPO with it is never
+ * theirs; greedy-cap refuses through -1, as lr_jenv_step() allows in any
+ * environment.
  */
 #include <math.h>
 #include <strings.h>
@@ -33,7 +48,7 @@ static_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
 {
     (void) arg;
     (void) rng;
-    int n = lr_jenv_n_actions(e);
+    int n = lr_jenv_n_cands(e);
     for (int a = 0; a < n; a++)
         if (mask[a])
             return a;
@@ -45,7 +60,7 @@ static_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
 #define PICK_MIN(KEY0, KEY1, KEY2)                                          \
     int best = -1;                                                          \
     double b0 = 0, b1 = 0, b2 = 0;                                          \
-    for (int a = 0; a < lr_jenv_n_actions(e); a++) {                        \
+    for (int a = 0; a < lr_jenv_n_cands(e); a++) {                        \
         if (!mask[a])                                                       \
             continue;                                                       \
         const struct lr_jenv_cand *c = lr_jenv_cand(e, a);                  \
@@ -127,6 +142,17 @@ zone_score(const struct lr_jenv *e, int a)
 }
 
 static int
+greedy_cap_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
+                  struct lr_rng *rng)
+{
+    double theta = arg ? *(const double *) arg : LR_JENV_CAP_DEFAULT;
+    int a = greedy_choose(NULL, e, mask, rng);
+    if (a >= 0 && lr_jenv_cand_time(e, a) > theta * lr_jenv_job_tref(e))
+        return -1;
+    return a;
+}
+
+static int
 zone_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
             struct lr_rng *rng)
 {
@@ -161,7 +187,7 @@ random_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
               struct lr_rng *rng)
 {
     (void) arg;
-    int n = lr_jenv_n_actions(e), nf = 0;
+    int n = lr_jenv_n_cands(e), nf = 0;
     for (int a = 0; a < n; a++)
         nf += mask[a];
     if (!nf)
@@ -197,9 +223,15 @@ const struct lr_jenv_policy lr_jenv_random = {
     "random", "uniform among the feasible", random_choose,
 };
 
+const struct lr_jenv_policy lr_jenv_greedy_cap = {
+    "greedy-cap", "greedy, but refuses a job slowed more than theta "
+    "(--cap)", greedy_cap_choose,
+};
+
 const struct lr_jenv_policy *const lr_jenv_policies[] = {
     &lr_jenv_static, &lr_jenv_nearest, &lr_jenv_resource, &lr_jenv_greedy,
-    &lr_jenv_zone, &lr_jenv_cdynp, &lr_jenv_random, NULL,
+    &lr_jenv_zone, &lr_jenv_cdynp, &lr_jenv_random, &lr_jenv_greedy_cap,
+    NULL,
 };
 
 const struct lr_jenv_policy *

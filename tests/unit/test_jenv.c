@@ -448,6 +448,174 @@ test_clone(void)
     lr_jenv_free(e);
 }
 
+/* The refusal action (config.refuse): one more action after the
+ * candidates, offered whenever a job is pending.  Four jobs of 8 GPUs:
+ *   t=0   j0 (holds 2)  -> refused: nothing booked, both DCs stay free
+ *   t=0.5 j1 (holds 2)  -> dc0
+ *   t=0.7 j2 (holds 2)  -> dc1
+ *   t=1   j3            -> no feasible candidate: blocked without a
+ *                          decision (not a refusal), the trace ends.
+ * Blocking 2/4 (the refusal included), refused 1/4. */
+static void
+test_refuse_action(void)
+{
+    static const struct lr_jenv_arrival trace[] = {
+        { 0, 2, 0, 0, 0 }, { 0.5, 2, 0, 0, 0 }, { 0.7, 2, 0, 0, 0 },
+        { 1, 1, 0, 0, 0 },
+    };
+    struct lr_jenv_config c = config(8);
+    c.trace = trace;
+    c.n_trace = 4;
+    struct lr_jenv *plain = make(two, &c);
+    c.refuse = true;
+    struct lr_jenv *e = make(two, &c);
+    int r = lr_jenv_refuse_action(e);
+    CU_ASSERT_EQUAL(lr_jenv_refuse_action(plain), -1);
+    CU_ASSERT_EQUAL(lr_jenv_n_actions(plain), 8);
+    CU_ASSERT_EQUAL(lr_jenv_n_cands(e), 8);
+    CU_ASSERT_EQUAL(lr_jenv_n_actions(e), 9);
+    CU_ASSERT_EQUAL_FATAL(r, 8);
+    CU_ASSERT_EQUAL(lr_jenv_obs_size(e), lr_jenv_obs_size(plain) + 1);
+    lr_jenv_reset(e, 1, 0);
+    const uint8_t *mask = lr_jenv_mask(e);
+    CU_ASSERT_EQUAL(mask[r], 1);
+    CU_ASSERT_EQUAL(mask[0], 1);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_step(e, r), -2, 1e-12);
+    /* j1 is pending: the refusal booked nothing. */
+    CU_ASSERT_EQUAL(lr_jenv_dc_free(e, 0), 8);
+    CU_ASSERT_EQUAL(lr_jenv_dc_free(e, 1), 8);
+    CU_ASSERT_EQUAL(mask[r], 1);
+    double T = lr_jenv_cand_time(e, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_step(e, 0), -1, 1e-9);
+    CU_ASSERT_EQUAL(lr_jenv_dc_free(e, 0), 0);
+    CU_ASSERT_EQUAL(mask[0], 0);
+    CU_ASSERT_EQUAL(mask[1], 1);
+    CU_ASSERT_EQUAL(mask[r], 1);
+    /* j2 on dc1; j3 then finds nothing and its penalty comes back with
+     * this step's reward; the trace is over and nothing is offered. */
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_step(e, 1), -1 - 2, 1e-9);
+    CU_ASSERT(lr_jenv_done(e));
+    for (int a = 0; a < lr_jenv_n_actions(e); a++)
+        CU_ASSERT_EQUAL(mask[a], 0);
+    struct lr_jenv_metrics m;
+    lr_jenv_metrics(e, &m);
+    CU_ASSERT_EQUAL(m.arrivals, 4);
+    CU_ASSERT_EQUAL(m.blocked, 2);
+    CU_ASSERT_EQUAL(m.refused, 1);
+    CU_ASSERT_EQUAL(m.admitted, 2);
+    CU_ASSERT_DOUBLE_EQUAL(m.blocking, 0.5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(m.refusing, 0.25, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(m.mean_iteration_s, T, 1e-12);
+    /* Without the refusal action, -1 still refuses and counts so. */
+    lr_jenv_reset(plain, 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_step(plain, -1), -2, 1e-12);
+    CU_ASSERT_EQUAL(lr_jenv_dc_free(plain, 0), 8);
+    lr_jenv_metrics(plain, &m);
+    CU_ASSERT_EQUAL(m.refused, 1);
+    CU_ASSERT_EQUAL(m.blocked, 1);
+    lr_jenv_free(plain);
+    lr_jenv_free(e);
+}
+
+/* Poisson arrivals with the refusal action and random choices among
+ * everything allowed (refusals included): at every pending job the
+ * refusal is allowed with at least one candidate, the observation's
+ * last feature is the largest T_ref / T of the feasible candidates, and
+ * the blocked count includes every refusal. */
+static void
+test_refuse_mask_never_empty(void)
+{
+    struct lr_jenv_config c = config(8);
+    c.n_demands = 2;
+    c.demands[0] = 4;
+    c.demands[1] = 8;
+    c.load = 3;
+    c.refuse = true;
+    struct lr_jenv *e = make(two, &c);
+    int na = lr_jenv_n_actions(e), r = lr_jenv_refuse_action(e);
+    int no = lr_jenv_obs_size(e), bad = 0, refusals = 0;
+    float *obs = malloc((size_t) no * sizeof *obs);
+    CU_ASSERT_FATAL(obs != NULL);
+    struct lr_rng rng;
+    lr_rng_seed(&rng, 5);
+    lr_jenv_reset(e, 9, 0);
+    for (int s = 0; s < 3000 && !lr_jenv_done(e); s++) {
+        const uint8_t *mask = lr_jenv_mask(e);
+        int nc = 0, allowed[16], n = 0;
+        float best = 0;
+        for (int a = 0; a < na; a++) {
+            if (mask[a])
+                allowed[n++] = a;
+            if (a != r && mask[a]) {
+                nc++;
+                best = fmaxf(best, (float) (lr_jenv_job_tref(e)
+                                            / lr_jenv_cand_time(e, a)));
+            }
+        }
+        lr_jenv_observe(e, obs);
+        bad += !mask[r] || nc < 1 || obs[no - 1] != best;
+        int a = allowed[lr_rng_below(&rng, (uint32_t) n)];
+        refusals += a == r;
+        lr_jenv_step(e, a);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    struct lr_jenv_metrics m;
+    lr_jenv_metrics(e, &m);
+    CU_ASSERT_EQUAL(m.refused, refusals);
+    CU_ASSERT(refusals > 100);
+    CU_ASSERT(m.blocked > m.refused);   /* some found no GPUs at 3 E */
+    CU_ASSERT_EQUAL(m.arrivals, m.admitted + m.blocked);
+    free(obs);
+    lr_jenv_free(e);
+}
+
+/* greedy-cap on a hand-made state: dc0 and dc1 each hold a 4-GPU job,
+ * so a job of 8 GPUs fits only split over both, behind a lightpath:
+ * slowdown s > 1.  theta just below s refuses it, just above admits it
+ * where greedy would; a job of 4 (slowdown 1 in a DC alone) is admitted
+ * even at theta 1. */
+static void
+test_greedy_cap(void)
+{
+    static const struct lr_jenv_arrival trace[] = {
+        { 0, 10, 0, 0, 0 }, { 0.1, 10, 0, 0, 0 }, { 0.2, 10, 0, 1, 0 },
+    };
+    struct lr_jenv_config c = config(4);
+    c.n_demands = 2;
+    c.demands[1] = 8;
+    c.trace = trace;
+    c.n_trace = 3;
+    struct lr_jenv *e = make(two, &c);
+    lr_jenv_reset(e, 1, 0);
+    struct lr_rng rng;
+    lr_rng_seed(&rng, 1);
+    const uint8_t *mask = lr_jenv_mask(e);
+    double one = 1;
+    CU_ASSERT_EQUAL(lr_jenv_greedy_cap.choose(&one, e, mask, &rng),
+                    lr_jenv_greedy.choose(NULL, e, mask, &rng));
+    CU_ASSERT_FATAL(mask[0] && mask[1]);
+    lr_jenv_step(e, 0);
+    lr_jenv_step(e, 1);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_job_gpus(e), 8);
+    CU_ASSERT_FATAL(!mask[0] && !mask[1]);
+    int g = lr_jenv_greedy.choose(NULL, e, mask, &rng);
+    CU_ASSERT_FATAL(g >= 2);
+    double s = lr_jenv_cand_time(e, g) / lr_jenv_job_tref(e);
+    CU_ASSERT_FATAL(s > 1 + 1e-6);
+    double below = s * 0.999, above = s * 1.001;
+    CU_ASSERT_EQUAL(lr_jenv_greedy_cap.choose(&below, e, mask, &rng), -1);
+    CU_ASSERT_EQUAL(lr_jenv_greedy_cap.choose(&above, e, mask, &rng), g);
+    CU_ASSERT_PTR_EQUAL(lr_jenv_policy_find("Greedy-Cap"),
+                        &lr_jenv_greedy_cap);
+    lr_jenv_step(e, -1);
+    struct lr_jenv_metrics m;
+    lr_jenv_metrics(e, &m);
+    CU_ASSERT_EQUAL(m.refused, 1);
+    CU_ASSERT_EQUAL(m.blocked, 1);
+    CU_ASSERT_EQUAL(m.admitted, 2);
+    lr_jenv_free(e);
+}
+
 static CU_TestInfo tests[] = {
     { "a clone steps as its prototype", test_clone },
     { "metrics of a trace, by hand", test_trace_by_hand },
@@ -459,6 +627,11 @@ static CU_TestInfo tests[] = {
     { "the mirror of a state gives its mask and observation",
       test_mirror_matches_stepping },
     { "bad input is refused with a reason", test_errors },
+    { "the refusal action books nothing and counts as blocked",
+      test_refuse_action },
+    { "with refusals the mask of a pending job is never empty",
+      test_refuse_mask_never_empty },
+    { "greedy-cap refuses above theta, admits below", test_greedy_cap },
     CU_TEST_INFO_NULL,
 };
 

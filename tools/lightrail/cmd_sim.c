@@ -32,7 +32,7 @@
 #define CMD "sim"
 #define MAX_LOADS 200
 #define MAX_POLICIES 16
-#define N_METRICS 6
+#define N_METRICS 7
 
 static const struct {
     const char *key, *file, *label;
@@ -48,6 +48,9 @@ static const struct {
       "spectrum utilisation (time average)" },
     { "mean_slowdown", "slowdown.png",
       "mean T / T_ref of admitted jobs (1 = best on an empty network)" },
+    /* Refused on purpose / arrivals: part of blocking, not on top. */
+    { "refused", "refused.png",
+      "jobs refused on purpose (share of arrivals, in blocking)" },
 };
 
 struct opts {
@@ -57,6 +60,7 @@ struct opts {
     int seeds, quiet;
     unsigned long long seed;
     long arrivals, warmup;
+    double cap;                   /* greedy-cap's theta */
     double loads[MAX_LOADS];
     int n_loads;
 };
@@ -93,12 +97,14 @@ usage(FILE *f)
 "  --warmup N          jobs not counted at the start (default 500)\n"
 "  --format FMT        text (a table) or json (one object per line)\n"
 "  --plot DIR          one PNG per metric against load in DIR (gnuplot)\n"
+"  --cap THETA         greedy-cap refuses a job whose least slowdown\n"
+"                      T / T_ref exceeds THETA (>= 1; default 3)\n"
 "  --quiet             no progress on stderr\n"
 "%s"
 "\n"
 "baselines:\n", lr_jenv_cli_help);
     for (int i = 0; lr_jenv_policies[i]; i++)
-        fprintf(f, "  %-9s %s\n", lr_jenv_policies[i]->name,
+        fprintf(f, "  %-10s %s\n", lr_jenv_policies[i]->name,
                 lr_jenv_policies[i]->summary);
     fprintf(f, "\nexit status: 0 done, 1 internal failure, 2 bad input\n");
 }
@@ -107,7 +113,8 @@ static int
 parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_POLICY, O_PFILE, O_LOADS, O_SEEDS,
-           O_SEED, O_ARR, O_WARM, O_FORMAT, O_PLOT, O_QUIET, O_HELP };
+           O_SEED, O_ARR, O_WARM, O_FORMAT, O_PLOT, O_QUIET, O_CAP,
+           O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
         { "cluster", required_argument, NULL, O_CLUSTER },
@@ -121,6 +128,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "format", required_argument, NULL, O_FORMAT },
         { "plot", required_argument, NULL, O_PLOT },
         { "quiet", no_argument, NULL, O_QUIET },
+        { "cap", required_argument, NULL, O_CAP },
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
@@ -167,6 +175,10 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_PLOT: o->plot = optarg; break;
         case O_QUIET: o->quiet = 1; break;
+        case O_CAP:
+            if (lr_cli_parse_double(optarg, 1, 1e9, &o->cap))
+                bad = "--cap wants a slowdown of at least 1";
+            break;
         case O_HELP:
             usage(stdout);
             return -1;
@@ -335,7 +347,7 @@ lr_cmd_sim(int argc, char **argv)
 {
     struct opts o = {
         .env = { LR_JENV_CLI_DEFAULTS }, .seeds = 5, .seed = 1001,
-        .arrivals = 5000, .warmup = 500,
+        .arrivals = 5000, .warmup = 500, .cap = LR_JENV_CAP_DEFAULT,
     };
     int rc = parse_args(argc, argv, &o);
     if (rc)
@@ -347,6 +359,9 @@ lr_cmd_sim(int argc, char **argv)
     if (o.policies && (n_pol = parse_policies(o.policies, pol,
                                               MAX_POLICIES - 1)) < 0)
         return LR_EXIT_USAGE;
+    for (int i = 0; i < n_pol; i++)
+        if (pol[i].p == &lr_jenv_greedy_cap)
+            pol[i].arg = &o.cap;
     struct lr_ppo *ppo = NULL;
     struct lr_policy_meta meta;
     char err[1024];
@@ -365,6 +380,7 @@ lr_cmd_sim(int argc, char **argv)
         o.env.block_penalty = meta.block_penalty;
         if (!o.env.holding_set)
             o.env.holding_mode = meta.holding_mode;
+        o.env.refuse = meta.refuse;
         pol[n_pol].p = &lr_ppo_jenv_policy;
         pol[n_pol++].arg = ppo;
     }
@@ -407,7 +423,7 @@ lr_cmd_sim(int argc, char **argv)
             lr_jenv_set_load(j.env, c->load);
             for (int s = 0; s < o.seeds; s++) {
                 if (progress)
-                    fprintf(stderr, "\r%s: %-9s %7.2f E  seed %d/%d ", CMD,
+                    fprintf(stderr, "\r%s: %-10s %7.2f E  seed %d/%d ", CMD,
                             c->policy, c->load, s + 1, o.seeds);
                 struct lr_jenv_metrics m;
                 lr_jenv_run(j.env, pol[pi].p, pol[pi].arg, o.seed + s,
@@ -418,6 +434,7 @@ lr_cmd_sim(int argc, char **argv)
                 x[3 * o.seeds + s] = m.dc_load_variance;
                 x[4 * o.seeds + s] = m.spectrum_utilisation;
                 x[5 * o.seeds + s] = m.mean_slowdown;
+                x[6 * o.seeds + s] = m.refusing;
             }
             for (int mi = 0; mi < N_METRICS; mi++)
                 lr_stats_compute(x + mi * o.seeds, o.seeds, &c->m[mi]);
@@ -430,20 +447,20 @@ lr_cmd_sim(int argc, char **argv)
         printf("# %s + %s: %d DCs, %d candidates per job; models %s; GPUs "
                "%s; B=%g b=%g; holding %s; %ld jobs per run (%ld warm-up), "
                "%d seeds from %llu; 95%% CI\n", o.env.topology,
-               o.env.cluster, j.cl->n_dcs, lr_jenv_n_actions(j.env),
+               o.env.cluster, j.cl->n_dcs, lr_jenv_n_cands(j.env),
                o.env.models, o.env.demands, o.env.batch, o.env.micro,
                lr_jenv_holding_name(o.env.holding_mode), o.arrivals,
                o.warmup, o.seeds, o.seed);
-        printf("%-9s %7s %17s %17s %8s %10s %8s %8s\n", "policy",
+        printf("%-10s %7s %17s %17s %8s %10s %8s %8s %8s\n", "policy",
                "load(E)", "blocking", "iteration(s)", "gpu", "dc-var",
-               "spectrum", "slowdown");
+               "spectrum", "slowdown", "refused");
         for (int i = 0; i < n_pol * o.n_loads; i++) {
             const struct cell *c = &cells[i];
-            printf("%-9s %7.2f %7.3f%% +-%5.3f%% %8.4f +-%6.4f %7.2f%% "
-                   "%10.5f %7.2f%% %8.4f\n", c->policy, c->load,
+            printf("%-10s %7.2f %7.3f%% +-%5.3f%% %8.4f +-%6.4f %7.2f%% "
+                   "%10.5f %7.2f%% %8.4f %7.3f%%\n", c->policy, c->load,
                    100 * c->m[0].mean, 100 * c->m[0].ci95, c->m[1].mean,
                    c->m[1].ci95, 100 * c->m[2].mean, c->m[3].mean,
-                   100 * c->m[4].mean, c->m[5].mean);
+                   100 * c->m[4].mean, c->m[5].mean, 100 * c->m[6].mean);
         }
         print_bound(&o, &j);
     }

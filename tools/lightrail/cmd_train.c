@@ -82,6 +82,10 @@ usage(FILE *f)
 "                      is deterministic for a seed and N\n"
 "  --plot FILE.png     the training curve (default: FILE of --out + .png)\n"
 "  --quiet             no progress bar\n"
+"  --refuse            add the action 'refuse the job' (blocked, reward\n"
+"                      -block-penalty), offered whenever a job is pending,\n"
+"                      and the job's least slowdown to the observation;\n"
+"                      recorded in the file (refuse=1)\n"
 "%s"
 "\nexit status: 0 done, 1 internal failure, 2 bad input\n", TRAIN_ENVS,
             lr_jenv_cli_help);
@@ -92,7 +96,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_STEPS, O_SEED, O_OUT, O_LOAD, O_EP,
            O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
-           O_HELP };
+           O_REFUSE, O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
         { "cluster", required_argument, NULL, O_CLUSTER },
@@ -109,6 +113,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "plot", required_argument, NULL, O_PLOT },
         { "quiet", no_argument, NULL, O_QUIET },
         { "envs", required_argument, NULL, O_ENVS },
+        { "refuse", no_argument, NULL, O_REFUSE },
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
@@ -165,6 +170,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_PLOT: o->plot = optarg; break;
         case O_QUIET: o->quiet = 1; break;
+        case O_REFUSE: o->env.refuse = true; break;
         case O_ENVS:
             if (lr_cli_parse_long(optarg, 1, 4096, &v))
                 bad = "--envs wants an integer in 1..4096";
@@ -261,6 +267,7 @@ lr_cmd_train(int argc, char **argv)
                                    .k = o.env.k,
                                    .block_penalty = o.env.block_penalty,
                                    .holding_mode = o.env.holding_mode,
+                                   .refuse = o.env.refuse,
                                    .n_obs = pc.n_obs, .n_act = pc.n_act };
     snprintf(meta.models, sizeof meta.models, "%s", o.env.models);
     snprintf(meta.demands, sizeof meta.demands, "%s", o.env.demands);

@@ -83,6 +83,7 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
     struct lr_jenv_config *c = &j->cfg;
     *c = (struct lr_jenv_config) {
         .load = o->load, .holding = 1, .holding_mode = o->holding_mode,
+        .refuse = o->refuse,
         .k = o->k, .guard = 1,
         .block_penalty = o->block_penalty,
         .train = { .batch = o->batch, .micro = o->micro, .elem_bytes = 2 },

@@ -24,6 +24,9 @@ struct lr_jenv_cli_opts {
     double load;                  /* the first load */
     enum lr_jenv_holding holding_mode;
     bool holding_set;             /* --holding was given */
+    /* The refusal action (lr_jenv_config.refuse): set by `train --refuse`
+     * and by a policy file's refuse=1, never an option of its own here. */
+    bool refuse;
 };
 
 /* The defaults every command starts from. */

@@ -65,10 +65,12 @@ lr_policy_save(const char *path, const struct lr_policy_meta *m,
     int hn = snprintf(head, sizeof head,
                       "LRPOLICY %d\nmodels=%s\ndemands=%s\nbatch=%.17g\n"
                       "microbatch=%.17g\nk=%d\nblock-penalty=%.17g\n"
-                      "holding=%s\ntopology=%s\ndcs=%s\nn-obs=%d\nn-actions=%d\n"
+                      "holding=%s\nrefuse=%d\ntopology=%s\ndcs=%s\n"
+                      "n-obs=%d\nn-actions=%d\n"
                       "command=%s\n\n", LR_POLICY_VERSION, m->models,
                       m->demands, m->batch, m->micro, m->k, m->block_penalty,
-                      lr_jenv_holding_name(m->holding_mode), m->topology,
+                      lr_jenv_holding_name(m->holding_mode), m->refuse ? 1 : 0,
+                      m->topology,
                       m->dcs, m->n_obs, m->n_act, m->command);
     if (hn < 0 || (size_t) hn >= sizeof head) {
         set_err(err, errlen, "%s: policy header too long", path);
@@ -222,7 +224,11 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
     else if (!get_key(head, "holding", v, sizeof v)
              && lr_jenv_holding_parse(v, &m->holding_mode))
         missing = "holding";
+    else if (!get_key(head, "refuse", v, sizeof v)
+             && strcmp(v, "0") && strcmp(v, "1"))
+        missing = "refuse";
     else {
+        m->refuse = !get_key(head, "refuse", v, sizeof v) && !strcmp(v, "1");
         long k, no, na;
         if (get_key(head, "k", v, sizeof v) || pf_parse_long(v, 1, 16, &k))
             missing = "k";

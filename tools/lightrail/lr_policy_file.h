@@ -6,7 +6,8 @@
  * Format, version 1 (binary; docs/ppo.md says why not YANG JSON):
  *   "LRPOLICY 1\n"
  *   text lines "key=value\n": models, demands, batch, microbatch, k,
- *     block-penalty, topology, dcs, n-obs, n-actions, command
+ *     block-penalty, holding, refuse, topology, dcs, n-obs, n-actions,
+ *     command (holding and refuse may be missing: exp, no refusal)
  *   "\n"
  *   the agent as lr_ppo_encode() writes it (its own magic, version,
  *     sizes, big-endian IEEE weights, FNV-1a 64 checksum)
@@ -21,6 +22,7 @@
 #ifndef LR_POLICY_FILE_H
 #define LR_POLICY_FILE_H 1
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "planner/lr_jenv.h"
@@ -35,6 +37,9 @@ struct lr_policy_meta {
     /* The holding-time mode trained under (header key "holding"; files
      * without the key were trained under exp). */
     enum lr_jenv_holding holding_mode;
+    /* Trained with the refusal action (header key "refuse", 0 or 1;
+     * files without the key have none). */
+    bool refuse;
     char topology[64], dcs[512];
     int n_obs, n_act;
     char command[1024];
