@@ -1010,6 +1010,13 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     if (!strcmp(algo, "ppo")) {
         char why[LR_JOB_REASON_MAX - 40];
         int a = ppo_choose(c, in, why, sizeof why);
+        if (a == LR_CTL_PPO_REFUSED) {
+            job->phase = LR_JOB_BLOCKED;
+            set_reason(job, "refused by the ppo policy: %s", why);
+            snprintf(job->note, sizeof job->note, "ppo: refused the job");
+            c->counters.blocks_plan++;
+            goto cleanup;
+        }
         int prc = a < 0 ? -1 : admit_ppo(c, model, &tr, job, a, why,
                                          sizeof why);
         if (prc > 0) {

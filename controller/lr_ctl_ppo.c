@@ -44,6 +44,7 @@ parse_mix(struct lr_ctl_ppo *p)
          * (tools/lightrail/lr_jenv_cli.c). */
         .load = 1, .holding = 1, .k = p->meta.k, .guard = 1,
         .block_penalty = p->meta.block_penalty,
+        .refuse = p->meta.refuse,
         .train = { p->meta.batch, p->meta.micro, 2 },
     };
     snprintf(buf, sizeof buf, "%s", p->meta.models);
@@ -219,7 +220,19 @@ lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
     lr_jenv_observe(p->env, p->obs);
     int a = lr_ppo_act(p->agent, p->obs, lr_jenv_mask(p->env), false, NULL,
                        NULL);
-    if (a < 0)
+    if (a < 0) {
         snprintf(why, len, "the actor chose no candidate");
+    } else if (a == lr_jenv_refuse_action(p->env)) {
+        double best = INFINITY;
+        const uint8_t *mask = lr_jenv_mask(p->env);
+        for (int c = 0; c < lr_jenv_n_cands(p->env); c++)
+            if (mask[c])
+                best = fmin(best, lr_jenv_cand_time(p->env, c));
+        snprintf(why, len, "its fastest feasible placement now would run "
+                 "%.2f times slower than on an empty network; submit it "
+                 "again later or with another algorithm",
+                 best / lr_jenv_job_tref(p->env));
+        return LR_CTL_PPO_REFUSED;
+    }
     return a;
 }

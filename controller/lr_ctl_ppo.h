@@ -20,6 +20,12 @@
  * feasibility mask (lr_ppo_act with sample = false: deterministic, the
  * argmax of the masked policy, as `lightrail sim` evaluates it).
  *
+ * A policy trained with the refusal action (`lightrail train --refuse`,
+ * refuse=1 in its file) may choose it: lr_ctl_ppo_decide() then returns
+ * LR_CTL_PPO_REFUSED and the controller blocks the job with the reason
+ * "refused by the ppo policy: ..." (no fallback to CDynP: the refusal is
+ * the policy's decision, as in `lightrail sim`).
+ *
  * An intent maps to a job class when its model is one of the file's
  * models (a preset, by name), its batch and microbatch are the file's,
  * and some GPU demand of the file lies in [gpus min, gpus max]: the
@@ -64,10 +70,14 @@ struct lr_jenv *lr_ctl_ppo_env(struct lr_ctl_ppo *);
 int lr_ctl_ppo_class(const struct lr_ctl_ppo *, const struct lr_intent *in,
                      int *model, int *demand, char *why, size_t len);
 
+#define LR_CTL_PPO_REFUSED (-2)
+
 /* Mirrors the state ('used' GPUs per DC, 'occ' with 'nw' words per link
  * as lr_spectrum keeps them) and asks the actor for class (model,
- * demand).  Returns the candidate (lr_jenv_cand()), or -1 with why[]
- * (no feasible candidate, or a state the environment refuses). */
+ * demand).  Returns the candidate (lr_jenv_cand()); LR_CTL_PPO_REFUSED
+ * when the actor chose to refuse the job (why[] gives the job's least
+ * slowdown then); or -1 with why[] (no feasible candidate, or a state
+ * the environment refuses). */
 int lr_ctl_ppo_decide(struct lr_ctl_ppo *, const int *used,
                       const uint64_t *occ, int nw, int model, int demand,
                       char *why, size_t len);

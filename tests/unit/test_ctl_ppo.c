@@ -320,6 +320,79 @@ test_no_policy_configured(void)
     lr_ctl_free(c);
 }
 
+/* A policy file with the refusal action (refuse=1): the shipped
+ * policy's header, a new agent one observation and one action larger
+ * whose actor's output bias for the refusal is 'bias' (+100: it always
+ * refuses; -100: never). */
+static void
+write_refuse_policy(const char *path, double bias)
+{
+    struct lr_policy_meta meta;
+    struct lr_ppo *agent = NULL, *r = NULL;
+    char err[512];
+    CU_ASSERT_EQUAL_FATAL(lr_policy_load(src("examples/policies/metro.pol"),
+                                         &meta, &agent, err, sizeof err), 0);
+    meta.refuse = true;
+    meta.n_obs++;
+    meta.n_act++;
+    struct lr_ppo_config pc;
+    lr_ppo_defaults(&pc, meta.n_obs, meta.n_act);
+    pc.seed = 1;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&pc, &r), 0);
+    r->actor->params[r->actor->n_params - 1] = bias;
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &meta, r, err, sizeof err),
+                          0);
+    lr_ppo_free(r);
+    lr_ppo_free(agent);
+}
+
+/* A refusing policy blocks a mapped intent with its reason and holds
+ * nothing; an unmapped intent still falls back to CDynP; the same file
+ * format with a policy that never refuses admits on a candidate. */
+static void
+test_refusing_policy(void)
+{
+    char err[1024], path[256];
+    snprintf(path, sizeof path, "%s/refuse.pol", dir);
+    write_refuse_policy(path, 100);
+    struct lr_ctl *c = open_ctl(path, -1);
+    int reuse = n_db - 1;
+    bool usable;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    struct lr_intent in = intent("r1", "gpt-1.9b", 8, 8);
+    struct lr_job job;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "refused by the ppo policy: "
+                                  "its fastest feasible placement now "
+                                  "would run 1.00 times slower"));
+    CU_ASSERT_STRING_EQUAL(job.note, "ppo: refused the job");
+    for (int d = 0; d < cluster->n_dcs; d++)
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[d], 0);
+    in = intent("r2", "gpt-1.9b", 5, 7);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "; planned by cdynp"));
+    assert_consistent(c);
+    lr_ctl_free(c);
+    c = open_ctl(path, reuse);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "r1", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "refused by the ppo policy"));
+    assert_consistent(c);
+    lr_ctl_free(c);
+
+    write_refuse_policy(path, -100);
+    c = open_ctl(path, -1);
+    in = intent("a1", "gpt-1.9b", 8, 8);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(strncmp(job.note, "ppo: candidate ", 15), 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+}
+
 static CU_TestInfo tests[] = {
     { "a mapped intent takes the actor's candidate",
       test_mapped_intents_follow_the_actor },
@@ -330,6 +403,8 @@ static CU_TestInfo tests[] = {
     { "a policy for another mix or network: fall back, say why",
       test_incompatible_policy },
     { "no policy configured: fall back", test_no_policy_configured },
+    { "a refusing policy blocks the job with its reason",
+      test_refusing_policy },
     CU_TEST_INFO_NULL,
 };
 
