@@ -39,9 +39,30 @@ else
 fi
 
 out=$($LIGHTRAIL sim --topology "$T" --cluster "$C" --policy all --loads 4:4:1 $SMALL)
-n=$(echo "$out" | grep -c '^[a-z]*  *4.00 ')
-[ "$n" -eq 7 ] && ok "text table: the seven baselines" \
+n=$(echo "$out" | grep -c '^[a-z-]*  *4.00 ')
+[ "$n" -eq 8 ] && ok "text table: the seven baselines and greedy-cap" \
                || notok "text output: $out"
+
+# greedy-cap (an extra baseline): with theta 1 it refuses every job that
+# cannot run at its best speed, and those refusals count as blocked;
+# with an unreachable theta it is greedy, run for run.
+W="$LIGHTRAIL sim --topology $T --cluster $C --holding work --loads 1:1:1
+   $SMALL --format json"
+$W --policy greedy,greedy-cap --cap 1e6 > "$tmp/cap.json"
+$W --policy greedy-cap --cap 1 > "$tmp/cap1.json"
+if jq -s -e '.[0].refused == 0 and .[1].refused == 0
+             and .[0].blocking == .[1].blocking
+             and .[0].mean_iteration_s == .[1].mean_iteration_s' \
+      "$tmp/cap.json" > /dev/null \
+   && jq -e --slurpfile g "$tmp/cap.json" '.refused > 0.05
+             and .blocking >= .refused and .blocking > $g[0].blocking
+             and .mean_slowdown < $g[0].mean_slowdown' "$tmp/cap1.json" \
+      > /dev/null; then
+    ok "greedy-cap: theta 1 refuses (counted as blocked), a huge theta is greedy"
+else
+    notok "greedy-cap: $(cat "$tmp/cap.json" "$tmp/cap1.json")"
+fi
+expect_bad "--cap wants a slowdown of at least 1" $W --policy greedy-cap --cap 0.5
 
 if $LIGHTRAIL sim --help > "$tmp/help" && grep -q cdynp "$tmp/help" \
    && grep -q -- --policy-file "$tmp/help"; then

@@ -106,6 +106,39 @@ fi
 reseal "$tmp/w.pol" "$tmp/hold.pol" 's/^holding=work$/holding=fixed/'
 expect_bad "header key 'holding' missing or invalid" $S --policy-file "$tmp/hold.pol"
 
+# The refusal action: recorded as refuse=1, one more action and one more
+# observation; sim runs it and counts its refusals as blocked.  Files
+# without the key (written before it existed) have no refusal and decide
+# as before; a bad value is refused.
+grep -q '^refuse=0$' "$tmp/w.pol" && ok "refuse=0 recorded without --refuse" \
+    || notok "no refuse=0 line in the policy file"
+if $TRAIN --seed 3 --holding work --refuse --block-penalty 1 \
+       --out "$tmp/r.pol" 2> "$tmp/err"; then
+    obs=$(sed -n 's/^n-obs=//p' "$tmp/w.pol")
+    grep -q '^refuse=1$' "$tmp/r.pol" && grep -q '^n-actions=58$' "$tmp/r.pol" \
+        && grep -q "^n-obs=$((obs + 1))\$" "$tmp/r.pol" \
+        && ok "refuse=1 recorded, 57 candidates + refuse, one more feature" \
+        || notok "refuse header: $(grep -a '^refuse=\|^n-' "$tmp/r.pol")"
+    if $S --policy-file "$tmp/r.pol" --format json > "$tmp/r.json" \
+       && jq -e '.policy == "ppo" and .refused >= 0
+                 and .blocking >= .refused' "$tmp/r.json" > /dev/null; then
+        ok "sim runs a refusing policy; refusals are part of blocking"
+    else
+        notok "sim with a refusing policy: $(cat "$tmp/r.json")"
+    fi
+else
+    notok "train --refuse failed: $(cat "$tmp/err")"
+fi
+if reseal "$tmp/w.pol" "$tmp/noref.pol" '/^refuse=/d' \
+   && $S --policy-file "$tmp/noref.pol" --format json > "$tmp/noref.json" \
+   && cmp -s "$tmp/noref.json" "$tmp/w.json"; then
+    ok "a policy file without refuse= has no refusal and decides as before"
+else
+    notok "policy file without refuse=: $(cat "$tmp/noref.json")"
+fi
+reseal "$tmp/r.pol" "$tmp/refbad.pol" 's/^refuse=1$/refuse=yes/'
+expect_bad "header key 'refuse' missing or invalid" $S --policy-file "$tmp/refbad.pol"
+
 cp "$tmp/a.pol" "$tmp/keep.pol"
 # One flipped byte in the weights: the checksum.
 size=$(wc -c < "$tmp/a.pol")
