@@ -590,8 +590,8 @@ test_greedy_cap(void)
     struct lr_rng rng;
     lr_rng_seed(&rng, 1);
     const uint8_t *mask = lr_jenv_mask(e);
-    double one = 1;
-    CU_ASSERT_EQUAL(lr_jenv_greedy_cap.choose(&one, e, mask, &rng),
+    double theta1 = 1;
+    CU_ASSERT_EQUAL(lr_jenv_greedy_cap.choose(&theta1, e, mask, &rng),
                     lr_jenv_greedy.choose(NULL, e, mask, &rng));
     CU_ASSERT_FATAL(mask[0] && mask[1]);
     lr_jenv_step(e, 0);
