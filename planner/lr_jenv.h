@@ -54,13 +54,14 @@
  *
  * Reward (for learning).  Admission of job j on c: -T(j, c) / T_ref(j),
  * with T_ref(j) the least T of j's class on an empty network (so -1 is
- * the best possible); blocking, a refusal included: -block_penalty.  A job that arrives with
- * no feasible candidate is blocked without a decision: its penalty is
- * added to the reward of the decision just before it.
+ * the best possible); blocking, a refusal included: -block_penalty.  A
+ * job that arrives with no feasible candidate is blocked without a
+ * decision: its penalty is added to the reward of the decision just
+ * before it.
  *
  * Metrics, counted after the first 'warmup' arrivals: blocking = blocked /
- * arrivals (refusals included); refused / arrivals; mean iteration time of the admitted and their mean slowdown
- * T / T_ref; time averages over
+ * arrivals (refusals included); refused / arrivals; mean iteration time
+ * of the admitted and their mean slowdown T / T_ref; time averages over
  * [end of warm-up, now] of GPU utilisation (used / all GPUs), of the
  * variance across DCs of each DC's used share (population variance), and
  * of spectrum utilisation (booked slots / all slots).
