@@ -564,7 +564,7 @@ lr_cmd_plan(int argc, char **argv)
                  algo_names[o.algo], simulate(tm, plan, ev, NULL), ev->T);
         g = lr_gantt_new(title, "time (s)");
         for (int s = 0; g && s < plan->n_stages; s++) {
-            char label[64];
+            char label[160];   /* the stage and two DC names: never cut */
             snprintf(label, sizeof label, "stage %d (%s x%d)", s + 1,
                      tm->dcs[plan->stages[s].dc].name, plan->stages[s].g);
             lr_gantt_row(g, 2 * s, label);
