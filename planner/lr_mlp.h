@@ -16,9 +16,10 @@
  *   dL/dW_i += G_i^T H_i,  dL/db_i += G_i^T 1,
  *   G_{i-1} = (G_i W_i) .* (1 - H_i .* H_i)   (one dgemm each).
  * The batched gradient is the sum of the per-sample ones, up to rounding
- * (single precision: see Precision).  tanh is computed through one exp
- * (absolute error under 3e-16 in double, 1e-7 in float; lr_mlp.c says
- * why).
+ * (single precision: see Precision).  tanh is computed through one exp:
+ * glibc's in double (absolute error under 3e-16; lr_mlp.c says why), the
+ * vectorised approximation of lr_simd.h in float (absolute error under
+ * 1e-7).
  *
  * Precision.  The weights (params), the gradient accumulator (grad) and
  * Adam's moments are double: the master copy, what the policy file
@@ -27,10 +28,12 @@
  * _backward: dgemv, dger) is all double: the path of a decision
  * (lightraild, lightrail sim) and the reference the tests check by
  * finite differences.  A batch (lr_mlp_forward_batch, _backward_batch:
- * the path of training) computes in single precision: the weights
- * rounded to float at each batched forward pass (pf), the input, the
- * activations, dL/dY and the matrix products (cblas_sgemm), tanh through
- * expf; each batch's dW is added to the double grad.  Why: one-thread
+ * the path of training) computes in single precision: a float copy of
+ * the weights (pf: params rounded to float, written by Adam's step as it
+ * writes params, lr_mlp_adam_step, and taken again by the next batched
+ * pass after anything else changed params: lr_mlp_params_changed), the
+ * input, the activations, dL/dY and the matrix products (cblas_sgemm),
+ * tanh by lr_simd_tanhf; each batch's dW is added to the double grad.  Why: one-thread
  * sgemm runs about twice dgemm's rate on this core, and the products are
  * most of training's time (docs/benchmarks.md, "single precision").  The
  * batched outputs and gradients therefore differ from the per-sample
@@ -70,6 +73,7 @@ struct lr_mlp {
     float *hb;                /* per layer i >= 0 (0: the input):
                                * cap x sizes[i] at cap * h_off[i] */
     float *gb;                /* two cap x widest scratch blocks */
+    bool pf_ok;               /* pf == params rounded to float */
 };
 
 /* 'n_hidden' hidden layers of sizes hidden[]; EINVAL for a size < 1 or
@@ -106,6 +110,12 @@ void lr_mlp_forward_batch(struct lr_mlp *, int n, const double *x,
  * The weights must not change in between (the float copy is used). */
 void lr_mlp_backward_batch(struct lr_mlp *, int n, const double *dy);
 
+/* Says that params were written by other means than lr_mlp_init() or
+ * lr_mlp_adam_step() (a load, a test's perturbation): the next batched
+ * pass rounds them to float again.  Without it, a batched pass after a
+ * batched pass would use the old float copy. */
+void lr_mlp_params_changed(struct lr_mlp *);
+
 struct lr_adam {
     int n;
     long t;
@@ -119,5 +129,9 @@ void lr_adam_free(struct lr_adam *);
 /* params -= lr * mhat / (sqrt(vhat) + eps). */
 void lr_adam_step(struct lr_adam *, double *params, const double *grad,
                   double lr);
+/* The same on m's params and grad, writing the float copy of the batched
+ * path in the same loop (it stays in step without a pass over the
+ * weights at each batched forward pass). */
+void lr_mlp_adam_step(struct lr_mlp *m, struct lr_adam *, double lr);
 
 #endif

@@ -510,10 +510,8 @@ lr_ppo_update_envs(struct lr_ppo *p, const double *last_values,
             batch_loss_grad(p, p->perm + b * mb, mb, &st);
             st.grad_norm += clip_norm(p->actor, c->max_grad_norm)
                             + clip_norm(p->critic, c->max_grad_norm);
-            lr_adam_step(&p->adam_actor, p->actor->params, p->actor->grad,
-                         lr);
-            lr_adam_step(&p->adam_critic, p->critic->params,
-                         p->critic->grad, lr);
+            lr_mlp_adam_step(p->actor, &p->adam_actor, lr);
+            lr_mlp_adam_step(p->critic, &p->adam_critic, lr);
             batches++;
         }
     }
@@ -644,6 +642,8 @@ lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
         p->actor->params[i] = lr_get_f64(w);
     for (int i = 0; i < p->critic->n_params; i++, w += 8)
         p->critic->params[i] = lr_get_f64(w);
+    lr_mlp_params_changed(p->actor);
+    lr_mlp_params_changed(p->critic);
     for (int i = 0; i < p->actor->n_params; i++)
         if (!isfinite(p->actor->params[i])) {
             set_err(err, errlen, "policy has a weight that is not finite");

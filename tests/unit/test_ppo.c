@@ -133,6 +133,53 @@ test_mlp_batch(void)
     lr_mlp_free(m);
 }
 
+/* The float copy of the batched path follows the master weights: after
+ * lr_mlp_adam_step() it is params rounded to float, so a batched pass
+ * gives the same bits as one that rounds them afresh; a write to params
+ * announced by lr_mlp_params_changed() reaches the next batched pass. */
+static void
+test_mlp_float_copy(void)
+{
+    enum { NI = 5, NO = 3, R = 4 };
+    struct lr_mlp *m = NULL;
+    int hidden[2] = { 8, 6 };
+    CU_ASSERT_EQUAL_FATAL(lr_mlp_new(NI, hidden, 2, NO, &m), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_mlp_reserve(m, R), 0);
+    struct lr_adam a;
+    CU_ASSERT_EQUAL_FATAL(lr_adam_init(&a, m->n_params), 0);
+    struct lr_rng r;
+    lr_rng_seed(&r, 44);
+    lr_mlp_init(m, &r, 1.0);
+    double x[R * NI], dy[R * NO], y1[R * NO], y2[R * NO];
+    for (int i = 0; i < R * NI; i++)
+        x[i] = lr_rng_uniform(&r) * 2 - 1;
+    for (int i = 0; i < R * NO; i++)
+        dy[i] = lr_rng_uniform(&r) * 2 - 1;
+    for (int step = 0; step < 3; step++) {
+        lr_mlp_zero_grad(m);
+        lr_mlp_forward_batch(m, R, x, y1);
+        lr_mlp_backward_batch(m, R, dy);
+        lr_mlp_adam_step(m, &a, 1e-2);
+    }
+    int same = 1;
+    for (int i = 0; i < m->n_params; i++)
+        same &= m->pf[i] == (float) m->params[i];
+    CU_ASSERT(same);
+    lr_mlp_forward_batch(m, R, x, y1);
+    lr_mlp_params_changed(m);
+    lr_mlp_forward_batch(m, R, x, y2);
+    CU_ASSERT_EQUAL(memcmp(y1, y2, sizeof y1), 0);
+    /* A bias of the output layer written directly, then announced. */
+    m->params[m->n_params - 1] += 0.5;
+    lr_mlp_params_changed(m);
+    lr_mlp_forward_batch(m, R, x, y2);
+    for (int k = 0; k < R; k++)
+        CU_ASSERT(fabs(y2[k * NO + NO - 1] - y1[k * NO + NO - 1] - 0.5)
+                  < 1e-6);
+    lr_adam_free(&a);
+    lr_mlp_free(m);
+}
+
 /* A small agent for the tests, with n_envs environments in lockstep
  * (agent(): one, lr_ppo_defaults()'s). */
 static struct lr_ppo *
@@ -612,6 +659,8 @@ test_save_load(void)
 static CU_TestInfo tests[] = {
     { "MLP gradient = finite differences", test_mlp_gradient },
     { "MLP batched = per sample = finite differences", test_mlp_batch },
+    { "MLP float copy follows Adam and announced writes",
+      test_mlp_float_copy },
     { "PPO loss gradient: batched = per sample = finite differences",
       test_ppo_loss_gradient },
     { "act_batch chooses as act", test_act_batch },

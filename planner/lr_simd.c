@@ -1,0 +1,109 @@
+/* lr_simd: see lr_simd.h for what each loop computes and why it is here. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "planner/lr_simd.h"
+
+/* Two clones on x86-64 (lr_simd.h says why the results do not depend on
+ * which one runs); one function elsewhere. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LR_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", \
+                                                    "default")))
+#else
+#define LR_SIMD_CLONES
+#endif
+
+/* exp(a) for a float; the loops below inline it.  k = round(a / ln 2)
+ * by the 1.5 x 2^23 shifter (t keeps k in its low mantissa bits), r = a
+ * - k ln 2 with ln 2 = L1 + L2 (L1 has 15 significant bits, so k L1 is
+ * exact for |k| <= 256), exp(r) by Cephes' polynomial, 2^k as the
+ * exponent field (k + 127) << 23: k lies in [-126, 127] after the
+ * clamp, a normal float. */
+static inline float
+exp_clamped(float a)
+{
+    a = a < -87.0f ? -87.0f : a;
+    a = a > 88.0f ? 88.0f : a;
+    float t = a * 1.44269504088896341f + 0x1.8p23f;
+    float k = t - 0x1.8p23f;
+    float r = a - k * 0.693145751953125f;
+    r = r - k * 1.428606765330187e-06f;
+    float z = r * r;
+    float p = (((((1.9875691500e-4f * r + 1.3981999507e-3f) * r
+                  + 8.3334519073e-3f) * r + 4.1665795894e-2f) * r
+                + 1.6666665459e-1f) * r + 5.0000001201e-1f) * z + r + 1.0f;
+    uint32_t tb, sb;
+    float s;
+    memcpy(&tb, &t, sizeof tb);
+    sb = (tb << 23) + 0x3f800000u;
+    memcpy(&s, &sb, sizeof s);
+    return p * s;
+}
+
+LR_SIMD_CLONES void
+lr_simd_expf(float *restrict x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = exp_clamped(x[i]);
+}
+
+LR_SIMD_CLONES void
+lr_simd_tanhf(float *restrict x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float e = exp_clamped(-2.0f * fabsf(x[i]));
+        x[i] = copysignf((1.0f - e) / (1.0f + e), x[i]);
+    }
+}
+
+LR_SIMD_CLONES void
+lr_simd_tanh_grad(float *restrict g, const float *restrict h, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        g[i] *= 1.0f - h[i] * h[i];
+}
+
+LR_SIMD_CLONES void
+lr_simd_to_float(float *restrict to, const double *restrict from, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        to[i] = (float) from[i];
+}
+
+LR_SIMD_CLONES void
+lr_simd_to_double(double *restrict to, const float *restrict from, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        to[i] = from[i];
+}
+
+LR_SIMD_CLONES void
+lr_simd_add_float(double *restrict acc, const float *restrict x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        acc[i] += x[i];
+}
+
+LR_SIMD_CLONES void
+lr_simd_adam(const struct lr_simd_adam *k, size_t n, double *restrict w,
+             float *restrict wf, double *restrict m, double *restrict v,
+             const double *restrict g)
+{
+    double b1 = k->b1, k1 = k->k1, b2 = k->b2, k2 = k->k2;
+    double step = k->step, rs = k->rs, eps = k->eps;
+    if (wf) {
+        for (size_t i = 0; i < n; i++) {
+            m[i] = b1 * m[i] + k1 * g[i];
+            v[i] = b2 * v[i] + k2 * g[i] * g[i];
+            w[i] -= step * m[i] / (sqrt(v[i]) * rs + eps);
+            wf[i] = (float) w[i];
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            m[i] = b1 * m[i] + k1 * g[i];
+            v[i] = b2 * v[i] + k2 * g[i] * g[i];
+            w[i] -= step * m[i] / (sqrt(v[i]) * rs + eps);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+/*
+ * lr_simd: the elementwise loops of training (lr_mlp's batched passes,
+ * Adam, the conversions between the double master weights and the float
+ * copy), written as plain loops that gcc vectorises.
+ *
+ * Why a file of its own: gcc -O2 vectorises only loops that need no
+ * scalar epilogue (its "very cheap" cost model) and will not if-convert a
+ * clamp or call sqrt without keeping errno; lr_simd.c is therefore built
+ * with -ftree-vectorize -fvect-cost-model=dynamic -fno-math-errno
+ * -fno-trapping-math (planner/local.am), flags that change how fast, not
+ * what is computed: each element goes through the same IEEE operations in
+ * the same order as the scalar loop (no reassociation, no contraction
+ * into fused multiply-adds: gcc's -std=c11 default -ffp-contract=off), so
+ * the results are bit-identical whatever the vector width.
+ *
+ * On x86-64 each function has two clones (gcc's target_clones): one for
+ * x86-64-v3 (AVX2, 8 floats or 4 doubles a vector), chosen at load time
+ * when the CPU has it, and the baseline (SSE2).  By the argument above
+ * both give the same bits, so a seed's training does not depend on which
+ * clone runs (OpenBLAS's kernel choice still does: lr_mlp.h).
+ *
+ * Approximations (tests/unit/test_simd.c asserts both bounds on dense
+ * grids against glibc in double; the maxima quoted were measured over
+ * every one of the 2^32 floats):
+ *   lr_simd_expf: relative error under 1e-7 (8.2e-8, about 1.4 float
+ *     ulps) on [-87, 88]; below -87 the result is exp(-87), above 88
+ *     exp(88).  Range reduction x = k ln 2 + r, |r| <= ln 2 / 2, with
+ *     ln 2 split in two (Cody and Waite), exp(r) by the degree-7
+ *     polynomial of Cephes' expf (S. L. Moshier, Cephes Math Library,
+ *     expf.c), 2^k put in the exponent bits.
+ *   lr_simd_tanhf: tanh(x) = sign(x) (1 - e) / (1 + e), e = exp(-2|x|)
+ *     by the exp above: absolute error under 1e-7 (9.0e-8) over all
+ *     floats (what the next layer sees; the relative error grows where
+ *     |tanh x| is small, as with the libm form it replaced),
+ *     tanh(+-0) = +-0, tanh(+-inf) = +-1, NaN stays NaN.
+ * All pointers of one call point to distinct arrays (restrict).
+ */
+#ifndef LR_SIMD_H
+#define LR_SIMD_H 1
+
+#include <stddef.h>
+
+/* x[i] = exp(x[i]), x[i] = tanh(x[i]): the approximations above. */
+void lr_simd_expf(float *x, size_t n);
+void lr_simd_tanhf(float *x, size_t n);
+
+/* g[i] *= 1 - h[i]^2: tanh's derivative from its output h. */
+void lr_simd_tanh_grad(float *g, const float *h, size_t n);
+
+/* to[i] = from[i], rounded to float or widened to double. */
+void lr_simd_to_float(float *to, const double *from, size_t n);
+void lr_simd_to_double(double *to, const float *from, size_t n);
+
+/* acc[i] += x[i], in double. */
+void lr_simd_add_float(double *acc, const float *x, size_t n);
+
+/* One Adam step over n weights (lr_mlp.h has the model), the constants
+ * hoisted by the caller: m = b1 m + k1 g; v = b2 v + k2 g^2;
+ * w -= step m / (sqrt(v) rs + eps); and, when wf is not NULL, wf = w
+ * rounded to float (the float copy kept in step with the master). */
+struct lr_simd_adam {
+    double b1, k1, b2, k2, step, rs, eps;
+};
+void lr_simd_adam(const struct lr_simd_adam *, size_t n, double *w,
+                  float *wf, double *m, double *v, const double *g);
+
+#endif

@@ -1,0 +1,175 @@
+/*
+ * lr_simd: the approximations of exp and tanh against glibc in double
+ * over dense grids (the bounds lr_simd.h states), their special values,
+ * and the exact loops (conversions, sums, tanh's derivative, Adam)
+ * against the same arithmetic written here one element at a time.
+ * Lengths are odd so that the vector loops' scalar remainders run too.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/lr_simd.h"
+#include "tests/lr_test.h"
+
+/* Every point of [lo, hi] in steps of 'step', and then +-10^e for e in
+ * [-30, 30]: n points into x, returns n (at most cap). */
+static size_t
+grid(float *x, size_t cap, double lo, double hi, double step)
+{
+    size_t n = 0;
+    for (double v = lo; v <= hi && n < cap; v += step)
+        x[n++] = (float) v;
+    for (int e = -30; e <= 30 && n + 2 <= cap; e++) {
+        x[n++] = (float) pow(10, e);
+        x[n++] = (float) -pow(10, e);
+    }
+    return n;
+}
+
+/* The bound of lr_simd.h: absolute error under 1e-7 (9.0e-8 measured
+ * over every float), |tanh| <= 1, odd. */
+static void
+test_tanhf(void)
+{
+    enum { CAP = 420000 };
+    float *x = malloc(CAP * sizeof *x), *y = malloc(CAP * sizeof *y);
+    CU_ASSERT_FATAL(x && y);
+    size_t n = grid(x, CAP, -20, 20, 1e-4);
+    CU_ASSERT(n > 400000);
+    memcpy(y, x, n * sizeof *y);
+    lr_simd_tanhf(y, n);
+    double worst = 0;
+    int bounded = 1, odd = 1;
+    for (size_t i = 0; i < n; i++) {
+        worst = fmax(worst, fabs(y[i] - tanh((double) x[i])));
+        bounded &= fabsf(y[i]) <= 1.0f;
+        if (i > 0 && x[i] == -x[i - 1])
+            odd &= y[i] == -y[i - 1];
+    }
+    CU_ASSERT(worst < 1e-7);
+    CU_ASSERT(bounded);
+    CU_ASSERT(odd);
+    float s[6] = { 0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e30f };
+    lr_simd_tanhf(s, 6);
+    CU_ASSERT(s[0] == 0 && !signbit(s[0]));
+    CU_ASSERT(s[1] == 0 && signbit(s[1]));
+    CU_ASSERT_EQUAL(s[2], 1.0f);
+    CU_ASSERT_EQUAL(s[3], -1.0f);
+    CU_ASSERT(isnan(s[4]));
+    CU_ASSERT_EQUAL(s[5], 1.0f);
+    free(x);
+    free(y);
+}
+
+/* Relative error under 1e-7 on [-87, 88] (8.2e-8 measured over every
+ * float there); clamped, finite and positive, outside. */
+static void
+test_expf(void)
+{
+    enum { CAP = 200000 };
+    float *x = malloc(CAP * sizeof *x), *y = malloc(CAP * sizeof *y);
+    CU_ASSERT_FATAL(x && y);
+    size_t n = grid(x, CAP, -87, 88, 1e-3);
+    memcpy(y, x, n * sizeof *y);
+    lr_simd_expf(y, n);
+    double worst = 0;
+    size_t checked = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (x[i] < -87 || x[i] > 88)
+            continue;
+        double e = exp((double) x[i]);
+        worst = fmax(worst, fabs(y[i] - e) / e);
+        checked++;
+    }
+    CU_ASSERT(checked > 170000);
+    CU_ASSERT(worst < 1e-7);
+    float s[5] = { -1000.0f, -87.0f, 1000.0f, 88.0f, 0.0f };
+    lr_simd_expf(s, 5);
+    CU_ASSERT(s[0] > 0 && s[0] == s[1]);
+    CU_ASSERT(isfinite(s[2]) && s[2] == s[3]);
+    CU_ASSERT_EQUAL(s[4], 1.0f);
+    free(x);
+    free(y);
+}
+
+/* The exact loops give the bits of the scalar arithmetic. */
+static void
+test_exact_loops(void)
+{
+    enum { N = 1003 };
+    static double d[N], acc[N], acc2[N];
+    static float f[N], g[N], g2[N], h[N], back[N];
+    for (int i = 0; i < N; i++) {
+        d[i] = sin(i * 0.37) * (1 + i);
+        acc[i] = acc2[i] = cos(i * 0.11);
+        h[i] = (float) tanh(sin(i * 0.7) * 3);
+        g[i] = g2[i] = (float) cos(i * 0.3);
+    }
+    lr_simd_to_float(f, d, N);
+    lr_simd_to_double(acc2, f, 0);    /* n = 0 touches nothing */
+    int same = 1;
+    for (int i = 0; i < N; i++)
+        same &= f[i] == (float) d[i] && acc2[i] == acc[i];
+    CU_ASSERT(same);
+    double wide[N];
+    lr_simd_to_double(wide, f, N);
+    lr_simd_add_float(acc2, f, N);
+    lr_simd_tanh_grad(g2, h, N);
+    for (int i = 0; i < N; i++) {
+        back[i] = (float) wide[i];
+        same &= back[i] == f[i] && acc2[i] == acc[i] + (double) f[i]
+                && g2[i] == g[i] * (1.0f - h[i] * h[i]);
+    }
+    CU_ASSERT(same);
+}
+
+/* Adam: the formula of lr_mlp.h element by element, with and without the
+ * float copy. */
+static void
+test_adam(void)
+{
+    enum { N = 517 };
+    static double w[N], m[N], v[N], gr[N], w2[N], m2[N], v2[N], w3[N];
+    static float wf[N];
+    struct lr_simd_adam k = { .b1 = 0.9, .k1 = 0.1, .b2 = 0.999,
+                              .k2 = 1 - 0.999, .step = 3e-4 / 0.1,
+                              .rs = 1 / sqrt(1 - 0.999), .eps = 1e-5 };
+    for (int i = 0; i < N; i++) {
+        w[i] = w2[i] = w3[i] = sin(i * 1.3);
+        m[i] = m2[i] = 0.01 * cos(i * 0.2);
+        v[i] = v2[i] = 1e-4 * (1 + sin(i * 0.5));
+        gr[i] = sin(i * 0.9) * 0.3;
+    }
+    lr_simd_adam(&k, N, w, wf, m, v, gr);
+    int same = 1;
+    for (int i = 0; i < N; i++) {
+        m2[i] = k.b1 * m2[i] + k.k1 * gr[i];
+        v2[i] = k.b2 * v2[i] + k.k2 * gr[i] * gr[i];
+        w2[i] -= k.step * m2[i] / (sqrt(v2[i]) * k.rs + k.eps);
+        same &= w[i] == w2[i] && m[i] == m2[i] && v[i] == v2[i]
+                && wf[i] == (float) w2[i];
+    }
+    CU_ASSERT(same);
+    /* Without the copy: the same weights. */
+    for (int i = 0; i < N; i++) {
+        m[i] = 0.01 * cos(i * 0.2);
+        v[i] = 1e-4 * (1 + sin(i * 0.5));
+    }
+    lr_simd_adam(&k, N, w3, NULL, m, v, gr);
+    for (int i = 0; i < N; i++)
+        same &= w3[i] == w2[i];
+    CU_ASSERT(same);
+    CU_ASSERT(w2[1] != sin(1.3));    /* it moved */
+}
+
+static CU_TestInfo tests[] = {
+    { "tanhf: absolute error under 1e-7, special values", test_tanhf },
+    { "expf: relative error under 1e-7, clamped", test_expf },
+    { "conversions, sums, tanh derivative: exact", test_exact_loops },
+    { "Adam: the formula, with and without the float copy", test_adam },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN("simd", tests)
