@@ -332,7 +332,7 @@ lr_adam_free(struct lr_adam *a)
  * (equal up to rounding); the loop itself is lr_simd_adam(). */
 static void
 adam_step(struct lr_adam *a, double *p, float *pf, const double *g,
-          double lr)
+          double lr, double gscale)
 {
     a->t++;
     double c1 = 1 - pow(a->b1, (double) a->t);
@@ -340,6 +340,7 @@ adam_step(struct lr_adam *a, double *p, float *pf, const double *g,
     struct lr_simd_adam k = {
         .b1 = a->b1, .k1 = 1 - a->b1, .b2 = a->b2, .k2 = 1 - a->b2,
         .step = lr / c1, .rs = 1 / sqrt(c2), .eps = a->eps,
+        .gscale = gscale,
     };
     lr_simd_adam(&k, (size_t) a->n, p, pf, a->m, a->v, g);
 }
@@ -347,13 +348,14 @@ adam_step(struct lr_adam *a, double *p, float *pf, const double *g,
 void
 lr_adam_step(struct lr_adam *a, double *p, const double *g, double lr)
 {
-    adam_step(a, p, NULL, g, lr);
+    adam_step(a, p, NULL, g, lr, 1.0);
 }
 
 void
-lr_mlp_adam_step(struct lr_mlp *m, struct lr_adam *a, double lr)
+lr_mlp_adam_step(struct lr_mlp *m, struct lr_adam *a, double lr,
+                 double gscale)
 {
-    adam_step(a, m->params, m->pf_ok ? m->pf : NULL, m->grad, lr);
+    adam_step(a, m->params, m->pf_ok ? m->pf : NULL, m->grad, lr, gscale);
 }
 
 void

@@ -129,9 +129,11 @@ void lr_adam_free(struct lr_adam *);
 /* params -= lr * mhat / (sqrt(vhat) + eps). */
 void lr_adam_step(struct lr_adam *, double *params, const double *grad,
                   double lr);
-/* The same on m's params and grad, writing the float copy of the batched
- * path in the same loop (it stays in step without a pass over the
- * weights at each batched forward pass). */
-void lr_mlp_adam_step(struct lr_mlp *m, struct lr_adam *, double lr);
+/* The same on m's params and grad times 'gscale' (a clipping factor; 1:
+ * grad as it is; grad itself is not written), writing the float copy of
+ * the batched path in the same loop (it stays in step without a pass
+ * over the weights at each batched forward pass). */
+void lr_mlp_adam_step(struct lr_mlp *m, struct lr_adam *, double lr,
+                      double gscale);
 
 #endif

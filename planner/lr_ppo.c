@@ -9,6 +9,7 @@
 #include "planner/lr_bytes.h"
 #include "planner/lr_jenv.h"
 #include "planner/lr_ppo.h"
+#include "planner/lr_simd.h"
 
 void
 lr_ppo_defaults(struct lr_ppo_config *c, int n_obs, int n_act)
@@ -211,7 +212,7 @@ lr_ppo_act_batch(struct lr_ppo *p, int n, const float *obs,
         const double *z = p->lb + (size_t) r * c->n_act;
         double *pr = p->pb + (size_t) r * c->n_act;
         const uint8_t *mk = mask + (size_t) r * c->n_act;
-        double lz = masked_softmax(z, mk, c->n_act, pr);
+        double lz = lr_simd_masked_softmax(z, mk, (size_t) c->n_act, pr);
         int a = lz == -INFINITY ? -1 : choose(p, z, pr, mk, sample);
         act[r] = a;
         if (logp)
@@ -381,7 +382,7 @@ loss_grad_batched(struct lr_ppo *p, const int *idx, int count,
             const double *z = p->lb + (size_t) r * n;
             double *pr = p->pb + (size_t) r * n, *dz = p->db + (size_t) r * n;
             double A = (p->adv[t] - mean) / (sd + 1e-8);
-            double lz = masked_softmax(z, mask, n, pr);
+            double lz = lr_simd_masked_softmax(z, mask, (size_t) n, pr);
             int a = p->act[t];
             double logp = z[a] - lz, ratio = exp(logp - p->logp[t]);
             double dlogp, pg = policy_term(A, ratio, c->clip, &dlogp);
@@ -448,21 +449,17 @@ compute_gae(struct lr_ppo *p, const double *last_values)
     }
 }
 
-/* Scales m's gradient down to norm 'max' at most; returns its norm.
- * Each network is clipped on its own: with unnormalised returns the
- * critic's gradient is orders of magnitude larger than the actor's, and
- * one global norm (CleanRL's) would shrink the actor's step to nothing. */
+/* The factor that scales m's gradient down to norm 'max' at most (1 when
+ * it is within), applied in Adam's loop (lr_mlp_adam_step); its norm in
+ * *norm.  Each network is clipped on its own: with unnormalised returns
+ * the critic's gradient is orders of magnitude larger than the actor's,
+ * and one global norm (CleanRL's) would shrink the actor's step to
+ * nothing. */
 static double
-clip_norm(struct lr_mlp *m, double max)
+clip_scale(const struct lr_mlp *m, double max, double *norm)
 {
-    double norm = 0;
-    for (int i = 0; i < m->n_params; i++)
-        norm += m->grad[i] * m->grad[i];
-    norm = sqrt(norm);
-    if (norm > max)
-        for (int i = 0; i < m->n_params; i++)
-            m->grad[i] *= max / norm;
-    return norm;
+    *norm = sqrt(lr_simd_sum_squares(m->grad, (size_t) m->n_params));
+    return *norm > max ? max / *norm : 1.0;
 }
 
 void
@@ -508,10 +505,12 @@ lr_ppo_update_envs(struct lr_ppo *p, const double *last_values,
             lr_mlp_zero_grad(p->actor);
             lr_mlp_zero_grad(p->critic);
             batch_loss_grad(p, p->perm + b * mb, mb, &st);
-            st.grad_norm += clip_norm(p->actor, c->max_grad_norm)
-                            + clip_norm(p->critic, c->max_grad_norm);
-            lr_mlp_adam_step(p->actor, &p->adam_actor, lr);
-            lr_mlp_adam_step(p->critic, &p->adam_critic, lr);
+            double na, nc;
+            double sa = clip_scale(p->actor, c->max_grad_norm, &na);
+            double sc = clip_scale(p->critic, c->max_grad_norm, &nc);
+            st.grad_norm += na + nc;
+            lr_mlp_adam_step(p->actor, &p->adam_actor, lr, sa);
+            lr_mlp_adam_step(p->critic, &p->adam_critic, lr, sc);
             batches++;
         }
     }

@@ -18,7 +18,7 @@
  *       + c_V 0.5 E[max((V - R)^2, (V_old + clip(V - V_old, -eps, eps)
  *       - R)^2)],  rho = pi(a|s) / pi_old(a|s);
  *   the gradients of actor and critic each clipped to a norm (CleanRL
- *   clips both together: see clip_norm() for why we do not), Adam with
+ *   clips both together: see clip_scale() for why we do not), Adam with
  *   a learning rate annealed linearly to 0 over the run.
  * Separate actor and critic MLPs (lr_mlp.h).  Deterministic for a seed:
  * every random draw (initialisation, sampling, minibatch shuffles) comes

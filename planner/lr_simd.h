@@ -28,6 +28,9 @@
  *     ln 2 split in two (Cody and Waite), exp(r) by the degree-7
  *     polynomial of Cephes' expf (S. L. Moshier, Cephes Math Library,
  *     expf.c), 2^k put in the exponent bits.
+ *   lr_simd_exp: the same in double, relative error under 4e-16 (about
+ *     2 ulps) on [-708, 709], clamped outside: the range reduction with
+ *     fdlibm's split of ln 2 and the Taylor series of exp(r) to r^13.
  *   lr_simd_tanhf: tanh(x) = sign(x) (1 - e) / (1 + e), e = exp(-2|x|)
  *     by the exp above: absolute error under 1e-7 (9.0e-8) over all
  *     floats (what the next layer sees; the relative error grows where
@@ -44,6 +47,16 @@
 void lr_simd_expf(float *x, size_t n);
 void lr_simd_tanhf(float *x, size_t n);
 
+/* x[i] = exp(x[i]) in double (the approximation above). */
+void lr_simd_exp(double *x, size_t n);
+
+/* The masked softmax of z[n] into probs[n] (0 where mask[a] is 0), with
+ * lr_simd_exp; returns log of the normaliser (so that log p_a = z_a -
+ * the result), or -inf when the mask allows nothing (probs unwritten).
+ * For training only: one decision (lr_ppo_act) keeps glibc's exp. */
+double lr_simd_masked_softmax(const double *z, const unsigned char *mask,
+                              size_t n, double *probs);
+
 /* g[i] *= 1 - h[i]^2: tanh's derivative from its output h. */
 void lr_simd_tanh_grad(float *g, const float *h, size_t n);
 
@@ -55,13 +68,20 @@ void lr_simd_to_double(double *to, const float *from, size_t n);
 void lr_simd_add_float(double *acc, const float *x, size_t n);
 
 /* One Adam step over n weights (lr_mlp.h has the model), the constants
- * hoisted by the caller: m = b1 m + k1 g; v = b2 v + k2 g^2;
+ * hoisted by the caller: with g' = g gscale (the gradient's clipping,
+ * folded in; 1 leaves g as it is), m = b1 m + k1 g'; v = b2 v + k2 g'^2;
  * w -= step m / (sqrt(v) rs + eps); and, when wf is not NULL, wf = w
  * rounded to float (the float copy kept in step with the master). */
 struct lr_simd_adam {
-    double b1, k1, b2, k2, step, rs, eps;
+    double b1, k1, b2, k2, step, rs, eps, gscale;
 };
 void lr_simd_adam(const struct lr_simd_adam *, size_t n, double *w,
                   float *wf, double *m, double *v, const double *g);
+
+/* The sum of x[i]^2 in eight interleaved partial sums (element i into
+ * sum i mod 8, then ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))):
+ * a fixed order, so the same bits at any vector width, and eight
+ * independent additions in flight instead of one chain. */
+double lr_simd_sum_squares(const double *x, size_t n);
 
 #endif

@@ -159,7 +159,7 @@ test_mlp_float_copy(void)
         lr_mlp_zero_grad(m);
         lr_mlp_forward_batch(m, R, x, y1);
         lr_mlp_backward_batch(m, R, dy);
-        lr_mlp_adam_step(m, &a, 1e-2);
+        lr_mlp_adam_step(m, &a, 1e-2, 1.0);
     }
     int same = 1;
     for (int i = 0; i < m->n_params; i++)

@@ -94,6 +94,69 @@ test_expf(void)
     free(y);
 }
 
+/* Double: relative error under 4e-16 on [-708, 709]; clamped outside. */
+static void
+test_exp(void)
+{
+    enum { N = 141701 };
+    double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+    CU_ASSERT_FATAL(x && y);
+    for (int i = 0; i < N; i++)
+        x[i] = y[i] = -708 + 1417.0 * i / (N - 1) + 1e-3 * sin(i);
+    lr_simd_exp(y, N);
+    double worst = 0;
+    for (int i = 0; i < N; i++) {
+        if (x[i] < -708 || x[i] > 709)
+            continue;
+        double e = exp(x[i]);
+        worst = fmax(worst, fabs(y[i] - e) / e);
+    }
+    CU_ASSERT(worst < 4e-16);
+    double s[4] = { -1e6, -708, 0, 1e6 };
+    lr_simd_exp(s, 4);
+    CU_ASSERT(s[0] > 0 && s[0] == s[1]);
+    CU_ASSERT_EQUAL(s[2], 1.0);
+    CU_ASSERT(isfinite(s[3]));
+    free(x);
+    free(y);
+}
+
+/* The masked softmax against the same computed with glibc's exp:
+ * probabilities to 1e-15, exactly 0 where masked (even for a masked
+ * logit far above the allowed ones), the log-normaliser; -inf when
+ * nothing is allowed. */
+static void
+test_masked_softmax(void)
+{
+    enum { N = 57 };
+    double z[N], p[N], q[N];
+    unsigned char mask[N];
+    for (int i = 0; i < N; i++) {
+        z[i] = 3 * sin(i * 1.7);
+        mask[i] = i % 3 != 0;
+    }
+    z[3] = 500;    /* masked */
+    double lz = lr_simd_masked_softmax(z, mask, N, p);
+    double mx = -INFINITY, s = 0, worst = 0;
+    for (int i = 0; i < N; i++)
+        if (mask[i] && z[i] > mx)
+            mx = z[i];
+    for (int i = 0; i < N; i++)
+        s += q[i] = mask[i] ? exp(z[i] - mx) : 0;
+    int zero = 1;
+    for (int i = 0; i < N; i++) {
+        q[i] /= s;
+        worst = fmax(worst, fabs(p[i] - q[i]));
+        if (!mask[i])
+            zero &= p[i] == 0;
+    }
+    CU_ASSERT(worst < 1e-15);
+    CU_ASSERT(zero);
+    CU_ASSERT(fabs(lz - (mx + log(s))) < 1e-14);
+    memset(mask, 0, sizeof mask);
+    CU_ASSERT(lr_simd_masked_softmax(z, mask, N, p) == -INFINITY);
+}
+
 /* The exact loops give the bits of the scalar arithmetic. */
 static void
 test_exact_loops(void)
@@ -135,7 +198,8 @@ test_adam(void)
     static float wf[N];
     struct lr_simd_adam k = { .b1 = 0.9, .k1 = 0.1, .b2 = 0.999,
                               .k2 = 1 - 0.999, .step = 3e-4 / 0.1,
-                              .rs = 1 / sqrt(1 - 0.999), .eps = 1e-5 };
+                              .rs = 1 / sqrt(1 - 0.999), .eps = 1e-5,
+                              .gscale = 1 };
     for (int i = 0; i < N; i++) {
         w[i] = w2[i] = w3[i] = sin(i * 1.3);
         m[i] = m2[i] = 0.01 * cos(i * 0.2);
@@ -162,13 +226,55 @@ test_adam(void)
         same &= w3[i] == w2[i];
     CU_ASSERT(same);
     CU_ASSERT(w2[1] != sin(1.3));    /* it moved */
+    /* A clipping factor: as if g had been scaled first. */
+    static double gs[N];
+    for (int i = 0; i < N; i++) {
+        w[i] = w2[i] = sin(i * 1.3);
+        m[i] = m2[i] = v[i] = v2[i] = 0;
+        gs[i] = gr[i] * 0.37;
+    }
+    k.gscale = 0.37;
+    lr_simd_adam(&k, N, w, NULL, m, v, gr);
+    k.gscale = 1;
+    lr_simd_adam(&k, N, w2, NULL, m2, v2, gs);
+    for (int i = 0; i < N; i++)
+        same &= w[i] == w2[i] && m[i] == m2[i] && v[i] == v2[i];
+    CU_ASSERT(same);
+}
+
+/* The sum of squares: the stated order exactly, and the plain sum to
+ * rounding. */
+static void
+test_sum_squares(void)
+{
+    enum { N = 1003 };
+    static double x[N];
+    for (int i = 0; i < N; i++)
+        x[i] = sin(i * 0.77) * (1 + i % 13);
+    double s[8] = { 0 }, plain = 0;
+    for (int i = 0; i < N; i++) {
+        s[i % 8] += x[i] * x[i];
+        plain += x[i] * x[i];
+    }
+    double want = ((s[0] + s[1]) + (s[2] + s[3]))
+                  + ((s[4] + s[5]) + (s[6] + s[7]));
+    CU_ASSERT_EQUAL(lr_simd_sum_squares(x, N), want);
+    CU_ASSERT(fabs(want - plain) < 1e-12 * plain);
+    CU_ASSERT_EQUAL(lr_simd_sum_squares(x, 5),
+                    ((x[0] * x[0] + x[1] * x[1])
+                     + (x[2] * x[2] + x[3] * x[3])) + x[4] * x[4]);
+    CU_ASSERT_EQUAL(lr_simd_sum_squares(x, 0), 0);
 }
 
 static CU_TestInfo tests[] = {
     { "tanhf: absolute error under 1e-7, special values", test_tanhf },
     { "expf: relative error under 1e-7, clamped", test_expf },
+    { "exp: relative error under 4e-16, clamped", test_exp },
+    { "masked softmax = glibc's to 1e-15, masked exactly 0",
+      test_masked_softmax },
     { "conversions, sums, tanh derivative: exact", test_exact_loops },
     { "Adam: the formula, with and without the float copy", test_adam },
+    { "sum of squares in its stated order", test_sum_squares },
     CU_TEST_INFO_NULL,
 };
 
