@@ -289,8 +289,7 @@ lr_mlp_backward_batch(struct lr_mlp *m, int n, const double *dy)
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, n, 1.0f,
                     g, out, hin, in, 0.0f, gwf, in);
         lr_simd_add_float(gw, gwf, (size_t) out * in);
-        for (int r = 0; r < n; r++)
-            lr_simd_add_float(gbias, g + (size_t) r * out, (size_t) out);
+        lr_simd_add_rows(gbias, g, (size_t) n, (size_t) out);
         if (i == 0)
             break;
         float *gprev = buf[next];

@@ -86,6 +86,15 @@ lr_simd_add_float(double *restrict acc, const float *restrict x, size_t n)
 }
 
 LR_SIMD_CLONES void
+lr_simd_add_rows(double *restrict acc, const float *restrict x,
+                 size_t rows, size_t n)
+{
+    for (size_t r = 0; r < rows; r++)
+        for (size_t i = 0; i < n; i++)
+            acc[i] += x[r * n + i];
+}
+
+LR_SIMD_CLONES void
 lr_simd_adam(const struct lr_simd_adam *k, size_t n, double *restrict w,
              float *restrict wf, double *restrict m, double *restrict v,
              const double *restrict g)

@@ -67,6 +67,10 @@ void lr_simd_to_double(double *to, const float *from, size_t n);
 /* acc[i] += x[i], in double. */
 void lr_simd_add_float(double *acc, const float *x, size_t n);
 
+/* acc[i] += x[r][i] for the rows r = 0, 1, ... of x[rows][n] in turn
+ * (row order: lr_simd_add_float() once per row, in one call). */
+void lr_simd_add_rows(double *acc, const float *x, size_t rows, size_t n);
+
 /* One Adam step over n weights (lr_mlp.h has the model), the constants
  * hoisted by the caller: with g' = g gscale (the gradient's clipping,
  * folded in; 1 leaves g as it is), m = b1 m + k1 g'; v = b2 v + k2 g'^2;

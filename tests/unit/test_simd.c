@@ -180,6 +180,15 @@ test_exact_loops(void)
     lr_simd_to_double(wide, f, N);
     lr_simd_add_float(acc2, f, N);
     lr_simd_tanh_grad(g2, h, N);
+    /* Three rows of 334 (N = 1002 + 1) added in row order. */
+    double rows[334], rows2[334];
+    for (int i = 0; i < 334; i++)
+        rows[i] = rows2[i] = acc[i];
+    lr_simd_add_rows(rows, f, 3, 334);
+    for (int r = 0; r < 3; r++)
+        for (int i = 0; i < 334; i++)
+            rows2[i] += f[r * 334 + i];
+    CU_ASSERT_EQUAL(memcmp(rows, rows2, sizeof rows), 0);
     for (int i = 0; i < N; i++) {
         back[i] = (float) wide[i];
         same &= back[i] == f[i] && acc2[i] == acc[i] + (double) f[i]

@@ -23,7 +23,7 @@
  *    argmax), each timed alone with CLOCK_MONOTONIC on states of a
  *    running simulation; median and 99th percentile.
  * Each on the metro example (3 DCs, 57 actions) and on NSFNET with six
- * DCs (276 actions).
+ * DCs (276 actions).  --train-only runs section 2 alone.
  * 3b. One decision of lightraild (controller/lr_ctl_ppo.c): mirror a
  *    network state into the environment (lr_jenv_set_state: GPUs used
  *    per DC and a copy of every link's occupancy), present the job
@@ -510,6 +510,7 @@ main(int argc, char **argv)
     const char *mt = NULL, *mc = NULL, *nt = NULL, *nc = NULL;
     int runs = 5;
     long steps = 200000;
+    bool train_only = false;
     static const struct option longopts[] = {
         { "metro", required_argument, NULL, 'm' },
         { "metro-cluster", required_argument, NULL, 'M' },
@@ -517,6 +518,7 @@ main(int argc, char **argv)
         { "nsfnet-cluster", required_argument, NULL, 'N' },
         { "runs", required_argument, NULL, 'r' },
         { "steps", required_argument, NULL, 's' },
+        { "train-only", no_argument, NULL, 't' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -528,9 +530,11 @@ main(int argc, char **argv)
         case 'N': nc = optarg; break;
         case 'r': runs = atoi(optarg); break;
         case 's': steps = atol(optarg); break;
+        case 't': train_only = true; break;
         default:
             fprintf(stderr, "usage: lr-bench-ppo --metro T --metro-cluster C "
-                    "--nsfnet T --nsfnet-cluster C [--runs R] [--steps N]\n");
+                    "--nsfnet T --nsfnet-cluster C [--runs R] [--steps N] "
+                    "[--train-only]\n");
             return 2;
         }
     }
@@ -560,8 +564,10 @@ main(int argc, char **argv)
     struct setup s, t;
     if (open_setup(ctx, mt, mc, 2.5, &s) || open_setup(ctx, nt, nc, 7, &t))
         return 1;
-    bench("metro, 3 DCs", &s, runs, steps, 20000);
-    bench("NSFNET, 6 DCs", &t, runs, steps, 20000);
+    if (!train_only) {
+        bench("metro, 3 DCs", &s, runs, steps, 20000);
+        bench("NSFNET, 6 DCs", &t, runs, steps, 20000);
+    }
     printf("\n# training: env steps/s, everything included; per-sample "
            "update with 1 env (before), batched with N envs in lockstep; "
            "split at N = 16 (observe / act / step+store / update); "
@@ -578,6 +584,10 @@ main(int argc, char **argv)
     bench_train("NSFNET, 6 DCs", &t, runs, train_steps);
     close_setup(&s);
     close_setup(&t);
+    if (train_only) {
+        lr_yang_ctx_free(ctx);
+        return 0;
+    }
     printf("\n# actor forward pass per sample: plain loops, OpenBLAS "
            "dgemv (1 sample), OpenBLAS dgemm (128 samples), one thread; "
            "largest difference of the outputs\n"
