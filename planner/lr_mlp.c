@@ -237,8 +237,9 @@ lr_mlp_reserve(struct lr_mlp *m, int n)
     return 0;
 }
 
-void
-lr_mlp_forward_batch(struct lr_mlp *m, int n, const double *x, double *y)
+/* The batched pass from its input, already in float in layer 0 of hb. */
+static void
+forward_batch_hb(struct lr_mlp *m, int n, double *y)
 {
     int L = m->n_layers;
     /* The float copy of the weights: kept in step by lr_mlp_adam_step(),
@@ -247,9 +248,7 @@ lr_mlp_forward_batch(struct lr_mlp *m, int n, const double *x, double *y)
         lr_simd_to_float(m->pf, m->params, (size_t) m->n_params);
         m->pf_ok = true;
     }
-    float *hin = m->hb;    /* layer 0: the input, rounded to float */
-    lr_simd_to_float(hin, x, (size_t) n * m->sizes[0]);
-    const float *p = m->pf;
+    const float *hin = m->hb, *p = m->pf;
     for (int i = 0; i < L; i++) {
         int in = m->sizes[i], out = m->sizes[i + 1];
         float *hout = m->hb + (size_t) m->cap * m->h_off[i + 1];
@@ -264,6 +263,20 @@ lr_mlp_forward_batch(struct lr_mlp *m, int n, const double *x, double *y)
         hin = hout;
     }
     lr_simd_to_double(y, hin, (size_t) n * m->sizes[L]);
+}
+
+void
+lr_mlp_forward_batch(struct lr_mlp *m, int n, const double *x, double *y)
+{
+    lr_simd_to_float(m->hb, x, (size_t) n * m->sizes[0]);
+    forward_batch_hb(m, n, y);
+}
+
+void
+lr_mlp_forward_batchf(struct lr_mlp *m, int n, const float *x, double *y)
+{
+    memcpy(m->hb, x, (size_t) n * m->sizes[0] * sizeof *x);
+    forward_batch_hb(m, n, y);
 }
 
 void

@@ -104,6 +104,11 @@ int lr_mlp_reserve(struct lr_mlp *, int n);
  * weights for lr_mlp_backward_batch(). */
 void lr_mlp_forward_batch(struct lr_mlp *, int n, const double *x,
                           double *y);
+/* The same for an input already in float (observations are): no
+ * rounding of x, the same result as lr_mlp_forward_batch() on x widened
+ * to double. */
+void lr_mlp_forward_batchf(struct lr_mlp *, int n, const float *x,
+                           double *y);
 
 /* Adds dL/dparams for the last batched forward pass, given dL/dY (n x
  * out, the same n), to grad: the sum over the rows, computed in float.

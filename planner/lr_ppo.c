@@ -205,9 +205,7 @@ lr_ppo_act_batch(struct lr_ppo *p, int n, const float *obs,
     const struct lr_ppo_config *c = &p->cfg;
     if (n < 1 || n > p->cap)
         return EINVAL;
-    for (size_t i = 0; i < (size_t) n * c->n_obs; i++)
-        p->xb[i] = obs[i];
-    lr_mlp_forward_batch(p->actor, n, p->xb, p->lb);
+    lr_mlp_forward_batchf(p->actor, n, obs, p->lb);
     for (int r = 0; r < n; r++) {
         const double *z = p->lb + (size_t) r * c->n_act;
         double *pr = p->pb + (size_t) r * c->n_act;
@@ -219,7 +217,7 @@ lr_ppo_act_batch(struct lr_ppo *p, int n, const float *obs,
             logp[r] = a < 0 ? -INFINITY : z[a] - lz;
     }
     if (value)
-        lr_mlp_forward_batch(p->critic, n, p->xb, value);
+        lr_mlp_forward_batchf(p->critic, n, obs, value);
     return 0;
 }
 
@@ -230,8 +228,8 @@ lr_ppo_store(struct lr_ppo *p, const float *obs, const uint8_t *mask,
     int t = p->n;
     if (t >= p->cfg.n_steps)
         return true;
-    for (int i = 0; i < p->cfg.n_obs; i++)
-        p->obs[(size_t) t * p->cfg.n_obs + i] = obs[i];
+    memcpy(p->obs + (size_t) t * p->cfg.n_obs, obs,
+           (size_t) p->cfg.n_obs * sizeof *obs);
     memcpy(p->mask + (size_t) t * p->cfg.n_act, mask, (size_t) p->cfg.n_act);
     p->act[t] = action;
     p->logp[t] = logp;
@@ -318,7 +316,10 @@ loss_grad_per_sample(struct lr_ppo *p, const int *idx, int count,
     double total = 0;
     for (int i = 0; i < count; i++) {
         int t = idx[i];
-        const double *x = p->obs + (size_t) t * c->n_obs;
+        const float *xf = p->obs + (size_t) t * c->n_obs;
+        double *x = p->x;
+        for (int k = 0; k < c->n_obs; k++)
+            x[k] = xf[k];
         const uint8_t *mask = p->mask + (size_t) t * n;
         double A = (p->adv[t] - mean) / (sd + 1e-8);
         /* Actor. */
@@ -374,8 +375,8 @@ loss_grad_batched(struct lr_ppo *p, const int *idx, int count,
             memcpy(p->xb + (size_t) r * no,
                    p->obs + (size_t) idx[first + r] * no,
                    (size_t) no * sizeof *p->xb);
-        lr_mlp_forward_batch(p->actor, rows, p->xb, p->lb);
-        lr_mlp_forward_batch(p->critic, rows, p->xb, p->vb);
+        lr_mlp_forward_batchf(p->actor, rows, p->xb, p->lb);
+        lr_mlp_forward_batchf(p->critic, rows, p->xb, p->vb);
         for (int r = 0; r < rows; r++) {
             int t = idx[first + r];
             const uint8_t *mask = p->mask + (size_t) t * n;

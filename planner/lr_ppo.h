@@ -104,7 +104,7 @@ struct lr_ppo {
     long updates;
     /* The rollout: n_steps transitions. */
     int n;
-    double *obs;              /* [n_steps * n_obs] */
+    float *obs;               /* [n_steps * n_obs], as observed */
     uint8_t *mask;            /* [n_steps * n_act] */
     int *act;
     double *logp, *value, *reward, *done, *adv, *ret;
@@ -115,7 +115,8 @@ struct lr_ppo {
     /* Scratch of the batched path: 'cap' rows (the larger of a minibatch
      * and n_envs). */
     int cap;
-    double *xb, *lb, *pb, *db, *vb, *gvb;
+    float *xb;                /* observations of a minibatch */
+    double *lb, *pb, *db, *vb, *gvb;
 };
 
 /* EINVAL for sizes < 1, bad coefficients, or n_envs < 1 or not dividing
