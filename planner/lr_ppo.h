@@ -38,12 +38,17 @@
  *     the gradient sums, Adam's moments, the masked softmax,
  *     log-probabilities, entropy, the clipped losses, GAE and the
  *     advantages stay double (cheap next to the products, and ratios and
- *     the advantages' normalisation are where rounding would hurt).  One
- *     decision (lr_ppo_act, lightraild, `lightrail sim`) and the
+ *     the advantages' normalisation are where rounding would hurt); the
+ *     batched masked softmax takes its exp from lr_simd (a vectorised
+ *     approximation, 2 ulps), the gradient's norm is summed in eight
+ *     interleaved partial sums and its clipping factor applied inside
+ *     Adam's loop (lr_mlp_adam_step), and the rollout keeps observations
+ *     in float, as the environment gives them.  One decision (lr_ppo_act, lightraild, `lightrail sim`) and the
  *     per-sample update are all double, so a policy file gives the same
  *     decisions as before; training's weights differ from the all-double
  *     code's by rounding, and a seed still gives bit-identical weights
- *     (one BLAS thread, the same OpenBLAS kernel);
+ *     (one BLAS thread, the same OpenBLAS kernel; lr_simd's loops give
+ *     the same bits at every vector width: lr_simd.h);
  *   - vectorised environments: with cfg.n_envs = N, a rollout of n_steps
  *     transitions is T = n_steps / N steps of N environments in lockstep,
  *     stored time-major (transition t * N + e); lr_ppo_act_batch() runs

@@ -5,8 +5,8 @@
 
 #include "planner/lr_simd.h"
 
-/* Two clones on x86-64 (lr_simd.h says why the results do not depend on
- * which one runs); one function elsewhere. */
+/* Three clones on x86-64 (lr_simd.h says why the results do not depend
+ * on which one runs); one function elsewhere. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define LR_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", \
                                                     "arch=x86-64-v3", \
