@@ -15,8 +15,8 @@
  * (docs/benchmarks.md).  Absolute error under 3e-16 against glibc's tanh
  * (4096 points in [-3, 3]); the relative error grows only where |tanh|
  * is small (8e-15 at 1e-3), and what the next layer sees is the absolute
- * one.  Both paths (one sample, a batch) use it, so a decision and a
- * batched decision agree. */
+ * one.  The one-sample path (decisions, the reference) uses it; the
+ * batched path of training computes in float with lr_simd_tanhf(). */
 static inline double
 act_tanh(double x)
 {
