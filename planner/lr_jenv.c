@@ -483,15 +483,44 @@ release(struct lr_jenv *e, const struct active *a)
     }
 }
 
-/* ---- feasibility ---- */
+/* ---- feasibility ----
+ *
+ * First fit of m slots on a path is the lowest p with slots p..p+m-1 all
+ * free.  That p is always the start of a maximal free run: if p - 1 were
+ * free too, p - 1 would start a block of m as well (the run holding p
+ * reaches p + m - 1).  So the first fit of every tier is the start of the
+ * first run at least that tier's width, and one walk over the runs (ctz
+ * on free and ~free, lr_bitset.h) gives all three tiers, the largest
+ * block and the free count: the same numbers as lr_bits_fit_starts per
+ * tier, for one pass instead of three shift-and-AND folds. */
 
+/* Walks the runs of 'free' (nw words) and sets ff[t] to the start of the
+ * first run of at least m[t] slots for every t with want[t] (-1 when none;
+ * m[t] > 0); returns the longest run when 'longest' is asked for, else
+ * stops as soon as every wanted tier has its start. */
 static int
-first_fit(const uint64_t *free, int nw, int m)
+runs_first_fit(const uint64_t *free, int nw, const int *m, const bool *want,
+               int *ff, bool longest)
 {
-    uint64_t w[LR_BITS_MAX_WORDS];
-    memcpy(w, free, (size_t) nw * sizeof *w);
-    lr_bits_fit_starts(w, nw, m);
-    return lr_bits_next_set(w, nw, 0);
+    int pending = 0, best = 0;
+    for (int t = 0; t < LR_JENV_N_TIERS; t++) {
+        ff[t] = -1;
+        pending += want[t];
+    }
+    for (int s = lr_bits_next_set(free, nw, 0); s >= 0;) {
+        int end = lr_bits_next_clear(free, nw, s), len = end - s;
+        if (len > best)
+            best = len;
+        for (int t = 0; t < LR_JENV_N_TIERS; t++)
+            if (want[t] && ff[t] < 0 && len >= m[t]) {
+                ff[t] = s;
+                pending--;
+            }
+        if (!pending && !longest)
+            break;
+        s = end >= nw * 64 ? -1 : lr_bits_next_set(free, nw, end);
+    }
+    return best;
 }
 
 static void
@@ -506,25 +535,21 @@ refresh_routes(struct lr_jenv *e)
         if (!rt->fwd)
             continue;
         lr_spectrum_path_free(e->sp, rt->fwd->links, rt->fwd->n_links, ff);
-        lr_spectrum_path_free(e->sp, rt->rev->links, rt->rev->n_links, fr);
-        int nfree = lr_bits_count(ff, nw), best = 0;
-        for (int s = lr_bits_next_set(ff, nw, 0); s >= 0;) {
-            int end = lr_bits_next_clear(ff, nw, s);
-            if (end - s > best)
-                best = end - s;
-            s = end >= nw * 64 ? -1 : lr_bits_next_set(ff, nw, end);
-        }
-        rt->free_share = (float) nfree / e->max_slots;
+        bool want[LR_JENV_N_TIERS], any = false;
+        for (int t = 0; t < LR_JENV_N_TIERS; t++)
+            want[t] = rt->slots[t] > 0;
+        int best = runs_first_fit(ff, nw, rt->slots, want, rt->ff_fwd, true);
+        rt->free_share = (float) lr_bits_count(ff, nw) / e->max_slots;
         rt->max_block = (float) best / e->max_slots;
-        for (int t = 0; t < LR_JENV_N_TIERS; t++) {
-            int m = rt->slots[t];
-            if (!m || m > best) {
-                rt->ff_fwd[t] = rt->ff_rev[t] = -1;
-                continue;
-            }
-            rt->ff_fwd[t] = first_fit(ff, nw, m);
-            rt->ff_rev[t] = rt->ff_fwd[t] < 0 ? -1 : first_fit(fr, nw, m);
+        for (int t = 0; t < LR_JENV_N_TIERS; t++)
+            any |= want[t] = rt->ff_fwd[t] >= 0;
+        if (!any) {
+            for (int t = 0; t < LR_JENV_N_TIERS; t++)
+                rt->ff_rev[t] = -1;
+            continue;
         }
+        lr_spectrum_path_free(e->sp, rt->rev->links, rt->rev->n_links, fr);
+        runs_first_fit(fr, nw, rt->slots, want, rt->ff_rev, false);
     }
     e->routes_version = e->sp_version;
 }
