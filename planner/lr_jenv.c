@@ -23,6 +23,9 @@ struct route {
     /* Cached with the spectrum version it was computed for. */
     int ff_fwd[LR_JENV_N_TIERS], ff_rev[LR_JENV_N_TIERS];
     float free_share, max_block;
+    /* The spectrum of a link of fwd or rev changed since the fields above
+     * were computed (refresh_routes). */
+    bool dirty;
 };
 
 struct active {
@@ -33,8 +36,8 @@ struct active {
 };
 
 struct lr_jenv {
-    /* Non-NULL for a clone (lr_jenv_clone): ksp, cands, T, tref and dist
-     * are the prototype's, borrowed. */
+    /* Non-NULL for a clone (lr_jenv_clone): ksp, cands, T, tref, dist,
+     * link_off and link_routes are the prototype's, borrowed. */
     const struct lr_jenv *proto;
     const struct lr_topo *topo;
     const struct lr_cluster *cl;
@@ -52,6 +55,9 @@ struct lr_jenv {
     double *T;                    /* [class * n_cands + c] */
     double *tref;                 /* [class] */
     double *dist;                 /* [node * n_dcs + dc] km */
+    /* The routes whose fwd or rev path crosses link l: link_routes[
+     * link_off[l] .. link_off[l + 1] - 1] (route indices, CSR). */
+    int *link_off, *link_routes;
     /* State. */
     struct lr_rng rng;
     double now;
@@ -220,6 +226,67 @@ build_routes(struct lr_jenv *e)
     return 0;
 }
 
+/* The link -> routes index: a lightpath booked or released on a path
+ * changes the free spectrum of exactly the routes that share one of its
+ * links, so only those are recomputed (refresh_routes). */
+static int
+build_link_routes(struct lr_jenv *e)
+{
+    int nl = e->topo->n_links, nr = e->n_dcs * e->n_dcs * e->k, n = 0;
+    e->link_off = calloc((size_t) nl + 1, sizeof *e->link_off);
+    if (!e->link_off)
+        return ENOMEM;
+    /* Two passes over the same loops: count per link, then fill.  A link
+     * on both paths of a route lists the route twice (harmless). */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < nr; i++) {
+            const struct route *rt = &e->routes[i];
+            if (!rt->fwd)
+                continue;
+            const struct lr_path *ps[2] = { rt->fwd, rt->rev };
+            for (int d = 0; d < 2; d++)
+                for (int j = 0; j < ps[d]->n_links; j++) {
+                    int l = ps[d]->links[j];
+                    if (pass == 0)
+                        e->link_off[l + 1]++;
+                    else
+                        e->link_routes[e->link_off[l]++] = i;
+                }
+        }
+        if (pass == 0) {
+            for (int l = 0; l < nl; l++)
+                e->link_off[l + 1] += e->link_off[l];
+            n = e->link_off[nl];
+            e->link_routes = malloc(((size_t) n + 1) * sizeof *e->link_routes);
+            if (!e->link_routes)
+                return ENOMEM;
+        }
+    }
+    /* The fill moved each offset to the next link's start: shift back. */
+    for (int l = nl; l > 0; l--)
+        e->link_off[l] = e->link_off[l - 1];
+    e->link_off[0] = 0;
+    return 0;
+}
+
+static void
+mark_path(struct lr_jenv *e, const struct lr_path *p)
+{
+    for (int j = 0; j < p->n_links; j++) {
+        int l = p->links[j];
+        for (int i = e->link_off[l]; i < e->link_off[l + 1]; i++)
+            e->routes[e->link_routes[i]].dirty = true;
+    }
+}
+
+static void
+mark_all(struct lr_jenv *e)
+{
+    int nr = e->n_dcs * e->n_dcs * e->k;
+    for (int i = 0; i < nr; i++)
+        e->routes[i].dirty = true;
+}
+
 int
 lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
             const struct lr_jenv_config *cfg, struct lr_jenv **out,
@@ -296,7 +363,8 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     for (int l = 0; l < topo->n_links; l++)
         e->sp_slots += topo->links[l].n_slots;
     e->max_slots = lr_topo_max_slots(topo);
-    if ((rc = build_candidates(e)) || (rc = build_routes(e))) {
+    if ((rc = build_candidates(e)) || (rc = build_routes(e))
+        || (rc = build_link_routes(e))) {
         set_err(err, errlen, "out of memory");
         goto fail;
     }
@@ -388,6 +456,8 @@ lr_jenv_free(struct lr_jenv *e)
         free(e->T);
         free(e->tref);
         free(e->dist);
+        free(e->link_off);
+        free(e->link_routes);
     }
     lr_spectrum_free(e->sp);
     free(e->routes);
@@ -479,6 +549,8 @@ release(struct lr_jenv *e, const struct active *a)
                             a->first_rev, a->slots);
         e->slots_used -= (long) a->slots
                          * (rt->fwd->n_links + rt->rev->n_links);
+        mark_path(e, rt->fwd);
+        mark_path(e, rt->rev);
         e->sp_version++;
     }
 }
@@ -532,8 +604,9 @@ refresh_routes(struct lr_jenv *e)
     uint64_t ff[LR_BITS_MAX_WORDS], fr[LR_BITS_MAX_WORDS];
     for (int i = 0; i < nr; i++) {
         struct route *rt = &e->routes[i];
-        if (!rt->fwd)
+        if (!rt->fwd || !rt->dirty)
             continue;
+        rt->dirty = false;
         lr_spectrum_path_free(e->sp, rt->fwd->links, rt->fwd->n_links, ff);
         bool want[LR_JENV_N_TIERS], any = false;
         for (int t = 0; t < LR_JENV_N_TIERS; t++)
@@ -673,6 +746,7 @@ lr_jenv_reset_limit(struct lr_jenv *e, uint64_t seed, long warmup, long limit)
     e->counting = false;
     e->n_act = 0;
     e->slots_used = 0;
+    mark_all(e);
     e->sp_version++;
     e->t0 = 0;
     e->m_arrivals = e->m_blocked = e->m_admitted = e->m_refused = 0;
@@ -729,6 +803,8 @@ lr_jenv_step(struct lr_jenv *e, int action)
                               a.first_rev, a.slots);
             e->slots_used += (long) a.slots
                              * (rt->fwd->n_links + rt->rev->n_links);
+            mark_path(e, rt->fwd);
+            mark_path(e, rt->rev);
             e->sp_version++;
         }
         heap_push(e, &a);
@@ -764,6 +840,7 @@ lr_jenv_set_state(struct lr_jenv *e, const int *used, const uint64_t *occ,
     memcpy(e->sp->occ, occ, words * sizeof *occ);
     long total;
     lr_spectrum_usage(e->sp, &e->slots_used, &total);
+    mark_all(e);
     e->sp_version++;
     return 0;
 }
