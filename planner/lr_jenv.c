@@ -36,8 +36,8 @@ struct active {
 };
 
 struct lr_jenv {
-    /* Non-NULL for a clone (lr_jenv_clone): ksp, cands, T, tref, dist,
-     * link_off and link_routes are the prototype's, borrowed. */
+    /* Non-NULL for a clone (lr_jenv_clone): ksp, cands, T, tref, ratio,
+     * dist, link_off and link_routes are the prototype's, borrowed. */
     const struct lr_jenv *proto;
     const struct lr_topo *topo;
     const struct lr_cluster *cl;
@@ -54,6 +54,10 @@ struct lr_jenv {
     struct route *routes;         /* [pair * k + r] */
     double *T;                    /* [class * n_cands + c] */
     double *tref;                 /* [class] */
+    /* (float) (tref / T) per class and candidate, 0 where T is infinite:
+     * the observation's per-candidate feature when feasible, tabulated
+     * so that a step divides nothing (the same float as the division). */
+    float *ratio;                 /* [class * n_cands + c] */
     double *dist;                 /* [node * n_dcs + dc] km */
     /* The routes whose fwd or rev path crosses link l: link_routes[
      * link_off[l] .. link_off[l + 1] - 1] (route indices, CSR). */
@@ -370,12 +374,13 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     }
     e->T = malloc((size_t) e->n_classes * e->n_cands * sizeof *e->T);
     e->tref = malloc((size_t) e->n_classes * sizeof *e->tref);
+    e->ratio = malloc((size_t) e->n_classes * e->n_cands * sizeof *e->ratio);
     e->dist = malloc((size_t) topo->n_nodes * e->n_dcs * sizeof *e->dist);
     /* One more for the refusal action (used only with cfg.refuse). */
     e->mask = calloc((size_t) e->n_cands + 1, 1);
     e->cap_act = e->total_gpus + 1;
     e->act = malloc((size_t) e->cap_act * sizeof *e->act);
-    if (!e->T || !e->tref || !e->dist || !e->mask || !e->act) {
+    if (!e->T || !e->tref || !e->ratio || !e->dist || !e->mask || !e->act) {
         set_err(err, errlen, "out of memory");
         rc = ENOMEM;
         goto fail;
@@ -397,6 +402,10 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
             goto fail;
         }
         e->tref[cls] = best;
+        for (int c = 0; c < e->n_cands; c++) {
+            size_t i = (size_t) cls * e->n_cands + c;
+            e->ratio[i] = (float) (best / e->T[i]);
+        }
     }
     for (int v = 0; v < topo->n_nodes; v++)
         for (int d = 0; d < e->n_dcs; d++) {
@@ -455,6 +464,7 @@ lr_jenv_free(struct lr_jenv *e)
         free(e->cands);
         free(e->T);
         free(e->tref);
+        free(e->ratio);
         free(e->dist);
         free(e->link_off);
         free(e->link_routes);
@@ -947,11 +957,10 @@ lr_jenv_observe(const struct lr_jenv *e, float *o)
         *o++ = rt->fwd ? rt->free_share : 0;
         *o++ = rt->fwd ? rt->max_block : 0;
     }
-    const double *T = e->T + (size_t) job_class(e) * e->n_cands;
-    double ref = e->tref[job_class(e)];
+    const float *ratio = e->ratio + (size_t) job_class(e) * e->n_cands;
     float best = 0;
     for (int c = 0; c < e->n_cands; c++) {
-        float v = e->mask[c] ? (float) (ref / T[c]) : 0.0f;
+        float v = e->mask[c] ? ratio[c] : 0.0f;
         best = v > best ? v : best;
         *o++ = v;
     }
