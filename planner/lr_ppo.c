@@ -391,13 +391,9 @@ loss_grad_batched(struct lr_ppo *p, const int *idx, int count,
             for (int j = 0; j < n; j++)
                 if (mask[j] && pr[j] > 0)
                     H -= pr[j] * (z[j] - lz);
-            for (int j = 0; j < n; j++) {
-                double pj = pr[j];
-                /* As in loss_grad_per_sample(); 0 where masked. */
-                dz[j] = mask[j] ? (dlogp * ((j == a) - pj) + c->ent_coef * pj
-                                   * ((pj > 0 ? z[j] - lz : 0) + H)) / count
-                                : 0;
-            }
+            /* As in loss_grad_per_sample(); 0 where masked. */
+            lr_simd_logit_grad(dz, z, pr, mask, (size_t) n, (size_t) a, dlogp,
+                               c->ent_coef, lz, H, (double) count);
             double dvl, vl = value_term(p->vb[r], p->ret[t], p->value[t],
                                         c->clip, &dvl);
             p->gvb[r] = c->vf_coef * dvl / count;

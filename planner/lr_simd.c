@@ -200,3 +200,18 @@ lr_simd_masked_softmax(const double *restrict z,
         probs[a] /= s;
     return mx + log(s);
 }
+
+LR_SIMD_CLONES void
+lr_simd_logit_grad(double *restrict dz, const double *restrict z,
+                   const double *restrict probs,
+                   const unsigned char *restrict mask, size_t n, size_t a,
+                   double dlogp, double ent, double lz, double H,
+                   double count)
+{
+    for (size_t j = 0; j < n; j++) {
+        double pj = probs[j];
+        double v = (dlogp * ((j == a) - pj) + ent * pj
+                    * ((pj > 0 ? z[j] - lz : 0) + H)) / count;
+        dz[j] = mask[j] ? v : 0;
+    }
+}

@@ -61,6 +61,18 @@ void lr_simd_exp(double *x, size_t n);
 double lr_simd_masked_softmax(const double *z, const unsigned char *mask,
                               size_t n, double *probs);
 
+/* The gradient of PPO's per-row loss with respect to the logits z[n]
+ * (lr_ppo.c, loss_grad_batched has the model), given the masked softmax
+ * probs[n] of z, lz its log normaliser, the taken action 'a', dL/dlog p_a
+ * 'dlogp', the entropy H of the row and its coefficient 'ent':
+ *   dz[j] = (dlogp ((j == a) - p_j) + ent p_j ((p_j > 0 ? z_j - lz : 0)
+ *           + H)) / count   where mask[j], else 0,
+ * in that order of operations (the scalar loop it replaced, bit for bit). */
+void lr_simd_logit_grad(double *dz, const double *z, const double *probs,
+                        const unsigned char *mask, size_t n, size_t a,
+                        double dlogp, double ent, double lz, double H,
+                        double count);
+
 /* g[i] *= 1 - h[i]^2: tanh's derivative from its output h. */
 void lr_simd_tanh_grad(float *g, const float *h, size_t n);
 
