@@ -6,6 +6,7 @@
  * Lengths are odd so that the vector loops' scalar remainders run too.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,45 @@ test_sum_squares(void)
     CU_ASSERT_EQUAL(lr_simd_sum_squares(x, 0), 0);
 }
 
+/* lr_simd_logit_grad against the scalar loop it replaced in lr_ppo.c,
+ * bit for bit, on odd lengths (vector epilogues), zero probabilities
+ * and the taken action at either end. */
+static void
+test_logit_grad(void)
+{
+    enum { N = 61 };
+    double z[N], pr[N], dz[N];
+    unsigned char mask[N];
+    uint64_t st = 12345;
+    for (size_t n = 1; n <= N; n += 6)
+        for (int rep = 0; rep < 4; rep++) {
+            for (size_t j = 0; j < n; j++) {
+                st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+                z[j] = (double) (st >> 11) / 9007199254740992.0 * 8 - 4;
+                mask[j] = (st >> 7) % 3 != 0;
+            }
+            mask[0] = 1;
+            double lz = lr_simd_masked_softmax(z, mask, n, pr);
+            if (n > 2)
+                pr[1] = 0;     /* an underflowed probability */
+            size_t a = rep % 2 ? n - 1 : 0;
+            double dlogp = -0.37 * (rep + 1), ent = 0.01, H = 0.8;
+            int count = 128;
+            lr_simd_logit_grad(dz, z, pr, mask, n, a, dlogp, ent, lz, H,
+                               (double) count);
+            bool same = true;
+            for (size_t j = 0; j < n; j++) {
+                double pj = pr[j];
+                double want = mask[j]
+                    ? (dlogp * ((j == a) - pj) + ent * pj
+                       * ((pj > 0 ? z[j] - lz : 0) + H)) / count
+                    : 0;
+                same = same && memcmp(&want, &dz[j], sizeof want) == 0;
+            }
+            CU_ASSERT(same);
+        }
+}
+
 static CU_TestInfo tests[] = {
     { "tanhf: absolute error under 1e-7, special values", test_tanhf },
     { "expf: relative error under 1e-7, clamped", test_expf },
@@ -284,6 +324,7 @@ static CU_TestInfo tests[] = {
     { "conversions, sums, tanh derivative: exact", test_exact_loops },
     { "Adam: the formula, with and without the float copy", test_adam },
     { "sum of squares in its stated order", test_sum_squares },
+    { "logits' gradient = the scalar loop, bit for bit", test_logit_grad },
     CU_TEST_INFO_NULL,
 };
 
