@@ -855,6 +855,13 @@ lr_jenv_set_state(struct lr_jenv *e, const int *used, const uint64_t *occ,
     return 0;
 }
 
+const uint64_t *
+lr_jenv_occupancy(const struct lr_jenv *e, int *nw)
+{
+    *nw = e->sp->nw;
+    return e->sp->occ;
+}
+
 int
 lr_jenv_present(struct lr_jenv *e, int model, int demand)
 {

@@ -258,6 +258,11 @@ double lr_jenv_cand_free_share(const struct lr_jenv *, int a);
  * the environment's; nothing changes then. */
 int lr_jenv_set_state(struct lr_jenv *, const int *used, const uint64_t *occ,
                       int nw, char *err, size_t errlen);
+/* The environment's own occupancy, in the layout lr_jenv_set_state()
+ * takes ('*nw' words per link, link order of the topology); valid until
+ * the next step or reset (borrowed).  For tests that rebuild the route
+ * caches from scratch and compare. */
+const uint64_t *lr_jenv_occupancy(const struct lr_jenv *, int *nw);
 /* Makes a job of model 'model' and demand 'demand' (indices into the
  * config's lists; origin node 0) pending; returns how many candidates
  * are feasible, or -1 for indices out of range. */

@@ -381,6 +381,93 @@ test_mirror_matches_stepping(void)
     lr_jenv_free(e);
 }
 
+/* The route caches are refreshed incrementally while stepping (only the
+ * routes that share a link with a booked or released lightpath): on a
+ * ring of five ROADMs with three DCs, K = 2 and departures, after every
+ * step a mirror given the same GPUs and occupancy, which recomputes
+ * every route, shows the same mask, observation and first fit of every
+ * pair candidate in both directions. */
+static void
+test_incremental_routes(void)
+{
+    struct lr_topo *ring = lr_topo_new("ring5");
+    struct lr_cluster *cl = lr_cluster_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ring);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cl);
+    const char *names[5] = { "N0", "N1", "N2", "N3", "N4" };
+    for (int v = 0; v < 5; v++)
+        CU_ASSERT_EQUAL_FATAL(lr_topo_add_node(ring, names[v]), 0);
+    for (int v = 0; v < 5; v++) {
+        char id[16];
+        int w = (v + 1) % 5;
+        snprintf(id, sizeof id, "%d-%d", v, w);
+        CU_ASSERT_EQUAL_FATAL(lr_topo_add_link(ring, id, v, w, 10 + v, 64,
+                                               0), 0);
+        snprintf(id, sizeof id, "%d-%d", w, v);
+        CU_ASSERT_EQUAL_FATAL(lr_topo_add_link(ring, id, w, v, 10 + v, 64,
+                                               0), 0);
+    }
+    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_type(cl, "gpu", 100e12, 0.5, 80e9),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, "d0", "gpu", 16, 100e9, 5e-6,
+                                            "N0"), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, "d1", "gpu", 16, 100e9, 5e-6,
+                                            "N2"), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, "d2", "gpu", 16, 100e9, 5e-6,
+                                            "N3"), 0);
+    struct lr_jenv_config c = config(4);
+    c.n_demands = 2;
+    c.demands[1] = 8;
+    c.k = 2;
+    c.load = 6;
+    struct lr_jenv *e = NULL, *m = NULL;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(ring, cl, &c, &e, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(ring, cl, &c, &m, err, sizeof err), 0);
+    int n = lr_jenv_obs_size(e), na = lr_jenv_n_actions(e);
+    float *o1 = calloc((size_t) n, sizeof *o1);
+    float *o2 = calloc((size_t) n, sizeof *o2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o2);
+    struct lr_rng rng;
+    lr_rng_seed(&rng, 9);
+    lr_jenv_reset(e, 21, 0);
+    int bad = 0, pairs_booked = 0, steps = 3000;
+    for (int s = 0; s < steps; s++) {
+        int used[3], nw;
+        for (int d = 0; d < 3; d++)
+            used[d] = 16 - lr_jenv_dc_free(e, d);
+        const uint64_t *occ = lr_jenv_occupancy(e, &nw);
+        if (lr_jenv_set_state(m, used, occ, nw, err, sizeof err)) {
+            bad++;
+            break;
+        }
+        int demand = lr_jenv_job_gpus(e) == 4 ? 0 : 1;
+        lr_jenv_present(m, lr_jenv_job_model(e), demand);
+        lr_jenv_observe(e, o1);
+        lr_jenv_observe(m, o2);
+        bool same = !memcmp(lr_jenv_mask(e), lr_jenv_mask(m), (size_t) na)
+                    && !memcmp(o1, o2, (size_t) n * sizeof *o1);
+        for (int a = 0; a < lr_jenv_n_cands(e); a++)
+            for (int dir = 0; dir < 2; dir++)
+                same = same && lr_jenv_cand_first(e, a, dir)
+                                   == lr_jenv_cand_first(m, a, dir);
+        bad += !same;
+        int a = lr_jenv_random.choose(NULL, e, lr_jenv_mask(e), &rng);
+        pairs_booked += a >= 0 && lr_jenv_cand(e, a)->n_dcs == 2;
+        lr_jenv_step(e, a);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    /* The run exercised lightpaths, not only one-DC placements. */
+    CU_ASSERT(pairs_booked > steps / 10);
+    free(o1);
+    free(o2);
+    lr_jenv_free(m);
+    lr_jenv_free(e);
+    lr_cluster_free(cl);
+    lr_topo_free(ring);
+}
+
 /* Steps 'e' and 'f' with the random baseline from the same generator
  * seed; returns how many of 'steps' steps differed (mask, observation,
  * reward or metrics). */
@@ -617,6 +704,8 @@ test_greedy_cap(void)
 }
 
 static CU_TestInfo tests[] = {
+    { "incremental route caches = recomputed from scratch",
+      test_incremental_routes },
     { "a clone steps as its prototype", test_clone },
     { "metrics of a trace, by hand", test_trace_by_hand },
     { "holding time stretched by the slowdown", test_holding_work },
