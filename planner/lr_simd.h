@@ -10,8 +10,9 @@
  * -fno-trapping-math (planner/local.am), flags that change how fast, not
  * what is computed: each element goes through the same IEEE operations in
  * the same order as the scalar loop (no reassociation, no contraction
- * into fused multiply-adds: gcc's -std=c11 default -ffp-contract=off), so
- * the results are bit-identical whatever the vector width.
+ * into fused multiply-adds: -ffp-contract=off, -std=c11's default, also
+ * set in planner/local.am), so the results are bit-identical whatever
+ * the vector width.
  *
  * On x86-64 each function has three clones (gcc's target_clones), the
  * best the CPU has chosen at load time: x86-64-v4 (AVX-512, 16 floats or
