@@ -74,3 +74,20 @@ JOBS=/restconf/data/lightrail-job:jobs
 intent() {   # intent NAME MODEL GPUS-MAX > file
     printf '{"lightrail-job:job":[{"name":"%s","model":"%s","batch":32,"microbatch":1,"gpus":{"min":1,"max":%s}}]}\n' "$1" "$2" "$3"
 }
+
+# dummy_drift FILE-A CHANNEL FILE-B: drift behind the daemon's back on
+# two dummy ROADMs (their JSON files): CHANNEL removed from A, a stranger
+# channel "stranger/lp1" (n=100 m=4) added to B.
+dummy_drift() {
+    /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+a, name, b = sys.argv[1], sys.argv[2], sys.argv[3]
+d = json.load(open(a))
+d["media-channels"] = [c for c in d["media-channels"] if c["name"] != name]
+json.dump(d, open(a, "w"))
+d = json.load(open(b))
+d["media-channels"].append({"name": "stranger/lp1", "in-port": "", "out-port": "",
+                            "n": 100, "m": 4, "enabled": True})
+json.dump(d, open(b, "w"))
+PY
+}

@@ -32,17 +32,7 @@ fi
 first=$(ls "$DEV"/*.json | while read -r f; do grep -q 'r1job/lp1' "$f" && echo "$f" && break; done)
 other=$(ls "$DEV"/*.json | while read -r f; do grep -q 'r1job' "$f" || { echo "$f"; break; }; done)
 [ -n "$first" ] && [ -n "$other" ] || { notok "cannot find the devices to tamper with"; lr_summary; exit 1; }
-/usr/bin/python3 - "$first" "$other" <<'PY'
-import json, sys
-a, b = sys.argv[1], sys.argv[2]
-d = json.load(open(a))
-d["media-channels"] = [c for c in d["media-channels"] if c["name"] != "r1job/lp1"]
-json.dump(d, open(a, "w"))
-d = json.load(open(b))
-d["media-channels"].append({"name": "stranger/lp1", "in-port": "", "out-port": "",
-                            "n": 100, "m": 4, "enabled": True})
-json.dump(d, open(b, "w"))
-PY
+dummy_drift "$first" r1job/lp1 "$other"
 cp -r "$DEV" "$tmp/before"
 fdev=$(basename "$first" .json)
 odev=$(basename "$other" .json)
