@@ -1324,6 +1324,20 @@ lr_ctl_op_job(const struct lr_ctl_op *op)
     return op->job.intent.name;
 }
 
+/* EBUSY while the first op in flight has the devices: "<what> is being
+ * <done> on the devices<then>". */
+static int
+fail_busy(const struct lr_ctl *c, char *err, size_t errlen,
+          const char *then)
+{
+    const struct lr_ctl_op *op = c->ops;
+    return fail(err, errlen, EBUSY, "%s%s is being %s on the devices%s",
+                op->recon ? "a reconciliation" : "job ",
+                lr_ctl_op_job(op),
+                op->recon ? "run" : op->release ? "released" : "provisioned",
+                then);
+}
+
 /* Step 3 of an admission: 7. active, or the job fails holding nothing. */
 static int
 end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
@@ -1871,11 +1885,8 @@ lr_ctl_reconcile(struct lr_ctl *c, bool repair, char **report, int *drift,
     /* On the caller's thread: the devices of an op in flight are lent
      * to whoever runs it. */
     if (c->ops)
-        return fail(err, errlen, EBUSY, "%s%s is being %s on the "
-                    "devices: reconcile when no job is provisioning or "
-                    "releasing", c->ops->recon ? "a reconciliation" : "job ",
-                    lr_ctl_op_job(c->ops), c->ops->recon ? "run"
-                    : c->ops->release ? "released" : "provisioned");
+        return fail_busy(c, err, errlen, ": reconcile when no job is "
+                         "provisioning or releasing");
     int rc = lr_ctl_reconcile_begin(c, repair, &op, err, errlen);
     if (rc)
         return rc;
@@ -2002,11 +2013,8 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
                      const char *cluster_json, char *err, size_t errlen)
 {
     if (c->ops)
-        return fail(err, errlen, EBUSY, "%s%s is being %s on the devices "
-                    "of the current network; try again when it is done",
-                    c->ops->recon ? "a reconciliation" : "job ",
-                    lr_ctl_op_job(c->ops), c->ops->recon ? "run"
-                    : c->ops->release ? "released" : "provisioned");
+        return fail_busy(c, err, errlen, " of the current network; try "
+                         "again when it is done");
     for (int i = 0; i < c->n_jobs; i++)
         if (c->jobs[i].phase == LR_JOB_ACTIVE
             || c->jobs[i].phase == LR_JOB_PROVISIONING
