@@ -6,6 +6,7 @@
 
 #include <cblas.h>
 
+#include "planner/lr_gemm.h"
 #include "planner/lr_mlp.h"
 #include "planner/lr_simd.h"
 
@@ -77,6 +78,7 @@ lr_mlp_free(struct lr_mlp *m)
     free(m->gb);
     free(m->pf);
     free(m->gf);
+    free(m->pt);
     free(m);
 }
 
@@ -123,7 +125,7 @@ void
 lr_mlp_init(struct lr_mlp *m, struct lr_rng *r, double out_gain)
 {
     double *p = m->params;
-    m->pf_ok = false;
+    lr_mlp_params_changed(m);
     for (int i = 0; i < m->n_layers; i++) {
         int in = m->sizes[i], out = m->sizes[i + 1];
         orthogonal(p, out, in, r, i == m->n_layers - 1 ? out_gain : sqrt(2));
@@ -206,6 +208,14 @@ widest_layer(const struct lr_mlp *m)
     return w;
 }
 
+/* Columns of a layer's transposed float weights: out rounded up to 8,
+ * so that lr_gemm's last block of 8 reads the zero padding. */
+static int
+pad8(int out)
+{
+    return (out + 7) / 8 * 8;
+}
+
 int
 lr_mlp_reserve(struct lr_mlp *m, int n)
 {
@@ -214,17 +224,23 @@ lr_mlp_reserve(struct lr_mlp *m, int n)
     if (n <= m->cap)
         return 0;
     int acts = m->h_off[m->n_layers] + m->sizes[m->n_layers];
+    size_t n_pt = 0;
+    for (int i = 0; i < m->n_layers; i++)
+        n_pt += (size_t) m->sizes[i] * pad8(m->sizes[i + 1]);
     float *hb = malloc((size_t) n * acts * sizeof *hb);
     float *gb = malloc((size_t) 2 * n * widest_layer(m) * sizeof *gb);
     float *pf = m->pf ? m->pf : malloc((size_t) m->n_params * sizeof *pf);
     float *gf = m->gf ? m->gf : malloc((size_t) m->n_params * sizeof *gf);
-    if (!hb || !gb || !pf || !gf) {
+    float *pt = m->pt ? m->pt : calloc(n_pt, sizeof *pt);
+    if (!hb || !gb || !pf || !gf || !pt) {
         free(hb);
         free(gb);
         if (pf != m->pf)
             free(pf);
         if (gf != m->gf)
             free(gf);
+        if (pt != m->pt)
+            free(pt);
         return ENOMEM;
     }
     free(m->hb);
@@ -233,21 +249,48 @@ lr_mlp_reserve(struct lr_mlp *m, int n)
     m->gb = gb;
     m->pf = pf;
     m->gf = gf;
+    m->pt = pt;
+    for (int i = 0, o = 0; i < m->n_layers; i++) {
+        m->t_off[i] = o;
+        o += m->sizes[i] * pad8(m->sizes[i + 1]);
+    }
     m->cap = n;
     return 0;
 }
 
-/* The batched pass from its input, already in float in layer 0 of hb. */
+/* pf and pt up to date with params: pf is kept in step by
+ * lr_mlp_adam_step() and taken again after anything else wrote params
+ * (pf_ok false); pt, the transposes the forward products read, is taken
+ * from pf after either changed. */
+static void
+float_weights(struct lr_mlp *m)
+{
+    if (!m->pf_ok) {
+        lr_simd_to_float(m->pf, m->params, (size_t) m->n_params);
+        m->pf_ok = true;
+        m->pt_ok = false;
+    }
+    if (m->pt_ok)
+        return;
+    const float *p = m->pf;
+    for (int i = 0; i < m->n_layers; i++) {
+        int in = m->sizes[i], out = m->sizes[i + 1], ld = pad8(out);
+        float *t = m->pt + m->t_off[i];
+        for (int o = 0; o < out; o++)
+            for (int k = 0; k < in; k++)
+                t[(size_t) k * ld + o] = p[(size_t) o * in + k];
+        p += out * (in + 1);
+    }
+    m->pt_ok = true;
+}
+
+/* The batched pass from its input, already in float in layer 0 of hb:
+ * H_{i+1} = 1 b_i^T + H_i W_i^T (lr_gemm with B = W_i^T, then tanh). */
 static void
 forward_batch_hb(struct lr_mlp *m, int n, double *y)
 {
     int L = m->n_layers;
-    /* The float copy of the weights: kept in step by lr_mlp_adam_step(),
-     * taken again here after anything else wrote params (pf_ok false). */
-    if (!m->pf_ok) {
-        lr_simd_to_float(m->pf, m->params, (size_t) m->n_params);
-        m->pf_ok = true;
-    }
+    float_weights(m);
     const float *hin = m->hb, *p = m->pf;
     for (int i = 0; i < L; i++) {
         int in = m->sizes[i], out = m->sizes[i + 1];
@@ -255,8 +298,8 @@ forward_batch_hb(struct lr_mlp *m, int n, double *y)
         const float *b = p + out * in;
         for (int r = 0; r < n; r++)
             memcpy(hout + (size_t) r * out, b, (size_t) out * sizeof *hout);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, in, 1.0f,
-                    hin, in, p, in, 1.0f, hout, out);
+        lr_gemm(n, out, in, hin, (size_t) in, 1, m->pt + m->t_off[i],
+                (size_t) pad8(out), pad8(out), hout, (size_t) out, true);
         if (i < L - 1)
             lr_simd_tanhf(hout, (size_t) n * out);
         p += out * (in + 1);
@@ -298,17 +341,18 @@ lr_mlp_backward_batch(struct lr_mlp *m, int n, const double *dy)
         float *gwf = m->gf + off[i];
         double *gw = m->grad + off[i], *gbias = gw + out * in;
         const float *hin = m->hb + (size_t) m->cap * m->h_off[i];
-        /* This batch's dW in float, added to the double accumulator. */
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, n, 1.0f,
-                    g, out, hin, in, 0.0f, gwf, in);
+        /* This batch's dW = G_i^T H_i in float (G_i read transposed in
+         * place), added to the double accumulator. */
+        lr_gemm(out, in, n, g, 1, (size_t) out, hin, (size_t) in, in, gwf,
+                (size_t) in, false);
         lr_simd_add_float(gw, gwf, (size_t) out * in);
         lr_simd_add_rows(gbias, g, (size_t) n, (size_t) out);
         if (i == 0)
             break;
         float *gprev = buf[next];
         next ^= 1;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, in, out,
-                    1.0f, g, out, w, in, 0.0f, gprev, in);
+        lr_gemm(n, in, out, g, (size_t) out, 1, w, (size_t) in, in, gprev,
+                (size_t) in, false);
         lr_simd_tanh_grad(gprev, hin, (size_t) n * in);
         g = gprev;
     }
@@ -368,10 +412,12 @@ lr_mlp_adam_step(struct lr_mlp *m, struct lr_adam *a, double lr,
                  double gscale)
 {
     adam_step(a, m->params, m->pf_ok ? m->pf : NULL, m->grad, lr, gscale);
+    m->pt_ok = false;
 }
 
 void
 lr_mlp_params_changed(struct lr_mlp *m)
 {
     m->pf_ok = false;
+    m->pt_ok = false;
 }

@@ -73,7 +73,11 @@ struct lr_mlp {
     float *hb;                /* per layer i >= 0 (0: the input):
                                * cap x sizes[i] at cap * h_off[i] */
     float *gb;                /* two cap x widest scratch blocks */
+    float *pt;                /* per layer W_i^T of pf: in x pad8(out),
+                               * at t_off[i], the padding 0 */
+    int t_off[LR_MLP_MAX_LAYERS];
     bool pf_ok;               /* pf == params rounded to float */
+    bool pt_ok;               /* pt == pf transposed */
 };
 
 /* 'n_hidden' hidden layers of sizes hidden[]; EINVAL for a size < 1 or

@@ -1,0 +1,102 @@
+/* lr_gemm: see lr_gemm.h for the model, the order of operations and why. */
+#include <math.h>
+
+#include "planner/lr_gemm.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LR_GEMM_CLONES __attribute__((target_clones("arch=x86-64-v4", \
+                                                    "arch=x86-64-v3", \
+                                                    "default")))
+#else
+#define LR_GEMM_CLONES
+#endif
+
+/* One MR x NR block of C: MR x NR accumulators (gcc keeps them in vector
+ * registers: the loops have constant bounds), the k loop outermost, the
+ * first nc columns stored (a full block without the test: gcc would
+ * otherwise spill the accumulators).  Inlined into each clone of lr_gemm. */
+#define LR_GEMM_KERNEL(MR, NR)                                               \
+static inline __attribute__((always_inline)) void                          \
+kernel_##MR##x##NR(int k, const float *restrict a, size_t ars, size_t acs, \
+                   const float *restrict b, size_t ldb, float *restrict c, \
+                   size_t ldc, int nc, bool add)                           \
+{                                                                          \
+    float acc[MR][NR];                                                     \
+    for (int r = 0; r < MR; r++)                                           \
+        for (int j = 0; j < NR; j++)                                       \
+            acc[r][j] = 0.0f;                                              \
+    for (int p = 0; p < k; p++) {                                          \
+        const float *bp = b + (size_t) p * ldb;                            \
+        _Pragma("GCC unroll 4")                                            \
+        for (int r = 0; r < MR; r++) {                                     \
+            float x = a[r * ars + (size_t) p * acs];                       \
+            for (int j = 0; j < NR; j++)                                   \
+                acc[r][j] = fmaf(x, bp[j], acc[r][j]);                     \
+        }                                                                  \
+    }                                                                      \
+    if (nc == NR && add) {                                                 \
+        for (int r = 0; r < MR; r++)                                       \
+            for (int j = 0; j < NR; j++)                                   \
+                c[r * ldc + j] += acc[r][j];                               \
+    } else if (nc == NR) {                                                 \
+        for (int r = 0; r < MR; r++)                                       \
+            for (int j = 0; j < NR; j++)                                   \
+                c[r * ldc + j] = acc[r][j];                                \
+    } else {                                                               \
+        for (int r = 0; r < MR; r++)                                       \
+            for (int j = 0; j < NR; j++)                                   \
+                if (j < nc)                                                \
+                    c[r * ldc + j] = add ? c[r * ldc + j] + acc[r][j]      \
+                                         : acc[r][j];                      \
+    }                                                                      \
+}
+
+LR_GEMM_KERNEL(4, 32)
+LR_GEMM_KERNEL(4, 16)
+LR_GEMM_KERNEL(4, 8)
+LR_GEMM_KERNEL(4, 1)
+LR_GEMM_KERNEL(1, 32)
+LR_GEMM_KERNEL(1, 16)
+LR_GEMM_KERNEL(1, 8)
+LR_GEMM_KERNEL(1, 1)
+
+/* The columns of MR rows (a and c at their first row), widest blocks
+ * first; a last block of 8 past n when the rows of B are that wide. */
+#define LR_GEMM_ROWS(MR)                                                     \
+    do {                                                                   \
+        int j = 0;                                                         \
+        for (; j + 32 <= n; j += 32)                                       \
+            kernel_##MR##x32(k, ai, ars, acs, b + j, ldb, ci + j, ldc, 32, \
+                             add);                                         \
+        for (; j + 16 <= n; j += 16)                                       \
+            kernel_##MR##x16(k, ai, ars, acs, b + j, ldb, ci + j, ldc, 16, \
+                             add);                                         \
+        for (; j + 8 <= n; j += 8)                                         \
+            kernel_##MR##x8(k, ai, ars, acs, b + j, ldb, ci + j, ldc, 8,   \
+                            add);                                          \
+        if (j < n && j + 8 <= nb) {                                        \
+            kernel_##MR##x8(k, ai, ars, acs, b + j, ldb, ci + j, ldc,      \
+                            n - j, add);                                   \
+            j = n;                                                         \
+        }                                                                  \
+        for (; j < n; j++)                                                 \
+            kernel_##MR##x1(k, ai, ars, acs, b + j, ldb, ci + j, ldc, 1,   \
+                            add);                                          \
+    } while (0)
+
+LR_GEMM_CLONES void
+lr_gemm(int m, int n, int k, const float *a, size_t ars, size_t acs,
+        const float *b, size_t ldb, int nb, float *c, size_t ldc, bool add)
+{
+    int i = 0;
+    for (; i + 4 <= m; i += 4) {
+        const float *ai = a + (size_t) i * ars;
+        float *ci = c + (size_t) i * ldc;
+        LR_GEMM_ROWS(4);
+    }
+    for (; i < m; i++) {
+        const float *ai = a + (size_t) i * ars;
+        float *ci = c + (size_t) i * ldc;
+        LR_GEMM_ROWS(1);
+    }
+}
