@@ -8,9 +8,10 @@
  *     C(i,j) = C(i,j) + acc   (add true)
  *
  * fmaf is correctly rounded (IEEE 754 fusedMultiplyAdd), so the result is
- * the same bits on every CPU and in each of the three clones (x86-64-v4:
- * AVX-512 vfmadd, v3: AVX2 vfmadd, baseline: glibc's fmaf, slow but
- * exact): training no longer depends on which kernel OpenBLAS picks.
+ * the same bits in each of the three clones (x86-64-v4: AVX-512 vfmadd,
+ * v3: AVX2 vfmadd, baseline: glibc's fmaf, slow but exact) and on any
+ * CPU: training's products no longer depend on which kernel OpenBLAS
+ * picks.
  * Blocking (the GotoBLAS/BLIS register kernel, K. Goto and R. van de
  * Geijn, ACM TOMS 34(3), 2008, without the packing): blocks of 4 rows of
  * C by 32, 16 or 8 columns held in vector registers for the whole k loop;

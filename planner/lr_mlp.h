@@ -32,16 +32,20 @@
  * the weights (pf: params rounded to float, written by Adam's step as it
  * writes params, lr_mlp_adam_step, and taken again by the next batched
  * pass after anything else changed params: lr_mlp_params_changed), the
- * input, the activations, dL/dY and the matrix products (cblas_sgemm),
- * tanh by lr_simd_tanhf; each batch's dW is added to the double grad.  Why: one-thread
- * sgemm runs about twice dgemm's rate on this core, and the products are
- * most of training's time (docs/benchmarks.md, "single precision").  The
+ * input, the activations, dL/dY and the matrix products (lr_gemm, with
+ * a transposed copy of the float weights for the forward products: pt,
+ * taken again after pf changed), tanh by lr_simd_tanhf; each batch's dW
+ * is added to the double grad.  Why: single precision runs about twice
+ * double's rate, and the products are most of training's time
+ * (docs/benchmarks.md, "single precision" and "our own sgemm").  The
  * batched outputs and gradients therefore differ from the per-sample
  * ones by float rounding (about 1e-7 of the largest entry in the tests;
  * tests/unit/test_ppo.c bounds them at 1e-5 and says why), not by the
- * order of additions only.  Results are
- * bit-for-bit reproducible only with one BLAS thread and the same
- * OpenBLAS kernel: the commands call openblas_set_num_threads(1).
+ * order of additions only.  The batched path's products and loops do
+ * not depend on the CPU's vector width nor on OpenBLAS (lr_gemm and
+ * lr_simd fix the order of every operation); the per-sample path goes
+ * through OpenBLAS (dgemv, dger), whose kernel depends on the CPU: the
+ * commands call openblas_set_num_threads(1).
  *
  * Ownership: lr_mlp_new() returns a network the caller frees with
  * lr_mlp_free(); params and grad are arrays of n_params doubles it owns,

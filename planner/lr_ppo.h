@@ -34,7 +34,7 @@
  *     to rounding;
  *   - precision: the batched passes (the update's, and lr_ppo_act_batch's
  *     during training) compute the networks in single precision (lr_mlp.h:
- *     sgemm, float activations, about 2x dgemm's rate); the weights,
+ *     lr_gemm, float activations, about 2x double's rate); the weights,
  *     the gradient sums, Adam's moments, the masked softmax,
  *     log-probabilities, entropy, the clipped losses, GAE and the
  *     advantages stay double (cheap next to the products, and ratios and
@@ -47,8 +47,9 @@
  *     per-sample update are all double, so a policy file gives the same
  *     decisions as before; training's weights differ from the all-double
  *     code's by rounding, and a seed still gives bit-identical weights
- *     (one BLAS thread, the same OpenBLAS kernel; lr_simd's loops give
- *     the same bits at every vector width: lr_simd.h);
+ *     (lr_gemm's products and lr_simd's loops give the same bits at
+ *     every vector width and whatever OpenBLAS's kernel: lr_gemm.h,
+ *     lr_simd.h; glibc's log and exp, also used, have CPU variants);
  *   - vectorised environments: with cfg.n_envs = N, a rollout of n_steps
  *     transitions is T = n_steps / N steps of N environments in lockstep,
  *     stored time-major (transition t * N + e); lr_ppo_act_batch() runs

@@ -19,7 +19,7 @@
  * 8 doubles a vector), x86-64-v3 (AVX2, 8 or 4) and the baseline (SSE2,
  * 4 or 2; valgrind, which has no AVX-512, runs v3).  By the argument
  * above they give the same bits, so a seed's training does not depend
- * on which clone runs (OpenBLAS's kernel choice still does: lr_mlp.h).
+ * on which clone runs (nor, since lr_gemm.h, on OpenBLAS's kernel).
  * Checked: builds with the v4 clone, with v3 only and with no clones
  * wrote byte-identical policy files for the same 4096-step metro run
  * (docs/benchmarks.md).

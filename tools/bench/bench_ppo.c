@@ -14,11 +14,11 @@
  *    lockstep for N = 1, 4, 8, 16, 32, 64; for N = 16 (the default of
  *    `lightrail train --envs`) the time split into observe, act, step
  *    and update.  The batched update computes in single precision, the
- *    per-sample one in double (planner/lr_mlp.h).  The ceilings: the
- *    multiply-adds of one environment step (one forward pass of both
- *    networks to act, and per epoch a forward pass, dW and dX of both) at
- *    the dgemm and at the sgemm rate measured on this core for the first
- *    layer's shape.
+ *    per-sample one in double (planner/lr_mlp.h), its products by
+ *    lr_gemm (planner/lr_gemm.h).  The ceilings: the multiply-adds of one
+ *    environment step (one forward pass of both networks to act, and per
+ *    epoch a forward pass, dW and dX of both) at the dgemm and at the
+ *    lr_gemm rate measured on this core for the first layer's shape.
  * 3. One policy decision (observe + the actor's forward pass + the masked
  *    argmax), each timed alone with CLOCK_MONOTONIC on states of a
  *    running simulation; median and 99th percentile.
@@ -35,7 +35,10 @@
  *    does now) and 128 samples at a time (dgemm, what a batched
  *    minibatch update would use); same weights, the outputs compared.
  *    Median of R runs.
- * Rates (1, 2, 4 and the gemm rates of 2) are per second of this
+ * 5. The float products of training: OpenBLAS's sgemm against lr_gemm on
+ *    each product of a step (forward, dW, dX per layer, 128 rows; the
+ *    forward pass on 16), same operands.
+ * Rates (1, 2, 4, 5 and the gemm rates of 2) are per second of this
  * thread's CPU time (CLOCK_THREAD_CPUTIME_ID): the machine is shared,
  * and wall time would count the time slices of other processes; with
  * one BLAS thread the thread's CPU time is the one core's.  Latencies (3,
@@ -53,6 +56,7 @@
 /* OpenBLAS's own: the name of the kernel set it chose for this CPU. */
 char *openblas_get_corename(void);
 
+#include "planner/lr_gemm.h"
 #include "planner/lr_jenv.h"
 #include "planner/lr_mlp.h"
 #include "planner/lr_ppo.h"
@@ -246,43 +250,107 @@ mlp_macs(int in, int out, double *bwd)
     return f;
 }
 
-/* GFLOP/s of one-thread dgemm (or sgemm: 'single') on 128 rows of 'in'
- * inputs times a 64 x in matrix: the first layer of a minibatch. */
+/* The products of training, timed on one shape: C = A B^T (OpenBLAS's
+ * NoTrans x Trans, the forward pass), dW = G^T H and dX = G W, with
+ * OpenBLAS (dgemm or sgemm) or lr_gemm, the way lr_mlp calls it (the
+ * forward pass reads W^T, transposed beforehand). */
+enum gemm_impl { GEMM_DGEMM, GEMM_SGEMM, GEMM_LR };
+enum gemm_op { OP_FORWARD, OP_DW, OP_DX };
+
+/* GFLOP/s of 'impl' doing 'op' for 'rows' samples through a layer of
+ * 'in' inputs and 'out' outputs, median of 'runs'. */
 static double
-gemm_rate(int in, int runs, bool single)
+gemm_rate(enum gemm_impl impl, enum gemm_op op, int rows, int in, int out,
+          int runs)
 {
-    enum { ROWS = 128, REPS = 400 };
-    double *a = calloc((size_t) ROWS * in, sizeof *a);
-    double *b = calloc((size_t) 64 * in, sizeof *b);
-    double *c = calloc((size_t) ROWS * 64, sizeof *c);
-    float *af = calloc((size_t) ROWS * in, sizeof *af);
-    float *bf = calloc((size_t) 64 * in, sizeof *bf);
-    float *cf = calloc((size_t) ROWS * 64, sizeof *cf);
-    double best = 0;
-    for (int i = 0; i < ROWS * in; i++)
-        af[i] = (float) (a[i] = (i % 7) * 0.1);
-    for (int i = 0; i < 64 * in; i++)
-        bf[i] = (float) (b[i] = (i % 5) * 0.1);
+    int reps = 1 + 3000000 / (rows * in * out), ldt = (out + 7) / 8 * 8;
+    size_t nh = (size_t) rows * in, nw = (size_t) ldt * in,
+           ng = (size_t) rows * out;
+    double *h = malloc(nh * sizeof *h), *w = malloc(nw * sizeof *w);
+    double *g = malloc(ng * sizeof *g), *c = calloc(nh + nw + ng, sizeof *c);
+    float *hf = malloc(nh * sizeof *hf), *wf = malloc(nw * sizeof *wf);
+    float *wt = calloc(nw, sizeof *wt), *gf = malloc(ng * sizeof *gf);
+    float *cf = calloc(nh + nw + ng, sizeof *cf);
+    if (!h || !w || !g || !c || !hf || !wf || !wt || !gf || !cf)
+        exit(1);
+    for (size_t i = 0; i < nh; i++)
+        hf[i] = (float) (h[i] = (int) (i % 7) * 0.1 - 0.3);
+    for (size_t i = 0; i < nw; i++)
+        wf[i] = (float) (w[i] = (int) (i % 5) * 0.1 - 0.2);
+    for (size_t i = 0; i < ng; i++)
+        gf[i] = (float) (g[i] = (int) (i % 3) * 0.01 - 0.01);
+    for (int o = 0; o < out; o++)
+        for (int k = 0; k < in; k++)
+            wt[(size_t) k * ldt + o] = wf[(size_t) o * in + k];
     double t[32];
     for (int r = 0; r < runs; r++) {
         double t0 = cpu_s();
-        for (int k = 0; k < REPS; k++)
-            if (single)
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, ROWS, 64,
-                            in, 1.0f, af, in, bf, in, 1.0f, cf, 64);
+        for (int k = 0; k < reps; k++) {
+            if (impl == GEMM_DGEMM && op == OP_FORWARD)
+                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows,
+                            out, in, 1.0, h, in, w, in, 1.0, c, out);
+            else if (impl == GEMM_DGEMM && op == OP_DW)
+                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in,
+                            rows, 1.0, g, out, h, in, 0.0, c, in);
+            else if (impl == GEMM_DGEMM)
+                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows,
+                            in, out, 1.0, g, out, w, in, 0.0, c, in);
+            else if (impl == GEMM_SGEMM && op == OP_FORWARD)
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows,
+                            out, in, 1.0f, hf, in, wf, in, 1.0f, cf, out);
+            else if (impl == GEMM_SGEMM && op == OP_DW)
+                cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in,
+                            rows, 1.0f, gf, out, hf, in, 0.0f, cf, in);
+            else if (impl == GEMM_SGEMM)
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows,
+                            in, out, 1.0f, gf, out, wf, in, 0.0f, cf, in);
+            else if (op == OP_FORWARD)
+                lr_gemm(rows, out, in, hf, (size_t) in, 1, wt, (size_t) ldt,
+                        ldt, cf, (size_t) out, true);
+            else if (op == OP_DW)
+                lr_gemm(out, in, rows, gf, 1, (size_t) out, hf, (size_t) in,
+                        in, cf, (size_t) in, false);
             else
-                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, ROWS, 64,
-                            in, 1.0, a, in, b, in, 1.0, c, 64);
-        t[r] = (cpu_s() - t0) / REPS;
+                lr_gemm(rows, in, out, gf, (size_t) out, 1, wf, (size_t) in,
+                        in, cf, (size_t) in, false);
+        }
+        t[r] = (cpu_s() - t0) / reps;
     }
-    best = 2.0 * ROWS * 64 * in / median(t, runs) / 1e9;
-    free(a);
-    free(b);
+    double rate = 2.0 * rows * in * out / median(t, runs) / 1e9;
+    free(h);
+    free(w);
+    free(g);
     free(c);
-    free(af);
-    free(bf);
+    free(hf);
+    free(wf);
+    free(wt);
+    free(gf);
     free(cf);
-    return best;
+    return rate;
+}
+
+/* Section 5: OpenBLAS's sgemm against lr_gemm on every product of a
+ * training step of an MLP n_obs-64-64-n_act (the critic's head, 64 x 1,
+ * left out: under 1% of the FLOPs), a minibatch of 128 rows (the update)
+ * and the forward pass on 16 (acting in lockstep). */
+static void
+bench_products(const char *name, int n_obs, int n_act, int runs)
+{
+    static const char *const op_name[] = { "forward", "dW", "dX" };
+    int layers[3][2] = { { n_obs, 64 }, { 64, 64 }, { 64, n_act } };
+    for (int l = 0; l < 3; l++)
+        for (int op = OP_FORWARD; op <= OP_DX; op++)
+            for (int rows = 128; rows >= 16; rows /= 8) {
+                if (rows == 16 && op != OP_FORWARD)
+                    continue;
+                if (l == 0 && op == OP_DX)
+                    continue;           /* no dX for the input */
+                int in = layers[l][0], out = layers[l][1];
+                double s = gemm_rate(GEMM_SGEMM, op, rows, in, out, runs);
+                double g = gemm_rate(GEMM_LR, op, rows, in, out, runs);
+                printf("| %s | %d x %d -> %d | %s | %.1f | %.1f | %.2fx |\n",
+                       name, rows, in, out, op_name[op], s, g, g / s);
+            }
 }
 
 static void
@@ -316,7 +384,8 @@ bench_train(const char *name, struct setup *s, int runs, long steps)
     int no = lr_jenv_obs_size(s->env), na = lr_jenv_n_actions(s->env);
     double fa = mlp_macs(no, na, &ba), fc = mlp_macs(no, 1, &bc);
     double flops = 2 * (fa + fc + 4 * (fa + fc + ba + bc));
-    double gd = gemm_rate(no, runs, false), gs = gemm_rate(no, runs, true);
+    double gd = gemm_rate(GEMM_DGEMM, OP_FORWARD, 128, no, 64, runs),
+           gs = gemm_rate(GEMM_LR, OP_FORWARD, 128, no, 64, runs);
     printf(" %.0f k | %.1f | %.0f | %.1f | %.0f |\n", flops / 1e3, gd,
            gd * 1e9 / flops, gs, gs * 1e9 / flops);
     fflush(stdout);
@@ -571,13 +640,13 @@ main(int argc, char **argv)
     printf("\n# training: env steps/s, everything included; per-sample "
            "update with 1 env (before), batched with N envs in lockstep; "
            "split at N = 16 (observe / act / step+store / update); "
-           "FLOPs per env step, dgemm and sgemm GFLOP/s of the first "
+           "FLOPs per env step, dgemm and lr_gemm GFLOP/s of the first "
            "layer's shape, and the ceilings they give (FLOPs at that rate, "
            "nothing else); the per-sample update is double, the batched "
            "one single precision (lr_mlp.h)\n"
            "| case | per-sample, N = 1 | N = 1 | N = 4 | N = 8 | N = 16 | "
            "N = 32 | N = 64 | split at N = 16 | FLOPs/step | dgemm GFLOP/s "
-           "| ceiling (dgemm) | sgemm GFLOP/s | ceiling (sgemm) |\n"
+           "| ceiling (dgemm) | lr_gemm GFLOP/s | ceiling (lr_gemm) |\n"
            "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:"
            "|---:|---:|\n");
     bench_train("metro, 3 DCs", &s, runs, train_steps);
@@ -595,6 +664,14 @@ main(int argc, char **argv)
            "|---|---:|---:|---:|---:|\n");
     bench_blas("metro", 120, 57, runs);
     bench_blas("NSFNET, 6 DCs", 504, 276, runs);
+    printf("\n# the float products of training: OpenBLAS sgemm (core %s, "
+           "one thread) against lr_gemm, GFLOP/s of this thread's CPU "
+           "time, median of R\n"
+           "| case | shape (rows x in -> out) | product | sgemm | lr_gemm "
+           "| ratio |\n|---|---|---|---:|---:|---:|\n",
+           openblas_get_corename());
+    bench_products("metro", 120, 57, runs);
+    bench_products("NSFNET, 6 DCs", 504, 276, runs);
     lr_yang_ctx_free(ctx);
     return 0;
 }
