@@ -27,7 +27,7 @@ kernel_##MR##x##NR(int k, const float *restrict a, size_t ars, size_t acs, \
             acc[r][j] = 0.0f;                                              \
     for (int p = 0; p < k; p++) {                                          \
         const float *bp = b + (size_t) p * ldb;                            \
-        _Pragma("GCC unroll 4")                                            \
+        _Pragma("GCC unroll 8")                                            \
         for (int r = 0; r < MR; r++) {                                     \
             float x = a[r * ars + (size_t) p * acs];                       \
             for (int j = 0; j < NR; j++)                                   \
@@ -44,13 +44,16 @@ kernel_##MR##x##NR(int k, const float *restrict a, size_t ars, size_t acs, \
                 c[r * ldc + j] = acc[r][j];                                \
     } else {                                                               \
         for (int r = 0; r < MR; r++)                                       \
-            for (int j = 0; j < NR; j++)                                   \
-                if (j < nc)                                                \
-                    c[r * ldc + j] = add ? c[r * ldc + j] + acc[r][j]      \
-                                         : acc[r][j];                      \
+            for (int j = 0; j < nc; j++)                                   \
+                c[r * ldc + j] = add ? c[r * ldc + j] + acc[r][j]          \
+                                     : acc[r][j];                          \
     }                                                                      \
 }
 
+LR_GEMM_KERNEL(8, 32)
+LR_GEMM_KERNEL(8, 16)
+LR_GEMM_KERNEL(8, 8)
+LR_GEMM_KERNEL(8, 1)
 LR_GEMM_KERNEL(4, 32)
 LR_GEMM_KERNEL(4, 16)
 LR_GEMM_KERNEL(4, 8)
@@ -61,13 +64,19 @@ LR_GEMM_KERNEL(1, 8)
 LR_GEMM_KERNEL(1, 1)
 
 /* The columns of MR rows (a and c at their first row), widest blocks
- * first; a last block of 8 past n when the rows of B are that wide. */
+ * first; the last columns in one block of 32 (or 8) reaching past n
+ * when the rows of B are that wide. */
 #define LR_GEMM_ROWS(MR)                                                     \
     do {                                                                   \
         int j = 0;                                                         \
         for (; j + 32 <= n; j += 32)                                       \
             kernel_##MR##x32(k, ai, ars, acs, b + j, ldb, ci + j, ldc, 32, \
                              add);                                         \
+        if (j < n && j + 32 <= nb) {                                       \
+            kernel_##MR##x32(k, ai, ars, acs, b + j, ldb, ci + j, ldc,     \
+                             n - j, add);                                  \
+            j = n;                                                         \
+        }                                                                  \
         for (; j + 16 <= n; j += 16)                                       \
             kernel_##MR##x16(k, ai, ars, acs, b + j, ldb, ci + j, ldc, 16, \
                              add);                                         \
@@ -89,6 +98,11 @@ lr_gemm(int m, int n, int k, const float *a, size_t ars, size_t acs,
         const float *b, size_t ldb, int nb, float *c, size_t ldc, bool add)
 {
     int i = 0;
+    for (; i + 8 <= m; i += 8) {
+        const float *ai = a + (size_t) i * ars;
+        float *ci = c + (size_t) i * ldc;
+        LR_GEMM_ROWS(8);
+    }
     for (; i + 4 <= m; i += 4) {
         const float *ai = a + (size_t) i * ars;
         float *ci = c + (size_t) i * ldc;

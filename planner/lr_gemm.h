@@ -12,13 +12,17 @@
  * v3: AVX2 vfmadd, baseline: glibc's fmaf, slow but exact) and on any
  * CPU: training's products no longer depend on which kernel OpenBLAS
  * picks.
+ *
  * Blocking (the GotoBLAS/BLIS register kernel, K. Goto and R. van de
- * Geijn, ACM TOMS 34(3), 2008, without the packing): blocks of 4 rows of
- * C by 32, 16 or 8 columns held in vector registers for the whole k loop;
- * per p one row of B is loaded and each row's A(i,p) broadcast.  B's rows
- * and C's rows are read contiguously; A has two strides, so A or its
- * transpose is read in place.  No packing: at these sizes (k <= a few
- * hundred, B a few tens of KB, in L1/L2) packing is what costs.
+ * Geijn, ACM TOMS 34(3), 2008, without the packing): blocks of 8 rows of
+ * C (then 4, then 1) by 32 columns (then 16, 8, 1) held in vector
+ * registers for the whole k loop; per p one row of B is loaded and each
+ * row's A(i,p) broadcast.  8 x 32 gives 16 independent AVX-512 chains
+ * of fused multiply-adds, enough to hide their latency; the narrower
+ * blocks run at about half that rate.  B's rows and C's rows are read
+ * contiguously; A has two strides, so A or its transpose is read in
+ * place.  No packing: at these sizes (k <= a few hundred, B a few tens
+ * of KB, in L1/L2) packing is what costs.
  *
  * Why not OpenBLAS's sgemm: on the shapes of training (a minibatch of 128
  * or 16 rows by 64-wide layers) this file runs 1.2 to 2.9 times as fast
@@ -40,8 +44,8 @@
  * (a row-major m x k matrix: ars = k, acs = 1; its transpose stored k x m:
  * ars = 1, acs = m) and B(p,j) = b[p ldb + j].  The rows of B may be read
  * up to column nb - 1 (nb >= n; columns n .. nb-1 are computed and
- * dropped: pad B's rows to a multiple of 8 to spare the narrow columns'
- * scalar loop).  Neither a nor b may overlap c. */
+ * dropped: pad B's rows to a multiple of 32 to spare the narrower,
+ * slower blocks).  Neither a nor b may overlap c. */
 void lr_gemm(int m, int n, int k, const float *a, size_t ars, size_t acs,
              const float *b, size_t ldb, int nb, float *c, size_t ldc,
              bool add);

@@ -208,12 +208,12 @@ widest_layer(const struct lr_mlp *m)
     return w;
 }
 
-/* Columns of a layer's transposed float weights: out rounded up to 8,
- * so that lr_gemm's last block of 8 reads the zero padding. */
+/* Columns of a layer's transposed float weights: out rounded up to 32,
+ * so that lr_gemm's last block of 32 reads the zero padding. */
 static int
-pad8(int out)
+pad32(int out)
 {
-    return (out + 7) / 8 * 8;
+    return (out + 31) / 32 * 32;
 }
 
 int
@@ -226,7 +226,7 @@ lr_mlp_reserve(struct lr_mlp *m, int n)
     int acts = m->h_off[m->n_layers] + m->sizes[m->n_layers];
     size_t n_pt = 0;
     for (int i = 0; i < m->n_layers; i++)
-        n_pt += (size_t) m->sizes[i] * pad8(m->sizes[i + 1]);
+        n_pt += (size_t) m->sizes[i] * pad32(m->sizes[i + 1]);
     float *hb = malloc((size_t) n * acts * sizeof *hb);
     float *gb = malloc((size_t) 2 * n * widest_layer(m) * sizeof *gb);
     float *pf = m->pf ? m->pf : malloc((size_t) m->n_params * sizeof *pf);
@@ -252,7 +252,7 @@ lr_mlp_reserve(struct lr_mlp *m, int n)
     m->pt = pt;
     for (int i = 0, o = 0; i < m->n_layers; i++) {
         m->t_off[i] = o;
-        o += m->sizes[i] * pad8(m->sizes[i + 1]);
+        o += m->sizes[i] * pad32(m->sizes[i + 1]);
     }
     m->cap = n;
     return 0;
@@ -274,7 +274,7 @@ float_weights(struct lr_mlp *m)
         return;
     const float *p = m->pf;
     for (int i = 0; i < m->n_layers; i++) {
-        int in = m->sizes[i], out = m->sizes[i + 1], ld = pad8(out);
+        int in = m->sizes[i], out = m->sizes[i + 1], ld = pad32(out);
         float *t = m->pt + m->t_off[i];
         for (int o = 0; o < out; o++)
             for (int k = 0; k < in; k++)
@@ -299,7 +299,7 @@ forward_batch_hb(struct lr_mlp *m, int n, double *y)
         for (int r = 0; r < n; r++)
             memcpy(hout + (size_t) r * out, b, (size_t) out * sizeof *hout);
         lr_gemm(n, out, in, hin, (size_t) in, 1, m->pt + m->t_off[i],
-                (size_t) pad8(out), pad8(out), hout, (size_t) out, true);
+                (size_t) pad32(out), pad32(out), hout, (size_t) out, true);
         if (i < L - 1)
             lr_simd_tanhf(hout, (size_t) n * out);
         p += out * (in + 1);

@@ -77,7 +77,7 @@ struct lr_mlp {
     float *hb;                /* per layer i >= 0 (0: the input):
                                * cap x sizes[i] at cap * h_off[i] */
     float *gb;                /* two cap x widest scratch blocks */
-    float *pt;                /* per layer W_i^T of pf: in x pad8(out),
+    float *pt;                /* per layer W_i^T of pf: in x pad32(out),
                                * at t_off[i], the padding 0 */
     int t_off[LR_MLP_MAX_LAYERS];
     bool pf_ok;               /* pf == params rounded to float */

@@ -2,7 +2,7 @@
  * lr_gemm against the order lr_gemm.h promises, written here one element
  * at a time (acc = 0, fmaf over p in order, then stored or added to C):
  * bit for bit, for every block shape and remainder (m, n below and above
- * the 4-row and 32/16/8-column blocks), A read as it is and transposed,
+ * the 8/4-row and 32/16/8-column blocks), A read as it is and transposed,
  * C overwritten and accumulated, and B's rows padded (the columns past n
  * computed but never stored: C's padding must stay as it was).  Whichever
  * clone this CPU runs is the one checked (valgrind runs the AVX2 one).
@@ -75,7 +75,7 @@ check_case(struct lr_rng *r, int m, int n, int k, bool trans, int nb,
 static void
 test_shapes(void)
 {
-    static const int ms[] = { 1, 3, 4, 5, 17, 64 };
+    static const int ms[] = { 1, 3, 4, 5, 8, 13, 64 };
     static const int ns[] = { 1, 7, 8, 9, 16, 31, 32, 33, 57, 64, 120 };
     static const int ks[] = { 0, 1, 5, 70 };
     struct lr_rng r;
@@ -87,10 +87,12 @@ test_shapes(void)
                     int n = ns[in];
                     bool trans = v & 1, add = v & 2;
                     check_case(&r, ms[im], n, ks[ik], trans, n, add);
-                    /* B padded to a multiple of 8: the last block reads
-                     * the padding, stores only n columns. */
+                    /* B padded to a multiple of 8 or 32: the last block
+                     * reads the padding, stores only n columns. */
                     check_case(&r, ms[im], n, ks[ik], trans,
                                (n + 7) / 8 * 8, add);
+                    check_case(&r, ms[im], n, ks[ik], trans,
+                               (n + 31) / 32 * 32, add);
                 }
 }
 
@@ -107,7 +109,8 @@ test_training_shapes(void)
     for (int i = 0; i < 2; i++)
         for (int l = 0; l < 4; l++) {
             int in = layers[l][0], out = layers[l][1];
-            check_case(&r, rows[i], out, in, false, (out + 7) / 8 * 8, true);
+            check_case(&r, rows[i], out, in, false, (out + 31) / 32 * 32,
+                       true);
             check_case(&r, out, in, rows[i], true, in, false);
             check_case(&r, rows[i], in, out, false, in, false);
         }

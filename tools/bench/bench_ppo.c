@@ -253,7 +253,8 @@ mlp_macs(int in, int out, double *bwd)
 /* The products of training, timed on one shape: C = A B^T (OpenBLAS's
  * NoTrans x Trans, the forward pass), dW = G^T H and dX = G W, with
  * OpenBLAS (dgemm or sgemm) or lr_gemm, the way lr_mlp calls it (the
- * forward pass reads W^T, transposed beforehand). */
+ * forward pass reads W^T, transposed beforehand into rows padded to a
+ * multiple of 32 as lr_mlp pads them). */
 enum gemm_impl { GEMM_DGEMM, GEMM_SGEMM, GEMM_LR };
 enum gemm_op { OP_FORWARD, OP_DW, OP_DX };
 
@@ -263,7 +264,7 @@ static double
 gemm_rate(enum gemm_impl impl, enum gemm_op op, int rows, int in, int out,
           int runs)
 {
-    int reps = 1 + 3000000 / (rows * in * out), ldt = (out + 7) / 8 * 8;
+    int reps = 1 + 3000000 / (rows * in * out), ldt = (out + 31) / 32 * 32;
     size_t nh = (size_t) rows * in, nw = (size_t) ldt * in,
            ng = (size_t) rows * out;
     double *h = malloc(nh * sizeof *h), *w = malloc(nw * sizeof *w);
