@@ -13,13 +13,14 @@
 
 /* One MR x NR block of C: MR x NR accumulators (gcc keeps them in vector
  * registers: the loops have constant bounds), the k loop outermost, the
- * first nc columns stored (a full block without the test: gcc would
- * otherwise spill the accumulators).  Inlined into each clone of lr_gemm. */
+ * block stored whole (a store of a variable number of columns would make
+ * gcc keep the accumulators in memory: the caller stores a partial block
+ * through a copy).  Inlined into each clone of lr_gemm. */
 #define LR_GEMM_KERNEL(MR, NR)                                               \
 static inline __attribute__((always_inline)) void                          \
 kernel_##MR##x##NR(int k, const float *restrict a, size_t ars, size_t acs, \
                    const float *restrict b, size_t ldb, float *restrict c, \
-                   size_t ldc, int nc, bool add)                           \
+                   size_t ldc, bool add)                                   \
 {                                                                          \
     float acc[MR][NR];                                                     \
     for (int r = 0; r < MR; r++)                                           \
@@ -34,20 +35,14 @@ kernel_##MR##x##NR(int k, const float *restrict a, size_t ars, size_t acs, \
                 acc[r][j] = fmaf(x, bp[j], acc[r][j]);                     \
         }                                                                  \
     }                                                                      \
-    if (nc == NR && add) {                                                 \
+    if (add)                                                               \
         for (int r = 0; r < MR; r++)                                       \
             for (int j = 0; j < NR; j++)                                   \
                 c[r * ldc + j] += acc[r][j];                               \
-    } else if (nc == NR) {                                                 \
+    else                                                                   \
         for (int r = 0; r < MR; r++)                                       \
             for (int j = 0; j < NR; j++)                                   \
                 c[r * ldc + j] = acc[r][j];                                \
-    } else {                                                               \
-        for (int r = 0; r < MR; r++)                                       \
-            for (int j = 0; j < nc; j++)                                   \
-                c[r * ldc + j] = add ? c[r * ldc + j] + acc[r][j]          \
-                                     : acc[r][j];                          \
-    }                                                                      \
 }
 
 LR_GEMM_KERNEL(8, 32)
@@ -63,34 +58,39 @@ LR_GEMM_KERNEL(1, 16)
 LR_GEMM_KERNEL(1, 8)
 LR_GEMM_KERNEL(1, 1)
 
+/* A block of MR x NR whose last columns lie past n (B's rows are padded
+ * that far): computed whole into 'part', its first nc columns stored. */
+#define LR_GEMM_PART(MR, NR)                                                 \
+    do {                                                                   \
+        float part[MR * NR];                                               \
+        kernel_##MR##x##NR(k, ai, ars, acs, b + j, ldb, part, NR, false);  \
+        for (int r = 0; r < MR; r++)                                       \
+            for (int jj = 0; jj < n - j; jj++) {                           \
+                float *cc = ci + (size_t) r * ldc + j + jj;                \
+                *cc = add ? *cc + part[r * NR + jj] : part[r * NR + jj];   \
+            }                                                              \
+        j = n;                                                             \
+    } while (0)
+
 /* The columns of MR rows (a and c at their first row), widest blocks
- * first; the last columns in one block of 32 (or 8) reaching past n
- * when the rows of B are that wide. */
+ * first.  When the rows of B are padded, the last 25 to 31 columns in
+ * one block of 32 reaching past n (a 16 and a 8 column block would run
+ * at half the rate), or the last 1 to 7 in one block of 8. */
 #define LR_GEMM_ROWS(MR)                                                     \
     do {                                                                   \
         int j = 0;                                                         \
         for (; j + 32 <= n; j += 32)                                       \
-            kernel_##MR##x32(k, ai, ars, acs, b + j, ldb, ci + j, ldc, 32, \
-                             add);                                         \
-        if (j < n && j + 32 <= nb) {                                       \
-            kernel_##MR##x32(k, ai, ars, acs, b + j, ldb, ci + j, ldc,     \
-                             n - j, add);                                  \
-            j = n;                                                         \
-        }                                                                  \
+            kernel_##MR##x32(k, ai, ars, acs, b + j, ldb, ci + j, ldc, add); \
+        if (n - j > 24 && j + 32 <= nb)                                    \
+            LR_GEMM_PART(MR, 32);                                          \
         for (; j + 16 <= n; j += 16)                                       \
-            kernel_##MR##x16(k, ai, ars, acs, b + j, ldb, ci + j, ldc, 16, \
-                             add);                                         \
+            kernel_##MR##x16(k, ai, ars, acs, b + j, ldb, ci + j, ldc, add); \
         for (; j + 8 <= n; j += 8)                                         \
-            kernel_##MR##x8(k, ai, ars, acs, b + j, ldb, ci + j, ldc, 8,   \
-                            add);                                          \
-        if (j < n && j + 8 <= nb) {                                        \
-            kernel_##MR##x8(k, ai, ars, acs, b + j, ldb, ci + j, ldc,      \
-                            n - j, add);                                   \
-            j = n;                                                         \
-        }                                                                  \
+            kernel_##MR##x8(k, ai, ars, acs, b + j, ldb, ci + j, ldc, add); \
+        if (j < n && j + 8 <= nb)                                          \
+            LR_GEMM_PART(MR, 8);                                           \
         for (; j < n; j++)                                                 \
-            kernel_##MR##x1(k, ai, ars, acs, b + j, ldb, ci + j, ldc, 1,   \
-                            add);                                          \
+            kernel_##MR##x1(k, ai, ars, acs, b + j, ldb, ci + j, ldc, add); \
     } while (0)
 
 LR_GEMM_CLONES void
