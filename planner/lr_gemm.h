@@ -25,8 +25,9 @@
  * of KB, in L1/L2) packing is what costs.
  *
  * Why not OpenBLAS's sgemm: on the shapes of training (a minibatch of 128
- * or 16 rows by 64-wide layers) this file runs 1.2 to 2.9 times as fast
- * on this machine (docs/benchmarks.md, "Training: our own sgemm"):
+ * or 16 rows by 64-wide layers) this file runs about twice as fast on
+ * this machine, 1.3 to 4 times by shape (about 200 GFLOP/s on the
+ * 64-wide ones; docs/benchmarks.md, "Training: our own sgemm"):
  * Debian 12's OpenBLAS 0.3.21 does not know this CPU (an AMD Zen 4) and
  * runs its Haswell kernels, packing both operands on every call.
  * OpenBLAS keeps the double products (the decision path, lr_mlp_forward).
