@@ -46,7 +46,11 @@ parse_mix(struct lr_ctl_ppo *p)
         .block_penalty = p->meta.block_penalty,
         .refuse = p->meta.refuse,
         .train = { p->meta.batch, p->meta.micro, 2 },
+        /* Its GPU shares: a candidate's GPU counts (lr_jenv_cand_gpus)
+         * are those of its share, which admit_ppo realises. */
+        .n_splits = p->meta.n_splits,
     };
+    memcpy(c->splits, p->meta.splits, sizeof c->splits);
     snprintf(buf, sizeof buf, "%s", p->meta.models);
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t;

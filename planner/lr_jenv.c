@@ -43,6 +43,13 @@ struct lr_jenv {
     const struct lr_cluster *cl;
     struct lr_jenv_config cfg;
     int n_dcs, k, n_classes, n_cands, max_slots;
+    /* The shares ({1/2} when the config gives none), and per demand and
+     * share the GPUs in the pair's first DC, -1 where the share is never
+     * feasible for that demand (0 GPUs on a side, or the same count as an
+     * earlier share). */
+    int n_splits;
+    struct lr_jenv_split splits[LR_JENV_MAX_SPLITS];
+    int split_ga[LR_JENV_MAX_DEMANDS][LR_JENV_MAX_SPLITS];
     int dc_node[LR_JENV_MAX_DCS], dc_gpus[LR_JENV_MAX_DCS];
     int used[LR_JENV_MAX_DCS];
     int total_gpus;
@@ -97,6 +104,162 @@ job_class(const struct lr_jenv *e)
     return e->job_model * e->cfg.n_demands + e->job_demand;
 }
 
+/* The GPUs candidate 'cd' takes in its two DCs for demand index 'di';
+ * false when it is never feasible for that demand. */
+static inline bool
+cand_split(const struct lr_jenv *e, const struct lr_jenv_cand *cd, int di,
+           int gs[2])
+{
+    int g = e->cfg.demands[di];
+    if (cd->n_dcs == 1) {
+        gs[0] = g;
+        gs[1] = 0;
+        return true;
+    }
+    gs[0] = e->split_ga[di][cd->split];
+    gs[1] = g - gs[0];
+    return gs[0] > 0;
+}
+
+/* Fills e->splits and e->split_ga from the config (validated). */
+static void
+build_splits(struct lr_jenv *e)
+{
+    if (e->cfg.n_splits == 0) {
+        e->n_splits = 1;
+        e->splits[0] = (struct lr_jenv_split) { 1, 2 };
+    } else {
+        e->n_splits = e->cfg.n_splits;
+        memcpy(e->splits, e->cfg.splits, sizeof e->splits);
+    }
+    for (int di = 0; di < e->cfg.n_demands; di++) {
+        int g = e->cfg.demands[di];
+        for (int s = 0; s < e->n_splits; s++) {
+            /* floor(g num / den): for 1/2 the g / 2 of old. */
+            long ga = (long) g * e->splits[s].num / e->splits[s].den;
+            bool ok = ga >= 1 && g - ga >= 1;
+            for (int t = 0; t < s && ok; t++)
+                ok = e->split_ga[di][t] != ga;
+            e->split_ga[di][s] = ok ? (int) ga : -1;
+        }
+    }
+}
+
+static int
+gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* 0, or EINVAL with err[]: shares out of (0, 1), too many, or equal. */
+static int
+check_splits(const struct lr_jenv_split *sp, int n, char *err, size_t errlen)
+{
+    if (n < 0 || n > LR_JENV_MAX_SPLITS) {
+        set_err(err, errlen, "%d GPU shares; give 1 to %d", n,
+                LR_JENV_MAX_SPLITS);
+        return EINVAL;
+    }
+    for (int i = 0; i < n; i++) {
+        if (sp[i].den < 2 || sp[i].den > 64 || sp[i].num < 1
+            || sp[i].num >= sp[i].den) {
+            set_err(err, errlen, "GPU share %d/%d: give num/den with "
+                    "0 < num < den <= 64, e.g. 1/4", sp[i].num, sp[i].den);
+            return EINVAL;
+        }
+        for (int j = 0; j < i; j++)
+            if ((long) sp[i].num * sp[j].den == (long) sp[j].num * sp[i].den) {
+                set_err(err, errlen, "GPU share %d/%d equals %d/%d: give "
+                        "each share once", sp[i].num, sp[i].den, sp[j].num,
+                        sp[j].den);
+                return EINVAL;
+            }
+    }
+    return 0;
+}
+
+int
+lr_jenv_splits_parse(const char *s, struct lr_jenv_split *out, char *err,
+                     size_t errlen)
+{
+    int n = 0;
+    const char *p = s;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t) (end - p) : strlen(p);
+        char tok[32];
+        long num, den;
+        char *q;
+        if (len == 0 || len >= sizeof tok) {
+            set_err(err, errlen, "'%s': give shares num/den separated by "
+                    "commas, e.g. 1/4,1/2", s);
+            return -1;
+        }
+        memcpy(tok, p, len);
+        tok[len] = '\0';
+        num = strtol(tok, &q, 10);
+        bool ok = q != tok && *q == '/' && tok[0] >= '0' && tok[0] <= '9';
+        if (ok) {
+            const char *d = q + 1;
+            den = strtol(d, &q, 10);
+            ok = q != d && !*q && *d >= '0' && *d <= '9';
+        }
+        if (!ok || num < 1 || den < 2 || den > 64 || num >= den) {
+            set_err(err, errlen, "'%s' is no share of the GPUs in the first "
+                    "DC: give num/den with 0 < num < den <= 64, e.g. "
+                    "1/4,1/2", tok);
+            return -1;
+        }
+        if (n == LR_JENV_MAX_SPLITS) {
+            set_err(err, errlen, "'%s': at most %d shares", s,
+                    LR_JENV_MAX_SPLITS);
+            return -1;
+        }
+        int gd = gcd((int) num, (int) den);
+        struct lr_jenv_split sp = { (int) num / gd, (int) den / gd };
+        for (int i = 0; i < n; i++)
+            if (out[i].num == sp.num && out[i].den == sp.den) {
+                set_err(err, errlen, "'%s' equals %d/%d given before: give "
+                        "each share once", tok, sp.num, sp.den);
+                return -1;
+            }
+        out[n++] = sp;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return n;
+}
+
+void
+lr_jenv_splits_format(const struct lr_jenv_split *sp, int n, char *buf,
+                      size_t len)
+{
+    if (!len)
+        return;
+    buf[0] = '\0';
+    if (n == 0) {
+        snprintf(buf, len, "1/2");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, "%s%d/%d", i ? "," : "", sp[i].num,
+                 sp[i].den);
+    }
+}
+
+bool
+lr_jenv_splits_default(const struct lr_jenv_split *sp, int n)
+{
+    return n == 0 || (n == 1 && sp[0].num * 2 == sp[0].den);
+}
+
 /* Fills the T table of model 'mi' with CDynP over each candidate's DCs. */
 static int
 tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
@@ -119,19 +282,14 @@ tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
         goto cleanup;
     }
     for (int di = 0; di < e->cfg.n_demands; di++) {
-        int g = e->cfg.demands[di];
         int cls = mi * e->cfg.n_demands + di;
         double *T = e->T + (size_t) cls * e->n_cands;
         for (int c = 0; c < e->n_cands; c++) {
             const struct lr_jenv_cand *cd = &e->cands[c];
             T[c] = INFINITY;
-            int gs[2] = { g, 0 };
-            if (cd->n_dcs == 2) {
-                gs[0] = g / 2;
-                gs[1] = g - g / 2;
-                if (gs[0] < 1)
-                    continue;
-            }
+            int gs[2];
+            if (!cand_split(e, cd, di, gs))
+                continue;
             bool fits = true;
             for (int i = 0; i < cd->n_dcs; i++)
                 fits = fits && gs[i] <= e->dc_gpus[cd->dc[i]];
@@ -174,7 +332,7 @@ static int
 build_candidates(struct lr_jenv *e)
 {
     int n = e->n_dcs, k = e->k;
-    int max = n + n * (n - 1) * k * LR_JENV_N_TIERS;
+    int max = n + n * (n - 1) * e->n_splits * k * LR_JENV_N_TIERS;
     e->cands = calloc((size_t) max, sizeof *e->cands);
     if (!e->cands)
         return ENOMEM;
@@ -182,18 +340,19 @@ build_candidates(struct lr_jenv *e)
     for (int d = 0; d < n; d++)
         e->cands[c++] = (struct lr_jenv_cand) {
             .n_dcs = 1, .dc = { d, -1 }, .route = -1, .tier = -1,
-            .pair = -1,
+            .pair = -1, .split = -1,
         };
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) {
             if (a == b || e->dc_node[a] == e->dc_node[b])
                 continue;
-            for (int r = 0; r < k; r++)
-                for (int t = 0; t < LR_JENV_N_TIERS; t++)
-                    e->cands[c++] = (struct lr_jenv_cand) {
-                        .n_dcs = 2, .dc = { a, b }, .route = r, .tier = t,
-                        .pair = a * n + b,
-                    };
+            for (int s = 0; s < e->n_splits; s++)
+                for (int r = 0; r < k; r++)
+                    for (int t = 0; t < LR_JENV_N_TIERS; t++)
+                        e->cands[c++] = (struct lr_jenv_cand) {
+                            .n_dcs = 2, .dc = { a, b }, .route = r,
+                            .tier = t, .pair = a * n + b, .split = s,
+                        };
         }
     e->n_cands = c;
     return 0;
@@ -316,6 +475,8 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
                 "guard and block penalty not negative, holding mode exp or work");
         return EINVAL;
     }
+    if (check_splits(cfg->splits, cfg->n_splits, err, errlen))
+        return EINVAL;
     for (int i = 0; i < cfg->n_demands; i++)
         if (cfg->demands[i] < 1) {
             set_err(err, errlen, "GPU demand %d: must be at least 1",
@@ -334,6 +495,7 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     e->n_dcs = cl->n_dcs;
     e->k = cfg->k;
     e->n_classes = cfg->n_models * cfg->n_demands;
+    build_splits(e);
     for (int d = 0; d < e->n_dcs; d++) {
         e->dc_node[d] = lr_topo_find_node(topo, cl->dcs[d].attach_node);
         if (e->dc_node[d] < 0) {
@@ -643,6 +805,7 @@ compute_mask(struct lr_jenv *e)
 {
     refresh_routes(e);
     int g = e->cfg.demands[e->job_demand], n = 0;
+    const int *ga = e->split_ga[e->job_demand];
     const double *T = e->T + (size_t) job_class(e) * e->n_cands;
     for (int c = 0; c < e->n_cands; c++) {
         const struct lr_jenv_cand *cd = &e->cands[c];
@@ -650,9 +813,11 @@ compute_mask(struct lr_jenv *e)
         if (ok && cd->n_dcs == 1) {
             ok = e->used[cd->dc[0]] + g <= e->dc_gpus[cd->dc[0]];
         } else if (ok) {
+            /* T finite: the share gives GPUs on both sides (tabulate). */
             const struct route *rt = &e->routes[cd->pair * e->k + cd->route];
-            ok = e->used[cd->dc[0]] + g / 2 <= e->dc_gpus[cd->dc[0]]
-                 && e->used[cd->dc[1]] + (g - g / 2) <= e->dc_gpus[cd->dc[1]]
+            int g0 = ga[cd->split];
+            ok = e->used[cd->dc[0]] + g0 <= e->dc_gpus[cd->dc[0]]
+                 && e->used[cd->dc[1]] + (g - g0) <= e->dc_gpus[cd->dc[1]]
                  && rt->ff_fwd[cd->tier] >= 0 && rt->ff_rev[cd->tier] >= 0;
         }
         e->mask[c] = ok;
@@ -788,16 +953,15 @@ lr_jenv_step(struct lr_jenv *e, int action)
         r = -e->cfg.block_penalty;
     } else {
         const struct lr_jenv_cand *cd = &e->cands[action];
-        int g = e->cfg.demands[e->job_demand];
         double T = e->T[(size_t) job_class(e) * e->n_cands + action];
         double hold = e->job_hold;
         if (e->cfg.holding_mode == LR_JENV_HOLD_WORK)
             hold *= T / e->tref[job_class(e)];
         struct active a = {
             .dep = e->now + hold, .cand = action,
-            .g = { cd->n_dcs == 1 ? g : g / 2, cd->n_dcs == 1 ? 0 : g - g / 2 },
             .first_fwd = -1, .first_rev = -1,
         };
+        cand_split(e, cd, e->job_demand, a.g);
         for (int i = 0; i < cd->n_dcs; i++)
             e->used[cd->dc[i]] += a.g[i];
         if (cd->n_dcs == 2) {
@@ -1008,10 +1172,10 @@ lr_jenv_job_tref(const struct lr_jenv *e)
 int
 lr_jenv_cand_gpus(const struct lr_jenv *e, int a, int i)
 {
-    int g = e->cfg.demands[e->job_demand];
-    if (e->cands[a].n_dcs == 1)
-        return i == 0 ? g : 0;
-    return i == 0 ? g / 2 : g - g / 2;
+    int gs[2];
+    if (!cand_split(e, &e->cands[a], e->job_demand, gs))
+        return 0;
+    return gs[i];
 }
 
 int

@@ -25,12 +25,23 @@
  *     (B, b), and an origin ROADM (uniform; only nearest-node reads it).
  *   A candidate c (the action space, the same for every job):
  *     - one DC d: all g GPUs in d;
- *     - an ordered pair (a, b) of DCs with route r (one of the K paths
- *       between their ROADMs, lr_ksp) and rate tier t (100/200/400 Gb/s):
- *       g/2 GPUs (rounded down) in a, the rest in b, and one lightpath
- *       per direction: route r from a to b and route r from b to a, each
- *       with the most efficient modulation that reaches (lr_modulation),
+ *     - an ordered pair (a, b) of DCs with share s (one of the
+ *       configured shares, lr_jenv_config.splits; by default the single
+ *       share 1/2), route r (one of the K paths between their ROADMs,
+ *       lr_ksp) and rate tier t (100/200/400 Gb/s): g_a = floor(g s) GPUs
+ *       in a, g_b = g - g_a in b, and one lightpath per direction: route
+ *       r from a to b and route r from b to a, each with the most
+ *       efficient modulation that reaches (lr_modulation),
  *       ceil(t / (SE 12.5)) + guard slots, first fit on the path.
+ *       Candidates are ordered: the single DCs, then per ordered pair,
+ *       per share (in the order configured), per route, per tier.
+ *       Uneven shares (say 1/4: g/4 in a, 3g/4 in b; the ordered pair
+ *       (b, a) gives the mirror) let a job use GPUs left over unevenly.
+ *       The action space is fixed, the GPU counts depend on the job: a
+ *       share that gives g_a = 0 or g_b = 0 for demand g, or the same g_a
+ *       as a share listed before it, is never feasible for that demand
+ *       (its T is +inf).  The default, shares {1/2}, is exactly the
+ *       environment before shares existed (g/2 rounded down in a).
  *   The stage partition of candidate c for job class (model, g) is
  *   CDynP's (lr_cdynp_plan) with the chain fixed to c's DCs, their GPU
  *   counts, and the inter-DC link of the lightpath (capacity t, latency
@@ -105,6 +116,25 @@ enum lr_jenv_holding {
     LR_JENV_HOLD_WORK = 1,    /* exponential work x the slowdown T / T_ref */
 };
 
+/* A share of a job's GPUs in the first DC of a pair: num / den, reduced,
+ * 0 < num < den. */
+#define LR_JENV_MAX_SPLITS 4
+struct lr_jenv_split {
+    int num, den;
+};
+
+/* Parses "1/4,1/2" (shares num/den, 0 < num < den <= 64, comma-separated,
+ * at most LR_JENV_MAX_SPLITS, no two equal) into out[] reduced, in the
+ * order given; returns how many, or -1 with one line in err[] saying
+ * what is wrong.  "1/2" alone is the default (lr_jenv_splits_default). */
+int lr_jenv_splits_parse(const char *s, struct lr_jenv_split *out,
+                         char *err, size_t errlen);
+/* Writes "1/4,1/2" (n shares; n = 0: "1/2", the default) into buf. */
+void lr_jenv_splits_format(const struct lr_jenv_split *, int n, char *buf,
+                           size_t len);
+/* True when the n shares are the default {1/2} (n = 0 included). */
+bool lr_jenv_splits_default(const struct lr_jenv_split *, int n);
+
 /* "exp" or "work", for files and output. */
 const char *lr_jenv_holding_name(enum lr_jenv_holding);
 /* 0, or EINVAL for a name that is neither. */
@@ -127,6 +157,10 @@ struct lr_jenv_config {
     long n_trace;
     /* Adds the refusal action (above) and one observation feature. */
     bool refuse;
+    /* The shares of a pair's GPUs in its first DC (above); n_splits = 0
+     * means {1/2}, the default.  Each 0 < num < den, no two equal. */
+    int n_splits;
+    struct lr_jenv_split splits[LR_JENV_MAX_SPLITS];
 };
 
 /* One entry of the action space. */
@@ -136,6 +170,7 @@ struct lr_jenv_cand {
     int route;                /* 0..k-1, or -1 for one DC */
     int tier;                 /* index into lr_jenv_tier_gbps, or -1 */
     int pair;                 /* ordered pair index a * n_dcs + b, or -1 */
+    int split;                /* index into the shares, or -1 for one DC */
 };
 
 struct lr_jenv_metrics {
@@ -163,7 +198,7 @@ struct lr_jenv;
  * few seconds for large models on six DCs).  EINVAL with err[] for a DC
  * without an attachment node in the topology, more than LR_JENV_MAX_DCS
  * DCs, an empty model or demand list, a job class that fits nowhere even
- * on an empty network, bad numbers; ENOMEM. */
+ * on an empty network, bad numbers or shares; ENOMEM. */
 int lr_jenv_new(const struct lr_topo *, const struct lr_cluster *,
                 const struct lr_jenv_config *, struct lr_jenv **out,
                 char *err, size_t errlen);
@@ -229,7 +264,8 @@ double lr_jenv_cand_time(const struct lr_jenv *, int a);
 /* T_ref of the pending job: the least T of its class on an empty
  * network. */
 double lr_jenv_job_tref(const struct lr_jenv *);
-/* GPUs candidate 'a' takes from its i-th DC for the pending job. */
+/* GPUs candidate 'a' takes from its i-th DC for the pending job (its
+ * share of the job's demand; 0 when the share gives no GPUs). */
 int lr_jenv_cand_gpus(const struct lr_jenv *, int a, int i);
 int lr_jenv_dc_free(const struct lr_jenv *, int dc);
 int lr_jenv_dc_gpus(const struct lr_jenv *, int dc);

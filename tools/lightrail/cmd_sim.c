@@ -262,6 +262,11 @@ print_json(const struct opts *o, const struct cell *c)
     json_object_object_add(j, "warmup", json_object_new_int64(o->warmup));
     json_object_object_add(j, "holding", json_object_new_string(
                                lr_jenv_holding_name(o->env.holding_mode)));
+    if (!lr_jenv_splits_default(o->env.splits, o->env.n_splits)) {
+        char v[96];
+        lr_jenv_splits_format(o->env.splits, o->env.n_splits, v, sizeof v);
+        json_object_object_add(j, "splits", json_object_new_string(v));
+    }
     printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
     json_object_put(j);
 }
@@ -383,6 +388,20 @@ lr_cmd_sim(int argc, char **argv)
         if (!o.env.holding_set)
             o.env.holding_mode = meta.holding_mode;
         o.env.refuse = meta.refuse;
+        /* The shares define the action space: another list would give
+         * the agent's outputs other meanings, even at the same count. */
+        char want[96], got[96];
+        lr_jenv_splits_format(meta.splits, meta.n_splits, want, sizeof want);
+        lr_jenv_splits_format(o.env.splits, o.env.n_splits, got, sizeof got);
+        if (o.env.splits_set && strcmp(want, got)) {
+            lr_cli_err(CMD, "%s: trained with --splits %s, not %s: drop "
+                       "--splits (the file's shares are used) or give %s",
+                       o.policy_file, want, got, want);
+            lr_ppo_free(ppo);
+            return LR_EXIT_USAGE;
+        }
+        o.env.n_splits = meta.n_splits;
+        memcpy(o.env.splits, meta.splits, sizeof o.env.splits);
         pol[n_pol].p = &lr_ppo_jenv_policy;
         pol[n_pol++].arg = ppo;
     }
@@ -446,6 +465,8 @@ lr_cmd_sim(int argc, char **argv)
     if (progress)
         fprintf(stderr, "\r%60s\r", "");
     if (!o.json) {
+        char sv[96];
+        lr_jenv_splits_format(o.env.splits, o.env.n_splits, sv, sizeof sv);
         printf("# %s + %s: %d DCs, %d candidates per job; models %s; GPUs "
                "%s; B=%g b=%g; holding %s; %ld jobs per run (%ld warm-up), "
                "%d seeds from %llu; 95%% CI\n", o.env.topology,
@@ -453,6 +474,8 @@ lr_cmd_sim(int argc, char **argv)
                o.env.models, o.env.demands, o.env.batch, o.env.micro,
                lr_jenv_holding_name(o.env.holding_mode), o.arrivals,
                o.warmup, o.seeds, o.seed);
+        if (!lr_jenv_splits_default(o.env.splits, o.env.n_splits))
+            printf("# GPU shares of a two-DC job in its first DC: %s\n", sv);
         printf("%-10s %7s %17s %17s %8s %10s %8s %8s %8s\n", "policy",
                "load(E)", "blocking", "iteration(s)", "gpu", "dc-var",
                "spectrum", "slowdown", "refused");

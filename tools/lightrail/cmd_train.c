@@ -268,7 +268,9 @@ lr_cmd_train(int argc, char **argv)
                                    .block_penalty = o.env.block_penalty,
                                    .holding_mode = o.env.holding_mode,
                                    .refuse = o.env.refuse,
+                                   .n_splits = o.env.n_splits,
                                    .n_obs = pc.n_obs, .n_act = pc.n_act };
+    memcpy(meta.splits, o.env.splits, sizeof meta.splits);
     snprintf(meta.models, sizeof meta.models, "%s", o.env.models);
     snprintf(meta.demands, sizeof meta.demands, "%s", o.env.demands);
     snprintf(meta.topology, sizeof meta.topology, "%s", j.topo->name);

@@ -23,7 +23,12 @@ const char lr_jenv_cli_help[] =
 "  --holding MODE      exp: holding time exponential of mean 1, whatever\n"
 "                      the placement (default); work: that draw times\n"
 "                      the job's slowdown T / T_ref on its placement, so\n"
-"                      slow placements hold GPUs longer\n";
+"                      slow placements hold GPUs longer\n"
+"  --splits LIST       shares of a two-DC job's GPUs in its first DC,\n"
+"                      num/den with 0 < num < den, comma-separated, each\n"
+"                      adding a candidate per ordered DC pair, route and\n"
+"                      tier: floor(g num / den) GPUs in the first DC, the\n"
+"                      rest in the second (default 1/2; e.g. 1/4,1/2)\n";
 
 const char *
 lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
@@ -54,6 +59,18 @@ lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
         o->holding_set = true;
         return lr_jenv_holding_parse(arg, &o->holding_mode)
                ? "--holding wants exp or work" : NULL;
+    case LR_JENV_O_SPLITS: {
+        static char why[256];
+        char err[200];
+        int n = lr_jenv_splits_parse(arg, o->splits, err, sizeof err);
+        if (n < 0) {
+            snprintf(why, sizeof why, "--splits: %s", err);
+            return why;
+        }
+        o->n_splits = n;
+        o->splits_set = true;
+        return NULL;
+    }
     }
     return "not an environment option";
 }
@@ -83,11 +100,12 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
     struct lr_jenv_config *c = &j->cfg;
     *c = (struct lr_jenv_config) {
         .load = o->load, .holding = 1, .holding_mode = o->holding_mode,
-        .refuse = o->refuse,
+        .refuse = o->refuse, .n_splits = o->n_splits,
         .k = o->k, .guard = 1,
         .block_penalty = o->block_penalty,
         .train = { .batch = o->batch, .micro = o->micro, .elem_bytes = 2 },
     };
+    memcpy(c->splits, o->splits, sizeof c->splits);
     char buf[512], err[1024];
     int rc = LR_EXIT_USAGE;
     snprintf(buf, sizeof buf, "%s", o->models);

@@ -27,6 +27,11 @@ struct lr_jenv_cli_opts {
     /* The refusal action (lr_jenv_config.refuse): set by `train --refuse`
      * and by a policy file's refuse=1, never an option of its own here. */
     bool refuse;
+    /* --splits: the shares of a pair's GPUs in its first DC
+     * (lr_jenv_config.splits; n_splits = 0: the default, 1/2). */
+    int n_splits;
+    struct lr_jenv_split splits[LR_JENV_MAX_SPLITS];
+    bool splits_set;              /* --splits was given */
 };
 
 /* The defaults every command starts from. */
@@ -40,7 +45,7 @@ enum {
     LR_JENV_O_FIRST = 0x1000,
     LR_JENV_O_MODELS = LR_JENV_O_FIRST, LR_JENV_O_DEMANDS, LR_JENV_O_BATCH,
     LR_JENV_O_MICRO, LR_JENV_O_K, LR_JENV_O_PENALTY, LR_JENV_O_HOLDING,
-    LR_JENV_O_LAST,
+    LR_JENV_O_SPLITS, LR_JENV_O_LAST,
 };
 #define LR_JENV_CLI_LONGOPTS                                                \
     { "models", required_argument, NULL, LR_JENV_O_MODELS },                \
@@ -49,7 +54,8 @@ enum {
     { "microbatch", required_argument, NULL, LR_JENV_O_MICRO },             \
     { "k", required_argument, NULL, LR_JENV_O_K },                          \
     { "block-penalty", required_argument, NULL, LR_JENV_O_PENALTY },       \
-    { "holding", required_argument, NULL, LR_JENV_O_HOLDING }
+    { "holding", required_argument, NULL, LR_JENV_O_HOLDING },              \
+    { "splits", required_argument, NULL, LR_JENV_O_SPLITS }
 
 /* Applies option 'code' (LR_JENV_O_FIRST <= code < LR_JENV_O_LAST) with
  * value 'arg' to 'o'; NULL, or why the value is wrong (for

@@ -61,16 +61,22 @@ int
 lr_policy_save(const char *path, const struct lr_policy_meta *m,
                const struct lr_ppo *p, char *err, size_t errlen)
 {
-    char head[4096];
+    char head[4096], splits[128] = "";
+    /* The default shares write no key: files stay as they were. */
+    if (!lr_jenv_splits_default(m->splits, m->n_splits)) {
+        char v[96];
+        lr_jenv_splits_format(m->splits, m->n_splits, v, sizeof v);
+        snprintf(splits, sizeof splits, "splits=%s\n", v);
+    }
     int hn = snprintf(head, sizeof head,
                       "LRPOLICY %d\nmodels=%s\ndemands=%s\nbatch=%.17g\n"
                       "microbatch=%.17g\nk=%d\nblock-penalty=%.17g\n"
-                      "holding=%s\nrefuse=%d\ntopology=%s\ndcs=%s\n"
+                      "holding=%s\nrefuse=%d\n%stopology=%s\ndcs=%s\n"
                       "n-obs=%d\nn-actions=%d\n"
                       "command=%s\n\n", LR_POLICY_VERSION, m->models,
                       m->demands, m->batch, m->micro, m->k, m->block_penalty,
                       lr_jenv_holding_name(m->holding_mode), m->refuse ? 1 : 0,
-                      m->topology,
+                      splits, m->topology,
                       m->dcs, m->n_obs, m->n_act, m->command);
     if (hn < 0 || (size_t) hn >= sizeof head) {
         set_err(err, errlen, "%s: policy header too long", path);
@@ -227,6 +233,10 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
     else if (!get_key(head, "refuse", v, sizeof v)
              && strcmp(v, "0") && strcmp(v, "1"))
         missing = "refuse";
+    else if (!get_key(head, "splits", v, sizeof v)
+             && (m->n_splits = lr_jenv_splits_parse(v, m->splits, NULL, 0))
+                < 0)
+        missing = "splits";
     else {
         m->refuse = !get_key(head, "refuse", v, sizeof v) && !strcmp(v, "1");
         long k, no, na;

@@ -7,7 +7,10 @@
  *   "LRPOLICY 1\n"
  *   text lines "key=value\n": models, demands, batch, microbatch, k,
  *     block-penalty, holding, refuse, topology, dcs, n-obs, n-actions,
- *     command (holding and refuse may be missing: exp, no refusal)
+ *     command (holding and refuse may be missing: exp, no refusal);
+ *     splits (the shares of a pair's GPUs in its first DC, "1/4,1/2";
+ *     written only when not the default 1/2, and files without it were
+ *     trained with 1/2)
  *   "\n"
  *   the agent as lr_ppo_encode() writes it (its own magic, version,
  *     sizes, big-endian IEEE weights, FNV-1a 64 checksum)
@@ -40,6 +43,10 @@ struct lr_policy_meta {
     /* Trained with the refusal action (header key "refuse", 0 or 1;
      * files without the key have none). */
     bool refuse;
+    /* The GPU shares trained with (header key "splits"; n_splits = 0:
+     * the default 1/2, and no key is written). */
+    int n_splits;
+    struct lr_jenv_split splits[LR_JENV_MAX_SPLITS];
     char topology[64], dcs[512];
     int n_obs, n_act;
     char command[1024];
