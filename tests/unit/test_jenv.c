@@ -1,7 +1,8 @@
 /*
  * The joint environment: its metrics on traces small enough to compute
  * by hand, a loss system with a closed form (Erlang B), the mask against
- * the resources, determinism, and the errors.
+ * the resources, determinism, the errors, and uneven GPU shares of a
+ * pair candidate.
  *
  * The instance: ROADMs A and B, one 10 km fibre each way with 8 slots;
  * dc0 on A and dc1 on B, 8 GPUs each (one device type); a 4-layer model
@@ -703,6 +704,263 @@ test_greedy_cap(void)
     lr_jenv_free(e);
 }
 
+/* ---- uneven GPU shares (lr_jenv_config.splits) ----
+ * With shares {1/4, 1/2} on the two-DC instance (K = 1): 2 singles, then
+ * per ordered pair (dc0, dc1), (dc1, dc0): share 1/4 x 3 tiers, share 1/2
+ * x 3 tiers = 2 + 2 x 2 x 3 = 14 candidates. */
+static struct lr_jenv_config
+config_splits(void)
+{
+    struct lr_jenv_config c = config(8);
+    c.n_splits = 2;
+    c.splits[0] = (struct lr_jenv_split) { 1, 4 };
+    c.splits[1] = (struct lr_jenv_split) { 1, 2 };
+    return c;
+}
+
+static void
+test_splits_candidates(void)
+{
+    struct lr_jenv_config c = config_splits();
+    c.n_demands = 3;
+    c.demands[1] = 2;
+    c.demands[2] = 4;
+    struct lr_jenv *e = make(two, &c);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_n_actions(e), 14);
+    static const struct { int dc0, dc1, split, tier; } want[12] = {
+        { 0, 1, 0, 0 }, { 0, 1, 0, 1 }, { 0, 1, 0, 2 },
+        { 0, 1, 1, 0 }, { 0, 1, 1, 1 }, { 0, 1, 1, 2 },
+        { 1, 0, 0, 0 }, { 1, 0, 0, 1 }, { 1, 0, 0, 2 },
+        { 1, 0, 1, 0 }, { 1, 0, 1, 1 }, { 1, 0, 1, 2 },
+    };
+    for (int a = 0; a < 2; a++) {
+        CU_ASSERT_EQUAL(lr_jenv_cand(e, a)->n_dcs, 1);
+        CU_ASSERT_EQUAL(lr_jenv_cand(e, a)->split, -1);
+    }
+    for (int i = 0; i < 12; i++) {
+        const struct lr_jenv_cand *cd = lr_jenv_cand(e, 2 + i);
+        CU_ASSERT_EQUAL(cd->n_dcs, 2);
+        CU_ASSERT_EQUAL(cd->dc[0], want[i].dc0);
+        CU_ASSERT_EQUAL(cd->dc[1], want[i].dc1);
+        CU_ASSERT_EQUAL(cd->split, want[i].split);
+        CU_ASSERT_EQUAL(cd->tier, want[i].tier);
+        CU_ASSERT_EQUAL(cd->route, 0);
+    }
+    /* Demand 8: 1/4 gives 2 then 6, 1/2 gives 4 and 4; the mirror pair
+     * (dc1, dc0) puts the 2 in dc1. */
+    CU_ASSERT(lr_jenv_present(e, 0, 0) > 0);
+    CU_ASSERT_EQUAL(lr_jenv_cand_gpus(e, 0, 0), 8);
+    CU_ASSERT_EQUAL(lr_jenv_cand_gpus(e, 2, 0), 2);
+    CU_ASSERT_EQUAL(lr_jenv_cand_gpus(e, 2, 1), 6);
+    CU_ASSERT_EQUAL(lr_jenv_cand_gpus(e, 5, 0), 4);
+    CU_ASSERT_EQUAL(lr_jenv_cand_gpus(e, 5, 1), 4);
+    CU_ASSERT_EQUAL(lr_jenv_cand_gpus(e, 8, 0), 2);
+    CU_ASSERT_EQUAL(lr_jenv_cand_gpus(e, 8, 1), 6);
+    CU_ASSERT(isfinite(lr_jenv_cand_time(e, 2)));
+    /* Demand 2: the share 1/4 gives 0 GPUs in the first DC: never
+     * feasible (no GPUs, T infinite), 1/2 gives 1 and 1. */
+    CU_ASSERT(lr_jenv_present(e, 0, 1) > 0);
+    CU_ASSERT_EQUAL(lr_jenv_cand_gpus(e, 2, 0), 0);
+    CU_ASSERT(isinf(lr_jenv_cand_time(e, 2)));
+    CU_ASSERT_EQUAL(lr_jenv_mask(e)[2], 0);
+    CU_ASSERT_EQUAL(lr_jenv_cand_gpus(e, 5, 0), 1);
+    CU_ASSERT_EQUAL(lr_jenv_mask(e)[5], 1);
+    /* Demand 4: 1/4 gives 1 and 3. */
+    CU_ASSERT(lr_jenv_present(e, 0, 2) > 0);
+    CU_ASSERT_EQUAL(lr_jenv_cand_gpus(e, 2, 0), 1);
+    CU_ASSERT_EQUAL(lr_jenv_cand_gpus(e, 2, 1), 3);
+    lr_jenv_free(e);
+    /* Shares 1/4 and 1/3 both give 1 GPU of 4: the second is skipped. */
+    c = config(4);
+    c.n_splits = 2;
+    c.splits[0] = (struct lr_jenv_split) { 1, 4 };
+    c.splits[1] = (struct lr_jenv_split) { 1, 3 };
+    e = make(two, &c);
+    CU_ASSERT(lr_jenv_present(e, 0, 0) > 0);
+    CU_ASSERT(isfinite(lr_jenv_cand_time(e, 2)));
+    CU_ASSERT(isinf(lr_jenv_cand_time(e, 5)));
+    CU_ASSERT_EQUAL(lr_jenv_mask(e)[5], 0);
+    lr_jenv_free(e);
+}
+
+/* dc0 has 2 GPUs free, dc1 6: a job of 8 fits only as 2 + 6 on the pair
+ * (dc0, dc1) with share 1/4, at 100 G or 200 G (400 G needs 9 slots). */
+static void
+test_splits_mask_by_hand(void)
+{
+    struct lr_jenv_config c = config_splits();
+    struct lr_jenv *e = make(two, &c);
+    int nw;
+    const uint64_t *occ0 = lr_jenv_occupancy(e, &nw);
+    uint64_t *occ = calloc((size_t) topo->n_links * nw, sizeof *occ);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(occ);
+    memcpy(occ, occ0, (size_t) topo->n_links * nw * sizeof *occ);
+    int used[2] = { 6, 2 };
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_set_state(e, used, occ, nw, err,
+                                            sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_jenv_present(e, 0, 0), 2);
+    const uint8_t *mask = lr_jenv_mask(e);
+    for (int a = 0; a < lr_jenv_n_actions(e); a++)
+        CU_ASSERT_EQUAL(mask[a], a == 2 || a == 3);
+    /* No spectrum on A-B: nothing is feasible. */
+    for (int l = 0; l < topo->n_links; l++)
+        if (!strcmp(topo->links[l].name, "A-B"))
+            occ[(size_t) l * nw] |= 0xff;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_set_state(e, used, occ, nw, err,
+                                            sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_jenv_present(e, 0, 0), 0);
+    /* The default shares: the same state blocks the job. */
+    struct lr_jenv_config d = config(8);
+    struct lr_jenv *f = make(two, &d);
+    memcpy(occ, occ0, (size_t) topo->n_links * nw * sizeof *occ);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_set_state(f, used, occ, nw, err,
+                                            sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_jenv_present(f, 0, 0), 0);
+    free(occ);
+    lr_jenv_free(f);
+    lr_jenv_free(e);
+}
+
+/* A trace: j0 (6 GPUs) -> dc0, j1 (2) -> dc1, then j2 (8 GPUs) finds
+ * 2 + 6 free: admitted on (dc0, dc1) at share 1/4 with the shares,
+ * blocked on arrival without. */
+static void
+run_uneven_trace(const struct lr_jenv_config *base, long *blocked,
+                 long *admitted, int *free0, int *free1)
+{
+    static const struct lr_jenv_arrival trace[] = {
+        { 0, 10, 0, 0, 0 }, { 0.1, 10, 0, 1, 0 }, { 0.2, 10, 0, 2, 0 },
+    };
+    struct lr_jenv_config c = *base;
+    c.n_demands = 3;
+    c.demands[0] = 6;
+    c.demands[1] = 2;
+    c.demands[2] = 8;
+    c.trace = trace;
+    c.n_trace = 3;
+    struct lr_jenv *e = make(two, &c);
+    lr_jenv_reset(e, 1, 0);
+    lr_jenv_step(e, 0);                 /* j0 -> dc0 alone */
+    lr_jenv_step(e, 1);                 /* j1 -> dc1 alone */
+    if (!lr_jenv_done(e)) {
+        const uint8_t *mask = lr_jenv_mask(e);
+        int a = -1;
+        for (int i = 0; i < lr_jenv_n_actions(e) && a < 0; i++)
+            if (mask[i])
+                a = i;
+        CU_ASSERT_EQUAL(a, 2);
+        CU_ASSERT_EQUAL(lr_jenv_cand_gpus(e, a, 0), 2);
+        CU_ASSERT_EQUAL(lr_jenv_cand_gpus(e, a, 1), 6);
+        lr_jenv_step(e, a);
+    }
+    *free0 = lr_jenv_dc_free(e, 0);
+    *free1 = lr_jenv_dc_free(e, 1);
+    struct lr_jenv_metrics m;
+    lr_jenv_metrics(e, &m);
+    *blocked = m.blocked;
+    *admitted = m.admitted;
+    lr_jenv_free(e);
+}
+
+static void
+test_splits_admit_uneven(void)
+{
+    long blocked, admitted;
+    int f0, f1;
+    struct lr_jenv_config c = config_splits();
+    run_uneven_trace(&c, &blocked, &admitted, &f0, &f1);
+    CU_ASSERT_EQUAL(blocked, 0);
+    CU_ASSERT_EQUAL(admitted, 3);
+    CU_ASSERT_EQUAL(f0, 0);
+    CU_ASSERT_EQUAL(f1, 0);
+    c = config(8);
+    run_uneven_trace(&c, &blocked, &admitted, &f0, &f1);
+    CU_ASSERT_EQUAL(blocked, 1);
+    CU_ASSERT_EQUAL(admitted, 2);
+    CU_ASSERT_EQUAL(f0, 2);
+    CU_ASSERT_EQUAL(f1, 6);
+}
+
+/* The default (no shares) and an explicit {1/2} are the same
+ * environment, run for run; {1/4,1/2} is another one. */
+static void
+test_splits_default_unchanged(void)
+{
+    struct lr_jenv_config c = config(4);
+    c.n_demands = 3;
+    c.demands[1] = 8;
+    c.demands[2] = 16;
+    c.load = 1.5;
+    struct lr_jenv_config h = c;
+    h.n_splits = 1;
+    h.splits[0] = (struct lr_jenv_split) { 1, 2 };
+    struct lr_jenv_config q = c;
+    q.n_splits = 2;
+    q.splits[0] = (struct lr_jenv_split) { 1, 4 };
+    q.splits[1] = (struct lr_jenv_split) { 1, 2 };
+    struct lr_jenv *e = make(two, &c), *f = make(two, &h), *g = make(two, &q);
+    CU_ASSERT_EQUAL(lr_jenv_n_actions(e), 8);
+    CU_ASSERT_EQUAL(lr_jenv_n_actions(f), 8);
+    CU_ASSERT_EQUAL(lr_jenv_obs_size(e), lr_jenv_obs_size(f));
+    CU_ASSERT_EQUAL(lr_jenv_n_actions(g), 14);
+    struct lr_jenv_metrics me, mf, mg;
+    lr_jenv_run(e, &lr_jenv_random, NULL, 7, 3000, 100, &me);
+    lr_jenv_run(f, &lr_jenv_random, NULL, 7, 3000, 100, &mf);
+    lr_jenv_run(g, &lr_jenv_greedy, NULL, 7, 3000, 100, &mg);
+    CU_ASSERT_EQUAL(memcmp(&me, &mf, sizeof me), 0);
+    CU_ASSERT(me.blocked > 0);
+    lr_jenv_run(e, &lr_jenv_greedy, NULL, 7, 3000, 100, &me);
+    /* Uneven shares only add choices: greedy blocks no more here. */
+    CU_ASSERT(mg.blocked <= me.blocked);
+    lr_jenv_free(e);
+    lr_jenv_free(f);
+    lr_jenv_free(g);
+}
+
+static void
+test_splits_parse(void)
+{
+    struct lr_jenv_split sp[LR_JENV_MAX_SPLITS];
+    char err[256], buf[64];
+    CU_ASSERT_EQUAL(lr_jenv_splits_parse("1/4,1/2", sp, err, sizeof err), 2);
+    CU_ASSERT(sp[0].num == 1 && sp[0].den == 4 && sp[1].num == 1
+              && sp[1].den == 2);
+    lr_jenv_splits_format(sp, 2, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "1/4,1/2");
+    CU_ASSERT_FALSE(lr_jenv_splits_default(sp, 2));
+    CU_ASSERT_EQUAL(lr_jenv_splits_parse("2/4", sp, err, sizeof err), 1);
+    CU_ASSERT(sp[0].num == 1 && sp[0].den == 2);
+    CU_ASSERT(lr_jenv_splits_default(sp, 1));
+    CU_ASSERT(lr_jenv_splits_default(sp, 0));
+    lr_jenv_splits_format(sp, 0, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "1/2");
+    static const char *bad[] = {
+        "0/4", "3/2", "1/1", "junk", "", "1/4,", "1/4,1/2,1/3,1/5,1/6",
+        "1/2,2/4", "-1/4", "1/ 4", "1/4x", "1/65",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(lr_jenv_splits_parse(bad[i], sp, err, sizeof err),
+                        -1);
+        CU_ASSERT(err[0] != '\0');
+    }
+    /* lr_jenv_new refuses what the parser would. */
+    struct lr_jenv *e = NULL;
+    struct lr_jenv_config c = config(8);
+    c.n_splits = 1;
+    c.splits[0] = (struct lr_jenv_split) { 3, 2 };
+    CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &e, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "3/2"));
+    c.n_splits = 2;
+    c.splits[0] = c.splits[1] = (struct lr_jenv_split) { 1, 4 };
+    CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &e, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "equals"));
+    c.n_splits = LR_JENV_MAX_SPLITS + 1;
+    CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &e, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(e);
+}
+
 static CU_TestInfo tests[] = {
     { "incremental route caches = recomputed from scratch",
       test_incremental_routes },
@@ -721,6 +979,13 @@ static CU_TestInfo tests[] = {
     { "with refusals the mask of a pending job is never empty",
       test_refuse_mask_never_empty },
     { "greedy-cap refuses above theta, admits below", test_greedy_cap },
+    { "GPU shares: the candidates and their GPU counts",
+      test_splits_candidates },
+    { "GPU shares: the mask of a hand case", test_splits_mask_by_hand },
+    { "GPU shares: a job that fits only unevenly", test_splits_admit_uneven },
+    { "GPU shares: the default is the environment of before",
+      test_splits_default_unchanged },
+    { "GPU shares: parsing and bad values", test_splits_parse },
     CU_TEST_INFO_NULL,
 };
 

@@ -1,0 +1,85 @@
+#!/bin/sh
+# Reproduces the measurements of docs/ppo.md, "Uneven GPU splits (work
+# mode)": every baseline on the metro with the GPU shares {1/2} (as
+# before) and {1/4,1/2}, PPO agents trained with {1/4,1/2}, their
+# evaluation against the baselines, and the paired per-seed comparison
+# of PPO against the best baseline.  Run from the top of a built tree:
+#     tools/experiments/splits.sh OUTDIR     (about 10 minutes of one core)
+# Writes OUTDIR/*.pol, one JSON line per (policy, load) in OUTDIR/*.json
+# and the paired differences in OUTDIR/paired.txt.  Seeds: training 1,
+# evaluation 2001-2010 (never used by training).  One job at a time: the
+# machine it was written on has two cores shared with others.
+set -eu
+L=${LIGHTRAIL:-./lightrail}
+out=${1:?usage: tools/experiments/splits.sh OUTDIR}
+mkdir -p "$out"
+MT="--topology examples/topologies/metro.json --cluster examples/clusters/metro.json"
+SPLITS=1/4,1/2
+EVAL="--holding work --seeds 10 --seed 2001 --quiet --format json"
+
+# 1. The baselines, shares off (1/2) and on.
+nice $L sim $MT --policy all $EVAL --loads 0.5:1.5:0.25 > "$out/base-off.json"
+nice $L sim $MT --policy all $EVAL --loads 0.5:1.5:0.25 --splits $SPLITS \
+    > "$out/base-on.json"
+
+# 2. PPO with the shares: the shipped metro-work command (gamma 0.5,
+#    300,000 decisions at 1.0 E) and two variants.
+train() {   # NAME GAMMA STEPS
+    nice $L train $MT --steps "$3" --seed 1 --load 1.0 --lr 3e-4 \
+        --holding work --gamma "$2" --splits $SPLITS --out "$out/$1.pol" \
+        --quiet
+}
+train ppo-g0.5 0.5 300000
+train ppo-g0.9 0.9 300000
+train ppo-g0.5-1m 0.5 1000000
+for p in ppo-g0.5 ppo-g0.9 ppo-g0.5-1m; do
+    nice $L sim $MT --policy-file "$out/$p.pol" $EVAL --loads 0.5:1.5:0.25 \
+        > "$out/$p.json"
+done
+
+# 3. Paired per seed at LOADS (the same arrivals for every policy):
+#    blocking of PPO minus the best baseline's, mean and 95% CI (Student
+#    t, 9 degrees of freedom: 2.262).
+LOADS=${LOADS:-"1.0 1.25"}
+for load in $LOADS; do
+    for s in 2001 2002 2003 2004 2005 2006 2007 2008 2009 2010; do
+        for p in ppo-g0.5 ppo-g0.9 ppo-g0.5-1m; do
+            nice $L sim $MT --holding work --seeds 1 --seed $s --quiet \
+                --format json --loads $load:$load:1 --policy-file "$out/$p.pol" \
+                | sed "s/\"policy\":\"ppo\"/\"policy\":\"$p\"/"
+        done
+        nice $L sim $MT --holding work --seeds 1 --seed $s --quiet \
+            --format json --loads $load:$load:1 --policy greedy,cdynp \
+            --splits $SPLITS
+        nice $L sim $MT --holding work --seeds 1 --seed $s --quiet \
+            --format json --loads $load:$load:1 --policy greedy \
+            | sed 's/"policy":"greedy"/"policy":"greedy-even"/'
+    done
+done > "$out/per-seed.json"
+{
+    for load in $LOADS; do
+        for p in ppo-g0.5 ppo-g0.9 ppo-g0.5-1m cdynp greedy-even; do
+            for ref in greedy; do
+                jq -r --arg p "$p" --arg r "$ref" --argjson l "$load" \
+                    'select(.load == $l and (.policy == $p or .policy == $r))
+                     | "\(.first_seed) \(.policy) \(.blocking) \(.mean_iteration_s)"' \
+                    "$out/per-seed.json" \
+                | awk -v p="$p" -v r="$ref" -v l="$load" '
+                    $2 == p { b[$1] = $3; t[$1] = $4 }
+                    $2 == r { rb[$1] = $3; rt[$1] = $4 }
+                    END {
+                        n = 0; s = 0; ss = 0; rs = 0; ts = 0; tss = 0
+                        for (k in b) { d = b[k] - rb[k]; n++; s += d; ss += d * d; rs += rb[k]
+                                       e = t[k] / rt[k] - 1; ts += e; tss += e * e }
+                        m = s / n; sd = sqrt((ss - n * m * m) / (n - 1))
+                        tm = ts / n; tsd = sqrt((tss - n * tm * tm) / (n - 1))
+                        printf "%s E  %-12s - %s: blocking %+.3f +- %.3f points (%+.1f%% +- %.1f%% of %s %.3f%%); iteration time %+.2f%% +- %.2f%%  (n=%d)\n",
+                            l, p, r, 100 * m, 100 * 2.262 * sd / sqrt(n),
+                            100 * m / (rs / n), 100 * 2.262 * sd / sqrt(n) / (rs / n),
+                            r, 100 * rs / n, 100 * tm, 100 * 2.262 * tsd / sqrt(n), n }'
+            done
+        done
+    done
+} > "$out/paired.txt"
+cat "$out/paired.txt"
+echo "wrote $out" >&2
