@@ -3,7 +3,8 @@
 # policy file and its training curve, the same seed gives the same file
 # (with the default --envs and with --envs 4),
 # sim runs the policy, and a corrupt, foreign or mismatched policy file is
-# refused with a reason (exit 2) while the good one is left untouched.
+# refused with a reason (exit 2) while the good one is left untouched;
+# --splits is recorded, read back, and checked.
 . "${srcdir:-.}/tests/cli/lib.sh"
 T=$srcdir/examples/topologies/metro.json
 C=$srcdir/examples/clusters/metro.json
@@ -138,6 +139,54 @@ else
 fi
 reseal "$tmp/r.pol" "$tmp/refbad.pol" 's/^refuse=1$/refuse=yes/'
 expect_bad "header key 'refuse' missing or invalid" $S --policy-file "$tmp/refbad.pol"
+
+# Uneven GPU shares: recorded as splits=, 3 + 6 x 3 x 3 x 2 = 111
+# candidates; sim takes the file's shares and refuses others; files
+# without the key (every file before it, and every file trained with the
+# default) are 1/2; bad values are refused.
+grep -q '^splits=' "$tmp/w.pol" && notok "splits= written for the default" \
+    || ok "no splits= line with the default shares"
+if $TRAIN --seed 3 --holding work --splits 1/4,1/2 --out "$tmp/sp.pol" \
+       2> "$tmp/err"; then
+    grep -q '^splits=1/4,1/2$' "$tmp/sp.pol" \
+        && grep -q '^n-actions=111$' "$tmp/sp.pol" \
+        && ok "splits=1/4,1/2 recorded, 111 candidates" \
+        || notok "splits header: $(grep -a '^splits=\|^n-' "$tmp/sp.pol")"
+    if $S --policy-file "$tmp/sp.pol" --policy greedy --format json \
+           > "$tmp/sp.json" \
+       && jq -s -e 'length == 2 and .[1].policy == "ppo"
+                    and all(.[]; .splits == "1/4,1/2")' "$tmp/sp.json" \
+           > /dev/null \
+       && $S --policy-file "$tmp/sp.pol" --policy greedy --splits 2/8,1/2 \
+           --format json > "$tmp/sp2.json" && cmp -s "$tmp/sp.json" "$tmp/sp2.json"; then
+        ok "sim takes the file's shares (and the same shares given again)"
+    else
+        notok "sim with a splits policy: $(cat "$tmp/sp.json")"
+    fi
+    expect_bad "trained with --splits 1/4,1/2, not 1/3,1/2" \
+        $S --policy-file "$tmp/sp.pol" --splits 1/3,1/2
+    expect_bad "trained with --splits 1/4,1/2, not 1/2" \
+        $S --policy-file "$tmp/sp.pol" --splits 1/2
+    reseal "$tmp/sp.pol" "$tmp/spbad.pol" 's/^splits=1\/4,1\/2$/splits=3\/2/'
+    expect_bad "header key 'splits' missing or invalid" \
+        $S --policy-file "$tmp/spbad.pol"
+    # Without the key it is read as 1/2: 57 candidates, not the agent's.
+    reseal "$tmp/sp.pol" "$tmp/spold.pol" '/^splits=/d'
+    expect_bad "the agent has" $S --policy-file "$tmp/spold.pol"
+else
+    notok "train --splits failed: $(cat "$tmp/err")"
+fi
+if $S --policy-file "$tmp/w.pol" --splits 1/2 --format json > "$tmp/w2.json" \
+   && cmp -s "$tmp/w2.json" "$tmp/w.json" \
+   && jq -e 'has("splits") | not' "$tmp/w.json" > /dev/null; then
+    ok "a file without splits= is 1/2 (--splits 1/2 is the same run)"
+else
+    notok "default shares: $(cat "$tmp/w2.json")"
+fi
+for v in 0/4 3/2 junk 1/2,2/4; do
+    expect_bad "--splits: " $TRAIN --seed 1 --out "$tmp/x" --splits "$v"
+    expect_bad "--splits: " $S --policy greedy --splits "$v"
+done
 
 cp "$tmp/a.pol" "$tmp/keep.pol"
 # One flipped byte in the weights: the checksum.

@@ -9,7 +9,9 @@
  *   - an intent of no class of the policy falls back to CDynP with the
  *     reason in its planner-note, which the store keeps across a restart;
  *   - a missing or corrupt policy file leaves the controller working,
- *     says why, and ppo intents fall back with that reason.
+ *     says why, and ppo intents fall back with that reason;
+ *   - a policy trained with uneven GPU shares (splits=1/4,1/2) places a
+ *     job with its candidate's actual GPU counts.
  * After every admission lr_ctl_check() proves memory, store and devices
  * agree.
  */
@@ -393,6 +395,122 @@ test_refusing_policy(void)
     lr_ctl_free(c);
 }
 
+/* ---- a policy trained with uneven GPU shares (splits=1/4,1/2) ----
+ * The shipped policy's header with the shares, and a new agent sized for
+ * the 111 candidates whose actor's output bias for candidate 'pick' is
+ * +100 (the argmax whenever it is feasible); n_splits_written = 0 writes
+ * the header without the key (the agent then fits no environment the
+ * file describes). */
+static void
+write_splits_policy(const char *path, int n_obs, int n_act, int pick,
+                    int n_splits_written)
+{
+    struct lr_policy_meta meta;
+    struct lr_ppo *agent = NULL, *r = NULL;
+    char err[512];
+    CU_ASSERT_EQUAL_FATAL(lr_policy_load(src("examples/policies/metro.pol"),
+                                         &meta, &agent, err, sizeof err), 0);
+    meta.n_splits = n_splits_written;
+    meta.splits[0] = (struct lr_jenv_split) { 1, 4 };
+    meta.splits[1] = (struct lr_jenv_split) { 1, 2 };
+    meta.n_obs = n_obs;
+    meta.n_act = n_act;
+    struct lr_ppo_config pc;
+    lr_ppo_defaults(&pc, n_obs, n_act);
+    pc.seed = 1;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&pc, &r), 0);
+    r->actor->params[r->actor->n_params - n_act + pick] = 100;
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &meta, r, err, sizeof err),
+                          0);
+    lr_ppo_free(r);
+    lr_ppo_free(agent);
+}
+
+/* The controller builds the policy's shares and realises an uneven
+ * candidate with its own GPU counts: a 16-GPU job as 4 + 12 over two
+ * DCs, lightpaths each way, the note naming both counts. */
+static void
+test_splits_policy(void)
+{
+    char err[1024], path[256];
+    struct lr_model *models[3];
+    const char *names[3] = { "bert-large", "gpt-1.9b", "llama2-7b" };
+    struct lr_jenv_config cfg = {
+        .load = 1, .holding = 1, .k = 3, .guard = 1, .block_penalty = 2,
+        .train = { 32, 1, 2 }, .n_models = 3, .n_demands = 3,
+        .demands = { 4, 8, 16 }, .n_splits = 2,
+        .splits = { { 1, 4 }, { 1, 2 } },
+    };
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL_FATAL(lr_model_preset(names[i], &models[i]), 0);
+        cfg.models[i] = models[i];
+    }
+    struct lr_jenv *env = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(topo, cluster, &cfg, &env, err,
+                                      sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_jenv_n_actions(env), 111);
+    /* The first share-1/4 candidate feasible for gpt-1.9b on 16 GPUs on
+     * the empty network. */
+    CU_ASSERT_FATAL(lr_jenv_present(env, 1, 2) > 0);
+    int pick = -1;
+    for (int a = 0; a < lr_jenv_n_cands(env) && pick < 0; a++) {
+        const struct lr_jenv_cand *cd = lr_jenv_cand(env, a);
+        if (cd->n_dcs == 2 && cd->split == 0 && lr_jenv_mask(env)[a])
+            pick = a;
+    }
+    CU_ASSERT_FATAL(pick >= 0);
+    const struct lr_jenv_cand *cd = lr_jenv_cand(env, pick);
+    int g0 = lr_jenv_cand_gpus(env, pick, 0), g1 = lr_jenv_cand_gpus(env,
+                                                                    pick, 1);
+    CU_ASSERT_EQUAL(g0, 4);
+    CU_ASSERT_EQUAL(g1, 12);
+    snprintf(path, sizeof path, "%s/splits.pol", dir);
+    write_splits_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
+                        pick, 2);
+    struct lr_ctl *c = open_ctl(path, -1);
+    bool usable;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    struct lr_intent in = intent("u1", "gpt-1.9b", 16, 16);
+    struct lr_job job;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    char want[256];
+    snprintf(want, sizeof want, "ppo: candidate %d, %s (4 GPUs) then %s "
+             "(12 GPUs), route %d at %d Gb/s", pick,
+             cluster->dcs[cd->dc[0]].name, cluster->dcs[cd->dc[1]].name,
+             cd->route, lr_jenv_tier_gbps[cd->tier]);
+    CU_ASSERT_STRING_EQUAL(job.note, want);
+    if (strcmp(job.note, want))
+        fprintf(stderr, "note '%s', want '%s'\n", job.note, want);
+    /* The stages stay within the share: at most 4 and 12, both DCs. */
+    CU_ASSERT(job.gpus[cd->dc[0]] >= 1 && job.gpus[cd->dc[0]] <= 4);
+    CU_ASSERT(job.gpus[cd->dc[1]] >= 1 && job.gpus[cd->dc[1]] <= 12);
+    for (int d = 0; d < cluster->n_dcs; d++) {
+        if (d != cd->dc[0] && d != cd->dc[1])
+            CU_ASSERT_EQUAL(job.gpus[d], 0);
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[d], job.gpus[d]);
+    }
+    CU_ASSERT_EQUAL(job.n_lightpaths, 2);
+    CU_ASSERT_EQUAL(job.lp[0].from_dc, cd->dc[0]);
+    CU_ASSERT_EQUAL(job.lp[0].to_dc, cd->dc[1]);
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "u1", err, sizeof err), 0);
+    for (int d = 0; d < cluster->n_dcs; d++)
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[d], 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+    /* The same agent in a file without splits=: read as 1/2, 57
+     * candidates, refused at start with the reason, CDynP plans. */
+    snprintf(path, sizeof path, "%s/splits-nokey.pol", dir);
+    write_splits_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
+                        pick, 0);
+    check_bad_policy(path, "actions, this network gives");
+    lr_jenv_free(env);
+    for (int i = 0; i < 3; i++)
+        lr_model_free(models[i]);
+}
+
 static CU_TestInfo tests[] = {
     { "a mapped intent takes the actor's candidate",
       test_mapped_intents_follow_the_actor },
@@ -405,6 +523,8 @@ static CU_TestInfo tests[] = {
     { "no policy configured: fall back", test_no_policy_configured },
     { "a refusing policy blocks the job with its reason",
       test_refusing_policy },
+    { "a policy with uneven GPU shares places with their counts",
+      test_splits_policy },
     CU_TEST_INFO_NULL,
 };
 

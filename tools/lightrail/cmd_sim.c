@@ -416,13 +416,22 @@ lr_cmd_sim(int argc, char **argv)
         for (int d = 0; d < j.cl->n_dcs; d++)
             snprintf(dcs + strlen(dcs), sizeof dcs - strlen(dcs), "%s%s",
                      d ? "," : "", j.cl->dcs[d].name);
-        if (strcmp(meta.topology, j.topo->name) || strcmp(meta.dcs, dcs)
-            || meta.n_obs != lr_jenv_obs_size(j.env)
+        bool same_net = !strcmp(meta.topology, j.topo->name)
+                        && !strcmp(meta.dcs, dcs);
+        if (!same_net || meta.n_obs != lr_jenv_obs_size(j.env)
             || meta.n_act != lr_jenv_n_actions(j.env)) {
-            lr_cli_err(CMD, "%s: trained for topology '%s' with DCs %s, not "
-                       "'%s' with DCs %s: give the files it was trained on "
-                       "(%s)", o.policy_file, meta.topology, meta.dcs,
-                       j.topo->name, dcs, meta.command);
+            if (same_net)
+                lr_cli_err(CMD, "%s: the agent has %d observations and %d "
+                           "actions, this environment gives %d and %d: "
+                           "give the files and options it was trained "
+                           "with (%s)", o.policy_file, meta.n_obs,
+                           meta.n_act, lr_jenv_obs_size(j.env),
+                           lr_jenv_n_actions(j.env), meta.command);
+            else
+                lr_cli_err(CMD, "%s: trained for topology '%s' with DCs %s, "
+                           "not '%s' with DCs %s: give the files it was "
+                           "trained on (%s)", o.policy_file, meta.topology,
+                           meta.dcs, j.topo->name, dcs, meta.command);
             lr_ppo_free(ppo);
             lr_jenv_cli_close(&j);
             return LR_EXIT_USAGE;
