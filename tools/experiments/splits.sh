@@ -4,7 +4,7 @@
 # before) and {1/4,1/2}, PPO agents trained with {1/4,1/2}, their
 # evaluation against the baselines, and the paired per-seed comparison
 # of PPO against the best baseline.  Run from the top of a built tree:
-#     tools/experiments/splits.sh OUTDIR     (about 10 minutes of one core)
+#     tools/experiments/splits.sh OUTDIR     (about N minutes of one core)
 # Writes OUTDIR/*.pol, one JSON line per (policy, load) in OUTDIR/*.json
 # and the paired differences in OUTDIR/paired.txt.  Seeds: training 1,
 # evaluation 2001-2010 (never used by training).  One job at a time: the
@@ -17,6 +17,8 @@ MT="--topology examples/topologies/metro.json --cluster examples/clusters/metro.
 SPLITS=1/4,1/2
 EVAL="--holding work --seeds 10 --seed 2001 --quiet --format json"
 
+# METRO=0 or NSFNET=0 skip a network.
+if [ "${METRO:-1}" = 1 ]; then
 # 1. The baselines, shares off (1/2) and on.
 nice $L sim $MT --policy all $EVAL --loads 0.5:1.5:0.25 > "$out/base-off.json"
 nice $L sim $MT --policy all $EVAL --loads 0.5:1.5:0.25 --splits $SPLITS \
@@ -87,4 +89,22 @@ done > "$out/per-seed.json"
     done
 } > "$out/paired.txt"
 cat "$out/paired.txt"
+fi
+
+# 4. NSFNET/6 DCs at 2.5-3 E (greedy blocks about 5% near 2.75 E in the
+#    work mode), seeds 1001-1010: baselines with shares off and on, PPO
+#    trained with the shares at 2.75 E (gamma 0.5 and 0.9, 300,000).
+if [ "${NSFNET:-1}" = 1 ]; then
+NT="--topology examples/topologies/nsfnet.json --cluster examples/clusters/nsfnet6.json"
+NEVAL="--holding work --seeds 10 --seed 1001 --quiet --format json --loads 2.5:3:0.25"
+nice $L sim $NT --policy greedy,cdynp,static,random $NEVAL > "$out/nsf-base-off.json"
+nice $L sim $NT --policy greedy,cdynp,static,random $NEVAL --splits $SPLITS \
+    > "$out/nsf-base-on.json"
+for g in 0.5 0.9; do
+    nice $L train $NT --steps 300000 --seed 1 --load 2.75 --lr 3e-4 \
+        --holding work --gamma $g --splits $SPLITS --out "$out/nsf-g$g.pol" \
+        --quiet
+    nice $L sim $NT --policy-file "$out/nsf-g$g.pol" $NEVAL > "$out/nsf-g$g.json"
+done
+fi
 echo "wrote $out" >&2
