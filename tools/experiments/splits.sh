@@ -4,7 +4,7 @@
 # before) and {1/4,1/2}, PPO agents trained with {1/4,1/2}, their
 # evaluation against the baselines, and the paired per-seed comparison
 # of PPO against the best baseline.  Run from the top of a built tree:
-#     tools/experiments/splits.sh OUTDIR     (about N minutes of one core)
+#     tools/experiments/splits.sh OUTDIR     (about 5 minutes of one core)
 # Writes OUTDIR/*.pol, one JSON line per (policy, load) in OUTDIR/*.json
 # and the paired differences in OUTDIR/paired.txt.  Seeds: training 1,
 # evaluation 2001-2010 (never used by training).  One job at a time: the
@@ -29,16 +29,22 @@ nice $L sim $MT --policy greedy,cdynp $EVAL --loads 1.0:1.2:0.05 \
 
 # 2. PPO with the shares: the shipped metro-work command (gamma 0.5,
 #    300,000 decisions at 1.0 E) and two variants.
-train() {   # NAME GAMMA STEPS LOAD
-    nice $L train $MT --steps "$3" --seed 1 --load "$4" --lr 3e-4 \
-        --holding work --gamma "$2" --splits $SPLITS --out "$out/$1.pol" \
-        --quiet
+train() {   # NAME GAMMA STEPS LOAD [MORE OPTIONS...]
+    n=$1 g=$2 st=$3 ld=$4
+    shift 4
+    nice $L train $MT --steps "$st" --seed 1 --load "$ld" --lr 3e-4 \
+        --holding work --gamma "$g" --splits $SPLITS --out "$out/$n.pol" \
+        --quiet "$@"
 }
-PPOS="ppo-g0.5 ppo-g0.9 ppo-g0.5-1m ppo-g0.5-l1.1"
+PPOS="ppo-g0.5 ppo-g0.9 ppo-g0.5-1m ppo-g0.5-l1.1 ppo-g0.7 ppo-g0.5-p4
+      ppo-g0.5-h128-1m"
 train ppo-g0.5 0.5 300000 1.0
 train ppo-g0.9 0.9 300000 1.0
 train ppo-g0.5-1m 0.5 1000000 1.0
 train ppo-g0.5-l1.1 0.5 300000 1.1
+train ppo-g0.7 0.7 300000 1.0
+train ppo-g0.5-p4 0.5 300000 1.0 --block-penalty 4
+train ppo-g0.5-h128-1m 0.5 1000000 1.0 --hidden 128
 for p in $PPOS; do
     nice $L sim $MT --policy-file "$out/$p.pol" $EVAL --loads 0.5:1.5:0.25 \
         > "$out/$p.json"
