@@ -193,7 +193,7 @@ lr_jenv_splits_parse(const char *s, struct lr_jenv_split *out, char *err,
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t) (end - p) : strlen(p);
         char tok[32];
-        long num, den;
+        long num, den = 0;
         char *q;
         if (len == 0 || len >= sizeof tok) {
             set_err(err, errlen, "'%s': give shares num/den separated by "
