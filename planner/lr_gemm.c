@@ -1,15 +1,8 @@
 /* lr_gemm: see lr_gemm.h for the model, the order of operations and why. */
 #include <math.h>
 
+#include "planner/lr_clones.h"
 #include "planner/lr_gemm.h"
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define LR_GEMM_CLONES __attribute__((target_clones("arch=x86-64-v4", \
-                                                    "arch=x86-64-v3", \
-                                                    "default")))
-#else
-#define LR_GEMM_CLONES
-#endif
 
 /* One MR x NR block of C: MR x NR accumulators (gcc keeps them in vector
  * registers: the loops have constant bounds), the k loop outermost, the
@@ -93,7 +86,7 @@ LR_GEMM_KERNEL(1, 1)
             kernel_##MR##x1(k, ai, ars, acs, b + j, ldb, ci + j, ldc, add); \
     } while (0)
 
-LR_GEMM_CLONES void
+LR_CLONES void
 lr_gemm(int m, int n, int k, const float *a, size_t ars, size_t acs,
         const float *b, size_t ldb, int nb, float *c, size_t ldc, bool add)
 {

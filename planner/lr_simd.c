@@ -3,17 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "planner/lr_clones.h"
 #include "planner/lr_simd.h"
-
-/* Three clones on x86-64 (lr_simd.h says why the results do not depend
- * on which one runs); one function elsewhere. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define LR_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", \
-                                                    "arch=x86-64-v3", \
-                                                    "default")))
-#else
-#define LR_SIMD_CLONES
-#endif
 
 /* exp(a) for a float; the loops below inline it.  k = round(a / ln 2)
  * by the 1.5 x 2^23 shifter (t keeps k in its low mantissa bits), r = a
@@ -42,14 +33,14 @@ exp_clamped(float a)
     return p * s;
 }
 
-LR_SIMD_CLONES void
+LR_CLONES void
 lr_simd_expf(float *restrict x, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         x[i] = exp_clamped(x[i]);
 }
 
-LR_SIMD_CLONES void
+LR_CLONES void
 lr_simd_tanhf(float *restrict x, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -58,35 +49,35 @@ lr_simd_tanhf(float *restrict x, size_t n)
     }
 }
 
-LR_SIMD_CLONES void
+LR_CLONES void
 lr_simd_tanh_grad(float *restrict g, const float *restrict h, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         g[i] *= 1.0f - h[i] * h[i];
 }
 
-LR_SIMD_CLONES void
+LR_CLONES void
 lr_simd_to_float(float *restrict to, const double *restrict from, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         to[i] = (float) from[i];
 }
 
-LR_SIMD_CLONES void
+LR_CLONES void
 lr_simd_to_double(double *restrict to, const float *restrict from, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         to[i] = from[i];
 }
 
-LR_SIMD_CLONES void
+LR_CLONES void
 lr_simd_add_float(double *restrict acc, const float *restrict x, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         acc[i] += x[i];
 }
 
-LR_SIMD_CLONES void
+LR_CLONES void
 lr_simd_add_rows(double *restrict acc, const float *restrict x,
                  size_t rows, size_t n)
 {
@@ -95,7 +86,7 @@ lr_simd_add_rows(double *restrict acc, const float *restrict x,
             acc[i] += x[r * n + i];
 }
 
-LR_SIMD_CLONES void
+LR_CLONES void
 lr_simd_adam(const struct lr_simd_adam *k, size_t n, double *restrict w,
              float *restrict wf, double *restrict m, double *restrict v,
              const double *restrict g)
@@ -120,7 +111,7 @@ lr_simd_adam(const struct lr_simd_adam *k, size_t n, double *restrict w,
     }
 }
 
-LR_SIMD_CLONES double
+LR_CLONES double
 lr_simd_sum_squares(const double *restrict x, size_t n)
 {
     double s[8] = { 0 };
@@ -169,14 +160,14 @@ exp_clamped_d(double a)
     return p * s;
 }
 
-LR_SIMD_CLONES void
+LR_CLONES void
 lr_simd_exp(double *restrict x, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         x[i] = exp_clamped_d(x[i]);
 }
 
-LR_SIMD_CLONES double
+LR_CLONES double
 lr_simd_masked_softmax(const double *restrict z,
                        const unsigned char *restrict mask, size_t n,
                        double *restrict probs)
@@ -201,7 +192,7 @@ lr_simd_masked_softmax(const double *restrict z,
     return mx + log(s);
 }
 
-LR_SIMD_CLONES void
+LR_CLONES void
 lr_simd_logit_grad(double *restrict dz, const double *restrict z,
                    const double *restrict probs,
                    const unsigned char *restrict mask, size_t n, size_t a,
