@@ -1,6 +1,5 @@
 /* lr_ctl_ppo: the trained policy in the controller; see lr_ctl_ppo.h. */
 #include <errno.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -227,15 +226,14 @@ lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
     if (a < 0) {
         snprintf(why, len, "the actor chose no candidate");
     } else if (a == lr_jenv_refuse_action(p->env)) {
-        double best = INFINITY;
-        const uint8_t *mask = lr_jenv_mask(p->env);
-        for (int c = 0; c < lr_jenv_n_cands(p->env); c++)
-            if (mask[c])
-                best = fmin(best, lr_jenv_cand_time(p->env, c));
+        /* Greedy's candidate is the fastest one feasible now (it reads
+         * no random draw). */
+        int g = lr_jenv_greedy.choose(NULL, p->env, lr_jenv_mask(p->env),
+                                      NULL);
         snprintf(why, len, "its fastest feasible placement now would run "
                  "%.2f times slower than on an empty network; submit it "
                  "again later or with another algorithm",
-                 best / lr_jenv_job_tref(p->env));
+                 lr_jenv_cand_time(p->env, g) / lr_jenv_job_tref(p->env));
         return LR_CTL_PPO_REFUSED;
     }
     return a;
