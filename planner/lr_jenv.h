@@ -212,6 +212,20 @@ void lr_jenv_free(struct lr_jenv *);
  * ENOMEM; free the clone with lr_jenv_free(). */
 int lr_jenv_clone(const struct lr_jenv *e, struct lr_jenv **out);
 
+/* Makes 'dst', a clone of the same environment (lr_jenv_clone of src or
+ * of src's prototype), a possible future of 'src': the same network,
+ * running jobs (with their departure times) and pending job, but the
+ * arrivals after the pending one drawn from 'seed' (Poisson at the
+ * configured load, even when src follows a scripted trace) instead of
+ * src's generator, and at most 'horizon' more arrivals after the pending
+ * one before lr_jenv_done().  Its metrics restart at zero and count
+ * every arrival from the pending one on.  For rollout policies
+ * (lr_jenv_rollout.h): no allocation unless src runs more jobs than dst
+ * ever held.  EINVAL for a dst that is src or belongs to another
+ * environment or horizon < 1; ENOMEM (dst unchanged). */
+int lr_jenv_fork(struct lr_jenv *dst, const struct lr_jenv *src,
+                 uint64_t seed, long horizon);
+
 /* Changes the offered load (Erlang) for the next reset; EINVAL unless
  * positive. */
 int lr_jenv_set_load(struct lr_jenv *, double load);

@@ -536,6 +536,136 @@ test_clone(void)
     lr_jenv_free(e);
 }
 
+/* Steps 'e' with the random baseline (generator seed 'seed') until it
+ * is done; returns the steps taken, at most 'cap'. */
+static int
+run_out(struct lr_jenv *e, uint64_t seed, int cap)
+{
+    struct lr_rng r;
+    lr_rng_seed(&r, seed);
+    int n = 0;
+    while (!lr_jenv_done(e) && n < cap) {
+        lr_jenv_step(e, lr_jenv_random.choose(NULL, e, lr_jenv_mask(e), &r));
+        n++;
+    }
+    return n;
+}
+
+/* A fork starts in its source's state (network, pending job, running
+ * jobs), draws its own arrivals, stops after the horizon, and leaves the
+ * source alone. */
+static void
+test_fork(void)
+{
+    struct lr_jenv_config c = config(4);
+    c.load = 5;
+    struct lr_jenv *e = make(two, &c), *f = NULL, *g = NULL, *h = NULL;
+    lr_jenv_reset(e, 9, 10);
+    struct lr_rng r;
+    lr_rng_seed(&r, 1);
+    /* 300 steps, then on to a state with jobs running. */
+    for (int s = 0; s < 300 || lr_jenv_dc_free(e, 0) == 8; s++)
+        lr_jenv_step(e, lr_jenv_random.choose(NULL, e, lr_jenv_mask(e), &r));
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &f), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(f, &g), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &h), 0);
+    for (int s = 0; s < 37; s++)   /* f elsewhere before the fork */
+        lr_jenv_step(f, lr_jenv_random.choose(NULL, f, lr_jenv_mask(f), &r));
+
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 77, 50), 0);
+    int n_obs = lr_jenv_obs_size(e), nw, nw2;
+    float *oe = malloc((size_t) n_obs * sizeof *oe);
+    float *of = malloc((size_t) n_obs * sizeof *of);
+    lr_jenv_observe(e, oe);
+    lr_jenv_observe(f, of);
+    CU_ASSERT_EQUAL(memcmp(oe, of, (size_t) n_obs * sizeof *oe), 0);
+    CU_ASSERT_EQUAL(memcmp(lr_jenv_mask(e), lr_jenv_mask(f),
+                           (size_t) lr_jenv_n_actions(e)), 0);
+    const uint64_t *oce = lr_jenv_occupancy(e, &nw);
+    const uint64_t *ocf = lr_jenv_occupancy(f, &nw2);
+    CU_ASSERT_EQUAL_FATAL(nw, nw2);
+    CU_ASSERT_EQUAL(memcmp(oce, ocf, 2 * (size_t) nw * sizeof *oce), 0);
+    CU_ASSERT_EQUAL(lr_jenv_job_gpus(e), lr_jenv_job_gpus(f));
+    struct lr_jenv_metrics m;
+    lr_jenv_metrics(f, &m);
+    CU_ASSERT_EQUAL(m.arrivals, 0);
+    CU_ASSERT_EQUAL(m.blocked, 0);
+
+    /* The pending job and 50 more, then done; the same seed gives the
+     * same future, fork after fork. */
+    CU_ASSERT(run_out(f, 5, 1000) <= 51);
+    CU_ASSERT(lr_jenv_done(f));
+    lr_jenv_metrics(f, &m);
+    CU_ASSERT_EQUAL(m.arrivals, 51);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(g, e, 77, 50), 0);
+    run_out(g, 5, 1000);
+    struct lr_jenv_metrics mg;
+    lr_jenv_metrics(g, &mg);
+    CU_ASSERT(mg.arrivals == m.arrivals && mg.blocked == m.blocked
+              && mg.gpu_utilisation == m.gpu_utilisation);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(g, e, 77, 50), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 77, 50), 0);
+    CU_ASSERT_EQUAL(lockstep_diff(f, g, 60), 0);
+    /* Another seed, another future (at load 5 the 50 arrivals differ). */
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 77, 50), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(g, e, 78, 50), 0);
+    CU_ASSERT(lockstep_diff(f, g, 60) > 0);
+
+    /* The running jobs come along with their departures: refusing every
+     * arrival for long enough empties the network. */
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 3, 2000), 0);
+    while (!lr_jenv_done(f))
+        lr_jenv_step(f, -1);
+    CU_ASSERT_EQUAL(lr_jenv_dc_free(f, 0) + lr_jenv_dc_free(f, 1), 16);
+    struct lr_jenv *empty = make(two, &c);
+    lr_jenv_reset(empty, 1, 0);
+    ocf = lr_jenv_occupancy(f, &nw);
+    oce = lr_jenv_occupancy(empty, &nw2);
+    CU_ASSERT_EQUAL(memcmp(oce, ocf, 2 * (size_t) nw * sizeof *oce), 0);
+    lr_jenv_free(empty);
+
+    /* None of it touched e: it still agrees with h, cloned before. */
+    CU_ASSERT_EQUAL(lockstep_diff(e, h, 1000), 0);
+
+    /* Bad calls change nothing. */
+    struct lr_jenv *other = make(two, &c);
+    CU_ASSERT_EQUAL(lr_jenv_fork(e, e, 1, 10), EINVAL);
+    CU_ASSERT_EQUAL(lr_jenv_fork(other, e, 1, 10), EINVAL);
+    CU_ASSERT_EQUAL(lr_jenv_fork(g, e, 1, 0), EINVAL);
+    lr_jenv_free(other);
+    free(oe);
+    free(of);
+    lr_jenv_free(h);
+    lr_jenv_free(g);
+    lr_jenv_free(f);
+    lr_jenv_free(e);
+}
+
+/* A source that follows a script still forks into Poisson arrivals. */
+static void
+test_fork_of_trace(void)
+{
+    static const struct lr_jenv_arrival trace[] = {
+        { 0, 2, 0, 0, 0 }, { 1, 2, 0, 0, 0 },
+    };
+    struct lr_jenv_config c = config(8);
+    c.trace = trace;
+    c.n_trace = 2;
+    struct lr_jenv *e = make(two, &c), *f = NULL;
+    lr_jenv_reset(e, 1, 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &f), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 4, 20), 0);
+    run_out(f, 2, 1000);
+    struct lr_jenv_metrics m;
+    lr_jenv_metrics(f, &m);
+    CU_ASSERT(lr_jenv_done(f));
+    CU_ASSERT_EQUAL(m.arrivals, 21);
+    /* e keeps its script: two jobs, then done. */
+    CU_ASSERT_EQUAL(run_out(e, 2, 1000), 2);
+    lr_jenv_free(f);
+    lr_jenv_free(e);
+}
+
 /* The refusal action (config.refuse): one more action after the
  * candidates, offered whenever a job is pending.  Four jobs of 8 GPUs:
  *   t=0   j0 (holds 2)  -> refused: nothing booked, both DCs stay free
@@ -965,6 +1095,9 @@ static CU_TestInfo tests[] = {
     { "incremental route caches = recomputed from scratch",
       test_incremental_routes },
     { "a clone steps as its prototype", test_clone },
+    { "a fork starts from its source and draws its own future", test_fork },
+    { "a fork of a scripted source draws Poisson arrivals",
+      test_fork_of_trace },
     { "metrics of a trace, by hand", test_trace_by_hand },
     { "holding time stretched by the slowdown", test_holding_work },
     { "lightpaths and spectrum, by hand", test_lightpath_by_hand },
