@@ -30,6 +30,7 @@ struct route {
 
 struct active {
     double dep;
+    double mean_hold;             /* the mean its holding was drawn with */
     int cand;
     int g[2];
     int first_fwd, first_rev, slots;
@@ -616,55 +617,6 @@ lr_jenv_clone(const struct lr_jenv *e, struct lr_jenv **out)
     return 0;
 }
 
-int
-lr_jenv_fork(struct lr_jenv *dst, const struct lr_jenv *src, uint64_t seed,
-             long horizon)
-{
-    const struct lr_jenv *ps = src->proto ? src->proto : src;
-    if (dst == src || dst->proto != ps || horizon < 1)
-        return EINVAL;
-    if (src->n_act > dst->cap_act) {
-        struct active *a = realloc(dst->act,
-                                   (size_t) src->cap_act * sizeof *a);
-        if (!a)
-            return ENOMEM;
-        dst->act = a;
-        dst->cap_act = src->cap_act;
-    }
-    /* Everything but dst's own buffers, then their contents. */
-    struct lr_spectrum *sp = dst->sp;
-    struct route *routes = dst->routes;
-    uint8_t *mask = dst->mask;
-    struct active *act = dst->act;
-    int cap_act = dst->cap_act;
-    *dst = *src;
-    dst->proto = ps;
-    dst->sp = sp;
-    dst->routes = routes;
-    dst->mask = mask;
-    dst->act = act;
-    dst->cap_act = cap_act;
-    size_t n_routes = (size_t) src->n_dcs * src->n_dcs * src->k;
-    memcpy(dst->sp->occ, src->sp->occ,
-           (size_t) src->sp->n_links * src->sp->nw * sizeof *dst->sp->occ);
-    memcpy(dst->routes, src->routes, n_routes * sizeof *dst->routes);
-    memcpy(dst->mask, src->mask, (size_t) src->n_cands + 1);
-    memcpy(dst->act, src->act, (size_t) src->n_act * sizeof *dst->act);
-    /* Arrivals after the pending one come from 'seed'; metrics count from
-     * now on, whatever the warm-up. */
-    lr_rng_seed(&dst->rng, seed);
-    dst->cfg.trace = NULL;
-    dst->cfg.n_trace = 0;
-    dst->limit = src->n_arr + horizon;
-    dst->warmup = -1;
-    dst->counting = true;
-    dst->t0 = dst->now;
-    dst->m_arrivals = dst->m_blocked = dst->m_admitted = dst->m_refused = 0;
-    dst->sum_T = dst->sum_slow = 0;
-    dst->area_gpu = dst->area_var = dst->area_spec = 0;
-    return 0;
-}
-
 void
 lr_jenv_free(struct lr_jenv *e)
 {
@@ -722,6 +674,71 @@ heap_pop(struct lr_jenv *e, struct active *out)
     }
     if (e->n_act > 0)
         e->act[i] = last;
+}
+
+/* ---- forks (lr_jenv_fork) ---- */
+
+int
+lr_jenv_fork(struct lr_jenv *dst, const struct lr_jenv *src, uint64_t seed,
+             long horizon, enum lr_jenv_fork_mode mode)
+{
+    const struct lr_jenv *ps = src->proto ? src->proto : src;
+    if (dst == src || dst->proto != ps || horizon < 1
+        || (mode != LR_JENV_FORK_OBSERVABLE && mode != LR_JENV_FORK_KNOWN_WORK))
+        return EINVAL;
+    if (src->n_act > dst->cap_act) {
+        struct active *a = realloc(dst->act,
+                                   (size_t) src->cap_act * sizeof *a);
+        if (!a)
+            return ENOMEM;
+        dst->act = a;
+        dst->cap_act = src->cap_act;
+    }
+    /* Everything but dst's own buffers, then their contents. */
+    struct lr_spectrum *sp = dst->sp;
+    struct route *routes = dst->routes;
+    uint8_t *mask = dst->mask;
+    struct active *act = dst->act;
+    int cap_act = dst->cap_act;
+    *dst = *src;
+    dst->proto = ps;
+    dst->sp = sp;
+    dst->routes = routes;
+    dst->mask = mask;
+    dst->act = act;
+    dst->cap_act = cap_act;
+    size_t n_routes = (size_t) src->n_dcs * src->n_dcs * src->k;
+    memcpy(dst->sp->occ, src->sp->occ,
+           (size_t) src->sp->n_links * src->sp->nw * sizeof *dst->sp->occ);
+    memcpy(dst->routes, src->routes, n_routes * sizeof *dst->routes);
+    memcpy(dst->mask, src->mask, (size_t) src->n_cands + 1);
+    memcpy(dst->act, src->act, (size_t) src->n_act * sizeof *dst->act);
+    /* Arrivals after the pending one come from 'seed'; metrics count from
+     * now on, whatever the warm-up. */
+    lr_rng_seed(&dst->rng, seed);
+    if (mode == LR_JENV_FORK_OBSERVABLE) {
+        /* Exponential holdings are memoryless: what is left of a running
+         * job's is a fresh draw of the same mean.  Rebuilt into a heap by
+         * pushing in place (a push writes only at indices <= i). */
+        dst->job_hold = lr_rng_exp(&dst->rng, dst->cfg.holding);
+        int n = dst->n_act;
+        dst->n_act = 0;
+        for (int i = 0; i < n; i++) {
+            struct active a = dst->act[i];
+            a.dep = dst->now + lr_rng_exp(&dst->rng, a.mean_hold);
+            heap_push(dst, &a);
+        }
+    }
+    dst->cfg.trace = NULL;
+    dst->cfg.n_trace = 0;
+    dst->limit = src->n_arr + horizon;
+    dst->warmup = -1;
+    dst->counting = true;
+    dst->t0 = dst->now;
+    dst->m_arrivals = dst->m_blocked = dst->m_admitted = dst->m_refused = 0;
+    dst->sum_T = dst->sum_slow = 0;
+    dst->area_gpu = dst->area_var = dst->area_spec = 0;
+    return 0;
 }
 
 /* ---- time and metrics ---- */
@@ -1006,8 +1023,11 @@ lr_jenv_step(struct lr_jenv *e, int action)
         double hold = e->job_hold;
         if (e->cfg.holding_mode == LR_JENV_HOLD_WORK)
             hold *= T / e->tref[job_class(e)];
+        double mean_hold = e->cfg.holding;
+        if (e->cfg.holding_mode == LR_JENV_HOLD_WORK)
+            mean_hold *= T / e->tref[job_class(e)];
         struct active a = {
-            .dep = e->now + hold, .cand = action,
+            .dep = e->now + hold, .mean_hold = mean_hold, .cand = action,
             .first_fwd = -1, .first_rev = -1,
         };
         cand_split(e, cd, e->job_demand, a.g);

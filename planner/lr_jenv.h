@@ -212,19 +212,32 @@ void lr_jenv_free(struct lr_jenv *);
  * ENOMEM; free the clone with lr_jenv_free(). */
 int lr_jenv_clone(const struct lr_jenv *e, struct lr_jenv **out);
 
+/* What a fork (below) keeps of the times its source drew. */
+enum lr_jenv_fork_mode {
+    /* Only what a policy observes: the pending job's holding and what is
+     * left of each running job's are drawn afresh (from the fork's seed;
+     * exponential holdings are memoryless, so the remaining time of a
+     * running job has the law of a fresh one with its mean). */
+    LR_JENV_FORK_OBSERVABLE = 0,
+    /* The holding times as drawn: the pending job's work and every
+     * running job's end are known (as they would be to a scheduler told
+     * each job's number of iterations). */
+    LR_JENV_FORK_KNOWN_WORK = 1,
+};
+
 /* Makes 'dst', a clone of the same environment (lr_jenv_clone of src or
  * of src's prototype), a possible future of 'src': the same network,
- * running jobs (with their departure times) and pending job, but the
- * arrivals after the pending one drawn from 'seed' (Poisson at the
+ * running jobs and pending job (their holding times as 'mode' says), but
+ * the arrivals after the pending one drawn from 'seed' (Poisson at the
  * configured load, even when src follows a scripted trace) instead of
  * src's generator, and at most 'horizon' more arrivals after the pending
  * one before lr_jenv_done().  Its metrics restart at zero and count
  * every arrival from the pending one on.  For rollout policies
- * (lr_jenv_rollout.h): no allocation unless src runs more jobs than dst
- * ever held.  EINVAL for a dst that is src or belongs to another
- * environment or horizon < 1; ENOMEM (dst unchanged). */
+ * (lr_jenv_advantage.h): no allocation unless src runs more jobs than
+ * dst ever held.  EINVAL for a dst that is src or belongs to another
+ * environment, horizon < 1 or an unknown mode; ENOMEM (dst unchanged). */
 int lr_jenv_fork(struct lr_jenv *dst, const struct lr_jenv *src,
-                 uint64_t seed, long horizon);
+                 uint64_t seed, long horizon, enum lr_jenv_fork_mode mode);
 
 /* Changes the offered load (Erlang) for the next reset; EINVAL unless
  * positive. */

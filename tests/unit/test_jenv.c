@@ -536,6 +536,10 @@ test_clone(void)
     lr_jenv_free(e);
 }
 
+/* Forks that keep the drawn holding times: the same seed, the same
+ * future. */
+#define KNOWN LR_JENV_FORK_KNOWN_WORK
+
 /* Steps 'e' with the random baseline (generator seed 'seed') until it
  * is done; returns the steps taken, at most 'cap'. */
 static int
@@ -572,7 +576,7 @@ test_fork(void)
     for (int s = 0; s < 37; s++)   /* f elsewhere before the fork */
         lr_jenv_step(f, lr_jenv_random.choose(NULL, f, lr_jenv_mask(f), &r));
 
-    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 77, 50), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 77, 50, KNOWN), 0);
     int n_obs = lr_jenv_obs_size(e), nw, nw2;
     float *oe = malloc((size_t) n_obs * sizeof *oe);
     float *of = malloc((size_t) n_obs * sizeof *of);
@@ -597,23 +601,23 @@ test_fork(void)
     CU_ASSERT(lr_jenv_done(f));
     lr_jenv_metrics(f, &m);
     CU_ASSERT_EQUAL(m.arrivals, 51);
-    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(g, e, 77, 50), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(g, e, 77, 50, KNOWN), 0);
     run_out(g, 5, 1000);
     struct lr_jenv_metrics mg;
     lr_jenv_metrics(g, &mg);
     CU_ASSERT(mg.arrivals == m.arrivals && mg.blocked == m.blocked
               && mg.gpu_utilisation == m.gpu_utilisation);
-    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(g, e, 77, 50), 0);
-    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 77, 50), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(g, e, 77, 50, KNOWN), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 77, 50, KNOWN), 0);
     CU_ASSERT_EQUAL(lockstep_diff(f, g, 60), 0);
     /* Another seed, another future (at load 5 the 50 arrivals differ). */
-    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 77, 50), 0);
-    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(g, e, 78, 50), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 77, 50, KNOWN), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(g, e, 78, 50, KNOWN), 0);
     CU_ASSERT(lockstep_diff(f, g, 60) > 0);
 
     /* The running jobs come along with their departures: refusing every
      * arrival for long enough empties the network. */
-    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 3, 2000), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 3, 2000, KNOWN), 0);
     while (!lr_jenv_done(f))
         lr_jenv_step(f, -1);
     CU_ASSERT_EQUAL(lr_jenv_dc_free(f, 0) + lr_jenv_dc_free(f, 1), 16);
@@ -629,9 +633,11 @@ test_fork(void)
 
     /* Bad calls change nothing. */
     struct lr_jenv *other = make(two, &c);
-    CU_ASSERT_EQUAL(lr_jenv_fork(e, e, 1, 10), EINVAL);
-    CU_ASSERT_EQUAL(lr_jenv_fork(other, e, 1, 10), EINVAL);
-    CU_ASSERT_EQUAL(lr_jenv_fork(g, e, 1, 0), EINVAL);
+    CU_ASSERT_EQUAL(lr_jenv_fork(e, e, 1, 10, KNOWN), EINVAL);
+    CU_ASSERT_EQUAL(lr_jenv_fork(other, e, 1, 10, KNOWN), EINVAL);
+    CU_ASSERT_EQUAL(lr_jenv_fork(g, e, 1, 0, KNOWN), EINVAL);
+    CU_ASSERT_EQUAL(lr_jenv_fork(g, e, 1, 10, (enum lr_jenv_fork_mode) 7),
+                    EINVAL);
     lr_jenv_free(other);
     free(oe);
     free(of);
@@ -654,7 +660,7 @@ test_fork_of_trace(void)
     struct lr_jenv *e = make(two, &c), *f = NULL;
     lr_jenv_reset(e, 1, 0);
     CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &f), 0);
-    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 4, 20), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 4, 20, KNOWN), 0);
     run_out(f, 2, 1000);
     struct lr_jenv_metrics m;
     lr_jenv_metrics(f, &m);
@@ -662,6 +668,42 @@ test_fork_of_trace(void)
     CU_ASSERT_EQUAL(m.arrivals, 21);
     /* e keeps its script: two jobs, then done. */
     CU_ASSERT_EQUAL(run_out(e, 2, 1000), 2);
+    lr_jenv_free(f);
+    lr_jenv_free(e);
+}
+
+/* What a fork keeps of the drawn holding times.  Job A (4 GPUs on dc0)
+ * holds 1000 time units; job B is pending.  Refusing every arrival for 30
+ * arrivals (about 30 time units at load 1): with the known work A is
+ * still there at the end; drawn afresh (mean 1) it has left. */
+static void
+test_fork_modes(void)
+{
+    static const struct lr_jenv_arrival trace[] = {
+        { 0, 1000, 0, 0, 0 }, { 0.5, 1, 0, 0, 0 },
+    };
+    struct lr_jenv_config c = config(4);
+    c.trace = trace;
+    c.n_trace = 2;
+    struct lr_jenv *e = make(two, &c), *f = NULL;
+    lr_jenv_reset(e, 1, 0);
+    CU_ASSERT_FATAL(lr_jenv_mask(e)[0]);
+    lr_jenv_step(e, 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_dc_free(e, 0), 4);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &f), 0);
+    int left[2];
+    for (int mode = 0; mode < 2; mode++) {
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 3, 30,
+                                           (enum lr_jenv_fork_mode) mode), 0);
+        while (!lr_jenv_done(f))
+            lr_jenv_step(f, -1);
+        left[mode] = lr_jenv_dc_free(f, 0);
+    }
+    CU_ASSERT_EQUAL(left[LR_JENV_FORK_KNOWN_WORK], 4);
+    CU_ASSERT_EQUAL(left[LR_JENV_FORK_OBSERVABLE], 8);
+    /* e is as it was: B pending, A running. */
+    CU_ASSERT_EQUAL(lr_jenv_dc_free(e, 0), 4);
+    CU_ASSERT(!lr_jenv_done(e));
     lr_jenv_free(f);
     lr_jenv_free(e);
 }
@@ -1098,6 +1140,8 @@ static CU_TestInfo tests[] = {
     { "a fork starts from its source and draws its own future", test_fork },
     { "a fork of a scripted source draws Poisson arrivals",
       test_fork_of_trace },
+    { "a fork keeps the drawn holdings or draws them afresh",
+      test_fork_modes },
     { "metrics of a trace, by hand", test_trace_by_hand },
     { "holding time stretched by the slowdown", test_holding_work },
     { "lightpaths and spectrum, by hand", test_lightpath_by_hand },
