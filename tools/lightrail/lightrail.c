@@ -29,6 +29,9 @@ static const struct lr_cli_command commands[] = {
       "over loads" },
     { "train", lr_cmd_train,
       "train a PPO policy that places jobs on GPUs and lightpaths" },
+    { "advantage", lr_cmd_advantage,
+      "how much blocking a baseline of sim leaves: rollouts of every "
+      "other choice" },
     { "demo", lr_cmd_demo,
       "start lightraild on embedded defaults, admit sample jobs, show "
       "what they got" },

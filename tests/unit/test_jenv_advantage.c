@@ -1,0 +1,175 @@
+/*
+ * Q-values of the first action by rollouts (planner/lr_jenv_advantage.h):
+ * a case computed by hand, a case where the base policy's choice is
+ * provably the worse one, reproducibility, and bad calls.
+ *
+ * The instance: ROADMs A and B (a fibre each way, unused), two DCs on A
+ * (so no pair candidates: a job runs in one DC), dc0 with 8 fast GPUs, dc1 with 4 GPUs of half
+ * the speed; a 4-layer model that fits one GPU; jobs of 4 or 8 GPUs.
+ * Candidates: 0 = dc0, 1 = dc1.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "planner/lr_jenv_advantage.h"
+#include "tests/lr_test.h"
+
+/* The futures know what a policy observes (holding times drawn afresh). */
+#define OBS LR_JENV_FORK_OBSERVABLE
+
+static struct lr_topo *topo;
+static struct lr_cluster *cl;
+static struct lr_model *model;
+
+static int
+setup(void)
+{
+    topo = lr_topo_new("a");
+    cl = lr_cluster_new();
+    struct lr_layer layers[4] = {
+        { 1e12, 1e6, 1e6 }, { 2e12, 2e6, 1e6 },
+        { 3e12, 3e6, 2e6 }, { 4e12, 4e6, 1e6 },
+    };
+    return !topo || !cl || lr_topo_add_node(topo, "A")
+           || lr_topo_add_node(topo, "B")
+           || lr_topo_add_link(topo, "A-B", 0, 1, 10, 8, 0)
+           || lr_topo_add_link(topo, "B-A", 1, 0, 10, 8, 0)
+           || lr_cluster_add_type(cl, "fast", 200e12, 0.5, 80e9)
+           || lr_cluster_add_type(cl, "slow", 100e12, 0.5, 80e9)
+           || lr_cluster_add_dc(cl, "dc0", "fast", 8, 100e9, 5e-6, "A")
+           || lr_cluster_add_dc(cl, "dc1", "slow", 4, 100e9, 5e-6, "A")
+           || lr_model_from_layers("toy", layers, 4, &model);
+}
+
+static int
+teardown(void)
+{
+    lr_model_free(model);
+    lr_cluster_free(cl);
+    lr_topo_free(topo);
+    return 0;
+}
+
+/* An environment whose first job is one of 4 GPUs at t = 0 (a script of
+ * one arrival, holding 'hold'); forks draw Poisson arrivals at 'load'
+ * from the mix {4, 8}. */
+static struct lr_jenv *
+make(double load, double hold, struct lr_jenv **work)
+{
+    static struct lr_jenv_arrival first;
+    first = (struct lr_jenv_arrival) { 0, hold, 0, 0, 0 };
+    struct lr_jenv_config c = {
+        .load = load, .holding = 1, .k = 1, .guard = 1, .block_penalty = 2,
+        .train = { .batch = 8, .micro = 1, .elem_bytes = 2 },
+        .n_models = 1, .models = { model }, .n_demands = 2,
+        .demands = { 4, 8 }, .trace = &first, .n_trace = 1,
+    };
+    struct lr_jenv *e = NULL;
+    char err[256];
+    int rc = lr_jenv_new(topo, cl, &c, &e, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "lr_jenv_new: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    lr_jenv_reset(e, 1, 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_n_cands(e), 2);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_job_gpus(e), 4);
+    CU_ASSERT_FATAL(lr_jenv_mask(e)[0] && lr_jenv_mask(e)[1]);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, work), 0);
+    return e;
+}
+
+/* Load 1e-9: the next arrival comes after every job has left, so
+ * admitting blocks nothing and refusing blocks exactly the pending job,
+ * in every future. */
+static void
+test_by_hand(void)
+{
+    struct lr_jenv *w, *e = make(1e-9, 1, &w);
+    struct lr_jenv_q q[3] = { { .action = 0 }, { .action = 1 },
+                              { .action = -1 } };
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, w, &lr_jenv_greedy, NULL, q, 3, 0,
+                                    50, 5, 7, OBS), 0);
+    CU_ASSERT_DOUBLE_EQUAL(q[0].blocked, 0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(q[1].blocked, 0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(q[2].blocked, 1, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(q[0].diff, 0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(q[2].diff, 1, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(q[2].diff_se, 0, 1e-12);
+    lr_jenv_free(w);
+    lr_jenv_free(e);
+}
+
+/* Greedy puts the 4-GPU job on the fast dc0; while it holds there (exp
+ * mode, mean 1), every 8-GPU arrival is blocked, since dc1 has only 4.  On dc1 the same job leaves dc0 whole.  So dc1 blocks fewer:
+ * A(s, dc1) < 0 against greedy's dc0, by many standard errors. */
+static void
+test_greedy_is_not_best_here(void)
+{
+    struct lr_jenv *w, *e = make(0.5, 20, &w);
+    struct lr_rng r;
+    lr_rng_seed(&r, 1);
+    CU_ASSERT_EQUAL(lr_jenv_greedy.choose(NULL, e, lr_jenv_mask(e), &r), 0);
+    struct lr_jenv_q q[2] = { { .action = 0 }, { .action = 1 } };
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, w, &lr_jenv_greedy, NULL, q, 2, 0,
+                                    400, 10, 11, OBS), 0);
+    CU_ASSERT(q[1].blocked < q[0].blocked);
+    CU_ASSERT(q[1].diff < -5 * q[1].diff_se);
+    CU_ASSERT(q[1].diff_se > 0);
+    CU_ASSERT_DOUBLE_EQUAL(q[1].diff, q[1].blocked - q[0].blocked, 1e-9);
+    /* The same seed gives the same numbers; 'e' was not moved. */
+    struct lr_jenv_q p[2] = { { .action = 0 }, { .action = 1 } };
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, w, &lr_jenv_greedy, NULL, p, 2, 0,
+                                    400, 10, 11, OBS), 0);
+    CU_ASSERT(memcmp(p, q, sizeof p) == 0);
+    /* Against dc1 as the reference, the sign turns. */
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, w, &lr_jenv_greedy, NULL, p, 2, 1,
+                                    400, 10, 11, OBS), 0);
+    CU_ASSERT_DOUBLE_EQUAL(p[0].diff, -q[1].diff, 1e-9);
+    /* Told that the pending job holds 20 (not 1 on average), the futures
+     * see dc0 taken for longer: the slow DC saves more. */
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, w, &lr_jenv_greedy, NULL, p, 2, 0,
+                                    400, 10, 11, LR_JENV_FORK_KNOWN_WORK), 0);
+    CU_ASSERT(p[1].diff < q[1].diff - 5 * (p[1].diff_se + q[1].diff_se));
+    lr_jenv_free(w);
+    lr_jenv_free(e);
+}
+
+static void
+test_bad_calls(void)
+{
+    struct lr_jenv *w, *e = make(1, 1, &w), *w2, *e2 = make(1, 1, &w2);
+    struct lr_jenv_q q[2] = { { .action = 0 }, { .action = 1 } };
+    const struct lr_jenv_policy *g = &lr_jenv_greedy;
+#define Q(env, work, n, ref, samples, horizon, mode)                         \
+    lr_jenv_qvalues(env, work, g, NULL, q, n, ref, samples, horizon, 1, mode)
+    CU_ASSERT_EQUAL(Q(e, w, 0, 0, 10, 5, OBS), EINVAL);
+    CU_ASSERT_EQUAL(Q(e, w, 2, 2, 10, 5, OBS), EINVAL);
+    CU_ASSERT_EQUAL(Q(e, w, 2, 0, 1, 5, OBS), EINVAL);
+    CU_ASSERT_EQUAL(Q(e, w, 2, 0, 10, 0, OBS), EINVAL);
+    CU_ASSERT_EQUAL(Q(e, w2, 2, 0, 10, 5, OBS), EINVAL);
+    CU_ASSERT_EQUAL(Q(e, w, 2, 0, 10, 5, (enum lr_jenv_fork_mode) 9), EINVAL);
+    q[1].action = 2;
+    CU_ASSERT_EQUAL(Q(e, w, 2, 0, 10, 5, OBS), EINVAL);
+    q[1].action = 1;
+    CU_ASSERT_EQUAL(Q(e, w, 2, 0, 10, 5, OBS), 0);
+    /* dc0 taken by the first job and the script over: nothing pending. */
+    lr_jenv_step(e2, 0);
+    CU_ASSERT(lr_jenv_done(e2));
+    CU_ASSERT_EQUAL(Q(e2, w2, 2, 0, 10, 5, OBS), EINVAL);
+#undef Q
+    lr_jenv_free(w2);
+    lr_jenv_free(e2);
+    lr_jenv_free(w);
+    lr_jenv_free(e);
+}
+
+static CU_TestInfo tests[] = {
+    { "admit or refuse with nobody else, by hand", test_by_hand },
+    { "a slow placement that keeps a DC whole beats greedy",
+      test_greedy_is_not_best_here },
+    { "bad calls are refused", test_bad_calls },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN_WITH("jenv_advantage", tests, setup, teardown)

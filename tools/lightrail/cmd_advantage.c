@@ -1,0 +1,455 @@
+/*
+ * lightrail advantage: how much could any single decision beat a baseline
+ * in the joint environment?  Runs the baseline (greedy by default) and,
+ * at sampled decisions along its own run, estimates by rollouts the
+ * blocking of every feasible first action against the baseline's choice
+ * (planner/lr_jenv_advantage.h, which gives the model and the sources).
+ *
+ * Per sampled state s: gain(s) = max(0, -min_a A(s, a)), the blocked jobs
+ * the best other first action saves (an upper estimate: the minimum of
+ * noisy means).  The summary converts the mean gain per decision into a
+ * share of the baseline's blocking: by the performance difference
+ * formula, a policy that decided better in such states would block at
+ * most that much less.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "planner/lr_jenv.h"
+#include "planner/lr_jenv_advantage.h"
+#include "planner/lr_stats.h"
+#include "tools/lightrail/lr_cli.h"
+#include "tools/lightrail/lr_jenv_cli.h"
+
+#define CMD "advantage"
+
+struct opts {
+    struct lr_jenv_cli_opts env;
+    const char *policy;
+    int states, every, samples, top, quiet;
+    long horizon, warmup, arrivals;
+    bool refusal, json, known_work;
+    unsigned long long seed;
+};
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+"usage: lightrail advantage --topology FILE --cluster FILE --load E\n"
+"                           [--policy NAME] [--states N] [--every K]\n"
+"                           [--samples M] [--horizon H] [--top N]\n"
+"                           [--refusal] [--known-work] [--seed S]\n"
+"                           [--warmup N] [--arrivals N]\n"
+"                           [--format text|json] [--quiet]\n"
+"                           [environment options]\n"
+"\n"
+"Asks whether a baseline of `lightrail sim` leaves blocking on the table.\n"
+"Runs the baseline at load E and, at every K-th decision after the\n"
+"warm-up, tries each feasible candidate for the pending job instead of\n"
+"the baseline's: M futures (the same M for every candidate: common random\n"
+"numbers), each the next H arrivals with the baseline deciding, counting\n"
+"the blocked jobs.  A state's gain is what the best other candidate saves\n"
+"against the baseline's own choice (0 when none is better); the mean gain\n"
+"per decision, as a share of the baseline's blocking, bounds what a policy\n"
+"that decides better in such states can save (performance difference\n"
+"formula; the gain is an upper estimate, a minimum of noisy means).\n"
+"\n"
+"  --load E            offered load in Erlang (required)\n"
+"  --policy NAME       the baseline (default greedy; see lightrail sim)\n"
+"  --states N          decisions examined (default 200)\n"
+"  --every K           one in K decisions is examined (default 20)\n"
+"  --samples M         futures per candidate (default 1000)\n"
+"  --horizon H         arrivals per future after the pending job (default\n"
+"                      40; it must outlast one decision's effect)\n"
+"  --top N             only the baseline's choice and the N fastest other\n"
+"                      feasible candidates (default 0: every feasible one)\n"
+"  --refusal           refusing the job is one of the alternatives\n"
+"  --known-work        the futures know every job's holding time (its\n"
+"                      work) as drawn; by default they know only what a\n"
+"                      policy observes, and draw the pending job's holding\n"
+"                      and what is left of the running jobs' afresh\n"
+"  --seed S            the baseline's run (default 1001)\n"
+"  --warmup N          arrivals before the first examined decision, and\n"
+"                      before the blocking run counts (default 500)\n"
+"  --arrivals N        jobs of the run that measures the baseline's\n"
+"                      blocking, seed S, warm-up included (default 100000)\n"
+"  --format FMT        text (a summary) or json (the summary and every\n"
+"                      state examined, one object)\n"
+"  --quiet             no progress on stderr\n"
+"%s"
+"\n"
+"Cost: about N x (candidates) x M x (H + 1) environment steps.\n"
+"exit status: 0 done, 1 internal failure, 2 bad input\n",
+            lr_jenv_cli_help);
+}
+
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+    enum { O_TOPO = 256, O_CLUSTER, O_LOAD, O_POLICY, O_STATES, O_EVERY,
+           O_SAMPLES, O_HORIZON, O_TOP, O_REFUSAL, O_SEED, O_WARM, O_FORMAT,
+           O_QUIET, O_ARR, O_KNOWN, O_HELP };
+    static const struct option longopts[] = {
+        { "topology", required_argument, NULL, O_TOPO },
+        { "cluster", required_argument, NULL, O_CLUSTER },
+        { "load", required_argument, NULL, O_LOAD },
+        { "policy", required_argument, NULL, O_POLICY },
+        { "states", required_argument, NULL, O_STATES },
+        { "every", required_argument, NULL, O_EVERY },
+        { "samples", required_argument, NULL, O_SAMPLES },
+        { "horizon", required_argument, NULL, O_HORIZON },
+        { "top", required_argument, NULL, O_TOP },
+        { "refusal", no_argument, NULL, O_REFUSAL },
+        { "known-work", no_argument, NULL, O_KNOWN },
+        { "seed", required_argument, NULL, O_SEED },
+        { "warmup", required_argument, NULL, O_WARM },
+        { "format", required_argument, NULL, O_FORMAT },
+        { "quiet", no_argument, NULL, O_QUIET },
+        { "arrivals", required_argument, NULL, O_ARR },
+        LR_JENV_CLI_LONGOPTS,
+        { "help", no_argument, NULL, O_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    long v;
+    int c;
+    bool load_set = false;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        const char *bad = NULL;
+        switch (c) {
+        case O_TOPO: o->env.topology = optarg; break;
+        case O_CLUSTER: o->env.cluster = optarg; break;
+        case O_LOAD:
+            if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->env.load))
+                bad = "--load wants a positive number of Erlang";
+            load_set = true;
+            break;
+        case O_POLICY: o->policy = optarg; break;
+        case O_STATES:
+            if (lr_cli_parse_long(optarg, 2, 1000000, &v))
+                bad = "--states wants an integer in 2..1000000";
+            o->states = (int) v;
+            break;
+        case O_EVERY:
+            if (lr_cli_parse_long(optarg, 1, 1000000, &v))
+                bad = "--every wants a positive integer";
+            o->every = (int) v;
+            break;
+        case O_SAMPLES:
+            if (lr_cli_parse_long(optarg, 2, 100000000, &v))
+                bad = "--samples wants an integer of at least 2";
+            o->samples = (int) v;
+            break;
+        case O_HORIZON:
+            if (lr_cli_parse_long(optarg, 1, 1000000, &v))
+                bad = "--horizon wants a positive integer";
+            o->horizon = v;
+            break;
+        case O_TOP:
+            if (lr_cli_parse_long(optarg, 0, 100000, &v))
+                bad = "--top wants a non-negative integer";
+            o->top = (int) v;
+            break;
+        case O_REFUSAL: o->refusal = true; break;
+        case O_KNOWN: o->known_work = true; break;
+        case O_SEED:
+            if (lr_cli_parse_long(optarg, 0, 2147483647L, &v))
+                bad = "--seed wants a non-negative integer";
+            o->seed = (unsigned long long) v;
+            break;
+        case O_WARM:
+            if (lr_cli_parse_long(optarg, 0, 1000000000L, &v))
+                bad = "--warmup wants a non-negative integer";
+            o->warmup = v;
+            break;
+        case O_FORMAT:
+            bad = lr_cli_parse_format(optarg, &o->json);
+            break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_ARR:
+            if (lr_cli_parse_long(optarg, 1, 1000000000L, &v))
+                bad = "--arrivals wants a positive integer";
+            o->arrivals = v;
+            break;
+        case O_HELP:
+            usage(stdout);
+            return -1;
+        default:
+            if (c < LR_JENV_O_FIRST || c >= LR_JENV_O_LAST)
+                return lr_cli_bad_option(CMD, argv, optind);
+            bad = lr_jenv_cli_option(c, optarg, &o->env);
+        }
+        if (bad)
+            return lr_cli_bad_value(CMD, bad, optarg);
+    }
+    if (lr_cli_extra_args(CMD, argc, argv, optind))
+        return LR_EXIT_USAGE;
+    if (o->warmup >= o->arrivals) {
+        lr_cli_err(CMD, "--warmup (%ld) must be below --arrivals (%ld)",
+                   o->warmup, o->arrivals);
+        return LR_EXIT_USAGE;
+    }
+    if (!load_set) {
+        lr_cli_err(CMD, "--load E is required: the offered load in Erlang, "
+                   "e.g. --load 1.0 (where the baseline blocks about 5%%: "
+                   "see lightrail sim)");
+        return LR_EXIT_USAGE;
+    }
+    return LR_EXIT_OK;
+}
+
+/* One examined state. */
+struct state {
+    long decision;
+    int model, gpus, n_actions;
+    int base, best;               /* candidates (best: -1 = refuse) */
+    double base_slow, best_slow;  /* T / T_ref; the refusal: 0 */
+    double q_base, gain, gain_se;
+    bool significant;             /* best beats base by 1.96 SE */
+};
+
+/* Candidates of the pending job: 'base' first, then the other feasible
+ * ones from the fastest, at most 'top' of them (0: all), then -1 when
+ * asked.  Returns the count. */
+static int
+actions(const struct lr_jenv *e, int base, int top, bool refusal,
+        struct lr_jenv_q *q)
+{
+    const uint8_t *mask = lr_jenv_mask(e);
+    int n = 0, nc = lr_jenv_n_cands(e);
+    q[n++].action = base;
+    for (int a = 0; a < nc; a++) {
+        if (!mask[a] || a == base)
+            continue;
+        /* Insertion by T, stable for equal T (the lower index first). */
+        double t = lr_jenv_cand_time(e, a);
+        int i = n;
+        while (i > 1 && lr_jenv_cand_time(e, q[i - 1].action) > t) {
+            q[i] = q[i - 1];
+            i--;
+        }
+        q[i].action = a;
+        n++;
+    }
+    if (top > 0 && n > top + 1)
+        n = top + 1;
+    if (refusal)
+        q[n++].action = -1;
+    return n;
+}
+
+static void
+print_text(const struct opts *o, const struct lr_jenv_cli *j,
+           const struct state *st, const struct lr_jenv_metrics *m,
+           double per_arrival, const struct lr_stats *g)
+{
+    int sig = 0, better = 0;
+    for (int i = 0; i < o->states; i++) {
+        sig += st[i].significant;
+        better += st[i].gain > 0;
+    }
+    printf("# %s + %s, holding %s, %g E; baseline %s, seed %llu; %d states "
+           "(one decision in %d after %ld arrivals), %d futures of %ld "
+           "arrivals per candidate%s%s%s\n", o->env.topology, o->env.cluster,
+           lr_jenv_holding_name(o->env.holding_mode), o->env.load,
+           o->policy, o->seed, o->states, o->every, o->warmup, o->samples,
+           o->horizon, o->top ? ", the fastest candidates only" : "",
+           o->refusal ? ", refusal included" : "",
+           o->known_work ? "; every job's work known" : "");
+    printf("baseline blocking:                 %.3f%% (%ld of %ld arrivals "
+           "after %ld, seed %llu)\n", 100 * m->blocking, m->blocked,
+           m->arrivals, o->warmup, o->seed);
+    printf("blocked per %ld arrivals after the baseline's choice: %.3f\n",
+           o->horizon, g[1].mean);
+    printf("states where another candidate looks better: %d of %d; "
+           "by more than 1.96 SE: %d\n", better, o->states, sig);
+    printf("mean gain per decision:            %.5f +- %.5f blocked jobs "
+           "(95%% CI)\n", g[0].mean, g[0].ci95);
+    printf("per arrival, against the blocking: %.5f, %.1f%% +- %.1f%% of "
+           "the baseline's blocking\n", per_arrival,
+           m->blocking > 0 ? 100 * per_arrival / m->blocking : 0,
+           m->blocking > 0 && g[0].mean > 0
+               ? 100 * per_arrival / m->blocking * g[0].ci95 / g[0].mean : 0);
+    (void) j;
+}
+
+static void
+print_json(const struct opts *o, const struct state *st,
+           const struct lr_jenv_metrics *m, double per_arrival,
+           const struct lr_stats *g)
+{
+    json_object *r = json_object_new_object();
+    json_object_object_add(r, "policy", json_object_new_string(o->policy));
+    json_object_object_add(r, "load", json_object_new_double(o->env.load));
+    json_object_object_add(r, "holding", json_object_new_string(
+        lr_jenv_holding_name(o->env.holding_mode)));
+    json_object_object_add(r, "seed", json_object_new_int64(
+        (int64_t) o->seed));
+    json_object_object_add(r, "samples", json_object_new_int(o->samples));
+    json_object_object_add(r, "horizon", json_object_new_int64(o->horizon));
+    json_object_object_add(r, "known_work",
+                           json_object_new_boolean(o->known_work));
+    json_object_object_add(r, "refusal", json_object_new_boolean(o->refusal));
+    json_object_object_add(r, "blocking", json_object_new_double(
+        m->blocking));
+    json_object_object_add(r, "gain_per_decision",
+                           json_object_new_double(g[0].mean));
+    json_object_object_add(r, "gain_per_decision_ci95",
+                           json_object_new_double(g[0].ci95));
+    json_object_object_add(r, "gain_per_arrival",
+                           json_object_new_double(per_arrival));
+    json_object_object_add(r, "gain_share_of_blocking",
+                           json_object_new_double(m->blocking > 0
+                               ? per_arrival / m->blocking : 0));
+    json_object *a = json_object_new_array();
+    for (int i = 0; i < o->states; i++) {
+        const struct state *s = &st[i];
+        json_object *x = json_object_new_object();
+        json_object_object_add(x, "decision",
+                               json_object_new_int64(s->decision));
+        json_object_object_add(x, "model", json_object_new_int(s->model));
+        json_object_object_add(x, "gpus", json_object_new_int(s->gpus));
+        json_object_object_add(x, "actions",
+                               json_object_new_int(s->n_actions));
+        json_object_object_add(x, "base", json_object_new_int(s->base));
+        json_object_object_add(x, "best", json_object_new_int(s->best));
+        json_object_object_add(x, "base_slowdown",
+                               json_object_new_double(s->base_slow));
+        json_object_object_add(x, "best_slowdown",
+                               json_object_new_double(s->best_slow));
+        json_object_object_add(x, "blocked_after_base",
+                               json_object_new_double(s->q_base));
+        json_object_object_add(x, "gain", json_object_new_double(s->gain));
+        json_object_object_add(x, "gain_se",
+                               json_object_new_double(s->gain_se));
+        json_object_array_add(a, x);
+    }
+    json_object_object_add(r, "states", a);
+    printf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN));
+    json_object_put(r);
+}
+
+int
+lr_cmd_advantage(int argc, char **argv)
+{
+    struct opts o = {
+        .env = { LR_JENV_CLI_DEFAULTS },
+        .policy = "greedy", .states = 200, .every = 20, .samples = 1000,
+        .horizon = 40, .seed = 1001, .warmup = 500,
+        .arrivals = 100000,
+    };
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? LR_EXIT_OK : rc;
+    const struct lr_jenv_policy *base = lr_jenv_policy_find(o.policy);
+    if (!base) {
+        char known[256] = "";
+        for (int i = 0; lr_jenv_policies[i]; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known),
+                     "%s%s", i ? ", " : "", lr_jenv_policies[i]->name);
+        lr_cli_err(CMD, "unknown policy '%s': give one of %s", o.policy,
+                   known);
+        return LR_EXIT_USAGE;
+    }
+    o.policy = base->name;
+    struct lr_jenv_cli j;
+    if ((rc = lr_jenv_cli_open(CMD, &o.env, &j)))
+        return rc;
+    struct lr_jenv *work = NULL;
+    int na = lr_jenv_n_cands(j.env) + 2;
+    struct lr_jenv_q *q = calloc((size_t) na, sizeof *q);
+    struct state *st = calloc((size_t) o.states, sizeof *st);
+    double *x = calloc(2 * (size_t) o.states, sizeof *x);
+    if (!q || !st || !x || lr_jenv_clone(j.env, &work)) {
+        lr_cli_err(CMD, "out of memory");
+        rc = LR_EXIT_FAIL;
+        goto out;
+    }
+    struct lr_jenv *e = j.env;
+    lr_jenv_reset(e, o.seed, o.warmup);
+    struct lr_rng r;
+    lr_rng_seed(&r, o.seed + 1000003);
+    int progress = !o.quiet && isatty(STDERR_FILENO), n = 0;
+    long decisions = 0, counted = 0;
+    double t0 = lr_cli_now();
+    while (n < o.states && !lr_jenv_done(e)) {
+        int a = base->choose(NULL, e, lr_jenv_mask(e), &r);
+        struct lr_jenv_metrics m;
+        lr_jenv_metrics(e, &m);
+        bool counting = m.elapsed > 0 || m.arrivals > 0;
+        decisions++;
+        counted += counting;
+        if (counting && a >= 0 && counted % o.every == 0) {
+            int k = actions(e, a, o.top, o.refusal, q);
+            uint64_t seed = (uint64_t) o.seed * 1000003 + (uint64_t) decisions;
+            if (lr_jenv_qvalues(e, work, base, NULL, q, k, 0, o.samples,
+                                o.horizon, seed, o.known_work
+                                    ? LR_JENV_FORK_KNOWN_WORK
+                                    : LR_JENV_FORK_OBSERVABLE)) {
+                lr_cli_err(CMD, "out of memory");
+                rc = LR_EXIT_FAIL;
+                goto out;
+            }
+            struct state *s = &st[n];
+            int bi = 0;
+            for (int i = 1; i < k; i++)
+                if (q[i].diff < q[bi].diff)
+                    bi = i;
+            double tref = lr_jenv_job_tref(e);
+            *s = (struct state) {
+                .decision = decisions, .model = lr_jenv_job_model(e),
+                .gpus = lr_jenv_job_gpus(e), .n_actions = k, .base = a,
+                .best = q[bi].action,
+                .base_slow = lr_jenv_cand_time(e, a) / tref,
+                .best_slow = q[bi].action >= 0
+                    ? lr_jenv_cand_time(e, q[bi].action) / tref : 0,
+                .q_base = q[0].blocked, .gain = -q[bi].diff,
+                .gain_se = q[bi].diff_se,
+            };
+            s->significant = s->gain > 1.96 * s->gain_se && s->gain > 0;
+            x[n] = s->gain;
+            x[o.states + n] = s->q_base;
+            n++;
+            if (progress) {
+                double el = lr_cli_now() - t0;
+                fprintf(stderr, "\r%s: state %d/%d, %.0f s, about %.0f s "
+                        "left ", CMD, n, o.states, el,
+                        el / n * (o.states - n));
+            }
+        }
+        lr_jenv_step(e, a);
+    }
+    if (progress)
+        fprintf(stderr, "\r%70s\r", "");
+    o.states = n;
+    /* The blocking the gain is measured against: a run of its own, long
+     * enough for a tight estimate (the examined run is short). */
+    struct lr_jenv_metrics m;
+    lr_jenv_run(e, base, NULL, o.seed, o.arrivals, o.warmup, &m);
+    struct lr_stats g[2];
+    lr_stats_compute(x, n, &g[0]);
+    lr_stats_compute(x + o.states, n, &g[1]);
+    /* Gain per decision to per arrival: decisions per counted arrival. */
+    long made = m.admitted + m.refused;
+    long arrived = m.arrivals;
+    double per_arrival = arrived ? g[0].mean * (double) made / arrived : 0;
+    if (o.json)
+        print_json(&o, st, &m, per_arrival, g);
+    else
+        print_text(&o, &j, st, &m, per_arrival, g);
+out:
+    free(x);
+    free(st);
+    free(q);
+    lr_jenv_free(work);
+    lr_jenv_cli_close(&j);
+    return rc;
+}
