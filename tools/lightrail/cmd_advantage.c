@@ -247,8 +247,7 @@ actions(const struct lr_jenv *e, int base, int top, bool refusal,
 }
 
 static void
-print_text(const struct opts *o, const struct lr_jenv_cli *j,
-           const struct state *st, const struct lr_jenv_metrics *m,
+print_text(const struct opts *o, const struct state *st, const struct lr_jenv_metrics *m,
            double per_arrival, const struct lr_stats *g)
 {
     int sig = 0, better = 0;
@@ -278,7 +277,6 @@ print_text(const struct opts *o, const struct lr_jenv_cli *j,
            m->blocking > 0 ? 100 * per_arrival / m->blocking : 0,
            m->blocking > 0 && g[0].mean > 0
                ? 100 * per_arrival / m->blocking * g[0].ci95 / g[0].mean : 0);
-    (void) j;
 }
 
 static void
@@ -444,7 +442,7 @@ lr_cmd_advantage(int argc, char **argv)
     if (o.json)
         print_json(&o, st, &m, per_arrival, g);
     else
-        print_text(&o, &j, st, &m, per_arrival, g);
+        print_text(&o, st, &m, per_arrival, g);
 out:
     free(x);
     free(st);
