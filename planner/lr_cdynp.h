@@ -174,6 +174,34 @@ struct lr_cdynp_party {
 struct lr_cdynp_party *lr_cdynp_local_party_new(const struct lr_tm *tm,
                                                 int k);
 
+/* ---- DC handles shared across plans: a pool (lr_cdynp_local.c) ----
+ * Many plans over the same DCs (the joint environment's T table: one
+ * plan per job class and candidate, lr_jenv.c) redo the same local DP:
+ * a DC's cost of a layer range depends on its own figures, the model,
+ * the training shape, the objective and the assumed stage count, never
+ * on the chain, the links or the other DCs.  A pool keeps the handles
+ * (with the rows their DP has computed) of every such combination met,
+ * and lends them to the parties made from it; a handle is lent to one
+ * party at a time (a second DC of the same plan with the same figures
+ * gets a handle of its own, freed with its party).  Plans made over a
+ * pool are bit for bit those made without (lr_cdynp_plan): the DP is
+ * deterministic and its rows do not depend on the order they are asked
+ * for.  The pool reads the DCs' figures: it belongs with DCs that all run
+ * in this process (a simulation), never across parties that keep their
+ * devices private.  It never forgets a handle: free it when the plans are
+ * done.  Ownership: the pool owns its handles; parties borrow them and
+ * must be freed before the pool; lr_cdynp_pool_free(NULL) does nothing. */
+struct lr_cdynp_pool;
+
+/* An empty pool, or NULL when out of memory. */
+struct lr_cdynp_pool *lr_cdynp_pool_new(void);
+void lr_cdynp_pool_free(struct lr_cdynp_pool *);
+
+/* lr_cdynp_local_party_new() whose handles come from 'pool' (borrowed:
+ * must outlive the party).  NULL when out of memory. */
+struct lr_cdynp_party *lr_cdynp_pool_party_new(struct lr_cdynp_pool *pool,
+                                               const struct lr_tm *tm, int k);
+
 /* ---- the coordinator (lr_cdynp_chain.c) ---- */
 
 struct lr_cdynp_options {
@@ -197,6 +225,16 @@ int lr_cdynp_order(const struct lr_tm *, int *order);
 enum lr_tm_why lr_cdynp_plan(const struct lr_tm *,
                              const struct lr_cdynp_options *,
                              struct lr_plan *plan, struct lr_tm_eval *eval);
+
+/* lr_cdynp_plan() with the DCs' handles from 'pool' (see above): the same
+ * plan and evaluation, bit for bit, without redoing the local DP of a DC
+ * the pool has met under the same figures.  Not thread-safe for one
+ * pool. */
+enum lr_tm_why lr_cdynp_plan_pool(struct lr_cdynp_pool *pool,
+                                  const struct lr_tm *,
+                                  const struct lr_cdynp_options *,
+                                  struct lr_plan *plan,
+                                  struct lr_tm_eval *eval);
 
 /* What the coordinator knows: the model and the training shape (public),
  * the links between DCs (the network operator's), and nothing of any DC's

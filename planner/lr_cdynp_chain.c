@@ -317,16 +317,20 @@ cleanup:
     return ps.found ? LR_TM_OK : ps.why;
 }
 
-enum lr_tm_why
-lr_cdynp_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
-              struct lr_plan *plan, struct lr_tm_eval *eval)
+/* lr_cdynp_plan() and lr_cdynp_plan_pool(): the DCs as parties in this
+ * process, their handles from 'pool' when not NULL. */
+static enum lr_tm_why
+plan_local(struct lr_cdynp_pool *pool, const struct lr_tm *tm,
+           const struct lr_cdynp_options *opt, struct lr_plan *plan,
+           struct lr_tm_eval *eval)
 {
     struct lr_cdynp_party *party[LR_TM_MAX_DCS] = { NULL };
     struct lr_cdynp_result *res = malloc(sizeof *res);
     enum lr_tm_why why = LR_TM_MEMORY;
     int k;
     for (k = 0; res && k < tm->n_dcs; k++)
-        if (!(party[k] = lr_cdynp_local_party_new(tm, k)))
+        if (!(party[k] = pool ? lr_cdynp_pool_party_new(pool, tm, k)
+                              : lr_cdynp_local_party_new(tm, k)))
             break;
     if (res && k == tm->n_dcs) {
         struct lr_cdynp_view v = lr_cdynp_view_of(tm);
@@ -344,4 +348,19 @@ lr_cdynp_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
         eval->T = INFINITY;
     }
     return why;
+}
+
+enum lr_tm_why
+lr_cdynp_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
+              struct lr_plan *plan, struct lr_tm_eval *eval)
+{
+    return plan_local(NULL, tm, opt, plan, eval);
+}
+
+enum lr_tm_why
+lr_cdynp_plan_pool(struct lr_cdynp_pool *pool, const struct lr_tm *tm,
+                   const struct lr_cdynp_options *opt, struct lr_plan *plan,
+                   struct lr_tm_eval *eval)
+{
+    return plan_local(pool, tm, opt, plan, eval);
 }

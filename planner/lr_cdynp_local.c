@@ -300,18 +300,121 @@ lr_cdynp_dc_stages(struct lr_cdynp_dc *d, int a, int b, int dc_index,
 
 /* Its handles, one per (objective, assumed stage count) met so far: a
  * DC's costs depend on both, never on the chain, so each handle's cache
- * serves every chain that asks under the same pair. */
+ * serves every chain that asks under the same pair.  A party made from a
+ * pool (lr_cdynp_pool_party_new) borrows its handles from the pool where
+ * it can (pooled >= 0: the pool's entry) and owns the others. */
 struct local_party {
     struct lr_cdynp_party base;
     const struct lr_tm *tm;   /* borrowed: must outlive the party */
     int k;
+    struct lr_cdynp_pool *pool;   /* borrowed, or NULL */
     int n_sets;
     struct {
         enum lr_cdynp_objective obj;
         int assumed;
         struct lr_cdynp_dc *dc;
+        int pooled;           /* the pool entry lent, or -1: owned */
     } sets[LR_CDYNP_MAX_SETS];
 };
+
+/* ---- handles shared across plans: the pool ----
+ * An entry is a handle with what its costs depend on: the DC's figures
+ * (name included), the model, the training shape, m, the objective and
+ * the assumed stage count.  Two DCs equal in all of these have the same
+ * cost of every layer range (the local DP reads nothing else), so a
+ * handle made for one serves the other, with the rows it has already
+ * computed.  A handle also keeps its last chain step (for the
+ * backtracking), so it is lent to one party at a time ('owner'). */
+struct pool_entry {
+    struct lr_tm_dc dc;
+    const struct lr_model *model;
+    struct lr_train train;
+    int m;
+    enum lr_cdynp_objective obj;
+    int assumed;
+    struct lr_cdynp_dc *handle;
+    const struct local_party *owner;   /* NULL when free to lend */
+};
+
+struct lr_cdynp_pool {
+    int n, cap;
+    struct pool_entry *e;
+};
+
+/* Bit for bit: the cost of a range must come out the same. */
+static bool
+same_double(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static bool
+pool_match(const struct pool_entry *pe, const struct lr_tm *tm, int k,
+           enum lr_cdynp_objective obj, int assumed)
+{
+    const struct lr_tm_dc *d = &tm->dcs[k];
+    return pe->model == tm->model && pe->m == tm->m && pe->obj == obj
+        && pe->assumed == assumed && pe->dc.n_devices == d->n_devices
+        && same_double(pe->dc.peak, d->peak) && same_double(pe->dc.eff, d->eff)
+        && same_double(pe->dc.mem, d->mem)
+        && same_double(pe->dc.beta, d->beta)
+        && same_double(pe->dc.alpha, d->alpha)
+        && same_double(pe->train.batch, tm->train.batch)
+        && same_double(pe->train.micro, tm->train.micro)
+        && same_double(pe->train.elem_bytes, tm->train.elem_bytes)
+        && strncmp(pe->dc.name, d->name, sizeof d->name) == 0;
+}
+
+struct lr_cdynp_pool *
+lr_cdynp_pool_new(void)
+{
+    return calloc(1, sizeof(struct lr_cdynp_pool));
+}
+
+void
+lr_cdynp_pool_free(struct lr_cdynp_pool *pool)
+{
+    if (!pool)
+        return;
+    for (int i = 0; i < pool->n; i++)
+        lr_cdynp_dc_free(pool->e[i].handle);
+    free(pool->e);
+    free(pool);
+}
+
+/* A free handle of the pool for DC 'lp->k' under (obj, assumed), made and
+ * added when there is none; lent to 'lp'.  Returns the entry, -1 when
+ * the one there is lent to another party, -2 when out of memory. */
+static int
+pool_lend(struct lr_cdynp_pool *pool, struct local_party *lp,
+          enum lr_cdynp_objective obj, int assumed)
+{
+    for (int i = 0; i < pool->n; i++)
+        if (pool_match(&pool->e[i], lp->tm, lp->k, obj, assumed)) {
+            if (pool->e[i].owner)
+                return -1;
+            pool->e[i].owner = lp;
+            return i;
+        }
+    if (pool->n == pool->cap) {
+        int cap = pool->cap ? pool->cap * 2 : 16;
+        struct pool_entry *e = realloc(pool->e, (size_t) cap * sizeof *e);
+        if (!e)
+            return -2;
+        pool->e = e;
+        pool->cap = cap;
+    }
+    struct lr_cdynp_dc *dc = lr_cdynp_dc_new(lp->tm, lp->k, assumed);
+    if (!dc)
+        return -2;
+    lr_cdynp_dc_reset(dc, assumed, obj);
+    pool->e[pool->n] = (struct pool_entry) {
+        .dc = lp->tm->dcs[lp->k], .model = lp->tm->model,
+        .train = lp->tm->train, .m = lp->tm->m, .obj = obj,
+        .assumed = assumed, .handle = dc, .owner = lp,
+    };
+    return pool->n++;
+}
 
 static struct lr_cdynp_dc *
 local_handle(struct local_party *lp, enum lr_cdynp_objective obj,
@@ -324,13 +427,27 @@ local_handle(struct local_party *lp, enum lr_cdynp_objective obj,
             return lp->sets[i].dc;
     if (lp->n_sets == LR_CDYNP_MAX_SETS)
         return NULL;
-    struct lr_cdynp_dc *dc = lr_cdynp_dc_new(lp->tm, lp->k, assumed);
-    if (!dc)
-        return NULL;
-    lr_cdynp_dc_reset(dc, assumed, obj);
+    struct lr_cdynp_dc *dc = NULL;
+    int pooled = -1;
+    if (lp->pool) {
+        pooled = pool_lend(lp->pool, lp, obj, assumed);
+        if (pooled == -2)
+            return NULL;
+        if (pooled >= 0)
+            dc = lp->pool->e[pooled].handle;
+    }
+    if (!dc) {
+        /* No pool, or its handle is lent to another DC of this plan
+         * with the same figures: one of the party's own. */
+        dc = lr_cdynp_dc_new(lp->tm, lp->k, assumed);
+        if (!dc)
+            return NULL;
+        lr_cdynp_dc_reset(dc, assumed, obj);
+    }
     lp->sets[lp->n_sets].obj = obj;
     lp->sets[lp->n_sets].assumed = assumed;
     lp->sets[lp->n_sets].dc = dc;
+    lp->sets[lp->n_sets].pooled = pooled;
     lp->n_sets++;
     return dc;
 }
@@ -394,8 +511,12 @@ local_free(struct lr_cdynp_party *p)
     struct local_party *lp = (struct local_party *) p;
     if (!lp)
         return;
-    for (int i = 0; i < lp->n_sets; i++)
-        lr_cdynp_dc_free(lp->sets[i].dc);
+    for (int i = 0; i < lp->n_sets; i++) {
+        if (lp->sets[i].pooled >= 0)
+            lp->pool->e[lp->sets[i].pooled].owner = NULL;   /* returned */
+        else
+            lr_cdynp_dc_free(lp->sets[i].dc);
+    }
     free(lp);
 }
 
@@ -419,4 +540,14 @@ lr_cdynp_local_party_new(const struct lr_tm *tm, int k)
     lp->tm = tm;
     lp->k = k;
     return &lp->base;
+}
+
+struct lr_cdynp_party *
+lr_cdynp_pool_party_new(struct lr_cdynp_pool *pool, const struct lr_tm *tm,
+                        int k)
+{
+    struct lr_cdynp_party *p = lr_cdynp_local_party_new(tm, k);
+    if (p)
+        ((struct local_party *) p)->pool = pool;
+    return p;
 }

@@ -261,13 +261,22 @@ lr_jenv_splits_default(const struct lr_jenv_split *sp, int n)
     return n == 0 || (n == 1 && sp[0].num * 2 == sp[0].den);
 }
 
-/* Fills the T table of model 'mi' with CDynP over each candidate's DCs. */
+/* Fills the T table of model 'mi' with CDynP over each candidate's DCs.
+ * The plans share a pool of DC handles (lr_cdynp_plan_pool): a DC's
+ * local DP depends on the DC, its GPU count, the model and the batch
+ * shape, not on the candidate's route, tier or partner, so the 3 K
+ * candidates (routes x tiers) of a pair and share, and every pair a DC
+ * is in with the same GPU count, reuse its computed rows; T is that of
+ * lr_cdynp_plan(), bit for bit (tests/unit/test_jenv.c checks).  One
+ * time model serves every plan: per candidate only its DCs, their GPU
+ * counts and the link between them change. */
 static int
 tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
 {
     struct lr_tm *base = NULL, *tm = NULL;
     struct lr_plan *plan = malloc(sizeof *plan);
     struct lr_tm_eval *ev = malloc(sizeof *ev);
+    struct lr_cdynp_pool *pool = lr_cdynp_pool_new();
     int rc = lr_tm_new(e->cfg.models[mi], e->cl, &e->cfg.train, &base);
     if (rc) {
         set_err(err, errlen, "model '%s': cannot build the time model "
@@ -277,11 +286,13 @@ tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
         goto cleanup;
     }
     tm = malloc(sizeof *tm);
-    if (!plan || !ev || !tm) {
+    if (!plan || !ev || !tm || !pool) {
         rc = ENOMEM;
         set_err(err, errlen, "out of memory");
         goto cleanup;
     }
+    memcpy(tm, base, sizeof *tm);
+    memset(tm->link, 0, sizeof tm->link);
     for (int di = 0; di < e->cfg.n_demands; di++) {
         int cls = mi * e->cfg.n_demands + di;
         double *T = e->T + (size_t) cls * e->n_cands;
@@ -300,13 +311,16 @@ tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
                 ? &e->routes[cd->pair * e->k + cd->route] : NULL;
             if (rt && (!rt->fwd || !rt->rev || !rt->slots[cd->tier]))
                 continue;
-            memcpy(tm, base, sizeof *tm);
-            memset(tm->link, 0, sizeof tm->link);
+            /* The time model of this candidate: 'base' with the
+             * candidate's DCs in front, no link but theirs. */
             tm->n_dcs = cd->n_dcs;
+            for (int i = 0; i < 2; i++)
+                tm->dcs[i] = base->dcs[i];
             for (int i = 0; i < cd->n_dcs; i++) {
                 tm->dcs[i] = base->dcs[cd->dc[i]];
                 tm->dcs[i].n_devices = gs[i];
             }
+            lr_tm_set_link(tm, 0, 1, 0, 0);
             if (rt)
                 lr_tm_set_link(tm, 0, 1,
                                lr_jenv_tier_gbps[cd->tier] * 1e9 / 8,
@@ -316,12 +330,13 @@ tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
                 .window = LR_CDYNP_DEFAULT_WINDOW, .order = order,
                 .n_order = cd->n_dcs,
             };
-            enum lr_tm_why why = lr_cdynp_plan(tm, &opt, plan, ev);
+            enum lr_tm_why why = lr_cdynp_plan_pool(pool, tm, &opt, plan, ev);
             if (why == LR_TM_OK)
                 T[c] = ev->T;
         }
     }
 cleanup:
+    lr_cdynp_pool_free(pool);
     free(tm);
     free(plan);
     free(ev);
