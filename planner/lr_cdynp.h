@@ -189,8 +189,10 @@ struct lr_cdynp_party *lr_cdynp_local_party_new(const struct lr_tm *tm,
  * for.  The pool reads the DCs' figures: it belongs with DCs that all run
  * in this process (a simulation), never across parties that keep their
  * devices private.  It never forgets a handle: free it when the plans are
- * done.  Ownership: the pool owns its handles; parties borrow them and
- * must be freed before the pool; lr_cdynp_pool_free(NULL) does nothing. */
+ * done.  It tells models apart by address: every model planned over a
+ * pool must outlive the pool.  Ownership: the pool owns its handles;
+ * parties borrow them and must be freed before the pool;
+ * lr_cdynp_pool_free(NULL) does nothing. */
 struct lr_cdynp_pool;
 
 /* An empty pool, or NULL when out of memory. */

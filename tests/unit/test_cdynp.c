@@ -1,7 +1,8 @@
 /*
  * CDynP and the exact optimum: the exact search against brute force on
  * tiny instances, CDynP never below the optimum and never inconsistent,
- * the chain on the toy instance by hand, and the summary on the wire.
+ * the chain on the toy instance by hand, the summary on the wire, and
+ * plans over a pool of shared DC handles against plans without.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -225,6 +226,76 @@ test_parties_without_stages(void)
     CU_ASSERT(compared >= 20);
 }
 
+/* Plans over a pool are those of lr_cdynp_plan(), bit for bit: on random
+ * instances (every chain, then each forced two-DC order), planned twice
+ * (the second time from the pool's rows), then with DC 0 on one device
+ * less (a handle for its old count must not serve), then with DC 1 a
+ * copy of DC 0 (same name and figures: two parties of one plan that the
+ * pool cannot lend the same handle). */
+static bool
+same_plan(struct lr_cdynp_pool *pool, const struct lr_tm *tm,
+          const struct lr_cdynp_options *opt)
+{
+    struct lr_plan *p1 = calloc(1, sizeof *p1), *p2 = calloc(1, sizeof *p2);
+    struct lr_tm_eval *e1 = malloc(sizeof *e1), *e2 = malloc(sizeof *e2);
+    CU_ASSERT_FATAL(p1 && p2 && e1 && e2);
+    enum lr_tm_why w1 = lr_cdynp_plan(tm, opt, p1, e1);
+    enum lr_tm_why w2 = lr_cdynp_plan_pool(pool, tm, opt, p2, e2);
+    bool same = w1 == w2 && memcmp(&e1->T, &e2->T, sizeof e1->T) == 0
+                && (w1 != LR_TM_OK
+                    || (p1->n_stages == p2->n_stages
+                        && memcmp(p1->stages, p2->stages,
+                                  p1->n_stages * sizeof *p1->stages) == 0));
+    free(p1);
+    free(p2);
+    free(e1);
+    free(e2);
+    return same;
+}
+
+static void
+test_pool_same_plans(void)
+{
+    int planned = 0, bad = 0, lent_twice = 0;
+    for (uint64_t seed = 400; seed < 430; seed++) {
+        struct lr_instance in;
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
+        struct lr_tm *tm;
+        CU_ASSERT_EQUAL_FATAL(lr_tm_new(in.model, in.cluster, &in.train,
+                                        &tm), 0);
+        struct lr_cdynp_pool *pool = lr_cdynp_pool_new();
+        CU_ASSERT_FATAL(pool != NULL);
+        for (int variant = 0; variant < 3; variant++) {
+            if (variant == 1 && tm->dcs[0].n_devices > 1)
+                tm->dcs[0].n_devices--;
+            if (variant == 2 && tm->n_dcs >= 2) {
+                tm->dcs[1] = tm->dcs[0];
+                lent_twice++;
+            }
+            for (int round = 0; round < 2; round++) {
+                bad += !same_plan(pool, tm, NULL);
+                planned++;
+                for (int a = 0; a < tm->n_dcs && a < 3; a++)
+                    for (int b = 0; b < tm->n_dcs && b < 3; b++) {
+                        int order[2] = { a, b };
+                        struct lr_cdynp_options opt = {
+                            .window = LR_CDYNP_DEFAULT_WINDOW,
+                            .order = order, .n_order = a == b ? 1 : 2,
+                        };
+                        bad += !same_plan(pool, tm, &opt);
+                        planned++;
+                    }
+            }
+        }
+        lr_cdynp_pool_free(pool);
+        lr_tm_free(tm);
+        lr_instance_free(&in);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(planned >= 300);
+    CU_ASSERT(lent_twice >= 10);
+}
+
 static void
 test_summary_wire(void)
 {
@@ -281,6 +352,8 @@ static CU_TestInfo tests[] = {
     { "CDynP with a given chain order", test_cdynp_forced_order },
     { "parties keeping their stages private", test_parties_without_stages },
     { "state summary encode/decode", test_summary_wire },
+    { "plans over a pool of DC handles = plans without",
+      test_pool_same_plans },
     CU_TEST_INFO_NULL,
 };
 
