@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,20 +66,27 @@ struct lr_cdynp_dc {
     int m;
     int n_stages;
     enum lr_cdynp_objective obj;
-    struct lr_tm tm1;         /* a one-DC time model over 'dc' */
     struct start *starts;     /* [n_layers], lazily filled */
     /* The chain step's memory: for b in [lo, hi], the predecessor's last
      * layer chosen (-2 = infeasible). */
     int lo, hi;
     int *back;
+    /* A one-DC time model over 'dc', last: its link table (64 KB, most of
+     * the handle) is left unset, as nothing reads it (lr_tm_boundary
+     * reads links only between two DCs), so that a handle touches a few
+     * KB, not 72 (CDynP in the joint environment makes thousands). */
+    struct lr_tm tm1;
 };
 
 struct lr_cdynp_dc *
 lr_cdynp_dc_new(const struct lr_tm *tm, int k, int n_stages)
 {
-    struct lr_cdynp_dc *d = calloc(1, sizeof *d);
+    struct lr_cdynp_dc *d = malloc(sizeof *d);
     if (!d)
         return NULL;
+    /* Zero everything but tm1's link table. */
+    memset(d, 0, offsetof(struct lr_cdynp_dc, tm1)
+                 + offsetof(struct lr_tm, link));
     d->dc = tm->dcs[k];
     d->model = tm->model;
     d->train = tm->train;
@@ -142,16 +150,18 @@ extend(struct lr_cdynp_dc *d, int a, int b)
     const int N = d->dc.n_devices, need = b - a + 1;
     if (need <= s->rows)
         return true;
-    if (need > s->cap) {
-        int cap = s->cap ? s->cap : 8;
-        while (cap < need)
-            cap *= 2;
-        struct cell *c = realloc(s->cell, (size_t) cap * (N + 1) * sizeof *c);
-        if (!c)
+    if (!s->cell) {
+        /* Room for every row a start may get (layers a .. L-1), at once:
+         * no copies as rows are added, and rows never asked for are
+         * never touched. */
+        int cap = d->model->n_layers - a;
+        s->cell = malloc((size_t) cap * (N + 1) * sizeof *s->cell);
+        if (!s->cell)
             return false;
-        s->cell = c;
         s->cap = cap;
     }
+    if (need > s->cap)
+        return false;   /* b beyond the last layer: callers check first */
     for (int i = a + s->rows; i <= b; i++) {
         int row = i - a;
         for (int j = 0; j <= N; j++)
