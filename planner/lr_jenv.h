@@ -194,8 +194,11 @@ struct lr_jenv_metrics {
 
 struct lr_jenv;
 
-/* Builds the environment: candidate list, routes, the T table (CDynP, a
- * few seconds for large models on six DCs).  EINVAL with err[] for a DC
+/* Builds the environment: candidate list, routes, the T table (CDynP,
+ * one plan per class and candidate over a pool of DC handles that share
+ * each DC's local DP across candidates: about 60 ms for the default job
+ * mix on NSFNET with six DCs, 20 ms on the metro; docs/benchmarks.md,
+ * "Building the joint environment").  EINVAL with err[] for a DC
  * without an attachment node in the topology, more than LR_JENV_MAX_DCS
  * DCs, an empty model or demand list, a job class that fits nowhere even
  * on an empty network, bad numbers or shares; ENOMEM. */
