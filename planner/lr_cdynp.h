@@ -5,7 +5,8 @@
  * Three parties, three files:
  *   lr_cdynp_local.c    what runs inside one DC: the local DP over its own
  *                       devices, exported only as costs of layer ranges;
- *                       the DC's step of the chain; its backtracking.
+ *                       the DC's step of the chain; its backtracking (and
+ *                       a pool of such handles shared across plans).
  *   lr_cdynp_chain.c    the coordinator: DC order, pre-partition windows,
  *                       passing summaries down the chain, backtracking.
  *   lr_cdynp_summary.c  the state summary on the wire (encode/decode).

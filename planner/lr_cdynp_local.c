@@ -29,6 +29,10 @@
  * per DC exported as a cost function, chain DP over state summaries,
  * backtracking from the tail).  Deviations: the objectives (lr_cdynp.h)
  * and the assumed stage count for memory.
+ *
+ * Also here, as it reads the DCs' figures: the pool of handles shared
+ * across plans (lr_cdynp_pool in lr_cdynp.h), for many plans over DCs
+ * that all run in this process.
  */
 #include <errno.h>
 #include <math.h>
