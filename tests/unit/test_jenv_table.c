@@ -131,7 +131,8 @@ check_table(int n_splits, const struct lr_jenv_split *splits)
         .n_models = 2, .models = { small, big }, .n_demands = 2,
         .demands = { 4, 8 }, .n_splits = n_splits,
     };
-    memcpy(c.splits, splits, (size_t) n_splits * sizeof *splits);
+    for (int i = 0; i < n_splits; i++)
+        c.splits[i] = splits[i];
     struct lr_jenv *e = NULL;
     char err[256];
     int rc = lr_jenv_new(topo, cl, &c, &e, err, sizeof err);
