@@ -267,9 +267,9 @@ lr_jenv_splits_default(const struct lr_jenv_split *sp, int n)
  * shape, not on the candidate's route, tier or partner, so the 3 K
  * candidates (routes x tiers) of a pair and share, and every pair a DC
  * is in with the same GPU count, reuse its computed rows; T is that of
- * lr_cdynp_plan(), bit for bit (tests/unit/test_jenv.c checks).  One
- * time model serves every plan: per candidate only its DCs, their GPU
- * counts and the link between them change. */
+ * lr_cdynp_plan(), bit for bit (tests/unit/test_jenv_table.c checks).
+ * One time model serves every plan: per candidate only its DCs, their
+ * GPU counts and the link between them change. */
 static int
 tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
 {
@@ -330,7 +330,8 @@ tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
                 .window = LR_CDYNP_DEFAULT_WINDOW, .order = order,
                 .n_order = cd->n_dcs,
             };
-            enum lr_tm_why why = lr_cdynp_plan_pool(pool, tm, &opt, plan, ev);
+            enum lr_tm_why why = lr_cdynp_plan_pool(pool, tm, &opt, plan,
+                                                    ev);
             if (why == LR_TM_OK)
                 T[c] = ev->T;
         }

@@ -154,7 +154,8 @@ main(int argc, char **argv)
         case 'd': dpath = optarg; break;
         default:
             fprintf(stderr, "usage: lr-bench-jenv --metro T --metro-cluster C "
-                    "--nsfnet T --nsfnet-cluster C [--runs R] [--dump FILE]\n");
+                    "--nsfnet T --nsfnet-cluster C [--runs R] "
+                    "[--dump FILE]\n");
             return 2;
         }
     }
