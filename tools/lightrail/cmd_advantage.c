@@ -7,10 +7,14 @@
  *
  * Per sampled state s: gain(s) = max(0, -min_a A(s, a)), the blocked jobs
  * the best other first action saves (an upper estimate: the minimum of
- * noisy means).  The summary converts the mean gain per decision into a
- * share of the baseline's blocking: by the performance difference
- * formula, a policy that decided better in such states would block at
- * most that much less.
+ * noisy means).  A second figure is free of that bias: the futures are
+ * split in two halves, the first picks the alternative (the base's own
+ * choice unless one looks better), the second measures what the pick
+ * saves: what the rollout policy, one step of policy improvement, would
+ * gain.  The summary converts the mean gains per decision into shares of
+ * the baseline's blocking: by the performance difference formula, a
+ * policy that decided better in such states would block at most that
+ * much less.
  */
 #include <getopt.h>
 #include <math.h>
@@ -60,6 +64,9 @@ usage(FILE *f)
 "per decision, as a share of the baseline's blocking, bounds what a policy\n"
 "that decides better in such states can save (performance difference\n"
 "formula; the gain is an upper estimate, a minimum of noisy means).\n"
+"The held-out gain picks the alternative on half of the futures and\n"
+"measures it on the other half: what one step of policy improvement\n"
+"(the rollout policy) would save, without that bias.\n"
 "\n"
 "  --load E            offered load in Erlang (required)\n"
 "  --policy NAME       the baseline (default greedy; see lightrail sim)\n"
@@ -144,8 +151,9 @@ parse_args(int argc, char **argv, struct opts *o)
             o->every = (int) v;
             break;
         case O_SAMPLES:
-            if (lr_cli_parse_long(optarg, 2, 100000000, &v))
-                bad = "--samples wants an integer of at least 2";
+            if (lr_cli_parse_long(optarg, 4, 100000000, &v))
+                bad = "--samples wants an integer of at least 4 (two "
+                      "halves of at least 2)";
             o->samples = (int) v;
             break;
         case O_HORIZON:
@@ -213,6 +221,11 @@ struct state {
     int base, best;               /* candidates (best: -1 = refuse) */
     double base_slow, best_slow;  /* T / T_ref; the refusal: 0 */
     double q_base, gain, gain_se;
+    /* The alternative the first half of the futures picks (the base's
+     * own choice unless one looks better) and what the second half says
+     * it saves: unbiased for that pick, may be negative. */
+    int picked;
+    double heldout;
     bool significant;             /* best beats base by 1.96 SE */
 };
 
@@ -246,88 +259,98 @@ actions(const struct lr_jenv *e, int base, int top, bool refusal,
     return n;
 }
 
-static void
-print_text(const struct opts *o, const struct state *st, const struct lr_jenv_metrics *m,
-           double per_arrival, const struct lr_stats *g)
+/* A gain per decision as a share of the baseline's blocking: times the
+ * decisions per counted arrival, over the blocked per arrival. */
+static double
+share(const struct lr_jenv_metrics *m, double per_dec, double gain)
 {
-    int sig = 0, better = 0;
+    return m->blocking > 0 ? gain * per_dec / m->blocking : 0;
+}
+
+static void
+print_text(const struct opts *o, const struct state *st,
+           const struct lr_jenv_metrics *m, double per_dec,
+           const struct lr_stats *g)
+{
+    int sig = 0, better = 0, moved = 0;
     for (int i = 0; i < o->states; i++) {
         sig += st[i].significant;
         better += st[i].gain > 0;
+        moved += st[i].picked != st[i].base;
     }
     printf("# %s + %s, holding %s, %g E; baseline %s, seed %llu; %d states "
            "(one decision in %d after %ld arrivals), %d futures of %ld "
-           "arrivals per candidate%s%s%s\n", o->env.topology, o->env.cluster,
-           lr_jenv_holding_name(o->env.holding_mode), o->env.load,
-           o->policy, o->seed, o->states, o->every, o->warmup, o->samples,
-           o->horizon, o->top ? ", the fastest candidates only" : "",
+           "arrivals per candidate%s%s%s\n", o->env.topology,
+           o->env.cluster, lr_jenv_holding_name(o->env.holding_mode),
+           o->env.load, o->policy, o->seed, o->states, o->every, o->warmup,
+           o->samples, o->horizon,
+           o->top ? ", the fastest candidates only" : "",
            o->refusal ? ", refusal included" : "",
            o->known_work ? "; every job's work known" : "");
-    printf("baseline blocking:                 %.3f%% (%ld of %ld arrivals "
-           "after %ld, seed %llu)\n", 100 * m->blocking, m->blocked,
-           m->arrivals, o->warmup, o->seed);
-    printf("blocked per %ld arrivals after the baseline's choice: %.3f\n",
+    printf("baseline blocking:      %.3f%% (%ld of %ld arrivals after %ld, "
+           "seed %llu)\n", 100 * m->blocking, m->blocked, m->arrivals,
+           o->warmup, o->seed);
+    printf("blocked in the %ld arrivals after the baseline's choice: %.3f\n",
            o->horizon, g[1].mean);
-    printf("states where another candidate looks better: %d of %d; "
-           "by more than 1.96 SE: %d\n", better, o->states, sig);
-    printf("mean gain per decision:            %.5f +- %.5f blocked jobs "
-           "(95%% CI)\n", g[0].mean, g[0].ci95);
-    printf("per arrival, against the blocking: %.5f, %.1f%% +- %.1f%% of "
-           "the baseline's blocking\n", per_arrival,
-           m->blocking > 0 ? 100 * per_arrival / m->blocking : 0,
-           m->blocking > 0 && g[0].mean > 0
-               ? 100 * per_arrival / m->blocking * g[0].ci95 / g[0].mean : 0);
+    printf("states where another candidate looks better: %d of %d; by more "
+           "than 1.96 SE: %d\n", better, o->states, sig);
+    printf("best gain per decision: %.5f +- %.5f blocked jobs, %.1f%% +- "
+           "%.1f%% of the baseline's blocking (upper estimate)\n",
+           g[0].mean, g[0].ci95, 100 * share(m, per_dec, g[0].mean),
+           100 * share(m, per_dec, g[0].ci95));
+    printf("held-out gain:          %.5f +- %.5f blocked jobs, %.1f%% +- "
+           "%.1f%% (picked on half the futures, %d states moved, measured "
+           "on the other half)\n", g[2].mean, g[2].ci95,
+           100 * share(m, per_dec, g[2].mean),
+           100 * share(m, per_dec, g[2].ci95), moved);
 }
 
 static void
 print_json(const struct opts *o, const struct state *st,
-           const struct lr_jenv_metrics *m, double per_arrival,
+           const struct lr_jenv_metrics *m, double per_dec,
            const struct lr_stats *g)
 {
     json_object *r = json_object_new_object();
-    json_object_object_add(r, "policy", json_object_new_string(o->policy));
-    json_object_object_add(r, "load", json_object_new_double(o->env.load));
-    json_object_object_add(r, "holding", json_object_new_string(
+#define ADD(key, v) json_object_object_add(r, key, v)
+    ADD("policy", json_object_new_string(o->policy));
+    ADD("load", json_object_new_double(o->env.load));
+    ADD("holding", json_object_new_string(
         lr_jenv_holding_name(o->env.holding_mode)));
-    json_object_object_add(r, "seed", json_object_new_int64(
-        (int64_t) o->seed));
-    json_object_object_add(r, "samples", json_object_new_int(o->samples));
-    json_object_object_add(r, "horizon", json_object_new_int64(o->horizon));
-    json_object_object_add(r, "known_work",
-                           json_object_new_boolean(o->known_work));
-    json_object_object_add(r, "refusal", json_object_new_boolean(o->refusal));
-    json_object_object_add(r, "blocking", json_object_new_double(
-        m->blocking));
-    json_object_object_add(r, "gain_per_decision",
-                           json_object_new_double(g[0].mean));
-    json_object_object_add(r, "gain_per_decision_ci95",
-                           json_object_new_double(g[0].ci95));
-    json_object_object_add(r, "gain_per_arrival",
-                           json_object_new_double(per_arrival));
-    json_object_object_add(r, "gain_share_of_blocking",
-                           json_object_new_double(m->blocking > 0
-                               ? per_arrival / m->blocking : 0));
+    ADD("seed", json_object_new_int64((int64_t) o->seed));
+    ADD("samples", json_object_new_int(o->samples));
+    ADD("horizon", json_object_new_int64(o->horizon));
+    ADD("known_work", json_object_new_boolean(o->known_work));
+    ADD("refusal", json_object_new_boolean(o->refusal));
+    ADD("blocking", json_object_new_double(m->blocking));
+    ADD("decisions_per_arrival", json_object_new_double(per_dec));
+    ADD("gain_per_decision", json_object_new_double(g[0].mean));
+    ADD("gain_per_decision_ci95", json_object_new_double(g[0].ci95));
+    ADD("gain_share_of_blocking",
+        json_object_new_double(share(m, per_dec, g[0].mean)));
+    ADD("heldout_gain_per_decision", json_object_new_double(g[2].mean));
+    ADD("heldout_gain_per_decision_ci95", json_object_new_double(g[2].ci95));
+    ADD("heldout_share_of_blocking",
+        json_object_new_double(share(m, per_dec, g[2].mean)));
+#undef ADD
     json_object *a = json_object_new_array();
     for (int i = 0; i < o->states; i++) {
         const struct state *s = &st[i];
         json_object *x = json_object_new_object();
-        json_object_object_add(x, "decision",
-                               json_object_new_int64(s->decision));
-        json_object_object_add(x, "model", json_object_new_int(s->model));
-        json_object_object_add(x, "gpus", json_object_new_int(s->gpus));
-        json_object_object_add(x, "actions",
-                               json_object_new_int(s->n_actions));
-        json_object_object_add(x, "base", json_object_new_int(s->base));
-        json_object_object_add(x, "best", json_object_new_int(s->best));
-        json_object_object_add(x, "base_slowdown",
-                               json_object_new_double(s->base_slow));
-        json_object_object_add(x, "best_slowdown",
-                               json_object_new_double(s->best_slow));
-        json_object_object_add(x, "blocked_after_base",
-                               json_object_new_double(s->q_base));
-        json_object_object_add(x, "gain", json_object_new_double(s->gain));
-        json_object_object_add(x, "gain_se",
-                               json_object_new_double(s->gain_se));
+#define ADD(key, v) json_object_object_add(x, key, v)
+        ADD("decision", json_object_new_int64(s->decision));
+        ADD("model", json_object_new_int(s->model));
+        ADD("gpus", json_object_new_int(s->gpus));
+        ADD("actions", json_object_new_int(s->n_actions));
+        ADD("base", json_object_new_int(s->base));
+        ADD("best", json_object_new_int(s->best));
+        ADD("base_slowdown", json_object_new_double(s->base_slow));
+        ADD("best_slowdown", json_object_new_double(s->best_slow));
+        ADD("blocked_after_base", json_object_new_double(s->q_base));
+        ADD("gain", json_object_new_double(s->gain));
+        ADD("gain_se", json_object_new_double(s->gain_se));
+        ADD("picked", json_object_new_int(s->picked));
+        ADD("heldout_gain", json_object_new_double(s->heldout));
+#undef ADD
         json_object_array_add(a, x);
     }
     json_object_object_add(r, "states", a);
@@ -364,9 +387,12 @@ lr_cmd_advantage(int argc, char **argv)
     struct lr_jenv *work = NULL;
     int na = lr_jenv_n_cands(j.env) + 2;
     struct lr_jenv_q *q = calloc((size_t) na, sizeof *q);
+    struct lr_jenv_q *qb = calloc((size_t) na, sizeof *qb);
     struct state *st = calloc((size_t) o.states, sizeof *st);
-    double *x = calloc(2 * (size_t) o.states, sizeof *x);
-    if (!q || !st || !x || lr_jenv_clone(j.env, &work)) {
+    /* Per state: gain, blocked after the base's choice, held-out gain. */
+    int stride = o.states;
+    double *x = calloc(3 * (size_t) stride, sizeof *x);
+    if (!q || !qb || !st || !x || lr_jenv_clone(j.env, &work)) {
         lr_cli_err(CMD, "out of memory");
         rc = LR_EXIT_FAIL;
         goto out;
@@ -388,13 +414,35 @@ lr_cmd_advantage(int argc, char **argv)
         if (counting && a >= 0 && counted % o.every == 0) {
             int k = actions(e, a, o.top, o.refusal, q);
             uint64_t seed = (uint64_t) o.seed * 1000003 + (uint64_t) decisions;
-            if (lr_jenv_qvalues(e, work, base, NULL, q, k, 0, o.samples,
-                                o.horizon, seed, o.known_work
-                                    ? LR_JENV_FORK_KNOWN_WORK
-                                    : LR_JENV_FORK_OBSERVABLE)) {
+            /* Two halves of the futures (together the same M futures as
+             * one call): the first picks an alternative, the second
+             * says what it saves, free of the pick's selection bias. */
+            int ma = o.samples / 2, mb = o.samples - ma;
+            enum lr_jenv_fork_mode mode = o.known_work
+                                              ? LR_JENV_FORK_KNOWN_WORK
+                                              : LR_JENV_FORK_OBSERVABLE;
+            memcpy(qb, q, (size_t) k * sizeof *q);
+            if (lr_jenv_qvalues(e, work, base, NULL, q, k, 0, ma, o.horizon,
+                                seed, mode)
+                || lr_jenv_qvalues(e, work, base, NULL, qb, k, 0, mb,
+                                   o.horizon, seed + (uint64_t) ma, mode)) {
                 lr_cli_err(CMD, "out of memory");
                 rc = LR_EXIT_FAIL;
                 goto out;
+            }
+            int pick = 0;
+            for (int i = 1; i < k; i++)
+                if (q[i].diff < q[pick].diff)
+                    pick = i;
+            double held = pick ? -qb[pick].diff : 0;
+            /* All M futures: the means weighted by the halves' sizes. */
+            for (int i = 0; i < k; i++) {
+                q[i].blocked = (ma * q[i].blocked + mb * qb[i].blocked)
+                               / o.samples;
+                q[i].diff = (ma * q[i].diff + mb * qb[i].diff) / o.samples;
+                q[i].diff_se = sqrt(ma * ma * q[i].diff_se * q[i].diff_se
+                                    + mb * mb * qb[i].diff_se
+                                          * qb[i].diff_se) / o.samples;
             }
             struct state *s = &st[n];
             int bi = 0;
@@ -410,11 +458,13 @@ lr_cmd_advantage(int argc, char **argv)
                 .best_slow = q[bi].action >= 0
                     ? lr_jenv_cand_time(e, q[bi].action) / tref : 0,
                 .q_base = q[0].blocked, .gain = -q[bi].diff,
-                .gain_se = q[bi].diff_se,
+                .gain_se = q[bi].diff_se, .picked = q[pick].action,
+                .heldout = held,
             };
             s->significant = s->gain > 1.96 * s->gain_se && s->gain > 0;
             x[n] = s->gain;
-            x[o.states + n] = s->q_base;
+            x[stride + n] = s->q_base;
+            x[2 * stride + n] = s->heldout;
             n++;
             if (progress) {
                 double el = lr_cli_now() - t0;
@@ -432,21 +482,22 @@ lr_cmd_advantage(int argc, char **argv)
      * enough for a tight estimate (the examined run is short). */
     struct lr_jenv_metrics m;
     lr_jenv_run(e, base, NULL, o.seed, o.arrivals, o.warmup, &m);
-    struct lr_stats g[2];
-    lr_stats_compute(x, n, &g[0]);
-    lr_stats_compute(x + o.states, n, &g[1]);
+    struct lr_stats g[3];
+    for (int i = 0; i < 3; i++)
+        lr_stats_compute(x + (size_t) i * stride, n, &g[i]);
     /* Gain per decision to per arrival: decisions per counted arrival. */
     long made = m.admitted + m.refused;
     long arrived = m.arrivals;
-    double per_arrival = arrived ? g[0].mean * (double) made / arrived : 0;
+    double per_dec = arrived ? (double) made / arrived : 0;
     if (o.json)
-        print_json(&o, st, &m, per_arrival, g);
+        print_json(&o, st, &m, per_dec, g);
     else
-        print_text(&o, st, &m, per_arrival, g);
+        print_text(&o, st, &m, per_dec, g);
 out:
     free(x);
     free(st);
     free(q);
+    free(qb);
     lr_jenv_free(work);
     lr_jenv_cli_close(&j);
     return rc;
