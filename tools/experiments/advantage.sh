@@ -28,7 +28,10 @@ for f in "$out"/*.json; do
         def pct(x): (x * 10000 | round) / 100;
         "\($f): greedy blocks \(pct(.blocking))%; gain per decision "
         + "\(.gain_per_decision) +- \(.gain_per_decision_ci95) = "
-        + "\(pct(.gain_share_of_blocking))% of the blocking; states with "
+        + "\(pct(.gain_share_of_blocking))% of the blocking (upper "
+        + "estimate); held-out \(.heldout_gain_per_decision) +- "
+        + "\(.heldout_gain_per_decision_ci95) = "
+        + "\(pct(.heldout_share_of_blocking))%; states with "
         + "a gain > 1.96 SE: \([.states[] | select(.gain > 0 and
               .gain > 1.96 * .gain_se)] | length) of \(.states | length)"
     ' "$f"
