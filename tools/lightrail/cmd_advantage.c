@@ -434,7 +434,8 @@ lr_cmd_advantage(int argc, char **argv)
             for (int i = 1; i < k; i++)
                 if (q[i].diff < q[pick].diff)
                     pick = i;
-            double held = pick ? -qb[pick].diff : 0;
+            /* 0.0 - d, not -d: no "-0" in the output. */
+            double held = pick ? 0.0 - qb[pick].diff : 0;
             /* All M futures: the means weighted by the halves' sizes. */
             for (int i = 0; i < k; i++) {
                 q[i].blocked = (ma * q[i].blocked + mb * qb[i].blocked)
@@ -457,7 +458,7 @@ lr_cmd_advantage(int argc, char **argv)
                 .base_slow = lr_jenv_cand_time(e, a) / tref,
                 .best_slow = q[bi].action >= 0
                     ? lr_jenv_cand_time(e, q[bi].action) / tref : 0,
-                .q_base = q[0].blocked, .gain = -q[bi].diff,
+                .q_base = q[0].blocked, .gain = 0.0 - q[bi].diff,
                 .gain_se = q[bi].diff_se, .picked = q[pick].action,
                 .heldout = held,
             };
