@@ -700,7 +700,8 @@ lr_jenv_fork(struct lr_jenv *dst, const struct lr_jenv *src, uint64_t seed,
 {
     const struct lr_jenv *ps = src->proto ? src->proto : src;
     if (dst == src || dst->proto != ps || horizon < 1
-        || (mode != LR_JENV_FORK_OBSERVABLE && mode != LR_JENV_FORK_KNOWN_WORK))
+        || (mode != LR_JENV_FORK_OBSERVABLE
+            && mode != LR_JENV_FORK_KNOWN_WORK))
         return EINVAL;
     if (src->n_act > dst->cap_act) {
         struct active *a = realloc(dst->act,

@@ -4,9 +4,9 @@
  * provably the worse one, reproducibility, and bad calls.
  *
  * The instance: ROADMs A and B (a fibre each way, unused), two DCs on A
- * (so no pair candidates: a job runs in one DC), dc0 with 8 fast GPUs, dc1 with 4 GPUs of half
- * the speed; a 4-layer model that fits one GPU; jobs of 4 or 8 GPUs.
- * Candidates: 0 = dc0, 1 = dc1.
+ * (so no pair candidates: a job runs in one DC), dc0 with 8 fast GPUs,
+ * dc1 with 4 GPUs of half the speed; a 4-layer model that fits one GPU;
+ * jobs of 4 or 8 GPUs.  Candidates: 0 = dc0, 1 = dc1.
  */
 #include <errno.h>
 #include <math.h>
@@ -101,7 +101,8 @@ test_by_hand(void)
 }
 
 /* Greedy puts the 4-GPU job on the fast dc0; while it holds there (exp
- * mode, mean 1), every 8-GPU arrival is blocked, since dc1 has only 4.  On dc1 the same job leaves dc0 whole.  So dc1 blocks fewer:
+ * mode, mean 1), every 8-GPU arrival is blocked, since dc1 has only 4.
+ * On dc1 the same job leaves dc0 whole.  So dc1 blocks fewer:
  * A(s, dc1) < 0 against greedy's dc0, by many standard errors. */
 static void
 test_greedy_is_not_best_here(void)
