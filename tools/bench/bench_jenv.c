@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "planner/lr_jenv.h"
+#include "planner/lr_stats.h"
 #include "yang/lr_yang.h"
 
 static double
@@ -34,20 +35,6 @@ clock_s(clockid_t id)
     struct timespec ts;
     clock_gettime(id, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
-static double
-median(double *x, int n)
-{
-    qsort(x, (size_t) n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
 #define N_MODELS 3
@@ -116,7 +103,7 @@ bench_case(struct ly_ctx *ctx, const char *label, const char *topo_path,
         lr_jenv_free(e);
     }
     int plans = n_cands * c.n_models * c.n_demands;
-    double mc = median(cpu, runs), mw = median(wall, runs);
+    double mc = lr_stats_median(cpu, runs), mw = lr_stats_median(wall, runs);
     printf("| %s | %d | %d | %.1f | %.1f | %.0f |\n", label, n_cands, plans,
            mc, mw, plans / (mc / 1e3));
     fflush(stdout);

@@ -135,13 +135,6 @@ close_setup(struct setup *s)
     lr_topo_free(s->topo);
 }
 
-static double
-median(double *x, int n)
-{
-    qsort(x, (size_t) n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
 /* The split of a training run, seconds. */
 struct split {
     double observe, act, step, update;
@@ -317,7 +310,7 @@ gemm_rate(enum gemm_impl impl, enum gemm_op op, int rows, int in, int out,
         }
         t[r] = (cpu_s() - t0) / reps;
     }
-    double rate = 2.0 * rows * in * out / median(t, runs) / 1e9;
+    double rate = 2.0 * rows * in * out / lr_stats_median(t, runs) / 1e9;
     free(h);
     free(w);
     free(g);
@@ -368,12 +361,12 @@ bench_train(const char *name, struct setup *s, int runs, long steps)
     struct split sp = { 0 };
     for (int r = 0; r < runs; r++)
         rate[r] = train_run(envs, 1, true, (uint64_t) r + 1, steps, NULL);
-    per_sample = median(rate, runs);
+    per_sample = lr_stats_median(rate, runs);
     for (int k = 0; k < N_NS; k++) {
         for (int r = 0; r < runs; r++)
             rate[r] = train_run(envs, ns[k], false, (uint64_t) r + 1, steps,
                                 ns[k] == DEFAULT_N ? &sp : NULL);
-        batched[k] = median(rate, runs);
+        batched[k] = lr_stats_median(rate, runs);
     }
     printf("| %s | %.0f |", name, per_sample);
     for (int k = 0; k < N_NS; k++)
@@ -410,7 +403,7 @@ bench(const char *name, struct setup *s, int runs, long steps, int decisions)
                                                   &rng));
         rate[r] = steps / (cpu_s() - t0);
     }
-    double env_rate = median(rate, runs);
+    double env_rate = lr_stats_median(rate, runs);
     struct lr_ppo_config pc;
     lr_ppo_defaults(&pc, lr_jenv_obs_size(e), lr_jenv_n_actions(e));
     float *obs = malloc((size_t) pc.n_obs * sizeof *obs);
@@ -564,8 +557,9 @@ bench_blas(const char *name, int n_obs, int n_act, int runs)
     for (int i = 0; i < BATCH * n_act; i++)
         diff = fmax(diff, fabs(y[i] - yb[i]));
     printf("| %s (%d-64-64-%d) | %.2f us | %.2f us | %.2f us | %.1e |\n",
-           name, n_obs, n_act, median(t_loop, runs) * 1e6,
-           median(t_gemv, runs) * 1e6, median(t_gemm, runs) * 1e6, diff);
+           name, n_obs, n_act, lr_stats_median(t_loop, runs) * 1e6,
+           lr_stats_median(t_gemv, runs) * 1e6,
+           lr_stats_median(t_gemm, runs) * 1e6, diff);
     free(x);
     free(y);
     free(yb);
