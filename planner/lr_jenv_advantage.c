@@ -71,3 +71,30 @@ lr_jenv_qvalues(const struct lr_jenv *e, struct lr_jenv *work,
     free(s2);
     return rc;
 }
+
+int
+lr_jenv_alternatives(const struct lr_jenv *e, int base, int top,
+                     bool refusal, struct lr_jenv_q *q)
+{
+    const uint8_t *mask = lr_jenv_mask(e);
+    int n = 0, nc = lr_jenv_n_cands(e);
+    q[n++].action = base;
+    for (int a = 0; a < nc; a++) {
+        if (!mask[a] || a == base)
+            continue;
+        /* Insertion by T, stable for equal T (the lower index first). */
+        double t = lr_jenv_cand_time(e, a);
+        int i = n;
+        while (i > 1 && lr_jenv_cand_time(e, q[i - 1].action) > t) {
+            q[i] = q[i - 1];
+            i--;
+        }
+        q[i].action = a;
+        n++;
+    }
+    if (top > 0 && n > top + 1)
+        n = top + 1;
+    if (refusal)
+        q[n++].action = -1;
+    return n;
+}

@@ -66,4 +66,12 @@ int lr_jenv_qvalues(const struct lr_jenv *e, struct lr_jenv *work,
                     long horizon, uint64_t seed,
                     enum lr_jenv_fork_mode mode);
 
+/* Fills q[].action with the alternatives of the pending job of 'e': 'base'
+ * (a feasible candidate) first, then the other feasible candidates from
+ * the fastest (least T; the lower index first among equal T), at most
+ * 'top' of them (top <= 0: all), then -1 (refusing) when 'refusal'.  'q'
+ * has room for lr_jenv_n_cands(e) + 1 entries.  Returns the count. */
+int lr_jenv_alternatives(const struct lr_jenv *e, int base, int top,
+                         bool refusal, struct lr_jenv_q *q);
+
 #endif

@@ -64,6 +64,32 @@ else
 fi
 expect_bad "--cap wants a slowdown of at least 1" $W --policy greedy-cap --cap 0.5
 
+# The rollout policy of greedy: with a margin no estimate clears it is
+# greedy, decision for decision; with none it leaves greedy sometimes.
+RO="--holding work --loads 1.5:1.5:1 --arrivals 400 --warmup 100 --seeds 1
+    --quiet --format json --rollout greedy --rollout-samples 4
+    --rollout-top 2 --rollout-horizon 5"
+if $LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy $RO \
+       --rollout-margin 1e9 > "$tmp/ro1.json" \
+   && $LIGHTRAIL sim --topology "$T" --cluster "$C" $RO --rollout-margin 0 \
+       > "$tmp/ro0.json" \
+   && jq -s -e '.[0].policy == "greedy" and .[1].policy == "rollout-greedy"
+             and .[1].deviated == 0 and .[0].blocking == .[1].blocking
+             and .[0].mean_iteration_s == .[1].mean_iteration_s' \
+         "$tmp/ro1.json" > /dev/null \
+   && jq -e '.policy == "rollout-greedy" and .deviated > 0
+             and .deviated < 1' "$tmp/ro0.json" > /dev/null; then
+    ok "--rollout greedy: greedy with an unreachable margin, deviates without"
+else
+    notok "--rollout: $(cat "$tmp/ro1.json" "$tmp/ro0.json")"
+fi
+expect_bad "--rollout best: no such baseline" $W --rollout best
+expect_bad "--rollout ppo needs the agent's --policy-file" $W --rollout ppo
+expect_bad "--rollout-samples wants an integer from 2" $W --rollout greedy \
+    --rollout-samples 1
+expect_bad "--rollout-margin wants a non-negative number" $W \
+    --rollout greedy --rollout-margin -1
+
 if $LIGHTRAIL sim --help > "$tmp/help" && grep -q cdynp "$tmp/help" \
    && grep -q -- --policy-file "$tmp/help"; then
     ok "--help"

@@ -1,7 +1,8 @@
 /*
- * Q-values of the first action by rollouts (planner/lr_jenv_advantage.h):
- * a case computed by hand, a case where the base policy's choice is
- * provably the worse one, reproducibility, and bad calls.
+ * Q-values of the first action by rollouts (planner/lr_jenv_advantage.h)
+ * and the rollout policy made of them (planner/lr_jenv_rollout.h): a case
+ * computed by hand, a case where the base policy's choice is provably the
+ * worse one, reproducibility, and bad calls.
  *
  * The instance: ROADMs A and B (a fibre each way, unused), two DCs on A
  * (so no pair candidates: a job runs in one DC), dc0 with 8 fast GPUs,
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "planner/lr_jenv_advantage.h"
+#include "planner/lr_jenv_rollout.h"
 #include "tests/lr_test.h"
 
 /* The futures know what a policy observes (holding times drawn afresh). */
@@ -165,11 +167,125 @@ test_bad_calls(void)
     lr_jenv_free(e);
 }
 
+/* The rollout policy of greedy, in the states above. */
+static int
+rollout_choose(struct lr_jenv *e, const struct lr_jenv_rollout_config *c,
+               struct lr_jenv_rollout_stats *st)
+{
+    struct lr_jenv_rollout *ro;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_rollout_new(e, c, &ro), 0);
+    struct lr_rng r;
+    lr_rng_seed(&r, 3);
+    int a = lr_jenv_rollout_policy.choose(ro, e, lr_jenv_mask(e), &r);
+    lr_jenv_rollout_stats(ro, st);
+    lr_jenv_rollout_free(ro);
+    return a;
+}
+
+static void
+test_rollout_choice(void)
+{
+    struct lr_jenv *w, *e = make(0.5, 20, &w);
+    struct lr_jenv_rollout_config c = { LR_JENV_ROLLOUT_DEFAULTS };
+    c.samples = 400;
+    c.horizon = 10;
+    struct lr_jenv_rollout_stats st;
+    /* Greedy takes dc0; its rollout policy sees dc1 block fewer. */
+    CU_ASSERT_EQUAL(rollout_choose(e, &c, &st), 1);
+    CU_ASSERT_EQUAL(st.decisions, 1);
+    CU_ASSERT_EQUAL(st.deliberated, 1);
+    CU_ASSERT_EQUAL(st.deviated, 1);
+    CU_ASSERT_EQUAL(st.refused, 0);
+    /* A margin no estimate clears keeps greedy's choice... */
+    c.margin = 1e9;
+    CU_ASSERT_EQUAL(rollout_choose(e, &c, &st), 0);
+    CU_ASSERT_EQUAL(st.deliberated, 1);
+    CU_ASSERT_EQUAL(st.deviated, 0);
+    /* ... and so does a job below min_gpus, without simulating. */
+    c.margin = 0;
+    c.min_gpus = 8;
+    CU_ASSERT_EQUAL(rollout_choose(e, &c, &st), 0);
+    CU_ASSERT_EQUAL(st.decisions, 1);
+    CU_ASSERT_EQUAL(st.deliberated, 0);
+    lr_jenv_free(w);
+    lr_jenv_free(e);
+    /* Nobody else ever comes: dc0 and dc1 tie at 0 blocked, refusing
+     * costs 1; with no margin at all a tie still keeps greedy's choice. */
+    e = make(1e-9, 1, &w);
+    c = (struct lr_jenv_rollout_config) { LR_JENV_ROLLOUT_DEFAULTS };
+    c.margin = 0;
+    c.refusal = true;
+    CU_ASSERT_EQUAL(rollout_choose(e, &c, &st), 0);
+    CU_ASSERT_EQUAL(st.deliberated, 1);
+    CU_ASSERT_EQUAL(st.deviated, 0);
+    lr_jenv_free(w);
+    lr_jenv_free(e);
+}
+
+/* A whole run, Poisson arrivals of 4 and 8 GPUs in the work mode: greedy
+ * fills the fast dc0 with 4-GPU jobs and blocks the 8-GPU ones that
+ * follow; the rollout policy sends 4-GPU jobs to the slow dc1 when that
+ * keeps dc0 whole, and blocks clearly fewer, on the same arrivals. */
+static void
+test_rollout_run(void)
+{
+    struct lr_jenv_config cfg = {
+        .load = 0.3, .holding = 1, .holding_mode = LR_JENV_HOLD_WORK,
+        .k = 1, .guard = 1, .block_penalty = 2,
+        .train = { .batch = 8, .micro = 1, .elem_bytes = 2 },
+        .n_models = 1, .models = { model }, .n_demands = 2,
+        .demands = { 4, 8 },
+    };
+    struct lr_jenv *e = NULL;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(topo, cl, &cfg, &e, err, sizeof err),
+                          0);
+    struct lr_jenv_rollout_config c = { LR_JENV_ROLLOUT_DEFAULTS };
+    c.samples = 40;
+    c.horizon = 20;
+    struct lr_jenv_rollout *ro;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_rollout_new(e, &c, &ro), 0);
+    struct lr_jenv_metrics g, m, m2;
+    lr_jenv_run(e, &lr_jenv_greedy, NULL, 5, 1500, 100, &g);
+    lr_jenv_run(e, &lr_jenv_rollout_policy, ro, 5, 1500, 100, &m);
+    struct lr_jenv_rollout_stats st;
+    lr_jenv_rollout_stats(ro, &st);
+    CU_ASSERT(g.blocked > 50);
+    CU_ASSERT(m.blocked < 0.9 * g.blocked);
+    CU_ASSERT(st.deviated > 0 && st.deviated <= st.deliberated);
+    CU_ASSERT(st.deliberated <= st.decisions);
+    CU_ASSERT_EQUAL(st.refused, 0);
+    /* Deterministic for a seed. */
+    lr_jenv_run(e, &lr_jenv_rollout_policy, ro, 5, 1500, 100, &m2);
+    CU_ASSERT_EQUAL(m2.blocked, m.blocked);
+    CU_ASSERT_DOUBLE_EQUAL(m2.mean_iteration_s, m.mean_iteration_s, 0);
+    lr_jenv_rollout_free(ro);
+    /* Bad configurations. */
+    struct lr_jenv_rollout_config bad[5];
+    for (int i = 0; i < 5; i++)
+        bad[i] = c;
+    bad[0].base = NULL;
+    bad[1].samples = 1;
+    bad[2].horizon = 0;
+    bad[3].top = -1;
+    bad[4].margin = -1;
+    for (int i = 0; i < 5; i++) {
+        ro = (struct lr_jenv_rollout *) 1;
+        CU_ASSERT_EQUAL(lr_jenv_rollout_new(e, &bad[i], &ro), EINVAL);
+        CU_ASSERT_PTR_NULL(ro);
+    }
+    lr_jenv_free(e);
+}
+
 static CU_TestInfo tests[] = {
     { "admit or refuse with nobody else, by hand", test_by_hand },
     { "a slow placement that keeps a DC whole beats greedy",
       test_greedy_is_not_best_here },
     { "bad calls are refused", test_bad_calls },
+    { "the rollout policy leaves greedy only where it pays",
+      test_rollout_choice },
+    { "the rollout policy blocks fewer than greedy on a run",
+      test_rollout_run },
     CU_TEST_INFO_NULL,
 };
 

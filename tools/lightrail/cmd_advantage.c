@@ -229,36 +229,6 @@ struct state {
     bool significant;             /* best beats base by 1.96 SE */
 };
 
-/* Candidates of the pending job: 'base' first, then the other feasible
- * ones from the fastest, at most 'top' of them (0: all), then -1 when
- * asked.  Returns the count. */
-static int
-actions(const struct lr_jenv *e, int base, int top, bool refusal,
-        struct lr_jenv_q *q)
-{
-    const uint8_t *mask = lr_jenv_mask(e);
-    int n = 0, nc = lr_jenv_n_cands(e);
-    q[n++].action = base;
-    for (int a = 0; a < nc; a++) {
-        if (!mask[a] || a == base)
-            continue;
-        /* Insertion by T, stable for equal T (the lower index first). */
-        double t = lr_jenv_cand_time(e, a);
-        int i = n;
-        while (i > 1 && lr_jenv_cand_time(e, q[i - 1].action) > t) {
-            q[i] = q[i - 1];
-            i--;
-        }
-        q[i].action = a;
-        n++;
-    }
-    if (top > 0 && n > top + 1)
-        n = top + 1;
-    if (refusal)
-        q[n++].action = -1;
-    return n;
-}
-
 /* A gain per decision as a share of the baseline's blocking: times the
  * decisions per counted arrival, over the blocked per arrival. */
 static double
@@ -412,7 +382,7 @@ lr_cmd_advantage(int argc, char **argv)
         decisions++;
         counted += counting;
         if (counting && a >= 0 && counted % o.every == 0) {
-            int k = actions(e, a, o.top, o.refusal, q);
+            int k = lr_jenv_alternatives(e, a, o.top, o.refusal, q);
             uint64_t seed = (uint64_t) o.seed * 1000003 + (uint64_t) decisions;
             /* Two halves of the futures (together the same M futures as
              * one call): the first picks an alternative, the second

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #include "tools/lightrail/lr_jenv_cli.h"
 #include "tools/lightrail/lr_plot.h"
 #include "tools/lightrail/lr_policy_file.h"
+#include "planner/lr_jenv_rollout.h"
 
 #define CMD "sim"
 #define MAX_LOADS 200
@@ -61,6 +63,8 @@ struct opts {
     unsigned long long seed;
     long arrivals, warmup;
     double cap;                   /* greedy-cap's theta */
+    const char *rollout;          /* the rollout policy's base, or NULL */
+    struct lr_jenv_rollout_config ro;
     double loads[MAX_LOADS];
     int n_loads;
 };
@@ -103,6 +107,23 @@ usage(FILE *f)
 "  --cap THETA         greedy-cap refuses a job whose least slowdown\n"
 "                      T / T_ref exceeds THETA (>= 1; default 3)\n"
 "  --quiet             no progress on stderr\n"
+"\n"
+"The rollout policy of a base policy (planner/lr_jenv_rollout.h): at each\n"
+"decision it simulates the base's choice and other candidates over the\n"
+"same random futures, the base deciding later jobs, and leaves the base\n"
+"only when another choice blocks fewer by a margin.  Slow: about\n"
+"M x (N + 1) x H environment steps per job it deliberates on.\n"
+"  --rollout BASE      add it, for a baseline BASE or 'ppo' (the agent of\n"
+"                      --policy-file); named rollout-BASE in the output\n"
+"  --rollout-samples M futures per alternative (default 100)\n"
+"  --rollout-top N     the base's choice and the N fastest other\n"
+"                      candidates (default 8)\n"
+"  --rollout-horizon H arrivals simulated after the job (default 40)\n"
+"  --rollout-margin Z  leave the base only when the best alternative\n"
+"                      saves more than Z standard errors (default 1)\n"
+"  --rollout-min-gpus G  deliberate only on jobs asking >= G GPUs\n"
+"                      (default 0: all)\n"
+"  --rollout-refusal   also try refusing the job\n"
 "%s"
 "\n"
 "baselines:\n", lr_jenv_cli_help);
@@ -117,6 +138,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_POLICY, O_PFILE, O_LOADS, O_SEEDS,
            O_SEED, O_ARR, O_WARM, O_FORMAT, O_PLOT, O_QUIET, O_CAP,
+           O_RO, O_RO_M, O_RO_TOP, O_RO_H, O_RO_Z, O_RO_G, O_RO_REF,
            O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
@@ -132,6 +154,13 @@ parse_args(int argc, char **argv, struct opts *o)
         { "plot", required_argument, NULL, O_PLOT },
         { "quiet", no_argument, NULL, O_QUIET },
         { "cap", required_argument, NULL, O_CAP },
+        { "rollout", required_argument, NULL, O_RO },
+        { "rollout-samples", required_argument, NULL, O_RO_M },
+        { "rollout-top", required_argument, NULL, O_RO_TOP },
+        { "rollout-horizon", required_argument, NULL, O_RO_H },
+        { "rollout-margin", required_argument, NULL, O_RO_Z },
+        { "rollout-min-gpus", required_argument, NULL, O_RO_G },
+        { "rollout-refusal", no_argument, NULL, O_RO_REF },
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
@@ -182,6 +211,32 @@ parse_args(int argc, char **argv, struct opts *o)
             if (lr_cli_parse_double(optarg, 1, 1e9, &o->cap))
                 bad = "--cap wants a slowdown of at least 1";
             break;
+        case O_RO: o->rollout = optarg; break;
+        case O_RO_M:
+            if (lr_cli_parse_long(optarg, 2, 1000000, &v))
+                bad = "--rollout-samples wants an integer from 2";
+            o->ro.samples = (int) v;
+            break;
+        case O_RO_TOP:
+            if (lr_cli_parse_long(optarg, 0, 100000, &v))
+                bad = "--rollout-top wants a non-negative integer";
+            o->ro.top = (int) v;
+            break;
+        case O_RO_H:
+            if (lr_cli_parse_long(optarg, 1, 1000000000L, &v))
+                bad = "--rollout-horizon wants a positive integer";
+            o->ro.horizon = v;
+            break;
+        case O_RO_Z:
+            if (lr_cli_parse_double(optarg, 0, 1e9, &o->ro.margin))
+                bad = "--rollout-margin wants a non-negative number";
+            break;
+        case O_RO_G:
+            if (lr_cli_parse_long(optarg, 0, 1000000, &v))
+                bad = "--rollout-min-gpus wants a non-negative integer";
+            o->ro.min_gpus = (int) v;
+            break;
+        case O_RO_REF: o->ro.refusal = true; break;
         case O_HELP:
             usage(stdout);
             return -1;
@@ -195,9 +250,9 @@ parse_args(int argc, char **argv, struct opts *o)
     }
     if (lr_cli_extra_args(CMD, argc, argv, optind))
         return LR_EXIT_USAGE;
-    if (!o->policies && !o->policy_file) {
-        lr_cli_err(CMD, "give --policy NAME[,NAME...]|all or --policy-file "
-                   "FILE (see --help for the baselines)");
+    if (!o->policies && !o->policy_file && !o->rollout) {
+        lr_cli_err(CMD, "give --policy NAME[,NAME...]|all, --policy-file "
+                   "FILE or --rollout BASE (see --help for the baselines)");
         return LR_EXIT_USAGE;
     }
     if (o->n_loads == 0) {
@@ -217,6 +272,7 @@ parse_args(int argc, char **argv, struct opts *o)
 struct entry {
     const struct lr_jenv_policy *p;
     void *arg;
+    const char *name;             /* in the output, if not p->name */
 };
 
 static int
@@ -240,6 +296,8 @@ struct cell {
     const char *policy;
     double load;
     struct lr_stats m[N_METRICS];
+    bool rollout;                 /* a rollout policy: 'deviated' is set */
+    double deviated;              /* its choices not the base's, per job */
 };
 
 static void
@@ -256,6 +314,9 @@ print_json(const struct opts *o, const struct cell *c)
                  : metrics[i].key);
         json_object_object_add(j, key, json_object_new_double(c->m[i].ci95));
     }
+    if (c->rollout)
+        json_object_object_add(j, "deviated",
+                               json_object_new_double(c->deviated));
     json_object_object_add(j, "seeds", json_object_new_int(o->seeds));
     json_object_object_add(j, "first_seed",
                            json_object_new_int64((int64_t) o->seed));
@@ -356,13 +417,14 @@ lr_cmd_sim(int argc, char **argv)
     struct opts o = {
         .env = { LR_JENV_CLI_DEFAULTS }, .seeds = 5, .seed = 1001,
         .arrivals = 5000, .warmup = 500, .cap = LR_JENV_CAP_DEFAULT,
+        .ro = { LR_JENV_ROLLOUT_DEFAULTS },
     };
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? LR_EXIT_OK : rc;
     /* One BLAS thread: one core, and bit-for-bit repeatable runs. */
     openblas_set_num_threads(1);
-    struct entry pol[MAX_POLICIES] = { { NULL, NULL } };
+    struct entry pol[MAX_POLICIES] = { { NULL, NULL, NULL } };
     int n_pol = 0;
     if (o.policies && (n_pol = parse_policies(o.policies, pol,
                                               MAX_POLICIES - 1)) < 0)
@@ -371,6 +433,8 @@ lr_cmd_sim(int argc, char **argv)
         if (pol[i].p == &lr_jenv_greedy_cap)
             pol[i].arg = &o.cap;
     struct lr_ppo *ppo = NULL;
+    struct lr_jenv_rollout *ro = NULL;
+    char ro_name[64] = "";
     struct lr_policy_meta meta;
     char err[1024];
     if (o.policy_file) {
@@ -438,8 +502,38 @@ lr_cmd_sim(int argc, char **argv)
             return LR_EXIT_USAGE;
         }
     }
-    struct cell *cells = calloc((size_t) n_pol * o.n_loads, sizeof *cells);
-    double *x = calloc((size_t) N_METRICS * o.seeds, sizeof *x);
+    struct cell *cells = NULL;
+    double *x = NULL;
+    if (o.rollout) {
+        if (!strcasecmp(o.rollout, "ppo")) {
+            if (!ppo) {
+                lr_cli_err(CMD, "--rollout ppo needs the agent's "
+                           "--policy-file");
+                rc = LR_EXIT_USAGE;
+                goto cleanup;
+            }
+            o.ro.base = &lr_ppo_jenv_policy;
+            o.ro.base_arg = ppo;
+        } else if (!(o.ro.base = lr_jenv_policy_find(o.rollout))) {
+            lr_cli_err(CMD, "--rollout %s: no such baseline (see --help), "
+                       "or 'ppo' for the agent of --policy-file",
+                       o.rollout);
+            rc = LR_EXIT_USAGE;
+            goto cleanup;
+        } else if (o.ro.base == &lr_jenv_greedy_cap) {
+            o.ro.base_arg = &o.cap;
+        }
+        if (lr_jenv_rollout_new(j.env, &o.ro, &ro)) {
+            lr_cli_err(CMD, "out of memory");
+            rc = LR_EXIT_FAIL;
+            goto cleanup;
+        }
+        snprintf(ro_name, sizeof ro_name, "rollout-%s", o.ro.base->name);
+        pol[n_pol++] = (struct entry) { &lr_jenv_rollout_policy, ro,
+                                        ro_name };
+    }
+    cells = calloc((size_t) n_pol * o.n_loads, sizeof *cells);
+    x = calloc((size_t) N_METRICS * o.seeds, sizeof *x);
     if (!cells || !x) {
         lr_cli_err(CMD, "out of memory");
         rc = LR_EXIT_FAIL;
@@ -449,7 +543,7 @@ lr_cmd_sim(int argc, char **argv)
     for (int pi = 0; pi < n_pol; pi++)
         for (int li = 0; li < o.n_loads; li++) {
             struct cell *c = &cells[pi * o.n_loads + li];
-            c->policy = pol[pi].p->name;
+            c->policy = pol[pi].name ? pol[pi].name : pol[pi].p->name;
             c->load = o.loads[li];
             lr_jenv_set_load(j.env, c->load);
             for (int s = 0; s < o.seeds; s++) {
@@ -457,8 +551,18 @@ lr_cmd_sim(int argc, char **argv)
                     fprintf(stderr, "\r%s: %-10s %7.2f E  seed %d/%d ", CMD,
                             c->policy, c->load, s + 1, o.seeds);
                 struct lr_jenv_metrics m;
+                if (ro && pol[pi].arg == ro)
+                    lr_jenv_rollout_reset_stats(ro);
                 lr_jenv_run(j.env, pol[pi].p, pol[pi].arg, o.seed + s,
                             o.arrivals, o.warmup, &m);
+                if (ro && pol[pi].arg == ro) {
+                    struct lr_jenv_rollout_stats rs;
+                    lr_jenv_rollout_stats(ro, &rs);
+                    c->rollout = true;
+                    c->deviated += (double) rs.deviated
+                                   / (rs.decisions ? rs.decisions : 1)
+                                   / o.seeds;
+                }
                 x[0 * o.seeds + s] = m.blocking;
                 x[1 * o.seeds + s] = m.mean_iteration_s;
                 x[2 * o.seeds + s] = m.gpu_utilisation;
@@ -504,6 +608,7 @@ lr_cmd_sim(int argc, char **argv)
 cleanup:
     free(x);
     free(cells);
+    lr_jenv_rollout_free(ro);
     lr_ppo_free(ppo);
     lr_jenv_cli_close(&j);
     return rc;

@@ -1,0 +1,99 @@
+/*
+ * lr_jenv_rollout: the rollout policy of a base policy (model and
+ * sources in lr_jenv_rollout.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "planner/lr_jenv_rollout.h"
+#include "planner/lr_rng.h"
+
+struct lr_jenv_rollout {
+    struct lr_jenv_rollout_config cfg;
+    struct lr_jenv *work;         /* owned: the futures run here */
+    struct lr_jenv_q *q;          /* owned: n_cands + 1 alternatives */
+    struct lr_jenv_rollout_stats st;
+};
+
+int
+lr_jenv_rollout_new(const struct lr_jenv *e,
+                    const struct lr_jenv_rollout_config *cfg,
+                    struct lr_jenv_rollout **out)
+{
+    *out = NULL;
+    if (!cfg->base || cfg->samples < 2 || cfg->horizon < 1 || cfg->top < 0
+        || !(cfg->margin >= 0))
+        return EINVAL;
+    struct lr_jenv_rollout *r = calloc(1, sizeof *r);
+    if (!r)
+        return ENOMEM;
+    r->cfg = *cfg;
+    r->q = malloc(((size_t) lr_jenv_n_cands(e) + 1) * sizeof *r->q);
+    if (!r->q || lr_jenv_clone(e, &r->work)) {
+        lr_jenv_rollout_free(r);
+        return ENOMEM;
+    }
+    *out = r;
+    return 0;
+}
+
+void
+lr_jenv_rollout_free(struct lr_jenv_rollout *r)
+{
+    if (!r)
+        return;
+    lr_jenv_free(r->work);
+    free(r->q);
+    free(r);
+}
+
+void
+lr_jenv_rollout_stats(const struct lr_jenv_rollout *r,
+                      struct lr_jenv_rollout_stats *out)
+{
+    *out = r->st;
+}
+
+void
+lr_jenv_rollout_reset_stats(struct lr_jenv_rollout *r)
+{
+    r->st = (struct lr_jenv_rollout_stats) { 0 };
+}
+
+static int
+rollout_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
+               struct lr_rng *rng)
+{
+    struct lr_jenv_rollout *r = arg;
+    const struct lr_jenv_rollout_config *c = &r->cfg;
+    r->st.decisions++;
+    int b = c->base->choose(c->base_arg, e, mask, rng);
+    /* Drawn whatever follows, so that the stream of seeds (and every
+     * later decision) does not depend on which jobs were simulated. */
+    uint64_t seed = lr_rng_next(rng);
+    if (b < 0 || lr_jenv_job_gpus(e) < c->min_gpus)
+        return b;
+    int n = lr_jenv_alternatives(e, b, c->top, c->refusal, r->q);
+    if (n < 2)
+        return b;
+    r->st.deliberated++;
+    if (lr_jenv_qvalues(e, r->work, c->base, c->base_arg, r->q, n, 0,
+                        c->samples, c->horizon, seed,
+                        LR_JENV_FORK_OBSERVABLE))
+        return b;
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (r->q[i].diff < r->q[best].diff)
+            best = i;
+    if (best == 0 || !(r->q[best].diff < -c->margin * r->q[best].diff_se))
+        return b;
+    r->st.deviated++;
+    r->st.refused += r->q[best].action < 0;
+    return r->q[best].action;
+}
+
+const struct lr_jenv_policy lr_jenv_rollout_policy = {
+    "rollout",
+    "the base policy improved by Monte Carlo rollouts of each alternative",
+    rollout_choose,
+};

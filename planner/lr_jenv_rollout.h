@@ -1,0 +1,88 @@
+/*
+ * lr_jenv_rollout: the rollout policy of a base policy, one step of
+ * policy improvement decided online by Monte Carlo simulation
+ * (G. Tesauro, G. R. Galperin, "On-line policy improvement using
+ * Monte-Carlo search", NIPS 1996; D. P. Bertsekas, J. N. Tsitsiklis,
+ * C. Wu, "Rollout algorithms for combinatorial optimization",
+ * J. Heuristics 3, 1997; D. P. Bertsekas, "Rollout, policy iteration,
+ * and distributed reinforcement learning", Athena 2020, ch. 2).
+ *
+ * Model.  In state s with a job pending, let b = pi(s) be the base
+ * policy's choice.  The alternatives are b, the 'top' fastest other
+ * feasible candidates (least predicted iteration time T), and refusing
+ * when asked.  For each, lr_jenv_qvalues() (lr_jenv_advantage.h)
+ * estimates A(s, a) = Q_H(s, a) - Q_H(s, b): blocked jobs among the
+ * pending one and the next H arrivals, pi deciding those, over M futures
+ * shared by every alternative (common random numbers) that know only
+ * what a policy observes.  The rollout policy takes
+ *     a* = argmin_a A(s, a)   if A(s, a*) < -z SE(a*),   else b,
+ * i.e. it leaves the base policy only when the estimate says, with a
+ * margin of z standard errors, that doing so blocks fewer.  With z = 0
+ * and M -> infinity this is the textbook rollout policy, which blocks no
+ * more than pi (the policy improvement theorem; here with a finite
+ * horizon H, the effect of a decision must die out within H arrivals).
+ * The margin is our addition against the selection bias of taking the
+ * minimum of noisy means (an alternative equal to b still reads better
+ * half the time): with z > 0 the policy deviates less, and a deviation
+ * it makes is worth more.
+ *
+ * Cost per decision: M (top + 1 + refusal) (H + 1) environment steps;
+ * the 'min_gpus' filter spends it only on jobs that ask for at least
+ * that many GPUs (the large jobs are where the base's choices cost
+ * most, docs/ppo.md "Is greedy nearly optimal?").
+ *
+ * Deterministic: the futures' seeds come from the rng the caller passes
+ * to choose (lr_jenv_run seeds it per run).
+ *
+ * Pure.  Functions return 0 or a positive errno value.
+ */
+#ifndef LR_JENV_ROLLOUT_H
+#define LR_JENV_ROLLOUT_H 1
+
+#include <stdbool.h>
+
+#include "planner/lr_jenv_advantage.h"
+
+struct lr_jenv_rollout_config {
+    const struct lr_jenv_policy *base;  /* not owned; e.g. &lr_jenv_greedy */
+    void *base_arg;                     /* the base's state, not owned */
+    int samples;                        /* futures M, >= 2 */
+    long horizon;                       /* arrivals H after the pending one */
+    int top;                            /* other candidates tried, >= 0 */
+    double margin;                      /* z, >= 0 */
+    int min_gpus;                       /* deliberate for demand >= this */
+    bool refusal;                       /* also try refusing */
+};
+
+#define LR_JENV_ROLLOUT_DEFAULTS \
+    .base = &lr_jenv_greedy, .samples = 100, .horizon = 40, .top = 8, \
+    .margin = 1.0, .min_gpus = 0, .refusal = false
+
+struct lr_jenv_rollout_stats {
+    long decisions;      /* jobs it decided */
+    long deliberated;    /* of which simulated (a feasible alternative) */
+    long deviated;       /* of which not the base policy's choice */
+    long refused;        /* of which a refusal */
+};
+
+struct lr_jenv_rollout;
+
+/* A rollout policy for environment 'e' (or any clone of it: the futures
+ * run in a clone of e made here; e must outlive the policy).  EINVAL for
+ * a config out of range (no base, samples < 2, horizon < 1, top < 0,
+ * margin < 0), ENOMEM. */
+int lr_jenv_rollout_new(const struct lr_jenv *e,
+                        const struct lr_jenv_rollout_config *cfg,
+                        struct lr_jenv_rollout **out);
+void lr_jenv_rollout_free(struct lr_jenv_rollout *);
+
+/* Counts since lr_jenv_rollout_new or the last reset. */
+void lr_jenv_rollout_stats(const struct lr_jenv_rollout *,
+                           struct lr_jenv_rollout_stats *out);
+void lr_jenv_rollout_reset_stats(struct lr_jenv_rollout *);
+
+/* Its 'arg' is a struct lr_jenv_rollout *.  When the simulation itself
+ * fails (out of memory) it falls back to the base policy's choice. */
+extern const struct lr_jenv_policy lr_jenv_rollout_policy;
+
+#endif
