@@ -28,6 +28,8 @@ struct route {
     bool dirty;
 };
 
+static void sort_by_time(struct lr_jenv *e, int cls);
+
 struct active {
     double dep;
     double mean_hold;             /* the mean its holding was drawn with */
@@ -62,6 +64,8 @@ struct lr_jenv {
     struct route *routes;         /* [pair * k + r] */
     double *T;                    /* [class * n_cands + c] */
     double *tref;                 /* [class] */
+    int *by_time;                 /* [class * n_cands + i]: candidates by
+                                   * (T, slots, index) (lr_jenv_by_time) */
     /* (float) (tref / T) per class and candidate, 0 where T is infinite:
      * the observation's per-candidate feature when feasible, tabulated
      * so that a step divides nothing (the same float as the division). */
@@ -553,13 +557,16 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     }
     e->T = malloc((size_t) e->n_classes * e->n_cands * sizeof *e->T);
     e->tref = malloc((size_t) e->n_classes * sizeof *e->tref);
+    e->by_time = malloc((size_t) e->n_classes * e->n_cands
+                        * sizeof *e->by_time);
     e->ratio = malloc((size_t) e->n_classes * e->n_cands * sizeof *e->ratio);
     e->dist = malloc((size_t) topo->n_nodes * e->n_dcs * sizeof *e->dist);
     /* One more for the refusal action (used only with cfg.refuse). */
     e->mask = calloc((size_t) e->n_cands + 1, 1);
     e->cap_act = e->total_gpus + 1;
     e->act = malloc((size_t) e->cap_act * sizeof *e->act);
-    if (!e->T || !e->tref || !e->ratio || !e->dist || !e->mask || !e->act) {
+    if (!e->T || !e->tref || !e->by_time || !e->ratio || !e->dist
+        || !e->mask || !e->act) {
         set_err(err, errlen, "out of memory");
         rc = ENOMEM;
         goto fail;
@@ -585,6 +592,7 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
             size_t i = (size_t) cls * e->n_cands + c;
             e->ratio[i] = (float) (best / e->T[i]);
         }
+        sort_by_time(e, cls);
     }
     for (int v = 0; v < topo->n_nodes; v++)
         for (int d = 0; d < e->n_dcs; d++) {
@@ -642,6 +650,7 @@ lr_jenv_free(struct lr_jenv *e)
         lr_ksp_free(e->ksp);
         free(e->cands);
         free(e->T);
+        free(e->by_time);
         free(e->tref);
         free(e->ratio);
         free(e->dist);
@@ -880,6 +889,34 @@ refresh_routes(struct lr_jenv *e)
         runs_first_fit(fr, nw, rt->slots, want, rt->ff_rev, false);
     }
     e->routes_version = e->sp_version;
+}
+
+/* True when candidate a comes before b for class cls: (T, slots, index)
+ * in lexicographic order, the order of greedy's choice. */
+static bool
+faster(const struct lr_jenv *e, int cls, int a, int b)
+{
+    const double *T = e->T + (size_t) cls * e->n_cands;
+    if (T[a] != T[b])
+        return T[a] < T[b];
+    int sa = lr_jenv_cand_slots(e, a), sb = lr_jenv_cand_slots(e, b);
+    return sa != sb ? sa < sb : a < b;
+}
+
+/* by_time of class cls: an insertion sort (n_cands is a few hundred; once
+ * per class when the environment is built). */
+static void
+sort_by_time(struct lr_jenv *e, int cls)
+{
+    int *o = e->by_time + (size_t) cls * e->n_cands;
+    for (int c = 0; c < e->n_cands; c++) {
+        int i = c;
+        while (i > 0 && faster(e, cls, c, o[i - 1])) {
+            o[i] = o[i - 1];
+            i--;
+        }
+        o[i] = c;
+    }
 }
 
 /* Fills the mask of the pending job; returns how many are feasible. */
@@ -1247,6 +1284,12 @@ double
 lr_jenv_cand_time(const struct lr_jenv *e, int a)
 {
     return e->T[(size_t) job_class(e) * e->n_cands + a];
+}
+
+const int *
+lr_jenv_by_time(const struct lr_jenv *e)
+{
+    return e->by_time + (size_t) job_class(e) * e->n_cands;
 }
 
 double

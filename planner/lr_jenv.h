@@ -294,6 +294,11 @@ double lr_jenv_cand_time(const struct lr_jenv *, int a);
 /* T_ref of the pending job: the least T of its class on an empty
  * network. */
 double lr_jenv_job_tref(const struct lr_jenv *);
+/* The n_cands candidates for the pending job's class in the order
+ * greedy prefers them: least T first, then fewer slots per direction,
+ * then the lower index (those with T = inf last).  Fixed per class;
+ * owned by the environment. */
+const int *lr_jenv_by_time(const struct lr_jenv *);
 /* GPUs candidate 'a' takes from its i-th DC for the pending job (its
  * share of the job's demand; 0 when the share gives no GPUs). */
 int lr_jenv_cand_gpus(const struct lr_jenv *, int a, int i);

@@ -125,7 +125,13 @@ greedy_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
 {
     (void) arg;
     (void) rng;
-    PICK_MIN(lr_jenv_cand_time(e, a), lr_jenv_cand_slots(e, a), a);
+    /* The least (T, slots, index) among the feasible: the first feasible
+     * one in lr_jenv_by_time's order. */
+    const int *order = lr_jenv_by_time(e);
+    for (int i = 0; i < lr_jenv_n_cands(e); i++)
+        if (mask[order[i]])
+            return order[i];
+    return -1;
 }
 
 /* Higher is better: throughput, delay and spectrum headroom in [0, 1]
