@@ -257,6 +257,19 @@ test_mask_matches_resources(void)
                 CU_ASSERT(gpus_ok && isfinite(lr_jenv_cand_time(e, a)));
         }
         (void) g;
+        /* greedy (an ordered scan) = the least (T, slots, index) among
+         * the feasible, found by brute force. */
+        int best = -1;
+        for (int a = 0; a < lr_jenv_n_cands(e); a++) {
+            if (!mask[a])
+                continue;
+            double t = lr_jenv_cand_time(e, a), tb;
+            if (best < 0 || t < (tb = lr_jenv_cand_time(e, best))
+                || (t == tb && lr_jenv_cand_slots(e, a)
+                               < lr_jenv_cand_slots(e, best)))
+                best = a;
+        }
+        CU_ASSERT_EQUAL(lr_jenv_greedy.choose(NULL, e, mask, &rng), best);
         int a = lr_jenv_random.choose(NULL, e, mask, &rng);
         CU_ASSERT(a >= 0 && mask[a]);
         lr_jenv_step(e, a);
@@ -1146,7 +1159,8 @@ static CU_TestInfo tests[] = {
     { "holding time stretched by the slowdown", test_holding_work },
     { "lightpaths and spectrum, by hand", test_lightpath_by_hand },
     { "one DC is Erlang B", test_erlang_b },
-    { "the mask matches the resources", test_mask_matches_resources },
+    { "the mask matches the resources; greedy's choice by brute force",
+      test_mask_matches_resources },
     { "same seed, same run", test_deterministic },
     { "the mirror of a state gives its mask and observation",
       test_mirror_matches_stepping },
