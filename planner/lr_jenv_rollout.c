@@ -22,7 +22,7 @@ lr_jenv_rollout_new(const struct lr_jenv *e,
 {
     *out = NULL;
     if (!cfg->base || cfg->samples < 2 || cfg->horizon < 1 || cfg->top < 0
-        || !(cfg->margin >= 0))
+        || !(cfg->margin >= 0) || cfg->screen < 0 || cfg->screen == 1)
         return EINVAL;
     struct lr_jenv_rollout *r = calloc(1, sizeof *r);
     if (!r)
@@ -77,6 +77,22 @@ rollout_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
     if (n < 2)
         return b;
     r->st.deliberated++;
+    if (c->screen > 0) {
+        if (lr_jenv_qvalues(e, r->work, c->base, c->base_arg, r->q, n, 0,
+                            c->screen, c->horizon, seed,
+                            LR_JENV_FORK_OBSERVABLE))
+            return b;
+        int k = 1;
+        for (int i = 1; i < n; i++)
+            if (r->q[i].diff < 0)
+                r->q[k++].action = r->q[i].action;
+        if (k == 1)
+            return b;
+        r->st.screened++;
+        n = k;
+        /* Fresh futures: seeds past the screen's. */
+        seed += (uint64_t) c->screen;
+    }
     if (lr_jenv_qvalues(e, r->work, c->base, c->base_arg, r->q, n, 0,
                         c->samples, c->horizon, seed,
                         LR_JENV_FORK_OBSERVABLE))

@@ -26,7 +26,17 @@
  * half the time): with z > 0 the policy deviates less, and a deviation
  * it makes is worth more.
  *
- * Cost per decision: M (top + 1 + refusal) (H + 1) environment steps;
+ * Screening (optional, 'screen' = S > 0; our addition, a two-stage
+ * selection as in ranking-and-selection procedures): S futures first
+ * rate every alternative; only those that read better than b there
+ * (A < 0) go on, with b, to M fresh futures, and the choice above is
+ * made on those alone.  Most decisions end after the S futures (nothing
+ * reads better), and the final estimate is free of the first stage's
+ * selection bias.
+ *
+ * Cost per decision: M (top + 1 + refusal) (H + 1) environment steps
+ * (with screening S (top + 1 + refusal) (H + 1), plus M (k + 1) (H + 1)
+ * when k alternatives pass);
  * the 'min_gpus' filter spends it only on jobs that ask for at least
  * that many GPUs (the large jobs are where the base's choices cost
  * most, docs/ppo.md "Is greedy nearly optimal?").
@@ -52,15 +62,18 @@ struct lr_jenv_rollout_config {
     double margin;                      /* z, >= 0 */
     int min_gpus;                       /* deliberate for demand >= this */
     bool refusal;                       /* also try refusing */
+    int screen;                         /* futures S of the screening
+                                         * stage; 0: none */
 };
 
 #define LR_JENV_ROLLOUT_DEFAULTS \
     .base = &lr_jenv_greedy, .samples = 100, .horizon = 40, .top = 8, \
-    .margin = 1.0, .min_gpus = 0, .refusal = false
+    .margin = 1.0, .min_gpus = 0, .refusal = false, .screen = 0
 
 struct lr_jenv_rollout_stats {
     long decisions;      /* jobs it decided */
     long deliberated;    /* of which simulated (a feasible alternative) */
+    long screened;       /* of which some alternative passed the screen */
     long deviated;       /* of which not the base policy's choice */
     long refused;        /* of which a refusal */
 };
@@ -70,7 +83,7 @@ struct lr_jenv_rollout;
 /* A rollout policy for environment 'e' (or any clone of it: the futures
  * run in a clone of e made here; e must outlive the policy).  EINVAL for
  * a config out of range (no base, samples < 2, horizon < 1, top < 0,
- * margin < 0), ENOMEM. */
+ * margin < 0, screen < 0 or 1), ENOMEM. */
 int lr_jenv_rollout_new(const struct lr_jenv *e,
                         const struct lr_jenv_rollout_config *cfg,
                         struct lr_jenv_rollout **out);

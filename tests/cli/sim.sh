@@ -87,6 +87,8 @@ expect_bad "--rollout best: no such baseline" $W --rollout best
 expect_bad "--rollout ppo needs the agent's --policy-file" $W --rollout ppo
 expect_bad "--rollout-samples wants an integer from 2" $W --rollout greedy \
     --rollout-samples 1
+expect_bad "--rollout-screen wants 0 (off) or an integer from 2" $W \
+    --rollout greedy --rollout-screen 1
 expect_bad "--rollout-margin wants a non-negative number" $W \
     --rollout greedy --rollout-margin -1
 

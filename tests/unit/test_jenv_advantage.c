@@ -196,6 +196,13 @@ test_rollout_choice(void)
     CU_ASSERT_EQUAL(st.deliberated, 1);
     CU_ASSERT_EQUAL(st.deviated, 1);
     CU_ASSERT_EQUAL(st.refused, 0);
+    CU_ASSERT_EQUAL(st.screened, 0);
+    /* Screened first, dc1 passes and wins on fresh futures. */
+    c.screen = 50;
+    CU_ASSERT_EQUAL(rollout_choose(e, &c, &st), 1);
+    CU_ASSERT_EQUAL(st.screened, 1);
+    CU_ASSERT_EQUAL(st.deviated, 1);
+    c.screen = 0;
     /* A margin no estimate clears keeps greedy's choice... */
     c.margin = 1e9;
     CU_ASSERT_EQUAL(rollout_choose(e, &c, &st), 0);
@@ -218,6 +225,11 @@ test_rollout_choice(void)
     CU_ASSERT_EQUAL(rollout_choose(e, &c, &st), 0);
     CU_ASSERT_EQUAL(st.deliberated, 1);
     CU_ASSERT_EQUAL(st.deviated, 0);
+    /* Nothing reads better on the screen: decided there. */
+    c.screen = 10;
+    CU_ASSERT_EQUAL(rollout_choose(e, &c, &st), 0);
+    CU_ASSERT_EQUAL(st.deliberated, 1);
+    CU_ASSERT_EQUAL(st.screened, 0);
     lr_jenv_free(w);
     lr_jenv_free(e);
 }
@@ -260,16 +272,26 @@ test_rollout_run(void)
     CU_ASSERT_EQUAL(m2.blocked, m.blocked);
     CU_ASSERT_DOUBLE_EQUAL(m2.mean_iteration_s, m.mean_iteration_s, 0);
     lr_jenv_rollout_free(ro);
+    /* With a screen: fewer full simulations, still clearly better. */
+    c.screen = 10;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_rollout_new(e, &c, &ro), 0);
+    lr_jenv_run(e, &lr_jenv_rollout_policy, ro, 5, 1500, 100, &m2);
+    lr_jenv_rollout_stats(ro, &st);
+    CU_ASSERT(m2.blocked < 0.9 * g.blocked);
+    CU_ASSERT(st.screened > 0 && st.screened < st.deliberated);
+    CU_ASSERT(st.deviated <= st.screened);
+    lr_jenv_rollout_free(ro);
     /* Bad configurations. */
-    struct lr_jenv_rollout_config bad[5];
-    for (int i = 0; i < 5; i++)
+    struct lr_jenv_rollout_config bad[6];
+    for (int i = 0; i < 6; i++)
         bad[i] = c;
     bad[0].base = NULL;
     bad[1].samples = 1;
     bad[2].horizon = 0;
     bad[3].top = -1;
     bad[4].margin = -1;
-    for (int i = 0; i < 5; i++) {
+    bad[5].screen = 1;
+    for (int i = 0; i < 6; i++) {
         ro = (struct lr_jenv_rollout *) 1;
         CU_ASSERT_EQUAL(lr_jenv_rollout_new(e, &bad[i], &ro), EINVAL);
         CU_ASSERT_PTR_NULL(ro);

@@ -124,6 +124,9 @@ usage(FILE *f)
 "  --rollout-min-gpus G  deliberate only on jobs asking >= G GPUs\n"
 "                      (default 0: all)\n"
 "  --rollout-refusal   also try refusing the job\n"
+"  --rollout-screen S  rate every alternative on S futures first; only\n"
+"                      those that read better than the base's choice go\n"
+"                      on to the M futures that decide (default 0: off)\n"
 "%s"
 "\n"
 "baselines:\n", lr_jenv_cli_help);
@@ -138,7 +141,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_POLICY, O_PFILE, O_LOADS, O_SEEDS,
            O_SEED, O_ARR, O_WARM, O_FORMAT, O_PLOT, O_QUIET, O_CAP,
-           O_RO, O_RO_M, O_RO_TOP, O_RO_H, O_RO_Z, O_RO_G, O_RO_REF,
+           O_RO, O_RO_M, O_RO_TOP, O_RO_H, O_RO_Z, O_RO_G, O_RO_REF, O_RO_S,
            O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
@@ -161,6 +164,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "rollout-margin", required_argument, NULL, O_RO_Z },
         { "rollout-min-gpus", required_argument, NULL, O_RO_G },
         { "rollout-refusal", no_argument, NULL, O_RO_REF },
+        { "rollout-screen", required_argument, NULL, O_RO_S },
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
@@ -237,6 +241,11 @@ parse_args(int argc, char **argv, struct opts *o)
             o->ro.min_gpus = (int) v;
             break;
         case O_RO_REF: o->ro.refusal = true; break;
+        case O_RO_S:
+            if (lr_cli_parse_long(optarg, 0, 1000000, &v) || v == 1)
+                bad = "--rollout-screen wants 0 (off) or an integer from 2";
+            o->ro.screen = (int) v;
+            break;
         case O_HELP:
             usage(stdout);
             return -1;
