@@ -16,7 +16,9 @@ if $LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random \
              or .mean_iteration_s <= 0 or .gpu_utilisation <= 0
              or .gpu_utilisation > 1 or .dc_load_variance < 0
              or .spectrum_utilisation < 0 or .mean_slowdown < 1
-             or .seeds != 2)' "$tmp/a.json")
+             or .seeds != 2 or (.blocking_per_seed | length) != 2
+             or ((.blocking_per_seed | add) / 2 - .blocking | fabs) > 1e-12)' \
+          "$tmp/a.json")
     [ -z "$bad" ] && ok "keys and ranges of every object" \
                   || notok "bad objects: $bad"
     if jq -s -e '[.[] | select(.policy == "greedy")] | .[0].blocking < .[1].blocking

@@ -310,7 +310,7 @@ struct cell {
 };
 
 static void
-print_json(const struct opts *o, const struct cell *c)
+print_json(const struct opts *o, const struct cell *c, const double *x)
 {
     json_object *j = json_object_new_object();
     json_object_object_add(j, "policy", json_object_new_string(c->policy));
@@ -326,6 +326,12 @@ print_json(const struct opts *o, const struct cell *c)
     if (c->rollout)
         json_object_object_add(j, "deviated",
                                json_object_new_double(c->deviated));
+    /* Per seed, for paired comparisons (the same seed gives every policy
+     * the same arrivals). */
+    json_object *ps = json_object_new_array();
+    for (int s = 0; s < o->seeds; s++)
+        json_object_array_add(ps, json_object_new_double(x[s]));
+    json_object_object_add(j, "blocking_per_seed", ps);
     json_object_object_add(j, "seeds", json_object_new_int(o->seeds));
     json_object_object_add(j, "first_seed",
                            json_object_new_int64((int64_t) o->seed));
@@ -583,7 +589,7 @@ lr_cmd_sim(int argc, char **argv)
             for (int mi = 0; mi < N_METRICS; mi++)
                 lr_stats_compute(x + mi * o.seeds, o.seeds, &c->m[mi]);
             if (o.json)
-                print_json(&o, c);
+                print_json(&o, c, x);
         }
     if (progress)
         fprintf(stderr, "\r%60s\r", "");
