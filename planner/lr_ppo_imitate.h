@@ -1,0 +1,178 @@
+/*
+ * lr_ppo_imitate: starting a PPO agent (lr_ppo.h) from a teacher policy
+ * by imitation, before (or instead of) PPO's own updates.
+ *
+ * Model.
+ *   Behaviour cloning (D. Pomerleau, "Efficient training of artificial
+ *   neural networks for autonomous navigation", Neural Computation 3(1),
+ *   1991; as supervised learning of a policy: S. Ross and D. Bagnell,
+ *   "Efficient reductions for imitation learning", AISTATS 2010): given
+ *   states s with masks m and the teacher's action a*(s), minimise over
+ *   the actor's weights the cross-entropy
+ *     L_pi = E[-log pi(a* | s)],  pi = the masked softmax of the actor's
+ *     logits exactly as PPO's (lr_ppo.h: a masked action has probability
+ *     0 and no gradient; the teacher's action must be allowed),
+ *   whose gradient in the logits is dL/dz_j = p_j - [j = a*] for the
+ *   allowed j, 0 for the masked ones.
+ *   DAgger (S. Ross, G. Gordon and D. Bagnell, "A reduction of imitation
+ *   learning and structured prediction to no-regret online learning",
+ *   AISTATS 2011): iteration i runs the mixture beta_i teacher + (1 -
+ *   beta_i) student in the environment, labels every visited state with
+ *   the teacher's action, adds them to the aggregate data set D and
+ *   trains the student on D.  Cloning alone trains on the teacher's
+ *   states only, and a student that errs reaches states the teacher
+ *   never showed it (errors compound, O(T^2 eps)); DAgger's states are
+ *   the student's own (O(T eps)).  The schedule is the caller's
+ *   (lightrail train: beta = 1 in the first iteration, 0 after).
+ *   The critic, optionally in the same step: L_V = E[0.5 (V(s) - R)^2]
+ *   with R the discounted return observed from s (lr_ppo's gamma, cut at
+ *   an episode's end, bootstrapped from the critic at a segment's end:
+ *   PPO's R_t with lambda = 1), so that PPO starts with a value function
+ *   of the imitated policy instead of one of a random policy (the
+ *   warm start of J. Uchendu et al., "Jump-start reinforcement
+ *   learning", ICML 2023, and of AlphaStar's supervised agent, O.
+ *   Vinyals et al., Nature 575, 2019, which fine-tune a cloned policy
+ *   with RL).
+ *   Each network's gradient is clipped to the agent's max_grad_norm on
+ *   its own and applied by the agent's Adam (lr_ppo.c's clip_scale says
+ *   why on their own).
+ *
+ * Our implementation:
+ *   - one step (lr_ppo_imitate_step) is one minibatch, in the batched
+ *     single-precision passes of lr_mlp and the masked softmax and logit
+ *     gradient of lr_simd that PPO's batched update uses (the gradient is
+ *     lr_simd_logit_grad with dL/dlog p_a = -1 and no entropy term);
+ *   - the aggregate data set is bounded: a replay buffer of 'capacity'
+ *     labelled states; once full, the k-th state offered replaces a
+ *     uniformly drawn one with probability capacity / k (reservoir
+ *     sampling, J. Vitter, ACM TOMS 11(1), 1985), so the buffer stays a
+ *     uniform sample of every state offered so far, as DAgger's D is
+ *     all of them;
+ *   - states arrive in segments (lr_ppo_imitate_store, as lr_ppo_store:
+ *     time-major over n_envs environments in lockstep) whose returns are
+ *     computed when the segment closes (lr_ppo_imitate_close), then
+ *     offered to the buffer;
+ *   - lr_ppo_imitate_fit() runs minibatch steps on minibatches drawn
+ *     from shuffles of the whole buffer (old and new states alike);
+ *   - lr_ppo_imitate_finish() clears the agent's Adam moments, so that
+ *     PPO starts from the imitated weights with the optimiser state of a
+ *     new agent.
+ * Deterministic for a seed: every draw (the reservoir, the shuffles)
+ * comes from the imitation's own lr_rng; the networks' weights change
+ * only through the steps.  Pure: no I/O.
+ *
+ * Ownership: lr_ppo_imitate_new() returns a buffer the caller frees with
+ * lr_ppo_imitate_free(); it does not keep the agent, which every call
+ * takes as an argument.  Functions return 0 or a positive errno value.
+ */
+#ifndef LR_PPO_IMITATE_H
+#define LR_PPO_IMITATE_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/lr_ppo.h"
+
+struct lr_ppo_imitate_stats {
+    double loss;              /* mean -log pi(a*|s) */
+    double value_loss;        /* mean 0.5 (V - R)^2; 0 without returns */
+    double agreement;         /* share of rows with argmax pi = a* */
+    double grad_norm;         /* the actor's, before clipping */
+    long rows;                /* rows the means are over */
+};
+
+/* One supervised step on the n rows obs[n][n_obs], mask[n][n_act],
+ * teacher actions act[n] and returns ret[n] (NULL: the critic is not
+ * fitted): the gradient of L_pi (and of L_V) over the n rows, clipped,
+ * then one Adam step of each network fitted at learning rate 'lr'.
+ * Rows beyond the agent's batch capacity are taken in several passes of
+ * the same step.  EINVAL, and no change, for n < 1, lr not positive, or
+ * an action out of range or masked in its row.  'st' (may be NULL) gets
+ * the loss, value loss and agreement of the rows before the step. */
+int lr_ppo_imitate_step(struct lr_ppo *, int n, const float *obs,
+                        const uint8_t *mask, const int *act,
+                        const double *ret, double lr,
+                        struct lr_ppo_imitate_stats *st);
+
+/* The loss L_pi of the n rows (as above) and its gradient, left in
+ * actor->grad (zeroed first; not clipped, no step): for the tests.
+ * NAN for bad rows (as lr_ppo_imitate_step's EINVAL). */
+double lr_ppo_imitate_loss_grad(struct lr_ppo *, int n, const float *obs,
+                                const uint8_t *mask, const int *act);
+
+struct lr_ppo_imitate_config {
+    int capacity;             /* labelled states kept, >= minibatch */
+    int segment;              /* states per segment, a multiple of
+                               * n_envs */
+    int n_envs;               /* environments in lockstep, >= 1 */
+    int minibatch;            /* rows per step, >= 1 */
+    double gamma;             /* the returns' discount, in [0, 1] */
+    uint64_t seed;
+};
+
+struct lr_ppo_imitate {
+    struct lr_ppo_imitate_config cfg;
+    int n_obs, n_act;
+    struct lr_rng rng;
+    /* The replay buffer: 'size' states of 'capacity'. */
+    int size;
+    long offered;             /* states offered since the start */
+    float *obs;
+    uint8_t *mask;
+    int *act;
+    double *ret;
+    /* The open segment, time-major over n_envs. */
+    int seg_n;
+    float *s_obs;
+    uint8_t *s_mask;
+    int *s_act;
+    double *s_reward, *s_done, *s_ret;
+    /* Scratch of lr_ppo_imitate_fit(): a permutation and a minibatch. */
+    int *perm;
+    float *b_obs;
+    uint8_t *b_mask;
+    int *b_act;
+    double *b_ret;
+};
+
+/* EINVAL for sizes < 1 (n_obs, n_act and the config above), a segment
+ * that n_envs does not divide, or a bad gamma; ENOMEM. */
+int lr_ppo_imitate_new(int n_obs, int n_act,
+                       const struct lr_ppo_imitate_config *,
+                       struct lr_ppo_imitate **out);
+void lr_ppo_imitate_free(struct lr_ppo_imitate *);
+
+/* Adds a state of the open segment: its observation, mask, the
+ * teacher's action (allowed by the mask), and the reward and end flag
+ * of the step that followed it (whoever chose that step's action).
+ * With n_envs = N, store the N environments' states of each step in
+ * environment order.  Returns true when the segment is full and
+ * lr_ppo_imitate_close() must run before the next store. */
+bool lr_ppo_imitate_store(struct lr_ppo_imitate *, const float *obs,
+                          const uint8_t *mask, int teacher_action,
+                          double reward, bool done);
+
+/* Closes the segment: computes each state's discounted return along its
+ * environment's sequence, last_values[e] being V of environment e's
+ * state after its last stored one (n_envs values; not read after an
+ * end), and offers the states to the buffer (reservoir).  A segment of
+ * fewer states than n_envs or not a multiple of it is dropped. */
+void lr_ppo_imitate_close(struct lr_ppo_imitate *,
+                          const double *last_values);
+
+/* 'epochs' x segment / minibatch steps (at least one) of the agent on
+ * minibatches of the buffer: a shuffle of the buffer is cut into
+ * minibatches in order, a new shuffle when it runs out; with
+ * 'fit_critic', the critic is fitted to the returns too.  EINVAL for an
+ * empty buffer or epochs < 1.  'st' (may be NULL) gets the means over
+ * the steps. */
+int lr_ppo_imitate_fit(struct lr_ppo_imitate *, struct lr_ppo *, int epochs,
+                       double lr, bool fit_critic,
+                       struct lr_ppo_imitate_stats *st);
+
+/* Clears the agent's Adam moments and step counts (the weights stay):
+ * the state of a new agent's optimiser, for PPO to start from. */
+void lr_ppo_imitate_finish(struct lr_ppo *);
+
+#endif
