@@ -17,6 +17,25 @@
  *
  * The mask of each transition is copied before the environment steps:
  * lr_jenv_mask() is the pending job's and changes with the step.
+ *
+ * With --teacher NAME [--imitate N], PPO starts from an imitation of the
+ * teacher (planner/lr_ppo_imitate.h has the model): N decisions of
+ * DAgger on the same N environments and their seeds, in segments of
+ * IMITATE_SEGMENT decisions.  In a segment every environment is stepped
+ * by the teacher's action (the first segment: DAgger's beta = 1) or by
+ * the student's most probable allowed action (every later one: beta =
+ * 0); every visited state is labelled with the teacher's action (a
+ * refusal, -1, as the refusal action: the teacher may refuse only when
+ * the environment has it) and stored with the reward of the step that
+ * followed; when the segment closes, its states (with their discounted
+ * returns) go into the replay buffer (--imitate-buffer states, a
+ * uniform sample of all those seen: reservoir) and the agent takes
+ * IMITATE_EPOCHS x segment / IMITATE_MINIBATCH minibatch steps on the
+ * buffer, the critic fitted to the returns.  Then --steps of PPO
+ * continue from the imitated weights (with a new agent's Adam state),
+ * the environments where imitation left them.  The teacher is any
+ * lr_jenv_policy with its own 'arg' (imitate() takes both); the CLI
+ * offers the baselines of lr_jenv_policies.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -30,6 +49,7 @@
 
 #include "planner/lr_jenv.h"
 #include "planner/lr_ppo.h"
+#include "planner/lr_ppo_imitate.h"
 #include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_jenv_cli.h"
 #include "tools/lightrail/lr_plot.h"
@@ -38,6 +58,16 @@
 #define CMD "train"
 /* The default of --envs: see docs/benchmarks.md for the measurement. */
 #define TRAIN_ENVS 16
+/* Imitation: --imitate's default when only --teacher is given; decisions
+ * per DAgger segment; minibatch rows; passes over a segment's worth of
+ * rows per segment (as PPO's 4 epochs, about 4 rows of update per
+ * decision); the replay buffer's default (2.3 kB a state on NSFNET/6:
+ * 75 MB). */
+#define IMITATE_DEFAULT 200000
+#define IMITATE_SEGMENT 4096
+#define IMITATE_MINIBATCH 256
+#define IMITATE_EPOCHS 4
+#define IMITATE_BUFFER 32768
 
 struct opts {
     struct lr_jenv_cli_opts env;
@@ -46,6 +76,9 @@ struct opts {
     unsigned long long seed;
     int rollout, hidden, quiet, envs;
     double lr, gamma;
+    const struct lr_jenv_policy *teacher;
+    long imitate, imitate_buffer;
+    double imitate_lr;
 };
 
 static void
@@ -86,8 +119,23 @@ usage(FILE *f)
 "                      -block-penalty), offered whenever a job is pending,\n"
 "                      and the job's least slowdown to the observation;\n"
 "                      recorded in the file (refuse=1)\n"
+"  --teacher NAME      start from an imitation of the baseline NAME (one\n"
+"                      of lightrail sim's: greedy, static, ...): DAgger,\n"
+"                      the environments stepped by the teacher for the\n"
+"                      first %d decisions, by the student after, every\n"
+"                      state labelled with the teacher's choice; then\n"
+"                      --steps of PPO from the imitated weights; recorded\n"
+"                      in the file (teacher=, imitate=)\n"
+"  --imitate N         decisions of imitation before PPO (default 0: none;\n"
+"                      %d when --teacher is given); --steps 0 then\n"
+"                      means imitation alone\n"
+"  --imitate-lr X      Adam's learning rate while imitating, constant\n"
+"                      (default 1e-3)\n"
+"  --imitate-buffer N  labelled states kept for the minibatches, a uniform\n"
+"                      sample of all seen (default %d)\n"
 "%s"
 "\nexit status: 0 done, 1 internal failure, 2 bad input\n", TRAIN_ENVS,
+            IMITATE_SEGMENT, IMITATE_DEFAULT, IMITATE_BUFFER,
             lr_jenv_cli_help);
 }
 
@@ -96,7 +144,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_STEPS, O_SEED, O_OUT, O_LOAD, O_EP,
            O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
-           O_REFUSE, O_HELP };
+           O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
         { "cluster", required_argument, NULL, O_CLUSTER },
@@ -114,12 +162,17 @@ parse_args(int argc, char **argv, struct opts *o)
         { "quiet", no_argument, NULL, O_QUIET },
         { "envs", required_argument, NULL, O_ENVS },
         { "refuse", no_argument, NULL, O_REFUSE },
+        { "teacher", required_argument, NULL, O_TEACHER },
+        { "imitate", required_argument, NULL, O_IMITATE },
+        { "imitate-lr", required_argument, NULL, O_IMLR },
+        { "imitate-buffer", required_argument, NULL, O_IMBUF },
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
     long v;
-    int c, have_seed = 0;
+    int c, have_seed = 0, have_imitate = 0, have_steps = 0;
+    char known[512];
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -128,8 +181,9 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_TOPO: o->env.topology = optarg; break;
         case O_CLUSTER: o->env.cluster = optarg; break;
         case O_STEPS:
-            if (lr_cli_parse_long(optarg, 1, 10000000000L, &o->steps))
+            if (lr_cli_parse_long(optarg, 0, 10000000000L, &o->steps))
                 bad = "--steps wants a positive integer";
+            have_steps = 1;
             break;
         case O_SEED:
             if (lr_cli_parse_long(optarg, 1, 2147483647L, &v))
@@ -171,6 +225,32 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_PLOT: o->plot = optarg; break;
         case O_QUIET: o->quiet = 1; break;
         case O_REFUSE: o->env.refuse = true; break;
+        case O_TEACHER:
+            if (!(o->teacher = lr_jenv_policy_find(optarg))) {
+                known[0] = '\0';
+                for (int i = 0; lr_jenv_policies[i]; i++)
+                    snprintf(known + strlen(known), sizeof known
+                             - strlen(known), "%s%s", i ? ", " : "",
+                             lr_jenv_policies[i]->name);
+                lr_cli_err(CMD, "--teacher: no policy '%s'; the teachers "
+                           "are %s", optarg, known);
+                return LR_EXIT_USAGE;
+            }
+            break;
+        case O_IMITATE:
+            if (lr_cli_parse_long(optarg, 0, 10000000000L, &o->imitate))
+                bad = "--imitate wants an integer >= 0 (decisions)";
+            have_imitate = 1;
+            break;
+        case O_IMLR:
+            if (lr_cli_parse_double(optarg, 1e-9, 1, &o->imitate_lr))
+                bad = "--imitate-lr wants a number in (0, 1]";
+            break;
+        case O_IMBUF:
+            if (lr_cli_parse_long(optarg, IMITATE_MINIBATCH, 100000000L,
+                                  &o->imitate_buffer))
+                bad = "--imitate-buffer wants an integer in 256..100000000";
+            break;
         case O_ENVS:
             if (lr_cli_parse_long(optarg, 1, 4096, &v))
                 bad = "--envs wants an integer in 1..4096";
@@ -189,7 +269,19 @@ parse_args(int argc, char **argv, struct opts *o)
     }
     if (lr_cli_extra_args(CMD, argc, argv, optind))
         return LR_EXIT_USAGE;
-    if (!o->steps || !have_seed || !o->out) {
+    if (o->teacher && !have_imitate)
+        o->imitate = IMITATE_DEFAULT;
+    if (o->imitate > 0 && !o->teacher) {
+        lr_cli_err(CMD, "--imitate %ld wants --teacher NAME: the policy to "
+                   "imitate", o->imitate);
+        return LR_EXIT_USAGE;
+    }
+    if (have_steps && !o->steps && !o->imitate) {
+        lr_cli_err(CMD, "--steps wants a positive integer, not '0' (0 only "
+                   "with --teacher: imitation alone)");
+        return LR_EXIT_USAGE;
+    }
+    if (!have_steps || !have_seed || !o->out) {
         lr_cli_err(CMD, "--steps N, --seed S and --out FILE are required");
         return LR_EXIT_USAGE;
     }
@@ -216,13 +308,197 @@ progress(const struct opts *o, long step, double t0, double reward,
             dt > 0 ? step / dt : 0, reward, 100 * blocking);
 }
 
+static void
+imitate_progress(const struct opts *o, long n, double t0, double agree,
+                 double blocking)
+{
+    int width = 30, fill = (int) (width * (double) n / o->imitate);
+    double dt = lr_cli_now() - t0;
+    fprintf(stderr, "\r%s: imitating %s [%.*s%*s] %3d%% %ld/%ld  %7.0f "
+            "states/s  agreement %6.2f%%  blocking %6.2f%% ", CMD,
+            o->teacher->name, fill, "##############################",
+            width - fill, "", (int) (100.0 * n / o->imitate), n, o->imitate,
+            dt > 0 ? n / dt : 0, 100 * agree, 100 * blocking);
+}
+
+/* The environments as imitation and PPO share them: N states, each one's
+ * steps in its episode, episodes begun, and metrics at the last count. */
+struct envs {
+    int N;
+    struct lr_jenv **env;
+    long *ep_steps, *episode;
+    struct lr_jenv_metrics *m0;
+    uint64_t base;
+};
+
+/* Restarts the environments whose episode ended (end[e]), each on the
+ * next seed of its own sequence. */
+static void
+restart_ended(struct envs *v, const bool *end)
+{
+    for (int e = 0; e < v->N; e++)
+        if (end[e]) {
+            v->episode[e]++;
+            v->ep_steps[e] = 0;
+            lr_jenv_reset(v->env[e], v->base + (uint64_t) v->episode[e]
+                          * v->N + (uint64_t) e, 0);
+            memset(&v->m0[e], 0, sizeof v->m0[e]);
+        }
+}
+
+/* The blocking of the environments since the last count; counts again. */
+static double
+blocking_since(struct envs *v)
+{
+    long arr = 0, blocked = 0;
+    for (int e = 0; e < v->N; e++) {
+        struct lr_jenv_metrics m1;
+        lr_jenv_metrics(v->env[e], &m1);
+        arr += m1.arrivals - v->m0[e].arrivals;
+        blocked += m1.blocked - v->m0[e].blocked;
+        v->m0[e] = m1;
+    }
+    return arr > 0 ? (double) blocked / arr : 0;
+}
+
+/* DAgger (the file's comment, planner/lr_ppo_imitate.h) of 'teacher'
+ * with its 'arg' for o->imitate decisions over the environments of v,
+ * training 'ppo'.  Returns an exit status, with one line on stderr
+ * unless 0. */
+static int
+imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
+        void *arg, struct lr_ppo *ppo, struct envs *v, int bar)
+{
+    int N = v->N, no = ppo->cfg.n_obs, na = ppo->cfg.n_act;
+    int refuse = lr_jenv_refuse_action(v->env[0]);
+    struct lr_ppo_imitate_config ic = {
+        .capacity = (int) o->imitate_buffer, .n_envs = N,
+        .segment = (IMITATE_SEGMENT + N - 1) / N * N,
+        .minibatch = IMITATE_MINIBATCH, .gamma = ppo->cfg.gamma,
+        .seed = o->seed + 2000003ULL,
+    };
+    struct lr_ppo_imitate *im = NULL;
+    float *obs = malloc((size_t) N * no * sizeof *obs);
+    uint8_t *masks = malloc((size_t) N * na);
+    int *sacts = malloc((size_t) N * sizeof *sacts);
+    int *tacts = malloc((size_t) N * sizeof *tacts);
+    double *lastv = malloc((size_t) N * sizeof *lastv);
+    bool *end = calloc((size_t) N, sizeof *end);
+    struct lr_rng trng;
+    lr_rng_seed(&trng, o->seed + 1000003ULL);
+    int rc = LR_EXIT_OK, seg = 0;
+    if (!obs || !masks || !sacts || !tacts || !lastv || !end
+        || lr_ppo_imitate_new(no, na, &ic, &im)) {
+        lr_cli_err(CMD, "out of memory for imitation: try a smaller "
+                   "--imitate-buffer");
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    double t0 = lr_cli_now(), last_bar = 0, agree = 0, blocking = 0;
+    long n = 0, seen = 0, agreed = 0;
+    struct lr_ppo_imitate_stats st = { 0 };
+    for (int e = 0; e < N; e++)
+        lr_jenv_metrics(v->env[e], &v->m0[e]);
+    while (n < o->imitate) {
+        for (int e = 0; e < N; e++) {
+            lr_jenv_observe(v->env[e], obs + (size_t) e * no);
+            memcpy(masks + (size_t) e * na, lr_jenv_mask(v->env[e]),
+                   (size_t) na);
+        }
+        lr_ppo_act_batch(ppo, N, obs, masks, false, sacts, NULL, NULL);
+        for (int e = 0; e < N; e++) {
+            const uint8_t *mk = masks + (size_t) e * na;
+            int a = teacher->choose(arg, v->env[e], mk, &trng);
+            if (a < 0 && refuse < 0) {
+                lr_cli_err(CMD, "the teacher %s refused a job and the "
+                           "student cannot: add --refuse (the refusal "
+                           "action) or pick another teacher", teacher->name);
+                rc = LR_EXIT_USAGE;
+                goto cleanup;
+            }
+            if (a < 0)
+                a = refuse;
+            if (a >= na || !mk[a]) {
+                lr_cli_err(CMD, "the teacher %s chose action %d, which the "
+                           "mask forbids: a bug in that policy", teacher->name,
+                           a);
+                rc = LR_EXIT_FAIL;
+                goto cleanup;
+            }
+            tacts[e] = a;
+            agreed += sacts[e] == a;
+        }
+        seen += N;
+        bool full = false;
+        for (int e = 0; e < N; e++) {
+            /* DAgger's beta: 1 in the first segment, 0 after. */
+            double r = lr_jenv_step(v->env[e], seg ? sacts[e] : tacts[e]);
+            end[e] = ++v->ep_steps[e] >= o->episode || lr_jenv_done(v->env[e]);
+            full = lr_ppo_imitate_store(im, obs + (size_t) e * no,
+                                        masks + (size_t) e * na, tacts[e], r,
+                                        end[e]);
+        }
+        n += N;
+        if (full || n >= o->imitate) {
+            for (int e = 0; e < N; e++) {
+                lr_jenv_observe(v->env[e], obs + (size_t) e * no);
+                memcpy(masks + (size_t) e * na, lr_jenv_mask(v->env[e]),
+                       (size_t) na);
+            }
+            lr_ppo_act_batch(ppo, N, obs, masks, false, sacts, NULL, lastv);
+            for (int e = 0; e < N; e++)
+                if (end[e])
+                    lastv[e] = 0;
+            lr_ppo_imitate_close(im, lastv);
+            blocking = blocking_since(v);
+            agree = (double) agreed / seen;
+            agreed = seen = 0;
+            if (lr_ppo_imitate_fit(im, ppo, IMITATE_EPOCHS, o->imitate_lr,
+                                   true, &st)) {
+                lr_cli_err(CMD, "imitation: a labelled state the agent "
+                           "cannot take (internal error)");
+                rc = LR_EXIT_FAIL;
+                goto cleanup;
+            }
+            seg++;
+            if (bar && lr_cli_now() - last_bar > 0.25) {
+                imitate_progress(o, n < o->imitate ? n : o->imitate, t0,
+                                 agree, blocking);
+                last_bar = lr_cli_now();
+            }
+        }
+        restart_ended(v, end);
+    }
+    if (bar)
+        fprintf(stderr, "\n");
+    if (!o->quiet)
+        fprintf(stderr, "%s: imitated %s for %ld decisions (%d segments, "
+                "%d environments) in %.1f s (%.0f states/s); agreement "
+                "%.2f%% and blocking %.2f%% on the last segment (before "
+                "training on it), cross-entropy %.4f\n", CMD, teacher->name,
+                n, seg, N, lr_cli_now() - t0,
+                n / fmax(1e-9, lr_cli_now() - t0), 100 * agree,
+                100 * blocking, st.loss);
+    lr_ppo_imitate_finish(ppo);
+cleanup:
+    lr_ppo_imitate_free(im);
+    free(obs);
+    free(masks);
+    free(sacts);
+    free(tacts);
+    free(lastv);
+    free(end);
+    return rc;
+}
+
 int
 lr_cmd_train(int argc, char **argv)
 {
     struct opts o = {
         .env = { LR_JENV_CLI_DEFAULTS }, .episode = 5000, .rollout = 512,
         .hidden = 64, .lr = 2.5e-4, .gamma = 0.5, .checkpoint = 50000,
-        .envs = TRAIN_ENVS,
+        .envs = TRAIN_ENVS, .imitate_lr = 1e-3,
+        .imitate_buffer = IMITATE_BUFFER,
     };
     o.env.load = 3;
     int rc = parse_args(argc, argv, &o);
@@ -271,6 +547,10 @@ lr_cmd_train(int argc, char **argv)
                                    .n_splits = o.env.n_splits,
                                    .n_obs = pc.n_obs, .n_act = pc.n_act };
     memcpy(meta.splits, o.env.splits, sizeof meta.splits);
+    if (o.imitate > 0) {
+        snprintf(meta.teacher, sizeof meta.teacher, "%s", o.teacher->name);
+        meta.imitate = o.imitate;
+    }
     snprintf(meta.models, sizeof meta.models, "%s", o.env.models);
     snprintf(meta.demands, sizeof meta.demands, "%s", o.env.demands);
     snprintf(meta.topology, sizeof meta.topology, "%s", j.topo->name);
@@ -303,6 +583,17 @@ lr_cmd_train(int argc, char **argv)
     for (int e = 0; e < N; e++)
         lr_jenv_reset(envs[e], base + (uint64_t) e, 0);
     int bar = !o.quiet && isatty(STDERR_FILENO);
+    struct envs v = { N, envs, ep_steps, episode, m0, base };
+    if (o.imitate > 0) {
+        if ((rc = imitate(&o, o.teacher, NULL, ppo, &v, bar)))
+            goto cleanup;
+        if (o.steps > 0
+            && lr_policy_save(o.out, &meta, ppo, err, sizeof err)) {
+            lr_cli_err(CMD, "%s", err);
+            rc = LR_EXIT_FAIL;
+            goto cleanup;
+        }
+    }
     double t0 = lr_cli_now(), last_bar = 0, roll_reward = 0;
     long step = 0;
     while (step < o.steps) {
@@ -324,15 +615,7 @@ lr_cmd_train(int argc, char **argv)
         long prev = step;
         step += N;
         if (full) {
-            long arr = 0, blocked = 0;
-            for (int e = 0; e < N; e++) {
-                struct lr_jenv_metrics m1;
-                lr_jenv_metrics(envs[e], &m1);
-                arr += m1.arrivals - m0[e].arrivals;
-                blocked += m1.blocked - m0[e].blocked;
-                m0[e] = m1;
-            }
-            double blocking = arr > 0 ? (double) blocked / arr : 0;
+            double blocking = blocking_since(&v);
             /* V of each environment's next state; an ended one's is not
              * used (GAE cuts at the end). */
             for (int e = 0; e < N; e++) {
@@ -359,14 +642,7 @@ lr_cmd_train(int argc, char **argv)
                 last_bar = lr_cli_now();
             }
         }
-        for (int e = 0; e < N; e++)
-            if (end[e]) {
-                episode[e]++;
-                ep_steps[e] = 0;
-                lr_jenv_reset(envs[e], base + (uint64_t) episode[e] * N
-                              + (uint64_t) e, 0);
-                memset(&m0[e], 0, sizeof m0[e]);
-            }
+        restart_ended(&v, end);
         if (step / o.checkpoint > prev / o.checkpoint && step < o.steps
             && lr_policy_save(o.out, &meta, ppo, err, sizeof err)) {
             lr_cli_err(CMD, "%s", err);
@@ -386,7 +662,7 @@ lr_cmd_train(int argc, char **argv)
                 "steps/s); wrote %s\n", CMD, step, N, lr_cli_now() - t0,
                 step / fmax(1e-9, lr_cli_now() - t0), o.out);
     if (step < pc.n_steps) {
-        if (!o.quiet)
+        if (!o.quiet && o.steps > 0)
             fprintf(stderr, "%s: no training curve: fewer steps than one "
                     "rollout (%d)\n", CMD, pc.n_steps);
     } else {

@@ -61,22 +61,26 @@ int
 lr_policy_save(const char *path, const struct lr_policy_meta *m,
                const struct lr_ppo *p, char *err, size_t errlen)
 {
-    char head[4096], splits[128] = "";
+    char head[4096], splits[128] = "", teacher[160] = "";
     /* The default shares write no key: files stay as they were. */
     if (!lr_jenv_splits_default(m->splits, m->n_splits)) {
         char v[96];
         lr_jenv_splits_format(m->splits, m->n_splits, v, sizeof v);
         snprintf(splits, sizeof splits, "splits=%s\n", v);
     }
+    /* PPO alone writes no key: files stay as they were. */
+    if (m->imitate > 0)
+        snprintf(teacher, sizeof teacher, "teacher=%s\nimitate=%ld\n",
+                 m->teacher, m->imitate);
     int hn = snprintf(head, sizeof head,
                       "LRPOLICY %d\nmodels=%s\ndemands=%s\nbatch=%.17g\n"
                       "microbatch=%.17g\nk=%d\nblock-penalty=%.17g\n"
-                      "holding=%s\nrefuse=%d\n%stopology=%s\ndcs=%s\n"
+                      "holding=%s\nrefuse=%d\n%s%stopology=%s\ndcs=%s\n"
                       "n-obs=%d\nn-actions=%d\n"
                       "command=%s\n\n", LR_POLICY_VERSION, m->models,
                       m->demands, m->batch, m->micro, m->k, m->block_penalty,
                       lr_jenv_holding_name(m->holding_mode), m->refuse ? 1 : 0,
-                      splits, m->topology,
+                      splits, teacher, m->topology,
                       m->dcs, m->n_obs, m->n_act, m->command);
     if (hn < 0 || (size_t) hn >= sizeof head) {
         set_err(err, errlen, "%s: policy header too long", path);
@@ -237,6 +241,13 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
              && (m->n_splits = lr_jenv_splits_parse(v, m->splits, NULL, 0))
                 < 0)
         missing = "splits";
+    else if (!get_key(head, "imitate", v, sizeof v)
+             && pf_parse_long(v, 1, 10000000000L, &m->imitate))
+        missing = "imitate";
+    else if ((m->imitate > 0) != !get_key(head, "teacher", m->teacher,
+                                          sizeof m->teacher)
+             || (m->imitate > 0 && !m->teacher[0]))
+        missing = "teacher";
     else {
         m->refuse = !get_key(head, "refuse", v, sizeof v) && !strcmp(v, "1");
         long k, no, na;

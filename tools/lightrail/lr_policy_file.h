@@ -10,7 +10,11 @@
  *     command (holding and refuse may be missing: exp, no refusal);
  *     splits (the shares of a pair's GPUs in its first DC, "1/4,1/2";
  *     written only when not the default 1/2, and files without it were
- *     trained with 1/2)
+ *     trained with 1/2); teacher and imitate (the policy imitated
+ *     before PPO and for how many decisions, lightrail train --teacher
+ *     --imitate; written only after an imitation, so files without them
+ *     were trained by PPO alone, and readers that predate them ignore
+ *     them: the version stays 1)
  *   "\n"
  *   the agent as lr_ppo_encode() writes it (its own magic, version,
  *     sizes, big-endian IEEE weights, FNV-1a 64 checksum)
@@ -50,6 +54,11 @@ struct lr_policy_meta {
     char topology[64], dcs[512];
     int n_obs, n_act;
     char command[1024];
+    /* The policy imitated before PPO (header key "teacher", a baseline's
+     * name) and the decisions of imitation ("imitate"); imitate = 0 and
+     * no keys written: PPO alone. */
+    char teacher[64];
+    long imitate;
 };
 
 /* Writes atomically (a temporary file renamed over 'path'). */
