@@ -657,7 +657,10 @@ lr_cmd_train(int argc, char **argv)
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
-    if (!o.quiet)
+    if (!o.quiet && !o.steps)
+        fprintf(stderr, "%s: imitation alone (--steps 0); wrote %s\n", CMD,
+                o.out);
+    else if (!o.quiet)
         fprintf(stderr, "%s: %ld steps (%d environments) in %.1f s (%.0f "
                 "steps/s); wrote %s\n", CMD, step, N, lr_cli_now() - t0,
                 step / fmax(1e-9, lr_cli_now() - t0), o.out);
