@@ -4,7 +4,8 @@
 # (with the default --envs and with --envs 4),
 # sim runs the policy, and a corrupt, foreign or mismatched policy file is
 # refused with a reason (exit 2) while the good one is left untouched;
-# --splits is recorded, read back, and checked.
+# --splits is recorded, read back, and checked; imitation of a teacher
+# (--teacher, --imitate) before PPO.
 . "${srcdir:-.}/tests/cli/lib.sh"
 T=$srcdir/examples/topologies/metro.json
 C=$srcdir/examples/clusters/metro.json
@@ -230,5 +231,92 @@ cmp -s "$tmp/e.pol" "$tmp/e4.pol" && ok "--envs 4: same seed, same policy file" 
 $TRAIN --seed 3 --envs 1 --out "$tmp/e.pol" 2> /dev/null
 cmp -s "$tmp/e.pol" "$tmp/e4.pol" && notok "--envs 1 and 4 gave the same policy" \
                                   || ok "--envs 1 and 4: different runs"
+# Imitation of a teacher (--teacher, --imitate): with --steps 0 the
+# student alone; it decides as greedy on seeds training never used (the
+# same arrivals for both: blocking within 10% relative, and the agreement
+# train reports at least 90%); the file records teacher= and imitate=,
+# loads, and is the same for the same seed; a plain run writes neither.
+IM="$LIGHTRAIL train --topology $T --cluster $C --load 2.5 --seed 5"
+if $IM --teacher greedy --imitate 20000 --steps 0 --out "$tmp/im.pol" \
+       2> "$tmp/err"; then
+    agree=$(sed -n 's/.*agreement \([0-9.]*\)%.*/\1/p' "$tmp/err")
+    awk -v a="${agree:-0}" 'BEGIN { exit !(a >= 90) }' \
+        && ok "imitation reports agreement with greedy >= 90% ($agree%)" \
+        || notok "imitation: $(cat "$tmp/err")"
+    grep -q '^teacher=greedy$' "$tmp/im.pol" \
+        && grep -q '^imitate=20000$' "$tmp/im.pol" \
+        && grep -q '^command=lightrail train .*--teacher greedy' "$tmp/im.pol" \
+        && ok "teacher=greedy and imitate=20000 recorded" \
+        || notok "imitation header: $(grep -a '^teacher\|^imitate\|^command' "$tmp/im.pol")"
+    if $S --loads 2.5:2.5:1 --seeds 2 --seed 3001 --arrivals 2000 \
+           --warmup 200 --policy greedy --policy-file "$tmp/im.pol" \
+           --format json > "$tmp/im.json" \
+       && jq -s -e 'length == 2 and .[0].policy == "greedy"
+                    and .[1].policy == "ppo" and .[0].blocking > 0
+                    and ((.[1].blocking - .[0].blocking) | fabs)
+                        <= 0.1 * .[0].blocking' "$tmp/im.json" > /dev/null; then
+        ok "the imitated policy blocks within 10% of greedy on unseen seeds"
+    else
+        notok "imitated policy against greedy: $(cat "$tmp/im.json")"
+    fi
+    cp "$tmp/im.pol" "$tmp/im1.pol"
+    $IM --teacher greedy --imitate 20000 --steps 0 --out "$tmp/im.pol" \
+        2> /dev/null
+    cmp -s "$tmp/im.pol" "$tmp/im1.pol" \
+        && ok "imitation: same seed, same policy file" \
+        || notok "two imitations with seed 5 differ"
+    reseal "$tmp/im.pol" "$tmp/imbad.pol" '/^teacher=/d'
+    expect_bad "header key 'teacher' missing or invalid" \
+        $S --policy-file "$tmp/imbad.pol"
+    reseal "$tmp/im.pol" "$tmp/imbad.pol" 's/^imitate=20000$/imitate=-3/'
+    expect_bad "header key 'imitate' missing or invalid" \
+        $S --policy-file "$tmp/imbad.pol"
+else
+    notok "train --teacher greedy --imitate 20000 --steps 0: $(cat "$tmp/err")"
+fi
+grep -q '^teacher=\|^imitate=' "$tmp/seed3.pol" \
+    && notok "teacher= or imitate= written without imitation" \
+    || ok "no teacher= or imitate= lines without imitation"
+# Imitation then PPO; --teacher alone imitates for its default.
+if $TRAIN --seed 3 --teacher greedy --imitate 4096 --out "$tmp/ft.pol" \
+       2> "$tmp/err" && grep -q '^imitate=4096$' "$tmp/ft.pol" \
+   && $S --policy-file "$tmp/ft.pol" --format json > "$tmp/ft.json" \
+   && jq -e '.policy == "ppo"' "$tmp/ft.json" > /dev/null; then
+    ok "imitation then PPO writes a policy sim runs"
+else
+    notok "imitation then PPO: $(cat "$tmp/err" "$tmp/ft.json")"
+fi
+# A refusing teacher wants the refusal action; with it, refusals are
+# learnt as that action.
+expect_bad "the teacher greedy-cap refused a job and the student cannot: add --refuse" \
+    $IM --teacher greedy-cap --imitate 20000 --steps 0 --out "$tmp/x"
+if $IM --teacher greedy-cap --imitate 8192 --steps 0 --refuse \
+       --out "$tmp/cap.pol" 2> "$tmp/err" \
+   && grep -q '^teacher=greedy-cap$' "$tmp/cap.pol" \
+   && $S --loads 2.5:2.5:1 --policy-file "$tmp/cap.pol" --format json \
+       > "$tmp/cap.json" && jq -e '.refused > 0' "$tmp/cap.json" > /dev/null; then
+    ok "greedy-cap imitated with --refuse: the student refuses too"
+else
+    notok "greedy-cap with --refuse: $(cat "$tmp/err" "$tmp/cap.json")"
+fi
+expect_bad "--teacher: no policy 'oracle'; the teachers are static, nearest, resource, greedy" \
+    $IM --teacher oracle --imitate 100 --steps 0 --out "$tmp/x"
+expect_bad "--imitate wants an integer >= 0" \
+    $IM --teacher greedy --imitate -5 --steps 0 --out "$tmp/x"
+expect_bad "--imitate 100 wants --teacher NAME" \
+    $IM --imitate 100 --steps 10 --out "$tmp/x"
+expect_bad "--steps wants a positive integer, not '0'" \
+    $IM --steps 0 --out "$tmp/x"
+expect_bad "--imitate-lr wants a number in (0, 1]" \
+    $IM --teacher greedy --imitate-lr 0 --steps 0 --out "$tmp/x"
+expect_bad "--imitate-buffer wants an integer in 256..100000000" \
+    $IM --teacher greedy --imitate-buffer 10 --steps 0 --out "$tmp/x"
+[ ! -e "$tmp/x" ] && ok "nothing written on bad imitation input" \
+    || notok "$tmp/x written"
+
 $LIGHTRAIL train --help | grep -q -- --checkpoint && ok "--help" || notok "--help"
+$LIGHTRAIL train --help | grep -q -- '--teacher NAME' \
+    && $LIGHTRAIL train --help | grep -q -- '--imitate N' \
+    && ok "--help lists --teacher and --imitate" \
+    || notok "--help without the imitation options"
 lr_summary

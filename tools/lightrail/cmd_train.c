@@ -130,7 +130,7 @@ usage(FILE *f)
 "                      %d when --teacher is given); --steps 0 then\n"
 "                      means imitation alone\n"
 "  --imitate-lr X      Adam's learning rate while imitating, constant\n"
-"                      (default 1e-3)\n"
+"                      (default 3e-3)\n"
 "  --imitate-buffer N  labelled states kept for the minibatches, a uniform\n"
 "                      sample of all seen (default %d)\n"
 "%s"
@@ -497,7 +497,7 @@ lr_cmd_train(int argc, char **argv)
     struct opts o = {
         .env = { LR_JENV_CLI_DEFAULTS }, .episode = 5000, .rollout = 512,
         .hidden = 64, .lr = 2.5e-4, .gamma = 0.5, .checkpoint = 50000,
-        .envs = TRAIN_ENVS, .imitate_lr = 1e-3,
+        .envs = TRAIN_ENVS, .imitate_lr = 3e-3,
         .imitate_buffer = IMITATE_BUFFER,
     };
     o.env.load = 3;
