@@ -38,7 +38,16 @@
  * 5. The float products of training: OpenBLAS's sgemm against lr_gemm on
  *    each product of a step (forward, dW, dX per layer, 128 rows; the
  *    forward pass on 16), same operands.
- * Rates (1, 2, 4, 5 and the gemm rates of 2) are per second of this
+ * 6. Imitation (planner/lr_ppo_imitate.h, `lightrail train --teacher
+ *    greedy --imitate`): labelled states per second of the DAgger loop
+ *    as cmd_train.c runs it (16 environments; observe and the student's
+ *    batched argmax, greedy's label, step and store, and per segment of
+ *    4,096 the returns, the reservoir and 64 Adam steps on minibatches
+ *    of 256 with the critic), the first segment stepped by the teacher,
+ *    the later ones by the student; median of R runs, and the split
+ *    observe+act / label / step / fit at the median's run.
+ *    --imitate-only runs this section alone.
+ * Rates (1, 2, 4, 5, 6 and the gemm rates of 2) are per second of this
  * thread's CPU time (CLOCK_THREAD_CPUTIME_ID): the machine is shared,
  * and wall time would count the time slices of other processes; with
  * one BLAS thread the thread's CPU time is the one core's.  Latencies (3,
@@ -60,6 +69,7 @@ char *openblas_get_corename(void);
 #include "planner/lr_jenv.h"
 #include "planner/lr_mlp.h"
 #include "planner/lr_ppo.h"
+#include "planner/lr_ppo_imitate.h"
 #include "planner/lr_spectrum.h"
 #include "planner/lr_stats.h"
 #include "yang/lr_yang.h"
@@ -387,6 +397,130 @@ bench_train(const char *name, struct setup *s, int runs, long steps)
         lr_jenv_free(envs[e]);
 }
 
+/* The split of an imitation run, seconds. */
+struct isplit {
+    double act, label, step, fit;
+};
+
+/* One imitation run of 'states' decisions over 16 environments, as
+ * cmd_train.c's imitate() runs it with greedy as the teacher; returns
+ * the states per second, the split in *sp. */
+static double
+imitate_run(struct lr_jenv **envs, uint64_t seed, long states,
+            struct isplit *sp)
+{
+    enum { N = 16, EPISODE = 5000 };
+    struct lr_jenv *e0 = envs[0];
+    struct lr_ppo_config pc;
+    lr_ppo_defaults(&pc, lr_jenv_obs_size(e0), lr_jenv_n_actions(e0));
+    pc.gamma = 0.5;
+    pc.seed = seed;
+    pc.n_envs = N;
+    struct lr_ppo *p = NULL;
+    struct lr_ppo_imitate *im = NULL;
+    struct lr_ppo_imitate_config ic = {
+        .capacity = 32768, .segment = 4096, .n_envs = N, .minibatch = 256,
+        .gamma = 0.5, .seed = seed,
+    };
+    int no = pc.n_obs, na = pc.n_act;
+    if (lr_ppo_new(&pc, &p) || lr_ppo_imitate_new(no, na, &ic, &im))
+        exit(1);
+    float *obs = malloc((size_t) N * no * sizeof *obs);
+    uint8_t *mask = malloc((size_t) N * na);
+    int *sa = malloc(N * sizeof *sa), ta[N];
+    double v[N];
+    long ep_steps = 0, episode = 0;
+    int seg = 0;
+    struct lr_rng trng;
+    lr_rng_seed(&trng, seed);
+    if (!obs || !mask || !sa)
+        exit(1);
+    for (int e = 0; e < N; e++)
+        lr_jenv_reset(envs[e], seed * 1000003ULL + (uint64_t) e, 0);
+    memset(sp, 0, sizeof *sp);
+    double t0 = cpu_s();
+    for (long i = 0; i < states; i += N) {
+        double t1 = cpu_s();
+        for (int e = 0; e < N; e++) {
+            lr_jenv_observe(envs[e], obs + (size_t) e * no);
+            memcpy(mask + (size_t) e * na, lr_jenv_mask(envs[e]), (size_t) na);
+        }
+        lr_ppo_act_batch(p, N, obs, mask, false, sa, NULL, NULL);
+        double t2 = cpu_s();
+        for (int e = 0; e < N; e++)
+            ta[e] = lr_jenv_greedy.choose(NULL, envs[e],
+                                          mask + (size_t) e * na, &trng);
+        double t3 = cpu_s();
+        bool full = false, end = ++ep_steps >= EPISODE;
+        for (int e = 0; e < N; e++) {
+            double rew = lr_jenv_step(envs[e], seg ? sa[e] : ta[e]);
+            full = lr_ppo_imitate_store(im, obs + (size_t) e * no,
+                                        mask + (size_t) e * na, ta[e], rew,
+                                        end);
+        }
+        double t4 = cpu_s();
+        if (full) {
+            for (int e = 0; e < N; e++) {
+                lr_jenv_observe(envs[e], obs + (size_t) e * no);
+                memcpy(mask + (size_t) e * na, lr_jenv_mask(envs[e]),
+                       (size_t) na);
+            }
+            lr_ppo_act_batch(p, N, obs, mask, false, sa, NULL, v);
+            lr_ppo_imitate_close(im, v);
+            if (lr_ppo_imitate_fit(im, p, 4, 3e-3, true, NULL))
+                exit(1);
+            seg++;
+        }
+        if (end) {
+            ep_steps = 0;
+            episode++;
+            for (int e = 0; e < N; e++)
+                lr_jenv_reset(envs[e], seed * 1000003ULL
+                              + (uint64_t) (episode * N + e), 0);
+        }
+        sp->act += t2 - t1;
+        sp->label += t3 - t2;
+        sp->step += t4 - t3;
+        sp->fit += cpu_s() - t4;
+    }
+    double rate = states / (cpu_s() - t0);
+    free(obs);
+    free(mask);
+    free(sa);
+    lr_ppo_imitate_free(im);
+    lr_ppo_free(p);
+    return rate;
+}
+
+static void
+bench_imitate(const char *name, struct setup *s, int runs, long states)
+{
+    struct lr_jenv *envs[16];
+    envs[0] = s->env;
+    for (int e = 1; e < 16; e++)
+        if (lr_jenv_clone(s->env, &envs[e]))
+            exit(1);
+    double rate[32], sorted[32];
+    struct isplit sp[32];
+    for (int r = 0; r < runs; r++)
+        rate[r] = imitate_run(envs, (uint64_t) r + 1, states, &sp[r]);
+    double med = lr_stats_median(rate, runs);
+    memcpy(sorted, rate, (size_t) runs * sizeof *rate);
+    qsort(sorted, (size_t) runs, sizeof *sorted, cmp_double);
+    int m = 0;
+    for (int r = 0; r < runs; r++)
+        if (fabs(rate[r] - med) < fabs(rate[m] - med))
+            m = r;
+    double all = sp[m].act + sp[m].label + sp[m].step + sp[m].fit;
+    printf("| %s | %.0f | %.0f | %.0f | %.0f / %.0f / %.0f / %.0f%% |\n",
+           name, med, sorted[0], sorted[runs - 1], 100 * sp[m].act / all,
+           100 * sp[m].label / all, 100 * sp[m].step / all,
+           100 * sp[m].fit / all);
+    fflush(stdout);
+    for (int e = 1; e < 16; e++)
+        lr_jenv_free(envs[e]);
+}
+
 static void
 bench(const char *name, struct setup *s, int runs, long steps, int decisions)
 {
@@ -574,7 +708,7 @@ main(int argc, char **argv)
     const char *mt = NULL, *mc = NULL, *nt = NULL, *nc = NULL;
     int runs = 5;
     long steps = 200000;
-    bool train_only = false;
+    bool train_only = false, imitate_only = false;
     static const struct option longopts[] = {
         { "metro", required_argument, NULL, 'm' },
         { "metro-cluster", required_argument, NULL, 'M' },
@@ -583,6 +717,7 @@ main(int argc, char **argv)
         { "runs", required_argument, NULL, 'r' },
         { "steps", required_argument, NULL, 's' },
         { "train-only", no_argument, NULL, 't' },
+        { "imitate-only", no_argument, NULL, 'i' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -595,10 +730,11 @@ main(int argc, char **argv)
         case 'r': runs = atoi(optarg); break;
         case 's': steps = atol(optarg); break;
         case 't': train_only = true; break;
+        case 'i': imitate_only = true; break;
         default:
             fprintf(stderr, "usage: lr-bench-ppo --metro T --metro-cluster C "
                     "--nsfnet T --nsfnet-cluster C [--runs R] [--steps N] "
-                    "[--train-only]\n");
+                    "[--train-only | --imitate-only]\n");
             return 2;
         }
     }
@@ -621,13 +757,17 @@ main(int argc, char **argv)
            "load 2.5 E metro, 7 E NSFNET; OpenBLAS core %s, one thread; rates "
            "per second of this thread's CPU time, latencies wall clock\n",
            runs, steps, train_steps, openblas_get_corename());
-    printf("| case | actions | observation | env steps/s (random) | "
-           "decision median | decision p99 | "
-           "lightraild decision median | lightraild decision p99 |\n"
-           "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    if (!imitate_only)
+        printf("| case | actions | observation | env steps/s (random) | "
+               "decision median | decision p99 | "
+               "lightraild decision median | lightraild decision p99 |\n"
+               "|---|---:|---:|---:|---:|---:|---:|---:|\n");
     struct setup s, t;
     if (open_setup(ctx, mt, mc, 2.5, &s) || open_setup(ctx, nt, nc, 7, &t))
         return 1;
+    long im_states = steps / 4 > 16384 ? steps / 4 : 16384;
+    if (imitate_only)
+        goto imitation;
     if (!train_only) {
         bench("metro, 3 DCs", &s, runs, steps, 20000);
         bench("NSFNET, 6 DCs", &t, runs, steps, 20000);
@@ -646,9 +786,18 @@ main(int argc, char **argv)
            "|---:|---:|\n");
     bench_train("metro, 3 DCs", &s, runs, train_steps);
     bench_train("NSFNET, 6 DCs", &t, runs, train_steps);
+imitation:
+    printf("\n# imitation of greedy (DAgger, lr_ppo_imitate): labelled "
+           "states/s of %ld-state runs, everything included, 16 envs; "
+           "median, min, max of R; split at the median run: observe+act / "
+           "label / step+store / fit\n"
+           "| case | states/s | min | max | split |\n"
+           "|---|---:|---:|---:|---|\n", im_states);
+    bench_imitate("metro, 3 DCs", &s, runs, im_states);
+    bench_imitate("NSFNET, 6 DCs", &t, runs, im_states);
     close_setup(&s);
     close_setup(&t);
-    if (train_only) {
+    if (train_only || imitate_only) {
         lr_yang_ctx_free(ctx);
         return 0;
     }
