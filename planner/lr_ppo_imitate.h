@@ -27,12 +27,13 @@
  *   The critic, optionally in the same step: L_V = E[0.5 (V(s) - R)^2]
  *   with R the discounted return observed from s (lr_ppo's gamma, cut at
  *   an episode's end, bootstrapped from the critic at a segment's end:
- *   PPO's R_t with lambda = 1), so that PPO starts with a value function
- *   of the imitated policy instead of one of a random policy (the
- *   warm start of J. Uchendu et al., "Jump-start reinforcement
- *   learning", ICML 2023, and of AlphaStar's supervised agent, O.
- *   Vinyals et al., Nature 575, 2019, which fine-tune a cloned policy
- *   with RL).
+ *   PPO's R_t with lambda = 1): gradient Monte Carlo evaluation of the
+ *   behaviour that produced the states (R. Sutton and A. Barto,
+ *   "Reinforcement learning: an introduction", 2nd ed., 2018, section
+ *   9.3), so that PPO starts with a value function of (nearly) the
+ *   imitated policy instead of one of a random policy.  Supervised
+ *   pre-training followed by RL fine-tuning is AlphaStar's recipe (O.
+ *   Vinyals et al., Nature 575, 2019).
  *   Each network's gradient is clipped to the agent's max_grad_norm on
  *   its own and applied by the agent's Adam (lr_ppo.c's clip_scale says
  *   why on their own).
