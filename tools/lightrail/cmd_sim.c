@@ -605,12 +605,12 @@ lr_cmd_sim(int argc, char **argv)
                o.warmup, o.seeds, o.seed);
         if (!lr_jenv_splits_default(o.env.splits, o.env.n_splits))
             printf("# GPU shares of a two-DC job in its first DC: %s\n", sv);
-        printf("%-10s %7s %17s %17s %8s %10s %8s %8s %8s\n", "policy",
+        printf("%-14s %7s %17s %17s %8s %10s %8s %8s %8s\n", "policy",
                "load(E)", "blocking", "iteration(s)", "gpu", "dc-var",
                "spectrum", "slowdown", "refused");
         for (int i = 0; i < n_pol * o.n_loads; i++) {
             const struct cell *c = &cells[i];
-            printf("%-10s %7.2f %7.3f%% +-%5.3f%% %8.4f +-%6.4f %7.2f%% "
+            printf("%-14s %7.2f %7.3f%% +-%5.3f%% %8.4f +-%6.4f %7.2f%% "
                    "%10.5f %7.2f%% %8.4f %7.3f%%\n", c->policy, c->load,
                    100 * c->m[0].mean, 100 * c->m[0].ci95, c->m[1].mean,
                    c->m[1].ci95, 100 * c->m[2].mean, c->m[3].mean,
