@@ -39,6 +39,7 @@
 #include "planner/lr_jenv_advantage.h"
 #include "planner/lr_rng.h"
 #include "planner/lr_stats.h"
+#include "tools/bench/bench_jenv_case.h"
 #include "yang/lr_yang.h"
 
 static double
@@ -49,55 +50,6 @@ clock_s(clockid_t id)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-#define N_MODELS 3
-static const char *const names[N_MODELS] = { "bert-large", "gpt-1.9b",
-                                             "llama2-7b" };
-
-/* One case's inputs; free with case_free. */
-struct bcase {
-    struct lr_topo *topo;
-    struct lr_cluster *cl;
-    struct lr_model *models[N_MODELS];
-    struct lr_jenv_config c;
-};
-
-static void
-case_free(struct bcase *b)
-{
-    for (int i = 0; i < N_MODELS; i++)
-        lr_model_free(b->models[i]);
-    lr_cluster_free(b->cl);
-    lr_topo_free(b->topo);
-}
-
-/* Loads the files and the job mix into 'b'; 0 or 1 (said on stderr). */
-static int
-case_load(struct ly_ctx *ctx, const char *topo_path,
-          const char *cluster_path, struct bcase *b)
-{
-    char err[1024];
-    *b = (struct bcase) { .c = {
-        .load = 1, .holding = 1, .k = 3, .guard = 1, .block_penalty = 2,
-        .train = { .batch = 32, .micro = 1, .elem_bytes = 2 },
-        .n_models = N_MODELS, .n_demands = 3, .demands = { 4, 8, 16 },
-    } };
-    if (lr_yang_load_topo(ctx, topo_path, &b->topo, err, sizeof err)
-        || lr_yang_load_cluster(ctx, cluster_path, &b->cl, err,
-                                sizeof err)) {
-        fprintf(stderr, "lr-bench-jenv: %s\n", err);
-        return 1;
-    }
-    for (int i = 0; i < N_MODELS; i++) {
-        if (lr_model_preset(names[i], &b->models[i])) {
-            fprintf(stderr, "lr-bench-jenv: no model preset '%s'\n",
-                    names[i]);
-            return 1;
-        }
-        b->c.models[i] = b->models[i];
-    }
-    return 0;
-}
-
 /* Times lr_jenv_new() 'runs' times on one case and prints its row; with
  * 'dump', writes the T table of the last run.  Returns 0 or 1. */
 static int
@@ -106,12 +58,12 @@ bench_case(struct ly_ctx *ctx, const char *label, const char *topo_path,
            FILE *dump)
 {
     char err[1024];
-    struct bcase b;
+    struct bench_jenv_case b;
     struct lr_jenv_config c;
     int rc = 1;
-    if (case_load(ctx, topo_path, cluster_path, &b))
+    if (bench_jenv_case_load(ctx, "lr-bench-jenv", topo_path, cluster_path, &b))
         goto out;
-    c = b.c;
+    c = b.cfg;
     if (splits) {
         c.n_splits = lr_jenv_splits_parse(splits, c.splits, err, sizeof err);
         if (c.n_splits < 0) {
@@ -138,7 +90,7 @@ bench_case(struct ly_ctx *ctx, const char *label, const char *topo_path,
                 for (int di = 0; di < c.n_demands; di++) {
                     lr_jenv_present(e, mi, di);
                     for (int a = 0; a < n_cands; a++)
-                        fprintf(dump, "%s %s %d %d %a\n", label, names[mi],
+                        fprintf(dump, "%s %s %d %d %a\n", label, bench_jenv_models[mi],
                                 c.demands[di], a, lr_jenv_cand_time(e, a));
                 }
         lr_jenv_free(e);
@@ -150,7 +102,7 @@ bench_case(struct ly_ctx *ctx, const char *label, const char *topo_path,
     fflush(stdout);
     rc = 0;
 out:
-    case_free(&b);
+    bench_jenv_case_free(&b);
     return rc;
 }
 
@@ -193,14 +145,14 @@ bench_rollout(struct ly_ctx *ctx, const char *topo_path,
               const char *cluster_path, int runs)
 {
     char err[1024];
-    struct bcase b;
+    struct bench_jenv_case b;
     struct lr_jenv *e = NULL, *w = NULL;
     int rc = 1;
-    if (case_load(ctx, topo_path, cluster_path, &b))
+    if (bench_jenv_case_load(ctx, "lr-bench-jenv", topo_path, cluster_path, &b))
         goto out;
-    b.c.load = 2.75;
-    b.c.holding_mode = LR_JENV_HOLD_WORK;
-    if (lr_jenv_new(b.topo, b.cl, &b.c, &e, err, sizeof err)
+    b.cfg.load = 2.75;
+    b.cfg.holding_mode = LR_JENV_HOLD_WORK;
+    if (lr_jenv_new(b.topo, b.cl, &b.cfg, &e, err, sizeof err)
         || lr_jenv_clone(e, &w)) {
         fprintf(stderr, "lr-bench-jenv: %s\n", e ? "out of memory" : err);
         goto out;
@@ -248,7 +200,7 @@ bench_rollout(struct ly_ctx *ctx, const char *topo_path,
 out:
     lr_jenv_free(w);
     lr_jenv_free(e);
-    case_free(&b);
+    bench_jenv_case_free(&b);
     return rc;
 }
 

@@ -72,6 +72,7 @@ char *openblas_get_corename(void);
 #include "planner/lr_ppo_imitate.h"
 #include "planner/lr_spectrum.h"
 #include "planner/lr_stats.h"
+#include "tools/bench/bench_jenv_case.h"
 #include "yang/lr_yang.h"
 
 static double
@@ -99,9 +100,7 @@ cmp_double(const void *a, const void *b)
 }
 
 struct setup {
-    struct lr_topo *topo;
-    struct lr_cluster *cl;
-    struct lr_model *models[3];
+    struct bench_jenv_case in;
     struct lr_jenv *env;
 };
 
@@ -109,26 +108,13 @@ static int
 open_setup(struct ly_ctx *ctx, const char *topo, const char *cluster,
            double load, struct setup *s)
 {
-    static const char *const names[3] = { "bert-large", "gpt-1.9b",
-                                          "llama2-7b" };
     char err[1024];
-    memset(s, 0, sizeof *s);
-    if (lr_yang_load_topo(ctx, topo, &s->topo, err, sizeof err)
-        || lr_yang_load_cluster(ctx, cluster, &s->cl, err, sizeof err)) {
-        fprintf(stderr, "lr-bench-ppo: %s\n", err);
+    s->env = NULL;
+    if (bench_jenv_case_load(ctx, "lr-bench-ppo", topo, cluster, &s->in))
         return 1;
-    }
-    struct lr_jenv_config c = {
-        .load = load, .holding = 1, .k = 3, .guard = 1, .block_penalty = 2,
-        .train = { .batch = 32, .micro = 1, .elem_bytes = 2 },
-        .n_models = 3, .n_demands = 3, .demands = { 4, 8, 16 },
-    };
-    for (int i = 0; i < 3; i++) {
-        if (lr_model_preset(names[i], &s->models[i]))
-            return 1;
-        c.models[i] = s->models[i];
-    }
-    if (lr_jenv_new(s->topo, s->cl, &c, &s->env, err, sizeof err)) {
+    s->in.cfg.load = load;
+    if (lr_jenv_new(s->in.topo, s->in.cl, &s->in.cfg, &s->env, err,
+                    sizeof err)) {
         fprintf(stderr, "lr-bench-ppo: %s\n", err);
         return 1;
     }
@@ -139,10 +125,7 @@ static void
 close_setup(struct setup *s)
 {
     lr_jenv_free(s->env);
-    for (int i = 0; i < 3; i++)
-        lr_model_free(s->models[i]);
-    lr_cluster_free(s->cl);
-    lr_topo_free(s->topo);
+    bench_jenv_case_free(&s->in);
 }
 
 /* The split of a training run, seconds. */
@@ -558,7 +541,7 @@ bench(const char *name, struct setup *s, int runs, long steps, int decisions)
     qsort(lat, (size_t) decisions, sizeof *lat, cmp_double);
     double med = lat[decisions / 2], p99 = lat[decisions * 99 / 100];
     /* 3b. lightraild's decision: mirror, present, observe, act. */
-    struct lr_spectrum *sp = lr_spectrum_new(s->topo);
+    struct lr_spectrum *sp = lr_spectrum_new(s->in.topo);
     if (!sp)
         exit(1);
     lr_rng_seed(&rng, 99);
@@ -566,18 +549,18 @@ bench(const char *name, struct setup *s, int runs, long steps, int decisions)
     char err[256];
     for (int i = 0; i < decisions; i++) {
         lr_spectrum_reset(sp);
-        for (int l = 0; l < s->topo->n_links; l++)
+        for (int l = 0; l < s->in.topo->n_links; l++)
             for (int b = 0; b < 8; b++) {
                 int m = 3 + (int) lr_rng_below(&rng, 7);
-                int n = s->topo->links[l].n_slots - m;
+                int n = s->in.topo->links[l].n_slots - m;
                 if (n > 0)
                     lr_spectrum_alloc(sp, &l, 1,
                                       (int) lr_rng_below(&rng, (uint32_t) n),
                                       m);
             }
-        for (int d = 0; d < s->cl->n_dcs; d++)
+        for (int d = 0; d < s->in.cl->n_dcs; d++)
             used[d] = (int) lr_rng_below(&rng, (uint32_t)
-                                         s->cl->dcs[d].n_devices + 1);
+                                         s->in.cl->dcs[d].n_devices + 1);
         int mi = (int) lr_rng_below(&rng, 3), di = (int) lr_rng_below(&rng, 3);
         double t0 = now_s();
         if (lr_jenv_set_state(e, used, sp->occ, sp->nw, err, sizeof err))
