@@ -86,6 +86,9 @@ else
     notok "--rollout: $(cat "$tmp/ro1.json" "$tmp/ro0.json")"
 fi
 expect_bad "--rollout best: no such baseline" $W --rollout best
+# Room is kept for the file's agent and the rollout policy.
+expect_bad "too many policies" $W --rollout greedy --policy \
+    greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy
 expect_bad "--rollout ppo needs the agent's --policy-file" $W --rollout ppo
 expect_bad "--rollout-samples wants an integer from 2" $W --rollout greedy \
     --rollout-samples 1

@@ -442,7 +442,8 @@ lr_cmd_sim(int argc, char **argv)
     struct entry pol[MAX_POLICIES] = { { NULL, NULL, NULL } };
     int n_pol = 0;
     if (o.policies && (n_pol = parse_policies(o.policies, pol,
-                                              MAX_POLICIES - 1)) < 0)
+                                              MAX_POLICIES - 1
+                                              - (o.rollout != NULL))) < 0)
         return LR_EXIT_USAGE;
     for (int i = 0; i < n_pol; i++)
         if (pol[i].p == &lr_jenv_greedy_cap)
