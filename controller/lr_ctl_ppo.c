@@ -94,6 +94,14 @@ lr_ctl_ppo_open(const char *path)
                 "policy again (lightrail train)", err);
         return p;
     }
+    if (p->meta.known_work) {
+        /* Its observation has each job's length, which an intent does
+         * not carry: any number given to it would be made up. */
+        set_why(p, "%s: trained observing each job's length "
+                "(known-work=1), which intents do not carry: train the "
+                "policy without --known-work", path);
+        return p;
+    }
     if (!parse_mix(p)) {
         p->mix_ok = true;
         set_why(p, "%s: not bound to a network yet", path);

@@ -1149,6 +1149,23 @@ lr_jenv_occupancy(const struct lr_jenv *e, int *nw)
     return e->sp->occ;
 }
 
+double
+lr_jenv_job_work(const struct lr_jenv *e)
+{
+    return e->cfg.known_work ? e->job_hold / e->cfg.holding : -1;
+}
+
+int
+lr_jenv_present_work(struct lr_jenv *e, int model, int demand, double x)
+{
+    if (!e->cfg.known_work || !(x > 0) || !isfinite(x))
+        return -1;
+    int n = lr_jenv_present(e, model, demand);
+    if (n >= 0)
+        e->job_hold = x * e->cfg.holding;
+    return n;
+}
+
 int
 lr_jenv_present(struct lr_jenv *e, int model, int demand)
 {
@@ -1233,7 +1250,7 @@ lr_jenv_obs_size(const struct lr_jenv *e)
 {
     return e->n_dcs + e->cfg.n_models + e->cfg.n_demands
            + e->n_dcs * e->n_dcs * e->k * 2 + e->n_cands
-           + (e->cfg.refuse ? 1 : 0);
+           + (e->cfg.refuse ? 1 : 0) + (e->cfg.known_work ? 1 : 0);
 }
 
 void
@@ -1260,6 +1277,8 @@ lr_jenv_observe(const struct lr_jenv *e, float *o)
     }
     if (e->cfg.refuse)
         *o++ = best;
+    if (e->cfg.known_work)
+        *o++ = (float) log1p(e->job_hold / e->cfg.holding);
 }
 
 int

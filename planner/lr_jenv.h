@@ -161,6 +161,12 @@ struct lr_jenv_config {
      * means {1/2}, the default.  Each 0 < num < den, no two equal. */
     int n_splits;
     struct lr_jenv_split splits[LR_JENV_MAX_SPLITS];
+    /* The job's length is known when it arrives (an intent that carries
+     * its number of iterations): adds one observation feature, the
+     * pending job's work (below), and lets lr_jenv_job_work() answer.
+     * Off: no policy may read a job's length (the default, and the
+     * environment of every result before known work existed). */
+    bool known_work;
 };
 
 /* One entry of the action space. */
@@ -281,7 +287,9 @@ const uint8_t *lr_jenv_mask(const struct lr_jenv *);
  *   per candidate: T_ref / T for the pending job when feasible, else 0;
  *   with the refusal action only: the largest of those (T_ref / T of the
  *     pending job's fastest feasible candidate: 1 / its least slowdown),
- *     what refusing a slow job hinges on. */
+ *     what refusing a slow job hinges on;
+ *   with known work only: log(1 + X), X = the pending job's work over the
+ *     mean work (lr_jenv_job_work()). */
 int lr_jenv_obs_size(const struct lr_jenv *);
 void lr_jenv_observe(const struct lr_jenv *, float *obs);
 
@@ -294,6 +302,16 @@ double lr_jenv_cand_time(const struct lr_jenv *, int a);
 /* T_ref of the pending job: the least T of its class on an empty
  * network. */
 double lr_jenv_job_tref(const struct lr_jenv *);
+/* The pending job's length relative to the mean, X (the model above:
+ * its holding at T_ref over h; in the work mode its number of
+ * iterations over the mean number of its class), when the config has
+ * known_work; -1 without, so that no policy can read what an intent
+ * does not carry. */
+double lr_jenv_job_work(const struct lr_jenv *);
+/* lr_jenv_present() with the pending job's work X (> 0; the config must
+ * have known_work): what lightraild presents for an intent that carries
+ * its number of iterations.  -1 for indices out of range or X <= 0. */
+int lr_jenv_present_work(struct lr_jenv *, int model, int demand, double x);
 /* The n_cands candidates for the pending job's class in the order
  * greedy prefers them: least T first, then fewer slots per direction,
  * then the lower index (those with T = inf last).  Fixed per class;
@@ -361,10 +379,14 @@ struct lr_jenv_policy {
 
 extern const struct lr_jenv_policy lr_jenv_static, lr_jenv_nearest,
     lr_jenv_resource, lr_jenv_greedy, lr_jenv_zone, lr_jenv_cdynp,
-    lr_jenv_random, lr_jenv_greedy_cap;
+    lr_jenv_random, lr_jenv_greedy_cap, lr_jenv_greedy_work;
 /* greedy-cap's 'arg': a pointer to its threshold theta (NULL: the
  * default, LR_JENV_CAP_DEFAULT). */
 #define LR_JENV_CAP_DEFAULT 3.0
+/* greedy-work (known work only): greedy, but refuses a job whose GPUs
+ * times work times slowdown, g X T / T_ref, exceed theta times the
+ * cluster's GPUs.  'arg': a pointer to theta (NULL: the default). */
+#define LR_JENV_WORK_CAP_DEFAULT 1.0
 /* The baselines, NULL-terminated. */
 extern const struct lr_jenv_policy *const lr_jenv_policies[];
 /* The baseline named 'name' (case-insensitive), or NULL. */

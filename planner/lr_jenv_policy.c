@@ -158,6 +158,27 @@ greedy_cap_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
     return a;
 }
 
+/* Greedy's choice a, refused when the job would take more than theta of
+ * the cluster's GPU-time over a mean holding: g X T(a) / T_ref over the
+ * cluster's GPUs (the job's GPUs times its holding in units of h).
+ * Needs known work (lr_jenv_job_work() < 0 otherwise: it is greedy). */
+static int
+greedy_work_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
+                   struct lr_rng *rng)
+{
+    double theta = arg ? *(const double *) arg : LR_JENV_WORK_CAP_DEFAULT;
+    int a = greedy_choose(NULL, e, mask, rng);
+    double x = lr_jenv_job_work(e);
+    if (a < 0 || x < 0)
+        return a;
+    int all = 0;
+    for (int d = 0; d < lr_jenv_n_dcs(e); d++)
+        all += lr_jenv_dc_gpus(e, d);
+    double take = lr_jenv_job_gpus(e) * x * lr_jenv_cand_time(e, a)
+                  / lr_jenv_job_tref(e);
+    return take > theta * all ? -1 : a;
+}
+
 static int
 zone_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
             struct lr_rng *rng)
@@ -234,10 +255,16 @@ const struct lr_jenv_policy lr_jenv_greedy_cap = {
     "(--cap)", greedy_cap_choose,
 };
 
+const struct lr_jenv_policy lr_jenv_greedy_work = {
+    "greedy-work", "greedy, but refuses a job that would take more than "
+    "theta of the cluster's GPU-time (--work-cap; needs --known-work)",
+    greedy_work_choose,
+};
+
 const struct lr_jenv_policy *const lr_jenv_policies[] = {
     &lr_jenv_static, &lr_jenv_nearest, &lr_jenv_resource, &lr_jenv_greedy,
     &lr_jenv_zone, &lr_jenv_cdynp, &lr_jenv_random, &lr_jenv_greedy_cap,
-    NULL,
+    &lr_jenv_greedy_work, NULL,
 };
 
 const struct lr_jenv_policy *

@@ -77,10 +77,13 @@ rollout_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
     if (n < 2)
         return b;
     r->st.deliberated++;
+    /* With known work the futures keep what the policy was told. */
+    enum lr_jenv_fork_mode mode = lr_jenv_job_work(e) >= 0
+                                      ? LR_JENV_FORK_KNOWN_WORK
+                                      : LR_JENV_FORK_OBSERVABLE;
     if (c->screen > 0) {
         if (lr_jenv_qvalues(e, r->work, c->base, c->base_arg, r->q, n, 0,
-                            c->screen, c->horizon, seed,
-                            LR_JENV_FORK_OBSERVABLE))
+                            c->screen, c->horizon, seed, mode))
             return b;
         int k = 1;
         for (int i = 1; i < n; i++)
@@ -94,8 +97,7 @@ rollout_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
         seed += (uint64_t) c->screen;
     }
     if (lr_jenv_qvalues(e, r->work, c->base, c->base_arg, r->q, n, 0,
-                        c->samples, c->horizon, seed,
-                        LR_JENV_FORK_OBSERVABLE))
+                        c->samples, c->horizon, seed, mode))
         return b;
     int best = 0;
     for (int i = 1; i < n; i++)

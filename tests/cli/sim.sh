@@ -66,6 +66,35 @@ else
 fi
 expect_bad "--cap wants a slowdown of at least 1" $W --policy greedy-cap --cap 0.5
 
+# greedy-work reads each job's length, which only --known-work tells: it
+# is asked for by name only with it, 'all' runs it only then; with an
+# unreachable theta it is greedy, with a tiny one it refuses every job.
+expect_bad "greedy-work reads each job's length: add --known-work" \
+    $W --policy greedy-work
+expect_bad "--rollout greedy-work reads each job's length: add --known-work" \
+    $W --rollout greedy-work
+expect_bad "--work-cap wants a positive number" \
+    $W --known-work --policy greedy-work --work-cap 0
+out=$($LIGHTRAIL sim --topology "$T" --cluster "$C" --policy all --known-work \
+      --loads 4:4:1 $SMALL)
+n=$(echo "$out" | grep -c '^[a-z-]*  *4.00 ')
+[ "$n" -eq 9 ] && echo "$out" | grep -q '^greedy-work ' \
+    && echo "$out" | grep -q "each job's length is known" \
+    && ok "--known-work: 'all' adds greedy-work, the header says so" \
+    || notok "all with --known-work: $out"
+$W --known-work --policy greedy,greedy-work --work-cap 1e9 > "$tmp/kw.json"
+$W --known-work --policy greedy-work --work-cap 1e-9 > "$tmp/kw0.json"
+if jq -s -e '.[0].known_work == true and .[1].refused == 0
+             and .[0].blocking == .[1].blocking
+             and .[0].mean_iteration_s == .[1].mean_iteration_s' \
+      "$tmp/kw.json" > /dev/null \
+   && jq -e '.refused == 1 and .blocking == 1' "$tmp/kw0.json" > /dev/null \
+   && ! grep -q known_work "$tmp/cap.json"; then
+    ok "greedy-work: a huge theta is greedy, a tiny one refuses every job"
+else
+    notok "greedy-work: $(cat "$tmp/kw.json" "$tmp/kw0.json")"
+fi
+
 # The rollout policy of greedy: with a margin no estimate clears it is
 # greedy, decision for decision; with none it leaves greedy sometimes.
 RO="--holding work --loads 1.5:1.5:1 --arrivals 400 --warmup 100 --seeds 1

@@ -299,6 +299,29 @@ if $IM --teacher greedy-cap --imitate 8192 --steps 0 --refuse \
 else
     notok "greedy-cap with --refuse: $(cat "$tmp/err" "$tmp/cap.json")"
 fi
+# Known work: greedy-work as teacher needs it; the file records
+# known-work=1, sim takes it from the file (and runs greedy-work beside
+# it), and a bad value is refused; plain files have no such line.
+expect_bad "--teacher greedy-work reads each job's length: add --known-work" \
+    $IM --teacher greedy-work --imitate 100 --steps 0 --out "$tmp/x"
+if $IM --holding work --known-work --refuse --teacher greedy-work \
+       --work-cap 0.3 --imitate 8192 --steps 0 --out "$tmp/kw.pol" \
+       2> "$tmp/err" \
+   && grep -q '^known-work=1$' "$tmp/kw.pol" \
+   && $S --loads 2.5:2.5:1 --policy greedy-work --work-cap 0.3 \
+       --policy-file "$tmp/kw.pol" --format json > "$tmp/kw.json" \
+   && jq -s -e '.[0].known_work and .[1].known_work and .[0].refused > 0.05
+                and .[1].refused > 0' "$tmp/kw.json" > /dev/null; then
+    ok "known-work=1 recorded; sim adopts it and the student refuses too"
+    reseal "$tmp/kw.pol" "$tmp/kwbad.pol" 's/^known-work=1$/known-work=2/'
+    expect_bad "header key 'known-work' missing or invalid" \
+        $S --policy-file "$tmp/kwbad.pol"
+else
+    notok "train --known-work: $(cat "$tmp/err" "$tmp/kw.json")"
+fi
+grep -q '^known-work=' "$tmp/seed3.pol" "$tmp/im.pol" \
+    && notok "known-work= written without --known-work" \
+    || ok "no known-work= line without --known-work"
 expect_bad "--teacher: no policy 'oracle'; the teachers are static, nearest, resource, greedy" \
     $IM --teacher oracle --imitate 100 --steps 0 --out "$tmp/x"
 expect_bad "--imitate wants an integer >= 0" \

@@ -282,8 +282,9 @@ test_corrupt_policy(void)
     check_bad_policy(corrupt, "checksum");
 }
 
-/* A valid file whose job mix this controller cannot build, and one for
- * another network: both refused with what to do. */
+/* A valid file whose job mix this controller cannot build, one for
+ * another network, one that observes job lengths: all refused with what
+ * to do. */
 static void
 test_incompatible_policy(void)
 {
@@ -304,6 +305,14 @@ test_incompatible_policy(void)
     CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err, sizeof err),
                           0);
     check_bad_policy(path, "trained for topology 'nsfnet'");
+    /* Trained observing each job's length, which intents do not carry
+     * (the sizes of this agent do not matter: the key alone refuses). */
+    bad = meta;
+    bad.known_work = true;
+    snprintf(path, sizeof path, "%s/known.pol", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err, sizeof err),
+                          0);
+    check_bad_policy(path, "known-work=1");
     lr_ppo_free(agent);
 }
 
@@ -517,7 +526,8 @@ static CU_TestInfo tests[] = {
       test_unmapped_intents_fall_back },
     { "a missing policy file: fall back, say why", test_missing_policy },
     { "a corrupt policy file: fall back, say why", test_corrupt_policy },
-    { "a policy for another mix or network: fall back, say why",
+    { "a policy for another mix, network or observation: fall back, say "
+      "why",
       test_incompatible_policy },
     { "no policy configured: fall back", test_no_policy_configured },
     { "a refusing policy blocks the job with its reason",

@@ -889,6 +889,73 @@ test_greedy_cap(void)
     lr_jenv_free(e);
 }
 
+/* Known work (lr_jenv_config.known_work): one more observation feature,
+ * log(1 + X), X the pending job's holding at T_ref over h; greedy-work
+ * refuses exactly when g X T / T_ref exceeds theta times the cluster's
+ * GPUs (here 4 x 3 x 1 = 12 of 16: between theta 0.7 and 0.8); without
+ * known work nobody can read X and greedy-work is greedy. */
+static void
+test_known_work(void)
+{
+    static const struct lr_jenv_arrival trace[] = {
+        { 0, 3, 0, 0, 0 }, { 0.1, 0.5, 0, 0, 0 },
+    };
+    struct lr_jenv_config c = config(4);
+    c.holding_mode = LR_JENV_HOLD_WORK;
+    c.trace = trace;
+    c.n_trace = 2;
+    struct lr_jenv *plain = make(two, &c);
+    c.known_work = true;
+    struct lr_jenv *e = make(two, &c);
+    int no = lr_jenv_obs_size(e);
+    CU_ASSERT_EQUAL(no, lr_jenv_obs_size(plain) + 1);
+    float *obs = malloc((size_t) no * sizeof *obs);
+    float *obs0 = malloc((size_t) no * sizeof *obs0);
+    CU_ASSERT_FATAL(obs && obs0);
+    lr_jenv_reset(plain, 1, 0);
+    lr_jenv_reset(e, 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_job_work(plain), -1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_job_work(e), 3, 1e-12);
+    lr_jenv_observe(plain, obs0);
+    lr_jenv_observe(e, obs);
+    /* The features before the new one are the plain environment's. */
+    CU_ASSERT_EQUAL(memcmp(obs, obs0, (size_t) (no - 1) * sizeof *obs), 0);
+    CU_ASSERT_DOUBLE_EQUAL(obs[no - 1], log1p(3.0), 1e-6);
+    struct lr_rng rng;
+    lr_rng_seed(&rng, 1);
+    const uint8_t *mask = lr_jenv_mask(e);
+    int g = lr_jenv_greedy.choose(NULL, e, mask, &rng);
+    CU_ASSERT_FATAL(g >= 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_cand_time(e, g), lr_jenv_job_tref(e),
+                           1e-12);
+    double lo = 0.7, hi = 0.8, tiny = 1e-6;
+    CU_ASSERT_EQUAL(lr_jenv_greedy_work.choose(&lo, e, mask, &rng), -1);
+    CU_ASSERT_EQUAL(lr_jenv_greedy_work.choose(&hi, e, mask, &rng), g);
+    CU_ASSERT_EQUAL(lr_jenv_greedy_work.choose(&tiny, plain,
+                                               lr_jenv_mask(plain), &rng),
+                    lr_jenv_greedy.choose(NULL, plain, lr_jenv_mask(plain),
+                                          &rng));
+    CU_ASSERT_PTR_EQUAL(lr_jenv_policy_find("greedy-work"),
+                        &lr_jenv_greedy_work);
+    /* The next job's X is its own: 0.5 (and it fits: 12 free GPUs). */
+    lr_jenv_step(e, g);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_job_work(e), 0.5, 1e-12);
+    lr_jenv_observe(e, obs);
+    CU_ASSERT_DOUBLE_EQUAL(obs[no - 1], log1p(0.5), 1e-6);
+    /* The controller's way in: a job presented with its work. */
+    CU_ASSERT(lr_jenv_present_work(e, 0, 0, 2.5) > 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_job_work(e), 2.5, 1e-12);
+    CU_ASSERT_EQUAL(lr_jenv_present_work(e, 0, 0, 0), -1);
+    CU_ASSERT_EQUAL(lr_jenv_present_work(e, 0, 0, NAN), -1);
+    CU_ASSERT_EQUAL(lr_jenv_present_work(e, 0, 1, 1), -1);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_job_work(e), 2.5, 1e-12);
+    CU_ASSERT_EQUAL(lr_jenv_present_work(plain, 0, 0, 1), -1);
+    free(obs);
+    free(obs0);
+    lr_jenv_free(e);
+    lr_jenv_free(plain);
+}
+
 /* ---- uneven GPU shares (lr_jenv_config.splits) ----
  * With shares {1/4, 1/2} on the two-DC instance (K = 1): 2 singles, then
  * per ordered pair (dc0, dc1), (dc1, dc0): share 1/4 x 3 tiers, share 1/2
@@ -1147,6 +1214,8 @@ test_splits_parse(void)
 }
 
 static CU_TestInfo tests[] = {
+    { "known work: the feature, greedy-work's threshold, by hand",
+      test_known_work },
     { "incremental route caches = recomputed from scratch",
       test_incremental_routes },
     { "a clone steps as its prototype", test_clone },

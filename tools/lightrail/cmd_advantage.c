@@ -38,7 +38,7 @@ struct opts {
     const char *policy;
     int states, every, samples, top, quiet;
     long horizon, warmup, arrivals;
-    bool refusal, json, known_work;
+    bool refusal, json;
     unsigned long long seed;
 };
 
@@ -78,10 +78,11 @@ usage(FILE *f)
 "  --top N             only the baseline's choice and the N fastest other\n"
 "                      feasible candidates (default 0: every feasible one)\n"
 "  --refusal           refusing the job is one of the alternatives\n"
-"  --known-work        the futures know every job's holding time (its\n"
-"                      work) as drawn; by default they know only what a\n"
-"                      policy observes, and draw the pending job's holding\n"
-"                      and what is left of the running jobs' afresh\n"
+"                      With --known-work (below) the futures know every\n"
+"                      job's holding time (its work) as drawn; by default\n"
+"                      they know only what a policy observes, and draw the\n"
+"                      pending job's holding and what is left of the\n"
+"                      running jobs' afresh\n"
 "  --seed S            the baseline's run (default 1001)\n"
 "  --warmup N          arrivals before the first examined decision, and\n"
 "                      before the blocking run counts (default 500)\n"
@@ -102,7 +103,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_LOAD, O_POLICY, O_STATES, O_EVERY,
            O_SAMPLES, O_HORIZON, O_TOP, O_REFUSAL, O_SEED, O_WARM, O_FORMAT,
-           O_QUIET, O_ARR, O_KNOWN, O_HELP };
+           O_QUIET, O_ARR, O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
         { "cluster", required_argument, NULL, O_CLUSTER },
@@ -114,7 +115,6 @@ parse_args(int argc, char **argv, struct opts *o)
         { "horizon", required_argument, NULL, O_HORIZON },
         { "top", required_argument, NULL, O_TOP },
         { "refusal", no_argument, NULL, O_REFUSAL },
-        { "known-work", no_argument, NULL, O_KNOWN },
         { "seed", required_argument, NULL, O_SEED },
         { "warmup", required_argument, NULL, O_WARM },
         { "format", required_argument, NULL, O_FORMAT },
@@ -167,7 +167,6 @@ parse_args(int argc, char **argv, struct opts *o)
             o->top = (int) v;
             break;
         case O_REFUSAL: o->refusal = true; break;
-        case O_KNOWN: o->known_work = true; break;
         case O_SEED:
             if (lr_cli_parse_long(optarg, 0, 2147483647L, &v))
                 bad = "--seed wants a non-negative integer";
@@ -256,7 +255,7 @@ print_text(const struct opts *o, const struct state *st,
            o->samples, o->horizon,
            o->top ? ", the fastest candidates only" : "",
            o->refusal ? ", refusal included" : "",
-           o->known_work ? "; every job's work known" : "");
+           o->env.known_work ? "; every job's work known" : "");
     printf("baseline blocking:      %.3f%% (%ld of %ld arrivals after %ld, "
            "seed %llu)\n", 100 * m->blocking, m->blocked, m->arrivals,
            o->warmup, o->seed);
@@ -289,7 +288,7 @@ print_json(const struct opts *o, const struct state *st,
     ADD("seed", json_object_new_int64((int64_t) o->seed));
     ADD("samples", json_object_new_int(o->samples));
     ADD("horizon", json_object_new_int64(o->horizon));
-    ADD("known_work", json_object_new_boolean(o->known_work));
+    ADD("known_work", json_object_new_boolean(o->env.known_work));
     ADD("refusal", json_object_new_boolean(o->refusal));
     ADD("blocking", json_object_new_double(m->blocking));
     ADD("decisions_per_arrival", json_object_new_double(per_dec));
@@ -388,7 +387,7 @@ lr_cmd_advantage(int argc, char **argv)
              * one call): the first picks an alternative, the second
              * says what it saves, free of the pick's selection bias. */
             int ma = o.samples / 2, mb = o.samples - ma;
-            enum lr_jenv_fork_mode mode = o.known_work
+            enum lr_jenv_fork_mode mode = o.env.known_work
                                               ? LR_JENV_FORK_KNOWN_WORK
                                               : LR_JENV_FORK_OBSERVABLE;
             memcpy(qb, q, (size_t) k * sizeof *q);

@@ -63,6 +63,7 @@ struct opts {
     unsigned long long seed;
     long arrivals, warmup;
     double cap;                   /* greedy-cap's theta */
+    double work_cap;              /* greedy-work's theta */
     const char *rollout;          /* the rollout policy's base, or NULL */
     struct lr_jenv_rollout_config ro;
     double loads[MAX_LOADS];
@@ -106,6 +107,9 @@ usage(FILE *f)
 "  --plot DIR          one PNG per metric against load in DIR (gnuplot)\n"
 "  --cap THETA         greedy-cap refuses a job whose least slowdown\n"
 "                      T / T_ref exceeds THETA (>= 1; default 3)\n"
+"  --work-cap THETA    greedy-work (with --known-work) refuses a job whose\n"
+"                      GPUs x work x slowdown exceed THETA x the\n"
+"                      cluster's GPUs (> 0; default 1)\n"
 "  --quiet             no progress on stderr\n"
 "\n"
 "The rollout policy of a base policy (planner/lr_jenv_rollout.h): at each\n"
@@ -140,7 +144,7 @@ static int
 parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_POLICY, O_PFILE, O_LOADS, O_SEEDS,
-           O_SEED, O_ARR, O_WARM, O_FORMAT, O_PLOT, O_QUIET, O_CAP,
+           O_SEED, O_ARR, O_WARM, O_FORMAT, O_PLOT, O_QUIET, O_CAP, O_WCAP,
            O_RO, O_RO_M, O_RO_TOP, O_RO_H, O_RO_Z, O_RO_G, O_RO_REF, O_RO_S,
            O_HELP };
     static const struct option longopts[] = {
@@ -157,6 +161,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "plot", required_argument, NULL, O_PLOT },
         { "quiet", no_argument, NULL, O_QUIET },
         { "cap", required_argument, NULL, O_CAP },
+        { "work-cap", required_argument, NULL, O_WCAP },
         { "rollout", required_argument, NULL, O_RO },
         { "rollout-samples", required_argument, NULL, O_RO_M },
         { "rollout-top", required_argument, NULL, O_RO_TOP },
@@ -214,6 +219,10 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_CAP:
             if (lr_cli_parse_double(optarg, 1, 1e9, &o->cap))
                 bad = "--cap wants a slowdown of at least 1";
+            break;
+        case O_WCAP:
+            if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->work_cap))
+                bad = "--work-cap wants a positive number";
             break;
         case O_RO: o->rollout = optarg; break;
         case O_RO_M:
@@ -344,6 +353,8 @@ print_json(const struct opts *o, const struct cell *c, const double *x)
         lr_jenv_splits_format(o->env.splits, o->env.n_splits, v, sizeof v);
         json_object_object_add(j, "splits", json_object_new_string(v));
     }
+    if (o->env.known_work)
+        json_object_object_add(j, "known_work", json_object_new_boolean(1));
     printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
     json_object_put(j);
 }
@@ -432,6 +443,7 @@ lr_cmd_sim(int argc, char **argv)
     struct opts o = {
         .env = { LR_JENV_CLI_DEFAULTS }, .seeds = 5, .seed = 1001,
         .arrivals = 5000, .warmup = 500, .cap = LR_JENV_CAP_DEFAULT,
+        .work_cap = LR_JENV_WORK_CAP_DEFAULT,
         .ro = { LR_JENV_ROLLOUT_DEFAULTS },
     };
     int rc = parse_args(argc, argv, &o);
@@ -445,9 +457,12 @@ lr_cmd_sim(int argc, char **argv)
                                               MAX_POLICIES - 1
                                               - (o.rollout != NULL))) < 0)
         return LR_EXIT_USAGE;
-    for (int i = 0; i < n_pol; i++)
+    for (int i = 0; i < n_pol; i++) {
         if (pol[i].p == &lr_jenv_greedy_cap)
             pol[i].arg = &o.cap;
+        if (pol[i].p == &lr_jenv_greedy_work)
+            pol[i].arg = &o.work_cap;
+    }
     struct lr_ppo *ppo = NULL;
     struct lr_jenv_rollout *ro = NULL;
     char ro_name[64] = "";
@@ -483,8 +498,32 @@ lr_cmd_sim(int argc, char **argv)
         }
         o.env.n_splits = meta.n_splits;
         memcpy(o.env.splits, meta.splits, sizeof o.env.splits);
+        /* An agent that observed each job's length needs it here too. */
+        o.env.known_work |= meta.known_work;
         pol[n_pol].p = &lr_ppo_jenv_policy;
         pol[n_pol++].arg = ppo;
+    }
+    /* greedy-work reads what only --known-work tells: 'all' runs it
+     * only then, a name asks for it. */
+    for (int i = 0; i < n_pol; i++) {
+        if (pol[i].p != &lr_jenv_greedy_work || o.env.known_work)
+            continue;
+        if (strcmp(o.policies, "all")) {
+            lr_cli_err(CMD, "greedy-work reads each job's length: add "
+                       "--known-work");
+            lr_ppo_free(ppo);
+            return LR_EXIT_USAGE;
+        }
+        memmove(&pol[i], &pol[i + 1], (size_t) (n_pol - i - 1) * sizeof *pol);
+        n_pol--;
+        i--;
+    }
+    if (o.rollout && !strcasecmp(o.rollout, "greedy-work")
+        && !o.env.known_work) {
+        lr_cli_err(CMD, "--rollout greedy-work reads each job's length: "
+                   "add --known-work");
+        lr_ppo_free(ppo);
+        return LR_EXIT_USAGE;
     }
     struct lr_jenv_cli j;
     o.env.load = o.loads[0];
@@ -538,6 +577,8 @@ lr_cmd_sim(int argc, char **argv)
             goto cleanup;
         } else if (o.ro.base == &lr_jenv_greedy_cap) {
             o.ro.base_arg = &o.cap;
+        } else if (o.ro.base == &lr_jenv_greedy_work) {
+            o.ro.base_arg = &o.work_cap;
         }
         if (lr_jenv_rollout_new(j.env, &o.ro, &ro)) {
             lr_cli_err(CMD, "out of memory");
@@ -606,6 +647,8 @@ lr_cmd_sim(int argc, char **argv)
                o.warmup, o.seeds, o.seed);
         if (!lr_jenv_splits_default(o.env.splits, o.env.n_splits))
             printf("# GPU shares of a two-DC job in its first DC: %s\n", sv);
+        if (o.env.known_work)
+            printf("# each job's length is known when it arrives\n");
         printf("%-14s %7s %17s %17s %8s %10s %8s %8s %8s\n", "policy",
                "load(E)", "blocking", "iteration(s)", "gpu", "dc-var",
                "spectrum", "slowdown", "refused");

@@ -79,6 +79,7 @@ struct opts {
     const struct lr_jenv_policy *teacher;
     long imitate, imitate_buffer;
     double imitate_lr;
+    double work_cap;              /* the teacher greedy-work's theta */
 };
 
 static void
@@ -130,6 +131,8 @@ usage(FILE *f)
 "                      multiple of --envs (default 0: none; %d when\n"
 "                      --teacher is given); --steps 0 then means\n"
 "                      imitation alone\n"
+"  --work-cap THETA    the teacher greedy-work's threshold (as in\n"
+"                      lightrail sim; default 1; it needs --known-work)\n"
 "  --imitate-lr X      Adam's learning rate while imitating, constant\n"
 "                      (default 3e-3)\n"
 "  --imitate-buffer N  labelled states kept for the minibatches, a uniform\n"
@@ -145,7 +148,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_STEPS, O_SEED, O_OUT, O_LOAD, O_EP,
            O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
-           O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_HELP };
+           O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_WCAP, O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
         { "cluster", required_argument, NULL, O_CLUSTER },
@@ -167,6 +170,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "imitate", required_argument, NULL, O_IMITATE },
         { "imitate-lr", required_argument, NULL, O_IMLR },
         { "imitate-buffer", required_argument, NULL, O_IMBUF },
+        { "work-cap", required_argument, NULL, O_WCAP },
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
@@ -252,6 +256,10 @@ parse_args(int argc, char **argv, struct opts *o)
                                   &o->imitate_buffer))
                 bad = "--imitate-buffer wants an integer in 256..100000000";
             break;
+        case O_WCAP:
+            if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->work_cap))
+                bad = "--work-cap wants a positive number";
+            break;
         case O_ENVS:
             if (lr_cli_parse_long(optarg, 1, 4096, &v))
                 bad = "--envs wants an integer in 1..4096";
@@ -275,6 +283,11 @@ parse_args(int argc, char **argv, struct opts *o)
     if (o->imitate > 0 && !o->teacher) {
         lr_cli_err(CMD, "--imitate %ld wants --teacher NAME: the policy to "
                    "imitate", o->imitate);
+        return LR_EXIT_USAGE;
+    }
+    if (o->teacher == &lr_jenv_greedy_work && !o->env.known_work) {
+        lr_cli_err(CMD, "--teacher greedy-work reads each job's length: "
+                   "add --known-work");
         return LR_EXIT_USAGE;
     }
     if (have_steps && !o->steps && !o->imitate) {
@@ -499,7 +512,7 @@ lr_cmd_train(int argc, char **argv)
         .env = { LR_JENV_CLI_DEFAULTS }, .episode = 5000, .rollout = 512,
         .hidden = 64, .lr = 2.5e-4, .gamma = 0.5, .checkpoint = 50000,
         .envs = TRAIN_ENVS, .imitate_lr = 3e-3,
-        .imitate_buffer = IMITATE_BUFFER,
+        .imitate_buffer = IMITATE_BUFFER, .work_cap = LR_JENV_WORK_CAP_DEFAULT,
     };
     o.env.load = 3;
     int rc = parse_args(argc, argv, &o);
@@ -546,6 +559,7 @@ lr_cmd_train(int argc, char **argv)
                                    .holding_mode = o.env.holding_mode,
                                    .refuse = o.env.refuse,
                                    .n_splits = o.env.n_splits,
+                                   .known_work = o.env.known_work,
                                    .n_obs = pc.n_obs, .n_act = pc.n_act };
     memcpy(meta.splits, o.env.splits, sizeof meta.splits);
     if (o.imitate > 0) {
@@ -586,7 +600,9 @@ lr_cmd_train(int argc, char **argv)
     int bar = !o.quiet && isatty(STDERR_FILENO);
     struct envs v = { N, envs, ep_steps, episode, m0, base };
     if (o.imitate > 0) {
-        if ((rc = imitate(&o, o.teacher, NULL, ppo, &v, bar)))
+        if ((rc = imitate(&o, o.teacher, o.teacher == &lr_jenv_greedy_work
+                                             ? &o.work_cap : NULL,
+                          ppo, &v, bar)))
             goto cleanup;
         if (o.steps > 0
             && lr_policy_save(o.out, &meta, ppo, err, sizeof err)) {

@@ -28,7 +28,10 @@ const char lr_jenv_cli_help[] =
 "                      num/den with 0 < num < den, comma-separated, each\n"
 "                      adding a candidate per ordered DC pair, route and\n"
 "                      tier: floor(g num / den) GPUs in the first DC, the\n"
-"                      rest in the second (default 1/2; e.g. 1/4,1/2)\n";
+"                      rest in the second (default 1/2; e.g. 1/4,1/2)\n"
+"  --known-work        each job's length (its number of iterations) is\n"
+"                      known when it arrives: PPO observes it, and the\n"
+"                      baseline greedy-work reads it (default: unknown)\n";
 
 const char *
 lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
@@ -71,6 +74,9 @@ lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
         o->splits_set = true;
         return NULL;
     }
+    case LR_JENV_O_KNOWN_WORK:
+        o->known_work = true;
+        return NULL;
     }
     return "not an environment option";
 }
@@ -101,7 +107,7 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
     *c = (struct lr_jenv_config) {
         .load = o->load, .holding = 1, .holding_mode = o->holding_mode,
         .refuse = o->refuse, .n_splits = o->n_splits,
-        .k = o->k, .guard = 1,
+        .known_work = o->known_work, .k = o->k, .guard = 1,
         .block_penalty = o->block_penalty,
         .train = { .batch = o->batch, .micro = o->micro, .elem_bytes = 2 },
     };

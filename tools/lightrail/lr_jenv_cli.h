@@ -32,6 +32,9 @@ struct lr_jenv_cli_opts {
     int n_splits;
     struct lr_jenv_split splits[LR_JENV_MAX_SPLITS];
     bool splits_set;              /* --splits was given */
+    /* --known-work: each job's length is observed
+     * (lr_jenv_config.known_work). */
+    bool known_work;
 };
 
 /* The defaults every command starts from. */
@@ -45,7 +48,7 @@ enum {
     LR_JENV_O_FIRST = 0x1000,
     LR_JENV_O_MODELS = LR_JENV_O_FIRST, LR_JENV_O_DEMANDS, LR_JENV_O_BATCH,
     LR_JENV_O_MICRO, LR_JENV_O_K, LR_JENV_O_PENALTY, LR_JENV_O_HOLDING,
-    LR_JENV_O_SPLITS, LR_JENV_O_LAST,
+    LR_JENV_O_SPLITS, LR_JENV_O_KNOWN_WORK, LR_JENV_O_LAST,
 };
 #define LR_JENV_CLI_LONGOPTS                                                \
     { "models", required_argument, NULL, LR_JENV_O_MODELS },                \
@@ -55,7 +58,8 @@ enum {
     { "k", required_argument, NULL, LR_JENV_O_K },                          \
     { "block-penalty", required_argument, NULL, LR_JENV_O_PENALTY },       \
     { "holding", required_argument, NULL, LR_JENV_O_HOLDING },              \
-    { "splits", required_argument, NULL, LR_JENV_O_SPLITS }
+    { "splits", required_argument, NULL, LR_JENV_O_SPLITS },              \
+    { "known-work", no_argument, NULL, LR_JENV_O_KNOWN_WORK }
 
 /* Applies option 'code' (LR_JENV_O_FIRST <= code < LR_JENV_O_LAST) with
  * value 'arg' to 'o'; NULL, or why the value is wrong (for

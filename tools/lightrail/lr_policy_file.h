@@ -14,7 +14,9 @@
  *     before PPO and for how many decisions, lightrail train --teacher
  *     --imitate; written only after an imitation, so files without them
  *     were trained by PPO alone, and readers that predate them ignore
- *     them: the version stays 1)
+ *     them: the version stays 1); known-work (1: the agent observes
+ *     each job's length, lr_jenv_config.known_work; written only then,
+ *     and a reader that predates it refuses such a file by its n-obs)
  *   "\n"
  *   the agent as lr_ppo_encode() writes it (its own magic, version,
  *     sizes, big-endian IEEE weights, FNV-1a 64 checksum)
@@ -59,6 +61,9 @@ struct lr_policy_meta {
      * no keys written: PPO alone. */
     char teacher[64];
     long imitate;
+    /* Trained observing each job's length (header key "known-work", 1;
+     * no key: not). */
+    bool known_work;
 };
 
 /* Writes atomically (a temporary file renamed over 'path'). */
