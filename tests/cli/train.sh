@@ -299,6 +299,45 @@ if $IM --teacher greedy-cap --imitate 8192 --steps 0 --refuse \
 else
     notok "greedy-cap with --refuse: $(cat "$tmp/err" "$tmp/cap.json")"
 fi
+# --init: a run that starts from im.pol's weights and barely moves them
+# (--lr 1e-9) decides as im.pol on unseen seeds and keeps its teacher=;
+# a file for another environment is refused with its command.
+if [ -s "$tmp/im.pol" ] \
+   && $IM --init "$tmp/im.pol" --steps 256 --rollout 256 --lr 1e-9 \
+       --out "$tmp/init.pol" 2> "$tmp/err" \
+   && grep -q '^teacher=greedy$' "$tmp/init.pol" \
+   && grep -q '^imitate=20000$' "$tmp/init.pol" \
+   && $S --loads 2.5:2.5:1 --seeds 2 --seed 3001 --arrivals 2000 \
+       --warmup 200 --policy-file "$tmp/init.pol" --format json \
+       > "$tmp/init.json" \
+   && jq -e --slurpfile a "$tmp/im.json" '$a[1].policy == "ppo"
+              and $a[1].blocking == .blocking
+              and $a[1].mean_iteration_s == .mean_iteration_s' \
+       "$tmp/init.json" > /dev/null; then
+    ok "--init: starts from the file's weights (same decisions, teacher= kept)"
+else
+    notok "--init: $(cat "$tmp/err" "$tmp/init.json" 2>/dev/null)"
+fi
+expect_bad "--init $tmp/im.pol: trained for" \
+    $TRAIN --seed 3 --init "$tmp/im.pol" --out "$tmp/x"
+expect_bad "--init: $tmp/none.pol" \
+    $IM --init "$tmp/none.pol" --steps 256 --out "$tmp/x"
+# The rollout policy as teacher (a few futures: quick, not good): the
+# file names it, bad rollout values and bases are refused.
+if $IM --teacher rollout-greedy --rollout-samples 4 --rollout-top 2 \
+       --imitate 512 --steps 0 --out "$tmp/ro.pol" 2> "$tmp/err" \
+   && grep -q '^teacher=rollout-greedy$' "$tmp/ro.pol" \
+   && grep -q 'imitated rollout-greedy for 512 decisions' "$tmp/err"; then
+    ok "--teacher rollout-greedy: imitated and recorded"
+else
+    notok "--teacher rollout-greedy: $(cat "$tmp/err")"
+fi
+expect_bad "--rollout-samples wants an integer from 2" \
+    $IM --teacher rollout-greedy --rollout-samples 1 --steps 0 --out "$tmp/x"
+expect_bad "--teacher: no policy 'rollout-oracle'" \
+    $IM --teacher rollout-oracle --steps 0 --out "$tmp/x"
+expect_bad "--teacher rollout-greedy-work reads each job's length" \
+    $IM --teacher rollout-greedy-work --steps 0 --out "$tmp/x"
 # Known work: greedy-work as teacher needs it; the file records
 # known-work=1, sim takes it from the file (and runs greedy-work beside
 # it), and a bad value is refused; plain files have no such line.

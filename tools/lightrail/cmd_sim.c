@@ -27,6 +27,7 @@
 #include "tools/lightrail/lr_cli.h"
 #include "planner/lr_lossbound.h"
 #include "tools/lightrail/lr_jenv_cli.h"
+#include "tools/lightrail/lr_rollout_cli.h"
 #include "tools/lightrail/lr_plot.h"
 #include "tools/lightrail/lr_policy_file.h"
 #include "planner/lr_jenv_rollout.h"
@@ -119,21 +120,10 @@ usage(FILE *f)
 "M x (N + 1) x H environment steps per job it deliberates on.\n"
 "  --rollout BASE      add it, for a baseline BASE or 'ppo' (the agent of\n"
 "                      --policy-file); named rollout-BASE in the output\n"
-"  --rollout-samples M futures per alternative (default 100)\n"
-"  --rollout-top N     the base's choice and the N fastest other\n"
-"                      candidates (default 8)\n"
-"  --rollout-horizon H arrivals simulated after the job (default 40)\n"
-"  --rollout-margin Z  leave the base only when the best alternative\n"
-"                      saves more than Z standard errors (default 1)\n"
-"  --rollout-min-gpus G  deliberate only on jobs asking >= G GPUs\n"
-"                      (default 0: all)\n"
-"  --rollout-refusal   also try refusing the job\n"
-"  --rollout-screen S  rate every alternative on S futures first; only\n"
-"                      those that read better than the base's choice go\n"
-"                      on to the M futures that decide (default 0: off)\n"
+"%s"
 "%s"
 "\n"
-"baselines:\n", lr_jenv_cli_help);
+"baselines:\n", lr_rollout_cli_help, lr_jenv_cli_help);
     for (int i = 0; lr_jenv_policies[i]; i++)
         fprintf(f, "  %-10s %s\n", lr_jenv_policies[i]->name,
                 lr_jenv_policies[i]->summary);
@@ -145,8 +135,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_POLICY, O_PFILE, O_LOADS, O_SEEDS,
            O_SEED, O_ARR, O_WARM, O_FORMAT, O_PLOT, O_QUIET, O_CAP, O_WCAP,
-           O_RO, O_RO_M, O_RO_TOP, O_RO_H, O_RO_Z, O_RO_G, O_RO_REF, O_RO_S,
-           O_HELP };
+           O_RO, O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
         { "cluster", required_argument, NULL, O_CLUSTER },
@@ -163,13 +152,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "cap", required_argument, NULL, O_CAP },
         { "work-cap", required_argument, NULL, O_WCAP },
         { "rollout", required_argument, NULL, O_RO },
-        { "rollout-samples", required_argument, NULL, O_RO_M },
-        { "rollout-top", required_argument, NULL, O_RO_TOP },
-        { "rollout-horizon", required_argument, NULL, O_RO_H },
-        { "rollout-margin", required_argument, NULL, O_RO_Z },
-        { "rollout-min-gpus", required_argument, NULL, O_RO_G },
-        { "rollout-refusal", no_argument, NULL, O_RO_REF },
-        { "rollout-screen", required_argument, NULL, O_RO_S },
+        LR_ROLLOUT_CLI_LONGOPTS,
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
@@ -225,43 +208,16 @@ parse_args(int argc, char **argv, struct opts *o)
                 bad = "--work-cap wants a positive number";
             break;
         case O_RO: o->rollout = optarg; break;
-        case O_RO_M:
-            if (lr_cli_parse_long(optarg, 2, 1000000, &v))
-                bad = "--rollout-samples wants an integer from 2";
-            o->ro.samples = (int) v;
-            break;
-        case O_RO_TOP:
-            if (lr_cli_parse_long(optarg, 0, 100000, &v))
-                bad = "--rollout-top wants a non-negative integer";
-            o->ro.top = (int) v;
-            break;
-        case O_RO_H:
-            if (lr_cli_parse_long(optarg, 1, 1000000000L, &v))
-                bad = "--rollout-horizon wants a positive integer";
-            o->ro.horizon = v;
-            break;
-        case O_RO_Z:
-            if (lr_cli_parse_double(optarg, 0, 1e9, &o->ro.margin))
-                bad = "--rollout-margin wants a non-negative number";
-            break;
-        case O_RO_G:
-            if (lr_cli_parse_long(optarg, 0, 1000000, &v))
-                bad = "--rollout-min-gpus wants a non-negative integer";
-            o->ro.min_gpus = (int) v;
-            break;
-        case O_RO_REF: o->ro.refusal = true; break;
-        case O_RO_S:
-            if (lr_cli_parse_long(optarg, 0, 1000000, &v) || v == 1)
-                bad = "--rollout-screen wants 0 (off) or an integer from 2";
-            o->ro.screen = (int) v;
-            break;
         case O_HELP:
             usage(stdout);
             return -1;
         default:
-            if (c < LR_JENV_O_FIRST || c >= LR_JENV_O_LAST)
+            if (c >= LR_RO_O_FIRST && c < LR_RO_O_LAST)
+                bad = lr_rollout_cli_option(c, optarg, &o->ro);
+            else if (c >= LR_JENV_O_FIRST && c < LR_JENV_O_LAST)
+                bad = lr_jenv_cli_option(c, optarg, &o->env);
+            else
                 return lr_cli_bad_option(CMD, argv, optind);
-            bad = lr_jenv_cli_option(c, optarg, &o->env);
         }
         if (bad)
             return lr_cli_bad_value(CMD, bad, optarg);

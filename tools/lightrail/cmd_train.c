@@ -43,15 +43,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <cblas.h>
 
 #include "planner/lr_jenv.h"
+#include "planner/lr_jenv_rollout.h"
 #include "planner/lr_ppo.h"
 #include "planner/lr_ppo_imitate.h"
 #include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_jenv_cli.h"
+#include "tools/lightrail/lr_rollout_cli.h"
 #include "tools/lightrail/lr_plot.h"
 #include "tools/lightrail/lr_policy_file.h"
 
@@ -80,6 +83,11 @@ struct opts {
     long imitate, imitate_buffer;
     double imitate_lr;
     double work_cap;              /* the teacher greedy-work's theta */
+    /* --teacher rollout-BASE: teacher is lr_jenv_rollout_policy, ro.base
+     * the base; teacher_name as given. */
+    struct lr_jenv_rollout_config ro;
+    char teacher_name[64];
+    const char *init;             /* --init: start from this file's weights */
 };
 
 static void
@@ -126,7 +134,16 @@ usage(FILE *f)
 "                      first %d decisions, by the student after, every\n"
 "                      state labelled with the teacher's choice; then\n"
 "                      --steps of PPO from the imitated weights; recorded\n"
-"                      in the file (teacher=, imitate=)\n"
+"                      in the file (teacher=, imitate=); rollout-BASE:\n"
+"                      the rollout policy of the baseline BASE (as\n"
+"                      lightrail sim --rollout BASE) with the --rollout-*\n"
+"                      options below; slow: a label costs a rollout\n"
+"                      decision\n"
+"  --init FILE         start from the weights of the policy FILE (trained\n"
+"                      for the same environment and --hidden) instead of\n"
+"                      random ones: imitation, if asked, then PPO go on\n"
+"                      from there; FILE's teacher= and imitate= carry over\n"
+"                      when this run imitates nothing\n"
 "  --imitate N         decisions of imitation before PPO, rounded up to a\n"
 "                      multiple of --envs (default 0: none; %d when\n"
 "                      --teacher is given); --steps 0 then means\n"
@@ -138,9 +155,10 @@ usage(FILE *f)
 "  --imitate-buffer N  labelled states kept for the minibatches, a uniform\n"
 "                      sample of all seen (default %d)\n"
 "%s"
+"%s"
 "\nexit status: 0 done, 1 internal failure, 2 bad input\n", TRAIN_ENVS,
             IMITATE_SEGMENT, IMITATE_DEFAULT, IMITATE_BUFFER,
-            lr_jenv_cli_help);
+            lr_rollout_cli_help, lr_jenv_cli_help);
 }
 
 static int
@@ -148,7 +166,8 @@ parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_STEPS, O_SEED, O_OUT, O_LOAD, O_EP,
            O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
-           O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_WCAP, O_HELP };
+           O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_WCAP, O_INIT,
+           O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
         { "cluster", required_argument, NULL, O_CLUSTER },
@@ -171,6 +190,8 @@ parse_args(int argc, char **argv, struct opts *o)
         { "imitate-lr", required_argument, NULL, O_IMLR },
         { "imitate-buffer", required_argument, NULL, O_IMBUF },
         { "work-cap", required_argument, NULL, O_WCAP },
+        { "init", required_argument, NULL, O_INIT },
+        LR_ROLLOUT_CLI_LONGOPTS,
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
@@ -231,6 +252,12 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_QUIET: o->quiet = 1; break;
         case O_REFUSE: o->env.refuse = true; break;
         case O_TEACHER:
+            snprintf(o->teacher_name, sizeof o->teacher_name, "%s", optarg);
+            if (!strncasecmp(optarg, "rollout-", 8)
+                && (o->ro.base = lr_jenv_policy_find(optarg + 8))) {
+                o->teacher = &lr_jenv_rollout_policy;
+                break;
+            }
             if (!(o->teacher = lr_jenv_policy_find(optarg))) {
                 known[0] = '\0';
                 for (int i = 0; lr_jenv_policies[i]; i++)
@@ -238,7 +265,8 @@ parse_args(int argc, char **argv, struct opts *o)
                              - strlen(known), "%s%s", i ? ", " : "",
                              lr_jenv_policies[i]->name);
                 lr_cli_err(CMD, "--teacher: no policy '%s'; the teachers "
-                           "are %s", optarg, known);
+                           "are %s, and rollout-NAME for each", optarg,
+                           known);
                 return LR_EXIT_USAGE;
             }
             break;
@@ -256,6 +284,7 @@ parse_args(int argc, char **argv, struct opts *o)
                                   &o->imitate_buffer))
                 bad = "--imitate-buffer wants an integer in 256..100000000";
             break;
+        case O_INIT: o->init = optarg; break;
         case O_WCAP:
             if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->work_cap))
                 bad = "--work-cap wants a positive number";
@@ -269,9 +298,12 @@ parse_args(int argc, char **argv, struct opts *o)
             usage(stdout);
             return -1;
         default:
-            if (c < LR_JENV_O_FIRST || c >= LR_JENV_O_LAST)
+            if (c >= LR_RO_O_FIRST && c < LR_RO_O_LAST)
+                bad = lr_rollout_cli_option(c, optarg, &o->ro);
+            else if (c >= LR_JENV_O_FIRST && c < LR_JENV_O_LAST)
+                bad = lr_jenv_cli_option(c, optarg, &o->env);
+            else
                 return lr_cli_bad_option(CMD, argv, optind);
-            bad = lr_jenv_cli_option(c, optarg, &o->env);
         }
         if (bad)
             return lr_cli_bad_value(CMD, bad, optarg);
@@ -285,9 +317,11 @@ parse_args(int argc, char **argv, struct opts *o)
                    "imitate", o->imitate);
         return LR_EXIT_USAGE;
     }
-    if (o->teacher == &lr_jenv_greedy_work && !o->env.known_work) {
-        lr_cli_err(CMD, "--teacher greedy-work reads each job's length: "
-                   "add --known-work");
+    if ((o->teacher == &lr_jenv_greedy_work
+         || (o->teacher == &lr_jenv_rollout_policy
+             && o->ro.base == &lr_jenv_greedy_work)) && !o->env.known_work) {
+        lr_cli_err(CMD, "--teacher %s reads each job's length: add "
+                   "--known-work", o->teacher_name);
         return LR_EXIT_USAGE;
     }
     if (have_steps && !o->steps && !o->imitate) {
@@ -330,7 +364,7 @@ imitate_progress(const struct opts *o, long n, double t0, double agree,
     double dt = lr_cli_now() - t0;
     fprintf(stderr, "\r%s: imitating %s [%.*s%*s] %3d%% %ld/%ld  %7.0f "
             "states/s  agreement %6.2f%%  blocking %6.2f%% ", CMD,
-            o->teacher->name, fill, "##############################",
+            o->teacher_name, fill, "##############################",
             width - fill, "", (int) (100.0 * n / o->imitate), n, o->imitate,
             dt > 0 ? n / dt : 0, 100 * agree, 100 * blocking);
 }
@@ -373,6 +407,46 @@ blocking_since(struct envs *v)
         v->m0[e] = m1;
     }
     return arr > 0 ? (double) blocked / arr : 0;
+}
+
+/* --init: copies the actor's and the critic's weights of the policy file
+ * 'path' into 'ppo' (the same sizes), and its teacher= and imitate= into
+ * 'meta' unless this run imitates.  Returns an exit status, with one line
+ * on stderr unless 0. */
+static int
+init_weights(const char *path, struct lr_ppo *ppo, struct lr_policy_meta *meta)
+{
+    struct lr_policy_meta im;
+    struct lr_ppo *from = NULL;
+    char err[1024];
+    if (lr_policy_load(path, &im, &from, err, sizeof err)) {
+        lr_cli_err(CMD, "--init: %s", err);
+        return LR_EXIT_USAGE;
+    }
+    if (im.n_obs != ppo->cfg.n_obs || im.n_act != ppo->cfg.n_act
+        || from->actor->n_params != ppo->actor->n_params
+        || from->critic->n_params != ppo->critic->n_params
+        || im.known_work != meta->known_work) {
+        lr_cli_err(CMD, "--init %s: trained for %d observations, %d actions "
+                   "and %d hidden units, this run has %d, %d and %d: give "
+                   "the options it was trained with (%s)", path, im.n_obs,
+                   im.n_act, from->cfg.hidden[0], ppo->cfg.n_obs,
+                   ppo->cfg.n_act, ppo->cfg.hidden[0], im.command);
+        lr_ppo_free(from);
+        return LR_EXIT_USAGE;
+    }
+    memcpy(ppo->actor->params, from->actor->params,
+           (size_t) ppo->actor->n_params * sizeof *ppo->actor->params);
+    memcpy(ppo->critic->params, from->critic->params,
+           (size_t) ppo->critic->n_params * sizeof *ppo->critic->params);
+    lr_mlp_params_changed(ppo->actor);
+    lr_mlp_params_changed(ppo->critic);
+    if (meta->imitate == 0 && im.imitate > 0) {
+        snprintf(meta->teacher, sizeof meta->teacher, "%s", im.teacher);
+        meta->imitate = im.imitate;
+    }
+    lr_ppo_free(from);
+    return LR_EXIT_OK;
 }
 
 /* DAgger (the file's comment, planner/lr_ppo_imitate.h) of 'teacher'
@@ -426,7 +500,7 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
             if (a < 0 && refuse < 0) {
                 lr_cli_err(CMD, "the teacher %s refused a job and the "
                            "student cannot: add --refuse (the refusal "
-                           "action) or pick another teacher", teacher->name);
+                           "action) or pick another teacher", o->teacher_name);
                 rc = LR_EXIT_USAGE;
                 goto cleanup;
             }
@@ -434,7 +508,7 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
                 a = refuse;
             if (a >= na || !mk[a]) {
                 lr_cli_err(CMD, "the teacher %s chose action %d, which the "
-                           "mask forbids: a bug in that policy", teacher->name,
+                           "mask forbids: a bug in that policy", o->teacher_name,
                            a);
                 rc = LR_EXIT_FAIL;
                 goto cleanup;
@@ -489,7 +563,7 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
         fprintf(stderr, "%s: imitated %s for %ld decisions (%d segments, "
                 "%d environments) in %.1f s (%.0f states/s); agreement "
                 "%.2f%% and blocking %.2f%% on the last segment (before "
-                "training on it), cross-entropy %.4f\n", CMD, teacher->name,
+                "training on it), cross-entropy %.4f\n", CMD, o->teacher_name,
                 n, seg, N, lr_cli_now() - t0,
                 n / fmax(1e-9, lr_cli_now() - t0), 100 * agree,
                 100 * blocking, st.loss);
@@ -513,6 +587,7 @@ lr_cmd_train(int argc, char **argv)
         .hidden = 64, .lr = 2.5e-4, .gamma = 0.5, .checkpoint = 50000,
         .envs = TRAIN_ENVS, .imitate_lr = 3e-3,
         .imitate_buffer = IMITATE_BUFFER, .work_cap = LR_JENV_WORK_CAP_DEFAULT,
+        .ro = { LR_JENV_ROLLOUT_DEFAULTS },
     };
     o.env.load = 3;
     int rc = parse_args(argc, argv, &o);
@@ -534,6 +609,7 @@ lr_cmd_train(int argc, char **argv)
     pc.total_steps = o.steps;
     pc.seed = o.seed;
     struct lr_ppo *ppo = NULL;
+    struct lr_jenv_rollout *ro = NULL;
     /* Per environment e: its state, row e of the observations and masks,
      * its action, log-probability, value, bootstrap value, steps in the
      * episode, episodes begun, end flag, and metrics at the rollout's
@@ -563,7 +639,9 @@ lr_cmd_train(int argc, char **argv)
                                    .n_obs = pc.n_obs, .n_act = pc.n_act };
     memcpy(meta.splits, o.env.splits, sizeof meta.splits);
     if (o.imitate > 0) {
-        snprintf(meta.teacher, sizeof meta.teacher, "%s", o.teacher->name);
+        snprintf(meta.teacher, sizeof meta.teacher, "%s",
+                 o.teacher == &lr_jenv_rollout_policy ? o.teacher_name
+                 : o.teacher->name);
         meta.imitate = o.imitate;
     }
     snprintf(meta.models, sizeof meta.models, "%s", o.env.models);
@@ -586,6 +664,8 @@ lr_cmd_train(int argc, char **argv)
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
+    if (o.init && (rc = init_weights(o.init, ppo, &meta)))
+        goto cleanup;
     envs[0] = j.env;
     for (int e = 1; e < N; e++)
         if (lr_jenv_clone(j.env, &envs[e])) {
@@ -600,9 +680,18 @@ lr_cmd_train(int argc, char **argv)
     int bar = !o.quiet && isatty(STDERR_FILENO);
     struct envs v = { N, envs, ep_steps, episode, m0, base };
     if (o.imitate > 0) {
-        if ((rc = imitate(&o, o.teacher, o.teacher == &lr_jenv_greedy_work
-                                             ? &o.work_cap : NULL,
-                          ppo, &v, bar)))
+        void *targ = o.teacher == &lr_jenv_greedy_work ? &o.work_cap : NULL;
+        if (o.teacher == &lr_jenv_rollout_policy) {
+            o.ro.base_arg = o.ro.base == &lr_jenv_greedy_work ? &o.work_cap
+                            : NULL;
+            if (lr_jenv_rollout_new(envs[0], &o.ro, &ro)) {
+                lr_cli_err(CMD, "out of memory for the rollout teacher");
+                rc = LR_EXIT_FAIL;
+                goto cleanup;
+            }
+            targ = ro;
+        }
+        if ((rc = imitate(&o, o.teacher, targ, ppo, &v, bar)))
             goto cleanup;
         if (o.steps > 0
             && lr_policy_save(o.out, &meta, ppo, err, sizeof err)) {
@@ -694,6 +783,7 @@ lr_cmd_train(int argc, char **argv)
         }
     }
 cleanup:
+    lr_jenv_rollout_free(ro);
     lr_plot_free(plot);
     lr_ppo_free(ppo);
     if (envs)
