@@ -57,7 +57,17 @@ teardown(void)
  * one arrival, holding 'hold'); forks draw Poisson arrivals at 'load'
  * from the mix {4, 8}. */
 static struct lr_jenv *
+make_known(double load, double hold, bool known, struct lr_jenv **work);
+
+static struct lr_jenv *
 make(double load, double hold, struct lr_jenv **work)
+{
+    return make_known(load, hold, false, work);
+}
+
+/* make(), with each job's length known (lr_jenv_config.known_work). */
+static struct lr_jenv *
+make_known(double load, double hold, bool known, struct lr_jenv **work)
 {
     static struct lr_jenv_arrival first;
     first = (struct lr_jenv_arrival) { 0, hold, 0, 0, 0 };
@@ -66,6 +76,7 @@ make(double load, double hold, struct lr_jenv **work)
         .train = { .batch = 8, .micro = 1, .elem_bytes = 2 },
         .n_models = 1, .models = { model }, .n_demands = 2,
         .demands = { 4, 8 }, .trace = &first, .n_trace = 1,
+        .known_work = known,
     };
     struct lr_jenv *e = NULL;
     char err[256];
@@ -234,6 +245,32 @@ test_rollout_choice(void)
     lr_jenv_free(e);
 }
 
+/* A job that would hold its GPUs for 200 mean holdings, at 3 E: with
+ * its length known, the futures keep it and refusing it (one blocked
+ * job) beats every placement (its DC lost for the whole horizon); when
+ * the length is not known, the futures draw its holding afresh (mean 1)
+ * and the rollout places it. */
+static void
+test_rollout_known_work(void)
+{
+    struct lr_jenv_rollout_config c = { LR_JENV_ROLLOUT_DEFAULTS };
+    c.samples = 200;
+    c.horizon = 20;
+    c.refusal = true;
+    struct lr_jenv_rollout_stats st;
+    struct lr_jenv *w, *e = make_known(3, 200, true, &w);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_job_work(e), 200, 1e-9);
+    CU_ASSERT_EQUAL(rollout_choose(e, &c, &st), -1);
+    CU_ASSERT_EQUAL(st.refused, 1);
+    lr_jenv_free(w);
+    lr_jenv_free(e);
+    e = make_known(3, 200, false, &w);
+    CU_ASSERT(rollout_choose(e, &c, &st) >= 0);
+    CU_ASSERT_EQUAL(st.refused, 0);
+    lr_jenv_free(w);
+    lr_jenv_free(e);
+}
+
 /* A whole run, Poisson arrivals of 4 and 8 GPUs in the work mode: greedy
  * fills the fast dc0 with 4-GPU jobs and blocks the 8-GPU ones that
  * follow; the rollout policy sends 4-GPU jobs to the slow dc1 when that
@@ -300,6 +337,8 @@ test_rollout_run(void)
 }
 
 static CU_TestInfo tests[] = {
+    { "the rollout keeps a known length and refuses a huge job",
+      test_rollout_known_work },
     { "admit or refuse with nobody else, by hand", test_by_hand },
     { "a slow placement that keeps a DC whole beats greedy",
       test_greedy_is_not_best_here },
