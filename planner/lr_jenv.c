@@ -1110,7 +1110,7 @@ lr_jenv_step(struct lr_jenv *e, int action)
             e->sum_T += T;
             e->sum_slow += T / e->tref[job_class(e)];
         }
-        r = -T / e->tref[job_class(e)];
+        r = e->cfg.reward_blocking_only ? 0 : -T / e->tref[job_class(e)];
     }
     return r - advance(e);
 }

@@ -65,7 +65,8 @@
  *
  * Reward (for learning).  Admission of job j on c: -T(j, c) / T_ref(j),
  * with T_ref(j) the least T of j's class on an empty network (so -1 is
- * the best possible); blocking, a refusal included: -block_penalty.  A
+ * the best possible), or 0 with reward_blocking_only; blocking, a
+ * refusal included: -block_penalty.  A
  * job that arrives with no feasible candidate is blocked without a
  * decision: its penalty is added to the reward of the decision just
  * before it.
@@ -167,6 +168,9 @@ struct lr_jenv_config {
      * Off: no policy may read a job's length (the default, and the
      * environment of every result before known work existed). */
     bool known_work;
+    /* The reward counts blocked jobs only: an admission earns 0 instead
+     * of -T / T_ref (below).  Off: the reward of every result before. */
+    bool reward_blocking_only;
 };
 
 /* One entry of the action space. */

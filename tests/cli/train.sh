@@ -363,6 +363,8 @@ grep -q '^known-work=' "$tmp/seed3.pol" "$tmp/im.pol" \
     || ok "no known-work= line without --known-work"
 expect_bad "--teacher: no policy 'oracle'; the teachers are static, nearest, resource, greedy" \
     $IM --teacher oracle --imitate 100 --steps 0 --out "$tmp/x"
+expect_bad "--reward wants slowdown or blocking" \
+    $IM --reward time --steps 10 --out "$tmp/x"
 expect_bad "--imitate wants an integer >= 0" \
     $IM --teacher greedy --imitate -5 --steps 0 --out "$tmp/x"
 expect_bad "--imitate 100 wants --teacher NAME" \

@@ -956,6 +956,36 @@ test_known_work(void)
     lr_jenv_free(plain);
 }
 
+/* reward_blocking_only: an admission earns 0 instead of -T / T_ref; a
+ * refusal still costs the block penalty; the metrics do not change. */
+static void
+test_reward_blocking_only(void)
+{
+    static const struct lr_jenv_arrival trace[] = {
+        { 0, 1, 0, 0, 0 }, { 0.1, 1, 0, 0, 0 }, { 0.2, 1, 0, 0, 0 },
+    };
+    struct lr_jenv_config c = config(8);
+    c.trace = trace;
+    c.n_trace = 3;
+    struct lr_jenv *plain = make(two, &c);
+    c.reward_blocking_only = true;
+    struct lr_jenv *e = make(two, &c);
+    lr_jenv_reset(plain, 1, 0);
+    lr_jenv_reset(e, 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_step(plain, 0), -1, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_step(e, 0), 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_step(plain, -1), -2, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_step(e, -1), -2, 1e-12);
+    struct lr_jenv_metrics m0, m1;
+    lr_jenv_metrics(plain, &m0);
+    lr_jenv_metrics(e, &m1);
+    CU_ASSERT_EQUAL(m0.blocked, m1.blocked);
+    CU_ASSERT_EQUAL(m0.admitted, m1.admitted);
+    CU_ASSERT_DOUBLE_EQUAL(m0.mean_slowdown, m1.mean_slowdown, 0);
+    lr_jenv_free(e);
+    lr_jenv_free(plain);
+}
+
 /* ---- uneven GPU shares (lr_jenv_config.splits) ----
  * With shares {1/4, 1/2} on the two-DC instance (K = 1): 2 singles, then
  * per ordered pair (dc0, dc1), (dc1, dc0): share 1/4 x 3 tiers, share 1/2
@@ -1214,6 +1244,7 @@ test_splits_parse(void)
 }
 
 static CU_TestInfo tests[] = {
+    { "a blocking-only reward: admissions earn 0", test_reward_blocking_only },
     { "known work: the feature, greedy-work's threshold, by hand",
       test_known_work },
     { "incremental route caches = recomputed from scratch",

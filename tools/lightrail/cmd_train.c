@@ -124,6 +124,11 @@ usage(FILE *f)
 "                      is deterministic for a seed and N\n"
 "  --plot FILE.png     the training curve (default: FILE of --out + .png)\n"
 "  --quiet             no progress bar\n"
+"  --reward R          slowdown: an admission earns -T / T_ref, a blocked\n"
+"                      job -P of --block-penalty (default); blocking: an\n"
+"                      admission earns 0 (only blocking counts; in the\n"
+"                      work mode slow placements still cost, as they hold\n"
+"                      GPUs longer)\n"
 "  --refuse            add the action 'refuse the job' (blocked, reward\n"
 "                      -block-penalty), offered whenever a job is pending,\n"
 "                      and the job's least slowdown to the observation;\n"
@@ -167,6 +172,7 @@ parse_args(int argc, char **argv, struct opts *o)
     enum { O_TOPO = 256, O_CLUSTER, O_STEPS, O_SEED, O_OUT, O_LOAD, O_EP,
            O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
            O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_WCAP, O_INIT,
+           O_REWARD,
            O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
@@ -191,6 +197,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "imitate-buffer", required_argument, NULL, O_IMBUF },
         { "work-cap", required_argument, NULL, O_WCAP },
         { "init", required_argument, NULL, O_INIT },
+        { "reward", required_argument, NULL, O_REWARD },
         LR_ROLLOUT_CLI_LONGOPTS,
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
@@ -285,6 +292,14 @@ parse_args(int argc, char **argv, struct opts *o)
                 bad = "--imitate-buffer wants an integer in 256..100000000";
             break;
         case O_INIT: o->init = optarg; break;
+        case O_REWARD:
+            if (!strcmp(optarg, "blocking"))
+                o->env.reward_blocking_only = true;
+            else if (!strcmp(optarg, "slowdown"))
+                o->env.reward_blocking_only = false;
+            else
+                bad = "--reward wants slowdown or blocking";
+            break;
         case O_WCAP:
             if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->work_cap))
                 bad = "--work-cap wants a positive number";

@@ -107,7 +107,9 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
     *c = (struct lr_jenv_config) {
         .load = o->load, .holding = 1, .holding_mode = o->holding_mode,
         .refuse = o->refuse, .n_splits = o->n_splits,
-        .known_work = o->known_work, .k = o->k, .guard = 1,
+        .known_work = o->known_work,
+        .reward_blocking_only = o->reward_blocking_only, .k = o->k,
+        .guard = 1,
         .block_penalty = o->block_penalty,
         .train = { .batch = o->batch, .micro = o->micro, .elem_bytes = 2 },
     };

@@ -35,6 +35,8 @@ struct lr_jenv_cli_opts {
     /* --known-work: each job's length is observed
      * (lr_jenv_config.known_work). */
     bool known_work;
+    /* `train --reward blocking` (lr_jenv_config.reward_blocking_only). */
+    bool reward_blocking_only;
 };
 
 /* The defaults every command starts from. */
