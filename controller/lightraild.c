@@ -293,6 +293,7 @@ main(int argc, char **argv)
         .agent_cert = cfg->coord_cert, .agent_key = cfg->coord_key,
         .agent_ca = cfg->coord_ca, .agent_timeout_s = cfg->coord_timeout,
         .ppo_policy = cfg->ppo_policy[0] ? cfg->ppo_policy : NULL,
+        .ppo_mean_job_s = cfg->ppo_mean_job_s,
     };
     openblas_set_num_threads(1);
     if (lr_ctl_new(&cc, &ctl, &report, err, sizeof err)) {

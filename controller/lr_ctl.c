@@ -856,12 +856,14 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
 
 /* ---- algorithm ppo (lr_ctl_ppo.h) ---- */
 
-/* The policy's candidate for 'in' on the state now, or -1 with why[]. */
+/* The policy's candidate for 'in' on the state now, or -1 with why[];
+ * '*work' is the work X the policy was shown, -1 for none. */
 static int
-ppo_choose(struct lr_ctl *c, const struct lr_intent *in, char *why,
-           size_t len)
+ppo_choose(struct lr_ctl *c, const struct lr_intent *in, double *work,
+           char *why, size_t len)
 {
     int mi, di;
+    *work = -1;
     if (!c->ppo) {
         snprintf(why, len, "no ppo-policy in lightraild's configuration");
         return -1;
@@ -873,7 +875,18 @@ ppo_choose(struct lr_ctl *c, const struct lr_intent *in, char *why,
     if (lr_ctl_ppo_class(c->ppo, in, &mi, &di, why, len))
         return -1;
     return lr_ctl_ppo_decide(c->ppo, c->gpus_used, c->rsa->sp->occ,
-                             c->rsa->sp->nw, mi, di, why, len);
+                             c->rsa->sp->nw, mi, di, in->iterations, work,
+                             why, len);
+}
+
+/* Appends the work X a known-work policy was shown to job's note. */
+static void
+ppo_note_work(struct lr_job *job, double work)
+{
+    size_t n = strlen(job->note);
+    if (work >= 0 && n < sizeof job->note)
+        snprintf(job->note + n, sizeof job->note - n, ", work %.2f x mean",
+                 work);
 }
 
 /* Realises candidate 'a' of the policy for 'job': the stages by CDynP
@@ -883,8 +896,8 @@ ppo_choose(struct lr_ctl *c, const struct lr_intent *in, char *why,
  * why (the caller falls back); or a positive errno. */
 static int
 admit_ppo(struct lr_ctl *c, const struct lr_model *model,
-          const struct lr_train *tr, struct lr_job *job, int a, char *why,
-          size_t len)
+          const struct lr_train *tr, struct lr_job *job, int a, double work,
+          char *why, size_t len)
 {
     struct lr_jenv *env = lr_ctl_ppo_env(c->ppo);
     const struct lr_jenv_cand *cd = lr_jenv_cand(env, a);
@@ -975,6 +988,7 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
                  cl->dcs[cd->dc[0]].name, lr_jenv_cand_gpus(env, a, 0),
                  cl->dcs[cd->dc[1]].name, lr_jenv_cand_gpus(env, a, 1),
                  cd->route, rate);
+    ppo_note_work(job, work);
     rc = 0;
 cleanup:
     lr_tm_free(tm);
@@ -1009,15 +1023,17 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     /* ppo: the policy's decision, else CDynP with the reason noted. */
     if (!strcmp(algo, "ppo")) {
         char why[LR_JOB_REASON_MAX - 40];
-        int a = ppo_choose(c, in, why, sizeof why);
+        double work;
+        int a = ppo_choose(c, in, &work, why, sizeof why);
         if (a == LR_CTL_PPO_REFUSED) {
             job->phase = LR_JOB_BLOCKED;
             set_reason(job, "refused by the ppo policy: %s", why);
             snprintf(job->note, sizeof job->note, "ppo: refused the job");
+            ppo_note_work(job, work);
             c->counters.blocks_plan++;
             goto cleanup;
         }
-        int prc = a < 0 ? -1 : admit_ppo(c, model, &tr, job, a, why,
+        int prc = a < 0 ? -1 : admit_ppo(c, model, &tr, job, a, work, why,
                                          sizeof why);
         if (prc > 0) {
             rc = fail(err, errlen, prc, "out of memory");
@@ -2245,7 +2261,8 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
         }
     }
     if (cfg->ppo_policy && !cfg->inspect) {
-        if (!(c->ppo = lr_ctl_ppo_open(cfg->ppo_policy))) {
+        if (!(c->ppo = lr_ctl_ppo_open(cfg->ppo_policy,
+                                       cfg->ppo_mean_job_s))) {
             rc = fail(err, errlen, ENOMEM, "out of memory");
             goto fail;
         }

@@ -66,7 +66,9 @@
  * reaches.  Otherwise, or when the policy finds no feasible candidate,
  * the intent is admitted as cdynp would be, and the job's note says
  * "ppo: <why>; planned by cdynp".  The note of a ppo decision names the
- * candidate.
+ * candidate, and for a policy trained with known work the work X it was
+ * shown ("work 1.73 x mean", from the intent's iterations; an intent
+ * without iterations falls back to CDynP for such a policy).
  * Recovery (lr_ctl_new): jobs caught in provisioning are rolled back
  * (failed, "interrupted by a restart"), jobs caught in releasing are
  * finished, and every device is reconciled with the store, all on the
@@ -159,6 +161,10 @@ struct lr_ctl_config {
      * docs/ppo.md "In the controller".  A missing or incompatible file
      * is not an error: lr_ctl_ppo_status() says why. */
     const char *ppo_policy;
+    /* ppo-mean-job-s: the seconds a ppo policy trained with known work
+     * takes for its unit of time (an intent's iterations become its work
+     * X = iterations x T_ref / this); 0: the default, 3600. */
+    double ppo_mean_job_s;
 };
 
 struct lr_ctl_counters {

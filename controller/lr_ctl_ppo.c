@@ -1,5 +1,7 @@
 /* lr_ctl_ppo: the trained policy in the controller; see lr_ctl_ppo.h. */
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@ struct lr_ctl_ppo {
     struct lr_jenv_config cfg;
     struct lr_jenv *env;              /* NULL: not bound or unusable */
     float *obs;
+    double mean_job_s;                /* ppo-mean-job-s, seconds */
     bool mix_ok;                      /* the file's job mix parsed */
     char why[768];                    /* empty: usable */
 };
@@ -48,6 +51,9 @@ parse_mix(struct lr_ctl_ppo *p)
         /* Its GPU shares: a candidate's GPU counts (lr_jenv_cand_gpus)
          * are those of its share, which admit_ppo realises. */
         .n_splits = p->meta.n_splits,
+        /* One more observation: the pending job's work, which
+         * lr_ctl_ppo_decide() takes from the intent's iterations. */
+        .known_work = p->meta.known_work,
     };
     memcpy(c->splits, p->meta.splits, sizeof c->splits);
     snprintf(buf, sizeof buf, "%s", p->meta.models);
@@ -81,25 +87,19 @@ parse_mix(struct lr_ctl_ppo *p)
 }
 
 struct lr_ctl_ppo *
-lr_ctl_ppo_open(const char *path)
+lr_ctl_ppo_open(const char *path, double mean_job_s)
 {
     struct lr_ctl_ppo *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     snprintf(p->path, sizeof p->path, "%s", path);
+    p->mean_job_s = mean_job_s > 0 && isfinite(mean_job_s)
+                    ? mean_job_s : LR_CTL_PPO_MEAN_JOB_S;
     char err[512];
     if (lr_policy_load(path, &p->meta, &p->agent, err, sizeof err)) {
         p->agent = NULL;
         set_why(p, "%s; fix ppo-policy in the configuration or train the "
                 "policy again (lightrail train)", err);
-        return p;
-    }
-    if (p->meta.known_work) {
-        /* Its observation has each job's length, which an intent does
-         * not carry: any number given to it would be made up. */
-        set_why(p, "%s: trained observing each job's length "
-                "(known-work=1), which intents do not carry: train the "
-                "policy without --known-work", path);
         return p;
     }
     if (!parse_mix(p)) {
@@ -215,15 +215,38 @@ lr_ctl_ppo_class(const struct lr_ctl_ppo *p, const struct lr_intent *in,
 
 int
 lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
-                  int nw, int model, int demand, char *why, size_t len)
+                  int nw, int model, int demand, uint64_t iterations,
+                  double *work, char *why, size_t len)
 {
+    *work = -1;
     if (!p->env) {
         snprintf(why, len, "%s", p->why);
         return -1;
     }
+    if (p->meta.known_work && iterations == 0) {
+        snprintf(why, len, "the ppo policy reads each job's length: give "
+                 "iterations in the intent");
+        return -1;
+    }
     if (lr_jenv_set_state(p->env, used, occ, nw, why, len))
         return -1;
-    if (lr_jenv_present(p->env, model, demand) <= 0) {
+    int n = lr_jenv_present(p->env, model, demand);
+    if (n > 0 && p->meta.known_work) {
+        /* T_ref is the class's, read once the class is pending; the
+         * same class is then presented again with its work (the mask is
+         * the same: the state did not change). */
+        double x = (double) iterations * lr_jenv_job_tref(p->env)
+                   / p->mean_job_s;
+        if (!(x > 0) || !isfinite(x)) {
+            snprintf(why, len, "iterations %" PRIu64 " give the policy "
+                     "no usable work (%g x mean): give a smaller count",
+                     iterations, x);
+            return -1;
+        }
+        n = lr_jenv_present_work(p->env, model, demand, x);
+        *work = x;
+    }
+    if (n <= 0) {
         snprintf(why, len, "no candidate of the policy is feasible now "
                  "(GPUs or spectrum)");
         return -1;

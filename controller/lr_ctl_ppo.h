@@ -26,6 +26,21 @@
  * "refused by the ppo policy: ..." (no fallback to CDynP: the refusal is
  * the policy's decision, as in `lightrail sim`).
  *
+ * A policy trained with known work (`lightrail train --known-work`,
+ * known-work=1 in its file) observes each job's length: its work X, the
+ * job's duration at its best placement over the mean duration the
+ * policy's unit of time stands for.  The controller builds the
+ * environment with known_work and takes X from the intent:
+ *     X = iterations x T_ref / mean_job_s,
+ * T_ref the class's least iteration time on an empty network (seconds:
+ * lr_jenv_job_tref() once the class is presented, the environment's own
+ * table, so the same T_ref the policy was trained with), mean_job_s the
+ * configuration's ppo-mean-job-s (default 3600 s); the class is then
+ * presented with X (lr_jenv_present_work).  An intent without
+ * iterations cannot be decided by such a policy: it falls back to CDynP
+ * with "the ppo policy reads each job's length ...: give iterations in
+ * the intent".  A policy without known work ignores iterations.
+ *
  * An intent maps to a job class when its model is one of the file's
  * models (a preset, by name), its batch and microbatch are the file's,
  * and some GPU demand of the file lies in [gpus min, gpus max]: the
@@ -50,8 +65,14 @@
 
 struct lr_ctl_ppo;
 
-/* Loads 'path'; on failure the object says why (lr_ctl_ppo_why()). */
-struct lr_ctl_ppo *lr_ctl_ppo_open(const char *path);
+/* The default of ppo-mean-job-s (lightrail-config), seconds. */
+#define LR_CTL_PPO_MEAN_JOB_S 3600.0
+
+/* Loads 'path'; on failure the object says why (lr_ctl_ppo_why()).
+ * 'mean_job_s' is the duration in seconds the policy's unit of time
+ * stands for (ppo-mean-job-s; not positive: the default), read only by
+ * a policy trained with known work. */
+struct lr_ctl_ppo *lr_ctl_ppo_open(const char *path, double mean_job_s);
 void lr_ctl_ppo_free(struct lr_ctl_ppo *);
 
 /* Builds the environment over 'topo' and 'cl' and checks the agent
@@ -74,12 +95,16 @@ int lr_ctl_ppo_class(const struct lr_ctl_ppo *, const struct lr_intent *in,
 
 /* Mirrors the state ('used' GPUs per DC, 'occ' with 'nw' words per link
  * as lr_spectrum keeps them) and asks the actor for class (model,
- * demand).  Returns the candidate (lr_jenv_cand()); LR_CTL_PPO_REFUSED
- * when the actor chose to refuse the job (why[] gives the job's least
- * slowdown then); or -1 with why[] (no feasible candidate, or a state
- * the environment refuses). */
+ * demand) with the intent's 'iterations' (0: not given; read only by a
+ * policy with known work).  '*work' is the work X presented (above), or
+ * -1 when the policy does not read it or no decision was made.  Returns
+ * the candidate (lr_jenv_cand()); LR_CTL_PPO_REFUSED when the actor
+ * chose to refuse the job (why[] gives the job's least slowdown then);
+ * or -1 with why[] (no iterations for a known-work policy, no feasible
+ * candidate, or a state the environment refuses). */
 int lr_ctl_ppo_decide(struct lr_ctl_ppo *, const int *used,
                       const uint64_t *occ, int nw, int model, int demand,
-                      char *why, size_t len);
+                      uint64_t iterations, double *work, char *why,
+                      size_t len);
 
 #endif

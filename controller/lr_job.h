@@ -48,6 +48,10 @@ struct lr_intent {
     char algorithm[16];       /* cdynp (default), exact, dp, pipedream, spp,
                                * zone, ppo */
     int priority;             /* 0 = default; higher first (informative) */
+    /* The number of training iterations the job will run, 0 when the
+     * intent does not say: a ppo policy trained with known work reads it
+     * (controller/lr_ctl_ppo.h). */
+    uint64_t iterations;
 };
 
 /* One directed lightpath carrying one direction of an inter-DC boundary:

@@ -110,6 +110,11 @@ static const char *const lr_store_migrations[] = {
     /* 2 -> 3: the planner's note on a job (lr_job.note: how an intent for
      * ppo was planned). */
     "ALTER TABLE jobs ADD COLUMN note TEXT NOT NULL DEFAULT '';",
+    /* 3 -> 4: the intent's iterations (lr_intent.iterations; 0: not
+     * given, which older rows read as).  SQLite's INTEGER is signed 64
+     * bits: a count over 2^63 - 1 is stored as the int64 of the same
+     * bits and read back to the same uint64. */
+    "ALTER TABLE jobs ADD COLUMN iterations INTEGER NOT NULL DEFAULT 0;",
 };
 #define LR_STORE_N_MIGRATIONS \
     ((int) (sizeof lr_store_migrations / sizeof lr_store_migrations[0]))
@@ -174,9 +179,9 @@ static const char *const lr_store_sql[ST_N] = {
     [ST_JOB_UPSERT] =
         "INSERT INTO jobs(name, phase, reason, model, batch, micro,"
         " gpus_min, gpus_max, algorithm, priority, iteration_s,"
-        " created_ms, updated_ms, shape, note)"
+        " created_ms, updated_ms, shape, note, iterations)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-        " ?14, ?15)"
+        " ?14, ?15, ?16)"
         " ON CONFLICT(name) DO UPDATE SET phase = excluded.phase,"
         " reason = excluded.reason, model = excluded.model,"
         " batch = excluded.batch, micro = excluded.micro,"
@@ -185,7 +190,7 @@ static const char *const lr_store_sql[ST_N] = {
         " iteration_s = excluded.iteration_s,"
         " created_ms = excluded.created_ms,"
         " updated_ms = excluded.updated_ms, shape = excluded.shape,"
-        " note = excluded.note",
+        " note = excluded.note, iterations = excluded.iterations",
     [ST_JOB_DEL_SLOTS] = "DELETE FROM slots WHERE job = ?1",
     [ST_JOB_DEL_LPS] = "DELETE FROM lightpaths WHERE job = ?1",
     [ST_JOB_DEL_GPUS] = "DELETE FROM gpus WHERE job = ?1",
@@ -208,7 +213,8 @@ static const char *const lr_store_sql[ST_N] = {
     [ST_JOB_DEL] = "DELETE FROM jobs WHERE name = ?1",
     [ST_JOB_GET] = "SELECT phase, reason, model, batch, micro, gpus_min,"
                    " gpus_max, algorithm, priority, iteration_s,"
-                   " created_ms, updated_ms, shape, note FROM jobs"
+                   " created_ms, updated_ms, shape, note, iterations"
+                   " FROM jobs"
                    " WHERE name = ?1",
     [ST_STAGES_GET] = "SELECT idx, first_layer, last_layer, dc, g"
                       " FROM stages WHERE job = ?1 ORDER BY idx",
@@ -958,6 +964,7 @@ lr_store_insert_job(struct lr_store *s, const struct lr_job *job)
     sqlite3_bind_int64(stmt, 12, job->created_ms);
     sqlite3_bind_int64(stmt, 13, job->updated_ms);
     lr_store_bind_text(stmt, 15, job->note);
+    sqlite3_bind_int64(stmt, 16, (sqlite3_int64) in->iterations);
     char shape[128];
     if (in->custom) {
         const struct lr_transformer *t = &in->shape;
@@ -1131,6 +1138,7 @@ lr_store_load_row(struct lr_store *s, const char *name, struct lr_job *out)
     out->iteration_s = lr_store_col_double(stmt, 9);
     out->created_ms = sqlite3_column_int64(stmt, 10);
     out->updated_ms = sqlite3_column_int64(stmt, 11);
+    in->iterations = (uint64_t) sqlite3_column_int64(stmt, 14);
     const char *shape = (const char *) sqlite3_column_text(stmt, 12);
     if (shape) {
         struct lr_transformer *t = &in->shape;

@@ -31,7 +31,7 @@
 
 #include "controller/lr_job.h"
 
-#define LR_STORE_SCHEMA_VERSION 3
+#define LR_STORE_SCHEMA_VERSION 4
 
 struct lr_store;
 

@@ -147,6 +147,9 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
                                       sizeof c->ppo_policy, file, err,
                                       errlen)))
         return ret;
+    /* It has a default: validation has created it. */
+    const char *mean = lr_yang_leaf(top, LR_YANG_LRCFG, "ppo-mean-job-s");
+    c->ppo_mean_job_s = mean ? strtod(mean, NULL) : 3600;
 
     lr_yang_config_str(sb, "default-driver", c->default_driver,
                        sizeof c->default_driver);

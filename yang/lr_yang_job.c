@@ -124,10 +124,16 @@ lr_yang_job_ly_err(const struct ly_ctx *ctx, LY_ERR rc,
         lr_yang_job_fix_path(where, sizeof where, schema, jobs);
         lr_yang_job_copy_line(path, pathlen, where);
         const char *m = e->msg ? e->msg : "invalid data";
+        /* libyang's words for a bare JSON number where RFC 7951 wants a
+         * string say nothing of the cure. */
+        const char *hint = strstr(m, "non-num64-encoded")
+                           ? "; 64-bit numbers are JSON strings (RFC 7951): "
+                             "quote it, e.g. \"5000\""
+                           : "";
         if (line)
-            snprintf(text, sizeof text, "%s (line %ld)", m, line);
+            snprintf(text, sizeof text, "%s%s (line %ld)", m, hint, line);
         else
-            snprintf(text, sizeof text, "%s", m);
+            snprintf(text, sizeof text, "%s%s", m, hint);
         lr_yang_job_copy_line(msg, msglen, text);
     }
     return rc == LY_EMEM ? ENOMEM : EINVAL;
@@ -253,6 +259,9 @@ lr_yang_job_read_intent(const struct lyd_node *job, struct lr_intent *out,
     out->gpus_max = (int) lr_yang_job_uint(gpus, "max");
     snprintf(out->algorithm, sizeof out->algorithm, "%s", alg ? alg : "");
     out->priority = (int) lr_yang_job_uint(job, "priority");
+    /* Optional; the schema's range keeps 0 for "not given". */
+    const char *it = lr_yang_leaf(job, LR_YANG_LRJ, "iterations");
+    out->iterations = it ? (uint64_t) strtoull(it, NULL, 10) : 0;
     return 0;
 }
 
@@ -643,6 +652,9 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
         && (rc = lyd_new_term(job, mod, "algorithm", in->algorithm, 0, NULL)))
         goto cleanup;
     if ((rc = lr_yang_job_term(job, mod, "priority", "%d", in->priority))
+        || (in->iterations
+            && (rc = lr_yang_job_term(job, mod, "iterations", "%" PRIu64,
+                                      in->iterations)))
         || (rc = lyd_new_inner(job, mod, "state", 0, &state)))
         goto cleanup;
 

@@ -200,6 +200,7 @@ struct lr_config {
     char topology_file[LR_CONFIG_PATH_MAX];
     char cluster_file[LR_CONFIG_PATH_MAX];
     char ppo_policy[LR_CONFIG_PATH_MAX];   /* "" when not configured */
+    double ppo_mean_job_s;             /* seconds, > 0; 3600 */
     char default_driver[32];           /* "dummy" */
     char dummy_dir[LR_CONFIG_PATH_MAX];    /* default: state_dir/devices */
     /* Listed devices; a device without a driver gets default_driver.  The

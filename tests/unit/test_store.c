@@ -114,6 +114,8 @@ make_job(struct lr_job *j, const char *name, int base, int first)
     j->intent.gpus_max = 16;
     snprintf(j->intent.algorithm, sizeof j->intent.algorithm, "cdynp");
     j->intent.priority = 7;
+    /* Over 2^63: SQLite's signed INTEGER must give back the same bits. */
+    j->intent.iterations = 18446744073709551000ULL;
     j->phase = LR_JOB_ACTIVE;
     j->iteration_s = 0.123456789012345;
     j->created_ms = 1700000000123LL;
@@ -151,6 +153,7 @@ assert_same_job(const struct lr_job *a, const struct lr_job *b)
     CU_ASSERT_EQUAL(a->intent.gpus_max, b->intent.gpus_max);
     CU_ASSERT_STRING_EQUAL(a->intent.algorithm, b->intent.algorithm);
     CU_ASSERT_EQUAL(a->intent.priority, b->intent.priority);
+    CU_ASSERT_EQUAL(a->intent.iterations, b->intent.iterations);
     CU_ASSERT_EQUAL(a->phase, b->phase);
     CU_ASSERT_STRING_EQUAL(a->reason, b->reason);
     CU_ASSERT_EQUAL(a->iteration_s, b->iteration_s);
@@ -584,7 +587,8 @@ test_reopen(void)
 }
 
 /* A version 1 database (before custom models) is migrated to the current
- * version with its jobs intact, and then keeps a custom shape. */
+ * version with its jobs intact (iterations 0: not given), and then keeps
+ * a custom shape, a note and iterations. */
 static void
 test_migrate_v1(void)
 {
@@ -595,13 +599,17 @@ test_migrate_v1(void)
     CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
     lr_store_close(s);
     /* Back to what version 1 wrote. */
-    CU_ASSERT_EQUAL(raw_exec("v1", "ALTER TABLE jobs DROP COLUMN note;"
+    CU_ASSERT_EQUAL(raw_exec("v1", "ALTER TABLE jobs DROP COLUMN iterations;"
+                             "ALTER TABLE jobs DROP COLUMN note;"
                              "ALTER TABLE jobs DROP COLUMN shape;"
                              "UPDATE meta SET value = 1"
                              " WHERE key = 'schema_version'"), SQLITE_OK);
     CU_ASSERT_EQUAL_FATAL(lr_store_open(db_path("v1"), &s, err, sizeof err),
                           0);
     CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), 0);
+    /* A row from before iterations reads 0: not given. */
+    CU_ASSERT_EQUAL(got.intent.iterations, 0);
+    got.intent.iterations = a.intent.iterations;
     assert_same_job(&a, &got);
     CU_ASSERT_FALSE(got.intent.custom);
     CU_ASSERT_STRING_EQUAL(got.note, "");
@@ -612,6 +620,7 @@ test_migrate_v1(void)
         LR_ARCH_LLAMA, 12, 1024, 16, 4, 2816, 32000, 2048,
     };
     snprintf(c.note, sizeof c.note, "ppo: a note survives");
+    c.intent.iterations = 123456789;
     CU_ASSERT_EQUAL(lr_store_put_job(s, &c), 0);
     lr_store_close(s);
     CU_ASSERT_EQUAL(raw_int("v1", "SELECT value FROM meta"
@@ -624,6 +633,7 @@ test_migrate_v1(void)
     CU_ASSERT_EQUAL(got.intent.shape.kv_heads, 4);
     CU_ASSERT_EQUAL(got.intent.shape.seq, 2048);
     CU_ASSERT_STRING_EQUAL(got.note, "ppo: a note survives");
+    CU_ASSERT_EQUAL(got.intent.iterations, 123456789);
     assert_check_ok(s);
     lr_store_close(s);
 }

@@ -81,12 +81,14 @@ static void
 test_embedded_modules(void)
 {
     static const struct {
-        const char *name, *file, *ns;
+        const char *name, *file, *ns, *revision;
     } mods[] = {
-        { LR_YANG_LRJ, "yang/lightrail-job.yang", "urn:lightrail:job" },
+        { LR_YANG_LRJ, "yang/lightrail-job.yang", "urn:lightrail:job",
+          "2026-12-01" },
         { LR_YANG_LRCFG, "yang/lightrail-config.yang",
-          "urn:lightrail:config" },
-        { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state" },
+          "urn:lightrail:config", "2026-12-01" },
+        { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",
+          "2026-11-30" },
     };
     for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
         size_t len;
@@ -102,7 +104,7 @@ test_embedded_modules(void)
         const struct lys_module *mod =
             ly_ctx_get_module_implemented(ctx, mods[i].name);
         CU_ASSERT_PTR_NOT_NULL_FATAL(mod);
-        CU_ASSERT_STRING_EQUAL(mod->revision, "2026-11-30");
+        CU_ASSERT_STRING_EQUAL(mod->revision, mods[i].revision);
         CU_ASSERT_STRING_EQUAL(mod->ns, mods[i].ns);
     }
 }
@@ -178,6 +180,36 @@ test_intent_defaults(void)
     }
 }
 
+/* iterations: read when given (up to 2^64 - 1), 0 when not. */
+static void
+test_intent_iterations(void)
+{
+    static const struct {
+        const char *text;
+        uint64_t want;
+    } cases[] = {
+        { "{\"lightrail-job:job\":[{\"name\":\"j1\",\"model\":\"gpt-1.9b\","
+          "\"iterations\":\"250000\"}]}", 250000 },
+        { "{\"lightrail-job:job\":[{\"name\":\"j1\",\"model\":\"gpt-1.9b\","
+          "\"iterations\":\"18446744073709551615\"}]}",
+          18446744073709551615ULL },
+        { "{\"lightrail-job:job\":[{\"name\":\"j1\",\"model\":\"gpt-1.9b\","
+          "\"iterations\":\"1\"}]}", 1 },
+        { "{\"lightrail-job:job\":[{\"name\":\"j1\","
+          "\"model\":\"gpt-1.9b\"}]}", 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct lr_intent in;
+        char path[512], msg[512];
+        int rc = parse_text(cases[i].text, &in, path, sizeof path, msg,
+                            sizeof msg);
+        if (rc)
+            fprintf(stderr, "case %zu: %s: %s\n", i, path, msg);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_EQUAL(in.iterations, cases[i].want);
+    }
+}
+
 /* Every bad body, with the data path and the reason it must give. */
 static void
 test_bad_intents(void)
@@ -233,6 +265,24 @@ test_bad_intents(void)
           "\"model\":\"gpt-1.9b\",\"algorithm\":\"greedy\"}]}}",
           "/lightrail-job:jobs/job[name='j1']/algorithm",
           "Invalid enumeration value \"greedy\"", 0 },
+        /* iterations: at least 1, a number, as a JSON string. */
+        { NULL, "{\"lightrail-job:job\":[{\"name\":\"j1\","
+          "\"model\":\"gpt-1.9b\",\"iterations\":\"0\"}]}",
+          "/lightrail-job:jobs/job[name='j1']/iterations",
+          "Unsatisfied range - value \"0\" is out of the allowed range.", 0 },
+        { NULL, "{\"lightrail-job:job\":[{\"name\":\"j1\","
+          "\"model\":\"gpt-1.9b\",\"iterations\":\"lots\"}]}",
+          "/lightrail-job:jobs/job[name='j1']/iterations",
+          "Invalid type uint64 value \"lots\".", 0 },
+        { NULL, "{\"lightrail-job:job\":[{\"name\":\"j1\","
+          "\"model\":\"gpt-1.9b\",\"iterations\":5000}]}",
+          "/lightrail-job:jobs/job[name='j1']/iterations",
+          "64-bit numbers are JSON strings (RFC 7951): quote it", 0 },
+        { NULL, "{\"lightrail-job:job\":[{\"name\":\"j1\","
+          "\"model\":\"gpt-1.9b\","
+          "\"iterations\":\"18446744073709551616\"}]}",
+          "/lightrail-job:jobs/job[name='j1']/iterations",
+          "Invalid type uint64 value", 0 },
         { NULL, "{\"lightrail-job:jobs\":{}}", "", "no job in the body", 0 },
         { NULL, "{}", "", "no job in the body", 0 },
         { NULL, "  \n", "", "empty body", 0 },
@@ -401,6 +451,8 @@ test_jobs_round_trip(void)
     snprintf(jobs[1].reason, sizeof jobs[1].reason,
              "no spectrum between dc1 and dc2");
     jobs[1].iteration_s = 9;   /* not shown: the job is not active */
+    jobs[0].intent.iterations = 18446744073709551615ULL;
+    jobs[1].intent.iterations = 0;   /* not given: not shown */
 
     int rc = lr_yang_jobs_to_json(ctx, jobs, 2, f.topo, f.cluster, &f.mods,
                                   0, &text, err, sizeof err);
@@ -424,6 +476,9 @@ test_jobs_round_trip(void)
     CHECK_VAL(tree, XP("gpus/max"), "32");
     CHECK_VAL(tree, XP("algorithm"), "cdynp");
     CHECK_VAL(tree, XP("priority"), "3");
+    CHECK_VAL(tree, XP("iterations"), "18446744073709551615");
+    CU_ASSERT_EQUAL(count(tree, "/lightrail-job:jobs/job[name='j0']/"
+                                "iterations"), 0);
     CHECK_VAL(tree, XP("state/phase"), "active");
     CHECK_VAL(tree, XP("state/iteration-time-s"), "1.234568");
     CHECK_VAL(tree, XP("state/created"), "2026-11-30T12:00:00.123+00:00");
@@ -844,6 +899,7 @@ test_config_demo(void)
     CU_ASSERT_STRING_EQUAL(c.emu_prefix, "lr");
     CU_ASSERT_DOUBLE_EQUAL(c.emu_scale, 1, 0);
     CU_ASSERT_EQUAL(c.telemetry_ms, 1000);
+    CU_ASSERT_DOUBLE_EQUAL(c.ppo_mean_job_s, 3600, 0);
 
     struct lr_topo *t = NULL;
     struct lr_cluster *cl = NULL;
@@ -901,6 +957,7 @@ test_config_full(void)
         "{\"name\":\"r2\",\"driver\":\"dummy\"}]},"
         "\"emulation\":{\"enabled\":true,\"prefix\":\"lab7\","
         "\"scale-mbps-per-gbps\":\"0.25\",\"telemetry-interval-ms\":250},"
+        "\"ppo-mean-job-s\":\"1800.5\","
         "\"log\":\"syslog\"}}";
     static struct lr_config c;
     char dir[] = "/tmp/lr-config-XXXXXX", want[512], err[1024];
@@ -935,6 +992,25 @@ test_config_full(void)
     CU_ASSERT_STRING_EQUAL(c.emu_prefix, "lab7");
     CU_ASSERT_DOUBLE_EQUAL(c.emu_scale, 0.25, 0);
     CU_ASSERT_EQUAL(c.telemetry_ms, 250);
+    CU_ASSERT_DOUBLE_EQUAL(c.ppo_mean_job_s, 1800.5, 0);
+}
+
+/* ppo-mean-job-s must be positive: 0 is refused with its path. */
+static void
+test_config_mean_job(void)
+{
+    static const char text[] =
+        "{\"lightrail-config:lightraild\":{\"listen\":{\"tls\":false},"
+        "\"state-dir\":\"s\",\"topology-file\":\"t.json\","
+        "\"cluster-file\":\"c.json\",\"ppo-mean-job-s\":\"0\"}}";
+    static struct lr_config c;
+    char dir[] = "/tmp/lr-config-XXXXXX", err[1024] = "";
+    CU_ASSERT_EQUAL(load_config_text(dir, text, &c, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "/lightrail-config:lightraild/"
+                                       "ppo-mean-job-s: Unsatisfied range"));
+    if (!strstr(err, "ppo-mean-job-s: Unsatisfied range"))
+        fprintf(stderr, "%s\n", err);
 }
 
 /* The southbound's netconf, restconf and mnoptical settings: relative
@@ -1229,6 +1305,7 @@ static CU_TestInfo tests[] = {
     { "embedded modules", test_embedded_modules },
     { "example intents", test_example_intents },
     { "intent defaults and forms", test_intent_defaults },
+    { "intent iterations", test_intent_iterations },
     { "bad intents", test_bad_intents },
     { "intent with a NUL byte", test_intent_nul },
     { "jobs round trip", test_jobs_round_trip },
@@ -1240,6 +1317,7 @@ static CU_TestInfo tests[] = {
     { "cluster not printable", test_cluster_unprintable },
     { "config: demo", test_config_demo },
     { "config: every leaf", test_config_full },
+    { "config: ppo-mean-job-s must be positive", test_config_mean_job },
     { "config: southbound settings", test_config_southbound },
     { "config: bad terminals", test_config_terminal_bad },
     { "config: netconf over TLS", test_config_netconf_tls },
