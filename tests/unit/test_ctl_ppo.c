@@ -16,6 +16,7 @@
  * agree.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -524,6 +525,254 @@ test_splits_policy(void)
         lr_model_free(models[i]);
 }
 
+/* ---- a policy trained with known work (known-work=1) ----
+ * The metro environment the shipped policy's header describes, with
+ * known_work (and the refusal action when 'refuse'): what the controller
+ * builds for such a file, so the test computes T_ref and the sizes
+ * itself. */
+struct kw_env {
+    struct lr_policy_meta meta;
+    struct lr_model *models[3];
+    struct lr_jenv *env;
+};
+
+static void
+kw_env_open(struct kw_env *k, bool refuse)
+{
+    struct lr_ppo *agent = NULL;
+    char err[512];
+    memset(k, 0, sizeof *k);
+    CU_ASSERT_EQUAL_FATAL(lr_policy_load(src("examples/policies/metro.pol"),
+                                         &k->meta, &agent, err, sizeof err),
+                          0);
+    lr_ppo_free(agent);
+    struct lr_jenv_config cfg = {
+        .load = 1, .holding = 1, .k = k->meta.k, .guard = 1,
+        .block_penalty = k->meta.block_penalty,
+        .train = { k->meta.batch, k->meta.micro, 2 },
+        .n_models = 3, .n_demands = 3, .demands = { 4, 8, 16 },
+        .refuse = refuse, .known_work = true,
+    };
+    const char *names[3] = { "bert-large", "gpt-1.9b", "llama2-7b" };
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL_FATAL(lr_model_preset(names[i], &k->models[i]), 0);
+        cfg.models[i] = k->models[i];
+    }
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(topo, cluster, &cfg, &k->env, err,
+                                      sizeof err), 0);
+    /* One feature more than the shipped policy's (two with refuse). */
+    CU_ASSERT_EQUAL(lr_jenv_obs_size(k->env),
+                    k->meta.n_obs + 1 + (refuse ? 1 : 0));
+}
+
+static void
+kw_env_close(struct kw_env *k)
+{
+    lr_jenv_free(k->env);
+    for (int i = 0; i < 3; i++)
+        lr_model_free(k->models[i]);
+}
+
+/* Weight W[row][col] and bias b[row] of weight layer 'layer' of 'm'
+ * (per layer: W out x in row-major, then b; lr_mlp.h). */
+static double *
+mlp_w(struct lr_mlp *m, int layer, int row, int col)
+{
+    double *p = m->params;
+    for (int i = 0; i < layer; i++)
+        p += m->sizes[i + 1] * (m->sizes[i] + 1);
+    return p + row * m->sizes[layer] + col;
+}
+
+static double *
+mlp_b(struct lr_mlp *m, int layer, int row)
+{
+    return mlp_w(m, layer, 0, 0) + m->sizes[layer + 1] * m->sizes[layer]
+           + row;
+}
+
+/* A known-work policy file for k's environment whose actor takes
+ * candidate 'pick' whenever it is feasible.  With k's refusal action,
+ * the actor reads the work feature only: every weight 0 but a chain
+ * from the last input (log(1 + X)) through the first unit of both
+ * hidden layers, h = tanh(tanh(log(1 + X))), to the refusal's logit
+ * 100 (h - 0.5); 'pick' has logit 0, the other candidates -100.  It
+ * refuses when h > 0.5, i.e. X > 0.854, and takes 'pick' below. */
+static void
+write_known_policy(const char *path, struct kw_env *k, int pick)
+{
+    struct lr_policy_meta meta = k->meta;
+    struct lr_ppo *r = NULL;
+    char err[512];
+    int refuse = lr_jenv_refuse_action(k->env);
+    meta.known_work = true;
+    meta.refuse = refuse >= 0;
+    meta.n_obs = lr_jenv_obs_size(k->env);
+    meta.n_act = lr_jenv_n_actions(k->env);
+    struct lr_ppo_config pc;
+    lr_ppo_defaults(&pc, meta.n_obs, meta.n_act);
+    pc.seed = 1;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&pc, &r), 0);
+    struct lr_mlp *m = r->actor;
+    CU_ASSERT_EQUAL_FATAL(m->n_layers, 3);
+    if (refuse < 0) {
+        *mlp_b(m, 2, pick) = 100;
+    } else {
+        memset(m->params, 0, (size_t) m->n_params * sizeof *m->params);
+        *mlp_w(m, 0, 0, meta.n_obs - 1) = 1;
+        *mlp_w(m, 1, 0, 0) = 1;
+        for (int a = 0; a < lr_jenv_n_cands(k->env); a++)
+            *mlp_b(m, 2, a) = a == pick ? 0 : -100;
+        *mlp_w(m, 2, refuse, 0) = 100;
+        *mlp_b(m, 2, refuse) = -50;
+    }
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &meta, r, err, sizeof err),
+                          0);
+    lr_ppo_free(r);
+}
+
+/* The first one-DC candidate feasible for gpt-1.9b on 8 GPUs on the
+ * empty network, and that class's T_ref (seconds). */
+static int
+kw_pick(struct kw_env *k, double *tref)
+{
+    CU_ASSERT_FATAL(lr_jenv_present(k->env, 1, 1) > 0);
+    *tref = lr_jenv_job_tref(k->env);
+    CU_ASSERT(*tref > 0);
+    for (int a = 0; a < lr_jenv_n_cands(k->env); a++)
+        if (lr_jenv_cand(k->env, a)->n_dcs == 1 && lr_jenv_mask(k->env)[a])
+            return a;
+    CU_FAIL_FATAL("no one-DC candidate for gpt-1.9b on 8 GPUs");
+    return -1;
+}
+
+/* A known-work policy is accepted; an intent with iterations is placed
+ * on the actor's candidate with the work X = iterations x T_ref /
+ * ppo-mean-job-s in its note (computed here by hand, for 1800 s and for
+ * the default 3600 s); the same intent without iterations falls back to
+ * CDynP saying what to do; iterations and notes survive a restart. */
+static void
+test_known_work_policy(void)
+{
+    char err[1024], path[256], want[256];
+    struct kw_env k;
+    kw_env_open(&k, false);
+    double tref;
+    int pick = kw_pick(&k, &tref);
+    const char *dcname = cluster->dcs[lr_jenv_cand(k.env, pick)->dc[0]].name;
+    snprintf(path, sizeof path, "%s/known-work.pol", dir);
+    write_known_policy(path, &k, pick);
+
+    snprintf(db, sizeof db, "%s/db%d", dir, n_db);
+    int reuse = n_db++;
+    struct lr_ctl_config cfg = { .ppo_policy = path, .ppo_mean_job_s = 1800 };
+    struct lr_ctl *c = lr_test_ctl_open(&cfg);
+    bool usable;
+    const char *why = lr_ctl_ppo_status(c, &usable);
+    CU_ASSERT(usable);
+    if (why)
+        fprintf(stderr, "known-work policy: %s\n", why);
+    struct lr_intent in = intent("k1", "gpt-1.9b", 8, 8);
+    in.iterations = 5000;
+    struct lr_job job;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    snprintf(want, sizeof want, "ppo: candidate %d, %s with 8 GPUs, work "
+             "%.2f x mean", pick, dcname, 5000 * tref / 1800);
+    CU_ASSERT_STRING_EQUAL(job.note, want);
+    fprintf(stderr, "(%s; T_ref %.4f s) ", job.note, tref);
+    CU_ASSERT_EQUAL(job.intent.iterations, 5000);
+    in = intent("k2", "gpt-1.9b", 8, 8);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_STRING_EQUAL(job.note, "ppo: the ppo policy reads each job's "
+                           "length: give iterations in the intent; planned "
+                           "by cdynp");
+    assert_consistent(c);
+    lr_ctl_free(c);
+
+    /* A restart: the intents keep their iterations, the jobs their
+     * notes. */
+    snprintf(db, sizeof db, "%s/db%d", dir, reuse);
+    cfg = (struct lr_ctl_config) { .ppo_policy = path,
+                                   .ppo_mean_job_s = 1800 };
+    c = lr_test_ctl_open(&cfg);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "k1", &job), 0);
+    CU_ASSERT_EQUAL(job.intent.iterations, 5000);
+    CU_ASSERT_STRING_EQUAL(job.note, want);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "k2", &job), 0);
+    CU_ASSERT_EQUAL(job.intent.iterations, 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+
+    /* ppo-mean-job-s not given: 3600 s, half the work. */
+    c = open_ctl(path, -1);
+    in = intent("k3", "gpt-1.9b", 8, 8);
+    in.iterations = 5000;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    snprintf(want, sizeof want, "ppo: candidate %d, %s with 8 GPUs, work "
+             "%.2f x mean", pick, dcname, 5000 * tref / 3600);
+    CU_ASSERT_STRING_EQUAL(job.note, want);
+    /* A policy without known work ignores iterations: no work noted. */
+    lr_ctl_free(c);
+    c = open_ctl(src("examples/policies/metro.pol"), -1);
+    in = intent("k4", "gpt-1.9b", 8, 8);
+    in.iterations = 5000;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(strncmp(job.note, "ppo: candidate ", 15), 0);
+    CU_ASSERT_PTR_NULL(strstr(job.note, "work"));
+    lr_ctl_free(c);
+    kw_env_close(&k);
+}
+
+/* X reaches the observation: a policy whose refusal is driven by the
+ * work feature alone (write_known_policy) places a short job of a class
+ * and refuses a long one of the same class on the same network. */
+static void
+test_known_work_decides(void)
+{
+    char err[1024], path[256], want[256];
+    struct kw_env k;
+    kw_env_open(&k, true);
+    double tref;
+    int pick = kw_pick(&k, &tref);
+    snprintf(path, sizeof path, "%s/known-work-refuse.pol", dir);
+    write_known_policy(path, &k, pick);
+    struct lr_ctl *c = open_ctl(path, -1);
+    bool usable;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    /* X = 5 and X = 0.2 at the default 3600 s, on either side of 0.854. */
+    uint64_t long_it = (uint64_t) (5 * 3600 / tref) + 1;
+    uint64_t short_it = (uint64_t) (0.2 * 3600 / tref) + 1;
+    struct lr_intent in = intent("long", "gpt-1.9b", 8, 8);
+    in.iterations = long_it;
+    struct lr_job job;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "refused by the ppo policy"));
+    snprintf(want, sizeof want, "ppo: refused the job, work %.2f x mean",
+             (double) long_it * tref / 3600);
+    CU_ASSERT_STRING_EQUAL(job.note, want);
+    for (int d = 0; d < cluster->n_dcs; d++)
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[d], 0);
+    in = intent("short", "gpt-1.9b", 8, 8);
+    in.iterations = short_it;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    snprintf(want, sizeof want, "ppo: candidate %d, %s with 8 GPUs, work "
+             "%.2f x mean", pick,
+             cluster->dcs[lr_jenv_cand(k.env, pick)->dc[0]].name,
+             (double) short_it * tref / 3600);
+    CU_ASSERT_STRING_EQUAL(job.note, want);
+    fprintf(stderr, "(long %" PRIu64 " iterations refused, short %" PRIu64
+            " placed) ", long_it, short_it);
+    assert_consistent(c);
+    lr_ctl_free(c);
+    kw_env_close(&k);
+}
+
 static CU_TestInfo tests[] = {
     { "a mapped intent takes the actor's candidate",
       test_mapped_intents_follow_the_actor },
@@ -539,6 +788,10 @@ static CU_TestInfo tests[] = {
       test_refusing_policy },
     { "a policy with uneven GPU shares places with their counts",
       test_splits_policy },
+    { "a known-work policy reads the intent's iterations",
+      test_known_work_policy },
+    { "a known-work policy's decision depends on the work",
+      test_known_work_decides },
     CU_TEST_INFO_NULL,
 };
 
