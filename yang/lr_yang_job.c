@@ -127,7 +127,7 @@ lr_yang_job_ly_err(const struct ly_ctx *ctx, LY_ERR rc,
         /* libyang's words for a bare JSON number where RFC 7951 wants a
          * string say nothing of the cure. */
         const char *hint = strstr(m, "non-num64-encoded")
-                           ? "; 64-bit numbers are JSON strings (RFC 7951): "
+                           ? " 64-bit numbers are JSON strings (RFC 7951): "
                              "quote it, e.g. \"5000\""
                            : "";
         if (line)

@@ -39,6 +39,25 @@ else
 fi
 api DELETE "$JOBS/job=gpt2"
 
+# An intent with its length: iterations (a JSON string, RFC 7951) is
+# shown back, and kept across a restart.
+printf '{"lightrail-job:job":[{"name":"iters","model":"gpt-1.9b","gpus":{"min":1,"max":8},"iterations":"250000"}]}' > "$tmp/iters.json"
+api POST $JOBS "$tmp/iters.json"
+if [ "$STATUS" = 201 ] && jq -e '."lightrail-job:job"[0].iterations == "250000"' "$tmp/body" > /dev/null; then
+    ok "POST with iterations: 201, iterations echoed"
+else
+    notok "iterations: $STATUS $(cat "$tmp/body")"
+fi
+stop_daemon
+start_daemon || notok "no restart"
+api GET "$JOBS/job=iters"
+if [ "$STATUS" = 200 ] && jq -e '."lightrail-job:job"[0].iterations == "250000"' "$tmp/body" > /dev/null; then
+    ok "iterations survive a restart"
+else
+    notok "iterations after restart: $STATUS $(cat "$tmp/body")"
+fi
+api DELETE "$JOBS/job=iters"
+
 # A snapshot of everything a request could change.
 snapshot() {
     api GET $JOBS; cp "$tmp/body" "$tmp/snap-jobs"
@@ -81,6 +100,14 @@ bad 400 "" "unknown field" POST $JOBS "$tmp/unknown.json"
 bad 400 "" "unknown model" POST $JOBS "$tmp/model.json"
 printf '{"lightrail-job:job":[{"name":"x","model":"odd","transformer":{"arch":"llama","layers":4,"hidden":64,"heads":6,"kv-heads":4,"ffn":128,"vocab":100,"seq":16}}]}' > "$tmp/kv.json"
 bad 400 "" "custom shape whose kv-heads do not divide heads" POST $JOBS "$tmp/kv.json"
+# iterations: at least 1, a number; the error names the leaf.
+for v in '"0"' '"lots"' '5000'; do
+    printf '{"lightrail-job:job":[{"name":"x","model":"gpt-1.9b","iterations":%s}]}' "$v" > "$tmp/it.json"
+    bad 400 invalid-value "iterations $v" POST $JOBS "$tmp/it.json"
+    jq -e '."ietf-restconf:errors".error[0]."error-path" | endswith("/iterations")' "$tmp/bad-body" > /dev/null \
+        && ok "iterations $v: the error names the leaf ($(jq -r '."ietf-restconf:errors".error[0]."error-message"' "$tmp/bad-body"))" \
+        || notok "iterations $v: $(cat "$tmp/bad-body")"
+done
 bad 413 "" "2 MiB body" POST $JOBS "$tmp/big.json"
 bad 401 "" "missing token" POST $JOBS "$tmp/j1.json" ""
 bad 401 "" "wrong token" GET $JOBS "" wrong-token-wrong-token
