@@ -29,6 +29,9 @@
  *    per DC and a copy of every link's occupancy), present the job
  *    (lr_jenv_present: the mask), observe, the actor's argmax; on random
  *    states (random GPUs used, random blocks booked on every link).
+ * 3c. The same for a policy trained with known work (lr_ctl_ppo.h): the
+ *    class presented, T_ref read, the class presented again with its
+ *    work X, then observe and act, on the same states.
  * 4. Does BLAS pay?  The actor's forward pass at both sizes, per sample:
  *    plain loops (what lr_mlp did before it used BLAS, kept here) against
  *    OpenBLAS on one thread, one sample at a time (dgemv, what lr_mlp
@@ -51,7 +54,7 @@
  * thread's CPU time (CLOCK_THREAD_CPUTIME_ID): the machine is shared,
  * and wall time would count the time slices of other processes; with
  * one BLAS thread the thread's CPU time is the one core's.  Latencies (3,
- * 3b) are wall clock, as a caller would see them.
+ * 3b, 3c) are wall clock, as a caller would see them.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -504,6 +507,29 @@ bench_imitate(const char *name, struct setup *s, int runs, long states)
         lr_jenv_free(envs[e]);
 }
 
+/* A random state for lightraild's decision (3b, 3c): eight blocks of 3
+ * to 9 slots tried on every link of 'sp', random GPUs used per DC, a
+ * random job class (model, demand). */
+static void
+random_state(const struct setup *s, struct lr_rng *rng,
+             struct lr_spectrum *sp, int *used, int *mi, int *di)
+{
+    lr_spectrum_reset(sp);
+    for (int l = 0; l < s->in.topo->n_links; l++)
+        for (int b = 0; b < 8; b++) {
+            int m = 3 + (int) lr_rng_below(rng, 7);
+            int n = s->in.topo->links[l].n_slots - m;
+            if (n > 0)
+                lr_spectrum_alloc(sp, &l, 1,
+                                  (int) lr_rng_below(rng, (uint32_t) n), m);
+        }
+    for (int d = 0; d < s->in.cl->n_dcs; d++)
+        used[d] = (int) lr_rng_below(rng, (uint32_t)
+                                     s->in.cl->dcs[d].n_devices + 1);
+    *mi = (int) lr_rng_below(rng, 3);
+    *di = (int) lr_rng_below(rng, 3);
+}
+
 static void
 bench(const char *name, struct setup *s, int runs, long steps, int decisions)
 {
@@ -548,20 +574,8 @@ bench(const char *name, struct setup *s, int runs, long steps, int decisions)
     int used[LR_JENV_MAX_DCS];
     char err[256];
     for (int i = 0; i < decisions; i++) {
-        lr_spectrum_reset(sp);
-        for (int l = 0; l < s->in.topo->n_links; l++)
-            for (int b = 0; b < 8; b++) {
-                int m = 3 + (int) lr_rng_below(&rng, 7);
-                int n = s->in.topo->links[l].n_slots - m;
-                if (n > 0)
-                    lr_spectrum_alloc(sp, &l, 1,
-                                      (int) lr_rng_below(&rng, (uint32_t) n),
-                                      m);
-            }
-        for (int d = 0; d < s->in.cl->n_dcs; d++)
-            used[d] = (int) lr_rng_below(&rng, (uint32_t)
-                                         s->in.cl->dcs[d].n_devices + 1);
-        int mi = (int) lr_rng_below(&rng, 3), di = (int) lr_rng_below(&rng, 3);
+        int mi, di;
+        random_state(s, &rng, sp, used, &mi, &di);
         double t0 = now_s();
         if (lr_jenv_set_state(e, used, sp->occ, sp->nw, err, sizeof err))
             exit(1);
@@ -572,11 +586,50 @@ bench(const char *name, struct setup *s, int runs, long steps, int decisions)
         lat[i] = now_s() - t0;
     }
     qsort(lat, (size_t) decisions, sizeof *lat, cmp_double);
+    double lmed = lat[decisions / 2], lp99 = lat[decisions * 99 / 100];
+    /* 3c. The same with a policy trained with known work, as
+     * lr_ctl_ppo_decide() makes it: mirror, present the class, read
+     * T_ref, present it again with X = iterations x T_ref / 3600,
+     * observe (one feature more), act; the same states (seed 99) with
+     * iterations drawn in [1000, 101000). */
+    struct lr_jenv_config kc = s->in.cfg;
+    struct lr_jenv *ek = NULL;
+    kc.known_work = true;
+    if (lr_jenv_new(s->in.topo, s->in.cl, &kc, &ek, err, sizeof err))
+        exit(1);
+    struct lr_ppo_config kpc;
+    lr_ppo_defaults(&kpc, lr_jenv_obs_size(ek), lr_jenv_n_actions(ek));
+    kpc.seed = 1;
+    struct lr_ppo *pk = NULL;
+    float *kobs = malloc((size_t) kpc.n_obs * sizeof *kobs);
+    if (!kobs || lr_ppo_new(&kpc, &pk))
+        exit(1);
+    lr_rng_seed(&rng, 99);
+    for (int i = 0; i < decisions; i++) {
+        int mi, di;
+        random_state(s, &rng, sp, used, &mi, &di);
+        double iters = 1000 + lr_rng_below(&rng, 100000);
+        double t0 = now_s();
+        if (lr_jenv_set_state(ek, used, sp->occ, sp->nw, err, sizeof err))
+            exit(1);
+        if (lr_jenv_present(ek, mi, di) > 0
+            && lr_jenv_present_work(ek, mi, di, iters * lr_jenv_job_tref(ek)
+                                                / 3600) > 0) {
+            lr_jenv_observe(ek, kobs);
+            lr_ppo_act(pk, kobs, lr_jenv_mask(ek), false, NULL, NULL);
+        }
+        lat[i] = now_s() - t0;
+    }
+    qsort(lat, (size_t) decisions, sizeof *lat, cmp_double);
     printf("| %s | %d | %d | %.0f | %.1f us | %.1f us | %.1f us | "
-           "%.1f us |\n", name, lr_jenv_n_actions(e), lr_jenv_obs_size(e),
-           env_rate, med * 1e6, p99 * 1e6,
-           lat[decisions / 2] * 1e6, lat[decisions * 99 / 100] * 1e6);
+           "%.1f us | %.1f us | %.1f us |\n", name, lr_jenv_n_actions(e),
+           lr_jenv_obs_size(e), env_rate, med * 1e6, p99 * 1e6, lmed * 1e6,
+           lp99 * 1e6, lat[decisions / 2] * 1e6,
+           lat[decisions * 99 / 100] * 1e6);
     fflush(stdout);
+    lr_ppo_free(pk);
+    free(kobs);
+    lr_jenv_free(ek);
     lr_spectrum_free(sp);
     free(lat);
     free(obs);
@@ -743,8 +796,9 @@ main(int argc, char **argv)
     if (!imitate_only)
         printf("| case | actions | observation | env steps/s (random) | "
                "decision median | decision p99 | "
-               "lightraild decision median | lightraild decision p99 |\n"
-               "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+               "lightraild decision median | lightraild decision p99 | "
+               "known-work decision median | known-work decision p99 |\n"
+               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     struct setup s, t;
     if (open_setup(ctx, mt, mc, 2.5, &s) || open_setup(ctx, nt, nc, 7, &t))
         return 1;
