@@ -1,6 +1,5 @@
 /* lr_ctl_ppo: the trained policy in the controller; see lr_ctl_ppo.h. */
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -234,15 +233,12 @@ lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
     if (n > 0 && p->meta.known_work) {
         /* T_ref is the class's, read once the class is pending; the
          * same class is then presented again with its work (the mask is
-         * the same: the state did not change). */
+         * the same: the state did not change).  X is positive and
+         * finite: iterations >= 1, T_ref finite and positive (a class
+         * that fits nowhere fails lr_jenv_new), mean_job_s > 0; even
+         * 2^64 iterations stay far within a double. */
         double x = (double) iterations * lr_jenv_job_tref(p->env)
                    / p->mean_job_s;
-        if (!(x > 0) || !isfinite(x)) {
-            snprintf(why, len, "iterations %" PRIu64 " give the policy "
-                     "no usable work (%g x mean): give a smaller count",
-                     iterations, x);
-            return -1;
-        }
         n = lr_jenv_present_work(p->env, model, demand, x);
         *work = x;
     }
