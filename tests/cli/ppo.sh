@@ -4,7 +4,8 @@
 # logs one line saying why the policy is unusable, and a ppo intent is
 # planned by CDynP with that reason in its planner-note; with the shipped
 # metro policy it logs that the policy is in use and the intent is placed
-# by the policy.  Ends with lightrail-check.
+# by the policy; a policy trained with --known-work reads the intent's
+# iterations (and ppo-mean-job-s).  Ends with lightrail-check.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 POLICY=$(cd "$srcdir" && pwd)/examples/policies/metro.pol
@@ -89,5 +90,55 @@ else
     notok "metro policy, unmapped: $STATUS $(cat "$tmp/body")"
 fi
 stop_daemon
+
+# 4. A policy trained with known work (a short run: its choices do not
+# matter here, only that it reads the intent's iterations): loaded, a
+# ppo intent with iterations is placed with its work in the note, one
+# without falls back saying what to do; ppo-mean-job-s halved doubles
+# the work of the same intent.
+if $LIGHTRAIL train --topology "$srcdir/examples/topologies/metro.json" \
+       --cluster "$srcdir/examples/clusters/metro.json" --holding work \
+       --known-work --steps 1024 --rollout 256 --hidden 16 --quiet --seed 3 \
+       --out "$D/policies/kw.pol" 2> "$tmp/err"; then
+    use_policy policies/kw.pol
+    : > "$D/log"
+    start_daemon || { notok "lightraild did not start with a known-work policy"; lr_summary; exit 1; }
+    grep -q "ppo policy .*kw.pol loaded" "$D/log" \
+        && ok "known-work policy: the start log says it is in use" \
+        || notok "known-work policy: log is $(cat "$D/log")"
+    ppo_intent k1 gpt-1.9b 8 8 | jq -c '."lightrail-job:job"[0].iterations = "200000"' > "$tmp/k1.json"
+    api POST $JOBS "$tmp/k1.json"
+    w1=$(note_of | sed -n 's/.*, work \([0-9.]*\) x mean$/\1/p')
+    if [ "$STATUS" = 201 ] && note_of | grep -q '^ppo: candidate [0-9]*, ' && [ -n "$w1" ] \
+       && jq -e '."lightrail-job:job"[0].iterations == "200000"' "$tmp/body" > /dev/null; then
+        ok "known-work policy: placed with its work ($(note_of))"
+    else
+        notok "known-work policy: $STATUS $(cat "$tmp/body")"
+    fi
+    ppo_intent k2 gpt-1.9b 8 8 > "$tmp/k2.json"
+    api POST $JOBS "$tmp/k2.json"
+    if [ "$STATUS" = 201 ] && [ "$(note_of)" = "ppo: the ppo policy reads each job's length: give iterations in the intent; planned by cdynp" ]; then
+        ok "known-work policy: an intent without iterations falls back, saying what to do"
+    else
+        notok "known-work policy, no iterations: $STATUS $(cat "$tmp/body")"
+    fi
+    api DELETE "$JOBS/job=k1"
+    stop_daemon
+    jq '."lightrail-config:lightraild"."ppo-mean-job-s" = "1800"' \
+        "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+    start_daemon || { notok "lightraild did not start with ppo-mean-job-s"; lr_summary; exit 1; }
+    sed 's/"k1"/"k3"/' "$tmp/k1.json" > "$tmp/k3.json"
+    api POST $JOBS "$tmp/k3.json"
+    w3=$(note_of | sed -n 's/.*, work \([0-9.]*\) x mean$/\1/p')
+    if [ "$STATUS" = 201 ] && [ -n "$w3" ] && [ -n "$w1" ] \
+       && awk -v a="$w1" -v b="$w3" 'BEGIN { d = b - 2 * a; exit !(d < 0.02 && d > -0.02) }'; then
+        ok "ppo-mean-job-s 1800: the same intent's work doubles ($w1 -> $w3)"
+    else
+        notok "ppo-mean-job-s: work $w1 then $w3: $STATUS $(cat "$tmp/body")"
+    fi
+    stop_daemon
+else
+    notok "train --known-work: $(cat "$tmp/err")"
+fi
 check_store "lightrail-check: consistent"
 lr_summary
