@@ -35,6 +35,7 @@ expect_bad "not both" $LIGHTRAIL job submit f.json --name x --model y
 expect_bad "go with job submit only" $LIGHTRAIL job list --model x
 expect_bad "--format wants 'text' or 'json', not 'xml'" $LIGHTRAIL job list --format xml
 expect_bad "a count wants a positive whole number, not '0'" $LIGHTRAIL job submit --name x --model y --batch 0
+expect_bad "--iterations wants a positive whole number, not '-3'" $LIGHTRAIL job submit --name x --model y --iterations -3
 expect_bad "--server wants http://HOST:PORT or https://HOST:PORT, not 'ftp://x'" $LIGHTRAIL job list --server ftp://x
 expect_bad "--cert and --key go together" $LIGHTRAIL job list --cert c.pem
 expect_bad "unknown or incomplete option '--bogus'" $LIGHTRAIL spectrum show --bogus
@@ -131,17 +132,20 @@ fi
 
 # job submit --name ...: the body built here, echoed by the fake.
 if $LIGHTRAIL job submit --name n1 --model gpt-1.9b --batch 64 --microbatch 2 \
-       --gpus-min 4 --gpus-max 8 --algorithm exact --format json > "$tmp/sub.json" \
+       --gpus-min 4 --gpus-max 8 --algorithm exact --iterations 250000 \
+       --format json > "$tmp/sub.json" \
    && jq -e '."lightrail-job:job"[0] | .name == "n1" and .model == "gpt-1.9b"
              and .batch == 64 and .microbatch == 2 and .gpus.min == 4
              and .gpus.max == 8 and .algorithm == "exact"
+             and .iterations == "250000"
              and .state.phase == "active"' "$tmp/sub.json" > /dev/null; then
     ok "job submit --name ...: the intent"
 else
     notok "job submit --name: $(cat "$tmp/sub.json")"
 fi
 if $LIGHTRAIL job submit --name n2 --model bert-large --format json \
-   | jq -e '."lightrail-job:job"[0] | has("batch") or has("gpus") or has("algorithm") | not' > /dev/null; then
+   | jq -e '."lightrail-job:job"[0] | has("batch") or has("gpus") or has("algorithm")
+            or has("iterations") | not' > /dev/null; then
     ok "job submit: what is not given is left to the server"
 else
     notok "job submit: defaults"

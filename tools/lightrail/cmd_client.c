@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ struct client_opts {
     /* job submit --name ... */
     const char *name, *model, *algorithm;
     long batch, micro, gpus_min, gpus_max;  /* 0 = leave to the server */
+    long iterations;                        /* 0 = not given */
     bool submit_opts;
     /* what is left of argv: the action and its arguments */
     char **args;
@@ -72,6 +74,7 @@ client_usage(FILE *f, enum client_cmd c)
 "usage: lightrail job submit FILE.json [OPTIONS]\n"
 "       lightrail job submit --name NAME --model MODEL [--batch B]\n"
 "                 [--microbatch b] [--gpus-min N] [--gpus-max N]\n"
+"                 [--iterations N]\n"
 "                 [--algorithm cdynp|exact|dp|pipedream|spp|zone|ppo]\n"
 "                 [OPTIONS]\n"
 "       lightrail job list [OPTIONS]\n"
@@ -90,6 +93,8 @@ client_usage(FILE *f, enum client_cmd c)
 "  --microbatch b      samples per microbatch, dividing B\n"
 "  --gpus-min N        the fewest devices the job accepts\n"
 "  --gpus-max N        the most devices the job may hold\n"
+"  --iterations N      the iterations the job will run (a ppo policy\n"
+"                      trained with --known-work reads it)\n"
 "  --algorithm A       the planner: cdynp, exact, dp, pipedream, spp,\n"
 "                      zone, or ppo (the daemon's trained policy; CDynP\n"
 "                      when it has none that fits: see the job's planner)\n");
@@ -148,7 +153,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
 {
     enum { O_SERVER = 256, O_TOKEN, O_CACERT, O_CERT, O_KEY, O_INSECURE,
            O_TIMEOUT, O_FORMAT, O_NAME, O_MODEL, O_BATCH, O_MICRO, O_GMIN,
-           O_GMAX, O_ALGO, O_DRY_RUN, O_HELP };
+           O_GMAX, O_ALGO, O_DRY_RUN, O_ITER, O_HELP };
     static const struct option longopts[] = {
         { "server", required_argument, NULL, O_SERVER },
         { "token", required_argument, NULL, O_TOKEN },
@@ -165,6 +170,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         { "gpus-min", required_argument, NULL, O_GMIN },
         { "gpus-max", required_argument, NULL, O_GMAX },
         { "algorithm", required_argument, NULL, O_ALGO },
+        { "iterations", required_argument, NULL, O_ITER },
         { "dry-run", no_argument, NULL, O_DRY_RUN },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
@@ -208,6 +214,11 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         case O_MICRO: count = &o->micro; break;
         case O_GMIN: count = &o->gpus_min; break;
         case O_GMAX: count = &o->gpus_max; break;
+        case O_ITER:
+            o->submit_opts = true;
+            if (lr_cli_parse_long(optarg, 1, LONG_MAX, &o->iterations))
+                bad = "--iterations wants a positive whole number";
+            break;
         case O_HELP:
             client_usage(stdout, c);
             return -1;
@@ -566,6 +577,8 @@ print_job(json_object *j)
     printf("  gpus        %s..%s wanted, %ld held\n", jstr(g, "min", "1"),
            jstr(g, "max", "65535"), job_devices(j));
     printf("  algorithm   %s\n", jstr(j, "algorithm", "cdynp"));
+    if (jstr(j, "iterations", NULL))
+        printf("  iterations  %s\n", jstr(j, "iterations", NULL));
     if (jstr(st, "iteration-time-s", NULL))
         printf("  iteration   %s s (predicted)\n",
                jstr(st, "iteration-time-s", NULL));
@@ -642,6 +655,12 @@ job_body_from_opts(const struct client_opts *o)
     if (o->algorithm)
         json_object_object_add(job, "algorithm",
                                json_object_new_string(o->algorithm));
+    if (o->iterations) {
+        /* uint64: a JSON string (RFC 7951, 6.1). */
+        char v[32];
+        snprintf(v, sizeof v, "%ld", o->iterations);
+        json_object_object_add(job, "iterations", json_object_new_string(v));
+    }
     json_object_array_add(list, job);
     json_object_object_add(top, "lightrail-job:job", list);
     const char *t = json_object_to_json_string_ext(
