@@ -231,15 +231,15 @@ lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
         return -1;
     int n = lr_jenv_present(p->env, model, demand);
     if (n > 0 && p->meta.known_work) {
-        /* T_ref is the class's, read once the class is pending; the
-         * same class is then presented again with its work (the mask is
-         * the same: the state did not change).  X is positive and
-         * finite: iterations >= 1, T_ref finite and positive (a class
-         * that fits nowhere fails lr_jenv_new), mean_job_s > 0; even
-         * 2^64 iterations stay far within a double. */
+        /* T_ref is the class's, read once the class is pending; then
+         * the pending job gets its work.  X is positive and finite:
+         * iterations >= 1, T_ref finite and positive (a class that fits
+         * nowhere fails lr_jenv_new), mean_job_s > 0; even 2^64
+         * iterations stay far within a double. */
         double x = (double) iterations * lr_jenv_job_tref(p->env)
                    / p->mean_job_s;
-        n = lr_jenv_present_work(p->env, model, demand, x);
+        if (lr_jenv_set_job_work(p->env, x))
+            n = -1;
         *work = x;
     }
     if (n <= 0) {

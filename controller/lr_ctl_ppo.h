@@ -35,8 +35,8 @@
  * T_ref the class's least iteration time on an empty network (seconds:
  * lr_jenv_job_tref() once the class is presented, the environment's own
  * table, so the same T_ref the policy was trained with), mean_job_s the
- * configuration's ppo-mean-job-s (default 3600 s); the class is then
- * presented with X (lr_jenv_present_work).  An intent without
+ * configuration's ppo-mean-job-s (default 3600 s); the pending job then
+ * gets X (lr_jenv_set_job_work).  An intent without
  * iterations cannot be decided by such a policy: it falls back to CDynP
  * with "the ppo policy reads each job's length ...: give iterations in
  * the intent".  A policy without known work ignores iterations.

@@ -1156,14 +1156,12 @@ lr_jenv_job_work(const struct lr_jenv *e)
 }
 
 int
-lr_jenv_present_work(struct lr_jenv *e, int model, int demand, double x)
+lr_jenv_set_job_work(struct lr_jenv *e, double x)
 {
     if (!e->cfg.known_work || !(x > 0) || !isfinite(x))
         return -1;
-    int n = lr_jenv_present(e, model, demand);
-    if (n >= 0)
-        e->job_hold = x * e->cfg.holding;
-    return n;
+    e->job_hold = x * e->cfg.holding;
+    return 0;
 }
 
 int

@@ -312,10 +312,12 @@ double lr_jenv_job_tref(const struct lr_jenv *);
  * known_work; -1 without, so that no policy can read what an intent
  * does not carry. */
 double lr_jenv_job_work(const struct lr_jenv *);
-/* lr_jenv_present() with the pending job's work X (> 0; the config must
- * have known_work): what lightraild presents for an intent that carries
- * its number of iterations.  -1 for indices out of range or X <= 0. */
-int lr_jenv_present_work(struct lr_jenv *, int model, int demand, double x);
+/* Sets the pending job's work X (> 0 and finite; the config must have
+ * known_work), after lr_jenv_present(): what lightraild does for an
+ * intent that carries its number of iterations.  The mask does not
+ * depend on X.  0, or -1 (nothing changed) without known work or for a
+ * bad X. */
+int lr_jenv_set_job_work(struct lr_jenv *, double x);
 /* The n_cands candidates for the pending job's class in the order
  * greedy prefers them: least T first, then fewer slots per direction,
  * then the lower index (those with T = inf last).  Fixed per class;

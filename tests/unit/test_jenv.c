@@ -942,14 +942,20 @@ test_known_work(void)
     CU_ASSERT_DOUBLE_EQUAL(lr_jenv_job_work(e), 0.5, 1e-12);
     lr_jenv_observe(e, obs);
     CU_ASSERT_DOUBLE_EQUAL(obs[no - 1], log1p(0.5), 1e-6);
-    /* The controller's way in: a job presented with its work. */
-    CU_ASSERT(lr_jenv_present_work(e, 0, 0, 2.5) > 0);
+    /* The controller's way in: a job presented, then given its work,
+     * which the observation shows. */
+    CU_ASSERT(lr_jenv_present(e, 0, 0) > 0);
+    CU_ASSERT_EQUAL(lr_jenv_set_job_work(e, 2.5), 0);
     CU_ASSERT_DOUBLE_EQUAL(lr_jenv_job_work(e), 2.5, 1e-12);
-    CU_ASSERT_EQUAL(lr_jenv_present_work(e, 0, 0, 0), -1);
-    CU_ASSERT_EQUAL(lr_jenv_present_work(e, 0, 0, NAN), -1);
-    CU_ASSERT_EQUAL(lr_jenv_present_work(e, 0, 1, 1), -1);
+    lr_jenv_observe(e, obs);
+    CU_ASSERT_DOUBLE_EQUAL(obs[no - 1], log1p(2.5), 1e-6);
+    CU_ASSERT_EQUAL(lr_jenv_set_job_work(e, 0), -1);
+    CU_ASSERT_EQUAL(lr_jenv_set_job_work(e, NAN), -1);
+    CU_ASSERT_EQUAL(lr_jenv_set_job_work(e, INFINITY), -1);
+    CU_ASSERT_EQUAL(lr_jenv_present(e, 0, 1), -1);
     CU_ASSERT_DOUBLE_EQUAL(lr_jenv_job_work(e), 2.5, 1e-12);
-    CU_ASSERT_EQUAL(lr_jenv_present_work(plain, 0, 0, 1), -1);
+    CU_ASSERT(lr_jenv_present(plain, 0, 0) > 0);
+    CU_ASSERT_EQUAL(lr_jenv_set_job_work(plain, 1), -1);
     free(obs);
     free(obs0);
     lr_jenv_free(e);

@@ -613,8 +613,8 @@ bench(const char *name, struct setup *s, int runs, long steps, int decisions)
         if (lr_jenv_set_state(ek, used, sp->occ, sp->nw, err, sizeof err))
             exit(1);
         if (lr_jenv_present(ek, mi, di) > 0
-            && lr_jenv_present_work(ek, mi, di, iters * lr_jenv_job_tref(ek)
-                                                / 3600) > 0) {
+            && !lr_jenv_set_job_work(ek, iters * lr_jenv_job_tref(ek)
+                                         / 3600)) {
             lr_jenv_observe(ek, kobs);
             lr_ppo_act(pk, kobs, lr_jenv_mask(ek), false, NULL, NULL);
         }
