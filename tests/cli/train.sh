@@ -338,6 +338,34 @@ expect_bad "--teacher: no policy 'rollout-oracle'" \
     $IM --teacher rollout-oracle --steps 0 --out "$tmp/x"
 expect_bad "--teacher rollout-greedy-work reads each job's length" \
     $IM --teacher rollout-greedy-work --steps 0 --out "$tmp/x"
+# rollout-ppo: the base is the agent of --init, as loaded.  With a margin
+# the rollout never clears it labels every state with that agent's own
+# choice, and a student that starts from the same weights and does not
+# move (--imitate-lr 1e-9) agrees on every one.  The agent is barely
+# trained, far from greedy: rollout-greedy agrees with it on about a
+# quarter of the states.
+if $IM --steps 512 --rollout 256 --quiet --out "$tmp/raw.pol" 2> "$tmp/err" \
+   && $IM --init "$tmp/raw.pol" --teacher rollout-ppo --rollout-samples 4 \
+       --rollout-top 2 --rollout-horizon 5 --rollout-margin 1000000 \
+       --imitate-lr 1e-9 --imitate 512 --steps 0 --out "$tmp/rp.pol" \
+       2> "$tmp/err" \
+   && grep -q '^teacher=rollout-ppo$' "$tmp/rp.pol" \
+   && grep -q 'agreement 100.00%' "$tmp/err"; then
+    ok "--teacher rollout-ppo: the rollout of the --init agent teaches"
+else
+    notok "--teacher rollout-ppo: $(cat "$tmp/err")"
+fi
+if [ -s "$tmp/raw.pol" ] \
+   && $IM --init "$tmp/raw.pol" --teacher rollout-greedy --rollout-samples 4 \
+       --rollout-top 2 --rollout-horizon 5 --rollout-margin 1000000 \
+       --imitate-lr 1e-9 --imitate 512 --steps 0 --out "$tmp/rg.pol" \
+       2> "$tmp/err" && ! grep -q 'agreement 100.00%' "$tmp/err"; then
+    ok "the same with rollout-greedy: the student disagrees"
+else
+    notok "rollout-greedy from the barely trained agent: $(cat "$tmp/err")"
+fi
+expect_bad "--teacher rollout-ppo wants --init FILE" \
+    $IM --teacher rollout-ppo --steps 0 --out "$tmp/x"
 # Known work: greedy-work as teacher needs it; the file records
 # known-work=1, sim takes it from the file (and runs greedy-work beside
 # it), and a bad value is refused; plain files have no such line.

@@ -143,7 +143,10 @@ usage(FILE *f)
 "                      the rollout policy of the baseline BASE (as\n"
 "                      lightrail sim --rollout BASE) with the --rollout-*\n"
 "                      options below; slow: a label costs a rollout\n"
-"                      decision\n"
+"                      decision; rollout-ppo: the rollout policy of the\n"
+"                      agent of --init (kept as loaded, while the student\n"
+"                      starts from its weights): one step of policy\n"
+"                      iteration\n"
 "  --init FILE         start from the weights of the policy FILE (trained\n"
 "                      for the same environment and --hidden) instead of\n"
 "                      random ones: imitation, if asked, then PPO go on\n"
@@ -260,6 +263,12 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_REFUSE: o->env.refuse = true; break;
         case O_TEACHER:
             snprintf(o->teacher_name, sizeof o->teacher_name, "%s", optarg);
+            if (!strcasecmp(optarg, "rollout-ppo")) {
+                /* the base is the agent of --init, kept frozen */
+                o->ro.base = &lr_ppo_jenv_policy;
+                o->teacher = &lr_jenv_rollout_policy;
+                break;
+            }
             if (!strncasecmp(optarg, "rollout-", 8)
                 && (o->ro.base = lr_jenv_policy_find(optarg + 8))) {
                 o->teacher = &lr_jenv_rollout_policy;
@@ -272,7 +281,8 @@ parse_args(int argc, char **argv, struct opts *o)
                              - strlen(known), "%s%s", i ? ", " : "",
                              lr_jenv_policies[i]->name);
                 lr_cli_err(CMD, "--teacher: no policy '%s'; the teachers "
-                           "are %s, and rollout-NAME for each", optarg,
+                           "are %s, rollout-NAME for each, and rollout-ppo "
+                           "(with --init)", optarg,
                            known);
                 return LR_EXIT_USAGE;
             }
@@ -337,6 +347,11 @@ parse_args(int argc, char **argv, struct opts *o)
              && o->ro.base == &lr_jenv_greedy_work)) && !o->env.known_work) {
         lr_cli_err(CMD, "--teacher %s reads each job's length: add "
                    "--known-work", o->teacher_name);
+        return LR_EXIT_USAGE;
+    }
+    if (o->ro.base == &lr_ppo_jenv_policy && !o->init) {
+        lr_cli_err(CMD, "--teacher rollout-ppo wants --init FILE: the "
+                   "agent whose rollout teaches");
         return LR_EXIT_USAGE;
     }
     if (have_steps && !o->steps && !o->imitate) {
@@ -426,10 +441,13 @@ blocking_since(struct envs *v)
 
 /* --init: copies the actor's and the critic's weights of the policy file
  * 'path' into 'ppo' (the same sizes), and its teacher= and imitate= into
- * 'meta' unless this run imitates.  Returns an exit status, with one line
- * on stderr unless 0. */
+ * 'meta' unless this run imitates.  With 'keep' non-NULL the loaded agent
+ * is left in *keep, unchanged by training (the caller frees it): the base
+ * of --teacher rollout-ppo.  Returns an exit status, with one line on
+ * stderr unless 0. */
 static int
-init_weights(const char *path, struct lr_ppo *ppo, struct lr_policy_meta *meta)
+init_weights(const char *path, struct lr_ppo *ppo, struct lr_policy_meta *meta,
+             struct lr_ppo **keep)
 {
     struct lr_policy_meta im;
     struct lr_ppo *from = NULL;
@@ -460,7 +478,10 @@ init_weights(const char *path, struct lr_ppo *ppo, struct lr_policy_meta *meta)
         snprintf(meta->teacher, sizeof meta->teacher, "%s", im.teacher);
         meta->imitate = im.imitate;
     }
-    lr_ppo_free(from);
+    if (keep)
+        *keep = from;
+    else
+        lr_ppo_free(from);
     return LR_EXIT_OK;
 }
 
@@ -625,6 +646,7 @@ lr_cmd_train(int argc, char **argv)
     pc.seed = o.seed;
     struct lr_ppo *ppo = NULL;
     struct lr_jenv_rollout *ro = NULL;
+    struct lr_ppo *base_agent = NULL;     /* rollout-ppo's base, frozen */
     /* Per environment e: its state, row e of the observations and masks,
      * its action, log-probability, value, bootstrap value, steps in the
      * episode, episodes begun, end flag, and metrics at the rollout's
@@ -679,7 +701,9 @@ lr_cmd_train(int argc, char **argv)
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
-    if (o.init && (rc = init_weights(o.init, ppo, &meta)))
+    if (o.init && (rc = init_weights(o.init, ppo, &meta,
+                                     o.ro.base == &lr_ppo_jenv_policy
+                                     ? &base_agent : NULL)))
         goto cleanup;
     envs[0] = j.env;
     for (int e = 1; e < N; e++)
@@ -698,6 +722,8 @@ lr_cmd_train(int argc, char **argv)
         void *targ = o.teacher == &lr_jenv_greedy_work ? &o.work_cap : NULL;
         if (o.teacher == &lr_jenv_rollout_policy) {
             o.ro.base_arg = o.ro.base == &lr_jenv_greedy_work ? &o.work_cap
+                            : o.ro.base == &lr_ppo_jenv_policy
+                            ? (void *) base_agent
                             : NULL;
             if (lr_jenv_rollout_new(envs[0], &o.ro, &ro)) {
                 lr_cli_err(CMD, "out of memory for the rollout teacher");
@@ -799,6 +825,7 @@ lr_cmd_train(int argc, char **argv)
     }
 cleanup:
     lr_jenv_rollout_free(ro);
+    lr_ppo_free(base_agent);
     lr_plot_free(plot);
     lr_ppo_free(ppo);
     if (envs)
