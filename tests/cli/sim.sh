@@ -95,26 +95,28 @@ else
     notok "greedy-work: $(cat "$tmp/kw.json" "$tmp/kw0.json")"
 fi
 
-# The shipped known-work agent (examples/policies/nsfnet6-known-work.pol):
-# sim takes known work from its file without --known-work, and on the
-# same arrivals it refuses jobs and blocks fewer than greedy (both seeds).
+# The shipped known-work agents (examples/policies/nsfnet6-known-work*.pol):
+# sim takes known work from the file without --known-work, and on the
+# same arrivals each refuses jobs and blocks fewer than greedy (both
+# seeds).
 NS="$LIGHTRAIL sim --topology $srcdir/examples/topologies/nsfnet.json
     --cluster $srcdir/examples/clusters/nsfnet6.json --holding work
     --loads 2.8:2.8:1 --seeds 2 --seed 2001 --arrivals 5000 --quiet
     --format json"
-if $NS --policy greedy \
-       --policy-file "$srcdir/examples/policies/nsfnet6-known-work.pol" \
-       > "$tmp/nkw.json" \
-   && jq -s -e '.[1].policy == "ppo" and .[1].known_work
-                and .[1].refused > 0 and .[0].refused == 0
-                and .[1].blocking_per_seed[0] < .[0].blocking_per_seed[0]
-                and .[1].blocking_per_seed[1] < .[0].blocking_per_seed[1]
-                and .[1].mean_iteration_s <= .[0].mean_iteration_s' \
-       "$tmp/nkw.json" > /dev/null; then
-    ok "shipped known-work agent: known work from its file, blocks less than greedy"
-else
-    notok "nsfnet6-known-work.pol: $(cat "$tmp/nkw.json")"
-fi
+for pol in nsfnet6-known-work.pol nsfnet6-known-work-pi.pol; do
+    if $NS --policy greedy --policy-file "$srcdir/examples/policies/$pol" \
+           > "$tmp/nkw.json" \
+       && jq -s -e '.[1].policy == "ppo" and .[1].known_work
+                    and .[1].refused > 0 and .[0].refused == 0
+                    and .[1].blocking_per_seed[0] < .[0].blocking_per_seed[0]
+                    and .[1].blocking_per_seed[1] < .[0].blocking_per_seed[1]
+                    and .[1].mean_iteration_s <= .[0].mean_iteration_s' \
+           "$tmp/nkw.json" > /dev/null; then
+        ok "shipped $pol: known work from its file, blocks less than greedy"
+    else
+        notok "$pol: $(cat "$tmp/nkw.json")"
+    fi
+done
 
 # The rollout policy of greedy: with a margin no estimate clears it is
 # greedy, decision for decision; with none it leaves greedy sometimes.
