@@ -263,6 +263,7 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_REFUSE: o->env.refuse = true; break;
         case O_TEACHER:
             snprintf(o->teacher_name, sizeof o->teacher_name, "%s", optarg);
+            o->ro.base = NULL;            /* the last --teacher counts */
             if (!strcasecmp(optarg, "rollout-ppo")) {
                 /* the base is the agent of --init, kept frozen */
                 o->ro.base = &lr_ppo_jenv_policy;
