@@ -150,8 +150,9 @@ masked_softmax(const double *logits, const uint8_t *mask, int n,
     return mx + log(s);
 }
 
-/* A draw from the masked policy 'probs', or the allowed action of the
- * largest logit; at least one action is allowed. */
+/* A draw from the masked policy 'probs', or (sample false; 'probs' may
+ * then be NULL) the allowed action of the largest logit, -1 when none
+ * is allowed. */
 static int
 choose(struct lr_ppo *p, const double *logits, const double *probs,
        const uint8_t *mask, bool sample)
@@ -183,12 +184,21 @@ lr_ppo_act(struct lr_ppo *p, const float *obs, const uint8_t *mask,
     for (int i = 0; i < p->cfg.n_obs; i++)
         p->x[i] = obs[i];
     lr_mlp_forward(p->actor, p->x, p->logits);
-    double lz = masked_softmax(p->logits, mask, n, p->probs);
-    if (lz == -INFINITY)
-        return -1;
-    int a = choose(p, p->logits, p->probs, mask, sample);
-    if (logp)
-        *logp = p->logits[a] - lz;
+    int a;
+    if (!sample && !logp) {
+        /* The most probable allowed action is the largest allowed
+         * logit: no softmax (a fifth of a rollout's time with it). */
+        a = choose(p, p->logits, NULL, mask, false);
+        if (a < 0)
+            return -1;
+    } else {
+        double lz = masked_softmax(p->logits, mask, n, p->probs);
+        if (lz == -INFINITY)
+            return -1;
+        a = choose(p, p->logits, p->probs, mask, sample);
+        if (logp)
+            *logp = p->logits[a] - lz;
+    }
     if (value) {
         double v;
         lr_mlp_forward(p->critic, p->x, &v);

@@ -535,7 +535,8 @@ test_learns_masked_bandit(void)
 }
 
 /* Random masks, random observations, sampled and greedy: never a masked
- * action; nothing allowed gives -1. */
+ * action; nothing allowed gives -1; greedy without logp (no softmax)
+ * chooses as greedy with it. */
 static void
 test_masks_never_violated(void)
 {
@@ -561,6 +562,9 @@ test_masks_never_violated(void)
             bad += a != -1;
         else
             bad += a < 0 || !mask[a] || !(logp <= 0) || !isfinite(logp);
+        /* Greedy without logp skips the softmax: the same action. */
+        if (!(s % 2))
+            bad += lr_ppo_act(p, obs, mask, false, NULL, NULL) != a;
         if (any && lr_ppo_store(p, obs, mask, a, logp, v,
                                 lr_rng_uniform(&r), false))
             lr_ppo_update(p, 0, NULL);
