@@ -381,6 +381,14 @@ struct lr_jenv_policy {
      * to refuse.  'arg' is the policy's own state (NULL for baselines). */
     int (*choose)(void *arg, const struct lr_jenv *, const uint8_t *mask,
                   struct lr_rng *rng);
+    /* NULL, or the decisions of the pending jobs of n environments at
+     * once (act[i] for env[i], each as 'choose' would decide it, up to
+     * rounding), for a policy that draws no random numbers: the futures
+     * of a rollout (lr_jenv_advantage.h) then run side by side, so that
+     * a network decides them in one batched pass.  Returns 0, or a
+     * positive errno value (act[] is then undefined). */
+    int (*choose_batch)(void *arg, int n, struct lr_jenv *const *env,
+                        int *act);
 };
 
 extern const struct lr_jenv_policy lr_jenv_static, lr_jenv_nearest,

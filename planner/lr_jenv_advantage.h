@@ -54,16 +54,22 @@ struct lr_jenv_q {
 };
 
 /* Fills q[0..n-1] for the pending job of 'e' (not changed), the
- * differences against q[ref].  'work' is a clone of e's environment
- * (lr_jenv_clone), used for the futures.  'base' decides after the first
- * action ('base_arg' its state), its draws seeded per future.  EINVAL
- * for n < 1, ref out of range, samples < 2, horizon < 1, no pending job,
- * an action that is neither feasible nor -1, a 'work' of another
- * environment or an unknown mode; ENOMEM. */
-int lr_jenv_qvalues(const struct lr_jenv *e, struct lr_jenv *work,
-                    const struct lr_jenv_policy *base, void *base_arg,
-                    struct lr_jenv_q *q, int n, int ref, int samples,
-                    long horizon, uint64_t seed,
+ * differences against q[ref].  work[0..n_work-1] are clones of e's
+ * environment (lr_jenv_clone), where the futures run.  'base' decides
+ * after the first action ('base_arg' its state), its draws seeded per
+ * future.  A base with choose_batch runs floor(n_work / n) futures of
+ * all n actions side by side, deciding their pending jobs in one call
+ * each step (a network's batched pass); the sums are taken in the same
+ * order, so the result is the one of the futures one at a time (in
+ * work[0]) whenever choose_batch decides as choose does.  EINVAL for
+ * n < 1, ref out of range, samples < 2, horizon < 1, n_work < 1, no
+ * pending job, an action that is neither feasible nor -1, a 'work' of
+ * another environment or an unknown mode; ENOMEM; choose_batch's
+ * error. */
+int lr_jenv_qvalues(const struct lr_jenv *e, struct lr_jenv *const *work,
+                    int n_work, const struct lr_jenv_policy *base,
+                    void *base_arg, struct lr_jenv_q *q, int n, int ref,
+                    int samples, long horizon, uint64_t seed,
                     enum lr_jenv_fork_mode mode);
 
 /* Fills q[].action with the alternatives of the pending job of 'e': 'base'

@@ -227,38 +227,39 @@ random_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
 }
 
 const struct lr_jenv_policy lr_jenv_static = {
-    "static", "first feasible in a fixed order (DC 0 first)", static_choose,
+    "static", "first feasible in a fixed order (DC 0 first)",
+    static_choose, NULL,
 };
 const struct lr_jenv_policy lr_jenv_nearest = {
-    "nearest", "DCs nearest the job's origin ROADM", nearest_choose,
+    "nearest", "DCs nearest the job's origin ROADM", nearest_choose, NULL,
 };
 const struct lr_jenv_policy lr_jenv_resource = {
     "resource", "most free GPUs left in the fullest chosen DC",
-    resource_choose,
+    resource_choose, NULL,
 };
 const struct lr_jenv_policy lr_jenv_greedy = {
-    "greedy", "least predicted iteration time now", greedy_choose,
+    "greedy", "least predicted iteration time now", greedy_choose, NULL,
 };
 const struct lr_jenv_policy lr_jenv_zone = {
     "zone", "fewest DCs, then throughput, delay and spectrum telemetry",
-    zone_choose,
+    zone_choose, NULL,
 };
 const struct lr_jenv_policy lr_jenv_cdynp = {
-    "cdynp", "CDynP's DC chain at 100G, then KSP-FF", cdynp_choose,
+    "cdynp", "CDynP's DC chain at 100G, then KSP-FF", cdynp_choose, NULL,
 };
 const struct lr_jenv_policy lr_jenv_random = {
-    "random", "uniform among the feasible", random_choose,
+    "random", "uniform among the feasible", random_choose, NULL,
 };
 
 const struct lr_jenv_policy lr_jenv_greedy_cap = {
     "greedy-cap", "greedy, but refuses a job slowed more than theta "
-    "(--cap)", greedy_cap_choose,
+    "(--cap)", greedy_cap_choose, NULL,
 };
 
 const struct lr_jenv_policy lr_jenv_greedy_work = {
     "greedy-work", "greedy, but refuses a job that would take more than "
     "theta of the cluster's GPU-time (--work-cap; needs --known-work)",
-    greedy_work_choose,
+    greedy_work_choose, NULL,
 };
 
 const struct lr_jenv_policy *const lr_jenv_policies[] = {

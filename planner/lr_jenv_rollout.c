@@ -8,9 +8,14 @@
 #include "planner/lr_jenv_rollout.h"
 #include "planner/lr_rng.h"
 
+/* Futures of every alternative run side by side, for a base with
+ * choose_batch: a batch of LR_ROLLOUT_SIDE x (alternatives) rows. */
+#define LR_ROLLOUT_SIDE 16
+
 struct lr_jenv_rollout {
     struct lr_jenv_rollout_config cfg;
-    struct lr_jenv *work;         /* owned: the futures run here */
+    struct lr_jenv **work;        /* owned: n_work clones, the futures */
+    int n_work;
     struct lr_jenv_q *q;          /* owned: n_cands + 1 alternatives */
     struct lr_jenv_rollout_stats st;
 };
@@ -28,11 +33,21 @@ lr_jenv_rollout_new(const struct lr_jenv *e,
     if (!r)
         return ENOMEM;
     r->cfg = *cfg;
+    int n_alt = lr_jenv_n_cands(e) + 1;
+    if (cfg->top > 0 && cfg->top + 2 < n_alt)
+        n_alt = cfg->top + 2;
+    int n_work = cfg->base->choose_batch ? LR_ROLLOUT_SIDE * n_alt : 1;
     r->q = malloc(((size_t) lr_jenv_n_cands(e) + 1) * sizeof *r->q);
-    if (!r->q || lr_jenv_clone(e, &r->work)) {
+    r->work = calloc((size_t) n_work, sizeof *r->work);
+    if (!r->q || !r->work) {
         lr_jenv_rollout_free(r);
         return ENOMEM;
     }
+    for (r->n_work = 0; r->n_work < n_work; r->n_work++)
+        if (lr_jenv_clone(e, &r->work[r->n_work])) {
+            lr_jenv_rollout_free(r);
+            return ENOMEM;
+        }
     *out = r;
     return 0;
 }
@@ -42,7 +57,9 @@ lr_jenv_rollout_free(struct lr_jenv_rollout *r)
 {
     if (!r)
         return;
-    lr_jenv_free(r->work);
+    for (int i = 0; i < r->n_work; i++)
+        lr_jenv_free(r->work[i]);
+    free(r->work);
     free(r->q);
     free(r);
 }
@@ -82,8 +99,8 @@ rollout_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
                                       ? LR_JENV_FORK_KNOWN_WORK
                                       : LR_JENV_FORK_OBSERVABLE;
     if (c->screen > 0) {
-        if (lr_jenv_qvalues(e, r->work, c->base, c->base_arg, r->q, n, 0,
-                            c->screen, c->horizon, seed, mode))
+        if (lr_jenv_qvalues(e, r->work, r->n_work, c->base, c->base_arg,
+                            r->q, n, 0, c->screen, c->horizon, seed, mode))
             return b;
         int k = 1;
         for (int i = 1; i < n; i++)
@@ -96,8 +113,8 @@ rollout_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
         /* Fresh futures: seeds past the screen's. */
         seed += (uint64_t) c->screen;
     }
-    if (lr_jenv_qvalues(e, r->work, c->base, c->base_arg, r->q, n, 0,
-                        c->samples, c->horizon, seed, mode))
+    if (lr_jenv_qvalues(e, r->work, r->n_work, c->base, c->base_arg,
+                        r->q, n, 0, c->samples, c->horizon, seed, mode))
         return b;
     int best = 0;
     for (int i = 1; i < n; i++)
@@ -113,5 +130,5 @@ rollout_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
 const struct lr_jenv_policy lr_jenv_rollout_policy = {
     "rollout",
     "the base policy improved by Monte Carlo rollouts of each alternative",
-    rollout_choose,
+    rollout_choose, NULL,
 };

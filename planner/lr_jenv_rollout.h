@@ -39,7 +39,14 @@
  * when k alternatives pass);
  * the 'min_gpus' filter spends it only on jobs that ask for at least
  * that many GPUs (the large jobs are where the base's choices cost
- * most, docs/ppo.md "Is greedy nearly optimal?").
+ * most, docs/ppo.md "Is greedy nearly optimal?").  A base with
+ * choose_batch (the agent: lr_ppo_jenv_policy) decides 16 futures of
+ * every alternative side by side, one batched pass of its network per
+ * step instead of one pass per future (lr_jenv_qvalues; 16 x (top + 2)
+ * clones of the environment), 1.6 times faster (docs/benchmarks.md).
+ * The batched pass is in single precision (lr_mlp.h), so a future where
+ * two of the agent's logits nearly tie may go the other way than with
+ * the agent's one-at-a-time pass (double).
  *
  * Deterministic: the futures' seeds come from the rng the caller passes
  * to choose (lr_jenv_run seeds it per run).

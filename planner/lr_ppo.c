@@ -53,6 +53,8 @@ lr_ppo_free(struct lr_ppo *p)
     free(p->db);
     free(p->vb);
     free(p->gvb);
+    free(p->ob);
+    free(p->mb);
     free(p);
 }
 
@@ -115,10 +117,13 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
     p->db = malloc(cap * c->n_act * sizeof *p->db);
     p->vb = malloc(cap * sizeof *p->vb);
     p->gvb = malloc(cap * sizeof *p->gvb);
+    p->ob = malloc(cap * c->n_obs * sizeof *p->ob);
+    p->mb = malloc(cap * c->n_act * sizeof *p->mb);
     if (!p->obs || !p->mask || !p->act || !p->logp || !p->value
         || !p->reward || !p->done || !p->adv || !p->ret || !p->logits
         || !p->probs || !p->dlogits || !p->x || !p->fobs || !p->perm
-        || !p->xb || !p->lb || !p->pb || !p->db || !p->vb || !p->gvb) {
+        || !p->xb || !p->lb || !p->pb || !p->db || !p->vb || !p->gvb
+        || !p->ob || !p->mb) {
         lr_ppo_free(p);
         return ENOMEM;
     }
@@ -220,6 +225,10 @@ lr_ppo_act_batch(struct lr_ppo *p, int n, const float *obs,
         const double *z = p->lb + (size_t) r * c->n_act;
         double *pr = p->pb + (size_t) r * c->n_act;
         const uint8_t *mk = mask + (size_t) r * c->n_act;
+        if (!sample && !logp) {
+            act[r] = choose(p, z, NULL, mk, false);   /* as lr_ppo_act */
+            continue;
+        }
         double lz = lr_simd_masked_softmax(z, mk, (size_t) c->n_act, pr);
         int a = lz == -INFINITY ? -1 : choose(p, z, pr, mk, sample);
         act[r] = a;
@@ -674,6 +683,35 @@ ppo_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
     return lr_ppo_act(p, p->fobs, mask, false, NULL, NULL);
 }
 
+/* The same decisions for n environments, 'cap' rows per batched pass
+ * (lr_ppo_act_batch: single precision, so a near tie of two logits may
+ * go the other way than in ppo_choose's double pass). */
+static int
+ppo_choose_batch(void *arg, int n, struct lr_jenv *const *env, int *act)
+{
+    struct lr_ppo *p = arg;
+    const struct lr_ppo_config *c = &p->cfg;
+    for (int i = 0; i < n; i++)
+        if (lr_jenv_obs_size(env[i]) != c->n_obs
+            || lr_jenv_n_actions(env[i]) != c->n_act)
+            return EINVAL;
+    for (int done = 0; done < n; done += p->cap) {
+        int k = n - done < p->cap ? n - done : p->cap;
+        for (int r = 0; r < k; r++) {
+            const struct lr_jenv *e = env[done + r];
+            lr_jenv_observe(e, p->ob + (size_t) r * c->n_obs);
+            memcpy(p->mb + (size_t) r * c->n_act, lr_jenv_mask(e),
+                   (size_t) c->n_act);
+        }
+        int rc = lr_ppo_act_batch(p, k, p->ob, p->mb, false, act + done,
+                                  NULL, NULL);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 const struct lr_jenv_policy lr_ppo_jenv_policy = {
     "ppo", "trained actor, most probable allowed action", ppo_choose,
+    ppo_choose_batch,
 };

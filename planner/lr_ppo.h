@@ -123,6 +123,10 @@ struct lr_ppo {
     int cap;
     float *xb;                /* observations of a minibatch */
     double *lb, *pb, *db, *vb, *gvb;
+    /* Observations and masks of lr_ppo_jenv_policy's batched decisions
+     * ('cap' rows). */
+    float *ob;
+    uint8_t *mb;
 };
 
 /* EINVAL for sizes < 1, bad coefficients, or n_envs < 1 or not dividing

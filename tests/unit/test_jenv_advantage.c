@@ -101,7 +101,7 @@ test_by_hand(void)
     struct lr_jenv *w, *e = make(1e-9, 1, &w);
     struct lr_jenv_q q[3] = { { .action = 0 }, { .action = 1 },
                               { .action = -1 } };
-    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, w, &lr_jenv_greedy, NULL, q, 3, 0,
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, &w, 1, &lr_jenv_greedy, NULL, q, 3, 0,
                                     50, 5, 7, OBS), 0);
     CU_ASSERT_DOUBLE_EQUAL(q[0].blocked, 0, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(q[1].blocked, 0, 1e-12);
@@ -125,7 +125,7 @@ test_greedy_is_not_best_here(void)
     lr_rng_seed(&r, 1);
     CU_ASSERT_EQUAL(lr_jenv_greedy.choose(NULL, e, lr_jenv_mask(e), &r), 0);
     struct lr_jenv_q q[2] = { { .action = 0 }, { .action = 1 } };
-    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, w, &lr_jenv_greedy, NULL, q, 2, 0,
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, &w, 1, &lr_jenv_greedy, NULL, q, 2, 0,
                                     400, 10, 11, OBS), 0);
     CU_ASSERT(q[1].blocked < q[0].blocked);
     CU_ASSERT(q[1].diff < -5 * q[1].diff_se);
@@ -133,18 +133,84 @@ test_greedy_is_not_best_here(void)
     CU_ASSERT_DOUBLE_EQUAL(q[1].diff, q[1].blocked - q[0].blocked, 1e-9);
     /* The same seed gives the same numbers; 'e' was not moved. */
     struct lr_jenv_q p[2] = { { .action = 0 }, { .action = 1 } };
-    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, w, &lr_jenv_greedy, NULL, p, 2, 0,
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, &w, 1, &lr_jenv_greedy, NULL, p, 2, 0,
                                     400, 10, 11, OBS), 0);
     CU_ASSERT(memcmp(p, q, sizeof p) == 0);
     /* Against dc1 as the reference, the sign turns. */
-    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, w, &lr_jenv_greedy, NULL, p, 2, 1,
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, &w, 1, &lr_jenv_greedy, NULL, p, 2, 1,
                                     400, 10, 11, OBS), 0);
     CU_ASSERT_DOUBLE_EQUAL(p[0].diff, -q[1].diff, 1e-9);
     /* Told that the pending job holds 20 (not 1 on average), the futures
      * see dc0 taken for longer: the slow DC saves more. */
-    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, w, &lr_jenv_greedy, NULL, p, 2, 0,
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, &w, 1, &lr_jenv_greedy, NULL, p, 2, 0,
                                     400, 10, 11, LR_JENV_FORK_KNOWN_WORK), 0);
     CU_ASSERT(p[1].diff < q[1].diff - 5 * (p[1].diff_se + q[1].diff_se));
+    lr_jenv_free(w);
+    lr_jenv_free(e);
+}
+
+/* Greedy, deciding many environments at once (one by one inside): a
+ * base with choose_batch, whose futures run side by side.  Counts its
+ * calls and the widest. */
+static int side_calls, side_widest;
+
+static int
+greedy_one(void *arg, const struct lr_jenv *e, const uint8_t *mask,
+           struct lr_rng *rng)
+{
+    return lr_jenv_greedy.choose(arg, e, mask, rng);
+}
+
+static int
+greedy_batch(void *arg, int n, struct lr_jenv *const *env, int *act)
+{
+    struct lr_rng r;
+    lr_rng_seed(&r, 0);
+    for (int i = 0; i < n; i++)
+        act[i] = lr_jenv_greedy.choose(arg, env[i], lr_jenv_mask(env[i]), &r);
+    side_calls++;
+    if (n > side_widest)
+        side_widest = n;
+    return 0;
+}
+
+static const struct lr_jenv_policy greedy_side = {
+    "greedy-side", "greedy, deciding many futures at once", greedy_one,
+    greedy_batch,
+};
+
+/* Futures side by side give the numbers of futures one at a time,
+ * exactly: 3 of the 2 actions a step in 7 clones (a remainder: 400 is
+ * not a multiple of 3), and a single clone falls back to one at a
+ * time. */
+static void
+test_side_by_side(void)
+{
+    struct lr_jenv *w, *e = make(0.5, 20, &w);
+    struct lr_jenv *work[7];
+    for (int i = 0; i < 7; i++)
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &work[i]), 0);
+    struct lr_jenv_q q[2] = { { .action = 0 }, { .action = 1 } };
+    struct lr_jenv_q p[2] = { { .action = 0 }, { .action = 1 } };
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, &w, 1, &lr_jenv_greedy, NULL, q, 2, 0,
+                                    400, 10, 11, OBS), 0);
+    side_calls = side_widest = 0;
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, work, 7, &greedy_side, NULL, p, 2, 0,
+                                    400, 10, 11, OBS), 0);
+    CU_ASSERT(memcmp(p, q, sizeof p) == 0);
+    CU_ASSERT(side_calls > 0);
+    CU_ASSERT(side_widest > 2 && side_widest <= 6);
+    /* It could differ: other seeds give other numbers. */
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, work, 7, &greedy_side, NULL, p, 2, 0,
+                                    400, 10, 12, OBS), 0);
+    CU_ASSERT(memcmp(p, q, sizeof p) != 0);
+    side_calls = 0;
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, work, 1, &greedy_side, NULL, p, 2, 0,
+                                    400, 10, 11, OBS), 0);
+    CU_ASSERT(memcmp(p, q, sizeof p) == 0);
+    CU_ASSERT_EQUAL(side_calls, 0);
+    for (int i = 0; i < 7; i++)
+        lr_jenv_free(work[i]);
     lr_jenv_free(w);
     lr_jenv_free(e);
 }
@@ -156,13 +222,16 @@ test_bad_calls(void)
     struct lr_jenv_q q[2] = { { .action = 0 }, { .action = 1 } };
     const struct lr_jenv_policy *g = &lr_jenv_greedy;
 #define Q(env, work, n, ref, samples, horizon, mode)                         \
-    lr_jenv_qvalues(env, work, g, NULL, q, n, ref, samples, horizon, 1, mode)
+    lr_jenv_qvalues(env, &work, 1, g, NULL, q, n, ref, samples, horizon, 1, \
+                    mode)
     CU_ASSERT_EQUAL(Q(e, w, 0, 0, 10, 5, OBS), EINVAL);
     CU_ASSERT_EQUAL(Q(e, w, 2, 2, 10, 5, OBS), EINVAL);
     CU_ASSERT_EQUAL(Q(e, w, 2, 0, 1, 5, OBS), EINVAL);
     CU_ASSERT_EQUAL(Q(e, w, 2, 0, 10, 0, OBS), EINVAL);
     CU_ASSERT_EQUAL(Q(e, w2, 2, 0, 10, 5, OBS), EINVAL);
     CU_ASSERT_EQUAL(Q(e, w, 2, 0, 10, 5, (enum lr_jenv_fork_mode) 9), EINVAL);
+    CU_ASSERT_EQUAL(lr_jenv_qvalues(e, &w, 0, g, NULL, q, 2, 0, 10, 5, 1,
+                                    OBS), EINVAL);
     q[1].action = 2;
     CU_ASSERT_EQUAL(Q(e, w, 2, 0, 10, 5, OBS), EINVAL);
     q[1].action = 1;
@@ -206,6 +275,13 @@ test_rollout_choice(void)
     CU_ASSERT_EQUAL(st.decisions, 1);
     CU_ASSERT_EQUAL(st.deliberated, 1);
     CU_ASSERT_EQUAL(st.deviated, 1);
+    /* So does the rollout of a base deciding its futures side by side. */
+    c.base = &greedy_side;
+    side_calls = 0;
+    CU_ASSERT_EQUAL(rollout_choose(e, &c, &st), 1);
+    CU_ASSERT_EQUAL(st.deviated, 1);
+    CU_ASSERT(side_calls > 0);
+    c.base = &lr_jenv_greedy;
     CU_ASSERT_EQUAL(st.refused, 0);
     CU_ASSERT_EQUAL(st.screened, 0);
     /* Screened first, dc1 passes and wins on fresh futures. */
@@ -342,6 +418,8 @@ static CU_TestInfo tests[] = {
     { "admit or refuse with nobody else, by hand", test_by_hand },
     { "a slow placement that keeps a DC whole beats greedy",
       test_greedy_is_not_best_here },
+    { "futures side by side give the numbers one at a time gives",
+      test_side_by_side },
     { "bad calls are refused", test_bad_calls },
     { "the rollout policy leaves greedy only where it pays",
       test_rollout_choice },

@@ -418,8 +418,9 @@ test_learns_masked_bandit_envs(void)
 }
 
 /* lr_ppo_act_batch() chooses as lr_ppo_act() does, row by row: the same
- * greedy actions, log-probabilities and values to rounding, and the same
- * draws from the same generator; a batch beyond capacity is refused. */
+ * greedy actions (with logp or without), log-probabilities and values to
+ * rounding, and the same draws from the same generator; a batch beyond
+ * capacity is refused. */
 static void
 test_act_batch(void)
 {
@@ -451,6 +452,16 @@ test_act_batch(void)
             same += a1 == act[e];
             if (a1 >= 0)
                 worst = fmax(worst, fmax(fabs(lp1 - lp[e]), fabs(v1 - v[e])));
+        }
+        /* Greedy without logp (no softmax): the same actions. */
+        if (!sample) {
+            int act2[E];
+            CU_ASSERT_EQUAL_FATAL(lr_ppo_act_batch(a, E, obs, mask, false,
+                                                   act2, NULL, NULL), 0);
+            for (int e = 0; e < E; e++) {
+                rows++;
+                same += act2[e] == act[e];
+            }
         }
     }
     CU_ASSERT_EQUAL(same, rows);

@@ -382,7 +382,7 @@ slowest_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
 }
 
 static const struct lr_jenv_policy slowest = {
-    "slowest", "the slowest feasible candidate", slowest_choose,
+    "slowest", "the slowest feasible candidate", slowest_choose, NULL,
 };
 
 /* DAgger as lightrail train runs it (one environment): segments of 512
@@ -520,6 +520,72 @@ test_deterministic(void)
     lr_jenv_free(e);
 }
 
+/* lr_ppo_jenv_policy's batched decisions (single precision, 'cap' rows a
+ * pass) are its one-at-a-time ones (double), wherever the two largest
+ * allowed logits are further apart than rounding could move them; the
+ * states: clones of a run, more than two passes' worth. */
+static void
+test_choose_batch(void)
+{
+    struct lr_jenv *e = jenv();
+    struct lr_ppo *p = dagger(e, &lr_jenv_greedy, 2, 5);
+    int n = 2 * p->cap + 3, na = lr_jenv_n_actions(e);
+    struct lr_jenv **env = calloc((size_t) n, sizeof *env);
+    int *act = malloc((size_t) n * sizeof *act);
+    CU_ASSERT_FATAL(env && act);
+    struct lr_rng r;
+    lr_rng_seed(&r, 3);
+    lr_jenv_reset(e, 4242, 0);
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++)
+            lr_jenv_step(e, lr_jenv_greedy.choose(NULL, e, lr_jenv_mask(e),
+                                                  &r));
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &env[i]), 0);
+    }
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_jenv_policy.choose_batch(p, n, env, act),
+                          0);
+    int same = 0, clear = 0;
+    for (int i = 0; i < n; i++) {
+        const uint8_t *mask = lr_jenv_mask(env[i]);
+        int a = lr_ppo_jenv_policy.choose(p, env[i], mask, &r);
+        /* p->logits: the double pass just taken. */
+        double top = -INFINITY, second = -INFINITY;
+        for (int k = 0; k < na; k++)
+            if (mask[k] && p->logits[k] > top) {
+                second = top;
+                top = p->logits[k];
+            } else if (mask[k] && p->logits[k] > second) {
+                second = p->logits[k];
+            }
+        if (top - second > 1e-4) {
+            clear++;
+            same += a == act[i];
+        }
+    }
+    CU_ASSERT(clear > n / 2);
+    CU_ASSERT_EQUAL(same, clear);
+    /* An environment of another size is refused. */
+    struct lr_jenv_config c = {
+        .load = 3, .holding = 1, .k = 1, .guard = 1, .block_penalty = 2,
+        .train = { .batch = 8, .micro = 1, .elem_bytes = 2 },
+        .n_models = 1, .models = { model }, .n_demands = 1,
+        .demands = { 2 },
+    };
+    struct lr_jenv *other = NULL;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(topo, cl, &c, &other, err, sizeof err),
+                          0);
+    CU_ASSERT_EQUAL(lr_ppo_jenv_policy.choose_batch(p, 1, &other, act),
+                    EINVAL);
+    lr_jenv_free(other);
+    for (int i = 0; i < n; i++)
+        lr_jenv_free(env[i]);
+    free(env);
+    free(act);
+    lr_ppo_free(p);
+    lr_jenv_free(e);
+}
+
 static CU_TestInfo tests[] = {
     { "cross-entropy gradient = finite differences", test_gradient },
     { "masked actions are outside the loss, exactly", test_masked_excluded },
@@ -527,6 +593,8 @@ static CU_TestInfo tests[] = {
     { "returns by hand; the reservoir stays bounded",
       test_returns_and_reservoir },
     { "DAgger learns greedy (>= 95% on unseen states)", test_learns_greedy },
+    { "the agent's batched decisions are its single ones",
+      test_choose_batch },
     { "DAgger learns the slowest candidate (>= 95% on unseen states)",
       test_learns_slowest },
     { "same seed, same weights", test_deterministic },

@@ -132,7 +132,7 @@ scan_greedy(void *arg, const struct lr_jenv *e, const uint8_t *mask,
 }
 
 static const struct lr_jenv_policy scan_greedy_policy = {
-    "scan-greedy", "greedy by a scan of every candidate", scan_greedy,
+    "scan-greedy", "greedy by a scan of every candidate", scan_greedy, NULL,
 };
 
 #define RO_SAMPLES 20
@@ -172,8 +172,9 @@ bench_rollout(struct ly_ctx *ctx, const char *topo_path,
                                  lr_jenv_mask(e), &r), RO_TOP, false, q[p]);
         for (int k = 0; k < runs; k++) {
             double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-            if (lr_jenv_qvalues(e, w, pol[p], NULL, q[p], n, 0, RO_SAMPLES,
-                                RO_HORIZON, 7, LR_JENV_FORK_OBSERVABLE)) {
+            if (lr_jenv_qvalues(e, &w, 1, pol[p], NULL, q[p], n, 0,
+                                RO_SAMPLES, RO_HORIZON, 7,
+                                LR_JENV_FORK_OBSERVABLE)) {
                 fprintf(stderr, "lr-bench-jenv: lr_jenv_qvalues failed\n");
                 goto out;
             }

@@ -391,9 +391,9 @@ lr_cmd_advantage(int argc, char **argv)
                                               ? LR_JENV_FORK_KNOWN_WORK
                                               : LR_JENV_FORK_OBSERVABLE;
             memcpy(qb, q, (size_t) k * sizeof *q);
-            if (lr_jenv_qvalues(e, work, base, NULL, q, k, 0, ma, o.horizon,
-                                seed, mode)
-                || lr_jenv_qvalues(e, work, base, NULL, qb, k, 0, mb,
+            if (lr_jenv_qvalues(e, &work, 1, base, NULL, q, k, 0, ma,
+                                o.horizon, seed, mode)
+                || lr_jenv_qvalues(e, &work, 1, base, NULL, qb, k, 0, mb,
                                    o.horizon, seed + (uint64_t) ma, mode)) {
                 lr_cli_err(CMD, "out of memory");
                 rc = LR_EXIT_FAIL;
