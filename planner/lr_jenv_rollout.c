@@ -9,8 +9,12 @@
 #include "planner/lr_rng.h"
 
 /* Futures of every alternative run side by side, for a base with
- * choose_batch: a batch of LR_ROLLOUT_SIDE x (alternatives) rows. */
+ * choose_batch: a batch of LR_ROLLOUT_SIDE x (alternatives) rows, in at
+ * most LR_ROLLOUT_CLONES clones (with top = 0, every candidate: fewer
+ * futures side by side, down to one at a time when even one future of
+ * every alternative does not fit). */
 #define LR_ROLLOUT_SIDE 16
+#define LR_ROLLOUT_CLONES 512
 
 struct lr_jenv_rollout {
     struct lr_jenv_rollout_config cfg;
@@ -37,6 +41,8 @@ lr_jenv_rollout_new(const struct lr_jenv *e,
     if (cfg->top > 0 && cfg->top + 2 < n_alt)
         n_alt = cfg->top + 2;
     int n_work = cfg->base->choose_batch ? LR_ROLLOUT_SIDE * n_alt : 1;
+    if (n_work > LR_ROLLOUT_CLONES)
+        n_work = LR_ROLLOUT_CLONES;
     r->q = malloc(((size_t) lr_jenv_n_cands(e) + 1) * sizeof *r->q);
     r->work = calloc((size_t) n_work, sizeof *r->work);
     if (!r->q || !r->work) {
