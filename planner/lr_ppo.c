@@ -669,15 +669,22 @@ lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
     return 0;
 }
 
+/* Whether the agent's sizes are the environment's (the loaders check
+ * them first; a policy must not read past either). */
+static bool
+fits(const struct lr_ppo *p, const struct lr_jenv *e)
+{
+    return lr_jenv_obs_size(e) == p->cfg.n_obs
+           && lr_jenv_n_actions(e) == p->cfg.n_act;
+}
+
 static int
 ppo_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
            struct lr_rng *rng)
 {
     (void) rng;
     struct lr_ppo *p = arg;
-    /* The loaders check the sizes against the environment first. */
-    if (lr_jenv_obs_size(e) != p->cfg.n_obs
-        || lr_jenv_n_actions(e) != p->cfg.n_act)
+    if (!fits(p, e))
         return -1;
     lr_jenv_observe(e, p->fobs);
     return lr_ppo_act(p, p->fobs, mask, false, NULL, NULL);
@@ -692,8 +699,7 @@ ppo_choose_batch(void *arg, int n, struct lr_jenv *const *env, int *act)
     struct lr_ppo *p = arg;
     const struct lr_ppo_config *c = &p->cfg;
     for (int i = 0; i < n; i++)
-        if (lr_jenv_obs_size(env[i]) != c->n_obs
-            || lr_jenv_n_actions(env[i]) != c->n_act)
+        if (!fits(p, env[i]))
             return EINVAL;
     for (int done = 0; done < n; done += p->cap) {
         int k = n - done < p->cap ? n - done : p->cap;
