@@ -61,8 +61,11 @@
  * accepts the SSH session and never says hello.  The connecting thread
  * may take that long; the caller waits at most the connection timeout
  * and gets ETIMEDOUT, and a later call collects the session once the device
- * wakes up.  libnetconf2's client settings (user, keys, host-key
- * callback, schema path) are per thread, so the thread sets them itself.
+ * wakes up.  An attempt still pending timeout_ms after it started gets a
+ * second one beside it, the first to finish wins (sb_nc_connect: netconfd
+ * can lose a session in its setup).  libnetconf2's client settings
+ * (user, keys, host-key callback, schema path) are per thread, so the
+ * thread sets them itself.
  *
  * Schemas: the session's libyang context is filled from
  * config.schema_path (directories separated by ':'; the project's YANG
@@ -86,6 +89,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +116,8 @@
 #define SB_NC_DEFAULT_PORT 830
 #define SB_NC_DEFAULT_TLS_PORT 6513   /* RFC 7589 */
 #define SB_NC_CONNECT_FACTOR 3       /* connection timeout / RPC timeout */
+#define SB_NC_MAX_ATTEMPTS 16        /* connecting threads alive at once,
+                                      * all devices: beyond, no hedging */
 #ifndef SB_NETCONF_SCHEMA_PATH   /* set by southbound/local.am */
 #define SB_NETCONF_SCHEMA_PATH "/usr/share/lightrail/yang:" \
     "/usr/share/yuma/modules/ietf:/usr/share/yuma/modules/yuma123:" \
@@ -234,6 +240,7 @@ struct sb_nc_attempt {
     pthread_cond_t cv;
     int refs;                     /* 2 while both hold it */
     bool done;
+    struct timespec started;      /* CLOCK_MONOTONIC */
     struct nc_session *session;   /* the result, or NULL and err */
     struct ly_ctx *ctx;
     char err[512];
@@ -248,6 +255,10 @@ struct sb_nc_attempt {
     SSL_CTX *ssl_ctx;             /* NULL: ssh */
     char tls_ca[256];
 };
+
+/* Connecting threads alive, all devices (a hedge is started only below
+ * SB_NC_MAX_ATTEMPTS). */
+static atomic_int sb_nc_live_attempts;
 
 static void
 sb_nc_attempt_unref(struct sb_nc_attempt *a)
@@ -439,6 +450,7 @@ done:
     a->done = true;
     pthread_cond_signal(&a->cv);
     pthread_mutex_unlock(&a->mu);
+    atomic_fetch_sub(&sb_nc_live_attempts, 1);
     sb_nc_attempt_unref(a);
     return NULL;
 }
@@ -460,6 +472,7 @@ sb_nc_attempt_start(const struct sb_netconf *d)
     pthread_cond_init(&a->cv, &ca);
     pthread_condattr_destroy(&ca);
     a->refs = 2;
+    clock_gettime(CLOCK_MONOTONIC, &a->started);
     snprintf(a->name, sizeof a->name, "%s", d->config.name);
     a->timeout_ms = d->timeout_ms;
     if (d->ssl_ctx) {
@@ -479,9 +492,11 @@ sb_nc_attempt_start(const struct sb_netconf *d)
                                       : SB_NETCONF_SCHEMA_PATH);
     pthread_attr_init(&ta);
     pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+    atomic_fetch_add(&sb_nc_live_attempts, 1);
     int rc = pthread_create(&t, &ta, sb_nc_connect_thread, a);
     pthread_attr_destroy(&ta);
     if (rc) {
+        atomic_fetch_sub(&sb_nc_live_attempts, 1);
         a->refs = 1;
         sb_nc_attempt_unref(a);
         return NULL;
@@ -489,16 +504,40 @@ sb_nc_attempt_start(const struct sb_netconf *d)
     return a;
 }
 
+/* *ts = base + ms (base NULL: now). */
 static void
-sb_nc_deadline(struct timespec *ts, int ms)
+sb_nc_deadline_from(struct timespec *ts, const struct timespec *base, int ms)
 {
-    clock_gettime(CLOCK_MONOTONIC, ts);
+    if (base)
+        *ts = *base;
+    else
+        clock_gettime(CLOCK_MONOTONIC, ts);
     ts->tv_sec += ms / 1000;
     ts->tv_nsec += (long) (ms % 1000) * 1000000L;
     if (ts->tv_nsec >= 1000000000L) {
         ts->tv_sec++;
         ts->tv_nsec -= 1000000000L;
     }
+}
+
+static bool
+sb_nc_before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec
+           || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Waits until 'a' is done or 'until' (CLOCK_MONOTONIC); a->done. */
+static bool
+sb_nc_attempt_wait(struct sb_nc_attempt *a, const struct timespec *until)
+{
+    pthread_mutex_lock(&a->mu);
+    while (!a->done)
+        if (pthread_cond_timedwait(&a->cv, &a->mu, until) == ETIMEDOUT)
+            break;
+    bool done = a->done;
+    pthread_mutex_unlock(&a->mu);
+    return done;
 }
 
 static void
@@ -514,11 +553,24 @@ sb_nc_drop(struct sb_netconf *d)
 
 /* Makes d->session a live session (see the top comment); d->lock held.
  * EHOSTUNREACH (refused, unreachable, host key, authentication) or
- * ETIMEDOUT (no answer within timeout_ms). */
+ * ETIMEDOUT (no answer within timeout_ms).
+ *
+ * Hedged: an attempt still pending timeout_ms after it started (a
+ * connection takes hundreds of milliseconds) gets a second one beside
+ * it, and the first to finish is taken; the other is left to end on its
+ * own (sb_nc_attempt_unref).  A session can be lost in its setup: netconfd
+ * (yuma123 2.13) leaves a request that arrives in the same read() as the
+ * client's <hello> unanswered until more input comes, and libnetconf2
+ * sends one (<get-schema> of ietf-netconf-nmda) right after its hello
+ * and waits minutes for the reply; about one session in 200 on a
+ * loaded machine.  A second session has the same small chance, not the
+ * same fate.  A hung device costs one more thread, bounded by
+ * SB_NC_MAX_ATTEMPTS over all devices; the caller still waits at most
+ * SB_NC_CONNECT_FACTOR * timeout_ms. */
 static int
 sb_nc_connect(struct sb_netconf *d, char *err, size_t errlen)
 {
-    struct timespec ts;
+    struct timespec end, hedge, now;
     int ret = 0;
 
     if (d->session && nc_session_get_status(d->session) == NC_STATUS_RUNNING)
@@ -527,37 +579,58 @@ sb_nc_connect(struct sb_netconf *d, char *err, size_t errlen)
     if (!d->attempt && !(d->attempt = sb_nc_attempt_start(d)))
         return sb_errf(err, errlen, EAGAIN, "%s: cannot start a thread "
                        "to connect; retry", d->config.name);
-    struct sb_nc_attempt *a = d->attempt;
-    sb_nc_deadline(&ts, SB_NC_CONNECT_FACTOR * d->timeout_ms);
-    pthread_mutex_lock(&a->mu);
-    while (!a->done)
-        if (pthread_cond_timedwait(&a->cv, &a->mu, &ts) == ETIMEDOUT)
+    struct sb_nc_attempt *a = d->attempt, *b = NULL, *won = NULL;
+    sb_nc_deadline_from(&end, NULL, SB_NC_CONNECT_FACTOR * d->timeout_ms);
+    sb_nc_deadline_from(&hedge, &a->started, d->timeout_ms);
+    if (sb_nc_attempt_wait(a, sb_nc_before(&hedge, &end) ? &hedge : &end))
+        won = a;
+    else if (atomic_load(&sb_nc_live_attempts) < SB_NC_MAX_ATTEMPTS)
+        b = sb_nc_attempt_start(d);
+    /* Both pending: whichever finishes first, looking every 20 ms. */
+    while (!won && b) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!sb_nc_before(&now, &end))
             break;
-    bool done = a->done;
-    if (done) {
-        d->session = a->session;
-        d->ctx = a->ctx;
-        a->session = NULL;
-        a->ctx = NULL;
-        if (!d->session && a->code)
-            ret = sb_errf(err, errlen, a->code, "%s: %s", d->config.name,
-                          a->err);
-        else if (!d->session)
-            ret = sb_errf(err, errlen, strstr(a->err, "host key refused")
-                          ? EACCES : EHOSTUNREACH, "%s: cannot open a "
-                          "NETCONF session to %s@%s:%u: %s: check the "
-                          "device, its address, ssh-key and known-hosts",
-                          d->config.name, d->user, d->host,
-                          (unsigned) d->port, a->err);
+        struct timespec step;
+        sb_nc_deadline_from(&step, &now, 20);
+        if (sb_nc_attempt_wait(a, sb_nc_before(&step, &end) ? &step : &end))
+            won = a;
+        else if (sb_nc_attempt_wait(b, &now))
+            won = b;
     }
-    pthread_mutex_unlock(&a->mu);
-    if (!done)
+    if (!won && !b && sb_nc_attempt_wait(a, &end))
+        won = a;
+    if (!won) {
+        /* A later call collects whichever finishes, newest first. */
+        if (b) {
+            sb_nc_attempt_unref(a);
+            d->attempt = b;
+        }
         return sb_errf(err, errlen, ETIMEDOUT, "%s: no NETCONF hello from "
                        "%s:%u within %d ms (device hung?): nothing sent; "
                        "retry later", d->config.name, d->host,
                        (unsigned) d->port,
                        SB_NC_CONNECT_FACTOR * d->timeout_ms);
+    }
+    pthread_mutex_lock(&won->mu);
+    d->session = won->session;
+    d->ctx = won->ctx;
+    won->session = NULL;
+    won->ctx = NULL;
+    if (!d->session && won->code)
+        ret = sb_errf(err, errlen, won->code, "%s: %s", d->config.name,
+                      won->err);
+    else if (!d->session)
+        ret = sb_errf(err, errlen, strstr(won->err, "host key refused")
+                      ? EACCES : EHOSTUNREACH, "%s: cannot open a "
+                      "NETCONF session to %s@%s:%u: %s: check the "
+                      "device, its address, ssh-key and known-hosts",
+                      d->config.name, d->user, d->host,
+                      (unsigned) d->port, won->err);
+    pthread_mutex_unlock(&won->mu);
     sb_nc_attempt_unref(a);
+    if (b)
+        sb_nc_attempt_unref(b);
     d->attempt = NULL;
     return ret;
 }
