@@ -55,13 +55,23 @@ PY
 
 nc_var() { eval "printf '%s' \"\${$1}\""; }
 
+# Each netconfd runs in a session of its own (setsid; the shell's
+# background child is no group leader, so setsid execs in place and $! is
+# netconfd's PID).  netconfd restarts on SIGHUP, and its restart cannot
+# bind the socket file it left behind ("bind: Address already in use",
+# "ncxserver failed"): it exits.  A device the tests stop (SIGSTOP) makes
+# the test's process group one with a stopped member, and when that group
+# is orphaned the kernel sends SIGHUP and SIGCONT to all of it (POSIX
+# 3.2.2.2): every device died at once, two runs in ten under `make
+# check` from a detached job.  Alone in its group, a device gets only the
+# signals the tests send it.  sshd likewise.
 nc_start_netconfd() {   # nc_start_netconfd NAME
     name=$1
     port=$(nc_var "NC_PORT_$name")
     sock=$NC_DIR/$name.sock
     rm -f "$sock"
     mkdir -p "$NC_DIR/$name"
-    /usr/sbin/netconfd --module="$NC_DIR/yang/lightrail-roadm.yang" \
+    setsid /usr/sbin/netconfd --module="$NC_DIR/yang/lightrail-roadm.yang" \
         --modpath="$NC_DIR/yang" --ncxserver-sockname="$sock" \
         --port="$port" --startup="$NC_DIR/$name.startup.xml" \
         --home="$NC_DIR/$name" --target=running --access-control=off \
@@ -159,7 +169,7 @@ CFG
     for name in $NC_DEVICES; do
         nc_start_netconfd "$name" || return 1
     done
-    /usr/sbin/sshd -D -e -f "$NC_DIR/sshd_config" 2> "$NC_DIR/sshd.log" &
+    setsid /usr/sbin/sshd -D -e -f "$NC_DIR/sshd_config" 2> "$NC_DIR/sshd.log" &
     NC_SSHD_PID=$!
     for name in $NC_DEVICES; do
         port=$(nc_var "NC_PORT_$name")
