@@ -149,10 +149,15 @@ struct sb_netconf {
 };
 
 static pthread_once_t sb_nc_once = PTHREAD_ONCE_INIT;
-/* The last error libnetconf2 logged on this thread, and why our host-key
- * check refused (libnetconf2 logs its own vaguer line after it). */
+/* The last error libnetconf2 logged on this thread (the first, on a
+ * connecting thread: sb_nc_first_err), and why our host-key check
+ * refused (libnetconf2 logs its own vaguer line after it). */
 static _Thread_local char sb_nc_lasterr[256];
 static _Thread_local char sb_nc_hostkey_err[256];
+/* A failed connection is followed by libnetconf2's own cleanup errors
+ * (libyang's 'Value "127.0.0.1" was not found in the dictionary.' when
+ * sshd closes the channel at once): the first error is the cause. */
+static _Thread_local bool sb_nc_first_err;
 
 static void
 sb_nc_print(const struct nc_session *s, NC_VERB_LEVEL level, const char *msg)
@@ -160,7 +165,7 @@ sb_nc_print(const struct nc_session *s, NC_VERB_LEVEL level, const char *msg)
     (void) s;
     if (getenv("SB_NC_DEBUG"))
         fprintf(stderr, "nc: %s\n", msg);
-    if (level == NC_VERB_ERROR)
+    if (level == NC_VERB_ERROR && !(sb_nc_first_err && sb_nc_lasterr[0]))
         snprintf(sb_nc_lasterr, sizeof sb_nc_lasterr, "%s", msg);
 }
 
@@ -406,6 +411,7 @@ sb_nc_connect_thread(void *arg)
 
     sb_nc_lasterr[0] = '\0';
     sb_nc_hostkey_err[0] = '\0';
+    sb_nc_first_err = true;
     /* libnetconf2's client settings live in this thread.  No search
      * path of libnetconf2's own: it takes one directory and writes
      * fetched schemas into it; the context below has them all. */
@@ -442,11 +448,15 @@ done:
     a->session = s;
     a->ctx = ctx;
     if (!s && !a->code)
-        snprintf(a->err, sizeof a->err, "%s",
+        snprintf(a->err, sizeof a->err, "%s%s",
                  sb_nc_hostkey_err[0] ? sb_nc_hostkey_err
                  : sb_nc_lasterr[0] ? sb_nc_lasterr
-                                    : "no NETCONF session (is netconfd "
-                                      "running behind sshd?)");
+                                    : "no NETCONF session",
+                 /* Authenticated, then the channel closed: sshd ran the
+                  * subsystem and nothing answered behind it. */
+                 !a->ssl_ctx && !sb_nc_hostkey_err[0] && (!sb_nc_lasterr[0]
+                     || strstr(sb_nc_lasterr, "unexpected EOF"))
+                 ? " (is the NETCONF server running behind sshd?)" : "");
     a->done = true;
     pthread_cond_signal(&a->cv);
     pthread_mutex_unlock(&a->mu);

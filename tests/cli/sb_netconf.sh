@@ -140,6 +140,15 @@ if [ "$(cat "$tmp/status")" = 201 ] && [ "$(phase)" = failed ] && reason | grep 
 else
     notok "j2 after r3 died: $(cat "$tmp/status") $(cat "$tmp/body")"
 fi
+# With r3's netconfd dead behind a live sshd, the driver says so, not
+# what libnetconf2 logs while it cleans up (libyang's dictionary).
+$SBCTL netconf r3 "$(nc_address r3)" read > /dev/null 2> "$tmp/err"
+if grep -q "EHOSTUNREACH: r3: .*SSH channel unexpected EOF. (is the NETCONF server running behind sshd?)" "$tmp/err" \
+   && ! grep -q dictionary "$tmp/err"; then
+    ok "a device whose netconfd is dead: $(cat "$tmp/err")"
+else
+    notok "r3 with its netconfd dead: $(cat "$tmp/err")"
+fi
 nc_restart r3 || notok "r3's netconfd did not restart"
 devices_empty "j2 rolled back after r3 died"
 api GET "$JOBS/job=j2"
