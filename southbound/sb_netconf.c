@@ -611,7 +611,8 @@ sb_nc_connect(struct sb_netconf *d, char *err, size_t errlen)
     if (!won && !b && sb_nc_attempt_wait(a, &end))
         won = a;
     if (!won) {
-        /* A later call collects whichever finishes, newest first. */
+        /* A later call waits on the newer attempt; the older one is
+         * left to end on its own. */
         if (b) {
             sb_nc_attempt_unref(a);
             d->attempt = b;
