@@ -169,9 +169,15 @@ sb_nc_print(const struct nc_session *s, NC_VERB_LEVEL level, const char *msg)
         snprintf(sb_nc_lasterr, sizeof sb_nc_lasterr, "%s", msg);
 }
 
+/* SB_NC_HEDGE=0 in the environment turns hedging off (sb_nc_connect),
+ * for tools/bench/netconf_connect.sh's side-by-side comparison. */
+static bool sb_nc_hedge = true;
+
 static void
 sb_nc_init(void)
 {
+    const char *h = getenv("SB_NC_HEDGE");
+    sb_nc_hedge = !(h && !strcmp(h, "0"));
     nc_client_init();
     nc_verbosity(getenv("SB_NC_DEBUG") ? NC_VERB_VERBOSE : NC_VERB_ERROR);
     nc_set_print_clb_session(sb_nc_print);
@@ -594,7 +600,8 @@ sb_nc_connect(struct sb_netconf *d, char *err, size_t errlen)
     sb_nc_deadline_from(&hedge, &a->started, d->timeout_ms);
     if (sb_nc_attempt_wait(a, sb_nc_before(&hedge, &end) ? &hedge : &end))
         won = a;
-    else if (atomic_load(&sb_nc_live_attempts) < SB_NC_MAX_ATTEMPTS)
+    else if (sb_nc_hedge
+             && atomic_load(&sb_nc_live_attempts) < SB_NC_MAX_ATTEMPTS)
         b = sb_nc_attempt_start(d);
     /* Both pending: whichever finishes first, looking every 20 ms. */
     while (!won && b) {
