@@ -36,6 +36,15 @@ struct active {
     int cand;
     int g[2];
     int first_fwd, first_rev, slots;
+    int resv;                     /* >= 0: a running job set by
+                                   * lr_jenv_set_running (its index in the
+                                   * prototype's resv[]), cand unused */
+};
+
+/* A running job of lr_jenv_set_running, as the prototype keeps it. */
+struct resv {
+    int gpus[LR_JENV_MAX_DCS];
+    int first_block, n_blocks;    /* in resv_blocks[] */
 };
 
 struct lr_jenv {
@@ -85,6 +94,11 @@ struct lr_jenv {
     uint8_t *mask;
     struct active *act;           /* binary min-heap by dep */
     int n_act, cap_act;
+    /* Running jobs given by lr_jenv_set_running: owned by a prototype,
+     * read by its clones through proto. */
+    struct resv *resv;
+    struct lr_jenv_block *resv_blocks;
+    int n_resv;
     long slots_used;
     /* Metrics. */
     double t0;
@@ -656,6 +670,8 @@ lr_jenv_free(struct lr_jenv *e)
         free(e->dist);
         free(e->link_off);
         free(e->link_routes);
+        free(e->resv);
+        free(e->resv_blocks);
     }
     lr_spectrum_free(e->sp);
     free(e->routes);
@@ -799,9 +815,32 @@ advance_to(struct lr_jenv *e, double t)
         e->now = t;
 }
 
+/* Frees running job 'r' of lr_jenv_set_running. */
+static void
+release_resv(struct lr_jenv *e, const struct resv *r,
+             const struct lr_jenv_block *blocks)
+{
+    for (int d = 0; d < e->n_dcs; d++)
+        e->used[d] -= r->gpus[d];
+    for (int i = 0; i < r->n_blocks; i++) {
+        const struct lr_jenv_block *b = &blocks[r->first_block + i];
+        lr_spectrum_release(e->sp, &b->link, 1, b->first, b->m);
+        e->slots_used -= b->m;
+        for (int j = e->link_off[b->link]; j < e->link_off[b->link + 1]; j++)
+            e->routes[e->link_routes[j]].dirty = true;
+    }
+    if (r->n_blocks)
+        e->sp_version++;
+}
+
 static void
 release(struct lr_jenv *e, const struct active *a)
 {
+    if (a->resv >= 0) {
+        const struct lr_jenv *o = e->proto ? e->proto : e;
+        release_resv(e, &o->resv[a->resv], o->resv_blocks);
+        return;
+    }
     const struct lr_jenv_cand *cd = &e->cands[a->cand];
     for (int i = 0; i < cd->n_dcs; i++)
         e->used[cd->dc[i]] -= a->g[i];
@@ -1082,7 +1121,7 @@ lr_jenv_step(struct lr_jenv *e, int action)
             mean_hold *= T / e->tref[job_class(e)];
         struct active a = {
             .dep = e->now + hold, .mean_hold = mean_hold, .cand = action,
-            .first_fwd = -1, .first_rev = -1,
+            .first_fwd = -1, .first_rev = -1, .resv = -1,
         };
         cand_split(e, cd, e->job_demand, a.g);
         for (int i = 0; i < cd->n_dcs; i++)
@@ -1140,6 +1179,131 @@ lr_jenv_set_state(struct lr_jenv *e, const int *used, const uint64_t *occ,
     mark_all(e);
     e->sp_version++;
     return 0;
+}
+
+/* err[] for job i of lr_jenv_set_running; EINVAL. */
+static int
+running_err(char *err, size_t errlen, int i, const char *fmt, ...)
+{
+    char what[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    set_err(err, errlen, "running job %d: %s", i, what);
+    return EINVAL;
+}
+
+int
+lr_jenv_set_running(struct lr_jenv *e, const struct lr_jenv_running *jobs,
+                    int n, char *err, size_t errlen)
+{
+    if (e->proto) {
+        set_err(err, errlen, "set the running jobs on the environment, "
+                "not on a clone");
+        return EINVAL;
+    }
+    if (n < 0 || (n > 0 && !jobs)) {
+        set_err(err, errlen, "%d running jobs", n);
+        return EINVAL;
+    }
+    /* Check everything against a scratch copy of the occupancy: each
+     * block's slots must be booked there, and are cleared as taken, so
+     * that a slot two jobs claim is found. */
+    size_t words = (size_t) e->sp->n_links * (size_t) e->sp->nw;
+    uint64_t *scratch = malloc(words * sizeof *scratch);
+    if (!scratch)
+        return ENOMEM;
+    memcpy(scratch, e->sp->occ, words * sizeof *scratch);
+    int sum[LR_JENV_MAX_DCS] = { 0 };
+    long n_blocks = 0;
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        const struct lr_jenv_running *j = &jobs[i];
+        if (!(j->remaining > 0) || !isfinite(j->remaining))
+            rc = running_err(err, errlen, i, "remaining time %g: give a "
+                             "positive one", j->remaining);
+        for (int d = 0; d < e->n_dcs && !rc; d++) {
+            if (j->gpus[d] < 0 || j->gpus[d] > e->dc_gpus[d])
+                rc = running_err(err, errlen, i, "%d GPUs in DC '%s' of "
+                                 "%d", j->gpus[d], e->cl->dcs[d].name,
+                                 e->dc_gpus[d]);
+            else if ((sum[d] += j->gpus[d]) > e->used[d])
+                rc = running_err(err, errlen, i, "the running jobs hold "
+                                 "%d GPUs in DC '%s', the state says %d "
+                                 "are used: set the state first", sum[d],
+                                 e->cl->dcs[d].name, e->used[d]);
+        }
+        if (!rc && (j->n_blocks < 0 || (j->n_blocks > 0 && !j->blocks)))
+            rc = running_err(err, errlen, i, "%d blocks", j->n_blocks);
+        for (int b = 0; b < j->n_blocks && !rc; b++) {
+            const struct lr_jenv_block *k = &j->blocks[b];
+            if (k->link < 0 || k->link >= e->sp->n_links || k->first < 0
+                || k->m < 1 || k->first > e->sp->n_slots[k->link] - k->m) {
+                rc = running_err(err, errlen, i, "block %d (link %d, "
+                                 "slots %d+%d) is not on the topology", b,
+                                 k->link, k->first, k->m);
+                break;
+            }
+            uint64_t *w = scratch + (size_t) k->link * e->sp->nw;
+            for (int s = k->first; s < k->first + k->m; s++) {
+                uint64_t bit = UINT64_C(1) << (s % 64);
+                if (!(w[s / 64] & bit)) {
+                    rc = running_err(err, errlen, i, "slot %d of link %d is "
+                                     "not booked in the state, or another "
+                                     "running job holds it", s, k->link);
+                    break;
+                }
+                w[s / 64] &= ~bit;
+            }
+        }
+        n_blocks += j->n_blocks;
+    }
+    free(scratch);
+    if (rc)
+        return rc;
+    struct resv *r = calloc((size_t) n + 1, sizeof *r);
+    struct lr_jenv_block *bl = malloc(((size_t) n_blocks + 1) * sizeof *bl);
+    struct active *act = e->act;
+    if (r && bl && n > e->cap_act) {
+        act = realloc(e->act, (size_t) n * sizeof *act);
+        if (act) {
+            e->act = act;
+            e->cap_act = n;
+        }
+    }
+    if (!r || !bl || !act) {
+        free(r);
+        free(bl);
+        return ENOMEM;
+    }
+    free(e->resv);
+    free(e->resv_blocks);
+    e->resv = r;
+    e->resv_blocks = bl;
+    e->n_resv = n;
+    e->n_act = 0;
+    int nb = 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(r[i].gpus, jobs[i].gpus, sizeof r[i].gpus);
+        r[i].first_block = nb;
+        r[i].n_blocks = jobs[i].n_blocks;
+        for (int b = 0; b < jobs[i].n_blocks; b++)
+            bl[nb++] = jobs[i].blocks[b];
+        struct active a = {
+            .dep = e->now + jobs[i].remaining,
+            .mean_hold = jobs[i].remaining, .cand = -1,
+            .first_fwd = -1, .first_rev = -1, .resv = i,
+        };
+        heap_push(e, &a);
+    }
+    return 0;
+}
+
+int
+lr_jenv_n_running(const struct lr_jenv *e)
+{
+    return e->n_act;
 }
 
 const uint64_t *

@@ -344,7 +344,9 @@ double lr_jenv_cand_free_share(const struct lr_jenv *, int a);
  * class (model, demand) pending and recomputes the mask and hence the
  * observation, exactly as lr_jenv_step() would for that state.  The
  * departure heap and the metrics are not touched (the controller owns
- * the jobs and their ends); stepping after a mirror is not meaningful. */
+ * the jobs and their ends) unless lr_jenv_set_running() gives the
+ * running jobs too; without it, stepping after a mirror is not
+ * meaningful. */
 
 /* 'used' holds lr_jenv_n_dcs() GPU counts; 'occ' the occupancy (1 =
  * booked) of every link as lr_spectrum keeps it ('nw' words per link, in
@@ -353,6 +355,32 @@ double lr_jenv_cand_free_share(const struct lr_jenv *, int a);
  * the environment's; nothing changes then. */
 int lr_jenv_set_state(struct lr_jenv *, const int *used, const uint64_t *occ,
                       int nw, char *err, size_t errlen);
+/* A running job of the mirror: what it holds and for how long. */
+struct lr_jenv_block {
+    int link, first, m;          /* slots first..first+m-1 of 'link' */
+};
+struct lr_jenv_running {
+    int gpus[LR_JENV_MAX_DCS];   /* per DC of the environment */
+    const struct lr_jenv_block *blocks;  /* borrowed for the call */
+    int n_blocks;
+    double remaining;            /* holding left, in the environment's
+                                  * time unit (cfg.holding is the mean) */
+};
+/* Makes 'jobs' the running jobs, after lr_jenv_set_state(): each leaves
+ * 'remaining' from now and then frees what it holds, so that futures
+ * (lr_jenv_fork, and a rollout on the mirror) see the network empty as
+ * it will.  A fork in LR_JENV_FORK_KNOWN_WORK mode keeps each end; one
+ * in the observable mode draws it anew with mean 'remaining'.  The jobs
+ * must be what the state holds: their GPUs add up to at most the used
+ * ones per DC, and every block is booked, by one job only.  Otherwise
+ * EINVAL with err[] naming the job and what is wrong, ENOMEM; nothing
+ * changes then.  The environment keeps a copy; clones and forks made of
+ * it read it until its next call (a clone made before must be forked
+ * again before it steps).  EINVAL on a clone. */
+int lr_jenv_set_running(struct lr_jenv *, const struct lr_jenv_running *jobs,
+                        int n, char *err, size_t errlen);
+/* Running jobs in the departure heap (simulated or set). */
+int lr_jenv_n_running(const struct lr_jenv *);
 /* The environment's own occupancy, in the layout lr_jenv_set_state()
  * takes ('*nw' words per link, link order of the topology); valid until
  * the next step or reset (borrowed).  For tests that rebuild the route

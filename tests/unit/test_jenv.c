@@ -395,6 +395,132 @@ test_mirror_matches_stepping(void)
     lr_jenv_free(e);
 }
 
+/* Whether slots first..first+m-1 of link l are all booked (1), all free
+ * (0), or mixed (-1) in occupancy 'occ' of nw words per link. */
+static int
+booked(const uint64_t *occ, int nw, int l, int first, int m)
+{
+    int n = 0;
+    for (int s = first; s < first + m; s++)
+        n += (occ[(size_t) l * nw + s / 64] >> (s % 64)) & 1;
+    return n == m ? 1 : n == 0 ? 0 : -1;
+}
+
+/* Both links of the test's topology (8 slots each) free. */
+static bool
+all_free(const uint64_t *occ, int nw)
+{
+    return booked(occ, nw, 0, 0, 8) == 0 && booked(occ, nw, 1, 0, 8) == 0;
+}
+
+/* The running jobs of a mirror (lr_jenv_set_running) leave in the order
+ * of their remaining times and free exactly what they hold, in the
+ * mirror and in a fork of it (a clone reads the prototype's copy); bad
+ * sets are refused with a reason and change nothing.  A: 4 GPUs in dc0
+ * and 3 in dc1, slots 0-3 of both links, 1 unit left; B: 2 GPUs in dc0,
+ * slots 5-6 of link 0, 100 units left.  Every other arrival is refused
+ * (action -1), so nothing else books. */
+static void
+test_running_jobs(void)
+{
+    struct lr_jenv_config c = config(4);
+    struct lr_jenv *m = make(two, &c), *f = NULL;
+    struct lr_spectrum *sp = lr_spectrum_new(topo);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+    char err[256] = "";
+    struct lr_jenv_block ba[2] = { { 0, 0, 4 }, { 1, 0, 4 } };
+    struct lr_jenv_block bb[1] = { { 0, 5, 2 } };
+    for (int i = 0; i < 2; i++)
+        CU_ASSERT_EQUAL_FATAL(lr_spectrum_alloc(sp, &ba[i].link, 1,
+                                                ba[i].first, ba[i].m), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_spectrum_alloc(sp, &bb[0].link, 1, bb[0].first,
+                                            bb[0].m), 0);
+    int used[2] = { 6, 3 };
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_set_state(m, used, sp->occ, sp->nw, err,
+                                            sizeof err), 0);
+    struct lr_jenv_running run[2] = {
+        { .gpus = { 4, 3 }, .blocks = ba, .n_blocks = 2, .remaining = 1.0 },
+        { .gpus = { 2, 0 }, .blocks = bb, .n_blocks = 1, .remaining = 100 },
+    };
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_set_running(m, run, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_jenv_n_running(m), 2);
+
+    /* Refused, each with its reason; the two jobs stay. */
+    struct lr_jenv_running bad[2];
+    struct lr_jenv_block b4 = { 0, 4, 1 }, off = { 0, 6, 4 }, far = { 2, 0, 1 };
+    memcpy(bad, run, sizeof bad);
+    bad[1].gpus[0] = 3;                   /* 4 + 3 > 6 used in dc0 */
+    CU_ASSERT_EQUAL(lr_jenv_set_running(m, bad, 2, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "running job 1: the running jobs "
+                                  "hold 7 GPUs in DC 'dc0'"));
+    memcpy(bad, run, sizeof bad);
+    bad[1].blocks = &b4;                  /* slot 4 is free */
+    CU_ASSERT_EQUAL(lr_jenv_set_running(m, bad, 2, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "slot 4 of link 0 is not booked"));
+    memcpy(bad, run, sizeof bad);
+    bad[1].blocks = ba;                   /* A's slots, claimed twice */
+    CU_ASSERT_EQUAL(lr_jenv_set_running(m, bad, 2, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "running job 1: slot 0 of link 0"));
+    memcpy(bad, run, sizeof bad);
+    bad[0].blocks = &off;                 /* slots 6-9 of 8 */
+    bad[0].n_blocks = 1;
+    CU_ASSERT_EQUAL(lr_jenv_set_running(m, bad, 2, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "not on the topology"));
+    bad[0].blocks = &far;                 /* no link 2 */
+    CU_ASSERT_EQUAL(lr_jenv_set_running(m, bad, 2, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "not on the topology"));
+    memcpy(bad, run, sizeof bad);
+    bad[0].remaining = 0;
+    CU_ASSERT_EQUAL(lr_jenv_set_running(m, bad, 2, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "running job 0: remaining time"));
+    CU_ASSERT_EQUAL(lr_jenv_set_running(m, run, -1, err, sizeof err), EINVAL);
+    CU_ASSERT_EQUAL(lr_jenv_clone(m, &f), 0);
+    CU_ASSERT_EQUAL(lr_jenv_set_running(f, run, 2, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "clone"));
+    CU_ASSERT_EQUAL(lr_jenv_n_running(m), 2);
+
+    /* A fork that keeps the ends: both leave there, freeing everything;
+     * the mirror keeps them. */
+    int nw;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, m, 7, 1000000,
+                                       LR_JENV_FORK_KNOWN_WORK), 0);
+    CU_ASSERT_EQUAL(lr_jenv_n_running(f), 2);
+    for (int i = 0; i < 100000 && lr_jenv_n_running(f) > 0; i++)
+        lr_jenv_step(f, -1);
+    CU_ASSERT_EQUAL(lr_jenv_n_running(f), 0);
+    CU_ASSERT_EQUAL(lr_jenv_dc_free(f, 0), 8);
+    CU_ASSERT_EQUAL(lr_jenv_dc_free(f, 1), 8);
+    const uint64_t *occ = lr_jenv_occupancy(f, &nw);
+    CU_ASSERT(all_free(occ, nw));
+    CU_ASSERT_EQUAL(lr_jenv_n_running(m), 2);
+    occ = lr_jenv_occupancy(m, &nw);
+    CU_ASSERT_EQUAL(booked(occ, nw, 0, 0, 4), 1);
+
+    /* The mirror itself: A leaves first, then B; what A frees shows in
+     * the mask (the routes over its links are recomputed). */
+    int before = lr_jenv_present(m, 0, 0);
+    for (int i = 0; i < 100000 && lr_jenv_n_running(m) == 2; i++)
+        lr_jenv_step(m, -1);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_n_running(m), 1);
+    CU_ASSERT(lr_jenv_present(m, 0, 0) > before);
+    occ = lr_jenv_occupancy(m, &nw);
+    CU_ASSERT_EQUAL(lr_jenv_dc_free(m, 0), 6);
+    CU_ASSERT_EQUAL(lr_jenv_dc_free(m, 1), 8);
+    CU_ASSERT_EQUAL(booked(occ, nw, 0, 0, 5), 0);
+    CU_ASSERT_EQUAL(booked(occ, nw, 0, 5, 2), 1);
+    CU_ASSERT_EQUAL(booked(occ, nw, 0, 7, 1), 0);
+    CU_ASSERT_EQUAL(booked(occ, nw, 1, 0, 8), 0);
+    for (int i = 0; i < 100000 && lr_jenv_n_running(m) == 1; i++)
+        lr_jenv_step(m, -1);
+    CU_ASSERT_EQUAL(lr_jenv_n_running(m), 0);
+    CU_ASSERT_EQUAL(lr_jenv_dc_free(m, 0), 8);
+    occ = lr_jenv_occupancy(m, &nw);
+    CU_ASSERT(all_free(occ, nw));
+    lr_jenv_free(f);
+    lr_jenv_free(m);
+    lr_spectrum_free(sp);
+}
+
 /* The route caches are refreshed incrementally while stepping (only the
  * routes that share a link with a booked or released lightpath): on a
  * ring of five ROADMs with three DCs, K = 2 and departures, after every
@@ -1271,6 +1397,8 @@ static CU_TestInfo tests[] = {
     { "the mirror of a state gives its mask and observation",
       test_mirror_matches_stepping },
     { "bad input is refused with a reason", test_errors },
+    { "a mirror's running jobs leave and free what they hold",
+      test_running_jobs },
     { "the refusal action books nothing and counts as blocked",
       test_refuse_action },
     { "with refusals the mask of a pending job is never empty",
