@@ -294,6 +294,7 @@ main(int argc, char **argv)
         .agent_ca = cfg->coord_ca, .agent_timeout_s = cfg->coord_timeout,
         .ppo_policy = cfg->ppo_policy[0] ? cfg->ppo_policy : NULL,
         .ppo_mean_job_s = cfg->ppo_mean_job_s,
+        .ppo_rollout = cfg->ppo_rollout ? &cfg->ppo_ro : NULL,
     };
     openblas_set_num_threads(1);
     if (lr_ctl_new(&cc, &ctl, &report, err, sizeof err)) {
@@ -303,7 +304,12 @@ main(int argc, char **argv)
     if (cc.ppo_policy) {
         bool usable;
         const char *why = lr_ctl_ppo_status(ctl, &usable);
-        if (usable)
+        if (usable && cc.ppo_rollout)
+            lr_log(LR_LOG_INFO, "ppo policy %s loaded: intents for ppo use "
+                   "its rollout (%d futures, horizon %ld, load %g E)",
+                   cc.ppo_policy, cc.ppo_rollout->samples,
+                   cc.ppo_rollout->horizon, cc.ppo_rollout->load);
+        else if (usable)
             lr_log(LR_LOG_INFO, "ppo policy %s loaded: intents for ppo use "
                    "it", cc.ppo_policy);
         else

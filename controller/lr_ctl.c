@@ -856,6 +856,62 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
 
 /* ---- algorithm ppo (lr_ctl_ppo.h) ---- */
 
+/* The jobs that hold GPUs or spectrum now, for the policy's rollout
+ * (lr_jenv_set_running): what each holds, and the time it has left in the
+ * policy's unit (ppo-mean-job-s): from its creation, its iterations at
+ * its predicted iteration time; a job without iterations has the mean
+ * left (1), one past its predicted end a thousandth of it.  Returns how
+ * many, with '*run' and '*blocks' (the caller frees both), or -1 when
+ * out of memory. */
+static int
+ppo_running(const struct lr_ctl *c, struct lr_jenv_running **run,
+            struct lr_jenv_block **blocks)
+{
+    int n = 0, nb = 0;
+    for (int i = 0; i < c->n_jobs; i++)
+        for (int l = 0; l < c->jobs[i].n_lightpaths; l++)
+            nb += c->jobs[i].lp[l].n_links;
+    *run = calloc((size_t) c->n_jobs + 1, sizeof **run);
+    *blocks = malloc(((size_t) nb + 1) * sizeof **blocks);
+    if (!*run || !*blocks) {
+        free(*run);
+        free(*blocks);
+        *run = NULL;
+        *blocks = NULL;
+        return -1;
+    }
+    double now_s = (double) now_ms() / 1000;
+    double mean = lr_ctl_ppo_mean_job_s(c->ppo);
+    nb = 0;
+    for (int i = 0; i < c->n_jobs; i++) {
+        const struct lr_job *job = &c->jobs[i];
+        struct lr_jenv_running *r = &(*run)[n];
+        bool holds = job->n_lightpaths > 0;
+        for (int k = 0; k < c->cluster->n_dcs && k < LR_JENV_MAX_DCS; k++) {
+            r->gpus[k] = job->gpus[k];
+            holds = holds || job->gpus[k] > 0;
+        }
+        if (!holds)
+            continue;
+        r->blocks = *blocks + nb;
+        for (int l = 0; l < job->n_lightpaths; l++)
+            for (int h = 0; h < job->lp[l].n_links; h++)
+                (*blocks)[nb++] = (struct lr_jenv_block) {
+                    job->lp[l].links[h], job->lp[l].first, job->lp[l].m,
+                };
+        r->n_blocks = (int) (*blocks + nb - r->blocks);
+        if (job->intent.iterations && job->iteration_s > 0) {
+            double end = (double) job->created_ms / 1000
+                         + (double) job->intent.iterations * job->iteration_s;
+            r->remaining = fmax((end - now_s) / mean, 1e-3);
+        } else {
+            r->remaining = 1;
+        }
+        n++;
+    }
+    return n;
+}
+
 /* The policy's candidate for 'in' on the state now, or -1 with why[];
  * '*work' is the work X the policy was shown, -1 for none. */
 static int
@@ -874,19 +930,34 @@ ppo_choose(struct lr_ctl *c, const struct lr_intent *in, double *work,
     }
     if (lr_ctl_ppo_class(c->ppo, in, &mi, &di, why, len))
         return -1;
-    return lr_ctl_ppo_decide(c->ppo, c->gpus_used, c->rsa->sp->occ,
-                             c->rsa->sp->nw, mi, di, in->iterations, work,
-                             why, len);
+    struct lr_jenv_running *run = NULL;
+    struct lr_jenv_block *blocks = NULL;
+    int n_run = ppo_running(c, &run, &blocks);
+    if (n_run < 0) {
+        snprintf(why, len, "out of memory");
+        return -1;
+    }
+    int a = lr_ctl_ppo_decide(c->ppo, c->gpus_used, c->rsa->sp->occ,
+                              c->rsa->sp->nw, run, n_run, mi, di,
+                              in->iterations, work, why, len);
+    free(run);
+    free(blocks);
+    return a;
 }
 
-/* Appends the work X a known-work policy was shown to job's note. */
+/* Appends to job's note the work X a known-work policy was shown and
+ * what its rollout did. */
 static void
-ppo_note_work(struct lr_job *job, double work)
+ppo_note_work(const struct lr_ctl *c, struct lr_job *job, double work)
 {
     size_t n = strlen(job->note);
     if (work >= 0 && n < sizeof job->note)
         snprintf(job->note + n, sizeof job->note - n, ", work %.2f x mean",
                  work);
+    const char *ro = lr_ctl_ppo_rollout_note(c->ppo);
+    n = strlen(job->note);
+    if (*ro && n < sizeof job->note)
+        snprintf(job->note + n, sizeof job->note - n, "; %s", ro);
 }
 
 /* Realises candidate 'a' of the policy for 'job': the stages by CDynP
@@ -988,7 +1059,7 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
                  cl->dcs[cd->dc[0]].name, lr_jenv_cand_gpus(env, a, 0),
                  cl->dcs[cd->dc[1]].name, lr_jenv_cand_gpus(env, a, 1),
                  cd->route, rate);
-    ppo_note_work(job, work);
+    ppo_note_work(c, job, work);
     rc = 0;
 cleanup:
     lr_tm_free(tm);
@@ -1029,7 +1100,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             job->phase = LR_JOB_BLOCKED;
             set_reason(job, "refused by the ppo policy: %s", why);
             snprintf(job->note, sizeof job->note, "ppo: refused the job");
-            ppo_note_work(job, work);
+            ppo_note_work(c, job, work);
             c->counters.blocks_plan++;
             goto cleanup;
         }
@@ -2266,6 +2337,10 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
             rc = fail(err, errlen, ENOMEM, "out of memory");
             goto fail;
         }
+        if (cfg->ppo_rollout
+            && (rc = lr_ctl_ppo_set_rollout(c->ppo, cfg->ppo_rollout, err,
+                                            errlen)))
+            goto fail;
         lr_ctl_ppo_bind(c->ppo, c->topo, c->cluster);
     }
     rc = cfg->inspect ? inspect(c, err, errlen)
@@ -2310,6 +2385,12 @@ lr_ctl_ppo_status(const struct lr_ctl *c, bool *usable)
 {
     *usable = c->ppo && !lr_ctl_ppo_why(c->ppo);
     return c->ppo ? lr_ctl_ppo_why(c->ppo) : NULL;
+}
+
+const struct lr_jenv *
+lr_ctl_ppo_mirror(const struct lr_ctl *c)
+{
+    return c->ppo ? lr_ctl_ppo_env(c->ppo) : NULL;
 }
 
 const struct lr_topo *lr_ctl_topo(const struct lr_ctl *c) { return c->topo; }

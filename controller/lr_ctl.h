@@ -120,6 +120,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "controller/lr_ctl_ppo.h"
 #include "controller/lr_job.h"
 #include "planner/lr_cluster.h"
 #include "planner/lr_rsa.h"
@@ -165,6 +166,10 @@ struct lr_ctl_config {
      * takes for its unit of time (an intent's iterations become its work
      * X = iterations x T_ref / this); 0: the default, 3600. */
     double ppo_mean_job_s;
+    /* ppo-rollout: decide ppo intents by the rollout of the policy on
+     * the network as it is and its running jobs (lr_ctl_ppo.h); NULL:
+     * the policy alone.  A value out of range fails lr_ctl_new(). */
+    const struct lr_ctl_ppo_rollout *ppo_rollout;
 };
 
 struct lr_ctl_counters {
@@ -275,6 +280,9 @@ int lr_ctl_set_inventory(struct lr_ctl *, const struct lr_topo *,
  * ('*usable' true), else one line saying what is wrong with it and what
  * to do (lightraild logs it at start). */
 const char *lr_ctl_ppo_status(const struct lr_ctl *, bool *usable);
+/* The ppo policy's mirror of the network as its last decision saw it
+ * (borrowed; NULL without a usable policy): for the tests. */
+const struct lr_jenv *lr_ctl_ppo_mirror(const struct lr_ctl *);
 
 /* Read-only views for the northbound. */
 const struct lr_topo *lr_ctl_topo(const struct lr_ctl *);

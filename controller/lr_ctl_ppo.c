@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "controller/lr_ctl_ppo.h"
+#include "planner/lr_jenv_rollout.h"
 #include "planner/lr_ppo.h"
+#include "planner/lr_rng.h"
 #include "tools/lightrail/lr_policy_file.h"
 
 struct lr_ctl_ppo {
@@ -22,6 +24,13 @@ struct lr_ctl_ppo {
     double mean_job_s;                /* ppo-mean-job-s, seconds */
     bool mix_ok;                      /* the file's job mix parsed */
     char why[768];                    /* empty: usable */
+    /* ppo-rollout: set by lr_ctl_ppo_set_rollout, built by bind. */
+    bool has_ro;
+    struct lr_ctl_ppo_rollout ro_cfg;
+    struct lr_jenv_rollout *ro;       /* NULL: the agent alone */
+    struct lr_rng ro_rng;             /* the futures' seeds */
+    const char *ro_note;              /* what the last decision's rollout
+                                       * did; "" when it did not run */
 };
 
 static void
@@ -47,6 +56,8 @@ parse_mix(struct lr_ctl_ppo *p)
         .block_penalty = p->meta.block_penalty,
         .refuse = p->meta.refuse,
         .train = { p->meta.batch, p->meta.micro, 2 },
+        /* How a future's jobs hold their GPUs (read by a rollout). */
+        .holding_mode = p->meta.holding_mode,
         /* Its GPU shares: a candidate's GPU counts (lr_jenv_cand_gpus)
          * are those of its share, which admit_ppo realises. */
         .n_splits = p->meta.n_splits,
@@ -94,6 +105,7 @@ lr_ctl_ppo_open(const char *path, double mean_job_s)
     snprintf(p->path, sizeof p->path, "%s", path);
     p->mean_job_s = mean_job_s > 0 && isfinite(mean_job_s)
                     ? mean_job_s : LR_CTL_PPO_MEAN_JOB_S;
+    p->ro_note = "";
     char err[512];
     if (lr_policy_load(path, &p->meta, &p->agent, err, sizeof err)) {
         p->agent = NULL;
@@ -108,11 +120,33 @@ lr_ctl_ppo_open(const char *path, double mean_job_s)
     return p;
 }
 
+int
+lr_ctl_ppo_set_rollout(struct lr_ctl_ppo *p, const struct lr_ctl_ppo_rollout *r,
+                       char *err, size_t len)
+{
+    if (!(r->load > 0) || !isfinite(r->load) || r->samples < 2
+        || r->horizon < 1 || r->top < 0 || !(r->margin >= 0)
+        || !isfinite(r->margin) || r->min_gpus < 0 || r->screen < 0
+        || r->screen == 1) {
+        snprintf(err, len, "ppo-rollout: load %g, samples %d, screen %d, "
+                 "horizon %ld, top %d, margin %g, min-gpus %d: give a "
+                 "positive load, samples >= 2, screen 0 or >= 2, horizon >= "
+                 "1 and no negative value", r->load, r->samples, r->screen,
+                 r->horizon, r->top, r->margin, r->min_gpus);
+        return EINVAL;
+    }
+    p->has_ro = true;
+    p->ro_cfg = *r;
+    lr_rng_seed(&p->ro_rng, r->seed);
+    return 0;
+}
+
 void
 lr_ctl_ppo_free(struct lr_ctl_ppo *p)
 {
     if (!p)
         return;
+    lr_jenv_rollout_free(p->ro);
     lr_jenv_free(p->env);
     lr_ppo_free(p->agent);
     for (int i = 0; i < LR_JENV_MAX_MODELS; i++)
@@ -125,6 +159,8 @@ void
 lr_ctl_ppo_bind(struct lr_ctl_ppo *p, const struct lr_topo *topo,
                 const struct lr_cluster *cl)
 {
+    lr_jenv_rollout_free(p->ro);
+    p->ro = NULL;
     lr_jenv_free(p->env);
     p->env = NULL;
     free(p->obs);
@@ -163,8 +199,40 @@ lr_ctl_ppo_bind(struct lr_ctl_ppo *p, const struct lr_topo *topo,
         lr_jenv_free(env);
         return;
     }
+    if (p->has_ro) {
+        const struct lr_ctl_ppo_rollout *r = &p->ro_cfg;
+        struct lr_jenv_rollout_config rc = {
+            .base = &lr_ppo_jenv_policy, .base_arg = p->agent,
+            .samples = r->samples, .horizon = r->horizon, .top = r->top,
+            .margin = r->margin, .min_gpus = r->min_gpus,
+            .refusal = r->refusal, .screen = r->screen,
+        };
+        int rc2 = lr_jenv_set_load(env, r->load);
+        if (!rc2)
+            rc2 = lr_jenv_rollout_new(env, &rc, &p->ro);
+        if (rc2) {
+            set_why(p, "%s: cannot build its rollout (ppo-rollout): %s",
+                    p->path, strerror(rc2));
+            free(p->obs);
+            p->obs = NULL;
+            lr_jenv_free(env);
+            return;
+        }
+    }
     p->env = env;
     p->why[0] = '\0';
+}
+
+double
+lr_ctl_ppo_mean_job_s(const struct lr_ctl_ppo *p)
+{
+    return p->mean_job_s;
+}
+
+const char *
+lr_ctl_ppo_rollout_note(const struct lr_ctl_ppo *p)
+{
+    return p->ro_note;
 }
 
 const char *
@@ -214,10 +282,12 @@ lr_ctl_ppo_class(const struct lr_ctl_ppo *p, const struct lr_intent *in,
 
 int
 lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
-                  int nw, int model, int demand, uint64_t iterations,
+                  int nw, const struct lr_jenv_running *running,
+                  int n_running, int model, int demand, uint64_t iterations,
                   double *work, char *why, size_t len)
 {
     *work = -1;
+    p->ro_note = "";
     if (!p->env) {
         snprintf(why, len, "%s", p->why);
         return -1;
@@ -228,6 +298,8 @@ lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
         return -1;
     }
     if (lr_jenv_set_state(p->env, used, occ, nw, why, len))
+        return -1;
+    if (p->ro && lr_jenv_set_running(p->env, running, n_running, why, len))
         return -1;
     int n = lr_jenv_present(p->env, model, demand);
     if (n > 0 && p->meta.known_work) {
@@ -247,9 +319,29 @@ lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
                  "(GPUs or spectrum)");
         return -1;
     }
-    lr_jenv_observe(p->env, p->obs);
-    int a = lr_ppo_act(p->agent, p->obs, lr_jenv_mask(p->env), false, NULL,
+    int a;
+    if (p->ro) {
+        struct lr_jenv_rollout_stats s0, s1;
+        lr_jenv_rollout_stats(p->ro, &s0);
+        a = lr_jenv_rollout_policy.choose(p->ro, p->env,
+                                          lr_jenv_mask(p->env), &p->ro_rng);
+        lr_jenv_rollout_stats(p->ro, &s1);
+        p->ro_note = s1.deviated > s0.deviated
+                     ? "the rollout left the policy's choice"
+                     : s1.deliberated > s0.deliberated
+                     ? "the rollout kept the policy's choice" : "";
+        if (a < 0 && s1.refused > s0.refused) {
+            snprintf(why, len, "its rollout found that admitting it blocks "
+                     "more of the next %ld jobs than refusing it; submit it "
+                     "again later or with another algorithm",
+                     p->ro_cfg.horizon);
+            return LR_CTL_PPO_REFUSED;
+        }
+    } else {
+        lr_jenv_observe(p->env, p->obs);
+        a = lr_ppo_act(p->agent, p->obs, lr_jenv_mask(p->env), false, NULL,
                        NULL);
+    }
     if (a < 0) {
         snprintf(why, len, "the actor chose no candidate");
     } else if (a == lr_jenv_refuse_action(p->env)) {

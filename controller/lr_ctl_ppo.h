@@ -41,6 +41,16 @@
  * with "the ppo policy reads each job's length ...: give iterations in
  * the intent".  A policy without known work ignores iterations.
  *
+ * With ppo-rollout configured (lr_ctl_ppo_set_rollout) the decision is
+ * the rollout's (planner/lr_jenv_rollout.h, the agent as its base, as
+ * `lightrail sim --rollout ppo`): the mirror also gets the running jobs
+ * (lr_jenv_set_running: what each holds and the time it has left in the
+ * policy's unit, which the controller computes from its iterations), and
+ * the futures draw arrivals at the configured load (lr_jenv_set_load)
+ * with seeds from the configured seed.  A refusal by the rollout is
+ * LR_CTL_PPO_REFUSED with its own reason; lr_ctl_ppo_rollout_note() says
+ * whether futures ran and whether they left the agent's choice.
+ *
  * An intent maps to a job class when its model is one of the file's
  * models (a preset, by name), its batch and microbatch are the file's,
  * and some GPU demand of the file lies in [gpus min, gpus max]: the
@@ -55,6 +65,7 @@
 #ifndef LR_CTL_PPO_H
 #define LR_CTL_PPO_H 1
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,10 +102,35 @@ struct lr_jenv *lr_ctl_ppo_env(struct lr_ctl_ppo *);
 int lr_ctl_ppo_class(const struct lr_ctl_ppo *, const struct lr_intent *in,
                      int *model, int *demand, char *why, size_t len);
 
+/* ppo-rollout (lightrail-config): decide by the rollout of the policy
+ * (planner/lr_jenv_rollout.h, the agent as the base) on the mirror with
+ * its running jobs (lr_jenv_set_running). */
+struct lr_ctl_ppo_rollout {
+    double load;                 /* Erlang the futures draw arrivals at */
+    int samples, screen, top, min_gpus;
+    long horizon;
+    double margin;
+    bool refusal;
+    uint64_t seed;
+};
+
+/* Decide by the rollout from the next lr_ctl_ppo_bind() on.  EINVAL with
+ * err[] for a value out of range (lr_jenv_rollout.h). */
+int lr_ctl_ppo_set_rollout(struct lr_ctl_ppo *,
+                           const struct lr_ctl_ppo_rollout *, char *err,
+                           size_t len);
+/* ppo-mean-job-s in seconds: the policy's unit of time. */
+double lr_ctl_ppo_mean_job_s(const struct lr_ctl_ppo *);
+/* What the last decision's rollout did, for the job's note: "" when it
+ * ran no futures (none configured, a small job, one alternative). */
+const char *lr_ctl_ppo_rollout_note(const struct lr_ctl_ppo *);
+
 #define LR_CTL_PPO_REFUSED (-2)
 
 /* Mirrors the state ('used' GPUs per DC, 'occ' with 'nw' words per link
- * as lr_spectrum keeps them) and asks the actor for class (model,
+ * as lr_spectrum keeps them; with a rollout, also the 'running' jobs
+ * holding them, lr_jenv_set_running, borrowed for the call) and asks the
+ * actor, or its rollout, for class (model,
  * demand) with the intent's 'iterations' (0: not given; read only by a
  * policy with known work).  '*work' is the work X presented (above), or
  * -1 when the policy does not read it or no decision was made.  Returns
@@ -103,8 +139,9 @@ int lr_ctl_ppo_class(const struct lr_ctl_ppo *, const struct lr_intent *in,
  * or -1 with why[] (no iterations for a known-work policy, no feasible
  * candidate, or a state the environment refuses). */
 int lr_ctl_ppo_decide(struct lr_ctl_ppo *, const int *used,
-                      const uint64_t *occ, int nw, int model, int demand,
-                      uint64_t iterations, double *work, char *why,
-                      size_t len);
+                      const uint64_t *occ, int nw,
+                      const struct lr_jenv_running *running, int n_running,
+                      int model, int demand, uint64_t iterations,
+                      double *work, char *why, size_t len);
 
 #endif

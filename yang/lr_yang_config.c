@@ -150,6 +150,37 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
     /* It has a default: validation has created it. */
     const char *mean = lr_yang_leaf(top, LR_YANG_LRCFG, "ppo-mean-job-s");
     c->ppo_mean_job_s = mean ? strtod(mean, NULL) : 3600;
+    /* ppo-rollout: the schema's defaults, should validation not have
+     * made them. */
+    const struct lyd_node *ro = lr_yang_child(top, LR_YANG_LRCFG,
+                                              "ppo-rollout");
+    c->ppo_rollout = ro != NULL;
+    c->ppo_ro = (struct lr_ctl_ppo_rollout) {
+        .load = 0, .samples = 100, .screen = 25, .horizon = 40, .top = 8,
+        .margin = 2, .min_gpus = 8, .refusal = true, .seed = 1,
+    };
+    if (ro) {
+        const char *v;
+        struct lr_ctl_ppo_rollout *r = &c->ppo_ro;
+        if ((v = lr_yang_leaf(ro, LR_YANG_LRCFG, "load")))
+            r->load = strtod(v, NULL);
+        if ((v = lr_yang_leaf(ro, LR_YANG_LRCFG, "samples")))
+            r->samples = atoi(v);
+        if ((v = lr_yang_leaf(ro, LR_YANG_LRCFG, "screen")))
+            r->screen = atoi(v);
+        if ((v = lr_yang_leaf(ro, LR_YANG_LRCFG, "horizon")))
+            r->horizon = atol(v);
+        if ((v = lr_yang_leaf(ro, LR_YANG_LRCFG, "top")))
+            r->top = atoi(v);
+        if ((v = lr_yang_leaf(ro, LR_YANG_LRCFG, "margin")))
+            r->margin = strtod(v, NULL);
+        if ((v = lr_yang_leaf(ro, LR_YANG_LRCFG, "min-gpus")))
+            r->min_gpus = atoi(v);
+        if ((v = lr_yang_leaf(ro, LR_YANG_LRCFG, "refusal")))
+            r->refusal = !strcmp(v, "true");
+        if ((v = lr_yang_leaf(ro, LR_YANG_LRCFG, "seed")))
+            r->seed = strtoull(v, NULL, 10);
+    }
 
     lr_yang_config_str(sb, "default-driver", c->default_driver,
                        sizeof c->default_driver);

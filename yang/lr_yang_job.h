@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "controller/lr_ctl_ppo.h"
 #include "controller/lr_job.h"
 #include "southbound/sb_driver.h"
 
@@ -201,6 +202,8 @@ struct lr_config {
     char cluster_file[LR_CONFIG_PATH_MAX];
     char ppo_policy[LR_CONFIG_PATH_MAX];   /* "" when not configured */
     double ppo_mean_job_s;             /* seconds, > 0; 3600 */
+    bool ppo_rollout;                  /* the ppo-rollout container */
+    struct lr_ctl_ppo_rollout ppo_ro;  /* its leaves, when present */
     char default_driver[32];           /* "dummy" */
     char dummy_dir[LR_CONFIG_PATH_MAX];    /* default: state_dir/devices */
     /* Listed devices; a device without a driver gets default_driver.  The

@@ -5,7 +5,9 @@
 # planned by CDynP with that reason in its planner-note; with the shipped
 # metro policy it logs that the policy is in use and the intent is placed
 # by the policy; a policy trained with --known-work reads the intent's
-# iterations (and ppo-mean-job-s).  Ends with lightrail-check.
+# iterations (and ppo-mean-job-s); with ppo-rollout the policy's rollout
+# decides (the start log and the notes say so), and a ppo-rollout
+# without its load is refused at start.  Ends with lightrail-check.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 POLICY=$(cd "$srcdir" && pwd)/examples/policies/metro.pol
@@ -140,5 +142,53 @@ if $LIGHTRAIL train --topology "$srcdir/examples/topologies/metro.json" \
 else
     notok "train --known-work: $(cat "$tmp/err")"
 fi
+# 5. The metro policy decided by its rollout (small futures: a test,
+# not a tuning).
+use_policy "$POLICY"
+jq '."lightrail-config:lightraild"."ppo-rollout" = {"load": "2.5", "samples": 4, "screen": 0, "horizon": 5, "top": 2, "min-gpus": 0}' \
+    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+: > "$D/log"
+start_daemon || { notok "lightraild did not start with ppo-rollout: $(cat "$D/log")"; lr_summary; exit 1; }
+grep -q "ppo policy .*metro.pol loaded: intents for ppo use its rollout (4 futures, horizon 5, load 2.5 E)" "$D/log" \
+    && ok "ppo-rollout: the start log says the rollout decides" \
+    || notok "ppo-rollout: log is $(cat "$D/log")"
+# The earlier sections' jobs go first: the futures need room.
+api GET $JOBS
+for j in $(jq -r '."lightrail-job:jobs".job[]?.name' "$tmp/body"); do
+    api DELETE "$JOBS/job=$j"
+done
+deliberated=0
+for i in 1 2 3; do
+    ppo_intent "q$i" llama2-7b 16 16 > "$tmp/q.json"
+    api POST $JOBS "$tmp/q.json"
+    if [ "$STATUS" != 201 ] || ! note_of | grep -q '^ppo: \(candidate [0-9]*, \|refused the job\)'; then
+        notok "ppo-rollout, q$i: $STATUS $(cat "$tmp/body")"
+    fi
+    note_of | grep -q '; the rollout \(kept\|left\) the policy.s choice$' \
+        && deliberated=$((deliberated + 1))
+done
+[ $deliberated -ge 1 ] \
+    && ok "ppo-rollout: $deliberated of 3 ppo intents decided after futures (last: $(note_of))" \
+    || notok "ppo-rollout: no note says the rollout ran futures; last: $(cat "$tmp/body")"
+for i in 1 2 3; do api DELETE "$JOBS/job=q$i"; done
+stop_daemon
+# Without its mandatory load: refused at start, naming it.
+jq 'del(."lightrail-config:lightraild"."ppo-rollout".load)' \
+    "$D/lightraild.json" > "$D/noload.json"
+$LIGHTRAILD --config "$D/noload.json" --foreground 2> "$D/noload.log" &
+NPID=$!
+i=0
+while kill -0 $NPID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $NPID 2>/dev/null; then
+    kill $NPID; wait $NPID
+    notok "lightraild started with a ppo-rollout without load"
+else
+    wait $NPID
+    rc=$?
+    [ $rc -ne 0 ] && grep -q "ppo-rollout.*load\|load.*ppo-rollout" "$D/noload.log" \
+        && ok "ppo-rollout without load: refused at start (exit $rc): $(head -n 1 "$D/noload.log")" \
+        || notok "ppo-rollout without load: exit $rc, $(cat "$D/noload.log")"
+fi
+
 check_store "lightrail-check: consistent"
 lr_summary

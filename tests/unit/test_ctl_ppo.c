@@ -773,7 +773,147 @@ test_known_work_decides(void)
     kw_env_close(&k);
 }
 
+/* A controller whose ppo intents go to the rollout of the policy
+ * (ro), or to the policy alone (ro NULL). */
+static struct lr_ctl *
+open_rollout(const struct lr_ctl_ppo_rollout *ro)
+{
+    snprintf(db, sizeof db, "%s/db%d", dir, n_db++);
+    struct lr_ctl_config cfg = { .ppo_policy = src("examples/policies/"
+                                                   "metro.pol"),
+                                 .ppo_rollout = ro };
+    return lr_test_ctl_open(&cfg);
+}
+
+enum { RO_JOBS = 8 };
+
+/* What a controller made of the test's sequence of intents. */
+struct ro_run {
+    enum lr_job_phase phase[RO_JOBS];
+    char note[RO_JOBS][LR_JOB_REASON_MAX], reason[RO_JOBS][LR_JOB_REASON_MAX];
+    int running[RO_JOBS];     /* the mirror's running jobs at decision i */
+    int holding[RO_JOBS];     /* jobs holding resources before it */
+};
+
+/* Submits the sequence to a new controller (rollout 'ro', or none),
+ * records what it decided, checks its store against its devices, then
+ * deletes every job, so that the next controller finds the (shared)
+ * dummy ROADMs empty. */
+static void
+ro_sequence(const struct lr_ctl_ppo_rollout *ro, struct ro_run *out)
+{
+    static const struct { const char *model; int g; } jobs[RO_JOBS] = {
+        { "llama2-7b", 16 }, { "gpt-1.9b", 8 }, { "bert-large", 4 },
+        { "llama2-7b", 16 }, { "gpt-1.9b", 8 }, { "gpt-1.9b", 8 },
+        { "bert-large", 4 }, { "llama2-7b", 16 },
+    };
+    char err[1024], name[RO_JOBS][16];
+    struct lr_ctl *c = open_rollout(ro);
+    bool usable;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    int holding = 0;
+    for (int i = 0; i < RO_JOBS; i++) {
+        snprintf(name[i], sizeof name[i], "r%d", i);
+        struct lr_intent in = intent(name[i], jobs[i].model, jobs[i].g,
+                                     jobs[i].g);
+        struct lr_job job;
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err),
+                              0);
+        out->phase[i] = job.phase;
+        snprintf(out->note[i], sizeof out->note[i], "%s", job.note);
+        snprintf(out->reason[i], sizeof out->reason[i], "%s", job.reason);
+        const struct lr_jenv *m = lr_ctl_ppo_mirror(c);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        out->running[i] = lr_jenv_n_running(m);
+        out->holding[i] = holding;
+        holding += job.phase == LR_JOB_ACTIVE;
+    }
+    assert_consistent(c);
+    for (int i = 0; i < RO_JOBS; i++)
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, name[i], err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
+/* ppo-rollout in the controller (lr_ctl_config.ppo_rollout):
+ *   - with a margin no estimate can pass, the rollout runs its futures
+ *     (the note says it kept the policy's choice) and decides every job
+ *     as the policy alone does;
+ *   - each decision's mirror holds the jobs that hold resources then as
+ *     running jobs (lr_jenv_set_running), so futures see them leave;
+ *   - with margin 0 and refusal, two controllers with the same seed
+ *     decide the same sequence alike (the intents give no iterations:
+ *     every running job has the mean left, no clock is read);
+ *   - a value out of range fails lr_ctl_new with the reason. */
+static void
+test_rollout_in_controller(void)
+{
+    static struct ro_run r0, r1, r2, r3;
+    struct lr_ctl_ppo_rollout ro = {
+        .load = 2.5, .samples = 6, .screen = 0, .horizon = 8, .top = 3,
+        .margin = 1e6, .min_gpus = 0, .refusal = false, .seed = 5,
+    };
+    ro_sequence(NULL, &r0);
+    ro_sequence(&ro, &r1);
+    int kept = 0, placed = 0;
+    for (int i = 0; i < RO_JOBS; i++) {
+        CU_ASSERT_EQUAL(r0.phase[i], r1.phase[i]);
+        /* The same candidate: the note is the policy's, and perhaps what
+         * the rollout did. */
+        size_t n0 = strlen(r0.note[i]);
+        CU_ASSERT_EQUAL(strncmp(r0.note[i], r1.note[i], n0), 0);
+        CU_ASSERT(r1.note[i][n0] == '\0'
+                  || !strcmp(r1.note[i] + n0,
+                             "; the rollout kept the policy's choice"));
+        if (strncmp(r0.note[i], r1.note[i], n0))
+            fprintf(stderr, "r%d: '%s' against '%s'\n", i, r1.note[i],
+                    r0.note[i]);
+        kept += r1.note[i][n0] != '\0';
+        placed += r1.phase[i] == LR_JOB_ACTIVE;
+        if (!strncmp(r1.note[i], "ppo: candidate", 14))
+            CU_ASSERT_EQUAL(r1.running[i], r1.holding[i]);
+    }
+    CU_ASSERT(kept >= 2);
+    CU_ASSERT(placed >= 4);
+    fprintf(stderr, "(%d placed, %d with futures) ", placed, kept);
+
+    /* Deciding for itself: the same seed, the same decisions. */
+    ro.margin = 0;
+    ro.refusal = true;
+    ro_sequence(&ro, &r2);
+    ro_sequence(&ro, &r3);
+    int left = 0;
+    for (int i = 0; i < RO_JOBS; i++) {
+        CU_ASSERT_EQUAL(r2.phase[i], r3.phase[i]);
+        CU_ASSERT_STRING_EQUAL(r2.note[i], r3.note[i]);
+        CU_ASSERT_STRING_EQUAL(r2.reason[i], r3.reason[i]);
+        left += strstr(r2.note[i], "the rollout left") != NULL;
+    }
+    fprintf(stderr, "(margin 0: %d of %d left the policy's choice) ", left,
+            RO_JOBS);
+
+    /* Out of range: refused at start, saying which. */
+    char err[1024];
+    ro.samples = 1;
+    snprintf(db, sizeof db, "%s/db%d", dir, n_db++);
+    struct lr_ctl_config cfg = { .ppo_policy = src("examples/policies/"
+                                                   "metro.pol"),
+                                 .ppo_rollout = &ro, .topo = topo,
+                                 .cluster = cluster, .default_driver = "dummy",
+                                 .dummy_dir = devdir, .db_path = db };
+    struct lr_ctl *bad = NULL;
+    char *report = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_new(&cfg, &bad, &report, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(bad);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "ppo-rollout: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "samples 1"));
+    free(report);
+}
+
 static CU_TestInfo tests[] = {
+    { "ppo-rollout: the rollout of the policy decides in the controller",
+      test_rollout_in_controller },
     { "a mapped intent takes the actor's candidate",
       test_mapped_intents_follow_the_actor },
     { "an unmapped intent falls back with the reason",

@@ -1013,6 +1013,69 @@ test_config_mean_job(void)
         fprintf(stderr, "%s\n", err);
 }
 
+/* ppo-rollout: absent, no rollout; present with its load alone, the
+ * schema's defaults; every leaf given, read back; no load, or screen 1,
+ * refused with the path. */
+static void
+test_config_rollout(void)
+{
+#define CFG_HEAD "{\"lightrail-config:lightraild\":{\"listen\":{\"tls\":false}," \
+    "\"state-dir\":\"s\",\"topology-file\":\"t.json\"," \
+    "\"cluster-file\":\"c.json\""
+    static struct lr_config c;
+    char dir[64], err[1024] = "";
+    snprintf(dir, sizeof dir, "/tmp/lr-config-XXXXXX");
+    CU_ASSERT_EQUAL_FATAL(load_config_text(dir, CFG_HEAD "}}", &c, err,
+                                           sizeof err), 0);
+    CU_ASSERT(!c.ppo_rollout);
+    snprintf(dir, sizeof dir, "/tmp/lr-config-XXXXXX");
+    CU_ASSERT_EQUAL_FATAL(load_config_text(dir, CFG_HEAD
+                              ",\"ppo-rollout\":{\"load\":\"2.77\"}}}",
+                              &c, err, sizeof err), 0);
+    CU_ASSERT(c.ppo_rollout);
+    CU_ASSERT_DOUBLE_EQUAL(c.ppo_ro.load, 2.77, 1e-12);
+    CU_ASSERT_EQUAL(c.ppo_ro.samples, 100);
+    CU_ASSERT_EQUAL(c.ppo_ro.screen, 25);
+    CU_ASSERT_EQUAL(c.ppo_ro.horizon, 40);
+    CU_ASSERT_EQUAL(c.ppo_ro.top, 8);
+    CU_ASSERT_DOUBLE_EQUAL(c.ppo_ro.margin, 2, 0);
+    CU_ASSERT_EQUAL(c.ppo_ro.min_gpus, 8);
+    CU_ASSERT(c.ppo_ro.refusal);
+    CU_ASSERT_EQUAL(c.ppo_ro.seed, 1);
+    snprintf(dir, sizeof dir, "/tmp/lr-config-XXXXXX");
+    CU_ASSERT_EQUAL_FATAL(load_config_text(dir, CFG_HEAD
+                              ",\"ppo-rollout\":{\"load\":\"0.5\","
+                              "\"samples\":7,\"screen\":0,\"horizon\":12,"
+                              "\"top\":3,\"margin\":\"0.25\","
+                              "\"min-gpus\":0,\"refusal\":false,"
+                              "\"seed\":\"99\"}}}", &c, err, sizeof err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(c.ppo_ro.load, 0.5, 0);
+    CU_ASSERT_EQUAL(c.ppo_ro.samples, 7);
+    CU_ASSERT_EQUAL(c.ppo_ro.screen, 0);
+    CU_ASSERT_EQUAL(c.ppo_ro.horizon, 12);
+    CU_ASSERT_EQUAL(c.ppo_ro.top, 3);
+    CU_ASSERT_DOUBLE_EQUAL(c.ppo_ro.margin, 0.25, 0);
+    CU_ASSERT_EQUAL(c.ppo_ro.min_gpus, 0);
+    CU_ASSERT(!c.ppo_ro.refusal);
+    CU_ASSERT_EQUAL(c.ppo_ro.seed, 99);
+    snprintf(dir, sizeof dir, "/tmp/lr-config-XXXXXX");
+    CU_ASSERT_EQUAL(load_config_text(dir, CFG_HEAD
+                        ",\"ppo-rollout\":{\"samples\":7}}}", &c, err,
+                        sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "load"));
+    if (!strstr(err, "load"))
+        fprintf(stderr, "%s\n", err);
+    snprintf(dir, sizeof dir, "/tmp/lr-config-XXXXXX");
+    CU_ASSERT_EQUAL(load_config_text(dir, CFG_HEAD
+                        ",\"ppo-rollout\":{\"load\":\"1\",\"screen\":1}}}",
+                        &c, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "ppo-rollout/screen: Unsatisfied "
+                                       "range"));
+    if (!strstr(err, "screen"))
+        fprintf(stderr, "%s\n", err);
+#undef CFG_HEAD
+}
+
 /* The southbound's netconf, restconf and mnoptical settings: relative
  * paths from the file's directory, per-device overrides, each driver its
  * timeout. */
@@ -1318,6 +1381,8 @@ static CU_TestInfo tests[] = {
     { "config: demo", test_config_demo },
     { "config: every leaf", test_config_full },
     { "config: ppo-mean-job-s must be positive", test_config_mean_job },
+    { "ppo-rollout: defaults, every leaf, and refusals",
+      test_config_rollout },
     { "config: southbound settings", test_config_southbound },
     { "config: bad terminals", test_config_terminal_bad },
     { "config: netconf over TLS", test_config_netconf_tls },
