@@ -25,7 +25,9 @@
 
 #include "controller/lr_ctl.h"
 #include "planner/lr_jenv.h"
+#include "planner/lr_jenv_rollout.h"
 #include "planner/lr_ppo.h"
+#include "planner/lr_rng.h"
 #include "tests/unit/lr_test_ctl.h"
 #include "tools/lightrail/lr_policy_file.h"
 
@@ -911,9 +913,122 @@ test_rollout_in_controller(void)
     free(report);
 }
 
+/* The controller's rollout decides as the planner's rollout does on the
+ * same state: the test keeps its own mirror of the metro policy, gives it
+ * the controller's GPUs, spectrum and running jobs (read back with
+ * lr_ctl_get; no iterations, so each has the mean left) and asks
+ * lr_jenv_rollout_policy with the same options and a generator seeded
+ * alike, before each submission; the controller must place the job on
+ * that candidate, or refuse it when that is the answer.  Margin 0, so
+ * that the rollout can leave the agent's choice (with seed 5 it does,
+ * once; seeds 1-8 give 0 or 1 such decisions in this sequence). */
+static void
+test_rollout_matches_planner(void)
+{
+    static const struct { const char *model; int mi, di; } jobs[] = {
+        { "llama2-7b", 2, 2 }, { "gpt-1.9b", 1, 1 }, { "bert-large", 0, 0 },
+        { "llama2-7b", 2, 2 }, { "gpt-1.9b", 1, 1 }, { "gpt-1.9b", 1, 1 },
+        { "bert-large", 0, 0 }, { "llama2-7b", 2, 2 }, { "gpt-1.9b", 1, 1 },
+        { "llama2-7b", 2, 2 },
+    };
+    enum { N = sizeof jobs / sizeof *jobs };
+    struct lr_ctl_ppo_rollout ro = {
+        .load = 2.5, .samples = 6, .screen = 0, .horizon = 8, .top = 3,
+        .margin = 0, .min_gpus = 0, .refusal = true, .seed = 5,
+    };
+    struct mirror m;
+    mirror_open(&m);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_set_load(m.env, ro.load), 0);
+    struct lr_jenv_rollout_config rc = {
+        .base = &lr_ppo_jenv_policy, .base_arg = m.agent,
+        .samples = ro.samples, .horizon = ro.horizon, .top = ro.top,
+        .margin = ro.margin, .min_gpus = ro.min_gpus, .refusal = ro.refusal,
+        .screen = ro.screen,
+    };
+    struct lr_jenv_rollout *r = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_rollout_new(m.env, &rc, &r), 0);
+    struct lr_rng rng;
+    lr_rng_seed(&rng, ro.seed);
+    struct lr_ctl *c = open_rollout(&ro);
+    char err[1024], name[N][16];
+    int matched = 0, refused = 0;
+    for (int i = 0; i < N; i++) {
+        /* The test's mirror of c now. */
+        const struct lr_spectrum *sp = lr_ctl_rsa(c)->sp;
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_set_state(m.env, lr_ctl_gpus_used(c),
+                                                sp->occ, sp->nw, err,
+                                                sizeof err), 0);
+        static struct lr_jenv_running run[N];
+        static struct lr_jenv_block blocks[N][2 * LR_JOB_MAX_HOPS];
+        int n_run = 0;
+        for (int k = 0; k < i; k++) {
+            struct lr_job job;
+            CU_ASSERT_EQUAL_FATAL(lr_ctl_get(c, name[k], &job), 0);
+            if (job.phase != LR_JOB_ACTIVE)
+                continue;
+            struct lr_jenv_running *x = &run[n_run++];
+            memset(x, 0, sizeof *x);
+            for (int d = 0; d < cluster->n_dcs; d++)
+                x->gpus[d] = job.gpus[d];
+            int nb = 0;
+            for (int l = 0; l < job.n_lightpaths; l++)
+                for (int h = 0; h < job.lp[l].n_links; h++)
+                    blocks[k][nb++] = (struct lr_jenv_block) {
+                        job.lp[l].links[h], job.lp[l].first, job.lp[l].m };
+            x->blocks = blocks[k];
+            x->n_blocks = nb;
+            x->remaining = 1;
+        }
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_set_running(m.env, run, n_run, err,
+                                                  sizeof err), 0);
+        int want = -3;
+        if (lr_jenv_present(m.env, jobs[i].mi, jobs[i].di) > 0)
+            want = lr_jenv_rollout_policy.choose(r, m.env,
+                                                 lr_jenv_mask(m.env), &rng);
+        snprintf(name[i], sizeof name[i], "m%d", i);
+        struct lr_intent in = intent(name[i], jobs[i].model,
+                                     (int[]) { 4, 8, 16 }[jobs[i].di],
+                                     (int[]) { 4, 8, 16 }[jobs[i].di]);
+        struct lr_job job;
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err),
+                              0);
+        char pre[64];
+        if (want == -3) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "no candidate of the "
+                                          "policy is feasible"));
+        } else if (want < 0 || want == lr_jenv_refuse_action(m.env)) {
+            CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+            CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "refused by the ppo "
+                                          "policy"));
+            refused++;
+            matched++;
+        } else {
+            snprintf(pre, sizeof pre, "ppo: candidate %d,", want);
+            CU_ASSERT_EQUAL(strncmp(job.note, pre, strlen(pre)), 0);
+            if (strncmp(job.note, pre, strlen(pre)))
+                fprintf(stderr, "m%d: want candidate %d, note '%s'\n", i,
+                        want, job.note);
+            else
+                matched++;
+        }
+    }
+    struct lr_jenv_rollout_stats st;
+    lr_jenv_rollout_stats(r, &st);
+    CU_ASSERT(matched >= 6);
+    CU_ASSERT(st.deviated >= 1);
+    fprintf(stderr, "(%d decisions matched, %ld off the agent's choice, %d "
+            "refused) ", matched, st.deviated, refused);
+    assert_consistent(c);
+    lr_ctl_free(c);
+    lr_jenv_rollout_free(r);
+    mirror_close(&m);
+}
+
 static CU_TestInfo tests[] = {
     { "ppo-rollout: the rollout of the policy decides in the controller",
       test_rollout_in_controller },
+    { "ppo-rollout: the controller's decisions are the planner's rollout's",
+      test_rollout_matches_planner },
     { "a mapped intent takes the actor's candidate",
       test_mapped_intents_follow_the_actor },
     { "an unmapped intent falls back with the reason",
