@@ -1600,25 +1600,24 @@ lr_ctl_list(struct lr_ctl *c, struct lr_job **jobs, int *n)
 
 /* ---- reconciliation ---- */
 
-/* Appends a line to a growing report. */
+/* Appends a line, of any length, to a growing report. */
 static void
 say(char **buf, size_t *len, const char *fmt, ...)
 {
-    char line[512];
-    va_list ap;
+    va_list ap, ap2;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    char *p = realloc(*buf, *len + (size_t) n + 2);
-    if (!p)
-        return;
-    memcpy(p + *len, line, (size_t) n);
-    *len += (size_t) n;
-    p[(*len)++] = '\n';
-    p[*len] = '\0';
-    *buf = p;
+    char *p = n < 0 ? NULL : realloc(*buf, *len + (size_t) n + 2);
+    if (p) {
+        vsnprintf(p + *len, (size_t) n + 1, fmt, ap2);
+        *len += (size_t) n;
+        p[(*len)++] = '\n';
+        p[*len] = '\0';
+        *buf = p;
+    }
+    va_end(ap2);
 }
 
 /* What a reconciliation compares the devices with, snapshot on the
