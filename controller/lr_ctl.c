@@ -83,6 +83,8 @@ struct lr_ctl {
     int n_emu;
     struct lr_telemetry *tel;
     struct lr_ctl_ppo *ppo;           /* NULL: no ppo-policy configured */
+    long long (*clock_ms)(void *);    /* lr_ctl_config's, or NULL */
+    void *clock_arg;
     /* Device work begun and not yet ended (lr_ctl_op_end), newest
      * first; their devices are lent to them meanwhile. */
     struct lr_ctl_op *ops;
@@ -118,6 +120,13 @@ now_ms(void)
     struct timeval tv;
     gettimeofday(&tv, NULL);
     return (long long) tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+/* The controller's clock: lr_ctl_config.clock_ms, or the real one. */
+static long long
+ctl_now_ms(const struct lr_ctl *c)
+{
+    return c->clock_ms ? c->clock_ms(c->clock_arg) : now_ms();
 }
 
 static struct lr_job *
@@ -880,7 +889,7 @@ ppo_running(const struct lr_ctl *c, struct lr_jenv_running **run,
         *blocks = NULL;
         return -1;
     }
-    double now_s = (double) now_ms() / 1000;
+    double now_s = (double) ctl_now_ms(c) / 1000;
     double mean = lr_ctl_ppo_mean_job_s(c->ppo);
     nb = 0;
     for (int i = 0; i < c->n_jobs; i++) {
@@ -1348,7 +1357,7 @@ lr_ctl_submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
     if (!job->intent.algorithm[0])
         snprintf(job->intent.algorithm, sizeof job->intent.algorithm,
                  "cdynp");
-    job->created_ms = job->updated_ms = now_ms();
+    job->created_ms = job->updated_ms = ctl_now_ms(c);
     job->phase = LR_JOB_SUBMITTED;
     int rc = admit(c, model, job, err, errlen);
     lr_model_free(model);
@@ -1438,7 +1447,7 @@ end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
         set_reason(job, "%s", op->err);
         job->n_lightpaths = 0;
         memset(job->gpus, 0, sizeof job->gpus);
-        job->updated_ms = now_ms();
+        job->updated_ms = ctl_now_ms(c);
         c->counters.failures++;
         /* Memory first: the GPUs and slots are free whatever the store
          * says, and a store that failed is rolled back at restart. */
@@ -1449,7 +1458,7 @@ end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
         return rc;
     }
     job->phase = LR_JOB_ACTIVE;
-    job->updated_ms = now_ms();
+    job->updated_ms = ctl_now_ms(c);
     int rc = remember_job(c, job);
     if (lr_store_set_phase(c->store, job->intent.name, LR_JOB_ACTIVE, "",
                            job->updated_ms))
@@ -1527,7 +1536,7 @@ lr_ctl_delete_begin(struct lr_ctl *c, const char *name, struct lr_ctl_op **op,
         if (op_new(c, &job, true, op))
             return fail(err, errlen, ENOMEM, "out of memory");
         if (lr_store_set_phase(c->store, name, LR_JOB_RELEASING, "",
-                               now_ms())) {
+                               ctl_now_ms(c))) {
             op_free(*op);
             *op = NULL;
             return fail(err, errlen, EIO, "store: %s",
@@ -2197,7 +2206,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
                        "restart and rolled back");
             j->n_lightpaths = 0;
             memset(j->gpus, 0, sizeof j->gpus);
-            j->updated_ms = now_ms();
+            j->updated_ms = ctl_now_ms(c);
             if (lr_store_put_job(c->store, j))
                 rc = fail(err, errlen, EIO, "store: %s",
                           lr_store_error(c->store));
@@ -2305,6 +2314,8 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
              cfg->agent_ca ? cfg->agent_ca : "");
     c->agent_timeout = cfg->agent_timeout_s > 0 ? cfg->agent_timeout_s : 5;
     c->inspect = cfg->inspect;
+    c->clock_ms = cfg->clock_ms;
+    c->clock_arg = cfg->clock_arg;
     rc = lr_store_open(cfg->db_path, &c->store, err, errlen);
     if (rc)
         goto fail;

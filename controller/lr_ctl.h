@@ -170,6 +170,11 @@ struct lr_ctl_config {
      * the network as it is and its running jobs (lr_ctl_ppo.h); NULL:
      * the policy alone.  A value out of range fails lr_ctl_new(). */
     const struct lr_ctl_ppo_rollout *ppo_rollout;
+    /* The clock (Unix milliseconds) of the jobs' created and updated
+     * times and of the running jobs' time left; NULL: the real one.  For
+     * replays in simulated time (tools/bench/lr-bench-replay). */
+    long long (*clock_ms)(void *arg);
+    void *clock_arg;
 };
 
 struct lr_ctl_counters {

@@ -392,6 +392,31 @@ test_worker(void)
     lr_ctl_free(c);
 }
 
+static long long
+fixed_clock(void *arg)
+{
+    return *(const long long *) arg;
+}
+
+/* lr_ctl_config.clock_ms is the jobs' clock: created and updated at
+ * the time it says, not the real one. */
+static void
+test_clock(void)
+{
+    long long t = 1234567890123LL;
+    struct lr_ctl_config cfg = { .clock_ms = fixed_clock, .clock_arg = &t };
+    struct lr_ctl *c = lr_test_ctl_open(&cfg);
+    struct lr_intent in = intent("clocked", 4);
+    struct lr_job job;
+    char err[512];
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.created_ms, t);
+    CU_ASSERT_EQUAL(job.updated_ms, t);
+    t += 5000;
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "clocked", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
 /* A recovery report longer than one line of say()'s old buffer (512
  * bytes) comes back whole: 24 channels on ROADM 0 behind the store's
  * back are each named (the report once overflowed a stack buffer). */
@@ -448,6 +473,7 @@ static CU_TestInfo tests[] = {
       test_worker },
     { "a recovery report longer than a line comes back whole",
       test_long_recovery_report },
+    { "the jobs' clock is the configuration's", test_clock },
     CU_TEST_INFO_NULL,
 };
 
