@@ -98,7 +98,6 @@ struct lr_jenv {
      * read by its clones through proto. */
     struct resv *resv;
     struct lr_jenv_block *resv_blocks;
-    int n_resv;
     long slots_used;
     /* Metrics. */
     double t0;
@@ -1281,7 +1280,6 @@ lr_jenv_set_running(struct lr_jenv *e, const struct lr_jenv_running *jobs,
     free(e->resv_blocks);
     e->resv = r;
     e->resv_blocks = bl;
-    e->n_resv = n;
     e->n_act = 0;
     int nb = 0;
     for (int i = 0; i < n; i++) {

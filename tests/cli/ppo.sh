@@ -10,6 +10,7 @@
 # without its load is refused at start.  Ends with lightrail-check.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
+. "$srcdir/tests/cli/devlib.sh"     # daemon_exits
 POLICY=$(cd "$srcdir" && pwd)/examples/policies/metro.pol
 
 # use_policy PATH: the test's configuration with ppo-policy = PATH.
@@ -175,19 +176,12 @@ stop_daemon
 # Without its mandatory load: refused at start, naming it.
 jq 'del(."lightrail-config:lightraild"."ppo-rollout".load)' \
     "$D/lightraild.json" > "$D/noload.json"
-$LIGHTRAILD --config "$D/noload.json" --foreground 2> "$D/noload.log" &
-NPID=$!
-i=0
-while kill -0 $NPID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-if kill -0 $NPID 2>/dev/null; then
-    kill $NPID; wait $NPID
+if ! daemon_exits "$D/noload.json" "$D/noload.log"; then
     notok "lightraild started with a ppo-rollout without load"
+elif [ $RC -ne 0 ] && grep -q "ppo-rollout.*load\|load.*ppo-rollout" "$D/noload.log"; then
+    ok "ppo-rollout without load: refused at start (exit $RC): $(head -n 1 "$D/noload.log")"
 else
-    wait $NPID
-    rc=$?
-    [ $rc -ne 0 ] && grep -q "ppo-rollout.*load\|load.*ppo-rollout" "$D/noload.log" \
-        && ok "ppo-rollout without load: refused at start (exit $rc): $(head -n 1 "$D/noload.log")" \
-        || notok "ppo-rollout without load: exit $rc, $(cat "$D/noload.log")"
+    notok "ppo-rollout without load: exit $RC, $(cat "$D/noload.log")"
 fi
 
 check_store "lightrail-check: consistent"
