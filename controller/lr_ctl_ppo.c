@@ -223,6 +223,12 @@ lr_ctl_ppo_bind(struct lr_ctl_ppo *p, const struct lr_topo *topo,
     p->why[0] = '\0';
 }
 
+bool
+lr_ctl_ppo_has_rollout(const struct lr_ctl_ppo *p)
+{
+    return p->ro != NULL;
+}
+
 double
 lr_ctl_ppo_mean_job_s(const struct lr_ctl_ppo *p)
 {

@@ -119,6 +119,10 @@ struct lr_ctl_ppo_rollout {
 int lr_ctl_ppo_set_rollout(struct lr_ctl_ppo *,
                            const struct lr_ctl_ppo_rollout *, char *err,
                            size_t len);
+/* Whether decisions are the rollout's (then lr_ctl_ppo_decide reads the
+ * running jobs; otherwise it ignores them and the caller need not build
+ * them). */
+bool lr_ctl_ppo_has_rollout(const struct lr_ctl_ppo *);
 /* ppo-mean-job-s in seconds: the policy's unit of time. */
 double lr_ctl_ppo_mean_job_s(const struct lr_ctl_ppo *);
 /* What the last decision's rollout did, for the job's note: "" when it
