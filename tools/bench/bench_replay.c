@@ -87,18 +87,16 @@ struct result {
     long counted;
 };
 
-/* One run: the stream of seed 'seed' through a new controller (with the
- * rollout when 'ro'); 0 or 1 with the reason on stderr. */
+/* One run in directory 'dir' (its store and dummy ROADMs): the stream of
+ * seed 'seed' through a new controller (with the rollout when 'ro'); 0
+ * or 1 with the reason on stderr. */
 static int
-replay(const struct opts *o, const struct bench_jenv_case *bc,
-       struct lr_jenv *env, const struct lr_ctl_ppo_rollout *ro,
-       unsigned long long seed, struct result *out)
+replay_in(const char *dir, const struct opts *o,
+          const struct bench_jenv_case *bc, struct lr_jenv *env,
+          const struct lr_ctl_ppo_rollout *ro, unsigned long long seed,
+          struct result *out)
 {
-    char dir[] = "/tmp/lr-replay-XXXXXX", db[128], dev[128], err[1024];
-    if (!mkdtemp(dir)) {
-        fprintf(stderr, PROG ": mkdtemp: %s\n", strerror(errno));
-        return 1;
-    }
+    char db[128], dev[128], err[1024];
     snprintf(db, sizeof db, "%s/db", dir);
     snprintf(dev, sizeof dev, "%s/devices", dir);
     if (mkdir(dev, 0700)) {
@@ -128,6 +126,11 @@ replay(const struct opts *o, const struct bench_jenv_case *bc,
         return 1;
     }
     struct end *ends = calloc((size_t) o->arrivals + 1, sizeof *ends);
+    if (!ends) {
+        fprintf(stderr, PROG ": out of memory\n");
+        lr_ctl_free(c);
+        return 1;
+    }
     int n_ends = 0;
     struct lr_rng rng;
     lr_rng_seed(&rng, seed);
@@ -155,8 +158,13 @@ replay(const struct opts *o, const struct bench_jenv_case *bc,
         memmove(ends, ends + k, (size_t) (n_ends - k) * sizeof *ends);
         n_ends -= k;
         replay_ms = now;
-        if (lr_jenv_present(env, mi, di) < 0)
+        if (lr_jenv_present(env, mi, di) < 0) {
+            fprintf(stderr, PROG ": class %d/%d is not the environment's\n",
+                    mi, di);
+            lr_ctl_free(c);
+            free(ends);
             return 1;
+        }
         double tref = lr_jenv_job_tref(env);
         double iters = ceil(x * o->mean_s / tref);
         struct lr_intent in = { .batch = 32, .micro = 1,
@@ -198,11 +206,26 @@ replay(const struct opts *o, const struct bench_jenv_case *bc,
     out->counted = counted;
     lr_ctl_free(c);
     free(ends);
-    char cmd[256];
+    return 0;
+}
+
+/* replay_in() in a temporary directory, removed after, whatever the
+ * outcome. */
+static int
+replay(const struct opts *o, const struct bench_jenv_case *bc,
+       struct lr_jenv *env, const struct lr_ctl_ppo_rollout *ro,
+       unsigned long long seed, struct result *out)
+{
+    char dir[] = "/tmp/lr-replay-XXXXXX", cmd[64];
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, PROG ": mkdtemp: %s\n", strerror(errno));
+        return 1;
+    }
+    int rc = replay_in(dir, o, bc, env, ro, seed, out);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fprintf(stderr, PROG ": could not remove %s\n", dir);
-    return 0;
+    return rc;
 }
 
 static void
