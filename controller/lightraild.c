@@ -27,7 +27,10 @@
  * at start (controller/lr_ctl_ppo.h); one log line says it is in use, or
  * what is wrong with it and what to do, and the daemon starts either way
  * (intents for ppo are then planned by CDynP, their planner-note says
- * why).  BLAS runs on one thread: one core, repeatable decisions.
+ * why).  BLAS runs on one thread: one core, repeatable decisions.  With
+ * ppo-rollout a decision takes tens of milliseconds: ppo intents queue
+ * and are decided one at a time on a thread of their own (a second
+ * lr_worker), while the loop answers everything else.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -141,6 +144,7 @@ struct daemon {
     struct lr_ctl *ctl;
     bool telemetry_failing;       /* logged once until it recovers */
     struct lr_worker *worker;     /* the devices' thread */
+    struct lr_worker *decider;    /* the ppo decisions' thread */
     struct event *stopping;       /* NULL until a signal: waits for it */
 };
 
@@ -171,7 +175,8 @@ on_stopping(evutil_socket_t fd, short what, void *arg)
     struct daemon *d = arg;
     (void) fd;
     (void) what;
-    if (lr_worker_pending(d->worker) || nb_server_pending(d->srv))
+    if (lr_worker_pending(d->worker) || lr_worker_pending(d->decider)
+        || nb_server_pending(d->srv))
         return;
     event_del(d->stopping);
     struct timeval grace = { 0, 200000 };
@@ -352,6 +357,11 @@ main(int argc, char **argv)
         goto cleanup;
     }
     app.worker = d.worker;
+    if (lr_worker_new(d.base, &d.decider, err, sizeof err)) {
+        lr_log(LR_LOG_ERR, "%s", err);
+        goto cleanup;
+    }
+    app.decider = d.decider;
     d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
     d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
     event_add(d.sigterm, NULL);
@@ -378,8 +388,10 @@ main(int argc, char **argv)
     rc = 0;
 
 cleanup:
-    /* Before the controller and the server: the worker ends what it has
-     * (nothing, after a clean stop) and hands it back. */
+    /* Before the controller and the server: the workers end what they
+     * have (nothing, after a clean stop) and hand it back; the decider
+     * first, as what it hands back may go on to the devices' worker. */
+    lr_worker_free(d.decider);
     lr_worker_free(d.worker);
     if (d.stopping)
         event_free(d.stopping);

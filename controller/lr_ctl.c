@@ -88,6 +88,9 @@ struct lr_ctl {
     /* Device work begun and not yet ended (lr_ctl_op_end), newest
      * first; their devices are lent to them meanwhile. */
     struct lr_ctl_op *ops;
+    /* The ppo decision in flight (lr_ctl_decide_begin), or NULL: the
+     * policy and its mirror are lent to it meanwhile. */
+    struct lr_ctl_op *deciding;
     /* Held around every call into the data plane: the device step may
      * run on another thread than lr_ctl_sample(). */
     pthread_mutex_t dp_lock;
@@ -254,6 +257,9 @@ static void check_prepare(const struct lr_ctl *, const struct lr_job *, int,
 struct lr_ctl_recon;
 static void recon_free(struct lr_ctl_recon *);
 static void recon_run(struct lr_ctl_op *);
+struct lr_ctl_decision;
+static void decision_free(struct lr_ctl_decision *);
+static void decision_run(struct lr_ctl_decision *);
 static int end_reconcile(struct lr_ctl *, struct lr_ctl_op *, char **, int *,
                          char *, size_t);
 
@@ -277,6 +283,7 @@ struct lr_ctl_op {
     struct sb_linux *dp;              /* NULL: no emulated data plane */
     pthread_mutex_t *dp_lock;
     struct lr_ctl_recon *recon;       /* a reconciliation, else NULL */
+    struct lr_ctl_decision *dec;      /* a ppo decision, else NULL */
     /* Set by op_run. */
     int rc;
     char err[512];
@@ -292,6 +299,7 @@ op_free(struct lr_ctl_op *op)
     free(op->ch);
     free(op->node);
     recon_free(op->recon);
+    decision_free(op->dec);
     free(op);
 }
 
@@ -552,6 +560,10 @@ op_run(struct lr_ctl_op *op)
     op->err[0] = '\0';
     if (op->recon) {
         recon_run(op);
+        return;
+    }
+    if (op->dec) {
+        decision_run(op->dec);
         return;
     }
     if (op->release) {
@@ -921,11 +933,12 @@ ppo_running(const struct lr_ctl *c, struct lr_jenv_running **run,
     return n;
 }
 
-/* The policy's candidate for 'in' on the state now, or -1 with why[];
- * '*work' is the work X the policy was shown, -1 for none. */
+/* Mirrors the state now and presents 'in' to the policy
+ * (lr_ctl_ppo_prepare): the number of feasible actions, or -1 with
+ * why[]; '*work' is the work X shown, -1 for none. */
 static int
-ppo_choose(struct lr_ctl *c, const struct lr_intent *in, double *work,
-           char *why, size_t len)
+ppo_prepare(struct lr_ctl *c, const struct lr_intent *in, double *work,
+            char *why, size_t len)
 {
     int mi, di;
     *work = -1;
@@ -948,24 +961,107 @@ ppo_choose(struct lr_ctl *c, const struct lr_intent *in, double *work,
         snprintf(why, len, "out of memory");
         return -1;
     }
-    int a = lr_ctl_ppo_decide(c->ppo, c->gpus_used, c->rsa->sp->occ,
-                              c->rsa->sp->nw, run, n_run, mi, di,
-                              in->iterations, work, why, len);
+    int n = lr_ctl_ppo_prepare(c->ppo, c->gpus_used, c->rsa->sp->occ,
+                               c->rsa->sp->nw, run, n_run, mi, di,
+                               in->iterations, work, why, len);
     free(run);
     free(blocks);
+    return n;
+}
+
+/* The policy's candidate for 'in' on the state now (its rollout's when
+ * one is configured), LR_CTL_PPO_REFUSED, or -1 with why[]; '*ro' what
+ * the rollout did (static text, "" for nothing). */
+static int
+ppo_choose(struct lr_ctl *c, const struct lr_intent *in, double *work,
+           const char **ro, char *why, size_t len)
+{
+    *ro = "";
+    if (ppo_prepare(c, in, work, why, len) < 0)
+        return -1;
+    int a = lr_ctl_ppo_choose(c->ppo, true, why, len);
+    *ro = lr_ctl_ppo_rollout_note(c->ppo);
     return a;
 }
 
-/* Appends to job's note the work X a known-work policy was shown and
- * what its rollout did. */
+/* A ppo decision taken off the owner's thread (lr_ctl_decide_begin):
+ * prepared on the owner's thread, chosen by decision_run on any one
+ * thread, used by the admission (ppo_decided).  It borrows the policy,
+ * which nothing else calls meanwhile (c->deciding). */
+struct lr_ctl_decision {
+    struct lr_ctl_ppo *ppo;           /* borrowed */
+    int n;                            /* feasible actions; -1: none */
+    int a;                            /* the choice; -1 with why[] */
+    double work;                      /* the work X shown, -1: none */
+    const char *ro;                   /* what the rollout did (static) */
+    char why[LR_JOB_REASON_MAX - 40];
+    /* The state it was prepared on: GPUs used per DC and every link's
+     * spectrum words, to tell whether it still holds. */
+    int used[LR_TM_MAX_DCS];
+    uint64_t *occ;
+    size_t n_occ;
+};
+
 static void
-ppo_note_work(const struct lr_ctl *c, struct lr_job *job, double work)
+decision_free(struct lr_ctl_decision *d)
+{
+    if (!d)
+        return;
+    free(d->occ);
+    free(d);
+}
+
+static void
+decision_run(struct lr_ctl_decision *d)
+{
+    if (d->n <= 0)
+        return;
+    d->a = lr_ctl_ppo_choose(d->ppo, true, d->why, sizeof d->why);
+    d->ro = lr_ctl_ppo_rollout_note(d->ppo);
+}
+
+/* The decision 'd' on the state now: its own when the state is the one
+ * it was prepared on (or it refused the job, or had nothing feasible).
+ * Otherwise (another job came or went while it ran) the mirror is
+ * prepared again: its candidate when still feasible, else the actor's
+ * own choice on the state now (a fast decision; the rollout is not run
+ * twice). */
+static int
+ppo_decided(struct lr_ctl *c, const struct lr_intent *in,
+            const struct lr_ctl_decision *d, double *work, const char **ro,
+            char *why, size_t len)
+{
+    *work = d->work;
+    *ro = d->ro;
+    snprintf(why, len, "%s", d->why);
+    const struct lr_spectrum *sp = c->rsa->sp;
+    if (d->n <= 0 || d->a == LR_CTL_PPO_REFUSED
+        || (!memcmp(d->used, c->gpus_used,
+                    (size_t) c->cluster->n_dcs * sizeof *d->used)
+            && d->n_occ == (size_t) sp->n_links * (size_t) sp->nw
+            && !memcmp(d->occ, sp->occ, d->n_occ * sizeof *d->occ)))
+        return d->a;
+    if (ppo_prepare(c, in, work, why, len) < 0)
+        return -1;
+    if (lr_ctl_ppo_allowed(c->ppo, d->a)) {
+        *ro = "the network changed while its rollout ran; its choice was "
+              "still feasible";
+        return d->a;
+    }
+    *ro = "the network changed while its rollout ran and took its choice; "
+          "the policy alone chose";
+    return lr_ctl_ppo_choose(c->ppo, false, why, len);
+}
+
+/* Appends to job's note the work X a known-work policy was shown and
+ * what its rollout did ('ro'). */
+static void
+ppo_note_work(struct lr_job *job, double work, const char *ro)
 {
     size_t n = strlen(job->note);
     if (work >= 0 && n < sizeof job->note)
         snprintf(job->note + n, sizeof job->note - n, ", work %.2f x mean",
                  work);
-    const char *ro = lr_ctl_ppo_rollout_note(c->ppo);
     n = strlen(job->note);
     if (*ro && n < sizeof job->note)
         snprintf(job->note + n, sizeof job->note - n, "; %s", ro);
@@ -979,7 +1075,7 @@ ppo_note_work(const struct lr_ctl *c, struct lr_job *job, double work)
 static int
 admit_ppo(struct lr_ctl *c, const struct lr_model *model,
           const struct lr_train *tr, struct lr_job *job, int a, double work,
-          char *why, size_t len)
+          const char *ro, char *why, size_t len)
 {
     struct lr_jenv *env = lr_ctl_ppo_env(c->ppo);
     const struct lr_jenv_cand *cd = lr_jenv_cand(env, a);
@@ -1070,7 +1166,7 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
                  cl->dcs[cd->dc[0]].name, lr_jenv_cand_gpus(env, a, 0),
                  cl->dcs[cd->dc[1]].name, lr_jenv_cand_gpus(env, a, 1),
                  cd->route, rate);
-    ppo_note_work(c, job, work);
+    ppo_note_work(job, work, ro);
     rc = 0;
 cleanup:
     lr_tm_free(tm);
@@ -1079,10 +1175,11 @@ cleanup:
 }
 
 /* Plans and places lightpaths; the job ends planned (holding, in memory,
- * what it will need) or blocked with a reason.  Nothing is stored. */
+ * what it will need) or blocked with a reason.  Nothing is stored.  A
+ * ppo intent takes decision 'dec' (lr_ctl_decide_begin) when not NULL. */
 static int
 admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
-      char *err, size_t errlen)
+      const struct lr_ctl_decision *dec, char *err, size_t errlen)
 {
     const struct lr_intent *in = &job->intent;
     const struct lr_cluster *cl = c->cluster;
@@ -1106,17 +1203,19 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     if (!strcmp(algo, "ppo")) {
         char why[LR_JOB_REASON_MAX - 40];
         double work;
-        int a = ppo_choose(c, in, &work, why, sizeof why);
+        const char *ro;
+        int a = dec ? ppo_decided(c, in, dec, &work, &ro, why, sizeof why)
+                    : ppo_choose(c, in, &work, &ro, why, sizeof why);
         if (a == LR_CTL_PPO_REFUSED) {
             job->phase = LR_JOB_BLOCKED;
             set_reason(job, "refused by the ppo policy: %s", why);
             snprintf(job->note, sizeof job->note, "ppo: refused the job");
-            ppo_note_work(c, job, work);
+            ppo_note_work(job, work, ro);
             c->counters.blocks_plan++;
             goto cleanup;
         }
-        int prc = a < 0 ? -1 : admit_ppo(c, model, &tr, job, a, work, why,
-                                         sizeof why);
+        int prc = a < 0 ? -1 : admit_ppo(c, model, &tr, job, a, work, ro,
+                                         why, sizeof why);
         if (prc > 0) {
             rc = fail(err, errlen, prc, "out of memory");
             goto cleanup;
@@ -1326,18 +1425,26 @@ op_unlend(struct lr_ctl *c, struct lr_ctl_op *op)
         }
 }
 
-int
-lr_ctl_submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
-                    struct lr_job *job, struct lr_ctl_op **op, char *err,
-                    size_t errlen)
+static int
+fail_exists(const struct lr_ctl *c, const char *name, char *err,
+            size_t errlen)
+{
+    return fail(err, errlen, EEXIST, "a job named '%s' exists%s; delete it "
+                "first or choose another name", name,
+                op_in_flight(c, name) ? " (its devices are being programmed)"
+                                      : "");
+}
+
+/* lr_ctl_submit_begin, with the ppo decision 'dec' when not NULL. */
+static int
+submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
+             const struct lr_ctl_decision *dec, struct lr_job *job,
+             struct lr_ctl_op **op, char *err, size_t errlen)
 {
     struct lr_model *model = NULL;
     *op = NULL;
     if (find_job(c, intent->name))
-        return fail(err, errlen, EEXIST, "a job named '%s' exists%s; delete "
-                    "it first or choose another name", intent->name,
-                    op_in_flight(c, intent->name)
-                    ? " (its devices are being programmed)" : "");
+        return fail_exists(c, intent->name, err, errlen);
     if (lr_intent_model(intent, &model))
         return fail(err, errlen, EINVAL, intent->custom
                     ? "model '%s': the planner cannot build this shape"
@@ -1361,7 +1468,7 @@ lr_ctl_submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
                  "cdynp");
     job->created_ms = job->updated_ms = ctl_now_ms(c);
     job->phase = LR_JOB_SUBMITTED;
-    int rc = admit(c, model, job, err, errlen);
+    int rc = admit(c, model, job, dec, err, errlen);
     lr_model_free(model);
     if (rc)
         return rc;
@@ -1408,6 +1515,72 @@ lr_ctl_submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
     }
     op_lend(c, *op);
     return 0;
+}
+
+int
+lr_ctl_submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
+                    struct lr_job *job, struct lr_ctl_op **op, char *err,
+                    size_t errlen)
+{
+    *op = NULL;
+    if (c->deciding && !strcmp(intent->algorithm, "ppo"))
+        return fail(err, errlen, EBUSY, "the ppo policy is deciding job "
+                    "'%s'; submit again when it has",
+                    lr_ctl_op_job(c->deciding));
+    return submit_begin(c, intent, NULL, job, op, err, errlen);
+}
+
+int
+lr_ctl_decide_begin(struct lr_ctl *c, const struct lr_intent *intent,
+                    struct lr_ctl_op **op, char *err, size_t errlen)
+{
+    *op = NULL;
+    if (strcmp(intent->algorithm, "ppo") || !c->ppo || lr_ctl_ppo_why(c->ppo)
+        || !lr_ctl_ppo_has_rollout(c->ppo))
+        return 0;
+    if (c->deciding)
+        return fail(err, errlen, EBUSY, "the ppo policy is deciding job "
+                    "'%s'; submit again when it has",
+                    lr_ctl_op_job(c->deciding));
+    if (find_job(c, intent->name))
+        return fail_exists(c, intent->name, err, errlen);
+    struct lr_ctl_op *o = calloc(1, sizeof *o);
+    struct lr_ctl_decision *d = calloc(1, sizeof *d);
+    const struct lr_spectrum *sp = c->rsa->sp;
+    size_t n_occ = (size_t) sp->n_links * (size_t) sp->nw;
+    uint64_t *occ = malloc((n_occ + 1) * sizeof *occ);
+    if (!o || !d || !occ) {
+        free(o);
+        free(d);
+        free(occ);
+        return fail(err, errlen, ENOMEM, "out of memory");
+    }
+    o->job.intent = *intent;
+    o->dec = d;
+    d->ppo = c->ppo;
+    d->a = -1;
+    d->ro = "";
+    d->n = ppo_prepare(c, intent, &d->work, d->why, sizeof d->why);
+    memcpy(d->used, c->gpus_used,
+           (size_t) c->cluster->n_dcs * sizeof *d->used);
+    memcpy(occ, sp->occ, n_occ * sizeof *occ);
+    d->occ = occ;
+    d->n_occ = n_occ;
+    c->deciding = *op = o;
+    return 0;
+}
+
+int
+lr_ctl_submit_decided(struct lr_ctl *c, struct lr_ctl_op *decision,
+                      struct lr_job *job, struct lr_ctl_op **op, char *err,
+                      size_t errlen)
+{
+    if (c->deciding == decision)
+        c->deciding = NULL;
+    int rc = submit_begin(c, &decision->job.intent, decision->dec, job, op,
+                          err, errlen);
+    op_free(decision);
+    return rc;
 }
 
 void
@@ -1493,13 +1666,15 @@ lr_ctl_op_end(struct lr_ctl *c, struct lr_ctl_op *op, struct lr_job *job,
               char *err, size_t errlen)
 {
     struct lr_job scratch;
-    int rc;
+    int rc = 0;
     op_unlend(c, op);
+    if (c->deciding == op)
+        c->deciding = NULL;
     if (op->recon)
         rc = end_reconcile(c, op, NULL, NULL, err, errlen);
     else if (op->release)
         rc = end_delete(c, op, err, errlen);
-    else
+    else if (!op->dec)                /* a decision is only dropped */
         rc = end_submit(c, op, job ? job : &scratch, err, errlen);
     op_free(op);
     return rc;
@@ -2112,6 +2287,10 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
     if (c->ops)
         return fail_busy(c, err, errlen, " of the current network; try "
                          "again when it is done");
+    if (c->deciding)
+        return fail(err, errlen, EBUSY, "the ppo policy is deciding job "
+                    "'%s' on the current network; try again when it has",
+                    lr_ctl_op_job(c->deciding));
     for (int i = 0; i < c->n_jobs; i++)
         if (c->jobs[i].phase == LR_JOB_ACTIVE
             || c->jobs[i].phase == LR_JOB_PROVISIONING
@@ -2388,6 +2567,7 @@ lr_ctl_free(struct lr_ctl *c)
         c->ops = op->next;
         op_free(op);
     }
+    op_free(c->deciding);
     pthread_mutex_destroy(&c->dp_lock);
     free(c);
 }

@@ -202,10 +202,11 @@ int lr_ctl_delete(struct lr_ctl *, const char *name, char *err,
 /* The device work of one admission or release (see "Three steps"). */
 struct lr_ctl_op;
 
-/* Begins admitting 'intent' (the errors of lr_ctl_submit()).  '*job'
- * gets the job: when it ends here (blocked, or active without
- * lightpaths) '*op' is NULL; otherwise the job is provisioning and
- * '*op' is its device work, which the caller must run and end. */
+/* Begins admitting 'intent' (the errors of lr_ctl_submit(), and EBUSY
+ * for a ppo intent while a decision is in flight).  '*job' gets the
+ * job: when it ends here (blocked, or active without lightpaths) '*op'
+ * is NULL; otherwise the job is provisioning and '*op' is its device
+ * work, which the caller must run and end. */
 int lr_ctl_submit_begin(struct lr_ctl *, const struct lr_intent *intent,
                         struct lr_job *job, struct lr_ctl_op **op,
                         char *err, size_t errlen);
@@ -217,6 +218,41 @@ int lr_ctl_submit_begin(struct lr_ctl *, const struct lr_intent *intent,
 int lr_ctl_delete_begin(struct lr_ctl *, const char *name,
                         struct lr_ctl_op **op, char *err, size_t errlen);
 
+/* A ppo decision off the owner's thread.  With ppo-rollout configured a
+ * decision takes tens of milliseconds, which a daemon's event loop must
+ * not wait for; it is three steps too:
+ *   begin  (lr_ctl_decide_begin, owner's thread) mirrors the state now
+ *          into the policy and presents the intent; the policy is lent
+ *          to the decision until it ends;
+ *   run    (lr_ctl_op_run, any one thread) runs the rollout;
+ *   end    (lr_ctl_submit_decided, owner's thread) begins the admission
+ *          as lr_ctl_submit_begin() does, with that decision: as taken
+ *          when no job came or went meanwhile (or it refused the job);
+ *          otherwise its candidate if still feasible on the state now,
+ *          else the actor's own choice on it (the job's note says
+ *          which).  lr_ctl_op_end() drops a decision instead.
+ * One decision at a time: lr_ctl_decide_begin() and a ppo intent's
+ * lr_ctl_submit_begin() answer EBUSY while one is in flight (a daemon
+ * queues them), and so does lr_ctl_set_inventory().  Intents for other
+ * algorithms are admitted meanwhile.  lr_ctl_submit_begin() alone (the
+ * CLI, the tests) decides on the caller's thread, the same way. */
+
+/* '*op' is NULL when 'intent' has nothing to decide off this thread (not
+ * ppo, or no usable policy with ppo-rollout): begin its admission with
+ * lr_ctl_submit_begin().  Otherwise '*op' is the decision to run and
+ * then end with lr_ctl_submit_decided().  EBUSY (another decision is in
+ * flight), EEXIST (the name), ENOMEM; the intent's other errors come
+ * from lr_ctl_submit_decided(). */
+int lr_ctl_decide_begin(struct lr_ctl *, const struct lr_intent *intent,
+                        struct lr_ctl_op **op, char *err, size_t errlen);
+
+/* lr_ctl_submit_begin() for the intent of 'decision' (after
+ * lr_ctl_op_run), with its decision; frees 'decision' whatever it
+ * returns. */
+int lr_ctl_submit_decided(struct lr_ctl *, struct lr_ctl_op *decision,
+                          struct lr_job *job, struct lr_ctl_op **op,
+                          char *err, size_t errlen);
+
 /* The device step: any thread, touches only 'op' and what it borrows. */
 void lr_ctl_op_run(struct lr_ctl_op *op);
 
@@ -224,7 +260,8 @@ void lr_ctl_op_run(struct lr_ctl_op *op);
  * reconciliation). */
 const char *lr_ctl_op_job(const struct lr_ctl_op *op);
 
-/* Ends 'op' (after lr_ctl_op_run) and frees it.  An admission fills
+/* Ends 'op' (after lr_ctl_op_run) and frees it (a decision is dropped,
+ * and returns 0).  An admission fills
  * '*job' (may be NULL) as it ends, active or failed, and returns 0 as
  * lr_ctl_submit() does; a release returns 0 when the job is deleted,
  * else the devices' error (the job stays releasing). */

@@ -287,10 +287,10 @@ lr_ctl_ppo_class(const struct lr_ctl_ppo *p, const struct lr_intent *in,
 }
 
 int
-lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
-                  int nw, const struct lr_jenv_running *running,
-                  int n_running, int model, int demand, uint64_t iterations,
-                  double *work, char *why, size_t len)
+lr_ctl_ppo_prepare(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
+                   int nw, const struct lr_jenv_running *running,
+                   int n_running, int model, int demand, uint64_t iterations,
+                   double *work, char *why, size_t len)
 {
     *work = -1;
     p->ro_note = "";
@@ -325,8 +325,21 @@ lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
                  "(GPUs or spectrum)");
         return -1;
     }
+    return n;
+}
+
+bool
+lr_ctl_ppo_allowed(const struct lr_ctl_ppo *p, int a)
+{
+    return p->env && a >= 0 && a < lr_jenv_n_actions(p->env)
+           && lr_jenv_mask(p->env)[a];
+}
+
+int
+lr_ctl_ppo_choose(struct lr_ctl_ppo *p, bool rollout, char *why, size_t len)
+{
     int a;
-    if (p->ro) {
+    if (rollout && p->ro) {
         struct lr_jenv_rollout_stats s0, s1;
         lr_jenv_rollout_stats(p->ro, &s0);
         a = lr_jenv_rollout_policy.choose(p->ro, p->env,
@@ -362,4 +375,16 @@ lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
         return LR_CTL_PPO_REFUSED;
     }
     return a;
+}
+
+int
+lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
+                  int nw, const struct lr_jenv_running *running,
+                  int n_running, int model, int demand, uint64_t iterations,
+                  double *work, char *why, size_t len)
+{
+    if (lr_ctl_ppo_prepare(p, used, occ, nw, running, n_running, model,
+                           demand, iterations, work, why, len) < 0)
+        return -1;
+    return lr_ctl_ppo_choose(p, true, why, len);
 }

@@ -131,17 +131,37 @@ const char *lr_ctl_ppo_rollout_note(const struct lr_ctl_ppo *);
 
 #define LR_CTL_PPO_REFUSED (-2)
 
-/* Mirrors the state ('used' GPUs per DC, 'occ' with 'nw' words per link
- * as lr_spectrum keeps them; with a rollout, also the 'running' jobs
- * holding them, lr_jenv_set_running, borrowed for the call) and asks the
- * actor, or its rollout, for class (model,
- * demand) with the intent's 'iterations' (0: not given; read only by a
- * policy with known work).  '*work' is the work X presented (above), or
- * -1 when the policy does not read it or no decision was made.  Returns
- * the candidate (lr_jenv_cand()); LR_CTL_PPO_REFUSED when the actor
- * chose to refuse the job (why[] gives the job's least slowdown then);
- * or -1 with why[] (no iterations for a known-work policy, no feasible
- * candidate, or a state the environment refuses). */
+/* A decision in two steps, so that the slow one (a rollout: tens of
+ * milliseconds) can run off the owner's thread:
+ *   prepare (owner's thread) mirrors the state and presents the class,
+ *     as lr_ctl_ppo_decide() below describes: the number of feasible
+ *     actions, or -1 with why[];
+ *   choose (any one thread, while nothing else calls into this object)
+ *     takes the decision on the mirror as prepared: the rollout's when
+ *     'rollout' and one is configured, else the actor's own.  The
+ *     candidate, LR_CTL_PPO_REFUSED or -1, with why[] as below.
+ * lr_ctl_ppo_rollout_note() then says what the rollout did. */
+int lr_ctl_ppo_prepare(struct lr_ctl_ppo *, const int *used,
+                       const uint64_t *occ, int nw,
+                       const struct lr_jenv_running *running, int n_running,
+                       int model, int demand, uint64_t iterations,
+                       double *work, char *why, size_t len);
+int lr_ctl_ppo_choose(struct lr_ctl_ppo *, bool rollout, char *why,
+                      size_t len);
+/* Whether candidate 'a' is feasible on the mirror as last prepared. */
+bool lr_ctl_ppo_allowed(const struct lr_ctl_ppo *, int a);
+
+/* Prepare and choose in one call.  Mirrors the state ('used' GPUs per
+ * DC, 'occ' with 'nw' words per link as lr_spectrum keeps them; with a
+ * rollout, also the 'running' jobs holding them, lr_jenv_set_running,
+ * borrowed for the call) and asks the actor, or its rollout, for class
+ * (model, demand) with the intent's 'iterations' (0: not given; read
+ * only by a policy with known work).  '*work' is the work X presented
+ * (above), or -1 when the policy does not read it or no decision was
+ * made.  Returns the candidate (lr_jenv_cand()); LR_CTL_PPO_REFUSED when
+ * the actor chose to refuse the job (why[] gives the job's least
+ * slowdown then); or -1 with why[] (no iterations for a known-work
+ * policy, no feasible candidate, or a state the environment refuses). */
 int lr_ctl_ppo_decide(struct lr_ctl_ppo *, const int *used,
                       const uint64_t *occ, int nw,
                       const struct lr_jenv_running *running, int n_running,

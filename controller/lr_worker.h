@@ -7,6 +7,9 @@
  * Order: ops run one at a time in the order they were pushed, which is
  * the order the controller began them (lr_ctl.h): the devices see the
  * jobs' changes in the store's order, and two ops never share a device.
+ * lightraild runs a second worker for the ppo decisions (lr_ctl.h,
+ * lr_ctl_decide_begin), so that a rollout and a device wait never queue
+ * behind each other.
  *
  * Threads: lr_worker_new(), lr_worker_push(), lr_worker_pending() and
  * lr_worker_free() are for the loop's thread only, and 'done' is called

@@ -115,6 +115,129 @@ now:
     return false;
 }
 
+/* The answer to an admission begun ('rc' from lr_ctl_submit_begin or
+ * lr_ctl_submit_decided) or ended. */
+static void
+answer_begin(struct nb_app *app, struct nb_response *resp, int rc,
+             const struct lr_job *job, const char *name, const char *err)
+{
+    char p[256];
+    snprintf(p, sizeof p, "/lightrail-job:jobs/job[name='%s']", name);
+    if (rc == EEXIST)
+        nb_error(resp, 409, "data-exists", p, "%s", err);
+    else if (rc == EINVAL)
+        nb_error(resp, 400, "invalid-value", p, "%s", err);
+    else if (rc == EBUSY)
+        nb_error(resp, 409, "in-use", p, "%s", err);
+    else
+        answer_submit(app, resp, rc, job, err);
+}
+
+/* Begins admitting 'in' (with 'decision' when not NULL) for a request
+ * already deferred, and answers 'pending' now or when its devices are
+ * done. */
+static void
+submit_deferred(struct nb_app *app, struct nb_pending *pending,
+                const struct lr_intent *in, struct lr_ctl_op *decision)
+{
+    struct nb_response resp = { .status = 0 };
+    struct lr_ctl_op *op = NULL;
+    struct lr_job job;
+    char err[512];
+    int rc = decision
+             ? lr_ctl_submit_decided(app->ctl, decision, &job, &op, err,
+                                     sizeof err)
+             : lr_ctl_submit_begin(app->ctl, in, &job, &op, err, sizeof err);
+    if (!rc && op) {
+        struct job_work *w = app->worker ? calloc(1, sizeof *w) : NULL;
+        if (w) {
+            w->app = app;
+            w->pending = pending;
+            if (!lr_worker_push(app->worker, op, job_work_done, w))
+                return;
+            free(w);
+        }
+        lr_ctl_op_run(op);
+        rc = lr_ctl_op_end(app->ctl, op, &job, err, sizeof err);
+    }
+    answer_begin(app, &resp, rc, &job, in->name, err);
+    nb_pending_reply(pending, &resp);
+}
+
+/* A ppo intent waiting for the decider (app->waiting), then decided. */
+struct nb_decision {
+    struct nb_app *app;
+    struct nb_pending *pending;
+    struct lr_intent in;
+    struct nb_decision *next;
+};
+
+static void decide_next(struct nb_app *);
+
+/* The decider is done with a decision: on the loop again. */
+static void
+decision_done(void *cookie, struct lr_ctl_op *op)
+{
+    struct nb_decision *w = cookie;
+    struct nb_app *app = w->app;
+    submit_deferred(app, w->pending, &w->in, op);
+    free(w);
+    decide_next(app);
+}
+
+/* Hands the first waiting intent to the decider unless a decision is in
+ * flight; those with nothing to decide (lr_ctl_decide_begin) are begun
+ * at once, in their turn. */
+static void
+decide_next(struct nb_app *app)
+{
+    while (app->waiting) {
+        struct nb_decision *w = app->waiting;
+        struct lr_ctl_op *op = NULL;
+        char err[512];
+        int rc = lr_ctl_decide_begin(app->ctl, &w->in, &op, err, sizeof err);
+        if (rc == EBUSY)
+            return;                   /* decision_done calls again */
+        app->waiting = w->next;
+        if (!app->waiting)
+            app->waiting_tail = &app->waiting;
+        if (rc) {
+            struct nb_response resp = { .status = 0 };
+            answer_begin(app, &resp, rc, NULL, w->in.name, err);
+            nb_pending_reply(w->pending, &resp);
+        } else if (!op) {
+            submit_deferred(app, w->pending, &w->in, NULL);
+        } else if (lr_worker_push(app->decider, op, decision_done, w)) {
+            lr_ctl_op_run(op);
+            submit_deferred(app, w->pending, &w->in, op);
+        } else {
+            return;
+        }
+        free(w);
+    }
+}
+
+/* Queues a ppo intent behind those waiting for the decider; false when
+ * out of memory (the caller answers now). */
+static bool
+queue_decision(struct nb_app *app, const struct nb_request *req,
+               const struct lr_intent *in)
+{
+    struct nb_decision *w = calloc(1, sizeof *w);
+    if (!w || !(w->pending = nb_defer(req))) {
+        free(w);
+        return false;
+    }
+    w->app = app;
+    w->in = *in;
+    if (!app->waiting_tail)
+        app->waiting_tail = &app->waiting;
+    *app->waiting_tail = w;
+    app->waiting_tail = &w->next;
+    decide_next(app);
+    return true;
+}
+
 static void
 h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
@@ -130,26 +253,17 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
                  path[0] ? path : NULL, "%s", msg);
         return;
     }
+    if (app->decider && !strcmp(in.algorithm, "ppo")
+        && queue_decision(app, req, &in))
+        return;
     struct lr_ctl_op *op = NULL;
     int rc = lr_ctl_submit_begin(app->ctl, &in, &job, &op, err, sizeof err);
-    if (rc == EEXIST) {
-        char p[256];
-        snprintf(p, sizeof p, "/lightrail-job:jobs/job[name='%s']", in.name);
-        nb_error(resp, 409, "data-exists", p, "%s", err);
-        return;
-    }
-    if (rc == EINVAL) {
-        char p[256];
-        snprintf(p, sizeof p, "/lightrail-job:jobs/job[name='%s']", in.name);
-        nb_error(resp, 400, "invalid-value", p, "%s", err);
-        return;
-    }
     if (!rc && op) {
         if (run_devices(app, req, op, false))
             return;
         rc = lr_ctl_op_end(app->ctl, op, &job, err, sizeof err);
     }
-    answer_submit(app, resp, rc, &job, err);
+    answer_begin(app, resp, rc, &job, in.name, err);
 }
 
 static void

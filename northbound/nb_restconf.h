@@ -37,6 +37,7 @@
 
 struct lr_ctl;
 struct ly_ctx;
+struct nb_decision;
 
 struct nb_app {
     struct lr_ctl *ctl;       /* borrowed */
@@ -46,6 +47,13 @@ struct nb_app {
     /* The device worker (borrowed), or NULL: then a POST or DELETE of a
      * job waits for its devices on the loop's thread. */
     struct lr_worker *worker;
+    /* The ppo decisions' worker (borrowed), or NULL: then a ppo intent
+     * is decided on the loop's thread.  With one, ppo intents queue in
+     * 'waiting' (the northbound's, in arrival order) and are decided one
+     * at a time off the loop (lr_ctl_decide_begin): a rollout's tens of
+     * milliseconds never hold the other requests up. */
+    struct lr_worker *decider;
+    struct nb_decision *waiting, **waiting_tail;
 };
 
 /* The route table; 'metrics_public' makes /metrics answer without

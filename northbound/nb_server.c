@@ -110,6 +110,9 @@ struct nb_server {
  * alone, so whoever holds it never sees it dangle. */
 struct nb_pending {
     struct nb_pending *next, **prev;  /* srv->pending */
+    /* While its handler still runs: where an answer given meanwhile goes
+     * (nb_pending_reply), to be sent as the handler's own. */
+    struct nb_defer_ctx *ctx;
     struct nb_server *srv;
     struct evhttp_request *req;
     struct event *watch;              /* the client's close, or NULL */
@@ -120,6 +123,9 @@ struct nb_pending {
 /* What a handler may defer: filled by nb_server_on_request. */
 struct nb_defer_ctx {
     struct nb_pending *pending;       /* set by nb_defer() */
+    bool answered;                    /* answered before the handler
+                                       * returned: 'resp' is the answer */
+    struct nb_response resp;
 };
 
 static double
@@ -399,16 +405,18 @@ struct nb_pending *
 nb_defer(const struct nb_request *rq)
 {
     struct nb_defer_ctx *ctx = rq->server_ctx;
-    if (!ctx || ctx->pending)
+    if (!ctx || ctx->pending || ctx->answered)
         return NULL;
     ctx->pending = calloc(1, sizeof *ctx->pending);
+    if (ctx->pending)
+        ctx->pending->ctx = ctx;
     return ctx->pending;
 }
 
 bool
 nb_pending_gone(const struct nb_pending *p)
 {
-    return !p->req;
+    return !p->ctx && !p->req;
 }
 
 int
@@ -420,6 +428,16 @@ nb_server_pending(const struct nb_server *srv)
 void
 nb_pending_reply(struct nb_pending *p, struct nb_response *resp)
 {
+    if (p->ctx) {
+        /* Its handler has not returned yet: the server sends this as the
+         * handler's answer. */
+        p->ctx->pending = NULL;
+        p->ctx->answered = true;
+        p->ctx->resp = *resp;
+        resp->body = NULL;
+        free(p);
+        return;
+    }
     bool gone = !p->req;
     if (p->req && (resp->status < 100 || resp->status > 599)) {
         free(resp->body);
@@ -582,10 +600,14 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     rq.body = body;
     rq.body_len = body_len;
     hit->r.handler(srv->arg, &rq, &resp);
-    if (defer.pending) {
+    if (defer.answered) {
+        free(resp.body);
+        resp = defer.resp;
+    } else if (defer.pending) {
         struct nb_pending *p = defer.pending;
         struct evhttp_connection *c = evhttp_request_get_connection(req);
         free(resp.body);
+        p->ctx = NULL;
         p->srv = srv;
         p->req = req;
         p->head = head;

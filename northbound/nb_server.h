@@ -104,7 +104,9 @@ struct nb_pending *nb_defer(const struct nb_request *req);
 
 /* Sends 'resp' (the server takes resp->body) for the deferred request
  * if its client is still there, counts it in the metrics, and frees
- * 'pending'. */
+ * 'pending'.  Called before the handler that deferred returns (the
+ * work turned out to need no wait), it answers as the handler itself
+ * would have: the server sends 'resp' when the handler returns. */
 void nb_pending_reply(struct nb_pending *pending, struct nb_response *resp);
 
 /* True once the client of 'pending' has left: the reply will be

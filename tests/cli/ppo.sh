@@ -6,8 +6,9 @@
 # metro policy it logs that the policy is in use and the intent is placed
 # by the policy; a policy trained with --known-work reads the intent's
 # iterations (and ppo-mean-job-s); with ppo-rollout the policy's rollout
-# decides (the start log and the notes say so), and a ppo-rollout
-# without its load is refused at start.  Ends with lightrail-check.
+# decides (the start log and the notes say so), off the event loop and
+# one decision at a time (intents at once, and a stop while they wait),
+# and a ppo-rollout without its load is refused at start.  Ends with lightrail-check.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 . "$srcdir/tests/cli/devlib.sh"     # daemon_exits
@@ -172,7 +173,60 @@ done
     && ok "ppo-rollout: $deliberated of 3 ppo intents decided after futures (last: $(note_of))" \
     || notok "ppo-rollout: no note says the rollout ran futures; last: $(cat "$tmp/body")"
 for i in 1 2 3; do api DELETE "$JOBS/job=q$i"; done
+
+# post_bg NAME FILE: POST FILE in the background; the status goes to
+# $tmp/NAME.status, the body to $tmp/NAME.body, the PID to BG.
+BG=
+post_bg() {
+    curl -s -o "$tmp/$1.body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+        -H "Authorization: Bearer $TOKEN" \
+        -H 'Content-Type: application/yang-data+json' \
+        -X POST --data-binary @"$2" "$URL$JOBS" > "$tmp/$1.status" &
+    BG="$BG $!"
+}
+# Decided off the loop, one at a time: five ppo intents at once (one of
+# them a second c1), with a cdynp intent beside them; each is answered,
+# the second c1 409 when its turn comes.
+sizes="c1:llama2-7b:16 c2:gpt-1.9b:8 c3:bert-large:4 c4:gpt-1.9b:8 c1:bert-large:4"
+k=0
+for s in $sizes; do
+    IFS=: read -r n m g <<EOF2
+$s
+EOF2
+    k=$((k + 1))
+    ppo_intent "$n" "$m" "$g" "$g" > "$tmp/c$k.json"
+    post_bg "p$k" "$tmp/c$k.json"
+done
+intent cd bert-large 4 > "$tmp/cd.json"
+post_bg cd "$tmp/cd.json"
+wait $BG
+BG=
+statuses=$(for k in 1 2 3 4 5; do cat "$tmp/p$k.status"; echo; done | sort | tr '\n' ' ')
+[ "$statuses" = "201 201 201 201 409 " ] && [ "$(cat "$tmp/cd.status")" = 201 ] \
+    && ok "ppo-rollout: five ppo intents at once, each answered ($statuses), a cdynp one beside them" \
+    || notok "ppo-rollout at once: ppo $statuses, cdynp $(cat "$tmp/cd.status")"
+for k in 1 2 3 4 5; do
+    [ "$(cat "$tmp/p$k.status")" = 409 ] && grep -q "exists" "$tmp/p$k.body" \
+        && ok "ppo-rollout at once: the second c1 is refused: $(jq -r '."ietf-restconf:errors".error[0]."error-message"' "$tmp/p$k.body")"
+done
+api GET $JOBS
+[ "$(jq '[."lightrail-job:jobs".job[] | select(.state."planner-note" // "" | startswith("ppo: "))] | length' "$tmp/body")" = 4 ] \
+    && ok "ppo-rollout at once: the four ppo jobs were decided by the policy" \
+    || notok "ppo-rollout at once: $(cat "$tmp/body")"
+for j in c1 c2 c3 c4 cd; do api DELETE "$JOBS/job=$j"; done
+
+# SIGTERM with ppo intents waiting for the decider: every request sent is
+# answered (201, or 503 once the server drains) and the store stays
+# consistent (lightrail-check below).
+for k in 1 2 3 4; do post_bg "t$k" "$tmp/c$k.json"; done
+sleep 0.1
 stop_daemon
+wait $BG
+BG=
+answered=$(for k in 1 2 3 4; do cat "$tmp/t$k.status"; echo; done | grep -c '^\(201\|503\)$')
+[ "$answered" = 4 ] \
+    && ok "ppo-rollout: stopped with decisions waiting, each request answered ($(for k in 1 2 3 4; do cat "$tmp/t$k.status"; echo; done | tr '\n' ' '))" \
+    || notok "ppo-rollout stopped: $(for k in 1 2 3 4; do cat "$tmp/t$k.status"; echo; done | tr '\n' ' ')"
 # Without its mandatory load: refused at start, naming it.
 jq 'del(."lightrail-config:lightraild"."ppo-rollout".load)' \
     "$D/lightraild.json" > "$D/noload.json"

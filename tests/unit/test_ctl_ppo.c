@@ -11,12 +11,16 @@
  *   - a missing or corrupt policy file leaves the controller working,
  *     says why, and ppo intents fall back with that reason;
  *   - a policy trained with uneven GPU shares (splits=1/4,1/2) places a
- *     job with its candidate's actual GPU counts.
+ *     job with its candidate's actual GPU counts;
+ *   - with ppo-rollout, decisions taken on a thread of their own
+ *     (lr_ctl_decide_begin) are those taken on the caller's, one at a
+ *     time, and are checked against the state when they end.
  * After every admission lr_ctl_check() proves memory, store and devices
  * agree.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -797,12 +801,56 @@ struct ro_run {
     int holding[RO_JOBS];     /* jobs holding resources before it */
 };
 
-/* Submits the sequence to a new controller (rollout 'ro', or none),
- * records what it decided, checks its store against its devices, then
- * deletes every job, so that the next controller finds the (shared)
- * dummy ROADMs empty. */
+static void *
+run_op(void *op)
+{
+    lr_ctl_op_run(op);
+    return NULL;
+}
+
+/* Submits 'in' as lightraild does with its decider: the decision begun
+ * here, run on a thread of its own (while it runs, a second decision, a
+ * ppo intent submitted directly and a new network are refused EBUSY),
+ * then the admission begun with it and its device work done. */
 static void
-ro_sequence(const struct lr_ctl_ppo_rollout *ro, struct ro_run *out)
+submit_split(struct lr_ctl *c, const struct lr_intent *in,
+             struct lr_job *job)
+{
+    char err[1024];
+    struct lr_ctl_op *dec = NULL, *op = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_decide_begin(c, in, &dec, err, sizeof err),
+                          0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dec);
+    CU_ASSERT_STRING_EQUAL(lr_ctl_op_job(dec), in->name);
+    pthread_t t;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, run_op, dec), 0);
+    struct lr_intent other = intent("other", "gpt-1.9b", 8, 8);
+    CU_ASSERT_EQUAL(lr_ctl_decide_begin(c, &other, &op, err, sizeof err),
+                    EBUSY);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, in->name));
+    CU_ASSERT_EQUAL(lr_ctl_submit_begin(c, &other, job, &op, err,
+                                        sizeof err), EBUSY);
+    CU_ASSERT_PTR_NULL(op);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "other", job), ENOENT);
+    CU_ASSERT_EQUAL(lr_ctl_set_inventory(c, topo, cluster, NULL, NULL, err,
+                                         sizeof err), EBUSY);
+    pthread_join(t, NULL);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit_decided(c, dec, job, &op, err,
+                                                sizeof err), 0);
+    if (op) {
+        lr_ctl_op_run(op);
+        CU_ASSERT_EQUAL(lr_ctl_op_end(c, op, job, err, sizeof err), 0);
+    }
+}
+
+/* Submits the sequence to a new controller (rollout 'ro', or none;
+ * each decision on a thread of its own with 'split'), records what it
+ * decided, checks its store against its devices, then deletes every
+ * job, so that the next controller finds the (shared) dummy ROADMs
+ * empty. */
+static void
+ro_sequence(const struct lr_ctl_ppo_rollout *ro, bool split,
+            struct ro_run *out)
 {
     static const struct { const char *model; int g; } jobs[RO_JOBS] = {
         { "llama2-7b", 16 }, { "gpt-1.9b", 8 }, { "bert-large", 4 },
@@ -820,8 +868,11 @@ ro_sequence(const struct lr_ctl_ppo_rollout *ro, struct ro_run *out)
         struct lr_intent in = intent(name[i], jobs[i].model, jobs[i].g,
                                      jobs[i].g);
         struct lr_job job;
-        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err),
-                              0);
+        if (split)
+            submit_split(c, &in, &job);
+        else
+            CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err,
+                                                sizeof err), 0);
         out->phase[i] = job.phase;
         snprintf(out->note[i], sizeof out->note[i], "%s", job.note);
         snprintf(out->reason[i], sizeof out->reason[i], "%s", job.reason);
@@ -844,8 +895,10 @@ ro_sequence(const struct lr_ctl_ppo_rollout *ro, struct ro_run *out)
  *   - each decision's mirror holds the jobs that hold resources then as
  *     running jobs (lr_jenv_set_running), so futures see them leave;
  *   - with margin 0 and refusal, two controllers with the same seed
- *     decide the same sequence alike (the intents give no iterations:
- *     every running job has the mean left, no clock is read);
+ *     decide the same sequence alike, one on the caller's thread, the
+ *     other each decision on a thread of its own (the intents give no
+ *     iterations: every running job has the mean left, no clock is
+ *     read);
  *   - a value out of range fails lr_ctl_new with the reason. */
 static void
 test_rollout_in_controller(void)
@@ -855,8 +908,8 @@ test_rollout_in_controller(void)
         .load = 2.5, .samples = 6, .screen = 0, .horizon = 8, .top = 3,
         .margin = 1e6, .min_gpus = 0, .refusal = false, .seed = 5,
     };
-    ro_sequence(NULL, &r0);
-    ro_sequence(&ro, &r1);
+    ro_sequence(NULL, false, &r0);
+    ro_sequence(&ro, false, &r1);
     int kept = 0, placed = 0;
     for (int i = 0; i < RO_JOBS; i++) {
         CU_ASSERT_EQUAL(r0.phase[i], r1.phase[i]);
@@ -879,11 +932,12 @@ test_rollout_in_controller(void)
     CU_ASSERT(placed >= 4);
     fprintf(stderr, "(%d placed, %d with futures) ", placed, kept);
 
-    /* Deciding for itself: the same seed, the same decisions. */
+    /* Deciding for itself: the same seed, the same decisions, on the
+     * caller's thread or off it (r3: lr_ctl_decide_begin). */
     ro.margin = 0;
     ro.refusal = true;
-    ro_sequence(&ro, &r2);
-    ro_sequence(&ro, &r3);
+    ro_sequence(&ro, false, &r2);
+    ro_sequence(&ro, true, &r3);
     int left = 0;
     for (int i = 0; i < RO_JOBS; i++) {
         CU_ASSERT_EQUAL(r2.phase[i], r3.phase[i]);
@@ -1028,6 +1082,115 @@ test_rollout_matches_planner(void)
     mirror_close(&m);
 }
 
+/* A decision is checked against the state when it ends: a job that left
+ * while the rollout ran (its GPUs freed) leaves the decision as it was,
+ * the candidate a controller deciding on its own thread took on the
+ * same state and seed, and the note says the network changed; a job
+ * that took every free GPU meanwhile leaves no candidate, and the
+ * intent falls back to CDynP (blocked, no GPUs) instead of being placed
+ * on GPUs that are taken. */
+static void
+test_rollout_decision_checked(void)
+{
+    struct lr_ctl_ppo_rollout ro = {
+        .load = 2.5, .samples = 6, .screen = 0, .horizon = 8, .top = 3,
+        .margin = 0, .min_gpus = 0, .refusal = false, .seed = 3,
+    };
+    char err[1024], pre[64];
+    struct lr_job job, ref;
+    struct lr_intent x = intent("x", "bert-large", 4, 4);
+    snprintf(x.algorithm, sizeof x.algorithm, "cdynp");
+    struct lr_intent j = intent("j", "llama2-7b", 16, 16);
+
+    /* The reference: x, then j decided on this thread. */
+    struct lr_ctl *r = open_rollout(&ro);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(r, &x, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(r, &j, &ref, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(ref.phase, LR_JOB_ACTIVE);
+    int a = -1;
+    CU_ASSERT_EQUAL_FATAL(sscanf(ref.note, "ppo: candidate %d,", &a), 1);
+    CU_ASSERT_EQUAL(lr_ctl_delete(r, "j", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_delete(r, "x", err, sizeof err), 0);
+    lr_ctl_free(r);
+
+    /* x leaves while j is decided. */
+    struct lr_ctl *c = open_rollout(&ro);
+    struct lr_ctl_op *dec = NULL, *op = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &x, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_decide_begin(c, &j, &dec, err, sizeof err),
+                          0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dec);
+    lr_ctl_op_run(dec);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "x", err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit_decided(c, dec, &job, &op, err,
+                                                sizeof err), 0);
+    if (op) {
+        lr_ctl_op_run(op);
+        CU_ASSERT_EQUAL(lr_ctl_op_end(c, op, &job, err, sizeof err), 0);
+    }
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    snprintf(pre, sizeof pre, "ppo: candidate %d,", a);
+    CU_ASSERT_EQUAL(strncmp(job.note, pre, strlen(pre)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "; the network changed while "
+                                  "its rollout ran; its choice was still "
+                                  "feasible"));
+    fprintf(stderr, "(%s) ", job.note);
+    assert_consistent(c);
+
+    /* Jobs fill0, fill1, ... take every free GPU while k is decided. */
+    int total = 0, used = 0, n_fill = 0;
+    for (int d = 0; d < cluster->n_dcs; d++)
+        total += cluster->dcs[d].n_devices;
+    struct lr_intent k = intent("k", "gpt-1.9b", 8, 8);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_decide_begin(c, &k, &dec, err, sizeof err),
+                          0);
+    lr_ctl_op_run(dec);
+    while (n_fill < 8) {
+        used = 0;
+        for (int d = 0; d < cluster->n_dcs; d++)
+            used += lr_ctl_gpus_used(c)[d];
+        if (used == total)
+            break;
+        char name[16];
+        snprintf(name, sizeof name, "fill%d", n_fill++);
+        struct lr_intent fill = intent(name, "bert-large", 1, total - used);
+        snprintf(fill.algorithm, sizeof fill.algorithm, "cdynp");
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &fill, &job, err, sizeof err),
+                              0);
+        CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    }
+    CU_ASSERT_EQUAL_FATAL(used, total);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit_decided(c, dec, &job, &op, err,
+                                                sizeof err), 0);
+    CU_ASSERT_PTR_NULL(op);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "no candidate of the policy is "
+                                  "feasible now"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "planned by cdynp"));
+    for (int d = 0; d < cluster->n_dcs; d++)
+        CU_ASSERT(lr_ctl_gpus_used(c)[d] <= cluster->dcs[d].n_devices);
+    assert_consistent(c);
+
+    /* A decision dropped (lr_ctl_op_end) frees the policy again. */
+    struct lr_intent q = intent("q", "gpt-1.9b", 8, 8);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_decide_begin(c, &q, &dec, err, sizeof err),
+                          0);
+    CU_ASSERT_EQUAL(lr_ctl_op_end(c, dec, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_decide_begin(c, &q, &dec, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_op_end(c, dec, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "q", &job), ENOENT);
+
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "j", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "k", err, sizeof err), 0);
+    for (int i = 0; i < n_fill; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "fill%d", i);
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, name, err, sizeof err), 0);
+    }
+    lr_ctl_free(c);
+}
+
 static CU_TestInfo tests[] = {
     { "a mapped intent takes the actor's candidate",
       test_mapped_intents_follow_the_actor },
@@ -1051,6 +1214,8 @@ static CU_TestInfo tests[] = {
       test_rollout_in_controller },
     { "ppo-rollout: the controller's decisions are the planner's rollout's",
       test_rollout_matches_planner },
+    { "ppo-rollout: a decision off the loop is checked when it ends",
+      test_rollout_decision_checked },
     CU_TEST_INFO_NULL,
 };
 

@@ -164,6 +164,25 @@ h_answer(void *arg, const struct nb_request *rq, struct nb_response *resp)
     resp->status = 204;
 }
 
+/* Defers, then finds nothing to wait for and answers through the token
+ * before returning; what it leaves in 'resp' must not be sent. */
+static void
+h_defer_now(void *arg, const struct nb_request *rq, struct nb_response *resp)
+{
+    struct nb_pending *p = nb_defer(rq);
+    if (!p) {
+        nb_error(resp, 500, "operation-failed", NULL, "cannot defer");
+        return;
+    }
+    CU_ASSERT(!nb_pending_gone(p));
+    CU_ASSERT_PTR_NULL(nb_defer(rq));   /* one token per request */
+    struct nb_response now = { .status = 201, .body = strdup("{\"now\":true}") };
+    nb_pending_reply(p, &now);
+    CU_ASSERT_PTR_NULL(now.body);        /* the server took it */
+    CU_ASSERT_PTR_NULL(nb_defer(rq));   /* answered: no second token */
+    resp->status = 500;
+}
+
 static const struct nb_route routes[] = {
     { NB_GET | NB_POST, "/restconf/data/test:echo", h_echo, false },
     { NB_GET | NB_DELETE, "/restconf/data/test:jobs/job=", h_job, false },
@@ -171,6 +190,7 @@ static const struct nb_route routes[] = {
     { NB_GET, "/metrics", h_metrics, true },
     { NB_POST, "/test/drain", h_drain, false },
     { NB_GET, "/test/defer", h_defer, false },
+    { NB_GET, "/test/defer-now", h_defer_now, false },
     { NB_GET, "/test/held", h_held, false },
     { NB_POST, "/test/answer", h_answer, false },
 };
@@ -926,6 +946,20 @@ test_deferred_reply(void)
     CU_ASSERT(await_held(0, false));
 }
 
+/* A request deferred and answered before its handler returned: the
+ * client gets that answer, once, and nothing stays pending. */
+static void
+test_deferred_answered_at_once(void)
+{
+    struct reply r;
+    call_plain("/test/defer-now", &(struct call) { .token = TOKEN }, &r);
+    CU_ASSERT_EQUAL(r.curl, CURLE_OK);
+    CU_ASSERT_EQUAL(r.status, 201);
+    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "now"));
+    free(r.body);
+    CU_ASSERT(await_held(0, false));
+}
+
 static void
 test_deferred_client_leaves(void)
 {
@@ -1009,6 +1043,7 @@ static CU_TestInfo tests[] = {
     { "plain HTTP off loopback and bad configs refused", test_config_refused },
     { "metrics: counters and histogram", test_metrics },
     { "a deferred reply comes later; others are served meanwhile", test_deferred_reply },
+    { "a deferred request answered before its handler returns", test_deferred_answered_at_once },
     { "a deferred request whose client leaves is dropped", test_deferred_client_leaves },
     /* Last: it stops the loop and frees the plain server. */
     { "a deferred request outlives its server", test_deferred_outlives_server },
