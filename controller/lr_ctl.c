@@ -2532,6 +2532,7 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
             && (rc = lr_ctl_ppo_set_rollout(c->ppo, cfg->ppo_rollout, err,
                                             errlen)))
             goto fail;
+        lr_ctl_ppo_set_base(c->ppo, cfg->ppo_base, cfg->ppo_base_arg);
         lr_ctl_ppo_bind(c->ppo, c->topo, c->cluster);
     }
     rc = cfg->inspect ? inspect(c, err, errlen)

@@ -170,6 +170,11 @@ struct lr_ctl_config {
      * the network as it is and its running jobs (lr_ctl_ppo.h); NULL:
      * the policy alone.  A value out of range fails lr_ctl_new(). */
     const struct lr_ctl_ppo_rollout *ppo_rollout;
+    /* A baseline of the planner deciding ppo intents instead of the
+     * agent (lr_ctl_ppo_set_base; 'ppo_base_arg' borrowed), or NULL.  For
+     * benchmarks and tests; lightraild leaves it NULL. */
+    const struct lr_jenv_policy *ppo_base;
+    void *ppo_base_arg;
     /* The clock (Unix milliseconds) of the jobs' created and updated
      * times and of the running jobs' time left; NULL: the real one.  For
      * replays in simulated time (tools/bench/lr-bench-replay). */

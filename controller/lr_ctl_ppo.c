@@ -31,6 +31,9 @@ struct lr_ctl_ppo {
     struct lr_rng ro_rng;             /* the futures' seeds */
     const char *ro_note;              /* what the last decision's rollout
                                        * did; "" when it did not run */
+    /* lr_ctl_ppo_set_base: a baseline deciding instead of the agent. */
+    const struct lr_jenv_policy *base;
+    void *base_arg;
 };
 
 static void
@@ -223,6 +226,14 @@ lr_ctl_ppo_bind(struct lr_ctl_ppo *p, const struct lr_topo *topo,
     p->why[0] = '\0';
 }
 
+void
+lr_ctl_ppo_set_base(struct lr_ctl_ppo *p, const struct lr_jenv_policy *base,
+                    void *arg)
+{
+    p->base = base;
+    p->base_arg = arg;
+}
+
 bool
 lr_ctl_ppo_has_rollout(const struct lr_ctl_ppo *p)
 {
@@ -354,6 +365,13 @@ lr_ctl_ppo_choose(struct lr_ctl_ppo *p, bool rollout, char *why, size_t len)
                      "more of the next %ld jobs than refusing it; submit it "
                      "again later or with another algorithm",
                      p->ro_cfg.horizon);
+            return LR_CTL_PPO_REFUSED;
+        }
+    } else if (p->base) {
+        a = p->base->choose(p->base_arg, p->env, lr_jenv_mask(p->env),
+                            &p->ro_rng);
+        if (a < 0) {
+            snprintf(why, len, "the %s baseline refused it", p->base->name);
             return LR_CTL_PPO_REFUSED;
         }
     } else {

@@ -119,6 +119,14 @@ struct lr_ctl_ppo_rollout {
 int lr_ctl_ppo_set_rollout(struct lr_ctl_ppo *,
                            const struct lr_ctl_ppo_rollout *, char *err,
                            size_t len);
+/* Decide with 'base', a policy of planner/lr_jenv.h (greedy,
+ * greedy-work, ...; 'arg' is its own, borrowed), instead of the agent,
+ * on the same mirror and job classes: a baseline through the
+ * controller's own path, for benchmarks (tools/bench/lr-bench-replay)
+ * and tests.  Its refusal (-1) is LR_CTL_PPO_REFUSED.  A rollout keeps
+ * the agent as its base.  NULL: the agent again. */
+void lr_ctl_ppo_set_base(struct lr_ctl_ppo *, const struct lr_jenv_policy *,
+                         void *arg);
 /* Whether decisions are the rollout's (then lr_ctl_ppo_decide reads the
  * running jobs; otherwise it ignores them and the caller need not build
  * them). */

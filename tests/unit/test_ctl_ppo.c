@@ -1191,6 +1191,59 @@ test_rollout_decision_checked(void)
     lr_ctl_free(c);
 }
 
+/* lr_ctl_config.ppo_base: greedy decides ppo intents through the
+ * controller's own path, each on the candidate lr_jenv_greedy picks on
+ * the test's mirror of the same state (where that differs from the
+ * agent's choice too, so the agent is not what decides). */
+static void
+test_base_policy(void)
+{
+    static const struct { const char *model; int mi, di; } jobs[] = {
+        { "llama2-7b", 2, 2 }, { "gpt-1.9b", 1, 1 }, { "bert-large", 0, 0 },
+        { "llama2-7b", 2, 2 }, { "gpt-1.9b", 1, 1 }, { "llama2-7b", 2, 2 },
+        { "bert-large", 0, 0 }, { "gpt-1.9b", 1, 1 },
+    };
+    enum { N = sizeof jobs / sizeof *jobs };
+    snprintf(db, sizeof db, "%s/db%d", dir, n_db++);
+    struct lr_ctl_config cfg = { .ppo_policy = src("examples/policies/"
+                                                   "metro.pol"),
+                                 .ppo_base = &lr_jenv_greedy };
+    struct lr_ctl *c = lr_test_ctl_open(&cfg);
+    struct mirror m;
+    mirror_open(&m);
+    char err[1024], name[N][16], pre[64];
+    int placed = 0, unlike_agent = 0;
+    for (int i = 0; i < N; i++) {
+        int agent = expected(&m, c, jobs[i].mi, jobs[i].di);
+        int want = agent < 0 ? -1
+                   : lr_jenv_greedy.choose(NULL, m.env, lr_jenv_mask(m.env),
+                                           NULL);
+        snprintf(name[i], sizeof name[i], "g%d", i);
+        int g = (int[]) { 4, 8, 16 }[jobs[i].di];
+        struct lr_intent in = intent(name[i], jobs[i].model, g, g);
+        struct lr_job job;
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err),
+                              0);
+        if (want < 0) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "planned by cdynp"));
+            continue;
+        }
+        snprintf(pre, sizeof pre, "ppo: candidate %d,", want);
+        CU_ASSERT_EQUAL(strncmp(job.note, pre, strlen(pre)), 0);
+        placed += job.phase == LR_JOB_ACTIVE;
+        unlike_agent += want != agent;
+        assert_consistent(c);
+    }
+    CU_ASSERT(placed >= 4);
+    CU_ASSERT(unlike_agent >= 1);
+    fprintf(stderr, "(%d placed by greedy, %d unlike the agent) ", placed,
+            unlike_agent);
+    for (int i = 0; i < N; i++)
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, name[i], err, sizeof err), 0);
+    mirror_close(&m);
+    lr_ctl_free(c);
+}
+
 static CU_TestInfo tests[] = {
     { "a mapped intent takes the actor's candidate",
       test_mapped_intents_follow_the_actor },
@@ -1214,6 +1267,8 @@ static CU_TestInfo tests[] = {
       test_rollout_in_controller },
     { "ppo-rollout: the controller's decisions are the planner's rollout's",
       test_rollout_matches_planner },
+    { "a baseline decides through the controller's ppo path (ppo_base)",
+      test_base_policy },
     { "ppo-rollout: a decision off the loop is checked when it ends",
       test_rollout_decision_checked },
     CU_TEST_INFO_NULL,

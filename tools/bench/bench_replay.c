@@ -1,7 +1,10 @@
 /*
  * lr-bench-replay: blocking in the controller itself (controller/lr_ctl.c,
- * what lightraild runs) under a stream of ppo intents, the policy alone
- * against its rollout (ppo-rollout), on the same arrivals.
+ * what lightraild runs) under a stream of ppo intents, decided by the
+ * policy alone, by its rollout (ppo-rollout), and by the baselines
+ * greedy and greedy-work (lr_ctl_config.ppo_base: the same path, mirror
+ * and job classes, a planner baseline instead of the agent), on the
+ * same arrivals.
  *
  * The stream is the joint environment's (planner/lr_jenv.c,
  * next_arrival), drawn here with the same laws: Poisson arrivals at LOAD
@@ -23,13 +26,15 @@
  *
  *   lr-bench-replay --topology F --cluster F --policy F --load L
  *       [--arrivals N] [--warmup W] [--seeds S] [--seed FIRST]
- *       [--mean-job-s M]
+ *       [--mean-job-s M] [--modes LIST] [--work-cap THETA]
  *
- * prints per seed and mode the blocked fraction and the mean iteration
- * time of the admitted jobs, then the paired change of the rollout
- * against the policy alone (mean and 95% interval over seeds).  The
- * rollout's options are ppo-rollout's defaults (those the NSFNET/6 agent
- * was trained with) at the replay's load.
+ * LIST: some of greedy, greedy-work, policy, rollout (default: all, in
+ * that order); THETA: greedy-work's (default 1.5).  Prints per seed and
+ * mode the blocked fraction and the mean iteration time of the admitted
+ * jobs, then the paired changes of each later mode against each earlier
+ * one (mean and 95% interval over seeds).  The rollout's options are
+ * ppo-rollout's defaults (those the NSFNET/6 agent was trained with) at
+ * the replay's load.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -52,8 +57,8 @@
 #define PROG "lr-bench-replay"
 
 struct opts {
-    const char *topo, *cluster, *policy;
-    double load, mean_s;
+    const char *topo, *cluster, *policy, *modes;
+    double load, mean_s, work_cap;
     long arrivals, warmup;
     int seeds;
     unsigned long long seed;
@@ -87,13 +92,21 @@ struct result {
     long counted;
 };
 
+/* Who decides the ppo intents. */
+struct mode {
+    const char *name;
+    const struct lr_ctl_ppo_rollout *ro;     /* the rollout, or NULL */
+    const struct lr_jenv_policy *base;       /* a baseline, or NULL */
+    void *base_arg;
+};
+
 /* One run in directory 'dir' (its store and dummy ROADMs): the stream of
  * seed 'seed' through a new controller (with the rollout when 'ro'); 0
  * or 1 with the reason on stderr. */
 static int
 replay_in(const char *dir, const struct opts *o,
           const struct bench_jenv_case *bc, struct lr_jenv *env,
-          const struct lr_ctl_ppo_rollout *ro, unsigned long long seed,
+          const struct mode *md, unsigned long long seed,
           struct result *out)
 {
     char db[128], dev[128], err[1024];
@@ -108,7 +121,8 @@ replay_in(const char *dir, const struct opts *o,
         .db_path = db, .topo = bc->topo, .cluster = bc->cl,
         .default_driver = "dummy", .dummy_dir = dev,
         .ppo_policy = o->policy, .ppo_mean_job_s = o->mean_s,
-        .ppo_rollout = ro, .clock_ms = replay_clock,
+        .ppo_rollout = md->ro, .ppo_base = md->base,
+        .ppo_base_arg = md->base_arg, .clock_ms = replay_clock,
     };
     struct lr_ctl *c = NULL;
     char *report = NULL;
@@ -197,7 +211,7 @@ replay_in(const char *dir, const struct opts *o,
         }
         if ((i + 1) % 500 == 0 && isatty(STDERR_FILENO))
             fprintf(stderr, "\r" PROG ": seed %llu %s: %ld of %ld",
-                    seed, ro ? "rollout" : "policy", i + 1, o->arrivals);
+                    seed, md->name, i + 1, o->arrivals);
     }
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "\n");
@@ -213,7 +227,7 @@ replay_in(const char *dir, const struct opts *o,
  * outcome. */
 static int
 replay(const struct opts *o, const struct bench_jenv_case *bc,
-       struct lr_jenv *env, const struct lr_ctl_ppo_rollout *ro,
+       struct lr_jenv *env, const struct mode *md,
        unsigned long long seed, struct result *out)
 {
     char dir[] = "/tmp/lr-replay-XXXXXX", cmd[64];
@@ -221,7 +235,7 @@ replay(const struct opts *o, const struct bench_jenv_case *bc,
         fprintf(stderr, PROG ": mkdtemp: %s\n", strerror(errno));
         return 1;
     }
-    int rc = replay_in(dir, o, bc, env, ro, seed, out);
+    int rc = replay_in(dir, o, bc, env, md, seed, out);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fprintf(stderr, PROG ": could not remove %s\n", dir);
@@ -233,20 +247,23 @@ usage(FILE *f)
 {
     fprintf(f, "usage: " PROG " --topology F --cluster F --policy F "
             "--load L [--arrivals N] [--warmup W] [--seeds S] [--seed "
-            "FIRST] [--mean-job-s M]\n");
+            "FIRST] [--mean-job-s M] [--modes greedy,greedy-work,policy,"
+            "rollout] [--work-cap THETA]\n");
 }
 
 int
 main(int argc, char **argv)
 {
     struct opts o = { .arrivals = 2000, .warmup = 200, .seeds = 3,
-                      .seed = 2001, .mean_s = 3600 };
+                      .seed = 2001, .mean_s = 3600, .work_cap = 1.5,
+                      .modes = "greedy,greedy-work,policy,rollout" };
     static const struct option lo[] = {
         { "topology", 1, NULL, 't' }, { "cluster", 1, NULL, 'c' },
         { "policy", 1, NULL, 'p' }, { "load", 1, NULL, 'l' },
         { "arrivals", 1, NULL, 'n' }, { "warmup", 1, NULL, 'w' },
         { "seeds", 1, NULL, 's' }, { "seed", 1, NULL, 'S' },
-        { "mean-job-s", 1, NULL, 'm' }, { "help", 0, NULL, 'h' },
+        { "mean-job-s", 1, NULL, 'm' }, { "modes", 1, NULL, 'M' },
+        { "work-cap", 1, NULL, 'W' }, { "help", 0, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     int ch;
@@ -261,13 +278,16 @@ main(int argc, char **argv)
         case 's': o.seeds = atoi(optarg); break;
         case 'S': o.seed = strtoull(optarg, NULL, 10); break;
         case 'm': o.mean_s = strtod(optarg, NULL); break;
+        case 'M': o.modes = optarg; break;
+        case 'W': o.work_cap = strtod(optarg, NULL); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
     if (!o.topo || !o.cluster || !o.policy || !(o.load > 0)
         || o.arrivals < 1 || o.warmup < 0 || o.warmup >= o.arrivals
-        || o.seeds < 1 || o.seeds > 64 || !(o.mean_s > 0)) {
+        || o.seeds < 1 || o.seeds > 64 || !(o.mean_s > 0)
+        || !(o.work_cap > 0)) {
         usage(stderr);
         return 2;
     }
@@ -289,31 +309,77 @@ main(int argc, char **argv)
         .load = o.load, .samples = 100, .screen = 25, .horizon = 40,
         .top = 8, .margin = 2, .min_gpus = 8, .refusal = true, .seed = 1,
     };
-    double d_block[64], d_t[64];
-    printf("| seed | policy blocked | rollout blocked | change | policy "
-           "mean T s | rollout mean T s |\n|---:|---:|---:|---:|---:|---:|\n");
+    const struct mode all[] = {
+        { "greedy", NULL, &lr_jenv_greedy, NULL },
+        { "greedy-work", NULL, &lr_jenv_greedy_work, &o.work_cap },
+        { "policy", NULL, NULL, NULL },
+        { "rollout", &ro, NULL, NULL },
+    };
+    enum { N_ALL = sizeof all / sizeof *all };
+    struct mode md[N_ALL];
+    int n_md = 0;
+    char list[256];
+    snprintf(list, sizeof list, "%s", o.modes);
+    for (char *save = NULL, *t = strtok_r(list, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        int k = 0;
+        while (k < N_ALL && strcmp(all[k].name, t))
+            k++;
+        if (k == N_ALL || n_md == N_ALL) {
+            fprintf(stderr, PROG ": --modes: '%s' is not one of greedy, "
+                    "greedy-work, policy, rollout (each once)\n", t);
+            return 2;
+        }
+        md[n_md++] = all[k];
+    }
+    static struct result res[64][N_ALL];
+    printf("| seed |");
+    for (int m = 0; m < n_md; m++)
+        printf(" %s blocked |", md[m].name);
+    for (int m = 0; m < n_md; m++)
+        printf(" %s mean T s |", md[m].name);
+    printf("\n|---:|");
+    for (int m = 0; m < 2 * n_md; m++)
+        printf("---:|");
+    printf("\n");
     for (int s = 0; s < o.seeds; s++) {
-        struct result a, b;
         unsigned long long seed = o.seed + (unsigned long long) s;
         ro.seed = seed;
-        if (replay(&o, &bc, env, NULL, seed, &a)
-            || replay(&o, &bc, env, &ro, seed, &b))
-            return 1;
-        d_block[s] = a.blocked > 0 ? (b.blocked - a.blocked) / a.blocked : 0;
-        d_t[s] = a.mean_t > 0 ? (b.mean_t - a.mean_t) / a.mean_t : 0;
-        printf("| %llu | %.3f%% | %.3f%% | %+.1f%% | %.3f | %.3f |\n", seed,
-               100 * a.blocked, 100 * b.blocked, 100 * d_block[s], a.mean_t,
-               b.mean_t);
+        printf("| %llu |", seed);
+        for (int m = 0; m < n_md; m++) {
+            if (replay(&o, &bc, env, &md[m], seed, &res[s][m]))
+                return 1;
+        }
+        for (int m = 0; m < n_md; m++)
+            printf(" %.3f%% |", 100 * res[s][m].blocked);
+        for (int m = 0; m < n_md; m++)
+            printf(" %.3f |", res[s][m].mean_t);
+        printf("\n");
         fflush(stdout);
     }
-    struct lr_stats sb, st;
-    lr_stats_compute(d_block, o.seeds, &sb);
-    lr_stats_compute(d_t, o.seeds, &st);
-    printf("\nrollout against the policy alone, paired over %d seeds: "
-           "blocked %+.1f%% +- %.1f, mean iteration time %+.1f%% +- %.1f "
-           "(%ld arrivals, %ld warm-up, %.2f E)\n", o.seeds,
-           100 * sb.mean, 100 * sb.ci95, 100 * st.mean, 100 * st.ci95,
+    printf("\nPaired over %d seeds (%ld arrivals, %ld warm-up, %.2f E), "
+           "mean and 95%% interval of the change:\n\n", o.seeds,
            o.arrivals, o.warmup, o.load);
+    for (int j = 1; j < n_md; j++)
+        for (int i = 0; i < j; i++) {
+            double d_block[64], d_t[64];
+            int lower = 0;
+            for (int s = 0; s < o.seeds; s++) {
+                const struct result *a = &res[s][i], *b = &res[s][j];
+                d_block[s] = a->blocked > 0
+                             ? (b->blocked - a->blocked) / a->blocked : 0;
+                d_t[s] = a->mean_t > 0 ? (b->mean_t - a->mean_t) / a->mean_t
+                                       : 0;
+                lower += b->blocked < a->blocked;
+            }
+            struct lr_stats sb, st;
+            lr_stats_compute(d_block, o.seeds, &sb);
+            lr_stats_compute(d_t, o.seeds, &st);
+            printf("- %s against %s: blocked %+.1f%% +- %.1f (lower on %d "
+                   "of %d seeds), mean iteration time %+.1f%% +- %.1f\n",
+                   md[j].name, md[i].name, 100 * sb.mean, 100 * sb.ci95,
+                   lower, o.seeds, 100 * st.mean, 100 * st.ci95);
+        }
     lr_jenv_free(env);
     bench_jenv_case_free(&bc);
     lr_yang_ctx_free(ctx);
