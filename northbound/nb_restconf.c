@@ -70,49 +70,63 @@ answer_delete(struct nb_response *resp, int rc, const char *err)
         resp->status = 204;
 }
 
+/* Ends 'op' after its device step and answers 'pending'. */
+static void
+answer_devices(struct nb_app *app, struct nb_pending *pending,
+               struct lr_ctl_op *op, bool release)
+{
+    struct nb_response resp = { .status = 0 };
+    struct lr_job job;
+    char err[512];
+    int rc = lr_ctl_op_end(app->ctl, op, &job, err, sizeof err);
+    if (release)
+        answer_delete(&resp, rc, err);
+    else
+        answer_submit(app, &resp, rc, &job, err);
+    nb_pending_reply(pending, &resp);
+}
+
 /* The worker is done with a job's devices: on the loop again. */
 static void
 job_work_done(void *cookie, struct lr_ctl_op *op)
 {
     struct job_work *w = cookie;
-    struct nb_response resp = { .status = 0 };
-    struct lr_job job;
-    char err[512];
-    int rc = lr_ctl_op_end(w->app->ctl, op, &job, err, sizeof err);
-    if (w->release)
-        answer_delete(&resp, rc, err);
-    else
-        answer_submit(w->app, &resp, rc, &job, err);
-    nb_pending_reply(w->pending, &resp);
+    answer_devices(w->app, w->pending, op, w->release);
     free(w);
+}
+
+/* The device step of 'op' for a deferred request: on the worker, or
+ * here when there is none (or no memory to queue it); 'pending' is
+ * answered either way. */
+static void
+devices_deferred(struct nb_app *app, struct nb_pending *pending,
+                 struct lr_ctl_op *op, bool release)
+{
+    struct job_work *w = app->worker ? calloc(1, sizeof *w) : NULL;
+    if (w) {
+        *w = (struct job_work) { app, pending, release };
+        if (!lr_worker_push(app->worker, op, job_work_done, w))
+            return;
+        free(w);
+    }
+    lr_ctl_op_run(op);
+    answer_devices(app, pending, op, release);
 }
 
 /* The device step of 'op': on the worker with the answer deferred, or
  * here when there is no worker (or no memory to defer); true when the
- * answer is deferred. */
+ * answer is deferred (or already given through the token). */
 static bool
 run_devices(struct nb_app *app, const struct nb_request *req,
             struct lr_ctl_op *op, bool release)
 {
-    struct job_work *w = app->worker ? calloc(1, sizeof *w) : NULL;
-    if (!w)
-        goto now;
-    w->app = app;
-    w->release = release;
-    if (!(w->pending = nb_defer(req)))
-        goto now;
-    if (lr_worker_push(app->worker, op, job_work_done, w)) {
-        /* The token must be answered: do it after the work, here. */
+    struct nb_pending *pending = app->worker ? nb_defer(req) : NULL;
+    if (!pending) {
         lr_ctl_op_run(op);
-        job_work_done(w, op);
-        return true;
+        return false;
     }
+    devices_deferred(app, pending, op, release);
     return true;
-
-now:
-    free(w);
-    lr_ctl_op_run(op);
-    return false;
 }
 
 /* The answer to an admission begun ('rc' from lr_ctl_submit_begin or
@@ -149,16 +163,8 @@ submit_deferred(struct nb_app *app, struct nb_pending *pending,
                                      sizeof err)
              : lr_ctl_submit_begin(app->ctl, in, &job, &op, err, sizeof err);
     if (!rc && op) {
-        struct job_work *w = app->worker ? calloc(1, sizeof *w) : NULL;
-        if (w) {
-            w->app = app;
-            w->pending = pending;
-            if (!lr_worker_push(app->worker, op, job_work_done, w))
-                return;
-            free(w);
-        }
-        lr_ctl_op_run(op);
-        rc = lr_ctl_op_end(app->ctl, op, &job, err, sizeof err);
+        devices_deferred(app, pending, op, false);
+        return;
     }
     answer_begin(app, &resp, rc, &job, in->name, err);
     nb_pending_reply(pending, &resp);
