@@ -1435,6 +1435,15 @@ fail_exists(const struct lr_ctl *c, const char *name, char *err,
                                       : "");
 }
 
+/* EBUSY while a ppo decision is in flight: "...; <what> when it has". */
+static int
+fail_deciding(const struct lr_ctl *c, char *err, size_t errlen,
+              const char *what)
+{
+    return fail(err, errlen, EBUSY, "the ppo policy is deciding job '%s'; "
+                "%s when it has", lr_ctl_op_job(c->deciding), what);
+}
+
 /* lr_ctl_submit_begin, with the ppo decision 'dec' when not NULL. */
 static int
 submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
@@ -1524,9 +1533,7 @@ lr_ctl_submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
 {
     *op = NULL;
     if (c->deciding && !strcmp(intent->algorithm, "ppo"))
-        return fail(err, errlen, EBUSY, "the ppo policy is deciding job "
-                    "'%s'; submit again when it has",
-                    lr_ctl_op_job(c->deciding));
+        return fail_deciding(c, err, errlen, "submit again");
     return submit_begin(c, intent, NULL, job, op, err, errlen);
 }
 
@@ -1539,9 +1546,7 @@ lr_ctl_decide_begin(struct lr_ctl *c, const struct lr_intent *intent,
         || !lr_ctl_ppo_has_rollout(c->ppo))
         return 0;
     if (c->deciding)
-        return fail(err, errlen, EBUSY, "the ppo policy is deciding job "
-                    "'%s'; submit again when it has",
-                    lr_ctl_op_job(c->deciding));
+        return fail_deciding(c, err, errlen, "submit again");
     if (find_job(c, intent->name))
         return fail_exists(c, intent->name, err, errlen);
     struct lr_ctl_op *o = calloc(1, sizeof *o);
@@ -2288,9 +2293,7 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
         return fail_busy(c, err, errlen, " of the current network; try "
                          "again when it is done");
     if (c->deciding)
-        return fail(err, errlen, EBUSY, "the ppo policy is deciding job "
-                    "'%s' on the current network; try again when it has",
-                    lr_ctl_op_job(c->deciding));
+        return fail_deciding(c, err, errlen, "try the new network again");
     for (int i = 0; i < c->n_jobs; i++)
         if (c->jobs[i].phase == LR_JOB_ACTIVE
             || c->jobs[i].phase == LR_JOB_PROVISIONING
