@@ -954,8 +954,9 @@ ppo_prepare(struct lr_ctl *c, const struct lr_intent *in, double *work,
         return -1;
     struct lr_jenv_running *run = NULL;
     struct lr_jenv_block *blocks = NULL;
-    /* Only a rollout reads the running jobs. */
-    int n_run = lr_ctl_ppo_has_rollout(c->ppo)
+    /* Only a rollout, or a policy observing the GPU-time they hold,
+     * reads the running jobs. */
+    int n_run = lr_ctl_ppo_reads_running(c->ppo)
                 ? ppo_running(c, &run, &blocks) : 0;
     if (n_run < 0) {
         snprintf(why, len, "out of memory");

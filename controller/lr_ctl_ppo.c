@@ -67,6 +67,9 @@ parse_mix(struct lr_ctl_ppo *p)
         /* One more observation: the pending job's work, which
          * lr_ctl_ppo_decide() takes from the intent's iterations. */
         .known_work = p->meta.known_work,
+        /* And the GPU-time the running jobs hold, which
+         * lr_ctl_ppo_prepare() gives the mirror (lr_jenv_set_running). */
+        .held_work = p->meta.held_work,
     };
     memcpy(c->splits, p->meta.splits, sizeof c->splits);
     snprintf(buf, sizeof buf, "%s", p->meta.models);
@@ -240,6 +243,12 @@ lr_ctl_ppo_has_rollout(const struct lr_ctl_ppo *p)
     return p->ro != NULL;
 }
 
+bool
+lr_ctl_ppo_reads_running(const struct lr_ctl_ppo *p)
+{
+    return p->ro != NULL || (p->env && p->meta.held_work);
+}
+
 double
 lr_ctl_ppo_mean_job_s(const struct lr_ctl_ppo *p)
 {
@@ -316,7 +325,8 @@ lr_ctl_ppo_prepare(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
     }
     if (lr_jenv_set_state(p->env, used, occ, nw, why, len))
         return -1;
-    if (p->ro && lr_jenv_set_running(p->env, running, n_running, why, len))
+    if (lr_ctl_ppo_reads_running(p)
+        && lr_jenv_set_running(p->env, running, n_running, why, len))
         return -1;
     int n = lr_jenv_present(p->env, model, demand);
     if (n > 0 && p->meta.known_work) {

@@ -127,10 +127,13 @@ int lr_ctl_ppo_set_rollout(struct lr_ctl_ppo *,
  * the agent as its base.  NULL: the agent again. */
 void lr_ctl_ppo_set_base(struct lr_ctl_ppo *, const struct lr_jenv_policy *,
                          void *arg);
-/* Whether decisions are the rollout's (then lr_ctl_ppo_decide reads the
- * running jobs; otherwise it ignores them and the caller need not build
- * them). */
+/* Whether decisions are the rollout's (tens of milliseconds each:
+ * lr_ctl_decide_begin takes them off the owner's thread). */
 bool lr_ctl_ppo_has_rollout(const struct lr_ctl_ppo *);
+/* Whether decisions read the running jobs (a rollout, or a policy that
+ * observes the GPU-time they hold, held-work=1 in its file); otherwise
+ * lr_ctl_ppo_decide ignores them and the caller need not build them. */
+bool lr_ctl_ppo_reads_running(const struct lr_ctl_ppo *);
 /* ppo-mean-job-s in seconds: the policy's unit of time. */
 double lr_ctl_ppo_mean_job_s(const struct lr_ctl_ppo *);
 /* What the last decision's rollout did, for the job's note: "" when it

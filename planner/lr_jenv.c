@@ -511,6 +511,11 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     }
     if (check_splits(cfg->splits, cfg->n_splits, err, errlen))
         return EINVAL;
+    if (cfg->held_work && !cfg->known_work) {
+        set_err(err, errlen, "held work (the GPU-time running jobs still "
+                "hold) is observable only with known work");
+        return EINVAL;
+    }
     for (int i = 0; i < cfg->n_demands; i++)
         if (cfg->demands[i] < 1) {
             set_err(err, errlen, "GPU demand %d: must be at least 1",
@@ -1410,7 +1415,8 @@ lr_jenv_obs_size(const struct lr_jenv *e)
 {
     return e->n_dcs + e->cfg.n_models + e->cfg.n_demands
            + e->n_dcs * e->n_dcs * e->k * 2 + e->n_cands
-           + (e->cfg.refuse ? 1 : 0) + (e->cfg.known_work ? 1 : 0);
+           + (e->cfg.refuse ? 1 : 0) + (e->cfg.known_work ? 1 : 0)
+           + (e->cfg.held_work ? e->n_dcs : 0);
 }
 
 void
@@ -1439,6 +1445,24 @@ lr_jenv_observe(const struct lr_jenv *e, float *o)
         *o++ = best;
     if (e->cfg.known_work)
         *o++ = (float) log1p(e->job_hold / e->cfg.holding);
+    if (e->cfg.held_work) {
+        double held[LR_JENV_MAX_DCS] = { 0 };
+        const struct lr_jenv *pr = e->proto ? e->proto : e;
+        for (int i = 0; i < e->n_act; i++) {
+            const struct active *a = &e->act[i];
+            double left = a->dep > e->now ? a->dep - e->now : 0;
+            if (a->resv >= 0) {
+                for (int d = 0; d < e->n_dcs; d++)
+                    held[d] += pr->resv[a->resv].gpus[d] * left;
+            } else {
+                const struct lr_jenv_cand *cd = &e->cands[a->cand];
+                for (int k = 0; k < cd->n_dcs; k++)
+                    held[cd->dc[k]] += a->g[k] * left;
+            }
+        }
+        for (int d = 0; d < e->n_dcs; d++)
+            *o++ = (float) log1p(held[d] / (e->dc_gpus[d] * e->cfg.holding));
+    }
 }
 
 int

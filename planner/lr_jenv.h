@@ -168,6 +168,11 @@ struct lr_jenv_config {
      * Off: no policy may read a job's length (the default, and the
      * environment of every result before known work existed). */
     bool known_work;
+    /* With known work only: the observation also shows, per DC, the
+     * GPU-time its running jobs still hold (below): how long the GPUs in
+     * use stay taken, which the ends of known-work jobs tell.  Off: the
+     * observation of every policy before it. */
+    bool held_work;
     /* The reward counts blocked jobs only: an admission earns 0 instead
      * of -T / T_ref (below).  Off: the reward of every result before. */
     bool reward_blocking_only;
@@ -293,7 +298,13 @@ const uint8_t *lr_jenv_mask(const struct lr_jenv *);
  *     pending job's fastest feasible candidate: 1 / its least slowdown),
  *     what refusing a slow job hinges on;
  *   with known work only: log(1 + X), X = the pending job's work over the
- *     mean work (lr_jenv_job_work()). */
+ *     mean work (lr_jenv_job_work());
+ *   with held_work only, per DC d: log(1 + H_d), H_d = sum over the
+ *     running jobs j of g_jd (end_j - now) / (G_d h): the GPU-time they
+ *     still hold in d over the DC's GPUs times the mean holding time (a
+ *     DC full of jobs of the mean length just started: 1).  Known-work
+ *     ends are the real ones; a mirror's come from lr_jenv_set_running.
+ *     O(running jobs) per observation. */
 int lr_jenv_obs_size(const struct lr_jenv *);
 void lr_jenv_observe(const struct lr_jenv *, float *obs);
 

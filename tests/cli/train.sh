@@ -386,6 +386,28 @@ if $IM --holding work --known-work --refuse --teacher greedy-work \
 else
     notok "train --known-work: $(cat "$tmp/err" "$tmp/kw.json")"
 fi
+# Held work: only with known work; held-work=1 recorded, sim adopts it,
+# a bad value or one without known-work=1 is refused.
+expect_bad "--held-work observes the GPU-time the running jobs hold, which only their known lengths tell: add --known-work" \
+    $IM --holding work --held-work --teacher greedy --imitate 100 --steps 0 --out "$tmp/x"
+if $IM --holding work --known-work --held-work --refuse --teacher greedy-work \
+       --work-cap 0.3 --imitate 2048 --steps 0 --out "$tmp/hw.pol" \
+       2> "$tmp/err" \
+   && grep -q '^held-work=1$' "$tmp/hw.pol" \
+   && [ "$(sed -n 's/^n-obs=//p' "$tmp/hw.pol")" = $(( $(sed -n 's/^n-obs=//p' "$tmp/kw.pol") + 3 )) ] \
+   && $S --loads 2.5:2.5:1 --policy greedy --policy-file "$tmp/hw.pol" \
+       --format json > "$tmp/hw.json" \
+   && jq -s -e '.[1].known_work and .[1].policy == "ppo"' "$tmp/hw.json" > /dev/null; then
+    ok "held-work=1 recorded with one more observation per DC (3); sim adopts it"
+    reseal "$tmp/hw.pol" "$tmp/hwbad.pol" 's/^held-work=1$/held-work=2/'
+    expect_bad "header key 'held-work' missing or invalid" \
+        $S --policy-file "$tmp/hwbad.pol"
+    reseal "$tmp/hw.pol" "$tmp/hwbad.pol" '/^known-work=1$/d'
+    expect_bad "header key 'held-work' missing or invalid" \
+        $S --policy-file "$tmp/hwbad.pol"
+else
+    notok "train --held-work: $(cat "$tmp/err" "$tmp/hw.json")"
+fi
 grep -q '^known-work=' "$tmp/seed3.pol" "$tmp/im.pol" \
     && notok "known-work= written without --known-work" \
     || ok "no known-work= line without --known-work"

@@ -543,7 +543,7 @@ struct kw_env {
 };
 
 static void
-kw_env_open(struct kw_env *k, bool refuse)
+kw_env_open(struct kw_env *k, bool refuse, bool held)
 {
     struct lr_ppo *agent = NULL;
     char err[512];
@@ -557,7 +557,7 @@ kw_env_open(struct kw_env *k, bool refuse)
         .block_penalty = k->meta.block_penalty,
         .train = { k->meta.batch, k->meta.micro, 2 },
         .n_models = 3, .n_demands = 3, .demands = { 4, 8, 16 },
-        .refuse = refuse, .known_work = true,
+        .refuse = refuse, .known_work = true, .held_work = held,
     };
     const char *names[3] = { "bert-large", "gpt-1.9b", "llama2-7b" };
     for (int i = 0; i < 3; i++) {
@@ -566,9 +566,11 @@ kw_env_open(struct kw_env *k, bool refuse)
     }
     CU_ASSERT_EQUAL_FATAL(lr_jenv_new(topo, cluster, &cfg, &k->env, err,
                                       sizeof err), 0);
-    /* One feature more than the shipped policy's (two with refuse). */
+    /* One feature more than the shipped policy's (two with refuse; and
+     * one per DC with held work). */
     CU_ASSERT_EQUAL(lr_jenv_obs_size(k->env),
-                    k->meta.n_obs + 1 + (refuse ? 1 : 0));
+                    k->meta.n_obs + 1 + (refuse ? 1 : 0)
+                    + (held ? cluster->n_dcs : 0));
 }
 
 static void
@@ -652,6 +654,88 @@ kw_pick(struct kw_env *k, double *tref)
     return -1;
 }
 
+/* A held-work policy file for k's environment (held work and refusal):
+ * as write_known_policy's refusing actor, but the chain reads the
+ * held-work feature of DC 'dc', h = tanh(tanh(log(1 + H_dc))): it
+ * refuses when H_dc > 0.854 and takes 'pick' below. */
+static void
+write_held_policy(const char *path, struct kw_env *k, int pick, int dc)
+{
+    struct lr_policy_meta meta = k->meta;
+    struct lr_ppo *r = NULL;
+    char err[512];
+    int refuse = lr_jenv_refuse_action(k->env);
+    CU_ASSERT_FATAL(refuse >= 0);
+    meta.known_work = meta.held_work = meta.refuse = true;
+    meta.n_obs = lr_jenv_obs_size(k->env);
+    meta.n_act = lr_jenv_n_actions(k->env);
+    struct lr_ppo_config pc;
+    lr_ppo_defaults(&pc, meta.n_obs, meta.n_act);
+    pc.seed = 1;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&pc, &r), 0);
+    struct lr_mlp *m = r->actor;
+    memset(m->params, 0, (size_t) m->n_params * sizeof *m->params);
+    *mlp_w(m, 0, 0, meta.n_obs - cluster->n_dcs + dc) = 1;
+    *mlp_w(m, 1, 0, 0) = 1;
+    for (int a = 0; a < lr_jenv_n_cands(k->env); a++)
+        *mlp_b(m, 2, a) = a == pick ? 0 : -100;
+    *mlp_w(m, 2, refuse, 0) = 100;
+    *mlp_b(m, 2, refuse) = -50;
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &meta, r, err, sizeof err),
+                          0);
+    lr_ppo_free(r);
+}
+
+/* A held-work policy sees how long the running jobs hold their GPUs:
+ * with a job of 8 GPUs running in DC d (the pick's) for X = 3 mean
+ * lengths, H_d = 8 x 3 / 16 = 1.5 and the next intent is refused; with
+ * one of X = 0.5 (H_d = 0.25) it is placed.  The controller gives the
+ * mirror its running jobs (without a rollout) for such a policy only. */
+static void
+test_held_work_policy(void)
+{
+    char err[1024], path[256];
+    struct kw_env k;
+    kw_env_open(&k, true, true);
+    double tref;
+    int pick = kw_pick(&k, &tref);
+    int d = lr_jenv_cand(k.env, pick)->dc[0];
+    CU_ASSERT_EQUAL_FATAL(cluster->dcs[d].n_devices, 16);
+    snprintf(path, sizeof path, "%s/held-work.pol", dir);
+    write_held_policy(path, &k, pick, d);
+    for (int run = 0; run < 2; run++) {
+        double x = run == 0 ? 3 : 0.5;
+        struct lr_ctl *c = open_ctl(path, -1);
+        bool usable;
+        lr_ctl_ppo_status(c, &usable);
+        CU_ASSERT_FATAL(usable);
+        struct lr_intent in = intent("h1", "gpt-1.9b", 8, 8);
+        in.iterations = (uint64_t) (x * 3600 / tref);
+        struct lr_job job;
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err),
+                              0);
+        CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+        in = intent("h2", "gpt-1.9b", 8, 8);
+        in.iterations = 100;
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err),
+                              0);
+        if (run == 0) {
+            CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+            CU_ASSERT_STRING_EQUAL(job.note, "ppo: refused the job, work "
+                                   "0.00 x mean");
+        } else {
+            CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+            CU_ASSERT_EQUAL(strncmp(job.note, "ppo: candidate ", 15), 0);
+        }
+        fprintf(stderr, "(X %.1f running: %s) ", x, job.note);
+        assert_consistent(c);
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, "h1", err, sizeof err), 0);
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, "h2", err, sizeof err), 0);
+        lr_ctl_free(c);
+    }
+    kw_env_close(&k);
+}
+
 /* A known-work policy is accepted; an intent with iterations is placed
  * on the actor's candidate with the work X = iterations x T_ref /
  * ppo-mean-job-s in its note (computed here by hand, for 1800 s and for
@@ -662,7 +746,7 @@ test_known_work_policy(void)
 {
     char err[1024], path[256], want[256];
     struct kw_env k;
-    kw_env_open(&k, false);
+    kw_env_open(&k, false, false);
     double tref;
     int pick = kw_pick(&k, &tref);
     const char *dcname = cluster->dcs[lr_jenv_cand(k.env, pick)->dc[0]].name;
@@ -740,7 +824,7 @@ test_known_work_decides(void)
 {
     char err[1024], path[256], want[256];
     struct kw_env k;
-    kw_env_open(&k, true);
+    kw_env_open(&k, true, false);
     double tref;
     int pick = kw_pick(&k, &tref);
     snprintf(path, sizeof path, "%s/known-work-refuse.pol", dir);
@@ -1263,6 +1347,8 @@ static CU_TestInfo tests[] = {
       test_known_work_policy },
     { "a known-work policy's decision depends on the work",
       test_known_work_decides },
+    { "a held-work policy sees how long the running jobs hold",
+      test_held_work_policy },
     { "ppo-rollout: the rollout of the policy decides in the controller",
       test_rollout_in_controller },
     { "ppo-rollout: the controller's decisions are the planner's rollout's",

@@ -1015,6 +1015,83 @@ test_greedy_cap(void)
     lr_jenv_free(e);
 }
 
+/* Held work (lr_jenv_config.held_work): per DC one more observation
+ * feature, log(1 + H_d), H_d the GPU-time the running jobs still hold in
+ * d over its GPUs times h; only with known work.  By hand: a job of 4
+ * GPUs with work 3 on its fastest candidate (T = T_ref, so it holds 3)
+ * seen 0.1 later holds 4 x 2.9 in its DC and nothing elsewhere; a
+ * mirror's running job (lr_jenv_set_running) of 4 + 2 GPUs with 2.5
+ * left holds 4 x 2.5 and 2 x 2.5. */
+static void
+test_held_work(void)
+{
+    static const struct lr_jenv_arrival trace[] = {
+        { 0, 3, 0, 0, 0 }, { 0.1, 0.5, 0, 0, 0 },
+    };
+    struct lr_jenv_config c = config(4);
+    c.holding_mode = LR_JENV_HOLD_WORK;
+    c.trace = trace;
+    c.n_trace = 2;
+    c.held_work = true;
+    struct lr_jenv *bad = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &bad, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(bad);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "only with known work"));
+    c.known_work = true;
+    c.held_work = false;
+    struct lr_jenv *kw = make(two, &c);
+    c.held_work = true;
+    struct lr_jenv *e = make(two, &c);
+    int no = lr_jenv_obs_size(e);
+    CU_ASSERT_EQUAL_FATAL(no, lr_jenv_obs_size(kw) + 2);
+    float *obs = malloc((size_t) no * sizeof *obs);
+    float *obs0 = malloc((size_t) no * sizeof *obs0);
+    CU_ASSERT_FATAL(obs && obs0);
+    lr_jenv_reset(kw, 1, 0);
+    lr_jenv_reset(e, 1, 0);
+    lr_jenv_observe(kw, obs0);
+    lr_jenv_observe(e, obs);
+    CU_ASSERT_EQUAL(memcmp(obs, obs0, (size_t) (no - 2) * sizeof *obs), 0);
+    CU_ASSERT_DOUBLE_EQUAL(obs[no - 2], 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(obs[no - 1], 0, 0);
+    int g = lr_jenv_greedy.choose(NULL, e, lr_jenv_mask(e), NULL);
+    CU_ASSERT_FATAL(g >= 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_cand_time(e, g), lr_jenv_job_tref(e),
+                           1e-12);
+    const struct lr_jenv_cand *cd = lr_jenv_cand(e, g);
+    double want[2] = { 0, 0 };
+    for (int i = 0; i < cd->n_dcs; i++)
+        want[cd->dc[i]] += lr_jenv_cand_gpus(e, g, i) * 2.9 / 8;
+    CU_ASSERT(want[0] + want[1] > 1.4);       /* its 4 GPUs, 2.9 left */
+    lr_jenv_step(e, g);
+    lr_jenv_observe(e, obs);
+    CU_ASSERT_DOUBLE_EQUAL(obs[no - 2], log1p(want[0]), 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(obs[no - 1], log1p(want[1]), 1e-6);
+
+    /* A mirror's running job. */
+    struct lr_jenv *m = make(two, &c);
+    struct lr_spectrum *sp = lr_spectrum_new(topo);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+    int used[2] = { 4, 2 };
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_set_state(m, used, sp->occ, sp->nw, err,
+                                            sizeof err), 0);
+    struct lr_jenv_running run = { .gpus = { 4, 2 }, .remaining = 2.5 };
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_set_running(m, &run, 1, err, sizeof err),
+                          0);
+    CU_ASSERT_FATAL(lr_jenv_present(m, 0, 0) > 0);
+    lr_jenv_observe(m, obs);
+    CU_ASSERT_DOUBLE_EQUAL(obs[no - 2], log1p(4 * 2.5 / 8), 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(obs[no - 1], log1p(2 * 2.5 / 8), 1e-6);
+    lr_spectrum_free(sp);
+    lr_jenv_free(m);
+    free(obs);
+    free(obs0);
+    lr_jenv_free(e);
+    lr_jenv_free(kw);
+}
+
 /* Known work (lr_jenv_config.known_work): one more observation feature,
  * log(1 + X), X the pending job's holding at T_ref over h; greedy-work
  * refuses exactly when g X T / T_ref exceeds theta times the cluster's
@@ -1379,6 +1456,8 @@ static CU_TestInfo tests[] = {
     { "a blocking-only reward: admissions earn 0", test_reward_blocking_only },
     { "known work: the feature, greedy-work's threshold, by hand",
       test_known_work },
+    { "held work: the GPU-time running jobs hold, per DC, by hand",
+      test_held_work },
     { "incremental route caches = recomputed from scratch",
       test_incremental_routes },
     { "a clone steps as its prototype", test_clone },

@@ -456,6 +456,7 @@ lr_cmd_sim(int argc, char **argv)
         memcpy(o.env.splits, meta.splits, sizeof o.env.splits);
         /* An agent that observed each job's length needs it here too. */
         o.env.known_work |= meta.known_work;
+        o.env.held_work |= meta.held_work;
         pol[n_pol].p = &lr_ppo_jenv_policy;
         pol[n_pol++].arg = ppo;
     }

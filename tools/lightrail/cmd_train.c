@@ -460,7 +460,8 @@ init_weights(const char *path, struct lr_ppo *ppo, struct lr_policy_meta *meta,
     if (im.n_obs != ppo->cfg.n_obs || im.n_act != ppo->cfg.n_act
         || from->actor->n_params != ppo->actor->n_params
         || from->critic->n_params != ppo->critic->n_params
-        || im.known_work != meta->known_work) {
+        || im.known_work != meta->known_work
+        || im.held_work != meta->held_work) {
         lr_cli_err(CMD, "--init %s: trained for %d observations, %d actions "
                    "and %d hidden units, this run has %d, %d and %d: give "
                    "the options it was trained with (%s)", path, im.n_obs,
@@ -674,6 +675,7 @@ lr_cmd_train(int argc, char **argv)
                                    .refuse = o.env.refuse,
                                    .n_splits = o.env.n_splits,
                                    .known_work = o.env.known_work,
+                                   .held_work = o.env.held_work,
                                    .n_obs = pc.n_obs, .n_act = pc.n_act };
     memcpy(meta.splits, o.env.splits, sizeof meta.splits);
     if (o.imitate > 0) {

@@ -31,7 +31,9 @@ const char lr_jenv_cli_help[] =
 "                      rest in the second (default 1/2; e.g. 1/4,1/2)\n"
 "  --known-work        each job's length (its number of iterations) is\n"
 "                      known when it arrives: PPO observes it, and the\n"
-"                      baseline greedy-work reads it (default: unknown)\n";
+"                      baseline greedy-work reads it (default: unknown)\n"
+"  --held-work         with --known-work: PPO also observes, per DC, the\n"
+"                      GPU-time its running jobs still hold (default: not)\n";
 
 const char *
 lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
@@ -77,6 +79,9 @@ lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
     case LR_JENV_O_KNOWN_WORK:
         o->known_work = true;
         return NULL;
+    case LR_JENV_O_HELD_WORK:
+        o->held_work = true;
+        return NULL;
     }
     return "not an environment option";
 }
@@ -103,11 +108,17 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
                    "--cluster examples/clusters/metro.json");
         return LR_EXIT_USAGE;
     }
+    if (o->held_work && !o->known_work) {
+        lr_cli_err(cmd, "--held-work observes the GPU-time the running "
+                   "jobs hold, which only their known lengths tell: add "
+                   "--known-work");
+        return LR_EXIT_USAGE;
+    }
     struct lr_jenv_config *c = &j->cfg;
     *c = (struct lr_jenv_config) {
         .load = o->load, .holding = 1, .holding_mode = o->holding_mode,
         .refuse = o->refuse, .n_splits = o->n_splits,
-        .known_work = o->known_work,
+        .known_work = o->known_work, .held_work = o->held_work,
         .reward_blocking_only = o->reward_blocking_only, .k = o->k,
         .guard = 1,
         .block_penalty = o->block_penalty,

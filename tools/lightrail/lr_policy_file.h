@@ -16,7 +16,9 @@
  *     were trained by PPO alone, and readers that predate them ignore
  *     them: the version stays 1); known-work (1: the agent observes
  *     each job's length, lr_jenv_config.known_work; written only then,
- *     and a reader that predates it refuses such a file by its n-obs)
+ *     and a reader that predates it refuses such a file by its n-obs);
+ *     held-work (1: it also observes the GPU-time running jobs hold per
+ *     DC, lr_jenv_config.held_work; written only then, as known-work)
  *   "\n"
  *   the agent as lr_ppo_encode() writes it (its own magic, version,
  *     sizes, big-endian IEEE weights, FNV-1a 64 checksum)
@@ -64,6 +66,9 @@ struct lr_policy_meta {
     /* Trained observing each job's length (header key "known-work", 1;
      * no key: not). */
     bool known_work;
+    /* Trained observing the GPU-time running jobs hold per DC (header
+     * key "held-work", 1; no key: not). */
+    bool held_work;
 };
 
 /* Writes atomically (a temporary file renamed over 'path'). */
