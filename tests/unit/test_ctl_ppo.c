@@ -537,6 +537,7 @@ test_splits_policy(void)
  * builds for such a file, so the test computes T_ref and the sizes
  * itself. */
 struct kw_env {
+    bool held;                /* held work observed */
     struct lr_policy_meta meta;
     struct lr_model *models[3];
     struct lr_jenv *env;
@@ -548,6 +549,7 @@ kw_env_open(struct kw_env *k, bool refuse, bool held)
     struct lr_ppo *agent = NULL;
     char err[512];
     memset(k, 0, sizeof *k);
+    k->held = held;
     CU_ASSERT_EQUAL_FATAL(lr_policy_load(src("examples/policies/metro.pol"),
                                          &k->meta, &agent, err, sizeof err),
                           0);
@@ -601,19 +603,21 @@ mlp_b(struct lr_mlp *m, int layer, int row)
 
 /* A known-work policy file for k's environment whose actor takes
  * candidate 'pick' whenever it is feasible.  With k's refusal action,
- * the actor reads the work feature only: every weight 0 but a chain
- * from the last input (log(1 + X)) through the first unit of both
- * hidden layers, h = tanh(tanh(log(1 + X))), to the refusal's logit
- * 100 (h - 0.5); 'pick' has logit 0, the other candidates -100.  It
- * refuses when h > 0.5, i.e. X > 0.854, and takes 'pick' below. */
+ * the actor reads one feature only, observation 'in' (log(1 + X) or a
+ * held-work feature log(1 + H_d)): every weight 0 but a chain from it
+ * through the first unit of both hidden layers, h = tanh(tanh(v)), to
+ * the refusal's logit 100 (h - 0.5); 'pick' has logit 0, the other
+ * candidates -100.  It refuses when h > 0.5, i.e. X (or H_d) > 0.854,
+ * and takes 'pick' below. */
 static void
-write_known_policy(const char *path, struct kw_env *k, int pick)
+write_known_policy(const char *path, struct kw_env *k, int pick, int in)
 {
     struct lr_policy_meta meta = k->meta;
     struct lr_ppo *r = NULL;
     char err[512];
     int refuse = lr_jenv_refuse_action(k->env);
     meta.known_work = true;
+    meta.held_work = k->held;
     meta.refuse = refuse >= 0;
     meta.n_obs = lr_jenv_obs_size(k->env);
     meta.n_act = lr_jenv_n_actions(k->env);
@@ -627,7 +631,7 @@ write_known_policy(const char *path, struct kw_env *k, int pick)
         *mlp_b(m, 2, pick) = 100;
     } else {
         memset(m->params, 0, (size_t) m->n_params * sizeof *m->params);
-        *mlp_w(m, 0, 0, meta.n_obs - 1) = 1;
+        *mlp_w(m, 0, 0, in) = 1;
         *mlp_w(m, 1, 0, 0) = 1;
         for (int a = 0; a < lr_jenv_n_cands(k->env); a++)
             *mlp_b(m, 2, a) = a == pick ? 0 : -100;
@@ -654,38 +658,6 @@ kw_pick(struct kw_env *k, double *tref)
     return -1;
 }
 
-/* A held-work policy file for k's environment (held work and refusal):
- * as write_known_policy's refusing actor, but the chain reads the
- * held-work feature of DC 'dc', h = tanh(tanh(log(1 + H_dc))): it
- * refuses when H_dc > 0.854 and takes 'pick' below. */
-static void
-write_held_policy(const char *path, struct kw_env *k, int pick, int dc)
-{
-    struct lr_policy_meta meta = k->meta;
-    struct lr_ppo *r = NULL;
-    char err[512];
-    int refuse = lr_jenv_refuse_action(k->env);
-    CU_ASSERT_FATAL(refuse >= 0);
-    meta.known_work = meta.held_work = meta.refuse = true;
-    meta.n_obs = lr_jenv_obs_size(k->env);
-    meta.n_act = lr_jenv_n_actions(k->env);
-    struct lr_ppo_config pc;
-    lr_ppo_defaults(&pc, meta.n_obs, meta.n_act);
-    pc.seed = 1;
-    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&pc, &r), 0);
-    struct lr_mlp *m = r->actor;
-    memset(m->params, 0, (size_t) m->n_params * sizeof *m->params);
-    *mlp_w(m, 0, 0, meta.n_obs - cluster->n_dcs + dc) = 1;
-    *mlp_w(m, 1, 0, 0) = 1;
-    for (int a = 0; a < lr_jenv_n_cands(k->env); a++)
-        *mlp_b(m, 2, a) = a == pick ? 0 : -100;
-    *mlp_w(m, 2, refuse, 0) = 100;
-    *mlp_b(m, 2, refuse) = -50;
-    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &meta, r, err, sizeof err),
-                          0);
-    lr_ppo_free(r);
-}
-
 /* A held-work policy sees how long the running jobs hold their GPUs:
  * with a job of 8 GPUs running in DC d (the pick's) for X = 3 mean
  * lengths, H_d = 8 x 3 / 16 = 1.5 and the next intent is refused; with
@@ -702,7 +674,8 @@ test_held_work_policy(void)
     int d = lr_jenv_cand(k.env, pick)->dc[0];
     CU_ASSERT_EQUAL_FATAL(cluster->dcs[d].n_devices, 16);
     snprintf(path, sizeof path, "%s/held-work.pol", dir);
-    write_held_policy(path, &k, pick, d);
+    write_known_policy(path, &k, pick,
+                       lr_jenv_obs_size(k.env) - cluster->n_dcs + d);
     for (int run = 0; run < 2; run++) {
         double x = run == 0 ? 3 : 0.5;
         struct lr_ctl *c = open_ctl(path, -1);
@@ -751,7 +724,7 @@ test_known_work_policy(void)
     int pick = kw_pick(&k, &tref);
     const char *dcname = cluster->dcs[lr_jenv_cand(k.env, pick)->dc[0]].name;
     snprintf(path, sizeof path, "%s/known-work.pol", dir);
-    write_known_policy(path, &k, pick);
+    write_known_policy(path, &k, pick, lr_jenv_obs_size(k.env) - 1);
 
     snprintf(db, sizeof db, "%s/db%d", dir, n_db);
     int reuse = n_db++;
@@ -828,7 +801,7 @@ test_known_work_decides(void)
     double tref;
     int pick = kw_pick(&k, &tref);
     snprintf(path, sizeof path, "%s/known-work-refuse.pol", dir);
-    write_known_policy(path, &k, pick);
+    write_known_policy(path, &k, pick, lr_jenv_obs_size(k.env) - 1);
     struct lr_ctl *c = open_ctl(path, -1);
     bool usable;
     CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));

@@ -1015,6 +1015,21 @@ test_greedy_cap(void)
     lr_jenv_free(e);
 }
 
+/* The work mode with two jobs of 4 GPUs: work 3 at t = 0, work 0.5 at
+ * t = 0.1 (the known-work and held-work tests). */
+static struct lr_jenv_config
+config_work_trace(void)
+{
+    static const struct lr_jenv_arrival trace[] = {
+        { 0, 3, 0, 0, 0 }, { 0.1, 0.5, 0, 0, 0 },
+    };
+    struct lr_jenv_config c = config(4);
+    c.holding_mode = LR_JENV_HOLD_WORK;
+    c.trace = trace;
+    c.n_trace = 2;
+    return c;
+}
+
 /* Held work (lr_jenv_config.held_work): per DC one more observation
  * feature, log(1 + H_d), H_d the GPU-time the running jobs still hold in
  * d over its GPUs times h; only with known work.  By hand: a job of 4
@@ -1025,13 +1040,7 @@ test_greedy_cap(void)
 static void
 test_held_work(void)
 {
-    static const struct lr_jenv_arrival trace[] = {
-        { 0, 3, 0, 0, 0 }, { 0.1, 0.5, 0, 0, 0 },
-    };
-    struct lr_jenv_config c = config(4);
-    c.holding_mode = LR_JENV_HOLD_WORK;
-    c.trace = trace;
-    c.n_trace = 2;
+    struct lr_jenv_config c = config_work_trace();
     c.held_work = true;
     struct lr_jenv *bad = NULL;
     char err[256] = "";
@@ -1100,13 +1109,7 @@ test_held_work(void)
 static void
 test_known_work(void)
 {
-    static const struct lr_jenv_arrival trace[] = {
-        { 0, 3, 0, 0, 0 }, { 0.1, 0.5, 0, 0, 0 },
-    };
-    struct lr_jenv_config c = config(4);
-    c.holding_mode = LR_JENV_HOLD_WORK;
-    c.trace = trace;
-    c.n_trace = 2;
+    struct lr_jenv_config c = config_work_trace();
     struct lr_jenv *plain = make(two, &c);
     c.known_work = true;
     struct lr_jenv *e = make(two, &c);
