@@ -48,6 +48,41 @@ n=$(echo "$out" | grep -c '^[a-z-]*  *4.00 ')
 # greedy-cap (an extra baseline): with theta 1 it refuses every job that
 # cannot run at its best speed, and those refusals count as blocked;
 # with an unreachable theta it is greedy, run for run.
+# --paired: each other policy's change against the base, seed by seed,
+# as computed here from the per-seed blocking; the base itself has none;
+# a name not run is refused.
+if $LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random,static \
+       --loads 4:4:1 --arrivals 1500 --warmup 200 --seeds 4 --quiet \
+       --models bert-large,gpt-1.9b --paired greedy --format json \
+       > "$tmp/p.json" \
+   && jq -s -e '
+        (.[] | select(.policy == "greedy")) as $g
+        | ($g | has("blocking_change") | not)
+          and ([.[] | select(.policy != "greedy")] | length == 2 and all(.[];
+            . as $p
+            | ([range(0; 4) | ($p.blocking_per_seed[.] - $g.blocking_per_seed[.])
+                               / $g.blocking_per_seed[.]] | add / 4) as $d
+            | ($p.blocking_change - $d | fabs) < 1e-12
+              and $p.paired_with == "greedy"
+              and $p.seeds_lower == ([range(0; 4) | select($p.blocking_per_seed[.]
+                                      < $g.blocking_per_seed[.])] | length)
+              and $p.blocking_change_ci95 > 0))' \
+       "$tmp/p.json" > /dev/null; then
+    ok "--paired greedy: random's and static's changes as computed from the seeds"
+else
+    notok "--paired: $(cat "$tmp/p.json")"
+fi
+out=$($LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random \
+       --loads 4:4:1 --arrivals 1500 --warmup 200 --seeds 2 --quiet \
+       --models bert-large,gpt-1.9b --paired greedy)
+echo "$out" | grep -q '^# paired against greedy' \
+    && echo "$out" | grep -q '^random .* blocking .*% +- *[0-9.]* ([0-9] of 2 lower), iteration' \
+    && ok "--paired in the table: a line per other policy" \
+    || notok "--paired table: $out"
+expect_bad "--paired ppo: not one of the policies run" \
+    $LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy --loads 1:1:1 \
+    --paired ppo
+
 W="$LIGHTRAIL sim --topology $T --cluster $C --holding work --loads 1:1:1
    $SMALL --format json"
 $W --policy greedy,greedy-cap --cap 1e6 > "$tmp/cap.json"

@@ -66,6 +66,7 @@ struct opts {
     double cap;                   /* greedy-cap's theta */
     double work_cap;              /* greedy-work's theta */
     const char *rollout;          /* the rollout policy's base, or NULL */
+    const char *paired;           /* --paired: the policy compared with */
     struct lr_jenv_rollout_config ro;
     double loads[MAX_LOADS];
     int n_loads;
@@ -111,6 +112,11 @@ usage(FILE *f)
 "  --work-cap THETA    greedy-work (with --known-work) refuses a job whose\n"
 "                      GPUs x work x slowdown exceed THETA x the\n"
 "                      cluster's GPUs (> 0; default 1)\n"
+"  --paired NAME       also the change of blocking and of the mean\n"
+"                      iteration time of every other policy against\n"
+"                      NAME (one of those run: a baseline, ppo or\n"
+"                      rollout-BASE), seed by seed on the same arrivals:\n"
+"                      mean, 95%% CI and the seeds where it is lower\n"
 "  --quiet             no progress on stderr\n"
 "\n"
 "The rollout policy of a base policy (planner/lr_jenv_rollout.h): at each\n"
@@ -135,7 +141,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_POLICY, O_PFILE, O_LOADS, O_SEEDS,
            O_SEED, O_ARR, O_WARM, O_FORMAT, O_PLOT, O_QUIET, O_CAP, O_WCAP,
-           O_RO, O_HELP };
+           O_RO, O_PAIRED, O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
         { "cluster", required_argument, NULL, O_CLUSTER },
@@ -152,6 +158,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "cap", required_argument, NULL, O_CAP },
         { "work-cap", required_argument, NULL, O_WCAP },
         { "rollout", required_argument, NULL, O_RO },
+        { "paired", required_argument, NULL, O_PAIRED },
         LR_ROLLOUT_CLI_LONGOPTS,
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
@@ -208,6 +215,7 @@ parse_args(int argc, char **argv, struct opts *o)
                 bad = "--work-cap wants a positive number";
             break;
         case O_RO: o->rollout = optarg; break;
+        case O_PAIRED: o->paired = optarg; break;
         case O_HELP:
             usage(stdout);
             return -1;
@@ -272,10 +280,34 @@ struct cell {
     struct lr_stats m[N_METRICS];
     bool rollout;                 /* a rollout policy: 'deviated' is set */
     double deviated;              /* its choices not the base's, per job */
+    double *block, *iter;         /* per seed (in the caller's arrays) */
+    /* --paired: the change against the base's cell at this load. */
+    bool paired;
+    struct lr_stats d_block, d_iter;
+    int lower;                    /* seeds where it blocks less */
 };
 
+/* c's paired change against 'base' (the same seeds, the same arrivals):
+ * per seed (x - x_base) / x_base, 0 where the base's is 0. */
 static void
-print_json(const struct opts *o, const struct cell *c, const double *x)
+pair_cells(struct cell *c, const struct cell *base, int seeds, double *d)
+{
+    c->paired = true;
+    c->lower = 0;
+    for (int s = 0; s < seeds; s++) {
+        d[s] = base->block[s] > 0
+               ? (c->block[s] - base->block[s]) / base->block[s] : 0;
+        c->lower += c->block[s] < base->block[s];
+    }
+    lr_stats_compute(d, seeds, &c->d_block);
+    for (int s = 0; s < seeds; s++)
+        d[s] = base->iter[s] > 0
+               ? (c->iter[s] - base->iter[s]) / base->iter[s] : 0;
+    lr_stats_compute(d, seeds, &c->d_iter);
+}
+
+static void
+print_json(const struct opts *o, const struct cell *c)
 {
     json_object *j = json_object_new_object();
     json_object_object_add(j, "policy", json_object_new_string(c->policy));
@@ -295,8 +327,22 @@ print_json(const struct opts *o, const struct cell *c, const double *x)
      * the same arrivals). */
     json_object *ps = json_object_new_array();
     for (int s = 0; s < o->seeds; s++)
-        json_object_array_add(ps, json_object_new_double(x[s]));
+        json_object_array_add(ps, json_object_new_double(c->block[s]));
     json_object_object_add(j, "blocking_per_seed", ps);
+    if (c->paired) {
+        json_object_object_add(j, "paired_with",
+                               json_object_new_string(o->paired));
+        json_object_object_add(j, "blocking_change",
+                               json_object_new_double(c->d_block.mean));
+        json_object_object_add(j, "blocking_change_ci95",
+                               json_object_new_double(c->d_block.ci95));
+        json_object_object_add(j, "seeds_lower",
+                               json_object_new_int(c->lower));
+        json_object_object_add(j, "mean_iteration_change",
+                               json_object_new_double(c->d_iter.mean));
+        json_object_object_add(j, "mean_iteration_change_ci95",
+                               json_object_new_double(c->d_iter.ci95));
+    }
     json_object_object_add(j, "seeds", json_object_new_int(o->seeds));
     json_object_object_add(j, "first_seed",
                            json_object_new_int64((int64_t) o->seed));
@@ -515,7 +561,7 @@ lr_cmd_sim(int argc, char **argv)
         }
     }
     struct cell *cells = NULL;
-    double *x = NULL;
+    double *x = NULL, *per_seed = NULL;
     if (o.rollout) {
         if (!strcasecmp(o.rollout, "ppo")) {
             if (!ppo) {
@@ -546,9 +592,22 @@ lr_cmd_sim(int argc, char **argv)
         pol[n_pol++] = (struct entry) { &lr_jenv_rollout_policy, ro,
                                         ro_name };
     }
+    int pb = -1;
+    for (int i = 0; o.paired && i < n_pol; i++)
+        if (!strcmp(o.paired, pol[i].name ? pol[i].name : pol[i].p->name))
+            pb = i;
+    if (o.paired && pb < 0) {
+        lr_cli_err(CMD, "--paired %s: not one of the policies run (a name "
+                   "of --policy, ppo for --policy-file, rollout-BASE for "
+                   "--rollout BASE)", o.paired);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
     cells = calloc((size_t) n_pol * o.n_loads, sizeof *cells);
     x = calloc((size_t) N_METRICS * o.seeds, sizeof *x);
-    if (!cells || !x) {
+    per_seed = calloc((size_t) n_pol * o.n_loads * 2 * o.seeds,
+                      sizeof *per_seed);
+    if (!cells || !x || !per_seed) {
         lr_cli_err(CMD, "out of memory");
         rc = LR_EXIT_FAIL;
         goto cleanup;
@@ -587,9 +646,18 @@ lr_cmd_sim(int argc, char **argv)
             }
             for (int mi = 0; mi < N_METRICS; mi++)
                 lr_stats_compute(x + mi * o.seeds, o.seeds, &c->m[mi]);
-            if (o.json)
-                print_json(&o, c, x);
+            c->block = per_seed + (size_t) (pi * o.n_loads + li) * 2
+                                  * o.seeds;
+            c->iter = c->block + o.seeds;
+            memcpy(c->block, x, (size_t) o.seeds * sizeof *x);
+            memcpy(c->iter, x + o.seeds, (size_t) o.seeds * sizeof *x);
         }
+    for (int pi = 0; pb >= 0 && pi < n_pol; pi++)
+        for (int li = 0; pi != pb && li < o.n_loads; li++)
+            pair_cells(&cells[pi * o.n_loads + li],
+                       &cells[pb * o.n_loads + li], o.seeds, x);
+    for (int i = 0; o.json && i < n_pol * o.n_loads; i++)
+        print_json(&o, &cells[i]);
     if (progress)
         fprintf(stderr, "\r%60s\r", "");
     if (!o.json) {
@@ -617,12 +685,26 @@ lr_cmd_sim(int argc, char **argv)
                    c->m[1].ci95, 100 * c->m[2].mean, c->m[3].mean,
                    100 * c->m[4].mean, c->m[5].mean, 100 * c->m[6].mean);
         }
+        if (pb >= 0)
+            printf("# paired against %s, seed by seed on the same "
+                   "arrivals: mean change, 95%% CI, seeds lower\n",
+                   o.paired);
+        for (int i = 0; pb >= 0 && i < n_pol * o.n_loads; i++) {
+            const struct cell *c = &cells[i];
+            if (c->paired)
+                printf("%-14s %7.2f blocking %+6.1f%% +-%4.1f (%d of %d "
+                       "lower), iteration %+5.1f%% +-%4.1f\n", c->policy,
+                       c->load, 100 * c->d_block.mean, 100 * c->d_block.ci95,
+                       c->lower, o.seeds, 100 * c->d_iter.mean,
+                       100 * c->d_iter.ci95);
+        }
         print_bound(&o, &j);
     }
     if (o.plot)
         rc = write_plots(&o, j.topo->name, cells, n_pol * o.n_loads);
 cleanup:
     free(x);
+    free(per_seed);
     free(cells);
     lr_jenv_rollout_free(ro);
     lr_ppo_free(ppo);
