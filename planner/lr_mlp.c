@@ -421,3 +421,26 @@ lr_mlp_params_changed(struct lr_mlp *m)
     m->pf_ok = false;
     m->pt_ok = false;
 }
+
+bool
+lr_mlp_copy_widened(const struct lr_mlp *from, struct lr_mlp *to)
+{
+    if (from->n_layers != to->n_layers || from->sizes[0] > to->sizes[0])
+        return false;
+    for (int l = 1; l <= from->n_layers; l++)
+        if (from->sizes[l] != to->sizes[l])
+            return false;
+    int out = from->sizes[1], in0 = from->sizes[0], in1 = to->sizes[0];
+    for (int r = 0; r < out; r++) {
+        memcpy(to->params + (size_t) r * in1, from->params + (size_t) r * in0,
+               (size_t) in0 * sizeof *to->params);
+        memset(to->params + (size_t) r * in1 + in0, 0,
+               (size_t) (in1 - in0) * sizeof *to->params);
+    }
+    size_t f0 = (size_t) out * in0, t0 = (size_t) out * in1;
+    memcpy(to->params + t0, from->params + f0,
+           ((size_t) from->n_params - f0) * sizeof *to->params);
+    lr_mlp_params_changed(to);
+    return true;
+}
+

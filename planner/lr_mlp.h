@@ -129,6 +129,15 @@ void lr_mlp_backward_batch(struct lr_mlp *, int n, const double *dy);
  * batched pass would use the old float copy. */
 void lr_mlp_params_changed(struct lr_mlp *);
 
+/* Copies the weights of 'from' into 'to', whose input may be wider: the
+ * inputs 'to' has beyond 'from''s (the last ones) get weight 0, so 'to'
+ * computes what 'from' computes on its first inputs, whatever the others
+ * hold, up to the rounding of the longer sums (Net2Net's
+ * function-preserving widening, T. Chen, I. Goodfellow and J. Shlens,
+ * ICLR 2016, applied to the input).  False,
+ * and 'to' unchanged, when another size differs or 'to' is narrower. */
+bool lr_mlp_copy_widened(const struct lr_mlp *from, struct lr_mlp *to);
+
 struct lr_adam {
     int n;
     long t;

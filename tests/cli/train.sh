@@ -408,6 +408,22 @@ if $IM --holding work --known-work --held-work --refuse --teacher greedy-work \
 else
     notok "train --held-work: $(cat "$tmp/err" "$tmp/hw.json")"
 fi
+# --init from a file without held work widens it (the new inputs start at
+# weight 0: test_ppo checks that the network computes the same); the
+# other way round is refused.
+if $IM --holding work --known-work --held-work --refuse --init "$tmp/kw.pol" \
+       --teacher greedy --imitate 64 --imitate-lr 1e-9 --steps 0 \
+       --out "$tmp/wide.pol" 2> "$tmp/err" \
+   && grep -q '^held-work=1$' "$tmp/wide.pol" \
+   && [ "$(sed -n 's/^n-obs=//p' "$tmp/wide.pol")" = "$(sed -n 's/^n-obs=//p' "$tmp/hw.pol")" ] \
+   && $S --loads 2.5:2.5:1 --policy-file "$tmp/wide.pol" --format json > "$tmp/k1.json"; then
+    ok "--init widened to --held-work: held-work=1, the held-work inputs added"
+else
+    notok "--init widened: $(cat "$tmp/err" "$tmp/k1.json")"
+fi
+expect_bad "--init $tmp/wide.pol: trained for" \
+    $IM --holding work --known-work --refuse --init "$tmp/wide.pol" \
+    --teacher greedy --imitate 64 --steps 0 --out "$tmp/x"
 grep -q '^known-work=' "$tmp/seed3.pol" "$tmp/im.pol" \
     && notok "known-work= written without --known-work" \
     || ok "no known-work= line without --known-work"

@@ -671,11 +671,53 @@ test_save_load(void)
     lr_ppo_free(p);
 }
 
+/* lr_mlp_copy_widened: a network with 3 more inputs, given the weights
+ * of one with 5, computes what it computes on the first 5 inputs,
+ * whatever the other 3 hold (to the rounding of the longer sums: BLAS
+ * may add in another order); other sizes are refused and leave the
+ * target as it was. */
+static void
+test_mlp_widened(void)
+{
+    int hidden[2] = { 7, 6 }, other[2] = { 7, 5 };
+    struct lr_mlp *a = NULL, *b = NULL, *c = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_mlp_new(5, hidden, 2, 4, &a), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_mlp_new(8, hidden, 2, 4, &b), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_mlp_new(8, other, 2, 4, &c), 0);
+    struct lr_rng r;
+    lr_rng_seed(&r, 11);
+    lr_mlp_init(a, &r, 1.0);
+    lr_mlp_init(b, &r, 1.0);
+    lr_mlp_init(c, &r, 1.0);
+    double c0 = c->params[3];
+    CU_ASSERT(!lr_mlp_copy_widened(a, c));
+    CU_ASSERT(!lr_mlp_copy_widened(b, a));
+    CU_ASSERT_EQUAL(c->params[3], c0);
+    CU_ASSERT_FATAL(lr_mlp_copy_widened(a, b));
+    for (int t = 0; t < 20; t++) {
+        double x[8], ya[4], yb[4];
+        for (int i = 0; i < 8; i++)
+            x[i] = 4 * lr_rng_uniform(&r) - 2;
+        lr_mlp_forward(a, x, ya);
+        lr_mlp_forward(b, x, yb);
+        for (int k = 0; k < 4; k++)
+            CU_ASSERT_DOUBLE_EQUAL(ya[k], yb[k], 1e-12 * (1 + fabs(ya[k])));
+        /* Not a copy of a's first inputs only: b reads its own. */
+        x[0] += 1;
+        lr_mlp_forward(b, x, yb);
+        CU_ASSERT(fabs(ya[0] - yb[0]) + fabs(ya[1] - yb[1]) > 1e-6);
+    }
+    lr_mlp_free(a);
+    lr_mlp_free(b);
+    lr_mlp_free(c);
+}
+
 static CU_TestInfo tests[] = {
     { "MLP gradient = finite differences", test_mlp_gradient },
     { "MLP batched = per sample = finite differences", test_mlp_batch },
     { "MLP float copy follows Adam and announced writes",
       test_mlp_float_copy },
+    { "MLP widened input computes as the narrower one", test_mlp_widened },
     { "PPO loss gradient: batched = per sample = finite differences",
       test_ppo_loss_gradient },
     { "act_batch chooses as act", test_act_batch },

@@ -151,7 +151,9 @@ usage(FILE *f)
 "                      for the same environment and --hidden) instead of\n"
 "                      random ones: imitation, if asked, then PPO go on\n"
 "                      from there; FILE's teacher= and imitate= carry over\n"
-"                      when this run imitates nothing\n"
+"                      when this run imitates nothing; a FILE without\n"
+"                      held work into a run with --held-work is widened\n"
+"                      (the new inputs start at weight 0)\n"
 "  --imitate N         decisions of imitation before PPO, rounded up to a\n"
 "                      multiple of --envs (default 0: none; %d when\n"
 "                      --teacher is given); --steps 0 then means\n"
@@ -442,10 +444,13 @@ blocking_since(struct envs *v)
 
 /* --init: copies the actor's and the critic's weights of the policy file
  * 'path' into 'ppo' (the same sizes), and its teacher= and imitate= into
- * 'meta' unless this run imitates.  With 'keep' non-NULL the loaded agent
- * is left in *keep, unchanged by training (the caller frees it): the base
- * of --teacher rollout-ppo.  Returns an exit status, with one line on
- * stderr unless 0. */
+ * 'meta' unless this run imitates.  A file without held work into a run
+ * with --held-work (and otherwise the same options) is widened: the
+ * held-work inputs start at weight 0, so the agent decides as the file
+ * does until training moves them.  With 'keep' non-NULL the agent as
+ * loaded (widened alike) is left in *keep, unchanged by training (the
+ * caller frees it): the base of --teacher rollout-ppo.  Returns an exit
+ * status, with one line on stderr unless 0. */
 static int
 init_weights(const char *path, struct lr_ppo *ppo, struct lr_policy_meta *meta,
              struct lr_ppo **keep)
@@ -457,11 +462,16 @@ init_weights(const char *path, struct lr_ppo *ppo, struct lr_policy_meta *meta,
         lr_cli_err(CMD, "--init: %s", err);
         return LR_EXIT_USAGE;
     }
-    if (im.n_obs != ppo->cfg.n_obs || im.n_act != ppo->cfg.n_act
-        || from->actor->n_params != ppo->actor->n_params
-        || from->critic->n_params != ppo->critic->n_params
+    bool widen = !im.held_work && meta->held_work;
+    if ((widen ? im.n_obs > ppo->cfg.n_obs : im.n_obs != ppo->cfg.n_obs)
+        || im.n_act != ppo->cfg.n_act
+        || (!widen && (from->actor->n_params != ppo->actor->n_params
+                       || from->critic->n_params
+                          != ppo->critic->n_params))
         || im.known_work != meta->known_work
-        || im.held_work != meta->held_work) {
+        || (im.held_work && !meta->held_work)
+        || !lr_mlp_copy_widened(from->actor, ppo->actor)
+        || !lr_mlp_copy_widened(from->critic, ppo->critic)) {
         lr_cli_err(CMD, "--init %s: trained for %d observations, %d actions "
                    "and %d hidden units, this run has %d, %d and %d: give "
                    "the options it was trained with (%s)", path, im.n_obs,
@@ -470,20 +480,24 @@ init_weights(const char *path, struct lr_ppo *ppo, struct lr_policy_meta *meta,
         lr_ppo_free(from);
         return LR_EXIT_USAGE;
     }
-    memcpy(ppo->actor->params, from->actor->params,
-           (size_t) ppo->actor->n_params * sizeof *ppo->actor->params);
-    memcpy(ppo->critic->params, from->critic->params,
-           (size_t) ppo->critic->n_params * sizeof *ppo->critic->params);
-    lr_mlp_params_changed(ppo->actor);
-    lr_mlp_params_changed(ppo->critic);
     if (meta->imitate == 0 && im.imitate > 0) {
         snprintf(meta->teacher, sizeof meta->teacher, "%s", im.teacher);
         meta->imitate = im.imitate;
     }
-    if (keep)
-        *keep = from;
-    else
-        lr_ppo_free(from);
+    lr_ppo_free(from);
+    if (!keep)
+        return LR_EXIT_OK;
+    /* The base: a copy of the weights as loaded (widened). */
+    size_t n = lr_ppo_encoded_size(ppo);
+    uint8_t *buf = malloc(n);
+    int rc = buf && lr_ppo_encode(ppo, buf, n) == n
+             ? lr_ppo_decode(buf, n, keep, err, sizeof err) : ENOMEM;
+    free(buf);
+    if (rc) {
+        lr_cli_err(CMD, "--init %s: %s", path, rc == ENOMEM
+                   ? "out of memory" : err);
+        return LR_EXIT_FAIL;
+    }
     return LR_EXIT_OK;
 }
 
