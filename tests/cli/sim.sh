@@ -130,18 +130,22 @@ else
     notok "greedy-work: $(cat "$tmp/kw.json" "$tmp/kw0.json")"
 fi
 
-# The shipped known-work agents (examples/policies/nsfnet6-known-work*.pol):
-# sim takes known work from the file without --known-work, and on the
-# same arrivals each refuses jobs and blocks fewer than greedy (both
-# seeds).
+# The shipped known-work agents (examples/policies/nsfnet6-*.pol): sim
+# takes known work (and held work) from the file without --known-work,
+# and on the same arrivals each refuses jobs and blocks fewer than greedy
+# (both seeds).
 NS="$LIGHTRAIL sim --topology $srcdir/examples/topologies/nsfnet.json
     --cluster $srcdir/examples/clusters/nsfnet6.json --holding work
     --loads 2.8:2.8:1 --seeds 2 --seed 2001 --arrivals 5000 --quiet
     --format json"
-for pol in nsfnet6-known-work.pol nsfnet6-known-work-pi.pol; do
+for pol in nsfnet6-known-work.pol nsfnet6-known-work-pi.pol \
+           nsfnet6-held-work-pi.pol; do
+    held=false
+    case $pol in *held*) held=true ;; esac
     if $NS --policy greedy --policy-file "$srcdir/examples/policies/$pol" \
            > "$tmp/nkw.json" \
-       && jq -s -e '.[1].policy == "ppo" and .[1].known_work
+       && jq -s -e --argjson held $held '.[1].policy == "ppo" and .[1].known_work
+                    and (.[1].held_work // false) == $held
                     and .[1].refused > 0 and .[0].refused == 0
                     and .[1].blocking_per_seed[0] < .[0].blocking_per_seed[0]
                     and .[1].blocking_per_seed[1] < .[0].blocking_per_seed[1]

@@ -357,6 +357,8 @@ print_json(const struct opts *o, const struct cell *c)
     }
     if (o->env.known_work)
         json_object_object_add(j, "known_work", json_object_new_boolean(1));
+    if (o->env.held_work)
+        json_object_object_add(j, "held_work", json_object_new_boolean(1));
     printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
     json_object_put(j);
 }
@@ -673,7 +675,9 @@ lr_cmd_sim(int argc, char **argv)
         if (!lr_jenv_splits_default(o.env.splits, o.env.n_splits))
             printf("# GPU shares of a two-DC job in its first DC: %s\n", sv);
         if (o.env.known_work)
-            printf("# each job's length is known when it arrives\n");
+            printf("# each job's length is known when it arrives%s\n",
+                   o.env.held_work ? "; PPO observes the GPU-time the "
+                   "running jobs hold per DC" : "");
         printf("%-14s %7s %17s %17s %8s %10s %8s %8s %8s\n", "policy",
                "load(E)", "blocking", "iteration(s)", "gpu", "dc-var",
                "spectrum", "slowdown", "refused");
