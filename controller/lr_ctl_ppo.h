@@ -39,7 +39,10 @@
  * gets X (lr_jenv_set_job_work).  An intent without
  * iterations cannot be decided by such a policy: it falls back to CDynP
  * with "the ppo policy reads each job's length ...: give iterations in
- * the intent".  A policy without known work ignores iterations.
+ * the intent".  A policy without known work ignores iterations.  A
+ * policy trained with held work (held-work=1) also observes, per DC, the
+ * GPU-time the running jobs hold: the mirror then gets the running jobs
+ * as for a rollout (below; lr_ctl_ppo_reads_running()).
  *
  * With ppo-rollout configured (lr_ctl_ppo_set_rollout) the decision is
  * the rollout's (planner/lr_jenv_rollout.h, the agent as its base, as
