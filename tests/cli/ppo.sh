@@ -223,10 +223,10 @@ sleep 0.1
 stop_daemon
 wait $BG
 BG=
-answered=$(for k in 1 2 3 4; do cat "$tmp/t$k.status"; echo; done | grep -c '^\(201\|503\)$')
-[ "$answered" = 4 ] \
-    && ok "ppo-rollout: stopped with decisions waiting, each request answered ($(for k in 1 2 3 4; do cat "$tmp/t$k.status"; echo; done | tr '\n' ' '))" \
-    || notok "ppo-rollout stopped: $(for k in 1 2 3 4; do cat "$tmp/t$k.status"; echo; done | tr '\n' ' ')"
+codes=$(for k in 1 2 3 4; do cat "$tmp/t$k.status"; echo; done)
+[ "$(echo "$codes" | grep -c '^\(201\|503\)$')" = 4 ] \
+    && ok "ppo-rollout: stopped with decisions waiting, each request answered ($(echo $codes))" \
+    || notok "ppo-rollout stopped: $(echo $codes)"
 # Without its mandatory load: refused at start, naming it.
 jq 'del(."lightrail-config:lightraild"."ppo-rollout".load)' \
     "$D/lightraild.json" > "$D/noload.json"
