@@ -300,8 +300,9 @@ main(int argc, char **argv)
     }
     struct bench_jenv_case bc;
     struct lr_jenv *env = NULL;
-    if (bench_jenv_case_load(ctx, PROG, o.topo, o.cluster, &bc)
-        || lr_jenv_new(bc.topo, bc.cl, &bc.cfg, &env, err, sizeof err)) {
+    if (bench_jenv_case_load(ctx, PROG, o.topo, o.cluster, &bc))
+        return 1;                     /* it said why */
+    if (lr_jenv_new(bc.topo, bc.cl, &bc.cfg, &env, err, sizeof err)) {
         fprintf(stderr, PROG ": %s\n", err);
         return 1;
     }
