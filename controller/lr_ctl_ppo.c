@@ -65,7 +65,7 @@ parse_mix(struct lr_ctl_ppo *p)
          * are those of its share, which admit_ppo realises. */
         .n_splits = p->meta.n_splits,
         /* One more observation: the pending job's work, which
-         * lr_ctl_ppo_decide() takes from the intent's iterations. */
+         * lr_ctl_ppo_prepare() takes from the intent's iterations. */
         .known_work = p->meta.known_work,
         /* And the GPU-time the running jobs hold, which
          * lr_ctl_ppo_prepare() gives the mirror (lr_jenv_set_running). */
@@ -403,16 +403,4 @@ lr_ctl_ppo_choose(struct lr_ctl_ppo *p, bool rollout, char *why, size_t len)
         return LR_CTL_PPO_REFUSED;
     }
     return a;
-}
-
-int
-lr_ctl_ppo_decide(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
-                  int nw, const struct lr_jenv_running *running,
-                  int n_running, int model, int demand, uint64_t iterations,
-                  double *work, char *why, size_t len)
-{
-    if (lr_ctl_ppo_prepare(p, used, occ, nw, running, n_running, model,
-                           demand, iterations, work, why, len) < 0)
-        return -1;
-    return lr_ctl_ppo_choose(p, true, why, len);
 }

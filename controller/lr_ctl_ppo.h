@@ -13,7 +13,7 @@
  * the daemon still starts, and intents that ask for `ppo` are planned by
  * CDynP with that reason in their planner-note.
  *
- * A decision (lr_ctl_ppo_decide) mirrors the controller's state into the
+ * A decision (lr_ctl_ppo_prepare, then lr_ctl_ppo_choose) mirrors the controller's state into the
  * environment (GPUs used per DC, the spectrum of every link:
  * lr_jenv_set_state), presents the intent's job class (lr_jenv_present)
  * and takes the most probable allowed action of the actor under the
@@ -21,7 +21,7 @@
  * argmax of the masked policy, as `lightrail sim` evaluates it).
  *
  * A policy trained with the refusal action (`lightrail train --refuse`,
- * refuse=1 in its file) may choose it: lr_ctl_ppo_decide() then returns
+ * refuse=1 in its file) may choose it: lr_ctl_ppo_choose() then returns
  * LR_CTL_PPO_REFUSED and the controller blocks the job with the reason
  * "refused by the ppo policy: ..." (no fallback to CDynP: the refusal is
  * the policy's decision, as in `lightrail sim`).
@@ -135,7 +135,7 @@ void lr_ctl_ppo_set_base(struct lr_ctl_ppo *, const struct lr_jenv_policy *,
 bool lr_ctl_ppo_has_rollout(const struct lr_ctl_ppo *);
 /* Whether decisions read the running jobs (a rollout, or a policy that
  * observes the GPU-time they hold, held-work=1 in its file); otherwise
- * lr_ctl_ppo_decide ignores them and the caller need not build them. */
+ * lr_ctl_ppo_prepare ignores them and the caller need not build them. */
 bool lr_ctl_ppo_reads_running(const struct lr_ctl_ppo *);
 /* ppo-mean-job-s in seconds: the policy's unit of time. */
 double lr_ctl_ppo_mean_job_s(const struct lr_ctl_ppo *);
@@ -146,40 +146,32 @@ const char *lr_ctl_ppo_rollout_note(const struct lr_ctl_ppo *);
 #define LR_CTL_PPO_REFUSED (-2)
 
 /* A decision in two steps, so that the slow one (a rollout: tens of
- * milliseconds) can run off the owner's thread:
- *   prepare (owner's thread) mirrors the state and presents the class,
- *     as lr_ctl_ppo_decide() below describes: the number of feasible
- *     actions, or -1 with why[];
- *   choose (any one thread, while nothing else calls into this object)
- *     takes the decision on the mirror as prepared: the rollout's when
- *     'rollout' and one is configured, else the actor's own.  The
- *     candidate, LR_CTL_PPO_REFUSED or -1, with why[] as below.
- * lr_ctl_ppo_rollout_note() then says what the rollout did. */
+ * milliseconds) can run off the owner's thread.
+ *
+ * Prepare (owner's thread) mirrors the state ('used' GPUs per DC, 'occ'
+ * with 'nw' words per link as lr_spectrum keeps them; when
+ * lr_ctl_ppo_reads_running(), also the 'running' jobs holding them,
+ * lr_jenv_set_running, borrowed for the call) and presents class (model,
+ * demand) with the intent's 'iterations' (0: not given; read only by a
+ * policy with known work).  '*work' is the work X presented (above), or
+ * -1 when the policy does not read it.  Returns the number of feasible
+ * actions, or -1 with why[] (no iterations for a known-work policy, no
+ * feasible candidate, or a state the environment refuses). */
 int lr_ctl_ppo_prepare(struct lr_ctl_ppo *, const int *used,
                        const uint64_t *occ, int nw,
                        const struct lr_jenv_running *running, int n_running,
                        int model, int demand, uint64_t iterations,
                        double *work, char *why, size_t len);
+/* Choose (any one thread, while nothing else calls into this object)
+ * decides on the mirror as prepared: by the rollout when 'rollout' and
+ * one is configured, else by the actor (or the base of
+ * lr_ctl_ppo_set_base).  Returns the candidate (lr_jenv_cand());
+ * LR_CTL_PPO_REFUSED when it refuses the job (why[] says why: the job's
+ * least slowdown, or what the rollout found); or -1 with why[].
+ * lr_ctl_ppo_rollout_note() then says what the rollout did. */
 int lr_ctl_ppo_choose(struct lr_ctl_ppo *, bool rollout, char *why,
                       size_t len);
 /* Whether candidate 'a' is feasible on the mirror as last prepared. */
 bool lr_ctl_ppo_allowed(const struct lr_ctl_ppo *, int a);
-
-/* Prepare and choose in one call.  Mirrors the state ('used' GPUs per
- * DC, 'occ' with 'nw' words per link as lr_spectrum keeps them; with a
- * rollout, also the 'running' jobs holding them, lr_jenv_set_running,
- * borrowed for the call) and asks the actor, or its rollout, for class
- * (model, demand) with the intent's 'iterations' (0: not given; read
- * only by a policy with known work).  '*work' is the work X presented
- * (above), or -1 when the policy does not read it or no decision was
- * made.  Returns the candidate (lr_jenv_cand()); LR_CTL_PPO_REFUSED when
- * the actor chose to refuse the job (why[] gives the job's least
- * slowdown then); or -1 with why[] (no iterations for a known-work
- * policy, no feasible candidate, or a state the environment refuses). */
-int lr_ctl_ppo_decide(struct lr_ctl_ppo *, const int *used,
-                      const uint64_t *occ, int nw,
-                      const struct lr_jenv_running *running, int n_running,
-                      int model, int demand, uint64_t iterations,
-                      double *work, char *why, size_t len);
 
 #endif

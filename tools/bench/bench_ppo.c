@@ -588,8 +588,8 @@ bench(const char *name, struct setup *s, int runs, long steps, int decisions)
     qsort(lat, (size_t) decisions, sizeof *lat, cmp_double);
     double lmed = lat[decisions / 2], lp99 = lat[decisions * 99 / 100];
     /* 3c. The same with a policy trained with known work, as
-     * lr_ctl_ppo_decide() makes it: mirror, present the class, read
-     * T_ref, present it again with X = iterations x T_ref / 3600,
+     * lr_ctl_ppo_prepare() and _choose() make it: mirror, present the
+     * class, read T_ref, present it again with X = iterations x T_ref / 3600,
      * observe (one feature more), act; the same states (seed 99) with
      * iterations drawn in [1000, 101000). */
     struct lr_jenv_config kc = s->in.cfg;
