@@ -1042,13 +1042,16 @@ ppo_decided(struct lr_ctl *c, const struct lr_intent *in,
             && d->n_occ == (size_t) sp->n_links * (size_t) sp->nw
             && !memcmp(d->occ, sp->occ, d->n_occ * sizeof *d->occ)))
         return d->a;
-    if (ppo_prepare(c, in, work, why, len) < 0)
-        return -1;
-    if (lr_ctl_ppo_allowed(c->ppo, d->a)) {
+    int n = ppo_prepare(c, in, work, why, len);
+    if (n >= 0 && lr_ctl_ppo_allowed(c->ppo, d->a)) {
+        c->counters.ppo_stale_kept++;
         *ro = "the network changed while its rollout ran; its choice was "
               "still feasible";
         return d->a;
     }
+    c->counters.ppo_stale_redecided++;
+    if (n < 0)
+        return -1;
     *ro = "the network changed while its rollout ran and took its choice; "
           "the policy alone chose";
     return lr_ctl_ppo_choose(c->ppo, false, why, len);
@@ -1213,6 +1216,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             snprintf(job->note, sizeof job->note, "ppo: refused the job");
             ppo_note_work(job, work, ro);
             c->counters.blocks_plan++;
+            c->counters.ppo_refused++;
             goto cleanup;
         }
         int prc = a < 0 ? -1 : admit_ppo(c, model, &tr, job, a, work, ro,
@@ -1221,8 +1225,11 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             rc = fail(err, errlen, prc, "out of memory");
             goto cleanup;
         }
-        if (prc == 0)
+        if (prc == 0) {
+            c->counters.ppo_candidate++;
             goto cleanup;
+        }
+        c->counters.ppo_cdynp++;
         snprintf(job->note, sizeof job->note, "ppo: %s; planned by cdynp",
                  why);
         algo = "cdynp";

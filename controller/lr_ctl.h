@@ -187,6 +187,15 @@ struct lr_ctl_counters {
     unsigned long long blocks_gpus, blocks_spectrum, blocks_plan;
     unsigned long long reconciles;    /* reconciliations ended */
     unsigned long long drift;         /* differences they found */
+    /* ppo intents (algorithm "ppo"): planned on the policy's candidate,
+     * refused by the policy, or planned by CDynP instead (no usable
+     * policy, an intent outside its mix, no feasible candidate, or a
+     * candidate without a plan); each is one of the three. */
+    unsigned long long ppo_candidate, ppo_refused, ppo_cdynp;
+    /* Decisions taken off the owner's thread (lr_ctl_decide_begin) that
+     * found the network changed when they were submitted: the choice
+     * still feasible and kept, or decided again by the policy alone. */
+    unsigned long long ppo_stale_kept, ppo_stale_redecided;
 };
 
 /* Opens the store, the devices, and recovers (see above).  '*report' (may

@@ -751,6 +751,22 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "lightrail_reconcile_drift_total %llu\n",
         c->admissions, c->blocks_gpus, c->blocks_plan, c->blocks_spectrum,
         c->failures, c->deletes, c->reconciles, c->drift);
+    put(&buf, &len, &cap,
+        "# HELP lightrail_ppo_decisions_total Intents for algorithm ppo, by "
+        "what planned them: the policy's candidate, the policy's refusal, "
+        "or CDynP instead (the job's planner-note says why).\n"
+        "# TYPE lightrail_ppo_decisions_total counter\n"
+        "lightrail_ppo_decisions_total{outcome=\"candidate\"} %llu\n"
+        "lightrail_ppo_decisions_total{outcome=\"refused\"} %llu\n"
+        "lightrail_ppo_decisions_total{outcome=\"cdynp\"} %llu\n"
+        "# HELP lightrail_ppo_stale_decisions_total Rollout decisions that "
+        "found the network changed when they ended: their choice kept, or "
+        "decided again by the policy alone.\n"
+        "# TYPE lightrail_ppo_stale_decisions_total counter\n"
+        "lightrail_ppo_stale_decisions_total{then=\"kept\"} %llu\n"
+        "lightrail_ppo_stale_decisions_total{then=\"redecided\"} %llu\n",
+        c->ppo_candidate, c->ppo_refused, c->ppo_cdynp, c->ppo_stale_kept,
+        c->ppo_stale_redecided);
     long used, total;
     lr_spectrum_usage(lr_ctl_rsa(app->ctl)->sp, &used, &total);
     put(&buf, &len, &cap,

@@ -93,6 +93,15 @@ if [ "$STATUS" = 201 ] && note_of | grep -q 'no GPU demand of the policy (4,8,16
 else
     notok "metro policy, unmapped: $STATUS $(cat "$tmp/body")"
 fi
+api GET /metrics
+if [ "$STATUS" = 200 ] \
+   && grep -qx 'lightrail_ppo_decisions_total{outcome="candidate"} 1' "$tmp/body" \
+   && grep -qx 'lightrail_ppo_decisions_total{outcome="cdynp"} 1' "$tmp/body" \
+   && grep -qx 'lightrail_ppo_decisions_total{outcome="refused"} 0' "$tmp/body"; then
+    ok "/metrics: one ppo intent on the policy's candidate, one planned by cdynp"
+else
+    notok "/metrics: $STATUS $(grep ppo "$tmp/body")"
+fi
 stop_daemon
 
 # 4. A policy trained with known work (a short run: its choices do not

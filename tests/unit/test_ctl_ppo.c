@@ -212,6 +212,11 @@ test_mapped_intents_follow_the_actor(void)
     CU_ASSERT(admitted >= 3);
     fprintf(stderr, "(%d admitted by the policy, %d on a pair) ", admitted,
             pairs);
+    const struct lr_ctl_counters *k = lr_ctl_counters(c);
+    CU_ASSERT_EQUAL(k->ppo_candidate, (unsigned long long) admitted);
+    CU_ASSERT_EQUAL(k->ppo_candidate + k->ppo_cdynp,
+                    sizeof jobs / sizeof *jobs);
+    CU_ASSERT_EQUAL(k->ppo_refused, 0);
     /* Released jobs give everything back. */
     for (size_t i = 0; i < sizeof jobs / sizeof *jobs; i++) {
         char name[32];
@@ -391,12 +396,16 @@ test_refusing_policy(void)
                                   "its fastest feasible placement now "
                                   "would run 1.00 times slower"));
     CU_ASSERT_STRING_EQUAL(job.note, "ppo: refused the job");
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_refused, 1);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->blocks_plan, 1);
     for (int d = 0; d < cluster->n_dcs; d++)
         CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[d], 0);
     in = intent("r2", "gpt-1.9b", 5, 7);
     CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
     CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "; planned by cdynp"));
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_cdynp, 1);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_candidate, 0);
     assert_consistent(c);
     lr_ctl_free(c);
     c = open_ctl(path, reuse);
@@ -412,6 +421,8 @@ test_refusing_policy(void)
     CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
     CU_ASSERT_EQUAL(strncmp(job.note, "ppo: candidate ", 15), 0);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_candidate, 1);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_refused, 0);
     assert_consistent(c);
     lr_ctl_free(c);
 }
@@ -1192,6 +1203,9 @@ test_rollout_decision_checked(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "; the network changed while "
                                   "its rollout ran; its choice was still "
                                   "feasible"));
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_stale_kept, 1);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_stale_redecided, 0);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_candidate, 1);
     fprintf(stderr, "(%s) ", job.note);
     assert_consistent(c);
 
@@ -1225,6 +1239,9 @@ test_rollout_decision_checked(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "no candidate of the policy is "
                                   "feasible now"));
     CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "planned by cdynp"));
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_stale_kept, 1);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_stale_redecided, 1);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_cdynp, 1);
     for (int d = 0; d < cluster->n_dcs; d++)
         CU_ASSERT(lr_ctl_gpus_used(c)[d] <= cluster->dcs[d].n_devices);
     assert_consistent(c);
