@@ -10,7 +10,8 @@
  * (controller/lr_worker.h) so that the loop never waits for a device.
  * SIGTERM or SIGINT: the server drains (503 to new requests), the loop
  * waits until the device work in flight has ended and been answered,
- * then exits 0.
+ * then exits 0.  SIGHUP: the ppo-policy file is loaded again (see
+ * below).
  *
  * In the state directory it writes lightraild.pid and lightraild.port
  * (the port bound, useful with port 0) once it serves.
@@ -27,7 +28,9 @@
  * at start (controller/lr_ctl_ppo.h); one log line says it is in use, or
  * what is wrong with it and what to do, and the daemon starts either way
  * (intents for ppo are then planned by CDynP, their planner-note says
- * why).  BLAS runs on one thread: one core, repeatable decisions.  With
+ * why).  SIGHUP loads the file again, for a policy retrained in place:
+ * one log line says it is in use, or why it was not reloaded (a file
+ * that does not load leaves the policy in use as it was).  BLAS runs on one thread: one core, repeatable decisions.  With
  * ppo-rollout a decision takes tens of milliseconds: ppo intents queue
  * and are decided one at a time on a thread of their own (a second
  * lr_worker), while the loop answers everything else.
@@ -146,7 +149,68 @@ struct daemon {
     struct lr_worker *worker;     /* the devices' thread */
     struct lr_worker *decider;    /* the ppo decisions' thread */
     struct event *stopping;       /* NULL until a signal: waits for it */
+    struct event *sighup;         /* reloads the ppo policy */
+    bool reload_waiting;          /* a reload retries after a decision */
+    const char *policy;           /* ppo-policy, or NULL */
+    const struct lr_ctl_ppo_rollout *rollout;     /* ppo-rollout, or NULL */
 };
+
+/* One line on the ppo policy just loaded ('done': "loaded", "reloaded"):
+ * in use, and how, or why not. */
+static void
+log_policy(const struct daemon *d, const char *done)
+{
+    bool usable;
+    const char *why = lr_ctl_ppo_status(d->ctl, &usable);
+    if (usable && d->rollout)
+        lr_log(LR_LOG_INFO, "ppo policy %s %s: intents for ppo use its "
+               "rollout (%d futures, horizon %ld, load %g E)", d->policy,
+               done, d->rollout->samples, d->rollout->horizon,
+               d->rollout->load);
+    else if (usable)
+        lr_log(LR_LOG_INFO, "ppo policy %s %s: intents for ppo use it",
+               d->policy, done);
+    else
+        lr_log(LR_LOG_WARN, "ppo policy unusable, intents for ppo will be "
+               "planned by cdynp: %s", why);
+}
+
+/* SIGHUP: the ppo-policy file is loaded again (retrained in place); the
+ * configuration is not re-read.  A file that does not load leaves the
+ * policy in use as it was.  While a decision is in flight the reload
+ * retries every 50 ms (sig -1: the retry). */
+static void
+on_sighup(evutil_socket_t sig, short what, void *arg)
+{
+    struct daemon *d = arg;
+    char err[512];
+    (void) what;
+    if (d->stopping || (sig != -1 && d->reload_waiting))
+        return;
+    int rc = lr_ctl_ppo_reload(d->ctl, err, sizeof err);
+    if (rc == EBUSY) {
+        struct timeval later = { 0, 50000 };
+        if (!d->reload_waiting)
+            lr_log(LR_LOG_INFO, "ppo policy: the reload waits for the "
+                   "decision in flight");
+        d->reload_waiting = !event_base_once(d->base, -1, EV_TIMEOUT,
+                                             on_sighup, d, &later);
+        if (!d->reload_waiting)
+            lr_log(LR_LOG_WARN, "ppo policy not reloaded: cannot wait "
+                   "for the decision in flight; send SIGHUP again");
+        return;
+    }
+    d->reload_waiting = false;
+    bool usable;
+    lr_ctl_ppo_status(d->ctl, &usable);
+    if (rc == ENOENT)
+        lr_log(LR_LOG_INFO, "SIGHUP: %s", err);
+    else if (rc == 0 || (rc == EINVAL && !usable))   /* replaced */
+        log_policy(d, "reloaded");
+    else
+        lr_log(LR_LOG_WARN, "ppo policy %s not reloaded: %s", d->policy,
+               err);
+}
 
 static void
 on_telemetry(evutil_socket_t fd, short what, void *arg)
@@ -306,21 +370,11 @@ main(int argc, char **argv)
         lr_log(LR_LOG_ERR, "%s", err);
         goto cleanup;
     }
-    if (cc.ppo_policy) {
-        bool usable;
-        const char *why = lr_ctl_ppo_status(ctl, &usable);
-        if (usable && cc.ppo_rollout)
-            lr_log(LR_LOG_INFO, "ppo policy %s loaded: intents for ppo use "
-                   "its rollout (%d futures, horizon %ld, load %g E)",
-                   cc.ppo_policy, cc.ppo_rollout->samples,
-                   cc.ppo_rollout->horizon, cc.ppo_rollout->load);
-        else if (usable)
-            lr_log(LR_LOG_INFO, "ppo policy %s loaded: intents for ppo use "
-                   "it", cc.ppo_policy);
-        else
-            lr_log(LR_LOG_WARN, "ppo policy unusable, intents for ppo will "
-                   "be planned by cdynp: %s", why);
-    }
+    d.ctl = ctl;
+    d.policy = cc.ppo_policy;
+    d.rollout = cc.ppo_rollout;
+    if (d.policy)
+        log_policy(&d, "loaded");
     if (report && *report)
         lr_log(LR_LOG_INFO, "recovery:\n%s", report);
 
@@ -364,9 +418,10 @@ main(int argc, char **argv)
     app.decider = d.decider;
     d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
     d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
+    d.sighup = evsignal_new(d.base, SIGHUP, on_sighup, &d);
     event_add(d.sigterm, NULL);
     event_add(d.sigint, NULL);
-    d.ctl = ctl;
+    event_add(d.sighup, NULL);
     if (dp) {
         struct timeval every = { cfg->telemetry_ms / 1000,
                                  (cfg->telemetry_ms % 1000) * 1000 };
@@ -399,6 +454,8 @@ cleanup:
         event_free(d.sigterm);
     if (d.sigint)
         event_free(d.sigint);
+    if (d.sighup)
+        event_free(d.sighup);
     if (d.telemetry)
         event_free(d.telemetry);
     nb_server_free(d.srv);

@@ -83,6 +83,13 @@ struct lr_ctl {
     int n_emu;
     struct lr_telemetry *tel;
     struct lr_ctl_ppo *ppo;           /* NULL: no ppo-policy configured */
+    /* What lr_ctl_config said of it, for lr_ctl_ppo_reload(). */
+    char *ppo_path;
+    double ppo_mean_job_s;
+    struct lr_ctl_ppo_rollout ppo_ro;
+    bool ppo_has_ro;
+    const struct lr_jenv_policy *ppo_base;
+    void *ppo_base_arg;
     long long (*clock_ms)(void *);    /* lr_ctl_config's, or NULL */
     void *clock_arg;
     /* Device work begun and not yet ended (lr_ctl_op_end), newest
@@ -876,6 +883,29 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
 }
 
 /* ---- algorithm ppo (lr_ctl_ppo.h) ---- */
+
+/* Opens the policy file of c->ppo_path and binds it to the network as
+ * lr_ctl_config asked (its rollout, its base): '*out' is owned by the
+ * caller, usable or saying why not (lr_ctl_ppo_why()); ENOMEM, or EINVAL
+ * for rollout settings out of range, with nothing made. */
+static int
+ppo_load(struct lr_ctl *c, struct lr_ctl_ppo **out, char *err,
+         size_t errlen)
+{
+    struct lr_ctl_ppo *p = lr_ctl_ppo_open(c->ppo_path, c->ppo_mean_job_s);
+    int rc;
+    if (!p)
+        return fail(err, errlen, ENOMEM, "out of memory");
+    if (c->ppo_has_ro
+        && (rc = lr_ctl_ppo_set_rollout(p, &c->ppo_ro, err, errlen))) {
+        lr_ctl_ppo_free(p);
+        return rc;
+    }
+    lr_ctl_ppo_set_base(p, c->ppo_base, c->ppo_base_arg);
+    lr_ctl_ppo_bind(p, c->topo, c->cluster);
+    *out = p;
+    return 0;
+}
 
 /* The jobs that hold GPUs or spectrum now, for the policy's rollout
  * (lr_jenv_set_running): what each holds, and the time it has left in the
@@ -2534,17 +2564,17 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
         }
     }
     if (cfg->ppo_policy && !cfg->inspect) {
-        if (!(c->ppo = lr_ctl_ppo_open(cfg->ppo_policy,
-                                       cfg->ppo_mean_job_s))) {
+        if (!(c->ppo_path = strdup(cfg->ppo_policy))) {
             rc = fail(err, errlen, ENOMEM, "out of memory");
             goto fail;
         }
-        if (cfg->ppo_rollout
-            && (rc = lr_ctl_ppo_set_rollout(c->ppo, cfg->ppo_rollout, err,
-                                            errlen)))
+        c->ppo_mean_job_s = cfg->ppo_mean_job_s;
+        if ((c->ppo_has_ro = cfg->ppo_rollout != NULL))
+            c->ppo_ro = *cfg->ppo_rollout;
+        c->ppo_base = cfg->ppo_base;
+        c->ppo_base_arg = cfg->ppo_base_arg;
+        if ((rc = ppo_load(c, &c->ppo, err, errlen)))
             goto fail;
-        lr_ctl_ppo_set_base(c->ppo, cfg->ppo_base, cfg->ppo_base_arg);
-        lr_ctl_ppo_bind(c->ppo, c->topo, c->cluster);
     }
     rc = cfg->inspect ? inspect(c, err, errlen)
                       : recover(c, report, err, errlen);
@@ -2580,8 +2610,33 @@ lr_ctl_free(struct lr_ctl *c)
         op_free(op);
     }
     op_free(c->deciding);
+    free(c->ppo_path);
     pthread_mutex_destroy(&c->dp_lock);
     free(c);
+}
+
+int
+lr_ctl_ppo_reload(struct lr_ctl *c, char *err, size_t errlen)
+{
+    if (!c->ppo)
+        return fail(err, errlen, ENOENT, "no ppo-policy in the "
+                    "configuration: nothing to reload");
+    if (c->deciding)
+        return fail_deciding(c, err, errlen, "reload");
+    struct lr_ctl_ppo *p;
+    int rc = ppo_load(c, &p, err, errlen);
+    if (rc)
+        return rc;
+    const char *why = lr_ctl_ppo_why(p);
+    if (why && !lr_ctl_ppo_why(c->ppo)) {
+        rc = fail(err, errlen, EINVAL, "%s; the policy loaded before stays "
+                  "in use", why);
+        lr_ctl_ppo_free(p);
+        return rc;
+    }
+    lr_ctl_ppo_free(c->ppo);
+    c->ppo = p;
+    return why ? fail(err, errlen, EINVAL, "%s", why) : 0;
 }
 
 const char *

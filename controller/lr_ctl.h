@@ -336,6 +336,14 @@ int lr_ctl_set_inventory(struct lr_ctl *, const struct lr_topo *,
  * ('*usable' true), else one line saying what is wrong with it and what
  * to do (lightraild logs it at start). */
 const char *lr_ctl_ppo_status(const struct lr_ctl *, bool *usable);
+/* Loads the ppo-policy file again (lightraild on SIGHUP: a policy
+ * retrained in place) with the rollout and base lr_ctl_new() was given.
+ * 0: the new file is in use.  EINVAL with err[] saying why when it is
+ * unusable: a usable policy loaded before then stays in use (err[] says
+ * so), an unusable one is replaced.  ENOENT: no ppo-policy configured;
+ * EBUSY: a decision is in flight (lr_ctl_decide_begin), reload when it
+ * has ended; ENOMEM.  Jobs already placed are not touched. */
+int lr_ctl_ppo_reload(struct lr_ctl *, char *err, size_t errlen);
 /* The ppo policy's mirror of the network as its last decision saw it
  * (borrowed; NULL without a usable policy): for the tests. */
 const struct lr_jenv *lr_ctl_ppo_mirror(const struct lr_ctl *);

@@ -8,7 +8,8 @@
 # iterations (and ppo-mean-job-s); with ppo-rollout the policy's rollout
 # decides (the start log and the notes say so), off the event loop and
 # one decision at a time (intents at once, and a stop while they wait),
-# and a ppo-rollout without its load is refused at start.  Ends with lightrail-check.
+# SIGHUP loads the file again (a bad file is not taken), and a
+# ppo-rollout without its load is refused at start.  Ends with lightrail-check.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 . "$srcdir/tests/cli/devlib.sh"     # daemon_exits
@@ -23,6 +24,14 @@ use_policy() {
 # ppo_intent NAME MODEL MIN MAX > file
 ppo_intent() {
     printf '{"lightrail-job:job":[{"name":"%s","model":"%s","batch":32,"microbatch":1,"gpus":{"min":%s,"max":%s},"algorithm":"ppo"}]}\n' "$1" "$2" "$3" "$4"
+}
+
+await_log() {   # await_log REGEX: up to 10 s for a line of the log
+    for _ in $(seq 100); do
+        grep -q "$1" "$D/log" && return 0
+        sleep 0.1
+    done
+    return 1
 }
 
 note_of() {   # the planner-note in $tmp/body
@@ -149,6 +158,38 @@ if $LIGHTRAIL train --topology "$srcdir/examples/topologies/metro.json" \
     else
         notok "ppo-mean-job-s: work $w1 then $w3: $STATUS $(cat "$tmp/body")"
     fi
+    stop_daemon
+
+    # 4b. SIGHUP loads the file again (a policy retrained in place): a
+    # truncated file is not taken, the metro policy goes on deciding; the
+    # known-work file is, and then reads the intent's iterations.
+    cp "$POLICY" "$D/policies/live.pol"
+    use_policy policies/live.pol
+    : > "$D/log"
+    start_daemon || { notok "lightraild did not start with live.pol"; lr_summary; exit 1; }
+    head -c 5000 "$POLICY" > "$D/policies/live.pol"
+    kill -HUP $PID
+    await_log "ppo policy .*live.pol not reloaded: .*the policy loaded before stays in use"
+    ppo_intent s1 bert-large 4 4 > "$tmp/s1.json"
+    api POST $JOBS "$tmp/s1.json"
+    if [ "$STATUS" = 201 ] && grep -q "live.pol not reloaded: .*stays in use" "$D/log" \
+       && note_of | grep -q '^ppo: candidate [0-9]*, '; then
+        ok "SIGHUP with a truncated file: not reloaded, the log says why, the policy decides on"
+    else
+        notok "SIGHUP, truncated: $STATUS $(note_of); log: $(tail -n 2 "$D/log")"
+    fi
+    cp "$D/policies/kw.pol" "$D/policies/live.pol"
+    kill -HUP $PID
+    await_log "ppo policy .*live.pol reloaded: intents for ppo use it"
+    ppo_intent s2 gpt-1.9b 8 8 > "$tmp/s2.json"
+    api POST $JOBS "$tmp/s2.json"
+    if [ "$STATUS" = 201 ] && [ "$(note_of)" = "ppo: the ppo policy reads each job's length: give iterations in the intent; planned by cdynp" ]; then
+        ok "SIGHUP with a new file: reloaded, the new policy decides"
+    else
+        notok "SIGHUP, new file: $STATUS $(note_of); log: $(tail -n 2 "$D/log")"
+    fi
+    api DELETE "$JOBS/job=s1"
+    api DELETE "$JOBS/job=s2"
     stop_daemon
 else
     notok "train --known-work: $(cat "$tmp/err")"

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cblas.h>
 
@@ -424,6 +425,91 @@ test_refusing_policy(void)
     CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_candidate, 1);
     CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_refused, 0);
     assert_consistent(c);
+    lr_ctl_free(c);
+}
+
+/* Copies file 'from' to 'to'. */
+static void
+copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    for (int ch; (ch = getc(in)) != EOF;)
+        putc(ch, out);
+    fclose(in);
+    CU_ASSERT_EQUAL(fclose(out), 0);
+}
+
+/* lr_ctl_ppo_reload (SIGHUP): a file that does not load leaves the
+ * policy in use deciding; a good one replaces it; the jobs placed and
+ * the GPUs they hold are not touched either way. */
+static void
+test_reload_policy(void)
+{
+    char err[1024], path[256];
+    snprintf(path, sizeof path, "%s/live.pol", dir);
+    copy_file(src("examples/policies/metro.pol"), path);
+    struct lr_ctl *c = open_ctl(path, -1);
+    struct lr_intent in = intent("h0", "llama2-7b", 16, 16);
+    struct lr_job job;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(strncmp(job.note, "ppo: candidate ", 15), 0);
+    int used[LR_TM_MAX_DCS];
+    memcpy(used, lr_ctl_gpus_used(c), (size_t) cluster->n_dcs * sizeof *used);
+
+    /* Retrained in place, but the copy is corrupt: kept. */
+    copy_file(corrupt, path);
+    CU_ASSERT_EQUAL(lr_ctl_ppo_reload(c, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "the policy loaded before stays in "
+                                  "use"));
+    bool usable;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    CU_ASSERT(!memcmp(used, lr_ctl_gpus_used(c),
+                      (size_t) cluster->n_dcs * sizeof *used));
+    in = intent("h1", "gpt-1.9b", 8, 8);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(strncmp(job.note, "ppo: candidate ", 15), 0);
+
+    /* A good file: the new policy decides (this one always refuses). */
+    write_refuse_policy(path, 100);
+    CU_ASSERT_EQUAL(lr_ctl_ppo_reload(c, err, sizeof err), 0);
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    in = intent("h2", "gpt-1.9b", 8, 8);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+    CU_ASSERT_STRING_EQUAL(job.note, "ppo: refused the job");
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "h0", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    assert_consistent(c);
+    for (int i = 0; i < 3; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "h%d", i);
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, name, err, sizeof err), 0);
+    }
+    lr_ctl_free(c);
+
+    /* Unusable over unusable: replaced, saying why. */
+    unlink(path);
+    c = open_ctl(path, -1);
+    CU_ASSERT_PTR_NOT_NULL(lr_ctl_ppo_status(c, &usable));
+    copy_file(corrupt, path);
+    CU_ASSERT_EQUAL(lr_ctl_ppo_reload(c, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(strstr(err, "stays in use"));
+    CU_ASSERT_PTR_NOT_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT_STRING_EQUAL(err, lr_ctl_ppo_status(c, &usable));
+    /* ... and a good file then makes it usable. */
+    copy_file(src("examples/policies/metro.pol"), path);
+    CU_ASSERT_EQUAL(lr_ctl_ppo_reload(c, err, sizeof err), 0);
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    lr_ctl_free(c);
+
+    c = open_ctl(NULL, -1);
+    CU_ASSERT_EQUAL(lr_ctl_ppo_reload(c, err, sizeof err), ENOENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no ppo-policy"));
     lr_ctl_free(c);
 }
 
@@ -1250,7 +1336,11 @@ test_rollout_decision_checked(void)
     struct lr_intent q = intent("q", "gpt-1.9b", 8, 8);
     CU_ASSERT_EQUAL_FATAL(lr_ctl_decide_begin(c, &q, &dec, err, sizeof err),
                           0);
+    /* No reload under a decision: the policy is lent to it. */
+    CU_ASSERT_EQUAL(lr_ctl_ppo_reload(c, err, sizeof err), EBUSY);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "reload when it has"));
     CU_ASSERT_EQUAL(lr_ctl_op_end(c, dec, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_ppo_reload(c, err, sizeof err), 0);
     CU_ASSERT_EQUAL(lr_ctl_decide_begin(c, &q, &dec, err, sizeof err), 0);
     CU_ASSERT_EQUAL(lr_ctl_op_end(c, dec, NULL, err, sizeof err), 0);
     CU_ASSERT_EQUAL(lr_ctl_get(c, "q", &job), ENOENT);
@@ -1329,6 +1419,8 @@ static CU_TestInfo tests[] = {
       "why",
       test_incompatible_policy },
     { "no policy configured: fall back", test_no_policy_configured },
+    { "reload: a bad file keeps the policy in use, a good one replaces it",
+      test_reload_policy },
     { "a refusing policy blocks the job with its reason",
       test_refusing_policy },
     { "a policy with uneven GPU shares places with their counts",
