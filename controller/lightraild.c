@@ -30,8 +30,9 @@
  * (intents for ppo are then planned by CDynP, their planner-note says
  * why).  SIGHUP loads the file again, for a policy retrained in place:
  * one log line says it is in use, or why it was not reloaded (a file
- * that does not load leaves the policy in use as it was).  BLAS runs on one thread: one core, repeatable decisions.  With
- * ppo-rollout a decision takes tens of milliseconds: ppo intents queue
+ * that does not load leaves the policy in use as it was).  BLAS runs on
+ * one thread: one core, repeatable decisions.  With ppo-rollout a
+ * decision takes tens of milliseconds: ppo intents queue
  * and are decided one at a time on a thread of their own (a second
  * lr_worker), while the loop answers everything else.
  */
