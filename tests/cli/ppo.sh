@@ -249,8 +249,16 @@ EOF2
 done
 intent cd bert-large 4 > "$tmp/cd.json"
 post_bg cd "$tmp/cd.json"
+kill -HUP $PID      # a reload among them: after any decision in flight
 wait $BG
 BG=
+if await_log "ppo policy .*metro.pol reloaded: intents for ppo use its rollout"; then
+    grep -q "the reload waits for the decision in flight" "$D/log" \
+        && waited="after a decision in flight" || waited="between decisions"
+    ok "ppo-rollout: SIGHUP among the intents reloads the policy ($waited)"
+else
+    notok "ppo-rollout: SIGHUP: $(tail -n 3 "$D/log")"
+fi
 statuses=$(for k in 1 2 3 4 5; do cat "$tmp/p$k.status"; echo; done | sort | tr '\n' ' ')
 [ "$statuses" = "201 201 201 201 409 " ] && [ "$(cat "$tmp/cd.status")" = 201 ] \
     && ok "ppo-rollout: five ppo intents at once, each answered ($statuses), a cdynp one beside them" \
