@@ -444,3 +444,27 @@ lr_mlp_copy_widened(const struct lr_mlp *from, struct lr_mlp *to)
     return true;
 }
 
+bool
+lr_mlp_average(struct lr_mlp *to, const struct lr_mlp *const *src, int n)
+{
+    if (n < 1)
+        return false;
+    for (int i = 0; i < n; i++) {
+        if (src[i]->n_layers != to->n_layers)
+            return false;
+        for (int l = 0; l <= to->n_layers; l++)
+            if (src[i]->sizes[l] != to->sizes[l])
+                return false;
+    }
+    /* In ascending source order for each weight, so 'to' may be a
+     * source: its weight is read before it is written. */
+    for (int j = 0; j < to->n_params; j++) {
+        double sum = 0;
+        for (int i = 0; i < n; i++)
+            sum += src[i]->params[j];
+        to->params[j] = sum / n;
+    }
+    lr_mlp_params_changed(to);
+    return true;
+}
+

@@ -138,6 +138,15 @@ void lr_mlp_params_changed(struct lr_mlp *);
  * and 'to' unchanged, when another size differs or 'to' is narrower. */
 bool lr_mlp_copy_widened(const struct lr_mlp *from, struct lr_mlp *to);
 
+/* Sets the weights of 'to' to the mean of those of src[0..n-1], weight
+ * by weight: a uniform "model soup" (M. Wortsman et al., ICML 2022), for
+ * networks fine-tuned from one start, which lie in one basin of the loss
+ * (averaging networks trained from different starts is meaningless).
+ * 'to' may be one of src.  False, and 'to' unchanged, when n < 1 or a
+ * size differs. */
+bool lr_mlp_average(struct lr_mlp *to, const struct lr_mlp *const *src,
+                    int n);
+
 struct lr_adam {
     int n;
     long t;

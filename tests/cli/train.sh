@@ -5,7 +5,7 @@
 # sim runs the policy, and a corrupt, foreign or mismatched policy file is
 # refused with a reason (exit 2) while the good one is left untouched;
 # --splits is recorded, read back, and checked; imitation of a teacher
-# (--teacher, --imitate) before PPO.
+# (--teacher, --imitate) before PPO; lightrail average.
 . "${srcdir:-.}/tests/cli/lib.sh"
 T=$srcdir/examples/topologies/metro.json
 C=$srcdir/examples/clusters/metro.json
@@ -36,6 +36,7 @@ cp "$tmp/a.pol" "$tmp/seed3.pol"
 $TRAIN --seed 4 --out "$tmp/a.pol" 2> /dev/null
 cmp -s "$tmp/a.pol" "$tmp/seed3.pol" && notok "seeds 3 and 4 gave the same policy" \
                                  || ok "another seed, another policy"
+cp "$tmp/a.pol" "$tmp/seed4.pol"
 cp "$tmp/seed3.pol" "$tmp/a.pol"
 
 S="$LIGHTRAIL sim --topology $T --cluster $C --loads 2:2:1 --seeds 2
@@ -443,6 +444,37 @@ expect_bad "--imitate-buffer wants an integer in 256..100000000" \
     $IM --teacher greedy --imitate-buffer 10 --steps 0 --out "$tmp/x"
 [ ! -e "$tmp/x" ] && ok "nothing written on bad imitation input" \
     || notok "$tmp/x written"
+
+# lightrail average: the mean of a file with itself decides as the file
+# does; of two seeds, a file sim runs, its command recorded; files for
+# other environments are refused naming the key, nothing written.
+AV="$LIGHTRAIL average"
+S1="$S --policy-file"
+if $AV --out "$tmp/self.pol" "$tmp/seed3.pol" "$tmp/seed3.pol" > /dev/null \
+   && $S1 "$tmp/seed3.pol" --format json > "$tmp/av0.json" \
+   && $S1 "$tmp/self.pol" --format json > "$tmp/av1.json" \
+   && cmp -s "$tmp/av0.json" "$tmp/av1.json"; then
+    ok "average of a policy with itself decides as the policy"
+else
+    notok "average with itself: $(cat "$tmp/av0.json" "$tmp/av1.json")"
+fi
+if $AV --out "$tmp/soup.pol" "$tmp/seed3.pol" "$tmp/seed4.pol" > "$tmp/out" \
+   && grep -q "the mean of 2 policies' weights" "$tmp/out" \
+   && grep -aqx "command=lightrail average --out $tmp/soup.pol $tmp/seed3.pol $tmp/seed4.pol" "$tmp/soup.pol" \
+   && ! cmp -s "$tmp/soup.pol" "$tmp/seed3.pol" \
+   && $S1 "$tmp/soup.pol" --format json > "$tmp/av2.json" \
+   && jq -e '.policy == "ppo" and .blocking >= 0' "$tmp/av2.json" > /dev/null; then
+    ok "average of two seeds: a policy sim runs, its command recorded"
+else
+    notok "average of two seeds: $(cat "$tmp/out" "$tmp/av2.json")"
+fi
+expect_bad "its holding differs from $tmp/seed3.pol's" \
+    $AV --out "$tmp/x" "$tmp/seed3.pol" "$tmp/w.pol"
+expect_bad "give at least two policy files" $AV --out "$tmp/x" "$tmp/seed3.pol"
+expect_bad "--out FILE is required" $AV "$tmp/seed3.pol" "$tmp/seed4.pol"
+expect_bad "checksum mismatch" $AV --out "$tmp/x" "$tmp/seed3.pol" "$tmp/bad.pol"
+[ ! -e "$tmp/x" ] && ok "average: nothing written on bad input" \
+    || notok "average wrote $tmp/x"
 
 $LIGHTRAIL train --help | grep -q -- --checkpoint && ok "--help" || notok "--help"
 $LIGHTRAIL train --help | grep -q -- '--teacher NAME' \

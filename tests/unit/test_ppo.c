@@ -712,12 +712,62 @@ test_mlp_widened(void)
     lr_mlp_free(c);
 }
 
+/* lr_mlp_average: each weight the mean of the sources' (into one of
+ * them too); of a network with itself, the network; other sizes are
+ * refused and leave the target as it was. */
+static void
+test_mlp_average(void)
+{
+    int hidden[2] = { 7, 6 }, other[2] = { 7, 5 };
+    struct lr_mlp *a = NULL, *b = NULL, *c = NULL, *m = NULL, *d = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_mlp_new(5, hidden, 2, 4, &a), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_mlp_new(5, hidden, 2, 4, &b), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_mlp_new(5, hidden, 2, 4, &c), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_mlp_new(5, hidden, 2, 4, &m), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_mlp_new(5, other, 2, 4, &d), 0);
+    struct lr_rng r;
+    lr_rng_seed(&r, 12);
+    lr_mlp_init(a, &r, 1.0);
+    lr_mlp_init(b, &r, 1.0);
+    lr_mlp_init(c, &r, 1.0);
+    lr_mlp_init(d, &r, 1.0);
+    const struct lr_mlp *abc[3] = { a, b, c }, *ad[2] = { a, d };
+    double d0 = d->params[2];
+    CU_ASSERT(!lr_mlp_average(m, ad, 2));
+    CU_ASSERT(!lr_mlp_average(d, abc, 3));
+    CU_ASSERT(!lr_mlp_average(m, abc, 0));
+    CU_ASSERT_EQUAL(d->params[2], d0);
+    CU_ASSERT_FATAL(lr_mlp_average(m, abc, 3));
+    for (int j = 0; j < a->n_params; j++)
+        CU_ASSERT_DOUBLE_EQUAL(m->params[j], (a->params[j] + b->params[j]
+                                              + c->params[j]) / 3, 1e-15);
+    /* Into a source: a becomes the mean of a and b. */
+    double a3 = a->params[3], b3 = b->params[3];
+    const struct lr_mlp *ab[2] = { a, b };
+    CU_ASSERT_FATAL(lr_mlp_average(a, ab, 2));
+    CU_ASSERT_DOUBLE_EQUAL(a->params[3], (a3 + b3) / 2, 1e-15);
+    /* Of b with itself: b computes as before. */
+    double x[5] = { 0.3, -1, 2, 0.5, -0.7 }, y0[4], y1[4];
+    lr_mlp_forward(b, x, y0);
+    const struct lr_mlp *bb[2] = { b, b };
+    CU_ASSERT_FATAL(lr_mlp_average(m, bb, 2));
+    lr_mlp_forward(m, x, y1);
+    for (int k = 0; k < 4; k++)
+        CU_ASSERT_DOUBLE_EQUAL(y0[k], y1[k], 1e-12 * (1 + fabs(y0[k])));
+    lr_mlp_free(a);
+    lr_mlp_free(b);
+    lr_mlp_free(c);
+    lr_mlp_free(m);
+    lr_mlp_free(d);
+}
+
 static CU_TestInfo tests[] = {
     { "MLP gradient = finite differences", test_mlp_gradient },
     { "MLP batched = per sample = finite differences", test_mlp_batch },
     { "MLP float copy follows Adam and announced writes",
       test_mlp_float_copy },
     { "MLP widened input computes as the narrower one", test_mlp_widened },
+    { "MLP average: the mean of the weights", test_mlp_average },
     { "PPO loss gradient: batched = per sample = finite differences",
       test_ppo_loss_gradient },
     { "act_batch chooses as act", test_act_batch },

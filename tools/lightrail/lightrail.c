@@ -32,6 +32,9 @@ static const struct lr_cli_command commands[] = {
     { "advantage", lr_cmd_advantage,
       "how much blocking a baseline of sim leaves: rollouts of every "
       "other choice" },
+    { "average", lr_cmd_average,
+      "average the weights of policies trained from one start (a model "
+      "soup)" },
     { "demo", lr_cmd_demo,
       "start lightraild on embedded defaults, admit sample jobs, show "
       "what they got" },

@@ -35,6 +35,8 @@ int lr_cmd_sim(int argc, char **argv);
 int lr_cmd_train(int argc, char **argv);
 /* Rollouts against a baseline's choices (cmd_advantage.c). */
 int lr_cmd_advantage(int argc, char **argv);
+/* The mean of policy files' weights (cmd_average.c). */
+int lr_cmd_average(int argc, char **argv);
 int lr_cmd_plan(int argc, char **argv);
 /* The client of lightraild (cmd_client.c). */
 int lr_cmd_job(int argc, char **argv);
