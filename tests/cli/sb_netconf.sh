@@ -205,7 +205,9 @@ grep -q "host key refused: no host key is pinned" "$tmp/err" \
 # about one session in 200 on a loaded machine, see sb_nc_connect).  The
 # driver's second attempt, started timeout-ms (5 s) after the first,
 # reads r1 within the connection timeout (15 s); without it the read
-# fails after 15 s.
+# fails after 15 s.  At least two connections: on a loaded machine (an
+# ASan build beside other work) the second setup may itself outlast
+# 5 s, and a third attempt is the driver working as meant.
 python3 "$srcdir/tests/cli/stallproxy.py" "$(nc_var NC_PORT_r1)" "$tmp/proxy.count" > "$tmp/proxy.port" &
 PROXY=$!
 for i in $(seq 1 100); do
@@ -218,8 +220,8 @@ SB_KNOWN_HOSTS=$tmp/proxy_known $SBCTL netconf r1 "$NC_USER@127.0.0.1:$pport" re
 rc=$?
 $SBCTL netconf r1 "$(nc_address r1)" read > "$tmp/direct" 2>&1
 if [ $rc -eq 0 ] && [ -s "$tmp/direct" ] && cmp -s "$tmp/out" "$tmp/direct" \
-   && [ "$(cat "$tmp/proxy.count")" = 2 ]; then
-    ok "a session lost in its setup: the second attempt read r1's $(wc -l < "$tmp/out") channels"
+   && [ "$(cat "$tmp/proxy.count")" -ge 2 ]; then
+    ok "a session lost in its setup: attempt $(cat "$tmp/proxy.count") read r1's $(wc -l < "$tmp/out") channels"
 else
     notok "swallowed first session: rc $rc, $(cat "$tmp/err"), connections $(cat "$tmp/proxy.count" 2>/dev/null), read $(cat "$tmp/out") | direct $(cat "$tmp/direct")"
 fi
