@@ -4,7 +4,8 @@
  *
  * lightraild's configuration may name a policy file (ppo-policy, written
  * by `lightrail train`, tools/lightrail/lr_policy_file.h).  The controller
- * loads it once at start and builds the joint environment it was trained
+ * loads it at start, and again on lr_ctl_ppo_reload() (lightraild's
+ * SIGHUP), and builds the joint environment it was trained
  * for (planner/lr_jenv.h: the file's models, demands, batch, microbatch,
  * K and block penalty over the controller's own topology and inventory),
  * then checks that the agent fits it: topology name, DC names in order,
