@@ -14,8 +14,9 @@
  * the daemon still starts, and intents that ask for `ppo` are planned by
  * CDynP with that reason in their planner-note.
  *
- * A decision (lr_ctl_ppo_prepare, then lr_ctl_ppo_choose) mirrors the controller's state into the
- * environment (GPUs used per DC, the spectrum of every link:
+ * A decision (lr_ctl_ppo_prepare, then lr_ctl_ppo_choose) mirrors the
+ * controller's state into the environment (GPUs used per DC, the
+ * spectrum of every link:
  * lr_jenv_set_state), presents the intent's job class (lr_jenv_present)
  * and takes the most probable allowed action of the actor under the
  * feasibility mask (lr_ppo_act with sample = false: deterministic, the
