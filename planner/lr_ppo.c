@@ -55,6 +55,9 @@ lr_ppo_free(struct lr_ppo *p)
     free(p->gvb);
     free(p->ob);
     free(p->mb);
+    lr_mlp_free(p->anchor);
+    free(p->qz);
+    free(p->qp);
     free(p);
 }
 
@@ -153,6 +156,40 @@ masked_softmax(const double *logits, const uint8_t *mask, int n,
     for (int a = 0; a < n; a++)
         probs[a] /= s;
     return mx + log(s);
+}
+
+int
+lr_ppo_anchor(struct lr_ppo *p, double coef)
+{
+    if (!(coef >= 0) || !isfinite(coef))
+        return EINVAL;
+    struct lr_mlp *a = NULL;
+    double *qz = NULL, *qp = NULL;
+    if (coef > 0) {
+        const struct lr_mlp *m = p->actor;
+        size_t rows = (size_t) p->cap * p->cfg.n_act;
+        int rc = lr_mlp_new(m->sizes[0], m->sizes + 1, m->n_layers - 1,
+                            m->sizes[m->n_layers], &a);
+        if (!rc)
+            rc = lr_mlp_reserve(a, p->cap);
+        qz = malloc(rows * sizeof *qz);
+        qp = malloc(rows * sizeof *qp);
+        if (rc || !qz || !qp) {
+            lr_mlp_free(a);
+            free(qz);
+            free(qp);
+            return rc ? rc : ENOMEM;
+        }
+        lr_mlp_copy_widened(m, a);        /* the same sizes: a copy */
+    }
+    lr_mlp_free(p->anchor);
+    free(p->qz);
+    free(p->qp);
+    p->anchor = a;
+    p->qz = qz;
+    p->qp = qp;
+    p->anchor_coef = coef;
+    return 0;
 }
 
 /* A draw from the masked policy 'probs', or (sample false; 'probs' may
@@ -305,6 +342,27 @@ value_term(double v, double R, double vold, double clip, double *dvl)
     return 0.5 * fmax(e1, e2);
 }
 
+/* One transition's anchor term (lr_ppo.h): returns KL(q || p) over the
+ * allowed actions, q the anchor's masked softmax (logits qz, log
+ * normaliser lq, probabilities qp), p the agent's (z, lz, pr), and adds
+ * coef (p_j - q_j) / count, its gradient in z_j, to dz[j] for the
+ * allowed j.  Both loss paths share it. */
+static double
+anchor_term(double coef, const double *z, double lz, const double *pr,
+            const double *qz, double lq, const double *qp,
+            const uint8_t *mask, int n, double count, double *dz)
+{
+    double kl = 0;
+    for (int j = 0; j < n; j++) {
+        if (!mask[j])
+            continue;
+        if (qp[j] > 0)
+            kl += qp[j] * ((qz[j] - lq) - (z[j] - lz));
+        dz[j] += coef * (pr[j] - qp[j]) / count;
+    }
+    return kl;
+}
+
 /* One transition's share, of 'count', of the update's statistics: its
  * policy and value losses, entropy H, and the ratio and log-ratio for
  * the approximate KL and the clipped fraction.  st may be NULL. */
@@ -363,6 +421,16 @@ loss_grad_per_sample(struct lr_ppo *p, const int *idx, int count,
             p->dlogits[j] = (dlogp * ((j == a) - pj)
                              + c->ent_coef * pj * (lpj + H)) / count;
         }
+        double kl = 0;
+        if (p->anchor) {
+            lr_mlp_forward(p->anchor, x, p->qz);
+            double lq = masked_softmax(p->qz, mask, n, p->qp);
+            kl = anchor_term(p->anchor_coef, p->logits, lz, p->probs, p->qz,
+                             lq, p->qp, mask, n, count, p->dlogits);
+            total += p->anchor_coef * kl / count;
+            if (st)
+                st->anchor_kl += kl / count;
+        }
         lr_mlp_backward(p->actor, p->dlogits);
         /* Critic, with the value clipped around the old estimate. */
         double v;
@@ -396,6 +464,8 @@ loss_grad_batched(struct lr_ppo *p, const int *idx, int count,
                    (size_t) no * sizeof *p->xb);
         lr_mlp_forward_batchf(p->actor, rows, p->xb, p->lb);
         lr_mlp_forward_batchf(p->critic, rows, p->xb, p->vb);
+        if (p->anchor)
+            lr_mlp_forward_batchf(p->anchor, rows, p->xb, p->qz);
         for (int r = 0; r < rows; r++) {
             int t = idx[first + r];
             const uint8_t *mask = p->mask + (size_t) t * n;
@@ -413,6 +483,16 @@ loss_grad_batched(struct lr_ppo *p, const int *idx, int count,
             /* As in loss_grad_per_sample(); 0 where masked. */
             lr_simd_logit_grad(dz, z, pr, mask, (size_t) n, (size_t) a, dlogp,
                                c->ent_coef, lz, H, (double) count);
+            if (p->anchor) {
+                double *qz = p->qz + (size_t) r * n;
+                double *qp = p->qp + (size_t) r * n;
+                double lq = lr_simd_masked_softmax(qz, mask, (size_t) n, qp);
+                double kl = anchor_term(p->anchor_coef, z, lz, pr, qz, lq, qp,
+                                        mask, n, count, dz);
+                total += p->anchor_coef * kl / count;
+                if (st)
+                    st->anchor_kl += kl / count;
+            }
             double dvl, vl = value_term(p->vb[r], p->ret[t], p->value[t],
                                         c->clip, &dvl);
             p->gvb[r] = c->vf_coef * dvl / count;
@@ -525,7 +605,8 @@ lr_ppo_update_envs(struct lr_ppo *p, const double *last_values,
             double sa = clip_scale(p->actor, c->max_grad_norm, &na);
             double sc = clip_scale(p->critic, c->max_grad_norm, &nc);
             st.grad_norm += na + nc;
-            lr_mlp_adam_step(p->actor, &p->adam_actor, lr, sa);
+            if (!p->freeze_actor)
+                lr_mlp_adam_step(p->actor, &p->adam_actor, lr, sa);
             lr_mlp_adam_step(p->critic, &p->adam_critic, lr, sc);
             batches++;
         }
@@ -539,6 +620,7 @@ lr_ppo_update_envs(struct lr_ppo *p, const double *last_values,
         st.approx_kl /= batches;
         st.clip_frac /= batches;
         st.grad_norm /= batches;
+        st.anchor_kl /= batches;
         st.lr = lr;
         *out = st;
     }

@@ -20,6 +20,22 @@
  *   the gradients of actor and critic each clipped to a norm (CleanRL
  *   clips both together: see clip_scale() for why we do not), Adam with
  *   a learning rate annealed linearly to 0 over the run.
+ * Two aids for fine-tuning an agent that starts from another's weights
+ * (an imitation, lr_ppo_imitate.h), both off unless asked for:
+ *   - the anchor (lr_ppo_anchor): L gains c_A E[KL(pi_0(.|s) || pi(.|s))],
+ *     pi_0 a frozen copy of the actor when anchored, both masked by the
+ *     transition's mask: the cross-entropy to the teacher of
+ *     "kickstarting" (S. Schmitt et al., "Kickstarting deep
+ *     reinforcement learning", arXiv:1803.03835, 2018), minus the
+ *     teacher's own entropy, with the start as teacher.  Its gradient
+ *     in the logits is c_A (p_j - q_j) for the allowed j (q = pi_0).
+ *     Kickstarting anneals c_A to 0; we keep it fixed, as a trust
+ *     region around what the imitation learnt;
+ *   - a frozen actor (lr_ppo.freeze_actor, set by the caller): updates
+ *     train the critic only.  Run first, it fits the critic to this
+ *     run's reward and discount before the actor moves: a critic fitted
+ *     under another reward (an imitation's returns, or none) gives
+ *     advantages of the wrong sign until it has caught up.
  * Separate actor and critic MLPs (lr_mlp.h).  Deterministic for a seed:
  * every random draw (initialisation, sampling, minibatch shuffles) comes
  * from the agent's own lr_rng.
@@ -43,8 +59,9 @@
  *     approximation, 2 ulps), the gradient's norm is summed in eight
  *     interleaved partial sums and its clipping factor applied inside
  *     Adam's loop (lr_mlp_adam_step), and the rollout keeps observations
- *     in float, as the environment gives them.  One decision (lr_ppo_act, lightraild, `lightrail sim`) and the
- *     per-sample update are all double, so a policy file gives the same
+ *     in float, as the environment gives them.  One decision
+ *     (lr_ppo_act, lightraild, `lightrail sim`) and the per-sample
+ *     update are all double, so a policy file gives the same
  *     decisions as before; training's weights differ from the all-double
  *     code's by rounding, and a seed still gives bit-identical weights
  *     (lr_gemm's products and lr_simd's loops give the same bits at
@@ -100,6 +117,7 @@ void lr_ppo_defaults(struct lr_ppo_config *, int n_obs, int n_act);
 struct lr_ppo_stats {
     double policy_loss, value_loss, entropy, approx_kl, clip_frac;
     double grad_norm, lr;
+    double anchor_kl;         /* E[KL(pi_0 || pi)]; 0 without an anchor */
 };
 
 struct lr_ppo {
@@ -108,6 +126,12 @@ struct lr_ppo {
     struct lr_adam adam_actor, adam_critic;
     struct lr_rng rng;
     long updates;
+    /* Set by the caller: updates leave the actor (and its Adam moments)
+     * as they are and train the critic only. */
+    bool freeze_actor;
+    /* The anchor pi_0 (lr_ppo_anchor), owned; NULL without one. */
+    struct lr_mlp *anchor;
+    double anchor_coef;
     /* The rollout: n_steps transitions. */
     int n;
     float *obs;               /* [n_steps * n_obs], as observed */
@@ -123,6 +147,8 @@ struct lr_ppo {
     int cap;
     float *xb;                /* observations of a minibatch */
     double *lb, *pb, *db, *vb, *gvb;
+    double *qz, *qp;          /* the anchor's logits and probabilities
+                               * ('cap' rows, with an anchor only) */
     /* Observations and masks of lr_ppo_jenv_policy's batched decisions
      * ('cap' rows). */
     float *ob;
@@ -133,6 +159,12 @@ struct lr_ppo {
  * n_steps; ENOMEM. */
 int lr_ppo_new(const struct lr_ppo_config *, struct lr_ppo **out);
 void lr_ppo_free(struct lr_ppo *);
+
+/* Anchors the actor to a copy of its weights as they are now, with
+ * coefficient 'coef' (> 0; the model above); an earlier anchor is
+ * replaced, and coef = 0 removes it.  EINVAL for coef < 0 or not
+ * finite; ENOMEM (the agent is unchanged then). */
+int lr_ppo_anchor(struct lr_ppo *, double coef);
 
 /* The masked policy at 'obs': with 'sample', draws an action from it;
  * else takes the most probable allowed one.  '*logp' and '*value' (may

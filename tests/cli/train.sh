@@ -323,6 +323,46 @@ expect_bad "--init $tmp/im.pol: trained for" \
     $TRAIN --seed 3 --init "$tmp/im.pol" --out "$tmp/x"
 expect_bad "--init: $tmp/none.pol" \
     $IM --init "$tmp/none.pol" --steps 256 --out "$tmp/x"
+# Fine-tuning aids.  --critic-warmup: the actor stays through the
+# warm-up, so with every update inside it the file decides as its start
+# even at a learning rate that moves it otherwise; --anchor runs and
+# writes a file sim runs; both want a start.
+ft_json() {         # ft_json OUT.json [train options]: train from im.pol, sim
+    local out=$1; shift
+    $IM --init "$tmp/im.pol" --steps 512 --rollout 256 --lr 1e-2 \
+        --out "$tmp/ft2.pol" "$@" 2> "$tmp/err" \
+    && $S --loads 2.5:2.5:1 --seeds 2 --seed 3001 --arrivals 2000 \
+        --warmup 200 --policy-file "$tmp/ft2.pol" --format json > "$out"
+}
+same_as_im='$a[1].blocking == .blocking
+            and $a[1].mean_iteration_s == .mean_iteration_s'
+if [ -s "$tmp/im.pol" ] && ft_json "$tmp/cw.json" --critic-warmup 511 \
+   && jq -e --slurpfile a "$tmp/im.json" "$same_as_im" "$tmp/cw.json" \
+       > /dev/null \
+   && ft_json "$tmp/nocw.json" \
+   && ! jq -e --slurpfile a "$tmp/im.json" "$same_as_im" "$tmp/nocw.json" \
+       > /dev/null; then
+    ok "--critic-warmup: the actor stays through it (moves without it)"
+else
+    notok "--critic-warmup: $(cat "$tmp/err" "$tmp/cw.json" "$tmp/nocw.json" 2>/dev/null)"
+fi
+if [ -s "$tmp/im.pol" ] && ft_json "$tmp/an.json" --anchor 1 --entropy 0 \
+   && jq -e '.policy == "ppo"' "$tmp/an.json" > /dev/null \
+   && grep -q '^command=lightrail train .*--anchor 1' "$tmp/ft2.pol"; then
+    ok "--anchor: fine-tunes the start into a file sim runs"
+else
+    notok "--anchor: $(cat "$tmp/err" "$tmp/an.json" 2>/dev/null)"
+fi
+expect_bad "--anchor fine-tunes a start: add --init FILE or --teacher NAME" \
+    $TRAIN --seed 1 --anchor 1 --out "$tmp/x"
+expect_bad "--critic-warmup fine-tunes a start: add --init FILE or --teacher NAME" \
+    $TRAIN --seed 1 --critic-warmup 100 --out "$tmp/x"
+expect_bad "--critic-warmup 256 leaves no step for the actor" \
+    $IM --init "$tmp/im.pol" --steps 256 --critic-warmup 256 --out "$tmp/x"
+expect_bad "--anchor wants a positive number" \
+    $IM --init "$tmp/im.pol" --steps 256 --anchor -1 --out "$tmp/x"
+expect_bad "--entropy wants a number in [0, 1]" \
+    $TRAIN --seed 1 --entropy 2 --out "$tmp/x"
 # The rollout policy as teacher (a few futures: quick, not good): the
 # file names it, bad rollout values and bases are refused.
 if $IM --teacher rollout-greedy --rollout-samples 4 --rollout-top 2 \

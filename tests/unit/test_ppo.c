@@ -219,7 +219,7 @@ random_mask(struct lr_rng *r, uint8_t *mask, int n)
  * per-sample or the batched path (16 transitions: 4 batches of the 4
  * rows a minibatch holds); returns the agent with its gradient. */
 static struct lr_ppo *
-ppo_loss_gradient(bool per_sample)
+ppo_loss_gradient(bool per_sample, bool anchored)
 {
     enum { NO = 3, NA = 5, N = 16 };
     struct lr_ppo *p = agent(NO, NA, 9, N);
@@ -248,6 +248,16 @@ ppo_loss_gradient(bool per_sample)
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < nets[k]->n_params; i++)
             nets[k]->params[i] = (float) nets[k]->params[i];
+    if (anchored) {
+        /* The anchor term: anchored here, then the actor moved away from
+         * it (at the anchor its gradient is 0), in float values too. */
+        CU_ASSERT_EQUAL_FATAL(lr_ppo_anchor(p, 0.7), 0);
+        for (int i = 0; i < p->actor->n_params; i++)
+            p->actor->params[i] = (float) (p->actor->params[i]
+                                           + (lr_rng_uniform(&r) - 0.5) * 0.4);
+    }
+    lr_mlp_params_changed(p->actor);
+    lr_mlp_params_changed(p->critic);
     /* Differences below this are rounding: 1e-7 in double (the finite
      * differences' own error), 2e-6 for the float pass (the loss's terms
      * are O(1) and divided by N = 16; float carries 6e-8 of each through
@@ -282,12 +292,13 @@ ppo_loss_gradient(bool per_sample)
 }
 
 /* Both paths against finite differences, and against each other: the
- * same loss, the same gradient up to rounding. */
+ * same loss, the same gradient up to rounding; with the anchor term or
+ * without. */
 static void
-test_ppo_loss_gradient(void)
+ppo_loss_gradient_paths(bool anchored)
 {
-    struct lr_ppo *ps = ppo_loss_gradient(true);
-    struct lr_ppo *bt = ppo_loss_gradient(false);
+    struct lr_ppo *ps = ppo_loss_gradient(true, anchored);
+    struct lr_ppo *bt = ppo_loss_gradient(false, anchored);
     CU_ASSERT_EQUAL(ps->n, bt->n);
     double dl = fabs(lr_ppo_loss_grad(ps, 0, ps->n)
                      - lr_ppo_loss_grad(bt, 0, bt->n));
@@ -309,10 +320,71 @@ test_ppo_loss_gradient(void)
     lr_ppo_free(bt);
 }
 
-/* A contextual bandit: context c of 4 (one-hot), 6 actions, a random
- * half of them masked at each step; action a pays score[c][a], the best
- * allowed action is worth 1.  Masked, the policy only has to learn an
- * order per context. */
+static void
+test_ppo_loss_gradient(void)
+{
+    ppo_loss_gradient_paths(false);
+}
+
+static void
+test_anchor_loss_gradient(void)
+{
+    ppo_loss_gradient_paths(true);
+}
+
+/* The anchor's term is c_A KL(pi_0 || pi): 0, with no gradient, where
+ * anchored; c_A times a positive KL once the actor has moved; bad
+ * coefficients are refused and leave the anchor; 0 removes it. */
+static void
+test_anchor_term(void)
+{
+    enum { NO = 3, NA = 5, N = 8 };
+    struct lr_ppo *p = agent(NO, NA, 21, N);
+    p->cfg.per_sample = true;
+    struct lr_rng r;
+    lr_rng_seed(&r, 22);
+    for (int t = 0; t < N; t++) {
+        float obs[NO];
+        uint8_t mask[NA];
+        for (int i = 0; i < NO; i++)
+            obs[i] = (float) (lr_rng_uniform(&r) * 2 - 1);
+        random_mask(&r, mask, NA);
+        double logp, v;
+        int a = lr_ppo_act(p, obs, mask, true, &logp, &v);
+        lr_ppo_store(p, obs, mask, a, logp, v, 1, false);
+        p->adv[t] = lr_rng_uniform(&r) * 2 - 1;
+        p->ret[t] = 0;
+    }
+    int np = p->actor->n_params;
+    double *g0 = malloc((size_t) np * sizeof *g0);
+    double l0 = lr_ppo_loss_grad(p, 0, N);
+    memcpy(g0, p->actor->grad, (size_t) np * sizeof *g0);
+    CU_ASSERT_EQUAL(lr_ppo_anchor(p, -1), EINVAL);
+    CU_ASSERT_EQUAL(lr_ppo_anchor(p, NAN), EINVAL);
+    CU_ASSERT_PTR_NULL(p->anchor);
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_anchor(p, 2.0), 0);
+    CU_ASSERT_EQUAL(lr_ppo_loss_grad(p, 0, N), l0);
+    CU_ASSERT_EQUAL(memcmp(g0, p->actor->grad, (size_t) np * sizeof *g0), 0);
+    /* Moved: the loss grows by c_A KL, KL > 0. */
+    for (int i = 0; i < np; i++)
+        p->actor->params[i] += (lr_rng_uniform(&r) - 0.5) * 0.5;
+    lr_mlp_params_changed(p->actor);
+    struct lr_mlp *anchor = p->anchor;
+    double with = lr_ppo_loss_grad(p, 0, N);
+    CU_ASSERT_EQUAL(lr_ppo_anchor(p, -3), EINVAL);
+    CU_ASSERT_PTR_EQUAL(p->anchor, anchor);
+    CU_ASSERT_EQUAL(p->anchor_coef, 2.0);
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_anchor(p, 0), 0);
+    CU_ASSERT_PTR_NULL(p->anchor);
+    double without = lr_ppo_loss_grad(p, 0, N);
+    CU_ASSERT(with - without > 1e-6);
+    /* Anchored again where it stands: the term is 0 again. */
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_anchor(p, 2.0), 0);
+    CU_ASSERT_EQUAL(lr_ppo_loss_grad(p, 0, N), without);
+    free(g0);
+    lr_ppo_free(p);
+}
+
 static const double score[4][6] = {
     { 1.0, 0.8, 0.6, 0.4, 0.2, 0.0 },
     { 0.0, 0.2, 0.4, 0.6, 0.8, 1.0 },
@@ -357,8 +429,11 @@ bandit_accuracy(struct lr_ppo *p, struct lr_rng *r)
     return right / 1000.0;
 }
 
+/* PPO on the bandit for 'steps' decisions; with 'flip', the rewards'
+ * signs reversed (the worst allowed action pays most).  Returns the
+ * greedy accuracy afterwards. */
 static double
-train_bandit(struct lr_ppo *p, int steps, uint64_t seed)
+train_bandit_flip(struct lr_ppo *p, int steps, uint64_t seed, bool flip)
 {
     struct lr_rng r;
     lr_rng_seed(&r, seed);
@@ -370,10 +445,16 @@ train_bandit(struct lr_ppo *p, int steps, uint64_t seed)
         int a = lr_ppo_act(p, obs, mask, true, &logp, &v);
         CU_ASSERT(a >= 0 && mask[a]);
         double rew = a == best_allowed(c, mask) ? 1 : score[c][a] - 1;
-        if (lr_ppo_store(p, obs, mask, a, logp, v, rew, true))
+        if (lr_ppo_store(p, obs, mask, a, logp, v, flip ? -rew : rew, true))
             lr_ppo_update(p, 0, NULL);
     }
     return bandit_accuracy(p, &r);
+}
+
+static double
+train_bandit(struct lr_ppo *p, int steps, uint64_t seed)
+{
+    return train_bandit_flip(p, steps, seed, false);
 }
 
 /* The bandit with four contexts at a time (n_envs = 4, lockstep):
@@ -543,6 +624,57 @@ test_learns_masked_bandit(void)
     CU_ASSERT(before < 0.8);
     lr_ppo_free(p);
     lr_ppo_free(untrained);
+}
+
+/* With freeze_actor, an update changes the critic and leaves the actor
+ * bit for bit; unfrozen, the next changes both. */
+static void
+test_freeze_actor(void)
+{
+    struct lr_ppo *p = agent(4, 6, 31, 64);
+    int na = p->actor->n_params, nc = p->critic->n_params;
+    double *a0 = malloc((size_t) na * sizeof *a0);
+    double *c0 = malloc((size_t) nc * sizeof *c0);
+    for (int round = 0; round < 2; round++) {
+        p->freeze_actor = round == 0;
+        memcpy(a0, p->actor->params, (size_t) na * sizeof *a0);
+        memcpy(c0, p->critic->params, (size_t) nc * sizeof *c0);
+        train_bandit(p, 64, 32 + (uint64_t) round);
+        bool actor_same = !memcmp(a0, p->actor->params,
+                                  (size_t) na * sizeof *a0);
+        bool critic_same = !memcmp(c0, p->critic->params,
+                                   (size_t) nc * sizeof *c0);
+        CU_ASSERT_EQUAL(actor_same, round == 0);
+        CU_ASSERT(!critic_same);
+    }
+    free(a0);
+    free(c0);
+    lr_ppo_free(p);
+}
+
+/* A contextual bandit: context c of 4 (one-hot), 6 actions, a random
+ * half of them masked at each step; action a pays score[c][a], the best
+ * allowed action is worth 1.  Masked, the policy only has to learn an
+ * order per context. */
+/* An agent taught the bandit, then trained on the reversed rewards:
+ * without an anchor it unlearns (accuracy falls); anchored to what it
+ * was taught, it keeps most of it. */
+static void
+test_anchor_keeps_start(void)
+{
+    double acc[2];
+    for (int anchored = 0; anchored < 2; anchored++) {
+        struct lr_ppo *p = agent(4, 6, 7, 256);
+        CU_ASSERT_FATAL(train_bandit(p, 20000, 99) >= 0.95);
+        if (anchored)
+            CU_ASSERT_EQUAL_FATAL(lr_ppo_anchor(p, 10), 0);
+        acc[anchored] = train_bandit_flip(p, 20000, 100, true);
+        lr_ppo_free(p);
+    }
+    printf("(accuracy after reversed rewards: %.3f unanchored, %.3f "
+           "anchored) ", acc[0], acc[1]);
+    CU_ASSERT(acc[0] < 0.6);
+    CU_ASSERT(acc[1] >= 0.9);
 }
 
 /* Random masks, random observations, sampled and greedy: never a masked
@@ -770,6 +902,11 @@ static CU_TestInfo tests[] = {
     { "MLP average: the mean of the weights", test_mlp_average },
     { "PPO loss gradient: batched = per sample = finite differences",
       test_ppo_loss_gradient },
+    { "PPO loss gradient with the anchor: batched = per sample = finite "
+      "differences", test_anchor_loss_gradient },
+    { "anchor term: 0 where anchored, c_A KL after", test_anchor_term },
+    { "a frozen actor stays, the critic learns", test_freeze_actor },
+    { "the anchor keeps what the start was taught", test_anchor_keeps_start },
     { "act_batch chooses as act", test_act_batch },
     { "GAE along each environment", test_gae_envs },
     { "n_envs must divide the rollout", test_envs_config },

@@ -88,6 +88,9 @@ struct opts {
     struct lr_jenv_rollout_config ro;
     char teacher_name[64];
     const char *init;             /* --init: start from this file's weights */
+    double entropy;               /* PPO's entropy coefficient */
+    double anchor;                /* --anchor: c_A, 0 for none */
+    long critic_warmup;           /* PPO steps that train the critic only */
 };
 
 static void
@@ -124,6 +127,13 @@ usage(FILE *f)
 "                      is deterministic for a seed and N\n"
 "  --plot FILE.png     the training curve (default: FILE of --out + .png)\n"
 "  --quiet             no progress bar\n"
+"  --entropy X         PPO's entropy bonus (default 0.01)\n"
+"  --anchor C          fine-tuning a start (--init or --teacher): adds C x\n"
+"                      KL(start || agent) to PPO's loss, the start being\n"
+"                      the actor as PPO begins (kickstarting's distillation\n"
+"                      term, kept; docs/ppo.md)\n"
+"  --critic-warmup N   fine-tuning a start: the first N steps of PPO train\n"
+"                      the critic only, to this run's reward and discount\n"
 "  --reward R          slowdown: an admission earns -T / T_ref, a blocked\n"
 "                      job -P of --block-penalty (default); blocking: an\n"
 "                      admission earns 0 (only blocking counts; in the\n"
@@ -177,7 +187,7 @@ parse_args(int argc, char **argv, struct opts *o)
     enum { O_TOPO = 256, O_CLUSTER, O_STEPS, O_SEED, O_OUT, O_LOAD, O_EP,
            O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
            O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_WCAP, O_INIT,
-           O_REWARD,
+           O_REWARD, O_ENTROPY, O_ANCHOR, O_CWARM,
            O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
@@ -203,6 +213,9 @@ parse_args(int argc, char **argv, struct opts *o)
         { "work-cap", required_argument, NULL, O_WCAP },
         { "init", required_argument, NULL, O_INIT },
         { "reward", required_argument, NULL, O_REWARD },
+        { "entropy", required_argument, NULL, O_ENTROPY },
+        { "anchor", required_argument, NULL, O_ANCHOR },
+        { "critic-warmup", required_argument, NULL, O_CWARM },
         LR_ROLLOUT_CLI_LONGOPTS,
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
@@ -313,6 +326,18 @@ parse_args(int argc, char **argv, struct opts *o)
             else
                 bad = "--reward wants slowdown or blocking";
             break;
+        case O_ENTROPY:
+            if (lr_cli_parse_double(optarg, 0, 1, &o->entropy))
+                bad = "--entropy wants a number in [0, 1]";
+            break;
+        case O_ANCHOR:
+            if (lr_cli_parse_double(optarg, 1e-9, 1e6, &o->anchor))
+                bad = "--anchor wants a positive number";
+            break;
+        case O_CWARM:
+            if (lr_cli_parse_long(optarg, 1, 10000000000L, &o->critic_warmup))
+                bad = "--critic-warmup wants a positive integer (steps)";
+            break;
         case O_WCAP:
             if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->work_cap))
                 bad = "--work-cap wants a positive number";
@@ -360,6 +385,18 @@ parse_args(int argc, char **argv, struct opts *o)
     if (have_steps && !o->steps && !o->imitate) {
         lr_cli_err(CMD, "--steps wants a positive integer, not '0' (0 only "
                    "with --teacher: imitation alone)");
+        return LR_EXIT_USAGE;
+    }
+    if ((o->anchor > 0 || o->critic_warmup) && !o->init && !o->imitate) {
+        lr_cli_err(CMD, "%s fine-tunes a start: add --init FILE or "
+                   "--teacher NAME", o->anchor > 0 ? "--anchor"
+                   : "--critic-warmup");
+        return LR_EXIT_USAGE;
+    }
+    if (o->critic_warmup && o->critic_warmup >= o->steps) {
+        lr_cli_err(CMD, "--critic-warmup %ld leaves no step for the actor: "
+                   "make it smaller than --steps %ld", o->critic_warmup,
+                   o->steps);
         return LR_EXIT_USAGE;
     }
     if (!have_steps || !have_seed || !o->out) {
@@ -639,7 +676,7 @@ lr_cmd_train(int argc, char **argv)
         .hidden = 64, .lr = 2.5e-4, .gamma = 0.5, .checkpoint = 50000,
         .envs = TRAIN_ENVS, .imitate_lr = 3e-3,
         .imitate_buffer = IMITATE_BUFFER, .work_cap = LR_JENV_WORK_CAP_DEFAULT,
-        .ro = { LR_JENV_ROLLOUT_DEFAULTS },
+        .ro = { LR_JENV_ROLLOUT_DEFAULTS }, .entropy = 0.01,
     };
     o.env.load = 3;
     int rc = parse_args(argc, argv, &o);
@@ -658,6 +695,7 @@ lr_cmd_train(int argc, char **argv)
     pc.n_envs = N;
     pc.lr = o.lr;
     pc.gamma = o.gamma;
+    pc.ent_coef = o.entropy;
     pc.total_steps = o.steps;
     pc.seed = o.seed;
     struct lr_ppo *ppo = NULL;
@@ -758,9 +796,15 @@ lr_cmd_train(int argc, char **argv)
             goto cleanup;
         }
     }
+    if (o.anchor > 0 && lr_ppo_anchor(ppo, o.anchor)) {
+        lr_cli_err(CMD, "out of memory for the anchor");
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
     double t0 = lr_cli_now(), last_bar = 0, roll_reward = 0;
     long step = 0;
     while (step < o.steps) {
+        ppo->freeze_actor = step < o.critic_warmup;
         for (int e = 0; e < N; e++) {
             lr_jenv_observe(envs[e], obs + (size_t) e * pc.n_obs);
             memcpy(masks + (size_t) e * pc.n_act, lr_jenv_mask(envs[e]),
