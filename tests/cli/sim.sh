@@ -139,7 +139,7 @@ NS="$LIGHTRAIL sim --topology $srcdir/examples/topologies/nsfnet.json
     --loads 2.8:2.8:1 --seeds 2 --seed 2001 --arrivals 5000 --quiet
     --format json"
 for pol in nsfnet6-known-work.pol nsfnet6-known-work-pi.pol \
-           nsfnet6-held-work-pi.pol; do
+           nsfnet6-held-work-pi.pol nsfnet6-held-work-ppo.pol; do
     held=false
     case $pol in *held*) held=true ;; esac
     if $NS --policy greedy --policy-file "$srcdir/examples/policies/$pol" \
