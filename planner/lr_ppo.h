@@ -35,7 +35,9 @@
  *     train the critic only.  Run first, it fits the critic to this
  *     run's reward and discount before the actor moves: a critic fitted
  *     under another reward (an imitation's returns, or none) gives
- *     advantages of the wrong sign until it has caught up.
+ *     advantages of the wrong sign until it has caught up (our
+ *     rationale; in the runs of docs/ppo.md it changed nothing
+ *     measurable).
  * Separate actor and critic MLPs (lr_mlp.h).  Deterministic for a seed:
  * every random draw (initialisation, sampling, minibatch shuffles) comes
  * from the agent's own lr_rng.

@@ -413,9 +413,12 @@ parse_args(int argc, char **argv, struct opts *o)
     return LR_EXIT_OK;
 }
 
+/* The bar of PPO's steps; with --anchor, also how far the agent has
+ * moved from its start (the last update's mean KL), and "critic" while
+ * the actor waits for --critic-warmup. */
 static void
 progress(const struct opts *o, long step, double t0, double reward,
-         double blocking)
+         double blocking, double anchor_kl)
 {
     int width = 30, fill = (int) (width * (double) step / o->steps);
     double dt = lr_cli_now() - t0;
@@ -424,6 +427,10 @@ progress(const struct opts *o, long step, double t0, double reward,
             "##############################", width - fill, "",
             (int) (100.0 * step / o->steps), step, o->steps,
             dt > 0 ? step / dt : 0, reward, 100 * blocking);
+    if (step < o->critic_warmup)
+        fprintf(stderr, " critic ");
+    else if (o->anchor > 0)
+        fprintf(stderr, " KL to start %.4f ", anchor_kl);
 }
 
 static void
@@ -837,7 +844,8 @@ lr_cmd_train(int argc, char **argv)
                     lastv[e] = 0;
             double mean_r = roll_reward / pc.n_steps;
             roll_reward = 0;
-            lr_ppo_update_envs(ppo, lastv, NULL);
+            struct lr_ppo_stats st;
+            lr_ppo_update_envs(ppo, lastv, &st);
             if (lr_plot_add(plot, "mean reward", (double) step, mean_r, 0)
                 || lr_plot_add(plot, "blocking", (double) step, blocking, 0)) {
                 lr_cli_err(CMD, "out of memory");
@@ -846,7 +854,7 @@ lr_cmd_train(int argc, char **argv)
             }
             if (bar && lr_cli_now() - last_bar > 0.25) {
                 progress(&o, step < o.steps ? step : o.steps, t0, mean_r,
-                         blocking);
+                         blocking, st.anchor_kl);
                 last_bar = lr_cli_now();
             }
         }
