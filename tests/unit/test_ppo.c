@@ -214,6 +214,33 @@ random_mask(struct lr_rng *r, uint8_t *mask, int n)
         mask[lr_rng_below(r, (uint32_t) n)] = 1;
 }
 
+/* Fills p's rollout with n transitions: random observations in [-1, 1)
+ * and masks, the agent's sampled actions, their log-probabilities and
+ * values off by up to +-jitter/2, random rewards, advantages and
+ * returns in [-1, 1). */
+static void
+random_rollout(struct lr_ppo *p, struct lr_rng *r, int n, double jitter)
+{
+    enum { MAX = 8 };
+    int no = p->cfg.n_obs, na = p->cfg.n_act;
+    CU_ASSERT_FATAL(no <= MAX && na <= MAX);
+    for (int t = 0; t < n; t++) {
+        float obs[MAX];
+        uint8_t mask[MAX];
+        for (int i = 0; i < no; i++)
+            obs[i] = (float) (lr_rng_uniform(r) * 2 - 1);
+        random_mask(r, mask, na);
+        double logp, v;
+        int a = lr_ppo_act(p, obs, mask, true, &logp, &v);
+        lr_ppo_store(p, obs, mask, a,
+                     logp + (lr_rng_uniform(r) - 0.5) * jitter,
+                     v + (lr_rng_uniform(r) - 0.5) * jitter,
+                     lr_rng_uniform(r), false);
+        p->adv[t] = lr_rng_uniform(r) * 2 - 1;
+        p->ret[t] = lr_rng_uniform(r) * 2 - 1;
+    }
+}
+
 /* The whole PPO loss (clipped policy term, entropy of the masked policy,
  * clipped value term) against finite differences on every weight, by the
  * per-sample or the batched path (16 transitions: 4 batches of the 4
@@ -226,22 +253,9 @@ ppo_loss_gradient(bool per_sample, bool anchored)
     p->cfg.per_sample = per_sample;
     struct lr_rng r;
     lr_rng_seed(&r, 10);
-    for (int t = 0; t < N; t++) {
-        float obs[NO];
-        uint8_t mask[NA];
-        for (int i = 0; i < NO; i++)
-            obs[i] = (float) (lr_rng_uniform(&r) * 2 - 1);
-        random_mask(&r, mask, NA);
-        double logp, v;
-        int a = lr_ppo_act(p, obs, mask, true, &logp, &v);
-        /* Old policy and values a little off, inside and outside the
-         * clip range. */
-        lr_ppo_store(p, obs, mask, a, logp + (lr_rng_uniform(&r) - 0.5) * 0.6,
-                     v + (lr_rng_uniform(&r) - 0.5) * 0.6,
-                     lr_rng_uniform(&r), false);
-        p->adv[t] = lr_rng_uniform(&r) * 2 - 1;
-        p->ret[t] = lr_rng_uniform(&r) * 2 - 1;
-    }
+    /* Old policy and values a little off, inside and outside the clip
+     * range. */
+    random_rollout(p, &r, N, 0.6);
     /* The weights rounded to float, so that the batched (float) pass and
      * the double reference see the same network. */
     struct lr_mlp *nets[2] = { p->actor, p->critic };
@@ -343,18 +357,7 @@ test_anchor_term(void)
     p->cfg.per_sample = true;
     struct lr_rng r;
     lr_rng_seed(&r, 22);
-    for (int t = 0; t < N; t++) {
-        float obs[NO];
-        uint8_t mask[NA];
-        for (int i = 0; i < NO; i++)
-            obs[i] = (float) (lr_rng_uniform(&r) * 2 - 1);
-        random_mask(&r, mask, NA);
-        double logp, v;
-        int a = lr_ppo_act(p, obs, mask, true, &logp, &v);
-        lr_ppo_store(p, obs, mask, a, logp, v, 1, false);
-        p->adv[t] = lr_rng_uniform(&r) * 2 - 1;
-        p->ret[t] = 0;
-    }
+    random_rollout(p, &r, N, 0);
     int np = p->actor->n_params;
     double *g0 = malloc((size_t) np * sizeof *g0);
     double l0 = lr_ppo_loss_grad(p, 0, N);
