@@ -37,6 +37,8 @@ await_log() {   # await_log REGEX: up to 10 s for a line of the log
 note_of() {   # the planner-note in $tmp/body
     jq -r '."lightrail-job:job"[0].state."planner-note" // ""' "$tmp/body"
 }
+# The note of an intent without iterations under a known-work policy.
+NOTE_NO_ITERATIONS="ppo: the ppo policy reads each job's length: give iterations in the intent; planned by cdynp"
 
 # 1. A missing file.
 use_policy policies/missing.pol
@@ -139,7 +141,7 @@ if $LIGHTRAIL train --topology "$srcdir/examples/topologies/metro.json" \
     fi
     ppo_intent k2 gpt-1.9b 8 8 > "$tmp/k2.json"
     api POST $JOBS "$tmp/k2.json"
-    if [ "$STATUS" = 201 ] && [ "$(note_of)" = "ppo: the ppo policy reads each job's length: give iterations in the intent; planned by cdynp" ]; then
+    if [ "$STATUS" = 201 ] && [ "$(note_of)" = "$NOTE_NO_ITERATIONS" ]; then
         ok "known-work policy: an intent without iterations falls back, saying what to do"
     else
         notok "known-work policy, no iterations: $STATUS $(cat "$tmp/body")"
@@ -183,7 +185,7 @@ if $LIGHTRAIL train --topology "$srcdir/examples/topologies/metro.json" \
     await_log "ppo policy .*live.pol reloaded: intents for ppo use it"
     ppo_intent s2 gpt-1.9b 8 8 > "$tmp/s2.json"
     api POST $JOBS "$tmp/s2.json"
-    if [ "$STATUS" = 201 ] && [ "$(note_of)" = "ppo: the ppo policy reads each job's length: give iterations in the intent; planned by cdynp" ]; then
+    if [ "$STATUS" = 201 ] && [ "$(note_of)" = "$NOTE_NO_ITERATIONS" ]; then
         ok "SIGHUP with a new file: reloaded, the new policy decides"
     else
         notok "SIGHUP, new file: $STATUS $(note_of); log: $(tail -n 2 "$D/log")"
