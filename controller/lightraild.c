@@ -10,8 +10,8 @@
  * (controller/lr_worker.h) so that the loop never waits for a device.
  * SIGTERM or SIGINT: the server drains (503 to new requests), the loop
  * waits until the device work in flight has ended and been answered,
- * then exits 0.  SIGHUP: the ppo-policy file is loaded again (see
- * below).
+ * then exits 0.  SIGHUP, or the API's reload-ppo-policy: the ppo-policy
+ * file is loaded again (see below).
  *
  * In the state directory it writes lightraild.pid and lightraild.port
  * (the port bound, useful with port 0) once it serves.
@@ -176,6 +176,22 @@ log_policy(const struct daemon *d, const char *done)
                "planned by cdynp: %s", why);
 }
 
+/* One line on a reload by 'how' (SIGHUP, the API) that returned 'rc'
+ * (lr_ctl_ppo_reload, not EBUSY) with 'err'. */
+static void
+log_reload(const struct daemon *d, const char *how, int rc, const char *err)
+{
+    bool usable;
+    lr_ctl_ppo_status(d->ctl, &usable);
+    if (rc == ENOENT)
+        lr_log(LR_LOG_INFO, "%s: %s", how, err);
+    else if (rc == 0 || (rc == EINVAL && !usable))   /* replaced */
+        log_policy(d, "reloaded");
+    else
+        lr_log(LR_LOG_WARN, "ppo policy %s not reloaded: %s", d->policy,
+               err);
+}
+
 /* SIGHUP: the ppo-policy file is loaded again (retrained in place); the
  * configuration is not re-read.  A file that does not load leaves the
  * policy in use as it was.  While a decision is in flight the reload
@@ -202,15 +218,14 @@ on_sighup(evutil_socket_t sig, short what, void *arg)
         return;
     }
     d->reload_waiting = false;
-    bool usable;
-    lr_ctl_ppo_status(d->ctl, &usable);
-    if (rc == ENOENT)
-        lr_log(LR_LOG_INFO, "SIGHUP: %s", err);
-    else if (rc == 0 || (rc == EINVAL && !usable))   /* replaced */
-        log_policy(d, "reloaded");
-    else
-        lr_log(LR_LOG_WARN, "ppo policy %s not reloaded: %s", d->policy,
-               err);
+    log_reload(d, "SIGHUP", rc, err);
+}
+
+/* The API's reload-ppo-policy (nb_app.reloaded). */
+static void
+on_api_reload(void *arg, int rc, const char *err)
+{
+    log_reload(arg, "reload-ppo-policy", rc, err);
 }
 
 static void
@@ -417,6 +432,8 @@ main(int argc, char **argv)
         goto cleanup;
     }
     app.decider = d.decider;
+    app.reloaded = on_api_reload;
+    app.reloaded_arg = &d;
     d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
     d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
     d.sighup = evsignal_new(d.base, SIGHUP, on_sighup, &d);

@@ -20,6 +20,7 @@
 #include "planner/lr_util.h"
 #include "southbound/sb_linux.h"
 #include "southbound/sb_parallel.h"
+#include "tools/lightrail/lr_policy_file.h"
 
 /* Rates tried for a lightpath, best first (Gb/s). */
 static const double lr_ctl_rates[] = { 400, 200, 100 };
@@ -88,6 +89,10 @@ struct lr_ctl {
     double ppo_mean_job_s;
     struct lr_ctl_ppo_rollout ppo_ro;
     bool ppo_has_ro;
+    /* When the policy in use was loaded (ctl_now_ms) and how many reloads
+     * replaced it since lr_ctl_new(), for lr_ctl_ppo_info(). */
+    long long ppo_loaded_ms;
+    unsigned long ppo_reloads;
     const struct lr_jenv_policy *ppo_base;
     void *ppo_base_arg;
     long long (*clock_ms)(void *);    /* lr_ctl_config's, or NULL */
@@ -2575,6 +2580,7 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
         c->ppo_base_arg = cfg->ppo_base_arg;
         if ((rc = ppo_load(c, &c->ppo, err, errlen)))
             goto fail;
+        c->ppo_loaded_ms = ctl_now_ms(c);
     }
     rc = cfg->inspect ? inspect(c, err, errlen)
                       : recover(c, report, err, errlen);
@@ -2636,7 +2642,36 @@ lr_ctl_ppo_reload(struct lr_ctl *c, char *err, size_t errlen)
     }
     lr_ctl_ppo_free(c->ppo);
     c->ppo = p;
+    c->ppo_loaded_ms = ctl_now_ms(c);
+    c->ppo_reloads++;
     return why ? fail(err, errlen, EINVAL, "%s", why) : 0;
+}
+
+int
+lr_ctl_ppo_info(const struct lr_ctl *c, struct lr_ctl_ppo_info *info)
+{
+    *info = (struct lr_ctl_ppo_info) { 0 };
+    if (!c->ppo)
+        return ENOENT;
+    const struct lr_policy_meta *m = lr_ctl_ppo_meta(c->ppo);
+    info->file = c->ppo_path;
+    info->why = lr_ctl_ppo_why(c->ppo);
+    info->usable = !info->why;
+    info->rollout = c->ppo_has_ro;
+    info->loaded_ms = c->ppo_loaded_ms;
+    info->reloads = c->ppo_reloads;
+    if (m) {
+        info->loaded = true;
+        info->checksum = m->checksum;
+        info->holding = lr_jenv_holding_name(m->holding_mode);
+        info->refuse = m->refuse;
+        info->known_work = m->known_work;
+        info->held_work = m->held_work;
+        info->topology = m->topology;
+        info->teacher = m->teacher[0] ? m->teacher : NULL;
+        info->command = m->command;
+    }
+    return 0;
 }
 
 const char *

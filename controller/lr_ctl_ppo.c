@@ -267,6 +267,12 @@ lr_ctl_ppo_why(const struct lr_ctl_ppo *p)
     return p->why[0] ? p->why : NULL;
 }
 
+const struct lr_policy_meta *
+lr_ctl_ppo_meta(const struct lr_ctl_ppo *p)
+{
+    return p->agent ? &p->meta : NULL;
+}
+
 struct lr_jenv *
 lr_ctl_ppo_env(struct lr_ctl_ppo *p)
 {

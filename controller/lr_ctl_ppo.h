@@ -99,6 +99,11 @@ void lr_ctl_ppo_bind(struct lr_ctl_ppo *, const struct lr_topo *topo,
 /* NULL when usable, else one line: what is wrong and what to do. */
 const char *lr_ctl_ppo_why(const struct lr_ctl_ppo *);
 
+/* What the file says of itself (its header and checksum; borrowed, valid
+ * until lr_ctl_ppo_free), or NULL when it did not load. */
+struct lr_policy_meta;
+const struct lr_policy_meta *lr_ctl_ppo_meta(const struct lr_ctl_ppo *);
+
 /* The environment (borrowed), for the controller and the tests. */
 struct lr_jenv *lr_ctl_ppo_env(struct lr_ctl_ppo *);
 

@@ -170,13 +170,17 @@ submit_deferred(struct nb_app *app, struct nb_pending *pending,
     nb_pending_reply(pending, &resp);
 }
 
-/* A ppo intent waiting for the decider (app->waiting), then decided. */
+/* A ppo intent waiting for the decider (app->waiting), then decided; or
+ * a reload of the policy ('reload'), done in its turn. */
 struct nb_decision {
     struct nb_app *app;
     struct nb_pending *pending;
     struct lr_intent in;
+    bool reload;
     struct nb_decision *next;
 };
+
+static void reload_policy(struct nb_app *, struct nb_response *, int *rc);
 
 static void decide_next(struct nb_app *);
 
@@ -201,7 +205,20 @@ decide_next(struct nb_app *app)
         struct nb_decision *w = app->waiting;
         struct lr_ctl_op *op = NULL;
         char err[512];
-        int rc = lr_ctl_decide_begin(app->ctl, &w->in, &op, err, sizeof err);
+        int rc;
+        if (w->reload) {
+            struct nb_response resp = { .status = 0 };
+            reload_policy(app, &resp, &rc);
+            if (rc == EBUSY)
+                return;               /* decision_done calls again */
+            app->waiting = w->next;
+            if (!app->waiting)
+                app->waiting_tail = &app->waiting;
+            nb_pending_reply(w->pending, &resp);
+            free(w);
+            continue;
+        }
+        rc = lr_ctl_decide_begin(app->ctl, &w->in, &op, err, sizeof err);
         if (rc == EBUSY)
             return;                   /* decision_done calls again */
         app->waiting = w->next;
@@ -223,8 +240,9 @@ decide_next(struct nb_app *app)
     }
 }
 
-/* Queues a ppo intent behind those waiting for the decider; false when
- * out of memory (the caller answers now). */
+/* Queues a ppo intent ('in'), or a reload ('in' NULL), behind those
+ * waiting for the decider; false when out of memory (the caller answers
+ * now). */
 static bool
 queue_decision(struct nb_app *app, const struct nb_request *req,
                const struct lr_intent *in)
@@ -235,7 +253,10 @@ queue_decision(struct nb_app *app, const struct nb_request *req,
         return false;
     }
     w->app = app;
-    w->in = *in;
+    if (in)
+        w->in = *in;
+    else
+        w->reload = true;
     if (!app->waiting_tail)
         app->waiting_tail = &app->waiting;
     *app->waiting_tail = w;
@@ -487,8 +508,23 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
         e->delay_us = emu[i].delay_s * 1e6;
     }
     free(emu);
+    struct lr_ctl_ppo_info pi;
+    struct lr_state_ppo ppo;
+    if (!lr_ctl_ppo_info(app->ctl, &pi))
+        ppo = (struct lr_state_ppo) {
+            .file = pi.file, .usable = pi.usable, .reason = pi.why,
+            .rollout = pi.rollout, .loaded_ms = pi.loaded_ms,
+            .reloads = pi.reloads > UINT32_MAX ? UINT32_MAX
+                                               : (uint32_t) pi.reloads,
+            .loaded = pi.loaded, .checksum = pi.checksum,
+            .holding = pi.holding, .refuse = pi.refuse,
+            .known_work = pi.known_work, .held_work = pi.held_work,
+            .topology = pi.topology, .teacher = pi.teacher,
+            .command = pi.command,
+        };
     const struct lr_ctl_counters *cn = lr_ctl_counters(app->ctl);
     struct lr_state_view v = {
+        .ppo = pi.file ? &ppo : NULL,
         .n_links = t->n_links, .links = links, .n_dcs = cl->n_dcs,
         .dcs = dcs, .n_emulated = n_emu, .emulated = em,
         .counters = { .admissions = cn->admissions, .blocks = cn->blocks,
@@ -590,6 +626,49 @@ h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
     lr_ctl_op_run(op);
     rc = lr_ctl_reconcile_end(app->ctl, op, &report, &drift, err, sizeof err);
     answer_reconcile(resp, rc, repair, report, drift, err);
+}
+
+/* Reloads the ppo policy now and answers in 'resp' (204, or why not);
+ * '*rc' is lr_ctl_ppo_reload's, EBUSY leaving 'resp' untouched. */
+static void
+reload_policy(struct nb_app *app, struct nb_response *resp, int *rc)
+{
+    char err[768];
+    *rc = lr_ctl_ppo_reload(app->ctl, err, sizeof err);
+    if (*rc == EBUSY)
+        return;
+    if (app->reloaded)
+        app->reloaded(app->reloaded_arg, *rc, err);
+    if (*rc == 0)
+        resp->status = 204;
+    else if (*rc == ENOENT)
+        nb_error(resp, 409, "data-missing", NULL, "%s; name a policy file "
+                 "in ppo-policy of lightraild's configuration and restart "
+                 "it", err);
+    else
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+}
+
+/* POST .../lightrail-state:reload-ppo-policy: no input (an empty body),
+ * no output (204).  With a decider it queues behind the ppo intents
+ * before it, whose decisions hold the policy. */
+static void
+h_reload(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    for (size_t i = 0; i < req->body_len; i++)
+        if (!strchr(" \t\r\n", req->body[i])) {
+            nb_error(resp, 400, "invalid-value", NULL, "reload-ppo-policy "
+                     "takes no input: send an empty body");
+            return;
+        }
+    if (app->decider && queue_decision(app, req, NULL))
+        return;
+    int rc;
+    reload_policy(app, resp, &rc);
+    if (rc == EBUSY)   /* a decision in flight and no queue to wait in */
+        nb_error(resp, 409, "in-use", NULL, "a ppo decision is in flight: "
+                 "try again");
 }
 
 /* Appends printf output to a growing buffer. */
@@ -801,6 +880,8 @@ static struct nb_route routes[] = {
     { NB_GET, "/restconf/data/lightrail-state:state", h_state, false },
     { NB_POST, "/restconf/operations/lightrail-job:reconcile", h_reconcile,
       false },
+    { NB_POST, "/restconf/operations/lightrail-state:reload-ppo-policy",
+      h_reload, false },
     { NB_GET, "/metrics", h_metrics, true },
 };
 
@@ -817,8 +898,10 @@ h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
 const struct nb_route *
 nb_restconf_routes(int *n, int metrics_public)
 {
-    routes[0].handler = h_jobs;
-    routes[6].public = metrics_public != 0;
     *n = (int) (sizeof routes / sizeof *routes);
+    routes[0].handler = h_jobs;
+    for (int i = 0; i < *n; i++)
+        if (!strcmp(routes[i].path, "/metrics"))
+            routes[i].public = metrics_public != 0;
     return routes;
 }

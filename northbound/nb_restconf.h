@@ -16,6 +16,9 @@
  *                                                       counters
  *   POST   /restconf/operations/lightrail-job:reconcile compare devices
  *                                                       with the store
+ *   POST   /restconf/operations/lightrail-state:reload-ppo-policy
+ *                                                       load the ppo
+ *                                                       policy file again
  *   GET    /metrics                                     Prometheus text
  *
  * With a device worker, a POST or DELETE of a job that has devices to
@@ -54,6 +57,11 @@ struct nb_app {
      * milliseconds never hold the other requests up. */
     struct lr_worker *decider;
     struct nb_decision *waiting, **waiting_tail;
+    /* Called after each reload of the ppo policy through the API, with
+     * lr_ctl_ppo_reload's code and message (lightraild logs it), or
+     * NULL. */
+    void (*reloaded)(void *arg, int rc, const char *err);
+    void *reloaded_arg;
 };
 
 /* The route table; 'metrics_public' makes /metrics answer without

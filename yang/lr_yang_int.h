@@ -5,6 +5,7 @@
 #define LR_YANG_INT_H 1
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct ly_ctx;
 struct lyd_node;
@@ -99,5 +100,9 @@ struct lyd_node *lr_yang_next_same(const struct lyd_node *node);
  * Borrowed from the tree. */
 const char *lr_yang_leaf(const struct lyd_node *parent, const char *module,
                          const char *name);
+
+/* Unix milliseconds as yang:date-and-time, UTC, into buf (32 bytes
+ * suffice). */
+void lr_yang_job_time(int64_t ms, char *buf, size_t size);
 
 #endif

@@ -435,8 +435,8 @@ lr_yang_job_term(struct lyd_node *parent, const struct lys_module *mod,
     return lyd_new_term(parent, mod, name, buf, 0, NULL);
 }
 
-/* Unix milliseconds as yang:date-and-time, UTC. */
-static void
+/* Unix milliseconds as yang:date-and-time, UTC (lr_yang_int.h). */
+void
 lr_yang_job_time(int64_t ms, char *buf, size_t size)
 {
     time_t s = (time_t) (ms / 1000);

@@ -72,6 +72,56 @@ lr_yang_state_finish(struct ly_ctx *ctx, LY_ERR rc, struct lyd_node **rootp,
 }
 
 static LY_ERR
+lr_yang_state_bool(struct lyd_node *parent, const struct lys_module *mod,
+                   const char *name, bool b)
+{
+    return lyd_new_term(parent, mod, name, b ? "true" : "false", 0, NULL);
+}
+
+/* The container ppo-policy: the leaves with a value, in the module's
+ * order. */
+static LY_ERR
+lr_yang_state_ppo(const struct lys_module *mod, const struct lr_state_ppo *p,
+                  struct lyd_node *root)
+{
+    struct lyd_node *n;
+    char ts[40];
+    LY_ERR rc;
+
+    if ((rc = lyd_new_inner(root, mod, "ppo-policy", 0, &n))
+        || (rc = lyd_new_term(n, mod, "file", p->file, 0, NULL))
+        || (rc = lr_yang_state_bool(n, mod, "usable", p->usable))
+        || (!p->usable && p->reason
+            && (rc = lyd_new_term(n, mod, "reason", p->reason, 0, NULL)))
+        || (rc = lr_yang_state_bool(n, mod, "rollout", p->rollout)))
+        return rc;
+    if (p->loaded_ms > 0) {
+        lr_yang_job_time(p->loaded_ms, ts, sizeof ts);
+        if ((rc = lyd_new_term(n, mod, "loaded", ts, 0, NULL)))
+            return rc;
+    }
+    if ((rc = lr_yang_state_term(n, mod, "reloads", "%" PRIu32, p->reloads)))
+        return rc;
+    if (!p->loaded)
+        return LY_SUCCESS;
+    if ((rc = lr_yang_state_term(n, mod, "checksum", "%016" PRIx64,
+                                 p->checksum))
+        || (p->topology
+            && (rc = lyd_new_term(n, mod, "topology", p->topology, 0, NULL)))
+        || (p->holding
+            && (rc = lyd_new_term(n, mod, "holding", p->holding, 0, NULL)))
+        || (rc = lr_yang_state_bool(n, mod, "refuse", p->refuse))
+        || (rc = lr_yang_state_bool(n, mod, "known-work", p->known_work))
+        || (rc = lr_yang_state_bool(n, mod, "held-work", p->held_work))
+        || (p->teacher
+            && (rc = lyd_new_term(n, mod, "teacher", p->teacher, 0, NULL)))
+        || (p->command
+            && (rc = lyd_new_term(n, mod, "command", p->command, 0, NULL))))
+        return rc;
+    return LY_SUCCESS;
+}
+
+static LY_ERR
 lr_yang_state_build(const struct lys_module *mod,
                     const struct lr_state_view *v, struct lyd_node *root)
 {
@@ -142,6 +192,8 @@ lr_yang_state_build(const struct lys_module *mod,
                                             e->loss))))
             return rc;
     }
+    if (v->ppo && (rc = lr_yang_state_ppo(mod, v->ppo, root)))
+        return rc;
     if ((rc = lyd_new_inner(root, mod, "counters", 0, &cnt))
         || (rc = lr_yang_state_term(cnt, mod, "jobs-active", "%" PRIu64,
                                     c->jobs_active))

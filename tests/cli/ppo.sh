@@ -9,7 +9,11 @@
 # decides (the start log and the notes say so), off the event loop and
 # one decision at a time (intents at once, and a stop while they wait),
 # SIGHUP loads the file again (a bad file is not taken), and a
-# ppo-rollout without its load is refused at start.  Ends with lightrail-check.
+# ppo-rollout without its load is refused at start.  The state's
+# ppo-policy shows the policy in use (usable or why not, its checksum,
+# what it was trained for), and the operation reload-ppo-policy (and
+# `lightrail policy reload`) loads it again as SIGHUP does, queued behind
+# the ppo intents before it.  Ends with lightrail-check.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 . "$srcdir/tests/cli/devlib.sh"     # daemon_exits
@@ -37,8 +41,51 @@ await_log() {   # await_log REGEX: up to 10 s for a line of the log
 note_of() {   # the planner-note in $tmp/body
     jq -r '."lightrail-job:job"[0].state."planner-note" // ""' "$tmp/body"
 }
+STATE=/restconf/data/lightrail-state:state
+RELOAD=/restconf/operations/lightrail-state:reload-ppo-policy
+get_state() {   # the state into $tmp/state
+    api GET $STATE
+    cp "$tmp/body" "$tmp/state"
+}
+pp() {   # pp LEAF: a leaf of the state's ppo-policy, "" when absent
+    jq -r --arg k "$1" '."lightrail-state:state"."ppo-policy" // {}
+        | if has($k) then .[$k] | tostring else "" end' "$tmp/state"
+}
+trailer() {   # trailer FILE: a policy file's checksum, its last 8 bytes
+    tail -c 8 "$1" | od -An -tx1 | tr -d ' \n'
+}
+policy_cli() {   # policy_cli ACTION [OPTIONS]: lightrail policy, RC set
+    RC=0
+    $LIGHTRAIL policy "$@" --server "$URL" --cacert "$D/tls/cert.pem" \
+        --token $TOKEN > "$tmp/out" 2> "$tmp/err" || RC=$?
+}
 # The note of an intent without iterations under a known-work policy.
 NOTE_NO_ITERATIONS="ppo: the ppo policy reads each job's length: give iterations in the intent; planned by cdynp"
+
+# 0. No ppo-policy: the state has none, and there is nothing to reload.
+: > "$D/log"
+start_daemon || { notok "lightraild did not start without a policy"; lr_summary; exit 1; }
+get_state
+if [ "$STATUS" = 200 ] && jq -e '."lightrail-state:state" | has("counters") and (has("ppo-policy") | not)' "$tmp/state" > /dev/null; then
+    ok "no ppo-policy: the state shows none"
+else
+    notok "no ppo-policy: state $STATUS $(cat "$tmp/state")"
+fi
+api POST $RELOAD
+if [ "$STATUS" = 409 ] && jq -e '."ietf-restconf:errors".error[0]."error-message" | test("no ppo-policy in the configuration: nothing to reload; name a policy file")' "$tmp/body" > /dev/null; then
+    ok "no ppo-policy: reload-ppo-policy is 409, saying what to do"
+else
+    notok "no ppo-policy, reload: $STATUS $(cat "$tmp/body")"
+fi
+policy_cli show
+[ $RC = 4 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "no ppo-policy configured" "$tmp/err" \
+    && ok "no ppo-policy: lightrail policy show exits 4: $(cat "$tmp/err")" \
+    || notok "no ppo-policy, policy show: exit $RC, $(cat "$tmp/err")"
+policy_cli reload
+[ $RC = 3 ] && grep -q "409: no ppo-policy in the configuration" "$tmp/err" \
+    && ok "no ppo-policy: lightrail policy reload exits 3" \
+    || notok "no ppo-policy, policy reload: exit $RC, $(cat "$tmp/err")"
+stop_daemon
 
 # 1. A missing file.
 use_policy policies/missing.pol
@@ -62,6 +109,14 @@ fi
 api GET "$JOBS/job=m1"
 [ "$(note_of)" = "$note" ] && ok "the note is in the job's state on GET" \
     || notok "GET m1: $(cat "$tmp/body")"
+get_state
+if [ "$(pp usable)" = false ] && [ "$(pp reloads)" = 0 ] && [ -z "$(pp checksum)" ] \
+   && [ "ppo: $(pp reason); planned by cdynp" = "$note" ] \
+   && pp file | grep -q "/policies/missing.pol$"; then
+    ok "missing policy: the state's ppo-policy is unusable with the note's reason, no checksum"
+else
+    notok "missing policy, state: $(jq -c '."lightrail-state:state"."ppo-policy"' "$tmp/state")"
+fi
 stop_daemon
 
 # 2. A corrupt file (truncated).
@@ -113,6 +168,27 @@ if [ "$STATUS" = 200 ] \
 else
     notok "/metrics: $STATUS $(grep ppo "$tmp/body")"
 fi
+get_state
+if [ "$(pp usable)" = true ] && [ "$(pp checksum)" = "$(trailer "$POLICY")" ] \
+   && [ "$(pp holding)" = exp ] && [ "$(pp known-work)" = false ] \
+   && [ "$(pp rollout)" = false ] && [ "$(pp topology)" = metro ] \
+   && [ -z "$(pp reason)" ] && pp command | grep -q "^lightrail train " \
+   && pp loaded | grep -q '^20[0-9][0-9]-[01][0-9]-[0-3][0-9]T'; then
+    ok "metro policy: the state's ppo-policy is usable, with the file's checksum $(pp checksum)"
+else
+    notok "metro policy, state: $(jq -c '."lightrail-state:state"."ppo-policy"' "$tmp/state")"
+fi
+policy_cli show
+if [ $RC = 0 ] && grep -q "^checksum    $(trailer "$POLICY")$" "$tmp/out" \
+   && grep -q "^usable      yes: intents for ppo are decided by it$" "$tmp/out"; then
+    ok "lightrail policy show: usable, with its checksum"
+else
+    notok "lightrail policy show: exit $RC, $(cat "$tmp/out" "$tmp/err")"
+fi
+policy_cli show --format json
+[ $RC = 0 ] && jq -e '."lightrail-state:ppo-policy".usable == true' "$tmp/out" > /dev/null \
+    && ok "lightrail policy show --format json: the server's ppo-policy" \
+    || notok "policy show --format json: exit $RC, $(cat "$tmp/out" "$tmp/err")"
 stop_daemon
 
 # 4. A policy trained with known work (a short run: its choices do not
@@ -190,6 +266,54 @@ if $LIGHTRAIL train --topology "$srcdir/examples/topologies/metro.json" \
     else
         notok "SIGHUP, new file: $STATUS $(note_of); log: $(tail -n 2 "$D/log")"
     fi
+    get_state
+    [ "$(pp checksum)" = "$(trailer "$D/policies/kw.pol")" ] && [ "$(pp reloads)" = 1 ] \
+       && [ "$(pp known-work)" = true ] \
+        && ok "SIGHUP: the state shows the new file (known work, reloads 1)" \
+        || notok "SIGHUP, state: $(jq -c '."lightrail-state:state"."ppo-policy"' "$tmp/state")"
+
+    # 4c. The same through the API: reload-ppo-policy with a body is 400;
+    # with a truncated file 500, saying why, and nothing changes; with
+    # the metro file again (lightrail policy reload) 204 and the state
+    # shows it.
+    printf '{"lightrail-state:input":{"force":true}}' > "$tmp/in.json"
+    api POST $RELOAD "$tmp/in.json"
+    [ "$STATUS" = 400 ] && grep -q "takes no input: send an empty body" "$tmp/body" \
+        && ok "reload-ppo-policy with a body: 400" \
+        || notok "reload-ppo-policy with a body: $STATUS $(cat "$tmp/body")"
+    head -c 5000 "$POLICY" > "$D/policies/live.pol"
+    : > "$D/log"
+    api POST $RELOAD
+    msg=$(jq -r '."ietf-restconf:errors".error[0]."error-message"' "$tmp/body")
+    cp "$tmp/body" "$tmp/reload.body"
+    get_state
+    if [ "$STATUS" = 200 ] && echo "$msg" | grep -q "live.pol: checksum mismatch.*the policy loaded before stays in use" \
+       && [ "$(pp checksum)" = "$(trailer "$D/policies/kw.pol")" ] && [ "$(pp reloads)" = 1 ] \
+       && [ "$(pp usable)" = true ] && grep -q "ppo policy .*live.pol not reloaded: " "$D/log"; then
+        ok "reload-ppo-policy, truncated file: $(jq -r '.["ietf-restconf:errors"].error[0]."error-tag"' "$tmp/reload.body"), the policy in use unchanged, logged"
+    else
+        notok "reload-ppo-policy, truncated: $msg; state $(jq -c '."lightrail-state:state"."ppo-policy"' "$tmp/state")"
+    fi
+    ppo_intent s3 gpt-1.9b 8 8 > "$tmp/s3.json"
+    api POST $JOBS "$tmp/s3.json"
+    [ "$STATUS" = 201 ] && [ "$(note_of)" = "$NOTE_NO_ITERATIONS" ] \
+        && ok "reload-ppo-policy refused: the known-work policy decides on" \
+        || notok "after a refused reload: $STATUS $(note_of)"
+    policy_cli reload
+    [ $RC = 1 ] && grep -q "500: .*stays in use" "$tmp/err" \
+        && ok "lightrail policy reload, truncated file: exit 1, the server's reason" \
+        || notok "policy reload, truncated: exit $RC, $(cat "$tmp/err")"
+    cp "$POLICY" "$D/policies/live.pol"
+    policy_cli reload
+    get_state
+    if [ $RC = 0 ] && grep -q "^checksum    $(trailer "$POLICY")$" "$tmp/out" \
+       && [ "$(pp reloads)" = 2 ] && [ "$(pp known-work)" = false ] \
+       && grep -q "ppo policy .*live.pol reloaded: intents for ppo use it" "$D/log"; then
+        ok "lightrail policy reload: the metro file again, shown and logged (reloads 2)"
+    else
+        notok "policy reload: exit $RC, $(cat "$tmp/out" "$tmp/err"); log: $(tail -n 2 "$D/log")"
+    fi
+    api DELETE "$JOBS/job=s3"
     api DELETE "$JOBS/job=s1"
     api DELETE "$JOBS/job=s2"
     stop_daemon
@@ -252,8 +376,17 @@ done
 intent cd bert-large 4 > "$tmp/cd.json"
 post_bg cd "$tmp/cd.json"
 kill -HUP $PID      # a reload among them: after any decision in flight
+# and one through the API: queued behind the intents before it.
+curl -s -o "$tmp/rl.body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+    -H "Authorization: Bearer $TOKEN" -X POST "$URL$RELOAD" > "$tmp/rl.status" &
+BG="$BG $!"
 wait $BG
 BG=
+# Two reloads, SIGHUP's and the API's, each logged once.
+for _ in $(seq 100); do
+    [ "$(grep -c "ppo policy .*metro.pol reloaded: intents for ppo use its rollout" "$D/log")" -ge 2 ] && break
+    sleep 0.1
+done
 if await_log "ppo policy .*metro.pol reloaded: intents for ppo use its rollout"; then
     grep -q "the reload waits for the decision in flight" "$D/log" \
         && waited="after a decision in flight" || waited="between decisions"
@@ -261,6 +394,10 @@ if await_log "ppo policy .*metro.pol reloaded: intents for ppo use its rollout";
 else
     notok "ppo-rollout: SIGHUP: $(tail -n 3 "$D/log")"
 fi
+get_state
+[ "$(cat "$tmp/rl.status")" = 204 ] && [ "$(pp rollout)" = true ] && [ "$(pp reloads)" = 2 ] \
+    && ok "ppo-rollout: reload-ppo-policy among the intents is 204 (SIGHUP and it: reloads 2)" \
+    || notok "ppo-rollout, API reload: $(cat "$tmp/rl.status" "$tmp/rl.body"); state $(jq -c '."lightrail-state:state"."ppo-policy"' "$tmp/state")"
 statuses=$(for k in 1 2 3 4 5; do cat "$tmp/p$k.status"; echo; done | sort | tr '\n' ' ')
 [ "$statuses" = "201 201 201 201 409 " ] && [ "$(cat "$tmp/cd.status")" = 201 ] \
     && ok "ppo-rollout: five ppo intents at once, each answered ($statuses), a cdynp one beside them" \

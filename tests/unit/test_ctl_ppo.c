@@ -441,12 +441,31 @@ copy_file(const char *from, const char *to)
     CU_ASSERT_EQUAL(fclose(out), 0);
 }
 
+/* A policy file's own checksum: its last 8 bytes, big-endian. */
+static uint64_t
+file_trailer(const char *path)
+{
+    uint8_t b[8] = { 0 };
+    FILE *f = fopen(path, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fseek(f, -8, SEEK_END), 0);
+    CU_ASSERT_EQUAL(fread(b, 1, 8, f), 8);
+    fclose(f);
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | b[i];
+    return v;
+}
+
 /* lr_ctl_ppo_reload (SIGHUP): a file that does not load leaves the
  * policy in use deciding; a good one replaces it; the jobs placed and
- * the GPUs they hold are not touched either way. */
+ * the GPUs they hold are not touched either way.  lr_ctl_ppo_info
+ * follows: the file's checksum and header, the reloads that replaced
+ * it. */
 static void
 test_reload_policy(void)
 {
+    struct lr_ctl_ppo_info info;
     char err[1024], path[256];
     snprintf(path, sizeof path, "%s/live.pol", dir);
     copy_file(src("examples/policies/metro.pol"), path);
@@ -457,6 +476,17 @@ test_reload_policy(void)
     CU_ASSERT_EQUAL(strncmp(job.note, "ppo: candidate ", 15), 0);
     int used[LR_TM_MAX_DCS];
     memcpy(used, lr_ctl_gpus_used(c), (size_t) cluster->n_dcs * sizeof *used);
+    uint64_t first = file_trailer(path);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_ppo_info(c, &info), 0);
+    CU_ASSERT(info.usable && info.loaded && !info.why && !info.rollout);
+    CU_ASSERT_STRING_EQUAL(info.file, path);
+    CU_ASSERT_EQUAL(info.checksum, first);
+    CU_ASSERT_EQUAL(info.reloads, 0);
+    CU_ASSERT(info.loaded_ms > 0);
+    CU_ASSERT_STRING_EQUAL(info.holding, "exp");
+    CU_ASSERT_STRING_EQUAL(info.topology, "metro");
+    CU_ASSERT(!info.refuse && !info.known_work && !info.held_work);
+    CU_ASSERT_EQUAL(strncmp(info.command, "lightrail train ", 16), 0);
 
     /* Retrained in place, but the copy is corrupt: kept. */
     copy_file(corrupt, path);
@@ -466,6 +496,8 @@ test_reload_policy(void)
     bool usable;
     CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
     CU_ASSERT(usable);
+    CU_ASSERT_EQUAL(lr_ctl_ppo_info(c, &info), 0);
+    CU_ASSERT(info.usable && info.checksum == first && info.reloads == 0);
     CU_ASSERT(!memcmp(used, lr_ctl_gpus_used(c),
                       (size_t) cluster->n_dcs * sizeof *used));
     in = intent("h1", "gpt-1.9b", 8, 8);
@@ -477,6 +509,10 @@ test_reload_policy(void)
     CU_ASSERT_EQUAL(lr_ctl_ppo_reload(c, err, sizeof err), 0);
     CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
     CU_ASSERT(usable);
+    CU_ASSERT_EQUAL(lr_ctl_ppo_info(c, &info), 0);
+    CU_ASSERT(info.usable && info.refuse && info.reloads == 1);
+    CU_ASSERT_EQUAL(info.checksum, file_trailer(path));
+    CU_ASSERT_NOT_EQUAL(info.checksum, first);
     in = intent("h2", "gpt-1.9b", 8, 8);
     CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
@@ -500,6 +536,11 @@ test_reload_policy(void)
     CU_ASSERT_PTR_NULL(strstr(err, "stays in use"));
     CU_ASSERT_PTR_NOT_NULL(lr_ctl_ppo_status(c, &usable));
     CU_ASSERT_STRING_EQUAL(err, lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT_EQUAL(lr_ctl_ppo_info(c, &info), 0);
+    CU_ASSERT(!info.usable && !info.loaded && info.reloads == 1);
+    CU_ASSERT_STRING_EQUAL(info.why, err);
+    CU_ASSERT_EQUAL(info.checksum, 0);
+    CU_ASSERT_PTR_NULL(info.command);
     /* ... and a good file then makes it usable. */
     copy_file(src("examples/policies/metro.pol"), path);
     CU_ASSERT_EQUAL(lr_ctl_ppo_reload(c, err, sizeof err), 0);
@@ -508,6 +549,8 @@ test_reload_policy(void)
     lr_ctl_free(c);
 
     c = open_ctl(NULL, -1);
+    CU_ASSERT_EQUAL(lr_ctl_ppo_info(c, &info), ENOENT);
+    CU_ASSERT_PTR_NULL(info.file);
     CU_ASSERT_EQUAL(lr_ctl_ppo_reload(c, err, sizeof err), ENOENT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "no ppo-policy"));
     lr_ctl_free(c);

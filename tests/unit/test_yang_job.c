@@ -88,7 +88,7 @@ test_embedded_modules(void)
         { LR_YANG_LRCFG, "yang/lightrail-config.yang",
           "urn:lightrail:config", "2026-12-01" },
         { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",
-          "2026-11-30" },
+          "2026-12-02" },
     };
     for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
         size_t len;
@@ -751,6 +751,81 @@ test_state_round_trip(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "lightrail-state: "));
 }
 
+/* The state's ppo-policy: a usable policy with what its file says (the
+ * checksum as 16 hex digits, no reason), then an unusable one whose file
+ * did not load (the reason, none of the file's leaves). */
+static void
+test_state_ppo(void)
+{
+    struct lr_state_ppo p = {
+        .file = "/etc/lightrail/metro.pol", .usable = true,
+        .reason = "ignored while usable", .rollout = true,
+        .loaded_ms = 1764633600123, .reloads = 2, .loaded = true,
+        .checksum = 0x00e3e3c41e24fd8bull, .holding = "work",
+        .refuse = true, .known_work = true, .held_work = false,
+        .topology = "metro", .teacher = "rollout-greedy",
+        .command = "lightrail train --seed 1",
+    };
+    struct lr_state_view v = { .ppo = &p };
+    char *text = NULL, err[512] = "";
+    int rc = lr_yang_state_to_json(ctx, &v, &text, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    struct lyd_node *tree = NULL;
+    CU_ASSERT_EQUAL_FATAL(lyd_parse_data_mem(ctx, text, LYD_JSON,
+                                             LYD_PARSE_STRICT,
+                                             LYD_VALIDATE_PRESENT, &tree),
+                          LY_SUCCESS);
+    const char *s = "/lightrail-state:state/ppo-policy";
+    char xp[256];
+#define XP(rel) (snprintf(xp, sizeof xp, "%s/%s", s, (rel)), xp)
+    CHECK_VAL(tree, XP("file"), "/etc/lightrail/metro.pol");
+    CHECK_VAL(tree, XP("usable"), "true");
+    CU_ASSERT_EQUAL(count(tree, XP("reason")), 0);
+    CHECK_VAL(tree, XP("rollout"), "true");
+    CHECK_VAL(tree, XP("loaded"), "2025-12-02T00:00:00.123+00:00");
+    CHECK_VAL(tree, XP("reloads"), "2");
+    CHECK_VAL(tree, XP("checksum"), "00e3e3c41e24fd8b");
+    CHECK_VAL(tree, XP("holding"), "work");
+    CHECK_VAL(tree, XP("refuse"), "true");
+    CHECK_VAL(tree, XP("known-work"), "true");
+    CHECK_VAL(tree, XP("held-work"), "false");
+    CHECK_VAL(tree, XP("teacher"), "rollout-greedy");
+    CHECK_VAL(tree, XP("command"), "lightrail train --seed 1");
+    lyd_free_all(tree);
+    free(text);
+
+    struct lr_state_ppo q = {
+        .file = "missing.pol", .usable = false,
+        .reason = "missing.pol: No such file or directory",
+    };
+    v.ppo = &q;
+    CU_ASSERT_EQUAL_FATAL(lr_yang_state_to_json(ctx, &v, &text, err,
+                                                sizeof err), 0);
+    tree = NULL;
+    CU_ASSERT_EQUAL_FATAL(lyd_parse_data_mem(ctx, text, LYD_JSON,
+                                             LYD_PARSE_STRICT,
+                                             LYD_VALIDATE_PRESENT, &tree),
+                          LY_SUCCESS);
+    CHECK_VAL(tree, XP("usable"), "false");
+    CHECK_VAL(tree, XP("reason"), "missing.pol: No such file or directory");
+    CHECK_VAL(tree, XP("reloads"), "0");
+    CU_ASSERT_EQUAL(count(tree, XP("checksum")), 0);
+    CU_ASSERT_EQUAL(count(tree, XP("loaded")), 0);
+    CU_ASSERT_EQUAL(count(tree, XP("known-work")), 0);
+#undef XP
+    lyd_free_all(tree);
+    free(text);
+
+    /* No policy configured: no container. */
+    v.ppo = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_yang_state_to_json(ctx, &v, &text, err,
+                                                sizeof err), 0);
+    CU_ASSERT_PTR_NULL(strstr(text, "ppo-policy"));
+    free(text);
+}
+
 /* ---- Inventory out ---- */
 
 static void
@@ -1376,6 +1451,7 @@ static CU_TestInfo tests[] = {
     { "no jobs", test_jobs_empty },
     { "jobs the schema refuses", test_jobs_bad },
     { "state round trip", test_state_round_trip },
+    { "state: the ppo policy, usable or not", test_state_ppo },
     { "cluster round trip", test_cluster_round_trip },
     { "cluster not printable", test_cluster_unprintable },
     { "config: demo", test_config_demo },

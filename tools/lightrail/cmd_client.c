@@ -1,5 +1,5 @@
 /*
- * lightrail job | topology | spectrum: the client of lightraild's
+ * lightrail job | topology | spectrum | reconcile | policy: the client of lightraild's
  * RESTCONF API, over libcurl.
  *
  *   job submit FILE            POST FILE (RFC 7951 JSON) as it is
@@ -10,6 +10,9 @@
  *   reconcile [--dry-run]      POST /restconf/operations/lightrail-job:
  *                              reconcile[?dry-run]: the daemon compares
  *                              every device with its store (and repairs)
+ *   policy show                GET the state's ppo-policy
+ *   policy reload              POST /restconf/operations/lightrail-state:
+ *                              reload-ppo-policy, then as show
  *
  * Text output is for people (tables, one spectrum map per link); JSON
  * output (--format json) is the server's JSON, re-indented, for scripts.
@@ -37,12 +40,13 @@
 #define NETWORKS_PATH "/restconf/data/ietf-network:networks"
 #define STATE_PATH "/restconf/data/lightrail-state:state"
 #define RECONCILE_PATH "/restconf/operations/lightrail-job:reconcile"
+#define RELOAD_PATH "/restconf/operations/lightrail-state:reload-ppo-policy"
 #define YANG_JSON "application/yang-data+json"
 /* Slots per row of a spectrum map: 100 slots of 12.5 GHz = 1.25 THz. */
 #define MAP_WIDTH 100
 #define MAX_SLOTS (1L << 20)
 
-enum client_cmd { C_JOB, C_TOPOLOGY, C_SPECTRUM, C_RECONCILE };
+enum client_cmd { C_JOB, C_TOPOLOGY, C_SPECTRUM, C_RECONCILE, C_POLICY };
 
 struct client_opts {
     const char *cmd;            /* "job", for messages */
@@ -120,6 +124,21 @@ client_usage(FILE *f, enum client_cmd c)
 "exit status (besides those below): 0 the devices agree with the store,\n"
 "or every difference was repaired; 3 --dry-run found drift; 1 the\n"
 "daemon could not read or repair a device (its message says which).\n");
+    else if (c == C_POLICY)
+        fprintf(f,
+"usage: lightrail policy show [OPTIONS]\n"
+"       lightrail policy reload [OPTIONS]\n"
+"\n"
+"show: the trained PPO policy lightraild decides ppo intents with (its\n"
+"configuration's ppo-policy): the file, whether it is usable or why not,\n"
+"when it was loaded, its checksum, and what it was trained for.\n"
+"reload: loads the file again (as SIGHUP does: a policy retrained in\n"
+"place), after the ppo intents queued before, then shows it.  A file\n"
+"that does not load leaves a usable policy in use; the server's message\n"
+"says why.\n"
+"\n"
+"exit status (besides those below): 4 lightraild has no ppo-policy\n"
+"configured (show); 3 the same for reload; 1 the file was not taken.\n");
     else
         fprintf(f,
 "usage: lightrail spectrum show [LINK] [OPTIONS]\n"
@@ -994,6 +1013,86 @@ cleanup:
     return rc;
 }
 
+/* Shows the state's ppo-policy ('top': the state's JSON). */
+static int
+policy_print(const struct client_opts *o, json_object *top)
+{
+    json_object *p = jget(jget(top, "lightrail-state:state"), "ppo-policy");
+    if (!p) {
+        lr_cli_err(o->cmd, "lightraild has no ppo-policy configured: intents "
+                   "for ppo are planned by cdynp");
+        return LR_EXIT_NOT_FOUND;
+    }
+    if (o->json) {
+        json_object *one = json_object_new_object();
+        json_object_object_add(one, "lightrail-state:ppo-policy",
+                               json_object_get(p));
+        print_json(one);
+        json_object_put(one);
+        return 0;
+    }
+    bool usable = !strcmp(jstr(p, "usable", "false"), "true");
+    const char *yn[2] = { "no", "yes" };
+#define YN(key) yn[!strcmp(jstr(p, key, "false"), "true")]
+    printf("file        %s\n", jstr(p, "file", "?"));
+    if (usable)
+        printf("usable      yes: %s\n",
+               !strcmp(jstr(p, "rollout", "false"), "true")
+               ? "intents for ppo are decided by its rollout"
+               : "intents for ppo are decided by it");
+    else
+        printf("usable      no: %s\n", jstr(p, "reason", "?"));
+    printf("loaded      %s\n", jstr(p, "loaded", "-"));
+    printf("reloads     %s\n", jstr(p, "reloads", "0"));
+    if (jget(p, "checksum")) {
+        printf("checksum    %s\n", jstr(p, "checksum", "?"));
+        printf("trained     on %s, holding %s; refusal %s, known work %s, "
+               "held work %s\n", jstr(p, "topology", "?"),
+               jstr(p, "holding", "?"), YN("refuse"), YN("known-work"),
+               YN("held-work"));
+        if (jget(p, "teacher"))
+            printf("teacher     %s\n", jstr(p, "teacher", "?"));
+        printf("command     %s\n", jstr(p, "command", "?"));
+    }
+#undef YN
+    return 0;
+}
+
+/* policy show | reload: reload POSTs the operation (204) first. */
+static int
+client_policy(const struct client_opts *o)
+{
+    struct client_reply r = { 0 };
+    json_object *top = NULL;
+    int rc;
+    bool reload = !strcmp(o->args[0], "reload");
+
+    if (!reload && strcmp(o->args[0], "show")) {
+        lr_cli_err(o->cmd, "unknown action '%s': show or reload",
+                   o->args[0]);
+        return LR_EXIT_USAGE;
+    }
+    if ((rc = client_want_args(o, 0, 0, "")))
+        return rc;
+    if (reload && (rc = client_call(o, "POST", RELOAD_PATH, NULL, 0, &r)))
+        goto cleanup;
+    free(r.body);
+    r = (struct client_reply) { 0 };
+    if ((rc = client_call(o, "GET", STATE_PATH, NULL, 0, &r)))
+        goto cleanup;
+    if (!r.body || !(top = json_tokener_parse(r.body))) {
+        lr_cli_err(o->cmd, "the server's answer is not JSON");
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    rc = policy_print(o, top);
+
+cleanup:
+    json_object_put(top);
+    free(r.body);
+    return rc;
+}
+
 /* POST the reconcile operation; the answer is a text report whose first
  * line is "N difference(s)[, repaired]". */
 static int
@@ -1044,6 +1143,8 @@ client_main(int argc, char **argv, enum client_cmd c, const char *cmd)
     }
     if (c == C_RECONCILE)
         rc = client_reconcile(&o);
+    else if (c == C_POLICY)
+        rc = client_policy(&o);
     else if (c != C_JOB)
         rc = client_show(&o, c);
     else if (!strcmp(o.args[0], "submit"))
@@ -1085,6 +1186,12 @@ int
 lr_cmd_reconcile(int argc, char **argv)
 {
     return client_main(argc, argv, C_RECONCILE, "reconcile");
+}
+
+int
+lr_cmd_policy(int argc, char **argv)
+{
+    return client_main(argc, argv, C_POLICY, "policy");
 }
 
 int

@@ -55,6 +55,9 @@ static const struct lr_cli_command commands[] = {
     { "reconcile", lr_cmd_reconcile,
       "compare every ROADM with lightraild's store, report drift, repair "
       "it (--dry-run: report only)" },
+    { "policy", lr_cmd_policy,
+      "show the PPO policy lightraild decides with, or load its file again "
+      "(reload)" },
     { "mnoptical", lr_cmd_mnoptical,
       "check a lightpath on a Mininet-Optical emulation: tune its "
       "terminals, compare gOSNR with the modulation's threshold" },

@@ -43,6 +43,7 @@ int lr_cmd_job(int argc, char **argv);
 int lr_cmd_topology(int argc, char **argv);
 int lr_cmd_spectrum(int argc, char **argv);
 int lr_cmd_reconcile(int argc, char **argv);
+int lr_cmd_policy(int argc, char **argv);
 int lr_cmd_demo(int argc, char **argv);
 /* A data center's agent for distributed CDynP (cmd_agent.c). */
 int lr_cmd_agent(int argc, char **argv);

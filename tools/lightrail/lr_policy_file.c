@@ -186,6 +186,7 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
                 "or corrupt; copy or train it again", path);
         goto cleanup;
     }
+    m->checksum = lr_get64(buf + n - 8);
     uint8_t *end = NULL;
     for (size_t i = 1; i + 1 < n; i++)
         if (buf[i] == '\n' && buf[i + 1] == '\n') {

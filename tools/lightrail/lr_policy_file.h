@@ -35,6 +35,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "planner/lr_jenv.h"
 #include "planner/lr_ppo.h"
@@ -69,6 +70,10 @@ struct lr_policy_meta {
     /* Trained observing the GPU-time running jobs hold per DC (header
      * key "held-work", 1; no key: not). */
     bool held_work;
+    /* Filled by lr_policy_load (ignored by save): the file's trailer,
+     * FNV-1a 64 of everything before it, which names this exact file
+     * (lightraild shows it, lightrail-state's ppo-policy). */
+    uint64_t checksum;
 };
 
 /* Writes atomically (a temporary file renamed over 'path'). */
