@@ -281,6 +281,9 @@ if $LIGHTRAIL train --topology "$srcdir/examples/topologies/metro.json" \
     [ "$STATUS" = 400 ] && grep -q "takes no input: send an empty body" "$tmp/body" \
         && ok "reload-ppo-policy with a body: 400" \
         || notok "reload-ppo-policy with a body: $STATUS $(cat "$tmp/body")"
+    api POST $RELOAD "" ""
+    [ "$STATUS" = 401 ] && ok "reload-ppo-policy without a token: 401" \
+        || notok "reload-ppo-policy without a token: $STATUS $(cat "$tmp/body")"
     head -c 5000 "$POLICY" > "$D/policies/live.pol"
     : > "$D/log"
     api POST $RELOAD
