@@ -1826,7 +1826,8 @@ lr_ctl_list(struct lr_ctl *c, struct lr_job **jobs, int *n)
     *jobs = malloc(((size_t) c->n_jobs + 1) * sizeof **jobs);
     if (!*jobs)
         return ENOMEM;
-    memcpy(*jobs, c->jobs, (size_t) c->n_jobs * sizeof **jobs);
+    if (c->n_jobs)      /* c->jobs is NULL before the first job */
+        memcpy(*jobs, c->jobs, (size_t) c->n_jobs * sizeof **jobs);
     qsort(*jobs, (size_t) c->n_jobs, sizeof **jobs, cmp_job);
     *n = c->n_jobs;
     return 0;
