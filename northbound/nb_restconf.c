@@ -22,6 +22,20 @@ json_reply(struct nb_response *resp, int status, char *body)
     resp->content_type = "application/yang-data+json";
 }
 
+/* A body the YANG edge refused (lr_yang_parse_*: EBADMSG, EINVAL or
+ * ENOMEM) as RFC 8040 says: malformed-message or invalid-value, with the
+ * data path when there is one. */
+static void
+bad_body(struct nb_response *resp, int rc, const char *path, const char *msg)
+{
+    if (rc == ENOMEM)
+        nb_error(resp, 500, "resource-denied", NULL, "%s", msg);
+    else
+        nb_error(resp, 400, rc == EBADMSG ? "malformed-message"
+                                          : "invalid-value",
+                 path[0] ? path : NULL, "%s", msg);
+}
+
 /* Prints one job (or all) through the YANG edge. */
 static void
 reply_jobs(struct nb_app *app, struct nb_response *resp, int status,
@@ -275,9 +289,7 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
     int prc = lr_yang_parse_intent(app->ly, req->body, req->body_len, &in,
                                    path, sizeof path, msg, sizeof msg);
     if (prc) {
-        nb_error(resp, 400, prc == EBADMSG ? "malformed-message"
-                                           : "invalid-value",
-                 path[0] ? path : NULL, "%s", msg);
+        bad_body(resp, prc, path, msg);
         return;
     }
     if (app->decider && !strcmp(in.algorithm, "ppo")
@@ -548,26 +560,22 @@ cleanup:
     free(jobs);
 }
 
-/* The answer to a reconciliation (lr_ctl_reconcile_end's result): a
- * plain report, one line per difference. */
+/* The answer to a reconciliation (lr_ctl_reconcile_end's result):
+ * lightrail-job's reconcile output, one 'difference' per line of the
+ * report.  Takes 'report'. */
 static void
-answer_reconcile(struct nb_response *resp, int rc, bool repair,
-                 char *report, int drift, const char *err)
+answer_reconcile(struct nb_app *app, struct nb_response *resp, int rc,
+                 bool repair, char *report, int drift, const char *err)
 {
-    if (rc) {
+    char *out = NULL, perr[512];
+    if (rc)
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
-        free(report);
-        return;
-    }
-    size_t len = (report ? strlen(report) : 0) + 64;
-    char *body = malloc(len);
-    if (body)
-        snprintf(body, len, "%d difference(s)%s\n%s", drift,
-                 repair && drift ? ", repaired" : "", report ? report : "");
+    else if (lr_yang_reconcile_to_json(app->ly, drift, repair, report, &out,
+                                       perr, sizeof perr))
+        nb_error(resp, 500, "operation-failed", NULL, "%s", perr);
+    else
+        json_reply(resp, 200, out);
     free(report);
-    resp->status = 200;
-    resp->body = body;
-    resp->content_type = "text/plain";
 }
 
 /* A reconciliation whose devices are being read (and repaired). */
@@ -587,23 +595,33 @@ recon_work_done(void *cookie, struct lr_ctl_op *op)
     int drift = 0;
     int rc = lr_ctl_reconcile_end(w->app->ctl, op, &report, &drift, err,
                                   sizeof err);
-    answer_reconcile(&resp, rc, w->repair, report, drift, err);
+    answer_reconcile(w->app, &resp, rc, w->repair, report, drift, err);
     nb_pending_reply(w->pending, &resp);
     free(w);
 }
 
 /* Three steps like a job's (docs/controller.md "Threads"): the snapshot
  * here, the devices on the worker behind the jobs queued before it, the
- * answer deferred.  Without a worker: all here. */
+ * answer deferred.  Without a worker: all here.  A dry run is asked by
+ * the input's dry-run, or by the query ?dry-run (kept from before the
+ * input was modelled). */
 static void
 h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
     struct nb_app *app = arg;
-    char *report = NULL, err[512];
+    char *report = NULL, err[512], path[256];
     int drift = 0;
-    bool repair = !req->query || !strstr(req->query, "dry-run");
+    bool dry_run = false;
+    int rc = lr_yang_parse_reconcile(app->ly, req->body, req->body_len,
+                                     &dry_run, path, sizeof path, err,
+                                     sizeof err);
+    if (rc) {
+        bad_body(resp, rc, path, err);
+        return;
+    }
+    bool repair = !dry_run && (!req->query || !strstr(req->query, "dry-run"));
     struct lr_ctl_op *op = NULL;
-    int rc = lr_ctl_reconcile_begin(app->ctl, repair, &op, err, sizeof err);
+    rc = lr_ctl_reconcile_begin(app->ctl, repair, &op, err, sizeof err);
     if (rc) {
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
         return;
@@ -625,7 +643,7 @@ h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
     free(w);
     lr_ctl_op_run(op);
     rc = lr_ctl_reconcile_end(app->ctl, op, &report, &drift, err, sizeof err);
-    answer_reconcile(resp, rc, repair, report, drift, err);
+    answer_reconcile(app, resp, rc, repair, report, drift, err);
 }
 
 /* Reloads the ppo policy now and answers in 'resp' (204, or why not);
@@ -649,19 +667,22 @@ reload_policy(struct nb_app *app, struct nb_response *resp, int *rc)
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
 }
 
-/* POST .../lightrail-state:reload-ppo-policy: no input (an empty body),
- * no output (204).  With a decider it queues behind the ppo intents
+/* POST .../lightrail-state:reload-ppo-policy: no input (no body, or
+ * {"lightrail-state:input":{}}), no output (204).  With a decider it queues behind the ppo intents
  * before it, whose decisions hold the policy. */
 static void
 h_reload(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
     struct nb_app *app = arg;
-    for (size_t i = 0; i < req->body_len; i++)
-        if (!strchr(" \t\r\n", req->body[i])) {
-            nb_error(resp, 400, "invalid-value", NULL, "reload-ppo-policy "
-                     "takes no input: send an empty body");
-            return;
-        }
+    char path[256], msg[512];
+    int prc = lr_yang_parse_no_input(app->ly, "lightrail-state",
+                                     "reload-ppo-policy", req->body,
+                                     req->body_len, path, sizeof path, msg,
+                                     sizeof msg);
+    if (prc) {
+        bad_body(resp, prc, path, msg);
+        return;
+    }
     if (app->decider && queue_decision(app, req, NULL))
         return;
     int rc;

@@ -16,6 +16,7 @@
  *                                                       counters
  *   POST   /restconf/operations/lightrail-job:reconcile compare devices
  *                                                       with the store
+ *                                                       (input dry-run)
  *   POST   /restconf/operations/lightrail-state:reload-ppo-policy
  *                                                       load the ppo
  *                                                       policy file again

@@ -171,6 +171,32 @@ struct lr_state_view {
 int lr_yang_state_to_json(struct ly_ctx *, const struct lr_state_view *,
                           char **out, char *err, size_t errlen);
 
+/* ---- Operations (RESTCONF, RFC 8040 section 3.6) ---- */
+
+/* The body of POST .../lightrail-job:reconcile: no body, or
+ * {"lightrail-job:input":{"dry-run":BOOL}}; '*dry_run' gets the leaf
+ * (false when absent).  0; EBADMSG for text that is not JSON; EINVAL for
+ * JSON the schema refuses (the data path in path[] when there is one,
+ * the message in msg[]); ENOMEM. */
+int lr_yang_parse_reconcile(struct ly_ctx *, const char *body, size_t len,
+                            bool *dry_run, char *path, size_t pathlen,
+                            char *msg, size_t msglen);
+
+/* The body of an operation without input ('module':'op', e.g.
+ * lightrail-state's reload-ppo-policy): no body, or
+ * {"MODULE:input":{}}; otherwise as lr_yang_parse_reconcile. */
+int lr_yang_parse_no_input(struct ly_ctx *, const char *module,
+                           const char *op, const char *body, size_t len,
+                           char *path, size_t pathlen, char *msg,
+                           size_t msglen);
+
+/* Prints reconcile's output {"lightrail-job:output":{...}}: the count,
+ * whether it repaired, and one 'difference' per line of 'report' (NULL:
+ * none).  The caller frees '*out' with free(). */
+int lr_yang_reconcile_to_json(struct ly_ctx *, int differences,
+                              bool repaired, const char *report, char **out,
+                              char *err, size_t errlen);
+
 /* ---- Inventory (lightrail-compute) ---- */
 
 /* Prints 'cluster' as lightrail-compute JSON, SI units converted back to

@@ -139,7 +139,7 @@ used2=$(gpus_in_use)
     && ok "no channel of j1 or j2 on a device yet" || notok "channels while held"
 release
 wait $P1; wait $P2; wait $PR1
-[ "$(cat "$tmp/r1.status")" = 200 ] && grep -q '^0 difference(s)$' "$tmp/r1.body" \
+[ "$(cat "$tmp/r1.status")" = 200 ] && recon_text "$tmp/r1.body" | grep -q '^0 difference(s)$' \
     && ok "the reconcile queued between j1 and j2: 200, 0 difference(s)" \
     || notok "reconcile between j1 and j2: $(cat "$tmp/r1.status") $(cat "$tmp/r1.body")"
 [ "$(cat "$tmp/j1.status")" = 201 ] && grep -q '"phase": "active"' "$tmp/j1.body" \
@@ -161,10 +161,11 @@ other=$(ls "$DEV"/*.json | while read -r f; do [ "$f" = "$first" ] || { echo "$f
 fdev=$(basename "$first" .json); odev=$(basename "$other" .json)
 dummy_drift "$first" j1/lp1 "$other"
 rm -rf "$tmp/before"; cp -r "$DEV" "$tmp/before"
-fg POST "$RECON?dry-run"
-if [ "$STATUS" = 200 ] && grep -q '^2 difference(s)$' "$tmp/body" \
-   && grep -q "^$odev: channel stranger/lp1 (n=100 m=4) is not in the store$" "$tmp/body" \
-   && grep -q "^$fdev: channel j1/lp1 of job j1 is missing$" "$tmp/body"; then
+printf '{"lightrail-job:input":{"dry-run":true}}' > "$tmp/dry.json"
+fg POST "$RECON" "$tmp/dry.json"
+if [ "$STATUS" = 200 ] && recon_text "$tmp/body" | grep -q '^2 difference(s)$' \
+   && recon_text "$tmp/body" | grep -q "^$odev: channel stranger/lp1 (n=100 m=4) is not in the store$" \
+   && recon_text "$tmp/body" | grep -q "^$fdev: channel j1/lp1 of job j1 is missing$"; then
     ok "dry-run: both differences reported"
 else
     notok "dry-run with drift: $STATUS $(cat "$tmp/body")"
@@ -186,10 +187,10 @@ release
 wait $PD2; wait $PR2
 [ "$(cat "$tmp/d2.status")" = 204 ] && [ "$(channels_of j2)" = 0 ] && used2=$(gpus_in_use) \
     && ok "DELETE j2: 204, its channels gone" || notok "DELETE j2: $(cat "$tmp/d2.status")"
-if [ "$(cat "$tmp/r2.status")" = 200 ] && grep -q '^2 difference(s), repaired$' "$tmp/r2.body" \
-   && grep -q "^$odev: channel stranger/lp1 (n=100 m=4) is not in the store: removed$" "$tmp/r2.body" \
-   && grep -q "^$fdev: channel j1/lp1 of job j1 is missing: re-applied$" "$tmp/r2.body" \
-   && ! grep -q "j2/" "$tmp/r2.body"; then
+if [ "$(cat "$tmp/r2.status")" = 200 ] && recon_text "$tmp/r2.body" | grep -q '^2 difference(s), repaired$' \
+   && recon_text "$tmp/r2.body" | grep -q "^$odev: channel stranger/lp1 (n=100 m=4) is not in the store: removed$" \
+   && recon_text "$tmp/r2.body" | grep -q "^$fdev: channel j1/lp1 of job j1 is missing: re-applied$" \
+   && ! recon_text "$tmp/r2.body" | grep -q "j2/"; then
     ok "after the release the reconcile reports the drift (not j2's channels) and repairs it"
 else
     notok "reconcile after the release: $(cat "$tmp/r2.status") $(cat "$tmp/r2.body")"
@@ -197,7 +198,7 @@ fi
 ! grep -q stranger "$DEV/$odev.json" && grep -q '"j1/lp1"' "$DEV/$fdev.json" \
     && ok "the stranger is gone, j1/lp1 is back" || notok "the devices after the repair"
 fg POST "$RECON?dry-run"
-[ "$STATUS" = 200 ] && grep -q '^0 difference(s)$' "$tmp/body" \
+[ "$STATUS" = 200 ] && recon_text "$tmp/body" | grep -q '^0 difference(s)$' \
     && ok "after the repair: 0 difference(s)" || notok "after the repair: $(cat "$tmp/body")"
 fg GET /metrics
 # The start's reconciliation and the four above; 0 + 2 + 2 + 0 drift.

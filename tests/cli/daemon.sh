@@ -71,6 +71,13 @@ api() {
 
 JOBS=/restconf/data/lightrail-job:jobs
 
+# recon_text FILE: reconcile's output (lightrail-job) in FILE as the
+# lines `lightrail reconcile` prints: "N difference(s)[, repaired]",
+# then one line per difference.
+recon_text() {
+    jq -r '."lightrail-job:output" | "\(.differences) difference(s)\(if .repaired and .differences > 0 then ", repaired" else "" end)", (.difference // [])[]' "$1"
+}
+
 intent() {   # intent NAME MODEL GPUS-MAX > file
     printf '{"lightrail-job:job":[{"name":"%s","model":"%s","batch":32,"microbatch":1,"gpus":{"min":1,"max":%s}}]}\n' "$1" "$2" "$3"
 }

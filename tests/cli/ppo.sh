@@ -276,11 +276,23 @@ if $LIGHTRAIL train --topology "$srcdir/examples/topologies/metro.json" \
     # with a truncated file 500, saying why, and nothing changes; with
     # the metro file again (lightrail policy reload) 204 and the state
     # shows it.
-    printf '{"lightrail-state:input":{"force":true}}' > "$tmp/in.json"
-    api POST $RELOAD "$tmp/in.json"
-    [ "$STATUS" = 400 ] && grep -q "takes no input: send an empty body" "$tmp/body" \
-        && ok "reload-ppo-policy with a body: 400" \
-        || notok "reload-ppo-policy with a body: $STATUS $(cat "$tmp/body")"
+    # Bodies the operation refuses (it has no input), each 400 with its tag.
+    printf '{"lightrail-state:input":{"force":true}}\n' > "$tmp/in1.json"
+    printf '{"lightrail-state:input":\n' > "$tmp/in2.json"
+    printf '{"lightrail-job:input":{}}\n' > "$tmp/in3.json"
+    for c in "in1 invalid-value force" "in2 malformed-message ." \
+             "in3 invalid-value is ..lightrail-job:input.:"; do
+        set -- $c
+        f=$1 tag=$2; shift 2
+        api POST $RELOAD "$tmp/$f.json"
+        if [ "$STATUS" = 400 ] \
+           && jq -e --arg t "$tag" '."ietf-restconf:errors".error[0]."error-tag" == $t' "$tmp/body" > /dev/null \
+           && jq -r '."ietf-restconf:errors".error[0]."error-message"' "$tmp/body" | grep -q "$*"; then
+            ok "reload-ppo-policy, body $(head -c 40 "$tmp/$f.json"): 400 $tag"
+        else
+            notok "reload-ppo-policy, body $(cat "$tmp/$f.json"): $STATUS $(cat "$tmp/body")"
+        fi
+    done
     api POST $RELOAD "" ""
     [ "$STATUS" = 401 ] && ok "reload-ppo-policy without a token: 401" \
         || notok "reload-ppo-policy without a token: $STATUS $(cat "$tmp/body")"
@@ -380,8 +392,10 @@ intent cd bert-large 4 > "$tmp/cd.json"
 post_bg cd "$tmp/cd.json"
 kill -HUP $PID      # a reload among them: after any decision in flight
 # and one through the API: queued behind the intents before it.
+# (its body the RFC 8040 form of no input)
 curl -s -o "$tmp/rl.body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
-    -H "Authorization: Bearer $TOKEN" -X POST "$URL$RELOAD" > "$tmp/rl.status" &
+    -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/yang-data+json' \
+    --data-binary '{"lightrail-state:input":{}}' -X POST "$URL$RELOAD" > "$tmp/rl.status" &
 BG="$BG $!"
 wait $BG
 BG=

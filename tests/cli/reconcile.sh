@@ -4,7 +4,8 @@
 # behind the controller's back): the drift is reported, --dry-run changes
 # nothing and exits 3, a plain reconcile repairs and exits 0, and the
 # devices then agree with the store (lightrail-check).  Also the
-# command's bad input.
+# command's bad input, and bodies the operation refuses (400, no
+# device changed).
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 DEV=$D/state/devices
@@ -48,6 +49,26 @@ else
 fi
 diff -r "$tmp/before" "$DEV" > /dev/null && ok "--dry-run changed no device" \
     || notok "--dry-run changed a device"
+rec --dry-run --format json > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 3 ] && jq -e '."lightrail-job:output" | .differences == 2 and .repaired == false and (.difference | length) == 2' "$tmp/out" > /dev/null \
+    && ok "--dry-run --format json: the operation's output (2 differences, not repaired)" \
+    || notok "--dry-run --format json: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+# Bodies the operation refuses: 400, the drift left as it was.
+RECON=/restconf/operations/lightrail-job:reconcile
+printf '{"lightrail-job:input":{"dry-run":"yes"}}' > "$tmp/b1.json"
+printf '{"lightrail-job:input":{"dry-run":true}' > "$tmp/b2.json"
+printf '{"lightrail-job:input":{"repair":false}}' > "$tmp/b3.json"
+for b in "b1 invalid-value" "b2 malformed-message" "b3 invalid-value"; do
+    set -- $b
+    api POST $RECON "$tmp/$1.json"
+    if [ "$STATUS" = 400 ] && jq -e --arg t "$2" '."ietf-restconf:errors".error[0]."error-tag" == $t' "$tmp/body" > /dev/null \
+       && diff -r "$tmp/before" "$DEV" > /dev/null; then
+        ok "reconcile with $(cat "$tmp/$1.json"): 400 $2, no device changed"
+    else
+        notok "reconcile with $(cat "$tmp/$1.json"): $STATUS $(cat "$tmp/body")"
+    fi
+done
 
 rec > "$tmp/out" 2> "$tmp/err"
 rc=$?

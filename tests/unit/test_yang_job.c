@@ -84,7 +84,7 @@ test_embedded_modules(void)
         const char *name, *file, *ns, *revision;
     } mods[] = {
         { LR_YANG_LRJ, "yang/lightrail-job.yang", "urn:lightrail:job",
-          "2026-12-01" },
+          "2026-12-02" },
         { LR_YANG_LRCFG, "yang/lightrail-config.yang",
           "urn:lightrail:config", "2026-12-01" },
         { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",
@@ -826,6 +826,105 @@ test_state_ppo(void)
     free(text);
 }
 
+/* ---- Operations ---- */
+
+/* reconcile's input: no body, the RFC 8040 form, the leaf's default;
+ * broken JSON (cut short, text after the object) EBADMSG; the wrong
+ * wrapper, an unknown leaf, a wrong type EINVAL. */
+static void
+test_reconcile_input(void)
+{
+    static const struct {
+        const char *body;
+        int rc;
+        bool dry_run;
+        const char *msg;        /* a part of the message, for errors */
+    } cases[] = {
+        { "", 0, false, NULL },
+        { " \n", 0, false, NULL },
+        { "{\"lightrail-job:input\":{}}", 0, false, NULL },
+        { "{\"lightrail-job:input\":{\"dry-run\":true}}", 0, true, NULL },
+        { " {\"lightrail-job:input\" : {\"dry-run\" : false}}\n", 0, false,
+          NULL },
+        { "{\"lightrail-job:input\":", EBADMSG, false, "ends too early" },
+        { "{\"lightrail-job:input\":{}} x", EBADMSG, false,
+          "text after the object" },
+        { "dry-run", EBADMSG, false, "not JSON" },
+        { "{\"lightrail-job:output\":{}}", EINVAL, false,
+          "is {\"lightrail-job:output\":...}" },
+        { "{\"lightrail-job:input\":{},\"x\":1}", EINVAL, false,
+          "not one member" },
+        { "[]", EINVAL, false, "not one member" },
+        { "{\"lightrail-job:input\":{\"force\":true}}", EINVAL, false,
+          "force" },
+        { "{\"lightrail-job:input\":{\"dry-run\":\"yes\"}}", EINVAL, false,
+          "yes" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[256], msg[512];
+        bool dry = !cases[i].dry_run;
+        int rc = lr_yang_parse_reconcile(ctx, cases[i].body,
+                                         strlen(cases[i].body), &dry, path,
+                                         sizeof path, msg, sizeof msg);
+        if (rc != cases[i].rc)
+            fprintf(stderr, "case %zu: rc %d, want %d: %s\n", i, rc,
+                    cases[i].rc, msg);
+        CU_ASSERT_EQUAL(rc, cases[i].rc);
+        if (!rc)
+            CU_ASSERT_EQUAL(dry, cases[i].dry_run);
+        if (cases[i].msg && !strstr(msg, cases[i].msg))
+            fprintf(stderr, "case %zu: '%s' lacks '%s'\n", i, msg,
+                    cases[i].msg);
+        if (cases[i].msg)
+            CU_ASSERT_PTR_NOT_NULL(strstr(msg, cases[i].msg));
+        CU_ASSERT_PTR_NULL(strchr(msg, '\n'));
+    }
+    /* An operation without input takes {"MODULE:input":{}} only. */
+    char path[256], msg[512];
+    static const char empty[] = "{\"lightrail-state:input\":{}}";
+    CU_ASSERT_EQUAL(lr_yang_parse_no_input(ctx, "lightrail-state",
+                                           "reload-ppo-policy", empty,
+                                           sizeof empty - 1, path,
+                                           sizeof path, msg, sizeof msg), 0);
+    static const char leaf[] = "{\"lightrail-state:input\":{\"a\":1}}";
+    CU_ASSERT_EQUAL(lr_yang_parse_no_input(ctx, "lightrail-state",
+                                           "reload-ppo-policy", leaf,
+                                           sizeof leaf - 1, path,
+                                           sizeof path, msg, sizeof msg),
+                    EINVAL);
+}
+
+/* reconcile's output: the count, repaired, one difference per line of
+ * the report (a line twice is kept twice: output, not configuration),
+ * under "lightrail-job:output"; it parses back as the operation's reply
+ * once re-wrapped. */
+static void
+test_reconcile_output(void)
+{
+    char *out = NULL, err[512];
+    const char *report = "r1: channel a/lp1 (n=2 m=4) is not in the store: "
+                         "removed\ndata plane: pair x of job j is missing\n"
+                         "data plane: pair x of job j is missing\n";
+    CU_ASSERT_EQUAL_FATAL(lr_yang_reconcile_to_json(ctx, 3, true, report,
+                                                    &out, err, sizeof err),
+                          0);
+    CU_ASSERT_EQUAL(strncmp(out, "{\"lightrail-job:output\":", 24), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"differences\":3"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"repaired\":true"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"difference\":[\"r1: channel "
+                                  "a/lp1 (n=2 m=4) is not in the store: "
+                                  "removed\",\"data plane: pair x of job j "
+                                  "is missing\",\"data plane: pair x of job "
+                                  "j is missing\"]"));
+    free(out);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_reconcile_to_json(ctx, 0, false, NULL,
+                                                    &out, err, sizeof err),
+                          0);
+    CU_ASSERT_STRING_EQUAL(out, "{\"lightrail-job:output\":{\"differences\":0,"
+                                "\"repaired\":false}}");
+    free(out);
+}
+
 /* ---- Inventory out ---- */
 
 static void
@@ -1452,6 +1551,8 @@ static CU_TestInfo tests[] = {
     { "jobs the schema refuses", test_jobs_bad },
     { "state round trip", test_state_round_trip },
     { "state: the ppo policy, usable or not", test_state_ppo },
+    { "reconcile: its input", test_reconcile_input },
+    { "reconcile: its output", test_reconcile_output },
     { "cluster round trip", test_cluster_round_trip },
     { "cluster not printable", test_cluster_unprintable },
     { "config: demo", test_config_demo },

@@ -8,8 +8,9 @@
  *   topology show              GET /restconf/data/ietf-network:networks
  *   spectrum show [LINK]       GET /restconf/data/lightrail-state:state
  *   reconcile [--dry-run]      POST /restconf/operations/lightrail-job:
- *                              reconcile[?dry-run]: the daemon compares
- *                              every device with its store (and repairs)
+ *                              reconcile (input dry-run): the daemon
+ *                              compares every device with its store (and
+ *                              repairs)
  *   policy show                GET the state's ppo-policy
  *   policy reload              POST /restconf/operations/lightrail-state:
  *                              reload-ppo-policy, then as show
@@ -1093,29 +1094,43 @@ cleanup:
     return rc;
 }
 
-/* POST the reconcile operation; the answer is a text report whose first
- * line is "N difference(s)[, repaired]". */
+/* POST the reconcile operation (its input's dry-run); the answer is
+ * lightrail-job's output: the count, whether it repaired, one line per
+ * difference. */
 static int
 client_reconcile(const struct client_opts *o)
 {
+    static const char dry[] = "{\"lightrail-job:input\":{\"dry-run\":true}}";
     struct client_reply r = { 0 };
-    int rc = client_call(o, "POST", o->dry_run ? RECONCILE_PATH "?dry-run"
-                                               : RECONCILE_PATH,
-                         NULL, 0, &r);
+    json_object *top = NULL;
+    int rc = client_call(o, "POST", RECONCILE_PATH, o->dry_run ? dry : NULL,
+                         o->dry_run ? sizeof dry - 1 : 0, &r);
     if (rc)
         goto cleanup;
-    long drift = -1;
-    if (!r.body || sscanf(r.body, "%ld difference", &drift) != 1
-        || drift < 0) {
-        lr_cli_err(o->cmd, "the server's answer is not a reconcile report "
+    json_object *out = jget(top = r.body ? json_tokener_parse(r.body) : NULL,
+                            "lightrail-job:output");
+    json_object *lines = jget(out, "difference");
+    long drift = out && jget(out, "differences") ? jlong(out, "differences")
+                                                 : -1;
+    if (drift < 0) {
+        lr_cli_err(o->cmd, "the server's answer is not a reconcile output "
                    "(is --server a lightraild?)");
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
-    fputs(r.body, stdout);
+    if (o->json) {
+        print_json(top);
+    } else {
+        printf("%ld difference(s)%s\n", drift,
+               drift && !strcmp(jstr(out, "repaired", "false"), "true")
+               ? ", repaired" : "");
+        for (size_t i = 0; i < jlen(lines); i++)
+            printf("%s\n", json_object_get_string(jidx(lines, i)));
+    }
     rc = o->dry_run && drift > 0 ? LR_EXIT_INFEASIBLE : LR_EXIT_OK;
 
 cleanup:
+    json_object_put(top);
     free(r.body);
     return rc;
 }

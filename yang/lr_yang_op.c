@@ -1,0 +1,253 @@
+/*
+ * lr_yang_op: the bodies of the RESTCONF operations (lightrail-job's
+ * reconcile, lightrail-state's reload-ppo-policy); see lr_yang_job.h.
+ *
+ * RFC 8040, section 3.6: an operation's input is the object
+ * {"MODULE:input": {...}} (or no body), its output {"MODULE:output":
+ * {...}} (or 204 without output).  libyang 2.1 parses and prints an
+ * operation under its own name ({"MODULE:OP": {...}}, LYD_TYPE_RPC_YANG
+ * and LYD_TYPE_REPLY_YANG) and has no RESTCONF form, so json-c re-wraps
+ * the one member on the way in and out.  json-c also judges the syntax
+ * first: libyang's operation parser takes trailing text after the object,
+ * and reports a body cut after the member name as a missing operation
+ * rather than broken JSON.  libyang judges everything else (types,
+ * unknown members).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <libyang/libyang.h>
+
+#include "yang/lr_yang.h"
+#include "yang/lr_yang_int.h"
+#include "yang/lr_yang_job.h"
+
+/* Copies 'src' into dst[size] as one line (control characters become
+ * spaces). */
+static void
+lr_yang_op_line(char *dst, size_t size, const char *src)
+{
+    if (!dst || !size)
+        return;
+    snprintf(dst, size, "%s", src);
+    for (unsigned char *p = (unsigned char *) dst; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+}
+
+static bool
+lr_yang_op_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* 'text' (one JSON object of one member) with that member renamed 'name':
+ * a new string the caller frees, or NULL (not such an object, out of
+ * memory). */
+static char *
+lr_yang_op_rewrap(json_object *top, const char *name)
+{
+    json_object *value = NULL, *out;
+    char *text = NULL;
+    json_object_object_foreach(top, key, v) {
+        (void) key;
+        value = v;
+    }
+    if (!value || !(out = json_object_new_object()))
+        return NULL;
+    if (!json_object_object_add(out, name, json_object_get(value)))
+        text = strdup(json_object_to_json_string_ext(
+            out, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(out);
+    return text;
+}
+
+/* Parses the body of operation 'module':'op' into '*tree' (the operation
+ * node with its input; NULL for an empty body).  0; EBADMSG for text that
+ * is not JSON; EINVAL for JSON the schema refuses, with the data path
+ * in path[] when there is one and the message in msg[]; ENOMEM. */
+static int
+lr_yang_op_parse(struct ly_ctx *ctx, const char *module, const char *op,
+                 const char *body, size_t len, struct lyd_node **tree,
+                 char *path, size_t pathlen, char *msg, size_t msglen)
+{
+    char want[128], name[128], text_msg[512], *text = NULL;
+    json_tokener *tok = NULL;
+    json_object *top = NULL;
+    struct ly_in *in = NULL;
+    int ret = 0;
+
+    *tree = NULL;
+    lr_yang_op_line(path, pathlen, "");
+    lr_yang_op_line(msg, msglen, "");
+    size_t i = 0;
+    while (i < len && lr_yang_op_space(body[i]))
+        i++;
+    if (i == len)
+        return 0;
+    snprintf(want, sizeof want, "%s:input", module);
+    if (memchr(body, '\0', len) || len > INT_MAX) {
+        lr_yang_op_line(msg, msglen, "the body contains a NUL byte");
+        return EINVAL;
+    }
+    if (!(tok = json_tokener_new())) {
+        lr_yang_op_line(msg, msglen, "out of memory");
+        return ENOMEM;
+    }
+    top = json_tokener_parse_ex(tok, body, (int) len);
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t used = top ? json_tokener_get_parse_end(tok) : 0;
+    while (used < len && lr_yang_op_space(body[used]))
+        used++;
+    if (!top || jerr != json_tokener_success || used < len) {
+        snprintf(text_msg, sizeof text_msg, "the body of %s is not JSON: "
+                 "%s", op, !top || jerr != json_tokener_success
+                 ? (jerr == json_tokener_continue ? "it ends too early"
+                                                  : json_tokener_error_desc(jerr))
+                 : "text after the object");
+        lr_yang_op_line(msg, msglen, text_msg);
+        ret = EBADMSG;
+        goto cleanup;
+    }
+    const char *first = NULL;
+    if (json_object_is_type(top, json_type_object)
+        && json_object_object_length(top) == 1) {
+        json_object_object_foreach(top, key, v) {
+            (void) v;
+            first = key;
+        }
+    }
+    if (!first || strcmp(first, want)) {
+        snprintf(text_msg, sizeof text_msg, "the body of %s is %s%s%s; send "
+                 "{\"%s\":{...}} (RFC 8040, 3.6.1) or no body", op,
+                 first ? "{\"" : "not one member", first ? first : "",
+                 first ? "\":...}" : "", want);
+        lr_yang_op_line(msg, msglen, text_msg);
+        ret = EINVAL;
+        goto cleanup;
+    }
+    snprintf(name, sizeof name, "%s:%s", module, op);
+    if (!(text = lr_yang_op_rewrap(top, name))) {
+        lr_yang_op_line(msg, msglen, "out of memory");
+        ret = ENOMEM;
+        goto cleanup;
+    }
+    ly_err_clean(ctx, NULL);
+    LY_ERR rc = ly_in_new_memory(text, &in);
+    if (!rc)
+        rc = lyd_parse_op(ctx, NULL, in, LYD_JSON, LYD_TYPE_RPC_YANG, tree,
+                          NULL);
+    if (rc) {
+        const struct ly_err_item *e = ly_err_first(ctx);
+        char p[256] = "";
+        int schema = 0;
+        long line = 0;
+        if (e && e->path)
+            lr_yang_split_location(e->path, p, sizeof p, &schema, &line);
+        lr_yang_op_line(path, pathlen, schema ? "" : p);
+        lr_yang_op_line(msg, msglen, e && e->msg ? e->msg
+                                                 : "not a valid input");
+        ret = rc == LY_EMEM ? ENOMEM : EINVAL;
+        lyd_free_all(*tree);
+        *tree = NULL;
+    }
+
+cleanup:
+    ly_in_free(in, 0);
+    free(text);
+    json_object_put(top);
+    json_tokener_free(tok);
+    return ret;
+}
+
+int
+lr_yang_parse_reconcile(struct ly_ctx *ctx, const char *body, size_t len,
+                        bool *dry_run, char *path, size_t pathlen, char *msg,
+                        size_t msglen)
+{
+    struct lyd_node *tree = NULL;
+    int rc = lr_yang_op_parse(ctx, LR_YANG_LRJ, "reconcile", body, len,
+                              &tree, path, pathlen, msg, msglen);
+    const char *v = tree ? lr_yang_leaf(tree, LR_YANG_LRJ, "dry-run") : NULL;
+    *dry_run = v && !strcmp(v, "true");
+    lyd_free_all(tree);
+    return rc;
+}
+
+int
+lr_yang_parse_no_input(struct ly_ctx *ctx, const char *module,
+                       const char *op, const char *body, size_t len,
+                       char *path, size_t pathlen, char *msg, size_t msglen)
+{
+    struct lyd_node *tree = NULL;
+    int rc = lr_yang_op_parse(ctx, module, op, body, len, &tree, path,
+                              pathlen, msg, msglen);
+    lyd_free_all(tree);
+    return rc;
+}
+
+int
+lr_yang_reconcile_to_json(struct ly_ctx *ctx, int differences, bool repaired,
+                          const char *report, char **out, char *err,
+                          size_t errlen)
+{
+    const struct lys_module *mod;
+    struct lyd_node *op = NULL;
+    char *text = NULL, num[16];
+    LY_ERR rc;
+    int ret = 0;
+
+    *out = NULL;
+    mod = ly_ctx_get_module_implemented(ctx, LR_YANG_LRJ);
+    if (!mod) {
+        lr_yang_errf(err, errlen, LR_YANG_LRJ, NULL,
+                     "the module is not in the context");
+        return EINVAL;
+    }
+    ly_err_clean(ctx, NULL);
+    snprintf(num, sizeof num, "%d", differences < 0 ? 0 : differences);
+    rc = lyd_new_inner(NULL, mod, "reconcile", 0, &op);
+    if (!rc)
+        rc = lyd_new_term(op, mod, "differences", num, 1, NULL);
+    if (!rc)
+        rc = lyd_new_term(op, mod, "repaired", repaired ? "true" : "false",
+                          1, NULL);
+    /* One entry per line of the report. */
+    for (const char *p = report; !rc && p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t) (nl - p) : strlen(p);
+        if (n) {
+            char *line = strndup(p, n);
+            rc = line ? lyd_new_term(op, mod, "difference", line, 1, NULL)
+                      : LY_EMEM;
+            free(line);
+        }
+        p += n + (nl ? 1 : 0);
+    }
+    if (!rc)
+        rc = lyd_validate_op(op, NULL, LYD_TYPE_REPLY_YANG, NULL);
+    if (!rc)
+        rc = lyd_print_mem(&text, op, LYD_JSON, 0);
+    if (rc) {
+        ret = lr_yang_ly_err(ctx, rc, LR_YANG_LRJ, err, errlen);
+        goto cleanup;
+    }
+    json_object *top = json_tokener_parse(text);
+    *out = top ? lr_yang_op_rewrap(top, LR_YANG_LRJ ":output") : NULL;
+    json_object_put(top);
+    if (!*out) {
+        lr_yang_errf(err, errlen, LR_YANG_LRJ, NULL, "cannot print the "
+                     "output of reconcile: out of memory");
+        ret = ENOMEM;
+    }
+
+cleanup:
+    free(text);
+    lyd_free_all(op);
+    return ret;
+}
