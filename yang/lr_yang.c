@@ -438,3 +438,20 @@ lr_yang_add_err(int rc, char *err, size_t errlen, const char *file,
     return lr_yang_node_err(err, errlen, file, node, "cannot add %s: %s",
                             what, strerror(rc));
 }
+
+void
+lr_yang_copy_line(char *dst, size_t size, const char *src)
+{
+    if (!dst || !size)
+        return;
+    snprintf(dst, size, "%s", src);
+    for (unsigned char *p = (unsigned char *) dst; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+}
+
+bool
+lr_yang_json_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}

@@ -4,6 +4,7 @@
 #ifndef LR_YANG_INT_H
 #define LR_YANG_INT_H 1
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -104,5 +105,12 @@ const char *lr_yang_leaf(const struct lyd_node *parent, const char *module,
 /* Unix milliseconds as yang:date-and-time, UTC, into buf (32 bytes
  * suffice). */
 void lr_yang_job_time(int64_t ms, char *buf, size_t size);
+
+/* Copies 'src' into dst[size] (when dst is not NULL), turning control
+ * characters into spaces: a message is one line. */
+void lr_yang_copy_line(char *dst, size_t size, const char *src);
+
+/* JSON's white space (RFC 8259, section 2). */
+bool lr_yang_json_space(char c);
 
 #endif

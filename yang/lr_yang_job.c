@@ -39,19 +39,6 @@
 #define LR_YANG_JOB_ENTRY "/lightrail-job:job"
 #define LR_YANG_JOB_LIST "/lightrail-job:jobs/job"
 
-/* Copies 'src' into dst[size] (when dst is not NULL), turning control
- * characters into spaces: a message is one line. */
-static void
-lr_yang_job_copy_line(char *dst, size_t size, const char *src)
-{
-    if (!dst || !size)
-        return;
-    snprintf(dst, size, "%s", src);
-    for (unsigned char *p = (unsigned char *) dst; *p; p++)
-        if (*p < 0x20 || *p == 0x7f)
-            *p = ' ';
-}
-
 /* Copies 'src' into dst[size], cut short when it does not fit. */
 static void
 lr_yang_job_strcpy(char *dst, size_t size, const char *src)
@@ -115,14 +102,14 @@ lr_yang_job_ly_err(const struct ly_ctx *ctx, LY_ERR rc,
     while (e && e->level != LY_LLERR)
         e = e->next;
     if (!e) {
-        lr_yang_job_copy_line(path, pathlen, "");
+        lr_yang_copy_line(path, pathlen, "");
         snprintf(text, sizeof text, "libyang error %d", (int) rc);
-        lr_yang_job_copy_line(msg, msglen, text);
+        lr_yang_copy_line(msg, msglen, text);
     } else {
         lr_yang_split_location(e->path, where, sizeof where, &schema,
                                    &line);
         lr_yang_job_fix_path(where, sizeof where, schema, jobs);
-        lr_yang_job_copy_line(path, pathlen, where);
+        lr_yang_copy_line(path, pathlen, where);
         const char *m = e->msg ? e->msg : "invalid data";
         /* libyang's words for a bare JSON number where RFC 7951 wants a
          * string say nothing of the cure. */
@@ -134,7 +121,7 @@ lr_yang_job_ly_err(const struct ly_ctx *ctx, LY_ERR rc,
             snprintf(text, sizeof text, "%s%s (line %ld)", m, hint, line);
         else
             snprintf(text, sizeof text, "%s%s", m, hint);
-        lr_yang_job_copy_line(msg, msglen, text);
+        lr_yang_copy_line(msg, msglen, text);
     }
     return rc == LY_EMEM ? ENOMEM : EINVAL;
 }
@@ -145,17 +132,10 @@ lr_yang_job_node_err(const struct lyd_node *node, char *path, size_t pathlen,
                      char *msg, size_t msglen, const char *text)
 {
     char *p = node ? lyd_path(node, LYD_PATH_STD, NULL, 0) : NULL;
-    lr_yang_job_copy_line(path, pathlen, p ? p : "");
-    lr_yang_job_copy_line(msg, msglen, text);
+    lr_yang_copy_line(path, pathlen, p ? p : "");
+    lr_yang_copy_line(msg, msglen, text);
     free(p);
     return EINVAL;
-}
-
-/* JSON's white space (RFC 8259, section 2). */
-static int
-lr_yang_job_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
 /* The name of the first member of the JSON object in body[len], into
@@ -169,11 +149,11 @@ lr_yang_job_first_member(const char *body, size_t len, char *name,
     size_t i = 0, n = 0;
 
     name[0] = '\0';
-    while (i < len && lr_yang_job_space(body[i]))
+    while (i < len && lr_yang_json_space(body[i]))
         i++;
     if (i >= len || body[i++] != '{')
         return;
-    while (i < len && lr_yang_job_space(body[i]))
+    while (i < len && lr_yang_json_space(body[i]))
         i++;
     if (i >= len || body[i++] != '"')
         return;
@@ -186,7 +166,7 @@ static int
 lr_yang_job_is_blank(const char *body, size_t len)
 {
     for (size_t i = 0; i < len; i++)
-        if (!lr_yang_job_space(body[i]))
+        if (!lr_yang_json_space(body[i]))
             return 0;
     return 1;
 }
@@ -278,8 +258,8 @@ lr_yang_parse_intent(struct ly_ctx *ctx, const char *body, size_t len,
     LY_ERR rc;
 
     memset(out, 0, sizeof *out);
-    lr_yang_job_copy_line(path, pathlen, "");
-    lr_yang_job_copy_line(msg, msglen, "");
+    lr_yang_copy_line(path, pathlen, "");
+    lr_yang_copy_line(msg, msglen, "");
     if (lr_yang_job_is_blank(body, len)) {
         ret = lr_yang_job_node_err(NULL, path, pathlen, msg, msglen,
                                    "empty body; expected "
@@ -668,13 +648,13 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
         goto cleanup;
     if (j->reason[0]) {
         char reason[LR_JOB_REASON_MAX];
-        lr_yang_job_copy_line(reason, sizeof reason, j->reason);
+        lr_yang_copy_line(reason, sizeof reason, j->reason);
         if ((rc = lyd_new_term(state, mod, "reason", reason, 0, NULL)))
             goto cleanup;
     }
     if (j->note[0]) {
         char note[LR_JOB_REASON_MAX];
-        lr_yang_job_copy_line(note, sizeof note, j->note);
+        lr_yang_copy_line(note, sizeof note, j->note);
         if ((rc = lyd_new_term(state, mod, "planner-note", note, 0, NULL)))
             goto cleanup;
     }

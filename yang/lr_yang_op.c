@@ -27,25 +27,6 @@
 #include "yang/lr_yang_int.h"
 #include "yang/lr_yang_job.h"
 
-/* Copies 'src' into dst[size] as one line (control characters become
- * spaces). */
-static void
-lr_yang_op_line(char *dst, size_t size, const char *src)
-{
-    if (!dst || !size)
-        return;
-    snprintf(dst, size, "%s", src);
-    for (unsigned char *p = (unsigned char *) dst; *p; p++)
-        if (*p < 0x20 || *p == 0x7f)
-            *p = ' ';
-}
-
-static bool
-lr_yang_op_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
 /* 'text' (one JSON object of one member) with that member renamed 'name':
  * a new string the caller frees, or NULL (not such an object, out of
  * memory). */
@@ -83,26 +64,26 @@ lr_yang_op_parse(struct ly_ctx *ctx, const char *module, const char *op,
     int ret = 0;
 
     *tree = NULL;
-    lr_yang_op_line(path, pathlen, "");
-    lr_yang_op_line(msg, msglen, "");
+    lr_yang_copy_line(path, pathlen, "");
+    lr_yang_copy_line(msg, msglen, "");
     size_t i = 0;
-    while (i < len && lr_yang_op_space(body[i]))
+    while (i < len && lr_yang_json_space(body[i]))
         i++;
     if (i == len)
         return 0;
     snprintf(want, sizeof want, "%s:input", module);
     if (memchr(body, '\0', len) || len > INT_MAX) {
-        lr_yang_op_line(msg, msglen, "the body contains a NUL byte");
+        lr_yang_copy_line(msg, msglen, "the body contains a NUL byte");
         return EINVAL;
     }
     if (!(tok = json_tokener_new())) {
-        lr_yang_op_line(msg, msglen, "out of memory");
+        lr_yang_copy_line(msg, msglen, "out of memory");
         return ENOMEM;
     }
     top = json_tokener_parse_ex(tok, body, (int) len);
     enum json_tokener_error jerr = json_tokener_get_error(tok);
     size_t used = top ? json_tokener_get_parse_end(tok) : 0;
-    while (used < len && lr_yang_op_space(body[used]))
+    while (used < len && lr_yang_json_space(body[used]))
         used++;
     if (!top || jerr != json_tokener_success || used < len) {
         snprintf(text_msg, sizeof text_msg, "the body of %s is not JSON: "
@@ -110,7 +91,7 @@ lr_yang_op_parse(struct ly_ctx *ctx, const char *module, const char *op,
                  ? (jerr == json_tokener_continue ? "it ends too early"
                                                   : json_tokener_error_desc(jerr))
                  : "text after the object");
-        lr_yang_op_line(msg, msglen, text_msg);
+        lr_yang_copy_line(msg, msglen, text_msg);
         ret = EBADMSG;
         goto cleanup;
     }
@@ -127,13 +108,13 @@ lr_yang_op_parse(struct ly_ctx *ctx, const char *module, const char *op,
                  "{\"%s\":{...}} (RFC 8040, 3.6.1) or no body", op,
                  first ? "{\"" : "not one member", first ? first : "",
                  first ? "\":...}" : "", want);
-        lr_yang_op_line(msg, msglen, text_msg);
+        lr_yang_copy_line(msg, msglen, text_msg);
         ret = EINVAL;
         goto cleanup;
     }
     snprintf(name, sizeof name, "%s:%s", module, op);
     if (!(text = lr_yang_op_rewrap(top, name))) {
-        lr_yang_op_line(msg, msglen, "out of memory");
+        lr_yang_copy_line(msg, msglen, "out of memory");
         ret = ENOMEM;
         goto cleanup;
     }
@@ -149,8 +130,8 @@ lr_yang_op_parse(struct ly_ctx *ctx, const char *module, const char *op,
         long line = 0;
         if (e && e->path)
             lr_yang_split_location(e->path, p, sizeof p, &schema, &line);
-        lr_yang_op_line(path, pathlen, schema ? "" : p);
-        lr_yang_op_line(msg, msglen, e && e->msg ? e->msg
+        lr_yang_copy_line(path, pathlen, schema ? "" : p);
+        lr_yang_copy_line(msg, msglen, e && e->msg ? e->msg
                                                  : "not a valid input");
         ret = rc == LY_EMEM ? ENOMEM : EINVAL;
         lyd_free_all(*tree);

@@ -691,6 +691,25 @@ test_jobs_bad(void)
     fixture_free(&f);
 }
 
+/* 'v' printed (into '*text', the caller frees it) and parsed back
+ * strictly: the tree, or NULL after a failed assertion. */
+static struct lyd_node *
+state_tree(const struct lr_state_view *v, char **text)
+{
+    char err[512] = "";
+    struct lyd_node *tree = NULL;
+    int rc = lr_yang_state_to_json(ctx, v, text, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL(rc, 0);
+    if (!rc)
+        CU_ASSERT_EQUAL(lyd_parse_data_mem(ctx, *text, LYD_JSON,
+                                           LYD_PARSE_STRICT,
+                                           LYD_VALIDATE_PRESENT, &tree),
+                        LY_SUCCESS);
+    return tree;
+}
+
 /* ---- Resource state out ---- */
 
 static void
@@ -710,15 +729,8 @@ test_state_round_trip(void)
         .counters = { 1, 2, 3, 4, 5, 18446744073709551615ull },
     };
     char *text = NULL, err[512] = "";
-    int rc = lr_yang_state_to_json(ctx, &v, &text, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "%s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    struct lyd_node *tree = NULL;
-    CU_ASSERT_EQUAL_FATAL(lyd_parse_data_mem(ctx, text, LYD_JSON,
-                                             LYD_PARSE_STRICT,
-                                             LYD_VALIDATE_PRESENT, &tree),
-                          LY_SUCCESS);
+    struct lyd_node *tree = state_tree(&v, &text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
     const char *s = "/lightrail-state:state";
     char xp[256];
 #define XP(rel) (snprintf(xp, sizeof xp, "%s/%s", s, (rel)), xp)
@@ -768,15 +780,8 @@ test_state_ppo(void)
     };
     struct lr_state_view v = { .ppo = &p };
     char *text = NULL, err[512] = "";
-    int rc = lr_yang_state_to_json(ctx, &v, &text, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "%s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    struct lyd_node *tree = NULL;
-    CU_ASSERT_EQUAL_FATAL(lyd_parse_data_mem(ctx, text, LYD_JSON,
-                                             LYD_PARSE_STRICT,
-                                             LYD_VALIDATE_PRESENT, &tree),
-                          LY_SUCCESS);
+    struct lyd_node *tree = state_tree(&v, &text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
     const char *s = "/lightrail-state:state/ppo-policy";
     char xp[256];
 #define XP(rel) (snprintf(xp, sizeof xp, "%s/%s", s, (rel)), xp)
@@ -801,13 +806,8 @@ test_state_ppo(void)
         .reason = "missing.pol: No such file or directory",
     };
     v.ppo = &q;
-    CU_ASSERT_EQUAL_FATAL(lr_yang_state_to_json(ctx, &v, &text, err,
-                                                sizeof err), 0);
-    tree = NULL;
-    CU_ASSERT_EQUAL_FATAL(lyd_parse_data_mem(ctx, text, LYD_JSON,
-                                             LYD_PARSE_STRICT,
-                                             LYD_VALIDATE_PRESENT, &tree),
-                          LY_SUCCESS);
+    tree = state_tree(&v, &text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
     CHECK_VAL(tree, XP("usable"), "false");
     CHECK_VAL(tree, XP("reason"), "missing.pol: No such file or directory");
     CHECK_VAL(tree, XP("reloads"), "0");
