@@ -189,6 +189,17 @@ policy_cli show --format json
 [ $RC = 0 ] && jq -e '."lightrail-state:ppo-policy".usable == true' "$tmp/out" > /dev/null \
     && ok "lightrail policy show --format json: the server's ppo-policy" \
     || notok "policy show --format json: exit $RC, $(cat "$tmp/out" "$tmp/err")"
+# The same file on disk, without the daemon: the checksum in use.
+if $LIGHTRAIL policy show "$POLICY" > "$tmp/out" 2> "$tmp/err" \
+   && grep -qx "checksum    $(pp checksum)" "$tmp/out" \
+   && grep -q "^trained     on metro, holding exp; refusal no" "$tmp/out" \
+   && grep -q "^agent       [0-9]* observations, [0-9]* actions" "$tmp/out"; then
+    ok "lightrail policy show FILE: the file's header, the checksum lightraild shows"
+else
+    notok "policy show FILE: $(cat "$tmp/out" "$tmp/err")"
+fi
+expect_bad "bad.pol: checksum mismatch" $LIGHTRAIL policy show "$D/policies/bad.pol"
+expect_bad "a file's header is text only" $LIGHTRAIL policy show "$POLICY" --format json
 stop_daemon
 
 # 4. A policy trained with known work (a short run: its choices do not

@@ -34,6 +34,7 @@
 
 #include "config.h"
 #include "tools/lightrail/lr_cli.h"
+#include "tools/lightrail/lr_policy_file.h"
 #include "yang/lr_yang.h"
 
 #define DEFAULT_SERVER "https://127.0.0.1:8443"
@@ -129,10 +130,15 @@ client_usage(FILE *f, enum client_cmd c)
         fprintf(f,
 "usage: lightrail policy show [OPTIONS]\n"
 "       lightrail policy reload [OPTIONS]\n"
+"       lightrail policy show FILE.pol\n"
 "\n"
 "show: the trained PPO policy lightraild decides ppo intents with (its\n"
 "configuration's ppo-policy): the file, whether it is usable or why not,\n"
 "when it was loaded, its checksum, and what it was trained for.\n"
+"show FILE.pol: the same of a policy file on disk (lightrail train\n"
+"--out), without a daemon: its checksum (compare it with the one in\n"
+"use), what it was trained for, its sizes and the command that made it;\n"
+"a file that does not load exits 2 saying why.\n"
 "reload: loads the file again (as SIGHUP does: a policy retrained in\n"
 "place), after the ppo intents queued before, then shows it.  A file\n"
 "that does not load leaves a usable policy in use; the server's message\n"
@@ -1073,8 +1079,21 @@ client_policy(const struct client_opts *o)
                    o->args[0]);
         return LR_EXIT_USAGE;
     }
-    if ((rc = client_want_args(o, 0, 0, "")))
+    if ((rc = client_want_args(o, 0, !reload, "")))
         return rc;
+    if (o->n_args == 2) {       /* show FILE: the file, not the daemon */
+        char err[1024];
+        if (o->json) {
+            lr_cli_err(o->cmd, "--format json shows the daemon's policy; "
+                       "a file's header is text only");
+            return LR_EXIT_USAGE;
+        }
+        if (lr_policy_describe(stdout, o->args[1], err, sizeof err)) {
+            lr_cli_err(o->cmd, "%s", err);
+            return LR_EXIT_USAGE;
+        }
+        return LR_EXIT_OK;
+    }
     if (reload && (rc = client_call(o, "POST", RELOAD_PATH, NULL, 0, &r)))
         goto cleanup;
     free(r.body);

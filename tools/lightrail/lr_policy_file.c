@@ -301,3 +301,35 @@ cleanup:
     free(buf);
     return rc;
 }
+
+int
+lr_policy_describe(FILE *out, const char *path, char *err, size_t errlen)
+{
+    struct lr_policy_meta m;
+    struct lr_ppo *agent = NULL;
+    int rc = lr_policy_load(path, &m, &agent, err, errlen);
+    if (rc)
+        return rc;
+    char splits[64];
+    lr_jenv_splits_format(m.splits, m.n_splits, splits, sizeof splits);
+    fprintf(out, "file        %s\n", path);
+    fprintf(out, "checksum    %016llx\n", (unsigned long long) m.checksum);
+    fprintf(out, "trained     on %s, holding %s; refusal %s, known work %s, "
+            "held work %s\n", m.topology, lr_jenv_holding_name(m.holding_mode),
+            m.refuse ? "yes" : "no", m.known_work ? "yes" : "no",
+            m.held_work ? "yes" : "no");
+    fprintf(out, "dcs         %s\n", m.dcs);
+    fprintf(out, "jobs        models %s; GPU demands %s; batch %g, "
+            "microbatch %g; GPU shares %s\n", m.models, m.demands, m.batch,
+            m.micro, splits);
+    fprintf(out, "agent       %d observations, %d actions, hidden %d x %d; "
+            "K %d, block penalty %g\n", m.n_obs, m.n_act,
+            agent->cfg.hidden[0], agent->cfg.hidden[1], m.k,
+            m.block_penalty);
+    if (m.teacher[0])
+        fprintf(out, "teacher     %s, imitated for %ld decisions\n",
+                m.teacher, m.imitate);
+    fprintf(out, "command     %s\n", m.command);
+    lr_ppo_free(agent);
+    return 0;
+}

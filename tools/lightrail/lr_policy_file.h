@@ -35,6 +35,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "planner/lr_jenv.h"
@@ -81,5 +82,13 @@ int lr_policy_save(const char *path, const struct lr_policy_meta *,
                    const struct lr_ppo *, char *err, size_t errlen);
 int lr_policy_load(const char *path, struct lr_policy_meta *,
                    struct lr_ppo **out, char *err, size_t errlen);
+
+/* Loads the policy file at 'path' and writes what it says of itself to
+ * 'out', one "key  value" line each (checksum, topology and DCs, job
+ * mix, holding, refusal, known and held work, sizes, teacher, command):
+ * what lightraild shows of the policy in use (lightrail-state's
+ * ppo-policy), for a file on disk.  0, or the error of lr_policy_load. */
+int lr_policy_describe(FILE *out, const char *path, char *err,
+                       size_t errlen);
 
 #endif
