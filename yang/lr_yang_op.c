@@ -27,8 +27,8 @@
 #include "yang/lr_yang_int.h"
 #include "yang/lr_yang_job.h"
 
-/* 'text' (one JSON object of one member) with that member renamed 'name':
- * a new string the caller frees, or NULL (not such an object, out of
+/* The JSON object 'top' (of one member) with that member renamed 'name',
+ * as text: a new string the caller frees, or NULL (no member, out of
  * memory). */
 static char *
 lr_yang_op_rewrap(json_object *top, const char *name)
@@ -72,14 +72,19 @@ lr_yang_op_parse(struct ly_ctx *ctx, const char *module, const char *op,
     if (i == len)
         return 0;
     snprintf(want, sizeof want, "%s:input", module);
-    if (memchr(body, '\0', len) || len > INT_MAX) {
+    if (memchr(body, '\0', len)) {
         lr_yang_copy_line(msg, msglen, "the body contains a NUL byte");
+        return EINVAL;
+    }
+    if (len > INT_MAX) {          /* the server bounds bodies far below */
+        lr_yang_copy_line(msg, msglen, "the body is too large");
         return EINVAL;
     }
     if (!(tok = json_tokener_new())) {
         lr_yang_copy_line(msg, msglen, "out of memory");
         return ENOMEM;
     }
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
     top = json_tokener_parse_ex(tok, body, (int) len);
     enum json_tokener_error jerr = json_tokener_get_error(tok);
     size_t used = top ? json_tokener_get_parse_end(tok) : 0;
