@@ -455,3 +455,26 @@ lr_yang_json_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
+
+LY_ERR
+lr_yang_termf(struct lyd_node *parent, const struct lys_module *mod,
+              const char *name, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return lyd_new_term(parent, mod, name, buf, 0, NULL);
+}
+
+const struct lys_module *
+lr_yang_module(struct ly_ctx *ctx, const char *name, const char *doc,
+               char *err, size_t errlen)
+{
+    const struct lys_module *mod = ly_ctx_get_module_implemented(ctx, name);
+    if (!mod)
+        lr_yang_errf(err, errlen, doc, NULL, "%s is not in the context",
+                     name);
+    return mod;
+}

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <libyang/libyang.h>
+
 struct ly_ctx;
 struct lyd_node;
 
@@ -112,5 +114,17 @@ void lr_yang_copy_line(char *dst, size_t size, const char *src);
 
 /* JSON's white space (RFC 8259, section 2). */
 bool lr_yang_json_space(char c);
+
+/* Adds leaf 'name' of 'mod' to 'parent' with the printf-formatted value
+ * (at most 511 bytes). */
+LY_ERR lr_yang_termf(struct lyd_node *parent, const struct lys_module *mod,
+                     const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The implemented module 'name' of 'ctx', or NULL with "DOC: NAME is
+ * not in the context" in err[]. */
+const struct lys_module *lr_yang_module(struct ly_ctx *, const char *name,
+                                        const char *doc, char *err,
+                                        size_t errlen);
 
 #endif

@@ -397,23 +397,6 @@ lr_yang_job_print_err(const struct lr_yang_job_env *env, const char *name,
     return EINVAL;
 }
 
-static LY_ERR
-lr_yang_job_term(struct lyd_node *parent, const struct lys_module *mod,
-                 const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Adds leaf 'name' with the printf-formatted value. */
-static LY_ERR
-lr_yang_job_term(struct lyd_node *parent, const struct lys_module *mod,
-                 const char *name, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return lyd_new_term(parent, mod, name, buf, 0, NULL);
-}
 
 /* Unix milliseconds as yang:date-and-time, UTC (lr_yang_int.h). */
 void
@@ -484,21 +467,21 @@ lr_yang_job_stages(const struct lr_yang_job_env *env, const struct lr_job *j,
         }
         snprintf(idx, sizeof idx, "%d", i + 1);
         if ((rc = lyd_new_list(state, mod, "stage", 0, &st, idx))
-            || (rc = lr_yang_job_term(st, mod, "first-layer", "%d",
+            || (rc = lr_yang_termf(st, mod, "first-layer", "%d",
                                       s->first + 1))
-            || (rc = lr_yang_job_term(st, mod, "last-layer", "%d",
+            || (rc = lr_yang_termf(st, mod, "last-layer", "%d",
                                       s->last + 1))
             || (rc = lyd_new_term(st, mod, "dc", c->dcs[s->dc].name, 0,
                                   NULL)))
             goto cleanup;
         /* No devices: layers a DC's agent planned, its stages private. */
         if ((rc = s->g > 0
-                  ? lr_yang_job_term(st, mod, "devices", "%d", s->g)
+                  ? lr_yang_termf(st, mod, "devices", "%d", s->g)
                   : lyd_new_term(st, mod, "private", "true", 0, NULL)))
             goto cleanup;
         if (tm && s->first >= 0 && s->last >= s->first
             && s->last < model->n_layers && s->g > 0
-            && (rc = lr_yang_job_term(st, mod, "time-s", "%.6f",
+            && (rc = lr_yang_termf(st, mod, "time-s", "%.6f",
                                       lr_tm_stage_time(tm, s->dc, s->first,
                                                        s->last, s->g))))
             goto cleanup;
@@ -568,18 +551,18 @@ lr_yang_job_lightpaths(const struct lr_yang_job_env *env,
             if ((rc = lyd_new_term(l, mod, "link",
                                    t->links[lp->links[k]].name, 0, NULL)))
                 goto cleanup;
-        if ((rc = lr_yang_job_term(l, mod, "length-km", "%.3f",
+        if ((rc = lr_yang_termf(l, mod, "length-km", "%.3f",
                                    lp->length_km)))
             goto cleanup;
         if (env->mods && lp->mod >= 0 && lp->mod < env->mods->n
             && (rc = lyd_new_term(l, mod, "modulation",
                                   env->mods->f[lp->mod].name, 0, NULL)))
             goto cleanup;
-        if ((rc = lr_yang_job_term(l, mod, "first-slot", "%d", lp->first))
-            || (rc = lr_yang_job_term(l, mod, "slots", "%d", lp->m))
-            || (rc = lr_yang_job_term(l, mod, "n", "%d", lp->n))
-            || (rc = lr_yang_job_term(l, mod, "m", "%d", lp->m))
-            || (rc = lr_yang_job_term(l, mod, "capacity-gbps", "%.1f",
+        if ((rc = lr_yang_termf(l, mod, "first-slot", "%d", lp->first))
+            || (rc = lr_yang_termf(l, mod, "slots", "%d", lp->m))
+            || (rc = lr_yang_termf(l, mod, "n", "%d", lp->n))
+            || (rc = lr_yang_termf(l, mod, "m", "%d", lp->m))
+            || (rc = lr_yang_termf(l, mod, "capacity-gbps", "%.1f",
                                       lp->capacity_gbps)))
             goto cleanup;
     }
@@ -604,11 +587,11 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
 
     if ((rc = lyd_new_list(jobs, mod, "job", 0, &job, in->name))
         || (rc = lyd_new_term(job, mod, "model", in->model, 0, NULL))
-        || (rc = lr_yang_job_term(job, mod, "batch", "%.0f", in->batch))
-        || (rc = lr_yang_job_term(job, mod, "microbatch", "%.0f", in->micro))
+        || (rc = lr_yang_termf(job, mod, "batch", "%.0f", in->batch))
+        || (rc = lr_yang_termf(job, mod, "microbatch", "%.0f", in->micro))
         || (rc = lyd_new_inner(job, mod, "gpus", 0, &gpus))
-        || (rc = lr_yang_job_term(gpus, mod, "min", "%d", in->gpus_min))
-        || (rc = lr_yang_job_term(gpus, mod, "max", "%d", in->gpus_max)))
+        || (rc = lr_yang_termf(gpus, mod, "min", "%d", in->gpus_min))
+        || (rc = lr_yang_termf(gpus, mod, "max", "%d", in->gpus_max)))
         goto cleanup;
     if (in->custom) {
         const struct lr_transformer *t = &in->shape;
@@ -617,23 +600,23 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
             || (rc = lyd_new_term(tr, mod, "arch", t->arch == LR_ARCH_LLAMA
                                                    ? "llama" : "gpt", 0,
                                   NULL))
-            || (rc = lr_yang_job_term(tr, mod, "layers", "%d", t->layers))
-            || (rc = lr_yang_job_term(tr, mod, "hidden", "%d", t->hidden))
-            || (rc = lr_yang_job_term(tr, mod, "heads", "%d", t->heads))
+            || (rc = lr_yang_termf(tr, mod, "layers", "%d", t->layers))
+            || (rc = lr_yang_termf(tr, mod, "hidden", "%d", t->hidden))
+            || (rc = lr_yang_termf(tr, mod, "heads", "%d", t->heads))
             || (t->arch == LR_ARCH_LLAMA
-                && (rc = lr_yang_job_term(tr, mod, "kv-heads", "%d",
+                && (rc = lr_yang_termf(tr, mod, "kv-heads", "%d",
                                           t->kv_heads)))
-            || (rc = lr_yang_job_term(tr, mod, "ffn", "%d", t->ffn))
-            || (rc = lr_yang_job_term(tr, mod, "vocab", "%d", t->vocab))
-            || (rc = lr_yang_job_term(tr, mod, "seq", "%d", t->seq)))
+            || (rc = lr_yang_termf(tr, mod, "ffn", "%d", t->ffn))
+            || (rc = lr_yang_termf(tr, mod, "vocab", "%d", t->vocab))
+            || (rc = lr_yang_termf(tr, mod, "seq", "%d", t->seq)))
             goto cleanup;
     }
     if (in->algorithm[0]
         && (rc = lyd_new_term(job, mod, "algorithm", in->algorithm, 0, NULL)))
         goto cleanup;
-    if ((rc = lr_yang_job_term(job, mod, "priority", "%d", in->priority))
+    if ((rc = lr_yang_termf(job, mod, "priority", "%d", in->priority))
         || (in->iterations
-            && (rc = lr_yang_job_term(job, mod, "iterations", "%" PRIu64,
+            && (rc = lr_yang_termf(job, mod, "iterations", "%" PRIu64,
                                       in->iterations)))
         || (rc = lyd_new_inner(job, mod, "state", 0, &state)))
         goto cleanup;
@@ -659,7 +642,7 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
             goto cleanup;
     }
     if (j->phase == LR_JOB_ACTIVE
-        && (rc = lr_yang_job_term(state, mod, "iteration-time-s", "%.6f",
+        && (rc = lr_yang_termf(state, mod, "iteration-time-s", "%.6f",
                                   j->iteration_s)))
         goto cleanup;
     if (j->created_ms > 0) {
@@ -687,7 +670,7 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
         }
         if ((rc = lyd_new_list(state, mod, "gpus", 0, &g,
                                env->cluster->dcs[k].name))
-            || (rc = lr_yang_job_term(g, mod, "count", "%d", j->gpus[k])))
+            || (rc = lr_yang_termf(g, mod, "count", "%d", j->gpus[k])))
             goto cleanup;
     }
     ret = lr_yang_job_lightpaths(env, j, state, &rc);
@@ -720,10 +703,8 @@ lr_yang_jobs_to_json(struct ly_ctx *ctx, const struct lr_job *jobs, int n,
         ret = EINVAL;
         goto cleanup;
     }
-    env.mod = ly_ctx_get_module_implemented(ctx, LR_YANG_LRJ);
-    if (!env.mod) {
-        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL,
-                     "lightrail-job is not in the context");
+    if (!(env.mod = lr_yang_module(ctx, LR_YANG_LRJ, LR_YANG_JOB_DOC, err,
+                                   errlen))) {
         ret = EINVAL;
         goto cleanup;
     }

@@ -189,12 +189,9 @@ lr_yang_reconcile_to_json(struct ly_ctx *ctx, int differences, bool repaired,
     int ret = 0;
 
     *out = NULL;
-    mod = ly_ctx_get_module_implemented(ctx, LR_YANG_LRJ);
-    if (!mod) {
-        lr_yang_errf(err, errlen, LR_YANG_LRJ, NULL,
-                     "the module is not in the context");
+    if (!(mod = lr_yang_module(ctx, LR_YANG_LRJ, LR_YANG_LRJ, err,
+                               errlen)))
         return EINVAL;
-    }
     ly_err_clean(ctx, NULL);
     snprintf(num, sizeof num, "%d", differences < 0 ? 0 : differences);
     rc = lyd_new_inner(NULL, mod, "reconcile", 0, &op);

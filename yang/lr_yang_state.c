@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,23 +27,6 @@
 #define LR_MILLI 1e-3
 #define LR_BITS_PER_BYTE 8.0
 
-static LY_ERR
-lr_yang_state_term(struct lyd_node *parent, const struct lys_module *mod,
-                   const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Adds leaf 'name' with the printf-formatted value. */
-static LY_ERR
-lr_yang_state_term(struct lyd_node *parent, const struct lys_module *mod,
-                   const char *name, const char *fmt, ...)
-{
-    char buf[128];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return lyd_new_term(parent, mod, name, buf, 0, NULL);
-}
 
 /* Validates 'root' and prints it; the shared tail of the printers.  Takes
  * the tree from '*rootp' and frees it. */
@@ -100,11 +82,11 @@ lr_yang_state_ppo(const struct lys_module *mod, const struct lr_state_ppo *p,
         if ((rc = lyd_new_term(n, mod, "loaded", ts, 0, NULL)))
             return rc;
     }
-    if ((rc = lr_yang_state_term(n, mod, "reloads", "%" PRIu32, p->reloads)))
+    if ((rc = lr_yang_termf(n, mod, "reloads", "%" PRIu32, p->reloads)))
         return rc;
     if (!p->loaded)
         return LY_SUCCESS;
-    if ((rc = lr_yang_state_term(n, mod, "checksum", "%016" PRIx64,
+    if ((rc = lr_yang_termf(n, mod, "checksum", "%016" PRIx64,
                                  p->checksum))
         || (p->topology
             && (rc = lyd_new_term(n, mod, "topology", p->topology, 0, NULL)))
@@ -133,8 +115,8 @@ lr_yang_state_build(const struct lys_module *mod,
         const struct lr_state_link *l = &v->links[i];
         struct lyd_node *ln;
         if ((rc = lyd_new_list(root, mod, "link", 0, &ln, l->id))
-            || (rc = lr_yang_state_term(ln, mod, "slots", "%d", l->slots))
-            || (rc = lr_yang_state_term(ln, mod, "used", "%d", l->used)))
+            || (rc = lr_yang_termf(ln, mod, "slots", "%d", l->slots))
+            || (rc = lr_yang_termf(ln, mod, "used", "%d", l->used)))
             return rc;
         for (int k = 0; k < l->n_channels; k++) {
             const struct lr_state_channel *ch = &l->channels[k];
@@ -142,7 +124,7 @@ lr_yang_state_build(const struct lys_module *mod,
             char first[16];
             snprintf(first, sizeof first, "%d", ch->first);
             if ((rc = lyd_new_list(ln, mod, "channel", 0, &cn, first))
-                || (rc = lr_yang_state_term(cn, mod, "slots", "%d", ch->m))
+                || (rc = lr_yang_termf(cn, mod, "slots", "%d", ch->m))
                 || (rc = lyd_new_term(cn, mod, "job", ch->job, 0, NULL)))
                 return rc;
         }
@@ -151,8 +133,8 @@ lr_yang_state_build(const struct lys_module *mod,
         const struct lr_state_dc *d = &v->dcs[i];
         struct lyd_node *dn;
         if ((rc = lyd_new_list(root, mod, "dc", 0, &dn, d->name))
-            || (rc = lr_yang_state_term(dn, mod, "devices", "%d", d->devices))
-            || (rc = lr_yang_state_term(dn, mod, "in-use", "%d", d->in_use)))
+            || (rc = lr_yang_termf(dn, mod, "devices", "%d", d->devices))
+            || (rc = lr_yang_termf(dn, mod, "in-use", "%d", d->in_use)))
             return rc;
     }
     for (int i = 0; i < v->n_emulated; i++) {
@@ -164,48 +146,48 @@ lr_yang_state_build(const struct lys_module *mod,
             || (rc = lyd_new_term(en, mod, "to-dc", e->to, 0, NULL))
             || (rc = lyd_new_term(en, mod, "namespace", e->ns, 0, NULL))
             || (rc = lyd_new_term(en, mod, "interface", e->ifname, 0, NULL))
-            || (rc = lr_yang_state_term(en, mod, "capacity-gbps", "%.1f",
+            || (rc = lr_yang_termf(en, mod, "capacity-gbps", "%.1f",
                                         e->capacity_gbps))
-            || (rc = lr_yang_state_term(en, mod, "shaped-rate-bps",
+            || (rc = lr_yang_termf(en, mod, "shaped-rate-bps",
                                         "%" PRIu64, e->shaped_bps))
-            || (rc = lr_yang_state_term(en, mod, "tx-bytes", "%" PRIu64,
+            || (rc = lr_yang_termf(en, mod, "tx-bytes", "%" PRIu64,
                                         e->tx_bytes))
-            || (rc = lr_yang_state_term(en, mod, "tx-packets", "%" PRIu64,
+            || (rc = lr_yang_termf(en, mod, "tx-packets", "%" PRIu64,
                                         e->tx_packets))
-            || (rc = lr_yang_state_term(en, mod, "rx-bytes", "%" PRIu64,
+            || (rc = lr_yang_termf(en, mod, "rx-bytes", "%" PRIu64,
                                         e->rx_bytes))
-            || (rc = lr_yang_state_term(en, mod, "rx-packets", "%" PRIu64,
+            || (rc = lr_yang_termf(en, mod, "rx-packets", "%" PRIu64,
                                         e->rx_packets))
-            || (rc = lr_yang_state_term(en, mod, "errors", "%" PRIu64,
+            || (rc = lr_yang_termf(en, mod, "errors", "%" PRIu64,
                                         e->errors))
-            || (rc = lr_yang_state_term(en, mod, "drops", "%" PRIu64,
+            || (rc = lr_yang_termf(en, mod, "drops", "%" PRIu64,
                                         e->drops))
-            || (rc = lr_yang_state_term(en, mod, "qdisc-drops", "%" PRIu64,
+            || (rc = lr_yang_termf(en, mod, "qdisc-drops", "%" PRIu64,
                                         e->qdisc_drops))
-            || (rc = lr_yang_state_term(en, mod, "delay-us", "%.3f",
+            || (rc = lr_yang_termf(en, mod, "delay-us", "%.3f",
                                         e->delay_us)))
             return rc;
         if (e->measured
-            && ((rc = lr_yang_state_term(en, mod, "throughput-bps",
+            && ((rc = lr_yang_termf(en, mod, "throughput-bps",
                                          "%" PRIu64, e->throughput_bps))
-                || (rc = lr_yang_state_term(en, mod, "loss", "%.6f",
+                || (rc = lr_yang_termf(en, mod, "loss", "%.6f",
                                             e->loss))))
             return rc;
     }
     if (v->ppo && (rc = lr_yang_state_ppo(mod, v->ppo, root)))
         return rc;
     if ((rc = lyd_new_inner(root, mod, "counters", 0, &cnt))
-        || (rc = lr_yang_state_term(cnt, mod, "jobs-active", "%" PRIu64,
+        || (rc = lr_yang_termf(cnt, mod, "jobs-active", "%" PRIu64,
                                     c->jobs_active))
-        || (rc = lr_yang_state_term(cnt, mod, "jobs-blocked", "%" PRIu64,
+        || (rc = lr_yang_termf(cnt, mod, "jobs-blocked", "%" PRIu64,
                                     c->jobs_blocked))
-        || (rc = lr_yang_state_term(cnt, mod, "jobs-failed", "%" PRIu64,
+        || (rc = lr_yang_termf(cnt, mod, "jobs-failed", "%" PRIu64,
                                     c->jobs_failed))
-        || (rc = lr_yang_state_term(cnt, mod, "admissions", "%" PRIu64,
+        || (rc = lr_yang_termf(cnt, mod, "admissions", "%" PRIu64,
                                     c->admissions))
-        || (rc = lr_yang_state_term(cnt, mod, "blocks", "%" PRIu64,
+        || (rc = lr_yang_termf(cnt, mod, "blocks", "%" PRIu64,
                                     c->blocks))
-        || (rc = lr_yang_state_term(cnt, mod, "deletes", "%" PRIu64,
+        || (rc = lr_yang_termf(cnt, mod, "deletes", "%" PRIu64,
                                     c->deletes)))
         return rc;
     return LY_SUCCESS;
@@ -220,12 +202,9 @@ lr_yang_state_to_json(struct ly_ctx *ctx, const struct lr_state_view *v,
     LY_ERR rc;
 
     *out = NULL;
-    mod = ly_ctx_get_module_implemented(ctx, LR_YANG_LRST);
-    if (!mod) {
-        lr_yang_errf(err, errlen, LR_YANG_LRST, NULL,
-                     "the module is not in the context");
+    if (!(mod = lr_yang_module(ctx, LR_YANG_LRST, LR_YANG_LRST, err,
+                               errlen)))
         return EINVAL;
-    }
     ly_err_clean(ctx, NULL);
     rc = lyd_new_inner(NULL, mod, "state", 0, &root);
     if (!rc)
@@ -239,7 +218,7 @@ static LY_ERR
 lr_yang_cluster_dec(struct lyd_node *parent, const struct lys_module *mod,
                     const char *name, double v)
 {
-    return lr_yang_state_term(parent, mod, name, "%.3f", v);
+    return lr_yang_termf(parent, mod, name, "%.3f", v);
 }
 
 static LY_ERR
@@ -268,7 +247,7 @@ lr_yang_cluster_build(const struct lys_module *mod,
         if ((rc = lyd_new_list(root, mod, "dc", 0, &n, d->name))
             || (rc = lyd_new_term(n, mod, "device-type",
                                   c->types[d->device_type].name, 0, NULL))
-            || (rc = lr_yang_state_term(n, mod, "device-count", "%d",
+            || (rc = lr_yang_termf(n, mod, "device-count", "%d",
                                         d->n_devices))
             || (rc = lr_yang_cluster_dec(n, mod,
                                          "intra-dc-bandwidth-gbytes-per-s",
@@ -285,7 +264,7 @@ lr_yang_cluster_build(const struct lys_module *mod,
             && ((rc = lyd_new_inner(n, mod, "remote", 0, &r))
                 || (rc = lyd_new_term(r, mod, "address", d->remote_address,
                                       0, NULL))
-                || (rc = lr_yang_state_term(r, mod, "port", "%d",
+                || (rc = lr_yang_termf(r, mod, "port", "%d",
                                             d->remote_port))
                 || (rc = lyd_new_term(r, mod, "certificate-name",
                                       d->remote_name, 0, NULL))))
@@ -316,12 +295,9 @@ lr_yang_cluster_to_json(struct ly_ctx *ctx, const struct lr_cluster *c,
     LY_ERR rc;
 
     *out = NULL;
-    mod = ly_ctx_get_module_implemented(ctx, LR_YANG_LRC);
-    if (!mod) {
-        lr_yang_errf(err, errlen, LR_YANG_LRC, NULL,
-                     "the module is not in the context");
+    if (!(mod = lr_yang_module(ctx, LR_YANG_LRC, LR_YANG_LRC, err,
+                               errlen)))
         return EINVAL;
-    }
     ly_err_clean(ctx, NULL);
     rc = lyd_new_inner(NULL, mod, "compute", 0, &root);
     if (!rc)
