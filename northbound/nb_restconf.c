@@ -867,6 +867,19 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "lightrail_ppo_stale_decisions_total{then=\"redecided\"} %llu\n",
         c->ppo_candidate, c->ppo_refused, c->ppo_cdynp, c->ppo_stale_kept,
         c->ppo_stale_redecided);
+    struct lr_ctl_ppo_info pi;
+    if (!lr_ctl_ppo_info(app->ctl, &pi))
+        put(&buf, &len, &cap,
+            "# HELP lightrail_ppo_policy_usable Whether the configured ppo "
+            "policy decides intents for ppo (0: they are planned by CDynP; "
+            "the state's ppo-policy says why).\n"
+            "# TYPE lightrail_ppo_policy_usable gauge\n"
+            "lightrail_ppo_policy_usable %d\n"
+            "# HELP lightrail_ppo_policy_reloads_total Reloads that replaced "
+            "the ppo policy (SIGHUP, reload-ppo-policy).\n"
+            "# TYPE lightrail_ppo_policy_reloads_total counter\n"
+            "lightrail_ppo_policy_reloads_total %lu\n",
+            pi.usable ? 1 : 0, pi.reloads);
     long used, total;
     lr_spectrum_usage(lr_ctl_rsa(app->ctl)->sp, &used, &total);
     put(&buf, &len, &cap,

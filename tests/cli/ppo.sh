@@ -71,6 +71,10 @@ if [ "$STATUS" = 200 ] && jq -e '."lightrail-state:state" | has("counters") and 
 else
     notok "no ppo-policy: state $STATUS $(cat "$tmp/state")"
 fi
+api GET /metrics
+[ "$STATUS" = 200 ] && ! grep -q "lightrail_ppo_policy" "$tmp/body" \
+    && ok "no ppo-policy: no lightrail_ppo_policy_* in /metrics" \
+    || notok "no ppo-policy, /metrics: $STATUS $(grep ppo_policy "$tmp/body")"
 api POST $RELOAD
 if [ "$STATUS" = 409 ] && jq -e '."ietf-restconf:errors".error[0]."error-message" | test("no ppo-policy in the configuration: nothing to reload; name a policy file")' "$tmp/body" > /dev/null; then
     ok "no ppo-policy: reload-ppo-policy is 409, saying what to do"
@@ -109,6 +113,10 @@ fi
 api GET "$JOBS/job=m1"
 [ "$(note_of)" = "$note" ] && ok "the note is in the job's state on GET" \
     || notok "GET m1: $(cat "$tmp/body")"
+api GET /metrics
+grep -qx "lightrail_ppo_policy_usable 0" "$tmp/body" \
+    && ok "missing policy: /metrics lightrail_ppo_policy_usable 0" \
+    || notok "missing policy, /metrics: $(grep ppo_policy "$tmp/body")"
 get_state
 if [ "$(pp usable)" = false ] && [ "$(pp reloads)" = 0 ] && [ -z "$(pp checksum)" ] \
    && [ "ppo: $(pp reason); planned by cdynp" = "$note" ] \
@@ -163,8 +171,10 @@ api GET /metrics
 if [ "$STATUS" = 200 ] \
    && grep -qx 'lightrail_ppo_decisions_total{outcome="candidate"} 1' "$tmp/body" \
    && grep -qx 'lightrail_ppo_decisions_total{outcome="cdynp"} 1' "$tmp/body" \
-   && grep -qx 'lightrail_ppo_decisions_total{outcome="refused"} 0' "$tmp/body"; then
-    ok "/metrics: one ppo intent on the policy's candidate, one planned by cdynp"
+   && grep -qx 'lightrail_ppo_decisions_total{outcome="refused"} 0' "$tmp/body" \
+   && grep -qx 'lightrail_ppo_policy_usable 1' "$tmp/body" \
+   && grep -qx 'lightrail_ppo_policy_reloads_total 0' "$tmp/body"; then
+    ok "/metrics: one ppo intent on the policy's candidate, one planned by cdynp; the policy usable"
 else
     notok "/metrics: $STATUS $(grep ppo "$tmp/body")"
 fi
@@ -336,6 +346,10 @@ if $LIGHTRAIL train --topology "$srcdir/examples/topologies/metro.json" \
        && [ "$(pp reloads)" = 2 ] && [ "$(pp known-work)" = false ] \
        && grep -q "ppo policy .*live.pol reloaded: intents for ppo use it" "$D/log"; then
         ok "lightrail policy reload: the metro file again, shown and logged (reloads 2)"
+        api GET /metrics
+        grep -qx "lightrail_ppo_policy_reloads_total 2" "$tmp/body" \
+            && ok "/metrics: lightrail_ppo_policy_reloads_total 2" \
+            || notok "/metrics after two reloads: $(grep ppo_policy "$tmp/body")"
     else
         notok "policy reload: exit $RC, $(cat "$tmp/out" "$tmp/err"); log: $(tail -n 2 "$D/log")"
     fi
