@@ -353,6 +353,26 @@ if [ -s "$tmp/im.pol" ] && ft_json "$tmp/an.json" --anchor 1 --entropy 0 \
 else
     notok "--anchor: $(cat "$tmp/err" "$tmp/an.json" 2>/dev/null)"
 fi
+# --anchor-final: C to C gives the same weights as --anchor C alone (the
+# header differs by its command), C to 0 other weights.
+weights() {   # weights FILE: the agent's bytes, between the header and
+              # the file's checksum (which covers the header)
+    /usr/bin/python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); sys.stdout.buffer.write(b[b.index(b"\n\n") + 2:-8])' "$1"
+}
+if [ -s "$tmp/im.pol" ] && cp "$tmp/ft2.pol" "$tmp/an1.pol" \
+   && ft_json "$tmp/af1.json" --anchor 1 --entropy 0 --anchor-final 1 \
+   && weights "$tmp/an1.pol" > "$tmp/w1" && weights "$tmp/ft2.pol" > "$tmp/w2" \
+   && cmp -s "$tmp/w1" "$tmp/w2" \
+   && ft_json "$tmp/af0.json" --anchor 1 --entropy 0 --anchor-final 0 \
+   && weights "$tmp/ft2.pol" > "$tmp/w3" && ! cmp -s "$tmp/w1" "$tmp/w3"; then
+    ok "--anchor-final: 1 to 1 the weights of --anchor 1, 1 to 0 others"
+else
+    notok "--anchor-final: $(cat "$tmp/err")"
+fi
+expect_bad "--anchor-final anneals the anchor: add --anchor C" \
+    $IM --init "$tmp/im.pol" --steps 256 --anchor-final 0 --out "$tmp/x"
+expect_bad "--anchor-final wants a number >= 0" \
+    $IM --init "$tmp/im.pol" --steps 256 --anchor 1 --anchor-final -1 --out "$tmp/x"
 expect_bad "--anchor fine-tunes a start: add --init FILE or --teacher NAME" \
     $TRAIN --seed 1 --anchor 1 --out "$tmp/x"
 expect_bad "--critic-warmup fine-tunes a start: add --init FILE or --teacher NAME" \

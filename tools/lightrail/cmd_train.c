@@ -90,6 +90,7 @@ struct opts {
     const char *init;             /* --init: start from this file's weights */
     double entropy;               /* PPO's entropy coefficient */
     double anchor;                /* --anchor: c_A, 0 for none */
+    double anchor_final;          /* --anchor-final, or -1: c_A kept */
     long critic_warmup;           /* PPO steps that train the critic only */
 };
 
@@ -131,7 +132,10 @@ usage(FILE *f)
 "  --anchor C          fine-tuning a start (--init or --teacher): adds C x\n"
 "                      KL(start || agent) to PPO's loss, the start being\n"
 "                      the actor as PPO begins (kickstarting's distillation\n"
-"                      term, kept; docs/ppo.md)\n"
+"                      term; docs/ppo.md)\n"
+"  --anchor-final C1   with --anchor: the coefficient goes linearly from C\n"
+"                      at the actor's first step to C1 at the last (0: the\n"
+"                      anchor fades out); default: C throughout\n"
 "  --critic-warmup N   fine-tuning a start: the first N steps of PPO train\n"
 "                      the critic only, to this run's reward and discount\n"
 "  --reward R          slowdown: an admission earns -T / T_ref, a blocked\n"
@@ -187,7 +191,7 @@ parse_args(int argc, char **argv, struct opts *o)
     enum { O_TOPO = 256, O_CLUSTER, O_STEPS, O_SEED, O_OUT, O_LOAD, O_EP,
            O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
            O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_WCAP, O_INIT,
-           O_REWARD, O_ENTROPY, O_ANCHOR, O_CWARM,
+           O_REWARD, O_ENTROPY, O_ANCHOR, O_CWARM, O_AFINAL,
            O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
@@ -216,6 +220,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "entropy", required_argument, NULL, O_ENTROPY },
         { "anchor", required_argument, NULL, O_ANCHOR },
         { "critic-warmup", required_argument, NULL, O_CWARM },
+        { "anchor-final", required_argument, NULL, O_AFINAL },
         LR_ROLLOUT_CLI_LONGOPTS,
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
@@ -334,6 +339,10 @@ parse_args(int argc, char **argv, struct opts *o)
             if (lr_cli_parse_double(optarg, 1e-9, 1e6, &o->anchor))
                 bad = "--anchor wants a positive number";
             break;
+        case O_AFINAL:
+            if (lr_cli_parse_double(optarg, 0, 1e6, &o->anchor_final))
+                bad = "--anchor-final wants a number >= 0";
+            break;
         case O_CWARM:
             if (lr_cli_parse_long(optarg, 1, 10000000000L, &o->critic_warmup))
                 bad = "--critic-warmup wants a positive integer (steps)";
@@ -391,6 +400,10 @@ parse_args(int argc, char **argv, struct opts *o)
         lr_cli_err(CMD, "%s fine-tunes a start: add --init FILE or "
                    "--teacher NAME", o->anchor > 0 ? "--anchor"
                    : "--critic-warmup");
+        return LR_EXIT_USAGE;
+    }
+    if (o->anchor_final >= 0 && !(o->anchor > 0)) {
+        lr_cli_err(CMD, "--anchor-final anneals the anchor: add --anchor C");
         return LR_EXIT_USAGE;
     }
     if (o->critic_warmup && o->critic_warmup >= o->steps) {
@@ -684,6 +697,7 @@ lr_cmd_train(int argc, char **argv)
         .envs = TRAIN_ENVS, .imitate_lr = 3e-3,
         .imitate_buffer = IMITATE_BUFFER, .work_cap = LR_JENV_WORK_CAP_DEFAULT,
         .ro = { LR_JENV_ROLLOUT_DEFAULTS }, .entropy = 0.01,
+        .anchor_final = -1,
     };
     o.env.load = 3;
     int rc = parse_args(argc, argv, &o);
@@ -812,6 +826,14 @@ lr_cmd_train(int argc, char **argv)
     long step = 0;
     while (step < o.steps) {
         ppo->freeze_actor = step < o.critic_warmup;
+        if (o.anchor_final >= 0) {
+            /* Linear from --anchor at the actor's first step to
+             * --anchor-final at the last. */
+            double f = (double) (step - o.critic_warmup)
+                       / (double) (o.steps - o.critic_warmup);
+            f = f < 0 ? 0 : f > 1 ? 1 : f;
+            ppo->anchor_coef = o.anchor + (o.anchor_final - o.anchor) * f;
+        }
         for (int e = 0; e < N; e++) {
             lr_jenv_observe(envs[e], obs + (size_t) e * pc.n_obs);
             memcpy(masks + (size_t) e * pc.n_act, lr_jenv_mask(envs[e]),
