@@ -344,27 +344,10 @@ const char *lr_ctl_ppo_status(const struct lr_ctl *, bool *usable);
  * EBUSY: a decision is in flight (lr_ctl_decide_begin), reload when it
  * has ended; ENOMEM.  Jobs already placed are not touched. */
 int lr_ctl_ppo_reload(struct lr_ctl *, char *err, size_t errlen);
-/* The ppo policy as GET shows it (lightrail-state's ppo-policy).  The
- * strings are borrowed from the controller: valid until the next
- * lr_ctl_ppo_reload() or lr_ctl_free(). */
-struct lr_ctl_ppo_info {
-    const char *file;          /* ppo-policy, resolved against the
-                                * configuration's directory */
-    bool usable;
-    const char *why;           /* NULL when usable (lr_ctl_ppo_status) */
-    bool rollout;              /* ppo-rollout configured */
-    long long loaded_ms;       /* when the policy in use was loaded, the
-                                * controller's clock (Unix ms) */
-    unsigned long reloads;     /* reloads that replaced it since start */
-    /* From the file, when it loaded ('loaded'); else zero and NULL. */
-    bool loaded;
-    uint64_t checksum;         /* its FNV-1a 64 trailer */
-    const char *holding;       /* "exp" or "work" */
-    bool refuse, known_work, held_work;
-    const char *topology, *command;
-    const char *teacher;       /* NULL: PPO alone, no imitation */
-};
-/* Fills 'info'; ENOENT (info zeroed) when no ppo-policy is configured. */
+/* Fills 'info' (controller/lr_ctl_ppo.h) with the policy in use; its
+ * strings are borrowed from the controller, valid until the next
+ * lr_ctl_ppo_reload() or lr_ctl_free().  ENOENT (info zeroed) when no
+ * ppo-policy is configured. */
 int lr_ctl_ppo_info(const struct lr_ctl *, struct lr_ctl_ppo_info *info);
 /* The ppo policy's mirror of the network as its last decision saw it
  * (borrowed; NULL without a usable policy): for the tests. */

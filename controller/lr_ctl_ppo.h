@@ -150,6 +150,27 @@ double lr_ctl_ppo_mean_job_s(const struct lr_ctl_ppo *);
  * ran no futures (none configured, a small job, one alternative). */
 const char *lr_ctl_ppo_rollout_note(const struct lr_ctl_ppo *);
 
+/* The policy in use as GET shows it (lightrail-state's ppo-policy,
+ * printed by yang/lr_yang_state.c), filled by lr_ctl_ppo_info()
+ * (controller/lr_ctl.h). */
+struct lr_ctl_ppo_info {
+    const char *file;          /* ppo-policy, resolved against the
+                                * configuration's directory */
+    bool usable;
+    const char *why;           /* NULL when usable (lr_ctl_ppo_status) */
+    bool rollout;              /* ppo-rollout configured */
+    long long loaded_ms;       /* when the policy in use was loaded, the
+                                * controller's clock (Unix ms) */
+    unsigned long reloads;     /* reloads that replaced it since start */
+    /* From the file, when it loaded ('loaded'); else zero and NULL. */
+    bool loaded;
+    uint64_t checksum;         /* its FNV-1a 64 trailer */
+    const char *holding;       /* "exp" or "work" */
+    bool refuse, known_work, held_work;
+    const char *topology, *command;
+    const char *teacher;       /* NULL: PPO alone, no imitation */
+};
+
 #define LR_CTL_PPO_REFUSED (-2)
 
 /* A decision in two steps, so that the slow one (a rollout: tens of

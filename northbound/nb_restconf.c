@@ -217,29 +217,22 @@ decide_next(struct nb_app *app)
 {
     while (app->waiting) {
         struct nb_decision *w = app->waiting;
+        struct nb_response resp = { .status = 0 };
         struct lr_ctl_op *op = NULL;
         char err[512];
         int rc;
-        if (w->reload) {
-            struct nb_response resp = { .status = 0 };
+        if (w->reload)
             reload_policy(app, &resp, &rc);
-            if (rc == EBUSY)
-                return;               /* decision_done calls again */
-            app->waiting = w->next;
-            if (!app->waiting)
-                app->waiting_tail = &app->waiting;
-            nb_pending_reply(w->pending, &resp);
-            free(w);
-            continue;
-        }
-        rc = lr_ctl_decide_begin(app->ctl, &w->in, &op, err, sizeof err);
+        else
+            rc = lr_ctl_decide_begin(app->ctl, &w->in, &op, err, sizeof err);
         if (rc == EBUSY)
             return;                   /* decision_done calls again */
         app->waiting = w->next;
         if (!app->waiting)
             app->waiting_tail = &app->waiting;
-        if (rc) {
-            struct nb_response resp = { .status = 0 };
+        if (w->reload) {
+            nb_pending_reply(w->pending, &resp);
+        } else if (rc) {
             answer_begin(app, &resp, rc, NULL, w->in.name, err);
             nb_pending_reply(w->pending, &resp);
         } else if (!op) {
@@ -520,23 +513,11 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
         e->delay_us = emu[i].delay_s * 1e6;
     }
     free(emu);
-    struct lr_ctl_ppo_info pi;
-    struct lr_state_ppo ppo;
-    if (!lr_ctl_ppo_info(app->ctl, &pi))
-        ppo = (struct lr_state_ppo) {
-            .file = pi.file, .usable = pi.usable, .reason = pi.why,
-            .rollout = pi.rollout, .loaded_ms = pi.loaded_ms,
-            .reloads = pi.reloads > UINT32_MAX ? UINT32_MAX
-                                               : (uint32_t) pi.reloads,
-            .loaded = pi.loaded, .checksum = pi.checksum,
-            .holding = pi.holding, .refuse = pi.refuse,
-            .known_work = pi.known_work, .held_work = pi.held_work,
-            .topology = pi.topology, .teacher = pi.teacher,
-            .command = pi.command,
-        };
+    struct lr_ctl_ppo_info ppo;
+    bool has_ppo = !lr_ctl_ppo_info(app->ctl, &ppo);
     const struct lr_ctl_counters *cn = lr_ctl_counters(app->ctl);
     struct lr_state_view v = {
-        .ppo = pi.file ? &ppo : NULL,
+        .ppo = has_ppo ? &ppo : NULL,
         .n_links = t->n_links, .links = links, .n_dcs = cl->n_dcs,
         .dcs = dcs, .n_emulated = n_emu, .emulated = em,
         .counters = { .admissions = cn->admissions, .blocks = cn->blocks,
@@ -668,8 +649,9 @@ reload_policy(struct nb_app *app, struct nb_response *resp, int *rc)
 }
 
 /* POST .../lightrail-state:reload-ppo-policy: no input (no body, or
- * {"lightrail-state:input":{}}), no output (204).  With a decider it queues behind the ppo intents
- * before it, whose decisions hold the policy. */
+ * {"lightrail-state:input":{}}), no output (204).  With a decider it
+ * queues behind the ppo intents before it, whose decisions hold the
+ * policy. */
 static void
 h_reload(void *arg, const struct nb_request *req, struct nb_response *resp)
 {

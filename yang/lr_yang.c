@@ -457,6 +457,14 @@ lr_yang_json_space(char c)
 }
 
 LY_ERR
+lr_yang_term_bool(struct lyd_node *parent, const struct lys_module *mod,
+                  const char *name, bool b, bool output)
+{
+    return lyd_new_term(parent, mod, name, b ? "true" : "false", output,
+                        NULL);
+}
+
+LY_ERR
 lr_yang_termf(struct lyd_node *parent, const struct lys_module *mod,
               const char *name, const char *fmt, ...)
 {

@@ -115,6 +115,12 @@ void lr_yang_copy_line(char *dst, size_t size, const char *src);
 /* JSON's white space (RFC 8259, section 2). */
 bool lr_yang_json_space(char c);
 
+/* Adds boolean leaf 'name' of 'mod' to 'parent' ('output': of an
+ * operation's output). */
+LY_ERR lr_yang_term_bool(struct lyd_node *parent,
+                         const struct lys_module *mod, const char *name,
+                         bool b, bool output);
+
 /* Adds leaf 'name' of 'mod' to 'parent' with the printf-formatted value
  * (at most 511 bytes). */
 LY_ERR lr_yang_termf(struct lyd_node *parent, const struct lys_module *mod,

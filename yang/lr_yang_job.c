@@ -468,9 +468,9 @@ lr_yang_job_stages(const struct lr_yang_job_env *env, const struct lr_job *j,
         snprintf(idx, sizeof idx, "%d", i + 1);
         if ((rc = lyd_new_list(state, mod, "stage", 0, &st, idx))
             || (rc = lr_yang_termf(st, mod, "first-layer", "%d",
-                                      s->first + 1))
+                                   s->first + 1))
             || (rc = lr_yang_termf(st, mod, "last-layer", "%d",
-                                      s->last + 1))
+                                   s->last + 1))
             || (rc = lyd_new_term(st, mod, "dc", c->dcs[s->dc].name, 0,
                                   NULL)))
             goto cleanup;
@@ -482,8 +482,8 @@ lr_yang_job_stages(const struct lr_yang_job_env *env, const struct lr_job *j,
         if (tm && s->first >= 0 && s->last >= s->first
             && s->last < model->n_layers && s->g > 0
             && (rc = lr_yang_termf(st, mod, "time-s", "%.6f",
-                                      lr_tm_stage_time(tm, s->dc, s->first,
-                                                       s->last, s->g))))
+                                   lr_tm_stage_time(tm, s->dc, s->first,
+                                                    s->last, s->g))))
             goto cleanup;
     }
 
@@ -552,7 +552,7 @@ lr_yang_job_lightpaths(const struct lr_yang_job_env *env,
                                    t->links[lp->links[k]].name, 0, NULL)))
                 goto cleanup;
         if ((rc = lr_yang_termf(l, mod, "length-km", "%.3f",
-                                   lp->length_km)))
+                                lp->length_km)))
             goto cleanup;
         if (env->mods && lp->mod >= 0 && lp->mod < env->mods->n
             && (rc = lyd_new_term(l, mod, "modulation",
@@ -563,7 +563,7 @@ lr_yang_job_lightpaths(const struct lr_yang_job_env *env,
             || (rc = lr_yang_termf(l, mod, "n", "%d", lp->n))
             || (rc = lr_yang_termf(l, mod, "m", "%d", lp->m))
             || (rc = lr_yang_termf(l, mod, "capacity-gbps", "%.1f",
-                                      lp->capacity_gbps)))
+                                   lp->capacity_gbps)))
             goto cleanup;
     }
 
@@ -605,7 +605,7 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
             || (rc = lr_yang_termf(tr, mod, "heads", "%d", t->heads))
             || (t->arch == LR_ARCH_LLAMA
                 && (rc = lr_yang_termf(tr, mod, "kv-heads", "%d",
-                                          t->kv_heads)))
+                                       t->kv_heads)))
             || (rc = lr_yang_termf(tr, mod, "ffn", "%d", t->ffn))
             || (rc = lr_yang_termf(tr, mod, "vocab", "%d", t->vocab))
             || (rc = lr_yang_termf(tr, mod, "seq", "%d", t->seq)))
@@ -617,7 +617,7 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
     if ((rc = lr_yang_termf(job, mod, "priority", "%d", in->priority))
         || (in->iterations
             && (rc = lr_yang_termf(job, mod, "iterations", "%" PRIu64,
-                                      in->iterations)))
+                                   in->iterations)))
         || (rc = lyd_new_inner(job, mod, "state", 0, &state)))
         goto cleanup;
 
@@ -643,7 +643,7 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
     }
     if (j->phase == LR_JOB_ACTIVE
         && (rc = lr_yang_termf(state, mod, "iteration-time-s", "%.6f",
-                                  j->iteration_s)))
+                               j->iteration_s)))
         goto cleanup;
     if (j->created_ms > 0) {
         lr_yang_job_time(j->created_ms, ts, sizeof ts);

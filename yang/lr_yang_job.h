@@ -137,22 +137,6 @@ struct lr_state_emulated {
     double delay_us;
 };
 
-/* The ppo policy in use (lightrail-state's ppo-policy).  The strings
- * are the caller's; NULL leaves the leaf out. */
-struct lr_state_ppo {
-    const char *file;
-    bool usable;
-    const char *reason;       /* shown when !usable */
-    bool rollout;
-    int64_t loaded_ms;        /* Unix ms; <= 0: not shown */
-    uint32_t reloads;
-    bool loaded;              /* the file loaded: the fields below shown */
-    uint64_t checksum;
-    const char *holding;      /* "exp" or "work" */
-    bool refuse, known_work, held_work;
-    const char *topology, *teacher, *command;
-};
-
 /* What GET of the resource state shows.  Every array belongs to the
  * caller and is only read. */
 struct lr_state_view {
@@ -163,7 +147,10 @@ struct lr_state_view {
     int n_emulated;
     const struct lr_state_emulated *emulated; /* [n_emulated] */
     struct lr_state_counters counters;
-    const struct lr_state_ppo *ppo;           /* NULL: none configured */
+    /* The ppo policy in use (controller/lr_ctl_ppo.h), NULL when none is
+     * configured: the leaves with a value, 'why' only when unusable, the
+     * file's own only when it loaded. */
+    const struct lr_ctl_ppo_info *ppo;
 };
 
 /* Prints 'view' as {"lightrail-state:state":{...}} into a new string

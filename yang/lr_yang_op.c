@@ -91,11 +91,13 @@ lr_yang_op_parse(struct ly_ctx *ctx, const char *module, const char *op,
     while (used < len && lr_yang_json_space(body[used]))
         used++;
     if (!top || jerr != json_tokener_success || used < len) {
+        const char *why = top && jerr == json_tokener_success
+                          ? "text after the object"
+                          : jerr == json_tokener_continue
+                          ? "it ends too early"
+                          : json_tokener_error_desc(jerr);
         snprintf(text_msg, sizeof text_msg, "the body of %s is not JSON: "
-                 "%s", op, !top || jerr != json_tokener_success
-                 ? (jerr == json_tokener_continue ? "it ends too early"
-                                                  : json_tokener_error_desc(jerr))
-                 : "text after the object");
+                 "%s", op, why);
         lr_yang_copy_line(msg, msglen, text_msg);
         ret = EBADMSG;
         goto cleanup;
@@ -198,8 +200,7 @@ lr_yang_reconcile_to_json(struct ly_ctx *ctx, int differences, bool repaired,
     if (!rc)
         rc = lyd_new_term(op, mod, "differences", num, 1, NULL);
     if (!rc)
-        rc = lyd_new_term(op, mod, "repaired", repaired ? "true" : "false",
-                          1, NULL);
+        rc = lr_yang_term_bool(op, mod, "repaired", repaired, true);
     /* One entry per line of the report. */
     for (const char *p = report; !rc && p && *p;) {
         const char *nl = strchr(p, '\n');

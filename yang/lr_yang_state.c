@@ -53,18 +53,11 @@ lr_yang_state_finish(struct ly_ctx *ctx, LY_ERR rc, struct lyd_node **rootp,
     return ret;
 }
 
-static LY_ERR
-lr_yang_state_bool(struct lyd_node *parent, const struct lys_module *mod,
-                   const char *name, bool b)
-{
-    return lyd_new_term(parent, mod, name, b ? "true" : "false", 0, NULL);
-}
-
 /* The container ppo-policy: the leaves with a value, in the module's
  * order. */
 static LY_ERR
-lr_yang_state_ppo(const struct lys_module *mod, const struct lr_state_ppo *p,
-                  struct lyd_node *root)
+lr_yang_state_ppo(const struct lys_module *mod,
+                  const struct lr_ctl_ppo_info *p, struct lyd_node *root)
 {
     struct lyd_node *n;
     char ts[40];
@@ -72,29 +65,33 @@ lr_yang_state_ppo(const struct lys_module *mod, const struct lr_state_ppo *p,
 
     if ((rc = lyd_new_inner(root, mod, "ppo-policy", 0, &n))
         || (rc = lyd_new_term(n, mod, "file", p->file, 0, NULL))
-        || (rc = lr_yang_state_bool(n, mod, "usable", p->usable))
-        || (!p->usable && p->reason
-            && (rc = lyd_new_term(n, mod, "reason", p->reason, 0, NULL)))
-        || (rc = lr_yang_state_bool(n, mod, "rollout", p->rollout)))
+        || (rc = lr_yang_term_bool(n, mod, "usable", p->usable, false))
+        || (!p->usable && p->why
+            && (rc = lyd_new_term(n, mod, "reason", p->why, 0, NULL)))
+        || (rc = lr_yang_term_bool(n, mod, "rollout", p->rollout, false)))
         return rc;
     if (p->loaded_ms > 0) {
         lr_yang_job_time(p->loaded_ms, ts, sizeof ts);
         if ((rc = lyd_new_term(n, mod, "loaded", ts, 0, NULL)))
             return rc;
     }
-    if ((rc = lr_yang_termf(n, mod, "reloads", "%" PRIu32, p->reloads)))
+    /* uint32 in the module: a count past it shows its largest value. */
+    unsigned long reloads = p->reloads > UINT32_MAX ? UINT32_MAX : p->reloads;
+    if ((rc = lr_yang_termf(n, mod, "reloads", "%lu", reloads)))
         return rc;
     if (!p->loaded)
         return LY_SUCCESS;
     if ((rc = lr_yang_termf(n, mod, "checksum", "%016" PRIx64,
-                                 p->checksum))
+                            p->checksum))
         || (p->topology
             && (rc = lyd_new_term(n, mod, "topology", p->topology, 0, NULL)))
         || (p->holding
             && (rc = lyd_new_term(n, mod, "holding", p->holding, 0, NULL)))
-        || (rc = lr_yang_state_bool(n, mod, "refuse", p->refuse))
-        || (rc = lr_yang_state_bool(n, mod, "known-work", p->known_work))
-        || (rc = lr_yang_state_bool(n, mod, "held-work", p->held_work))
+        || (rc = lr_yang_term_bool(n, mod, "refuse", p->refuse, false))
+        || (rc = lr_yang_term_bool(n, mod, "known-work", p->known_work,
+                                 false))
+        || (rc = lr_yang_term_bool(n, mod, "held-work", p->held_work,
+                                 false))
         || (p->teacher
             && (rc = lyd_new_term(n, mod, "teacher", p->teacher, 0, NULL)))
         || (p->command
@@ -147,48 +144,48 @@ lr_yang_state_build(const struct lys_module *mod,
             || (rc = lyd_new_term(en, mod, "namespace", e->ns, 0, NULL))
             || (rc = lyd_new_term(en, mod, "interface", e->ifname, 0, NULL))
             || (rc = lr_yang_termf(en, mod, "capacity-gbps", "%.1f",
-                                        e->capacity_gbps))
+                                   e->capacity_gbps))
             || (rc = lr_yang_termf(en, mod, "shaped-rate-bps",
-                                        "%" PRIu64, e->shaped_bps))
+                                   "%" PRIu64, e->shaped_bps))
             || (rc = lr_yang_termf(en, mod, "tx-bytes", "%" PRIu64,
-                                        e->tx_bytes))
+                                   e->tx_bytes))
             || (rc = lr_yang_termf(en, mod, "tx-packets", "%" PRIu64,
-                                        e->tx_packets))
+                                   e->tx_packets))
             || (rc = lr_yang_termf(en, mod, "rx-bytes", "%" PRIu64,
-                                        e->rx_bytes))
+                                   e->rx_bytes))
             || (rc = lr_yang_termf(en, mod, "rx-packets", "%" PRIu64,
-                                        e->rx_packets))
+                                   e->rx_packets))
             || (rc = lr_yang_termf(en, mod, "errors", "%" PRIu64,
-                                        e->errors))
+                                   e->errors))
             || (rc = lr_yang_termf(en, mod, "drops", "%" PRIu64,
-                                        e->drops))
+                                   e->drops))
             || (rc = lr_yang_termf(en, mod, "qdisc-drops", "%" PRIu64,
-                                        e->qdisc_drops))
+                                   e->qdisc_drops))
             || (rc = lr_yang_termf(en, mod, "delay-us", "%.3f",
-                                        e->delay_us)))
+                                   e->delay_us)))
             return rc;
         if (e->measured
             && ((rc = lr_yang_termf(en, mod, "throughput-bps",
-                                         "%" PRIu64, e->throughput_bps))
+                                    "%" PRIu64, e->throughput_bps))
                 || (rc = lr_yang_termf(en, mod, "loss", "%.6f",
-                                            e->loss))))
+                                       e->loss))))
             return rc;
     }
     if (v->ppo && (rc = lr_yang_state_ppo(mod, v->ppo, root)))
         return rc;
     if ((rc = lyd_new_inner(root, mod, "counters", 0, &cnt))
         || (rc = lr_yang_termf(cnt, mod, "jobs-active", "%" PRIu64,
-                                    c->jobs_active))
+                               c->jobs_active))
         || (rc = lr_yang_termf(cnt, mod, "jobs-blocked", "%" PRIu64,
-                                    c->jobs_blocked))
+                               c->jobs_blocked))
         || (rc = lr_yang_termf(cnt, mod, "jobs-failed", "%" PRIu64,
-                                    c->jobs_failed))
+                               c->jobs_failed))
         || (rc = lr_yang_termf(cnt, mod, "admissions", "%" PRIu64,
-                                    c->admissions))
+                               c->admissions))
         || (rc = lr_yang_termf(cnt, mod, "blocks", "%" PRIu64,
-                                    c->blocks))
+                               c->blocks))
         || (rc = lr_yang_termf(cnt, mod, "deletes", "%" PRIu64,
-                                    c->deletes)))
+                               c->deletes)))
         return rc;
     return LY_SUCCESS;
 }
@@ -248,7 +245,7 @@ lr_yang_cluster_build(const struct lys_module *mod,
             || (rc = lyd_new_term(n, mod, "device-type",
                                   c->types[d->device_type].name, 0, NULL))
             || (rc = lr_yang_termf(n, mod, "device-count", "%d",
-                                        d->n_devices))
+                                   d->n_devices))
             || (rc = lr_yang_cluster_dec(n, mod,
                                          "intra-dc-bandwidth-gbytes-per-s",
                                          d->intra_bw / LR_GIGA))
@@ -265,7 +262,7 @@ lr_yang_cluster_build(const struct lys_module *mod,
                 || (rc = lyd_new_term(r, mod, "address", d->remote_address,
                                       0, NULL))
                 || (rc = lr_yang_termf(r, mod, "port", "%d",
-                                            d->remote_port))
+                                       d->remote_port))
                 || (rc = lyd_new_term(r, mod, "certificate-name",
                                       d->remote_name, 0, NULL))))
             return rc;

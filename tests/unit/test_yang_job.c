@@ -769,9 +769,9 @@ test_state_round_trip(void)
 static void
 test_state_ppo(void)
 {
-    struct lr_state_ppo p = {
+    struct lr_ctl_ppo_info p = {
         .file = "/etc/lightrail/metro.pol", .usable = true,
-        .reason = "ignored while usable", .rollout = true,
+        .why = "ignored while usable", .rollout = true,
         .loaded_ms = 1764633600123, .reloads = 2, .loaded = true,
         .checksum = 0x00e3e3c41e24fd8bull, .holding = "work",
         .refuse = true, .known_work = true, .held_work = false,
@@ -801,9 +801,9 @@ test_state_ppo(void)
     lyd_free_all(tree);
     free(text);
 
-    struct lr_state_ppo q = {
+    struct lr_ctl_ppo_info q = {
         .file = "missing.pol", .usable = false,
-        .reason = "missing.pol: No such file or directory",
+        .why = "missing.pol: No such file or directory",
     };
     v.ppo = &q;
     tree = state_tree(&v, &text);
