@@ -1,6 +1,6 @@
 /*
- * lightrail job | topology | spectrum | reconcile | policy: the client of lightraild's
- * RESTCONF API, over libcurl.
+ * lightrail job | topology | spectrum | reconcile | policy: the client
+ * of lightraild's RESTCONF API, over libcurl.
  *
  *   job submit FILE            POST FILE (RFC 7951 JSON) as it is
  *   job submit --name --model  POST a body built here with json-c
@@ -320,6 +320,13 @@ jstr(json_object *o, const char *key, const char *dflt)
         || json_object_is_type(v, json_type_null))
         return dflt;
     return json_object_get_string(v);
+}
+
+/* Whether boolean leaf 'key' is present and true. */
+static bool
+jtrue(json_object *o, const char *key)
+{
+    return !strcmp(jstr(o, key, "false"), "true");
 }
 
 static long
@@ -1038,13 +1045,10 @@ policy_print(const struct client_opts *o, json_object *top)
         json_object_put(one);
         return 0;
     }
-    bool usable = !strcmp(jstr(p, "usable", "false"), "true");
-    const char *yn[2] = { "no", "yes" };
-#define YN(key) yn[!strcmp(jstr(p, key, "false"), "true")]
     printf("file        %s\n", jstr(p, "file", "?"));
-    if (usable)
+    if (jtrue(p, "usable"))
         printf("usable      yes: %s\n",
-               !strcmp(jstr(p, "rollout", "false"), "true")
+               jtrue(p, "rollout")
                ? "intents for ppo are decided by its rollout"
                : "intents for ppo are decided by it");
     else
@@ -1053,15 +1057,14 @@ policy_print(const struct client_opts *o, json_object *top)
     printf("reloads     %s\n", jstr(p, "reloads", "0"));
     if (jget(p, "checksum")) {
         printf("checksum    %s\n", jstr(p, "checksum", "?"));
-        printf("trained     on %s, holding %s; refusal %s, known work %s, "
-               "held work %s\n", jstr(p, "topology", "?"),
-               jstr(p, "holding", "?"), YN("refuse"), YN("known-work"),
-               YN("held-work"));
+        lr_policy_print_trained(stdout, jstr(p, "topology", "?"),
+                                jstr(p, "holding", "?"), jtrue(p, "refuse"),
+                                jtrue(p, "known-work"),
+                                jtrue(p, "held-work"));
         if (jget(p, "teacher"))
             printf("teacher     %s\n", jstr(p, "teacher", "?"));
         printf("command     %s\n", jstr(p, "command", "?"));
     }
-#undef YN
     return 0;
 }
 
@@ -1126,8 +1129,8 @@ client_reconcile(const struct client_opts *o)
                          o->dry_run ? sizeof dry - 1 : 0, &r);
     if (rc)
         goto cleanup;
-    json_object *out = jget(top = r.body ? json_tokener_parse(r.body) : NULL,
-                            "lightrail-job:output");
+    top = r.body ? json_tokener_parse(r.body) : NULL;
+    json_object *out = jget(top, "lightrail-job:output");
     json_object *lines = jget(out, "difference");
     long drift = out && jget(out, "differences") ? jlong(out, "differences")
                                                  : -1;
@@ -1141,8 +1144,7 @@ client_reconcile(const struct client_opts *o)
         print_json(top);
     } else {
         printf("%ld difference(s)%s\n", drift,
-               drift && !strcmp(jstr(out, "repaired", "false"), "true")
-               ? ", repaired" : "");
+               drift && jtrue(out, "repaired") ? ", repaired" : "");
         for (size_t i = 0; i < jlen(lines); i++)
             printf("%s\n", json_object_get_string(jidx(lines, i)));
     }

@@ -302,6 +302,15 @@ cleanup:
     return rc;
 }
 
+void
+lr_policy_print_trained(FILE *out, const char *topology, const char *holding,
+                        bool refuse, bool known_work, bool held_work)
+{
+    fprintf(out, "trained     on %s, holding %s; refusal %s, known work %s, "
+            "held work %s\n", topology, holding, refuse ? "yes" : "no",
+            known_work ? "yes" : "no", held_work ? "yes" : "no");
+}
+
 int
 lr_policy_describe(FILE *out, const char *path, char *err, size_t errlen)
 {
@@ -314,10 +323,9 @@ lr_policy_describe(FILE *out, const char *path, char *err, size_t errlen)
     lr_jenv_splits_format(m.splits, m.n_splits, splits, sizeof splits);
     fprintf(out, "file        %s\n", path);
     fprintf(out, "checksum    %016llx\n", (unsigned long long) m.checksum);
-    fprintf(out, "trained     on %s, holding %s; refusal %s, known work %s, "
-            "held work %s\n", m.topology, lr_jenv_holding_name(m.holding_mode),
-            m.refuse ? "yes" : "no", m.known_work ? "yes" : "no",
-            m.held_work ? "yes" : "no");
+    lr_policy_print_trained(out, m.topology,
+                            lr_jenv_holding_name(m.holding_mode), m.refuse,
+                            m.known_work, m.held_work);
     fprintf(out, "dcs         %s\n", m.dcs);
     fprintf(out, "jobs        models %s; GPU demands %s; batch %g, "
             "microbatch %g; GPU shares %s\n", m.models, m.demands, m.batch,

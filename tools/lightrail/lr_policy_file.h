@@ -90,5 +90,11 @@ int lr_policy_load(const char *path, struct lr_policy_meta *,
  * ppo-policy), for a file on disk.  0, or the error of lr_policy_load. */
 int lr_policy_describe(FILE *out, const char *path, char *err,
                        size_t errlen);
+/* The line "trained     on TOPOLOGY, holding H; refusal yes|no, known
+ * work ..., held work ...", which lr_policy_describe and `lightrail
+ * policy show` (from lightraild's state) both print. */
+void lr_policy_print_trained(FILE *out, const char *topology,
+                             const char *holding, bool refuse,
+                             bool known_work, bool held_work);
 
 #endif
