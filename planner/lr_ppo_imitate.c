@@ -19,13 +19,22 @@ rows_valid(const struct lr_ppo *p, int n, const uint8_t *mask,
     return true;
 }
 
+/* A row's weight in L_pi: 'w' for label 'wa' (w > 0), else 1. */
+struct label_weight {
+    int wa;
+    double w;
+};
+
+static const struct label_weight no_weight = { -1, 0 };
+
 /* The loss of rows first..first+rows-1 (rows <= cap) and its gradient
- * added to the actor's grad (each row's share 1 / n), and with 'ret' the
- * critic's; the statistics added to st. */
+ * added to the actor's grad (each row's share w_r / n), and with 'ret'
+ * the critic's; the statistics added to st. */
 static double
 chunk_loss_grad(struct lr_ppo *p, int first, int rows, int n,
                 const float *obs, const uint8_t *mask, const int *act,
-                const double *ret, struct lr_ppo_imitate_stats *st)
+                const double *ret, struct label_weight lw,
+                struct lr_ppo_imitate_stats *st)
 {
     int na = p->cfg.n_act, no = p->cfg.n_obs;
     const float *x = obs + (size_t) first * no;
@@ -38,11 +47,13 @@ chunk_loss_grad(struct lr_ppo *p, int first, int rows, int n,
         int a = act[first + r];
         double lz = lr_simd_masked_softmax(z, mk, (size_t) na, pr);
         double l = lz - z[a];
-        /* PPO's logit gradient with dL/dlog p_a = -1 and no entropy:
-         * (p_j - [j = a]) / n where allowed, 0 where masked. */
-        lr_simd_logit_grad(dz, z, pr, mk, (size_t) na, (size_t) a, -1.0, 0.0,
+        bool labelled = lw.w > 0 && a == lw.wa;
+        double w = labelled ? lw.w : 1.0;
+        /* PPO's logit gradient with dL/dlog p_a = -w and no entropy:
+         * w (p_j - [j = a]) / n where allowed, 0 where masked. */
+        lr_simd_logit_grad(dz, z, pr, mk, (size_t) na, (size_t) a, -w, 0.0,
                            lz, 0.0, (double) n);
-        total += l / n;
+        total += w * l / n;
         if (st) {
             int best = -1;
             for (int j = 0; j < na; j++)
@@ -50,6 +61,8 @@ chunk_loss_grad(struct lr_ppo *p, int first, int rows, int n,
                     best = j;
             st->loss += l;
             st->agreement += best == a;
+            st->label_rows += labelled;
+            st->label_agreement += labelled && best == a;
         }
     }
     lr_mlp_backward_batch(p->actor, rows, p->db);
@@ -69,7 +82,8 @@ chunk_loss_grad(struct lr_ppo *p, int first, int rows, int n,
 /* The loss over all n rows, by chunks of the agent's capacity. */
 static double
 loss_grad(struct lr_ppo *p, int n, const float *obs, const uint8_t *mask,
-          const int *act, const double *ret, struct lr_ppo_imitate_stats *st)
+          const int *act, const double *ret, struct label_weight lw,
+          struct lr_ppo_imitate_stats *st)
 {
     double total = 0;
     lr_mlp_zero_grad(p->actor);
@@ -77,18 +91,21 @@ loss_grad(struct lr_ppo *p, int n, const float *obs, const uint8_t *mask,
         lr_mlp_zero_grad(p->critic);
     for (int first = 0; first < n; first += p->cap) {
         int rows = n - first < p->cap ? n - first : p->cap;
-        total += chunk_loss_grad(p, first, rows, n, obs, mask, act, ret, st);
+        total += chunk_loss_grad(p, first, rows, n, obs, mask, act, ret, lw,
+                                 st);
     }
     return total;
 }
 
 double
 lr_ppo_imitate_loss_grad(struct lr_ppo *p, int n, const float *obs,
-                         const uint8_t *mask, const int *act)
+                         const uint8_t *mask, const int *act,
+                         int label_action, double label_weight)
 {
-    if (n < 1 || !rows_valid(p, n, mask, act))
+    if (n < 1 || !rows_valid(p, n, mask, act) || !(label_weight >= 0))
         return NAN;
-    return loss_grad(p, n, obs, mask, act, NULL, NULL);
+    struct label_weight lw = { label_action, label_weight };
+    return loss_grad(p, n, obs, mask, act, NULL, lw, NULL);
 }
 
 /* As lr_ppo.c's clip_scale(): the factor that brings m's gradient to
@@ -100,15 +117,16 @@ clip_scale(const struct lr_mlp *m, double max, double *norm)
     return *norm > max ? max / *norm : 1.0;
 }
 
-int
-lr_ppo_imitate_step(struct lr_ppo *p, int n, const float *obs,
-                    const uint8_t *mask, const int *act, const double *ret,
-                    double lr, struct lr_ppo_imitate_stats *st)
+/* lr_ppo_imitate_step with the rows weighted as 'lw' says. */
+static int
+step_weighted(struct lr_ppo *p, int n, const float *obs, const uint8_t *mask,
+              const int *act, const double *ret, double lr,
+              struct label_weight lw, struct lr_ppo_imitate_stats *st)
 {
     if (n < 1 || !(lr > 0) || !rows_valid(p, n, mask, act))
         return EINVAL;
     struct lr_ppo_imitate_stats s = { 0 };
-    loss_grad(p, n, obs, mask, act, ret, &s);
+    loss_grad(p, n, obs, mask, act, ret, lw, &s);
     double na, nc;
     double sa = clip_scale(p->actor, p->cfg.max_grad_norm, &na);
     lr_mlp_adam_step(p->actor, &p->adam_actor, lr, sa);
@@ -122,8 +140,19 @@ lr_ppo_imitate_step(struct lr_ppo *p, int n, const float *obs,
         st->agreement = s.agreement / n;
         st->grad_norm = na;
         st->rows = n;
+        st->label_rows = s.label_rows;
+        st->label_agreement = s.label_rows
+                              ? s.label_agreement / s.label_rows : 0;
     }
     return 0;
+}
+
+int
+lr_ppo_imitate_step(struct lr_ppo *p, int n, const float *obs,
+                    const uint8_t *mask, const int *act, const double *ret,
+                    double lr, struct lr_ppo_imitate_stats *st)
+{
+    return step_weighted(p, n, obs, mask, act, ret, lr, no_weight, st);
 }
 
 void
@@ -170,7 +199,10 @@ lr_ppo_imitate_new(int n_obs, int n_act,
     *out = NULL;
     if (n_obs < 1 || n_act < 1 || c->minibatch < 1 || c->n_envs < 1
         || c->capacity < c->minibatch || c->segment < c->n_envs
-        || c->segment % c->n_envs || !(c->gamma >= 0 && c->gamma <= 1))
+        || c->segment % c->n_envs || !(c->gamma >= 0 && c->gamma <= 1)
+        || !(c->label_weight >= 0)
+        || (c->label_weight > 0
+            && (c->label_action < 0 || c->label_action >= n_act)))
         return EINVAL;
     struct lr_ppo_imitate *im = calloc(1, sizeof *im);
     if (!im)
@@ -291,6 +323,7 @@ lr_ppo_imitate_fit(struct lr_ppo_imitate *im, struct lr_ppo *p, int epochs,
         || p->cfg.n_act != im->n_act)
         return EINVAL;
     int mb = im->cfg.minibatch < im->size ? im->cfg.minibatch : im->size;
+    struct label_weight lw = { im->cfg.label_action, im->cfg.label_weight };
     long steps = (long) epochs * im->cfg.segment / mb;
     if (steps < 1)
         steps = 1;
@@ -313,8 +346,8 @@ lr_ppo_imitate_fit(struct lr_ppo_imitate *im, struct lr_ppo *p, int epochs,
         }
         next += mb;
         struct lr_ppo_imitate_stats st;
-        int rc = lr_ppo_imitate_step(p, mb, im->b_obs, im->b_mask, im->b_act,
-                                     fit_critic ? im->b_ret : NULL, lr, &st);
+        int rc = step_weighted(p, mb, im->b_obs, im->b_mask, im->b_act,
+                               fit_critic ? im->b_ret : NULL, lr, lw, &st);
         if (rc)
             return rc;
         sum.loss += st.loss;
@@ -322,6 +355,8 @@ lr_ppo_imitate_fit(struct lr_ppo_imitate *im, struct lr_ppo *p, int epochs,
         sum.agreement += st.agreement;
         sum.grad_norm += st.grad_norm;
         sum.rows += st.rows;
+        sum.label_rows += st.label_rows;
+        sum.label_agreement += st.label_agreement * st.label_rows;
     }
     if (out) {
         out->loss = sum.loss / steps;
@@ -329,6 +364,9 @@ lr_ppo_imitate_fit(struct lr_ppo_imitate *im, struct lr_ppo *p, int epochs,
         out->agreement = sum.agreement / steps;
         out->grad_norm = sum.grad_norm / steps;
         out->rows = sum.rows;
+        out->label_rows = sum.label_rows;
+        out->label_agreement = sum.label_rows
+                               ? sum.label_agreement / sum.label_rows : 0;
     }
     return 0;
 }

@@ -76,11 +76,15 @@
 #include "planner/lr_ppo.h"
 
 struct lr_ppo_imitate_stats {
-    double loss;              /* mean -log pi(a*|s) */
+    double loss;              /* mean -log pi(a*|s), unweighted */
     double value_loss;        /* mean 0.5 (V - R)^2; 0 without returns */
     double agreement;         /* share of rows with argmax pi = a* */
     double grad_norm;         /* the actor's, before clipping */
     long rows;                /* rows the means are over */
+    /* With a label weight (lr_ppo_imitate_config): the rows labelled
+     * label_action, and the share of them with argmax pi = a*. */
+    long label_rows;
+    double label_agreement;
 };
 
 /* One supervised step on the n rows obs[n][n_obs], mask[n][n_act],
@@ -90,17 +94,20 @@ struct lr_ppo_imitate_stats {
  * Rows beyond the agent's batch capacity are taken in several passes of
  * the same step.  EINVAL, and no change, for n < 1, lr not positive, or
  * an action out of range or masked in its row.  'st' (may be NULL) gets
- * the loss, value loss and agreement of the rows before the step. */
+ * the loss, value loss and agreement of the rows before the step.  Every
+ * row weighs 1 (lr_ppo_imitate_fit applies the config's label weight). */
 int lr_ppo_imitate_step(struct lr_ppo *, int n, const float *obs,
                         const uint8_t *mask, const int *act,
                         const double *ret, double lr,
                         struct lr_ppo_imitate_stats *st);
 
-/* The loss L_pi of the n rows (as above) and its gradient, left in
+/* The loss L_pi of the n rows (as above; with label_weight > 0 the
+ * weighted one of lr_ppo_imitate_config) and its gradient, left in
  * actor->grad (zeroed first; not clipped, no step): for the tests.
- * NAN for bad rows (as lr_ppo_imitate_step's EINVAL). */
+ * NAN for bad rows (as lr_ppo_imitate_step's EINVAL) or a bad weight. */
 double lr_ppo_imitate_loss_grad(struct lr_ppo *, int n, const float *obs,
-                                const uint8_t *mask, const int *act);
+                                const uint8_t *mask, const int *act,
+                                int label_action, double label_weight);
 
 struct lr_ppo_imitate_config {
     int capacity;             /* labelled states kept, >= minibatch */
@@ -110,6 +117,14 @@ struct lr_ppo_imitate_config {
     int minibatch;            /* rows per step, >= 1 */
     double gamma;             /* the returns' discount, in [0, 1] */
     uint64_t seed;
+    /* A class weight for one teacher action (a rare one: refusals).
+     * label_weight > 0: each row whose label is label_action weighs
+     * label_weight in L_pi, every other row 1 (the weighted
+     * cross-entropy (1/n) sum_r w_r (-log pi(a*_r | s_r)), the gradient
+     * scaled alike), and the statistics count those rows; 1 counts them
+     * and changes nothing else.  0 (the default): off. */
+    int label_action;
+    double label_weight;
 };
 
 struct lr_ppo_imitate {
@@ -138,7 +153,8 @@ struct lr_ppo_imitate {
 };
 
 /* EINVAL for sizes < 1 (n_obs, n_act and the config above), a segment
- * that n_envs does not divide, or a bad gamma; ENOMEM. */
+ * that n_envs does not divide, a bad gamma, or a label weight that is
+ * negative or whose label_action is out of range; ENOMEM. */
 int lr_ppo_imitate_new(int n_obs, int n_act,
                        const struct lr_ppo_imitate_config *,
                        struct lr_ppo_imitate **out);
@@ -165,9 +181,10 @@ void lr_ppo_imitate_close(struct lr_ppo_imitate *,
 /* 'epochs' x segment / minibatch steps (at least one) of the agent on
  * minibatches of the buffer: a shuffle of the buffer is cut into
  * minibatches in order, a new shuffle when it runs out; with
- * 'fit_critic', the critic is fitted to the returns too.  EINVAL for an
- * empty buffer or epochs < 1.  'st' (may be NULL) gets the means over
- * the steps. */
+ * 'fit_critic', the critic is fitted to the returns too; rows weigh as
+ * the config's label weight says.  EINVAL for an empty buffer or epochs
+ * < 1.  'st' (may be NULL) gets the means over the steps, the label
+ * rows' agreement over all of them. */
 int lr_ppo_imitate_fit(struct lr_ppo_imitate *, struct lr_ppo *, int epochs,
                        double lr, bool fit_critic,
                        struct lr_ppo_imitate_stats *st);

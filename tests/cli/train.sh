@@ -5,7 +5,8 @@
 # sim runs the policy, and a corrupt, foreign or mismatched policy file is
 # refused with a reason (exit 2) while the good one is left untouched;
 # --splits is recorded, read back, and checked; imitation of a teacher
-# (--teacher, --imitate) before PPO; lightrail average.
+# (--teacher, --imitate) before PPO, its refusal labels weighed
+# (--refusal-weight); lightrail average.
 . "${srcdir:-.}/tests/cli/lib.sh"
 T=$srcdir/examples/topologies/metro.json
 C=$srcdir/examples/clusters/metro.json
@@ -300,6 +301,43 @@ if $IM --teacher greedy-cap --imitate 8192 --steps 0 --refuse \
 else
     notok "greedy-cap with --refuse: $(cat "$tmp/err" "$tmp/cap.json")"
 fi
+# --refusal-weight W: the report counts the refusal labels; W = 1 leaves
+# the weights as without the option (bit for bit), W = 5 changes them;
+# it wants --refuse and a teacher.
+weights_of() {    # the bytes from the weights' marker to the checksum
+    off=$(grep -abo LRPPOW "$1" | head -1 | cut -d: -f1)
+    tail -c +$((off + 1)) "$1" | head -c -8 > "$1.w"
+    [ "$(wc -c < "$1.w")" -gt 1000 ]
+}
+refused_labels=$(sed -n 's/.*refusals were \([0-9.]*\)% of the labels.*/\1/p' "$tmp/err")
+awk -v r="${refused_labels:-0}" 'BEGIN { exit !(r > 0) }' \
+    && ok "imitation reports the share of refusal labels ($refused_labels%)" \
+    || notok "no share of refusal labels in: $(cat "$tmp/err")"
+if $IM --teacher greedy-cap --imitate 8192 --steps 0 --refuse \
+       --refusal-weight 1 --out "$tmp/cap1.pol" 2> "$tmp/err" \
+   && $IM --teacher greedy-cap --imitate 8192 --steps 0 --refuse \
+       --refusal-weight 5 --out "$tmp/cap5.pol" 2> "$tmp/err5" \
+   && weights_of "$tmp/cap.pol" && weights_of "$tmp/cap1.pol" \
+   && weights_of "$tmp/cap5.pol"; then
+    cmp -s "$tmp/cap.pol.w" "$tmp/cap1.pol.w" \
+        && ok "--refusal-weight 1: the weights of no weight" \
+        || notok "--refusal-weight 1 changed the weights"
+    if ! cmp -s "$tmp/cap.pol.w" "$tmp/cap5.pol.w" \
+       && grep -q "(weight 5)" "$tmp/err5"; then
+        ok "--refusal-weight 5: other weights, the weight reported"
+    else
+        notok "--refusal-weight 5: $(cat "$tmp/err5")"
+    fi
+else
+    notok "train --refusal-weight: $(cat "$tmp/err" "$tmp/err5")"
+fi
+expect_bad "--refusal-weight weighs the teacher's refusals in imitation: add --teacher NAME and --refuse" \
+    $IM --teacher greedy-cap --imitate 8192 --steps 0 --refusal-weight 2 \
+    --out "$tmp/x"
+expect_bad "--refusal-weight weighs the teacher's refusals in imitation" \
+    $IM --refuse --refusal-weight 2 --steps 100 --out "$tmp/x"
+expect_bad "--refusal-weight wants a positive number" \
+    $IM --teacher greedy-cap --refuse --refusal-weight 0 --out "$tmp/x"
 # --init: a run that starts from im.pol's weights and barely moves them
 # (--lr 1e-9) decides as im.pol on unseen seeds and keeps its teacher=;
 # a file for another environment is refused with its command.

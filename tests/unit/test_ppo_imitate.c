@@ -2,7 +2,7 @@
  * Imitation of a teacher (planner/lr_ppo_imitate.h): the cross-entropy's
  * gradient against finite differences, masked actions outside the loss
  * exactly, bad rows refused without a change, the returns and the
- * reservoir by hand, determinism, and DAgger on a small joint
+ * reservoir by hand, the weight of one label (refusals), determinism, and DAgger on a small joint
  * environment learning two different teachers (greedy, and the slowest
  * feasible candidate) to >= 95% agreement on states of seeds it never
  * trained on.
@@ -53,10 +53,11 @@ random_rows(struct lr_rng *r, int n, int no, int na, float *obs,
     }
 }
 
-/* The mean cross-entropy in double, one row at a time (the reference). */
+/* The mean cross-entropy in double, one row at a time (the reference),
+ * rows labelled 'wa' weighing 'w' (w = 0: every row 1). */
 static double
 ref_loss(struct lr_ppo *p, int n, const float *obs, const uint8_t *mask,
-         const int *act)
+         const int *act, int wa, double w)
 {
     int no = p->cfg.n_obs, na = p->cfg.n_act;
     double x[16], z[16], total = 0;
@@ -71,18 +72,20 @@ ref_loss(struct lr_ppo *p, int n, const float *obs, const uint8_t *mask,
         for (int a = 0; a < na; a++)
             if (mask[t * na + a])
                 s += exp(z[a] - mx);
-        total += (mx + log(s) - z[act[t]]) / n;
+        double wt = w > 0 && act[t] == wa ? w : 1.0;
+        total += wt * (mx + log(s) - z[act[t]]) / n;
     }
     return total;
 }
 
 /* 200 rows (two passes of the 128-row capacity): loss and gradient of
  * the batched (float) path against the double reference and its central
- * finite differences, on float-representable weights.  Tolerances as in
- * test_ppo.c's PPO loss: 2e-6 absolute (float rounding of O(1) terms),
- * else 1e-4 relative. */
+ * finite differences, on float-representable weights, unweighted and
+ * with action 2's rows weighing 3.  Tolerances as in test_ppo.c's PPO
+ * loss: 2e-6 absolute (float rounding of O(1) terms), else 1e-4
+ * relative. */
 static void
-test_gradient(void)
+check_gradient(int wa, double w)
 {
     enum { NO = 4, NA = 6, N = 200 };
     struct lr_ppo *p = agent(NO, NA, 8, 3);
@@ -96,17 +99,17 @@ test_gradient(void)
     for (int i = 0; i < m->n_params; i++)
         m->params[i] = (float) (m->params[i] * 30);   /* not near uniform */
     lr_mlp_params_changed(m);
-    double l = lr_ppo_imitate_loss_grad(p, N, obs, mask, act);
-    CU_ASSERT(fabs(l - ref_loss(p, N, obs, mask, act)) < 1e-5);
+    double l = lr_ppo_imitate_loss_grad(p, N, obs, mask, act, wa, w);
+    CU_ASSERT(fabs(l - ref_loss(p, N, obs, mask, act, wa, w)) < 1e-5);
     double *g = malloc((size_t) m->n_params * sizeof *g);
     memcpy(g, m->grad, (size_t) m->n_params * sizeof *g);
     double worst = 0, gmax = 0;
     for (int i = 0; i < m->n_params; i++) {
         double keep = m->params[i], h = 1e-6;
         m->params[i] = keep + h;
-        double lp = ref_loss(p, N, obs, mask, act);
+        double lp = ref_loss(p, N, obs, mask, act, wa, w);
         m->params[i] = keep - h;
-        double lm = ref_loss(p, N, obs, mask, act);
+        double lm = ref_loss(p, N, obs, mask, act, wa, w);
         m->params[i] = keep;
         double fd = (lp - lm) / (2 * h);
         gmax = fmax(gmax, fabs(fd));
@@ -115,8 +118,22 @@ test_gradient(void)
     }
     CU_ASSERT(gmax > 1e-3);   /* a gradient to check */
     CU_ASSERT(worst < 1e-4);
+    if (w > 0) {
+        /* the weight is in the loss: not the unweighted one */
+        double l1 = lr_ppo_imitate_loss_grad(p, N, obs, mask, act, -1, 0);
+        CU_ASSERT(fabs(l - l1) > 1e-3);
+        CU_ASSERT(isnan(lr_ppo_imitate_loss_grad(p, N, obs, mask, act, wa,
+                                                 -1)));
+    }
     free(g);
     lr_ppo_free(p);
+}
+
+static void
+test_gradient(void)
+{
+    check_gradient(-1, 0);
+    check_gradient(2, 3.0);
 }
 
 /* An action masked in every row: its output bias has gradient exactly
@@ -142,12 +159,12 @@ test_masked_excluded(void)
     }
     struct lr_mlp *m = p->actor;
     int ob = m->n_params - NA;                /* the output biases */
-    double l0 = lr_ppo_imitate_loss_grad(p, N, obs, mask, act);
+    double l0 = lr_ppo_imitate_loss_grad(p, N, obs, mask, act, -1, 0);
     CU_ASSERT_EQUAL(m->grad[ob + 2], 0.0);
     CU_ASSERT(m->grad[ob + 4] != 0.0);
     m->params[ob + 2] += 50;
     lr_mlp_params_changed(m);
-    CU_ASSERT_EQUAL(lr_ppo_imitate_loss_grad(p, N, obs, mask, act), l0);
+    CU_ASSERT_EQUAL(lr_ppo_imitate_loss_grad(p, N, obs, mask, act, -1, 0), l0);
     m->params[ob + 2] -= 50;
     lr_mlp_params_changed(m);
     /* The teacher: the allowed action of the largest obs-weighted score,
@@ -202,7 +219,7 @@ test_bad_rows(void)
     mask[5 * NA + act[5]] = 0;
     CU_ASSERT_EQUAL(lr_ppo_imitate_step(p, N, obs, mask, act, NULL, 1e-3,
                                         NULL), EINVAL);
-    CU_ASSERT(isnan(lr_ppo_imitate_loss_grad(p, N, obs, mask, act)));
+    CU_ASSERT(isnan(lr_ppo_imitate_loss_grad(p, N, obs, mask, act, -1, 0)));
     mask[5 * NA + act[5]] = 1;
     int a = act[7];
     act[7] = NA;
@@ -293,6 +310,90 @@ test_returns_and_reservoir(void)
     CU_ASSERT_EQUAL(lr_ppo_imitate_new(1, 2, &bad, &x), EINVAL);
     CU_ASSERT_PTR_NULL(x);
     lr_ppo_imitate_free(im);
+}
+
+/* The fit's label weight: one segment of 64 random rows, one epoch of
+ * one minibatch of all of them, from the same agent each time.  Weight
+ * 1 counts the label's rows and leaves the weights as without a weight,
+ * bit for bit; weight 4 changes them; weight 4 on a label no row has
+ * leaves them as without.  A negative weight or a label out of range is
+ * EINVAL. */
+static void
+fit_labelled(int wa, double w, int all_but, float *params, long *rows,
+             double *agreement)
+{
+    enum { NO = 3, NA = 4, N = 64 };
+    struct lr_ppo *p = agent(NO, NA, 8, 5);
+    struct lr_ppo_imitate_config c = {
+        .capacity = N, .segment = N, .n_envs = 1, .minibatch = N,
+        .gamma = 0.5, .seed = 6, .label_action = wa, .label_weight = w,
+    };
+    struct lr_ppo_imitate *im = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_imitate_new(NO, NA, &c, &im), 0);
+    struct lr_rng r;
+    lr_rng_seed(&r, 7);
+    float obs[N * NO];
+    uint8_t mask[N * NA];
+    int act[N];
+    random_rows(&r, N, NO, NA, obs, mask, act);
+    for (int t = 0; t < N; t++)
+        if (act[t] == all_but) {          /* relabel to another allowed */
+            mask[t * NA + (all_but + 1) % NA] = 1;
+            act[t] = (all_but + 1) % NA;
+        }
+    for (int t = 0; t < N; t++)
+        lr_ppo_imitate_store(im, obs + t * NO, mask + t * NA, act[t], -1,
+                             false);
+    double last = 0;
+    lr_ppo_imitate_close(im, &last);
+    struct lr_ppo_imitate_stats st;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_imitate_fit(im, p, 1, 1e-2, true, &st), 0);
+    CU_ASSERT_EQUAL(st.rows, N);
+    memcpy(params, p->actor->params,
+           (size_t) p->actor->n_params * sizeof *params);
+    *rows = st.label_rows;
+    *agreement = st.label_agreement;
+    lr_ppo_imitate_free(im);
+    lr_ppo_free(p);
+}
+
+static void
+test_label_weight(void)
+{
+    enum { MAXP = 1024 };
+    float off[MAXP], one[MAXP], four[MAXP], absent[MAXP];
+    long r_off, r_one, r_four, r_absent;
+    double a_off, a_one, a_four, a_absent;
+    fit_labelled(-1, 0, -1, off, &r_off, &a_off);
+    fit_labelled(2, 1, -1, one, &r_one, &a_one);
+    fit_labelled(2, 4, -1, four, &r_four, &a_four);
+    struct lr_ppo *p = agent(3, 4, 8, 5);
+    size_t bytes = (size_t) p->actor->n_params * sizeof(float);
+    CU_ASSERT_FATAL(p->actor->n_params <= MAXP);
+    lr_ppo_free(p);
+    CU_ASSERT_EQUAL(r_off, 0);
+    CU_ASSERT(r_one > 0 && r_one < 64);   /* some rows of label 2 */
+    CU_ASSERT_EQUAL(r_four, r_one);
+    CU_ASSERT(a_one >= 0 && a_one <= 1);
+    CU_ASSERT(memcmp(off, one, bytes) == 0);
+    CU_ASSERT(memcmp(off, four, bytes) != 0);
+    /* no row labelled 2: the weight has nothing to weigh */
+    fit_labelled(-1, 0, 2, off, &r_off, &a_off);
+    fit_labelled(2, 4, 2, absent, &r_absent, &a_absent);
+    CU_ASSERT_EQUAL(r_absent, 0);
+    CU_ASSERT(memcmp(off, absent, bytes) == 0);
+    struct lr_ppo_imitate_config bad = {
+        .capacity = 8, .segment = 8, .n_envs = 1, .minibatch = 8,
+        .gamma = 0.5, .seed = 1, .label_action = 2, .label_weight = -1,
+    };
+    struct lr_ppo_imitate *x = NULL;
+    CU_ASSERT_EQUAL(lr_ppo_imitate_new(3, 4, &bad, &x), EINVAL);
+    bad.label_weight = 2;
+    bad.label_action = 4;
+    CU_ASSERT_EQUAL(lr_ppo_imitate_new(3, 4, &bad, &x), EINVAL);
+    bad.label_action = -1;
+    CU_ASSERT_EQUAL(lr_ppo_imitate_new(3, 4, &bad, &x), EINVAL);
+    CU_ASSERT_PTR_NULL(x);
 }
 
 /* ---- DAgger on a joint environment ----
@@ -592,6 +693,8 @@ static CU_TestInfo tests[] = {
     { "bad rows are refused and change nothing", test_bad_rows },
     { "returns by hand; the reservoir stays bounded",
       test_returns_and_reservoir },
+    { "a label's weight: 1 changes nothing, 4 does, unless absent",
+      test_label_weight },
     { "DAgger learns greedy (>= 95% on unseen states)", test_learns_greedy },
     { "the agent's batched decisions are its single ones",
       test_choose_batch },

@@ -82,6 +82,7 @@ struct opts {
     const struct lr_jenv_policy *teacher;
     long imitate, imitate_buffer;
     double imitate_lr;
+    double refusal_weight;        /* a refusal label's weight in imitation */
     double work_cap;              /* the teacher greedy-work's theta */
     /* --teacher rollout-BASE: teacher is lr_jenv_rollout_policy, ro.base
      * the base; teacher_name as given. */
@@ -178,6 +179,9 @@ usage(FILE *f)
 "                      (default 3e-3)\n"
 "  --imitate-buffer N  labelled states kept for the minibatches, a uniform\n"
 "                      sample of all seen (default %d)\n"
+"  --refusal-weight W  with --refuse: a state the teacher refused weighs W\n"
+"                      in the imitation's cross-entropy, every other 1\n"
+"                      (default 1; refusals are rare labels)\n"
 "%s"
 "%s"
 "\nexit status: 0 done, 1 internal failure, 2 bad input\n", TRAIN_ENVS,
@@ -191,7 +195,7 @@ parse_args(int argc, char **argv, struct opts *o)
     enum { O_TOPO = 256, O_CLUSTER, O_STEPS, O_SEED, O_OUT, O_LOAD, O_EP,
            O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
            O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_WCAP, O_INIT,
-           O_REWARD, O_ENTROPY, O_ANCHOR, O_CWARM, O_AFINAL,
+           O_REWARD, O_ENTROPY, O_ANCHOR, O_CWARM, O_AFINAL, O_RWEIGHT,
            O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
@@ -221,13 +225,14 @@ parse_args(int argc, char **argv, struct opts *o)
         { "anchor", required_argument, NULL, O_ANCHOR },
         { "critic-warmup", required_argument, NULL, O_CWARM },
         { "anchor-final", required_argument, NULL, O_AFINAL },
+        { "refusal-weight", required_argument, NULL, O_RWEIGHT },
         LR_ROLLOUT_CLI_LONGOPTS,
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
     long v;
-    int c, have_seed = 0, have_imitate = 0, have_steps = 0;
+    int c, have_seed = 0, have_imitate = 0, have_steps = 0, have_rweight = 0;
     char known[512];
     optind = 1;
     opterr = 0;
@@ -343,6 +348,11 @@ parse_args(int argc, char **argv, struct opts *o)
             if (lr_cli_parse_double(optarg, 0, 1e6, &o->anchor_final))
                 bad = "--anchor-final wants a number >= 0";
             break;
+        case O_RWEIGHT:
+            if (lr_cli_parse_double(optarg, 1e-6, 1e6, &o->refusal_weight))
+                bad = "--refusal-weight wants a positive number";
+            have_rweight = 1;
+            break;
         case O_CWARM:
             if (lr_cli_parse_long(optarg, 1, 10000000000L, &o->critic_warmup))
                 bad = "--critic-warmup wants a positive integer (steps)";
@@ -384,6 +394,11 @@ parse_args(int argc, char **argv, struct opts *o)
              && o->ro.base == &lr_jenv_greedy_work)) && !o->env.known_work) {
         lr_cli_err(CMD, "--teacher %s reads each job's length: add "
                    "--known-work", o->teacher_name);
+        return LR_EXIT_USAGE;
+    }
+    if (have_rweight && (!o->imitate || !o->env.refuse)) {
+        lr_cli_err(CMD, "--refusal-weight weighs the teacher's refusals in "
+                   "imitation: add --teacher NAME and --refuse");
         return LR_EXIT_USAGE;
     }
     if (o->ro.base == &lr_ppo_jenv_policy && !o->init) {
@@ -573,6 +588,9 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
         .segment = (IMITATE_SEGMENT + N - 1) / N * N,
         .minibatch = IMITATE_MINIBATCH, .gamma = ppo->cfg.gamma,
         .seed = o->seed + 2000003ULL,
+        /* with the refusal action, its labels are counted (and weighed) */
+        .label_action = refuse, .label_weight = refuse >= 0
+                                                ? o->refusal_weight : 0,
     };
     struct lr_ppo_imitate *im = NULL;
     float *obs = malloc((size_t) N * no * sizeof *obs);
@@ -676,6 +694,11 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
                 n, seg, N, lr_cli_now() - t0,
                 n / fmax(1e-9, lr_cli_now() - t0), 100 * agree,
                 100 * blocking, st.loss);
+    if (!o->quiet && refuse >= 0)
+        fprintf(stderr, "%s: refusals were %.2f%% of the labels in the last "
+                "fit's minibatches (weight %g); the student agreed on %.2f%% "
+                "of them\n", CMD, st.rows ? 100.0 * st.label_rows / st.rows
+                : 0, o->refusal_weight, 100 * st.label_agreement);
     lr_ppo_imitate_finish(ppo);
 cleanup:
     lr_ppo_imitate_free(im);
@@ -695,7 +718,8 @@ lr_cmd_train(int argc, char **argv)
         .env = { LR_JENV_CLI_DEFAULTS }, .episode = 5000, .rollout = 512,
         .hidden = 64, .lr = 2.5e-4, .gamma = 0.5, .checkpoint = 50000,
         .envs = TRAIN_ENVS, .imitate_lr = 3e-3,
-        .imitate_buffer = IMITATE_BUFFER, .work_cap = LR_JENV_WORK_CAP_DEFAULT,
+        .imitate_buffer = IMITATE_BUFFER, .refusal_weight = 1,
+        .work_cap = LR_JENV_WORK_CAP_DEFAULT,
         .ro = { LR_JENV_ROLLOUT_DEFAULTS }, .entropy = 0.01,
         .anchor_final = -1,
     };
