@@ -6,7 +6,8 @@
 # refused with a reason (exit 2) while the good one is left untouched;
 # --splits is recorded, read back, and checked; imitation of a teacher
 # (--teacher, --imitate) before PPO, its refusal labels weighed
-# (--refusal-weight); lightrail average.
+# (--refusal-weight); lightrail average; the shipped metro policy is
+# what its command writes.
 . "${srcdir:-.}/tests/cli/lib.sh"
 T=$srcdir/examples/topologies/metro.json
 C=$srcdir/examples/clusters/metro.json
@@ -575,6 +576,21 @@ expect_bad "checksum mismatch" $AV --out "$tmp/x" "$tmp/seed3.pol" "$tmp/bad.pol
     || notok "average wrote $tmp/x"
 
 $LIGHTRAIL train --help | grep -q -- --checkpoint && ok "--help" || notok "--help"
+# The shipped metro policy is what its command in
+# examples/policies/README.md writes, weight for weight (only the paths
+# differ here; the weights do not depend on the CPU's vector
+# width, planner/lr_gemm.h).
+if $LIGHTRAIL train --topology "$T" --cluster "$C" --steps 300000 --seed 1 \
+        --load 2.5 --lr 3e-4 --gamma 0.5 --out "$tmp/metro.pol" \
+        --plot "$tmp/metro.png" --quiet 2> "$tmp/err" \
+   && cp "$srcdir/examples/policies/metro.pol" "$tmp/shipped.pol" \
+   && weights_of "$tmp/metro.pol" && weights_of "$tmp/shipped.pol"; then
+    cmp -s "$tmp/metro.pol.w" "$tmp/shipped.pol.w" \
+        && ok "examples/policies/metro.pol: its command writes its weights" \
+        || notok "examples/policies/metro.pol is not what its command writes"
+else
+    notok "retraining metro.pol: $(cat "$tmp/err")"
+fi
 $LIGHTRAIL train --help | grep -q -- '--teacher NAME' \
     && $LIGHTRAIL train --help | grep -q -- '--imitate N' \
     && ok "--help lists --teacher and --imitate" \
