@@ -444,6 +444,34 @@ parse_args(int argc, char **argv, struct opts *o)
 /* The bar of PPO's steps; with --anchor, also how far the agent has
  * moved from its start (the last update's mean KL), and "critic" while
  * the actor waits for --critic-warmup. */
+/* The training curve: each rollout's mean reward and blocking,
+ * averaged over the last PLOT_WINDOW rollouts (one rollout's are too
+ * noisy to see a trend in), blocking in percent on the right axis. */
+#define PLOT_WINDOW 20
+#define PLOT_WINDOW_S "20"
+#define PLOT_REWARD "mean reward per decision"
+#define PLOT_BLOCKING "blocking (%)"
+
+struct moving {
+    double v[PLOT_WINDOW], sum;
+    int n, next;
+};
+
+/* Adds x; returns the mean of the last PLOT_WINDOW values added (fewer
+ * at the start). */
+static double
+moving_add(struct moving *m, double x)
+{
+    if (m->n == PLOT_WINDOW)
+        m->sum -= m->v[m->next];
+    else
+        m->n++;
+    m->v[m->next] = x;
+    m->sum += x;
+    m->next = (m->next + 1) % PLOT_WINDOW;
+    return m->sum / m->n;
+}
+
 static void
 progress(const struct opts *o, long step, double t0, double reward,
          double blocking, double anchor_kl)
@@ -761,9 +789,11 @@ lr_cmd_train(int argc, char **argv)
     long *episode = calloc((size_t) N, sizeof *episode);
     bool *end = calloc((size_t) N, sizeof *end);
     struct lr_jenv_metrics *m0 = calloc((size_t) N, sizeof *m0);
-    struct lr_plot *plot = lr_plot_new("PPO training: mean reward and "
-                                       "blocking per rollout", "steps",
-                                       "reward / blocking", false);
+    struct lr_plot *plot = lr_plot_new("PPO training: moving averages over "
+                                       "the last " PLOT_WINDOW_S " rollouts",
+                                       "steps", "mean reward per decision",
+                                       false);
+    struct moving avg_r = { 0 }, avg_b = { 0 };
     char err[1024], plot_path[4096];
     struct lr_policy_meta meta = { .batch = o.env.batch, .micro = o.env.micro,
                                    .k = o.env.k,
@@ -796,11 +826,14 @@ lr_cmd_train(int argc, char **argv)
         snprintf(plot_path, sizeof plot_path, "%s.png", o.out);
     if (!envs || !obs || !masks || !acts || !logps || !values || !lastv
         || !ep_steps || !episode || !end || !m0 || !plot
+        || lr_plot_style(plot, PLOT_REWARD, LR_PLOT_LINE)
+        || lr_plot_style(plot, PLOT_BLOCKING, LR_PLOT_LINE | LR_PLOT_Y2)
         || lr_ppo_new(&pc, &ppo)) {
         lr_cli_err(CMD, "out of memory");
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
+    lr_plot_y2label(plot, PLOT_BLOCKING);
     if (o.init && (rc = init_weights(o.init, ppo, &meta,
                                      o.ro.base == &lr_ppo_jenv_policy
                                      ? &base_agent : NULL)))
@@ -892,8 +925,10 @@ lr_cmd_train(int argc, char **argv)
             roll_reward = 0;
             struct lr_ppo_stats st;
             lr_ppo_update_envs(ppo, lastv, &st);
-            if (lr_plot_add(plot, "mean reward", (double) step, mean_r, 0)
-                || lr_plot_add(plot, "blocking", (double) step, blocking, 0)) {
+            if (lr_plot_add(plot, PLOT_REWARD, (double) step,
+                            moving_add(&avg_r, mean_r), 0)
+                || lr_plot_add(plot, PLOT_BLOCKING, (double) step,
+                               100 * moving_add(&avg_b, blocking), 0)) {
                 lr_cli_err(CMD, "out of memory");
                 rc = LR_EXIT_FAIL;
                 goto cleanup;

@@ -16,12 +16,13 @@ struct lr_plot_point {
 
 struct lr_plot_series {
     char name[64];
+    unsigned flags;           /* LR_PLOT_LINE, LR_PLOT_Y2 */
     struct lr_plot_point *pts;
     int n, cap;
 };
 
 struct lr_plot {
-    char title[128], xlabel[64], ylabel[64];
+    char title[128], xlabel[64], ylabel[64], y2label[64];
     bool log_y;
     struct lr_plot_series *series;
     int n, cap;
@@ -58,22 +59,44 @@ lr_plot_free(struct lr_plot *p)
     free(p);
 }
 
+/* The series named 'series', created empty if new; NULL: no memory. */
+static struct lr_plot_series *
+series_of(struct lr_plot *p, const char *series)
+{
+    for (int i = 0; i < p->n; i++)
+        if (!strcmp(p->series[i].name, series))
+            return &p->series[i];
+    if (lr_grow((void **) &p->series, &p->cap, p->n + 1, sizeof *p->series))
+        return NULL;
+    struct lr_plot_series *s = &p->series[p->n++];
+    memset(s, 0, sizeof *s);
+    copy_trunc(s->name, sizeof s->name, series);
+    return s;
+}
+
+int
+lr_plot_style(struct lr_plot *p, const char *series, unsigned flags)
+{
+    struct lr_plot_series *s = series_of(p, series);
+    if (!s)
+        return ENOMEM;
+    s->flags = flags;
+    return 0;
+}
+
+void
+lr_plot_y2label(struct lr_plot *p, const char *label)
+{
+    copy_trunc(p->y2label, sizeof p->y2label, label);
+}
+
 int
 lr_plot_add(struct lr_plot *p, const char *series, double x, double y,
             double yerr)
 {
-    struct lr_plot_series *s = NULL;
-    for (int i = 0; i < p->n && !s; i++)
-        if (!strcmp(p->series[i].name, series))
-            s = &p->series[i];
-    if (!s) {
-        if (lr_grow((void **) &p->series, &p->cap, p->n + 1,
-                    sizeof *p->series))
-            return ENOMEM;
-        s = &p->series[p->n++];
-        memset(s, 0, sizeof *s);
-        copy_trunc(s->name, sizeof s->name, series);
-    }
+    struct lr_plot_series *s = series_of(p, series);
+    if (!s)
+        return ENOMEM;
     if (lr_grow((void **) &s->pts, &s->cap, s->n + 1, sizeof *s->pts))
         return ENOMEM;
     s->pts[s->n++] = (struct lr_plot_point) { x, y, yerr };
@@ -147,10 +170,21 @@ lr_plot_write_png(const struct lr_plot *p, const char *png_path, char *err,
     fprintf(f, "\nset grid\nset key top left\n");
     if (p->log_y)
         fprintf(f, "set logscale y\nset format y '%%g'\n");
+    bool y2 = false;
+    for (int i = 0; i < p->n; i++)
+        y2 |= (p->series[i].flags & LR_PLOT_Y2) != 0;
+    if (y2) {
+        fprintf(f, "set ytics nomirror\nset y2tics\nset y2label ");
+        put_quoted(f, p->y2label);
+        fprintf(f, "\n");
+    }
     fprintf(f, "plot ");
     for (int i = 0; i < p->n; i++) {
-        fprintf(f, "%s'-' using 1:2:3 with yerrorlines title ",
-                i ? ", " : "");
+        unsigned fl = p->series[i].flags;
+        fprintf(f, "%s'-' using 1:2%s with %s%s title ", i ? ", " : "",
+                fl & LR_PLOT_LINE ? "" : ":3",
+                fl & LR_PLOT_LINE ? "lines lw 2" : "yerrorlines",
+                fl & LR_PLOT_Y2 ? " axes x1y2" : "");
         put_quoted(f, p->series[i].name);
     }
     fprintf(f, "\n");

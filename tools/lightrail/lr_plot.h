@@ -25,6 +25,14 @@ void lr_plot_free(struct lr_plot *);
 int lr_plot_add(struct lr_plot *, const char *series, double x, double y,
                 double yerr);
 
+/* How a series is drawn (flags of lr_plot_style): LR_PLOT_LINE, a plain
+ * line without markers or error bars (for long curves); LR_PLOT_Y2,
+ * against a second y axis on the right, labelled by lr_plot_y2label. */
+enum { LR_PLOT_LINE = 1, LR_PLOT_Y2 = 2 };
+/* Sets the flags of 'series' (created, empty, if new: call before
+ * adding points to fix the order of the key).  0 or ENOMEM. */
+int lr_plot_style(struct lr_plot *, const char *series, unsigned flags);
+void lr_plot_y2label(struct lr_plot *, const char *label);
 /* Draws the plot into 'png_path' with gnuplot.  Returns 0, or an errno
  * value with a one-line reason in err[errlen] (gnuplot missing, gnuplot
  * failed, file not writable). */
