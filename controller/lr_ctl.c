@@ -1,4 +1,6 @@
-/* lr_ctl: the controller's core; see lr_ctl.h for the model. */
+/* lr_ctl: the controller's core; see lr_ctl.h for the model.  The
+ * device work is in lr_ctl_op.c, reconciliation in lr_ctl_recon.c
+ * (lr_ctl_int.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -10,6 +12,7 @@
 
 #include "controller/lr_agent_party.h"
 #include "controller/lr_ctl.h"
+#include "controller/lr_ctl_int.h"
 #include "controller/lr_ctl_ppo.h"
 #include "controller/lr_store.h"
 #include "planner/lr_baseline.h"
@@ -19,7 +22,6 @@
 #include "planner/lr_modulation.h"
 #include "planner/lr_util.h"
 #include "southbound/sb_linux.h"
-#include "southbound/sb_parallel.h"
 #include "tools/lightrail/lr_policy_file.h"
 
 /* Rates tried for a lightpath, best first (Gb/s). */
@@ -28,88 +30,9 @@ static const double lr_ctl_rates[] = { 400, 200, 100 };
 #define LR_CTL_S_PER_KM 5e-6
 /* The exact planner is exponential: bound it inside the daemon. */
 #define LR_CTL_EXACT_NODES 2000000
-/* Plans remembered (see struct plan_memo). */
-#define LR_CTL_MEMO 256
 
-/* A plan depends only on the model, the training shape, the algorithm
- * and the devices it may use, and the planners are deterministic: the
- * same question gets the same answer, so it is asked once.  Operators
- * submit the same job templates again and again, and a released job
- * gives back exactly the devices it took, so the same free-device vector
- * comes back; planning (milliseconds) would otherwise dominate an
- * admission (tens of microseconds for the rest). */
-struct plan_memo {
-    char model[LR_NAME_MAX];
-    double batch, micro;
-    char algorithm[16];
-    int n_dcs;
-    int devices[LR_TM_MAX_DCS];
-    enum lr_tm_why why;
-    struct lr_plan plan;
-    unsigned long long used;  /* for least-recently-used eviction */
-};
-
-struct lr_ctl {
-    struct lr_topo *topo;
-    struct lr_cluster *cluster;
-    struct lr_rsa *rsa;               /* owns the spectrum */
-    struct lr_store *store;
-    int dc_node[LR_TM_MAX_DCS];       /* ROADM each DC attaches to */
-    int gpus_used[LR_TM_MAX_DCS];
-    struct lr_job *jobs;              /* every stored job, by name */
-    int n_jobs, cap_jobs;
-    const struct sb_driver_class **cls;   /* per topology node */
-    struct sb_device **dev;
-    struct lr_ctl_counters counters;
-    struct plan_memo *memo;           /* [LR_CTL_MEMO] */
-    unsigned long long memo_clock;
-    /* How to reach the ROADMs, kept for a new topology (PUT). */
-    char default_driver[32];
-    char dummy_dir[256];      /* as sb_device_config.address */
-    struct sb_device_config *dev_cfg;
-    int n_dev_cfg;
-    struct sb_terminal *term;         /* the DCs' terminals, copied */
-    int n_term;
-    /* The agents of the DCs the inventory marks remote (NULL for the
-     * others), made with the inventory, and how to reach them. */
-    struct lr_cdynp_party *agent[LR_TM_MAX_DCS];
-    int n_remote;
-    char agent_cert[1024], agent_key[1024], agent_ca[1024];
-    double agent_timeout;
-    bool inspect;             /* lr_ctl_config.inspect: no agents either */
-    struct sb_linux *dp;              /* borrowed, may be NULL */
-    /* Telemetry (lr_ctl_sample): the last sample of each emulated
-     * lightpath and, per DC pair, what it measured. */
-    struct lr_ctl_emulated *emu;
-    int n_emu;
-    struct lr_telemetry *tel;
-    struct lr_ctl_ppo *ppo;           /* NULL: no ppo-policy configured */
-    /* What lr_ctl_config said of it, for lr_ctl_ppo_reload(). */
-    char *ppo_path;
-    double ppo_mean_job_s;
-    struct lr_ctl_ppo_rollout ppo_ro;
-    bool ppo_has_ro;
-    /* When the policy in use was loaded (ctl_now_ms) and how many reloads
-     * replaced it since lr_ctl_new(), for lr_ctl_ppo_info(). */
-    long long ppo_loaded_ms;
-    unsigned long ppo_reloads;
-    const struct lr_jenv_policy *ppo_base;
-    void *ppo_base_arg;
-    long long (*clock_ms)(void *);    /* lr_ctl_config's, or NULL */
-    void *clock_arg;
-    /* Device work begun and not yet ended (lr_ctl_op_end), newest
-     * first; their devices are lent to them meanwhile. */
-    struct lr_ctl_op *ops;
-    /* The ppo decision in flight (lr_ctl_decide_begin), or NULL: the
-     * policy and its mirror are lent to it meanwhile. */
-    struct lr_ctl_op *deciding;
-    /* Held around every call into the data plane: the device step may
-     * run on another thread than lr_ctl_sample(). */
-    pthread_mutex_t dp_lock;
-};
-
-static int
-fail(char *err, size_t errlen, int code, const char *fmt, ...)
+int
+lr_ctl_fail(char *err, size_t errlen, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -208,405 +131,6 @@ unbook(struct lr_ctl *c, const struct lr_job *job)
         c->gpus_used[k] -= job->gpus[k];
 }
 
-/* ---- devices ---- */
-
-/* The media channel lightpath 'k' of 'job' puts on hop 'h' (0 = the
- * first ROADM, n_links = the last). */
-static void
-channel_at(const struct lr_ctl *c, const struct lr_job *job, int k, int h,
-           struct sb_media_channel *mc)
-{
-    const struct lr_lightpath *lp = &job->lp[k];
-    memset(mc, 0, sizeof *mc);
-    snprintf(mc->name, sizeof mc->name, "%s/lp%d", job->intent.name, k + 1);
-    if (h > 0)
-        snprintf(mc->in_port, sizeof mc->in_port, "%s",
-                 c->topo->links[lp->links[h - 1]].name);
-    if (h < lp->n_links)
-        snprintf(mc->out_port, sizeof mc->out_port, "%s",
-                 c->topo->links[lp->links[h]].name);
-    mc->n = lp->n;
-    mc->m = lp->m;
-    mc->enabled = true;
-}
-
-static int
-hop_node(const struct lr_ctl *c, const struct lr_lightpath *lp, int h)
-{
-    return h == 0 ? c->topo->links[lp->links[0]].src
-                  : c->topo->links[lp->links[h - 1]].dst;
-}
-
-/* The changes 'op' of 'job' on ROADM 'node' into ch[] (room for
- * LR_JOB_MAX_LIGHTPATHS); returns how many. */
-static int
-changes_for(const struct lr_ctl *c, const struct lr_job *job, int node,
-            enum sb_op op, struct sb_change *ch)
-{
-    int n = 0;
-    for (int k = 0; k < job->n_lightpaths; k++)
-        for (int h = 0; h <= job->lp[k].n_links; h++)
-            if (hop_node(c, &job->lp[k], h) == node) {
-                ch[n].op = op;
-                channel_at(c, job, k, h, &ch[n].mc);
-                n++;
-            }
-    return n;
-}
-
-/* ---- device work: one job's, prepared here, run anywhere ---- */
-
-/* Step 6b of one lightpath, as the device step needs it. */
-struct lr_ctl_lpcheck {
-    const struct sb_driver_class *cls;    /* NULL: not judged */
-    struct sb_device *a, *b;              /* its first and last ROADM */
-    struct sb_lightpath p;
-    char from[64], to[64];                /* the DCs, for the message */
-};
-
-static void check_prepare(const struct lr_ctl *, const struct lr_job *, int,
-                          struct lr_ctl_lpcheck *);
-struct lr_ctl_recon;
-static void recon_free(struct lr_ctl_recon *);
-static void recon_run(struct lr_ctl_op *);
-struct lr_ctl_decision;
-static void decision_free(struct lr_ctl_decision *);
-static void decision_run(struct lr_ctl_decision *);
-static int end_reconcile(struct lr_ctl *, struct lr_ctl_op *, char **, int *,
-                         char *, size_t);
-
-/* The device work of one job (an admission or a release), prepared on
- * the controller's thread from the job and the network, so that running
- * it (op_run) reads nothing of the controller: it holds a copy of the
- * job, the changes per device, and the device handles and data plane
- * the controller lends it for as long as it is in flight (c->ops; the
- * controller touches none of those devices meanwhile: reconcile and a
- * new network wait, see lr_ctl.h). */
-struct lr_ctl_op {
-    struct lr_ctl_op *next;           /* c->ops, the controller's thread */
-    bool release;                     /* remove (true) or add */
-    struct lr_job job;                /* a copy, read only */
-    int n_items;
-    struct sb_par_item *items;        /* [n_items]: the adds or removes */
-    struct sb_par_item *undo;         /* [n_items]: removes, for adds */
-    struct sb_change *ch;             /* the items' changes */
-    char (*node)[SB_NAME_MAX];        /* [n_items]: the ROADM's name */
-    struct lr_ctl_lpcheck check[LR_JOB_MAX_LIGHTPATHS];   /* step 6b */
-    struct sb_linux *dp;              /* NULL: no emulated data plane */
-    pthread_mutex_t *dp_lock;
-    struct lr_ctl_recon *recon;       /* a reconciliation, else NULL */
-    struct lr_ctl_decision *dec;      /* a ppo decision, else NULL */
-    /* Set by op_run. */
-    int rc;
-    char err[512];
-};
-
-static void
-op_free(struct lr_ctl_op *op)
-{
-    if (!op)
-        return;
-    free(op->items);
-    free(op->undo);
-    free(op->ch);
-    free(op->node);
-    recon_free(op->recon);
-    decision_free(op->dec);
-    free(op);
-}
-
-/* The work of adding ('release' false) or removing the channels and
- * pairs of 'job' into a new '*out' (op_free()); ENOMEM. */
-static int
-op_new(struct lr_ctl *c, const struct lr_job *job, bool release,
-       struct lr_ctl_op **out)
-{
-    int nn = c->topo->n_nodes;
-    struct lr_ctl_op *op = calloc(1, sizeof *op);
-    *out = NULL;
-    if (!op)
-        return ENOMEM;
-    op->items = calloc((size_t) nn + 1, sizeof *op->items);
-    op->undo = calloc((size_t) nn + 1, sizeof *op->undo);
-    op->ch = calloc(((size_t) nn + 1) * 2 * LR_JOB_MAX_LIGHTPATHS,
-                    sizeof *op->ch);
-    op->node = calloc((size_t) nn + 1, sizeof *op->node);
-    if (!op->items || !op->undo || !op->ch || !op->node) {
-        op_free(op);
-        return ENOMEM;
-    }
-    op->release = release;
-    op->job = *job;
-    op->dp = c->dp;
-    op->dp_lock = &c->dp_lock;
-    for (int node = 0; node < nn; node++) {
-        struct sb_change *add = &op->ch[(size_t) op->n_items * 2
-                                        * LR_JOB_MAX_LIGHTPATHS];
-        struct sb_change *del = add + LR_JOB_MAX_LIGHTPATHS;
-        int n = changes_for(c, job, node, SB_ADD, add);
-        if (n == 0)
-            continue;
-        changes_for(c, job, node, SB_DELETE, del);
-        /* Removal one change at a time: a channel already gone is no
-         * failure. */
-        op->undo[op->n_items] = (struct sb_par_item) {
-            .cls = c->cls[node], .dev = c->dev[node], .changes = del,
-            .n = n, .each = true,
-        };
-        op->items[op->n_items] = release ? op->undo[op->n_items]
-            : (struct sb_par_item) {
-                .cls = c->cls[node], .dev = c->dev[node], .changes = add,
-                .n = n,
-            };
-        snprintf(op->node[op->n_items], SB_NAME_MAX, "%s",
-                 c->topo->nodes[node].name);
-        op->n_items++;
-    }
-    for (int k = 0; !release && k < job->n_lightpaths; k++)
-        check_prepare(c, job, k, &op->check[k]);
-    *out = op;
-    return 0;
-}
-
-/* Removes the op's channels from every device (missing ones are fine),
- * the devices at once (sb_parallel).  Returns the first error. */
-static int
-op_unprovision(struct lr_ctl_op *op, char *err, size_t errlen)
-{
-    int first_err = 0;
-    sb_apply_parallel(op->undo, op->n_items);
-    for (int i = 0; i < op->n_items && !first_err; i++)
-        if (op->undo[i].rc)
-            first_err = fail(err, errlen, op->undo[i].rc, "%s",
-                             op->undo[i].err);
-    return first_err;
-}
-
-/* How many of the 'n' channels 'ch' the device of 'it' holds (one
- * read); -1 when the device cannot be read. */
-static int
-device_holds(const struct sb_par_item *it, const struct sb_change *ch, int n)
-{
-    struct sb_media_channel *mc = NULL;
-    int have = 0, found = 0;
-    char e[256];
-    if (it->cls->read(it->dev, &mc, &have, e, sizeof e))
-        return -1;
-    for (int k = 0; k < n; k++)
-        for (int i = 0; i < have; i++)
-            if (!strcmp(mc[i].name, ch[k].mc.name)) {
-                found++;
-                break;
-            }
-    free(mc);
-    return found;
-}
-
-/* The terminal configured for DC 'k', or NULL. */
-static const struct sb_terminal *
-terminal_of(const struct lr_ctl *c, int k)
-{
-    for (int i = 0; k >= 0 && k < c->cluster->n_dcs && i < c->n_term; i++)
-        if (!strcmp(c->term[i].dc, c->cluster->dcs[k].name))
-            return &c->term[i];
-    return NULL;
-}
-
-/* Step 6b (lr_ctl.h) of lightpath 'k' of 'job', prepared on the
- * controller's thread: the driver that can judge it as a whole and both
- * ends' devices and terminals, or ck->cls NULL when nothing is judged. */
-static void
-check_prepare(const struct lr_ctl *c, const struct lr_job *job, int k,
-              struct lr_ctl_lpcheck *ck)
-{
-    const struct lr_lightpath *lp = &job->lp[k];
-    int a = hop_node(c, lp, 0), b = hop_node(c, lp, lp->n_links);
-    const struct sb_driver_class *cls = c->cls[a];
-    const struct sb_terminal *tx = terminal_of(c, lp->from_dc),
-                             *rx = terminal_of(c, lp->to_dc);
-    struct sb_lightpath *p = &ck->p;
-
-    memset(ck, 0, sizeof *ck);
-    if (!cls->check_lightpath || c->cls[b] != cls || !tx || !rx)
-        return;
-    ck->cls = cls;
-    ck->a = c->dev[a];
-    ck->b = c->dev[b];
-    snprintf(ck->from, sizeof ck->from, "%s", c->cluster->dcs[lp->from_dc].name);
-    snprintf(ck->to, sizeof ck->to, "%s", c->cluster->dcs[lp->to_dc].name);
-    snprintf(p->name, sizeof p->name, "%s/lp%d", job->intent.name, k + 1);
-    p->tx = *tx;
-    p->rx = *rx;
-    p->n = lp->n;
-    p->m = lp->m;
-    if (lp->mod >= 0 && lp->mod < c->rsa->mods.n)
-        snprintf(p->modulation, sizeof p->modulation, "%s",
-                 c->rsa->mods.f[lp->mod].name);
-    p->threshold_db = lr_mod_osnr_db(p->modulation);
-    p->rate_gbps = lp->capacity_gbps;
-}
-
-/* Step 6b on the devices: 0 when the lightpath is received or not
- * judged, else the driver's error with its line.  Reads only 'ck'. */
-static int
-check_run(const struct lr_ctl_lpcheck *ck, char *err, size_t errlen)
-{
-    const struct sb_lightpath *p = &ck->p;
-    struct sb_lightpath_quality q;
-    char e[512];
-    if (!ck->cls)
-        return 0;
-    if (isnan(p->threshold_db))
-        return fail(err, errlen, EINVAL, "lightpath %s: no gOSNR threshold "
-                    "is known for modulation '%s': it cannot be checked; "
-                    "add the format to lr_mod_osnr_db()", p->name,
-                    p->modulation);
-    int rc = ck->cls->check_lightpath(ck->a, ck->b, p, &q, e, sizeof e);
-    if (rc)
-        return fail(err, errlen, rc, "lightpath %s (%s -> %s, %s) is not "
-                    "received: %s", p->name, ck->from, ck->to,
-                    p->modulation, e);
-    return 0;
-}
-
-/* All or nothing over the devices of the op's job: every ROADM of its
- * paths is programmed at once (sb_parallel: the slowest device's round
- * trip, not the sum over the path); a device that refuses, or times out
- * and does not hold the channels when read back, fails the job, and the
- * channels of every device are removed again. */
-static int
-op_provision(struct lr_ctl_op *op, char *err, size_t errlen)
-{
-    int rc = 0;
-    sb_apply_parallel(op->items, op->n_items);
-    for (int i = 0; i < op->n_items && !rc; i++) {
-        struct sb_par_item *it = &op->items[i];
-        if (it->rc == ETIMEDOUT) {
-            /* Outcome unknown: what the device holds decides. */
-            it->rc = device_holds(it, it->changes, it->n) == it->n
-                     ? 0 : ETIMEDOUT;
-        }
-        if (it->rc) {
-            rc = fail(err, errlen, EIO, "ROADM %s refused the lightpaths: %s",
-                      op->node[i], it->err);
-            char ignore[256];
-            op_unprovision(op, ignore, sizeof ignore);
-        }
-    }
-    /* Every ROADM holds its channels: judge each lightpath as a whole
-     * where a driver can (step 6b). */
-    for (int k = 0; !rc && k < op->job.n_lightpaths; k++)
-        if ((rc = check_run(&op->check[k], err, errlen))) {
-            char ignore[256];
-            op_unprovision(op, ignore, sizeof ignore);
-        }
-    return rc;
-}
-
-/* ---- the emulated data plane ---- */
-
-/* The data plane's name of lightpath 'k': the name of its channels. */
-static void
-lp_name(const struct lr_job *job, int k, char *out, size_t len)
-{
-    snprintf(out, len, "%s/lp%d", job->intent.name, k + 1);
-}
-
-/* Removes the job's pairs (missing ones are fine); the first error.
- * Any thread: the lock keeps the sampler off the data plane. */
-static int
-dp_remove(struct sb_linux *dp, pthread_mutex_t *lock,
-          const struct lr_job *job, char *err, size_t errlen)
-{
-    int first_err = 0;
-    if (!dp)
-        return 0;
-    pthread_mutex_lock(lock);
-    for (int k = 0; k < job->n_lightpaths; k++) {
-        char name[SB_NAME_MAX], e[256];
-        lp_name(job, k, name, sizeof name);
-        int rc = sb_linux_remove(dp, name, e, sizeof e);
-        if (rc && rc != ENOENT && !first_err)
-            first_err = fail(err, errlen, rc, "%s", e);
-    }
-    pthread_mutex_unlock(lock);
-    return first_err;
-}
-
-/* Makes the job's pairs, all or nothing; 'exist_ok' for recovery. */
-static int
-dp_add(struct sb_linux *dp, pthread_mutex_t *lock, const struct lr_job *job,
-       bool exist_ok, char *err, size_t errlen)
-{
-    int rc = 0;
-    char e[512];
-    if (!dp)
-        return 0;
-    pthread_mutex_lock(lock);
-    for (int k = 0; k < job->n_lightpaths && !rc; k++) {
-        const struct lr_lightpath *lp = &job->lp[k];
-        char name[SB_NAME_MAX];
-        lp_name(job, k, name, sizeof name);
-        rc = sb_linux_add(dp, name, lp->from_dc, lp->to_dc,
-                          lp->capacity_gbps, e, sizeof e);
-        if (rc && exist_ok && rc == EEXIST)
-            rc = 0;
-    }
-    pthread_mutex_unlock(lock);
-    if (rc) {
-        char ignore[256];
-        dp_remove(dp, lock, job, ignore, sizeof ignore);
-        return fail(err, errlen, EIO, "the emulated data plane refused "
-                    "the lightpaths: %s", e);
-    }
-    return 0;
-}
-
-/* The device step: an add programs the ROADMs and then the data plane
- * (all or nothing with them); a release removes the pairs before the
- * channels, trying both.  Any one thread; reads only 'op'. */
-static void
-op_run(struct lr_ctl_op *op)
-{
-    char ignore[256];
-    op->err[0] = '\0';
-    if (op->recon) {
-        recon_run(op);
-        return;
-    }
-    if (op->dec) {
-        decision_run(op->dec);
-        return;
-    }
-    if (op->release) {
-        int rc = dp_remove(op->dp, op->dp_lock, &op->job, op->err,
-                           sizeof op->err);
-        int rc2 = op_unprovision(op, rc ? ignore : op->err,
-                                 rc ? sizeof ignore : sizeof op->err);
-        op->rc = rc ? rc : rc2;
-        return;
-    }
-    op->rc = op_provision(op, op->err, sizeof op->err);
-    if (!op->rc && (op->rc = dp_add(op->dp, op->dp_lock, &op->job, false,
-                                    op->err, sizeof op->err)))
-        op_unprovision(op, ignore, sizeof ignore);
-}
-
-/* Synchronous removal of everything 'job' may hold on the devices and
- * the data plane (recovery); the first error. */
-static int
-unprovision_now(struct lr_ctl *c, const struct lr_job *job, char *err,
-                size_t errlen)
-{
-    struct lr_ctl_op *op;
-    if (op_new(c, job, true, &op))
-        return fail(err, errlen, ENOMEM, "out of memory");
-    op_run(op);
-    int rc = op->rc ? fail(err, errlen, op->rc, "%s", op->err) : 0;
-    op_free(op);
-    return rc;
-}
-
 /* ---- telemetry ---- */
 
 static struct lr_counter_sample
@@ -625,7 +149,7 @@ lp_delay(struct lr_ctl *c, const char *name)
     for (int i = 0; i < c->n_jobs; i++)
         for (int k = 0; k < c->jobs[i].n_lightpaths; k++) {
             char n[SB_NAME_MAX];
-            lp_name(&c->jobs[i], k, n, sizeof n);
+            lr_ctl_lp_name(&c->jobs[i], k, n, sizeof n);
             if (!strcmp(n, name))
                 return c->jobs[i].lp[k].length_km * LR_CTL_S_PER_KM;
         }
@@ -645,11 +169,11 @@ lr_ctl_sample(struct lr_ctl *c, char *err, size_t errlen)
     int lrc = sb_linux_links(c->dp, &links, &n);
     pthread_mutex_unlock(&c->dp_lock);
     if (lrc)
-        return fail(err, errlen, ENOMEM, "out of memory");
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     struct lr_ctl_emulated *emu = calloc((size_t) n + 1, sizeof *emu);
     if (!emu) {
         free(links);
-        return fail(err, errlen, ENOMEM, "out of memory");
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     }
     /* Emulated bytes per real byte: the shaper runs at gbps x scale
      * Mb/s. */
@@ -900,7 +424,7 @@ ppo_load(struct lr_ctl *c, struct lr_ctl_ppo **out, char *err,
     struct lr_ctl_ppo *p = lr_ctl_ppo_open(c->ppo_path, c->ppo_mean_job_s);
     int rc;
     if (!p)
-        return fail(err, errlen, ENOMEM, "out of memory");
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     if (c->ppo_has_ro
         && (rc = lr_ctl_ppo_set_rollout(p, &c->ppo_ro, err, errlen))) {
         lr_ctl_ppo_free(p);
@@ -1021,9 +545,9 @@ ppo_choose(struct lr_ctl *c, const struct lr_intent *in, double *work,
 }
 
 /* A ppo decision taken off the owner's thread (lr_ctl_decide_begin):
- * prepared on the owner's thread, chosen by decision_run on any one
- * thread, used by the admission (ppo_decided).  It borrows the policy,
- * which nothing else calls meanwhile (c->deciding). */
+ * prepared on the owner's thread, chosen by lr_ctl_decision_run on any
+ * one thread, used by the admission (ppo_decided).  It borrows the
+ * policy, which nothing else calls meanwhile (c->deciding). */
 struct lr_ctl_decision {
     struct lr_ctl_ppo *ppo;           /* borrowed */
     int n;                            /* feasible actions; -1: none */
@@ -1038,8 +562,8 @@ struct lr_ctl_decision {
     size_t n_occ;
 };
 
-static void
-decision_free(struct lr_ctl_decision *d)
+void
+lr_ctl_decision_free(struct lr_ctl_decision *d)
 {
     if (!d)
         return;
@@ -1047,8 +571,8 @@ decision_free(struct lr_ctl_decision *d)
     free(d);
 }
 
-static void
-decision_run(struct lr_ctl_decision *d)
+void
+lr_ctl_decision_run(struct lr_ctl_decision *d)
 {
     if (d->n <= 0)
         return;
@@ -1231,11 +755,11 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     const char *algo = in->algorithm;
     if (!ev || (c->n_remote && !res)) {
         free(ev);
-        return fail(err, errlen, ENOMEM, "out of memory");
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     }
     if (lr_tm_new(model, cl, &tr, &tm)) {
-        rc = fail(err, errlen, EINVAL, "batch %g is not a multiple of "
-                  "microbatch %g", in->batch, in->micro);
+        rc = lr_ctl_fail(err, errlen, EINVAL, "batch %g is not a multiple of "
+                         "microbatch %g", in->batch, in->micro);
         goto cleanup;
     }
     /* ppo: the policy's decision, else CDynP with the reason noted. */
@@ -1257,7 +781,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
         int prc = a < 0 ? -1 : admit_ppo(c, model, &tr, job, a, work, ro,
                                          why, sizeof why);
         if (prc > 0) {
-            rc = fail(err, errlen, prc, "out of memory");
+            rc = lr_ctl_fail(err, errlen, prc, "out of memory");
             goto cleanup;
         }
         if (prc == 0) {
@@ -1451,15 +975,15 @@ op_in_flight(const struct lr_ctl *c, const char *name)
     return NULL;
 }
 
-static void
-op_lend(struct lr_ctl *c, struct lr_ctl_op *op)
+void
+lr_ctl_op_lend(struct lr_ctl *c, struct lr_ctl_op *op)
 {
     op->next = c->ops;
     c->ops = op;
 }
 
-static void
-op_unlend(struct lr_ctl *c, struct lr_ctl_op *op)
+void
+lr_ctl_op_unlend(struct lr_ctl *c, struct lr_ctl_op *op)
 {
     for (struct lr_ctl_op **p = &c->ops; *p; p = &(*p)->next)
         if (*p == op) {
@@ -1472,10 +996,10 @@ static int
 fail_exists(const struct lr_ctl *c, const char *name, char *err,
             size_t errlen)
 {
-    return fail(err, errlen, EEXIST, "a job named '%s' exists%s; delete it "
-                "first or choose another name", name,
-                op_in_flight(c, name) ? " (its devices are being programmed)"
-                                      : "");
+    return lr_ctl_fail(err, errlen, EEXIST, "a job named '%s' exists%s; "
+                       "delete it first or choose another name", name,
+                       op_in_flight(c, name)
+                       ? " (its devices are being programmed)" : "");
 }
 
 /* EBUSY while a ppo decision is in flight: "...; <what> when it has". */
@@ -1483,8 +1007,9 @@ static int
 fail_deciding(const struct lr_ctl *c, char *err, size_t errlen,
               const char *what)
 {
-    return fail(err, errlen, EBUSY, "the ppo policy is deciding job '%s'; "
-                "%s when it has", lr_ctl_op_job(c->deciding), what);
+    return lr_ctl_fail(err, errlen, EBUSY, "the ppo policy is deciding job "
+                       "'%s'; %s when it has", lr_ctl_op_job(c->deciding),
+                       what);
 }
 
 /* lr_ctl_submit_begin, with the ppo decision 'dec' when not NULL. */
@@ -1498,20 +1023,22 @@ submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
     if (find_job(c, intent->name))
         return fail_exists(c, intent->name, err, errlen);
     if (lr_intent_model(intent, &model))
-        return fail(err, errlen, EINVAL, intent->custom
-                    ? "model '%s': the planner cannot build this shape"
-                    : "unknown model '%s'", intent->model);
+        return lr_ctl_fail(err, errlen, EINVAL, intent->custom
+                           ? "model '%s': the planner cannot build this shape"
+                           : "unknown model '%s'", intent->model);
     if (intent->gpus_min < 1 || intent->gpus_max < intent->gpus_min) {
         lr_model_free(model);
-        return fail(err, errlen, EINVAL, "gpus: min %d, max %d: want "
-                    "1 <= min <= max", intent->gpus_min, intent->gpus_max);
+        return lr_ctl_fail(err, errlen, EINVAL, "gpus: min %d, max %d: want "
+                           "1 <= min <= max", intent->gpus_min,
+                           intent->gpus_max);
     }
     if (c->n_remote && intent->algorithm[0]
         && strcmp(intent->algorithm, "cdynp")) {
         lr_model_free(model);
-        return fail(err, errlen, EINVAL, "algorithm '%s' needs every data "
-                    "center's devices, and %d are planned by their agents: "
-                    "ask for cdynp", intent->algorithm, c->n_remote);
+        return lr_ctl_fail(err, errlen, EINVAL, "algorithm '%s' needs every "
+                           "data center's devices, and %d are planned by "
+                           "their agents: ask for cdynp", intent->algorithm,
+                           c->n_remote);
     }
     memset(job, 0, sizeof *job);
     job->intent = *intent;
@@ -1529,8 +1056,8 @@ submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
         c->counters.blocks++;
         rc = lr_store_put_job(c->store, job);
         if (rc)
-            return fail(err, errlen, EIO, "store: %s",
-                        lr_store_error(c->store));
+            return lr_ctl_fail(err, errlen, EIO, "store: %s",
+                               lr_store_error(c->store));
         return remember_job(c, job);
     }
 
@@ -1542,30 +1069,31 @@ submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
     for (int k = 0; k < c->cluster->n_dcs; k++)
         c->gpus_used[k] += job->gpus[k];
     job->phase = job->n_lightpaths ? LR_JOB_PROVISIONING : LR_JOB_ACTIVE;
-    if (job->n_lightpaths && op_new(c, job, false, op)) {
+    if (job->n_lightpaths && lr_ctl_op_new(c, job, false, op)) {
         unbook(c, job);
         release_remote(c, job);
-        return fail(err, errlen, ENOMEM, "out of memory");
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     }
     rc = lr_store_put_job(c->store, job);
     if (rc) {
-        op_free(*op);
+        lr_ctl_op_free(*op);
         *op = NULL;
         unbook(c, job);
         release_remote(c, job);
-        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+        return lr_ctl_fail(err, errlen, EIO, "store: %s",
+                           lr_store_error(c->store));
     }
     if ((rc = remember_job(c, job))) {
         /* Stored as provisioning: recovery rolls it back at restart. */
-        op_free(*op);
+        lr_ctl_op_free(*op);
         *op = NULL;
-        return fail(err, errlen, rc, "out of memory");
+        return lr_ctl_fail(err, errlen, rc, "out of memory");
     }
     if (job->phase == LR_JOB_ACTIVE) {
         c->counters.admissions++;
         return 0;
     }
-    op_lend(c, *op);
+    lr_ctl_op_lend(c, *op);
     return 0;
 }
 
@@ -1601,7 +1129,7 @@ lr_ctl_decide_begin(struct lr_ctl *c, const struct lr_intent *intent,
         free(o);
         free(d);
         free(occ);
-        return fail(err, errlen, ENOMEM, "out of memory");
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     }
     o->job.intent = *intent;
     o->dec = d;
@@ -1627,14 +1155,8 @@ lr_ctl_submit_decided(struct lr_ctl *c, struct lr_ctl_op *decision,
         c->deciding = NULL;
     int rc = submit_begin(c, &decision->job.intent, decision->dec, job, op,
                           err, errlen);
-    op_free(decision);
+    lr_ctl_op_free(decision);
     return rc;
-}
-
-void
-lr_ctl_op_run(struct lr_ctl_op *op)
-{
-    op_run(op);
 }
 
 const char *
@@ -1645,16 +1167,16 @@ lr_ctl_op_job(const struct lr_ctl_op *op)
 
 /* EBUSY while the first op in flight has the devices: "<what> is being
  * <done> on the devices<then>". */
-static int
-fail_busy(const struct lr_ctl *c, char *err, size_t errlen,
-          const char *then)
+int
+lr_ctl_fail_busy(const struct lr_ctl *c, char *err, size_t errlen,
+                 const char *then)
 {
     const struct lr_ctl_op *op = c->ops;
-    return fail(err, errlen, EBUSY, "%s%s is being %s on the devices%s",
-                op->recon ? "a reconciliation" : "job ",
-                lr_ctl_op_job(op),
-                op->recon ? "run" : op->release ? "released" : "provisioned",
-                then);
+    return lr_ctl_fail(err, errlen, EBUSY, "%s%s is being %s on the devices%s",
+                       op->recon ? "a reconciliation" : "job ",
+                       lr_ctl_op_job(op),
+                       op->recon ? "run"
+                       : op->release ? "released" : "provisioned", then);
 }
 
 /* Step 3 of an admission: 7. active, or the job fails holding nothing. */
@@ -1676,8 +1198,8 @@ end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
          * says, and a store that failed is rolled back at restart. */
         int rc = remember_job(c, job);
         if (lr_store_put_job(c->store, job))
-            return fail(err, errlen, EIO, "store: %s",
-                        lr_store_error(c->store));
+            return lr_ctl_fail(err, errlen, EIO, "store: %s",
+                               lr_store_error(c->store));
         return rc;
     }
     job->phase = LR_JOB_ACTIVE;
@@ -1685,7 +1207,8 @@ end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
     int rc = remember_job(c, job);
     if (lr_store_set_phase(c->store, job->intent.name, LR_JOB_ACTIVE, "",
                            job->updated_ms))
-        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+        return lr_ctl_fail(err, errlen, EIO, "store: %s",
+                           lr_store_error(c->store));
     c->counters.admissions++;
     return rc;
 }
@@ -1699,11 +1222,12 @@ end_delete(struct lr_ctl *c, const struct lr_ctl_op *op, char *err,
     const struct lr_job *job = &op->job;
     const char *name = job->intent.name;
     if (op->rc)
-        return fail(err, errlen, op->rc, "%s", op->err);
+        return lr_ctl_fail(err, errlen, op->rc, "%s", op->err);
     unbook(c, job);
     release_remote(c, job);
     if (lr_store_delete_job(c->store, name))
-        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+        return lr_ctl_fail(err, errlen, EIO, "store: %s",
+                           lr_store_error(c->store));
     forget_job(c, name);
     c->counters.deletes++;
     return 0;
@@ -1715,16 +1239,16 @@ lr_ctl_op_end(struct lr_ctl *c, struct lr_ctl_op *op, struct lr_job *job,
 {
     struct lr_job scratch;
     int rc = 0;
-    op_unlend(c, op);
+    lr_ctl_op_unlend(c, op);
     if (c->deciding == op)
         c->deciding = NULL;
     if (op->recon)
-        rc = end_reconcile(c, op, NULL, NULL, err, errlen);
+        rc = lr_ctl_end_reconcile(c, op, NULL, NULL, err, errlen);
     else if (op->release)
         rc = end_delete(c, op, err, errlen);
     else if (!op->dec)                /* a decision is only dropped */
         rc = end_submit(c, op, job ? job : &scratch, err, errlen);
-    op_free(op);
+    lr_ctl_op_free(op);
     return rc;
 }
 
@@ -1748,28 +1272,29 @@ lr_ctl_delete_begin(struct lr_ctl *c, const char *name, struct lr_ctl_op **op,
     const struct lr_ctl_op *busy = op_in_flight(c, name);
     *op = NULL;
     if (!j)
-        return fail(err, errlen, ENOENT, "no job named '%s'", name);
+        return lr_ctl_fail(err, errlen, ENOENT, "no job named '%s'", name);
     if (busy)
-        return fail(err, errlen, EBUSY, "job '%s' is %s: try again when "
-                    "its phase is no longer %s (GET it)", name,
-                    busy->release ? "being released" : "being provisioned",
-                    busy->release ? "releasing" : "provisioning");
+        return lr_ctl_fail(err, errlen, EBUSY, "job '%s' is %s: try again "
+                           "when its phase is no longer %s (GET it)", name,
+                           busy->release ? "being released"
+                                         : "being provisioned",
+                           busy->release ? "releasing" : "provisioning");
     struct lr_job job = *j;
     /* Only a job with channels on devices needs the releasing phase; a
      * job that holds GPUs alone is released by the delete itself. */
     if (job.n_lightpaths > 0) {
-        if (op_new(c, &job, true, op))
-            return fail(err, errlen, ENOMEM, "out of memory");
+        if (lr_ctl_op_new(c, &job, true, op))
+            return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
         if (lr_store_set_phase(c->store, name, LR_JOB_RELEASING, "",
                                ctl_now_ms(c))) {
-            op_free(*op);
+            lr_ctl_op_free(*op);
             *op = NULL;
-            return fail(err, errlen, EIO, "store: %s",
-                        lr_store_error(c->store));
+            return lr_ctl_fail(err, errlen, EIO, "store: %s",
+                               lr_store_error(c->store));
         }
         j->phase = LR_JOB_RELEASING;
         (*op)->job.phase = LR_JOB_RELEASING;
-        op_lend(c, *op);
+        lr_ctl_op_lend(c, *op);
         return 0;
     }
     if (job.phase == LR_JOB_ACTIVE)
@@ -1777,7 +1302,8 @@ lr_ctl_delete_begin(struct lr_ctl *c, const char *name, struct lr_ctl_op **op,
     if (job.phase == LR_JOB_ACTIVE || job.phase == LR_JOB_RELEASING)
         release_remote(c, &job);
     if (lr_store_delete_job(c->store, name))
-        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+        return lr_ctl_fail(err, errlen, EIO, "store: %s",
+                           lr_store_error(c->store));
     forget_job(c, name);
     c->counters.deletes++;
     return 0;
@@ -1833,388 +1359,6 @@ lr_ctl_list(struct lr_ctl *c, struct lr_job **jobs, int *n)
     return 0;
 }
 
-/* ---- reconciliation ---- */
-
-/* Appends a line, of any length, to a growing report. */
-static void
-say(char **buf, size_t *len, const char *fmt, ...)
-{
-    va_list ap, ap2;
-    va_start(ap, fmt);
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *p = n < 0 ? NULL : realloc(*buf, *len + (size_t) n + 2);
-    if (p) {
-        vsnprintf(p + *len, (size_t) n + 1, fmt, ap2);
-        *len += (size_t) n;
-        p[(*len)++] = '\n';
-        p[*len] = '\0';
-        *buf = p;
-    }
-    va_end(ap2);
-}
-
-/* What a reconciliation compares the devices with, snapshot on the
- * controller's thread when it begins (lr_ctl_reconcile_begin), so that
- * its device step reads nothing of the controller. */
-struct lr_ctl_want {                  /* a channel an active job holds */
-    int node;
-    struct sb_media_channel mc;
-    char job[LR_JOB_NAME_MAX];
-};
-struct lr_ctl_pair {                  /* an active job's emulated pair */
-    char name[SB_NAME_MAX];
-    int from_dc, to_dc;
-    double capacity_gbps;
-    char job[LR_JOB_NAME_MAX];
-};
-struct lr_ctl_skip {                  /* a channel (dev) or pair (NULL) of */
-    const struct sb_device *dev;      /* a job whose device work is */
-    char name[SB_NAME_MAX];           /* queued ahead: not judged */
-};
-struct lr_ctl_recon {
-    bool repair;
-    int n_nodes;
-    struct sb_par_item *rd;           /* [n_nodes]: the reads */
-    char (*node)[SB_NAME_MAX];        /* [n_nodes] */
-    struct lr_ctl_want *want;
-    int n_want;
-    struct lr_ctl_pair *pair;
-    int n_pair;
-    struct lr_ctl_skip *skip;
-    int n_skip;
-    /* Set by the device step. */
-    char *report;
-    size_t len;
-    int drift;
-};
-
-static void
-recon_free(struct lr_ctl_recon *r)
-{
-    if (!r)
-        return;
-    for (int i = 0; r->rd && i < r->n_nodes; i++)
-        free(r->rd[i].mc);
-    free(r->rd);
-    free(r->node);
-    free(r->want);
-    free(r->pair);
-    free(r->skip);
-    free(r->report);
-    free(r);
-}
-
-static bool
-recon_skipped(const struct lr_ctl_recon *r, const struct sb_device *dev,
-              const char *name)
-{
-    for (int i = 0; i < r->n_skip; i++)
-        if (r->skip[i].dev == dev && !strcmp(r->skip[i].name, name))
-            return true;
-    return false;
-}
-
-/* The emulated data plane against the snapshot: pairs nobody holds and
- * pairs an active job misses.  Under the data plane's lock. */
-static void
-recon_dataplane(struct lr_ctl_op *op)
-{
-    struct lr_ctl_recon *r = op->recon;
-    struct sb_linux_link *links = NULL;
-    int n = 0;
-    char e[512];
-    if (!op->dp)
-        return;
-    pthread_mutex_lock(op->dp_lock);
-    if (sb_linux_links(op->dp, &links, &n)) {
-        pthread_mutex_unlock(op->dp_lock);
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        bool held = recon_skipped(r, NULL, links[i].name);
-        for (int j = 0; j < r->n_pair && !held; j++)
-            held = !strcmp(r->pair[j].name, links[i].name)
-                   && links[i].from_dc == r->pair[j].from_dc
-                   && links[i].to_dc == r->pair[j].to_dc;
-        if (held)
-            continue;
-        r->drift++;
-        say(&r->report, &r->len, "data plane: pair %s (%s -> %s) is not "
-            "in the store%s", links[i].name, links[i].src_ns,
-            links[i].dst_ns, r->repair ? ": removed" : "");
-        if (r->repair)
-            sb_linux_remove(op->dp, links[i].name, e, sizeof e);
-    }
-    for (int j = 0; j < r->n_pair; j++) {
-        const struct lr_ctl_pair *p = &r->pair[j];
-        struct sb_linux_link l;
-        if (!sb_linux_get(op->dp, p->name, &l))
-            continue;
-        r->drift++;
-        int rc = r->repair ? sb_linux_add(op->dp, p->name, p->from_dc,
-                                          p->to_dc, p->capacity_gbps, e,
-                                          sizeof e)
-                           : 0;
-        say(&r->report, &r->len, "data plane: pair %s of job %s is "
-            "missing%s%s", p->name, p->job,
-            !r->repair ? "" : rc ? ": cannot re-make it: " : ": re-made",
-            r->repair && rc ? e : "");
-    }
-    pthread_mutex_unlock(op->dp_lock);
-    free(links);
-}
-
-/* The device step of a reconciliation: every device read at once
- * (sb_parallel), the drift against the snapshot, and with 'repair' the
- * orphans removed and the missing channels re-applied, every device at
- * once again.  Any one thread; reads only 'op'. */
-static void
-recon_run(struct lr_ctl_op *op)
-{
-    struct lr_ctl_recon *r = op->recon;
-    struct sb_par_item *fix = calloc((size_t) r->n_nodes + 1, sizeof *fix);
-    struct sb_change **fch = calloc((size_t) r->n_nodes + 1, sizeof *fch);
-    int n_fix = 0;
-    free(r->report);
-    r->report = NULL;
-    r->len = 0;
-    r->drift = 0;
-    op->rc = 0;
-    op->err[0] = '\0';
-    if (!fix || !fch) {
-        free(fix);
-        free(fch);
-        op->rc = ENOMEM;
-        snprintf(op->err, sizeof op->err, "out of memory");
-        return;
-    }
-    sb_apply_parallel(r->rd, r->n_nodes);
-    for (int node = 0; node < r->n_nodes; node++) {
-        const struct sb_par_item *rd = &r->rd[node];
-        const struct sb_media_channel *mc = rd->mc;
-        int n = rd->n_mc, nf = 0;
-        if (rd->rc) {
-            say(&r->report, &r->len, "%s: cannot read: %s", r->node[node],
-                rd->err);
-            op->rc = EIO;
-            snprintf(op->err, sizeof op->err, "%s", rd->err);
-            continue;
-        }
-        struct sb_change *ch = calloc((size_t) n + (size_t) r->n_want + 1,
-                                      sizeof *ch);
-        /* Orphans and strangers on the device. */
-        for (int i = 0; i < n; i++) {
-            if (recon_skipped(r, rd->dev, mc[i].name))
-                continue;
-            bool ok = false;
-            for (int w = 0; w < r->n_want && !ok; w++) {
-                const struct sb_media_channel *want = &r->want[w].mc;
-                ok = r->want[w].node == node && !strcmp(want->name, mc[i].name)
-                     && want->n == mc[i].n && want->m == mc[i].m
-                     && !strcmp(want->in_port, mc[i].in_port)
-                     && !strcmp(want->out_port, mc[i].out_port);
-            }
-            if (ok)
-                continue;
-            r->drift++;
-            say(&r->report, &r->len, "%s: channel %s (n=%d m=%d) is not in "
-                "the store%s", r->node[node], mc[i].name, mc[i].n, mc[i].m,
-                r->repair ? ": removed" : "");
-            if (ch)
-                ch[nf++] = (struct sb_change) { .op = SB_DELETE,
-                                                .mc = mc[i] };
-        }
-        /* Missing channels of active jobs. */
-        for (int w = 0; w < r->n_want; w++) {
-            const struct lr_ctl_want *want = &r->want[w];
-            bool present = false;
-            if (want->node != node)
-                continue;
-            for (int i = 0; i < n && !present; i++)
-                present = !strcmp(mc[i].name, want->mc.name)
-                          && mc[i].n == want->mc.n && mc[i].m == want->mc.m;
-            if (present)
-                continue;
-            r->drift++;
-            say(&r->report, &r->len, "%s: channel %s of job %s is missing%s",
-                r->node[node], want->mc.name, want->job,
-                r->repair ? ": re-applied" : "");
-            if (ch)
-                ch[nf++] = (struct sb_change) { .op = SB_ADD,
-                                                .mc = want->mc };
-        }
-        if (r->repair && ch && nf) {
-            fch[n_fix] = ch;
-            fix[n_fix++] = (struct sb_par_item) {
-                .cls = rd->cls, .dev = rd->dev, .changes = ch, .n = nf,
-                .each = true,
-            };
-        } else {
-            free(ch);
-        }
-    }
-    if (n_fix && sb_apply_parallel(fix, n_fix))
-        for (int i = 0; i < n_fix; i++)
-            if (fix[i].rc)
-                for (int node = 0; node < r->n_nodes; node++)
-                    if (r->rd[node].dev == fix[i].dev)
-                        say(&r->report, &r->len, "%s: the repair failed: %s",
-                            r->node[node], fix[i].err);
-    for (int i = 0; i < n_fix; i++)
-        free(fch[i]);
-    free(fch);
-    free(fix);
-    recon_dataplane(op);
-}
-
-int
-lr_ctl_reconcile_begin(struct lr_ctl *c, bool repair, struct lr_ctl_op **out,
-                       char *err, size_t errlen)
-{
-    int nn = c->topo->n_nodes, n_want = 0, n_pair = 0, n_skip = 0;
-    struct lr_ctl_op *op = calloc(1, sizeof *op);
-    struct lr_ctl_recon *r = calloc(1, sizeof *r);
-    *out = NULL;
-    for (int j = 0; j < c->n_jobs; j++)
-        if (c->jobs[j].phase == LR_JOB_ACTIVE) {
-            n_pair += c->jobs[j].n_lightpaths;
-            for (int k = 0; k < c->jobs[j].n_lightpaths; k++)
-                n_want += c->jobs[j].lp[k].n_links + 1;
-        }
-    for (const struct lr_ctl_op *o = c->ops; o; o = o->next)
-        if (!o->recon) {
-            n_skip += o->job.n_lightpaths;
-            for (int i = 0; i < o->n_items; i++)
-                n_skip += o->items[i].n;
-        }
-    if (op && r) {
-        r->rd = calloc((size_t) nn + 1, sizeof *r->rd);
-        r->node = calloc((size_t) nn + 1, sizeof *r->node);
-        r->want = calloc((size_t) n_want + 1, sizeof *r->want);
-        r->pair = calloc((size_t) n_pair + 1, sizeof *r->pair);
-        r->skip = calloc((size_t) n_skip + 1, sizeof *r->skip);
-    }
-    if (!op || !r || !r->rd || !r->node || !r->want || !r->pair
-        || !r->skip) {
-        recon_free(r);
-        free(op);
-        return fail(err, errlen, ENOMEM, "out of memory");
-    }
-    op->recon = r;
-    op->dp = c->dp;
-    op->dp_lock = &c->dp_lock;
-    r->repair = repair;
-    r->n_nodes = nn;
-    for (int node = 0; node < nn; node++) {
-        r->rd[node] = (struct sb_par_item) { .cls = c->cls[node],
-                                             .dev = c->dev[node],
-                                             .read = true };
-        snprintf(r->node[node], SB_NAME_MAX, "%s", c->topo->nodes[node].name);
-    }
-    for (int j = 0; j < c->n_jobs; j++) {
-        const struct lr_job *job = &c->jobs[j];
-        if (job->phase != LR_JOB_ACTIVE)
-            continue;
-        for (int node = 0; node < nn; node++) {
-            struct sb_change ch[LR_JOB_MAX_LIGHTPATHS];
-            int nc = changes_for(c, job, node, SB_ADD, ch);
-            for (int k = 0; k < nc && r->n_want < n_want; k++) {
-                struct lr_ctl_want *w = &r->want[r->n_want++];
-                w->node = node;
-                w->mc = ch[k].mc;
-                snprintf(w->job, sizeof w->job, "%s", job->intent.name);
-            }
-        }
-        for (int k = 0; k < job->n_lightpaths; k++) {
-            struct lr_ctl_pair *p = &r->pair[r->n_pair++];
-            lp_name(job, k, p->name, sizeof p->name);
-            p->from_dc = job->lp[k].from_dc;
-            p->to_dc = job->lp[k].to_dc;
-            p->capacity_gbps = job->lp[k].capacity_gbps;
-            snprintf(p->job, sizeof p->job, "%s", job->intent.name);
-        }
-    }
-    /* The device work queued ahead of this one ends before it runs, but
-     * how (done, undone) is not known yet: its channels and pairs are
-     * neither expected nor orphans. */
-    for (const struct lr_ctl_op *o = c->ops; o; o = o->next) {
-        if (o->recon)
-            continue;
-        for (int i = 0; i < o->n_items; i++)
-            for (int k = 0; k < o->items[i].n; k++) {
-                struct lr_ctl_skip *sk = &r->skip[r->n_skip++];
-                sk->dev = o->items[i].dev;
-                snprintf(sk->name, sizeof sk->name, "%s",
-                         o->items[i].changes[k].mc.name);
-            }
-        for (int k = 0; k < o->job.n_lightpaths; k++)
-            lp_name(&o->job, k, r->skip[r->n_skip++].name, SB_NAME_MAX);
-    }
-    op_lend(c, op);
-    *out = op;
-    return 0;
-}
-
-/* Step 3 of a reconciliation: the report and the counters. */
-static int
-end_reconcile(struct lr_ctl *c, struct lr_ctl_op *op, char **report,
-              int *drift, char *err, size_t errlen)
-{
-    struct lr_ctl_recon *r = op->recon;
-    c->counters.reconciles++;
-    c->counters.drift += (unsigned long long) r->drift;
-    if (drift)
-        *drift = r->drift;
-    if (report) {
-        *report = r->report ? r->report : strdup("");
-        r->report = NULL;
-    }
-    if (op->rc)
-        return fail(err, errlen, op->rc, "%s", op->err);
-    return 0;
-}
-
-int
-lr_ctl_reconcile_end(struct lr_ctl *c, struct lr_ctl_op *op, char **report,
-                     int *drift, char *err, size_t errlen)
-{
-    int rc;
-    op_unlend(c, op);
-    rc = op->recon ? end_reconcile(c, op, report, drift, err, errlen)
-                   : fail(err, errlen, EINVAL, "not a reconciliation");
-    op_free(op);
-    return rc;
-}
-
-bool
-lr_ctl_op_is_reconcile(const struct lr_ctl_op *op)
-{
-    return op->recon != NULL;
-}
-
-int
-lr_ctl_reconcile(struct lr_ctl *c, bool repair, char **report, int *drift,
-                 char *err, size_t errlen)
-{
-    struct lr_ctl_op *op;
-    if (report)
-        *report = NULL;
-    if (drift)
-        *drift = 0;
-    /* On the caller's thread: the devices of an op in flight are lent
-     * to whoever runs it. */
-    if (c->ops)
-        return fail_busy(c, err, errlen, ": reconcile when no job is "
-                         "provisioning or releasing");
-    int rc = lr_ctl_reconcile_begin(c, repair, &op, err, errlen);
-    if (rc)
-        return rc;
-    lr_ctl_op_run(op);
-    return lr_ctl_reconcile_end(c, op, report, drift, err, errlen);
-}
-
 /* ---- start and recovery ---- */
 
 static int
@@ -2224,7 +1368,7 @@ open_devices(struct lr_ctl *c, char *err, size_t errlen)
     c->cls = calloc((size_t) n + 1, sizeof *c->cls);
     c->dev = calloc((size_t) n + 1, sizeof *c->dev);
     if (!c->cls || !c->dev)
-        return fail(err, errlen, ENOMEM, "out of memory");
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     for (int node = 0; node < n; node++) {
         struct sb_device_config dc;
         memset(&dc, 0, sizeof dc);
@@ -2236,12 +1380,12 @@ open_devices(struct lr_ctl *c, char *err, size_t errlen)
                 dc = c->dev_cfg[i];
         c->cls[node] = sb_driver_find(dc.driver);
         if (!c->cls[node])
-            return fail(err, errlen, EINVAL, "ROADM %s: unknown southbound "
-                        "driver '%s'", dc.name, dc.driver);
+            return lr_ctl_fail(err, errlen, EINVAL, "ROADM %s: unknown "
+                               "southbound driver '%s'", dc.name, dc.driver);
         char e[512];
         int rc = c->cls[node]->open(&dc, &c->dev[node], e, sizeof e);
         if (rc)
-            return fail(err, errlen, rc, "ROADM %s: %s", dc.name, e);
+            return lr_ctl_fail(err, errlen, rc, "ROADM %s: %s", dc.name, e);
     }
     return 0;
 }
@@ -2256,18 +1400,20 @@ open_agents(struct lr_ctl *c, char *err, size_t errlen)
         if (dc->remote_port <= 0)
             continue;
         if (!c->agent_cert[0] || !c->agent_key[0] || !c->agent_ca[0])
-            return fail(err, errlen, EINVAL, "data center %s is planned by "
-                        "its agent (%s port %d): give the controller the "
-                        "coordinator's certificate, key and the agents' CA "
-                        "(lightrail-config: coordinator)", dc->name,
-                        dc->remote_address, dc->remote_port);
+            return lr_ctl_fail(err, errlen, EINVAL, "data center %s is "
+                               "planned by its agent (%s port %d): give the "
+                               "controller the coordinator's certificate, key "
+                               "and the agents' CA (lightrail-config: "
+                               "coordinator)", dc->name, dc->remote_address,
+                               dc->remote_port);
         char e[1024];
         c->agent[k] = lr_agent_party_new(dc->remote_address, dc->remote_port,
                                          dc->remote_name, c->agent_cert,
                                          c->agent_key, c->agent_ca,
                                          c->agent_timeout, e, sizeof e);
         if (!c->agent[k])
-            return fail(err, errlen, EINVAL, "agent of %s: %s", dc->name, e);
+            return lr_ctl_fail(err, errlen, EINVAL, "agent of %s: %s",
+                               dc->name, e);
         c->n_remote++;
     }
     return 0;
@@ -2283,10 +1429,10 @@ open_network(struct lr_ctl *c, const struct lr_topo *topo,
     c->topo = lr_topo_clone(topo);
     c->cluster = lr_cluster_clone(cluster);
     if (!c->topo || !c->cluster)
-        return fail(err, errlen, ENOMEM, "out of memory");
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     if (c->cluster->n_dcs > LR_TM_MAX_DCS)
-        return fail(err, errlen, EINVAL, "more than %d data centers",
-                    LR_TM_MAX_DCS);
+        return lr_ctl_fail(err, errlen, EINVAL, "more than %d data centers",
+                           LR_TM_MAX_DCS);
     for (int k = 0; k < c->cluster->n_dcs; k++)
         c->dc_node[k] = dc_node_of(c->topo, c->cluster, k);
     struct lr_modtable mods;
@@ -2295,8 +1441,8 @@ open_network(struct lr_ctl *c, const struct lr_topo *topo,
                                     .guard = 1 };
     int rc = lr_rsa_new(c->topo, &rc_cfg, &mods, &lr_rsa_ksp_ff, &c->rsa);
     if (rc)
-        return fail(err, errlen, rc, "cannot build the RMSA engine over the "
-                    "topology: %s", strerror(rc));
+        return lr_ctl_fail(err, errlen, rc, "cannot build the RMSA engine "
+                           "over the topology: %s", strerror(rc));
     if (c->memo)
         memset(c->memo, 0, LR_CTL_MEMO * sizeof *c->memo);
     if ((rc = open_agents(c, err, errlen)))
@@ -2334,17 +1480,17 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
                      const char *cluster_json, char *err, size_t errlen)
 {
     if (c->ops)
-        return fail_busy(c, err, errlen, " of the current network; try "
-                         "again when it is done");
+        return lr_ctl_fail_busy(c, err, errlen, " of the current network; try "
+                                "again when it is done");
     if (c->deciding)
         return fail_deciding(c, err, errlen, "try the new network again");
     for (int i = 0; i < c->n_jobs; i++)
         if (c->jobs[i].phase == LR_JOB_ACTIVE
             || c->jobs[i].phase == LR_JOB_PROVISIONING
             || c->jobs[i].phase == LR_JOB_RELEASING)
-            return fail(err, errlen, EBUSY, "job %s holds resources of the "
-                        "current network; delete the active jobs before "
-                        "replacing it", c->jobs[i].intent.name);
+            return lr_ctl_fail(err, errlen, EBUSY, "job %s holds resources of "
+                               "the current network; delete the active jobs "
+                               "before replacing it", c->jobs[i].intent.name);
     /* The data plane has a namespace per DC of the cluster it was made
      * for, index for index. */
     for (int k = 0; c->dp && k < c->cluster->n_dcs; k++) {
@@ -2352,10 +1498,10 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
                                                               : NULL;
         if (cluster->n_dcs != c->cluster->n_dcs || !dash
             || strcmp(dash + 1, cluster->dcs[k].name))
-            return fail(err, errlen, EINVAL, "the emulated data plane was "
-                        "made for the data centers of the current "
-                        "inventory; keep their names and order, or restart "
-                        "lightraild with the new inventory");
+            return lr_ctl_fail(err, errlen, EINVAL, "the emulated data plane "
+                               "was made for the data centers of the current "
+                               "inventory; keep their names and order, or "
+                               "restart lightraild with the new inventory");
     }
     /* Keep the old network until the new one stands. */
     struct lr_ctl old = *c;
@@ -2370,7 +1516,8 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
                                                topo_json))
                 || (cluster_json && lr_store_put_doc(c->store, "cluster",
                                                      cluster_json))))
-        rc = fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+        rc = lr_ctl_fail(err, errlen, EIO, "store: %s",
+                         lr_store_error(c->store));
     if (rc) {
         close_network(c);
         c->topo = old.topo;
@@ -2398,11 +1545,12 @@ inspect(struct lr_ctl *c, char *err, size_t errlen)
     struct lr_job *jobs = NULL;
     int n = 0, rc = 0;
     if (lr_store_list_jobs(c->store, &jobs, &n))
-        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+        return lr_ctl_fail(err, errlen, EIO, "store: %s",
+                           lr_store_error(c->store));
     for (int i = 0; i < n && !rc; i++) {
         if (jobs[i].phase == LR_JOB_ACTIVE && book(c, &jobs[i]))
-            rc = fail(err, errlen, EINVAL, "job %s: its slots collide with "
-                      "another job's", jobs[i].intent.name);
+            rc = lr_ctl_fail(err, errlen, EINVAL, "job %s: its slots collide "
+                             "with another job's", jobs[i].intent.name);
         else
             rc = remember_job(c, &jobs[i]);
     }
@@ -2418,7 +1566,8 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
     char *buf = NULL;
     size_t len = 0;
     if (rc)
-        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+        return lr_ctl_fail(err, errlen, EIO, "store: %s",
+                           lr_store_error(c->store));
     for (int i = 0; i < n && !rc; i++) {
         struct lr_job *j = &jobs[i];
         char e[512];
@@ -2427,7 +1576,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
         case LR_JOB_SUBMITTED:
         case LR_JOB_PLANNED:
             /* Interrupted before it was active: roll back. */
-            unprovision_now(c, j, e, sizeof e);
+            lr_ctl_unprovision_now(c, j, e, sizeof e);
             release_remote(c, j);
             j->phase = LR_JOB_FAILED;
             set_reason(j, "provisioning was interrupted by a controller "
@@ -2436,34 +1585,34 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
             memset(j->gpus, 0, sizeof j->gpus);
             j->updated_ms = ctl_now_ms(c);
             if (lr_store_put_job(c->store, j))
-                rc = fail(err, errlen, EIO, "store: %s",
-                          lr_store_error(c->store));
-            say(&buf, &len, "job %s: provisioning interrupted: rolled back",
-                j->intent.name);
+                rc = lr_ctl_fail(err, errlen, EIO, "store: %s",
+                                 lr_store_error(c->store));
+            lr_ctl_say(&buf, &len, "job %s: provisioning interrupted: "
+                       "rolled back", j->intent.name);
             remember_job(c, j);
             break;
         case LR_JOB_RELEASING:
-            unprovision_now(c, j, e, sizeof e);
+            lr_ctl_unprovision_now(c, j, e, sizeof e);
             release_remote(c, j);
             if (lr_store_delete_job(c->store, j->intent.name))
-                rc = fail(err, errlen, EIO, "store: %s",
-                          lr_store_error(c->store));
-            say(&buf, &len, "job %s: release interrupted: finished",
-                j->intent.name);
+                rc = lr_ctl_fail(err, errlen, EIO, "store: %s",
+                                 lr_store_error(c->store));
+            lr_ctl_say(&buf, &len, "job %s: release interrupted: finished",
+                       j->intent.name);
             break;
         case LR_JOB_ACTIVE:
             if (book(c, j)) {
-                rc = fail(err, errlen, EIO, "job %s: its slots collide with "
-                          "another job's in the store; run lightrail "
-                          "reconcile after fixing the store",
-                          j->intent.name);
+                rc = lr_ctl_fail(err, errlen, EIO, "job %s: its slots collide "
+                                 "with another job's in the store; run "
+                                 "lightrail reconcile after fixing the store",
+                                 j->intent.name);
                 break;
             }
             /* A data plane starts empty: make the pairs again.  One that
              * cannot be made is reported; the job stays active on its
              * ROADMs, which are what it holds. */
-            if (dp_add(c->dp, &c->dp_lock, j, true, e, sizeof e))
-                say(&buf, &len, "job %s: %s", j->intent.name, e);
+            if (lr_ctl_dp_add(c->dp, &c->dp_lock, j, true, e, sizeof e))
+                lr_ctl_say(&buf, &len, "job %s: %s", j->intent.name, e);
             remember_job(c, j);
             break;
         case LR_JOB_BLOCKED:
@@ -2478,7 +1627,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
         int drift = 0;
         lr_ctl_reconcile(c, true, &rep, &drift, err, errlen);
         if (rep && *rep)
-            say(&buf, &len, "%s", rep);
+            lr_ctl_say(&buf, &len, "%s", rep);
         free(rep);
     }
     if (report)
@@ -2495,16 +1644,16 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     struct lr_ctl *c = calloc(1, sizeof *c);
     int rc;
     if (!c)
-        return fail(err, errlen, ENOMEM, "out of memory");
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     pthread_mutex_init(&c->dp_lock, NULL);
     c->memo = calloc(LR_CTL_MEMO, sizeof *c->memo);
     c->tel = calloc(1, sizeof *c->tel);
     snprintf(c->default_driver, sizeof c->default_driver, "%s",
              cfg->default_driver ? cfg->default_driver : "dummy");
     if (cfg->dummy_dir && strlen(cfg->dummy_dir) >= sizeof c->dummy_dir) {
-        rc = fail(err, errlen, ENAMETOOLONG, "the dummy devices' directory "
-                  "%s is longer than %zu bytes", cfg->dummy_dir,
-                  sizeof c->dummy_dir - 1);
+        rc = lr_ctl_fail(err, errlen, ENAMETOOLONG, "the dummy devices' "
+                         "directory %s is longer than %zu bytes",
+                         cfg->dummy_dir, sizeof c->dummy_dir - 1);
         goto fail;
     }
     snprintf(c->dummy_dir, sizeof c->dummy_dir, "%s",
@@ -2512,13 +1661,13 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     c->n_dev_cfg = cfg->n_devices;
     c->dev_cfg = calloc((size_t) cfg->n_devices + 1, sizeof *c->dev_cfg);
     if (!c->memo || !c->dev_cfg || !c->tel) {
-        rc = fail(err, errlen, ENOMEM, "out of memory");
+        rc = lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
         goto fail;
     }
     c->n_term = cfg->n_terminals > 0 ? cfg->n_terminals : 0;
     c->term = calloc((size_t) c->n_term + 1, sizeof *c->term);
     if (!c->term) {
-        rc = fail(err, errlen, ENOMEM, "out of memory");
+        rc = lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
         goto fail;
     }
     if (c->n_term)
@@ -2530,8 +1679,9 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     if ((cfg->agent_cert && strlen(cfg->agent_cert) >= sizeof c->agent_cert)
         || (cfg->agent_key && strlen(cfg->agent_key) >= sizeof c->agent_key)
         || (cfg->agent_ca && strlen(cfg->agent_ca) >= sizeof c->agent_ca)) {
-        rc = fail(err, errlen, ENAMETOOLONG, "a coordinator TLS file name "
-                  "is longer than %zu bytes", sizeof c->agent_cert - 1);
+        rc = lr_ctl_fail(err, errlen, ENAMETOOLONG, "a coordinator TLS file "
+                         "name is longer than %zu bytes",
+                         sizeof c->agent_cert - 1);
         goto fail;
     }
     snprintf(c->agent_cert, sizeof c->agent_cert, "%s",
@@ -2551,7 +1701,8 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
          && lr_store_put_doc(c->store, "topology", cfg->topo_json))
         || (cfg->cluster_json
             && lr_store_put_doc(c->store, "cluster", cfg->cluster_json))) {
-        rc = fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+        rc = lr_ctl_fail(err, errlen, EIO, "store: %s",
+                         lr_store_error(c->store));
         goto fail;
     }
     rc = open_network(c, cfg->topo, cfg->cluster, err, errlen);
@@ -2563,15 +1714,16 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
                && strcmp(c->cluster->dcs[k].name, c->term[i].dc))
             k++;
         if (k == c->cluster->n_dcs) {
-            rc = fail(err, errlen, EINVAL, "southbound terminal '%s' is "
-                      "for data center '%s', which the inventory does not "
-                      "have: fix its dc", c->term[i].node, c->term[i].dc);
+            rc = lr_ctl_fail(err, errlen, EINVAL, "southbound terminal '%s' "
+                             "is for data center '%s', which the inventory "
+                             "does not have: fix its dc", c->term[i].node,
+                             c->term[i].dc);
             goto fail;
         }
     }
     if (cfg->ppo_policy && !cfg->inspect) {
         if (!(c->ppo_path = strdup(cfg->ppo_policy))) {
-            rc = fail(err, errlen, ENOMEM, "out of memory");
+            rc = lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
             goto fail;
         }
         c->ppo_mean_job_s = cfg->ppo_mean_job_s;
@@ -2614,9 +1766,9 @@ lr_ctl_free(struct lr_ctl *c)
     while (c->ops) {
         struct lr_ctl_op *op = c->ops;
         c->ops = op->next;
-        op_free(op);
+        lr_ctl_op_free(op);
     }
-    op_free(c->deciding);
+    lr_ctl_op_free(c->deciding);
     free(c->ppo_path);
     pthread_mutex_destroy(&c->dp_lock);
     free(c);
@@ -2626,8 +1778,8 @@ int
 lr_ctl_ppo_reload(struct lr_ctl *c, char *err, size_t errlen)
 {
     if (!c->ppo)
-        return fail(err, errlen, ENOENT, "no ppo-policy in the "
-                    "configuration: nothing to reload");
+        return lr_ctl_fail(err, errlen, ENOENT, "no ppo-policy in the "
+                           "configuration: nothing to reload");
     if (c->deciding)
         return fail_deciding(c, err, errlen, "reload");
     struct lr_ctl_ppo *p;
@@ -2636,8 +1788,8 @@ lr_ctl_ppo_reload(struct lr_ctl *c, char *err, size_t errlen)
         return rc;
     const char *why = lr_ctl_ppo_why(p);
     if (why && !lr_ctl_ppo_why(c->ppo)) {
-        rc = fail(err, errlen, EINVAL, "%s; the policy loaded before stays "
-                  "in use", why);
+        rc = lr_ctl_fail(err, errlen, EINVAL, "%s; the policy loaded before "
+                         "stays in use", why);
         lr_ctl_ppo_free(p);
         return rc;
     }
@@ -2645,7 +1797,7 @@ lr_ctl_ppo_reload(struct lr_ctl *c, char *err, size_t errlen)
     c->ppo = p;
     c->ppo_loaded_ms = ctl_now_ms(c);
     c->ppo_reloads++;
-    return why ? fail(err, errlen, EINVAL, "%s", why) : 0;
+    return why ? lr_ctl_fail(err, errlen, EINVAL, "%s", why) : 0;
 }
 
 int
@@ -2726,14 +1878,16 @@ lr_ctl_check(struct lr_ctl *c, char *err, size_t errlen)
     struct lr_job *jobs = NULL;
     int n = 0;
     if (lr_store_list_jobs(c->store, &jobs, &n))
-        return fail(err, errlen, EIO, "store: %s", lr_store_error(c->store));
+        return lr_ctl_fail(err, errlen, EIO, "store: %s",
+                           lr_store_error(c->store));
     int gpus[LR_TM_MAX_DCS] = { 0 };
     long slots = 0;
     for (int i = 0; i < n; i++) {
         if (jobs[i].phase == LR_JOB_PROVISIONING
             || jobs[i].phase == LR_JOB_RELEASING) {
-            rc = fail(err, errlen, EINVAL, "job %s is still %s",
-                      jobs[i].intent.name, lr_job_phase_name(jobs[i].phase));
+            rc = lr_ctl_fail(err, errlen, EINVAL, "job %s is still %s",
+                             jobs[i].intent.name,
+                             lr_job_phase_name(jobs[i].phase));
             free(jobs);
             return rc;
         }
@@ -2744,25 +1898,25 @@ lr_ctl_check(struct lr_ctl *c, char *err, size_t errlen)
     }
     free(jobs);
     if (n != c->n_jobs)
-        return fail(err, errlen, EINVAL, "store holds %d jobs, memory %d", n,
-                    c->n_jobs);
+        return lr_ctl_fail(err, errlen, EINVAL, "store holds %d jobs, "
+                           "memory %d", n, c->n_jobs);
     for (int k = 0; k < c->cluster->n_dcs; k++)
         if (gpus[k] != c->gpus_used[k])
-            return fail(err, errlen, EINVAL, "DC %s: store reserves %d GPUs, "
-                        "memory %d", c->cluster->dcs[k].name, gpus[k],
-                        c->gpus_used[k]);
+            return lr_ctl_fail(err, errlen, EINVAL, "DC %s: store reserves %d "
+                               "GPUs, memory %d", c->cluster->dcs[k].name,
+                               gpus[k], c->gpus_used[k]);
     long used, total;
     lr_spectrum_usage(c->rsa->sp, &used, &total);
     if (used != slots)
-        return fail(err, errlen, EINVAL, "store reserves %ld slot-links, the "
-                    "spectrum map %ld", slots, used);
+        return lr_ctl_fail(err, errlen, EINVAL, "store reserves %ld "
+                           "slot-links, the spectrum map %ld", slots, used);
     /* Devices against the store. */
     char *rep = NULL;
     int drift = 0;
     rc = lr_ctl_reconcile(c, false, &rep, &drift, err, errlen);
     if (!rc && drift)
-        rc = fail(err, errlen, EINVAL, "devices differ from the store: %s",
-                  rep ? rep : "");
+        rc = lr_ctl_fail(err, errlen, EINVAL, "devices differ from the "
+                         "store: %s", rep ? rep : "");
     free(rep);
     return rc;
 }

@@ -417,8 +417,8 @@ test_clock(void)
     lr_ctl_free(c);
 }
 
-/* A recovery report longer than one line of say()'s old buffer (512
- * bytes) comes back whole: 24 channels on ROADM 0 behind the store's
+/* A recovery report longer than one line of lr_ctl_say()'s old buffer
+ * (512 bytes) comes back whole: 24 channels on ROADM 0 behind the store's
  * back are each named (the report once overflowed a stack buffer). */
 static void
 test_long_recovery_report(void)

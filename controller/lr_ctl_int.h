@@ -1,0 +1,173 @@
+/*
+ * lr_ctl_int.h: the controller core's internal header, shared by its
+ * files and by nothing else (the users of the core include lr_ctl.h,
+ * where struct lr_ctl and struct lr_ctl_op are opaque):
+ *   lr_ctl.c        the job table, admission, the ops' begin and end,
+ *                   telemetry, start and recovery, the read-only views;
+ *   lr_ctl_op.c     one job's device work (struct lr_ctl_op) and the
+ *                   emulated data plane;
+ *   lr_ctl_recon.c  reconciliation.
+ * The helpers below are shared between those files; each is documented
+ * where it is defined.
+ */
+#ifndef LR_CTL_INT_H
+#define LR_CTL_INT_H 1
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "controller/lr_ctl.h"
+#include "controller/lr_job.h"
+#include "planner/lr_timemodel.h"
+#include "planner/lr_topo.h"
+#include "southbound/sb_driver.h"
+#include "southbound/sb_linux.h"
+
+/* Plans remembered (see struct plan_memo). */
+#define LR_CTL_MEMO 256
+
+/* A plan depends only on the model, the training shape, the algorithm
+ * and the devices it may use, and the planners are deterministic: the
+ * same question gets the same answer, so it is asked once.  Operators
+ * submit the same job templates again and again, and a released job
+ * gives back exactly the devices it took, so the same free-device vector
+ * comes back; planning (milliseconds) would otherwise dominate an
+ * admission (tens of microseconds for the rest). */
+struct plan_memo {
+    char model[LR_NAME_MAX];
+    double batch, micro;
+    char algorithm[16];
+    int n_dcs;
+    int devices[LR_TM_MAX_DCS];
+    enum lr_tm_why why;
+    struct lr_plan plan;
+    unsigned long long used;  /* for least-recently-used eviction */
+};
+
+struct lr_ctl {
+    struct lr_topo *topo;
+    struct lr_cluster *cluster;
+    struct lr_rsa *rsa;               /* owns the spectrum */
+    struct lr_store *store;
+    int dc_node[LR_TM_MAX_DCS];       /* ROADM each DC attaches to */
+    int gpus_used[LR_TM_MAX_DCS];
+    struct lr_job *jobs;              /* every stored job, by name */
+    int n_jobs, cap_jobs;
+    const struct sb_driver_class **cls;   /* per topology node */
+    struct sb_device **dev;
+    struct lr_ctl_counters counters;
+    struct plan_memo *memo;           /* [LR_CTL_MEMO] */
+    unsigned long long memo_clock;
+    /* How to reach the ROADMs, kept for a new topology (PUT). */
+    char default_driver[32];
+    char dummy_dir[256];      /* as sb_device_config.address */
+    struct sb_device_config *dev_cfg;
+    int n_dev_cfg;
+    struct sb_terminal *term;         /* the DCs' terminals, copied */
+    int n_term;
+    /* The agents of the DCs the inventory marks remote (NULL for the
+     * others), made with the inventory, and how to reach them. */
+    struct lr_cdynp_party *agent[LR_TM_MAX_DCS];
+    int n_remote;
+    char agent_cert[1024], agent_key[1024], agent_ca[1024];
+    double agent_timeout;
+    bool inspect;             /* lr_ctl_config.inspect: no agents either */
+    struct sb_linux *dp;              /* borrowed, may be NULL */
+    /* Telemetry (lr_ctl_sample): the last sample of each emulated
+     * lightpath and, per DC pair, what it measured. */
+    struct lr_ctl_emulated *emu;
+    int n_emu;
+    struct lr_telemetry *tel;
+    struct lr_ctl_ppo *ppo;           /* NULL: no ppo-policy configured */
+    /* What lr_ctl_config said of it, for lr_ctl_ppo_reload(). */
+    char *ppo_path;
+    double ppo_mean_job_s;
+    struct lr_ctl_ppo_rollout ppo_ro;
+    bool ppo_has_ro;
+    /* When the policy in use was loaded (ctl_now_ms) and how many reloads
+     * replaced it since lr_ctl_new(), for lr_ctl_ppo_info(). */
+    long long ppo_loaded_ms;
+    unsigned long ppo_reloads;
+    const struct lr_jenv_policy *ppo_base;
+    void *ppo_base_arg;
+    long long (*clock_ms)(void *);    /* lr_ctl_config's, or NULL */
+    void *clock_arg;
+    /* Device work begun and not yet ended (lr_ctl_op_end), newest
+     * first; their devices are lent to them meanwhile. */
+    struct lr_ctl_op *ops;
+    /* The ppo decision in flight (lr_ctl_decide_begin), or NULL: the
+     * policy and its mirror are lent to it meanwhile. */
+    struct lr_ctl_op *deciding;
+    /* Held around every call into the data plane: the device step may
+     * run on another thread than lr_ctl_sample(). */
+    pthread_mutex_t dp_lock;
+};
+
+/* Step 6b of one lightpath, as the device step needs it. */
+struct lr_ctl_lpcheck {
+    const struct sb_driver_class *cls;    /* NULL: not judged */
+    struct sb_device *a, *b;              /* its first and last ROADM */
+    struct sb_lightpath p;
+    char from[64], to[64];                /* the DCs, for the message */
+};
+
+struct lr_ctl_recon;                  /* lr_ctl_recon.c */
+struct lr_ctl_decision;               /* lr_ctl.c, algorithm ppo */
+
+/* The device work of one job (an admission or a release), prepared on
+ * the controller's thread from the job and the network, so that running
+ * it (op_run) reads nothing of the controller: it holds a copy of the
+ * job, the changes per device, and the device handles and data plane
+ * the controller lends it for as long as it is in flight (c->ops; the
+ * controller touches none of those devices meanwhile: reconcile and a
+ * new network wait, see lr_ctl.h). */
+struct lr_ctl_op {
+    struct lr_ctl_op *next;           /* c->ops, the controller's thread */
+    bool release;                     /* remove (true) or add */
+    struct lr_job job;                /* a copy, read only */
+    int n_items;
+    struct sb_par_item *items;        /* [n_items]: the adds or removes */
+    struct sb_par_item *undo;         /* [n_items]: removes, for adds */
+    struct sb_change *ch;             /* the items' changes */
+    char (*node)[SB_NAME_MAX];        /* [n_items]: the ROADM's name */
+    struct lr_ctl_lpcheck check[LR_JOB_MAX_LIGHTPATHS];   /* step 6b */
+    struct sb_linux *dp;              /* NULL: no emulated data plane */
+    pthread_mutex_t *dp_lock;
+    struct lr_ctl_recon *recon;       /* a reconciliation, else NULL */
+    struct lr_ctl_decision *dec;      /* a ppo decision, else NULL */
+    /* Set by op_run. */
+    int rc;
+    char err[512];
+};
+
+/* lr_ctl.c */
+int lr_ctl_fail(char *err, size_t errlen, int code, const char *fmt, ...);
+void lr_ctl_op_lend(struct lr_ctl *, struct lr_ctl_op *);
+void lr_ctl_op_unlend(struct lr_ctl *, struct lr_ctl_op *);
+int lr_ctl_fail_busy(const struct lr_ctl *, char *err, size_t errlen,
+                     const char *then);
+void lr_ctl_decision_free(struct lr_ctl_decision *);
+void lr_ctl_decision_run(struct lr_ctl_decision *);
+
+/* lr_ctl_op.c */
+int lr_ctl_changes_for(const struct lr_ctl *, const struct lr_job *,
+                       int node, enum sb_op op, struct sb_change *ch);
+void lr_ctl_op_free(struct lr_ctl_op *);
+int lr_ctl_op_new(struct lr_ctl *, const struct lr_job *, bool release,
+                  struct lr_ctl_op **out);
+void lr_ctl_lp_name(const struct lr_job *, int k, char *out, size_t len);
+int lr_ctl_dp_add(struct sb_linux *, pthread_mutex_t *lock,
+                  const struct lr_job *, bool exist_ok, char *err,
+                  size_t errlen);
+int lr_ctl_unprovision_now(struct lr_ctl *, const struct lr_job *,
+                           char *err, size_t errlen);
+
+/* lr_ctl_recon.c */
+void lr_ctl_say(char **buf, size_t *len, const char *fmt, ...);
+void lr_ctl_recon_free(struct lr_ctl_recon *);
+void lr_ctl_recon_run(struct lr_ctl_op *);
+int lr_ctl_end_reconcile(struct lr_ctl *, struct lr_ctl_op *, char **report,
+                         int *drift, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,382 @@
+/* lr_ctl: one job's device work (struct lr_ctl_op), prepared on the
+ * owner's thread and run on any one, and the emulated data plane; see
+ * lr_ctl.h, "Three steps". */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+
+#include "controller/lr_ctl_int.h"
+#include "planner/lr_modulation.h"
+#include "southbound/sb_linux.h"
+#include "southbound/sb_parallel.h"
+
+/* ---- devices ---- */
+
+/* The media channel lightpath 'k' of 'job' puts on hop 'h' (0 = the
+ * first ROADM, n_links = the last). */
+static void
+channel_at(const struct lr_ctl *c, const struct lr_job *job, int k, int h,
+           struct sb_media_channel *mc)
+{
+    const struct lr_lightpath *lp = &job->lp[k];
+    memset(mc, 0, sizeof *mc);
+    snprintf(mc->name, sizeof mc->name, "%s/lp%d", job->intent.name, k + 1);
+    if (h > 0)
+        snprintf(mc->in_port, sizeof mc->in_port, "%s",
+                 c->topo->links[lp->links[h - 1]].name);
+    if (h < lp->n_links)
+        snprintf(mc->out_port, sizeof mc->out_port, "%s",
+                 c->topo->links[lp->links[h]].name);
+    mc->n = lp->n;
+    mc->m = lp->m;
+    mc->enabled = true;
+}
+
+static int
+hop_node(const struct lr_ctl *c, const struct lr_lightpath *lp, int h)
+{
+    return h == 0 ? c->topo->links[lp->links[0]].src
+                  : c->topo->links[lp->links[h - 1]].dst;
+}
+
+/* The changes 'op' of 'job' on ROADM 'node' into ch[] (room for
+ * LR_JOB_MAX_LIGHTPATHS); returns how many. */
+int
+lr_ctl_changes_for(const struct lr_ctl *c, const struct lr_job *job, int node,
+                   enum sb_op op, struct sb_change *ch)
+{
+    int n = 0;
+    for (int k = 0; k < job->n_lightpaths; k++)
+        for (int h = 0; h <= job->lp[k].n_links; h++)
+            if (hop_node(c, &job->lp[k], h) == node) {
+                ch[n].op = op;
+                channel_at(c, job, k, h, &ch[n].mc);
+                n++;
+            }
+    return n;
+}
+
+/* ---- device work: one job's, prepared here, run anywhere ---- */
+
+/* struct lr_ctl_lpcheck and struct lr_ctl_op are in lr_ctl_int.h:
+ * lr_ctl.c lends and ends ops, and a reconciliation (lr_ctl_recon.c) is
+ * one too. */
+
+static void check_prepare(const struct lr_ctl *, const struct lr_job *, int,
+                          struct lr_ctl_lpcheck *);
+
+void
+lr_ctl_op_free(struct lr_ctl_op *op)
+{
+    if (!op)
+        return;
+    free(op->items);
+    free(op->undo);
+    free(op->ch);
+    free(op->node);
+    lr_ctl_recon_free(op->recon);
+    lr_ctl_decision_free(op->dec);
+    free(op);
+}
+
+/* The work of adding ('release' false) or removing the channels and
+ * pairs of 'job' into a new '*out' (lr_ctl_op_free()); ENOMEM. */
+int
+lr_ctl_op_new(struct lr_ctl *c, const struct lr_job *job, bool release,
+              struct lr_ctl_op **out)
+{
+    int nn = c->topo->n_nodes;
+    struct lr_ctl_op *op = calloc(1, sizeof *op);
+    *out = NULL;
+    if (!op)
+        return ENOMEM;
+    op->items = calloc((size_t) nn + 1, sizeof *op->items);
+    op->undo = calloc((size_t) nn + 1, sizeof *op->undo);
+    op->ch = calloc(((size_t) nn + 1) * 2 * LR_JOB_MAX_LIGHTPATHS,
+                    sizeof *op->ch);
+    op->node = calloc((size_t) nn + 1, sizeof *op->node);
+    if (!op->items || !op->undo || !op->ch || !op->node) {
+        lr_ctl_op_free(op);
+        return ENOMEM;
+    }
+    op->release = release;
+    op->job = *job;
+    op->dp = c->dp;
+    op->dp_lock = &c->dp_lock;
+    for (int node = 0; node < nn; node++) {
+        struct sb_change *add = &op->ch[(size_t) op->n_items * 2
+                                        * LR_JOB_MAX_LIGHTPATHS];
+        struct sb_change *del = add + LR_JOB_MAX_LIGHTPATHS;
+        int n = lr_ctl_changes_for(c, job, node, SB_ADD, add);
+        if (n == 0)
+            continue;
+        lr_ctl_changes_for(c, job, node, SB_DELETE, del);
+        /* Removal one change at a time: a channel already gone is no
+         * failure. */
+        op->undo[op->n_items] = (struct sb_par_item) {
+            .cls = c->cls[node], .dev = c->dev[node], .changes = del,
+            .n = n, .each = true,
+        };
+        op->items[op->n_items] = release ? op->undo[op->n_items]
+            : (struct sb_par_item) {
+                .cls = c->cls[node], .dev = c->dev[node], .changes = add,
+                .n = n,
+            };
+        snprintf(op->node[op->n_items], SB_NAME_MAX, "%s",
+                 c->topo->nodes[node].name);
+        op->n_items++;
+    }
+    for (int k = 0; !release && k < job->n_lightpaths; k++)
+        check_prepare(c, job, k, &op->check[k]);
+    *out = op;
+    return 0;
+}
+
+/* Removes the op's channels from every device (missing ones are fine),
+ * the devices at once (sb_parallel).  Returns the first error. */
+static int
+op_unprovision(struct lr_ctl_op *op, char *err, size_t errlen)
+{
+    int first_err = 0;
+    sb_apply_parallel(op->undo, op->n_items);
+    for (int i = 0; i < op->n_items && !first_err; i++)
+        if (op->undo[i].rc)
+            first_err = lr_ctl_fail(err, errlen, op->undo[i].rc, "%s",
+                                    op->undo[i].err);
+    return first_err;
+}
+
+/* How many of the 'n' channels 'ch' the device of 'it' holds (one
+ * read); -1 when the device cannot be read. */
+static int
+device_holds(const struct sb_par_item *it, const struct sb_change *ch, int n)
+{
+    struct sb_media_channel *mc = NULL;
+    int have = 0, found = 0;
+    char e[256];
+    if (it->cls->read(it->dev, &mc, &have, e, sizeof e))
+        return -1;
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < have; i++)
+            if (!strcmp(mc[i].name, ch[k].mc.name)) {
+                found++;
+                break;
+            }
+    free(mc);
+    return found;
+}
+
+/* The terminal configured for DC 'k', or NULL. */
+static const struct sb_terminal *
+terminal_of(const struct lr_ctl *c, int k)
+{
+    for (int i = 0; k >= 0 && k < c->cluster->n_dcs && i < c->n_term; i++)
+        if (!strcmp(c->term[i].dc, c->cluster->dcs[k].name))
+            return &c->term[i];
+    return NULL;
+}
+
+/* Step 6b (lr_ctl.h) of lightpath 'k' of 'job', prepared on the
+ * controller's thread: the driver that can judge it as a whole and both
+ * ends' devices and terminals, or ck->cls NULL when nothing is judged. */
+static void
+check_prepare(const struct lr_ctl *c, const struct lr_job *job, int k,
+              struct lr_ctl_lpcheck *ck)
+{
+    const struct lr_lightpath *lp = &job->lp[k];
+    int a = hop_node(c, lp, 0), b = hop_node(c, lp, lp->n_links);
+    const struct sb_driver_class *cls = c->cls[a];
+    const struct sb_terminal *tx = terminal_of(c, lp->from_dc),
+                             *rx = terminal_of(c, lp->to_dc);
+    struct sb_lightpath *p = &ck->p;
+
+    memset(ck, 0, sizeof *ck);
+    if (!cls->check_lightpath || c->cls[b] != cls || !tx || !rx)
+        return;
+    ck->cls = cls;
+    ck->a = c->dev[a];
+    ck->b = c->dev[b];
+    snprintf(ck->from, sizeof ck->from, "%s", c->cluster->dcs[lp->from_dc].name);
+    snprintf(ck->to, sizeof ck->to, "%s", c->cluster->dcs[lp->to_dc].name);
+    snprintf(p->name, sizeof p->name, "%s/lp%d", job->intent.name, k + 1);
+    p->tx = *tx;
+    p->rx = *rx;
+    p->n = lp->n;
+    p->m = lp->m;
+    if (lp->mod >= 0 && lp->mod < c->rsa->mods.n)
+        snprintf(p->modulation, sizeof p->modulation, "%s",
+                 c->rsa->mods.f[lp->mod].name);
+    p->threshold_db = lr_mod_osnr_db(p->modulation);
+    p->rate_gbps = lp->capacity_gbps;
+}
+
+/* Step 6b on the devices: 0 when the lightpath is received or not
+ * judged, else the driver's error with its line.  Reads only 'ck'. */
+static int
+check_run(const struct lr_ctl_lpcheck *ck, char *err, size_t errlen)
+{
+    const struct sb_lightpath *p = &ck->p;
+    struct sb_lightpath_quality q;
+    char e[512];
+    if (!ck->cls)
+        return 0;
+    if (isnan(p->threshold_db))
+        return lr_ctl_fail(err, errlen, EINVAL, "lightpath %s: no gOSNR "
+                           "threshold is known for modulation '%s': it cannot "
+                           "be checked; add the format to lr_mod_osnr_db()",
+                           p->name, p->modulation);
+    int rc = ck->cls->check_lightpath(ck->a, ck->b, p, &q, e, sizeof e);
+    if (rc)
+        return lr_ctl_fail(err, errlen, rc, "lightpath %s (%s -> %s, %s) is "
+                           "not received: %s", p->name, ck->from, ck->to,
+                           p->modulation, e);
+    return 0;
+}
+
+/* All or nothing over the devices of the op's job: every ROADM of its
+ * paths is programmed at once (sb_parallel: the slowest device's round
+ * trip, not the sum over the path); a device that refuses, or times out
+ * and does not hold the channels when read back, fails the job, and the
+ * channels of every device are removed again. */
+static int
+op_provision(struct lr_ctl_op *op, char *err, size_t errlen)
+{
+    int rc = 0;
+    sb_apply_parallel(op->items, op->n_items);
+    for (int i = 0; i < op->n_items && !rc; i++) {
+        struct sb_par_item *it = &op->items[i];
+        if (it->rc == ETIMEDOUT) {
+            /* Outcome unknown: what the device holds decides. */
+            it->rc = device_holds(it, it->changes, it->n) == it->n
+                     ? 0 : ETIMEDOUT;
+        }
+        if (it->rc) {
+            rc = lr_ctl_fail(err, errlen, EIO, "ROADM %s refused the "
+                             "lightpaths: %s", op->node[i], it->err);
+            char ignore[256];
+            op_unprovision(op, ignore, sizeof ignore);
+        }
+    }
+    /* Every ROADM holds its channels: judge each lightpath as a whole
+     * where a driver can (step 6b). */
+    for (int k = 0; !rc && k < op->job.n_lightpaths; k++)
+        if ((rc = check_run(&op->check[k], err, errlen))) {
+            char ignore[256];
+            op_unprovision(op, ignore, sizeof ignore);
+        }
+    return rc;
+}
+
+/* ---- the emulated data plane ---- */
+
+/* The data plane's name of lightpath 'k': the name of its channels. */
+void
+lr_ctl_lp_name(const struct lr_job *job, int k, char *out, size_t len)
+{
+    snprintf(out, len, "%s/lp%d", job->intent.name, k + 1);
+}
+
+/* Removes the job's pairs (missing ones are fine); the first error.
+ * Any thread: the lock keeps the sampler off the data plane. */
+static int
+dp_remove(struct sb_linux *dp, pthread_mutex_t *lock,
+          const struct lr_job *job, char *err, size_t errlen)
+{
+    int first_err = 0;
+    if (!dp)
+        return 0;
+    pthread_mutex_lock(lock);
+    for (int k = 0; k < job->n_lightpaths; k++) {
+        char name[SB_NAME_MAX], e[256];
+        lr_ctl_lp_name(job, k, name, sizeof name);
+        int rc = sb_linux_remove(dp, name, e, sizeof e);
+        if (rc && rc != ENOENT && !first_err)
+            first_err = lr_ctl_fail(err, errlen, rc, "%s", e);
+    }
+    pthread_mutex_unlock(lock);
+    return first_err;
+}
+
+/* Makes the job's pairs, all or nothing; 'exist_ok' for recovery. */
+int
+lr_ctl_dp_add(struct sb_linux *dp, pthread_mutex_t *lock,
+              const struct lr_job *job, bool exist_ok, char *err,
+              size_t errlen)
+{
+    int rc = 0;
+    char e[512];
+    if (!dp)
+        return 0;
+    pthread_mutex_lock(lock);
+    for (int k = 0; k < job->n_lightpaths && !rc; k++) {
+        const struct lr_lightpath *lp = &job->lp[k];
+        char name[SB_NAME_MAX];
+        lr_ctl_lp_name(job, k, name, sizeof name);
+        rc = sb_linux_add(dp, name, lp->from_dc, lp->to_dc,
+                          lp->capacity_gbps, e, sizeof e);
+        if (rc && exist_ok && rc == EEXIST)
+            rc = 0;
+    }
+    pthread_mutex_unlock(lock);
+    if (rc) {
+        char ignore[256];
+        dp_remove(dp, lock, job, ignore, sizeof ignore);
+        return lr_ctl_fail(err, errlen, EIO, "the emulated data plane refused "
+                           "the lightpaths: %s", e);
+    }
+    return 0;
+}
+
+/* The device step: an add programs the ROADMs and then the data plane
+ * (all or nothing with them); a release removes the pairs before the
+ * channels, trying both.  Any one thread; reads only 'op'. */
+static void
+op_run(struct lr_ctl_op *op)
+{
+    char ignore[256];
+    op->err[0] = '\0';
+    if (op->recon) {
+        lr_ctl_recon_run(op);
+        return;
+    }
+    if (op->dec) {
+        lr_ctl_decision_run(op->dec);
+        return;
+    }
+    if (op->release) {
+        int rc = dp_remove(op->dp, op->dp_lock, &op->job, op->err,
+                           sizeof op->err);
+        int rc2 = op_unprovision(op, rc ? ignore : op->err,
+                                 rc ? sizeof ignore : sizeof op->err);
+        op->rc = rc ? rc : rc2;
+        return;
+    }
+    op->rc = op_provision(op, op->err, sizeof op->err);
+    if (!op->rc && (op->rc = lr_ctl_dp_add(op->dp, op->dp_lock, &op->job,
+                                           false, op->err, sizeof op->err)))
+        op_unprovision(op, ignore, sizeof ignore);
+}
+
+void
+lr_ctl_op_run(struct lr_ctl_op *op)
+{
+    op_run(op);
+}
+
+/* Synchronous removal of everything 'job' may hold on the devices and
+ * the data plane (recovery); the first error. */
+int
+lr_ctl_unprovision_now(struct lr_ctl *c, const struct lr_job *job, char *err,
+                       size_t errlen)
+{
+    struct lr_ctl_op *op;
+    if (lr_ctl_op_new(c, job, true, &op))
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
+    op_run(op);
+    int rc = op->rc ? lr_ctl_fail(err, errlen, op->rc, "%s", op->err) : 0;
+    lr_ctl_op_free(op);
+    return rc;
+}

@@ -1,0 +1,396 @@
+/* lr_ctl: reconciliation, the devices and the emulated data plane
+ * against the store, in three steps like a job's device work; see
+ * lr_ctl.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+
+#include "controller/lr_ctl_int.h"
+#include "southbound/sb_linux.h"
+#include "southbound/sb_parallel.h"
+
+/* ---- reconciliation ---- */
+
+/* Appends a line, of any length, to a growing report. */
+void
+lr_ctl_say(char **buf, size_t *len, const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *p = n < 0 ? NULL : realloc(*buf, *len + (size_t) n + 2);
+    if (p) {
+        vsnprintf(p + *len, (size_t) n + 1, fmt, ap2);
+        *len += (size_t) n;
+        p[(*len)++] = '\n';
+        p[*len] = '\0';
+        *buf = p;
+    }
+    va_end(ap2);
+}
+
+/* What a reconciliation compares the devices with, snapshot on the
+ * controller's thread when it begins (lr_ctl_reconcile_begin), so that
+ * its device step reads nothing of the controller. */
+struct lr_ctl_want {                  /* a channel an active job holds */
+    int node;
+    struct sb_media_channel mc;
+    char job[LR_JOB_NAME_MAX];
+};
+struct lr_ctl_pair {                  /* an active job's emulated pair */
+    char name[SB_NAME_MAX];
+    int from_dc, to_dc;
+    double capacity_gbps;
+    char job[LR_JOB_NAME_MAX];
+};
+struct lr_ctl_skip {                  /* a channel (dev) or pair (NULL) of */
+    const struct sb_device *dev;      /* a job whose device work is */
+    char name[SB_NAME_MAX];           /* queued ahead: not judged */
+};
+struct lr_ctl_recon {
+    bool repair;
+    int n_nodes;
+    struct sb_par_item *rd;           /* [n_nodes]: the reads */
+    char (*node)[SB_NAME_MAX];        /* [n_nodes] */
+    struct lr_ctl_want *want;
+    int n_want;
+    struct lr_ctl_pair *pair;
+    int n_pair;
+    struct lr_ctl_skip *skip;
+    int n_skip;
+    /* Set by the device step. */
+    char *report;
+    size_t len;
+    int drift;
+};
+
+void
+lr_ctl_recon_free(struct lr_ctl_recon *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; r->rd && i < r->n_nodes; i++)
+        free(r->rd[i].mc);
+    free(r->rd);
+    free(r->node);
+    free(r->want);
+    free(r->pair);
+    free(r->skip);
+    free(r->report);
+    free(r);
+}
+
+static bool
+recon_skipped(const struct lr_ctl_recon *r, const struct sb_device *dev,
+              const char *name)
+{
+    for (int i = 0; i < r->n_skip; i++)
+        if (r->skip[i].dev == dev && !strcmp(r->skip[i].name, name))
+            return true;
+    return false;
+}
+
+/* The emulated data plane against the snapshot: pairs nobody holds and
+ * pairs an active job misses.  Under the data plane's lock. */
+static void
+recon_dataplane(struct lr_ctl_op *op)
+{
+    struct lr_ctl_recon *r = op->recon;
+    struct sb_linux_link *links = NULL;
+    int n = 0;
+    char e[512];
+    if (!op->dp)
+        return;
+    pthread_mutex_lock(op->dp_lock);
+    if (sb_linux_links(op->dp, &links, &n)) {
+        pthread_mutex_unlock(op->dp_lock);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        bool held = recon_skipped(r, NULL, links[i].name);
+        for (int j = 0; j < r->n_pair && !held; j++)
+            held = !strcmp(r->pair[j].name, links[i].name)
+                   && links[i].from_dc == r->pair[j].from_dc
+                   && links[i].to_dc == r->pair[j].to_dc;
+        if (held)
+            continue;
+        r->drift++;
+        lr_ctl_say(&r->report, &r->len, "data plane: pair %s (%s -> %s) is "
+                   "not in the store%s", links[i].name, links[i].src_ns,
+                   links[i].dst_ns, r->repair ? ": removed" : "");
+        if (r->repair)
+            sb_linux_remove(op->dp, links[i].name, e, sizeof e);
+    }
+    for (int j = 0; j < r->n_pair; j++) {
+        const struct lr_ctl_pair *p = &r->pair[j];
+        struct sb_linux_link l;
+        if (!sb_linux_get(op->dp, p->name, &l))
+            continue;
+        r->drift++;
+        int rc = r->repair ? sb_linux_add(op->dp, p->name, p->from_dc,
+                                          p->to_dc, p->capacity_gbps, e,
+                                          sizeof e)
+                           : 0;
+        lr_ctl_say(&r->report, &r->len, "data plane: pair %s of job %s is "
+                   "missing%s%s", p->name, p->job,
+                   !r->repair ? ""
+                   : rc ? ": cannot re-make it: " : ": re-made",
+                   r->repair && rc ? e : "");
+    }
+    pthread_mutex_unlock(op->dp_lock);
+    free(links);
+}
+
+/* The device step of a reconciliation: every device read at once
+ * (sb_parallel), the drift against the snapshot, and with 'repair' the
+ * orphans removed and the missing channels re-applied, every device at
+ * once again.  Any one thread; reads only 'op'. */
+void
+lr_ctl_recon_run(struct lr_ctl_op *op)
+{
+    struct lr_ctl_recon *r = op->recon;
+    struct sb_par_item *fix = calloc((size_t) r->n_nodes + 1, sizeof *fix);
+    struct sb_change **fch = calloc((size_t) r->n_nodes + 1, sizeof *fch);
+    int n_fix = 0;
+    free(r->report);
+    r->report = NULL;
+    r->len = 0;
+    r->drift = 0;
+    op->rc = 0;
+    op->err[0] = '\0';
+    if (!fix || !fch) {
+        free(fix);
+        free(fch);
+        op->rc = ENOMEM;
+        snprintf(op->err, sizeof op->err, "out of memory");
+        return;
+    }
+    sb_apply_parallel(r->rd, r->n_nodes);
+    for (int node = 0; node < r->n_nodes; node++) {
+        const struct sb_par_item *rd = &r->rd[node];
+        const struct sb_media_channel *mc = rd->mc;
+        int n = rd->n_mc, nf = 0;
+        if (rd->rc) {
+            lr_ctl_say(&r->report, &r->len, "%s: cannot read: %s",
+                       r->node[node], rd->err);
+            op->rc = EIO;
+            snprintf(op->err, sizeof op->err, "%s", rd->err);
+            continue;
+        }
+        struct sb_change *ch = calloc((size_t) n + (size_t) r->n_want + 1,
+                                      sizeof *ch);
+        /* Orphans and strangers on the device. */
+        for (int i = 0; i < n; i++) {
+            if (recon_skipped(r, rd->dev, mc[i].name))
+                continue;
+            bool ok = false;
+            for (int w = 0; w < r->n_want && !ok; w++) {
+                const struct sb_media_channel *want = &r->want[w].mc;
+                ok = r->want[w].node == node && !strcmp(want->name, mc[i].name)
+                     && want->n == mc[i].n && want->m == mc[i].m
+                     && !strcmp(want->in_port, mc[i].in_port)
+                     && !strcmp(want->out_port, mc[i].out_port);
+            }
+            if (ok)
+                continue;
+            r->drift++;
+            lr_ctl_say(&r->report, &r->len, "%s: channel %s (n=%d m=%d) is "
+                       "not in the store%s", r->node[node], mc[i].name,
+                       mc[i].n, mc[i].m, r->repair ? ": removed" : "");
+            if (ch)
+                ch[nf++] = (struct sb_change) { .op = SB_DELETE,
+                                                .mc = mc[i] };
+        }
+        /* Missing channels of active jobs. */
+        for (int w = 0; w < r->n_want; w++) {
+            const struct lr_ctl_want *want = &r->want[w];
+            bool present = false;
+            if (want->node != node)
+                continue;
+            for (int i = 0; i < n && !present; i++)
+                present = !strcmp(mc[i].name, want->mc.name)
+                          && mc[i].n == want->mc.n && mc[i].m == want->mc.m;
+            if (present)
+                continue;
+            r->drift++;
+            lr_ctl_say(&r->report, &r->len, "%s: channel %s of job %s is "
+                       "missing%s", r->node[node], want->mc.name, want->job,
+                       r->repair ? ": re-applied" : "");
+            if (ch)
+                ch[nf++] = (struct sb_change) { .op = SB_ADD,
+                                                .mc = want->mc };
+        }
+        if (r->repair && ch && nf) {
+            fch[n_fix] = ch;
+            fix[n_fix++] = (struct sb_par_item) {
+                .cls = rd->cls, .dev = rd->dev, .changes = ch, .n = nf,
+                .each = true,
+            };
+        } else {
+            free(ch);
+        }
+    }
+    if (n_fix && sb_apply_parallel(fix, n_fix))
+        for (int i = 0; i < n_fix; i++)
+            if (fix[i].rc)
+                for (int node = 0; node < r->n_nodes; node++)
+                    if (r->rd[node].dev == fix[i].dev)
+                        lr_ctl_say(&r->report, &r->len, "%s: the repair "
+                                   "failed: %s", r->node[node], fix[i].err);
+    for (int i = 0; i < n_fix; i++)
+        free(fch[i]);
+    free(fch);
+    free(fix);
+    recon_dataplane(op);
+}
+
+int
+lr_ctl_reconcile_begin(struct lr_ctl *c, bool repair, struct lr_ctl_op **out,
+                       char *err, size_t errlen)
+{
+    int nn = c->topo->n_nodes, n_want = 0, n_pair = 0, n_skip = 0;
+    struct lr_ctl_op *op = calloc(1, sizeof *op);
+    struct lr_ctl_recon *r = calloc(1, sizeof *r);
+    *out = NULL;
+    for (int j = 0; j < c->n_jobs; j++)
+        if (c->jobs[j].phase == LR_JOB_ACTIVE) {
+            n_pair += c->jobs[j].n_lightpaths;
+            for (int k = 0; k < c->jobs[j].n_lightpaths; k++)
+                n_want += c->jobs[j].lp[k].n_links + 1;
+        }
+    for (const struct lr_ctl_op *o = c->ops; o; o = o->next)
+        if (!o->recon) {
+            n_skip += o->job.n_lightpaths;
+            for (int i = 0; i < o->n_items; i++)
+                n_skip += o->items[i].n;
+        }
+    if (op && r) {
+        r->rd = calloc((size_t) nn + 1, sizeof *r->rd);
+        r->node = calloc((size_t) nn + 1, sizeof *r->node);
+        r->want = calloc((size_t) n_want + 1, sizeof *r->want);
+        r->pair = calloc((size_t) n_pair + 1, sizeof *r->pair);
+        r->skip = calloc((size_t) n_skip + 1, sizeof *r->skip);
+    }
+    if (!op || !r || !r->rd || !r->node || !r->want || !r->pair
+        || !r->skip) {
+        lr_ctl_recon_free(r);
+        free(op);
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
+    }
+    op->recon = r;
+    op->dp = c->dp;
+    op->dp_lock = &c->dp_lock;
+    r->repair = repair;
+    r->n_nodes = nn;
+    for (int node = 0; node < nn; node++) {
+        r->rd[node] = (struct sb_par_item) { .cls = c->cls[node],
+                                             .dev = c->dev[node],
+                                             .read = true };
+        snprintf(r->node[node], SB_NAME_MAX, "%s", c->topo->nodes[node].name);
+    }
+    for (int j = 0; j < c->n_jobs; j++) {
+        const struct lr_job *job = &c->jobs[j];
+        if (job->phase != LR_JOB_ACTIVE)
+            continue;
+        for (int node = 0; node < nn; node++) {
+            struct sb_change ch[LR_JOB_MAX_LIGHTPATHS];
+            int nc = lr_ctl_changes_for(c, job, node, SB_ADD, ch);
+            for (int k = 0; k < nc && r->n_want < n_want; k++) {
+                struct lr_ctl_want *w = &r->want[r->n_want++];
+                w->node = node;
+                w->mc = ch[k].mc;
+                snprintf(w->job, sizeof w->job, "%s", job->intent.name);
+            }
+        }
+        for (int k = 0; k < job->n_lightpaths; k++) {
+            struct lr_ctl_pair *p = &r->pair[r->n_pair++];
+            lr_ctl_lp_name(job, k, p->name, sizeof p->name);
+            p->from_dc = job->lp[k].from_dc;
+            p->to_dc = job->lp[k].to_dc;
+            p->capacity_gbps = job->lp[k].capacity_gbps;
+            snprintf(p->job, sizeof p->job, "%s", job->intent.name);
+        }
+    }
+    /* The device work queued ahead of this one ends before it runs, but
+     * how (done, undone) is not known yet: its channels and pairs are
+     * neither expected nor orphans. */
+    for (const struct lr_ctl_op *o = c->ops; o; o = o->next) {
+        if (o->recon)
+            continue;
+        for (int i = 0; i < o->n_items; i++)
+            for (int k = 0; k < o->items[i].n; k++) {
+                struct lr_ctl_skip *sk = &r->skip[r->n_skip++];
+                sk->dev = o->items[i].dev;
+                snprintf(sk->name, sizeof sk->name, "%s",
+                         o->items[i].changes[k].mc.name);
+            }
+        for (int k = 0; k < o->job.n_lightpaths; k++)
+            lr_ctl_lp_name(&o->job, k, r->skip[r->n_skip++].name, SB_NAME_MAX);
+    }
+    lr_ctl_op_lend(c, op);
+    *out = op;
+    return 0;
+}
+
+/* Step 3 of a reconciliation: the report and the counters. */
+int
+lr_ctl_end_reconcile(struct lr_ctl *c, struct lr_ctl_op *op, char **report,
+                     int *drift, char *err, size_t errlen)
+{
+    struct lr_ctl_recon *r = op->recon;
+    c->counters.reconciles++;
+    c->counters.drift += (unsigned long long) r->drift;
+    if (drift)
+        *drift = r->drift;
+    if (report) {
+        *report = r->report ? r->report : strdup("");
+        r->report = NULL;
+    }
+    if (op->rc)
+        return lr_ctl_fail(err, errlen, op->rc, "%s", op->err);
+    return 0;
+}
+
+int
+lr_ctl_reconcile_end(struct lr_ctl *c, struct lr_ctl_op *op, char **report,
+                     int *drift, char *err, size_t errlen)
+{
+    int rc;
+    lr_ctl_op_unlend(c, op);
+    rc = op->recon ? lr_ctl_end_reconcile(c, op, report, drift, err, errlen)
+                   : lr_ctl_fail(err, errlen, EINVAL, "not a reconciliation");
+    lr_ctl_op_free(op);
+    return rc;
+}
+
+bool
+lr_ctl_op_is_reconcile(const struct lr_ctl_op *op)
+{
+    return op->recon != NULL;
+}
+
+int
+lr_ctl_reconcile(struct lr_ctl *c, bool repair, char **report, int *drift,
+                 char *err, size_t errlen)
+{
+    struct lr_ctl_op *op;
+    if (report)
+        *report = NULL;
+    if (drift)
+        *drift = 0;
+    /* On the caller's thread: the devices of an op in flight are lent
+     * to whoever runs it. */
+    if (c->ops)
+        return lr_ctl_fail_busy(c, err, errlen, ": reconcile when no job is "
+                                "provisioning or releasing");
+    int rc = lr_ctl_reconcile_begin(c, repair, &op, err, errlen);
+    if (rc)
+        return rc;
+    lr_ctl_op_run(op);
+    return lr_ctl_reconcile_end(c, op, report, drift, err, errlen);
+}
