@@ -10,7 +10,7 @@
  * (DC a to DC b, end to end) and no hops, so squeezing it into the
  * per-ROADM vtable would mean a fake "device" that receives the same
  * lightpath once per hop.  It sits beside the vtable instead; the
- * controller (controller/lr_ctl.c) calls it after the ROADMs accepted a
+ * controller (controller/lr_ctl_op.c) calls it after the ROADMs accepted a
  * job's channels and before the job is active, and on release.  The
  * ROADMs stay whatever driver the configuration names (dummy, ...).
  *
