@@ -242,7 +242,7 @@ cmp -s "$tmp/e.pol" "$tmp/e4.pol" && notok "--envs 1 and 4 gave the same policy"
 IM="$LIGHTRAIL train --topology $T --cluster $C --load 2.5 --seed 5"
 if $IM --teacher greedy --imitate 20000 --steps 0 --out "$tmp/im.pol" \
        2> "$tmp/err"; then
-    agree=$(sed -n 's/.*agreement \([0-9.]*\)%.*/\1/p' "$tmp/err")
+    agree=$(sed -n 's/^.*: imitated .*agreement \([0-9.]*\)%.*/\1/p' "$tmp/err")
     awk -v a="${agree:-0}" 'BEGIN { exit !(a >= 90) }' \
         && ok "imitation reports agreement with greedy >= 90% ($agree%)" \
         || notok "imitation: $(cat "$tmp/err")"
@@ -450,7 +450,7 @@ if $IM --steps 512 --rollout 256 --quiet --out "$tmp/raw.pol" 2> "$tmp/err" \
        --imitate-lr 1e-9 --imitate 512 --steps 0 --out "$tmp/rp.pol" \
        2> "$tmp/err" \
    && grep -q '^teacher=rollout-ppo$' "$tmp/rp.pol" \
-   && grep -q 'agreement 100.00%' "$tmp/err"; then
+   && grep -q 'imitated .*agreement 100.00%' "$tmp/err"; then
     ok "--teacher rollout-ppo: the rollout of the --init agent teaches"
 else
     notok "--teacher rollout-ppo: $(cat "$tmp/err")"
@@ -459,7 +459,7 @@ if [ -s "$tmp/raw.pol" ] \
    && $IM --init "$tmp/raw.pol" --teacher rollout-greedy --rollout-samples 4 \
        --rollout-top 2 --rollout-horizon 5 --rollout-margin 1000000 \
        --imitate-lr 1e-9 --imitate 512 --steps 0 --out "$tmp/rg.pol" \
-       2> "$tmp/err" && ! grep -q 'agreement 100.00%' "$tmp/err"; then
+       2> "$tmp/err" && ! grep -q 'imitated .*agreement 100.00%' "$tmp/err"; then
     ok "the same with rollout-greedy: the student disagrees"
 else
     notok "rollout-greedy from the barely trained agent: $(cat "$tmp/err")"
@@ -590,6 +590,23 @@ if $LIGHTRAIL train --topology "$T" --cluster "$C" --steps 300000 --seed 1 \
         || notok "examples/policies/metro.pol is not what its command writes"
 else
     notok "retraining metro.pol: $(cat "$tmp/err")"
+fi
+# Progress where stderr is not a terminal (a log): a line of its own
+# every LIGHTRAIL_PROGRESS_SECONDS (30 by default), no carriage return;
+# none with --quiet.
+PG="$LIGHTRAIL train --topology $T --cluster $C --seed 3 --steps 40000"
+if LIGHTRAIL_PROGRESS_SECONDS=0.05 $PG --out "$tmp/pg.pol" 2> "$tmp/pg.err" \
+   && LIGHTRAIL_PROGRESS_SECONDS=0.05 $PG --quiet --out "$tmp/pgq.pol" \
+       2> "$tmp/pgq.err"; then
+    lines=$(grep -c '^train: \[#* *\] *[0-9]*% [0-9]*/40000 .*steps/s' "$tmp/pg.err")
+    if [ "$lines" -ge 2 ] && ! grep -q "$(printf '\r')" "$tmp/pg.err" \
+       && [ ! -s "$tmp/pgq.err" ]; then
+        ok "progress in a log: $lines lines of their own; none with --quiet"
+    else
+        notok "progress in a log: $(cat -A "$tmp/pg.err" "$tmp/pgq.err" | head)"
+    fi
+else
+    notok "train with LIGHTRAIL_PROGRESS_SECONDS: $(cat "$tmp/pg.err")"
 fi
 $LIGHTRAIL train --help | grep -q -- '--teacher NAME' \
     && $LIGHTRAIL train --help | grep -q -- '--imitate N' \

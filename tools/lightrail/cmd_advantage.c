@@ -90,7 +90,9 @@ usage(FILE *f)
 "                      blocking, seed S, warm-up included (default 100000)\n"
 "  --format FMT        text (a summary) or json (the summary and every\n"
 "                      state examined, one object)\n"
-"  --quiet             no progress on stderr\n"
+"  --quiet             no progress on stderr (else a line redrawn on a\n"
+"                      terminal, or one every 30 s in a log:\n"
+"                      LIGHTRAIL_PROGRESS_SECONDS sets the interval)\n"
 "%s"
 "\n"
 "Cost: about N x (candidates) x M x (H + 1) environment steps.\n"
@@ -370,7 +372,9 @@ lr_cmd_advantage(int argc, char **argv)
     lr_jenv_reset(e, o.seed, o.warmup);
     struct lr_rng r;
     lr_rng_seed(&r, o.seed + 1000003);
-    int progress = !o.quiet && isatty(STDERR_FILENO), n = 0;
+    struct lr_cli_progress pg;
+    lr_cli_progress_init(&pg, o.quiet);
+    int n = 0;
     long decisions = 0, counted = 0;
     double t0 = lr_cli_now();
     while (n < o.states && !lr_jenv_done(e)) {
@@ -436,17 +440,16 @@ lr_cmd_advantage(int argc, char **argv)
             x[stride + n] = s->q_base;
             x[2 * stride + n] = s->heldout;
             n++;
-            if (progress) {
+            if (lr_cli_progress_due(&pg)) {
                 double el = lr_cli_now() - t0;
-                fprintf(stderr, "\r%s: state %d/%d, %.0f s, about %.0f s "
-                        "left ", CMD, n, o.states, el,
-                        el / n * (o.states - n));
+                lr_cli_progress_show(&pg, "%s: state %d/%d, %.0f s, about "
+                                     "%.0f s left ", CMD, n, o.states, el,
+                                     el / n * (o.states - n));
             }
         }
         lr_jenv_step(e, a);
     }
-    if (progress)
-        fprintf(stderr, "\r%70s\r", "");
+    lr_cli_progress_erase(&pg);
     o.states = n;
     /* The blocking the gain is measured against: a run of its own, long
      * enough for a tight estimate (the examined run is short). */

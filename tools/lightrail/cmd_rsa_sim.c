@@ -90,7 +90,9 @@ usage(FILE *f)
 "                      spectral_efficiency,... (default: the DeepRMSA table)\n"
 "  --format FMT        text (a table) or json (one object per line)\n"
 "  --plot FILE.png     draw blocking against load, log scale (gnuplot)\n"
-"  --quiet             no progress on stderr\n"
+"  --quiet             no progress on stderr (else a line redrawn on a\n"
+"                      terminal, or one every 30 s in a log:\n"
+"                      LIGHTRAIL_PROGRESS_SECONDS sets the interval)\n"
 "\n"
 "policies:\n");
     for (int i = 0; lr_rsa_policies[i]; i++)
@@ -452,7 +454,8 @@ lr_cmd_rsa_sim(int argc, char **argv)
         rc = LR_EXIT_FAIL;
         goto cleanup_samples;
     }
-    int progress = !o.quiet && isatty(STDERR_FILENO);
+    struct lr_cli_progress pg;
+    lr_cli_progress_init(&pg, o.quiet);
 
     for (int pi = 0; pi < n_pol; pi++) {
         struct lr_rsa_config cfg = {
@@ -493,9 +496,10 @@ lr_cmd_rsa_sim(int argc, char **argv)
             c->load = o.loads[li];
             double t0 = lr_cli_now();
             for (int s = 0; s < o.seeds; s++) {
-                if (progress)
-                    fprintf(stderr, "\r%s: %-7s %8.1f E  seed %d/%d ", CMD,
-                            c->policy->name, c->load, s + 1, o.seeds);
+                if (lr_cli_progress_due(&pg))
+                    lr_cli_progress_show(&pg, "%s: %-7s %8.1f E  seed %d/%d ",
+                                         CMD, c->policy->name, c->load,
+                                         s + 1, o.seeds);
                 struct lr_rsa_sim_config sc;
                 lr_rsa_sim_defaults(&sc);
                 sc.load = c->load;
@@ -531,8 +535,7 @@ lr_cmd_rsa_sim(int argc, char **argv)
         }
         lr_rsa_free(rsa);
     }
-    if (progress)
-        fprintf(stderr, "\r%60s\r", "");
+    lr_cli_progress_erase(&pg);
 
     if (!o.format_json) {
         printf("# %s: %d nodes, %d directed links; K=%d (%s order), guard "

@@ -117,7 +117,9 @@ usage(FILE *f)
 "                      NAME (one of those run: a baseline, ppo or\n"
 "                      rollout-BASE), seed by seed on the same arrivals:\n"
 "                      mean, 95%% CI and the seeds where it is lower\n"
-"  --quiet             no progress on stderr\n"
+"  --quiet             no progress on stderr (else a line redrawn on a\n"
+"                      terminal, or one every 30 s in a log:\n"
+"                      LIGHTRAIL_PROGRESS_SECONDS sets the interval)\n"
 "\n"
 "The rollout policy of a base policy (planner/lr_jenv_rollout.h): at each\n"
 "decision it simulates the base's choice and other candidates over the\n"
@@ -614,7 +616,8 @@ lr_cmd_sim(int argc, char **argv)
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
-    int progress = !o.quiet && isatty(STDERR_FILENO);
+    struct lr_cli_progress pg;
+    lr_cli_progress_init(&pg, o.quiet);
     for (int pi = 0; pi < n_pol; pi++)
         for (int li = 0; li < o.n_loads; li++) {
             struct cell *c = &cells[pi * o.n_loads + li];
@@ -622,9 +625,10 @@ lr_cmd_sim(int argc, char **argv)
             c->load = o.loads[li];
             lr_jenv_set_load(j.env, c->load);
             for (int s = 0; s < o.seeds; s++) {
-                if (progress)
-                    fprintf(stderr, "\r%s: %-10s %7.2f E  seed %d/%d ", CMD,
-                            c->policy, c->load, s + 1, o.seeds);
+                if (lr_cli_progress_due(&pg))
+                    lr_cli_progress_show(&pg, "%s: %-10s %7.2f E  seed %d/%d ",
+                                         CMD, c->policy, c->load, s + 1,
+                                         o.seeds);
                 struct lr_jenv_metrics m;
                 if (ro && pol[pi].arg == ro)
                     lr_jenv_rollout_reset_stats(ro);
@@ -660,8 +664,7 @@ lr_cmd_sim(int argc, char **argv)
                        &cells[pb * o.n_loads + li], o.seeds, x);
     for (int i = 0; o.json && i < n_pol * o.n_loads; i++)
         print_json(&o, &cells[i]);
-    if (progress)
-        fprintf(stderr, "\r%60s\r", "");
+    lr_cli_progress_erase(&pg);
     if (!o.json) {
         char sv[96];
         lr_jenv_splits_format(o.env.splits, o.env.n_splits, sv, sizeof sv);

@@ -107,8 +107,9 @@ usage(FILE *f)
 "Trains a PPO agent (actor and critic MLPs, invalid-action masking) that\n"
 "places arriving training jobs on GPUs and lightpaths, at one load.  A\n"
 "progress bar on stderr gives steps/s, the mean reward and the blocking of\n"
-"the last rollout.  The policy file is written at every checkpoint and at\n"
-"the end; use it with lightrail sim --policy-file.\n"
+"the last rollout (where stderr is not a terminal, a line every 30 s, or\n"
+"every LIGHTRAIL_PROGRESS_SECONDS).  The policy file is written at every\n"
+"checkpoint and at the end; use it with lightrail sim --policy-file.\n"
 "\n"
 "  --steps N           environment steps (decisions) to train for, over\n"
 "                      all environments (rounded up to a multiple of\n"
@@ -441,9 +442,6 @@ parse_args(int argc, char **argv, struct opts *o)
     return LR_EXIT_OK;
 }
 
-/* The bar of PPO's steps; with --anchor, also how far the agent has
- * moved from its start (the last update's mean KL), and "critic" while
- * the actor waits for --critic-warmup. */
 /* The training curve: each rollout's mean reward and blocking,
  * averaged over the last PLOT_WINDOW rollouts (one rollout's are too
  * noisy to see a trend in), blocking in percent on the right axis. */
@@ -472,34 +470,40 @@ moving_add(struct moving *m, double x)
     return m->sum / m->n;
 }
 
+/* The bar of PPO's steps; with --anchor, also how far the agent has
+ * moved from its start (the last update's mean KL), and "critic" while
+ * the actor waits for --critic-warmup. */
 static void
-progress(const struct opts *o, long step, double t0, double reward,
-         double blocking, double anchor_kl)
+progress(struct lr_cli_progress *pg, const struct opts *o, long step,
+         double t0, double reward, double blocking, double anchor_kl)
 {
     int width = 30, fill = (int) (width * (double) step / o->steps);
     double dt = lr_cli_now() - t0;
-    fprintf(stderr, "\r%s: [%.*s%*s] %3d%% %ld/%ld  %7.0f steps/s  "
-            "reward %7.3f  blocking %6.2f%% ", CMD, fill,
-            "##############################", width - fill, "",
-            (int) (100.0 * step / o->steps), step, o->steps,
-            dt > 0 ? step / dt : 0, reward, 100 * blocking);
+    char tail[64] = "";
     if (step < o->critic_warmup)
-        fprintf(stderr, " critic ");
+        snprintf(tail, sizeof tail, " critic ");
     else if (o->anchor > 0)
-        fprintf(stderr, " KL to start %.4f ", anchor_kl);
+        snprintf(tail, sizeof tail, " KL to start %.4f ", anchor_kl);
+    lr_cli_progress_show(pg, "%s: [%.*s%*s] %3d%% %ld/%ld  %7.0f steps/s  "
+                         "reward %7.3f  blocking %6.2f%% %s", CMD, fill,
+                         "##############################", width - fill, "",
+                         (int) (100.0 * step / o->steps), step, o->steps,
+                         dt > 0 ? step / dt : 0, reward, 100 * blocking,
+                         tail);
 }
 
 static void
-imitate_progress(const struct opts *o, long n, double t0, double agree,
-                 double blocking)
+imitate_progress(struct lr_cli_progress *pg, const struct opts *o, long n,
+                 double t0, double agree, double blocking)
 {
     int width = 30, fill = (int) (width * (double) n / o->imitate);
     double dt = lr_cli_now() - t0;
-    fprintf(stderr, "\r%s: imitating %s [%.*s%*s] %3d%% %ld/%ld  %7.0f "
-            "states/s  agreement %6.2f%%  blocking %6.2f%% ", CMD,
-            o->teacher_name, fill, "##############################",
-            width - fill, "", (int) (100.0 * n / o->imitate), n, o->imitate,
-            dt > 0 ? n / dt : 0, 100 * agree, 100 * blocking);
+    lr_cli_progress_show(pg, "%s: imitating %s [%.*s%*s] %3d%% %ld/%ld  "
+                         "%7.0f states/s  agreement %6.2f%%  blocking "
+                         "%6.2f%% ", CMD, o->teacher_name, fill,
+                         "##############################", width - fill, "",
+                         (int) (100.0 * n / o->imitate), n, o->imitate,
+                         dt > 0 ? n / dt : 0, 100 * agree, 100 * blocking);
 }
 
 /* The environments as imitation and PPO share them: N states, each one's
@@ -607,7 +611,8 @@ init_weights(const char *path, struct lr_ppo *ppo, struct lr_policy_meta *meta,
  * unless 0. */
 static int
 imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
-        void *arg, struct lr_ppo *ppo, struct envs *v, int bar)
+        void *arg, struct lr_ppo *ppo, struct envs *v,
+        struct lr_cli_progress *pg)
 {
     int N = v->N, no = ppo->cfg.n_obs, na = ppo->cfg.n_act;
     int refuse = lr_jenv_refuse_action(v->env[0]);
@@ -637,7 +642,7 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
-    double t0 = lr_cli_now(), last_bar = 0, agree = 0, blocking = 0;
+    double t0 = lr_cli_now(), agree = 0, blocking = 0;
     long n = 0, seen = 0, agreed = 0;
     struct lr_ppo_imitate_stats st = { 0 };
     for (int e = 0; e < N; e++)
@@ -704,16 +709,13 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
                 goto cleanup;
             }
             seg++;
-            if (bar && lr_cli_now() - last_bar > 0.25) {
-                imitate_progress(o, n < o->imitate ? n : o->imitate, t0,
-                                 agree, blocking);
-                last_bar = lr_cli_now();
-            }
         }
+        if (lr_cli_progress_due(pg))
+            imitate_progress(pg, o, n < o->imitate ? n : o->imitate, t0,
+                             agree, blocking);
         restart_ended(v, end);
     }
-    if (bar)
-        fprintf(stderr, "\n");
+    lr_cli_progress_end(pg);
     if (!o->quiet)
         fprintf(stderr, "%s: imitated %s for %ld decisions (%d segments, "
                 "%d environments) in %.1f s (%.0f states/s); agreement "
@@ -849,7 +851,8 @@ lr_cmd_train(int argc, char **argv)
     uint64_t base = o.seed * 1000003ULL;
     for (int e = 0; e < N; e++)
         lr_jenv_reset(envs[e], base + (uint64_t) e, 0);
-    int bar = !o.quiet && isatty(STDERR_FILENO);
+    struct lr_cli_progress pg;
+    lr_cli_progress_init(&pg, o.quiet);
     struct envs v = { N, envs, ep_steps, episode, m0, base };
     if (o.imitate > 0) {
         void *targ = o.teacher == &lr_jenv_greedy_work ? &o.work_cap : NULL;
@@ -865,7 +868,7 @@ lr_cmd_train(int argc, char **argv)
             }
             targ = ro;
         }
-        if ((rc = imitate(&o, o.teacher, targ, ppo, &v, bar)))
+        if ((rc = imitate(&o, o.teacher, targ, ppo, &v, &pg)))
             goto cleanup;
         if (o.steps > 0
             && lr_policy_save(o.out, &meta, ppo, err, sizeof err)) {
@@ -879,7 +882,7 @@ lr_cmd_train(int argc, char **argv)
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
-    double t0 = lr_cli_now(), last_bar = 0, roll_reward = 0;
+    double t0 = lr_cli_now(), roll_reward = 0;
     long step = 0;
     while (step < o.steps) {
         ppo->freeze_actor = step < o.critic_warmup;
@@ -933,11 +936,9 @@ lr_cmd_train(int argc, char **argv)
                 rc = LR_EXIT_FAIL;
                 goto cleanup;
             }
-            if (bar && lr_cli_now() - last_bar > 0.25) {
-                progress(&o, step < o.steps ? step : o.steps, t0, mean_r,
-                         blocking, st.anchor_kl);
-                last_bar = lr_cli_now();
-            }
+            if (lr_cli_progress_due(&pg))
+                progress(&pg, &o, step < o.steps ? step : o.steps, t0,
+                         mean_r, blocking, st.anchor_kl);
         }
         restart_ended(&v, end);
         if (step / o.checkpoint > prev / o.checkpoint && step < o.steps
@@ -947,8 +948,7 @@ lr_cmd_train(int argc, char **argv)
             goto cleanup;
         }
     }
-    if (bar)
-        fprintf(stderr, "\n");
+    lr_cli_progress_end(&pg);
     if (lr_policy_save(o.out, &meta, ppo, err, sizeof err)) {
         lr_cli_err(CMD, "%s", err);
         rc = LR_EXIT_FAIL;

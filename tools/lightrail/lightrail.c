@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "tools/lightrail/lr_cli.h"
@@ -206,6 +207,64 @@ lr_cli_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void
+lr_cli_progress_init(struct lr_cli_progress *p, bool quiet)
+{
+    p->mode = quiet ? 0 : isatty(STDERR_FILENO) ? 1 : 2;
+    p->every = p->mode == 1 ? 0.25 : LR_CLI_PROGRESS_LOG_S;
+    const char *env = getenv("LIGHTRAIL_PROGRESS_SECONDS");
+    double v;
+    if (p->mode == 2 && env && !lr_cli_parse_double(env, 0, 1e6, &v))
+        p->every = v;
+    p->last = lr_cli_now();
+    p->open = false;
+}
+
+bool
+lr_cli_progress_due(const struct lr_cli_progress *p)
+{
+    return p->mode && lr_cli_now() - p->last >= p->every;
+}
+
+void
+lr_cli_progress_show(struct lr_cli_progress *p, const char *fmt, ...)
+{
+    if (!p->mode)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (p->mode == 1) {
+        fprintf(stderr, "\r%s", line);
+    } else {                  /* a line of its own: no trailing blanks */
+        size_t n = strlen(line);
+        while (n && line[n - 1] == ' ')
+            line[--n] = '\0';
+        fprintf(stderr, "%s\n", line);
+    }
+    fflush(stderr);
+    p->open = p->mode == 1;
+    p->last = lr_cli_now();
+}
+
+void
+lr_cli_progress_end(struct lr_cli_progress *p)
+{
+    if (p->open)
+        fputc('\n', stderr);
+    p->open = false;
+}
+
+void
+lr_cli_progress_erase(struct lr_cli_progress *p)
+{
+    if (p->open)
+        fprintf(stderr, "\r%79s\r", "");
+    p->open = false;
 }
 
 static void

@@ -103,6 +103,31 @@ int lr_cli_pick_names(const char *cmd, const char *list,
 /* Monotonic wall-clock seconds. */
 double lr_cli_now(void);
 
+/* Progress of long work on stderr.  On a terminal, one line redrawn in
+ * place, at most every 0.25 s; anywhere else (a log file, a pipe, a
+ * journal), a line of its own every LR_CLI_PROGRESS_LOG_S seconds (or
+ * the environment's LIGHTRAIL_PROGRESS_SECONDS), so a run under nohup
+ * or systemd shows it is alive; nothing when quiet.
+ * Usage: if (lr_cli_progress_due(&p)) lr_cli_progress_show(&p, ...);
+ * and lr_cli_progress_end(&p) before printing anything else. */
+#define LR_CLI_PROGRESS_LOG_S 30.0
+struct lr_cli_progress {
+    int mode;                 /* 0 off, 1 a terminal, 2 log lines */
+    double every;             /* seconds between lines */
+    double last;              /* lr_cli_now() of the last line shown */
+    bool open;                /* a terminal line awaits its newline */
+};
+void lr_cli_progress_init(struct lr_cli_progress *, bool quiet);
+/* True when a line is due (a terminal's 0.25 s or a log's interval has
+ * passed since the last one); the caller then shows one. */
+bool lr_cli_progress_due(const struct lr_cli_progress *);
+void lr_cli_progress_show(struct lr_cli_progress *, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Ends the terminal's line, if one is open: _end keeps it (a newline),
+ * _erase blanks it. */
+void lr_cli_progress_end(struct lr_cli_progress *);
+void lr_cli_progress_erase(struct lr_cli_progress *);
+
 /* The refusals every getopt_long() loop ends with, one line each on
  * stderr; each returns LR_EXIT_USAGE (lr_cli_extra_args: 0 when nothing
  * is left).  Pass getopt's optind: lr_cli_bad_option names the option it
