@@ -142,7 +142,8 @@ struct lr_ctl_op {
 };
 
 /* lr_ctl.c */
-int lr_ctl_fail(char *err, size_t errlen, int code, const char *fmt, ...);
+int lr_ctl_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void lr_ctl_op_lend(struct lr_ctl *, struct lr_ctl_op *);
 void lr_ctl_op_unlend(struct lr_ctl *, struct lr_ctl_op *);
 int lr_ctl_fail_busy(const struct lr_ctl *, char *err, size_t errlen,
@@ -164,7 +165,8 @@ int lr_ctl_unprovision_now(struct lr_ctl *, const struct lr_job *,
                            char *err, size_t errlen);
 
 /* lr_ctl_recon.c */
-void lr_ctl_say(char **buf, size_t *len, const char *fmt, ...);
+void lr_ctl_say(char **buf, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void lr_ctl_recon_free(struct lr_ctl_recon *);
 void lr_ctl_recon_run(struct lr_ctl_op *);
 int lr_ctl_end_reconcile(struct lr_ctl *, struct lr_ctl_op *, char **report,
