@@ -6,8 +6,8 @@
 # refused with a reason (exit 2) while the good one is left untouched;
 # --splits is recorded, read back, and checked; imitation of a teacher
 # (--teacher, --imitate) before PPO, its refusal labels weighed
-# (--refusal-weight); lightrail average; the shipped metro policy is
-# what its command writes.
+# (--refusal-weight); a range of training loads (--load FROM:TO);
+# lightrail average; the shipped metro policy is what its command writes.
 . "${srcdir:-.}/tests/cli/lib.sh"
 T=$srcdir/examples/topologies/metro.json
 C=$srcdir/examples/clusters/metro.json
@@ -339,6 +339,38 @@ expect_bad "--refusal-weight weighs the teacher's refusals in imitation" \
     $IM --refuse --refusal-weight 2 --steps 100 --out "$tmp/x"
 expect_bad "--refusal-weight wants a positive number" \
     $IM --teacher greedy-cap --refuse --refusal-weight 0 --out "$tmp/x"
+# --load FROM:TO: each episode at its own load drawn from the range.  A
+# range of one point trains as that load does (the weights of seed3.pol,
+# bit for bit); a wide range trains otherwise than either end, and the
+# same range twice gives the same weights.
+RL="$TRAIN --seed 3 --checkpoint 512 --episode 64"
+if $TRAIN --seed 3 --checkpoint 512 --load 3:3 --out "$tmp/r33.pol" 2> "$tmp/err" \
+   && weights_of "$tmp/r33.pol" && weights_of "$tmp/seed3.pol" \
+   && $RL --load 1.5:4 --out "$tmp/rr.pol" 2>> "$tmp/err" \
+   && $RL --load 1.5:4 --out "$tmp/rr2.pol" 2>> "$tmp/err" \
+   && $RL --load 1.5 --out "$tmp/rlo.pol" 2>> "$tmp/err" \
+   && $RL --load 4 --out "$tmp/rhi.pol" 2>> "$tmp/err" \
+   && weights_of "$tmp/rr.pol" && weights_of "$tmp/rr2.pol" \
+   && weights_of "$tmp/rlo.pol" && weights_of "$tmp/rhi.pol"; then
+    cmp -s "$tmp/r33.pol.w" "$tmp/seed3.pol.w" \
+        && ok "--load 3:3 trains as --load 3" \
+        || notok "--load 3:3 changed the weights of --load 3"
+    cmp -s "$tmp/rr.pol.w" "$tmp/rr2.pol.w" \
+        && ok "--load 1.5:4 twice: the same weights" \
+        || notok "--load 1.5:4 twice gave different weights"
+    if ! cmp -s "$tmp/rr.pol.w" "$tmp/rlo.pol.w" \
+       && ! cmp -s "$tmp/rr.pol.w" "$tmp/rhi.pol.w"; then
+        ok "--load 1.5:4 trains unlike --load 1.5 and --load 4"
+    else
+        notok "--load 1.5:4 gave the weights of one end of the range"
+    fi
+else
+    notok "train --load FROM:TO: $(cat "$tmp/err")"
+fi
+for v in 3:2 2: :3 0:1 2:x 2:3:4; do
+    expect_bad "--load wants a positive number of Erlang, or a range FROM:TO" \
+        $TRAIN --seed 1 --load "$v" --out "$tmp/x"
+done
 # --init: a run that starts from im.pol's weights and barely moves them
 # (--lr 1e-9) decides as im.pol on unseen seeds and keeps its teacher=;
 # a file for another environment is refused with its command.

@@ -15,6 +15,11 @@
  * among them for S >= 1.  The run is deterministic for (S, N); different
  * N give different (equally valid) runs.
  *
+ * With --load FROM:TO each episode runs at its own load, uniform on
+ * [FROM, TO] and drawn from the episode's seed (episode_load), so the
+ * run stays deterministic for (S, N); the agent does not observe the
+ * load, only its effect on the network.
+ *
  * The mask of each transition is copied before the environment steps:
  * lr_jenv_mask() is the pending job's and changes with the step.
  *
@@ -74,6 +79,7 @@
 
 struct opts {
     struct lr_jenv_cli_opts env;
+    double load_to;               /* --load FROM:TO: TO (env.load is FROM) */
     const char *out, *plot;
     long steps, episode, checkpoint;
     unsigned long long seed;
@@ -100,23 +106,27 @@ usage(FILE *f)
 {
     fprintf(f,
 "usage: lightrail train --topology FILE --cluster FILE --steps N --seed S\n"
-"                       --out FILE [--load E] [--episode N] [--rollout N]\n"
-"                       [--hidden N] [--lr X] [--checkpoint N] [--envs N]\n"
-"                       [--plot FILE.png] [--quiet] [environment options]\n"
+"                       --out FILE [--load E|FROM:TO] [--episode N]\n"
+"                       [--rollout N] [--hidden N] [--lr X] [--checkpoint N]\n"
+"                       [--envs N] [--plot FILE.png] [--quiet]\n"
+"                       [environment options]\n"
 "\n"
 "Trains a PPO agent (actor and critic MLPs, invalid-action masking) that\n"
-"places arriving training jobs on GPUs and lightpaths, at one load.  A\n"
-"progress bar on stderr gives steps/s, the mean reward and the blocking of\n"
-"the last rollout (where stderr is not a terminal, a line every 30 s, or\n"
-"every LIGHTRAIL_PROGRESS_SECONDS).  The policy file is written at every\n"
-"checkpoint and at the end; use it with lightrail sim --policy-file.\n"
+"places arriving training jobs on GPUs and lightpaths, at one load or a\n"
+"range of loads.  A progress bar on stderr gives steps/s, the mean reward\n"
+"and the blocking of the last rollout (where stderr is not a terminal, a\n"
+"line every 30 s, or every LIGHTRAIL_PROGRESS_SECONDS).  The policy file\n"
+"is written at every checkpoint and at the end; use it with lightrail sim\n"
+"--policy-file.\n"
 "\n"
 "  --steps N           environment steps (decisions) to train for, over\n"
 "                      all environments (rounded up to a multiple of\n"
 "                      --envs)\n"
 "  --seed S            seed of the agent and of the training arrivals\n"
 "  --out FILE          the policy file (versioned, checksummed binary)\n"
-"  --load E            offered load in Erlang while training (default 3)\n"
+"  --load E            offered load in Erlang while training (default 3);\n"
+"                      FROM:TO, a range: each episode's load is drawn\n"
+"                      uniformly from it (from the episode's seed)\n"
 "  --episode N         restart the network every N steps (default 5000)\n"
 "  --rollout N         steps per PPO update (default 512)\n"
 "  --hidden N          units in each of the two hidden layers (default 64)\n"
@@ -190,6 +200,45 @@ usage(FILE *f)
             lr_rollout_cli_help, lr_jenv_cli_help);
 }
 
+/* "E" into *from = *to = E, or "FROM:TO" (0 < FROM <= TO); -1 unless
+ * well formed (*from and *to then unchanged). */
+static int
+parse_load_range(const char *s, double *from, double *to)
+{
+    const char *colon = strchr(s, ':');
+    double a, b;
+    if (!colon) {
+        if (lr_cli_parse_double(s, 1e-6, 1e6, &a))
+            return -1;
+        *from = *to = a;
+        return 0;
+    }
+    char head[64];
+    size_t n = (size_t) (colon - s);
+    if (n >= sizeof head)
+        return -1;
+    memcpy(head, s, n);
+    head[n] = '\0';
+    if (lr_cli_parse_double(head, 1e-6, 1e6, &a)
+        || lr_cli_parse_double(colon + 1, 1e-6, 1e6, &b) || b < a)
+        return -1;
+    *from = a;
+    *to = b;
+    return 0;
+}
+
+/* The load of the episode run from 'seed': --load's, or with a range a
+ * uniform draw from it, a function of the seed alone. */
+static double
+episode_load(const struct opts *o, uint64_t seed)
+{
+    if (!(o->load_to > o->env.load))
+        return o->env.load;
+    uint64_t x = seed ^ UINT64_C(0x6c6f6164);     /* "load" */
+    double u = (double) (lr_rng_splitmix64(&x) >> 11) * 0x1p-53;
+    return o->env.load + u * (o->load_to - o->env.load);
+}
+
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
@@ -255,8 +304,9 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_OUT: o->out = optarg; break;
         case O_LOAD:
-            if (lr_cli_parse_double(optarg, 1e-6, 1e6, &o->env.load))
-                bad = "--load wants a positive number of Erlang";
+            if (parse_load_range(optarg, &o->env.load, &o->load_to))
+                bad = "--load wants a positive number of Erlang, or a "
+                      "range FROM:TO with 0 < FROM <= TO";
             break;
         case O_EP:
             if (lr_cli_parse_long(optarg, 10, 1000000000L, &o->episode))
@@ -514,7 +564,19 @@ struct envs {
     long *ep_steps, *episode;
     struct lr_jenv_metrics *m0;
     uint64_t base;
+    const struct opts *o;         /* the loads of the episodes */
 };
+
+/* Starts environment e's episode v->episode[e] at its seed and load. */
+static void
+start_episode(struct envs *v, int e)
+{
+    uint64_t seed = v->base + (uint64_t) v->episode[e] * v->N + (uint64_t) e;
+    lr_jenv_set_load(v->env[e], episode_load(v->o, seed));
+    lr_jenv_reset(v->env[e], seed, 0);
+    v->ep_steps[e] = 0;
+    memset(&v->m0[e], 0, sizeof v->m0[e]);
+}
 
 /* Restarts the environments whose episode ended (end[e]), each on the
  * next seed of its own sequence. */
@@ -524,10 +586,7 @@ restart_ended(struct envs *v, const bool *end)
     for (int e = 0; e < v->N; e++)
         if (end[e]) {
             v->episode[e]++;
-            v->ep_steps[e] = 0;
-            lr_jenv_reset(v->env[e], v->base + (uint64_t) v->episode[e]
-                          * v->N + (uint64_t) e, 0);
-            memset(&v->m0[e], 0, sizeof v->m0[e]);
+            start_episode(v, e);
         }
 }
 
@@ -848,12 +907,12 @@ lr_cmd_train(int argc, char **argv)
             rc = LR_EXIT_FAIL;
             goto cleanup;
         }
-    uint64_t base = o.seed * 1000003ULL;
+    struct envs v = { N, envs, ep_steps, episode, m0, o.seed * 1000003ULL,
+                      &o };
     for (int e = 0; e < N; e++)
-        lr_jenv_reset(envs[e], base + (uint64_t) e, 0);
+        start_episode(&v, e);
     struct lr_cli_progress pg;
     lr_cli_progress_init(&pg, o.quiet);
-    struct envs v = { N, envs, ep_steps, episode, m0, base };
     if (o.imitate > 0) {
         void *targ = o.teacher == &lr_jenv_greedy_work ? &o.work_cap : NULL;
         if (o.teacher == &lr_jenv_rollout_policy) {
