@@ -7,6 +7,7 @@
 # --splits is recorded, read back, and checked; imitation of a teacher
 # (--teacher, --imitate) before PPO, its refusal labels weighed
 # (--refusal-weight); a range of training loads (--load FROM:TO);
+# standardised observations (--norm-obs);
 # lightrail average; the shipped metro policy is what its command writes.
 . "${srcdir:-.}/tests/cli/lib.sh"
 T=$srcdir/examples/topologies/metro.json
@@ -394,6 +395,41 @@ expect_bad "--init $tmp/im.pol: trained for" \
     $TRAIN --seed 3 --init "$tmp/im.pol" --out "$tmp/x"
 expect_bad "--init: $tmp/none.pol" \
     $IM --init "$tmp/none.pol" --steps 256 --out "$tmp/x"
+# --norm-obs N: the networks train on standardised observations, and the
+# file gets the statistics folded into its first layers.  From im.pol at
+# --lr 1e-9 (unfolded at the start, folded again at the end) the file
+# decides as im.pol; at a real rate the run differs from the same run
+# without the option, and repeats bit for bit.
+if [ -s "$tmp/im.pol" ] \
+   && $IM --init "$tmp/im.pol" --steps 256 --rollout 256 --lr 1e-9 \
+       --norm-obs 2000 --out "$tmp/norm0.pol" 2> "$tmp/err" \
+   && $S --loads 2.5:2.5:1 --seeds 2 --seed 3001 --arrivals 2000 \
+       --warmup 200 --policy-file "$tmp/norm0.pol" --format json \
+       > "$tmp/norm0.json" \
+   && jq -e --slurpfile a "$tmp/im.json" '$a[1].blocking == .blocking
+              and $a[1].mean_iteration_s == .mean_iteration_s' \
+       "$tmp/norm0.json" > /dev/null; then
+    ok "--norm-obs from --init: the file decides as its start"
+else
+    notok "--norm-obs from --init: $(cat "$tmp/err" "$tmp/norm0.json" 2>/dev/null)"
+fi
+if $TRAIN --seed 3 --checkpoint 512 --norm-obs 2000 --out "$tmp/n1.pol" 2> "$tmp/err" \
+   && $TRAIN --seed 3 --checkpoint 300 --norm-obs 2000 --out "$tmp/n2.pol" 2>> "$tmp/err" \
+   && weights_of "$tmp/n1.pol" && weights_of "$tmp/n2.pol" \
+   && weights_of "$tmp/seed3.pol"; then
+    cmp -s "$tmp/n1.pol.w" "$tmp/n2.pol.w" \
+        && ok "--norm-obs: the same weights twice, whatever --checkpoint" \
+        || notok "--norm-obs: two runs of seed 3 differ"
+    cmp -s "$tmp/n1.pol.w" "$tmp/seed3.pol.w" \
+        && notok "--norm-obs trained as without it" \
+        || ok "--norm-obs trains otherwise than without it"
+else
+    notok "train --norm-obs: $(cat "$tmp/err")"
+fi
+for v in 1 -5 x; do
+    expect_bad "--norm-obs wants a number of decisions >= 2 (0: off)" \
+        $TRAIN --seed 1 --norm-obs "$v" --out "$tmp/x"
+done
 # Fine-tuning aids.  --critic-warmup: the actor stays through the
 # warm-up, so with every update inside it the file decides as its start
 # even at a learning rate that moves it otherwise; --anchor runs and

@@ -55,6 +55,7 @@
 
 #include "planner/lr_jenv.h"
 #include "planner/lr_jenv_rollout.h"
+#include "planner/lr_obsnorm.h"
 #include "planner/lr_ppo.h"
 #include "planner/lr_ppo_imitate.h"
 #include "tools/lightrail/lr_cli.h"
@@ -99,6 +100,7 @@ struct opts {
     double anchor;                /* --anchor: c_A, 0 for none */
     double anchor_final;          /* --anchor-final, or -1: c_A kept */
     long critic_warmup;           /* PPO steps that train the critic only */
+    long norm_obs;                /* --norm-obs: warm-up decisions, 0 off */
 };
 
 static void
@@ -193,6 +195,11 @@ usage(FILE *f)
 "  --refusal-weight W  with --refuse: a state the teacher refused weighs W\n"
 "                      in the imitation's cross-entropy, every other 1\n"
 "                      (default 1; refusals are rare labels)\n"
+"  --norm-obs N        standardise the observations while training, with\n"
+"                      the mean and deviation of N decisions of greedy on\n"
+"                      seeds of their own (20000 is plenty; default 0:\n"
+"                      off); the file gets them folded into its first\n"
+"                      layers, so it decides on raw observations\n"
 "%s"
 "%s"
 "\nexit status: 0 done, 1 internal failure, 2 bad input\n", TRAIN_ENVS,
@@ -245,7 +252,7 @@ parse_args(int argc, char **argv, struct opts *o)
     enum { O_TOPO = 256, O_CLUSTER, O_STEPS, O_SEED, O_OUT, O_LOAD, O_EP,
            O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
            O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_WCAP, O_INIT,
-           O_REWARD, O_ENTROPY, O_ANCHOR, O_CWARM, O_AFINAL, O_RWEIGHT,
+           O_REWARD, O_ENTROPY, O_ANCHOR, O_CWARM, O_AFINAL, O_RWEIGHT, O_NORM,
            O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
@@ -276,6 +283,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "critic-warmup", required_argument, NULL, O_CWARM },
         { "anchor-final", required_argument, NULL, O_AFINAL },
         { "refusal-weight", required_argument, NULL, O_RWEIGHT },
+        { "norm-obs", required_argument, NULL, O_NORM },
         LR_ROLLOUT_CLI_LONGOPTS,
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
@@ -363,6 +371,11 @@ parse_args(int argc, char **argv, struct opts *o)
                            known);
                 return LR_EXIT_USAGE;
             }
+            break;
+        case O_NORM:
+            if (lr_cli_parse_long(optarg, 0, 100000000L, &o->norm_obs)
+                || (o->norm_obs > 0 && o->norm_obs < 2))
+                bad = "--norm-obs wants a number of decisions >= 2 (0: off)";
             break;
         case O_IMITATE:
             if (lr_cli_parse_long(optarg, 0, 10000000000L, &o->imitate))
@@ -565,7 +578,22 @@ struct envs {
     struct lr_jenv_metrics *m0;
     uint64_t base;
     const struct opts *o;         /* the loads of the episodes */
+    const struct lr_obsnorm *norm;    /* --norm-obs, or NULL */
 };
+
+/* Rows 0..N-1 of obs and masks: each environment's observation, as the
+ * agent sees it (standardised with --norm-obs), and its mask. */
+static void
+observe_all(const struct envs *v, float *obs, uint8_t *masks, int no,
+            int na)
+{
+    for (int e = 0; e < v->N; e++) {
+        lr_jenv_observe(v->env[e], obs + (size_t) e * no);
+        memcpy(masks + (size_t) e * na, lr_jenv_mask(v->env[e]), (size_t) na);
+    }
+    if (v->norm)
+        lr_obsnorm_apply(v->norm, obs, v->N);
+}
 
 /* Starts environment e's episode v->episode[e] at its seed and load. */
 static void
@@ -576,6 +604,85 @@ start_episode(struct envs *v, int e)
     lr_jenv_reset(v->env[e], seed, 0);
     v->ep_steps[e] = 0;
     memset(&v->m0[e], 0, sizeof v->m0[e]);
+}
+
+/* --norm-obs: the statistics of o->norm_obs observations of greedy's
+ * decisions on a clone of the environments, episodes of --episode
+ * decisions on seeds base - 1, base - 2, ... (this run's training seeds
+ * start at base; the previous seed's would reach them only after 10^6
+ * episodes), at each seed's load.  Greedy rather than the agent: an
+ * untrained agent's states are not those of training for long, and
+ * greedy's are close to a trained agent's.  An exit status, with one
+ * line on stderr unless 0; *out then the caller's. */
+static int
+observation_stats(const struct opts *o, const struct envs *v,
+                  struct lr_obsnorm **out)
+{
+    int no = lr_jenv_obs_size(v->env[0]), rc = LR_EXIT_OK;
+    struct lr_jenv *w = NULL;
+    struct lr_obsnorm *s = NULL;
+    float *x = malloc((size_t) no * sizeof *x);
+    if (!x || lr_jenv_clone(v->env[0], &w) || lr_obsnorm_new(no, &s)) {
+        lr_cli_err(CMD, "out of memory for --norm-obs");
+        rc = LR_EXIT_FAIL;
+        goto done;
+    }
+    struct lr_rng rng;
+    lr_rng_seed(&rng, o->seed + 3000003ULL);
+    long in_ep = 0;
+    uint64_t seed = v->base - 1;
+    lr_jenv_set_load(w, episode_load(o, seed));
+    lr_jenv_reset(w, seed, 0);
+    for (long k = 0; k < o->norm_obs; k++) {
+        lr_jenv_observe(w, x);
+        lr_obsnorm_add(s, x);
+        int a = lr_jenv_greedy.choose(NULL, w, lr_jenv_mask(w), &rng);
+        lr_jenv_step(w, a);
+        if (++in_ep >= o->episode || lr_jenv_done(w)) {
+            in_ep = 0;
+            seed--;
+            lr_jenv_set_load(w, episode_load(o, seed));
+            lr_jenv_reset(w, seed, 0);
+        }
+    }
+    lr_obsnorm_freeze(s);
+    *out = s;
+    s = NULL;
+done:
+    lr_obsnorm_free(s);
+    lr_jenv_free(w);
+    free(x);
+    return rc;
+}
+
+/* Writes the policy file; with --norm-obs, the statistics folded into
+ * the first layers for the file only (so it decides on raw
+ * observations), the weights in training restored bit for bit. */
+static int
+save_policy(const char *path, const struct lr_policy_meta *meta,
+            struct lr_ppo *ppo, const struct lr_obsnorm *norm, char *err,
+            size_t errlen)
+{
+    if (!norm)
+        return lr_policy_save(path, meta, ppo, err, errlen);
+    size_t na = (size_t) ppo->actor->n_params;
+    size_t nc = (size_t) ppo->critic->n_params;
+    double *keep = malloc((na + nc) * sizeof *keep);
+    if (!keep) {
+        snprintf(err, errlen, "out of memory writing %s", path);
+        return ENOMEM;
+    }
+    memcpy(keep, ppo->actor->params, na * sizeof *keep);
+    memcpy(keep + na, ppo->critic->params, nc * sizeof *keep);
+    lr_obsnorm_fold(norm, ppo->actor);
+    lr_obsnorm_fold(norm, ppo->critic);
+    int rc = lr_policy_save(path, meta, ppo, err, errlen);
+    memcpy(ppo->actor->params, keep, na * sizeof *keep);
+    memcpy(ppo->critic->params, keep + na, nc * sizeof *keep);
+    lr_mlp_params_changed(ppo->actor);
+    lr_mlp_params_changed(ppo->critic);
+    free(keep);
+    return rc;
 }
 
 /* Restarts the environments whose episode ended (end[e]), each on the
@@ -707,11 +814,7 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
     for (int e = 0; e < N; e++)
         lr_jenv_metrics(v->env[e], &v->m0[e]);
     while (n < o->imitate) {
-        for (int e = 0; e < N; e++) {
-            lr_jenv_observe(v->env[e], obs + (size_t) e * no);
-            memcpy(masks + (size_t) e * na, lr_jenv_mask(v->env[e]),
-                   (size_t) na);
-        }
+        observe_all(v, obs, masks, no, na);
         lr_ppo_act_batch(ppo, N, obs, masks, false, sacts, NULL, NULL);
         for (int e = 0; e < N; e++) {
             const uint8_t *mk = masks + (size_t) e * na;
@@ -747,11 +850,7 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
         }
         n += N;
         if (full || n >= o->imitate) {
-            for (int e = 0; e < N; e++) {
-                lr_jenv_observe(v->env[e], obs + (size_t) e * no);
-                memcpy(masks + (size_t) e * na, lr_jenv_mask(v->env[e]),
-                       (size_t) na);
-            }
+            observe_all(v, obs, masks, no, na);
             lr_ppo_act_batch(ppo, N, obs, masks, false, sacts, NULL, lastv);
             for (int e = 0; e < N; e++)
                 if (end[e])
@@ -835,6 +934,7 @@ lr_cmd_train(int argc, char **argv)
     struct lr_ppo *ppo = NULL;
     struct lr_jenv_rollout *ro = NULL;
     struct lr_ppo *base_agent = NULL;     /* rollout-ppo's base, frozen */
+    struct lr_obsnorm *norm = NULL;       /* --norm-obs's statistics */
     /* Per environment e: its state, row e of the observations and masks,
      * its action, log-probability, value, bootstrap value, steps in the
      * episode, episodes begun, end flag, and metrics at the rollout's
@@ -908,9 +1008,23 @@ lr_cmd_train(int argc, char **argv)
             goto cleanup;
         }
     struct envs v = { N, envs, ep_steps, episode, m0, o.seed * 1000003ULL,
-                      &o };
+                      &o, NULL };
     for (int e = 0; e < N; e++)
         start_episode(&v, e);
+    if (o.norm_obs > 0) {
+        if ((rc = observation_stats(&o, &v, &norm)))
+            goto cleanup;
+        v.norm = norm;
+        /* A start trained on raw observations computes the same on the
+         * standardised ones. */
+        if (o.init && (lr_obsnorm_unfold(norm, ppo->actor)
+                       || lr_obsnorm_unfold(norm, ppo->critic))) {
+            lr_cli_err(CMD, "--init: the networks' input is not the "
+                       "observation's width: a bug");
+            rc = LR_EXIT_FAIL;
+            goto cleanup;
+        }
+    }
     struct lr_cli_progress pg;
     lr_cli_progress_init(&pg, o.quiet);
     if (o.imitate > 0) {
@@ -930,7 +1044,7 @@ lr_cmd_train(int argc, char **argv)
         if ((rc = imitate(&o, o.teacher, targ, ppo, &v, &pg)))
             goto cleanup;
         if (o.steps > 0
-            && lr_policy_save(o.out, &meta, ppo, err, sizeof err)) {
+            && save_policy(o.out, &meta, ppo, norm, err, sizeof err)) {
             lr_cli_err(CMD, "%s", err);
             rc = LR_EXIT_FAIL;
             goto cleanup;
@@ -953,11 +1067,7 @@ lr_cmd_train(int argc, char **argv)
             f = f < 0 ? 0 : f > 1 ? 1 : f;
             ppo->anchor_coef = o.anchor + (o.anchor_final - o.anchor) * f;
         }
-        for (int e = 0; e < N; e++) {
-            lr_jenv_observe(envs[e], obs + (size_t) e * pc.n_obs);
-            memcpy(masks + (size_t) e * pc.n_act, lr_jenv_mask(envs[e]),
-                   (size_t) pc.n_act);
-        }
+        observe_all(&v, obs, masks, pc.n_obs, pc.n_act);
         lr_ppo_act_batch(ppo, N, obs, masks, true, acts, logps, values);
         bool full = false;
         for (int e = 0; e < N; e++) {
@@ -974,11 +1084,7 @@ lr_cmd_train(int argc, char **argv)
             double blocking = blocking_since(&v);
             /* V of each environment's next state; an ended one's is not
              * used (GAE cuts at the end). */
-            for (int e = 0; e < N; e++) {
-                lr_jenv_observe(envs[e], obs + (size_t) e * pc.n_obs);
-                memcpy(masks + (size_t) e * pc.n_act, lr_jenv_mask(envs[e]),
-                       (size_t) pc.n_act);
-            }
+            observe_all(&v, obs, masks, pc.n_obs, pc.n_act);
             lr_ppo_act_batch(ppo, N, obs, masks, false, acts, NULL, lastv);
             for (int e = 0; e < N; e++)
                 if (end[e])
@@ -1001,14 +1107,14 @@ lr_cmd_train(int argc, char **argv)
         }
         restart_ended(&v, end);
         if (step / o.checkpoint > prev / o.checkpoint && step < o.steps
-            && lr_policy_save(o.out, &meta, ppo, err, sizeof err)) {
+            && save_policy(o.out, &meta, ppo, norm, err, sizeof err)) {
             lr_cli_err(CMD, "%s", err);
             rc = LR_EXIT_FAIL;
             goto cleanup;
         }
     }
     lr_cli_progress_end(&pg);
-    if (lr_policy_save(o.out, &meta, ppo, err, sizeof err)) {
+    if (save_policy(o.out, &meta, ppo, norm, err, sizeof err)) {
         lr_cli_err(CMD, "%s", err);
         rc = LR_EXIT_FAIL;
         goto cleanup;
@@ -1035,6 +1141,7 @@ lr_cmd_train(int argc, char **argv)
 cleanup:
     lr_jenv_rollout_free(ro);
     lr_ppo_free(base_agent);
+    lr_obsnorm_free(norm);
     lr_plot_free(plot);
     lr_ppo_free(ppo);
     if (envs)
