@@ -81,53 +81,39 @@ lr_obsnorm_apply(const struct lr_obsnorm *s, float *x, int rows)
             x[j] = (float) ((x[j] - s->mean[j]) * s->inv_sd[j]);
 }
 
-/* The first layer of net: W (out x in, row-major) then b. */
+/* Folds (W' = W / sd, b' = b - W' mu) or unfolds (the inverse: the
+ * shift is W' mu in both, taken before unfolding scales W' back) the
+ * statistics into the first layer of net: W (out x in, row-major), b. */
 static int
-first_layer(const struct lr_obsnorm *s, struct lr_mlp *net, double **w,
-            double **b, int *out)
+transform(const struct lr_obsnorm *s, struct lr_mlp *net, bool fold)
 {
     if (!s->frozen || net->sizes[0] != s->n)
         return EINVAL;
-    *w = net->params;
-    *out = net->sizes[1];
-    *b = net->params + (size_t) *out * s->n;
+    int out = net->sizes[1];
+    double *w = net->params, *b = net->params + (size_t) out * s->n;
+    for (int i = 0; i < out; i++) {
+        double *row = w + (size_t) i * s->n, shift = 0;
+        for (int j = 0; j < s->n; j++) {
+            if (fold)
+                row[j] /= s->sd[j];
+            shift += row[j] * s->mean[j];
+            if (!fold)
+                row[j] *= s->sd[j];
+        }
+        b[i] += fold ? -shift : shift;
+    }
+    lr_mlp_params_changed(net);
     return 0;
 }
 
 int
 lr_obsnorm_fold(const struct lr_obsnorm *s, struct lr_mlp *net)
 {
-    double *w, *b;
-    int out, rc = first_layer(s, net, &w, &b, &out);
-    if (rc)
-        return rc;
-    for (int i = 0; i < out; i++) {
-        double *row = w + (size_t) i * s->n, shift = 0;
-        for (int j = 0; j < s->n; j++) {
-            row[j] /= s->sd[j];
-            shift += row[j] * s->mean[j];
-        }
-        b[i] -= shift;
-    }
-    lr_mlp_params_changed(net);
-    return 0;
+    return transform(s, net, true);
 }
 
 int
 lr_obsnorm_unfold(const struct lr_obsnorm *s, struct lr_mlp *net)
 {
-    double *w, *b;
-    int out, rc = first_layer(s, net, &w, &b, &out);
-    if (rc)
-        return rc;
-    for (int i = 0; i < out; i++) {
-        double *row = w + (size_t) i * s->n, shift = 0;
-        for (int j = 0; j < s->n; j++) {
-            shift += row[j] * s->mean[j];
-            row[j] *= s->sd[j];
-        }
-        b[i] += shift;
-    }
-    lr_mlp_params_changed(net);
-    return 0;
+    return transform(s, net, false);
 }
