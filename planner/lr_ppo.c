@@ -55,6 +55,7 @@ lr_ppo_free(struct lr_ppo *p)
     free(p->gvb);
     free(p->ob);
     free(p->mb);
+    free(p->ret_run);
     lr_mlp_free(p->anchor);
     free(p->qz);
     free(p->qp);
@@ -122,7 +123,8 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
     p->gvb = malloc(cap * sizeof *p->gvb);
     p->ob = malloc(cap * c->n_obs * sizeof *p->ob);
     p->mb = malloc(cap * c->n_act * sizeof *p->mb);
-    if (!p->obs || !p->mask || !p->act || !p->logp || !p->value
+    p->ret_run = calloc((size_t) c->n_envs, sizeof *p->ret_run);
+    if (!p->ret_run || !p->obs || !p->mask || !p->act || !p->logp || !p->value
         || !p->reward || !p->done || !p->adv || !p->ret || !p->logits
         || !p->probs || !p->dlogits || !p->x || !p->fobs || !p->perm
         || !p->xb || !p->lb || !p->pb || !p->db || !p->vb || !p->gvb
@@ -277,6 +279,23 @@ lr_ppo_act_batch(struct lr_ppo *p, int n, const float *obs,
     return 0;
 }
 
+/* cfg.norm_reward: r over the deviation of the discounted returns so
+ * far, environment e's own return updated with r first (and reset after
+ * an episode's end). */
+static double
+scale_reward(struct lr_ppo *p, int e, double r, bool done)
+{
+    double g = p->ret_run[e] = p->cfg.gamma * p->ret_run[e] + r;
+    p->ret_count++;
+    double d = g - p->ret_mean;
+    p->ret_mean += d / (double) p->ret_count;
+    p->ret_m2 += d * (g - p->ret_mean);
+    if (done)
+        p->ret_run[e] = 0;
+    double var = p->ret_count > 1 ? p->ret_m2 / (double) p->ret_count : 1;
+    return r / sqrt(var + 1e-8);
+}
+
 bool
 lr_ppo_store(struct lr_ppo *p, const float *obs, const uint8_t *mask,
              int action, double logp, double value, double reward, bool done)
@@ -290,6 +309,8 @@ lr_ppo_store(struct lr_ppo *p, const float *obs, const uint8_t *mask,
     p->act[t] = action;
     p->logp[t] = logp;
     p->value[t] = value;
+    if (p->cfg.norm_reward)
+        reward = scale_reward(p, t % p->cfg.n_envs, reward, done);
     p->reward[t] = reward;
     p->done[t] = done;
     p->n++;

@@ -69,6 +69,17 @@
  *     (lr_gemm's products and lr_simd's loops give the same bits at
  *     every vector width and whatever OpenBLAS's kernel: lr_gemm.h,
  *     lr_simd.h; glibc's log and exp, also used, have CPU variants);
+ *   - reward scaling (cfg.norm_reward, off by default): each reward is
+ *     divided, as it is stored, by the standard deviation of the
+ *     discounted returns seen so far, G_e <- gamma G_e + r per
+ *     environment e (0 after an episode's end), over all environments
+ *     and all of training (Welford's update; 1 until two returns are
+ *     seen): CleanRL's NormalizeReward, which keeps returns, hence the
+ *     critic's targets, of order 1, the scale at which the value clip
+ *     of eps = 0.2 is meant to act.  Unscaled, a return of -25 moves by
+ *     at most 0.2 per update wherever the clip binds.  Values and
+ *     returns are then in scaled units; the actor's decisions do not
+ *     depend on the scale of the critic;
  *   - vectorised environments: with cfg.n_envs = N, a rollout of n_steps
  *     transitions is T = n_steps / N steps of N environments in lockstep,
  *     stored time-major (transition t * N + e); lr_ppo_act_batch() runs
@@ -111,6 +122,8 @@ struct lr_ppo_config {
                                * n_steps */
     bool per_sample;          /* the reference update, one transition at a
                                * time; false */
+    bool norm_reward;         /* rewards scaled as they are stored (see
+                               * lr_ppo_store); false */
 };
 
 /* Fills the defaults above for n_obs inputs and n_act actions. */
@@ -134,6 +147,11 @@ struct lr_ppo {
     /* The anchor pi_0 (lr_ppo_anchor), owned; NULL without one. */
     struct lr_mlp *anchor;
     double anchor_coef;
+    /* cfg.norm_reward: each environment's discounted return, and the
+     * running moments of all returns seen (Welford). */
+    double *ret_run;
+    long ret_count;
+    double ret_mean, ret_m2;
     /* The rollout: n_steps transitions. */
     int n;
     float *obs;               /* [n_steps * n_obs], as observed */
@@ -188,7 +206,8 @@ int lr_ppo_act_batch(struct lr_ppo *, int n, const float *obs,
 /* Stores a transition; returns true when the rollout is full and
  * lr_ppo_update() must run before the next store.  With n_envs = N,
  * store the N environments' transitions of each step in environment
- * order. */
+ * order.  With cfg.norm_reward the reward is stored scaled (the file's
+ * comment). */
 bool lr_ppo_store(struct lr_ppo *, const float *obs, const uint8_t *mask,
                   int action, double logp, double value, double reward,
                   bool done);

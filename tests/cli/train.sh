@@ -7,7 +7,8 @@
 # --splits is recorded, read back, and checked; imitation of a teacher
 # (--teacher, --imitate) before PPO, its refusal labels weighed
 # (--refusal-weight); a range of training loads (--load FROM:TO);
-# standardised observations (--norm-obs);
+# standardised observations (--norm-obs) and scaled rewards
+# (--norm-reward);
 # lightrail average; the shipped metro policy is what its command writes.
 . "${srcdir:-.}/tests/cli/lib.sh"
 T=$srcdir/examples/topologies/metro.json
@@ -425,6 +426,19 @@ if $TRAIN --seed 3 --checkpoint 512 --norm-obs 2000 --out "$tmp/n1.pol" 2> "$tmp
         || ok "--norm-obs trains otherwise than without it"
 else
     notok "train --norm-obs: $(cat "$tmp/err")"
+fi
+# --norm-reward: another run than without it, the same twice.
+if $TRAIN --seed 3 --checkpoint 512 --norm-reward --out "$tmp/nr1.pol" 2> "$tmp/err" \
+   && $TRAIN --seed 3 --checkpoint 512 --norm-reward --out "$tmp/nr2.pol" 2>> "$tmp/err" \
+   && weights_of "$tmp/nr1.pol" && weights_of "$tmp/nr2.pol"; then
+    if cmp -s "$tmp/nr1.pol.w" "$tmp/nr2.pol.w" \
+       && ! cmp -s "$tmp/nr1.pol.w" "$tmp/seed3.pol.w"; then
+        ok "--norm-reward: other weights than without it, the same twice"
+    else
+        notok "--norm-reward: not deterministic, or no change"
+    fi
+else
+    notok "train --norm-reward: $(cat "$tmp/err")"
 fi
 for v in 1 -5 x; do
     expect_bad "--norm-obs wants a number of decisions >= 2 (0: off)" \

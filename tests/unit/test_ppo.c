@@ -629,6 +629,69 @@ test_learns_masked_bandit(void)
     lr_ppo_free(untrained);
 }
 
+/* cfg.norm_reward: each stored reward is the raw one over the
+ * population deviation of every discounted return so far (1 for the
+ * first), environment e's return updated with the reward first and
+ * reset after an end; two environments in lockstep, gamma 0.5.  The
+ * expectation is computed here by two passes over the returns, not by
+ * the running update the agent uses.  Without the flag, rewards are
+ * stored as given.  And the bandit is still learnt with it. */
+static void
+test_norm_reward(void)
+{
+    const double r[8] = { 1, -2, 3, 0.5, -1, 4, 2, -3 };
+    const bool done[8] = { false, false, true, false, false, false, false,
+                           false };
+    for (int on = 0; on <= 1; on++) {
+        struct lr_ppo_config c;
+        lr_ppo_defaults(&c, 2, 2);
+        c.n_steps = 8;
+        c.n_envs = 2;
+        c.n_minibatches = 1;
+        c.gamma = 0.5;
+        c.norm_reward = on;
+        struct lr_ppo *p = NULL;
+        CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&c, &p), 0);
+        float obs[2] = { 0.5f, -0.5f };
+        uint8_t mask[2] = { 1, 1 };
+        double g[2] = { 0, 0 }, seen[8];
+        for (int t = 0; t < 8; t++) {
+            lr_ppo_store(p, obs, mask, 0, -0.7, 0.1, r[t], done[t]);
+            int e = t % 2;
+            g[e] = 0.5 * g[e] + r[t];
+            seen[t] = g[e];
+            double mean = 0, var = 0;
+            for (int i = 0; i <= t; i++)
+                mean += seen[i] / (t + 1);
+            for (int i = 0; i <= t; i++)
+                var += (seen[i] - mean) * (seen[i] - mean) / (t + 1);
+            double want = on ? r[t] / sqrt((t ? var : 1) + 1e-8) : r[t];
+            CU_ASSERT_DOUBLE_EQUAL(p->reward[t], want, 1e-12);
+            if (done[t])
+                g[e] = 0;
+        }
+        /* By hand: the first reward is unscaled, the second is -2 over
+         * the deviation of the returns {1, -2}, 1.5. */
+        if (on) {
+            CU_ASSERT_DOUBLE_EQUAL(p->reward[0], 1, 1e-7);
+            CU_ASSERT_DOUBLE_EQUAL(p->reward[1], -2 / 1.5, 1e-7);
+        }
+        lr_ppo_free(p);
+    }
+    struct lr_ppo_config c;
+    lr_ppo_defaults(&c, 4, 6);
+    c.hidden[0] = c.hidden[1] = 16;
+    c.seed = 7;
+    c.n_steps = 256;
+    c.lr = 3e-3;
+    c.total_steps = 40000;
+    c.norm_reward = true;
+    struct lr_ppo *p = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&c, &p), 0);
+    CU_ASSERT(train_bandit(p, 20000, 99) >= 0.95);
+    lr_ppo_free(p);
+}
+
 /* With freeze_actor, an update changes the critic and leaves the actor
  * bit for bit; unfrozen, the next changes both. */
 static void
@@ -916,6 +979,8 @@ static CU_TestInfo tests[] = {
     { "learns a masked bandit with a fixed seed", test_learns_masked_bandit },
     { "learns a masked bandit, 4 environments in lockstep",
       test_learns_masked_bandit_envs },
+    { "rewards scaled by the returns' deviation (norm_reward)",
+      test_norm_reward },
     { "masks never violated (random)", test_masks_never_violated },
     { "same seed, same weights", test_deterministic },
     { "save and load give identical outputs", test_save_load },

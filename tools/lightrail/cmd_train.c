@@ -101,6 +101,7 @@ struct opts {
     double anchor_final;          /* --anchor-final, or -1: c_A kept */
     long critic_warmup;           /* PPO steps that train the critic only */
     long norm_obs;                /* --norm-obs: warm-up decisions, 0 off */
+    int norm_reward;              /* --norm-reward */
 };
 
 static void
@@ -200,6 +201,9 @@ usage(FILE *f)
 "                      seeds of their own (20000 is plenty; default 0:\n"
 "                      off); the file gets them folded into its first\n"
 "                      layers, so it decides on raw observations\n"
+"  --norm-reward       PPO stores each reward divided by the deviation of\n"
+"                      the discounted returns so far (CleanRL's\n"
+"                      NormalizeReward; default off)\n"
 "%s"
 "%s"
 "\nexit status: 0 done, 1 internal failure, 2 bad input\n", TRAIN_ENVS,
@@ -253,6 +257,7 @@ parse_args(int argc, char **argv, struct opts *o)
            O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
            O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_WCAP, O_INIT,
            O_REWARD, O_ENTROPY, O_ANCHOR, O_CWARM, O_AFINAL, O_RWEIGHT, O_NORM,
+           O_NORMR,
            O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
@@ -284,6 +289,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "anchor-final", required_argument, NULL, O_AFINAL },
         { "refusal-weight", required_argument, NULL, O_RWEIGHT },
         { "norm-obs", required_argument, NULL, O_NORM },
+        { "norm-reward", no_argument, NULL, O_NORMR },
         LR_ROLLOUT_CLI_LONGOPTS,
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
@@ -377,6 +383,7 @@ parse_args(int argc, char **argv, struct opts *o)
                 || (o->norm_obs > 0 && o->norm_obs < 2))
                 bad = "--norm-obs wants a number of decisions >= 2 (0: off)";
             break;
+        case O_NORMR: o->norm_reward = 1; break;
         case O_IMITATE:
             if (lr_cli_parse_long(optarg, 0, 10000000000L, &o->imitate))
                 bad = "--imitate wants an integer >= 0 (decisions)";
@@ -931,6 +938,7 @@ lr_cmd_train(int argc, char **argv)
     pc.ent_coef = o.entropy;
     pc.total_steps = o.steps;
     pc.seed = o.seed;
+    pc.norm_reward = o.norm_reward;
     struct lr_ppo *ppo = NULL;
     struct lr_jenv_rollout *ro = NULL;
     struct lr_ppo *base_agent = NULL;     /* rollout-ppo's base, frozen */
