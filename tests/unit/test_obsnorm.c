@@ -103,8 +103,8 @@ test_fold_keeps_the_function(void)
     CU_ASSERT(moved > 0.1);
     /* Layers after the first are untouched. */
     int first = 8 * IN + 8;
-    CU_ASSERT_EQUAL(memcmp(net->params + first, orig + first,
-                           (size_t) (net->n_params - first) * sizeof *orig), 0);
+    size_t rest = (size_t) (net->n_params - first) * sizeof *orig;
+    CU_ASSERT_EQUAL(memcmp(net->params + first, orig + first, rest), 0);
     CU_ASSERT_EQUAL(lr_obsnorm_unfold(s, net), 0);
     double back = 0;
     for (int p = 0; p < net->n_params; p++)
