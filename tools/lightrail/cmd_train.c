@@ -16,7 +16,7 @@
  * N give different (equally valid) runs.
  *
  * With --load FROM:TO each episode runs at its own load, uniform on
- * [FROM, TO] and drawn from the episode's seed (episode_load), so the
+ * [FROM, TO] and drawn from the episode's seed (reset_episode), so the
  * run stays deterministic for (S, N); the agent does not observe the
  * load, only its effect on the network.
  *
@@ -238,16 +238,20 @@ parse_load_range(const char *s, double *from, double *to)
     return 0;
 }
 
-/* The load of the episode run from 'seed': --load's, or with a range a
- * uniform draw from it, a function of the seed alone. */
-static double
-episode_load(const struct opts *o, uint64_t seed)
+/* Restarts 'env' on the episode of 'seed', at that episode's load:
+ * --load's, or with a range a uniform draw from it, a function of the
+ * seed alone. */
+static void
+reset_episode(struct lr_jenv *env, const struct opts *o, uint64_t seed)
 {
-    if (!(o->load_to > o->env.load))
-        return o->env.load;
-    uint64_t x = seed ^ UINT64_C(0x6c6f6164);     /* "load" */
-    double u = (double) (lr_rng_splitmix64(&x) >> 11) * 0x1p-53;
-    return o->env.load + u * (o->load_to - o->env.load);
+    double load = o->env.load;
+    if (o->load_to > o->env.load) {
+        uint64_t x = seed ^ UINT64_C(0x6c6f6164);     /* "load" */
+        double u = (double) (lr_rng_splitmix64(&x) >> 11) * 0x1p-53;
+        load += u * (o->load_to - o->env.load);
+    }
+    lr_jenv_set_load(env, load);
+    lr_jenv_reset(env, seed, 0);
 }
 
 static int
@@ -607,8 +611,7 @@ static void
 start_episode(struct envs *v, int e)
 {
     uint64_t seed = v->base + (uint64_t) v->episode[e] * v->N + (uint64_t) e;
-    lr_jenv_set_load(v->env[e], episode_load(v->o, seed));
-    lr_jenv_reset(v->env[e], seed, 0);
+    reset_episode(v->env[e], v->o, seed);
     v->ep_steps[e] = 0;
     memset(&v->m0[e], 0, sizeof v->m0[e]);
 }
@@ -638,8 +641,7 @@ observation_stats(const struct opts *o, const struct envs *v,
     lr_rng_seed(&rng, o->seed + 3000003ULL);
     long in_ep = 0;
     uint64_t seed = v->base - 1;
-    lr_jenv_set_load(w, episode_load(o, seed));
-    lr_jenv_reset(w, seed, 0);
+    reset_episode(w, o, seed);
     for (long k = 0; k < o->norm_obs; k++) {
         lr_jenv_observe(w, x);
         lr_obsnorm_add(s, x);
@@ -647,9 +649,7 @@ observation_stats(const struct opts *o, const struct envs *v,
         lr_jenv_step(w, a);
         if (++in_ep >= o->episode || lr_jenv_done(w)) {
             in_ep = 0;
-            seed--;
-            lr_jenv_set_load(w, episode_load(o, seed));
-            lr_jenv_reset(w, seed, 0);
+            reset_episode(w, o, --seed);
         }
     }
     lr_obsnorm_freeze(s);
