@@ -31,6 +31,14 @@ fi
 if command -v gnuplot > /dev/null; then
     [ "$(head -c 4 "$tmp/a.pol.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ] \
         && ok "training curve PNG" || notok "no training curve at $tmp/a.pol.png"
+    # One rollout of 512 steps: a curve of one point, whose flat axes
+    # gnuplot would widen with a warning on stderr.
+    if $TRAIN --steps 512 --rollout 512 --seed 3 --out "$tmp/one.pol" \
+            2> "$tmp/err" && [ ! -s "$tmp/err" ]; then
+        ok "a one-point training curve is drawn without a word on stderr"
+    else
+        notok "one-point curve: $(head -2 "$tmp/err")"
+    fi
 fi
 cp "$tmp/a.pol" "$tmp/first.pol"
 $TRAIN --seed 3 --out "$tmp/a.pol" --checkpoint 512 2> /dev/null

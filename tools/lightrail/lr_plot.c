@@ -153,6 +153,44 @@ gnuplot_close(FILE *f, const char *png_path, char *err, size_t errlen)
     return 0;
 }
 
+/* A range gnuplot would find empty (every point of the axis at one
+ * value) is widened by hand: gnuplot widens it too, but warns on stderr
+ * ("empty x range"), which a one-point curve (a short training run, a
+ * single load) should not print.  'which' 0: x, 1: y, 2: y2. */
+static void
+pad_flat_range(FILE *f, const struct lr_plot *p, int which)
+{
+    double lo = 0, hi = 0;
+    bool any = false;
+    for (int i = 0; i < p->n; i++) {
+        const struct lr_plot_series *s = &p->series[i];
+        bool on_y2 = (s->flags & LR_PLOT_Y2) != 0;
+        if (which && on_y2 != (which == 2))
+            continue;
+        for (int j = 0; j < s->n; j++) {
+            const struct lr_plot_point *pt = &s->pts[j];
+            if (p->log_y && !on_y2 && !(pt->y > 0))
+                continue;
+            bool err_bars = which == 1 && !(s->flags & LR_PLOT_LINE);
+            double a = which ? pt->y - (err_bars ? pt->yerr : 0) : pt->x;
+            double b = which ? pt->y + (err_bars ? pt->yerr : 0) : pt->x;
+            lo = any && lo < a ? lo : a;
+            hi = any && hi > b ? hi : b;
+            any = true;
+        }
+    }
+    if (!any || lo != hi)
+        return;
+    static const char *const axis[] = { "x", "y", "y2" };
+    if (which == 1 && p->log_y)
+        fprintf(f, "set yrange [%.10g:%.10g]\n", lo / 2, hi * 2);
+    else {
+        double d = lo ? 0.1 * (lo < 0 ? -lo : lo) : 1;
+        fprintf(f, "set %srange [%.10g:%.10g]\n", axis[which], lo - d,
+                hi + d);
+    }
+}
+
 int
 lr_plot_write_png(const struct lr_plot *p, const char *png_path, char *err,
                   size_t errlen)
@@ -178,6 +216,8 @@ lr_plot_write_png(const struct lr_plot *p, const char *png_path, char *err,
         put_quoted(f, p->y2label);
         fprintf(f, "\n");
     }
+    for (int which = 0; which < 3; which++)
+        pad_flat_range(f, p, which);
     fprintf(f, "plot ");
     for (int i = 0; i < p->n; i++) {
         unsigned fl = p->series[i].flags;
