@@ -34,8 +34,10 @@ struct active {
     double dep;
     double mean_hold;             /* the mean its holding was drawn with */
     int cand;
-    int g[2];
-    int first_fwd, first_rev, slots;
+    int g[LR_JENV_MAX_CHAIN];
+    /* Per hop: the first slot of each direction (0: along the chain) and
+     * the slots of each; -1 / 0 for a hop the candidate lacks. */
+    int first[LR_JENV_MAX_CHAIN - 1][2], slots[LR_JENV_MAX_CHAIN - 1];
     int resv;                     /* >= 0: a running job set by
                                    * lr_jenv_set_running (its index in the
                                    * prototype's resv[]), cand unused */
@@ -122,21 +124,54 @@ job_class(const struct lr_jenv *e)
     return e->job_model * e->cfg.n_demands + e->job_demand;
 }
 
-/* The GPUs candidate 'cd' takes in its two DCs for demand index 'di';
- * false when it is never feasible for that demand. */
+/* The GPUs candidate 'cd' takes in each DC of its chain for demand
+ * index 'di' (0 past n_dcs); false when it is never feasible for that
+ * demand. */
 static inline bool
 cand_split(const struct lr_jenv *e, const struct lr_jenv_cand *cd, int di,
-           int gs[2])
+           int gs[LR_JENV_MAX_CHAIN])
 {
     int g = e->cfg.demands[di];
+    gs[1] = gs[2] = 0;
     if (cd->n_dcs == 1) {
         gs[0] = g;
-        gs[1] = 0;
         return true;
+    }
+    if (cd->n_dcs == 3) {
+        gs[0] = gs[1] = (g + 1) / 3;
+        gs[2] = g - 2 * gs[0];
+        return gs[0] > 0 && gs[2] > 0;
     }
     gs[0] = e->split_ga[di][cd->split];
     gs[1] = g - gs[0];
     return gs[0] > 0;
+}
+
+/* The route of hop 'h' of candidate 'cd' (a pair's h = 0, a triple's 0
+ * or 1). */
+static inline const struct route *
+hop_route(const struct lr_jenv *e, const struct lr_jenv_cand *cd, int h)
+{
+    return &e->routes[(h ? cd->pair2 : cd->pair) * e->k + cd->route];
+}
+
+/* True when the two hops of triple 'cd' share a directed link (either
+ * direction of one against either of the other): their first fits,
+ * computed each on its own, could then overlap, so such a triple is
+ * never feasible (lr_jenv.h). */
+static bool
+hops_share_link(const struct lr_jenv *e, const struct lr_jenv_cand *cd)
+{
+    const struct route *h0 = hop_route(e, cd, 0), *h1 = hop_route(e, cd, 1);
+    const struct lr_path *p0[2] = { h0->fwd, h0->rev },
+                         *p1[2] = { h1->fwd, h1->rev };
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            for (int x = 0; x < p0[i]->n_links; x++)
+                for (int y = 0; y < p1[j]->n_links; y++)
+                    if (p0[i]->links[x] == p1[j]->links[y])
+                        return true;
+    return false;
 }
 
 /* Fills e->splits and e->split_ga from the config (validated). */
@@ -316,33 +351,34 @@ tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
         for (int c = 0; c < e->n_cands; c++) {
             const struct lr_jenv_cand *cd = &e->cands[c];
             T[c] = INFINITY;
-            int gs[2];
+            int gs[LR_JENV_MAX_CHAIN];
             if (!cand_split(e, cd, di, gs))
                 continue;
             bool fits = true;
             for (int i = 0; i < cd->n_dcs; i++)
                 fits = fits && gs[i] <= e->dc_gpus[cd->dc[i]];
-            if (!fits)
-                continue;
-            const struct route *rt = cd->n_dcs == 2
-                ? &e->routes[cd->pair * e->k + cd->route] : NULL;
-            if (rt && (!rt->fwd || !rt->rev || !rt->slots[cd->tier]))
+            for (int h = 0; h + 1 < cd->n_dcs; h++) {
+                const struct route *rt = hop_route(e, cd, h);
+                fits = fits && rt->fwd && rt->rev && rt->slots[cd->tier];
+            }
+            if (!fits || (cd->n_dcs == 3 && hops_share_link(e, cd)))
                 continue;
             /* The time model of this candidate: 'base' with the
              * candidate's DCs in front, no link but theirs. */
             tm->n_dcs = cd->n_dcs;
-            for (int i = 0; i < 2; i++)
+            for (int i = 0; i < LR_JENV_MAX_CHAIN && i < base->n_dcs; i++)
                 tm->dcs[i] = base->dcs[i];
             for (int i = 0; i < cd->n_dcs; i++) {
                 tm->dcs[i] = base->dcs[cd->dc[i]];
                 tm->dcs[i].n_devices = gs[i];
             }
-            lr_tm_set_link(tm, 0, 1, 0, 0);
-            if (rt)
-                lr_tm_set_link(tm, 0, 1,
+            for (int h = 0; h + 1 < LR_JENV_MAX_CHAIN; h++)
+                lr_tm_set_link(tm, h, h + 1, 0, 0);
+            for (int h = 0; h + 1 < cd->n_dcs; h++)
+                lr_tm_set_link(tm, h, h + 1,
                                lr_jenv_tier_gbps[cd->tier] * 1e9 / 8,
-                               5e-6 * rt->fwd->length_km);
-            int order[2] = { 0, 1 };
+                               5e-6 * hop_route(e, cd, h)->fwd->length_km);
+            int order[LR_JENV_MAX_CHAIN] = { 0, 1, 2 };
             struct lr_cdynp_options opt = {
                 .window = LR_CDYNP_DEFAULT_WINDOW, .order = order,
                 .n_order = cd->n_dcs,
@@ -366,15 +402,17 @@ static int
 build_candidates(struct lr_jenv *e)
 {
     int n = e->n_dcs, k = e->k;
-    int max = n + n * (n - 1) * e->n_splits * k * LR_JENV_N_TIERS;
+    int max = n + n * (n - 1) * e->n_splits * k * LR_JENV_N_TIERS
+              + (e->cfg.triples ? n * (n - 1) * (n - 2) : 0) * k
+                * LR_JENV_N_TIERS;
     e->cands = calloc((size_t) max, sizeof *e->cands);
     if (!e->cands)
         return ENOMEM;
     int c = 0;
     for (int d = 0; d < n; d++)
         e->cands[c++] = (struct lr_jenv_cand) {
-            .n_dcs = 1, .dc = { d, -1 }, .route = -1, .tier = -1,
-            .pair = -1, .split = -1,
+            .n_dcs = 1, .dc = { d, -1, -1 }, .route = -1, .tier = -1,
+            .pair = -1, .pair2 = -1, .split = -1,
         };
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) {
@@ -384,10 +422,26 @@ build_candidates(struct lr_jenv *e)
                 for (int r = 0; r < k; r++)
                     for (int t = 0; t < LR_JENV_N_TIERS; t++)
                         e->cands[c++] = (struct lr_jenv_cand) {
-                            .n_dcs = 2, .dc = { a, b }, .route = r,
-                            .tier = t, .pair = a * n + b, .split = s,
+                            .n_dcs = 2, .dc = { a, b, -1 }, .route = r,
+                            .tier = t, .pair = a * n + b, .pair2 = -1,
+                            .split = s,
                         };
         }
+    for (int a = 0; a < n && e->cfg.triples; a++)
+        for (int b = 0; b < n; b++)
+            for (int d = 0; d < n; d++) {
+                int na = e->dc_node[a], nb = e->dc_node[b],
+                    nd = e->dc_node[d];
+                if (na == nb || nb == nd || na == nd)
+                    continue;
+                for (int r = 0; r < k; r++)
+                    for (int t = 0; t < LR_JENV_N_TIERS; t++)
+                        e->cands[c++] = (struct lr_jenv_cand) {
+                            .n_dcs = 3, .dc = { a, b, d }, .route = r,
+                            .tier = t, .pair = a * n + b,
+                            .pair2 = b * n + d, .split = -1,
+                        };
+            }
     e->n_cands = c;
     return 0;
 }
@@ -568,7 +622,7 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     for (int l = 0; l < topo->n_links; l++)
         e->sp_slots += topo->links[l].n_slots;
     e->max_slots = lr_topo_max_slots(topo);
-    if ((rc = build_candidates(e)) || (rc = build_routes(e))
+    if ((rc = build_routes(e)) || (rc = build_candidates(e))
         || (rc = build_link_routes(e))) {
         set_err(err, errlen, "out of memory");
         goto fail;
@@ -848,18 +902,19 @@ release(struct lr_jenv *e, const struct active *a)
     const struct lr_jenv_cand *cd = &e->cands[a->cand];
     for (int i = 0; i < cd->n_dcs; i++)
         e->used[cd->dc[i]] -= a->g[i];
-    if (cd->n_dcs == 2) {
-        const struct route *rt = &e->routes[cd->pair * e->k + cd->route];
+    for (int h = 0; h + 1 < cd->n_dcs; h++) {
+        const struct route *rt = hop_route(e, cd, h);
         lr_spectrum_release(e->sp, rt->fwd->links, rt->fwd->n_links,
-                            a->first_fwd, a->slots);
+                            a->first[h][0], a->slots[h]);
         lr_spectrum_release(e->sp, rt->rev->links, rt->rev->n_links,
-                            a->first_rev, a->slots);
-        e->slots_used -= (long) a->slots
+                            a->first[h][1], a->slots[h]);
+        e->slots_used -= (long) a->slots[h]
                          * (rt->fwd->n_links + rt->rev->n_links);
         mark_path(e, rt->fwd);
         mark_path(e, rt->rev);
-        e->sp_version++;
     }
+    if (cd->n_dcs > 1)
+        e->sp_version++;
 }
 
 /* ---- feasibility ----
@@ -975,13 +1030,23 @@ compute_mask(struct lr_jenv *e)
         bool ok = isfinite(T[c]);
         if (ok && cd->n_dcs == 1) {
             ok = e->used[cd->dc[0]] + g <= e->dc_gpus[cd->dc[0]];
-        } else if (ok) {
+        } else if (ok && cd->n_dcs == 2) {
             /* T finite: the share gives GPUs on both sides (tabulate). */
-            const struct route *rt = &e->routes[cd->pair * e->k + cd->route];
+            const struct route *rt = hop_route(e, cd, 0);
             int g0 = ga[cd->split];
             ok = e->used[cd->dc[0]] + g0 <= e->dc_gpus[cd->dc[0]]
                  && e->used[cd->dc[1]] + (g - g0) <= e->dc_gpus[cd->dc[1]]
                  && rt->ff_fwd[cd->tier] >= 0 && rt->ff_rev[cd->tier] >= 0;
+        } else if (ok) {
+            /* A triple whose T is finite: its hops share no link. */
+            int gs[LR_JENV_MAX_CHAIN];
+            cand_split(e, cd, e->job_demand, gs);
+            for (int i = 0; i < 3; i++)
+                ok = ok && e->used[cd->dc[i]] + gs[i] <= e->dc_gpus[cd->dc[i]];
+            for (int h = 0; h < 2 && ok; h++) {
+                const struct route *rt = hop_route(e, cd, h);
+                ok = rt->ff_fwd[cd->tier] >= 0 && rt->ff_rev[cd->tier] >= 0;
+            }
         }
         e->mask[c] = ok;
         n += ok;
@@ -1125,28 +1190,34 @@ lr_jenv_step(struct lr_jenv *e, int action)
             mean_hold *= T / e->tref[job_class(e)];
         struct active a = {
             .dep = e->now + hold, .mean_hold = mean_hold, .cand = action,
-            .first_fwd = -1, .first_rev = -1, .resv = -1,
+            .first = { { -1, -1 }, { -1, -1 } }, .resv = -1,
         };
         cand_split(e, cd, e->job_demand, a.g);
         for (int i = 0; i < cd->n_dcs; i++)
             e->used[cd->dc[i]] += a.g[i];
-        if (cd->n_dcs == 2) {
-            const struct route *rt = &e->routes[cd->pair * e->k + cd->route];
-            a.slots = rt->slots[cd->tier];
-            a.first_fwd = rt->ff_fwd[cd->tier];
-            a.first_rev = rt->ff_rev[cd->tier];
-            /* The mask was computed on this very spectrum: these cannot
-             * fail. */
+        /* The mask was computed on this very spectrum, and a triple's
+         * hops share no link: these cannot fail.  Every hop's first fit
+         * is read before any is booked (booking marks routes dirty, not
+         * their cached fits, but read first all the same). */
+        for (int h = 0; h + 1 < cd->n_dcs; h++) {
+            const struct route *rt = hop_route(e, cd, h);
+            a.slots[h] = rt->slots[cd->tier];
+            a.first[h][0] = rt->ff_fwd[cd->tier];
+            a.first[h][1] = rt->ff_rev[cd->tier];
+        }
+        for (int h = 0; h + 1 < cd->n_dcs; h++) {
+            const struct route *rt = hop_route(e, cd, h);
             lr_spectrum_alloc(e->sp, rt->fwd->links, rt->fwd->n_links,
-                              a.first_fwd, a.slots);
+                              a.first[h][0], a.slots[h]);
             lr_spectrum_alloc(e->sp, rt->rev->links, rt->rev->n_links,
-                              a.first_rev, a.slots);
-            e->slots_used += (long) a.slots
+                              a.first[h][1], a.slots[h]);
+            e->slots_used += (long) a.slots[h]
                              * (rt->fwd->n_links + rt->rev->n_links);
             mark_path(e, rt->fwd);
             mark_path(e, rt->rev);
-            e->sp_version++;
         }
+        if (cd->n_dcs > 1)
+            e->sp_version++;
         heap_push(e, &a);
         if (e->counting) {
             e->m_admitted++;
@@ -1296,7 +1367,7 @@ lr_jenv_set_running(struct lr_jenv *e, const struct lr_jenv_running *jobs,
         struct active a = {
             .dep = e->now + jobs[i].remaining,
             .mean_hold = jobs[i].remaining, .cand = -1,
-            .first_fwd = -1, .first_rev = -1, .resv = i,
+            .first = { { -1, -1 }, { -1, -1 } }, .resv = i,
         };
         heap_push(e, &a);
     }
@@ -1346,23 +1417,35 @@ lr_jenv_present(struct lr_jenv *e, int model, int demand)
 }
 
 const struct lr_path *
-lr_jenv_cand_path(const struct lr_jenv *e, int a, int dir)
+lr_jenv_cand_hop_path(const struct lr_jenv *e, int a, int hop, int dir)
 {
     const struct lr_jenv_cand *cd = &e->cands[a];
-    if (cd->n_dcs != 2)
+    if (hop < 0 || hop + 1 >= cd->n_dcs)
         return NULL;
-    const struct route *rt = &e->routes[cd->pair * e->k + cd->route];
+    const struct route *rt = hop_route(e, cd, hop);
     return dir ? rt->rev : rt->fwd;
+}
+
+int
+lr_jenv_cand_hop_first(const struct lr_jenv *e, int a, int hop, int dir)
+{
+    const struct lr_jenv_cand *cd = &e->cands[a];
+    if (hop < 0 || hop + 1 >= cd->n_dcs)
+        return -1;
+    const struct route *rt = hop_route(e, cd, hop);
+    return dir ? rt->ff_rev[cd->tier] : rt->ff_fwd[cd->tier];
+}
+
+const struct lr_path *
+lr_jenv_cand_path(const struct lr_jenv *e, int a, int dir)
+{
+    return lr_jenv_cand_hop_path(e, a, 0, dir);
 }
 
 int
 lr_jenv_cand_first(const struct lr_jenv *e, int a, int dir)
 {
-    const struct lr_jenv_cand *cd = &e->cands[a];
-    if (cd->n_dcs != 2)
-        return -1;
-    const struct route *rt = &e->routes[cd->pair * e->k + cd->route];
-    return dir ? rt->ff_rev[cd->tier] : rt->ff_fwd[cd->tier];
+    return lr_jenv_cand_hop_first(e, a, 0, dir);
 }
 
 int
@@ -1504,8 +1587,9 @@ lr_jenv_job_tref(const struct lr_jenv *e)
 int
 lr_jenv_cand_gpus(const struct lr_jenv *e, int a, int i)
 {
-    int gs[2];
-    if (!cand_split(e, &e->cands[a], e->job_demand, gs))
+    int gs[LR_JENV_MAX_CHAIN];
+    if (i < 0 || i >= LR_JENV_MAX_CHAIN
+        || !cand_split(e, &e->cands[a], e->job_demand, gs))
         return 0;
     return gs[i];
 }
@@ -1529,22 +1613,33 @@ lr_jenv_n_dcs(const struct lr_jenv *e)
 }
 
 int
-lr_jenv_cand_slots(const struct lr_jenv *e, int a)
+lr_jenv_cand_hop_slots(const struct lr_jenv *e, int a, int hop)
 {
     const struct lr_jenv_cand *cd = &e->cands[a];
-    if (cd->n_dcs == 1)
+    if (hop < 0 || hop + 1 >= cd->n_dcs)
         return 0;
-    return e->routes[cd->pair * e->k + cd->route].slots[cd->tier];
+    return hop_route(e, cd, hop)->slots[cd->tier];
+}
+
+int
+lr_jenv_cand_slots(const struct lr_jenv *e, int a)
+{
+    int m = 0;
+    for (int h = 0; h + 1 < e->cands[a].n_dcs; h++)
+        m += lr_jenv_cand_hop_slots(e, a, h);
+    return m;
 }
 
 double
 lr_jenv_cand_km(const struct lr_jenv *e, int a)
 {
     const struct lr_jenv_cand *cd = &e->cands[a];
-    if (cd->n_dcs == 1)
-        return 0;
-    const struct route *rt = &e->routes[cd->pair * e->k + cd->route];
-    return rt->fwd ? rt->fwd->length_km : INFINITY;
+    double km = 0;
+    for (int h = 0; h + 1 < cd->n_dcs; h++) {
+        const struct route *rt = hop_route(e, cd, h);
+        km += rt->fwd ? rt->fwd->length_km : INFINITY;
+    }
+    return km;
 }
 
 double
@@ -1557,9 +1652,10 @@ double
 lr_jenv_cand_free_share(const struct lr_jenv *e, int a)
 {
     const struct lr_jenv_cand *cd = &e->cands[a];
-    if (cd->n_dcs == 1)
-        return 1;
-    return e->routes[cd->pair * e->k + cd->route].free_share;
+    double share = 1;
+    for (int h = 0; h + 1 < cd->n_dcs; h++)
+        share = fmin(share, hop_route(e, cd, h)->free_share);
+    return share;
 }
 
 void

@@ -1,8 +1,8 @@
 /*
  * lr_jenv: the joint multi-job environment.  Training jobs arrive at an
  * elastic optical network whose ROADMs host data centers; each admitted
- * job gets GPUs in one or two DCs, a pipeline-stage partition, and for the
- * boundary between two DCs a lightpath.  Policies (baselines, PPO) pick
+ * job gets GPUs in one, two or (when asked) three DCs, a pipeline-stage
+ * partition, and for each boundary between two DCs a lightpath each way.  Policies (baselines, PPO) pick
  * from one shared, fixed, discrete list of candidates with a mask.
  *
  * Model.
@@ -37,6 +37,19 @@
  *       per share (in the order configured), per route, per tier.
  *       Uneven shares (say 1/4: g/4 in a, 3g/4 in b; the ordered pair
  *       (b, a) gives the mirror) let a job use GPUs left over unevenly.
+ *     - with lr_jenv_config.triples only: an ordered triple (a, b, c) of
+ *       DCs on three distinct ROADMs, route r and tier t: a chain of
+ *       three pipeline parts, g_a = g_b = floor((g + 1) / 3) GPUs in a
+ *       and b, the rest in c (4: 1/1/2, 8: 3/3/2, 16: 5/5/6; never
+ *       feasible when the rest is 0), and a lightpath each way on each
+ *       hop: route r of pair (a, b) and route r of pair (b, c), tier t
+ *       on both, each with its own modulation and first fit.  A triple
+ *       whose two hops share a directed link (in any direction of
+ *       either) is left out: each hop's first fit is computed on its own,
+ *       and two hops on one link could be given the same slots.
+ *       Triples come after every pair, per ordered triple, per route,
+ *       per tier; without the option the list is the one above, so
+ *       every result before triples is unchanged.
  *       The action space is fixed, the GPU counts depend on the job: a
  *       share that gives g_a = 0 or g_b = 0 for demand g, or the same g_a
  *       as a share listed before it, is never feasible for that demand
@@ -44,13 +57,13 @@
  *       environment before shares existed (g/2 rounded down in a).
  *   The stage partition of candidate c for job class (model, g) is
  *   CDynP's (lr_cdynp_plan) with the chain fixed to c's DCs, their GPU
- *   counts, and the inter-DC link of the lightpath (capacity t, latency
- *   5 us per km of route r); T(class, c) is its iteration time
+ *   counts, and the inter-DC link of each hop's lightpath (capacity t,
+ *   latency 5 us per km of the hop's forward route); T(class, c) is its iteration time
  *   (lr_timemodel), +inf when no partition fits memory.  These do not
  *   depend on the network state (GPUs and slots are reserved whole), so
  *   they are tabulated once in lr_jenv_new(); a step costs O(actions).
  *   Feasible: T finite, the GPUs free, and for a pair a free block on
- *   both paths.  A job with no feasible candidate is blocked; a policy
+ *   both paths (for a triple, on all four).  A job with no feasible candidate is blocked; a policy
  *   may also refuse (action -1).  A departure releases GPUs and slots.
  *   Deliberate refusal as an action (lr_jenv_config.refuse, for PPO):
  *     one more action after the candidates, index lr_jenv_refuse_action(),
@@ -61,7 +74,8 @@
  *     without a decision: the refusal is only offered when there is
  *     something to refuse.
  *   Two DCs on the same ROADM have no pair candidates (no lightpath to
- *   plan); pipelines over three or more DCs are not in the action space.
+ *   plan); pipelines over four or more DCs are not in the action space,
+ *   over three only with lr_jenv_config.triples.
  *
  * Reward (for learning).  Admission of job j on c: -T(j, c) / T_ref(j),
  * with T_ref(j) the least T of j's class on an empty network (so -1 is
@@ -176,16 +190,22 @@ struct lr_jenv_config {
     /* The reward counts blocked jobs only: an admission earns 0 instead
      * of -T / T_ref (below).  Off: the reward of every result before. */
     bool reward_blocking_only;
+    /* Adds the candidates over three DCs (above).  Off: the action space
+     * and every result before triples. */
+    bool triples;
 };
 
 /* One entry of the action space. */
+#define LR_JENV_MAX_CHAIN 3
 struct lr_jenv_cand {
-    int n_dcs;                /* 1 or 2 */
-    int dc[2];                /* chain order */
-    int route;                /* 0..k-1, or -1 for one DC */
+    int n_dcs;                /* 1, 2 or 3 (triples) */
+    int dc[LR_JENV_MAX_CHAIN];  /* chain order; -1 past n_dcs */
+    int route;                /* 0..k-1 (every hop), or -1 for one DC */
     int tier;                 /* index into lr_jenv_tier_gbps, or -1 */
-    int pair;                 /* ordered pair index a * n_dcs + b, or -1 */
-    int split;                /* index into the shares, or -1 for one DC */
+    /* The ordered pair of each hop, dc[h] * n_dcs + dc[h + 1], for
+     * h < n_dcs - 1; -1 past them. */
+    int pair, pair2;
+    int split;                /* index into the shares (a pair), or -1 */
 };
 
 struct lr_jenv_metrics {
@@ -340,12 +360,16 @@ int lr_jenv_cand_gpus(const struct lr_jenv *, int a, int i);
 int lr_jenv_dc_free(const struct lr_jenv *, int dc);
 int lr_jenv_dc_gpus(const struct lr_jenv *, int dc);
 int lr_jenv_n_dcs(const struct lr_jenv *);
-/* Slots a pair candidate books per direction; route length, km; the
- * shortest distance from node 'node' to DC 'dc' in km. */
+/* Slots a candidate books per direction, summed over its hops (0 for
+ * one DC; a hop's own: lr_jenv_cand_hop_slots); its forward length in km
+ * over its hops; the shortest distance from node 'node' to DC 'dc' in
+ * km. */
 int lr_jenv_cand_slots(const struct lr_jenv *, int a);
+int lr_jenv_cand_hop_slots(const struct lr_jenv *, int a, int hop);
 double lr_jenv_cand_km(const struct lr_jenv *, int a);
 double lr_jenv_dc_distance(const struct lr_jenv *, int node, int dc);
-/* Free slots / slots on the forward path of pair candidate 'a' now. */
+/* Free slots / slots on the forward path of candidate 'a' now, the least
+ * over its hops (1 for one DC). */
 double lr_jenv_cand_free_share(const struct lr_jenv *, int a);
 
 /* ---- the environment as a mirror of a live network (lightraild) ----
@@ -401,9 +425,14 @@ const uint64_t *lr_jenv_occupancy(const struct lr_jenv *, int *nw);
  * config's lists; origin node 0) pending; returns how many candidates
  * are feasible, or -1 for indices out of range. */
 int lr_jenv_present(struct lr_jenv *, int model, int demand);
-/* The path of pair candidate 'a' in direction 'dir' (0: first DC to
- * second, 1: back), and the first slot first fit gives it on the
- * current spectrum (-1 when none); NULL / -1 for a one-DC candidate. */
+/* The path of hop 'hop' (0: first DC to second, 1: second to third) of
+ * candidate 'a' in direction 'dir' (0: along the chain, 1: back), and
+ * the first slot first fit gives it on the current spectrum (-1 when
+ * none); NULL / -1 for a hop the candidate does not have.  The two
+ * without 'hop' are hop 0's. */
+const struct lr_path *lr_jenv_cand_hop_path(const struct lr_jenv *, int a,
+                                            int hop, int dir);
+int lr_jenv_cand_hop_first(const struct lr_jenv *, int a, int hop, int dir);
 const struct lr_path *lr_jenv_cand_path(const struct lr_jenv *, int a,
                                         int dir);
 int lr_jenv_cand_first(const struct lr_jenv *, int a, int dir);

@@ -32,6 +32,12 @@
  *             times as long as on an empty network (the hypothesis: room
  *             for several later jobs).  theta = inf is greedy.
  *
+ * With triples (lr_jenv_config.triples) each reads a three-DC chain as
+ * it reads a pair: nearest its farthest DC, resource its fullest DC,
+ * zone its hops' total km and least free share, cdynp the chain's T at
+ * the lowest tier and the first route index with a free block on both
+ * hops; static reaches triples after every pair.
+ *
  * The baselines choose among the candidates only (lr_jenv_n_cands()):
  * the refusal action of an environment built for PPO with it is never
  * theirs; greedy-cap refuses through -1, as lr_jenv_step() allows in any
@@ -80,9 +86,9 @@ static double
 far_km(const struct lr_jenv *e, const struct lr_jenv_cand *c)
 {
     int o = lr_jenv_job_origin(e);
-    double d = lr_jenv_dc_distance(e, o, c->dc[0]);
-    if (c->n_dcs == 2)
-        d = fmax(d, lr_jenv_dc_distance(e, o, c->dc[1]));
+    double d = 0;
+    for (int i = 0; i < c->n_dcs; i++)
+        d = fmax(d, lr_jenv_dc_distance(e, o, c->dc[i]));
     return d;
 }
 
@@ -204,7 +210,7 @@ cdynp_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
     (void) rng;
     /* Candidates of one DC chain are consecutive, route-major then tier:
      * the first feasible at tier 0 in list order is KSP-FF's route. */
-    PICK_MIN(c->n_dcs == 2 && c->tier != 0 ? INFINITY
+    PICK_MIN(c->n_dcs >= 2 && c->tier != 0 ? INFINITY
              : lr_jenv_cand_time(e, cdynp_view(e, a)),
              c->route, a);
 }

@@ -16,7 +16,11 @@
  * on the fast GPUs' memory), demands 4 and 8 GPUs, shares 1/4 and 1/2:
  * demand 4 puts 1 + 3 or 2 + 2 GPUs on a pair, demand 8 puts 2 + 6 or
  * 4 + 4, so one DC is planned with several GPU counts, and a table
- * shared by mistake across counts, DCs or models would show.
+ * shared by mistake across counts, DCs or models would show.  With
+ * triples (lr_jenv_config.triples) too: chains over the three DCs with
+ * two lightpath links (1 + 1 + 2 and 3 + 3 + 2 GPUs); a triple whose
+ * hops share a fibre (route 1 of a hop goes round through the third
+ * ROADM, over the other hop's) is never feasible.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -75,23 +79,46 @@ teardown(void)
     return 0;
 }
 
+/* True when a fibre (directed link) of hop 0 of triple 'a', either way,
+ * carries hop 1 too. */
+static bool
+hops_meet(const struct lr_jenv *e, int a)
+{
+    bool on0[64] = { false };
+    for (int dir = 0; dir < 2; dir++) {
+        const struct lr_path *p = lr_jenv_cand_hop_path(e, a, 0, dir);
+        for (int j = 0; j < p->n_links; j++)
+            on0[p->links[j]] = true;
+    }
+    for (int dir = 0; dir < 2; dir++) {
+        const struct lr_path *p = lr_jenv_cand_hop_path(e, a, 1, dir);
+        for (int j = 0; j < p->n_links; j++)
+            if (on0[p->links[j]])
+                return true;
+    }
+    return false;
+}
+
 /* T of candidate 'a' for the pending job, one plan with lr_cdynp_plan()
  * on a time model of its own: the candidate's DCs with the job's GPUs,
- * and for a pair the lightpath's link (tier capacity, 5 us per km). */
+ * and for each hop its lightpath's link (tier capacity, 5 us per km). */
 static double
 plan_one(const struct lr_jenv *e, const struct lr_model *m,
          const struct lr_train *train, int a)
 {
     const struct lr_jenv_cand *cd = lr_jenv_cand(e, a);
-    int g[2] = { lr_jenv_cand_gpus(e, a, 0), 0 };
-    if (cd->n_dcs == 2)
-        g[1] = lr_jenv_cand_gpus(e, a, 1);
+    int g[3];
+    for (int i = 0; i < 3; i++)
+        g[i] = lr_jenv_cand_gpus(e, a, i);
     for (int i = 0; i < cd->n_dcs; i++)
         if (g[i] < 1 || g[i] > lr_jenv_dc_gpus(e, cd->dc[i]))
             return INFINITY;   /* the share gives no GPUs, or too many */
-    if (cd->n_dcs == 2
-        && (lr_jenv_cand_slots(e, a) < 1 || !isfinite(lr_jenv_cand_km(e, a))))
-        return INFINITY;       /* out of every format's reach, no route */
+    for (int h = 0; h + 1 < cd->n_dcs; h++)
+        if (lr_jenv_cand_hop_slots(e, a, h) < 1
+            || !lr_jenv_cand_hop_path(e, a, h, 0))
+            return INFINITY;   /* out of every format's reach, no route */
+    if (cd->n_dcs == 3 && hops_meet(e, a))
+        return INFINITY;
     struct lr_tm *base = NULL;
     CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, cl, train, &base), 0);
     struct lr_tm *tm = malloc(sizeof *tm);
@@ -105,10 +132,10 @@ plan_one(const struct lr_jenv *e, const struct lr_model *m,
         tm->dcs[i] = base->dcs[cd->dc[i]];
         tm->dcs[i].n_devices = g[i];
     }
-    if (cd->n_dcs == 2)
-        lr_tm_set_link(tm, 0, 1, lr_jenv_tier_gbps[cd->tier] * 1e9 / 8,
-                       5e-6 * lr_jenv_cand_km(e, a));
-    int order[2] = { 0, 1 };
+    for (int h = 0; h + 1 < cd->n_dcs; h++)
+        lr_tm_set_link(tm, h, h + 1, lr_jenv_tier_gbps[cd->tier] * 1e9 / 8,
+                       5e-6 * lr_jenv_cand_hop_path(e, a, h, 0)->length_km);
+    int order[3] = { 0, 1, 2 };
     struct lr_cdynp_options opt = {
         .window = LR_CDYNP_DEFAULT_WINDOW, .order = order,
         .n_order = cd->n_dcs,
@@ -123,13 +150,13 @@ plan_one(const struct lr_jenv *e, const struct lr_model *m,
 }
 
 static void
-check_table(int n_splits, const struct lr_jenv_split *splits)
+check_table(int n_splits, const struct lr_jenv_split *splits, bool triples)
 {
     struct lr_jenv_config c = {
         .load = 1, .holding = 1, .k = 2, .guard = 1, .block_penalty = 2,
         .train = { .batch = 8, .micro = 1, .elem_bytes = 2 },
         .n_models = 2, .models = { small, big }, .n_demands = 2,
-        .demands = { 4, 8 }, .n_splits = n_splits,
+        .demands = { 4, 8 }, .n_splits = n_splits, .triples = triples,
     };
     for (int i = 0; i < n_splits; i++)
         c.splits[i] = splits[i];
@@ -139,10 +166,12 @@ check_table(int n_splits, const struct lr_jenv_split *splits)
     if (rc)
         fprintf(stderr, "lr_jenv_new: %s\n", err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
-    /* 3 singles + 6 ordered pairs x shares x 2 routes x 3 tiers. */
+    /* 3 singles + 6 ordered pairs x shares x 2 routes x 3 tiers (+ 6
+     * ordered triples x 2 routes x 3 tiers). */
     CU_ASSERT_EQUAL(lr_jenv_n_cands(e),
-                    3 + 6 * (n_splits ? n_splits : 1) * 2 * 3);
-    int compared = 0, finite = 0, differ = 0, uneven = 0;
+                    3 + 6 * (n_splits ? n_splits : 1) * 2 * 3
+                    + (triples ? 6 * 2 * 3 : 0));
+    int compared = 0, finite = 0, differ = 0, uneven = 0, chains3 = 0;
     for (int mi = 0; mi < c.n_models; mi++)
         for (int di = 0; di < c.n_demands; di++) {
             CU_ASSERT_FATAL(lr_jenv_present(e, mi, di) >= 0);
@@ -156,6 +185,7 @@ check_table(int n_splits, const struct lr_jenv_split *splits)
                 }
                 compared++;
                 finite += isfinite(want);
+                chains3 += isfinite(want) && lr_jenv_cand(e, a)->n_dcs == 3;
                 uneven += isfinite(want) && lr_jenv_cand(e, a)->n_dcs == 2
                           && lr_jenv_cand_gpus(e, a, 0)
                              != lr_jenv_cand_gpus(e, a, 1);
@@ -168,20 +198,28 @@ check_table(int n_splits, const struct lr_jenv_split *splits)
     CU_ASSERT(finite < compared);
     if (n_splits > 1)
         CU_ASSERT(uneven >= 20);
+    /* Finite three-DC plans were compared (or none exist without). */
+    CU_ASSERT(triples ? chains3 >= 12 : chains3 == 0);
     lr_jenv_free(e);
 }
 
 static void
 test_table_default_share(void)
 {
-    check_table(0, NULL);
+    check_table(0, NULL, false);
 }
 
 static void
 test_table_uneven_shares(void)
 {
     const struct lr_jenv_split s[2] = { { 1, 4 }, { 1, 2 } };
-    check_table(2, s);
+    check_table(2, s, false);
+}
+
+static void
+test_table_triples(void)
+{
+    check_table(0, NULL, true);
 }
 
 static CU_TestInfo tests[] = {
@@ -189,6 +227,8 @@ static CU_TestInfo tests[] = {
       test_table_default_share },
     { "T table = one CDynP plan per class and candidate (shares 1/4, 1/2)",
       test_table_uneven_shares },
+    { "T table = one CDynP plan per class and candidate (triples)",
+      test_table_triples },
     CU_TEST_INFO_NULL,
 };
 
