@@ -631,8 +631,9 @@ ppo_note_work(struct lr_job *job, double work, const char *ro)
 }
 
 /* Realises candidate 'a' of the policy for 'job': the stages by CDynP
- * over the candidate's chain and GPU split, the lightpaths on its route
- * and tier, the slots first fit gave on the mirror.  0: the job is
+ * over the candidate's chain and GPU split, a lightpath each way on each
+ * hop of the chain (one for a pair, two for a triple) on its route and
+ * tier, the slots first fit gave on the mirror.  0: the job is
  * planned and holds them (in memory); -1: nothing is held and why[] says
  * why (the caller falls back); or a positive errno. */
 static int
@@ -654,16 +655,12 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
         tm->dcs[k].n_devices = 0;
     for (int i = 0; i < cd->n_dcs; i++)
         tm->dcs[cd->dc[i]].n_devices = lr_jenv_cand_gpus(env, a, i);
-    const struct lr_path *p[2] = { NULL, NULL };
-    int rate = 0;
-    if (cd->n_dcs == 2) {
-        p[0] = lr_jenv_cand_path(env, a, 0);
-        p[1] = lr_jenv_cand_path(env, a, 1);
-        rate = lr_jenv_tier_gbps[cd->tier];
+    int rate = cd->n_dcs > 1 ? lr_jenv_tier_gbps[cd->tier] : 0;
+    for (int h = 0; h + 1 < cd->n_dcs; h++)
         /* As the environment tabulated it: the forward route's delay. */
-        lr_tm_set_link(tm, cd->dc[0], cd->dc[1], rate * 1e9 / 8,
-                       p[0]->length_km * LR_CTL_S_PER_KM);
-    }
+        lr_tm_set_link(tm, cd->dc[h], cd->dc[h + 1], rate * 1e9 / 8,
+                       lr_jenv_cand_hop_path(env, a, h, 0)->length_km
+                       * LR_CTL_S_PER_KM);
     struct lr_cdynp_options opt = {
         .window = LR_CDYNP_DEFAULT_WINDOW, .order = cd->dc,
         .n_order = cd->n_dcs,
@@ -677,17 +674,23 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
         plan->n_stages = 0;
         goto cleanup;
     }
-    if (cd->n_dcs == 2) {
-        int m = lr_jenv_cand_slots(env, a);
+    for (int h = 0; h + 1 < cd->n_dcs; h++) {
+        const struct lr_path *p[2] = {
+            lr_jenv_cand_hop_path(env, a, h, 0),
+            lr_jenv_cand_hop_path(env, a, h, 1),
+        };
+        int m = lr_jenv_cand_hop_slots(env, a, h);
         double km = fmax(p[0]->length_km, p[1]->length_km);
         int mod = lr_mod_choose(&c->rsa->mods, km);
         for (int dir = 0; dir < 2; dir++) {
-            int first = lr_jenv_cand_first(env, a, dir);
+            int first = lr_jenv_cand_hop_first(env, a, h, dir);
             if (mod < 0 || first < 0
                 || lr_spectrum_alloc(c->rsa->sp, p[dir]->links,
                                      p[dir]->n_links, first, m)) {
                 snprintf(why, len, "candidate %d: its slots are not free "
-                         "on route %d", a, cd->route);
+                         "on route %d of hop %s-%s", a, cd->route,
+                         c->cluster->dcs[cd->dc[h]].name,
+                         c->cluster->dcs[cd->dc[h + 1]].name);
                 for (int i = 0; i < job->n_lightpaths; i++)
                     lr_spectrum_release(c->rsa->sp, job->lp[i].links,
                                         job->lp[i].n_links, job->lp[i].first,
@@ -698,8 +701,8 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
             }
             struct lr_lightpath *lp = &job->lp[job->n_lightpaths++];
             memset(lp, 0, sizeof *lp);
-            lp->from_dc = cd->dc[dir];
-            lp->to_dc = cd->dc[1 - dir];
+            lp->from_dc = cd->dc[h + dir];
+            lp->to_dc = cd->dc[h + 1 - dir];
             lp->n_links = p[dir]->n_links < LR_JOB_MAX_HOPS
                           ? p[dir]->n_links : LR_JOB_MAX_HOPS;
             memcpy(lp->links, p[dir]->links,
@@ -723,12 +726,20 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
         snprintf(job->note, sizeof job->note, "ppo: candidate %d, %s with "
                  "%d GPUs", a, cl->dcs[cd->dc[0]].name,
                  lr_jenv_cand_gpus(env, a, 0));
-    else
-        snprintf(job->note, sizeof job->note, "ppo: candidate %d, %s (%d "
-                 "GPUs) then %s (%d GPUs), route %d at %d Gb/s", a,
-                 cl->dcs[cd->dc[0]].name, lr_jenv_cand_gpus(env, a, 0),
-                 cl->dcs[cd->dc[1]].name, lr_jenv_cand_gpus(env, a, 1),
-                 cd->route, rate);
+    else {
+        /* "%s (%d GPUs) then ..." over the chain, then its route. */
+        size_t n = (size_t) snprintf(job->note, sizeof job->note,
+                                     "ppo: candidate %d, ", a);
+        for (int i = 0; i < cd->n_dcs && n < sizeof job->note; i++)
+            n += (size_t) snprintf(job->note + n, sizeof job->note - n,
+                                   "%s%s (%d GPUs)", i ? " then " : "",
+                                   cl->dcs[cd->dc[i]].name,
+                                   lr_jenv_cand_gpus(env, a, i));
+        if (n < sizeof job->note)
+            snprintf(job->note + n, sizeof job->note - n, ", route %d%s at "
+                     "%d Gb/s", cd->route, cd->n_dcs > 2 ? " of each hop" : "",
+                     rate);
+    }
     ppo_note_work(job, work, ro);
     rc = 0;
 cleanup:
@@ -1820,6 +1831,7 @@ lr_ctl_ppo_info(const struct lr_ctl *c, struct lr_ctl_ppo_info *info)
         info->refuse = m->refuse;
         info->known_work = m->known_work;
         info->held_work = m->held_work;
+        info->triples = m->triples;
         info->topology = m->topology;
         info->teacher = m->teacher[0] ? m->teacher : NULL;
         info->command = m->command;

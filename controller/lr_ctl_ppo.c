@@ -70,6 +70,8 @@ parse_mix(struct lr_ctl_ppo *p)
         /* And the GPU-time the running jobs hold, which
          * lr_ctl_ppo_prepare() gives the mirror (lr_jenv_set_running). */
         .held_work = p->meta.held_work,
+        /* Chains over three DCs: admit_ppo books both hops. */
+        .triples = p->meta.triples,
     };
     memcpy(c->splits, p->meta.splits, sizeof c->splits);
     snprintf(buf, sizeof buf, "%s", p->meta.models);

@@ -166,7 +166,7 @@ struct lr_ctl_ppo_info {
     bool loaded;
     uint64_t checksum;         /* its FNV-1a 64 trailer */
     const char *holding;       /* "exp" or "work" */
-    bool refuse, known_work, held_work;
+    bool refuse, known_work, held_work, triples;
     const char *topology, *command;
     const char *teacher;       /* NULL: PPO alone, no imitation */
 };

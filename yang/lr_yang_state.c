@@ -92,6 +92,7 @@ lr_yang_state_ppo(const struct lys_module *mod,
                                  false))
         || (rc = lr_yang_term_bool(n, mod, "held-work", p->held_work,
                                  false))
+        || (rc = lr_yang_term_bool(n, mod, "triples", p->triples, false))
         || (p->teacher
             && (rc = lyd_new_term(n, mod, "teacher", p->teacher, 0, NULL)))
         || (p->command

@@ -4,7 +4,8 @@
 # (with the default --envs and with --envs 4),
 # sim runs the policy, and a corrupt, foreign or mismatched policy file is
 # refused with a reason (exit 2) while the good one is left untouched;
-# --splits is recorded, read back, and checked; imitation of a teacher
+# --splits and --triples are recorded, read back, and checked; imitation
+# of a teacher
 # (--teacher, --imitate) before PPO, its refusal labels weighed
 # (--refusal-weight); a range of training loads (--load FROM:TO);
 # standardised observations (--norm-obs) and scaled rewards
@@ -189,6 +190,42 @@ if $TRAIN --seed 3 --holding work --splits 1/4,1/2 --out "$tmp/sp.pol" \
     expect_bad "the agent has" $S --policy-file "$tmp/spold.pol"
 else
     notok "train --splits failed: $(cat "$tmp/err")"
+fi
+# Pipelines over three DCs: recorded as triples=1, 57 + 6 x 3 x 3 = 111
+# candidates; sim takes them from the file, and refuses --triples for a
+# file trained without; average refuses to mix the two; a file whose
+# key is dropped is refused by its size.
+grep -q '^triples=' "$tmp/w.pol" && notok "triples= written without --triples" \
+    || ok "no triples= line without --triples"
+if $TRAIN --seed 3 --triples --out "$tmp/tr.pol" 2> "$tmp/err"; then
+    grep -q '^triples=1$' "$tmp/tr.pol" \
+        && grep -q '^n-actions=111$' "$tmp/tr.pol" \
+        && ok "triples=1 recorded, 111 candidates" \
+        || notok "triples header: $(grep -a '^triples=\|^n-' "$tmp/tr.pol")"
+    if $S --policy-file "$tmp/tr.pol" --policy greedy --format json \
+           > "$tmp/tr.json" \
+       && jq -s -e 'length == 2 and all(.[]; .triples == true)' \
+           "$tmp/tr.json" > /dev/null \
+       && $S --policy-file "$tmp/tr.pol" --policy greedy --triples \
+           --format json > "$tmp/tr2.json" \
+       && cmp -s "$tmp/tr.json" "$tmp/tr2.json"; then
+        ok "sim takes the file's triples (and --triples given again)"
+    else
+        notok "sim with a triples policy: $(cat "$tmp/tr.json")"
+    fi
+    expect_bad "trained without --triples" \
+        $S --policy-file "$tmp/a.pol" --triples
+    expect_bad "its triples differs" \
+        $LIGHTRAIL average --out "$tmp/avg-tr.pol" "$tmp/tr.pol" "$tmp/a.pol"
+    [ ! -e "$tmp/avg-tr.pol" ] && ok "no average written of mixed files" \
+        || notok "average wrote $tmp/avg-tr.pol"
+    reseal "$tmp/tr.pol" "$tmp/trbad.pol" 's/^triples=1$/triples=2/'
+    expect_bad "header key 'triples' missing or invalid" \
+        $S --policy-file "$tmp/trbad.pol"
+    reseal "$tmp/tr.pol" "$tmp/trold.pol" '/^triples=/d'
+    expect_bad "the agent has" $S --policy-file "$tmp/trold.pol"
+else
+    notok "train --triples failed: $(cat "$tmp/err")"
 fi
 if $S --policy-file "$tmp/w.pol" --splits 1/2 --format json > "$tmp/w2.json" \
    && cmp -s "$tmp/w2.json" "$tmp/w.json" \

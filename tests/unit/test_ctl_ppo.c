@@ -12,6 +12,8 @@
  *     says why, and ppo intents fall back with that reason;
  *   - a policy trained with uneven GPU shares (splits=1/4,1/2) places a
  *     job with its candidate's actual GPU counts;
+ *   - a policy with triples (triples=1) places a job over three DCs with
+ *     four lightpaths;
  *   - with ppo-rollout, decisions taken on a thread of their own
  *     (lr_ctl_decide_begin) are those taken on the caller's, one at a
  *     time, and are checked against the state when they end.
@@ -562,9 +564,12 @@ test_reload_policy(void)
  * +100 (the argmax whenever it is feasible); n_splits_written = 0 writes
  * the header without the key (the agent then fits no environment the
  * file describes). */
+/* A policy file for the metro's job mix whose actor picks candidate
+ * 'pick' whenever it is allowed (its output bias), with the header keys
+ * of shares {1/4, 1/2} (the first n_splits_written) and triples. */
 static void
-write_splits_policy(const char *path, int n_obs, int n_act, int pick,
-                    int n_splits_written)
+write_biased_policy(const char *path, int n_obs, int n_act, int pick,
+                    int n_splits_written, bool triples)
 {
     struct lr_policy_meta meta;
     struct lr_ppo *agent = NULL, *r = NULL;
@@ -572,6 +577,7 @@ write_splits_policy(const char *path, int n_obs, int n_act, int pick,
     CU_ASSERT_EQUAL_FATAL(lr_policy_load(src("examples/policies/metro.pol"),
                                          &meta, &agent, err, sizeof err), 0);
     meta.n_splits = n_splits_written;
+    meta.triples = triples;
     meta.splits[0] = (struct lr_jenv_split) { 1, 4 };
     meta.splits[1] = (struct lr_jenv_split) { 1, 2 };
     meta.n_obs = n_obs;
@@ -626,8 +632,8 @@ test_splits_policy(void)
     CU_ASSERT_EQUAL(g0, 4);
     CU_ASSERT_EQUAL(g1, 12);
     snprintf(path, sizeof path, "%s/splits.pol", dir);
-    write_splits_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
-                        pick, 2);
+    write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
+                        pick, 2, false);
     struct lr_ctl *c = open_ctl(path, -1);
     bool usable;
     CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
@@ -663,8 +669,90 @@ test_splits_policy(void)
     /* The same agent in a file without splits=: read as 1/2, 57
      * candidates, refused at start with the reason, CDynP plans. */
     snprintf(path, sizeof path, "%s/splits-nokey.pol", dir);
-    write_splits_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
-                        pick, 0);
+    write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
+                        pick, 0, false);
+    check_bad_policy(path, "actions, this network gives");
+    lr_jenv_free(env);
+    for (int i = 0; i < 3; i++)
+        lr_model_free(models[i]);
+}
+
+/* A policy with triples: the controller realises a chain over the
+ * metro's three DCs, 5 + 5 + 6 GPUs for a 16-GPU job, with a lightpath
+ * each way on both hops (four), the note naming the chain; deleting the
+ * job frees them all.  The same agent without triples=1 is refused. */
+static void
+test_triples_policy(void)
+{
+    char err[1024], path[256];
+    struct lr_model *models[3];
+    const char *names[3] = { "bert-large", "gpt-1.9b", "llama2-7b" };
+    struct lr_jenv_config cfg = {
+        .load = 1, .holding = 1, .k = 3, .guard = 1, .block_penalty = 2,
+        .train = { 32, 1, 2 }, .n_models = 3, .n_demands = 3,
+        .demands = { 4, 8, 16 }, .triples = true,
+    };
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL_FATAL(lr_model_preset(names[i], &models[i]), 0);
+        cfg.models[i] = models[i];
+    }
+    struct lr_jenv *env = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(topo, cluster, &cfg, &env, err,
+                                      sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_jenv_n_actions(env), 57 + 6 * 3 * 3);
+    /* The first triple feasible for gpt-1.9b on 16 GPUs, on the empty
+     * network. */
+    CU_ASSERT_FATAL(lr_jenv_present(env, 1, 2) > 0);
+    int pick = -1;
+    for (int a = 0; a < lr_jenv_n_cands(env) && pick < 0; a++)
+        if (lr_jenv_cand(env, a)->n_dcs == 3 && lr_jenv_mask(env)[a])
+            pick = a;
+    CU_ASSERT_FATAL(pick >= 0);
+    const struct lr_jenv_cand *cd = lr_jenv_cand(env, pick);
+    snprintf(path, sizeof path, "%s/triples.pol", dir);
+    write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
+                        pick, 0, true);
+    struct lr_ctl *c = open_ctl(path, -1);
+    bool usable;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    struct lr_intent in = intent("t1", "gpt-1.9b", 16, 16);
+    struct lr_job job;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    char want[512];
+    snprintf(want, sizeof want, "ppo: candidate %d, %s (5 GPUs) then %s "
+             "(5 GPUs) then %s (6 GPUs), route %d of each hop at %d Gb/s",
+             pick, cluster->dcs[cd->dc[0]].name, cluster->dcs[cd->dc[1]].name,
+             cluster->dcs[cd->dc[2]].name, cd->route,
+             lr_jenv_tier_gbps[cd->tier]);
+    CU_ASSERT_STRING_EQUAL(job.note, want);
+    fprintf(stderr, "(%s) ", job.note);
+    static const int cap[3] = { 5, 5, 6 };
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT(job.gpus[cd->dc[i]] >= 1 && job.gpus[cd->dc[i]] <= cap[i]);
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[cd->dc[i]], job.gpus[cd->dc[i]]);
+    }
+    /* Hop by hop, there and back. */
+    CU_ASSERT_EQUAL_FATAL(job.n_lightpaths, 4);
+    static const int from[4] = { 0, 1, 1, 2 }, to[4] = { 1, 0, 2, 1 };
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL(job.lp[i].from_dc, cd->dc[from[i]]);
+        CU_ASSERT_EQUAL(job.lp[i].to_dc, cd->dc[to[i]]);
+        CU_ASSERT_EQUAL(job.lp[i].m, lr_jenv_cand_hop_slots(env, pick,
+                                                             i / 2));
+        CU_ASSERT_EQUAL(job.lp[i].capacity_gbps,
+                        lr_jenv_tier_gbps[cd->tier]);
+    }
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "t1", err, sizeof err), 0);
+    for (int d = 0; d < cluster->n_dcs; d++)
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[d], 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+    snprintf(path, sizeof path, "%s/triples-nokey.pol", dir);
+    write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
+                        pick, 0, false);
     check_bad_policy(path, "actions, this network gives");
     lr_jenv_free(env);
     for (int i = 0; i < 3; i++)
@@ -1468,6 +1556,8 @@ static CU_TestInfo tests[] = {
       test_refusing_policy },
     { "a policy with uneven GPU shares places with their counts",
       test_splits_policy },
+    { "a policy with triples places a chain over three DCs",
+      test_triples_policy },
     { "a known-work policy reads the intent's iterations",
       test_known_work_policy },
     { "a known-work policy's decision depends on the work",

@@ -84,6 +84,8 @@ meta_differs(const struct lr_policy_meta *a, const struct lr_policy_meta *b)
         return "known-work";
     if (a->held_work != b->held_work)
         return "held-work";
+    if (a->triples != b->triples)
+        return "triples";
     if (a->n_obs != b->n_obs)
         return "n-obs";
     if (a->n_act != b->n_act)

@@ -361,6 +361,8 @@ print_json(const struct opts *o, const struct cell *c)
         json_object_object_add(j, "known_work", json_object_new_boolean(1));
     if (o->env.held_work)
         json_object_object_add(j, "held_work", json_object_new_boolean(1));
+    if (o->env.triples)
+        json_object_object_add(j, "triples", json_object_new_boolean(1));
     printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
     json_object_put(j);
 }
@@ -507,6 +509,15 @@ lr_cmd_sim(int argc, char **argv)
         /* An agent that observed each job's length needs it here too. */
         o.env.known_work |= meta.known_work;
         o.env.held_work |= meta.held_work;
+        /* The triples are actions: the file's setting is the one. */
+        if (o.env.triples && !meta.triples) {
+            lr_cli_err(CMD, "%s: trained without --triples: drop "
+                       "--triples (the file's action space is used)",
+                       o.policy_file);
+            lr_ppo_free(ppo);
+            return LR_EXIT_USAGE;
+        }
+        o.env.triples = meta.triples;
         pol[n_pol].p = &lr_ppo_jenv_policy;
         pol[n_pol++].arg = ppo;
     }
@@ -677,6 +688,8 @@ lr_cmd_sim(int argc, char **argv)
                o.warmup, o.seeds, o.seed);
         if (!lr_jenv_splits_default(o.env.splits, o.env.n_splits))
             printf("# GPU shares of a two-DC job in its first DC: %s\n", sv);
+        if (o.env.triples)
+            printf("# pipelines over three DCs are candidates too\n");
         if (o.env.known_work)
             printf("# each job's length is known when it arrives%s\n",
                    o.env.held_work ? "; PPO observes the GPU-time the "

@@ -972,6 +972,7 @@ lr_cmd_train(int argc, char **argv)
                                    .n_splits = o.env.n_splits,
                                    .known_work = o.env.known_work,
                                    .held_work = o.env.held_work,
+                                   .triples = o.env.triples,
                                    .n_obs = pc.n_obs, .n_act = pc.n_act };
     memcpy(meta.splits, o.env.splits, sizeof meta.splits);
     if (o.imitate > 0) {

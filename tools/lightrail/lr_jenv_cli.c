@@ -33,7 +33,11 @@ const char lr_jenv_cli_help[] =
 "                      known when it arrives: PPO observes it, and the\n"
 "                      baseline greedy-work reads it (default: unknown)\n"
 "  --held-work         with --known-work: PPO also observes, per DC, the\n"
-"                      GPU-time its running jobs still hold (default: not)\n";
+"                      GPU-time its running jobs still hold (default: not)\n"
+"  --triples           also pipelines over three DCs: a third of the GPUs\n"
+"                      in each (the rest in the last), a lightpath each\n"
+"                      way on both hops, K routes x 3 tiers per ordered\n"
+"                      triple (default: one or two DCs)\n";
 
 const char *
 lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
@@ -82,6 +86,9 @@ lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
     case LR_JENV_O_HELD_WORK:
         o->held_work = true;
         return NULL;
+    case LR_JENV_O_TRIPLES:
+        o->triples = true;
+        return NULL;
     }
     return "not an environment option";
 }
@@ -120,6 +127,7 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
         .refuse = o->refuse, .n_splits = o->n_splits,
         .known_work = o->known_work, .held_work = o->held_work,
         .reward_blocking_only = o->reward_blocking_only, .k = o->k,
+        .triples = o->triples,
         .guard = 1,
         .block_penalty = o->block_penalty,
         .train = { .batch = o->batch, .micro = o->micro, .elem_bytes = 2 },

@@ -18,7 +18,10 @@
  *     each job's length, lr_jenv_config.known_work; written only then,
  *     and a reader that predates it refuses such a file by its n-obs);
  *     held-work (1: it also observes the GPU-time running jobs hold per
- *     DC, lr_jenv_config.held_work; written only then, as known-work)
+ *     DC, lr_jenv_config.held_work; written only then, as known-work);
+ *     triples (1: candidates over three DCs, lr_jenv_config.triples;
+ *     written only then, and a reader that predates it refuses such a
+ *     file by its n-actions)
  *   "\n"
  *   the agent as lr_ppo_encode() writes it (its own magic, version,
  *     sizes, big-endian IEEE weights, FNV-1a 64 checksum)
@@ -71,6 +74,9 @@ struct lr_policy_meta {
     /* Trained observing the GPU-time running jobs hold per DC (header
      * key "held-work", 1; no key: not). */
     bool held_work;
+    /* Trained with candidates over three DCs (header key "triples", 1;
+     * no key: not). */
+    bool triples;
     /* Filled by lr_policy_load (ignored by save): the file's trailer,
      * FNV-1a 64 of everything before it, which names this exact file
      * (lightraild shows it, lightrail-state's ppo-policy). */
