@@ -388,12 +388,53 @@ test_triple_by_hand(void)
     lr_jenv_free(t);
 }
 
+/* With 6 GPUs free in each DC, a 16-GPU job fits no DC and no pair (8
+ * + 8) but a triple (5 + 5 + 6): greedy takes the fastest triple, and
+ * without triples the job is blocked. */
+static void
+test_only_a_triple_fits(void)
+{
+    for (int with = 0; with < 2; with++) {
+        struct lr_jenv_config c = config(with);
+        struct lr_jenv *t = make(ring, cl, &c);
+        int used[3] = { 10, 10, 10 }, nw;
+        char err[256];
+        lr_jenv_occupancy(t, &nw);      /* for the words per link */
+        uint64_t *empty = calloc((size_t) ring->n_links * nw, sizeof *empty);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(empty);
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_set_state(t, used, empty, nw, err,
+                                                sizeof err), 0);
+        int n = lr_jenv_present(t, 0, 3);
+        struct lr_rng rng;
+        lr_rng_seed(&rng, 1);
+        int a = lr_jenv_greedy.choose(NULL, t, lr_jenv_mask(t), &rng);
+        if (!with) {
+            CU_ASSERT_EQUAL(n, 0);
+            CU_ASSERT_EQUAL(a, -1);
+        } else {
+            CU_ASSERT(n > 0);
+            CU_ASSERT_FATAL(a >= 0);
+            CU_ASSERT_EQUAL(lr_jenv_cand(t, a)->n_dcs, 3);
+            for (int b = 0; b < lr_jenv_n_cands(t); b++) {
+                if (lr_jenv_mask(t)[b])
+                    CU_ASSERT(lr_jenv_cand(t, b)->n_dcs == 3
+                              && lr_jenv_cand_time(t, b)
+                                 >= lr_jenv_cand_time(t, a));
+            }
+        }
+        free(empty);
+        lr_jenv_free(t);
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "candidates: pairs unchanged, triples after", test_candidates },
     { "GPU split of a triple", test_gpu_split },
     { "hops sharing a link are left out", test_shared_link },
     { "mask, first fits, caches: randomised", test_mask_and_booking },
     { "one triple by hand", test_triple_by_hand },
+    { "greedy takes a triple when only a triple fits",
+      test_only_a_triple_fits },
     CU_TEST_INFO_NULL,
 };
 

@@ -6,8 +6,8 @@
  * results.
  *
  * Cases: the metro example (3 DCs, 57 candidates), NSFNET with six DCs
- * (276 candidates) and NSFNET/6 with the shares 1/4,1/2 (546
- * candidates); the job mix of `lightrail sim` and `train` by default
+ * (276 candidates), NSFNET/6 with the shares 1/4,1/2 (546 candidates),
+ * and the metro and NSFNET/6 with triples (111 and 1,356 candidates); the job mix of `lightrail sim` and `train` by default
  * (bert-large, gpt-1.9b, llama2-7b on 4, 8, 16 GPUs, B = 32, b = 1,
  * K = 3): 9 classes.  For each, the median of R runs of this thread's
  * CPU time (CLOCK_THREAD_CPUTIME_ID: the machine is shared, and wall
@@ -54,8 +54,8 @@ clock_s(clockid_t id)
  * 'dump', writes the T table of the last run.  Returns 0 or 1. */
 static int
 bench_case(struct ly_ctx *ctx, const char *label, const char *topo_path,
-           const char *cluster_path, const char *splits, int runs,
-           FILE *dump)
+           const char *cluster_path, const char *splits, bool triples,
+           int runs, FILE *dump)
 {
     char err[1024];
     struct bench_jenv_case b;
@@ -64,6 +64,7 @@ bench_case(struct ly_ctx *ctx, const char *label, const char *topo_path,
     if (bench_jenv_case_load(ctx, "lr-bench-jenv", topo_path, cluster_path, &b))
         goto out;
     c = b.cfg;
+    c.triples = triples;
     if (splits) {
         c.n_splits = lr_jenv_splits_parse(splits, c.splits, err, sizeof err);
         if (c.n_splits < 0) {
@@ -258,9 +259,13 @@ main(int argc, char **argv)
            "K 3; ms of this thread's CPU time and wall clock\n"
            "| case | candidates | plans | CPU ms | wall ms | plans/s (CPU) |\n"
            "|---|---:|---:|---:|---:|---:|\n", runs);
-    int rc = bench_case(ctx, "metro", mt, mc, NULL, runs, dump)
-             || bench_case(ctx, "nsfnet6", nt, nc, NULL, runs, dump)
-             || bench_case(ctx, "nsfnet6-splits", nt, nc, "1/4,1/2", runs,
+    int rc = bench_case(ctx, "metro", mt, mc, NULL, false, runs, dump)
+             || bench_case(ctx, "nsfnet6", nt, nc, NULL, false, runs, dump)
+             || bench_case(ctx, "nsfnet6-splits", nt, nc, "1/4,1/2", false,
+                           runs, dump)
+             || bench_case(ctx, "metro-triples", mt, mc, NULL, true, runs,
+                           dump)
+             || bench_case(ctx, "nsfnet6-triples", nt, nc, NULL, true, runs,
                            dump);
     if (!rc) {
         printf("\n# rollouts: nsfnet6, work mode, 2.75 E, state after 500 "
