@@ -521,6 +521,12 @@ ppo_prepare(struct lr_ctl *c, const struct lr_intent *in, double *work,
         snprintf(why, len, "out of memory");
         return -1;
     }
+    /* The load as the intents show it, this one included (it is
+     * counted in c->arrivals once taken, submit_begin). */
+    struct lr_rate r = c->arrivals;
+    lr_rate_add(&r, fmax((double) ctl_now_ms(c) / 1000, r.last));
+    lr_ctl_ppo_set_load(c->ppo, lr_rate_get(&r, r.last)
+                                * lr_ctl_ppo_mean_job_s(c->ppo));
     int n = lr_ctl_ppo_prepare(c->ppo, c->gpus_used, c->rsa->sp->occ,
                                c->rsa->sp->nw, run, n_run, mi, di,
                                in->iterations, work, why, len);
@@ -1060,6 +1066,9 @@ submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
     job->phase = LR_JOB_SUBMITTED;
     int rc = admit(c, model, job, dec, err, errlen);
     lr_model_free(model);
+    /* An arrival, placed, blocked or failed alike. */
+    lr_rate_add(&c->arrivals, fmax((double) job->created_ms / 1000,
+                                   c->arrivals.last));
     if (rc)
         return rc;
 
@@ -1732,6 +1741,10 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
             goto fail;
         }
     }
+    double mean = cfg->ppo_mean_job_s > 0 && isfinite(cfg->ppo_mean_job_s)
+                  ? cfg->ppo_mean_job_s : LR_CTL_PPO_MEAN_JOB_S;
+    lr_rate_reset(&c->arrivals, (double) ctl_now_ms(c) / 1000,
+                  LR_JENV_LOAD_TAU * mean, LR_JENV_LOAD_WARM * mean);
     if (cfg->ppo_policy && !cfg->inspect) {
         if (!(c->ppo_path = strdup(cfg->ppo_policy))) {
             rc = lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
@@ -1832,6 +1845,7 @@ lr_ctl_ppo_info(const struct lr_ctl *c, struct lr_ctl_ppo_info *info)
         info->known_work = m->known_work;
         info->held_work = m->held_work;
         info->triples = m->triples;
+        info->observe_load = m->observe_load;
         info->topology = m->topology;
         info->teacher = m->teacher[0] ? m->teacher : NULL;
         info->command = m->command;

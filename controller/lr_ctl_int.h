@@ -19,6 +19,7 @@
 
 #include "controller/lr_ctl.h"
 #include "controller/lr_job.h"
+#include "planner/lr_rate.h"
 #include "planner/lr_timemodel.h"
 #include "planner/lr_topo.h"
 #include "southbound/sb_driver.h"
@@ -91,6 +92,10 @@ struct lr_ctl {
     unsigned long ppo_reloads;
     const struct lr_jenv_policy *ppo_base;
     void *ppo_base_arg;
+    /* Every intent taken for planning, at ctl_now_ms in seconds, for the
+     * load a policy with observe-load=1 is shown (tau and warm-up in
+     * ppo-mean-job-s; lr_rate.h). */
+    struct lr_rate arrivals;
     long long (*clock_ms)(void *);    /* lr_ctl_config's, or NULL */
     void *clock_arg;
     /* Device work begun and not yet ended (lr_ctl_op_end), newest

@@ -22,6 +22,7 @@ struct lr_ctl_ppo {
     struct lr_jenv *env;              /* NULL: not bound or unusable */
     float *obs;
     double mean_job_s;                /* ppo-mean-job-s, seconds */
+    double load;                      /* lr_ctl_ppo_set_load's */
     bool mix_ok;                      /* the file's job mix parsed */
     char why[768];                    /* empty: usable */
     /* ppo-rollout: set by lr_ctl_ppo_set_rollout, built by bind. */
@@ -72,6 +73,8 @@ parse_mix(struct lr_ctl_ppo *p)
         .held_work = p->meta.held_work,
         /* Chains over three DCs: admit_ppo books both hops. */
         .triples = p->meta.triples,
+        /* One more observation: the load, lr_ctl_ppo_set_load's. */
+        .observe_load = p->meta.observe_load,
     };
     memcpy(c->splits, p->meta.splits, sizeof c->splits);
     snprintf(buf, sizeof buf, "%s", p->meta.models);
@@ -257,6 +260,12 @@ lr_ctl_ppo_mean_job_s(const struct lr_ctl_ppo *p)
     return p->mean_job_s;
 }
 
+void
+lr_ctl_ppo_set_load(struct lr_ctl_ppo *p, double load)
+{
+    p->load = load >= 0 && isfinite(load) ? load : 0;
+}
+
 const char *
 lr_ctl_ppo_rollout_note(const struct lr_ctl_ppo *p)
 {
@@ -337,6 +346,9 @@ lr_ctl_ppo_prepare(struct lr_ctl_ppo *p, const int *used, const uint64_t *occ,
         && lr_jenv_set_running(p->env, running, n_running, why, len))
         return -1;
     int n = lr_jenv_present(p->env, model, demand);
+    if (n > 0 && p->meta.observe_load
+        && lr_jenv_set_load_estimate(p->env, p->load))
+        n = -1;
     if (n > 0 && p->meta.known_work) {
         /* T_ref is the class's, read once the class is pending; then
          * the pending job gets its work.  X is positive and finite:

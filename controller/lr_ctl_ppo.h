@@ -146,6 +146,11 @@ bool lr_ctl_ppo_has_rollout(const struct lr_ctl_ppo *);
 bool lr_ctl_ppo_reads_running(const struct lr_ctl_ppo *);
 /* ppo-mean-job-s in seconds: the policy's unit of time. */
 double lr_ctl_ppo_mean_job_s(const struct lr_ctl_ppo *);
+/* The offered load (Erlang, >= 0) the next lr_ctl_ppo_prepare shows a
+ * policy that observes it (observe-load=1 in its file; others ignore
+ * it): lightraild's estimate from its intents' arrival times, the one
+ * lr_jenv_load_estimate() keeps in simulation (planner/lr_rate.h). */
+void lr_ctl_ppo_set_load(struct lr_ctl_ppo *, double load);
 /* What the last decision's rollout did, for the job's note: "" when it
  * ran no futures (none configured, a small job, one alternative). */
 const char *lr_ctl_ppo_rollout_note(const struct lr_ctl_ppo *);
@@ -166,7 +171,7 @@ struct lr_ctl_ppo_info {
     bool loaded;
     uint64_t checksum;         /* its FNV-1a 64 trailer */
     const char *holding;       /* "exp" or "work" */
-    bool refuse, known_work, held_work, triples;
+    bool refuse, known_work, held_work, triples, observe_load;
     const char *topology, *command;
     const char *teacher;       /* NULL: PPO alone, no imitation */
 };

@@ -11,6 +11,7 @@
 #include "planner/lr_jenv.h"
 #include "planner/lr_ksp.h"
 #include "planner/lr_modulation.h"
+#include "planner/lr_rate.h"
 #include "planner/lr_spectrum.h"
 
 const int lr_jenv_tier_gbps[LR_JENV_N_TIERS] = { 100, 200, 400 };
@@ -92,6 +93,7 @@ struct lr_jenv {
     bool done, counting;
     int job_model, job_demand, job_origin;
     double job_hold;
+    struct lr_rate arrivals;      /* the load estimate's count */
     unsigned sp_version, routes_version;
     uint8_t *mask;
     struct active *act;           /* binary min-heap by dep */
@@ -1120,6 +1122,7 @@ advance(struct lr_jenv *e)
             release(e, &a);
         }
         advance_to(e, t);
+        lr_rate_add(&e->arrivals, t);
         if (e->n_arr++ == e->warmup) {
             e->counting = true;
             e->t0 = e->now;
@@ -1142,6 +1145,8 @@ lr_jenv_reset_limit(struct lr_jenv *e, uint64_t seed, long warmup, long limit)
     memset(e->used, 0, sizeof e->used);
     e->now = 0;
     e->n_arr = 0;
+    lr_rate_reset(&e->arrivals, 0, LR_JENV_LOAD_TAU * e->cfg.holding,
+                  LR_JENV_LOAD_WARM * e->cfg.holding);
     e->warmup = warmup < 0 ? 0 : warmup;
     e->trace_pos = 0;
     e->limit = limit;
@@ -1493,13 +1498,29 @@ lr_jenv_mask(const struct lr_jenv *e)
     return e->mask;
 }
 
+double
+lr_jenv_load_estimate(const struct lr_jenv *e)
+{
+    return lr_rate_get(&e->arrivals, e->now) * e->cfg.holding;
+}
+
+int
+lr_jenv_set_load_estimate(struct lr_jenv *e, double load)
+{
+    if (!(load >= 0) || !isfinite(load))
+        return EINVAL;
+    lr_rate_set(&e->arrivals, e->now, load / e->cfg.holding);
+    return 0;
+}
+
 int
 lr_jenv_obs_size(const struct lr_jenv *e)
 {
     return e->n_dcs + e->cfg.n_models + e->cfg.n_demands
            + e->n_dcs * e->n_dcs * e->k * 2 + e->n_cands
            + (e->cfg.refuse ? 1 : 0) + (e->cfg.known_work ? 1 : 0)
-           + (e->cfg.held_work ? e->n_dcs : 0);
+           + (e->cfg.held_work ? e->n_dcs : 0)
+           + (e->cfg.observe_load ? 1 : 0);
 }
 
 void
@@ -1546,6 +1567,8 @@ lr_jenv_observe(const struct lr_jenv *e, float *o)
         for (int d = 0; d < e->n_dcs; d++)
             *o++ = (float) log1p(held[d] / (e->dc_gpus[d] * e->cfg.holding));
     }
+    if (e->cfg.observe_load)
+        *o++ = (float) log1p(lr_jenv_load_estimate(e));
 }
 
 int

@@ -193,7 +193,19 @@ struct lr_jenv_config {
     /* Adds the candidates over three DCs (above).  Off: the action space
      * and every result before triples. */
     bool triples;
+    /* Adds one observation feature: the offered load as the arrivals so
+     * far show it (lr_jenv_load_estimate, below), for a policy trained
+     * over a range of loads.  Off: the observation of every policy
+     * before it. */
+    bool observe_load;
 };
+
+/* The time constant of the load estimate, in mean holding times h: the
+ * arrivals of the last few hundred h weigh most (at 1 E, about 100
+ * arrivals per time constant: a relative spread of about 7%); and its
+ * warm-up (lr_rate.h: for the first 10 h after a reset it reads low). */
+#define LR_JENV_LOAD_TAU 100.0
+#define LR_JENV_LOAD_WARM 10.0
 
 /* One entry of the action space. */
 #define LR_JENV_MAX_CHAIN 3
@@ -308,6 +320,19 @@ const struct lr_jenv_cand *lr_jenv_cand(const struct lr_jenv *, int action);
  * next step. */
 const uint8_t *lr_jenv_mask(const struct lr_jenv *);
 
+/* The offered load (Erlang) the arrivals so far show: lambda^ h, lambda^
+ * the arrival rate of lr_rate.h (an exponentially weighted count of
+ * arrivals with time constant tau = LR_JENV_LOAD_TAU h, corrected for
+ * its start at the reset: unbiased for Poisson arrivals of any constant
+ * rate after the warm-up of LR_JENV_LOAD_WARM h).  Every arrival counts, blocked ones too; 0 before the first.
+ * Kept by clones and forks; O(1) per arrival. */
+double lr_jenv_load_estimate(const struct lr_jenv *);
+/* Makes the estimate read 'load' now, as if arrivals at that rate had
+ * always come (a mirror: lightraild's own estimate of its intents);
+ * later arrivals of a fork update it as above.  0, or EINVAL (nothing
+ * changed) unless load >= 0 and finite. */
+int lr_jenv_set_load_estimate(struct lr_jenv *, double load);
+
 /* Observation (lr_jenv_obs_size() floats), features in this order:
  *   per DC: free GPUs / GPUs;
  *   the job: one-hot model, one-hot demand;
@@ -324,7 +349,8 @@ const uint8_t *lr_jenv_mask(const struct lr_jenv *);
  *     still hold in d over the DC's GPUs times the mean holding time (a
  *     DC full of jobs of the mean length just started: 1).  Known-work
  *     ends are the real ones; a mirror's come from lr_jenv_set_running.
- *     O(running jobs) per observation. */
+ *     O(running jobs) per observation;
+ *   with observe_load only: log(1 + lr_jenv_load_estimate()). */
 int lr_jenv_obs_size(const struct lr_jenv *);
 void lr_jenv_observe(const struct lr_jenv *, float *obs);
 

@@ -4,8 +4,8 @@
 # (with the default --envs and with --envs 4),
 # sim runs the policy, and a corrupt, foreign or mismatched policy file is
 # refused with a reason (exit 2) while the good one is left untouched;
-# --splits and --triples are recorded, read back, and checked; imitation
-# of a teacher
+# --splits, --triples and --observe-load are recorded, read back, and
+# checked; imitation of a teacher
 # (--teacher, --imitate) before PPO, its refusal labels weighed
 # (--refusal-weight); a range of training loads (--load FROM:TO);
 # standardised observations (--norm-obs) and scaled rewards
@@ -226,6 +226,37 @@ if $TRAIN --seed 3 --triples --out "$tmp/tr.pol" 2> "$tmp/err"; then
     expect_bad "the agent has" $S --policy-file "$tmp/trold.pol"
 else
     notok "train --triples failed: $(cat "$tmp/err")"
+fi
+# The load observed: recorded as observe-load=1 with one observation
+# more; sim gives the agent its estimate; average refuses to mix; a file
+# whose key is dropped is refused by its size.
+grep -q '^observe-load=' "$tmp/w.pol" \
+    && notok "observe-load= written without --observe-load" \
+    || ok "no observe-load= line without --observe-load"
+if $TRAIN --seed 3 --observe-load --load 1.5:2.5 --out "$tmp/ol.pol" \
+       2> "$tmp/err"; then
+    n0=$(sed -n 's/^n-obs=//p' "$tmp/a.pol")
+    n1=$(sed -n 's/^n-obs=//p' "$tmp/ol.pol")
+    grep -q '^observe-load=1$' "$tmp/ol.pol" && [ "$n1" = $((n0 + 1)) ] \
+        && ok "observe-load=1 recorded, $n1 observations ($n0 without)" \
+        || notok "observe-load header: $(grep -a '^observe-load=\|^n-' "$tmp/ol.pol")"
+    if $S --policy-file "$tmp/ol.pol" --policy greedy --format json \
+           > "$tmp/ol.json" \
+       && jq -s -e 'length == 2 and .[1].policy == "ppo"' "$tmp/ol.json" \
+           > /dev/null; then
+        ok "sim runs a policy that observes the load"
+    else
+        notok "sim with an observe-load policy: $(cat "$tmp/ol.json")"
+    fi
+    expect_bad "its observe-load differs" \
+        $LIGHTRAIL average --out "$tmp/avg-ol.pol" "$tmp/ol.pol" "$tmp/a.pol"
+    reseal "$tmp/ol.pol" "$tmp/olbad.pol" 's/^observe-load=1$/observe-load=0/'
+    expect_bad "header key 'observe-load' missing or invalid" \
+        $S --policy-file "$tmp/olbad.pol"
+    reseal "$tmp/ol.pol" "$tmp/olold.pol" '/^observe-load=/d'
+    expect_bad "the agent has" $S --policy-file "$tmp/olold.pol"
+else
+    notok "train --observe-load failed: $(cat "$tmp/err")"
 fi
 if $S --policy-file "$tmp/w.pol" --splits 1/2 --format json > "$tmp/w2.json" \
    && cmp -s "$tmp/w2.json" "$tmp/w.json" \

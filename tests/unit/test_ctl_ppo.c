@@ -14,6 +14,8 @@
  *     job with its candidate's actual GPU counts;
  *   - a policy with triples (triples=1) places a job over three DCs with
  *     four lightpaths;
+ *   - a policy that observes the load (observe-load=1) is shown the load
+ *     of the intents' arrival times (a fake clock);
  *   - with ppo-rollout, decisions taken on a thread of their own
  *     (lr_ctl_decide_begin) are those taken on the caller's, one at a
  *     time, and are checked against the state when they end.
@@ -754,6 +756,154 @@ test_triples_policy(void)
     write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
                         pick, 0, false);
     check_bad_policy(path, "actions, this network gives");
+    lr_jenv_free(env);
+    for (int i = 0; i < 3; i++)
+        lr_model_free(models[i]);
+}
+
+/* ---- a policy that observes the load (observe-load=1) ---- */
+
+static long long fake_ms;
+
+static long long
+fake_clock(void *arg)
+{
+    (void) arg;
+    return fake_ms;
+}
+
+/* A policy file for the metro's job mix with observe_load whose actor
+ * reads only the last observation, log(1 + load): its logit for 'pick'
+ * exceeds that for 'other' by 100 (tanh(tanh(x)) - tanh(tanh(log(1 +
+ * 'load_star')))), every other logit 0; it takes 'pick' above the load
+ * load_star and 'other' below. */
+static void
+write_load_policy(const char *path, int n_obs, int n_act, int pick,
+                  int other, double load_star)
+{
+    struct lr_policy_meta meta;
+    struct lr_ppo *agent = NULL, *r = NULL;
+    char err[512];
+    CU_ASSERT_EQUAL_FATAL(lr_policy_load(src("examples/policies/metro.pol"),
+                                         &meta, &agent, err, sizeof err), 0);
+    meta.observe_load = true;
+    meta.n_obs = n_obs;
+    meta.n_act = n_act;
+    struct lr_ppo_config pc;
+    lr_ppo_defaults(&pc, n_obs, n_act);
+    pc.seed = 1;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&pc, &r), 0);
+    struct lr_mlp *a = r->actor;
+    CU_ASSERT_EQUAL_FATAL(a->n_layers, 3);
+    int h1 = a->sizes[1], h2 = a->sizes[2];
+    memset(a->params, 0, (size_t) a->n_params * sizeof *a->params);
+    double *w0 = a->params, *w1 = w0 + (size_t) h1 * n_obs + h1;
+    double *w2 = w1 + (size_t) h2 * h1 + h2, *b2 = w2 + (size_t) n_act * h2;
+    w0[n_obs - 1] = 1;                  /* unit 0 of layer 1: x_last */
+    w1[0] = 1;                          /* unit 0 of layer 2: unit 0 */
+    w2[(size_t) pick * h2] = 100;
+    b2[pick] = -100 * tanh(tanh(log1p(load_star))) + 0.5;
+    b2[other] = 0.5;
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &meta, r, err, sizeof err),
+                          0);
+    lr_ppo_free(r);
+    lr_ppo_free(agent);
+}
+
+/* Submits the ppo intent 'name' (bert-large on 4 GPUs) at fake_ms, and
+ * deletes it; returns the candidate of its note, -1 for none. */
+static int
+probe(struct lr_ctl *c, const char *name)
+{
+    char err[1024];
+    struct lr_intent in = intent(name, "bert-large", 4, 4);
+    struct lr_job job;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    int a = -1;
+    if (sscanf(job.note, "ppo: candidate %d,", &a) != 1)
+        a = -1;
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, name, err, sizeof err), 0);
+    return a;
+}
+
+/* lightraild shows such a policy the load its intents' arrival times
+ * give (ppo-mean-job-s 1 s: tau 100 s, warm-up 10 s): one intent in
+ * 10 s reads about 0.1 E, below the policy's 0.5 (other); after 20 more
+ * at 0.1 s apart, about 2 E (pick); 1,000 quiet seconds later (10 tau)
+ * about 0 again (other).  The same agent's file without observe-load=1
+ * is refused for its size. */
+static void
+test_observe_load_policy(void)
+{
+    char err[1024], path[256];
+    struct lr_model *models[3];
+    const char *names[3] = { "bert-large", "gpt-1.9b", "llama2-7b" };
+    struct lr_jenv_config cfg = {
+        .load = 1, .holding = 1, .k = 3, .guard = 1, .block_penalty = 2,
+        .train = { 32, 1, 2 }, .n_models = 3, .n_demands = 3,
+        .demands = { 4, 8, 16 }, .observe_load = true,
+    };
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL_FATAL(lr_model_preset(names[i], &models[i]), 0);
+        cfg.models[i] = models[i];
+    }
+    struct lr_jenv *env = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(topo, cluster, &cfg, &env, err,
+                                      sizeof err), 0);
+    /* other: DC 0 alone; pick: the first pair feasible for the class. */
+    CU_ASSERT_FATAL(lr_jenv_present(env, 0, 0) > 0);
+    int other = 0, pick = -1;
+    CU_ASSERT_FATAL(lr_jenv_mask(env)[other]);
+    for (int a = 0; a < lr_jenv_n_cands(env) && pick < 0; a++)
+        if (lr_jenv_cand(env, a)->n_dcs == 2 && lr_jenv_mask(env)[a])
+            pick = a;
+    CU_ASSERT_FATAL(pick >= 0);
+    snprintf(path, sizeof path, "%s/load.pol", dir);
+    write_load_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
+                      pick, other, 0.5);
+    snprintf(db, sizeof db, "%s/db%d", dir, n_db++);
+    fake_ms = 1000000;
+    struct lr_ctl_config cc = {
+        .ppo_policy = path, .ppo_mean_job_s = 1, .clock_ms = fake_clock,
+    };
+    struct lr_ctl *c = lr_test_ctl_open(&cc);
+    bool usable;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    fake_ms += 500;
+    CU_ASSERT_EQUAL(probe(c, "p0"), other);
+    for (int i = 0; i < 20; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%d", i);
+        fake_ms += 100;
+        /* Every intent counts, whatever it asks for. */
+        struct lr_intent in = intent(name, "bert-large", 4, 4);
+        snprintf(in.algorithm, sizeof in.algorithm, "cdynp");
+        struct lr_job job;
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err),
+                              0);
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, name, err, sizeof err), 0);
+    }
+    fake_ms += 100;
+    CU_ASSERT_EQUAL(probe(c, "p1"), pick);
+    fake_ms += 1000000;
+    CU_ASSERT_EQUAL(probe(c, "p2"), other);
+    struct lr_ctl_ppo_info info;
+    CU_ASSERT_EQUAL(lr_ctl_ppo_info(c, &info), 0);
+    CU_ASSERT(info.observe_load);
+    assert_consistent(c);
+    lr_ctl_free(c);
+    /* Without the key: read as a policy of one observation fewer. */
+    struct lr_policy_meta meta;
+    struct lr_ppo *agent = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_policy_load(path, &meta, &agent, err,
+                                         sizeof err), 0);
+    meta.observe_load = false;
+    snprintf(path, sizeof path, "%s/load-nokey.pol", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &meta, agent, err,
+                                         sizeof err), 0);
+    lr_ppo_free(agent);
+    check_bad_policy(path, "observations");
     lr_jenv_free(env);
     for (int i = 0; i < 3; i++)
         lr_model_free(models[i]);
@@ -1558,6 +1708,8 @@ static CU_TestInfo tests[] = {
       test_splits_policy },
     { "a policy with triples places a chain over three DCs",
       test_triples_policy },
+    { "a policy observing the load sees lightraild's estimate",
+      test_observe_load_policy },
     { "a known-work policy reads the intent's iterations",
       test_known_work_policy },
     { "a known-work policy's decision depends on the work",

@@ -1455,6 +1455,75 @@ test_splits_parse(void)
     CU_ASSERT_PTR_NULL(e);
 }
 
+/* The load estimate: on a trace, the weighted count computed here term
+ * by term; on Poisson arrivals at 3 E, near 3 after 20,000 of them; the
+ * observation's last feature is log(1 + it); a clone and a fork keep it,
+ * and lr_jenv_set_load_estimate makes it read what it is given. */
+static void
+test_load_estimate(void)
+{
+    static const struct lr_jenv_arrival trace[] = {
+        { 1, 0.1, 0, 0, 0 }, { 2, 0.1, 0, 0, 0 }, { 2.5, 0.1, 0, 0, 0 },
+        { 40, 0.1, 0, 0, 0 }, { 300, 0.1, 0, 0, 0 },
+    };
+    struct lr_jenv_config c = config(4);
+    c.trace = trace;
+    c.n_trace = 5;
+    c.holding = 2;                      /* tau = 200 time units */
+    c.observe_load = true;
+    struct lr_jenv *e = make(two, &c);
+    struct lr_jenv_config c0 = c;
+    c0.observe_load = false;
+    struct lr_jenv *e0 = make(two, &c0);
+    CU_ASSERT_EQUAL(lr_jenv_obs_size(e), lr_jenv_obs_size(e0) + 1);
+    int n_obs = lr_jenv_obs_size(e);
+    float *o = malloc((size_t) n_obs * sizeof *o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    double tau = LR_JENV_LOAD_TAU * 2;
+    for (int i = 0; i < 5; i++) {
+        /* The pending job is arrival i: S over arrivals 0..i. */
+        double t = trace[i].t, sum = 0;
+        for (int j = 0; j <= i; j++)
+            sum += exp(-(t - trace[j].t) / tau);
+        double win = fmax(t, LR_JENV_LOAD_WARM * 2);
+        double want = sum / (tau * (1 - exp(-win / tau))) * 2;
+        CU_ASSERT_DOUBLE_EQUAL(lr_jenv_load_estimate(e), want, 1e-9 * want);
+        lr_jenv_observe(e, o);
+        CU_ASSERT_EQUAL(o[n_obs - 1], (float) log1p(want));
+        lr_jenv_step(e, -1);
+    }
+    lr_jenv_free(e);
+    lr_jenv_free(e0);
+    free(o);
+
+    c = config(4);
+    c.load = 3;
+    c.observe_load = true;
+    e = make(two, &c);
+    lr_jenv_reset(e, 5, 0);
+    for (int s = 0; s < 20000; s++)
+        lr_jenv_step(e, -1);            /* refuse all: only arrivals */
+    double est = lr_jenv_load_estimate(e);
+    CU_ASSERT(est > 2.7 && est < 3.3);
+    struct lr_jenv *f = NULL, *g = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &f), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &g), 0);
+    CU_ASSERT_EQUAL(lr_jenv_load_estimate(f), est);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(g, e, 3, 10, KNOWN), 0);
+    CU_ASSERT_EQUAL(lr_jenv_load_estimate(g), est);
+    CU_ASSERT_EQUAL(lr_jenv_set_load_estimate(f, 1.25), 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_load_estimate(f), 1.25, 1e-12);
+    CU_ASSERT_EQUAL(lr_jenv_set_load_estimate(f, -1), EINVAL);
+    CU_ASSERT_EQUAL(lr_jenv_set_load_estimate(f, NAN), EINVAL);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_load_estimate(f), 1.25, 1e-12);
+    /* A fork of a mirror starts from the estimate set. */
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(g, f, 4, 10, KNOWN), 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_jenv_load_estimate(g), 1.25, 1e-12);
+    lr_jenv_free(g);
+    lr_jenv_free(f);
+    lr_jenv_free(e);
+}
+
 static CU_TestInfo tests[] = {
     { "a blocking-only reward: admissions earn 0", test_reward_blocking_only },
     { "known work: the feature, greedy-work's threshold, by hand",
@@ -1493,6 +1562,8 @@ static CU_TestInfo tests[] = {
     { "GPU shares: the default is the environment of before",
       test_splits_default_unchanged },
     { "GPU shares: parsing and bad values", test_splits_parse },
+    { "the load estimate, by hand and on Poisson arrivals",
+      test_load_estimate },
     CU_TEST_INFO_NULL,
 };
 

@@ -775,7 +775,7 @@ test_state_ppo(void)
         .loaded_ms = 1764633600123, .reloads = 2, .loaded = true,
         .checksum = 0x00e3e3c41e24fd8bull, .holding = "work",
         .refuse = true, .known_work = true, .held_work = false,
-        .triples = true,
+        .triples = true, .observe_load = true,
         .topology = "metro", .teacher = "rollout-greedy",
         .command = "lightrail train --seed 1",
     };
@@ -798,6 +798,7 @@ test_state_ppo(void)
     CHECK_VAL(tree, XP("known-work"), "true");
     CHECK_VAL(tree, XP("held-work"), "false");
     CHECK_VAL(tree, XP("triples"), "true");
+    CHECK_VAL(tree, XP("observe-load"), "true");
     CHECK_VAL(tree, XP("teacher"), "rollout-greedy");
     CHECK_VAL(tree, XP("command"), "lightrail train --seed 1");
     lyd_free_all(tree);

@@ -519,6 +519,8 @@ lr_cmd_sim(int argc, char **argv)
             return LR_EXIT_USAGE;
         }
         o.env.triples = meta.triples;
+        /* An agent that observed the load estimate needs it here too. */
+        o.env.observe_load |= meta.observe_load;
         pol[n_pol].p = &lr_ppo_jenv_policy;
         pol[n_pol++].arg = ppo;
     }

@@ -37,7 +37,11 @@ const char lr_jenv_cli_help[] =
 "  --triples           also pipelines over three DCs: a third of the GPUs\n"
 "                      in each (the rest in the last), a lightpath each\n"
 "                      way on both hops, K routes x 3 tiers per ordered\n"
-"                      triple (default: one or two DCs)\n";
+"                      triple (default: one or two DCs)\n"
+"  --observe-load      PPO also observes the offered load as the arrivals\n"
+"                      so far show it (an estimate over about 100 mean\n"
+"                      holding times), for training over a range of\n"
+"                      loads, --load FROM:TO (default: not)\n";
 
 const char *
 lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
@@ -89,6 +93,9 @@ lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
     case LR_JENV_O_TRIPLES:
         o->triples = true;
         return NULL;
+    case LR_JENV_O_OBSERVE_LOAD:
+        o->observe_load = true;
+        return NULL;
     }
     return "not an environment option";
 }
@@ -127,7 +134,7 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
         .refuse = o->refuse, .n_splits = o->n_splits,
         .known_work = o->known_work, .held_work = o->held_work,
         .reward_blocking_only = o->reward_blocking_only, .k = o->k,
-        .triples = o->triples,
+        .triples = o->triples, .observe_load = o->observe_load,
         .guard = 1,
         .block_penalty = o->block_penalty,
         .train = { .batch = o->batch, .micro = o->micro, .elem_bytes = 2 },
