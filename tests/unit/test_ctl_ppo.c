@@ -566,6 +566,72 @@ test_reload_policy(void)
  * +100 (the argmax whenever it is feasible); n_splits_written = 0 writes
  * the header without the key (the agent then fits no environment the
  * file describes). */
+/* The environment a policy file for the metro's job mix describes:
+ * 'cfg' with its own options (shares, triples, the load observed) and
+ * the mix's common ones filled in; 'models' receives the presets, which
+ * mix_env_free() frees with it. */
+static struct lr_jenv *
+mix_env(struct lr_jenv_config cfg, struct lr_model *models[3])
+{
+    static const char *const names[3] = {
+        "bert-large", "gpt-1.9b", "llama2-7b",
+    };
+    char err[1024];
+    cfg.load = cfg.holding = 1;
+    cfg.k = 3;
+    cfg.guard = 1;
+    cfg.block_penalty = 2;
+    cfg.train = (struct lr_train) { 32, 1, 2 };
+    cfg.n_models = cfg.n_demands = 3;
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL_FATAL(lr_model_preset(names[i], &models[i]), 0);
+        cfg.models[i] = models[i];
+        cfg.demands[i] = 4 << i;
+    }
+    struct lr_jenv *env = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(topo, cluster, &cfg, &env, err,
+                                      sizeof err), 0);
+    return env;
+}
+
+static void
+mix_env_free(struct lr_jenv *env, struct lr_model *models[3])
+{
+    lr_jenv_free(env);
+    for (int i = 0; i < 3; i++)
+        lr_model_free(models[i]);
+}
+
+/* A fresh agent (seed 1) for n_obs observations and n_act actions, and
+ * in 'meta' the header of the shipped metro policy (its job mix) with
+ * those sizes; mix_policy_save() writes both and frees the agent. */
+static struct lr_ppo *
+mix_policy_new(struct lr_policy_meta *meta, int n_obs, int n_act)
+{
+    struct lr_ppo *agent = NULL, *r = NULL;
+    char err[512];
+    CU_ASSERT_EQUAL_FATAL(lr_policy_load(src("examples/policies/metro.pol"),
+                                         meta, &agent, err, sizeof err), 0);
+    lr_ppo_free(agent);
+    meta->n_obs = n_obs;
+    meta->n_act = n_act;
+    struct lr_ppo_config pc;
+    lr_ppo_defaults(&pc, n_obs, n_act);
+    pc.seed = 1;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&pc, &r), 0);
+    return r;
+}
+
+static void
+mix_policy_save(const char *path, const struct lr_policy_meta *meta,
+                struct lr_ppo *r)
+{
+    char err[512];
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, meta, r, err, sizeof err),
+                          0);
+    lr_ppo_free(r);
+}
+
 /* A policy file for the metro's job mix whose actor picks candidate
  * 'pick' whenever it is allowed (its output bias), with the header keys
  * of shares {1/4, 1/2} (the first n_splits_written) and triples. */
@@ -574,25 +640,44 @@ write_biased_policy(const char *path, int n_obs, int n_act, int pick,
                     int n_splits_written, bool triples)
 {
     struct lr_policy_meta meta;
-    struct lr_ppo *agent = NULL, *r = NULL;
-    char err[512];
-    CU_ASSERT_EQUAL_FATAL(lr_policy_load(src("examples/policies/metro.pol"),
-                                         &meta, &agent, err, sizeof err), 0);
+    struct lr_ppo *r = mix_policy_new(&meta, n_obs, n_act);
     meta.n_splits = n_splits_written;
     meta.triples = triples;
     meta.splits[0] = (struct lr_jenv_split) { 1, 4 };
     meta.splits[1] = (struct lr_jenv_split) { 1, 2 };
-    meta.n_obs = n_obs;
-    meta.n_act = n_act;
-    struct lr_ppo_config pc;
-    lr_ppo_defaults(&pc, n_obs, n_act);
-    pc.seed = 1;
-    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&pc, &r), 0);
     r->actor->params[r->actor->n_params - n_act + pick] = 100;
-    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &meta, r, err, sizeof err),
-                          0);
-    lr_ppo_free(r);
-    lr_ppo_free(agent);
+    mix_policy_save(path, &meta, r);
+}
+
+/* A controller with the policy of 'path' (usable), and the ppo intent
+ * 'name' for gpt-1.9b on 16 GPUs submitted to it: active, in '*job'. */
+static struct lr_ctl *
+open_and_submit16(const char *path, const char *name, struct lr_job *job)
+{
+    char err[1024];
+    struct lr_ctl *c = open_ctl(path, -1);
+    bool usable;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    struct lr_intent in = intent(name, "gpt-1.9b", 16, 16);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job->phase, LR_JOB_ACTIVE);
+    fprintf(stderr, "(%s) ", job->note);
+    return c;
+}
+
+/* Deletes job 'name', checks that every GPU is free and memory, store
+ * and devices agree before and after, and closes 'c'. */
+static void
+delete_and_close(struct lr_ctl *c, const char *name)
+{
+    char err[1024];
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, name, err, sizeof err), 0);
+    for (int d = 0; d < cluster->n_dcs; d++)
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[d], 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
 }
 
 /* The controller builds the policy's shares and realises an uneven
@@ -601,22 +686,11 @@ write_biased_policy(const char *path, int n_obs, int n_act, int pick,
 static void
 test_splits_policy(void)
 {
-    char err[1024], path[256];
+    char path[256];
     struct lr_model *models[3];
-    const char *names[3] = { "bert-large", "gpt-1.9b", "llama2-7b" };
-    struct lr_jenv_config cfg = {
-        .load = 1, .holding = 1, .k = 3, .guard = 1, .block_penalty = 2,
-        .train = { 32, 1, 2 }, .n_models = 3, .n_demands = 3,
-        .demands = { 4, 8, 16 }, .n_splits = 2,
-        .splits = { { 1, 4 }, { 1, 2 } },
-    };
-    for (int i = 0; i < 3; i++) {
-        CU_ASSERT_EQUAL_FATAL(lr_model_preset(names[i], &models[i]), 0);
-        cfg.models[i] = models[i];
-    }
-    struct lr_jenv *env = NULL;
-    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(topo, cluster, &cfg, &env, err,
-                                      sizeof err), 0);
+    struct lr_jenv *env = mix_env((struct lr_jenv_config) {
+            .n_splits = 2, .splits = { { 1, 4 }, { 1, 2 } },
+        }, models);
     CU_ASSERT_EQUAL(lr_jenv_n_actions(env), 111);
     /* The first share-1/4 candidate feasible for gpt-1.9b on 16 GPUs on
      * the empty network. */
@@ -636,21 +710,14 @@ test_splits_policy(void)
     snprintf(path, sizeof path, "%s/splits.pol", dir);
     write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
                         pick, 2, false);
-    struct lr_ctl *c = open_ctl(path, -1);
-    bool usable;
-    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
-    CU_ASSERT(usable);
-    struct lr_intent in = intent("u1", "gpt-1.9b", 16, 16);
     struct lr_job job;
-    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    struct lr_ctl *c = open_and_submit16(path, "u1", &job);
     char want[256];
     snprintf(want, sizeof want, "ppo: candidate %d, %s (4 GPUs) then %s "
              "(12 GPUs), route %d at %d Gb/s", pick,
              cluster->dcs[cd->dc[0]].name, cluster->dcs[cd->dc[1]].name,
              cd->route, lr_jenv_tier_gbps[cd->tier]);
     CU_ASSERT_STRING_EQUAL(job.note, want);
-    fprintf(stderr, "(%s) ", job.note);
     /* The stages stay within the share: at most 4 and 12, both DCs. */
     CU_ASSERT(job.gpus[cd->dc[0]] >= 1 && job.gpus[cd->dc[0]] <= 4);
     CU_ASSERT(job.gpus[cd->dc[1]] >= 1 && job.gpus[cd->dc[1]] <= 12);
@@ -662,21 +729,14 @@ test_splits_policy(void)
     CU_ASSERT_EQUAL(job.n_lightpaths, 2);
     CU_ASSERT_EQUAL(job.lp[0].from_dc, cd->dc[0]);
     CU_ASSERT_EQUAL(job.lp[0].to_dc, cd->dc[1]);
-    assert_consistent(c);
-    CU_ASSERT_EQUAL(lr_ctl_delete(c, "u1", err, sizeof err), 0);
-    for (int d = 0; d < cluster->n_dcs; d++)
-        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[d], 0);
-    assert_consistent(c);
-    lr_ctl_free(c);
+    delete_and_close(c, "u1");
     /* The same agent in a file without splits=: read as 1/2, 57
      * candidates, refused at start with the reason, CDynP plans. */
     snprintf(path, sizeof path, "%s/splits-nokey.pol", dir);
     write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
                         pick, 0, false);
     check_bad_policy(path, "actions, this network gives");
-    lr_jenv_free(env);
-    for (int i = 0; i < 3; i++)
-        lr_model_free(models[i]);
+    mix_env_free(env, models);
 }
 
 /* A policy with triples: the controller realises a chain over the
@@ -686,21 +746,10 @@ test_splits_policy(void)
 static void
 test_triples_policy(void)
 {
-    char err[1024], path[256];
+    char path[256];
     struct lr_model *models[3];
-    const char *names[3] = { "bert-large", "gpt-1.9b", "llama2-7b" };
-    struct lr_jenv_config cfg = {
-        .load = 1, .holding = 1, .k = 3, .guard = 1, .block_penalty = 2,
-        .train = { 32, 1, 2 }, .n_models = 3, .n_demands = 3,
-        .demands = { 4, 8, 16 }, .triples = true,
-    };
-    for (int i = 0; i < 3; i++) {
-        CU_ASSERT_EQUAL_FATAL(lr_model_preset(names[i], &models[i]), 0);
-        cfg.models[i] = models[i];
-    }
-    struct lr_jenv *env = NULL;
-    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(topo, cluster, &cfg, &env, err,
-                                      sizeof err), 0);
+    struct lr_jenv *env = mix_env(
+        (struct lr_jenv_config) { .triples = true }, models);
     CU_ASSERT_EQUAL(lr_jenv_n_actions(env), 57 + 6 * 3 * 3);
     /* The first triple feasible for gpt-1.9b on 16 GPUs, on the empty
      * network. */
@@ -714,14 +763,8 @@ test_triples_policy(void)
     snprintf(path, sizeof path, "%s/triples.pol", dir);
     write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
                         pick, 0, true);
-    struct lr_ctl *c = open_ctl(path, -1);
-    bool usable;
-    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
-    CU_ASSERT(usable);
-    struct lr_intent in = intent("t1", "gpt-1.9b", 16, 16);
     struct lr_job job;
-    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    struct lr_ctl *c = open_and_submit16(path, "t1", &job);
     char want[512];
     snprintf(want, sizeof want, "ppo: candidate %d, %s (5 GPUs) then %s "
              "(5 GPUs) then %s (6 GPUs), route %d of each hop at %d Gb/s",
@@ -729,7 +772,6 @@ test_triples_policy(void)
              cluster->dcs[cd->dc[2]].name, cd->route,
              lr_jenv_tier_gbps[cd->tier]);
     CU_ASSERT_STRING_EQUAL(job.note, want);
-    fprintf(stderr, "(%s) ", job.note);
     static const int cap[3] = { 5, 5, 6 };
     for (int i = 0; i < 3; i++) {
         CU_ASSERT(job.gpus[cd->dc[i]] >= 1 && job.gpus[cd->dc[i]] <= cap[i]);
@@ -746,19 +788,12 @@ test_triples_policy(void)
         CU_ASSERT_EQUAL(job.lp[i].capacity_gbps,
                         lr_jenv_tier_gbps[cd->tier]);
     }
-    assert_consistent(c);
-    CU_ASSERT_EQUAL(lr_ctl_delete(c, "t1", err, sizeof err), 0);
-    for (int d = 0; d < cluster->n_dcs; d++)
-        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[d], 0);
-    assert_consistent(c);
-    lr_ctl_free(c);
+    delete_and_close(c, "t1");
     snprintf(path, sizeof path, "%s/triples-nokey.pol", dir);
     write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
                         pick, 0, false);
     check_bad_policy(path, "actions, this network gives");
-    lr_jenv_free(env);
-    for (int i = 0; i < 3; i++)
-        lr_model_free(models[i]);
+    mix_env_free(env, models);
 }
 
 /* ---- a policy that observes the load (observe-load=1) ---- */
@@ -782,17 +817,8 @@ write_load_policy(const char *path, int n_obs, int n_act, int pick,
                   int other, double load_star)
 {
     struct lr_policy_meta meta;
-    struct lr_ppo *agent = NULL, *r = NULL;
-    char err[512];
-    CU_ASSERT_EQUAL_FATAL(lr_policy_load(src("examples/policies/metro.pol"),
-                                         &meta, &agent, err, sizeof err), 0);
+    struct lr_ppo *r = mix_policy_new(&meta, n_obs, n_act);
     meta.observe_load = true;
-    meta.n_obs = n_obs;
-    meta.n_act = n_act;
-    struct lr_ppo_config pc;
-    lr_ppo_defaults(&pc, n_obs, n_act);
-    pc.seed = 1;
-    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&pc, &r), 0);
     struct lr_mlp *a = r->actor;
     CU_ASSERT_EQUAL_FATAL(a->n_layers, 3);
     int h1 = a->sizes[1], h2 = a->sizes[2];
@@ -804,10 +830,7 @@ write_load_policy(const char *path, int n_obs, int n_act, int pick,
     w2[(size_t) pick * h2] = 100;
     b2[pick] = -100 * tanh(tanh(log1p(load_star))) + 0.5;
     b2[other] = 0.5;
-    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &meta, r, err, sizeof err),
-                          0);
-    lr_ppo_free(r);
-    lr_ppo_free(agent);
+    mix_policy_save(path, &meta, r);
 }
 
 /* Submits the ppo intent 'name' (bert-large on 4 GPUs) at fake_ms, and
@@ -837,19 +860,8 @@ test_observe_load_policy(void)
 {
     char err[1024], path[256];
     struct lr_model *models[3];
-    const char *names[3] = { "bert-large", "gpt-1.9b", "llama2-7b" };
-    struct lr_jenv_config cfg = {
-        .load = 1, .holding = 1, .k = 3, .guard = 1, .block_penalty = 2,
-        .train = { 32, 1, 2 }, .n_models = 3, .n_demands = 3,
-        .demands = { 4, 8, 16 }, .observe_load = true,
-    };
-    for (int i = 0; i < 3; i++) {
-        CU_ASSERT_EQUAL_FATAL(lr_model_preset(names[i], &models[i]), 0);
-        cfg.models[i] = models[i];
-    }
-    struct lr_jenv *env = NULL;
-    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(topo, cluster, &cfg, &env, err,
-                                      sizeof err), 0);
+    struct lr_jenv *env = mix_env(
+        (struct lr_jenv_config) { .observe_load = true }, models);
     /* other: DC 0 alone; pick: the first pair feasible for the class. */
     CU_ASSERT_FATAL(lr_jenv_present(env, 0, 0) > 0);
     int other = 0, pick = -1;
@@ -904,9 +916,7 @@ test_observe_load_policy(void)
                                          sizeof err), 0);
     lr_ppo_free(agent);
     check_bad_policy(path, "observations");
-    lr_jenv_free(env);
-    for (int i = 0; i < 3; i++)
-        lr_model_free(models[i]);
+    mix_env_free(env, models);
 }
 
 /* ---- a policy trained with known work (known-work=1) ----
