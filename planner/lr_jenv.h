@@ -2,8 +2,9 @@
  * lr_jenv: the joint multi-job environment.  Training jobs arrive at an
  * elastic optical network whose ROADMs host data centers; each admitted
  * job gets GPUs in one, two or (when asked) three DCs, a pipeline-stage
- * partition, and for each boundary between two DCs a lightpath each way.  Policies (baselines, PPO) pick
- * from one shared, fixed, discrete list of candidates with a mask.
+ * partition, and for each boundary between two DCs a lightpath each way.
+ * Policies (baselines, PPO) pick from one shared, fixed, discrete list of
+ * candidates with a mask.
  *
  * Model.
  *   Arrivals: Poisson of rate lambda = load / h.  Holding time, one of
@@ -58,13 +59,15 @@
  *   The stage partition of candidate c for job class (model, g) is
  *   CDynP's (lr_cdynp_plan) with the chain fixed to c's DCs, their GPU
  *   counts, and the inter-DC link of each hop's lightpath (capacity t,
- *   latency 5 us per km of the hop's forward route); T(class, c) is its iteration time
- *   (lr_timemodel), +inf when no partition fits memory.  These do not
- *   depend on the network state (GPUs and slots are reserved whole), so
- *   they are tabulated once in lr_jenv_new(); a step costs O(actions).
+ *   latency 5 us per km of the hop's forward route); T(class, c) is its
+ *   iteration time (lr_timemodel), +inf when no partition fits memory.
+ *   These do not depend on the network state (GPUs and slots are
+ *   reserved whole), so they are tabulated once in lr_jenv_new(); a step
+ *   costs O(actions).
  *   Feasible: T finite, the GPUs free, and for a pair a free block on
- *   both paths (for a triple, on all four).  A job with no feasible candidate is blocked; a policy
- *   may also refuse (action -1).  A departure releases GPUs and slots.
+ *   both paths (for a triple, on all four).  A job with no feasible
+ *   candidate is blocked; a policy may also refuse (action -1).  A
+ *   departure releases GPUs and slots.
  *   Deliberate refusal as an action (lr_jenv_config.refuse, for PPO):
  *     one more action after the candidates, index lr_jenv_refuse_action(),
  *     allowed whenever a job is pending (the mask is never empty then);
@@ -324,8 +327,9 @@ const uint8_t *lr_jenv_mask(const struct lr_jenv *);
  * the arrival rate of lr_rate.h (an exponentially weighted count of
  * arrivals with time constant tau = LR_JENV_LOAD_TAU h, corrected for
  * its start at the reset: unbiased for Poisson arrivals of any constant
- * rate after the warm-up of LR_JENV_LOAD_WARM h).  Every arrival counts, blocked ones too; 0 before the first.
- * Kept by clones and forks; O(1) per arrival. */
+ * rate after the warm-up of LR_JENV_LOAD_WARM h).  Every arrival counts,
+ * blocked ones too; 0 before the first.  Kept by clones and forks; O(1)
+ * per arrival. */
 double lr_jenv_load_estimate(const struct lr_jenv *);
 /* Makes the estimate read 'load' now, as if arrivals at that rate had
  * always come (a mirror: lightraild's own estimate of its intents);
