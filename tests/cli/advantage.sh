@@ -45,6 +45,7 @@ if $A --format json > "$tmp/a.json"; then
     if jq -e '.policy == "greedy" and (.states | length) == 20
               and .blocking > 0 and .blocking < 1 and .samples == 300
               and .horizon == 10 and .gain_per_decision >= 0
+              and .known_work == false and .triples == false
               and ([.states[] | select(.gain < 0 or .gain_se < 0
                     or .base < 0 or .actions < 1)] | length) == 0' \
           "$tmp/a.json" > /dev/null; then
