@@ -181,7 +181,7 @@ fi
 get_state
 if [ "$(pp usable)" = true ] && [ "$(pp checksum)" = "$(trailer "$POLICY")" ] \
    && [ "$(pp holding)" = exp ] && [ "$(pp known-work)" = false ] \
-   && [ "$(pp triples)" = false ] \
+   && [ "$(pp triples)" = false ] && [ "$(pp observe-load)" = false ] \
    && [ "$(pp rollout)" = false ] && [ "$(pp topology)" = metro ] \
    && [ -z "$(pp reason)" ] && pp command | grep -q "^lightrail train " \
    && pp loaded | grep -q '^20[0-9][0-9]-[01][0-9]-[0-3][0-9]T'; then
