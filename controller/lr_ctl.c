@@ -524,8 +524,9 @@ ppo_prepare(struct lr_ctl *c, const struct lr_intent *in, double *work,
     /* The load as the intents show it, this one included (it is
      * counted in c->arrivals once taken, submit_begin). */
     struct lr_rate r = c->arrivals;
-    lr_rate_add(&r, fmax((double) ctl_now_ms(c) / 1000, r.last));
-    lr_ctl_ppo_set_load(c->ppo, lr_rate_get(&r, r.last)
+    double now_s = (double) ctl_now_ms(c) / 1000;
+    lr_rate_add(&r, now_s);
+    lr_ctl_ppo_set_load(c->ppo, lr_rate_get(&r, now_s)
                                 * lr_ctl_ppo_mean_job_s(c->ppo));
     int n = lr_ctl_ppo_prepare(c->ppo, c->gpus_used, c->rsa->sp->occ,
                                c->rsa->sp->nw, run, n_run, mi, di,
@@ -1067,8 +1068,7 @@ submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
     int rc = admit(c, model, job, dec, err, errlen);
     lr_model_free(model);
     /* An arrival, placed, blocked or failed alike. */
-    lr_rate_add(&c->arrivals, fmax((double) job->created_ms / 1000,
-                                   c->arrivals.last));
+    lr_rate_add(&c->arrivals, (double) job->created_ms / 1000);
     if (rc)
         return rc;
 
@@ -1741,8 +1741,7 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
             goto fail;
         }
     }
-    double mean = cfg->ppo_mean_job_s > 0 && isfinite(cfg->ppo_mean_job_s)
-                  ? cfg->ppo_mean_job_s : LR_CTL_PPO_MEAN_JOB_S;
+    double mean = lr_ctl_ppo_mean_job_or_default(cfg->ppo_mean_job_s);
     lr_rate_reset(&c->arrivals, (double) ctl_now_ms(c) / 1000,
                   LR_JENV_LOAD_TAU * mean, LR_JENV_LOAD_WARM * mean);
     if (cfg->ppo_policy && !cfg->inspect) {

@@ -114,8 +114,7 @@ lr_ctl_ppo_open(const char *path, double mean_job_s)
     if (!p)
         return NULL;
     snprintf(p->path, sizeof p->path, "%s", path);
-    p->mean_job_s = mean_job_s > 0 && isfinite(mean_job_s)
-                    ? mean_job_s : LR_CTL_PPO_MEAN_JOB_S;
+    p->mean_job_s = lr_ctl_ppo_mean_job_or_default(mean_job_s);
     p->ro_note = "";
     char err[512];
     if (lr_policy_load(path, &p->meta, &p->agent, err, sizeof err)) {
@@ -252,6 +251,13 @@ bool
 lr_ctl_ppo_reads_running(const struct lr_ctl_ppo *p)
 {
     return p->ro != NULL || (p->env && p->meta.held_work);
+}
+
+double
+lr_ctl_ppo_mean_job_or_default(double mean_job_s)
+{
+    return mean_job_s > 0 && isfinite(mean_job_s) ? mean_job_s
+                                                  : LR_CTL_PPO_MEAN_JOB_S;
 }
 
 double

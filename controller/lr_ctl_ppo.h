@@ -83,6 +83,8 @@ struct lr_ctl_ppo;
 
 /* The default of ppo-mean-job-s (lightrail-config), seconds. */
 #define LR_CTL_PPO_MEAN_JOB_S 3600.0
+/* 'mean_job_s' when positive and finite, else the default above. */
+double lr_ctl_ppo_mean_job_or_default(double mean_job_s);
 
 /* Loads 'path'; on failure the object says why (lr_ctl_ppo_why()).
  * 'mean_job_s' is the duration in seconds the policy's unit of time

@@ -1201,17 +1201,14 @@ lr_jenv_step(struct lr_jenv *e, int action)
         for (int i = 0; i < cd->n_dcs; i++)
             e->used[cd->dc[i]] += a.g[i];
         /* The mask was computed on this very spectrum, and a triple's
-         * hops share no link: these cannot fail.  Every hop's first fit
-         * is read before any is booked (booking marks routes dirty, not
-         * their cached fits, but read first all the same). */
+         * hops share no link: these cannot fail.  Booking a hop marks
+         * routes dirty and leaves their cached first fits as the mask
+         * read them, so the next hop's are still those. */
         for (int h = 0; h + 1 < cd->n_dcs; h++) {
             const struct route *rt = hop_route(e, cd, h);
             a.slots[h] = rt->slots[cd->tier];
             a.first[h][0] = rt->ff_fwd[cd->tier];
             a.first[h][1] = rt->ff_rev[cd->tier];
-        }
-        for (int h = 0; h + 1 < cd->n_dcs; h++) {
-            const struct route *rt = hop_route(e, cd, h);
             lr_spectrum_alloc(e->sp, rt->fwd->links, rt->fwd->n_links,
                               a.first[h][0], a.slots[h]);
             lr_spectrum_alloc(e->sp, rt->rev->links, rt->rev->n_links,

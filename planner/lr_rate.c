@@ -14,6 +14,7 @@ lr_rate_reset(struct lr_rate *r, double t0, double tau, double warm)
 void
 lr_rate_add(struct lr_rate *r, double t)
 {
+    t = fmax(t, r->last);
     r->sum = r->sum * exp(-(t - r->last) / r->tau) + 1;
     r->last = t;
 }
@@ -21,6 +22,7 @@ lr_rate_add(struct lr_rate *r, double t)
 double
 lr_rate_get(const struct lr_rate *r, double t)
 {
+    t = fmax(t, r->last);
     double elapsed = fmax(t - r->t0, r->warm);
     if (!(elapsed > 0) || r->sum == 0)
         return 0;

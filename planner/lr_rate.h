@@ -35,10 +35,12 @@ struct lr_rate {
 /* An empty count from time t0 with time constant tau (> 0) and warm-up
  * w (>= 0). */
 void lr_rate_reset(struct lr_rate *, double t0, double tau, double warm);
-/* One event at time t (>= the last one's). */
+/* One event at time t; a t before the last event's counts as at the
+ * last event's (a clock that stepped back). */
 void lr_rate_add(struct lr_rate *, double t);
-/* lambda^ at time t (>= the last event's): events per unit of time; 0
- * before the first event, or at t0 with w = 0. */
+/* lambda^ at time t, events per unit of time (a t before the last
+ * event's reads as at it); 0 before the first event, or at t0 with
+ * w = 0. */
 double lr_rate_get(const struct lr_rate *, double t);
 /* Makes lambda^ read 'rate' at time t, as if events at that rate had
  * always come (t0 = -inf); later events count on from there. */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "planner/lr_jenv.h"
+#include "planner/lr_rate.h"
 #include "planner/lr_spectrum.h"
 #include "tests/lr_test.h"
 
@@ -1522,6 +1523,21 @@ test_load_estimate(void)
     lr_jenv_free(g);
     lr_jenv_free(f);
     lr_jenv_free(e);
+
+    /* A clock that steps back (lightraild's wall clock): an event before
+     * the last counts as at it, and so does a reading. */
+    struct lr_rate r1, r2;
+    lr_rate_reset(&r1, 0, 10, 0);
+    lr_rate_reset(&r2, 0, 10, 0);
+    lr_rate_add(&r1, 5);
+    lr_rate_add(&r1, 3);
+    lr_rate_add(&r2, 5);
+    lr_rate_add(&r2, 5);
+    CU_ASSERT_EQUAL(r1.sum, r2.sum);
+    CU_ASSERT_EQUAL(r1.last, 5);
+    CU_ASSERT_EQUAL(lr_rate_get(&r1, 4), lr_rate_get(&r2, 5));
+    CU_ASSERT_DOUBLE_EQUAL(lr_rate_get(&r2, 5), 2 / (10 * -expm1(-0.5)),
+                           1e-12);
 }
 
 static CU_TestInfo tests[] = {
