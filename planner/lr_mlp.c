@@ -274,11 +274,9 @@ float_weights(struct lr_mlp *m)
         return;
     const float *p = m->pf;
     for (int i = 0; i < m->n_layers; i++) {
-        int in = m->sizes[i], out = m->sizes[i + 1], ld = pad32(out);
-        float *t = m->pt + m->t_off[i];
-        for (int o = 0; o < out; o++)
-            for (int k = 0; k < in; k++)
-                t[(size_t) k * ld + o] = p[(size_t) o * in + k];
+        int in = m->sizes[i], out = m->sizes[i + 1];
+        lr_simd_transpose(m->pt + m->t_off[i], (size_t) pad32(out), p,
+                          (size_t) out, (size_t) in);
         p += out * (in + 1);
     }
     m->pt_ok = true;

@@ -81,6 +81,13 @@ void lr_simd_tanh_grad(float *g, const float *h, size_t n);
 void lr_simd_to_float(float *to, const double *from, size_t n);
 void lr_simd_to_double(double *to, const float *from, size_t n);
 
+/* t[k ld + o] = w[o in + k] for o < out and k < in: w (out x in, row
+ * major) transposed into rows of ld >= out floats (the columns from out
+ * to ld untouched).  Eight by eight in registers where it can: moving
+ * floats, it gives the same result at any vector width. */
+void lr_simd_transpose(float *t, size_t ld, const float *w, size_t out,
+                       size_t in);
+
 /* acc[i] += x[i], in double. */
 void lr_simd_add_float(double *acc, const float *x, size_t n);
 

@@ -315,6 +315,91 @@ test_logit_grad(void)
         }
 }
 
+/* The masked softmax against the scalar loops it stands for (the
+ * largest allowed logit by "if (mask[a] && z[a] > mx)", lr_simd_exp,
+ * the sum in index order), bit for bit: every length from 1 to 67 (the
+ * eight-lane maximum and its remainder), ties, zeros of both signs as
+ * the maximum, -inf and huge masked logits, all but one masked. */
+static void
+test_masked_softmax_bits(void)
+{
+    enum { N = 67 };
+    double z[N], p[N], q[N];
+    unsigned char mask[N];
+    uint64_t st = 777;
+    bool same = true, found_all = true;
+    for (size_t n = 1; n <= N; n++)
+        for (int rep = 0; rep < 8; rep++) {
+            for (size_t j = 0; j < n; j++) {
+                st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+                int r = (int) (st >> 33) % 16;
+                z[j] = r < 4 ? (double) (r - 2)             /* ties */
+                     : r == 4 ? -0.0 : r == 5 ? 0.0
+                     : r == 6 ? -INFINITY : r == 7 ? 1e300
+                     : (double) (st >> 11) / 9007199254740992.0 * 10 - 7;
+                mask[j] = rep == 7 ? j == n / 2
+                        : (st >> 5) % 4 != 0 || rep == 0;
+                if (rep >= 4 && z[j] > 0)
+                    z[j] = -z[j] - 1;   /* the maximum often a zero */
+            }
+            double mx = -INFINITY;
+            for (size_t j = 0; j < n; j++)
+                if (mask[j] && z[j] > mx)
+                    mx = z[j];
+            double lz = lr_simd_masked_softmax(z, mask, n, p);
+            if (mx == -INFINITY) {
+                found_all = found_all && lz == -INFINITY;
+                continue;
+            }
+            for (size_t j = 0; j < n; j++)
+                q[j] = z[j] - mx;
+            lr_simd_exp(q, n);
+            double s = 0;
+            for (size_t j = 0; j < n; j++) {
+                q[j] = mask[j] ? q[j] : 0;
+                s += q[j];
+            }
+            for (size_t j = 0; j < n; j++)
+                q[j] /= s;
+            double want = mx + log(s);
+            same = same && memcmp(p, q, n * sizeof *p) == 0
+                   && memcmp(&lz, &want, sizeof lz) == 0;
+        }
+    CU_ASSERT(same);
+    CU_ASSERT(found_all);
+}
+
+/* The transpose against its definition, every element, with the
+ * padding columns left as they were: shapes around the 8 x 8 blocks
+ * and the layers' own (64 x 504, 276 x 64). */
+static void
+test_transpose(void)
+{
+    static const size_t outs[] = { 1, 7, 8, 9, 16, 17, 64, 276 };
+    static const size_t ins[] = { 1, 5, 8, 15, 24, 64, 504 };
+    bool ok = true;
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+        for (size_t j = 0; j < sizeof ins / sizeof *ins; j++) {
+            size_t out = outs[i], in = ins[j], ld = (out + 31) / 32 * 32
+                                                   + (j % 2);
+            float *w = malloc(out * in * sizeof *w);
+            float *t = malloc(in * ld * sizeof *t);
+            CU_ASSERT_FATAL(w && t);
+            for (size_t e = 0; e < out * in; e++)
+                w[e] = (float) e + 0.5f;
+            for (size_t e = 0; e < in * ld; e++)
+                t[e] = -1;
+            lr_simd_transpose(t, ld, w, out, in);
+            for (size_t k = 0; k < in; k++)
+                for (size_t o = 0; o < ld; o++)
+                    ok = ok && t[k * ld + o] == (o < out ? w[o * in + k]
+                                                         : -1.0f);
+            free(w);
+            free(t);
+        }
+    CU_ASSERT(ok);
+}
+
 static CU_TestInfo tests[] = {
     { "tanhf: absolute error under 1e-7, special values", test_tanhf },
     { "expf: relative error under 1e-7, clamped", test_expf },
@@ -325,6 +410,9 @@ static CU_TestInfo tests[] = {
     { "Adam: the formula, with and without the float copy", test_adam },
     { "sum of squares in its stated order", test_sum_squares },
     { "logits' gradient = the scalar loop, bit for bit", test_logit_grad },
+    { "masked softmax = the scalar loops, bit for bit",
+      test_masked_softmax_bits },
+    { "transpose: every element, padding untouched", test_transpose },
     CU_TEST_INFO_NULL,
 };
 
