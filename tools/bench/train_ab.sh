@@ -22,6 +22,10 @@ fi
 before=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 after=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 rounds=${3:-5}
+case $rounds in
+    ''|*[!0-9]*|0) echo "train_ab.sh: ROUNDS must be a positive integer" >&2
+                   exit 2 ;;
+esac
 top=$(pwd)
 if [ ! -f "$top/examples/topologies/metro.json" ]; then
     echo "train_ab.sh: run it from the top of the tree" >&2
