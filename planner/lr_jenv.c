@@ -96,6 +96,12 @@ struct lr_jenv {
     struct lr_rate arrivals;      /* the load estimate's count */
     unsigned sp_version, routes_version;
     uint8_t *mask;
+    /* lr_jenv_set_lazy_mask: the mask is computed when first read
+     * (mask_ok false until then), and first_ok holds the first feasible
+     * candidate in by_time's order (-1: none), which the arrival's test
+     * found; -2 when it was not looked for (an eager mask). */
+    bool lazy, mask_ok;
+    int first_ok;
     struct active *act;           /* binary min-heap by dep */
     int n_act, cap_act;
     /* Running jobs given by lr_jenv_set_running: owned by a prototype,
@@ -637,6 +643,8 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     e->dist = malloc((size_t) topo->n_nodes * e->n_dcs * sizeof *e->dist);
     /* One more for the refusal action (used only with cfg.refuse). */
     e->mask = calloc((size_t) e->n_cands + 1, 1);
+    e->mask_ok = true;
+    e->first_ok = -2;
     e->cap_act = e->total_gpus + 1;
     e->act = malloc((size_t) e->cap_act * sizeof *e->act);
     if (!e->T || !e->tref || !e->by_time || !e->ratio || !e->dist
@@ -802,7 +810,9 @@ lr_jenv_fork(struct lr_jenv *dst, const struct lr_jenv *src, uint64_t seed,
     uint8_t *mask = dst->mask;
     struct active *act = dst->act;
     int cap_act = dst->cap_act;
+    bool lazy = dst->lazy;
     *dst = *src;
+    dst->lazy = lazy;
     dst->proto = ps;
     dst->sp = sp;
     dst->routes = routes;
@@ -1019,43 +1029,69 @@ sort_by_time(struct lr_jenv *e, int cls)
     }
 }
 
+/* Whether candidate c is feasible for the pending job (the routes'
+ * caches fresh), T the job's class's row. */
+static inline bool
+cand_ok(const struct lr_jenv *e, int c, const double *T)
+{
+    int g = e->cfg.demands[e->job_demand];
+    const struct lr_jenv_cand *cd = &e->cands[c];
+    bool ok = isfinite(T[c]);
+    if (ok && cd->n_dcs == 1) {
+        ok = e->used[cd->dc[0]] + g <= e->dc_gpus[cd->dc[0]];
+    } else if (ok && cd->n_dcs == 2) {
+        /* T finite: the share gives GPUs on both sides (tabulate). */
+        const struct route *rt = hop_route(e, cd, 0);
+        int g0 = e->split_ga[e->job_demand][cd->split];
+        ok = e->used[cd->dc[0]] + g0 <= e->dc_gpus[cd->dc[0]]
+             && e->used[cd->dc[1]] + (g - g0) <= e->dc_gpus[cd->dc[1]]
+             && rt->ff_fwd[cd->tier] >= 0 && rt->ff_rev[cd->tier] >= 0;
+    } else if (ok) {
+        /* A triple whose T is finite: its hops share no link. */
+        int gs[LR_JENV_MAX_CHAIN];
+        cand_split(e, cd, e->job_demand, gs);
+        for (int i = 0; i < 3; i++)
+            ok = ok && e->used[cd->dc[i]] + gs[i] <= e->dc_gpus[cd->dc[i]];
+        for (int h = 0; h < 2 && ok; h++) {
+            const struct route *rt = hop_route(e, cd, h);
+            ok = rt->ff_fwd[cd->tier] >= 0 && rt->ff_rev[cd->tier] >= 0;
+        }
+    }
+    return ok;
+}
+
 /* Fills the mask of the pending job; returns how many are feasible. */
 static int
 compute_mask(struct lr_jenv *e)
 {
     refresh_routes(e);
-    int g = e->cfg.demands[e->job_demand], n = 0;
-    const int *ga = e->split_ga[e->job_demand];
     const double *T = e->T + (size_t) job_class(e) * e->n_cands;
+    int n = 0;
     for (int c = 0; c < e->n_cands; c++) {
-        const struct lr_jenv_cand *cd = &e->cands[c];
-        bool ok = isfinite(T[c]);
-        if (ok && cd->n_dcs == 1) {
-            ok = e->used[cd->dc[0]] + g <= e->dc_gpus[cd->dc[0]];
-        } else if (ok && cd->n_dcs == 2) {
-            /* T finite: the share gives GPUs on both sides (tabulate). */
-            const struct route *rt = hop_route(e, cd, 0);
-            int g0 = ga[cd->split];
-            ok = e->used[cd->dc[0]] + g0 <= e->dc_gpus[cd->dc[0]]
-                 && e->used[cd->dc[1]] + (g - g0) <= e->dc_gpus[cd->dc[1]]
-                 && rt->ff_fwd[cd->tier] >= 0 && rt->ff_rev[cd->tier] >= 0;
-        } else if (ok) {
-            /* A triple whose T is finite: its hops share no link. */
-            int gs[LR_JENV_MAX_CHAIN];
-            cand_split(e, cd, e->job_demand, gs);
-            for (int i = 0; i < 3; i++)
-                ok = ok && e->used[cd->dc[i]] + gs[i] <= e->dc_gpus[cd->dc[i]];
-            for (int h = 0; h < 2 && ok; h++) {
-                const struct route *rt = hop_route(e, cd, h);
-                ok = rt->ff_fwd[cd->tier] >= 0 && rt->ff_rev[cd->tier] >= 0;
-            }
-        }
+        bool ok = cand_ok(e, c, T);
         e->mask[c] = ok;
         n += ok;
     }
     /* Refusing is offered only when there is something to refuse. */
     e->mask[e->n_cands] = e->cfg.refuse && n > 0;
+    e->mask_ok = true;
     return n;
+}
+
+/* The lazy mask's test at an arrival: the first feasible candidate in
+ * by_time's order (-1: none), the rest of the mask left for when it is
+ * read. */
+static int
+first_feasible(struct lr_jenv *e)
+{
+    refresh_routes(e);
+    const double *T = e->T + (size_t) job_class(e) * e->n_cands;
+    const int *o = e->by_time + (size_t) job_class(e) * e->n_cands;
+    e->mask_ok = false;
+    for (int i = 0; i < e->n_cands; i++)
+        if (cand_ok(e, o[i], T))
+            return o[i];
+    return -1;
 }
 
 const char *
@@ -1113,6 +1149,8 @@ advance(struct lr_jenv *e)
         if ((e->limit && e->n_arr >= e->limit) || !next_arrival(e, &t)) {
             e->done = true;
             memset(e->mask, 0, (size_t) e->n_cands + 1);
+            e->mask_ok = true;
+            e->first_ok = -1;
             return penalty;
         }
         while (e->n_act > 0 && e->act[0].dep <= t) {
@@ -1127,8 +1165,15 @@ advance(struct lr_jenv *e)
             e->counting = true;
             e->t0 = e->now;
         }
-        if (compute_mask(e) > 0)
-            return penalty;
+        if (e->lazy) {
+            e->first_ok = first_feasible(e);
+            if (e->first_ok >= 0)
+                return penalty;
+        } else {
+            e->first_ok = -2;
+            if (compute_mask(e) > 0)
+                return penalty;
+        }
         if (e->counting) {
             e->m_arrivals++;
             e->m_blocked++;
@@ -1176,7 +1221,12 @@ lr_jenv_step(struct lr_jenv *e, int action)
     double r;
     if (e->counting)
         e->m_arrivals++;
-    if (action < 0 || action >= e->n_cands || !e->mask[action]) {
+    bool feasible = action >= 0 && action < e->n_cands
+        && (e->mask_ok ? e->mask[action]
+            : action == e->first_ok
+              || cand_ok(e, action,
+                         e->T + (size_t) job_class(e) * e->n_cands));
+    if (!feasible) {
         /* A refusal (-1, the refusal action, or an infeasible one):
          * nothing is booked. */
         if (e->counting) {
@@ -1415,6 +1465,7 @@ lr_jenv_present(struct lr_jenv *e, int model, int demand)
     e->job_origin = 0;
     e->job_hold = e->cfg.holding;
     e->done = false;
+    e->first_ok = -2;
     return compute_mask(e);
 }
 
@@ -1492,7 +1543,31 @@ lr_jenv_cand(const struct lr_jenv *e, int a)
 const uint8_t *
 lr_jenv_mask(const struct lr_jenv *e)
 {
+    /* A lazy mask is computed on its first read: the environment's own
+     * memory (lr_jenv_new allocates it), changed behind const as a cache
+     * is; nothing observable changes. */
+    if (!e->mask_ok)
+        compute_mask((struct lr_jenv *) e);
     return e->mask;
+}
+
+void
+lr_jenv_set_lazy_mask(struct lr_jenv *e, bool on)
+{
+    e->lazy = on;
+}
+
+int
+lr_jenv_first_feasible(const struct lr_jenv *e)
+{
+    if (e->first_ok != -2)
+        return e->first_ok;
+    const uint8_t *mask = lr_jenv_mask(e);
+    const int *o = lr_jenv_by_time(e);
+    for (int i = 0; i < e->n_cands; i++)
+        if (mask[o[i]])
+            return o[i];
+    return -1;
 }
 
 double
@@ -1536,9 +1611,10 @@ lr_jenv_observe(const struct lr_jenv *e, float *o)
         *o++ = rt->fwd ? rt->max_block : 0;
     }
     const float *ratio = e->ratio + (size_t) job_class(e) * e->n_cands;
+    const uint8_t *mask = lr_jenv_mask(e);
     float best = 0;
     for (int c = 0; c < e->n_cands; c++) {
-        float v = e->mask[c] ? ratio[c] : 0.0f;
+        float v = mask[c] ? ratio[c] : 0.0f;
         best = v > best ? v : best;
         *o++ = v;
     }
@@ -1707,6 +1783,6 @@ lr_jenv_run(struct lr_jenv *e, const struct lr_jenv_policy *p, void *arg,
     lr_rng_seed(&rng, seed + 1000003);
     lr_jenv_reset_limit(e, seed, warmup, arrivals);
     while (!e->done)
-        lr_jenv_step(e, p->choose(arg, e, e->mask, &rng));
+        lr_jenv_step(e, p->choose(arg, e, lr_jenv_mask(e), &rng));
     lr_jenv_metrics(e, out);
 }

@@ -323,6 +323,20 @@ const struct lr_jenv_cand *lr_jenv_cand(const struct lr_jenv *, int action);
  * next step. */
 const uint8_t *lr_jenv_mask(const struct lr_jenv *);
 
+/* The first feasible candidate of the pending job in lr_jenv_by_time()'s
+ * order, greedy's choice; -1 when none is (or no job is pending). */
+int lr_jenv_first_feasible(const struct lr_jenv *);
+
+/* For rollouts (lr_jenv_advantage.h): on, each arrival tests candidates
+ * in lr_jenv_by_time()'s order only until one is feasible (whether the
+ * job is blocked), keeps it for lr_jenv_first_feasible(), and leaves the
+ * rest of the mask to its first read (lr_jenv_mask()).  A base policy
+ * that needs only greedy's choice then never pays for the whole mask (in
+ * a rollout label on NSFNET/6 the whole mask was most of the time).
+ * Every result is the same as with the eager mask, bit for bit.  Off by
+ * default; kept across lr_jenv_fork() into this environment. */
+void lr_jenv_set_lazy_mask(struct lr_jenv *, bool on);
+
 /* The offered load (Erlang) the arrivals so far show: lambda^ h, lambda^
  * the arrival rate of lr_rate.h (an exponentially weighted count of
  * arrivals with time constant tau = LR_JENV_LOAD_TAU h, corrected for
@@ -487,6 +501,10 @@ struct lr_jenv_policy {
      * positive errno value (act[] is then undefined). */
     int (*choose_batch)(void *arg, int n, struct lr_jenv *const *env,
                         int *act);
+    /* choose() takes a NULL mask, and then asks only
+     * lr_jenv_first_feasible(): rollouts of this base run their futures
+     * with lr_jenv_set_lazy_mask() on. */
+    bool lazy_mask;
 };
 
 extern const struct lr_jenv_policy lr_jenv_static, lr_jenv_nearest,

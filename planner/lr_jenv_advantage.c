@@ -21,6 +21,7 @@ futures_one(const struct lr_jenv *e, struct lr_jenv *work,
             enum lr_jenv_fork_mode mode, double *b)
 {
     for (int i = 0; i < n; i++) {
+        lr_jenv_set_lazy_mask(work, base->lazy_mask);
         int rc = lr_jenv_fork(work, e, seed, horizon, mode);
         if (rc)
             return rc;
@@ -28,8 +29,9 @@ futures_one(const struct lr_jenv *e, struct lr_jenv *work,
         lr_rng_seed(&r, seed ^ LR_ADV_POLICY_SALT);
         lr_jenv_step(work, q[i].action);
         while (!lr_jenv_done(work))
-            lr_jenv_step(work, base->choose(base_arg, work,
-                                            lr_jenv_mask(work), &r));
+            lr_jenv_step(work, base->choose(base_arg, work, base->lazy_mask
+                                            ? NULL : lr_jenv_mask(work),
+                                            &r));
         struct lr_jenv_metrics mt;
         lr_jenv_metrics(work, &mt);
         b[i] = (double) mt.blocked;

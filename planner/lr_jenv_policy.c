@@ -133,6 +133,8 @@ greedy_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
     (void) rng;
     /* The least (T, slots, index) among the feasible: the first feasible
      * one in lr_jenv_by_time's order. */
+    if (!mask)
+        return lr_jenv_first_feasible(e);
     const int *order = lr_jenv_by_time(e);
     for (int i = 0; i < lr_jenv_n_cands(e); i++)
         if (mask[order[i]])
@@ -234,38 +236,39 @@ random_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
 
 const struct lr_jenv_policy lr_jenv_static = {
     "static", "first feasible in a fixed order (DC 0 first)",
-    static_choose, NULL,
+    static_choose, NULL, false,
 };
 const struct lr_jenv_policy lr_jenv_nearest = {
-    "nearest", "DCs nearest the job's origin ROADM", nearest_choose, NULL,
+    "nearest", "DCs nearest the job's origin ROADM", nearest_choose, NULL, false,
 };
 const struct lr_jenv_policy lr_jenv_resource = {
     "resource", "most free GPUs left in the fullest chosen DC",
-    resource_choose, NULL,
+    resource_choose, NULL, false,
 };
 const struct lr_jenv_policy lr_jenv_greedy = {
     "greedy", "least predicted iteration time now", greedy_choose, NULL,
+    true,
 };
 const struct lr_jenv_policy lr_jenv_zone = {
     "zone", "fewest DCs, then throughput, delay and spectrum telemetry",
-    zone_choose, NULL,
+    zone_choose, NULL, false,
 };
 const struct lr_jenv_policy lr_jenv_cdynp = {
-    "cdynp", "CDynP's DC chain at 100G, then KSP-FF", cdynp_choose, NULL,
+    "cdynp", "CDynP's DC chain at 100G, then KSP-FF", cdynp_choose, NULL, false,
 };
 const struct lr_jenv_policy lr_jenv_random = {
-    "random", "uniform among the feasible", random_choose, NULL,
+    "random", "uniform among the feasible", random_choose, NULL, false,
 };
 
 const struct lr_jenv_policy lr_jenv_greedy_cap = {
     "greedy-cap", "greedy, but refuses a job slowed more than theta "
-    "(--cap)", greedy_cap_choose, NULL,
+    "(--cap)", greedy_cap_choose, NULL, true,
 };
 
 const struct lr_jenv_policy lr_jenv_greedy_work = {
     "greedy-work", "greedy, but refuses a job that would take more than "
     "theta of the cluster's GPU-time (--work-cap; needs --known-work)",
-    greedy_work_choose, NULL,
+    greedy_work_choose, NULL, true,
 };
 
 const struct lr_jenv_policy *const lr_jenv_policies[] = {

@@ -139,5 +139,5 @@ rollout_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
 const struct lr_jenv_policy lr_jenv_rollout_policy = {
     "rollout",
     "the base policy improved by Monte Carlo rollouts of each alternative",
-    rollout_choose, NULL,
+    rollout_choose, NULL, false,
 };

@@ -822,5 +822,5 @@ ppo_choose_batch(void *arg, int n, struct lr_jenv *const *env, int *act)
 
 const struct lr_jenv_policy lr_ppo_jenv_policy = {
     "ppo", "trained actor, most probable allowed action", ppo_choose,
-    ppo_choose_batch,
+    ppo_choose_batch, false,
 };

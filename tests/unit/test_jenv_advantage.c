@@ -176,7 +176,7 @@ greedy_batch(void *arg, int n, struct lr_jenv *const *env, int *act)
 
 static const struct lr_jenv_policy greedy_side = {
     "greedy-side", "greedy, deciding many futures at once", greedy_one,
-    greedy_batch,
+    greedy_batch, false,
 };
 
 /* Futures side by side give the numbers of futures one at a time,

@@ -5,6 +5,8 @@
  * left out, the mask and each hop's first fit against a brute-force
  * reading of the spectrum, the four lightpaths booked and released, and
  * the incremental route caches against a mirror rebuilt from scratch.
+ * Also the lazy mask of rollouts (lr_jenv_set_lazy_mask), on this
+ * network with and without triples.
  *
  * The instance: a ring of five ROADMs N0..N4 (64 slots a fibre, 10-14
  * km), DCs d0, d1, d2 on N0, N2, N3 with 16 GPUs each; a 4-layer model
@@ -427,6 +429,93 @@ test_only_a_triple_fits(void)
     }
 }
 
+/* A lazy environment against an eager one on the same arrivals, with
+ * and without triples: the same first feasible candidate (greedy's
+ * choice over the eager mask) at every step, the same mask when read,
+ * the same reward for every kind of action (greedy's; another feasible
+ * one, which the lazy step must test itself; an infeasible one; a
+ * refusal), the same network and metrics at the end; and a lazy fork
+ * stepped by greedy without a mask ends as an eager one with it. */
+static void
+test_lazy_mask(void)
+{
+    for (int tri = 0; tri < 2; tri++) {
+        struct lr_jenv_config c = config(tri);
+        struct lr_jenv *e = make(ring, cl, &c), *z = make(ring, cl, &c);
+        lr_jenv_set_lazy_mask(z, true);
+        lr_jenv_reset(e, 21, 0);
+        lr_jenv_reset(z, 21, 0);
+        int n = lr_jenv_n_cands(e), na = lr_jenv_n_actions(e);
+        uint8_t *m = malloc((size_t) na);
+        CU_ASSERT_FATAL(m != NULL);
+        struct lr_rng r;
+        lr_rng_seed(&r, 5);
+        bool first_same = true, mask_same = true, reward_same = true;
+        int steps = 0, others = 0, infeasible = 0;
+        for (; steps < 3000 && !lr_jenv_done(e); steps++) {
+            memcpy(m, lr_jenv_mask(e), (size_t) na);
+            int g = lr_jenv_greedy.choose(NULL, e, m, &r);
+            first_same = first_same && lr_jenv_first_feasible(z) == g
+                         && lr_jenv_first_feasible(e) == g;
+            if (steps % 3 == 0)
+                mask_same = mask_same
+                            && memcmp(lr_jenv_mask(z), m, (size_t) na) == 0;
+            int a = g, pick = (int) lr_rng_below(&r, (uint32_t) n);
+            if (steps % 4 == 1 && m[pick] && pick != g) {
+                a = pick;
+                others++;
+            } else if (steps % 4 == 2 && !m[pick]) {
+                a = pick;
+                infeasible++;
+            } else if (steps % 4 == 3) {
+                a = -1;
+            }
+            double re = lr_jenv_step(e, a), rz = lr_jenv_step(z, a);
+            reward_same = reward_same && memcmp(&re, &rz, sizeof re) == 0;
+        }
+        CU_ASSERT(first_same);
+        CU_ASSERT(mask_same);
+        CU_ASSERT(reward_same);
+        CU_ASSERT(steps > 1000 && others > 50 && infeasible > 50);
+        struct lr_jenv_metrics me, mz;
+        lr_jenv_metrics(e, &me);
+        lr_jenv_metrics(z, &mz);
+        CU_ASSERT(me.blocked == mz.blocked && me.admitted == mz.admitted
+                  && me.blocked > 0);
+        int nw, nw2;
+        const uint64_t *oe = lr_jenv_occupancy(e, &nw);
+        const uint64_t *oz = lr_jenv_occupancy(z, &nw2);
+        CU_ASSERT_FATAL(nw == nw2);
+        CU_ASSERT(memcmp(oe, oz, (size_t) ring->n_links * nw * sizeof *oe)
+                  == 0);
+
+        /* Forks of e: f, lazy, stays lazy when forked into; w, eager. */
+        struct lr_jenv *w = NULL, *f = NULL;
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &w), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &f), 0);
+        lr_jenv_set_lazy_mask(f, true);
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, e, 99, 400,
+                                           LR_JENV_FORK_KNOWN_WORK), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(w, e, 99, 400,
+                                           LR_JENV_FORK_KNOWN_WORK), 0);
+        while (!lr_jenv_done(w)) {
+            lr_jenv_step(w, lr_jenv_greedy.choose(NULL, w, lr_jenv_mask(w),
+                                                  &r));
+            lr_jenv_step(f, lr_jenv_greedy.choose(NULL, f, NULL, &r));
+        }
+        CU_ASSERT(lr_jenv_done(f));
+        lr_jenv_metrics(w, &me);
+        lr_jenv_metrics(f, &mz);
+        CU_ASSERT(me.blocked == mz.blocked && me.admitted == mz.admitted
+                  && me.arrivals == 401 && me.blocked > 0);
+        lr_jenv_free(f);
+        lr_jenv_free(w);
+        free(m);
+        lr_jenv_free(z);
+        lr_jenv_free(e);
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "candidates: pairs unchanged, triples after", test_candidates },
     { "GPU split of a triple", test_gpu_split },
@@ -435,6 +524,7 @@ static CU_TestInfo tests[] = {
     { "one triple by hand", test_triple_by_hand },
     { "greedy takes a triple when only a triple fits",
       test_only_a_triple_fits },
+    { "lazy mask = eager mask, step by step", test_lazy_mask },
     CU_TEST_INFO_NULL,
 };
 

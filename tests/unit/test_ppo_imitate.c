@@ -484,6 +484,7 @@ slowest_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
 
 static const struct lr_jenv_policy slowest = {
     "slowest", "the slowest feasible candidate", slowest_choose, NULL,
+    false,
 };
 
 /* DAgger as lightrail train runs it (one environment): segments of 512

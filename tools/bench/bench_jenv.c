@@ -134,6 +134,7 @@ scan_greedy(void *arg, const struct lr_jenv *e, const uint8_t *mask,
 
 static const struct lr_jenv_policy scan_greedy_policy = {
     "scan-greedy", "greedy by a scan of every candidate", scan_greedy, NULL,
+    false,
 };
 
 #define RO_SAMPLES 20
