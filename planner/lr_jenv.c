@@ -27,6 +27,9 @@ struct route {
     /* The spectrum of a link of fwd or rev changed since the fields above
      * were computed (refresh_routes). */
     bool dirty;
+    /* The first fits are fresh but free_share and max_block are not: a
+     * lazy mask refreshed this route for its first fits alone. */
+    bool obs_stale;
 };
 
 static void sort_by_time(struct lr_jenv *e, int cls);
@@ -969,34 +972,47 @@ runs_first_fit(const uint64_t *free, int nw, const int *m, const bool *want,
     return best;
 }
 
+/* Recomputes route rt's cached first fits from the spectrum, and its
+ * free share and largest block too when 'obs' (what the observation
+ * shows: the rest of the runs to walk and the free slots to count). */
+static void
+refresh_one(struct lr_jenv *e, struct route *rt, bool obs)
+{
+    int nw = e->sp->nw;
+    uint64_t ff[LR_BITS_MAX_WORDS], fr[LR_BITS_MAX_WORDS];
+    rt->dirty = false;
+    rt->obs_stale = !obs;
+    lr_spectrum_path_free(e->sp, rt->fwd->links, rt->fwd->n_links, ff);
+    bool want[LR_JENV_N_TIERS], any = false;
+    for (int t = 0; t < LR_JENV_N_TIERS; t++)
+        want[t] = rt->slots[t] > 0;
+    int best = runs_first_fit(ff, nw, rt->slots, want, rt->ff_fwd, obs);
+    if (obs) {
+        rt->free_share = (float) lr_bits_count(ff, nw) / e->max_slots;
+        rt->max_block = (float) best / e->max_slots;
+    }
+    for (int t = 0; t < LR_JENV_N_TIERS; t++)
+        any |= want[t] = rt->ff_fwd[t] >= 0;
+    if (!any) {
+        for (int t = 0; t < LR_JENV_N_TIERS; t++)
+            rt->ff_rev[t] = -1;
+        return;
+    }
+    lr_spectrum_path_free(e->sp, rt->rev->links, rt->rev->n_links, fr);
+    runs_first_fit(fr, nw, rt->slots, want, rt->ff_rev, false);
+}
+
+/* Every route's caches fresh, the observation's fields included. */
 static void
 refresh_routes(struct lr_jenv *e)
 {
     if (e->routes_version == e->sp_version)
         return;
-    int nw = e->sp->nw, nr = e->n_dcs * e->n_dcs * e->k;
-    uint64_t ff[LR_BITS_MAX_WORDS], fr[LR_BITS_MAX_WORDS];
+    int nr = e->n_dcs * e->n_dcs * e->k;
     for (int i = 0; i < nr; i++) {
         struct route *rt = &e->routes[i];
-        if (!rt->fwd || !rt->dirty)
-            continue;
-        rt->dirty = false;
-        lr_spectrum_path_free(e->sp, rt->fwd->links, rt->fwd->n_links, ff);
-        bool want[LR_JENV_N_TIERS], any = false;
-        for (int t = 0; t < LR_JENV_N_TIERS; t++)
-            want[t] = rt->slots[t] > 0;
-        int best = runs_first_fit(ff, nw, rt->slots, want, rt->ff_fwd, true);
-        rt->free_share = (float) lr_bits_count(ff, nw) / e->max_slots;
-        rt->max_block = (float) best / e->max_slots;
-        for (int t = 0; t < LR_JENV_N_TIERS; t++)
-            any |= want[t] = rt->ff_fwd[t] >= 0;
-        if (!any) {
-            for (int t = 0; t < LR_JENV_N_TIERS; t++)
-                rt->ff_rev[t] = -1;
-            continue;
-        }
-        lr_spectrum_path_free(e->sp, rt->rev->links, rt->rev->n_links, fr);
-        runs_first_fit(fr, nw, rt->slots, want, rt->ff_rev, false);
+        if (rt->fwd && (rt->dirty || rt->obs_stale))
+            refresh_one(e, rt, true);
     }
     e->routes_version = e->sp_version;
 }
@@ -1029,35 +1045,49 @@ sort_by_time(struct lr_jenv *e, int cls)
     }
 }
 
-/* Whether candidate c is feasible for the pending job (the routes'
- * caches fresh), T the job's class's row. */
+/* Whether candidate cd's DCs have the GPUs it takes of the pending
+ * job's demand. */
 static inline bool
-cand_ok(const struct lr_jenv *e, int c, const double *T)
+cand_gpus_ok(const struct lr_jenv *e, const struct lr_jenv_cand *cd)
 {
-    int g = e->cfg.demands[e->job_demand];
+    int gs[LR_JENV_MAX_CHAIN];
+    cand_split(e, cd, e->job_demand, gs);
+    for (int i = 0; i < cd->n_dcs; i++)
+        if (e->used[cd->dc[i]] + gs[i] > e->dc_gpus[cd->dc[i]])
+            return false;
+    return true;
+}
+
+/* Whether hop h of candidate cd has a lightpath of its tier each way
+ * (the route's first fits fresh). */
+static inline bool
+hop_fits(const struct lr_jenv *e, const struct lr_jenv_cand *cd, int h)
+{
+    const struct route *rt = hop_route(e, cd, h);
+    return rt->ff_fwd[cd->tier] >= 0 && rt->ff_rev[cd->tier] >= 0;
+}
+
+/* Whether candidate c is feasible for the pending job, T the job's
+ * class's row: T finite (for a pair, the share gives GPUs on both
+ * sides: tabulate; a triple's hops share no link), the GPUs, a
+ * lightpath on every hop.  With 'lazy' a hop's route is refreshed first
+ * when dirty (its first fits only, refresh_one); without, every route
+ * must be fresh. */
+static inline bool
+cand_ok(struct lr_jenv *e, int c, const double *T, bool lazy)
+{
     const struct lr_jenv_cand *cd = &e->cands[c];
-    bool ok = isfinite(T[c]);
-    if (ok && cd->n_dcs == 1) {
-        ok = e->used[cd->dc[0]] + g <= e->dc_gpus[cd->dc[0]];
-    } else if (ok && cd->n_dcs == 2) {
-        /* T finite: the share gives GPUs on both sides (tabulate). */
-        const struct route *rt = hop_route(e, cd, 0);
-        int g0 = e->split_ga[e->job_demand][cd->split];
-        ok = e->used[cd->dc[0]] + g0 <= e->dc_gpus[cd->dc[0]]
-             && e->used[cd->dc[1]] + (g - g0) <= e->dc_gpus[cd->dc[1]]
-             && rt->ff_fwd[cd->tier] >= 0 && rt->ff_rev[cd->tier] >= 0;
-    } else if (ok) {
-        /* A triple whose T is finite: its hops share no link. */
-        int gs[LR_JENV_MAX_CHAIN];
-        cand_split(e, cd, e->job_demand, gs);
-        for (int i = 0; i < 3; i++)
-            ok = ok && e->used[cd->dc[i]] + gs[i] <= e->dc_gpus[cd->dc[i]];
-        for (int h = 0; h < 2 && ok; h++) {
-            const struct route *rt = hop_route(e, cd, h);
-            ok = rt->ff_fwd[cd->tier] >= 0 && rt->ff_rev[cd->tier] >= 0;
-        }
+    if (!isfinite(T[c]) || !cand_gpus_ok(e, cd))
+        return false;
+    for (int h = 0; h + 1 < cd->n_dcs; h++) {
+        struct route *rt = &e->routes[(h ? cd->pair2 : cd->pair) * e->k
+                                      + cd->route];
+        if (lazy && rt->dirty)
+            refresh_one(e, rt, false);
+        if (!hop_fits(e, cd, h))
+            return false;
     }
-    return ok;
+    return true;
 }
 
 /* Fills the mask of the pending job; returns how many are feasible. */
@@ -1068,7 +1098,7 @@ compute_mask(struct lr_jenv *e)
     const double *T = e->T + (size_t) job_class(e) * e->n_cands;
     int n = 0;
     for (int c = 0; c < e->n_cands; c++) {
-        bool ok = cand_ok(e, c, T);
+        bool ok = cand_ok(e, c, T, false);
         e->mask[c] = ok;
         n += ok;
     }
@@ -1079,17 +1109,17 @@ compute_mask(struct lr_jenv *e)
 }
 
 /* The lazy mask's test at an arrival: the first feasible candidate in
- * by_time's order (-1: none), the rest of the mask left for when it is
- * read. */
+ * by_time's order (-1: none), refreshing only the routes it reads, and
+ * for their first fits only; the rest of the mask and of the caches is
+ * left for when the mask is read. */
 static int
 first_feasible(struct lr_jenv *e)
 {
-    refresh_routes(e);
     const double *T = e->T + (size_t) job_class(e) * e->n_cands;
     const int *o = e->by_time + (size_t) job_class(e) * e->n_cands;
     e->mask_ok = false;
     for (int i = 0; i < e->n_cands; i++)
-        if (cand_ok(e, o[i], T))
+        if (cand_ok(e, o[i], T, true))
             return o[i];
     return -1;
 }
@@ -1225,7 +1255,7 @@ lr_jenv_step(struct lr_jenv *e, int action)
         && (e->mask_ok ? e->mask[action]
             : action == e->first_ok
               || cand_ok(e, action,
-                         e->T + (size_t) job_class(e) * e->n_cands));
+                         e->T + (size_t) job_class(e) * e->n_cands, true));
     if (!feasible) {
         /* A refusal (-1, the refusal action, or an infeasible one):
          * nothing is booked. */
@@ -1482,6 +1512,7 @@ lr_jenv_cand_hop_path(const struct lr_jenv *e, int a, int hop, int dir)
 int
 lr_jenv_cand_hop_first(const struct lr_jenv *e, int a, int hop, int dir)
 {
+    (void) lr_jenv_mask(e);     /* a lazy mask's caches made whole */
     const struct lr_jenv_cand *cd = &e->cands[a];
     if (hop < 0 || hop + 1 >= cd->n_dcs)
         return -1;
@@ -1598,6 +1629,9 @@ lr_jenv_obs_size(const struct lr_jenv *e)
 void
 lr_jenv_observe(const struct lr_jenv *e, float *o)
 {
+    /* First: with a lazy mask, reading it makes the routes' caches whole
+     * (their free shares and largest blocks below). */
+    const uint8_t *mask = lr_jenv_mask(e);
     for (int d = 0; d < e->n_dcs; d++)
         *o++ = (float) (e->dc_gpus[d] - e->used[d]) / e->dc_gpus[d];
     for (int i = 0; i < e->cfg.n_models; i++)
@@ -1611,7 +1645,6 @@ lr_jenv_observe(const struct lr_jenv *e, float *o)
         *o++ = rt->fwd ? rt->max_block : 0;
     }
     const float *ratio = e->ratio + (size_t) job_class(e) * e->n_cands;
-    const uint8_t *mask = lr_jenv_mask(e);
     float best = 0;
     for (int c = 0; c < e->n_cands; c++) {
         float v = mask[c] ? ratio[c] : 0.0f;
@@ -1747,6 +1780,7 @@ lr_jenv_dc_distance(const struct lr_jenv *e, int node, int dc)
 double
 lr_jenv_cand_free_share(const struct lr_jenv *e, int a)
 {
+    (void) lr_jenv_mask(e);     /* a lazy mask's caches made whole */
     const struct lr_jenv_cand *cd = &e->cands[a];
     double share = 1;
     for (int h = 0; h + 1 < cd->n_dcs; h++)

@@ -329,10 +329,14 @@ int lr_jenv_first_feasible(const struct lr_jenv *);
 
 /* For rollouts (lr_jenv_advantage.h): on, each arrival tests candidates
  * in lr_jenv_by_time()'s order only until one is feasible (whether the
- * job is blocked), keeps it for lr_jenv_first_feasible(), and leaves the
- * rest of the mask to its first read (lr_jenv_mask()).  A base policy
- * that needs only greedy's choice then never pays for the whole mask (in
- * a rollout label on NSFNET/6 the whole mask was most of the time).
+ * job is blocked), refreshing the cached first fits of the routes it
+ * reads and no others, keeps it for lr_jenv_first_feasible(), and leaves
+ * the rest of the mask and of the route caches to the mask's first read
+ * (lr_jenv_mask(), which lr_jenv_observe() and the first-fit and
+ * free-share queries make too).  A base policy that needs only greedy's
+ * choice then never pays for the whole mask (in a rollout label on
+ * NSFNET/6 the whole mask and its caches were three quarters of the
+ * time).
  * Every result is the same as with the eager mask, bit for bit.  Off by
  * default; kept across lr_jenv_fork() into this environment. */
 void lr_jenv_set_lazy_mask(struct lr_jenv *, bool on);
