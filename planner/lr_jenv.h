@@ -338,7 +338,9 @@ int lr_jenv_first_feasible(const struct lr_jenv *);
  * NSFNET/6 the whole mask and its caches were three quarters of the
  * time).
  * Every result is the same as with the eager mask, bit for bit.  Off by
- * default; kept across lr_jenv_fork() into this environment. */
+ * default; kept across lr_jenv_fork() into this environment.  A lazy
+ * environment's reads fill its caches: one thread at a time, reads
+ * included. */
 void lr_jenv_set_lazy_mask(struct lr_jenv *, bool on);
 
 /* The offered load (Erlang) the arrivals so far show: lambda^ h, lambda^
