@@ -159,8 +159,8 @@ cand_split(const struct lr_jenv *e, const struct lr_jenv_cand *cd, int di,
 }
 
 /* The route of hop 'h' of candidate 'cd' (a pair's h = 0, a triple's 0
- * or 1). */
-static inline const struct route *
+ * or 1); writable, as the routes are the environment's caches. */
+static inline struct route *
 hop_route(const struct lr_jenv *e, const struct lr_jenv_cand *cd, int h)
 {
     return &e->routes[(h ? cd->pair2 : cd->pair) * e->k + cd->route];
@@ -1080,8 +1080,7 @@ cand_ok(struct lr_jenv *e, int c, const double *T, bool lazy)
     if (!isfinite(T[c]) || !cand_gpus_ok(e, cd))
         return false;
     for (int h = 0; h + 1 < cd->n_dcs; h++) {
-        struct route *rt = &e->routes[(h ? cd->pair2 : cd->pair) * e->k
-                                      + cd->route];
+        struct route *rt = hop_route(e, cd, h);
         if (lazy && rt->dirty)
             refresh_one(e, rt, false);
         if (!hop_fits(e, cd, h))
@@ -1589,16 +1588,20 @@ lr_jenv_set_lazy_mask(struct lr_jenv *e, bool on)
 }
 
 int
-lr_jenv_first_feasible(const struct lr_jenv *e)
+lr_jenv_first_in_mask(const struct lr_jenv *e, const uint8_t *mask)
 {
-    if (e->first_ok != -2)
-        return e->first_ok;
-    const uint8_t *mask = lr_jenv_mask(e);
     const int *o = lr_jenv_by_time(e);
     for (int i = 0; i < e->n_cands; i++)
         if (mask[o[i]])
             return o[i];
     return -1;
+}
+
+int
+lr_jenv_first_feasible(const struct lr_jenv *e)
+{
+    return e->first_ok != -2 ? e->first_ok
+                             : lr_jenv_first_in_mask(e, lr_jenv_mask(e));
 }
 
 double

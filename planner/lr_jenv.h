@@ -324,8 +324,10 @@ const struct lr_jenv_cand *lr_jenv_cand(const struct lr_jenv *, int action);
 const uint8_t *lr_jenv_mask(const struct lr_jenv *);
 
 /* The first feasible candidate of the pending job in lr_jenv_by_time()'s
- * order, greedy's choice; -1 when none is (or no job is pending). */
+ * order, greedy's choice; -1 when none is (or no job is pending).  The
+ * same over a given mask: the first candidate it allows in that order. */
 int lr_jenv_first_feasible(const struct lr_jenv *);
+int lr_jenv_first_in_mask(const struct lr_jenv *, const uint8_t *mask);
 
 /* For rollouts (lr_jenv_advantage.h): on, each arrival tests candidates
  * in lr_jenv_by_time()'s order only until one is feasible (whether the

@@ -133,13 +133,8 @@ greedy_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
     (void) rng;
     /* The least (T, slots, index) among the feasible: the first feasible
      * one in lr_jenv_by_time's order. */
-    if (!mask)
-        return lr_jenv_first_feasible(e);
-    const int *order = lr_jenv_by_time(e);
-    for (int i = 0; i < lr_jenv_n_cands(e); i++)
-        if (mask[order[i]])
-            return order[i];
-    return -1;
+    return mask ? lr_jenv_first_in_mask(e, mask)
+                : lr_jenv_first_feasible(e);
 }
 
 /* Higher is better: throughput, delay and spectrum headroom in [0, 1]
