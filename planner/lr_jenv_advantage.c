@@ -20,8 +20,8 @@ futures_one(const struct lr_jenv *e, struct lr_jenv *work,
             const struct lr_jenv_q *q, int n, long horizon, uint64_t seed,
             enum lr_jenv_fork_mode mode, double *b)
 {
+    lr_jenv_set_lazy_mask(work, base->lazy_mask);   /* kept by forks */
     for (int i = 0; i < n; i++) {
-        lr_jenv_set_lazy_mask(work, base->lazy_mask);
         int rc = lr_jenv_fork(work, e, seed, horizon, mode);
         if (rc)
             return rc;
@@ -51,6 +51,8 @@ futures_batch(const struct lr_jenv *e, struct lr_jenv *const *work,
 {
     int w = g * n;
     for (int x = 0; x < w; x++) {
+        /* Whatever an earlier base left: choose_batch reads the masks. */
+        lr_jenv_set_lazy_mask(work[x], base->lazy_mask);
         int rc = lr_jenv_fork(work[x], e, seed + (uint64_t) (x / n),
                               horizon, mode);
         if (rc)

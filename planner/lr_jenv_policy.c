@@ -234,7 +234,8 @@ const struct lr_jenv_policy lr_jenv_static = {
     static_choose, NULL, false,
 };
 const struct lr_jenv_policy lr_jenv_nearest = {
-    "nearest", "DCs nearest the job's origin ROADM", nearest_choose, NULL, false,
+    "nearest", "DCs nearest the job's origin ROADM", nearest_choose, NULL,
+    false,
 };
 const struct lr_jenv_policy lr_jenv_resource = {
     "resource", "most free GPUs left in the fullest chosen DC",
@@ -249,7 +250,8 @@ const struct lr_jenv_policy lr_jenv_zone = {
     zone_choose, NULL, false,
 };
 const struct lr_jenv_policy lr_jenv_cdynp = {
-    "cdynp", "CDynP's DC chain at 100G, then KSP-FF", cdynp_choose, NULL, false,
+    "cdynp", "CDynP's DC chain at 100G, then KSP-FF", cdynp_choose, NULL,
+    false,
 };
 const struct lr_jenv_policy lr_jenv_random = {
     "random", "uniform among the feasible", random_choose, NULL, false,
