@@ -54,8 +54,9 @@ struct resv {
 };
 
 struct lr_jenv {
-    /* Non-NULL for a clone (lr_jenv_clone): ksp, cands, T, tref, ratio,
-     * dist, link_off and link_routes are the prototype's, borrowed. */
+    /* Non-NULL for a clone (lr_jenv_clone): ksp, cands, T, tref,
+     * by_time, need, ratio, dist, link_off and link_routes are the
+     * prototype's, borrowed. */
     const struct lr_jenv *proto;
     const struct lr_topo *topo;
     const struct lr_cluster *cl;
@@ -81,6 +82,10 @@ struct lr_jenv {
     double *tref;                 /* [class] */
     int *by_time;                 /* [class * n_cands + i]: candidates by
                                    * (T, slots, index) (lr_jenv_by_time) */
+    /* cand_split's GPUs in each DC of candidate c's chain for demand
+     * index di, at [di * n_cands + c]: the mask reads them at every
+     * arrival of every future, so they are tabulated once. */
+    struct need { int g[LR_JENV_MAX_CHAIN]; } *need;
     /* (float) (tref / T) per class and candidate, 0 where T is infinite:
      * the observation's per-candidate feature when feasible, tabulated
      * so that a step divides nothing (the same float as the division). */
@@ -643,6 +648,7 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     e->by_time = malloc((size_t) e->n_classes * e->n_cands
                         * sizeof *e->by_time);
     e->ratio = malloc((size_t) e->n_classes * e->n_cands * sizeof *e->ratio);
+    e->need = malloc((size_t) cfg->n_demands * e->n_cands * sizeof *e->need);
     e->dist = malloc((size_t) topo->n_nodes * e->n_dcs * sizeof *e->dist);
     /* One more for the refusal action (used only with cfg.refuse). */
     e->mask = calloc((size_t) e->n_cands + 1, 1);
@@ -650,12 +656,19 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     e->first_ok = -2;
     e->cap_act = e->total_gpus + 1;
     e->act = malloc((size_t) e->cap_act * sizeof *e->act);
-    if (!e->T || !e->tref || !e->by_time || !e->ratio || !e->dist
-        || !e->mask || !e->act) {
+    if (!e->T || !e->tref || !e->by_time || !e->ratio || !e->need
+        || !e->dist || !e->mask || !e->act) {
         set_err(err, errlen, "out of memory");
         rc = ENOMEM;
         goto fail;
     }
+    for (int di = 0; di < cfg->n_demands; di++)
+        for (int c = 0; c < e->n_cands; c++) {
+            int gs[LR_JENV_MAX_CHAIN];
+            cand_split(e, &e->cands[c], di, gs);
+            for (int i = 0; i < LR_JENV_MAX_CHAIN; i++)
+                e->need[(size_t) di * e->n_cands + c].g[i] = gs[i];
+        }
     for (int mi = 0; mi < cfg->n_models; mi++)
         if ((rc = tabulate(e, mi, err, errlen)))
             goto fail;
@@ -738,6 +751,7 @@ lr_jenv_free(struct lr_jenv *e)
         free(e->by_time);
         free(e->tref);
         free(e->ratio);
+        free(e->need);
         free(e->dist);
         free(e->link_off);
         free(e->link_routes);
@@ -1045,15 +1059,15 @@ sort_by_time(struct lr_jenv *e, int cls)
     }
 }
 
-/* Whether candidate cd's DCs have the GPUs it takes of the pending
+/* Whether candidate c's DCs have the GPUs it takes of the pending
  * job's demand. */
 static inline bool
-cand_gpus_ok(const struct lr_jenv *e, const struct lr_jenv_cand *cd)
+cand_gpus_ok(const struct lr_jenv *e, int c)
 {
-    int gs[LR_JENV_MAX_CHAIN];
-    cand_split(e, cd, e->job_demand, gs);
+    const struct lr_jenv_cand *cd = &e->cands[c];
+    const int *g = e->need[(size_t) e->job_demand * e->n_cands + c].g;
     for (int i = 0; i < cd->n_dcs; i++)
-        if (e->used[cd->dc[i]] + gs[i] > e->dc_gpus[cd->dc[i]])
+        if (e->used[cd->dc[i]] + g[i] > e->dc_gpus[cd->dc[i]])
             return false;
     return true;
 }
@@ -1077,7 +1091,7 @@ static inline bool
 cand_ok(struct lr_jenv *e, int c, const double *T, bool lazy)
 {
     const struct lr_jenv_cand *cd = &e->cands[c];
-    if (!isfinite(T[c]) || !cand_gpus_ok(e, cd))
+    if (!isfinite(T[c]) || !cand_gpus_ok(e, c))
         return false;
     for (int h = 0; h + 1 < cd->n_dcs; h++) {
         struct route *rt = hop_route(e, cd, h);

@@ -62,6 +62,71 @@ lr_ppo_free(struct lr_ppo *p)
     free(p);
 }
 
+/* Grows one row buffer of the batched path to 'rows' rows of 'size'
+ * bytes: into *fresh, freed by the caller on failure. */
+static bool
+grow(void **fresh, size_t rows, size_t size)
+{
+    *fresh = malloc(rows * size);
+    return *fresh != NULL;
+}
+
+int
+lr_ppo_reserve(struct lr_ppo *p, int rows)
+{
+    if (rows < 1)
+        return EINVAL;
+    if (rows <= p->cap)
+        return 0;
+    const struct lr_ppo_config *c = &p->cfg;
+    size_t n = (size_t) rows, no = (size_t) c->n_obs, na = (size_t) c->n_act;
+    /* Every buffer first, so that a failure leaves the agent as it was
+     * (the networks' scratch only grows, which changes nothing). */
+    void *b[10] = { NULL };
+    bool ok = grow(&b[0], n, no * sizeof *p->xb)
+              && grow(&b[1], n, na * sizeof *p->lb)
+              && grow(&b[2], n, na * sizeof *p->pb)
+              && grow(&b[3], n, na * sizeof *p->db)
+              && grow(&b[4], n, sizeof *p->vb)
+              && grow(&b[5], n, sizeof *p->gvb)
+              && grow(&b[6], n, no * sizeof *p->ob)
+              && grow(&b[7], n, na * sizeof *p->mb)
+              && (!p->anchor || (grow(&b[8], n, na * sizeof *p->qz)
+                                 && grow(&b[9], n, na * sizeof *p->qp)))
+              && !lr_mlp_reserve(p->actor, rows)
+              && !lr_mlp_reserve(p->critic, rows)
+              && (!p->anchor || !lr_mlp_reserve(p->anchor, rows));
+    if (!ok) {
+        for (int i = 0; i < 10; i++)
+            free(b[i]);
+        return ENOMEM;
+    }
+    free(p->xb);
+    free(p->lb);
+    free(p->pb);
+    free(p->db);
+    free(p->vb);
+    free(p->gvb);
+    free(p->ob);
+    free(p->mb);
+    p->xb = b[0];
+    p->lb = b[1];
+    p->pb = b[2];
+    p->db = b[3];
+    p->vb = b[4];
+    p->gvb = b[5];
+    p->ob = b[6];
+    p->mb = b[7];
+    if (p->anchor) {
+        free(p->qz);
+        free(p->qp);
+        p->qz = b[8];
+        p->qp = b[9];
+    }
+    p->cap = rows;
+    return 0;
+}
+
 int
 lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
 {
@@ -88,13 +153,9 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
         rc = lr_adam_init(&p->adam_actor, p->actor->n_params);
     if (!rc)
         rc = lr_adam_init(&p->adam_critic, p->critic->n_params);
-    p->cap = c->n_steps / c->n_minibatches;
-    if (p->cap < c->n_envs)
-        p->cap = c->n_envs;
+    int cap = c->n_steps / c->n_minibatches;
     if (!rc)
-        rc = lr_mlp_reserve(p->actor, p->cap);
-    if (!rc)
-        rc = lr_mlp_reserve(p->critic, p->cap);
+        rc = lr_ppo_reserve(p, cap > c->n_envs ? cap : c->n_envs);
     if (rc) {
         lr_ppo_free(p);
         return rc;
@@ -114,21 +175,10 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
     p->x = malloc((size_t) c->n_obs * sizeof *p->x);
     p->fobs = malloc((size_t) c->n_obs * sizeof *p->fobs);
     p->perm = malloc(n * sizeof *p->perm);
-    size_t cap = (size_t) p->cap;
-    p->xb = malloc(cap * c->n_obs * sizeof *p->xb);
-    p->lb = malloc(cap * c->n_act * sizeof *p->lb);
-    p->pb = malloc(cap * c->n_act * sizeof *p->pb);
-    p->db = malloc(cap * c->n_act * sizeof *p->db);
-    p->vb = malloc(cap * sizeof *p->vb);
-    p->gvb = malloc(cap * sizeof *p->gvb);
-    p->ob = malloc(cap * c->n_obs * sizeof *p->ob);
-    p->mb = malloc(cap * c->n_act * sizeof *p->mb);
     p->ret_run = calloc((size_t) c->n_envs, sizeof *p->ret_run);
     if (!p->ret_run || !p->obs || !p->mask || !p->act || !p->logp || !p->value
         || !p->reward || !p->done || !p->adv || !p->ret || !p->logits
-        || !p->probs || !p->dlogits || !p->x || !p->fobs || !p->perm
-        || !p->xb || !p->lb || !p->pb || !p->db || !p->vb || !p->gvb
-        || !p->ob || !p->mb) {
+        || !p->probs || !p->dlogits || !p->x || !p->fobs || !p->perm) {
         lr_ppo_free(p);
         return ENOMEM;
     }
@@ -793,9 +843,12 @@ ppo_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
     return lr_ppo_act(p, p->fobs, mask, false, NULL, NULL);
 }
 
-/* The same decisions for n environments, 'cap' rows per batched pass
+/* The same decisions for n environments in one batched pass
  * (lr_ppo_act_batch: single precision, so a near tie of two logits may
- * go the other way than in ppo_choose's double pass). */
+ * go the other way than in ppo_choose's double pass).  The batch grows
+ * to n rows on first need (an agent read from a file has room for 2);
+ * when it cannot, 'cap' rows per pass, with the same choices: a row's
+ * products do not depend on the rows beside it (lr_gemm.h). */
 static int
 ppo_choose_batch(void *arg, int n, struct lr_jenv *const *env, int *act)
 {
@@ -804,6 +857,8 @@ ppo_choose_batch(void *arg, int n, struct lr_jenv *const *env, int *act)
     for (int i = 0; i < n; i++)
         if (!fits(p, env[i]))
             return EINVAL;
+    if (n > p->cap && n <= LR_PPO_BATCH_MAX)
+        (void) lr_ppo_reserve(p, n);    /* ENOMEM: the smaller batches */
     for (int done = 0; done < n; done += p->cap) {
         int k = n - done < p->cap ? n - done : p->cap;
         for (int r = 0; r < k; r++) {

@@ -180,6 +180,14 @@ struct lr_ppo {
 int lr_ppo_new(const struct lr_ppo_config *, struct lr_ppo **out);
 void lr_ppo_free(struct lr_ppo *);
 
+/* Makes room for batches of 'rows' rows (lr_ppo_act_batch, the batched
+ * decisions of lr_ppo_jenv_policy); never shrinks.  An agent has room
+ * for the larger of a minibatch and n_envs (2 rows when read from a
+ * file); lr_ppo_jenv_policy grows it on need, up to LR_PPO_BATCH_MAX.
+ * EINVAL for rows < 1; ENOMEM (the agent keeps its room). */
+int lr_ppo_reserve(struct lr_ppo *, int rows);
+#define LR_PPO_BATCH_MAX 4096
+
 /* Anchors the actor to a copy of its weights as they are now, with
  * coefficient 'coef' (> 0; the model above); an earlier anchor is
  * replaced, and coef = 0 removes it.  EINVAL for coef < 0 or not

@@ -572,6 +572,62 @@ test_act_batch(void)
     lr_ppo_free(b);
 }
 
+/* lr_ppo_reserve(): an agent read from a file has room for 2 rows; the
+ * room grows, never shrinks, and a batch in one pass gives the bits of
+ * passes of 2 rows (a row's products do not depend on its neighbours).
+ * With an anchor, the anchor's buffers grow too (a minibatch of the new
+ * room then trains: valgrind and ASan see the buffers' sizes). */
+static void
+test_reserve(void)
+{
+    enum { NO = 4, NA = 6, N = 37 };    /* the bandit's sizes */
+    struct lr_ppo *p = agent(NO, NA, 41, 64);
+    double acc = train_bandit(p, 1500, 42);
+    size_t len = lr_ppo_encoded_size(p);
+    uint8_t *buf = malloc(len);
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_encode(p, buf, len), len);
+    struct lr_ppo *q = NULL;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_decode(buf, len, &q, err, sizeof err), 0);
+    free(buf);
+    CU_ASSERT_EQUAL(q->cap, 2);
+    struct lr_rng r;
+    lr_rng_seed(&r, 43);
+    float obs[N * NO];
+    uint8_t mask[N * NA];
+    for (int i = 0; i < N * NO; i++)
+        obs[i] = (float) (lr_rng_uniform(&r) * 4 - 2);
+    for (int e = 0; e < N; e++)
+        random_mask(&r, mask + e * NA, NA);
+    int ref[N], act[N];
+    double ref_lp[N], lp[N];
+    for (int i = 0; i < N; i += 2)
+        CU_ASSERT_EQUAL_FATAL(lr_ppo_act_batch(q, N - i < 2 ? 1 : 2,
+                                               obs + i * NO, mask + i * NA,
+                                               false, ref + i, ref_lp + i,
+                                               NULL), 0);
+    CU_ASSERT_EQUAL(lr_ppo_act_batch(q, N, obs, mask, false, act, lp, NULL),
+                    EINVAL);
+    CU_ASSERT_EQUAL(lr_ppo_reserve(q, 0), EINVAL);
+    CU_ASSERT_EQUAL(q->cap, 2);
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_reserve(q, N), 0);
+    CU_ASSERT_EQUAL(q->cap, N);
+    CU_ASSERT_EQUAL(lr_ppo_reserve(q, 3), 0);
+    CU_ASSERT_EQUAL(q->cap, N);
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_act_batch(q, N, obs, mask, false, act, lp,
+                                           NULL), 0);
+    CU_ASSERT_EQUAL(memcmp(ref, act, sizeof act), 0);
+    CU_ASSERT_EQUAL(memcmp(ref_lp, lp, sizeof lp), 0);
+    lr_ppo_free(q);
+    /* The anchor's buffers: a minibatch of 64 rows after the growth. */
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_anchor(p, 0.1), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_reserve(p, 64), 0);
+    CU_ASSERT_EQUAL(p->cap, 64);
+    p->cfg.n_minibatches = 1;
+    CU_ASSERT(train_bandit(p, 640, 45) >= acc - 0.05);
+    lr_ppo_free(p);
+}
+
 /* GAE with two environments interleaved (time-major) equals GAE along
  * each one's own sequence, bootstrapped from its own last value, with an
  * episode end inside one of them. */
@@ -974,6 +1030,8 @@ static CU_TestInfo tests[] = {
     { "a frozen actor stays, the critic learns", test_freeze_actor },
     { "the anchor keeps what the start was taught", test_anchor_keeps_start },
     { "act_batch chooses as act", test_act_batch },
+    { "reserve grows the batch, which chooses as smaller ones",
+      test_reserve },
     { "GAE along each environment", test_gae_envs },
     { "n_envs must divide the rollout", test_envs_config },
     { "learns a masked bandit with a fixed seed", test_learns_masked_bandit },

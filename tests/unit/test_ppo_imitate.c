@@ -622,10 +622,11 @@ test_deterministic(void)
     lr_jenv_free(e);
 }
 
-/* lr_ppo_jenv_policy's batched decisions (single precision, 'cap' rows a
- * pass) are its one-at-a-time ones (double), wherever the two largest
- * allowed logits are further apart than rounding could move them; the
- * states: clones of a run, more than two passes' worth. */
+/* lr_ppo_jenv_policy's batched decisions (single precision) are its
+ * one-at-a-time ones (double), wherever the two largest allowed logits
+ * are further apart than rounding could move them; the states: clones
+ * of a run, more than twice the agent's room.  A batch beyond the room
+ * grows it, and chooses as passes within the old room do, exactly. */
 static void
 test_choose_batch(void)
 {
@@ -644,8 +645,18 @@ test_choose_batch(void)
                                                   &r));
         CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &env[i]), 0);
     }
+    int cap = p->cap, *small = malloc((size_t) n * sizeof *small);
+    CU_ASSERT_FATAL(small != NULL);
+    for (int i = 0; i < n; i += cap)
+        CU_ASSERT_EQUAL_FATAL(lr_ppo_jenv_policy.choose_batch(
+                                  p, n - i < cap ? n - i : cap, env + i,
+                                  small + i), 0);
+    CU_ASSERT_EQUAL(p->cap, cap);
     CU_ASSERT_EQUAL_FATAL(lr_ppo_jenv_policy.choose_batch(p, n, env, act),
                           0);
+    CU_ASSERT_EQUAL(p->cap, n);
+    CU_ASSERT_EQUAL(memcmp(small, act, (size_t) n * sizeof *act), 0);
+    free(small);
     int same = 0, clear = 0;
     for (int i = 0; i < n; i++) {
         const uint8_t *mask = lr_jenv_mask(env[i]);
