@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "planner/lr_bitset.h"
+#include "planner/lr_candmask.h"
 #include "planner/lr_cdynp.h"
 #include "planner/lr_jenv.h"
 #include "planner/lr_ksp.h"
@@ -30,6 +31,9 @@ struct route {
     /* The first fits are fresh but free_share and max_block are not: a
      * lazy mask refreshed this route for its first fits alone. */
     bool obs_stale;
+    /* Bit t: tier t has a first fit each way, set with them (the eager
+     * mask's sets read it, lr_candmask_eval). */
+    uint8_t fit;
 };
 
 static void sort_by_time(struct lr_jenv *e, int cls);
@@ -55,7 +59,7 @@ struct resv {
 
 struct lr_jenv {
     /* Non-NULL for a clone (lr_jenv_clone): ksp, cands, T, tref,
-     * by_time, need, ratio, dist, link_off and link_routes are the
+     * by_time, need, cm, ratio, dist, link_off and link_routes are the
      * prototype's, borrowed. */
     const struct lr_jenv *proto;
     const struct lr_topo *topo;
@@ -83,9 +87,12 @@ struct lr_jenv {
     int *by_time;                 /* [class * n_cands + i]: candidates by
                                    * (T, slots, index) (lr_jenv_by_time) */
     /* cand_split's GPUs in each DC of candidate c's chain for demand
-     * index di, at [di * n_cands + c]: the mask reads them at every
-     * arrival of every future, so they are tabulated once. */
+     * index di, at [di * n_cands + c]: the lazy mask's test reads them
+     * at every arrival of every future, so they are tabulated once. */
     struct need { int g[LR_JENV_MAX_CHAIN]; } *need;
+    /* The eager mask's sets (lr_candmask.h), built from T, need and the
+     * candidates' hops. */
+    struct lr_candmask *cm;
     /* (float) (tref / T) per class and candidate, 0 where T is infinite:
      * the observation's per-candidate feature when feasible, tabulated
      * so that a step divides nothing (the same float as the division). */
@@ -103,7 +110,8 @@ struct lr_jenv {
     double job_hold;
     struct lr_rate arrivals;      /* the load estimate's count */
     unsigned sp_version, routes_version;
-    uint8_t *mask;
+    uint8_t *mask;                /* n_cands + 1, then compute_mask's
+                                   * scratch (mask_alloc) */
     /* lr_jenv_set_lazy_mask: the mask is computed when first read
      * (mask_ok false until then), and first_ok holds the first feasible
      * candidate in by_time's order (-1: none), which the arrival's test
@@ -462,6 +470,30 @@ build_candidates(struct lr_jenv *e)
     return 0;
 }
 
+/* The mask and, after it, compute_mask's scratch: the candidate set's
+ * words.  One buffer, so that clones and forks, which keep their own
+ * mask, keep their own scratch too. */
+static size_t
+mask_bytes(const struct lr_jenv *e)
+{
+    /* One more for the refusal action (used only with cfg.refuse);
+     * rounded up for the words after it. */
+    return ((size_t) e->n_cands + 1 + 7) / 8 * 8;
+}
+
+static uint8_t *
+mask_alloc(const struct lr_jenv *e)
+{
+    size_t words = ((size_t) e->n_cands + 63) / 64;
+    return calloc(mask_bytes(e) + words * sizeof(uint64_t), 1);
+}
+
+static uint64_t *
+mask_bits(const struct lr_jenv *e)
+{
+    return (uint64_t *) (void *) (e->mask + mask_bytes(e));
+}
+
 static int
 build_routes(struct lr_jenv *e)
 {
@@ -552,6 +584,34 @@ mark_all(struct lr_jenv *e)
     int nr = e->n_dcs * e->n_dcs * e->k;
     for (int i = 0; i < nr; i++)
         e->routes[i].dirty = true;
+}
+
+/* The eager mask's sets from the facts of the model of lr_candmask.h:
+ * T finite per class, the GPUs each candidate asks of each DC per
+ * demand (need), the route and tier of each hop. */
+static int
+build_candmask(struct lr_jenv *e)
+{
+    int n_routes = e->n_dcs * e->n_dcs * e->k;
+    int rc = lr_candmask_new(e->n_cands, e->n_classes, e->cfg.n_demands,
+                             e->n_dcs, n_routes, LR_JENV_N_TIERS, &e->cm);
+    for (int c = 0; c < e->n_cands && !rc; c++) {
+        const struct lr_jenv_cand *cd = &e->cands[c];
+        for (int k = 0; k < e->n_classes && !rc; k++)
+            if (isfinite(e->T[(size_t) k * e->n_cands + c]))
+                rc = lr_candmask_finite(e->cm, k, c);
+        for (int di = 0; di < e->cfg.n_demands && !rc; di++) {
+            const int *g = e->need[(size_t) di * e->n_cands + c].g;
+            for (int i = 0; i < cd->n_dcs && !rc; i++)
+                if (g[i] > 0)
+                    rc = lr_candmask_ask(e->cm, di, cd->dc[i], c, g[i]);
+        }
+        for (int h = 0; h + 1 < cd->n_dcs && !rc; h++) {
+            int r = (int) (hop_route(e, cd, h) - e->routes);
+            rc = lr_candmask_use(e->cm, r, cd->tier, c);
+        }
+    }
+    return rc ? rc : lr_candmask_seal(e->cm);
 }
 
 int
@@ -650,8 +710,7 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     e->ratio = malloc((size_t) e->n_classes * e->n_cands * sizeof *e->ratio);
     e->need = malloc((size_t) cfg->n_demands * e->n_cands * sizeof *e->need);
     e->dist = malloc((size_t) topo->n_nodes * e->n_dcs * sizeof *e->dist);
-    /* One more for the refusal action (used only with cfg.refuse). */
-    e->mask = calloc((size_t) e->n_cands + 1, 1);
+    e->mask = mask_alloc(e);
     e->mask_ok = true;
     e->first_ok = -2;
     e->cap_act = e->total_gpus + 1;
@@ -692,6 +751,10 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
         }
         sort_by_time(e, cls);
     }
+    if ((rc = build_candmask(e))) {
+        set_err(err, errlen, "out of memory");
+        goto fail;
+    }
     for (int v = 0; v < topo->n_nodes; v++)
         for (int d = 0; d < e->n_dcs; d++) {
             int np;
@@ -720,7 +783,7 @@ lr_jenv_clone(const struct lr_jenv *e, struct lr_jenv **out)
     size_t n_routes = (size_t) e->n_dcs * e->n_dcs * e->k;
     c->sp = lr_spectrum_new(e->topo);
     c->routes = malloc(n_routes * sizeof *c->routes);
-    c->mask = malloc((size_t) e->n_cands + 1);
+    c->mask = mask_alloc(e);
     c->act = malloc((size_t) e->cap_act * sizeof *c->act);
     if (!c->sp || !c->routes || !c->mask || !c->act) {
         lr_spectrum_free(c->sp);
@@ -752,6 +815,7 @@ lr_jenv_free(struct lr_jenv *e)
         free(e->tref);
         free(e->ratio);
         free(e->need);
+        lr_candmask_free(e->cm);
         free(e->dist);
         free(e->link_off);
         free(e->link_routes);
@@ -996,6 +1060,7 @@ refresh_one(struct lr_jenv *e, struct route *rt, bool obs)
     uint64_t ff[LR_BITS_MAX_WORDS], fr[LR_BITS_MAX_WORDS];
     rt->dirty = false;
     rt->obs_stale = !obs;
+    rt->fit = 0;
     lr_spectrum_path_free(e->sp, rt->fwd->links, rt->fwd->n_links, ff);
     bool want[LR_JENV_N_TIERS], any = false;
     for (int t = 0; t < LR_JENV_N_TIERS; t++)
@@ -1014,6 +1079,9 @@ refresh_one(struct lr_jenv *e, struct route *rt, bool obs)
     }
     lr_spectrum_path_free(e->sp, rt->rev->links, rt->rev->n_links, fr);
     runs_first_fit(fr, nw, rt->slots, want, rt->ff_rev, false);
+    for (int t = 0; t < LR_JENV_N_TIERS; t++)
+        rt->fit |= (uint8_t) ((rt->ff_fwd[t] >= 0 && rt->ff_rev[t] >= 0)
+                              << t);
 }
 
 /* Every route's caches fresh, the observation's fields included. */
@@ -1084,18 +1152,18 @@ hop_fits(const struct lr_jenv *e, const struct lr_jenv_cand *cd, int h)
 /* Whether candidate c is feasible for the pending job, T the job's
  * class's row: T finite (for a pair, the share gives GPUs on both
  * sides: tabulate; a triple's hops share no link), the GPUs, a
- * lightpath on every hop.  With 'lazy' a hop's route is refreshed first
- * when dirty (its first fits only, refresh_one); without, every route
- * must be fresh. */
+ * lightpath on every hop, a hop's route refreshed first when dirty (its
+ * first fits only, refresh_one).  The lazy mask's test of one candidate;
+ * compute_mask tests them all at once, as sets. */
 static inline bool
-cand_ok(struct lr_jenv *e, int c, const double *T, bool lazy)
+cand_ok(struct lr_jenv *e, int c, const double *T)
 {
     const struct lr_jenv_cand *cd = &e->cands[c];
     if (!isfinite(T[c]) || !cand_gpus_ok(e, c))
         return false;
     for (int h = 0; h + 1 < cd->n_dcs; h++) {
         struct route *rt = hop_route(e, cd, h);
-        if (lazy && rt->dirty)
+        if (rt->dirty)
             refresh_one(e, rt, false);
         if (!hop_fits(e, cd, h))
             return false;
@@ -1103,18 +1171,19 @@ cand_ok(struct lr_jenv *e, int c, const double *T, bool lazy)
     return true;
 }
 
-/* Fills the mask of the pending job; returns how many are feasible. */
+/* Fills the mask of the pending job; returns how many are feasible.
+ * cand_ok's test of every candidate, as sets a word at a time
+ * (lr_candmask.h): the rooms of the DCs, and the routes' fits. */
 static int
 compute_mask(struct lr_jenv *e)
 {
     refresh_routes(e);
-    const double *T = e->T + (size_t) job_class(e) * e->n_cands;
-    int n = 0;
-    for (int c = 0; c < e->n_cands; c++) {
-        bool ok = cand_ok(e, c, T, false);
-        e->mask[c] = ok;
-        n += ok;
-    }
+    int room[LR_JENV_MAX_DCS];
+    for (int d = 0; d < e->n_dcs; d++)
+        room[d] = e->dc_gpus[d] - e->used[d];
+    int n = lr_candmask_eval(e->cm, job_class(e), e->job_demand, room,
+                             &e->routes[0].fit, sizeof(struct route),
+                             mask_bits(e), e->mask);
     /* Refusing is offered only when there is something to refuse. */
     e->mask[e->n_cands] = e->cfg.refuse && n > 0;
     e->mask_ok = true;
@@ -1132,7 +1201,7 @@ first_feasible(struct lr_jenv *e)
     const int *o = e->by_time + (size_t) job_class(e) * e->n_cands;
     e->mask_ok = false;
     for (int i = 0; i < e->n_cands; i++)
-        if (cand_ok(e, o[i], T, true))
+        if (cand_ok(e, o[i], T))
             return o[i];
     return -1;
 }
@@ -1268,7 +1337,7 @@ lr_jenv_step(struct lr_jenv *e, int action)
         && (e->mask_ok ? e->mask[action]
             : action == e->first_ok
               || cand_ok(e, action,
-                         e->T + (size_t) job_class(e) * e->n_cands, true));
+                         e->T + (size_t) job_class(e) * e->n_cands));
     if (!feasible) {
         /* A refusal (-1, the refusal action, or an infeasible one):
          * nothing is booked. */
