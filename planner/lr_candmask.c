@@ -119,6 +119,20 @@ cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The asks of group g (a demand and a DC) into vals, ascending;
+ * returns how many. */
+static int
+sorted_asks(const struct lr_candmask *m, int g, int *vals)
+{
+    const int *ask = m->ask + (size_t) g * m->n_cands;
+    int k = 0;
+    for (int c = 0; c < m->n_cands; c++)
+        if (ask[c] > 0)
+            vals[k++] = ask[c];
+    qsort(vals, (size_t) k, sizeof *vals, cmp_int);
+    return k;
+}
+
 int
 lr_candmask_seal(struct lr_candmask *m)
 {
@@ -135,13 +149,7 @@ lr_candmask_seal(struct lr_candmask *m)
     }
     int total = 0;
     for (int g = 0; g < groups; g++) {
-        const int *ask = m->ask + (size_t) g * n;
-        int k = 0;
-        for (int c = 0; c < n; c++)
-            if (ask[c] > 0)
-                vals[k++] = ask[c];
-        qsort(vals, (size_t) k, sizeof *vals, cmp_int);
-        int distinct = 0;
+        int k = sorted_asks(m, g, vals), distinct = 0;
         for (int i = 0; i < k; i++)
             distinct += i == 0 || vals[i] != vals[i - 1];
         m->first[g] = total;
@@ -156,12 +164,7 @@ lr_candmask_seal(struct lr_candmask *m)
     }
     for (int g = 0; g < groups; g++) {
         const int *ask = m->ask + (size_t) g * n;
-        int k = 0;
-        for (int c = 0; c < n; c++)
-            if (ask[c] > 0)
-                vals[k++] = ask[c];
-        qsort(vals, (size_t) k, sizeof *vals, cmp_int);
-        int i = m->first[g];
+        int k = sorted_asks(m, g, vals), i = m->first[g];
         for (int j = 0; j < k; j++)
             if (j == 0 || vals[j] != vals[j - 1])
                 m->thr[i++] = vals[j];

@@ -55,7 +55,9 @@ int lr_candmask_finite(struct lr_candmask *, int k, int c);
 int lr_candmask_ask(struct lr_candmask *, int d, int x, int c, int gpus);
 int lr_candmask_use(struct lr_candmask *, int r, int t, int c);
 
-/* Builds the sets of the model; no fact may be added after. */
+/* Builds the sets of the model; no fact may be added after.  EINVAL
+ * when sealed already; ENOMEM (the set is then good only for
+ * lr_candmask_free). */
 int lr_candmask_seal(struct lr_candmask *);
 
 /* Words of the 'bits' scratch of lr_candmask_eval: ceil(n_cands / 64). */

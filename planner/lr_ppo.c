@@ -23,6 +23,20 @@ lr_ppo_defaults(struct lr_ppo_config *c, int n_obs, int n_act)
     };
 }
 
+/* The batched path's row buffers but the anchor's (lr_ppo_reserve). */
+static void
+free_rows(struct lr_ppo *p)
+{
+    free(p->xb);
+    free(p->lb);
+    free(p->pb);
+    free(p->db);
+    free(p->vb);
+    free(p->gvb);
+    free(p->ob);
+    free(p->mb);
+}
+
 void
 lr_ppo_free(struct lr_ppo *p)
 {
@@ -47,14 +61,7 @@ lr_ppo_free(struct lr_ppo *p)
     free(p->x);
     free(p->fobs);
     free(p->perm);
-    free(p->xb);
-    free(p->lb);
-    free(p->pb);
-    free(p->db);
-    free(p->vb);
-    free(p->gvb);
-    free(p->ob);
-    free(p->mb);
+    free_rows(p);
     free(p->ret_run);
     lr_mlp_free(p->anchor);
     free(p->qz);
@@ -101,14 +108,7 @@ lr_ppo_reserve(struct lr_ppo *p, int rows)
             free(b[i]);
         return ENOMEM;
     }
-    free(p->xb);
-    free(p->lb);
-    free(p->pb);
-    free(p->db);
-    free(p->vb);
-    free(p->gvb);
-    free(p->ob);
-    free(p->mb);
+    free_rows(p);
     p->xb = b[0];
     p->lb = b[1];
     p->pb = b[2];
