@@ -44,7 +44,8 @@
  * every alternative side by side, one batched pass of its network per
  * step instead of one pass per future (lr_jenv_qvalues; 16 x (top + 1
  * + refusal) clones of the environment; the agent's batch grows to
- * that, lr_ppo_reserve), 2.7 times faster (docs/benchmarks.md).
+ * that, lr_ppo_reserve), about 3 times faster in all
+ * (docs/benchmarks.md).
  * The batched pass is in single precision (lr_mlp.h), so a future where
  * two of the agent's logits nearly tie may go the other way than with
  * the agent's one-at-a-time pass (double).
