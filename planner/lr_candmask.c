@@ -50,6 +50,7 @@ lr_candmask_new(int n_cands, int n_classes, int n_demands, int n_dcs,
         .words = (n_cands + 63) / 64,
     };
     size_t w = (size_t) m->words;
+    /* One more where a network without routes would ask for none. */
     m->finite = calloc((size_t) n_classes * w, sizeof *m->finite);
     m->use = calloc((size_t) n_routes * n_tiers * w + 1, sizeof *m->use);
     m->tiers_used = calloc((size_t) n_routes + 1, 1);

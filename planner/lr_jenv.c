@@ -481,10 +481,11 @@ mask_bytes(const struct lr_jenv *e)
     return ((size_t) e->n_cands + 1 + 7) / 8 * 8;
 }
 
+/* After the sets (e->cm, the prototype's in a clone): their words. */
 static uint8_t *
 mask_alloc(const struct lr_jenv *e)
 {
-    size_t words = ((size_t) e->n_cands + 63) / 64;
+    size_t words = (size_t) lr_candmask_words(e->cm);
     return calloc(mask_bytes(e) + words * sizeof(uint64_t), 1);
 }
 
@@ -710,13 +711,12 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     e->ratio = malloc((size_t) e->n_classes * e->n_cands * sizeof *e->ratio);
     e->need = malloc((size_t) cfg->n_demands * e->n_cands * sizeof *e->need);
     e->dist = malloc((size_t) topo->n_nodes * e->n_dcs * sizeof *e->dist);
-    e->mask = mask_alloc(e);
     e->mask_ok = true;
     e->first_ok = -2;
     e->cap_act = e->total_gpus + 1;
     e->act = malloc((size_t) e->cap_act * sizeof *e->act);
     if (!e->T || !e->tref || !e->by_time || !e->ratio || !e->need
-        || !e->dist || !e->mask || !e->act) {
+        || !e->dist || !e->act) {
         set_err(err, errlen, "out of memory");
         rc = ENOMEM;
         goto fail;
@@ -751,7 +751,9 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
         }
         sort_by_time(e, cls);
     }
-    if ((rc = build_candmask(e))) {
+    if (!(rc = build_candmask(e)) && !(e->mask = mask_alloc(e)))
+        rc = ENOMEM;
+    if (rc) {
         set_err(err, errlen, "out of memory");
         goto fail;
     }
