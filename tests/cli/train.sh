@@ -9,7 +9,7 @@
 # (--teacher, --imitate) before PPO, its refusal labels weighed
 # (--refusal-weight); a range of training loads (--load FROM:TO);
 # standardised observations (--norm-obs) and scaled rewards
-# (--norm-reward);
+# (--norm-reward); PPO's passes and minibatches (--epochs, --minibatches);
 # lightrail average; the shipped metro policy is what its command writes.
 . "${srcdir:-.}/tests/cli/lib.sh"
 T=$srcdir/examples/topologies/metro.json
@@ -300,7 +300,12 @@ expect_bad "--envs 3 does not divide --rollout 256" $TRAIN --seed 1 \
     --out "$tmp/x" --envs 3
 expect_bad "--envs wants an integer in 1..4096" $TRAIN --seed 1 \
     --out "$tmp/x" --envs 0
+expect_bad "--minibatches 3 does not divide --rollout 256" $TRAIN --seed 1 \
+    --out "$tmp/x" --minibatches 3
+expect_bad "--epochs wants an integer in 1..64" $TRAIN --seed 1 \
+    --out "$tmp/x" --epochs 0
 [ ! -e "$tmp/x" ] && ok "nothing written on bad input" || notok "$tmp/x written"
+
 
 # Vectorised environments: deterministic for (seed, N); another N is
 # another run.
@@ -388,6 +393,22 @@ weights_of() {    # the bytes from the weights' marker to the checksum
     tail -c +$((off + 1)) "$1" | head -c -8 > "$1.w"
     [ "$(wc -c < "$1.w")" -gt 1000 ]
 }
+# PPO's passes and minibatches: the defaults given by hand train the
+# weights of no option, and fewer passes another agent.
+if $TRAIN --seed 3 --checkpoint 512 --epochs 4 --minibatches 4 \
+        --out "$tmp/ep4.pol" 2> /dev/null \
+   && $TRAIN --seed 3 --epochs 2 --out "$tmp/ep2.pol" 2> /dev/null \
+   && weights_of "$tmp/first.pol" && weights_of "$tmp/ep4.pol" \
+   && weights_of "$tmp/ep2.pol"; then
+    cmp -s "$tmp/ep4.pol.w" "$tmp/first.pol.w" \
+        && ok "--epochs 4 --minibatches 4 are the defaults" \
+        || notok "--epochs 4 --minibatches 4 trained another agent"
+    cmp -s "$tmp/ep2.pol.w" "$tmp/first.pol.w" \
+        && notok "--epochs 2 trained the default's weights" \
+        || ok "--epochs 2 trains another agent"
+else
+    notok "--epochs / --minibatches runs failed"
+fi
 refused_labels=$(sed -n 's/.*refusals were \([0-9.]*\)% of the labels.*/\1/p' "$tmp/err")
 awk -v r="${refused_labels:-0}" 'BEGIN { exit !(r > 0) }' \
     && ok "imitation reports the share of refusal labels ($refused_labels%)" \

@@ -85,6 +85,7 @@ struct opts {
     long steps, episode, checkpoint;
     unsigned long long seed;
     int rollout, hidden, quiet, envs;
+    int epochs, minibatches;      /* PPO's passes and their minibatches */
     double lr, gamma;
     const struct lr_jenv_policy *teacher;
     long imitate, imitate_buffer;
@@ -133,6 +134,9 @@ usage(FILE *f)
 "  --episode N         restart the network every N steps (default 5000)\n"
 "  --rollout N         steps per PPO update (default 512)\n"
 "  --hidden N          units in each of the two hidden layers (default 64)\n"
+"  --epochs N          PPO's passes over each rollout (default 4)\n"
+"  --minibatches N     minibatches per pass; must divide --rollout\n"
+"                      (default 4)\n"
 "  --lr X              Adam's learning rate, annealed to 0 (default 2.5e-4)\n"
 "  --gamma G           discount per decision (default 0.5, the best of\n"
 "                      0, 0.3, 0.5, 0.9, 0.99 on the metro: docs/ppo.md)\n"
@@ -261,7 +265,7 @@ parse_args(int argc, char **argv, struct opts *o)
            O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
            O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_WCAP, O_INIT,
            O_REWARD, O_ENTROPY, O_ANCHOR, O_CWARM, O_AFINAL, O_RWEIGHT, O_NORM,
-           O_NORMR,
+           O_NORMR, O_EPOCHS, O_MINIB,
            O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
@@ -294,6 +298,8 @@ parse_args(int argc, char **argv, struct opts *o)
         { "refusal-weight", required_argument, NULL, O_RWEIGHT },
         { "norm-obs", required_argument, NULL, O_NORM },
         { "norm-reward", no_argument, NULL, O_NORMR },
+        { "epochs", required_argument, NULL, O_EPOCHS },
+        { "minibatches", required_argument, NULL, O_MINIB },
         LR_ROLLOUT_CLI_LONGOPTS,
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
@@ -339,6 +345,16 @@ parse_args(int argc, char **argv, struct opts *o)
             if (lr_cli_parse_long(optarg, 1, 4096, &v))
                 bad = "--hidden wants an integer in 1..4096";
             o->hidden = (int) v;
+            break;
+        case O_EPOCHS:
+            if (lr_cli_parse_long(optarg, 1, 64, &v))
+                bad = "--epochs wants an integer in 1..64";
+            o->epochs = (int) v;
+            break;
+        case O_MINIB:
+            if (lr_cli_parse_long(optarg, 1, 1024, &v))
+                bad = "--minibatches wants an integer in 1..1024";
+            o->minibatches = (int) v;
             break;
         case O_LR:
             if (lr_cli_parse_double(optarg, 1e-9, 1, &o->lr))
@@ -511,6 +527,12 @@ parse_args(int argc, char **argv, struct opts *o)
                    "environment contributes rollout / envs steps; pick "
                    "--envs among the divisors of --rollout", o->envs,
                    o->rollout);
+        return LR_EXIT_USAGE;
+    }
+    if (o->rollout % o->minibatches) {
+        lr_cli_err(CMD, "--minibatches %d does not divide --rollout %d: "
+                   "pick it among the divisors of --rollout",
+                   o->minibatches, o->rollout);
         return LR_EXIT_USAGE;
     }
     return LR_EXIT_OK;
@@ -911,7 +933,7 @@ lr_cmd_train(int argc, char **argv)
 {
     struct opts o = {
         .env = { LR_JENV_CLI_DEFAULTS }, .episode = 5000, .rollout = 512,
-        .hidden = 64, .lr = 2.5e-4, .gamma = 0.5, .checkpoint = 50000,
+        .hidden = 64, .epochs = 4, .minibatches = 4, .lr = 2.5e-4, .gamma = 0.5, .checkpoint = 50000,
         .envs = TRAIN_ENVS, .imitate_lr = 3e-3,
         .imitate_buffer = IMITATE_BUFFER, .refusal_weight = 1,
         .work_cap = LR_JENV_WORK_CAP_DEFAULT,
@@ -932,6 +954,8 @@ lr_cmd_train(int argc, char **argv)
     lr_ppo_defaults(&pc, lr_jenv_obs_size(j.env), lr_jenv_n_actions(j.env));
     pc.hidden[0] = pc.hidden[1] = o.hidden;
     pc.n_steps = o.rollout;
+    pc.n_epochs = o.epochs;
+    pc.n_minibatches = o.minibatches;
     pc.n_envs = N;
     pc.lr = o.lr;
     pc.gamma = o.gamma;
