@@ -33,30 +33,8 @@ if [ ! -f "$top/examples/topologies/metro.json" ]; then
 fi
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-export OPENBLAS_NUM_THREADS=1
-TIMEFORMAT=%U
-
-metro="--topology $top/examples/topologies/metro.json \
---cluster $top/examples/clusters/metro.json --seed 1 --load 2.5 \
---lr 3e-4 --gamma 0.5 --quiet"
-nsfnet="--topology $top/examples/topologies/nsfnet.json \
---cluster $top/examples/clusters/nsfnet6.json --seed 1 --load 7 \
---lr 3e-4 --gamma 0.5 --quiet"
-
-# user_s BIN DIR STEPS ARGS...: user CPU seconds of one training run in
-# DIR (its policy file DIR/x.pol).
-user_s() {
-    local bin=$1 dir=$2 steps=$3
-    shift 3
-    mkdir -p "$dir"
-    { time (cd "$dir" && "$bin" train "$@" --steps "$steps" \
-                --out x.pol > /dev/null 2>&1); } 2>&1
-}
-
-median() {
-    sort -g | awk '{ v[NR] = $1 } END {
-        print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+# shellcheck source=tools/bench/train_lib.sh
+. "$top/tools/bench/train_lib.sh"
 
 echo "| case | build | seconds less 512 steps, by round | median steps/s |"
 echo "|---|---|---|---:|"

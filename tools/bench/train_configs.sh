@@ -37,39 +37,22 @@ if [ ! -f "$top/examples/topologies/nsfnet.json" ]; then
 fi
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-export OPENBLAS_NUM_THREADS=1
-TIMEFORMAT=%U
+# shellcheck source=tools/bench/train_lib.sh
+. "$top/tools/bench/train_lib.sh"
 steps=200000
-nsfnet="--topology $top/examples/topologies/nsfnet.json \
---cluster $top/examples/clusters/nsfnet6.json --seed 1 --load 7 \
---lr 3e-4 --gamma 0.5 --quiet"
 names=("default" "--hidden 32" "--hidden 32 --epochs 3"
        "--hidden 32 --epochs 2" "--hidden 16")
 opts=("" "--hidden 32" "--hidden 32 --epochs 3" "--hidden 32 --epochs 2"
       "--hidden 16")
-
-# user_s DIR STEPS ARGS...: user CPU seconds of one training run in DIR.
-user_s() {
-    local dir=$1 steps=$2
-    shift 2
-    mkdir -p "$dir"
-    { time (cd "$dir" && "$bin" train "$@" --steps "$steps" \
-                --out x.pol > /dev/null 2>&1); } 2>&1
-}
-
-median() {
-    sort -g | awk '{ v[NR] = $1 } END {
-        print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 n=${#opts[@]}
 for i in $(seq 0 $((n - 1))); do : > "$tmp/$i"; done
 for r in $(seq 1 "$rounds"); do
     for i in $(seq 0 $((n - 1))); do
         # shellcheck disable=SC2086
-        full=$(user_s "$tmp/c$i" $steps $nsfnet ${opts[$i]})
+        full=$(user_s "$bin" "$tmp/c$i" $steps $nsfnet ${opts[$i]})
         # shellcheck disable=SC2086
-        base=$(user_s "$tmp/c$i-512" 512 $nsfnet ${opts[$i]})
+        base=$(user_s "$bin" "$tmp/c$i-512" 512 $nsfnet ${opts[$i]})
         if [ ! -s "$tmp/c$i/x.pol" ]; then
             echo "train_configs.sh: '${names[$i]}' wrote no policy" >&2
             exit 1
