@@ -157,6 +157,29 @@ for pol in nsfnet6-known-work.pol nsfnet6-known-work-pi.pol \
     fi
 done
 
+# The shipped triples agent (examples/policies/metro-triples.pol): sim
+# takes its job mix (GPUs 3, 6, 12) and its triples from the file, so
+# greedy beside it blocks as greedy given --demands 3,6,12 --triples; on
+# the same arrivals the agent blocks fewer than static (the packing
+# baseline) and greedy on each seed, with greedy's speed or better.
+MT="$LIGHTRAIL sim --topology $T --cluster $C --loads 3.5:3.5:1 --seeds 2
+    --seed 2001 --arrivals 5000 --quiet --format json"
+if $MT --policy static,greedy \
+       --policy-file "$srcdir/examples/policies/metro-triples.pol" \
+       > "$tmp/mt.json" \
+   && $MT --policy static,greedy --demands 3,6,12 --triples > "$tmp/mt0.json" \
+   && jq -s -e --slurpfile b "$tmp/mt0.json" '. as $r
+        | $r[0] == $b[0] and $r[1] == $b[1] and $r[2].policy == "ppo"
+        and $r[2].triples
+        and all(range(2); . as $i | $r[2].blocking_per_seed[$i]
+                < ([$r[0], $r[1]] | map(.blocking_per_seed[$i]) | min))
+        and $r[2].mean_iteration_s < $r[1].mean_iteration_s' \
+       "$tmp/mt.json" > /dev/null; then
+    ok "shipped metro-triples.pol: its job mix from the file, blocks least"
+else
+    notok "metro-triples.pol: $(cat "$tmp/mt.json" "$tmp/mt0.json")"
+fi
+
 # The rollout policy of greedy: with a margin no estimate clears it is
 # greedy, decision for decision; with none it leaves greedy sometimes.
 RO="--holding work --loads 1.5:1.5:1 --arrivals 400 --warmup 100 --seeds 1
