@@ -6,7 +6,7 @@
 # rewards, each paired against the best baseline and greedy on the
 # same arrivals.  Run from the top of a built tree:
 #     tools/experiments/demands3.sh OUTDIR
-# About 15 minutes of one core for the metro, 50 for NSFNET/6 (METRO=0,
+# About 15 minutes of one core for the metro, 80 for NSFNET/6 (METRO=0,
 # NSFNET=0 or WORK=0 skip a part; STEPS=N trains N steps instead of
 # the rows' own, for a quick try that reproduces nothing).  Writes
 # OUTDIR/*.pol, the baselines' tables in OUTDIR/base-*.txt and one
@@ -96,6 +96,14 @@ if [ "${NSFNET:-1}" = 1 ]; then
         --gamma 0.9 --reward blocking
     ppo n-blocking-g0.99 "$NT" 10 1000000 "1 2" nearest,greedy \
         --gamma 0.99 --reward blocking
+    # From an imitation of nearest (200,000 decisions), anchored.
+    ppo n-imitate-nearest "$NT" 10 0 1 nearest,greedy --teacher nearest \
+        --gamma 0.9 --block-penalty 10
+    for a in 0.03 0.1 0.3; do
+        ppo n-nearest-anchor$a "$NT" 10 1000000 "1 2" nearest,greedy \
+            --teacher nearest --anchor $a --critic-warmup 100000 \
+            --gamma 0.9 --block-penalty 10
+    done
 fi
 if [ "${WORK:-1}" = 1 ]; then
     ppo w-default "$MT" 1.5 1000000 "1 2 3" greedy --holding work \
