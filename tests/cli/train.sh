@@ -770,6 +770,19 @@ if $LIGHTRAIL train --topology "$T" --cluster "$C" --steps 300000 --seed 1 \
 else
     notok "retraining metro.pol: $(cat "$tmp/err")"
 fi
+# So is the triples agent (jobs of 3, 6, 12 GPUs; 1,000,000 steps).
+if $LIGHTRAIL train --topology "$T" --cluster "$C" --demands 3,6,12 \
+        --triples --steps 1000000 --seed 1 --load 3.5 --lr 3e-4 --gamma 0.9 \
+        --block-penalty 10 --out "$tmp/mt.pol" --plot "$tmp/mt.png" \
+        --quiet 2> "$tmp/err" \
+   && cp "$srcdir/examples/policies/metro-triples.pol" "$tmp/shipmt.pol" \
+   && weights_of "$tmp/mt.pol" && weights_of "$tmp/shipmt.pol"; then
+    cmp -s "$tmp/mt.pol.w" "$tmp/shipmt.pol.w" \
+        && ok "examples/policies/metro-triples.pol: its command writes its weights" \
+        || notok "examples/policies/metro-triples.pol is not what its command writes"
+else
+    notok "retraining metro-triples.pol: $(cat "$tmp/err")"
+fi
 # Progress where stderr is not a terminal (a log): a line of its own
 # every LIGHTRAIL_PROGRESS_SECONDS (30 by default), no carriage return;
 # none with --quiet.
