@@ -82,6 +82,11 @@ if [ "${METRO:-1}" = 1 ]; then
         ppo m-blocking-g$g "$MT" 3.5 1000000 "1 2 3 4 5" static \
             --gamma $g --reward blocking
     done
+    for a in 0.03 0.1; do
+        ppo m-static-anchor$a "$MT" 3.5 1000000 "1 2" static \
+            --teacher static --anchor $a --critic-warmup 100000 \
+            --gamma 0.9 --block-penalty 10
+    done
 fi
 if [ "${NSFNET:-1}" = 1 ]; then
     ppo n-p10-g0.9 "$NT" 10 1000000 "1 2 3" nearest,greedy \
