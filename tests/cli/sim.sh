@@ -161,7 +161,8 @@ done
 # takes its job mix (GPUs 3, 6, 12) and its triples from the file, so
 # greedy beside it blocks as greedy given --demands 3,6,12 --triples; on
 # the same arrivals the agent blocks fewer than static (the packing
-# baseline) and greedy on each seed, with greedy's speed or better.
+# baseline) and greedy on each seed, with a lower mean iteration time
+# than greedy's.
 MT="$LIGHTRAIL sim --topology $T --cluster $C --loads 3.5:3.5:1 --seeds 2
     --seed 2001 --arrivals 5000 --quiet --format json"
 if $MT --policy static,greedy \

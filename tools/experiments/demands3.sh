@@ -18,8 +18,10 @@ L=${LIGHTRAIL:-./lightrail}
 out=${1:?usage: tools/experiments/demands3.sh OUTDIR}
 mkdir -p "$out"
 export OPENBLAS_NUM_THREADS=1
-MT="--topology examples/topologies/metro.json --cluster examples/clusters/metro.json"
-NT="--topology examples/topologies/nsfnet.json --cluster examples/clusters/nsfnet6.json"
+MT="--topology examples/topologies/metro.json
+    --cluster examples/clusters/metro.json"
+NT="--topology examples/topologies/nsfnet.json
+    --cluster examples/clusters/nsfnet6.json"
 D="--demands 3,6,12"
 BASE="static,nearest,resource,greedy,zone,cdynp,random"
 EV="--seeds 10 --arrivals 20000"
@@ -39,8 +41,9 @@ base() {    # NAME NET LOAD [OPTIONS...]
 [ "${NSFNET:-1}" = 1 ] && base nsfnet6 "$NT" 10
 [ "${WORK:-1}" = 1 ] && base metro-work "$MT" 1.5 --holding work
 
-# 2. PPO (with triples unless TR is empty): NAME NET LOAD STEPS SEEDS OPTIONS..., then each
-#    agent paired against AGAINST (a comma-separated list) on both sets.
+# 2. PPO (with triples unless TR is empty): NAME NET LOAD STEPS SEEDS
+#    AGAINST OPTIONS...; each agent is then paired against every
+#    baseline of AGAINST (a comma-separated list) on both seed sets.
 ppo() {
     n=$1 net=$2 ld=$3 st=${STEPS:-$4} seeds=$5 against=$6
     shift 6
