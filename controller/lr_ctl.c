@@ -1844,6 +1844,7 @@ lr_ctl_ppo_info(const struct lr_ctl *c, struct lr_ctl_ppo_info *info)
         info->known_work = m->known_work;
         info->held_work = m->held_work;
         info->triples = m->triples;
+        info->quads = m->quads;
         info->observe_load = m->observe_load;
         info->topology = m->topology;
         info->teacher = m->teacher[0] ? m->teacher : NULL;

@@ -71,8 +71,9 @@ parse_mix(struct lr_ctl_ppo *p)
         /* And the GPU-time the running jobs hold, which
          * lr_ctl_ppo_prepare() gives the mirror (lr_jenv_set_running). */
         .held_work = p->meta.held_work,
-        /* Chains over three DCs: admit_ppo books both hops. */
+        /* Chains over three or four DCs: admit_ppo books every hop. */
         .triples = p->meta.triples,
+        .quads = p->meta.quads,
         /* One more observation: the load, lr_ctl_ppo_set_load's. */
         .observe_load = p->meta.observe_load,
     };

@@ -173,7 +173,7 @@ struct lr_ctl_ppo_info {
     bool loaded;
     uint64_t checksum;         /* its FNV-1a 64 trailer */
     const char *holding;       /* "exp" or "work" */
-    bool refuse, known_work, held_work, triples, observe_load;
+    bool refuse, known_work, held_work, triples, quads, observe_load;
     const char *topology, *command;
     const char *teacher;       /* NULL: PPO alone, no imitation */
 };

@@ -156,10 +156,16 @@ cand_split(const struct lr_jenv *e, const struct lr_jenv_cand *cd, int di,
            int gs[LR_JENV_MAX_CHAIN])
 {
     int g = e->cfg.demands[di];
-    gs[1] = gs[2] = 0;
+    for (int i = 1; i < LR_JENV_MAX_CHAIN; i++)
+        gs[i] = 0;
     if (cd->n_dcs == 1) {
         gs[0] = g;
         return true;
+    }
+    if (cd->n_dcs == 4) {
+        for (int i = 0; i < 4; i++)
+            gs[i] = g / 4 + (i >= 4 - g % 4);
+        return gs[0] > 0;
     }
     if (cd->n_dcs == 3) {
         gs[0] = gs[1] = (g + 1) / 3;
@@ -171,22 +177,21 @@ cand_split(const struct lr_jenv *e, const struct lr_jenv_cand *cd, int di,
     return gs[0] > 0;
 }
 
-/* The route of hop 'h' of candidate 'cd' (a pair's h = 0, a triple's 0
- * or 1); writable, as the routes are the environment's caches. */
+/* The route of hop 'h' of candidate 'cd' (0 to n_dcs - 2); writable,
+ * as the routes are the environment's caches. */
 static inline struct route *
 hop_route(const struct lr_jenv *e, const struct lr_jenv_cand *cd, int h)
 {
-    return &e->routes[(h ? cd->pair2 : cd->pair) * e->k + cd->route];
+    return &e->routes[cd->pair[h] * e->k + cd->route];
 }
 
-/* True when the two hops of triple 'cd' share a directed link (either
- * direction of one against either of the other): their first fits,
- * computed each on its own, could then overlap, so such a triple is
- * never feasible (lr_jenv.h). */
+/* True when hops 'h' and 'g' of 'cd' share a directed link (either
+ * direction of one against either of the other). */
 static bool
-hops_share_link(const struct lr_jenv *e, const struct lr_jenv_cand *cd)
+two_hops_share_link(const struct lr_jenv *e, const struct lr_jenv_cand *cd,
+                    int h, int g)
 {
-    const struct route *h0 = hop_route(e, cd, 0), *h1 = hop_route(e, cd, 1);
+    const struct route *h0 = hop_route(e, cd, h), *h1 = hop_route(e, cd, g);
     const struct lr_path *p0[2] = { h0->fwd, h0->rev },
                          *p1[2] = { h1->fwd, h1->rev };
     for (int i = 0; i < 2; i++)
@@ -195,6 +200,19 @@ hops_share_link(const struct lr_jenv *e, const struct lr_jenv_cand *cd)
                 for (int y = 0; y < p1[j]->n_links; y++)
                     if (p0[i]->links[x] == p1[j]->links[y])
                         return true;
+    return false;
+}
+
+/* True when two hops of chain 'cd' (a triple or a quadruple) share a
+ * directed link: their first fits, computed each on its own, could then
+ * overlap, so such a chain is never feasible (lr_jenv.h). */
+static bool
+hops_share_link(const struct lr_jenv *e, const struct lr_jenv_cand *cd)
+{
+    for (int h = 0; h + 1 < cd->n_dcs; h++)
+        for (int g = h + 1; g + 1 < cd->n_dcs; g++)
+            if (two_hops_share_link(e, cd, h, g))
+                return true;
     return false;
 }
 
@@ -385,7 +403,7 @@ tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
                 const struct route *rt = hop_route(e, cd, h);
                 fits = fits && rt->fwd && rt->rev && rt->slots[cd->tier];
             }
-            if (!fits || (cd->n_dcs == 3 && hops_share_link(e, cd)))
+            if (!fits || (cd->n_dcs >= 3 && hops_share_link(e, cd)))
                 continue;
             /* The time model of this candidate: 'base' with the
              * candidate's DCs in front, no link but theirs. */
@@ -402,7 +420,7 @@ tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
                 lr_tm_set_link(tm, h, h + 1,
                                lr_jenv_tier_gbps[cd->tier] * 1e9 / 8,
                                5e-6 * hop_route(e, cd, h)->fwd->length_km);
-            int order[LR_JENV_MAX_CHAIN] = { 0, 1, 2 };
+            int order[LR_JENV_MAX_CHAIN] = { 0, 1, 2, 3 };
             struct lr_cdynp_options opt = {
                 .window = LR_CDYNP_DEFAULT_WINDOW, .order = order,
                 .n_order = cd->n_dcs,
@@ -428,6 +446,8 @@ build_candidates(struct lr_jenv *e)
     int n = e->n_dcs, k = e->k;
     int max = n + n * (n - 1) * e->n_splits * k * LR_JENV_N_TIERS
               + (e->cfg.triples ? n * (n - 1) * (n - 2) : 0) * k
+                * LR_JENV_N_TIERS
+              + (e->cfg.quads ? n * (n - 1) * (n - 2) * (n - 3) : 0) * k
                 * LR_JENV_N_TIERS;
     e->cands = calloc((size_t) max, sizeof *e->cands);
     if (!e->cands)
@@ -435,8 +455,8 @@ build_candidates(struct lr_jenv *e)
     int c = 0;
     for (int d = 0; d < n; d++)
         e->cands[c++] = (struct lr_jenv_cand) {
-            .n_dcs = 1, .dc = { d, -1, -1 }, .route = -1, .tier = -1,
-            .pair = -1, .pair2 = -1, .split = -1,
+            .n_dcs = 1, .dc = { d, -1, -1, -1 }, .route = -1, .tier = -1,
+            .pair = { -1, -1, -1 }, .split = -1,
         };
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) {
@@ -446,9 +466,9 @@ build_candidates(struct lr_jenv *e)
                 for (int r = 0; r < k; r++)
                     for (int t = 0; t < LR_JENV_N_TIERS; t++)
                         e->cands[c++] = (struct lr_jenv_cand) {
-                            .n_dcs = 2, .dc = { a, b, -1 }, .route = r,
-                            .tier = t, .pair = a * n + b, .pair2 = -1,
-                            .split = s,
+                            .n_dcs = 2, .dc = { a, b, -1, -1 },
+                            .route = r, .tier = t,
+                            .pair = { a * n + b, -1, -1 }, .split = s,
                         };
         }
     for (int a = 0; a < n && e->cfg.triples; a++)
@@ -461,11 +481,30 @@ build_candidates(struct lr_jenv *e)
                 for (int r = 0; r < k; r++)
                     for (int t = 0; t < LR_JENV_N_TIERS; t++)
                         e->cands[c++] = (struct lr_jenv_cand) {
-                            .n_dcs = 3, .dc = { a, b, d }, .route = r,
-                            .tier = t, .pair = a * n + b,
-                            .pair2 = b * n + d, .split = -1,
+                            .n_dcs = 3, .dc = { a, b, d, -1 },
+                            .route = r, .tier = t,
+                            .pair = { a * n + b, b * n + d, -1 },
+                            .split = -1,
                         };
             }
+    for (int a = 0; a < n && e->cfg.quads; a++)
+        for (int b = 0; b < n; b++)
+            for (int d = 0; d < n; d++)
+                for (int f = 0; f < n; f++) {
+                    int na = e->dc_node[a], nb = e->dc_node[b],
+                        nd = e->dc_node[d], nf = e->dc_node[f];
+                    if (na == nb || na == nd || na == nf || nb == nd
+                        || nb == nf || nd == nf)
+                        continue;
+                    for (int r = 0; r < k; r++)
+                        for (int t = 0; t < LR_JENV_N_TIERS; t++)
+                            e->cands[c++] = (struct lr_jenv_cand) {
+                                .n_dcs = 4, .dc = { a, b, d, f },
+                                .route = r, .tier = t,
+                                .pair = { a * n + b, b * n + d, d * n + f },
+                                .split = -1,
+                            };
+                }
     e->n_cands = c;
     return 0;
 }
@@ -1153,7 +1192,7 @@ hop_fits(const struct lr_jenv *e, const struct lr_jenv_cand *cd, int h)
 
 /* Whether candidate c is feasible for the pending job, T the job's
  * class's row: T finite (for a pair, the share gives GPUs on both
- * sides: tabulate; a triple's hops share no link), the GPUs, a
+ * sides: tabulate; a chain's hops share no link), the GPUs, a
  * lightpath on every hop, a hop's route refreshed first when dirty (its
  * first fits only, refresh_one).  The lazy mask's test of one candidate;
  * compute_mask tests them all at once, as sets. */
@@ -1359,12 +1398,12 @@ lr_jenv_step(struct lr_jenv *e, int action)
             mean_hold *= T / e->tref[job_class(e)];
         struct active a = {
             .dep = e->now + hold, .mean_hold = mean_hold, .cand = action,
-            .first = { { -1, -1 }, { -1, -1 } }, .resv = -1,
+            .first = { { -1, -1 }, { -1, -1 }, { -1, -1 } }, .resv = -1,
         };
         cand_split(e, cd, e->job_demand, a.g);
         for (int i = 0; i < cd->n_dcs; i++)
             e->used[cd->dc[i]] += a.g[i];
-        /* The mask was computed on this very spectrum, and a triple's
+        /* The mask was computed on this very spectrum, and a chain's
          * hops share no link: these cannot fail.  Booking a hop marks
          * routes dirty and leaves their cached first fits as the mask
          * read them, so the next hop's are still those. */

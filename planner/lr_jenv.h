@@ -1,8 +1,9 @@
 /*
  * lr_jenv: the joint multi-job environment.  Training jobs arrive at an
  * elastic optical network whose ROADMs host data centers; each admitted
- * job gets GPUs in one, two or (when asked) three DCs, a pipeline-stage
- * partition, and for each boundary between two DCs a lightpath each way.
+ * job gets GPUs in one, two or (when asked) three or four DCs, a
+ * pipeline-stage partition, and for each boundary between two DCs a
+ * lightpath each way.
  * Policies (baselines, PPO) pick from one shared, fixed, discrete list of
  * candidates with a mask.
  *
@@ -51,6 +52,17 @@
  *       Triples come after every pair, per ordered triple, per route,
  *       per tier; without the option the list is the one above, so
  *       every result before triples is unchanged.
+ *     - with lr_jenv_config.quads only: an ordered quadruple (a, b, c, d)
+ *       of DCs on four distinct ROADMs, route r and tier t: a chain of
+ *       four pipeline parts, g / 4 GPUs (rounded down) in each DC, the
+ *       rest of g / 4 one more in each of the last (g mod 4) DCs (3:
+ *       never feasible; 4: 1/1/1/1, 6: 1/1/2/2, 8: 2/2/2/2, 12: 3/3/3/3,
+ *       16: 4/4/4/4), and a lightpath each way on each of its three
+ *       hops, route r and tier t on each, as for a triple; a quadruple
+ *       any two of whose hops share a directed link is left out.
+ *       Quadruples come after every triple (or after every pair without
+ *       triples), in the same order; without the option the list is the
+ *       one above.
  *       The action space is fixed, the GPU counts depend on the job: a
  *       share that gives g_a = 0 or g_b = 0 for demand g, or the same g_a
  *       as a share listed before it, is never feasible for that demand
@@ -77,8 +89,9 @@
  *     without a decision: the refusal is only offered when there is
  *     something to refuse.
  *   Two DCs on the same ROADM have no pair candidates (no lightpath to
- *   plan); pipelines over four or more DCs are not in the action space,
- *   over three only with lr_jenv_config.triples.
+ *   plan); pipelines over five or more DCs are not in the action space,
+ *   over three only with lr_jenv_config.triples, over four only with
+ *   lr_jenv_config.quads.
  *
  * Reward (for learning).  Admission of job j on c: -T(j, c) / T_ref(j),
  * with T_ref(j) the least T of j's class on an empty network (so -1 is
@@ -196,6 +209,9 @@ struct lr_jenv_config {
     /* Adds the candidates over three DCs (above).  Off: the action space
      * and every result before triples. */
     bool triples;
+    /* Adds the candidates over four DCs (above), with or without
+     * triples.  Off: the action space and every result before them. */
+    bool quads;
     /* Adds one observation feature: the offered load as the arrivals so
      * far show it (lr_jenv_load_estimate, below), for a policy trained
      * over a range of loads.  Off: the observation of every policy
@@ -211,15 +227,15 @@ struct lr_jenv_config {
 #define LR_JENV_LOAD_WARM 10.0
 
 /* One entry of the action space. */
-#define LR_JENV_MAX_CHAIN 3
+#define LR_JENV_MAX_CHAIN 4
 struct lr_jenv_cand {
-    int n_dcs;                /* 1, 2 or 3 (triples) */
+    int n_dcs;                /* 1, 2, 3 (triples) or 4 (quads) */
     int dc[LR_JENV_MAX_CHAIN];  /* chain order; -1 past n_dcs */
     int route;                /* 0..k-1 (every hop), or -1 for one DC */
     int tier;                 /* index into lr_jenv_tier_gbps, or -1 */
     /* The ordered pair of each hop, dc[h] * n_dcs + dc[h + 1], for
      * h < n_dcs - 1; -1 past them. */
-    int pair, pair2;
+    int pair[LR_JENV_MAX_CHAIN - 1];
     int split;                /* index into the shares (a pair), or -1 */
 };
 

@@ -93,6 +93,7 @@ lr_yang_state_ppo(const struct lys_module *mod,
         || (rc = lr_yang_term_bool(n, mod, "held-work", p->held_work,
                                  false))
         || (rc = lr_yang_term_bool(n, mod, "triples", p->triples, false))
+        || (rc = lr_yang_term_bool(n, mod, "quads", p->quads, false))
         || (rc = lr_yang_term_bool(n, mod, "observe-load", p->observe_load,
                                  false))
         || (p->teacher

@@ -4,8 +4,8 @@
 # (with the default --envs and with --envs 4),
 # sim runs the policy, and a corrupt, foreign or mismatched policy file is
 # refused with a reason (exit 2) while the good one is left untouched;
-# --splits, --triples and --observe-load are recorded, read back, and
-# checked; imitation of a teacher
+# --splits, --triples, --quads and --observe-load are recorded, read
+# back, and checked; imitation of a teacher
 # (--teacher, --imitate) before PPO, its refusal labels weighed
 # (--refusal-weight); a range of training loads (--load FROM:TO);
 # standardised observations (--norm-obs) and scaled rewards
@@ -226,6 +226,62 @@ if $TRAIN --seed 3 --triples --out "$tmp/tr.pol" 2> "$tmp/err"; then
     expect_bad "the agent has" $S --policy-file "$tmp/trold.pol"
 else
     notok "train --triples failed: $(cat "$tmp/err")"
+fi
+# Pipelines over four DCs (NSFNET with six DCs; the metro has three):
+# recorded as quads=1, 6 + 30 x 3 x 3 + 360 x 3 x 3 = 3,516 candidates;
+# sim takes them from the file, and refuses --quads for a file trained
+# without; average refuses to mix the two; a file whose key is dropped
+# is refused by its size, one with a bad value by its key; policy show
+# says so.
+NT=$srcdir/examples/topologies/nsfnet.json
+NC=$srcdir/examples/clusters/nsfnet6.json
+TRAIN6="$LIGHTRAIL train --topology $NT --cluster $NC --models bert-large
+        --steps 512 --rollout 256 --hidden 16 --quiet --seed 3"
+S6="$LIGHTRAIL sim --topology $NT --cluster $NC --models bert-large
+    --loads 7:7:1 --seeds 2 --arrivals 400 --warmup 50 --quiet"
+if $TRAIN6 --quads --out "$tmp/q.pol" 2> "$tmp/err" \
+   && $TRAIN6 --out "$tmp/q0.pol" 2>> "$tmp/err"; then
+    grep -q '^quads=1$' "$tmp/q.pol" \
+        && grep -q '^n-actions=3516$' "$tmp/q.pol" \
+        && ! grep -q '^triples=' "$tmp/q.pol" \
+        && ! grep -q '^quads=' "$tmp/q0.pol" \
+        && grep -q '^n-actions=276$' "$tmp/q0.pol" \
+        && ok "quads=1 recorded, 3,516 candidates; no quads= line without" \
+        || notok "quads header: $(grep -a '^quads=\|^n-' "$tmp/q.pol" "$tmp/q0.pol")"
+    if $S6 --policy-file "$tmp/q.pol" --policy greedy --format json \
+           > "$tmp/q.json" \
+       && jq -s -e 'length == 2 and all(.[]; .quads == true)' \
+           "$tmp/q.json" > /dev/null \
+       && $S6 --policy-file "$tmp/q.pol" --policy greedy --quads \
+           --format json > "$tmp/q2.json" \
+       && cmp -s "$tmp/q.json" "$tmp/q2.json" \
+       && $S6 --policy greedy --quads --format json > "$tmp/g4.json" \
+       && $S6 --policy greedy --format json > "$tmp/g2.json" \
+       && jq -s -e '.[0] == .[1]' "$tmp/g4.json" "$tmp/q.json" > /dev/null \
+       && ! jq -s -e '.[0].mean_iteration_s == .[1].mean_iteration_s' \
+           "$tmp/g4.json" "$tmp/g2.json" > /dev/null; then
+        ok "sim takes the file's quads; greedy beside it is greedy --quads"
+    else
+        notok "sim with a quads policy: $(cat "$tmp/q.json" "$tmp/g4.json" "$tmp/g2.json")"
+    fi
+    expect_bad "trained without --quads" \
+        $S6 --policy-file "$tmp/q0.pol" --quads
+    expect_bad "its quads differs" \
+        $LIGHTRAIL average --out "$tmp/avg-q.pol" "$tmp/q.pol" "$tmp/q0.pol"
+    [ ! -e "$tmp/avg-q.pol" ] && ok "no average written of quads and not" \
+        || notok "average wrote $tmp/avg-q.pol"
+    reseal "$tmp/q.pol" "$tmp/qbad.pol" 's/^quads=1$/quads=yes/'
+    expect_bad "header key 'quads' missing or invalid" \
+        $S6 --policy-file "$tmp/qbad.pol"
+    reseal "$tmp/q.pol" "$tmp/qold.pol" '/^quads=/d'
+    expect_bad "the agent has" $S6 --policy-file "$tmp/qold.pol"
+    $LIGHTRAIL policy show "$tmp/q.pol" > "$tmp/qshow" 2>&1 \
+        && grep -q 'pipelines over four DCs' "$tmp/qshow" \
+        && ! $LIGHTRAIL policy show "$tmp/q0.pol" | grep -q 'four DCs' \
+        && ok "policy show FILE: pipelines over four DCs" \
+        || notok "policy show: $(cat "$tmp/qshow")"
+else
+    notok "train --quads failed: $(cat "$tmp/err")"
 fi
 # The load observed: recorded as observe-load=1 with one observation
 # more; sim gives the agent its estimate; average refuses to mix; a file

@@ -127,8 +127,9 @@ test_candidates(void)
         CU_ASSERT_EQUAL(cd->n_dcs, 3);
         CU_ASSERT(cd->dc[0] != cd->dc[1] && cd->dc[1] != cd->dc[2]
                   && cd->dc[0] != cd->dc[2]);
-        CU_ASSERT_EQUAL(cd->pair, cd->dc[0] * 3 + cd->dc[1]);
-        CU_ASSERT_EQUAL(cd->pair2, cd->dc[1] * 3 + cd->dc[2]);
+        CU_ASSERT_EQUAL(cd->pair[0], cd->dc[0] * 3 + cd->dc[1]);
+        CU_ASSERT_EQUAL(cd->pair[1], cd->dc[1] * 3 + cd->dc[2]);
+        CU_ASSERT_EQUAL(cd->pair[2], -1);
         CU_ASSERT_EQUAL(cd->split, -1);
         seen[cd->dc[0]][cd->dc[1]][cd->dc[2]]++;
     }

@@ -88,7 +88,7 @@ test_embedded_modules(void)
         { LR_YANG_LRCFG, "yang/lightrail-config.yang",
           "urn:lightrail:config", "2026-12-01" },
         { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",
-          "2026-12-02" },
+          "2026-12-03" },
     };
     for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
         size_t len;
@@ -775,7 +775,7 @@ test_state_ppo(void)
         .loaded_ms = 1764633600123, .reloads = 2, .loaded = true,
         .checksum = 0x00e3e3c41e24fd8bull, .holding = "work",
         .refuse = true, .known_work = true, .held_work = false,
-        .triples = true, .observe_load = true,
+        .triples = true, .quads = true, .observe_load = true,
         .topology = "metro", .teacher = "rollout-greedy",
         .command = "lightrail train --seed 1",
     };
@@ -798,6 +798,7 @@ test_state_ppo(void)
     CHECK_VAL(tree, XP("known-work"), "true");
     CHECK_VAL(tree, XP("held-work"), "false");
     CHECK_VAL(tree, XP("triples"), "true");
+    CHECK_VAL(tree, XP("quads"), "true");
     CHECK_VAL(tree, XP("observe-load"), "true");
     CHECK_VAL(tree, XP("teacher"), "rollout-greedy");
     CHECK_VAL(tree, XP("command"), "lightrail train --seed 1");

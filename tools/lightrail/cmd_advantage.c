@@ -251,14 +251,15 @@ print_text(const struct opts *o, const struct state *st,
     }
     printf("# %s + %s, holding %s, %g E; baseline %s, seed %llu; %d states "
            "(one decision in %d after %ld arrivals), %d futures of %ld "
-           "arrivals per candidate%s%s%s%s\n", o->env.topology,
+           "arrivals per candidate%s%s%s%s%s\n", o->env.topology,
            o->env.cluster, lr_jenv_holding_name(o->env.holding_mode),
            o->env.load, o->policy, o->seed, o->states, o->every, o->warmup,
            o->samples, o->horizon,
            o->top ? ", the fastest candidates only" : "",
            o->refusal ? ", refusal included" : "",
            o->env.known_work ? "; every job's work known" : "",
-           o->env.triples ? "; pipelines over three DCs too" : "");
+           o->env.triples ? "; pipelines over three DCs too" : "",
+           o->env.quads ? "; pipelines over four DCs too" : "");
     printf("baseline blocking:      %.3f%% (%ld of %ld arrivals after %ld, "
            "seed %llu)\n", 100 * m->blocking, m->blocked, m->arrivals,
            o->warmup, o->seed);
@@ -293,6 +294,7 @@ print_json(const struct opts *o, const struct state *st,
     ADD("horizon", json_object_new_int64(o->horizon));
     ADD("known_work", json_object_new_boolean(o->env.known_work));
     ADD("triples", json_object_new_boolean(o->env.triples));
+    ADD("quads", json_object_new_boolean(o->env.quads));
     ADD("refusal", json_object_new_boolean(o->refusal));
     ADD("blocking", json_object_new_double(m->blocking));
     ADD("decisions_per_arrival", json_object_new_double(per_dec));

@@ -86,6 +86,8 @@ meta_differs(const struct lr_policy_meta *a, const struct lr_policy_meta *b)
         return "held-work";
     if (a->triples != b->triples)
         return "triples";
+    if (a->quads != b->quads)
+        return "quads";
     if (a->observe_load != b->observe_load)
         return "observe-load";
     if (a->n_obs != b->n_obs)

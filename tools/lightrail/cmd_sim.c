@@ -86,9 +86,9 @@ usage(FILE *f)
 "(Poisson arrivals, exponential holding time of mean 1, stretched by the\n"
 "job's slowdown with --holding work; load in Erlang = arrival rate x mean\n"
 "holding time at the fastest placement).  Each job gets GPUs in one or two\n"
-"DCs (or three, --triples), a CDynP stage partition and, between two DCs\n"
-"of its chain, a lightpath each way (route, modulation, slots,\n"
-"100/200/400G); a job with no feasible choice is blocked.  Reports per\n"
+"DCs (or three, --triples; four, --quads), a CDynP stage partition and,\n"
+"between two DCs of its chain, a lightpath each way (route, modulation,\n"
+"slots, 100/200/400G); a job with no feasible choice is blocked.  Reports per\n"
 "policy and load, mean over seeds with a 95%% confidence interval:\n"
 "blocking, mean iteration time of admitted jobs, GPU\n"
 "utilisation, variance of load across DCs, spectrum utilisation.\n"
@@ -364,6 +364,8 @@ print_json(const struct opts *o, const struct cell *c)
         json_object_object_add(j, "held_work", json_object_new_boolean(1));
     if (o->env.triples)
         json_object_object_add(j, "triples", json_object_new_boolean(1));
+    if (o->env.quads)
+        json_object_object_add(j, "quads", json_object_new_boolean(1));
     printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
     json_object_put(j);
 }
@@ -519,6 +521,14 @@ lr_cmd_sim(int argc, char **argv)
             return LR_EXIT_USAGE;
         }
         o.env.triples = meta.triples;
+        if (o.env.quads && !meta.quads) {
+            lr_cli_err(CMD, "%s: trained without --quads: drop "
+                       "--quads (the file's action space is used)",
+                       o.policy_file);
+            lr_ppo_free(ppo);
+            return LR_EXIT_USAGE;
+        }
+        o.env.quads = meta.quads;
         /* An agent that observed the load estimate needs it here too. */
         o.env.observe_load |= meta.observe_load;
         pol[n_pol].p = &lr_ppo_jenv_policy;
@@ -693,6 +703,8 @@ lr_cmd_sim(int argc, char **argv)
             printf("# GPU shares of a two-DC job in its first DC: %s\n", sv);
         if (o.env.triples)
             printf("# pipelines over three DCs are candidates too\n");
+        if (o.env.quads)
+            printf("# pipelines over four DCs are candidates too\n");
         if (o.env.known_work)
             printf("# each job's length is known when it arrives%s\n",
                    o.env.held_work ? "; PPO observes the GPU-time the "

@@ -997,6 +997,7 @@ lr_cmd_train(int argc, char **argv)
                                    .known_work = o.env.known_work,
                                    .held_work = o.env.held_work,
                                    .triples = o.env.triples,
+                                   .quads = o.env.quads,
                                    .observe_load = o.env.observe_load,
                                    .n_obs = pc.n_obs, .n_act = pc.n_act };
     memcpy(meta.splits, o.env.splits, sizeof meta.splits);

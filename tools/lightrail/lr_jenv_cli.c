@@ -38,6 +38,11 @@ const char lr_jenv_cli_help[] =
 "                      in each (the rest in the last), a lightpath each\n"
 "                      way on both hops, K routes x 3 tiers per ordered\n"
 "                      triple (default: one or two DCs)\n"
+"  --quads             also pipelines over four DCs: a quarter of the GPUs\n"
+"                      in each (the remainder one each in the last DCs),\n"
+"                      a lightpath each way on the three hops, K routes x\n"
+"                      3 tiers per ordered quadruple (with or without\n"
+"                      --triples; default: not)\n"
 "  --observe-load      PPO also observes the offered load as the arrivals\n"
 "                      so far show it (an estimate over about 100 mean\n"
 "                      holding times), for training over a range of\n"
@@ -93,6 +98,9 @@ lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
     case LR_JENV_O_TRIPLES:
         o->triples = true;
         return NULL;
+    case LR_JENV_O_QUADS:
+        o->quads = true;
+        return NULL;
     case LR_JENV_O_OBSERVE_LOAD:
         o->observe_load = true;
         return NULL;
@@ -134,7 +142,8 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
         .refuse = o->refuse, .n_splits = o->n_splits,
         .known_work = o->known_work, .held_work = o->held_work,
         .reward_blocking_only = o->reward_blocking_only, .k = o->k,
-        .triples = o->triples, .observe_load = o->observe_load,
+        .triples = o->triples, .quads = o->quads,
+        .observe_load = o->observe_load,
         .guard = 1,
         .block_penalty = o->block_penalty,
         .train = { .batch = o->batch, .micro = o->micro, .elem_bytes = 2 },

@@ -40,6 +40,8 @@ struct lr_jenv_cli_opts {
     bool held_work;
     /* --triples: candidates over three DCs (lr_jenv_config.triples). */
     bool triples;
+    /* --quads: candidates over four DCs (lr_jenv_config.quads). */
+    bool quads;
     /* --observe-load: PPO observes the load estimate
      * (lr_jenv_config.observe_load). */
     bool observe_load;
@@ -59,7 +61,8 @@ enum {
     LR_JENV_O_MODELS = LR_JENV_O_FIRST, LR_JENV_O_DEMANDS, LR_JENV_O_BATCH,
     LR_JENV_O_MICRO, LR_JENV_O_K, LR_JENV_O_PENALTY, LR_JENV_O_HOLDING,
     LR_JENV_O_SPLITS, LR_JENV_O_KNOWN_WORK, LR_JENV_O_HELD_WORK,
-    LR_JENV_O_TRIPLES, LR_JENV_O_OBSERVE_LOAD, LR_JENV_O_LAST,
+    LR_JENV_O_TRIPLES, LR_JENV_O_QUADS, LR_JENV_O_OBSERVE_LOAD,
+    LR_JENV_O_LAST,
 };
 #define LR_JENV_CLI_LONGOPTS                                                \
     { "models", required_argument, NULL, LR_JENV_O_MODELS },                \
@@ -73,6 +76,7 @@ enum {
     { "known-work", no_argument, NULL, LR_JENV_O_KNOWN_WORK },            \
     { "held-work", no_argument, NULL, LR_JENV_O_HELD_WORK },              \
     { "triples", no_argument, NULL, LR_JENV_O_TRIPLES },                  \
+    { "quads", no_argument, NULL, LR_JENV_O_QUADS },                      \
     { "observe-load", no_argument, NULL, LR_JENV_O_OBSERVE_LOAD }
 
 /* Applies option 'code' (LR_JENV_O_FIRST <= code < LR_JENV_O_LAST) with

@@ -65,6 +65,7 @@ lr_policy_save(const char *path, const struct lr_policy_meta *m,
     const char *known = m->known_work ? "known-work=1\n" : "";
     const char *held = m->held_work ? "held-work=1\n" : "";
     const char *triples = m->triples ? "triples=1\n" : "";
+    const char *quads = m->quads ? "quads=1\n" : "";
     const char *oload = m->observe_load ? "observe-load=1\n" : "";
     /* The default shares write no key: files stay as they were. */
     if (!lr_jenv_splits_default(m->splits, m->n_splits)) {
@@ -79,13 +80,13 @@ lr_policy_save(const char *path, const struct lr_policy_meta *m,
     int hn = snprintf(head, sizeof head,
                       "LRPOLICY %d\nmodels=%s\ndemands=%s\nbatch=%.17g\n"
                       "microbatch=%.17g\nk=%d\nblock-penalty=%.17g\n"
-                      "holding=%s\nrefuse=%d\n%s%s%s%s%s%stopology=%s\n"
+                      "holding=%s\nrefuse=%d\n%s%s%s%s%s%s%stopology=%s\n"
                       "dcs=%s\n"
                       "n-obs=%d\nn-actions=%d\n"
                       "command=%s\n\n", LR_POLICY_VERSION, m->models,
                       m->demands, m->batch, m->micro, m->k, m->block_penalty,
                       lr_jenv_holding_name(m->holding_mode), m->refuse ? 1 : 0,
-                      splits, teacher, known, held, triples, oload,
+                      splits, teacher, known, held, triples, quads, oload,
                       m->topology,
                       m->dcs, m->n_obs, m->n_act, m->command);
     if (hn < 0 || (size_t) hn >= sizeof head) {
@@ -262,11 +263,14 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
         missing = "held-work";
     else if (!get_key(head, "triples", v, sizeof v) && strcmp(v, "1"))
         missing = "triples";
+    else if (!get_key(head, "quads", v, sizeof v) && strcmp(v, "1"))
+        missing = "quads";
     else if (!get_key(head, "observe-load", v, sizeof v) && strcmp(v, "1"))
         missing = "observe-load";
     else {
         m->observe_load = !get_key(head, "observe-load", v, sizeof v);
         m->triples = !get_key(head, "triples", v, sizeof v);
+        m->quads = !get_key(head, "quads", v, sizeof v);
         m->known_work = !get_key(head, "known-work", v, sizeof v);
         m->held_work = !get_key(head, "held-work", v, sizeof v);
         m->refuse = !get_key(head, "refuse", v, sizeof v) && !strcmp(v, "1");
@@ -338,9 +342,10 @@ lr_policy_describe(FILE *out, const char *path, char *err, size_t errlen)
                             m.known_work, m.held_work);
     fprintf(out, "dcs         %s\n", m.dcs);
     fprintf(out, "jobs        models %s; GPU demands %s; batch %g, "
-            "microbatch %g; GPU shares %s%s%s\n", m.models, m.demands,
+            "microbatch %g; GPU shares %s%s%s%s\n", m.models, m.demands,
             m.batch, m.micro, splits,
             m.triples ? "; pipelines over three DCs" : "",
+            m.quads ? "; pipelines over four DCs" : "",
             m.observe_load ? "; observes the load" : "");
     fprintf(out, "agent       %d observations, %d actions, hidden %d x %d; "
             "K %d, block penalty %g\n", m.n_obs, m.n_act,

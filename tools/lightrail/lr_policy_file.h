@@ -21,9 +21,10 @@
  *     DC, lr_jenv_config.held_work; written only then, as known-work);
  *     triples (1: candidates over three DCs, lr_jenv_config.triples;
  *     written only then, and a reader that predates it refuses such a
- *     file by its n-actions); observe-load (1: it observes the load
- *     estimate, lr_jenv_config.observe_load; written only then, and a
- *     reader that predates it refuses such a file by its n-obs)
+ *     file by its n-actions); quads (1: candidates over four DCs,
+ *     lr_jenv_config.quads; as triples); observe-load (1: it observes
+ *     the load estimate, lr_jenv_config.observe_load; written only then,
+ *     and a reader that predates it refuses such a file by its n-obs)
  *   "\n"
  *   the agent as lr_ppo_encode() writes it (its own magic, version,
  *     sizes, big-endian IEEE weights, FNV-1a 64 checksum)
@@ -79,6 +80,9 @@ struct lr_policy_meta {
     /* Trained with candidates over three DCs (header key "triples", 1;
      * no key: not). */
     bool triples;
+    /* Trained with candidates over four DCs (header key "quads", 1; no
+     * key: not). */
+    bool quads;
     /* Trained observing the load estimate (header key "observe-load",
      * 1; no key: not). */
     bool observe_load;
