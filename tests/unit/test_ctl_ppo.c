@@ -13,7 +13,8 @@
  *   - a policy trained with uneven GPU shares (splits=1/4,1/2) places a
  *     job with its candidate's actual GPU counts;
  *   - a policy with triples (triples=1) places a job over three DCs with
- *     four lightpaths;
+ *     four lightpaths, one with quadruples (quads=1, on NSFNET with six
+ *     DCs) over four DCs with six;
  *   - a policy that observes the load (observe-load=1) is shown the load
  *     of the intents' arrival times (a fake clock);
  *   - with ppo-rollout, decisions taken on a thread of their own
@@ -794,6 +795,90 @@ test_triples_policy(void)
                         pick, 0, false);
     check_bad_policy(path, "actions, this network gives");
     mix_env_free(env, models);
+}
+
+/* A policy with quadruples, on NSFNET with six DCs (the metro has
+ * three): the controller realises a chain over four DCs, 4 GPUs in each
+ * for a 16-GPU job, with a lightpath each way on each of its three hops
+ * (six), the note naming the chain; deleting the job frees them all.
+ * The same agent without quads=1 is refused. */
+static void
+test_quads_policy(void)
+{
+    char path[256], err[1024];
+    struct lr_topo *metro_topo = topo, *nsf = NULL;
+    struct lr_cluster *metro_cluster = cluster, *nsf6 = NULL;
+    if (lr_yang_load_topo(ly, src("examples/topologies/nsfnet.json"), &nsf,
+                          err, sizeof err)
+        || lr_yang_load_cluster(ly, src("examples/clusters/nsfnet6.json"),
+                                &nsf6, err, sizeof err))
+        fprintf(stderr, "quads: %s\n", err);
+    CU_ASSERT_FATAL(nsf && nsf6);
+    topo = nsf;
+    cluster = nsf6;
+    struct lr_model *models[3];
+    struct lr_jenv *env = mix_env(
+        (struct lr_jenv_config) { .quads = true }, models);
+    CU_ASSERT_EQUAL(lr_jenv_n_actions(env), 6 + 30 * 9 + 360 * 9);
+    /* The first quadruple feasible for gpt-1.9b on 16 GPUs, on the empty
+     * network. */
+    CU_ASSERT_FATAL(lr_jenv_present(env, 1, 2) > 0);
+    int pick = -1;
+    for (int a = 0; a < lr_jenv_n_cands(env) && pick < 0; a++)
+        if (lr_jenv_cand(env, a)->n_dcs == 4 && lr_jenv_mask(env)[a])
+            pick = a;
+    CU_ASSERT_FATAL(pick >= 0);
+    const struct lr_jenv_cand *cd = lr_jenv_cand(env, pick);
+    for (int with = 1; with >= 0; with--) {
+        struct lr_policy_meta meta;
+        struct lr_ppo *r = mix_policy_new(&meta, lr_jenv_obs_size(env),
+                                          lr_jenv_n_actions(env));
+        snprintf(meta.topology, sizeof meta.topology, "%s", nsf->name);
+        meta.dcs[0] = 0;
+        for (int d = 0; d < nsf6->n_dcs; d++)
+            snprintf(meta.dcs + strlen(meta.dcs),
+                     sizeof meta.dcs - strlen(meta.dcs), "%s%s",
+                     d ? "," : "", nsf6->dcs[d].name);
+        meta.quads = with;
+        r->actor->params[r->actor->n_params - lr_jenv_n_actions(env)
+                         + pick] = 100;
+        snprintf(path, sizeof path, "%s/quads%s.pol", dir,
+                 with ? "" : "-nokey");
+        mix_policy_save(path, &meta, r);
+    }
+    struct lr_job job;
+    snprintf(path, sizeof path, "%s/quads.pol", dir);
+    struct lr_ctl *c = open_and_submit16(path, "q1", &job);
+    char want[512];
+    snprintf(want, sizeof want, "ppo: candidate %d, %s (4 GPUs) then %s "
+             "(4 GPUs) then %s (4 GPUs) then %s (4 GPUs), route %d of each "
+             "hop at %d Gb/s", pick, cluster->dcs[cd->dc[0]].name,
+             cluster->dcs[cd->dc[1]].name, cluster->dcs[cd->dc[2]].name,
+             cluster->dcs[cd->dc[3]].name, cd->route,
+             lr_jenv_tier_gbps[cd->tier]);
+    CU_ASSERT_STRING_EQUAL(job.note, want);
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT(job.gpus[cd->dc[i]] >= 1 && job.gpus[cd->dc[i]] <= 4);
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[cd->dc[i]], job.gpus[cd->dc[i]]);
+    }
+    /* Hop by hop, there and back. */
+    CU_ASSERT_EQUAL_FATAL(job.n_lightpaths, 6);
+    for (int i = 0; i < 6; i++) {
+        int h = i / 2, back = i % 2;
+        CU_ASSERT_EQUAL(job.lp[i].from_dc, cd->dc[h + back]);
+        CU_ASSERT_EQUAL(job.lp[i].to_dc, cd->dc[h + 1 - back]);
+        CU_ASSERT_EQUAL(job.lp[i].m, lr_jenv_cand_hop_slots(env, pick, h));
+        CU_ASSERT_EQUAL(job.lp[i].capacity_gbps,
+                        lr_jenv_tier_gbps[cd->tier]);
+    }
+    delete_and_close(c, "q1");
+    snprintf(path, sizeof path, "%s/quads-nokey.pol", dir);
+    check_bad_policy(path, "actions, this network gives");
+    mix_env_free(env, models);
+    topo = metro_topo;
+    cluster = metro_cluster;
+    lr_topo_free(nsf);
+    lr_cluster_free(nsf6);
 }
 
 /* ---- a policy that observes the load (observe-load=1) ---- */
@@ -1718,6 +1803,8 @@ static CU_TestInfo tests[] = {
       test_splits_policy },
     { "a policy with triples places a chain over three DCs",
       test_triples_policy },
+    { "a policy with quadruples: six lightpaths over four DCs",
+      test_quads_policy },
     { "a policy observing the load sees lightraild's estimate",
       test_observe_load_policy },
     { "a known-work policy reads the intent's iterations",

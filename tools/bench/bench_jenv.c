@@ -7,7 +7,9 @@
  *
  * Cases: the metro example (3 DCs, 57 candidates), NSFNET with six DCs
  * (276 candidates), NSFNET/6 with the shares 1/4,1/2 (546 candidates),
- * and the metro and NSFNET/6 with triples (111 and 1,356 candidates); the job mix of `lightrail sim` and `train` by default
+ * the metro and NSFNET/6 with triples (111 and 1,356 candidates), and
+ * NSFNET/6 with triples and quadruples (4,596 candidates); the job mix
+ * of `lightrail sim` and `train` by default
  * (bert-large, gpt-1.9b, llama2-7b on 4, 8, 16 GPUs, B = 32, b = 1,
  * K = 3): 9 classes.  For each, the median of R runs of this thread's
  * CPU time (CLOCK_THREAD_CPUTIME_ID: the machine is shared, and wall
@@ -51,10 +53,12 @@ clock_s(clockid_t id)
 }
 
 /* Times lr_jenv_new() 'runs' times on one case and prints its row; with
- * 'dump', writes the T table of the last run.  Returns 0 or 1. */
+ * 'dump', writes the T table of the last run.  'chains' is the longest
+ * chain of DCs in the action space: 2, 3 (triples) or 4 (triples and
+ * quadruples).  Returns 0 or 1. */
 static int
 bench_case(struct ly_ctx *ctx, const char *label, const char *topo_path,
-           const char *cluster_path, const char *splits, bool triples,
+           const char *cluster_path, const char *splits, int chains,
            int runs, FILE *dump)
 {
     char err[1024];
@@ -64,7 +68,8 @@ bench_case(struct ly_ctx *ctx, const char *label, const char *topo_path,
     if (bench_jenv_case_load(ctx, "lr-bench-jenv", topo_path, cluster_path, &b))
         goto out;
     c = b.cfg;
-    c.triples = triples;
+    c.triples = chains >= 3;
+    c.quads = chains >= 4;
     if (splits) {
         c.n_splits = lr_jenv_splits_parse(splits, c.splits, err, sizeof err);
         if (c.n_splits < 0) {
@@ -260,13 +265,15 @@ main(int argc, char **argv)
            "K 3; ms of this thread's CPU time and wall clock\n"
            "| case | candidates | plans | CPU ms | wall ms | plans/s (CPU) |\n"
            "|---|---:|---:|---:|---:|---:|\n", runs);
-    int rc = bench_case(ctx, "metro", mt, mc, NULL, false, runs, dump)
-             || bench_case(ctx, "nsfnet6", nt, nc, NULL, false, runs, dump)
-             || bench_case(ctx, "nsfnet6-splits", nt, nc, "1/4,1/2", false,
+    int rc = bench_case(ctx, "metro", mt, mc, NULL, 2, runs, dump)
+             || bench_case(ctx, "nsfnet6", nt, nc, NULL, 2, runs, dump)
+             || bench_case(ctx, "nsfnet6-splits", nt, nc, "1/4,1/2", 2,
                            runs, dump)
-             || bench_case(ctx, "metro-triples", mt, mc, NULL, true, runs,
+             || bench_case(ctx, "metro-triples", mt, mc, NULL, 3, runs,
                            dump)
-             || bench_case(ctx, "nsfnet6-triples", nt, nc, NULL, true, runs,
+             || bench_case(ctx, "nsfnet6-triples", nt, nc, NULL, 3, runs,
+                           dump)
+             || bench_case(ctx, "nsfnet6-quads", nt, nc, NULL, 4, runs,
                            dump);
     if (!rc) {
         printf("\n# rollouts: nsfnet6, work mode, 2.75 E, state after 500 "

@@ -1,0 +1,105 @@
+#!/bin/sh
+# Reproduces the measurements of docs/ppo.md, "Pipelines over four DCs":
+# every baseline on NSFNET with six DCs with triples, with triples and
+# quadruples, and with quadruples alone (jobs of 3, 6 and 12 GPUs, exp,
+# 10 E; and the default jobs of 4, 8 and 16 GPUs at 7 E), each policy
+# paired seed by seed against itself without quadruples; then PPO
+# agents with both, paired against the best baselines and greedy.  Run
+# from the top of a built tree:
+#     tools/experiments/quads.sh OUTDIR
+# About 3 minutes of one core for the baselines and 6 per agent
+# (BASE=0 or PPO=0 skip a part; STEPS=N trains N steps instead of
+# 1,000,000, for a quick try that reproduces nothing).  Writes the
+# baselines' JSON in OUTDIR/base-*.json, their paired comparison in
+# OUTDIR/base-paired.txt, the agents in OUTDIR/*.pol and one line per
+# agent, baseline and seed set in OUTDIR/ppo.txt.  Seeds: training 1-3,
+# evaluation 1001-1010 and 2001-2010, 20,000 arrivals (never used by
+# training).
+set -eu
+L=${LIGHTRAIL:-./lightrail}
+out=${1:?usage: tools/experiments/quads.sh OUTDIR}
+mkdir -p "$out"
+export OPENBLAS_NUM_THREADS=1
+NT="--topology examples/topologies/nsfnet.json
+    --cluster examples/clusters/nsfnet6.json"
+BASE="static,nearest,resource,greedy,zone,cdynp,random"
+EV="--seeds 10 --arrivals 20000"
+
+# 1. The baselines: NAME LOAD CHAINS [OPTIONS...], CHAINS one of t
+#    (triples), tq (triples and quadruples), q (quadruples), p (pairs).
+base() {
+    n=$1 ld=$2 ch=$3
+    shift 3
+    case $ch in
+        p) c= ;;
+        t) c=--triples ;;
+        q) c=--quads ;;
+        tq) c="--triples --quads" ;;
+    esac
+    for set in 1001 2001; do
+        # shellcheck disable=SC2086
+        nice $L sim $NT $c --policy $BASE --loads "$ld:$ld:1" $EV \
+            --seed $set --format json --quiet "$@" \
+            > "$out/base-$n-$ch-$set.json"
+    done
+}
+# paired NAME A B: per policy and seed set, B's blocking against A's,
+# seed by seed (mean relative change, its 95% interval by t over the
+# ten seeds, and in how many seeds B blocks less).
+paired() {
+    for set in 1001 2001; do
+        jq -n -r --arg n "$1 $3 vs $2, $set" \
+            --slurpfile a "$out/base-$1-$2-$set.json" \
+            --slurpfile b "$out/base-$1-$3-$set.json" '
+            def mean: add / length;
+            def sd: mean as $m | (map((. - $m) * (. - $m)) | add
+                                  / (length - 1)) | sqrt;
+            range($a | length) as $i | $a[$i] as $x | $b[$i] as $y
+            | [$x.blocking_per_seed, $y.blocking_per_seed] | transpose
+            | map(100 * (.[1] - .[0]) / .[0]) as $r
+            | "\($n): \($x.policy) \($x.blocking * 100 | . * 1000 | round
+                / 1000)% -> \($y.blocking * 100 | . * 1000 | round
+                / 1000)%, \($r | mean | . * 10 | round / 10)% +- \($r
+                | sd * 2.262 / 3.1623 | . * 10 | round / 10), lower in \(
+                $r | map(select(. < 0)) | length) of 10"'
+    done
+}
+if [ "${BASE:-1}" = 1 ]; then
+    for ch in t tq q; do
+        base d3 10 "$ch" --demands 3,6,12
+    done
+    for ch in p t tq; do
+        base d4 7 "$ch"
+    done
+    { paired d3 t tq; paired d3 t q; paired d4 t tq; } > "$out/base-paired.txt"
+fi
+
+# 2. PPO with triples and quadruples, jobs of 3, 6 and 12 GPUs at 10 E:
+#    NAME SEEDS OPTIONS...; each agent paired against nearest, resource,
+#    zone and greedy with the same candidates.
+ppo() {
+    n=$1 seeds=$2
+    shift 2
+    for s in $seeds; do
+        # shellcheck disable=SC2086
+        nice $L train $NT --demands 3,6,12 --triples --quads --load 10 \
+            --lr 3e-4 --quiet --steps "${STEPS:-1000000}" --seed "$s" \
+            --out "$out/$n-$s.pol" "$@"
+        for b in nearest resource zone greedy; do
+            for set in 1001 2001; do
+                # shellcheck disable=SC2086
+                r=$(nice $L sim $NT --policy "$b" --paired "$b" \
+                        --policy-file "$out/$n-$s.pol" \
+                        --loads 10:10:1 $EV --seed $set 2>&1 \
+                    | grep '^ppo .*blocking' | sed 's/^ppo *[0-9.]* //')
+                echo "$n seed $s vs $b, $set: $r" >> "$out/ppo.txt"
+            done
+        done
+    done
+}
+if [ "${PPO:-1}" = 1 ]; then
+    : > "$out/ppo.txt"
+    ppo p10-g0.9-h32e2 "1 2" --gamma 0.9 --block-penalty 10 \
+        --hidden 32 --epochs 2
+fi
+echo "quads.sh: results in $out" >&2
