@@ -7,9 +7,10 @@
 # agents with both, paired against the best baselines and greedy.  Run
 # from the top of a built tree:
 #     tools/experiments/quads.sh OUTDIR
-# About 3 minutes of one core for the baselines and 6 per agent
-# (BASE=0 or PPO=0 skip a part; STEPS=N trains N steps instead of
-# 1,000,000, for a quick try that reproduces nothing).  Writes the
+# About 3 minutes of one core for the baselines and 5-6 per agent (11
+# agents; BASE=0 or PPO=0 skip a part; STEPS=N trains N steps instead
+# of the rows' own and EV="--seeds 1 --arrivals 500" evaluates on less,
+# for a quick try that reproduces nothing).  Writes the
 # baselines' JSON in OUTDIR/base-*.json, their paired comparison in
 # OUTDIR/base-paired.txt, the agents in OUTDIR/*.pol and one line per
 # agent, baseline and seed set in OUTDIR/ppo.txt.  Seeds: training 1-3,
@@ -23,7 +24,7 @@ export OPENBLAS_NUM_THREADS=1
 NT="--topology examples/topologies/nsfnet.json
     --cluster examples/clusters/nsfnet6.json"
 BASE="static,nearest,resource,greedy,zone,cdynp,random"
-EV="--seeds 10 --arrivals 20000"
+EV=${EV:-"--seeds 10 --arrivals 20000"}
 
 # 1. The baselines: NAME LOAD CHAINS [OPTIONS...], CHAINS one of t
 #    (triples), tq (triples and quadruples), q (quadruples), p (pairs).
@@ -75,15 +76,15 @@ if [ "${BASE:-1}" = 1 ]; then
 fi
 
 # 2. PPO with triples and quadruples, jobs of 3, 6 and 12 GPUs at 10 E:
-#    NAME SEEDS OPTIONS...; each agent paired against nearest, resource,
-#    zone and greedy with the same candidates.
+#    NAME STEPS SEEDS OPTIONS...; each agent paired against nearest,
+#    resource, zone and greedy with the same candidates.
 ppo() {
-    n=$1 seeds=$2
-    shift 2
+    n=$1 st=${STEPS:-$2} seeds=$3
+    shift 3
     for s in $seeds; do
         # shellcheck disable=SC2086
         nice $L train $NT --demands 3,6,12 --triples --quads --load 10 \
-            --lr 3e-4 --quiet --steps "${STEPS:-1000000}" --seed "$s" \
+            --lr 3e-4 --quiet --steps "$st" --seed "$s" \
             --out "$out/$n-$s.pol" "$@"
         for b in nearest resource zone greedy; do
             for set in 1001 2001; do
@@ -99,7 +100,21 @@ ppo() {
 }
 if [ "${PPO:-1}" = 1 ]; then
     : > "$out/ppo.txt"
-    ppo p10-g0.9-h32e2 "1 2" --gamma 0.9 --block-penalty 10 \
-        --hidden 32 --epochs 2
+    P="--gamma 0.9 --block-penalty 10 --hidden 32 --epochs 2"
+    # shellcheck disable=SC2086
+    ppo scratch 1000000 "1 2" $P
+    # An imitation of resource (200,000 decisions of DAgger) alone, then
+    # PPO from it anchored to it (and one from zone).
+    # shellcheck disable=SC2086
+    ppo imitate-resource 0 1 $P --teacher resource
+    cw=$((${STEPS:-1000000} / 10))    # the critic alone, first
+    for a in 0.1:"1 2" 0.07:"1 2 3" 0.05:"1 2"; do
+        # shellcheck disable=SC2086
+        ppo "resource-anchor${a%%:*}" 1000000 "${a#*:}" $P \
+            --teacher resource --anchor "${a%%:*}" --critic-warmup $cw
+    done
+    # shellcheck disable=SC2086
+    ppo zone-anchor0.1 1000000 1 $P --teacher zone --anchor 0.1 \
+        --critic-warmup $cw
 fi
 echo "quads.sh: results in $out" >&2
