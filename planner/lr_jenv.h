@@ -54,10 +54,10 @@
  *       every result before triples is unchanged.
  *     - with lr_jenv_config.quads only: an ordered quadruple (a, b, c, d)
  *       of DCs on four distinct ROADMs, route r and tier t: a chain of
- *       four pipeline parts, g / 4 GPUs (rounded down) in each DC, the
- *       rest of g / 4 one more in each of the last (g mod 4) DCs (3:
- *       never feasible; 4: 1/1/1/1, 6: 1/1/2/2, 8: 2/2/2/2, 12: 3/3/3/3,
- *       16: 4/4/4/4), and a lightpath each way on each of its three
+ *       four pipeline parts, floor(g / 4) GPUs in each DC and one more
+ *       in each of the last g mod 4 (3: never feasible; 4: 1/1/1/1, 6:
+ *       1/1/2/2, 8: 2/2/2/2, 12: 3/3/3/3, 16: 4/4/4/4), and a
+ *       lightpath each way on each of its three
  *       hops, route r and tier t on each, as for a triple; a quadruple
  *       any two of whose hops share a directed link is left out.
  *       Quadruples come after every triple (or after every pair without
@@ -77,9 +77,9 @@
  *   reserved whole), so they are tabulated once in lr_jenv_new(); a step
  *   costs O(actions).
  *   Feasible: T finite, the GPUs free, and for a pair a free block on
- *   both paths (for a triple, on all four).  A job with no feasible
- *   candidate is blocked; a policy may also refuse (action -1).  A
- *   departure releases GPUs and slots.
+ *   both paths (for a triple, on all four; a quadruple, all six).  A
+ *   job with no feasible candidate is blocked; a policy may also refuse
+ *   (action -1).  A departure releases GPUs and slots.
  *   Deliberate refusal as an action (lr_jenv_config.refuse, for PPO):
  *     one more action after the candidates, index lr_jenv_refuse_action(),
  *     allowed whenever a job is pending (the mask is never empty then);

@@ -32,11 +32,12 @@
  *             times as long as on an empty network (the hypothesis: room
  *             for several later jobs).  theta = inf is greedy.
  *
- * With triples (lr_jenv_config.triples) each reads a three-DC chain as
- * it reads a pair: nearest its farthest DC, resource its fullest DC,
- * zone its hops' total km and least free share, cdynp the chain's T at
- * the lowest tier and the first route index with a free block on both
- * hops; static reaches triples after every pair.
+ * With triples or quadruples (lr_jenv_config.triples, .quads) each
+ * reads a chain of three or four DCs as it reads a pair: nearest its
+ * farthest DC, resource its fullest DC, zone its hops' total km and
+ * least free share (and fewest DCs first), cdynp the chain's T at the
+ * lowest tier and the first route index with a free block on every
+ * hop; static reaches triples after every pair, quadruples last.
  *
  * The baselines choose among the candidates only (lr_jenv_n_cands()):
  * the refusal action of an environment built for PPO with it is never
