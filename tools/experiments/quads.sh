@@ -9,9 +9,9 @@
 #     tools/experiments/quads.sh OUTDIR
 # About 3 minutes of one core for the baselines and 5-6 per agent (11
 # agents; BASE=0 or PPO=0 skip a part; STEPS=N trains N steps instead
-# of the rows' own and EV="--seeds 1 --arrivals 500" evaluates on less,
-# for a quick try that reproduces nothing).  Writes the
-# baselines' JSON in OUTDIR/base-*.json, their paired comparison in
+# of the rows' own and EV="--seeds 2 --arrivals 600 --warmup 100"
+# evaluates on less, for a quick try that reproduces nothing).  Writes
+# the baselines' JSON in OUTDIR/base-*.json, their paired comparison in
 # OUTDIR/base-paired.txt, the agents in OUTDIR/*.pol and one line per
 # agent, baseline and seed set in OUTDIR/ppo.txt.  Seeds: training 1-3,
 # evaluation 1001-1010 and 2001-2010, 20,000 arrivals (never used by
@@ -23,7 +23,7 @@ mkdir -p "$out"
 export OPENBLAS_NUM_THREADS=1
 NT="--topology examples/topologies/nsfnet.json
     --cluster examples/clusters/nsfnet6.json"
-BASE="static,nearest,resource,greedy,zone,cdynp,random"
+POLICIES="static,nearest,resource,greedy,zone,cdynp,random"
 EV=${EV:-"--seeds 10 --arrivals 20000"}
 
 # 1. The baselines: NAME LOAD CHAINS [OPTIONS...], CHAINS one of t
@@ -39,14 +39,14 @@ base() {
     esac
     for set in 1001 2001; do
         # shellcheck disable=SC2086
-        nice $L sim $NT $c --policy $BASE --loads "$ld:$ld:1" $EV \
+        nice $L sim $NT $c --policy $POLICIES --loads "$ld:$ld:1" $EV \
             --seed $set --format json --quiet "$@" \
             > "$out/base-$n-$ch-$set.json"
     done
 }
 # paired NAME A B: per policy and seed set, B's blocking against A's,
 # seed by seed (mean relative change, its 95% interval by t over the
-# ten seeds, and in how many seeds B blocks less).
+# seeds, and in how many seeds B blocks less).
 paired() {
     for set in 1001 2001; do
         jq -n -r --arg n "$1 $3 vs $2, $set" \
@@ -55,14 +55,18 @@ paired() {
             def mean: add / length;
             def sd: mean as $m | (map((. - $m) * (. - $m)) | add
                                   / (length - 1)) | sqrt;
+            # t at 97.5% for 1..10 degrees of freedom, then about 2.
+            def t: [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+                    2.306, 2.262, 2.228][. - 1] // 2.0;
+            def r3: . * 1000 | round / 1000;
+            def r1: . * 10 | round / 10;
             range($a | length) as $i | $a[$i] as $x | $b[$i] as $y
             | [$x.blocking_per_seed, $y.blocking_per_seed] | transpose
-            | map(100 * (.[1] - .[0]) / .[0]) as $r
-            | "\($n): \($x.policy) \($x.blocking * 100 | . * 1000 | round
-                / 1000)% -> \($y.blocking * 100 | . * 1000 | round
-                / 1000)%, \($r | mean | . * 10 | round / 10)% +- \($r
-                | sd * 2.262 / 3.1623 | . * 10 | round / 10), lower in \(
-                $r | map(select(. < 0)) | length) of 10"'
+            | map(100 * (.[1] - .[0]) / .[0]) as $r | ($r | length) as $k
+            | "\($n): \($x.policy) \($x.blocking * 100 | r3)% -> \(
+                $y.blocking * 100 | r3)%, \($r | mean | r1)% +- \($r | sd
+                * ($k - 1 | t) / ($k | sqrt) | r1), lower in \($r
+                | map(select(. < 0)) | length) of \($k)"'
     done
 }
 if [ "${BASE:-1}" = 1 ]; then
