@@ -12,13 +12,8 @@
  * km), DCs d0..d3 on N0, N2, N3, N5 with 16 GPUs each; a 4-layer model
  * that fits one GPU.
  */
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "planner/lr_bitset.h"
-#include "planner/lr_jenv.h"
 #include "tests/lr_test.h"
+#include "tests/unit/lr_test_jenv.h"
 
 static struct lr_topo *ring;
 static struct lr_cluster *cl;
@@ -33,41 +28,19 @@ static const int want_split[N_DEMANDS][4] = {
 };
 
 static int
-add_fibre(struct lr_topo *t, int v, int w, double km, int slots)
-{
-    char id[16];
-    snprintf(id, sizeof id, "%d-%d", v, w);
-    if (lr_topo_add_link(t, id, v, w, km, slots, 0))
-        return 1;
-    snprintf(id, sizeof id, "%d-%d", w, v);
-    return lr_topo_add_link(t, id, w, v, km, slots, 0);
-}
-
-static int
 setup(void)
 {
-    ring = lr_topo_new("ring6");
+    ring = lr_test_jenv_ring("ring6", 6);
     cl = lr_cluster_new();
     if (!ring || !cl)
         return 1;
-    const char *names[6] = { "N0", "N1", "N2", "N3", "N4", "N5" };
-    for (int v = 0; v < 6; v++)
-        if (lr_topo_add_node(ring, names[v]))
-            return 1;
-    for (int v = 0; v < 6; v++)
-        if (add_fibre(ring, v, (v + 1) % 6, 10 + v, 64))
-            return 1;
     if (lr_cluster_add_type(cl, "gpu", 100e12, 0.5, 80e9)
         || lr_cluster_add_dc(cl, "d0", "gpu", 16, 100e9, 5e-6, "N0")
         || lr_cluster_add_dc(cl, "d1", "gpu", 16, 100e9, 5e-6, "N2")
         || lr_cluster_add_dc(cl, "d2", "gpu", 16, 100e9, 5e-6, "N3")
         || lr_cluster_add_dc(cl, "d3", "gpu", 16, 100e9, 5e-6, "N5"))
         return 1;
-    struct lr_layer layers[4] = {
-        { 1e12, 1e6, 1e6 }, { 2e12, 2e6, 1e6 },
-        { 3e12, 3e6, 2e6 }, { 4e12, 4e6, 1e6 },
-    };
-    return lr_model_from_layers("toy", layers, 4, &model);
+    return lr_test_jenv_toy(&model);
 }
 
 static int
@@ -95,13 +68,7 @@ config(bool triples, bool quads)
 static struct lr_jenv *
 make(const struct lr_jenv_config *cfg)
 {
-    struct lr_jenv *e = NULL;
-    char err[256];
-    int rc = lr_jenv_new(ring, cl, cfg, &e, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "lr_jenv_new: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    return e;
+    return lr_test_jenv_make(ring, cl, cfg);
 }
 
 /* 4 singles + 12 ordered pairs x 2 routes x 3 tiers = 76; triples add
@@ -162,28 +129,6 @@ test_candidates(void)
     }
 }
 
-/* True when two hops of candidate a share a directed link (either
- * direction of one against either of the other). */
-static bool
-hops_share(const struct lr_jenv *e, int a)
-{
-    int n_hops = lr_jenv_cand(e, a)->n_dcs - 1;
-    for (int h = 0; h < n_hops; h++)
-        for (int g = h + 1; g < n_hops; g++)
-            for (int i = 0; i < 2; i++)
-                for (int j = 0; j < 2; j++) {
-                    const struct lr_path *p = lr_jenv_cand_hop_path(e, a, h,
-                                                                    i);
-                    const struct lr_path *q = lr_jenv_cand_hop_path(e, a, g,
-                                                                    j);
-                    for (int x = 0; x < p->n_links; x++)
-                        for (int y = 0; y < q->n_links; y++)
-                            if (p->links[x] == q->links[y])
-                                return true;
-                }
-    return false;
-}
-
 /* The split of want_split for each demand; T finite exactly for the
  * quadruples whose hops share no link (a demand of 3: none). */
 static void
@@ -193,8 +138,8 @@ test_gpu_split(void)
     struct lr_jenv *q = make(&c);
     int apart = 0, shared = 0;
     for (int a = N_BASE; a < N_BASE + N_CHAIN; a++) {
-        apart += !hops_share(q, a);
-        shared += hops_share(q, a);
+        apart += !lr_test_jenv_hops_share(q, a);
+        shared += lr_test_jenv_hops_share(q, a);
     }
     /* On the ring both kinds occur (the brute force is not trivial). */
     CU_ASSERT(apart > 0 && shared > 0);
@@ -205,7 +150,7 @@ test_gpu_split(void)
             bool fin = isfinite(lr_jenv_cand_time(q, a));
             finite += fin;
             if (d > 0)
-                CU_ASSERT_EQUAL(fin, !hops_share(q, a));
+                CU_ASSERT_EQUAL(fin, !lr_test_jenv_hops_share(q, a));
             for (int i = 0; i < 4; i++)
                 CU_ASSERT_EQUAL(lr_jenv_cand_gpus(q, a, i), want_split[d][i]);
             int sum = 0;
@@ -218,114 +163,15 @@ test_gpu_split(void)
     lr_jenv_free(q);
 }
 
-/* First fit of m slots on path p over occupancy 'occ' (nw words a link),
- * by brute force: -1 when none. */
-static int
-brute_first_fit(const struct lr_path *p, const uint64_t *occ, int nw,
-                int n_slots, int m)
-{
-    for (int s = 0; s + m <= n_slots; s++) {
-        bool free = true;
-        for (int j = 0; j < p->n_links && free; j++)
-            free = !lr_bits_any(occ + (size_t) p->links[j] * nw, s, m);
-        if (free)
-            return s;
-    }
-    return -1;
-}
-
-static int
-booked_slots(const struct lr_jenv *e)
-{
-    int nw, booked = 0;
-    const uint64_t *occ = lr_jenv_occupancy(e, &nw);
-    for (int l = 0; l < ring->n_links; l++)
-        booked += lr_bits_count(occ + (size_t) l * nw, nw);
-    return booked;
-}
-
-/* Random play that takes a quadruple whenever one is feasible (else any
- * feasible candidate), checking at each step: the mask of every
- * quadruple and its hops' first fits against the brute force; the mask
- * and the observation against a mirror built from the occupancy (the
- * incremental caches); and at the end, with the jobs all gone, nothing
- * booked. */
+/* Random play that takes a quadruple whenever one is feasible: the
+ * mask, the first fits and the caches against brute force and a mirror
+ * (lr_test_jenv_play); 300 refusals then leave nothing booked (holding
+ * 1, load 8: about 37 time units). */
 static void
 test_mask_and_booking(void)
 {
     struct lr_jenv_config c = config(true, true);
-    struct lr_jenv *e = make(&c), *m = make(&c);
-    int n = lr_jenv_obs_size(e), na = lr_jenv_n_actions(e);
-    int first_quad = N_BASE + N_CHAIN;
-    float *o1 = calloc((size_t) n, sizeof *o1);
-    float *o2 = calloc((size_t) n, sizeof *o2);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(o1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(o2);
-    struct lr_rng rng;
-    lr_rng_seed(&rng, 7);
-    lr_jenv_reset(e, 41, 0);
-    int bad_mask = 0, bad_first = 0, bad_mirror = 0, quads = 0;
-    int steps = 2000;
-    char err[256];
-    for (int s = 0; s < steps; s++) {
-        int nw, used[4];
-        const uint64_t *occ = lr_jenv_occupancy(e, &nw);
-        const uint8_t *mask = lr_jenv_mask(e);
-        int g = lr_jenv_job_gpus(e), feasible[N_CHAIN], nq = 0;
-        for (int a = first_quad; a < first_quad + N_CHAIN; a++) {
-            const struct lr_jenv_cand *cd = lr_jenv_cand(e, a);
-            bool ok = !hops_share(e, a) && g >= 4;
-            for (int i = 0; i < 4; i++)
-                ok = ok && lr_jenv_cand_gpus(e, a, i)
-                           <= lr_jenv_dc_free(e, cd->dc[i]);
-            for (int h = 0; h < 3; h++)
-                for (int dir = 0; dir < 2; dir++) {
-                    int f = brute_first_fit(
-                        lr_jenv_cand_hop_path(e, a, h, dir), occ, nw, 64,
-                        lr_jenv_cand_hop_slots(e, a, h));
-                    bad_first += f != lr_jenv_cand_hop_first(e, a, h, dir);
-                    ok = ok && f >= 0;
-                }
-            bad_mask += ok != (mask[a] != 0);
-            if (mask[a])
-                feasible[nq++] = a;
-        }
-        for (int d = 0; d < 4; d++)
-            used[d] = 16 - lr_jenv_dc_free(e, d);
-        if (lr_jenv_set_state(m, used, occ, nw, err, sizeof err)) {
-            bad_mirror++;
-            break;
-        }
-        int demand = 0;
-        while (demands[demand] != g)
-            demand++;
-        lr_jenv_present(m, lr_jenv_job_model(e), demand);
-        lr_jenv_observe(e, o1);
-        lr_jenv_observe(m, o2);
-        bad_mirror += memcmp(lr_jenv_mask(e), lr_jenv_mask(m), (size_t) na)
-                      || memcmp(o1, o2, (size_t) n * sizeof *o1);
-        int a = nq ? feasible[lr_rng_below(&rng, (uint32_t) nq)]
-                   : lr_jenv_random.choose(NULL, e, mask, &rng);
-        quads += nq > 0;
-        lr_jenv_step(e, a);
-    }
-    CU_ASSERT_EQUAL(bad_mask, 0);
-    CU_ASSERT_EQUAL(bad_first, 0);
-    CU_ASSERT_EQUAL(bad_mirror, 0);
-    /* The run booked quadruples, often. */
-    CU_ASSERT(quads > steps / 10);
-    /* Refuse everything until every job has left (holding 1, load 8:
-     * 300 refusals take about 37 time units). */
-    for (int s = 0; s < 300; s++)
-        lr_jenv_step(e, -1);
-    CU_ASSERT_EQUAL(lr_jenv_n_running(e), 0);
-    CU_ASSERT_EQUAL(booked_slots(e), 0);
-    for (int d = 0; d < 4; d++)
-        CU_ASSERT_EQUAL(lr_jenv_dc_free(e, d), 16);
-    free(o1);
-    free(o2);
-    lr_jenv_free(m);
-    lr_jenv_free(e);
+    lr_test_jenv_play(ring, cl, &c, 4, 41, 2000, 300);
 }
 
 /* One quadruple by hand: an 8-GPU job on the first feasible quadruple
@@ -362,14 +208,14 @@ test_quad_by_hand(void)
     /* At t = 0.5 the first job runs. */
     for (int i = 0; i < 4; i++)
         CU_ASSERT_EQUAL(lr_jenv_dc_free(q, cd->dc[i]), 14);
-    CU_ASSERT_EQUAL(booked_slots(q), want);
+    CU_ASSERT_EQUAL(lr_test_jenv_booked(q, ring), want);
     /* Its slots are taken: the same quadruple's hops now fit higher. */
     for (int h = 0; h < 3; h++)
         CU_ASSERT(lr_jenv_cand_hop_first(q, a, h, 0)
                   >= lr_jenv_cand_hop_slots(q, a, h));
     lr_jenv_step(q, -1);
     /* At t = 5 it has left. */
-    CU_ASSERT_EQUAL(booked_slots(q), 0);
+    CU_ASSERT_EQUAL(lr_test_jenv_booked(q, ring), 0);
     for (int d = 0; d < 4; d++)
         CU_ASSERT_EQUAL(lr_jenv_dc_free(q, d), 16);
     lr_jenv_free(q);
@@ -381,92 +227,18 @@ test_quad_by_hand(void)
 static void
 test_only_a_quad_fits(void)
 {
-    for (int with = 0; with < 2; with++) {
-        struct lr_jenv_config c = config(true, with);
-        struct lr_jenv *q = make(&c);
-        int used[4] = { 12, 12, 12, 12 }, nw;
-        char err[256];
-        lr_jenv_occupancy(q, &nw);      /* for the words per link */
-        uint64_t *empty = calloc((size_t) ring->n_links * nw, sizeof *empty);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(empty);
-        CU_ASSERT_EQUAL_FATAL(lr_jenv_set_state(q, used, empty, nw, err,
-                                                sizeof err), 0);
-        int n = lr_jenv_present(q, 0, 4);
-        struct lr_rng rng;
-        lr_rng_seed(&rng, 1);
-        int a = lr_jenv_greedy.choose(NULL, q, lr_jenv_mask(q), &rng);
-        if (!with) {
-            CU_ASSERT_EQUAL(n, 0);
-            CU_ASSERT_EQUAL(a, -1);
-        } else {
-            CU_ASSERT(n > 0);
-            CU_ASSERT_FATAL(a >= 0);
-            CU_ASSERT_EQUAL(lr_jenv_cand(q, a)->n_dcs, 4);
-            for (int b = 0; b < lr_jenv_n_cands(q); b++)
-                if (lr_jenv_mask(q)[b])
-                    CU_ASSERT(lr_jenv_cand(q, b)->n_dcs == 4
-                              && lr_jenv_cand_time(q, b)
-                                 >= lr_jenv_cand_time(q, a));
-        }
-        free(empty);
-        lr_jenv_free(q);
-    }
+    struct lr_jenv_config c0 = config(true, false), c1 = config(true, true);
+    static const int used[4] = { 12, 12, 12, 12 };
+    lr_test_jenv_only_chain(ring, cl, &c1, &c0, used, 4, 4);
 }
 
-/* A lazy environment against an eager one on the same arrivals, with
- * quadruples: the same first feasible candidate at every step, the same
- * mask when read, the same reward for greedy's action, another feasible
- * one, an infeasible one and a refusal, and the same network at the
- * end. */
+/* The lazy mask against the eager one with quadruples
+ * (lr_test_jenv_lazy), which the run takes. */
 static void
 test_lazy_mask(void)
 {
     struct lr_jenv_config c = config(true, true);
-    struct lr_jenv *e = make(&c), *z = make(&c);
-    lr_jenv_set_lazy_mask(z, true);
-    lr_jenv_reset(e, 23, 0);
-    lr_jenv_reset(z, 23, 0);
-    int n = lr_jenv_n_cands(e), na = lr_jenv_n_actions(e);
-    uint8_t *m = malloc((size_t) na);
-    CU_ASSERT_FATAL(m != NULL);
-    struct lr_rng r;
-    lr_rng_seed(&r, 9);
-    bool first_same = true, mask_same = true, reward_same = true;
-    int steps = 0, others = 0, infeasible = 0, quads = 0;
-    for (; steps < 3000; steps++) {
-        memcpy(m, lr_jenv_mask(e), (size_t) na);
-        int g = lr_jenv_greedy.choose(NULL, e, m, &r);
-        first_same = first_same && lr_jenv_first_feasible(z) == g
-                     && lr_jenv_first_feasible(e) == g;
-        if (steps % 3 == 0)
-            mask_same = mask_same
-                        && memcmp(lr_jenv_mask(z), m, (size_t) na) == 0;
-        int a = g, pick = (int) lr_rng_below(&r, (uint32_t) n);
-        if (steps % 4 == 1 && m[pick] && pick != g) {
-            a = pick;
-            others++;
-        } else if (steps % 4 == 2 && !m[pick]) {
-            a = pick;
-            infeasible++;
-        } else if (steps % 4 == 3) {
-            a = -1;
-        }
-        quads += a >= 0 && m[a] && lr_jenv_cand(e, a)->n_dcs == 4;
-        double re = lr_jenv_step(e, a), rz = lr_jenv_step(z, a);
-        reward_same = reward_same && memcmp(&re, &rz, sizeof re) == 0;
-    }
-    CU_ASSERT(first_same);
-    CU_ASSERT(mask_same);
-    CU_ASSERT(reward_same);
-    CU_ASSERT(others > 50 && infeasible > 50 && quads > 10);
-    int nw, nw2;
-    const uint64_t *oe = lr_jenv_occupancy(e, &nw);
-    const uint64_t *oz = lr_jenv_occupancy(z, &nw2);
-    CU_ASSERT_FATAL(nw == nw2);
-    CU_ASSERT(memcmp(oe, oz, (size_t) ring->n_links * nw * sizeof *oe) == 0);
-    free(m);
-    lr_jenv_free(z);
-    lr_jenv_free(e);
+    lr_test_jenv_lazy(ring, cl, &c, 23, 4);
 }
 
 static CU_TestInfo tests[] = {
