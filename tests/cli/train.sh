@@ -232,7 +232,7 @@ fi
 # sim takes them from the file, and refuses --quads for a file trained
 # without; average refuses to mix the two; a file whose key is dropped
 # is refused by its size, one with a bad value by its key; policy show
-# says so.
+# says so; --quads on the metro's three DCs is refused.
 NT=$srcdir/examples/topologies/nsfnet.json
 NC=$srcdir/examples/clusters/nsfnet6.json
 TRAIN6="$LIGHTRAIL train --topology $NT --cluster $NC --models bert-large
@@ -275,6 +275,9 @@ if $TRAIN6 --quads --out "$tmp/q.pol" 2> "$tmp/err" \
         $S6 --policy-file "$tmp/qbad.pol"
     reseal "$tmp/q.pol" "$tmp/qold.pol" '/^quads=/d'
     expect_bad "the agent has" $S6 --policy-file "$tmp/qold.pol"
+    # The metro's three DCs have no quadruple: said, not ignored.
+    expect_bad "--quads adds pipelines over four DCs on distinct ROADMs, and this cluster's DCs sit on 3" \
+        $S --policy greedy --quads
     $LIGHTRAIL policy show "$tmp/q.pol" > "$tmp/qshow" 2>&1 \
         && grep -q 'pipelines over four DCs' "$tmp/qshow" \
         && ! $LIGHTRAIL policy show "$tmp/q0.pol" | grep -q 'four DCs' \

@@ -200,6 +200,24 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
         goto fail;
     }
     lr_yang_ctx_free(ctx);
+    /* A chain needs its DCs on distinct ROADMs: say so rather than add
+     * nothing. */
+    int roadms = 0;
+    for (int d = 0; d < j->cl->n_dcs; d++) {
+        bool seen = false;
+        for (int x = 0; x < d && !seen; x++)
+            seen = !strcmp(j->cl->dcs[x].attach_node,
+                           j->cl->dcs[d].attach_node);
+        roadms += !seen;
+    }
+    if ((c->triples && roadms < 3) || (c->quads && roadms < 4)) {
+        lr_cli_err(cmd, "%s: %s adds pipelines over %s DCs on distinct "
+                   "ROADMs, and this cluster's DCs sit on %d: drop it",
+                   o->cluster, c->quads && roadms < 4 ? "--quads"
+                   : "--triples", c->quads && roadms < 4 ? "four" : "three",
+                   roadms);
+        goto fail;
+    }
     int e = lr_jenv_new(j->topo, j->cl, c, &j->env, err, sizeof err);
     if (e) {
         lr_cli_err(cmd, "%s: %s", o->cluster, err);
