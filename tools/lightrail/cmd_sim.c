@@ -512,23 +512,22 @@ lr_cmd_sim(int argc, char **argv)
         /* An agent that observed each job's length needs it here too. */
         o.env.known_work |= meta.known_work;
         o.env.held_work |= meta.held_work;
-        /* The triples are actions: the file's setting is the one. */
-        if (o.env.triples && !meta.triples) {
-            lr_cli_err(CMD, "%s: trained without --triples: drop "
-                       "--triples (the file's action space is used)",
-                       o.policy_file);
-            lr_ppo_free(ppo);
-            return LR_EXIT_USAGE;
+        /* Chains over three and four DCs are actions: the file's
+         * settings are the ones. */
+        const struct { const char *opt; bool *given, file; } chains[] = {
+            { "--triples", &o.env.triples, meta.triples },
+            { "--quads", &o.env.quads, meta.quads },
+        };
+        for (size_t i = 0; i < sizeof chains / sizeof chains[0]; i++) {
+            if (*chains[i].given && !chains[i].file) {
+                lr_cli_err(CMD, "%s: trained without %s: drop %s (the "
+                           "file's action space is used)", o.policy_file,
+                           chains[i].opt, chains[i].opt);
+                lr_ppo_free(ppo);
+                return LR_EXIT_USAGE;
+            }
+            *chains[i].given = chains[i].file;
         }
-        o.env.triples = meta.triples;
-        if (o.env.quads && !meta.quads) {
-            lr_cli_err(CMD, "%s: trained without --quads: drop "
-                       "--quads (the file's action space is used)",
-                       o.policy_file);
-            lr_ppo_free(ppo);
-            return LR_EXIT_USAGE;
-        }
-        o.env.quads = meta.quads;
         /* An agent that observed the load estimate needs it here too. */
         o.env.observe_load |= meta.observe_load;
         pol[n_pol].p = &lr_ppo_jenv_policy;
