@@ -210,11 +210,12 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
                            j->cl->dcs[d].attach_node);
         roadms += !seen;
     }
-    if ((c->triples && roadms < 3) || (c->quads && roadms < 4)) {
+    const char *opt = c->quads && roadms < 4 ? "--quads"
+                      : c->triples && roadms < 3 ? "--triples" : NULL;
+    if (opt) {
         lr_cli_err(cmd, "%s: %s adds pipelines over %s DCs on distinct "
                    "ROADMs, and this cluster's DCs sit on %d: drop it",
-                   o->cluster, c->quads && roadms < 4 ? "--quads"
-                   : "--triples", c->quads && roadms < 4 ? "four" : "three",
+                   o->cluster, opt, opt[2] == 'q' ? "four" : "three",
                    roadms);
         goto fail;
     }
