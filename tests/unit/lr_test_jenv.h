@@ -114,6 +114,47 @@ lr_test_jenv_booked(const struct lr_jenv *e, const struct lr_topo *t)
     return booked;
 }
 
+/* Chain candidate a, feasible on an empty network 't', booked by hand
+ * (an arrival pending): every hop's first fit is slot 0 each way and
+ * the chain's slots the sum of its hops'; once lr_jenv_step() takes it,
+ * the slots booked over every link are each hop's slots times its two
+ * paths' links, and each hop's forward first fit has moved up by its
+ * own slots exactly (its hops share no link).  The caller checks the
+ * GPUs, then lr_test_jenv_left() after the job has left. */
+static inline void
+lr_test_jenv_book_chain(struct lr_jenv *e, const struct lr_topo *t, int a)
+{
+    int n_hops = lr_jenv_cand(e, a)->n_dcs - 1, want = 0, sum_slots = 0;
+    CU_ASSERT_FATAL(n_hops >= 1 && lr_jenv_mask(e)[a]);
+    for (int h = 0; h < n_hops; h++) {
+        sum_slots += lr_jenv_cand_hop_slots(e, a, h);
+        for (int dir = 0; dir < 2; dir++) {
+            CU_ASSERT_EQUAL(lr_jenv_cand_hop_first(e, a, h, dir), 0);
+            want += lr_jenv_cand_hop_slots(e, a, h)
+                    * lr_jenv_cand_hop_path(e, a, h, dir)->n_links;
+        }
+    }
+    CU_ASSERT_EQUAL(lr_jenv_cand_slots(e, a), sum_slots);
+    lr_jenv_step(e, a);
+    CU_ASSERT_EQUAL(lr_test_jenv_booked(e, t), want);
+    for (int h = 0; h < n_hops; h++)
+        CU_ASSERT_EQUAL(lr_jenv_cand_hop_first(e, a, h, 0),
+                        lr_jenv_cand_hop_slots(e, a, h));
+}
+
+/* Steps once with no decision pending (the next arrival, after every
+ * job has left) and checks that 't' has no slot booked and DCs
+ * 0..n_dcs-1 all 'gpus' free. */
+static inline void
+lr_test_jenv_left(struct lr_jenv *e, const struct lr_topo *t, int n_dcs,
+                  int gpus)
+{
+    lr_jenv_step(e, -1);
+    CU_ASSERT_EQUAL(lr_test_jenv_booked(e, t), 0);
+    for (int d = 0; d < n_dcs; d++)
+        CU_ASSERT_EQUAL(lr_jenv_dc_free(e, d), gpus);
+}
+
 static inline struct lr_jenv *
 lr_test_jenv_make(const struct lr_topo *t, const struct lr_cluster *cl,
                   const struct lr_jenv_config *cfg)

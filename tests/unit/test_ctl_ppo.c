@@ -605,7 +605,9 @@ mix_env_free(struct lr_jenv *env, struct lr_model *models[3])
 
 /* A fresh agent (seed 1) for n_obs observations and n_act actions, and
  * in 'meta' the header of the shipped metro policy (its job mix) with
- * those sizes; mix_policy_save() writes both and frees the agent. */
+ * those sizes, naming the network the tests open (topo, cluster: the
+ * metro's, or NSFNET's in test_quads_policy); mix_policy_save() writes
+ * both and frees the agent. */
 static struct lr_ppo *
 mix_policy_new(struct lr_policy_meta *meta, int n_obs, int n_act)
 {
@@ -616,6 +618,12 @@ mix_policy_new(struct lr_policy_meta *meta, int n_obs, int n_act)
     lr_ppo_free(agent);
     meta->n_obs = n_obs;
     meta->n_act = n_act;
+    snprintf(meta->topology, sizeof meta->topology, "%s", topo->name);
+    meta->dcs[0] = 0;
+    for (int d = 0; d < cluster->n_dcs; d++)
+        snprintf(meta->dcs + strlen(meta->dcs),
+                 sizeof meta->dcs - strlen(meta->dcs), "%s%s", d ? "," : "",
+                 cluster->dcs[d].name);
     struct lr_ppo_config pc;
     lr_ppo_defaults(&pc, n_obs, n_act);
     pc.seed = 1;
@@ -635,15 +643,17 @@ mix_policy_save(const char *path, const struct lr_policy_meta *meta,
 
 /* A policy file for the metro's job mix whose actor picks candidate
  * 'pick' whenever it is allowed (its output bias), with the header keys
- * of shares {1/4, 1/2} (the first n_splits_written) and triples. */
+ * of shares {1/4, 1/2} (the first n_splits_written), triples and
+ * quads. */
 static void
 write_biased_policy(const char *path, int n_obs, int n_act, int pick,
-                    int n_splits_written, bool triples)
+                    int n_splits_written, bool triples, bool quads)
 {
     struct lr_policy_meta meta;
     struct lr_ppo *r = mix_policy_new(&meta, n_obs, n_act);
     meta.n_splits = n_splits_written;
     meta.triples = triples;
+    meta.quads = quads;
     meta.splits[0] = (struct lr_jenv_split) { 1, 4 };
     meta.splits[1] = (struct lr_jenv_split) { 1, 2 };
     r->actor->params[r->actor->n_params - n_act + pick] = 100;
@@ -710,7 +720,7 @@ test_splits_policy(void)
     CU_ASSERT_EQUAL(g1, 12);
     snprintf(path, sizeof path, "%s/splits.pol", dir);
     write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
-                        pick, 2, false);
+                        pick, 2, false, false);
     struct lr_job job;
     struct lr_ctl *c = open_and_submit16(path, "u1", &job);
     char want[256];
@@ -735,77 +745,88 @@ test_splits_policy(void)
      * candidates, refused at start with the reason, CDynP plans. */
     snprintf(path, sizeof path, "%s/splits-nokey.pol", dir);
     write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
-                        pick, 0, false);
+                        pick, 0, false, false);
     check_bad_policy(path, "actions, this network gives");
     mix_env_free(env, models);
 }
 
-/* A policy with triples: the controller realises a chain over the
- * metro's three DCs, 5 + 5 + 6 GPUs for a 16-GPU job, with a lightpath
- * each way on both hops (four), the note naming the chain; deleting the
- * job frees them all.  The same agent without triples=1 is refused. */
+/* A chain policy in the controller: on the empty network of 'env', the
+ * first candidate over n DCs feasible for gpt-1.9b on 16 GPUs, 'share'
+ * GPUs of the job in each of its DCs (in chain order).  An agent biased
+ * to it, written with the key of chains of that length ('tag': triples
+ * or quads), is realised hop by hop with a lightpath each way (2 (n -
+ * 1)), the note naming the chain; deleting the job frees them all.  The
+ * same agent without the key is refused. */
+static void
+check_chain_policy(struct lr_jenv *env, int n, const int *share,
+                   const char *tag)
+{
+    char path[256], want[512];
+    CU_ASSERT_FATAL(lr_jenv_present(env, 1, 2) > 0);
+    int pick = -1;
+    for (int a = 0; a < lr_jenv_n_cands(env) && pick < 0; a++)
+        if (lr_jenv_cand(env, a)->n_dcs == n && lr_jenv_mask(env)[a])
+            pick = a;
+    CU_ASSERT_FATAL(pick >= 0);
+    const struct lr_jenv_cand *cd = lr_jenv_cand(env, pick);
+    for (int with = 1; with >= 0; with--) {
+        snprintf(path, sizeof path, "%s/%s%s.pol", dir, tag,
+                 with ? "" : "-nokey");
+        write_biased_policy(path, lr_jenv_obs_size(env),
+                            lr_jenv_n_actions(env), pick, 0,
+                            with && n == 3, with && n == 4);
+    }
+    struct lr_job job;
+    snprintf(path, sizeof path, "%s/%s.pol", dir, tag);
+    struct lr_ctl *c = open_and_submit16(path, tag, &job);
+    int len = snprintf(want, sizeof want, "ppo: candidate %d, ", pick);
+    for (int i = 0; i < n; i++)
+        len += snprintf(want + len, sizeof want - len, "%s%s (%d GPUs)",
+                        i ? " then " : "", cluster->dcs[cd->dc[i]].name,
+                        share[i]);
+    snprintf(want + len, sizeof want - len, ", route %d of each hop at %d "
+             "Gb/s", cd->route, lr_jenv_tier_gbps[cd->tier]);
+    CU_ASSERT_STRING_EQUAL(job.note, want);
+    for (int i = 0; i < n; i++) {
+        CU_ASSERT(job.gpus[cd->dc[i]] >= 1 && job.gpus[cd->dc[i]] <= share[i]);
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[cd->dc[i]], job.gpus[cd->dc[i]]);
+    }
+    /* Hop by hop, there and back. */
+    CU_ASSERT_EQUAL_FATAL(job.n_lightpaths, 2 * (n - 1));
+    for (int i = 0; i < 2 * (n - 1); i++) {
+        int h = i / 2, back = i % 2;
+        CU_ASSERT_EQUAL(job.lp[i].from_dc, cd->dc[h + back]);
+        CU_ASSERT_EQUAL(job.lp[i].to_dc, cd->dc[h + 1 - back]);
+        CU_ASSERT_EQUAL(job.lp[i].m, lr_jenv_cand_hop_slots(env, pick, h));
+        CU_ASSERT_EQUAL(job.lp[i].capacity_gbps,
+                        lr_jenv_tier_gbps[cd->tier]);
+    }
+    delete_and_close(c, tag);
+    snprintf(path, sizeof path, "%s/%s-nokey.pol", dir, tag);
+    check_bad_policy(path, "actions, this network gives");
+}
+
+/* A policy with triples (check_chain_policy): a chain over the metro's
+ * three DCs, 5 + 5 + 6 GPUs for a 16-GPU job, four lightpaths. */
 static void
 test_triples_policy(void)
 {
-    char path[256];
     struct lr_model *models[3];
     struct lr_jenv *env = mix_env(
         (struct lr_jenv_config) { .triples = true }, models);
     CU_ASSERT_EQUAL(lr_jenv_n_actions(env), 57 + 6 * 3 * 3);
-    /* The first triple feasible for gpt-1.9b on 16 GPUs, on the empty
-     * network. */
-    CU_ASSERT_FATAL(lr_jenv_present(env, 1, 2) > 0);
-    int pick = -1;
-    for (int a = 0; a < lr_jenv_n_cands(env) && pick < 0; a++)
-        if (lr_jenv_cand(env, a)->n_dcs == 3 && lr_jenv_mask(env)[a])
-            pick = a;
-    CU_ASSERT_FATAL(pick >= 0);
-    const struct lr_jenv_cand *cd = lr_jenv_cand(env, pick);
-    snprintf(path, sizeof path, "%s/triples.pol", dir);
-    write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
-                        pick, 0, true);
-    struct lr_job job;
-    struct lr_ctl *c = open_and_submit16(path, "t1", &job);
-    char want[512];
-    snprintf(want, sizeof want, "ppo: candidate %d, %s (5 GPUs) then %s "
-             "(5 GPUs) then %s (6 GPUs), route %d of each hop at %d Gb/s",
-             pick, cluster->dcs[cd->dc[0]].name, cluster->dcs[cd->dc[1]].name,
-             cluster->dcs[cd->dc[2]].name, cd->route,
-             lr_jenv_tier_gbps[cd->tier]);
-    CU_ASSERT_STRING_EQUAL(job.note, want);
-    static const int cap[3] = { 5, 5, 6 };
-    for (int i = 0; i < 3; i++) {
-        CU_ASSERT(job.gpus[cd->dc[i]] >= 1 && job.gpus[cd->dc[i]] <= cap[i]);
-        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[cd->dc[i]], job.gpus[cd->dc[i]]);
-    }
-    /* Hop by hop, there and back. */
-    CU_ASSERT_EQUAL_FATAL(job.n_lightpaths, 4);
-    static const int from[4] = { 0, 1, 1, 2 }, to[4] = { 1, 0, 2, 1 };
-    for (int i = 0; i < 4; i++) {
-        CU_ASSERT_EQUAL(job.lp[i].from_dc, cd->dc[from[i]]);
-        CU_ASSERT_EQUAL(job.lp[i].to_dc, cd->dc[to[i]]);
-        CU_ASSERT_EQUAL(job.lp[i].m, lr_jenv_cand_hop_slots(env, pick,
-                                                             i / 2));
-        CU_ASSERT_EQUAL(job.lp[i].capacity_gbps,
-                        lr_jenv_tier_gbps[cd->tier]);
-    }
-    delete_and_close(c, "t1");
-    snprintf(path, sizeof path, "%s/triples-nokey.pol", dir);
-    write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
-                        pick, 0, false);
-    check_bad_policy(path, "actions, this network gives");
+    static const int share[3] = { 5, 5, 6 };
+    check_chain_policy(env, 3, share, "triples");
     mix_env_free(env, models);
 }
 
-/* A policy with quadruples, on NSFNET with six DCs (the metro has
- * three): the controller realises a chain over four DCs, 4 GPUs in each
- * for a 16-GPU job, with a lightpath each way on each of its three hops
- * (six), the note naming the chain; deleting the job frees them all.
- * The same agent without quads=1 is refused. */
+/* A policy with quadruples (check_chain_policy), on NSFNET with six
+ * DCs (the metro has three): a chain over four DCs, 4 GPUs in each for
+ * a 16-GPU job, six lightpaths. */
 static void
 test_quads_policy(void)
 {
-    char path[256], err[1024];
+    char err[1024];
     struct lr_topo *metro_topo = topo, *nsf = NULL;
     struct lr_cluster *metro_cluster = cluster, *nsf6 = NULL;
     if (lr_yang_load_topo(ly, src("examples/topologies/nsfnet.json"), &nsf,
@@ -820,60 +841,8 @@ test_quads_policy(void)
     struct lr_jenv *env = mix_env(
         (struct lr_jenv_config) { .quads = true }, models);
     CU_ASSERT_EQUAL(lr_jenv_n_actions(env), 6 + 30 * 9 + 360 * 9);
-    /* The first quadruple feasible for gpt-1.9b on 16 GPUs, on the empty
-     * network. */
-    CU_ASSERT_FATAL(lr_jenv_present(env, 1, 2) > 0);
-    int pick = -1;
-    for (int a = 0; a < lr_jenv_n_cands(env) && pick < 0; a++)
-        if (lr_jenv_cand(env, a)->n_dcs == 4 && lr_jenv_mask(env)[a])
-            pick = a;
-    CU_ASSERT_FATAL(pick >= 0);
-    const struct lr_jenv_cand *cd = lr_jenv_cand(env, pick);
-    for (int with = 1; with >= 0; with--) {
-        struct lr_policy_meta meta;
-        struct lr_ppo *r = mix_policy_new(&meta, lr_jenv_obs_size(env),
-                                          lr_jenv_n_actions(env));
-        snprintf(meta.topology, sizeof meta.topology, "%s", nsf->name);
-        meta.dcs[0] = 0;
-        for (int d = 0; d < nsf6->n_dcs; d++)
-            snprintf(meta.dcs + strlen(meta.dcs),
-                     sizeof meta.dcs - strlen(meta.dcs), "%s%s",
-                     d ? "," : "", nsf6->dcs[d].name);
-        meta.quads = with;
-        r->actor->params[r->actor->n_params - lr_jenv_n_actions(env)
-                         + pick] = 100;
-        snprintf(path, sizeof path, "%s/quads%s.pol", dir,
-                 with ? "" : "-nokey");
-        mix_policy_save(path, &meta, r);
-    }
-    struct lr_job job;
-    snprintf(path, sizeof path, "%s/quads.pol", dir);
-    struct lr_ctl *c = open_and_submit16(path, "q1", &job);
-    char want[512];
-    snprintf(want, sizeof want, "ppo: candidate %d, %s (4 GPUs) then %s "
-             "(4 GPUs) then %s (4 GPUs) then %s (4 GPUs), route %d of each "
-             "hop at %d Gb/s", pick, cluster->dcs[cd->dc[0]].name,
-             cluster->dcs[cd->dc[1]].name, cluster->dcs[cd->dc[2]].name,
-             cluster->dcs[cd->dc[3]].name, cd->route,
-             lr_jenv_tier_gbps[cd->tier]);
-    CU_ASSERT_STRING_EQUAL(job.note, want);
-    for (int i = 0; i < 4; i++) {
-        CU_ASSERT(job.gpus[cd->dc[i]] >= 1 && job.gpus[cd->dc[i]] <= 4);
-        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[cd->dc[i]], job.gpus[cd->dc[i]]);
-    }
-    /* Hop by hop, there and back. */
-    CU_ASSERT_EQUAL_FATAL(job.n_lightpaths, 6);
-    for (int i = 0; i < 6; i++) {
-        int h = i / 2, back = i % 2;
-        CU_ASSERT_EQUAL(job.lp[i].from_dc, cd->dc[h + back]);
-        CU_ASSERT_EQUAL(job.lp[i].to_dc, cd->dc[h + 1 - back]);
-        CU_ASSERT_EQUAL(job.lp[i].m, lr_jenv_cand_hop_slots(env, pick, h));
-        CU_ASSERT_EQUAL(job.lp[i].capacity_gbps,
-                        lr_jenv_tier_gbps[cd->tier]);
-    }
-    delete_and_close(c, "q1");
-    snprintf(path, sizeof path, "%s/quads-nokey.pol", dir);
-    check_bad_policy(path, "actions, this network gives");
+    static const int share[4] = { 4, 4, 4, 4 };
+    check_chain_policy(env, 4, share, "quads");
     mix_env_free(env, models);
     topo = metro_topo;
     cluster = metro_cluster;

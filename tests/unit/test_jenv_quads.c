@@ -194,30 +194,12 @@ test_quad_by_hand(void)
         a++;
     CU_ASSERT_FATAL(a < N_BASE + N_CHAIN);
     const struct lr_jenv_cand *cd = lr_jenv_cand(q, a);
-    int want = 0, sum_slots = 0;
-    for (int h = 0; h < 3; h++) {
-        sum_slots += lr_jenv_cand_hop_slots(q, a, h);
-        for (int dir = 0; dir < 2; dir++) {
-            CU_ASSERT_EQUAL(lr_jenv_cand_hop_first(q, a, h, dir), 0);
-            want += lr_jenv_cand_hop_slots(q, a, h)
-                    * lr_jenv_cand_hop_path(q, a, h, dir)->n_links;
-        }
-    }
-    CU_ASSERT_EQUAL(lr_jenv_cand_slots(q, a), sum_slots);
-    lr_jenv_step(q, a);
+    lr_test_jenv_book_chain(q, ring, a);
     /* At t = 0.5 the first job runs. */
     for (int i = 0; i < 4; i++)
         CU_ASSERT_EQUAL(lr_jenv_dc_free(q, cd->dc[i]), 14);
-    CU_ASSERT_EQUAL(lr_test_jenv_booked(q, ring), want);
-    /* Its slots are taken: the same quadruple's hops now fit higher. */
-    for (int h = 0; h < 3; h++)
-        CU_ASSERT(lr_jenv_cand_hop_first(q, a, h, 0)
-                  >= lr_jenv_cand_hop_slots(q, a, h));
-    lr_jenv_step(q, -1);
     /* At t = 5 it has left. */
-    CU_ASSERT_EQUAL(lr_test_jenv_booked(q, ring), 0);
-    for (int d = 0; d < 4; d++)
-        CU_ASSERT_EQUAL(lr_jenv_dc_free(q, d), 16);
+    lr_test_jenv_left(q, ring, 4, 16);
     lr_jenv_free(q);
 }
 

@@ -213,32 +213,13 @@ test_triple_by_hand(void)
     CU_ASSERT_EQUAL(cd->dc[2], 2);
     CU_ASSERT_EQUAL(cd->route, 0);
     CU_ASSERT_EQUAL(cd->tier, 0);
-    CU_ASSERT_FATAL(lr_jenv_mask(t)[a]);
-    int want = 0;
-    for (int h = 0; h < 2; h++)
-        for (int dir = 0; dir < 2; dir++) {
-            CU_ASSERT_EQUAL(lr_jenv_cand_hop_first(t, a, h, dir), 0);
-            want += lr_jenv_cand_hop_slots(t, a, h)
-                    * lr_jenv_cand_hop_path(t, a, h, dir)->n_links;
-        }
-    CU_ASSERT_EQUAL(lr_jenv_cand_slots(t, a),
-                    lr_jenv_cand_hop_slots(t, a, 0)
-                    + lr_jenv_cand_hop_slots(t, a, 1));
-    lr_jenv_step(t, a);
+    lr_test_jenv_book_chain(t, ring, a);
     /* At t = 0.5 the first job runs. */
     CU_ASSERT_EQUAL(lr_jenv_dc_free(t, 0), 13);
     CU_ASSERT_EQUAL(lr_jenv_dc_free(t, 1), 13);
     CU_ASSERT_EQUAL(lr_jenv_dc_free(t, 2), 14);
-    CU_ASSERT_EQUAL(lr_test_jenv_booked(t, ring), want);
-    /* Its slots are taken: the same triple's hops now fit further up. */
-    for (int h = 0; h < 2; h++)
-        CU_ASSERT_EQUAL(lr_jenv_cand_hop_first(t, a, h, 0),
-                        lr_jenv_cand_hop_slots(t, a, h));
-    lr_jenv_step(t, -1);
     /* At t = 5 it has left. */
-    CU_ASSERT_EQUAL(lr_test_jenv_booked(t, ring), 0);
-    for (int d = 0; d < 3; d++)
-        CU_ASSERT_EQUAL(lr_jenv_dc_free(t, d), 16);
+    lr_test_jenv_left(t, ring, 3, 16);
     lr_jenv_free(t);
 }
 
