@@ -282,14 +282,15 @@ float_weights(struct lr_mlp *m)
     m->pt_ok = true;
 }
 
-/* The batched pass from its input, already in float in layer 0 of hb:
- * H_{i+1} = 1 b_i^T + H_i W_i^T (lr_gemm with B = W_i^T, then tanh). */
+/* The batched pass from its input x (n rows, in float; kept as xb for
+ * the backward pass): H_{i+1} = 1 b_i^T + H_i W_i^T (lr_gemm with B = W_i^T, then tanh). */
 static void
-forward_batch_hb(struct lr_mlp *m, int n, double *y)
+forward_batch_hb(struct lr_mlp *m, int n, const float *x, double *y)
 {
     int L = m->n_layers;
     float_weights(m);
-    const float *hin = m->hb, *p = m->pf;
+    m->xb = x;
+    const float *hin = x, *p = m->pf;
     for (int i = 0; i < L; i++) {
         int in = m->sizes[i], out = m->sizes[i + 1];
         float *hout = m->hb + (size_t) m->cap * m->h_off[i + 1];
@@ -310,14 +311,13 @@ void
 lr_mlp_forward_batch(struct lr_mlp *m, int n, const double *x, double *y)
 {
     lr_simd_to_float(m->hb, x, (size_t) n * m->sizes[0]);
-    forward_batch_hb(m, n, y);
+    forward_batch_hb(m, n, m->hb, y);
 }
 
 void
 lr_mlp_forward_batchf(struct lr_mlp *m, int n, const float *x, double *y)
 {
-    memcpy(m->hb, x, (size_t) n * m->sizes[0] * sizeof *x);
-    forward_batch_hb(m, n, y);
+    forward_batch_hb(m, n, x, y);
 }
 
 void
@@ -338,7 +338,8 @@ lr_mlp_backward_batch(struct lr_mlp *m, int n, const double *dy)
         const float *w = m->pf + off[i];
         float *gwf = m->gf + off[i];
         double *gw = m->grad + off[i], *gbias = gw + out * in;
-        const float *hin = m->hb + (size_t) m->cap * m->h_off[i];
+        const float *hin = i ? m->hb + (size_t) m->cap * m->h_off[i]
+                             : m->xb;
         /* This batch's dW = G_i^T H_i in float (G_i read transposed in
          * place), added to the double accumulator. */
         lr_gemm(out, in, n, g, 1, (size_t) out, hin, (size_t) in, in, gwf,

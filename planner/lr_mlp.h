@@ -76,6 +76,9 @@ struct lr_mlp {
     float *gf;                /* one batch's dW in float (n_params) */
     float *hb;                /* per layer i >= 0 (0: the input):
                                * cap x sizes[i] at cap * h_off[i] */
+    const float *xb;          /* the last batched pass's input rows: hb's
+                               * first block (lr_mlp_forward_batch) or
+                               * the caller's (lr_mlp_forward_batchf) */
     float *gb;                /* two cap x widest scratch blocks */
     float *pt;                /* per layer W_i^T of pf: in x pad32(out),
                                * at t_off[i], the padding 0 */
@@ -114,7 +117,8 @@ void lr_mlp_forward_batch(struct lr_mlp *, int n, const double *x,
                           double *y);
 /* The same for an input already in float (observations are): no
  * rounding of x, the same result as lr_mlp_forward_batch() on x widened
- * to double. */
+ * to double.  x is read where it is, not copied: the caller keeps it
+ * unchanged until lr_mlp_backward_batch() of this pass, if any. */
 void lr_mlp_forward_batchf(struct lr_mlp *, int n, const float *x,
                            double *y);
 
