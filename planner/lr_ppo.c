@@ -253,15 +253,18 @@ choose(struct lr_ppo *p, const double *logits, const double *probs,
 {
     int n = p->cfg.n_act, a = -1;
     if (sample) {
+        /* The allowed actions in index order (lr_simd_allowed64); 'a'
+         * ends as the last allowed when rounding leaves c below u. */
         double u = lr_rng_uniform(&p->rng), c = 0;
-        for (int i = 0; i < n; i++) {
-            if (!mask[i])
-                continue;
-            a = i;        /* the last allowed, against rounding */
-            c += probs[i];
-            if (u < c)
-                break;
-        }
+        for (int b = 0; b < n; b += 64)
+            for (uint64_t w = lr_simd_allowed64(mask + b, n - b < 64
+                                                ? (size_t) (n - b) : 64);
+                 w; w &= w - 1) {
+                a = b + __builtin_ctzll(w);
+                c += probs[a];
+                if (u < c)
+                    return a;
+            }
     } else {
         for (int i = 0; i < n; i++)
             if (mask[i] && (a < 0 || logits[i] > logits[a]))
@@ -547,10 +550,7 @@ loss_grad_batched(struct lr_ppo *p, const int *idx, int count,
             int a = p->act[t];
             double logp = z[a] - lz, ratio = exp(logp - p->logp[t]);
             double dlogp, pg = policy_term(A, ratio, c->clip, &dlogp);
-            double H = 0;
-            for (int j = 0; j < n; j++)
-                if (mask[j] && pr[j] > 0)
-                    H -= pr[j] * (z[j] - lz);
+            double H = lr_simd_masked_entropy(pr, z, lz, mask, (size_t) n);
             /* As in loss_grad_per_sample(); 0 where masked. */
             lr_simd_logit_grad(dz, z, pr, mask, (size_t) n, (size_t) a, dlogp,
                                c->ent_coef, lz, H, (double) count);

@@ -302,16 +302,37 @@ lr_simd_masked_softmax(const double *restrict z,
         return -INFINITY;
     for (size_t a = 0; a < n; a++)
         probs[a] = exp_clamped_d(z[a] - mx);
-    /* In index order, as the scalar code summed: the same bits at any
-     * vector width. */
-    double s = 0;
-    for (size_t a = 0; a < n; a++) {
+    for (size_t a = 0; a < n; a++)
         probs[a] = mask[a] ? probs[a] : 0;
-        s += probs[a];
-    }
+    /* In index order, as the scalar code summed: the same bits at any
+     * vector width.  The masked terms were +0, which leaves a sum of
+     * nonnegative terms as it is: only the allowed ones are added. */
+    double s = 0;
+    for (size_t b = 0; b < n; b += 64)
+        for (uint64_t w = lr_simd_allowed64(mask + b, n - b < 64 ? n - b
+                                                                 : 64);
+             w; w &= w - 1)
+            s += probs[b + (size_t) __builtin_ctzll(w)];
     for (size_t a = 0; a < n; a++)
         probs[a] /= s;
     return mx + log(s);
+}
+
+LR_CLONES double
+lr_simd_masked_entropy(const double *restrict probs,
+                       const double *restrict z, double lz,
+                       const unsigned char *restrict mask, size_t n)
+{
+    double H = 0;
+    for (size_t b = 0; b < n; b += 64)
+        for (uint64_t w = lr_simd_allowed64(mask + b, n - b < 64 ? n - b
+                                                                 : 64);
+             w; w &= w - 1) {
+            size_t j = b + (size_t) __builtin_ctzll(w);
+            if (probs[j] > 0)
+                H -= probs[j] * (z[j] - lz);
+        }
+    return H;
 }
 
 LR_CLONES void

@@ -47,6 +47,40 @@
 #define LR_SIMD_H 1
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Bit i set when mask[i] is not 0, for the len <= 64 bytes at mask: an
+ * action mask's next 64 bytes as a word, so that a loop over the allowed
+ * actions in index order walks its set bits (ctz) instead of testing
+ * every byte (a branch that mispredicts where about half the actions
+ * are allowed).  On little-endian machines eight bytes at a time: each
+ * byte's bits ORed down into its bit 0 by shifts of 4, 2 and 1 (they
+ * total at most 7, so no bit of the next byte reaches bit 0), then
+ * gathered by one multiply: bit 0 of byte i times 0x0102040810204080 =
+ * sum_j 2^(7 j + 7) lands at bit 8 i + 7 j + 7, 56 + i for j = 7 - i,
+ * and no two (i, j) share a bit (8 i + 7 j determines both), so nothing
+ * carries. */
+static inline uint64_t
+lr_simd_allowed64(const unsigned char *mask, size_t len)
+{
+    uint64_t w = 0;
+    size_t i = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; i + 8 <= len; i += 8) {
+        uint64_t x;
+        memcpy(&x, mask + i, sizeof x);
+        x |= x >> 4;
+        x |= x >> 2;
+        x |= x >> 1;
+        x &= UINT64_C(0x0101010101010101);
+        w |= ((x * UINT64_C(0x0102040810204080)) >> 56) << i;
+    }
+#endif
+    for (; i < len; i++)
+        w |= (uint64_t) (mask[i] != 0) << i;
+    return w;
+}
 
 /* x[i] = exp(x[i]), x[i] = tanh(x[i]): the approximations above. */
 void lr_simd_expf(float *x, size_t n);
@@ -61,6 +95,13 @@ void lr_simd_exp(double *x, size_t n);
  * For training only: one decision (lr_ppo_act) keeps glibc's exp. */
 double lr_simd_masked_softmax(const double *z, const unsigned char *mask,
                               size_t n, double *probs);
+
+/* The entropy of a masked softmax, -sum p_j (z_j - lz) over the j with
+ * mask[j] and probs[j] > 0, summed in index order (the scalar loop it
+ * replaced in lr_ppo.c, bit for bit). */
+double lr_simd_masked_entropy(const double *probs, const double *z,
+                              double lz, const unsigned char *mask,
+                              size_t n);
 
 /* The gradient of PPO's per-row loss with respect to the logits z[n]
  * (lr_ppo.c, loss_grad_batched has the model), given the masked softmax

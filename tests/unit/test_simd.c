@@ -325,14 +325,15 @@ test_logit_grad(void)
 
 /* The masked softmax against the scalar loops it stands for (the
  * largest allowed logit by "if (mask[a] && z[a] > mx)", lr_simd_exp,
- * the sum in index order), bit for bit: every length from 1 to 67 (the
- * eight-lane maximum and its remainder), ties, zeros of both signs as
- * the maximum, -inf and huge masked logits; all allowed, one allowed,
- * none (-inf). */
+ * the sum in index order), bit for bit: every length from 1 to 140 (the
+ * eight-lane maximum and its remainder; the sum's words of 64 and the
+ * rest), ties, zeros of both signs as the maximum, -inf and huge masked
+ * logits; all allowed, one allowed, none (-inf); allowed bytes of any
+ * nonzero value. */
 static void
 test_masked_softmax_bits(void)
 {
-    enum { N = 67 };
+    enum { N = 140 };
     double z[N], p[N], q[N];
     unsigned char mask[N];
     uint64_t st = 777;
@@ -347,7 +348,10 @@ test_masked_softmax_bits(void)
                      : r == 6 ? -INFINITY : r == 7 ? 1e300
                      : (double) (st >> 11) / 9007199254740992.0 * 10 - 7;
                 mask[j] = rep == 0 ? 1 : rep == 6 ? 0
-                        : rep == 7 ? j == n / 2 : (st >> 5) % 4 != 0;
+                        : rep == 7 ? j == n / 2
+                        : (st >> 5) % 4 == 0 ? 0
+                        : rep == 5 ? (unsigned char) (1 + (st >> 40) % 255)
+                        : 1;
                 if (rep >= 4 && z[j] > 0)
                     z[j] = -z[j] - 1;   /* the maximum often a zero */
             }
@@ -376,6 +380,65 @@ test_masked_softmax_bits(void)
         }
     CU_ASSERT(same);
     CU_ASSERT(found_none);
+}
+
+/* lr_simd_allowed64 against the byte loop: every length from 0 to 64,
+ * masks all 0, all allowed, one byte allowed at each place, and random
+ * bytes of any value (a byte of 0x80 or 0x01 next to a 0 must not leak
+ * into it). */
+static void
+test_allowed64(void)
+{
+    unsigned char m[64];
+    uint64_t st = 99;
+    bool ok = true;
+    for (size_t len = 0; len <= 64; len++)
+        for (int rep = 0; rep < 70; rep++) {
+            for (size_t i = 0; i < 64; i++) {
+                st = lcg(st);
+                unsigned v = (unsigned) (st >> 56);
+                m[i] = rep == 0 ? 0 : rep == 1 ? 1
+                     : rep < 66 ? (i == (size_t) (rep - 2)) * (v | 1)
+                     : (st >> 20) % 2 ? 0 : (unsigned char) v;
+            }
+            uint64_t want = 0;
+            for (size_t i = 0; i < len; i++)
+                if (m[i])
+                    want |= (uint64_t) 1 << i;
+            ok = ok && lr_simd_allowed64(m, len) == want;
+        }
+    CU_ASSERT(ok);
+}
+
+/* The masked entropy against the scalar loop it replaced in lr_ppo.c,
+ * bit for bit: lengths 1 to 140, an underflowed allowed probability. */
+static void
+test_masked_entropy(void)
+{
+    enum { N = 140 };
+    double z[N], pr[N];
+    unsigned char mask[N];
+    uint64_t st = 4242;
+    bool same = true;
+    for (size_t n = 1; n <= N; n++)
+        for (int rep = 0; rep < 3; rep++) {
+            for (size_t j = 0; j < n; j++) {
+                st = lcg(st);
+                z[j] = (double) (st >> 11) / 9007199254740992.0 * 8 - 4;
+                mask[j] = rep == 0 || (st >> 7) % 3 != 0;
+            }
+            mask[0] = 1;
+            double lz = lr_simd_masked_softmax(z, mask, n, pr);
+            if (n > 2 && mask[n - 2])
+                pr[n - 2] = 0;
+            double want = 0;
+            for (size_t j = 0; j < n; j++)
+                if (mask[j] && pr[j] > 0)
+                    want -= pr[j] * (z[j] - lz);
+            double H = lr_simd_masked_entropy(pr, z, lz, mask, n);
+            same = same && memcmp(&H, &want, sizeof H) == 0;
+        }
+    CU_ASSERT(same);
 }
 
 /* The transpose against its definition, every element, with the
@@ -422,6 +485,9 @@ static CU_TestInfo tests[] = {
     { "masked softmax = the scalar loops, bit for bit",
       test_masked_softmax_bits },
     { "transpose: every element, padding untouched", test_transpose },
+    { "allowed64 = the byte loop, every length", test_allowed64 },
+    { "masked entropy = the scalar loop, bit for bit",
+      test_masked_entropy },
     CU_TEST_INFO_NULL,
 };
 
