@@ -191,6 +191,25 @@ if $TRAIN --seed 3 --holding work --splits 1/4,1/2 --out "$tmp/sp.pol" \
 else
     notok "train --splits failed: $(cat "$tmp/err")"
 fi
+# chain_key_checks KEY WITH WITHOUT BAD SIM...: a file trained with
+# --KEY (WITH, its header KEY=1) and one without (WITHOUT), SIM the sim
+# command of their network: sim refuses --KEY for WITHOUT, average
+# refuses to mix the two, WITH resealed with KEY=BAD is refused by its
+# key and without its key line by the agent's size.
+chain_key_checks() {
+    key=$1 with=$2 without=$3 bad=$4
+    shift 4
+    expect_bad "trained without --$key" "$@" --policy-file "$without" --"$key"
+    expect_bad "its $key differs" \
+        $LIGHTRAIL average --out "$tmp/avg-$key.pol" "$with" "$without"
+    [ ! -e "$tmp/avg-$key.pol" ] && ok "no average written of $key and not" \
+        || notok "average wrote $tmp/avg-$key.pol"
+    reseal "$with" "$tmp/$key-bad.pol" "s/^$key=1\$/$key=$bad/"
+    expect_bad "header key '$key' missing or invalid" \
+        "$@" --policy-file "$tmp/$key-bad.pol"
+    reseal "$with" "$tmp/$key-old.pol" "/^$key=/d"
+    expect_bad "the agent has" "$@" --policy-file "$tmp/$key-old.pol"
+}
 # Pipelines over three DCs: recorded as triples=1, 57 + 6 x 3 x 3 = 111
 # candidates; sim takes them from the file, and refuses --triples for a
 # file trained without; average refuses to mix the two; a file whose
@@ -213,17 +232,7 @@ if $TRAIN --seed 3 --triples --out "$tmp/tr.pol" 2> "$tmp/err"; then
     else
         notok "sim with a triples policy: $(cat "$tmp/tr.json")"
     fi
-    expect_bad "trained without --triples" \
-        $S --policy-file "$tmp/a.pol" --triples
-    expect_bad "its triples differs" \
-        $LIGHTRAIL average --out "$tmp/avg-tr.pol" "$tmp/tr.pol" "$tmp/a.pol"
-    [ ! -e "$tmp/avg-tr.pol" ] && ok "no average written of mixed files" \
-        || notok "average wrote $tmp/avg-tr.pol"
-    reseal "$tmp/tr.pol" "$tmp/trbad.pol" 's/^triples=1$/triples=2/'
-    expect_bad "header key 'triples' missing or invalid" \
-        $S --policy-file "$tmp/trbad.pol"
-    reseal "$tmp/tr.pol" "$tmp/trold.pol" '/^triples=/d'
-    expect_bad "the agent has" $S --policy-file "$tmp/trold.pol"
+    chain_key_checks triples "$tmp/tr.pol" "$tmp/a.pol" 2 $S
 else
     notok "train --triples failed: $(cat "$tmp/err")"
 fi
@@ -264,17 +273,7 @@ if $TRAIN6 --quads --out "$tmp/q.pol" 2> "$tmp/err" \
     else
         notok "sim with a quads policy: $(cat "$tmp/q.json" "$tmp/g4.json" "$tmp/g2.json")"
     fi
-    expect_bad "trained without --quads" \
-        $S6 --policy-file "$tmp/q0.pol" --quads
-    expect_bad "its quads differs" \
-        $LIGHTRAIL average --out "$tmp/avg-q.pol" "$tmp/q.pol" "$tmp/q0.pol"
-    [ ! -e "$tmp/avg-q.pol" ] && ok "no average written of quads and not" \
-        || notok "average wrote $tmp/avg-q.pol"
-    reseal "$tmp/q.pol" "$tmp/qbad.pol" 's/^quads=1$/quads=yes/'
-    expect_bad "header key 'quads' missing or invalid" \
-        $S6 --policy-file "$tmp/qbad.pol"
-    reseal "$tmp/q.pol" "$tmp/qold.pol" '/^quads=/d'
-    expect_bad "the agent has" $S6 --policy-file "$tmp/qold.pol"
+    chain_key_checks quads "$tmp/q.pol" "$tmp/q0.pol" yes $S6
     # The metro's three DCs have no quadruple: said, not ignored.
     expect_bad "--quads adds pipelines over four DCs on distinct ROADMs, and this cluster's DCs sit on 3" \
         $S --policy greedy --quads

@@ -8,7 +8,7 @@
 # from the top of a built tree:
 #     tools/experiments/quads.sh OUTDIR
 # About 3 minutes of one core for the baselines and 5-6 per agent (11
-# agents; BASE=0 or PPO=0 skip a part; STEPS=N trains N steps instead
+# agents; BASE=0, PPO=0 or HEAVY=0 skip a part; STEPS=N trains N steps instead
 # of the rows' own and EV="--seeds 2 --arrivals 600 --warmup 100"
 # evaluates on less, for a quick try that reproduces nothing).  Writes
 # the baselines' JSON in OUTDIR/base-*.json, their paired comparison in
@@ -120,5 +120,21 @@ if [ "${PPO:-1}" = 1 ]; then
     # shellcheck disable=SC2086
     ppo zone-anchor0.1 1000000 1 $P --teacher zone --anchor 0.1 \
         --critic-warmup $cw
+fi
+# 3. Blocking weighs more (docs/ppo.md, "Blocking weighs more"): the
+#    anchored agents of part 2 with a block penalty of 30 instead of 10,
+#    or with the blocking reward alone (an admission earns 0).
+if [ "${HEAVY:-1}" = 1 ]; then
+    [ "${PPO:-1}" = 1 ] || : > "$out/ppo.txt"
+    P="--gamma 0.9 --hidden 32 --epochs 2 --teacher resource"
+    cw=$((${STEPS:-1000000} / 10))
+    for a in 0.1 0.07 0.05; do
+        # shellcheck disable=SC2086
+        ppo "resource-anchor$a-bp30" 1000000 1 $P --block-penalty 30 \
+            --anchor "$a" --critic-warmup $cw
+    done
+    # shellcheck disable=SC2086
+    ppo resource-anchor0.1-blocking 1000000 1 $P --block-penalty 10 \
+        --reward blocking --anchor 0.1 --critic-warmup $cw
 fi
 echo "quads.sh: results in $out" >&2
