@@ -6,10 +6,12 @@
 #     tools/bench/train_ab.sh BEFORE AFTER [ROUNDS]
 # BEFORE and AFTER are two `lightrail` binaries (e.g. one from a `git
 # worktree` of the older commit; both `./configure CFLAGS="-O2 -g"`),
-# ROUNDS defaults to 5.  Run from the top of the tree.  The figure is
-# user CPU time less that of a 512-step run of the same command (which
-# builds the environment and the networks), so steps/s = steps / (that
-# difference); one BLAS thread.  Prints a Markdown table, the ratio of
+# ROUNDS defaults to 5; NSFNET_OPTS, if set, adds options to the
+# NSFNET/6 command (e.g. "--hidden 32 --epochs 2", the configuration of
+# docs/ppo.md "Smaller networks, fewer passes").  Run from the top of
+# the tree.  The figure is user CPU time less that of a 512-step run of
+# the same command (which builds the environment and the networks), so
+# steps/s = steps / (that difference); one BLAS thread.  Prints a Markdown table, the ratio of
 # the medians per case, and whether the two builds wrote the same
 # policy file bit for bit (what a change that only makes training
 # faster must keep).
@@ -40,10 +42,10 @@ echo "| case | build | seconds less 512 steps, by round | median steps/s |"
 echo "|---|---|---|---:|"
 for c in metro nsfnet; do
     if [ $c = metro ]; then steps=300000; args=$metro
-    else steps=200000; args=$nsfnet; fi
+    else steps=200000; args="$nsfnet ${NSFNET_OPTS:-}"; fi
     : > "$tmp/$c.before"
     : > "$tmp/$c.after"
-    for r in $(seq 1 "$rounds"); do
+    for _ in $(seq 1 "$rounds"); do
         for b in before after; do
             bin=$before
             [ $b = after ] && bin=$after
@@ -58,7 +60,10 @@ for c in metro nsfnet; do
     for b in before after; do
         m=$(median < "$tmp/$c.$b")
         echo "$m" > "$tmp/$c.$b.median"
-        echo "| $c, $steps steps | $b | $(paste -sd' ' "$tmp/$c.$b" \
+        label=$c
+        [ $c = nsfnet ] && [ -n "${NSFNET_OPTS:-}" ] \
+            && label="nsfnet $NSFNET_OPTS"
+        echo "| $label, $steps steps | $b | $(paste -sd' ' "$tmp/$c.$b" \
             | sed 's/ /, /g') | $(awk -v s=$steps -v m="$m" \
             'BEGIN { printf "%d", s / m }') |"
     done
