@@ -128,10 +128,10 @@ if [ "${HEAVY:-1}" = 1 ]; then
     [ "${PPO:-1}" = 1 ] || : > "$out/ppo.txt"
     P="--gamma 0.9 --hidden 32 --epochs 2 --teacher resource"
     cw=$((${STEPS:-1000000} / 10))
-    for a in 0.1 0.07 0.05; do
+    for a in 0.1:"1 2" 0.07:"1 2" 0.05:1; do
         # shellcheck disable=SC2086
-        ppo "resource-anchor$a-bp30" 1000000 1 $P --block-penalty 30 \
-            --anchor "$a" --critic-warmup $cw
+        ppo "resource-anchor${a%%:*}-bp30" 1000000 "${a#*:}" $P \
+            --block-penalty 30 --anchor "${a%%:*}" --critic-warmup $cw
     done
     # shellcheck disable=SC2086
     ppo resource-anchor0.1-blocking 1000000 1 $P --block-penalty 10 \
