@@ -283,7 +283,8 @@ float_weights(struct lr_mlp *m)
 }
 
 /* The batched pass from its input x (n rows, in float; kept as xb for
- * the backward pass): H_{i+1} = 1 b_i^T + H_i W_i^T (lr_gemm with B = W_i^T, then tanh). */
+ * the backward pass): H_{i+1} = 1 b_i^T + H_i W_i^T (lr_gemm with B =
+ * W_i^T, then tanh). */
 static void
 forward_batch_hb(struct lr_mlp *m, int n, const float *x, double *y)
 {

@@ -11,10 +11,10 @@
 # docs/ppo.md "Smaller networks, fewer passes").  Run from the top of
 # the tree.  The figure is user CPU time less that of a 512-step run of
 # the same command (which builds the environment and the networks), so
-# steps/s = steps / (that difference); one BLAS thread.  Prints a Markdown table, the ratio of
-# the medians per case, and whether the two builds wrote the same
-# policy file bit for bit (what a change that only makes training
-# faster must keep).
+# steps/s = steps / (that difference); one BLAS thread.  Prints a
+# Markdown table, the ratio of the medians per case, and whether the two
+# builds wrote the same policy file bit for bit (what a change that only
+# makes training faster must keep).
 set -u
 if [ $# -lt 2 ] || [ ! -x "$1" ] || [ ! -x "$2" ]; then
     echo "usage: tools/bench/train_ab.sh BEFORE AFTER [ROUNDS]" >&2
