@@ -253,14 +253,13 @@ choose(struct lr_ppo *p, const double *logits, const double *probs,
 {
     int n = p->cfg.n_act, a = -1;
     if (sample) {
-        /* The allowed actions in index order (lr_simd_allowed64); 'a'
+        /* The allowed actions in index order (lr_simd_allowed_word); 'a'
          * ends as the last allowed when rounding leaves c below u. */
         double u = lr_rng_uniform(&p->rng), c = 0;
-        for (int b = 0; b < n; b += 64)
-            for (uint64_t w = lr_simd_allowed64(mask + b, n - b < 64
-                                                ? (size_t) (n - b) : 64);
-                 w; w &= w - 1) {
-                a = b + __builtin_ctzll(w);
+        for (size_t b = 0; b < (size_t) n; b += 64)
+            for (uint64_t w = lr_simd_allowed_word(mask, (size_t) n, b); w;
+                 w &= w - 1) {
+                a = (int) b + __builtin_ctzll(w);
                 c += probs[a];
                 if (u < c)
                     return a;

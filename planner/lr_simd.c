@@ -309,8 +309,7 @@ lr_simd_masked_softmax(const double *restrict z,
      * nonnegative terms as it is: only the allowed ones are added. */
     double s = 0;
     for (size_t b = 0; b < n; b += 64)
-        for (uint64_t w = lr_simd_allowed64(mask + b, n - b < 64 ? n - b
-                                                                 : 64);
+        for (uint64_t w = lr_simd_allowed_word(mask, n, b);
              w; w &= w - 1)
             s += probs[b + (size_t) __builtin_ctzll(w)];
     for (size_t a = 0; a < n; a++)
@@ -325,8 +324,7 @@ lr_simd_masked_entropy(const double *restrict probs,
 {
     double H = 0;
     for (size_t b = 0; b < n; b += 64)
-        for (uint64_t w = lr_simd_allowed64(mask + b, n - b < 64 ? n - b
-                                                                 : 64);
+        for (uint64_t w = lr_simd_allowed_word(mask, n, b);
              w; w &= w - 1) {
             size_t j = b + (size_t) __builtin_ctzll(w);
             if (probs[j] > 0)

@@ -82,6 +82,19 @@ lr_simd_allowed64(const unsigned char *mask, size_t len)
     return w;
 }
 
+/* The word of actions b..b+63 of a mask of n (b < n): bit k for action
+ * b + k, the tail past n left 0.  Walk the allowed actions in index
+ * order with
+ *     for (size_t b = 0; b < n; b += 64)
+ *         for (uint64_t w = lr_simd_allowed_word(mask, n, b); w;
+ *              w &= w - 1)
+ *             ... b + __builtin_ctzll(w) ... */
+static inline uint64_t
+lr_simd_allowed_word(const unsigned char *mask, size_t n, size_t b)
+{
+    return lr_simd_allowed64(mask + b, n - b < 64 ? n - b : 64);
+}
+
 /* x[i] = exp(x[i]), x[i] = tanh(x[i]): the approximations above. */
 void lr_simd_expf(float *x, size_t n);
 void lr_simd_tanhf(float *x, size_t n);

@@ -410,6 +410,39 @@ test_allowed64(void)
     CU_ASSERT(ok);
 }
 
+/* allowed_word walks a mask of n as the byte loop does, for n from 1 to
+ * 200: word b / 64 holds actions b..b+63, nothing past n; the mask sits
+ * in a block of exactly n bytes, so a read past it fails under ASan. */
+static void
+test_allowed_word(void)
+{
+    uint64_t st = 7;
+    bool ok = true;
+    for (size_t n = 1; n <= 200; n++) {
+        unsigned char *m = malloc(n);
+        CU_ASSERT_FATAL(m != NULL);
+        for (size_t i = 0; i < n; i++) {
+            st = lcg(st);
+            m[i] = (st >> 20) % 3 ? (unsigned char) (st >> 56) : 0;
+        }
+        size_t seen = 0, last = 0;
+        for (size_t b = 0; b < n; b += 64)
+            for (uint64_t w = lr_simd_allowed_word(m, n, b); w;
+                 w &= w - 1) {
+                size_t a = b + (size_t) __builtin_ctzll(w);
+                ok = ok && a < n && m[a] != 0 && (seen == 0 || a > last);
+                last = a;
+                seen++;
+            }
+        size_t want = 0;
+        for (size_t i = 0; i < n; i++)
+            want += m[i] != 0;
+        ok = ok && seen == want;
+        free(m);
+    }
+    CU_ASSERT(ok);
+}
+
 /* The masked entropy against the scalar loop it replaced in lr_ppo.c,
  * bit for bit: lengths 1 to 140, an underflowed allowed probability. */
 static void
@@ -486,6 +519,8 @@ static CU_TestInfo tests[] = {
       test_masked_softmax_bits },
     { "transpose: every element, padding untouched", test_transpose },
     { "allowed64 = the byte loop, every length", test_allowed64 },
+    { "allowed_word walks the allowed actions in order, n = 1..200",
+      test_allowed_word },
     { "masked entropy = the scalar loop, bit for bit",
       test_masked_entropy },
     CU_TEST_INFO_NULL,
