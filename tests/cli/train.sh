@@ -277,6 +277,19 @@ if $TRAIN6 --quads --out "$tmp/q.pol" 2> "$tmp/err" \
     # The metro's three DCs have no quadruple: said, not ignored.
     expect_bad "--quads adds pipelines over four DCs on distinct ROADMs, and this cluster's DCs sit on 3" \
         $S --policy greedy --quads
+    # Three DCs on two ROADMs (dc3 moved from r5 to r1) have no triple.
+    jq '."lightrail-compute:compute".dc[2]."attachment-node" = "r1"' "$C" \
+        > "$tmp/two-roadms.json"
+    jq '(.. | objects | select(has("node-id"))) |=
+        if ."node-id" == "r5" then del(."lightrail-topology:dc-attachment")
+        elif ."node-id" == "r1"
+        then ."lightrail-topology:dc-attachment" += [{ "dc": "dc3" }]
+        else . end' "$T" > "$tmp/two-roadms-topo.json"
+    expect_bad "--triples adds pipelines over three DCs on distinct ROADMs, and this cluster's DCs sit on 2" \
+        $LIGHTRAIL sim --topology "$tmp/two-roadms-topo.json" \
+        --cluster "$tmp/two-roadms.json" \
+        --loads 2:2:1 --seeds 1 --arrivals 100 --warmup 10 --quiet \
+        --policy greedy --triples
     $LIGHTRAIL policy show "$tmp/q.pol" > "$tmp/qshow" 2>&1 \
         && grep -q 'pipelines over four DCs' "$tmp/qshow" \
         && ! $LIGHTRAIL policy show "$tmp/q0.pol" | grep -q 'four DCs' \

@@ -210,14 +210,18 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
                            j->cl->dcs[d].attach_node);
         roadms += !seen;
     }
-    const char *opt = c->quads && roadms < 4 ? "--quads"
-                      : c->triples && roadms < 3 ? "--triples" : NULL;
-    if (opt) {
-        lr_cli_err(cmd, "%s: %s adds pipelines over %s DCs on distinct "
-                   "ROADMs, and this cluster's DCs sit on %d: drop it",
-                   o->cluster, opt, opt[2] == 'q' ? "four" : "three",
-                   roadms);
-        goto fail;
+    static const struct {
+        const char *opt, *count;
+        int need;
+    } chains[] = { { "--quads", "four", 4 }, { "--triples", "three", 3 } };
+    for (size_t k = 0; k < sizeof chains / sizeof chains[0]; k++) {
+        bool on = chains[k].need == 4 ? c->quads : c->triples;
+        if (on && roadms < chains[k].need) {
+            lr_cli_err(cmd, "%s: %s adds pipelines over %s DCs on distinct "
+                       "ROADMs, and this cluster's DCs sit on %d: drop it",
+                       o->cluster, chains[k].opt, chains[k].count, roadms);
+            goto fail;
+        }
     }
     int e = lr_jenv_new(j->topo, j->cl, c, &j->env, err, sizeof err);
     if (e) {
