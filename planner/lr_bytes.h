@@ -1,7 +1,9 @@
 /*
  * lr_bytes: big-endian integers and IEEE doubles in byte buffers, for the
- * wire formats of planner/ (lr_cdynp_summary.c, lr_cdynp_wire.c).  The
- * callers check the bounds; these only move bytes.
+ * wire formats of planner/ (lr_cdynp_summary.c, lr_cdynp_wire.c), and
+ * the 64-bit FNV-1a checksum of the policy formats (lr_ppo.c's weights,
+ * tools/lightrail/lr_policy_file.c's file).  The callers check the
+ * bounds; these only move bytes.
  */
 #ifndef LR_BYTES_H
 #define LR_BYTES_H 1
@@ -67,6 +69,19 @@ lr_get_f64(const uint8_t *p)
     double d;
     memcpy(&d, &u, sizeof d);
     return d;
+}
+
+/* FNV-1a, 64 bits (offset basis 0xcbf29ce484222325, prime 2^40 + 0x1b3):
+ * catches a torn or edited file, not a forged one. */
+static inline uint64_t
+lr_fnv1a64(const uint8_t *p, size_t n)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
 }
 
 #endif

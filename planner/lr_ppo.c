@@ -702,17 +702,6 @@ static const uint8_t magic[8] = { 'L', 'R', 'P', 'P', 'O', 'W', 0, 0 };
 /* magic, version, n_obs, n_act, hidden[2], n actor, n critic. */
 #define HEADER (8 + 4 * 7)
 
-static uint64_t
-fnv1a(const uint8_t *p, size_t n)
-{
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
-}
-
 size_t
 lr_ppo_encoded_size(const struct lr_ppo *p)
 {
@@ -740,7 +729,7 @@ lr_ppo_encode(const struct lr_ppo *p, uint8_t *buf, size_t len)
         lr_put_f64(w, p->actor->params[i]);
     for (int i = 0; i < p->critic->n_params; i++, w += 8)
         lr_put_f64(w, p->critic->params[i]);
-    lr_put64(w, fnv1a(buf, (size_t) (w - buf)));
+    lr_put64(w, lr_fnv1a64(buf, (size_t) (w - buf)));
     return need;
 }
 
@@ -798,7 +787,7 @@ lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
         lr_ppo_free(p);
         return EINVAL;
     }
-    if (fnv1a(buf, len - 8) != lr_get64(buf + len - 8)) {
+    if (lr_fnv1a64(buf, len - 8) != lr_get64(buf + len - 8)) {
         set_err(err, errlen, "policy checksum mismatch: the file is "
                 "corrupt; copy or train it again");
         lr_ppo_free(p);

@@ -46,17 +46,6 @@ set_err(char *err, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-static uint64_t
-fnv1a(const uint8_t *p, size_t n)
-{
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
-}
-
 int
 lr_policy_save(const char *path, const struct lr_policy_meta *m,
                const struct lr_ppo *p, char *err, size_t errlen)
@@ -101,7 +90,7 @@ lr_policy_save(const char *path, const struct lr_policy_meta *m,
     }
     memcpy(buf, head, (size_t) hn);
     lr_ppo_encode(p, buf + hn, wn);
-    lr_put64(buf + n - 8, fnv1a(buf, n - 8));
+    lr_put64(buf + n - 8, lr_fnv1a64(buf, n - 8));
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "wb");
@@ -185,7 +174,7 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
                 "with lightrail train)", path);
         goto cleanup;
     }
-    if (fnv1a(buf, n - 8) != lr_get64(buf + n - 8)) {
+    if (lr_fnv1a64(buf, n - 8) != lr_get64(buf + n - 8)) {
         rc = EPROTO;
         set_err(err, errlen, "%s: checksum mismatch: the file is truncated "
                 "or corrupt; copy or train it again", path);
