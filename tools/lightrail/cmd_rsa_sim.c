@@ -387,7 +387,7 @@ parse_policies(const char *list, const struct lr_rsa_policy **out, int max)
 {
     const char *names[32];
     int idx[32], n_names = 0;
-    while (lr_rsa_policies[n_names] && n_names < 32) {
+    while (n_names < 32 && lr_rsa_policies[n_names]) {
         names[n_names] = lr_rsa_policies[n_names]->name;
         n_names++;
     }

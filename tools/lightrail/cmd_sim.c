@@ -265,7 +265,7 @@ parse_policies(const char *list, struct entry *out, int max)
 {
     const char *names[32];
     int idx[32], n_names = 0;
-    while (lr_jenv_policies[n_names] && n_names < 32) {
+    while (n_names < 32 && lr_jenv_policies[n_names]) {
         names[n_names] = lr_jenv_policies[n_names]->name;
         n_names++;
     }
