@@ -936,6 +936,7 @@ test_refuse_mask_never_empty(void)
     int no = lr_jenv_obs_size(e), bad = 0, refusals = 0;
     float *obs = malloc((size_t) no * sizeof *obs);
     CU_ASSERT_FATAL(obs != NULL);
+    CU_ASSERT_FATAL(na <= 16);            /* allowed[] below */
     struct lr_rng rng;
     lr_rng_seed(&rng, 5);
     lr_jenv_reset(e, 9, 0);
