@@ -6,8 +6,8 @@
 # rewards, each paired against the best baseline and greedy on the
 # same arrivals.  Run from the top of a built tree:
 #     tools/experiments/demands3.sh OUTDIR
-# About 15 minutes of one core for the metro, 80 for NSFNET/6 (METRO=0,
-# NSFNET=0 or WORK=0 skip a part; STEPS=N trains N steps instead of
+# About 15 minutes of one core for the metro, 80 for NSFNET/6, 50 for
+# part 3 (METRO=0, NSFNET=0, HEAVY=0 or WORK=0 skip a part; STEPS=N trains N steps instead of
 # the rows' own, for a quick try that reproduces nothing).  Writes
 # OUTDIR/*.pol, the baselines' tables in OUTDIR/base-*.txt and one
 # line per agent and seed set in OUTDIR/ppo-*.txt.  Seeds: training
@@ -111,6 +111,21 @@ if [ "${NSFNET:-1}" = 1 ]; then
         ppo n-nearest-anchor$a "$NT" 10 1000000 "1 2" nearest,greedy \
             --teacher nearest --anchor $a --critic-warmup 100000 \
             --gamma 0.9 --block-penalty 10
+    done
+fi
+# 3. Blocking weighs more (docs/ppo.md, "Blocking weighs more, with
+#    triples alone"): quads.sh's recipe of "Blocking weighs more" (an
+#    imitation, anchored PPO with a block penalty of 30, 32 units and
+#    two passes) on NSFNET/6 with triples only, from nearest and from
+#    resource; TEACHERS picks (default both).
+if [ "${HEAVY:-1}" = 1 ]; then
+    for t in ${TEACHERS:-nearest resource}; do
+        for a in 0.1 0.07; do
+            ppo "n-$t-anchor$a-bp30" "$NT" 10 1000000 "1 2" \
+                nearest,zone,static,greedy --teacher "$t" --anchor $a \
+                --critic-warmup $((${STEPS:-1000000} / 10)) --gamma 0.9 \
+                --block-penalty 30 --hidden 32 --epochs 2
+        done
     done
 fi
 if [ "${WORK:-1}" = 1 ]; then
