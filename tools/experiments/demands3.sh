@@ -6,9 +6,10 @@
 # rewards, each paired against the best baseline and greedy on the
 # same arrivals.  Run from the top of a built tree:
 #     tools/experiments/demands3.sh OUTDIR
-# About 15 minutes of one core for the metro, 80 for NSFNET/6, 50 for
-# part 3 (METRO=0, NSFNET=0, HEAVY=0 or WORK=0 skip a part; STEPS=N trains N steps instead of
-# the rows' own, for a quick try that reproduces nothing).  Writes
+# About 15 minutes of one core for the metro, 80 for NSFNET/6, 20 for
+# part 3 (METRO=0, NSFNET=0, HEAVY=0 or WORK=0 skip a part; STEPS=N
+# trains N steps instead of the rows' own, for a quick try that
+# reproduces nothing).  Writes
 # OUTDIR/*.pol, the baselines' tables in OUTDIR/base-*.txt and one
 # line per agent and seed set in OUTDIR/ppo-*.txt.  Seeds: training
 # 1-5 (fewer where docs/ppo.md says so), evaluation 1001-1010 and
