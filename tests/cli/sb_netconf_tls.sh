@@ -80,6 +80,17 @@ pid() { cat "$P/$1.pid"; }
 addr() { echo "127.0.0.1:$(port "$1")"; }
 kill_peer() { kill -9 "$(pid "$1")" 2>/dev/null; wait "$(pid "$1")" 2>/dev/null; }
 
+# first_read SBPID: waits (up to 20 s) until the sbctl in the
+# background has printed its first read into $tmp/out (emptied before
+# it started), so that what the test does to the peer next falls in
+# sbctl's sleep, however loaded the machine.
+first_read() {
+    i=0
+    while [ ! -s "$tmp/out" ] && kill -0 "$1" 2>/dev/null && [ $i -lt 400 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+}
 # held NAME...: what the peers hold, from their own datastore files, one
 # line per media channel: DEVICE NAME IN OUT LOWER-MHZ UPPER-MHZ STATE.
 held() {
@@ -264,9 +275,10 @@ cmp -s "$tmp/before" "$tmp/after" && ok "the refused clients changed nothing on 
 
 # 5. The peer dies and comes back on the same port: the driver's next
 # read is made on a new session (one sbctl, one device handle).
+: > "$tmp/out"    # empty before sbctl starts: first_read reads it
 "$SBCTL_BIN" netconf r1 "$(addr r1)" read -- sleep 3000 -- read -- add j2/lp1 - r1-r2 16 4 -- read > "$tmp/out" 2> "$tmp/err" &
 SB=$!
-sleep 1
+first_read $SB
 R1PORT=$(port r1)
 kill_peer r1
 start_peer r1 "$R1PORT" || notok "peer r1 did not restart on port $R1PORT"
@@ -293,14 +305,18 @@ if [ $rc -eq 1 ] && grep -q "ETIMEDOUT: r1: no TLS handshake from $(addr r1) wit
 else
     notok "hung peer at connection: rc $rc, $(cat "$tmp/out" "$tmp/err")"
 fi
-SB_TIMEOUT_MS=300 "$SBCTL_BIN" netconf r1 "$(addr r1)" read -- sleep 1500 -- add j3/lp1 - r1-r2 32 4 > "$tmp/out" 2> "$tmp/err" &
+# The read (r1 holds j2/lp1) is printed before the peer stops; the
+# edit after the sleep finds it hung.  2 s, not 300 ms: the session must
+# come up first on a loaded machine (the handshake is given twice that).
+: > "$tmp/out"
+SB_TIMEOUT_MS=2000 "$SBCTL_BIN" netconf r1 "$(addr r1)" read -- sleep 1500 -- add j3/lp1 - r1-r2 32 4 > "$tmp/out" 2> "$tmp/err" &
 SB=$!
-sleep 0.7
+first_read $SB
 kill -STOP "$(pid r1)"
 wait $SB
 rc=$?
 kill -CONT "$(pid r1)"
-if [ $rc -eq 1 ] && grep -q "ETIMEDOUT: r1: no reply from $(addr r1) within 300 ms: the outcome is unknown; read the device back" "$tmp/err"; then
+if [ $rc -eq 1 ] && grep -q "ETIMEDOUT: r1: no reply from $(addr r1) within 2000 ms: the outcome is unknown; read the device back" "$tmp/err"; then
     ok "an edit on a live session to a hung peer is ETIMEDOUT, outcome unknown"
 else
     notok "hung peer on a live session: rc $rc, $(cat "$tmp/out" "$tmp/err")"
