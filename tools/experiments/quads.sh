@@ -8,9 +8,11 @@
 # from the top of a built tree:
 #     tools/experiments/quads.sh OUTDIR
 # About 3 minutes of one core for the baselines and 5-6 per agent (11
-# agents; BASE=0, PPO=0 or HEAVY=0 skip a part; STEPS=N trains N steps instead
-# of the rows' own and EV="--seeds 2 --arrivals 600 --warmup 100"
-# evaluates on less, for a quick try that reproduces nothing).  Writes
+# agents), 40 minutes for part 4; BASE=0, PPO=0, HEAVY=0 or GOAL=0 skip
+# a part (part 4 evaluates part 3's agents where it finds them);
+# STEPS=N trains N steps instead of the rows' own and EV="--seeds 2
+# --arrivals 600 --warmup 100" evaluates on less, for a quick try that
+# reproduces nothing.  Writes
 # the baselines' JSON in OUTDIR/base-*.json, their paired comparison in
 # OUTDIR/base-paired.txt, the agents in OUTDIR/*.pol and one line per
 # agent, baseline and seed set in OUTDIR/ppo.txt.  Seeds: training 1-3,
@@ -79,27 +81,34 @@ if [ "${BASE:-1}" = 1 ]; then
     { paired d3 t tq; paired d3 t q; paired d4 t tq; } > "$out/base-paired.txt"
 fi
 
-# 2. PPO with triples and quadruples, jobs of 3, 6 and 12 GPUs at 10 E:
-#    NAME STEPS SEEDS OPTIONS...; each agent paired against nearest,
-#    resource, zone and greedy with the same candidates.
+# evaluate NAME SEED: OUTDIR/NAME-SEED.pol paired against each baseline
+# of AGAINST (default nearest, resource, zone and greedy, with the same
+# candidates) at LOAD (default 10 E), on both seed sets.
+evaluate() {
+    ld=${LOAD:-10}
+    for b in ${AGAINST:-nearest resource zone greedy}; do
+        for set in 1001 2001; do
+            # shellcheck disable=SC2086
+            r=$(nice $L sim $NT --policy "$b" --paired "$b" \
+                    --policy-file "$out/$1-$2.pol" \
+                    --loads "$ld:$ld:1" $EV --seed $set 2>&1 \
+                | grep '^ppo .*blocking' | sed 's/^ppo *[0-9.]* //')
+            echo "$1 seed $2 vs $b, $set, $ld E: $r" >> "$out/ppo.txt"
+        done
+    done
+}
+# 2. PPO with triples and quadruples, jobs of 3, 6 and 12 GPUs, trained
+#    at LOAD (default 10 E): NAME STEPS SEEDS OPTIONS..., each agent
+#    then evaluated as above.
 ppo() {
     n=$1 st=${STEPS:-$2} seeds=$3
     shift 3
     for s in $seeds; do
         # shellcheck disable=SC2086
-        nice $L train $NT --demands 3,6,12 --triples --quads --load 10 \
-            --lr 3e-4 --quiet --steps "$st" --seed "$s" \
-            --out "$out/$n-$s.pol" "$@"
-        for b in nearest resource zone greedy; do
-            for set in 1001 2001; do
-                # shellcheck disable=SC2086
-                r=$(nice $L sim $NT --policy "$b" --paired "$b" \
-                        --policy-file "$out/$n-$s.pol" \
-                        --loads 10:10:1 $EV --seed $set 2>&1 \
-                    | grep '^ppo .*blocking' | sed 's/^ppo *[0-9.]* //')
-                echo "$n seed $s vs $b, $set: $r" >> "$out/ppo.txt"
-            done
-        done
+        nice $L train $NT --demands 3,6,12 --triples --quads \
+            --load "${LOAD:-10}" --lr 3e-4 --quiet --steps "$st" \
+            --seed "$s" --out "$out/$n-$s.pol" "$@"
+        evaluate "$n" "$s"
     done
 }
 if [ "${PPO:-1}" = 1 ]; then
@@ -136,5 +145,27 @@ if [ "${HEAVY:-1}" = 1 ]; then
     # shellcheck disable=SC2086
     ppo resource-anchor0.1-blocking 1000000 1 $P --block-penalty 10 \
         --reward blocking --anchor 0.1 --critic-warmup $cw
+fi
+# 4. At the goal's load (docs/ppo.md, "At the goal's load"): the
+#    baselines at 10.5-11.5 E (the best blocks 5% at about 10.75 E), the
+#    anchor-0.07 agents of part 3 evaluated there, and the same recipe
+#    trained there.
+if [ "${GOAL:-1}" = 1 ]; then
+    # shellcheck disable=SC2086
+    nice $L sim $NT --demands 3,6,12 --triples --quads \
+        --policy static,nearest,resource,zone,greedy --loads 10.5:11.5:0.5 \
+        $EV --seed 2001 --format json --quiet > "$out/base-goal.json"
+    LOAD=10.75
+    AGAINST="resource zone nearest static greedy"
+    for s in 1 2; do
+        if [ -f "$out/resource-anchor0.07-bp30-$s.pol" ]; then
+            evaluate resource-anchor0.07-bp30 $s
+        fi
+    done
+    P="--gamma 0.9 --hidden 32 --epochs 2 --teacher resource"
+    cw=$((${STEPS:-1000000} / 10))
+    # shellcheck disable=SC2086
+    ppo resource-anchor0.07-bp30-at10.75 1000000 "1 2" $P \
+        --block-penalty 30 --anchor 0.07 --critic-warmup $cw
 fi
 echo "quads.sh: results in $out" >&2
