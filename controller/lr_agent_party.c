@@ -82,9 +82,8 @@ now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* OpenSSL's queued errors as text, clearing the queue. */
-static const char *
-ssl_reason(char *buf, size_t len)
+const char *
+lr_agent_ssl_reason(char *buf, size_t len)
 {
     unsigned long e = ERR_peek_last_error();
     if (!e)
@@ -93,6 +92,57 @@ ssl_reason(char *buf, size_t len)
         ERR_error_string_n(e, buf, len);
     ERR_clear_error();
     return buf;
+}
+
+SSL_CTX *
+lr_agent_tls_ctx(const SSL_METHOD *method, const char *cert,
+                 const char *key, char *err, size_t errlen)
+{
+    char why[256];
+    ERR_clear_error();
+    SSL_CTX *ctx = SSL_CTX_new(method);
+    if (!ctx) {
+        snprintf(err, errlen, "TLS: cannot create a context: %s",
+                 lr_agent_ssl_reason(why, sizeof why));
+        return NULL;
+    }
+    if (!SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION)) {
+        snprintf(err, errlen, "TLS: cannot require TLS 1.3: %s",
+                 lr_agent_ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    if (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1) {
+        snprintf(err, errlen, "TLS certificate '%s': %s (want a PEM "
+                 "certificate chain)", cert,
+                 lr_agent_ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
+        /* OpenSSL 3 compares the key with the certificate here already:
+         * a key that reads well but is another certificate's is not a
+         * format problem. */
+        unsigned long e = ERR_peek_last_error();
+        if (ERR_GET_LIB(e) == ERR_LIB_X509
+            && ERR_GET_REASON(e) == X509_R_KEY_VALUES_MISMATCH)
+            snprintf(err, errlen, "TLS key '%s' does not match certificate "
+                     "'%s': %s", key, cert,
+                     lr_agent_ssl_reason(why, sizeof why));
+        else
+            snprintf(err, errlen, "TLS key '%s': %s (want an unencrypted "
+                     "PEM private key)", key,
+                     lr_agent_ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    if (SSL_CTX_check_private_key(ctx) != 1) {
+        snprintf(err, errlen, "TLS key '%s' does not match certificate "
+                 "'%s': %s", key, cert, lr_agent_ssl_reason(why, sizeof why));
+        goto fail;
+    }
+    return ctx;
+
+fail:
+    SSL_CTX_free(ctx);
+    return NULL;
 }
 
 /* Records a failure (sticky) and drops the connection; returns 'err'. */
@@ -174,14 +224,14 @@ ssl_wait(struct agent_party *ap, int ret, double deadline, char *why,
         return ECONNRESET;
     case SSL_ERROR_SYSCALL:
         if (ERR_peek_last_error()) {
-            ssl_reason(why, len);
+            lr_agent_ssl_reason(why, len);
             return EPROTO;
         }
         snprintf(why, len, "%s", errno ? strerror(errno)
                  : "the agent closed the connection");
         return errno ? errno : ECONNRESET;
     default:
-        ssl_reason(why, len);
+        lr_agent_ssl_reason(why, len);
         return EPROTO;
     }
 }
@@ -267,13 +317,15 @@ ap_advance(struct agent_party *ap, short *events)
         ERR_clear_error();
         ap->ssl = SSL_new(ap->ctx);
         if (!ap->ssl || !SSL_set_fd(ap->ssl, ap->fd))
-            return fail(ap, ENOMEM, "TLS: %s", ssl_reason(why, sizeof why));
+            return fail(ap, ENOMEM, "TLS: %s",
+                        lr_agent_ssl_reason(why, sizeof why));
         /* SNI for an agent behind a name-routed proxy; harmless
          * otherwise. */
         SSL_set_tlsext_host_name(ap->ssl, ap->name);
         SSL_set_hostflags(ap->ssl, AP_HOSTFLAGS);
         if (!SSL_set1_host(ap->ssl, ap->name))
-            return fail(ap, ENOMEM, "TLS: %s", ssl_reason(why, sizeof why));
+            return fail(ap, ENOMEM, "TLS: %s",
+                        lr_agent_ssl_reason(why, sizeof why));
         ap->state = AP_TLS;
     }
     ERR_clear_error();
@@ -299,7 +351,7 @@ ap_advance(struct agent_party *ap, short *events)
         snprintf(why, sizeof why, "%s", errno ? strerror(errno)
                  : "the agent closed the connection");
     else
-        ssl_reason(why, sizeof why);
+        lr_agent_ssl_reason(why, sizeof why);
     return fail(ap, EPROTO, "TLS handshake with %s port %d: %s", ap->address,
                 ap->port, why);
 }
@@ -671,37 +723,14 @@ client_ctx(const char *cert, const char *key, const char *ca, char *err,
            size_t errlen)
 {
     char why[256];
-    ERR_clear_error();
-    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-    if (!ctx) {
-        snprintf(err, errlen, "TLS: cannot create a context: %s",
-                 ssl_reason(why, sizeof why));
+    SSL_CTX *ctx = lr_agent_tls_ctx(TLS_client_method(), cert, key, err,
+                                    errlen);
+    if (!ctx)
         return NULL;
-    }
-    if (!SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION)) {
-        snprintf(err, errlen, "TLS: cannot require TLS 1.3: %s",
-                 ssl_reason(why, sizeof why));
-        goto fail;
-    }
     SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_TICKET);
-    if (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1) {
-        snprintf(err, errlen, "TLS certificate '%s': %s (want a PEM "
-                 "certificate chain)", cert, ssl_reason(why, sizeof why));
-        goto fail;
-    }
-    if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
-        snprintf(err, errlen, "TLS key '%s': %s (want an unencrypted PEM "
-                 "private key)", key, ssl_reason(why, sizeof why));
-        goto fail;
-    }
-    if (SSL_CTX_check_private_key(ctx) != 1) {
-        snprintf(err, errlen, "TLS key '%s' does not match certificate "
-                 "'%s': %s", key, cert, ssl_reason(why, sizeof why));
-        goto fail;
-    }
     if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1) {
         snprintf(err, errlen, "TLS CA '%s': %s (want PEM certificates)", ca,
-                 ssl_reason(why, sizeof why));
+                 lr_agent_ssl_reason(why, sizeof why));
         goto fail;
     }
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);

@@ -37,6 +37,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <openssl/ssl.h>
+
 #include "planner/lr_cdynp.h"
 #include "planner/lr_cluster.h"
 
@@ -129,5 +131,21 @@ bool lr_agent_party_is(const struct lr_cdynp_party *p);
  * names docs/agent-protocol.md lists; then flushes.  The privacy test
  * checks the field names of every line against that list. */
 void lr_agent_record(FILE *f, const struct lr_wire_msg *msg);
+
+/* The TLS basics both ends of the protocol share (this file's client,
+ * `lightrail agent`'s server). */
+
+/* A context of 'method' (TLS_client_method() or TLS_server_method())
+ * that speaks TLS 1.3 only and presents the PEM certificate chain 'cert'
+ * with its unencrypted PEM key 'key', checked to match.  The caller adds
+ * its options, the CA and the verification, and frees it
+ * (SSL_CTX_free).  NULL with a one-line reason that names the file to
+ * fix in err[errlen] on failure. */
+SSL_CTX *lr_agent_tls_ctx(const SSL_METHOD *method, const char *cert,
+                          const char *key, char *err, size_t errlen);
+
+/* OpenSSL's most recent queued error as text in buf[len] ("no OpenSSL
+ * reason" when none is queued); clears the queue.  Returns buf. */
+const char *lr_agent_ssl_reason(char *buf, size_t len);
 
 #endif

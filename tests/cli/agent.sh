@@ -291,6 +291,28 @@ expect_bad "give the coordinator's --cert, --key and --ca" \
 printf '{"lightrail-agent:agent": {"dc": "x"}}' > "$tmp/bad-agent.json"
 expect_bad "bad-agent.json: /lightrail-agent:agent" \
     $LIGHTRAIL agent --config "$tmp/bad-agent.json" --listen 127.0.0.1:0
+# A key that belongs to another certificate, on either end (the TLS set-up
+# both share, lr_agent_tls_ctx): said with both files, nothing started.
+sed 's|certs/dc1.key|certs/dc2.key|' "$A/dc1.json" > "$A/dc1-wrongkey.json"
+$LIGHTRAIL agent --config "$A/dc1-wrongkey.json" --listen 127.0.0.1:0 \
+    --state-dir "$tmp/wrongkey.state" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] && grep -q "TLS key '.*dc2.key' does not match certificate '.*dc1.pem'" "$tmp/err" \
+   && [ ! -e "$tmp/wrongkey.state/agent.port" ]; then
+    ok "an agent whose key is another certificate's: exit $rc, $(cat "$tmp/err")"
+else
+    notok "agent with a wrong key: exit $rc, $(cat "$tmp/err")"
+fi
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json" \
+    --cert "$C/coordinator.pem" --key "$C/dc1.key" --ca "$C/ca.pem" \
+    > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] && [ ! -s "$tmp/out" ] \
+   && grep -q "TLS key '.*dc1.key' does not match certificate '.*coordinator.pem'" "$tmp/err"; then
+    ok "a coordinator whose key is another certificate's: exit $rc, $(cat "$tmp/err")"
+else
+    notok "coordinator with a wrong key: exit $rc, $(cat "$tmp/err" "$tmp/out")"
+fi
 
 # SIGTERM: each agent exits 0 and removes its state files.
 for p in "dc1 $PID1" "dc2 $PID2" "dc3 $PID3"; do

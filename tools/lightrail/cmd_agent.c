@@ -142,19 +142,6 @@ alog(const struct agent *a, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-/* OpenSSL's queued errors, most recent first, as one line. */
-static const char *
-ssl_reason(char *buf, size_t len)
-{
-    unsigned long e = ERR_peek_last_error();
-    if (!e)
-        snprintf(buf, len, "no OpenSSL reason");
-    else
-        ERR_error_string_n(e, buf, len);
-    ERR_clear_error();
-    return buf;
-}
-
 /* ---- connections ---- */
 
 static void
@@ -671,17 +658,10 @@ server_ctx(const struct lr_agent_config *cfg, char *err, size_t errlen)
 {
     static const unsigned char sid_ctx[] = "lightrail-agent";
     char why[256];
-    SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
-    if (!ctx) {
-        snprintf(err, errlen, "TLS: cannot create a context: %s",
-                 ssl_reason(why, sizeof why));
+    SSL_CTX *ctx = lr_agent_tls_ctx(TLS_server_method(), cfg->cert,
+                                    cfg->key, err, errlen);
+    if (!ctx)
         return NULL;
-    }
-    if (!SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION)) {
-        snprintf(err, errlen, "TLS: cannot require TLS 1.3: %s",
-                 ssl_reason(why, sizeof why));
-        goto fail;
-    }
     /* A coordinator that hangs up without close_notify has simply gone:
      * OpenSSL 3 would call that an error, which libevent 2.1 does not
      * know to forgive (bufferevent_openssl_set_allow_dirty_shutdown()). */
@@ -690,26 +670,11 @@ server_ctx(const struct lr_agent_config *cfg, char *err, size_t errlen)
     /* No session tickets: a coordinator keeps its one connection. */
     SSL_CTX_set_num_tickets(ctx, 0);
     SSL_CTX_set_session_id_context(ctx, sid_ctx, sizeof sid_ctx - 1);
-    if (SSL_CTX_use_certificate_chain_file(ctx, cfg->cert) != 1) {
-        snprintf(err, errlen, "TLS certificate '%s': %s (want a PEM "
-                 "certificate chain)", cfg->cert, ssl_reason(why, sizeof why));
-        goto fail;
-    }
-    if (SSL_CTX_use_PrivateKey_file(ctx, cfg->key, SSL_FILETYPE_PEM) != 1) {
-        snprintf(err, errlen, "TLS key '%s': %s (want an unencrypted PEM "
-                 "private key)", cfg->key, ssl_reason(why, sizeof why));
-        goto fail;
-    }
-    if (SSL_CTX_check_private_key(ctx) != 1) {
-        snprintf(err, errlen, "TLS key '%s' does not match certificate "
-                 "'%s': %s", cfg->key, cfg->cert, ssl_reason(why, sizeof why));
-        goto fail;
-    }
     STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(cfg->ca);
     if (!names || SSL_CTX_load_verify_locations(ctx, cfg->ca, NULL) != 1) {
         sk_X509_NAME_pop_free(names, X509_NAME_free);
         snprintf(err, errlen, "TLS CA '%s': %s (want PEM certificates)",
-                 cfg->ca, ssl_reason(why, sizeof why));
+                 cfg->ca, lr_agent_ssl_reason(why, sizeof why));
         goto fail;
     }
     SSL_CTX_set_client_CA_list(ctx, names);    /* takes 'names' */
@@ -721,7 +686,7 @@ server_ctx(const struct lr_agent_config *cfg, char *err, size_t errlen)
     for (int i = 0; i < cfg->n_peers; i++)
         if (!X509_VERIFY_PARAM_add1_host(vp, cfg->peer_names[i], 0)) {
             snprintf(err, errlen, "TLS peer name '%s': %s",
-                     cfg->peer_names[i], ssl_reason(why, sizeof why));
+                     cfg->peer_names[i], lr_agent_ssl_reason(why, sizeof why));
             goto fail;
         }
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
