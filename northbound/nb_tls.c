@@ -67,8 +67,18 @@ nb_tls_ctx_new(const char *cert_file, const char *key_file,
         goto cleanup;
     }
     if (SSL_CTX_use_PrivateKey_file(ctx, key_file, SSL_FILETYPE_PEM) != 1) {
-        snprintf(err, errlen, "TLS key '%s': %s (want an unencrypted PEM "
-                 "private key)", key_file, nb_tls_reason(why, sizeof why));
+        /* OpenSSL 3 compares the key with the certificate here already:
+         * another certificate's key is not a format problem. */
+        unsigned long e = ERR_peek_last_error();
+        if (ERR_GET_LIB(e) == ERR_LIB_X509
+            && ERR_GET_REASON(e) == X509_R_KEY_VALUES_MISMATCH)
+            snprintf(err, errlen, "TLS key '%s' does not match certificate "
+                     "'%s': %s", key_file, cert_file,
+                     nb_tls_reason(why, sizeof why));
+        else
+            snprintf(err, errlen, "TLS key '%s': %s (want an unencrypted "
+                     "PEM private key)", key_file,
+                     nb_tls_reason(why, sizeof why));
         goto cleanup;
     }
     if (SSL_CTX_check_private_key(ctx) != 1) {

@@ -94,10 +94,18 @@ sb_nc_tls_ctx(const char *cert, const char *key, const char *ca,
                       "chain in southbound/netconf/tls/certificate",
                       cert, sb_nct_reason("unreadable"));
     else if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1)
-        ret = sb_errf(err, errlen, EINVAL, "cannot use the client key "
-                      "%s (%s): give the PEM private key in "
-                      "southbound/netconf/tls/key", key,
-                      sb_nct_reason("unreadable"));
+        /* OpenSSL 3 compares the key with the certificate here already:
+         * another certificate's key is not an unreadable one. */
+        ret = ERR_GET_LIB(ERR_peek_last_error()) == ERR_LIB_X509
+              && ERR_GET_REASON(ERR_peek_last_error())
+                 == X509_R_KEY_VALUES_MISMATCH
+              ? sb_errf(err, errlen, EINVAL, "the key %s is not the "
+                        "private key of the certificate %s: give the "
+                        "matching pair", key, cert)
+              : sb_errf(err, errlen, EINVAL, "cannot use the client key "
+                        "%s (%s): give the PEM private key in "
+                        "southbound/netconf/tls/key", key,
+                        sb_nct_reason("unreadable"));
     else if (SSL_CTX_check_private_key(ctx) != 1)
         ret = sb_errf(err, errlen, EINVAL, "the key %s is not the "
                       "private key of the certificate %s: give the "

@@ -149,4 +149,21 @@ fi
 # SIGTERM: a clean stop, then the state is whole.
 stop_daemon
 check_store "state consistent after stop"
+
+# A TLS key that is another certificate's: lightraild says so and does
+# not start.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$D/tls/other-key.pem" -out "$D/tls/other-cert.pem" -days 1 \
+    -subj /CN=other 2>/dev/null
+jq '.["lightrail-config:lightraild"].listen.key = "tls/other-key.pem"
+    | .["lightrail-config:lightraild"]["state-dir"] = "state-wrongkey"' \
+    "$D/lightraild.json" > "$D/wrongkey.json"
+$LIGHTRAILD --config "$D/wrongkey.json" --foreground > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] && grep -q "TLS key '.*other-key.pem' does not match certificate '.*cert.pem'" "$tmp/err" \
+   && [ ! -e "$D/state-wrongkey/lightraild.port" ]; then
+    ok "a TLS key of another certificate: exit $rc, $(tail -1 "$tmp/err")"
+else
+    notok "wrong TLS key: exit $rc, $(cat "$tmp/err")"
+fi
 lr_summary

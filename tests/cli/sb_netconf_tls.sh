@@ -254,6 +254,14 @@ if [ $rc -eq 1 ] && [ ! -s "$tmp/out" ] \
 else
     notok "client certificate from another CA: rc $rc, $(cat "$tmp/out" "$tmp/err")"
 fi
+SB_TLS_KEY=$C/ctl_other.key sbctl netconf r1 "$(addr r1)" read > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$tmp/out" ] \
+   && grep -q "EINVAL: r1: the key $C/ctl_other.key is not the private key of the certificate $C/ctl.pem: give the matching pair" "$tmp/err"; then
+    ok "a client key of another certificate: $(cat "$tmp/err")"
+else
+    notok "client key of another certificate: rc $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
 SB_TLS_CERT= sbctl netconf r1 "$(addr r1)" read > "$tmp/out" 2> "$tmp/err"
 rc=$?
 if [ $rc -eq 1 ] && grep -q "EINVAL: r1: NETCONF over TLS needs a client certificate, its key and the CA that signs the devices" "$tmp/err"; then
