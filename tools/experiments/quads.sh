@@ -111,8 +111,13 @@ ppo() {
         evaluate "$n" "$s"
     done
 }
+# OUTDIR/ppo.txt holds the lines of this run's parts 2-4.  The
+# anchored agents train the critic alone for their first tenth; those
+# of parts 3 and 4 share the options PH.
+: > "$out/ppo.txt"
+cw=$((${STEPS:-1000000} / 10))
+PH="--gamma 0.9 --hidden 32 --epochs 2 --teacher resource"
 if [ "${PPO:-1}" = 1 ]; then
-    : > "$out/ppo.txt"
     P="--gamma 0.9 --block-penalty 10 --hidden 32 --epochs 2"
     # shellcheck disable=SC2086
     ppo scratch 1000000 "1 2" $P
@@ -120,7 +125,6 @@ if [ "${PPO:-1}" = 1 ]; then
     # PPO from it anchored to it (and one from zone).
     # shellcheck disable=SC2086
     ppo imitate-resource 0 1 $P --teacher resource
-    cw=$((${STEPS:-1000000} / 10))    # the critic alone, first
     for a in 0.1:"1 2" 0.07:"1 2 3" 0.05:"1 2"; do
         # shellcheck disable=SC2086
         ppo "resource-anchor${a%%:*}" 1000000 "${a#*:}" $P \
@@ -134,16 +138,13 @@ fi
 #    anchored agents of part 2 with a block penalty of 30 instead of 10,
 #    or with the blocking reward alone (an admission earns 0).
 if [ "${HEAVY:-1}" = 1 ]; then
-    [ "${PPO:-1}" = 1 ] || : > "$out/ppo.txt"
-    P="--gamma 0.9 --hidden 32 --epochs 2 --teacher resource"
-    cw=$((${STEPS:-1000000} / 10))
     for a in 0.1:"1 2" 0.07:"1 2" 0.05:1; do
         # shellcheck disable=SC2086
-        ppo "resource-anchor${a%%:*}-bp30" 1000000 "${a#*:}" $P \
+        ppo "resource-anchor${a%%:*}-bp30" 1000000 "${a#*:}" $PH \
             --block-penalty 30 --anchor "${a%%:*}" --critic-warmup $cw
     done
     # shellcheck disable=SC2086
-    ppo resource-anchor0.1-blocking 1000000 1 $P --block-penalty 10 \
+    ppo resource-anchor0.1-blocking 1000000 1 $PH --block-penalty 10 \
         --reward blocking --anchor 0.1 --critic-warmup $cw
 fi
 # 4. At the goal's load (docs/ppo.md, "At the goal's load"): the
@@ -162,10 +163,8 @@ if [ "${GOAL:-1}" = 1 ]; then
             evaluate resource-anchor0.07-bp30 $s
         fi
     done
-    P="--gamma 0.9 --hidden 32 --epochs 2 --teacher resource"
-    cw=$((${STEPS:-1000000} / 10))
     # shellcheck disable=SC2086
-    ppo resource-anchor0.07-bp30-at10.75 1000000 "1 2" $P \
+    ppo resource-anchor0.07-bp30-at10.75 1000000 "1 2" $PH \
         --block-penalty 30 --anchor 0.07 --critic-warmup $cw
 fi
 echo "quads.sh: results in $out" >&2
