@@ -70,7 +70,8 @@ fi
 printf 'name,maximum_length,spectral_efficiency\nQPSK,2500,two\n' > "$tmp/bad.csv"
 printf 'id,reach\n' > "$tmp/nohdr.csv"
 expect_bad "unknown policy 'nope'" $LIGHTRAIL rsa-sim --topology "$T" --load 100 --policy nope
-expect_bad "--loads wants FROM:TO:STEP" $LIGHTRAIL rsa-sim --topology "$T" --loads 10:5
+expect_bad "--loads wants a load E > 0, or FROM:TO:STEP" $LIGHTRAIL rsa-sim --topology "$T" --loads 10:5
+expect_bad "--loads wants a load E > 0" $LIGHTRAIL rsa-sim --topology "$T" --loads -3
 expect_bad "--topology FILE is required" $LIGHTRAIL rsa-sim --load 100
 expect_bad "give --load E or --loads" $LIGHTRAIL rsa-sim --topology "$T"
 expect_bad "/no/such.json: No such file" $LIGHTRAIL rsa-sim --topology /no/such.json --load 1

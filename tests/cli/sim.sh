@@ -236,8 +236,18 @@ S="$LIGHTRAIL sim --topology $T --cluster $C"
 expect_bad "--topology FILE and --cluster FILE are required" \
     $LIGHTRAIL sim --cluster "$C" --policy greedy --loads 1:2:1
 expect_bad "unknown policy 'best'" $S --policy best --loads 1:2:1
-expect_bad "--loads wants FROM:TO:STEP" $S --policy greedy --loads 3:1:1
-expect_bad "--loads FROM:TO:STEP is required" $S --policy greedy
+expect_bad "--loads wants a load E > 0, or FROM:TO:STEP" $S --policy greedy --loads 3:1:1
+expect_bad "--loads wants a load E > 0" $S --policy greedy --loads 0
+expect_bad "--loads wants a load E > 0" $S --policy greedy --loads 3:1
+expect_bad "--loads E|FROM:TO:STEP is required" $S --policy greedy
+# One number is that load alone: the same rows as E:E:1.
+one=$($S --policy static,greedy --loads 1.5 --seeds 2 --arrivals 400 --warmup 50 --quiet 2>&1)
+three=$($S --policy static,greedy --loads 1.5:1.5:1 --seeds 2 --arrivals 400 --warmup 50 --quiet 2>&1)
+if [ -n "$one" ] && [ "$one" = "$three" ] && [ "$(printf '%s\n' "$one" | grep -c '^static  *1\.50 ')" = 1 ]; then
+    ok "--loads 1.5 is --loads 1.5:1.5:1"
+else
+    notok "--loads 1.5 differs from 1.5:1.5:1: $one // $three"
+fi
 expect_bad "give --policy" $S --loads 1:2:1
 expect_bad "unknown preset 'gpt-9'" $S --policy greedy --loads 1:2:1 --models gpt-9
 expect_bad "fits no DC" $S --policy greedy --loads 1:2:1 --demands 100

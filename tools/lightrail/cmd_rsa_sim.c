@@ -71,7 +71,7 @@ usage(FILE *f)
 "\n"
 "  --topology FILE     lightrail-topology JSON (see examples/topologies)\n"
 "  --load E            one load in Erlang (nominal: arrival rate x mean holding)\n"
-"  --loads A:B:S       loads A, A+S, ... up to B\n"
+"  --loads A:B:S       loads A, A+S, ... up to B (one number: --load)\n"
 "  --policy LIST       comma-separated policies, or 'all' (default ksp-ff)\n"
 "  --k N               candidate paths per node pair (default 5)\n"
 "  --path-order ORDER  km: K shortest by length; hops: fewest hops, then\n"
@@ -295,8 +295,8 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_LOADS:
             if ((o->n_loads = lr_cli_parse_loads(optarg, o->loads,
                                                  MAX_LOADS)) < 1)
-                bad = "--loads wants FROM:TO:STEP with 0 < FROM <= TO, "
-                      "STEP > 0, at most 1000 loads";
+                bad = "--loads wants a load E > 0, or FROM:TO:STEP with "
+                      "0 < FROM <= TO, STEP > 0, at most 1000 loads";
             break;
         case O_POLICY: o->policies = optarg; break;
         case O_K:

@@ -78,7 +78,7 @@ usage(FILE *f)
     fprintf(f,
 "usage: lightrail sim --topology FILE --cluster FILE\n"
 "                     (--policy NAME[,NAME...]|all | --policy-file FILE)\n"
-"                     --loads FROM:TO:STEP [--seeds N] [--seed S]\n"
+"                     --loads E|FROM:TO:STEP [--seeds N] [--seed S]\n"
 "                     [--arrivals N] [--warmup N] [--format text|json]\n"
 "                     [--plot DIR] [--quiet] [environment options]\n"
 "\n"
@@ -101,7 +101,8 @@ usage(FILE *f)
 "                      do its GPU shares (--splits, if given, must be\n"
 "                      the file's); a policy trained with --refuse may\n"
 "                      refuse jobs (counted as blocked and as refused)\n"
-"  --loads A:B:S       loads A, A+S, ... up to B (Erlang)\n"
+"  --loads A:B:S       loads A, A+S, ... up to B (Erlang); one number E:\n"
+"                      that load alone\n"
 "  --seeds N           runs per (policy, load), seeds S..S+N-1 (default 5)\n"
 "  --seed S            first seed (default 1001, never used by train)\n"
 "  --arrivals N        jobs per run, warm-up included (default 5000)\n"
@@ -181,8 +182,8 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_LOADS:
             o->n_loads = lr_cli_parse_loads(optarg, o->loads, MAX_LOADS);
             if (o->n_loads < 1)
-                bad = "--loads wants FROM:TO:STEP with 0 < FROM <= TO, "
-                      "STEP > 0, at most 200 loads";
+                bad = "--loads wants a load E > 0, or FROM:TO:STEP with "
+                      "0 < FROM <= TO, STEP > 0, at most 200 loads";
             break;
         case O_SEEDS:
             if (lr_cli_parse_long(optarg, 1, 10000, &v))
@@ -241,8 +242,8 @@ parse_args(int argc, char **argv, struct opts *o)
         return LR_EXIT_USAGE;
     }
     if (o->n_loads == 0) {
-        lr_cli_err(CMD, "--loads FROM:TO:STEP is required, e.g. --loads "
-                   "2:10:2");
+        lr_cli_err(CMD, "--loads E|FROM:TO:STEP is required, e.g. --loads "
+                   "2:10:2 or --loads 3");
         return LR_EXIT_USAGE;
     }
     if (o->warmup >= o->arrivals) {

@@ -120,6 +120,12 @@ lr_cli_parse_loads(const char *s, double *loads, int max)
     if (strlen(s) >= sizeof buf)
         return -1;
     strcpy(buf, s);
+    if (!strchr(buf, ':')) {
+        /* One load, E: as E:E:1. */
+        if (max < 1 || lr_cli_parse_double(buf, 1e-9, 1e9, &loads[0]))
+            return -1;
+        return 1;
+    }
     a = strtok(buf, ":");
     b = strtok(NULL, ":");
     c = strtok(NULL, ":");

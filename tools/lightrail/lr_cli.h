@@ -89,7 +89,8 @@ int lr_cli_parse_double(const char *s, double lo, double hi, double *out);
 const char *lr_cli_parse_format(const char *arg, bool *json);
 
 /* "FROM:TO:STEP" into loads[] (FROM, FROM+STEP, ... up to TO, with
- * 0 < FROM <= TO, STEP > 0, fewer than 'max' steps); their count, or -1. */
+ * 0 < FROM <= TO, STEP > 0, fewer than 'max' steps), or one load "E"
+ * (> 0); their count, or -1. */
 int lr_cli_parse_loads(const char *s, double *loads, int max);
 
 /* A --policy list, "all" or "a,b,..." (case-insensitive), against the
