@@ -1810,6 +1810,18 @@ lr_jenv_job_model(const struct lr_jenv *e)
     return e->job_model;
 }
 
+double
+lr_jenv_now(const struct lr_jenv *e)
+{
+    return e->now;
+}
+
+long
+lr_jenv_job_index(const struct lr_jenv *e)
+{
+    return e->n_arr;
+}
+
 int
 lr_jenv_job_gpus(const struct lr_jenv *e)
 {

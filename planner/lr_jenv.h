@@ -397,6 +397,11 @@ int lr_jenv_obs_size(const struct lr_jenv *);
 void lr_jenv_observe(const struct lr_jenv *, float *obs);
 
 /* What the baselines may read about the pending job and candidates. */
+/* The clock: the pending job's arrival time, in mean holding times. */
+double lr_jenv_now(const struct lr_jenv *);
+/* The pending job's number among the run's arrivals, from 1 (those
+ * blocked for want of any feasible candidate, never pending, included). */
+long lr_jenv_job_index(const struct lr_jenv *);
 int lr_jenv_job_model(const struct lr_jenv *);
 int lr_jenv_job_gpus(const struct lr_jenv *);
 int lr_jenv_job_origin(const struct lr_jenv *);

@@ -256,4 +256,54 @@ expect_bad "--warmup (10) must be below --arrivals (10)" \
 expect_bad "unknown or incomplete option '--bogus'" $S --policy greedy --loads 1:2:1 --bogus
 expect_bad "no-such.json" $LIGHTRAIL sim --topology "$tmp/no-such.json" \
     --cluster "$C" --policy greedy --loads 1:2:1
+# --trace: every decision, one JSON line each.  A traced run measures what
+# an untraced one does; the lines account for the blocking it reports
+# (the jobs never offered to the policy are the missing numbers); every
+# placement gives the job its GPUs from DCs that had them free.
+TA="--policy random,greedy --loads 2 --seeds 2 --arrivals 600 --warmup 100 --quiet --format json"
+plain=$($S $TA)
+traced=$($S $TA --trace "$tmp/trace.jsonl")
+if [ -n "$plain" ] && [ "$plain" = "$traced" ]; then
+    ok "--trace leaves the results as they are"
+else
+    notok "--trace changed the results: $plain // $traced"
+fi
+if [ -s "$tmp/trace.jsonl" ] && jq -e . "$tmp/trace.jsonl" > /dev/null 2>&1; then
+    ok "--trace wrote one JSON object per line"
+else
+    notok "--trace did not write JSON lines"
+fi
+# Placed jobs of each (policy, seed) after the warm-up, against the
+# blocking per seed of the JSON output: blocked = 500 - placed.
+want=$(printf '%s\n' "$plain" | jq -r '.policy as $p | .blocking_per_seed
+    | to_entries[] | "\($p) \(1001 + .key) \(.value * 500 | round)"' | sort)
+got=$(jq -r 'select(.counted and (.blocked | not)) | "\(.policy) \(.seed)"' \
+          "$tmp/trace.jsonl" | sort | uniq -c \
+      | awk '{ print $2, $3, 500 - $1 }' | sort)
+if [ -n "$want" ] && [ "$want" = "$got" ] \
+   && printf '%s\n' "$want" | awk '$3 > 0 { n++ } END { exit !(n > 0) }'; then
+    ok "--trace accounts for the blocking of every run"
+else
+    notok "--trace and the blocking differ: want '$want' got '$got'"
+fi
+bad2=$(jq -c '. as $l | select(.blocked | not) | select(any(.placement[];
+        .gpus > $l.free[.dc]))' "$tmp/trace.jsonl" | head -1)
+nplaced=$(jq -c 'select(.blocked | not)' "$tmp/trace.jsonl" | wc -l)
+if [ -z "$bad2" ] && [ "$nplaced" -gt 1000 ] \
+   && [ -z "$(jq -c 'select(.blocked | not) | select(([.placement[].gpus] | add) != .gpus)' "$tmp/trace.jsonl" | head -1)" ]; then
+    ok "--trace: $nplaced placements, each the job's GPUs from free ones"
+else
+    notok "--trace: a placement does not add up: $bad2"
+fi
+expect_bad "--trace /no/such/dir/t.jsonl: No such file" \
+    $S --policy greedy --loads 1 --trace /no/such/dir/t.jsonl
+if [ -w /dev/full ]; then
+    out=$($S --policy greedy --loads 1 --seeds 1 --arrivals 300 --warmup 10 \
+          --quiet --trace /dev/full 2>&1); st=$?
+    case $st:$out in
+    1:*"--trace /dev/full: No space left on device"*) ok "--trace to a full device: exit 1, said so" ;;
+    *) notok "--trace to /dev/full: exit $st, $out" ;;
+    esac
+fi
+
 lr_summary

@@ -28,6 +28,7 @@
 #include "planner/lr_lossbound.h"
 #include "tools/lightrail/lr_jenv_cli.h"
 #include "tools/lightrail/lr_rollout_cli.h"
+#include "tools/lightrail/lr_sim_trace.h"
 #include "tools/lightrail/lr_plot.h"
 #include "tools/lightrail/lr_policy_file.h"
 #include "planner/lr_jenv_rollout.h"
@@ -67,6 +68,7 @@ struct opts {
     double work_cap;              /* greedy-work's theta */
     const char *rollout;          /* the rollout policy's base, or NULL */
     const char *paired;           /* --paired: the policy compared with */
+    const char *trace;            /* --trace: the decisions' file */
     struct lr_jenv_rollout_config ro;
     double loads[MAX_LOADS];
     int n_loads;
@@ -80,7 +82,8 @@ usage(FILE *f)
 "                     (--policy NAME[,NAME...]|all | --policy-file FILE)\n"
 "                     --loads E|FROM:TO:STEP [--seeds N] [--seed S]\n"
 "                     [--arrivals N] [--warmup N] [--format text|json]\n"
-"                     [--plot DIR] [--quiet] [environment options]\n"
+"                     [--plot DIR] [--trace FILE] [--quiet]\n"
+"                     [environment options]\n"
 "\n"
 "Simulates training jobs arriving at data centers on an optical network\n"
 "(Poisson arrivals, exponential holding time of mean 1, stretched by the\n"
@@ -119,6 +122,10 @@ usage(FILE *f)
 "                      NAME (one of those run: a baseline, ppo or\n"
 "                      rollout-BASE), seed by seed on the same arrivals:\n"
 "                      mean, 95%% CI and the seeds where it is lower\n"
+"  --trace FILE        every decision of every run, one JSON object per\n"
+"                      line: the job, the free GPUs of each DC, and the\n"
+"                      DCs, GPUs and lightpath chosen, or blocked (keys:\n"
+"                      tools/lightrail/lr_sim_trace.h); one line per job\n"
 "  --quiet             no progress on stderr (else a line redrawn on a\n"
 "                      terminal, or one every 30 s in a log:\n"
 "                      LIGHTRAIL_PROGRESS_SECONDS sets the interval)\n"
@@ -145,7 +152,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_TOPO = 256, O_CLUSTER, O_POLICY, O_PFILE, O_LOADS, O_SEEDS,
            O_SEED, O_ARR, O_WARM, O_FORMAT, O_PLOT, O_QUIET, O_CAP, O_WCAP,
-           O_RO, O_PAIRED, O_HELP };
+           O_RO, O_PAIRED, O_TRACE, O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
         { "cluster", required_argument, NULL, O_CLUSTER },
@@ -163,6 +170,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "work-cap", required_argument, NULL, O_WCAP },
         { "rollout", required_argument, NULL, O_RO },
         { "paired", required_argument, NULL, O_PAIRED },
+        { "trace", required_argument, NULL, O_TRACE },
         LR_ROLLOUT_CLI_LONGOPTS,
         LR_JENV_CLI_LONGOPTS,
         { "help", no_argument, NULL, O_HELP },
@@ -220,6 +228,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_RO: o->rollout = optarg; break;
         case O_PAIRED: o->paired = optarg; break;
+        case O_TRACE: o->trace = optarg; break;
         case O_HELP:
             usage(stdout);
             return -1;
@@ -590,6 +599,8 @@ lr_cmd_sim(int argc, char **argv)
     }
     struct cell *cells = NULL;
     double *x = NULL, *per_seed = NULL;
+    FILE *trace_f = NULL;
+    struct lr_sim_trace tr = { .err = 0 };
     if (o.rollout) {
         if (!strcasecmp(o.rollout, "ppo")) {
             if (!ppo) {
@@ -640,6 +651,11 @@ lr_cmd_sim(int argc, char **argv)
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
+    if (o.trace && !(trace_f = fopen(o.trace, "w"))) {
+        lr_cli_err(CMD, "--trace %s: %s", o.trace, strerror(errno));
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
     struct lr_cli_progress pg;
     lr_cli_progress_init(&pg, o.quiet);
     for (int pi = 0; pi < n_pol; pi++)
@@ -656,7 +672,16 @@ lr_cmd_sim(int argc, char **argv)
                 struct lr_jenv_metrics m;
                 if (ro && pol[pi].arg == ro)
                     lr_jenv_rollout_reset_stats(ro);
-                lr_jenv_run(j.env, pol[pi].p, pol[pi].arg, o.seed + s,
+                const struct lr_jenv_policy *run_p = pol[pi].p;
+                void *run_arg = pol[pi].arg;
+                if (trace_f) {
+                    lr_sim_trace_begin(&tr, trace_f, &j, run_p, run_arg,
+                                       c->policy, c->load, o.seed + s,
+                                       o.warmup);
+                    run_p = &tr.policy;
+                    run_arg = &tr;
+                }
+                lr_jenv_run(j.env, run_p, run_arg, o.seed + s,
                             o.arrivals, o.warmup, &m);
                 if (ro && pol[pi].arg == ro) {
                     struct lr_jenv_rollout_stats rs;
@@ -682,6 +707,17 @@ lr_cmd_sim(int argc, char **argv)
             memcpy(c->block, x, (size_t) o.seeds * sizeof *x);
             memcpy(c->iter, x + o.seeds, (size_t) o.seeds * sizeof *x);
         }
+    if (trace_f) {
+        int bad = fclose(trace_f) ? errno : tr.err;
+        trace_f = NULL;
+        if (bad) {
+            lr_cli_progress_erase(&pg);
+            lr_cli_err(CMD, "--trace %s: %s (the trace is incomplete)",
+                       o.trace, strerror(bad));
+            rc = LR_EXIT_FAIL;
+            goto cleanup;
+        }
+    }
     for (int pi = 0; pb >= 0 && pi < n_pol; pi++)
         for (int li = 0; pi != pb && li < o.n_loads; li++)
             pair_cells(&cells[pi * o.n_loads + li],
@@ -738,6 +774,8 @@ lr_cmd_sim(int argc, char **argv)
     if (o.plot)
         rc = write_plots(&o, j.topo->name, cells, n_pol * o.n_loads);
 cleanup:
+    if (trace_f)
+        fclose(trace_f);
     free(x);
     free(per_seed);
     free(cells);
