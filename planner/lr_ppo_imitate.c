@@ -28,12 +28,13 @@ struct label_weight {
 static const struct label_weight no_weight = { -1, 0 };
 
 /* The loss of rows first..first+rows-1 (rows <= cap) and its gradient
- * added to the actor's grad (each row's share w_r / n), and with 'ret'
- * the critic's; the statistics added to st. */
+ * added to the actor's grad (each row's share w_r / n, w_r its weight
+ * rw[r] (1 when rw is NULL) times the label weight), and with 'ret' the
+ * critic's; the statistics added to st. */
 static double
 chunk_loss_grad(struct lr_ppo *p, int first, int rows, int n,
                 const float *obs, const uint8_t *mask, const int *act,
-                const double *ret, struct label_weight lw,
+                const double *rw, const double *ret, struct label_weight lw,
                 struct lr_ppo_imitate_stats *st)
 {
     int na = p->cfg.n_act, no = p->cfg.n_obs;
@@ -48,7 +49,8 @@ chunk_loss_grad(struct lr_ppo *p, int first, int rows, int n,
         double lz = lr_simd_masked_softmax(z, mk, (size_t) na, pr);
         double l = lz - z[a];
         bool labelled = lw.w > 0 && a == lw.wa;
-        double w = labelled ? lw.w : 1.0;
+        bool heavy = rw && rw[first + r] != 1.0;
+        double w = (labelled ? lw.w : 1.0) * (rw ? rw[first + r] : 1.0);
         /* PPO's logit gradient with dL/dlog p_a = -w and no entropy:
          * w (p_j - [j = a]) / n where allowed, 0 where masked. */
         lr_simd_logit_grad(dz, z, pr, mk, (size_t) na, (size_t) a, -w, 0.0,
@@ -63,6 +65,8 @@ chunk_loss_grad(struct lr_ppo *p, int first, int rows, int n,
             st->agreement += best == a;
             st->label_rows += labelled;
             st->label_agreement += labelled && best == a;
+            st->heavy_rows += heavy;
+            st->heavy_agreement += heavy && best == a;
         }
     }
     lr_mlp_backward_batch(p->actor, rows, p->db);
@@ -82,8 +86,8 @@ chunk_loss_grad(struct lr_ppo *p, int first, int rows, int n,
 /* The loss over all n rows, by chunks of the agent's capacity. */
 static double
 loss_grad(struct lr_ppo *p, int n, const float *obs, const uint8_t *mask,
-          const int *act, const double *ret, struct label_weight lw,
-          struct lr_ppo_imitate_stats *st)
+          const int *act, const double *rw, const double *ret,
+          struct label_weight lw, struct lr_ppo_imitate_stats *st)
 {
     double total = 0;
     lr_mlp_zero_grad(p->actor);
@@ -91,8 +95,8 @@ loss_grad(struct lr_ppo *p, int n, const float *obs, const uint8_t *mask,
         lr_mlp_zero_grad(p->critic);
     for (int first = 0; first < n; first += p->cap) {
         int rows = n - first < p->cap ? n - first : p->cap;
-        total += chunk_loss_grad(p, first, rows, n, obs, mask, act, ret, lw,
-                                 st);
+        total += chunk_loss_grad(p, first, rows, n, obs, mask, act, rw, ret,
+                                 lw, st);
     }
     return total;
 }
@@ -105,7 +109,29 @@ lr_ppo_imitate_loss_grad(struct lr_ppo *p, int n, const float *obs,
     if (n < 1 || !rows_valid(p, n, mask, act) || !(label_weight >= 0))
         return NAN;
     struct label_weight lw = { label_action, label_weight };
-    return loss_grad(p, n, obs, mask, act, NULL, lw, NULL);
+    return loss_grad(p, n, obs, mask, act, NULL, NULL, lw, NULL);
+}
+
+/* True when every weight is finite and positive. */
+static bool
+weights_valid(int n, const double *rw)
+{
+    for (int r = 0; rw && r < n; r++)
+        if (!(rw[r] > 0 && isfinite(rw[r])))
+            return false;
+    return true;
+}
+
+double
+lr_ppo_imitate_loss_grad_rows(struct lr_ppo *p, int n, const float *obs,
+                              const uint8_t *mask, const int *act,
+                              const double *row_weight)
+{
+    if (n < 1 || !rows_valid(p, n, mask, act)
+        || !weights_valid(n, row_weight))
+        return NAN;
+    return loss_grad(p, n, obs, mask, act, row_weight, NULL, no_weight,
+                     NULL);
 }
 
 /* As lr_ppo.c's clip_scale(): the factor that brings m's gradient to
@@ -117,16 +143,18 @@ clip_scale(const struct lr_mlp *m, double max, double *norm)
     return *norm > max ? max / *norm : 1.0;
 }
 
-/* lr_ppo_imitate_step with the rows weighted as 'lw' says. */
+/* lr_ppo_imitate_step with the rows weighted as 'rw' (may be NULL) and
+ * 'lw' say. */
 static int
 step_weighted(struct lr_ppo *p, int n, const float *obs, const uint8_t *mask,
-              const int *act, const double *ret, double lr,
-              struct label_weight lw, struct lr_ppo_imitate_stats *st)
+              const int *act, const double *rw, const double *ret,
+              double lr, struct label_weight lw,
+              struct lr_ppo_imitate_stats *st)
 {
     if (n < 1 || !(lr > 0) || !rows_valid(p, n, mask, act))
         return EINVAL;
     struct lr_ppo_imitate_stats s = { 0 };
-    loss_grad(p, n, obs, mask, act, ret, lw, &s);
+    loss_grad(p, n, obs, mask, act, rw, ret, lw, &s);
     double na, nc;
     double sa = clip_scale(p->actor, p->cfg.max_grad_norm, &na);
     lr_mlp_adam_step(p->actor, &p->adam_actor, lr, sa);
@@ -143,6 +171,9 @@ step_weighted(struct lr_ppo *p, int n, const float *obs, const uint8_t *mask,
         st->label_rows = s.label_rows;
         st->label_agreement = s.label_rows
                               ? s.label_agreement / s.label_rows : 0;
+        st->heavy_rows = s.heavy_rows;
+        st->heavy_agreement = s.heavy_rows
+                              ? s.heavy_agreement / s.heavy_rows : 0;
     }
     return 0;
 }
@@ -152,7 +183,7 @@ lr_ppo_imitate_step(struct lr_ppo *p, int n, const float *obs,
                     const uint8_t *mask, const int *act, const double *ret,
                     double lr, struct lr_ppo_imitate_stats *st)
 {
-    return step_weighted(p, n, obs, mask, act, ret, lr, no_weight, st);
+    return step_weighted(p, n, obs, mask, act, NULL, ret, lr, no_weight, st);
 }
 
 void
@@ -176,10 +207,12 @@ lr_ppo_imitate_free(struct lr_ppo_imitate *im)
     free(im->obs);
     free(im->mask);
     free(im->act);
+    free(im->w);
     free(im->ret);
     free(im->s_obs);
     free(im->s_mask);
     free(im->s_act);
+    free(im->s_w);
     free(im->s_reward);
     free(im->s_done);
     free(im->s_ret);
@@ -187,6 +220,7 @@ lr_ppo_imitate_free(struct lr_ppo_imitate *im)
     free(im->b_obs);
     free(im->b_mask);
     free(im->b_act);
+    free(im->b_w);
     free(im->b_ret);
     free(im);
 }
@@ -217,10 +251,12 @@ lr_ppo_imitate_new(int n_obs, int n_act,
     im->obs = malloc(cap * no * sizeof *im->obs);
     im->mask = malloc(cap * na);
     im->act = malloc(cap * sizeof *im->act);
+    im->w = malloc(cap * sizeof *im->w);
     im->ret = malloc(cap * sizeof *im->ret);
     im->s_obs = malloc(seg * no * sizeof *im->s_obs);
     im->s_mask = malloc(seg * na);
     im->s_act = malloc(seg * sizeof *im->s_act);
+    im->s_w = malloc(seg * sizeof *im->s_w);
     im->s_reward = malloc(seg * sizeof *im->s_reward);
     im->s_done = malloc(seg * sizeof *im->s_done);
     im->s_ret = malloc(seg * sizeof *im->s_ret);
@@ -228,11 +264,13 @@ lr_ppo_imitate_new(int n_obs, int n_act,
     im->b_obs = malloc(mb * no * sizeof *im->b_obs);
     im->b_mask = malloc(mb * na);
     im->b_act = malloc(mb * sizeof *im->b_act);
+    im->b_w = malloc(mb * sizeof *im->b_w);
     im->b_ret = malloc(mb * sizeof *im->b_ret);
-    if (!im->obs || !im->mask || !im->act || !im->ret || !im->s_obs
-        || !im->s_mask || !im->s_act || !im->s_reward || !im->s_done
-        || !im->s_ret || !im->perm || !im->b_obs || !im->b_mask
-        || !im->b_act || !im->b_ret) {
+    if (!im->obs || !im->mask || !im->act || !im->w || !im->ret
+        || !im->s_obs || !im->s_mask || !im->s_act || !im->s_w
+        || !im->s_reward || !im->s_done || !im->s_ret || !im->perm
+        || !im->b_obs || !im->b_mask || !im->b_act || !im->b_w
+        || !im->b_ret) {
         lr_ppo_imitate_free(im);
         return ENOMEM;
     }
@@ -245,6 +283,15 @@ lr_ppo_imitate_store(struct lr_ppo_imitate *im, const float *obs,
                      const uint8_t *mask, int teacher_action, double reward,
                      bool done)
 {
+    return lr_ppo_imitate_store_w(im, obs, mask, teacher_action, 1.0,
+                                  reward, done);
+}
+
+bool
+lr_ppo_imitate_store_w(struct lr_ppo_imitate *im, const float *obs,
+                       const uint8_t *mask, int teacher_action,
+                       double weight, double reward, bool done)
+{
     int t = im->seg_n;
     if (t >= im->cfg.segment)
         return true;
@@ -252,6 +299,7 @@ lr_ppo_imitate_store(struct lr_ppo_imitate *im, const float *obs,
            (size_t) im->n_obs * sizeof *obs);
     memcpy(im->s_mask + (size_t) t * im->n_act, mask, (size_t) im->n_act);
     im->s_act[t] = teacher_action;
+    im->s_w[t] = weight > 0 && isfinite(weight) ? weight : 1.0;
     im->s_reward[t] = reward;
     im->s_done[t] = done;
     im->seg_n++;
@@ -267,6 +315,7 @@ put(struct lr_ppo_imitate *im, int i, int t)
     memcpy(im->mask + (size_t) i * im->n_act,
            im->s_mask + (size_t) t * im->n_act, (size_t) im->n_act);
     im->act[i] = im->s_act[t];
+    im->w[i] = im->s_w[t];
     im->ret[i] = im->s_ret[t];
 }
 
@@ -342,12 +391,14 @@ lr_ppo_imitate_fit(struct lr_ppo_imitate *im, struct lr_ppo *p, int epochs,
             memcpy(im->b_mask + (size_t) r * im->n_act,
                    im->mask + (size_t) i * im->n_act, (size_t) im->n_act);
             im->b_act[r] = im->act[i];
+            im->b_w[r] = im->w[i];
             im->b_ret[r] = im->ret[i];
         }
         next += mb;
         struct lr_ppo_imitate_stats st;
         int rc = step_weighted(p, mb, im->b_obs, im->b_mask, im->b_act,
-                               fit_critic ? im->b_ret : NULL, lr, lw, &st);
+                               im->b_w, fit_critic ? im->b_ret : NULL, lr,
+                               lw, &st);
         if (rc)
             return rc;
         sum.loss += st.loss;
@@ -357,6 +408,8 @@ lr_ppo_imitate_fit(struct lr_ppo_imitate *im, struct lr_ppo *p, int epochs,
         sum.rows += st.rows;
         sum.label_rows += st.label_rows;
         sum.label_agreement += st.label_agreement * st.label_rows;
+        sum.heavy_rows += st.heavy_rows;
+        sum.heavy_agreement += st.heavy_agreement * st.heavy_rows;
     }
     if (out) {
         out->loss = sum.loss / steps;
@@ -367,6 +420,9 @@ lr_ppo_imitate_fit(struct lr_ppo_imitate *im, struct lr_ppo *p, int epochs,
         out->label_rows = sum.label_rows;
         out->label_agreement = sum.label_rows
                                ? sum.label_agreement / sum.label_rows : 0;
+        out->heavy_rows = sum.heavy_rows;
+        out->heavy_agreement = sum.heavy_rows
+                               ? sum.heavy_agreement / sum.heavy_rows : 0;
     }
     return 0;
 }

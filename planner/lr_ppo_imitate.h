@@ -85,6 +85,11 @@ struct lr_ppo_imitate_stats {
      * label_action, and the share of them with argmax pi = a*. */
     long label_rows;
     double label_agreement;
+    /* The rows stored with a weight other than 1
+     * (lr_ppo_imitate_store_w), and the share of them with argmax pi =
+     * a*. */
+    long heavy_rows;
+    double heavy_agreement;
 };
 
 /* One supervised step on the n rows obs[n][n_obs], mask[n][n_act],
@@ -108,6 +113,15 @@ int lr_ppo_imitate_step(struct lr_ppo *, int n, const float *obs,
 double lr_ppo_imitate_loss_grad(struct lr_ppo *, int n, const float *obs,
                                 const uint8_t *mask, const int *act,
                                 int label_action, double label_weight);
+
+/* As lr_ppo_imitate_loss_grad, without a label weight and with a weight
+ * per row instead: (1/n) sum_r w_r (-log pi(a*_r | s_r)); row_weight
+ * NULL: every row 1.  NAN for bad rows or a weight not finite and
+ * positive. */
+double lr_ppo_imitate_loss_grad_rows(struct lr_ppo *, int n,
+                                     const float *obs, const uint8_t *mask,
+                                     const int *act,
+                                     const double *row_weight);
 
 struct lr_ppo_imitate_config {
     int capacity;             /* labelled states kept, >= minibatch */
@@ -137,18 +151,21 @@ struct lr_ppo_imitate {
     float *obs;
     uint8_t *mask;
     int *act;
+    double *w;                /* each state's weight in L_pi */
     double *ret;
     /* The open segment, time-major over n_envs. */
     int seg_n;
     float *s_obs;
     uint8_t *s_mask;
     int *s_act;
+    double *s_w;
     double *s_reward, *s_done, *s_ret;
     /* Scratch of lr_ppo_imitate_fit(): a permutation and a minibatch. */
     int *perm;
     float *b_obs;
     uint8_t *b_mask;
     int *b_act;
+    double *b_w;
     double *b_ret;
 };
 
@@ -169,6 +186,14 @@ void lr_ppo_imitate_free(struct lr_ppo_imitate *);
 bool lr_ppo_imitate_store(struct lr_ppo_imitate *, const float *obs,
                           const uint8_t *mask, int teacher_action,
                           double reward, bool done);
+/* The same with the state's weight in L_pi: the state weighs 'weight'
+ * (finite and positive; anything else is 1) times the label weight
+ * whenever a minibatch draws it (a rare kind of label made to count
+ * more, as the label weight does for one action).  A weight of 1 is
+ * lr_ppo_imitate_store() exactly. */
+bool lr_ppo_imitate_store_w(struct lr_ppo_imitate *, const float *obs,
+                            const uint8_t *mask, int teacher_action,
+                            double weight, double reward, bool done);
 
 /* Closes the segment: computes each state's discounted return along its
  * environment's sequence, last_values[e] being V of environment e's
@@ -182,7 +207,7 @@ void lr_ppo_imitate_close(struct lr_ppo_imitate *,
  * minibatches of the buffer: a shuffle of the buffer is cut into
  * minibatches in order, a new shuffle when it runs out; with
  * 'fit_critic', the critic is fitted to the returns too; rows weigh as
- * the config's label weight says.  EINVAL for an empty buffer or epochs
+ * the config's label weight and their stored weights say.  EINVAL for an empty buffer or epochs
  * < 1.  'st' (may be NULL) gets the means over the steps, the label
  * rows' agreement over all of them. */
 int lr_ppo_imitate_fit(struct lr_ppo_imitate *, struct lr_ppo *, int epochs,

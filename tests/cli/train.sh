@@ -682,6 +682,35 @@ if $IM --teacher rollout-greedy --rollout-samples 4 --rollout-top 2 \
 else
     notok "--teacher rollout-greedy: $(cat "$tmp/err")"
 fi
+# --deviation-weight W: the labels where the rollout left greedy weigh
+# W; 1 is the weights of no option, bit for bit; 5 others, with the
+# share of such labels reported (margin 0: the rollout leaves greedy
+# whenever an alternative reads better, often enough in 512 decisions).
+RD="$IM --teacher rollout-greedy --rollout-samples 4 --rollout-top 2
+    --rollout-margin 0 --imitate 512 --steps 0"
+if $RD --out "$tmp/rd0.pol" 2> /dev/null \
+   && $RD --deviation-weight 1 --out "$tmp/rd1.pol" 2> /dev/null \
+   && $RD --deviation-weight 5 --out "$tmp/rd5.pol" 2> "$tmp/err5" \
+   && weights_of "$tmp/rd0.pol" && weights_of "$tmp/rd1.pol" \
+   && weights_of "$tmp/rd5.pol"; then
+    cmp -s "$tmp/rd0.pol.w" "$tmp/rd1.pol.w" \
+        && ok "--deviation-weight 1: the weights of no weight" \
+        || notok "--deviation-weight 1 changed the weights"
+    share=$(sed -n 's/.*off the rollout.s base were \([0-9.]*\)% .*(weight 5).*/\1/p' "$tmp/err5")
+    if ! cmp -s "$tmp/rd0.pol.w" "$tmp/rd5.pol.w" \
+       && awk -v r="${share:-0}" 'BEGIN { exit !(r > 0) }'; then
+        ok "--deviation-weight 5: other weights; $share% of the labels left greedy"
+    else
+        notok "--deviation-weight 5: $(cat "$tmp/err5")"
+    fi
+else
+    notok "train --deviation-weight: $(cat "$tmp/err5")"
+fi
+expect_bad "--deviation-weight weighs the labels where a rollout teacher leaves its base" \
+    $IM --teacher greedy --imitate 512 --steps 0 --deviation-weight 3 \
+    --out "$tmp/x"
+expect_bad "--deviation-weight wants a positive number" \
+    $IM --teacher rollout-greedy --deviation-weight 0 --out "$tmp/x"
 expect_bad "--rollout-samples wants an integer from 2" \
     $IM --teacher rollout-greedy --rollout-samples 1 --steps 0 --out "$tmp/x"
 expect_bad "--teacher: no policy 'rollout-oracle'" \

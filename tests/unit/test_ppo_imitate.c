@@ -2,7 +2,8 @@
  * Imitation of a teacher (planner/lr_ppo_imitate.h): the cross-entropy's
  * gradient against finite differences, masked actions outside the loss
  * exactly, bad rows refused without a change, the returns and the
- * reservoir by hand, the weight of one label (refusals), determinism, and DAgger on a small joint
+ * reservoir by hand, the weight of one label (refusals) and of single
+ * rows (a rollout's deviations), determinism, and DAgger on a small joint
  * environment learning two different teachers (greedy, and the slowest
  * feasible candidate) to >= 95% agreement on states of seeds it never
  * trained on.
@@ -318,15 +319,19 @@ test_returns_and_reservoir(void)
  * bit for bit; weight 4 changes them; weight 4 on a label no row has
  * leaves them as without.  A negative weight or a label out of range is
  * EINVAL. */
+/* With 'by_row', the weight w of label wa's rows is given per state
+ * (lr_ppo_imitate_store_w) instead of by the config; *rows and
+ * *agreement are then the heavy rows'. */
 static void
-fit_labelled(int wa, double w, int all_but, float *params, long *rows,
-             double *agreement)
+fit_weighted(int wa, double w, bool by_row, int all_but, float *params,
+             long *rows, double *agreement)
 {
     enum { NO = 3, NA = 4, N = 64 };
     struct lr_ppo *p = agent(NO, NA, 8, 5);
     struct lr_ppo_imitate_config c = {
         .capacity = N, .segment = N, .n_envs = 1, .minibatch = N,
-        .gamma = 0.5, .seed = 6, .label_action = wa, .label_weight = w,
+        .gamma = 0.5, .seed = 6, .label_action = by_row ? -1 : wa,
+        .label_weight = by_row ? 0 : w,
     };
     struct lr_ppo_imitate *im = NULL;
     CU_ASSERT_EQUAL_FATAL(lr_ppo_imitate_new(NO, NA, &c, &im), 0);
@@ -341,9 +346,14 @@ fit_labelled(int wa, double w, int all_but, float *params, long *rows,
             mask[t * NA + (all_but + 1) % NA] = 1;
             act[t] = (all_but + 1) % NA;
         }
-    for (int t = 0; t < N; t++)
-        lr_ppo_imitate_store(im, obs + t * NO, mask + t * NA, act[t], -1,
-                             false);
+    for (int t = 0; t < N; t++) {
+        if (by_row)
+            lr_ppo_imitate_store_w(im, obs + t * NO, mask + t * NA, act[t],
+                                   act[t] == wa ? w : 1.0, -1, false);
+        else
+            lr_ppo_imitate_store(im, obs + t * NO, mask + t * NA, act[t],
+                                 -1, false);
+    }
     double last = 0;
     lr_ppo_imitate_close(im, &last);
     struct lr_ppo_imitate_stats st;
@@ -351,10 +361,17 @@ fit_labelled(int wa, double w, int all_but, float *params, long *rows,
     CU_ASSERT_EQUAL(st.rows, N);
     memcpy(params, p->actor->params,
            (size_t) p->actor->n_params * sizeof *params);
-    *rows = st.label_rows;
-    *agreement = st.label_agreement;
+    *rows = by_row ? st.heavy_rows : st.label_rows;
+    *agreement = by_row ? st.heavy_agreement : st.label_agreement;
     lr_ppo_imitate_free(im);
     lr_ppo_free(p);
+}
+
+static void
+fit_labelled(int wa, double w, int all_but, float *params, long *rows,
+             double *agreement)
+{
+    fit_weighted(wa, w, false, all_but, params, rows, agreement);
 }
 
 static void
@@ -394,6 +411,73 @@ test_label_weight(void)
     bad.label_action = -1;
     CU_ASSERT_EQUAL(lr_ppo_imitate_new(3, 4, &bad, &x), EINVAL);
     CU_ASSERT_PTR_NULL(x);
+}
+
+/* Weights per row (lr_ppo_imitate_store_w, lr_ppo_imitate_loss_grad_rows):
+ * weight 3 on the rows labelled 2 is the label weight 3 bit for bit,
+ * in the loss, its gradient and a fit through the buffer; all 1 is no
+ * weight at all; weights not finite and positive are refused. */
+static void
+test_row_weights(void)
+{
+    enum { NO = 4, NA = 6, N = 200, MAXP = 1024 };
+    struct lr_ppo *p = agent(NO, NA, 8, 3);
+    struct lr_rng r;
+    lr_rng_seed(&r, 4);
+    float obs[N * NO];
+    uint8_t mask[N * NA];
+    int act[N];
+    double w[N], ones[N];
+    random_rows(&r, N, NO, NA, obs, mask, act);
+    int heavy = 0;
+    for (int t = 0; t < N; t++) {
+        w[t] = act[t] == 2 ? 3.0 : 1.0;
+        heavy += act[t] == 2;
+        ones[t] = 1.0;
+    }
+    CU_ASSERT(heavy > 0 && heavy < N);
+    struct lr_mlp *m = p->actor;
+    size_t gb = (size_t) m->n_params * sizeof *m->grad;
+    double *g = malloc(gb);
+    double l3 = lr_ppo_imitate_loss_grad(p, N, obs, mask, act, 2, 3.0);
+    memcpy(g, m->grad, gb);
+    double lr3 = lr_ppo_imitate_loss_grad_rows(p, N, obs, mask, act, w);
+    CU_ASSERT_EQUAL(l3, lr3);
+    CU_ASSERT(memcmp(g, m->grad, gb) == 0);
+    CU_ASSERT(fabs(lr3 - ref_loss(p, N, obs, mask, act, 2, 3.0)) < 1e-5);
+    double l0 = lr_ppo_imitate_loss_grad(p, N, obs, mask, act, -1, 0);
+    memcpy(g, m->grad, gb);
+    CU_ASSERT_EQUAL(lr_ppo_imitate_loss_grad_rows(p, N, obs, mask, act,
+                                                  ones), l0);
+    CU_ASSERT(memcmp(g, m->grad, gb) == 0);
+    CU_ASSERT(fabs(l0 - lr3) > 1e-3);
+    double bad[] = { 0.0, -1.0, INFINITY, NAN };
+    for (int i = 0; i < 4; i++) {
+        w[7] = bad[i];
+        CU_ASSERT(isnan(lr_ppo_imitate_loss_grad_rows(p, N, obs, mask, act,
+                                                      w)));
+    }
+    free(g);
+    lr_ppo_free(p);
+
+    /* Through the buffer: the same weights, stored per state. */
+    float byc[MAXP], byr[MAXP], off[MAXP], onesr[MAXP];
+    long rc, rr, ro, r1;
+    double ac, ar, ao, a1;
+    fit_weighted(2, 4, false, -1, byc, &rc, &ac);
+    fit_weighted(2, 4, true, -1, byr, &rr, &ar);
+    fit_weighted(-1, 0, false, -1, off, &ro, &ao);
+    fit_weighted(2, 1, true, -1, onesr, &r1, &a1);
+    p = agent(3, 4, 8, 5);
+    size_t bytes = (size_t) p->actor->n_params * sizeof(float);
+    CU_ASSERT_FATAL(p->actor->n_params <= MAXP);
+    lr_ppo_free(p);
+    CU_ASSERT(memcmp(byc, byr, bytes) == 0);
+    CU_ASSERT(memcmp(byr, off, bytes) != 0);
+    CU_ASSERT(memcmp(onesr, off, bytes) == 0);
+    CU_ASSERT(rr > 0 && rr == rc);        /* the heavy rows: label 2's */
+    CU_ASSERT_EQUAL(ar, ac);
+    CU_ASSERT_EQUAL(r1, 0);               /* weight 1 is not heavy */
 }
 
 /* ---- DAgger on a joint environment ----
@@ -707,6 +791,8 @@ static CU_TestInfo tests[] = {
       test_returns_and_reservoir },
     { "a label's weight: 1 changes nothing, 4 does, unless absent",
       test_label_weight },
+    { "weights per row: the label weight's, bit for bit; 1 is none",
+      test_row_weights },
     { "DAgger learns greedy (>= 95% on unseen states)", test_learns_greedy },
     { "the agent's batched decisions are its single ones",
       test_choose_batch },

@@ -91,6 +91,7 @@ struct opts {
     long imitate, imitate_buffer;
     double imitate_lr;
     double refusal_weight;        /* a refusal label's weight in imitation */
+    double deviation_weight;      /* a rollout label off its base's choice */
     double work_cap;              /* the teacher greedy-work's theta */
     /* --teacher rollout-BASE: teacher is lr_jenv_rollout_policy, ro.base
      * the base; teacher_name as given. */
@@ -200,6 +201,10 @@ usage(FILE *f)
 "  --refusal-weight W  with --refuse: a state the teacher refused weighs W\n"
 "                      in the imitation's cross-entropy, every other 1\n"
 "                      (default 1; refusals are rare labels)\n"
+"  --deviation-weight W  with a rollout-BASE teacher: a state where the\n"
+"                      rollout left its base's choice weighs W in the\n"
+"                      imitation's cross-entropy, every other 1 (default\n"
+"                      1; such labels are rare)\n"
 "  --norm-obs N        standardise the observations while training, with\n"
 "                      the mean and deviation of N decisions of greedy on\n"
 "                      seeds of their own (20000 is plenty; default 0:\n"
@@ -264,7 +269,7 @@ parse_args(int argc, char **argv, struct opts *o)
     enum { O_TOPO = 256, O_CLUSTER, O_STEPS, O_SEED, O_OUT, O_LOAD, O_EP,
            O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
            O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_WCAP, O_INIT,
-           O_REWARD, O_ENTROPY, O_ANCHOR, O_CWARM, O_AFINAL, O_RWEIGHT, O_NORM,
+           O_REWARD, O_ENTROPY, O_ANCHOR, O_CWARM, O_AFINAL, O_RWEIGHT, O_DWEIGHT, O_NORM,
            O_NORMR, O_EPOCHS, O_MINIB,
            O_HELP };
     static const struct option longopts[] = {
@@ -296,6 +301,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "critic-warmup", required_argument, NULL, O_CWARM },
         { "anchor-final", required_argument, NULL, O_AFINAL },
         { "refusal-weight", required_argument, NULL, O_RWEIGHT },
+        { "deviation-weight", required_argument, NULL, O_DWEIGHT },
         { "norm-obs", required_argument, NULL, O_NORM },
         { "norm-reward", no_argument, NULL, O_NORMR },
         { "epochs", required_argument, NULL, O_EPOCHS },
@@ -307,6 +313,7 @@ parse_args(int argc, char **argv, struct opts *o)
     };
     long v;
     int c, have_seed = 0, have_imitate = 0, have_steps = 0, have_rweight = 0;
+    int have_dweight = 0;
     char known[512];
     optind = 1;
     opterr = 0;
@@ -444,6 +451,11 @@ parse_args(int argc, char **argv, struct opts *o)
                 bad = "--refusal-weight wants a positive number";
             have_rweight = 1;
             break;
+        case O_DWEIGHT:
+            if (lr_cli_parse_double(optarg, 1e-6, 1e6, &o->deviation_weight))
+                bad = "--deviation-weight wants a positive number";
+            have_dweight = 1;
+            break;
         case O_CWARM:
             if (lr_cli_parse_long(optarg, 1, 10000000000L, &o->critic_warmup))
                 bad = "--critic-warmup wants a positive integer (steps)";
@@ -490,6 +502,13 @@ parse_args(int argc, char **argv, struct opts *o)
     if (have_rweight && (!o->imitate || !o->env.refuse)) {
         lr_cli_err(CMD, "--refusal-weight weighs the teacher's refusals in "
                    "imitation: add --teacher NAME and --refuse");
+        return LR_EXIT_USAGE;
+    }
+    if (have_dweight
+        && (!o->imitate || o->teacher != &lr_jenv_rollout_policy)) {
+        lr_cli_err(CMD, "--deviation-weight weighs the labels where a "
+                   "rollout teacher leaves its base: add --teacher "
+                   "rollout-BASE");
         return LR_EXIT_USAGE;
     }
     if (o->ro.base == &lr_ppo_jenv_policy && !o->init) {
@@ -802,12 +821,13 @@ init_weights(const char *path, struct lr_ppo *ppo, struct lr_policy_meta *meta,
 
 /* DAgger (the file's comment, planner/lr_ppo_imitate.h) of 'teacher'
  * with its 'arg' for o->imitate decisions over the environments of v,
- * training 'ppo'.  Returns an exit status, with one line on stderr
+ * training 'ppo'; 'ro', the teacher's rollout when it is one (else
+ * NULL), tells which labels left its base (o->deviation_weight).  Returns an exit status, with one line on stderr
  * unless 0. */
 static int
 imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
-        void *arg, struct lr_ppo *ppo, struct envs *v,
-        struct lr_cli_progress *pg)
+        void *arg, struct lr_jenv_rollout *ro, struct lr_ppo *ppo,
+        struct envs *v, struct lr_cli_progress *pg)
 {
     int N = v->N, no = ppo->cfg.n_obs, na = ppo->cfg.n_act;
     int refuse = lr_jenv_refuse_action(v->env[0]);
@@ -825,12 +845,13 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
     uint8_t *masks = malloc((size_t) N * na);
     int *sacts = malloc((size_t) N * sizeof *sacts);
     int *tacts = malloc((size_t) N * sizeof *tacts);
+    double *tw = malloc((size_t) N * sizeof *tw);
     double *lastv = malloc((size_t) N * sizeof *lastv);
     bool *end = calloc((size_t) N, sizeof *end);
     struct lr_rng trng;
     lr_rng_seed(&trng, o->seed + 1000003ULL);
     int rc = LR_EXIT_OK, seg = 0;
-    if (!obs || !masks || !sacts || !tacts || !lastv || !end
+    if (!obs || !masks || !sacts || !tacts || !tw || !lastv || !end
         || lr_ppo_imitate_new(no, na, &ic, &im)) {
         lr_cli_err(CMD, "out of memory for imitation: try a smaller "
                    "--imitate-buffer");
@@ -847,7 +868,16 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
         lr_ppo_act_batch(ppo, N, obs, masks, false, sacts, NULL, NULL);
         for (int e = 0; e < N; e++) {
             const uint8_t *mk = masks + (size_t) e * na;
+            struct lr_jenv_rollout_stats rs0, rs1;
+            if (ro)
+                lr_jenv_rollout_stats(ro, &rs0);
             int a = teacher->choose(arg, v->env[e], mk, &trng);
+            tw[e] = 1;
+            if (ro) {
+                lr_jenv_rollout_stats(ro, &rs1);
+                if (rs1.deviated > rs0.deviated)
+                    tw[e] = o->deviation_weight;
+            }
             if (a < 0 && refuse < 0) {
                 lr_cli_err(CMD, "the teacher %s refused a job and the "
                            "student cannot: add --refuse (the refusal "
@@ -873,9 +903,9 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
             /* DAgger's beta: 1 in the first segment, 0 after. */
             double r = lr_jenv_step(v->env[e], seg ? sacts[e] : tacts[e]);
             end[e] = ++v->ep_steps[e] >= o->episode || lr_jenv_done(v->env[e]);
-            full = lr_ppo_imitate_store(im, obs + (size_t) e * no,
-                                        masks + (size_t) e * na, tacts[e], r,
-                                        end[e]);
+            full = lr_ppo_imitate_store_w(im, obs + (size_t) e * no,
+                                          masks + (size_t) e * na, tacts[e],
+                                          tw[e], r, end[e]);
         }
         n += N;
         if (full || n >= o->imitate) {
@@ -916,6 +946,12 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
                 "fit's minibatches (weight %g); the student agreed on %.2f%% "
                 "of them\n", CMD, st.rows ? 100.0 * st.label_rows / st.rows
                 : 0, o->refusal_weight, 100 * st.label_agreement);
+    if (!o->quiet && ro && o->deviation_weight != 1)
+        fprintf(stderr, "%s: labels off the rollout's base were %.2f%% of "
+                "the last fit's minibatches (weight %g); the student agreed "
+                "on %.2f%% of them\n", CMD, st.rows ? 100.0 * st.heavy_rows
+                / st.rows : 0, o->deviation_weight,
+                100 * st.heavy_agreement);
     lr_ppo_imitate_finish(ppo);
 cleanup:
     lr_ppo_imitate_free(im);
@@ -923,6 +959,7 @@ cleanup:
     free(masks);
     free(sacts);
     free(tacts);
+    free(tw);
     free(lastv);
     free(end);
     return rc;
@@ -936,6 +973,7 @@ lr_cmd_train(int argc, char **argv)
         .hidden = 64, .epochs = 4, .minibatches = 4, .lr = 2.5e-4, .gamma = 0.5, .checkpoint = 50000,
         .envs = TRAIN_ENVS, .imitate_lr = 3e-3,
         .imitate_buffer = IMITATE_BUFFER, .refusal_weight = 1,
+        .deviation_weight = 1,
         .work_cap = LR_JENV_WORK_CAP_DEFAULT,
         .ro = { LR_JENV_ROLLOUT_DEFAULTS }, .entropy = 0.01,
         .anchor_final = -1,
@@ -1076,7 +1114,7 @@ lr_cmd_train(int argc, char **argv)
             }
             targ = ro;
         }
-        if ((rc = imitate(&o, o.teacher, targ, ppo, &v, &pg)))
+        if ((rc = imitate(&o, o.teacher, targ, ro, ppo, &v, &pg)))
             goto cleanup;
         if (o.steps > 0
             && save_policy(o.out, &meta, ppo, norm, err, sizeof err)) {
