@@ -5,7 +5,7 @@
 # mix (4, 8 and 16 GPUs, pairs split 1/2).  Run from the top of a built
 # tree:
 #     tools/experiments/equal.sh OUTDIR
-# Parts (BASE=0, PPO=0, TRACE=0, ROLLOUT=0, SPLITS=0 skip one):
+# Parts (BASE=0, PPO=0, TRACE=0, ROLLOUT=0, SPLITS=0, IMIT=0 skip one):
 #   1. every baseline at 3.0-3.3 E on seeds 1001-1010 and 2001-2010
 #      (about 1 minute of one core);
 #   2. four PPO agents trained from scratch at 3.15 E (seeds 1-4, about
@@ -18,7 +18,10 @@
 #   4. that agent with its rollout at decision time, 5 seeds of 5,000
 #      arrivals per set (about 10 minutes of one core per set);
 #   5. the baselines with the options that let them do what the agent
-#      learnt (uneven shares of a pair, pipelines over four DCs).
+#      learnt (uneven shares of a pair, pipelines over four DCs);
+#   6. DAgger from the first agent with its rollout as teacher, the
+#      labels that leave the agent weighing 1, 3 and 10, each paired
+#      against random (about 5-9 minutes of one core each).
 # Writes OUTDIR/eq-*.pol and the tables in OUTDIR/*.txt.  Seeds:
 # training 1-4, evaluation 1001-1010 and 2001-2010 (never used by
 # training), 20,000 arrivals.
@@ -108,5 +111,26 @@ if [ "${SPLITS:-1}" = 1 ]; then
         # shellcheck disable=SC2086
         nice $L sim $NET --policy static,nearest,resource,greedy,zone,random \
             $o --loads $LOAD $EV --seed 1001 > "$out/base-$n.txt"
+    done
+fi
+
+# 6. Imitating the agent's rollout, its deviations weighted.
+if [ "${IMIT:-1}" = 1 ]; then
+    : > "$out/imitate.txt"
+    for w in 1 3 10; do
+        # shellcheck disable=SC2086
+        nice $L train $NET --load $LOAD --hidden 32 --epochs 2 --gamma 0.9 \
+            --block-penalty 10 --init "$out/eq-1.pol" \
+            --teacher rollout-ppo --rollout-top 8 --rollout-horizon 30 \
+            --rollout-samples 30 --rollout-screen 10 --imitate 24000 \
+            --steps 0 --seed 3 --deviation-weight $w \
+            --out "$out/pi-w$w.pol" 2>> "$out/imitate.txt"
+        for set in 1001 2001; do
+            # shellcheck disable=SC2086
+            nice $L sim $NET --policy random --policy-file "$out/pi-w$w.pol" \
+                --loads $LOAD $EV --seed $set --paired random \
+                | grep "^ppo .*blocking" \
+                | sed "s/^/weight $w set $set: /" >> "$out/imitate.txt"
+        done
     done
 fi
