@@ -207,9 +207,9 @@ void lr_ppo_imitate_close(struct lr_ppo_imitate *,
  * minibatches of the buffer: a shuffle of the buffer is cut into
  * minibatches in order, a new shuffle when it runs out; with
  * 'fit_critic', the critic is fitted to the returns too; rows weigh as
- * the config's label weight and their stored weights say.  EINVAL for an empty buffer or epochs
- * < 1.  'st' (may be NULL) gets the means over the steps, the label
- * rows' agreement over all of them. */
+ * the config's label weight and their stored weights say.  EINVAL for
+ * an empty buffer or epochs < 1.  'st' (may be NULL) gets the means
+ * over the steps, the label rows' agreement over all of them. */
 int lr_ppo_imitate_fit(struct lr_ppo_imitate *, struct lr_ppo *, int epochs,
                        double lr, bool fit_critic,
                        struct lr_ppo_imitate_stats *st);

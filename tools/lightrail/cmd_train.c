@@ -269,9 +269,8 @@ parse_args(int argc, char **argv, struct opts *o)
     enum { O_TOPO = 256, O_CLUSTER, O_STEPS, O_SEED, O_OUT, O_LOAD, O_EP,
            O_ROLL, O_HIDDEN, O_LR, O_GAMMA, O_CKPT, O_PLOT, O_QUIET, O_ENVS,
            O_REFUSE, O_TEACHER, O_IMITATE, O_IMLR, O_IMBUF, O_WCAP, O_INIT,
-           O_REWARD, O_ENTROPY, O_ANCHOR, O_CWARM, O_AFINAL, O_RWEIGHT, O_DWEIGHT, O_NORM,
-           O_NORMR, O_EPOCHS, O_MINIB,
-           O_HELP };
+           O_REWARD, O_ENTROPY, O_ANCHOR, O_CWARM, O_AFINAL, O_RWEIGHT,
+           O_DWEIGHT, O_NORM, O_NORMR, O_EPOCHS, O_MINIB, O_HELP };
     static const struct option longopts[] = {
         { "topology", required_argument, NULL, O_TOPO },
         { "cluster", required_argument, NULL, O_CLUSTER },
@@ -822,8 +821,8 @@ init_weights(const char *path, struct lr_ppo *ppo, struct lr_policy_meta *meta,
 /* DAgger (the file's comment, planner/lr_ppo_imitate.h) of 'teacher'
  * with its 'arg' for o->imitate decisions over the environments of v,
  * training 'ppo'; 'ro', the teacher's rollout when it is one (else
- * NULL), tells which labels left its base (o->deviation_weight).  Returns an exit status, with one line on stderr
- * unless 0. */
+ * NULL), tells which labels left its base (o->deviation_weight).
+ * Returns an exit status, with one line on stderr unless 0. */
 static int
 imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
         void *arg, struct lr_jenv_rollout *ro, struct lr_ppo *ppo,
