@@ -316,14 +316,33 @@ if [ -n "$want" ] && [ "$want" = "$got" ] \
 else
     notok "--trace and the blocking differ: want '$want' got '$got'"
 fi
-bad2=$(jq -c '. as $l | select(.blocked | not) | select(any(.placement[];
-        .gpus > $l.free[.dc]))' "$tmp/trace.jsonl" | head -1)
+bad=$(jq -c '. as $l | select(.blocked | not)
+             | select(([.placement[].gpus] | add) != .gpus
+                      or any(.placement[]; .gpus > $l.free[.dc]))' \
+          "$tmp/trace.jsonl" | head -1)
 nplaced=$(jq -c 'select(.blocked | not)' "$tmp/trace.jsonl" | wc -l)
-if [ -z "$bad2" ] && [ "$nplaced" -gt 1000 ] \
-   && [ -z "$(jq -c 'select(.blocked | not) | select(([.placement[].gpus] | add) != .gpus)' "$tmp/trace.jsonl" | head -1)" ]; then
+if [ -z "$bad" ] && [ "$nplaced" -gt 1000 ]; then
     ok "--trace: $nplaced placements, each the job's GPUs from free ones"
 else
-    notok "--trace: a placement does not add up: $bad2"
+    notok "--trace: a placement does not add up: $bad"
+fi
+# A refusal on purpose (greedy-cap at theta 1 refuses every job slower
+# than its best placement) is traced as blocked and refused, one line per
+# refused job: as many after the warm-up as the refused share says.
+if $S --policy greedy-cap --cap 1 --loads 2 --seeds 1 --arrivals 300 \
+      --warmup 10 --quiet --format json --trace "$tmp/cap.jsonl" \
+      > "$tmp/cap.json"; then
+    nref=$(jq -r 'select(.counted and .blocked and .refused) | .job' \
+               "$tmp/cap.jsonl" | wc -l)
+    want=$(jq -r '.refused * 290 | round' "$tmp/cap.json")
+    if [ "$nref" -gt 0 ] && [ "$nref" = "$want" ] \
+       && [ -z "$(jq -c 'select(.blocked and (.refused | not))' "$tmp/cap.jsonl")" ]; then
+        ok "--trace: $nref refusals on purpose, traced as refused"
+    else
+        notok "--trace: refusals $nref, want $want"
+    fi
+else
+    notok "sim greedy-cap --trace failed"
 fi
 expect_bad "--trace /no/such/dir/t.jsonl: No such file" \
     $S --policy greedy --loads 1 --trace /no/such/dir/t.jsonl

@@ -76,9 +76,8 @@ trace_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
         trace_placement(t, e, a, o);
     } else {
         /* A lazy policy's mask is NULL (lr_jenv_policy.lazy_mask). */
-        bool any = !mask && lr_jenv_first_feasible(e) >= 0;
-        for (int c = 0; mask && c < n && !any; c++)
-            any = mask[c] != 0;
+        bool any = (mask ? lr_jenv_first_in_mask(e, mask)
+                         : lr_jenv_first_feasible(e)) >= 0;
         json_object_object_add(o, "refused", json_object_new_boolean(any));
     }
     if (!t->err
