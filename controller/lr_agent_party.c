@@ -28,6 +28,7 @@
 #include <openssl/x509v3.h>
 
 #include "controller/lr_agent_party.h"
+#include "controller/lr_tls.h"
 #include "planner/lr_cdynp_wire.h"
 
 /* The largest frame a party sends or accepts, with its length field:
@@ -82,18 +83,6 @@ now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-const char *
-lr_agent_ssl_reason(char *buf, size_t len)
-{
-    unsigned long e = ERR_peek_last_error();
-    if (!e)
-        snprintf(buf, len, "no OpenSSL reason");
-    else
-        ERR_error_string_n(e, buf, len);
-    ERR_clear_error();
-    return buf;
-}
-
 SSL_CTX *
 lr_agent_tls_ctx(const SSL_METHOD *method, const char *cert,
                  const char *key, char *err, size_t errlen)
@@ -103,42 +92,30 @@ lr_agent_tls_ctx(const SSL_METHOD *method, const char *cert,
     SSL_CTX *ctx = SSL_CTX_new(method);
     if (!ctx) {
         snprintf(err, errlen, "TLS: cannot create a context: %s",
-                 lr_agent_ssl_reason(why, sizeof why));
+                 lr_tls_reason(why, sizeof why));
         return NULL;
     }
     if (!SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION)) {
         snprintf(err, errlen, "TLS: cannot require TLS 1.3: %s",
-                 lr_agent_ssl_reason(why, sizeof why));
+                 lr_tls_reason(why, sizeof why));
         goto fail;
     }
-    if (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1) {
+    switch (lr_tls_use_pair(ctx, cert, key)) {
+    case LR_TLS_PAIR_OK:
+        return ctx;
+    case LR_TLS_PAIR_CERT:
         snprintf(err, errlen, "TLS certificate '%s': %s (want a PEM "
-                 "certificate chain)", cert,
-                 lr_agent_ssl_reason(why, sizeof why));
-        goto fail;
-    }
-    if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
-        /* OpenSSL 3 compares the key with the certificate here already:
-         * a key that reads well but is another certificate's is not a
-         * format problem. */
-        unsigned long e = ERR_peek_last_error();
-        if (ERR_GET_LIB(e) == ERR_LIB_X509
-            && ERR_GET_REASON(e) == X509_R_KEY_VALUES_MISMATCH)
-            snprintf(err, errlen, "TLS key '%s' does not match certificate "
-                     "'%s': %s", key, cert,
-                     lr_agent_ssl_reason(why, sizeof why));
-        else
-            snprintf(err, errlen, "TLS key '%s': %s (want an unencrypted "
-                     "PEM private key)", key,
-                     lr_agent_ssl_reason(why, sizeof why));
-        goto fail;
-    }
-    if (SSL_CTX_check_private_key(ctx) != 1) {
+                 "certificate chain)", cert, lr_tls_reason(why, sizeof why));
+        break;
+    case LR_TLS_PAIR_KEY:
+        snprintf(err, errlen, "TLS key '%s': %s (want an unencrypted "
+                 "PEM private key)", key, lr_tls_reason(why, sizeof why));
+        break;
+    case LR_TLS_PAIR_MISMATCH:
         snprintf(err, errlen, "TLS key '%s' does not match certificate "
-                 "'%s': %s", key, cert, lr_agent_ssl_reason(why, sizeof why));
-        goto fail;
+                 "'%s': %s", key, cert, lr_tls_reason(why, sizeof why));
+        break;
     }
-    return ctx;
 
 fail:
     SSL_CTX_free(ctx);
@@ -224,14 +201,14 @@ ssl_wait(struct agent_party *ap, int ret, double deadline, char *why,
         return ECONNRESET;
     case SSL_ERROR_SYSCALL:
         if (ERR_peek_last_error()) {
-            lr_agent_ssl_reason(why, len);
+            lr_tls_reason(why, len);
             return EPROTO;
         }
         snprintf(why, len, "%s", errno ? strerror(errno)
                  : "the agent closed the connection");
         return errno ? errno : ECONNRESET;
     default:
-        lr_agent_ssl_reason(why, len);
+        lr_tls_reason(why, len);
         return EPROTO;
     }
 }
@@ -318,14 +295,14 @@ ap_advance(struct agent_party *ap, short *events)
         ap->ssl = SSL_new(ap->ctx);
         if (!ap->ssl || !SSL_set_fd(ap->ssl, ap->fd))
             return fail(ap, ENOMEM, "TLS: %s",
-                        lr_agent_ssl_reason(why, sizeof why));
+                        lr_tls_reason(why, sizeof why));
         /* SNI for an agent behind a name-routed proxy; harmless
          * otherwise. */
         SSL_set_tlsext_host_name(ap->ssl, ap->name);
         SSL_set_hostflags(ap->ssl, AP_HOSTFLAGS);
         if (!SSL_set1_host(ap->ssl, ap->name))
             return fail(ap, ENOMEM, "TLS: %s",
-                        lr_agent_ssl_reason(why, sizeof why));
+                        lr_tls_reason(why, sizeof why));
         ap->state = AP_TLS;
     }
     ERR_clear_error();
@@ -351,7 +328,7 @@ ap_advance(struct agent_party *ap, short *events)
         snprintf(why, sizeof why, "%s", errno ? strerror(errno)
                  : "the agent closed the connection");
     else
-        lr_agent_ssl_reason(why, sizeof why);
+        lr_tls_reason(why, sizeof why);
     return fail(ap, EPROTO, "TLS handshake with %s port %d: %s", ap->address,
                 ap->port, why);
 }
@@ -730,7 +707,7 @@ client_ctx(const char *cert, const char *key, const char *ca, char *err,
     SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_TICKET);
     if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1) {
         snprintf(err, errlen, "TLS CA '%s': %s (want PEM certificates)", ca,
-                 lr_agent_ssl_reason(why, sizeof why));
+                 lr_tls_reason(why, sizeof why));
         goto fail;
     }
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);

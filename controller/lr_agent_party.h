@@ -144,8 +144,4 @@ void lr_agent_record(FILE *f, const struct lr_wire_msg *msg);
 SSL_CTX *lr_agent_tls_ctx(const SSL_METHOD *method, const char *cert,
                           const char *key, char *err, size_t errlen);
 
-/* OpenSSL's most recent queued error as text in buf[len] ("no OpenSSL
- * reason" when none is queued); clears the queue.  Returns buf. */
-const char *lr_agent_ssl_reason(char *buf, size_t len);
-
 #endif

@@ -20,20 +20,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include "controller/lr_tls.h"
 #include "northbound/nb_int.h"
-
-/* OpenSSL's last error queued, as text; clears the queue. */
-static const char *
-nb_tls_reason(char *buf, size_t len)
-{
-    unsigned long e = ERR_peek_last_error();
-    if (!e)
-        snprintf(buf, len, "unknown OpenSSL error");
-    else
-        ERR_error_string_n(e, buf, len);
-    ERR_clear_error();
-    return buf;
-}
 
 int
 nb_tls_ctx_new(const char *cert_file, const char *key_file,
@@ -48,43 +36,34 @@ nb_tls_ctx_new(const char *cert_file, const char *key_file,
     *out = NULL;
     if (!ctx) {
         snprintf(err, errlen, "TLS: cannot create a context: %s",
-                 nb_tls_reason(why, sizeof why));
+                 lr_tls_reason(why, sizeof why));
         rc = ENOMEM;
         goto cleanup;
     }
     if (!SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION)
         || !SSL_CTX_set_cipher_list(ctx, "ECDHE+AESGCM:ECDHE+CHACHA20")) {
         snprintf(err, errlen, "TLS: cannot restrict versions and ciphers: %s",
-                 nb_tls_reason(why, sizeof why));
+                 lr_tls_reason(why, sizeof why));
         goto cleanup;
     }
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION
                         | SSL_OP_CIPHER_SERVER_PREFERENCE);
-    if (SSL_CTX_use_certificate_chain_file(ctx, cert_file) != 1) {
+    switch (lr_tls_use_pair(ctx, cert_file, key_file)) {
+    case LR_TLS_PAIR_OK:
+        break;
+    case LR_TLS_PAIR_CERT:
         snprintf(err, errlen, "TLS certificate '%s': %s (want a PEM "
                  "certificate chain)", cert_file,
-                 nb_tls_reason(why, sizeof why));
+                 lr_tls_reason(why, sizeof why));
         goto cleanup;
-    }
-    if (SSL_CTX_use_PrivateKey_file(ctx, key_file, SSL_FILETYPE_PEM) != 1) {
-        /* OpenSSL 3 compares the key with the certificate here already:
-         * another certificate's key is not a format problem. */
-        unsigned long e = ERR_peek_last_error();
-        if (ERR_GET_LIB(e) == ERR_LIB_X509
-            && ERR_GET_REASON(e) == X509_R_KEY_VALUES_MISMATCH)
-            snprintf(err, errlen, "TLS key '%s' does not match certificate "
-                     "'%s': %s", key_file, cert_file,
-                     nb_tls_reason(why, sizeof why));
-        else
-            snprintf(err, errlen, "TLS key '%s': %s (want an unencrypted "
-                     "PEM private key)", key_file,
-                     nb_tls_reason(why, sizeof why));
+    case LR_TLS_PAIR_KEY:
+        snprintf(err, errlen, "TLS key '%s': %s (want an unencrypted "
+                 "PEM private key)", key_file, lr_tls_reason(why, sizeof why));
         goto cleanup;
-    }
-    if (SSL_CTX_check_private_key(ctx) != 1) {
+    case LR_TLS_PAIR_MISMATCH:
         snprintf(err, errlen, "TLS key '%s' does not match certificate "
                  "'%s': %s", key_file, cert_file,
-                 nb_tls_reason(why, sizeof why));
+                 lr_tls_reason(why, sizeof why));
         goto cleanup;
     }
     /* Session resumption with client verification needs an id context,
@@ -97,7 +76,7 @@ nb_tls_ctx_new(const char *cert_file, const char *key_file,
             sk_X509_NAME_pop_free(names, X509_NAME_free);
             snprintf(err, errlen, "TLS client CA '%s': %s (want PEM "
                      "certificates)", client_ca_file,
-                     nb_tls_reason(why, sizeof why));
+                     lr_tls_reason(why, sizeof why));
             goto cleanup;
         }
         SSL_CTX_set_client_CA_list(ctx, names);    /* takes 'names' */

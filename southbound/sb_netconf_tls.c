@@ -31,6 +31,7 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
+#include "controller/lr_tls.h"
 #include "southbound/sb_driver.h"
 #include "southbound/sb_netconf_tls.h"
 
@@ -88,29 +89,28 @@ sb_nc_tls_ctx(const char *cert, const char *key, const char *ca,
                        "context: %s", sb_nct_reason("out of memory"));
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-    if (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1)
+    switch (lr_tls_use_pair(ctx, cert, key)) {
+    case LR_TLS_PAIR_OK:
+        break;
+    case LR_TLS_PAIR_CERT:
         ret = sb_errf(err, errlen, EINVAL, "cannot use the client "
                       "certificate %s (%s): give a PEM certificate "
                       "chain in southbound/netconf/tls/certificate",
                       cert, sb_nct_reason("unreadable"));
-    else if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1)
-        /* OpenSSL 3 compares the key with the certificate here already:
-         * another certificate's key is not an unreadable one. */
-        ret = ERR_GET_LIB(ERR_peek_last_error()) == ERR_LIB_X509
-              && ERR_GET_REASON(ERR_peek_last_error())
-                 == X509_R_KEY_VALUES_MISMATCH
-              ? sb_errf(err, errlen, EINVAL, "the key %s is not the "
-                        "private key of the certificate %s: give the "
-                        "matching pair", key, cert)
-              : sb_errf(err, errlen, EINVAL, "cannot use the client key "
-                        "%s (%s): give the PEM private key in "
-                        "southbound/netconf/tls/key", key,
-                        sb_nct_reason("unreadable"));
-    else if (SSL_CTX_check_private_key(ctx) != 1)
+        break;
+    case LR_TLS_PAIR_KEY:
+        ret = sb_errf(err, errlen, EINVAL, "cannot use the client key "
+                      "%s (%s): give the PEM private key in "
+                      "southbound/netconf/tls/key", key,
+                      sb_nct_reason("unreadable"));
+        break;
+    case LR_TLS_PAIR_MISMATCH:
         ret = sb_errf(err, errlen, EINVAL, "the key %s is not the "
                       "private key of the certificate %s: give the "
                       "matching pair", key, cert);
-    else if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1)
+        break;
+    }
+    if (!ret && SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1)
         ret = sb_errf(err, errlen, EINVAL, "cannot use the CA file %s "
                       "(%s): give the PEM certificate of the CA that "
                       "signs the devices in southbound/netconf/tls/ca",

@@ -54,6 +54,7 @@
 #include <openssl/x509v3.h>
 
 #include "controller/lr_agent_party.h"
+#include "controller/lr_tls.h"
 #include "planner/lr_cdynp.h"
 #include "planner/lr_cdynp_wire.h"
 #include "tools/lightrail/lr_cli.h"
@@ -674,7 +675,7 @@ server_ctx(const struct lr_agent_config *cfg, char *err, size_t errlen)
     if (!names || SSL_CTX_load_verify_locations(ctx, cfg->ca, NULL) != 1) {
         sk_X509_NAME_pop_free(names, X509_NAME_free);
         snprintf(err, errlen, "TLS CA '%s': %s (want PEM certificates)",
-                 cfg->ca, lr_agent_ssl_reason(why, sizeof why));
+                 cfg->ca, lr_tls_reason(why, sizeof why));
         goto fail;
     }
     SSL_CTX_set_client_CA_list(ctx, names);    /* takes 'names' */
@@ -686,7 +687,7 @@ server_ctx(const struct lr_agent_config *cfg, char *err, size_t errlen)
     for (int i = 0; i < cfg->n_peers; i++)
         if (!X509_VERIFY_PARAM_add1_host(vp, cfg->peer_names[i], 0)) {
             snprintf(err, errlen, "TLS peer name '%s': %s",
-                     cfg->peer_names[i], lr_agent_ssl_reason(why, sizeof why));
+                     cfg->peer_names[i], lr_tls_reason(why, sizeof why));
             goto fail;
         }
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
