@@ -538,7 +538,7 @@ struct lr_jenv_policy {
 
 extern const struct lr_jenv_policy lr_jenv_static, lr_jenv_nearest,
     lr_jenv_resource, lr_jenv_greedy, lr_jenv_zone, lr_jenv_cdynp,
-    lr_jenv_random, lr_jenv_greedy_cap, lr_jenv_greedy_work;
+    lr_jenv_random, lr_jenv_pair, lr_jenv_greedy_cap, lr_jenv_greedy_work;
 /* greedy-cap's 'arg': a pointer to its threshold theta (NULL: the
  * default, LR_JENV_CAP_DEFAULT). */
 #define LR_JENV_CAP_DEFAULT 3.0
