@@ -5,7 +5,8 @@
 # mix (4, 8 and 16 GPUs, pairs split 1/2).  Run from the top of a built
 # tree:
 #     tools/experiments/equal.sh OUTDIR
-# Parts (BASE=0, PPO=0, TRACE=0, ROLLOUT=0, SPLITS=0, IMIT=0 skip one):
+# Parts (BASE=0, PPO=0, TRACE=0, ROLLOUT=0, SPLITS=0, IMIT=0, PAIR=0
+# skip one):
 #   1. every baseline at 3.0-3.3 E on seeds 1001-1010 and 2001-2010
 #      (about 1 minute of one core);
 #   2. four PPO agents trained from scratch at 3.15 E (seeds 1-4, about
@@ -21,7 +22,10 @@
 #      learnt (uneven shares of a pair, pipelines over four DCs);
 #   6. DAgger from the first agent with its rollout as teacher, the
 #      labels that leave the agent weighing 1, 3 and 10, each paired
-#      against random (about 5-9 minutes of one core each).
+#      against random (about 5-9 minutes of one core each);
+#   7. the agent's rule written by hand (the 'pair' baseline) beside the
+#      shipped agent, pair around its 5% load, and pair's rollout at
+#      decision time paired against pair (about 15 minutes per set).
 # Writes OUTDIR/eq-*.pol and the tables in OUTDIR/*.txt.  Seeds:
 # training 1-4, evaluation 1001-1010 and 2001-2010 (never used by
 # training), 20,000 arrivals.
@@ -111,6 +115,10 @@ if [ "${SPLITS:-1}" = 1 ]; then
         # shellcheck disable=SC2086
         nice $L sim $NET --policy static,nearest,resource,greedy,zone,random \
             $o --loads $LOAD $EV --seed 1001 > "$out/base-$n.txt"
+        # Where the best of them blocks 5%, and the bound there.
+        # shellcheck disable=SC2086
+        nice $L sim $NET --policy static,zone,random,resource $o \
+            --loads 3.3:3.7:0.1 $EV --seed 1001 > "$out/base-$n-loads.txt"
     done
 fi
 
@@ -132,5 +140,23 @@ if [ "${IMIT:-1}" = 1 ]; then
                 | grep "^ppo .*blocking" \
                 | sed "s/^/weight $w set $set: /" >> "$out/imitate.txt"
         done
+    done
+fi
+
+# 7. The agent's rule as a baseline, and one step of improvement on it.
+if [ "${PAIR:-1}" = 1 ]; then
+    for set in 1001 2001; do
+        # shellcheck disable=SC2086
+        nice $L sim $NET --policy random,pair \
+            --policy-file examples/policies/nsfnet6-equal.pol \
+            --loads $LOAD $EV --seed $set --paired random > "$out/pair-$set.txt"
+        # shellcheck disable=SC2086
+        nice $L sim $NET --policy pair --loads 3.3:3.7:0.1 $EV --seed $set \
+            > "$out/pair-loads-$set.txt"
+        # shellcheck disable=SC2086
+        nice $L sim $NET --policy pair,random --loads $LOAD --seeds 5 \
+            --seed $set --arrivals 5000 --warmup 500 --quiet --rollout pair \
+            --rollout-samples 30 --rollout-horizon 30 --paired pair \
+            > "$out/rollout-pair-$set.txt"
     done
 fi
