@@ -25,7 +25,7 @@
 #      against random (about 5-9 minutes of one core each);
 #   7. the agent's rule written by hand (the 'pair' baseline) beside the
 #      shipped agent, pair around its 5% load, and pair's rollout at
-#      decision time paired against pair (about 15 minutes per set).
+#      decision time paired against pair (about 14 minutes per set).
 # Writes OUTDIR/eq-*.pol and the tables in OUTDIR/*.txt.  Seeds:
 # training 1-4, evaluation 1001-1010 and 2001-2010 (never used by
 # training), 20,000 arrivals.
