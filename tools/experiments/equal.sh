@@ -25,7 +25,8 @@
 #      against random (about 5-9 minutes of one core each);
 #   7. the agent's rule written by hand (the 'pair' baseline) beside the
 #      shipped agent, pair around its 5% load, and pair's rollout at
-#      decision time paired against pair (about 14 minutes per set).
+#      decision time paired against pair (about 14 minutes per set),
+#      and 128-unit students of that rollout (about 7 minutes each).
 # Writes OUTDIR/eq-*.pol and the tables in OUTDIR/*.txt.  Seeds:
 # training 1-4, evaluation 1001-1010 and 2001-2010 (never used by
 # training), 20,000 arrivals.
@@ -158,5 +159,22 @@ if [ "${PAIR:-1}" = 1 ]; then
             --seed $set --arrivals 5000 --warmup 500 --quiet --rollout pair \
             --rollout-samples 30 --rollout-horizon 30 --paired pair \
             > "$out/rollout-pair-$set.txt"
+    done
+    # A student four times the agent's width, taught by pair's rollout.
+    : > "$out/rp.txt"
+    for w in 1 5; do
+        # shellcheck disable=SC2086
+        nice $L train $NET --load $LOAD --hidden 128 --epochs 2 --gamma 0.9 \
+            --block-penalty 10 --teacher rollout-pair --rollout-top 8 \
+            --rollout-horizon 30 --rollout-samples 30 --rollout-screen 10 \
+            --imitate 24000 --steps 0 --seed 3 --deviation-weight $w \
+            --quiet --out "$out/rp-w$w.pol"
+        for set in 1001 2001; do
+            # shellcheck disable=SC2086
+            nice $L sim $NET --policy pair --policy-file "$out/rp-w$w.pol" \
+                --loads $LOAD $EV --seed $set --paired pair \
+                | grep "^ppo .*blocking" \
+                | sed "s/^/weight $w set $set: /" >> "$out/rp.txt"
+        done
     done
 fi
