@@ -47,8 +47,9 @@
  *             goes to the first pair in that order on which an even
  *             split is feasible, on its least-T candidate there; when
  *             none is, greedy's choice.  On six DCs of 12 GPUs the pairs
- *             act as three DCs of 24.  O(C + D^2 log D) per job for C
- *             candidates and D DCs.
+ *             act as three DCs of 24.  The matching is redone per job
+ *             (the policy keeps no state): O(C + D^3) for C candidates
+ *             and D DCs.
  *
  * The baselines choose among the candidates only (lr_jenv_n_cands()):
  * the refusal action of an environment built for PPO with it is never
@@ -246,8 +247,9 @@ pair_match(const struct lr_jenv *e, int *mate, int *rank)
         if (d < km[i][j])
             km[i][j] = km[j][i] = d;
     }
-    /* At most n / 2 rounds of the closest unmatched two (ties: the lower
-     * indices), which for n <= LR_JENV_MAX_DCS beats sorting. */
+    /* n / 2 rounds of the closest unmatched two (ties: the lower
+     * indices); with n <= LR_JENV_MAX_DCS, O(n^3) is no worse than
+     * sorting the n^2 / 2 distances. */
     for (int r = 0; r < n / 2; r++) {
         int bi = -1, bj = -1;
         for (int i = 0; i < n; i++)
