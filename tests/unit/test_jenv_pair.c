@@ -13,6 +13,10 @@
  *   j3 (4)  the test books d0 alone          free 0, 2, 4, 2
  *   j4 (4)  back to the first pair: 2 + 2    free 0, 0, 4, 0
  *   j5 (4)  no pair splits evenly: greedy's choice, d2 alone.
+ *
+ * And a random run against a brute force: a ring of five ROADMs (fibre v
+ * of 10 + v km), a DC on each, triples on.  By hand, the pairs are
+ * {N0, N1} (10 km) and {N2, N3} (12 km), and N4 is left alone.
  */
 #include <math.h>
 
@@ -162,9 +166,85 @@ test_pair_by_hand(void)
     lr_jenv_free(e);
 }
 
+/* Whether candidate a is an even split over exactly the DCs 'set'. */
+static bool
+even_on(const struct lr_jenv *e, int a, unsigned set)
+{
+    const struct lr_jenv_cand *c = lr_jenv_cand(e, a);
+    return c->n_dcs == 2 && dcs_of(e, a) == set
+           && lr_jenv_cand_gpus(e, a, 0) == lr_jenv_cand_gpus(e, a, 1);
+}
+
+static void
+test_pair_random_run(void)
+{
+    struct lr_topo *ring = lr_test_jenv_ring("ring5", 5);
+    struct lr_cluster *cl = lr_cluster_new();
+    CU_ASSERT_FATAL(ring && cl);
+    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_type(cl, "gpu", 100e12, 0.5, 80e9),
+                          0);
+    for (int d = 0; d < 5; d++) {
+        char name[8], node[8];
+        snprintf(name, sizeof name, "d%d", d);
+        snprintf(node, sizeof node, "N%d", d);
+        CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, name, "gpu", 8, 100e9,
+                                                5e-6, node), 0);
+    }
+    struct lr_jenv_config c = {
+        .load = 6, .holding = 1, .k = 2, .guard = 1, .block_penalty = 2,
+        .train = { .batch = 8, .micro = 1, .elem_bytes = 2 },
+        .n_models = 1, .models = { model }, .n_demands = 3,
+        .demands = { 2, 4, 8 }, .triples = true,
+        .n_splits = 2, .splits = { { 1, 4 }, { 1, 2 } },
+    };
+    struct lr_jenv *e = lr_test_jenv_make(ring, cl, &c);
+    static const unsigned pairs[2] = { 1u << 0 | 1u << 1, 1u << 2 | 1u << 3 };
+    struct lr_rng rng;
+    lr_rng_seed(&rng, 3);
+    lr_jenv_reset(e, 17, 0);
+    int bad = 0, on_pair[2] = { 0, 0 }, fallback = 0, steps = 4000;
+    for (int s = 0; s < steps; s++) {
+        const uint8_t *mask = lr_jenv_mask(e);
+        int a = lr_jenv_pair.choose(NULL, e, mask, &rng);
+        /* The brute force: the fastest even split on the first pair
+         * that has one, else greedy's choice. */
+        int want = -1;
+        for (int p = 0; p < 2 && want < 0; p++) {
+            double t = INFINITY;
+            for (int b = 0; b < lr_jenv_n_cands(e); b++)
+                if (mask[b] && even_on(e, b, pairs[p])
+                    && lr_jenv_cand_time(e, b) < t) {
+                    t = lr_jenv_cand_time(e, b);
+                    want = b;
+                }
+            if (want >= 0) {
+                on_pair[p]++;
+                /* Ties of T may be broken otherwise: compare T. */
+                bad += a < 0 || !mask[a] || !even_on(e, a, pairs[p])
+                       || lr_jenv_cand_time(e, a) != t;
+            }
+        }
+        if (want < 0) {
+            fallback++;
+            bad += a != lr_jenv_greedy.choose(NULL, e, mask, &rng);
+        }
+        lr_jenv_step(e, a);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    /* The run went through each case often. */
+    CU_ASSERT(on_pair[0] > steps / 10);
+    CU_ASSERT(on_pair[1] > steps / 10);
+    CU_ASSERT(fallback > steps / 20);
+    lr_jenv_free(e);
+    lr_cluster_free(cl);
+    lr_topo_free(ring);
+}
+
 static CU_TestInfo tests[] = {
     { "pair: nearest pairs first, even splits, greedy after",
       test_pair_by_hand },
+    { "pair: a random run against a brute force (odd DCs, triples)",
+      test_pair_random_run },
     CU_TEST_INFO_NULL,
 };
 
