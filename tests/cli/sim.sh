@@ -222,9 +222,9 @@ RO="--holding work --loads 1.5:1.5:1 --arrivals 400 --warmup 100 --seeds 1
     --quiet --format json --rollout greedy --rollout-samples 4
     --rollout-top 2 --rollout-horizon 5"
 if $LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy $RO \
-       --rollout-margin 1e9 > "$tmp/ro1.json" \
+       --rollout-margin 1e9 --trace "$tmp/ro1.jsonl" > "$tmp/ro1.json" \
    && $LIGHTRAIL sim --topology "$T" --cluster "$C" $RO --rollout-margin 0 \
-       > "$tmp/ro0.json" \
+       --trace "$tmp/ro0.jsonl" > "$tmp/ro0.json" \
    && jq -s -e '.[0].policy == "greedy" and .[1].policy == "rollout-greedy"
              and .[1].deviated == 0 and .[0].blocking == .[1].blocking
              and .[0].mean_iteration_s == .[1].mean_iteration_s' \
@@ -234,6 +234,24 @@ if $LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy $RO \
     ok "--rollout greedy: greedy with an unreachable margin, deviates without"
 else
     notok "--rollout: $(cat "$tmp/ro1.json" "$tmp/ro0.json")"
+fi
+# The same runs traced: a rollout's lines say whether it left its base,
+# as many times as its share of deviations says (every decision has a
+# line, warm-up included, as in that share); greedy's lines have no
+# such key; with the unreachable margin no line deviates.
+if jq -s -e '(map(select(.policy == "greedy")) | length > 0
+              and all(has("deviated") | not))
+             and (map(select(.policy == "rollout-greedy")) | length > 0
+                  and all(.deviated == false))' "$tmp/ro1.jsonl" > /dev/null \
+   && jq -s -e --slurpfile r "$tmp/ro0.json" '
+        (map(select(.deviated)) | length) as $d
+        | $d > 0 and all(has("deviated"))
+          and (($d / length) - $r[0].deviated | fabs) < 1e-12' \
+        "$tmp/ro0.jsonl" > /dev/null; then
+    ok "--trace of a rollout: each line says whether it left its base"
+else
+    notok "--trace of a rollout: $(jq -s -c 'map(.deviated) | group_by(.)
+        | map([.[0], length])' "$tmp/ro0.jsonl") against $(cat "$tmp/ro0.json")"
 fi
 expect_bad "--rollout best: no such baseline" $W --rollout best
 # Room is kept for the file's agent and the rollout policy.

@@ -124,8 +124,10 @@ usage(FILE *f)
 "                      mean, 95%% CI and the seeds where it is lower\n"
 "  --trace FILE        every decision of every run, one JSON object per\n"
 "                      line: the job, the free GPUs of each DC, and the\n"
-"                      DCs, GPUs and lightpath chosen, or blocked (keys:\n"
-"                      tools/lightrail/lr_sim_trace.h); one line per job\n"
+"                      DCs, GPUs and lightpath chosen, or blocked, and\n"
+"                      for a rollout policy whether it left its base\n"
+"                      (keys: tools/lightrail/lr_sim_trace.h); one line\n"
+"                      per job\n"
 "  --quiet             no progress on stderr (else a line redrawn on a\n"
 "                      terminal, or one every 30 s in a log:\n"
 "                      LIGHTRAIL_PROGRESS_SECONDS sets the interval)\n"
@@ -676,6 +678,7 @@ lr_cmd_sim(int argc, char **argv)
                 void *run_arg = pol[pi].arg;
                 if (trace_f) {
                     lr_sim_trace_begin(&tr, trace_f, &j, run_p, run_arg,
+                                       pol[pi].arg == ro ? ro : NULL,
                                        c->policy, c->load, o.seed + s,
                                        o.warmup);
                     run_p = &tr.policy;

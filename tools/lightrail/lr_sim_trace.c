@@ -66,7 +66,15 @@ trace_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
 {
     struct lr_sim_trace *t = arg;
     json_object *o = trace_job(t, e);
+    struct lr_jenv_rollout_stats before, after;
+    if (t->ro)
+        lr_jenv_rollout_stats(t->ro, &before);
     int a = t->inner->choose(t->inner_arg, e, mask, rng);
+    if (t->ro) {
+        lr_jenv_rollout_stats(t->ro, &after);
+        json_object_object_add(o, "deviated", json_object_new_boolean(
+            after.deviated > before.deviated));
+    }
     int n = lr_jenv_n_cands(e);
     /* lr_jenv_step() books exactly the feasible candidates; anything
      * else (-1, the refusal action) blocks the job. */
@@ -93,14 +101,14 @@ void
 lr_sim_trace_begin(struct lr_sim_trace *t, FILE *f,
                    const struct lr_jenv_cli *j,
                    const struct lr_jenv_policy *inner, void *inner_arg,
-                   const char *name, double load, unsigned long long seed,
-                   long warmup)
+                   const struct lr_jenv_rollout *ro, const char *name,
+                   double load, unsigned long long seed, long warmup)
 {
     int err = t->err;
     *t = (struct lr_sim_trace) {
         .policy = { inner->name, inner->summary, trace_choose, NULL,
                     inner->lazy_mask },
-        .f = f, .j = j, .inner = inner, .inner_arg = inner_arg,
+        .f = f, .j = j, .inner = inner, .inner_arg = inner_arg, .ro = ro,
         .name = name, .load = load, .seed = seed, .warmup = warmup,
         .err = err,
     };

@@ -18,7 +18,9 @@
  *    "tier_gbps":400,"route":0,                  only across DCs
  *    "iteration_s":2.41}
  * A blocked job has "blocked":true, "refused" (true when some candidate
- * was feasible: a refusal on purpose) and no placement.  "job" numbers
+ * was feasible: a refusal on purpose) and no placement.  The lines of a
+ * rollout policy (sim --rollout BASE) also have "deviated": true when
+ * its choice was not its base's (lr_jenv_rollout_stats' count).  "job" numbers
  * the run's arrivals from 1; "counted" is false during the warm-up.  A
  * job with no feasible candidate at all is blocked before any policy
  * sees it (lr_jenv_step()): it has no line, its number is missing.
@@ -32,6 +34,7 @@
 #include <stdio.h>
 
 #include "planner/lr_jenv.h"
+#include "planner/lr_jenv_rollout.h"
 #include "tools/lightrail/lr_jenv_cli.h"
 
 struct lr_sim_trace {
@@ -40,6 +43,8 @@ struct lr_sim_trace {
     const struct lr_jenv_cli *j;
     const struct lr_jenv_policy *inner;
     void *inner_arg;
+    const struct lr_jenv_rollout *ro;   /* inner_arg when inner is a
+                                         * rollout policy, else NULL */
     const char *name;                   /* the policy's name in sim */
     double load;
     unsigned long long seed;
@@ -48,11 +53,13 @@ struct lr_sim_trace {
 };
 
 /* Makes 't' the tracing wrapper of 'inner' (with 'inner_arg') for one
- * run of lr_jenv_run(): pass &t->policy and t as its policy and arg. */
+ * run of lr_jenv_run(): pass &t->policy and t as its policy and arg.
+ * 'ro': inner_arg when 'inner' is the rollout policy 'ro', so that its
+ * lines tell its deviations; NULL for any other policy. */
 void lr_sim_trace_begin(struct lr_sim_trace *t, FILE *f,
                         const struct lr_jenv_cli *j,
                         const struct lr_jenv_policy *inner, void *inner_arg,
-                        const char *name, double load,
-                        unsigned long long seed, long warmup);
+                        const struct lr_jenv_rollout *ro, const char *name,
+                        double load, unsigned long long seed, long warmup);
 
 #endif
