@@ -40,6 +40,28 @@ NET="--topology examples/topologies/nsfnet.json
 EV="--seeds 10 --arrivals 20000 --quiet"
 LOAD=3.15
 
+# A student of a rollout teacher (DAgger, 24,000 labels, those that leave
+# the base weighing W), then paired against BASELINE on both seed sets,
+# a line each appended to TABLE.  Args: TABLE OUT.pol W BASELINE
+# TRAIN-OPTIONS...
+student() {
+    table=$1 pol=$2 w=$3 against=$4
+    shift 4
+    # shellcheck disable=SC2086
+    nice $L train $NET --load $LOAD --epochs 2 --gamma 0.9 \
+        --block-penalty 10 --rollout-top 8 --rollout-horizon 30 \
+        --rollout-samples 30 --rollout-screen 10 --imitate 24000 \
+        --steps 0 --seed 3 --deviation-weight "$w" "$@" \
+        --out "$pol" 2>> "$table"
+    for set in 1001 2001; do
+        # shellcheck disable=SC2086
+        nice $L sim $NET --policy "$against" --policy-file "$pol" \
+            --loads $LOAD $EV --seed $set --paired "$against" \
+            | grep "^ppo .*blocking" \
+            | sed "s/^/weight $w set $set: /" >> "$table"
+    done
+}
+
 # 1. The baselines around the load where the best blocks 5%.
 if [ "${BASE:-1}" = 1 ]; then
     for set in 1001 2001; do
@@ -127,20 +149,8 @@ fi
 if [ "${IMIT:-1}" = 1 ]; then
     : > "$out/imitate.txt"
     for w in 1 3 10; do
-        # shellcheck disable=SC2086
-        nice $L train $NET --load $LOAD --hidden 32 --epochs 2 --gamma 0.9 \
-            --block-penalty 10 --init "$out/eq-1.pol" \
-            --teacher rollout-ppo --rollout-top 8 --rollout-horizon 30 \
-            --rollout-samples 30 --rollout-screen 10 --imitate 24000 \
-            --steps 0 --seed 3 --deviation-weight $w \
-            --out "$out/pi-w$w.pol" 2>> "$out/imitate.txt"
-        for set in 1001 2001; do
-            # shellcheck disable=SC2086
-            nice $L sim $NET --policy random --policy-file "$out/pi-w$w.pol" \
-                --loads $LOAD $EV --seed $set --paired random \
-                | grep "^ppo .*blocking" \
-                | sed "s/^/weight $w set $set: /" >> "$out/imitate.txt"
-        done
+        student "$out/imitate.txt" "$out/pi-w$w.pol" $w random \
+            --hidden 32 --init "$out/eq-1.pol" --teacher rollout-ppo
     done
 fi
 
@@ -163,18 +173,7 @@ if [ "${PAIR:-1}" = 1 ]; then
     # A student four times the agent's width, taught by pair's rollout.
     : > "$out/rp.txt"
     for w in 1 5; do
-        # shellcheck disable=SC2086
-        nice $L train $NET --load $LOAD --hidden 128 --epochs 2 --gamma 0.9 \
-            --block-penalty 10 --teacher rollout-pair --rollout-top 8 \
-            --rollout-horizon 30 --rollout-samples 30 --rollout-screen 10 \
-            --imitate 24000 --steps 0 --seed 3 --deviation-weight $w \
-            --quiet --out "$out/rp-w$w.pol"
-        for set in 1001 2001; do
-            # shellcheck disable=SC2086
-            nice $L sim $NET --policy pair --policy-file "$out/rp-w$w.pol" \
-                --loads $LOAD $EV --seed $set --paired pair \
-                | grep "^ppo .*blocking" \
-                | sed "s/^/weight $w set $set: /" >> "$out/rp.txt"
-        done
+        student "$out/rp.txt" "$out/rp-w$w.pol" $w pair \
+            --hidden 128 --teacher rollout-pair --quiet
     done
 fi
