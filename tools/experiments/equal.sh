@@ -25,7 +25,7 @@
 #      against random (about 5-9 minutes of one core each);
 #   7. the agent's rule written by hand (the 'pair' baseline) beside the
 #      shipped agent, pair around its 5% load, and pair's rollout at
-#      decision time paired against pair (about 14 minutes per set),
+#      decision time paired against pair (about 30 minutes per set),
 #      and 128-unit students of that rollout (about 7 minutes each).
 # Writes OUTDIR/eq-*.pol and the tables in OUTDIR/*.txt.  Seeds:
 # training 1-4, evaluation 1001-1010 and 2001-2010 (never used by
@@ -165,10 +165,10 @@ if [ "${PAIR:-1}" = 1 ]; then
         nice $L sim $NET --policy pair --loads 3.3:3.7:0.1 $EV --seed $set \
             > "$out/pair-loads-$set.txt"
         # shellcheck disable=SC2086
-        nice $L sim $NET --policy pair,random --loads $LOAD --seeds 5 \
+        nice $L sim $NET --policy pair,random --loads $LOAD --seeds 10 \
             --seed $set --arrivals 5000 --warmup 500 --quiet --rollout pair \
             --rollout-samples 30 --rollout-horizon 30 --paired pair \
-            > "$out/rollout-pair-$set.txt"
+            --format json > "$out/rollout-pair-$set.json"
     done
     # A student four times the agent's width, taught by pair's rollout.
     : > "$out/rp.txt"
