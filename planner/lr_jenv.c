@@ -1091,26 +1091,23 @@ runs_first_fit(const uint64_t *free, int nw, const int *m, const bool *want,
     return best;
 }
 
-/* Recomputes route rt's cached first fits from the spectrum, and its
- * free share and largest block too when 'obs' (what the observation
- * shows: the rest of the runs to walk and the free slots to count). */
+/* Recomputes route rt's cached first fits from the spectrum, and no
+ * more: its free share and largest block, which only the observation
+ * shows, stay stale until refresh_routes (the lazy mask's refresh of one
+ * route).  rev is walked only for the tiers fwd has. */
 static void
-refresh_one(struct lr_jenv *e, struct route *rt, bool obs)
+refresh_one(struct lr_jenv *e, struct route *rt)
 {
     int nw = e->sp->nw;
     uint64_t ff[LR_BITS_MAX_WORDS], fr[LR_BITS_MAX_WORDS];
     rt->dirty = false;
-    rt->obs_stale = !obs;
+    rt->obs_stale = true;
     rt->fit = 0;
     lr_spectrum_path_free(e->sp, rt->fwd->links, rt->fwd->n_links, ff);
     bool want[LR_JENV_N_TIERS], any = false;
     for (int t = 0; t < LR_JENV_N_TIERS; t++)
         want[t] = rt->slots[t] > 0;
-    int best = runs_first_fit(ff, nw, rt->slots, want, rt->ff_fwd, obs);
-    if (obs) {
-        rt->free_share = (float) lr_bits_count(ff, nw) / e->max_slots;
-        rt->max_block = (float) best / e->max_slots;
-    }
+    runs_first_fit(ff, nw, rt->slots, want, rt->ff_fwd, false);
     for (int t = 0; t < LR_JENV_N_TIERS; t++)
         any |= want[t] = rt->ff_fwd[t] >= 0;
     if (!any) {
@@ -1125,18 +1122,67 @@ refresh_one(struct lr_jenv *e, struct route *rt, bool obs)
                               << t);
 }
 
-/* Every route's caches fresh, the observation's fields included. */
+/* Sets route rt's caches from the full walks of its two paths: fwd's
+ * first fits, longest run and free count, rev's first fits.  rev's first
+ * fits are kept only for the tiers fwd has, as refresh_one's early-
+ * stopping walk of rev leaves them. */
+static void
+set_from_walks(struct lr_jenv *e, struct route *rt, const int *fit_fwd,
+               const int *fit_rev, int longest, int count)
+{
+    rt->dirty = false;
+    rt->obs_stale = false;
+    rt->fit = 0;
+    rt->free_share = (float) count / e->max_slots;
+    rt->max_block = (float) longest / e->max_slots;
+    for (int t = 0; t < LR_JENV_N_TIERS; t++) {
+        rt->ff_fwd[t] = fit_fwd[t];
+        rt->ff_rev[t] = fit_fwd[t] >= 0 ? fit_rev[t] : -1;
+        rt->fit |= (uint8_t) ((rt->ff_fwd[t] >= 0 && rt->ff_rev[t] >= 0)
+                              << t);
+    }
+}
+
+/* Route (a, b, r) and its twin (b, a, r) use the same two paths, each
+ * the other's fwd (build_routes), and the same slots per tier: one full
+ * walk of each path gives both routes' caches, the observation's fields
+ * included, the numbers a refresh of each on its own would give (it
+ * walked each path twice over the two routes, and built each path's
+ * free spectrum twice). */
+static void
+refresh_twins(struct lr_jenv *e, struct route *ab, struct route *ba)
+{
+    int nw = e->sp->nw;
+    uint64_t f_ab[LR_BITS_MAX_WORDS], f_ba[LR_BITS_MAX_WORDS];
+    int fit_ab[LR_JENV_N_TIERS], fit_ba[LR_JENV_N_TIERS];
+    bool want[LR_JENV_N_TIERS];
+    for (int t = 0; t < LR_JENV_N_TIERS; t++)
+        want[t] = ab->slots[t] > 0;
+    lr_spectrum_path_free(e->sp, ab->fwd->links, ab->fwd->n_links, f_ab);
+    lr_spectrum_path_free(e->sp, ba->fwd->links, ba->fwd->n_links, f_ba);
+    int long_ab = runs_first_fit(f_ab, nw, ab->slots, want, fit_ab, true);
+    int long_ba = runs_first_fit(f_ba, nw, ba->slots, want, fit_ba, true);
+    set_from_walks(e, ab, fit_ab, fit_ba, long_ab, lr_bits_count(f_ab, nw));
+    set_from_walks(e, ba, fit_ba, fit_ab, long_ba, lr_bits_count(f_ba, nw));
+}
+
+/* Every route's caches fresh, the observation's fields included: a route
+ * and its twin together (refresh_twins) when either needs it. */
 static void
 refresh_routes(struct lr_jenv *e)
 {
     if (e->routes_version == e->sp_version)
         return;
-    int nr = e->n_dcs * e->n_dcs * e->k;
-    for (int i = 0; i < nr; i++) {
-        struct route *rt = &e->routes[i];
-        if (rt->fwd && (rt->dirty || rt->obs_stale))
-            refresh_one(e, rt, true);
-    }
+    int n = e->n_dcs, k = e->k;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            for (int r = 0; r < k; r++) {
+                struct route *ab = &e->routes[(a * n + b) * k + r];
+                struct route *ba = &e->routes[(b * n + a) * k + r];
+                if (ab->fwd && (ab->dirty || ab->obs_stale || ba->dirty
+                                || ba->obs_stale))
+                    refresh_twins(e, ab, ba);
+            }
     e->routes_version = e->sp_version;
 }
 
@@ -1205,7 +1251,7 @@ cand_ok(struct lr_jenv *e, int c, const double *T)
     for (int h = 0; h + 1 < cd->n_dcs; h++) {
         struct route *rt = hop_route(e, cd, h);
         if (rt->dirty)
-            refresh_one(e, rt, false);
+            refresh_one(e, rt);
         if (!hop_fits(e, cd, h))
             return false;
     }

@@ -501,7 +501,8 @@ int lr_jenv_present(struct lr_jenv *, int model, int demand);
 /* The path of hop 'hop' (0: first DC to second, 1: second to third) of
  * candidate 'a' in direction 'dir' (0: along the chain, 1: back), and
  * the first slot first fit gives it on the current spectrum (-1 when
- * none); NULL / -1 for a hop the candidate does not have.  The two
+ * none; back, also -1 when along has none: the caches stop there);
+ * NULL / -1 for a hop the candidate does not have.  The two
  * without 'hop' are hop 0's. */
 const struct lr_path *lr_jenv_cand_hop_path(const struct lr_jenv *, int a,
                                             int hop, int dir);

@@ -18,6 +18,7 @@
 #include "planner/lr_rate.h"
 #include "planner/lr_spectrum.h"
 #include "tests/lr_test.h"
+#include "tests/unit/lr_test_jenv.h"
 
 static struct lr_topo *topo;
 static struct lr_cluster *two, *one;
@@ -604,6 +605,135 @@ test_incremental_routes(void)
     free(o1);
     free(o2);
     lr_jenv_free(m);
+    lr_jenv_free(e);
+    lr_cluster_free(cl);
+    lr_topo_free(ring);
+}
+
+/* Longest run of free slots, and their count, on path p over occupancy
+ * 'occ' (nw words a link) of n_slots slots, by brute force. */
+static void
+path_runs(const struct lr_path *p, const uint64_t *occ, int nw, int n_slots,
+          int *longest, int *count)
+{
+    int run = 0;
+    *longest = *count = 0;
+    for (int s = 0; s < n_slots; s++) {
+        bool free = true;
+        for (int j = 0; j < p->n_links && free; j++)
+            free = !lr_bits_any(occ + (size_t) p->links[j] * nw, s, 1);
+        run = free ? run + 1 : 0;
+        *count += free;
+        *longest = run > *longest ? run : *longest;
+    }
+}
+
+/* Checks every pair candidate's first fits each way and every route's
+ * free share and largest block in the observation against the brute
+ * force on the occupancy: the back direction's first fit is -1 when the
+ * forward one has none (lr_jenv_cand_hop_first).  Returns the number of
+ * mismatches; adds to *apart the candidates whose two directions have
+ * first fits that differ. */
+static int
+caches_vs_brute_force(struct lr_jenv *e, float *obs, int *apart)
+{
+    int nw, bad = 0, n = lr_jenv_n_dcs(e);
+    const uint64_t *occ = lr_jenv_occupancy(e, &nw);
+    lr_jenv_observe(e, obs);
+    /* The routes' fields start after the DCs and the one-hot model and
+     * demand (one model, two demands here). */
+    const float *routes = obs + n + 1 + 2;
+    for (int a = 0; a < lr_jenv_n_cands(e); a++) {
+        const struct lr_jenv_cand *cd = lr_jenv_cand(e, a);
+        if (cd->n_dcs != 2)
+            continue;
+        int m = lr_jenv_cand_hop_slots(e, a, 0);
+        const struct lr_path *fwd = lr_jenv_cand_hop_path(e, a, 0, 0);
+        const struct lr_path *rev = lr_jenv_cand_hop_path(e, a, 0, 1);
+        int ff = lr_test_jenv_first_fit(fwd, occ, nw, 64, m);
+        int fr = ff < 0 ? -1 : lr_test_jenv_first_fit(rev, occ, nw, 64, m);
+        bad += lr_jenv_cand_hop_first(e, a, 0, 0) != ff;
+        bad += lr_jenv_cand_hop_first(e, a, 0, 1) != fr;
+        *apart += fr >= 0 && fr != ff;
+        int longest, count;
+        path_runs(fwd, occ, nw, 64, &longest, &count);
+        const float *r = routes + 2 * ((cd->dc[0] * n + cd->dc[1]) * 2
+                                       + cd->route);
+        bad += r[0] != (float) count / 64 || r[1] != (float) longest / 64;
+    }
+    return bad;
+}
+
+/* The route caches on a spectrum that differs between the two directions
+ * of a fibre (random play books both directions alike, so that the two
+ * routes of a DC pair, which share their paths each the other way,
+ * always see the same first fits; lr_jenv_set_state takes any
+ * occupancy): after each of 200 random occupancies and a few steps from
+ * each, every pair candidate's first fits and every route's observation
+ * fields are the brute force's. */
+static void
+test_routes_uneven_spectrum(void)
+{
+    struct lr_topo *ring = lr_test_jenv_ring("ring5", 5);
+    struct lr_cluster *cl = lr_cluster_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ring);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cl);
+    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_type(cl, "gpu", 100e12, 0.5, 80e9),
+                          0);
+    const char *at[3] = { "N0", "N2", "N3" };
+    for (int d = 0; d < 3; d++) {
+        char name[8];
+        snprintf(name, sizeof name, "d%d", d);
+        CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, name, "gpu", 16, 100e9,
+                                                5e-6, at[d]), 0);
+    }
+    struct lr_jenv_config c = config(4);
+    c.n_demands = 2;
+    c.demands[1] = 8;
+    c.k = 2;
+    c.load = 6;
+    struct lr_jenv *e = NULL;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(ring, cl, &c, &e, err, sizeof err), 0);
+    float *obs = calloc((size_t) lr_jenv_obs_size(e), sizeof *obs);
+    uint64_t *occ = calloc((size_t) ring->n_links, sizeof *occ);
+    CU_ASSERT_FATAL(obs && occ);
+    struct lr_rng rng;
+    lr_rng_seed(&rng, 31);
+    lr_jenv_reset(e, 7, 0);
+    int bad = 0, uneven = 0, apart = 0, used[3] = { 0, 0, 0 };
+    for (int round = 0; round < 200; round++) {
+        /* Each slot of each link booked with a probability of 1/8 to 7/8
+         * (three draws ANDed or ORed), the links independently. */
+        for (int l = 0; l < ring->n_links; l++) {
+            uint64_t x = lr_rng_next(&rng), y = lr_rng_next(&rng),
+                     z = lr_rng_next(&rng);
+            switch (lr_rng_below(&rng, 4)) {
+            case 0: occ[l] = x & y & z; break;
+            case 1: occ[l] = x & y; break;
+            case 2: occ[l] = x | y; break;
+            default: occ[l] = x | y | z; break;
+            }
+        }
+        uneven += occ[0] != occ[1];
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_set_state(e, used, occ, 1, err,
+                                                sizeof err), 0);
+        lr_jenv_present(e, 0, (int) lr_rng_below(&rng, 2));
+        bad += caches_vs_brute_force(e, obs, &apart);
+        /* The incremental refresh from there: a few random decisions. */
+        for (int s = 0; s < 4; s++) {
+            int a = lr_jenv_random.choose(NULL, e, lr_jenv_mask(e), &rng);
+            lr_jenv_step(e, a);
+            bad += caches_vs_brute_force(e, obs, &apart);
+        }
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    /* The occupancies were uneven between the directions of a fibre, and
+     * often enough a candidate's two directions fit at different slots. */
+    CU_ASSERT(uneven > 150);
+    CU_ASSERT(apart > 1000);
+    free(occ);
+    free(obs);
     lr_jenv_free(e);
     lr_cluster_free(cl);
     lr_topo_free(ring);
@@ -1549,6 +1679,8 @@ static CU_TestInfo tests[] = {
       test_held_work },
     { "incremental route caches = recomputed from scratch",
       test_incremental_routes },
+    { "route caches on a spectrum uneven between directions = brute force",
+      test_routes_uneven_spectrum },
     { "a clone steps as its prototype", test_clone },
     { "a fork starts from its source and draws its own future", test_fork },
     { "a fork of a scripted source draws Poisson arrivals",
