@@ -1064,13 +1064,14 @@ release(struct lr_jenv *e, const struct active *a)
 
 /* Walks the runs of 'free' (nw words) and sets ff[t] to the start of the
  * first run of at least m[t] slots for every t with want[t] (-1 when none;
- * m[t] > 0); returns the longest run when 'longest' is asked for, else
+ * m[t] > 0).  With 'count' it walks every run, returns the longest and
+ * sets *count to the free slots (the runs' lengths added); without, it
  * stops as soon as every wanted tier has its start. */
 static int
 runs_first_fit(const uint64_t *free, int nw, const int *m, const bool *want,
-               int *ff, bool longest)
+               int *ff, int *count)
 {
-    int pending = 0, best = 0;
+    int pending = 0, best = 0, total = 0;
     for (int t = 0; t < LR_JENV_N_TIERS; t++) {
         ff[t] = -1;
         pending += want[t];
@@ -1079,15 +1080,18 @@ runs_first_fit(const uint64_t *free, int nw, const int *m, const bool *want,
         int end = lr_bits_next_clear(free, nw, s), len = end - s;
         if (len > best)
             best = len;
+        total += len;
         for (int t = 0; t < LR_JENV_N_TIERS; t++)
             if (want[t] && ff[t] < 0 && len >= m[t]) {
                 ff[t] = s;
                 pending--;
             }
-        if (!pending && !longest)
+        if (!pending && !count)
             break;
         s = end >= nw * 64 ? -1 : lr_bits_next_set(free, nw, end);
     }
+    if (count)
+        *count = total;
     return best;
 }
 
@@ -1107,7 +1111,7 @@ refresh_one(struct lr_jenv *e, struct route *rt)
     bool want[LR_JENV_N_TIERS], any = false;
     for (int t = 0; t < LR_JENV_N_TIERS; t++)
         want[t] = rt->slots[t] > 0;
-    runs_first_fit(ff, nw, rt->slots, want, rt->ff_fwd, false);
+    runs_first_fit(ff, nw, rt->slots, want, rt->ff_fwd, NULL);
     for (int t = 0; t < LR_JENV_N_TIERS; t++)
         any |= want[t] = rt->ff_fwd[t] >= 0;
     if (!any) {
@@ -1116,7 +1120,7 @@ refresh_one(struct lr_jenv *e, struct route *rt)
         return;
     }
     lr_spectrum_path_free(e->sp, rt->rev->links, rt->rev->n_links, fr);
-    runs_first_fit(fr, nw, rt->slots, want, rt->ff_rev, false);
+    runs_first_fit(fr, nw, rt->slots, want, rt->ff_rev, NULL);
     for (int t = 0; t < LR_JENV_N_TIERS; t++)
         rt->fit |= (uint8_t) ((rt->ff_fwd[t] >= 0 && rt->ff_rev[t] >= 0)
                               << t);
@@ -1160,10 +1164,11 @@ refresh_twins(struct lr_jenv *e, struct route *ab, struct route *ba)
         want[t] = ab->slots[t] > 0;
     lr_spectrum_path_free(e->sp, ab->fwd->links, ab->fwd->n_links, f_ab);
     lr_spectrum_path_free(e->sp, ba->fwd->links, ba->fwd->n_links, f_ba);
-    int long_ab = runs_first_fit(f_ab, nw, ab->slots, want, fit_ab, true);
-    int long_ba = runs_first_fit(f_ba, nw, ba->slots, want, fit_ba, true);
-    set_from_walks(e, ab, fit_ab, fit_ba, long_ab, lr_bits_count(f_ab, nw));
-    set_from_walks(e, ba, fit_ba, fit_ab, long_ba, lr_bits_count(f_ba, nw));
+    int n_ab, n_ba;
+    int long_ab = runs_first_fit(f_ab, nw, ab->slots, want, fit_ab, &n_ab);
+    int long_ba = runs_first_fit(f_ba, nw, ba->slots, want, fit_ba, &n_ba);
+    set_from_walks(e, ab, fit_ab, fit_ba, long_ab, n_ab);
+    set_from_walks(e, ba, fit_ba, fit_ab, long_ba, n_ba);
 }
 
 /* Every route's caches fresh, the observation's fields included: a route
