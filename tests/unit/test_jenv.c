@@ -523,6 +523,18 @@ test_running_jobs(void)
     lr_spectrum_free(sp);
 }
 
+/* The ring tests' jobs: 4 and 8 GPUs, K = 2, 6 Erlang. */
+static struct lr_jenv_config
+ring_config(void)
+{
+    struct lr_jenv_config c = config(4);
+    c.n_demands = 2;
+    c.demands[1] = 8;
+    c.k = 2;
+    c.load = 6;
+    return c;
+}
+
 /* The route caches are refreshed incrementally while stepping (only the
  * routes that share a link with a booked or released lightpath): on a
  * ring of five ROADMs with three DCs, K = 2 and departures, after every
@@ -557,11 +569,7 @@ test_incremental_routes(void)
                                             "N2"), 0);
     CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, "d2", "gpu", 16, 100e9, 5e-6,
                                             "N3"), 0);
-    struct lr_jenv_config c = config(4);
-    c.n_demands = 2;
-    c.demands[1] = 8;
-    c.k = 2;
-    c.load = 6;
+    struct lr_jenv_config c = ring_config();
     struct lr_jenv *e = NULL, *m = NULL;
     char err[256];
     CU_ASSERT_EQUAL_FATAL(lr_jenv_new(ring, cl, &c, &e, err, sizeof err), 0);
@@ -689,11 +697,7 @@ test_routes_uneven_spectrum(void)
         CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, name, "gpu", 16, 100e9,
                                                 5e-6, at[d]), 0);
     }
-    struct lr_jenv_config c = config(4);
-    c.n_demands = 2;
-    c.demands[1] = 8;
-    c.k = 2;
-    c.load = 6;
+    struct lr_jenv_config c = ring_config();
     struct lr_jenv *e = NULL, *z = NULL;
     char err[256];
     CU_ASSERT_EQUAL_FATAL(lr_jenv_new(ring, cl, &c, &e, err, sizeof err), 0);
