@@ -523,6 +523,27 @@ test_running_jobs(void)
     lr_spectrum_free(sp);
 }
 
+/* The ring tests' DCs (on lr_test_jenv_ring's ring of five): 16 GPUs
+ * each at N0, N2 and N3; NULL when it cannot be built. */
+static struct lr_cluster *
+ring_cluster(void)
+{
+    struct lr_cluster *cl = lr_cluster_new();
+    const char *at[3] = { "N0", "N2", "N3" };
+    if (!cl || lr_cluster_add_type(cl, "gpu", 100e12, 0.5, 80e9))
+        goto fail;
+    for (int d = 0; d < 3; d++) {
+        char name[8];
+        snprintf(name, sizeof name, "d%d", d);
+        if (lr_cluster_add_dc(cl, name, "gpu", 16, 100e9, 5e-6, at[d]))
+            goto fail;
+    }
+    return cl;
+fail:
+    lr_cluster_free(cl);
+    return NULL;
+}
+
 /* The ring tests' jobs: 4 and 8 GPUs, K = 2, 6 Erlang. */
 static struct lr_jenv_config
 ring_config(void)
@@ -544,31 +565,10 @@ ring_config(void)
 static void
 test_incremental_routes(void)
 {
-    struct lr_topo *ring = lr_topo_new("ring5");
-    struct lr_cluster *cl = lr_cluster_new();
+    struct lr_topo *ring = lr_test_jenv_ring("ring5", 5);
+    struct lr_cluster *cl = ring_cluster();
     CU_ASSERT_PTR_NOT_NULL_FATAL(ring);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cl);
-    const char *names[5] = { "N0", "N1", "N2", "N3", "N4" };
-    for (int v = 0; v < 5; v++)
-        CU_ASSERT_EQUAL_FATAL(lr_topo_add_node(ring, names[v]), 0);
-    for (int v = 0; v < 5; v++) {
-        char id[16];
-        int w = (v + 1) % 5;
-        snprintf(id, sizeof id, "%d-%d", v, w);
-        CU_ASSERT_EQUAL_FATAL(lr_topo_add_link(ring, id, v, w, 10 + v, 64,
-                                               0), 0);
-        snprintf(id, sizeof id, "%d-%d", w, v);
-        CU_ASSERT_EQUAL_FATAL(lr_topo_add_link(ring, id, w, v, 10 + v, 64,
-                                               0), 0);
-    }
-    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_type(cl, "gpu", 100e12, 0.5, 80e9),
-                          0);
-    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, "d0", "gpu", 16, 100e9, 5e-6,
-                                            "N0"), 0);
-    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, "d1", "gpu", 16, 100e9, 5e-6,
-                                            "N2"), 0);
-    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, "d2", "gpu", 16, 100e9, 5e-6,
-                                            "N3"), 0);
     struct lr_jenv_config c = ring_config();
     struct lr_jenv *e = NULL, *m = NULL;
     char err[256];
@@ -685,18 +685,9 @@ static void
 test_routes_uneven_spectrum(void)
 {
     struct lr_topo *ring = lr_test_jenv_ring("ring5", 5);
-    struct lr_cluster *cl = lr_cluster_new();
+    struct lr_cluster *cl = ring_cluster();
     CU_ASSERT_PTR_NOT_NULL_FATAL(ring);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cl);
-    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_type(cl, "gpu", 100e12, 0.5, 80e9),
-                          0);
-    const char *at[3] = { "N0", "N2", "N3" };
-    for (int d = 0; d < 3; d++) {
-        char name[8];
-        snprintf(name, sizeof name, "d%d", d);
-        CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, name, "gpu", 16, 100e9,
-                                                5e-6, at[d]), 0);
-    }
     struct lr_jenv_config c = ring_config();
     struct lr_jenv *e = NULL, *z = NULL;
     char err[256];
