@@ -25,17 +25,48 @@ act_tanh(double x)
     return copysign((1 - e) / (1 + e), x);
 }
 
+/* Columns of a layer's transposed float weights: out rounded up to 32,
+ * so that lr_gemm's last block of 32 reads the zero padding. */
+static long
+pad32(long out)
+{
+    return (out + 31) / 32 * 32;
+}
+
+long
+lr_mlp_param_count(int n_in, const int *hidden, int n_hidden, int n_out)
+{
+    if (n_in < 1 || n_out < 1 || n_hidden < 0
+        || n_hidden + 1 > LR_MLP_MAX_LAYERS)
+        return -1;
+    long sizes[LR_MLP_MAX_LAYERS + 1];
+    sizes[0] = n_in;
+    for (int i = 0; i < n_hidden; i++) {
+        if (hidden[i] < 1)
+            return -1;
+        sizes[i + 1] = hidden[i];
+    }
+    sizes[n_hidden + 1] = n_out;
+    /* Each size is below 2^31 and each sum stays under 2^27 before the
+     * next term is added, so no product or sum here exceeds 2^63. */
+    long n = 0, n_pt = 0;
+    for (int i = 0; i <= n_hidden; i++) {
+        n += sizes[i + 1] * (sizes[i] + 1);
+        n_pt += sizes[i] * pad32(sizes[i + 1]);
+        if (n > LR_MLP_MAX_PARAMS || n_pt > LR_MLP_MAX_PARAMS)
+            return -1;
+    }
+    return n;
+}
+
 int
 lr_mlp_new(int n_in, const int *hidden, int n_hidden, int n_out,
            struct lr_mlp **out)
 {
     *out = NULL;
-    if (n_in < 1 || n_out < 1 || n_hidden < 0
-        || n_hidden + 1 > LR_MLP_MAX_LAYERS)
+    long n_params = lr_mlp_param_count(n_in, hidden, n_hidden, n_out);
+    if (n_params < 0)
         return EINVAL;
-    for (int i = 0; i < n_hidden; i++)
-        if (hidden[i] < 1)
-            return EINVAL;
     struct lr_mlp *m = calloc(1, sizeof *m);
     if (!m)
         return ENOMEM;
@@ -45,8 +76,7 @@ lr_mlp_new(int n_in, const int *hidden, int n_hidden, int n_out,
         m->sizes[i + 1] = hidden[i];
     m->sizes[m->n_layers] = n_out;
     int acts = 0, widest = 0;
-    for (int i = 0; i < m->n_layers; i++)
-        m->n_params += m->sizes[i + 1] * (m->sizes[i] + 1);
+    m->n_params = (int) n_params;
     for (int i = 0; i <= m->n_layers; i++) {
         m->h_off[i] = acts;
         acts += m->sizes[i];
@@ -206,14 +236,6 @@ widest_layer(const struct lr_mlp *m)
         if (m->sizes[i] > w)
             w = m->sizes[i];
     return w;
-}
-
-/* Columns of a layer's transposed float weights: out rounded up to 32,
- * so that lr_gemm's last block of 32 reads the zero padding. */
-static int
-pad32(int out)
-{
-    return (out + 31) / 32 * 32;
 }
 
 int

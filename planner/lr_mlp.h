@@ -60,6 +60,10 @@
 #include "planner/lr_rng.h"
 
 #define LR_MLP_MAX_LAYERS 4   /* weight layers: hidden + output */
+/* The most parameters a network may have (1 GiB of doubles), and the
+ * most floats its transposed weights may take (lr_mlp_reserve): every
+ * count and offset then fits an int. */
+#define LR_MLP_MAX_PARAMS (1L << 27)
 
 struct lr_mlp {
     int n_layers;
@@ -87,8 +91,15 @@ struct lr_mlp {
     bool pt_ok;               /* pt == pf transposed */
 };
 
-/* 'n_hidden' hidden layers of sizes hidden[]; EINVAL for a size < 1 or
- * too many layers; ENOMEM. */
+/* The number of parameters (weights and biases) of the network
+ * lr_mlp_new() would build, computed without overflow; -1 for a size < 1,
+ * too many layers, or more than LR_MLP_MAX_PARAMS parameters or
+ * transposed weights. */
+long lr_mlp_param_count(int n_in, const int *hidden, int n_hidden,
+                        int n_out);
+
+/* 'n_hidden' hidden layers of sizes hidden[]; EINVAL where
+ * lr_mlp_param_count() says -1; ENOMEM. */
 int lr_mlp_new(int n_in, const int *hidden, int n_hidden, int n_out,
                struct lr_mlp **out);
 void lr_mlp_free(struct lr_mlp *);

@@ -762,15 +762,39 @@ lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
                 LR_PPO_FORMAT_VERSION);
         return EPROTO;
     }
+    /* Sizes, lengths and the checksum are checked before anything is
+     * allocated: a header of a few bytes must not make us build a
+     * network of gigabytes. */
     if (h[1] < 1 || h[1] > 1000000 || h[2] < 1 || h[2] > 1000000
         || h[3] < 1 || h[3] > 100000 || h[4] < 1 || h[4] > 100000) {
         set_err(err, errlen, "policy sizes out of range");
         return EINVAL;
     }
+    int hid[2] = { (int) h[3], (int) h[4] };
+    long n_actor = lr_mlp_param_count((int) h[1], hid, 2, (int) h[2]);
+    long n_critic = lr_mlp_param_count((int) h[1], hid, 2, 1);
+    if (n_actor < 0 || n_critic < 0) {
+        set_err(err, errlen, "policy sizes out of range (%u inputs, %u "
+                "actions, hidden %u and %u: more than %ld parameters)",
+                h[1], h[2], h[3], h[4], (long) LR_MLP_MAX_PARAMS);
+        return EINVAL;
+    }
+    size_t need = HEADER + 8 * (size_t) (n_actor + n_critic) + 8;
+    if ((uint32_t) n_actor != h[5] || (uint32_t) n_critic != h[6]
+        || len != need) {
+        set_err(err, errlen, "policy truncated or of inconsistent size "
+                "(%zu bytes, %zu expected)", len, need);
+        return EINVAL;
+    }
+    if (lr_fnv1a64(buf, len - 8) != lr_get64(buf + len - 8)) {
+        set_err(err, errlen, "policy checksum mismatch: the file is "
+                "corrupt; copy or train it again");
+        return EPROTO;
+    }
     struct lr_ppo_config c;
     lr_ppo_defaults(&c, (int) h[1], (int) h[2]);
-    c.hidden[0] = (int) h[3];
-    c.hidden[1] = (int) h[4];
+    c.hidden[0] = hid[0];
+    c.hidden[1] = hid[1];
     c.n_steps = 2;
     c.n_minibatches = 1;
     struct lr_ppo *p = NULL;
@@ -779,20 +803,6 @@ lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
         set_err(err, errlen, "out of memory");
         return rc;
     }
-    if ((uint32_t) p->actor->n_params != h[5]
-        || (uint32_t) p->critic->n_params != h[6]
-        || len != lr_ppo_encoded_size(p)) {
-        set_err(err, errlen, "policy truncated or of inconsistent size "
-                "(%zu bytes, %zu expected)", len, lr_ppo_encoded_size(p));
-        lr_ppo_free(p);
-        return EINVAL;
-    }
-    if (lr_fnv1a64(buf, len - 8) != lr_get64(buf + len - 8)) {
-        set_err(err, errlen, "policy checksum mismatch: the file is "
-                "corrupt; copy or train it again");
-        lr_ppo_free(p);
-        return EPROTO;
-    }
     const uint8_t *w = buf + HEADER;
     for (int i = 0; i < p->actor->n_params; i++, w += 8)
         p->actor->params[i] = lr_get_f64(w);
@@ -800,8 +810,10 @@ lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
         p->critic->params[i] = lr_get_f64(w);
     lr_mlp_params_changed(p->actor);
     lr_mlp_params_changed(p->critic);
-    for (int i = 0; i < p->actor->n_params; i++)
-        if (!isfinite(p->actor->params[i])) {
+    for (int i = 0; i < p->actor->n_params + p->critic->n_params; i++)
+        if (!isfinite(i < p->actor->n_params
+                          ? p->actor->params[i]
+                          : p->critic->params[i - p->actor->n_params])) {
             set_err(err, errlen, "policy has a weight that is not finite");
             lr_ppo_free(p);
             return EINVAL;

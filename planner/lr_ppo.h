@@ -248,7 +248,10 @@ size_t lr_ppo_encoded_size(const struct lr_ppo *);
 size_t lr_ppo_encode(const struct lr_ppo *, uint8_t *buf, size_t len);
 /* A new agent with the weights of buf[len] and the defaults otherwise.
  * EPROTO with err[] for a wrong magic, version or checksum, EINVAL for a
- * truncated buffer or absurd sizes; ENOMEM. */
+ * truncated buffer, sizes out of range (more than LR_MLP_MAX_PARAMS
+ * parameters) or a weight that is not finite; ENOMEM.  Sizes, length
+ * and checksum are checked before anything is allocated, so what it
+ * allocates is bounded by len. */
 int lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
                   char *err, size_t errlen);
 

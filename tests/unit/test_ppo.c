@@ -11,6 +11,7 @@
 
 #include <cblas.h>
 
+#include "planner/lr_bytes.h"
 #include "planner/lr_ppo.h"
 #include "tests/lr_test.h"
 
@@ -925,6 +926,61 @@ test_save_load(void)
     lr_ppo_free(p);
 }
 
+/* A file's few header bytes decide how much decoding allocates: sizes
+ * whose network would not fit an int's count of parameters are refused
+ * by size, with nothing built (before, 1e6 inputs and hidden layers of
+ * 1e5 overflowed the count, and the decoder said "out of memory" or
+ * tried to build it); the critic's weights are checked as the actor's. */
+static void
+test_decode_hostile(void)
+{
+    uint8_t b[8 + 4 * 7 + 8];
+    memcpy(b, "LRPPOW\0\0", 8);
+    uint32_t h[7] = { LR_PPO_FORMAT_VERSION, 1000000, 1000000, 100000,
+                      100000, 0xffffffffu, 0xffffffffu };
+    for (int i = 0; i < 7; i++)
+        lr_put32(b + 8 + 4 * i, h[i]);
+    lr_put64(b + sizeof b - 8, lr_fnv1a64(b, sizeof b - 8));
+    struct lr_ppo *q = (struct lr_ppo *) &q;
+    char err[256] = "";
+    CU_ASSERT_EQUAL(lr_ppo_decode(b, sizeof b, &q, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(q);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "out of range"));
+
+    int big[2] = { 100000, 100000 }, small[2] = { 7, 5 };
+    struct lr_mlp *m = (struct lr_mlp *) &m;
+    CU_ASSERT_EQUAL(lr_mlp_param_count(1000000, big, 2, 1000000), -1);
+    CU_ASSERT_EQUAL(lr_mlp_new(1000000, big, 2, 1000000, &m), EINVAL);
+    CU_ASSERT_PTR_NULL(m);
+    CU_ASSERT_EQUAL(lr_mlp_param_count(3, small, 2, 4),
+                    7 * (3 + 1) + 5 * (7 + 1) + 4 * (5 + 1));
+    CU_ASSERT_EQUAL(lr_mlp_param_count(3, small, 0, 4), 4 * (3 + 1));
+    CU_ASSERT_EQUAL(lr_mlp_param_count(0, small, 2, 4), -1);
+    /* One layer at the limit (2^27 = 32 x 2^22 parameters) and one
+     * past it; one output padded to 32 transposed columns: 2^22 inputs
+     * take 2^27 floats there, one more input is past the limit though
+     * its parameters are few. */
+    CU_ASSERT_EQUAL(lr_mlp_param_count((1 << 22) - 1, small, 0, 32),
+                    32L << 22);
+    CU_ASSERT_EQUAL(lr_mlp_param_count(1 << 22, small, 0, 32), -1);
+    CU_ASSERT_EQUAL(lr_mlp_param_count(1 << 22, small, 0, 1),
+                    (1L << 22) + 1);
+    CU_ASSERT_EQUAL(lr_mlp_param_count((1 << 22) + 1, small, 0, 1), -1);
+
+    /* A critic weight that is not finite, under a valid checksum. */
+    struct lr_ppo *p = agent(4, 6, 11, 128);
+    size_t n = lr_ppo_encoded_size(p);
+    uint8_t *buf = malloc(n);
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_encode(p, buf, n), n);
+    lr_put_f64(buf + n - 16, NAN);    /* the critic's last bias */
+    lr_put64(buf + n - 8, lr_fnv1a64(buf, n - 8));
+    CU_ASSERT_EQUAL(lr_ppo_decode(buf, n, &q, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "not finite"));
+    CU_ASSERT_PTR_NULL(q);
+    free(buf);
+    lr_ppo_free(p);
+}
+
 /* lr_mlp_copy_widened: a network with 3 more inputs, given the weights
  * of one with 5, computes what it computes on the first 5 inputs,
  * whatever the other 3 hold (to the rounding of the longer sums: BLAS
@@ -1042,6 +1098,8 @@ static CU_TestInfo tests[] = {
     { "masks never violated (random)", test_masks_never_violated },
     { "same seed, same weights", test_deterministic },
     { "save and load give identical outputs", test_save_load },
+    { "decode refuses absurd sizes before building, and NaN critics",
+      test_decode_hostile },
     CU_TEST_INFO_NULL,
 };
 
