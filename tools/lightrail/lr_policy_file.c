@@ -137,67 +137,45 @@ get_key(const char *head, const char *key, char *out, size_t len)
 }
 
 int
-lr_policy_load(const char *path, struct lr_policy_meta *m,
-               struct lr_ppo **out, char *err, size_t errlen)
+lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
+                struct lr_policy_meta *m, struct lr_ppo **out, char *err,
+                size_t errlen)
 {
     *out = NULL;
     memset(m, 0, sizeof *m);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        set_err(err, errlen, "%s: %s", path, strerror(e));
-        return e;
-    }
-    uint8_t *buf = NULL;
-    size_t n = 0, cap = 0;
     int rc = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 65536;
-            uint8_t *nb = cap > MAX_FILE ? NULL : realloc(buf, cap);
-            if (!nb) {
-                rc = EFBIG;
-                set_err(err, errlen, "%s: larger than %u MB, not a policy",
-                        path, MAX_FILE >> 20);
-                goto cleanup;
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
     if (n < 16 || memcmp(buf, "LRPOLICY ", 9)) {
         rc = EPROTO;
         set_err(err, errlen, "%s: not a Lightrail policy file (make one "
-                "with lightrail train)", path);
-        goto cleanup;
+                "with lightrail train)", name);
+        return rc;
     }
     if (lr_fnv1a64(buf, n - 8) != lr_get64(buf + n - 8)) {
         rc = EPROTO;
         set_err(err, errlen, "%s: checksum mismatch: the file is truncated "
-                "or corrupt; copy or train it again", path);
-        goto cleanup;
+                "or corrupt; copy or train it again", name);
+        return rc;
     }
     m->checksum = lr_get64(buf + n - 8);
-    uint8_t *end = NULL;
-    for (size_t i = 1; i + 1 < n; i++)
+    /* The header's blank line, before the checksum (whose bytes may
+     * hold one too). */
+    const uint8_t *end = NULL;
+    for (size_t i = 1; i + 1 < n - 8; i++)
         if (buf[i] == '\n' && buf[i + 1] == '\n') {
             end = buf + i + 2;
             break;
         }
     if (!end) {
         rc = EPROTO;
-        set_err(err, errlen, "%s: no end of header", path);
-        goto cleanup;
+        set_err(err, errlen, "%s: no end of header", name);
+        return rc;
     }
     size_t hl = (size_t) (end - buf);
     char *head = malloc(hl + 1);
     if (!head) {
         rc = ENOMEM;
         set_err(err, errlen, "out of memory");
-        goto cleanup;
+        return rc;
     }
     memcpy(head, buf, hl);
     head[hl] = '\0';
@@ -207,7 +185,7 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
     if (version != LR_POLICY_VERSION) {
         rc = EPROTO;
         set_err(err, errlen, "%s: policy file version %d, this lightrail "
-                "reads version %d: train it again", path, version,
+                "reads version %d: train it again", name, version,
                 LR_POLICY_VERSION);
     } else if (get_key(head, "models", m->models, sizeof m->models))
         missing = "models";
@@ -282,23 +260,64 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
     if (missing) {
         rc = EPROTO;
         set_err(err, errlen, "%s: header key '%s' missing or invalid",
-                path, missing);
+                name, missing);
     }
     if (rc)
-        goto cleanup;
+        return rc;
     char e2[256];
     rc = lr_ppo_decode(end, (size_t) (buf + n - 8 - end), out, e2, sizeof e2);
     if (rc) {
-        set_err(err, errlen, "%s: %s", path, e2);
-        goto cleanup;
+        set_err(err, errlen, "%s: %s", name, e2);
+        return rc;
     }
     if ((*out)->cfg.n_obs != m->n_obs || (*out)->cfg.n_act != m->n_act) {
         rc = EPROTO;
         set_err(err, errlen, "%s: the agent's sizes disagree with its "
-                "header", path);
+                "header", name);
         lr_ppo_free(*out);
         *out = NULL;
     }
+    return rc;
+}
+
+int
+lr_policy_load(const char *path, struct lr_policy_meta *m,
+               struct lr_ppo **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    memset(m, 0, sizeof *m);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        set_err(err, errlen, "%s: %s", path, strerror(e));
+        return e;
+    }
+    uint8_t *buf = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 65536;
+            uint8_t *nb = cap > MAX_FILE ? NULL : realloc(buf, cap);
+            if (!nb) {
+                rc = EFBIG;
+                set_err(err, errlen, "%s: larger than %u MB, not a policy",
+                        path, MAX_FILE >> 20);
+                goto cleanup;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        rc = errno ? errno : EIO;
+        set_err(err, errlen, "%s: %s", path, strerror(rc));
+        goto cleanup;
+    }
+    rc = lr_policy_parse(buf, n, path, m, out, err, errlen);
 cleanup:
     fclose(f);
     free(buf);

@@ -97,6 +97,12 @@ int lr_policy_save(const char *path, const struct lr_policy_meta *,
                    const struct lr_ppo *, char *err, size_t errlen);
 int lr_policy_load(const char *path, struct lr_policy_meta *,
                    struct lr_ppo **out, char *err, size_t errlen);
+/* What lr_policy_load does once the file is read: the n bytes of buf
+ * (the caller's, only read) checked and decoded; 'name' starts every
+ * error line (the path, for a file). */
+int lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
+                    struct lr_policy_meta *, struct lr_ppo **out, char *err,
+                    size_t errlen);
 
 /* Loads the policy file at 'path' and writes what it says of itself to
  * 'out', one "key  value" line each (checksum, topology and DCs, job

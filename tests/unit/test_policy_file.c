@@ -1,0 +1,209 @@
+/*
+ * The policy file reader (tools/lightrail/lr_policy_file.h) on hostile
+ * bytes: a file cut anywhere and sealed again with valid checksums, a
+ * header without its blank line whose checksum holds one, keys that lie
+ * about the agent.  Each is refused with one line and no agent, and the
+ * reader never reads past the buffer (ASan in the sanitizer build).
+ *
+ * The valid files are the fuzzer's seeds, tests/fuzz/corpus/policy/
+ * (real `lightrail train` files; their README has the commands).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/lr_bytes.h"
+#include "tools/lightrail/lr_policy_file.h"
+#include "tests/lr_test.h"
+
+/* The file at src(rel) in a buffer of exactly its size (so that ASan
+ * sees a read past its end); *n its length. */
+static uint8_t *
+slurp(const char *rel, size_t *n)
+{
+    FILE *f = fopen(src(rel), "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    rewind(f);
+    uint8_t *b = malloc((size_t) len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_EQUAL_FATAL(fread(b, 1, (size_t) len, f), (size_t) len);
+    fclose(f);
+    *n = (size_t) len;
+    return b;
+}
+
+/* The offset of the agent (after the header's blank line). */
+static size_t
+agent_at(const uint8_t *b, size_t n)
+{
+    for (size_t i = 1; i + 1 < n; i++)
+        if (b[i] == '\n' && b[i + 1] == '\n')
+            return i + 2;
+    return 0;
+}
+
+/* The first place of text in b[n], or NULL. */
+static uint8_t *
+find(uint8_t *b, size_t n, const char *text)
+{
+    size_t tl = strlen(text);
+    for (size_t i = 0; i + tl <= n; i++)
+        if (!memcmp(b + i, text, tl))
+            return b + i;
+    return NULL;
+}
+
+/* Both checksums as the writer sets them, the agent starting at 'at'. */
+static void
+seal(uint8_t *b, size_t n, size_t at)
+{
+    if (at + 16 <= n)
+        lr_put64(b + n - 16, lr_fnv1a64(b + at, n - 16 - at));
+    if (n >= 8)
+        lr_put64(b + n - 8, lr_fnv1a64(b, n - 8));
+}
+
+/* Parses b[n] expecting a refusal whose line holds 'want' (NULL: any). */
+static void
+expect_refused(const uint8_t *b, size_t n, const char *want)
+{
+    struct lr_policy_meta m;
+    struct lr_ppo *agent = (struct lr_ppo *) &agent;
+    char err[512] = "";
+    int rc = lr_policy_parse(b, n, "t.pol", &m, &agent, err, sizeof err);
+    CU_ASSERT_NOT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NULL(agent);
+    CU_ASSERT(!strncmp(err, "t.pol: ", 7));
+    CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+    if (want && !strstr(err, want)) {
+        fprintf(stderr, "\n  wanted '%s' in: %s\n", want, err);
+        CU_FAIL("the refusal does not say what was wanted");
+    }
+    if (rc == 0)
+        lr_ppo_free(agent);
+}
+
+/* The seeds load, and their agents encode back to their bytes. */
+static void
+test_seeds_load(void)
+{
+    const char *seeds[] = { "tests/fuzz/corpus/policy/metro-h1.pol",
+                            "tests/fuzz/corpus/policy/metro-h1-work.pol" };
+    for (int s = 0; s < 2; s++) {
+        size_t n;
+        uint8_t *b = slurp(seeds[s], &n);
+        struct lr_policy_meta m;
+        struct lr_ppo *agent = NULL;
+        char err[512];
+        CU_ASSERT_EQUAL_FATAL(lr_policy_parse(b, n, "t.pol", &m, &agent, err,
+                                              sizeof err), 0);
+        CU_ASSERT_EQUAL(m.topology[0] != '\0', 1);
+        CU_ASSERT_EQUAL(m.n_obs, agent->cfg.n_obs);
+        CU_ASSERT_EQUAL(m.held_work, s == 1);
+        CU_ASSERT_EQUAL(m.triples, s == 1);
+        size_t len = lr_ppo_encoded_size(agent);
+        CU_ASSERT_EQUAL_FATAL(len, n - 8 - agent_at(b, n));
+        uint8_t *again = malloc(len);
+        CU_ASSERT_EQUAL_FATAL(lr_ppo_encode(agent, again, len), len);
+        CU_ASSERT_EQUAL(memcmp(again, b + n - 8 - len, len), 0);
+        free(again);
+        lr_ppo_free(agent);
+        free(b);
+    }
+}
+
+/* Every length short of the whole, sealed again as if the writer had
+ * written it: the checksums pass, and the header or the agent's sizes
+ * must still refuse it. */
+static void
+test_sealed_truncations(void)
+{
+    size_t n;
+    uint8_t *whole = slurp("tests/fuzz/corpus/policy/metro-h1.pol", &n);
+    size_t at = agent_at(whole, n);
+    CU_ASSERT_FATAL(at > 0);
+    for (size_t k = 0; k < n; k++) {
+        uint8_t *b = malloc(k ? k : 1);
+        memcpy(b, whole, k);
+        seal(b, k, at);
+        expect_refused(b, k, NULL);
+        free(b);
+    }
+    free(whole);
+}
+
+/* A whole header that never ends, whose last line's '\n' and the
+ * checksum's first byte (0x0a) make the only blank line of the file:
+ * the reader must not take the agent to start past the checksum (it
+ * did, and read past the buffer: ASan's build saw it). */
+static void
+test_blank_line_in_checksum(void)
+{
+    size_t n;
+    uint8_t *whole = slurp("tests/fuzz/corpus/policy/metro-h1.pol", &n);
+    size_t at = agent_at(whole, n);
+    CU_ASSERT_FATAL(at > 0);
+    int found = 0;
+    for (int i = 0; i < 100000 && !found; i++) {
+        /* The header without its blank line, the command made unique. */
+        char tail[32];
+        int tl = snprintf(tail, sizeof tail, " #%d\n", i);
+        size_t hn = at - 2 + (size_t) tl, bn = hn + 8;
+        uint8_t *b = malloc(bn);
+        memcpy(b, whole, at - 2);
+        memcpy(b + at - 2, tail, (size_t) tl);
+        lr_put64(b + hn, lr_fnv1a64(b, hn));
+        if (b[hn] == '\n') {
+            found = 1;
+            expect_refused(b, bn, "no end of header");
+        }
+        free(b);
+    }
+    CU_ASSERT_EQUAL(found, 1);    /* about 1 in 256 */
+    free(whole);
+}
+
+/* Header keys that lie, sealed: the agent's sizes not the header's, a
+ * size that is no number, another version. */
+static void
+test_lying_header(void)
+{
+    size_t n;
+    uint8_t *whole = slurp("tests/fuzz/corpus/policy/metro-h1.pol", &n);
+    size_t at = agent_at(whole, n);
+    const struct {
+        const char *from, *to, *want;
+    } lies[] = {
+        { "n-obs=120", "n-obs=121", "the agent's sizes disagree" },
+        { "n-obs=120", "n-obs=12x", "'n-obs' missing or invalid" },
+        { "n-actions=57", "n-actions=58", "the agent's sizes disagree" },
+        { "LRPOLICY 1", "LRPOLICY 2", "version 2" },
+        { "holding=exp", "holding=foo", "'holding' missing or invalid" },
+    };
+    for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
+        uint8_t *b = malloc(n);
+        memcpy(b, whole, n);
+        uint8_t *p = find(b, at, lies[i].from);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        CU_ASSERT_EQUAL_FATAL(strlen(lies[i].from), strlen(lies[i].to));
+        memcpy(p, lies[i].to, strlen(lies[i].to));
+        seal(b, n, at);
+        expect_refused(b, n, lies[i].want);
+        free(b);
+    }
+    free(whole);
+}
+
+static CU_TestInfo tests[] = {
+    { "the seeds load and encode back to their bytes", test_seeds_load },
+    { "every sealed truncation is refused", test_sealed_truncations },
+    { "a blank line in the checksum is no end of header",
+      test_blank_line_in_checksum },
+    { "header keys that lie about the agent are refused", test_lying_header },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN("policy_file", tests)
