@@ -59,7 +59,8 @@ struct lr_modtable;
  * schema's defaults applied, and 'model' must name one of the planner's
  * presets (planner/lr_model.h).
  *
- * On error returns EBADMSG when the body is not JSON at all, EINVAL when
+ * On error returns EBADMSG when the body is not JSON at all, no JSON
+ * object, or has text after its object, EINVAL when
  * it is JSON the schema refuses (ENOMEM when out of memory), leaves '*out'
  * zeroed, and writes the data path of the offending node into
  * path[pathlen] ("" when the error has none, e.g. malformed JSON) and a

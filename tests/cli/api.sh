@@ -97,6 +97,15 @@ else
     notok "error-path: $(cat "$tmp/bad-body")"
 fi
 bad 400 "" "unknown field" POST $JOBS "$tmp/unknown.json"
+# Metadata at the top of a body: libyang 2.1.30 crashed on it when the
+# body was parsed into a parent node (tests/fuzz/fuzz_intent); a body
+# that is no object; text after the object (once ignored).
+printf '{"@job":[{"name":"x"}]}' > "$tmp/meta.json"
+printf '[{"name":"x"}]' > "$tmp/array.json"
+printf '{"lightrail-job:job":[{"name":"x","model":"gpt-1.9b"}]} x' > "$tmp/trail.json"
+bad 400 "" "top-level metadata" POST $JOBS "$tmp/meta.json"
+bad 400 malformed-message "a body that is no object" POST $JOBS "$tmp/array.json"
+bad 400 malformed-message "text after the object" POST $JOBS "$tmp/trail.json"
 bad 400 "" "unknown model" POST $JOBS "$tmp/model.json"
 printf '{"lightrail-job:job":[{"name":"x","model":"odd","transformer":{"arch":"llama","layers":4,"hidden":64,"heads":6,"kv-heads":4,"ffn":128,"vocab":100,"seq":16}}]}' > "$tmp/kv.json"
 bad 400 "" "custom shape whose kv-heads do not divide heads" POST $JOBS "$tmp/kv.json"

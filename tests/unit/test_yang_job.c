@@ -239,8 +239,25 @@ test_bad_intents(void)
           "one job per request", 0 },
         /* The data path as far as libyang had read. */
         { "job_malformed.json", NULL, "/lightrail-job:jobs/job[name='j1']",
-          "Invalid character sequence \"}]} \", expected a JSON object's "
+          "Invalid character sequence \"}]}\", expected a JSON object's "
           "member. (line 1)", EBADMSG },
+        /* Metadata at the top of the short form: libyang 2.1.30 parsing
+         * into a parent node dereferenced NULL on these (fuzz_intent);
+         * now refused like any other metadata of a list. */
+        { NULL, "{\"@job\":[{\"name\":\"a\"}]}",
+          "/lightrail-job:jobs/@job/lightrail-job:jobs",
+          "Missing JSON data instance to be coupled with @job metadata", 0 },
+        { NULL, "{\"lightrail-job:job\":[{\"name\":\"a\",\"model\":"
+          "\"bert-large\"}],\"@lightrail-job:job\":[{}]}",
+          "/lightrail-job:jobs/job",
+          "expected to be represented as JSON @/object", EBADMSG },
+        /* Not an object; text after the object (the parse into a
+         * parent node took the first and ignored the rest). */
+        { NULL, "[1]", "", "the body is no JSON object", EBADMSG },
+        { NULL, " \"x\"", "", "the body is no JSON object", EBADMSG },
+        { NULL, "{\"lightrail-job:job\":[{\"name\":\"a\",\"model\":"
+          "\"bert-large\"}]} x", "",
+          "Invalid character sequence \"x\"", EBADMSG },
         { NULL, "{\"lightrail-job:job\":[", "",
           "Invalid character sequence", EBADMSG },
         { "job_wrong_module.json", NULL, "",
