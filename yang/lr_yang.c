@@ -4,11 +4,13 @@
  * lr_yang.h.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
 #include <libyang/libyang.h>
 
 #include "yang/lr_yang.h"
@@ -309,6 +311,16 @@ lr_yang_parse(struct ly_ctx *ctx, const char *data, size_t len,
         ret = lr_yang_ly_err(ctx, rc, name, err, errlen);
         goto cleanup;
     }
+    /* libyang stops after the first JSON object and ignores the rest
+     * (two documents run together, a merge's leftovers). */
+    long line;
+    if (lr_yang_json_end(copy, len, &line) < len) {
+        lr_yang_errf(err, errlen, name, NULL,
+                     "text after the JSON object (line %ld): one object "
+                     "per file", line);
+        ret = EINVAL;
+        goto cleanup;
+    }
 
 cleanup:
     free(copy);
@@ -454,6 +466,32 @@ bool
 lr_yang_json_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+size_t
+lr_yang_json_end(const char *text, size_t len, long *line)
+{
+    size_t end = len;
+    json_tokener *tok = len <= INT_MAX ? json_tokener_new() : NULL;
+    if (!tok)
+        return len;
+    /* Not JSON_TOKENER_STRICT: that makes text after the value an error
+     * with no object, where this wants the object and its end. */
+    json_object *top = json_tokener_parse_ex(tok, text, (int) len);
+    if (top && json_tokener_get_error(tok) == json_tokener_success) {
+        size_t used = json_tokener_get_parse_end(tok);
+        while (used < len && lr_yang_json_space(text[used]))
+            used++;
+        end = used;
+    }
+    json_object_put(top);
+    json_tokener_free(tok);
+    if (line) {
+        *line = 1;
+        for (size_t i = 0; i < end && i < len; i++)
+            *line += text[i] == '\n';
+    }
+    return end;
 }
 
 LY_ERR

@@ -301,6 +301,15 @@ lr_yang_parse_intent(struct ly_ctx *ctx, const char *body, size_t len,
         ret = EBADMSG;
         goto cleanup;
     }
+    long line;
+    if (lr_yang_json_end(body, len, &line) < len) {
+        char text[128];
+        snprintf(text, sizeof text, "text after the JSON object (line %ld): "
+                 "one job per body", line);
+        lr_yang_job_node_err(NULL, path, pathlen, msg, msglen, text);
+        ret = EBADMSG;
+        goto cleanup;
+    }
     mod = ly_ctx_get_module_implemented(ctx, LR_YANG_LRJ);
     if (!mod) {
         ret = lr_yang_job_node_err(NULL, path, pathlen, msg, msglen,

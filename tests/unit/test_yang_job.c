@@ -257,7 +257,10 @@ test_bad_intents(void)
         { NULL, " \"x\"", "", "the body is no JSON object", EBADMSG },
         { NULL, "{\"lightrail-job:job\":[{\"name\":\"a\",\"model\":"
           "\"bert-large\"}]} x", "",
-          "Invalid character sequence \"x\"", EBADMSG },
+          "text after the JSON object (line 1)", EBADMSG },
+        { NULL, "{\"lightrail-job:jobs\":{\"job\":[{\"name\":\"a\","
+          "\"model\":\"bert-large\"}]}}\n{\"lightrail-job:jobs\":{}}", "",
+          "text after the JSON object (line 2)", EBADMSG },
         { NULL, "{\"lightrail-job:job\":[", "",
           "Invalid character sequence", EBADMSG },
         { "job_wrong_module.json", NULL, "",

@@ -246,6 +246,9 @@ static const struct bad_case {
     { "split_member.json", BAD_TOPO, EINVAL,
       "/ietf-network-topology:link[link-id='r2-r1']: ",
       "expected a JSON object's name-separator" },
+    /* libyang stops after the first object and ignored the rest. */
+    { "two_documents.json", BAD_TOPO, EINVAL,
+      "two_documents.json: ", "text after the JSON object (line 2)" },
     { "self_loop.json", BAD_TOPO, EINVAL,
       "/ietf-network-topology:link[link-id='A-A']: ",
       "link joins node 'A' to itself" },
@@ -282,6 +285,10 @@ static const struct bad_case {
     { "cluster_efficiency.json", BAD_CLUSTER, EINVAL,
       "/device-type[name='A100']/efficiency: ",
       "value \"1.5\" is out of the allowed range" },
+    /* Loaded as a cluster of no DC, which printed as no compute. */
+    { "cluster_no_dc.json", BAD_CLUSTER, EINVAL,
+      "cluster_no_dc.json: /lightrail-compute:compute/dc: ",
+      "Too few \"dc\" instances" },
     { "examples/topologies/metro.json", BAD_CLUSTER, EINVAL,
       "metro.json: /lightrail-compute:compute: ",
       "not a lightrail-compute file" },
