@@ -238,8 +238,8 @@ sb_mno_discover(struct sb_mno *c, char *err, size_t errlen)
     json_object_object_foreach(v, name, type) {
         struct sb_mno_node *nd = &c->nodes[c->n_nodes++];
         snprintf(nd->name, sizeof nd->name, "%s", name);
-        snprintf(nd->type, sizeof nd->type, "%s",
-                 json_object_get_string(type));
+        const char *t = json_object_get_string(type);  /* NULL: null */
+        snprintf(nd->type, sizeof nd->type, "%s", t ? t : "");
     }
     json_object_put(top);
     top = NULL;

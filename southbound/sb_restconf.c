@@ -36,6 +36,7 @@
  * device, kept for its connection.
  */
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -171,8 +172,10 @@ sb_rc_parse_channel(json_object *o, struct sb_chent *e)
         e->mc.m = (int) ((up - lo) / (2 * SB_RC_SLOT_MHZ));
     } else
         return false;
-    e->mc.enabled = !json_object_object_get_ex(o, "admin-state", &v)
-                    || !strcmp(json_object_get_string(v), "enabled");
+    /* A JSON null is a NULL object, whose string is NULL. */
+    const char *st = json_object_object_get_ex(o, "admin-state", &v)
+                     ? json_object_get_string(v) : "enabled";
+    e->mc.enabled = st && !strcmp(st, "enabled");
     return true;
 }
 
@@ -196,7 +199,8 @@ sb_rc_refresh(struct sb_restconf *d, char *err, size_t errlen)
     }
     top = r.body ? json_tokener_parse(r.body) : NULL;
     if (!top || !json_object_object_get_ex(top, "lightrail-roadm:media-channels",
-                                           &mcs)) {
+                                           &mcs)
+        || !json_object_is_type(mcs, json_type_object)) {
         ret = sb_errf(err, errlen, EPROTO, "%s: GET media-channels "
                       "answered 200 without a lightrail-roadm:media-"
                       "channels object: is %s a RESTCONF server with "
@@ -204,9 +208,10 @@ sb_rc_refresh(struct sb_restconf *d, char *err, size_t errlen)
         goto cleanup;
     }
     if (json_object_object_get_ex(mcs, "channel", &list)) {
-        size_t n = json_object_array_length(list);
-        if (!json_object_is_type(list, json_type_array)
-            || sb_chtab_grow(&d->cache, (int) n)) {
+        /* json-c's array calls assert their type: check it first. */
+        bool array = json_object_is_type(list, json_type_array);
+        size_t n = array ? json_object_array_length(list) : 0;
+        if (!array || n > INT_MAX || sb_chtab_grow(&d->cache, (int) n)) {
             ret = sb_errf(err, errlen, EPROTO, "%s: 'channel' is not a "
                           "list", d->config.name);
             goto cleanup;

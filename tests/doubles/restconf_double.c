@@ -103,6 +103,14 @@ rcd_control(struct evhttp_request *req)
 static void
 rcd_get_all(struct evhttp_request *req)
 {
+    const char *raw = atomic_exchange(&rcd.raw_get, NULL);
+    if (raw) {
+        evbuffer_add_printf(evhttp_request_get_output_buffer(req), "%s", raw);
+        evhttp_add_header(evhttp_request_get_output_headers(req),
+                          "Content-Type", "application/yang-data+json");
+        evhttp_send_reply(req, 200, NULL, NULL);
+        return;
+    }
     json_object *top = json_object_new_object(), *mcs =
         json_object_new_object(), *l = json_object_new_array();
     for (int i = 0; i < RCD_MAX_CH; i++)

@@ -15,7 +15,9 @@
  *                                process before it answers (a device
  *                                that dies mid-provisioning; processes
  *                                only)
- * plus 'delay_ms' (every answer late) for the in-process test.
+ * plus, for the in-process test, 'delay_ms' (every answer late) and
+ * 'raw_get' (the next GET of media-channels answers 200 with that text,
+ * a device that answers nonsense).
  *
  * Used by tests/unit/test_sb_restconf.c (in process) and, as the program
  * tests/doubles/restconf-double, by tests/cli/sb_restconf.sh.
@@ -44,6 +46,7 @@ struct rc_double {
     atomic_int fail_change;       /* the Nth PUT/DELETE from 'changes' = 0 */
     atomic_int die_change;        /* likewise, ends the process */
     atomic_int delay_ms;
+    _Atomic(const char *) raw_get;  /* the caller's; NULL after use */
     atomic_int changes;           /* PUT/DELETE answered */
 };
 

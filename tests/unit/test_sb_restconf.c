@@ -231,11 +231,67 @@ test_pinned_ca_and_faults(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "plain http only on 127.0.0.1"));
 }
 
+/* A device that answers 200 with media channels that are not a list,
+ * or not objects: refused with a reason, never json-c's assertion (its
+ * array calls abort on another type; a "channel" object once took
+ * lightraild down). */
+static void
+test_nonsense_answers(void)
+{
+    static const struct {
+        const char *body, *want;
+    } cases[] = {
+        { "{\"lightrail-roadm:media-channels\":{\"channel\":"
+          "{\"index\":1}}}", "'channel' is not a list" },
+        { "{\"lightrail-roadm:media-channels\":{\"channel\":5}}",
+          "'channel' is not a list" },
+        { "{\"lightrail-roadm:media-channels\":{\"channel\":[5]}}",
+          "media channel 0 has no index" },
+        { "[1,2]", "without a lightrail-roadm:media-channels object" },
+        { "{\"lightrail-roadm:media-channels\":7}",
+          "without a lightrail-roadm:media-channels object" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sb_device *d = open_dev();
+        struct sb_media_channel *mc = NULL;
+        char err[512] = "";
+        int n = -1;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+        atomic_store(&rcd.raw_get, cases[i].body);
+        CU_ASSERT_EQUAL(sb_restconf_class.read(d, &mc, &n, err, sizeof err),
+                        EPROTO);
+        if (!strstr(err, cases[i].want)) {
+            fprintf(stderr, "case %zu: '%s' lacks '%s'\n", i, err,
+                    cases[i].want);
+            CU_FAIL("error text");
+        }
+        atomic_store(&rcd.raw_get, NULL);
+        sb_restconf_class.close(d);
+    }
+    /* admin-state null (a NULL object in json-c): read, not enabled. */
+    struct sb_device *d = open_dev();
+    struct sb_media_channel *mc = NULL;
+    char err[512] = "";
+    int n = -1;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    atomic_store(&rcd.raw_get, "{\"lightrail-roadm:media-channels\":{"
+                 "\"channel\":[{\"index\":1,\"name\":\"a\",\"n\":0,"
+                 "\"m\":4,\"admin-state\":null}]}}");
+    CU_ASSERT_EQUAL(sb_restconf_class.read(d, &mc, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 1);
+    if (n == 1)
+        CU_ASSERT_FALSE(mc[0].enabled);
+    free(mc);
+    sb_restconf_class.close(d);
+}
+
 static CU_TestInfo tests[] = {
     { "round trip, EEXIST, ENOENT", test_round_trip },
     { "a failing batch is undone; RFC 8040 errors", test_all_or_nothing },
     { "pinned CA, timeout, unreachable, bad config",
       test_pinned_ca_and_faults },
+    { "a device answering nonsense is refused, not obeyed",
+      test_nonsense_answers },
     CU_TEST_INFO_NULL,
 };
 

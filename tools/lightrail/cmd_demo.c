@@ -328,7 +328,9 @@ lr_cmd_demo(int argc, char **argv)
                           &reply);
         json_object *doc = reply ? json_tokener_parse(reply) : NULL, *arr,
                     *job = NULL, *state = NULL, *v;
-        if (doc && json_object_object_get_ex(doc, "lightrail-job:job", &arr))
+        /* json-c's array calls assert their type: check it first. */
+        if (doc && json_object_object_get_ex(doc, "lightrail-job:job", &arr)
+            && json_object_is_type(arr, json_type_array))
             job = json_object_array_get_idx(arr, 0);
         if (job)
             json_object_object_get_ex(job, "state", &state);
@@ -338,17 +340,21 @@ lr_cmd_demo(int argc, char **argv)
         json_object_object_add(o, "http_status", json_object_new_int((int) status));
         if (state) {
             const char *phase = json_object_object_get_ex(state, "phase", &v)
-                                ? json_object_get_string(v) : "?";
+                                ? json_object_get_string(v) : NULL;
+            if (!phase)
+                phase = "?";
             json_object_object_add(o, "phase", json_object_new_string(phase));
             n_active += !strcmp(phase, "active");
             n_blocked += !strcmp(phase, "blocked");
             n_failed += !strcmp(phase, "failed");
             if (json_object_object_get_ex(state, "reason", &v))
                 json_object_object_add(o, "reason", json_object_get(v));
-            if (json_object_object_get_ex(state, "iteration-time-s", &v))
+            if (json_object_object_get_ex(state, "iteration-time-s", &v)
+                && json_object_get_string(v))
                 json_object_object_add(o, "iteration_time_s",
                     json_object_new_double(atof(json_object_get_string(v))));
             int lp = json_object_object_get_ex(state, "lightpath", &v)
+                     && json_object_is_type(v, json_type_array)
                      ? (int) json_object_array_length(v) : 0;
             n_lightpaths += lp;
             json_object_object_add(o, "lightpaths", json_object_new_int(lp));
