@@ -23,35 +23,11 @@
 #include <string.h>
 
 #include "planner/lr_cluster.h"
-#include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static struct ly_ctx *ctx;
-
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    char err[512];
-    (void) argc;
-    (void) argv;
-    if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
-        fprintf(stderr, "fuzz_cluster: %s\n", err);
-        abort();
-    }
-    return 0;
-}
-
-static void
-check(int cond, const char *what)
-{
-    if (!cond) {
-        fprintf(stderr, "fuzz_cluster: %s\n", what);
-        abort();
-    }
-}
+#define LR_FUZZ_NAME "fuzz_cluster"
+#define LR_FUZZ_YANG 1
+#include "tests/fuzz/lr_fuzz.h"
 
 static void
 sane(const struct lr_cluster *c)

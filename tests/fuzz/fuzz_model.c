@@ -21,34 +21,10 @@
 #include <string.h>
 
 #include "planner/lr_model.h"
-#include "yang/lr_yang.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static struct ly_ctx *ctx;
-
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    char err[512];
-    (void) argc;
-    (void) argv;
-    if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
-        fprintf(stderr, "fuzz_model: %s\n", err);
-        abort();
-    }
-    return 0;
-}
-
-static void
-check(int cond, const char *what)
-{
-    if (!cond) {
-        fprintf(stderr, "fuzz_model: %s\n", what);
-        abort();
-    }
-}
+#define LR_FUZZ_NAME "fuzz_model"
+#define LR_FUZZ_YANG 1
+#include "tests/fuzz/lr_fuzz.h"
 
 static int
 fine(double x)

@@ -28,16 +28,8 @@
 #include "planner/lr_bytes.h"
 #include "tools/lightrail/lr_policy_file.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void
-check(int cond, const char *what)
-{
-    if (!cond) {
-        fprintf(stderr, "fuzz_policy: %s\n", what);
-        abort();
-    }
-}
+#define LR_FUZZ_NAME "fuzz_policy"
+#include "tests/fuzz/lr_fuzz.h"
 
 /* Both checksums of file[n] set as lr_policy_save sets them. */
 static void

@@ -18,32 +18,9 @@
 #include "planner/lr_topo.h"
 #include "yang/lr_yang.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* Built once: creating a context compiles every module, which would
- * otherwise dominate each run. */
-static struct ly_ctx *ctx;
-
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    char err[512];
-    if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
-        fprintf(stderr, "fuzz_topo_loader: %s\n", err);
-        abort();
-    }
-    return 0;
-}
-
-static void
-check(int cond, const char *what)
-{
-    if (!cond) {
-        fprintf(stderr, "fuzz_topo_loader: round trip: %s\n", what);
-        abort();
-    }
-}
+#define LR_FUZZ_NAME "fuzz_topo_loader"
+#define LR_FUZZ_YANG 1
+#include "tests/fuzz/lr_fuzz.h"
 
 static void
 round_trip(const struct lr_topo *t)
@@ -54,30 +31,30 @@ round_trip(const struct lr_topo *t)
     int rc = lr_yang_topo_to_json(ctx, t, &text, err, sizeof err);
     if (rc)
         fprintf(stderr, "%s\n", err);
-    check(rc == 0, "a loaded topology does not print");
+    check(rc == 0, "round trip: a loaded topology does not print");
     rc = lr_yang_load_topo_mem(ctx, text, strlen(text), "printed", &u, err,
                                sizeof err);
     if (rc)
         fprintf(stderr, "%s\n", err);
-    check(rc == 0, "a printed topology does not load");
-    check(!strcmp(t->name, u->name), "network-id");
-    check(t->n_nodes == u->n_nodes, "node count");
-    check(t->n_links == u->n_links, "link count");
-    check(t->n_attach == u->n_attach, "attachment count");
+    check(rc == 0, "round trip: a printed topology does not load");
+    check(!strcmp(t->name, u->name), "round trip: network-id");
+    check(t->n_nodes == u->n_nodes, "round trip: node count");
+    check(t->n_links == u->n_links, "round trip: link count");
+    check(t->n_attach == u->n_attach, "round trip: attachment count");
     for (int i = 0; i < t->n_nodes; i++)
-        check(!strcmp(t->nodes[i].name, u->nodes[i].name), "node name");
+        check(!strcmp(t->nodes[i].name, u->nodes[i].name), "round trip: node name");
     for (int i = 0; i < t->n_links; i++) {
         const struct lr_link *a = &t->links[i], *b = &u->links[i];
-        check(!strcmp(a->name, b->name), "link name");
-        check(a->src == b->src && a->dst == b->dst, "link ends");
+        check(!strcmp(a->name, b->name), "round trip: link name");
+        check(a->src == b->src && a->dst == b->dst, "round trip: link ends");
         check(fabs(a->length_km - b->length_km) <= 5e-4 * fmax(1, a->length_km),
-              "link length");
-        check(a->n_slots == b->n_slots, "slots");
-        check(a->first_slot_n == b->first_slot_n, "first-slot-n");
+              "round trip: link length");
+        check(a->n_slots == b->n_slots, "round trip: slots");
+        check(a->first_slot_n == b->first_slot_n, "round trip: first-slot-n");
     }
     for (int i = 0; i < t->n_attach; i++)
         check(!strcmp(t->attach[i].dc, u->attach[i].dc)
-              && t->attach[i].node == u->attach[i].node, "attachment");
+              && t->attach[i].node == u->attach[i].node, "round trip: attachment");
     free(text);
     lr_topo_free(u);
 }
