@@ -486,9 +486,9 @@ lr_yang_json_end(const char *text, size_t len, long *line)
     }
     json_object_put(top);
     json_tokener_free(tok);
-    if (line) {
+    if (line) {    /* counted only where there is something to say */
         *line = 1;
-        for (size_t i = 0; i < end && i < len; i++)
+        for (size_t i = 0; end < len && i < end; i++)
             *line += text[i] == '\n';
     }
     return end;

@@ -118,7 +118,8 @@ bool lr_yang_json_space(char c);
 /* Where the JSON value at the start of text[len] ends, white space after
  * it skipped: len when nothing else follows, or when json-c cannot read
  * the value (then the caller's libyang parse has the last word).  The
- * line of that place (from 1) into '*line' when not NULL.  libyang's
+ * line of that place (from 1; 1 when it is len) into '*line' when not
+ * NULL.  libyang's
  * JSON parser stops after the first top-level object and ignores the
  * rest; this finds that rest. */
 size_t lr_yang_json_end(const char *text, size_t len, long *line);
