@@ -702,11 +702,18 @@ static const uint8_t magic[8] = { 'L', 'R', 'P', 'P', 'O', 'W', 0, 0 };
 /* magic, version, n_obs, n_act, hidden[2], n actor, n critic. */
 #define HEADER (8 + 4 * 7)
 
+/* Header, weights and checksum of networks of these sizes. */
+static size_t
+encoded_size(size_t n_actor, size_t n_critic)
+{
+    return HEADER + 8 * (n_actor + n_critic) + 8;
+}
+
 size_t
 lr_ppo_encoded_size(const struct lr_ppo *p)
 {
-    return HEADER + 8 * ((size_t) p->actor->n_params + p->critic->n_params)
-           + 8;
+    return encoded_size((size_t) p->actor->n_params,
+                        (size_t) p->critic->n_params);
 }
 
 size_t
@@ -744,6 +751,15 @@ set_err(char *err, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+static bool
+all_finite(const struct lr_mlp *m)
+{
+    for (int i = 0; i < m->n_params; i++)
+        if (!isfinite(m->params[i]))
+            return false;
+    return true;
+}
+
 int
 lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
               char *err, size_t errlen)
@@ -779,7 +795,7 @@ lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
                 h[1], h[2], h[3], h[4], (long) LR_MLP_MAX_PARAMS);
         return EINVAL;
     }
-    size_t need = HEADER + 8 * (size_t) (n_actor + n_critic) + 8;
+    size_t need = encoded_size((size_t) n_actor, (size_t) n_critic);
     if ((uint32_t) n_actor != h[5] || (uint32_t) n_critic != h[6]
         || len != need) {
         set_err(err, errlen, "policy truncated or of inconsistent size "
@@ -810,14 +826,11 @@ lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
         p->critic->params[i] = lr_get_f64(w);
     lr_mlp_params_changed(p->actor);
     lr_mlp_params_changed(p->critic);
-    for (int i = 0; i < p->actor->n_params + p->critic->n_params; i++)
-        if (!isfinite(i < p->actor->n_params
-                          ? p->actor->params[i]
-                          : p->critic->params[i - p->actor->n_params])) {
-            set_err(err, errlen, "policy has a weight that is not finite");
-            lr_ppo_free(p);
-            return EINVAL;
-        }
+    if (!all_finite(p->actor) || !all_finite(p->critic)) {
+        set_err(err, errlen, "policy has a weight that is not finite");
+        lr_ppo_free(p);
+        return EINVAL;
+    }
     *out = p;
     return 0;
 }

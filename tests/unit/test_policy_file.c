@@ -56,6 +56,17 @@ find(uint8_t *b, size_t n, const char *text)
     return NULL;
 }
 
+/* The metro seed in a buffer of its size (*n bytes), and where its
+ * agent starts (*at). */
+static uint8_t *
+metro_seed(size_t *n, size_t *at)
+{
+    uint8_t *b = slurp("tests/fuzz/corpus/policy/metro-h1.pol", n);
+    *at = agent_at(b, *n);
+    CU_ASSERT_FATAL(*at > 0);
+    return b;
+}
+
 /* Both checksums as the writer sets them, the agent starting at 'at'. */
 static void
 seal(uint8_t *b, size_t n, size_t at)
@@ -121,10 +132,8 @@ test_seeds_load(void)
 static void
 test_sealed_truncations(void)
 {
-    size_t n;
-    uint8_t *whole = slurp("tests/fuzz/corpus/policy/metro-h1.pol", &n);
-    size_t at = agent_at(whole, n);
-    CU_ASSERT_FATAL(at > 0);
+    size_t n, at;
+    uint8_t *whole = metro_seed(&n, &at);
     for (size_t k = 0; k < n; k++) {
         uint8_t *b = malloc(k ? k : 1);
         memcpy(b, whole, k);
@@ -142,10 +151,8 @@ test_sealed_truncations(void)
 static void
 test_blank_line_in_checksum(void)
 {
-    size_t n;
-    uint8_t *whole = slurp("tests/fuzz/corpus/policy/metro-h1.pol", &n);
-    size_t at = agent_at(whole, n);
-    CU_ASSERT_FATAL(at > 0);
+    size_t n, at;
+    uint8_t *whole = metro_seed(&n, &at);
     int found = 0;
     for (int i = 0; i < 100000 && !found; i++) {
         /* The header without its blank line, the command made unique. */
@@ -171,9 +178,8 @@ test_blank_line_in_checksum(void)
 static void
 test_lying_header(void)
 {
-    size_t n;
-    uint8_t *whole = slurp("tests/fuzz/corpus/policy/metro-h1.pol", &n);
-    size_t at = agent_at(whole, n);
+    size_t n, at;
+    uint8_t *whole = metro_seed(&n, &at);
     const struct {
         const char *from, *to, *want;
     } lies[] = {

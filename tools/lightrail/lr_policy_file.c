@@ -145,16 +145,14 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
     memset(m, 0, sizeof *m);
     int rc = 0;
     if (n < 16 || memcmp(buf, "LRPOLICY ", 9)) {
-        rc = EPROTO;
         set_err(err, errlen, "%s: not a Lightrail policy file (make one "
                 "with lightrail train)", name);
-        return rc;
+        return EPROTO;
     }
     if (lr_fnv1a64(buf, n - 8) != lr_get64(buf + n - 8)) {
-        rc = EPROTO;
         set_err(err, errlen, "%s: checksum mismatch: the file is truncated "
                 "or corrupt; copy or train it again", name);
-        return rc;
+        return EPROTO;
     }
     m->checksum = lr_get64(buf + n - 8);
     /* The header's blank line, before the checksum (whose bytes may
@@ -166,16 +164,14 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
             break;
         }
     if (!end) {
-        rc = EPROTO;
         set_err(err, errlen, "%s: no end of header", name);
-        return rc;
+        return EPROTO;
     }
     size_t hl = (size_t) (end - buf);
     char *head = malloc(hl + 1);
     if (!head) {
-        rc = ENOMEM;
         set_err(err, errlen, "out of memory");
-        return rc;
+        return ENOMEM;
     }
     memcpy(head, buf, hl);
     head[hl] = '\0';
