@@ -249,6 +249,15 @@ static enum lr_tm_why
 run_planner(const struct lr_tm *tm, const char *algo, struct lr_plan *plan,
             struct lr_tm_eval *ev);
 
+static bool
+same_shape(const struct lr_transformer *a, const struct lr_transformer *b)
+{
+    return a->arch == b->arch && a->layers == b->layers
+           && a->hidden == b->hidden && a->heads == b->heads
+           && a->kv_heads == b->kv_heads && a->ffn == b->ffn
+           && a->vocab == b->vocab && a->seq == b->seq;
+}
+
 /* run_planner() through the memo (see struct plan_memo). */
 static enum lr_tm_why
 plan_memoised(struct lr_ctl *c, const struct lr_intent *in, const char *algo,
@@ -258,6 +267,9 @@ plan_memoised(struct lr_ctl *c, const struct lr_intent *in, const char *algo,
     struct plan_memo key;
     memset(&key, 0, sizeof key);
     snprintf(key.model, sizeof key.model, "%s", in->model);
+    key.custom = in->custom;
+    if (in->custom)
+        key.shape = in->shape;
     snprintf(key.algorithm, sizeof key.algorithm, "%s", algo);
     key.batch = in->batch;
     key.micro = in->micro;
@@ -268,6 +280,8 @@ plan_memoised(struct lr_ctl *c, const struct lr_intent *in, const char *algo,
     for (int i = 0; i < LR_CTL_MEMO; i++) {
         struct plan_memo *m = &c->memo[i];
         if (m->used && !strcmp(m->model, key.model)
+            && m->custom == key.custom
+            && same_shape(&m->shape, &key.shape)
             && !strcmp(m->algorithm, key.algorithm)
             && m->batch == key.batch && m->micro == key.micro
             && m->n_dcs == key.n_dcs

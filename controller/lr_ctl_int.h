@@ -34,9 +34,13 @@
  * submit the same job templates again and again, and a released job
  * gives back exactly the devices it took, so the same free-device vector
  * comes back; planning (milliseconds) would otherwise dominate an
- * admission (tens of microseconds for the rest). */
+ * admission (tens of microseconds for the rest).  A model is its name
+ * and, for an intent's own model, its shape: two intents may give one
+ * name to different shapes, or a preset's name to their own. */
 struct plan_memo {
     char model[LR_NAME_MAX];
+    bool custom;
+    struct lr_transformer shape;      /* when custom; zeros otherwise */
     double batch, micro;
     char algorithm[16];
     int n_dcs;

@@ -6,6 +6,7 @@
  * agree.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,58 @@ test_zone_admission(void)
     lr_ctl_free(c);
 }
 
+/* Intent 'name' for its own model 'model': gpt-1.9b's shape with
+ * 'layers' layers. */
+static struct lr_intent
+custom_intent(const char *name, const char *model, int layers)
+{
+    struct lr_intent in = intent(name, model, 1, 64);
+    CU_ASSERT_EQUAL_FATAL(lr_model_preset_shape("gpt-1.9b", &in.shape), 0);
+    in.shape.layers = layers;
+    in.custom = true;
+    return in;
+}
+
+/* Plans are remembered by model (struct plan_memo): an intent that gives
+ * its own shape a name used before, by another intent's shape or by a
+ * preset, gets a plan of its own layers, not the one remembered. */
+static void
+test_memo_knows_shapes(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job;
+    char err[1024];
+    struct lr_intent deep = custom_intent("m1", "mine", 48);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &deep, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(job.plan.stages[job.plan.n_stages - 1].last, 47);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "m1", err, sizeof err), 0);
+
+    /* The same name and the same free devices, four layers. */
+    struct lr_intent shallow = custom_intent("m2", "mine", 4);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &shallow, &job, err, sizeof err),
+                          0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(job.plan.stages[job.plan.n_stages - 1].last, 3);
+    CU_ASSERT(isfinite(job.iteration_s) && job.iteration_s > 0);
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "m2", err, sizeof err), 0);
+
+    /* A preset's name on a shape of one's own, after the preset. */
+    struct lr_intent preset = intent("m3", "gpt-1.9b", 1, 64);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &preset, &job, err, sizeof err),
+                          0);
+    int preset_last = job.plan.stages[job.plan.n_stages - 1].last;
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "m3", err, sizeof err), 0);
+    struct lr_intent named = custom_intent("m4", "gpt-1.9b", 4);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &named, &job, err, sizeof err), 0);
+    CU_ASSERT(preset_last > 3);
+    CU_ASSERT_EQUAL(job.plan.stages[job.plan.n_stages - 1].last, 3);
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "m4", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
 static CU_TestInfo tests[] = {
     { "admit, refuse, block, release", test_admit_and_release },
     { "the zone baseline keeps a job in one DC", test_zone_admission },
@@ -211,6 +264,8 @@ static CU_TestInfo tests[] = {
       test_device_failure_leaves_nothing },
     { "restart, recovery and reconciliation",
       test_restart_recovery_reconcile },
+    { "a remembered plan is not one of another shape of that name",
+      test_memo_knows_shapes },
     CU_TEST_INFO_NULL,
 };
 
