@@ -1118,9 +1118,12 @@ submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
                            lr_store_error(c->store));
     }
     if ((rc = remember_job(c, job))) {
-        /* Stored as provisioning: recovery rolls it back at restart. */
+        /* Stored as provisioning, never provisioned: recovery rolls it
+         * back at restart; until then memory holds nothing for it. */
         lr_ctl_op_free(*op);
         *op = NULL;
+        unbook(c, job);
+        release_remote(c, job);
         return lr_ctl_fail(err, errlen, rc, "out of memory");
     }
     if (job->phase == LR_JOB_ACTIVE) {
@@ -1236,13 +1239,21 @@ end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
                                lr_store_error(c->store));
         return rc;
     }
-    job->phase = LR_JOB_ACTIVE;
     job->updated_ms = ctl_now_ms(c);
-    int rc = remember_job(c, job);
     if (lr_store_set_phase(c->store, job->intent.name, LR_JOB_ACTIVE, "",
-                           job->updated_ms))
-        return lr_ctl_fail(err, errlen, EIO, "store: %s",
-                           lr_store_error(c->store));
+                           job->updated_ms)) {
+        /* Memory says what the store says: provisioning, holding what it
+         * holds, which a restart rolls back and a DELETE releases. */
+        int rc = lr_ctl_fail(err, errlen, EIO, "store: %s; job '%s' stays "
+                             "provisioning: DELETE it, or restart "
+                             "lightraild to roll it back",
+                             lr_store_error(c->store), job->intent.name);
+        set_reason(job, "%s", err);
+        (void) remember_job(c, job);
+        return rc;
+    }
+    job->phase = LR_JOB_ACTIVE;
+    int rc = remember_job(c, job);
     c->counters.admissions++;
     return rc;
 }
@@ -1257,11 +1268,14 @@ end_delete(struct lr_ctl *c, const struct lr_ctl_op *op, char *err,
     const char *name = job->intent.name;
     if (op->rc)
         return lr_ctl_fail(err, errlen, op->rc, "%s", op->err);
+    /* The store first: when it fails the job stays releasing, still
+     * holding its GPUs and slots, and a retried DELETE frees them once. */
+    if (lr_store_delete_job(c->store, name))
+        return lr_ctl_fail(err, errlen, EIO, "store: %s; the job stays "
+                           "releasing: DELETE it again",
+                           lr_store_error(c->store));
     unbook(c, job);
     release_remote(c, job);
-    if (lr_store_delete_job(c->store, name))
-        return lr_ctl_fail(err, errlen, EIO, "store: %s",
-                           lr_store_error(c->store));
     forget_job(c, name);
     c->counters.deletes++;
     return 0;
@@ -1331,13 +1345,13 @@ lr_ctl_delete_begin(struct lr_ctl *c, const char *name, struct lr_ctl_op **op,
         lr_ctl_op_lend(c, *op);
         return 0;
     }
+    if (lr_store_delete_job(c->store, name))
+        return lr_ctl_fail(err, errlen, EIO, "store: %s; nothing released",
+                           lr_store_error(c->store));
     if (job.phase == LR_JOB_ACTIVE)
         unbook(c, &job);
     if (job.phase == LR_JOB_ACTIVE || job.phase == LR_JOB_RELEASING)
         release_remote(c, &job);
-    if (lr_store_delete_job(c->store, name))
-        return lr_ctl_fail(err, errlen, EIO, "store: %s",
-                           lr_store_error(c->store));
     forget_job(c, name);
     c->counters.deletes++;
     return 0;

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "controller/lr_ctl.h"
 #include "controller/lr_store.h"
 #include "tests/unit/lr_test_ctl.h"
@@ -257,6 +259,95 @@ test_memo_knows_shapes(void)
     lr_ctl_free(c);
 }
 
+/* Runs 'sql' on the store while no controller has it open (the store
+ * locks the file for its own connection). */
+static void
+db_exec(const char *sql)
+{
+    sqlite3 *h = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(db, &h), SQLITE_OK);
+    int rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        fprintf(stderr, "db_exec: %s\n", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    CU_ASSERT_EQUAL_FATAL(rc, SQLITE_OK);
+}
+
+static bool
+same_used(const int *before, struct lr_ctl *c)
+{
+    return !memcmp(before, lr_ctl_gpus_used(c),
+                   (size_t) cluster->n_dcs * sizeof *before);
+}
+
+/* A store that refuses a write (here a trigger; a full or failing disk
+ * in life) leaves memory saying what the store says: a DELETE it cannot
+ * record frees nothing, so that the retry frees it once, and an
+ * admission it cannot record active stays provisioning, holding what
+ * it holds, until a DELETE or a restart. */
+static void
+test_store_failure_frees_nothing(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job;
+    char err[1024];
+    int used[LR_TM_MAX_DCS];
+    /* More GPUs than a metro DC has: a pipeline over two, lightpaths. */
+    struct lr_intent wide = intent("s1", "gpt-1.9b", 40, 40);
+    struct lr_intent small = intent("s2", "bert-large", 1, 4);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &wide, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_FATAL(job.n_lightpaths > 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &small, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL_FATAL(job.n_lightpaths, 0);
+    lr_ctl_free(c);
+
+    db_exec("CREATE TRIGGER test_no_delete BEFORE DELETE ON jobs "
+            "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
+    c = open_ctl();
+    memcpy(used, lr_ctl_gpus_used(c), (size_t) cluster->n_dcs * sizeof *used);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, "s1", err, sizeof err), EIO);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "DELETE it again"));
+        CU_ASSERT(same_used(used, c));
+        CU_ASSERT_EQUAL(lr_ctl_get(c, "s1", &job), 0);
+        CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, "s2", err, sizeof err), EIO);
+        CU_ASSERT(same_used(used, c));
+        CU_ASSERT_EQUAL(lr_ctl_get(c, "s2", &job), 0);
+        CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    }
+    lr_ctl_free(c);
+
+    db_exec("DROP TRIGGER test_no_delete;"
+            "CREATE TRIGGER test_no_active BEFORE UPDATE OF phase ON jobs "
+            "WHEN NEW.phase = 'active' "
+            "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
+    c = open_ctl();
+    /* Recovery at the restart has finished s1's release. */
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "s1", &job), ENOENT);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("s1/"), 0);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "s2", err, sizeof err), 0);
+    for (int k = 0; k < cluster->n_dcs; k++)
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[k], 0);
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &wide, &job, err, sizeof err), EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "stays provisioning"));
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "s1", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_PROVISIONING);
+    CU_ASSERT(job.n_lightpaths > 0);
+    for (int k = 0; k < cluster->n_dcs; k++)
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[k], job.gpus[k]);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "s1", err, sizeof err), 0);
+    for (int k = 0; k < cluster->n_dcs; k++)
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[k], 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("s1/"), 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+    db_exec("DROP TRIGGER test_no_active;");
+}
+
 static CU_TestInfo tests[] = {
     { "admit, refuse, block, release", test_admit_and_release },
     { "the zone baseline keeps a job in one DC", test_zone_admission },
@@ -266,6 +357,8 @@ static CU_TestInfo tests[] = {
       test_restart_recovery_reconcile },
     { "a remembered plan is not one of another shape of that name",
       test_memo_knows_shapes },
+    { "a store that fails a write frees nothing",
+      test_store_failure_frees_nothing },
     CU_TEST_INFO_NULL,
 };
 
