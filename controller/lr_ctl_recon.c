@@ -120,11 +120,14 @@ recon_dataplane(struct lr_ctl_op *op)
         if (held)
             continue;
         r->drift++;
+        int rc = r->repair ? sb_linux_remove(op->dp, links[i].name, e,
+                                             sizeof e)
+                           : 0;
         lr_ctl_say(&r->report, &r->len, "data plane: pair %s (%s -> %s) is "
-                   "not in the store%s", links[i].name, links[i].src_ns,
-                   links[i].dst_ns, r->repair ? ": removed" : "");
-        if (r->repair)
-            sb_linux_remove(op->dp, links[i].name, e, sizeof e);
+                   "not in the store%s%s", links[i].name, links[i].src_ns,
+                   links[i].dst_ns,
+                   !r->repair ? "" : rc ? ": cannot remove it: " : ": removed",
+                   r->repair && rc ? e : "");
     }
     for (int j = 0; j < r->n_pair; j++) {
         const struct lr_ctl_pair *p = &r->pair[j];
@@ -146,35 +149,83 @@ recon_dataplane(struct lr_ctl_op *op)
     free(links);
 }
 
+/* A channel on a device is what the store implies only when all of it
+ * is: the spectrum, the ports and the state. */
+static bool
+recon_same(const struct sb_media_channel *a, const struct sb_media_channel *b)
+{
+    return !strcmp(a->name, b->name) && a->n == b->n && a->m == b->m
+           && !strcmp(a->in_port, b->in_port)
+           && !strcmp(a->out_port, b->out_port) && a->enabled == b->enabled;
+}
+
+/* "n=N m=M, IN -> OUT[, disabled]" into buf[size]. */
+static const char *
+recon_desc(const struct sb_media_channel *mc, char *buf, size_t size)
+{
+    snprintf(buf, size, "n=%d m=%d, %s -> %s%s", mc->n, mc->m,
+             mc->in_port[0] ? mc->in_port : "-",
+             mc->out_port[0] ? mc->out_port : "-",
+             mc->enabled ? "" : ", disabled");
+    return buf;
+}
+
+/* One difference on a device, said once the repair has been tried so
+ * that the line tells what was done. */
+struct recon_line {
+    int node;
+    int want;                 /* the store's channel of that name, or -1 */
+    int del, add;             /* its changes in the node's fix, or -1 */
+    const char *verb;         /* what the repair does: "removed", ... */
+    char text[640];
+};
+
+/* The answer of change 'k' of 'it' (0 when there is none to make). */
+static int
+recon_rc(const struct sb_par_item *it, int k)
+{
+    return k < 0 ? 0 : !it ? -1 : it->each_rc[k];
+}
+
 /* The device step of a reconciliation: every device read at once
  * (sb_parallel), the drift against the snapshot, and with 'repair' the
- * orphans removed and the missing channels re-applied, every device at
- * once again.  Any one thread; reads only 'op'. */
+ * channels that are not what the store implies removed (a channel of
+ * an active job that differs is replaced: removed, then applied again)
+ * and the missing ones applied, every device at once again.  A repair
+ * that fails is EIO, like a device that cannot be read.  Any one
+ * thread; reads only 'op'. */
 void
 lr_ctl_recon_run(struct lr_ctl_op *op)
 {
     struct lr_ctl_recon *r = op->recon;
-    struct sb_par_item *fix = calloc((size_t) r->n_nodes + 1, sizeof *fix);
-    struct sb_change **fch = calloc((size_t) r->n_nodes + 1, sizeof *fch);
-    int n_fix = 0;
     free(r->report);
     r->report = NULL;
     r->len = 0;
     r->drift = 0;
     op->rc = 0;
     op->err[0] = '\0';
-    if (!fix || !fch) {
+    sb_apply_parallel(r->rd, r->n_nodes);
+    size_t cap = (size_t) r->n_want + 1;
+    for (int node = 0; node < r->n_nodes; node++)
+        cap += (size_t) r->rd[node].n_mc;
+    struct sb_par_item *fix = calloc((size_t) r->n_nodes + 1, sizeof *fix);
+    int *node_fix = calloc((size_t) r->n_nodes + 1, sizeof *node_fix);
+    struct recon_line *lines = calloc(cap, sizeof *lines);
+    int n_fix = 0, n_lines = 0;
+    if (!fix || !node_fix || !lines) {
         free(fix);
-        free(fch);
+        free(node_fix);
+        free(lines);
         op->rc = ENOMEM;
         snprintf(op->err, sizeof op->err, "out of memory");
         return;
     }
-    sb_apply_parallel(r->rd, r->n_nodes);
+    char d1[200], d2[200];
     for (int node = 0; node < r->n_nodes; node++) {
         const struct sb_par_item *rd = &r->rd[node];
         const struct sb_media_channel *mc = rd->mc;
-        int n = rd->n_mc, nf = 0;
+        int n = rd->n_mc, nf = 0, first = n_lines;
+        node_fix[node] = -1;
         if (rd->rc) {
             lr_ctl_say(&r->report, &r->len, "%s: cannot read: %s",
                        r->node[node], rd->err);
@@ -182,70 +233,134 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
             snprintf(op->err, sizeof op->err, "%s", rd->err);
             continue;
         }
-        struct sb_change *ch = calloc((size_t) n + (size_t) r->n_want + 1,
-                                      sizeof *ch);
-        /* Orphans and strangers on the device. */
+        size_t room = (size_t) n + (size_t) r->n_want + 1;
+        struct sb_change *ch = r->repair ? calloc(room, sizeof *ch) : NULL;
+        int *ch_rc = r->repair ? calloc(room, sizeof *ch_rc) : NULL;
+        bool oom = r->repair && (!ch || !ch_rc);
+        /* What the device has and the store does not imply. */
         for (int i = 0; i < n; i++) {
             if (recon_skipped(r, rd->dev, mc[i].name))
                 continue;
-            bool ok = false;
-            for (int w = 0; w < r->n_want && !ok; w++) {
-                const struct sb_media_channel *want = &r->want[w].mc;
-                ok = r->want[w].node == node && !strcmp(want->name, mc[i].name)
-                     && want->n == mc[i].n && want->m == mc[i].m
-                     && !strcmp(want->in_port, mc[i].in_port)
-                     && !strcmp(want->out_port, mc[i].out_port);
+            int same = -1, named = -1;
+            for (int w = 0; w < r->n_want && same < 0; w++) {
+                if (r->want[w].node != node)
+                    continue;
+                if (recon_same(&r->want[w].mc, &mc[i]))
+                    same = w;
+                else if (!strcmp(r->want[w].mc.name, mc[i].name))
+                    named = w;
             }
-            if (ok)
+            if (same >= 0)
                 continue;
             r->drift++;
-            lr_ctl_say(&r->report, &r->len, "%s: channel %s (n=%d m=%d) is "
-                       "not in the store%s", r->node[node], mc[i].name,
-                       mc[i].n, mc[i].m, r->repair ? ": removed" : "");
-            if (ch)
+            struct recon_line *l = &lines[n_lines++];
+            *l = (struct recon_line) { .node = node, .want = named,
+                                       .del = -1, .add = -1 };
+            if (named >= 0) {
+                l->verb = "replaced";
+                snprintf(l->text, sizeof l->text, "%s: channel %s of job %s "
+                         "differs from the store (device: %s; store: %s)",
+                         r->node[node], mc[i].name, r->want[named].job,
+                         recon_desc(&mc[i], d1, sizeof d1),
+                         recon_desc(&r->want[named].mc, d2, sizeof d2));
+            } else {
+                l->verb = "removed";
+                snprintf(l->text, sizeof l->text, "%s: channel %s (n=%d m=%d) "
+                         "is not in the store", r->node[node], mc[i].name,
+                         mc[i].n, mc[i].m);
+            }
+            if (ch && ch_rc) {
+                l->del = nf;
                 ch[nf++] = (struct sb_change) { .op = SB_DELETE,
                                                 .mc = mc[i] };
+            }
         }
-        /* Missing channels of active jobs. */
+        /* What the store implies and the device does not have. */
         for (int w = 0; w < r->n_want; w++) {
             const struct lr_ctl_want *want = &r->want[w];
             bool present = false;
             if (want->node != node)
                 continue;
             for (int i = 0; i < n && !present; i++)
-                present = !strcmp(mc[i].name, want->mc.name)
-                          && mc[i].n == want->mc.n && mc[i].m == want->mc.m;
+                present = recon_same(&want->mc, &mc[i]);
             if (present)
                 continue;
-            r->drift++;
-            lr_ctl_say(&r->report, &r->len, "%s: channel %s of job %s is "
-                       "missing%s", r->node[node], want->mc.name, want->job,
-                       r->repair ? ": re-applied" : "");
-            if (ch)
+            struct recon_line *l = NULL;
+            for (int k = first; k < n_lines; k++)
+                if (lines[k].want == w)
+                    l = &lines[k];    /* differs: said above */
+            if (!l) {
+                r->drift++;
+                l = &lines[n_lines++];
+                *l = (struct recon_line) { .node = node, .want = w,
+                                           .del = -1, .add = -1,
+                                           .verb = "re-applied" };
+                snprintf(l->text, sizeof l->text, "%s: channel %s of job %s "
+                         "is missing", r->node[node], want->mc.name,
+                         want->job);
+            }
+            if (ch && ch_rc) {
+                l->add = nf;
                 ch[nf++] = (struct sb_change) { .op = SB_ADD,
                                                 .mc = want->mc };
+            }
         }
-        if (r->repair && ch && nf) {
-            fch[n_fix] = ch;
+        if (oom && n_lines > first) {
+            op->rc = ENOMEM;
+            snprintf(op->err, sizeof op->err, "%s: out of memory: nothing "
+                     "repaired there", r->node[node]);
+        }
+        if (nf) {
+            node_fix[node] = n_fix;
             fix[n_fix++] = (struct sb_par_item) {
                 .cls = rd->cls, .dev = rd->dev, .changes = ch, .n = nf,
-                .each = true,
+                .each = true, .each_rc = ch_rc,
             };
         } else {
             free(ch);
+            free(ch_rc);
         }
     }
-    if (n_fix && sb_apply_parallel(fix, n_fix))
-        for (int i = 0; i < n_fix; i++)
-            if (fix[i].rc)
-                for (int node = 0; node < r->n_nodes; node++)
-                    if (r->rd[node].dev == fix[i].dev)
-                        lr_ctl_say(&r->report, &r->len, "%s: the repair "
-                                   "failed: %s", r->node[node], fix[i].err);
-    for (int i = 0; i < n_fix; i++)
-        free(fch[i]);
-    free(fch);
+    if (n_fix)
+        sb_apply_parallel(fix, n_fix);
+    for (int k = 0; k < n_lines; k++) {
+        const struct recon_line *l = &lines[k];
+        const struct sb_par_item *it = node_fix[l->node] >= 0
+                                       ? &fix[node_fix[l->node]] : NULL;
+        int rc_del = recon_rc(it, l->del), rc_add = recon_rc(it, l->add);
+        int rc = rc_del ? rc_del : rc_add;
+        if (!r->repair)
+            lr_ctl_say(&r->report, &r->len, "%s", l->text);
+        else if (!it)
+            lr_ctl_say(&r->report, &r->len, "%s: not %s: out of memory",
+                       l->text, l->verb);
+        else if (!rc)
+            lr_ctl_say(&r->report, &r->len, "%s: %s", l->text, l->verb);
+        else
+            lr_ctl_say(&r->report, &r->len, "%s: not %s: %s", l->text,
+                       l->verb, rc < 0 ? "not tried, the device had "
+                       "stopped answering" : rc_del ? "the removal failed"
+                       : "applying it failed");
+    }
+    for (int i = 0; i < n_fix; i++) {
+        if (fix[i].rc) {
+            for (int node = 0; node < r->n_nodes; node++)
+                if (r->rd[node].dev == fix[i].dev) {
+                    lr_ctl_say(&r->report, &r->len, "%s: the repair "
+                               "failed: %s", r->node[node], fix[i].err);
+                    if (!op->rc) {
+                        op->rc = EIO;
+                        snprintf(op->err, sizeof op->err, "%s: the repair "
+                                 "failed: %s", r->node[node], fix[i].err);
+                    }
+                }
+        }
+        free((void *) fix[i].changes);
+        free(fix[i].each_rc);
+    }
     free(fix);
+    free(node_fix);
+    free(lines);
     recon_dataplane(op);
 }
 

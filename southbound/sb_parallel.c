@@ -55,10 +55,16 @@ sb_par_run(void *arg)
                                     sizeof it->err);
         return NULL;
     }
+    for (int i = 0; i < it->n && it->each_rc; i++)
+        it->each_rc[i] = -1;
     for (int i = 0; i < it->n; i++) {
         char e[sizeof it->err];
         int rc = it->cls->apply(it->dev, &it->changes[i], 1, e, sizeof e);
-        if (rc && rc != ENOENT && !it->rc) {
+        if (rc == ENOENT)
+            rc = 0;
+        if (it->each_rc)
+            it->each_rc[i] = rc;
+        if (rc && !it->rc) {
             it->rc = rc;
             snprintf(it->err, sizeof it->err, "%s", e);
         }

@@ -18,6 +18,10 @@ struct sb_par_item {
                                * (for removing what may be gone
                                * already); stops at a device that does
                                * not answer (ETIMEDOUT, EHOSTUNREACH) */
+    int *each_rc;             /* each, optional, [n]: every change's
+                               * answer (0 done, ENOENT included; an
+                               * errno; -1 never sent: the device had
+                               * stopped answering) */
     bool read;                /* read the device instead (changes and
                                * n unused): 'mc' gets its channels */
     int rc;                   /* the driver's answer: 0 or errno */

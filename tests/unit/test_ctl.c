@@ -348,6 +348,117 @@ test_store_failure_frees_nothing(void)
     db_exec("DROP TRIGGER test_no_active;");
 }
 
+/* Replaces channel 'mc' on dummy ROADM 'node' by 'with' (the same
+ * name), behind the controller's back. */
+static void
+tamper(const char *node, const struct sb_media_channel *mc,
+       const struct sb_media_channel *with)
+{
+    struct sb_device_config dc = { .driver = "dummy" };
+    snprintf(dc.name, sizeof dc.name, "%s", node);
+    snprintf(dc.address, sizeof dc.address, "%s", devdir);
+    struct sb_device *d;
+    struct sb_change ch[2] = { { .op = SB_DELETE, .mc = *mc },
+                               { .op = SB_ADD, .mc = *with } };
+    char err[512];
+    CU_ASSERT_EQUAL_FATAL(sb_dummy_class.open(&dc, &d, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sb_dummy_class.apply(d, ch, 2, err, sizeof err), 0);
+    sb_dummy_class.close(d);
+}
+
+/* The first channel of 'prefix' on any ROADM: its node in node[size]. */
+static bool
+first_channel(const char *prefix, char *node, size_t size,
+              struct sb_media_channel *out)
+{
+    for (int i = 0; i < topo->n_nodes; i++) {
+        struct sb_device_config dc = { .driver = "dummy" };
+        snprintf(dc.name, sizeof dc.name, "%s", topo->nodes[i].name);
+        snprintf(dc.address, sizeof dc.address, "%s", devdir);
+        struct sb_device *d;
+        struct sb_media_channel *mc = NULL;
+        int n = 0;
+        char err[256];
+        bool found = false;
+        if (sb_dummy_class.open(&dc, &d, err, sizeof err))
+            continue;
+        if (!sb_dummy_class.read(d, &mc, &n, err, sizeof err))
+            for (int k = 0; k < n && !found; k++)
+                if (!strncmp(mc[k].name, prefix, strlen(prefix))) {
+                    *out = mc[k];
+                    snprintf(node, size, "%s", topo->nodes[i].name);
+                    found = true;
+                }
+        free(mc);
+        sb_dummy_class.close(d);
+        if (found)
+            return true;
+    }
+    return false;
+}
+
+/* A channel of an active job that is on its device but not as the store
+ * has it (another port, disabled) is one difference, replaced by the
+ * repair; a repair the device refuses is EIO and its line says it was
+ * not done. */
+static void
+test_reconcile_replaces_what_differs(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job;
+    char err[1024], node[SB_NAME_MAX], path[600], *report = NULL;
+    int drift = -1;
+    struct lr_intent in = intent("d1", "gpt-1.9b", 40, 40);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_FATAL(job.n_lightpaths > 0);
+    struct sb_media_channel mc, odd;
+    CU_ASSERT_FATAL(first_channel("d1/", node, sizeof node, &mc));
+    int total = lr_test_ctl_channels("d1/");
+
+    odd = mc;
+    snprintf(odd.out_port, sizeof odd.out_port, "elsewhere");
+    tamper(node, &mc, &odd);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, false, &report, &drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, 1);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "differs from the store"));
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "-> elsewhere"));
+    CU_ASSERT_PTR_NULL(report && strstr(report, "missing"));
+    free(report);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, ": replaced"));
+    free(report);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("d1/"), total);
+    assert_consistent(c);
+
+    /* Disabled on the device: a difference too.  The device refuses
+     * every change: EIO, and nothing claimed. */
+    odd = mc;
+    odd.enabled = false;
+    tamper(node, &mc, &odd);
+    snprintf(path, sizeof path, "%s/%s.fail", devdir, node);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("always\n", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
+                                     sizeof err), EIO);
+    CU_ASSERT_EQUAL(drift, 1);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "disabled"));
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "not replaced"));
+    CU_ASSERT_PTR_NULL(report && strstr(report, ": replaced"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "the repair failed"));
+    free(report);
+    unlink(path);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, NULL, &drift, err, sizeof err),
+                    0);
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "d1", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("d1/"), 0);
+    lr_ctl_free(c);
+}
+
 static CU_TestInfo tests[] = {
     { "admit, refuse, block, release", test_admit_and_release },
     { "the zone baseline keeps a job in one DC", test_zone_admission },
@@ -359,6 +470,8 @@ static CU_TestInfo tests[] = {
       test_memo_knows_shapes },
     { "a store that fails a write frees nothing",
       test_store_failure_frees_nothing },
+    { "reconcile replaces a channel that differs, and says what it did",
+      test_reconcile_replaces_what_differs },
     CU_TEST_INFO_NULL,
 };
 
