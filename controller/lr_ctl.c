@@ -1222,6 +1222,21 @@ end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
            char *err, size_t errlen)
 {
     *job = op->job;
+    if (op->rc && op->stuck) {
+        /* Some channels may be left on the devices: the job keeps its
+         * GPUs and slots as a job being released does, until a DELETE
+         * (or the recovery of a restart) removes them. */
+        job->phase = LR_JOB_RELEASING;
+        set_reason(job, "%s", op->err);
+        job->updated_ms = ctl_now_ms(c);
+        c->counters.failures++;
+        int rc = remember_job(c, job);
+        if (lr_store_set_phase(c->store, job->intent.name, LR_JOB_RELEASING,
+                               job->reason, job->updated_ms))
+            return lr_ctl_fail(err, errlen, EIO, "store: %s",
+                               lr_store_error(c->store));
+        return rc;
+    }
     if (op->rc) {
         unbook(c, job);
         release_remote(c, job);
@@ -1606,6 +1621,31 @@ inspect(struct lr_ctl *c, char *err, size_t errlen)
     return rc;
 }
 
+/* Recovery could not remove the channels of job 'j' ('e' says why): it
+ * stays releasing, holding its GPUs and slots (the devices may still
+ * carry them), for a DELETE (or the next restart) to finish. */
+static int
+keep_releasing(struct lr_ctl *c, struct lr_job *j, const char *what,
+               const char *e, char **buf, size_t *len, char *err,
+               size_t errlen)
+{
+    if (book(c, j))
+        return lr_ctl_fail(err, errlen, EIO, "job %s: its slots collide "
+                           "with another job's in the store; run lightrail "
+                           "reconcile after fixing the store",
+                           j->intent.name);
+    j->phase = LR_JOB_RELEASING;
+    set_reason(j, "%s; removing its channels failed (%s): DELETE it to "
+               "retry", what, e);
+    j->updated_ms = ctl_now_ms(c);
+    lr_ctl_say(buf, len, "job %s: %s", j->intent.name, j->reason);
+    if (lr_store_set_phase(c->store, j->intent.name, LR_JOB_RELEASING,
+                           j->reason, j->updated_ms))
+        return lr_ctl_fail(err, errlen, EIO, "store: %s",
+                           lr_store_error(c->store));
+    return remember_job(c, j);
+}
+
 static int
 recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
 {
@@ -1624,7 +1664,12 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
         case LR_JOB_SUBMITTED:
         case LR_JOB_PLANNED:
             /* Interrupted before it was active: roll back. */
-            lr_ctl_unprovision_now(c, j, e, sizeof e);
+            if (lr_ctl_unprovision_now(c, j, e, sizeof e)) {
+                rc = keep_releasing(c, j, "provisioning was interrupted by "
+                                    "a controller restart", e, &buf, &len,
+                                    err, errlen);
+                break;
+            }
             release_remote(c, j);
             j->phase = LR_JOB_FAILED;
             set_reason(j, "provisioning was interrupted by a controller "
@@ -1640,7 +1685,12 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
             remember_job(c, j);
             break;
         case LR_JOB_RELEASING:
-            lr_ctl_unprovision_now(c, j, e, sizeof e);
+            if (lr_ctl_unprovision_now(c, j, e, sizeof e)) {
+                rc = keep_releasing(c, j, "its release was interrupted by a "
+                                    "controller restart", e, &buf, &len,
+                                    err, errlen);
+                break;
+            }
             release_remote(c, j);
             if (lr_store_delete_job(c->store, j->intent.name))
                 rc = lr_ctl_fail(err, errlen, EIO, "store: %s",

@@ -148,6 +148,9 @@ struct lr_ctl_op {
     /* Set by op_run. */
     int rc;
     char err[512];
+    bool stuck;                       /* an add failed and removing its
+                                       * channels again failed too: some
+                                       * may be left on the devices */
 };
 
 /* lr_ctl.c */

@@ -141,6 +141,12 @@ static int
 op_unprovision(struct lr_ctl_op *op, char *err, size_t errlen)
 {
     int first_err = 0;
+    /* After an add, a device that refused its edit holds nothing of it
+     * (a driver's apply is all or nothing): only those that took it, or
+     * whose answer was lost, are undone. */
+    for (int i = 0; i < op->n_items && !op->release; i++)
+        if (op->items[i].rc && op->items[i].rc != ETIMEDOUT)
+            op->undo[i].n = 0;
     sb_apply_parallel(op->undo, op->n_items);
     for (int i = 0; i < op->n_items && !first_err; i++)
         if (op->undo[i].rc)
@@ -236,13 +242,30 @@ check_run(const struct lr_ctl_lpcheck *ck, char *err, size_t errlen)
     return 0;
 }
 
+/* The add of 'op' failed (op->err says why): its channels removed from
+ * every device again.  When that fails too the op is stuck (its job
+ * must keep what it holds until a DELETE or a restart removes them),
+ * and op->err says both. */
+static void
+op_rollback(struct lr_ctl_op *op)
+{
+    char e[256];
+    if (!op_unprovision(op, e, sizeof e))
+        return;
+    op->stuck = true;
+    size_t n = strlen(op->err);
+    snprintf(op->err + n, sizeof op->err - n, "; removing its channels "
+             "again failed (%s): the job keeps its slots, DELETE it to "
+             "retry", e);
+}
+
 /* All or nothing over the devices of the op's job: every ROADM of its
  * paths is programmed at once (sb_parallel: the slowest device's round
  * trip, not the sum over the path); a device that refuses, or times out
  * and does not hold the channels when read back, fails the job, and the
- * channels of every device are removed again. */
+ * channels of every device are removed again (op_rollback). */
 static int
-op_provision(struct lr_ctl_op *op, char *err, size_t errlen)
+op_provision(struct lr_ctl_op *op)
 {
     int rc = 0;
     sb_apply_parallel(op->items, op->n_items);
@@ -253,20 +276,15 @@ op_provision(struct lr_ctl_op *op, char *err, size_t errlen)
             it->rc = device_holds(it, it->changes, it->n) == it->n
                      ? 0 : ETIMEDOUT;
         }
-        if (it->rc) {
-            rc = lr_ctl_fail(err, errlen, EIO, "ROADM %s refused the "
-                             "lightpaths: %s", op->node[i], it->err);
-            char ignore[256];
-            op_unprovision(op, ignore, sizeof ignore);
-        }
+        if (it->rc)
+            rc = lr_ctl_fail(op->err, sizeof op->err, EIO, "ROADM %s "
+                             "refused the lightpaths: %s", op->node[i],
+                             it->err);
     }
     /* Every ROADM holds its channels: judge each lightpath as a whole
      * where a driver can (step 6b). */
     for (int k = 0; !rc && k < op->job.n_lightpaths; k++)
-        if ((rc = check_run(&op->check[k], err, errlen))) {
-            char ignore[256];
-            op_unprovision(op, ignore, sizeof ignore);
-        }
+        rc = check_run(&op->check[k], op->err, sizeof op->err);
     return rc;
 }
 
@@ -354,10 +372,12 @@ op_run(struct lr_ctl_op *op)
         op->rc = rc ? rc : rc2;
         return;
     }
-    op->rc = op_provision(op, op->err, sizeof op->err);
-    if (!op->rc && (op->rc = lr_ctl_dp_add(op->dp, op->dp_lock, &op->job,
-                                           false, op->err, sizeof op->err)))
-        op_unprovision(op, ignore, sizeof ignore);
+    op->rc = op_provision(op);
+    if (!op->rc)
+        op->rc = lr_ctl_dp_add(op->dp, op->dp_lock, &op->job, false,
+                               op->err, sizeof op->err);
+    if (op->rc)
+        op_rollback(op);
 }
 
 void

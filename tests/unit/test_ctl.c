@@ -459,6 +459,100 @@ test_reconcile_replaces_what_differs(void)
     lr_ctl_free(c);
 }
 
+/* The ROADMs holding channels of 'prefix', into node[max] (names in
+ * topo); how many. */
+static int
+nodes_with(const char *prefix, const char **node, int max)
+{
+    int n = 0;
+    for (int i = 0; i < topo->n_nodes && n < max; i++)
+        if (lr_test_ctl_channels_on(topo->nodes[i].name, prefix) > 0)
+            node[n++] = topo->nodes[i].name;
+    return n;
+}
+
+static void
+set_fail(const char *node, const char *mode)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s.fail", devdir, node);
+    if (!mode) {
+        unlink(path);
+        return;
+    }
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "%s\n", mode);
+    fclose(f);
+}
+
+static bool
+holds_its_gpus(struct lr_ctl *c, const struct lr_job *job)
+{
+    for (int k = 0; k < cluster->n_dcs; k++)
+        if (lr_ctl_gpus_used(c)[k] != job->gpus[k])
+            return false;
+    return true;
+}
+
+/* Channels a failed add could not remove again (one device refused the
+ * add, another lost its answers) keep the job releasing with its GPUs
+ * and slots, not failed with its slots free for the next job on them;
+ * a restart that cannot remove a job's channels keeps it releasing too.
+ * A DELETE finishes both once the devices answer. */
+static void
+test_channels_left_keep_their_slots(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job;
+    char err[1024];
+    const char *node[8];
+    struct lr_intent in = intent("p0", "gpt-1.9b", 40, 40);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_FATAL(nodes_with("p0/", node, 8) >= 2);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "p0", err, sizeof err), 0);
+
+    /* The same job again takes the same path. */
+    set_fail(node[0], "always");
+    set_fail(node[1], "timeout");
+    snprintf(in.name, sizeof in.name, "p1");
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "refused the lightpaths"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "again failed"));
+    CU_ASSERT(job.n_lightpaths > 0);
+    CU_ASSERT(holds_its_gpus(c, &job));
+    CU_ASSERT(lr_test_ctl_channels_on(node[1], "p1/") > 0);
+    set_fail(node[0], NULL);
+    set_fail(node[1], NULL);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "p1", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("p1/"), 0);
+    for (int k = 0; k < cluster->n_dcs; k++)
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[k], 0);
+    assert_consistent(c);
+
+    /* A DELETE the devices refuse, then a restart while they still do. */
+    snprintf(in.name, sizeof in.name, "p2");
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    set_fail(node[0], "always");
+    CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "p2", err, sizeof err), 0);
+    lr_ctl_free(c);
+    c = open_ctl();
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "p2", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "DELETE it to retry"));
+    CU_ASSERT(holds_its_gpus(c, &job));
+    CU_ASSERT(lr_test_ctl_channels_on(node[0], "p2/") > 0);
+    set_fail(node[0], NULL);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "p2", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("p2/"), 0);
+    for (int k = 0; k < cluster->n_dcs; k++)
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[k], 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+}
+
 static CU_TestInfo tests[] = {
     { "admit, refuse, block, release", test_admit_and_release },
     { "the zone baseline keeps a job in one DC", test_zone_admission },
@@ -472,6 +566,8 @@ static CU_TestInfo tests[] = {
       test_store_failure_frees_nothing },
     { "reconcile replaces a channel that differs, and says what it did",
       test_reconcile_replaces_what_differs },
+    { "channels left on a device keep their slots",
+      test_channels_left_keep_their_slots },
     CU_TEST_INFO_NULL,
 };
 
