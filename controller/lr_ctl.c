@@ -1424,6 +1424,20 @@ lr_ctl_list(struct lr_ctl *c, struct lr_job **jobs, int *n)
 
 /* ---- start and recovery ---- */
 
+/* The device configuration of topology node 'node': its own in the
+ * configuration, else the default driver's. */
+static void
+device_config(const struct lr_ctl *c, int node, struct sb_device_config *dc)
+{
+    memset(dc, 0, sizeof *dc);
+    snprintf(dc->name, sizeof dc->name, "%s", c->topo->nodes[node].name);
+    snprintf(dc->driver, sizeof dc->driver, "%s", c->default_driver);
+    snprintf(dc->address, sizeof dc->address, "%s", c->dummy_dir);
+    for (int i = 0; i < c->n_dev_cfg; i++)
+        if (!strcmp(c->dev_cfg[i].name, dc->name))
+            *dc = c->dev_cfg[i];
+}
+
 static int
 open_devices(struct lr_ctl *c, char *err, size_t errlen)
 {
@@ -1432,24 +1446,26 @@ open_devices(struct lr_ctl *c, char *err, size_t errlen)
     c->dev = calloc((size_t) n + 1, sizeof *c->dev);
     if (!c->cls || !c->dev)
         return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
-    for (int node = 0; node < n; node++) {
-        struct sb_device_config dc;
-        memset(&dc, 0, sizeof dc);
-        snprintf(dc.name, sizeof dc.name, "%s", c->topo->nodes[node].name);
-        snprintf(dc.driver, sizeof dc.driver, "%s", c->default_driver);
-        snprintf(dc.address, sizeof dc.address, "%s", c->dummy_dir);
-        for (int i = 0; i < c->n_dev_cfg; i++)
-            if (!strcmp(c->dev_cfg[i].name, dc.name))
-                dc = c->dev_cfg[i];
-        c->cls[node] = sb_driver_find(dc.driver);
-        if (!c->cls[node])
-            return lr_ctl_fail(err, errlen, EINVAL, "ROADM %s: unknown "
-                               "southbound driver '%s'", dc.name, dc.driver);
-        char e[512];
-        int rc = c->cls[node]->open(&dc, &c->dev[node], e, sizeof e);
-        if (rc)
-            return lr_ctl_fail(err, errlen, rc, "ROADM %s: %s", dc.name, e);
-    }
+    /* Every device checked before any is opened (sb_driver_class's
+     * check): opening may create one. */
+    char e[512];
+    for (int pass = 0; pass < 2; pass++)
+        for (int node = 0; node < n; node++) {
+            struct sb_device_config dc;
+            device_config(c, node, &dc);
+            c->cls[node] = sb_driver_find(dc.driver);
+            if (!c->cls[node])
+                return lr_ctl_fail(err, errlen, EINVAL, "ROADM %s: unknown "
+                                   "southbound driver '%s'", dc.name,
+                                   dc.driver);
+            int rc = pass == 0 ? c->cls[node]->check
+                                 ? c->cls[node]->check(&dc, e, sizeof e) : 0
+                               : c->cls[node]->open(&dc, &c->dev[node], e,
+                                                    sizeof e);
+            if (rc)
+                return lr_ctl_fail(err, errlen, rc, "ROADM %s: %s", dc.name,
+                                   e);
+        }
     return 0;
 }
 
@@ -1537,6 +1553,27 @@ close_network(struct lr_ctl *c)
     c->topo = NULL;
 }
 
+/* Stores the documents given (NULL: kept), both or neither: a restart
+ * loads them as a pair.  0 or EIO. */
+static int
+store_network(struct lr_ctl *c, const char *topo_json,
+              const char *cluster_json, char *err, size_t errlen)
+{
+    if (!topo_json && !cluster_json)
+        return 0;
+    if (lr_store_begin(c->store)
+        || (topo_json && lr_store_put_doc(c->store, "topology", topo_json))
+        || (cluster_json && lr_store_put_doc(c->store, "cluster",
+                                             cluster_json))
+        || lr_store_commit(c->store)) {
+        int rc = lr_ctl_fail(err, errlen, EIO, "store: %s",
+                             lr_store_error(c->store));
+        lr_store_rollback(c->store);
+        return rc;
+    }
+    return 0;
+}
+
 int
 lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
                      const struct lr_cluster *cluster, const char *topo_json,
@@ -1575,12 +1612,8 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
     c->dev = NULL;
     memset(c->agent, 0, sizeof c->agent);
     int rc = open_network(c, topo, cluster, err, errlen);
-    if (!rc && ((topo_json && lr_store_put_doc(c->store, "topology",
-                                               topo_json))
-                || (cluster_json && lr_store_put_doc(c->store, "cluster",
-                                                     cluster_json))))
-        rc = lr_ctl_fail(err, errlen, EIO, "store: %s",
-                         lr_store_error(c->store));
+    if (!rc)
+        rc = store_network(c, topo_json, cluster_json, err, errlen);
     if (rc) {
         close_network(c);
         c->topo = old.topo;
@@ -1795,14 +1828,9 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     rc = lr_store_open(cfg->db_path, &c->store, err, errlen);
     if (rc)
         goto fail;
-    if ((cfg->topo_json
-         && lr_store_put_doc(c->store, "topology", cfg->topo_json))
-        || (cfg->cluster_json
-            && lr_store_put_doc(c->store, "cluster", cfg->cluster_json))) {
-        rc = lr_ctl_fail(err, errlen, EIO, "store: %s",
-                         lr_store_error(c->store));
+    rc = store_network(c, cfg->topo_json, cfg->cluster_json, err, errlen);
+    if (rc)
         goto fail;
-    }
     rc = open_network(c, cfg->topo, cfg->cluster, err, errlen);
     if (rc)
         goto fail;

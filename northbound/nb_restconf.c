@@ -394,8 +394,12 @@ put_inventory(struct nb_app *app, const struct nb_request *req,
                               is_topology ? req->body : NULL,
                               is_topology ? NULL : req->body, err,
                               sizeof err);
+    /* EINVAL: the new network cannot stand (a node name its driver
+     * refuses, a remote DC without the coordinator's certificate...). */
     if (rc == EBUSY)
         nb_error(resp, 409, "in-use", NULL, "%s", err);
+    else if (rc == EINVAL)
+        nb_error(resp, 400, "invalid-value", NULL, "%s", err);
     else if (rc)
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     else

@@ -106,6 +106,13 @@ struct sb_lightpath_quality {
 
 struct sb_driver_class {
     const char *name;
+    /* Optional: whether open() would refuse 'config' for what it says
+     * (a name, an address), without touching anything: lr_ctl checks
+     * every device of a new network before it opens any, so that one it
+     * refuses leaves no trace of the others (the dummy driver creates a
+     * new device's state file when it opens it).  0 or EINVAL with the
+     * line open() would give. */
+    int (*check)(const struct sb_device_config *, char *err, size_t errlen);
     /* Connects to (or creates) the device. */
     int (*open)(const struct sb_device_config *, struct sb_device **out,
                 char *err, size_t errlen);

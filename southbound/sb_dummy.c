@@ -613,6 +613,28 @@ sb_dummy_path(char *dst, const struct sb_device_config *c, const char *ext)
 }
 
 static int
+sb_dummy_check(const struct sb_device_config *config, char *err,
+               size_t errlen)
+{
+    char path[SB_DUMMY_PATH_MAX];
+    if (!sb_dummy_name_ok(config->name, sizeof config->name))
+        return sb_errf(err, errlen, EINVAL, "device '%.63s': a dummy "
+                       "device name must be a file name (not empty, no "
+                       "'/', not '.' or '..'): rename it in the "
+                       "topology", config->name);
+    if (!config->address[0]
+        || !memchr(config->address, '\0', sizeof config->address))
+        return sb_errf(err, errlen, EINVAL, "%s: the dummy driver needs "
+                       "a state directory as its address: set one",
+                       config->name);
+    if (sb_dummy_path(path, config, ".json.tmp"))
+        return sb_errf(err, errlen, EINVAL, "%s: the state path under %s "
+                       "is too long: use a shorter directory",
+                       config->name, config->address);
+    return 0;
+}
+
+static int
 sb_dummy_open(const struct sb_device_config *config, struct sb_device **out,
               char *err, size_t errlen)
 {
@@ -622,20 +644,8 @@ sb_dummy_open(const struct sb_device_config *config, struct sb_device **out,
     int ret = 0;
 
     *out = NULL;
-    if (!sb_dummy_name_ok(config->name, sizeof config->name)) {
-        ret = sb_errf(err, errlen, EINVAL, "device '%.63s': a dummy "
-                      "device name must be a file name (not empty, no "
-                      "'/', not '.' or '..'): rename it in the "
-                      "topology", config->name);
+    if ((ret = sb_dummy_check(config, err, errlen)))
         goto cleanup;
-    }
-    if (!config->address[0]
-        || !memchr(config->address, '\0', sizeof config->address)) {
-        ret = sb_errf(err, errlen, EINVAL, "%s: the dummy driver needs "
-                      "a state directory as its address: set one",
-                      config->name);
-        goto cleanup;
-    }
     d = calloc(1, sizeof *d);
     if (!d) {
         ret = sb_errf(err, errlen, ENOMEM, "%s: out of memory",
@@ -680,6 +690,7 @@ cleanup:
 
 const struct sb_driver_class sb_dummy_class = {
     .name = "dummy",
+    .check = sb_dummy_check,
     .open = sb_dummy_open,
     .apply = sb_dummy_apply,
     .read = sb_dummy_read,

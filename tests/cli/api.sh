@@ -62,7 +62,8 @@ api DELETE "$JOBS/job=iters"
 snapshot() {
     api GET $JOBS; cp "$tmp/body" "$tmp/snap-jobs"
     api GET /restconf/data/lightrail-state:state; cp "$tmp/body" "$tmp/snap-state"
-    cat "$D/state/devices"/*.json 2>/dev/null | md5sum > "$tmp/snap-dev"
+    { ls "$D/state/devices"; cat "$D/state/devices"/*.json; } 2>/dev/null \
+        | md5sum > "$tmp/snap-dev"
     cat "$tmp/snap-jobs" "$tmp/snap-state" "$tmp/snap-dev" | md5sum
 }
 
@@ -140,6 +141,15 @@ if [ "$STATUS" = 204 ] && ! grep -q '"j1/' "$D/state/devices"/*.json; then
 else
     notok "DELETE: $STATUS"
 fi
+
+# A topology with new nodes, one of which the dummy driver cannot name
+# (a file name): 400, and no device file made for the others.
+jq '."ietf-network:networks".network[0].node += [{"node-id":"new1"},{"node-id":"bad/name"}]' \
+    "$srcdir/examples/topologies/metro.json" > "$tmp/newnodes.json"
+bad 400 invalid-value "PUT of a topology with a node the driver refuses" \
+    PUT /restconf/data/ietf-network:networks "$tmp/newnodes.json"
+[ ! -e "$D/state/devices/new1.json" ] && ok "no device file for the refused network's new node" \
+    || notok "the refused network left $D/state/devices/new1.json"
 
 # With no job left, a new inventory (dc1 grows to 20 devices) is taken,
 # and it survives a restart: the store, not the file, holds it now.
