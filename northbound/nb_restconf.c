@@ -585,6 +585,31 @@ recon_work_done(void *cookie, struct lr_ctl_op *op)
     free(w);
 }
 
+/* Boolean query parameter 'name' of the raw 'query' (nb_server has let
+ * through only known names, each once) into '*on': absent false,
+ * "name" or "name=true" true, "name=false" false; EINVAL for another
+ * value. */
+static int
+query_bool(const char *query, const char *name, bool *on)
+{
+    size_t n = strlen(name);
+    *on = false;
+    for (const char *p = query; p && *p;) {
+        size_t len = strcspn(p, "&");
+        if (!strncmp(p, name, n) && (p[n] == '&' || p[n] == '=' || !p[n])) {
+            const char *v = p[n] == '=' ? p + n + 1 : NULL;
+            size_t vl = v ? len - n - 1 : 0;
+            if (!v || (vl == 4 && !strncmp(v, "true", 4)))
+                *on = true;
+            else if (!(vl == 5 && !strncmp(v, "false", 5)))
+                return EINVAL;
+        }
+        p += len;
+        p += *p == '&';
+    }
+    return 0;
+}
+
 /* Three steps like a job's (docs/controller.md "Threads"): the snapshot
  * here, the devices on the worker behind the jobs queued before it, the
  * answer deferred.  Without a worker: all here.  A dry run is asked by
@@ -604,7 +629,13 @@ h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
         bad_body(resp, rc, path, err);
         return;
     }
-    bool repair = !dry_run && (!req->query || !strstr(req->query, "dry-run"));
+    bool query_dry = false;
+    if (query_bool(req->query, "dry-run", &query_dry)) {
+        nb_error(resp, 400, "invalid-value", NULL, "the query's dry-run "
+                 "is 'true', 'false' or nothing ('?dry-run')");
+        return;
+    }
+    bool repair = !dry_run && !query_dry;
     struct lr_ctl_op *op = NULL;
     rc = lr_ctl_reconcile_begin(app->ctl, repair, &op, err, sizeof err);
     if (rc) {
@@ -891,18 +922,18 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
 }
 
 static struct nb_route routes[] = {
-    { NB_GET | NB_POST, JOBS, NULL, false },
-    { NB_GET | NB_DELETE, JOB, h_job, false },
+    { NB_GET | NB_POST, JOBS, NULL, false, NULL },
+    { NB_GET | NB_DELETE, JOB, h_job, false, NULL },
     { NB_GET | NB_PUT, "/restconf/data/ietf-network:networks", h_topology,
-      false },
+      false, NULL },
     { NB_GET | NB_PUT, "/restconf/data/lightrail-compute:compute", h_compute,
-      false },
-    { NB_GET, "/restconf/data/lightrail-state:state", h_state, false },
+      false, NULL },
+    { NB_GET, "/restconf/data/lightrail-state:state", h_state, false, NULL },
     { NB_POST, "/restconf/operations/lightrail-job:reconcile", h_reconcile,
-      false },
+      false, "dry-run" },
     { NB_POST, "/restconf/operations/lightrail-state:reload-ppo-policy",
-      h_reload, false },
-    { NB_GET, "/metrics", h_metrics, true },
+      h_reload, false, NULL },
+    { NB_GET, "/metrics", h_metrics, true, NULL },
 };
 
 /* GET and POST on the jobs list share a path: dispatch on the method. */

@@ -211,6 +211,57 @@ nb_route_matches(const struct nb_srv_route *r, const char *path)
     return r->prefix ? !strncmp(path, r->path, r->len) : !strcmp(path, r->path);
 }
 
+/* Whether [name, name + n) is one of the space-separated 'words'. */
+static bool
+nb_word_in(const char *words, const char *name, size_t n)
+{
+    for (const char *w = words; w && *w;) {
+        size_t len = strcspn(w, " ");
+        if (len == n && !memcmp(w, name, n))
+            return true;
+        w += len;
+        w += *w == ' ';
+    }
+    return false;
+}
+
+/* 0 when every parameter of the raw 'query' ("a&b=c") is one of
+ * 'allowed' (space-separated names; NULL: none) and none comes twice;
+ * else EINVAL with the line in err[]. */
+static int
+nb_query_check(const char *query, const char *allowed, char *err,
+               size_t errlen)
+{
+    for (const char *p = query; p && *p;) {
+        const char *end = p + strcspn(p, "&");
+        size_t n = strcspn(p, "&=");
+        if (end == p) {               /* "a&&b": nothing between */
+            p++;
+            continue;
+        }
+        bool printable = n > 0;
+        for (size_t i = 0; i < n; i++)
+            printable = printable && p[i] > ' ' && p[i] < 0x7f;
+        bool twice = false;
+        for (const char *q = query; q < p && !twice;) {
+            size_t m = strcspn(q, "&=");
+            twice = m == n && !memcmp(q, p, n);
+            q += strcspn(q, "&");
+            q += *q == '&';
+        }
+        if (!nb_word_in(allowed, p, n) || twice) {
+            snprintf(err, errlen, "%s query parameter %s%.*s%s: this "
+                     "resource takes %s%s", twice ? "a repeated" : "an "
+                     "unknown", printable ? "'" : "", printable ? (int) n : 0,
+                     p, printable ? "'" : "(not printable)",
+                     allowed ? "only " : "none", allowed ? allowed : "");
+            return EINVAL;
+        }
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
 static void
 nb_allow_string(unsigned methods, char *buf, size_t len)
 {
@@ -475,7 +526,7 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     struct nb_defer_ctx defer = { NULL };
     struct nb_request rq = { .body = "", .principal = "",
                              .server_ctx = &defer };
-    char principal[NB_PRINCIPAL_MAX] = "";
+    char principal[NB_PRINCIPAL_MAX] = "", err_query[256];
     char *path = NULL, *body = NULL;
     const char *www_auth = NULL;
     unsigned allow = 0;
@@ -588,6 +639,12 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
         goto send;
     }
     allow = 0;
+    if (nb_query_check(rq.query, hit->r.query, err_query,
+                       sizeof err_query)) {
+        nb_error_protocol(&resp, 400, "invalid-value", NULL, "%s",
+                          err_query);
+        goto send;
+    }
 
     body = malloc(body_len + 1);
     if (!body) {

@@ -66,6 +66,11 @@ struct nb_route {
                                * '/' that matches anything after it */
     nb_handler *handler;
     bool public;              /* answered without authentication */
+    /* The query parameters the resource takes, space-separated (NULL:
+     * none): a request with another, or with one twice, is answered 400
+     * invalid-value before the handler runs (RFC 8040, 4.8); the
+     * handler judges the values. */
+    const char *query;
 };
 
 struct nb_token {

@@ -6,12 +6,15 @@
  * {"MODULE:input": {...}} (or no body), its output {"MODULE:output":
  * {...}} (or 204 without output).  libyang 2.1 parses and prints an
  * operation under its own name ({"MODULE:OP": {...}}, LYD_TYPE_RPC_YANG
- * and LYD_TYPE_REPLY_YANG) and has no RESTCONF form, so json-c re-wraps
- * the one member on the way in and out.  json-c also judges the syntax
- * first: libyang's operation parser takes trailing text after the object,
- * and reports a body cut after the member name as a missing operation
- * rather than broken JSON.  libyang judges everything else (types,
- * unknown members).
+ * and LYD_TYPE_REPLY_YANG) and has no RESTCONF form: on the way in the
+ * one member's name is replaced in the text, so that libyang reads the
+ * body as sent (json-c would keep only the last of two members of one
+ * name), and on the way out json-c re-wraps it.  json-c judges the
+ * syntax first: libyang's operation parser takes trailing text after
+ * the object, and reports a body cut after the member name as a missing
+ * operation rather than broken JSON.  libyang judges everything else
+ * (types, unknown members, and, by validating the input, a leaf given
+ * twice, which its parser alone takes).
  */
 #include <errno.h>
 #include <limits.h>
@@ -119,17 +122,40 @@ lr_yang_op_parse(struct ly_ctx *ctx, const char *module, const char *op,
         ret = EINVAL;
         goto cleanup;
     }
+    /* libyang gets the body as sent, the member renamed in the text:
+     * json-c keeps the last of members of one name, where libyang
+     * refuses a leaf given twice. */
     snprintf(name, sizeof name, "%s:%s", module, op);
-    if (!(text = lr_yang_op_rewrap(top, name))) {
+    size_t wl = strlen(want);
+    const char *k = body + i + 1;      /* body[i] is the '{' */
+    while (k < body + len && lr_yang_json_space(*k))
+        k++;
+    if ((size_t) (body + len - k) < wl + 2 || k[0] != '"'
+        || memcmp(k + 1, want, wl) || k[wl + 1] != '"') {
+        snprintf(text_msg, sizeof text_msg, "the body of %s must begin "
+                 "{\"%s\": with the name written plainly", op, want);
+        lr_yang_copy_line(msg, msglen, text_msg);
+        ret = EINVAL;
+        goto cleanup;
+    }
+    k += wl + 2;
+    size_t rest = (size_t) (body + len - k);
+    if (!(text = malloc(strlen(name) + rest + 4))) {
         lr_yang_copy_line(msg, msglen, "out of memory");
         ret = ENOMEM;
         goto cleanup;
     }
+    int head = sprintf(text, "{\"%s\"", name);
+    memcpy(text + head, k, rest);
+    text[(size_t) head + rest] = '\0';
     ly_err_clean(ctx, NULL);
     LY_ERR rc = ly_in_new_memory(text, &in);
     if (!rc)
         rc = lyd_parse_op(ctx, NULL, in, LYD_JSON, LYD_TYPE_RPC_YANG, tree,
                           NULL);
+    /* The parser takes a leaf given twice; validation does not. */
+    if (!rc)
+        rc = lyd_validate_op(*tree, NULL, LYD_TYPE_RPC_YANG, NULL);
     if (rc) {
         const struct ly_err_item *e = ly_err_first(ctx);
         char p[256] = "";

@@ -59,14 +59,21 @@ RECON=/restconf/operations/lightrail-job:reconcile
 printf '{"lightrail-job:input":{"dry-run":"yes"}}' > "$tmp/b1.json"
 printf '{"lightrail-job:input":{"dry-run":true}' > "$tmp/b2.json"
 printf '{"lightrail-job:input":{"repair":false}}' > "$tmp/b3.json"
-for b in "b1 invalid-value" "b2 malformed-message" "b3 invalid-value"; do
+# The same leaf twice (json-c alone kept the last: a repair).
+printf '{"lightrail-job:input":{"dry-run":true,"dry-run":false}}' > "$tmp/b4.json"
+: > "$tmp/b0.json"
+# Query parameters it does not know, or not a boolean (?dry_run=true
+# once repaired: the query was searched for "dry-run").
+for b in "b1 invalid-value" "b2 malformed-message" "b3 invalid-value" \
+         "b4 invalid-value" "b0 invalid-value ?dry_run=true" \
+         "b0 invalid-value ?dry-run=maybe" "b0 invalid-value ?dry-run&dry-run"; do
     set -- $b
-    api POST $RECON "$tmp/$1.json"
+    api POST "$RECON${3:-}" "$tmp/$1.json"
     if [ "$STATUS" = 400 ] && jq -e --arg t "$2" '."ietf-restconf:errors".error[0]."error-tag" == $t' "$tmp/body" > /dev/null \
        && diff -r "$tmp/before" "$DEV" > /dev/null; then
-        ok "reconcile with $(cat "$tmp/$1.json"): 400 $2, no device changed"
+        ok "reconcile${3:-} with '$(cat "$tmp/$1.json")': 400 $2, no device changed"
     else
-        notok "reconcile with $(cat "$tmp/$1.json"): $STATUS $(cat "$tmp/body")"
+        notok "reconcile${3:-} with '$(cat "$tmp/$1.json")': $STATUS $(cat "$tmp/body")"
     fi
 done
 

@@ -184,15 +184,16 @@ h_defer_now(void *arg, const struct nb_request *rq, struct nb_response *resp)
 }
 
 static const struct nb_route routes[] = {
-    { NB_GET | NB_POST, "/restconf/data/test:echo", h_echo, false },
-    { NB_GET | NB_DELETE, "/restconf/data/test:jobs/job=", h_job, false },
-    { NB_GET, "/restconf/data/test:conflict", h_conflict, false },
-    { NB_GET, "/metrics", h_metrics, true },
-    { NB_POST, "/test/drain", h_drain, false },
-    { NB_GET, "/test/defer", h_defer, false },
-    { NB_GET, "/test/defer-now", h_defer_now, false },
-    { NB_GET, "/test/held", h_held, false },
-    { NB_POST, "/test/answer", h_answer, false },
+    { NB_GET | NB_POST, "/restconf/data/test:echo", h_echo, false,
+      "depth content" },
+    { NB_GET | NB_DELETE, "/restconf/data/test:jobs/job=", h_job, false, NULL },
+    { NB_GET, "/restconf/data/test:conflict", h_conflict, false, NULL },
+    { NB_GET, "/metrics", h_metrics, true, NULL },
+    { NB_POST, "/test/drain", h_drain, false, NULL },
+    { NB_GET, "/test/defer", h_defer, false, NULL },
+    { NB_GET, "/test/defer-now", h_defer_now, false, NULL },
+    { NB_GET, "/test/held", h_held, false, NULL },
+    { NB_POST, "/test/answer", h_answer, false, NULL },
 };
 #define N_ROUTES ((int) (sizeof routes / sizeof routes[0]))
 
@@ -512,6 +513,39 @@ test_post_body_and_query(void)
     free(r.body);
 }
 
+/* RFC 8040, 4.8: a query parameter the resource does not take, or one
+ * given twice, is 400 invalid-value before the handler runs. */
+static void
+test_query_parameters_checked(void)
+{
+    static const char *const bad[] = {
+        "/restconf/data/test:echo?colour=red",
+        "/restconf/data/test:echo?depth=1&depth=2",
+        "/restconf/data/test:echo?=1",
+        "/restconf/data/test:echo?dept",
+        "/restconf/data/test:echo?%ff",
+        "/restconf/data/test:conflict?depth=1",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct reply r;
+        struct call c = { .method = "GET",
+                          .token = "another-secret-for-bob" };
+        call_plain(bad[i], &c, &r);
+        CU_ASSERT_EQUAL(r.status, 400);
+        json_object *j = r.body ? json_tokener_parse(r.body) : NULL;
+        CU_ASSERT_PTR_NOT_NULL(j);
+        CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "invalid-value"));
+        CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "query parameter"));
+        json_object_put(j);
+        free(r.body);
+    }
+    struct reply r;
+    struct call c = { .method = "GET", .token = "another-secret-for-bob" };
+    call_plain("/restconf/data/test:echo?content=all&&depth&", &c, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    free(r.body);
+}
+
 static void
 test_no_or_wrong_token(void)
 {
@@ -823,7 +857,7 @@ test_config_refused(void)
     CU_ASSERT_EQUAL(nb_server_new(base, &missing, routes, N_ROUTES, NULL,
                                   &s, err, sizeof err), EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/server.crt"));
-    struct nb_route bad_route = { NB_GET, "no-slash", h_echo, false };
+    struct nb_route bad_route = { NB_GET, "no-slash", h_echo, false, NULL };
     struct nb_server_config ok = { .address = "127.0.0.1" };
     CU_ASSERT_EQUAL(nb_server_new(base, &ok, &bad_route, 1, NULL, &s,
                                   err, sizeof err), EINVAL);
@@ -1029,6 +1063,8 @@ test_deferred_outlives_server(void)
 static CU_TestInfo tests[] = {
     { "a valid token: 200 and the principal", test_token_ok },
     { "POST body and query reach the handler", test_post_body_and_query },
+    { "unknown and repeated query parameters are refused",
+      test_query_parameters_checked },
     { "no or a wrong token: 401 with WWW-Authenticate", test_no_or_wrong_token },
     { "public route without a token", test_public_route },
     { "unknown path: 404", test_not_found },

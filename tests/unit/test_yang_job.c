@@ -883,6 +883,14 @@ test_reconcile_input(void)
           "force" },
         { "{\"lightrail-job:input\":{\"dry-run\":\"yes\"}}", EINVAL, false,
           "yes" },
+        /* json-c keeps the last of two members of one name: the one that
+         * repairs, were it believed. */
+        { "{\"lightrail-job:input\":{\"dry-run\":true,\"dry-run\":false}}",
+          EINVAL, false, "dry-run" },
+        { "{\"lightrail-job:input\":{\"dry-run\":true},"
+          "\"lightrail-job:input\":{}}", EINVAL, false, NULL },
+        { "{\"lightrail-job:\\u0069nput\":{}}", EINVAL, false,
+          "written plainly" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[256], msg[512];
