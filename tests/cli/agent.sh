@@ -285,6 +285,43 @@ kill $IDLE 2>/dev/null
 exec 3>&-
 wait $IDLE 2>/dev/null
 
+# Strangers who never begin a TLS handshake: four from one address are
+# kept AGENT_HANDSHAKE_S (10 s) and closed, a fifth is closed at once;
+# the coordinators' slots stay theirs, and the agents still plan.
+if command -v python3 > /dev/null; then
+    python3 - "$P2" > "$tmp/strangers.out" 2>&1 <<'PY'
+import socket, sys, time
+port = int(sys.argv[1])
+socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
+def closed_within(s, secs):
+    s.settimeout(secs)
+    try:
+        return s.recv(1) == b""
+    except socket.timeout:
+        return False
+    except ConnectionResetError:
+        return True
+print("fifth closed at once:", closed_within(socks[4], 2))
+t0 = time.time()
+print("first four closed within 30 s:",
+      all(closed_within(s, 30) for s in socks[:4]))
+print("after at least 8 s:", time.time() - t0 >= 8)
+PY
+    if grep -q "fifth closed at once: True" "$tmp/strangers.out" \
+       && grep -q "first four closed within 30 s: True" "$tmp/strangers.out" \
+       && grep -q "after at least 8 s: True" "$tmp/strangers.out" \
+       && grep -q "4 from this address" "$A/dc2.log" \
+       && grep -q "no TLS handshake within 10 s" "$A/dc2.log"; then
+        ok "strangers without a handshake: the fifth from one address refused, the others closed after 10 s"
+    else
+        notok "strangers without a handshake: $(cat "$tmp/strangers.out"; tail -3 "$A/dc2.log")"
+    fi
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json" \
+        $TLS --format json > "$tmp/again.out" 2> "$tmp/err" \
+        && ok "after the strangers, the agents still plan" \
+        || notok "after the strangers: $(cat "$tmp/err")"
+fi
+
 # Bad input: no TLS files for remote DCs; a bad agent file.
 expect_bad "give the coordinator's --cert, --key and --ca" \
     $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json"

@@ -62,11 +62,24 @@
 #include "yang/lr_yang_agent.h"
 
 #define CMD "agent"
-/* Connections served at once; more are closed at accept. */
+/* Connections served at once; more are closed at accept.  Of those, at
+ * most AGENT_MAX_HANDSHAKES may still be in their TLS handshake, and
+ * each has AGENT_HANDSHAKE_S for it from accept, at most
+ * AGENT_MAX_HANDSHAKES_PER_HOST from one address: a stranger without a
+ * certificate, who can only ever be a handshake, cannot hold the slots
+ * of the coordinators. */
 #define AGENT_MAX_CONNS 64
+#define AGENT_MAX_HANDSHAKES 16
+#define AGENT_MAX_HANDSHAKES_PER_HOST 4
+#define AGENT_HANDSHAKE_S 10
 /* A connection silent this long is closed (a coordinator between jobs
  * reconnects at once when it needs us). */
 #define AGENT_IDLE_S 600
+/* A peer that does not read its answers: reading its requests stops
+ * while this much is queued for it, and a connection whose output has
+ * not moved for AGENT_WRITE_S (one being closed included) is closed. */
+#define AGENT_OUT_MAX (1024 * 1024)
+#define AGENT_WRITE_S 60
 /* See controller/lr_agent_party.c: exact names, CN or DNS SAN. */
 #define AGENT_HOSTFLAGS (X509_CHECK_FLAG_ALWAYS_CHECK_SUBJECT                \
                          | X509_CHECK_FLAG_NO_WILDCARDS)
@@ -77,9 +90,12 @@ struct conn {
     struct agent *a;
     struct conn *prev, *next;
     struct bufferevent *bev;
+    char host[64];                /* the address alone */
     char peer[96];                /* address:port, then + the cert name */
     bool ready;                   /* handshake done */
     bool closing;                 /* free once the output is flushed */
+    bool full;                    /* reading paused: AGENT_OUT_MAX queued */
+    struct event *handshake;      /* AGENT_HANDSHAKE_S from accept */
     /* The job: the public model and training shape over our inventory. */
     bool has_job;
     uint32_t job;
@@ -103,6 +119,7 @@ struct agent {
     const char *state_dir;
     int port;
     int n_conns;
+    int n_handshakes;             /* of n_conns, not ready yet */
     struct conn *conns;
     /* Shared buffers: one request is handled at a time. */
     struct lr_layer *layers;      /* LR_MODEL_MAX_LAYERS */
@@ -165,6 +182,10 @@ conn_free(struct conn *c)
     conn_drop_job(c);
     if (c->delay)
         event_free(c->delay);
+    if (c->handshake)
+        event_free(c->handshake);
+    if (!c->ready)
+        a->n_handshakes--;
     if (c->held)
         evbuffer_free(c->held);
     if (c->bev)
@@ -490,6 +511,13 @@ conn_read(struct bufferevent *bev, void *arg)
     struct evbuffer *in = bufferevent_get_input(bev);
 
     while (!c->closing && !evtimer_pending(c->delay, NULL)) {
+        if (evbuffer_get_length(bufferevent_get_output(bev))
+            >= AGENT_OUT_MAX) {
+            /* conn_write resumes once the peer has read it all. */
+            c->full = true;
+            bufferevent_disable(bev, EV_READ);
+            return;
+        }
         uint8_t head[4];
         size_t avail = evbuffer_get_length(in);
         if (avail < 4)
@@ -523,8 +551,28 @@ static void
 conn_write(struct bufferevent *bev, void *arg)
 {
     struct conn *c = arg;
-    if (c->closing)
+    if (c->closing) {
         conn_free(c);
+        return;
+    }
+    if (c->full) {
+        c->full = false;
+        bufferevent_enable(bev, EV_READ);
+        conn_read(bev, c);
+    }
+}
+
+static void
+conn_handshake_late(evutil_socket_t fd, short what, void *arg)
+{
+    struct conn *c = arg;
+    (void) fd;
+    (void) what;
+    if (c->ready)
+        return;
+    alog(c->a, "%s: refused: no TLS handshake within %d s", c->peer,
+         AGENT_HANDSHAKE_S);
+    conn_free(c);
 }
 
 /* The peer's certificate name (CN), for logs. */
@@ -554,6 +602,8 @@ conn_event(struct bufferevent *bev, short what, void *arg)
         size_t l = strlen(c->peer);
         snprintf(c->peer + l, sizeof c->peer - l, " (%s)", cn);
         c->ready = true;
+        a->n_handshakes--;
+        evtimer_del(c->handshake);
         alog(a, "%s: connected", c->peer);
         return;
     }
@@ -578,7 +628,11 @@ conn_event(struct bufferevent *bev, short what, void *arg)
             alog(a, "%s: connection error: %s", c->peer,
                  why[0] ? why : "unknown");
     } else if (what & BEV_EVENT_TIMEOUT) {
-        alog(a, "%s: idle for %d s: closed", c->peer, AGENT_IDLE_S);
+        if (what & BEV_EVENT_WRITING)
+            alog(a, "%s: its answers unread for %d s: closed", c->peer,
+                 AGENT_WRITE_S);
+        else
+            alog(a, "%s: idle for %d s: closed", c->peer, AGENT_IDLE_S);
     } else if (what & BEV_EVENT_EOF) {
         alog(a, "%s: closed by the peer", c->peer);
     }
@@ -601,9 +655,15 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
         evutil_inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
         port = ntohs(in6->sin6_port);
     }
-    if (a->n_conns >= AGENT_MAX_CONNS) {
-        alog(a, "%s:%d: refused: %d connections already", host, port,
-             a->n_conns);
+    int from_host = 0;
+    for (const struct conn *o = a->conns; o; o = o->next)
+        from_host += !o->ready && !strcmp(o->host, host);
+    if (a->n_conns >= AGENT_MAX_CONNS
+        || a->n_handshakes >= AGENT_MAX_HANDSHAKES
+        || from_host >= AGENT_MAX_HANDSHAKES_PER_HOST) {
+        alog(a, "%s:%d: refused: %d connections already, %d of them in "
+             "their TLS handshake, %d from this address", host, port,
+             a->n_conns, a->n_handshakes, from_host);
         evutil_closesocket(fd);
         return;
     }
@@ -622,30 +682,35 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
         return;
     }
     c->a = a;
+    snprintf(c->host, sizeof c->host, "%s", host);
     snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
     c->bev = bufferevent_openssl_socket_new(a->base, fd, ssl,
                                             BUFFEREVENT_SSL_ACCEPTING,
                                             BEV_OPT_CLOSE_ON_FREE);
     c->delay = evtimer_new(a->base, conn_delay_done, c);
+    c->handshake = evtimer_new(a->base, conn_handshake_late, c);
     c->held = evbuffer_new();
     c->next = a->conns;
     if (a->conns)
         a->conns->prev = c;
     a->conns = c;
     a->n_conns++;
+    a->n_handshakes++;
     if (!c->bev) {
         SSL_free(ssl);
         evutil_closesocket(fd);
     }
-    if (!c->bev || !c->delay || !c->held) {
+    if (!c->bev || !c->delay || !c->handshake || !c->held) {
         alog(a, "%s: refused: out of memory", c->peer);
         conn_free(c);
         return;
     }
     /* A coordinator that hangs up without close_notify is no error. */
     bufferevent_openssl_set_allow_dirty_shutdown(c->bev, 1);
-    struct timeval idle = { AGENT_IDLE_S, 0 };
-    bufferevent_set_timeouts(c->bev, &idle, NULL);
+    struct timeval idle = { AGENT_IDLE_S, 0 }, stuck = { AGENT_WRITE_S, 0 };
+    struct timeval hs = { AGENT_HANDSHAKE_S, 0 };
+    bufferevent_set_timeouts(c->bev, &idle, &stuck);
+    evtimer_add(c->handshake, &hs);
     bufferevent_setcb(c->bev, conn_read, conn_write, conn_event, c);
     bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
