@@ -249,14 +249,15 @@ check_run(const struct lr_ctl_lpcheck *ck, char *err, size_t errlen)
 static void
 op_rollback(struct lr_ctl_op *op)
 {
-    char e[256];
+    char e[256], first[sizeof op->err];
     if (!op_unprovision(op, e, sizeof e))
         return;
     op->stuck = true;
-    size_t n = strlen(op->err);
-    snprintf(op->err + n, sizeof op->err - n, "; removing its channels "
-             "again failed (%s): the job keeps its slots, DELETE it to "
-             "retry", e);
+    /* What to do first: a job's reason is shorter than op->err. */
+    snprintf(first, sizeof first, "%s", op->err);
+    snprintf(op->err, sizeof op->err, "provisioning failed and removing "
+             "its channels again failed: the job keeps its slots, DELETE "
+             "it to retry; %.300s; then %.90s", first, e);
 }
 
 /* All or nothing over the devices of the op's job: every ROADM of its

@@ -103,12 +103,25 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
                  "(%s): it must chain to the pinned CA %s; nothing applied",
                  rq->device, why, rq->ca_file ? rq->ca_file : "(none)");
         break;
-    default:
+    default: {
+        /* A change whose request went out, even in part, may have been
+         * made: the answer was lost (an empty reply, a reset, an answer
+         * over 8 MiB), which is a timeout's case, not "nothing applied". */
+        long sent = 0;
+        curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
+        if (sent > 0 && strcmp(rq->method, "GET")) {
+            ret = ETIMEDOUT;
+            snprintf(err, errlen, "%s: %s went out but its answer was lost "
+                     "(%s): the outcome is unknown; read the device back",
+                     rq->device, rq->what, why);
+            break;
+        }
         ret = EHOSTUNREACH;
         snprintf(err, errlen, "%s: cannot reach %s (%s): nothing applied; "
                  "check the device and its address", rq->device, rq->url,
                  why);
         break;
+    }
     }
     free(r->body);
     memset(r, 0, sizeof r[0]);

@@ -144,6 +144,33 @@ struct sb_mno_step {
     struct sb_mno_rule r;
 };
 
+/* The record of what this controller installed, after a rule's install
+ * ('installed') or removal that could not be undone: so that read()
+ * shows it and reconciliation can remove it.  ENOMEM or 0. */
+static int
+sb_mno_record(struct sb_mnoptical *d, const struct sb_mno_rule *r,
+              bool installed)
+{
+    int at = sb_mno_find(d->rules, d->n_rules, r->mc.name);
+    if (!installed) {
+        if (at >= 0)
+            d->rules[at] = d->rules[--d->n_rules];
+        return 0;
+    }
+    if (at >= 0)
+        return 0;
+    if (d->n_rules == d->cap_rules) {
+        int cap = d->cap_rules ? 2 * d->cap_rules : 8;
+        struct sb_mno_rule *p = realloc(d->rules, (size_t) cap * sizeof *p);
+        if (!p)
+            return ENOMEM;
+        d->rules = p;
+        d->cap_rules = cap;
+    }
+    d->rules[d->n_rules++] = *r;
+    return 0;
+}
+
 static int
 sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                           const struct sb_change *changes, int n, char *err,
@@ -215,15 +242,25 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
         /* A timed-out install may have happened: remove it, best effort. */
         if (ret == ETIMEDOUT && steps[done].install)
             (void) sb_mno_connect(d, &steps[done].r, false, e2, sizeof e2);
+        bool lost = false;
         for (int i = done - 1; i >= 0; i--)
             if (sb_mno_connect(d, &steps[i].r, !steps[i].install, e2,
-                               sizeof e2))
+                               sizeof e2)) {
                 undo_failed++;
+                lost = sb_mno_record(d, &steps[i].r, steps[i].install)
+                       || lost;
+            }
         size_t l = strlen(err);
-        if (undo_failed)
+        if (undo_failed) {
+            /* Not "nothing applied": the caller reads the node back, and
+             * the record shows what is left (reconcile removes it). */
+            ret = ETIMEDOUT;
             snprintf(err + l, errlen - l, "; %d of %d earlier rule(s) of "
                      "the batch could not be undone: the emulator may hold "
-                     "part of it: /reset the node", undo_failed, done);
+                     "part of it%s", undo_failed, done, lost
+                     ? " and this controller's record is stale: /reset the "
+                       "node" : ": read it back");
+        }
         else if (done && ret != ETIMEDOUT)
             snprintf(err + l, errlen - l, "; the %d earlier rule(s) of the "
                      "batch were undone", done);

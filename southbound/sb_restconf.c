@@ -322,11 +322,17 @@ sb_restconf_apply_locked(struct sb_restconf *d,
                 undo_failed++;
         }
         d->cache.ok = false;
-        if (undo_failed && err && errlen) {
-            size_t l = strlen(err);
-            snprintf(err + l, errlen - l, "; %d of %d earlier change(s) of "
-                     "the batch could not be undone: the device may hold "
-                     "part of it: reconcile", undo_failed, done);
+        if (undo_failed) {
+            /* Not "nothing applied" any more: the caller must read the
+             * device back, as after a lost answer. */
+            ret = ETIMEDOUT;
+            if (err && errlen) {
+                size_t l = strlen(err);
+                snprintf(err + l, errlen - l, "; %d of %d earlier "
+                         "change(s) of the batch could not be undone: the "
+                         "device may hold part of it: read it back",
+                         undo_failed, done);
+            }
         }
         goto cleanup;
     }

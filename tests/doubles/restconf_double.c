@@ -229,7 +229,8 @@ rcd_on_request(struct evhttp_request *req, void *arg)
     if (die > 0 && n == die)
         _exit(9);   /* as if killed: the connection closes unanswered */
     int f = atomic_load(&rcd.fail_change);
-    if (f > 0 && n == f) {
+    if ((f > 0 && n == f)
+        || (cmd == EVHTTP_REQ_DELETE && atomic_load(&rcd.fail_deletes))) {
         atomic_store(&rcd.fail_change, 0);
         rcd_error(req, 500, "operation-failed", NULL,
                   "injected failure (test double)");

@@ -15,7 +15,8 @@
  *                                process before it answers (a device
  *                                that dies mid-provisioning; processes
  *                                only)
- * plus, for the in-process test, 'delay_ms' (every answer late) and
+ * plus, for the in-process test, 'fail_deletes' (every DELETE answers
+ * 500: an undo the device refuses), 'delay_ms' (every answer late) and
  * 'raw_get' (the next GET of media-channels answers 200 with that text,
  * a device that answers nonsense).
  *
@@ -45,6 +46,7 @@ struct rc_double {
     /* faults */
     atomic_int fail_change;       /* the Nth PUT/DELETE from 'changes' = 0 */
     atomic_int die_change;        /* likewise, ends the process */
+    atomic_int fail_deletes;      /* every DELETE answers 500 */
     atomic_int delay_ms;
     _Atomic(const char *) raw_get;  /* the caller's; NULL after use */
     atomic_int changes;           /* PUT/DELETE answered */

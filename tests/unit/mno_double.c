@@ -78,6 +78,16 @@ dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
     int late = atomic_exchange(&dbl.late_connect_ms, 0);
     if (late > 0)
         usleep((useconds_t) late * 1000);
+    int from = atomic_load(&dbl.fail_from);
+    if (from > 0) {
+        if (from > 1)
+            atomic_store(&dbl.fail_from, from - 1);
+        else {
+            dbl_html(req, 500, "500 Internal Server Error",
+                     "Unhandled exception: injected fault");
+            return;
+        }
+    }
     int n = atomic_load(&dbl.fail_connect);
     if (n > 0) {
         atomic_store(&dbl.fail_connect, n - 1);
@@ -251,6 +261,7 @@ mno_double_reset(void)
     dbl.tuned[0] = dbl.tuned[1] = 0;
     dbl.power_seen = false;
     atomic_store(&dbl.fail_connect, 0);
+    atomic_store(&dbl.fail_from, 0);
     atomic_store(&dbl.late_connect_ms, 0);
     atomic_store(&dbl.hide_r2, false);
     atomic_store(&dbl.short_ports, false);

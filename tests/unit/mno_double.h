@@ -51,6 +51,7 @@ struct mno_double {
     bool power_seen;
     /* faults and knobs, set by the test between requests */
     atomic_int fail_connect;      /* the Nth /connect from now: 500 */
+    atomic_int fail_from;         /* the Nth from now and all after: 500 */
     atomic_bool hide_r2;          /* r2 answers 404 */
     atomic_bool short_ports;      /* /ports?node=r3 forgets port 11 */
     atomic_int late_connect_ms;   /* the next /connect answers this late

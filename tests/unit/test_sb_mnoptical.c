@@ -401,12 +401,46 @@ test_timeout(void)
     k->close(r2);
 }
 
+/* The undo refused too: a timeout's case (the caller reads the node
+ * back), and the rule left is in the record, so that read() shows it
+ * and a DELETE can remove it. */
+static void
+test_undo_refused(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int ret, n = 0;
+    struct sb_change ch[2];
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch[0], SB_ADD, "u/lp0", "r1-r2", "r2-r3", n_of(1, 1), 4);
+    change(&ch[1], SB_ADD, "u/lp1", "r1-r2", "r2-r3", n_of(2, 1), 4);
+    atomic_store(&dbl.fail_from, 2);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 2, err, sizeof err), ETIMEDOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "1 of 1 earlier rule(s) of the "
+                                       "batch could not be undone"));
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
+    struct sb_media_channel *mcs = NULL;
+    CU_ASSERT_EQUAL(k->read(r2, &mcs, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 1);
+    if (n == 1)
+        CU_ASSERT_STRING_EQUAL(mcs[0].name, "u/lp0");
+    free(mcs);
+    atomic_store(&dbl.fail_from, 0);
+    change(&ch[0], SB_DELETE, "u/lp0", "r1-r2", "r2-r3", n_of(1, 1), 4);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    k->close(r2);
+}
+
 static CU_TestInfo tests[] = {
     { "flexgrid -> 50 GHz channels", test_map },
     { "open refusals", test_open_refusals },
     { "a lightpath's rules hop by hop, deleted", test_lightpath_rules },
     { "refusals before any request", test_refusals },
     { "undo on failure, HTML errors", test_undo },
+    { "an undo the emulator refuses is kept on record", test_undo_refused },
     { "terminals and gOSNR", test_gosnr },
     { "lenient JSON", test_parse },
     { "a late answer: ETIMEDOUT", test_timeout },

@@ -160,6 +160,24 @@ test_all_or_nothing(void)
     CU_ASSERT_EQUAL(rc_double_count(), 1);
     CU_ASSERT_STRING_EQUAL(rc_double_str(rcd.ch[rc_double_find(1)], "name"), "keep/lp1");
 
+    /* The undo refused too: not "nothing applied" but a timeout's case
+     * (the caller reads the device back), the first change left. */
+    change(&ch[0], SB_ADD, "u/lp1", 8, 4);
+    change(&ch[1], SB_ADD, "u/lp2", 16, 4);
+    atomic_store(&rcd.changes, 0);
+    atomic_store(&rcd.fail_change, 2);
+    atomic_store(&rcd.fail_deletes, 1);
+    rc = sb_restconf_class.apply(d, ch, 2, err, sizeof err);
+    atomic_store(&rcd.fail_change, 0);
+    atomic_store(&rcd.fail_deletes, 0);
+    CU_ASSERT_EQUAL(rc, ETIMEDOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "1 of 1 earlier change(s) of the "
+                                       "batch could not be undone"));
+    CU_ASSERT_EQUAL(rc_double_count(), 2);
+    change(&ch[0], SB_DELETE, "u/lp1", 0, 0);
+    CU_ASSERT_EQUAL(sb_restconf_class.apply(d, ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(rc_double_count(), 1);
+
     /* The device's own validation, its RFC 8040 message passed on. */
     change(&ch[0], SB_ADD, "zero/lp1", 0, 0);
     CU_ASSERT_EQUAL(sb_restconf_class.apply(d, ch, 1, err, sizeof err),
