@@ -233,7 +233,11 @@ cleanup:
     return ret;
 }
 
-/* PUT (create) or DELETE of one channel; 0 or the error. */
+/* Create or DELETE of one channel; 0 or the error.  A create is a POST
+ * of the channel to media-channels (RFC 8040, 4.4.1: 409 when its index
+ * exists), never a PUT, which replaces whatever holds the index: a
+ * channel added behind our back since we last read the device would be
+ * overwritten, and then deleted by an undo. */
 static int
 sb_rc_one(struct sb_restconf *d, bool create, const struct sb_chent *e,
           char *err, size_t errlen)
@@ -246,7 +250,7 @@ sb_rc_one(struct sb_restconf *d, bool create, const struct sb_chent *e,
     snprintf(path, sizeof path, SB_RC_CHANNELS "/channel=%" PRIu32,
              e->index);
     snprintf(what, sizeof what, "%s channel=%" PRIu32,
-             create ? "PUT" : "DELETE", e->index);
+             create ? "POST" : "DELETE", e->index);
     if (create) {
         const struct sb_media_channel *mc = &e->mc;
         long long c = SB_RC_BASE_MHZ + (long long) mc->n * SB_RC_SLOT_MHZ;
@@ -278,8 +282,8 @@ sb_rc_one(struct sb_restconf *d, bool create, const struct sb_chent *e,
             return sb_errf(err, errlen, ENOMEM, "%s: out of memory",
                            d->config.name);
     }
-    ret = sb_rc_http(d, create ? "PUT" : "DELETE", path, body, &r, err,
-                     errlen);
+    ret = sb_rc_http(d, create ? "POST" : "DELETE",
+                     create ? SB_RC_CHANNELS : path, body, &r, err, errlen);
     free(body);
     if (ret)
         goto cleanup;

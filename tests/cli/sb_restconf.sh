@@ -136,7 +136,7 @@ devices_empty "j1 deleted"
 [ "$(rc r3 GET '/test-double/fail?change=1')" = 204 ] || notok "cannot arm r3's fault"
 submit j2
 if [ "$STATUS" = 201 ] && [ "$(phase)" = failed ] \
-   && reason | grep -q 'ROADM r3 refused the lightpaths: r3: the device refused PUT channel=[0-9]* (HTTP 500, operation-failed): injected failure (test double)'; then
+   && reason | grep -q 'ROADM r3 refused the lightpaths: r3: the device refused POST channel=[0-9]* (HTTP 500, operation-failed): injected failure (test double)'; then
     ok "j2 failed on r3's 500: $(reason)"
 else
     notok "j2 with r3 answering 500: $STATUS $(cat "$tmp/body")"
@@ -150,7 +150,7 @@ devices_empty "j2 rolled back after r3's 500"
 [ "$(rc r2 GET '/test-double/die?change=2')" = 204 ] || notok "cannot arm r2's death"
 submit j3
 if [ "$STATUS" = 201 ] && [ "$(phase)" = releasing ] \
-   && reason | grep -q '^provisioning failed and removing its channels again failed: the job keeps its slots, DELETE it to retry; ROADM r2 refused the lightpaths: r2: PUT .* went out but its answer was lost'; then
+   && reason | grep -q '^provisioning failed and removing its channels again failed: the job keeps its slots, DELETE it to retry; ROADM r2 refused the lightpaths: r2: POST .* went out but its answer was lost'; then
     ok "j3 keeps its slots when r2 died mid-provisioning: $(reason)"
 else
     notok "j3 with r2 dying: $STATUS $(cat "$tmp/body")"

@@ -126,9 +126,13 @@ rcd_get_all(struct evhttp_request *req)
     evhttp_send_reply(req, 200, NULL, NULL);
 }
 
+/* PUT of channel 'index' (create or replace the one in slot 'at'), or,
+ * index -1, a POST to media-channels: create the channel of the body's
+ * index, 409 when it exists (RFC 8040, 4.4.1). */
 static void
 rcd_put(struct evhttp_request *req, long index, int at)
 {
+    bool post = index < 0;
     struct evbuffer *in = evhttp_request_get_input_buffer(req);
     size_t len = evbuffer_get_length(in);
     char *body = calloc(1, len + 1);
@@ -153,10 +157,22 @@ rcd_put(struct evhttp_request *req, long index, int at)
                *name = rc_double_str(o, "name");
     json_object *iv;
     char path[128];
+    if (post && json_object_object_get_ex(o, "index", &iv)) {
+        index = (long) json_object_get_int64(iv);
+        at = rc_double_find(index);
+        if (at >= 0) {
+            json_object_put(top);
+            snprintf(path, sizeof path, "/lightrail-roadm:roadm/media-"
+                     "channels/channel[index='%ld']", index);
+            rcd_error(req, 409, "data-exists", path, "the channel exists");
+            return;
+        }
+    }
     snprintf(path, sizeof path, "/lightrail-roadm:roadm/media-channels/"
              "channel[index='%ld']", index);
     if (!json_object_object_get_ex(o, "index", &iv)
-        || json_object_get_int64(iv) != index || !name || !lo || !up) {
+        || json_object_get_int64(iv) != index || index < 1 || !name || !lo
+        || !up) {
         json_object_put(top);
         rcd_error(req, 400, "invalid-value", path,
                   "index, name and both frequencies are required");
@@ -208,19 +224,20 @@ rcd_on_request(struct evhttp_request *req, void *arg)
         return;
     }
     const char *rest = uri + strlen(RCD_PREFIX);
-    if (!*rest) {
-        if (cmd != EVHTTP_REQ_GET)
-            rcd_error(req, 405, "operation-not-supported", NULL, "GET only");
-        else
-            rcd_get_all(req);
+    if (!*rest && cmd == EVHTTP_REQ_GET) {
+        rcd_get_all(req);
+        return;
+    }
+    if (!*rest && cmd != EVHTTP_REQ_POST) {
+        rcd_error(req, 405, "operation-not-supported", NULL, "GET, POST");
         return;
     }
     long index = -1;
-    if (sscanf(rest, "/channel=%ld", &index) != 1 || index < 1) {
+    if (*rest && (sscanf(rest, "/channel=%ld", &index) != 1 || index < 1)) {
         rcd_error(req, 404, "invalid-value", NULL, "no such resource");
         return;
     }
-    if (cmd != EVHTTP_REQ_PUT && cmd != EVHTTP_REQ_DELETE) {
+    if (*rest && cmd != EVHTTP_REQ_PUT && cmd != EVHTTP_REQ_DELETE) {
         rcd_error(req, 405, "operation-not-supported", NULL, "PUT, DELETE");
         return;
     }
@@ -236,8 +253,8 @@ rcd_on_request(struct evhttp_request *req, void *arg)
                   "injected failure (test double)");
         return;
     }
-    int at = rc_double_find(index);
-    if (cmd == EVHTTP_REQ_PUT) {
+    int at = index > 0 ? rc_double_find(index) : -1;
+    if (cmd == EVHTTP_REQ_PUT || cmd == EVHTTP_REQ_POST) {
         rcd_put(req, index, at);
         return;
     }
@@ -272,7 +289,7 @@ rc_double_start(const char *cert, const char *key, int port)
         return 1;
     }
     if (lr_dbl_loop_start(&rcd.loop, port, EVHTTP_REQ_GET | EVHTTP_REQ_PUT
-                                     | EVHTTP_REQ_DELETE,
+                                     | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE,
                           rcd_on_request, rcd_bevcb, NULL)) {
         SSL_CTX_free(rcd.ssl);
         rcd.ssl = NULL;

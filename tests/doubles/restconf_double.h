@@ -2,8 +2,9 @@
  * restconf_double: a TEST DOUBLE of one ROADM's RESTCONF server (RFC
  * 8040), not a RESTCONF server: HTTPS on 127.0.0.1 (tests/doubles/
  * lr_dbl_loop.h), holding lightrail-roadm media channels and answering
- * as the RFC says: GET .../media-channels (200 with the list), PUT and
- * DELETE .../media-channels/channel=INDEX (201/204, 404 for a missing
+ * as the RFC says: GET .../media-channels (200 with the list), POST of
+ * a channel to .../media-channels (201, 409 when its index exists), PUT
+ * and DELETE .../media-channels/channel=INDEX (201/204, 404 for a missing
  * resource, 409 for a duplicate name, RFC 8040 error bodies, the
  * module's must on the frequencies).  No RESTCONF server is packaged for
  * Debian 12.

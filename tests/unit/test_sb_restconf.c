@@ -131,6 +131,31 @@ test_round_trip(void)
     CU_ASSERT_EQUAL(rc_double_count(), 0);
     CU_ASSERT_EQUAL(sb_restconf_class.apply(d, ch, 1, err, sizeof err),
                     ENOENT);
+
+    /* A channel added behind the driver's back at the index it would
+     * take next: a create never replaces it (409, EEXIST), and the
+     * next apply reads the device again and takes another index. */
+    change(&ch[0], SB_ADD, "a/lp1", 0, 4);
+    CU_ASSERT_EQUAL(sb_restconf_class.apply(d, ch, 1, err, sizeof err), 0);
+    json_object *stranger = json_tokener_parse(
+        "{\"index\":2,\"name\":\"stranger\",\"lower-frequency\":"
+        "\"193500000\",\"upper-frequency\":\"193550000\"}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stranger);
+    int free_slot = 0;
+    while (rcd.ch[free_slot])
+        free_slot++;
+    rcd.ch[free_slot] = stranger;
+    change(&ch[0], SB_ADD, "b/lp1", 8, 4);
+    CU_ASSERT_EQUAL(sb_restconf_class.apply(d, ch, 1, err, sizeof err),
+                    EEXIST);
+    CU_ASSERT_EQUAL(rc_double_count(), 2);
+    CU_ASSERT_STRING_EQUAL(rc_double_str(rcd.ch[rc_double_find(2)], "name"),
+                           "stranger");
+    CU_ASSERT_EQUAL(sb_restconf_class.apply(d, ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(rc_double_count(), 3);
+    CU_ASSERT_STRING_EQUAL(rc_double_str(rcd.ch[rc_double_find(2)], "name"),
+                           "stranger");
+    rc_double_clear();
     sb_restconf_class.close(d);
 }
 
@@ -153,7 +178,7 @@ test_all_or_nothing(void)
     int rc = sb_restconf_class.apply(d, ch, 3, err, sizeof err);
     atomic_store(&rcd.fail_change, 0);
     CU_ASSERT_EQUAL(rc, EPROTO);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r7: the device refused PUT "
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r7: the device refused POST "
                                        "channel=3 (HTTP 500, operation-failed"
                                        "): injected failure (test double); "
                                        "nothing applied"));
