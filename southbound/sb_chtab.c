@@ -76,11 +76,37 @@ sb_chtab_read(const struct sb_chtab *t, const char *dev,
     return 0;
 }
 
+bool
+sb_chtab_has_index(const struct sb_chtab *t, uint32_t index)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->e[i].index == index)
+            return true;
+    return false;
+}
+
+/* The lowest index >= 'from' (>= 1) that no entry of e[0..n-1] holds
+ * and no entry of 't' held, or 0 when none is left.  O(n + t->n) per
+ * index tried. */
+static uint32_t
+sb_chtab_free_index(const struct sb_chtab *t, const struct sb_chent *e,
+                    int n, uint32_t from)
+{
+    for (uint32_t x = from; x != 0; x++) {
+        bool held = sb_chtab_has_index(t, x);
+        for (int i = 0; i < n && !held; i++)
+            held = e[i].index == x;
+        if (!held)
+            return x;
+    }
+    return 0;
+}
+
 int
 sb_chtab_plan(const struct sb_chtab *t, const char *dev,
               const struct sb_change *changes, int n,
               struct sb_chent **workp, int *n_workp,
-              struct sb_chstep **stepsp, uint32_t *first_new, char *err,
+              struct sb_chstep **stepsp, char *err,
               size_t errlen)
 {
     struct sb_chent *work = malloc(((size_t) t->n + (size_t) n + 1)
@@ -99,10 +125,16 @@ sb_chtab_plan(const struct sb_chtab *t, const char *dev,
     }
     if (t->n)
         memcpy(work, t->e, (size_t) t->n * sizeof *work);
-    for (int i = 0; i < n_work; i++)
+    bool top_taken = false;
+    for (int i = 0; i < n_work; i++) {
         if (work[i].index >= next)
             next = work[i].index + 1;
-    *first_new = next;
+        top_taken = top_taken || work[i].index == UINT32_MAX;
+    }
+    /* Above every index held, unless one holds the top (a device may
+     * key a channel of its own so): then the lowest free ones. */
+    if (top_taken)
+        next = sb_chtab_free_index(t, work, n_work, 1);
     for (int i = 0; i < n; i++) {
         const struct sb_media_channel *mc = &changes[i].mc;
         if (!mc->name[0] || !memchr(mc->name, '\0', sizeof mc->name)) {
@@ -127,8 +159,10 @@ sb_chtab_plan(const struct sb_chtab *t, const char *dev,
                 goto fail;
             }
             steps[i] = (struct sb_chstep) {
-                .create = true, .e = { .index = next++, .mc = *mc } };
+                .create = true, .e = { .index = next, .mc = *mc } };
             work[n_work++] = steps[i].e;
+            next = top_taken ? sb_chtab_free_index(t, work, n_work, next + 1)
+                             : next + 1;
         } else if (changes[i].op == SB_DELETE) {
             if (at < 0) {
                 ret = sb_errf(err, errlen, ENOENT, "%s: no media "

@@ -5,7 +5,8 @@
  * leave the device alone (EINVAL a nameless channel or unknown
  * operation, EEXIST a name already there, ENOENT a delete of a missing
  * name, ENOSPC no index left) and the index each new channel gets (one
- * above every index held or given).  Shared by the drivers that keep such
+ * above every index held or given; the lowest free ones when the top
+ * index is held).  Shared by the drivers that keep such
  * a copy: netconf and restconf.
  *
  * Conventions as southbound/sb_driver.h: 0 or a positive errno, one line
@@ -57,13 +58,16 @@ int sb_chtab_read(const struct sb_chtab *, const char *dev,
                   size_t errlen);
 
 /* Plans changes[0..n-1] against the table: '*work' (n_work entries) is
- * the device after the batch, '*steps' one step per change; every index
- * >= '*first_new' was given by this batch (a channel created and deleted
- * again within it appears in 'steps' only).  Nothing is sent. */
+ * the device after the batch, '*steps' one step per change.  A new
+ * channel gets an index no entry holds, and no entry held before the
+ * batch (sb_chtab_has_index() on the table tells the channels new to the
+ * device; one created and deleted again within the batch appears in
+ * 'steps' only).  Nothing is sent. */
 int sb_chtab_plan(const struct sb_chtab *, const char *dev,
                   const struct sb_change *changes, int n,
                   struct sb_chent **work, int *n_work,
-                  struct sb_chstep **steps, uint32_t *first_new, char *err,
-                  size_t errlen);
+                  struct sb_chstep **steps, char *err, size_t errlen);
+/* Whether an entry of the table holds 'index'. */
+bool sb_chtab_has_index(const struct sb_chtab *, uint32_t index);
 
 #endif

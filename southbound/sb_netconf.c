@@ -967,14 +967,13 @@ sb_netconf_apply_locked(struct sb_netconf *d, const struct sb_change *changes,
     struct sb_chent *work = NULL;         /* the device after the batch */
     struct sb_chstep *steps = NULL;
     int n_work = 0, ret = 0;
-    uint32_t first_new;
     struct sb_nc_buf b = { 0 };
     struct nc_rpc *rpc = NULL;
     struct lyd_node *op = NULL;
 
     if ((!d->cache.ok && (ret = sb_nc_refresh(d, err, errlen)))
         || (ret = sb_chtab_plan(&d->cache, d->config.name, changes, n, &work,
-                                &n_work, &steps, &first_new, err, errlen)))
+                                &n_work, &steps, err, errlen)))
         goto cleanup;
 
     /* One edit: the deletes of channels the device holds, then the
@@ -984,13 +983,14 @@ sb_netconf_apply_locked(struct sb_netconf *d, const struct sb_change *changes,
               "xml:ns:netconf:base:1.0\"><media-channels>");
     int n_edit = 0;
     for (int i = 0; i < n; i++)
-        if (!steps[i].create && steps[i].e.index < first_new) {
+        if (!steps[i].create
+            && sb_chtab_has_index(&d->cache, steps[i].e.index)) {
             sb_nc_put(&b, "<channel nc:operation=\"delete\"><index>%" PRIu32
                       "</index></channel>", steps[i].e.index);
             n_edit++;
         }
     for (int i = 0; i < n_work; i++)
-        if (work[i].index >= first_new) {
+        if (!sb_chtab_has_index(&d->cache, work[i].index)) {
             sb_nc_put_channel(&b, &work[i]);
             n_edit++;
         }

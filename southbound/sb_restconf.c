@@ -305,12 +305,11 @@ sb_restconf_apply_locked(struct sb_restconf *d,
     struct sb_chent *work = NULL;
     struct sb_chstep *steps = NULL;
     int n_work = 0, done = 0, ret = 0;
-    uint32_t first_new;
 
     /* The batch against what the device holds, before anything is sent. */
     if ((!d->cache.ok && (ret = sb_rc_refresh(d, err, errlen)))
         || (ret = sb_chtab_plan(&d->cache, d->config.name, changes, n, &work,
-                                &n_work, &steps, &first_new, err, errlen)))
+                                &n_work, &steps, err, errlen)))
         return ret;
     for (done = 0; done < n; done++) {
         ret = sb_rc_one(d, steps[done].create, &steps[done].e, err, errlen);

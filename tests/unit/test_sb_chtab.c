@@ -44,11 +44,9 @@ test_plan(void)
     struct sb_chent *work;
     struct sb_chstep *steps;
     int n_work;
-    uint32_t first;
     char err[256];
     CU_ASSERT_EQUAL_FATAL(sb_chtab_plan(&t, "r1", ch, 4, &work, &n_work,
-                                        &steps, &first, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(first, 8);
+                                        &steps, err, sizeof err), 0);
     /* j1/lp2 (7) and j2/lp1 (8) remain. */
     CU_ASSERT_EQUAL(n_work, 2);
     CU_ASSERT(sb_chtab_find(work, n_work, "j1/lp2") >= 0);
@@ -95,10 +93,9 @@ test_refusals(void)
         struct sb_chent *work = (void *) 1;
         struct sb_chstep *steps = (void *) 1;
         int n_work = -1;
-        uint32_t first;
         char err[256] = "";
         CU_ASSERT_EQUAL(sb_chtab_plan(&t, "r9", cases[i].ch, cases[i].n,
-                                      &work, &n_work, &steps, &first, err,
+                                      &work, &n_work, &steps, err,
                                       sizeof err), cases[i].want);
         CU_ASSERT_PTR_NULL(work);
         CU_ASSERT_PTR_NULL(steps);
@@ -111,9 +108,45 @@ test_refusals(void)
     sb_chtab_free(&t);
 }
 
+/* A device that keys a channel of its own at the top index (4294967295):
+ * new channels take the lowest indices free, never one held before the
+ * batch (here 1, deleted in it), so a driver still tells them from the
+ * channels it had (sb_chtab_has_index). */
+static void
+test_top_index_held(void)
+{
+    struct sb_chtab t = { 0 };
+    struct sb_chent a = { .index = 1 }, top = { .index = UINT32_MAX };
+    snprintf(a.mc.name, sizeof a.mc.name, "j1/lp1");
+    snprintf(top.mc.name, sizeof top.mc.name, "theirs");
+    CU_ASSERT_EQUAL_FATAL(sb_chtab_add(&t, &a), 0);
+    CU_ASSERT_EQUAL_FATAL(sb_chtab_add(&t, &top), 0);
+    t.ok = true;
+    struct sb_change ch[] = {
+        change(SB_DELETE, "j1/lp1"), change(SB_ADD, "j2/lp1"),
+        change(SB_ADD, "j2/lp2"),
+    };
+    struct sb_chent *work;
+    struct sb_chstep *steps;
+    int n_work;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(sb_chtab_plan(&t, "r1", ch, 3, &work, &n_work,
+                                        &steps, err, sizeof err), 0);
+    CU_ASSERT(steps[1].create && steps[1].e.index == 2);
+    CU_ASSERT(steps[2].create && steps[2].e.index == 3);
+    CU_ASSERT(!sb_chtab_has_index(&t, steps[1].e.index));
+    CU_ASSERT(sb_chtab_has_index(&t, UINT32_MAX));
+    CU_ASSERT_EQUAL(n_work, 3);
+    free(work);
+    free(steps);
+    sb_chtab_free(&t);
+}
+
 static CU_TestInfo tests[] = {
     { "a batch planned against the channels held", test_plan },
     { "refusals plan nothing", test_refusals },
+    { "a channel at the top index leaves the lowest free",
+      test_top_index_held },
     CU_TEST_INFO_NULL,
 };
 
