@@ -190,3 +190,50 @@ fail:
     free(steps);
     return ret;
 }
+
+/* A whole decimal number of 'text' in [lo, hi]. */
+static bool
+sb_grid_number(const char *text, long long lo, long long hi, long long *out)
+{
+    char *end;
+    if (!text || !*text)
+        return false;
+    errno = 0;
+    long long x = strtoll(text, &end, 10);
+    if (errno || *end || x < lo || x > hi)
+        return false;
+    *out = x;
+    return true;
+}
+
+static bool
+sb_grid_ok(long long n, long long m, int *np, int *mp)
+{
+    if (n < -SB_GRID_MAX || n > SB_GRID_MAX || m < 1 || m > SB_GRID_MAX)
+        return false;
+    *np = (int) n;
+    *mp = (int) m;
+    return true;
+}
+
+bool
+sb_grid_from_edges(const char *lower_mhz, const char *upper_mhz, int *n,
+                   int *m)
+{
+    long long l, u;
+    if (!sb_grid_number(lower_mhz, 1, 1000000000LL, &l)
+        || !sb_grid_number(upper_mhz, 1, 1000000000LL, &u) || u <= l)
+        return false;
+    /* centre - 193.1 THz in 6.25 GHz, width in 12.5 GHz */
+    return sb_grid_ok((l + u - 2 * SB_GRID_BASE_MHZ) / (2 * SB_GRID_SLOT_MHZ),
+                      (u - l) / (2 * SB_GRID_SLOT_MHZ), n, m);
+}
+
+bool
+sb_grid_from_nm(const char *n_text, const char *m_text, int *n, int *m)
+{
+    long long a, b;
+    return sb_grid_number(n_text, -SB_GRID_MAX, SB_GRID_MAX, &a)
+           && sb_grid_number(m_text, 1, SB_GRID_MAX, &b)
+           && sb_grid_ok(a, b, n, m);
+}

@@ -40,6 +40,19 @@ struct sb_chstep {
     struct sb_chent e;
 };
 
+/* The flexgrid of ITU-T G.694.1 as devices give it: a channel's edges in
+ * MHz (RFC 7951 uint64, as text) or its n and m (centre 193.1 THz + n x
+ * 6.25 GHz, width m x 12.5 GHz).  Both false for what no channel this
+ * controller holds can be: text that is not a whole decimal number, an
+ * edge beyond 1 PHz, upper not above lower, |n| or m beyond
+ * SB_GRID_MAX, m below 1. */
+#define SB_GRID_BASE_MHZ 193100000LL
+#define SB_GRID_SLOT_MHZ 6250LL
+#define SB_GRID_MAX 1000000
+bool sb_grid_from_edges(const char *lower_mhz, const char *upper_mhz,
+                        int *n, int *m);
+bool sb_grid_from_nm(const char *n_text, const char *m_text, int *n, int *m);
+
 /* Room for 'need' entries: 0 or ENOMEM. */
 int sb_chtab_grow(struct sb_chtab *, int need);
 /* Appends one entry: 0 or ENOMEM. */

@@ -110,8 +110,6 @@
 #include "southbound/sb_netconf_tls.h"
 
 #define SB_NC_NS "urn:lightrail:roadm"
-#define SB_NC_BASE_MHZ 193100000LL   /* 193.1 THz */
-#define SB_NC_SLOT_MHZ 6250LL        /* 6.25 GHz: n's unit, half m's */
 #define SB_NC_DEFAULT_TIMEOUT_MS 5000
 #define SB_NC_DEFAULT_PORT 830
 #define SB_NC_DEFAULT_TLS_PORT 6513   /* RFC 7589 */
@@ -803,16 +801,17 @@ sb_nc_parse_channel(const struct lyd_node *ch, struct sb_chent *e)
     }
     if (!index || !e->mc.name[0])
         return false;
-    e->index = (uint32_t) strtoul(index, NULL, 10);
+    char *end;
+    errno = 0;
+    unsigned long long ix = strtoull(index, &end, 10);
+    if (errno || *end || ix < 1 || ix > UINT32_MAX || index[0] == '-')
+        return false;
+    e->index = (uint32_t) ix;
     if (n && m) {
-        e->mc.n = (int) strtol(n, NULL, 10);
-        e->mc.m = (int) strtol(m, NULL, 10);
-    } else if (lo && up) {
-        long long l = strtoll(lo, NULL, 10), u = strtoll(up, NULL, 10);
-        /* centre - 193.1 THz in 6.25 GHz, width in 12.5 GHz */
-        e->mc.n = (int) ((l + u - 2 * SB_NC_BASE_MHZ) / (2 * SB_NC_SLOT_MHZ));
-        e->mc.m = (int) ((u - l) / (2 * SB_NC_SLOT_MHZ));
-    } else
+        if (!sb_grid_from_nm(n, m, &e->mc.n, &e->mc.m))
+            return false;
+    } else if (!lo || !up
+               || !sb_grid_from_edges(lo, up, &e->mc.n, &e->mc.m))
         return false;
     e->mc.enabled = !admin || !strcmp(admin, "enabled");
     return true;
@@ -937,8 +936,8 @@ static void
 sb_nc_put_channel(struct sb_nc_buf *b, const struct sb_chent *e)
 {
     const struct sb_media_channel *mc = &e->mc;
-    long long centre = SB_NC_BASE_MHZ + (long long) mc->n * SB_NC_SLOT_MHZ;
-    long long half = (long long) mc->m * SB_NC_SLOT_MHZ;
+    long long centre = SB_GRID_BASE_MHZ + (long long) mc->n * SB_GRID_SLOT_MHZ;
+    long long half = (long long) mc->m * SB_GRID_SLOT_MHZ;
 
     sb_nc_put(b, "<channel nc:operation=\"create\"><index>%" PRIu32
               "</index><name>", e->index);

@@ -49,8 +49,6 @@
 #include "southbound/sb_driver.h"
 #include "southbound/sb_http.h"
 
-#define SB_RC_BASE_MHZ 193100000LL
-#define SB_RC_SLOT_MHZ 6250LL
 #define SB_RC_DEFAULT_TIMEOUT_MS 5000
 #define SB_RC_CHANNELS "/restconf/data/lightrail-roadm:roadm/media-channels"
 
@@ -149,10 +147,23 @@ sb_rc_num(json_object *o, const char *k, long long *out)
     return true;
 }
 
+/* Member 'k' of 'o' as text (RFC 7951 gives 64-bit integers as
+ * strings, smaller ones as numbers), or NULL. */
+static const char *
+sb_rc_text(json_object *o, const char *k)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(o, k, &v)
+        || !(json_object_is_type(v, json_type_string)
+             || json_object_is_type(v, json_type_int)))
+        return NULL;
+    return json_object_get_string(v);
+}
+
 static bool
 sb_rc_parse_channel(json_object *o, struct sb_chent *e)
 {
-    long long idx, lo, up, n, m;
+    long long idx;
     json_object *v;
 
     memset(e, 0, sizeof *e);
@@ -163,14 +174,13 @@ sb_rc_parse_channel(json_object *o, struct sb_chent *e)
         || !sb_rc_str(o, "out-port", e->mc.out_port, sizeof e->mc.out_port))
         return false;
     e->index = (uint32_t) idx;
-    if (sb_rc_num(o, "n", &n) && sb_rc_num(o, "m", &m)) {
-        e->mc.n = (int) n;
-        e->mc.m = (int) m;
-    } else if (sb_rc_num(o, "lower-frequency", &lo)
-               && sb_rc_num(o, "upper-frequency", &up)) {
-        e->mc.n = (int) ((lo + up - 2 * SB_RC_BASE_MHZ) / (2 * SB_RC_SLOT_MHZ));
-        e->mc.m = (int) ((up - lo) / (2 * SB_RC_SLOT_MHZ));
-    } else
+    const char *n = sb_rc_text(o, "n"), *m = sb_rc_text(o, "m");
+    if (n && m) {
+        if (!sb_grid_from_nm(n, m, &e->mc.n, &e->mc.m))
+            return false;
+    } else if (!sb_grid_from_edges(sb_rc_text(o, "lower-frequency"),
+                                   sb_rc_text(o, "upper-frequency"),
+                                   &e->mc.n, &e->mc.m))
         return false;
     /* A JSON null is a NULL object, whose string is NULL. */
     const char *st = json_object_object_get_ex(o, "admin-state", &v)
@@ -253,8 +263,8 @@ sb_rc_one(struct sb_restconf *d, bool create, const struct sb_chent *e,
              create ? "POST" : "DELETE", e->index);
     if (create) {
         const struct sb_media_channel *mc = &e->mc;
-        long long c = SB_RC_BASE_MHZ + (long long) mc->n * SB_RC_SLOT_MHZ;
-        long long half = (long long) mc->m * SB_RC_SLOT_MHZ;
+        long long c = SB_GRID_BASE_MHZ + (long long) mc->n * SB_GRID_SLOT_MHZ;
+        long long half = (long long) mc->m * SB_GRID_SLOT_MHZ;
         json_object *o = json_object_new_object(), *top, *l;
         json_object_object_add(o, "index", json_object_new_int64(e->index));
         json_object_object_add(o, "name", json_object_new_string(mc->name));

@@ -142,11 +142,40 @@ test_top_index_held(void)
     sb_chtab_free(&t);
 }
 
+/* What devices give as a channel's spectrum: edges (RFC 7951 uint64
+ * text) or n and m; anything no channel can be is refused, never cast
+ * (UBSan saw edges near 2^64 overflow the old sum). */
+static void
+test_grid(void)
+{
+    int n = 0, m = 0;
+    CU_ASSERT(sb_grid_from_edges("193012500", "193062500", &n, &m));
+    CU_ASSERT(n == -10 && m == 4);
+    CU_ASSERT(sb_grid_from_nm("-283", "9", &n, &m));
+    CU_ASSERT(n == -283 && m == 9);
+    static const char *const edges[][2] = {
+        { "1", "18446744073709551615" }, { "9223372036854775807", "1" },
+        { "193062500", "193012500" }, { "193012500", "193012500" },
+        { "193012500x", "193062500" }, { "", "193062500" },
+        { "-193012500", "193062500" }, { "1", "1000000001" },
+    };
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++)
+        CU_ASSERT(!sb_grid_from_edges(edges[i][0], edges[i][1], &n, &m));
+    CU_ASSERT(!sb_grid_from_edges(NULL, "193062500", &n, &m));
+    static const char *const nm[][2] = {
+        { "2147483648", "4" }, { "10", "0" }, { "10", "-4" },
+        { "1000001", "4" }, { "10", "4.5" }, { "ten", "4" },
+    };
+    for (size_t i = 0; i < sizeof nm / sizeof *nm; i++)
+        CU_ASSERT(!sb_grid_from_nm(nm[i][0], nm[i][1], &n, &m));
+}
+
 static CU_TestInfo tests[] = {
     { "a batch planned against the channels held", test_plan },
     { "refusals plan nothing", test_refusals },
     { "a channel at the top index leaves the lowest free",
       test_top_index_held },
+    { "a device's spectrum is a channel or refused", test_grid },
     CU_TEST_INFO_NULL,
 };
 

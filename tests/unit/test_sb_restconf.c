@@ -293,6 +293,15 @@ test_nonsense_answers(void)
         { "[1,2]", "without a lightrail-roadm:media-channels object" },
         { "{\"lightrail-roadm:media-channels\":7}",
           "without a lightrail-roadm:media-channels object" },
+        /* Edges the module allows (uint64) that no channel can have:
+         * their sum overflowed a long long. */
+        { "{\"lightrail-roadm:media-channels\":{\"channel\":[{\"index\":1,"
+          "\"name\":\"a\",\"in-port\":\"p\",\"lower-frequency\":\"1\","
+          "\"upper-frequency\":\"18446744073709551615\"}]}}",
+          "media channel 0 has no index" },
+        { "{\"lightrail-roadm:media-channels\":{\"channel\":[{\"index\":1,"
+          "\"name\":\"a\",\"n\":2147483648,\"m\":4}]}}",
+          "media channel 0 has no index" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct sb_device *d = open_dev();
