@@ -226,7 +226,7 @@ check_run(const struct lr_ctl_lpcheck *ck, char *err, size_t errlen)
 {
     const struct sb_lightpath *p = &ck->p;
     struct sb_lightpath_quality q;
-    char e[512];
+    char e[512] = "";
     if (!ck->cls)
         return 0;
     if (isnan(p->threshold_db))
@@ -326,7 +326,7 @@ lr_ctl_dp_add(struct sb_linux *dp, pthread_mutex_t *lock,
               size_t errlen)
 {
     int rc = 0;
-    char e[512];
+    char e[512] = "";
     if (!dp)
         return 0;
     pthread_mutex_lock(lock);

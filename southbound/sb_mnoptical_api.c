@@ -20,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "southbound/sb_chtab.h"
 #include "southbound/sb_http.h"
 #include "southbound/sb_mnoptical.h"
 
@@ -28,8 +29,16 @@
 int
 sb_mno_map(int n, int m, int *first, int *count, char *err, size_t errlen)
 {
-    double lo = 193100.0 + (n - m) * 6.25, hi = 193100.0 + (n + m) * 6.25;
+    double lo = 193100.0 + ((double) n - m) * 6.25,
+           hi = 193100.0 + ((double) n + m) * 6.25;
 
+    /* Far outside the emulator's band, and so that no sum below can
+     * overflow. */
+    if (n < -SB_GRID_MAX || n > SB_GRID_MAX || m > SB_GRID_MAX) {
+        snprintf(err, errlen, "the media channel n=%d, m=%d is outside "
+                 "any band", n, m);
+        return EINVAL;
+    }
     if (m <= 0 || m % 4) {
         snprintf(err, errlen, "the media channel %.3f-%.3f THz (n=%d, "
                  "m=%d) is %.1f GHz wide, not a whole number of the "

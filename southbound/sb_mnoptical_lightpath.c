@@ -27,6 +27,14 @@
 
 #include "southbound/sb_mnoptical.h"
 
+/* ENOMEM, with its line. */
+static int
+sb_mno_oom(const struct sb_mno *c, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: out of memory", c->device);
+    return ENOMEM;
+}
+
 static int
 sb_mno_is_terminal(struct sb_mno *c, const char *node, char *err,
                    size_t errlen)
@@ -58,7 +66,7 @@ sb_mno_terminal(struct sb_mno *c, const char *node, const char *roadm,
         return ret;
     char *esc = curl_easy_escape(c->h, node, 0);
     if (!esc)
-        return ENOMEM;
+        return sb_mno_oom(c, err, errlen);
     snprintf(q, sizeof q, "node=%s&ethPort=%d&wdmPort=%d&channel=%d", esc,
              eth, wdm, channel);
     curl_free(esc);
@@ -72,7 +80,7 @@ sb_mno_node_call(struct sb_mno *c, const char *path, const char *node,
 {
     char q[256], *esc = curl_easy_escape(c->h, node, 0);
     if (!esc)
-        return ENOMEM;
+        return sb_mno_oom(c, err, errlen);
     snprintf(q, sizeof q, "node=%s", esc);
     curl_free(esc);
     return sb_mno_get(c, path, q, NULL, err, errlen);
@@ -89,7 +97,7 @@ sb_mno_read_monitor(struct sb_mno *c, const char *monitor, int channel,
     int ret;
 
     if (!esc)
-        return ENOMEM;
+        return sb_mno_oom(c, err, errlen);
     snprintf(q, sizeof q, "monitor=%s", esc);
     curl_free(esc);
     if ((ret = sb_mno_get(c, "/monitor", q, &body, err, errlen)))

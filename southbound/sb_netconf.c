@@ -541,6 +541,18 @@ sb_nc_before(const struct timespec *a, const struct timespec *b)
            || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
+/* Milliseconds from now to 'until' (CLOCK_MONOTONIC), rounded up; 0
+ * once it has passed. */
+static int
+sb_nc_ms_left(const struct timespec *until)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long ns = (long long) (until->tv_sec - now.tv_sec) * 1000000000LL
+                   + (until->tv_nsec - now.tv_nsec);
+    return ns <= 0 ? 0 : (int) ((ns + 999999) / 1000000);
+}
+
 /* Waits until 'a' is done or 'until' (CLOCK_MONOTONIC); a->done. */
 static bool
 sb_nc_attempt_wait(struct sb_nc_attempt *a, const struct timespec *until)
@@ -719,12 +731,18 @@ sb_nc_rpc(struct sb_netconf *d, struct nc_rpc *rpc, bool idempotent,
                            "unknown; read the device back" : "nothing "
                            "applied; retry");
         }
+        /* One deadline for the reply: notifications and replies to
+         * other messages do not start the wait again. */
+        struct timespec until;
+        sb_nc_deadline_from(&until, NULL, d->timeout_ms);
         do {
             lyd_free_all(envp);
             lyd_free_all(*op);
             envp = *op = NULL;
-            t = nc_recv_reply(d->session, rpc, msgid, d->timeout_ms, &envp,
-                              op);
+            int left = sb_nc_ms_left(&until);
+            t = left > 0 ? nc_recv_reply(d->session, rpc, msgid, left, &envp,
+                                         op)
+                         : NC_MSG_WOULDBLOCK;
         } while (t == NC_MSG_REPLY_ERR_MSGID || t == NC_MSG_NOTIF);
         if (t == NC_MSG_REPLY)
             break;

@@ -10,7 +10,7 @@
  *
  * Resources:
  *   GET    BASE/restconf/data/lightrail-roadm:roadm/media-channels
- *   PUT    .../media-channels/channel=INDEX   {"lightrail-roadm:channel":[{...}]}
+ *   POST   .../media-channels   {"lightrail-roadm:channel":[{...}]}
  *   DELETE .../media-channels/channel=INDEX
  * The index is chosen and found by name as in sb_netconf.c (one above
  * the highest; the name -> index map from the last read, dropped on any
@@ -221,9 +221,14 @@ sb_rc_refresh(struct sb_restconf *d, char *err, size_t errlen)
         /* json-c's array calls assert their type: check it first. */
         bool array = json_object_is_type(list, json_type_array);
         size_t n = array ? json_object_array_length(list) : 0;
-        if (!array || n > INT_MAX || sb_chtab_grow(&d->cache, (int) n)) {
+        if (!array) {
             ret = sb_errf(err, errlen, EPROTO, "%s: 'channel' is not a "
                           "list", d->config.name);
+            goto cleanup;
+        }
+        if (n > INT_MAX || sb_chtab_grow(&d->cache, (int) n)) {
+            ret = sb_errf(err, errlen, ENOMEM, "%s: out of memory for %zu "
+                          "media channels", d->config.name, n);
             goto cleanup;
         }
         for (size_t i = 0; i < n; i++)
@@ -413,12 +418,27 @@ sb_restconf_open(const struct sb_device_config *config,
         || !memchr(config->ca_file, '\0', sizeof config->ca_file))
         return sb_errf(err, errlen, EINVAL, "%.63s: a RESTCONF setting "
                        "is not terminated", config->name);
-    bool https = !strncmp(a, "https://", 8);
-    bool loop_http = !strncmp(a, "http://127.0.0.1:", 17);
+    /* The URL as libcurl will read it: "http://127.0.0.1:1@host" is a
+     * user name and another host. */
+    bool https = false, loop_http = false;
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL, *user = NULL;
+    if (u && !curl_url_set(u, CURLUPART_URL, a, 0)
+        && !curl_url_get(u, CURLUPART_SCHEME, &scheme, 0)
+        && !curl_url_get(u, CURLUPART_HOST, &host, 0)
+        && curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_NO_USER) {
+        https = !strcmp(scheme, "https");
+        loop_http = !strcmp(scheme, "http") && !strcmp(host, "127.0.0.1");
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(user);
+    curl_url_cleanup(u);
     if (!https && !loop_http)
         return sb_errf(err, errlen, EINVAL, "%.63s: RESTCONF address '%s' "
                        "is not https://HOST:PORT (plain http only on "
-                       "127.0.0.1): fix the address", config->name, a);
+                       "127.0.0.1, no user name): fix the address",
+                       config->name, a);
     if (https && !config->ca_file[0])
         return sb_errf(err, errlen, EINVAL, "%.63s: the restconf driver "
                        "needs a ca-file (the one CA its certificate must "

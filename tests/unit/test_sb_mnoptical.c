@@ -12,6 +12,7 @@
  * margin.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,13 @@ test_map(void)
                                sizeof err), EINVAL);
     CU_ASSERT_EQUAL(sb_mno_map(n_of(95, 2), 8, &first, &count, err,
                                sizeof err), 0);
+    /* Sums that overflowed an int (UBSan): refused, not computed. */
+    CU_ASSERT_EQUAL(sb_mno_map(INT_MAX - 100, 4, &first, &count, err,
+                               sizeof err), EINVAL);
+    CU_ASSERT_EQUAL(sb_mno_map(INT_MIN + 1, 4, &first, &count, err,
+                               sizeof err), EINVAL);
+    CU_ASSERT_EQUAL(sb_mno_map(0, INT_MAX - 3, &first, &count, err,
+                               sizeof err), EINVAL);
 }
 
 static void

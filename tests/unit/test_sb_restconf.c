@@ -269,9 +269,20 @@ test_pinned_ca_and_faults(void)
     c = config("", 0);
     CU_ASSERT_EQUAL(sb_restconf_class.open(&c, &d, err, sizeof err), EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "needs a ca-file"));
-    snprintf(c.address, sizeof c.address, "http://192.0.2.1:80");
-    CU_ASSERT_EQUAL(sb_restconf_class.open(&c, &d, err, sizeof err), EINVAL);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "plain http only on 127.0.0.1"));
+    static const char *const plain[] = {
+        "http://192.0.2.1:80",
+        /* 127.0.0.1:1 is a user name here: the host is 192.0.2.1. */
+        "http://127.0.0.1:1@192.0.2.1:80",
+        "http://user@127.0.0.1:80",
+        "ftp://127.0.0.1:21",
+        "not a url",
+    };
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+        snprintf(c.address, sizeof c.address, "%s", plain[i]);
+        CU_ASSERT_EQUAL(sb_restconf_class.open(&c, &d, err, sizeof err),
+                        EINVAL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "plain http only on 127.0.0.1"));
+    }
 }
 
 /* A device that answers 200 with media channels that are not a list,
