@@ -218,12 +218,16 @@ sb_grid_ok(long long n, long long m, int *np, int *mp)
 
 bool
 sb_grid_from_edges(const char *lower_mhz, const char *upper_mhz, int *n,
-                   int *m)
+                   int *m, long long *lo, long long *up)
 {
     long long l, u;
     if (!sb_grid_number(lower_mhz, 1, 1000000000LL, &l)
         || !sb_grid_number(upper_mhz, 1, 1000000000LL, &u) || u <= l)
         return false;
+    if (lo)
+        *lo = l;
+    if (up)
+        *up = u;
     /* centre - 193.1 THz in 6.25 GHz, width in 12.5 GHz */
     return sb_grid_ok((l + u - 2 * SB_GRID_BASE_MHZ) / (2 * SB_GRID_SLOT_MHZ),
                       (u - l) / (2 * SB_GRID_SLOT_MHZ), n, m);

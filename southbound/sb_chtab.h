@@ -25,6 +25,10 @@
 struct sb_chent {
     uint32_t index;
     struct sb_media_channel mc;
+    /* The device's own edges (MHz) when it gave them, 0 otherwise: a
+     * channel put back (an undone delete) gets them as they were, not
+     * the grid's rounding of them. */
+    long long lo_mhz, up_mhz;
 };
 
 struct sb_chtab {
@@ -45,12 +49,13 @@ struct sb_chstep {
  * 6.25 GHz, width m x 12.5 GHz).  Both false for what no channel this
  * controller holds can be: text that is not a whole decimal number, an
  * edge beyond 1 PHz, upper not above lower, |n| or m beyond
- * SB_GRID_MAX, m below 1. */
+ * SB_GRID_MAX, m below 1.  From edges, '*lo' and '*up' (when not NULL)
+ * get them as numbers. */
 #define SB_GRID_BASE_MHZ 193100000LL
 #define SB_GRID_SLOT_MHZ 6250LL
 #define SB_GRID_MAX 1000000
 bool sb_grid_from_edges(const char *lower_mhz, const char *upper_mhz,
-                        int *n, int *m);
+                        int *n, int *m, long long *lo, long long *up);
 bool sb_grid_from_nm(const char *n_text, const char *m_text, int *n, int *m);
 
 /* Room for 'need' entries: 0 or ENOMEM. */

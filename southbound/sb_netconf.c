@@ -829,7 +829,8 @@ sb_nc_parse_channel(const struct lyd_node *ch, struct sb_chent *e)
         if (!sb_grid_from_nm(n, m, &e->mc.n, &e->mc.m))
             return false;
     } else if (!lo || !up
-               || !sb_grid_from_edges(lo, up, &e->mc.n, &e->mc.m))
+               || !sb_grid_from_edges(lo, up, &e->mc.n, &e->mc.m, NULL,
+                                     NULL))
         return false;
     e->mc.enabled = !admin || !strcmp(admin, "enabled");
     return true;

@@ -180,7 +180,8 @@ sb_rc_parse_channel(json_object *o, struct sb_chent *e)
             return false;
     } else if (!sb_grid_from_edges(sb_rc_text(o, "lower-frequency"),
                                    sb_rc_text(o, "upper-frequency"),
-                                   &e->mc.n, &e->mc.m))
+                                   &e->mc.n, &e->mc.m, &e->lo_mhz,
+                                   &e->up_mhz))
         return false;
     /* A JSON null is a NULL object, whose string is NULL. */
     const char *st = json_object_object_get_ex(o, "admin-state", &v)
@@ -280,9 +281,10 @@ sb_rc_one(struct sb_restconf *d, bool create, const struct sb_chent *e,
             json_object_object_add(o, "out-port",
                                    json_object_new_string(mc->out_port));
         char f[32];
-        snprintf(f, sizeof f, "%lld", c - half);
+        bool own = e->lo_mhz > 0 && e->up_mhz > e->lo_mhz;
+        snprintf(f, sizeof f, "%lld", own ? e->lo_mhz : c - half);
         json_object_object_add(o, "lower-frequency", json_object_new_string(f));
-        snprintf(f, sizeof f, "%lld", c + half);
+        snprintf(f, sizeof f, "%lld", own ? e->up_mhz : c + half);
         json_object_object_add(o, "upper-frequency", json_object_new_string(f));
         json_object_object_add(o, "admin-state", json_object_new_string(
                                    mc->enabled ? "enabled" : "disabled"));

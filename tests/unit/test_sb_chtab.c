@@ -149,7 +149,9 @@ static void
 test_grid(void)
 {
     int n = 0, m = 0;
-    CU_ASSERT(sb_grid_from_edges("193012500", "193062500", &n, &m));
+    long long lo = 0, up = 0;
+    CU_ASSERT(sb_grid_from_edges("193012500", "193062500", &n, &m, &lo, &up));
+    CU_ASSERT(lo == 193012500 && up == 193062500);
     CU_ASSERT(n == -10 && m == 4);
     CU_ASSERT(sb_grid_from_nm("-283", "9", &n, &m));
     CU_ASSERT(n == -283 && m == 9);
@@ -160,8 +162,9 @@ test_grid(void)
         { "-193012500", "193062500" }, { "1", "1000000001" },
     };
     for (size_t i = 0; i < sizeof edges / sizeof *edges; i++)
-        CU_ASSERT(!sb_grid_from_edges(edges[i][0], edges[i][1], &n, &m));
-    CU_ASSERT(!sb_grid_from_edges(NULL, "193062500", &n, &m));
+        CU_ASSERT(!sb_grid_from_edges(edges[i][0], edges[i][1], &n, &m, NULL,
+                                      NULL));
+    CU_ASSERT(!sb_grid_from_edges(NULL, "193062500", &n, &m, NULL, NULL));
     static const char *const nm[][2] = {
         { "2147483648", "4" }, { "10", "0" }, { "10", "-4" },
         { "1000001", "4" }, { "10", "4.5" }, { "ten", "4" },

@@ -157,6 +157,28 @@ test_round_trip(void)
                            "stranger");
     rc_double_clear();
     sb_restconf_class.close(d);
+
+    /* A channel off the 6.25 GHz grid, deleted by a batch the device then
+     * refuses: put back with its own edges, not the grid's rounding. */
+    rcd.ch[0] = json_tokener_parse(
+        "{\"index\":5,\"name\":\"odd/lp1\",\"in-port\":\"p\","
+        "\"lower-frequency\":\"193093850\","
+        "\"upper-frequency\":\"193118750\"}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rcd.ch[0]);
+    d = open_dev();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    change(&ch[0], SB_DELETE, "odd/lp1", 0, 0);
+    change(&ch[1], SB_ADD, "zero/lp1", 0, 0);
+    CU_ASSERT_EQUAL(sb_restconf_class.apply(d, ch, 2, err, sizeof err),
+                    EPROTO);
+    at = rc_double_find(5);
+    CU_ASSERT_FATAL(at >= 0);
+    CU_ASSERT_STRING_EQUAL(rc_double_str(rcd.ch[at], "lower-frequency"),
+                           "193093850");
+    CU_ASSERT_STRING_EQUAL(rc_double_str(rcd.ch[at], "upper-frequency"),
+                           "193118750");
+    rc_double_clear();
+    sb_restconf_class.close(d);
 }
 
 static void
