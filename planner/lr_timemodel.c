@@ -12,11 +12,14 @@ lr_tm_new(const struct lr_model *model, const struct lr_cluster *cluster,
           const struct lr_train *train, struct lr_tm **out)
 {
     if (!(train->batch > 0) || !(train->micro > 0)
+        || !isfinite(train->batch) || !isfinite(train->micro)
         || !(train->elem_bytes > 0) || cluster->n_dcs < 1
         || cluster->n_dcs > LR_TM_MAX_DCS || model->n_layers < 1)
         return EINVAL;
     double m = train->batch / train->micro;
-    if (fabs(m - round(m)) > 1e-9 || m < 1)
+    /* (An infinite m made the test below NaN, which passed.) */
+    if (!(m >= 1 && m <= LR_TM_MAX_MICROBATCHES)
+        || fabs(m - round(m)) > 1e-9)
         return EINVAL;
     struct lr_tm *tm = calloc(1, sizeof *tm);
     if (!tm)

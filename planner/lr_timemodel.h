@@ -109,9 +109,15 @@ struct lr_tm_eval {
     double x[LR_PLAN_MAX_STAGES];
 };
 
+/* Microbatches per iteration, m = B / b, at most: far beyond any
+ * training (the intent's YANG bounds B), and so that m and m - 1 stay
+ * ints. */
+#define LR_TM_MAX_MICROBATCHES 1000000
+
 /* Builds the model's view of 'cluster' for 'model' and 'train'.  EINVAL
- * when B or b is not positive, b does not divide B, e is not positive, or
- * the cluster has no DC or more than LR_TM_MAX_DCS; ENOMEM. */
+ * when B or b is not positive and finite, b does not divide B, B / b is
+ * above LR_TM_MAX_MICROBATCHES, e is not positive, or the cluster has no
+ * DC or more than LR_TM_MAX_DCS; ENOMEM. */
 int lr_tm_new(const struct lr_model *model, const struct lr_cluster *cluster,
               const struct lr_train *train, struct lr_tm **out);
 void lr_tm_free(struct lr_tm *);

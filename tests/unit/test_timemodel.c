@@ -173,6 +173,18 @@ test_bad_training_shape(void)
     struct lr_train odd = { 9, 2, 2 }, zero = { 8, 0, 2 };
     CU_ASSERT_EQUAL(lr_tm_new(model, cluster, &odd, &t), EINVAL);
     CU_ASSERT_EQUAL(lr_tm_new(model, cluster, &zero, &t), EINVAL);
+    /* Microbatch counts no int holds (a peer's JOB may say anything):
+     * 1e12 was cast to an int, 1e300 / 1e-300 passed as a NaN test. */
+    struct lr_train huge[] = {
+        { 1e12, 1, 2 }, { 1e300, 1e-300, 2 }, { INFINITY, 1, 2 },
+        { NAN, 1, 2 }, { LR_TM_MAX_MICROBATCHES + 1.0, 1, 2 },
+    };
+    for (size_t i = 0; i < sizeof huge / sizeof *huge; i++)
+        CU_ASSERT_EQUAL(lr_tm_new(model, cluster, &huge[i], &t), EINVAL);
+    struct lr_train most = { LR_TM_MAX_MICROBATCHES, 1, 2 };
+    CU_ASSERT_EQUAL(lr_tm_new(model, cluster, &most, &t), 0);
+    lr_tm_free(t);
+    t = NULL;
     CU_ASSERT_PTR_NULL(t);
     CU_ASSERT_EQUAL(tm->m, 4);
 }

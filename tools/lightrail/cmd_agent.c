@@ -262,8 +262,9 @@ do_job(struct conn *c, const struct lr_wire_msg *m, char *why, size_t len)
     }
     struct lr_train tr = { m->batch, m->micro, m->elem_bytes };
     if ((rc = lr_tm_new(model, a->cluster, &tr, &tm))) {
-        snprintf(why, len, "job %u: microbatch %g does not divide batch %g",
-                 m->job, m->micro, m->batch);
+        snprintf(why, len, "job %u: batch %g over microbatch %g is not a "
+                 "whole number of microbatches from 1 to %d", m->job,
+                 m->batch, m->micro, LR_TM_MAX_MICROBATCHES);
         goto fail;
     }
     /* The devices no committed job holds. */
