@@ -265,6 +265,11 @@ lr_cdynp_dc_step(struct lr_cdynp_dc *d, const struct lr_cdynp_summary *in,
                 }
             }
         }
+        /* A cost no summary may carry (layers whose figures overflow to
+         * infinity) is no way to end at b: the decoder refuses it. */
+        if (arg != -2 && !(isfinite(best.bottleneck) && isfinite(best.sum)
+                           && isfinite(best.sync)))
+            arg = -2;
         d->back[b - lo] = arg;
         if (arg != -2) {
             out->e[out->n].layer = (uint32_t) b;

@@ -33,6 +33,15 @@ lr_cdynp_summary_encode(const struct lr_cdynp_summary *s, uint8_t *buf,
 {
     if (s->n > LR_CDYNP_MAX_ENTRIES || len < lr_cdynp_summary_size(s->n))
         return 0;
+    /* What the decoder refuses is never written (its rules below). */
+    for (int i = 0; i < s->n; i++) {
+        const struct lr_cdynp_cost *c = &s->e[i].cost;
+        if ((i > 0 && s->e[i].layer <= s->e[i - 1].layer)
+            || !isfinite(c->bottleneck) || c->bottleneck < 0
+            || !isfinite(c->sum) || c->sum < 0 || !isfinite(c->sync)
+            || c->sync < 0)
+            return 0;
+    }
     memcpy(buf, "LRCS", 4);
     lr_put16(buf + 4, s->version);
     lr_put16(buf + 6, s->from);

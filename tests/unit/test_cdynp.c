@@ -340,6 +340,16 @@ test_summary_wire(void)
     memcpy(bad, buf, n);
     bad[9] = 4;   /* says 4 entries, carries 3 */
     CU_ASSERT_EQUAL(lr_cdynp_summary_decode(bad, n, back), EINVAL);
+    /* What the decoder refuses is never written: an infinite cost (an
+     * agent once sent one and was blamed for a malformed frame), a
+     * negative one, layers out of order. */
+    s->e[1].cost.sum = INFINITY;
+    CU_ASSERT_EQUAL(lr_cdynp_summary_encode(s, buf, sizeof buf), 0);
+    s->e[1].cost.sum = -1;
+    CU_ASSERT_EQUAL(lr_cdynp_summary_encode(s, buf, sizeof buf), 0);
+    s->e[1].cost.sum = 2.5;
+    s->e[2].layer = 11;
+    CU_ASSERT_EQUAL(lr_cdynp_summary_encode(s, buf, sizeof buf), 0);
     free(s);
     free(back);
 }
