@@ -126,7 +126,12 @@ rtext(struct cursor *c, char *dst, size_t size)
 {
     uint16_t n = r16(c);
     const uint8_t *p = take(c, n);
-    if (!p || n >= size || memchr(p, '\0', n)) {
+    bool ok = p && n < size;
+    /* No control characters: texts reach logs and error lines, where a
+     * peer's newline would forge a line of its own. */
+    for (uint16_t i = 0; ok && i < n; i++)
+        ok = p[i] >= 0x20 && p[i] != 0x7f;
+    if (!ok) {
         c->bad = 1;
         dst[0] = '\0';
         return;

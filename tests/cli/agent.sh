@@ -214,6 +214,24 @@ expect_no_plan "no plan: agent dc2 unreachable: reading from 127.0.0.1 port $SLO
     $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/slow.json" $TLS --timeout 0.5
 stop_agent $SLOWPID
 
+# An agent that dies while the coordinator waits for its answer (no
+# close_notify): said as a close, not as OpenSSL's "unexpected eof".
+start_agent dying "$A/dc2.json" --delay-ms 3000 && DYING=$APORT && DYINGPID=$APID
+cluster "$P1" "$DYING" "$P3" > "$tmp/dying.json"
+(sleep 1; kill -9 $DYINGPID) &
+KILLER=$!
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/dying.json" \
+    $TLS --timeout 10 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+wait $KILLER
+wait $DYINGPID 2>/dev/null
+if [ $rc -eq 3 ] && grep -q "agent dc2 unreachable: .*the agent closed the connection" "$tmp/err" \
+   && ! grep -q "unexpected eof" "$tmp/err"; then
+    ok "an agent killed mid-chain: $(cat "$tmp/err")"
+else
+    notok "an agent killed mid-chain: exit $rc, $(cat "$tmp/err")"
+fi
+
 # The coordinator with a certificate of another CA: the agent refuses it.
 expect_no_plan "no plan: agent dc1 unreachable" 3 \
     $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json" \

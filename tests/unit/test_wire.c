@@ -183,6 +183,27 @@ test_refusals(void)
     CU_ASSERT_EQUAL(err, 0);
     /* A buffer too small to encode into. */
     CU_ASSERT_EQUAL(lr_wire_encode(&msgs[4], buf, 20), 0);
+    /* Control characters in a text (a tag with a newline forged a line
+     * of the agent's log): refused, whatever the message. */
+    for (int i = 0; i < n; i++) {
+        if (msgs[i].type != LR_WIRE_ERROR && msgs[i].type != LR_WIRE_RELEASE)
+            continue;
+        struct lr_wire_msg x = msgs[i];
+        char *t = x.type == LR_WIRE_ERROR ? x.text : x.name;
+        for (int ch = 1; ch < 0x20; ch += 9) {
+            snprintf(t, 16, "a%cb", ch);
+            len = lr_wire_encode(&x, buf, sizeof buf);
+            CU_ASSERT_FATAL(len > 0);
+            m = (struct lr_wire_msg) { .summary = &sum_b };
+            CU_ASSERT_EQUAL(lr_wire_decode(buf, len, &m), EINVAL);
+        }
+        snprintf(t, 16, "a%cb", 0x7f);
+        len = lr_wire_encode(&x, buf, sizeof buf);
+        CU_ASSERT_EQUAL(lr_wire_decode(buf, len, &m), EINVAL);
+        snprintf(t, 16, "a b~");
+        len = lr_wire_encode(&x, buf, sizeof buf);
+        CU_ASSERT_EQUAL(lr_wire_decode(buf, len, &m), 0);
+    }
 }
 
 static CU_TestInfo tests[] = {

@@ -91,6 +91,8 @@ struct conn {
     struct conn *prev, *next;
     struct bufferevent *bev;
     char host[64];                /* the address alone */
+    char cn[LR_NAME_MAX];         /* the peer's certificate name, once
+                                   * connected: whose commitments */
     char peer[96];                /* address:port, then + the cert name */
     bool ready;                   /* handshake done */
     bool closing;                 /* free once the output is flushed */
@@ -130,6 +132,8 @@ struct agent {
      * memory only: an agent that restarts forgets it, and a RELEASE of
      * a forgotten tag answers ENOENT. */
     struct commitment {
+        char owner[LR_NAME_MAX];  /* the committing peer's certificate
+                                   * name: tags are its own */
         char tag[LR_WIRE_NAME_MAX];
         int devices;
     } *commits;
@@ -325,11 +329,14 @@ do_finish(struct conn *c, const struct lr_wire_msg *m, int *n_stages)
     return 0;
 }
 
+/* What 'owner' committed under 'tag': each coordinator its own tags, so
+ * that none can release (or block) another's. */
 static struct commitment *
-find_commit(struct agent *a, const char *tag)
+find_commit(struct agent *a, const char *owner, const char *tag)
 {
     for (int i = 0; i < a->n_commits; i++)
-        if (!strcmp(a->commits[i].tag, tag))
+        if (!strcmp(a->commits[i].tag, tag)
+            && !strcmp(a->commits[i].owner, owner))
             return &a->commits[i];
     return NULL;
 }
@@ -341,7 +348,7 @@ do_commit(struct conn *c, const struct lr_wire_msg *m, int *n_stages,
           char *why, size_t len)
 {
     struct agent *a = c->a;
-    if (find_commit(a, m->name)) {
+    if (find_commit(a, c->cn, m->name)) {
         snprintf(why, len, "commit: '%s' is committed already: release it "
                  "first", m->name);
         return EEXIST;
@@ -371,6 +378,7 @@ do_commit(struct conn *c, const struct lr_wire_msg *m, int *n_stages,
         a->cap_commits = cap;
     }
     struct commitment *k = &a->commits[a->n_commits++];
+    snprintf(k->owner, sizeof k->owner, "%s", c->cn);
     snprintf(k->tag, sizeof k->tag, "%s", m->name);
     k->devices = devices;
     a->reserved += devices;
@@ -386,10 +394,10 @@ do_release(struct conn *c, const struct lr_wire_msg *m, char *why,
            size_t len)
 {
     struct agent *a = c->a;
-    struct commitment *k = find_commit(a, m->name);
+    struct commitment *k = find_commit(a, c->cn, m->name);
     if (!k) {
-        snprintf(why, len, "release: nothing is committed under '%s'",
-                 m->name);
+        snprintf(why, len, "release: nothing is committed under '%s' by "
+                 "this coordinator", m->name);
         return ENOENT;
     }
     a->reserved -= k->devices;
@@ -598,10 +606,9 @@ conn_event(struct bufferevent *bev, short what, void *arg)
     SSL *ssl = bufferevent_openssl_get_ssl(bev);
 
     if (what & BEV_EVENT_CONNECTED) {
-        char cn[LR_NAME_MAX];
-        peer_cn(ssl, cn, sizeof cn);
+        peer_cn(ssl, c->cn, sizeof c->cn);
         size_t l = strlen(c->peer);
-        snprintf(c->peer + l, sizeof c->peer - l, " (%s)", cn);
+        snprintf(c->peer + l, sizeof c->peer - l, " (%s)", c->cn);
         c->ready = true;
         a->n_handshakes--;
         evtimer_del(c->handshake);
