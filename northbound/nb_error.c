@@ -36,11 +36,60 @@ nb_error_format(const char *fmt, va_list ap)
     return s;
 }
 
+/* Bytes of the UTF-8 sequence at s (RFC 3629: no overlong forms, no
+ * surrogates, at most U+10FFFF), or 0 when there is none. */
+static size_t
+nb_utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    size_t n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2
+               : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+               : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f)
+        || (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+        return 0;
+    return n;
+}
+
+/* 's' with every byte that is not valid UTF-8 replaced by U+FFFD, in
+ * place of a new string (the caller frees it): a client's path or name
+ * echoed in an error must not make the body invalid JSON (RFC 8259
+ * 8.1). */
+static char *
+nb_utf8_clean(const char *s)
+{
+    size_t len = strlen(s);
+    char *out = malloc(3 * len + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (const unsigned char *p = (const unsigned char *) s; *p;) {
+        size_t n = nb_utf8_len(p);
+        if (n) {
+            memcpy(o, p, n);
+            o += n;
+            p += n;
+        } else {
+            memcpy(o, "\xef\xbf\xbd", 3);
+            o += 3;
+            p++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
 void
 nb_error_v(struct nb_response *resp, const char *type, int status,
            const char *tag, const char *path, const char *fmt, va_list ap)
 {
-    char *msg = nb_error_format(fmt, ap);
+    char *raw = nb_error_format(fmt, ap);
+    char *msg = raw ? nb_utf8_clean(raw) : NULL;
+    char *cpath = path ? nb_utf8_clean(path) : NULL;
+    free(raw);
     json_object *top = json_object_new_object();
     json_object *errors = json_object_new_object();
     json_object *list = json_object_new_array();
@@ -50,7 +99,7 @@ nb_error_v(struct nb_response *resp, const char *type, int status,
     resp->body = NULL;
     resp->status = status;
     resp->content_type = NB_ERROR_CONTENT_TYPE;
-    if (!msg || !top || !errors || !list || !e) {
+    if (!msg || (path && !cpath) || !top || !errors || !list || !e) {
         json_object_put(e);
         json_object_put(list);
         json_object_put(errors);
@@ -58,8 +107,8 @@ nb_error_v(struct nb_response *resp, const char *type, int status,
     }
     json_object_object_add(e, "error-type", json_object_new_string(type));
     json_object_object_add(e, "error-tag", json_object_new_string(tag));
-    if (path)
-        json_object_object_add(e, "error-path", json_object_new_string(path));
+    if (cpath)
+        json_object_object_add(e, "error-path", json_object_new_string(cpath));
     json_object_object_add(e, "error-message", json_object_new_string(msg));
     json_object_array_add(list, e);
     json_object_object_add(errors, "error", list);
@@ -72,6 +121,7 @@ nb_error_v(struct nb_response *resp, const char *type, int status,
 cleanup:
     json_object_put(top);
     free(msg);
+    free(cpath);
 }
 
 /* A handler's refusal is about the data it was given ("application"),

@@ -1060,11 +1060,28 @@ test_deferred_outlives_server(void)
     CU_ASSERT_PTR_NULL(late.body);
 }
 
+/* A path that is not UTF-8 once decoded, echoed in the 404: the body
+ * stays UTF-8 (RFC 8259), each bad byte U+FFFD, a good sequence kept. */
+static void
+test_error_body_utf8(void)
+{
+    struct reply r;
+    struct call c = { .method = "GET", .token = "another-secret-for-bob" };
+    call_plain("/restconf/data/x%ff%c3y%c3%a9%ed%a0%80", &c, &r);
+    CU_ASSERT_EQUAL(r.status, 404);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.body);
+    CU_ASSERT_PTR_NULL(strchr(r.body, '\xff'));
+    CU_ASSERT_PTR_NULL(strstr(r.body, "\xed\xa0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "x\xef\xbf\xbd\xef\xbf\xbdy\xc3\xa9"));
+    free(r.body);
+}
+
 static CU_TestInfo tests[] = {
     { "a valid token: 200 and the principal", test_token_ok },
     { "POST body and query reach the handler", test_post_body_and_query },
     { "unknown and repeated query parameters are refused",
       test_query_parameters_checked },
+    { "an error body is UTF-8 whatever the path", test_error_body_utf8 },
     { "no or a wrong token: 401 with WWW-Authenticate", test_no_or_wrong_token },
     { "public route without a token", test_public_route },
     { "unknown path: 404", test_not_found },
