@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/http.h>
+
 #include "controller/lr_ctl.h"
 #include "controller/lr_worker.h"
 #include "northbound/nb_restconf.h"
@@ -65,10 +67,17 @@ static void
 answer_submit(struct nb_app *app, struct nb_response *resp, int rc,
               const struct lr_job *job, const char *err)
 {
-    if (rc)
+    if (rc) {
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
-    else
-        reply_jobs(app, resp, 201, job, 1, 1);
+        return;
+    }
+    reply_jobs(app, resp, 201, job, 1, 1);
+    /* RFC 8040 4.4.1: where the new job is (its name percent-encoded,
+     * RFC 3986 unreserved characters as they are). */
+    char *key = evhttp_uriencode(job->intent.name, -1, 0);
+    if (key && strlen(JOB) + strlen(key) < sizeof resp->location)
+        snprintf(resp->location, sizeof resp->location, JOB "%s", key);
+    free(key);
 }
 
 static void

@@ -345,6 +345,8 @@ nb_send(struct evhttp_request *req, const struct nb_response *resp,
     }
     if (www_auth)
         evhttp_add_header(h, "WWW-Authenticate", www_auth);
+    if (resp->location[0])
+        evhttp_add_header(h, "Location", resp->location);
     if (close)
         evhttp_add_header(h, "Connection", "close");
     /* Answers carry job and resource state: never from a cache. */

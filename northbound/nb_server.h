@@ -55,6 +55,8 @@ struct nb_response {
     int status;
     char *body;               /* malloc'ed; freed by the server */
     const char *content_type; /* default "application/yang-data+json" */
+    char location[320];       /* a Location header when not "" (RFC 8040
+                               * 4.4.1: a 201's new resource) */
 };
 
 typedef void nb_handler(void *arg, const struct nb_request *,

@@ -14,6 +14,11 @@ if [ "$STATUS" = 201 ] && jq -e '."lightrail-job:job"[0].state.phase == "active"
 else
     notok "POST a job: $STATUS $(cat "$tmp/body")"
 fi
+# RFC 8040 4.4.1: a 201 says where the new resource is.
+tr -d '\r' < "$tmp/headers" | grep -q -i "^Location: $JOBS/job=j1$" \
+    && ok "POST a job: Location names it" \
+    || notok "POST a job: no Location: $(cat "$tmp/headers")"
+
 api GET "$JOBS/job=j1"
 [ "$STATUS" = 200 ] && jq -e '."lightrail-job:job"[0].name == "j1"' "$tmp/body" > /dev/null \
     && ok "GET one job" || notok "GET one job: $STATUS"

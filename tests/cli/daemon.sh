@@ -63,7 +63,8 @@ api() {
     tok=${4-$TOKEN}
     set -- "$1" "$2" "${3:-}"
     if [ -n "$3" ]; then data="--data-binary @$3"; else data=; fi
-    STATUS=$(curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+    STATUS=$(curl -s -o "$tmp/body" -D "$tmp/headers" -w '%{http_code}' \
+        --cacert "$D/tls/cert.pem" \
         ${tok:+-H "Authorization: Bearer $tok"} \
         -H 'Content-Type: application/yang-data+json' \
         -X "$1" $data "$URL$2")
