@@ -18,6 +18,10 @@
  *      OPTIONS                               204 with Allow
  *      no row takes the method               405 operation-not-supported
  *                                                with Allow
+ *      a query parameter the row does not take, or one given twice
+ *                                            400 invalid-value
+ *      a body whose Content-Type is not JSON 415 invalid-value
+ *      under /restconf, an Accept without JSON 406 invalid-value
  *   8. the handler; it answers now, or defers (nb_defer): then the
  *      request is kept, and its connection watched for the client's
  *      close, until nb_pending_reply().
@@ -209,6 +213,54 @@ static bool
 nb_route_matches(const struct nb_srv_route *r, const char *path)
 {
     return r->prefix ? !strncmp(path, r->path, r->len) : !strcmp(path, r->path);
+}
+
+/* Whether the media type at 't' (up to ';', ',' or the end, case and
+ * blanks aside) is one of the JSON types this server speaks, or, with
+ * 'ranges', a range that covers them (an Accept's star forms). */
+static bool
+nb_json_type(const char *t, bool ranges)
+{
+    static const char *const ok[] = {
+        "application/yang-data+json", "application/json",
+        "application/*", "*/*",
+    };
+    while (*t == ' ' || *t == '\t')
+        t++;
+    size_t n = strcspn(t, ";, \t");
+    for (size_t i = 0; i < (ranges ? 4 : 2); i++)
+        if (strlen(ok[i]) == n && !strncasecmp(t, ok[i], n))
+            return true;
+    return false;
+}
+
+/* RFC 8040 5.2: 0, or the status (415: a body in another type than
+ * JSON; 406: an Accept that takes no JSON) with its line in err[]. */
+static int
+nb_media_check(struct evhttp_request *req, size_t body_len, char *err,
+               size_t errlen)
+{
+    struct evkeyvalq *h = evhttp_request_get_input_headers(req);
+    const char *ct = evhttp_find_header(h, "Content-Type");
+    if (body_len && ct && !nb_json_type(ct, false)) {
+        snprintf(err, errlen, "a body of type '%.64s': send "
+                 "application/yang-data+json", ct);
+        return 415;
+    }
+    /* Accept is RFC 8040's concern under /restconf only (/metrics
+     * answers Prometheus's text). */
+    const char *acc = evhttp_find_header(h, "Accept");
+    const char *uri = evhttp_request_get_uri(req);
+    if (!acc || !*acc || strncmp(uri ? uri : "", "/restconf/", 10))
+        return 0;
+    for (const char *p = acc; *p; p += *p == ',') {
+        if (nb_json_type(p, true))
+            return 0;
+        p += strcspn(p, ",");
+    }
+    snprintf(err, errlen, "Accept '%.64s' takes no JSON: this server "
+             "answers application/yang-data+json", acc);
+    return 406;
 }
 
 /* Whether [name, name + n) is one of the space-separated 'words'. */
@@ -644,6 +696,12 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     if (nb_query_check(rq.query, hit->r.query, err_query,
                        sizeof err_query)) {
         nb_error_protocol(&resp, 400, "invalid-value", NULL, "%s",
+                          err_query);
+        goto send;
+    }
+    int media = nb_media_check(req, body_len, err_query, sizeof err_query);
+    if (media) {
+        nb_error_protocol(&resp, media, "invalid-value", NULL, "%s",
                           err_query);
         goto send;
     }

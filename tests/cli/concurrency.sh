@@ -13,7 +13,7 @@ client() {
         name=k$(( (i + $1) % 7 ))
         intent "$name" bert-large 8 > "$tmp/c-$1.json"
         s=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$D/tls/cert.pem" \
-            -H "Authorization: Bearer $TOKEN" --data-binary "@$tmp/c-$1.json" "$URL$JOBS")
+            -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/yang-data+json" --data-binary "@$tmp/c-$1.json" "$URL$JOBS")
         echo "POST $s"
         s=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$D/tls/cert.pem" \
             -H "Authorization: Bearer $TOKEN" -X DELETE "$URL$JOBS/job=$name")

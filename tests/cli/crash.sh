@@ -16,7 +16,7 @@ load() {   # submits and deletes until killed
         name=c$1-$((i % 4))
         intent "$name" bert-large 8 > "$tmp/load-$1.json"
         curl -s -o /dev/null --cacert "$D/tls/cert.pem" \
-            -H "Authorization: Bearer $TOKEN" --data-binary "@$tmp/load-$1.json" \
+            -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/yang-data+json" --data-binary "@$tmp/load-$1.json" \
             "$URL$JOBS" 2>/dev/null
         [ $((i % 3)) = 0 ] && curl -s -o /dev/null --cacert "$D/tls/cert.pem" \
             -H "Authorization: Bearer $TOKEN" -X DELETE "$URL$JOBS/job=$name" 2>/dev/null

@@ -244,7 +244,7 @@ nc_stop_dev r2
 # loop answers: j4 shows provisioning while that POST is still open.
 printf '{"lightrail-job:job":[{"name":"%s","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":10,"max":10}}]}\n' j4 > "$tmp/j4.json"
 curl -s -o "$tmp/j4.body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
-    -H "Authorization: Bearer $TOKEN" --data-binary "@$tmp/j4.json" \
+    -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/yang-data+json" --data-binary "@$tmp/j4.json" \
     --max-time 60 "$URL$JOBS" > "$tmp/j4.status" &
 J4=$!
 seen=

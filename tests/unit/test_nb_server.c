@@ -333,6 +333,9 @@ struct call {
     size_t body_len;
     const char *cacert;       /* HTTPS: the CA to trust */
     const char *cert, *key;   /* HTTPS: a client certificate */
+    const char *ctype;        /* NULL: application/yang-data+json with a
+                               * body */
+    const char *accept;       /* NULL: no Accept header */
 };
 
 static size_t
@@ -403,6 +406,16 @@ fetch(const char *url, const struct call *c, struct reply *r)
     }
     /* No 100-continue round trip: the server reads what it is sent. */
     hdrs = curl_slist_append(hdrs, "Expect:");
+    char ctype[128], accept[128];
+    if (c->body) {
+        snprintf(ctype, sizeof ctype, "Content-Type: %s",
+                 c->ctype ? c->ctype : "application/yang-data+json");
+        hdrs = curl_slist_append(hdrs, ctype);
+    }
+    if (c->accept) {
+        snprintf(accept, sizeof accept, "Accept: %s", c->accept);
+        hdrs = curl_slist_append(hdrs, accept);
+    }
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
     if (c->cacert)
         curl_easy_setopt(h, CURLOPT_CAINFO, c->cacert);
@@ -1076,12 +1089,62 @@ test_error_body_utf8(void)
     free(r.body);
 }
 
+/* RFC 8040 5.2: a body in a type other than JSON is 415, an Accept that
+ * takes no JSON 406 (under /restconf; /metrics is text), before the
+ * handler. */
+static void
+test_media_types(void)
+{
+    static const char body[] = "{\"test:x\":{}}";
+    static const struct {
+        const char *path, *ctype, *accept;
+        long status;
+    } cases[] = {
+        { "/restconf/data/test:echo", "application/yang-data+xml", NULL, 415 },
+        { "/restconf/data/test:echo", "application/x-www-form-urlencoded",
+          NULL, 415 },
+        { "/restconf/data/test:echo", "text/plain", NULL, 415 },
+        { "/restconf/data/test:echo", "application/yang-data+json; "
+          "charset=utf-8", NULL, 200 },
+        { "/restconf/data/test:echo", "Application/JSON", NULL, 200 },
+        { "/restconf/data/test:echo", NULL, "application/yang-data+xml", 406 },
+        { "/restconf/data/test:echo", NULL, "text/html, application/xml;q=0.9",
+          406 },
+        { "/restconf/data/test:echo", NULL,
+          "application/yang-data+xml, application/yang-data+json;q=0.5", 200 },
+        { "/restconf/data/test:echo", NULL, "*/*", 200 },
+        { "/restconf/data/test:echo", NULL, "application/*;q=0.2", 200 },
+        { "/metrics", NULL, "text/plain", 200 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct reply r;
+        bool metrics = !strcmp(cases[i].path, "/metrics");
+        struct call c = { .method = metrics ? "GET" : "POST",
+                          .token = "another-secret-for-bob",
+                          .body = metrics ? NULL : body,
+                          .body_len = metrics ? 0 : strlen(body),
+                          .ctype = cases[i].ctype,
+                          .accept = cases[i].accept };
+        call_plain(cases[i].path, &c, &r);
+        if (r.status != cases[i].status)
+            fprintf(stderr, "case %zu: %ld, want %ld: %s\n", i, r.status,
+                    cases[i].status, r.body ? r.body : "");
+        CU_ASSERT_EQUAL(r.status, cases[i].status);
+        if (cases[i].status >= 400)
+            CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body,
+                                                    "invalid-value"));
+        free(r.body);
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "a valid token: 200 and the principal", test_token_ok },
     { "POST body and query reach the handler", test_post_body_and_query },
     { "unknown and repeated query parameters are refused",
       test_query_parameters_checked },
     { "an error body is UTF-8 whatever the path", test_error_body_utf8 },
+    { "415 for a body not JSON, 406 for an Accept without JSON",
+      test_media_types },
     { "no or a wrong token: 401 with WWW-Authenticate", test_no_or_wrong_token },
     { "public route without a token", test_public_route },
     { "unknown path: 404", test_not_found },
