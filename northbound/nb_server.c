@@ -4,6 +4,8 @@
  *
  * One request, in this order; each step that refuses answers and stops
  * (tags as in RFC 8040 section 7):
+ *   0. framing in doubt (Content-Length twice or with Transfer-Encoding,
+ *      a body on HEAD)                       400 malformed-message, closed
  *   1. draining                              503 resource-denied
  *   2. a TLS server, a connection without TLS 500 operation-failed
  *   3. a path that is absolute, well percent-encoded, free of control
@@ -56,6 +58,7 @@
 #include <time.h>
 
 #include <event2/buffer.h>
+#include <event2/keyvalq_struct.h>
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
@@ -261,6 +264,27 @@ nb_media_check(struct evhttp_request *req, size_t body_len, char *err,
     snprintf(err, errlen, "Accept '%.64s' takes no JSON: this server "
              "answers application/yang-data+json", acc);
     return 406;
+}
+
+/* Whether the request's framing is in doubt: Content-Length given twice,
+ * Content-Length with Transfer-Encoding, or either on HEAD (whose body,
+ * unread by libevent, would be taken for the next request). */
+static bool
+nb_framing_bad(struct evhttp_request *req)
+{
+    const struct evkeyvalq *h = evhttp_request_get_input_headers(req);
+    const struct evkeyval *kv;
+    int lengths = 0, encodings = 0;
+    for (kv = h->tqh_first; kv; kv = kv->next.tqe_next) {
+        lengths += !strcasecmp(kv->key, "Content-Length");
+        encodings += !strcasecmp(kv->key, "Transfer-Encoding");
+    }
+    if (lengths > 1 || (lengths && encodings))
+        return true;
+    if (evhttp_request_get_command(req) != EVHTTP_REQ_HEAD)
+        return false;
+    const char *cl = evhttp_find_header(h, "Content-Length");
+    return encodings || (cl && strcmp(cl, "0"));
 }
 
 /* Whether [name, name + n) is one of the space-separated 'words'. */
@@ -591,6 +615,16 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
         nb_error_protocol(&resp, 503, "resource-denied", NULL,
                           "the server is shutting down; retry later or "
                           "on another controller");
+        close = true;
+        goto send;
+    }
+    if (nb_framing_bad(req)) {
+        /* RFC 9112 6.3: the message's end is in doubt, so is the next
+         * request on the connection: answer and close it. */
+        nb_error_protocol(&resp, 400, "malformed-message", NULL,
+                          "conflicting message framing (Content-Length "
+                          "twice, with Transfer-Encoding, or a body on "
+                          "HEAD)");
         close = true;
         goto send;
     }

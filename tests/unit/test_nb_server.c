@@ -1035,6 +1035,54 @@ test_deferred_client_leaves(void)
     free(r.body);
 }
 
+/* Sends 'req' (of 'n' bytes, it may hold a second request) to the plain
+ * server and reads until it closes or 5 s pass, into buf[size]. */
+static void
+raw_exchange(const char *req, size_t n, char *buf, size_t size)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET,
+                             .sin_port = htons((uint16_t) nb_server_port(fx.plain)),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    struct timeval tv = { 5, 0 };
+    size_t got = 0;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    CU_ASSERT_FATAL(fd >= 0);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    CU_ASSERT_EQUAL_FATAL(connect(fd, (struct sockaddr *) &a, sizeof a), 0);
+    CU_ASSERT_EQUAL_FATAL(write(fd, req, n), (ssize_t) n);
+    for (ssize_t k; got + 1 < size
+                    && (k = read(fd, buf + got, size - 1 - got)) > 0;)
+        got += (size_t) k;
+    buf[got] = '\0';
+    close(fd);
+}
+
+/* A request whose end is in doubt (Content-Length twice, or a body on
+ * HEAD) is 400 and closes the connection: what follows is never taken
+ * for a request of its own (libevent took the first length and served
+ * the "body" as a second request). */
+static void
+test_framing_in_doubt(void)
+{
+    char req[512], buf[8192];
+    static const char smuggled[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+    int n = snprintf(req, sizeof req, "POST /restconf/data/test:echo HTTP/1.1"
+                     "\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+                     "Content-Type: application/yang-data+json\r\n"
+                     "Content-Length: 0\r\nContent-Length: %zu\r\n\r\n%s",
+                     TOKEN, strlen(smuggled), smuggled);
+    raw_exchange(req, (size_t) n, buf, sizeof buf);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 400"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "conflicting message framing"));
+    CU_ASSERT_PTR_NULL(strstr(buf, "HTTP/1.1 200"));
+    n = snprintf(req, sizeof req, "HEAD /metrics HTTP/1.1\r\nHost: x\r\n"
+                 "Content-Length: %zu\r\n\r\n%s", strlen(smuggled),
+                 smuggled);
+    raw_exchange(req, (size_t) n, buf, sizeof buf);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 400"));
+    CU_ASSERT_PTR_NULL(strstr(buf, "HTTP/1.1 200"));
+}
+
 /* A request still deferred when the server is freed: the token stays
  * valid, and answering it later sends nothing. */
 static void
@@ -1161,6 +1209,8 @@ static CU_TestInfo tests[] = {
     { "a deferred reply comes later; others are served meanwhile", test_deferred_reply },
     { "a deferred request answered before its handler returns", test_deferred_answered_at_once },
     { "a deferred request whose client leaves is dropped", test_deferred_client_leaves },
+    { "a request whose end is in doubt is 400 and closed",
+      test_framing_in_doubt },
     /* Last: it stops the loop and frees the plain server. */
     { "a deferred request outlives its server", test_deferred_outlives_server },
     CU_TEST_INFO_NULL,
