@@ -12,7 +12,9 @@
  *      characters once decoded             400 malformed-message
  *   4. a body within max_body                413 too-big
  *   5. the route table: the rows that know the path, the first that
- *      takes the method (HEAD is GET without the body)
+ *      takes the method (HEAD is GET without the body); a row's own
+ *      part must be sent as it is written, only a list key after it
+ *      percent-encoded
  *   6. authentication unless that row is public    401 access-denied
  *      (before 404 and 405, so that a stranger learns nothing of the
  *      table; public rows try it too, to name the principal if they can)
@@ -683,7 +685,11 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     bool known = false, all_public = true;
     for (int i = 0; i < srv->n_routes; i++) {
         const struct nb_srv_route *r = &srv->routes[i];
-        if (!nb_route_matches(r, path))
+        /* The route's own part as sent, not percent-encoded: only what
+         * follows a prefix (a list key) is decoded.  ".../jobs%2Fjob=x"
+         * is no path to a job (a proxy's rule on ".../job=" would not
+         * see it). */
+        if (!nb_route_matches(r, path) || !nb_route_matches(r, raw))
             continue;
         known = true;
         allow |= r->r.methods;

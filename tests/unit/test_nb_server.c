@@ -1185,12 +1185,33 @@ test_media_types(void)
     }
 }
 
+/* A route's own part percent-encoded is no path to it: only the key
+ * after ".../job=" is decoded. */
+static void
+test_route_not_encoded(void)
+{
+    static const char *const paths[] = {
+        "/restconf/data/test:jobs%2Fjob=x",
+        "/restconf/data/test%3Ajobs/job=x",
+        "/restconf/data/test:ech%6F",
+    };
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        struct reply r;
+        struct call c = { .token = "another-secret-for-bob" };
+        call_plain(paths[i], &c, &r);
+        CU_ASSERT_EQUAL(r.status, 404);
+        free(r.body);
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "a valid token: 200 and the principal", test_token_ok },
     { "POST body and query reach the handler", test_post_body_and_query },
     { "unknown and repeated query parameters are refused",
       test_query_parameters_checked },
     { "an error body is UTF-8 whatever the path", test_error_body_utf8 },
+    { "a route's own part percent-encoded is not found",
+      test_route_not_encoded },
     { "415 for a body not JSON, 406 for an Accept without JSON",
       test_media_types },
     { "no or a wrong token: 401 with WWW-Authenticate", test_no_or_wrong_token },
