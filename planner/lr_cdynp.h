@@ -16,8 +16,11 @@
  * and call the functions below but cannot read a DC's devices, counts,
  * types or internal bandwidth.  What a DC reveals: its aggregate compute
  * N P eta (one number, for the pre-partition), and its state summary
- * {(layer index, bottleneck time, time sum)}.  The links between DCs are
- * the network operator's own knowledge.
+ * {(layer index, bottleneck time, time sum, sync time)}; over the agent
+ * protocol also its stage counts and whether a window is feasible
+ * (docs/privacy.md says what each of these tells, the sync time about
+ * the DC's internal bandwidth included).  The links between DCs are the
+ * network operator's own knowledge.
  *
  * Objective.  Every partial plan (a DC's range, a chain prefix) carries
  * the three parts of T (lr_timemodel.h): bottleneck B = max of t and x,
