@@ -8,6 +8,7 @@
  *      a body on HEAD)                       400 malformed-message, closed
  *   1. draining                              503 resource-denied
  *   2. a TLS server, a connection without TLS 500 operation-failed
+ *      (SSL_new failed; past NB_MAX_TLS_CONNS the handshake fails)
  *   3. a path that is absolute, well percent-encoded, free of control
  *      characters once decoded             400 malformed-message
  *   4. a body within max_body                413 too-big
@@ -52,6 +53,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +82,12 @@
 #define NB_MAX_HEADERS (64 * 1024)
 /* A connection silent this long is dropped (slow-loris clients). */
 #define NB_TIMEOUT_S 60
+/* TLS connections open at once, at most: with libevent's body limit
+ * (NB_BODY_SLACK x max_body, read before the token can be checked:
+ * libevent 2.1 has no hook between the headers and the body), what
+ * strangers can make the server hold.  One more is handed a plain
+ * socket, on which its TLS handshake fails at once. */
+#define NB_MAX_TLS_CONNS 64
 #define NB_PRINCIPAL_MAX 256
 #define NB_ALL_METHODS (NB_GET | NB_POST | NB_PUT | NB_DELETE | NB_PATCH)
 
@@ -111,6 +119,9 @@ struct nb_server {
     struct nb_metrics metrics;
     struct nb_pending *pending;  /* deferred requests, newest first */
     int n_pending;
+    int n_tls;                  /* TLS connections open (their SSL's
+                                 * ex_data points here; SSL_free counts
+                                 * them down) */
 };
 
 /* A deferred request.  'req' is NULL once libevent no longer has it for
@@ -800,14 +811,43 @@ send:
  * makes libevent fall back to a plain bufferevent; nb_server_on_request
  * then refuses the connection's requests rather than serve them in
  * clear. */
+static int nb_ssl_index = -1;
+static pthread_once_t nb_ssl_once = PTHREAD_ONCE_INIT;
+
+/* An SSL of a connection freed (libevent closed it): one fewer open. */
+static void
+nb_ssl_gone(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl,
+            void *argp)
+{
+    struct nb_server *srv = ptr;
+    (void) parent;
+    (void) ad;
+    (void) idx;
+    (void) argl;
+    (void) argp;
+    if (srv)
+        srv->n_tls--;
+}
+
+static void
+nb_ssl_index_init(void)
+{
+    nb_ssl_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, nb_ssl_gone);
+}
+
 static struct bufferevent *
 nb_server_bevcb(struct event_base *base, void *srv_)
 {
     struct nb_server *srv = srv_;
+    pthread_once(&nb_ssl_once, nb_ssl_index_init);
+    if (srv->n_tls >= NB_MAX_TLS_CONNS || nb_ssl_index < 0)
+        return NULL;
     SSL *ssl = SSL_new(srv->ssl);
     struct bufferevent *bev = NULL;
     if (!ssl)
         return NULL;
+    SSL_set_ex_data(ssl, nb_ssl_index, srv);
+    srv->n_tls++;
     bev = bufferevent_openssl_socket_new(base, -1, ssl,
                                          BUFFEREVENT_SSL_ACCEPTING,
                                          BEV_OPT_CLOSE_ON_FREE);

@@ -806,6 +806,53 @@ test_https(void)
     free(r.body);
 }
 
+/* Strangers holding TLS connections open (no handshake, no request):
+ * past 64 a new connection is refused at once, not kept (each may hold
+ * a body of 4 x max_body before its token is read); once they close,
+ * clients are served again. */
+static void
+test_tls_connection_cap(void)
+{
+    char url[256];
+    struct reply r;
+    int fds[64];
+    if (!fx.have_tls) {
+        fprintf(stderr, "skipped: no certificates\n");
+        return;
+    }
+    struct sockaddr_in a = { .sin_family = AF_INET,
+                             .sin_port = htons((uint16_t) nb_server_port(fx.tls)),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    for (int i = 0; i < 64; i++) {
+        fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+        CU_ASSERT_FATAL(fds[i] >= 0);
+        CU_ASSERT_EQUAL_FATAL(connect(fds[i], (struct sockaddr *) &a,
+                                      sizeof a), 0);
+    }
+    url_of(url, sizeof url, fx.tls, true, "/restconf/data/test:echo");
+    struct call c = { .token = TOKEN, .cacert = fx.server_crt };
+    bool refused = false;
+    for (int t = 0; t < 50 && !refused; t++) {
+        fetch(url, &c, &r);
+        refused = r.curl != CURLE_OK;
+        free(r.body);
+        if (!refused)
+            usleep(100000);   /* the 64 not all accepted yet */
+    }
+    CU_ASSERT(refused);
+    for (int i = 0; i < 64; i++)
+        close(fds[i]);
+    bool served = false;
+    for (int t = 0; t < 50 && !served; t++) {
+        fetch(url, &c, &r);
+        served = r.curl == CURLE_OK && r.status == 200;
+        free(r.body);
+        if (!served)
+            usleep(100000);
+    }
+    CU_ASSERT(served);
+}
+
 static void
 test_client_certificate(void)
 {
@@ -1230,6 +1277,8 @@ static CU_TestInfo tests[] = {
     { "a deferred reply comes later; others are served meanwhile", test_deferred_reply },
     { "a deferred request answered before its handler returns", test_deferred_answered_at_once },
     { "a deferred request whose client leaves is dropped", test_deferred_client_leaves },
+    { "past 64 TLS connections a new one is refused at once",
+      test_tls_connection_cap },
     { "a request whose end is in doubt is 400 and closed",
       test_framing_in_doubt },
     /* Last: it stops the loop and frees the plain server. */
