@@ -42,6 +42,33 @@ intent(const char *name, const char *model, int gmin, int gmax)
     return in;
 }
 
+/* Dummy ROADM 'node' fails its applies as 'mode' says ("always",
+ * "once", "timeout"; sb_dummy.c), or, mode NULL, no longer. */
+static void
+set_fail(const char *node, const char *mode)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s.fail", devdir, node);
+    if (!mode) {
+        unlink(path);
+        return;
+    }
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "%s\n", mode);
+    fclose(f);
+}
+
+/* No GPU of any DC is held. */
+static bool
+holds_nothing(struct lr_ctl *c)
+{
+    for (int k = 0; k < cluster->n_dcs; k++)
+        if (lr_ctl_gpus_used(c)[k])
+            return false;
+    return true;
+}
+
 static void
 test_admit_and_release(void)
 {
@@ -94,17 +121,11 @@ test_device_failure_leaves_nothing(void)
 {
     struct lr_ctl *c = open_ctl();
     struct lr_job job;
-    char err[1024], path[600];
+    char err[1024];
     /* Every ROADM fails its next apply: the first device of the first
      * lightpath refuses, the job fails, and nothing is left anywhere. */
-    for (int i = 0; i < topo->n_nodes; i++) {
-        snprintf(path, sizeof path, "%s/%s.fail", devdir,
-                 topo->nodes[i].name);
-        FILE *f = fopen(path, "w");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-        fputs("always\n", f);
-        fclose(f);
-    }
+    for (int i = 0; i < topo->n_nodes; i++)
+        set_fail(topo->nodes[i].name, "always");
     struct lr_intent in = intent("f1", "gpt-1.9b", 1, 64);
     CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
     if (job.phase == LR_JOB_ACTIVE) {
@@ -116,11 +137,8 @@ test_device_failure_leaves_nothing(void)
         CU_ASSERT_EQUAL(job.n_lightpaths, 0);
     }
     CU_ASSERT_EQUAL(lr_test_ctl_channels("f1/"), 0);
-    for (int i = 0; i < topo->n_nodes; i++) {
-        snprintf(path, sizeof path, "%s/%s.fail", devdir,
-                 topo->nodes[i].name);
-        unlink(path);
-    }
+    for (int i = 0; i < topo->n_nodes; i++)
+        set_fail(topo->nodes[i].name, NULL);
     assert_consistent(c);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "f1", err, sizeof err), 0);
     lr_ctl_free(c);
@@ -329,8 +347,7 @@ test_store_failure_frees_nothing(void)
     CU_ASSERT_EQUAL(lr_ctl_get(c, "s1", &job), ENOENT);
     CU_ASSERT_EQUAL(lr_test_ctl_channels("s1/"), 0);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "s2", err, sizeof err), 0);
-    for (int k = 0; k < cluster->n_dcs; k++)
-        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[k], 0);
+    CU_ASSERT(holds_nothing(c));
     assert_consistent(c);
     CU_ASSERT_EQUAL(lr_ctl_submit(c, &wide, &job, err, sizeof err), EIO);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "stays provisioning"));
@@ -340,8 +357,7 @@ test_store_failure_frees_nothing(void)
     for (int k = 0; k < cluster->n_dcs; k++)
         CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[k], job.gpus[k]);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "s1", err, sizeof err), 0);
-    for (int k = 0; k < cluster->n_dcs; k++)
-        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[k], 0);
+    CU_ASSERT(holds_nothing(c));
     CU_ASSERT_EQUAL(lr_test_ctl_channels("s1/"), 0);
     assert_consistent(c);
     lr_ctl_free(c);
@@ -406,7 +422,7 @@ test_reconcile_replaces_what_differs(void)
 {
     struct lr_ctl *c = open_ctl();
     struct lr_job job;
-    char err[1024], node[SB_NAME_MAX], path[600], *report = NULL;
+    char err[1024], node[SB_NAME_MAX], *report = NULL;
     int drift = -1;
     struct lr_intent in = intent("d1", "gpt-1.9b", 40, 40);
     CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
@@ -437,11 +453,7 @@ test_reconcile_replaces_what_differs(void)
     odd = mc;
     odd.enabled = false;
     tamper(node, &mc, &odd);
-    snprintf(path, sizeof path, "%s/%s.fail", devdir, node);
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fputs("always\n", f);
-    fclose(f);
+    set_fail(node, "always");
     CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
                                      sizeof err), EIO);
     CU_ASSERT_EQUAL(drift, 1);
@@ -450,7 +462,7 @@ test_reconcile_replaces_what_differs(void)
     CU_ASSERT_PTR_NULL(report && strstr(report, ": replaced"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "the repair failed"));
     free(report);
-    unlink(path);
+    set_fail(node, NULL);
     CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, NULL, &drift, err, sizeof err),
                     0);
     assert_consistent(c);
@@ -469,21 +481,6 @@ nodes_with(const char *prefix, const char **node, int max)
         if (lr_test_ctl_channels_on(topo->nodes[i].name, prefix) > 0)
             node[n++] = topo->nodes[i].name;
     return n;
-}
-
-static void
-set_fail(const char *node, const char *mode)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s.fail", devdir, node);
-    if (!mode) {
-        unlink(path);
-        return;
-    }
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fprintf(f, "%s\n", mode);
-    fclose(f);
 }
 
 static bool
@@ -527,8 +524,7 @@ test_channels_left_keep_their_slots(void)
     set_fail(node[1], NULL);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "p1", err, sizeof err), 0);
     CU_ASSERT_EQUAL(lr_test_ctl_channels("p1/"), 0);
-    for (int k = 0; k < cluster->n_dcs; k++)
-        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[k], 0);
+    CU_ASSERT(holds_nothing(c));
     assert_consistent(c);
 
     /* A DELETE the devices refuse, then a restart while they still do. */
@@ -547,8 +543,7 @@ test_channels_left_keep_their_slots(void)
     set_fail(node[0], NULL);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "p2", err, sizeof err), 0);
     CU_ASSERT_EQUAL(lr_test_ctl_channels("p2/"), 0);
-    for (int k = 0; k < cluster->n_dcs; k++)
-        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[k], 0);
+    CU_ASSERT(holds_nothing(c));
     assert_consistent(c);
     lr_ctl_free(c);
 }
