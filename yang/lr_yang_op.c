@@ -51,6 +51,30 @@ lr_yang_op_rewrap(json_object *top, const char *name)
     return text;
 }
 
+/* Whether the JSON text p[0..n), which follows the first member's name
+ * of an object the caller has checked to be valid JSON, goes on to a
+ * second member after that member's value. */
+static bool
+lr_yang_op_second_member(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && lr_yang_json_space(p[i]))
+        i++;
+    if (i == n || p[i] != ':' || n - i - 1 > INT_MAX)
+        return false;
+    i++;
+    json_tokener *tok = json_tokener_new();
+    if (!tok)
+        return false;
+    json_object *v = json_tokener_parse_ex(tok, p + i, (int) (n - i));
+    size_t end = v ? i + json_tokener_get_parse_end(tok) : n;
+    json_object_put(v);
+    json_tokener_free(tok);
+    while (end < n && lr_yang_json_space(p[end]))
+        end++;
+    return end < n && p[end] == ',';
+}
+
 /* Parses the body of operation 'module':'op' into '*tree' (the operation
  * node with its input; NULL for an empty body).  0; EBADMSG for text that
  * is not JSON; EINVAL for JSON the schema refuses, with the data path
@@ -139,6 +163,15 @@ lr_yang_op_parse(struct ly_ctx *ctx, const char *module, const char *op,
         goto cleanup;
     }
     k += wl + 2;
+    /* Only the one member: json-c keeps the last of two of one name, and
+     * libyang 2.1.30 leaks what it parsed when it meets a second. */
+    if (lr_yang_op_second_member(k, (size_t) (body + len - k))) {
+        snprintf(text_msg, sizeof text_msg, "the body of %s has more than "
+                 "one member: send {\"%s\":{...}} alone", op, want);
+        lr_yang_copy_line(msg, msglen, text_msg);
+        ret = EINVAL;
+        goto cleanup;
+    }
     size_t rest = (size_t) (body + len - k);
     if (!(text = malloc(strlen(name) + rest + 4))) {
         lr_yang_copy_line(msg, msglen, "out of memory");
