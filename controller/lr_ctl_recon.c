@@ -329,16 +329,19 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
                                        ? &fix[node_fix[l->node]] : NULL;
         int rc_del = recon_rc(it, l->del), rc_add = recon_rc(it, l->add);
         int rc = rc_del ? rc_del : rc_add;
+        /* A second channel of a job's name, the first being right: no
+         * add came with it, so it is only removed. */
+        const char *verb = l->del >= 0 && l->add < 0 ? "removed" : l->verb;
         if (!r->repair)
             lr_ctl_say(&r->report, &r->len, "%s", l->text);
         else if (!it)
             lr_ctl_say(&r->report, &r->len, "%s: not %s: out of memory",
-                       l->text, l->verb);
+                       l->text, verb);
         else if (!rc)
-            lr_ctl_say(&r->report, &r->len, "%s: %s", l->text, l->verb);
+            lr_ctl_say(&r->report, &r->len, "%s: %s", l->text, verb);
         else
             lr_ctl_say(&r->report, &r->len, "%s: not %s: %s", l->text,
-                       l->verb, rc < 0 ? "not tried, the device had "
+                       verb, rc < 0 ? "not tried, the device had "
                        "stopped answering" : rc_del ? "the removal failed"
                        : "applying it failed");
     }
