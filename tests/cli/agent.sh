@@ -340,6 +340,22 @@ PY
         || notok "after the strangers: $(cat "$tmp/err")"
 fi
 
+# Commitments are each coordinator's own: a second coordinator the agent
+# trusts can neither release the first's tag nor is refused that tag for
+# itself (any authorised connection could release another's).
+if command -v python3 > /dev/null && mk_cert ca coord2 coord2; then
+    jq '.["lightrail-agent:agent"].tls["peer-name"] += ["coord2"]' \
+        "$A/dc2.json" > "$A/dc2-two.json"
+    start_agent two "$A/dc2-two.json" && TWO=$APORT && TWOPID=$APID
+    if python3 "$srcdir/tests/cli/agent_tags.py" "$C" "$TWO" dc2 \
+           coordinator coord2 > "$tmp/tags.out" 2>&1; then
+        ok "commitments are each coordinator's own ($(grep -c '^ok: ' "$tmp/tags.out") steps)"
+    else
+        notok "commitments: $(grep -v '^ok: ' "$tmp/tags.out" | head -5)"
+    fi
+    stop_agent $TWOPID
+fi
+
 # Bad input: no TLS files for remote DCs; a bad agent file.
 expect_bad "give the coordinator's --cert, --key and --ca" \
     $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json"
