@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "planner/lr_bytes.h"
 #include "tools/lightrail/lr_policy_file.h"
@@ -203,12 +205,42 @@ test_lying_header(void)
     free(whole);
 }
 
+/* What is no regular file is refused at once (lightraild reads the
+ * policy on its event loop): a FIFO nobody writes (open() blocked for
+ * good), a directory, /dev/zero (read to the cap); a regular file loads
+ * from its path. */
+static void
+test_not_a_file(void)
+{
+    char dir[64], fifo[96], err[512];
+    struct lr_policy_meta m;
+    struct lr_ppo *p = NULL;
+    snprintf(dir, sizeof dir, "/tmp/lr-test-policy-XXXXXX");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/fifo.pol", dir);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    const char *paths[] = { fifo, dir, "/dev/zero" };
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        CU_ASSERT_EQUAL(lr_policy_load(paths[i], &m, &p, err, sizeof err),
+                        EINVAL);
+        CU_ASSERT_PTR_NULL(p);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "not a regular file"));
+    }
+    unlink(fifo);
+    rmdir(dir);
+    CU_ASSERT_EQUAL(lr_policy_load(src("tests/fuzz/corpus/policy/metro-h1.pol"),
+                                   &m, &p, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(p);
+    lr_ppo_free(p);
+}
+
 static CU_TestInfo tests[] = {
     { "the seeds load and encode back to their bytes", test_seeds_load },
     { "every sealed truncation is refused", test_sealed_truncations },
     { "a blank line in the checksum is no end of header",
       test_blank_line_in_checksum },
     { "header keys that lie about the agent are refused", test_lying_header },
+    { "a FIFO, a directory, a device are refused at once", test_not_a_file },
     CU_TEST_INFO_NULL,
 };
 

@@ -1,9 +1,11 @@
 /* lr_policy_file: see lr_policy_file.h for the format. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "planner/lr_bytes.h"
@@ -282,40 +284,59 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
 {
     *out = NULL;
     memset(m, 0, sizeof *m);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* Non-blocking, and a regular file only, read to its size: lightraild
+     * reads the policy on its event loop, where a FIFO would block open()
+     * for good and /dev/zero would be read to the cap. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         int e = errno;
         set_err(err, errlen, "%s: %s", path, strerror(e));
         return e;
     }
     uint8_t *buf = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0;
     int rc = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 65536;
-            uint8_t *nb = cap > MAX_FILE ? NULL : realloc(buf, cap);
-            if (!nb) {
-                rc = EFBIG;
-                set_err(err, errlen, "%s: larger than %u MB, not a policy",
-                        path, MAX_FILE >> 20);
-                goto cleanup;
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        rc = errno ? errno : EIO;
+    struct stat st;
+    if (fstat(fd, &st)) {
+        rc = errno;
         set_err(err, errlen, "%s: %s", path, strerror(rc));
         goto cleanup;
     }
+    if (!S_ISREG(st.st_mode)) {
+        rc = EINVAL;
+        set_err(err, errlen, "%s: not a regular file, not a policy", path);
+        goto cleanup;
+    }
+    if (st.st_size > (off_t) MAX_FILE) {
+        rc = EFBIG;
+        set_err(err, errlen, "%s: larger than %u MB, not a policy", path,
+                MAX_FILE >> 20);
+        goto cleanup;
+    }
+    size_t size = (size_t) st.st_size;
+    if (!(buf = malloc(size + 1))) {
+        rc = ENOMEM;
+        set_err(err, errlen, "%s: out of memory", path);
+        goto cleanup;
+    }
+    /* A file cut meanwhile reads short; one that grew is read to the
+     * size it had (the checksums judge either). */
+    while (n < size) {
+        ssize_t got = read(fd, buf + n, size - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            rc = errno;
+            set_err(err, errlen, "%s: %s", path, strerror(rc));
+            goto cleanup;
+        }
+        if (got == 0)
+            break;
+        n += (size_t) got;
+    }
     rc = lr_policy_parse(buf, n, path, m, out, err, errlen);
 cleanup:
-    fclose(f);
+    close(fd);
     free(buf);
     return rc;
 }
