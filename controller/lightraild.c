@@ -13,8 +13,11 @@
  * then exits 0.  SIGHUP, or the API's reload-ppo-policy: the ppo-policy
  * file is loaded again (see below).
  *
- * In the state directory it writes lightraild.pid and lightraild.port
- * (the port bound, useful with port 0) once it serves.
+ * It holds a lock on its state directory (lightraild.lock) for its life,
+ * writes lightraild.pid and lightraild.port there (the port bound,
+ * useful with port 0) once it serves, and removes them when it stops.
+ * Without --foreground it detaches first of all (see detach()): the
+ * command returns once the daemon serves, or fails with its error.
  *
  * With the emulated data plane configured (container emulation), it
  * makes the DC namespaces before the controller recovers (recovery
@@ -43,7 +46,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -138,6 +144,109 @@ load_stored(struct ly_ctx *ly, const char *db, char **topo_json,
         *topo = NULL;
     }
     return ok;
+}
+
+/* Detaching (no --foreground) happens first, before anything is opened
+ * or any thread started, so that the store's locks (SQLite's exclusive
+ * one, the state directory's flock) and every thread are the daemon's:
+ * fcntl locks do not cross fork(), and a fork after threads keeps only
+ * the caller's.  The parent waits on a pipe until the daemon serves (a
+ * byte: it exits 0) or ends (no byte: it exits with the daemon's status);
+ * until it serves, the daemon's stderr is still the terminal, so start-up
+ * errors are seen where lightraild was started. */
+static int detach_fd = -1;
+
+static int
+detach(void)
+{
+    int p[2];
+    if (pipe(p))
+        return errno;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        return e;
+    }
+    if (pid > 0) {
+        char c;
+        ssize_t n;
+        close(p[1]);
+        while ((n = read(p[0], &c, 1)) < 0 && errno == EINTR)
+            continue;
+        if (n == 1)
+            _exit(0);
+        int st = 0;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            continue;
+        _exit(WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : 1);
+    }
+    close(p[0]);
+    setsid();
+    detach_fd = p[1];
+    return 0;
+}
+
+/* Serving: the parent is told, the terminal let go, and the log (when it
+ * was stderr) goes to syslog from here. */
+static void
+detached_serving(void)
+{
+    if (detach_fd < 0)
+        return;
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        if (null > STDERR_FILENO)
+            close(null);
+    }
+    lr_log_use_syslog(true);
+    if (write(detach_fd, "k", 1) != 1) {
+        /* The parent is gone: nobody to tell. */
+    }
+    close(detach_fd);
+    detach_fd = -1;
+}
+
+/* The state directory's lock, held for the daemon's life (the fd is
+ * never closed): a second lightraild on it is refused at once, saying
+ * which. */
+static int
+lock_state_dir(const char *dir, char *err, size_t errlen)
+{
+    char path[4200], pid[32] = "";
+    snprintf(path, sizeof path, "%s/lightraild.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+    if (fd < 0) {
+        snprintf(err, errlen, "%.1800s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+        int e = errno;
+        close(fd);
+        if (e != EWOULDBLOCK) {
+            snprintf(err, errlen, "cannot lock the state directory %.1800s: "
+                     "%s", dir, strerror(e));
+            return -1;
+        }
+        snprintf(path, sizeof path, "%s/lightraild.pid", dir);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (!fgets(pid, sizeof pid, f))
+                pid[0] = '\0';
+            pid[strcspn(pid, "\n")] = '\0';
+            fclose(f);
+        }
+        snprintf(err, errlen, "another lightraild%s%s%s serves the state "
+                 "directory %.1800s: stop it first, or give this one another "
+                 "state-dir", pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "",
+                 dir);
+        return -1;
+    }
+    return fd;
 }
 
 struct daemon {
@@ -311,8 +420,18 @@ main(int argc, char **argv)
     }
 
     /* A peer (client or DC agent) that hangs up mid-write must give an
-     * error, not end the daemon; recovery may already talk to agents. */
+     * error, not end the daemon; recovery may already talk to agents.
+     * SIGHUP (a reload) is the loop's from when it runs; before, it must
+     * not end a daemon still starting. */
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    if (!foreground) {
+        int e = detach();
+        if (e) {
+            fprintf(stderr, "lightraild: cannot detach: %s\n", strerror(e));
+            return 1;
+        }
+    }
     struct ly_ctx *ly = NULL;
     struct lr_config *cfg = calloc(1, sizeof *cfg);
     struct lr_topo *topo = NULL;
@@ -322,6 +441,7 @@ main(int argc, char **argv)
     struct daemon d = { 0 };
     char err[2048], *topo_json = NULL, *cluster_json = NULL, *report = NULL;
     struct nb_app app = { 0 };
+    bool wrote_files = false;
 
     if (!cfg || lr_yang_ctx_new(&ly, err, sizeof err)
         || lr_yang_load_config(ly, config_path, cfg, err, sizeof err)) {
@@ -333,6 +453,10 @@ main(int argc, char **argv)
     if (ensure_dir(cfg->state_dir) || ensure_dir(cfg->dummy_dir)) {
         lr_log(LR_LOG_ERR, "cannot create %s or %s: %s", cfg->state_dir,
                cfg->dummy_dir, strerror(errno));
+        goto cleanup;
+    }
+    if (lock_state_dir(cfg->state_dir, err, sizeof err) < 0) {
+        lr_log(LR_LOG_ERR, "%s", err);
         goto cleanup;
     }
     char db[LR_CONFIG_PATH_MAX + 32];
@@ -394,10 +518,6 @@ main(int argc, char **argv)
     if (report && *report)
         lr_log(LR_LOG_INFO, "recovery:\n%s", report);
 
-    if (!foreground && daemon(1, 0)) {
-        lr_log(LR_LOG_ERR, "cannot detach: %s", strerror(errno));
-        goto cleanup;
-    }
     d.base = event_base_new();
     app.ctl = ctl;
     app.ly = ly;
@@ -450,12 +570,18 @@ main(int argc, char **argv)
         }
         on_telemetry(-1, 0, &d);
     }
-    write_small_file(cfg->state_dir, "lightraild.pid", (long) getpid());
-    write_small_file(cfg->state_dir, "lightraild.port",
-                     nb_server_port(d.srv));
+    if (write_small_file(cfg->state_dir, "lightraild.pid", (long) getpid())
+        || write_small_file(cfg->state_dir, "lightraild.port",
+                            nb_server_port(d.srv))) {
+        lr_log(LR_LOG_ERR, "cannot write lightraild.pid or lightraild.port "
+               "in %s: %s", cfg->state_dir, strerror(errno));
+        goto cleanup;
+    }
+    wrote_files = true;
     lr_log(LR_LOG_INFO, "serving %s://%s:%d/restconf (state in %s)",
            cfg->tls ? "https" : "http", cfg->address, nb_server_port(d.srv),
            cfg->state_dir);
+    detached_serving();
     event_base_dispatch(d.base);
     lr_log(LR_LOG_INFO, "stopped");
     rc = 0;
@@ -486,6 +612,14 @@ cleanup:
     free(cluster_json);
     lr_topo_free(topo);
     lr_cluster_free(cluster);
+    /* Files that say a daemon serves, gone with it. */
+    if (wrote_files) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/lightraild.pid", cfg->state_dir);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/lightraild.port", cfg->state_dir);
+        unlink(path);
+    }
     lr_yang_ctx_free(ly);
     free(cfg);
     return rc;

@@ -1,0 +1,87 @@
+#!/bin/sh
+# lightraild's life on 127.0.0.1: detached (no --foreground) it returns
+# once it serves, holds its state directory (a second daemon on it is
+# refused at once, naming the first), says a start-up error where it was
+# started, survives a SIGHUP while still starting, and removes its pid
+# and port files when it stops.  Stopped by PID, never by name.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "$srcdir/tests/cli/daemon.sh"
+
+# 1. Detached: the command returns 0 once the daemon serves.
+rm -f "$D/state/lightraild.port"
+$LIGHTRAILD --config "$D/lightraild.json" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && [ -s "$D/state/lightraild.port" ] && [ -s "$D/state/lightraild.pid" ]; then
+    ok "detached: exit 0 once serving, port and pid files written"
+else
+    notok "detached start: exit $rc, $(cat "$tmp/err")"
+fi
+PID=$(cat "$D/state/lightraild.pid" 2>/dev/null)
+PORT=$(cat "$D/state/lightraild.port" 2>/dev/null)
+URL=https://127.0.0.1:$PORT
+api GET /restconf/data/lightrail-state:state
+[ "$STATUS" = 200 ] && ok "the detached daemon answers" || notok "detached daemon: $STATUS"
+
+# 2. A second daemon on the same state directory: refused at once.
+# (timeout: a daemon that lost its lock would serve beside the first.)
+timeout 20 $LIGHTRAILD --config "$D/lightraild.json" --foreground \
+    > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] \
+   && grep -q "another lightraild (pid $PID) serves the state directory" "$tmp/err"; then
+    ok "a second daemon on the state directory: exit $rc, $(tail -n 1 "$tmp/err")"
+else
+    notok "a second daemon: exit $rc, $(cat "$tmp/err")"
+fi
+kill -0 "$PID" 2>/dev/null && ok "the first daemon still serves" \
+    || notok "the first daemon died"
+
+# 3. SIGTERM: it stops and removes its pid and port files.
+kill "$PID"
+for i in $(seq 1 200); do kill -0 "$PID" 2>/dev/null || break; sleep 0.05; done
+if ! kill -0 "$PID" 2>/dev/null && [ ! -e "$D/state/lightraild.pid" ] \
+   && [ ! -e "$D/state/lightraild.port" ]; then
+    ok "stopped: pid and port files removed"
+else
+    notok "after SIGTERM: $(ls "$D/state")"
+    kill -9 "$PID" 2>/dev/null
+fi
+PID=
+
+# 4. A start-up error, detached: said on the terminal, exit not 0 (the
+# port is taken by a listener of ours).
+python3 - > "$tmp/busy.port" <<'PY' &
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+print(s.getsockname()[1]); sys.stdout.flush(); time.sleep(30)
+PY
+BUSY=$!
+for i in $(seq 1 100); do [ -s "$tmp/busy.port" ] && break; sleep 0.05; done
+jq --argjson p "$(cat "$tmp/busy.port")" \
+    '.["lightrail-config:lightraild"].listen.port = $p' \
+    "$D/lightraild.json" > "$D/busy.json"
+$LIGHTRAILD --config "$D/busy.json" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+kill $BUSY 2>/dev/null
+wait $BUSY 2>/dev/null
+if [ $rc -ne 0 ] && grep -q -i "address already in use" "$tmp/err"; then
+    ok "a detached start that fails says why: exit $rc, $(tail -n 1 "$tmp/err")"
+else
+    notok "detached start on a busy port: exit $rc, $(cat "$tmp/err")"
+fi
+
+# 5. SIGHUP while it starts (loading its configuration and network,
+# before its loop runs) does not end it.  (Sent before main() runs at all,
+# nothing could catch it: hence the short wait.)
+rm -f "$D/state/lightraild.port"
+$LIGHTRAILD --config "$D/lightraild.json" --foreground 2>> "$D/log" &
+PID=$!
+sleep 0.05
+kill -HUP $PID
+if await_file "$D/state/lightraild.port" $PID "$D/log" lightraild > "$tmp/hup" 2>&1; then
+    ok "a SIGHUP during start-up: still serving"
+else
+    notok "SIGHUP during start-up: $(cat "$tmp/hup")"
+fi
+stop_daemon
+lr_summary
