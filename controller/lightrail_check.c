@@ -8,14 +8,22 @@
  * lr_ctl_check(): no job left in provisioning or releasing, what the
  * store reserves equals what the active jobs hold, no slot held twice,
  * every active job's channels on its ROADMs and no orphan channel.
- * Exit 0 when all hold, 1 with the first violation on stderr, 2 for bad
- * input.  The crash test runs it after every kill -9 and restart.
+ * The network is the one the store holds (lightraild's, PUTs included),
+ * the configuration's files only for a store that has none.  Exit 0 when
+ * all hold, 1 with the first violation on stderr, 2 for bad input: no
+ * store in the state directory, or a lightraild serving it (its lock).
+ * The crash test runs it after every kill -9 and restart.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "controller/lr_ctl.h"
+#include "controller/lr_stored.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
 
@@ -33,16 +41,37 @@ main(int argc, char **argv)
     struct lr_ctl *ctl = NULL;
     char err[2048];
     int rc = 2;
+    char *topo_json = NULL, *cluster_json = NULL;
+    char db[LR_CONFIG_PATH_MAX + 32], lock[LR_CONFIG_PATH_MAX + 32];
+    int lock_fd = -1;
     if (!cfg || lr_yang_ctx_new(&ly, err, sizeof err)
-        || lr_yang_load_config(ly, argv[2], cfg, err, sizeof err)
-        || lr_yang_load_topo(ly, cfg->topology_file, &topo, err, sizeof err)
-        || lr_yang_load_cluster(ly, cfg->cluster_file, &cl, err,
-                                sizeof err)) {
+        || lr_yang_load_config(ly, argv[2], cfg, err, sizeof err)) {
         fprintf(stderr, "lightrail-check: %s\n", cfg ? err : "out of memory");
         goto cleanup;
     }
-    char db[LR_CONFIG_PATH_MAX + 32];
     snprintf(db, sizeof db, "%s/lightrail.db", cfg->state_dir);
+    snprintf(lock, sizeof lock, "%s/lightraild.lock", cfg->state_dir);
+    if (access(db, F_OK)) {
+        fprintf(stderr, "lightrail-check: no store %s: nothing to check (has "
+                "lightraild run with this state-dir?)\n", db);
+        goto cleanup;
+    }
+    /* A daemon's store is its own while it runs (and the check would
+     * wait on its lock). */
+    lock_fd = open(lock, O_RDONLY | O_CLOEXEC);
+    if (lock_fd >= 0 && flock(lock_fd, LOCK_SH | LOCK_NB)
+        && errno == EWOULDBLOCK) {
+        fprintf(stderr, "lightrail-check: a lightraild serves %s: stop it "
+                "first\n", cfg->state_dir);
+        goto cleanup;
+    }
+    if (!lr_stored_network(ly, db, &topo_json, &cluster_json, &topo, &cl)
+        && (lr_yang_load_topo(ly, cfg->topology_file, &topo, err, sizeof err)
+            || lr_yang_load_cluster(ly, cfg->cluster_file, &cl, err,
+                                    sizeof err))) {
+        fprintf(stderr, "lightrail-check: %s\n", err);
+        goto cleanup;
+    }
     struct lr_ctl_config cc = {
         .db_path = db, .topo = topo, .cluster = cl,
         .default_driver = cfg->default_driver, .dummy_dir = cfg->dummy_dir,
@@ -59,6 +88,10 @@ main(int argc, char **argv)
     rc = 0;
 
 cleanup:
+    if (lock_fd >= 0)
+        close(lock_fd);
+    free(topo_json);
+    free(cluster_json);
     lr_ctl_free(ctl);
     lr_topo_free(topo);
     lr_cluster_free(cl);

@@ -60,6 +60,7 @@
 #include "controller/lr_ctl.h"
 #include "controller/lr_log.h"
 #include "controller/lr_store.h"
+#include "controller/lr_stored.h"
 #include "controller/lr_worker.h"
 #include "northbound/nb_restconf.h"
 #include "southbound/sb_linux.h"
@@ -113,37 +114,6 @@ read_text(const char *path)
     if (lr_yang_read_file(path, &buf, &len, err, sizeof err))
         return NULL;
     return buf;
-}
-
-/* The topology and inventory a previous run stored, if any: true with
- * everything loaded, false to use the files. */
-static bool
-load_stored(struct ly_ctx *ly, const char *db, char **topo_json,
-            char **cluster_json, struct lr_topo **topo,
-            struct lr_cluster **cluster)
-{
-    struct lr_store *st = NULL;
-    char err[1024];
-    bool ok = false;
-    if (access(db, F_OK) || lr_store_open(db, &st, err, sizeof err))
-        return false;
-    if (!lr_store_get_doc(st, "topology", topo_json)
-        && !lr_store_get_doc(st, "cluster", cluster_json)
-        && !lr_yang_load_topo_mem(ly, *topo_json, strlen(*topo_json),
-                                  "stored topology", topo, err, sizeof err)
-        && !lr_yang_load_cluster_mem(ly, *cluster_json,
-                                     strlen(*cluster_json), "stored inventory",
-                                     cluster, err, sizeof err))
-        ok = true;
-    lr_store_close(st);
-    if (!ok) {
-        free(*topo_json);
-        free(*cluster_json);
-        *topo_json = *cluster_json = NULL;
-        lr_topo_free(*topo);
-        *topo = NULL;
-    }
-    return ok;
 }
 
 /* Detaching (no --foreground) happens first, before anything is opened
@@ -463,7 +433,8 @@ main(int argc, char **argv)
     snprintf(db, sizeof db, "%s/lightrail.db", cfg->state_dir);
     /* The files seed a new state directory; after that the store holds
      * the network (a PUT changes it there), and the files are not read. */
-    if (load_stored(ly, db, &topo_json, &cluster_json, &topo, &cluster)) {
+    if (lr_stored_network(ly, db, &topo_json, &cluster_json, &topo,
+                          &cluster)) {
         lr_log(LR_LOG_INFO, "topology and inventory from the store %s", db);
     } else {
         topo_json = read_text(cfg->topology_file);

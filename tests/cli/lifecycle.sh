@@ -22,6 +22,13 @@ URL=https://127.0.0.1:$PORT
 api GET /restconf/data/lightrail-state:state
 [ "$STATUS" = 200 ] && ok "the detached daemon answers" || notok "detached daemon: $STATUS"
 
+# lightrail-check while a daemon serves: refused (exit 2), not waited on.
+$CHECK --config "$D/lightraild.json" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "a lightraild serves" "$tmp/err" \
+    && ok "lightrail-check while the daemon serves: exit 2, $(cat "$tmp/err")" \
+    || notok "lightrail-check while serving: exit $rc, $(cat "$tmp/err")"
+
 # 2. A second daemon on the same state directory: refused at once.
 # (timeout: a daemon that lost its lock would serve beside the first.)
 timeout 20 $LIGHTRAILD --config "$D/lightraild.json" --foreground \
@@ -47,6 +54,17 @@ else
     kill -9 "$PID" 2>/dev/null
 fi
 PID=
+check_store "stopped: lightrail-check finds the state whole"
+# lightrail-check on a state directory no daemon ever used: exit 2, and
+# no store made there.
+jq '.["lightrail-config:lightraild"]["state-dir"] = "empty"' \
+    "$D/lightraild.json" > "$D/empty.json"
+mkdir -p "$D/empty"
+$CHECK --config "$D/empty.json" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ ! -e "$D/empty/lightrail.db" ] && grep -q "no store" "$tmp/err" \
+    && ok "lightrail-check without a store: exit 2, nothing made" \
+    || notok "lightrail-check without a store: exit $rc, $(cat "$tmp/err"; ls "$D/empty")"
 
 # 4. A start-up error, detached: said on the terminal, exit not 0 (the
 # port is taken by a listener of ours).
