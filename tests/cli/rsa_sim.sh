@@ -88,4 +88,31 @@ for f in link_unknown_node negative_length zero_slots malformed unknown_leaf; do
         $LIGHTRAIL rsa-sim --topology "$srcdir/tests/data/bad/$f.json" --load 1
 done
 
+# At most 1000 loads, rounding slack included (a 1001st was written past
+# the array; ASan in the sanitizer build).
+n=$($LIGHTRAIL rsa-sim --topology "$T" --loads 1:1000.9999999995:1 \
+    --requests 20 --warmup 1 --seeds 1 --format json 2> "$tmp/err" | wc -l)
+[ "$n" -eq 1000 ] && ok "--loads 1:1000.9999999995:1: 1000 loads, not 1001" \
+    || notok "--loads near the limit: $n rows, $(cat "$tmp/err")"
+# A plot that cannot be drawn: an error, and the results on stdout stay
+# the results (gnuplot drew its PNG on stdout); results that cannot be
+# written: an error, not exit 0.
+if command -v gnuplot > /dev/null; then
+    $LIGHTRAIL rsa-sim --topology "$T" --load 300 --requests 500 --warmup 10 \
+        --seeds 1 --format json --plot /nonexistent/b.png > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    [ $rc -ne 0 ] && jq -e . "$tmp/out" > /dev/null \
+        && grep -q "/nonexistent/b.png" "$tmp/err" \
+        && ok "an unwritable --plot: exit $rc, stdout still JSON" \
+        || notok "unwritable --plot: exit $rc, $(head -c 200 "$tmp/out" | od -c | head -2)"
+fi
+if [ -w /dev/full ]; then
+    $LIGHTRAIL rsa-sim --topology "$T" --load 300 --requests 500 --warmup 10 \
+        --seeds 1 > /dev/full 2> "$tmp/err"
+    rc=$?
+    [ $rc -ne 0 ] && grep -q "cannot write the results" "$tmp/err" \
+        && ok "results to a full disk: exit $rc, $(cat "$tmp/err")" \
+        || notok "results to /dev/full: exit $rc, $(cat "$tmp/err")"
+fi
+
 lr_summary

@@ -135,8 +135,10 @@ lr_cli_parse_loads(const char *s, double *loads, int max)
         || lr_cli_parse_double(c, 1e-9, 1e9, &step)
         || (to - from) / step >= max)
         return -1;
+    /* The test above lets (to - from) / step reach max - 1 plus the
+     * rounding slack below: at most max loads, said here too. */
     int n = 0;
-    for (int i = 0; from + i * step <= to + step * 1e-9; i++)
+    for (int i = 0; n < max && from + i * step <= to + step * 1e-9; i++)
         loads[n++] = from + i * step;
     return n;
 }
@@ -299,8 +301,17 @@ main(int argc, char **argv)
         return LR_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) {
+            int rc = commands[i].run(argc - 1, argv + 1);
+            /* Results that could not be written (a full disk, a closed
+             * pipe) are no success. */
+            if (fflush(stdout) || ferror(stdout)) {
+                fprintf(stderr, "lightrail %s: cannot write the results: "
+                        "%s\n", argv[1], strerror(errno ? errno : EIO));
+                return rc ? rc : LR_EXIT_FAIL;
+            }
+            return rc;
+        }
     fprintf(stderr, "lightrail: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return LR_EXIT_USAGE;

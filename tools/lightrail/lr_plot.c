@@ -129,9 +129,14 @@ gnuplot_open(const char *png_path, int width, int height, char *err,
         errno = ENOENT;
         return NULL;
     }
-    FILE *f = popen(gp, "w");
+    /* gnuplot's stdout is not ours: when it cannot open the PNG it draws
+     * on stdout, into the results (a JSON one included). */
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "exec '%s' >/dev/null", gp);
+    FILE *f = strchr(gp, '\'') ? NULL : popen(cmd, "w");
     if (!f) {
-        snprintf(err, errlen, "cannot run %s: %s", gp, strerror(errno));
+        snprintf(err, errlen, "cannot run %s: %s", gp,
+                 strchr(gp, '\'') ? "a quote in its path" : strerror(errno));
         return NULL;
     }
     fprintf(f, "set terminal pngcairo size %d,%d noenhanced\nset output ",
