@@ -87,6 +87,7 @@ M="$LIGHTRAIL advantage --topology $tmp/topo.json --cluster $tmp/cluster.json
    --models bert-large --demands 4,8"
 expect_bad "--load E is required" $M
 expect_bad "unknown policy 'bogus'" $M --load 1 --policy bogus
+expect_bad "greedy-work reads each job's length: add --known-work" $M --load 1 --policy greedy-work
 expect_bad "--samples wants an integer of at least 4" $M --load 1 --samples 3
 expect_bad "--warmup (10) must be below --arrivals (10)" \
     $M --load 1 --arrivals 10 --warmup 10

@@ -356,6 +356,13 @@ lr_cmd_advantage(int argc, char **argv)
         return LR_EXIT_USAGE;
     }
     o.policy = base->name;
+    /* As sim: without --known-work greedy-work would read no length and
+     * run as greedy under its own name. */
+    if (base == &lr_jenv_greedy_work && !o.env.known_work) {
+        lr_cli_err(CMD, "greedy-work reads each job's length: add "
+                   "--known-work");
+        return LR_EXIT_USAGE;
+    }
     struct lr_jenv_cli j;
     if ((rc = lr_jenv_cli_open(CMD, &o.env, &j)))
         return rc;

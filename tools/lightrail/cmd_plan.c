@@ -468,6 +468,14 @@ lr_cmd_plan(int argc, char **argv)
         goto cleanup;
     }
     struct lr_train tr = { o.batch, o.micro, 2 };
+    double m = o.batch / o.micro;
+    if (m > LR_TM_MAX_MICROBATCHES) {
+        lr_cli_err(CMD, "--batch %g over --microbatch %g is %g microbatches, "
+                   "more than the %d the time model takes", o.batch, o.micro,
+                   m, LR_TM_MAX_MICROBATCHES);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
     if (lr_tm_new(model, cluster, &tr, &tm)) {
         lr_cli_err(CMD, "%s: the cluster has no data center, or more than %d",
                    o.cluster, LR_TM_MAX_DCS);
