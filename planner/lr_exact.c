@@ -75,7 +75,7 @@ dfs(struct search *s, int i, double sum, double bneck, double smax)
 
     const int p = s->cur.n_stages;
     const int cur = p ? s->cur.stages[p - 1].dc : -1;
-    for (int k = 0; k < tm->n_dcs; k++) {
+    for (int k = 0; k < tm->n_dcs && s->stats->complete; k++) {
         if (k != cur && (s->visited[k] || (cur >= 0 && !(tm->link[cur][k].bw
                                                          > 0))))
             continue;
@@ -83,8 +83,10 @@ dfs(struct search *s, int i, double sum, double bneck, double smax)
         double c = 0, x = 0;
         if (p)
             lr_tm_boundary(tm, i - 1, cur, k, &c, &x);
-        for (int j = i; j < L; j++) {
-            for (int g = avail; g >= 1; g--) {
+        /* Out of nodes: every loop ends (their counts, up to a DC's
+         * devices times the layers, would call dfs() that often). */
+        for (int j = i; j < L && s->stats->complete; j++) {
+            for (int g = avail; g >= 1 && s->stats->complete; g--) {
                 if (!lr_tm_stage_fits(tm, k, i, j, g, p + 1))
                     break;   /* fewer devices need more memory */
                 double t = lr_tm_stage_time(tm, k, i, j, g);
