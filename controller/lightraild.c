@@ -230,7 +230,7 @@ struct daemon {
     struct lr_worker *decider;    /* the ppo decisions' thread */
     struct event *stopping;       /* NULL until a signal: waits for it */
     struct event *sighup;         /* reloads the ppo policy */
-    bool reload_waiting;          /* a reload retries after a decision */
+    struct nb_app *app;           /* the northbound's, for reloads */
     const char *policy;           /* ppo-policy, or NULL */
     const struct lr_ctl_ppo_rollout *rollout;     /* ppo-rollout, or NULL */
 };
@@ -271,40 +271,28 @@ log_reload(const struct daemon *d, const char *how, int rc, const char *err)
                err);
 }
 
-/* SIGHUP: the ppo-policy file is loaded again (retrained in place); the
- * configuration is not re-read.  A file that does not load leaves the
- * policy in use as it was.  While a decision is in flight the reload
- * retries every 50 ms (sig -1: the retry). */
+/* SIGHUP: the ppo-policy file is loaded again (retrained in place) in
+ * its turn behind the ppo intents queued before it, as the API's reload
+ * (nb_restconf_reload); a file that does not load leaves the policy in
+ * use as it was. */
 static void
 on_sighup(evutil_socket_t sig, short what, void *arg)
 {
     struct daemon *d = arg;
-    char err[512];
+    (void) sig;
     (void) what;
-    if (d->stopping || (sig != -1 && d->reload_waiting))
+    if (d->stopping)
         return;
-    int rc = lr_ctl_ppo_reload(d->ctl, err, sizeof err);
-    if (rc == EBUSY) {
-        struct timeval later = { 0, 50000 };
-        if (!d->reload_waiting)
-            lr_log(LR_LOG_INFO, "ppo policy: the reload waits for the "
-                   "decision in flight");
-        d->reload_waiting = !event_base_once(d->base, -1, EV_TIMEOUT,
-                                             on_sighup, d, &later);
-        if (!d->reload_waiting)
-            lr_log(LR_LOG_WARN, "ppo policy not reloaded: cannot wait "
-                   "for the decision in flight; send SIGHUP again");
-        return;
-    }
-    d->reload_waiting = false;
-    log_reload(d, "SIGHUP", rc, err);
+    if (nb_restconf_reload(d->app, "SIGHUP"))
+        lr_log(LR_LOG_WARN, "ppo policy not reloaded: out of memory; send "
+               "SIGHUP again");
 }
 
-/* The API's reload-ppo-policy (nb_app.reloaded). */
+/* A reload ended (nb_app.reloaded): SIGHUP's or the API's. */
 static void
-on_api_reload(void *arg, int rc, const char *err)
+on_reloaded(void *arg, const char *how, int rc, const char *err)
 {
-    log_reload(arg, "reload-ppo-policy", rc, err);
+    log_reload(arg, how, rc, err);
 }
 
 static void
@@ -523,8 +511,9 @@ main(int argc, char **argv)
         goto cleanup;
     }
     app.decider = d.decider;
-    app.reloaded = on_api_reload;
+    app.reloaded = on_reloaded;
     app.reloaded_arg = &d;
+    d.app = &app;
     d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
     d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
     d.sighup = evsignal_new(d.base, SIGHUP, on_sighup, &d);

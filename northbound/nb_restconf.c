@@ -197,13 +197,15 @@ submit_deferred(struct nb_app *app, struct nb_pending *pending,
  * a reload of the policy ('reload'), done in its turn. */
 struct nb_decision {
     struct nb_app *app;
-    struct nb_pending *pending;
+    struct nb_pending *pending;       /* NULL: nobody to answer */
     struct lr_intent in;
     bool reload;
+    const char *how;                  /* a reload's, for app->reloaded */
     struct nb_decision *next;
 };
 
-static void reload_policy(struct nb_app *, struct nb_response *, int *rc);
+static void reload_policy(struct nb_app *, const char *how,
+                          struct nb_response *, int *rc);
 
 static void decide_next(struct nb_app *);
 
@@ -231,7 +233,7 @@ decide_next(struct nb_app *app)
         char err[512];
         int rc;
         if (w->reload)
-            reload_policy(app, &resp, &rc);
+            reload_policy(app, w->how, &resp, &rc);
         else
             rc = lr_ctl_decide_begin(app->ctl, &w->in, &op, err, sizeof err);
         if (rc == EBUSY)
@@ -239,8 +241,10 @@ decide_next(struct nb_app *app)
         app->waiting = w->next;
         if (!app->waiting)
             app->waiting_tail = &app->waiting;
-        if (w->reload) {
+        if (w->reload && w->pending) {
             nb_pending_reply(w->pending, &resp);
+        } else if (w->reload) {
+            free(resp.body);
         } else if (rc) {
             answer_begin(app, &resp, rc, NULL, w->in.name, err);
             nb_pending_reply(w->pending, &resp);
@@ -256,23 +260,25 @@ decide_next(struct nb_app *app)
     }
 }
 
-/* Queues a ppo intent ('in'), or a reload ('in' NULL), behind those
- * waiting for the decider; false when out of memory (the caller answers
- * now). */
+/* Queues a ppo intent ('in'), or a reload ('in' NULL, asked by 'how'),
+ * behind those waiting for the decider, answered to 'req' (NULL: nobody
+ * to answer); false when out of memory (the caller answers now). */
 static bool
 queue_decision(struct nb_app *app, const struct nb_request *req,
-               const struct lr_intent *in)
+               const struct lr_intent *in, const char *how)
 {
     struct nb_decision *w = calloc(1, sizeof *w);
-    if (!w || !(w->pending = nb_defer(req))) {
+    if (!w || (req && !(w->pending = nb_defer(req)))) {
         free(w);
         return false;
     }
     w->app = app;
-    if (in)
+    if (in) {
         w->in = *in;
-    else
+    } else {
         w->reload = true;
+        w->how = how;
+    }
     if (!app->waiting_tail)
         app->waiting_tail = &app->waiting;
     *app->waiting_tail = w;
@@ -295,7 +301,7 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
         return;
     }
     if (app->decider && !strcmp(in.algorithm, "ppo")
-        && queue_decision(app, req, &in))
+        && queue_decision(app, req, &in, NULL))
         return;
     struct lr_ctl_op *op = NULL;
     int rc = lr_ctl_submit_begin(app->ctl, &in, &job, &op, err, sizeof err);
@@ -674,14 +680,15 @@ h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
 /* Reloads the ppo policy now and answers in 'resp' (204, or why not);
  * '*rc' is lr_ctl_ppo_reload's, EBUSY leaving 'resp' untouched. */
 static void
-reload_policy(struct nb_app *app, struct nb_response *resp, int *rc)
+reload_policy(struct nb_app *app, const char *how, struct nb_response *resp,
+              int *rc)
 {
     char err[768];
     *rc = lr_ctl_ppo_reload(app->ctl, err, sizeof err);
     if (*rc == EBUSY)
         return;
     if (app->reloaded)
-        app->reloaded(app->reloaded_arg, *rc, err);
+        app->reloaded(app->reloaded_arg, how, *rc, err);
     if (*rc == 0)
         resp->status = 204;
     else if (*rc == ENOENT)
@@ -709,13 +716,25 @@ h_reload(void *arg, const struct nb_request *req, struct nb_response *resp)
         bad_body(resp, prc, path, msg);
         return;
     }
-    if (app->decider && queue_decision(app, req, NULL))
+    if (app->decider && queue_decision(app, req, NULL, "reload-ppo-policy"))
         return;
     int rc;
-    reload_policy(app, resp, &rc);
+    reload_policy(app, "reload-ppo-policy", resp, &rc);
     if (rc == EBUSY)   /* a decision in flight and no queue to wait in */
         nb_error(resp, 409, "in-use", NULL, "a ppo decision is in flight: "
                  "try again");
+}
+
+int
+nb_restconf_reload(struct nb_app *app, const char *how)
+{
+    if (app->decider)
+        return queue_decision(app, NULL, NULL, how) ? 0 : ENOMEM;
+    struct nb_response resp = { .status = 0 };
+    int rc;
+    reload_policy(app, how, &resp, &rc);
+    free(resp.body);
+    return 0;
 }
 
 /* Appends printf output to a growing buffer. */

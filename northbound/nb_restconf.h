@@ -58,12 +58,19 @@ struct nb_app {
      * milliseconds never hold the other requests up. */
     struct lr_worker *decider;
     struct nb_decision *waiting, **waiting_tail;
-    /* Called after each reload of the ppo policy through the API, with
-     * lr_ctl_ppo_reload's code and message (lightraild logs it), or
-     * NULL. */
-    void (*reloaded)(void *arg, int rc, const char *err);
+    /* Called after each reload of the ppo policy, through the API or
+     * nb_restconf_reload() ('how' says which), with lr_ctl_ppo_reload's
+     * code and message (lightraild logs it), or NULL. */
+    void (*reloaded)(void *arg, const char *how, int rc, const char *err);
     void *reloaded_arg;
 };
+
+/* A reload of the ppo policy asked outside the API ('how', e.g.
+ * "SIGHUP"): with a decider it takes its turn behind the ppo intents
+ * queued before it (a retry while decisions run back to back would wait
+ * for as long as they come), else it is done now.  The outcome goes to
+ * app->reloaded.  0, or ENOMEM (nothing queued). */
+int nb_restconf_reload(struct nb_app *app, const char *how);
 
 /* The route table; 'metrics_public' makes /metrics answer without
  * authentication. */
