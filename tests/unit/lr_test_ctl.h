@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "controller/lr_ctl.h"
 #include "tests/lr_test.h"
@@ -75,6 +76,29 @@ lr_test_ctl_open(struct lr_ctl_config *cfg)
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     free(report);
     return c;
+}
+
+/* Dummy ROADM 'node' (NULL: every ROADM of the network) fails its
+ * applies as 'mode' says ("always", "once", "timeout"; sb_dummy.c), or,
+ * mode NULL, no longer. */
+static inline void
+lr_test_ctl_fail(const char *node, const char *mode)
+{
+    for (int i = 0; i < topo->n_nodes; i++) {
+        const char *name = node ? node : topo->nodes[i].name;
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s.fail", devdir, name);
+        if (!mode) {
+            unlink(path);
+        } else {
+            FILE *f = fopen(path, "w");
+            CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+            fprintf(f, "%s\n", mode);
+            fclose(f);
+        }
+        if (node)
+            break;
+    }
 }
 
 /* Channels on dummy ROADM 'node' (in devdir) whose name starts with

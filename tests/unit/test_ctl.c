@@ -42,23 +42,6 @@ intent(const char *name, const char *model, int gmin, int gmax)
     return in;
 }
 
-/* Dummy ROADM 'node' fails its applies as 'mode' says ("always",
- * "once", "timeout"; sb_dummy.c), or, mode NULL, no longer. */
-static void
-set_fail(const char *node, const char *mode)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s.fail", devdir, node);
-    if (!mode) {
-        unlink(path);
-        return;
-    }
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fprintf(f, "%s\n", mode);
-    fclose(f);
-}
-
 /* No GPU of any DC is held. */
 static bool
 holds_nothing(struct lr_ctl *c)
@@ -124,8 +107,7 @@ test_device_failure_leaves_nothing(void)
     char err[1024];
     /* Every ROADM fails its next apply: the first device of the first
      * lightpath refuses, the job fails, and nothing is left anywhere. */
-    for (int i = 0; i < topo->n_nodes; i++)
-        set_fail(topo->nodes[i].name, "always");
+    lr_test_ctl_fail(NULL, "always");
     struct lr_intent in = intent("f1", "gpt-1.9b", 1, 64);
     CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
     if (job.phase == LR_JOB_ACTIVE) {
@@ -137,8 +119,7 @@ test_device_failure_leaves_nothing(void)
         CU_ASSERT_EQUAL(job.n_lightpaths, 0);
     }
     CU_ASSERT_EQUAL(lr_test_ctl_channels("f1/"), 0);
-    for (int i = 0; i < topo->n_nodes; i++)
-        set_fail(topo->nodes[i].name, NULL);
+    lr_test_ctl_fail(NULL, NULL);
     assert_consistent(c);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "f1", err, sizeof err), 0);
     lr_ctl_free(c);
@@ -453,7 +434,7 @@ test_reconcile_replaces_what_differs(void)
     odd = mc;
     odd.enabled = false;
     tamper(node, &mc, &odd);
-    set_fail(node, "always");
+    lr_test_ctl_fail(node, "always");
     CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
                                      sizeof err), EIO);
     CU_ASSERT_EQUAL(drift, 1);
@@ -462,7 +443,7 @@ test_reconcile_replaces_what_differs(void)
     CU_ASSERT_PTR_NULL(report && strstr(report, ": replaced"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "the repair failed"));
     free(report);
-    set_fail(node, NULL);
+    lr_test_ctl_fail(node, NULL);
     CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, NULL, &drift, err, sizeof err),
                     0);
     assert_consistent(c);
@@ -510,8 +491,8 @@ test_channels_left_keep_their_slots(void)
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "p0", err, sizeof err), 0);
 
     /* The same job again takes the same path. */
-    set_fail(node[0], "always");
-    set_fail(node[1], "timeout");
+    lr_test_ctl_fail(node[0], "always");
+    lr_test_ctl_fail(node[1], "timeout");
     snprintf(in.name, sizeof in.name, "p1");
     CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
@@ -520,8 +501,8 @@ test_channels_left_keep_their_slots(void)
     CU_ASSERT(job.n_lightpaths > 0);
     CU_ASSERT(holds_its_gpus(c, &job));
     CU_ASSERT(lr_test_ctl_channels_on(node[1], "p1/") > 0);
-    set_fail(node[0], NULL);
-    set_fail(node[1], NULL);
+    lr_test_ctl_fail(node[0], NULL);
+    lr_test_ctl_fail(node[1], NULL);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "p1", err, sizeof err), 0);
     CU_ASSERT_EQUAL(lr_test_ctl_channels("p1/"), 0);
     CU_ASSERT(holds_nothing(c));
@@ -531,7 +512,7 @@ test_channels_left_keep_their_slots(void)
     snprintf(in.name, sizeof in.name, "p2");
     CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
-    set_fail(node[0], "always");
+    lr_test_ctl_fail(node[0], "always");
     CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "p2", err, sizeof err), 0);
     lr_ctl_free(c);
     c = open_ctl();
@@ -540,7 +521,7 @@ test_channels_left_keep_their_slots(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "DELETE it to retry"));
     CU_ASSERT(holds_its_gpus(c, &job));
     CU_ASSERT(lr_test_ctl_channels_on(node[0], "p2/") > 0);
-    set_fail(node[0], NULL);
+    lr_test_ctl_fail(node[0], NULL);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "p2", err, sizeof err), 0);
     CU_ASSERT_EQUAL(lr_test_ctl_channels("p2/"), 0);
     CU_ASSERT(holds_nothing(c));

@@ -89,24 +89,6 @@ device_with(const char *name)
 }
 
 static void
-set_fail(const char *word)
-{
-    char path[600];
-    for (int i = 0; i < topo->n_nodes; i++) {
-        snprintf(path, sizeof path, "%s/%s.fail", devdir,
-                 topo->nodes[i].name);
-        if (!word) {
-            unlink(path);
-            continue;
-        }
-        FILE *f = fopen(path, "w");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-        fprintf(f, "%s\n", word);
-        fclose(f);
-    }
-}
-
-static void
 test_steps(void)
 {
     struct lr_ctl *c = open_ctl();
@@ -192,9 +174,9 @@ test_failure_rolls_back(void)
                                               sizeof err), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT(gpus_in_use(c) > 0);
-    set_fail("always");          /* after begin: the device step fails */
+    lr_test_ctl_fail(NULL, "always");          /* after begin: the device step fails */
     lr_ctl_op_run(op);
-    set_fail(NULL);
+    lr_test_ctl_fail(NULL, NULL);
     CU_ASSERT_EQUAL(lr_ctl_op_end(c, op, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
     CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "injected failure"));

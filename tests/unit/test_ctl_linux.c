@@ -147,23 +147,12 @@ test_roadm_refuses(void)
     struct lr_ctl *c = open_ctl(dp);
     struct lr_intent in = gpt("f1");
     struct lr_job job;
-    char err[1024], path[600];
-    for (int i = 0; i < topo->n_nodes; i++) {
-        snprintf(path, sizeof path, "%s/%s.fail", devdir,
-                 topo->nodes[i].name);
-        FILE *f = fopen(path, "w");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-        fputs("always\n", f);
-        fclose(f);
-    }
+    char err[1024];
+    lr_test_ctl_fail(NULL, "always");
     CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
     CU_ASSERT_EQUAL(n_links(dp), 0);
-    for (int i = 0; i < topo->n_nodes; i++) {
-        snprintf(path, sizeof path, "%s/%s.fail", devdir,
-                 topo->nodes[i].name);
-        unlink(path);
-    }
+    lr_test_ctl_fail(NULL, NULL);
     assert_consistent(c);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "f1", err, sizeof err), 0);
     lr_ctl_free(c);
