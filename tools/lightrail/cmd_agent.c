@@ -121,7 +121,6 @@ struct agent {
     const char *state_dir;
     int port;
     int n_conns;
-    int n_handshakes;             /* of n_conns, not ready yet */
     struct conn *conns;
     /* Shared buffers: one request is handled at a time. */
     struct lr_layer *layers;      /* LR_MODEL_MAX_LAYERS */
@@ -188,8 +187,6 @@ conn_free(struct conn *c)
         event_free(c->delay);
     if (c->handshake)
         event_free(c->handshake);
-    if (!c->ready)
-        a->n_handshakes--;
     if (c->held)
         evbuffer_free(c->held);
     if (c->bev)
@@ -610,7 +607,6 @@ conn_event(struct bufferevent *bev, short what, void *arg)
         size_t l = strlen(c->peer);
         snprintf(c->peer + l, sizeof c->peer - l, " (%s)", c->cn);
         c->ready = true;
-        a->n_handshakes--;
         evtimer_del(c->handshake);
         alog(a, "%s: connected", c->peer);
         return;
@@ -663,15 +659,16 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
         evutil_inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
         port = ntohs(in6->sin6_port);
     }
-    int from_host = 0;
-    for (const struct conn *o = a->conns; o; o = o->next)
+    int handshakes = 0, from_host = 0;
+    for (const struct conn *o = a->conns; o; o = o->next) {
+        handshakes += !o->ready;
         from_host += !o->ready && !strcmp(o->host, host);
-    if (a->n_conns >= AGENT_MAX_CONNS
-        || a->n_handshakes >= AGENT_MAX_HANDSHAKES
+    }
+    if (a->n_conns >= AGENT_MAX_CONNS || handshakes >= AGENT_MAX_HANDSHAKES
         || from_host >= AGENT_MAX_HANDSHAKES_PER_HOST) {
         alog(a, "%s:%d: refused: %d connections already, %d of them in "
              "their TLS handshake, %d from this address", host, port,
-             a->n_conns, a->n_handshakes, from_host);
+             a->n_conns, handshakes, from_host);
         evutil_closesocket(fd);
         return;
     }
@@ -703,7 +700,6 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
         a->conns->prev = c;
     a->conns = c;
     a->n_conns++;
-    a->n_handshakes++;
     if (!c->bev) {
         SSL_free(ssl);
         evutil_closesocket(fd);
