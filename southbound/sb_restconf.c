@@ -131,22 +131,6 @@ sb_rc_str(json_object *o, const char *k, char *dst, size_t size)
     return true;
 }
 
-static bool
-sb_rc_num(json_object *o, const char *k, long long *out)
-{
-    json_object *v;
-    if (!json_object_object_get_ex(o, k, &v))
-        return false;
-    /* RFC 7951: 64-bit integers are strings, smaller ones numbers. */
-    const char *s = json_object_get_string(v);
-    char *end;
-    long long x = strtoll(s ? s : "", &end, 10);
-    if (!s || end == s || *end)
-        return false;
-    *out = x;
-    return true;
-}
-
 /* Member 'k' of 'o' as text (RFC 7951 gives 64-bit integers as
  * strings, smaller ones as numbers), or NULL. */
 static const char *
@@ -158,6 +142,19 @@ sb_rc_text(json_object *o, const char *k)
              || json_object_is_type(v, json_type_int)))
         return NULL;
     return json_object_get_string(v);
+}
+
+/* Member 'k' of 'o' as a whole decimal number. */
+static bool
+sb_rc_num(json_object *o, const char *k, long long *out)
+{
+    const char *s = sb_rc_text(o, k);
+    char *end;
+    long long x = strtoll(s ? s : "", &end, 10);
+    if (!s || end == s || *end)
+        return false;
+    *out = x;
+    return true;
 }
 
 static bool
