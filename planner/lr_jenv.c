@@ -728,16 +728,21 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
                 strerror(rc));
         goto fail;
     }
+    e->max_slots = lr_topo_max_slots(topo);
+    if (e->max_slots > LR_BITS_MAX_WORDS * 64) {
+        set_err(err, errlen, "topology '%s' has a link of %d slots: at most "
+                "%d", topo->name, e->max_slots, LR_BITS_MAX_WORDS * 64);
+        rc = EINVAL;
+        goto fail;
+    }
     e->sp = lr_spectrum_new(topo);
     if (!e->sp) {
-        set_err(err, errlen, "out of memory, or a link wider than %d slots",
-                LR_BITS_MAX_WORDS * 64);
+        set_err(err, errlen, "out of memory");
         rc = ENOMEM;
         goto fail;
     }
     for (int l = 0; l < topo->n_links; l++)
         e->sp_slots += topo->links[l].n_slots;
-    e->max_slots = lr_topo_max_slots(topo);
     if ((rc = build_routes(e)) || (rc = build_candidates(e))
         || (rc = build_link_routes(e))) {
         set_err(err, errlen, "out of memory");

@@ -266,8 +266,9 @@ struct lr_jenv;
  * mix on NSFNET with six DCs, 20 ms on the metro; docs/benchmarks.md,
  * "Building the joint environment").  EINVAL with err[] for a DC
  * without an attachment node in the topology, more than LR_JENV_MAX_DCS
- * DCs, an empty model or demand list, a job class that fits nowhere even
- * on an empty network, bad numbers or shares; ENOMEM. */
+ * DCs, a link of more than LR_BITS_MAX_WORDS x 64 slots, an empty model
+ * or demand list, a job class that fits nowhere even on an empty network,
+ * bad numbers or shares; ENOMEM. */
 int lr_jenv_new(const struct lr_topo *, const struct lr_cluster *,
                 const struct lr_jenv_config *, struct lr_jenv **out,
                 char *err, size_t errlen);

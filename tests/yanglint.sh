@@ -99,7 +99,8 @@ while read -r schema file want; do
 done <<'CASES'
 lightrail-topology.yang link_unknown_node.json Invalid leafref value "X"
 lightrail-topology.yang negative_length.json value "-5.0" is out of the allowed range
-lightrail-topology.yang zero_slots.json value "0" is out of the allowed range
+lightrail-topology.yang zero_slots.json a link carries 1 to 1024 slots
+lightrail-topology.yang wide_slots.json a link carries 1 to 1024 slots
 lightrail-topology.yang unknown_leaf.json Node "colour" not found
 lightrail-topology.yang missing_length.json Mandatory node "length-km"
 lightrail-topology.yang when_false.json When condition

@@ -215,6 +215,25 @@ test_holding_work(void)
     CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &e, err, sizeof err), EINVAL);
 }
 
+/* A link wider than the spectrum bitmaps is refused by its width, not
+ * as "out of memory" (it once was); 1024 slots still build. */
+static void
+test_link_too_wide(void)
+{
+    struct lr_jenv_config c = config(8);
+    struct lr_jenv *e = NULL;
+    char err[256] = "";
+    topo->links[1].n_slots = 1025;
+    CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &e, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(e);
+    CU_ASSERT_STRING_EQUAL(err, "topology 'ab' has a link of 1025 slots: "
+                           "at most 1024");
+    topo->links[1].n_slots = 1024;
+    e = make(two, &c);
+    lr_jenv_free(e);
+    topo->links[1].n_slots = 8;
+}
+
 /* One DC, every job takes all of it: an M/M/1/1 loss system, blocking
  * rho / (1 + rho) = 1/2 at 1 Erlang, GPU utilisation (1 - B) rho = 1/2. */
 static void
@@ -1695,6 +1714,7 @@ test_load_estimate(void)
 
 static CU_TestInfo tests[] = {
     { "a blocking-only reward: admissions earn 0", test_reward_blocking_only },
+    { "a link wider than 1024 slots: EINVAL, said so", test_link_too_wide },
     { "known work: the feature, greedy-work's threshold, by hand",
       test_known_work },
     { "held work: the GPU-time running jobs hold, per DC, by hand",

@@ -231,7 +231,10 @@ static const struct bad_case {
       "value \"-5.0\" is out of the allowed range" },
     { "zero_slots.json", BAD_TOPO, EINVAL,
       "/ietf-network-topology:link[link-id='A-B']/lightrail-topology:slots: ",
-      "value \"0\" is out of the allowed range" },
+      "a link carries 1 to 1024 slots (at most 12.8 THz)" },
+    { "wide_slots.json", BAD_TOPO, EINVAL,
+      "/ietf-network-topology:link[link-id='A-B']/lightrail-topology:slots: ",
+      "a link carries 1 to 1024 slots (at most 12.8 THz)" },
     { "unknown_leaf.json", BAD_TOPO, EINVAL,
       "/ietf-network-topology:link[link-id='A-B']: ",
       "Node \"colour\" not found" },
@@ -424,7 +427,7 @@ test_print_round_trip(void)
     CU_ASSERT_EQUAL(lr_topo_add_node(t, "x'y"), 0);   /* a quote in a key */
     CU_ASSERT_EQUAL(lr_topo_add_node(t, "z"), 0);
     CU_ASSERT_EQUAL(lr_topo_add_link(t, "e1", 0, 1, 12.3456, 7, -100), 0);
-    CU_ASSERT_EQUAL(lr_topo_add_link(t, "e2", 1, 0, 0.25, 65535, 0), 0);
+    CU_ASSERT_EQUAL(lr_topo_add_link(t, "e2", 1, 0, 0.25, 1024, 0), 0);
     CU_ASSERT_EQUAL(lr_topo_add_attach(t, "dcA", 1), 0);
 
     char *text = NULL, err[1024];
@@ -444,7 +447,7 @@ test_print_round_trip(void)
     CU_ASSERT_DOUBLE_EQUAL(u->links[0].length_km, 12.346, 1e-9);
     CU_ASSERT_EQUAL(u->links[0].n_slots, 7);
     CU_ASSERT_EQUAL(u->links[0].first_slot_n, -100);
-    CU_ASSERT_EQUAL(u->links[1].n_slots, 65535);
+    CU_ASSERT_EQUAL(u->links[1].n_slots, 1024);
     CU_ASSERT_EQUAL(u->links[1].src, 1);
     CU_ASSERT_EQUAL(lr_topo_dc_node(u, "dcA"), 1);
     free(text);
@@ -471,6 +474,19 @@ test_print_invalid(void)
                                        "node/lightrail-topology:"
                                        "dc-attachment/dc: "));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "Unsatisfied pattern - \"dc one\""));
+    lr_topo_free(t);
+
+    /* A link wider than the planners' spectrum (1024 slots). */
+    t = lr_topo_new("wide");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(lr_topo_add_node(t, "a"), 0);
+    CU_ASSERT_EQUAL(lr_topo_add_node(t, "b"), 0);
+    CU_ASSERT_EQUAL(lr_topo_add_link(t, "a-b", 0, 1, 10, 1025, 0), 0);
+    text = (char *) "unchanged";
+    CU_ASSERT_EQUAL(lr_yang_topo_to_json(ctx, t, &text, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "a link carries 1 to 1024 slots"));
     lr_topo_free(t);
 }
 
