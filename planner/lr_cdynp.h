@@ -208,6 +208,21 @@ void lr_cdynp_pool_free(struct lr_cdynp_pool *);
 struct lr_cdynp_party *lr_cdynp_pool_party_new(struct lr_cdynp_pool *pool,
                                                const struct lr_tm *tm, int k);
 
+/* The local DP's work that a step (first == -1: 'in', lo and hi as for
+ * lr_cdynp_dc_step(); 'in' NULL at the head) or a final range (first..hi,
+ * as for the party's finish()) would do on local party 'p' under (obj,
+ * assumed): DP cells updated, an upper bound counting every device count
+ * (a stage that does not fit memory ends its count early), 0 for rows
+ * already computed.  1.5-2.4 ns a cell here (docs/agent-protocol.md).
+ * For a server (lightrail agent) that must not let one request hold it:
+ * ask first, refuse above a budget.  Out-of-range layers count 0 (the step refuses them).
+ * 'p' must come from lr_cdynp_local_party_new() or
+ * lr_cdynp_pool_party_new(). */
+double lr_cdynp_local_party_work(struct lr_cdynp_party *p,
+                                 enum lr_cdynp_objective obj, int assumed,
+                                 const struct lr_cdynp_summary *in,
+                                 int first, int lo, int hi);
+
 /* ---- the coordinator (lr_cdynp_chain.c) ---- */
 
 struct lr_cdynp_options {

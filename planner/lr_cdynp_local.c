@@ -570,3 +570,45 @@ lr_cdynp_pool_party_new(struct lr_cdynp_pool *pool, const struct lr_tm *tm,
         ((struct local_party *) p)->pool = pool;
     return p;
 }
+
+/* Cells extend() updates to bring start 'a' up to layer 'b': for each
+ * row i - a not yet computed, every h in [a-1, i-1] and g in 1..N walks
+ * j from g to N: (i - a + 1) N (N + 1) / 2 cells. */
+static double
+extend_work(const struct lr_cdynp_dc *d, int a, int b)
+{
+    if (a < 0 || b < a || b >= d->model->n_layers)
+        return 0;
+    const double N = d->dc.n_devices;
+    const double r0 = d->starts[a].rows, r1 = b - a + 1;
+    if (r1 <= r0)
+        return 0;
+    /* sum of (row + 1) over rows r0 .. r1 - 1 */
+    double rows = (r1 * (r1 + 1) - r0 * (r0 + 1)) / 2;
+    return rows * N * (N + 1) / 2;
+}
+
+double
+lr_cdynp_local_party_work(struct lr_cdynp_party *p,
+                          enum lr_cdynp_objective obj, int assumed,
+                          const struct lr_cdynp_summary *in, int first,
+                          int lo, int hi)
+{
+    const struct lr_cdynp_dc *d = local_handle((struct local_party *) p,
+                                               obj, assumed);
+    if (!d)
+        return 0;   /* the step itself will say out of memory */
+    if (first >= 0)
+        return extend_work(d, first, hi);
+    if (lo < 0 || hi < lo || hi >= d->model->n_layers)
+        return 0;
+    if (!in)
+        return extend_work(d, 0, hi);
+    double w = 0;
+    for (int e = 0; e < in->n && e < LR_CDYNP_MAX_ENTRIES; e++) {
+        int a = (int) in->e[e].layer;
+        if (a >= 0 && a < hi)
+            w += extend_work(d, a + 1, hi);
+    }
+    return w;
+}

@@ -356,6 +356,24 @@ if command -v python3 > /dev/null && mk_cert ca coord2 coord2; then
     stop_agent $TWOPID
 fi
 
+# One request may not hold the agent: a STEP or FINISH whose local DP
+# would pass --max-step-cells is refused before it runs (a JOB of 4,096
+# layers and a STEP of 1,024 entries once held an agent 102 s).
+if command -v python3 > /dev/null; then
+    start_agent budget "$A/dc2.json" --max-step-cells 1e5 \
+        && BUD=$APORT && BUDPID=$APID
+    if python3 "$srcdir/tests/cli/agent_budget.py" "$C" "$BUD" dc2 \
+           coordinator > "$tmp/budget.out" 2>&1 \
+       && grep -q "step refused: 4.52e+05 cells of local DP" "$A/budget.log"; then
+        ok "a request over --max-step-cells is refused before it runs ($(grep -c '^ok: ' "$tmp/budget.out") steps)"
+    else
+        notok "--max-step-cells: $(grep -v '^ok: ' "$tmp/budget.out" | head -5; tail -2 "$A/budget.log")"
+    fi
+    stop_agent $BUDPID
+fi
+expect_bad "--max-step-cells wants a number of cells" \
+    $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --max-step-cells -1
+
 # Bad input: no TLS files for remote DCs; a bad agent file.
 expect_bad "give the coordinator's --cert, --key and --ca" \
     $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json"

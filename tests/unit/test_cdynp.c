@@ -354,6 +354,63 @@ test_summary_wire(void)
     free(back);
 }
 
+/* The work a request would cost, by hand: DC dc1 of the toy (N = 2
+ * devices: N (N + 1) / 2 = 3 cells per (row, h) pair summed over g),
+ * 4 layers.  A start brought from r0 to r1 rows costs
+ * (r1 (r1 + 1) - r0 (r0 + 1)) / 2 x 3 cells. */
+static void
+test_party_work(void)
+{
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_cluster *c = lr_test_toy_cluster();
+    struct lr_train tr = { 8, 2, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    CU_ASSERT_EQUAL_FATAL(m->n_layers, 4);
+    CU_ASSERT_EQUAL_FATAL(tm->dcs[1].n_devices, 2);
+    struct lr_cdynp_party *p = lr_cdynp_local_party_new(tm, 1);
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    const enum lr_cdynp_objective o = LR_CDYNP_LEX;
+    /* The head over 0..3: rows 0..3 of start 0, 10 x 3. */
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, NULL, -1, 0, 3),
+                           30, 0);
+    /* A step over 0..1 computes two rows: 0..3 then costs 7 x 3; the
+     * same step again, nothing; another objective has its own rows. */
+    CU_ASSERT_EQUAL(p->cls->step(p, o, 1, NULL, NULL, 0, 0, 1, out), 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, NULL, -1, 0, 3),
+                           21, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, NULL, -1, 0, 1),
+                           0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, LR_CDYNP_TIME, 1,
+                                                     NULL, -1, 0, 3), 30, 0);
+    /* After a predecessor ending at layer 0 or 2, up to layer 3: start 1
+     * to three rows (6 x 3) and start 3 to one (1 x 3). */
+    struct lr_cdynp_summary in = { .version = LR_CDYNP_VERSION, .n = 2 };
+    in.e[0].layer = 0;
+    in.e[1].layer = 2;
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, &in, -1, 2, 3),
+                           21, 0);
+    /* An entry at or past hi starts nothing. */
+    in.e[1].layer = 3;
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, &in, -1, 2, 3),
+                           18, 0);
+    /* A final range 2..3: start 2, two rows (3 x 3); 0..1, computed. */
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, NULL, 2, -1, 3),
+                           9, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, NULL, 0, -1, 1),
+                           0, 0);
+    /* Past the last layer: nothing (the step refuses it). */
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, NULL, -1, 0, 4),
+                           0, 0);
+    p->cls->free(p);
+    free(out);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
 static CU_TestInfo tests[] = {
     { "exact equals brute force on tiny instances",
       test_exact_equals_brute_force },
@@ -364,6 +421,7 @@ static CU_TestInfo tests[] = {
     { "state summary encode/decode", test_summary_wire },
     { "plans over a pool of DC handles = plans without",
       test_pool_same_plans },
+    { "a local party's work, by hand", test_party_work },
     CU_TEST_INFO_NULL,
 };
 

@@ -15,7 +15,12 @@
  * connection (after an ERROR saying why) and nothing else.  A connection
  * holds at most one job (the last JOB it sent); a request runs to the end
  * inside the read callback: a step is a local DP of milliseconds, and
- * answers are meant to be immediate.
+ * answers are meant to be immediate.  So that no request (a JOB of
+ * thousands of layers, a STEP with a thousand entries: legal frames) can
+ * hold the loop for minutes, a STEP, FINISH or COMMIT whose local DP
+ * would update more than --max-step-cells cells (about 3 ns each) is
+ * refused with E2BIG before any of it runs
+ * (lr_cdynp_local_party_work() counts them).
  *
  * Who may connect: a client whose certificate chains to the configured
  * CA and names one of the configured peers (subject CN or a DNS SAN,
@@ -80,6 +85,10 @@
  * not moved for AGENT_WRITE_S (one being closed included) is closed. */
 #define AGENT_OUT_MAX (1024 * 1024)
 #define AGENT_WRITE_S 60
+/* --max-step-cells' default: a few seconds of local DP (1.5-2.4 ns a
+ * cell measured, docs/agent-protocol.md), within the coordinator's
+ * default agent timeout of 5 s. */
+#define AGENT_MAX_STEP_CELLS 2e9
 /* See controller/lr_agent_party.c: exact names, CN or DNS SAN. */
 #define AGENT_HOSTFLAGS (X509_CHECK_FLAG_ALWAYS_CHECK_SUBJECT                \
                          | X509_CHECK_FLAG_NO_WILDCARDS)
@@ -118,6 +127,7 @@ struct agent {
     struct lr_cluster *cluster;   /* the one-DC inventory */
     FILE *record;
     int delay_ms;
+    double max_cells;             /* --max-step-cells; 0: no bound */
     const char *state_dir;
     int port;
     int n_conns;
@@ -245,6 +255,33 @@ conn_error(struct conn *c, uint32_t id, int code, const char *fmt, ...)
     size_t n = lr_wire_encode(&m, c->a->frame, AGENT_FRAME);
     if (n)
         conn_answer(c, n);
+}
+
+/* A STEP, FINISH or COMMIT whose local DP would exceed --max-step-cells
+ * is answered E2BIG before any of it runs: one request may not hold the
+ * loop that serves every coordinator. */
+static bool
+over_budget(struct conn *c, const struct lr_wire_msg *m)
+{
+    struct agent *a = c->a;
+    if (!(a->max_cells > 0) || m->type == LR_WIRE_BACKTRACK)
+        return false;
+    const bool step = m->type == LR_WIRE_STEP;
+    double cells = lr_cdynp_local_party_work(
+        c->party, m->objective, m->assumed,
+        step && m->has_summary ? m->summary : NULL, step ? -1 : m->first,
+        m->lo, step ? m->hi : m->last);
+    if (cells <= a->max_cells)
+        return false;
+    alog(a, "%s: job %u: %s refused: %.3g cells of local DP, over "
+         "--max-step-cells %.3g", c->peer, c->job,
+         lr_wire_type_name(m->type), cells, a->max_cells);
+    conn_error(c, m->id, E2BIG, "%s: about %.3g cells of local DP, over "
+               "this agent's bound of %.3g (a few seconds): plan with a "
+               "narrower --window, or have the agent run with a larger "
+               "--max-step-cells", lr_wire_type_name(m->type), cells,
+               a->max_cells);
+    return true;
 }
 
 /* JOB: the model and training shape over our inventory. */
@@ -444,6 +481,8 @@ conn_handle(struct conn *c, const struct lr_wire_msg *m)
                        "job: send JOB first", m->job);
             return;
         }
+        if (over_budget(c, m))
+            return;
         if (m->type == LR_WIRE_STEP) {
             const bool head = !m->has_summary;
             rc = c->party->cls->step(c->party, m->objective, m->assumed,
@@ -809,7 +848,8 @@ usage(FILE *f)
 {
     fprintf(f,
 "usage: lightrail agent --config DC.json --listen ADDR:PORT\n"
-"                       [--state-dir DIR] [--record FILE] [--delay-ms N]\n"
+"                       [--state-dir DIR] [--max-step-cells N]\n"
+"                       [--record FILE] [--delay-ms N]\n"
 "\n"
 "Serves one data center in distributed CDynP: keeps the DC's inventory\n"
 "private and answers the coordinator (lightrail plan --distributed,\n"
@@ -821,6 +861,10 @@ usage(FILE *f)
 "                    [::1]:7001; port 0 picks a free one\n"
 "  --state-dir DIR   write agent.pid and agent.port there once serving\n"
 "                    (removed on SIGTERM)\n"
+"  --max-step-cells N  refuse (E2BIG) a STEP, FINISH or COMMIT whose local\n"
+"                    DP would update more than N cells (about 3 ns each;\n"
+"                    default 2e9, a few seconds; 0: no bound): one request\n"
+"                    may not hold the agent from its other coordinators\n"
 "  --record FILE     append every message received as a JSON line (tests)\n"
 "  --delay-ms N      hold each answer back N ms (tests of timeouts)\n"
 "\n"
@@ -831,18 +875,21 @@ usage(FILE *f)
 struct agent_opts {
     const char *config, *listen, *state_dir, *record;
     long delay_ms;
+    double max_cells;
 };
 
 static int
 parse_args(int argc, char **argv, struct agent_opts *o)
 {
-    enum { O_CONFIG = 256, O_LISTEN, O_STATE, O_RECORD, O_DELAY, O_HELP };
+    enum { O_CONFIG = 256, O_LISTEN, O_STATE, O_RECORD, O_DELAY, O_CELLS,
+           O_HELP };
     static const struct option longopts[] = {
         { "config", required_argument, NULL, O_CONFIG },
         { "listen", required_argument, NULL, O_LISTEN },
         { "state-dir", required_argument, NULL, O_STATE },
         { "record", required_argument, NULL, O_RECORD },
         { "delay-ms", required_argument, NULL, O_DELAY },
+        { "max-step-cells", required_argument, NULL, O_CELLS },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -859,6 +906,13 @@ parse_args(int argc, char **argv, struct agent_opts *o)
             if (lr_cli_parse_long(optarg, 0, 3600000, &o->delay_ms)) {
                 lr_cli_err(CMD, "--delay-ms wants milliseconds in "
                            "0..3600000, not '%s'", optarg);
+                return LR_EXIT_USAGE;
+            }
+            break;
+        case O_CELLS:
+            if (lr_cli_parse_double(optarg, 0, 1e18, &o->max_cells)) {
+                lr_cli_err(CMD, "--max-step-cells wants a number of cells "
+                           "in 0..1e18 (0: no bound), not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
             break;
@@ -934,13 +988,13 @@ inventory_cluster(const struct lr_agent_config *cfg, struct lr_cluster **out)
 int
 lr_cmd_agent(int argc, char **argv)
 {
-    struct agent_opts o = { 0 };
+    struct agent_opts o = { .max_cells = AGENT_MAX_STEP_CELLS };
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? LR_EXIT_OK : rc;
 
     struct agent a = { .delay_ms = (int) o.delay_ms,
-                       .state_dir = o.state_dir };
+                       .max_cells = o.max_cells, .state_dir = o.state_dir };
     struct ly_ctx *ctx = NULL;
     char err[8192];
     bool serving = false;

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""One request may not hold an agent (tests/cli/agent.sh).
+
+An agent started with --max-step-cells 100000 and 4 devices: a STEP at
+the head over layers 0..299 would update (300 x 301 / 2) x (4 x 5 / 2) =
+451,500 cells of local DP and is refused (E2BIG) before it runs; a STEP
+over 0..9 (550 cells) is answered, as is a second connection meanwhile;
+a FINISH of 0..299 (rows 10..299 left: (300 x 301 - 10 x 11) / 2 x 10 =
+450,950 cells) is refused, one of 0..9 (its rows computed by the STEP: 0
+cells) is answered.  Prints "ok: " or "FAIL: "
+lines and exits 1 on any failure.
+
+    agent_budget.py CERTS_DIR PORT AGENT_NAME COORDINATOR
+"""
+import struct
+import sys
+
+from agentwire import ERROR, FINISH_OK, OK, STEP_OK, Checks, connect, \
+    finish, job, step_head
+
+E2BIG = 7
+certs, port, agent, coord = sys.argv[1:5]
+checks = Checks()
+a = connect(certs, port, agent, coord)
+checks.expect("JOB of 300 layers", job(a, 300), OK)
+got = step_head(a, 0, 299)
+checks.expect("STEP over 0..299 (451,500 cells) refused", got, ERROR,
+              says="4.52e+05 cells of local DP, over this agent's bound "
+                   "of 1e+05")
+code = struct.unpack(">H", got[1][:2])[0] if got[0] == ERROR else None
+if code == E2BIG:
+    print("ok: ... with E2BIG")
+else:
+    checks.failed = True
+    print(f"FAIL: refused with code {code}, want E2BIG ({E2BIG})")
+checks.expect("STEP over 0..9 (550 cells) answered", step_head(a, 0, 9),
+              STEP_OK)
+b = connect(certs, port, agent, coord)
+checks.expect("another connection's JOB answered", job(b, 4), OK)
+checks.expect("FINISH of 0..299 refused", finish(a, 0, 299), ERROR,
+              says="finish: about 4.51e+05 cells")
+checks.expect("FINISH of 0..9 (rows computed) answered", finish(a, 0, 9),
+              FINISH_OK)
+sys.exit(1 if checks.failed else 0)

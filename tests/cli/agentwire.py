@@ -1,0 +1,85 @@
+"""The agent protocol from Python, for the tests of tests/cli/agent.sh.
+
+Frames as docs/agent-protocol.md and planner/lr_cdynp_wire.h lay them
+out: a u32 length, then "LRAG", u16 version, u16 type, u32 id, payload;
+big-endian throughout.  Each check prints one line, "ok: " or "FAIL: ".
+"""
+import socket
+import ssl
+import struct
+
+HELLO, JOB, OK, STEP, STEP_OK = 1, 3, 4, 5, 6
+FINISH, FINISH_OK, ERROR, COMMIT, RELEASE = 9, 10, 11, 12, 13
+LEX = 0
+
+
+def connect(certs, port, agent, name):
+    """A TLS 1.3 connection to the agent 'agent' as certificate 'name'."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    ctx.load_verify_locations(f"{certs}/ca.pem")
+    ctx.load_cert_chain(f"{certs}/{name}.pem", f"{certs}/{name}.key")
+    raw = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
+    return ctx.wrap_socket(raw, server_hostname=agent)
+
+
+def text(s):
+    b = s.encode()
+    return struct.pack(">H", len(b)) + b
+
+
+def ask(sock, mtype, payload=b"", ident=[0]):
+    """Sends one request; returns the answer's (type, payload)."""
+    ident[0] += 1
+    body = b"LRAG" + struct.pack(">HHI", 1, mtype, ident[0]) + payload
+    sock.sendall(struct.pack(">I", len(body)) + body)
+
+    def take(n):
+        out = b""
+        while len(out) < n:
+            chunk = sock.recv(n - len(out))
+            if not chunk:
+                raise EOFError("the agent closed the connection")
+            out += chunk
+        return out
+    n = struct.unpack(">I", take(4))[0]
+    answer = take(n)
+    return struct.unpack(">H", answer[6:8])[0], answer[12:]
+
+
+def job(sock, n_layers=4, job_id=1):
+    """JOB job_id: n_layers equal layers, batch 32, microbatch 1."""
+    layers = b"".join(struct.pack(">ddd", 1e12, 1e8, 1e6)
+                      for _ in range(n_layers))
+    return ask(sock, JOB, struct.pack(">IdddI", job_id, 32.0, 1.0, 2.0,
+                                      n_layers) + layers)
+
+
+def step_head(sock, lo, hi, job_id=1, assumed=1):
+    """STEP at the head of the chain (no summary) over layers lo..hi."""
+    return ask(sock, STEP, struct.pack(">IBHHiiddI", job_id, LEX, assumed,
+                                       0, lo, hi, 0.0, 0.0, 0))
+
+
+def finish(sock, first, last, job_id=1, assumed=1):
+    return ask(sock, FINISH, struct.pack(">IBHii", job_id, LEX, assumed,
+                                         first, last))
+
+
+def commit(sock, tag, first=0, last=3, job_id=1, assumed=1):
+    return ask(sock, COMMIT, struct.pack(">IBHii", job_id, LEX, assumed,
+                                         first, last) + text(tag))
+
+
+class Checks:
+    def __init__(self):
+        self.failed = False
+
+    def expect(self, what, got, want, says=None, not_says=None):
+        t, payload = got
+        if t == want and (says is None or says.encode() in payload) \
+                and (not_says is None or not_says.encode() not in payload):
+            print(f"ok: {what}")
+        else:
+            self.failed = True
+            print(f"FAIL: {what}: answer type {t}, want {want}: {payload!r}")
