@@ -1,5 +1,6 @@
 /* lr_modulation: see lr_modulation.h for the model. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -51,7 +52,14 @@ lr_mod_slots(const struct lr_modformat *f, double rate_gbps, int guard)
 {
     /* The epsilon keeps an exact multiple (100 Gb/s at 25 Gb/s per slot)
      * from rounding up through floating-point noise. */
-    return (int) ceil(rate_gbps / (f->se * LR_SLOT_GHZ) - 1e-9) + guard;
+    double need = ceil(rate_gbps / (f->se * LR_SLOT_GHZ) - 1e-9) + guard;
+    /* A need beyond INT_MAX (a tiny SE, a huge rate, or NaN) is far more
+     * than any spectrum holds: saturate, since converting it to int is
+     * undefined (x86 gives INT_MIN, a negative block every policy then
+     * "fits"). */
+    if (!(need < INT_MAX))
+        return INT_MAX;
+    return need > 0 ? (int) need : 0;
 }
 
 double

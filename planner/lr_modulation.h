@@ -40,7 +40,9 @@ int lr_modtable_add(struct lr_modtable *t, const char *name, double reach_km,
  * none does. */
 int lr_mod_choose(const struct lr_modtable *t, double length_km);
 
-/* Slots for 'rate_gbps' with format 'f' and 'guard' guard slots. */
+/* Slots for 'rate_gbps' with format 'f' and 'guard' guard slots, in
+ * 0..INT_MAX: a need beyond INT_MAX (or a NaN rate) reads INT_MAX, more
+ * than any spectrum, so that the request blocks. */
 int lr_mod_slots(const struct lr_modformat *f, double rate_gbps, int guard);
 
 /* The OSNR in dB (0.1 nm reference bandwidth, 32 GBd) a receiver of the

@@ -37,6 +37,19 @@ else
     notok "two identical runs differ"
 fi
 
+# A format so weak that a request needs more slots than an int holds
+# (100000 Gb/s at 1e-6 b/s/Hz: 8e9 slots) is blocked, not "simulation
+# failed: Bad address" (the slot count wrapped to a negative block).
+printf 'name,maximum_length,spectral_efficiency\nTINY,100000,1e-6\n' > "$tmp/tiny.csv"
+$LIGHTRAIL rsa-sim --topology "$T" --load 10 --requests 200 --warmup 10 \
+    --seeds 1 --quiet --rate 100000:100000 --modulations "$tmp/tiny.csv" \
+    --format json > "$tmp/tiny.json" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && jq -e '.blocking == 1 and .blocked_by.no_spectrum == 190' \
+    "$tmp/tiny.json" > /dev/null \
+    && ok "a block wider than an int: every request blocked for spectrum" \
+    || notok "a block wider than an int: exit $rc, $(cat "$tmp/tiny.json" "$tmp/err")"
+
 # Text: the table and the load at the target blocking.
 out=$($LIGHTRAIL rsa-sim --topology "$T" --loads 150:350:100 $SMALL --target 0.01)
 if echo "$out" | grep -q '^ksp-ff  *150.0 ' && echo "$out" | grep -q 'load (E) at 1% blocking'; then

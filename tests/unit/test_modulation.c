@@ -1,4 +1,6 @@
 /* Distance-adaptive modulation: choice by reach and slots by rate. */
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +38,22 @@ test_slots(void)
     CU_ASSERT_EQUAL(lr_mod_slots(bpsk, 100, 1), 9);    /* 8 */
     CU_ASSERT_EQUAL(lr_mod_slots(bpsk, 100, 0), 8);
     CU_ASSERT_DOUBLE_EQUAL(lr_mod_capacity(qpsk, 5, 1), 100, 1e-12);
+}
+
+/* A format of tiny SE at a high rate needs more slots than an int holds
+ * (SE 2^-20: 100000 / (12.5 x 2^-20) = 8388608000 slots): the count
+ * saturates instead of wrapping to a negative block. */
+static void
+test_slots_saturate(void)
+{
+    struct lr_modtable t = { 0 };
+    CU_ASSERT_EQUAL_FATAL(lr_modtable_add(&t, "TINY", 1000, 0x1p-20), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_modtable_add(&t, "SMALL", 1000, 0x1p-10), 0);
+    CU_ASSERT_EQUAL(lr_mod_slots(&t.f[0], 100000, 1), INT_MAX);
+    CU_ASSERT_EQUAL(lr_mod_slots(&t.f[0], 100000, 0), INT_MAX);
+    CU_ASSERT_EQUAL(lr_mod_slots(&t.f[0], NAN, 1), INT_MAX);
+    /* SE 2^-10: 10000 / (12.5 / 1024) = 819200 exactly, within range. */
+    CU_ASSERT_EQUAL(lr_mod_slots(&t.f[1], 10000, 1), 819201);
 }
 
 static void
@@ -89,6 +107,7 @@ test_default_matches_reference_file(void)
 static CU_TestInfo tests[] = {
     { "most efficient format within reach", test_choose },
     { "slots = ceil(rate / (SE x 12.5)) + guard", test_slots },
+    { "slot counts beyond INT_MAX saturate", test_slots_saturate },
     { "bad formats are refused", test_add_rejects },
     { "default table equals modulations_deeprmsa.csv",
       test_default_matches_reference_file },

@@ -131,6 +131,20 @@ test_block_reasons(void)
     CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &fits, &c), LR_RSA_OK);
     CU_ASSERT_EQUAL(lr_rsa_commit(rsa, &c), 0);
     CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &fits, &c), LR_RSA_NO_SPECTRUM);
+    /* A format whose block for the rate is beyond an int (1e-6 b/s/Hz at
+     * 100000 Gb/s: 8e9 slots) blocks under every policy; it used to wrap
+     * to a negative size that every policy "fitted". */
+    struct lr_modtable tiny = { 0 };
+    CU_ASSERT_EQUAL(lr_modtable_add(&tiny, "TINY", 1000, 1e-6), 0);
+    struct lr_rsa_config tcfg = { .k = 3, .order = LR_KSP_KM, .guard = 1 };
+    struct lr_rsa_request huge = { 1, 2, 100000 };
+    for (int i = 0; lr_rsa_policies[i]; i++) {
+        struct lr_rsa *tr = NULL;
+        CU_ASSERT_EQUAL_FATAL(lr_rsa_new(t, &tcfg, &tiny, lr_rsa_policies[i],
+                                         &tr), 0);
+        CU_ASSERT_EQUAL(lr_rsa_decide(tr, &huge, &c), LR_RSA_NO_SPECTRUM);
+        lr_rsa_free(tr);
+    }
     CU_ASSERT_PTR_NULL(lr_rsa_policy_find("ksp-xx"));
     CU_ASSERT_PTR_NOT_NULL(lr_rsa_policy_find("KSP-FF"));
     lr_rsa_free(rsa);
