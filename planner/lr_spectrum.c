@@ -52,7 +52,7 @@ check_range(const struct lr_spectrum *s, const int *links, int n_links,
         return EINVAL;
     for (int i = 0; i < n_links; i++)
         if (links[i] < 0 || links[i] >= s->n_links
-            || first + m > s->n_slots[links[i]])
+            || m > s->n_slots[links[i]] - first)   /* no overflow */
             return EINVAL;
     return 0;
 }

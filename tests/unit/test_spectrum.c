@@ -2,6 +2,7 @@
  * Allocation and release against a deliberately naive reference: an owner
  * per slot per link, checked slot by slot.
  */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "planner/lr_spectrum.h"
@@ -156,6 +157,11 @@ test_double_release_refused(void)
     CU_ASSERT_EQUAL(lr_spectrum_alloc(sp, links, 2, 8, 3), EINVAL);
     CU_ASSERT_EQUAL(lr_spectrum_release(sp, links, 2, 3, 4), 0);
     CU_ASSERT_EQUAL(lr_spectrum_release(sp, links, 2, 3, 4), EINVAL);
+    /* first + m past INT_MAX is out of range too, not a wrapped sum that
+     * passes the check (a signed overflow, then words before the row). */
+    CU_ASSERT_EQUAL(lr_spectrum_alloc(sp, links, 2, INT_MAX, 2), EINVAL);
+    CU_ASSERT_EQUAL(lr_spectrum_alloc(sp, links, 2, 2, INT_MAX), EINVAL);
+    CU_ASSERT_EQUAL(lr_spectrum_release(sp, links, 2, INT_MAX, 2), EINVAL);
     long used, total;
     lr_spectrum_usage(sp, &used, &total);
     CU_ASSERT_EQUAL(used, 0);
