@@ -75,8 +75,8 @@ lr_rsa_sim_demand_sizes(const struct lr_modtable *mods, int guard,
 {
     uint64_t set = 0;
     for (int f = 0; f < mods->n; f++)
-        for (int r = rate_min; r <= rate_max; r++) {
-            int m = lr_mod_slots(&mods->f[f], r, guard);
+        for (long r = rate_min; r <= rate_max; r++) {   /* to INT_MAX */
+            int m = lr_mod_slots(&mods->f[f], (double) r, guard);
             if (m >= 1 && m < 64)
                 set |= UINT64_C(1) << m;
         }

@@ -1,4 +1,6 @@
 /* The RMSA simulator: reproducibility, counting and the load extremes. */
+#include <limits.h>
+
 #include "planner/lr_rsa_sim.h"
 #include "tests/lr_test.h"
 #include "tests/unit/lr_test_topo.h"
@@ -93,6 +95,12 @@ test_demand_sizes(void)
     for (int m = 2; m <= 9; m++)
         want |= UINT64_C(1) << m;
     CU_ASSERT_EQUAL(lr_rsa_sim_demand_sizes(&mods, 1, 25, 100), want);
+    /* A range that ends at INT_MAX ends (the loop counter overflowed):
+     * 16QAM, 50 Gb/s per slot, needs 42949673 + 1 slots, beyond 63. */
+    struct lr_modtable qam16 = { 0 };
+    CU_ASSERT_EQUAL(lr_modtable_add(&qam16, "16QAM", 625, 4), 0);
+    CU_ASSERT_EQUAL(lr_rsa_sim_demand_sizes(&qam16, 1, INT_MAX - 1, INT_MAX),
+                    0);
 }
 
 static CU_TestInfo tests[] = {
