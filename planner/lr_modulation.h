@@ -37,7 +37,8 @@ int lr_modtable_add(struct lr_modtable *t, const char *name, double reach_km,
                     double se);
 
 /* Index of the most efficient format that reaches 'length_km', or -1 when
- * none does. */
+ * none does.  A length within a relative 1e-9 of a reach is within it:
+ * the rounding of a sum of link lengths does not cost a format. */
 int lr_mod_choose(const struct lr_modtable *t, double length_km);
 
 /* Slots for 'rate_gbps' with format 'f' and 'guard' guard slots, in

@@ -20,6 +20,16 @@ test_choose(void)
     CU_ASSERT_STRING_EQUAL(t.f[lr_mod_choose(&t, 2500)].name, "QPSK");
     CU_ASSERT_STRING_EQUAL(t.f[lr_mod_choose(&t, 2501)].name, "BPSK");
     CU_ASSERT_EQUAL(lr_mod_choose(&t, 100001), -1);
+    /* A path of 297.8 + 258.1 + 69.1 km is 625 km, within 16QAM's reach,
+     * though the sum of the doubles is 625.0000000000001; a length past
+     * the reach by the topology's resolution (1 m) is still out. */
+    double sum = 297.8;
+    sum += 258.1;
+    sum += 69.1;
+    CU_ASSERT_STRING_EQUAL(t.f[lr_mod_choose(&t, sum)].name, "16QAM");
+    CU_ASSERT_STRING_EQUAL(t.f[lr_mod_choose(&t, 625.001)].name, "8QAM");
+    CU_ASSERT_STRING_EQUAL(t.f[lr_mod_choose(&t, 99999.999)].name, "BPSK");
+    CU_ASSERT_EQUAL(lr_mod_choose(&t, 100000.001), -1);
 }
 
 static void

@@ -112,6 +112,29 @@ test_ksp_ff_versus_ff_ksp(void)
     lr_topo_free(t);
 }
 
+/* A chain a-b-c-d of 297.8, 258.1 and 69.1 km: the path a->d is 625 km,
+ * 16QAM's reach exactly, so 100 Gb/s takes 2 slots (guard 0), not the 3
+ * of 8QAM that a rounding of the sum (625.0000000000001) would give. */
+static void
+test_reach_at_its_bound(void)
+{
+    struct lr_topo *t = lr_topo_new("chain");
+    const char *names[] = { "a", "b", "c", "d" };
+    double km[] = { 297.8, 258.1, 69.1 };
+    for (int i = 0; i < 4; i++)
+        lr_topo_add_node(t, names[i]);
+    for (int i = 0; i < 3; i++)
+        lr_test_fibre(t, i, i + 1, km[i], 20);
+    struct lr_rsa *rsa = engine(t, "ksp-ff", 1, 0, 0);
+    struct lr_rsa_request req = { 0, 3, 100 };
+    struct lr_rsa_choice c;
+    CU_ASSERT_EQUAL_FATAL(lr_rsa_decide(rsa, &req, &c), LR_RSA_OK);
+    CU_ASSERT_STRING_EQUAL(rsa->mods.f[c.mod].name, "16QAM");
+    CU_ASSERT_EQUAL(c.m, 2);
+    lr_rsa_free(rsa);
+    lr_topo_free(t);
+}
+
 static void
 test_block_reasons(void)
 {
@@ -256,6 +279,7 @@ static CU_TestInfo tests[] = {
     { "first, last, best, exact fit and MSCL by hand",
       test_fit_rules_by_hand },
     { "KSP-FF prefers the path, FF-KSP the slot", test_ksp_ff_versus_ff_ksp },
+    { "a path exactly at a format's reach uses it", test_reach_at_its_bound },
     { "block reasons: no path, no reach, no spectrum", test_block_reasons },
     { "every policy against slot-by-slot searches", test_random_policies },
     CU_TEST_INFO_NULL,
