@@ -185,6 +185,17 @@ hop_route(const struct lr_jenv *e, const struct lr_jenv_cand *cd, int h)
     return &e->routes[cd->pair[h] * e->k + cd->route];
 }
 
+/* True when paths p and q share a directed link. */
+static bool
+paths_share_link(const struct lr_path *p, const struct lr_path *q)
+{
+    for (int x = 0; x < p->n_links; x++)
+        for (int y = 0; y < q->n_links; y++)
+            if (p->links[x] == q->links[y])
+                return true;
+    return false;
+}
+
 /* True when hops 'h' and 'g' of 'cd' share a directed link (either
  * direction of one against either of the other). */
 static bool
@@ -196,10 +207,8 @@ two_hops_share_link(const struct lr_jenv *e, const struct lr_jenv_cand *cd,
                          *p1[2] = { h1->fwd, h1->rev };
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++)
-            for (int x = 0; x < p0[i]->n_links; x++)
-                for (int y = 0; y < p1[j]->n_links; y++)
-                    if (p0[i]->links[x] == p1[j]->links[y])
-                        return true;
+            if (paths_share_link(p0[i], p1[j]))
+                return true;
     return false;
 }
 
@@ -399,9 +408,15 @@ tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
             bool fits = true;
             for (int i = 0; i < cd->n_dcs; i++)
                 fits = fits && gs[i] <= e->dc_gpus[cd->dc[i]];
+            /* A route whose two paths share a directed link (K > 1 can
+             * give route r of a to b and route r of b to a through one
+             * fibre the same way) is left out for the reason a chain's
+             * hops on one link are: each path's first fit is computed on
+             * its own, and both could be given the same slots. */
             for (int h = 0; h + 1 < cd->n_dcs; h++) {
                 const struct route *rt = hop_route(e, cd, h);
-                fits = fits && rt->fwd && rt->rev && rt->slots[cd->tier];
+                fits = fits && rt->fwd && rt->rev && rt->slots[cd->tier]
+                       && !paths_share_link(rt->fwd, rt->rev);
             }
             if (!fits || (cd->n_dcs >= 3 && hops_share_link(e, cd)))
                 continue;

@@ -35,6 +35,10 @@
  *       r from a to b and route r from b to a, each with the most
  *       efficient modulation that reaches (lr_modulation),
  *       ceil(t / (SE 12.5)) + guard slots, first fit on the path.
+ *       A route whose two paths share a directed link (route r of a to
+ *       b and route r of b to a through one fibre the same way) is never
+ *       feasible: each path's first fit is computed on its own, and the
+ *       two could be given the same slots (as two hops of a triple).
  *       Candidates are ordered: the single DCs, then per ordered pair,
  *       per share (in the order configured), per route, per tier.
  *       Uneven shares (say 1/4: g/4 in a, 3g/4 in b; the ordered pair

@@ -542,6 +542,75 @@ test_running_jobs(void)
     lr_spectrum_free(sp);
 }
 
+/* A route's two paths may share a directed link: on the square A-U-B-V
+ * with the diagonal U-V (every fibre 1 km, 16 slots), K = 3 gives A to B
+ * A-V-U-B as route 2 and B to A B-V-U-A, both on V->U.  Their first
+ * fits are computed each on its own, so both would be given slot 0 of
+ * V->U: such a route is never feasible (as two hops of a chain that
+ * share a link).  Every pair candidate the empty network's mask allows
+ * books its slots on both paths: slots x (links forward + links back). */
+static void
+test_route_paths_share_link(void)
+{
+    struct lr_topo *sq = lr_topo_new("square");
+    struct lr_cluster *cl = lr_cluster_new();
+    CU_ASSERT_FATAL(sq && cl);
+    const char *nodes[4] = { "A", "B", "U", "V" };
+    for (int v = 0; v < 4; v++)
+        CU_ASSERT_EQUAL_FATAL(lr_topo_add_node(sq, nodes[v]), 0);
+    int fibres[5][2] = { { 0, 2 }, { 2, 1 }, { 0, 3 }, { 3, 1 }, { 2, 3 } };
+    for (int f = 0; f < 5; f++) {
+        char id[16];
+        snprintf(id, sizeof id, "%d-%d", fibres[f][0], fibres[f][1]);
+        CU_ASSERT_EQUAL_FATAL(lr_topo_add_link(sq, id, fibres[f][0],
+                                               fibres[f][1], 1, 16, 0), 0);
+        snprintf(id, sizeof id, "%d-%d", fibres[f][1], fibres[f][0]);
+        CU_ASSERT_EQUAL_FATAL(lr_topo_add_link(sq, id, fibres[f][1],
+                                               fibres[f][0], 1, 16, 0), 0);
+    }
+    CU_ASSERT_FATAL(!lr_cluster_add_type(cl, "gpu", 100e12, 0.5, 80e9)
+                    && !lr_cluster_add_dc(cl, "dc0", "gpu", 8, 100e9, 5e-6,
+                                          "A")
+                    && !lr_cluster_add_dc(cl, "dc1", "gpu", 8, 100e9, 5e-6,
+                                          "B"));
+    struct lr_jenv_config c = config(4);
+    c.k = 3;
+    struct lr_jenv *e = lr_test_jenv_make(sq, cl, &c);
+    int shared = 0, allowed = 0;
+    for (int a = 0; a < lr_jenv_n_cands(e); a++) {
+        if (lr_jenv_cand(e, a)->n_dcs != 2)
+            continue;
+        const struct lr_path *p = lr_jenv_cand_path(e, a, 0);
+        const struct lr_path *q = lr_jenv_cand_path(e, a, 1);
+        int want = lr_jenv_cand_slots(e, a) * (p->n_links + q->n_links);
+        bool share = false;
+        for (int x = 0; x < p->n_links; x++)
+            for (int y = 0; y < q->n_links; y++)
+                share = share || p->links[x] == q->links[y];
+        shared += share;
+        if (share) {
+            CU_ASSERT_EQUAL(lr_jenv_mask(e)[a], 0);
+            CU_ASSERT(isinf(lr_jenv_cand_time(e, a)));
+        }
+        if (!lr_jenv_mask(e)[a])
+            continue;
+        allowed++;
+        struct lr_jenv *f = NULL;
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(e, &f), 0);
+        lr_jenv_step(f, a);
+        /* Counted against the empty network's (the padding of each
+         * link's last word counts as booked). */
+        CU_ASSERT_EQUAL(lr_test_jenv_booked(f, sq),
+                        lr_test_jenv_booked(e, sq) + want);
+        lr_jenv_free(f);
+    }
+    CU_ASSERT(shared > 0);
+    CU_ASSERT(allowed > 0);
+    lr_jenv_free(e);
+    lr_cluster_free(cl);
+    lr_topo_free(sq);
+}
+
 /* The ring tests' DCs (on lr_test_jenv_ring's ring of five): 16 GPUs
  * each at N0, N2 and N3; NULL when it cannot be built. */
 static struct lr_cluster *
@@ -1715,6 +1784,8 @@ test_load_estimate(void)
 static CU_TestInfo tests[] = {
     { "a blocking-only reward: admissions earn 0", test_reward_blocking_only },
     { "a link wider than 1024 slots: EINVAL, said so", test_link_too_wide },
+    { "a route whose two paths share a link is never feasible",
+      test_route_paths_share_link },
     { "known work: the feature, greedy-work's threshold, by hand",
       test_known_work },
     { "held work: the GPU-time running jobs hold, per DC, by hand",
