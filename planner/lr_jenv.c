@@ -938,7 +938,9 @@ lr_jenv_fork(struct lr_jenv *dst, const struct lr_jenv *src, uint64_t seed,
         || (mode != LR_JENV_FORK_OBSERVABLE
             && mode != LR_JENV_FORK_KNOWN_WORK))
         return EINVAL;
-    if (src->n_act > dst->cap_act) {
+    /* src's room is enough for its future (lr_jenv_set_running), and
+     * so for any future of it. */
+    if (src->cap_act > dst->cap_act) {
         struct active *a = realloc(dst->act,
                                    (size_t) src->cap_act * sizeof *a);
         if (!a)
@@ -1613,14 +1615,18 @@ lr_jenv_set_running(struct lr_jenv *e, const struct lr_jenv_running *jobs,
     free(scratch);
     if (rc)
         return rc;
+    /* The heap's room: every job admitted later holds a GPU, the
+     * running jobs given here may hold none (spectrum only), so at most
+     * n + all GPUs run at once. */
+    int cap = n + e->total_gpus + 1;
     struct resv *r = calloc((size_t) n + 1, sizeof *r);
     struct lr_jenv_block *bl = malloc(((size_t) n_blocks + 1) * sizeof *bl);
     struct active *act = e->act;
-    if (r && bl && n > e->cap_act) {
-        act = realloc(e->act, (size_t) n * sizeof *act);
+    if (r && bl && cap > e->cap_act) {
+        act = realloc(e->act, (size_t) cap * sizeof *act);
         if (act) {
             e->act = act;
-            e->cap_act = n;
+            e->cap_act = cap;
         }
     }
     if (!r || !bl || !act) {

@@ -307,8 +307,8 @@ enum lr_jenv_fork_mode {
  * src's generator, and at most 'horizon' more arrivals after the pending
  * one before lr_jenv_done().  Its metrics restart at zero and count
  * every arrival from the pending one on.  For rollout policies
- * (lr_jenv_advantage.h): no allocation unless src runs more jobs than
- * dst ever held.  EINVAL for a dst that is src or belongs to another
+ * (lr_jenv_advantage.h): no allocation unless src's departure heap has
+ * more room than dst's (lr_jenv_set_running on the prototype grows it).  EINVAL for a dst that is src or belongs to another
  * environment, horizon < 1 or an unknown mode; ENOMEM (dst unchanged). */
 int lr_jenv_fork(struct lr_jenv *dst, const struct lr_jenv *src,
                  uint64_t seed, long horizon, enum lr_jenv_fork_mode mode);

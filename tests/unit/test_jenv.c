@@ -611,6 +611,61 @@ test_route_paths_share_link(void)
     lr_topo_free(sq);
 }
 
+/* Running jobs of a mirror that hold spectrum and no GPUs: sixteen, each
+ * one slot of the two 8-slot links, that stay.  Jobs admitted beside
+ * them (each with at least one GPU) all stay in the departure heap with
+ * them: it must hold 16 + the 16 GPUs' worth, in the mirror and in a
+ * fork made of a clone taken before the running jobs were set.  A step
+ * returns at the next job that has a feasible candidate, so after one
+ * at most three of 4 GPUs run. */
+static void
+test_running_without_gpus(void)
+{
+    struct lr_jenv_config c = config(4);
+    c.load = 50;
+    struct lr_jenv *m = make(two, &c), *f = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_clone(m, &f), 0);
+    struct lr_spectrum *sp = lr_spectrum_new(topo);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+    struct lr_jenv_block blocks[16];
+    struct lr_jenv_running run[16];
+    memset(run, 0, sizeof run);
+    for (int i = 0; i < 16; i++) {
+        blocks[i] = (struct lr_jenv_block) { i / 8, i % 8, 1 };
+        CU_ASSERT_EQUAL_FATAL(lr_spectrum_alloc(sp, &blocks[i].link, 1,
+                                                blocks[i].first, 1), 0);
+        run[i] = (struct lr_jenv_running) {
+            .blocks = &blocks[i], .n_blocks = 1, .remaining = 1e9,
+        };
+    }
+    char err[256] = "";
+    int used[2] = { 0, 0 };
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_set_state(m, used, sp->occ, sp->nw, err,
+                                            sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_set_running(m, run, 16, err, sizeof err),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_present(m, 0, 0), 2);
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_fork(f, m, 3, 1000000,
+                                       LR_JENV_FORK_KNOWN_WORK), 0);
+    struct lr_jenv *env[2] = { m, f };
+    for (int k = 0; k < 2; k++) {
+        int most = 0;
+        for (int i = 0; i < 200; i++) {
+            lr_jenv_step(env[k], lr_jenv_first_feasible(env[k]));
+            int n = lr_jenv_n_running(env[k]);
+            CU_ASSERT_EQUAL(4 * (n - 16), 16 - lr_jenv_dc_free(env[k], 0)
+                                          - lr_jenv_dc_free(env[k], 1));
+            most = n > most ? n : most;
+        }
+        /* At 50 E three jobs of 4 GPUs run whenever a fourth is pending
+         * (and is admitted, the heap then holding 16 + 4). */
+        CU_ASSERT_EQUAL(most, 16 + 3);
+    }
+    lr_jenv_free(f);
+    lr_jenv_free(m);
+    lr_spectrum_free(sp);
+}
+
 /* The ring tests' DCs (on lr_test_jenv_ring's ring of five): 16 GPUs
  * each at N0, N2 and N3; NULL when it cannot be built. */
 static struct lr_cluster *
@@ -1784,6 +1839,8 @@ test_load_estimate(void)
 static CU_TestInfo tests[] = {
     { "a blocking-only reward: admissions earn 0", test_reward_blocking_only },
     { "a link wider than 1024 slots: EINVAL, said so", test_link_too_wide },
+    { "running jobs without GPUs fit in the departure heap",
+      test_running_without_gpus },
     { "a route whose two paths share a link is never feasible",
       test_route_paths_share_link },
     { "known work: the feature, greedy-work's threshold, by hand",
