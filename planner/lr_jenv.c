@@ -686,12 +686,14 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
                 LR_JENV_MAX_MODELS, LR_JENV_MAX_DEMANDS);
         return EINVAL;
     }
-    if (!(cfg->load > 0) || !(cfg->holding > 0) || cfg->k < 1
-        || cfg->guard < 0 || !(cfg->block_penalty >= 0)
+    if (!(cfg->load > 0) || !isfinite(cfg->load) || !(cfg->holding > 0)
+        || !isfinite(cfg->holding) || cfg->k < 1 || cfg->guard < 0
+        || !(cfg->block_penalty >= 0) || !isfinite(cfg->block_penalty)
         || (cfg->holding_mode != LR_JENV_HOLD_EXP
             && cfg->holding_mode != LR_JENV_HOLD_WORK)) {
-        set_err(err, errlen, "load, holding time and K must be positive, "
-                "guard and block penalty not negative, holding mode exp or work");
+        set_err(err, errlen, "load, holding time and K must be positive and "
+                "finite, guard and block penalty not negative (the penalty "
+                "finite), holding mode exp or work");
         return EINVAL;
     }
     if (check_splits(cfg->splits, cfg->n_splits, err, errlen))

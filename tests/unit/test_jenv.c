@@ -336,6 +336,19 @@ test_errors(void)
     lr_cluster_free(loose);
     c.load = 0;
     CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &e, err, sizeof err), EINVAL);
+    /* Infinite numbers, as lr_jenv_set_load refuses them: an infinite
+     * mean holding time put every arrival at t = inf and made the time
+     * averages inf - inf, NaN. */
+    c.load = INFINITY;
+    CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &e, err, sizeof err), EINVAL);
+    c.load = 1;
+    c.holding = INFINITY;
+    CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &e, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "finite"));
+    c.holding = 1;
+    c.block_penalty = INFINITY;
+    CU_ASSERT_EQUAL(lr_jenv_new(topo, two, &c, &e, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(e);
 }
 
 /* The mirror (lr_jenv_set_state + lr_jenv_present) of a stepped
