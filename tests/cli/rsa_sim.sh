@@ -83,6 +83,13 @@ fi
 printf 'name,maximum_length,spectral_efficiency\nQPSK,2500,two\n' > "$tmp/bad.csv"
 printf 'id,reach\n' > "$tmp/nohdr.csv"
 expect_bad "unknown policy 'nope'" $LIGHTRAIL rsa-sim --topology "$T" --load 100 --policy nope
+expect_bad "'all' names every policy and stands alone" $LIGHTRAIL rsa-sim --topology "$T" --load 100 --policy all,mscl
+n=$($LIGHTRAIL rsa-sim --topology "$T" --load 100 --requests 200 --warmup 100 \
+    --seeds 1 --policy ALL --format json 2> "$tmp/err" | wc -l)
+[ "$n" -eq "$($LIGHTRAIL rsa-sim --topology "$T" --load 100 --requests 200 \
+    --warmup 100 --seeds 1 --policy all --format json | wc -l)" ] && [ "$n" -gt 1 ] \
+    && ok "--policy ALL is --policy all ($n policies)" \
+    || notok "--policy ALL: $n lines, $(cat "$tmp/err")"
 expect_bad "--loads wants a load E > 0, or FROM:TO:STEP" $LIGHTRAIL rsa-sim --topology "$T" --loads 10:5
 expect_bad "--loads wants a load E > 0" $LIGHTRAIL rsa-sim --topology "$T" --loads -3
 expect_bad "--topology FILE is required" $LIGHTRAIL rsa-sim --load 100

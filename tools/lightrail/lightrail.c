@@ -148,7 +148,7 @@ lr_cli_pick_names(const char *cmd, const char *list,
                   const char *const *names, int n_names, const char *hint,
                   int *out, int max)
 {
-    if (!strcmp(list, "all")) {
+    if (!strcasecmp(list, "all")) {
         int n = 0;
         for (; n < n_names && n < max; n++)
             out[n] = n;
@@ -162,6 +162,11 @@ lr_cli_pick_names(const char *cmd, const char *list,
     strcpy(buf, list);
     int n = 0;
     for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        if (!strcasecmp(t, "all")) {
+            lr_cli_err(cmd, "'all' names every policy and stands alone: "
+                       "--policy all, or a list of names without it");
+            return -1;
+        }
         int i = 0;
         while (i < n_names && strcasecmp(names[i], t))
             i++;
