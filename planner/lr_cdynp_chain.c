@@ -17,7 +17,10 @@
  * in flight), which no DC knows in advance: we plan assuming p0 = n, and
  * if the plan has more stages, plan again assuming that many, until the
  * assumption covers the plan (p only grows, and past m it no longer
- * matters).
+ * matters).  Each chain starts from its own p0: an assumption carried
+ * over from a longer chain checks every stage for more microbatches in
+ * flight than it will hold, which cost a one-DC chain its plan, or left
+ * it a plan 140 times slower than its own (test_cdynp.c).
  *
  * Which chains.  With a given order, that chain only.  Otherwise, up to
  * LR_CDYNP_ALL_ORDERS DCs, every ordered subset of DCs linked one to the
@@ -92,7 +95,6 @@ struct plan_search {
     struct lr_cdynp_party *const *party;      /* by DC index */
     double compute[LR_TM_MAX_DCS];
     int window;
-    int assumed[2];               /* per objective: only grows */
     struct lr_cdynp_summary *buf[2];
     struct lr_plan *cand;         /* NULL when no plan is wanted */
     struct lr_plan *plan;
@@ -202,7 +204,7 @@ try_chain_obj(struct plan_search *ps, const int *order, int n,
               enum lr_cdynp_objective obj)
 {
     const int m = ps->tm->m;
-    int assumed = n > ps->assumed[obj] ? n : ps->assumed[obj];
+    int assumed = n;
     enum lr_tm_why why = LR_TM_OK;
     for (int round = 0; round < 16; round++) {
         if (assumed > m)
@@ -218,7 +220,6 @@ try_chain_obj(struct plan_search *ps, const int *order, int n,
         assumed = p;
         why = LR_TM_MEMORY;   /* unless the next round settles it */
     }
-    ps->assumed[obj] = assumed;
     if (why == LR_TM_OK && (!ps->found || ps->run.T < ps->best->T)) {
         *ps->best = ps->run;
         if (ps->plan)
@@ -295,8 +296,8 @@ lr_cdynp_plan_parties(const struct lr_cdynp_view *tm,
             }
         try_chain(&ps, opt->order, opt->n_order);
     } else if (tm->n_dcs <= LR_CDYNP_ALL_ORDERS) {
-        /* The greedy chain first: its stage count seeds the assumption,
-         * so that the other chains mostly share its caches. */
+        /* The greedy chain first, as beyond LR_CDYNP_ALL_ORDERS (among
+         * chains of equal T, the earlier one is kept). */
         bool used[LR_TM_MAX_DCS] = { false };
         try_chain(&ps, order, order_by(tm, ps.compute, order));
         all_chains(&ps, order, 0, used);

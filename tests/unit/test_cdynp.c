@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/lr_baseline.h"
 #include "planner/lr_cdynp.h"
 #include "planner/lr_exact.h"
 #include "planner/lr_instance.h"
+#include "planner/lr_rng.h"
 #include "tests/lr_test.h"
 #include "tests/unit/lr_test_cluster.h"
 
@@ -296,6 +298,102 @@ test_pool_same_plans(void)
     CU_ASSERT(lent_twice >= 10);
 }
 
+/* Each chain assumes its own stage count for memory.  Two layers of
+ * F = 1e12, W = 1e9, A = 1e9; B = 8, b = 1 (m = 8), e = 2.  dc0: one
+ * device of 1e14 x 0.5 and 38 GB; dc1: one such device of 1 GB, which
+ * holds no layer (16 GB of parameters each).  The only plan is one stage
+ * on dc0: 16 x 2e9 + min(8, 1) x 1 x 2 x 2e9 = 36 GB fits (with two
+ * microbatches in flight, 40 GB would not), t = 3 x 2e12 / 5e13 = 0.12 s,
+ * T = 0.12 + 7 x 0.12 = 0.96 s.  The two-DC chain, planned first for
+ * two stages, once passed its assumption on to the one-DC chains: no
+ * plan. */
+static void
+test_cdynp_assumption_per_chain(void)
+{
+    struct lr_layer layers[2] = { { 1e12, 1e9, 1e9 }, { 1e12, 1e9, 1e9 } };
+    struct lr_model *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("two", layers, 2, &m), 0);
+    struct lr_cluster *c = lr_cluster_new();
+    CU_ASSERT_FATAL(c != NULL);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(c, "big", 1e14, 0.5, 38e9), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(c, "small", 1e14, 0.5, 1e9), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "dc0", "big", 1, 10e9, 0, NULL), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "dc1", "small", 1, 10e9, 0, NULL),
+                    0);
+    CU_ASSERT_EQUAL(lr_cluster_add_link(c, "dc0", "dc1", 1e9, 1e-3), 0);
+    struct lr_train tr = { 8, 1, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    struct lr_plan *p = calloc(1, sizeof *p);
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    CU_ASSERT_FATAL(p && ev);
+    CU_ASSERT_EQUAL(lr_cdynp_plan(tm, NULL, p, ev), LR_TM_OK);
+    CU_ASSERT_EQUAL(p->n_stages, 1);
+    CU_ASSERT_EQUAL(p->stages[0].dc, 0);
+    CU_ASSERT_DOUBLE_EQUAL(ev->T, 0.96, 1e-12);
+    /* SPP runs the same chains. */
+    CU_ASSERT_EQUAL(lr_baseline_spp(tm, p, ev), LR_TM_OK);
+    CU_ASSERT_DOUBLE_EQUAL(ev->T, 0.96, 1e-12);
+    free(p);
+    free(ev);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
+/* An assumption carried over from a longer chain also made plans worse:
+ * on random instances whose activations weigh (A x 10..10^4, device
+ * memory x 0.05..1.05), CDynP's T against exact's. */
+static void
+test_cdynp_tight_memory(void)
+{
+    int both = 0, missed = 0, far = 0;
+    for (uint64_t seed = 1; seed <= 100; seed++) {
+        struct lr_instance in;
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
+        struct lr_rng r;
+        lr_rng_seed(&r, seed * 7919);
+        double ascale = pow(10, 1 + 3 * lr_rng_uniform(&r));
+        struct lr_layer layers[16];
+        int L = in.model->n_layers;
+        for (int l = 0; l < L; l++) {
+            layers[l] = in.model->layers[l];
+            layers[l].act *= ascale;
+        }
+        struct lr_model *m = NULL;
+        CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("tight", layers, L, &m),
+                              0);
+        struct lr_tm *tm;
+        CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, in.cluster, &in.train, &tm), 0);
+        double mscale = 0.05 + lr_rng_uniform(&r);
+        for (int k = 0; k < tm->n_dcs; k++)
+            tm->dcs[k].mem *= mscale;
+        struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
+        struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
+        struct lr_exact_stats st;
+        enum lr_tm_why wc = lr_cdynp_plan(tm, NULL, pc, ec);
+        enum lr_tm_why we = lr_exact_plan(tm, 0, pe, ee, &st);
+        if (we == LR_TM_OK && wc != LR_TM_OK)
+            missed++;
+        if (we == LR_TM_OK && wc == LR_TM_OK) {
+            both++;
+            far += ec->T > 1.05 * ee->T;
+        }
+        free(pc);
+        free(pe);
+        free(ec);
+        free(ee);
+        lr_tm_free(tm);
+        lr_model_free(m);
+        lr_instance_free(&in);
+    }
+    /* Before: 4 instances without a plan, 6 more than 5% above (one 790
+     * times the optimum). */
+    CU_ASSERT_EQUAL(missed, 0);
+    CU_ASSERT_EQUAL(far, 0);
+    CU_ASSERT(both >= 50);
+}
+
 static void
 test_summary_wire(void)
 {
@@ -417,6 +515,9 @@ static CU_TestInfo tests[] = {
     { "CDynP is never below the exact optimum", test_cdynp_never_below_exact },
     { "CDynP on the toy instance", test_cdynp_toy },
     { "CDynP with a given chain order", test_cdynp_forced_order },
+    { "each chain assumes its own stage count",
+      test_cdynp_assumption_per_chain },
+    { "CDynP near exact when memory is tight", test_cdynp_tight_memory },
     { "parties keeping their stages private", test_parties_without_stages },
     { "state summary encode/decode", test_summary_wire },
     { "plans over a pool of DC handles = plans without",
