@@ -94,7 +94,9 @@ lr_baseline_zone(const struct lr_tm *tm, const struct lr_telemetry *tel,
     z.cand = malloc(sizeof *z.cand);
     if (!z.cand)
         return LR_TM_MEMORY;
-    for (z.n = 1; z.n <= tm->n_dcs && !z.found; z.n++)
+    /* Beyond one DC per layer a chain has a DC without a layer. */
+    for (z.n = 1; z.n <= tm->n_dcs && z.n <= tm->model->n_layers && !z.found;
+         z.n++)
         chains(&z, 0);
     free(z.cand);
     if (!z.found)

@@ -100,6 +100,7 @@ struct plan_search {
     struct lr_plan *plan;
     struct lr_cdynp_result run, *best;
     bool found;
+    bool fixed;                   /* one chain, given by the caller */
     enum lr_tm_why why;           /* the last failure, when none found */
     int party_err;                /* the first error of a party */
 };
@@ -124,7 +125,7 @@ run_chain(struct plan_search *ps, const int *order, int n,
     const int L = m->n_layers;
     struct lr_cdynp_result *r = &ps->run;
     if (L < n)
-        return LR_TM_DEVICES;
+        return LR_TM_SHAPE;   /* a DC of the chain would get no layer */
 
     double total = 0, acc = 0;
     for (int k = 0; k < n; k++)
@@ -233,6 +234,11 @@ try_chain_obj(struct plan_search *ps, const int *order, int n,
 static void
 try_chain(struct plan_search *ps, const int *order, int n)
 {
+    /* A chain of more DCs than layers is no plan; in the search over
+     * chains its verdict must not stand for the reason the others gave
+     * (a model that fits nowhere was told 'more devices'). */
+    if (n > ps->tm->model->n_layers && !ps->fixed)
+        return;
     try_chain_obj(ps, order, n, LR_CDYNP_LEX);
     try_chain_obj(ps, order, n, LR_CDYNP_TIME);
 }
@@ -294,6 +300,7 @@ lr_cdynp_plan_parties(const struct lr_cdynp_view *tm,
                 ps.why = LR_TM_SHAPE;
                 goto cleanup;
             }
+        ps.fixed = true;
         try_chain(&ps, opt->order, opt->n_order);
     } else if (tm->n_dcs <= LR_CDYNP_ALL_ORDERS) {
         /* The greedy chain first, as beyond LR_CDYNP_ALL_ORDERS (among

@@ -394,6 +394,39 @@ test_cdynp_tight_memory(void)
     CU_ASSERT(both >= 50);
 }
 
+/* A model that fits nowhere is refused for memory, whatever the number of
+ * DCs: one layer of 1e9 parameters (16 GB) on the toy DCs (1 and 2 GB
+ * devices).  The chain of both DCs, which cannot give each a layer, once
+ * had the last word: "more devices". */
+static void
+test_cdynp_why_memory(void)
+{
+    struct lr_layer layer = { 1e12, 1e9, 1e6 };
+    struct lr_model *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("one", &layer, 1, &m), 0);
+    struct lr_cluster *c = lr_test_toy_cluster();
+    struct lr_train tr = { 8, 2, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    struct lr_plan *p = calloc(1, sizeof *p);
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    CU_ASSERT_FATAL(p && ev);
+    CU_ASSERT_EQUAL(lr_cdynp_plan(tm, NULL, p, ev), LR_TM_MEMORY);
+    CU_ASSERT_EQUAL(ev->why, LR_TM_MEMORY);
+    CU_ASSERT_EQUAL(lr_baseline_spp(tm, p, ev), LR_TM_MEMORY);
+    CU_ASSERT_EQUAL(lr_baseline_zone(tm, NULL, p, ev), LR_TM_MEMORY);
+    /* Asked for that chain, the caller hears what is wrong with it. */
+    int order[] = { 0, 1 };
+    struct lr_cdynp_options opt = { .window = -1, .order = order,
+                                    .n_order = 2 };
+    CU_ASSERT_EQUAL(lr_cdynp_plan(tm, &opt, p, ev), LR_TM_SHAPE);
+    free(p);
+    free(ev);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
 static void
 test_summary_wire(void)
 {
@@ -518,6 +551,7 @@ static CU_TestInfo tests[] = {
     { "each chain assumes its own stage count",
       test_cdynp_assumption_per_chain },
     { "CDynP near exact when memory is tight", test_cdynp_tight_memory },
+    { "no plan for memory, not for devices", test_cdynp_why_memory },
     { "parties keeping their stages private", test_parties_without_stages },
     { "state summary encode/decode", test_summary_wire },
     { "plans over a pool of DC handles = plans without",
