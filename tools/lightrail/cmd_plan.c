@@ -38,6 +38,7 @@ struct opts {
     enum algo algo;
     double batch, micro;
     int window;
+    bool window_set;
     long max_nodes;
     double inter_gbps;        /* > 0: every inter-DC link at this rate */
     bool json;
@@ -158,6 +159,7 @@ parse_args(int argc, char **argv, struct opts *o)
             if (lr_cli_parse_long(optarg, -1, LR_MODEL_MAX_LAYERS, &v))
                 bad = "--window wants an integer >= -1";
             o->window = (int) v;
+            o->window_set = true;
             break;
         case O_ORDER: o->order = optarg; break;
         case O_NODES:
@@ -206,6 +208,17 @@ parse_args(int argc, char **argv, struct opts *o)
                            || o->max_nodes != 50000000)) {
         lr_cli_err(CMD, "--distributed plans with CDynP only: --algo, "
                    "--plot, --max-nodes and --inter-dc-gbps do not apply");
+        return LR_EXIT_USAGE;
+    }
+    /* Options of one algorithm, which the others would ignore. */
+    if ((o->order || o->window_set) && o->algo != A_CDYNP) {
+        lr_cli_err(CMD, "--order and --window set CDynP's search: --algo %s "
+                   "does not use them", algo_names[o->algo]);
+        return LR_EXIT_USAGE;
+    }
+    if (o->max_nodes != 50000000 && o->algo != A_EXACT && !o->distributed) {
+        lr_cli_err(CMD, "--max-nodes bounds --algo exact's search: --algo %s "
+                   "does not use it", algo_names[o->algo]);
         return LR_EXIT_USAGE;
     }
     if (!o->distributed && (o->cert || o->key || o->ca || o->record
