@@ -61,8 +61,8 @@ lr_baseline_pipedream(const struct lr_tm *tm, struct lr_plan *plan,
 
     struct pd_cell *A = malloc((size_t) L * (N + 1) * sizeof *A);
     if (!A) {
-        eval->why = LR_TM_MEMORY;
-        return LR_TM_MEMORY;
+        eval->why = LR_TM_NOMEM;
+        return LR_TM_NOMEM;
     }
 #define CELL(j, n) A[(size_t) (j) * (N + 1) + (n)]
     for (int j = 0; j < L; j++)

@@ -30,8 +30,8 @@ lr_baseline_spp(const struct lr_tm *tm, struct lr_plan *plan,
 {
     struct lr_tm *view = malloc(sizeof *view);
     if (!view) {
-        eval->why = LR_TM_MEMORY;
-        return LR_TM_MEMORY;
+        eval->why = LR_TM_NOMEM;
+        return LR_TM_NOMEM;
     }
     *view = *tm;
     double beta = 0, alpha = 0;

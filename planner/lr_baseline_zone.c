@@ -54,7 +54,9 @@ try_order(struct zone_search *z)
     };
     enum lr_tm_why why = lr_cdynp_plan(z->tm, &opt, z->cand, z->ev);
     if (why != LR_TM_OK) {
-        z->why = why;
+        /* Out of memory says nothing of the chains: it stands. */
+        if (z->why != LR_TM_NOMEM)
+            z->why = why;
         return;
     }
     double s = z->tel ? lr_telemetry_score(z->tm, z->tel, z->cand)
@@ -93,14 +95,17 @@ lr_baseline_zone(const struct lr_tm *tm, const struct lr_telemetry *tel,
     };
     z.cand = malloc(sizeof *z.cand);
     if (!z.cand)
-        return LR_TM_MEMORY;
+        return ev->why = LR_TM_NOMEM;
     /* Beyond one DC per layer a chain has a DC without a layer. */
     for (z.n = 1; z.n <= tm->n_dcs && z.n <= tm->model->n_layers && !z.found;
          z.n++)
         chains(&z, 0);
     free(z.cand);
-    if (!z.found)
-        return z.why;
+    if (!z.found || z.why == LR_TM_NOMEM)
+    {
+        ev->T = INFINITY;
+        return ev->why = z.why;
+    }
     lr_tm_evaluate(tm, plan, ev);
     return LR_TM_OK;
 }

@@ -108,7 +108,8 @@ bool lr_cdynp_dc_cost(struct lr_cdynp_dc *, int a, int b,
  * cost of layers 0..b given the predecessor's summary 'in' (NULL at the
  * head, which starts at layer 0) across the link 'in_link' (bytes/s, s).
  * Remembers its choices for lr_cdynp_dc_backtrack().  Returns 0, or
- * ENOENT when no b is feasible, EINVAL for a malformed summary. */
+ * ENOENT when no b is feasible, ENOMEM when the DP's rows could not be
+ * allocated, EINVAL for a malformed summary. */
 int lr_cdynp_dc_step(struct lr_cdynp_dc *, const struct lr_cdynp_summary *in,
                      const struct lr_tm_link *in_link, uint16_t position,
                      int lo, int hi, struct lr_cdynp_summary *out);
@@ -294,7 +295,7 @@ struct lr_cdynp_result {
 /* CDynP over 'parties' (one per DC of the view, by DC index).  'plan' (may be
  * NULL) gets the stages of the parties that share them.  Returns LR_TM_OK
  * with 'res' filled; LR_TM_NO_LINK..., or LR_TM_MEMORY when no chain
- * works; '*party_err' (may be NULL) gets the first error a party
+ * works; LR_TM_NOMEM when this process or a party ran out of memory; '*party_err' (may be NULL) gets the first error a party
  * returned (a timeout, a refused connection), 0 if none. */
 enum lr_tm_why lr_cdynp_plan_parties(const struct lr_cdynp_view *,
                                      struct lr_cdynp_party *const *parties,

@@ -110,7 +110,8 @@ party_failed(struct plan_search *ps, int err)
 {
     if (!ps->party_err && err != ENOENT)
         ps->party_err = err;
-    return err == ENOENT ? LR_TM_MEMORY : LR_TM_DEVICES;
+    return err == ENOENT ? LR_TM_MEMORY
+           : err == ENOMEM ? LR_TM_NOMEM : LR_TM_DEVICES;
 }
 
 /* Runs the chain order[0..n-1] once under (obj, assumed): pre-partition
@@ -279,8 +280,10 @@ lr_cdynp_plan_parties(const struct lr_cdynp_view *tm,
     ps.buf[0] = malloc(sizeof **ps.buf);
     ps.buf[1] = malloc(sizeof **ps.buf);
     ps.cand = plan ? malloc(sizeof *ps.cand) : NULL;
-    if (!ps.buf[0] || !ps.buf[1] || (plan && !ps.cand))
+    if (!ps.buf[0] || !ps.buf[1] || (plan && !ps.cand)) {
+        ps.why = LR_TM_NOMEM;
         goto cleanup;
+    }
     for (int k = 0; k < tm->n_dcs; k++) {
         int err = parties[k]->cls->compute(parties[k], &ps.compute[k]);
         if (err) {
@@ -321,7 +324,7 @@ cleanup:
     if (party_err)
         *party_err = ps.party_err;
     if (ps.party_err)
-        return LR_TM_DEVICES;
+        return ps.party_err == ENOMEM ? LR_TM_NOMEM : LR_TM_DEVICES;
     return ps.found ? LR_TM_OK : ps.why;
 }
 
@@ -334,7 +337,7 @@ plan_local(struct lr_cdynp_pool *pool, const struct lr_tm *tm,
 {
     struct lr_cdynp_party *party[LR_TM_MAX_DCS] = { NULL };
     struct lr_cdynp_result *res = malloc(sizeof *res);
-    enum lr_tm_why why = LR_TM_MEMORY;
+    enum lr_tm_why why = LR_TM_NOMEM;
     int k;
     for (k = 0; res && k < tm->n_dcs; k++)
         if (!(party[k] = pool ? lr_cdynp_pool_party_new(pool, tm, k)

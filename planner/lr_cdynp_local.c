@@ -75,6 +75,9 @@ struct lr_cdynp_dc {
      * layer chosen (-2 = infeasible). */
     int lo, hi;
     int *back;
+    /* A row could not be allocated since the last step began: the step
+     * fails with ENOMEM, not ENOENT ("nothing fits"). */
+    bool nomem;
     /* A one-DC time model over 'dc', last: its link table (64 KB, most of
      * the handle) is left unset, as nothing reads it (lr_tm_boundary
      * reads links only between two DCs), so that a handle touches a few
@@ -160,8 +163,10 @@ extend(struct lr_cdynp_dc *d, int a, int b)
          * never touched. */
         int cap = d->model->n_layers - a;
         s->cell = malloc((size_t) cap * (N + 1) * sizeof *s->cell);
-        if (!s->cell)
+        if (!s->cell) {
+            d->nomem = true;
             return false;
+        }
         s->cap = cap;
     }
     if (need > s->cap)
@@ -233,6 +238,7 @@ lr_cdynp_dc_step(struct lr_cdynp_dc *d, const struct lr_cdynp_summary *in,
         return EINVAL;
     d->lo = lo;
     d->hi = hi;
+    d->nomem = false;
     out->version = LR_CDYNP_VERSION;
     out->from = position;
     out->n = 0;
@@ -277,6 +283,8 @@ lr_cdynp_dc_step(struct lr_cdynp_dc *d, const struct lr_cdynp_summary *in,
             out->n++;
         }
     }
+    if (d->nomem)
+        return ENOMEM;
     return out->n ? 0 : ENOENT;
 }
 

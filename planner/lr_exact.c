@@ -123,8 +123,8 @@ lr_exact_plan(const struct lr_tm *tm, long max_nodes, struct lr_plan *plan,
     }
     s.scratch = malloc(sizeof *s.scratch);
     if (!s.scratch) {
-        eval->why = LR_TM_MEMORY;
-        return LR_TM_MEMORY;
+        eval->why = LR_TM_NOMEM;
+        return LR_TM_NOMEM;
     }
     /* CDynP's plan, if any, is the first incumbent. */
     s.found = lr_cdynp_plan(tm, NULL, plan, eval) == LR_TM_OK;

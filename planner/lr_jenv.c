@@ -442,6 +442,12 @@ tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
             };
             enum lr_tm_why why = lr_cdynp_plan_pool(pool, tm, &opt, plan,
                                                     ev);
+            if (why == LR_TM_NOMEM) {
+                /* Not a candidate without a plan: the table is unknown. */
+                rc = ENOMEM;
+                set_err(err, errlen, "out of memory");
+                goto cleanup;
+            }
             if (why == LR_TM_OK)
                 T[c] = ev->T;
         }

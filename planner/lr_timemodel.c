@@ -129,6 +129,9 @@ lr_tm_why_str(enum lr_tm_why w)
     case LR_TM_SHAPE:
         return "the stages do not cover the layers in order, or revisit a "
                "data center";
+    case LR_TM_NOMEM:
+        return "the planner ran out of memory (its tables grow with the "
+               "layers times the devices of a data center)";
     }
     return "unknown";
 }

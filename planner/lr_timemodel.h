@@ -89,6 +89,8 @@ enum lr_tm_why {
     LR_TM_DEVICES,            /* a DC's stages use more devices than it has */
     LR_TM_NO_LINK,            /* consecutive DCs without an inter-DC link */
     LR_TM_SHAPE,              /* layers not contiguous, a DC visited twice */
+    LR_TM_NOMEM,              /* the planner itself ran out of memory: no
+                               * verdict on the request */
 };
 
 /* The terms of T for one plan, and each stage and boundary. */

@@ -16,6 +16,15 @@
 #include "tests/lr_test.h"
 #include "tests/unit/lr_test_cluster.h"
 
+/* Under AddressSanitizer, a malloc too large for any machine returns NULL
+ * (test_cdynp_out_of_memory), as it does without. */
+const char *__asan_default_options(void);
+const char *
+__asan_default_options(void)
+{
+    return "allocator_may_return_null=1";
+}
+
 /* Brute force: every plan, no pruning, T by lr_tm_evaluate(). */
 static void
 brute(const struct lr_tm *tm, struct lr_plan *p, int i, bool *visited,
@@ -427,6 +436,55 @@ test_cdynp_why_memory(void)
     lr_model_free(m);
 }
 
+/* The planner's own memory is not the devices': a DC of 4,000,000
+ * devices and a model of LR_MODEL_MAX_LAYERS layers want a table of
+ * 4096 x 4,000,001 cells of 40 bytes for the first start of the local
+ * DP, more than a 64-bit address space holds.  The malloc fails at once,
+ * and CDynP (and SPP and zone, which run it) say so; they answered "no
+ * plan: memory", as if the devices were too small. */
+static void
+test_cdynp_out_of_memory(void)
+{
+    const int L = LR_MODEL_MAX_LAYERS;
+    struct lr_layer *layers = calloc((size_t) L, sizeof *layers);
+    CU_ASSERT_FATAL(layers != NULL);
+    for (int l = 0; l < L; l++)
+        layers[l] = (struct lr_layer) { 1e9, 1e3, 1e3 };
+    struct lr_model *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("long", layers, L, &m), 0);
+    struct lr_cluster *c = lr_cluster_new();
+    CU_ASSERT_FATAL(c != NULL);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(c, "gpu", 1e14, 0.5, 80e9), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "dc0", "gpu", 4000000, 10e9, 0,
+                                      NULL), 0);
+    struct lr_train tr = { 8, 1, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    struct lr_plan *p = calloc(1, sizeof *p);
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    CU_ASSERT_FATAL(p && ev);
+    CU_ASSERT_EQUAL(lr_cdynp_plan(tm, NULL, p, ev), LR_TM_NOMEM);
+    CU_ASSERT_EQUAL(ev->why, LR_TM_NOMEM);
+    CU_ASSERT(isinf(ev->T));
+    CU_ASSERT_EQUAL(lr_baseline_spp(tm, p, ev), LR_TM_NOMEM);
+    CU_ASSERT_EQUAL(lr_baseline_zone(tm, NULL, p, ev), LR_TM_NOMEM);
+    CU_ASSERT_EQUAL(ev->why, LR_TM_NOMEM);
+    /* The step itself: ENOMEM, not ENOENT ("nothing fits"). */
+    struct lr_cdynp_dc *dc = lr_cdynp_dc_new(tm, 0, 1);
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    CU_ASSERT_FATAL(dc && out);
+    CU_ASSERT_EQUAL(lr_cdynp_dc_step(dc, NULL, NULL, 0, L - 1, L - 1, out),
+                    ENOMEM);
+    free(out);
+    lr_cdynp_dc_free(dc);
+    free(p);
+    free(ev);
+    free(layers);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
 static void
 test_summary_wire(void)
 {
@@ -552,6 +610,8 @@ static CU_TestInfo tests[] = {
       test_cdynp_assumption_per_chain },
     { "CDynP near exact when memory is tight", test_cdynp_tight_memory },
     { "no plan for memory, not for devices", test_cdynp_why_memory },
+    { "the planner out of memory is not 'no plan'",
+      test_cdynp_out_of_memory },
     { "parties keeping their stages private", test_parties_without_stages },
     { "state summary encode/decode", test_summary_wire },
     { "plans over a pool of DC handles = plans without",

@@ -566,6 +566,12 @@ lr_cmd_plan(int argc, char **argv)
     } else if (why == LR_TM_OK) {
         print_text(&o, tm, mname, plan, ev, search);
     }
+    if (why == LR_TM_NOMEM) {
+        /* No verdict on the request: an internal failure, not "no plan". */
+        lr_cli_err(CMD, "%s", reason);
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
     if (why != LR_TM_OK) {
         lr_cli_err(CMD, "no plan: %s", reason);
         rc = LR_EXIT_INFEASIBLE;
