@@ -543,6 +543,119 @@ test_summary_wire(void)
     free(back);
 }
 
+/* The local DP's recurrence (lr_cdynp_local.c's header) written plainly:
+ * every h, every g, every j, no pruning.  E[(i - a) (N + 1) + j]. */
+static bool
+reference_cost(const struct lr_tm *tm, int k, int n_stages,
+               enum lr_cdynp_objective obj, int a, int b,
+               struct lr_cdynp_cost *out)
+{
+    const int N = tm->dcs[k].n_devices, R = b - a + 1;
+    struct lr_cdynp_cost *E = calloc((size_t) R * (N + 1), sizeof *E);
+    bool *ok = calloc((size_t) R * (N + 1), sizeof *ok);
+    CU_ASSERT_FATAL(E && ok);
+    for (int i = a; i <= b; i++)
+        for (int h = a - 1; h < i; h++) {
+            double c = 0, x = 0;
+            if (h >= a)
+                lr_tm_boundary(tm, h, k, k, &c, &x);
+            for (int g = N; g >= 1; g--) {
+                if (!lr_tm_stage_fits(tm, k, h + 1, i, g, n_stages))
+                    break;
+                double t = lr_tm_stage_time(tm, k, h + 1, i, g);
+                double sy = lr_tm_stage_sync(tm, k, h + 1, i, g);
+                for (int j = g; j <= N; j++) {
+                    struct lr_cdynp_cost cand = { t, t, sy };
+                    if (h >= a) {
+                        size_t q = (size_t) (h - a) * (N + 1) + j - g;
+                        if (!ok[q])
+                            continue;
+                        cand.bottleneck = fmax(fmax(E[q].bottleneck, x), t);
+                        cand.sum = E[q].sum + 2 * c + t;
+                        cand.sync = fmax(E[q].sync, sy);
+                    }
+                    size_t w = (size_t) (i - a) * (N + 1) + j;
+                    if (!ok[w]
+                        || lr_cdynp_cost_cmp(&cand, &E[w], obj, tm->m) < 0) {
+                        E[w] = cand;
+                        ok[w] = true;
+                    }
+                }
+            }
+        }
+    size_t last = (size_t) (R - 1) * (N + 1) + N;
+    bool found = ok[last];
+    if (found)
+        *out = E[last];
+    free(E);
+    free(ok);
+    return found;
+}
+
+/* The DP's cells, pruned as lr_cdynp_local.c prunes them, against the
+ * recurrence without pruning, bit for bit: every range of every DC of
+ * random instances, under both objectives and three stage counts, with
+ * up to 48 devices a DC and memory from ample to tight. */
+static void
+test_local_dp_reference(void)
+{
+    int ranges = 0, feasible = 0;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        struct lr_instance in;
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
+        struct lr_rng r;
+        lr_rng_seed(&r, seed);
+        /* Activations 1 to 10^4 times heavier: memory from ample to
+         * tight, so that the small g break and whole ranges fit nowhere. */
+        struct lr_layer layers[16];
+        const int L = in.model->n_layers;
+        double ascale = pow(10, 4 * lr_rng_uniform(&r));
+        for (int l = 0; l < L; l++) {
+            layers[l] = in.model->layers[l];
+            layers[l].act *= ascale;
+        }
+        struct lr_model *m = NULL;
+        CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("heavy", layers, L, &m),
+                              0);
+        struct lr_tm *tm;
+        CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, in.cluster, &in.train, &tm), 0);
+        for (int k = 0; k < tm->n_dcs; k++) {
+            tm->dcs[k].n_devices = 1 + (int) (lr_rng_uniform(&r) * 48);
+            tm->dcs[k].mem *= 0.05 + lr_rng_uniform(&r);
+        }
+        for (int k = 0; k < tm->n_dcs; k++)
+            for (int ns = 1; ns <= 9; ns += 4)
+                for (int o = 0; o < 2; o++) {
+                    enum lr_cdynp_objective obj = o ? LR_CDYNP_TIME
+                                                    : LR_CDYNP_LEX;
+                    struct lr_cdynp_dc *d = lr_cdynp_dc_new(tm, k, ns);
+                    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+                    lr_cdynp_dc_reset(d, ns, obj);
+                    for (int a = 0; a < L; a++)
+                        for (int b = a; b < L; b++) {
+                            struct lr_cdynp_cost got, want;
+                            bool g = lr_cdynp_dc_cost(d, a, b, &got);
+                            bool w = reference_cost(tm, k, ns, obj, a, b,
+                                                    &want);
+                            ranges++;
+                            CU_ASSERT_EQUAL(g, w);
+                            if (g && w) {
+                                feasible++;
+                                CU_ASSERT(memcmp(&got, &want,
+                                                 sizeof got) == 0);
+                            }
+                        }
+                    lr_cdynp_dc_free(d);
+                }
+        lr_tm_free(tm);
+        lr_model_free(m);
+        lr_instance_free(&in);
+    }
+    /* Enough of both kinds to mean something. */
+    CU_ASSERT(feasible > 1000);
+    CU_ASSERT(ranges - feasible > 1000);
+}
+
 /* The work a request would cost, by hand: DC dc1 of the toy (N = 2
  * devices: N (N + 1) / 2 = 3 cells per (row, h) pair summed over g),
  * 4 layers.  A start brought from r0 to r1 rows costs
@@ -617,6 +730,8 @@ static CU_TestInfo tests[] = {
     { "plans over a pool of DC handles = plans without",
       test_pool_same_plans },
     { "a local party's work, by hand", test_party_work },
+    { "the local DP, pruned, = its recurrence without pruning",
+      test_local_dp_reference },
     CU_TEST_INFO_NULL,
 };
 
