@@ -153,7 +153,8 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
         rc = lr_adam_init(&p->adam_actor, p->actor->n_params);
     if (!rc)
         rc = lr_adam_init(&p->adam_critic, p->critic->n_params);
-    int cap = c->n_steps / c->n_minibatches;
+    /* The largest minibatch (lr_ppo_update_envs: ceil(n_steps / M)). */
+    int cap = (c->n_steps + c->n_minibatches - 1) / c->n_minibatches;
     if (!rc)
         rc = lr_ppo_reserve(p, cap > c->n_envs ? cap : c->n_envs);
     if (rc) {
@@ -657,7 +658,11 @@ lr_ppo_update_envs(struct lr_ppo *p, const double *last_values,
         if (lr <= 0)
             lr = c->lr * 1e-3;
     }
-    int mb = n / c->n_minibatches, batches = 0;
+    /* Minibatch b of an epoch is perm[b n / M .. (b + 1) n / M): every
+     * transition once per epoch, sizes differing by at most one when M
+     * does not divide n (n / M each when it does), and no empty one
+     * stepped when n < M (Adam would move the weights on no data). */
+    int M = c->n_minibatches, batches = 0;
     for (int i = 0; i < n; i++)
         p->perm[i] = i;
     for (int ep = 0; ep < c->n_epochs; ep++) {
@@ -667,10 +672,14 @@ lr_ppo_update_envs(struct lr_ppo *p, const double *last_values,
             p->perm[i] = p->perm[j];
             p->perm[j] = t;
         }
-        for (int b = 0; b < c->n_minibatches; b++) {
+        for (int b = 0; b < M; b++) {
+            int lo = (int) ((long) b * n / M);
+            int hi = (int) ((long) (b + 1) * n / M);
+            if (hi == lo)
+                continue;
             lr_mlp_zero_grad(p->actor);
             lr_mlp_zero_grad(p->critic);
-            batch_loss_grad(p, p->perm + b * mb, mb, &st);
+            batch_loss_grad(p, p->perm + lo, hi - lo, &st);
             double na, nc;
             double sa = clip_scale(p->actor, c->max_grad_norm, &na);
             double sc = clip_scale(p->critic, c->max_grad_norm, &nc);

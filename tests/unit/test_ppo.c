@@ -673,6 +673,55 @@ test_gae_envs(void)
     lr_ppo_free(p);
 }
 
+/* An agent of n_steps 'n' and 'mb' minibatches, one epoch, gamma 0 (a
+ * transition's advantage is its own r - V), holding the rollout of
+ * seed 50 with reward k raised by 1 (k < 0: none), updated. */
+static struct lr_ppo *
+minibatch_run(int n, int mb, int k)
+{
+    struct lr_ppo *p = agent(3, 4, 51, n);
+    p->cfg.n_minibatches = mb;
+    p->cfg.n_epochs = 1;
+    p->cfg.gamma = 0;
+    struct lr_rng r;
+    lr_rng_seed(&r, 50);
+    random_rollout(p, &r, n, 0.2);
+    if (k >= 0)
+        p->reward[k] += 1;
+    lr_ppo_update(p, 0, NULL);
+    return p;
+}
+
+/* Every transition of a rollout is in a minibatch of each epoch, also
+ * when the minibatches do not divide it (10 transitions in 4: each
+ * reward changes the critic's weights through its return, none is left
+ * out as a remainder; the actor may not move, as the advantages of a
+ * minibatch of two normalise to +-1/sqrt 2 whatever they were), and a
+ * rollout shorter than the minibatch count takes one Adam step per
+ * transition, none on an empty minibatch. */
+static void
+test_minibatches_cover(void)
+{
+    struct lr_ppo *ref = minibatch_run(10, 4, -1);
+    for (int k = 0; k < 10; k++) {
+        struct lr_ppo *p = minibatch_run(10, 4, k);
+        CU_ASSERT(memcmp(p->critic->params, ref->critic->params,
+                         (size_t) ref->critic->n_params
+                         * sizeof *ref->critic->params) != 0);
+        lr_ppo_free(p);
+    }
+    lr_ppo_free(ref);
+    struct lr_ppo *p = agent(3, 4, 52, 8);
+    struct lr_rng r;
+    lr_rng_seed(&r, 53);
+    random_rollout(p, &r, 3, 0.2);
+    lr_ppo_update(p, 0, NULL);
+    /* 4 epochs of 3 minibatches of one transition (and one empty). */
+    CU_ASSERT_EQUAL(p->adam_actor.t, 12);
+    CU_ASSERT_EQUAL(p->adam_critic.t, 12);
+    lr_ppo_free(p);
+}
+
 static void
 test_learns_masked_bandit(void)
 {
@@ -1090,6 +1139,8 @@ static CU_TestInfo tests[] = {
       test_reserve },
     { "GAE along each environment", test_gae_envs },
     { "n_envs must divide the rollout", test_envs_config },
+    { "every transition in a minibatch, no step on an empty one",
+      test_minibatches_cover },
     { "learns a masked bandit with a fixed seed", test_learns_masked_bandit },
     { "learns a masked bandit, 4 environments in lockstep",
       test_learns_masked_bandit_envs },
