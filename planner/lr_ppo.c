@@ -453,6 +453,19 @@ stats_add(struct lr_ppo_stats *st, int count, double clip, double pg,
     st->clip_frac += (fabs(ratio - 1) > clip) / (double) count;
 }
 
+/* Whether transition t records a decision: an action its mask allows.
+ * Not so for lr_ppo_act's -1 on a mask that allows nothing (a softmax
+ * over no action, log-probability -inf) or an action the mask forbids
+ * (probability 0): such a transition has no policy term, entropy or
+ * anchor term, only its value term (lr_ppo_store). */
+static bool
+decided(const struct lr_ppo *p, int t)
+{
+    int a = p->act[t];
+    return a >= 0 && a < p->cfg.n_act
+           && p->mask[(size_t) t * p->cfg.n_act + a];
+}
+
 /* The loss of transitions idx[0..count) and its gradient, added to the
  * networks' grad (divided by count); advantages normalised over them.
  * The reference path: one transition at a time. */
@@ -473,6 +486,17 @@ loss_grad_per_sample(struct lr_ppo *p, const int *idx, int count,
             x[k] = xf[k];
         const uint8_t *mask = p->mask + (size_t) t * n;
         double A = (p->adv[t] - mean) / (sd + 1e-8);
+        /* Critic, with the value clipped around the old estimate. */
+        double v;
+        lr_mlp_forward(p->critic, x, &v);
+        double dvl, vl = value_term(v, p->ret[t], p->value[t], c->clip, &dvl);
+        double g = c->vf_coef * dvl / count;
+        lr_mlp_backward(p->critic, &g);
+        if (!decided(p, t)) {
+            total += c->vf_coef * vl / count;
+            stats_add(st, count, c->clip, 0, vl, 0, 1, 0);
+            continue;
+        }
         /* Actor. */
         lr_mlp_forward(p->actor, x, p->logits);
         double lz = masked_softmax(p->logits, mask, n, p->probs);
@@ -506,12 +530,6 @@ loss_grad_per_sample(struct lr_ppo *p, const int *idx, int count,
                 st->anchor_kl += kl / count;
         }
         lr_mlp_backward(p->actor, p->dlogits);
-        /* Critic, with the value clipped around the old estimate. */
-        double v;
-        lr_mlp_forward(p->critic, x, &v);
-        double dvl, vl = value_term(v, p->ret[t], p->value[t], c->clip, &dvl);
-        double g = c->vf_coef * dvl / count;
-        lr_mlp_backward(p->critic, &g);
         total += (pg - c->ent_coef * H + c->vf_coef * vl) / count;
         stats_add(st, count, c->clip, pg, vl, H, ratio, logp - p->logp[t]);
     }
@@ -545,6 +563,15 @@ loss_grad_batched(struct lr_ppo *p, const int *idx, int count,
             const uint8_t *mask = p->mask + (size_t) t * n;
             const double *z = p->lb + (size_t) r * n;
             double *pr = p->pb + (size_t) r * n, *dz = p->db + (size_t) r * n;
+            double dvl, vl = value_term(p->vb[r], p->ret[t], p->value[t],
+                                        c->clip, &dvl);
+            p->gvb[r] = c->vf_coef * dvl / count;
+            if (!decided(p, t)) {
+                memset(dz, 0, (size_t) n * sizeof *dz);
+                total += c->vf_coef * vl / count;
+                stats_add(st, count, c->clip, 0, vl, 0, 1, 0);
+                continue;
+            }
             double A = (p->adv[t] - mean) / (sd + 1e-8);
             double lz = lr_simd_masked_softmax(z, mask, (size_t) n, pr);
             int a = p->act[t];
@@ -564,9 +591,6 @@ loss_grad_batched(struct lr_ppo *p, const int *idx, int count,
                 if (st)
                     st->anchor_kl += kl / count;
             }
-            double dvl, vl = value_term(p->vb[r], p->ret[t], p->value[t],
-                                        c->clip, &dvl);
-            p->gvb[r] = c->vf_coef * dvl / count;
             total += (pg - c->ent_coef * H + c->vf_coef * vl) / count;
             stats_add(st, count, c->clip, pg, vl, H, ratio,
                       logp - p->logp[t]);

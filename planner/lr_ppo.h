@@ -215,7 +215,10 @@ int lr_ppo_act_batch(struct lr_ppo *, int n, const float *obs,
  * lr_ppo_update() must run before the next store.  With n_envs = N,
  * store the N environments' transitions of each step in environment
  * order.  With cfg.norm_reward the reward is stored scaled (the file's
- * comment). */
+ * comment).  A transition whose action its mask does not allow (-1,
+ * lr_ppo_act's answer to a mask that allows nothing, or a forbidden
+ * one) records no decision: it keeps its place in GAE and trains the
+ * critic, and has no policy, entropy or anchor term in the update. */
 bool lr_ppo_store(struct lr_ppo *, const float *obs, const uint8_t *mask,
                   int action, double logp, double value, double reward,
                   bool done);

@@ -722,6 +722,73 @@ test_minibatches_cover(void)
     lr_ppo_free(p);
 }
 
+/* Transitions without a decision (lr_ppo_store): the action -1 that
+ * lr_ppo_act gives on a mask that allows nothing, and an action its
+ * mask forbids, have only their value term: with every transition so,
+ * the actor's gradient is 0 and the loss is the value loss alone (the
+ * same by both paths); mixed with decided ones, both paths still agree
+ * and the loss stays finite.  Before, the update read logit -1 (out of
+ * bounds) and the probabilities of the row before. */
+static void
+test_undecided_transitions(void)
+{
+    enum { NO = 3, NA = 4, N = 8 };
+    double loss[2], grad[2], vloss[2];
+    for (int ps = 0; ps < 2; ps++) {
+        struct lr_ppo *p = agent(NO, NA, 60, N);
+        p->cfg.per_sample = ps;
+        struct lr_rng r;
+        lr_rng_seed(&r, 61);
+        random_rollout(p, &r, N, 0.3);
+        uint8_t none[NA] = { 0 }, some[NA] = { 1, 0, 1, 0 };
+        for (int t = 0; t < N; t++) {
+            float obs[NO] = { (float) t / N, -0.5f, 0.25f };
+            bool empty = t % 2;
+            double logp, v;
+            int a = lr_ppo_act(p, obs, empty ? none : some, true, &logp,
+                               &v);
+            CU_ASSERT_EQUAL(a, empty ? -1 : a);
+            memcpy(p->obs + t * NO, obs, sizeof obs);
+            memcpy(p->mask + t * NA, empty ? none : some, NA);
+            p->act[t] = empty ? -1 : 1;      /* 1: forbidden by 'some' */
+            p->logp[t] = empty ? -INFINITY : -1;
+        }
+        loss[ps] = lr_ppo_loss_grad(p, 0, N);
+        grad[ps] = 0;
+        for (int i = 0; i < p->actor->n_params; i++)
+            grad[ps] = fmax(grad[ps], fabs(p->actor->grad[i]));
+        /* The value loss alone, from the critic in double. */
+        vloss[ps] = 0;
+        for (int t = 0; t < N; t++) {
+            double x[NO], v;
+            for (int k = 0; k < NO; k++)
+                x[k] = p->obs[t * NO + k];
+            lr_mlp_forward(p->critic, x, &v);
+            double dv = fmin(fmax(v - p->value[t], -0.2), 0.2);
+            double e1 = (v - p->ret[t]) * (v - p->ret[t]);
+            double e2 = (p->value[t] + dv - p->ret[t])
+                        * (p->value[t] + dv - p->ret[t]);
+            vloss[ps] += 0.5 * 0.5 * fmax(e1, e2) / N;
+        }
+        CU_ASSERT_EQUAL(grad[ps], 0);
+        CU_ASSERT(isfinite(loss[ps]));
+        CU_ASSERT_DOUBLE_EQUAL(loss[ps], vloss[ps], 1e-6);
+        /* Half of them decided again: a finite loss, a moving actor. */
+        for (int t = 0; t < N; t += 2)
+            p->act[t] = 2;
+        CU_ASSERT(isfinite(lr_ppo_loss_grad(p, 0, N)));
+        double g = 0;
+        for (int i = 0; i < p->actor->n_params; i++)
+            g = fmax(g, fabs(p->actor->grad[i]));
+        CU_ASSERT(g > 0 && isfinite(g));
+        lr_ppo_update(p, 0, NULL);
+        for (int i = 0; i < p->actor->n_params; i++)
+            CU_ASSERT_FATAL(isfinite(p->actor->params[i]));
+        lr_ppo_free(p);
+    }
+    CU_ASSERT_DOUBLE_EQUAL(loss[0], loss[1], 1e-5);
+}
+
 static void
 test_learns_masked_bandit(void)
 {
@@ -1141,6 +1208,8 @@ static CU_TestInfo tests[] = {
     { "n_envs must divide the rollout", test_envs_config },
     { "every transition in a minibatch, no step on an empty one",
       test_minibatches_cover },
+    { "a transition without a decision trains the critic only",
+      test_undecided_transitions },
     { "learns a masked bandit with a fixed seed", test_learns_masked_bandit },
     { "learns a masked bandit, 4 environments in lockstep",
       test_learns_masked_bandit_envs },
