@@ -134,9 +134,11 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
     if (c->n_obs < 1 || c->n_act < 1 || c->hidden[0] < 1 || c->hidden[1] < 1
         || c->n_steps < 2 || c->n_minibatches < 1
         || c->n_minibatches > c->n_steps || c->n_epochs < 1
-        || !(c->lr > 0) || !(c->gamma >= 0 && c->gamma <= 1)
+        || !(c->lr > 0) || !isfinite(c->lr)
+        || !(c->gamma >= 0 && c->gamma <= 1)
         || !(c->lambda >= 0 && c->lambda <= 1) || !(c->clip > 0)
-        || !(c->ent_coef >= 0) || !(c->vf_coef >= 0)
+        || !(c->ent_coef >= 0) || !isfinite(c->ent_coef)
+        || !(c->vf_coef >= 0) || !isfinite(c->vf_coef)
         || !(c->max_grad_norm > 0) || c->n_envs < 1
         || c->n_steps % c->n_envs != 0)
         return EINVAL;

@@ -175,8 +175,10 @@ struct lr_ppo {
     uint8_t *mb;
 };
 
-/* EINVAL for sizes < 1, bad coefficients, or n_envs < 1 or not dividing
- * n_steps; ENOMEM. */
+/* EINVAL for sizes < 1, bad coefficients (a learning rate, entropy or
+ * value coefficient that is not finite: an update would write inf or
+ * NaN weights; clip and max_grad_norm may be +inf, no clipping), or
+ * n_envs < 1 or not dividing n_steps; ENOMEM. */
 int lr_ppo_new(const struct lr_ppo_config *, struct lr_ppo **out);
 void lr_ppo_free(struct lr_ppo *);
 

@@ -981,6 +981,34 @@ test_deterministic(void)
 }
 
 /* n_envs must divide the rollout. */
+/* Coefficients that would make an update write inf or NaN weights are
+ * refused; an infinite clip or gradient norm (no clipping) is not, and
+ * trains to finite weights. */
+static void
+test_coef_config(void)
+{
+    struct lr_ppo_config c;
+    struct lr_ppo *p = NULL;
+    double *coef[3] = { &c.lr, &c.ent_coef, &c.vf_coef };
+    for (int k = 0; k < 3; k++)
+        for (int s = 0; s < 2; s++) {
+            lr_ppo_defaults(&c, 4, 6);
+            *coef[k] = s ? NAN : INFINITY;
+            CU_ASSERT_EQUAL(lr_ppo_new(&c, &p), EINVAL);
+            CU_ASSERT_PTR_NULL(p);
+        }
+    lr_ppo_defaults(&c, 4, 6);
+    c.hidden[0] = c.hidden[1] = 8;
+    c.n_steps = 64;
+    c.clip = INFINITY;
+    c.max_grad_norm = INFINITY;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&c, &p), 0);
+    train_bandit(p, 128, 7);
+    for (int i = 0; i < p->actor->n_params; i++)
+        CU_ASSERT_FATAL(isfinite(p->actor->params[i]));
+    lr_ppo_free(p);
+}
+
 static void
 test_envs_config(void)
 {
@@ -1206,6 +1234,7 @@ static CU_TestInfo tests[] = {
       test_reserve },
     { "GAE along each environment", test_gae_envs },
     { "n_envs must divide the rollout", test_envs_config },
+    { "coefficients that are not finite are refused", test_coef_config },
     { "every transition in a minibatch, no step on an empty one",
       test_minibatches_cover },
     { "a transition without a decision trains the critic only",
