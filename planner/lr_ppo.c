@@ -133,7 +133,7 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
     *out = NULL;
     if (c->n_obs < 1 || c->n_act < 1 || c->hidden[0] < 1 || c->hidden[1] < 1
         || c->n_steps < 2 || c->n_minibatches < 1
-        || c->n_minibatches > c->n_steps || c->n_epochs < 1
+        || c->n_minibatches > c->n_steps / 2 || c->n_epochs < 1
         || !(c->lr > 0) || !isfinite(c->lr)
         || !(c->gamma >= 0 && c->gamma <= 1)
         || !(c->lambda >= 0 && c->lambda <= 1) || !(c->clip > 0)
@@ -686,9 +686,12 @@ lr_ppo_update_envs(struct lr_ppo *p, const double *last_values,
     }
     /* Minibatch b of an epoch is perm[b n / M .. (b + 1) n / M): every
      * transition once per epoch, sizes differing by at most one when M
-     * does not divide n (n / M each when it does), and no empty one
-     * stepped when n < M (Adam would move the weights on no data). */
-    int M = c->n_minibatches, batches = 0;
+     * does not divide n (n / M each when it does).  At least 2 in each:
+     * one advantage normalises to 0 and gives the actor no gradient, so
+     * a rollout shorter than 2 M is cut in fewer (never an empty one:
+     * Adam would move the weights on no data). */
+    int M = c->n_minibatches < n / 2 ? c->n_minibatches : n / 2;
+    int batches = 0;
     for (int i = 0; i < n; i++)
         p->perm[i] = i;
     for (int ep = 0; ep < c->n_epochs; ep++) {

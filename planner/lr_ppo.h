@@ -175,7 +175,9 @@ struct lr_ppo {
     uint8_t *mb;
 };
 
-/* EINVAL for sizes < 1, bad coefficients (a learning rate, entropy or
+/* EINVAL for sizes < 1, fewer than 2 transitions per minibatch
+ * (n_minibatches > n_steps / 2: the advantage of one transition
+ * normalises to 0), bad coefficients (a learning rate, entropy or
  * value coefficient that is not finite: an update would write inf or
  * NaN weights; clip and max_grad_norm may be +inf, no clipping), or
  * n_envs < 1 or not dividing n_steps; ENOMEM. */
@@ -233,7 +235,9 @@ void lr_ppo_update(struct lr_ppo *, double last_value,
 /* The same for n_envs = N: last_values[e] (N values, read before the
  * update starts) is V of environment e's state after its last
  * transition.  A rollout of fewer than 2 transitions, or not a multiple
- * of N, is dropped without an update. */
+ * of N, is dropped without an update; one of n < n_steps transitions
+ * is cut in min(n_minibatches, n / 2) minibatches (2 transitions or
+ * more in each). */
 void lr_ppo_update_envs(struct lr_ppo *, const double *last_values,
                         struct lr_ppo_stats *stats);
 

@@ -373,6 +373,8 @@ expect_bad "--envs wants an integer in 1..4096" $TRAIN --seed 1 \
     --out "$tmp/x" --envs 0
 expect_bad "--minibatches 3 does not divide --rollout 256" $TRAIN --seed 1 \
     --out "$tmp/x" --minibatches 3
+expect_bad "--minibatches 256 leaves one transition in each of --rollout 256's minibatches" \
+    $TRAIN --seed 1 --out "$tmp/x" --minibatches 256
 expect_bad "--epochs wants an integer in 1..64" $TRAIN --seed 1 \
     --out "$tmp/x" --epochs 0
 [ ! -e "$tmp/x" ] && ok "nothing written on bad input" || notok "$tmp/x written"

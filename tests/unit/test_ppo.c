@@ -696,9 +696,10 @@ minibatch_run(int n, int mb, int k)
  * when the minibatches do not divide it (10 transitions in 4: each
  * reward changes the critic's weights through its return, none is left
  * out as a remainder; the actor may not move, as the advantages of a
- * minibatch of two normalise to +-1/sqrt 2 whatever they were), and a
- * rollout shorter than the minibatch count takes one Adam step per
- * transition, none on an empty minibatch. */
+ * minibatch of two normalise to +-1/sqrt 2 whatever they were); a
+ * rollout shorter than twice the minibatch count is cut in fewer, of 2
+ * transitions or more, and none empty; a configuration with minibatches
+ * of one transition is refused. */
 static void
 test_minibatches_cover(void)
 {
@@ -716,9 +717,23 @@ test_minibatches_cover(void)
     lr_rng_seed(&r, 53);
     random_rollout(p, &r, 3, 0.2);
     lr_ppo_update(p, 0, NULL);
-    /* 4 epochs of 3 minibatches of one transition (and one empty). */
-    CU_ASSERT_EQUAL(p->adam_actor.t, 12);
-    CU_ASSERT_EQUAL(p->adam_critic.t, 12);
+    /* 4 epochs of one minibatch of 3 (not 4 of 0, 1, 1 and 1). */
+    CU_ASSERT_EQUAL(p->adam_actor.t, 4);
+    CU_ASSERT_EQUAL(p->adam_critic.t, 4);
+    lr_ppo_free(p);
+    /* A minibatch of one transition is refused: its advantage
+     * normalises to 0 (an agent with 64 minibatches of one learnt the
+     * 4-armed bandit to 24% correct choices, chance). */
+    struct lr_ppo_config c;
+    lr_ppo_defaults(&c, 3, 4);
+    c.n_steps = 64;
+    c.n_minibatches = 64;
+    CU_ASSERT_EQUAL(lr_ppo_new(&c, &p), EINVAL);
+    CU_ASSERT_PTR_NULL(p);
+    c.n_minibatches = 33;
+    CU_ASSERT_EQUAL(lr_ppo_new(&c, &p), EINVAL);
+    c.n_minibatches = 32;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_new(&c, &p), 0);
     lr_ppo_free(p);
 }
 
@@ -1235,7 +1250,7 @@ static CU_TestInfo tests[] = {
     { "GAE along each environment", test_gae_envs },
     { "n_envs must divide the rollout", test_envs_config },
     { "coefficients that are not finite are refused", test_coef_config },
-    { "every transition in a minibatch, no step on an empty one",
+    { "every transition in a minibatch of 2 or more, none empty",
       test_minibatches_cover },
     { "a transition without a decision trains the critic only",
       test_undecided_transitions },

@@ -136,8 +136,8 @@ usage(FILE *f)
 "  --rollout N         steps per PPO update (default 512)\n"
 "  --hidden N          units in each of the two hidden layers (default 64)\n"
 "  --epochs N          PPO's passes over each rollout (default 4)\n"
-"  --minibatches N     minibatches per pass; must divide --rollout\n"
-"                      (default 4)\n"
+"  --minibatches N     minibatches per pass; must divide --rollout,\n"
+"                      at most --rollout / 2 (default 4)\n"
 "  --lr X              Adam's learning rate, annealed to 0 (default 2.5e-4)\n"
 "  --gamma G           discount per decision (default 0.5, the best of\n"
 "                      0, 0.3, 0.5, 0.9, 0.99 on the metro: docs/ppo.md)\n"
@@ -551,6 +551,13 @@ parse_args(int argc, char **argv, struct opts *o)
         lr_cli_err(CMD, "--minibatches %d does not divide --rollout %d: "
                    "pick it among the divisors of --rollout",
                    o->minibatches, o->rollout);
+        return LR_EXIT_USAGE;
+    }
+    if (o->rollout / o->minibatches < 2) {
+        lr_cli_err(CMD, "--minibatches %d leaves one transition in each of "
+                   "--rollout %d's minibatches, whose advantage normalises "
+                   "to 0 (the actor would not learn): pick at most %d",
+                   o->minibatches, o->rollout, o->rollout / 2);
         return LR_EXIT_USAGE;
     }
     return LR_EXIT_OK;
