@@ -83,6 +83,10 @@ fi
 printf 'name,maximum_length,spectral_efficiency\nQPSK,2500,two\n' > "$tmp/bad.csv"
 printf 'id,reach\n' > "$tmp/nohdr.csv"
 expect_bad "unknown policy 'nope'" $LIGHTRAIL rsa-sim --topology "$T" --load 100 --policy nope
+out=$($LIGHTRAIL rsa-sim --topology "$T" --load 100 --requests 200 --warmup 100 --seeds 1 --policy ksp-ff)
+echo "$out" | grep -q '^# one seed: no confidence interval (ci95 reads 0)' \
+    && ok "one seed: the text says there is no confidence interval" \
+    || notok "one seed's note: $out"
 expect_bad "'all' names every policy and stands alone" $LIGHTRAIL rsa-sim --topology "$T" --load 100 --policy all,mscl
 n=$($LIGHTRAIL rsa-sim --topology "$T" --load 100 --requests 200 --warmup 100 \
     --seeds 1 --policy ALL --format json 2> "$tmp/err" | wc -l)

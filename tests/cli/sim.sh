@@ -381,6 +381,15 @@ if $S --policy greedy-cap --cap 1 --loads 2 --seeds 1 --arrivals 300 \
 else
     notok "sim greedy-cap --trace failed"
 fi
+# One seed has no confidence interval: the text says so, two seeds do not.
+one=$($S --policy greedy --loads 1 --seeds 1 --arrivals 300 --warmup 10 --quiet)
+two=$($S --policy greedy --loads 1 --seeds 2 --arrivals 300 --warmup 10 --quiet)
+if echo "$one" | grep -q '^# one seed: no confidence interval' \
+   && ! echo "$two" | grep -q 'no confidence interval'; then
+    ok "one seed: the text says there is no confidence interval"
+else
+    notok "one seed's note: $one"
+fi
 expect_bad "--trace /no/such/dir/t.jsonl: No such file" \
     $S --policy greedy --loads 1 --trace /no/such/dir/t.jsonl
 if [ -w /dev/full ]; then

@@ -80,7 +80,8 @@ usage(FILE *f)
 "  --guard N           guard slots per lightpath (default 1)\n"
 "  --requests N        requests per run, warm-up included (default 13000)\n"
 "  --warmup N          requests not counted at the start (default 3000)\n"
-"  --seeds N           runs per (policy, load), seeds S..S+N-1 (default 10)\n"
+"  --seeds N           runs per (policy, load), seeds S..S+N-1 (default\n"
+"                      10; one seed gives no confidence interval: it reads 0)\n"
 "  --seed S            first seed (default 1)\n"
 "  --rate MIN:MAX      request rates in Gb/s (default 25:100)\n"
 "  --no-truncate       plain exponential holding times\n"
@@ -548,6 +549,9 @@ lr_cmd_rsa_sim(int argc, char **argv)
                o.truncate ? "exponential redrawn until < 2x mean (DeepRMSA; "
                             "carried load about 0.687 x nominal)"
                           : "exponential");
+        if (o.seeds < 2)
+            printf("# one seed: no confidence interval (ci95 reads 0); "
+                   "--seeds 2 or more gives one\n");
         printf("%-8s %9s %10s %10s %10s %8s %12s\n", "policy", "load(E)",
                "blocking", "ci95", "bit-block", "util", "requests/s");
         for (int i = 0; i < n_pol * o.n_loads; i++) {

@@ -106,7 +106,8 @@ usage(FILE *f)
 "                      refuse jobs (counted as blocked and as refused)\n"
 "  --loads A:B:S       loads A, A+S, ... up to B (Erlang); one number E:\n"
 "                      that load alone\n"
-"  --seeds N           runs per (policy, load), seeds S..S+N-1 (default 5)\n"
+"  --seeds N           runs per (policy, load), seeds S..S+N-1 (default 5;\n"
+"                      one seed gives no confidence interval: it reads 0)\n"
 "  --seed S            first seed (default 1001, never used by train)\n"
 "  --arrivals N        jobs per run, warm-up included (default 5000)\n"
 "  --warmup N          jobs not counted at the start (default 500)\n"
@@ -739,6 +740,9 @@ lr_cmd_sim(int argc, char **argv)
                o.env.models, o.env.demands, o.env.batch, o.env.micro,
                lr_jenv_holding_name(o.env.holding_mode), o.arrivals,
                o.warmup, o.seeds, o.seed);
+        if (o.seeds < 2)
+            printf("# one seed: no confidence interval (its columns read "
+                   "0); --seeds 2 or more gives one\n");
         if (!lr_jenv_splits_default(o.env.splits, o.env.n_splits))
             printf("# GPU shares of a two-DC job in its first DC: %s\n", sv);
         if (o.env.triples)
