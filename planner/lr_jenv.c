@@ -1416,7 +1416,7 @@ advance(struct lr_jenv *e)
     }
 }
 
-static void
+void
 lr_jenv_reset_limit(struct lr_jenv *e, uint64_t seed, long warmup, long limit)
 {
     lr_rng_seed(&e->rng, seed);

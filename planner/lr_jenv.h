@@ -321,6 +321,11 @@ int lr_jenv_set_load(struct lr_jenv *, double load);
  * after 'warmup' arrivals, and advances to the first job that has a
  * feasible candidate. */
 void lr_jenv_reset(struct lr_jenv *, uint64_t seed, long warmup);
+/* The same, and lr_jenv_done() once 'limit' jobs have arrived (blocked
+ * ones included; 0: never): a bound on a run at a load where nearly
+ * every job is blocked before any decision. */
+void lr_jenv_reset_limit(struct lr_jenv *, uint64_t seed, long warmup,
+                         long limit);
 
 /* Applies 'action' (a feasible candidate index, or -1 to refuse) to the
  * pending job, then advances to the next job with a feasible candidate

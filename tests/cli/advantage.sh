@@ -92,4 +92,9 @@ expect_bad "--samples wants an integer of at least 4" $M --load 1 --samples 3
 expect_bad "--warmup (10) must be below --arrivals (10)" \
     $M --load 1 --arrivals 10 --warmup 10
 expect_bad "--load wants a positive number" $M --load -1
+# A load far past the network's: every job is blocked before any
+# decision; the examined run stops after its bound of arrivals (it once
+# ran for hours) and says so.
+expect_bad "no decision to examine in 8010 arrivals at 1e+09 E" \
+    $M --load 1e9 --states 4 --every 2 --warmup 10 --arrivals 100 --quiet
 lr_summary

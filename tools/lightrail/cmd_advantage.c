@@ -32,6 +32,8 @@
 #include "tools/lightrail/lr_jenv_cli.h"
 
 #define CMD "advantage"
+/* The examined run's bound: arrivals per decision it may need. */
+#define ADV_ARRIVALS_PER_DECISION 1000
 
 struct opts {
     struct lr_jenv_cli_opts env;
@@ -95,7 +97,10 @@ usage(FILE *f)
 "                      LIGHTRAIL_PROGRESS_SECONDS sets the interval)\n"
 "%s"
 "\n"
-"Cost: about N x (candidates) x M x (H + 1) environment steps.\n"
+"Cost: about N x (candidates) x M x (H + 1) environment steps.  The run\n"
+"that finds the states stops after 1000 x N x K arrivals past the\n"
+"warm-up (a load where nearly every job is blocked before any decision\n"
+"finds fewer; that is said, and none is an error).\n"
 "exit status: 0 done, 1 internal failure, 2 bad input\n",
             lr_jenv_cli_help);
 }
@@ -380,7 +385,13 @@ lr_cmd_advantage(int argc, char **argv)
         goto out;
     }
     struct lr_jenv *e = j.env;
-    lr_jenv_reset(e, o.seed, o.warmup);
+    /* At most ADV_ARRIVALS_PER_DECISION arrivals per decision sought:
+     * where nearly every job is blocked before any decision (a load far
+     * past the network's), the examined run would otherwise take hours
+     * to find its states. */
+    const long limit = o.warmup + ADV_ARRIVALS_PER_DECISION
+                                  * (long) o.states * o.every;
+    lr_jenv_reset_limit(e, o.seed, o.warmup, limit);
     struct lr_rng r;
     lr_rng_seed(&r, o.seed + 1000003);
     struct lr_cli_progress pg;
@@ -461,6 +472,21 @@ lr_cmd_advantage(int argc, char **argv)
         lr_jenv_step(e, a);
     }
     lr_cli_progress_erase(&pg);
+    if (n < o.states) {
+        struct lr_jenv_metrics m;
+        lr_jenv_metrics(e, &m);
+        if (n == 0) {
+            lr_cli_err(CMD, "no decision to examine in %ld arrivals at %g E: "
+                       "%.1f%% of the jobs were blocked before any decision; "
+                       "lower --load", limit, o.env.load, 100 * m.blocking);
+            rc = LR_EXIT_USAGE;
+            goto out;
+        }
+        fprintf(stderr, "lightrail %s: %d of the %d states asked for in %ld "
+                "arrivals at %g E (%.1f%% blocked before any decision); the "
+                "figures are over those %d\n", CMD, n, o.states, limit,
+                o.env.load, 100 * m.blocking, n);
+    }
     o.states = n;
     /* The blocking the gain is measured against: a run of its own, long
      * enough for a tight estimate (the examined run is short). */
