@@ -686,13 +686,15 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
     if (j->reason[0]) {
         char reason[LR_JOB_REASON_MAX];
         lr_yang_copy_line(reason, sizeof reason, j->reason);
-        if ((rc = lyd_new_term(state, mod, "reason", reason, 0, NULL)))
+        if ((rc = lr_yang_term_text(state, mod, "reason", reason,
+                                    false)))
             goto cleanup;
     }
     if (j->note[0]) {
         char note[LR_JOB_REASON_MAX];
         lr_yang_copy_line(note, sizeof note, j->note);
-        if ((rc = lyd_new_term(state, mod, "planner-note", note, 0, NULL)))
+        if ((rc = lr_yang_term_text(state, mod, "planner-note", note,
+                                    false)))
             goto cleanup;
     }
     if (j->phase == LR_JOB_ACTIVE

@@ -266,7 +266,9 @@ lr_yang_reconcile_to_json(struct ly_ctx *ctx, int differences, bool repaired,
         size_t n = nl ? (size_t) (nl - p) : strlen(p);
         if (n) {
             char *line = strndup(p, n);
-            rc = line ? lyd_new_term(op, mod, "difference", line, 1, NULL)
+            /* Channel names in it are what the devices sent. */
+            rc = line ? lr_yang_term_text(op, mod, "difference", line,
+                                          true)
                       : LY_EMEM;
             free(line);
         }

@@ -64,10 +64,10 @@ lr_yang_state_ppo(const struct lys_module *mod,
     LY_ERR rc;
 
     if ((rc = lyd_new_inner(root, mod, "ppo-policy", 0, &n))
-        || (rc = lyd_new_term(n, mod, "file", p->file, 0, NULL))
+        || (rc = lr_yang_term_text(n, mod, "file", p->file, false))
         || (rc = lr_yang_term_bool(n, mod, "usable", p->usable, false))
         || (!p->usable && p->why
-            && (rc = lyd_new_term(n, mod, "reason", p->why, 0, NULL)))
+            && (rc = lr_yang_term_text(n, mod, "reason", p->why, false)))
         || (rc = lr_yang_term_bool(n, mod, "rollout", p->rollout, false)))
         return rc;
     if (p->loaded_ms > 0) {
@@ -84,7 +84,8 @@ lr_yang_state_ppo(const struct lys_module *mod,
     if ((rc = lr_yang_termf(n, mod, "checksum", "%016" PRIx64,
                             p->checksum))
         || (p->topology
-            && (rc = lyd_new_term(n, mod, "topology", p->topology, 0, NULL)))
+            && (rc = lr_yang_term_text(n, mod, "topology", p->topology,
+                                       false)))
         || (p->holding
             && (rc = lyd_new_term(n, mod, "holding", p->holding, 0, NULL)))
         || (rc = lr_yang_term_bool(n, mod, "refuse", p->refuse, false))
@@ -97,9 +98,11 @@ lr_yang_state_ppo(const struct lys_module *mod,
         || (rc = lr_yang_term_bool(n, mod, "observe-load", p->observe_load,
                                  false))
         || (p->teacher
-            && (rc = lyd_new_term(n, mod, "teacher", p->teacher, 0, NULL)))
+            && (rc = lr_yang_term_text(n, mod, "teacher", p->teacher,
+                                       false)))
         || (p->command
-            && (rc = lyd_new_term(n, mod, "command", p->command, 0, NULL))))
+            && (rc = lr_yang_term_text(n, mod, "command", p->command,
+                                       false))))
         return rc;
     return LY_SUCCESS;
 }

@@ -850,6 +850,80 @@ test_state_ppo(void)
     free(text);
 }
 
+/* Text the controller did not compose (a reason vsnprintf() cut inside
+ * a character, a device's Latin-1 message, a policy file's command) is
+ * printed as valid UTF-8, each bad byte U+FFFD: libyang stores and
+ * prints a leaf's bytes as given, and reads a document with a broken
+ * character back as invalid. */
+static void
+test_jobs_utf8(void)
+{
+    /* A failed job whose reason was cut after the first byte of an
+     * e-acute, with a Latin-1 byte before it. */
+    struct fixture f;
+    struct lr_job j;
+    char *text = NULL, err[1024] = "", want[LR_JOB_REASON_MAX + 4];
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    active_job(&f, &j);
+    j.phase = LR_JOB_FAILED;
+    j.n_lightpaths = 0;
+    memset(j.gpus, 0, sizeof j.gpus);
+    memset(j.reason, 'a', sizeof j.reason);
+    j.reason[0] = (char) 0xe9;
+    j.reason[LR_JOB_REASON_MAX - 2] = (char) 0xc3;
+    j.reason[LR_JOB_REASON_MAX - 1] = '\0';
+    snprintf(j.note, sizeof j.note, "ppo: Z\xc3\xbcrich with 8 GPUs");
+    memset(want, 'a', sizeof want);
+    memcpy(want, "\xef\xbf\xbd", 3);
+    memcpy(want + LR_JOB_REASON_MAX, "\xef\xbf\xbd", 4);
+    int rc = lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster, &f.mods, 0,
+                                  &text, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    struct lyd_node *tree = NULL;
+    CU_ASSERT_EQUAL(lyd_parse_data_mem(ctx, text, LYD_JSON, LYD_PARSE_STRICT,
+                                       LYD_VALIDATE_PRESENT, &tree),
+                    LY_SUCCESS);
+    CHECK_VAL(tree, "/lightrail-job:jobs/job[name='j1']/state/reason", want);
+    CHECK_VAL(tree, "/lightrail-job:jobs/job[name='j1']/state/planner-note",
+              "ppo: Z\xc3\xbcrich with 8 GPUs");
+    lyd_free_all(tree);
+    free(text);
+    fixture_free(&f);
+
+    /* The state's ppo-policy: a command cut inside a character. */
+    struct lr_ctl_ppo_info p = {
+        .file = "/srv/p\xc3\xb6l.pol", .usable = false,
+        .why = "/srv/p\xc3\xb6l.pol: bad checksum \xff",
+        .loaded = true, .topology = "metro",
+        .command = "lightrail train --out /srv/p\xc3",
+    };
+    struct lr_state_view v = { .ppo = &p };
+    text = NULL;
+    tree = state_tree(&v, &text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
+    CHECK_VAL(tree, "/lightrail-state:state/ppo-policy/file",
+              "/srv/p\xc3\xb6l.pol");
+    CHECK_VAL(tree, "/lightrail-state:state/ppo-policy/reason",
+              "/srv/p\xc3\xb6l.pol: bad checksum \xef\xbf\xbd");
+    CHECK_VAL(tree, "/lightrail-state:state/ppo-policy/command",
+              "lightrail train --out /srv/p\xef\xbf\xbd");
+    lyd_free_all(tree);
+    free(text);
+
+    /* reconcile's output: a channel name a ROADM sent in Latin-1. */
+    char *out = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_yang_reconcile_to_json(ctx, 1, false,
+                                                    "r1: channel \xe9t\xe9 "
+                                                    "is not in the store\n",
+                                                    &out, err, sizeof err),
+                          0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"r1: channel \xef\xbf\xbdt"
+                                  "\xef\xbf\xbd is not in the store\""));
+    free(out);
+}
+
 /* ---- Operations ---- */
 
 /* reconcile's input: no body, the RFC 8040 form, the leaf's default;
@@ -1580,6 +1654,7 @@ static CU_TestInfo tests[] = {
     { "jobs round trip", test_jobs_round_trip },
     { "one job", test_job_single },
     { "no jobs", test_jobs_empty },
+    { "text printed as valid UTF-8", test_jobs_utf8 },
     { "jobs the schema refuses", test_jobs_bad },
     { "state round trip", test_state_round_trip },
     { "state: the ppo policy, usable or not", test_state_ppo },
