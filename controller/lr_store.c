@@ -146,6 +146,7 @@ enum lr_store_stmt {
     ST_SLOT_HOLDER,
     ST_JOB_SET_PHASE,
     ST_JOB_HOLDS,
+    ST_JOB_UNHELD,
     ST_JOB_DEL,
     ST_JOB_GET,
     ST_STAGES_GET,
@@ -210,6 +211,15 @@ static const char *const lr_store_sql[ST_N] = {
     [ST_JOB_HOLDS] = "SELECT EXISTS (SELECT 1 FROM gpus WHERE job = ?1)"
                      " OR EXISTS (SELECT 1 FROM lightpaths WHERE job = ?1)"
                      " OR EXISTS (SELECT 1 FROM slots WHERE job = ?1)",
+    /* The first DC where a job's stages use other than the GPUs it
+     * holds: what a job leaving blocked or failed by its phase alone
+     * would break (ST_CHK_STAGE_SUMS, for one job). */
+    [ST_JOB_UNHELD] =
+        "SELECT d.dc, d.used, coalesce(g.count, 0) FROM"
+        " (SELECT dc, sum(g) AS used FROM stages WHERE job = ?1"
+        "  GROUP BY dc) d"
+        " LEFT JOIN gpus g ON g.job = ?1 AND g.dc = d.dc"
+        " WHERE coalesce(g.count, 0) != d.used ORDER BY d.dc LIMIT 1",
     [ST_JOB_DEL] = "DELETE FROM jobs WHERE name = ?1",
     [ST_JOB_GET] = "SELECT phase, reason, model, batch, micro, gpus_min,"
                    " gpus_max, algorithm, priority, iteration_s,"
@@ -1037,8 +1047,26 @@ lr_store_set_phase_tx(struct lr_store *s, const char *name,
         return ret;
     if (!sqlite3_changes(s->db))
         return lr_store_errf(s, ENOENT, "%s: no job '%s'", s->path, name);
-    if (!lr_store_idle_phase(phase))
-        return 0;
+    if (!lr_store_idle_phase(phase)) {
+        stmt = lr_store_stmt(s, ST_JOB_UNHELD);
+        lr_store_bind_text(stmt, 1, name);
+        int rc = sqlite3_step(stmt), dc = 0, used = 0, held = 0;
+        if (rc == SQLITE_ROW) {
+            dc = sqlite3_column_int(stmt, 0);
+            used = sqlite3_column_int(stmt, 1);
+            held = sqlite3_column_int(stmt, 2);
+        }
+        lr_store_done(stmt);
+        if (rc == SQLITE_DONE)
+            return 0;
+        if (rc != SQLITE_ROW)
+            return lr_store_sqlerr(s, rc, "cannot read a job's holdings");
+        return lr_store_errf(s, EINVAL, "job '%s' cannot become %s by its "
+                             "phase alone: its stages use %d GPUs in DC %d "
+                             "and it holds %d; store it whole with "
+                             "lr_store_put_job()", name,
+                             lr_job_phase_name(phase), used, dc, held);
+    }
 
     stmt = lr_store_stmt(s, ST_JOB_HOLDS);
     lr_store_bind_text(stmt, 1, name);

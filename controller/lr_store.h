@@ -63,7 +63,9 @@ int lr_store_get_doc(struct lr_store *, const char *key, char **json);
 int lr_store_put_job(struct lr_store *, const struct lr_job *job);
 
 /* Only the phase and reason (and updated_ms), keeping what it holds;
- * so EINVAL for blocked or failed while the job holds anything. */
+ * so EINVAL for blocked or failed while the job holds anything, and for
+ * any other phase while its stages use GPUs it does not hold (a blocked
+ * job keeps its plan): both change nothing. */
 int lr_store_set_phase(struct lr_store *, const char *name,
                        enum lr_job_phase, const char *reason,
                        long long updated_ms);

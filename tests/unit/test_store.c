@@ -438,6 +438,31 @@ test_set_phase(void)
     a.updated_ms = 44;
     assert_same_job(&a, &got);
     assert_check_ok(s);
+
+    /* A blocked job keeps its plan but holds no GPUs: it cannot become
+     * active by its phase alone, whose stages would then use GPUs it
+     * does not hold (what lr_store_put_job() refuses and
+     * lr_store_check() reports). */
+    make_job(&a, "c", 60, 0);
+    a.phase = LR_JOB_BLOCKED;
+    memset(a.gpus, 0, sizeof a.gpus);
+    a.n_lightpaths = 0;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    CU_ASSERT_EQUAL(lr_store_set_phase(s, "c", LR_JOB_ACTIVE, NULL, 45),
+                    EINVAL);
+    CU_ASSERT_STRING_EQUAL(lr_store_error(s), "job 'c' cannot become active "
+                           "by its phase alone: its stages use 3 GPUs in "
+                           "DC 0 and it holds 0; store it whole with "
+                           "lr_store_put_job()");
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "c", &got), 0);
+    assert_same_job(&a, &got);
+    assert_check_ok(s);
+    /* With no plan it may (nothing to hold). */
+    a.plan.n_stages = 0;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    CU_ASSERT_EQUAL(lr_store_set_phase(s, "c", LR_JOB_SUBMITTED, NULL, 46),
+                    0);
+    assert_check_ok(s);
     lr_store_close(s);
 }
 
