@@ -11,7 +11,9 @@
  * The network is the one the store holds (lightraild's, PUTs included),
  * the configuration's files only for a store that has none.  Exit 0 when
  * all hold, 1 with the first violation on stderr, 2 for bad input: no
- * store in the state directory, or a lightraild serving it (its lock).
+ * store in the state directory, a store it cannot open (no SQLite file,
+ * not lightrail's, of a newer schema), or a lightraild serving it (its
+ * lock).
  * The crash test runs it after every kill -9 and restart.
  */
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "controller/lr_ctl.h"
+#include "controller/lr_store.h"
 #include "controller/lr_stored.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
@@ -65,6 +68,15 @@ main(int argc, char **argv)
                 "first\n", cfg->state_dir);
         goto cleanup;
     }
+    /* A store that does not open says nothing of the invariants, and
+     * lr_stored_network() below would take the configuration's files
+     * in silence. */
+    struct lr_store *st = NULL;
+    if (lr_store_open(db, &st, err, sizeof err)) {
+        fprintf(stderr, "lightrail-check: %s\n", err);
+        goto cleanup;
+    }
+    lr_store_close(st);
     if (!lr_stored_network(ly, db, &topo_json, &cluster_json, &topo, &cl)
         && (lr_yang_load_topo(ly, cfg->topology_file, &topo, err, sizeof err)
             || lr_yang_load_cluster(ly, cfg->cluster_file, &cl, err,

@@ -65,6 +65,29 @@ rc=$?
 [ $rc -eq 2 ] && [ ! -e "$D/empty/lightrail.db" ] && grep -q "no store" "$tmp/err" \
     && ok "lightrail-check without a store: exit 2, nothing made" \
     || notok "lightrail-check without a store: exit $rc, $(cat "$tmp/err"; ls "$D/empty")"
+# A store it cannot read (of a newer schema, or no database) is bad
+# input, exit 2, not a violation of the invariants (exit 1); left as it
+# was.
+python3 - "$D/empty/lightrail.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value NOT NULL)")
+db.execute("INSERT INTO meta VALUES ('schema_version', 99)")
+db.commit()
+PY
+$CHECK --config "$D/empty.json" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "schema version 99 is newer" "$tmp/err" \
+    && [ "$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT value FROM meta").fetchone()[0])' "$D/empty/lightrail.db")" = 99 ] \
+    && ok "lightrail-check on a newer store: exit 2, $(cat "$tmp/err")" \
+    || notok "lightrail-check on a newer store: exit $rc, $(cat "$tmp/err")"
+head -c 4096 /dev/zero | tr '\0' 'x' > "$D/empty/lightrail.db"
+$CHECK --config "$D/empty.json" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "not a SQLite database" "$tmp/err" \
+    && ok "lightrail-check on a file that is no database: exit 2" \
+    || notok "lightrail-check on no database: exit $rc, $(cat "$tmp/err")"
+rm -f "$D/empty/lightrail.db"
 
 # 4. A start-up error, detached: said on the terminal, exit not 0 (the
 # port is taken by a listener of ours).
