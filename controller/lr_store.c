@@ -1434,7 +1434,8 @@ lr_store_check_lightpaths(struct lr_store *s, char *err, size_t errlen)
         if (!lr_store_col_text(stmt, 0, job, sizeof job))
             snprintf(job, sizeof job, "?");
         if (!lr_store_links_parse((const char *) sqlite3_column_text(stmt, 2),
-                                  links, &n_links) || m < 1 || first < 0) {
+                                  links, &n_links) || m < 1 || first < 0
+            || first > INT_MAX - m) {
             snprintf(err, errlen, "job '%s' lightpath %d is unreadable "
                      "(links, first or m)", job, k);
             ret = EINVAL;

@@ -551,6 +551,12 @@ static const struct {
       "job 'a' is blocked but holds 20 slots and 7 GPUs" },
     { "UPDATE stages SET g = 3 WHERE job = 'a' AND idx = 2",
       "job 'a' holds 4 GPUs in DC 3 but its stages use 3" },
+    /* A slot range past INT_MAX: no slot row can cover it, and counting
+     * its slots in int would overflow. */
+    { "DELETE FROM slots WHERE job = 'a' AND lp = 0;"
+      "UPDATE lightpaths SET \"first\" = 2147483646"
+      " WHERE job = 'a' AND idx = 0",
+      "job 'a' lightpath 0 is unreadable (links, first or m)" },
 };
 
 static void
