@@ -1553,24 +1553,60 @@ close_network(struct lr_ctl *c)
     c->topo = NULL;
 }
 
+/* Whether job 'j', holding nothing, keeps a plan whose DC indices
+ * 'now' (the new inventory) gives other names than 'then' (the one it
+ * was planned on), or no DC: a failed job keeps its plan for its
+ * reason, and stages are stored by DC index. */
+static bool
+plan_outlived(const struct lr_job *j, const struct lr_cluster *then,
+              const struct lr_cluster *now)
+{
+    if (j->phase != LR_JOB_BLOCKED && j->phase != LR_JOB_FAILED)
+        return false;
+    for (int s = 0; s < j->plan.n_stages; s++) {
+        int dc = j->plan.stages[s].dc;
+        if (dc < 0 || dc >= then->n_dcs || dc >= now->n_dcs
+            || strcmp(then->dcs[dc].name, now->dcs[dc].name))
+            return true;
+    }
+    return false;
+}
+
 /* Stores the documents given (NULL: kept), both or neither: a restart
- * loads them as a pair.  0 or EIO. */
+ * loads them as a pair; and, 'then' being the inventory c->cluster
+ * replaces (NULL: none), drops in the same transaction the plans that
+ * plan_outlived() the change.  0 or EIO. */
 static int
 store_network(struct lr_ctl *c, const char *topo_json,
-              const char *cluster_json, char *err, size_t errlen)
+              const char *cluster_json, const struct lr_cluster *then,
+              char *err, size_t errlen)
 {
-    if (!topo_json && !cluster_json)
+    bool stale = false;
+    for (int i = 0; then && i < c->n_jobs; i++)
+        stale |= plan_outlived(&c->jobs[i], then, c->cluster);
+    if (!topo_json && !cluster_json && !stale)
         return 0;
-    if (lr_store_begin(c->store)
-        || (topo_json && lr_store_put_doc(c->store, "topology", topo_json))
-        || (cluster_json && lr_store_put_doc(c->store, "cluster",
-                                             cluster_json))
-        || lr_store_commit(c->store)) {
-        int rc = lr_ctl_fail(err, errlen, EIO, "store: %s",
-                             lr_store_error(c->store));
+    int rc = lr_store_begin(c->store)
+             || (topo_json && lr_store_put_doc(c->store, "topology",
+                                               topo_json))
+             || (cluster_json && lr_store_put_doc(c->store, "cluster",
+                                                  cluster_json));
+    for (int i = 0; !rc && stale && i < c->n_jobs; i++) {
+        if (!plan_outlived(&c->jobs[i], then, c->cluster))
+            continue;
+        struct lr_job j = c->jobs[i];
+        j.plan.n_stages = 0;
+        rc = lr_store_put_job(c->store, &j);
+    }
+    if (rc || lr_store_commit(c->store)) {
+        rc = lr_ctl_fail(err, errlen, EIO, "store: %s",
+                         lr_store_error(c->store));
         lr_store_rollback(c->store);
         return rc;
     }
+    for (int i = 0; stale && i < c->n_jobs; i++)
+        if (plan_outlived(&c->jobs[i], then, c->cluster))
+            c->jobs[i].plan.n_stages = 0;
     return 0;
 }
 
@@ -1613,7 +1649,8 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
     memset(c->agent, 0, sizeof c->agent);
     int rc = open_network(c, topo, cluster, err, errlen);
     if (!rc)
-        rc = store_network(c, topo_json, cluster_json, err, errlen);
+        rc = store_network(c, topo_json, cluster_json, old.cluster, err,
+                           errlen);
     if (rc) {
         close_network(c);
         c->topo = old.topo;
@@ -1828,7 +1865,8 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     rc = lr_store_open(cfg->db_path, &c->store, err, errlen);
     if (rc)
         goto fail;
-    rc = store_network(c, cfg->topo_json, cfg->cluster_json, err, errlen);
+    rc = store_network(c, cfg->topo_json, cfg->cluster_json, NULL, err,
+                       errlen);
     if (rc)
         goto fail;
     rc = open_network(c, cfg->topo, cfg->cluster, err, errlen);

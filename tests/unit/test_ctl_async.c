@@ -21,7 +21,9 @@
 #include <event2/event.h>
 
 #include "controller/lr_ctl.h"
+#include "controller/lr_store.h"
 #include "controller/lr_worker.h"
+#include "yang/lr_yang_job.h"
 #include "tests/unit/lr_test_ctl.h"
 
 static int
@@ -187,6 +189,71 @@ test_failure_rolls_back(void)
     assert_consistent(c);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "f1", err, sizeof err), 0);
     lr_ctl_free(c);
+}
+
+/* A failed job keeps its plan (for its reason) in the DC indices of the
+ * inventory it was planned on.  A new inventory that gives those
+ * indices other DCs, or none, drops the plan, in memory and in the
+ * store: its stages would name the wrong DCs, or none, and the job
+ * could no longer be printed (GET of every job answered 500). */
+static void
+test_inventory_drops_stale_plans(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_ctl_op *op = NULL;
+    struct lr_job job;
+    char err[1024], *text = NULL;
+    struct lr_intent in = intent("f1", 16);
+
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit_begin(c, &in, &job, &op, err,
+                                              sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    lr_test_ctl_fail(NULL, "always");
+    lr_ctl_op_run(op);
+    lr_test_ctl_fail(NULL, NULL);
+    CU_ASSERT_EQUAL(lr_ctl_op_end(c, op, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_FAILED);
+    int n_stages = job.plan.n_stages, top = 0;
+    for (int s = 0; s < n_stages; s++)
+        if (job.plan.stages[s].dc > top)
+            top = job.plan.stages[s].dc;
+    CU_ASSERT_FATAL(top > 0);
+
+    /* The same DCs at the same indices: the plan stays. */
+    CU_ASSERT_EQUAL(lr_ctl_set_inventory(c, topo, cluster, NULL, NULL, err,
+                                         sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "f1", &job), 0);
+    CU_ASSERT_EQUAL(job.plan.n_stages, n_stages);
+
+    /* Only the DCs before the plan's last: the plan goes, the phase and
+     * the reason stay. */
+    struct lr_cluster *fewer = lr_cluster_clone(cluster);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fewer);
+    fewer->n_dcs = top;
+    fewer->n_links = 0;
+    CU_ASSERT_EQUAL(lr_ctl_set_inventory(c, topo, fewer, NULL, NULL, err,
+                                         sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "f1", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
+    CU_ASSERT_EQUAL(job.plan.n_stages, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "injected failure"));
+    int rc = lr_yang_jobs_to_json(ly, &job, 1, topo, fewer, NULL, 0, &text,
+                                  err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL(rc, 0);
+    free(text);
+    assert_consistent(c);
+    lr_ctl_free(c);
+    lr_cluster_free(fewer);
+
+    /* The store says the same. */
+    struct lr_store *st = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(db, &st, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_store_get_job(st, "f1", &job), 0);
+    CU_ASSERT_EQUAL(job.plan.n_stages, 0);
+    CU_ASSERT_EQUAL(lr_store_delete_job(st, "f1"), 0);
+    lr_store_close(st);
 }
 
 /* A reconciliation in three steps: reads are answered between begin and
@@ -449,6 +516,8 @@ static CU_TestInfo tests[] = {
       test_steps },
     { "a failure in the device step rolls the reservation back",
       test_failure_rolls_back },
+    { "a new inventory drops the plans it no longer fits",
+      test_inventory_drops_stale_plans },
     { "reconcile in three steps: reads meanwhile, the synchronous report, "
       "work in flight ahead not judged", test_reconcile_steps },
     { "the worker: order, the loop's thread, free finishes",
