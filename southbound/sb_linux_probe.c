@@ -11,6 +11,14 @@
  * the receiving application, not just leaving the sender's buffer.  The
  * parent only waits (poll, 100 ms at a time, so that a stop request is
  * seen) and kills both children on a stop or a timeout.
+ *
+ * A child dies with the parent (PR_SET_PDEATHSIG) and keeps no
+ * descriptor but its report pipe and the standard ones: a run killed
+ * with SIGKILL must leave no process in its namespaces, and an inherited
+ * copy of the handle's prefix lock (an flock holds while any descriptor
+ * of its open file does) would have the next run refused as "in use"
+ * for as long as an orphan lived, and for ever with a receiver waiting
+ * in accept().
  */
 #define _GNU_SOURCE 1
 #include <arpa/inet.h>
@@ -25,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -71,10 +80,24 @@ write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
+/* The start of either child, forked by 'parent' (see the top). */
+static void
+child_init(pid_t parent, int report)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+        _exit(6);
+    if (report > 3 && close_range(3, (unsigned) report - 1, 0))
+        _exit(6);
+    if (close_range((unsigned) report + 1, ~0U, 0))
+        _exit(6);
+}
+
 /* The receiver child: reports its port (or 0) on 'report'. */
 static void __attribute__((noreturn))
-receiver(const struct sb_linux_link *l, uint64_t bytes, int report)
+receiver(const struct sb_linux_link *l, uint64_t bytes, pid_t parent,
+         int report)
 {
+    child_init(parent, report);
     struct sockaddr_in a = { .sin_family = AF_INET };
     socklen_t alen = sizeof a;
     int s = -1, c = -1;
@@ -111,8 +134,9 @@ receiver(const struct sb_linux_link *l, uint64_t bytes, int report)
 /* The sender child: reports the seconds (or a negative number). */
 static void __attribute__((noreturn))
 sender(const struct sb_linux_link *l, unsigned short port, uint64_t bytes,
-       int report)
+       pid_t parent, int report)
 {
+    child_init(parent, report);
     struct sockaddr_in a = { .sin_family = AF_INET,
                              .sin_port = htons(port) };
     double t = -1;
@@ -203,9 +227,10 @@ sb_linux_probe(const struct sb_linux *lx, const char *name, uint64_t bytes,
         goto cleanup;
     }
     fflush(NULL);
+    pid_t self = getpid();
     rpid = fork();
     if (rpid == 0)
-        receiver(&l, bytes, rp[1]);
+        receiver(&l, bytes, self, rp[1]);
     if (rpid < 0) {
         rc = sb_errf(err, errlen, errno, "fork: %s", strerror(errno));
         goto cleanup;
@@ -222,7 +247,7 @@ sb_linux_probe(const struct sb_linux *lx, const char *name, uint64_t bytes,
     }
     spid = fork();
     if (spid == 0)
-        sender(&l, port, bytes, sp[1]);
+        sender(&l, port, bytes, self, sp[1]);
     if (spid < 0) {
         rc = sb_errf(err, errlen, errno, "fork: %s", strerror(errno));
         goto cleanup;

@@ -21,9 +21,11 @@
 #include <errno.h>
 #include <net/if.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -201,6 +203,105 @@ test_probe_errors(void)
     sb_linux_free(lx);
 }
 
+/* The processes of 'pid' (from /proc), at most 'max'; how many. */
+static int
+children_of(pid_t pid, pid_t *out, int max)
+{
+    char path[64];
+    int n = 0, c;
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int) pid,
+             (int) pid);
+    FILE *f = fopen(path, "r");
+    while (f && n < max && fscanf(f, "%d", &c) == 1)
+        out[n++] = c;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Whether process 'pid' is in another network namespace than ours. */
+static bool
+in_other_netns(pid_t pid)
+{
+    char path[64], theirs[64] = "", ours[64] = "";
+    snprintf(path, sizeof path, "/proc/%d/ns/net", (int) pid);
+    ssize_t a = readlink(path, theirs, sizeof theirs - 1);
+    ssize_t b = readlink("/proc/self/ns/net", ours, sizeof ours - 1);
+    return a > 0 && b > 0 && strcmp(theirs, ours) != 0;
+}
+
+static void
+test_killed_during_probe(void)
+{
+    /* A run killed (SIGKILL) in the middle of a probe: its probe
+     * processes must neither keep its prefix (the next run is refused as
+     * "in use" while they live) nor outlive it in its namespaces.  We
+     * become the orphans' reaper to see how they end. */
+    int ready[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(ready), 0);
+    CU_ASSERT_EQUAL_FATAL(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* 8 Gb/s at 1 Mb/s per Gb/s: 1 GB takes about 1000 s. */
+        struct sb_linux_config cfg = { prefix, 1, 2, two };
+        struct sb_linux *lx = NULL;
+        char e[256];
+        double t;
+        close(ready[0]);
+        if (sb_linux_new(&cfg, &lx, e, sizeof e)
+            || sb_linux_add(lx, "j/lp1", 0, 1, 8, e, sizeof e)
+            || write(ready[1], "r", 1) != 1)
+            _exit(1);
+        sb_linux_probe(lx, "j/lp1", 1000000000, NULL, &t, NULL, e, sizeof e);
+        _exit(2);
+    }
+    close(ready[1]);
+    char c;
+    CU_ASSERT_EQUAL_FATAL(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    /* Until both probe processes are in the DC namespaces. */
+    pid_t kids[8];
+    int n = 0;
+    for (int i = 0; i < 1000; i++) {
+        n = children_of(pid, kids, 8);
+        if (n == 2 && in_other_netns(kids[0]) && in_other_netns(kids[1]))
+            break;
+        usleep(10000);
+    }
+    CU_ASSERT_EQUAL(n, 2);
+    kill(pid, SIGKILL);
+    CU_ASSERT_EQUAL(waitpid(pid, NULL, 0), pid);
+    /* The next run takes the prefix and clears the leftovers. */
+    struct sb_linux_config cfg = { prefix, 1, 2, two };
+    struct sb_linux *lx = NULL;
+    char err[256] = "";
+    int rc = sb_linux_new(&cfg, &lx, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\nnext run: %s\n", err);
+    CU_ASSERT_EQUAL(rc, 0);
+    sb_linux_free(lx);
+    /* The probe processes died with the run (they are ours now). */
+    for (int k = 0; k < n; k++) {
+        int status = 0, w = 0;
+        for (int i = 0; i < 2000 && w == 0; i++) {
+            w = waitpid(kids[k], &status, WNOHANG);
+            if (w == 0)
+                usleep(10000);
+        }
+        if (w == 0) {
+            CU_FAIL("a probe process outlived its run");
+            kill(kids[k], SIGKILL);
+            waitpid(kids[k], &status, 0);
+        } else {
+            CU_ASSERT_EQUAL(w, kids[k]);
+            CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        }
+    }
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+    sb_linux_cleanup(prefix, NULL, err, sizeof err);
+}
+
 static void
 test_one_per_prefix(void)
 {
@@ -278,6 +379,8 @@ static CU_TestInfo tests[] = {
     { "lightpaths: add, refuse, remove", test_links },
     { "tbf holds TCP to the rate", test_shaping },
     { "probe errors", test_probe_errors },
+    { "a run killed during a probe leaves nothing running",
+      test_killed_during_probe },
     { "one live handle per prefix", test_one_per_prefix },
     { "cleanup of leftovers", test_cleanup },
     CU_TEST_INFO_NULL,
