@@ -22,6 +22,45 @@ if ls -d /tmp/lightrail-demo-* 2>/dev/null | while read -r d; do
 else
     ok "no demo daemon left running"
 fi
+# It stops its daemon (by PID) and removes its directory however it
+# ends.  Output into a closed pipe must not kill it first.
+$LIGHTRAIL demo --lightraild ./lightraild 2> /dev/null | head -n 1 > "$tmp/first"
+dir=$(sed -n 's/.*(state in \(.*\))$/\1/p' "$tmp/first")
+if [ -n "$dir" ] && [ ! -e "$dir" ] && ! pgrep -f -- "$dir" > /dev/null; then
+    ok "'| head -n 1': daemon stopped, its directory removed"
+else
+    notok "'| head -n 1' left ${dir:-?}: $(ls "$dir" 2>&1)"
+    [ -s "$dir/state/lightraild.pid" ] && kill "$(cat "$dir/state/lightraild.pid")"
+    [ -n "$dir" ] && rm -rf "$dir"
+fi
+# A signal while it waits for its daemon (a stand-in that never serves
+# and records its PID and --config) stops both and removes the directory.
+printf '#!/bin/sh\necho "$2" > "%s/fake.config"\necho $$ > "%s/fake.pid"\nexec sleep 60\n' \
+    "$tmp" "$tmp" > "$tmp/fake-daemon"
+chmod +x "$tmp/fake-daemon"
+for sig in TERM INT HUP; do
+    rm -f "$tmp/fake.pid" "$tmp/fake.config"
+    $LIGHTRAIL demo --lightraild "$tmp/fake-daemon" > /dev/null 2> "$tmp/sig.err" &
+    demo=$!
+    for _ in $(seq 1 200); do
+        [ -s "$tmp/fake.pid" ] && break
+        sleep 0.05
+    done
+    kill -"$sig" "$demo"
+    wait "$demo"
+    rc=$?
+    fake=$(cat "$tmp/fake.pid" 2> /dev/null)
+    dir=$(dirname "$(cat "$tmp/fake.config" 2> /dev/null)")
+    if [ "$rc" -eq 1 ] && [ -n "$fake" ] && ! kill -0 "$fake" 2> /dev/null \
+       && [ "$dir" != . ] && [ ! -e "$dir" ] \
+       && grep -q "interrupted" "$tmp/sig.err"; then
+        ok "SIG$sig: exit 1, daemon stopped, directory removed"
+    else
+        notok "SIG$sig: exit $rc, $(cat "$tmp/sig.err"); daemon ${fake:-?} $(kill -0 "$fake" 2> /dev/null && echo alive); $(ls -d "$dir" 2>&1)"
+        [ -n "$fake" ] && kill "$fake" 2> /dev/null
+        [ "$dir" != . ] && rm -rf "$dir"
+    fi
+done
 $LIGHTRAIL demo --format yaml > /dev/null 2> "$tmp/err"
 [ $? -eq 2 ] && grep -q "format wants" "$tmp/err" && ok "bad --format: exit 2" || notok "bad --format"
 lr_summary

@@ -6,6 +6,13 @@
  * throw-away certificate and token, admits sample jobs of different models
  * over the HTTPS API, prints each job's plan, lightpaths and predicted
  * iteration time and the spectrum map, and stops the daemon.
+ *
+ * The daemon is stopped by its PID and the directory removed (or, when
+ * the daemon would not start, kept and named) however the demo ends:
+ * SIGINT, SIGTERM and SIGHUP set a flag that the demo reads between its
+ * steps, and SIGPIPE is ignored, so that output into a closed pipe
+ * (`| head`) makes writes fail instead of killing the demo with its
+ * daemon still running.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -47,6 +54,15 @@ static const struct sample samples[] = {
     { "llama2-70b-a", "llama2-70b", "32", "1", "4", "4" },
 };
 #define N_SAMPLES (int) (sizeof samples / sizeof samples[0])
+
+static volatile sig_atomic_t demo_stop;
+
+static void
+demo_on_signal(int sig)
+{
+    (void) sig;
+    demo_stop = 1;
+}
 
 static void
 usage(FILE *f)
@@ -220,10 +236,22 @@ lr_cmd_demo(int argc, char **argv)
     char cert[PATH_MAX + 16], cfgtext[2048];
     pid_t pid = -1;
     json_object *summary = NULL;
+    struct sigaction sa, ign, old_int, old_term, old_hup, old_pipe;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = demo_on_signal;  /* no SA_RESTART: sleeps return */
+    sigemptyset(&sa.sa_mask);
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    demo_stop = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+    sigaction(SIGPIPE, &ign, &old_pipe);
     if (!mkdtemp(dir)) {
         lr_cli_err(CMD, "cannot make a temporary directory: %s",
                    strerror(errno));
-        return LR_EXIT_FAIL;
+        goto cleanup_signals;
     }
     snprintf(cert, sizeof cert, "%s/cert.pem", dir);
     snprintf(path, sizeof path, "%s/key.pem", dir);
@@ -266,7 +294,7 @@ lr_cmd_demo(int argc, char **argv)
     /* Ready when it has written the port it bound. */
     int port = 0;
     snprintf(path, sizeof path, "%s/state/lightraild.port", dir);
-    for (int i = 0; i < 200 && !port; i++) {
+    for (int i = 0; i < 200 && !port && !demo_stop; i++) {
         FILE *f = fopen(path, "r");
         if (f) {
             if (fscanf(f, "%d", &port) != 1)
@@ -283,6 +311,8 @@ lr_cmd_demo(int argc, char **argv)
         if (!port)
             usleep(50000);
     }
+    if (demo_stop)
+        goto interrupted;
     if (!port) {
         lr_cli_err(CMD, "lightraild did not come up in 10 s; see "
                    "%s/lightraild.log", dir);
@@ -297,7 +327,7 @@ lr_cmd_demo(int argc, char **argv)
     summary = json_object_new_object();
     json_object *list = json_object_new_array();
     int n_active = 0, n_blocked = 0, n_failed = 0, n_lightpaths = 0;
-    for (int i = 0; i < N_SAMPLES; i++) {
+    for (int i = 0; i < N_SAMPLES && !demo_stop; i++) {
         const struct sample *s = &samples[i];
         char body[512];
         snprintf(body, sizeof body,
@@ -363,6 +393,10 @@ lr_cmd_demo(int argc, char **argv)
         json_object_put(doc);
         free(reply);
     }
+    if (demo_stop) {
+        json_object_put(list);
+        goto interrupted;
+    }
     if (json) {
         json_object_object_add(summary, "jobs_submitted",
                                json_object_new_int(N_SAMPLES));
@@ -390,7 +424,11 @@ lr_cmd_demo(int argc, char **argv)
                        "--cacert", cert, NULL };
         lr_cmd_job((int) (sizeof al / sizeof *al) - 1, al);
     }
-    rc = LR_EXIT_OK;
+    rc = demo_stop ? LR_EXIT_FAIL : LR_EXIT_OK;
+    goto cleanup;
+
+interrupted:
+    lr_cli_err(CMD, "interrupted: stopping lightraild");
 
 cleanup:
     if (pid > 0)
@@ -404,5 +442,10 @@ cleanup:
         if (system(cmd) != 0)
             lr_cli_err(CMD, "could not remove %s", dir);
     }
+cleanup_signals:
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    sigaction(SIGPIPE, &old_pipe, NULL);
     return rc;
 }
