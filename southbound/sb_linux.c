@@ -336,7 +336,7 @@ sb_linux_new(const struct sb_linux_config *cfg, struct sb_linux **out,
     if (!valid_prefix(prefix))
         return sb_errf(err, errlen, EINVAL, "emulation prefix '%s': want 1 to "
                        "%d of a-z, 0-9", prefix, SB_LINUX_PREFIX_MAX);
-    if (!(scale <= 10000) || cfg->mbps_per_gbps < 0)
+    if (!(scale <= 10000) || !(cfg->mbps_per_gbps >= 0))
         return sb_errf(err, errlen, EINVAL,
                        "emulation scale %g Mb/s per Gb/s: "
                        "want more than 0 and at most 10000",

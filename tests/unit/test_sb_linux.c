@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
+#include <math.h>
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
@@ -73,6 +74,10 @@ test_bad_config(void)
     CU_ASSERT_EQUAL(sb_linux_new(&none, &lx, err, sizeof err), EINVAL);
     struct sb_linux_config neg = { prefix, -1, 2, two };
     CU_ASSERT_EQUAL(sb_linux_new(&neg, &lx, err, sizeof err), EINVAL);
+    /* Not a number is not "0: the default". */
+    struct sb_linux_config nan_scale = { prefix, NAN, 2, two };
+    CU_ASSERT_EQUAL(sb_linux_new(&nan_scale, &lx, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "scale"));
     CU_ASSERT_PTR_NULL(lx);
     CU_ASSERT_FALSE(ns_exists("dcA"));
     CU_ASSERT_FALSE(ns_exists("dcB"));
