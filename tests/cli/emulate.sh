@@ -155,6 +155,20 @@ if command -v setpriv > /dev/null; then
         notok "not root: exit $rc, $(cat "$tmp/err")"
     fi
 fi
+# No temporary directory (a read-only /tmp in a mount namespace of its
+# own; ./lightrail is found from the working directory): exit 1, one
+# line, and nothing leaked (sanitizer builds fail the exit status).
+if command -v unshare > /dev/null; then
+    unshare -m sh -c "mount -t tmpfs -o ro tmpfs /tmp && exec $LIGHTRAIL demo --emulate --prefix $p" \
+        > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ "$rc" -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] \
+       && grep -q "cannot make a temporary directory" "$tmp/err"; then
+        ok "no temporary directory: exit 1, one line"
+    else
+        notok "no temporary directory: exit $rc, $(cat "$tmp/err")"
+    fi
+fi
 if [ -z "$(leftovers)" ]; then
     ok "nothing left at the end"
 else

@@ -408,7 +408,6 @@ lr_demo_emulate(const struct lr_demo_emulate *opt)
     rc = LR_EXIT_OK;
 
 cleanup:
-    json_object_put(jobs);
     lr_ctl_free(ctl);
     sb_linux_free(dp);
     free(report);
@@ -422,6 +421,7 @@ cleanup:
             lr_cli_err(CMD, "could not remove %s", dir);
     }
 cleanup_signals:
+    json_object_put(jobs);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
