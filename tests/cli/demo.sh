@@ -61,6 +61,19 @@ for sig in TERM INT HUP; do
         [ "$dir" != . ] && rm -rf "$dir"
     fi
 done
+# A temporary directory it cannot write (a 4 KB /tmp in a mount namespace
+# of its own; root only): exit 1 and one line that says why.
+if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null; then
+    unshare -m sh -c "mount -t tmpfs -o size=4k tmpfs /tmp && exec $LIGHTRAIL demo --lightraild ./lightraild" \
+        > /dev/null 2> "$tmp/err"
+    rc=$?
+    if [ "$rc" -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] \
+       && grep -q "No space left" "$tmp/err"; then
+        ok "full /tmp: exit 1, one line"
+    else
+        notok "full /tmp: exit $rc, $(cat "$tmp/err")"
+    fi
+fi
 $LIGHTRAIL demo --format yaml > /dev/null 2> "$tmp/err"
 [ $? -eq 2 ] && grep -q "format wants" "$tmp/err" && ok "bad --format: exit 2" || notok "bad --format"
 lr_summary

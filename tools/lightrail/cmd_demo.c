@@ -255,10 +255,15 @@ lr_cmd_demo(int argc, char **argv)
     }
     snprintf(cert, sizeof cert, "%s/cert.pem", dir);
     snprintf(path, sizeof path, "%s/key.pem", dir);
+    /* write_file() says what failed itself. */
     if (write_file(dir, "metro-topology.json", lr_demo_topology)
-        || write_file(dir, "metro-cluster.json", lr_demo_cluster)
-        || random_token(token, sizeof token)
-        || lr_tls_selfsigned(cert, path, err, sizeof err)) {
+        || write_file(dir, "metro-cluster.json", lr_demo_cluster))
+        goto cleanup;
+    if (random_token(token, sizeof token)) {
+        lr_cli_err(CMD, "cannot read a token from /dev/urandom");
+        goto cleanup;
+    }
+    if (lr_tls_selfsigned(cert, path, err, sizeof err)) {
         lr_cli_err(CMD, "cannot prepare %s: %s", dir, err);
         goto cleanup;
     }
