@@ -679,7 +679,11 @@ sb_linux_sample(struct sb_linux *lx, char *err, size_t errlen)
                          "namespace %s: %s", lx->dcs[k].ns, nl_geterror(nle));
     }
     int64_t now = mono_ms();
-    /* A pair gone is reported, and the others are still sampled. */
+    /* A pair gone (deleted, or an end moved, behind our back) is
+     * reported and forgotten, what is left of it deleted: the handle then
+     * holds only what the kernel has, so that reconciliation, which adds
+     * what an active job misses, makes it again under the same name.
+     * The others are still sampled. */
     bool dumped = rc == 0;
     for (int i = 0; i < lx->n_links && dumped; i++) {
         struct sb_linux_entry *e = &lx->links[i];
@@ -693,6 +697,12 @@ sb_linux_sample(struct sb_linux *lx, char *err, size_t errlen)
                 rc = sb_errf(err, errlen, ENOENT, "emulated lightpath %s: %s "
                              "or %s is gone; reconcile to make it again",
                              l->name, l->src_if, l->dst_if);
+            if (src)
+                link_delete(lx->dcs[l->from_dc].sk, l->src_if);
+            else if (dst)
+                link_delete(lx->dcs[l->to_dc].sk, l->dst_if);
+            *e = lx->links[--lx->n_links];
+            i--;
         } else {
             l->tx_bytes = rtnl_link_get_stat(src, RTNL_LINK_TX_BYTES);
             l->tx_packets = rtnl_link_get_stat(src, RTNL_LINK_TX_PACKETS);

@@ -121,7 +121,11 @@ int sb_linux_add(struct sb_linux *, const char *name, int from, int to,
 int sb_linux_remove(struct sb_linux *, const char *name, char *err,
                     size_t errlen);
 
-/* Reads every link's counters from the kernel into the handle. */
+/* Reads every link's counters from the kernel into the handle.  ENOENT:
+ * a pair is gone from the kernel (deleted, or an end moved, by someone
+ * else); the first one is named in 'err', and every such pair is
+ * forgotten (what is left of it deleted), so that sb_linux_get() says
+ * ENOENT and sb_linux_add() makes it again. */
 int sb_linux_sample(struct sb_linux *, char *err, size_t errlen);
 
 /* Every link with its last sample, in a new array the caller frees with

@@ -20,11 +20,15 @@
 #define LR_TEST_NETNS_H 1
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,6 +66,46 @@ lr_test_netns_leftovers(const char *prefix)
     if (ifs)
         if_freenameindex(ifs);
     return n;
+}
+
+/* Deletes interface 'ifname' in namespace 'ns' as an operator would
+ * (`ip netns exec NS ip link del IF`): a child process enters the
+ * namespace and sends RTM_DELLINK; 0 = the kernel said yes. */
+static inline int
+lr_test_netns_link_del(const char *ns, const char *ifname)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char path[128];
+        snprintf(path, sizeof path, "/run/netns/%s", ns);
+        int fd = open(path, O_RDONLY);
+        if (fd < 0 || setns(fd, CLONE_NEWNET))
+            _exit(1);
+        struct {
+            struct nlmsghdr h;
+            struct ifinfomsg i;
+        } req = {
+            .h = { .nlmsg_len = sizeof req, .nlmsg_type = RTM_DELLINK,
+                   .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK },
+            .i = { .ifi_family = AF_UNSPEC,
+                   .ifi_index = (int) if_nametoindex(ifname) },
+        };
+        struct {
+            struct nlmsghdr h;
+            struct nlmsgerr e;
+        } ack;
+        int sk = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+        if (sk < 0 || req.i.ifi_index == 0
+            || send(sk, &req, sizeof req, 0) != (ssize_t) sizeof req
+            || recv(sk, &ack, sizeof ack, 0) < (ssize_t) sizeof ack
+            || ack.h.nlmsg_type != NLMSG_ERROR || ack.e.error != 0)
+            _exit(1);
+        _exit(0);
+    }
+    int status = -1;
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status)
+           ? WEXITSTATUS(status) : -1;
 }
 
 /* Sets prefix[] to 'letter' + the PID, runs 'run' as described above and

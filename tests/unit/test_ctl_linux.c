@@ -133,6 +133,22 @@ test_admit_release(void)
     CU_ASSERT_EQUAL(sb_linux_get(dp, "ghost/lp1", &l), ENOENT);
     assert_consistent(c);
 
+    /* A pair deleted in the kernel, not through the data plane: a
+     * sample says to reconcile, and reconciliation makes it again. */
+    CU_ASSERT_EQUAL_FATAL(sb_linux_get(dp, "a1/lp1", &l), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_test_netns_link_del(l.src_ns, l.src_if), 0);
+    CU_ASSERT_NOT_EQUAL(lr_ctl_sample(c, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "reconcile"));
+    report = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, 1);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "a1/lp1 of job a1 is "
+                                            "missing: re-made"));
+    free(report);
+    CU_ASSERT_EQUAL(lr_ctl_sample(c, err, sizeof err), 0);
+    assert_consistent(c);
+
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "a1", err, sizeof err), 0);
     CU_ASSERT_EQUAL(n_links(dp), 0);
     assert_consistent(c);

@@ -147,6 +147,33 @@ test_links(void)
 }
 
 static void
+test_gone_behind_its_back(void)
+{
+    /* A pair deleted in the kernel by someone else: the sample says so
+     * and to reconcile, and what reconciliation does (a lightpath the
+     * handle does not hold is added again) must then work. */
+    struct sb_linux *lx = make(1);
+    char err[256] = "";
+    struct sb_linux_link l;
+    CU_ASSERT_EQUAL_FATAL(sb_linux_add(lx, "j/lp1", 0, 1, 100, err,
+                                       sizeof err), 0);
+    CU_ASSERT_EQUAL(sb_linux_add(lx, "j/lp2", 1, 0, 100, err, sizeof err),
+                    0);
+    CU_ASSERT_EQUAL_FATAL(sb_linux_get(lx, "j/lp1", &l), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_test_netns_link_del(l.src_ns, l.src_if), 0);
+    CU_ASSERT_EQUAL(sb_linux_sample(lx, err, sizeof err), ENOENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "j/lp1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "reconcile"));
+    CU_ASSERT_EQUAL(sb_linux_get(lx, "j/lp1", &l), ENOENT);
+    CU_ASSERT_EQUAL(sb_linux_get(lx, "j/lp2", &l), 0);
+    CU_ASSERT_NOT_EQUAL(l.sampled_ms, 0);     /* the other one sampled */
+    CU_ASSERT_EQUAL(sb_linux_add(lx, "j/lp1", 0, 1, 100, err, sizeof err),
+                    0);
+    CU_ASSERT_EQUAL(sb_linux_sample(lx, err, sizeof err), 0);
+    sb_linux_free(lx);
+}
+
+static void
 test_shaping(void)
 {
     struct sb_linux *lx = make(1);
@@ -382,6 +409,8 @@ static CU_TestInfo tests[] = {
     { "bad configurations make nothing", test_bad_config },
     { "a namespace per DC, removed on free", test_namespaces },
     { "lightpaths: add, refuse, remove", test_links },
+    { "a pair deleted behind its back is made again",
+      test_gone_behind_its_back },
     { "tbf holds TCP to the rate", test_shaping },
     { "probe errors", test_probe_errors },
     { "a run killed during a probe leaves nothing running",
