@@ -74,6 +74,10 @@ if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null; then
         notok "full /tmp: exit $rc, $(cat "$tmp/err")"
     fi
 fi
+# --keep and --lightraild belong to the daemon demo: with --emulate (no
+# daemon, its directory always removed) they are refused, not ignored.
+expect_bad "without --emulate" $LIGHTRAIL demo --emulate --keep
+expect_bad "without --emulate" $LIGHTRAIL demo --emulate --lightraild ./lightraild
 $LIGHTRAIL demo --format yaml > /dev/null 2> "$tmp/err"
 [ $? -eq 2 ] && grep -q "format wants" "$tmp/err" && ok "bad --format: exit 2" || notok "bad --format"
 lr_summary

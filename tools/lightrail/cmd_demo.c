@@ -226,6 +226,11 @@ lr_cmd_demo(int argc, char **argv)
         lr_cli_err(CMD, "--scale and --prefix go with --emulate");
         return LR_EXIT_USAGE;
     }
+    if (emulate && (keep || daemon_path)) {
+        lr_cli_err(CMD, "--keep and --lightraild go without --emulate (it "
+                   "starts no daemon and keeps nothing)");
+        return LR_EXIT_USAGE;
+    }
     if (emulate) {
         emu.json = json;
         return lr_demo_emulate(&emu);
