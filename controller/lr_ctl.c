@@ -397,7 +397,11 @@ release_remote(struct lr_ctl *c, const struct lr_job *job)
 
 /* COMMIT to the agent of every remote DC of the chain 'res'; on the
  * first failure the agents committed so far get RELEASE, and the job's
- * reason says why.  0 or the failure's errno. */
+ * reason says why.  The agent that failed gets RELEASE too unless it
+ * answered (an ERROR: it reserved nothing): after a timeout or a broken
+ * connection the outcome is unknown, and an agent that did reserve would
+ * keep the devices until it restarts (RELEASE of a tag it does not hold
+ * is a harmless ENOENT).  0 or the failure's errno. */
 static int
 commit_remote(struct lr_ctl *c, struct lr_job *job,
               const struct lr_cdynp_result *res)
@@ -415,7 +419,8 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
             set_reason(job, "agent %s did not commit its layers %d-%d: %s",
                        c->cluster->dcs[dc].name, res->first[i] + 1,
                        res->last[i] + 1, e ? e : strerror(rc));
-            for (int j = 0; j < i; j++)
+            bool unknown = !lr_agent_party_connected(c->agent[dc]);
+            for (int j = 0; j < i + unknown; j++)
                 if (c->agent[res->dc[j]])
                     lr_agent_party_release(c->agent[res->dc[j]],
                                            job->intent.name);

@@ -8,8 +8,9 @@
 #      chain has committed (and reserved) its part under the job's name;
 #   2. the next job is planned over what the agents have left;
 #   3. deleting a job releases the agents' reservations;
-#   4. faults: an agent down, an agent too slow: the job blocked with the
-#      agent's reason, nothing held, no agent left with a reservation;
+#   4. faults: an agent down, an agent too slow, a COMMIT that timed out:
+#      the job blocked with the agent's reason, nothing held, no agent
+#      left with a reservation;
 #   5. refused: a non-CDynP algorithm, a remote inventory without the
 #      coordinator's TLS material.
 # Every process is ours, stopped by its PID.
@@ -182,6 +183,28 @@ api POST "$JOBS" "$tmp/j5.json"
 job_state j5
 [ "$(jq_job phase)" = active ] && ok "after the agent is back, j5 is active" ||
     notok "j5: $(jq_job phase): $(jq_job reason)"
+# A COMMIT that timed out: the agent reserved the devices but its answer
+# comes after the coordinator's 1 s.  The outcome is unknown, so that
+# agent gets RELEASE too, as the agents committed before it do.
+api DELETE "$JOBS/job=j5"
+stop_agent $PID3
+LISTEN=127.0.0.1:$P3 start_agent dc3-commit "$A/dc3.json" \
+    --delay-commit-ms 3000 && PID3=$APID
+intent j7 1 64 > "$tmp/j7.json"
+api POST "$JOBS" "$tmp/j7.json"
+job_state j7
+held=
+for dc in dc2 dc3-commit; do
+    c=$(grep -c "'j7' committed" "$A/$dc.log")
+    r=$(grep -c "'j7' released" "$A/$dc.log")
+    [ "$c" -eq "$r" ] || held="$held $dc ($c commit(s), $r release(s))"
+done
+if [ "$(jq_job phase)" = blocked ] && grep -q "timed out" "$tmp/job" &&
+   [ "$(commits dc3-commit j7)" -ge 1 ] && [ -z "$held" ]; then
+    ok "j7's COMMIT timed out at dc3: blocked, every agent released it"
+else
+    notok "j7: $(jq_job phase), reason '$(jq_job reason)', still held by:$held"
+fi
 stop_daemon
 if $CHECK --config "$D/lightraild.json" > "$tmp/check" 2>&1; then
     ok "lightrail-check: store and devices agree after the faults"

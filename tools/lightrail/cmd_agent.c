@@ -30,7 +30,8 @@
  *
  * Test hooks: --record FILE appends every decoded message received as a
  * JSON line (lr_agent_record()); --delay-ms N holds each answer back N ms
- * (a timer, the loop keeps serving other connections); --state-dir DIR
+ * (a timer, the loop keeps serving other connections), --delay-commit-ms
+ * N a COMMIT's answer only, after its devices are reserved; --state-dir DIR
  * receives agent.pid and agent.port (the port bound, for --listen ...:0)
  * once the agent serves, both removed when it stops on SIGTERM or SIGINT.
  */
@@ -127,6 +128,7 @@ struct agent {
     struct lr_cluster *cluster;   /* the one-DC inventory */
     FILE *record;
     int delay_ms;
+    int delay_commit_ms;          /* --delay-commit-ms; 0: as delay_ms */
     double max_cells;             /* --max-step-cells; 0: no bound */
     const char *state_dir;
     int port;
@@ -213,12 +215,12 @@ conn_free(struct conn *c)
 
 static void conn_read(struct bufferevent *bev, void *arg);
 
-/* Queues the answer in a->frame[0..n) now or after --delay-ms. */
+/* Queues the answer in a->frame[0..n) now or after 'delay_ms'. */
 static void
-conn_answer(struct conn *c, size_t n)
+conn_answer_after(struct conn *c, size_t n, int delay_ms)
 {
     struct agent *a = c->a;
-    if (a->delay_ms <= 0) {
+    if (delay_ms <= 0) {
         bufferevent_write(c->bev, a->frame, n);
         return;
     }
@@ -226,8 +228,15 @@ conn_answer(struct conn *c, size_t n)
      * order of their requests. */
     evbuffer_add(c->held, a->frame, n);
     bufferevent_disable(c->bev, EV_READ);
-    struct timeval tv = { a->delay_ms / 1000, (a->delay_ms % 1000) * 1000 };
+    struct timeval tv = { delay_ms / 1000, (delay_ms % 1000) * 1000 };
     evtimer_add(c->delay, &tv);
+}
+
+/* Queues the answer in a->frame[0..n) now or after --delay-ms. */
+static void
+conn_answer(struct conn *c, size_t n)
+{
+    conn_answer_after(c, n, c->a->delay_ms);
 }
 
 static void
@@ -525,7 +534,10 @@ conn_handle(struct conn *c, const struct lr_wire_msg *m)
                    lr_wire_type_name(ans.type));
         return;
     }
-    conn_answer(c, n);
+    /* --delay-commit-ms: the devices are reserved now, the coordinator
+     * hears of it late (or never, past its timeout). */
+    conn_answer_after(c, n, m->type == LR_WIRE_COMMIT && a->delay_commit_ms > 0
+                            ? a->delay_commit_ms : a->delay_ms);
 }
 
 /* Ends a connection whose peer broke the framing: an ERROR saying why,
@@ -850,6 +862,7 @@ usage(FILE *f)
 "usage: lightrail agent --config DC.json --listen ADDR:PORT\n"
 "                       [--state-dir DIR] [--max-step-cells N]\n"
 "                       [--record FILE] [--delay-ms N]\n"
+"                       [--delay-commit-ms N]\n"
 "\n"
 "Serves one data center in distributed CDynP: keeps the DC's inventory\n"
 "private and answers the coordinator (lightrail plan --distributed,\n"
@@ -867,6 +880,8 @@ usage(FILE *f)
 "                    may not hold the agent from its other coordinators\n"
 "  --record FILE     append every message received as a JSON line (tests)\n"
 "  --delay-ms N      hold each answer back N ms (tests of timeouts)\n"
+"  --delay-commit-ms N  hold the answer to a COMMIT back N ms, after its\n"
+"                    devices are reserved (tests of a COMMIT timed out)\n"
 "\n"
 "Logs to stderr; stops on SIGTERM or SIGINT.  exit status: 0 stopped by\n"
 "a signal, 2 bad input, 1 cannot listen or other failure\n");
@@ -874,7 +889,7 @@ usage(FILE *f)
 
 struct agent_opts {
     const char *config, *listen, *state_dir, *record;
-    long delay_ms;
+    long delay_ms, delay_commit_ms;
     double max_cells;
 };
 
@@ -882,13 +897,14 @@ static int
 parse_args(int argc, char **argv, struct agent_opts *o)
 {
     enum { O_CONFIG = 256, O_LISTEN, O_STATE, O_RECORD, O_DELAY, O_CELLS,
-           O_HELP };
+           O_DELAY_COMMIT, O_HELP };
     static const struct option longopts[] = {
         { "config", required_argument, NULL, O_CONFIG },
         { "listen", required_argument, NULL, O_LISTEN },
         { "state-dir", required_argument, NULL, O_STATE },
         { "record", required_argument, NULL, O_RECORD },
         { "delay-ms", required_argument, NULL, O_DELAY },
+        { "delay-commit-ms", required_argument, NULL, O_DELAY_COMMIT },
         { "max-step-cells", required_argument, NULL, O_CELLS },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
@@ -905,6 +921,13 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         case O_DELAY:
             if (lr_cli_parse_long(optarg, 0, 3600000, &o->delay_ms)) {
                 lr_cli_err(CMD, "--delay-ms wants milliseconds in "
+                           "0..3600000, not '%s'", optarg);
+                return LR_EXIT_USAGE;
+            }
+            break;
+        case O_DELAY_COMMIT:
+            if (lr_cli_parse_long(optarg, 0, 3600000, &o->delay_commit_ms)) {
+                lr_cli_err(CMD, "--delay-commit-ms wants milliseconds in "
                            "0..3600000, not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
@@ -994,6 +1017,7 @@ lr_cmd_agent(int argc, char **argv)
         return rc < 0 ? LR_EXIT_OK : rc;
 
     struct agent a = { .delay_ms = (int) o.delay_ms,
+                       .delay_commit_ms = (int) o.delay_commit_ms,
                        .max_cells = o.max_cells, .state_dir = o.state_dir };
     struct ly_ctx *ctx = NULL;
     char err[8192];
