@@ -657,12 +657,30 @@ lr_agent_party_commit(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
                           last, tag, n_stages);
 }
 
+/* A connection kept idle (from the last job, or since a job's COMMIT)
+ * may have been closed by the agent meanwhile (it restarted, or its idle
+ * limit of 600 s passed): an idle connection has nothing to read, so
+ * anything readable (EOF, a reset, a stray frame) means start afresh
+ * rather than fail the request. */
+static void
+drop_if_stale(struct agent_party *ap)
+{
+    if (ap->state == AP_UP) {
+        struct pollfd pfd = { .fd = ap->fd, .events = POLLIN };
+        if (SSL_pending(ap->ssl) > 0 || poll(&pfd, 1, 0) != 0)
+            disconnect(ap);
+    }
+}
+
 int
 lr_agent_party_release(struct lr_cdynp_party *p, const char *tag)
 {
     struct agent_party *ap = ap_of(p);
     ap->failed = 0;
     ap->why[0] = '\0';
+    /* A job's RELEASE comes when it is deleted, often hours after the
+     * connection last carried anything. */
+    drop_if_stale(ap);
     int rc = ensure_hello(ap);
     if (rc)
         return rc;
@@ -771,15 +789,7 @@ void
 lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
 {
     struct agent_party *ap = ap_of(p);
-    /* A connection kept from the last job may have been closed by the
-     * agent meanwhile (it restarted, or its idle limit passed): an idle
-     * connection has nothing to read, so anything readable (EOF, a reset,
-     * a stray frame) means start afresh rather than fail the job. */
-    if (ap->state == AP_UP) {
-        struct pollfd pfd = { .fd = ap->fd, .events = POLLIN };
-        if (SSL_pending(ap->ssl) > 0 || poll(&pfd, 1, 0) != 0)
-            disconnect(ap);
-    }
+    drop_if_stale(ap);
     ap->tm = tm;
     ap->job++;
     ap->job_sent = false;

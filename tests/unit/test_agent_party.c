@@ -8,11 +8,16 @@
  * Real agents are driven by tests/cli/agent.sh.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <openssl/ssl.h>
 
 #include <json-c/json.h>
 
@@ -200,11 +205,317 @@ test_unreachable(void)
     unlink(key);
 }
 
+
+/* ---- fake agents ---- */
+
+/* Certificates made once for the fake agents: a CA, the agent "dc1" and
+ * the coordinator, in fk_dir; fk_ok false when openssl cannot make
+ * them (the tests are then skipped). */
+static char fk_dir[256];
+static bool fk_ok;
+
+static const char *
+fk_path(const char *file)
+{
+    static char bufs[4][512];
+    static int next;
+    char *b = bufs[next++ % 4];
+    snprintf(b, sizeof bufs[0], "%s/%s", fk_dir, file);
+    return b;
+}
+
+static bool
+fk_certs(void)
+{
+    if (fk_dir[0])
+        return fk_ok;
+    snprintf(fk_dir, sizeof fk_dir, "/tmp/lr-test-party-%d.d", (int) getpid());
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "set -e; mkdir -p %s; cd %s; "
+             "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 "
+             "-nodes -keyout ca.key -out ca.pem -days 1 -subj /CN=ca "
+             "-addext basicConstraints=critical,CA:TRUE "
+             "-addext keyUsage=critical,keyCertSign; "
+             "for n in dc1 coordinator; do "
+             "openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
+             "-keyout $n.key -out $n.csr -subj /CN=$n; "
+             "printf 'subjectAltName=DNS:%%s\\nbasicConstraints=CA:FALSE\\n' "
+             "$n > $n.ext; "
+             "openssl x509 -req -in $n.csr -CA ca.pem -CAkey ca.key "
+             "-CAcreateserial -out $n.pem -days 1 -extfile $n.ext; done "
+             ">/dev/null 2>&1", fk_dir, fk_dir);
+    fk_ok = system(cmd) == 0;
+    if (!fk_ok)
+        fprintf(stderr, "openssl cannot make certificates: skipped\n");
+    return fk_ok;
+}
+
+static void
+fk_cleanup(void)
+{
+    if (!fk_dir[0])
+        return;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", fk_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", fk_dir);
+}
+
+/* One accepted connection of a fake agent: its TLS session, and a pipe
+ * to tell the test process that a step is done. */
+struct fk_conn {
+    SSL *ssl;
+    int fd;
+    int index;            /* 0 for the first connection accepted */
+    int note;             /* write end of the pipe to the test */
+};
+
+/* What a fake agent does with each connection; it returns when done
+ * with it (the connection is then closed). */
+typedef void fk_script(struct fk_conn *);
+
+struct fake {
+    pid_t pid;
+    int port;
+    int note;             /* read end of the pipe from the agent */
+};
+
+static struct lr_layer fk_layers[LR_MODEL_MAX_LAYERS];
+static struct lr_cdynp_summary fk_sum;
+static uint8_t fk_buf[LR_WIRE_MAX_FRAME + 4];
+
+/* Reads one request into 'm' (false at EOF or on a bad frame). */
+static bool
+fk_read(struct fk_conn *c, struct lr_wire_msg *m)
+{
+    size_t got = 0, want = 4;
+    int err;
+    while (got < want) {
+        int n = SSL_read(c->ssl, fk_buf + got, (int) (want - got));
+        if (n <= 0)
+            return false;
+        got += (size_t) n;
+        if (got == 4 && want == 4) {
+            want = lr_wire_frame_size(fk_buf, 4, &err);
+            if (err)
+                return false;
+        }
+    }
+    memset(m, 0, sizeof *m);
+    m->layers = fk_layers;
+    m->layers_cap = LR_MODEL_MAX_LAYERS;
+    m->summary = &fk_sum;
+    return lr_wire_decode(fk_buf, want, m) == 0;
+}
+
+/* Writes 'm' as one frame, in pieces of 'chunk' bytes (0: at once),
+ * 'pause_ms' apart. */
+static void
+fk_send(struct fk_conn *c, const struct lr_wire_msg *m, size_t chunk,
+        int pause_ms)
+{
+    uint8_t out[1024];
+    size_t n = lr_wire_encode(m, out, sizeof out);
+    if (!n)
+        _exit(3);
+    for (size_t at = 0; at < n;) {
+        size_t k = chunk && chunk < n - at ? chunk : n - at;
+        if (SSL_write(c->ssl, out + at, (int) k) != (int) k)
+            return;
+        at += k;
+        if (pause_ms && at < n)
+            usleep((useconds_t) pause_ms * 1000);
+    }
+}
+
+static void
+fk_hello_ok(struct fk_conn *c, uint32_t id)
+{
+    struct lr_wire_msg a = { .type = LR_WIRE_HELLO_OK, .id = id,
+                             .compute = 1e15 };
+    snprintf(a.name, sizeof a.name, "dc1");
+    fk_send(c, &a, 0, 0);
+}
+
+/* Tells the test a step is done. */
+static void
+fk_note(struct fk_conn *c)
+{
+    if (write(c->note, "x", 1) != 1)
+        _exit(3);
+}
+
+/* Waits for the fake agent's next note. */
+static void
+fk_wait_note(struct fake *f)
+{
+    char x;
+    CU_ASSERT_EQUAL(read(f->note, &x, 1), 1);
+}
+
+/* A fake agent for 'conns' connections, each served by 'script'. */
+static bool
+fk_start(struct fake *f, fk_script *script, int conns)
+{
+    int pfd[2];
+    int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = { .sin_family = AF_INET,
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t sl = sizeof sa;
+    if (ls < 0 || bind(ls, (struct sockaddr *) &sa, sizeof sa)
+        || listen(ls, 8) || getsockname(ls, (struct sockaddr *) &sa, &sl)
+        || pipe(pfd)) {
+        perror("fake agent");
+        return false;
+    }
+    fflush(NULL);
+    f->pid = fork();
+    if (f->pid < 0)
+        return false;
+    if (f->pid == 0) {
+        close(pfd[0]);
+        signal(SIGPIPE, SIG_IGN);
+        char err[512];
+        SSL_CTX *ctx = lr_agent_tls_ctx(TLS_server_method(),
+                                        fk_path("dc1.pem"),
+                                        fk_path("dc1.key"), err, sizeof err);
+        if (!ctx || SSL_CTX_load_verify_locations(ctx, fk_path("ca.pem"),
+                                                  NULL) != 1)
+            _exit(3);
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER
+                           | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+        SSL_CTX_set_num_tickets(ctx, 0);
+        for (int i = 0; i < conns; i++) {
+            struct fk_conn c = { .index = i, .note = pfd[1] };
+            if ((c.fd = accept(ls, NULL, NULL)) < 0)
+                _exit(3);
+            c.ssl = SSL_new(ctx);
+            SSL_set_fd(c.ssl, c.fd);
+            if (SSL_accept(c.ssl) == 1)
+                script(&c);
+            SSL_shutdown(c.ssl);
+            SSL_free(c.ssl);
+            close(c.fd);
+        }
+        /* Until the test stops us: a closed listener would refuse. */
+        pause();
+        _exit(0);
+    }
+    close(ls);
+    close(pfd[1]);
+    f->note = pfd[0];
+    f->port = ntohs(sa.sin_port);
+    return true;
+}
+
+static void
+fk_stop(struct fake *f)
+{
+    kill(f->pid, SIGTERM);
+    waitpid(f->pid, NULL, 0);
+    close(f->note);
+}
+
+/* A party of the coordinator for fake agent 'f', with a job set. */
+static struct lr_cdynp_party *
+fk_party(const struct fake *f, const struct lr_tm *tm, double timeout)
+{
+    char err[512];
+    struct lr_cdynp_party *p = lr_agent_party_new(
+        "127.0.0.1", f->port, "dc1", fk_path("coordinator.pem"),
+        fk_path("coordinator.key"), fk_path("ca.pem"), timeout, err,
+        sizeof err);
+    if (!p)
+        fprintf(stderr, "party: %s\n", err);
+    else
+        lr_agent_party_set_job(p, tm);
+    return p;
+}
+
+/* The job of the fake agents' tests. */
+static struct lr_instance fk_in;
+static struct lr_tm *fk_tm;
+
+static bool
+fk_begin(void)
+{
+    if (!fk_certs())
+        return false;
+    /* As lightrail and lightraild do (lr_agent_party.h). */
+    signal(SIGPIPE, SIG_IGN);
+    if (!fk_tm) {
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random(1, &fk_in), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_tm_new(fk_in.model, fk_in.cluster,
+                                        &fk_in.train, &fk_tm), 0);
+    }
+    return true;
+}
+
+/* HELLO answered, then the agent closes the connection (as it does to
+ * one idle for 600 s, or when it restarts); a second connection gets
+ * RELEASE answered. */
+static void
+script_close_then_release(struct fk_conn *c)
+{
+    struct lr_wire_msg m;
+    if (c->index == 0) {
+        if (fk_read(c, &m) && m.type == LR_WIRE_HELLO)
+            fk_hello_ok(c, m.id);
+        SSL_shutdown(c->ssl);
+        shutdown(c->fd, SHUT_RDWR);
+        fk_note(c);
+        return;
+    }
+    while (fk_read(c, &m)) {
+        if (m.type == LR_WIRE_HELLO) {
+            fk_hello_ok(c, m.id);
+        } else if (m.type == LR_WIRE_RELEASE) {
+            struct lr_wire_msg a = { .type = LR_WIRE_OK, .id = m.id };
+            fk_send(c, &a, 0, 0);
+        }
+    }
+}
+
+/* A RELEASE long after the last job (a job that lived past the agent's
+ * idle limit, then was deleted): the agent closed that connection
+ * meanwhile, and RELEASE must go over a new one, not fail on the old. */
+static void
+test_release_after_agent_closed(void)
+{
+    struct fake f;
+    if (!fk_begin() || !fk_start(&f, script_close_then_release, 2))
+        return;
+    struct lr_cdynp_party *p = fk_party(&f, fk_tm, 5);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    double flops;
+    CU_ASSERT_EQUAL(p->cls->compute(p, &flops), 0);
+    fk_wait_note(&f);
+    int rc = lr_agent_party_release(p, "j1");
+    if (rc)
+        fprintf(stderr, "release: %s\n", lr_agent_party_error(p));
+    CU_ASSERT_EQUAL(rc, 0);
+    p->cls->free(p);
+    fk_stop(&f);
+}
+
+static int
+suite_teardown(void)
+{
+    if (fk_tm) {
+        lr_tm_free(fk_tm);
+        lr_instance_free(&fk_in);
+    }
+    fk_cleanup();
+    return 0;
+}
+
 static CU_TestInfo tests[] = {
     { "record fields", test_record_fields },
     { "new refusals", test_new_refusals },
     { "unreachable agent", test_unreachable },
+    { "release after the agent closed", test_release_after_agent_closed },
     CU_TEST_INFO_NULL,
 };
 
-LR_TEST_MAIN("agent party", tests)
+LR_TEST_MAIN_WITH("agent party", tests, NULL, suite_teardown)
