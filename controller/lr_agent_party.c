@@ -324,9 +324,15 @@ ap_advance(struct agent_party *ap, short *events)
                     "certificate is refused: %s (expected name '%s')",
                     ap->address, ap->port, X509_verify_cert_error_string(v),
                     ap->name);
-    if (e == SSL_ERROR_SYSCALL && !ERR_peek_last_error())
-        snprintf(why, sizeof why, "%s", errno ? strerror(errno)
-                 : "the agent closed the connection");
+    /* A close without an alert: the agent at its connection limit
+     * closes what it accepts (SSL_OP_IGNORE_UNEXPECTED_EOF makes that
+     * a ZERO_RETURN, which OpenSSL gives no reason for). */
+    if ((e == SSL_ERROR_SYSCALL && !ERR_peek_last_error() && !errno)
+        || e == SSL_ERROR_ZERO_RETURN)
+        snprintf(why, sizeof why, "the agent closed the connection (at its "
+                 "connection limit? see its log)");
+    else if (e == SSL_ERROR_SYSCALL && !ERR_peek_last_error())
+        snprintf(why, sizeof why, "%s", strerror(errno));
     else
         lr_tls_reason(why, sizeof why);
     return fail(ap, EPROTO, "TLS handshake with %s port %d: %s", ap->address,

@@ -232,7 +232,7 @@ fk_certs(void)
     snprintf(fk_dir, sizeof fk_dir, "/tmp/lr-test-party-%d.d", (int) getpid());
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
-             "set -e; mkdir -p %s; cd %s; "
+             "{ set -e; mkdir -p %s; cd %s; "
              "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 "
              "-nodes -keyout ca.key -out ca.pem -days 1 -subj /CN=ca "
              "-addext basicConstraints=critical,CA:TRUE "
@@ -243,7 +243,7 @@ fk_certs(void)
              "printf 'subjectAltName=DNS:%%s\\nbasicConstraints=CA:FALSE\\n' "
              "$n > $n.ext; "
              "openssl x509 -req -in $n.csr -CA ca.pem -CAkey ca.key "
-             "-CAcreateserial -out $n.pem -days 1 -extfile $n.ext; done "
+             "-CAcreateserial -out $n.pem -days 1 -extfile $n.ext; done; } "
              ">/dev/null 2>&1", fk_dir, fk_dir);
     fk_ok = system(cmd) == 0;
     if (!fk_ok)
@@ -499,6 +499,46 @@ test_release_after_agent_closed(void)
     fk_stop(&f);
 }
 
+/* TCP accepted and closed before any TLS: the agent at its connection
+ * limit does that.  The reason must say the agent closed, not an errno
+ * left from before. */
+static void
+test_closed_during_handshake(void)
+{
+    if (!fk_begin())
+        return;
+    int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = { .sin_family = AF_INET,
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t sl = sizeof sa;
+    CU_ASSERT_FATAL(ls >= 0 && !bind(ls, (struct sockaddr *) &sa, sizeof sa)
+                    && !listen(ls, 8)
+                    && !getsockname(ls, (struct sockaddr *) &sa, &sl));
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        for (;;) {
+            int fd = accept(ls, NULL, NULL);
+            if (fd >= 0)
+                close(fd);
+        }
+    }
+    close(ls);
+    struct fake f = { .pid = pid, .port = ntohs(sa.sin_port), .note = -1 };
+    struct lr_cdynp_party *p = fk_party(&f, fk_tm, 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    double flops;
+    int rc = p->cls->compute(p, &flops);
+    const char *why = lr_agent_party_error(p);
+    CU_ASSERT_EQUAL(rc, EPROTO);
+    CU_ASSERT(why && strstr(why, "TLS handshake with 127.0.0.1"));
+    CU_ASSERT(why && strstr(why, "the agent closed the connection"));
+    p->cls->free(p);
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+}
+
 static int
 suite_teardown(void)
 {
@@ -515,6 +555,7 @@ static CU_TestInfo tests[] = {
     { "new refusals", test_new_refusals },
     { "unreachable agent", test_unreachable },
     { "release after the agent closed", test_release_after_agent_closed },
+    { "closed during the handshake", test_closed_during_handshake },
     CU_TEST_INFO_NULL,
 };
 
