@@ -499,6 +499,81 @@ test_release_after_agent_closed(void)
     fk_stop(&f);
 }
 
+/* HELLO answered with another id, then another type, then a frame
+ * dripped a byte at a time past the deadline, then in two pieces within
+ * it (one connection each). */
+static void
+script_misbehave(struct fk_conn *c)
+{
+    struct lr_wire_msg m;
+    if (!fk_read(c, &m) || m.type != LR_WIRE_HELLO)
+        return;
+    switch (c->index) {
+    case 0:
+        fk_hello_ok(c, m.id + 1);
+        break;
+    case 1: {
+        struct lr_wire_msg a = { .type = LR_WIRE_OK, .id = m.id };
+        fk_send(c, &a, 0, 0);
+        break;
+    }
+    case 2: {
+        struct lr_wire_msg a = { .type = LR_WIRE_HELLO_OK, .id = m.id,
+                                 .compute = 1e15 };
+        snprintf(a.name, sizeof a.name, "dc1");
+        /* 29 bytes, 150 ms apart: over 4 s, each byte well within the
+         * party's timeout of 1 s, the whole answer not. */
+        fk_send(c, &a, 1, 150);
+        break;
+    }
+    case 3: {
+        struct lr_wire_msg a = { .type = LR_WIRE_HELLO_OK, .id = m.id,
+                                 .compute = 1e15 };
+        snprintf(a.name, sizeof a.name, "dc1");
+        fk_send(c, &a, 6, 50);
+        break;
+    }
+    }
+    /* Until the party hangs up. */
+    while (fk_read(c, &m))
+        ;
+}
+
+static void
+test_misbehaving_agent(void)
+{
+    struct fake f;
+    if (!fk_begin() || !fk_start(&f, script_misbehave, 4))
+        return;
+    struct lr_cdynp_party *p = fk_party(&f, fk_tm, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    double flops = 0;
+    const char *why;
+
+    CU_ASSERT_EQUAL(p->cls->compute(p, &flops), EPROTO);
+    why = lr_agent_party_error(p);
+    CU_ASSERT(why && strstr(why, "answered request 2 instead of 1"));
+    CU_ASSERT(!lr_agent_party_connected(p));
+
+    lr_agent_party_set_job(p, fk_tm);
+    CU_ASSERT_EQUAL(p->cls->compute(p, &flops), EPROTO);
+    why = lr_agent_party_error(p);
+    CU_ASSERT(why && strstr(why, "answered ok to hello"));
+
+    /* The deadline is the whole answer's, not each read's. */
+    lr_agent_party_set_job(p, fk_tm);
+    CU_ASSERT_EQUAL(p->cls->compute(p, &flops), ETIMEDOUT);
+    why = lr_agent_party_error(p);
+    CU_ASSERT(why && strstr(why, "timed out"));
+
+    lr_agent_party_set_job(p, fk_tm);
+    CU_ASSERT_EQUAL(p->cls->compute(p, &flops), 0);
+    CU_ASSERT_DOUBLE_EQUAL(flops, 1e15, 0);
+    CU_ASSERT_STRING_EQUAL(lr_agent_party_dc_name(p), "dc1");
+    p->cls->free(p);
+    fk_stop(&f);
+}
+
 /* TCP accepted and closed before any TLS: the agent at its connection
  * limit does that.  The reason must say the agent closed, not an errno
  * left from before. */
@@ -555,6 +630,7 @@ static CU_TestInfo tests[] = {
     { "new refusals", test_new_refusals },
     { "unreachable agent", test_unreachable },
     { "release after the agent closed", test_release_after_agent_closed },
+    { "misbehaving agent", test_misbehaving_agent },
     { "closed during the handshake", test_closed_during_handshake },
     CU_TEST_INFO_NULL,
 };
