@@ -490,9 +490,14 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
         return rc;
     int err;
     size_t size = lr_wire_frame_size(ap->buf, 4, &err);
+    uint32_t announced = (uint32_t) ap->buf[0] << 24
+                         | (uint32_t) ap->buf[1] << 16
+                         | (uint32_t) ap->buf[2] << 8 | ap->buf[3];
     if (err || size > AP_BUF)
-        return fail(ap, EPROTO, "%s port %d announced a frame larger than "
-                    "any answer", ap->address, ap->port);
+        return fail(ap, EPROTO, "%s port %d announced a frame of %u bytes, "
+                    "%s", ap->address, ap->port, announced,
+                    announced <= LR_WIRE_MAX_FRAME && err
+                    ? "less than a header" : "larger than any answer");
     if ((rc = read_all(ap, ap->buf + 4, size - 4, deadline)))
         return rc;
     ans->layers = NULL;

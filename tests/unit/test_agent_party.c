@@ -619,6 +619,56 @@ test_closed_during_handshake(void)
     waitpid(pid, NULL, 0);
 }
 
+/* Answers HELLO with a frame whose length field is 'fk_length'. */
+static uint32_t fk_length;
+
+static void
+script_bad_length(struct fk_conn *c)
+{
+    struct lr_wire_msg m;
+    if (!fk_read(c, &m))
+        return;
+    uint8_t out[4] = { (uint8_t) (fk_length >> 24), (uint8_t) (fk_length >> 16),
+                       (uint8_t) (fk_length >> 8), (uint8_t) fk_length };
+    if (SSL_write(c->ssl, out, 4) != 4)
+        return;
+    while (fk_read(c, &m))
+        ;
+}
+
+/* A length field too small for a header is not "larger than any
+ * answer"; one too large is. */
+static void
+test_bad_frame_length(void)
+{
+    static const struct {
+        uint32_t length;
+        const char *want;
+    } cases[] = {
+        { 0, "announced a frame of 0 bytes, less than a header" },
+        { 11, "announced a frame of 11 bytes, less than a header" },
+        { 2u << 20, "announced a frame of 2097152 bytes, larger than any "
+                    "answer" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct fake f;
+        fk_length = cases[i].length;
+        if (!fk_begin() || !fk_start(&f, script_bad_length, 1))
+            return;
+        struct lr_cdynp_party *p = fk_party(&f, fk_tm, 2);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        double flops;
+        CU_ASSERT_EQUAL(p->cls->compute(p, &flops), EPROTO);
+        const char *why = lr_agent_party_error(p);
+        if (!why || !strstr(why, cases[i].want))
+            fprintf(stderr, "length %u: '%s', want '%s'\n", cases[i].length,
+                    why, cases[i].want);
+        CU_ASSERT(why && strstr(why, cases[i].want));
+        p->cls->free(p);
+        fk_stop(&f);
+    }
+}
+
 static int
 suite_teardown(void)
 {
@@ -637,6 +687,7 @@ static CU_TestInfo tests[] = {
     { "release after the agent closed", test_release_after_agent_closed },
     { "misbehaving agent", test_misbehaving_agent },
     { "closed during the handshake", test_closed_during_handshake },
+    { "bad frame length", test_bad_frame_length },
     CU_TEST_INFO_NULL,
 };
 
