@@ -232,6 +232,42 @@ else
     notok "an agent killed mid-chain: exit $rc, $(cat "$tmp/err")"
 fi
 
+# An agent that refuses the job with EINVAL (another version's limits):
+# the agent's failure (exit 3), not a fault of the cluster file (exit 2),
+# though EINVAL is also what an agent serving another DC gives.  Then an
+# agent that says it serves dc7 where the cluster file has dc2: that is
+# the file's fault.
+if command -v python3 > /dev/null; then
+    for dc in dc2 dc7; do
+        rm -f "$tmp/fake.port"
+        python3 "$srcdir/tests/cli/agent_fake.py" "$C" dc2 $dc 22 \
+            "$tmp/fake.port" 2> "$tmp/fake.err" &
+        FAKEPID=$!
+        PIDS="$PIDS $FAKEPID"
+        if ! await_file "$tmp/fake.port" $FAKEPID "$tmp/fake.err" "fake agent" 600; then
+            notok "the fake agent did not start: $(cat "$tmp/fake.err")"
+            continue
+        fi
+        FAKE=$(cat "$tmp/fake.port")
+        cluster "$P1" "$FAKE" "$P3" > "$tmp/fake.json"
+        if [ $dc = dc2 ]; then
+            expect_no_plan "no plan: agent dc2 failed: 127.0.0.1 port $FAKE refused job: job: this agent refuses it" 3 \
+                $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/fake.json" $TLS
+        else
+            $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/fake.json" \
+                $TLS > "$tmp/out" 2> "$tmp/err"
+            rc=$?
+            if [ $rc -eq 2 ] && grep -q -F "$tmp/fake.json: the agent at 127.0.0.1 port $FAKE serves data center 'dc7', not 'dc2'" "$tmp/err"; then
+                ok "an agent of another DC: exit 2, $(cat "$tmp/err")"
+            else
+                notok "an agent of another DC: exit $rc, $(cat "$tmp/err")"
+            fi
+        fi
+        kill $FAKEPID 2>/dev/null
+        wait $FAKEPID 2>/dev/null
+    done
+fi
+
 # The coordinator with a certificate of another CA: the agent refuses it.
 expect_no_plan "no plan: agent dc1 unreachable" 3 \
     $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json" \

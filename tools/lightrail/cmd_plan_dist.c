@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,7 +184,14 @@ lr_plan_distributed(const struct lr_plan_dist *d, const struct lr_tm *tm,
     int e = lr_agent_plan(cl, parties, &co, &view, res, plan, &why, err,
                           sizeof err);
     double search = lr_cli_now() - t0;
-    if (e == EINVAL) {
+    /* EINVAL is the cluster file's fault when an agent serves another DC
+     * than it says; an agent that failed with EINVAL (an ERROR answer)
+     * has its reason recorded, and is a failure like any other. */
+    bool agent_failed = false;
+    for (int k = 0; k < cl->n_dcs; k++)
+        if (lr_agent_party_is(parties[k]) && lr_agent_party_error(parties[k]))
+            agent_failed = true;
+    if (e == EINVAL && !agent_failed) {
         lr_cli_err(CMD, "%s: %s", d->cluster_file, err);
         rc = LR_EXIT_USAGE;
         goto cleanup;
