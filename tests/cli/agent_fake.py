@@ -13,7 +13,7 @@ import ssl
 import struct
 import sys
 
-HELLO, HELLO_OK, ERROR = 1, 2, 11
+from agentwire import ERROR, HELLO, HELLO_OK, frame, read_frame, text
 
 certs, cert, dc, code, port_file = sys.argv[1:6]
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -29,37 +29,18 @@ with open(port_file + ".tmp", "w") as f:
 os.rename(port_file + ".tmp", port_file)
 
 
-def frame(mtype, ident, payload):
-    body = b"LRAG" + struct.pack(">HHI", 1, mtype, ident) + payload
-    return struct.pack(">I", len(body)) + body
-
-
-def take(sock, n):
-    out = b""
-    while len(out) < n:
-        chunk = sock.recv(n - len(out))
-        if not chunk:
-            raise EOFError
-        out += chunk
-    return out
-
-
 while True:
     raw, _ = ls.accept()
     try:
         sock = ctx.wrap_socket(raw, server_side=True)
         while True:
-            n = struct.unpack(">I", take(sock, 4))[0]
-            req = take(sock, n)
-            mtype, ident = struct.unpack(">HI", req[6:12])
+            mtype, ident, _ = read_frame(sock)
             if mtype == HELLO:
-                name = dc.encode()
-                sock.sendall(frame(HELLO_OK, ident, struct.pack(
-                    ">dH", 1e15, len(name)) + name))
+                sock.sendall(frame(HELLO_OK, ident,
+                                   struct.pack(">d", 1e15) + text(dc)))
             else:
-                text = b"job: this agent refuses it"
                 sock.sendall(frame(ERROR, ident, struct.pack(
-                    ">HH", int(code), len(text)) + text))
+                    ">H", int(code)) + text("job: this agent refuses it")))
     except (EOFError, OSError, ssl.SSLError):
         pass
     finally:

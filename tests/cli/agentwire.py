@@ -8,7 +8,7 @@ import socket
 import ssl
 import struct
 
-HELLO, JOB, OK, STEP, STEP_OK = 1, 3, 4, 5, 6
+HELLO, HELLO_OK, JOB, OK, STEP, STEP_OK = 1, 2, 3, 4, 5, 6
 FINISH, FINISH_OK, ERROR, COMMIT, RELEASE = 9, 10, 11, 12, 13
 LEX = 0
 
@@ -28,23 +28,37 @@ def text(s):
     return struct.pack(">H", len(b)) + b
 
 
+def frame(mtype, ident, payload):
+    """One whole frame: its length, the header, the payload."""
+    body = b"LRAG" + struct.pack(">HHI", 1, mtype, ident) + payload
+    return struct.pack(">I", len(body)) + body
+
+
+def take(sock, n):
+    """Exactly n bytes from sock; EOFError when the peer closes first."""
+    out = b""
+    while len(out) < n:
+        chunk = sock.recv(n - len(out))
+        if not chunk:
+            raise EOFError("the peer closed the connection")
+        out += chunk
+    return out
+
+
+def read_frame(sock):
+    """The next frame's (type, id, payload)."""
+    n = struct.unpack(">I", take(sock, 4))[0]
+    body = take(sock, n)
+    mtype, ident = struct.unpack(">HI", body[6:12])
+    return mtype, ident, body[12:]
+
+
 def ask(sock, mtype, payload=b"", ident=[0]):
     """Sends one request; returns the answer's (type, payload)."""
     ident[0] += 1
-    body = b"LRAG" + struct.pack(">HHI", 1, mtype, ident[0]) + payload
-    sock.sendall(struct.pack(">I", len(body)) + body)
-
-    def take(n):
-        out = b""
-        while len(out) < n:
-            chunk = sock.recv(n - len(out))
-            if not chunk:
-                raise EOFError("the agent closed the connection")
-            out += chunk
-        return out
-    n = struct.unpack(">I", take(4))[0]
-    answer = take(n)
-    return struct.unpack(">H", answer[6:8])[0], answer[12:]
+    sock.sendall(frame(mtype, ident[0], payload))
+    t, _, answer = read_frame(sock)
+    return t, answer
 
 
 def job(sock, n_layers=4, job_id=1):
