@@ -296,9 +296,9 @@ ap_advance(struct agent_party *ap, short *events)
         if (!ap->ssl || !SSL_set_fd(ap->ssl, ap->fd))
             return fail(ap, ENOMEM, "TLS: %s",
                         lr_tls_reason(why, sizeof why));
-        /* SNI for an agent behind a name-routed proxy; harmless
-         * otherwise. */
-        SSL_set_tlsext_host_name(ap->ssl, ap->name);
+        /* No SNI: the server name would cross the network in clear
+         * in the ClientHello, and it is the DC's name (docs/privacy.md).
+         * The agent's certificate is checked against it all the same. */
         SSL_set_hostflags(ap->ssl, AP_HOSTFLAGS);
         if (!SSL_set1_host(ap->ssl, ap->name))
             return fail(ap, ENOMEM, "TLS: %s",

@@ -253,6 +253,12 @@ if command -v python3 > /dev/null; then
         if [ $dc = dc2 ]; then
             expect_no_plan "no plan: agent dc2 failed: 127.0.0.1 port $FAKE refused job: job: this agent refuses it" 3 \
                 $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/fake.json" $TLS
+            # The DC's name stays inside TLS: no server name in clear.
+            if [ -s "$tmp/fake.port.sni" ] && ! grep -qv '^None$' "$tmp/fake.port.sni"; then
+                ok "the coordinator's ClientHello names no server (no SNI)"
+            else
+                notok "SNI in the ClientHello: $(cat "$tmp/fake.port.sni")"
+            fi
         else
             $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/fake.json" \
                 $TLS > "$tmp/out" 2> "$tmp/err"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A fake agent for tests/cli/agent.sh: it answers HELLO as DC_NAME and
 refuses JOB with ERROR CODE, as an agent of another version might; any
-other request gets the same ERROR.  It serves one connection at a time
+other request gets the same ERROR.  It writes the server name each
+ClientHello gave (None without one) to PORT_FILE.sni.  It serves one connection at a time
 on 127.0.0.1, writes its port to PORT_FILE once listening, and runs until
 the test stops it by its PID.
 
@@ -21,6 +22,16 @@ ctx.minimum_version = ssl.TLSVersion.TLSv1_3
 ctx.load_cert_chain(f"{certs}/{cert}.pem", f"{certs}/{cert}.key")
 ctx.load_verify_locations(f"{certs}/ca.pem")
 ctx.verify_mode = ssl.CERT_REQUIRED
+# What the client's ClientHello named (SNI, in clear): PORT_FILE.sni.
+sni_seen = open(port_file + ".sni", "w")
+
+
+def sni(sock, name, context):
+    sni_seen.write(f"{name}\n")
+    sni_seen.flush()
+
+
+ctx.sni_callback = sni
 ls = socket.socket()
 ls.bind(("127.0.0.1", 0))
 ls.listen(8)
