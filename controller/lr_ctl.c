@@ -414,6 +414,18 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
                                        res->assumed, res->first[i],
                                        res->last[i], job->intent.name,
                                        &n_stages);
+        if (rc == EEXIST) {
+            /* The agent holds this name for us already: tags are each
+             * coordinator's own and two jobs never share a name, so it
+             * is a leftover of an earlier job whose RELEASE was lost (the
+             * agent unreachable then).  Release it and commit again, or
+             * the name stays blocked until the agent restarts. */
+            lr_agent_party_release(c->agent[dc], job->intent.name);
+            rc = lr_agent_party_commit(c->agent[dc], res->objective,
+                                       res->assumed, res->first[i],
+                                       res->last[i], job->intent.name,
+                                       &n_stages);
+        }
         if (rc) {
             const char *e = lr_agent_party_error(c->agent[dc]);
             set_reason(job, "agent %s did not commit its layers %d-%d: %s",

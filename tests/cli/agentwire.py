@@ -10,7 +10,7 @@ import struct
 
 HELLO, HELLO_OK, JOB, OK, STEP, STEP_OK = 1, 2, 3, 4, 5, 6
 FINISH, FINISH_OK, ERROR, COMMIT, RELEASE = 9, 10, 11, 12, 13
-LEX = 0
+LEX, TIME = 0, 1
 
 
 def connect(certs, port, agent, name):
@@ -80,9 +80,9 @@ def finish(sock, first, last, job_id=1, assumed=1):
                                          first, last))
 
 
-def commit(sock, tag, first=0, last=3, job_id=1, assumed=1):
-    return ask(sock, COMMIT, struct.pack(">IBHii", job_id, LEX, assumed,
-                                         first, last) + text(tag))
+def commit(sock, tag, first=0, last=3, job_id=1, assumed=1, objective=LEX):
+    return ask(sock, COMMIT, struct.pack(">IBHii", job_id, objective,
+                                         assumed, first, last) + text(tag))
 
 
 class Checks:

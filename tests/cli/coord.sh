@@ -205,6 +205,35 @@ if [ "$(jq_job phase)" = blocked ] && grep -q "timed out" "$tmp/job" &&
 else
     notok "j7: $(jq_job phase), reason '$(jq_job reason)', still held by:$held"
 fi
+# A tag of a job's name left at an agent (a RELEASE lost while it was
+# unreachable): the next job of that name releases it and commits again,
+# where it was blocked ("committed already") until the agent restarted.
+# The leftover's job is one layer whose gradients outweigh its compute
+# (under T's own objective), so that it holds one device and j8's plan
+# still wants dc2.
+stop_agent $PID3
+LISTEN=127.0.0.1:$P3 start_agent dc3-again2 "$A/dc3.json" && PID3=$APID
+if command -v python3 > /dev/null; then
+    PYTHONPATH="$srcdir/tests/cli" python3 -c '
+import struct, sys
+from agentwire import FINISH_OK, JOB, OK, TIME, ask, commit, connect
+s = connect(sys.argv[1], sys.argv[2], "dc2", "coordinator")
+one = struct.pack(">IdddI", 1, 32.0, 1.0, 2.0, 1) + struct.pack(">ddd", 1e6, 1e9, 1e3)
+sys.exit(0 if ask(s, JOB, one)[0] == OK
+         and commit(s, "j8", first=0, last=0, objective=TIME)[0] == FINISH_OK
+         else 1)
+' "$C" "$P2" || notok "could not leave a tag j8 at dc2"
+    intent j8 1 64 > "$tmp/j8.json"
+    api POST "$JOBS" "$tmp/j8.json"
+    job_state j8
+    if [ "$(jq_job phase)" = active ] && [ "$(commits dc2 j8)" -eq 2 ] &&
+       [ "$(grep -c "'j8' released" "$A/dc2.log")" -eq 1 ]; then
+        ok "a leftover tag j8 at dc2: released, committed again, j8 active"
+    else
+        notok "leftover tag: j8 $(jq_job phase), '$(jq_job reason)'; dc2: $(grep "'j8'" "$A/dc2.log")"
+    fi
+    api DELETE "$JOBS/job=j8"
+fi
 stop_daemon
 if $CHECK --config "$D/lightraild.json" > "$tmp/check" 2>&1; then
     ok "lightrail-check: store and devices agree after the faults"
