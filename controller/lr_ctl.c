@@ -619,11 +619,13 @@ lr_ctl_decision_run(struct lr_ctl_decision *d)
 }
 
 /* The decision 'd' on the state now: its own when the state is the one
- * it was prepared on (or it refused the job, or had nothing feasible).
- * Otherwise (another job came or went while it ran) the mirror is
- * prepared again: its candidate when still feasible, else the actor's
- * own choice on the state now (a fast decision; the rollout is not run
- * twice). */
+ * it was prepared on (or it refused the job).  Otherwise (another job
+ * came or went while it ran) the mirror is prepared again: its candidate
+ * when still feasible, else the actor's own choice on the state now (a
+ * fast decision; the rollout is not run twice).  A decision that had
+ * nothing feasible ran no rollout: on a changed state the actor decides
+ * too, as lr_ctl_submit_begin would now, rather than CDynP with a reason
+ * that no longer holds. */
 static int
 ppo_decided(struct lr_ctl *c, const struct lr_intent *in,
             const struct lr_ctl_decision *d, double *work, const char **ro,
@@ -633,13 +635,23 @@ ppo_decided(struct lr_ctl *c, const struct lr_intent *in,
     *ro = d->ro;
     snprintf(why, len, "%s", d->why);
     const struct lr_spectrum *sp = c->rsa->sp;
-    if (d->n <= 0 || d->a == LR_CTL_PPO_REFUSED
+    if (d->a == LR_CTL_PPO_REFUSED
         || (!memcmp(d->used, c->gpus_used,
                     (size_t) c->cluster->n_dcs * sizeof *d->used)
             && d->n_occ == (size_t) sp->n_links * (size_t) sp->nw
             && !memcmp(d->occ, sp->occ, d->n_occ * sizeof *d->occ)))
         return d->a;
     int n = ppo_prepare(c, in, work, why, len);
+    if (d->n <= 0) {
+        /* Still nothing (or an intent of no class, which no state
+         * changes): CDynP with the reason of now. */
+        if (n < 0)
+            return -1;
+        c->counters.ppo_stale_redecided++;
+        *ro = "nothing was feasible when its decision began and the "
+              "network changed since; the policy alone chose";
+        return lr_ctl_ppo_choose(c->ppo, false, why, len);
+    }
     if (n >= 0 && lr_ctl_ppo_allowed(c->ppo, d->a)) {
         c->counters.ppo_stale_kept++;
         *ro = "the network changed while its rollout ran; its choice was "

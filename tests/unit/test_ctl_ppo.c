@@ -1700,6 +1700,72 @@ test_rollout_decision_checked(void)
     lr_ctl_free(c);
 }
 
+/* A decision begun when no candidate of the policy was feasible ran no
+ * rollout; when jobs leave before it ends, it is checked against the
+ * state then as any other (lr_ctl.h): the policy decides on the state
+ * now, as a controller deciding on its own thread does, instead of
+ * CDynP placing the job with a reason that is no longer true ("no
+ * candidate of the policy is feasible now"). */
+static void
+test_rollout_nothing_feasible_then_freed(void)
+{
+    struct lr_ctl_ppo_rollout ro = {
+        .load = 2.5, .samples = 6, .screen = 0, .horizon = 8, .top = 3,
+        .margin = 0, .min_gpus = 0, .refusal = false, .seed = 3,
+    };
+    char err[1024], name[8][16];
+    struct lr_job job;
+    struct lr_ctl *c = open_rollout(&ro);
+    int total = 0, used = 0, n_fill = 0;
+    for (int d = 0; d < cluster->n_dcs; d++)
+        total += cluster->dcs[d].n_devices;
+    while (n_fill < 8) {
+        used = 0;
+        for (int d = 0; d < cluster->n_dcs; d++)
+            used += lr_ctl_gpus_used(c)[d];
+        if (used == total)
+            break;
+        snprintf(name[n_fill], sizeof name[n_fill], "fill%d", n_fill);
+        struct lr_intent fill = intent(name[n_fill], "bert-large", 1,
+                                       total - used);
+        snprintf(fill.algorithm, sizeof fill.algorithm, "cdynp");
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &fill, &job, err, sizeof err),
+                              0);
+        CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+        n_fill++;
+    }
+    CU_ASSERT_EQUAL_FATAL(used, total);
+    /* Nothing is feasible when k's decision begins ... */
+    struct lr_intent k = intent("k", "gpt-1.9b", 8, 8);
+    struct lr_ctl_op *dec = NULL, *op = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_decide_begin(c, &k, &dec, err, sizeof err),
+                          0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dec);
+    lr_ctl_op_run(dec);
+    /* ... and every GPU is free when it ends. */
+    for (int i = 0; i < n_fill; i++)
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, name[i], err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit_decided(c, dec, &job, &op, err,
+                                                sizeof err), 0);
+    if (op) {
+        lr_ctl_op_run(op);
+        CU_ASSERT_EQUAL(lr_ctl_op_end(c, op, &job, err, sizeof err), 0);
+    }
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(strncmp(job.note, "ppo: candidate ", 15), 0);
+    CU_ASSERT_PTR_NULL(strstr(job.note, "planned by cdynp"));
+    fprintf(stderr, "(%s) ", job.note);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_candidate, 1);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_cdynp, 0);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_stale_redecided, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "; nothing was feasible when "
+                                  "its decision began and the network "
+                                  "changed since; the policy alone chose"));
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "k", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
 /* lr_ctl_config.ppo_base: greedy decides ppo intents through the
  * controller's own path, each on the candidate lr_jenv_greedy picks on
  * the test's mirror of the same state (where that differs from the
@@ -1790,6 +1856,8 @@ static CU_TestInfo tests[] = {
       test_base_policy },
     { "ppo-rollout: a decision off the loop is checked when it ends",
       test_rollout_decision_checked },
+    { "ppo-rollout: a decision with nothing feasible is checked too",
+      test_rollout_nothing_feasible_then_freed },
     CU_TEST_INFO_NULL,
 };
 
