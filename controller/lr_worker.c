@@ -201,6 +201,25 @@ lr_worker_free(struct lr_worker *w)
         pthread_mutex_unlock(&w->lock);
         pthread_join(w->thread, NULL);
         lr_worker_deliver(w);
+        /* A 'done' may push more (lightraild's decider hands the next
+         * ppo intent waiting to itself): the thread is gone, so it runs
+         * here, in order, until nothing is left. */
+        for (;;) {
+            pthread_mutex_lock(&w->lock);
+            struct lr_worker_item *it = fifo_take_all(&w->todo);
+            pthread_mutex_unlock(&w->lock);
+            if (!it)
+                break;
+            while (it) {
+                struct lr_worker_item *next = it->next;
+                lr_ctl_op_run(it->op);
+                pthread_mutex_lock(&w->lock);
+                fifo_put(&w->done, it);
+                pthread_mutex_unlock(&w->lock);
+                it = next;
+            }
+            lr_worker_deliver(w);
+        }
     }
     if (w->ev)
         event_free(w->ev);

@@ -44,7 +44,8 @@ int lr_worker_push(struct lr_worker *, struct lr_ctl_op *op,
 int lr_worker_pending(const struct lr_worker *);
 
 /* Runs what is queued, calls every 'done' that is due (on this thread,
- * before returning), stops the thread and frees the worker.  NULL is
+ * before returning), stops the thread and frees the worker; ops a 'done'
+ * pushes meanwhile are run on this thread and handed back too.  NULL is
  * fine. */
 void lr_worker_free(struct lr_worker *);
 

@@ -370,6 +370,10 @@ struct seen {
     int n;
     bool other_thread;
     pthread_t loop;
+    /* Pushed by on_done_push, as lightraild's decider pushes the next
+     * ppo intent waiting when one is handed back. */
+    struct lr_worker *w;
+    struct lr_ctl_op *then;
 };
 
 static void
@@ -384,6 +388,18 @@ on_done(void *cookie, struct lr_ctl_op *op)
     job.phase = LR_JOB_SUBMITTED;          /* a reconciliation: no job */
     lr_ctl_op_end(s->c, op, &job, err, sizeof err);
     s->phase[s->n++] = job.phase;
+}
+
+/* on_done, then pushes s->then (once) on the same worker. */
+static void
+on_done_push(void *cookie, struct lr_ctl_op *op)
+{
+    struct seen *s = cookie;
+    on_done(cookie, op);
+    if (s->then) {
+        CU_ASSERT_EQUAL(lr_worker_push(s->w, s->then, on_done, s), 0);
+        s->then = NULL;
+    }
 }
 
 static void
@@ -436,7 +452,26 @@ test_worker(void)
     CU_ASSERT_EQUAL(lr_ctl_busy(c), 0);
     CU_ASSERT_EQUAL(lr_test_ctl_channels("w1/"), 0);
     assert_consistent(c);
-    CU_ASSERT_EQUAL(lr_ctl_delete(c, "w2", err, sizeof err), 0);
+
+    /* What a 'done' pushes while the worker is freed is run and handed
+     * back too before free returns: a reconciliation, pushed when w2's
+     * release comes back. */
+    CU_ASSERT_EQUAL_FATAL(lr_worker_new(base, &w, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_delete_begin(c, "w2", &op[0], err,
+                                              sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op[0]);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_reconcile_begin(c, true, &s.then, err,
+                                                 sizeof err), 0);
+    s.n = 0;
+    s.w = w;
+    CU_ASSERT_EQUAL(lr_worker_push(w, op[0], on_done_push, &s), 0);
+    lr_worker_free(w);
+    CU_ASSERT_EQUAL(s.n, 2);
+    CU_ASSERT_STRING_EQUAL(s.names[0], "w2");
+    CU_ASSERT_STRING_EQUAL(s.names[1], "");      /* the reconciliation */
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "w2", &job), ENOENT);
+    CU_ASSERT_EQUAL(lr_ctl_busy(c), 0);
+    assert_consistent(c);
     event_base_free(base);
     lr_ctl_free(c);
 }
