@@ -302,7 +302,15 @@ lr_ctl_ppo_class(const struct lr_ctl_ppo *p, const struct lr_intent *in,
                  int *model, int *demand, char *why, size_t len)
 {
     *model = *demand = -1;
-    for (int i = 0; i < p->cfg.n_models && !in->custom; i++)
+    if (in->custom) {
+        /* Its name may be a preset's (lightrail-job.yang): the shape is
+         * still not the preset the policy was trained on. */
+        snprintf(why, len, "model '%s' is a shape of the intent's own "
+                 "(transformer), and the policy was trained for its presets "
+                 "(%s) only", in->model, p->meta.models);
+        return ENOENT;
+    }
+    for (int i = 0; i < p->cfg.n_models; i++)
         if (!strcmp(p->cfg.models[i]->name, in->model))
             *model = i;
     if (*model < 0) {

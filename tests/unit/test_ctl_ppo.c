@@ -257,6 +257,17 @@ test_unmapped_intents_fall_back(void)
     if (!lr_ctl_submit(c, &in, &job, err, sizeof err))
         CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "not in the policy's job "
                                                 "mix"));
+    /* A shape of its own under a preset's name is not that preset: the
+     * note says so rather than that the mix lacks the name it lists. */
+    in = intent("shape", "gpt-1.9b", 8, 8);
+    CU_ASSERT_EQUAL_FATAL(lr_model_preset_shape("gpt-1.9b", &in.shape), 0);
+    in.shape.layers = 12;
+    in.custom = true;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(job.note, "ppo: model 'gpt-1.9b' is a shape of "
+                           "the intent's own (transformer), and the policy "
+                           "was trained for its presets (bert-large,"
+                           "gpt-1.9b,llama2-7b) only; planned by cdynp");
     assert_consistent(c);
     lr_ctl_free(c);
     /* The note is stored. */
