@@ -163,7 +163,7 @@ lr_jenv_alternatives(const struct lr_jenv *e, int base, int top,
         q[i].action = a;
         n++;
     }
-    if (top > 0 && n > top + 1)
+    if (top > 0 && n - 1 > top)
         n = top + 1;
     if (refusal)
         q[n++].action = -1;

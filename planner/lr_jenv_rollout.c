@@ -40,7 +40,7 @@ lr_jenv_rollout_new(const struct lr_jenv *e,
     /* The most lr_jenv_alternatives() gives: the base's choice and at
      * most 'top' others, then refusing. */
     int n_alt = lr_jenv_n_cands(e);
-    if (cfg->top > 0 && cfg->top + 1 < n_alt)
+    if (cfg->top > 0 && cfg->top < n_alt - 1)
         n_alt = cfg->top + 1;
     n_alt += cfg->refusal;
     int n_work = cfg->base->choose_batch ? LR_ROLLOUT_SIDE * n_alt : 1;

@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1475,6 +1476,22 @@ test_rollout_in_controller(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "ppo-rollout: "));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "samples 1"));
     free(report);
+
+    /* No upper bound on top (every other candidate): the largest int
+     * builds the rollout (UBSan: no overflow counting its alternatives)
+     * and a decision runs its futures. */
+    ro.samples = 6;
+    ro.top = INT_MAX;
+    struct lr_ctl *c = open_rollout(&ro);
+    bool usable;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    struct lr_intent in = intent("top", "gpt-1.9b", 8, 8);
+    struct lr_job job;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(strncmp(job.note, "ppo: candidate ", 15), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.note, "; the rollout "));
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "top", err, sizeof err), 0);
+    lr_ctl_free(c);
 }
 
 /* The controller's rollout decides as the planner's rollout does on the
