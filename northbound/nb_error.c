@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "northbound/nb_int.h"
+#include "planner/lr_utf8.h"
 
 #define NB_ERROR_CONTENT_TYPE "application/yang-data+json"
 
@@ -36,59 +37,13 @@ nb_error_format(const char *fmt, va_list ap)
     return s;
 }
 
-/* Bytes of the UTF-8 sequence at s (RFC 3629: no overlong forms, no
- * surrogates, at most U+10FFFF), or 0 when there is none. */
-static size_t
-nb_utf8_len(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    size_t n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2
-               : s[0] >= 0xe0 && s[0] <= 0xef ? 3
-               : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f)
-        || (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-        return 0;
-    return n;
-}
-
-/* 's' with every byte that is not valid UTF-8 replaced by U+FFFD, in
- * place of a new string (the caller frees it): a client's path or name
- * echoed in an error must not make the body invalid JSON (RFC 8259
- * 8.1). */
-static char *
-nb_utf8_clean(const char *s)
-{
-    size_t len = strlen(s);
-    char *out = malloc(3 * len + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (const unsigned char *p = (const unsigned char *) s; *p;) {
-        size_t n = nb_utf8_len(p);
-        if (n) {
-            memcpy(o, p, n);
-            o += n;
-            p += n;
-        } else {
-            memcpy(o, "\xef\xbf\xbd", 3);
-            o += 3;
-            p++;
-        }
-    }
-    *o = '\0';
-    return out;
-}
-
 void
 nb_error_v(struct nb_response *resp, const char *type, int status,
            const char *tag, const char *path, const char *fmt, va_list ap)
 {
     char *raw = nb_error_format(fmt, ap);
-    char *msg = raw ? nb_utf8_clean(raw) : NULL;
-    char *cpath = path ? nb_utf8_clean(path) : NULL;
+    char *msg = raw ? lr_utf8_dup(raw) : NULL;
+    char *cpath = path ? lr_utf8_dup(path) : NULL;
     free(raw);
     json_object *top = json_object_new_object();
     json_object *errors = json_object_new_object();

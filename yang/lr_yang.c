@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 #include <libyang/libyang.h>
 
+#include "planner/lr_utf8.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_int.h"
 
@@ -451,54 +452,11 @@ lr_yang_add_err(int rc, char *err, size_t errlen, const char *file,
                             what, strerror(rc));
 }
 
-/* Bytes of the UTF-8 sequence at s (RFC 3629: no overlong forms, no
- * surrogates, at most U+10FFFF), or 0 when there is none.  Reads no
- * further than a byte that ends the sequence early, the NUL included. */
-static size_t
-lr_yang_utf8_len(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    size_t n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2
-               : s[0] >= 0xe0 && s[0] <= 0xef ? 3
-               : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f)
-        || (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-        return 0;
-    return n;
-}
-
-char *
-lr_yang_utf8_dup(const char *s)
-{
-    size_t len = strlen(s);
-    char *out = malloc(3 * len + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (const unsigned char *p = (const unsigned char *) s; *p;) {
-        size_t n = lr_yang_utf8_len(p);
-        if (n) {
-            memcpy(o, p, n);
-            o += n;
-            p += n;
-        } else {
-            memcpy(o, "\xef\xbf\xbd", 3);
-            o += 3;
-            p++;
-        }
-    }
-    *o = '\0';
-    return out;
-}
-
 LY_ERR
 lr_yang_term_text(struct lyd_node *parent, const struct lys_module *mod,
                   const char *name, const char *text, bool output)
 {
-    char *clean = text ? lr_yang_utf8_dup(text) : NULL;
+    char *clean = text ? lr_utf8_dup(text) : NULL;
     if (text && !clean)
         return LY_EMEM;
     LY_ERR rc = lyd_new_term(parent, mod, name, clean, output, NULL);

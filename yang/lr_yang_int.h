@@ -112,16 +112,12 @@ void lr_yang_job_time(int64_t ms, char *buf, size_t size);
  * characters into spaces: a message is one line. */
 void lr_yang_copy_line(char *dst, size_t size, const char *src);
 
-/* 's' with every byte that starts no well-formed UTF-8 sequence replaced
- * by U+FFFD, as a new string the caller frees (NULL: out of memory). */
-char *lr_yang_utf8_dup(const char *s);
-
 /* lyd_new_term() of a string leaf whose text the controller did not
  * compose (a reason vsnprintf() cut inside a character, a device's
  * Latin-1 message, a policy file's header), made valid UTF-8 by
- * lr_yang_utf8_dup(): libyang stores and prints a string's bytes as
- * given, and a document with a broken character is no JSON (RFC 8259,
- * section 8.1) and no libyang data when read back. */
+ * lr_utf8_dup() (planner/lr_utf8.h): libyang stores and prints a
+ * string's bytes as given, and a document with a broken character is no
+ * JSON (RFC 8259, section 8.1) and no libyang data when read back. */
 LY_ERR lr_yang_term_text(struct lyd_node *parent,
                          const struct lys_module *mod, const char *name,
                          const char *text, bool output);
