@@ -241,18 +241,9 @@ lr_cmd_demo(int argc, char **argv)
     char cert[PATH_MAX + 16], cfgtext[2048];
     pid_t pid = -1;
     json_object *summary = NULL;
-    struct sigaction sa, ign, old_int, old_term, old_hup, old_pipe;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = demo_on_signal;  /* no SA_RESTART: sleeps return */
-    sigemptyset(&sa.sa_mask);
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
+    struct lr_cli_signals sigs;
     demo_stop = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
-    sigaction(SIGPIPE, &ign, &old_pipe);
+    lr_cli_signals_catch(&sigs, demo_on_signal);
     if (!mkdtemp(dir)) {
         lr_cli_err(CMD, "cannot make a temporary directory: %s",
                    strerror(errno));
@@ -453,9 +444,6 @@ cleanup:
             lr_cli_err(CMD, "could not remove %s", dir);
     }
 cleanup_signals:
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGHUP, &old_hup, NULL);
-    sigaction(SIGPIPE, &old_pipe, NULL);
+    lr_cli_signals_restore(&sigs);
     return rc;
 }

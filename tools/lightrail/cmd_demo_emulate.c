@@ -288,20 +288,9 @@ lr_demo_emulate(const struct lr_demo_emulate *opt)
     json_object *jobs = json_object_new_array();
     struct emu_row rows[64];
     int n_rows = 0, rc = LR_EXIT_FAIL;
-    struct sigaction sa, ign, old_int, old_term, old_hup, old_pipe;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = emu_on_signal;   /* no SA_RESTART: waits return */
-    sigemptyset(&sa.sa_mask);
-    /* Output into a closed pipe (`| head`) must not kill us before the
-     * cleanup: the write fails instead. */
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
+    struct lr_cli_signals sigs;
     emu_stop = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
-    sigaction(SIGPIPE, &ign, &old_pipe);
+    lr_cli_signals_catch(&sigs, emu_on_signal);
 
     if (!mkdtemp(dir)) {
         lr_cli_err(CMD, "cannot make a temporary directory: %s",
@@ -422,10 +411,7 @@ cleanup:
     }
 cleanup_signals:
     json_object_put(jobs);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGHUP, &old_hup, NULL);
-    sigaction(SIGPIPE, &old_pipe, NULL);
+    lr_cli_signals_restore(&sigs);
     if (emu_stop && rc == LR_EXIT_OK)
         rc = LR_EXIT_FAIL;
     return rc;

@@ -4,6 +4,7 @@
  * and the demo that runs them all.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -320,4 +321,25 @@ main(int argc, char **argv)
     fprintf(stderr, "lightrail: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return LR_EXIT_USAGE;
+}
+
+static const int lr_cli_caught[4] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+void
+lr_cli_signals_catch(struct lr_cli_signals *s, void (*on_signal)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 4; i++) {
+        sa.sa_handler = lr_cli_caught[i] == SIGPIPE ? SIG_IGN : on_signal;
+        sigaction(lr_cli_caught[i], &sa, &s->old[i]);
+    }
+}
+
+void
+lr_cli_signals_restore(const struct lr_cli_signals *s)
+{
+    for (int i = 0; i < 4; i++)
+        sigaction(lr_cli_caught[i], &s->old[i], NULL);
 }

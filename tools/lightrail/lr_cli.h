@@ -15,6 +15,7 @@
 #ifndef LR_CLI_H
 #define LR_CLI_H 1
 
+#include <signal.h>
 #include <stdbool.h>
 
 enum {
@@ -143,5 +144,17 @@ int lr_cli_extra_args(const char *cmd, int argc, char *const *argv,
 /* Prints "lightrail CMD: <message>\n" to stderr. */
 void lr_cli_err(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* For commands that must clean up whatever stops them (lightraild
+ * started, namespaces made): SIGINT, SIGTERM and SIGHUP call 'on_signal'
+ * (which sets the command's flag; no SA_RESTART, so sleeps and waits
+ * return), and SIGPIPE is ignored (`| head`: the write fails instead of
+ * killing us before the cleanup).  lr_cli_signals_restore() puts back
+ * what was there. */
+struct lr_cli_signals {
+    struct sigaction old[4];  /* INT, TERM, HUP, PIPE */
+};
+void lr_cli_signals_catch(struct lr_cli_signals *, void (*on_signal)(int));
+void lr_cli_signals_restore(const struct lr_cli_signals *);
 
 #endif
