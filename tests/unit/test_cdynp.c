@@ -350,6 +350,23 @@ test_cdynp_assumption_per_chain(void)
     lr_model_free(m);
 }
 
+/* The instance's model with every activation 'ascale' times heavier:
+ * memory binds (lr_instance.h's models have at most 10 layers). */
+static struct lr_model *
+heavy_model(const struct lr_instance *in, double ascale)
+{
+    struct lr_layer layers[16];
+    const int L = in->model->n_layers;
+    CU_ASSERT_FATAL(L <= 16);
+    for (int l = 0; l < L; l++) {
+        layers[l] = in->model->layers[l];
+        layers[l].act *= ascale;
+    }
+    struct lr_model *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("heavy", layers, L, &m), 0);
+    return m;
+}
+
 /* An assumption carried over from a longer chain also made plans worse:
  * on random instances whose activations weigh (A x 10..10^4, device
  * memory x 0.05..1.05), CDynP's T against exact's. */
@@ -362,16 +379,8 @@ test_cdynp_tight_memory(void)
         CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
         struct lr_rng r;
         lr_rng_seed(&r, seed * 7919);
-        double ascale = pow(10, 1 + 3 * lr_rng_uniform(&r));
-        struct lr_layer layers[16];
-        int L = in.model->n_layers;
-        for (int l = 0; l < L; l++) {
-            layers[l] = in.model->layers[l];
-            layers[l].act *= ascale;
-        }
-        struct lr_model *m = NULL;
-        CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("tight", layers, L, &m),
-                              0);
+        struct lr_model *m = heavy_model(&in,
+                                         pow(10, 1 + 3 * lr_rng_uniform(&r)));
         struct lr_tm *tm;
         CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, in.cluster, &in.train, &tm), 0);
         double mscale = 0.05 + lr_rng_uniform(&r);
@@ -607,16 +616,8 @@ test_local_dp_reference(void)
         lr_rng_seed(&r, seed);
         /* Activations 1 to 10^4 times heavier: memory from ample to
          * tight, so that the small g break and whole ranges fit nowhere. */
-        struct lr_layer layers[16];
-        const int L = in.model->n_layers;
-        double ascale = pow(10, 4 * lr_rng_uniform(&r));
-        for (int l = 0; l < L; l++) {
-            layers[l] = in.model->layers[l];
-            layers[l].act *= ascale;
-        }
-        struct lr_model *m = NULL;
-        CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("heavy", layers, L, &m),
-                              0);
+        struct lr_model *m = heavy_model(&in, pow(10, 4 * lr_rng_uniform(&r)));
+        const int L = m->n_layers;
         struct lr_tm *tm;
         CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, in.cluster, &in.train, &tm), 0);
         for (int k = 0; k < tm->n_dcs; k++) {
