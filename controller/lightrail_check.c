@@ -30,11 +30,31 @@
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
 
+static void
+usage(FILE *f)
+{
+    fputs("usage: lightrail-check --config FILE\n"
+          "\n"
+          "Judges the state directory of a stopped lightraild (FILE is its\n"
+          "lightrail-config file) without recovering anything: no job left\n"
+          "in provisioning or releasing, what the store reserves equals what\n"
+          "the active jobs hold, no slot held twice, every active job's\n"
+          "channels on its ROADMs and no orphan channel.\n"
+          "\n"
+          "exit status: 0 all hold; 1 a violation (the first on stderr);\n"
+          "2 bad input: no store, one it cannot open, or a lightraild\n"
+          "serving it\n", f);
+}
+
 int
 main(int argc, char **argv)
 {
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        usage(stdout);
+        return 0;
+    }
     if (argc != 3 || (strcmp(argv[1], "--config") && strcmp(argv[1], "-c"))) {
-        fprintf(stderr, "usage: lightrail-check --config FILE\n");
+        usage(stderr);
         return 2;
     }
     struct ly_ctx *ly = NULL;

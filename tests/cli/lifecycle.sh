@@ -55,6 +55,19 @@ else
 fi
 PID=
 check_store "stopped: lightrail-check finds the state whole"
+# lightrail-check --help: the usage on stdout and exit 0, as every
+# lightrail command's; a wrong command line: the usage on stderr, exit 2.
+$CHECK --help > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && grep -q '^usage: lightrail-check --config FILE' "$tmp/out" \
+    && grep -q '^exit status: 0' "$tmp/out" \
+    && ok "lightrail-check --help: exit 0, usage on stdout" \
+    || notok "lightrail-check --help: exit $rc, out $(cat "$tmp/out"), err $(cat "$tmp/err")"
+$CHECK --config > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q '^usage: lightrail-check' "$tmp/err" \
+    && ok "lightrail-check without FILE: exit 2, usage on stderr" \
+    || notok "lightrail-check --config alone: exit $rc, $(cat "$tmp/err")"
 # lightrail-check on a state directory no daemon ever used: exit 2, and
 # no store made there.
 jq '.["lightrail-config:lightraild"]["state-dir"] = "empty"' \
