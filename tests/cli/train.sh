@@ -99,6 +99,8 @@ else
     notok "train --holding work failed: $(cat "$tmp/err")"
 fi
 expect_bad "--holding wants exp or work" $S --policy greedy --holding fixed
+expect_bad "--seed wants an integer from 1 to 2147483647, not '0'" \
+    $LIGHTRAIL train --topology $T --cluster $C --steps 10 --seed 0 --out "$tmp/s0.pol"
 # Files written before the holding= key existed are exp; a bad value is
 # refused.  reseal IN OUT SED: edits the header, then seals the file again
 # (FNV-1a 64 of all but the last 8 bytes, big-endian, as lr_policy_file).

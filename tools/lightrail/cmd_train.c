@@ -127,7 +127,8 @@ usage(FILE *f)
 "  --steps N           environment steps (decisions) to train for, over\n"
 "                      all environments (rounded up to a multiple of\n"
 "                      --envs)\n"
-"  --seed S            seed of the agent and of the training arrivals\n"
+"  --seed S            seed of the agent and of the training arrivals,\n"
+"                      1 to 2147483647\n"
 "  --out FILE          the policy file (versioned, checksummed binary)\n"
 "  --load E            offered load in Erlang while training (default 3);\n"
 "                      FROM:TO, a range: each episode's load is drawn\n"
@@ -328,7 +329,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_SEED:
             if (lr_cli_parse_long(optarg, 1, 2147483647L, &v))
-                bad = "--seed wants a positive integer";
+                bad = "--seed wants an integer from 1 to 2147483647";
             o->seed = (unsigned long long) v;
             have_seed = 1;
             break;
