@@ -662,7 +662,7 @@ test_bad_frame_length(void)
         const char *why = lr_agent_party_error(p);
         if (!why || !strstr(why, cases[i].want))
             fprintf(stderr, "length %u: '%s', want '%s'\n", cases[i].length,
-                    why, cases[i].want);
+                    why ? why : "(no error)", cases[i].want);
         CU_ASSERT(why && strstr(why, cases[i].want));
         p->cls->free(p);
         fk_stop(&f);
