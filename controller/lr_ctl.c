@@ -239,10 +239,7 @@ lr_ctl_telemetry(const struct lr_ctl *c)
 static int
 dc_node_of(const struct lr_topo *t, const struct lr_cluster *cl, int k)
 {
-    int node = lr_topo_dc_node(t, cl->dcs[k].name);
-    if (node < 0 && cl->dcs[k].attach_node[0])
-        node = lr_topo_find_node(t, cl->dcs[k].attach_node);
-    return node;
+    return lr_topo_attach_node(t, cl->dcs[k].name, cl->dcs[k].attach_node);
 }
 
 static enum lr_tm_why

@@ -729,11 +729,22 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     e->n_classes = cfg->n_models * cfg->n_demands;
     build_splits(e);
     for (int d = 0; d < e->n_dcs; d++) {
-        e->dc_node[d] = lr_topo_find_node(topo, cl->dcs[d].attach_node);
+        /* Either file may say where a DC attaches (the topology's
+         * dc-attachment, the inventory's attachment-node), as for
+         * lightraild. */
+        e->dc_node[d] = lr_topo_attach_node(topo, cl->dcs[d].name,
+                                            cl->dcs[d].attach_node);
         if (e->dc_node[d] < 0) {
-            set_err(err, errlen, "DC '%s': its attachment-node '%s' is not a "
-                    "node of topology '%s'; attach every DC to a ROADM",
-                    cl->dcs[d].name, cl->dcs[d].attach_node, topo->name);
+            if (cl->dcs[d].attach_node[0])
+                set_err(err, errlen, "DC '%s': its attachment-node '%s' is "
+                        "not a node of topology '%s'; attach every DC to a "
+                        "ROADM", cl->dcs[d].name, cl->dcs[d].attach_node,
+                        topo->name);
+            else
+                set_err(err, errlen, "DC '%s' attaches to no ROADM: give it "
+                        "a dc-attachment in topology '%s' or an "
+                        "attachment-node in the inventory", cl->dcs[d].name,
+                        topo->name);
             rc = EINVAL;
             goto fail;
         }

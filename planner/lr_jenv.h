@@ -269,8 +269,9 @@ struct lr_jenv;
  * each DC's local DP across candidates: about 60 ms for the default job
  * mix on NSFNET with six DCs, 20 ms on the metro; docs/benchmarks.md,
  * "Building the joint environment").  EINVAL with err[] for a DC
- * without an attachment node in the topology, more than LR_JENV_MAX_DCS
- * DCs, a link of more than LR_BITS_MAX_WORDS x 64 slots, an empty model
+ * attached to no node of the topology (lr_topo_attach_node(): its
+ * dc-attachment, else the inventory's attachment-node), more than
+ * LR_JENV_MAX_DCS DCs, a link of more than LR_BITS_MAX_WORDS x 64 slots, an empty model
  * or demand list, a job class that fits nowhere even on an empty network,
  * bad numbers or shares; ENOMEM. */
 int lr_jenv_new(const struct lr_topo *, const struct lr_cluster *,

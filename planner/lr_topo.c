@@ -65,6 +65,16 @@ lr_topo_dc_node(const struct lr_topo *t, const char *dc)
 }
 
 int
+lr_topo_attach_node(const struct lr_topo *t, const char *dc,
+                    const char *attach_node)
+{
+    int node = lr_topo_dc_node(t, dc);
+    if (node < 0 && attach_node && attach_node[0])
+        node = lr_topo_find_node(t, attach_node);
+    return node;
+}
+
+int
 lr_topo_add_node(struct lr_topo *t, const char *name)
 {
     struct lr_node n;

@@ -75,6 +75,13 @@ int lr_topo_find_link(const struct lr_topo *, const char *name);
 int lr_topo_link_between(const struct lr_topo *, int src, int dst);
 /* Node a DC attaches to, or -1. */
 int lr_topo_dc_node(const struct lr_topo *, const char *dc);
+/* The node DC 'dc' attaches to by either file's word: the topology's
+ * dc-attachment, else the node named 'attach_node' (lightrail-compute's
+ * attachment-node; NULL or "" when the inventory gives none); -1 when
+ * neither names a node.  lr_yang_check_attachments() makes the two agree
+ * when both are given. */
+int lr_topo_attach_node(const struct lr_topo *, const char *dc,
+                        const char *attach_node);
 
 /* The largest n_slots over all links (0 for no links). */
 int lr_topo_max_slots(const struct lr_topo *);

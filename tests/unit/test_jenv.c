@@ -351,6 +351,58 @@ test_errors(void)
     CU_ASSERT_PTR_NULL(e);
 }
 
+/* Where a DC attaches, the topology's dc-attachment says it as well as
+ * the inventory's attachment-node (lightraild reads either): dc0 and dc1
+ * attached only by the topology to A and B build the same environment,
+ * each pair's forward hop leaving its first DC's ROADM.  A DC that
+ * neither file attaches is refused by name. */
+static void
+test_topology_attachment(void)
+{
+    struct lr_topo *t = lr_topo_new("ab");
+    struct lr_cluster *bare = lr_cluster_new();
+    CU_ASSERT_FATAL(t && bare);
+    CU_ASSERT_FATAL(!lr_topo_add_node(t, "A") && !lr_topo_add_node(t, "B")
+                    && !lr_topo_add_link(t, "A-B", 0, 1, 10, 8, 0)
+                    && !lr_topo_add_link(t, "B-A", 1, 0, 10, 8, 0)
+                    && !lr_topo_add_attach(t, "dc0", 0)
+                    && !lr_topo_add_attach(t, "dc1", 1));
+    CU_ASSERT_FATAL(!lr_cluster_add_type(bare, "gpu", 100e12, 0.5, 80e9)
+                    && !lr_cluster_add_dc(bare, "dc0", "gpu", 8, 100e9, 5e-6,
+                                          NULL)
+                    && !lr_cluster_add_dc(bare, "dc1", "gpu", 8, 100e9, 5e-6,
+                                          NULL));
+    CU_ASSERT_EQUAL(lr_topo_attach_node(t, "dc1", NULL), 1);
+    CU_ASSERT_EQUAL(lr_topo_attach_node(t, "dc2", "A"), 0);
+    CU_ASSERT_EQUAL(lr_topo_attach_node(t, "dc2", ""), -1);
+    struct lr_jenv_config c = config(8);
+    struct lr_jenv *e = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(t, bare, &c, &e, err, sizeof err), 0);
+    int pairs = 0;
+    for (int a = 0; a < lr_jenv_n_cands(e); a++) {
+        const struct lr_jenv_cand *k = lr_jenv_cand(e, a);
+        if (k->n_dcs != 2)
+            continue;
+        const struct lr_path *p = lr_jenv_cand_hop_path(e, a, 0, 0);
+        CU_ASSERT_FATAL(p && p->n_links == 1);
+        CU_ASSERT_EQUAL(t->links[p->links[0]].src, k->dc[0]);
+        pairs++;
+    }
+    CU_ASSERT(pairs > 0);
+    lr_jenv_free(e);
+    e = NULL;
+    CU_ASSERT_FATAL(!lr_cluster_add_dc(bare, "dc2", "gpu", 8, 100e9, 5e-6,
+                                       NULL));
+    CU_ASSERT_EQUAL(lr_jenv_new(t, bare, &c, &e, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(e);
+    CU_ASSERT_STRING_EQUAL(err, "DC 'dc2' attaches to no ROADM: give it a "
+                           "dc-attachment in topology 'ab' or an "
+                           "attachment-node in the inventory");
+    lr_cluster_free(bare);
+    lr_topo_free(t);
+}
+
 /* The mirror (lr_jenv_set_state + lr_jenv_present) of a stepped
  * environment's state gives the same mask and observation.  Jobs never
  * leave (holding 1000) so that the test's own copy of the spectrum only
@@ -1880,6 +1932,7 @@ static CU_TestInfo tests[] = {
     { "the mirror of a state gives its mask and observation",
       test_mirror_matches_stepping },
     { "bad input is refused with a reason", test_errors },
+    { "a DC attached by the topology alone", test_topology_attachment },
     { "a mirror's running jobs leave and free what they hold",
       test_running_jobs },
     { "the refusal action books nothing and counts as blocked",

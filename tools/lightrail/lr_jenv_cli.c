@@ -205,9 +205,11 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
     int roadms = 0;
     for (int d = 0; d < j->cl->n_dcs; d++) {
         bool seen = false;
+        int node = lr_topo_attach_node(j->topo, j->cl->dcs[d].name,
+                                       j->cl->dcs[d].attach_node);
         for (int x = 0; x < d && !seen; x++)
-            seen = !strcmp(j->cl->dcs[x].attach_node,
-                           j->cl->dcs[d].attach_node);
+            seen = lr_topo_attach_node(j->topo, j->cl->dcs[x].name,
+                                       j->cl->dcs[x].attach_node) == node;
         roadms += !seen;
     }
     static const struct {
