@@ -1451,17 +1451,26 @@ lr_ctl_list(struct lr_ctl *c, struct lr_job **jobs, int *n)
 /* ---- start and recovery ---- */
 
 /* The device configuration of topology node 'node': its own in the
- * configuration, else the default driver's. */
-static void
+ * configuration, else the default driver's; false for a node the
+ * configuration does not list.  A dummy device without an address keeps
+ * its state in the dummy devices' directory, listed or not; the other
+ * drivers have no address to give a device the configuration does not
+ * list (open_devices refuses those). */
+static bool
 device_config(const struct lr_ctl *c, int node, struct sb_device_config *dc)
 {
+    bool listed = false;
     memset(dc, 0, sizeof *dc);
     snprintf(dc->name, sizeof dc->name, "%s", c->topo->nodes[node].name);
     snprintf(dc->driver, sizeof dc->driver, "%s", c->default_driver);
-    snprintf(dc->address, sizeof dc->address, "%s", c->dummy_dir);
-    for (int i = 0; i < c->n_dev_cfg; i++)
-        if (!strcmp(c->dev_cfg[i].name, dc->name))
+    for (int i = 0; i < c->n_dev_cfg && !listed; i++)
+        if (!strcmp(c->dev_cfg[i].name, dc->name)) {
             *dc = c->dev_cfg[i];
+            listed = true;
+        }
+    if (!dc->address[0] && !strcmp(dc->driver, "dummy"))
+        snprintf(dc->address, sizeof dc->address, "%s", c->dummy_dir);
+    return listed;
 }
 
 static int
@@ -1478,12 +1487,18 @@ open_devices(struct lr_ctl *c, char *err, size_t errlen)
     for (int pass = 0; pass < 2; pass++)
         for (int node = 0; node < n; node++) {
             struct sb_device_config dc;
-            device_config(c, node, &dc);
+            bool listed = device_config(c, node, &dc);
             c->cls[node] = sb_driver_find(dc.driver);
             if (!c->cls[node])
                 return lr_ctl_fail(err, errlen, EINVAL, "ROADM %s: unknown "
                                    "southbound driver '%s'", dc.name,
                                    dc.driver);
+            if (!listed && strcmp(dc.driver, "dummy"))
+                return lr_ctl_fail(err, errlen, EINVAL, "ROADM %s: not in "
+                                   "the configuration's southbound device "
+                                   "list, and the default driver %s needs "
+                                   "its address (and its keys or CA): list "
+                                   "it there", dc.name, dc.driver);
             int rc = pass == 0 ? c->cls[node]->check
                                  ? c->cls[node]->check(&dc, e, sizeof e) : 0
                                : c->cls[node]->open(&dc, &c->dev[node], e,

@@ -240,7 +240,8 @@ struct lr_config {
     /* Listed devices; a device without a driver gets default_driver.  The
      * address is the driver's business and is left as written (a dummy
      * device without one belongs in dummy_dir/NAME, the controller's
-     * choice).  Unlisted ROADMs use default_driver. */
+     * choice).  Unlisted ROADMs use default_driver, which must then be
+     * dummy (the controller refuses others: no address). */
     int n_devices;
     struct sb_device_config devices[LR_CONFIG_MAX_DEVICES];
     /* southbound/terminal: the data centers' terminals, for drivers that

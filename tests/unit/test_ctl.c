@@ -529,6 +529,66 @@ test_channels_left_keep_their_slots(void)
     lr_ctl_free(c);
 }
 
+/* Listed ROADMs without an address, of the dummy driver, keep their
+ * state in the dummy devices' directory, as unlisted dummy ones do (they
+ * were refused: "the dummy driver needs a state directory as its
+ * address").  An unlisted ROADM whose default driver is another has no
+ * address to be reached at, and is refused by name rather than with the
+ * driver's complaint about settings the configuration gave. */
+static void
+test_device_list_defaults(void)
+{
+    struct sb_device_config devs[16];
+    char path[300], err[1024], *report = NULL;
+    struct lr_ctl *c = NULL;
+    CU_ASSERT_FATAL(topo->n_nodes <= 16);
+    memset(devs, 0, sizeof devs);
+    for (int i = 0; i < topo->n_nodes; i++) {
+        snprintf(devs[i].name, sizeof devs[i].name, "%s",
+                 topo->nodes[i].name);
+        snprintf(devs[i].driver, sizeof devs[i].driver, "dummy");
+    }
+    snprintf(path, sizeof path, "%s/devlist.db", dir);
+    struct lr_ctl_config cfg = {
+        .db_path = path, .topo = topo, .cluster = cluster,
+        .default_driver = "netconf", .dummy_dir = devdir,
+        .devices = devs, .n_devices = topo->n_nodes,
+    };
+    int rc = lr_ctl_new(&cfg, &c, &report, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "lr_ctl_new: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    free(report);
+    report = NULL;
+    struct lr_job job;
+    /* 40 GPUs: more than any one DC holds, so lightpaths. */
+    struct lr_intent in = intent("dl1", "gpt-1.9b", 40, 40);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    int hops = 0;
+    for (int k = 0; k < job.n_lightpaths; k++)
+        hops += job.lp[k].n_links + 1;
+    CU_ASSERT(hops > 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("dl1/"), hops);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "dl1", err, sizeof err), 0);
+    lr_ctl_free(c);
+    c = NULL;
+
+    /* The first ROADM left out: netconf, the default, cannot reach it. */
+    cfg.devices = devs + 1;
+    cfg.n_devices = topo->n_nodes - 1;
+    err[0] = '\0';
+    CU_ASSERT_EQUAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(c);
+    char want[256];
+    snprintf(want, sizeof want, "ROADM %s: not in the configuration's "
+             "southbound device list, and the default driver netconf needs "
+             "its address (and its keys or CA): list it there",
+             topo->nodes[0].name);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    free(report);
+}
+
 static CU_TestInfo tests[] = {
     { "admit, refuse, block, release", test_admit_and_release },
     { "the zone baseline keeps a job in one DC", test_zone_admission },
@@ -544,6 +604,8 @@ static CU_TestInfo tests[] = {
       test_reconcile_replaces_what_differs },
     { "channels left on a device keep their slots",
       test_channels_left_keep_their_slots },
+    { "listed dummy ROADMs default their address; unlisted others are "
+      "refused by name", test_device_list_defaults },
     CU_TEST_INFO_NULL,
 };
 
