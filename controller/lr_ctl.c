@@ -816,8 +816,18 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
         return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     }
     if (lr_tm_new(model, cl, &tr, &tm)) {
-        rc = lr_ctl_fail(err, errlen, EINVAL, "batch %g is not a multiple of "
-                         "microbatch %g", in->batch, in->micro);
+        /* The start refused a cluster the time model cannot hold: the
+         * intent's numbers are what it refuses. */
+        double m = in->batch / in->micro;
+        if (m > LR_TM_MAX_MICROBATCHES)
+            rc = lr_ctl_fail(err, errlen, EINVAL, "batch %g over microbatch "
+                             "%g is %.0f microbatches, more than the %d the "
+                             "time model takes: raise microbatch", in->batch,
+                             in->micro, m, LR_TM_MAX_MICROBATCHES);
+        else
+            rc = lr_ctl_fail(err, errlen, EINVAL, "batch %g is not a "
+                             "multiple of microbatch %g", in->batch,
+                             in->micro);
         goto cleanup;
     }
     /* ppo: the policy's decision, else CDynP with the reason noted. */

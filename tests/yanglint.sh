@@ -137,6 +137,7 @@ while read -r file want; do
 done <<'CASES'
 job_unknown_member.json Node "colour" not found
 job_microbatch.json batch must be a multiple of microbatch
+job_microbatches.json batch over microbatch is at most 1000000 microbatches
 job_gpus_range.json gpus min must not exceed gpus max
 job_name_space.json Unsatisfied pattern - "my job"
 job_state.json Unexpected data state node "state"

@@ -79,6 +79,19 @@ test_admit_and_release(void)
     struct lr_intent bad = intent("j2", "gpt-42", 1, 8);
     CU_ASSERT_EQUAL(lr_ctl_submit(c, &bad, &job, err, sizeof err), EINVAL);
     CU_ASSERT_EQUAL(lr_ctl_get(c, "j2", &job), ENOENT);
+    /* More microbatches than the time model takes: said so (it was
+     * 'batch 2e+06 is not a multiple of microbatch 1'). */
+    bad = intent("j2", "gpt-1.9b", 1, 8);
+    bad.batch = 2e6;
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &bad, &job, err, sizeof err), EINVAL);
+    CU_ASSERT_STRING_EQUAL(err, "batch 2e+06 over microbatch 1 is 2000000 "
+                           "microbatches, more than the 1000000 the time "
+                           "model takes: raise microbatch");
+    bad.batch = 33;
+    bad.micro = 2;
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &bad, &job, err, sizeof err), EINVAL);
+    CU_ASSERT_STRING_EQUAL(err, "batch 33 is not a multiple of microbatch 2");
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "j2", &job), ENOENT);
     assert_consistent(c);
 
     /* More GPUs than exist: blocked, with the reason, holding nothing. */

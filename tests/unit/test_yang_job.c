@@ -84,7 +84,7 @@ test_embedded_modules(void)
         const char *name, *file, *ns, *revision;
     } mods[] = {
         { LR_YANG_LRJ, "yang/lightrail-job.yang", "urn:lightrail:job",
-          "2026-12-02" },
+          "2026-12-04" },
         { LR_YANG_LRCFG, "yang/lightrail-config.yang",
           "urn:lightrail:config", "2026-12-04" },
         { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",
@@ -210,6 +210,28 @@ test_intent_iterations(void)
     }
 }
 
+/* The most microbatches the time model takes, 1,000,000, load; one
+ * more is job_microbatches.json's refusal (test_bad_intents). */
+static void
+test_most_microbatches(void)
+{
+    static const char *const ok[] = {
+        "{\"lightrail-job:job\":[{\"name\":\"j1\",\"model\":\"gpt-1.9b\","
+        "\"batch\":1000000,\"microbatch\":1}]}",
+        "{\"lightrail-job:job\":[{\"name\":\"j1\",\"model\":\"gpt-1.9b\","
+        "\"batch\":2147000000,\"microbatch\":2147}]}",
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        struct lr_intent in;
+        char path[512], msg[512];
+        int rc = parse_text(ok[i], &in, path, sizeof path, msg, sizeof msg);
+        if (rc)
+            fprintf(stderr, "case %zu: %s: %s\n", i, path, msg);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_EQUAL(in.batch / in.micro, 1000000);
+    }
+}
+
 /* Every bad body, with the data path and the reason it must give. */
 static void
 test_bad_intents(void)
@@ -226,6 +248,13 @@ test_bad_intents(void)
           "Node \"colour\" not found as a child of \"job\" node. (line 1)", 0 },
         { "job_microbatch.json", NULL, "/lightrail-job:jobs/job[name='j1']",
           "batch must be a multiple of microbatch", 0 },
+        /* More microbatches than the time model takes (the controller
+         * said 'batch 2e+06 is not a multiple of microbatch 1'); the
+         * most it takes loads (below). */
+        { "job_microbatches.json", NULL,
+          "/lightrail-job:jobs/job[name='j1']",
+          "batch over microbatch is at most 1000000 microbatches; raise "
+          "microbatch", 0 },
         { "job_gpus_range.json", NULL,
           "/lightrail-job:jobs/job[name='j1']/gpus",
           "gpus min must not exceed gpus max", 0 },
@@ -1650,6 +1679,7 @@ static CU_TestInfo tests[] = {
     { "intent defaults and forms", test_intent_defaults },
     { "intent iterations", test_intent_iterations },
     { "bad intents", test_bad_intents },
+    { "the most microbatches the time model takes", test_most_microbatches },
     { "intent with a NUL byte", test_intent_nul },
     { "jobs round trip", test_jobs_round_trip },
     { "one job", test_job_single },
