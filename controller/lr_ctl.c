@@ -721,6 +721,12 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
         plan->n_stages = 0;
         goto cleanup;
     }
+    if (!(ev->T <= LR_JOB_MAX_ITERATION_S)) {
+        snprintf(why, len, "candidate %d: an iteration would take %.3g s",
+                 a, ev->T);
+        plan->n_stages = 0;
+        goto cleanup;
+    }
     for (int h = 0; h + 1 < cd->n_dcs; h++) {
         const struct lr_path *p[2] = {
             lr_jenv_cand_hop_path(env, a, h, 0),
@@ -1003,6 +1009,19 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     /* A plan that fitted over the fixed links may not fit over the
      * lightpaths only by time, never by memory: T is always defined.
      * Private stages cannot be evaluated here: the chain's T stays. */
+    double t = c->n_remote ? res->T : 0;
+    if (!c->n_remote) {
+        lr_tm_evaluate(tm, plan, ev);
+        t = ev->T;
+    }
+    if (!(t <= LR_JOB_MAX_ITERATION_S)) {
+        job->phase = LR_JOB_BLOCKED;
+        set_reason(job, "no plan (%s): an iteration would take %.3g s, more "
+                   "than the %.0e s a job may: give it more or faster GPUs "
+                   "or a smaller batch", algo, t, LR_JOB_MAX_ITERATION_S);
+        c->counters.blocks_plan++;
+        goto cleanup;
+    }
     if (c->n_remote) {
         job->iteration_s = res->T;
         if (commit_remote(c, job, res)) {
@@ -1011,7 +1030,6 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             goto cleanup;
         }
     } else {
-        lr_tm_evaluate(tm, plan, ev);
         job->iteration_s = ev->T;
     }
     job->phase = LR_JOB_PLANNED;

@@ -26,6 +26,11 @@
 #define LR_JOB_REASON_MAX 256
 #define LR_JOB_MAX_LIGHTPATHS 32
 #define LR_JOB_MAX_HOPS 32
+/* The longest iteration a job may be planned for, in seconds: within what
+ * lightrail-job's iteration-time-s and time-s (decimal64, 6 fraction
+ * digits, at most 9223372036854.775807) can state.  About 285,000 years:
+ * a plan slower than that is blocked, not printed as an invalid value. */
+#define LR_JOB_MAX_ITERATION_S 9e12
 
 enum lr_job_phase {
     LR_JOB_SUBMITTED,

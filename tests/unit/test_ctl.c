@@ -602,6 +602,50 @@ test_device_list_defaults(void)
     free(report);
 }
 
+/* A plan whose iteration would take longer than lightrail-job can state
+ * (decimal64 with 6 fraction digits, under 9.3e12 s) is blocked with the
+ * reason: on devices of 10^6 FLOP/s, gpt3-175b's batch of 10^6 samples
+ * was admitted at about 2.8e14 s, and every GET of the jobs then failed
+ * ("Invalid type decimal64 value").  The same job at batch 8 is
+ * planned. */
+static void
+test_iteration_beyond_the_module(void)
+{
+    struct lr_cluster *slow = lr_cluster_clone(cluster);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(slow);
+    for (int i = 0; i < slow->n_types; i++) {
+        slow->types[i].peak_flops = 1e9;
+        slow->types[i].efficiency = 0.001;
+        slow->types[i].memory_bytes = 1e18;
+    }
+    char path[300], err[1024], *report = NULL;
+    snprintf(path, sizeof path, "%s/slow.db", dir);
+    struct lr_ctl_config cfg = {
+        .db_path = path, .topo = topo, .cluster = slow,
+        .default_driver = "dummy", .dummy_dir = devdir,
+    };
+    struct lr_ctl *c = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
+    free(report);
+    struct lr_job job;
+    struct lr_intent in = intent("slow", "gpt3-175b", 1, 64);
+    in.batch = 1e6;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "more than the 9e+12 s a job "
+                                  "may: give it more or faster GPUs or a "
+                                  "smaller batch"));
+    CU_ASSERT(holds_nothing(c));
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "slow", err, sizeof err), 0);
+    in.batch = 8;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT(job.iteration_s > 0 && job.iteration_s <= 9e12);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "slow", err, sizeof err), 0);
+    lr_ctl_free(c);
+    lr_cluster_free(slow);
+}
+
 static CU_TestInfo tests[] = {
     { "admit, refuse, block, release", test_admit_and_release },
     { "the zone baseline keeps a job in one DC", test_zone_admission },
@@ -619,6 +663,8 @@ static CU_TestInfo tests[] = {
       test_channels_left_keep_their_slots },
     { "listed dummy ROADMs default their address; unlisted others are "
       "refused by name", test_device_list_defaults },
+    { "an iteration longer than lightrail-job states is blocked",
+      test_iteration_beyond_the_module },
     CU_TEST_INFO_NULL,
 };
 
