@@ -113,6 +113,25 @@ test_by_hand(void)
     lr_jenv_free(e);
 }
 
+/* The alternatives: top 0 is every other feasible candidate, not none
+ * (lightrail-config's ppo-rollout top said "the fastest other candidates
+ * tried" without it); top 1 of the one other is that one. */
+static void
+test_alternatives_top(void)
+{
+    struct lr_jenv *w, *e = make(1e-9, 1, &w);
+    struct lr_jenv_q q[3];
+    CU_ASSERT_EQUAL(lr_jenv_alternatives(e, 0, 0, true, q), 3);
+    CU_ASSERT_EQUAL(q[0].action, 0);
+    CU_ASSERT_EQUAL(q[1].action, 1);
+    CU_ASSERT_EQUAL(q[2].action, -1);
+    CU_ASSERT_EQUAL(lr_jenv_alternatives(e, 1, 1, false, q), 2);
+    CU_ASSERT_EQUAL(q[0].action, 1);
+    CU_ASSERT_EQUAL(q[1].action, 0);
+    lr_jenv_free(w);
+    lr_jenv_free(e);
+}
+
 /* Greedy puts the 4-GPU job on the fast dc0; while it holds there (exp
  * mode, mean 1), every 8-GPU arrival is blocked, since dc1 has only 4.
  * On dc1 the same job leaves dc0 whole.  So dc1 blocks fewer:
@@ -416,6 +435,7 @@ static CU_TestInfo tests[] = {
     { "the rollout keeps a known length and refuses a huge job",
       test_rollout_known_work },
     { "admit or refuse with nobody else, by hand", test_by_hand },
+    { "top 0 is every other feasible candidate", test_alternatives_top },
     { "a slow placement that keeps a DC whole beats greedy",
       test_greedy_is_not_best_here },
     { "futures side by side give the numbers one at a time gives",

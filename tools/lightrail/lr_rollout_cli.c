@@ -5,7 +5,7 @@
 const char lr_rollout_cli_help[] =
 "  --rollout-samples M futures per alternative (default 100)\n"
 "  --rollout-top N     the base's choice and the N fastest other\n"
-"                      candidates (default 8)\n"
+"                      candidates (default 8; 0: every feasible one)\n"
 "  --rollout-horizon H arrivals simulated after the job (default 40)\n"
 "  --rollout-margin Z  leave the base only when the best alternative\n"
 "                      saves more than Z standard errors (default 1)\n"
