@@ -971,15 +971,24 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             if (blk != LR_RSA_OK || job->n_lightpaths
                                     == LR_JOB_MAX_LIGHTPATHS) {
                 job->phase = LR_JOB_BLOCKED;
-                set_reason(job, "no spectrum: no lightpath of 100 Gb/s or more "
-                         "from %s (%s) to %s (%s): %s",
-                         cl->dcs[from].name,
-                         req.src >= 0 ? c->topo->nodes[req.src].name : "?",
-                         cl->dcs[to].name,
-                         req.dst >= 0 ? c->topo->nodes[req.dst].name : "?",
-                         req.src == req.dst && req.src >= 0
-                         ? "both attach to the same ROADM"
-                         : lr_rsa_block_reason(blk));
+                if (req.src < 0 || req.dst < 0)
+                    /* Not the spectrum: a DC no file attaches. */
+                    set_reason(job, "no lightpath from %s to %s: %s attaches "
+                               "to no ROADM; attach it (lightrail-topology "
+                               "dc-attachment or lightrail-compute "
+                               "attachment-node)", cl->dcs[from].name,
+                               cl->dcs[to].name,
+                               cl->dcs[req.src < 0 ? from : to].name);
+                else
+                    set_reason(job, "no spectrum: no lightpath of 100 Gb/s or "
+                               "more from %s (%s) to %s (%s): %s",
+                               cl->dcs[from].name,
+                               c->topo->nodes[req.src].name,
+                               cl->dcs[to].name,
+                               c->topo->nodes[req.dst].name,
+                               req.src == req.dst
+                               ? "both attach to the same ROADM"
+                               : lr_rsa_block_reason(blk));
                 c->counters.blocks_spectrum++;
                 goto cleanup;
             }

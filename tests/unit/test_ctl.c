@@ -646,6 +646,41 @@ test_iteration_beyond_the_module(void)
     lr_cluster_free(slow);
 }
 
+/* A job whose pipeline crosses a DC that neither file attaches to a
+ * ROADM is blocked for that reason, not as "no spectrum ... (?) ... no
+ * path between the nodes".  dc3 renamed dcx loses its attachment (the
+ * topology attaches dc3); gpt-1.9b's plan on 10 or more GPUs runs over
+ * dc3 and dc2 (lightrail plan on the metro cluster). */
+static void
+test_unattached_dc(void)
+{
+    struct lr_cluster *cl = lr_cluster_clone(cluster);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cl);
+    CU_ASSERT_STRING_EQUAL_FATAL(cl->dcs[2].name, "dc3");
+    snprintf(cl->dcs[2].name, sizeof cl->dcs[2].name, "dcx");
+    cl->dcs[2].attach_node[0] = '\0';
+    char path[300], err[1024], *report = NULL;
+    snprintf(path, sizeof path, "%s/unattached.db", dir);
+    struct lr_ctl_config cfg = {
+        .db_path = path, .topo = topo, .cluster = cl,
+        .default_driver = "dummy", .dummy_dir = devdir,
+    };
+    struct lr_ctl *c = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
+    free(report);
+    struct lr_job job;
+    struct lr_intent in = intent("ux", "gpt-1.9b", 10, 56);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, ": dcx attaches to no ROADM; "
+                                  "attach it (lightrail-topology "
+                                  "dc-attachment or lightrail-compute "
+                                  "attachment-node)"));
+    CU_ASSERT(holds_nothing(c));
+    lr_ctl_free(c);
+    lr_cluster_free(cl);
+}
+
 static CU_TestInfo tests[] = {
     { "admit, refuse, block, release", test_admit_and_release },
     { "the zone baseline keeps a job in one DC", test_zone_admission },
@@ -665,6 +700,7 @@ static CU_TestInfo tests[] = {
       "refused by name", test_device_list_defaults },
     { "an iteration longer than lightrail-job states is blocked",
       test_iteration_beyond_the_module },
+    { "a DC attached to no ROADM is the reason given", test_unattached_dc },
     CU_TEST_INFO_NULL,
 };
 
