@@ -681,6 +681,36 @@ test_unattached_dc(void)
     lr_cluster_free(cl);
 }
 
+/* gpus min is the fewest free GPUs (within max) the job needs to be
+ * planned, not a floor on what the plan holds (lightrail-job said "the
+ * fewest devices the job accepts"): on the metro cluster gpt-1.9b's
+ * fastest plan takes dc3's 8 and dc2's 32, 40 of the 56 free (lightrail
+ * plan), so a minimum of 48 is admitted holding 40; then 16 are free
+ * and a second job's minimum of 48 is blocked. */
+static void
+test_gpus_min_is_free_gpus(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job;
+    char err[1024];
+    struct lr_intent in = intent("gm", "gpt-1.9b", 48, 56);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    int held = 0;
+    for (int k = 0; k < cluster->n_dcs; k++)
+        held += lr_ctl_gpus_used(c)[k];
+    CU_ASSERT_EQUAL(held, 40);
+    struct lr_intent more = intent("gm2", "gpt-1.9b", 48, 56);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &more, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+    CU_ASSERT_STRING_EQUAL(job.reason, "no GPUs: 16 free in all data "
+                           "centers, at least 48 wanted");
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "gm2", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "gm", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
 static CU_TestInfo tests[] = {
     { "admit, refuse, block, release", test_admit_and_release },
     { "the zone baseline keeps a job in one DC", test_zone_admission },
@@ -701,6 +731,7 @@ static CU_TestInfo tests[] = {
     { "an iteration longer than lightrail-job states is blocked",
       test_iteration_beyond_the_module },
     { "a DC attached to no ROADM is the reason given", test_unattached_dc },
+    { "gpus min is a count of free GPUs", test_gpus_min_is_free_gpus },
     CU_TEST_INFO_NULL,
 };
 
