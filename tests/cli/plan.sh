@@ -82,6 +82,7 @@ fi
 expect_bad "unknown model preset 'gpt-5'" $LIGHTRAIL plan --model gpt-5 --cluster "$MAN3"
 expect_bad "--microbatch 3 does not divide --batch 32" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --microbatch 3
 expect_bad "is 1e+07 microbatches, more than the 1000000" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --batch 1e7
+expect_bad "--batch wants a number of samples from 1 to 1e9, not '2147483647'" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --batch 2147483647
 expect_bad "device-count: Unsatisfied range" $LIGHTRAIL plan --model gpt-1.9b --cluster "$BAD/cluster_zero_devices.json"
 expect_bad "device-count: Unsatisfied range" $LIGHTRAIL plan --model gpt-1.9b --cluster "$BAD/cluster_huge_devices.json"
 expect_bad "bandwidth-gbps: Unsatisfied range" $LIGHTRAIL plan --model gpt-1.9b --cluster "$BAD/cluster_negative_bw.json"

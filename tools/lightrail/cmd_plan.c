@@ -149,11 +149,11 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_BATCH:
             if (lr_cli_parse_double(optarg, 1, 1e9, &o->batch))
-                bad = "--batch wants a number of samples >= 1";
+                bad = "--batch wants a number of samples from 1 to 1e9";
             break;
         case O_MICRO:
             if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->micro))
-                bad = "--microbatch wants a positive number of samples";
+                bad = "--microbatch wants a number of samples from 1e-9 to 1e9";
             break;
         case O_WINDOW:
             if (lr_cli_parse_long(optarg, -1, LR_MODEL_MAX_LAYERS, &v))

@@ -61,10 +61,10 @@ lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
         return NULL;
     case LR_JENV_O_BATCH:
         return lr_cli_parse_double(arg, 1, 1e9, &o->batch)
-               ? "--batch wants a number of samples >= 1" : NULL;
+               ? "--batch wants a number of samples from 1 to 1e9" : NULL;
     case LR_JENV_O_MICRO:
         return lr_cli_parse_double(arg, 1e-9, 1e9, &o->micro)
-               ? "--microbatch wants a positive number of samples" : NULL;
+               ? "--microbatch wants a number of samples from 1e-9 to 1e9" : NULL;
     case LR_JENV_O_K:
         if (lr_cli_parse_long(arg, 1, 16, &v))
             return "--k wants an integer in 1..16";
