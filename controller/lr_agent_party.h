@@ -8,7 +8,9 @@
  * to the given CA and its certificate carries the expected name (subject
  * common name or a DNS subject alternative name, no wildcards;
  * X509_check_host), and bounds every connect, handshake and exchange by
- * poll() with the party's timeout (ETIMEDOUT).
+ * poll() with the party's timeout (ETIMEDOUT).  Not bounded: resolving a
+ * host name (getaddrinfo() at each connection, as long as the system's
+ * resolver takes); an address given as such is never looked up.
  *
  * Protocol use: HELLO once per connection (its compute figure is kept),
  * JOB once per job before the job's first STEP/BACKTRACK/FINISH, then one
