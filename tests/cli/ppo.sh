@@ -392,14 +392,30 @@ done
 for i in 1 2 3; do api DELETE "$JOBS/job=q$i"; done
 
 # post_bg NAME FILE: POST FILE in the background; the status goes to
-# $tmp/NAME.status, the body to $tmp/NAME.body, the PID to BG.
+# $tmp/NAME.status, the body to $tmp/NAME.body, curl's trace to
+# $tmp/NAME.trace, the PID to BG.
 BG=
 post_bg() {
+    rm -f "$tmp/$1.trace"
     curl -s -o "$tmp/$1.body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+        --trace-ascii "$tmp/$1.trace" \
         -H "Authorization: Bearer $TOKEN" \
         -H 'Content-Type: application/yang-data+json' \
         -X POST --data-binary @"$2" "$URL$JOBS" > "$tmp/$1.status" &
     BG="$BG $!"
+}
+# await_sent NAME...: waits (up to 600 x 50 ms: curl and a sanitizer
+# build on a loaded machine) until each post_bg NAME has sent its whole
+# request (its body in curl's trace); 1 when one has not.
+await_sent() {
+    for n in "$@"; do
+        for _ in $(seq 600); do
+            grep -q '^=> Send data' "$tmp/$n.trace" 2>/dev/null && continue 2
+            sleep 0.05
+        done
+        echo "# $n: request not sent in 30 s: $(cat "$tmp/$n.trace" 2>/dev/null | tail -3)"
+        return 1
+    done
 }
 # Decided off the loop, one at a time: five ppo intents at once (one of
 # them a second c1), with a cdynp intent beside them; each is answered,
@@ -457,7 +473,10 @@ for j in c1 c2 c3 c4 cd; do api DELETE "$JOBS/job=$j"; done
 # answered (201, or 503 once the server drains) and the store stays
 # consistent (lightrail-check below).
 for k in 1 2 3 4; do post_bg "t$k" "$tmp/c$k.json"; done
-sleep 0.1
+# Stopped once the four requests are sent, not after a fixed pause: a
+# curl that has not connected when the draining server exits gets no
+# answer (000), however correct the server.
+await_sent t1 t2 t3 t4 || notok "ppo-rollout stopped: the four requests were not all sent"
 stop_daemon
 wait $BG
 BG=
