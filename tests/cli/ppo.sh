@@ -460,8 +460,12 @@ statuses=$(for k in 1 2 3 4 5; do cat "$tmp/p$k.status"; echo; done | sort | tr 
     && ok "ppo-rollout: five ppo intents at once, each answered ($statuses), a cdynp one beside them" \
     || notok "ppo-rollout at once: ppo $statuses, cdynp $(cat "$tmp/cd.status")"
 for k in 1 2 3 4 5; do
-    [ "$(cat "$tmp/p$k.status")" = 409 ] && grep -q "exists" "$tmp/p$k.body" \
-        && ok "ppo-rollout at once: the second c1 is refused: $(jq -r '."ietf-restconf:errors".error[0]."error-message"' "$tmp/p$k.body")"
+    [ "$(cat "$tmp/p$k.status")" = 409 ] || continue
+    if grep -q "exists" "$tmp/p$k.body"; then
+        ok "ppo-rollout at once: the second c1 is refused: $(jq -r '."ietf-restconf:errors".error[0]."error-message"' "$tmp/p$k.body")"
+    else
+        notok "ppo-rollout at once: a 409 that does not say the job exists: $(cat "$tmp/p$k.body")"
+    fi
 done
 api GET $JOBS
 [ "$(jq '[."lightrail-job:jobs".job[] | select(.state."planner-note" // "" | startswith("ppo: "))] | length' "$tmp/body")" = 4 ] \
