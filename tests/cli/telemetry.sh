@@ -80,7 +80,19 @@ peer=$(ip netns exec "$p-$dst" ip -o -4 addr show 2> /dev/null | awk -v e="^${p}
 for _ in $(seq 1 20); do
     ip netns exec "$p-$src" curl -s --max-time 1 "http://$peer:9/" > /dev/null 2>&1
 done
-sleep 1
+# The counters reach the state and /metrics at the next sample (every
+# 200 ms), a throughput after two: wait, up to 10 s (a sanitizer build
+# on a loaded machine) rather than a fixed second, until lightpath 1's
+# 20 probes are sampled and each lightpath has a throughput.
+for _ in $(seq 100); do
+    api GET /restconf/data/lightrail-state:state
+    [ "$STATUS" = 200 ] && jq -e '.["lightrail-state:state"]["emulated-link"] // []
+            | length == 2 and all(has("throughput-bps"))
+              and ([.[] | select(.lightpath == "gj/lp1")
+                    | .["tx-packets"] | tonumber] | (.[0] // 0) >= 20)' \
+            "$tmp/body" > /dev/null && break
+    sleep 0.1
+done
 api GET /metrics
 if [ "$STATUS" = 200 ] && grep -q "^lightrail_emulated_link_packets_total{lightpath=\"gj/lp1\",from=\"$src\",to=\"$dst\"} [1-9]" "$tmp/body" \
    && grep -q '^lightrail_emulated_link_throughput_bps{lightpath="gj/lp2"' "$tmp/body" \
