@@ -79,8 +79,9 @@ int lr_agent_party_commit(struct lr_cdynp_party *, enum lr_cdynp_objective obj,
 /* RELEASE: the agent frees what it reserved under 'tag'.  Clears a
  * sticky failure first and connects when needed (also when the agent
  * closed the connection kept since the job, as it does after 600 s
- * idle): a release belongs to no planning run.  0; ENOENT: the agent holds nothing under 'tag' (it
- * restarted, or never committed); or a failure as above. */
+ * idle): a release belongs to no planning run.  0; ENOENT: the agent
+ * holds nothing under 'tag' (it restarted, or never committed); or a
+ * failure as above. */
 int lr_agent_party_release(struct lr_cdynp_party *, const char *tag);
 
 /* Connects the agent parties among parties[0..n-1] (others are skipped)

@@ -381,6 +381,17 @@ cleanup:
 
 /* RELEASE to the agent of every remote range of 'job' (best effort: an
  * agent that forgot the job, or cannot be reached, is passed over). */
+/* RELEASE of 'tag' at 'agent', counted when the agent does not confirm
+ * it (lr_ctl_counters.agent_release_failures): best effort, nothing
+ * waits for it. */
+static void
+release_at(struct lr_ctl *c, struct lr_cdynp_party *agent, const char *tag)
+{
+    int rc = lr_agent_party_release(agent, tag);
+    if (rc && rc != ENOENT)
+        c->counters.agent_release_failures++;
+}
+
 static void
 release_remote(struct lr_ctl *c, const struct lr_job *job)
 {
@@ -388,7 +399,7 @@ release_remote(struct lr_ctl *c, const struct lr_job *job)
         const struct lr_stage *st = &job->plan.stages[s];
         if (st->g == 0 && st->dc >= 0 && st->dc < LR_TM_MAX_DCS
             && c->agent[st->dc])
-            lr_agent_party_release(c->agent[st->dc], job->intent.name);
+            release_at(c, c->agent[st->dc], job->intent.name);
     }
 }
 
@@ -417,7 +428,7 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
              * is a leftover of an earlier job whose RELEASE was lost (the
              * agent unreachable then).  Release it and commit again, or
              * the name stays blocked until the agent restarts. */
-            lr_agent_party_release(c->agent[dc], job->intent.name);
+            release_at(c, c->agent[dc], job->intent.name);
             rc = lr_agent_party_commit(c->agent[dc], res->objective,
                                        res->assumed, res->first[i],
                                        res->last[i], job->intent.name,
@@ -431,8 +442,7 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
             bool unknown = !lr_agent_party_connected(c->agent[dc]);
             for (int j = 0; j < i + unknown; j++)
                 if (c->agent[res->dc[j]])
-                    lr_agent_party_release(c->agent[res->dc[j]],
-                                           job->intent.name);
+                    release_at(c, c->agent[res->dc[j]], job->intent.name);
             return rc;
         }
     }

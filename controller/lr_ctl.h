@@ -196,6 +196,11 @@ struct lr_ctl_counters {
      * found the network changed when they were submitted: the choice
      * still feasible and kept, or decided again by the policy alone. */
     unsigned long long ppo_stale_kept, ppo_stale_redecided;
+    /* RELEASEs of a job's commitment an agent did not confirm (it was
+     * unreachable or refused; ENOENT, nothing held, is no failure): the
+     * agent may still hold the job's devices, until it restarts or a job
+     * of the same name commits there again. */
+    unsigned long long agent_release_failures;
 };
 
 /* Opens the store, the devices, and recovers (see above).  '*report' (may

@@ -909,9 +909,15 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "decided again by the policy alone.\n"
         "# TYPE lightrail_ppo_stale_decisions_total counter\n"
         "lightrail_ppo_stale_decisions_total{then=\"kept\"} %llu\n"
-        "lightrail_ppo_stale_decisions_total{then=\"redecided\"} %llu\n",
+        "lightrail_ppo_stale_decisions_total{then=\"redecided\"} %llu\n"
+        "# HELP lightrail_agent_release_failures_total RELEASEs of a job's "
+        "commitment an agent did not confirm (unreachable, or refused): it "
+        "may still hold the job's devices, until it restarts or a job of "
+        "the same name commits there again.\n"
+        "# TYPE lightrail_agent_release_failures_total counter\n"
+        "lightrail_agent_release_failures_total %llu\n",
         c->ppo_candidate, c->ppo_refused, c->ppo_cdynp, c->ppo_stale_kept,
-        c->ppo_stale_redecided);
+        c->ppo_stale_redecided, c->agent_release_failures);
     struct lr_ctl_ppo_info pi;
     if (!lr_ctl_ppo_info(app->ctl, &pi))
         put(&buf, &len, &cap,

@@ -232,7 +232,24 @@ sys.exit(0 if ask(s, JOB, one)[0] == OK
     else
         notok "leftover tag: j8 $(jq_job phase), '$(jq_job reason)'; dc2: $(grep "'j8'" "$A/dc2.log")"
     fi
+    # A RELEASE the agent does not confirm (dc2 stopped: the 1 s
+    # timeout) is counted, for the operator to see that dc2 may still
+    # hold j8's devices.
+    metric() {
+        api GET /metrics
+        sed -n 's/^lightrail_agent_release_failures_total //p' "$tmp/body"
+    }
+    before=$(metric)
+    kill -STOP $PID2
     api DELETE "$JOBS/job=j8"
+    st=$STATUS
+    kill -CONT $PID2
+    after=$(metric)
+    if [ "$before" = 0 ] && [ "$after" = 1 ] && [ "$st" = 204 ]; then
+        ok "a RELEASE dc2 did not confirm is counted (lightrail_agent_release_failures_total 0 -> 1)"
+    else
+        notok "release failures: $before -> $after, DELETE $st"
+    fi
 fi
 stop_daemon
 if $CHECK --config "$D/lightraild.json" > "$tmp/check" 2>&1; then
