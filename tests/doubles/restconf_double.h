@@ -50,7 +50,8 @@ struct rc_double {
     atomic_int fail_deletes;      /* every DELETE answers 500 */
     atomic_int delay_ms;
     _Atomic(const char *) raw_get;  /* the caller's; NULL after use */
-    atomic_int changes;           /* PUT/DELETE answered */
+    atomic_int changes;           /* PUT/POST/DELETE taken */
+    atomic_int received, answered;   /* every request, in and out */
 };
 
 extern struct rc_double rcd;

@@ -269,11 +269,18 @@ test_pinned_ca_and_faults(void)
     c = config(cert, 300);
     CU_ASSERT_EQUAL_FATAL(sb_restconf_class.open(&c, &d, err, sizeof err), 0);
     atomic_store(&rcd.delay_ms, 800);
+    int before = atomic_load(&rcd.received);
     change(&ch, SB_ADD, "late/lp1", 0, 4);
     CU_ASSERT_EQUAL(sb_restconf_class.apply(d, &ch, 1, err, sizeof err),
                     ETIMEDOUT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "the outcome is unknown"));
-    usleep(1200 * 1000);   /* let the double finish the late request */
+    /* Let the double finish the late requests (the channels are its
+     * thread's until then): up to 60 s, for valgrind. */
+    for (int i = 0; i < 6000 && (atomic_load(&rcd.received) == before
+                                 || atomic_load(&rcd.answered)
+                                        != atomic_load(&rcd.received)); i++)
+        usleep(10 * 1000);
+    CU_ASSERT_EQUAL(atomic_load(&rcd.answered), atomic_load(&rcd.received));
     atomic_store(&rcd.delay_ms, 0);
     sb_restconf_class.close(d);
     rc_double_clear();
