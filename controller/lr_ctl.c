@@ -415,20 +415,17 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
               const struct lr_cdynp_result *res)
 {
     for (int i = 0; i < res->n_dcs; i++) {
-        int dc = res->dc[i], n_stages;
+        int dc = res->dc[i], n_stages, rc = EEXIST;
         if (!c->agent[dc])
             continue;
-        int rc = lr_agent_party_commit(c->agent[dc], res->objective,
-                                       res->assumed, res->first[i],
-                                       res->last[i], job->intent.name,
-                                       &n_stages);
-        if (rc == EEXIST) {
-            /* The agent holds this name for us already: tags are each
-             * coordinator's own and two jobs never share a name, so it
-             * is a leftover of an earlier job whose RELEASE was lost (the
-             * agent unreachable then).  Release it and commit again, or
-             * the name stays blocked until the agent restarts. */
-            release_at(c, c->agent[dc], job->intent.name);
+        /* EEXIST: the agent holds this name for us already.  Tags are
+         * each coordinator's own and two jobs never share a name, so it
+         * is a leftover of an earlier job whose RELEASE was lost (the
+         * agent unreachable then): release it and commit once more, or
+         * the name stays blocked until the agent restarts. */
+        for (int tries = 0; rc == EEXIST && tries < 2; tries++) {
+            if (tries)
+                release_at(c, c->agent[dc], job->intent.name);
             rc = lr_agent_party_commit(c->agent[dc], res->objective,
                                        res->assumed, res->first[i],
                                        res->last[i], job->intent.name,
