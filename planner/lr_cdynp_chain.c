@@ -44,6 +44,7 @@
  * get, plus O(n (2w+1)^2) for the chain itself.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,18 +201,38 @@ run_chain(struct plan_search *ps, const int *order, int n,
 
 /* Plans one chain under one objective and keeps it if it is the best so
  * far.  Memory was checked for 'assumed' stages; the plan holds when it
- * has no more, or min(m, p) did not change. */
+ * has no more, or min(m, p) did not change.
+ *
+ * The assumptions tried.  Each stage needs more memory the more stages
+ * are assumed, so the plans that fit under a grow fewer as a grows, and
+ * once none fits under some a (the ceiling), none fits under any a above
+ * it: a plan that holds has fewer stages than the ceiling.  We start at
+ * a = n and jump to the plan's own count p while p > a, below the
+ * ceiling; a jump that lands on no plan lowers the ceiling to where it
+ * landed and resumes one above the last a that had a plan, so that a
+ * plan of a count between the two is not skipped (a jump from 1 to 5
+ * stages lost a plan of 3 that fit under 3 only).  Every run narrows
+ * (last a with a plan, ceiling): at most 'ceiling - n' runs, in practice
+ * one or two; the first runs, and the plan when they find one, are the
+ * plain jumps'. */
 static void
 try_chain_obj(struct plan_search *ps, const int *order, int n,
               enum lr_cdynp_objective obj)
 {
     const int m = ps->tm->m;
-    int assumed = n;
+    int assumed = n < m ? n : m;
+    int last_ok = 0;              /* the last a whose run had a plan */
+    int ceiling = INT_MAX;        /* the least a known to have none */
     enum lr_tm_why why = LR_TM_OK;
     for (int round = 0; round < 16; round++) {
-        if (assumed > m)
-            assumed = m;
         why = run_chain(ps, order, n, obj, assumed);
+        if (why == LR_TM_MEMORY && last_ok) {
+            ceiling = assumed;
+            assumed = last_ok + 1;
+            if (assumed >= ceiling)
+                break;
+            continue;
+        }
         if (why != LR_TM_OK)
             break;
         int p = 0;
@@ -219,7 +240,14 @@ try_chain_obj(struct plan_search *ps, const int *order, int n,
             p += ps->run.n_stages[k];
         if (p <= assumed || (assumed >= m && p >= m))
             break;
-        assumed = p;
+        last_ok = assumed;
+        assumed = p < m ? p : m;
+        if (assumed >= ceiling)
+            assumed = ceiling - 1;
+        if (assumed <= last_ok) {
+            why = LR_TM_MEMORY;   /* (last_ok, ceiling) is empty */
+            break;
+        }
         why = LR_TM_MEMORY;   /* unless the next round settles it */
     }
     if (why == LR_TM_OK && (!ps->found || ps->run.T < ps->best->T)) {

@@ -367,6 +367,23 @@ heavy_model(const struct lr_instance *in, double ascale)
     return m;
 }
 
+/* Random instance 'seed' where memory binds: activations 10..10^4
+ * times heavier, device memory x 0.05..1.05.  Frees with the model. */
+static struct lr_tm *
+tight_instance(uint64_t seed, struct lr_instance *in, struct lr_model **m)
+{
+    CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, in), 0);
+    struct lr_rng r;
+    lr_rng_seed(&r, seed * 7919);
+    *m = heavy_model(in, pow(10, 1 + 3 * lr_rng_uniform(&r)));
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(*m, in->cluster, &in->train, &tm), 0);
+    double mscale = 0.05 + lr_rng_uniform(&r);
+    for (int k = 0; k < tm->n_dcs; k++)
+        tm->dcs[k].mem *= mscale;
+    return tm;
+}
+
 /* An assumption carried over from a longer chain also made plans worse:
  * on random instances whose activations weigh (A x 10..10^4, device
  * memory x 0.05..1.05), CDynP's T against exact's. */
@@ -376,16 +393,8 @@ test_cdynp_tight_memory(void)
     int both = 0, missed = 0, far = 0;
     for (uint64_t seed = 1; seed <= 100; seed++) {
         struct lr_instance in;
-        CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
-        struct lr_rng r;
-        lr_rng_seed(&r, seed * 7919);
-        struct lr_model *m = heavy_model(&in,
-                                         pow(10, 1 + 3 * lr_rng_uniform(&r)));
-        struct lr_tm *tm;
-        CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, in.cluster, &in.train, &tm), 0);
-        double mscale = 0.05 + lr_rng_uniform(&r);
-        for (int k = 0; k < tm->n_dcs; k++)
-            tm->dcs[k].mem *= mscale;
+        struct lr_model *m;
+        struct lr_tm *tm = tight_instance(seed, &in, &m);
         struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
         struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
         struct lr_exact_stats st;
@@ -410,6 +419,40 @@ test_cdynp_tight_memory(void)
     CU_ASSERT_EQUAL(missed, 0);
     CU_ASSERT_EQUAL(far, 0);
     CU_ASSERT(both >= 50);
+}
+
+/* A jump of the assumed stage count that lands on no plan resumes one
+ * above the last assumption that had one (lr_cdynp_chain.c).  Instance
+ * 9494 of tight_instance(): two DCs, the chain dc0 -> dc1 planned for 2
+ * stages takes 4, and under 4 nothing fits; exact's plan has 3 stages,
+ * which fit under 3.  CDynP found no plan.  Instance 8168: the same
+ * jump, and the plan CDynP kept was 1.6% slower than exact's.  Now both
+ * are exact's. */
+static void
+test_cdynp_assumption_resumes(void)
+{
+    const uint64_t seeds[] = { 9494, 8168 };
+    for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
+        struct lr_instance in;
+        struct lr_model *m;
+        struct lr_tm *tm = tight_instance(seeds[i], &in, &m);
+        struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
+        struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
+        CU_ASSERT_FATAL(pc && pe && ec && ee);
+        struct lr_exact_stats st;
+        CU_ASSERT_EQUAL(lr_exact_plan(tm, 0, pe, ee, &st), LR_TM_OK);
+        CU_ASSERT_EQUAL(pe->n_stages, 3);
+        CU_ASSERT_EQUAL(lr_cdynp_plan(tm, NULL, pc, ec), LR_TM_OK);
+        CU_ASSERT_DOUBLE_EQUAL(ec->T, ee->T, 1e-9 * ee->T);
+        CU_ASSERT_EQUAL(pc->n_stages, 3);
+        free(pc);
+        free(pe);
+        free(ec);
+        free(ee);
+        lr_tm_free(tm);
+        lr_model_free(m);
+        lr_instance_free(&in);
+    }
 }
 
 /* A model that fits nowhere is refused for memory, whatever the number of
@@ -722,6 +765,8 @@ static CU_TestInfo tests[] = {
     { "CDynP with a given chain order", test_cdynp_forced_order },
     { "each chain assumes its own stage count",
       test_cdynp_assumption_per_chain },
+    { "a jump that lands on no plan resumes below it",
+      test_cdynp_assumption_resumes },
     { "CDynP near exact when memory is tight", test_cdynp_tight_memory },
     { "no plan for memory, not for devices", test_cdynp_why_memory },
     { "the planner out of memory is not 'no plan'",
