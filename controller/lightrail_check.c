@@ -14,10 +14,15 @@
  * store in the state directory, a store it cannot open (no SQLite file,
  * not lightrail's, of a newer schema), or a lightraild serving it (its
  * lock).
+ * It judges a copy of the store in a directory of its own under $TMPDIR
+ * (lr_store_copy()), removed at the end: the store is only read, and
+ * one of an older schema is checked as lightraild would migrate it, not
+ * migrated.
  * The crash test runs it after every kill -9 and restart.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +48,27 @@ usage(FILE *f)
           "\n"
           "exit status: 0 all hold; 1 a violation (the first on stderr);\n"
           "2 bad input: no store, one it cannot open, or a lightraild\n"
-          "serving it\n", f);
+          "serving it\n"
+          "\n"
+          "The store is read, never written: the check runs on a copy in\n"
+          "$TMPDIR (default /tmp), so a store of an older schema is judged\n"
+          "as lightraild would migrate it and stays as it was.\n", f);
+}
+
+/* Says 'err' on stderr, with the copy's path, which the store's messages
+ * name, said as the store's own: the copy is ours, not the user's. */
+static void
+say(const char *err, const char *copy, const char *db)
+{
+    size_t n = *copy ? strlen(copy) : 0;
+    const char *at;
+    fputs("lightrail-check: ", stderr);
+    while (n && (at = strstr(err, copy))) {
+        fwrite(err, 1, (size_t) (at - err), stderr);
+        fputs(db, stderr);
+        err = at + n;
+    }
+    fprintf(stderr, "%s\n", err);
 }
 
 int
@@ -66,6 +91,7 @@ main(int argc, char **argv)
     int rc = 2;
     char *topo_json = NULL, *cluster_json = NULL;
     char db[LR_CONFIG_PATH_MAX + 32], lock[LR_CONFIG_PATH_MAX + 32];
+    char tmpdir[PATH_MAX] = "", copy[PATH_MAX + 32] = "";
     int lock_fd = -1;
     if (!cfg || lr_yang_ctx_new(&ly, err, sizeof err)
         || lr_yang_load_config(ly, argv[2], cfg, err, sizeof err)) {
@@ -88,24 +114,40 @@ main(int argc, char **argv)
                 "first\n", cfg->state_dir);
         goto cleanup;
     }
+    /* The copy, which lr_store_open() may migrate. */
+    const char *t = getenv("TMPDIR");
+    if (snprintf(tmpdir, sizeof tmpdir, "%s/lightrail-check.XXXXXX",
+                 t && *t ? t : "/tmp") >= (int) sizeof tmpdir
+        || !mkdtemp(tmpdir)) {
+        fprintf(stderr, "lightrail-check: cannot make a directory for the "
+                "store's copy (%s): %s; set TMPDIR to a writable one\n",
+                tmpdir, strerror(errno));
+        tmpdir[0] = '\0';
+        goto cleanup;
+    }
+    snprintf(copy, sizeof copy, "%s/lightrail.db", tmpdir);
+    if (lr_store_copy(db, copy, err, sizeof err)) {
+        say(err, copy, db);
+        goto cleanup;
+    }
     /* A store that does not open says nothing of the invariants, and
      * lr_stored_network() below would take the configuration's files
      * in silence. */
     struct lr_store *st = NULL;
-    if (lr_store_open(db, &st, err, sizeof err)) {
-        fprintf(stderr, "lightrail-check: %s\n", err);
+    if (lr_store_open(copy, &st, err, sizeof err)) {
+        say(err, copy, db);
         goto cleanup;
     }
     lr_store_close(st);
-    if (!lr_stored_network(ly, db, &topo_json, &cluster_json, &topo, &cl)
+    if (!lr_stored_network(ly, copy, &topo_json, &cluster_json, &topo, &cl)
         && (lr_yang_load_topo(ly, cfg->topology_file, &topo, err, sizeof err)
             || lr_yang_load_cluster(ly, cfg->cluster_file, &cl, err,
                                     sizeof err))) {
-        fprintf(stderr, "lightrail-check: %s\n", err);
+        say(err, copy, db);
         goto cleanup;
     }
     struct lr_ctl_config cc = {
-        .db_path = db, .topo = topo, .cluster = cl,
+        .db_path = copy, .topo = topo, .cluster = cl,
         .default_driver = cfg->default_driver, .dummy_dir = cfg->dummy_dir,
         .devices = cfg->devices, .n_devices = cfg->n_devices,
         .terminals = cfg->terminals, .n_terminals = cfg->n_terminals,
@@ -114,12 +156,23 @@ main(int argc, char **argv)
     rc = 1;
     if (lr_ctl_new(&cc, &ctl, NULL, err, sizeof err)
         || lr_ctl_check(ctl, err, sizeof err)) {
-        fprintf(stderr, "lightrail-check: %s\n", err);
+        say(err, copy, db);
         goto cleanup;
     }
     rc = 0;
 
 cleanup:
+    lr_ctl_free(ctl);
+    ctl = NULL;
+    if (*tmpdir) {
+        static const char *const tails[] = { "", "-wal", "-shm", "-journal" };
+        for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+            char f[PATH_MAX + 32];
+            snprintf(f, sizeof f, "%s/lightrail.db%s", tmpdir, tails[i]);
+            unlink(f);
+        }
+        rmdir(tmpdir);
+    }
     if (lock_fd >= 0)
         close(lock_fd);
     free(topo_json);

@@ -19,6 +19,7 @@
  *     stays.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -714,6 +716,96 @@ cleanup:
     }
     *out = s;
     return ret;
+}
+
+/* Copies file 'from' to a new file 'to'; ENOENT when 'from' does not
+ * exist (nothing made). */
+static int
+lr_store_copy_file(const char *from, const char *to, char *err,
+                   size_t errlen)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, ret = 0;
+    if (in < 0) {
+        ret = errno;
+        if (ret != ENOENT && err && errlen)
+            snprintf(err, errlen, "%s: cannot read: %s", from,
+                     strerror(ret));
+        return ret;
+    }
+    out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (out < 0) {
+        ret = errno;
+        if (err && errlen)
+            snprintf(err, errlen, "%s: cannot create: %s", to,
+                     strerror(ret));
+        close(in);
+        return ret;
+    }
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf), w = 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n < 0) {
+                ret = errno;
+                if (err && errlen)
+                    snprintf(err, errlen, "%s: cannot read: %s", from,
+                             strerror(ret));
+            }
+            break;
+        }
+        while (w < n) {
+            ssize_t k = write(out, buf + w, (size_t) (n - w));
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0) {
+                ret = errno;
+                if (err && errlen)
+                    snprintf(err, errlen, "%s: cannot write: %s", to,
+                             strerror(ret));
+                break;
+            }
+            w += k;
+        }
+        if (ret)
+            break;
+    }
+    if (close(out) && !ret) {
+        ret = errno;
+        if (err && errlen)
+            snprintf(err, errlen, "%s: cannot write: %s", to, strerror(ret));
+    }
+    close(in);
+    return ret;
+}
+
+int
+lr_store_copy(const char *from, const char *to, char *err, size_t errlen)
+{
+    /* The database and its journals, as files: SQLite would have to
+     * recover a crashed daemon's WAL to read it, which makes a -shm file
+     * beside the store, or writes (PRAGMA locking_mode = EXCLUSIVE on a
+     * read-only connection fails).  No process holds them: the caller
+     * made sure no lightraild serves the store. */
+    static const char *const tails[] = { "", "-wal", "-journal" };
+    char f[PATH_MAX], t[PATH_MAX];
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        if (snprintf(f, sizeof f, "%s%s", from, tails[i]) >= (int) sizeof f
+            || snprintf(t, sizeof t, "%s%s", to, tails[i]) >= (int) sizeof t) {
+            if (err && errlen)
+                snprintf(err, errlen, "%s: path too long", from);
+            return ENAMETOOLONG;
+        }
+        int ret = lr_store_copy_file(f, t, err, errlen);
+        if (ret == ENOENT && i > 0)
+            continue;   /* no journal: nothing left uncheckpointed */
+        if (ret == ENOENT && err && errlen)
+            snprintf(err, errlen, "%s: no such file", from);
+        if (ret)
+            return ret;
+    }
+    return 0;
 }
 
 /*

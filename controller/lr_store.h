@@ -41,6 +41,16 @@ int lr_store_open(const char *path, struct lr_store **out, char *err,
                   size_t errlen);
 void lr_store_close(struct lr_store *);
 
+/* Copies the database at 'from' and its journals (a crashed daemon's
+ * WAL), as files, to 'to' and its journals, which must not exist.
+ * 'from' is only read: lightrail-check judges a copy, so that checking
+ * a store of an older schema does not upgrade it behind its daemon's
+ * back.  No process may write 'from' meanwhile (the caller checks the
+ * daemon's lock).  0, or an errno value with the reason in err[errlen].
+ */
+int lr_store_copy(const char *from, const char *to, char *err,
+                  size_t errlen);
+
 /* The last SQLite error, for messages. */
 const char *lr_store_error(const struct lr_store *);
 

@@ -787,6 +787,88 @@ test_crash_durability(void)
     lr_store_close(s);
 }
 
+/* The whole of file 'path' (NULL when it cannot be read); *n its size. */
+static char *
+slurp(const char *path, long *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    *n = -1;
+    if (f && !fseek(f, 0, SEEK_END) && (*n = ftell(f)) >= 0
+        && !fseek(f, 0, SEEK_SET) && (buf = malloc((size_t) *n + 1))
+        && fread(buf, 1, (size_t) *n, f) != (size_t) *n) {
+        free(buf);
+        buf = NULL;
+    }
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+/* lr_store_copy() copies what is committed, WAL included, and changes
+ * nothing of the source: not its file, not its WAL (a crashed daemon's
+ * transactions, not yet checkpointed), and makes no -shm beside it. */
+static void
+test_copy(void)
+{
+    struct lr_job a, got;
+    int status = 0;
+    char err[512], wal[600];
+
+    make_job(&a, "walled", 10, 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        struct lr_store *s = NULL;
+        int ret = lr_store_open(db_path("cp"), &s, err, sizeof err);
+        if (!ret)
+            ret = lr_store_put_job(s, &a);
+        _exit(ret ? 1 : 0);   /* no close: the job is in the WAL only */
+    }
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    snprintf(wal, sizeof wal, "%s-wal", db_path("cp"));
+    long n_db, n_wal, n_db2, n_wal2;
+    char *b_db = slurp(db_path("cp"), &n_db), *b_wal = slurp(wal, &n_wal);
+    CU_ASSERT_FATAL(b_db && b_wal);
+    CU_ASSERT(n_wal > 0);
+
+    char from[512];
+    snprintf(from, sizeof from, "%s", db_path("cp"));
+    CU_ASSERT_EQUAL(lr_store_copy(from, db_path("cp-copy"), err, sizeof err),
+                    0);
+    char *a_db = slurp(from, &n_db2), *a_wal = slurp(wal, &n_wal2);
+    CU_ASSERT_FATAL(a_db && a_wal);
+    CU_ASSERT(n_db == n_db2 && !memcmp(b_db, a_db, (size_t) n_db));
+    CU_ASSERT(n_wal == n_wal2 && !memcmp(b_wal, a_wal, (size_t) n_wal));
+    char shm[600];
+    snprintf(shm, sizeof shm, "%s-shm", from);
+    CU_ASSERT_NOT_EQUAL(access(shm, F_OK), 0);
+    free(b_db);
+    free(b_wal);
+    free(a_db);
+    free(a_wal);
+
+    struct lr_store *s = open_store("cp-copy");
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "walled", &got), 0);
+    assert_same_job(&a, &got);
+    assert_check_ok(s);
+    lr_store_close(s);
+
+    /* No file: said so, nothing made. */
+    snprintf(from, sizeof from, "%s", db_path("none"));
+    CU_ASSERT_EQUAL(lr_store_copy(from, db_path("none-copy"), err,
+                                  sizeof err), ENOENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no such file"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, from));
+    CU_ASSERT_NOT_EQUAL(access(db_path("none-copy"), F_OK), 0);
+    /* A copy is never written over. */
+    snprintf(from, sizeof from, "%s", db_path("cp"));
+    CU_ASSERT_EQUAL(lr_store_copy(from, db_path("cp-copy"), err, sizeof err),
+                    EEXIST);
+}
+
 static CU_TestInfo tests[] = {
     { "round trip of every field", test_round_trip },
     { "put replaces what a job holds", test_replace },
@@ -804,6 +886,7 @@ static CU_TestInfo tests[] = {
     { "foreign files are refused", test_foreign_files },
     { "migration from an empty file", test_migrate_empty },
     { "a commit survives a crash", test_crash_durability },
+    { "a copy holds the WAL's commits and leaves the source", test_copy },
     CU_TEST_INFO_NULL,
 };
 
