@@ -72,6 +72,36 @@ if $LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random,static \
 else
     notok "--paired: $(cat "$tmp/p.json")"
 fi
+# A seed where the base blocks nothing: no ratio for a policy that
+# blocks there (left out and counted), 0 for one that blocks nothing too.
+# At 1 E, 300 arrivals, seeds 1-4, greedy blocks nothing on seed 4,
+# random blocks there and static does not.
+if $LIGHTRAIL sim --topology "$T" --cluster "$C" \
+       --policy greedy,random,static --loads 1:1:1 --arrivals 300 \
+       --warmup 50 --seeds 4 --quiet --paired greedy --format json \
+       > "$tmp/p0.json" \
+   && jq -s -e '
+        (.[] | select(.policy == "greedy")) as $g
+        | ([range(0; 4) | select($g.blocking_per_seed[.] == 0)] | length) >= 1
+          and ([.[] | select(.policy != "greedy")] | length == 2 and all(.[];
+            . as $p
+            | [range(0; 4) | select($g.blocking_per_seed[.] > 0
+                                    or $p.blocking_per_seed[.] == 0)
+                | if $g.blocking_per_seed[.] > 0
+                  then ($p.blocking_per_seed[.] - $g.blocking_per_seed[.])
+                       / $g.blocking_per_seed[.] else 0 end] as $d
+            | ($p.blocking_change - ($d | add / length) | fabs) < 1e-12
+              and $p.blocking_change_undefined
+                  == ([range(0; 4) | select($g.blocking_per_seed[.] == 0
+                                            and $p.blocking_per_seed[.] > 0)]
+                      | length)))
+          and ([.[] | select(.policy == "random")][0]
+               .blocking_change_undefined >= 1)' \
+       "$tmp/p0.json" > /dev/null; then
+    ok "--paired: a seed where the base blocks nothing is left out where only the other blocks"
+else
+    notok "--paired with a zero base: $(cat "$tmp/p0.json")"
+fi
 out=$($LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random \
        --loads 4:4:1 --arrivals 1500 --warmup 200 --seeds 2 --quiet \
        --models bert-large,gpt-1.9b --paired greedy)

@@ -122,7 +122,9 @@ usage(FILE *f)
 "                      iteration time of every other policy against\n"
 "                      NAME (one of those run: a baseline, ppo or\n"
 "                      rollout-BASE), seed by seed on the same arrivals:\n"
-"                      mean, 95%% CI and the seeds where it is lower\n"
+"                      mean, 95%% CI and the seeds where it is lower; a\n"
+"                      seed where NAME's is 0 and the other's is not has\n"
+"                      no ratio and is left out (and counted)\n"
 "  --trace FILE        every decision of every run, one JSON object per\n"
 "                      line: the job, the free GPUs of each DC, and the\n"
 "                      DCs, GPUs and lightpath chosen, or blocked, and\n"
@@ -302,25 +304,43 @@ struct cell {
     bool paired;
     struct lr_stats d_block, d_iter;
     int lower;                    /* seeds where it blocks less */
+    int block_undefined;          /* seeds where only the base's is 0 */
+    int iter_undefined;
 };
 
 /* c's paired change against 'base' (the same seeds, the same arrivals):
- * per seed (x - x_base) / x_base, 0 where the base's is 0. */
+ * per seed (x - x_base) / x_base; 0 where both are 0, and left out where
+ * only the base's is 0 (no ratio; counted in 'undefined'), which once
+ * counted as no change and flattered a policy that blocked where the
+ * base blocked nothing. */
+static void
+pair_metric(const double *x, const double *base, int seeds, double *d,
+            struct lr_stats *out, int *undefined)
+{
+    int n = 0;
+    *undefined = 0;
+    for (int s = 0; s < seeds; s++) {
+        if (base[s] > 0)
+            d[n++] = (x[s] - base[s]) / base[s];
+        else if (x[s] > 0)
+            ++*undefined;
+        else
+            d[n++] = 0;
+    }
+    lr_stats_compute(d, n, out);
+}
+
 static void
 pair_cells(struct cell *c, const struct cell *base, int seeds, double *d)
 {
     c->paired = true;
     c->lower = 0;
-    for (int s = 0; s < seeds; s++) {
-        d[s] = base->block[s] > 0
-               ? (c->block[s] - base->block[s]) / base->block[s] : 0;
-        c->lower += c->block[s] < base->block[s];
-    }
-    lr_stats_compute(d, seeds, &c->d_block);
     for (int s = 0; s < seeds; s++)
-        d[s] = base->iter[s] > 0
-               ? (c->iter[s] - base->iter[s]) / base->iter[s] : 0;
-    lr_stats_compute(d, seeds, &c->d_iter);
+        c->lower += c->block[s] < base->block[s];
+    pair_metric(c->block, base->block, seeds, d, &c->d_block,
+                &c->block_undefined);
+    pair_metric(c->iter, base->iter, seeds, d, &c->d_iter,
+                &c->iter_undefined);
 }
 
 static void
@@ -349,16 +369,25 @@ print_json(const struct opts *o, const struct cell *c)
     if (c->paired) {
         json_object_object_add(j, "paired_with",
                                json_object_new_string(o->paired));
-        json_object_object_add(j, "blocking_change",
-                               json_object_new_double(c->d_block.mean));
-        json_object_object_add(j, "blocking_change_ci95",
-                               json_object_new_double(c->d_block.ci95));
+        /* null: no seed gives a ratio. */
+        json_object_object_add(j, "blocking_change", c->d_block.n
+                               ? json_object_new_double(c->d_block.mean)
+                               : NULL);
+        json_object_object_add(j, "blocking_change_ci95", c->d_block.n
+                               ? json_object_new_double(c->d_block.ci95)
+                               : NULL);
+        json_object_object_add(j, "blocking_change_undefined",
+                               json_object_new_int(c->block_undefined));
         json_object_object_add(j, "seeds_lower",
                                json_object_new_int(c->lower));
-        json_object_object_add(j, "mean_iteration_change",
-                               json_object_new_double(c->d_iter.mean));
-        json_object_object_add(j, "mean_iteration_change_ci95",
-                               json_object_new_double(c->d_iter.ci95));
+        json_object_object_add(j, "mean_iteration_change", c->d_iter.n
+                               ? json_object_new_double(c->d_iter.mean)
+                               : NULL);
+        json_object_object_add(j, "mean_iteration_change_ci95", c->d_iter.n
+                               ? json_object_new_double(c->d_iter.ci95)
+                               : NULL);
+        json_object_object_add(j, "mean_iteration_change_undefined",
+                               json_object_new_int(c->iter_undefined));
     }
     json_object_object_add(j, "seeds", json_object_new_int(o->seeds));
     json_object_object_add(j, "first_seed",
@@ -770,12 +799,18 @@ lr_cmd_sim(int argc, char **argv)
                    o.paired);
         for (int i = 0; pb >= 0 && i < n_pol * o.n_loads; i++) {
             const struct cell *c = &cells[i];
-            if (c->paired)
-                printf("%-14s %7.2f blocking %+6.1f%% +-%4.1f (%d of %d "
-                       "lower), iteration %+5.1f%% +-%4.1f\n", c->policy,
-                       c->load, 100 * c->d_block.mean, 100 * c->d_block.ci95,
-                       c->lower, o.seeds, 100 * c->d_iter.mean,
-                       100 * c->d_iter.ci95);
+            if (!c->paired)
+                continue;
+            printf("%-14s %7.2f blocking %+6.1f%% +-%4.1f (%d of %d "
+                   "lower), iteration %+5.1f%% +-%4.1f\n", c->policy,
+                   c->load, 100 * c->d_block.mean, 100 * c->d_block.ci95,
+                   c->lower, o.seeds, 100 * c->d_iter.mean,
+                   100 * c->d_iter.ci95);
+            if (c->block_undefined || c->iter_undefined)
+                printf("%-14s %7.2f   left out, where %s's is 0 and this "
+                       "one's is not: blocking %d seed(s), iteration %d\n",
+                       c->policy, c->load, o.paired, c->block_undefined,
+                       c->iter_undefined);
         }
         print_bound(&o, &j);
     }
