@@ -910,12 +910,6 @@ json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static const char *
-objective_name(enum lr_cdynp_objective o)
-{
-    return o == LR_CDYNP_TIME ? "time" : "lex";
-}
-
 static void
 json_summary(FILE *f, const struct lr_wire_msg *m)
 {
@@ -961,7 +955,7 @@ lr_agent_record(FILE *f, const struct lr_wire_msg *m)
     case LR_WIRE_STEP:
         fprintf(f, ",\"job\":%u,\"objective\":\"%s\",\"assumed\":%d,"
                 "\"position\":%d,\"lo\":%d,\"hi\":%d,\"link_bw\":%.17g,"
-                "\"link_lat\":%.17g", m->job, objective_name(m->objective),
+                "\"link_lat\":%.17g", m->job, lr_wire_objective_name(m->objective),
                 m->assumed, m->position, m->lo, m->hi, m->link.bw,
                 m->link.lat);
         json_summary(f, m);
@@ -971,7 +965,7 @@ lr_agent_record(FILE *f, const struct lr_wire_msg *m)
         break;
     case LR_WIRE_BACKTRACK:
         fprintf(f, ",\"job\":%u,\"objective\":\"%s\",\"assumed\":%d,"
-                "\"last\":%d", m->job, objective_name(m->objective),
+                "\"last\":%d", m->job, lr_wire_objective_name(m->objective),
                 m->assumed, m->last);
         break;
     case LR_WIRE_BACKTRACK_OK:
@@ -981,7 +975,7 @@ lr_agent_record(FILE *f, const struct lr_wire_msg *m)
     case LR_WIRE_COMMIT:
         fprintf(f, ",\"job\":%u,\"objective\":\"%s\",\"assumed\":%d,"
                 "\"first\":%d,\"last\":%d", m->job,
-                objective_name(m->objective), m->assumed, m->first, m->last);
+                lr_wire_objective_name(m->objective), m->assumed, m->first, m->last);
         if (m->type == LR_WIRE_COMMIT) {
             fputs(",\"tag\":", f);
             json_str(f, m->name);

@@ -62,7 +62,28 @@ enum lr_cdynp_objective {
     LR_CDYNP_LEX,             /* bottleneck, then sum, then sync */
     LR_CDYNP_TIME,            /* sum + (m-1) bottleneck + sync, then
                                * bottleneck */
+    /* The same two with each DC's range laid out as one stage (on as
+     * many of its devices as is best): the coordinator's last try for a
+     * chain whose assumed stage counts found no plan that holds
+     * (lr_cdynp_chain.c).  Agents before 2026-12-04 refuse them. */
+    LR_CDYNP_LEX_ONE,
+    LR_CDYNP_TIME_ONE,
 };
+
+/* LR_CDYNP_LEX or LR_CDYNP_TIME: how 'o' compares costs. */
+static inline enum lr_cdynp_objective
+lr_cdynp_obj_base(enum lr_cdynp_objective o)
+{
+    return o == LR_CDYNP_LEX_ONE ? LR_CDYNP_LEX
+           : o == LR_CDYNP_TIME_ONE ? LR_CDYNP_TIME : o;
+}
+
+/* True when 'o' lays a DC's range out as one stage. */
+static inline bool
+lr_cdynp_obj_one(enum lr_cdynp_objective o)
+{
+    return o == LR_CDYNP_LEX_ONE || o == LR_CDYNP_TIME_ONE;
+}
 
 /* What DC k tells DC k+1: for each layer a where DC k may end, the best
  * cost of layers 0..a over the chain so far.  Self-contained (no
@@ -318,7 +339,7 @@ lr_cdynp_cost_cmp(const struct lr_cdynp_cost *a, const struct lr_cdynp_cost *b,
                   enum lr_cdynp_objective obj, int m)
 {
     int r;
-    if (obj == LR_CDYNP_TIME) {
+    if (lr_cdynp_obj_base(obj) == LR_CDYNP_TIME) {
         r = lr_cdynp_key_cmp(a->sum + (m - 1) * a->bottleneck + a->sync,
                              b->sum + (m - 1) * b->bottleneck + b->sync);
         if (!r)

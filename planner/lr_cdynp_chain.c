@@ -20,7 +20,9 @@
  * matters).  Each chain starts from its own p0: an assumption carried
  * over from a longer chain checks every stage for more microbatches in
  * flight than it will hold, which cost a one-DC chain its plan, or left
- * it a plan 140 times slower than its own (test_cdynp.c).
+ * it a plan 140 times slower than its own (test_cdynp.c).  A chain whose
+ * assumptions had plans but none that holds makes a last try with one
+ * stage per DC (try_chain_obj()).
  *
  * Which chains.  With a given order, that chain only.  Otherwise, up to
  * LR_CDYNP_ALL_ORDERS DCs, every ordered subset of DCs linked one to the
@@ -250,6 +252,16 @@ try_chain_obj(struct plan_search *ps, const int *order, int n,
         }
         why = LR_TM_MEMORY;   /* unless the next round settles it */
     }
+    /* The last try, when some assumption had plans but none held: one
+     * stage per DC, n in all, each fitting for n.  The DP under an
+     * assumption keeps its best plan whatever that plan's own count, so
+     * a plan of few stages that fits only for few is passed by when a
+     * plan of more fits for as many; a stage per DC is where that lost
+     * most plans (7 of the 9 instances of docs/cdynp.md). */
+    if (why == LR_TM_MEMORY && last_ok)
+        why = run_chain(ps, order, n, obj == LR_CDYNP_TIME
+                                      ? LR_CDYNP_TIME_ONE : LR_CDYNP_LEX_ONE,
+                        n < m ? n : m);
     if (why == LR_TM_OK && (!ps->found || ps->run.T < ps->best->T)) {
         *ps->best = ps->run;
         if (ps->plan)

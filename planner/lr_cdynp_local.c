@@ -23,6 +23,10 @@
  * loop over j stops there; and it starts where the earlier stages have
  * room.  1.6-1.8x fewer cycles on LLaMA-2 70B over 16 DCs of 64.
  *
+ * One stage (objectives LR_CDYNP_LEX_ONE, LR_CDYNP_TIME_ONE, the
+ * coordinator's last try): Cost(a, b) = min over g in 1..N of (t, t, s)
+ * for the stage a..b on g devices, O(N) per range, nothing cached.
+ *
  * Chain step.  With the predecessor's summary {(a, F(a))}:
  *     F_k(b) = min over a < b of
  *        (max(F(a).B, x_a, Cost.B), F(a).U + 2 c_a + Cost.U,
@@ -159,7 +163,7 @@ cell_at(const struct lr_cdynp_dc *d, const struct start *s, int row, int j)
 static inline double
 first_key(const struct lr_cdynp_dc *d, const struct lr_cdynp_cost *c)
 {
-    return d->obj == LR_CDYNP_TIME
+    return lr_cdynp_obj_base(d->obj) == LR_CDYNP_TIME
            ? c->sum + (d->m - 1) * c->bottleneck + c->sync : c->bottleneck;
 }
 
@@ -245,8 +249,8 @@ extend(struct lr_cdynp_dc *d, int a, int b)
                 if (h >= a) {
                     const struct cell *pb = cell_at(d, s, h - a, N - g);
                     lo = max2(lo, first_key(d, &pb->cost)
-                                  + (d->obj == LR_CDYNP_TIME ? t + 2 * c
-                                                             : 0));
+                                  + (lr_cdynp_obj_base(d->obj)
+                                     == LR_CDYNP_TIME ? t + 2 * c : 0));
                 }
                 int end = first_below(d, s, row, g, lo * (1 - 1e-5));
                 for (int j = g + lo_prev; j < end; j++) {
@@ -275,11 +279,39 @@ extend(struct lr_cdynp_dc *d, int a, int b)
     return true;
 }
 
+/* Layers a..b as one stage (the _ONE objectives): the best device count
+ * g into '*g_out', false when no count fits.  O(N), nothing cached. */
+static bool
+one_stage(const struct lr_cdynp_dc *d, int a, int b,
+          struct lr_cdynp_cost *out, int *g_out)
+{
+    bool found = false;
+    for (int g = d->dc.n_devices; g >= 1; g--) {
+        if (!lr_tm_stage_fits(&d->tm1, 0, a, b, g, d->n_stages))
+            break;   /* fewer devices need more memory each */
+        double t = lr_tm_stage_time(&d->tm1, 0, a, b, g);
+        struct lr_cdynp_cost cand = {
+            t, t, lr_tm_stage_sync(&d->tm1, 0, a, b, g),
+        };
+        if (!found || lr_cdynp_cost_cmp(&cand, out, d->obj, d->m) < 0) {
+            *out = cand;
+            *g_out = g;
+            found = true;
+        }
+    }
+    return found;
+}
+
 bool
 lr_cdynp_dc_cost(struct lr_cdynp_dc *d, int a, int b,
                  struct lr_cdynp_cost *out)
 {
-    if (a < 0 || b < a || b >= d->model->n_layers || !extend(d, a, b))
+    int g;
+    if (a < 0 || b < a || b >= d->model->n_layers)
+        return false;
+    if (lr_cdynp_obj_one(d->obj))
+        return one_stage(d, a, b, out, &g);
+    if (!extend(d, a, b))
         return false;
     const struct cell *c = cell_at(d, &d->starts[a], b - a, d->dc.n_devices);
     if (c->g == 0)
@@ -366,6 +398,16 @@ lr_cdynp_dc_stages(struct lr_cdynp_dc *d, int a, int b, int dc_index,
     struct lr_cdynp_cost cost;
     if (!lr_cdynp_dc_cost(d, a, b, &cost))
         return ENOENT;
+    if (lr_cdynp_obj_one(d->obj)) {
+        int g;
+        one_stage(d, a, b, &cost, &g);
+        if (plan->n_stages + 1 > LR_PLAN_MAX_STAGES)
+            return ENOSPC;
+        plan->stages[plan->n_stages++] = (struct lr_stage) {
+            a, b, dc_index, g,
+        };
+        return 0;
+    }
     /* Walk back from (b, N), then append the stages in layer order. */
     struct lr_stage tmp[LR_PLAN_MAX_STAGES];
     int n = 0, i = b, j = d->dc.n_devices;
@@ -668,6 +710,12 @@ lr_cdynp_local_party_work(struct lr_cdynp_party *p,
                                                obj, assumed);
     if (!d)
         return 0;   /* the step itself will say out of memory */
+    if (lr_cdynp_obj_one(obj)) {
+        /* N cells per range asked: one per (entry, b), or the one. */
+        double ranges = first >= 0 ? 1
+                        : (double) (in && in->n ? in->n : 1) * (hi - lo + 1);
+        return ranges > 0 ? ranges * d->dc.n_devices : 0;
+    }
     if (first >= 0)
         return extend_work(d, first, hi);
     if (lo < 0 || hi < lo || hi >= d->model->n_layers)

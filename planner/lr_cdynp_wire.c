@@ -273,7 +273,8 @@ lr_wire_frame_size(const uint8_t *buf, size_t len, int *err)
 static int
 valid_objective(int o)
 {
-    return o == LR_CDYNP_LEX || o == LR_CDYNP_TIME;
+    return o == LR_CDYNP_LEX || o == LR_CDYNP_TIME || o == LR_CDYNP_LEX_ONE
+           || o == LR_CDYNP_TIME_ONE;
 }
 
 int
@@ -415,4 +416,16 @@ lr_wire_type_name(enum lr_wire_type t)
         [LR_WIRE_RELEASE] = "release",
     };
     return t >= LR_WIRE_HELLO && t <= LR_WIRE_RELEASE ? names[t] : "unknown";
+}
+
+const char *
+lr_wire_objective_name(enum lr_cdynp_objective o)
+{
+    switch (o) {
+    case LR_CDYNP_LEX: return "lex";
+    case LR_CDYNP_TIME: return "time";
+    case LR_CDYNP_LEX_ONE: return "lex-one";
+    case LR_CDYNP_TIME_ONE: return "time-one";
+    }
+    return "unknown";
 }

@@ -15,7 +15,9 @@
  *   JOB           u32 job, f64 batch, f64 micro, f64 elem_bytes,
  *                 u32 n_layers, n_layers x (f64 flops, f64 params, f64 act)
  *   OK            -
- *   STEP          u32 job, u8 objective, u16 assumed, u16 position,
+ *   STEP          u32 job, u8 objective (enum lr_cdynp_objective: 0 lex,
+ *                 1 time, 2 lex-one, 3 time-one; 2 and 3 since
+ *                 2026-12-04), u16 assumed, u16 position,
  *                 i32 lo, i32 hi, f64 link_bw, f64 link_lat,
  *                 u32 n + n bytes summary (lr_cdynp_summary_encode; n = 0
  *                 at the head of the chain)
@@ -109,6 +111,10 @@ size_t lr_wire_frame_size(const uint8_t *buf, size_t len, int *err);
  * non-finite number), E2BIG (more layers than the caller's buffer). */
 int lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *out);
 
+/* An objective's name in logs and records: "lex", "time", "lex-one",
+ * "time-one"; "unknown" for anything else. */
+const char *lr_wire_objective_name(enum lr_cdynp_objective);
+/* A message type's name, "unknown" for anything else. */
 const char *lr_wire_type_name(enum lr_wire_type);
 
 #endif

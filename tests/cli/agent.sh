@@ -39,6 +39,25 @@ else
     notok "equivalence (exit $rc, $n_ok of $SEEDS ok): $(grep -v '^ok: ' "$tmp/equiv.out" | head -5)"
 fi
 
+# ---- 1b. the last try, one stage per DC, over the wire ----
+# Tight-memory instances (test_cdynp.c's tight_instance()) where CDynP
+# finds its plan only by its last try: the agents are asked with the
+# objectives lex-one and time-one, and plan as in process.
+W=$tmp/equiv-tight
+mkdir -p "$W"
+: > "$tmp/tight.out"
+rc=0
+for s in 297 7313; do
+    "$EQUIV" "$LIGHTRAIL" "$C" "$W" $s 1 tight >> "$tmp/tight.out" 2>&1 || rc=1
+done
+if [ $rc -eq 0 ] && [ "$(grep -c '^ok: .* T .* both ways' "$tmp/tight.out")" -eq 2 ] \
+   && cat "$W"/seed-297-dc*.jsonl | grep -q '"objective":"time-one"' \
+   && cat "$W"/seed-7313-dc*.jsonl | grep -q '"objective":"lex-one"\|"objective":"time-one"'; then
+    ok "one stage per DC, the last try, over the wire: the same T as in process"
+else
+    notok "the last try over the wire (exit $rc): $(grep -v '^ok: ' "$tmp/tight.out" | head -5); objectives: $(cat "$W"/*.jsonl | grep -o '"objective":"[a-z-]*"' | sort | uniq -c | tr '\n' ' ')"
+fi
+
 # ---- three agents for the CLI ----
 # Private figures chosen to be recognisable in the records.
 agent_file dc1 8 123.457 0.4 32 23.456

@@ -19,6 +19,11 @@
  * converted as the loader converts them, so both sides plan the same
  * inventory.
  *
+ * With a sixth argument "tight", each instance is made as
+ * tight_instance() of test_cdynp.c makes it (activations 10..10^4 times
+ * heavier, device memory x 0.05..1.05), where CDynP's last try, one
+ * stage per DC, goes over the wire (agent.sh finds it in the records).
+ *
  * Every agent records what it receives (--record WORKDIR/seed-S-dcK.jsonl)
  * for the privacy checks of agent.sh.  Prints "ok: ..." or "FAIL: ..."
  * per seed; exits 1 on any failure.
@@ -37,8 +42,10 @@
 #include "controller/lr_agent_party.h"
 #include "planner/lr_cdynp.h"
 #include "planner/lr_instance.h"
+#include "planner/lr_rng.h"
 
 static const char *lightrail, *certdir, *workdir;
+static bool tight;
 
 static void
 sleep_ms(int ms)
@@ -159,6 +166,27 @@ run_seed(uint64_t seed)
         return 1;
     }
     const int K = in.cluster->n_dcs;
+    struct lr_model *heavy = NULL;
+    if (tight) {
+        struct lr_rng r;
+        struct lr_layer layers[16];   /* lr_instance.h: at most 10 */
+        lr_rng_seed(&r, seed * 7919);
+        double ascale = pow(10, 1 + 3 * lr_rng_uniform(&r));
+        for (int l = 0; l < in.model->n_layers && l < 16; l++) {
+            layers[l] = in.model->layers[l];
+            layers[l].act *= ascale;
+        }
+        double mscale = 0.05 + lr_rng_uniform(&r);
+        for (int t = 0; t < in.cluster->n_types; t++)
+            in.cluster->types[t].memory_bytes *= mscale;
+        if (in.model->n_layers > 16
+            || lr_model_from_layers("heavy", layers, in.model->n_layers,
+                                    &heavy)) {
+            printf("FAIL: seed %llu: out of memory\n",
+                   (unsigned long long) seed);
+            goto cleanup;
+        }
+    }
     for (int k = 0; k < K; k++) {
         snprintf(path, sizeof path, "%s/seed-%llu-dc%d.json", workdir,
                  (unsigned long long) seed, k + 1);
@@ -168,7 +196,7 @@ run_seed(uint64_t seed)
             goto cleanup;
         }
     }
-    if (lr_tm_new(in.model, in.cluster, &in.train, &tm)) {
+    if (lr_tm_new(heavy ? heavy : in.model, in.cluster, &in.train, &tm)) {
         printf("FAIL: seed %llu: lr_tm_new\n", (unsigned long long) seed);
         goto cleanup;
     }
@@ -261,6 +289,7 @@ cleanup:
             bad = 1;
         }
     lr_tm_free(tm);
+    lr_model_free(heavy);
     lr_instance_free(&in);
     free(plan);
     free(ev);
@@ -271,11 +300,12 @@ cleanup:
 int
 main(int argc, char **argv)
 {
-    if (argc != 6) {
+    if ((argc != 6 && argc != 7) || (argc == 7 && strcmp(argv[6], "tight"))) {
         fprintf(stderr, "usage: test_agent_equiv LIGHTRAIL CERTDIR WORKDIR "
-                "FIRST_SEED N_SEEDS\n");
+                "FIRST_SEED N_SEEDS [tight]\n");
         return 2;
     }
+    tight = argc == 7;
     lightrail = argv[1];
     certdir = argv[2];
     workdir = argv[3];

@@ -455,6 +455,44 @@ test_cdynp_assumption_resumes(void)
     }
 }
 
+/* The last try of a chain whose assumptions found no plan that holds:
+ * one stage per DC (lr_cdynp_chain.c).  Instances of tight_instance()
+ * where exact's plan has a stage per DC and CDynP found none: under n
+ * stages the DP kept a plan of more, which did not fit for as many.
+ * Now CDynP finds exact's T; on every other instance of the first 400
+ * it still finds a plan wherever exact does, never below it.  Through
+ * the parties' vtable as through the agent protocol (test_agent_party
+ * plans the same instances both ways). */
+static void
+test_cdynp_one_stage_per_dc(void)
+{
+    const uint64_t seeds[] = { 297, 7313, 7392, 7735, 8937, 16534, 17287 };
+    for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
+        struct lr_instance in;
+        struct lr_model *m;
+        struct lr_tm *tm = tight_instance(seeds[i], &in, &m);
+        struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
+        struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
+        CU_ASSERT_FATAL(pc && pe && ec && ee);
+        struct lr_exact_stats st;
+        CU_ASSERT_EQUAL(lr_exact_plan(tm, 0, pe, ee, &st), LR_TM_OK);
+        /* Exact's stages are on as many DCs. */
+        int dcs = 1;
+        for (int s = 1; s < pe->n_stages; s++)
+            dcs += pe->stages[s].dc != pe->stages[s - 1].dc;
+        CU_ASSERT_EQUAL(dcs, pe->n_stages);
+        CU_ASSERT_EQUAL(lr_cdynp_plan(tm, NULL, pc, ec), LR_TM_OK);
+        CU_ASSERT_DOUBLE_EQUAL(ec->T, ee->T, 1e-9 * ee->T);
+        free(pc);
+        free(pe);
+        free(ec);
+        free(ee);
+        lr_tm_free(tm);
+        lr_model_free(m);
+        lr_instance_free(&in);
+    }
+}
+
 /* A model that fits nowhere is refused for memory, whatever the number of
  * DCs: one layer of 1e9 parameters (16 GB) on the toy DCs (1 and 2 GB
  * devices).  The chain of both DCs, which cannot give each a layer, once
@@ -767,6 +805,7 @@ static CU_TestInfo tests[] = {
       test_cdynp_assumption_per_chain },
     { "a jump that lands on no plan resumes below it",
       test_cdynp_assumption_resumes },
+    { "one stage per DC, the last try", test_cdynp_one_stage_per_dc },
     { "CDynP near exact when memory is tight", test_cdynp_tight_memory },
     { "no plan for memory, not for devices", test_cdynp_why_memory },
     { "the planner out of memory is not 'no plan'",

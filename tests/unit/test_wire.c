@@ -206,9 +206,53 @@ test_refusals(void)
     }
 }
 
+/* Every objective goes through STEP, BACKTRACK, FINISH and COMMIT with
+ * its own value (the _ONE two since 2026-12-04); a value past them is
+ * refused. */
+static void
+test_objectives(void)
+{
+    struct lr_wire_msg msgs[16];
+    int n = samples(msgs);
+    uint8_t buf[4096];
+    struct lr_layer got_layers[8];
+    const enum lr_cdynp_objective objs[] = {
+        LR_CDYNP_LEX, LR_CDYNP_TIME, LR_CDYNP_LEX_ONE, LR_CDYNP_TIME_ONE,
+    };
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        enum lr_wire_type t = msgs[i].type;
+        if (t != LR_WIRE_STEP && t != LR_WIRE_BACKTRACK
+            && t != LR_WIRE_FINISH && t != LR_WIRE_COMMIT)
+            continue;
+        for (size_t k = 0; k <= sizeof objs / sizeof *objs; k++) {
+            struct lr_wire_msg x = msgs[i];
+            x.objective = k < sizeof objs / sizeof *objs
+                          ? objs[k] : (enum lr_cdynp_objective) 4;
+            size_t len = lr_wire_encode(&x, buf, sizeof buf);
+            CU_ASSERT_FATAL(len > 0);
+            struct lr_wire_msg m = { .layers = got_layers, .layers_cap = 8,
+                                     .summary = &sum_b };
+            int rc = lr_wire_decode(buf, len, &m);
+            if (k < sizeof objs / sizeof *objs) {
+                CU_ASSERT_EQUAL(rc, 0);
+                CU_ASSERT_EQUAL(m.objective, objs[k]);
+                seen++;
+            } else {
+                CU_ASSERT_EQUAL(rc, EINVAL);
+            }
+        }
+    }
+    CU_ASSERT_EQUAL(seen, 5 * 4);   /* two STEPs, one of each other */
+    CU_ASSERT_STRING_EQUAL(lr_wire_objective_name(LR_CDYNP_TIME_ONE),
+                           "time-one");
+    CU_ASSERT_STRING_EQUAL(lr_wire_objective_name(LR_CDYNP_LEX), "lex");
+}
+
 static CU_TestInfo tests[] = {
     { "every message round-trips", test_round_trip },
     { "truncated, trailing, foreign and bad frames refused", test_refusals },
+    { "every objective, and no other", test_objectives },
     CU_TEST_INFO_NULL,
 };
 

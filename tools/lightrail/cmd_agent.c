@@ -338,12 +338,6 @@ fail:
     return rc;
 }
 
-static const char *
-objective_name(enum lr_cdynp_objective o)
-{
-    return o == LR_CDYNP_TIME ? "time" : "lex";
-}
-
 /* FINISH: lays out our stages and says how many.  The coordinator
  * finishes every chain it tries: a FINISH is a candidate, logged as such;
  * the one that won comes as COMMIT. */
@@ -367,8 +361,8 @@ do_finish(struct conn *c, const struct lr_wire_msg *m, int *n_stages)
     alog(a, "%s: job %u: %s layers %d-%d (%s, assuming %d stages): "
          "%d stage(s): %s", c->peer, c->job,
          m->type == LR_WIRE_COMMIT ? "commit" : "candidate", m->first + 1,
-         m->last + 1, objective_name(m->objective), m->assumed, *n_stages,
-         line);
+         m->last + 1, lr_wire_objective_name(m->objective), m->assumed,
+         *n_stages, line);
     return 0;
 }
 
