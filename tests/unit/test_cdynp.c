@@ -459,10 +459,8 @@ test_cdynp_assumption_resumes(void)
  * one stage per DC (lr_cdynp_chain.c).  Instances of tight_instance()
  * where exact's plan has a stage per DC and CDynP found none: under n
  * stages the DP kept a plan of more, which did not fit for as many.
- * Now CDynP finds exact's T; on every other instance of the first 400
- * it still finds a plan wherever exact does, never below it.  Through
- * the parties' vtable as through the agent protocol (test_agent_party
- * plans the same instances both ways). */
+ * Now CDynP finds exact's T.  tests/cli/agent.sh plans 297 and 7313
+ * through real agents too (test_agent_equiv ... tight). */
 static void
 test_cdynp_one_stage_per_dc(void)
 {
