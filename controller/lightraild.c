@@ -37,7 +37,10 @@
  * one thread: one core, repeatable decisions.  With ppo-rollout a
  * decision takes tens of milliseconds: ppo intents queue
  * and are decided one at a time on a thread of their own (a second
- * lr_worker), while the loop answers everything else.
+ * lr_worker), while the loop answers everything else.  Intents for the
+ * other algorithms are planned on a third (lr_ctl_plan_begin), one at a
+ * time in arrival order, before their admission on the loop: CDynP over
+ * DCs of hundreds of GPUs takes seconds.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -228,6 +231,7 @@ struct daemon {
     bool telemetry_failing;       /* logged once until it recovers */
     struct lr_worker *worker;     /* the devices' thread */
     struct lr_worker *decider;    /* the ppo decisions' thread */
+    struct lr_worker *planner;    /* the other intents' plans' thread */
     struct event *stopping;       /* NULL until a signal: waits for it */
     struct event *sighup;         /* reloads the ppo policy */
     struct nb_app *app;           /* the northbound's, for reloads */
@@ -323,7 +327,7 @@ on_stopping(evutil_socket_t fd, short what, void *arg)
     (void) fd;
     (void) what;
     if (lr_worker_pending(d->worker) || lr_worker_pending(d->decider)
-        || nb_server_pending(d->srv))
+        || lr_worker_pending(d->planner) || nb_server_pending(d->srv))
         return;
     event_del(d->stopping);
     struct timeval grace = { 0, 200000 };
@@ -511,6 +515,11 @@ main(int argc, char **argv)
         goto cleanup;
     }
     app.decider = d.decider;
+    if (lr_worker_new(d.base, &d.planner, err, sizeof err)) {
+        lr_log(LR_LOG_ERR, "%s", err);
+        goto cleanup;
+    }
+    app.planner = d.planner;
     app.reloaded = on_reloaded;
     app.reloaded_arg = &d;
     d.app = &app;
@@ -549,8 +558,10 @@ main(int argc, char **argv)
 cleanup:
     /* Before the controller and the server: the workers end what they
      * have (nothing, after a clean stop) and hand it back; the decider
-     * first, as what it hands back may go on to the devices' worker. */
+     * and the planner first, as what they hand back may go on to the
+     * devices' worker. */
     lr_worker_free(d.decider);
+    lr_worker_free(d.planner);
     lr_worker_free(d.worker);
     if (d.stopping)
         event_free(d.stopping);

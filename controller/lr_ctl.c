@@ -255,6 +255,58 @@ same_shape(const struct lr_transformer *a, const struct lr_transformer *b)
            && a->vocab == b->vocab && a->seq == b->seq;
 }
 
+/* The memo's key for planning 'in' with 'algo' over 'tm'. */
+static void
+memo_key(const struct lr_intent *in, const char *algo, const struct lr_tm *tm,
+         struct plan_memo *key)
+{
+    memset(key, 0, sizeof *key);
+    snprintf(key->model, sizeof key->model, "%s", in->model);
+    key->custom = in->custom;
+    if (in->custom)
+        key->shape = in->shape;
+    snprintf(key->algorithm, sizeof key->algorithm, "%s", algo);
+    key->batch = in->batch;
+    key->micro = in->micro;
+    key->n_dcs = tm->n_dcs;
+    for (int k = 0; k < tm->n_dcs; k++)
+        key->devices[k] = tm->dcs[k].n_devices;
+}
+
+/* The entry for 'key', marked used; NULL when there is none. */
+static struct plan_memo *
+memo_find(struct lr_ctl *c, const struct plan_memo *key)
+{
+    for (int i = 0; i < LR_CTL_MEMO; i++) {
+        struct plan_memo *m = &c->memo[i];
+        if (m->used && !strcmp(m->model, key->model)
+            && m->custom == key->custom
+            && same_shape(&m->shape, &key->shape)
+            && !strcmp(m->algorithm, key->algorithm)
+            && m->batch == key->batch && m->micro == key->micro
+            && m->n_dcs == key->n_dcs
+            && !memcmp(m->devices, key->devices,
+                       (size_t) key->n_dcs * sizeof *key->devices)) {
+            m->used = ++c->memo_clock;
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/* Keeps 'key' (its why and plan set) in place of the least recently
+ * used entry. */
+static void
+memo_put(struct lr_ctl *c, const struct plan_memo *key)
+{
+    struct plan_memo *victim = &c->memo[0];
+    for (int i = 1; i < LR_CTL_MEMO; i++)
+        if (c->memo[i].used < victim->used)
+            victim = &c->memo[i];
+    *victim = *key;
+    victim->used = ++c->memo_clock;
+}
+
 /* run_planner() through the memo (see struct plan_memo). */
 static enum lr_tm_why
 plan_memoised(struct lr_ctl *c, const struct lr_intent *in, const char *algo,
@@ -262,39 +314,15 @@ plan_memoised(struct lr_ctl *c, const struct lr_intent *in, const char *algo,
               struct lr_tm_eval *ev)
 {
     struct plan_memo key;
-    memset(&key, 0, sizeof key);
-    snprintf(key.model, sizeof key.model, "%s", in->model);
-    key.custom = in->custom;
-    if (in->custom)
-        key.shape = in->shape;
-    snprintf(key.algorithm, sizeof key.algorithm, "%s", algo);
-    key.batch = in->batch;
-    key.micro = in->micro;
-    key.n_dcs = tm->n_dcs;
-    for (int k = 0; k < tm->n_dcs; k++)
-        key.devices[k] = tm->dcs[k].n_devices;
-    struct plan_memo *victim = &c->memo[0];
-    for (int i = 0; i < LR_CTL_MEMO; i++) {
-        struct plan_memo *m = &c->memo[i];
-        if (m->used && !strcmp(m->model, key.model)
-            && m->custom == key.custom
-            && same_shape(&m->shape, &key.shape)
-            && !strcmp(m->algorithm, key.algorithm)
-            && m->batch == key.batch && m->micro == key.micro
-            && m->n_dcs == key.n_dcs
-            && !memcmp(m->devices, key.devices,
-                       (size_t) key.n_dcs * sizeof *key.devices)) {
-            m->used = ++c->memo_clock;
-            *plan = m->plan;
-            return m->why;
-        }
-        if (m->used < victim->used)
-            victim = m;
+    memo_key(in, algo, tm, &key);
+    const struct plan_memo *m = memo_find(c, &key);
+    if (m) {
+        *plan = m->plan;
+        return m->why;
     }
     key.why = run_planner(tm, algo, plan, ev);
     key.plan = *plan;
-    key.used = ++c->memo_clock;
-    *victim = key;
+    memo_put(c, &key);
     return key.why;
 }
 
@@ -808,6 +836,47 @@ cleanup:
     return rc;
 }
 
+/* Step 1 of an admission: the devices 'tm' offers the planner, each
+ * local DC's free GPUs, most compute first, until in->gpus_max are
+ * offered (a remote DC's are its agent's to know: left as they are).
+ * Returns the free GPUs of the local DCs in all, before the trim.  Does
+ * nothing when free falls short of in->gpus_min and no DC is remote:
+ * the job is blocked. */
+static int
+trim_devices(const struct lr_ctl *c, const struct lr_intent *in,
+             struct lr_tm *tm)
+{
+    const struct lr_cluster *cl = c->cluster;
+    int order[LR_TM_MAX_DCS], free_total = 0;
+    for (int k = 0; k < cl->n_dcs; k++) {
+        order[k] = k;
+        if (!c->agent[k])
+            free_total += cl->dcs[k].n_devices - c->gpus_used[k];
+    }
+    if (free_total < in->gpus_min && !c->n_remote)
+        return free_total;
+    for (int i = 1; i < cl->n_dcs; i++)
+        for (int j = i; j > 0; j--) {
+            const struct lr_tm_dc *a = &tm->dcs[order[j]],
+                                  *b = &tm->dcs[order[j - 1]];
+            if (a->n_devices * a->peak * a->eff
+                <= b->n_devices * b->peak * b->eff)
+                break;
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    int budget = in->gpus_max;
+    for (int i = 0; i < cl->n_dcs; i++) {
+        int k = order[i], f = cl->dcs[k].n_devices - c->gpus_used[k];
+        if (c->agent[k])
+            continue;
+        tm->dcs[k].n_devices = f < budget ? f : budget;
+        budget -= tm->dcs[k].n_devices;
+    }
+    return free_total;
+}
+
 /* Plans and places lightpaths; the job ends planned (holding, in memory,
  * what it will need) or blocked with a reason.  Nothing is stored.  A
  * ppo intent takes decision 'dec' (lr_ctl_decide_begin) when not NULL. */
@@ -875,23 +944,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
         algo = "cdynp";
     }
     /* 1. Free GPUs, trimmed to the maximum, most compute first. */
-    int order[LR_TM_MAX_DCS];
-    for (int k = 0; k < cl->n_dcs; k++) {
-        order[k] = k;
-        if (!c->agent[k])
-            free_total += cl->dcs[k].n_devices - c->gpus_used[k];
-    }
-    for (int i = 1; i < cl->n_dcs; i++)
-        for (int j = i; j > 0; j--) {
-            const struct lr_tm_dc *a = &tm->dcs[order[j]],
-                                  *b = &tm->dcs[order[j - 1]];
-            if (a->n_devices * a->peak * a->eff
-                <= b->n_devices * b->peak * b->eff)
-                break;
-            int t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
+    free_total = trim_devices(c, in, tm);
     /* A remote DC's free devices are its agent's to know. */
     if (free_total < in->gpus_min && !c->n_remote) {
         job->phase = LR_JOB_BLOCKED;
@@ -900,14 +953,6 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
                  in->gpus_min);
         c->counters.blocks_gpus++;
         goto cleanup;
-    }
-    int budget = in->gpus_max;
-    for (int i = 0; i < cl->n_dcs; i++) {
-        int k = order[i], f = cl->dcs[k].n_devices - c->gpus_used[k];
-        if (c->agent[k])
-            continue;
-        tm->dcs[k].n_devices = f < budget ? f : budget;
-        budget -= tm->dcs[k].n_devices;
     }
 
     /* 2. The plan, over the fixed inter-DC links. */
@@ -1251,6 +1296,93 @@ lr_ctl_decide_begin(struct lr_ctl *c, const struct lr_intent *intent,
     d->n_occ = n_occ;
     c->deciding = *op = o;
     return 0;
+}
+
+/* A plan made off the owner's thread (lr_ctl_plan_begin): the planner's
+ * question, which it owns (the model and the time model over the
+ * devices the admission would offer), and the memo entry it fills. */
+struct lr_ctl_plan {
+    struct lr_model *model;
+    struct lr_tm *tm;                 /* over 'model' */
+    struct plan_memo key;             /* why and plan set by the run */
+    unsigned long network_gen;        /* c->network_gen when begun */
+};
+
+void
+lr_ctl_plan_free(struct lr_ctl_plan *p)
+{
+    if (!p)
+        return;
+    lr_tm_free(p->tm);
+    lr_model_free(p->model);
+    free(p);
+}
+
+void
+lr_ctl_plan_run(struct lr_ctl_plan *p)
+{
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    p->key.why = ev ? run_planner(p->tm, p->key.algorithm, &p->key.plan, ev)
+                    : LR_TM_NOMEM;
+    free(ev);
+}
+
+/* Algorithms planned through the memo (zone reads telemetry; ppo has
+ * its decisions). */
+static bool
+memoised_algo(const char *algo)
+{
+    return !*algo || !strcmp(algo, "cdynp") || !strcmp(algo, "spp")
+           || !strcmp(algo, "exact") || !strcmp(algo, "dp")
+           || !strcmp(algo, "pipedream");
+}
+
+int
+lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
+                  struct lr_ctl_op **op, char *err, size_t errlen)
+{
+    *op = NULL;
+    if (!memoised_algo(in->algorithm) || c->n_remote || c->inspect
+        || find_job(c, in->name) || in->gpus_min < 1
+        || in->gpus_max < in->gpus_min)
+        return 0;   /* nothing to plan here, or lr_ctl_submit_begin says */
+    struct lr_ctl_plan *p = calloc(1, sizeof *p);
+    struct lr_train tr = { in->batch, in->micro, 2 };
+    if (!p)
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
+    if (lr_intent_model(in, &p->model)
+        || lr_tm_new(p->model, c->cluster, &tr, &p->tm)
+        || trim_devices(c, in, p->tm) < in->gpus_min) {
+        lr_ctl_plan_free(p);
+        return 0;   /* refused or blocked without planning */
+    }
+    memo_key(in, in->algorithm[0] ? in->algorithm : "cdynp", p->tm, &p->key);
+    if (memo_find(c, &p->key)) {
+        lr_ctl_plan_free(p);
+        return 0;
+    }
+    p->network_gen = c->network_gen;
+    struct lr_ctl_op *o = calloc(1, sizeof *o);
+    if (!o) {
+        lr_ctl_plan_free(p);
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
+    }
+    o->job.intent = *in;
+    o->plan = p;
+    *op = o;
+    return 0;
+}
+
+void
+lr_ctl_plan_end(struct lr_ctl *c, struct lr_ctl_op *op)
+{
+    struct lr_ctl_plan *p = op ? op->plan : NULL;
+    if (p && p->network_gen == c->network_gen && p->key.why != LR_TM_NOMEM
+        && !memo_find(c, &p->key)) {
+        memo_put(c, &p->key);
+        c->counters.plans_off_loop++;
+    }
+    lr_ctl_op_free(op);
 }
 
 int
@@ -1609,6 +1741,7 @@ open_network(struct lr_ctl *c, const struct lr_topo *topo,
                            "over the topology: %s", strerror(rc));
     if (c->memo)
         memset(c->memo, 0, LR_CTL_MEMO * sizeof *c->memo);
+    c->network_gen++;
     if ((rc = open_agents(c, err, errlen)))
         return rc;
     return open_devices(c, err, errlen);

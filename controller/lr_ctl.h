@@ -201,6 +201,9 @@ struct lr_ctl_counters {
      * agent may still hold the job's devices, until it restarts or a job
      * of the same name commits there again. */
     unsigned long long agent_release_failures;
+    /* Plans made off the owner's thread and kept in the memo
+     * (lr_ctl_plan_end). */
+    unsigned long long plans_off_loop;
 };
 
 /* Opens the store, the devices, and recovers (see above).  '*report' (may
@@ -271,6 +274,28 @@ int lr_ctl_decide_begin(struct lr_ctl *, const struct lr_intent *intent,
 int lr_ctl_submit_decided(struct lr_ctl *, struct lr_ctl_op *decision,
                           struct lr_job *job, struct lr_ctl_op **op,
                           char *err, size_t errlen);
+
+/* A plan off the owner's thread.  Planning is deterministic and its
+ * answers are memoised (struct plan_memo); on DCs of hundreds of GPUs a
+ * CDynP plan takes seconds, which a daemon's event loop must not wait
+ * for.  So a daemon asks first:
+ *   begin  (lr_ctl_plan_begin, owner's thread): '*op' NULL when there is
+ *          nothing to plan off it (the memo knows the answer; an
+ *          algorithm the memo does not keep: ppo, zone; DCs planned by
+ *          their agents; an intent refused or blocked before planning,
+ *          which lr_ctl_submit_begin then says), else the plan to make,
+ *          over the devices an admission would offer now;
+ *   run    (lr_ctl_op_run, any one thread) runs the planner;
+ *   end    (lr_ctl_plan_end, owner's thread) keeps its answer in the
+ *          memo (unless the network was replaced meanwhile) and frees
+ *          'op'.
+ * Then lr_ctl_submit_begin() finds the plan in the memo when no job
+ * came or went meanwhile; otherwise it plans again, on its own thread,
+ * unless the caller asks lr_ctl_plan_begin() again first.  0, or ENOMEM
+ * with '*op' NULL. */
+int lr_ctl_plan_begin(struct lr_ctl *, const struct lr_intent *intent,
+                      struct lr_ctl_op **op, char *err, size_t errlen);
+void lr_ctl_plan_end(struct lr_ctl *, struct lr_ctl_op *op);
 
 /* The device step: any thread, touches only 'op' and what it borrows. */
 void lr_ctl_op_run(struct lr_ctl_op *op);

@@ -64,6 +64,9 @@ struct lr_ctl {
     struct lr_ctl_counters counters;
     struct plan_memo *memo;           /* [LR_CTL_MEMO] */
     unsigned long long memo_clock;
+    /* Counts the networks opened (open_network): a plan made off the
+     * owner's thread on another network is not kept (lr_ctl_plan_end). */
+    unsigned long network_gen;
     /* How to reach the ROADMs, kept for a new topology (PUT). */
     char default_driver[32];
     char dummy_dir[256];      /* as sb_device_config.address */
@@ -123,6 +126,7 @@ struct lr_ctl_lpcheck {
 
 struct lr_ctl_recon;                  /* lr_ctl_recon.c */
 struct lr_ctl_decision;               /* lr_ctl.c, algorithm ppo */
+struct lr_ctl_plan;                   /* lr_ctl.c, lr_ctl_plan_begin */
 
 /* The device work of one job (an admission or a release), prepared on
  * the controller's thread from the job and the network, so that running
@@ -145,6 +149,7 @@ struct lr_ctl_op {
     pthread_mutex_t *dp_lock;
     struct lr_ctl_recon *recon;       /* a reconciliation, else NULL */
     struct lr_ctl_decision *dec;      /* a ppo decision, else NULL */
+    struct lr_ctl_plan *plan;         /* a plan to make, else NULL */
     /* Set by op_run. */
     int rc;
     char err[512];
@@ -162,6 +167,8 @@ int lr_ctl_fail_busy(const struct lr_ctl *, char *err, size_t errlen,
                      const char *then);
 void lr_ctl_decision_free(struct lr_ctl_decision *);
 void lr_ctl_decision_run(struct lr_ctl_decision *);
+void lr_ctl_plan_free(struct lr_ctl_plan *);
+void lr_ctl_plan_run(struct lr_ctl_plan *);
 
 /* lr_ctl_op.c */
 int lr_ctl_changes_for(const struct lr_ctl *, const struct lr_job *,

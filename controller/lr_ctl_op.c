@@ -79,6 +79,7 @@ lr_ctl_op_free(struct lr_ctl_op *op)
     free(op->node);
     lr_ctl_recon_free(op->recon);
     lr_ctl_decision_free(op->dec);
+    lr_ctl_plan_free(op->plan);
     free(op);
 }
 
@@ -363,6 +364,10 @@ op_run(struct lr_ctl_op *op)
     }
     if (op->dec) {
         lr_ctl_decision_run(op->dec);
+        return;
+    }
+    if (op->plan) {
+        lr_ctl_plan_run(op->plan);
         return;
     }
     if (op->release) {

@@ -287,6 +287,83 @@ queue_decision(struct nb_app *app, const struct nb_request *req,
     return true;
 }
 
+/* An intent waiting for its plan (app->planning), then admitted. */
+struct nb_planned {
+    struct nb_app *app;
+    struct nb_pending *pending;
+    struct lr_intent in;
+    int tries;                        /* plans made for it */
+    struct nb_planned *next;
+};
+
+static void plan_next(struct nb_app *);
+
+/* The planner is done with a plan: on the loop again. */
+static void
+plan_done(void *cookie, struct lr_ctl_op *op)
+{
+    struct nb_planned *w = cookie;
+    struct nb_app *app = w->app;
+    lr_ctl_plan_end(app->ctl, op);
+    app->plan_busy = false;
+    plan_next(app);
+}
+
+/* Plans the first waiting intent off the loop unless a plan is in
+ * flight, and admits it once lr_ctl_plan_begin has nothing left to plan:
+ * the memo has the answer (or nothing needs one).  A job that came or
+ * went while its plan ran changes the question: it is planned again, at
+ * most three times in all; then its admission plans on the loop. */
+static void
+plan_next(struct nb_app *app)
+{
+    while (app->planning && !app->plan_busy) {
+        struct nb_planned *w = app->planning;
+        struct lr_ctl_op *op = NULL;
+        char err[512];
+        if (w->tries < 3
+            && !lr_ctl_plan_begin(app->ctl, &w->in, &op, err, sizeof err)
+            && op) {
+            w->tries++;
+            if (!lr_worker_push(app->planner, op, plan_done, w)) {
+                app->plan_busy = true;
+                return;
+            }
+            lr_ctl_op_run(op);        /* no memory to queue it: here */
+            lr_ctl_plan_end(app->ctl, op);
+            continue;
+        }
+        app->planning = w->next;
+        if (!app->planning)
+            app->planning_tail = &app->planning;
+        app->n_planning--;
+        submit_deferred(app, w->pending, &w->in, NULL);
+        free(w);
+    }
+}
+
+/* Queues 'in' behind the intents waiting for the planner, answered to
+ * 'req'; false when out of memory (the caller admits it now). */
+static bool
+queue_plan(struct nb_app *app, const struct nb_request *req,
+           const struct lr_intent *in)
+{
+    struct nb_planned *w = calloc(1, sizeof *w);
+    if (!w || !(w->pending = nb_defer(req))) {
+        free(w);
+        return false;
+    }
+    w->app = app;
+    w->in = *in;
+    if (!app->planning_tail)
+        app->planning_tail = &app->planning;
+    *app->planning_tail = w;
+    app->planning_tail = &w->next;
+    app->n_planning++;
+    plan_next(app);
+    return true;
+}
+
 static void
 h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
@@ -302,6 +379,9 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
     }
     if (app->decider && !strcmp(in.algorithm, "ppo")
         && queue_decision(app, req, &in, NULL))
+        return;
+    if (app->planner && strcmp(in.algorithm, "ppo")
+        && queue_plan(app, req, &in))
         return;
     struct lr_ctl_op *op = NULL;
     int rc = lr_ctl_submit_begin(app->ctl, &in, &job, &op, err, sizeof err);
@@ -915,9 +995,18 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "may still hold the job's devices, until it restarts or a job of "
         "the same name commits there again.\n"
         "# TYPE lightrail_agent_release_failures_total counter\n"
-        "lightrail_agent_release_failures_total %llu\n",
+        "lightrail_agent_release_failures_total %llu\n"
+        "# HELP lightrail_plans_off_loop_total Plans made off the event "
+        "loop before their admission and kept for it.\n"
+        "# TYPE lightrail_plans_off_loop_total counter\n"
+        "lightrail_plans_off_loop_total %llu\n"
+        "# HELP lightrail_intents_planning Intents waiting for their plan, "
+        "the one being planned included (their POST not yet answered).\n"
+        "# TYPE lightrail_intents_planning gauge\n"
+        "lightrail_intents_planning %d\n",
         c->ppo_candidate, c->ppo_refused, c->ppo_cdynp, c->ppo_stale_kept,
-        c->ppo_stale_redecided, c->agent_release_failures);
+        c->ppo_stale_redecided, c->agent_release_failures,
+        c->plans_off_loop, app->n_planning);
     struct lr_ctl_ppo_info pi;
     if (!lr_ctl_ppo_info(app->ctl, &pi))
         put(&buf, &len, &cap,

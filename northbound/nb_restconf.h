@@ -37,11 +37,14 @@
 #ifndef NB_RESTCONF_H
 #define NB_RESTCONF_H 1
 
+#include <stdbool.h>
+
 #include "northbound/nb_server.h"
 
 struct lr_ctl;
 struct ly_ctx;
 struct nb_decision;
+struct nb_planned;
 
 struct nb_app {
     struct lr_ctl *ctl;       /* borrowed */
@@ -58,6 +61,18 @@ struct nb_app {
      * milliseconds never hold the other requests up. */
     struct lr_worker *decider;
     struct nb_decision *waiting, **waiting_tail;
+    /* The plans' worker (borrowed), or NULL: then every other intent is
+     * planned on the loop's thread.  With one, intents for the other
+     * algorithms queue in 'planning' (in arrival order) and each is
+     * planned off the loop before its admission (lr_ctl_plan_begin): a
+     * CDynP plan over DCs of hundreds of GPUs takes seconds, during
+     * which GET, /metrics and DELETE are answered.  'n_planning' counts
+     * the queue, the one being planned included; 'plan_busy' is set
+     * while one is. */
+    struct lr_worker *planner;
+    struct nb_planned *planning, **planning_tail;
+    int n_planning;
+    bool plan_busy;
     /* Called after each reload of the ppo policy, through the API or
      * nb_restconf_reload() ('how' says which), with lr_ctl_ppo_reload's
      * code and message (lightraild logs it), or NULL. */

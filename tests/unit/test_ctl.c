@@ -271,6 +271,76 @@ test_memo_knows_shapes(void)
     lr_ctl_free(c);
 }
 
+/* A plan off the owner's thread (lr_ctl_plan_begin): run and ended, it
+ * is the memo's, and the admission takes it (the same plan as the same
+ * intent admitted later on this thread, which the memo answers too);
+ * nothing to plan off the thread for a question the memo knows, a ppo
+ * or zone intent, a name taken, or an intent blocked for GPUs; a plan
+ * that ends after the network was replaced is not kept. */
+static void
+test_plan_off_thread(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job, again;
+    struct lr_ctl_op *op = NULL;
+    char err[1024];
+    struct lr_intent in = intent("p1", "gpt-1.9b", 1, 64);
+    CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &in, &op, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_STRING_EQUAL(lr_ctl_op_job(op), "p1");
+    CU_ASSERT(holds_nothing(c));
+    lr_ctl_op_run(op);
+    lr_ctl_plan_end(c, op);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->plans_off_loop, 1);
+    /* Known now: nothing to plan off the thread. */
+    op = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &in, &op, err, sizeof err), 0);
+    CU_ASSERT_PTR_NULL(op);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT(job.plan.n_stages >= 1);
+    /* The name is taken; ppo and zone are not the memo's; 10,000 GPUs
+     * are blocked before any plan. */
+    CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &in, &op, err, sizeof err), 0);
+    CU_ASSERT_PTR_NULL(op);
+    struct lr_intent other = intent("p2", "bert-large", 1, 64);
+    snprintf(other.algorithm, sizeof other.algorithm, "ppo");
+    CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &other, &op, err, sizeof err), 0);
+    CU_ASSERT_PTR_NULL(op);
+    snprintf(other.algorithm, sizeof other.algorithm, "zone");
+    CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &other, &op, err, sizeof err), 0);
+    CU_ASSERT_PTR_NULL(op);
+    struct lr_intent huge = intent("p3", "bert-large", 10000, 10000);
+    CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &huge, &op, err, sizeof err), 0);
+    CU_ASSERT_PTR_NULL(op);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "p1", err, sizeof err), 0);
+    /* The same question on this thread: the memo's plan again. */
+    in.name[1] = '4';
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &again, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(again.plan.n_stages, job.plan.n_stages);
+    CU_ASSERT(!memcmp(again.plan.stages, job.plan.stages,
+                      (size_t) job.plan.n_stages * sizeof *job.plan.stages));
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "p4", err, sizeof err), 0);
+
+    /* Begun on one network, ended on another: not kept. */
+    other = intent("p5", "bert-large", 1, 64);
+    CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &other, &op, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    lr_ctl_op_run(op);
+    CU_ASSERT_EQUAL(lr_ctl_set_inventory(c, topo, cluster, NULL, NULL, err,
+                                         sizeof err), 0);
+    lr_ctl_plan_end(c, op);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->plans_off_loop, 1);
+    op = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &other, &op, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    lr_ctl_op_run(op);
+    lr_ctl_plan_end(c, op);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->plans_off_loop, 2);
+    assert_consistent(c);
+    lr_ctl_free(c);
+}
+
 /* Runs 'sql' on the store while no controller has it open (the store
  * locks the file for its own connection). */
 static void
@@ -720,6 +790,7 @@ static CU_TestInfo tests[] = {
       test_restart_recovery_reconcile },
     { "a remembered plan is not one of another shape of that name",
       test_memo_knows_shapes },
+    { "a plan made off the owner's thread", test_plan_off_thread },
     { "a store that fails a write frees nothing",
       test_store_failure_frees_nothing },
     { "reconcile replaces a channel that differs, and says what it did",
