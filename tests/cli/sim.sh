@@ -102,6 +102,14 @@ if $LIGHTRAIL sim --topology "$T" --cluster "$C" \
 else
     notok "--paired with a zero base: $(cat "$tmp/p0.json")"
 fi
+# The same, seed 1004 alone: no seed gives random a blocking ratio
+# (JSON null); the table says n/a, not the +0.0% of a mean over none.
+out=$($LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random \
+       --loads 1:1:1 --arrivals 300 --warmup 50 --seeds 1 --seed 1004 \
+       --quiet --paired greedy)
+echo "$out" | grep -q '^random .* blocking *n/a (0 of 1 lower), iteration' \
+    && ok "--paired table: n/a where no seed gives a ratio" \
+    || notok "--paired table with no ratio: $out"
 out=$($LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random \
        --loads 4:4:1 --arrivals 1500 --warmup 200 --seeds 2 --quiet \
        --models bert-large,gpt-1.9b --paired greedy)

@@ -330,6 +330,19 @@ pair_metric(const double *x, const double *base, int seeds, double *d,
     lr_stats_compute(d, n, out);
 }
 
+/* A paired change for the text table: mean and 95% CI in percent, the
+ * mean 'width' wide; "n/a" when no seed gave a ratio (JSON's null),
+ * which the mean of no seeds (0) would have shown as no change. */
+static void
+change_text(const struct lr_stats *d, int width, char *buf, size_t len)
+{
+    if (d->n)
+        snprintf(buf, len, "%+*.1f%% +-%4.1f", width, 100 * d->mean,
+                 100 * d->ci95);
+    else
+        snprintf(buf, len, "%*s", width + 8, "n/a");
+}
+
 static void
 pair_cells(struct cell *c, const struct cell *base, int seeds, double *d)
 {
@@ -801,11 +814,11 @@ lr_cmd_sim(int argc, char **argv)
             const struct cell *c = &cells[i];
             if (!c->paired)
                 continue;
-            printf("%-14s %7.2f blocking %+6.1f%% +-%4.1f (%d of %d "
-                   "lower), iteration %+5.1f%% +-%4.1f\n", c->policy,
-                   c->load, 100 * c->d_block.mean, 100 * c->d_block.ci95,
-                   c->lower, o.seeds, 100 * c->d_iter.mean,
-                   100 * c->d_iter.ci95);
+            char db[32], di[32];
+            change_text(&c->d_block, 6, db, sizeof db);
+            change_text(&c->d_iter, 5, di, sizeof di);
+            printf("%-14s %7.2f blocking %s (%d of %d lower), iteration "
+                   "%s\n", c->policy, c->load, db, c->lower, o.seeds, di);
             if (c->block_undefined || c->iter_undefined)
                 printf("%-14s %7.2f   left out, where %s's is 0 and this "
                        "one's is not: blocking %d seed(s), iteration %d\n",
