@@ -126,8 +126,12 @@ main(int argc, char **argv)
         goto cleanup;
     }
     snprintf(copy, sizeof copy, "%s/lightrail.db", tmpdir);
+    /* Not say(): a failure to write the copy is $TMPDIR's, and said as
+     * the store's it would read as a write to the store. */
     if (lr_store_copy(db, copy, err, sizeof err)) {
-        say(err, copy, db);
+        fprintf(stderr, "lightrail-check: cannot copy the store to %s: %s%s\n",
+                tmpdir, err, strstr(err, copy) ? "; set TMPDIR to a "
+                "directory with room for it" : "");
         goto cleanup;
     }
     /* A store that does not open says nothing of the invariants, and

@@ -79,6 +79,15 @@ after="$(ls "$D/old") $(sha256sum < "$D/old/lightrail.db")"
     && [ "$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT value FROM meta WHERE key = \"schema_version\"").fetchone()[0])' "$D/old/lightrail.db")" = 3 ] \
     && ok "lightrail-check on a version 3 store: exit 0, the file unchanged" \
     || notok "lightrail-check on a version 3 store: exit $rc, $(cat "$tmp/err"), before $before, after $after"
+# A copy that cannot be written (a file size limit: write() fails with
+# EFBIG, SIGXFSZ ignored) is $TMPDIR's failure: the message names the
+# copy, not the store, which is never written.
+(trap '' XFSZ; ulimit -f 1; exec $CHECK --config "$D/old.json") 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "lightrail-check\.[^/]*/lightrail\.db: cannot write" "$tmp/err" \
+    && grep -q "set TMPDIR" "$tmp/err" && ! grep -q "$D/old/lightrail.db" "$tmp/err" \
+    && ok "lightrail-check, the copy not written: exit 2, $(cat "$tmp/err")" \
+    || notok "lightrail-check, the copy not written: exit $rc, $(cat "$tmp/err")"
 # lightrail-check --help: the usage on stdout and exit 0, as every
 # lightrail command's; a wrong command line: the usage on stderr, exit 2.
 $CHECK --help > "$tmp/out" 2> "$tmp/err"
