@@ -116,9 +116,17 @@ main(int argc, char **argv)
     }
     /* The copy, which lr_store_open() may migrate. */
     const char *t = getenv("TMPDIR");
-    if (snprintf(tmpdir, sizeof tmpdir, "%s/lightrail-check.XXXXXX",
-                 t && *t ? t : "/tmp") >= (int) sizeof tmpdir
-        || !mkdtemp(tmpdir)) {
+    t = t && *t ? t : "/tmp";
+    if (snprintf(tmpdir, sizeof tmpdir, "%s/lightrail-check.XXXXXX", t)
+        >= (int) sizeof tmpdir) {
+        /* No errno to tell: snprintf() sets none. */
+        fprintf(stderr, "lightrail-check: TMPDIR is a path of %zu bytes, "
+                "too long for the store's copy; set TMPDIR to a shorter "
+                "one\n", strlen(t));
+        tmpdir[0] = '\0';
+        goto cleanup;
+    }
+    if (!mkdtemp(tmpdir)) {
         fprintf(stderr, "lightrail-check: cannot make a directory for the "
                 "store's copy (%s): %s; set TMPDIR to a writable one\n",
                 tmpdir, strerror(errno));

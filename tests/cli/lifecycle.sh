@@ -88,6 +88,14 @@ rc=$?
     && grep -q "set TMPDIR" "$tmp/err" && ! grep -q "$D/old/lightrail.db" "$tmp/err" \
     && ok "lightrail-check, the copy not written: exit 2, $(cat "$tmp/err")" \
     || notok "lightrail-check, the copy not written: exit $rc, $(cat "$tmp/err")"
+# A TMPDIR too long for the copy's path: said as such (it once said
+# "Success", the errno of nothing).
+TMPDIR=/tmp/$(printf '%04200d' 0) $CHECK --config "$D/old.json" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "TMPDIR is a path of 4205 bytes, too long" "$tmp/err" \
+    && ! grep -q "Success" "$tmp/err" \
+    && ok "lightrail-check, TMPDIR too long: exit 2, $(cat "$tmp/err")" \
+    || notok "lightrail-check, TMPDIR too long: exit $rc, $(cut -c1-200 "$tmp/err")"
 # lightrail-check --help: the usage on stdout and exit 0, as every
 # lightrail command's; a wrong command line: the usage on stderr, exit 2.
 $CHECK --help > "$tmp/out" 2> "$tmp/err"
