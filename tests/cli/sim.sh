@@ -117,6 +117,22 @@ echo "$out" | grep -q '^# paired against greedy' \
     && echo "$out" | grep -q '^random .* blocking .*% +- *[0-9.]* ([0-9] of 2 lower), iteration' \
     && ok "--paired in the table: a line per other policy" \
     || notok "--paired table: $out"
+# greedy-work with a tiny cap admits no job: no iteration time on any
+# seed, so no iteration ratio (null, 2 left out), not -100%.
+if $LIGHTRAIL sim --topology "$T" --cluster "$C" --holding work --known-work \
+       --policy greedy,greedy-work --work-cap 1e-9 --loads 1:1:1 \
+       --arrivals 300 --warmup 50 --seeds 2 --quiet --paired greedy \
+       --format json > "$tmp/pw.json" \
+   && jq -s -e '(.[] | select(.policy == "greedy-work")) as $w
+        | (.[] | select(.policy == "greedy")).mean_iteration_s > 0
+          and $w.mean_iteration_s == 0
+          and $w.mean_iteration_change == null
+          and $w.mean_iteration_change_undefined == 2' "$tmp/pw.json" \
+      > /dev/null; then
+    ok "--paired: a policy that admits no job has no iteration change"
+else
+    notok "--paired, no job admitted: $(cat "$tmp/pw.json")"
+fi
 expect_bad "--paired ppo: not one of the policies run" \
     $LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy --loads 1:1:1 \
     --paired ppo

@@ -124,7 +124,8 @@ usage(FILE *f)
 "                      rollout-BASE), seed by seed on the same arrivals:\n"
 "                      mean, 95%% CI and the seeds where it is lower; a\n"
 "                      seed where NAME's is 0 and the other's is not has\n"
-"                      no ratio and is left out (and counted)\n"
+"                      no ratio and is left out (and counted), as is one\n"
+"                      where a run admitted no job (no iteration time)\n"
 "  --trace FILE        every decision of every run, one JSON object per\n"
 "                      line: the job, the free GPUs of each DC, and the\n"
 "                      DCs, GPUs and lightpath chosen, or blocked, and\n"
@@ -305,24 +306,27 @@ struct cell {
     struct lr_stats d_block, d_iter;
     int lower;                    /* seeds where it blocks less */
     int block_undefined;          /* seeds where only the base's is 0 */
-    int iter_undefined;
+    int iter_undefined;           /* or only its own (no job admitted) */
 };
 
 /* c's paired change against 'base' (the same seeds, the same arrivals):
  * per seed (x - x_base) / x_base; 0 where both are 0, and left out where
  * only the base's is 0 (no ratio; counted in 'undefined'), which once
  * counted as no change and flattered a policy that blocked where the
- * base blocked nothing. */
+ * base blocked nothing.  With 'zero_is_none' (the mean iteration time,
+ * 0 when a run admitted no job) a seed where only x is 0 has no figure
+ * either: it is left out and counted, not a change of -100%, which
+ * made a policy that admitted nothing the fastest. */
 static void
-pair_metric(const double *x, const double *base, int seeds, double *d,
-            struct lr_stats *out, int *undefined)
+pair_metric(const double *x, const double *base, int seeds, bool zero_is_none,
+            double *d, struct lr_stats *out, int *undefined)
 {
     int n = 0;
     *undefined = 0;
     for (int s = 0; s < seeds; s++) {
-        if (base[s] > 0)
+        if (base[s] > 0 && (x[s] > 0 || !zero_is_none))
             d[n++] = (x[s] - base[s]) / base[s];
-        else if (x[s] > 0)
+        else if (x[s] > 0 || base[s] > 0)
             ++*undefined;
         else
             d[n++] = 0;
@@ -350,9 +354,9 @@ pair_cells(struct cell *c, const struct cell *base, int seeds, double *d)
     c->lower = 0;
     for (int s = 0; s < seeds; s++)
         c->lower += c->block[s] < base->block[s];
-    pair_metric(c->block, base->block, seeds, d, &c->d_block,
+    pair_metric(c->block, base->block, seeds, false, d, &c->d_block,
                 &c->block_undefined);
-    pair_metric(c->iter, base->iter, seeds, d, &c->d_iter,
+    pair_metric(c->iter, base->iter, seeds, true, d, &c->d_iter,
                 &c->iter_undefined);
 }
 
@@ -820,9 +824,10 @@ lr_cmd_sim(int argc, char **argv)
             printf("%-14s %7.2f blocking %s (%d of %d lower), iteration "
                    "%s\n", c->policy, c->load, db, c->lower, o.seeds, di);
             if (c->block_undefined || c->iter_undefined)
-                printf("%-14s %7.2f   left out, where %s's is 0 and this "
-                       "one's is not: blocking %d seed(s), iteration %d\n",
-                       c->policy, c->load, o.paired, c->block_undefined,
+                printf("%-14s %7.2f   left out, no ratio (%s's 0 and "
+                       "this one's not; iteration: either admitted no job): "
+                       "blocking %d seed(s), iteration %d\n", c->policy,
+                       c->load, o.paired, c->block_undefined,
                        c->iter_undefined);
         }
         print_bound(&o, &j);
