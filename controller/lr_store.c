@@ -791,10 +791,14 @@ lr_store_copy(const char *from, const char *to, char *err, size_t errlen)
     static const char *const tails[] = { "", "-wal", "-journal" };
     char f[PATH_MAX], t[PATH_MAX];
     for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
-        if (snprintf(f, sizeof f, "%s%s", from, tails[i]) >= (int) sizeof f
+        bool long_from = snprintf(f, sizeof f, "%s%s", from, tails[i])
+                         >= (int) sizeof f;
+        if (long_from
             || snprintf(t, sizeof t, "%s%s", to, tails[i]) >= (int) sizeof t) {
+            /* The one too long: the copy's is not the store's. */
             if (err && errlen)
-                snprintf(err, errlen, "%s: path too long", from);
+                snprintf(err, errlen, "%s%s: path too long",
+                         long_from ? from : to, tails[i]);
             return ENAMETOOLONG;
         }
         int ret = lr_store_copy_file(f, t, err, errlen);

@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -867,6 +868,17 @@ test_copy(void)
     snprintf(from, sizeof from, "%s", db_path("cp"));
     CU_ASSERT_EQUAL(lr_store_copy(from, db_path("cp-copy"), err, sizeof err),
                     EEXIST);
+    /* A copy's path too long is the copy's, not the store's (it once
+     * named the store). */
+    char *to = malloc(PATH_MAX + 1);
+    CU_ASSERT_FATAL(to != NULL);
+    memset(to, 'x', PATH_MAX);
+    to[0] = '/';
+    to[PATH_MAX] = '\0';
+    CU_ASSERT_EQUAL(lr_store_copy(from, to, err, sizeof err), ENAMETOOLONG);
+    CU_ASSERT_PTR_NULL(strstr(err, from));
+    CU_ASSERT_EQUAL(strncmp(err, to, 16), 0);
+    free(to);
 }
 
 static CU_TestInfo tests[] = {
