@@ -74,7 +74,7 @@ else
 fi
 # A seed where the base blocks nothing: no ratio for a policy that
 # blocks there (left out and counted), 0 for one that blocks nothing too.
-# At 1 E, 300 arrivals, seeds 1-4, greedy blocks nothing on seed 4,
+# At 1 E, 300 arrivals, seeds 1001-1004, greedy blocks nothing on 1004,
 # random blocks there and static does not.
 if $LIGHTRAIL sim --topology "$T" --cluster "$C" \
        --policy greedy,random,static --loads 1:1:1 --arrivals 300 \
