@@ -1342,8 +1342,12 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
                   struct lr_ctl_op **op, char *err, size_t errlen)
 {
     *op = NULL;
-    if (!memoised_algo(in->algorithm) || c->n_remote || c->inspect
-        || find_job(c, in->name) || in->gpus_min < 1
+    /* A ppo intent without a usable policy is planned by CDynP, and so
+     * is its question. */
+    bool ppo_cdynp = !strcmp(in->algorithm, "ppo")
+                     && (!c->ppo || lr_ctl_ppo_why(c->ppo));
+    if ((!memoised_algo(in->algorithm) && !ppo_cdynp) || c->n_remote
+        || c->inspect || find_job(c, in->name) || in->gpus_min < 1
         || in->gpus_max < in->gpus_min)
         return 0;   /* nothing to plan here, or lr_ctl_submit_begin says */
     struct lr_ctl_plan *p = calloc(1, sizeof *p);
@@ -1356,7 +1360,8 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
         lr_ctl_plan_free(p);
         return 0;   /* refused or blocked without planning */
     }
-    memo_key(in, in->algorithm[0] ? in->algorithm : "cdynp", p->tm, &p->key);
+    memo_key(in, in->algorithm[0] && !ppo_cdynp ? in->algorithm : "cdynp",
+             p->tm, &p->key);
     if (memo_find(c, &p->key)) {
         lr_ctl_plan_free(p);
         return 0;

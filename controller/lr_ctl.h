@@ -281,7 +281,9 @@ int lr_ctl_submit_decided(struct lr_ctl *, struct lr_ctl_op *decision,
  * for.  So a daemon asks first:
  *   begin  (lr_ctl_plan_begin, owner's thread): '*op' NULL when there is
  *          nothing to plan off it (the memo knows the answer; an
- *          algorithm the memo does not keep: ppo, zone; DCs planned by
+ *          algorithm the memo does not keep: zone, and ppo with a usable
+ *          policy (without one, CDynP plans it: that question is asked
+ *          here); DCs planned by
  *          their agents; an intent refused or blocked before planning,
  *          which lr_ctl_submit_begin then says), else the plan to make,
  *          over the devices an admission would offer now;

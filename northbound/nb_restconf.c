@@ -208,6 +208,8 @@ static void reload_policy(struct nb_app *, const char *how,
                           struct nb_response *, int *rc);
 
 static void decide_next(struct nb_app *);
+static bool queue_planned(struct nb_app *, struct nb_pending *,
+                          const struct lr_intent *);
 
 /* The decider is done with a decision: on the loop again. */
 static void
@@ -249,7 +251,10 @@ decide_next(struct nb_app *app)
             answer_begin(app, &resp, rc, NULL, w->in.name, err);
             nb_pending_reply(w->pending, &resp);
         } else if (!op) {
-            submit_deferred(app, w->pending, &w->in, NULL);
+            /* Nothing to decide off the loop: in the planner's turn (a
+             * policy that is not usable leaves the intent to CDynP). */
+            if (!app->planner || !queue_planned(app, w->pending, &w->in))
+                submit_deferred(app, w->pending, &w->in, NULL);
         } else if (lr_worker_push(app->decider, op, decision_done, w)) {
             lr_ctl_op_run(op);
             submit_deferred(app, w->pending, &w->in, op);
@@ -348,11 +353,27 @@ static bool
 queue_plan(struct nb_app *app, const struct nb_request *req,
            const struct lr_intent *in)
 {
-    struct nb_planned *w = calloc(1, sizeof *w);
-    if (!w || !(w->pending = nb_defer(req))) {
-        free(w);
+    struct nb_pending *pending = nb_defer(req);
+    if (!pending)
         return false;
+    if (!queue_planned(app, pending, in)) {
+        struct nb_response resp = { .status = 0 };
+        nb_error(&resp, 500, "resource-denied", NULL, "out of memory");
+        nb_pending_reply(pending, &resp);
     }
+    return true;
+}
+
+/* queue_plan() for a request deferred already ('pending'); false when
+ * out of memory (the caller answers it). */
+static bool
+queue_planned(struct nb_app *app, struct nb_pending *pending,
+              const struct lr_intent *in)
+{
+    struct nb_planned *w = calloc(1, sizeof *w);
+    if (!w)
+        return false;
+    w->pending = pending;
     w->app = app;
     w->in = *in;
     if (!app->planning_tail)

@@ -26,25 +26,33 @@ metric() {   # metric NAME: its value in /metrics now (empty if none)
         "$URL/metrics" | awk -v n="$1" '$1 == n { print $2 }'
 }
 
+# post_watch NAME FILE: POSTs FILE in the background and, while it is
+# answered, reads /metrics until one intent is planning; then GETs the
+# jobs.  'seen' gets "STATUS LISTED" (LISTED: jobs named NAME), empty if
+# the gauge never read 1; the POST's status and body in $tmp/post.*.
+post_watch() {
+    curl -s -o "$tmp/post.body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+        -H "Authorization: Bearer $TOKEN" \
+        -H 'Content-Type: application/yang-data+json' \
+        --data-binary @"$2" "$URL$JOBS" > "$tmp/post.status" &
+    CURL=$!
+    seen=
+    for i in $(seq 1 1200); do
+        v=$(metric lightrail_intents_planning)
+        if [ "$v" = 1 ]; then
+            api GET $JOBS
+            listed=$(jq --arg n "$1" '[.["lightrail-job:jobs"].job[]? | select(.name == $n)] | length' "$tmp/body")
+            seen="$STATUS $listed"
+            break
+        fi
+        kill -0 $CURL 2>/dev/null || break
+        sleep 0.05
+    done
+    wait $CURL
+}
+
 intent big1 gpt-1.9b 768 > "$tmp/big1.json"
-curl -s -o "$tmp/post.body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
-    -H "Authorization: Bearer $TOKEN" \
-    -H 'Content-Type: application/yang-data+json' \
-    --data-binary @"$tmp/big1.json" "$URL$JOBS" > "$tmp/post.status" &
-CURL=$!
-seen=
-for i in $(seq 1 1200); do
-    v=$(metric lightrail_intents_planning)
-    if [ "$v" = 1 ]; then
-        api GET $JOBS
-        listed=$(jq '[.["lightrail-job:jobs"].job[]? | select(.name == "big1")] | length' "$tmp/body")
-        seen="$STATUS $listed"
-        break
-    fi
-    kill -0 $CURL 2>/dev/null || break
-    sleep 0.05
-done
-wait $CURL
+post_watch big1 "$tmp/big1.json"
 [ "$seen" = "200 0" ] \
     && ok "while big1 is planned: /metrics says one intent planning, GET answers 200 without it" \
     || notok "the loop during the plan: seen '$seen', POST $(cat "$tmp/post.status")"
@@ -68,6 +76,19 @@ api POST $JOBS "$tmp/big2.json"
     && [ "$(metric lightrail_plans_off_loop_total)" = 1 ] \
     && ok "the same intent again: the memo's plan, no second plan off the loop" \
     || notok "big2: $STATUS, plans off the loop $(metric lightrail_plans_off_loop_total), $(cat "$tmp/body" | head -c 300)"
+
+# An intent for ppo with no ppo-policy configured is planned by CDynP:
+# off the loop too, after the decider's turn (a question of its own: up
+# to 700 GPUs).
+api DELETE "$JOBS/job=big2"
+printf '{"lightrail-job:job":[{"name":"big3","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":1,"max":700},"algorithm":"ppo"}]}\n' \
+    > "$tmp/big3.json"
+post_watch big3 "$tmp/big3.json"
+[ "$seen" = "200 0" ] && [ "$(cat "$tmp/post.status")" = 201 ] \
+    && [ "$(metric lightrail_plans_off_loop_total)" = 2 ] \
+    && jq -e '.["lightrail-job:job"][0].state["planner-note"] | test("planned by cdynp")' "$tmp/post.body" > /dev/null \
+    && ok "a ppo intent without a policy: planned by CDynP off the loop" \
+    || notok "ppo without a policy: seen '$seen', POST $(cat "$tmp/post.status"), plans off the loop $(metric lightrail_plans_off_loop_total), $(head -c 400 "$tmp/post.body")"
 
 stop_daemon
 check_store "stopped: lightrail-check finds the state whole"

@@ -274,9 +274,10 @@ test_memo_knows_shapes(void)
 /* A plan off the owner's thread (lr_ctl_plan_begin): run and ended, it
  * is the memo's, and the admission takes it (the same plan as the same
  * intent admitted later on this thread, which the memo answers too);
- * nothing to plan off the thread for a question the memo knows, a ppo
- * or zone intent, a name taken, or an intent blocked for GPUs; a plan
- * that ends after the network was replaced is not kept. */
+ * nothing to plan off the thread for a question the memo knows, a zone
+ * intent, a name taken, or an intent blocked for GPUs; a ppo intent
+ * without a policy asks CDynP's question; a plan that ends after the
+ * network was replaced is not kept. */
 static void
 test_plan_off_thread(void)
 {
@@ -304,9 +305,6 @@ test_plan_off_thread(void)
     CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &in, &op, err, sizeof err), 0);
     CU_ASSERT_PTR_NULL(op);
     struct lr_intent other = intent("p2", "bert-large", 1, 64);
-    snprintf(other.algorithm, sizeof other.algorithm, "ppo");
-    CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &other, &op, err, sizeof err), 0);
-    CU_ASSERT_PTR_NULL(op);
     snprintf(other.algorithm, sizeof other.algorithm, "zone");
     CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &other, &op, err, sizeof err), 0);
     CU_ASSERT_PTR_NULL(op);
@@ -322,6 +320,20 @@ test_plan_off_thread(void)
                       (size_t) job.plan.n_stages * sizeof *job.plan.stages));
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "p4", err, sizeof err), 0);
 
+    /* ppo without a policy (none is configured here) is CDynP's: its
+     * question, that of a cdynp intent, is planned off the thread. */
+    struct lr_intent ppo = intent("p6", "bert-large", 1, 32);
+    snprintf(ppo.algorithm, sizeof ppo.algorithm, "ppo");
+    CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &ppo, &op, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    lr_ctl_op_run(op);
+    lr_ctl_plan_end(c, op);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->plans_off_loop, 2);
+    snprintf(ppo.algorithm, sizeof ppo.algorithm, "cdynp");
+    op = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &ppo, &op, err, sizeof err), 0);
+    CU_ASSERT_PTR_NULL(op);
+
     /* Begun on one network, ended on another: not kept. */
     other = intent("p5", "bert-large", 1, 64);
     CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &other, &op, err, sizeof err), 0);
@@ -330,13 +342,13 @@ test_plan_off_thread(void)
     CU_ASSERT_EQUAL(lr_ctl_set_inventory(c, topo, cluster, NULL, NULL, err,
                                          sizeof err), 0);
     lr_ctl_plan_end(c, op);
-    CU_ASSERT_EQUAL(lr_ctl_counters(c)->plans_off_loop, 1);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->plans_off_loop, 2);
     op = NULL;
     CU_ASSERT_EQUAL(lr_ctl_plan_begin(c, &other, &op, err, sizeof err), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     lr_ctl_op_run(op);
     lr_ctl_plan_end(c, op);
-    CU_ASSERT_EQUAL(lr_ctl_counters(c)->plans_off_loop, 2);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->plans_off_loop, 3);
     assert_consistent(c);
     lr_ctl_free(c);
 }
