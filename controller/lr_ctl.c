@@ -1327,14 +1327,12 @@ lr_ctl_plan_run(struct lr_ctl_plan *p)
     free(ev);
 }
 
-/* Algorithms planned through the memo (zone reads telemetry; ppo has
- * its decisions). */
+/* Algorithms admit() plans through the memo: all but zone (it reads
+ * telemetry) and ppo (its decisions). */
 static bool
 memoised_algo(const char *algo)
 {
-    return !*algo || !strcmp(algo, "cdynp") || !strcmp(algo, "spp")
-           || !strcmp(algo, "exact") || !strcmp(algo, "dp")
-           || !strcmp(algo, "pipedream");
+    return strcmp(algo, "zone") && strcmp(algo, "ppo");
 }
 
 int
