@@ -421,6 +421,28 @@ test_cdynp_tight_memory(void)
     CU_ASSERT(both >= 50);
 }
 
+/* Instance 'seed' of tight_instance() planned by exact and by CDynP:
+ * both find a plan, at the same T.  Exact's plan into '*pe' and
+ * CDynP's into '*pc'. */
+static void
+assert_cdynp_as_exact(uint64_t seed, struct lr_plan *pe, struct lr_plan *pc)
+{
+    struct lr_instance in;
+    struct lr_model *m;
+    struct lr_tm *tm = tight_instance(seed, &in, &m);
+    struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
+    CU_ASSERT_FATAL(ec && ee);
+    struct lr_exact_stats st;
+    CU_ASSERT_EQUAL(lr_exact_plan(tm, 0, pe, ee, &st), LR_TM_OK);
+    CU_ASSERT_EQUAL(lr_cdynp_plan(tm, NULL, pc, ec), LR_TM_OK);
+    CU_ASSERT_DOUBLE_EQUAL(ec->T, ee->T, 1e-9 * ee->T);
+    free(ec);
+    free(ee);
+    lr_tm_free(tm);
+    lr_model_free(m);
+    lr_instance_free(&in);
+}
+
 /* A jump of the assumed stage count that lands on no plan resumes one
  * above the last assumption that had one (lr_cdynp_chain.c).  Instance
  * 9494 of tight_instance(): two DCs, the chain dc0 -> dc1 planned for 2
@@ -432,27 +454,15 @@ static void
 test_cdynp_assumption_resumes(void)
 {
     const uint64_t seeds[] = { 9494, 8168 };
+    struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
+    CU_ASSERT_FATAL(pc && pe);
     for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
-        struct lr_instance in;
-        struct lr_model *m;
-        struct lr_tm *tm = tight_instance(seeds[i], &in, &m);
-        struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
-        struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
-        CU_ASSERT_FATAL(pc && pe && ec && ee);
-        struct lr_exact_stats st;
-        CU_ASSERT_EQUAL(lr_exact_plan(tm, 0, pe, ee, &st), LR_TM_OK);
+        assert_cdynp_as_exact(seeds[i], pe, pc);
         CU_ASSERT_EQUAL(pe->n_stages, 3);
-        CU_ASSERT_EQUAL(lr_cdynp_plan(tm, NULL, pc, ec), LR_TM_OK);
-        CU_ASSERT_DOUBLE_EQUAL(ec->T, ee->T, 1e-9 * ee->T);
         CU_ASSERT_EQUAL(pc->n_stages, 3);
-        free(pc);
-        free(pe);
-        free(ec);
-        free(ee);
-        lr_tm_free(tm);
-        lr_model_free(m);
-        lr_instance_free(&in);
     }
+    free(pc);
+    free(pe);
 }
 
 /* The last try of a chain whose assumptions found no plan that holds:
@@ -465,30 +475,18 @@ static void
 test_cdynp_one_stage_per_dc(void)
 {
     const uint64_t seeds[] = { 297, 7313, 7392, 7735, 8937, 16534, 17287 };
+    struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
+    CU_ASSERT_FATAL(pc && pe);
     for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
-        struct lr_instance in;
-        struct lr_model *m;
-        struct lr_tm *tm = tight_instance(seeds[i], &in, &m);
-        struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
-        struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
-        CU_ASSERT_FATAL(pc && pe && ec && ee);
-        struct lr_exact_stats st;
-        CU_ASSERT_EQUAL(lr_exact_plan(tm, 0, pe, ee, &st), LR_TM_OK);
+        assert_cdynp_as_exact(seeds[i], pe, pc);
         /* Exact's stages are on as many DCs. */
         int dcs = 1;
         for (int s = 1; s < pe->n_stages; s++)
             dcs += pe->stages[s].dc != pe->stages[s - 1].dc;
         CU_ASSERT_EQUAL(dcs, pe->n_stages);
-        CU_ASSERT_EQUAL(lr_cdynp_plan(tm, NULL, pc, ec), LR_TM_OK);
-        CU_ASSERT_DOUBLE_EQUAL(ec->T, ee->T, 1e-9 * ee->T);
-        free(pc);
-        free(pe);
-        free(ec);
-        free(ee);
-        lr_tm_free(tm);
-        lr_model_free(m);
-        lr_instance_free(&in);
     }
+    free(pc);
+    free(pe);
 }
 
 /* A model that fits nowhere is refused for memory, whatever the number of
