@@ -34,6 +34,30 @@ src(const char *rel)
     return b;
 }
 
+/* The whole of the file at 'path' in a buffer of exactly its size (so
+ * that ASan sees a read past its end; one byte for an empty file), its
+ * length in '*n'; NULL when it cannot be read.  The caller frees it. */
+static inline unsigned char *
+lr_test_read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *b = NULL;
+    long len = -1;
+    *n = 0;
+    if (f && !fseek(f, 0, SEEK_END) && (len = ftell(f)) >= 0
+        && !fseek(f, 0, SEEK_SET)
+        && (b = malloc(len ? (size_t) len : 1))
+        && fread(b, 1, (size_t) len, f) != (size_t) len) {
+        free(b);
+        b = NULL;
+    }
+    if (f)
+        fclose(f);
+    if (b)
+        *n = (size_t) len;
+    return b;
+}
+
 #define LR_TEST_MAIN(suite_name, test_table)                                 \
     LR_TEST_MAIN_WITH(suite_name, test_table, NULL, NULL)
 

@@ -24,16 +24,8 @@
 static uint8_t *
 slurp(const char *rel, size_t *n)
 {
-    FILE *f = fopen(src(rel), "rb");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    rewind(f);
-    uint8_t *b = malloc((size_t) len);
+    uint8_t *b = lr_test_read_file(src(rel), n);
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-    CU_ASSERT_EQUAL_FATAL(fread(b, 1, (size_t) len, f), (size_t) len);
-    fclose(f);
-    *n = (size_t) len;
     return b;
 }
 

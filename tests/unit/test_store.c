@@ -756,6 +756,27 @@ test_migrate_empty(void)
     CU_ASSERT_EQUAL(raw_int("empty", "SELECT count(*) FROM meta"), 1);
 }
 
+/* A child process opens store 'name', puts job 'a' and exits without
+ * closing it (a crash: no checkpoint, the commit in the WAL only). */
+static void
+put_and_crash(const char *name, const struct lr_job *a)
+{
+    int status = 0;
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        struct lr_store *s = NULL;
+        char err[512];
+        int ret = lr_store_open(db_path(name), &s, err, sizeof err);
+        if (!ret)
+            ret = lr_store_put_job(s, a);
+        _exit(ret ? 1 : 0);
+    }
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* A child commits a job and dies without closing the database (no
  * checkpoint, the WAL and its index left behind); the parent finds the
  * job. */
@@ -763,22 +784,9 @@ static void
 test_crash_durability(void)
 {
     struct lr_job a, got;
-    int status = 0;
 
     make_job(&a, "survivor", 10, 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    CU_ASSERT_FATAL(pid >= 0);
-    if (pid == 0) {
-        struct lr_store *s = NULL;
-        char err[512];
-        int ret = lr_store_open(db_path("crash"), &s, err, sizeof err);
-        if (!ret)
-            ret = lr_store_put_job(s, &a);
-        _exit(ret ? 1 : 0);
-    }
-    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
-    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    put_and_crash("crash", &a);
     CU_ASSERT_EQUAL(access(db_path("crash"), F_OK), 0);
 
     struct lr_store *s = open_store("crash");
@@ -788,24 +796,6 @@ test_crash_durability(void)
     lr_store_close(s);
 }
 
-/* The whole of file 'path' (NULL when it cannot be read); *n its size. */
-static char *
-slurp(const char *path, long *n)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    *n = -1;
-    if (f && !fseek(f, 0, SEEK_END) && (*n = ftell(f)) >= 0
-        && !fseek(f, 0, SEEK_SET) && (buf = malloc((size_t) *n + 1))
-        && fread(buf, 1, (size_t) *n, f) != (size_t) *n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (f)
-        fclose(f);
-    return buf;
-}
-
 /* lr_store_copy() copies what is committed, WAL included, and changes
  * nothing of the source: not its file, not its WAL (a crashed daemon's
  * transactions, not yet checkpointed), and makes no -shm beside it. */
@@ -813,25 +803,14 @@ static void
 test_copy(void)
 {
     struct lr_job a, got;
-    int status = 0;
     char err[512], wal[600];
 
     make_job(&a, "walled", 10, 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    CU_ASSERT_FATAL(pid >= 0);
-    if (pid == 0) {
-        struct lr_store *s = NULL;
-        int ret = lr_store_open(db_path("cp"), &s, err, sizeof err);
-        if (!ret)
-            ret = lr_store_put_job(s, &a);
-        _exit(ret ? 1 : 0);   /* no close: the job is in the WAL only */
-    }
-    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
-    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    put_and_crash("cp", &a);   /* the job is in the WAL only */
     snprintf(wal, sizeof wal, "%s-wal", db_path("cp"));
-    long n_db, n_wal, n_db2, n_wal2;
-    char *b_db = slurp(db_path("cp"), &n_db), *b_wal = slurp(wal, &n_wal);
+    size_t n_db, n_wal, n_db2, n_wal2;
+    unsigned char *b_db = lr_test_read_file(db_path("cp"), &n_db),
+                  *b_wal = lr_test_read_file(wal, &n_wal);
     CU_ASSERT_FATAL(b_db && b_wal);
     CU_ASSERT(n_wal > 0);
 
@@ -839,10 +818,11 @@ test_copy(void)
     snprintf(from, sizeof from, "%s", db_path("cp"));
     CU_ASSERT_EQUAL(lr_store_copy(from, db_path("cp-copy"), err, sizeof err),
                     0);
-    char *a_db = slurp(from, &n_db2), *a_wal = slurp(wal, &n_wal2);
+    unsigned char *a_db = lr_test_read_file(from, &n_db2),
+                  *a_wal = lr_test_read_file(wal, &n_wal2);
     CU_ASSERT_FATAL(a_db && a_wal);
-    CU_ASSERT(n_db == n_db2 && !memcmp(b_db, a_db, (size_t) n_db));
-    CU_ASSERT(n_wal == n_wal2 && !memcmp(b_wal, a_wal, (size_t) n_wal));
+    CU_ASSERT(n_db == n_db2 && !memcmp(b_db, a_db, n_db));
+    CU_ASSERT(n_wal == n_wal2 && !memcmp(b_wal, a_wal, n_wal));
     char shm[600];
     snprintf(shm, sizeof shm, "%s-shm", from);
     CU_ASSERT_NOT_EQUAL(access(shm, F_OK), 0);
