@@ -360,6 +360,22 @@ pair_cells(struct cell *c, const struct cell *base, int seeds, double *d)
                 &c->iter_undefined);
 }
 
+/* A paired change into 'j': KEY, KEY_ci95 (null when no seed gives a
+ * ratio) and KEY_undefined (the seeds left out). */
+static void
+add_change(json_object *j, const char *key, const struct lr_stats *d,
+           int undefined)
+{
+    char k[64];
+    json_object_object_add(j, key, d->n ? json_object_new_double(d->mean)
+                                        : NULL);
+    snprintf(k, sizeof k, "%s_ci95", key);
+    json_object_object_add(j, k, d->n ? json_object_new_double(d->ci95)
+                                      : NULL);
+    snprintf(k, sizeof k, "%s_undefined", key);
+    json_object_object_add(j, k, json_object_new_int(undefined));
+}
+
 static void
 print_json(const struct opts *o, const struct cell *c)
 {
@@ -386,25 +402,11 @@ print_json(const struct opts *o, const struct cell *c)
     if (c->paired) {
         json_object_object_add(j, "paired_with",
                                json_object_new_string(o->paired));
-        /* null: no seed gives a ratio. */
-        json_object_object_add(j, "blocking_change", c->d_block.n
-                               ? json_object_new_double(c->d_block.mean)
-                               : NULL);
-        json_object_object_add(j, "blocking_change_ci95", c->d_block.n
-                               ? json_object_new_double(c->d_block.ci95)
-                               : NULL);
-        json_object_object_add(j, "blocking_change_undefined",
-                               json_object_new_int(c->block_undefined));
+        add_change(j, "blocking_change", &c->d_block, c->block_undefined);
         json_object_object_add(j, "seeds_lower",
                                json_object_new_int(c->lower));
-        json_object_object_add(j, "mean_iteration_change", c->d_iter.n
-                               ? json_object_new_double(c->d_iter.mean)
-                               : NULL);
-        json_object_object_add(j, "mean_iteration_change_ci95", c->d_iter.n
-                               ? json_object_new_double(c->d_iter.ci95)
-                               : NULL);
-        json_object_object_add(j, "mean_iteration_change_undefined",
-                               json_object_new_int(c->iter_undefined));
+        add_change(j, "mean_iteration_change", &c->d_iter,
+                   c->iter_undefined);
     }
     json_object_object_add(j, "seeds", json_object_new_int(o->seeds));
     json_object_object_add(j, "first_seed",
