@@ -116,6 +116,15 @@ void lr_cdynp_dc_free(struct lr_cdynp_dc *);
 void lr_cdynp_dc_reset(struct lr_cdynp_dc *, int n_stages,
                        enum lr_cdynp_objective objective);
 
+/* Lets 'd' copy the rows of its local DP that 'kin' computes the same:
+ * 'kin' (borrowed, must outlive the link; NULL unlinks) is a handle of
+ * the same DC (the same figures and model) under another assumed stage
+ * count.  Only rows whose memory cut-offs match are taken, so the costs
+ * are bit for bit those 'd' would compute; where memory never binds,
+ * every assumption shares one DP.  No cycles: a kin must not have 'd'
+ * among its own kin. */
+void lr_cdynp_dc_set_kin(struct lr_cdynp_dc *d, struct lr_cdynp_dc *kin);
+
 /* The only number a DC reveals up front: N P eta, FLOP/s. */
 double lr_cdynp_dc_compute(const struct lr_cdynp_dc *);
 

@@ -31,7 +31,8 @@
  * compute, so it cannot tell in advance which DCs are worth their link.
  * Each DC's costs do not depend on the chain, so its cache serves every
  * chain (each party keeps one cache per objective and assumed stage
- * count).  Beyond that, the greedy chain of lr_cdynp_order() and each of
+ * count, and the caches of one objective share the rows memory does not
+ * tell apart: lr_cdynp_local.c).  Beyond that, the greedy chain of lr_cdynp_order() and each of
  * its prefixes.
  *
  * Parties.  The coordinator talks to every DC through struct

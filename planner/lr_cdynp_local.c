@@ -21,7 +21,21 @@
  * (h, g) a binary search finds the first j where the row's best is
  * already below what any candidate of that stage can cost, and the
  * loop over j stops there; and it starts where the earlier stages have
- * room.  1.6-1.8x fewer cycles on LLaMA-2 70B over 16 DCs of 64.
+ * room.  1.6-1.8x fewer cycles on LLaMA-2 70B over 16 DCs of 64.  The
+ * loop over j, the DP's innermost, offers one stage to a run of cells
+ * that do not depend on each other: the cells are kept as columns and
+ * the loop is lr_cdynp_relax(), which gcc vectorises (2-3.5x on DCs
+ * of 256-1,024 devices, the same cells).
+ *
+ * Assumed stage counts share rows (ours, exact): the assumed count p
+ * reaches the cells only through the memory check, which cuts each last
+ * stage (h, i) at the fewest devices that fit.  A row of E_a whose cuts,
+ * and whose earlier rows' cuts, are the same under two counts is the
+ * same row, so a handle copies it from its kin (the party's first
+ * handle under the same objective) instead of computing it again.
+ * Checking a row costs O(R log N) memory checks.  Where memory never
+ * binds, every count a chain assumes shares one DP (3 DCs of 256
+ * devices on GPT-1.9B: 2,266 rows computed where 5,775 were).
  *
  * One stage (objectives LR_CDYNP_LEX_ONE, LR_CDYNP_TIME_ONE, the
  * coordinator's last try): Cost(a, b) = min over g in 1..N of (t, t, s)
@@ -51,6 +65,7 @@
 #include <string.h>
 
 #include "planner/lr_cdynp.h"
+#include "planner/lr_cdynp_relax.h"
 
 /* fmax() is a libm call at -O2; costs are never NaN here. */
 static inline double
@@ -59,16 +74,19 @@ max2(double a, double b)
     return a > b ? a : b;
 }
 
-struct cell {
-    struct lr_cdynp_cost cost;
-    int h;                    /* previous stage's last layer, a-1 = none */
-    int g;                    /* this stage's devices; 0 = infeasible */
-};
-
+/* A start's cells, [row][0..N] in each column (lr_cdynp_relax.h): the
+ * best cost with at most j devices, the previous stage's last layer (a-1
+ * = none) and the last stage's devices (0 = infeasible).  Columns, not
+ * an array of structs, so that the innermost loop vectorises. */
 struct start {
     int rows;                 /* rows computed: layers a .. a + rows - 1 */
     int cap;
-    struct cell *cell;        /* [row][0..N] */
+    struct lr_cdynp_cols col; /* one allocation, col.B owns it */
+    /* The kin's rows (see struct lr_cdynp_dc): how many leading rows are
+     * known to be the same as the kin's, and whether row kin_rows is
+     * known to differ (then no later row can be the same). */
+    int kin_rows;
+    bool kin_split;
 };
 
 struct lr_cdynp_dc {
@@ -88,6 +106,15 @@ struct lr_cdynp_dc {
     /* A row could not be allocated since the last step began: the step
      * fails with ENOMEM, not ENOENT ("nothing fits"). */
     bool nomem;
+    /* Kin: a handle of the same DC and objective under another assumed
+     * stage count (borrowed, or NULL; lr_cdynp_dc_set_kin()).  The
+     * assumption reaches the cells only through the memory check, which
+     * cuts each (h, i) at the fewest devices that fit; a row whose cuts,
+     * and whose earlier rows' cuts, are those of the kin is the kin's row,
+     * bit for bit.  So such rows are copied from the kin (computed there
+     * first when it lacks them), not computed twice: where memory never
+     * binds, every assumption of a DC shares one DP. */
+    struct lr_cdynp_dc *kin;
     /* A one-DC time model over 'dc', last: its link table (64 KB, most of
      * the handle) is left unset, as nothing reads it (lr_tm_boundary
      * reads links only between two DCs), so that a handle touches a few
@@ -131,7 +158,7 @@ lr_cdynp_dc_free(struct lr_cdynp_dc *d)
     if (!d)
         return;
     for (int a = 0; d->starts && a < d->model->n_layers; a++)
-        free(d->starts[a].cell);
+        free(d->starts[a].col.B);
     free(d->starts);
     free(d->back);
     free(d);
@@ -141,10 +168,23 @@ void
 lr_cdynp_dc_reset(struct lr_cdynp_dc *d, int n_stages,
                   enum lr_cdynp_objective objective)
 {
-    for (int a = 0; a < d->model->n_layers; a++)
+    for (int a = 0; a < d->model->n_layers; a++) {
         d->starts[a].rows = 0;
+        d->starts[a].kin_rows = 0;
+        d->starts[a].kin_split = false;
+    }
     d->n_stages = n_stages;
     d->obj = objective;
+}
+
+void
+lr_cdynp_dc_set_kin(struct lr_cdynp_dc *d, struct lr_cdynp_dc *kin)
+{
+    d->kin = kin != d ? kin : NULL;
+    for (int a = 0; a < d->model->n_layers; a++) {
+        d->starts[a].kin_rows = 0;
+        d->starts[a].kin_split = false;
+    }
 }
 
 double
@@ -153,10 +193,28 @@ lr_cdynp_dc_compute(const struct lr_cdynp_dc *d)
     return d->dc.n_devices * d->dc.peak * d->dc.eff;
 }
 
-static struct cell *
-cell_at(const struct lr_cdynp_dc *d, const struct start *s, int row, int j)
+/* Where cell (row, j) of a start is in each of its columns. */
+static inline size_t
+at(const struct lr_cdynp_dc *d, int row, int j)
 {
-    return &s->cell[(size_t) row * (d->dc.n_devices + 1) + j];
+    return (size_t) row * (d->dc.n_devices + 1) + j;
+}
+
+/* The columns of one row, from cell j on. */
+static inline struct lr_cdynp_cols
+row_cols(const struct lr_cdynp_dc *d, const struct start *s, int row, int j)
+{
+    size_t k = at(d, row, j);
+    return (struct lr_cdynp_cols) {
+        s->col.B + k, s->col.U + k, s->col.Y + k, s->col.h + k, s->col.g + k,
+    };
+}
+
+static inline struct lr_cdynp_cost
+cost_at(const struct lr_cdynp_dc *d, const struct start *s, int row, int j)
+{
+    size_t k = at(d, row, j);
+    return (struct lr_cdynp_cost) { s->col.B[k], s->col.U[k], s->col.Y[k] };
 }
 
 /* What the objective compares first: B (lex), or T's expression. */
@@ -171,20 +229,92 @@ first_key(const struct lr_cdynp_dc *d, const struct lr_cdynp_cost *c)
  * first key below 'below' (below = +inf: feasible at all), N + 1 when
  * none.  A row's best cells only get better as j grows (at most j
  * devices: more never hurt), so a binary search finds it. */
-static int
+static inline int
 first_below(const struct lr_cdynp_dc *d, const struct start *s, int row,
             int from, double below)
 {
     int l = from, r = d->dc.n_devices + 1;   /* the answer is in [l, r] */
     while (l < r) {
         int j = l + (r - l) / 2;
-        const struct cell *b = cell_at(d, s, row, j);
-        if (b->g != 0 && first_key(d, &b->cost) < below)
+        struct lr_cdynp_cost c = cost_at(d, s, row, j);
+        if (s->col.g[at(d, row, j)] != 0 && first_key(d, &c) < below)
             r = j;
         else
             l = j + 1;
     }
     return l;
+}
+
+/* The fewest devices from which the stage first..last fits on every
+ * count up to N, under d's assumed stage count; N + 1 when none fits.
+ * This is where extend()'s loop over g, from N down, stops.  Memory
+ * only shrinks as g grows (lr_tm_stage_mem: the activations' share
+ * micro/g is a correctly rounded division, non-increasing in g, times
+ * positive factors), so a binary search finds it. */
+static int
+cut(const struct lr_cdynp_dc *d, int first, int last)
+{
+    int l = 1, r = d->dc.n_devices + 1;   /* the answer is in [l, r] */
+    while (l < r) {
+        int g = l + (r - l) / 2;
+        if (lr_tm_stage_fits(&d->tm1, 0, first, last, g, d->n_stages))
+            r = g;
+        else
+            l = g + 1;
+    }
+    return l;
+}
+
+/* True when row 'row' of start 'a' and every row before it are the
+ * kin's: the same cut for every last stage h+1..i (whatever the kin has
+ * computed so far: cuts depend only on the assumptions). */
+static bool
+same_as_kin(struct lr_cdynp_dc *d, int a, int row)
+{
+    struct start *s = &d->starts[a];
+    /* The handle with more microbatches in flight needs more memory: a
+     * stage that fits there on one device fits on any number under
+     * both (cut 1), the usual case, told by one check. */
+    const struct lr_cdynp_dc *more = d->kin->n_stages > d->n_stages
+                                     ? d->kin : d;
+    while (!s->kin_split && s->kin_rows <= row) {
+        int i = a + s->kin_rows;
+        for (int h = a - 1; h < i && !s->kin_split; h++)
+            s->kin_split = !lr_tm_stage_fits(&more->tm1, 0, h + 1, i, 1,
+                                             more->n_stages)
+                           && cut(d, h + 1, i) != cut(d->kin, h + 1, i);
+        if (!s->kin_split)
+            s->kin_rows++;
+    }
+    return !s->kin_split;
+}
+
+static bool extend(struct lr_cdynp_dc *d, int a, int b);
+
+/* Row 'row' of start 'a' copied from the kin when it is the kin's
+ * (computed there first if need be); false when there is no such kin
+ * row, and the caller computes it.  The kin's own out-of-memory flag is
+ * left as it was: its next step has not asked for anything. */
+static bool
+take_from_kin(struct lr_cdynp_dc *d, int a, int row)
+{
+    struct lr_cdynp_dc *kin = d->kin;
+    if (!kin || kin->obj != d->obj || !same_as_kin(d, a, row))
+        return false;
+    bool nomem = kin->nomem;
+    bool ok = extend(kin, a, a + row);
+    kin->nomem = nomem;
+    if (!ok)
+        return false;
+    size_t k = at(d, row, 0), n = (size_t) d->dc.n_devices + 1;
+    const struct lr_cdynp_cols *from = &kin->starts[a].col;
+    const struct lr_cdynp_cols *to = &d->starts[a].col;
+    memcpy(to->B + k, from->B + k, n * sizeof *to->B);
+    memcpy(to->U + k, from->U + k, n * sizeof *to->U);
+    memcpy(to->Y + k, from->Y + k, n * sizeof *to->Y);
+    memcpy(to->h + k, from->h + k, n * sizeof *to->h);
+    memcpy(to->g + k, from->g + k, n * sizeof *to->g);
+    return true;
 }
 
 /* Computes rows of start 'a' up to layer 'b'; false when out of memory. */
@@ -195,24 +325,37 @@ extend(struct lr_cdynp_dc *d, int a, int b)
     const int N = d->dc.n_devices, need = b - a + 1;
     if (need <= s->rows)
         return true;
-    if (!s->cell) {
+    if (!s->col.B) {
         /* Room for every row a start may get (layers a .. L-1), at once:
          * no copies as rows are added, and rows never asked for are
-         * never touched. */
+         * never touched.  The double columns first, then the ints. */
         int cap = d->model->n_layers - a;
-        s->cell = malloc((size_t) cap * (N + 1) * sizeof *s->cell);
-        if (!s->cell) {
+        size_t n = (size_t) cap * (N + 1);
+        double *block = malloc(n * (3 * sizeof(double) + 2 * sizeof(int32_t)));
+        if (!block) {
             d->nomem = true;
             return false;
         }
+        s->col = (struct lr_cdynp_cols) {
+            block, block + n, block + 2 * n, (int32_t *) (block + 3 * n),
+            (int32_t *) (block + 3 * n) + n,
+        };
         s->cap = cap;
     }
     if (need > s->cap)
         return false;   /* b beyond the last layer: callers check first */
     for (int i = a + s->rows; i <= b; i++) {
         int row = i - a;
-        for (int j = 0; j <= N; j++)
-            cell_at(d, s, row, j)->g = 0;
+        if (take_from_kin(d, a, row)) {
+            s->rows++;
+            continue;
+        }
+        /* Every cell read in full by lr_cdynp_relax: all set. */
+        size_t r0 = at(d, row, 0);
+        for (int j = 0; j <= N; j++) {
+            s->col.B[r0 + j] = s->col.U[r0 + j] = s->col.Y[r0 + j] = 0;
+            s->col.h[r0 + j] = s->col.g[r0 + j] = 0;
+        }
         /* The last stage is h+1..i on g devices; its time, sync and
          * memory do not depend on how many devices the earlier stages
          * hold, so they are computed once per (h, g), not per j. */
@@ -247,31 +390,31 @@ extend(struct lr_cdynp_dc *d, int a, int b)
                 };
                 double lo = first_key(d, &own);
                 if (h >= a) {
-                    const struct cell *pb = cell_at(d, s, h - a, N - g);
-                    lo = max2(lo, first_key(d, &pb->cost)
+                    struct lr_cdynp_cost pb = cost_at(d, s, h - a, N - g);
+                    lo = max2(lo, first_key(d, &pb)
                                   + (lr_cdynp_obj_base(d->obj)
                                      == LR_CDYNP_TIME ? t + 2 * c : 0));
                 }
                 int end = first_below(d, s, row, g, lo * (1 - 1e-5));
-                for (int j = g + lo_prev; j < end; j++) {
-                    struct lr_cdynp_cost cand = { t, t, sy };
-                    if (h >= a) {
-                        const struct cell *prev = cell_at(d, s, h - a, j - g);
-                        if (prev->g == 0)
-                            continue;
-                        cand.bottleneck = max2(max2(prev->cost.bottleneck, x), t);
-                        cand.sum = prev->cost.sum + 2 * c + t;
-                        cand.sync = max2(prev->cost.sync, sy);
-                    }
-                    struct cell *best = cell_at(d, s, row, j);
-                    if (best->g == 0
-                        || lr_cdynp_cost_cmp(&cand, &best->cost, d->obj,
-                                             d->m) < 0) {
-                        best->cost = cand;
-                        best->h = h;
-                        best->g = g;
-                    }
-                }
+                int j0 = g + lo_prev;
+                if (j0 >= end)
+                    continue;
+                const struct lr_cdynp_stage st = {
+                    .t = t, .sy = sy, .x = x, .two_c = 2 * c, .h = h,
+                    .g = g,
+                    .time = lr_cdynp_obj_base(d->obj) == LR_CDYNP_TIME,
+                    .m1 = d->m - 1,
+                };
+                struct lr_cdynp_cols best = row_cols(d, s, row, j0);
+                struct lr_cdynp_cols prev;
+                if (h >= a)
+                    prev = row_cols(d, s, h - a, j0 - g);
+                if (end - j0 >= LR_CDYNP_RELAX_SHORT)
+                    lr_cdynp_relax(&st, end - j0, h >= a ? &prev : NULL,
+                                   &best);
+                else
+                    lr_cdynp_relax_inline(&st, end - j0,
+                                          h >= a ? &prev : NULL, &best);
             }
         }
         s->rows++;
@@ -313,10 +456,10 @@ lr_cdynp_dc_cost(struct lr_cdynp_dc *d, int a, int b,
         return one_stage(d, a, b, out, &g);
     if (!extend(d, a, b))
         return false;
-    const struct cell *c = cell_at(d, &d->starts[a], b - a, d->dc.n_devices);
-    if (c->g == 0)
+    const struct start *s = &d->starts[a];
+    if (s->col.g[at(d, b - a, d->dc.n_devices)] == 0)
         return false;
-    *out = c->cost;
+    *out = cost_at(d, s, b - a, d->dc.n_devices);
     return true;
 }
 
@@ -413,12 +556,13 @@ lr_cdynp_dc_stages(struct lr_cdynp_dc *d, int a, int b, int dc_index,
     int n = 0, i = b, j = d->dc.n_devices;
     const struct start *s = &d->starts[a];
     while (i >= a) {
-        const struct cell *c = cell_at(d, s, i - a, j);
+        size_t k = at(d, i - a, j);
         if (n == LR_PLAN_MAX_STAGES)
             return ENOSPC;
-        tmp[n++] = (struct lr_stage) { c->h + 1, i, dc_index, c->g };
-        j -= c->g;
-        i = c->h;
+        tmp[n++] = (struct lr_stage) { s->col.h[k] + 1, i, dc_index,
+                                       s->col.g[k] };
+        j -= s->col.g[k];
+        i = s->col.h[k];
     }
     if (plan->n_stages + n > LR_PLAN_MAX_STAGES)
         return ENOSPC;
@@ -575,6 +719,14 @@ local_handle(struct local_party *lp, enum lr_cdynp_objective obj,
             return NULL;
         lr_cdynp_dc_reset(dc, assumed, obj);
     }
+    /* Kin: the party's first handle under the same objective (the one
+     * most chains have asked), so that every assumption shares its rows
+     * where memory does not tell them apart. */
+    struct lr_cdynp_dc *kin = NULL;
+    for (int i = 0; i < lp->n_sets && !kin; i++)
+        if (lp->sets[i].obj == obj)
+            kin = lp->sets[i].dc;
+    lr_cdynp_dc_set_kin(dc, lr_cdynp_obj_one(obj) ? NULL : kin);
     lp->sets[lp->n_sets].obj = obj;
     lp->sets[lp->n_sets].assumed = assumed;
     lp->sets[lp->n_sets].dc = dc;
@@ -643,10 +795,13 @@ local_free(struct lr_cdynp_party *p)
     if (!lp)
         return;
     for (int i = 0; i < lp->n_sets; i++) {
-        if (lp->sets[i].pooled >= 0)
-            lp->pool->e[lp->sets[i].pooled].owner = NULL;   /* returned */
-        else
+        if (lp->sets[i].pooled >= 0) {
+            /* Returned, with no link to this party's other handles. */
+            lr_cdynp_dc_set_kin(lp->sets[i].dc, NULL);
+            lp->pool->e[lp->sets[i].pooled].owner = NULL;
+        } else {
             lr_cdynp_dc_free(lp->sets[i].dc);
+        }
     }
     free(lp);
 }

@@ -681,11 +681,18 @@ reference_cost(const struct lr_tm *tm, int k, int n_stages,
 /* The DP's cells, pruned as lr_cdynp_local.c prunes them, against the
  * recurrence without pruning, bit for bit: every range of every DC of
  * random instances, under both objectives and three stage counts, with
- * up to 48 devices a DC and memory from ample to tight. */
+ * up to 48 devices a DC and memory from ample to tight.  The three
+ * handles of a DC and objective are kin (lr_cdynp_dc_set_kin: 5 and 9
+ * take the rows of 1 that memory does not tell apart), asked in turn
+ * range by range, 9 first, so that a row is also taken that the kin
+ * computes only when asked.  Ranges whose cost differs between 1 and 9
+ * stages show that the memory check does tell rows apart: a row taken
+ * from the kin where it should not be comes out wrong there. */
 static void
 test_local_dp_reference(void)
 {
-    int ranges = 0, feasible = 0;
+    static const int stage_counts[3] = { 1, 5, 9 };
+    int ranges = 0, feasible = 0, differ = 0, same = 0;
     for (uint64_t seed = 1; seed <= 40; seed++) {
         struct lr_instance in;
         CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
@@ -702,29 +709,43 @@ test_local_dp_reference(void)
             tm->dcs[k].mem *= 0.05 + lr_rng_uniform(&r);
         }
         for (int k = 0; k < tm->n_dcs; k++)
-            for (int ns = 1; ns <= 9; ns += 4)
-                for (int o = 0; o < 2; o++) {
-                    enum lr_cdynp_objective obj = o ? LR_CDYNP_TIME
-                                                    : LR_CDYNP_LEX;
-                    struct lr_cdynp_dc *d = lr_cdynp_dc_new(tm, k, ns);
-                    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-                    lr_cdynp_dc_reset(d, ns, obj);
-                    for (int a = 0; a < L; a++)
-                        for (int b = a; b < L; b++) {
-                            struct lr_cdynp_cost got, want;
-                            bool g = lr_cdynp_dc_cost(d, a, b, &got);
-                            bool w = reference_cost(tm, k, ns, obj, a, b,
-                                                    &want);
+            for (int o = 0; o < 2; o++) {
+                enum lr_cdynp_objective obj = o ? LR_CDYNP_TIME
+                                                : LR_CDYNP_LEX;
+                struct lr_cdynp_dc *d[3];
+                for (int n = 0; n < 3; n++) {
+                    d[n] = lr_cdynp_dc_new(tm, k, stage_counts[n]);
+                    CU_ASSERT_PTR_NOT_NULL_FATAL(d[n]);
+                    lr_cdynp_dc_reset(d[n], stage_counts[n], obj);
+                    lr_cdynp_dc_set_kin(d[n], n ? d[0] : NULL);
+                }
+                for (int a = 0; a < L; a++)
+                    for (int b = a; b < L; b++) {
+                        struct lr_cdynp_cost got[3];
+                        bool ok[3];
+                        for (int n = 2; n >= 0; n--) {
+                            struct lr_cdynp_cost want;
+                            ok[n] = lr_cdynp_dc_cost(d[n], a, b, &got[n]);
+                            bool w = reference_cost(tm, k, stage_counts[n],
+                                                    obj, a, b, &want);
                             ranges++;
-                            CU_ASSERT_EQUAL(g, w);
-                            if (g && w) {
+                            CU_ASSERT_EQUAL(ok[n], w);
+                            if (ok[n] && w) {
                                 feasible++;
-                                CU_ASSERT(memcmp(&got, &want,
-                                                 sizeof got) == 0);
+                                CU_ASSERT(memcmp(&got[n], &want,
+                                                 sizeof want) == 0);
                             }
                         }
-                    lr_cdynp_dc_free(d);
-                }
+                        if (ok[0] != ok[2]
+                            || (ok[0] && memcmp(&got[0], &got[2],
+                                                sizeof got[0]) != 0))
+                            differ++;
+                        else if (ok[0])
+                            same++;
+                    }
+                for (int n = 0; n < 3; n++)
+                    lr_cdynp_dc_free(d[n]);
+            }
         lr_tm_free(tm);
         lr_model_free(m);
         lr_instance_free(&in);
@@ -732,6 +753,8 @@ test_local_dp_reference(void)
     /* Enough of both kinds to mean something. */
     CU_ASSERT(feasible > 1000);
     CU_ASSERT(ranges - feasible > 1000);
+    CU_ASSERT(differ > 100);
+    CU_ASSERT(same > 100);
 }
 
 /* The work a request would cost, by hand: DC dc1 of the toy (N = 2

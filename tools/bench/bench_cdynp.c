@@ -12,6 +12,8 @@
  * 3. A curve of search time against layers and DCs: transformer models of
  *    L = 24 .. 192 layers (the GPT-1.9B block repeated) on K = 2 .. 16 DCs
  *    of 8 V100 each, linked at 10 Gb/s; a table, and a PNG with --plot.
+ * 4. Large DCs: GPT-1.9B over 2 and 3 DCs of 128 .. 1,024 V100 each
+ *    (the local DP is O(R^2 N^2) in a DC's N devices), median of 3.
  *
  * Timing is wall clock on a shared machine: medians, not single runs.
  */
@@ -226,6 +228,27 @@ main(int argc, char **argv)
         }
         printf("\n");
         lr_model_free(m);
+    }
+
+    /* 4. Large DCs. */
+    static const int Ns[] = { 128, 256, 512, 1024 };
+    printf("\n## Large DCs (GPT-1.9B, V100, B=32, b=1; median of 3)\n\n"
+           "| devices per DC | 2 DCs | T | 3 DCs | T |\n"
+           "|---:|---:|---:|---:|---:|\n");
+    for (int q = 0; q < 4; q++) {
+        printf("| %d |", Ns[q]);
+        for (int K = 2; K <= 3; K++) {
+            struct lr_cluster *cc = uniform_cluster(K, Ns[q], "V100-32GB",
+                                                    125e12, 0.40, 32e9, 10,
+                                                    100);
+            lr_tm_new(gpt, cc, &tr, &tm);
+            double s = time_cdynp(tm, 3, &T);
+            printf(" %.3f s | %.4f s |", s, T);
+            fflush(stdout);
+            lr_tm_free(tm);
+            lr_cluster_free(cc);
+        }
+        printf("\n");
     }
     if (pl && lr_plot_write_png(pl, plot, err, sizeof err))
         fprintf(stderr, "lr-bench-cdynp: %s\n", err);
