@@ -1,6 +1,6 @@
 #!/bin/sh
 # Plans off the event loop (lr_ctl_plan_begin, a third lr_worker):
-# CDynP over DCs of 256 GPUs takes seconds; meanwhile lightraild answers
+# CDynP over DCs of 1,024 GPUs takes seconds; meanwhile lightraild answers
 # GET and /metrics, the intent is queued (lightrail_intents_planning 1)
 # and not yet a job; the plan made off the loop is the one the admission
 # uses (lightrail_plans_off_loop_total), and the same question later is
@@ -13,8 +13,10 @@ command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
 command -v openssl > /dev/null || { echo "skip: openssl not installed"; exit 77; }
 . "${srcdir:-.}/tests/cli/daemon.sh"
 
-# The metro's three DCs with 256 GPUs each.
-jq '.["lightrail-compute:compute"].dc |= map(.["device-count"] = 256)' \
+# The metro's three DCs with 1,024 GPUs each (about 3.6 s a plan since
+# 2026-12-05; 256 each, 3 s before, now plans in 0.5 s, too short to be
+# sure to catch).
+jq '.["lightrail-compute:compute"].dc |= map(.["device-count"] = 1024)' \
     "$srcdir/examples/clusters/metro.json" > "$D/big.json"
 jq --arg c "$D/big.json" \
     '.["lightrail-config:lightraild"]["cluster-file"] = $c' \
@@ -51,7 +53,7 @@ post_watch() {
     wait $CURL
 }
 
-intent big1 gpt-1.9b 768 > "$tmp/big1.json"
+intent big1 gpt-1.9b 3072 > "$tmp/big1.json"
 post_watch big1 "$tmp/big1.json"
 [ "$seen" = "200 0" ] \
     && ok "while big1 is planned: /metrics says one intent planning, GET answers 200 without it" \
@@ -69,7 +71,7 @@ post_watch big1 "$tmp/big1.json"
 # answers, no second plan off the loop, and the same stages.
 jq -c '.["lightrail-job:job"][0].stage' "$tmp/post.body" > "$tmp/stages1"
 api DELETE "$JOBS/job=big1"
-intent big2 gpt-1.9b 768 > "$tmp/big2.json"
+intent big2 gpt-1.9b 3072 > "$tmp/big2.json"
 api POST $JOBS "$tmp/big2.json"
 [ "$STATUS" = 201 ] \
     && [ "$(jq -c '.["lightrail-job:job"][0].stage' "$tmp/body")" = "$(cat "$tmp/stages1")" ] \
@@ -79,9 +81,9 @@ api POST $JOBS "$tmp/big2.json"
 
 # An intent for ppo with no ppo-policy configured is planned by CDynP:
 # off the loop too, after the decider's turn (a question of its own: up
-# to 700 GPUs).
+# to 2,800 GPUs).
 api DELETE "$JOBS/job=big2"
-printf '{"lightrail-job:job":[{"name":"big3","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":1,"max":700},"algorithm":"ppo"}]}\n' \
+printf '{"lightrail-job:job":[{"name":"big3","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":1,"max":2800},"algorithm":"ppo"}]}\n' \
     > "$tmp/big3.json"
 post_watch big3 "$tmp/big3.json"
 [ "$seen" = "200 0" ] && [ "$(cat "$tmp/post.status")" = 201 ] \
