@@ -28,6 +28,7 @@
 #include <openssl/x509v3.h>
 
 #include "controller/lr_agent_party.h"
+#include "controller/lr_resolve.h"
 #include "controller/lr_tls.h"
 #include "planner/lr_cdynp_wire.h"
 
@@ -52,6 +53,7 @@ struct agent_party {
     enum { AP_DOWN, AP_TCP, AP_TLS, AP_UP } state;
     int fd;                       /* -1 when AP_DOWN */
     struct addrinfo *ai_list, *ai;    /* while connecting */
+    struct lr_lookup *lookup;     /* started, not yet waited for */
     SSL *ssl;
     bool hello;                   /* HELLO_OK received on this connection */
     double compute;
@@ -142,6 +144,12 @@ disconnect(struct agent_party *ap)
     if (ap->ai_list)
         freeaddrinfo(ap->ai_list);
     ap->ai_list = ap->ai = NULL;
+    if (ap->lookup) {
+        struct addrinfo *res;
+        if (!lr_lookup_wait(ap->lookup, 0, &res, NULL, 0))
+            freeaddrinfo(res);
+        ap->lookup = NULL;
+    }
     ap->state = AP_DOWN;
     ap->hello = false;
     ap->job_sent = false;
@@ -249,10 +257,9 @@ tcp_start(struct agent_party *ap)
                 strerror(rc));
 }
 
-/* Resolves the address and starts connecting: EAGAIN (wait for
- * POLLOUT) or a failure. */
+/* Starts looking the address up (a numeric one needs no lookup). */
 static int
-ap_begin(struct agent_party *ap)
+ap_lookup(struct agent_party *ap)
 {
     struct addrinfo hints = {
         .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
@@ -260,12 +267,34 @@ ap_begin(struct agent_party *ap)
     };
     char port[16];
     snprintf(port, sizeof port, "%d", ap->port);
-    int gai = getaddrinfo(ap->address, port, &hints, &ap->ai_list);
-    if (gai) {
-        ap->ai_list = NULL;
-        return fail(ap, EHOSTUNREACH, "cannot resolve '%s': %s", ap->address,
-                    gai_strerror(gai));
-    }
+    if (ap->lookup)
+        return 0;
+    if (lr_lookup_start(ap->address, port, &hints, &ap->lookup))
+        return fail(ap, ENOMEM, "cannot resolve '%s': out of memory",
+                    ap->address);
+    return 0;
+}
+
+/* Resolves the address (the lookup ap_lookup() started, or a new one),
+ * by 'deadline' at the latest, and starts connecting: EAGAIN (wait for
+ * POLLOUT) or a failure. */
+static int
+ap_begin(struct agent_party *ap, double deadline)
+{
+    char why[128];
+    int rc = ap_lookup(ap);
+    if (rc)
+        return rc;
+    rc = lr_lookup_wait(ap->lookup, deadline - now_s(), &ap->ai_list, why,
+                        sizeof why);
+    ap->lookup = NULL;
+    if (rc == ETIMEDOUT)
+        return fail(ap, ETIMEDOUT, "cannot resolve '%s': %s within %g s "
+                    "(timed out): check the resolver (/etc/resolv.conf), or "
+                    "give the agent's address as an IP address", ap->address,
+                    why, ap->timeout);
+    if (rc)
+        return fail(ap, rc, "cannot resolve '%s': %s", ap->address, why);
     ap->ai = ap->ai_list;
     return tcp_start(ap);
 }
@@ -357,7 +386,7 @@ ensure_connected(struct agent_party *ap)
         return 0;
     double deadline = now_s() + ap->timeout;
     short events = POLLOUT;
-    int rc = ap_begin(ap);
+    int rc = ap_begin(ap, deadline);
     while (rc == EAGAIN) {
         if ((rc = wait_fd(ap->fd, events, deadline)))
             return rc == ETIMEDOUT ? ap_timed_out(ap)
@@ -374,14 +403,25 @@ lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n)
     double deadline[LR_TM_MAX_DCS];
     short events[LR_TM_MAX_DCS];
     int k = 0;
-    for (int i = 0; i < n && k < LR_TM_MAX_DCS; i++) {
+    const double start = now_s();
+    for (int i = 0; i < n; i++) {
         if (!lr_agent_party_is(parties[i]))
             continue;
         struct agent_party *a = ap_of(parties[i]);
-        if (a->failed || a->state == AP_UP || ap_begin(a) != EAGAIN)
+        if (!a->failed && a->state == AP_DOWN)
+            ap_lookup(a);
+    }
+    for (int i = 0; i < n && k < LR_TM_MAX_DCS; i++) {
+        if (!lr_agent_party_is(parties[i]))
+            continue;
+        /* Every deadline counts from the start, the lookups' too: they
+         * were all started above and run at once. */
+        struct agent_party *a = ap_of(parties[i]);
+        double until = start + a->timeout;
+        if (a->failed || a->state == AP_UP || ap_begin(a, until) != EAGAIN)
             continue;
         ap[k] = a;
-        deadline[k] = now_s() + a->timeout;
+        deadline[k] = until;
         events[k++] = POLLOUT;
     }
     while (k > 0) {

@@ -8,9 +8,12 @@
  * to the given CA and its certificate carries the expected name (subject
  * common name or a DNS subject alternative name, no wildcards;
  * X509_check_host), and bounds every connect, handshake and exchange by
- * poll() with the party's timeout (ETIMEDOUT).  Not bounded: resolving a
- * host name (getaddrinfo() at each connection, as long as the system's
- * resolver takes); an address given as such is never looked up.
+ * poll() with the party's timeout (ETIMEDOUT).  A host name is looked up
+ * at each connection within that timeout too (lr_resolve.h: a lookup
+ * the resolver has not answered by then fails with ETIMEDOUT; until
+ * 2026-12-05 it took as long as the resolver); an address given as such
+ * is never looked up.  lr_agent_parties_connect() starts every party's
+ * lookup at once.
  *
  * Protocol use: HELLO once per connection (its compute figure is kept),
  * JOB once per job before the job's first STEP/BACKTRACK/FINISH, then one

@@ -31,6 +31,7 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
+#include "controller/lr_resolve.h"
 #include "controller/lr_tls.h"
 #include "southbound/sb_driver.h"
 #include "southbound/sb_netconf_tls.h"
@@ -149,22 +150,32 @@ sb_nct_wait(int fd, short events, long long deadline)
     }
 }
 
-/* A non-blocking TCP connection to HOST:PORT or -1 and err. */
+/* A non-blocking TCP connection to HOST:PORT by 'deadline' (the
+ * connection's 'timeout_ms', for the messages) or -1 and err. */
 static int
-sb_nct_tcp(const char *host, uint16_t port, long long deadline, int *ret,
-           char *err, size_t errlen)
+sb_nct_tcp(const char *host, uint16_t port, long long deadline,
+           int timeout_ms, int *ret, char *err, size_t errlen)
 {
     struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
                               .ai_flags = AI_NUMERICSERV }, *res, *ai;
     char service[8];
     int fd = -1, e = ECONNREFUSED, gai;
 
+    char why[128];
     snprintf(service, sizeof service, "%u", (unsigned) port);
-    gai = getaddrinfo(host, service, &hints, &res);
+    gai = lr_resolve(host, service, &hints,
+                     (deadline - sb_nct_now_ms()) / 1e3, &res, why,
+                     sizeof why);
+    if (gai == ETIMEDOUT) {
+        *ret = sb_errf(err, errlen, ETIMEDOUT, "cannot resolve %s (%s "
+                       "within the connection's %d ms): check the resolver "
+                       "(/etc/resolv.conf), or give the device's address "
+                       "as an IP address", host, why, timeout_ms);
+        return -1;
+    }
     if (gai) {
-        *ret = sb_errf(err, errlen, EHOSTUNREACH, "cannot resolve %s "
-                       "(%s): check the address", host,
-                       gai_strerror(gai));
+        *ret = sb_errf(err, errlen, gai, "cannot resolve %s (%s): check "
+                       "the address", host, why);
         return -1;
     }
     for (ai = res; ai; ai = ai->ai_next) {
@@ -270,7 +281,7 @@ sb_nc_tls_connect(SSL_CTX *ctx, const char *name, const char *host,
     bool handshake = true;
 
     *out = NULL;
-    fd = sb_nct_tcp(host, port, deadline, &ret, err, errlen);
+    fd = sb_nct_tcp(host, port, deadline, timeout_ms, &ret, err, errlen);
     if (fd < 0)
         return ret;
     ERR_clear_error();

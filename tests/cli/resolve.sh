@@ -1,0 +1,121 @@
+#!/bin/sh
+# Host names looked up within the client's timeout (controller/
+# lr_resolve.h), in a network namespace made here whose resolver never
+# answers (root; 77 = skipped when not root or without namespaces):
+#   1. a coordinator whose agent's address is a name the resolver sits
+#      on: no plan, "cannot resolve ... (timed out)", within its 1 s
+#      timeout, though the namespace's resolv.conf says wait 30 s;
+#   2. the NETCONF-over-TLS driver (sbctl) on a device named so: the
+#      same, ETIMEDOUT, within its connection timeout (2 x SB_TIMEOUT_MS,
+#      sb_netconf.c; one retry);
+#   3. a name the namespace's hosts file knows, looked up on the lookup's
+#      thread: the plan over that agent equals the in-process plan.
+# `ip netns exec` puts /etc/netns/NS/resolv.conf and hosts in place of
+# /etc's for the commands it runs; the resolver there is 10.77.0.2,
+# whose queries go to a MAC address nobody has.  Everything made here
+# (the namespace, /etc/netns/NS, the agent) is removed by the trap.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "$srcdir/tests/cli/agentlib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+    echo "skipped: needs root"
+    exit 77
+fi
+command -v ip > /dev/null || { echo "skipped: no ip (iproute2)"; exit 77; }
+command -v jq > /dev/null || { echo "skipped: no jq"; exit 77; }
+command -v openssl > /dev/null || { echo "skipped: no openssl"; exit 77; }
+NS=lrdns$(($$ % 10000000))
+if ! ip netns add "$NS" 2> /dev/null; then
+    echo "skipped: network namespaces are unavailable here"
+    exit 77
+fi
+cleanup() {
+    [ -n "$PIDS" ] && kill $PIDS 2> /dev/null
+    ip netns del "$NS" 2> /dev/null
+    rm -rf "/etc/netns/$NS" "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+in_ns() { ip netns exec "$NS" "$@"; }
+top=$(cd "$srcdir" && pwd)
+
+mkdir -p "/etc/netns/$NS"
+printf 'nameserver 10.77.0.2\noptions timeout:30 attempts:1\n' \
+    > "/etc/netns/$NS/resolv.conf"
+printf '127.0.0.1 localhost\n127.0.0.1 dc2.lightrail.test\n' \
+    > "/etc/netns/$NS/hosts"
+# A veth pair inside the namespace; v0 holds 10.77.0.1/24, and a
+# permanent neighbour entry sends 10.77.0.2's frames to a MAC address
+# nobody has: v1 drops them, and no error comes back.
+in_ns ip link set lo up &&
+in_ns ip link add v0 type veth peer name v1 &&
+in_ns ip addr add 10.77.0.1/24 dev v0 &&
+in_ns ip link set v0 up && in_ns ip link set v1 up &&
+in_ns ip neigh add 10.77.0.2 lladdr 02:00:00:00:77:02 dev v0 nud permanent \
+    || { echo "FAIL: the namespace's interfaces"; exit 99; }
+
+mk_ca ca && mk_cert ca coordinator coordinator && mk_cert ca dc2 dc2 &&
+mk_cert ca ctl lightraild \
+    || { echo "FAIL: openssl cannot make the certificates"; exit 99; }
+TLS="--cert $C/coordinator.pem --key $C/coordinator.key --ca $C/ca.pem"
+
+# cluster ADDRESS PORT: dc1 and dc3 in this process, dc2 an agent at
+# ADDRESS:PORT.
+cluster() {
+    jq --arg a "$1" --argjson p "$2" \
+        '.["lightrail-compute:compute"].dc |= map(if .name == "dc2"
+            then . + {remote: {address: $a, port: $p}} else . end)' \
+        "$srcdir/examples/clusters/man3.json"
+}
+
+# took T0: seconds since T0 (date +%s.%N).
+took() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'; }
+
+# 1. The coordinator.
+cluster dc2.lightrail.invalid 7000 > "$tmp/slow.json"
+t0=$(date +%s.%N)
+in_ns $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/slow.json" \
+    $TLS --timeout 1 > "$tmp/out" 2> "$tmp/err"
+rc=$? t=$(took "$t0")
+if [ $rc -eq 3 ] && [ ! -s "$tmp/out" ] \
+   && grep -q "agent dc2 unreachable: cannot resolve 'dc2.lightrail.invalid': no answer from the resolver within 1 s (timed out)" "$tmp/err" \
+   && awk -v t="$t" 'BEGIN { exit !(t < 15) }'; then
+    ok "an agent name the resolver sits on: no plan in ${t}s: $(cat "$tmp/err")"
+else
+    notok "agent name, silent resolver: exit $rc in ${t}s: $(cat "$tmp/err" "$tmp/out" | head -5)"
+fi
+
+# 2. The NETCONF-over-TLS driver.
+t0=$(date +%s.%N)
+in_ns env SB_TRANSPORT=tls SB_TLS_CERT="$C/ctl.pem" SB_TLS_KEY="$C/ctl.key" \
+    SB_TLS_CA="$C/ca.pem" SB_SCHEMA_PATH="$top/yang" SB_TIMEOUT_MS=1000 \
+    ./tests/cli/sbctl netconf r1 r1.lightrail.invalid:6513 read \
+    > "$tmp/out" 2> "$tmp/err"
+rc=$? t=$(took "$t0")
+if [ $rc -eq 1 ] \
+   && grep -q "ETIMEDOUT: .*cannot resolve r1.lightrail.invalid (no answer from the resolver within the connection's 2000 ms)" "$tmp/err" \
+   && awk -v t="$t" 'BEGIN { exit !(t < 15) }'; then
+    ok "a device name the resolver sits on: ETIMEDOUT in ${t}s: $(cat "$tmp/err")"
+else
+    notok "device name, silent resolver: exit $rc in ${t}s: $(cat "$tmp/err" "$tmp/out" | head -5)"
+fi
+
+# 3. A name the hosts file knows, and an agent in the namespace.
+agent_file dc2 4 125 0.4 32 25
+LIGHTRAIL="ip netns exec $NS $LIGHTRAIL" start_agent dc2 "$A/dc2.json" \
+    || { notok "the agent in the namespace did not start: $(cat "$A/dc2.log")"; lr_summary; }
+cluster dc2.lightrail.test "$APORT" > "$tmp/named.json"
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$srcdir/examples/clusters/man3.json" \
+    --format json > "$tmp/local.out" 2> "$tmp/err"
+in_ns $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/named.json" \
+    $TLS --timeout 5 --format json > "$tmp/named.out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && jq -e -n --slurpfile a "$tmp/local.out" --slurpfile b "$tmp/named.out" \
+    '($a[0].iteration_time_s - $b[0].iteration_time_s | fabs)
+     <= 1e-9 * $a[0].iteration_time_s' > /dev/null; then
+    ok "an agent by a name the hosts file knows: T = in-process T ($(jq .iteration_time_s "$tmp/named.out") s)"
+else
+    notok "agent by name: exit $rc, $(cat "$tmp/err"), $(head -c 300 "$tmp/named.out")"
+fi
+
+lr_summary
