@@ -901,11 +901,60 @@ lr_store_links_format(const struct lr_lightpath *lp, char *buf, size_t size)
                                   i ? "," : "", lp->links[i]);
 }
 
+/* The numbers of 'job' that its YANG rendering (yang/lr_yang_job.c)
+ * must be able to print: true, or false with the first one that is not
+ * in 'what'.  A NaN or an infinity here (a hand-edited store: SQLite
+ * gives a NULL REAL back as NaN) would otherwise fail every GET of the
+ * jobs, long after it was written. */
+static bool
+lr_store_job_numbers(const struct lr_job *job, char *what, size_t len)
+{
+    const struct lr_intent *in = &job->intent;
+    const double count_max = 2147483647;   /* YANG's count */
+    if (!(in->batch >= 1 && in->batch <= count_max)) {
+        snprintf(what, len, "batch is %g, not a count of 1 to %.0f",
+                 in->batch, count_max);
+        return false;
+    }
+    if (!(in->micro >= 1 && in->micro <= count_max)) {
+        snprintf(what, len, "microbatch is %g, not a count of 1 to %.0f",
+                 in->micro, count_max);
+        return false;
+    }
+    if (in->gpus_min < 1 || in->gpus_max < in->gpus_min) {
+        snprintf(what, len, "gpus min %d and max %d are not 1 <= min <= max",
+                 in->gpus_min, in->gpus_max);
+        return false;
+    }
+    if (in->priority < 0 || in->priority > 255) {
+        snprintf(what, len, "priority %d is not 0 to 255", in->priority);
+        return false;
+    }
+    if (job->phase == LR_JOB_ACTIVE
+        && !(job->iteration_s >= 0 && job->iteration_s <= 9e12)) {
+        snprintf(what, len, "an active job's iteration time is %g s, not "
+                 "0 to 9e12", job->iteration_s);
+        return false;
+    }
+    for (int k = 0; k < job->n_lightpaths; k++) {
+        const struct lr_lightpath *lp = &job->lp[k];
+        if (!(isfinite(lp->length_km) && lp->length_km >= 0)
+            || !(isfinite(lp->capacity_gbps) && lp->capacity_gbps >= 0)) {
+            snprintf(what, len, "lightpath %d's length (%g km) or capacity "
+                     "(%g Gb/s) is not a finite number of 0 or more", k,
+                     lp->length_km, lp->capacity_gbps);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* What lr_store_put_job() refuses before touching the database: the
  * invariants lr_store_check() verifies must hold for the job itself. */
 static int
 lr_store_validate(struct lr_store *s, const struct lr_job *job)
 {
+    char what[160];
     const struct lr_intent *in = &job->intent;
     int used[LR_TM_MAX_DCS] = { 0 };
     bool idle = lr_store_idle_phase(job->phase);
@@ -923,6 +972,8 @@ lr_store_validate(struct lr_store *s, const struct lr_job *job)
     if ((int) job->phase < 0 || (int) job->phase >= LR_JOB_N_PHASES)
         return lr_store_errf(s, EINVAL, "job '%s': unknown phase %d",
                              in->name, (int) job->phase);
+    if (!lr_store_job_numbers(job, what, sizeof what))
+        return lr_store_errf(s, EINVAL, "job '%s': %s", in->name, what);
     if (job->plan.n_stages < 0 || job->plan.n_stages > LR_PLAN_MAX_STAGES)
         return lr_store_errf(s, EINVAL, "job '%s': %d stages", in->name,
                              job->plan.n_stages);
@@ -1221,8 +1272,8 @@ static int
 lr_store_corrupt(struct lr_store *s, const char *name, const char *what)
 {
     return lr_store_errf(s, EIO, "%s: job '%s': %s: the database is "
-                         "corrupt; run lr_store_check() and restore a backup",
-                         s->path, name, what);
+                         "corrupt; restore a backup, or mend that row and "
+                         "run lightrail-check again", s->path, name, what);
 }
 
 static int
@@ -1388,6 +1439,9 @@ lr_store_load_job(struct lr_store *s, const char *name, struct lr_job *out)
         ret = lr_store_load_gpus(s, name, out);
     if (!ret)
         ret = lr_store_load_lightpaths(s, name, out);
+    char what[160];
+    if (!ret && !lr_store_job_numbers(out, what, sizeof what))
+        ret = lr_store_corrupt(s, name, what);
     return ret;
 }
 

@@ -185,4 +185,31 @@ else
     notok "SIGHUP during start-up: $(cat "$tmp/hup")"
 fi
 stop_daemon
+
+# 6. A number a hand edit left that no GET could print (an active job's
+# iteration time NULL, read back as NaN): lightrail-check and lightraild
+# both name the job and the number, and neither changes the store.
+start_daemon || notok "lightraild did not start again: $(tail -n 3 "$D/log")"
+intent nan1 gpt-1.9b 8 > "$tmp/nan1.json"
+api POST $JOBS "$tmp/nan1.json"
+stop_daemon
+python3 - "$D/state/lightrail.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE jobs SET iteration_s = NULL WHERE name = 'nan1'")
+db.commit()
+PY
+sum0=$(md5sum < "$D/state/lightrail.db")
+want="job 'nan1': an active job's iteration time is nan s, not 0 to 9e12"
+$CHECK --config "$D/lightraild.json" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ "$STATUS" = 201 ] && [ $rc -ne 0 ] && grep -q -F "$want" "$tmp/err" \
+    && ok "lightrail-check on a NaN left by hand: exit $rc, $(cat "$tmp/err")" \
+    || notok "lightrail-check on a NaN: POST $STATUS, exit $rc, $(cat "$tmp/err")"
+$LIGHTRAILD --config "$D/lightraild.json" --foreground > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc -ne 0 ] && grep -q -F "$want" "$tmp/err" \
+    && [ "$(md5sum < "$D/state/lightrail.db")" = "$sum0" ] \
+    && ok "lightraild refuses to start on it, the store unchanged: exit $rc, $(tail -n 1 "$tmp/err")" \
+    || notok "lightraild on a NaN: exit $rc, $(cat "$tmp/err")"
 lr_summary

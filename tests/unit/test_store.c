@@ -206,7 +206,9 @@ test_round_trip(void)
     CU_ASSERT_EQUAL(lr_store_get_job(s, "llm-a", &got), 0);
     assert_same_job(&job, &got);
 
-    /* A NaN (not computed yet) comes back as a NaN. */
+    /* A NaN (not computed yet, before the job is active) comes back as
+     * a NaN. */
+    job.phase = LR_JOB_PROVISIONING;
     job.iteration_s = NAN;
     CU_ASSERT_EQUAL(lr_store_put_job(s, &job), 0);
     CU_ASSERT_EQUAL(lr_store_get_job(s, "llm-a", &got), 0);
@@ -587,6 +589,70 @@ test_check_corrupt(void)
     }
 }
 
+/* Numbers a hand edit can leave that the jobs' YANG rendering cannot
+ * print (a NULL REAL reads back as NaN, 1e999 is stored as infinity):
+ * reading the job is EIO naming the job and the number, before any GET
+ * can fail on it; lr_store_list_jobs() too (lightraild's start).  And
+ * put refuses to write such a job. */
+static const struct {
+    const char *sql, *message;
+} bad_numbers[] = {
+    { "UPDATE jobs SET batch = NULL WHERE name = 'a'",
+      "job 'a': batch is nan, not a count of 1 to 2147483647" },
+    { "UPDATE jobs SET micro = 1e999 WHERE name = 'a'",
+      "job 'a': microbatch is inf, not a count of 1 to 2147483647" },
+    { "UPDATE jobs SET batch = 0 WHERE name = 'a'",
+      "job 'a': batch is 0, not a count of 1 to 2147483647" },
+    { "UPDATE jobs SET iteration_s = NULL WHERE name = 'a'",
+      "job 'a': an active job's iteration time is nan s, not 0 to 9e12" },
+    { "UPDATE lightpaths SET length_km = -1e999 WHERE job = 'a' AND idx = 1",
+      "job 'a': lightpath 1's length (-inf km) or capacity (300 Gb/s) is "
+      "not a finite number of 0 or more" },
+    { "UPDATE jobs SET gpus_max = 2 WHERE name = 'a'",
+      "job 'a': gpus min 4 and max 2 are not 1 <= min <= max" },
+};
+
+static void
+test_bad_numbers(void)
+{
+    char name[32];
+    for (size_t i = 0; i < sizeof bad_numbers / sizeof bad_numbers[0]; i++) {
+        struct lr_job a, got, *all = NULL;
+        int n = 0;
+        snprintf(name, sizeof name, "numbers%zu", i);
+        struct lr_store *s = open_store(name);
+        make_job(&a, "a", 10, 0);
+        CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+        lr_store_close(s);
+        CU_ASSERT_EQUAL(raw_exec(name, bad_numbers[i].sql), SQLITE_OK);
+        s = open_store(name);
+        CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), EIO);
+        const char *e = lr_store_error(s);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e, bad_numbers[i].message));
+        CU_ASSERT_PTR_NOT_NULL(strstr(e, "restore a backup"));
+        if (!strstr(e, bad_numbers[i].message))
+            fprintf(stderr, "bad number %zu: got '%s'\n", i, e);
+        CU_ASSERT_EQUAL(lr_store_list_jobs(s, &all, &n), EIO);
+        CU_ASSERT_EQUAL(n, 0);
+        free(all);
+        lr_store_close(s);
+    }
+
+    /* Nor does put write one. */
+    struct lr_store *s = open_store("numbers-put");
+    struct lr_job a, got;
+    make_job(&a, "a", 10, 0);
+    a.intent.batch = INFINITY;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), EINVAL);
+    CU_ASSERT_STRING_EQUAL(lr_store_error(s), "job 'a': batch is inf, not a "
+                           "count of 1 to 2147483647");
+    make_job(&a, "a", 10, 0);
+    a.lp[0].capacity_gbps = NAN;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), EINVAL);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), ENOENT);
+    lr_store_close(s);
+}
+
 static void
 test_reopen(void)
 {
@@ -866,6 +932,8 @@ static CU_TestInfo tests[] = {
     { "put replaces what a job holds", test_replace },
     { "EEXIST on a slot taken, nothing changed", test_conflict },
     { "EINVAL on a job that breaks an invariant", test_invalid },
+    { "numbers a GET cannot print: EIO on read, EINVAL on put",
+      test_bad_numbers },
     { "delete cascades", test_delete_cascades },
     { "list in name order", test_list_order },
     { "set_phase", test_set_phase },
