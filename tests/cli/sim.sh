@@ -110,6 +110,30 @@ out=$($LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random \
 echo "$out" | grep -q '^random .* blocking *n/a (0 of 1 lower), iteration' \
     && ok "--paired table: n/a where no seed gives a ratio" \
     || notok "--paired table with no ratio: $out"
+# Seeds 1003 and 1004: one seed alone gives random a blocking ratio;
+# its mean is that seed's, its CI not known (JSON null, table n/a), not
+# the 0 of one seed's spread.
+$LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random \
+    --loads 1:1:1 --arrivals 300 --warmup 50 --seeds 2 --seed 1003 \
+    --quiet --paired greedy --format json > "$tmp/p1.json"
+out=$($LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random \
+       --loads 1:1:1 --arrivals 300 --warmup 50 --seeds 2 --seed 1003 \
+       --quiet --paired greedy)
+if jq -s -e '(.[] | select(.policy == "greedy")) as $g
+             | (.[] | select(.policy == "random")) as $r
+             | $g.blocking_per_seed[0] > 0 and $g.blocking_per_seed[1] == 0
+               and $r.blocking_per_seed[1] > 0
+               and $r.blocking_change_undefined == 1
+               and ($r.blocking_change - ($r.blocking_per_seed[0]
+                    - $g.blocking_per_seed[0]) / $g.blocking_per_seed[0]
+                    | fabs) < 1e-12
+               and $r.blocking_change_ci95 == null
+               and $r.mean_iteration_change_ci95 != null' "$tmp/p1.json" > /dev/null \
+   && echo "$out" | grep -q '^random .* blocking *+[0-9.]*% +- n/a (0 of 2 lower), iteration'; then
+    ok "--paired: one seed's ratio alone has no CI (null, n/a)"
+else
+    notok "--paired with one usable seed: $(cat "$tmp/p1.json") $out"
+fi
 out=$($LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random \
        --loads 4:4:1 --arrivals 1500 --warmup 200 --seeds 2 --quiet \
        --models bert-large,gpt-1.9b --paired greedy)

@@ -336,13 +336,17 @@ pair_metric(const double *x, const double *base, int seeds, bool zero_is_none,
 
 /* A paired change for the text table: mean and 95% CI in percent, the
  * mean 'width' wide; "n/a" when no seed gave a ratio (JSON's null),
- * which the mean of no seeds (0) would have shown as no change. */
+ * which the mean of no seeds (0) would have shown as no change, and a
+ * CI of "n/a" when one seed alone did (its CI would read 0, a certainty
+ * one seed of several does not give). */
 static void
 change_text(const struct lr_stats *d, int width, char *buf, size_t len)
 {
-    if (d->n)
+    if (d->n > 1)
         snprintf(buf, len, "%+*.1f%% +-%4.1f", width, 100 * d->mean,
                  100 * d->ci95);
+    else if (d->n == 1)
+        snprintf(buf, len, "%+*.1f%% +- n/a", width, 100 * d->mean);
     else
         snprintf(buf, len, "%*s", width + 8, "n/a");
 }
@@ -360,8 +364,9 @@ pair_cells(struct cell *c, const struct cell *base, int seeds, double *d)
                 &c->iter_undefined);
 }
 
-/* A paired change into 'j': KEY, KEY_ci95 (null when no seed gives a
- * ratio) and KEY_undefined (the seeds left out). */
+/* A paired change into 'j': KEY (null when no seed gives a ratio),
+ * KEY_ci95 (null unless two seeds or more give one) and KEY_undefined
+ * (the seeds left out). */
 static void
 add_change(json_object *j, const char *key, const struct lr_stats *d,
            int undefined)
@@ -370,8 +375,8 @@ add_change(json_object *j, const char *key, const struct lr_stats *d,
     json_object_object_add(j, key, d->n ? json_object_new_double(d->mean)
                                         : NULL);
     snprintf(k, sizeof k, "%s_ci95", key);
-    json_object_object_add(j, k, d->n ? json_object_new_double(d->ci95)
-                                      : NULL);
+    json_object_object_add(j, k, d->n > 1 ? json_object_new_double(d->ci95)
+                                          : NULL);
     snprintf(k, sizeof k, "%s_undefined", key);
     json_object_object_add(j, k, json_object_new_int(undefined));
 }
