@@ -7,25 +7,11 @@ set -eu
 CLIENTS=${1:-8} SECONDS_=${2:-10} MODEL=${3:-bert-large} GPUS=${4:-8}
 top=$(pwd)
 tmp=$(mktemp -d)
-PID=
+. "$top/tools/bench/daemon_lib.sh"
 trap '[ -n "$PID" ] && kill $PID 2>/dev/null; rm -rf "$tmp"' EXIT
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 -subj /CN=localhost \
-    -addext subjectAltName=IP:127.0.0.1 2>/dev/null
-TOKEN=bench-token-0123456789abcdef
-cat > "$tmp/lightraild.json" <<CFG
-{"lightrail-config:lightraild": {
-  "listen": {"address": "127.0.0.1", "port": 0, "tls": true,
-             "certificate": "cert.pem", "key": "key.pem"},
-  "token": [{"name": "bench", "secret": "$TOKEN"}],
-  "state-dir": "state",
-  "topology-file": "$top/examples/topologies/metro.json",
-  "cluster-file": "$top/examples/clusters/metro.json"}}
-CFG
-./lightraild --config "$tmp/lightraild.json" --foreground 2> "$tmp/log" &
-PID=$!
-for i in $(seq 1 100); do [ -s "$tmp/state/lightraild.port" ] && break; sleep 0.05; done
-PORT=$(cat "$tmp/state/lightraild.port")
-tools/bench/lr-bench-api --server "https://127.0.0.1:$PORT" --token "$TOKEN" \
+bench_config "$top/examples/topologies/metro.json" \
+    "$top/examples/clusters/metro.json"
+bench_start
+tools/bench/lr-bench-api --server "$URL" --token "$TOKEN" \
     --cacert "$tmp/cert.pem" --clients "$CLIENTS" --seconds "$SECONDS_" \
     --model "$MODEL" --gpus "$GPUS"

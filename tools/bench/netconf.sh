@@ -30,36 +30,22 @@ export SB_KEY="$NC_KEY" SB_KNOWN_HOSTS="$NC_KNOWN" SB_TIMEOUT_MS=5000 \
     r2="$(nc_address r2)" r3="$(nc_address r3)" r4="$(nc_address r4)"
 
 # lightraild on the same ROADMs.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 -subj /CN=localhost \
-    -addext subjectAltName=IP:127.0.0.1 2>/dev/null
-TOKEN=bench-token-0123456789abcdef
-cat > "$tmp/lightraild.json" <<CFG
-{"lightrail-config:lightraild": {
-  "listen": {"address": "127.0.0.1", "port": 0, "tls": true,
-             "certificate": "cert.pem", "key": "key.pem"},
-  "token": [{"name": "bench", "secret": "$TOKEN"}],
-  "state-dir": "state",
-  "topology-file": "$top/tests/data/netconf/line4.json",
-  "cluster-file": "$top/tests/data/netconf/line4-cluster.json",
-  "southbound": {"default-driver": "netconf",
+. "$top/tools/bench/daemon_lib.sh"
+sb=$(cat <<SB
+"southbound": {"default-driver": "netconf",
     "netconf": {"ssh-key": "$NC_KEY", "known-hosts": "$NC_KNOWN",
                 "schema-path": "$SB_SCHEMA_PATH", "timeout-ms": 5000},
     "device": [{"name": "r1", "address": "$(nc_address r1)"},
                {"name": "r2", "address": "$(nc_address r2)"},
                {"name": "r3", "address": "$(nc_address r3)"},
-               {"name": "r4", "address": "$(nc_address r4)"}]}}}
-CFG
-./lightraild --config "$tmp/lightraild.json" --foreground 2> "$tmp/log" &
-PID=$!
-for i in $(seq 1 400); do [ -s "$tmp/state/lightraild.port" ] && break; sleep 0.05; done
-if [ ! -s "$tmp/state/lightraild.port" ]; then
-    echo "netconf bench: lightraild did not start:" >&2
-    cat "$tmp/log" >&2
-    exit 1
-fi
+               {"name": "r4", "address": "$(nc_address r4)"}]}
+SB
+)
+bench_config "$top/tests/data/netconf/line4.json" \
+    "$top/tests/data/netconf/line4-cluster.json" "$sb"
+bench_start || { echo "netconf bench: see above" >&2; exit 1; }
 echo
 echo "lightraild on the four NETCONF ROADMs, one client, GPT-1.9B on 10 GPUs (two lightpaths, 8 media channels per job):"
-tools/bench/lr-bench-api --server "https://127.0.0.1:$(cat "$tmp/state/lightraild.port")" \
+tools/bench/lr-bench-api --server "$URL" \
     --token "$TOKEN" --cacert "$tmp/cert.pem" --clients 1 --seconds 5 \
     --model gpt-1.9b --gpus 10

@@ -11,28 +11,13 @@ set -eu
 LIGHTRAILD=${1:-./lightraild} GPUS=${2:-1024}
 top=$(pwd)
 tmp=$(mktemp -d)
-PID=
+. "$top/tools/bench/daemon_lib.sh"
 trap '[ -n "$PID" ] && kill $PID 2>/dev/null; rm -rf "$tmp"' EXIT
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 -subj /CN=localhost \
-    -addext subjectAltName=IP:127.0.0.1 2>/dev/null
-TOKEN=bench-token-0123456789abcdef
 jq --argjson n "$GPUS" \
     '.["lightrail-compute:compute"].dc |= map(.["device-count"] = $n)' \
     "$top/examples/clusters/metro.json" > "$tmp/cluster.json"
-cat > "$tmp/lightraild.json" <<CFG
-{"lightrail-config:lightraild": {
-  "listen": {"address": "127.0.0.1", "port": 0, "tls": true,
-             "certificate": "cert.pem", "key": "key.pem"},
-  "token": [{"name": "bench", "secret": "$TOKEN"}],
-  "state-dir": "state",
-  "topology-file": "$top/examples/topologies/metro.json",
-  "cluster-file": "$tmp/cluster.json"}}
-CFG
-"$LIGHTRAILD" --config "$tmp/lightraild.json" --foreground 2> "$tmp/log" &
-PID=$!
-for i in $(seq 1 200); do [ -s "$tmp/state/lightraild.port" ] && break; sleep 0.05; done
-URL=https://127.0.0.1:$(cat "$tmp/state/lightraild.port")
+bench_config "$top/examples/topologies/metro.json" "$tmp/cluster.json"
+bench_start "$LIGHTRAILD"
 printf '{"lightrail-job:job":[{"name":"big","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":1,"max":%d}}]}\n' \
     $((3 * GPUS)) > "$tmp/intent.json"
 curl -s -o /dev/null -w '%{time_total}\n' --cacert "$tmp/cert.pem" \
