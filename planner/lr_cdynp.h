@@ -116,6 +116,21 @@ void lr_cdynp_dc_free(struct lr_cdynp_dc *);
 void lr_cdynp_dc_reset(struct lr_cdynp_dc *, int n_stages,
                        enum lr_cdynp_objective objective);
 
+/* The device step: a DC's local DP gives its stages multiples of 'step'
+ * devices, and its columns are the counts 0, step, ..., so a DP over N
+ * devices costs what one over N / step would (O(R^2 (N/step)^2)).  Step
+ * 1 is the exact recurrence over every count.  The automatic step
+ * (lr_cdynp_auto_step()) is 1 up to LR_CDYNP_AUTO_CELLS devices, so the
+ * example clusters and every figure in docs/ are planned as before, and
+ * above that the least step that keeps the columns within it (DCs of
+ * thousands of devices: docs/cdynp.md, "Cost"; a plan's T may then come
+ * out a little higher or lower, as the DP's choices are not optimal at
+ * any step).  A handle starts with the automatic step; setting another
+ * forgets its rows.  'step' <= 0: automatic; above N: N. */
+#define LR_CDYNP_AUTO_CELLS 1024
+int lr_cdynp_auto_step(int n_devices);
+void lr_cdynp_dc_set_step(struct lr_cdynp_dc *d, int step);
+
 /* Lets 'd' copy the rows of its local DP that 'kin' computes the same:
  * 'kin' (borrowed, must outlive the link; NULL unlinks) is a handle of
  * the same DC (the same figures and model) under another assumed stage
@@ -209,6 +224,12 @@ struct lr_cdynp_party {
 struct lr_cdynp_party *lr_cdynp_local_party_new(const struct lr_tm *tm,
                                                 int k);
 
+/* The device step of the handles local party 'p' (from
+ * lr_cdynp_local_party_new() or lr_cdynp_pool_party_new()) will make
+ * (lr_cdynp_dc_set_step(); <= 0: automatic, the default).  0, or EBUSY
+ * once the party has made a handle. */
+int lr_cdynp_local_party_set_step(struct lr_cdynp_party *p, int step);
+
 /* ---- DC handles shared across plans: a pool (lr_cdynp_local.c) ----
  * Many plans over the same DCs (the joint environment's T table: one
  * plan per job class and candidate, lr_jenv.c) redo the same local DP:
@@ -262,6 +283,9 @@ struct lr_cdynp_options {
     const int *order;         /* DC indices in chain order, or NULL for
                                * the rule of lr_cdynp_order() */
     int n_order;
+    int device_step;          /* of every DC planned in this process
+                               * (lr_cdynp_dc_set_step()); <= 0, as a
+                               * zeroed struct has it: automatic */
 };
 
 /* The default chain order: start at the DC with the most compute, then

@@ -380,10 +380,12 @@ plan_local(struct lr_cdynp_pool *pool, const struct lr_tm *tm,
     struct lr_cdynp_result *res = malloc(sizeof *res);
     enum lr_tm_why why = LR_TM_NOMEM;
     int k;
-    for (k = 0; res && k < tm->n_dcs; k++)
+    for (k = 0; res && k < tm->n_dcs; k++) {
         if (!(party[k] = pool ? lr_cdynp_pool_party_new(pool, tm, k)
                               : lr_cdynp_local_party_new(tm, k)))
             break;
+        lr_cdynp_local_party_set_step(party[k], opt ? opt->device_step : 0);
+    }
     if (res && k == tm->n_dcs) {
         struct lr_cdynp_view v = lr_cdynp_view_of(tm);
         why = lr_cdynp_plan_parties(&v, party, opt, res, plan, NULL);

@@ -115,6 +115,10 @@ struct lr_cdynp_dc {
      * first when it lacks them), not computed twice: where memory never
      * binds, every assumption of a DC shares one DP. */
     struct lr_cdynp_dc *kin;
+    /* The device step (lr_cdynp_dc_set_step()): stages get multiples of
+     * 'step' devices, and the DP's columns are the 'cells' + 1 counts
+     * 0, step, 2 step, ..., cells step <= N. */
+    int step, cells;
     /* A one-DC time model over 'dc', last: its link table (64 KB, most of
      * the handle) is left unset, as nothing reads it (lr_tm_boundary
      * reads links only between two DCs), so that a handle touches a few
@@ -132,6 +136,8 @@ lr_cdynp_dc_new(const struct lr_tm *tm, int k, int n_stages)
     memset(d, 0, offsetof(struct lr_cdynp_dc, tm1)
                  + offsetof(struct lr_tm, link));
     d->dc = tm->dcs[k];
+    d->step = lr_cdynp_auto_step(d->dc.n_devices);
+    d->cells = d->dc.n_devices / d->step;
     d->model = tm->model;
     d->train = tm->train;
     d->m = tm->m;
@@ -177,6 +183,32 @@ lr_cdynp_dc_reset(struct lr_cdynp_dc *d, int n_stages,
     d->obj = objective;
 }
 
+int
+lr_cdynp_auto_step(int n_devices)
+{
+    return n_devices <= LR_CDYNP_AUTO_CELLS
+           ? 1 : (n_devices + LR_CDYNP_AUTO_CELLS - 1) / LR_CDYNP_AUTO_CELLS;
+}
+
+void
+lr_cdynp_dc_set_step(struct lr_cdynp_dc *d, int step)
+{
+    int n = d->dc.n_devices > 0 ? d->dc.n_devices : 1;
+    if (step <= 0)
+        step = lr_cdynp_auto_step(n);
+    if (step > n)
+        step = n;
+    if (step == d->step)
+        return;
+    /* The columns change size: every start's cells go. */
+    for (int a = 0; a < d->model->n_layers; a++) {
+        free(d->starts[a].col.B);
+        memset(&d->starts[a], 0, sizeof d->starts[a]);
+    }
+    d->step = step;
+    d->cells = d->dc.n_devices / step;
+}
+
 void
 lr_cdynp_dc_set_kin(struct lr_cdynp_dc *d, struct lr_cdynp_dc *kin)
 {
@@ -197,7 +229,7 @@ lr_cdynp_dc_compute(const struct lr_cdynp_dc *d)
 static inline size_t
 at(const struct lr_cdynp_dc *d, int row, int j)
 {
-    return (size_t) row * (d->dc.n_devices + 1) + j;
+    return (size_t) row * (d->cells + 1) + j;
 }
 
 /* The columns of one row, from cell j on. */
@@ -233,7 +265,7 @@ static inline int
 first_below(const struct lr_cdynp_dc *d, const struct start *s, int row,
             int from, double below)
 {
-    int l = from, r = d->dc.n_devices + 1;   /* the answer is in [l, r] */
+    int l = from, r = d->cells + 1;   /* the answer is in [l, r] */
     while (l < r) {
         int j = l + (r - l) / 2;
         struct lr_cdynp_cost c = cost_at(d, s, row, j);
@@ -245,8 +277,9 @@ first_below(const struct lr_cdynp_dc *d, const struct start *s, int row,
     return l;
 }
 
-/* The fewest devices from which the stage first..last fits on every
- * count up to N, under d's assumed stage count; N + 1 when none fits.
+/* The fewest steps of devices from which the stage first..last fits on
+ * every count up to N, under d's assumed stage count; cells + 1 when none
+ * fits.
  * This is where extend()'s loop over g, from N down, stops.  Memory
  * only shrinks as g grows (lr_tm_stage_mem: the activations' share
  * micro/g is a correctly rounded division, non-increasing in g, times
@@ -254,10 +287,11 @@ first_below(const struct lr_cdynp_dc *d, const struct start *s, int row,
 static int
 cut(const struct lr_cdynp_dc *d, int first, int last)
 {
-    int l = 1, r = d->dc.n_devices + 1;   /* the answer is in [l, r] */
+    int l = 1, r = d->cells + 1;   /* the answer is in [l, r] */
     while (l < r) {
         int g = l + (r - l) / 2;
-        if (lr_tm_stage_fits(&d->tm1, 0, first, last, g, d->n_stages))
+        if (lr_tm_stage_fits(&d->tm1, 0, first, last, g * d->step,
+                             d->n_stages))
             r = g;
         else
             l = g + 1;
@@ -299,14 +333,15 @@ static bool
 take_from_kin(struct lr_cdynp_dc *d, int a, int row)
 {
     struct lr_cdynp_dc *kin = d->kin;
-    if (!kin || kin->obj != d->obj || !same_as_kin(d, a, row))
+    if (!kin || kin->obj != d->obj || kin->step != d->step
+        || !same_as_kin(d, a, row))
         return false;
     bool nomem = kin->nomem;
     bool ok = extend(kin, a, a + row);
     kin->nomem = nomem;
     if (!ok)
         return false;
-    size_t k = at(d, row, 0), n = (size_t) d->dc.n_devices + 1;
+    size_t k = at(d, row, 0), n = (size_t) d->cells + 1;
     const struct lr_cdynp_cols *from = &kin->starts[a].col;
     const struct lr_cdynp_cols *to = &d->starts[a].col;
     memcpy(to->B + k, from->B + k, n * sizeof *to->B);
@@ -322,7 +357,8 @@ static bool
 extend(struct lr_cdynp_dc *d, int a, int b)
 {
     struct start *s = &d->starts[a];
-    const int N = d->dc.n_devices, need = b - a + 1;
+    /* N: the columns' last count, in steps of U devices. */
+    const int N = d->cells, U = d->step, need = b - a + 1;
     if (need <= s->rows)
         return true;
     if (!s->col.B) {
@@ -368,12 +404,13 @@ extend(struct lr_cdynp_dc *d, int a, int b)
                 lo_prev = first_below(d, s, h - a, 0, INFINITY);
             }
             for (int g = N; g >= 1; g--) {
-                if (!lr_tm_stage_fits(&d->tm1, 0, h + 1, i, g, d->n_stages))
+                if (!lr_tm_stage_fits(&d->tm1, 0, h + 1, i, g * U,
+                                      d->n_stages))
                     break;   /* fewer devices need more memory each */
                 if (g + lo_prev > N)
                     continue;   /* no room for the earlier stages */
-                double t = lr_tm_stage_time(&d->tm1, 0, h + 1, i, g);
-                double sy = lr_tm_stage_sync(&d->tm1, 0, h + 1, i, g);
+                double t = lr_tm_stage_time(&d->tm1, 0, h + 1, i, g * U);
+                double sy = lr_tm_stage_sync(&d->tm1, 0, h + 1, i, g * U);
                 /* Pruning, exact: every candidate this stage makes costs
                  * at least 'lo' in the first key, and the row's best
                  * cells only get better with j and as the DP goes on;
@@ -423,13 +460,14 @@ extend(struct lr_cdynp_dc *d, int a, int b)
 }
 
 /* Layers a..b as one stage (the _ONE objectives): the best device count
- * g into '*g_out', false when no count fits.  O(N), nothing cached. */
+ * g (a multiple of the step) into '*g_out', false when no count fits.
+ * O(N / step), nothing cached. */
 static bool
 one_stage(const struct lr_cdynp_dc *d, int a, int b,
           struct lr_cdynp_cost *out, int *g_out)
 {
     bool found = false;
-    for (int g = d->dc.n_devices; g >= 1; g--) {
+    for (int g = d->cells * d->step; g >= 1; g -= d->step) {
         if (!lr_tm_stage_fits(&d->tm1, 0, a, b, g, d->n_stages))
             break;   /* fewer devices need more memory each */
         double t = lr_tm_stage_time(&d->tm1, 0, a, b, g);
@@ -457,9 +495,9 @@ lr_cdynp_dc_cost(struct lr_cdynp_dc *d, int a, int b,
     if (!extend(d, a, b))
         return false;
     const struct start *s = &d->starts[a];
-    if (s->col.g[at(d, b - a, d->dc.n_devices)] == 0)
+    if (s->col.g[at(d, b - a, d->cells)] == 0)
         return false;
-    *out = cost_at(d, s, b - a, d->dc.n_devices);
+    *out = cost_at(d, s, b - a, d->cells);
     return true;
 }
 
@@ -553,14 +591,14 @@ lr_cdynp_dc_stages(struct lr_cdynp_dc *d, int a, int b, int dc_index,
     }
     /* Walk back from (b, N), then append the stages in layer order. */
     struct lr_stage tmp[LR_PLAN_MAX_STAGES];
-    int n = 0, i = b, j = d->dc.n_devices;
+    int n = 0, i = b, j = d->cells;
     const struct start *s = &d->starts[a];
     while (i >= a) {
         size_t k = at(d, i - a, j);
         if (n == LR_PLAN_MAX_STAGES)
             return ENOSPC;
         tmp[n++] = (struct lr_stage) { s->col.h[k] + 1, i, dc_index,
-                                       s->col.g[k] };
+                                       s->col.g[k] * d->step };
         j -= s->col.g[k];
         i = s->col.h[k];
     }
@@ -583,6 +621,7 @@ struct local_party {
     const struct lr_tm *tm;   /* borrowed: must outlive the party */
     int k;
     struct lr_cdynp_pool *pool;   /* borrowed, or NULL */
+    int step;                 /* its handles' device step (resolved) */
     int n_sets;
     struct {
         enum lr_cdynp_objective obj;
@@ -607,6 +646,7 @@ struct pool_entry {
     int m;
     enum lr_cdynp_objective obj;
     int assumed;
+    int step;                 /* the handle's device step */
     struct lr_cdynp_dc *handle;
     const struct local_party *owner;   /* NULL when free to lend */
 };
@@ -625,11 +665,12 @@ same_double(double a, double b)
 
 static bool
 pool_match(const struct pool_entry *pe, const struct lr_tm *tm, int k,
-           enum lr_cdynp_objective obj, int assumed)
+           enum lr_cdynp_objective obj, int assumed, int step)
 {
     const struct lr_tm_dc *d = &tm->dcs[k];
     return pe->model == tm->model && pe->m == tm->m && pe->obj == obj
-        && pe->assumed == assumed && pe->dc.n_devices == d->n_devices
+        && pe->assumed == assumed && pe->step == step
+        && pe->dc.n_devices == d->n_devices
         && same_double(pe->dc.peak, d->peak) && same_double(pe->dc.eff, d->eff)
         && same_double(pe->dc.mem, d->mem)
         && same_double(pe->dc.beta, d->beta)
@@ -665,7 +706,7 @@ pool_lend(struct lr_cdynp_pool *pool, struct local_party *lp,
           enum lr_cdynp_objective obj, int assumed)
 {
     for (int i = 0; i < pool->n; i++)
-        if (pool_match(&pool->e[i], lp->tm, lp->k, obj, assumed)) {
+        if (pool_match(&pool->e[i], lp->tm, lp->k, obj, assumed, lp->step)) {
             if (pool->e[i].owner)
                 return -1;
             pool->e[i].owner = lp;
@@ -683,10 +724,11 @@ pool_lend(struct lr_cdynp_pool *pool, struct local_party *lp,
     if (!dc)
         return -2;
     lr_cdynp_dc_reset(dc, assumed, obj);
+    lr_cdynp_dc_set_step(dc, lp->step);
     pool->e[pool->n] = (struct pool_entry) {
         .dc = lp->tm->dcs[lp->k], .model = lp->tm->model,
         .train = lp->tm->train, .m = lp->tm->m, .obj = obj,
-        .assumed = assumed, .handle = dc, .owner = lp,
+        .assumed = assumed, .step = lp->step, .handle = dc, .owner = lp,
     };
     return pool->n++;
 }
@@ -718,6 +760,7 @@ local_handle(struct local_party *lp, enum lr_cdynp_objective obj,
         if (!dc)
             return NULL;
         lr_cdynp_dc_reset(dc, assumed, obj);
+        lr_cdynp_dc_set_step(dc, lp->step);
     }
     /* Kin: the party's first handle under the same objective (the one
      * most chains have asked), so that every assumption shares its rows
@@ -825,7 +868,23 @@ lr_cdynp_local_party_new(const struct lr_tm *tm, int k)
     lp->base.cls = &local_class;
     lp->tm = tm;
     lp->k = k;
+    lp->step = lr_cdynp_auto_step(tm->dcs[k].n_devices);
     return &lp->base;
+}
+
+int
+lr_cdynp_local_party_set_step(struct lr_cdynp_party *p, int step)
+{
+    struct local_party *lp = (struct local_party *) p;
+    int n = lp->tm->dcs[lp->k].n_devices;
+    if (step <= 0)
+        step = lr_cdynp_auto_step(n);
+    if (step > n)
+        step = n > 0 ? n : 1;
+    if (lp->n_sets)
+        return EBUSY;   /* its handles have rows of the old step */
+    lp->step = step;
+    return 0;
 }
 
 struct lr_cdynp_party *
@@ -846,7 +905,7 @@ extend_work(const struct lr_cdynp_dc *d, int a, int b)
 {
     if (a < 0 || b < a || b >= d->model->n_layers)
         return 0;
-    const double N = d->dc.n_devices;
+    const double N = d->cells;
     const double r0 = d->starts[a].rows, r1 = b - a + 1;
     if (r1 <= r0)
         return 0;
@@ -869,7 +928,7 @@ lr_cdynp_local_party_work(struct lr_cdynp_party *p,
         /* N cells per range asked: one per (entry, b), or the one. */
         double ranges = first >= 0 ? 1
                         : (double) (in && in->n ? in->n : 1) * (hi - lo + 1);
-        return ranges > 0 ? ranges * d->dc.n_devices : 0;
+        return ranges > 0 ? ranges * d->cells : 0;
     }
     if (first >= 0)
         return extend_work(d, first, hi);

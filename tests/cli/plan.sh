@@ -97,5 +97,25 @@ expect_bad "--window wants an integer" $LIGHTRAIL plan --model gpt-1.9b --cluste
 expect_bad "--algo dp does not use them" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo dp --order dc2
 expect_bad "--algo spp does not use them" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo spp --window 2
 expect_bad "--algo pipedream does not use it" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo pipedream --max-nodes 10
+expect_bad "--algo spp does not use them" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo spp --device-step 2
+expect_bad "--device-step wants a number of devices" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --device-step 0
+
+# --device-step: stages on multiples of it (man3's DCs hold 8, 4 and 4),
+# and 1 (every count) is what the automatic step gives DCs this small.
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --device-step 2 \
+    --format json > "$tmp/step2.json" 2> "$tmp/err"
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --device-step 1 \
+    --format json > "$tmp/step1.json" 2>> "$tmp/err"
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --device-step auto \
+    --format json > "$tmp/stepa.json" 2>> "$tmp/err"
+if jq -e '.feasible and (.stages | length) >= 2
+          and all(.stages[]; .devices % 2 == 0)' "$tmp/step2.json" > /dev/null \
+   && jq -e '[.stages[].devices] | any(. % 2 == 1)' "$tmp/step1.json" > /dev/null \
+   && [ "$(jq -c '[.iteration_time_s, .stages]' "$tmp/step1.json")" \
+        = "$(jq -c '[.iteration_time_s, .stages]' "$tmp/stepa.json")" ]; then
+    ok "--device-step 2: every stage on an even number of devices; 1 = auto here"
+else
+    notok "--device-step: $(cat "$tmp/err") $(jq -c '[.stages[].devices]' "$tmp/step2.json" "$tmp/step1.json")"
+fi
 
 lr_summary

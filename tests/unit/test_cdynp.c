@@ -549,16 +549,22 @@ test_cdynp_out_of_memory(void)
     struct lr_plan *p = calloc(1, sizeof *p);
     struct lr_tm_eval *ev = malloc(sizeof *ev);
     CU_ASSERT_FATAL(p && ev);
-    CU_ASSERT_EQUAL(lr_cdynp_plan(tm, NULL, p, ev), LR_TM_NOMEM);
+    /* Step 1, every device count a column: no memory for 4,096 layers x
+     * 4,000,001 counts.  (The automatic step, 3,907 devices, would have
+     * the memory and compute for days.) */
+    struct lr_cdynp_options exact = { .window = LR_CDYNP_DEFAULT_WINDOW,
+                                      .device_step = 1 };
+    CU_ASSERT_EQUAL(lr_cdynp_plan(tm, &exact, p, ev), LR_TM_NOMEM);
     CU_ASSERT_EQUAL(ev->why, LR_TM_NOMEM);
     CU_ASSERT(isinf(ev->T));
-    CU_ASSERT_EQUAL(lr_baseline_spp(tm, p, ev), LR_TM_NOMEM);
-    CU_ASSERT_EQUAL(lr_baseline_zone(tm, NULL, p, ev), LR_TM_NOMEM);
-    CU_ASSERT_EQUAL(ev->why, LR_TM_NOMEM);
+    /* spp and zone plan through CDynP with the automatic step, which
+     * has the memory here (they passed LR_TM_NOMEM on until the step
+     * came, 2026-12-05; their code for it is unchanged). */
     /* The step itself: ENOMEM, not ENOENT ("nothing fits"). */
     struct lr_cdynp_dc *dc = lr_cdynp_dc_new(tm, 0, 1);
     struct lr_cdynp_summary *out = malloc(sizeof *out);
     CU_ASSERT_FATAL(dc && out);
+    lr_cdynp_dc_set_step(dc, 1);
     CU_ASSERT_EQUAL(lr_cdynp_dc_step(dc, NULL, NULL, 0, L - 1, L - 1, out),
                     ENOMEM);
     free(out);
@@ -630,13 +636,16 @@ test_summary_wire(void)
 }
 
 /* The local DP's recurrence (lr_cdynp_local.c's header) written plainly:
- * every h, every g, every j, no pruning.  E[(i - a) (N + 1) + j]. */
+ * every h, every g, every j, no pruning, with devices counted in steps
+ * of 'U' (lr_cdynp_dc_set_step(): j and g are multiples of U, j up to
+ * the last multiple within the DC).  E[(i - a) (N + 1) + j], N the
+ * DC's devices over U. */
 static bool
-reference_cost(const struct lr_tm *tm, int k, int n_stages,
-               enum lr_cdynp_objective obj, int a, int b,
-               struct lr_cdynp_cost *out)
+reference_cost_step(const struct lr_tm *tm, int k, int n_stages,
+                    enum lr_cdynp_objective obj, int a, int b, int U,
+                    struct lr_cdynp_cost *out)
 {
-    const int N = tm->dcs[k].n_devices, R = b - a + 1;
+    const int N = tm->dcs[k].n_devices / U, R = b - a + 1;
     struct lr_cdynp_cost *E = calloc((size_t) R * (N + 1), sizeof *E);
     bool *ok = calloc((size_t) R * (N + 1), sizeof *ok);
     CU_ASSERT_FATAL(E && ok);
@@ -646,10 +655,10 @@ reference_cost(const struct lr_tm *tm, int k, int n_stages,
             if (h >= a)
                 lr_tm_boundary(tm, h, k, k, &c, &x);
             for (int g = N; g >= 1; g--) {
-                if (!lr_tm_stage_fits(tm, k, h + 1, i, g, n_stages))
+                if (!lr_tm_stage_fits(tm, k, h + 1, i, g * U, n_stages))
                     break;
-                double t = lr_tm_stage_time(tm, k, h + 1, i, g);
-                double sy = lr_tm_stage_sync(tm, k, h + 1, i, g);
+                double t = lr_tm_stage_time(tm, k, h + 1, i, g * U);
+                double sy = lr_tm_stage_sync(tm, k, h + 1, i, g * U);
                 for (int j = g; j <= N; j++) {
                     struct lr_cdynp_cost cand = { t, t, sy };
                     if (h >= a) {
@@ -676,6 +685,14 @@ reference_cost(const struct lr_tm *tm, int k, int n_stages,
     free(E);
     free(ok);
     return found;
+}
+
+static bool
+reference_cost(const struct lr_tm *tm, int k, int n_stages,
+               enum lr_cdynp_objective obj, int a, int b,
+               struct lr_cdynp_cost *out)
+{
+    return reference_cost_step(tm, k, n_stages, obj, a, b, 1, out);
 }
 
 /* The DP's cells, pruned as lr_cdynp_local.c prunes them, against the
@@ -757,6 +774,98 @@ test_local_dp_reference(void)
     CU_ASSERT(same > 100);
 }
 
+/* The device step: the automatic rule by hand, a handle's cells at steps
+ * 2 and 3 against the recurrence over multiples, bit for bit, and its
+ * stages on multiples of the step; a party takes a step only before its
+ * first handle. */
+static void
+test_device_step(void)
+{
+    CU_ASSERT_EQUAL(lr_cdynp_auto_step(1), 1);
+    CU_ASSERT_EQUAL(lr_cdynp_auto_step(LR_CDYNP_AUTO_CELLS), 1);
+    CU_ASSERT_EQUAL(lr_cdynp_auto_step(LR_CDYNP_AUTO_CELLS + 1), 2);
+    CU_ASSERT_EQUAL(lr_cdynp_auto_step(4 * LR_CDYNP_AUTO_CELLS), 4);
+    CU_ASSERT_EQUAL(lr_cdynp_auto_step(4 * LR_CDYNP_AUTO_CELLS + 1), 5);
+    int ranges = 0, feasible = 0, stages = 0;
+    for (uint64_t seed = 1; seed <= 15; seed++) {
+        struct lr_instance in;
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
+        struct lr_rng r;
+        lr_rng_seed(&r, seed + 100);
+        struct lr_model *m = heavy_model(&in, pow(10, 4 * lr_rng_uniform(&r)));
+        const int L = m->n_layers;
+        struct lr_tm *tm;
+        CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, in.cluster, &in.train, &tm), 0);
+        for (int k = 0; k < tm->n_dcs; k++) {
+            tm->dcs[k].n_devices = 2 + (int) (lr_rng_uniform(&r) * 40);
+            tm->dcs[k].mem *= 0.05 + lr_rng_uniform(&r);
+        }
+        for (int k = 0; k < tm->n_dcs; k++)
+            for (int U = 2; U <= 3; U++)
+                for (int o = 0; o < 2; o++) {
+                    enum lr_cdynp_objective obj = o ? LR_CDYNP_TIME
+                                                    : LR_CDYNP_LEX;
+                    struct lr_cdynp_dc *d = lr_cdynp_dc_new(tm, k, 3);
+                    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+                    lr_cdynp_dc_reset(d, 3, obj);
+                    lr_cdynp_dc_set_step(d, U);
+                    /* A step above the DC's devices is the DC's. */
+                    int Ue = U < tm->dcs[k].n_devices ? U
+                                                      : tm->dcs[k].n_devices;
+                    for (int a = 0; a < L; a++)
+                        for (int b = a; b < L; b++) {
+                            struct lr_cdynp_cost got, want;
+                            bool g = lr_cdynp_dc_cost(d, a, b, &got);
+                            bool w = reference_cost_step(tm, k, 3, obj, a, b,
+                                                         Ue, &want);
+                            ranges++;
+                            CU_ASSERT_EQUAL(g, w);
+                            if (!g || !w)
+                                continue;
+                            feasible++;
+                            CU_ASSERT(memcmp(&got, &want, sizeof got) == 0);
+                            struct lr_plan p = { .n_stages = 0 };
+                            CU_ASSERT_EQUAL(lr_cdynp_dc_stages(d, a, b, k, &p),
+                                            0);
+                            int used = 0;
+                            for (int s = 0; s < p.n_stages; s++) {
+                                CU_ASSERT(p.stages[s].g > 0
+                                          && p.stages[s].g % Ue == 0);
+                                used += p.stages[s].g;
+                                stages++;
+                            }
+                            CU_ASSERT(used <= tm->dcs[k].n_devices);
+                        }
+                    lr_cdynp_dc_free(d);
+                }
+        lr_tm_free(tm);
+        lr_model_free(m);
+        lr_instance_free(&in);
+    }
+    CU_ASSERT(feasible > 500);
+    CU_ASSERT(ranges - feasible > 100);
+    CU_ASSERT(stages > feasible);
+
+    /* A party's step: before its first handle only. */
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_cluster *c = lr_test_toy_cluster();
+    struct lr_train tr = { 4, 1, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    struct lr_cdynp_party *p = lr_cdynp_local_party_new(tm, 0);
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_EQUAL(lr_cdynp_local_party_set_step(p, 2), 0);
+    CU_ASSERT_EQUAL(p->cls->step(p, LR_CDYNP_LEX, 1, NULL, NULL, 0, 0,
+                                 m->n_layers - 1, out), 0);
+    CU_ASSERT_EQUAL(lr_cdynp_local_party_set_step(p, 1), EBUSY);
+    p->cls->free(p);
+    free(out);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
 /* The work a request would cost, by hand: DC dc1 of the toy (N = 2
  * devices: N (N + 1) / 2 = 3 cells per (row, h) pair summed over g),
  * 4 layers.  A start brought from r0 to r1 rows costs
@@ -836,6 +945,8 @@ static CU_TestInfo tests[] = {
     { "a local party's work, by hand", test_party_work },
     { "the local DP, pruned, = its recurrence without pruning",
       test_local_dp_reference },
+    { "the device step: cells over multiples, = its recurrence",
+      test_device_step },
     CU_TEST_INFO_NULL,
 };
 

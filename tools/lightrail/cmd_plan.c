@@ -39,6 +39,7 @@ struct opts {
     double batch, micro;
     int window;
     bool window_set;
+    int device_step;          /* 0: automatic */
     long max_nodes;
     double inter_gbps;        /* > 0: every inter-DC link at this rate */
     bool json;
@@ -55,8 +56,8 @@ usage(FILE *f)
 "usage: lightrail plan (--model NAME | --model-file FILE) --cluster FILE\n"
 "                      [--algo cdynp|exact|dp|pipedream|spp|zone]\n"
 "                      [--batch B] [--microbatch b] [--window w]\n"
-"                      [--order DC,DC,...] [--max-nodes N]\n"
-"                      [--inter-dc-gbps G]\n"
+"                      [--order DC,DC,...] [--device-step S]\n"
+"                      [--max-nodes N] [--inter-dc-gbps G]\n"
 "                      [--format text|json] [--plot FILE.png]\n"
 "       lightrail plan --distributed (--model NAME | --model-file FILE)\n"
 "                      --cluster FILE [--cert F --key F --ca F]\n"
@@ -83,6 +84,10 @@ usage(FILE *f)
 "  --window w          CDynP's search window, +-w layers around the\n"
 "                      pre-partition (default %d; -1 = whole range)\n"
 "  --order LIST        CDynP's chain of DCs (default: every chain)\n"
+"  --device-step S     CDynP gives stages multiples of S devices (its DP\n"
+"                      then costs what a DC of N/S devices would); 1 =\n"
+"                      every count; default auto: 1 up to %d devices a\n"
+"                      DC, else the least S keeping N/S within it\n"
 "  --max-nodes N       bound on exact's search (default 50000000)\n"
 "  --inter-dc-gbps G   set every inter-DC link of the cluster to G Gb/s\n"
 "                      (latencies kept), for bandwidth sweeps\n"
@@ -98,7 +103,7 @@ usage(FILE *f)
 "\n"
 "exit status: 0 a plan, 3 no plan satisfies the request or an agent\n"
 "cannot be reached (the reason is printed), 2 bad input, 1 internal\n"
-"failure\n", LR_CDYNP_DEFAULT_WINDOW);
+"failure\n", LR_CDYNP_DEFAULT_WINDOW, LR_CDYNP_AUTO_CELLS);
 }
 
 static int
@@ -106,7 +111,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_MODEL = 256, O_MFILE, O_CLUSTER, O_ALGO, O_BATCH, O_MICRO,
            O_WINDOW, O_ORDER, O_NODES, O_FORMAT, O_PLOT, O_GBPS, O_HELP,
-           O_DIST, O_CERT, O_KEY, O_CA, O_TIMEOUT, O_RECORD };
+           O_DIST, O_CERT, O_KEY, O_CA, O_TIMEOUT, O_RECORD, O_STEP };
     static const struct option longopts[] = {
         { "model", required_argument, NULL, O_MODEL },
         { "model-file", required_argument, NULL, O_MFILE },
@@ -116,6 +121,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "microbatch", required_argument, NULL, O_MICRO },
         { "window", required_argument, NULL, O_WINDOW },
         { "order", required_argument, NULL, O_ORDER },
+        { "device-step", required_argument, NULL, O_STEP },
         { "max-nodes", required_argument, NULL, O_NODES },
         { "format", required_argument, NULL, O_FORMAT },
         { "plot", required_argument, NULL, O_PLOT },
@@ -162,6 +168,15 @@ parse_args(int argc, char **argv, struct opts *o)
             o->window_set = true;
             break;
         case O_ORDER: o->order = optarg; break;
+        case O_STEP:
+            if (!strcmp(optarg, "auto"))
+                o->device_step = 0;
+            else if (lr_cli_parse_long(optarg, 1, 1000000, &v))
+                bad = "--device-step wants a number of devices from 1 to "
+                      "1000000, or auto";
+            else
+                o->device_step = (int) v;
+            break;
         case O_NODES:
             if (lr_cli_parse_long(optarg, 1, 1L << 40, &v))
                 bad = "--max-nodes wants a positive integer";
@@ -205,15 +220,18 @@ parse_args(int argc, char **argv, struct opts *o)
         return LR_EXIT_USAGE;
     }
     if (o->distributed && (o->algo != A_CDYNP || o->plot || o->inter_gbps > 0
-                           || o->max_nodes != 50000000)) {
-        lr_cli_err(CMD, "--distributed plans with CDynP only: --algo, "
-                   "--plot, --max-nodes and --inter-dc-gbps do not apply");
+                           || o->max_nodes != 50000000 || o->device_step)) {
+        lr_cli_err(CMD, "--distributed plans with CDynP only, each DC at "
+                   "its own device step: --algo, --plot, --max-nodes, "
+                   "--inter-dc-gbps and --device-step do not apply");
         return LR_EXIT_USAGE;
     }
     /* Options of one algorithm, which the others would ignore. */
-    if ((o->order || o->window_set) && o->algo != A_CDYNP) {
-        lr_cli_err(CMD, "--order and --window set CDynP's search: --algo %s "
-                   "does not use them", algo_names[o->algo]);
+    if ((o->order || o->window_set || o->device_step)
+        && o->algo != A_CDYNP) {
+        lr_cli_err(CMD, "--order, --window and --device-step set CDynP's "
+                   "search: --algo %s does not use them",
+                   algo_names[o->algo]);
         return LR_EXIT_USAGE;
     }
     if (o->max_nodes != 50000000 && o->algo != A_EXACT && !o->distributed) {
@@ -525,7 +543,7 @@ lr_cmd_plan(int argc, char **argv)
     case A_CDYNP: {
         struct lr_cdynp_options co = {
             .window = o.window, .order = n_order ? order : NULL,
-            .n_order = n_order,
+            .n_order = n_order, .device_step = o.device_step,
         };
         why = lr_cdynp_plan(tm, &co, plan, ev);
         break;
