@@ -37,6 +37,16 @@
  * binds, every count a chain assumes shares one DP (3 DCs of 256
  * devices on GPT-1.9B: 2,266 rows computed where 5,775 were).
  *
+ * Device step (ours, a deviation above LR_CDYNP_AUTO_CELLS devices): the
+ * recurrence above with j and g multiples of a step S (j in {0, S, ...,
+ * floor(N/S) S}), the stage's figures for g devices as before; so
+ * O(R^2 (N/S)^2).  S = 1 is the recurrence itself and the automatic step
+ * up to LR_CDYNP_AUTO_CELLS devices; above, the least S keeping N/S
+ * within it.  Up to S - 1 devices of a DC go unused, and plans whose
+ * stages need other counts are not searched; as the DP's choices are not
+ * optimal at any step (the objectives hold max terms), a coarser step
+ * also finds better plans at times (docs/cdynp.md, "Cost").
+ *
  * One stage (objectives LR_CDYNP_LEX_ONE, LR_CDYNP_TIME_ONE, the
  * coordinator's last try): Cost(a, b) = min over g in 1..N of (t, t, s)
  * for the stage a..b on g devices, O(N) per range, nothing cached.
