@@ -275,13 +275,16 @@ ap_lookup(struct agent_party *ap)
     return 0;
 }
 
-/* Resolves the address (the lookup ap_lookup() started, or a new one),
- * by 'deadline' at the latest, and starts connecting: EAGAIN (wait for
- * POLLOUT) or a failure. */
+/* Resolves the address (the lookup ap_lookup() started, or a new one)
+ * by 'deadline' at the latest, into ap->ai_list: 0 or a failure.  An
+ * address resolved already (ap->ai_list, not yet connected to) is
+ * kept. */
 static int
-ap_begin(struct agent_party *ap, double deadline)
+ap_resolve(struct agent_party *ap, double deadline)
 {
     char why[128];
+    if (ap->ai_list)
+        return 0;
     int rc = ap_lookup(ap);
     if (rc)
         return rc;
@@ -296,7 +299,16 @@ ap_begin(struct agent_party *ap, double deadline)
     if (rc)
         return fail(ap, rc, "cannot resolve '%s': %s", ap->address, why);
     ap->ai = ap->ai_list;
-    return tcp_start(ap);
+    return 0;
+}
+
+/* Resolves the address by 'deadline' and starts connecting: EAGAIN
+ * (wait for POLLOUT) or a failure. */
+static int
+ap_begin(struct agent_party *ap, double deadline)
+{
+    int rc = ap_resolve(ap, deadline);
+    return rc ? rc : tcp_start(ap);
 }
 
 /* One move once the socket is ready: 0 when up, EAGAIN with the events
@@ -411,17 +423,28 @@ lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n)
         if (!a->failed && a->state == AP_DOWN)
             ap_lookup(a);
     }
+    /* Every lookup's deadline counts from the start: they were all
+     * started above and run at once.  Connecting waits until they are
+     * all answered (or given up): a connection started earlier would
+     * make no progress while a later lookup is waited for (its TLS
+     * handshake needs this thread), and would be failed for the time
+     * that lookup took.  So connects and handshakes get a deadline of
+     * their own, from when they start. */
+    for (int i = 0; i < n; i++) {
+        if (!lr_agent_party_is(parties[i]))
+            continue;
+        struct agent_party *a = ap_of(parties[i]);
+        if (!a->failed && a->state == AP_DOWN)
+            ap_resolve(a, start + a->timeout);
+    }
     for (int i = 0; i < n && k < LR_TM_MAX_DCS; i++) {
         if (!lr_agent_party_is(parties[i]))
             continue;
-        /* Every deadline counts from the start, the lookups' too: they
-         * were all started above and run at once. */
         struct agent_party *a = ap_of(parties[i]);
-        double until = start + a->timeout;
-        if (a->failed || a->state == AP_UP || ap_begin(a, until) != EAGAIN)
+        if (a->failed || a->state != AP_DOWN || tcp_start(a) != EAGAIN)
             continue;
         ap[k] = a;
-        deadline[k] = until;
+        deadline[k] = now_s() + a->timeout;
         events[k++] = POLLOUT;
     }
     while (k > 0) {

@@ -9,7 +9,11 @@
 #      same, ETIMEDOUT, within its connection timeout (2 x SB_TIMEOUT_MS,
 #      sb_netconf.c; one retry);
 #   3. a name the namespace's hosts file knows, looked up on the lookup's
-#      thread: the plan over that agent equals the in-process plan.
+#      thread: the plan over that agent equals the in-process plan;
+#   4. dc2's agent by its address, behind a proxy that holds its answers
+#      0.2 s, and dc3's by a name the resolver sits on: the plan fails on
+#      dc3's name; dc2's handshake is not starved while dc3's lookup is
+#      waited for (it once was, and dc2 was blamed for a time-out).
 # `ip netns exec` puts /etc/netns/NS/resolv.conf and hosts in place of
 # /etc's for the commands it runs; the resolver there is 10.77.0.2,
 # whose queries go to a MAC address nobody has.  Everything made here
@@ -116,6 +120,64 @@ if [ $rc -eq 0 ] && jq -e -n --slurpfile a "$tmp/local.out" --slurpfile b "$tmp/
     ok "an agent by a name the hosts file knows: T = in-process T ($(jq .iteration_time_s "$tmp/named.out") s)"
 else
     notok "agent by name: exit $rc, $(cat "$tmp/err"), $(head -c 300 "$tmp/named.out")"
+fi
+
+# 4. A healthy but not instant agent for dc2 (its answers 0.2 s late),
+#    a silent name for dc3.
+if command -v python3 > /dev/null; then
+    cat > "$tmp/slow.py" <<'PY'
+import socket, sys, threading, time
+up, portfile = int(sys.argv[1]), sys.argv[2]
+ls = socket.socket()
+ls.bind(("127.0.0.1", 0))
+ls.listen(8)
+with open(portfile + ".tmp", "w") as f:
+    f.write(str(ls.getsockname()[1]))
+import os
+os.rename(portfile + ".tmp", portfile)
+def pipe(a, b, delay):
+    try:
+        while True:
+            d = a.recv(65536)
+            if not d:
+                break
+            time.sleep(delay)
+            b.sendall(d)
+    except OSError:
+        pass
+    for s in (a, b):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+while True:
+    c, _ = ls.accept()
+    u = socket.create_connection(("127.0.0.1", up))
+    threading.Thread(target=pipe, args=(c, u, 0), daemon=True).start()
+    threading.Thread(target=pipe, args=(u, c, 0.2), daemon=True).start()
+PY
+    in_ns python3 "$tmp/slow.py" "$APORT" "$tmp/slow.port" 2> "$tmp/slow.log" &
+    PPID_SLOW=$!
+    PIDS="$PIDS $PPID_SLOW"
+    await_file "$tmp/slow.port" $PPID_SLOW "$tmp/slow.log" "the proxy" 100 \
+        || { notok "the proxy did not start: $(cat "$tmp/slow.log")"; lr_summary; }
+    jq --argjson p "$(cat "$tmp/slow.port")" \
+        '.["lightrail-compute:compute"].dc |= map(if .name == "dc2"
+            then . + {remote: {address: "127.0.0.1", port: $p}}
+            elif .name == "dc3"
+            then . + {remote: {address: "dc3.lightrail.invalid", port: 7000}}
+            else . end)' "$srcdir/examples/clusters/man3.json" > "$tmp/mixed.json"
+    in_ns $LIGHTRAIL plan --distributed --model gpt-1.9b \
+        --cluster "$tmp/mixed.json" $TLS --timeout 1 > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 3 ] \
+       && grep -q "agent dc3 unreachable: cannot resolve 'dc3.lightrail.invalid': no answer from the resolver within 1 s (timed out)" "$tmp/err"; then
+        ok "dc3's silent name fails the plan, dc2 is not blamed: $(cat "$tmp/err")"
+    else
+        notok "dc3's silent name, dc2 slow but up: exit $rc: $(cat "$tmp/err")"
+    fi
+else
+    echo "skipped: no python3 for the slow proxy"
 fi
 
 lr_summary
