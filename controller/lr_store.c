@@ -905,12 +905,17 @@ lr_store_links_format(const struct lr_lightpath *lp, char *buf, size_t size)
  * must be able to print: true, or false with the first one that is not
  * in 'what'.  A NaN or an infinity here (a hand-edited store: SQLite
  * gives a NULL REAL back as NaN) would otherwise fail every GET of the
- * jobs, long after it was written. */
+ * jobs, long after it was written; so would a number beyond its leaf's
+ * type (uint16 slots and layers, decimal64 with 3 or 1 fraction digits,
+ * a date-and-time's four-digit year) or one that breaks a must of
+ * lightrail-job (batch a multiple of microbatch, at most 1,000,000
+ * microbatches, gpus min <= max), which the rendering validates. */
 static bool
 lr_store_job_numbers(const struct lr_job *job, char *what, size_t len)
 {
     const struct lr_intent *in = &job->intent;
     const double count_max = 2147483647;   /* YANG's count */
+    const int64_t ms_max = 253402300799999; /* 9999-12-31T23:59:59.999Z */
     if (!(in->batch >= 1 && in->batch <= count_max)) {
         snprintf(what, len, "batch is %g, not a count of 1 to %.0f",
                  in->batch, count_max);
@@ -919,6 +924,18 @@ lr_store_job_numbers(const struct lr_job *job, char *what, size_t len)
     if (!(in->micro >= 1 && in->micro <= count_max)) {
         snprintf(what, len, "microbatch is %g, not a count of 1 to %.0f",
                  in->micro, count_max);
+        return false;
+    }
+    /* The musts are checked on the counts as printed ("%.0f"). */
+    double batch = rint(in->batch), micro = rint(in->micro);
+    if (fmod(batch, micro) != 0) {
+        snprintf(what, len, "batch %.0f is not a multiple of microbatch %.0f",
+                 batch, micro);
+        return false;
+    }
+    if (batch / micro > LR_TM_MAX_MICROBATCHES) {
+        snprintf(what, len, "batch %.0f over microbatch %.0f is more than "
+                 "%d microbatches", batch, micro, LR_TM_MAX_MICROBATCHES);
         return false;
     }
     if (in->gpus_min < 1 || in->gpus_max < in->gpus_min) {
@@ -936,6 +953,21 @@ lr_store_job_numbers(const struct lr_job *job, char *what, size_t len)
                  "0 to 9e12", job->iteration_s);
         return false;
     }
+    if (job->created_ms > ms_max || job->updated_ms > ms_max) {
+        snprintf(what, len, "created %lld or updated %lld (ms) is after "
+                 "the year 9999", (long long) job->created_ms,
+                 (long long) job->updated_ms);
+        return false;
+    }
+    for (int i = 0; i < job->plan.n_stages && i < LR_PLAN_MAX_STAGES; i++) {
+        const struct lr_stage *st = &job->plan.stages[i];
+        if (st->first < 0 || st->first > 65534 || st->last < 0
+            || st->last > 65534) {
+            snprintf(what, len, "stage %d's layers %d..%d are not within "
+                     "0..65534", i, st->first, st->last);
+            return false;
+        }
+    }
     for (int k = 0; k < job->n_lightpaths; k++) {
         const struct lr_lightpath *lp = &job->lp[k];
         if (!(isfinite(lp->length_km) && lp->length_km >= 0)
@@ -943,6 +975,18 @@ lr_store_job_numbers(const struct lr_job *job, char *what, size_t len)
             snprintf(what, len, "lightpath %d's length (%g km) or capacity "
                      "(%g Gb/s) is not a finite number of 0 or more", k,
                      lp->length_km, lp->capacity_gbps);
+            return false;
+        }
+        if (lp->length_km > 9e15 || lp->capacity_gbps > 9e17) {
+            snprintf(what, len, "lightpath %d's length (%g km) or capacity "
+                     "(%g Gb/s) is over 9e15 km or 9e17 Gb/s", k,
+                     lp->length_km, lp->capacity_gbps);
+            return false;
+        }
+        if (lp->first < 0 || lp->first > 65535 || lp->m < 0
+            || lp->m > 65535) {
+            snprintf(what, len, "lightpath %d's first slot %d or slots %d "
+                     "is not within 0..65535", k, lp->first, lp->m);
             return false;
         }
     }

@@ -610,6 +610,24 @@ static const struct {
       "not a finite number of 0 or more" },
     { "UPDATE jobs SET gpus_max = 2 WHERE name = 'a'",
       "job 'a': gpus min 4 and max 2 are not 1 <= min <= max" },
+    /* Numbers a GET could print but its musts or types refuse: batch
+     * 1536 and microbatch 3 as printed (make_job's 1536.25 and 3.125). */
+    { "UPDATE jobs SET micro = 5 WHERE name = 'a'",
+      "job 'a': batch 1536 is not a multiple of microbatch 5" },
+    { "UPDATE jobs SET batch = 2000000, micro = 1 WHERE name = 'a'",
+      "job 'a': batch 2000000 over microbatch 1 is more than 1000000 "
+      "microbatches" },
+    { "UPDATE jobs SET created_ms = 253402300800000 WHERE name = 'a'",
+      "job 'a': created 253402300800000 or updated 1700000000579 (ms) is "
+      "after the year 9999" },
+    { "UPDATE stages SET last_layer = 65535 WHERE job = 'a' AND idx = 2",
+      "job 'a': stage 2's layers 20..65535 are not within 0..65534" },
+    { "UPDATE lightpaths SET length_km = 1e16 WHERE job = 'a' AND idx = 0",
+      "job 'a': lightpath 0's length (1e+16 km) or capacity (400 Gb/s) is "
+      "over 9e15 km or 9e17 Gb/s" },
+    { "UPDATE lightpaths SET \"first\" = 65536 WHERE job = 'a' AND idx = 1",
+      "job 'a': lightpath 1's first slot 65536 or slots 4 is not within "
+      "0..65535" },
 };
 
 static void
