@@ -968,7 +968,8 @@ lr_store_job_numbers(const struct lr_job *job, char *what, size_t len)
             return false;
         }
     }
-    for (int k = 0; k < job->n_lightpaths; k++) {
+    /* Put checks the counts after this: only the arrays are read. */
+    for (int k = 0; k < job->n_lightpaths && k < LR_JOB_MAX_LIGHTPATHS; k++) {
         const struct lr_lightpath *lp = &job->lp[k];
         if (!(isfinite(lp->length_km) && lp->length_km >= 0)
             || !(isfinite(lp->capacity_gbps) && lp->capacity_gbps >= 0)) {

@@ -320,6 +320,13 @@ test_invalid(void)
     CU_ASSERT_EQUAL(lr_store_put_job(s, &j), EINVAL);
     CU_ASSERT_EQUAL(lr_store_get_job(s, "x", &got), ENOENT);
 
+    /* Counts out of range are refused before anything is read past
+     * the arrays (a lightpath number once was, with its length). */
+    make_job(&j, "x", 0, 0);
+    j.n_lightpaths = 1000;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &j), EINVAL);
+    CU_ASSERT_STRING_EQUAL(lr_store_error(s), "job 'x': 1000 lightpaths");
+
     /* A blocked job keeps its plan (for the reason) but holds nothing. */
     make_job(&j, "x", 0, 0);
     j.phase = LR_JOB_BLOCKED;
