@@ -70,6 +70,9 @@ int
 lr_lookup_start(const char *host, const char *service,
                 const struct addrinfo *hints, struct lr_lookup **out)
 {
+    *out = NULL;
+    if (!host)
+        return EINVAL;   /* a name is what this looks up */
     struct lr_lookup *l = *out = calloc(1, sizeof *l);
     if (!l)
         return ENOMEM;
@@ -174,10 +177,12 @@ lr_resolve(const char *host, const char *service,
 {
     struct lr_lookup *l;
     *res = NULL;
-    if (lr_lookup_start(host, service, hints, &l)) {
+    int rc = lr_lookup_start(host, service, hints, &l);
+    if (rc) {
         if (err && errlen)
-            snprintf(err, errlen, "out of memory");
-        return ENOMEM;
+            snprintf(err, errlen, "%s", rc == EINVAL ? "no host name"
+                                                     : "out of memory");
+        return rc;
     }
     return lr_lookup_wait(l, timeout_s, res, err, errlen);
 }

@@ -33,7 +33,9 @@
 struct lr_lookup;
 
 /* Starts getaddrinfo(host, service, hints); '*out' gets the lookup, for
- * one lr_lookup_wait().  0, or ENOMEM ('*out' NULL). */
+ * one lr_lookup_wait().  0, or EINVAL for a NULL host (it looks names
+ * up; getaddrinfo's NULL host, a local address, is not asked for here)
+ * or ENOMEM, '*out' NULL. */
 int lr_lookup_start(const char *host, const char *service,
                     const struct addrinfo *hints, struct lr_lookup **out);
 
@@ -48,8 +50,8 @@ int lr_lookup_start(const char *host, const char *service,
 int lr_lookup_wait(struct lr_lookup *l, double timeout_s,
                    struct addrinfo **res, char *err, size_t errlen);
 
-/* Both: getaddrinfo() that gives up after 'timeout_s' seconds.  ENOMEM
- * too. */
+/* Both: getaddrinfo() that gives up after 'timeout_s' seconds.  EINVAL
+ * and ENOMEM too. */
 int lr_resolve(const char *host, const char *service,
                const struct addrinfo *hints, double timeout_s,
                struct addrinfo **res, char *err, size_t errlen);

@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include "controller/lr_agent_party.h"
+#include "controller/lr_resolve.h"
 #include "planner/lr_cdynp_wire.h"
 #include "planner/lr_instance.h"
 
@@ -680,6 +681,46 @@ suite_teardown(void)
     return 0;
 }
 
+/* lr_resolve (the agents' lookups): a numeric address at once, as it
+ * is; no host name is EINVAL and says so; a service that is no number
+ * under AI_NUMERICSERV is the resolver's answer, not a time-out; a name
+ * the hosts file gives (localhost) through the lookup's thread. */
+static void
+test_resolve(void)
+{
+    struct addrinfo hints = {
+        .ai_family = AF_INET, .ai_socktype = SOCK_STREAM,
+        .ai_flags = AI_NUMERICSERV,
+    }, *res = NULL;
+    char err[128];
+    CU_ASSERT_EQUAL(lr_resolve("127.0.0.1", "7", &hints, 1, &res, err,
+                               sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    const struct sockaddr_in *sin = (const struct sockaddr_in *) res->ai_addr;
+    CU_ASSERT_EQUAL(res->ai_family, AF_INET);
+    CU_ASSERT_EQUAL(ntohs(sin->sin_port), 7);
+    CU_ASSERT_EQUAL(ntohl(sin->sin_addr.s_addr), 0x7f000001u);
+    freeaddrinfo(res);
+
+    CU_ASSERT_EQUAL(lr_resolve(NULL, "7", &hints, 1, &res, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(res);
+    CU_ASSERT_STRING_EQUAL(err, "no host name");
+
+    CU_ASSERT_EQUAL(lr_resolve("127.0.0.1", "seven", &hints, 1, &res, err,
+                               sizeof err), EHOSTUNREACH);
+    CU_ASSERT_PTR_NULL(res);
+    CU_ASSERT_STRING_EQUAL(err, gai_strerror(EAI_NONAME));
+
+    CU_ASSERT_EQUAL(lr_resolve("localhost", "7", &hints, 30, &res, err,
+                               sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    CU_ASSERT_EQUAL(res->ai_family, AF_INET);
+    sin = (const struct sockaddr_in *) res->ai_addr;
+    CU_ASSERT_EQUAL(ntohs(sin->sin_port), 7);
+    freeaddrinfo(res);
+}
+
 static CU_TestInfo tests[] = {
     { "record fields", test_record_fields },
     { "new refusals", test_new_refusals },
@@ -688,6 +729,8 @@ static CU_TestInfo tests[] = {
     { "misbehaving agent", test_misbehaving_agent },
     { "closed during the handshake", test_closed_during_handshake },
     { "bad frame length", test_bad_frame_length },
+    { "lr_resolve: numbers, no name, a bad service, localhost",
+      test_resolve },
     CU_TEST_INFO_NULL,
 };
 
