@@ -131,6 +131,28 @@ if [ $? -eq 0 ] && grep -q '^iteration time T = ' "$tmp/out" &&
 else
     notok "plan --distributed text: $(cat "$tmp/out" "$tmp/err")"
 fi
+# Agents at device step 2 (lightrail agent --device-step: the DC's own
+# choice, never on the wire) plan what this process plans at step 2.
+start_agent s1 "$A/dc1.json" --device-step 2 && S1=$APORT && SPID1=$APID
+start_agent s2 "$A/dc2.json" --device-step 2 && S2=$APORT && SPID2=$APID
+start_agent s3 "$A/dc3.json" --device-step 2 && S3=$APORT && SPID3=$APID
+cluster "$S1" "$S2" "$S3" > "$tmp/step2.json"
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$tmp/local.json" --device-step 2 \
+    --format json > "$tmp/local2.out" 2> "$tmp/err"
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/step2.json" \
+    $TLS --format json > "$tmp/dist2.out" 2>> "$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && jq -e -n --slurpfile a "$tmp/local2.out" \
+        --slurpfile b "$tmp/dist2.out" --slurpfile c "$tmp/local.out" \
+    '($a[0].iteration_time_s - $b[0].iteration_time_s | fabs)
+     <= 1e-9 * $a[0].iteration_time_s
+     and all($a[0].stages[]; .devices % 2 == 0)
+     and $a[0].iteration_time_s != $c[0].iteration_time_s' > /dev/null; then
+    ok "agents at --device-step 2: T = in-process T at step 2 ($(jq .iteration_time_s "$tmp/dist2.out") s, step 1 $(jq .iteration_time_s "$tmp/local.out") s)"
+else
+    notok "agents at --device-step 2: exit $rc, $(cat "$tmp/err"), $(jq -c .iteration_time_s "$tmp/local2.out" "$tmp/dist2.out" "$tmp/local.out")"
+fi
+for p in $SPID1 $SPID2 $SPID3; do stop_agent $p; done
 # A mixed cluster: dc1 in this process, dc2 and dc3 agents.
 cluster "" "$P2" "$P3" > "$tmp/mixed.json"
 $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/mixed.json" \

@@ -18,7 +18,7 @@
  * answers are meant to be immediate.  So that no request (a JOB of
  * thousands of layers, a STEP with a thousand entries: legal frames) can
  * hold the loop for minutes, a STEP, FINISH or COMMIT whose local DP
- * would update more than --max-step-cells cells (about 3 ns each) is
+ * would update more than --max-step-cells cells (0.2-3 ns each) is
  * refused with E2BIG before any of it runs
  * (lr_cdynp_local_party_work() counts them).
  *
@@ -86,9 +86,10 @@
  * not moved for AGENT_WRITE_S (one being closed included) is closed. */
 #define AGENT_OUT_MAX (1024 * 1024)
 #define AGENT_WRITE_S 60
-/* --max-step-cells' default: a few seconds of local DP (1.5-2.4 ns a
- * cell measured, docs/agent-protocol.md), within the coordinator's
- * default agent timeout of 5 s. */
+/* --max-step-cells' default: a few seconds of local DP at most (1.5-2.4
+ * ns a cell measured before 2026-12-05, 0.2-0.4 ns since,
+ * docs/agent-protocol.md), within the coordinator's default agent
+ * timeout of 5 s. */
 #define AGENT_MAX_STEP_CELLS 2e9
 /* See controller/lr_agent_party.c: exact names, CN or DNS SAN. */
 #define AGENT_HOSTFLAGS (X509_CHECK_FLAG_ALWAYS_CHECK_SUBJECT                \
@@ -130,6 +131,7 @@ struct agent {
     int delay_ms;
     int delay_commit_ms;          /* --delay-commit-ms; 0: as delay_ms */
     double max_cells;             /* --max-step-cells; 0: no bound */
+    int device_step;              /* --device-step; 0: automatic */
     const char *state_dir;
     int port;
     int n_conns;
@@ -321,6 +323,7 @@ do_job(struct conn *c, const struct lr_wire_msg *m, char *why, size_t len)
         snprintf(why, len, "out of memory");
         goto fail;
     }
+    lr_cdynp_local_party_set_step(party, a->device_step);
     conn_drop_job(c);
     c->model = model;
     c->tm = tm;
@@ -855,6 +858,7 @@ usage(FILE *f)
     fprintf(f,
 "usage: lightrail agent --config DC.json --listen ADDR:PORT\n"
 "                       [--state-dir DIR] [--max-step-cells N]\n"
+"                       [--device-step S]\n"
 "                       [--record FILE] [--delay-ms N]\n"
 "                       [--delay-commit-ms N]\n"
 "\n"
@@ -869,29 +873,36 @@ usage(FILE *f)
 "  --state-dir DIR   write agent.pid and agent.port there once serving\n"
 "                    (removed on SIGTERM)\n"
 "  --max-step-cells N  refuse (E2BIG) a STEP, FINISH or COMMIT whose local\n"
-"                    DP would update more than N cells (about 3 ns each;\n"
-"                    default 2e9, a few seconds; 0: no bound): one request\n"
-"                    may not hold the agent from its other coordinators\n"
+"                    DP would update more than N cells (0.2-0.4 ns each\n"
+"                    here; default 2e9, about a second; 0: no bound): one\n"
+"                    request may not hold the agent from its other\n"
+"                    coordinators\n"
+"  --device-step S   give stages multiples of S devices, the DP's cost\n"
+"                    that of a DC of N/S (default auto: 1 up to %d\n"
+"                    devices, else the least S keeping N/S within it);\n"
+"                    the DC's own choice, never on the wire\n"
 "  --record FILE     append every message received as a JSON line (tests)\n"
 "  --delay-ms N      hold each answer back N ms (tests of timeouts)\n"
 "  --delay-commit-ms N  hold the answer to a COMMIT back N ms, after its\n"
 "                    devices are reserved (tests of a COMMIT timed out)\n"
 "\n"
 "Logs to stderr; stops on SIGTERM or SIGINT.  exit status: 0 stopped by\n"
-"a signal, 2 bad input, 1 cannot listen or other failure\n");
+"a signal, 2 bad input, 1 cannot listen or other failure\n",
+            LR_CDYNP_AUTO_CELLS);
 }
 
 struct agent_opts {
     const char *config, *listen, *state_dir, *record;
     long delay_ms, delay_commit_ms;
     double max_cells;
+    long device_step;
 };
 
 static int
 parse_args(int argc, char **argv, struct agent_opts *o)
 {
     enum { O_CONFIG = 256, O_LISTEN, O_STATE, O_RECORD, O_DELAY, O_CELLS,
-           O_DELAY_COMMIT, O_HELP };
+           O_DELAY_COMMIT, O_HELP, O_STEP };
     static const struct option longopts[] = {
         { "config", required_argument, NULL, O_CONFIG },
         { "listen", required_argument, NULL, O_LISTEN },
@@ -900,6 +911,7 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         { "delay-ms", required_argument, NULL, O_DELAY },
         { "delay-commit-ms", required_argument, NULL, O_DELAY_COMMIT },
         { "max-step-cells", required_argument, NULL, O_CELLS },
+        { "device-step", required_argument, NULL, O_STEP },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -930,6 +942,16 @@ parse_args(int argc, char **argv, struct agent_opts *o)
             if (lr_cli_parse_double(optarg, 0, 1e18, &o->max_cells)) {
                 lr_cli_err(CMD, "--max-step-cells wants a number of cells "
                            "in 0..1e18 (0: no bound), not '%s'", optarg);
+                return LR_EXIT_USAGE;
+            }
+            break;
+        case O_STEP:
+            if (!strcmp(optarg, "auto")) {
+                o->device_step = 0;
+            } else if (lr_cli_parse_long(optarg, 1, 1000000,
+                                         &o->device_step)) {
+                lr_cli_err(CMD, "--device-step wants a number of devices "
+                           "from 1 to 1000000, or auto, not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
             break;
@@ -1012,7 +1034,9 @@ lr_cmd_agent(int argc, char **argv)
 
     struct agent a = { .delay_ms = (int) o.delay_ms,
                        .delay_commit_ms = (int) o.delay_commit_ms,
-                       .max_cells = o.max_cells, .state_dir = o.state_dir };
+                       .max_cells = o.max_cells,
+                       .device_step = (int) o.device_step,
+                       .state_dir = o.state_dir };
     struct ly_ctx *ctx = NULL;
     char err[8192];
     bool serving = false;
