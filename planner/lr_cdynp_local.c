@@ -909,14 +909,25 @@ lr_cdynp_pool_party_new(struct lr_cdynp_pool *pool, const struct lr_tm *tm,
 
 /* Cells extend() updates to bring start 'a' up to layer 'b': for each
  * row i - a not yet computed, every h in [a-1, i-1] and g in 1..N walks
- * j from g to N: (i - a + 1) N (N + 1) / 2 cells. */
+ * j from g to N: (i - a + 1) N (N + 1) / 2 cells.  A row taken from the
+ * kin is computed there first, with every earlier row the kin lacks
+ * (take_from_kin()), and each row is computed in one handle only: so
+ * the rows count from the fewest any kin it may still take from has (a
+ * pooled handle lent with rows to a party whose kin is new has more
+ * than its kin). */
 static double
 extend_work(const struct lr_cdynp_dc *d, int a, int b)
 {
     if (a < 0 || b < a || b >= d->model->n_layers)
         return 0;
     const double N = d->cells;
-    const double r0 = d->starts[a].rows, r1 = b - a + 1;
+    const double r1 = b - a + 1;
+    double r0 = d->starts[a].rows;
+    for (const struct lr_cdynp_dc *k = d;
+         k->kin && k->kin->obj == k->obj && k->kin->step == k->step
+         && !k->starts[a].kin_split; k = k->kin)
+        if (k->kin->starts[a].rows < r0)
+            r0 = k->kin->starts[a].rows;
     if (r1 <= r0)
         return 0;
     /* sum of (row + 1) over rows r0 .. r1 - 1 */

@@ -923,6 +923,58 @@ test_party_work(void)
     lr_model_free(m);
 }
 
+/* The work bound where a row is taken from a kin that lacks the rows
+ * before it: the kin computes them first, and they count.  The toy's
+ * dc1 (N = 2: 3 cells per (row, h) pair) with memory that never binds,
+ * so assumptions 1 and 5 share every row.  A pool keeps a handle for
+ * (LEX, 5) with rows 0..1 of start 0 from an earlier plan; a party
+ * whose handle for (LEX, 1), the kin, is its own and new (the pool's is
+ * lent to another party of the same figures) asks the head up to layer
+ * 3 under 5: rows 2..3 of its own (7 x 3 = 21 cells), taken from the
+ * kin, which computes rows 0..3 for them (10 x 3 = 30). */
+static void
+test_party_work_kin(void)
+{
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_cluster *c = lr_test_toy_cluster();
+    struct lr_train tr = { 8, 2, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    CU_ASSERT_EQUAL_FATAL(m->n_layers, 4);
+    CU_ASSERT_EQUAL_FATAL(tm->dcs[1].n_devices, 2);
+    tm->dcs[1].mem = 1e30;
+    const enum lr_cdynp_objective o = LR_CDYNP_LEX;
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    struct lr_cdynp_pool *pool = lr_cdynp_pool_new();
+    CU_ASSERT_FATAL(out && pool);
+    struct lr_cdynp_party *a = lr_cdynp_pool_party_new(pool, tm, 1);
+    CU_ASSERT_FATAL(a != NULL);
+    CU_ASSERT_EQUAL(a->cls->step(a, o, 5, NULL, NULL, 0, 0, 1, out), 0);
+    a->cls->free(a);
+    struct lr_cdynp_party *other = lr_cdynp_pool_party_new(pool, tm, 1);
+    struct lr_cdynp_party *p = lr_cdynp_pool_party_new(pool, tm, 1);
+    CU_ASSERT_FATAL(other && p);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(other, o, 1, NULL, -1,
+                                                     0, 3), 30, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, NULL, -1, 0,
+                                                     3), 30, 0);
+    double bound = lr_cdynp_local_party_work(p, o, 5, NULL, -1, 0, 3);
+    CU_ASSERT_EQUAL(p->cls->step(p, o, 5, NULL, NULL, 0, 0, 3, out), 0);
+    /* The kin's rows were all computed for the step: 30 cells there. */
+    double kin_left = lr_cdynp_local_party_work(p, o, 1, NULL, -1, 0, 3);
+    CU_ASSERT_DOUBLE_EQUAL(kin_left, 0, 0);
+    CU_ASSERT(30 - kin_left <= bound);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 5, NULL, -1, 0,
+                                                     3), 0, 0);
+    p->cls->free(p);
+    other->cls->free(other);
+    lr_cdynp_pool_free(pool);
+    free(out);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
 static CU_TestInfo tests[] = {
     { "exact equals brute force on tiny instances",
       test_exact_equals_brute_force },
@@ -943,6 +995,8 @@ static CU_TestInfo tests[] = {
     { "plans over a pool of DC handles = plans without",
       test_pool_same_plans },
     { "a local party's work, by hand", test_party_work },
+    { "a party's work counts the rows its kin computes first",
+      test_party_work_kin },
     { "the local DP, pruned, = its recurrence without pruning",
       test_local_dp_reference },
     { "the device step: cells over multiples, = its recurrence",
