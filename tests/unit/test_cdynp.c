@@ -921,6 +921,29 @@ test_party_work(void)
     lr_tm_free(tm);
     lr_cluster_free(c);
     lr_model_free(m);
+
+    /* A party's columns are its automatic device step's: gpt-1.9b's head
+     * STEP over its 36 layers on 4,096 devices (step 4, 1,024 columns
+     * past 0) is 666 x 1,024 x 1,025 / 2 cells (docs/agent-protocol.md),
+     * within the agent's default bound of 2e9. */
+    CU_ASSERT_EQUAL_FATAL(lr_model_preset("gpt-1.9b", &m), 0);
+    CU_ASSERT_EQUAL_FATAL(m->n_layers, 36);
+    c = lr_cluster_new();
+    CU_ASSERT_FATAL(c != NULL);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(c, "V100", 125e12, 0.4, 32e9), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "dc", "V100", 4096, 25e9, 5e-6,
+                                      NULL), 0);
+    struct lr_train big = { 32, 1, 2 };
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &big, &tm), 0);
+    p = lr_cdynp_local_party_new(tm, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, NULL, -1, 0,
+                                                     35),
+                           666.0 * 1024 * 1025 / 2, 0);
+    p->cls->free(p);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
 }
 
 /* The work bound where a row is taken from a kin that lacks the rows
