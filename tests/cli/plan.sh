@@ -118,4 +118,17 @@ else
     notok "--device-step: $(cat "$tmp/err") $(jq -c '[.stages[].devices]' "$tmp/step2.json" "$tmp/step1.json")"
 fi
 
+# A step above a DC's devices is the DC's (planner/lr_cdynp.h): man3's
+# DCs of 8, 4 and 4 get stages of all their devices, as --help says.
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --device-step 16 \
+    --format json > "$tmp/step16.json" 2> "$tmp/err"
+if jq -e '.feasible and all(.stages[]; .devices == (if .dc == "dc1" then 8 else 4 end))' \
+       "$tmp/step16.json" > /dev/null \
+   && $LIGHTRAIL plan --help | tr -s ' \n' ' ' \
+      | grep -q "a DC of fewer than S devices: all of them, one stage"; then
+    ok "--device-step 16: each of man3's DCs of 8 and 4 on all its devices, as --help says"
+else
+    notok "--device-step 16: $(cat "$tmp/err") $(jq -c '[.stages[] | [.dc, .devices]]' "$tmp/step16.json")"
+fi
+
 lr_summary
