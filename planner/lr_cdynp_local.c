@@ -125,6 +125,10 @@ struct lr_cdynp_dc {
      * first when it lacks them), not computed twice: where memory never
      * binds, every assumption of a DC shares one DP. */
     struct lr_cdynp_dc *kin;
+    /* The kin's assumed stage count when the starts' kin_rows and
+     * kin_split were found: a kin reset to another count since has
+     * other cuts, and they are found again. */
+    int kin_stages;
     /* The device step (lr_cdynp_dc_set_step()): stages get multiples of
      * 'step' devices, and the DP's columns are the 'cells' + 1 counts
      * 0, step, 2 step, ..., cells step <= N. */
@@ -223,6 +227,7 @@ void
 lr_cdynp_dc_set_kin(struct lr_cdynp_dc *d, struct lr_cdynp_dc *kin)
 {
     d->kin = kin != d ? kin : NULL;
+    d->kin_stages = d->kin ? d->kin->n_stages : 0;
     for (int a = 0; a < d->model->n_layers; a++) {
         d->starts[a].kin_rows = 0;
         d->starts[a].kin_split = false;
@@ -343,8 +348,11 @@ static bool
 take_from_kin(struct lr_cdynp_dc *d, int a, int row)
 {
     struct lr_cdynp_dc *kin = d->kin;
-    if (!kin || kin->obj != d->obj || kin->step != d->step
-        || !same_as_kin(d, a, row))
+    if (!kin || kin->obj != d->obj || kin->step != d->step)
+        return false;
+    if (kin->n_stages != d->kin_stages)
+        lr_cdynp_dc_set_kin(d, kin);   /* reset since: cuts found again */
+    if (!same_as_kin(d, a, row))
         return false;
     bool nomem = kin->nomem;
     bool ok = extend(kin, a, a + row);
@@ -925,7 +933,8 @@ extend_work(const struct lr_cdynp_dc *d, int a, int b)
     double r0 = d->starts[a].rows;
     for (const struct lr_cdynp_dc *k = d;
          k->kin && k->kin->obj == k->obj && k->kin->step == k->step
-         && !k->starts[a].kin_split; k = k->kin)
+         && (!k->starts[a].kin_split || k->kin->n_stages != k->kin_stages);
+         k = k->kin)
         if (k->kin->starts[a].rows < r0)
             r0 = k->kin->starts[a].rows;
     if (r1 <= r0)

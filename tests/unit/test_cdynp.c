@@ -774,6 +774,55 @@ test_local_dp_reference(void)
     CU_ASSERT(same > 100);
 }
 
+/* A kin reset to another assumed stage count after rows were taken
+ * from it: the rows known to match the kin's matched under its old
+ * count, so they must be checked again.  Three layers (W, A): (3.125e9,
+ * 10e9), (1.875e9, 0), (1.875e9, 0); B = 8, b = 1 (m = 8), e = 2; one
+ * DC of 4 devices of 101 GB.  Memory 16 W + min(m, p) (b/g) e A: layer
+ * 0 is 50 GB + 160 GB / g with 8 microbatches in flight (p >= 8: fits
+ * on 4 devices only), + 20 GB / g with one (p = 1: fits on 1); layers
+ * 0..1 130 GB / g + 80 GB: never with 8, on 1 with one; 0..2 110 GB:
+ * never; 1..2, 1 and 2 fit on 1 either way.  Under p = 999, start 0 is
+ * feasible for layer 0 alone (4 devices), and 0..1 and 0..2 are not
+ * (layer 0 takes all 4).  Under p = 1, 0..2 is ({0} on 1, {1,2} on 3).
+ * The handle (999) takes rows 0 and 1 from a kin of 1,000 (the same
+ * memory); the kin is reset to 1; row 2's own cuts are the kin's (0..2
+ * fits nowhere, 1..2 and 2 on 1 device), but not rows 0 and 1. */
+static void
+test_local_dp_kin_reset(void)
+{
+    struct lr_layer layers[3] = {
+        { 1e12, 3.125e9, 10e9 }, { 1e12, 1.875e9, 0 }, { 1e12, 1.875e9, 0 },
+    };
+    struct lr_model *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("three", layers, 3, &m), 0);
+    struct lr_cluster *c = lr_cluster_new();
+    CU_ASSERT_FATAL(c != NULL);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(c, "gpu", 1e14, 0.5, 101e9), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "dc0", "gpu", 4, 10e9, 0, NULL), 0);
+    struct lr_train tr = { 8, 1, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    struct lr_cdynp_dc *kin = lr_cdynp_dc_new(tm, 0, 1000);
+    struct lr_cdynp_dc *d = lr_cdynp_dc_new(tm, 0, 999);
+    CU_ASSERT_FATAL(kin && d);
+    lr_cdynp_dc_reset(kin, 1000, LR_CDYNP_LEX);
+    lr_cdynp_dc_reset(d, 999, LR_CDYNP_LEX);
+    lr_cdynp_dc_set_kin(d, kin);
+    struct lr_cdynp_cost cost;
+    CU_ASSERT(lr_cdynp_dc_cost(d, 0, 0, &cost));
+    CU_ASSERT(!lr_cdynp_dc_cost(d, 0, 1, &cost));
+    lr_cdynp_dc_reset(kin, 1, LR_CDYNP_LEX);
+    CU_ASSERT(lr_cdynp_dc_cost(kin, 0, 2, &cost));
+    CU_ASSERT(!lr_cdynp_dc_cost(d, 0, 2, &cost));
+    CU_ASSERT(!reference_cost(tm, 0, 999, LR_CDYNP_LEX, 0, 2, &cost));
+    lr_cdynp_dc_free(d);
+    lr_cdynp_dc_free(kin);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
 /* The device step: the automatic rule by hand, a handle's cells at steps
  * 2 and 3 against the recurrence over multiples, bit for bit, and its
  * stages on multiples of the step; a party takes a step only before its
@@ -1022,6 +1071,8 @@ static CU_TestInfo tests[] = {
       test_party_work_kin },
     { "the local DP, pruned, = its recurrence without pruning",
       test_local_dp_reference },
+    { "a kin reset to another stage count: rows checked again",
+      test_local_dp_kin_reset },
     { "the device step: cells over multiples, = its recurrence",
       test_device_step },
     CU_TEST_INFO_NULL,
