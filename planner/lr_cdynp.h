@@ -121,11 +121,14 @@ void lr_cdynp_dc_reset(struct lr_cdynp_dc *, int n_stages,
  * devices costs what one over N / step would (O(R^2 (N/step)^2)).  Step
  * 1 is the exact recurrence over every count.  The automatic step
  * (lr_cdynp_auto_step()) is 1 up to LR_CDYNP_AUTO_CELLS devices, so the
- * example clusters and every figure in docs/ are planned as before, and
- * above that the least step that keeps the columns within it (DCs of
- * thousands of devices: docs/cdynp.md, "Cost"; a plan's T may then come
- * out a little higher or lower, as the DP's choices are not optimal at
- * any step).  A handle starts with the automatic step; setting another
+ * example clusters and the figures in docs/ of DCs up to that size are
+ * planned as before, and above that the least step that keeps the
+ * columns within it (DCs of thousands of devices: docs/cdynp.md, "Cost",
+ * whose figures for 4,096 and 1,000,000 devices are at step 1).  A
+ * plan's T may then come out higher or lower, as the DP's choices are
+ * not optimal at any step; higher by far where a DC has many more
+ * devices than its stages need, as each stage gets at least one step
+ * (docs/cdynp.md).  A handle starts with the automatic step; setting another
  * forgets its rows.  'step' <= 0: automatic; above N: N. */
 #define LR_CDYNP_AUTO_CELLS 1024
 int lr_cdynp_auto_step(int n_devices);
