@@ -18,6 +18,7 @@
  *     lr_store_put_job() change nothing while the caller's own work
  *     stays.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -901,6 +902,48 @@ lr_store_links_format(const struct lr_lightpath *lp, char *buf, size_t size)
                                   i ? "," : "", lp->links[i]);
 }
 
+/* The names lr_store_job_numbers() also checks, as lightrail-job types
+ * them: the job's name ([A-Za-z0-9._-], 1 to 63), the model's (no white
+ * space, 1 to 63) and the algorithm (empty, or one of the enumeration).
+ * A name with a space, which only a hand edit can leave, failed every
+ * GET of the jobs as a number did. */
+static bool
+lr_store_job_text(const struct lr_job *job, char *what, size_t len)
+{
+    static const char *const algos[] = {
+        "cdynp", "exact", "dp", "pipedream", "spp", "zone", "ppo",
+    };
+    const struct lr_intent *in = &job->intent;
+    size_t n = strnlen(in->name, sizeof in->name);
+    bool ok = n >= 1 && n <= 63;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = isalnum((unsigned char) in->name[i]) || in->name[i] == '.'
+             || in->name[i] == '_' || in->name[i] == '-';
+    if (!ok) {
+        snprintf(what, len, "the name is not 1 to 63 letters, digits, '.', "
+                 "'_' or '-'");
+        return false;
+    }
+    n = strnlen(in->model, sizeof in->model);
+    ok = n >= 1 && n <= 63;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = !isspace((unsigned char) in->model[i]);
+    if (!ok) {
+        snprintf(what, len, "model '%.63s' is not 1 to 63 characters "
+                 "without white space", in->model);
+        return false;
+    }
+    ok = !in->algorithm[0];
+    for (size_t i = 0; !ok && i < sizeof algos / sizeof algos[0]; i++)
+        ok = !strcmp(in->algorithm, algos[i]);
+    if (!ok) {
+        snprintf(what, len, "algorithm '%.31s' is none of lightrail-job's",
+                 in->algorithm);
+        return false;
+    }
+    return true;
+}
+
 /* The numbers of 'job' that its YANG rendering (yang/lr_yang_job.c)
  * must be able to print: true, or false with the first one that is not
  * in 'what'.  A NaN or an infinity here (a hand-edited store: SQLite
@@ -910,9 +953,14 @@ lr_store_links_format(const struct lr_lightpath *lp, char *buf, size_t size)
  * a date-and-time's four-digit year) or one that breaks a must of
  * lightrail-job (batch a multiple of microbatch, at most 1,000,000
  * microbatches, gpus min <= max), which the rendering validates. */
+static bool lr_store_job_text(const struct lr_job *job, char *what,
+                              size_t len);
+
 static bool
 lr_store_job_numbers(const struct lr_job *job, char *what, size_t len)
 {
+    if (!lr_store_job_text(job, what, len))
+        return false;
     const struct lr_intent *in = &job->intent;
     const double count_max = 2147483647;   /* YANG's count */
     const int64_t ms_max = 253402300799999; /* 9999-12-31T23:59:59.999Z */

@@ -604,6 +604,12 @@ test_check_corrupt(void)
 static const struct {
     const char *sql, *message;
 } bad_numbers[] = {
+    /* Names too: lightrail-job's patterns and enumeration. */
+    { "UPDATE jobs SET model = 'gpt 2' WHERE name = 'a'",
+      "job 'a': model 'gpt 2' is not 1 to 63 characters without white "
+      "space" },
+    { "UPDATE jobs SET algorithm = 'greedy' WHERE name = 'a'",
+      "job 'a': algorithm 'greedy' is none of lightrail-job's" },
     { "UPDATE jobs SET batch = NULL WHERE name = 'a'",
       "job 'a': batch is nan, not a count of 1 to 2147483647" },
     { "UPDATE jobs SET micro = 1e999 WHERE name = 'a'",
@@ -671,6 +677,10 @@ test_bad_numbers(void)
     CU_ASSERT_EQUAL(lr_store_put_job(s, &a), EINVAL);
     CU_ASSERT_STRING_EQUAL(lr_store_error(s), "job 'a': batch is inf, not a "
                            "count of 1 to 2147483647");
+    make_job(&a, "a b", 10, 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), EINVAL);
+    CU_ASSERT_STRING_EQUAL(lr_store_error(s), "job 'a b': the name is not 1 "
+                           "to 63 letters, digits, '.', '_' or '-'");
     make_job(&a, "a", 10, 0);
     a.lp[0].capacity_gbps = NAN;
     CU_ASSERT_EQUAL(lr_store_put_job(s, &a), EINVAL);
