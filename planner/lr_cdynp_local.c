@@ -140,6 +140,8 @@ struct lr_cdynp_dc {
     struct lr_tm tm1;
 };
 
+static int step_for(int n_devices, int step);
+
 struct lr_cdynp_dc *
 lr_cdynp_dc_new(const struct lr_tm *tm, int k, int n_stages)
 {
@@ -150,7 +152,7 @@ lr_cdynp_dc_new(const struct lr_tm *tm, int k, int n_stages)
     memset(d, 0, offsetof(struct lr_cdynp_dc, tm1)
                  + offsetof(struct lr_tm, link));
     d->dc = tm->dcs[k];
-    d->step = lr_cdynp_auto_step(d->dc.n_devices);
+    d->step = step_for(d->dc.n_devices, 0);
     d->cells = d->dc.n_devices / d->step;
     d->model = tm->model;
     d->train = tm->train;
@@ -204,14 +206,23 @@ lr_cdynp_auto_step(int n_devices)
            ? 1 : (n_devices + LR_CDYNP_AUTO_CELLS - 1) / LR_CDYNP_AUTO_CELLS;
 }
 
+/* The step a DC of 'n_devices' gets when 'step' is asked (lr_cdynp.h):
+ * <= 0 automatic, above the DC's devices all of them (at least 1).  One
+ * rule for handles and parties, so that a pool lends a party only
+ * handles of its step. */
+static int
+step_for(int n_devices, int step)
+{
+    int n = n_devices > 0 ? n_devices : 1;
+    if (step <= 0)
+        step = lr_cdynp_auto_step(n);
+    return step < n ? step : n;
+}
+
 void
 lr_cdynp_dc_set_step(struct lr_cdynp_dc *d, int step)
 {
-    int n = d->dc.n_devices > 0 ? d->dc.n_devices : 1;
-    if (step <= 0)
-        step = lr_cdynp_auto_step(n);
-    if (step > n)
-        step = n;
+    step = step_for(d->dc.n_devices, step);
     if (step == d->step)
         return;
     /* The columns change size: every start's cells go. */
@@ -886,7 +897,7 @@ lr_cdynp_local_party_new(const struct lr_tm *tm, int k)
     lp->base.cls = &local_class;
     lp->tm = tm;
     lp->k = k;
-    lp->step = lr_cdynp_auto_step(tm->dcs[k].n_devices);
+    lp->step = step_for(tm->dcs[k].n_devices, 0);
     return &lp->base;
 }
 
@@ -894,14 +905,9 @@ int
 lr_cdynp_local_party_set_step(struct lr_cdynp_party *p, int step)
 {
     struct local_party *lp = (struct local_party *) p;
-    int n = lp->tm->dcs[lp->k].n_devices;
-    if (step <= 0)
-        step = lr_cdynp_auto_step(n);
-    if (step > n)
-        step = n > 0 ? n : 1;
     if (lp->n_sets)
         return EBUSY;   /* its handles have rows of the old step */
-    lp->step = step;
+    lp->step = step_for(lp->tm->dcs[lp->k].n_devices, step);
     return 0;
 }
 
