@@ -902,7 +902,7 @@ lr_store_links_format(const struct lr_lightpath *lp, char *buf, size_t size)
                                   i ? "," : "", lp->links[i]);
 }
 
-/* The names lr_store_job_numbers() also checks, as lightrail-job types
+/* The names lr_store_job_printable() checks, as lightrail-job types
  * them: the job's name ([A-Za-z0-9._-], 1 to 63), the model's (no white
  * space, 1 to 63) and the algorithm (empty, or one of the enumeration).
  * A name with a space, which only a hand edit can leave, failed every
@@ -944,20 +944,17 @@ lr_store_job_text(const struct lr_job *job, char *what, size_t len)
     return true;
 }
 
-/* The numbers of 'job' that its YANG rendering (yang/lr_yang_job.c)
- * must be able to print: true, or false with the first one that is not
- * in 'what'.  A NaN or an infinity here (a hand-edited store: SQLite
+/* The names (lr_store_job_text()) and numbers of 'job' that its YANG
+ * rendering (yang/lr_yang_job.c) must be able to print: true, or false
+ * with the first one that is not in 'what'.  A NaN or an infinity here (a hand-edited store: SQLite
  * gives a NULL REAL back as NaN) would otherwise fail every GET of the
  * jobs, long after it was written; so would a number beyond its leaf's
  * type (uint16 slots and layers, decimal64 with 3 or 1 fraction digits,
  * a date-and-time's four-digit year) or one that breaks a must of
  * lightrail-job (batch a multiple of microbatch, at most 1,000,000
  * microbatches, gpus min <= max), which the rendering validates. */
-static bool lr_store_job_text(const struct lr_job *job, char *what,
-                              size_t len);
-
 static bool
-lr_store_job_numbers(const struct lr_job *job, char *what, size_t len)
+lr_store_job_printable(const struct lr_job *job, char *what, size_t len)
 {
     if (!lr_store_job_text(job, what, len))
         return false;
@@ -1065,7 +1062,7 @@ lr_store_validate(struct lr_store *s, const struct lr_job *job)
     if ((int) job->phase < 0 || (int) job->phase >= LR_JOB_N_PHASES)
         return lr_store_errf(s, EINVAL, "job '%s': unknown phase %d",
                              in->name, (int) job->phase);
-    if (!lr_store_job_numbers(job, what, sizeof what))
+    if (!lr_store_job_printable(job, what, sizeof what))
         return lr_store_errf(s, EINVAL, "job '%s': %s", in->name, what);
     if (job->plan.n_stages < 0 || job->plan.n_stages > LR_PLAN_MAX_STAGES)
         return lr_store_errf(s, EINVAL, "job '%s': %d stages", in->name,
@@ -1533,7 +1530,7 @@ lr_store_load_job(struct lr_store *s, const char *name, struct lr_job *out)
     if (!ret)
         ret = lr_store_load_lightpaths(s, name, out);
     char what[160];
-    if (!ret && !lr_store_job_numbers(out, what, sizeof what))
+    if (!ret && !lr_store_job_printable(out, what, sizeof what))
         ret = lr_store_corrupt(s, name, what);
     return ret;
 }
