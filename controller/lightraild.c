@@ -40,7 +40,9 @@
  * lr_worker), while the loop answers everything else.  Intents for the
  * other algorithms are planned on a third (lr_ctl_plan_begin), one at a
  * time in arrival order, before their admission on the loop: CDynP over
- * DCs of hundreds of GPUs takes seconds.
+ * DCs of hundreds of GPUs takes seconds, and CDynP over DCs planned by
+ * their agents waits for the network (the agents' COMMIT and RELEASE,
+ * one exchange each, stay on the loop).
  */
 #include <errno.h>
 #include <stdbool.h>

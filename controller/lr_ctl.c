@@ -273,20 +273,26 @@ memo_key(const struct lr_intent *in, const char *algo, const struct lr_tm *tm,
         key->devices[k] = tm->dcs[k].n_devices;
 }
 
+/* True when 'a' and 'b' ask the same question. */
+static bool
+memo_same(const struct plan_memo *a, const struct plan_memo *b)
+{
+    return !strcmp(a->model, b->model) && a->custom == b->custom
+        && same_shape(&a->shape, &b->shape)
+        && !strcmp(a->algorithm, b->algorithm)
+        && a->batch == b->batch && a->micro == b->micro
+        && a->n_dcs == b->n_dcs
+        && !memcmp(a->devices, b->devices,
+                   (size_t) b->n_dcs * sizeof *b->devices);
+}
+
 /* The entry for 'key', marked used; NULL when there is none. */
 static struct plan_memo *
 memo_find(struct lr_ctl *c, const struct plan_memo *key)
 {
     for (int i = 0; i < LR_CTL_MEMO; i++) {
         struct plan_memo *m = &c->memo[i];
-        if (m->used && !strcmp(m->model, key->model)
-            && m->custom == key->custom
-            && same_shape(&m->shape, &key->shape)
-            && !strcmp(m->algorithm, key->algorithm)
-            && m->batch == key->batch && m->micro == key->micro
-            && m->n_dcs == key->n_dcs
-            && !memcmp(m->devices, key->devices,
-                       (size_t) key->n_dcs * sizeof *key->devices)) {
+        if (m->used && memo_same(m, key)) {
             m->used = ++c->memo_clock;
             return m;
         }
@@ -347,33 +353,38 @@ run_planner(const struct lr_tm *tm, const char *algo, struct lr_plan *plan,
 
 /* ---- DCs planned by their agents ---- */
 
-/* CDynP with the remote DCs planned by their agents.  'plan' gets the
- * local DCs' stages and, for each remote DC of the chain, one stage with
- * no devices (g = 0) over its layers, in chain order.  A failed agent:
- * LR_TM_DEVICES with its reason in why[len]. */
+/* CDynP over the DCs of 'cl', the remote ones (agent[k] not NULL)
+ * planned by their agents.  'plan' gets the local DCs' stages and, for
+ * each remote DC of the chain, one stage with no devices (g = 0) over its
+ * layers, in chain order.  A failed agent: LR_TM_DEVICES with its reason
+ * in why[len].  Reads nothing of the controller: it runs on the loop
+ * (admit) or on the planner's thread (lr_ctl_plan_run), with 'cl' and
+ * the agents borrowed from it.  The agents keep 'tm' as their job's
+ * (lr_agent_party_set_job): it must outlive their COMMIT. */
 static enum lr_tm_why
-plan_with_agents(struct lr_ctl *c, const struct lr_tm *tm,
+plan_with_agents(const struct lr_cluster *cl,
+                 struct lr_cdynp_party *const *agent, const struct lr_tm *tm,
                  struct lr_cdynp_result *res, struct lr_plan *plan,
                  char *why, size_t len)
 {
     struct lr_cdynp_party *parties[LR_TM_MAX_DCS] = { NULL };
     struct lr_plan *local = malloc(sizeof *local);
     enum lr_tm_why verdict = LR_TM_DEVICES;
-    int n = c->cluster->n_dcs;
+    int n = cl->n_dcs;
     snprintf(why, len, "out of memory");
     if (!local)
         return verdict;
     for (int k = 0; k < n; k++) {
-        if (c->agent[k]) {
-            parties[k] = c->agent[k];
+        if (agent[k]) {
+            parties[k] = agent[k];
             lr_agent_party_set_job(parties[k], tm);
         } else if (!(parties[k] = lr_cdynp_local_party_new(tm, k))) {
             goto cleanup;
         }
     }
     struct lr_cdynp_view view = lr_cdynp_view_of(tm);
-    if (lr_agent_plan(c->cluster, parties, NULL, &view, res, local,
-                      &verdict, why, len)) {
+    if (lr_agent_plan(cl, parties, NULL, &view, res, local, &verdict, why,
+                      len)) {
         verdict = LR_TM_DEVICES;
         goto cleanup;
     }
@@ -386,7 +397,7 @@ plan_with_agents(struct lr_ctl *c, const struct lr_tm *tm,
     plan->n_stages = 0;
     for (int i = 0; i < res->n_dcs; i++) {
         int dc = res->dc[i];
-        if (c->agent[dc]) {
+        if (agent[dc]) {
             plan->stages[plan->n_stages++] = (struct lr_stage) {
                 .first = res->first[i], .last = res->last[i], .dc = dc,
                 .g = 0,
@@ -401,24 +412,53 @@ plan_with_agents(struct lr_ctl *c, const struct lr_tm *tm,
 
 cleanup:
     for (int k = 0; k < n; k++)
-        if (parties[k] && !c->agent[k])
+        if (parties[k] && !agent[k])
             parties[k]->cls->free(parties[k]);
     free(local);
     return verdict;
 }
 
-/* RELEASE to the agent of every remote range of 'job' (best effort: an
- * agent that forgot the job, or cannot be reached, is passed over). */
 /* RELEASE of 'tag' at 'agent', counted when the agent does not confirm
  * it (lr_ctl_counters.agent_release_failures): best effort, nothing
- * waits for it. */
+ * waits for it.  While a plan has the agents (c->agents_lent) it waits
+ * in c->deferred for lr_ctl_plan_end (counted as failed when there is
+ * no memory to keep it). */
 static void
 release_at(struct lr_ctl *c, struct lr_cdynp_party *agent, const char *tag)
 {
+    if (c->agents_lent) {
+        if (c->n_deferred == c->cap_deferred) {
+            int cap = c->cap_deferred ? 2 * c->cap_deferred : 8;
+            struct lr_ctl_release *d = realloc(c->deferred,
+                                               (size_t) cap * sizeof *d);
+            if (!d) {
+                c->counters.agent_release_failures++;
+                return;
+            }
+            c->deferred = d;
+            c->cap_deferred = cap;
+        }
+        struct lr_ctl_release *r = &c->deferred[c->n_deferred++];
+        r->agent = agent;
+        snprintf(r->tag, sizeof r->tag, "%s", tag);
+        return;
+    }
     int rc = lr_agent_party_release(agent, tag);
     if (rc && rc != ENOENT)
         c->counters.agent_release_failures++;
 }
+
+/* The RELEASEs put off while the agents were lent, in their order. */
+static void
+release_deferred(struct lr_ctl *c)
+{
+    for (int i = 0; i < c->n_deferred; i++)
+        release_at(c, c->deferred[i].agent, c->deferred[i].tag);
+    c->n_deferred = 0;
+}
+
+/* RELEASE to the agent of every remote range of 'job' (best effort: an
+ * agent that forgot the job, or cannot be reached, is passed over). */
 
 static void
 release_remote(struct lr_ctl *c, const struct lr_job *job)
@@ -472,6 +512,74 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
         }
     }
     return 0;
+}
+
+/* A plan made off the owner's thread (lr_ctl_plan_begin): the planner's
+ * question, which it owns (the model and the time model over the
+ * devices the admission would offer), and the memo entry it fills.
+ * With remote DCs it is CDynP with their agents (plan_with_agents), and
+ * its answer is for one admission only, not the memo: the agents'
+ * devices change without this controller's knowing, and a COMMIT
+ * follows the agent's last JOB (docs/agent-protocol.md). */
+struct lr_ctl_plan {
+    struct lr_model *model;
+    struct lr_tm *tm;                 /* over 'model' */
+    struct plan_memo key;             /* why and plan set by the run */
+    unsigned long network_gen;        /* c->network_gen when begun */
+    /* With the agents: */
+    bool agents;
+    char name[LR_JOB_NAME_MAX];       /* the intent's */
+    const struct lr_cluster *cluster; /* borrowed: c->cluster */
+    struct lr_cdynp_party *agent[LR_TM_MAX_DCS];  /* lent: c->agent */
+    struct lr_cdynp_result res;       /* set by the run */
+    char why[LR_JOB_REASON_MAX - 32]; /* the run's, when it found none */
+};
+
+void
+lr_ctl_plan_free(struct lr_ctl_plan *p)
+{
+    if (!p)
+        return;
+    lr_tm_free(p->tm);
+    lr_model_free(p->model);
+    free(p);
+}
+
+void
+lr_ctl_plan_run(struct lr_ctl_plan *p)
+{
+    if (p->agents) {
+        p->key.why = plan_with_agents(p->cluster, p->agent, p->tm, &p->res,
+                                      &p->key.plan, p->why, sizeof p->why);
+        return;
+    }
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    p->key.why = ev ? run_planner(p->tm, p->key.algorithm, &p->key.plan, ev)
+                    : LR_TM_NOMEM;
+    free(ev);
+}
+
+/* The plan made with the agents off the owner's thread for 'in' over the
+ * devices 'tm' offers now (as lr_ctl_plan_end kept it), taken from
+ * c->agent_plan (the caller owns it: it holds the tm the agents keep for
+ * the COMMIT); NULL when there is none for this question, or the network
+ * was replaced since. */
+static struct lr_ctl_plan *
+take_agent_plan(struct lr_ctl *c, const struct lr_intent *in,
+                const struct lr_tm *tm)
+{
+    struct lr_ctl_plan *p = c->agent_plan;
+    struct plan_memo key;
+    if (!p)
+        return NULL;
+    c->agent_plan = NULL;
+    memo_key(in, "cdynp", tm, &key);
+    if (p->network_gen != c->network_gen || strcmp(p->name, in->name)
+        || !memo_same(&p->key, &key)) {
+        lr_ctl_plan_free(p);
+        return NULL;
+    }
+    return p;
 }
 
 /* ---- algorithm ppo (lr_ctl_ppo.h) ---- */
@@ -890,6 +998,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     struct lr_plan *plan = &job->plan;
     struct lr_tm_eval *ev = malloc(sizeof *ev);
     struct lr_cdynp_result *res = c->n_remote ? malloc(sizeof *res) : NULL;
+    struct lr_ctl_plan *kept = NULL;
     struct lr_train tr = { in->batch, in->micro, 2 };
     int rc = 0, free_total = 0;
     const char *algo = in->algorithm;
@@ -955,11 +1064,28 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
         goto cleanup;
     }
 
-    /* 2. The plan, over the fixed inter-DC links. */
+    /* 2. The plan, over the fixed inter-DC links: with agents, the one
+     * made off the loop for this question (lr_ctl_plan_begin), else here.
+     * 'kept' holds the tm the agents keep for the COMMIT below. */
     if (c->n_remote) {
         char why[LR_JOB_REASON_MAX - 32];
-        if (plan_with_agents(c, tm, res, plan, why, sizeof why)
-            != LR_TM_OK) {
+        enum lr_tm_why v;
+        if (c->agents_lent) {
+            rc = lr_ctl_fail(err, errlen, EBUSY, "a plan with the data "
+                             "centers' agents is in flight: submit again "
+                             "when it is done");
+            goto cleanup;
+        }
+        if ((kept = take_agent_plan(c, in, tm))) {
+            *res = kept->res;
+            *plan = kept->key.plan;
+            snprintf(why, sizeof why, "%s", kept->why);
+            v = kept->key.why;
+        } else {
+            v = plan_with_agents(c->cluster, c->agent, tm, res, plan, why,
+                                 sizeof why);
+        }
+        if (v != LR_TM_OK) {
             job->phase = LR_JOB_BLOCKED;
             set_reason(job, "no plan (cdynp): %s", why);
             c->counters.blocks_plan++;
@@ -1109,6 +1235,7 @@ cleanup:
     lr_tm_free(tm);
     free(ev);
     free(res);
+    lr_ctl_plan_free(kept);
     return rc;
 }
 
@@ -1298,35 +1425,6 @@ lr_ctl_decide_begin(struct lr_ctl *c, const struct lr_intent *intent,
     return 0;
 }
 
-/* A plan made off the owner's thread (lr_ctl_plan_begin): the planner's
- * question, which it owns (the model and the time model over the
- * devices the admission would offer), and the memo entry it fills. */
-struct lr_ctl_plan {
-    struct lr_model *model;
-    struct lr_tm *tm;                 /* over 'model' */
-    struct plan_memo key;             /* why and plan set by the run */
-    unsigned long network_gen;        /* c->network_gen when begun */
-};
-
-void
-lr_ctl_plan_free(struct lr_ctl_plan *p)
-{
-    if (!p)
-        return;
-    lr_tm_free(p->tm);
-    lr_model_free(p->model);
-    free(p);
-}
-
-void
-lr_ctl_plan_run(struct lr_ctl_plan *p)
-{
-    struct lr_tm_eval *ev = malloc(sizeof *ev);
-    p->key.why = ev ? run_planner(p->tm, p->key.algorithm, &p->key.plan, ev)
-                    : LR_TM_NOMEM;
-    free(ev);
-}
-
 /* Algorithms admit() plans through the memo: all but zone (it reads
  * telemetry) and ppo (its decisions). */
 static bool
@@ -1344,9 +1442,10 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
      * is its question. */
     bool ppo_cdynp = !strcmp(in->algorithm, "ppo")
                      && (!c->ppo || lr_ctl_ppo_why(c->ppo));
-    if ((!memoised_algo(in->algorithm) && !ppo_cdynp) || c->n_remote
-        || c->inspect || find_job(c, in->name) || in->gpus_min < 1
-        || in->gpus_max < in->gpus_min)
+    if ((!memoised_algo(in->algorithm) && !ppo_cdynp)
+        || (c->n_remote && in->algorithm[0] && strcmp(in->algorithm, "cdynp"))
+        || c->agents_lent || c->inspect || find_job(c, in->name)
+        || in->gpus_min < 1 || in->gpus_max < in->gpus_min)
         return 0;   /* nothing to plan here, or lr_ctl_submit_begin says */
     struct lr_ctl_plan *p = calloc(1, sizeof *p);
     struct lr_train tr = { in->batch, in->micro, 2 };
@@ -1354,13 +1453,25 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
         return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     if (lr_intent_model(in, &p->model)
         || lr_tm_new(p->model, c->cluster, &tr, &p->tm)
-        || trim_devices(c, in, p->tm) < in->gpus_min) {
+        || (trim_devices(c, in, p->tm) < in->gpus_min && !c->n_remote)) {
         lr_ctl_plan_free(p);
         return 0;   /* refused or blocked without planning */
     }
     memo_key(in, in->algorithm[0] && !ppo_cdynp ? in->algorithm : "cdynp",
              p->tm, &p->key);
-    if (memo_find(c, &p->key)) {
+    if (c->n_remote) {
+        /* The plan kept for this very question: admit it now. */
+        struct lr_ctl_plan *kept = c->agent_plan;
+        if (kept && kept->network_gen == c->network_gen
+            && !strcmp(kept->name, in->name) && memo_same(&kept->key, &p->key)) {
+            lr_ctl_plan_free(p);
+            return 0;
+        }
+        p->agents = true;
+        snprintf(p->name, sizeof p->name, "%s", in->name);
+        p->cluster = c->cluster;
+        memcpy(p->agent, c->agent, sizeof p->agent);
+    } else if (memo_find(c, &p->key)) {
         lr_ctl_plan_free(p);
         return 0;
     }
@@ -1372,6 +1483,8 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
     }
     o->job.intent = *in;
     o->plan = p;
+    /* Until lr_ctl_plan_end: the agents are the plan's. */
+    c->agents_lent = p->agents;
     *op = o;
     return 0;
 }
@@ -1380,8 +1493,21 @@ void
 lr_ctl_plan_end(struct lr_ctl *c, struct lr_ctl_op *op)
 {
     struct lr_ctl_plan *p = op ? op->plan : NULL;
-    if (p && p->network_gen == c->network_gen && p->key.why != LR_TM_NOMEM
-        && !memo_find(c, &p->key)) {
+    if (p && p->agents) {
+        /* Back from the plan: the RELEASEs that waited go first (before
+         * its COMMIT, which comes with the admission), then the plan is
+         * kept for that admission, in place of one never taken. */
+        c->agents_lent = false;
+        release_deferred(c);
+        lr_ctl_plan_free(c->agent_plan);
+        c->agent_plan = NULL;
+        if (p->network_gen == c->network_gen) {
+            c->agent_plan = p;
+            op->plan = NULL;
+            c->counters.plans_off_loop++;
+        }
+    } else if (p && p->network_gen == c->network_gen
+               && p->key.why != LR_TM_NOMEM && !memo_find(c, &p->key)) {
         memo_put(c, &p->key);
         c->counters.plans_off_loop++;
     }
@@ -1841,6 +1967,10 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
                                 "again when it is done");
     if (c->deciding)
         return fail_deciding(c, err, errlen, "try the new network again");
+    if (c->agents_lent)
+        return lr_ctl_fail(err, errlen, EBUSY, "a plan with the data "
+                           "centers' agents is in flight; try the new "
+                           "network again when it is done");
     for (int i = 0; i < c->n_jobs; i++)
         if (c->jobs[i].phase == LR_JOB_ACTIVE
             || c->jobs[i].phase == LR_JOB_PROVISIONING
@@ -2157,6 +2287,8 @@ lr_ctl_free(struct lr_ctl *c)
         lr_ctl_op_free(op);
     }
     lr_ctl_op_free(c->deciding);
+    lr_ctl_plan_free(c->agent_plan);
+    free(c->deferred);
     free(c->ppo_path);
     pthread_mutex_destroy(&c->dp_lock);
     free(c);

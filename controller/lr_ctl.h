@@ -37,7 +37,8 @@
  * device, the job and all it holds deleted in one transaction.
  * DCs planned by their agents (the inventory's 'remote' DCs,
  * docs/agent-protocol.md): step 2 runs CDynP over the agents through
- * controller/lr_agent_party.h, only CDynP may plan such a cluster, and
+ * controller/lr_agent_party.h (or takes the plan lr_ctl_plan_begin had
+ * made off the owner's thread), only CDynP may plan such a cluster, and
  * the GPU range bounds this controller's own DCs (a remote DC lends what
  * its agent has free).  The job's plan holds, for each remote DC of the
  * chain, one stage with no devices: its layers, whose stages stay
@@ -283,8 +284,7 @@ int lr_ctl_submit_decided(struct lr_ctl *, struct lr_ctl_op *decision,
  *          nothing to plan off it (the memo knows the answer; an
  *          algorithm the memo does not keep: zone, and ppo with a usable
  *          policy (without one, CDynP plans it: that question is asked
- *          here); DCs planned by
- *          their agents; an intent refused or blocked before planning,
+ *          here); an intent refused or blocked before planning,
  *          which lr_ctl_submit_begin then says), else the plan to make,
  *          over the devices an admission would offer now;
  *   run    (lr_ctl_op_run, any one thread) runs the planner;
@@ -293,8 +293,17 @@ int lr_ctl_submit_decided(struct lr_ctl *, struct lr_ctl_op *decision,
  *          'op'.
  * Then lr_ctl_submit_begin() finds the plan in the memo when no job
  * came or went meanwhile; otherwise it plans again, on its own thread,
- * unless the caller asks lr_ctl_plan_begin() again first.  0, or ENOMEM
- * with '*op' NULL. */
+ * unless the caller asks lr_ctl_plan_begin() again first.
+ * With DCs planned by their agents the plan is CDynP over the agents,
+ * whose parties are lent to it from begin to end: meanwhile a RELEASE
+ * due waits (end sends it), a new network is refused (EBUSY), and so is
+ * an admission (lr_ctl_submit_begin: EBUSY), and begin plans nothing.
+ * Its answer is not memoised (the agents' devices change behind the
+ * controller's back, and a COMMIT follows the agent's last JOB): end
+ * keeps it for the admission of that same intent over the same devices,
+ * which must be the next admission begun (any admission drops it; one
+ * of another intent or over other devices plans on the owner's thread
+ * then).  0, or ENOMEM with '*op' NULL. */
 int lr_ctl_plan_begin(struct lr_ctl *, const struct lr_intent *intent,
                       struct lr_ctl_op **op, char *err, size_t errlen);
 void lr_ctl_plan_end(struct lr_ctl *, struct lr_ctl_op *op);

@@ -114,6 +114,23 @@ struct lr_ctl {
     /* Held around every call into the data plane: the device step may
      * run on another thread than lr_ctl_sample(). */
     pthread_mutex_t dp_lock;
+    /* A plan with the agents in flight (lr_ctl_plan_begin with remote
+     * DCs): the agent parties are lent to it, so the RELEASEs due
+     * meanwhile wait in 'deferred' (oldest first) until lr_ctl_plan_end
+     * sends them, and a new network waits. */
+    bool agents_lent;
+    struct lr_ctl_release *deferred;
+    int n_deferred, cap_deferred;
+    /* The last plan made with the agents off the owner's thread, kept by
+     * lr_ctl_plan_end for the admission of its intent, which follows it
+     * (owned; NULL when none). */
+    struct lr_ctl_plan *agent_plan;
+};
+
+/* A RELEASE of 'tag' at 'agent' put off while the agents are lent. */
+struct lr_ctl_release {
+    struct lr_cdynp_party *agent;     /* c->agent[k], borrowed */
+    char tag[LR_JOB_NAME_MAX];
 };
 
 /* Step 6b of one lightpath, as the device step needs it. */

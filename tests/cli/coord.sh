@@ -268,6 +268,88 @@ else
     notok "exact: status $STATUS: $(cat "$tmp/body")"
 fi
 stop_daemon
+
+# ---- 6. the plan with the agents runs off the loop ----
+# With dc3's agent stopped (SIGSTOP) the planner waits for its answer up
+# to the coordinator's timeout, here 30 s; meanwhile the daemon answers
+# GET /metrics (the intent counted as planning) and a DELETE, whose
+# RELEASEs wait for the plan to end.  Ordering, not timing: the stopped
+# agent cannot answer before it is continued, so whatever the daemon
+# answers before that, it answered while the plan was in flight (each
+# request bounded at 10 s, a third of that timeout).
+jq '.["lightrail-config:lightraild"].coordinator.timeout = "30"' \
+    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
+LOG3=$A/dc3-again2.log
+intent ja 1 64 > "$tmp/ja.json"
+api POST "$JOBS" "$tmp/ja.json"
+job_state ja
+api GET /metrics
+[ "$(jq_job phase)" = active ] && [ "$(commits dc3-again2 ja)" -eq 1 ] &&
+    grep -q '^lightrail_plans_off_loop_total 1$' "$tmp/body" &&
+    ok "ja planned off the loop with the agents, then committed at dc3" ||
+    notok "ja: $(jq_job phase) '$(jq_job reason)', dc3 commits $(commits dc3-again2 ja), $(grep '^lightrail_plans_off_loop_total' "$tmp/body")"
+planning() {   # the daemon's lightrail_intents_planning, "" if no answer
+    curl -s -m 10 --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
+        "$URL/metrics" | sed -n 's/^lightrail_intents_planning //p'
+}
+api GET /restconf/data/lightrail-compute:compute
+cp "$tmp/body" "$tmp/inv.json"
+kill -STOP $PID3
+intent jb 1 64 > "$tmp/jb.json"
+curl -s -m 60 -o "$tmp/jb.out" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+    -H "Authorization: Bearer $TOKEN" \
+    -H 'Content-Type: application/yang-data+json' \
+    --data-binary @"$tmp/jb.json" "$URL$JOBS" > "$tmp/jb.status" &
+JB=$!
+n=0
+while [ "$(planning)" != 1 ] && [ $n -lt 50 ]; do sleep 0.2; n=$((n + 1)); done
+during=$(planning)
+s=$(curl -s -m 10 -o /dev/null -w '%{http_code}' -X DELETE \
+    --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" "$URL$JOBS/job=ja")
+put=$(curl -s -m 10 -o "$tmp/put.out" -w '%{http_code}' -X PUT \
+    --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
+    -H 'Content-Type: application/yang-data+json' \
+    --data-binary @"$tmp/inv.json" "$URL/restconf/data/lightrail-compute:compute")
+after=$(planning)
+held=$(grep -c "'ja' released" "$LOG3")
+kill -CONT $PID3
+wait $JB
+if [ "$during" = 1 ] && [ "$s" = 204 ] && [ "$after" = 1 ] && [ "$held" -eq 0 ]; then
+    ok "while jb's plan waited for dc3, GET /metrics answered (1 planning) and DELETE ja answered 204"
+else
+    notok "during jb's plan: planning '$during', DELETE ja '$s', then planning '$after', dc3 released ja $held time(s)"
+fi
+if [ "$put" = 409 ] && grep -q "agents' plan\|agents.* in flight" "$tmp/put.out"; then
+    ok "a new inventory meanwhile: 409, $(jq -r '.. | ."error-message"? // empty' "$tmp/put.out")"
+else
+    notok "PUT of the inventory during jb's plan: $put $(cat "$tmp/put.out")"
+fi
+job_state jb
+# Each agent of jb's chain committed it once.  ja held dc2 and dc3 while
+# jb was planned (its RELEASEs waited), so jb's chain may have none.
+jb_remote=$(jq -r '.["lightrail-job:job"][0].state.stage[]?
+    | select(.private == true) | .dc' "$tmp/job" | sort -u | tr '\n' ' ')
+committed=1
+for dc in $jb_remote; do
+    log=$dc; [ $dc = dc3 ] && log=dc3-again2
+    [ "$(commits $log jb)" -eq 1 ] || committed=0
+done
+rel=0
+for log in "$A/dc2.log" "$LOG3"; do
+    [ "$(grep -c "'ja' released" "$log")" -eq 1 ] && rel=$((rel + 1))
+done
+api GET /metrics
+if [ "$(cat "$tmp/jb.status")" = 201 ] && [ "$(jq_job phase)" = active ] &&
+   [ $committed = 1 ] && [ $rel -eq 2 ] &&
+   grep -q '^lightrail_plans_off_loop_total 2$' "$tmp/body" &&
+   grep -q '^lightrail_agent_release_failures_total 0$' "$tmp/body"; then
+    ok "then jb was admitted (its agents: ${jb_remote:-none}), and ja's RELEASEs reached dc2 and dc3 after the plan"
+else
+    notok "jb: $(cat "$tmp/jb.status") $(jq_job phase) '$(jq_job reason)', committed by its agents ($jb_remote) $committed, ja released at $rel of 2; $(grep -E '^lightrail_(plans_off_loop|agent_release_failures)_total' "$tmp/body" | tr '\n' ' ')"
+fi
+api DELETE "$JOBS/job=jb"
+stop_daemon
 # A remote inventory and no coordinator: the daemon will not start.
 jq 'del(.["lightrail-config:lightraild"].coordinator)
     | .["lightrail-config:lightraild"]["state-dir"] = "state2"' \
