@@ -122,41 +122,12 @@ else
     notok "agent by name: exit $rc, $(cat "$tmp/err"), $(head -c 300 "$tmp/named.out")"
 fi
 
-# 4. A healthy but not instant agent for dc2 (its answers 0.2 s late),
-#    a silent name for dc3.
+# 4. A healthy but not instant agent for dc2 (its answers 0.2 s late,
+#    what the coordinator sends on time: stallproxy.py --delay), a
+#    silent name for dc3.
 if command -v python3 > /dev/null; then
-    cat > "$tmp/slow.py" <<'PY'
-import socket, sys, threading, time
-up, portfile = int(sys.argv[1]), sys.argv[2]
-ls = socket.socket()
-ls.bind(("127.0.0.1", 0))
-ls.listen(8)
-with open(portfile + ".tmp", "w") as f:
-    f.write(str(ls.getsockname()[1]))
-import os
-os.rename(portfile + ".tmp", portfile)
-def pipe(a, b, delay):
-    try:
-        while True:
-            d = a.recv(65536)
-            if not d:
-                break
-            time.sleep(delay)
-            b.sendall(d)
-    except OSError:
-        pass
-    for s in (a, b):
-        try:
-            s.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-while True:
-    c, _ = ls.accept()
-    u = socket.create_connection(("127.0.0.1", up))
-    threading.Thread(target=pipe, args=(c, u, 0), daemon=True).start()
-    threading.Thread(target=pipe, args=(u, c, 0.2), daemon=True).start()
-PY
-    in_ns python3 "$tmp/slow.py" "$APORT" "$tmp/slow.port" 2> "$tmp/slow.log" &
+    in_ns python3 "$srcdir/tests/cli/stallproxy.py" --no-stall --delay 0.2 \
+        "$APORT" "$tmp/slow.count" > "$tmp/slow.port" 2> "$tmp/slow.log" &
     PPID_SLOW=$!
     PIDS="$PIDS $PPID_SLOW"
     await_file "$tmp/slow.port" $PPID_SLOW "$tmp/slow.log" "the proxy" 100 \

@@ -1,24 +1,38 @@
 #!/usr/bin/env python3
-"""A TCP proxy on 127.0.0.1 that swallows the first connection it gets
-(accepts it, then never forwards a byte either way) and relays every
-later one to TARGET-PORT: a device whose first session is lost in its
-setup.  Prints its port on stdout once listening; writes the number of
+"""A TCP proxy on 127.0.0.1 in front of 127.0.0.1:TARGET-PORT.
+
+By default it swallows the first connection it gets (accepts it, then
+never forwards a byte either way) and relays every later one to
+TARGET-PORT: a device whose first session is lost in its setup
+(tests/cli/sb_netconf.sh).  Options:
+
+  --no-stall       relay the first connection too;
+  --delay SECONDS  hold each chunk the target sends for SECONDS before
+                   passing it on: a healthy peer whose answers come late
+                   (tests/cli/resolve.sh).  What the client sends goes
+                   straight through.
+
+Prints its port on stdout once listening; writes the number of
 connections accepted so far to COUNT-FILE after each accept.  Runs
 until killed.
 
-usage: stallproxy.py TARGET-PORT COUNT-FILE
+usage: stallproxy.py [--no-stall] [--delay SECONDS] TARGET-PORT COUNT-FILE
 """
+import argparse
+import math
 import socket
-import sys
 import threading
+import time
 
 
-def pipe(src, dst):
+def pipe(src, dst, delay):
     try:
         while True:
             data = src.recv(65536)
             if not data:
                 break
+            if delay:
+                time.sleep(delay)
             dst.sendall(data)
     except OSError:
         pass
@@ -29,8 +43,29 @@ def pipe(src, dst):
             pass
 
 
+def seconds(text):
+    """A finite, non-negative number of seconds (argparse type)."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not math.isfinite(v) or v < 0:
+        raise argparse.ArgumentTypeError(
+            "'%s' is not a number of seconds >= 0" % text)
+    return v
+
+
 def main():
-    target, count_file = int(sys.argv[1]), sys.argv[2]
+    ap = argparse.ArgumentParser(
+        description="A TCP proxy that swallows its first connection "
+                    "or delays the target's answers.")
+    ap.add_argument("--no-stall", action="store_true",
+                    help="relay the first connection too")
+    ap.add_argument("--delay", type=seconds, default=0.0, metavar="SECONDS",
+                    help="hold each chunk from the target SECONDS")
+    ap.add_argument("target", type=int, metavar="TARGET-PORT")
+    ap.add_argument("count_file", metavar="COUNT-FILE")
+    args = ap.parse_args()
     lsock = socket.socket()
     lsock.bind(("127.0.0.1", 0))
     lsock.listen(16)
@@ -39,14 +74,14 @@ def main():
     while True:
         conn, _ = lsock.accept()
         n += 1
-        with open(count_file, "w") as f:
+        with open(args.count_file, "w") as f:
             f.write("%d\n" % n)
-        if n == 1:
+        if n == 1 and not args.no_stall:
             held.append(conn)          # swallowed: kept open, never read
             continue
-        up = socket.create_connection(("127.0.0.1", target))
-        for a, b in ((conn, up), (up, conn)):
-            threading.Thread(target=pipe, args=(a, b), daemon=True).start()
+        up = socket.create_connection(("127.0.0.1", args.target))
+        for a, b, d in ((conn, up, 0.0), (up, conn, args.delay)):
+            threading.Thread(target=pipe, args=(a, b, d), daemon=True).start()
 
 
 if __name__ == "__main__":
