@@ -153,6 +153,21 @@ else
     notok "agents at --device-step 2: exit $rc, $(cat "$tmp/err"), $(jq -c .iteration_time_s "$tmp/local2.out" "$tmp/dist2.out" "$tmp/local.out")"
 fi
 for p in $SPID1 $SPID2 $SPID3; do stop_agent $p; done
+# --device-step takes what plan's does (tests/cli/plan.sh): a count from
+# 1 to 1000000 or auto; anything else is refused before the agent
+# listens, with plan's message.  (timeout: an agent that took a bad step
+# would serve on.)
+for s in 0 -1 abc 2x 1000001 99999999999999999999 ""; do
+    expect_bad "--device-step wants a number of devices from 1 to 1000000, or auto, not '$s'" \
+        timeout 60 $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
+        --device-step "$s"
+done
+if start_agent sauto "$A/dc2.json" --device-step auto; then
+    stop_agent $APID && ok "agent --device-step auto: serves, stops on SIGTERM" \
+        || notok "agent --device-step auto: exit $? on SIGTERM: $(cat "$A/sauto.log")"
+else
+    notok "agent --device-step auto did not start: $(cat "$A/sauto.log")"
+fi
 # A mixed cluster: dc1 in this process, dc2 and dc3 agents.
 cluster "" "$P2" "$P3" > "$tmp/mixed.json"
 $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/mixed.json" \
