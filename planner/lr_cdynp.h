@@ -129,8 +129,24 @@ void lr_cdynp_dc_reset(struct lr_cdynp_dc *, int n_stages,
  * not optimal at any step; higher by far where a DC has many more
  * devices than its stages need, as each stage gets at least one step
  * (docs/cdynp.md).  A handle starts with the automatic step; setting another
- * forgets its rows.  'step' <= 0: automatic; above N: N. */
+ * forgets its rows.  'step' <= 0: automatic (LR_CDYNP_STEP_BEST: see
+ * below); above N: N. */
 #define LR_CDYNP_AUTO_CELLS 1024
+/* 'step' LR_CDYNP_STEP_BEST: several grids, each range's cost the least
+ * of theirs and its stages the winner's: the automatic step S over the
+ * DC's N devices, steps 2S, 4S and 8S over N, and for N above
+ * LR_CDYNP_AUTO_CELLS the steps t = 1, 2, 4, ... below S over the first
+ * LR_CDYNP_AUTO_CELLS t devices (a smaller DC's grid, where a stage
+ * may have fewer than S devices).  Never a worse cost for any range than
+ * the automatic step alone; the plan's T is not always better (the
+ * chain's choices are not optimal either), though it was never worse in
+ * 24 cases of docs/benchmarks.md ("The best of the grids") and far
+ * better on huge DCs.  Costs the sum of its grids: 1.1-1.7x the
+ * automatic step's time up to LR_CDYNP_AUTO_CELLS devices, 2.3-3x at
+ * twice that, 25x at a million (14 grids).  At most LR_CDYNP_MAX_ALT
+ * grids beside the first; fewer when memory runs out. */
+#define LR_CDYNP_STEP_BEST (-1)
+#define LR_CDYNP_MAX_ALT 16
 int lr_cdynp_auto_step(int n_devices);
 void lr_cdynp_dc_set_step(struct lr_cdynp_dc *d, int step);
 

@@ -47,6 +47,13 @@
  * optimal at any step (the objectives hold max terms), a coarser step
  * also finds better plans at times (docs/cdynp.md, "Cost").
  *
+ * Several grids (ours, LR_CDYNP_STEP_BEST in lr_cdynp.h): the handle
+ * keeps handles over other (step, cells) and answers Cost(a, b) as the
+ * least of their E_a(b, cells) under the objective's order, its stages
+ * from the grid that gave it (ties: the first).  The sum of their costs;
+ * each range no worse than the automatic grid's; the chain's T usually
+ * better (docs/benchmarks.md, "The best of the grids, in each DC").
+ *
  * One stage (objectives LR_CDYNP_LEX_ONE, LR_CDYNP_TIME_ONE, the
  * coordinator's last try): Cost(a, b) = min over g in 1..N of (t, t, s)
  * for the stage a..b on g devices, O(N) per range, nothing cached.
@@ -133,6 +140,13 @@ struct lr_cdynp_dc {
      * 'step' devices, and the DP's columns are the 'cells' + 1 counts
      * 0, step, 2 step, ..., cells step <= N. */
     int step, cells;
+    /* Other grids of the same DC (LR_CDYNP_STEP_BEST): handles over other
+     * (step, cells), owned; a range's cost is the least over this
+     * handle's grid and theirs, its stages the winner's ('best': made
+     * so). */
+    bool best;
+    int n_alt;
+    struct lr_cdynp_dc *alt[LR_CDYNP_MAX_ALT];
     /* A one-DC time model over 'dc', last: its link table (64 KB, most of
      * the handle) is left unset, as nothing reads it (lr_tm_boundary
      * reads links only between two DCs), so that a handle touches a few
@@ -179,6 +193,8 @@ lr_cdynp_dc_free(struct lr_cdynp_dc *d)
 {
     if (!d)
         return;
+    for (int i = 0; i < d->n_alt; i++)
+        lr_cdynp_dc_free(d->alt[i]);
     for (int a = 0; d->starts && a < d->model->n_layers; a++)
         free(d->starts[a].col.B);
     free(d->starts);
@@ -197,6 +213,8 @@ lr_cdynp_dc_reset(struct lr_cdynp_dc *d, int n_stages,
     }
     d->n_stages = n_stages;
     d->obj = objective;
+    for (int i = 0; i < d->n_alt; i++)
+        lr_cdynp_dc_reset(d->alt[i], n_stages, objective);
 }
 
 int
@@ -219,11 +237,12 @@ step_for(int n_devices, int step)
     return step < n ? step : n;
 }
 
-void
-lr_cdynp_dc_set_step(struct lr_cdynp_dc *d, int step)
+/* Sets the grid of 'd' itself: 'cells' + 1 counts, multiples of 'step'
+ * (cells * step <= N); its rows go when the grid changes. */
+static void
+set_grid(struct lr_cdynp_dc *d, int step, int cells)
 {
-    step = step_for(d->dc.n_devices, step);
-    if (step == d->step)
+    if (step == d->step && cells == d->cells)
         return;
     /* The columns change size: every start's cells go. */
     for (int a = 0; a < d->model->n_layers; a++) {
@@ -231,7 +250,78 @@ lr_cdynp_dc_set_step(struct lr_cdynp_dc *d, int step)
         memset(&d->starts[a], 0, sizeof d->starts[a]);
     }
     d->step = step;
-    d->cells = d->dc.n_devices / step;
+    d->cells = cells;
+}
+
+/* A handle of the same DC, objective and assumption as 'd' over the grid
+ * (step, cells), with no rows, kin or grids of its own; NULL when out of
+ * memory. */
+static struct lr_cdynp_dc *
+grid_new(const struct lr_cdynp_dc *d, int step, int cells)
+{
+    struct lr_cdynp_dc *g = malloc(sizeof *g);
+    if (!g)
+        return NULL;
+    memcpy(g, d, offsetof(struct lr_cdynp_dc, tm1)
+                 + offsetof(struct lr_tm, link));
+    g->kin = NULL;
+    g->kin_stages = 0;
+    g->best = false;
+    g->n_alt = 0;
+    g->nomem = false;
+    g->step = step;
+    g->cells = cells;
+    g->starts = calloc((size_t) d->model->n_layers, sizeof *g->starts);
+    g->back = calloc((size_t) d->model->n_layers, sizeof *g->back);
+    if (!g->starts || !g->back) {
+        lr_cdynp_dc_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+/* The grids of LR_CDYNP_STEP_BEST after the automatic one (S over N):
+ * S 2^k over N for k = 1..3 while a step of devices fits, and for
+ * N > LR_CDYNP_AUTO_CELLS the grids of 2^k < S over the first
+ * LR_CDYNP_AUTO_CELLS 2^k devices (what a DC of that size would plan).
+ * Writes up to LR_CDYNP_MAX_ALT (step, cells) pairs; returns how many. */
+static int
+best_grids(int n, int S, int *step, int *cells)
+{
+    int k = 0;
+    for (int f = 2; f <= 8 && S * f <= n && k < LR_CDYNP_MAX_ALT; f *= 2) {
+        step[k] = S * f;
+        cells[k++] = n / (S * f);
+    }
+    for (int t = 1; t < S && k < LR_CDYNP_MAX_ALT; t *= 2) {
+        step[k] = t;
+        cells[k++] = LR_CDYNP_AUTO_CELLS;
+    }
+    return k;
+}
+
+void
+lr_cdynp_dc_set_step(struct lr_cdynp_dc *d, int step)
+{
+    bool best = step == LR_CDYNP_STEP_BEST;
+    step = step_for(d->dc.n_devices, best ? 0 : step);
+    set_grid(d, step, d->dc.n_devices / step);
+    if (best == d->best && (best || !d->n_alt))
+        return;   /* the same grids: rows kept */
+    for (int i = 0; i < d->n_alt; i++)
+        lr_cdynp_dc_free(d->alt[i]);
+    d->n_alt = 0;
+    d->best = best;
+    if (!best)
+        return;
+    int st[LR_CDYNP_MAX_ALT], ce[LR_CDYNP_MAX_ALT];
+    int n = best_grids(d->dc.n_devices, step, st, ce);
+    for (int i = 0; i < n; i++) {
+        struct lr_cdynp_dc *g = grid_new(d, st[i], ce[i]);
+        if (!g)
+            break;   /* fewer grids: a plan still, as good as auto's */
+        d->alt[d->n_alt++] = g;
+    }
 }
 
 void
@@ -243,6 +333,11 @@ lr_cdynp_dc_set_kin(struct lr_cdynp_dc *d, struct lr_cdynp_dc *kin)
         d->starts[a].kin_rows = 0;
         d->starts[a].kin_split = false;
     }
+    /* Each grid's kin is the kin's grid of the same place: the same
+     * step and cells (take_from_kin() checks). */
+    for (int i = 0; i < d->n_alt; i++)
+        lr_cdynp_dc_set_kin(d->alt[i], d->kin && i < d->kin->n_alt
+                                       ? d->kin->alt[i] : NULL);
 }
 
 double
@@ -359,7 +454,8 @@ static bool
 take_from_kin(struct lr_cdynp_dc *d, int a, int row)
 {
     struct lr_cdynp_dc *kin = d->kin;
-    if (!kin || kin->obj != d->obj || kin->step != d->step)
+    if (!kin || kin->obj != d->obj || kin->step != d->step
+        || kin->cells != d->cells)
         return false;
     if (kin->n_stages != d->kin_stages)
         lr_cdynp_dc_set_kin(d, kin);   /* reset since: cuts found again */
@@ -512,13 +608,11 @@ one_stage(const struct lr_cdynp_dc *d, int a, int b,
     return found;
 }
 
-bool
-lr_cdynp_dc_cost(struct lr_cdynp_dc *d, int a, int b,
-                 struct lr_cdynp_cost *out)
+/* lr_cdynp_dc_cost() over the grid of 'd' alone. */
+static bool
+grid_cost(struct lr_cdynp_dc *d, int a, int b, struct lr_cdynp_cost *out)
 {
     int g;
-    if (a < 0 || b < a || b >= d->model->n_layers)
-        return false;
     if (lr_cdynp_obj_one(d->obj))
         return one_stage(d, a, b, out, &g);
     if (!extend(d, a, b))
@@ -528,6 +622,38 @@ lr_cdynp_dc_cost(struct lr_cdynp_dc *d, int a, int b,
         return false;
     *out = cost_at(d, s, b - a, d->cells);
     return true;
+}
+
+/* The grid of least cost for layers a..b among d's own and its other
+ * grids (ties: the first, d's own), with that cost in '*out'; NULL when
+ * no grid has a split that fits.  A grid out of memory marks 'd'. */
+static struct lr_cdynp_dc *
+best_grid(struct lr_cdynp_dc *d, int a, int b, struct lr_cdynp_cost *out)
+{
+    struct lr_cdynp_dc *win = NULL;
+    if (a < 0 || b < a || b >= d->model->n_layers)
+        return NULL;
+    if (grid_cost(d, a, b, out))
+        win = d;
+    for (int i = 0; i < d->n_alt; i++) {
+        struct lr_cdynp_dc *g = d->alt[i];
+        struct lr_cdynp_cost c;
+        g->nomem = false;
+        bool ok = grid_cost(g, a, b, &c);
+        d->nomem |= g->nomem;
+        if (ok && (!win || lr_cdynp_cost_cmp(&c, out, d->obj, d->m) < 0)) {
+            *out = c;
+            win = g;
+        }
+    }
+    return win;
+}
+
+bool
+lr_cdynp_dc_cost(struct lr_cdynp_dc *d, int a, int b,
+                 struct lr_cdynp_cost *out)
+{
+    return best_grid(d, a, b, out) != NULL;
 }
 
 int
@@ -602,11 +728,12 @@ lr_cdynp_dc_backtrack(const struct lr_cdynp_dc *d, int last, int *prev_last)
 }
 
 int
-lr_cdynp_dc_stages(struct lr_cdynp_dc *d, int a, int b, int dc_index,
+lr_cdynp_dc_stages(struct lr_cdynp_dc *dc, int a, int b, int dc_index,
                    struct lr_plan *plan)
 {
     struct lr_cdynp_cost cost;
-    if (!lr_cdynp_dc_cost(d, a, b, &cost))
+    const struct lr_cdynp_dc *d = best_grid(dc, a, b, &cost);
+    if (!d)
         return ENOENT;
     if (lr_cdynp_obj_one(d->obj)) {
         int g;
@@ -650,7 +777,8 @@ struct local_party {
     const struct lr_tm *tm;   /* borrowed: must outlive the party */
     int k;
     struct lr_cdynp_pool *pool;   /* borrowed, or NULL */
-    int step;                 /* its handles' device step (resolved) */
+    int step;                 /* its handles' device step (resolved), or
+                               * LR_CDYNP_STEP_BEST */
     int n_sets;
     struct {
         enum lr_cdynp_objective obj;
@@ -907,7 +1035,8 @@ lr_cdynp_local_party_set_step(struct lr_cdynp_party *p, int step)
     struct local_party *lp = (struct local_party *) p;
     if (lp->n_sets)
         return EBUSY;   /* its handles have rows of the old step */
-    lp->step = step_for(lp->tm->dcs[lp->k].n_devices, step);
+    lp->step = step == LR_CDYNP_STEP_BEST
+               ? step : step_for(lp->tm->dcs[lp->k].n_devices, step);
     return 0;
 }
 
@@ -939,6 +1068,7 @@ extend_work(const struct lr_cdynp_dc *d, int a, int b)
     double r0 = d->starts[a].rows;
     for (const struct lr_cdynp_dc *k = d;
          k->kin && k->kin->obj == k->obj && k->kin->step == k->step
+         && k->kin->cells == k->cells
          && (!k->starts[a].kin_split || k->kin->n_stages != k->kin_stages);
          k = k->kin)
         if (k->kin->starts[a].rows < r0)
@@ -948,6 +1078,16 @@ extend_work(const struct lr_cdynp_dc *d, int a, int b)
     /* sum of (row + 1) over rows r0 .. r1 - 1 */
     double rows = (r1 * (r1 + 1) - r0 * (r0 + 1)) / 2;
     return rows * N * (N + 1) / 2;
+}
+
+/* extend_work() over every grid of 'd'. */
+static double
+grids_work(const struct lr_cdynp_dc *d, int a, int b)
+{
+    double w = extend_work(d, a, b);
+    for (int i = 0; i < d->n_alt; i++)
+        w += extend_work(d->alt[i], a, b);
+    return w;
 }
 
 double
@@ -964,19 +1104,22 @@ lr_cdynp_local_party_work(struct lr_cdynp_party *p,
         /* N cells per range asked: one per (entry, b), or the one. */
         double ranges = first >= 0 ? 1
                         : (double) (in && in->n ? in->n : 1) * (hi - lo + 1);
-        return ranges > 0 ? ranges * d->cells : 0;
+        double cells = d->cells;
+        for (int i = 0; i < d->n_alt; i++)
+            cells += d->alt[i]->cells;
+        return ranges > 0 ? ranges * cells : 0;
     }
     if (first >= 0)
-        return extend_work(d, first, hi);
+        return grids_work(d, first, hi);
     if (lo < 0 || hi < lo || hi >= d->model->n_layers)
         return 0;
     if (!in)
-        return extend_work(d, 0, hi);
+        return grids_work(d, 0, hi);
     double w = 0;
     for (int e = 0; e < in->n && e < LR_CDYNP_MAX_ENTRIES; e++) {
         int a = (int) in->e[e].layer;
         if (a >= 0 && a < hi)
-            w += extend_work(d, a + 1, hi);
+            w += grids_work(d, a + 1, hi);
     }
     return w;
 }

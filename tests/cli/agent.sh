@@ -153,12 +153,32 @@ else
     notok "agents at --device-step 2: exit $rc, $(cat "$tmp/err"), $(jq -c .iteration_time_s "$tmp/local2.out" "$tmp/dist2.out" "$tmp/local.out")"
 fi
 for p in $SPID1 $SPID2 $SPID3; do stop_agent $p; done
+# Agents at --device-step best (each range the least over several grids,
+# in the agent alone) plan what this process plans with best.
+start_agent b1 "$A/dc1.json" --device-step best && S1=$APORT && SPID1=$APID
+start_agent b2 "$A/dc2.json" --device-step best && S2=$APORT && SPID2=$APID
+start_agent b3 "$A/dc3.json" --device-step best && S3=$APORT && SPID3=$APID
+cluster "$S1" "$S2" "$S3" > "$tmp/best.json"
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$tmp/local.json" --device-step best \
+    --format json > "$tmp/localb.out" 2> "$tmp/err"
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/best.json" \
+    $TLS --format json > "$tmp/distb.out" 2>> "$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && jq -e -n --slurpfile a "$tmp/localb.out" \
+        --slurpfile b "$tmp/distb.out" \
+    '($a[0].iteration_time_s - $b[0].iteration_time_s | fabs)
+     <= 1e-9 * $a[0].iteration_time_s' > /dev/null; then
+    ok "agents at --device-step best: T = in-process T with best ($(jq .iteration_time_s "$tmp/distb.out") s)"
+else
+    notok "agents at --device-step best: exit $rc, $(cat "$tmp/err"), $(jq -c .iteration_time_s "$tmp/localb.out" "$tmp/distb.out")"
+fi
+for p in $SPID1 $SPID2 $SPID3; do stop_agent $p; done
 # --device-step takes what plan's does (tests/cli/plan.sh): a count from
-# 1 to 1000000 or auto; anything else is refused before the agent
+# 1 to 1000000, auto or best; anything else is refused before the agent
 # listens, with plan's message.  (timeout: an agent that took a bad step
 # would serve on.)
 for s in 0 -1 abc 2x 1000001 99999999999999999999 ""; do
-    expect_bad "--device-step wants a number of devices from 1 to 1000000, or auto, not '$s'" \
+    expect_bad "--device-step wants a number of devices from 1 to 1000000, auto or best, not '$s'" \
         timeout 60 $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
         --device-step "$s"
 done

@@ -131,4 +131,21 @@ else
     notok "--device-step 16: $(cat "$tmp/err") $(jq -c '[.stages[] | [.dc, .devices]]' "$tmp/step16.json")"
 fi
 
+# --device-step best: a plan whose stages hold every layer once, in order,
+# none on more devices than its DC has; a misspelt mode is refused.
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --device-step best \
+    --format json > "$tmp/stepb.json" 2> "$tmp/err"
+if jq -e '.feasible and .stages[0].first_layer == 1
+          and .stages[-1].last_layer == 36
+          and ([.stages[].last_layer] | . == sort)
+          and all(.stages[]; .devices >= 1
+                  and .devices <= (if .dc == "dc1" then 8 else 4 end))' \
+       "$tmp/stepb.json" > /dev/null; then
+    ok "--device-step best: a plan over man3 ($(jq -c '[.stages[].devices]' "$tmp/stepb.json"))"
+else
+    notok "--device-step best: $(cat "$tmp/err") $(cat "$tmp/stepb.json")"
+fi
+expect_bad "--device-step wants a number of devices from 1 to 1000000, auto or best" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --device-step Best
+
 lr_summary

@@ -286,6 +286,13 @@ test_pool_same_plans(void)
             for (int round = 0; round < 2; round++) {
                 bad += !same_plan(pool, tm, NULL);
                 planned++;
+                /* Several grids a DC, and kin among their handles. */
+                struct lr_cdynp_options best = {
+                    .window = LR_CDYNP_DEFAULT_WINDOW,
+                    .device_step = LR_CDYNP_STEP_BEST,
+                };
+                bad += !same_plan(pool, tm, &best);
+                planned++;
                 for (int a = 0; a < tm->n_dcs && a < 3; a++)
                     for (int b = 0; b < tm->n_dcs && b < 3; b++) {
                         int order[2] = { a, b };
@@ -695,6 +702,27 @@ reference_cost(const struct lr_tm *tm, int k, int n_stages,
     return reference_cost_step(tm, k, n_stages, obj, a, b, 1, out);
 }
 
+/* A random instance for the local DP's tests: lr_instance_random(seed)'s
+ * cluster and training shape, with its model's activations 1 to 10^4
+ * times heavier (memory from ample to tight, so that the small g break
+ * and whole ranges fit nowhere), each DC with lo .. lo + span - 1
+ * devices and 5-105% of its memory, drawn from a generator seeded with
+ * 'rseed'.  The caller frees '*tm', '*m' and 'in'. */
+static void
+dp_instance(uint64_t seed, uint64_t rseed, int lo, int span,
+            struct lr_instance *in, struct lr_model **m, struct lr_tm **tm)
+{
+    CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, in), 0);
+    struct lr_rng r;
+    lr_rng_seed(&r, rseed);
+    *m = heavy_model(in, pow(10, 4 * lr_rng_uniform(&r)));
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(*m, in->cluster, &in->train, tm), 0);
+    for (int k = 0; k < (*tm)->n_dcs; k++) {
+        (*tm)->dcs[k].n_devices = lo + (int) (lr_rng_uniform(&r) * span);
+        (*tm)->dcs[k].mem *= 0.05 + lr_rng_uniform(&r);
+    }
+}
+
 /* The DP's cells, pruned as lr_cdynp_local.c prunes them, against the
  * recurrence without pruning, bit for bit: every range of every DC of
  * random instances, under both objectives and three stage counts, with
@@ -712,19 +740,10 @@ test_local_dp_reference(void)
     int ranges = 0, feasible = 0, differ = 0, same = 0;
     for (uint64_t seed = 1; seed <= 40; seed++) {
         struct lr_instance in;
-        CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
-        struct lr_rng r;
-        lr_rng_seed(&r, seed);
-        /* Activations 1 to 10^4 times heavier: memory from ample to
-         * tight, so that the small g break and whole ranges fit nowhere. */
-        struct lr_model *m = heavy_model(&in, pow(10, 4 * lr_rng_uniform(&r)));
-        const int L = m->n_layers;
+        struct lr_model *m;
         struct lr_tm *tm;
-        CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, in.cluster, &in.train, &tm), 0);
-        for (int k = 0; k < tm->n_dcs; k++) {
-            tm->dcs[k].n_devices = 1 + (int) (lr_rng_uniform(&r) * 48);
-            tm->dcs[k].mem *= 0.05 + lr_rng_uniform(&r);
-        }
+        dp_instance(seed, seed, 1, 48, &in, &m, &tm);
+        const int L = m->n_layers;
         for (int k = 0; k < tm->n_dcs; k++)
             for (int o = 0; o < 2; o++) {
                 enum lr_cdynp_objective obj = o ? LR_CDYNP_TIME
@@ -838,17 +857,10 @@ test_device_step(void)
     int ranges = 0, feasible = 0, stages = 0;
     for (uint64_t seed = 1; seed <= 15; seed++) {
         struct lr_instance in;
-        CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &in), 0);
-        struct lr_rng r;
-        lr_rng_seed(&r, seed + 100);
-        struct lr_model *m = heavy_model(&in, pow(10, 4 * lr_rng_uniform(&r)));
-        const int L = m->n_layers;
+        struct lr_model *m;
         struct lr_tm *tm;
-        CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, in.cluster, &in.train, &tm), 0);
-        for (int k = 0; k < tm->n_dcs; k++) {
-            tm->dcs[k].n_devices = 2 + (int) (lr_rng_uniform(&r) * 40);
-            tm->dcs[k].mem *= 0.05 + lr_rng_uniform(&r);
-        }
+        dp_instance(seed, seed + 100, 2, 40, &in, &m, &tm);
+        const int L = m->n_layers;
         for (int k = 0; k < tm->n_dcs; k++)
             for (int U = 2; U <= 3; U++)
                 for (int o = 0; o < 2; o++) {
@@ -910,6 +922,145 @@ test_device_step(void)
     CU_ASSERT_EQUAL(lr_cdynp_local_party_set_step(p, 1), EBUSY);
     p->cls->free(p);
     free(out);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
+/* The grid of least cost among handles[0..n-1] for a..b (ties: the
+ * first), -1 when none fits; its cost in '*out'. */
+static int
+least_grid(struct lr_cdynp_dc **h, int n, int a, int b,
+           enum lr_cdynp_objective obj, int m, struct lr_cdynp_cost *out)
+{
+    int win = -1;
+    for (int i = 0; i < n; i++) {
+        struct lr_cdynp_cost c;
+        if (lr_cdynp_dc_cost(h[i], a, b, &c)
+            && (win < 0 || lr_cdynp_cost_cmp(&c, out, obj, m) < 0)) {
+            *out = c;
+            win = i;
+        }
+    }
+    return win;
+}
+
+/* LR_CDYNP_STEP_BEST: every range's cost is the least of the grids'
+ * (separate handles at steps 1, 2, 4, 8, those within the DC), bit for
+ * bit, and its stages are on the winning grid's multiples, within the
+ * DC.  (On these small DCs step 1 wins every range; on the metro's DCs
+ * of 512 devices coarser grids win: docs/cdynp.md.)  Then a DC above
+ * LR_CDYNP_AUTO_CELLS devices (2,100: step 3): its grids are steps 3,
+ * 6, 12, 24 over all of them and a DC of 1,024 devices at step 1 and of
+ * 2,048 at step 2 (the first 1,024 and 2,048 devices), and both kinds
+ * win ranges of the toy model. */
+static void
+test_device_step_best(void)
+{
+    int ranges = 0, feasible = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        struct lr_instance in;
+        struct lr_model *m;
+        struct lr_tm *tm;
+        dp_instance(seed, seed + 200, 1, 40, &in, &m, &tm);
+        const int L = m->n_layers;
+        for (int k = 0; k < tm->n_dcs; k++)
+            for (int o = 0; o < 2; o++) {
+                enum lr_cdynp_objective obj = o ? LR_CDYNP_TIME
+                                                : LR_CDYNP_LEX;
+                struct lr_cdynp_dc *best = lr_cdynp_dc_new(tm, k, 3);
+                struct lr_cdynp_dc *h[4];
+                int n = 0, steps[4];
+                CU_ASSERT_PTR_NOT_NULL_FATAL(best);
+                lr_cdynp_dc_reset(best, 3, obj);
+                lr_cdynp_dc_set_step(best, LR_CDYNP_STEP_BEST);
+                for (int U = 1; U <= 8 && U <= tm->dcs[k].n_devices; U *= 2) {
+                    h[n] = lr_cdynp_dc_new(tm, k, 3);
+                    CU_ASSERT_PTR_NOT_NULL_FATAL(h[n]);
+                    lr_cdynp_dc_reset(h[n], 3, obj);
+                    lr_cdynp_dc_set_step(h[n], U);
+                    steps[n++] = U;
+                }
+                for (int a = 0; a < L; a++)
+                    for (int b = a; b < L; b++) {
+                        struct lr_cdynp_cost got, want;
+                        bool g = lr_cdynp_dc_cost(best, a, b, &got);
+                        int w = least_grid(h, n, a, b, obj, tm->m, &want);
+                        ranges++;
+                        CU_ASSERT_EQUAL(g, w >= 0);
+                        if (!g || w < 0)
+                            continue;
+                        feasible++;
+                        CU_ASSERT(memcmp(&got, &want, sizeof got) == 0);
+                        struct lr_plan p = { .n_stages = 0 };
+                        CU_ASSERT_EQUAL(lr_cdynp_dc_stages(best, a, b, k, &p),
+                                        0);
+                        int used = 0;
+                        for (int s = 0; s < p.n_stages; s++) {
+                            CU_ASSERT(p.stages[s].g > 0
+                                      && p.stages[s].g % steps[w] == 0);
+                            used += p.stages[s].g;
+                        }
+                        CU_ASSERT(used <= tm->dcs[k].n_devices);
+                        CU_ASSERT(p.n_stages > 0 && p.stages[0].first == a
+                                  && p.stages[p.n_stages - 1].last == b);
+                    }
+                for (int i = 0; i < n; i++)
+                    lr_cdynp_dc_free(h[i]);
+                lr_cdynp_dc_free(best);
+            }
+        lr_tm_free(tm);
+        lr_model_free(m);
+        lr_instance_free(&in);
+    }
+    CU_ASSERT(feasible > 300);
+    CU_ASSERT(ranges - feasible > 50);
+
+    /* 2,100 devices: grids of steps 3, 6, 12, 24, and 1,024 devices at
+     * step 1 and 2,048 at step 2. */
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_cluster *c = lr_test_toy_cluster();
+    struct lr_train tr = { 4, 1, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    tm->dcs[0].n_devices = 2100;
+    struct lr_cdynp_dc *best = lr_cdynp_dc_new(tm, 0, 2);
+    struct lr_cdynp_dc *h[6];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(best);
+    lr_cdynp_dc_reset(best, 2, LR_CDYNP_TIME);
+    lr_cdynp_dc_set_step(best, LR_CDYNP_STEP_BEST);
+    for (int i = 0; i < 4; i++) {
+        h[i] = lr_cdynp_dc_new(tm, 0, 2);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(h[i]);
+        lr_cdynp_dc_reset(h[i], 2, LR_CDYNP_TIME);
+        lr_cdynp_dc_set_step(h[i], 3 << i);
+    }
+    for (int i = 0; i < 2; i++) {
+        tm->dcs[0].n_devices = 1024 << i;   /* automatic step: 1, 2 */
+        h[4 + i] = lr_cdynp_dc_new(tm, 0, 2);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(h[4 + i]);
+        lr_cdynp_dc_reset(h[4 + i], 2, LR_CDYNP_TIME);
+    }
+    int won[6] = { 0 };
+    for (int a = 0; a < m->n_layers; a++)
+        for (int b = a; b < m->n_layers; b++) {
+            struct lr_cdynp_cost got, want;
+            bool g = lr_cdynp_dc_cost(best, a, b, &got);
+            int w = least_grid(h, 6, a, b, LR_CDYNP_TIME, tm->m, &want);
+            CU_ASSERT_EQUAL(g, w >= 0);
+            if (g && w >= 0) {
+                CU_ASSERT(memcmp(&got, &want, sizeof got) == 0);
+                won[w]++;
+            }
+        }
+
+    /* Other grids than the automatic one win ranges, a smaller DC's
+     * among them: each stage is then under 3 devices no more. */
+    CU_ASSERT(won[1] + won[2] + won[3] > 0);
+    CU_ASSERT(won[4] + won[5] > 0);
+    for (int i = 0; i < 6; i++)
+        lr_cdynp_dc_free(h[i]);
+    lr_cdynp_dc_free(best);
     lr_tm_free(tm);
     lr_cluster_free(c);
     lr_model_free(m);
@@ -1075,6 +1226,8 @@ static CU_TestInfo tests[] = {
       test_local_dp_kin_reset },
     { "the device step: cells over multiples, = its recurrence",
       test_device_step },
+    { "the best of the device steps: each range the least of its grids",
+      test_device_step_best },
     CU_TEST_INFO_NULL,
 };
 

@@ -880,8 +880,10 @@ usage(FILE *f)
 "  --device-step S   give stages multiples of S devices, the DP's cost\n"
 "                    that of a DC of N/S (default auto: 1 up to %d\n"
 "                    devices, else the least S keeping N/S within it;\n"
-"                    fewer than S devices: all of them, one stage); the\n"
-"                    DC's own choice, never on the wire\n"
+"                    fewer than S devices: all of them, one stage; best:\n"
+"                    each range's least cost over several grids, slower,\n"
+"                    better plans: lightrail plan --help); the DC's own\n"
+"                    choice, never on the wire\n"
 "  --record FILE     append every message received as a JSON line (tests)\n"
 "  --delay-ms N      hold each answer back N ms (tests of timeouts)\n"
 "  --delay-commit-ms N  hold the answer to a COMMIT back N ms, after its\n"
@@ -949,10 +951,13 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         case O_STEP:
             if (!strcmp(optarg, "auto")) {
                 o->device_step = 0;
+            } else if (!strcmp(optarg, "best")) {
+                o->device_step = LR_CDYNP_STEP_BEST;
             } else if (lr_cli_parse_long(optarg, 1, 1000000,
                                          &o->device_step)) {
                 lr_cli_err(CMD, "--device-step wants a number of devices "
-                           "from 1 to 1000000, or auto, not '%s'", optarg);
+                           "from 1 to 1000000, auto or best, not '%s'",
+                           optarg);
                 return LR_EXIT_USAGE;
             }
             break;

@@ -88,7 +88,11 @@ usage(FILE *f)
 "                      then costs what a DC of N/S devices would); 1 =\n"
 "                      every count; default auto: 1 up to %d devices a\n"
 "                      DC, else the least S keeping N/S within it; a DC\n"
-"                      of fewer than S devices: all of them, one stage\n"
+"                      of fewer than S devices: all of them, one stage;\n"
+"                      best: each DC's least cost over the grids of\n"
+"                      auto, 2, 4 and 8 times auto and, above %d\n"
+"                      devices, the finer steps over %d of them\n"
+"                      (slower; docs/cdynp.md, \"Device step\")\n"
 "  --max-nodes N       bound on exact's search (default 50000000)\n"
 "  --inter-dc-gbps G   set every inter-DC link of the cluster to G Gb/s\n"
 "                      (latencies kept), for bandwidth sweeps\n"
@@ -104,7 +108,8 @@ usage(FILE *f)
 "\n"
 "exit status: 0 a plan, 3 no plan satisfies the request or an agent\n"
 "cannot be reached (the reason is printed), 2 bad input, 1 internal\n"
-"failure\n", LR_CDYNP_DEFAULT_WINDOW, LR_CDYNP_AUTO_CELLS);
+"failure\n", LR_CDYNP_DEFAULT_WINDOW, LR_CDYNP_AUTO_CELLS,
+        LR_CDYNP_AUTO_CELLS, LR_CDYNP_AUTO_CELLS);
 }
 
 static int
@@ -172,9 +177,11 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_STEP:
             if (!strcmp(optarg, "auto"))
                 o->device_step = 0;
+            else if (!strcmp(optarg, "best"))
+                o->device_step = LR_CDYNP_STEP_BEST;
             else if (lr_cli_parse_long(optarg, 1, 1000000, &v))
                 bad = "--device-step wants a number of devices from 1 to "
-                      "1000000, or auto";
+                      "1000000, auto or best";
             else
                 o->device_step = (int) v;
             break;
