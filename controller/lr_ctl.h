@@ -202,8 +202,8 @@ struct lr_ctl_counters {
      * agent may still hold the job's devices, until it restarts or a job
      * of the same name commits there again. */
     unsigned long long agent_release_failures;
-    /* Plans made off the owner's thread and kept in the memo
-     * (lr_ctl_plan_end). */
+    /* Plans made off the owner's thread and kept by lr_ctl_plan_end:
+     * in the memo, or (CDynP with the agents) for their own admission. */
     unsigned long long plans_off_loop;
 };
 
