@@ -26,10 +26,23 @@
 
 struct lr_worker_item {
     struct lr_worker_item *next;
-    struct lr_ctl_op *op;
+    struct lr_ctl_op *op;             /* an op, or */
+    lr_worker_run_fn *run;            /* any work: run(arg), fn_done */
+    void *arg;
     lr_worker_done *done;
+    lr_worker_fn_done *fn_done;
     void *cookie;
 };
+
+/* An item's work, on whichever thread runs it. */
+static void
+item_run(struct lr_worker_item *it)
+{
+    if (it->run)
+        it->run(it->arg);
+    else
+        lr_ctl_op_run(it->op);
+}
 
 /* A FIFO of items. */
 struct lr_worker_fifo {
@@ -83,7 +96,7 @@ lr_worker_main(void *arg)
         if (!w->todo.head)
             w->todo.tail = NULL;
         pthread_mutex_unlock(&w->lock);
-        lr_ctl_op_run(it->op);
+        item_run(it);
         pthread_mutex_lock(&w->lock);
         fifo_put(&w->done, it);
         char b = 1;
@@ -105,7 +118,10 @@ lr_worker_deliver(struct lr_worker *w)
     while (it) {
         struct lr_worker_item *next = it->next;
         w->pending--;
-        it->done(it->cookie, it->op);
+        if (it->run)
+            it->fn_done(it->cookie, it->arg);
+        else
+            it->done(it->cookie, it->op);
         free(it);
         it = next;
     }
@@ -165,6 +181,18 @@ fail:
     return rc;
 }
 
+/* Queues 'it' (filled but for the links). */
+static int
+push_item(struct lr_worker *w, struct lr_worker_item *it)
+{
+    pthread_mutex_lock(&w->lock);
+    fifo_put(&w->todo, it);
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->lock);
+    w->pending++;
+    return 0;
+}
+
 int
 lr_worker_push(struct lr_worker *w, struct lr_ctl_op *op,
                lr_worker_done *done, void *cookie)
@@ -175,12 +203,21 @@ lr_worker_push(struct lr_worker *w, struct lr_ctl_op *op,
     it->op = op;
     it->done = done;
     it->cookie = cookie;
-    pthread_mutex_lock(&w->lock);
-    fifo_put(&w->todo, it);
-    pthread_cond_signal(&w->wake);
-    pthread_mutex_unlock(&w->lock);
-    w->pending++;
-    return 0;
+    return push_item(w, it);
+}
+
+int
+lr_worker_push_fn(struct lr_worker *w, lr_worker_run_fn *run, void *arg,
+                  lr_worker_fn_done *done, void *cookie)
+{
+    struct lr_worker_item *it = calloc(1, sizeof *it);
+    if (!it)
+        return ENOMEM;
+    it->run = run;
+    it->arg = arg;
+    it->fn_done = done;
+    it->cookie = cookie;
+    return push_item(w, it);
 }
 
 int
@@ -212,7 +249,7 @@ lr_worker_free(struct lr_worker *w)
                 break;
             while (it) {
                 struct lr_worker_item *next = it->next;
-                lr_ctl_op_run(it->op);
+                item_run(it);
                 pthread_mutex_lock(&w->lock);
                 fifo_put(&w->done, it);
                 pthread_mutex_unlock(&w->lock);

@@ -2,7 +2,8 @@
  * lr_worker: the one thread that runs the controller's device work
  * (lr_ctl_op_run, hence every sb_parallel call of an admission or a
  * release) off lightraild's event loop, and hands each op back to the
- * loop when it is done.
+ * loop when it is done.  It runs any other work too
+ * (lr_worker_push_fn): `lightrail agent` runs its DCs' DP on workers.
  *
  * Order: ops run one at a time in the order they were pushed, which is
  * the order the controller began them (lr_ctl.h): the devices see the
@@ -39,6 +40,14 @@ int lr_worker_new(struct event_base *base, struct lr_worker **out,
  * on the loop.  0 or ENOMEM (the op stays the caller's). */
 int lr_worker_push(struct lr_worker *, struct lr_ctl_op *op,
                    lr_worker_done *done, void *cookie);
+
+/* Any work: 'run(arg)' on the worker's thread, then 'done(cookie, arg)'
+ * on the loop, in order with the ops pushed.  0 or ENOMEM (nothing
+ * queued).  'arg' belongs to the worker from push to 'done', as an op. */
+typedef void lr_worker_run_fn(void *arg);
+typedef void lr_worker_fn_done(void *cookie, void *arg);
+int lr_worker_push_fn(struct lr_worker *, lr_worker_run_fn *run, void *arg,
+                      lr_worker_fn_done *done, void *cookie);
 
 /* Ops pushed whose 'done' has not been called yet. */
 int lr_worker_pending(const struct lr_worker *);

@@ -492,6 +492,59 @@ fi
 expect_bad "--max-step-cells wants a number of cells" \
     $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --max-step-cells -1
 
+# A long request holds one DP thread, not the agent: with --threads 2 a
+# STEP over 256 layers of 1,024 devices (about a second of DP here) runs
+# while a second connection is served from its handshake to its fifth
+# answer (tests/cli/agent_threads.py: ordering, not time).
+if command -v python3 > /dev/null; then
+    agent_file big 1024 125 0.40 32 300 dc2
+    start_agent big "$A/big.json" --max-step-cells 0 --threads 2 \
+        && BIG=$APORT && BIGPID=$APID
+    if python3 "$srcdir/tests/cli/agent_threads.py" "$C" "$BIG" dc2 \
+           coordinator 256 > "$tmp/threads.out" 2>&1 \
+       && grep -q "2 DP thread(s)" "$A/big.log"; then
+        ok "a long STEP holds one DP thread: another connection served meanwhile ($(grep -c '^ok: ' "$tmp/threads.out") steps)"
+    else
+        notok "--threads: $(grep -v '^ok: ' "$tmp/threads.out" | head -5; tail -2 "$A/big.log")"
+    fi
+    stop_agent $BIGPID
+    # SIGTERM while a STEP runs: the agent ends it, drops its answer and
+    # exits 0 (with nothing leaked, under the sanitizers).
+    start_agent bigterm "$A/big.json" --max-step-cells 0 --threads 2 \
+        --record "$A/bigterm.jsonl" && BIG=$APORT && BIGPID=$APID
+    PYTHONPATH="$srcdir/tests/cli" python3 -c '
+import struct, sys
+from agentwire import OK, STEP, connect, frame, job
+s = connect(sys.argv[1], sys.argv[2], "dc2", "coordinator")
+s.settimeout(60)
+assert job(s, 256)[0] == OK
+s.sendall(frame(STEP, 1, struct.pack(">IBHHiiddI", 1, 0, 1, 0, 0, 255, 0.0, 0.0, 0)))
+try:
+    s.recv(1)   # until the agent closes
+except OSError:
+    pass
+' "$C" "$BIG" > "$tmp/term.out" 2>&1 &
+    PY=$!
+    n=0   # the STEP decoded (recorded), so on a DP thread
+    until grep -q '"type":"step"' "$A/bigterm.jsonl" 2>/dev/null \
+          || [ $n -ge 300 ]; do
+        sleep 0.1; n=$((n + 1))
+    done
+    stop_agent $BIGPID
+    st=$?
+    wait $PY
+    if [ $st -eq 0 ] && grep -q "signal 15: stopping" "$A/bigterm.log"; then
+        ok "SIGTERM while a STEP runs: the agent exits 0"
+    else
+        notok "SIGTERM during a STEP: exit $st: $(tail -3 "$A/bigterm.log")"
+    fi
+fi
+for s in 0 65 x ""; do
+    expect_bad "--threads wants a number from 1 to 64, not '$s'" \
+        timeout 60 $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
+        --threads "$s"
+done
+
 # Bad input: no TLS files for remote DCs; a bad agent file.
 expect_bad "give the coordinator's --cert, --key and --ca" \
     $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json"

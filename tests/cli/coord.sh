@@ -312,13 +312,13 @@ put=$(curl -s -m 10 -o "$tmp/put.out" -w '%{http_code}' -X PUT \
     -H 'Content-Type: application/yang-data+json' \
     --data-binary @"$tmp/inv.json" "$URL/restconf/data/lightrail-compute:compute")
 after=$(planning)
-held=$(grep -c "'ja' released" "$LOG3")
+held=$(cat "$A/dc2.log" "$LOG3" | grep -c "'ja' released")
 kill -CONT $PID3
 wait $JB
 if [ "$during" = 1 ] && [ "$s" = 204 ] && [ "$after" = 1 ] && [ "$held" -eq 0 ]; then
     ok "while jb's plan waited for dc3, GET /metrics answered (1 planning) and DELETE ja answered 204"
 else
-    notok "during jb's plan: planning '$during', DELETE ja '$s', then planning '$after', dc3 released ja $held time(s)"
+    notok "during jb's plan: planning '$during', DELETE ja '$s', then planning '$after', dc2 and dc3 released ja $held time(s)"
 fi
 if [ "$put" = 409 ] && grep -q "agents' plan\|agents.* in flight" "$tmp/put.out"; then
     ok "a new inventory meanwhile: 409, $(jq -r '.. | ."error-message"? // empty' "$tmp/put.out")"

@@ -9,17 +9,24 @@
  * and a stage count; never its devices, their count or type, or its
  * internal network.
  *
- * One libevent loop, single-threaded.  Each connection is a
- * bufferevent over OpenSSL; frames are cut with lr_wire_frame_size() and
- * read only through lr_wire_decode().  A malformed frame ends that
- * connection (after an ERROR saying why) and nothing else.  A connection
- * holds at most one job (the last JOB it sent); a request runs to the end
- * inside the read callback: a step is a local DP of milliseconds, and
- * answers are meant to be immediate.  So that no request (a JOB of
- * thousands of layers, a STEP with a thousand entries: legal frames) can
- * hold the loop for minutes, a STEP, FINISH or COMMIT whose local DP
- * would update more than --max-step-cells cells (0.2-3 ns each) is
- * refused with E2BIG before any of it runs
+ * One libevent loop, and --threads workers for the local DP
+ * (controller/lr_worker.h).  Each connection is a bufferevent over
+ * OpenSSL; frames are cut with lr_wire_frame_size() and read only
+ * through lr_wire_decode().  A malformed frame ends that connection
+ * (after an ERROR saying why) and nothing else.  A connection holds at
+ * most one job (the last JOB it sent).  HELLO, JOB and RELEASE are
+ * answered on the loop; a STEP, BACKTRACK, FINISH or COMMIT (the DP:
+ * milliseconds to seconds) goes to the least busy worker, and the
+ * connection reads nothing more until its answer is queued, so that
+ * answers keep the order of requests and only one thread at a time
+ * touches a connection's party.  Meanwhile the loop serves the other
+ * connections: handshakes, other coordinators' requests (on the other
+ * workers), RELEASEs.  A COMMIT's layout runs on a worker and its
+ * reservation on the loop, which alone owns the commitments.  So that no
+ * request (a JOB of thousands of layers, a STEP with a thousand entries:
+ * legal frames) can hold a worker for minutes, a STEP, FINISH or COMMIT
+ * whose local DP would update more than --max-step-cells cells (0.2-3 ns
+ * each) is refused with E2BIG before any of it runs
  * (lr_cdynp_local_party_work() counts them).
  *
  * Who may connect: a client whose certificate chains to the configured
@@ -42,6 +49,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +69,7 @@
 
 #include "controller/lr_agent_party.h"
 #include "controller/lr_tls.h"
+#include "controller/lr_worker.h"
 #include "planner/lr_cdynp.h"
 #include "planner/lr_cdynp_wire.h"
 #include "tools/lightrail/lr_cli.h"
@@ -94,6 +103,10 @@
 /* See controller/lr_agent_party.c: exact names, CN or DNS SAN. */
 #define AGENT_HOSTFLAGS (X509_CHECK_FLAG_ALWAYS_CHECK_SUBJECT                \
                          | X509_CHECK_FLAG_NO_WILDCARDS)
+/* --threads: the DP's workers (default: the processors online, at most
+ * this many). */
+#define AGENT_MAX_THREADS 64
+#define AGENT_DEFAULT_THREADS 8
 
 struct agent;
 
@@ -118,6 +131,14 @@ struct conn {
     /* --delay-ms: the answer held back, and its timer. */
     struct event *delay;
     struct evbuffer *held;
+    /* The request a worker runs, at most one (reading pauses meanwhile);
+     * 'gone': closed meanwhile, freed when the worker is done.  The
+     * buffers are made at the first such request. */
+    bool busy, gone;
+    struct lr_wire_msg req;       /* req.summary is 'in' */
+    struct lr_cdynp_summary *in, *out;
+    struct lr_plan *plan;
+    int rc, n_stages, prev_last;  /* the worker's results */
 };
 
 struct agent {
@@ -136,10 +157,13 @@ struct agent {
     int port;
     int n_conns;
     struct conn *conns;
-    /* Shared buffers: one request is handled at a time. */
+    struct lr_worker *workers[AGENT_MAX_THREADS];
+    int n_workers;
+    bool stopping;                /* the workers are being freed */
+    /* The loop's buffers: a request is decoded into them, and answered
+     * from 'frame', on the loop only. */
     struct lr_layer *layers;      /* LR_MODEL_MAX_LAYERS */
-    struct lr_cdynp_summary *in, *out;
-    struct lr_plan *plan;
+    struct lr_cdynp_summary *in;
     uint8_t *frame;               /* an encoded answer */
     /* What COMMIT reserved, by tag; a JOB plans over the rest.  In
      * memory only: an agent that restarts forgets it, and a RELEASE of
@@ -192,26 +216,39 @@ conn_drop_job(struct conn *c)
     c->has_job = false;
 }
 
+/* Closes 'c' and frees it, or, while a worker runs its request, closes
+ * it and leaves the rest to conn_work_done(). */
 static void
 conn_free(struct conn *c)
 {
     struct agent *a = c->a;
+    if (!c->gone) {
+        if (c->delay)
+            event_free(c->delay);
+        if (c->handshake)
+            event_free(c->handshake);
+        if (c->held)
+            evbuffer_free(c->held);
+        if (c->bev)
+            bufferevent_free(c->bev);
+        c->delay = c->handshake = NULL;
+        c->held = NULL;
+        c->bev = NULL;
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            a->conns = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+        a->n_conns--;
+        c->gone = true;
+    }
+    if (c->busy)
+        return;   /* its party and buffers are the worker's */
     conn_drop_job(c);
-    if (c->delay)
-        event_free(c->delay);
-    if (c->handshake)
-        event_free(c->handshake);
-    if (c->held)
-        evbuffer_free(c->held);
-    if (c->bev)
-        bufferevent_free(c->bev);
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        a->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    a->n_conns--;
+    free(c->in);
+    free(c->out);
+    free(c->plan);
     free(c);
 }
 
@@ -341,32 +378,25 @@ fail:
     return rc;
 }
 
-/* FINISH: lays out our stages and says how many.  The coordinator
+/* Logs the layout a FINISH or COMMIT found (c->plan).  The coordinator
  * finishes every chain it tries: a FINISH is a candidate, logged as such;
  * the one that won comes as COMMIT. */
-static int
-do_finish(struct conn *c, const struct lr_wire_msg *m, int *n_stages)
+static void
+log_layout(struct conn *c, const struct lr_wire_msg *m)
 {
-    struct agent *a = c->a;
-    a->plan->n_stages = 0;
-    int rc = c->party->cls->finish(c->party, m->objective, m->assumed,
-                                   m->first, m->last, 0, a->plan, n_stages);
-    if (rc)
-        return rc;
     char line[1024];
     size_t off = 0;
-    for (int s = 0; s < a->plan->n_stages && off < sizeof line; s++) {
-        const struct lr_stage *st = &a->plan->stages[s];
+    for (int s = 0; s < c->plan->n_stages && off < sizeof line; s++) {
+        const struct lr_stage *st = &c->plan->stages[s];
         int w = snprintf(line + off, sizeof line - off, "%s%d-%d x%d",
                          s ? ", " : "", st->first + 1, st->last + 1, st->g);
         off += w > 0 ? (size_t) w : 0;
     }
-    alog(a, "%s: job %u: %s layers %d-%d (%s, assuming %d stages): "
+    alog(c->a, "%s: job %u: %s layers %d-%d (%s, assuming %d stages): "
          "%d stage(s): %s", c->peer, c->job,
          m->type == LR_WIRE_COMMIT ? "commit" : "candidate", m->first + 1,
          m->last + 1, lr_wire_objective_name(m->objective), m->assumed,
-         *n_stages, line);
-    return 0;
+         c->n_stages, line);
 }
 
 /* What 'owner' committed under 'tag': each coordinator its own tags, so
@@ -381,27 +411,22 @@ find_commit(struct agent *a, const char *owner, const char *tag)
     return NULL;
 }
 
-/* COMMIT: the chain that won; lays out our stages again (from the
- * caches of FINISH) and reserves their devices under the tag. */
+/* COMMIT, once a worker has laid out our stages again (c->plan, from
+ * the caches of FINISH): reserves their devices under the tag. */
 static int
-do_commit(struct conn *c, const struct lr_wire_msg *m, int *n_stages,
-          char *why, size_t len)
+do_commit(struct conn *c, const struct lr_wire_msg *m, char *why,
+          size_t len)
 {
     struct agent *a = c->a;
-    if (find_commit(a, c->cn, m->name)) {
-        snprintf(why, len, "commit: '%s' is committed already: release it "
-                 "first", m->name);
-        return EEXIST;
+    if (c->rc) {
+        snprintf(why, len, "commit: %s", c->rc == ENOENT
+                 ? "no feasible layout of these layers" : strerror(c->rc));
+        return c->rc;
     }
-    int rc = do_finish(c, m, n_stages);
-    if (rc) {
-        snprintf(why, len, "commit: %s", rc == ENOENT
-                 ? "no feasible layout of these layers" : strerror(rc));
-        return rc;
-    }
+    log_layout(c, m);
     int devices = 0;
-    for (int s = 0; s < a->plan->n_stages; s++)
-        devices += a->plan->stages[s].g;
+    for (int s = 0; s < c->plan->n_stages; s++)
+        devices += c->plan->stages[s].g;
     if (a->reserved + devices > a->cfg.n_devices) {
         snprintf(why, len, "commit '%s': its stages need devices another "
                  "job committed meanwhile: plan again", m->name);
@@ -448,7 +473,153 @@ do_release(struct conn *c, const struct lr_wire_msg *m, char *why,
     return 0;
 }
 
-/* One decoded request; queues its answer. */
+/* Queues the answer 'ans' to c->req or a request of the loop's. */
+static void
+conn_send(struct conn *c, const struct lr_wire_msg *ans)
+{
+    struct agent *a = c->a;
+    size_t n = lr_wire_encode(ans, a->frame, AGENT_FRAME);
+    if (!n) {
+        conn_error(c, ans->id, EINVAL, "cannot encode the %s answer",
+                   lr_wire_type_name(ans->type));
+        return;
+    }
+    /* --delay-commit-ms: the devices are reserved now, the coordinator
+     * hears of it late (or never, past its timeout). */
+    conn_answer_after(c, n, ans->type == LR_WIRE_FINISH_OK
+                            && c->req.type == LR_WIRE_COMMIT
+                            && a->delay_commit_ms > 0
+                            ? a->delay_commit_ms : a->delay_ms);
+}
+
+/* The DP of c->req, on a worker (or on the loop when none could take
+ * it): touches only the connection's party and buffers. */
+static void
+conn_work_run(void *arg)
+{
+    struct conn *c = arg;
+    const struct lr_wire_msg *m = &c->req;
+    struct lr_cdynp_party *p = c->party;
+    switch (m->type) {
+    case LR_WIRE_STEP:
+        c->rc = p->cls->step(p, m->objective, m->assumed,
+                             m->has_summary ? m->summary : NULL,
+                             m->has_summary ? &m->link : NULL,
+                             (uint16_t) m->position, m->lo, m->hi, c->out);
+        break;
+    case LR_WIRE_BACKTRACK:
+        c->rc = p->cls->backtrack(p, m->objective, m->assumed, m->last,
+                                  &c->prev_last);
+        break;
+    default:   /* FINISH, COMMIT: the layout */
+        c->plan->n_stages = 0;
+        c->rc = p->cls->finish(p, m->objective, m->assumed, m->first,
+                               m->last, 0, c->plan, &c->n_stages);
+        break;
+    }
+}
+
+/* Answers c->req from what conn_work_run() found, on the loop. */
+static void
+conn_work_answer(struct conn *c)
+{
+    const struct lr_wire_msg *m = &c->req;
+    struct lr_wire_msg ans = { .id = m->id };
+    char why[LR_WIRE_TEXT_MAX];
+    int rc = c->rc;
+    if (m->type == LR_WIRE_COMMIT) {
+        if ((rc = do_commit(c, m, why, sizeof why))) {
+            conn_error(c, m->id, rc, "%s", why);
+            return;
+        }
+    } else if (m->type == LR_WIRE_FINISH && !rc) {
+        log_layout(c, m);
+    }
+    if (rc) {
+        conn_error(c, m->id, rc, "%s: %s", lr_wire_type_name(m->type),
+                   rc == ENOENT ? "no feasible layer in the window"
+                                : strerror(rc));
+        return;
+    }
+    if (m->type == LR_WIRE_STEP) {
+        ans.type = LR_WIRE_STEP_OK;
+        ans.has_summary = 1;
+        ans.summary = c->out;
+    } else if (m->type == LR_WIRE_BACKTRACK) {
+        ans.type = LR_WIRE_BACKTRACK_OK;
+        ans.prev_last = c->prev_last;
+    } else {
+        ans.type = LR_WIRE_FINISH_OK;
+        ans.n_stages = c->n_stages;
+    }
+    conn_send(c, &ans);
+}
+
+/* A worker is done with c->req: answer it and read on (or free a
+ * connection closed meanwhile). */
+static void
+conn_work_done(void *cookie, void *arg)
+{
+    struct conn *c = arg;
+    (void) cookie;
+    c->busy = false;
+    if (c->gone || c->a->stopping) {
+        if (c->gone)
+            conn_free(c);
+        return;
+    }
+    conn_work_answer(c);
+    if (c->closing || evtimer_pending(c->delay, NULL))
+        return;   /* conn_delay_done reads on */
+    bufferevent_enable(c->bev, EV_READ);
+    conn_read(c->bev, c);
+}
+
+/* Hands a STEP, BACKTRACK, FINISH or COMMIT ('m', in the loop's decode
+ * buffers) to the least busy worker, with a copy of what it needs;
+ * reading pauses until it is done.  Runs it here when no worker can take
+ * it. */
+static void
+conn_work(struct conn *c, const struct lr_wire_msg *m)
+{
+    struct agent *a = c->a;
+    if (!c->in) {
+        c->in = malloc(sizeof *c->in);
+        c->out = malloc(sizeof *c->out);
+        c->plan = malloc(sizeof *c->plan);
+    }
+    if (!c->in || !c->out || !c->plan) {
+        free(c->in);
+        free(c->out);
+        free(c->plan);
+        c->in = c->out = NULL;
+        c->plan = NULL;
+        conn_error(c, m->id, ENOMEM, "%s: out of memory",
+                   lr_wire_type_name(m->type));
+        return;
+    }
+    c->req = *m;
+    c->req.layers = NULL;
+    c->req.layers_cap = 0;
+    c->req.summary = c->in;
+    if (m->has_summary)
+        memcpy(c->in, m->summary, offsetof(struct lr_cdynp_summary, e)
+                                  + m->summary->n * sizeof m->summary->e[0]);
+    struct lr_worker *w = NULL;
+    for (int i = 0; i < a->n_workers; i++)
+        if (!w || lr_worker_pending(a->workers[i]) < lr_worker_pending(w))
+            w = a->workers[i];
+    c->busy = true;
+    if (w && !lr_worker_push_fn(w, conn_work_run, c, conn_work_done, a)) {
+        bufferevent_disable(c->bev, EV_READ);
+        return;
+    }
+    conn_work_run(c);
+    c->busy = false;
+    conn_work_answer(c);
+}
+
+/* One decoded request; queues its answer, or hands it to a worker. */
 static void
 conn_handle(struct conn *c, const struct lr_wire_msg *m)
 {
@@ -487,54 +658,21 @@ conn_handle(struct conn *c, const struct lr_wire_msg *m)
                        "job: send JOB first", m->job);
             return;
         }
+        if (m->type == LR_WIRE_COMMIT && find_commit(a, c->cn, m->name)) {
+            conn_error(c, m->id, EEXIST, "commit: '%s' is committed "
+                       "already: release it first", m->name);
+            return;
+        }
         if (over_budget(c, m))
             return;
-        if (m->type == LR_WIRE_STEP) {
-            const bool head = !m->has_summary;
-            rc = c->party->cls->step(c->party, m->objective, m->assumed,
-                                     head ? NULL : m->summary,
-                                     head ? NULL : &m->link,
-                                     (uint16_t) m->position, m->lo, m->hi,
-                                     a->out);
-            ans.type = LR_WIRE_STEP_OK;
-            ans.has_summary = 1;
-            ans.summary = a->out;
-        } else if (m->type == LR_WIRE_COMMIT) {
-            if ((rc = do_commit(c, m, &ans.n_stages, why, sizeof why))) {
-                conn_error(c, m->id, rc, "%s", why);
-                return;
-            }
-            ans.type = LR_WIRE_FINISH_OK;
-        } else if (m->type == LR_WIRE_BACKTRACK) {
-            rc = c->party->cls->backtrack(c->party, m->objective, m->assumed,
-                                          m->last, &ans.prev_last);
-            ans.type = LR_WIRE_BACKTRACK_OK;
-        } else {
-            rc = do_finish(c, m, &ans.n_stages);
-            ans.type = LR_WIRE_FINISH_OK;
-        }
-        if (rc) {
-            conn_error(c, m->id, rc, "%s: %s", lr_wire_type_name(m->type),
-                       rc == ENOENT ? "no feasible layer in the window"
-                                    : strerror(rc));
-            return;
-        }
-        break;
+        conn_work(c, m);
+        return;
     default:
         conn_error(c, m->id, EPROTO, "%s is an answer, not a request",
                    lr_wire_type_name(m->type));
         return;
     }
-    size_t n = lr_wire_encode(&ans, a->frame, AGENT_FRAME);
-    if (!n) {
-        conn_error(c, m->id, EINVAL, "cannot encode the %s answer",
-                   lr_wire_type_name(ans.type));
-        return;
-    }
-    /* --delay-commit-ms: the devices are reserved now, the coordinator
-     * hears of it late (or never, past its timeout). */
-    conn_answer_after(c, n, m->type == LR_WIRE_COMMIT && a->delay_commit_ms > 0
-                            ? a->delay_commit_ms : a->delay_ms);
+    conn_send(c, &ans);
 }
 
 /* Ends a connection whose peer broke the framing: an ERROR saying why,
@@ -564,7 +702,7 @@ conn_read(struct bufferevent *bev, void *arg)
     struct agent *a = c->a;
     struct evbuffer *in = bufferevent_get_input(bev);
 
-    while (!c->closing && !evtimer_pending(c->delay, NULL)) {
+    while (!c->closing && !c->busy && !evtimer_pending(c->delay, NULL)) {
         if (evbuffer_get_length(bufferevent_get_output(bev))
             >= AGENT_OUT_MAX) {
             /* conn_write resumes once the peer has read it all. */
@@ -858,7 +996,7 @@ usage(FILE *f)
     fprintf(f,
 "usage: lightrail agent --config DC.json --listen ADDR:PORT\n"
 "                       [--state-dir DIR] [--max-step-cells N]\n"
-"                       [--device-step S]\n"
+"                       [--device-step S] [--threads N]\n"
 "                       [--record FILE] [--delay-ms N]\n"
 "                       [--delay-commit-ms N]\n"
 "\n"
@@ -884,6 +1022,10 @@ usage(FILE *f)
 "                    each range's least cost over several grids, slower,\n"
 "                    better plans: lightrail plan --help); the DC's own\n"
 "                    choice, never on the wire\n"
+"  --threads N       threads for the DP, 1..%d (default: the processors\n"
+"                    online, at most %d): the requests of N coordinators\n"
+"                    run at once, one at a time per connection, while\n"
+"                    the main thread keeps answering the others\n"
 "  --record FILE     append every message received as a JSON line (tests)\n"
 "  --delay-ms N      hold each answer back N ms (tests of timeouts)\n"
 "  --delay-commit-ms N  hold the answer to a COMMIT back N ms, after its\n"
@@ -891,7 +1033,7 @@ usage(FILE *f)
 "\n"
 "Logs to stderr; stops on SIGTERM or SIGINT.  exit status: 0 stopped by\n"
 "a signal, 2 bad input, 1 cannot listen or other failure\n",
-            LR_CDYNP_AUTO_CELLS);
+            LR_CDYNP_AUTO_CELLS, AGENT_MAX_THREADS, AGENT_DEFAULT_THREADS);
 }
 
 struct agent_opts {
@@ -899,13 +1041,14 @@ struct agent_opts {
     long delay_ms, delay_commit_ms;
     double max_cells;
     long device_step;
+    long threads;
 };
 
 static int
 parse_args(int argc, char **argv, struct agent_opts *o)
 {
     enum { O_CONFIG = 256, O_LISTEN, O_STATE, O_RECORD, O_DELAY, O_CELLS,
-           O_DELAY_COMMIT, O_HELP, O_STEP };
+           O_DELAY_COMMIT, O_HELP, O_STEP, O_THREADS };
     static const struct option longopts[] = {
         { "config", required_argument, NULL, O_CONFIG },
         { "listen", required_argument, NULL, O_LISTEN },
@@ -915,6 +1058,7 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         { "delay-commit-ms", required_argument, NULL, O_DELAY_COMMIT },
         { "max-step-cells", required_argument, NULL, O_CELLS },
         { "device-step", required_argument, NULL, O_STEP },
+        { "threads", required_argument, NULL, O_THREADS },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -927,6 +1071,14 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         case O_LISTEN: o->listen = optarg; break;
         case O_STATE: o->state_dir = optarg; break;
         case O_RECORD: o->record = optarg; break;
+        case O_THREADS:
+            if (lr_cli_parse_long(optarg, 1, AGENT_MAX_THREADS,
+                                  &o->threads)) {
+                lr_cli_err(CMD, "--threads wants a number from 1 to %d, "
+                           "not '%s'", AGENT_MAX_THREADS, optarg);
+                return LR_EXIT_USAGE;
+            }
+            break;
         case O_DELAY:
             if (lr_cli_parse_long(optarg, 0, 3600000, &o->delay_ms)) {
                 lr_cli_err(CMD, "--delay-ms wants milliseconds in "
@@ -1033,7 +1185,12 @@ inventory_cluster(const struct lr_agent_config *cfg, struct lr_cluster **out)
 int
 lr_cmd_agent(int argc, char **argv)
 {
-    struct agent_opts o = { .max_cells = AGENT_MAX_STEP_CELLS };
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    struct agent_opts o = {
+        .max_cells = AGENT_MAX_STEP_CELLS,
+        .threads = cpus < 1 ? 1 : cpus > AGENT_DEFAULT_THREADS
+                                  ? AGENT_DEFAULT_THREADS : cpus,
+    };
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? LR_EXIT_OK : rc;
@@ -1084,14 +1241,19 @@ lr_cmd_agent(int argc, char **argv)
     }
     a.layers = calloc(LR_MODEL_MAX_LAYERS, sizeof *a.layers);
     a.in = malloc(sizeof *a.in);
-    a.out = malloc(sizeof *a.out);
-    a.plan = malloc(sizeof *a.plan);
     a.frame = malloc(AGENT_FRAME);
-    if (!a.layers || !a.in || !a.out || !a.plan || !a.frame
-        || !(a.base = event_base_new())) {
+    if (!a.layers || !a.in || !a.frame || !(a.base = event_base_new())) {
         lr_cli_err(CMD, "out of memory");
         rc = LR_EXIT_FAIL;
         goto cleanup;
+    }
+    for (int i = 0; i < o.threads; i++) {
+        if (lr_worker_new(a.base, &a.workers[i], err, sizeof err)) {
+            lr_cli_err(CMD, "%s", err);
+            rc = LR_EXIT_FAIL;
+            goto cleanup;
+        }
+        a.n_workers++;
     }
     /* Writes to a coordinator that hung up must fail, not kill us. */
     signal(SIGPIPE, SIG_IGN);
@@ -1128,12 +1290,18 @@ lr_cmd_agent(int argc, char **argv)
         goto cleanup;
     }
     serving = true;
-    alog(&a, "serving on port %d: %d devices (private), %d allowed peer(s)",
-         a.port, a.cfg.n_devices, a.cfg.n_peers);
+    alog(&a, "serving on port %d: %d devices (private), %d allowed peer(s), "
+         "%d DP thread(s)", a.port, a.cfg.n_devices, a.cfg.n_peers,
+         a.n_workers);
     event_base_dispatch(a.base);
     rc = LR_EXIT_OK;
 
 cleanup:
+    /* The workers first: a request still running ends, and its answer
+     * is dropped (conn_work_done); then no connection is busy. */
+    a.stopping = true;
+    for (int i = 0; i < a.n_workers; i++)
+        lr_worker_free(a.workers[i]);
     while (a.conns)
         conn_free(a.conns);
     if (serving && o.state_dir) {
@@ -1153,8 +1321,6 @@ cleanup:
         fclose(a.record);
     free(a.layers);
     free(a.in);
-    free(a.out);
-    free(a.plan);
     free(a.frame);
     free(a.commits);
     lr_cluster_free(a.cluster);

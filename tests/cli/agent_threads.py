@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""A long STEP holds one of the agent's DP threads, not the agent
+(tests/cli/agent.sh).
+
+Connection A sends JOB, then a STEP at the head over all LAYERS layers
+of the agent's DC (seconds of local DP), and does not wait for the
+answer.  Connection B then connects (a TLS handshake), sends HELLO, JOB,
+a small STEP, a FINISH and a RELEASE of a tag it never committed
+(ENOENT): each is answered while A's answer has still not come (checked
+after B's last answer: ordering, not time).  Then A's answer comes (a
+STEP_OK), and A, reading again, answers a FINISH.  Then C closes while
+its long STEP runs, and D is served after it.  An agent that ran
+the DP on its loop would answer B only after A's STEP, whose answer
+would then be there already.  Prints "ok: " or "FAIL: " lines and exits
+1 on any failure.
+
+    agent_threads.py CERTS_DIR PORT AGENT_NAME COORDINATOR LAYERS
+"""
+import socket
+import ssl
+import struct
+import sys
+
+from agentwire import ERROR, FINISH_OK, HELLO, HELLO_OK, OK, RELEASE, \
+    STEP, STEP_OK, Checks, ask, connect, finish, frame, job, read_frame, \
+    step_head, text
+
+ENOENT = 2
+certs, port, agent, coord, layers = sys.argv[1:6]
+layers = int(layers)
+checks = Checks()
+
+
+def answer_pending(sock):
+    """True when nothing is there to read on 'sock' yet (an answer, or
+    the peer's close, would be)."""
+    sock.setblocking(False)
+    try:
+        sock.recv(1)
+    except (ssl.SSLWantReadError, BlockingIOError, socket.timeout):
+        return True
+    finally:
+        sock.settimeout(60)
+    return False
+
+
+a = connect(certs, port, agent, coord)
+a.settimeout(60)
+checks.expect("A: JOB of %d layers" % layers, job(a, layers), OK)
+a.sendall(frame(STEP, 9000, struct.pack(">IBHHiiddI", 1, 0, 1, 0, 0,
+                                        layers - 1, 0.0, 0.0, 0)))
+b = connect(certs, port, agent, coord)
+b.settimeout(60)
+checks.expect("B: HELLO", ask(b, HELLO), HELLO_OK)
+checks.expect("B: JOB of 4 layers", job(b, 4), OK)
+checks.expect("B: STEP over 0..3", step_head(b, 0, 3), STEP_OK)
+checks.expect("B: FINISH of 0..3", finish(b, 0, 3), FINISH_OK)
+got = ask(b, RELEASE, text("never-committed"))
+code = struct.unpack(">H", got[1][:2])[0] if got[0] == ERROR else None
+if got[0] == ERROR and code == ENOENT:
+    print("ok: B: RELEASE of a tag never committed: ENOENT")
+else:
+    checks.failed = True
+    print(f"FAIL: B: RELEASE: answer {got[0]}, code {code}")
+if answer_pending(a):
+    print("ok: A's STEP still running after B's five answers")
+else:
+    checks.failed = True
+    print("FAIL: A's answer came before B's: the DP held the agent")
+t, ident, _ = read_frame(a)
+if t == STEP_OK and ident == 9000:
+    print("ok: A: then its STEP_OK")
+else:
+    checks.failed = True
+    print(f"FAIL: A: answer type {t} id {ident}, want STEP_OK 9000")
+checks.expect("A: a FINISH after it, answered", finish(a, 0, layers - 1),
+              FINISH_OK)
+
+# A connection closed while its STEP runs: the agent frees it when the
+# DP is done, and serves on (D's long STEP, on the other thread, ends
+# after C's; then D's HELLO).
+c = connect(certs, port, agent, coord)
+c.settimeout(60)
+checks.expect("C: JOB of %d layers" % layers, job(c, layers), OK)
+c.sendall(frame(STEP, 9001, struct.pack(">IBHHiiddI", 1, 0, 1, 0, 0,
+                                        layers - 1, 0.0, 0.0, 0)))
+c.close()
+d = connect(certs, port, agent, coord)
+d.settimeout(60)
+checks.expect("D: JOB of %d layers" % layers, job(d, layers), OK)
+checks.expect("D: STEP over them, C gone meanwhile",
+              step_head(d, 0, layers - 1), STEP_OK)
+checks.expect("D: HELLO after it", ask(d, HELLO), HELLO_OK)
+sys.exit(1 if checks.failed else 0)
