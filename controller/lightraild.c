@@ -468,6 +468,7 @@ main(int argc, char **argv)
         .agent_ca = cfg->coord_ca, .agent_timeout_s = cfg->coord_timeout,
         .ppo_policy = cfg->ppo_policy[0] ? cfg->ppo_policy : NULL,
         .ppo_mean_job_s = cfg->ppo_mean_job_s,
+        .cdynp_step = cfg->cdynp_step,
         .ppo_rollout = cfg->ppo_rollout ? &cfg->ppo_ro : NULL,
     };
     openblas_set_num_threads(1);

@@ -243,8 +243,8 @@ dc_node_of(const struct lr_topo *t, const struct lr_cluster *cl, int k)
 }
 
 static enum lr_tm_why
-run_planner(const struct lr_tm *tm, const char *algo, struct lr_plan *plan,
-            struct lr_tm_eval *ev);
+run_planner(const struct lr_tm *tm, const char *algo, int step,
+            struct lr_plan *plan, struct lr_tm_eval *ev);
 
 static bool
 same_shape(const struct lr_transformer *a, const struct lr_transformer *b)
@@ -326,15 +326,17 @@ plan_memoised(struct lr_ctl *c, const struct lr_intent *in, const char *algo,
         *plan = m->plan;
         return m->why;
     }
-    key.why = run_planner(tm, algo, plan, ev);
+    key.why = run_planner(tm, algo, c->cdynp_step, plan, ev);
     key.plan = *plan;
     memo_put(c, &key);
     return key.why;
 }
 
+/* 'algo' over 'tm'; CDynP with device step 'step'
+ * (lr_cdynp_options.device_step). */
 static enum lr_tm_why
-run_planner(const struct lr_tm *tm, const char *algo, struct lr_plan *plan,
-            struct lr_tm_eval *ev)
+run_planner(const struct lr_tm *tm, const char *algo, int step,
+            struct lr_plan *plan, struct lr_tm_eval *ev)
 {
     if (!strcmp(algo, "exact")) {
         struct lr_exact_stats st;
@@ -348,7 +350,10 @@ run_planner(const struct lr_tm *tm, const char *algo, struct lr_plan *plan,
         return lr_baseline_spp(tm, plan, ev);
     if (!strcmp(algo, "zone"))
         return lr_baseline_zone(tm, NULL, plan, ev);
-    return lr_cdynp_plan(tm, NULL, plan, ev);
+    const struct lr_cdynp_options o = {
+        .window = LR_CDYNP_DEFAULT_WINDOW, .device_step = step,
+    };
+    return lr_cdynp_plan(tm, &o, plan, ev);
 }
 
 /* ---- DCs planned by their agents ---- */
@@ -364,7 +369,7 @@ run_planner(const struct lr_tm *tm, const char *algo, struct lr_plan *plan,
 static enum lr_tm_why
 plan_with_agents(const struct lr_cluster *cl,
                  struct lr_cdynp_party *const *agent, const struct lr_tm *tm,
-                 struct lr_cdynp_result *res, struct lr_plan *plan,
+                 int step, struct lr_cdynp_result *res, struct lr_plan *plan,
                  char *why, size_t len)
 {
     struct lr_cdynp_party *parties[LR_TM_MAX_DCS] = { NULL };
@@ -380,6 +385,8 @@ plan_with_agents(const struct lr_cluster *cl,
             lr_agent_party_set_job(parties[k], tm);
         } else if (!(parties[k] = lr_cdynp_local_party_new(tm, k))) {
             goto cleanup;
+        } else {
+            lr_cdynp_local_party_set_step(parties[k], step);
         }
     }
     struct lr_cdynp_view view = lr_cdynp_view_of(tm);
@@ -526,6 +533,7 @@ struct lr_ctl_plan {
     struct lr_tm *tm;                 /* over 'model' */
     struct plan_memo key;             /* why and plan set by the run */
     unsigned long network_gen;        /* c->network_gen when begun */
+    int step;                         /* c->cdynp_step */
     /* With the agents: */
     bool agents;
     char name[LR_JOB_NAME_MAX];       /* the intent's */
@@ -549,12 +557,14 @@ void
 lr_ctl_plan_run(struct lr_ctl_plan *p)
 {
     if (p->agents) {
-        p->key.why = plan_with_agents(p->cluster, p->agent, p->tm, &p->res,
-                                      &p->key.plan, p->why, sizeof p->why);
+        p->key.why = plan_with_agents(p->cluster, p->agent, p->tm, p->step,
+                                      &p->res, &p->key.plan, p->why,
+                                      sizeof p->why);
         return;
     }
     struct lr_tm_eval *ev = malloc(sizeof *ev);
-    p->key.why = ev ? run_planner(p->tm, p->key.algorithm, &p->key.plan, ev)
+    p->key.why = ev ? run_planner(p->tm, p->key.algorithm, p->step,
+                                  &p->key.plan, ev)
                     : LR_TM_NOMEM;
     free(ev);
 }
@@ -1082,8 +1092,8 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             snprintf(why, sizeof why, "%s", kept->why);
             v = kept->key.why;
         } else {
-            v = plan_with_agents(c->cluster, c->agent, tm, res, plan, why,
-                                 sizeof why);
+            v = plan_with_agents(c->cluster, c->agent, tm, c->cdynp_step,
+                                 res, plan, why, sizeof why);
         }
         if (v != LR_TM_OK) {
             job->phase = LR_JOB_BLOCKED;
@@ -1476,6 +1486,7 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
         return 0;
     }
     p->network_gen = c->network_gen;
+    p->step = c->cdynp_step;
     struct lr_ctl_op *o = calloc(1, sizeof *o);
     if (!o) {
         lr_ctl_plan_free(p);
@@ -2211,6 +2222,7 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
              cfg->agent_ca ? cfg->agent_ca : "");
     c->agent_timeout = cfg->agent_timeout_s > 0 ? cfg->agent_timeout_s : 5;
     c->inspect = cfg->inspect;
+    c->cdynp_step = cfg->cdynp_step;
     c->clock_ms = cfg->clock_ms;
     c->clock_arg = cfg->clock_arg;
     rc = lr_store_open(cfg->db_path, &c->store, err, errlen);

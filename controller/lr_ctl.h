@@ -167,6 +167,10 @@ struct lr_ctl_config {
      * takes for its unit of time (an intent's iterations become its work
      * X = iterations x T_ref / this); 0: the default, 3600. */
     double ppo_mean_job_s;
+    /* cdynp-device-step: CDynP's device step in the DCs planned here
+     * (lr_cdynp_options.device_step: 0 automatic, LR_CDYNP_STEP_BEST,
+     * or a step). */
+    int cdynp_step;
     /* ppo-rollout: decide ppo intents by the rollout of the policy on
      * the network as it is and its running jobs (lr_ctl_ppo.h); NULL:
      * the policy alone.  A value out of range fails lr_ctl_new(). */

@@ -91,6 +91,7 @@ struct lr_ctl {
     /* What lr_ctl_config said of it, for lr_ctl_ppo_reload(). */
     char *ppo_path;
     double ppo_mean_job_s;
+    int cdynp_step;                   /* lr_ctl_config's */
     struct lr_ctl_ppo_rollout ppo_ro;
     bool ppo_has_ro;
     /* When the policy in use was loaded (ctl_now_ms) and how many reloads

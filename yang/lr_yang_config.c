@@ -16,6 +16,7 @@
 
 #include <libyang/libyang.h>
 
+#include "planner/lr_cdynp.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_int.h"
 #include "yang/lr_yang_job.h"
@@ -150,6 +151,10 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
     /* It has a default: validation has created it. */
     const char *mean = lr_yang_leaf(top, LR_YANG_LRCFG, "ppo-mean-job-s");
     c->ppo_mean_job_s = mean ? strtod(mean, NULL) : 3600;
+    const char *step = lr_yang_leaf(top, LR_YANG_LRCFG, "cdynp-device-step");
+    c->cdynp_step = !step || !strcmp(step, "auto") ? 0
+                    : !strcmp(step, "best") ? LR_CDYNP_STEP_BEST
+                    : (int) strtol(step, NULL, 10);
     /* ppo-rollout: the schema's defaults, should validation not have
      * made them. */
     const struct lyd_node *ro = lr_yang_child(top, LR_YANG_LRCFG,

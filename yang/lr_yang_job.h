@@ -233,6 +233,8 @@ struct lr_config {
     char cluster_file[LR_CONFIG_PATH_MAX];
     char ppo_policy[LR_CONFIG_PATH_MAX];   /* "" when not configured */
     double ppo_mean_job_s;             /* seconds, > 0; 3600 */
+    int cdynp_step;                    /* 0 auto, LR_CDYNP_STEP_BEST, or
+                                        * 1..1000000 */
     bool ppo_rollout;                  /* the ppo-rollout container */
     struct lr_ctl_ppo_rollout ppo_ro;  /* its leaves, when present */
     char default_driver[32];           /* "dummy" */
