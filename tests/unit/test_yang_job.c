@@ -86,7 +86,7 @@ test_embedded_modules(void)
         { LR_YANG_LRJ, "yang/lightrail-job.yang", "urn:lightrail:job",
           "2026-12-04" },
         { LR_YANG_LRCFG, "yang/lightrail-config.yang",
-          "urn:lightrail:config", "2026-12-04" },
+          "urn:lightrail:config", "2026-12-05" },
         { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",
           "2026-12-03" },
     };
