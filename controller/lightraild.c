@@ -466,6 +466,7 @@ main(int argc, char **argv)
         .terminals = cfg->terminals, .n_terminals = cfg->n_terminals,
         .agent_cert = cfg->coord_cert, .agent_key = cfg->coord_key,
         .agent_ca = cfg->coord_ca, .agent_timeout_s = cfg->coord_timeout,
+        .agent_budget_s = cfg->coord_budget,
         .ppo_policy = cfg->ppo_policy[0] ? cfg->ppo_policy : NULL,
         .ppo_mean_job_s = cfg->ppo_mean_job_s,
         .cdynp_step = cfg->cdynp_step,

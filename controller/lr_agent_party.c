@@ -49,6 +49,10 @@ struct agent_party {
     int port;
     char name[64];                /* expected certificate name */
     double timeout;               /* s */
+    /* What a whole plan may take (lr_agent_party_set_budget; 0: no
+     * bound), and while lr_agent_plan() runs, when it ends (now_s()). */
+    double budget, plan_deadline;
+    bool out_of_budget;           /* the sticky failure is the budget's */
     SSL_CTX *ctx;
     enum { AP_DOWN, AP_TCP, AP_TLS, AP_UP } state;
     int fd;                       /* -1 when AP_DOWN */
@@ -543,13 +547,28 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
     if (rc)
         return rc;
     double deadline = now_s() + ap->timeout;
+    /* Within a plan's budget: the answer is waited for until whichever
+     * comes first, and a time-out then is the plan's. */
+    const bool by_plan = ap->plan_deadline > 0 && ap->plan_deadline < deadline;
+    if (by_plan)
+        deadline = ap->plan_deadline;
     req->id = ++ap->next_id;
     size_t n = lr_wire_encode(req, ap->buf, AP_BUF);
     if (!n)
         return fail(ap, EINVAL, "cannot encode a %s message",
                     lr_wire_type_name(req->type));
-    if ((rc = write_all(ap, ap->buf, n, deadline))
-        || (rc = read_all(ap, ap->buf, 4, deadline)))
+    if (by_plan && deadline <= now_s())
+        rc = fail(ap, ETIMEDOUT, "timed out");
+    else if (!(rc = write_all(ap, ap->buf, n, deadline)))
+        rc = read_all(ap, ap->buf, 4, deadline);
+    if (rc == ETIMEDOUT && by_plan) {
+        snprintf(ap->why, sizeof ap->why, "the plan's budget of %g s ran "
+                 "out waiting for %s port %d to answer %s: give the plan "
+                 "a larger budget", ap->budget, ap->address, ap->port,
+                 lr_wire_type_name(req->type));
+        ap->out_of_budget = true;
+    }
+    if (rc)
         return rc;
     int err;
     size_t size = lr_wire_frame_size(ap->buf, 4, &err);
@@ -562,7 +581,7 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
                     announced <= LR_WIRE_MAX_FRAME && err
                     ? "less than a header" : "larger than any answer");
     if ((rc = read_all(ap, ap->buf + 4, size - 4, deadline)))
-        return rc;
+        return rc;   /* a frame begun: the budget waits for its end too */
     ans->layers = NULL;
     ans->layers_cap = 0;
     ans->summary = ap->sum;
@@ -751,6 +770,7 @@ lr_agent_party_release(struct lr_cdynp_party *p, const char *tag)
 {
     struct agent_party *ap = ap_of(p);
     ap->failed = 0;
+    ap->out_of_budget = false;
     ap->why[0] = '\0';
     /* A job's RELEASE comes when it is deleted, often hours after the
      * connection last carried anything. */
@@ -868,6 +888,7 @@ lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
     ap->job++;
     ap->job_sent = false;
     ap->failed = 0;
+    ap->out_of_budget = false;
     ap->why[0] = '\0';
 }
 
@@ -885,8 +906,9 @@ agent_failure(const struct lr_cluster *cl,
                         ? lr_agent_party_error(parties[k]) : NULL;
         if (e) {
             snprintf(why, len, "agent %s %s: %s", cl->dcs[k].name,
-                     lr_agent_party_connected(parties[k]) ? "failed"
-                                                          : "unreachable",
+                     ap_of(parties[k])->out_of_budget ? "too slow"
+                     : lr_agent_party_connected(parties[k]) ? "failed"
+                                                            : "unreachable",
                      e);
             break;
         }
@@ -902,25 +924,47 @@ lr_agent_plan(const struct lr_cluster *cl,
               struct lr_plan *plan, enum lr_tm_why *verdict, char *why,
               size_t len)
 {
+    int rc = 0, perr = 0;
+    const double start = now_s();
+    for (int k = 0; k < cl->n_dcs; k++)
+        if (lr_agent_party_is(parties[k])) {
+            struct agent_party *ap = ap_of(parties[k]);
+            ap->plan_deadline = ap->budget > 0 ? start + ap->budget : 0;
+        }
     lr_agent_parties_connect(parties, cl->n_dcs);
-    for (int k = 0; k < cl->n_dcs; k++) {
+    for (int k = 0; k < cl->n_dcs && !rc; k++) {
         double flops;
         if (!lr_agent_party_is(parties[k]))
             continue;
         int e = parties[k]->cls->compute(parties[k], &flops);
-        if (e)
-            return agent_failure(cl, parties, e, why, len);
-        if (strcmp(lr_agent_party_dc_name(parties[k]), cl->dcs[k].name)) {
+        if (e) {
+            rc = agent_failure(cl, parties, e, why, len);
+        } else if (strcmp(lr_agent_party_dc_name(parties[k]),
+                          cl->dcs[k].name)) {
             snprintf(why, len, "the agent at %s port %d serves data center "
                      "'%s', not '%s'", cl->dcs[k].remote_address,
                      cl->dcs[k].remote_port,
                      lr_agent_party_dc_name(parties[k]), cl->dcs[k].name);
-            return EINVAL;
+            rc = EINVAL;
         }
     }
-    int perr = 0;
-    *verdict = lr_cdynp_plan_parties(view, parties, opts, res, plan, &perr);
-    return perr ? agent_failure(cl, parties, perr, why, len) : 0;
+    if (!rc) {
+        *verdict = lr_cdynp_plan_parties(view, parties, opts, res, plan,
+                                         &perr);
+        if (perr)
+            rc = agent_failure(cl, parties, perr, why, len);
+    }
+    /* The budget is the plan's: a COMMIT or RELEASE after it is not. */
+    for (int k = 0; k < cl->n_dcs; k++)
+        if (lr_agent_party_is(parties[k]))
+            ap_of(parties[k])->plan_deadline = 0;
+    return rc;
+}
+
+void
+lr_agent_party_set_budget(struct lr_cdynp_party *p, double seconds)
+{
+    ap_of(p)->budget = seconds > 0 ? seconds : 0;
 }
 
 const char *

@@ -113,6 +113,17 @@ int lr_agent_plan(const struct lr_cluster *cl,
                   struct lr_cdynp_result *res, struct lr_plan *plan,
                   enum lr_tm_why *verdict, char *why, size_t len);
 
+/* What a whole lr_agent_plan() may take, in seconds from its start, on
+ * top of each exchange's timeout (0, the default: no bound).  An
+ * exchange waits until whichever comes first; a plan that runs out fails
+ * with ETIMEDOUT ("agent dc3 too slow: the plan's budget of 10 s ran
+ * out waiting for ADDRESS port P to answer step: give the plan a larger
+ * budget", from lr_agent_plan()), and every
+ * later call of that plan at once (the failure is sticky).  Connecting
+ * and handshakes keep their own timeouts.  Set it on every agent party
+ * of a plan. */
+void lr_agent_party_set_budget(struct lr_cdynp_party *, double seconds);
+
 /* The reason of the party's last failure, e.g. "connect to
  * 127.0.0.1:7001: Connection refused", or NULL when it has not failed
  * (an ENOENT answer is no failure).  Borrowed from the party. */

@@ -1850,6 +1850,7 @@ open_agents(struct lr_ctl *c, char *err, size_t errlen)
         if (!c->agent[k])
             return lr_ctl_fail(err, errlen, EINVAL, "agent of %s: %s",
                                dc->name, e);
+        lr_agent_party_set_budget(c->agent[k], c->agent_budget);
         c->n_remote++;
     }
     return 0;
@@ -2221,6 +2222,7 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     snprintf(c->agent_ca, sizeof c->agent_ca, "%s",
              cfg->agent_ca ? cfg->agent_ca : "");
     c->agent_timeout = cfg->agent_timeout_s > 0 ? cfg->agent_timeout_s : 5;
+    c->agent_budget = cfg->agent_budget_s > 0 ? cfg->agent_budget_s : 0;
     c->inspect = cfg->inspect;
     c->cdynp_step = cfg->cdynp_step;
     c->clock_ms = cfg->clock_ms;

@@ -151,6 +151,9 @@ struct lr_ctl_config {
      * DCs remote; 'agent_timeout_s' bounds each exchange (0: 5 s). */
     const char *agent_cert, *agent_key, *agent_ca;
     double agent_timeout_s;
+    /* What a whole plan with the agents may take (lr_agent_party_set_
+     * budget); 0: no bound. */
+    double agent_budget_s;
     /* The emulated data plane, or NULL (borrowed: it must outlive the
      * controller).  Its DCs are the cluster's, index for index. */
     struct sb_linux *dataplane;

@@ -80,6 +80,7 @@ struct lr_ctl {
     int n_remote;
     char agent_cert[1024], agent_key[1024], agent_ca[1024];
     double agent_timeout;
+    double agent_budget;              /* s, a whole plan; 0: none */
     bool inspect;             /* lr_ctl_config.inspect: no agents either */
     struct sb_linux *dp;              /* borrowed, may be NULL */
     /* Telemetry (lr_ctl_sample): the last sample of each emulated

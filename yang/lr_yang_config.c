@@ -288,6 +288,8 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
             return ret;
         const char *t = lr_yang_leaf(co, LR_YANG_LRCFG, "timeout");
         c->coord_timeout = t ? strtod(t, NULL) : 5;
+        const char *b = lr_yang_leaf(co, LR_YANG_LRCFG, "plan-timeout");
+        c->coord_budget = b ? strtod(b, NULL) : 300;
     }
 
     const struct lyd_node *emu = lr_yang_child(top, LR_YANG_LRCFG,

@@ -256,6 +256,7 @@ struct lr_config {
     char coord_key[LR_CONFIG_PATH_MAX];
     char coord_ca[LR_CONFIG_PATH_MAX];
     double coord_timeout;
+    double coord_budget;               /* plan-timeout, s; 0: no bound */
     enum lr_config_log log;            /* stderr */
     /* The emulated data plane (container emulation). */
     bool emulation;                    /* false */

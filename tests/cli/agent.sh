@@ -290,6 +290,29 @@ expect_no_plan "no plan: agent dc2 unreachable: reading from 127.0.0.1 port $SLO
     $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/slow.json" $TLS --timeout 0.5
 stop_agent $SLOWPID
 
+# A plan over its whole budget (--plan-timeout), each answer in time: an
+# agent answering 0.04 s late, every request within --timeout 5, and a
+# plan of many requests (HELLO, JOB, a STEP per chain and stage count
+# ...) given 1 s in all: no plan, the budget named.  With no budget the
+# same plan is made.
+start_agent late "$A/dc2.json" --delay-ms 40 && LATE=$APORT && LATEPID=$APID
+cluster "$P1" "$LATE" "$P3" > "$tmp/late.json"
+expect_no_plan "no plan: agent dc2 too slow: the plan's budget of 1 s ran out waiting for 127.0.0.1 port $LATE to answer" 2 \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/late.json" $TLS --plan-timeout 1
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/late.json" \
+    $TLS --format json > "$tmp/late.out" 2> "$tmp/err"
+if [ $? -eq 0 ] && jq -e -n --slurpfile a "$tmp/late.out" --slurpfile b "$tmp/local.out" \
+       '($a[0].iteration_time_s - $b[0].iteration_time_s | fabs) <= 1e-9 * $b[0].iteration_time_s' > /dev/null; then
+    ok "the same agent without --plan-timeout: the plan ($(jq -r .search_time_s "$tmp/late.out") s of search, over 1 s)"
+else
+    notok "no budget: $(cat "$tmp/err")"
+fi
+stop_agent $LATEPID
+expect_bad "--plan-timeout wants seconds in [0.001, 86400]" \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/late.json" $TLS --plan-timeout 0
+expect_bad "--plan-timeout and --record go with --distributed" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$tmp/local.json" --plan-timeout 2
+
 # An agent that dies while the coordinator waits for its answer (no
 # close_notify): said as a close, not as OpenSSL's "unexpected eof".
 start_agent dying "$A/dc2.json" --delay-ms 3000 && DYING=$APORT && DYINGPID=$APID

@@ -350,6 +350,18 @@ else
 fi
 api DELETE "$JOBS/job=jb"
 stop_daemon
+
+# ---- 7. a plan over its whole budget (coordinator plan-timeout) ----
+# dc3's agent answers 0.04 s late, each answer well within the 30 s
+# timeout; a plan of many requests given 1 s in all blocks its job, the
+# budget named, and nothing is committed.
+stop_agent $PID3
+LISTEN=127.0.0.1:$P3 start_agent dc3-late "$A/dc3.json" --delay-ms 40 && PID3=$APID
+jq '.["lightrail-config:lightraild"].coordinator["plan-timeout"] = "1"' \
+    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
+expect_blocked jc "agent dc3 too slow: the plan's budget of 1 s ran out"
+stop_daemon
 # A remote inventory and no coordinator: the daemon will not start.
 jq 'del(.["lightrail-config:lightraild"].coordinator)
     | .["lightrail-config:lightraild"]["state-dir"] = "state2"' \

@@ -47,6 +47,7 @@ struct opts {
     int distributed;
     const char *cert, *key, *ca, *record;
     double timeout;
+    double budget;            /* --plan-timeout; 0: no bound */
 };
 
 static void
@@ -61,7 +62,8 @@ usage(FILE *f)
 "                      [--format text|json] [--plot FILE.png]\n"
 "       lightrail plan --distributed (--model NAME | --model-file FILE)\n"
 "                      --cluster FILE [--cert F --key F --ca F]\n"
-"                      [--timeout S] [--record FILE] [--batch B]\n"
+"                      [--timeout S] [--plan-timeout S]\n"
+"                      [--record FILE] [--batch B]\n"
 "                      [--microbatch b] [--window w] [--order LIST]\n"
 "                      [--format text|json]\n"
 "\n"
@@ -104,6 +106,9 @@ usage(FILE *f)
 "  --cert, --key F     the coordinator's certificate and key (PEM)\n"
 "  --ca F              the CA that must have signed the agents'\n"
 "  --timeout S         per connect and per request (default 5)\n"
+"  --plan-timeout S    the whole plan's bound, on top of --timeout: an\n"
+"                      agent's answer is waited for until either ends\n"
+"                      (default: no bound)\n"
 "  --record FILE       append every message the agents send (tests)\n"
 "\n"
 "exit status: 0 a plan, 3 no plan satisfies the request or an agent\n"
@@ -117,7 +122,8 @@ parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_MODEL = 256, O_MFILE, O_CLUSTER, O_ALGO, O_BATCH, O_MICRO,
            O_WINDOW, O_ORDER, O_NODES, O_FORMAT, O_PLOT, O_GBPS, O_HELP,
-           O_DIST, O_CERT, O_KEY, O_CA, O_TIMEOUT, O_RECORD, O_STEP };
+           O_DIST, O_CERT, O_KEY, O_CA, O_TIMEOUT, O_RECORD, O_STEP,
+           O_BUDGET };
     static const struct option longopts[] = {
         { "model", required_argument, NULL, O_MODEL },
         { "model-file", required_argument, NULL, O_MFILE },
@@ -138,6 +144,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "key", required_argument, NULL, O_KEY },
         { "ca", required_argument, NULL, O_CA },
         { "timeout", required_argument, NULL, O_TIMEOUT },
+        { "plan-timeout", required_argument, NULL, O_BUDGET },
         { "record", required_argument, NULL, O_RECORD },
         { NULL, 0, NULL, 0 },
     };
@@ -207,6 +214,10 @@ parse_args(int argc, char **argv, struct opts *o)
             if (lr_cli_parse_double(optarg, 1e-3, 3600, &o->timeout))
                 bad = "--timeout wants seconds in [0.001, 3600]";
             break;
+        case O_BUDGET:
+            if (lr_cli_parse_double(optarg, 1e-3, 86400, &o->budget))
+                bad = "--plan-timeout wants seconds in [0.001, 86400]";
+            break;
         case O_HELP:
             usage(stdout);
             return -1;
@@ -248,9 +259,9 @@ parse_args(int argc, char **argv, struct opts *o)
         return LR_EXIT_USAGE;
     }
     if (!o->distributed && (o->cert || o->key || o->ca || o->record
-                            || o->timeout > 0)) {
-        lr_cli_err(CMD, "--cert, --key, --ca, --timeout and --record go "
-                   "with --distributed");
+                            || o->timeout > 0 || o->budget > 0)) {
+        lr_cli_err(CMD, "--cert, --key, --ca, --timeout, --plan-timeout and "
+                   "--record go with --distributed");
         return LR_EXIT_USAGE;
     }
     double m = o->batch / o->micro;
@@ -536,7 +547,8 @@ lr_cmd_plan(int argc, char **argv)
             .cluster_file = o.cluster,
             .model = o.model ? o.model : model->name,
             .cert = o.cert, .key = o.key, .ca = o.ca, .record = o.record,
-            .timeout = o.timeout > 0 ? o.timeout : 5, .json = o.json,
+            .timeout = o.timeout > 0 ? o.timeout : 5, .budget = o.budget,
+            .json = o.json,
             .window = o.window, .order = n_order ? order : NULL,
             .n_order = n_order,
         };

@@ -169,6 +169,7 @@ lr_plan_distributed(const struct lr_plan_dist *d, const struct lr_tm *tm,
             }
             lr_agent_party_set_job(parties[k], tm);
             lr_agent_party_set_record(parties[k], record);
+            lr_agent_party_set_budget(parties[k], d->budget);
         } else if (!(parties[k] = lr_cdynp_local_party_new(tm, k))) {
             lr_cli_err(CMD, "out of memory");
             goto cleanup;

@@ -61,6 +61,7 @@ struct lr_plan_dist {
     const char *cert, *key, *ca;  /* the coordinator's TLS files */
     const char *record;           /* NULL, or where to record answers */
     double timeout;               /* s, per connect and per request */
+    double budget;                /* s, the whole plan; 0: no bound */
     int json;
     int window;                   /* CDynP's options */
     const int *order;
