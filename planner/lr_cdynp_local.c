@@ -142,10 +142,13 @@ struct lr_cdynp_dc {
     int step, cells;
     /* Other grids of the same DC (LR_CDYNP_STEP_BEST): handles over other
      * (step, cells), owned; a range's cost is the least over this
-     * handle's grid and theirs, its stages the winner's ('best': made
-     * so). */
+     * handle's grid and the first 'n_alt' of theirs, its stages the
+     * winner's ('best': made so; n_alt is 0 otherwise).  The 'n_made'
+     * made live as long as the handle, whatever its step since: other
+     * handles' grids may have them as kin (lr_cdynp_dc_set_kin()), and
+     * a DC's grids are always the same ones. */
     bool best;
-    int n_alt;
+    int n_alt, n_made;
     struct lr_cdynp_dc *alt[LR_CDYNP_MAX_ALT];
     /* A one-DC time model over 'dc', last: its link table (64 KB, most of
      * the handle) is left unset, as nothing reads it (lr_tm_boundary
@@ -193,7 +196,7 @@ lr_cdynp_dc_free(struct lr_cdynp_dc *d)
 {
     if (!d)
         return;
-    for (int i = 0; i < d->n_alt; i++)
+    for (int i = 0; i < d->n_made; i++)
         lr_cdynp_dc_free(d->alt[i]);
     for (int a = 0; d->starts && a < d->model->n_layers; a++)
         free(d->starts[a].col.B);
@@ -213,7 +216,7 @@ lr_cdynp_dc_reset(struct lr_cdynp_dc *d, int n_stages,
     }
     d->n_stages = n_stages;
     d->obj = objective;
-    for (int i = 0; i < d->n_alt; i++)
+    for (int i = 0; i < d->n_made; i++)
         lr_cdynp_dc_reset(d->alt[i], n_stages, objective);
 }
 
@@ -237,6 +240,16 @@ step_for(int n_devices, int step)
     return step < n ? step : n;
 }
 
+/* Frees every start's cells of 'd' itself. */
+static void
+forget_rows(struct lr_cdynp_dc *d)
+{
+    for (int a = 0; a < d->model->n_layers; a++) {
+        free(d->starts[a].col.B);
+        memset(&d->starts[a], 0, sizeof d->starts[a]);
+    }
+}
+
 /* Sets the grid of 'd' itself: 'cells' + 1 counts, multiples of 'step'
  * (cells * step <= N); its rows go when the grid changes. */
 static void
@@ -245,10 +258,7 @@ set_grid(struct lr_cdynp_dc *d, int step, int cells)
     if (step == d->step && cells == d->cells)
         return;
     /* The columns change size: every start's cells go. */
-    for (int a = 0; a < d->model->n_layers; a++) {
-        free(d->starts[a].col.B);
-        memset(&d->starts[a], 0, sizeof d->starts[a]);
-    }
+    forget_rows(d);
     d->step = step;
     d->cells = cells;
 }
@@ -267,7 +277,7 @@ grid_new(const struct lr_cdynp_dc *d, int step, int cells)
     g->kin = NULL;
     g->kin_stages = 0;
     g->best = false;
-    g->n_alt = 0;
+    g->n_alt = g->n_made = 0;
     g->nomem = false;
     g->step = step;
     g->cells = cells;
@@ -306,22 +316,28 @@ lr_cdynp_dc_set_step(struct lr_cdynp_dc *d, int step)
     bool best = step == LR_CDYNP_STEP_BEST;
     step = step_for(d->dc.n_devices, best ? 0 : step);
     set_grid(d, step, d->dc.n_devices / step);
-    if (best == d->best && (best || !d->n_alt))
-        return;   /* the same grids: rows kept */
-    for (int i = 0; i < d->n_alt; i++)
-        lr_cdynp_dc_free(d->alt[i]);
-    d->n_alt = 0;
-    d->best = best;
-    if (!best)
+    if (!best) {
+        /* The other grids out of use, kept (without rows) for the links
+         * to them. */
+        if (d->best)
+            for (int i = 0; i < d->n_made; i++)
+                forget_rows(d->alt[i]);
+        d->best = false;
+        d->n_alt = 0;
         return;
+    }
+    /* The same grids every time (S is the automatic step of the same N):
+     * those not made yet are added, and the rows of the others kept. */
     int st[LR_CDYNP_MAX_ALT], ce[LR_CDYNP_MAX_ALT];
     int n = best_grids(d->dc.n_devices, step, st, ce);
-    for (int i = 0; i < n; i++) {
+    for (int i = d->n_made; i < n; i++) {
         struct lr_cdynp_dc *g = grid_new(d, st[i], ce[i]);
         if (!g)
             break;   /* fewer grids: a plan still, as good as auto's */
-        d->alt[d->n_alt++] = g;
+        d->alt[d->n_made++] = g;
     }
+    d->best = true;
+    d->n_alt = d->n_made;
 }
 
 void
@@ -335,8 +351,8 @@ lr_cdynp_dc_set_kin(struct lr_cdynp_dc *d, struct lr_cdynp_dc *kin)
     }
     /* Each grid's kin is the kin's grid of the same place: the same
      * step and cells (take_from_kin() checks). */
-    for (int i = 0; i < d->n_alt; i++)
-        lr_cdynp_dc_set_kin(d->alt[i], d->kin && i < d->kin->n_alt
+    for (int i = 0; i < d->n_made; i++)
+        lr_cdynp_dc_set_kin(d->alt[i], d->kin && i < d->kin->n_made
                                        ? d->kin->alt[i] : NULL);
 }
 

@@ -1066,6 +1066,57 @@ test_device_step_best(void)
     lr_model_free(m);
 }
 
+/* A handle whose kin changes its step keeps a valid link for each of
+ * its grids: the kin's other grids of LR_CDYNP_STEP_BEST stay while the
+ * kin lives (the grids of a DC are always the same), so a change of
+ * step back and forth frees nothing a link reaches.  The toy's dc0 of
+ * 8 devices, memory that never binds (assumptions 1 and 2 share every
+ * row); the handle's costs after each change are those of a handle
+ * without kin. */
+static void
+test_device_step_best_kin(void)
+{
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_cluster *c = lr_test_toy_cluster();
+    struct lr_train tr = { 8, 2, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    tm->dcs[0].n_devices = 8;
+    tm->dcs[0].mem = 1e30;
+    const int L = m->n_layers;
+    struct lr_cdynp_dc *kin = lr_cdynp_dc_new(tm, 0, 1);
+    struct lr_cdynp_dc *d = lr_cdynp_dc_new(tm, 0, 2);
+    struct lr_cdynp_dc *alone = lr_cdynp_dc_new(tm, 0, 2);
+    CU_ASSERT_FATAL(kin && d && alone);
+    lr_cdynp_dc_reset(kin, 1, LR_CDYNP_LEX);
+    lr_cdynp_dc_reset(d, 2, LR_CDYNP_LEX);
+    lr_cdynp_dc_reset(alone, 2, LR_CDYNP_LEX);
+    lr_cdynp_dc_set_step(kin, LR_CDYNP_STEP_BEST);
+    lr_cdynp_dc_set_step(d, LR_CDYNP_STEP_BEST);
+    lr_cdynp_dc_set_step(alone, LR_CDYNP_STEP_BEST);
+    lr_cdynp_dc_set_kin(d, kin);
+    const int steps[] = { 2, LR_CDYNP_STEP_BEST, 0, LR_CDYNP_STEP_BEST };
+    for (int r = 0; r < 5; r++) {
+        if (r > 0) {
+            lr_cdynp_dc_set_step(kin, steps[r - 1]);
+            lr_cdynp_dc_reset(d, 2, LR_CDYNP_LEX);
+        }
+        for (int a = 0; a < L; a++)
+            for (int b = a; b < L; b++) {
+                struct lr_cdynp_cost got, want;
+                bool g = lr_cdynp_dc_cost(d, a, b, &got);
+                CU_ASSERT_EQUAL(g, lr_cdynp_dc_cost(alone, a, b, &want));
+                CU_ASSERT(!g || memcmp(&got, &want, sizeof got) == 0);
+            }
+    }
+    lr_cdynp_dc_free(d);
+    lr_cdynp_dc_free(alone);
+    lr_cdynp_dc_free(kin);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
 /* The work a request would cost, by hand: DC dc1 of the toy (N = 2
  * devices: N (N + 1) / 2 = 3 cells per (row, h) pair summed over g),
  * 4 layers.  A start brought from r0 to r1 rows costs
@@ -1228,6 +1279,8 @@ static CU_TestInfo tests[] = {
       test_device_step },
     { "the best of the device steps: each range the least of its grids",
       test_device_step_best },
+    { "a kin's change of step leaves its kin links valid",
+      test_device_step_best_kin },
     CU_TEST_INFO_NULL,
 };
 
