@@ -353,8 +353,9 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
                                "failed: %s", r->node[node], fix[i].err);
                     if (!op->rc) {
                         op->rc = EIO;
-                        snprintf(op->err, sizeof op->err, "%s: the repair "
-                                 "failed: %s", r->node[node], fix[i].err);
+                        snprintf(op->err, sizeof op->err, "%.64s: the "
+                                 "repair failed: %.400s", r->node[node],
+                                 fix[i].err);
                     }
                 }
         }

@@ -40,7 +40,7 @@ lr_test_jenv_ring(const char *name, int n)
     if (!t)
         return NULL;
     for (int v = 0; v < n; v++) {
-        char id[8];
+        char id[16];
         snprintf(id, sizeof id, "N%d", v);
         if (lr_topo_add_node(t, id))
             goto fail;

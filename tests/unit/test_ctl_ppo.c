@@ -538,7 +538,7 @@ test_reload_policy(void)
     CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
     assert_consistent(c);
     for (int i = 0; i < 3; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "h%d", i);
         CU_ASSERT_EQUAL(lr_ctl_delete(c, name, err, sizeof err), 0);
     }

@@ -741,7 +741,7 @@ ring_cluster(void)
     if (!cl || lr_cluster_add_type(cl, "gpu", 100e12, 0.5, 80e9))
         goto fail;
     for (int d = 0; d < 3; d++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "d%d", d);
         if (lr_cluster_add_dc(cl, name, "gpu", 16, 100e9, 5e-6, at[d]))
             goto fail;

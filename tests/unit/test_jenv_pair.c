@@ -184,7 +184,7 @@ test_pair_random_run(void)
     CU_ASSERT_EQUAL_FATAL(lr_cluster_add_type(cl, "gpu", 100e12, 0.5, 80e9),
                           0);
     for (int d = 0; d < 5; d++) {
-        char name[8], node[8];
+        char name[16], node[16];
         snprintf(name, sizeof name, "d%d", d);
         snprintf(node, sizeof node, "N%d", d);
         CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, name, "gpu", 8, 100e9,
