@@ -18,52 +18,11 @@ tmp=$(mktemp -d)
 PIDS=
 trap 'for p in $PIDS; do kill $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
-C=$tmp/certs
-mkdir -p "$C"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$C/ca.key" -out "$C/ca.pem" -days 1 -subj /CN=bench-ca \
-    -addext basicConstraints=critical,CA:TRUE \
-    -addext keyUsage=critical,keyCertSign 2>/dev/null
-for n in dc1 dc2 dc3 coordinator; do
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-        -keyout "$C/$n.key" -out "$C/$n.csr" -subj "/CN=$n" 2>/dev/null
-    printf 'subjectAltName=DNS:%s\n' "$n" > "$C/$n.ext"
-    openssl x509 -req -in "$C/$n.csr" -CA "$C/ca.pem" -CAkey "$C/ca.key" \
-        -CAcreateserial -out "$C/$n.pem" -days 1 -extfile "$C/$n.ext" \
-        2>/dev/null
-done
-
-# man3's inventory, one agent file per DC.
+. "$SRCDIR/tools/bench/agent_lib.sh"
+bench_certs dc1 dc2 dc3
+# man3's inventory, one agent per DC.
 CLUSTER=$SRCDIR/examples/clusters/man3.json
-for n in dc1 dc2 dc3; do
-    jq --arg n "$n" --arg c "$C" '."lightrail-compute:compute" as $x
-        | ($x.dc[] | select(.name == $n)) as $d
-        | ($x."device-type"[] | select(.name == $d."device-type")) as $t
-        | {"lightrail-agent:agent": {dc: $n,
-            "device-type": {"peak-tflops": $t."peak-tflops",
-                            efficiency: $t.efficiency,
-                            "memory-gb": $t."memory-gb"},
-            "device-count": $d."device-count",
-            "intra-dc-bandwidth-gbytes-per-s":
-                $d."intra-dc-bandwidth-gbytes-per-s",
-            "intra-dc-latency-us": $d."intra-dc-latency-us",
-            tls: {certificate: "\($c)/\($n).pem", key: "\($c)/\($n).key",
-                  ca: "\($c)/ca.pem", "peer-name": ["coordinator"]}}}' \
-        "$CLUSTER" > "$tmp/$n.json"
-    mkdir -p "$tmp/$n"
-    $LIGHTRAIL agent --config "$tmp/$n.json" --listen 127.0.0.1:0 \
-        --state-dir "$tmp/$n" 2> "$tmp/$n.log" &
-    PIDS="$PIDS $!"
-done
-for n in dc1 dc2 dc3; do
-    for i in $(seq 1 200); do [ -s "$tmp/$n/agent.port" ] && break; sleep 0.05; done
-done
-jq --argjson p1 "$(cat "$tmp/dc1/agent.port")" \
-   --argjson p2 "$(cat "$tmp/dc2/agent.port")" \
-   --argjson p3 "$(cat "$tmp/dc3/agent.port")" \
-   '."lightrail-compute:compute".dc |= map(. + {remote: {address: "127.0.0.1",
-        port: (if .name == "dc1" then $p1 elif .name == "dc2" then $p2
-               else $p3 end)}})' "$CLUSTER" > "$tmp/remote.json"
+bench_agents "$CLUSTER"
 
 # run LABEL ARGS...: RUNS runs; prints "median min max wall_median" (ms)
 run() {
