@@ -11,7 +11,10 @@ after B's last answer: ordering, not time).  Then A's answer comes (a
 STEP_OK), and A, reading again, answers a FINISH.  Then C closes while
 its long STEP runs, and D is served after it.  An agent that ran
 the DP on its loop would answer B only after A's STEP, whose answer
-would then be there already.  Prints "ok: " or "FAIL: " lines and exits
+would then be there already.  Last, E and F (the same coordinator)
+COMMIT one tag at once while X's and Y's long STEPs hold both threads,
+so that both COMMITs wait for a thread: one is committed, the other is
+refused EEXIST, and one RELEASE frees the tag.  Prints "ok: " or "FAIL: " lines and exits
 1 on any failure.
 
     agent_threads.py CERTS_DIR PORT AGENT_NAME COORDINATOR LAYERS
@@ -21,11 +24,11 @@ import ssl
 import struct
 import sys
 
-from agentwire import ERROR, FINISH_OK, HELLO, HELLO_OK, OK, RELEASE, \
-    STEP, STEP_OK, Checks, ask, connect, finish, frame, job, read_frame, \
-    step_head, text
+from agentwire import COMMIT, ERROR, FINISH, FINISH_OK, HELLO, HELLO_OK, \
+    OK, JOB, RELEASE, STEP, STEP_OK, TIME, Checks, ask, connect, finish, \
+    frame, job, read_frame, step_head, text
 
-ENOENT = 2
+ENOENT, EEXIST = 2, 17
 certs, port, agent, coord, layers = sys.argv[1:6]
 layers = int(layers)
 checks = Checks()
@@ -91,4 +94,56 @@ checks.expect("D: JOB of %d layers" % layers, job(d, layers), OK)
 checks.expect("D: STEP over them, C gone meanwhile",
               step_head(d, 0, layers - 1), STEP_OK)
 checks.expect("D: HELLO after it", ask(d, HELLO), HELLO_OK)
+
+
+def long_step(sock, ident):
+    """JOB of all layers, then a STEP over them, its answer not read."""
+    checks.expect("JOB of %d layers" % layers, job(sock, layers), OK)
+    sock.sendall(frame(STEP, ident, struct.pack(
+        ">IBHHiiddI", 1, 0, 1, 0, 0, layers - 1, 0.0, 0.0, 0)))
+
+
+# One tag COMMITted at once on two connections of one coordinator.  The
+# job: 4 layers of next to no FLOPs and large parameters, planned for
+# time, whose layout is a device a stage, so that both commitments would
+# fit in the DC: the second is refused for its tag, not its devices.
+pair = []
+for name in "EF":
+    s = connect(certs, port, agent, coord)
+    s.settimeout(120)
+    checks.expect(f"{name}: JOB of 4 light layers", ask(s, JOB, struct.pack(
+        ">IdddI", 1, 32.0, 1.0, 2.0, 4) + struct.pack(">ddd", 1e3, 1e9,
+                                                      1e6) * 4), OK)
+    checks.expect(f"{name}: STEP", ask(s, STEP, struct.pack(
+        ">IBHHiiddI", 1, TIME, 1, 0, 0, 3, 0.0, 0.0, 0)), STEP_OK)
+    checks.expect(f"{name}: FINISH", ask(s, FINISH, struct.pack(
+        ">IBHii", 1, TIME, 1, 0, 3)), FINISH_OK)
+    pair.append(s)
+x = connect(certs, port, agent, coord)
+x.settimeout(120)
+y = connect(certs, port, agent, coord)
+y.settimeout(120)
+long_step(x, 9002)
+long_step(y, 9003)
+for i, s in enumerate(pair):
+    s.sendall(frame(COMMIT, 9100 + i, struct.pack(">IBHii", 1, TIME, 1, 0, 3)
+                    + text("twice")))
+got = []
+for s in pair:
+    t, _, payload = read_frame(s)
+    got.append((t, struct.unpack(">H", payload[:2])[0] if t == ERROR
+                else None))
+if sorted(got, key=str) == sorted([(FINISH_OK, None), (ERROR, EEXIST)],
+                                  key=str):
+    print("ok: one tag COMMITted at once on two connections: one "
+          "committed, the other EEXIST")
+else:
+    checks.failed = True
+    print(f"FAIL: two COMMITs of one tag at once: answers {got}")
+checks.expect("RELEASE of the tag", ask(pair[0], RELEASE, text("twice")), OK)
+checks.expect("nothing left under it", ask(pair[0], RELEASE, text("twice")),
+              ERROR)
+for s, ident in ((x, 9002), (y, 9003)):
+    t, i, _ = read_frame(s)
+    checks.expect("X, Y: the long STEP's answer", (t, i), STEP_OK)
 sys.exit(1 if checks.failed else 0)

@@ -412,12 +412,19 @@ find_commit(struct agent *a, const char *owner, const char *tag)
 }
 
 /* COMMIT, once a worker has laid out our stages again (c->plan, from
- * the caches of FINISH): reserves their devices under the tag. */
+ * the caches of FINISH): reserves their devices under the tag.  The tag
+ * is checked again here: another connection of the same coordinator may
+ * have committed it while this one's layout ran. */
 static int
 do_commit(struct conn *c, const struct lr_wire_msg *m, char *why,
           size_t len)
 {
     struct agent *a = c->a;
+    if (find_commit(a, c->cn, m->name)) {
+        snprintf(why, len, "commit: '%s' is committed already: release "
+                 "it first", m->name);
+        return EEXIST;
+    }
     if (c->rc) {
         snprintf(why, len, "commit: %s", c->rc == ENOENT
                  ? "no feasible layout of these layers" : strerror(c->rc));
