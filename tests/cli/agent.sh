@@ -531,35 +531,42 @@ if command -v python3 > /dev/null; then
         notok "--threads: $(grep -v '^ok: ' "$tmp/threads.out" | head -5; tail -2 "$A/big.log")"
     fi
     stop_agent $BIGPID
-    # SIGTERM while a STEP runs: the agent ends it, drops its answer and
+    # SIGTERM while a STEP runs and two more wait for the one DP thread:
+    # the agent ends the one running, drops its answer and the two
+    # queued unrun (or one, should the first have ended meanwhile), and
     # exits 0 (with nothing leaked, under the sanitizers).
-    start_agent bigterm "$A/big.json" --max-step-cells 0 --threads 2 \
+    start_agent bigterm "$A/big.json" --max-step-cells 0 --threads 1 \
         --record "$A/bigterm.jsonl" && BIG=$APORT && BIGPID=$APID
     PYTHONPATH="$srcdir/tests/cli" python3 -c '
 import struct, sys
 from agentwire import OK, STEP, connect, frame, job
-s = connect(sys.argv[1], sys.argv[2], "dc2", "coordinator")
-s.settimeout(60)
-assert job(s, 256)[0] == OK
-s.sendall(frame(STEP, 1, struct.pack(">IBHHiiddI", 1, 0, 1, 0, 0, 255, 0.0, 0.0, 0)))
-try:
-    s.recv(1)   # until the agent closes
-except OSError:
-    pass
+socks = []
+for i in range(3):
+    s = connect(sys.argv[1], sys.argv[2], "dc2", "coordinator")
+    s.settimeout(60)
+    assert job(s, 256)[0] == OK
+    s.sendall(frame(STEP, 1, struct.pack(">IBHHiiddI", 1, 0, 1, 0, 0, 255, 0.0, 0.0, 0)))
+    socks.append(s)
+for s in socks:
+    try:
+        s.recv(1)   # until the agent closes
+    except OSError:
+        pass
 ' "$C" "$BIG" > "$tmp/term.out" 2>&1 &
     PY=$!
-    n=0   # the STEP decoded (recorded), so on a DP thread
-    until grep -q '"type":"step"' "$A/bigterm.jsonl" 2>/dev/null \
+    n=0   # the three STEPs decoded (recorded): one running, two queued
+    until [ "$(grep -c '"type":"step"' "$A/bigterm.jsonl" 2>/dev/null)" = 3 ] \
           || [ $n -ge 300 ]; do
         sleep 0.1; n=$((n + 1))
     done
     stop_agent $BIGPID
     st=$?
     wait $PY
-    if [ $st -eq 0 ] && grep -q "signal 15: stopping" "$A/bigterm.log"; then
-        ok "SIGTERM while a STEP runs: the agent exits 0"
+    if [ $st -eq 0 ] && grep -q "signal 15: stopping" "$A/bigterm.log" &&
+       grep -q "stopped: [12] queued request(s) dropped unrun" "$A/bigterm.log"; then
+        ok "SIGTERM with a STEP running and two queued: exit 0, $(grep -o '[12] queued request(s) dropped unrun' "$A/bigterm.log")"
     else
-        notok "SIGTERM during a STEP: exit $st: $(tail -3 "$A/bigterm.log")"
+        notok "SIGTERM during STEPs: exit $st: $(tail -3 "$A/bigterm.log")"
     fi
 fi
 for s in 0 65 x ""; do

@@ -22,7 +22,9 @@
  * touches a connection's party.  Meanwhile the loop serves the other
  * connections: handshakes, other coordinators' requests (on the other
  * workers), RELEASEs.  A COMMIT's layout runs on a worker and its
- * reservation on the loop, which alone owns the commitments.  So that no
+ * reservation on the loop, which alone owns the commitments (its tag
+ * checked again there).  On SIGTERM the requests running end, their
+ * answers dropped, and those queued are dropped unrun.  So that no
  * request (a JOB of thousands of layers, a STEP with a thousand entries:
  * legal frames) can hold a worker for minutes, a STEP, FINISH or COMMIT
  * whose local DP would update more than --max-step-cells cells (0.2-3 ns
@@ -48,6 +50,7 @@
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -159,7 +162,10 @@ struct agent {
     struct conn *conns;
     struct lr_worker *workers[AGENT_MAX_THREADS];
     int n_workers;
-    bool stopping;                /* the workers are being freed */
+    /* The workers are being freed: requests still queued are dropped
+     * unrun (read by the workers); 'dropped' counts them. */
+    atomic_bool stopping;
+    atomic_int dropped;
     /* The loop's buffers: a request is decoded into them, and answered
      * from 'frame', on the loop only. */
     struct lr_layer *layers;      /* LR_MODEL_MAX_LAYERS */
@@ -240,11 +246,13 @@ conn_free(struct conn *c)
             a->conns = c->next;
         if (c->next)
             c->next->prev = c->prev;
-        a->n_conns--;
         c->gone = true;
     }
     if (c->busy)
         return;   /* its party and buffers are the worker's */
+    /* Counted until now, so that connections closed with a request
+     * running still take their place under AGENT_MAX_CONNS. */
+    a->n_conns--;
     conn_drop_job(c);
     free(c->in);
     free(c->out);
@@ -507,6 +515,11 @@ conn_work_run(void *arg)
     struct conn *c = arg;
     const struct lr_wire_msg *m = &c->req;
     struct lr_cdynp_party *p = c->party;
+    if (atomic_load(&c->a->stopping)) {
+        atomic_fetch_add(&c->a->dropped, 1);
+        c->rc = ECANCELED;   /* its answer is dropped too */
+        return;
+    }
     switch (m->type) {
     case LR_WIRE_STEP:
         c->rc = p->cls->step(p, m->objective, m->assumed,
@@ -570,7 +583,7 @@ conn_work_done(void *cookie, void *arg)
     struct conn *c = arg;
     (void) cookie;
     c->busy = false;
-    if (c->gone || c->a->stopping) {
+    if (c->gone || atomic_load(&c->a->stopping)) {
         if (c->gone)
             conn_free(c);
         return;
@@ -1304,11 +1317,15 @@ lr_cmd_agent(int argc, char **argv)
     rc = LR_EXIT_OK;
 
 cleanup:
-    /* The workers first: a request still running ends, and its answer
-     * is dropped (conn_work_done); then no connection is busy. */
-    a.stopping = true;
+    /* The workers first: a request still running ends and its answer
+     * is dropped (conn_work_done), those still queued are dropped unrun
+     * (conn_work_run); then no connection is busy. */
+    atomic_store(&a.stopping, true);
     for (int i = 0; i < a.n_workers; i++)
         lr_worker_free(a.workers[i]);
+    if (atomic_load(&a.dropped))
+        alog(&a, "stopped: %d queued request(s) dropped unrun",
+             atomic_load(&a.dropped));
     while (a.conns)
         conn_free(a.conns);
     if (serving && o.state_dir) {
