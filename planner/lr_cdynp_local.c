@@ -159,6 +159,20 @@ struct lr_cdynp_dc {
 
 static int step_for(int n_devices, int step);
 
+/* 'd' with its (empty) starts and chain-step memory allocated, one per
+ * layer; NULL, 'd' freed, when out of memory. */
+static struct lr_cdynp_dc *
+with_rows(struct lr_cdynp_dc *d)
+{
+    d->starts = calloc((size_t) d->model->n_layers, sizeof *d->starts);
+    d->back = calloc((size_t) d->model->n_layers, sizeof *d->back);
+    if (!d->starts || !d->back) {
+        lr_cdynp_dc_free(d);
+        return NULL;
+    }
+    return d;
+}
+
 struct lr_cdynp_dc *
 lr_cdynp_dc_new(const struct lr_tm *tm, int k, int n_stages)
 {
@@ -182,13 +196,7 @@ lr_cdynp_dc_new(const struct lr_tm *tm, int k, int n_stages)
     d->tm1.m = tm->m;
     d->tm1.n_dcs = 1;
     d->tm1.dcs[0] = tm->dcs[k];
-    d->starts = calloc((size_t) tm->model->n_layers, sizeof *d->starts);
-    d->back = calloc((size_t) tm->model->n_layers, sizeof *d->back);
-    if (!d->starts || !d->back) {
-        lr_cdynp_dc_free(d);
-        return NULL;
-    }
-    return d;
+    return with_rows(d);
 }
 
 void
@@ -281,13 +289,7 @@ grid_new(const struct lr_cdynp_dc *d, int step, int cells)
     g->nomem = false;
     g->step = step;
     g->cells = cells;
-    g->starts = calloc((size_t) d->model->n_layers, sizeof *g->starts);
-    g->back = calloc((size_t) d->model->n_layers, sizeof *g->back);
-    if (!g->starts || !g->back) {
-        lr_cdynp_dc_free(g);
-        return NULL;
-    }
-    return g;
+    return with_rows(g);
 }
 
 /* The grids of LR_CDYNP_STEP_BEST after the automatic one (S over N):
