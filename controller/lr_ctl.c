@@ -1333,10 +1333,10 @@ submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
     job->phase = LR_JOB_SUBMITTED;
     int rc = admit(c, model, job, dec, err, errlen);
     lr_model_free(model);
+    if (rc)
+        return rc;   /* refused (or busy): no job, no arrival */
     /* An arrival, placed, blocked or failed alike. */
     lr_rate_add(&c->arrivals, (double) job->created_ms / 1000);
-    if (rc)
-        return rc;
 
     if (job->phase == LR_JOB_BLOCKED) {
         c->counters.blocks++;

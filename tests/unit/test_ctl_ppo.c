@@ -966,6 +966,21 @@ test_observe_load_policy(void)
     CU_ASSERT_EQUAL(probe(c, "p1"), pick);
     fake_ms += 1000000;
     CU_ASSERT_EQUAL(probe(c, "p2"), other);
+    /* Intents refused (a batch no whole number of microbatches) are no
+     * arrivals: 150 of them 10 ms apart leave the load about 0, where
+     * as arrivals (tau 100 s) they would read about 1.5 E (pick). */
+    for (int i = 0; i < 150; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "r%d", i);
+        fake_ms += 10;
+        struct lr_intent in = intent(name, "bert-large", 4, 4);
+        snprintf(in.algorithm, sizeof in.algorithm, "cdynp");
+        in.micro = 3;
+        struct lr_job job;
+        CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), EINVAL);
+    }
+    fake_ms += 100;
+    CU_ASSERT_EQUAL(probe(c, "p3"), other);
     struct lr_ctl_ppo_info info;
     CU_ASSERT_EQUAL(lr_ctl_ppo_info(c, &info), 0);
     CU_ASSERT(info.observe_load);
