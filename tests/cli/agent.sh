@@ -293,11 +293,12 @@ stop_agent $SLOWPID
 # A plan over its whole budget (--plan-timeout), each answer in time: an
 # agent answering 0.04 s late, every request within --timeout 5, and a
 # plan of many requests (HELLO, JOB, a STEP per chain and stage count
-# ...) given 1 s in all: no plan, the budget named.  With no budget the
-# same plan is made.
+# ...) given 1 s in all: no plan, the budget named (with the agent it
+# was waiting for then: dc2, or under the sanitizers a slow dc1 or dc3).
+# With no budget the same plan is made.
 start_agent late "$A/dc2.json" --delay-ms 40 && LATE=$APORT && LATEPID=$APID
 cluster "$P1" "$LATE" "$P3" > "$tmp/late.json"
-expect_no_plan "no plan: agent dc2 too slow: the plan's budget of 1 s ran out waiting for 127.0.0.1 port $LATE to answer" 2 \
+expect_no_plan "too slow: the plan's budget of 1 s ran out waiting for 127.0.0.1 port" 10 \
     $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/late.json" $TLS --plan-timeout 1
 $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/late.json" \
     $TLS --format json > "$tmp/late.out" 2> "$tmp/err"
