@@ -534,6 +534,22 @@ read_all(struct agent_party *ap, uint8_t *p, size_t n, double deadline)
     return 0;
 }
 
+/* A failure 'rc' of an exchange whose deadline was the plan's: a time-out
+ * is the plan's budget running out, said as such (agent_failure(): "too
+ * slow"), not as the exchange's own timeout.  Returns 'rc'. */
+static int
+out_of_budget(struct agent_party *ap, int rc, const struct lr_wire_msg *req)
+{
+    if (rc == ETIMEDOUT) {
+        snprintf(ap->why, sizeof ap->why, "the plan's budget of %g s ran "
+                 "out waiting for %s port %d to answer %s: give the plan "
+                 "a larger budget", ap->budget, ap->address, ap->port,
+                 lr_wire_type_name(req->type));
+        ap->out_of_budget = true;
+    }
+    return rc;
+}
+
 /* Sends 'req' (its id set here) and reads the answer into 'ans' (its
  * summary decoded into ap->sum).  0 with an answer of type 'want'; the
  * code of an ERROR answer; or a failure. */
@@ -561,15 +577,8 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
         rc = fail(ap, ETIMEDOUT, "timed out");
     else if (!(rc = write_all(ap, ap->buf, n, deadline)))
         rc = read_all(ap, ap->buf, 4, deadline);
-    if (rc == ETIMEDOUT && by_plan) {
-        snprintf(ap->why, sizeof ap->why, "the plan's budget of %g s ran "
-                 "out waiting for %s port %d to answer %s: give the plan "
-                 "a larger budget", ap->budget, ap->address, ap->port,
-                 lr_wire_type_name(req->type));
-        ap->out_of_budget = true;
-    }
     if (rc)
-        return rc;
+        return by_plan ? out_of_budget(ap, rc, req) : rc;
     int err;
     size_t size = lr_wire_frame_size(ap->buf, 4, &err);
     uint32_t announced = (uint32_t) ap->buf[0] << 24
@@ -580,8 +589,9 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
                     "%s", ap->address, ap->port, announced,
                     announced <= LR_WIRE_MAX_FRAME && err
                     ? "less than a header" : "larger than any answer");
+    /* A frame begun: its end is waited for until the same deadline. */
     if ((rc = read_all(ap, ap->buf + 4, size - 4, deadline)))
-        return rc;   /* a frame begun: the budget waits for its end too */
+        return by_plan ? out_of_budget(ap, rc, req) : rc;
     ans->layers = NULL;
     ans->layers_cap = 0;
     ans->summary = ap->sum;

@@ -372,6 +372,25 @@ if command -v python3 > /dev/null; then
         kill $FAKEPID 2>/dev/null
         wait $FAKEPID 2>/dev/null
     done
+
+    # An answer begun within the plan's budget and finished after it (its
+    # length field at once, the rest 3 s later): the budget ran out, said
+    # as such, not as --timeout's 5 s.
+    rm -f "$tmp/fake.port"
+    python3 "$srcdir/tests/cli/agent_fake.py" "$C" dc2 dc2 22 \
+        "$tmp/fake.port" 3 2> "$tmp/fake.err" &
+    FAKEPID=$!
+    PIDS="$PIDS $FAKEPID"
+    if await_file "$tmp/fake.port" $FAKEPID "$tmp/fake.err" "fake agent" 600; then
+        FAKE=$(cat "$tmp/fake.port")
+        cluster "$P1" "$FAKE" "$P3" > "$tmp/fake.json"
+        expect_no_plan "no plan: agent dc2 too slow: the plan's budget of 1 s ran out waiting for 127.0.0.1 port $FAKE to answer hello" 60 \
+            $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/fake.json" $TLS --timeout 5 --plan-timeout 1
+    else
+        notok "the fake agent did not start: $(cat "$tmp/fake.err")"
+    fi
+    kill $FAKEPID 2>/dev/null
+    wait $FAKEPID 2>/dev/null
 fi
 
 # The coordinator with a certificate of another CA: the agent refuses it.
