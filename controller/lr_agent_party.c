@@ -904,25 +904,29 @@ lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
 
 /* The first agent among parties[0..n-1] that failed, as "agent DC
  * unreachable: why" (or "failed" when it answered but refused); 'err'
- * when none says why. */
+ * when none says why.  One that failed on its own comes before one that
+ * ran out of the plan's budget, which all share: an agent whose connect
+ * took its whole timeout leaves the others none, and they are not the
+ * cause. */
 static int
 agent_failure(const struct lr_cluster *cl,
               struct lr_cdynp_party *const *parties, int err, char *why,
               size_t len)
 {
     snprintf(why, len, "a data center failed: %s", strerror(err));
-    for (int k = 0; k < cl->n_dcs; k++) {
-        const char *e = lr_agent_party_is(parties[k])
-                        ? lr_agent_party_error(parties[k]) : NULL;
-        if (e) {
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < cl->n_dcs; k++) {
+            const char *e = lr_agent_party_is(parties[k])
+                            ? lr_agent_party_error(parties[k]) : NULL;
+            if (!e || (!pass && ap_of(parties[k])->out_of_budget))
+                continue;
             snprintf(why, len, "agent %s %s: %s", cl->dcs[k].name,
                      ap_of(parties[k])->out_of_budget ? "too slow"
                      : lr_agent_party_connected(parties[k]) ? "failed"
                                                             : "unreachable",
                      e);
-            break;
+            return err;
         }
-    }
     return err;
 }
 

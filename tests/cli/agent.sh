@@ -391,6 +391,30 @@ if command -v python3 > /dev/null; then
     fi
     kill $FAKEPID 2>/dev/null
     wait $FAKEPID 2>/dev/null
+
+    # Connecting keeps --timeout alone, whatever the plan's budget: a peer
+    # that takes the TCP connection and never shakes hands fails the plan
+    # as unreachable after --timeout (2 s).  It is the cause, named as
+    # such: not dc1, connected at once but left none of the 0.5 s budget
+    # for its HELLO ("too slow").
+    rm -f "$tmp/mute.port"
+    python3 -c 'import os, socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(600)' "$tmp/mute.port" 2> "$tmp/mute.err" &
+    MUTEPID=$!
+    PIDS="$PIDS $MUTEPID"
+    if await_file "$tmp/mute.port" $MUTEPID "$tmp/mute.err" "mute peer" 600; then
+        MUTE=$(cat "$tmp/mute.port")
+        cluster "$P1" "$MUTE" "$P3" > "$tmp/mute.json"
+        expect_no_plan "no plan: agent dc2 unreachable: TLS handshake with 127.0.0.1 port $MUTE: no answer within 2 s (timed out)" 60 \
+            $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/mute.json" $TLS --timeout 2 --plan-timeout 0.5
+    else
+        notok "the mute peer did not start: $(cat "$tmp/mute.err")"
+    fi
+    kill $MUTEPID 2>/dev/null
+    wait $MUTEPID 2>/dev/null
 fi
 
 # The coordinator with a certificate of another CA: the agent refuses it.
