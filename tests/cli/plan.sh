@@ -98,6 +98,9 @@ expect_bad "--algo dp does not use them" $LIGHTRAIL plan --model gpt-1.9b --clus
 expect_bad "--algo spp does not use them" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo spp --window 2
 expect_bad "--algo pipedream does not use it" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo pipedream --max-nodes 10
 expect_bad "--algo spp does not use them" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo spp --device-step 2
+# auto too: an option given that the plan would not use is refused.
+expect_bad "--algo spp does not use them" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo spp --device-step auto
+expect_bad "--device-step do not apply" $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$MAN3" --device-step auto
 expect_bad "--device-step wants a number of devices" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --device-step 0
 
 # --device-step: stages on multiples of it (man3's DCs hold 8, 4 and 4),

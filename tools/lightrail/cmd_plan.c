@@ -40,6 +40,7 @@ struct opts {
     int window;
     bool window_set;
     int device_step;          /* 0: automatic */
+    bool device_step_set;     /* --device-step given, auto included */
     long max_nodes;
     double inter_gbps;        /* > 0: every inter-DC link at this rate */
     bool json;
@@ -183,6 +184,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_ORDER: o->order = optarg; break;
         case O_STEP:
+            o->device_step_set = true;
             if (!strcmp(optarg, "auto"))
                 o->device_step = 0;
             else if (!strcmp(optarg, "best"))
@@ -240,14 +242,15 @@ parse_args(int argc, char **argv, struct opts *o)
         return LR_EXIT_USAGE;
     }
     if (o->distributed && (o->algo != A_CDYNP || o->plot || o->inter_gbps > 0
-                           || o->max_nodes != 50000000 || o->device_step)) {
+                           || o->max_nodes != 50000000
+                           || o->device_step_set)) {
         lr_cli_err(CMD, "--distributed plans with CDynP only, each DC at "
                    "its own device step: --algo, --plot, --max-nodes, "
                    "--inter-dc-gbps and --device-step do not apply");
         return LR_EXIT_USAGE;
     }
     /* Options of one algorithm, which the others would ignore. */
-    if ((o->order || o->window_set || o->device_step)
+    if ((o->order || o->window_set || o->device_step_set)
         && o->algo != A_CDYNP) {
         lr_cli_err(CMD, "--order, --window and --device-step set CDynP's "
                    "search: --algo %s does not use them",
