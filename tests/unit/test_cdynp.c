@@ -702,6 +702,20 @@ reference_cost(const struct lr_tm *tm, int k, int n_stages,
     return reference_cost_step(tm, k, n_stages, obj, a, b, 1, out);
 }
 
+/* A handle of DC 'k' of 'tm' assuming 'n' stages, comparing costs by
+ * 'obj', at device step 'step' (lr_cdynp_dc_set_step(); 0: automatic,
+ * as a new handle has it).  Fails the test when out of memory. */
+static struct lr_cdynp_dc *
+new_handle(const struct lr_tm *tm, int k, int n, enum lr_cdynp_objective obj,
+           int step)
+{
+    struct lr_cdynp_dc *d = lr_cdynp_dc_new(tm, k, n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    lr_cdynp_dc_reset(d, n, obj);
+    lr_cdynp_dc_set_step(d, step);
+    return d;
+}
+
 /* A random instance for the local DP's tests: lr_instance_random(seed)'s
  * cluster and training shape, with its model's activations 1 to 10^4
  * times heavier (memory from ample to tight, so that the small g break
@@ -750,9 +764,7 @@ test_local_dp_reference(void)
                                                 : LR_CDYNP_LEX;
                 struct lr_cdynp_dc *d[3];
                 for (int n = 0; n < 3; n++) {
-                    d[n] = lr_cdynp_dc_new(tm, k, stage_counts[n]);
-                    CU_ASSERT_PTR_NOT_NULL_FATAL(d[n]);
-                    lr_cdynp_dc_reset(d[n], stage_counts[n], obj);
+                    d[n] = new_handle(tm, k, stage_counts[n], obj, 0);
                     lr_cdynp_dc_set_kin(d[n], n ? d[0] : NULL);
                 }
                 for (int a = 0; a < L; a++)
@@ -822,11 +834,8 @@ test_local_dp_kin_reset(void)
     struct lr_train tr = { 8, 1, 2 };
     struct lr_tm *tm;
     CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
-    struct lr_cdynp_dc *kin = lr_cdynp_dc_new(tm, 0, 1000);
-    struct lr_cdynp_dc *d = lr_cdynp_dc_new(tm, 0, 999);
-    CU_ASSERT_FATAL(kin && d);
-    lr_cdynp_dc_reset(kin, 1000, LR_CDYNP_LEX);
-    lr_cdynp_dc_reset(d, 999, LR_CDYNP_LEX);
+    struct lr_cdynp_dc *kin = new_handle(tm, 0, 1000, LR_CDYNP_LEX, 0);
+    struct lr_cdynp_dc *d = new_handle(tm, 0, 999, LR_CDYNP_LEX, 0);
     lr_cdynp_dc_set_kin(d, kin);
     struct lr_cdynp_cost cost;
     CU_ASSERT(lr_cdynp_dc_cost(d, 0, 0, &cost));
@@ -866,10 +875,7 @@ test_device_step(void)
                 for (int o = 0; o < 2; o++) {
                     enum lr_cdynp_objective obj = o ? LR_CDYNP_TIME
                                                     : LR_CDYNP_LEX;
-                    struct lr_cdynp_dc *d = lr_cdynp_dc_new(tm, k, 3);
-                    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-                    lr_cdynp_dc_reset(d, 3, obj);
-                    lr_cdynp_dc_set_step(d, U);
+                    struct lr_cdynp_dc *d = new_handle(tm, k, 3, obj, U);
                     /* A step above the DC's devices is the DC's. */
                     int Ue = U < tm->dcs[k].n_devices ? U
                                                       : tm->dcs[k].n_devices;
@@ -968,17 +974,12 @@ test_device_step_best(void)
             for (int o = 0; o < 2; o++) {
                 enum lr_cdynp_objective obj = o ? LR_CDYNP_TIME
                                                 : LR_CDYNP_LEX;
-                struct lr_cdynp_dc *best = lr_cdynp_dc_new(tm, k, 3);
+                struct lr_cdynp_dc *best = new_handle(tm, k, 3, obj,
+                                                      LR_CDYNP_STEP_BEST);
                 struct lr_cdynp_dc *h[4];
                 int n = 0, steps[4];
-                CU_ASSERT_PTR_NOT_NULL_FATAL(best);
-                lr_cdynp_dc_reset(best, 3, obj);
-                lr_cdynp_dc_set_step(best, LR_CDYNP_STEP_BEST);
                 for (int U = 1; U <= 8 && U <= tm->dcs[k].n_devices; U *= 2) {
-                    h[n] = lr_cdynp_dc_new(tm, k, 3);
-                    CU_ASSERT_PTR_NOT_NULL_FATAL(h[n]);
-                    lr_cdynp_dc_reset(h[n], 3, obj);
-                    lr_cdynp_dc_set_step(h[n], U);
+                    h[n] = new_handle(tm, k, 3, obj, U);
                     steps[n++] = U;
                 }
                 for (int a = 0; a < L; a++)
@@ -1024,22 +1025,14 @@ test_device_step_best(void)
     struct lr_tm *tm;
     CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
     tm->dcs[0].n_devices = 2100;
-    struct lr_cdynp_dc *best = lr_cdynp_dc_new(tm, 0, 2);
+    struct lr_cdynp_dc *best = new_handle(tm, 0, 2, LR_CDYNP_TIME,
+                                          LR_CDYNP_STEP_BEST);
     struct lr_cdynp_dc *h[6];
-    CU_ASSERT_PTR_NOT_NULL_FATAL(best);
-    lr_cdynp_dc_reset(best, 2, LR_CDYNP_TIME);
-    lr_cdynp_dc_set_step(best, LR_CDYNP_STEP_BEST);
-    for (int i = 0; i < 4; i++) {
-        h[i] = lr_cdynp_dc_new(tm, 0, 2);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(h[i]);
-        lr_cdynp_dc_reset(h[i], 2, LR_CDYNP_TIME);
-        lr_cdynp_dc_set_step(h[i], 3 << i);
-    }
+    for (int i = 0; i < 4; i++)
+        h[i] = new_handle(tm, 0, 2, LR_CDYNP_TIME, 3 << i);
     for (int i = 0; i < 2; i++) {
         tm->dcs[0].n_devices = 1024 << i;   /* automatic step: 1, 2 */
-        h[4 + i] = lr_cdynp_dc_new(tm, 0, 2);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(h[4 + i]);
-        lr_cdynp_dc_reset(h[4 + i], 2, LR_CDYNP_TIME);
+        h[4 + i] = new_handle(tm, 0, 2, LR_CDYNP_TIME, 0);
     }
     int won[6] = { 0 };
     for (int a = 0; a < m->n_layers; a++)
@@ -1084,16 +1077,12 @@ test_device_step_best_kin(void)
     tm->dcs[0].n_devices = 8;
     tm->dcs[0].mem = 1e30;
     const int L = m->n_layers;
-    struct lr_cdynp_dc *kin = lr_cdynp_dc_new(tm, 0, 1);
-    struct lr_cdynp_dc *d = lr_cdynp_dc_new(tm, 0, 2);
-    struct lr_cdynp_dc *alone = lr_cdynp_dc_new(tm, 0, 2);
-    CU_ASSERT_FATAL(kin && d && alone);
-    lr_cdynp_dc_reset(kin, 1, LR_CDYNP_LEX);
-    lr_cdynp_dc_reset(d, 2, LR_CDYNP_LEX);
-    lr_cdynp_dc_reset(alone, 2, LR_CDYNP_LEX);
-    lr_cdynp_dc_set_step(kin, LR_CDYNP_STEP_BEST);
-    lr_cdynp_dc_set_step(d, LR_CDYNP_STEP_BEST);
-    lr_cdynp_dc_set_step(alone, LR_CDYNP_STEP_BEST);
+    struct lr_cdynp_dc *kin = new_handle(tm, 0, 1, LR_CDYNP_LEX,
+                                         LR_CDYNP_STEP_BEST);
+    struct lr_cdynp_dc *d = new_handle(tm, 0, 2, LR_CDYNP_LEX,
+                                       LR_CDYNP_STEP_BEST);
+    struct lr_cdynp_dc *alone = new_handle(tm, 0, 2, LR_CDYNP_LEX,
+                                           LR_CDYNP_STEP_BEST);
     lr_cdynp_dc_set_kin(d, kin);
     const int steps[] = { 2, LR_CDYNP_STEP_BEST, 0, LR_CDYNP_STEP_BEST };
     for (int r = 0; r < 5; r++) {
