@@ -373,48 +373,52 @@ if command -v python3 > /dev/null; then
         wait $FAKEPID 2>/dev/null
     done
 
+    # against_peer NAME WANT OPTIONS PEER-COMMAND...: PEER-COMMAND in the
+    # background (it writes its port to $tmp/NAME.port), then a plan with
+    # dc2 at that port and OPTIONS: no plan, saying WANT, in which PORT
+    # stands for the peer's port.
+    against_peer() {
+        name=$1 want=$2 opts=$3
+        shift 3
+        rm -f "$tmp/$name.port"
+        "$@" 2> "$tmp/$name.err" &
+        peer=$!
+        PIDS="$PIDS $peer"
+        if await_file "$tmp/$name.port" $peer "$tmp/$name.err" "$name peer" 600; then
+            port=$(cat "$tmp/$name.port")
+            cluster "$P1" "$port" "$P3" > "$tmp/$name.json"
+            expect_no_plan "$(echo "$want" | sed "s/PORT/$port/")" 60 \
+                $LIGHTRAIL plan --distributed --model gpt-1.9b \
+                --cluster "$tmp/$name.json" $TLS $opts
+        else
+            notok "the $name peer did not start: $(cat "$tmp/$name.err")"
+        fi
+        kill $peer 2>/dev/null
+        wait $peer 2>/dev/null
+    }
+
     # An answer begun within the plan's budget and finished after it (its
     # length field at once, the rest 3 s later): the budget ran out, said
     # as such, not as --timeout's 5 s.
-    rm -f "$tmp/fake.port"
-    python3 "$srcdir/tests/cli/agent_fake.py" "$C" dc2 dc2 22 \
-        "$tmp/fake.port" 3 2> "$tmp/fake.err" &
-    FAKEPID=$!
-    PIDS="$PIDS $FAKEPID"
-    if await_file "$tmp/fake.port" $FAKEPID "$tmp/fake.err" "fake agent" 600; then
-        FAKE=$(cat "$tmp/fake.port")
-        cluster "$P1" "$FAKE" "$P3" > "$tmp/fake.json"
-        expect_no_plan "no plan: agent dc2 too slow: the plan's budget of 1 s ran out waiting for 127.0.0.1 port $FAKE to answer hello" 60 \
-            $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/fake.json" $TLS --timeout 5 --plan-timeout 1
-    else
-        notok "the fake agent did not start: $(cat "$tmp/fake.err")"
-    fi
-    kill $FAKEPID 2>/dev/null
-    wait $FAKEPID 2>/dev/null
+    against_peer fake \
+        "no plan: agent dc2 too slow: the plan's budget of 1 s ran out waiting for 127.0.0.1 port PORT to answer hello" \
+        "--timeout 5 --plan-timeout 1" \
+        python3 "$srcdir/tests/cli/agent_fake.py" "$C" dc2 dc2 22 \
+        "$tmp/fake.port" 3
 
     # Connecting keeps --timeout alone, whatever the plan's budget: a peer
     # that takes the TCP connection and never shakes hands fails the plan
     # as unreachable after --timeout (2 s).  It is the cause, named as
     # such: not dc1, connected at once but left none of the 0.5 s budget
     # for its HELLO ("too slow").
-    rm -f "$tmp/mute.port"
-    python3 -c 'import os, socket, sys, time
+    against_peer mute \
+        "no plan: agent dc2 unreachable: TLS handshake with 127.0.0.1 port PORT: no answer within 2 s (timed out)" \
+        "--timeout 2 --plan-timeout 0.5" \
+        python3 -c 'import os, socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
 open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-time.sleep(600)' "$tmp/mute.port" 2> "$tmp/mute.err" &
-    MUTEPID=$!
-    PIDS="$PIDS $MUTEPID"
-    if await_file "$tmp/mute.port" $MUTEPID "$tmp/mute.err" "mute peer" 600; then
-        MUTE=$(cat "$tmp/mute.port")
-        cluster "$P1" "$MUTE" "$P3" > "$tmp/mute.json"
-        expect_no_plan "no plan: agent dc2 unreachable: TLS handshake with 127.0.0.1 port $MUTE: no answer within 2 s (timed out)" 60 \
-            $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/mute.json" $TLS --timeout 2 --plan-timeout 0.5
-    else
-        notok "the mute peer did not start: $(cat "$tmp/mute.err")"
-    fi
-    kill $MUTEPID 2>/dev/null
-    wait $MUTEPID 2>/dev/null
+time.sleep(600)' "$tmp/mute.port"
 fi
 
 # The coordinator with a certificate of another CA: the agent refuses it.
