@@ -569,23 +569,32 @@ lr_ctl_plan_run(struct lr_ctl_plan *p)
     free(ev);
 }
 
+/* True when c->agent_plan (lr_ctl_plan_end kept it) answers the
+ * question 'key' of intent 'in' on the network as it is. */
+static bool
+kept_answers(const struct lr_ctl *c, const struct lr_intent *in,
+             const struct plan_memo *key)
+{
+    const struct lr_ctl_plan *p = c->agent_plan;
+    return p && p->network_gen == c->network_gen
+        && !strcmp(p->name, in->name) && memo_same(&p->key, key);
+}
+
 /* The plan made with the agents off the owner's thread for 'in' over the
- * devices 'tm' offers now (as lr_ctl_plan_end kept it), taken from
- * c->agent_plan (the caller owns it: it holds the tm the agents keep for
- * the COMMIT); NULL when there is none for this question, or the network
- * was replaced since. */
+ * devices 'tm' offers now, taken from c->agent_plan (the caller owns it:
+ * it holds the tm the agents keep for the COMMIT); NULL when there is
+ * none for this question, or the network was replaced since.  Either
+ * way c->agent_plan is emptied. */
 static struct lr_ctl_plan *
 take_agent_plan(struct lr_ctl *c, const struct lr_intent *in,
                 const struct lr_tm *tm)
 {
     struct lr_ctl_plan *p = c->agent_plan;
     struct plan_memo key;
-    if (!p)
-        return NULL;
-    c->agent_plan = NULL;
     memo_key(in, "cdynp", tm, &key);
-    if (p->network_gen != c->network_gen || strcmp(p->name, in->name)
-        || !memo_same(&p->key, &key)) {
+    bool answers = kept_answers(c, in, &key);
+    c->agent_plan = NULL;
+    if (!answers) {
         lr_ctl_plan_free(p);
         return NULL;
     }
@@ -1471,9 +1480,7 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
              p->tm, &p->key);
     if (c->n_remote) {
         /* The plan kept for this very question: admit it now. */
-        struct lr_ctl_plan *kept = c->agent_plan;
-        if (kept && kept->network_gen == c->network_gen
-            && !strcmp(kept->name, in->name) && memo_same(&kept->key, &p->key)) {
+        if (kept_answers(c, in, &p->key)) {
             lr_ctl_plan_free(p);
             return 0;
         }
