@@ -171,6 +171,16 @@ fail(struct agent_party *ap, int err, const char *fmt, ...)
     return err;
 }
 
+/* Forgets a sticky failure (lr_agent_party.h): the next call tries
+ * again. */
+static void
+clear_failure(struct agent_party *ap)
+{
+    ap->failed = 0;
+    ap->out_of_budget = false;
+    ap->why[0] = '\0';
+}
+
 /* Waits until 'fd' is ready for 'events' or 'deadline' passes. */
 static int
 wait_fd(int fd, short events, double deadline)
@@ -779,9 +789,7 @@ int
 lr_agent_party_release(struct lr_cdynp_party *p, const char *tag)
 {
     struct agent_party *ap = ap_of(p);
-    ap->failed = 0;
-    ap->out_of_budget = false;
-    ap->why[0] = '\0';
+    clear_failure(ap);
     /* A job's RELEASE comes when it is deleted, often hours after the
      * connection last carried anything. */
     drop_if_stale(ap);
@@ -897,9 +905,7 @@ lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
     ap->tm = tm;
     ap->job++;
     ap->job_sent = false;
-    ap->failed = 0;
-    ap->out_of_budget = false;
-    ap->why[0] = '\0';
+    clear_failure(ap);
 }
 
 /* The first agent among parties[0..n-1] that failed, as "agent DC
