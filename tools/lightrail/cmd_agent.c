@@ -419,6 +419,19 @@ find_commit(struct agent *a, const char *owner, const char *tag)
     return NULL;
 }
 
+/* EEXIST, with why[len] saying so, when the peer of 'c' holds the tag
+ * of COMMIT 'm' already; else 0. */
+static int
+committed_already(struct conn *c, const struct lr_wire_msg *m, char *why,
+                  size_t len)
+{
+    if (!find_commit(c->a, c->cn, m->name))
+        return 0;
+    snprintf(why, len, "commit: '%s' is committed already: release it "
+             "first", m->name);
+    return EEXIST;
+}
+
 /* COMMIT, once a worker has laid out our stages again (c->plan, from
  * the caches of FINISH): reserves their devices under the tag.  The tag
  * is checked again here: another connection of the same coordinator may
@@ -428,11 +441,9 @@ do_commit(struct conn *c, const struct lr_wire_msg *m, char *why,
           size_t len)
 {
     struct agent *a = c->a;
-    if (find_commit(a, c->cn, m->name)) {
-        snprintf(why, len, "commit: '%s' is committed already: release "
-                 "it first", m->name);
-        return EEXIST;
-    }
+    int rc = committed_already(c, m, why, len);
+    if (rc)
+        return rc;
     if (c->rc) {
         snprintf(why, len, "commit: %s", c->rc == ENOENT
                  ? "no feasible layout of these layers" : strerror(c->rc));
@@ -678,9 +689,9 @@ conn_handle(struct conn *c, const struct lr_wire_msg *m)
                        "job: send JOB first", m->job);
             return;
         }
-        if (m->type == LR_WIRE_COMMIT && find_commit(a, c->cn, m->name)) {
-            conn_error(c, m->id, EEXIST, "commit: '%s' is committed "
-                       "already: release it first", m->name);
+        if (m->type == LR_WIRE_COMMIT
+            && (rc = committed_already(c, m, why, sizeof why))) {
+            conn_error(c, m->id, rc, "%s", why);
             return;
         }
         if (over_budget(c, m))
