@@ -236,10 +236,24 @@ struct daemon {
     struct lr_worker *planner;    /* the other intents' plans' thread */
     struct event *stopping;       /* NULL until a signal: waits for it */
     struct event *sighup;         /* reloads the ppo policy */
+    struct event *releases;       /* RELEASEs to the agents queued */
     struct nb_app *app;           /* the northbound's, for reloads */
     const char *policy;           /* ppo-policy, or NULL */
     const struct lr_ctl_ppo_rollout *rollout;     /* ppo-rollout, or NULL */
 };
+
+/* lr_ctl_set_release_hook's: a RELEASE to an agent was queued. */
+static void
+releases_queued(void *arg)
+{
+    event_active(arg, EV_TIMEOUT, 1);
+}
+
+static void
+on_releases(evutil_socket_t fd, short what, void *arg)
+{
+    nb_restconf_releases(arg);
+}
 
 /* One line on the ppo policy just loaded ('done': "loaded", "reloaded"):
  * in use, and how, or why not. */
@@ -524,6 +538,14 @@ main(int argc, char **argv)
         goto cleanup;
     }
     app.planner = d.planner;
+    /* RELEASEs to the agents go on the planner's thread too, in its next
+     * turn: the event runs once the handler that queued them returns. */
+    d.releases = event_new(d.base, -1, 0, on_releases, &app);
+    if (!d.releases) {
+        lr_log(LR_LOG_ERR, "cannot create the event loop's events");
+        goto cleanup;
+    }
+    lr_ctl_set_release_hook(ctl, releases_queued, d.releases);
     app.reloaded = on_reloaded;
     app.reloaded_arg = &d;
     d.app = &app;
@@ -567,6 +589,10 @@ cleanup:
     lr_worker_free(d.decider);
     lr_worker_free(d.planner);
     lr_worker_free(d.worker);
+    if (ctl)
+        lr_ctl_set_release_hook(ctl, NULL, NULL);
+    if (d.releases)
+        event_free(d.releases);
     if (d.stopping)
         event_free(d.stopping);
     if (d.sigterm)

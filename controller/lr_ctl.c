@@ -425,43 +425,138 @@ cleanup:
     return verdict;
 }
 
+/* RELEASE of 'tag' at 'agent' now, on this thread; false when the agent
+ * did not confirm it (unreachable, or refused; ENOENT, a tag it does not
+ * hold, is confirmed). */
+static bool
+release_now(struct lr_cdynp_party *agent, const char *tag)
+{
+    int rc = lr_agent_party_release(agent, tag);
+    return !rc || rc == ENOENT;
+}
+
 /* RELEASE of 'tag' at 'agent', counted when the agent does not confirm
  * it (lr_ctl_counters.agent_release_failures): best effort, nothing
- * waits for it.  While a plan has the agents (c->agents_lent) it waits
- * in c->deferred for lr_ctl_plan_end (counted as failed when there is
- * no memory to keep it). */
+ * waits for it.  It is sent now unless it must wait in c->deferred:
+ * while a plan or RELEASEs have the agents (c->agents_lent), or always
+ * with a release hook (lr_ctl.h, "RELEASEs off the owner's thread").
+ * Counted as failed when there is no memory to keep it. */
 static void
 release_at(struct lr_ctl *c, struct lr_cdynp_party *agent, const char *tag)
 {
-    if (c->agents_lent) {
-        if (c->n_deferred == c->cap_deferred) {
-            int cap = c->cap_deferred ? 2 * c->cap_deferred : 8;
-            struct lr_ctl_release *d = realloc(c->deferred,
-                                               (size_t) cap * sizeof *d);
-            if (!d) {
-                c->counters.agent_release_failures++;
-                return;
-            }
-            c->deferred = d;
-            c->cap_deferred = cap;
-        }
-        struct lr_ctl_release *r = &c->deferred[c->n_deferred++];
-        r->agent = agent;
-        snprintf(r->tag, sizeof r->tag, "%s", tag);
+    if (!c->agents_lent && !c->release_hook) {
+        if (!release_now(agent, tag))
+            c->counters.agent_release_failures++;
         return;
     }
-    int rc = lr_agent_party_release(agent, tag);
-    if (rc && rc != ENOENT)
-        c->counters.agent_release_failures++;
+    if (c->n_deferred == c->cap_deferred) {
+        int cap = c->cap_deferred ? 2 * c->cap_deferred : 8;
+        struct lr_ctl_release *d = realloc(c->deferred,
+                                           (size_t) cap * sizeof *d);
+        if (!d) {
+            c->counters.agent_release_failures++;
+            return;
+        }
+        c->deferred = d;
+        c->cap_deferred = cap;
+    }
+    struct lr_ctl_release *r = &c->deferred[c->n_deferred++];
+    r->agent = agent;
+    snprintf(r->tag, sizeof r->tag, "%s", tag);
+    if (c->release_hook)
+        c->release_hook(c->release_arg);
 }
 
-/* The RELEASEs put off while the agents were lent, in their order. */
+/* Sends the RELEASEs that wait, on this thread, in their order; only
+ * those of 'tag' when it is not NULL (the others keep waiting). */
 static void
-release_deferred(struct lr_ctl *c)
+send_deferred(struct lr_ctl *c, const char *tag)
 {
-    for (int i = 0; i < c->n_deferred; i++)
-        release_at(c, c->deferred[i].agent, c->deferred[i].tag);
-    c->n_deferred = 0;
+    int kept = 0;
+    for (int i = 0; i < c->n_deferred; i++) {
+        struct lr_ctl_release *r = &c->deferred[i];
+        if (tag && strcmp(r->tag, tag))
+            c->deferred[kept++] = *r;
+        else if (!release_now(r->agent, r->tag))
+            c->counters.agent_release_failures++;
+    }
+    c->n_deferred = kept;
+}
+
+/* The RELEASEs waiting in c->deferred, handed to 'op' (which owns them
+ * from here), or false when there are none. */
+static bool
+hand_deferred(struct lr_ctl *c, struct lr_ctl_op *op)
+{
+    if (!c->n_deferred)
+        return false;
+    op->rel = c->deferred;
+    op->n_rel = c->n_deferred;
+    c->n_releasing = c->n_deferred;
+    c->deferred = NULL;
+    c->n_deferred = c->cap_deferred = 0;
+    return true;
+}
+
+void
+lr_ctl_release_run(struct lr_ctl_op *op)
+{
+    for (int i = 0; i < op->n_rel; i++)
+        if (!release_now(op->rel[i].agent, op->rel[i].tag))
+            op->rel_failed++;
+}
+
+/* The agents back from 'op' (a plan's or RELEASEs'), with the count of
+ * its RELEASEs they did not confirm.  Without a hook those that waited
+ * meanwhile go now (before the plan's COMMIT, which comes with the
+ * admission); with one they wait for the next op, which the hook asks
+ * for. */
+static void
+agents_back(struct lr_ctl *c, struct lr_ctl_op *op)
+{
+    c->agents_lent = false;
+    c->n_releasing = 0;
+    c->counters.agent_release_failures += (unsigned) op->rel_failed;
+    if (!c->release_hook)
+        send_deferred(c, NULL);
+    else if (c->n_deferred)
+        c->release_hook(c->release_arg);
+}
+
+void
+lr_ctl_set_release_hook(struct lr_ctl *c, void (*hook)(void *), void *arg)
+{
+    c->release_hook = hook;
+    c->release_arg = arg;
+}
+
+int
+lr_ctl_release_begin(struct lr_ctl *c, struct lr_ctl_op **op)
+{
+    *op = NULL;
+    if (!c->n_deferred || c->agents_lent)
+        return 0;
+    struct lr_ctl_op *o = calloc(1, sizeof *o);
+    if (!o)
+        return ENOMEM;
+    o->agents_only = true;
+    hand_deferred(c, o);
+    c->agents_lent = true;
+    *op = o;
+    return 0;
+}
+
+void
+lr_ctl_release_end(struct lr_ctl *c, struct lr_ctl_op *op)
+{
+    agents_back(c, op);
+    lr_ctl_op_free(op);
+}
+
+int
+lr_ctl_releases_pending(const struct lr_ctl *c)
+{
+    return c->n_deferred + c->n_releasing;
 }
 
 /* RELEASE to the agent of every remote range of 'job' (best effort: an
@@ -489,6 +584,9 @@ static int
 commit_remote(struct lr_ctl *c, struct lr_job *job,
               const struct lr_cdynp_result *res)
 {
+    /* A RELEASE of this name still waiting (an earlier job's) would undo
+     * the COMMIT if it went after it. */
+    send_deferred(c, job->intent.name);
     for (int i = 0; i < res->n_dcs; i++) {
         int dc = res->dc[i], n_stages, rc = EEXIST;
         if (!c->agent[dc])
@@ -499,8 +597,8 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
          * agent unreachable then): release it and commit once more, or
          * the name stays blocked until the agent restarts. */
         for (int tries = 0; rc == EEXIST && tries < 2; tries++) {
-            if (tries)
-                release_at(c, c->agent[dc], job->intent.name);
+            if (tries && !release_now(c->agent[dc], job->intent.name))
+                c->counters.agent_release_failures++;
             rc = lr_agent_party_commit(c->agent[dc], res->objective,
                                        res->assumed, res->first[i],
                                        res->last[i], job->intent.name,
@@ -1090,9 +1188,9 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
         char why[LR_JOB_REASON_MAX - 32];
         enum lr_tm_why v;
         if (c->agents_lent) {
-            rc = lr_ctl_fail(err, errlen, EBUSY, "a plan with the data "
-                             "centers' agents is in flight: submit again "
-                             "when it is done");
+            rc = lr_ctl_fail(err, errlen, EBUSY, "the data centers' "
+                             "agents are busy (a plan or RELEASEs in "
+                             "flight): submit again when they are done");
             goto cleanup;
         }
         if ((kept = take_agent_plan(c, in, tm))) {
@@ -1501,8 +1599,11 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
     }
     o->job.intent = *in;
     o->plan = p;
-    /* Until lr_ctl_plan_end: the agents are the plan's. */
+    /* Until lr_ctl_plan_end: the agents are the plan's, and the RELEASEs
+     * waiting for them go first. */
     c->agents_lent = p->agents;
+    if (p->agents)
+        hand_deferred(c, o);
     *op = o;
     return 0;
 }
@@ -1512,11 +1613,9 @@ lr_ctl_plan_end(struct lr_ctl *c, struct lr_ctl_op *op)
 {
     struct lr_ctl_plan *p = op ? op->plan : NULL;
     if (p && p->agents) {
-        /* Back from the plan: the RELEASEs that waited go first (before
-         * its COMMIT, which comes with the admission), then the plan is
-         * kept for that admission, in place of one never taken. */
-        c->agents_lent = false;
-        release_deferred(c);
+        /* Back from the plan (agents_back()), which is kept for its
+         * admission, in place of one never taken. */
+        agents_back(c, op);
         lr_ctl_plan_free(c->agent_plan);
         c->agent_plan = NULL;
         if (p->network_gen == c->network_gen) {
@@ -1898,6 +1997,10 @@ open_network(struct lr_ctl *c, const struct lr_topo *topo,
 static void
 close_network(struct lr_ctl *c)
 {
+    /* The RELEASEs waiting name these agents: now, or never. */
+    if (!c->agents_lent)
+        send_deferred(c, NULL);
+    c->n_deferred = 0;
     for (int i = 0; c->dev && c->topo && i < c->topo->n_nodes; i++)
         if (c->dev[i])
             c->cls[i]->close(c->dev[i]);
@@ -1987,9 +2090,9 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
     if (c->deciding)
         return fail_deciding(c, err, errlen, "try the new network again");
     if (c->agents_lent)
-        return lr_ctl_fail(err, errlen, EBUSY, "a plan with the data "
-                           "centers' agents is in flight; try the new "
-                           "network again when it is done");
+        return lr_ctl_fail(err, errlen, EBUSY, "the data centers' agents "
+                           "are busy (a plan or RELEASEs in flight); try "
+                           "the new network again when they are done");
     for (int i = 0; i < c->n_jobs; i++)
         if (c->jobs[i].phase == LR_JOB_ACTIVE
             || c->jobs[i].phase == LR_JOB_PROVISIONING

@@ -303,7 +303,8 @@ int lr_ctl_submit_decided(struct lr_ctl *, struct lr_ctl_op *decision,
  * unless the caller asks lr_ctl_plan_begin() again first.
  * With DCs planned by their agents the plan is CDynP over the agents,
  * whose parties are lent to it from begin to end: meanwhile a RELEASE
- * due waits (end sends it), a new network is refused (EBUSY), and so is
+ * due waits (end sends it, or the next op with a release hook, below),
+ * a new network is refused (EBUSY), and so is
  * an admission (lr_ctl_submit_begin: EBUSY), and begin plans nothing.
  * Its answer is not memoised (the agents' devices change behind the
  * controller's back, and a COMMIT follows the agent's last JOB): end
@@ -314,6 +315,36 @@ int lr_ctl_submit_decided(struct lr_ctl *, struct lr_ctl_op *decision,
 int lr_ctl_plan_begin(struct lr_ctl *, const struct lr_intent *intent,
                       struct lr_ctl_op **op, char *err, size_t errlen);
 void lr_ctl_plan_end(struct lr_ctl *, struct lr_ctl_op *op);
+
+/* RELEASEs off the owner's thread.  A RELEASE is one exchange with an
+ * agent, bounded by its timeout; an agent that is cut off makes the
+ * owner wait that long for each job deleted.  Without a hook a RELEASE
+ * is sent where it is due (as lr_ctl_submit() and lr_ctl_delete()
+ * need), except while a plan has the agents (it waits for the plan's
+ * end).  With a hook (lightraild's) every RELEASE waits in a queue, and
+ * 'hook(arg)' is called on the owner's thread each time one is queued;
+ * the queue is sent in steps too, on the thread that plans:
+ *   begin  (lr_ctl_release_begin, owner's thread): '*op' holds the
+ *          queue, NULL when it is empty or a plan has the agents; the
+ *          agents are lent to it as to a plan, so an admission with
+ *          them waits (EBUSY) and so does a new network;
+ *   run    (lr_ctl_op_run, any one thread) sends them, oldest first;
+ *   end    (lr_ctl_release_end, owner's thread) counts the RELEASEs
+ *          the agents did not confirm and frees 'op'.
+ * A plan begun with RELEASEs queued takes them along and sends them
+ * first: an agent frees its devices before it is asked for them.  An
+ * admission that commits at the agents on the owner's thread first
+ * sends the queued RELEASEs of its own name there (a late RELEASE would
+ * undo its COMMIT); a new network and lr_ctl_free() send the whole
+ * queue there.  lr_ctl_release_begin: 0, or ENOMEM (the queue stays). */
+void lr_ctl_set_release_hook(struct lr_ctl *, void (*hook)(void *arg),
+                             void *arg);
+int lr_ctl_release_begin(struct lr_ctl *, struct lr_ctl_op **op);
+void lr_ctl_release_end(struct lr_ctl *, struct lr_ctl_op *op);
+
+/* RELEASEs not yet sent or being sent (queued, taken by a plan, or in a
+ * release op). */
+int lr_ctl_releases_pending(const struct lr_ctl *);
 
 /* The device step: any thread, touches only 'op' and what it borrows. */
 void lr_ctl_op_run(struct lr_ctl_op *op);

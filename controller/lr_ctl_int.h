@@ -117,12 +117,17 @@ struct lr_ctl {
      * run on another thread than lr_ctl_sample(). */
     pthread_mutex_t dp_lock;
     /* A plan with the agents in flight (lr_ctl_plan_begin with remote
-     * DCs): the agent parties are lent to it, so the RELEASEs due
-     * meanwhile wait in 'deferred' (oldest first) until lr_ctl_plan_end
-     * sends them, and a new network waits. */
+     * DCs), or RELEASEs (lr_ctl_release_begin): the agent parties are
+     * lent to it, so the RELEASEs due meanwhile wait in 'deferred'
+     * (oldest first) until lr_ctl_plan_end sends them (without a
+     * release hook), and a new network waits.  With 'release_hook' every
+     * RELEASE waits there for an op (lr_ctl.h, "RELEASEs off the owner's
+     * thread"); 'n_releasing' counts those in the op in flight. */
     bool agents_lent;
     struct lr_ctl_release *deferred;
-    int n_deferred, cap_deferred;
+    int n_deferred, cap_deferred, n_releasing;
+    void (*release_hook)(void *);
+    void *release_arg;
     /* The last plan made with the agents off the owner's thread, kept by
      * lr_ctl_plan_end for the admission of its intent, which follows it
      * (owned; NULL when none). */
@@ -169,6 +174,12 @@ struct lr_ctl_op {
     struct lr_ctl_recon *recon;       /* a reconciliation, else NULL */
     struct lr_ctl_decision *dec;      /* a ppo decision, else NULL */
     struct lr_ctl_plan *plan;         /* a plan to make, else NULL */
+    /* RELEASEs to send first (owned; lr_ctl_release_begin, or taken
+     * along by a plan), and how many the agents did not confirm (set by
+     * op_run).  'agents_only': nothing else to run. */
+    struct lr_ctl_release *rel;
+    int n_rel, rel_failed;
+    bool agents_only;
     /* Set by op_run. */
     int rc;
     char err[512];
@@ -188,6 +199,7 @@ void lr_ctl_decision_free(struct lr_ctl_decision *);
 void lr_ctl_decision_run(struct lr_ctl_decision *);
 void lr_ctl_plan_free(struct lr_ctl_plan *);
 void lr_ctl_plan_run(struct lr_ctl_plan *);
+void lr_ctl_release_run(struct lr_ctl_op *);
 
 /* lr_ctl_op.c */
 int lr_ctl_changes_for(const struct lr_ctl *, const struct lr_job *,

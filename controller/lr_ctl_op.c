@@ -77,6 +77,7 @@ lr_ctl_op_free(struct lr_ctl_op *op)
     free(op->undo);
     free(op->ch);
     free(op->node);
+    free(op->rel);
     lr_ctl_recon_free(op->recon);
     lr_ctl_decision_free(op->dec);
     lr_ctl_plan_free(op->plan);
@@ -358,6 +359,10 @@ op_run(struct lr_ctl_op *op)
 {
     char ignore[256];
     op->err[0] = '\0';
+    if (op->n_rel)
+        lr_ctl_release_run(op);
+    if (op->agents_only)
+        return;
     if (op->recon) {
         lr_ctl_recon_run(op);
         return;

@@ -314,15 +314,53 @@ plan_done(void *cookie, struct lr_ctl_op *op)
     plan_next(app);
 }
 
+/* The planner is done with RELEASEs: on the loop again. */
+static void
+releases_done(void *cookie, struct lr_ctl_op *op)
+{
+    struct nb_app *app = cookie;
+    lr_ctl_release_end(app->ctl, op);
+    app->plan_busy = false;
+    plan_next(app);
+}
+
+/* Hands the RELEASEs to the agents that wait (lr_ctl.h) to the planner,
+ * which is free: they take their turn there as a plan. */
+static void
+releases_next(struct nb_app *app)
+{
+    struct lr_ctl_op *op;
+    if (lr_ctl_release_begin(app->ctl, &op) || !op)
+        return;                       /* none, or no memory: a later turn */
+    if (!lr_worker_push(app->planner, op, releases_done, app)) {
+        app->plan_busy = true;
+        return;
+    }
+    lr_ctl_op_run(op);                /* no memory to queue it: here */
+    lr_ctl_release_end(app->ctl, op);
+}
+
+void
+nb_restconf_releases(struct nb_app *app)
+{
+    if (app->planner)
+        plan_next(app);
+}
+
 /* Plans the first waiting intent off the loop unless a plan is in
  * flight, and admits it once lr_ctl_plan_begin has nothing left to plan:
  * the memo has the answer (or nothing needs one).  A job that came or
  * went while its plan ran changes the question: it is planned again, at
- * most three times in all; then its admission plans on the loop. */
+ * most three times in all; then its admission plans on the loop.  With
+ * no intent waiting, the RELEASEs waiting take the planner's turn. */
 static void
 plan_next(struct nb_app *app)
 {
-    while (app->planning && !app->plan_busy) {
+    while (!app->plan_busy) {
+        if (!app->planning) {
+            releases_next(app);
+            return;
+        }
         struct nb_planned *w = app->planning;
         struct lr_ctl_op *op = NULL;
         char err[512];
@@ -1024,10 +1062,16 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "# HELP lightrail_intents_planning Intents waiting for their plan, "
         "the one being planned included (their POST not yet answered).\n"
         "# TYPE lightrail_intents_planning gauge\n"
-        "lightrail_intents_planning %d\n",
+        "lightrail_intents_planning %d\n"
+        "# HELP lightrail_agent_releases_pending RELEASEs to the agents "
+        "not yet answered: waiting for the planner's thread, or being "
+        "sent there.\n"
+        "# TYPE lightrail_agent_releases_pending gauge\n"
+        "lightrail_agent_releases_pending %d\n",
         c->ppo_candidate, c->ppo_refused, c->ppo_cdynp, c->ppo_stale_kept,
         c->ppo_stale_redecided, c->agent_release_failures,
-        c->plans_off_loop, app->n_planning);
+        c->plans_off_loop, app->n_planning,
+        lr_ctl_releases_pending(app->ctl));
     struct lr_ctl_ppo_info pi;
     if (!lr_ctl_ppo_info(app->ctl, &pi))
         put(&buf, &len, &cap,

@@ -68,7 +68,8 @@ struct nb_app {
      * CDynP plan over DCs of hundreds of GPUs takes seconds, during
      * which GET, /metrics and DELETE are answered.  'n_planning' counts
      * the queue, the one being planned included; 'plan_busy' is set
-     * while one is. */
+     * while one is, or while RELEASEs to the agents are sent there
+     * (nb_restconf_releases). */
     struct lr_worker *planner;
     struct nb_planned *planning, **planning_tail;
     int n_planning;
@@ -86,6 +87,11 @@ struct nb_app {
  * for as long as they come), else it is done now.  The outcome goes to
  * app->reloaded.  0, or ENOMEM (nothing queued). */
 int nb_restconf_reload(struct nb_app *app, const char *how);
+
+/* RELEASEs to the agents wait (lr_ctl_set_release_hook): with a planner,
+ * they are sent there in its next free turn (a plan begun takes them
+ * along, and sends them first); without one, nothing. */
+void nb_restconf_releases(struct nb_app *app);
 
 /* The route table; 'metrics_public' makes /metrics answer without
  * authentication. */

@@ -67,6 +67,20 @@ jq_job() { jq -r ".[\"lightrail-job:job\"][0].state.$1" "$tmp/job"; }
 commits() {   # commits DC TAG: the agent's log lines committing TAG
     grep -c "'$2' committed" "$A/$1.log"
 }
+metric() {   # metric NAME: the daemon's NAME, "" if it does not answer
+    curl -s -m 10 --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
+        "$URL/metrics" | sed -n "s/^$1 //p"
+}
+# The daemon sends RELEASEs to the agents off its loop, after the DELETE
+# (or the blocked POST) is answered: waits until none is pending, at most
+# 20 s.
+wait_released() {
+    n=0
+    while [ "$(metric lightrail_agent_releases_pending)" != 0 ] && [ $n -lt 100 ]; do
+        sleep 0.2
+        n=$((n + 1))
+    done
+}
 
 # The inventory the daemon serves keeps who is remote (a GET-edit-PUT
 # round trip must not turn the agents' DCs into local placeholders).
@@ -138,6 +152,7 @@ fi
 api DELETE "$JOBS/job=j1"
 s1=$STATUS
 api DELETE "$JOBS/job=j2"
+wait_released
 released=1
 for dc in $want_remote; do
     grep -q "'j1' released" "$A/$dc.log" || released=0
@@ -157,6 +172,7 @@ expect_blocked() {
     intent "$1" 1 64 > "$tmp/$1.json"
     api POST "$JOBS" "$tmp/$1.json"
     job_state "$1"
+    wait_released
     n=0
     for dc in dc2 dc3; do n=$((n + $(commits $dc "$1"))); done
     reason=$(jq_job reason)
@@ -187,12 +203,14 @@ job_state j5
 # comes after the coordinator's 1 s.  The outcome is unknown, so that
 # agent gets RELEASE too, as the agents committed before it do.
 api DELETE "$JOBS/job=j5"
+wait_released
 stop_agent $PID3
 LISTEN=127.0.0.1:$P3 start_agent dc3-commit "$A/dc3.json" \
     --delay-commit-ms 3000 && PID3=$APID
 intent j7 1 64 > "$tmp/j7.json"
 api POST "$JOBS" "$tmp/j7.json"
 job_state j7
+wait_released
 held=
 for dc in dc2 dc3-commit; do
     c=$(grep -c "'j7' committed" "$A/$dc.log")
@@ -235,16 +253,13 @@ sys.exit(0 if ask(s, JOB, one)[0] == OK
     # A RELEASE the agent does not confirm (dc2 stopped: the 1 s
     # timeout) is counted, for the operator to see that dc2 may still
     # hold j8's devices.
-    metric() {
-        api GET /metrics
-        sed -n 's/^lightrail_agent_release_failures_total //p' "$tmp/body"
-    }
-    before=$(metric)
+    before=$(metric lightrail_agent_release_failures_total)
     kill -STOP $PID2
     api DELETE "$JOBS/job=j8"
     st=$STATUS
+    wait_released
     kill -CONT $PID2
-    after=$(metric)
+    after=$(metric lightrail_agent_release_failures_total)
     if [ "$before" = 0 ] && [ "$after" = 1 ] && [ "$st" = 204 ]; then
         ok "a RELEASE dc2 did not confirm is counted (lightrail_agent_release_failures_total 0 -> 1)"
     else
@@ -289,10 +304,7 @@ api GET /metrics
     grep -q '^lightrail_plans_off_loop_total 1$' "$tmp/body" &&
     ok "ja planned off the loop with the agents, then committed at dc3" ||
     notok "ja: $(jq_job phase) '$(jq_job reason)', dc3 commits $(commits dc3-again2 ja), $(grep '^lightrail_plans_off_loop_total' "$tmp/body")"
-planning() {   # the daemon's lightrail_intents_planning, "" if no answer
-    curl -s -m 10 --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
-        "$URL/metrics" | sed -n 's/^lightrail_intents_planning //p'
-}
+planning() { metric lightrail_intents_planning; }
 api GET /restconf/data/lightrail-compute:compute
 cp "$tmp/body" "$tmp/inv.json"
 kill -STOP $PID3
@@ -326,6 +338,7 @@ else
     notok "PUT of the inventory during jb's plan: $put $(cat "$tmp/put.out")"
 fi
 job_state jb
+wait_released
 # Each agent of jb's chain committed it once.  ja held dc2 and dc3 while
 # jb was planned (its RELEASEs waited), so jb's chain may have none.
 jb_remote=$(jq -r '.["lightrail-job:job"][0].state.stage[]?
@@ -349,6 +362,57 @@ else
     notok "jb: $(cat "$tmp/jb.status") $(jq_job phase) '$(jq_job reason)', committed by its agents ($jb_remote) $committed, ja released at $rel of 2; $(grep -E '^lightrail_(plans_off_loop|agent_release_failures)_total' "$tmp/body" | tr '\n' ' ')"
 fi
 api DELETE "$JOBS/job=jb"
+wait_released
+
+# ---- 6b. RELEASEs run off the loop ----
+# With dc3's agent stopped, a DELETE of a job it holds is answered at
+# once: the RELEASEs go to the agents on the planner's thread, where dc3's
+# waits (up to the 30 s timeout).  Meanwhile GET /metrics answers with
+# it pending, and an intent posted waits for the planner behind it; when
+# dc3 is continued it gets the RELEASE, once, and the intent is planned
+# and admitted.  Ordering, not timing, as in section 6.
+intent jr 1 64 > "$tmp/jr.json"
+api POST "$JOBS" "$tmp/jr.json"
+job_state jr
+jr_remote=$(jq -r '.["lightrail-job:job"][0].state.stage[]?
+    | select(.private == true) | .dc' "$tmp/job" | sort -u | tr '\n' ' ')
+case "$jr_remote" in
+    *dc3*) ;;
+    *) notok "jr's chain has no stage at dc3 ('$jr_remote'): the test proves nothing" ;;
+esac
+kill -STOP $PID3
+del=$(curl -s -m 10 -o /dev/null -w '%{http_code}' -X DELETE \
+    --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" "$URL$JOBS/job=jr")
+intent js 1 64 > "$tmp/js.json"
+curl -s -m 60 -o "$tmp/js.out" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+    -H "Authorization: Bearer $TOKEN" \
+    -H 'Content-Type: application/yang-data+json' \
+    --data-binary @"$tmp/js.json" "$URL$JOBS" > "$tmp/js.status" &
+JS=$!
+n=0
+while [ "$(planning)" != 1 ] && [ $n -lt 50 ]; do sleep 0.2; n=$((n + 1)); done
+during=$(metric lightrail_agent_releases_pending)
+waiting=$(planning)
+held=$(grep -c "'jr' released" "$LOG3")
+kill -CONT $PID3
+wait $JS
+wait_released
+job_state js
+if [ "$del" = 204 ] && [ "${during:-0}" -ge 1 ] && [ "$waiting" = 1 ] &&
+   [ "$held" -eq 0 ]; then
+    ok "while dc3 was stopped: DELETE jr answered 204, GET /metrics answered ($during RELEASE(s) pending), js waited for the planner"
+else
+    notok "dc3 stopped: DELETE jr '$del', releases pending '$during', planning '$waiting', dc3 released jr $held time(s) before it was continued"
+fi
+if [ "$(grep -c "'jr' released" "$LOG3")" -eq 1 ] &&
+   [ "$(cat "$tmp/js.status")" = 201 ] && [ "$(jq_job phase)" = active ] &&
+   [ "$(metric lightrail_agent_release_failures_total)" = 0 ]; then
+    ok "then dc3 released jr once, and js was admitted ($(jq_job phase))"
+else
+    notok "after dc3 was continued: dc3 released jr $(grep -c "'jr' released" "$LOG3") time(s); js $(cat "$tmp/js.status") $(jq_job phase) '$(jq_job reason)'; failures $(metric lightrail_agent_release_failures_total)"
+fi
+api DELETE "$JOBS/job=js"
+wait_released
 stop_daemon
 
 # ---- 7. a plan over its whole budget (coordinator plan-timeout) ----
