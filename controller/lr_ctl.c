@@ -573,23 +573,25 @@ release_remote(struct lr_ctl *c, const struct lr_job *job)
     }
 }
 
-/* COMMIT to the agent of every remote DC of the chain 'res'; on the
- * first failure the agents committed so far get RELEASE, and the job's
- * reason says why.  The agent that failed gets RELEASE too unless it
- * answered (an ERROR: it reserved nothing): after a timeout or a broken
- * connection the outcome is unknown, and an agent that did reserve would
- * keep the devices until it restarts (RELEASE of a tag it does not hold
- * is a harmless ENOENT).  0 or the failure's errno. */
+/* COMMIT of 'tag' to the agent of every remote DC of the chain 'res'
+ * (agent[] by DC index, NULL for this controller's DCs), on the calling
+ * thread, which must have the agents.  On the first failure the agents
+ * committed so far get RELEASE, and why[] says which agent failed and
+ * why.  The agent that failed gets RELEASE too unless it answered (an
+ * ERROR: it reserved nothing): after a timeout or a broken connection
+ * the outcome is unknown, and an agent that did reserve would keep the
+ * devices until it restarts (RELEASE of a tag it does not hold is a
+ * harmless ENOENT).  '*unconfirmed' counts the RELEASEs the agents did
+ * not confirm.  0 or the failure's errno. */
 static int
-commit_remote(struct lr_ctl *c, struct lr_job *job,
-              const struct lr_cdynp_result *res)
+commit_chain(struct lr_cdynp_party *const agent[], const struct lr_cluster *cl,
+             const struct lr_cdynp_result *res, const char *tag, char *why,
+             size_t whylen, int *unconfirmed)
 {
-    /* A RELEASE of this name still waiting (an earlier job's) would undo
-     * the COMMIT if it went after it. */
-    send_deferred(c, job->intent.name);
+    *unconfirmed = 0;
     for (int i = 0; i < res->n_dcs; i++) {
         int dc = res->dc[i], n_stages, rc = EEXIST;
-        if (!c->agent[dc])
+        if (!agent[dc])
             continue;
         /* EEXIST: the agent holds this name for us already.  Tags are
          * each coordinator's own and two jobs never share a name, so it
@@ -597,26 +599,55 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
          * agent unreachable then): release it and commit once more, or
          * the name stays blocked until the agent restarts. */
         for (int tries = 0; rc == EEXIST && tries < 2; tries++) {
-            if (tries && !release_now(c->agent[dc], job->intent.name))
-                c->counters.agent_release_failures++;
-            rc = lr_agent_party_commit(c->agent[dc], res->objective,
+            if (tries && !release_now(agent[dc], tag))
+                (*unconfirmed)++;
+            rc = lr_agent_party_commit(agent[dc], res->objective,
                                        res->assumed, res->first[i],
-                                       res->last[i], job->intent.name,
-                                       &n_stages);
+                                       res->last[i], tag, &n_stages);
         }
         if (rc) {
-            const char *e = lr_agent_party_error(c->agent[dc]);
-            set_reason(job, "agent %s did not commit its layers %d-%d: %s",
-                       c->cluster->dcs[dc].name, res->first[i] + 1,
-                       res->last[i] + 1, e ? e : strerror(rc));
-            bool unknown = !lr_agent_party_connected(c->agent[dc]);
+            const char *e = lr_agent_party_error(agent[dc]);
+            snprintf(why, whylen, "agent %s did not commit its layers "
+                     "%d-%d: %s", cl->dcs[dc].name, res->first[i] + 1,
+                     res->last[i] + 1, e ? e : strerror(rc));
+            bool unknown = !lr_agent_party_connected(agent[dc]);
             for (int j = 0; j < i + unknown; j++)
-                if (c->agent[res->dc[j]])
-                    release_at(c, c->agent[res->dc[j]], job->intent.name);
+                if (agent[res->dc[j]] && !release_now(agent[res->dc[j]], tag))
+                    (*unconfirmed)++;
             return rc;
         }
     }
     return 0;
+}
+
+/* RELEASE of 'tag' at the agent of every remote DC of the chain 'res'
+ * (best effort, release_at()). */
+static void
+release_chain(struct lr_ctl *c, const struct lr_cdynp_result *res,
+              const char *tag)
+{
+    for (int i = 0; i < res->n_dcs; i++)
+        if (c->agent[res->dc[i]])
+            release_at(c, c->agent[res->dc[i]], tag);
+}
+
+/* commit_chain() of 'job' on the owner's thread, when the plan was made
+ * there; the job's reason says why it failed. */
+static int
+commit_remote(struct lr_ctl *c, struct lr_job *job,
+              const struct lr_cdynp_result *res)
+{
+    char why[LR_JOB_REASON_MAX];
+    int unconfirmed;
+    /* A RELEASE of this name still waiting (an earlier job's) would undo
+     * the COMMIT if it went after it. */
+    send_deferred(c, job->intent.name);
+    int rc = commit_chain(c->agent, c->cluster, res, job->intent.name, why,
+                          sizeof why, &unconfirmed);
+    c->counters.agent_release_failures += (unsigned) unconfirmed;
+    if (rc)
+        set_reason(job, "%s", why);
+    return rc;
 }
 
 /* A plan made off the owner's thread (lr_ctl_plan_begin): the planner's
@@ -639,6 +670,13 @@ struct lr_ctl_plan {
     struct lr_cdynp_party *agent[LR_TM_MAX_DCS];  /* lent: c->agent */
     struct lr_cdynp_result res;       /* set by the run */
     char why[LR_JOB_REASON_MAX - 32]; /* the run's, when it found none */
+    /* Set by the run, which commits a plan it found at the agents of its
+     * chain (commit_chain()) under the intent's name: 'committed', or
+     * the failure's code and reason; RELEASEs not confirmed. */
+    bool committed;
+    int commit_rc;
+    char commit_why[LR_JOB_REASON_MAX];
+    int unconfirmed;
 };
 
 void
@@ -658,6 +696,13 @@ lr_ctl_plan_run(struct lr_ctl_plan *p)
         p->key.why = plan_with_agents(p->cluster, p->agent, p->tm, p->step,
                                       &p->res, &p->key.plan, p->why,
                                       sizeof p->why);
+        if (p->key.why == LR_TM_OK) {
+            p->commit_rc = commit_chain(p->agent, p->cluster, &p->res,
+                                        p->name, p->commit_why,
+                                        sizeof p->commit_why,
+                                        &p->unconfirmed);
+            p->committed = !p->commit_rc;
+        }
         return;
     }
     struct lr_tm_eval *ev = malloc(sizeof *ev);
@@ -678,11 +723,34 @@ kept_answers(const struct lr_ctl *c, const struct lr_intent *in,
         && !strcmp(p->name, in->name) && memo_same(&p->key, key);
 }
 
+/* Frees c->agent_plan, which no admission took: the agents that
+ * committed it get RELEASE (release_at()). */
+static void
+drop_agent_plan(struct lr_ctl *c)
+{
+    struct lr_ctl_plan *p = c->agent_plan;
+    c->agent_plan = NULL;
+    if (p && p->committed && p->network_gen == c->network_gen)
+        release_chain(c, &p->res, p->name);
+    lr_ctl_plan_free(p);
+}
+
+/* What the agents are owed, sent now on this thread, which has them:
+ * the RELEASEs of a plan kept and never taken, and those queued.  For
+ * a new network and the controller's end, which free the agents. */
+static void
+settle_agents(struct lr_ctl *c)
+{
+    drop_agent_plan(c);
+    send_deferred(c, NULL);
+}
+
 /* The plan made with the agents off the owner's thread for 'in' over the
- * devices 'tm' offers now, taken from c->agent_plan (the caller owns it:
- * it holds the tm the agents keep for the COMMIT); NULL when there is
- * none for this question, or the network was replaced since.  Either
- * way c->agent_plan is emptied. */
+ * devices 'tm' offers now, taken from c->agent_plan: the caller owns it,
+ * and its COMMITs (when 'committed'), which it must release unless the
+ * job is admitted.  NULL when there is none for this question, or the
+ * network was replaced since (drop_agent_plan()).  Either way
+ * c->agent_plan is emptied. */
 static struct lr_ctl_plan *
 take_agent_plan(struct lr_ctl *c, const struct lr_intent *in,
                 const struct lr_tm *tm)
@@ -690,12 +758,11 @@ take_agent_plan(struct lr_ctl *c, const struct lr_intent *in,
     struct lr_ctl_plan *p = c->agent_plan;
     struct plan_memo key;
     memo_key(in, "cdynp", tm, &key);
-    bool answers = kept_answers(c, in, &key);
-    c->agent_plan = NULL;
-    if (!answers) {
-        lr_ctl_plan_free(p);
+    if (!kept_answers(c, in, &key)) {
+        drop_agent_plan(c);
         return NULL;
     }
+    c->agent_plan = NULL;
     return p;
 }
 
@@ -1183,7 +1250,8 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
 
     /* 2. The plan, over the fixed inter-DC links: with agents, the one
      * made off the loop for this question (lr_ctl_plan_begin), else here.
-     * 'kept' holds the tm the agents keep for the COMMIT below. */
+     * 'kept' was committed at the agents already (lr_ctl_plan_run), or
+     * says why not; without it the COMMIT is step 4's. */
     if (c->n_remote) {
         char why[LR_JOB_REASON_MAX - 32];
         enum lr_tm_why v;
@@ -1198,6 +1266,12 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             *plan = kept->key.plan;
             snprintf(why, sizeof why, "%s", kept->why);
             v = kept->key.why;
+            if (v == LR_TM_OK && kept->commit_rc) {
+                job->phase = LR_JOB_BLOCKED;
+                set_reason(job, "%s", kept->commit_why);
+                c->counters.blocks_plan++;
+                goto cleanup;
+            }
         } else {
             v = plan_with_agents(c->cluster, c->agent, tm, c->cdynp_step,
                                  res, plan, why, sizeof why);
@@ -1328,7 +1402,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     }
     if (c->n_remote) {
         job->iteration_s = res->T;
-        if (commit_remote(c, job, res)) {
+        if (!kept && commit_remote(c, job, res)) {
             job->phase = LR_JOB_BLOCKED;
             c->counters.blocks_plan++;
             goto cleanup;
@@ -1349,6 +1423,9 @@ cleanup:
         memset(job->gpus, 0, sizeof job->gpus);
         job->plan.n_stages = 0;
     }
+    /* A plan committed off the loop for a job that is not admitted. */
+    if (kept && kept->committed && (rc || job->phase == LR_JOB_BLOCKED))
+        release_chain(c, &kept->res, in->name);
     lr_tm_free(tm);
     free(ev);
     free(res);
@@ -1403,11 +1480,29 @@ fail_deciding(const struct lr_ctl *c, char *err, size_t errlen,
                        what);
 }
 
-/* lr_ctl_submit_begin, with the ppo decision 'dec' when not NULL. */
+static int begin_admission(struct lr_ctl *, const struct lr_intent *,
+                           const struct lr_ctl_decision *, struct lr_job *,
+                           struct lr_ctl_op **, char *, size_t);
+
+/* lr_ctl_submit_begin, with the ppo decision 'dec' when not NULL.  A
+ * plan kept for this intent and committed at the agents is taken by its
+ * admission; one refused before it took the plan drops it here, so
+ * that the agents get RELEASE now rather than at the next plan. */
 static int
 submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
              const struct lr_ctl_decision *dec, struct lr_job *job,
              struct lr_ctl_op **op, char *err, size_t errlen)
+{
+    int rc = begin_admission(c, intent, dec, job, op, err, errlen);
+    if (c->agent_plan && !strcmp(c->agent_plan->name, intent->name))
+        drop_agent_plan(c);
+    return rc;
+}
+
+static int
+begin_admission(struct lr_ctl *c, const struct lr_intent *intent,
+                const struct lr_ctl_decision *dec, struct lr_job *job,
+                struct lr_ctl_op **op, char *err, size_t errlen)
 {
     struct lr_model *model = NULL;
     *op = NULL;
@@ -1582,6 +1677,9 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
             lr_ctl_plan_free(p);
             return 0;
         }
+        /* A plan kept for another question is not taken now: its
+         * COMMITs are released first (this plan's may share its name). */
+        drop_agent_plan(c);
         p->agents = true;
         snprintf(p->name, sizeof p->name, "%s", in->name);
         p->cluster = c->cluster;
@@ -1614,10 +1712,12 @@ lr_ctl_plan_end(struct lr_ctl *c, struct lr_ctl_op *op)
     struct lr_ctl_plan *p = op ? op->plan : NULL;
     if (p && p->agents) {
         /* Back from the plan (agents_back()), which is kept for its
-         * admission, in place of one never taken. */
+         * admission, committed at its agents already (or saying why
+         * not), in place of one never taken.  A new network waits for
+         * the plan: the generation cannot have changed. */
         agents_back(c, op);
-        lr_ctl_plan_free(c->agent_plan);
-        c->agent_plan = NULL;
+        c->counters.agent_release_failures += (unsigned) p->unconfirmed;
+        drop_agent_plan(c);
         if (p->network_gen == c->network_gen) {
             c->agent_plan = p;
             op->plan = NULL;
@@ -1997,10 +2097,6 @@ open_network(struct lr_ctl *c, const struct lr_topo *topo,
 static void
 close_network(struct lr_ctl *c)
 {
-    /* The RELEASEs waiting name these agents: now, or never. */
-    if (!c->agents_lent)
-        send_deferred(c, NULL);
-    c->n_deferred = 0;
     for (int i = 0; c->dev && c->topo && i < c->topo->n_nodes; i++)
         if (c->dev[i])
             c->cls[i]->close(c->dev[i]);
@@ -2112,6 +2208,7 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
                                "inventory; keep their names and order, or "
                                "restart lightraild with the new inventory");
     }
+    settle_agents(c);
     /* Keep the old network until the new one stands. */
     struct lr_ctl old = *c;
     c->topo = NULL;
@@ -2395,6 +2492,8 @@ lr_ctl_free(struct lr_ctl *c)
     if (!c)
         return;
     lr_ctl_ppo_free(c->ppo);
+    if (!c->agents_lent)
+        settle_agents(c);
     close_network(c);
     lr_store_close(c->store);
     free(c->jobs);

@@ -43,7 +43,9 @@
  * its agent has free).  The job's plan holds, for each remote DC of the
  * chain, one stage with no devices: its layers, whose stages stay
  * private.  After step 3 every agent of the chain gets COMMIT (it
- * reserves its stages under the job's name); an agent that fails or
+ * reserves its stages under the job's name; a plan made off the owner's
+ * thread was committed there, right after it was found, and a job then
+ * blocked or refused gets RELEASE); an agent that fails or
  * refuses blocks the job with its reason, and the agents committed
  * already get RELEASE: no partial state.  Step 4 keeps the chain's T (the
  * coordinator cannot evaluate private stages).  A job that ends failed or
@@ -307,11 +309,14 @@ int lr_ctl_submit_decided(struct lr_ctl *, struct lr_ctl_op *decision,
  * a new network is refused (EBUSY), and so is
  * an admission (lr_ctl_submit_begin: EBUSY), and begin plans nothing.
  * Its answer is not memoised (the agents' devices change behind the
- * controller's back, and a COMMIT follows the agent's last JOB): end
- * keeps it for the admission of that same intent over the same devices,
- * which must be the next admission begun (any admission drops it; one
- * of another intent or over other devices plans on the owner's thread
- * then).  0, or ENOMEM with '*op' NULL. */
+ * controller's back, and a COMMIT follows the agent's last JOB): the
+ * run commits it at the agents of its chain under the intent's name,
+ * and end keeps it for the admission of that same intent over the same
+ * devices, which must be the next admission begun (any admission drops
+ * it, and a plan kept and not taken is released: one of another intent
+ * or over other devices plans on the owner's thread then).  So the
+ * owner's thread never waits for an agent's COMMIT either, unless it
+ * plans itself.  0, or ENOMEM with '*op' NULL. */
 int lr_ctl_plan_begin(struct lr_ctl *, const struct lr_intent *intent,
                       struct lr_ctl_op **op, char *err, size_t errlen);
 void lr_ctl_plan_end(struct lr_ctl *, struct lr_ctl_op *op);

@@ -413,6 +413,38 @@ else
 fi
 api DELETE "$JOBS/job=js"
 wait_released
+
+# ---- 6c. the COMMIT is sent off the loop too ----
+# dc3's agent holds its answer to a COMMIT back 5 s (the timeout is
+# 30 s).  Once it has reserved jt's devices, and before it answers, the
+# daemon answers GET /metrics with jt still planning: the COMMIT is part
+# of the plan's turn on the planner's thread.  (Sent from the loop, it
+# held the GET until the answer came, and jt was no longer planning.)
+stop_agent $PID3
+LISTEN=127.0.0.1:$P3 start_agent dc3-slowcommit "$A/dc3.json" \
+    --delay-commit-ms 5000 && PID3=$APID
+intent jt 1 64 > "$tmp/jt.json"
+curl -s -m 60 -o "$tmp/jt.out" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+    -H "Authorization: Bearer $TOKEN" \
+    -H 'Content-Type: application/yang-data+json' \
+    --data-binary @"$tmp/jt.json" "$URL$JOBS" > "$tmp/jt.status" &
+JT=$!
+n=0
+while [ "$(commits dc3-slowcommit jt)" -eq 0 ] && [ $n -lt 100 ]; do
+    sleep 0.2
+    n=$((n + 1))
+done
+during=$(planning)
+wait $JT
+job_state jt
+if [ "$(commits dc3-slowcommit jt)" -eq 1 ] && [ "$during" = 1 ] &&
+   [ "$(cat "$tmp/jt.status")" = 201 ] && [ "$(jq_job phase)" = active ]; then
+    ok "while dc3 held its answer to jt's COMMIT back, GET /metrics answered (jt planning); then jt active"
+else
+    notok "jt: dc3 commits $(commits dc3-slowcommit jt), planning during its COMMIT '$during', POST $(cat "$tmp/jt.status"), $(jq_job phase) '$(jq_job reason)'"
+fi
+api DELETE "$JOBS/job=jt"
+wait_released
 stop_daemon
 
 # ---- 7. a plan over its whole budget (coordinator plan-timeout) ----
