@@ -109,6 +109,153 @@ lr_yang_split_location(const char *loc, char *path, size_t size, int *schema,
     }
 }
 
+/* A union's allowed values, one alternative a row.  libyang 2.1 refuses
+ * a value no member takes with "Invalid union value ... no matching
+ * subtype found" alone, dropping each member's own refusal (a range's
+ * error-message included), so the members are read from the compiled
+ * schema instead: enumerations give their names, booleans true and
+ * false, numbers their ranges followed by the leaf's units.  A member of
+ * any other type (a string's pattern, an identity) has no short
+ * description: then 'whole' is cleared and the caller keeps libyang's
+ * message. */
+struct lr_yang_want {
+    char alt[16][64];
+    int n;
+    bool whole;
+};
+
+static void
+lr_yang_want_add(struct lr_yang_want *w, const char *fmt, ...)
+{
+    va_list ap;
+    if (w->n == (int) (sizeof w->alt / sizeof w->alt[0])) {
+        w->whole = false;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(w->alt[w->n++], sizeof w->alt[0], fmt, ap);
+    va_end(ap);
+}
+
+static void
+lr_yang_want_type(const struct lysc_type *t, const char *units,
+                  struct lr_yang_want *w)
+{
+    const char *sp = units ? " " : "", *u = units ? units : "";
+    LY_ARRAY_COUNT_TYPE i;
+
+    switch (t->basetype) {
+    case LY_TYPE_UNION: {
+        const struct lysc_type_union *un = (const void *) t;
+        LY_ARRAY_FOR(un->types, i)
+            lr_yang_want_type(un->types[i], units, w);
+        return;
+    }
+    case LY_TYPE_ENUM: {
+        const struct lysc_type_enum *e = (const void *) t;
+        LY_ARRAY_FOR(e->enums, i)
+            lr_yang_want_add(w, "%s", e->enums[i].name);
+        return;
+    }
+    case LY_TYPE_BOOL:
+        lr_yang_want_add(w, "true");
+        lr_yang_want_add(w, "false");
+        return;
+    case LY_TYPE_UINT8: case LY_TYPE_UINT16: case LY_TYPE_UINT32:
+    case LY_TYPE_UINT64: case LY_TYPE_INT8: case LY_TYPE_INT16:
+    case LY_TYPE_INT32: case LY_TYPE_INT64: case LY_TYPE_DEC64:
+        break;
+    default:
+        w->whole = false;
+        return;
+    }
+    int fd = t->basetype == LY_TYPE_DEC64
+             ? ((const struct lysc_type_dec *) t)->fraction_digits : 0;
+    const struct lysc_range *r = t->basetype == LY_TYPE_DEC64
+                                 ? ((const struct lysc_type_dec *) t)->range
+                                 : ((const struct lysc_type_num *) t)->range;
+    if (!r) {
+        lr_yang_want_add(w, "%s%s%s", fd ? "a number" : "an integer",
+                         units ? " of " : "", u);
+        return;
+    }
+    double scale = 1;
+    for (int d = 0; d < fd; d++)
+        scale *= 10;
+    LY_ARRAY_FOR(r->parts, i) {
+        /* Unsigned types keep their bounds unsigned, the others signed,
+         * decimal64's scaled by its fraction digits. */
+        char lo[32], hi[32];
+        if (t->basetype < LY_TYPE_DEC64) {
+            snprintf(lo, sizeof lo, "%llu",
+                     (unsigned long long) r->parts[i].min_u64);
+            snprintf(hi, sizeof hi, "%llu",
+                     (unsigned long long) r->parts[i].max_u64);
+        } else if (fd) {
+            snprintf(lo, sizeof lo, "%.*g", 17,
+                     (double) r->parts[i].min_64 / scale);
+            snprintf(hi, sizeof hi, "%.*g", 17,
+                     (double) r->parts[i].max_64 / scale);
+        } else {
+            snprintf(lo, sizeof lo, "%lld", (long long) r->parts[i].min_64);
+            snprintf(hi, sizeof hi, "%lld", (long long) r->parts[i].max_64);
+        }
+        if (!strcmp(lo, hi))
+            lr_yang_want_add(w, "%s%s%s", lo, sp, u);
+        else
+            lr_yang_want_add(w, "%s to %s%s%s", lo, hi, sp, u);
+    }
+}
+
+/* libyang's "Invalid union value "V" - no matching subtype found." at
+ * the leaf 'path' (a data path: its predicates are dropped to find the
+ * schema node) as 'invalid value "V": want a, b or c' into msg[size];
+ * false, msg untouched, when the leaf's members cannot all be told. */
+static bool
+lr_yang_union_msg(const struct ly_ctx *ctx, const char *path,
+                  const char *lymsg, char *msg, size_t size)
+{
+    static const char head[] = "Invalid union value \"";
+    static const char tail[] = "\" - no matching subtype found";
+    char spath[1024];
+    size_t j = 0;
+    char quote = 0;
+
+    if (strncmp(lymsg, head, strlen(head)) || !strstr(lymsg, tail))
+        return false;
+    /* A predicate ends at the first ']' outside its quoted keys, which
+     * may hold any character. */
+    for (const char *p = path; *p && j + 1 < sizeof spath; p++) {
+        if (quote) {
+            if (*p == quote)
+                quote = quote == ']' ? 0 : ']';
+            else if (quote == ']' && (*p == '\'' || *p == '"'))
+                quote = *p;
+        } else if (*p == '[') {
+            quote = ']';
+        } else {
+            spath[j++] = *p;
+        }
+    }
+    spath[j] = '\0';
+    const struct lysc_node *sn = lys_find_path(ctx, NULL, spath, 0);
+    if (!sn || !(sn->nodetype & (LYS_LEAF | LYS_LEAFLIST)))
+        return false;
+    const struct lysc_node_leaf *leaf = (const void *) sn;
+    struct lr_yang_want w = { .n = 0, .whole = true };
+    lr_yang_want_type(leaf->type, leaf->units, &w);
+    if (!w.whole || !w.n)
+        return false;
+    const char *v = lymsg + strlen(head);
+    int vlen = (int) (strstr(lymsg, tail) - v);
+    int len = snprintf(msg, size, "invalid value \"%.*s\": want ", vlen, v);
+    for (int i = 0; i < w.n && len >= 0 && (size_t) len < size; i++)
+        len += snprintf(msg + len, size - len, "%s%s",
+                        i == 0 ? "" : i == w.n - 1 ? " or " : ", ",
+                        w.alt[i]);
+    return true;
+}
+
 /* Why the first error and not the last: libyang records the root cause
  * first and then, sometimes, a consequence of it. */
 int
@@ -116,7 +263,7 @@ lr_yang_ly_err(const struct ly_ctx *ctx, int rc, const char *file,
                char *err, size_t errlen)
 {
     const struct ly_err_item *e = ly_err_first(ctx);
-    char path[1024], where[64];
+    char path[1024], where[64], want[512];
     long line;
     int schema;
 
@@ -127,6 +274,8 @@ lr_yang_ly_err(const struct ly_ctx *ctx, int rc, const char *file,
     } else {
         const char *msg = e->msg ? e->msg : "invalid data";
         lr_yang_split_location(e->path, path, sizeof path, &schema, &line);
+        if (path[0] && lr_yang_union_msg(ctx, path, msg, want, sizeof want))
+            msg = want;
         if (path[0] && line)
             lr_yang_errf(err, errlen, file, path, "%s (line %ld)", msg, line);
         else if (path[0])

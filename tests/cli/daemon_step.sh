@@ -5,7 +5,7 @@
 # stage holds an even number of GPUs, as plan's at step 2; the default
 # (auto) is plan's at step 1, whose stages are not all even;
 # best is plan's with best; a value outside the leaf's type stops the
-# daemon at start with the leaf named.
+# daemon at start with the leaf named and the values it takes.
 . "${srcdir:-.}/tests/cli/lib.sh"
 command -v curl > /dev/null || { echo "skip: curl not installed"; exit 77; }
 command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
@@ -62,14 +62,17 @@ else
     notok "steps 1 and 2 alike: $(jq -c '[.stages[].devices]' "$tmp/plan.default" "$tmp/plan.step2")"
 fi
 
-# A step out of range: the daemon does not start, and says which leaf.
-rm -rf "$D/state"
-config 0
-$LIGHTRAILD --config "$D/lightraild.json" --foreground > /dev/null 2> "$tmp/bad.err"
-rc=$?
-if [ $rc -ne 0 ] && grep -q "cdynp-device-step" "$tmp/bad.err"; then
-    ok "cdynp-device-step 0: refused at start ($(grep -m1 cdynp-device-step "$tmp/bad.err" | cut -c1-160))"
-else
-    notok "cdynp-device-step 0: exit $rc: $(cat "$tmp/bad.err")"
-fi
+# A step out of range, or a word other than auto and best: the daemon
+# does not start, and says which leaf and what it takes.
+for bad in 0 fast; do
+    rm -rf "$D/state"
+    config $bad
+    $LIGHTRAILD --config "$D/lightraild.json" --foreground > /dev/null 2> "$tmp/bad.err"
+    rc=$?
+    if [ $rc -ne 0 ] && grep -q "cdynp-device-step: invalid value \"$bad\": want auto, best or 1 to 1000000 devices" "$tmp/bad.err"; then
+        ok "cdynp-device-step $bad: refused at start ($(grep -m1 cdynp-device-step "$tmp/bad.err" | cut -c1-160))"
+    else
+        notok "cdynp-device-step $bad: exit $rc: $(cat "$tmp/bad.err")"
+    fi
+done
 lr_summary

@@ -1322,6 +1322,48 @@ test_config_mean_job(void)
         fprintf(stderr, "%s\n", err);
 }
 
+/* cdynp-device-step, a union of auto|best and 1..1000000: a value no
+ * member takes is refused with the values allowed, read from the schema
+ * (libyang says only "no matching subtype"); listen's address, an
+ * inet:host whose members are patterns, keeps libyang's message. */
+static void
+test_config_union(void)
+{
+#define CFG_HEAD "{\"lightrail-config:lightraild\":{" \
+    "\"state-dir\":\"s\",\"topology-file\":\"t.json\"," \
+    "\"cluster-file\":\"c.json\","
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        { CFG_HEAD "\"listen\":{\"tls\":false},\"cdynp-device-step\":0}}",
+          "/lightrail-config:lightraild/cdynp-device-step: invalid value "
+          "\"0\": want auto, best or 1 to 1000000 devices (line 1)" },
+        { CFG_HEAD "\"listen\":{\"tls\":false},"
+          "\"cdynp-device-step\":\"fast\"}}",
+          "/lightrail-config:lightraild/cdynp-device-step: invalid value "
+          "\"fast\": want auto, best or 1 to 1000000 devices (line 1)" },
+        { CFG_HEAD "\"listen\":{\"tls\":false},"
+          "\"cdynp-device-step\":1000001}}",
+          "/lightrail-config:lightraild/cdynp-device-step: invalid value "
+          "\"1000001\": want auto, best or 1 to 1000000 devices (line 1)" },
+        { CFG_HEAD "\"listen\":{\"tls\":false,\"address\":\"a b\"}}}",
+          "/lightrail-config:lightraild/listen/address: Invalid union "
+          "value \"a b\" - no matching subtype found. (line 1)" },
+    };
+    static struct lr_config c;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[] = "/tmp/lr-config-XXXXXX", err[1024] = "", want[1200];
+        CU_ASSERT_EQUAL(load_config_text(dir, cases[i].text, &c, err,
+                                         sizeof err), EINVAL);
+        snprintf(want, sizeof want, "%s/lightraild.json: %s", dir,
+                 cases[i].want);
+        CU_ASSERT_STRING_EQUAL(err, want);
+        if (strcmp(err, want))
+            fprintf(stderr, "case %zu: %s\n", i, err);
+    }
+#undef CFG_HEAD
+}
+
 /* ppo-rollout: absent, no rollout; present with its load alone, the
  * schema's defaults; every leaf given, read back; no load, or screen 1,
  * refused with the path. */
@@ -1695,6 +1737,7 @@ static CU_TestInfo tests[] = {
     { "config: demo", test_config_demo },
     { "config: every leaf", test_config_full },
     { "config: ppo-mean-job-s must be positive", test_config_mean_job },
+    { "config: a union's refusal says what it takes", test_config_union },
     { "ppo-rollout: defaults, every leaf, and refusals",
       test_config_rollout },
     { "config: southbound settings", test_config_southbound },
