@@ -53,6 +53,12 @@ struct agent_party {
      * bound), and while lr_agent_plan() runs, when it ends (now_s()). */
     double budget, plan_deadline;
     bool out_of_budget;           /* the sticky failure is the budget's */
+    bool starved;                 /* ... spent before its request was sent,
+                                     its connection up in time */
+    /* When the connection's address was resolved, its TCP connection
+     * accepted and its handshake finished (now_s()): which of them a
+     * budget ran out in. */
+    double resolved_at, accepted_at, up_at;
     SSL_CTX *ctx;
     enum { AP_DOWN, AP_TCP, AP_TLS, AP_UP } state;
     int fd;                       /* -1 when AP_DOWN */
@@ -178,6 +184,7 @@ clear_failure(struct agent_party *ap)
 {
     ap->failed = 0;
     ap->out_of_budget = false;
+    ap->starved = false;
     ap->why[0] = '\0';
 }
 
@@ -313,6 +320,7 @@ ap_resolve(struct agent_party *ap, double deadline)
     if (rc)
         return fail(ap, rc, "cannot resolve '%s': %s", ap->address, why);
     ap->ai = ap->ai_list;
+    ap->resolved_at = now_s();
     return 0;
 }
 
@@ -346,6 +354,7 @@ ap_advance(struct agent_party *ap, short *events)
             *events = POLLOUT;
             return tcp_start(ap);
         }
+        ap->accepted_at = now_s();
         ERR_clear_error();
         ap->ssl = SSL_new(ap->ctx);
         if (!ap->ssl || !SSL_set_fd(ap->ssl, ap->fd))
@@ -364,6 +373,7 @@ ap_advance(struct agent_party *ap, short *events)
     int ret = SSL_connect(ap->ssl);
     if (ret == 1) {
         ap->state = AP_UP;
+        ap->up_at = now_s();
         freeaddrinfo(ap->ai_list);
         ap->ai_list = ap->ai = NULL;
         return 0;
@@ -560,6 +570,35 @@ out_of_budget(struct agent_party *ap, int rc, const struct lr_wire_msg *req)
     return rc;
 }
 
+/* A connection made within a plan keeps its own timeout (connecting
+ * runs for all agents at once, lr_agent_parties_connect), and its time
+ * counts against the plan's budget.  A connection finished after the
+ * budget's end failed the plan in its lookup, its TCP connect or its
+ * handshake, whichever the end fell in: that is recorded as the budget's
+ * failure (ETIMEDOUT), and 0 returned for any other connection. */
+static int
+connect_out_of_budget(struct agent_party *ap)
+{
+    const double end = ap->plan_deadline;
+    char what[320];
+    if (end <= 0 || ap->state != AP_UP || ap->up_at <= end)
+        return 0;
+    if (ap->resolved_at > end)
+        snprintf(what, sizeof what, "for the address of '%s' (name "
+                 "resolution)", ap->address);
+    else if (ap->accepted_at > end)
+        snprintf(what, sizeof what, "for %s port %d to accept the "
+                 "connection", ap->address, ap->port);
+    else
+        snprintf(what, sizeof what, "for %s port %d to finish the TLS "
+                 "handshake", ap->address, ap->port);
+    fail(ap, ETIMEDOUT, "the plan's budget of %g s ran out waiting %s, "
+         "before any request was sent: give the plan a larger budget",
+         ap->budget, what);
+    ap->out_of_budget = true;
+    return ETIMEDOUT;
+}
+
 /* Sends 'req' (its id set here) and reads the answer into 'ans' (its
  * summary decoded into ap->sum).  0 with an answer of type 'want'; the
  * code of an ERROR answer; or a failure. */
@@ -583,9 +622,19 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
     if (!n)
         return fail(ap, EINVAL, "cannot encode a %s message",
                     lr_wire_type_name(req->type));
-    if (by_plan && deadline <= now_s())
-        rc = fail(ap, ETIMEDOUT, "timed out");
-    else if (!(rc = write_all(ap, ap->buf, n, deadline)))
+    /* The budget spent before 'req' could be sent: in this agent's
+     * connect, or by the others (their connects and answers). */
+    if (by_plan && deadline <= now_s()) {
+        if ((rc = connect_out_of_budget(ap)))
+            return rc;
+        fail(ap, ETIMEDOUT, "the plan's budget of %g s ran out before %s "
+             "was sent to %s port %d (spent on the other agents): give the "
+             "plan a larger budget", ap->budget,
+             lr_wire_type_name(req->type), ap->address, ap->port);
+        ap->out_of_budget = ap->starved = true;
+        return ETIMEDOUT;
+    }
+    if (!(rc = write_all(ap, ap->buf, n, deadline)))
         rc = read_all(ap, ap->buf, 4, deadline);
     if (rc)
         return by_plan ? out_of_budget(ap, rc, req) : rc;
@@ -913,18 +962,20 @@ lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
  * when none says why.  One that failed on its own comes before one that
  * ran out of the plan's budget, which all share: an agent whose connect
  * took its whole timeout leaves the others none, and they are not the
- * cause. */
+ * cause.  Among those out of budget, one that ran out in its own
+ * connect or answer comes before one left no time to send a request. */
 static int
 agent_failure(const struct lr_cluster *cl,
               struct lr_cdynp_party *const *parties, int err, char *why,
               size_t len)
 {
     snprintf(why, len, "a data center failed: %s", strerror(err));
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 3; pass++)
         for (int k = 0; k < cl->n_dcs; k++) {
             const char *e = lr_agent_party_is(parties[k])
                             ? lr_agent_party_error(parties[k]) : NULL;
-            if (!e || (!pass && ap_of(parties[k])->out_of_budget))
+            if (!e || (pass == 0 && ap_of(parties[k])->out_of_budget)
+                || (pass == 1 && ap_of(parties[k])->starved))
                 continue;
             snprintf(why, len, "agent %s %s: %s", cl->dcs[k].name,
                      ap_of(parties[k])->out_of_budget ? "too slow"
@@ -952,6 +1003,11 @@ lr_agent_plan(const struct lr_cluster *cl,
             ap->plan_deadline = ap->budget > 0 ? start + ap->budget : 0;
         }
     lr_agent_parties_connect(parties, cl->n_dcs);
+    /* Each connect that ends after the budget is the cause, whichever
+     * agent's HELLO comes first and finds no time left. */
+    for (int k = 0; k < cl->n_dcs; k++)
+        if (lr_agent_party_is(parties[k]))
+            connect_out_of_budget(ap_of(parties[k]));
     for (int k = 0; k < cl->n_dcs && !rc; k++) {
         double flops;
         if (!lr_agent_party_is(parties[k]))

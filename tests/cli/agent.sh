@@ -294,11 +294,12 @@ stop_agent $SLOWPID
 # agent answering 0.04 s late, every request within --timeout 5, and a
 # plan of many requests (HELLO, JOB, a STEP per chain and stage count
 # ...) given 1 s in all: no plan, the budget named (with the agent it
-# was waiting for then: dc2, or under the sanitizers a slow dc1 or dc3).
+# was waiting for then: dc2, or under the sanitizers a slow dc1 or dc3;
+# or, should it end between two requests, the one not sent).
 # With no budget the same plan is made.
 start_agent late "$A/dc2.json" --delay-ms 40 && LATE=$APORT && LATEPID=$APID
 cluster "$P1" "$LATE" "$P3" > "$tmp/late.json"
-expect_no_plan "too slow: the plan's budget of 1 s ran out waiting for 127.0.0.1 port" 10 \
+expect_no_plan "too slow: the plan's budget of 1 s ran out" 10 \
     $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/late.json" $TLS --plan-timeout 1
 $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/late.json" \
     $TLS --format json > "$tmp/late.out" 2> "$tmp/err"
@@ -419,6 +420,17 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
 open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 time.sleep(600)' "$tmp/mute.port"
+
+    # A handshake that ends after the plan's budget, within --timeout:
+    # dc2's agent behind a proxy that holds each of its chunks 1 s, the
+    # budget 0.5 s.  No HELLO was sent, and the message says what was
+    # waited for; dc2 is named, not dc1, connected at once but left no
+    # time to send its HELLO.
+    against_peer slowtls \
+        "no plan: agent dc2 too slow: the plan's budget of 0.5 s ran out waiting for 127.0.0.1 port PORT to finish the TLS handshake, before any request was sent" \
+        "--timeout 5 --plan-timeout 0.5" \
+        sh -c 'exec python3 "$1" --no-stall --delay 1 "$2" "$3.count" > "$3"' \
+        sh "$srcdir/tests/cli/stallproxy.py" "$P2" "$tmp/slowtls.port"
 fi
 
 # The coordinator with a certificate of another CA: the agent refuses it.
