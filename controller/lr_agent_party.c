@@ -317,6 +317,13 @@ ap_resolve(struct agent_party *ap, double deadline)
                     "(timed out): check the resolver (/etc/resolv.conf), or "
                     "give the agent's address as an IP address", ap->address,
                     why, ap->timeout);
+    /* EAGAIN means "wait for the socket" in this file: a resolver that
+     * cannot answer now fails the party as any unreachable agent. */
+    if (rc == EAGAIN)
+        return fail(ap, EHOSTUNREACH, "cannot resolve '%s': %s (the "
+                    "resolver cannot answer now): try again, and check the "
+                    "resolver (/etc/resolv.conf) if it lasts", ap->address,
+                    why);
     if (rc)
         return fail(ap, rc, "cannot resolve '%s': %s", ap->address, why);
     ap->ai = ap->ai_list;

@@ -162,12 +162,19 @@ lr_lookup_wait(struct lr_lookup *l, double timeout_s, struct addrinfo **res,
             snprintf(err, errlen, "no answer from the resolver");
         return ETIMEDOUT;
     }
-    if (!gai)
-        return 0;
+    return gai ? lr_lookup_error(gai, sys, err, errlen) : 0;
+}
+
+int
+lr_lookup_error(int gai, int sys_errno, char *err, size_t errlen)
+{
     if (err && errlen)
-        snprintf(err, errlen, "%s", gai == EAI_SYSTEM ? strerror(sys)
+        snprintf(err, errlen, "%s", gai == EAI_SYSTEM ? strerror(sys_errno)
                                                       : gai_strerror(gai));
-    return EHOSTUNREACH;
+    /* EAI_AGAIN: the resolver could not answer now (a server failure, or
+     * none reachable), which says nothing of the name: the same lookup
+     * may succeed later.  Every other failure is the name's. */
+    return gai == EAI_AGAIN ? EAGAIN : EHOSTUNREACH;
 }
 
 int

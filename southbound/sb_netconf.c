@@ -80,8 +80,9 @@
  * EPROTO the device refused (its rpc-error: tag, app-tag, path, message),
  * EEXIST/ENOENT as the dummy, EACCES a host key that is not the pinned
  * one or a certificate refused by either side (TLS), EINVAL a TLS file
- * that cannot be used, EHOSTUNREACH no session, ETIMEDOUT outcome
- * unknown.
+ * that cannot be used, EHOSTUNREACH no session, EAGAIN no session for
+ * now (no thread to connect, or a resolver that cannot answer now: TLS),
+ * ETIMEDOUT outcome unknown.
  * SB_NC_DEBUG=1 in the environment copies libnetconf2's messages to
  * stderr (a diagnostic for operators, off by default).
  */

@@ -173,6 +173,13 @@ sb_nct_tcp(const char *host, uint16_t port, long long deadline,
                        "as an IP address", host, why, timeout_ms);
         return -1;
     }
+    if (gai == EAGAIN) {
+        *ret = sb_errf(err, errlen, EAGAIN, "cannot resolve %s (%s): the "
+                       "resolver cannot answer now; nothing sent: retry, "
+                       "and check the resolver (/etc/resolv.conf) if it "
+                       "lasts", host, why);
+        return -1;
+    }
     if (gai) {
         *ret = sb_errf(err, errlen, gai, "cannot resolve %s (%s): check "
                        "the address", host, why);

@@ -21,8 +21,9 @@
  * Errors: 0 or a positive errno and one line in err[] without the
  * device's name in front (the driver adds it): EINVAL (a file cannot
  * be used), EACCES (a certificate refused by either side), EHOSTUNREACH
- * (nobody answers, or the connection broke), ETIMEDOUT (no handshake or
- * no hello before the deadline: device hung?), ENOMEM.
+ * (nobody answers, or the connection broke), EAGAIN (the resolver
+ * cannot answer now: retry), ETIMEDOUT (no handshake or no hello before
+ * the deadline: device hung?), ENOMEM.
  */
 #ifndef SB_NETCONF_TLS_H
 #define SB_NETCONF_TLS_H 1

@@ -13,7 +13,11 @@
 #   4. dc2's agent by its address, behind a proxy that holds its answers
 #      0.2 s, and dc3's by a name the resolver sits on: the plan fails on
 #      dc3's name; dc2's handshake is not starved while dc3's lookup is
-#      waited for (it once was, and dc2 was blamed for a time-out).
+#      waited for (it once was, and dc2 was blamed for a time-out);
+#   5. a resolver that refuses (127.0.0.1, where nothing listens on port
+#      53: getaddrinfo's EAI_AGAIN, "Temporary failure in name
+#      resolution"): the coordinator says the resolver cannot answer
+#      now, and the driver gives EAGAIN (retry), not EHOSTUNREACH.
 # `ip netns exec` puts /etc/netns/NS/resolv.conf and hosts in place of
 # /etc's for the commands it runs; the resolver there is 10.77.0.2,
 # whose queries go to a MAC address nobody has.  Everything made here
@@ -149,6 +153,31 @@ if command -v python3 > /dev/null; then
     fi
 else
     echo "skipped: no python3 for the slow proxy"
+fi
+
+# 5. The namespace's resolver at 127.0.0.1, where nothing listens: every
+#    query is refused at once.  Each `ip netns exec` mounts the file
+#    anew.
+printf 'nameserver 127.0.0.1\n' > "/etc/netns/$NS/resolv.conf"
+in_ns $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/slow.json" \
+    $TLS --timeout 5 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 3 ] \
+   && grep -q "agent dc2 unreachable: cannot resolve 'dc2.lightrail.invalid': Temporary failure in name resolution (the resolver cannot answer now): try again" "$tmp/err"; then
+    ok "an agent name the resolver refuses: $(cat "$tmp/err")"
+else
+    notok "agent name, refusing resolver: exit $rc: $(cat "$tmp/err" "$tmp/out" | head -5)"
+fi
+in_ns env SB_TRANSPORT=tls SB_TLS_CERT="$C/ctl.pem" SB_TLS_KEY="$C/ctl.key" \
+    SB_TLS_CA="$C/ca.pem" SB_SCHEMA_PATH="$top/yang" SB_TIMEOUT_MS=1000 \
+    ./tests/cli/sbctl netconf r1 r1.lightrail.invalid:6513 read \
+    > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] \
+   && grep -q "EAGAIN: .*cannot resolve r1.lightrail.invalid (Temporary failure in name resolution): the resolver cannot answer now; nothing sent: retry" "$tmp/err"; then
+    ok "a device name the resolver refuses: $(cat "$tmp/err")"
+else
+    notok "device name, refusing resolver: exit $rc: $(cat "$tmp/err" "$tmp/out" | head -5)"
 fi
 
 lr_summary

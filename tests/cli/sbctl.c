@@ -35,6 +35,7 @@ errname(int e)
     case EHOSTUNREACH: return "EHOSTUNREACH";
     case EACCES: return "EACCES";
     case EINVAL: return "EINVAL";
+    case EAGAIN: return "EAGAIN";
     default: return "EIO";
     }
 }

@@ -684,7 +684,10 @@ suite_teardown(void)
 /* lr_resolve (the agents' lookups): a numeric address at once, as it
  * is; no host name is EINVAL and says so; a service that is no number
  * under AI_NUMERICSERV is the resolver's answer, not a time-out; a name
- * the hosts file gives (localhost) through the lookup's thread. */
+ * the hosts file gives (localhost) through the lookup's thread.  A
+ * resolver that cannot answer now (EAI_AGAIN, which no lookup here can
+ * be made to give: tests/cli/resolve.sh does, as root) is EAGAIN, any
+ * other failure EHOSTUNREACH, each with its reason. */
 static void
 test_resolve(void)
 {
@@ -712,6 +715,16 @@ test_resolve(void)
     CU_ASSERT_PTR_NULL(res);
     CU_ASSERT_STRING_EQUAL(err, gai_strerror(EAI_NONAME));
 
+    CU_ASSERT_EQUAL(lr_lookup_error(EAI_AGAIN, 0, err, sizeof err), EAGAIN);
+    CU_ASSERT_STRING_EQUAL(err, gai_strerror(EAI_AGAIN));
+    CU_ASSERT_EQUAL(lr_lookup_error(EAI_NONAME, 0, err, sizeof err),
+                    EHOSTUNREACH);
+    CU_ASSERT_STRING_EQUAL(err, gai_strerror(EAI_NONAME));
+    CU_ASSERT_EQUAL(lr_lookup_error(EAI_FAIL, 0, NULL, 0), EHOSTUNREACH);
+    CU_ASSERT_EQUAL(lr_lookup_error(EAI_SYSTEM, ECONNREFUSED, err,
+                                    sizeof err), EHOSTUNREACH);
+    CU_ASSERT_STRING_EQUAL(err, strerror(ECONNREFUSED));
+
     CU_ASSERT_EQUAL(lr_resolve("localhost", "7", &hints, 30, &res, err,
                                sizeof err), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(res);
@@ -729,7 +742,7 @@ static CU_TestInfo tests[] = {
     { "misbehaving agent", test_misbehaving_agent },
     { "closed during the handshake", test_closed_during_handshake },
     { "bad frame length", test_bad_frame_length },
-    { "lr_resolve: numbers, no name, a bad service, localhost",
+    { "lr_resolve: numbers, no name, a bad service, failures, localhost",
       test_resolve },
     CU_TEST_INFO_NULL,
 };
