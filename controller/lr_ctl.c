@@ -425,14 +425,26 @@ cleanup:
     return verdict;
 }
 
-/* RELEASE of 'tag' at 'agent' now, on this thread; false when the agent
- * did not confirm it (unreachable, or refused; ENOENT, a tag it does not
- * hold, is confirmed). */
+/* What came of a RELEASE: the agent confirmed it (ENOENT, a tag it does
+ * not hold, included), refused it (an ERROR answer), or did not answer
+ * (unreachable, a timeout, a broken connection: it may still hold the
+ * devices, and may answer another time). */
+enum release_outcome { RELEASED, REFUSED, UNANSWERED };
+
+/* RELEASE of 'tag' at 'agent' now, on this thread. */
+static enum release_outcome
+release_send(struct lr_cdynp_party *agent, const char *tag)
+{
+    int rc = lr_agent_party_release(agent, tag);
+    if (!rc || rc == ENOENT)
+        return RELEASED;
+    return lr_agent_party_connected(agent) ? REFUSED : UNANSWERED;
+}
+
 static bool
 release_now(struct lr_cdynp_party *agent, const char *tag)
 {
-    int rc = lr_agent_party_release(agent, tag);
-    return !rc || rc == ENOENT;
+    return release_send(agent, tag) == RELEASED;
 }
 
 /* RELEASE of 'tag' at 'agent', counted when the agent does not confirm
@@ -445,8 +457,11 @@ static void
 release_at(struct lr_ctl *c, struct lr_cdynp_party *agent, const char *tag)
 {
     if (!c->agents_lent && !c->release_hook) {
-        if (!release_now(agent, tag))
+        enum release_outcome o = release_send(agent, tag);
+        if (o != RELEASED)
             c->counters.agent_release_failures++;
+        if (o == UNANSWERED)
+            c->counters.agent_releases_given_up++;
         return;
     }
     if (c->n_deferred == c->cap_deferred) {
@@ -463,24 +478,43 @@ release_at(struct lr_ctl *c, struct lr_cdynp_party *agent, const char *tag)
     struct lr_ctl_release *r = &c->deferred[c->n_deferred++];
     r->agent = agent;
     snprintf(r->tag, sizeof r->tag, "%s", tag);
+    r->tries = 0;
     if (c->release_hook)
         c->release_hook(c->release_arg);
 }
 
-/* Sends the RELEASEs that wait, on this thread, in their order; only
- * those of 'tag' when it is not NULL (the others keep waiting). */
+/* Sends the RELEASEs that wait, on this thread, in their order, once
+ * each; only those of 'tag' when it is not NULL (the others keep
+ * waiting: a COMMIT of 'tag' follows, which releases a leftover of its
+ * name itself), else all, and an unanswered one is given up. */
 static void
 send_deferred(struct lr_ctl *c, const char *tag)
 {
     int kept = 0;
     for (int i = 0; i < c->n_deferred; i++) {
         struct lr_ctl_release *r = &c->deferred[i];
-        if (tag && strcmp(r->tag, tag))
+        if (tag && strcmp(r->tag, tag)) {
             c->deferred[kept++] = *r;
-        else if (!release_now(r->agent, r->tag))
+            continue;
+        }
+        enum release_outcome o = release_send(r->agent, r->tag);
+        if (o != RELEASED)
             c->counters.agent_release_failures++;
+        if (o == UNANSWERED && !tag)
+            c->counters.agent_releases_given_up++;
     }
     c->n_deferred = kept;
+}
+
+/* Whether a RELEASE waits that was never tried (the others wait for the
+ * agents' next turn to be tried again). */
+static bool
+any_fresh(const struct lr_ctl *c)
+{
+    for (int i = 0; i < c->n_deferred; i++)
+        if (!c->deferred[i].tries)
+            return true;
+    return false;
 }
 
 /* The RELEASEs waiting in c->deferred, handed to 'op' (which owns them
@@ -501,25 +535,69 @@ hand_deferred(struct lr_ctl *c, struct lr_ctl_op *op)
 void
 lr_ctl_release_run(struct lr_ctl_op *op)
 {
+    int again = 0;
+    for (int i = 0; i < op->n_rel; i++) {
+        struct lr_ctl_release r = op->rel[i];
+        enum release_outcome o = release_send(r.agent, r.tag);
+        if (o == RELEASED)
+            continue;
+        op->rel_failed++;
+        if (o == UNANSWERED && ++r.tries < LR_CTL_RELEASE_TRIES)
+            op->rel[again++] = r;
+        else if (o == UNANSWERED)
+            op->rel_given_up++;
+    }
+    op->n_rel = again;
+}
+
+/* The RELEASEs of 'op' to try again put back in front of those queued
+ * meanwhile (they are older), but for those of 'committed' (not NULL:
+ * the name the op's plan has just committed, which released any leftover
+ * of its name, and which a late RELEASE would undo). */
+static void
+requeue(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed)
+{
+    int n = 0;
     for (int i = 0; i < op->n_rel; i++)
-        if (!release_now(op->rel[i].agent, op->rel[i].tag))
-            op->rel_failed++;
+        if (!committed || strcmp(op->rel[i].tag, committed))
+            op->rel[n++] = op->rel[i];
+    if (!n)
+        return;
+    struct lr_ctl_release *d = malloc((size_t) (n + c->n_deferred)
+                                      * sizeof *d);
+    if (!d) {
+        c->counters.agent_releases_given_up += (unsigned) n;
+        return;
+    }
+    memcpy(d, op->rel, (size_t) n * sizeof *d);
+    if (c->n_deferred)
+        memcpy(d + n, c->deferred, (size_t) c->n_deferred * sizeof *d);
+    free(c->deferred);
+    c->deferred = d;
+    c->n_deferred += n;
+    c->cap_deferred = c->n_deferred;
 }
 
 /* The agents back from 'op' (a plan's or RELEASEs'), with the count of
  * its RELEASEs they did not confirm.  Without a hook those that waited
  * meanwhile go now (before the plan's COMMIT, which comes with the
- * admission); with one they wait for the next op, which the hook asks
- * for. */
+ * admission), and none is tried again; with one, those the agents did
+ * not answer wait to be tried again, and the hook is asked for an op
+ * when RELEASEs never tried wait. */
 static void
-agents_back(struct lr_ctl *c, struct lr_ctl_op *op)
+agents_back(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed)
 {
     c->agents_lent = false;
     c->n_releasing = 0;
     c->counters.agent_release_failures += (unsigned) op->rel_failed;
-    if (!c->release_hook)
+    c->counters.agent_releases_given_up += (unsigned) op->rel_given_up;
+    if (!c->release_hook) {
+        c->counters.agent_releases_given_up += (unsigned) op->n_rel;
         send_deferred(c, NULL);
-    else if (c->n_deferred)
+        return;
+    }
+    requeue(c, op, committed);
+    if (any_fresh(c))
         c->release_hook(c->release_arg);
 }
 
@@ -534,7 +612,7 @@ int
 lr_ctl_release_begin(struct lr_ctl *c, struct lr_ctl_op **op)
 {
     *op = NULL;
-    if (!c->n_deferred || c->agents_lent)
+    if (!any_fresh(c) || c->agents_lent)
         return 0;
     struct lr_ctl_op *o = calloc(1, sizeof *o);
     if (!o)
@@ -549,14 +627,26 @@ lr_ctl_release_begin(struct lr_ctl *c, struct lr_ctl_op **op)
 void
 lr_ctl_release_end(struct lr_ctl *c, struct lr_ctl_op *op)
 {
-    agents_back(c, op);
+    agents_back(c, op, NULL);
     lr_ctl_op_free(op);
 }
 
 int
 lr_ctl_releases_pending(const struct lr_ctl *c)
 {
-    return c->n_deferred + c->n_releasing;
+    int n = c->n_releasing;
+    for (int i = 0; i < c->n_deferred; i++)
+        n += !c->deferred[i].tries;
+    return n;
+}
+
+int
+lr_ctl_releases_retrying(const struct lr_ctl *c)
+{
+    int n = 0;
+    for (int i = 0; i < c->n_deferred; i++)
+        n += c->deferred[i].tries > 0;
+    return n;
 }
 
 /* RELEASE to the agent of every remote range of 'job' (best effort: an
@@ -1715,7 +1805,7 @@ lr_ctl_plan_end(struct lr_ctl *c, struct lr_ctl_op *op)
          * admission, committed at its agents already (or saying why
          * not), in place of one never taken.  A new network waits for
          * the plan: the generation cannot have changed. */
-        agents_back(c, op);
+        agents_back(c, op, p->committed ? p->name : NULL);
         c->counters.agent_release_failures += (unsigned) p->unconfirmed;
         drop_agent_plan(c);
         if (p->network_gen == c->network_gen) {

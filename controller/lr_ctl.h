@@ -50,7 +50,8 @@
  * already get RELEASE: no partial state.  Step 4 keeps the chain's T (the
  * coordinator cannot evaluate private stages).  A job that ends failed or
  * is deleted gets RELEASE too (best effort: an agent that cannot be
- * reached keeps its reservation until it restarts).
+ * reached keeps its reservation until it restarts, unless a release
+ * hook's RELEASE, tried again, reaches it; see below).
  * With an emulated data plane (southbound/sb_linux.h), step 6 also makes
  * every lightpath a shaped veth pair between the DCs' namespaces, after
  * the ROADMs and with the same all-or-nothing: a pair that cannot be
@@ -207,10 +208,15 @@ struct lr_ctl_counters {
      * still feasible and kept, or decided again by the policy alone. */
     unsigned long long ppo_stale_kept, ppo_stale_redecided;
     /* RELEASEs of a job's commitment an agent did not confirm (it was
-     * unreachable or refused; ENOENT, nothing held, is no failure): the
-     * agent may still hold the job's devices, until it restarts or a job
-     * of the same name commits there again. */
+     * unreachable or refused; ENOENT, nothing held, is no failure), each
+     * try counted: the agent may still hold the job's devices.  With a
+     * release hook one it did not answer is tried again with the agents'
+     * next turn on the planner's thread (lr_ctl_releases_retrying), at
+     * most LR_CTL_RELEASE_TRIES times in all, then given up: the agent
+     * holds them until it restarts or a job of that name commits there
+     * again. */
     unsigned long long agent_release_failures;
+    unsigned long long agent_releases_given_up;
     /* Plans made off the owner's thread and kept by lr_ctl_plan_end:
      * in the memo, or (CDynP with the agents) for their own admission. */
     unsigned long long plans_off_loop;
@@ -337,19 +343,26 @@ void lr_ctl_plan_end(struct lr_ctl *, struct lr_ctl_op *op);
  *   end    (lr_ctl_release_end, owner's thread) counts the RELEASEs
  *          the agents did not confirm and frees 'op'.
  * A plan begun with RELEASEs queued takes them along and sends them
- * first: an agent frees its devices before it is asked for them.  An
+ * first: an agent frees its devices before it is asked for them.  A
+ * RELEASE the agent did not answer (unreachable, a timeout) is queued
+ * again, to be tried with the agents' next turn (a plan, or RELEASEs
+ * never tried: those alone ask for an op), at most
+ * LR_CTL_RELEASE_TRIES times in all; one of a name the plan has just
+ * committed is dropped (that COMMIT released the leftover itself).  An
  * admission that commits at the agents on the owner's thread first
  * sends the queued RELEASEs of its own name there (a late RELEASE would
  * undo its COMMIT); a new network and lr_ctl_free() send the whole
  * queue there.  lr_ctl_release_begin: 0, or ENOMEM (the queue stays). */
+#define LR_CTL_RELEASE_TRIES 10
 void lr_ctl_set_release_hook(struct lr_ctl *, void (*hook)(void *arg),
                              void *arg);
 int lr_ctl_release_begin(struct lr_ctl *, struct lr_ctl_op **op);
 void lr_ctl_release_end(struct lr_ctl *, struct lr_ctl_op *op);
 
-/* RELEASEs not yet sent or being sent (queued, taken by a plan, or in a
- * release op). */
+/* RELEASEs never tried, queued or being sent (taken by a plan, or in a
+ * release op, retries included); and those queued to be tried again. */
 int lr_ctl_releases_pending(const struct lr_ctl *);
+int lr_ctl_releases_retrying(const struct lr_ctl *);
 
 /* The device step: any thread, touches only 'op' and what it borrows. */
 void lr_ctl_op_run(struct lr_ctl_op *op);

@@ -138,6 +138,7 @@ struct lr_ctl {
 struct lr_ctl_release {
     struct lr_cdynp_party *agent;     /* c->agent[k], borrowed */
     char tag[LR_JOB_NAME_MAX];
+    int tries;                        /* sent, unanswered, so far */
 };
 
 /* Step 6b of one lightpath, as the device step needs it. */
@@ -176,9 +177,11 @@ struct lr_ctl_op {
     struct lr_ctl_plan *plan;         /* a plan to make, else NULL */
     /* RELEASEs to send first (owned; lr_ctl_release_begin, or taken
      * along by a plan), and how many the agents did not confirm (set by
-     * op_run).  'agents_only': nothing else to run. */
+     * op_run, which leaves in 'rel' those to try again, and counts in
+     * 'rel_given_up' those tried LR_CTL_RELEASE_TRIES times).
+     * 'agents_only': nothing else to run. */
     struct lr_ctl_release *rel;
-    int n_rel, rel_failed;
+    int n_rel, rel_failed, rel_given_up;
     bool agents_only;
     /* Set by op_run. */
     int rc;

@@ -1050,11 +1050,18 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "lightrail_ppo_stale_decisions_total{then=\"kept\"} %llu\n"
         "lightrail_ppo_stale_decisions_total{then=\"redecided\"} %llu\n"
         "# HELP lightrail_agent_release_failures_total RELEASEs of a job's "
-        "commitment an agent did not confirm (unreachable, or refused): it "
-        "may still hold the job's devices, until it restarts or a job of "
-        "the same name commits there again.\n"
+        "commitment an agent did not confirm (unreachable, or refused), "
+        "each try counted: it may still hold the job's devices.  One it "
+        "did not answer is tried again with the agents' next turn "
+        "(lightrail_agent_releases_retrying), up to %d times.\n"
         "# TYPE lightrail_agent_release_failures_total counter\n"
         "lightrail_agent_release_failures_total %llu\n"
+        "# HELP lightrail_agent_releases_given_up_total RELEASEs an agent "
+        "never answered, tried %d times (or when the agents were replaced "
+        "or lightraild stopped): it holds the job's devices until it "
+        "restarts or a job of the same name commits there again.\n"
+        "# TYPE lightrail_agent_releases_given_up_total counter\n"
+        "lightrail_agent_releases_given_up_total %llu\n"
         "# HELP lightrail_plans_off_loop_total Plans made off the event "
         "loop before their admission and kept for it.\n"
         "# TYPE lightrail_plans_off_loop_total counter\n"
@@ -1067,11 +1074,17 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "not yet answered: waiting for the planner's thread, or being "
         "sent there.\n"
         "# TYPE lightrail_agent_releases_pending gauge\n"
-        "lightrail_agent_releases_pending %d\n",
+        "lightrail_agent_releases_pending %d\n"
+        "# HELP lightrail_agent_releases_retrying RELEASEs an agent did "
+        "not answer, waiting for the agents' next turn to be tried again.\n"
+        "# TYPE lightrail_agent_releases_retrying gauge\n"
+        "lightrail_agent_releases_retrying %d\n",
         c->ppo_candidate, c->ppo_refused, c->ppo_cdynp, c->ppo_stale_kept,
-        c->ppo_stale_redecided, c->agent_release_failures,
-        c->plans_off_loop, app->n_planning,
-        lr_ctl_releases_pending(app->ctl));
+        c->ppo_stale_redecided, LR_CTL_RELEASE_TRIES,
+        c->agent_release_failures, LR_CTL_RELEASE_TRIES,
+        c->agent_releases_given_up, c->plans_off_loop, app->n_planning,
+        lr_ctl_releases_pending(app->ctl),
+        lr_ctl_releases_retrying(app->ctl));
     struct lr_ctl_ppo_info pi;
     if (!lr_ctl_ppo_info(app->ctl, &pi))
         put(&buf, &len, &cap,

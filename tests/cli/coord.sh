@@ -265,6 +265,27 @@ sys.exit(0 if ask(s, JOB, one)[0] == OK
     else
         notok "release failures: $before -> $after, DELETE $st"
     fi
+    # It is tried again with the agents' next turn: the next plan sends it
+    # first, and dc2 receives it a second time.
+    releases_j8() {
+        jq -s '[.[] | select(.type == "release" and .tag == "j8")] | length' "$A/dc2.jsonl"
+    }
+    retrying=$(metric lightrail_agent_releases_retrying)
+    sent=$(releases_j8)
+    intent j9 1 64 > "$tmp/j9.json"
+    api POST "$JOBS" "$tmp/j9.json"
+    job_state j9
+    if [ "$retrying" = 1 ] && [ "$(releases_j8)" -eq $((sent + 1)) ] &&
+       [ "$(metric lightrail_agent_releases_retrying)" = 0 ] &&
+       [ "$(metric lightrail_agent_release_failures_total)" = 1 ] &&
+       [ "$(metric lightrail_agent_releases_given_up_total)" = 0 ] &&
+       [ "$(jq_job phase)" = active ]; then
+        ok "the unanswered RELEASE of j8 was tried again with j9's plan, and dc2 received it (j9 $(jq_job phase))"
+    else
+        notok "retry: retrying $retrying then $(metric lightrail_agent_releases_retrying), dc2 received j8's RELEASE $sent then $(releases_j8) time(s), failures $(metric lightrail_agent_release_failures_total), given up $(metric lightrail_agent_releases_given_up_total), j9 $(jq_job phase) '$(jq_job reason)'"
+    fi
+    api DELETE "$JOBS/job=j9"
+    wait_released
 fi
 stop_daemon
 if $CHECK --config "$D/lightraild.json" > "$tmp/check" 2>&1; then
