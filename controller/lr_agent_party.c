@@ -857,6 +857,25 @@ lr_agent_party_release(struct lr_cdynp_party *p, const char *tag)
     return exchange(ap, &req, LR_WIRE_OK, &ans);
 }
 
+int
+lr_agent_party_keep(struct lr_cdynp_party *p,
+                    const char (*tags)[LR_WIRE_NAME_MAX], int n)
+{
+    struct agent_party *ap = ap_of(p);
+    if (n < 0 || n > LR_WIRE_KEEP_MAX)
+        return EINVAL;
+    clear_failure(ap);
+    drop_if_stale(ap);
+    int rc = ensure_hello(ap);
+    if (rc)
+        return rc;
+    /* The encoder reads the tags, never writes them. */
+    struct lr_wire_msg req = { .type = LR_WIRE_KEEP, .n_tags = n,
+                               .tags = (char (*)[LR_WIRE_NAME_MAX]) tags },
+                       ans;
+    return exchange(ap, &req, LR_WIRE_OK, &ans);
+}
+
 static void
 ap_free(struct lr_cdynp_party *p)
 {
@@ -1174,6 +1193,15 @@ lr_agent_record(FILE *f, const struct lr_wire_msg *m)
     case LR_WIRE_RELEASE:
         fputs(",\"tag\":", f);
         json_str(f, m->name);
+        break;
+    case LR_WIRE_KEEP:
+        fputs(",\"tags\":[", f);
+        for (int i = 0; m->tags && i < m->n_tags; i++) {
+            if (i)
+                fputc(',', f);
+            json_str(f, m->tags[i]);
+        }
+        fputc(']', f);
         break;
     case LR_WIRE_FINISH_OK:
         fprintf(f, ",\"n_stages\":%d", m->n_stages);

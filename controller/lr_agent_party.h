@@ -45,6 +45,7 @@
 #include <openssl/ssl.h>
 
 #include "planner/lr_cdynp.h"
+#include "planner/lr_cdynp_wire.h"
 #include "planner/lr_cluster.h"
 
 struct lr_wire_msg;
@@ -86,6 +87,13 @@ int lr_agent_party_commit(struct lr_cdynp_party *, enum lr_cdynp_objective obj,
  * holds nothing under 'tag' (it restarted, or never committed); or a
  * failure as above. */
 int lr_agent_party_release(struct lr_cdynp_party *, const char *tag);
+
+/* KEEP: the agent releases every tag of this coordinator but tags[0..n-1]
+ * (all it should hold; n <= LR_WIRE_KEEP_MAX).  As RELEASE otherwise:
+ * clears a sticky failure first and connects when needed.  0, EINVAL (n
+ * out of range, an empty or overlong tag), or a failure as above. */
+int lr_agent_party_keep(struct lr_cdynp_party *,
+                        const char (*tags)[LR_WIRE_NAME_MAX], int n);
 
 /* Connects the agent parties among parties[0..n-1] (others are skipped)
  * at the same time, each within its timeout; a party that fails keeps

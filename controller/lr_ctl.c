@@ -2376,6 +2376,8 @@ keep_releasing(struct lr_ctl *c, struct lr_job *j, const char *what,
     return remember_job(c, j);
 }
 
+static void keep_agents(struct lr_ctl *, char **buf, size_t *len);
+
 static int
 recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
 {
@@ -2450,6 +2452,8 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
         }
     }
     free(jobs);
+    if (!rc)
+        keep_agents(c, &buf, &len);
     if (!rc) {
         char *rep = NULL;
         int drift = 0;
@@ -2463,6 +2467,73 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
     else
         free(buf);
     return rc;
+}
+
+/* A job's name is its tag at the agents, whole. */
+_Static_assert(LR_JOB_NAME_MAX <= LR_WIRE_NAME_MAX,
+               "a job name must fit a wire tag");
+
+/* Whether 'job' has a range at DC k's agent (a remote stage). */
+static bool
+holds_at(const struct lr_ctl *c, const struct lr_job *job, int k)
+{
+    for (int s = 0; s < job->plan.n_stages; s++)
+        if (job->plan.stages[s].dc == k && job->plan.stages[s].g == 0
+            && c->agent[k])
+            return true;
+    return false;
+}
+
+/* KEEP to every agent (lr_agent_party_keep), with the names of the
+ * active jobs that have a range there: the agent frees what this
+ * controller committed for jobs it no longer has (deleted while their
+ * RELEASE was queued when it stopped, or given up).  On the owner's
+ * thread, at start; best effort: each agent's outcome goes to the
+ * report. */
+static void
+keep_agents(struct lr_ctl *c, char **buf, size_t *len)
+{
+    char (*tags)[LR_WIRE_NAME_MAX] = NULL;
+    for (int k = 0; k < LR_TM_MAX_DCS && c->cluster && k < c->cluster->n_dcs;
+         k++) {
+        if (!c->agent[k])
+            continue;
+        if (!tags && !(tags = malloc(LR_WIRE_KEEP_MAX * sizeof *tags))) {
+            lr_ctl_say(buf, len, "agents: no KEEP sent: out of memory");
+            return;
+        }
+        const char *dc = c->cluster->dcs[k].name;
+        int n = 0;
+        bool over = false;
+        for (int i = 0; i < c->n_jobs && !over; i++) {
+            const struct lr_job *j = &c->jobs[i];
+            if (j->phase != LR_JOB_ACTIVE || !holds_at(c, j, k))
+                continue;
+            if (n == LR_WIRE_KEEP_MAX)
+                over = true;
+            else
+                snprintf(tags[n++], LR_WIRE_NAME_MAX, "%s", j->intent.name);
+        }
+        if (over) {
+            lr_ctl_say(buf, len, "agent %s: more than %d active jobs: no "
+                       "KEEP sent", dc, LR_WIRE_KEEP_MAX);
+            continue;
+        }
+        int rc = lr_agent_party_keep(c->agent[k],
+                                     (const char (*)[LR_WIRE_NAME_MAX]) tags,
+                                     n);
+        if (rc) {
+            const char *e = lr_agent_party_error(c->agent[k]);
+            lr_ctl_say(buf, len, "agent %s: KEEP of %d job(s) not sent: %s: "
+                       "what it holds for jobs deleted before this start "
+                       "stays until it restarts", dc, n,
+                       e ? e : strerror(rc));
+        } else {
+            lr_ctl_say(buf, len, "agent %s: KEEP of %d active job(s): it "
+                       "released any other of ours", dc, n);
+        }
+    }
+    free(tags);
 }
 
 int

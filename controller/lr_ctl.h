@@ -51,7 +51,9 @@
  * coordinator cannot evaluate private stages).  A job that ends failed or
  * is deleted gets RELEASE too (best effort: an agent that cannot be
  * reached keeps its reservation until it restarts, unless a release
- * hook's RELEASE, tried again, reaches it; see below).
+ * hook's RELEASE, tried again, reaches it; see below).  Recovery ends
+ * with KEEP to every agent: the names of the active jobs with a range
+ * there; the agent frees whatever else this controller committed.
  * With an emulated data plane (southbound/sb_linux.h), step 6 also makes
  * every lightpath a shaped veth pair between the DCs' namespaces, after
  * the ROADMs and with the same all-or-nothing: a pair that cannot be
@@ -213,8 +215,8 @@ struct lr_ctl_counters {
      * release hook one it did not answer is tried again with the agents'
      * next turn on the planner's thread (lr_ctl_releases_retrying), at
      * most LR_CTL_RELEASE_TRIES times in all, then given up: the agent
-     * holds them until it restarts or a job of that name commits there
-     * again. */
+     * holds them until it restarts, a job of that name commits there
+     * again, or lr_ctl_new() sends it KEEP. */
     unsigned long long agent_release_failures;
     unsigned long long agent_releases_given_up;
     /* Plans made off the owner's thread and kept by lr_ctl_plan_end:

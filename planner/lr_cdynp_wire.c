@@ -239,6 +239,18 @@ lr_wire_encode(const struct lr_wire_msg *m, uint8_t *buf, size_t len)
     case LR_WIRE_RELEASE:
         wtext(&c, m->name, sizeof m->name);
         break;
+    case LR_WIRE_KEEP:
+        if (m->n_tags < 0 || m->n_tags > LR_WIRE_KEEP_MAX
+            || (m->n_tags && !m->tags))
+            return 0;
+        w16(&c, (uint16_t) m->n_tags);
+        for (int i = 0; i < m->n_tags; i++) {
+            size_t n = strnlen(m->tags[i], LR_WIRE_NAME_MAX);
+            if (!n || n == LR_WIRE_NAME_MAX)
+                return 0;
+            wtext(&c, m->tags[i], LR_WIRE_NAME_MAX);
+        }
+        break;
     case LR_WIRE_FINISH_OK:
         w16(&c, (uint16_t) m->n_stages);
         break;
@@ -283,12 +295,15 @@ lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *m)
     struct cursor c = { .r = buf, .left = len };
     struct lr_layer *layers = m->layers;
     struct lr_cdynp_summary *summary = m->summary;
-    int layers_cap = m->layers_cap, ret = 0;
+    char (*tags)[LR_WIRE_NAME_MAX] = m->tags;
+    int layers_cap = m->layers_cap, tags_cap = m->tags_cap, ret = 0;
 
     memset(m, 0, sizeof *m);
     m->layers = layers;
     m->layers_cap = layers_cap;
     m->summary = summary;
+    m->tags = tags;
+    m->tags_cap = tags_cap;
     if (len < HEADER || r32(&c) != len - 4)
         return EINVAL;
     const uint8_t *magic = take(&c, 4);
@@ -386,6 +401,21 @@ lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *m)
         if (!c.bad && !m->name[0])
             return EINVAL;
         break;
+    case LR_WIRE_KEEP: {
+        uint16_t n = r16(&c);
+        /* At least three bytes a tag: checked before any is read. */
+        if (c.bad || n > LR_WIRE_KEEP_MAX || c.left < (size_t) n * 3)
+            return EINVAL;
+        if (n > m->tags_cap || (n && !m->tags))
+            return E2BIG;
+        m->n_tags = n;
+        for (int i = 0; i < n && !c.bad; i++) {
+            rtext(&c, m->tags[i], LR_WIRE_NAME_MAX);
+            if (!c.bad && !m->tags[i][0])
+                return EINVAL;
+        }
+        break;
+    }
     case LR_WIRE_FINISH_OK:
         m->n_stages = r16(&c);
         break;
@@ -413,9 +443,9 @@ lr_wire_type_name(enum lr_wire_type t)
         [LR_WIRE_BACKTRACK_OK] = "backtrack-ok",
         [LR_WIRE_FINISH] = "finish", [LR_WIRE_FINISH_OK] = "finish-ok",
         [LR_WIRE_ERROR] = "error", [LR_WIRE_COMMIT] = "commit",
-        [LR_WIRE_RELEASE] = "release",
+        [LR_WIRE_RELEASE] = "release", [LR_WIRE_KEEP] = "keep",
     };
-    return t >= LR_WIRE_HELLO && t <= LR_WIRE_RELEASE ? names[t] : "unknown";
+    return t >= LR_WIRE_HELLO && t <= LR_WIRE_KEEP ? names[t] : "unknown";
 }
 
 const char *

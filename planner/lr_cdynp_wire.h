@@ -33,6 +33,11 @@
  *                 coordinator's job name), answered by FINISH_OK
  *   RELEASE       u16 n + n bytes tag: frees what COMMIT reserved,
  *                 answered by OK (ERROR ENOENT: nothing under 'tag')
+ *   KEEP          u16 count (<= LR_WIRE_KEEP_MAX), count x (u16 n + n
+ *                 bytes tag): every tag this coordinator holds at the
+ *                 agent; the agent releases its other tags, answered by
+ *                 OK (since 2026-12-05: a coordinator that restarted, or
+ *                 lost a RELEASE, leaves nothing behind)
  *
  * What a message carries is the privacy contract: layer indices, times,
  * link figures the network operator knows, the model (public), one
@@ -51,6 +56,7 @@
 #define LR_WIRE_MAX_FRAME (1u << 20)
 #define LR_WIRE_NAME_MAX 64
 #define LR_WIRE_TEXT_MAX 256
+#define LR_WIRE_KEEP_MAX 4096
 
 enum lr_wire_type {
     LR_WIRE_HELLO = 1,
@@ -66,10 +72,12 @@ enum lr_wire_type {
     LR_WIRE_ERROR,
     LR_WIRE_COMMIT,
     LR_WIRE_RELEASE,
+    LR_WIRE_KEEP,
 };
 
 /* A decoded message.  Variable parts go into buffers the caller provides
- * before decoding (layers[] with room for layers_cap entries, *summary);
+ * before decoding (layers[] with room for layers_cap entries, *summary,
+ * tags[] with room for tags_cap);
  * a message that needs more room is refused (E2BIG). */
 struct lr_wire_msg {
     enum lr_wire_type type;
@@ -94,6 +102,8 @@ struct lr_wire_msg {
     int n_stages;                     /* FINISH_OK */
     int code;                         /* ERROR */
     char text[LR_WIRE_TEXT_MAX];      /* ERROR */
+    char (*tags)[LR_WIRE_NAME_MAX];   /* KEEP: caller's buffer */
+    int n_tags, tags_cap;
 };
 
 /* Writes 'msg' as one frame into buf[len]; returns the bytes written, or

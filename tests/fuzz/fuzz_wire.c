@@ -11,6 +11,7 @@
 
 static struct lr_layer layers[LR_MODEL_MAX_LAYERS];
 static struct lr_cdynp_summary summary;
+static char tags[LR_WIRE_KEEP_MAX][LR_WIRE_NAME_MAX];
 static uint8_t again[LR_WIRE_MAX_FRAME + 4];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -20,7 +21,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct lr_wire_msg m = {
         .layers = layers, .layers_cap = LR_MODEL_MAX_LAYERS,
-        .summary = &summary,
+        .summary = &summary, .tags = tags, .tags_cap = LR_WIRE_KEEP_MAX,
     };
     int err;
     size_t frame = lr_wire_frame_size(data, size, &err);

@@ -48,6 +48,7 @@ static const struct {
     { LR_WIRE_ERROR, "code id text type" },
     { LR_WIRE_COMMIT, "assumed first id job last objective tag type" },
     { LR_WIRE_RELEASE, "id tag type" },
+    { LR_WIRE_KEEP, "id tags type" },
 };
 
 static int

@@ -14,6 +14,8 @@ static struct lr_layer layers[3] = {
     { 1e12, 1e6, 2e6 }, { 2e12, 3e6, 4e6 }, { 5e11, 7e5, 1e6 },
 };
 static struct lr_cdynp_summary sum_a, sum_b;
+static char keep_tags[2][LR_WIRE_NAME_MAX] = { "train-7", "j 8" };
+static char got_tags[4][LR_WIRE_NAME_MAX];
 
 /* One message of every type, fields set to recognisable values. */
 static int
@@ -57,6 +59,9 @@ samples(struct lr_wire_msg *out)
     strcpy(out[n++].name, "train-7");
     out[n] = base, out[n].type = LR_WIRE_RELEASE;
     strcpy(out[n++].name, "train-7");
+    out[n] = base, out[n].type = LR_WIRE_KEEP, out[n].n_tags = 2,
+    out[n++].tags = keep_tags;
+    out[n] = base, out[n].type = LR_WIRE_KEEP, out[n++].n_tags = 0;
     return n;
 }
 
@@ -74,7 +79,8 @@ test_round_trip(void)
         CU_ASSERT_EQUAL(lr_wire_frame_size(buf, len, &err), len);
         CU_ASSERT_EQUAL(err, 0);
         struct lr_wire_msg m = { .layers = got_layers, .layers_cap = 8,
-                                 .summary = &sum_b };
+                                 .summary = &sum_b, .tags = got_tags,
+                                 .tags_cap = 4 };
         CU_ASSERT_EQUAL_FATAL(lr_wire_decode(buf, len, &m), 0);
         CU_ASSERT_EQUAL(m.type, msgs[i].type);
         CU_ASSERT_EQUAL(m.id, 7);
@@ -122,6 +128,13 @@ test_round_trip(void)
         case LR_WIRE_RELEASE:
             CU_ASSERT_STRING_EQUAL(m.name, "train-7");
             break;
+        case LR_WIRE_KEEP:
+            CU_ASSERT_EQUAL(m.n_tags, msgs[i].n_tags);
+            if (m.n_tags == 2) {
+                CU_ASSERT_STRING_EQUAL(m.tags[0], "train-7");
+                CU_ASSERT_STRING_EQUAL(m.tags[1], "j 8");
+            }
+            break;
         default:
             break;
         }
@@ -138,7 +151,8 @@ test_refusals(void)
     for (int i = 0; i < n; i++) {
         size_t len = lr_wire_encode(&msgs[i], buf, sizeof buf);
         struct lr_wire_msg m = { .layers = got_layers, .layers_cap = 8,
-                                 .summary = &sum_b };
+                                 .summary = &sum_b, .tags = got_tags,
+                                 .tags_cap = 4 };
         /* Every truncation, with the length field patched to match. */
         for (size_t cut = 16; cut < len; cut++) {
             memcpy(bad, buf, cut);
@@ -249,10 +263,85 @@ test_objectives(void)
     CU_ASSERT_STRING_EQUAL(lr_wire_objective_name(LR_CDYNP_LEX), "lex");
 }
 
+/* KEEP: a list that does not fit the caller's buffer, an empty tag, a
+ * count over LR_WIRE_KEEP_MAX and control characters are refused, both
+ * ways where the encoder could write them. */
+static void
+test_keep(void)
+{
+    struct lr_wire_msg msgs[16];
+    int n = samples(msgs);
+    uint8_t buf[4096];
+    struct lr_wire_msg *keep = &msgs[n - 2];
+    CU_ASSERT_EQUAL_FATAL(keep->type, LR_WIRE_KEEP);
+    size_t len = lr_wire_encode(keep, buf, sizeof buf);
+    CU_ASSERT_FATAL(len > 0);
+    struct lr_wire_msg m = { .tags = got_tags, .tags_cap = 1 };
+    CU_ASSERT_EQUAL(lr_wire_decode(buf, len, &m), E2BIG);
+    m = (struct lr_wire_msg) { .tags = NULL, .tags_cap = 4 };
+    CU_ASSERT_EQUAL(lr_wire_decode(buf, len, &m), E2BIG);
+    /* The count patched to one over the limit, or to more tags than the
+     * frame holds. */
+    uint8_t bad[4096];
+    memcpy(bad, buf, len);
+    bad[16] = (uint8_t) ((LR_WIRE_KEEP_MAX + 1) >> 8);
+    bad[17] = (uint8_t) (LR_WIRE_KEEP_MAX + 1);
+    m = (struct lr_wire_msg) { .tags = got_tags, .tags_cap = 4 };
+    CU_ASSERT_EQUAL(lr_wire_decode(bad, len, &m), EINVAL);
+    memcpy(bad, buf, len);
+    bad[17] = 3;
+    CU_ASSERT_EQUAL(lr_wire_decode(bad, len, &m), EINVAL);
+    /* A tag of length 0 in the frame: the second's length field. */
+    memcpy(bad, buf, len);
+    size_t second = 18 + 2 + strlen("train-7");
+    bad[second] = 0;
+    bad[second + 1] = 0;
+    CU_ASSERT_NOT_EQUAL(lr_wire_decode(bad, len, &m), 0);
+    /* The encoder writes none of these. */
+    struct lr_wire_msg x = *keep;
+    char tags[2][LR_WIRE_NAME_MAX] = { "a", "" };
+    x.tags = tags;
+    CU_ASSERT_EQUAL(lr_wire_encode(&x, buf, sizeof buf), 0);
+    memset(tags[1], 'x', LR_WIRE_NAME_MAX);   /* no room for its end */
+    CU_ASSERT_EQUAL(lr_wire_encode(&x, buf, sizeof buf), 0);
+    x.n_tags = LR_WIRE_KEEP_MAX + 1;
+    CU_ASSERT_EQUAL(lr_wire_encode(&x, buf, sizeof buf), 0);
+    x.n_tags = 1;
+    x.tags = NULL;
+    CU_ASSERT_EQUAL(lr_wire_encode(&x, buf, sizeof buf), 0);
+    /* A newline in a tag would forge a line of the agent's log. */
+    snprintf(tags[1], sizeof tags[1], "a\nb");
+    x.tags = tags;
+    x.n_tags = 2;
+    len = lr_wire_encode(&x, buf, sizeof buf);
+    CU_ASSERT_FATAL(len > 0);
+    m = (struct lr_wire_msg) { .tags = got_tags, .tags_cap = 4 };
+    CU_ASSERT_EQUAL(lr_wire_decode(buf, len, &m), EINVAL);
+    /* The largest list fits a frame and comes back whole. */
+    static char many[LR_WIRE_KEEP_MAX][LR_WIRE_NAME_MAX];
+    static char back[LR_WIRE_KEEP_MAX][LR_WIRE_NAME_MAX];
+    for (int i = 0; i < LR_WIRE_KEEP_MAX; i++)
+        snprintf(many[i], sizeof many[i], "%063d", i);
+    x.tags = many;
+    x.n_tags = LR_WIRE_KEEP_MAX;
+    size_t cap = (size_t) LR_WIRE_KEEP_MAX * 66 + 64;
+    uint8_t *big = malloc(cap);
+    CU_ASSERT_FATAL(big != NULL);
+    len = lr_wire_encode(&x, big, cap);
+    CU_ASSERT_FATAL(len > 0);
+    m = (struct lr_wire_msg) { .tags = back, .tags_cap = LR_WIRE_KEEP_MAX };
+    CU_ASSERT_EQUAL(lr_wire_decode(big, len, &m), 0);
+    CU_ASSERT_EQUAL(m.n_tags, LR_WIRE_KEEP_MAX);
+    CU_ASSERT_STRING_EQUAL(m.tags[LR_WIRE_KEEP_MAX - 1], many[LR_WIRE_KEEP_MAX - 1]);
+    free(big);
+    CU_ASSERT_STRING_EQUAL(lr_wire_type_name(LR_WIRE_KEEP), "keep");
+}
+
 static CU_TestInfo tests[] = {
     { "every message round-trips", test_round_trip },
     { "truncated, trailing, foreign and bad frames refused", test_refusals },
     { "every objective, and no other", test_objectives },
+    { "KEEP's tags: bounds, empties, control characters", test_keep },
     CU_TEST_INFO_NULL,
 };
 

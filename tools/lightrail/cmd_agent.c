@@ -169,6 +169,7 @@ struct agent {
     /* The loop's buffers: a request is decoded into them, and answered
      * from 'frame', on the loop only. */
     struct lr_layer *layers;      /* LR_MODEL_MAX_LAYERS */
+    char (*tags)[LR_WIRE_NAME_MAX];   /* LR_WIRE_KEEP_MAX */
     struct lr_cdynp_summary *in;
     uint8_t *frame;               /* an encoded answer */
     /* What COMMIT reserved, by tag; a JOB plans over the rest.  In
@@ -479,6 +480,34 @@ do_commit(struct conn *c, const struct lr_wire_msg *m, char *why,
     return 0;
 }
 
+/* KEEP: frees what this coordinator committed under any tag but those
+ * listed (it holds no other job here: it restarted, or a RELEASE was
+ * lost). */
+static void
+do_keep(struct conn *c, const struct lr_wire_msg *m)
+{
+    struct agent *a = c->a;
+    int released = 0;
+    for (int i = 0; i < a->n_commits;) {
+        struct commitment *k = &a->commits[i];
+        bool kept = strcmp(k->owner, c->cn) != 0;
+        for (int t = 0; !kept && t < m->n_tags; t++)
+            kept = !strcmp(k->tag, m->tags[t]);
+        if (kept) {
+            i++;
+            continue;
+        }
+        a->reserved -= k->devices;
+        alog(a, "%s: '%s' released, not kept by the coordinator: %d "
+             "device(s), %d of %d free", c->peer, k->tag, k->devices,
+             a->cfg.n_devices - a->reserved, a->cfg.n_devices);
+        *k = a->commits[--a->n_commits];
+        released++;
+    }
+    alog(a, "%s: keep %d tag(s): %d released", c->peer, m->n_tags,
+         released);
+}
+
 /* RELEASE: frees what COMMIT reserved under the tag. */
 static int
 do_release(struct conn *c, const struct lr_wire_msg *m, char *why,
@@ -680,6 +709,10 @@ conn_handle(struct conn *c, const struct lr_wire_msg *m)
         }
         ans.type = LR_WIRE_OK;
         break;
+    case LR_WIRE_KEEP:
+        do_keep(c, m);
+        ans.type = LR_WIRE_OK;
+        break;
     case LR_WIRE_STEP:
     case LR_WIRE_BACKTRACK:
     case LR_WIRE_FINISH:
@@ -757,7 +790,7 @@ conn_read(struct bufferevent *bev, void *arg)
         const uint8_t *frame = evbuffer_pullup(in, (ev_ssize_t) size);
         struct lr_wire_msg m = {
             .layers = a->layers, .layers_cap = LR_MODEL_MAX_LAYERS,
-            .summary = a->in,
+            .summary = a->in, .tags = a->tags, .tags_cap = LR_WIRE_KEEP_MAX,
         };
         int rc = frame ? lr_wire_decode(frame, size, &m) : ENOMEM;
         evbuffer_drain(in, size);
@@ -1271,9 +1304,11 @@ lr_cmd_agent(int argc, char **argv)
         goto cleanup;
     }
     a.layers = calloc(LR_MODEL_MAX_LAYERS, sizeof *a.layers);
+    a.tags = calloc(LR_WIRE_KEEP_MAX, sizeof *a.tags);
     a.in = malloc(sizeof *a.in);
     a.frame = malloc(AGENT_FRAME);
-    if (!a.layers || !a.in || !a.frame || !(a.base = event_base_new())) {
+    if (!a.layers || !a.tags || !a.in || !a.frame
+        || !(a.base = event_base_new())) {
         lr_cli_err(CMD, "out of memory");
         rc = LR_EXIT_FAIL;
         goto cleanup;
@@ -1355,6 +1390,7 @@ cleanup:
     if (a.record)
         fclose(a.record);
     free(a.layers);
+    free(a.tags);
     free(a.in);
     free(a.frame);
     free(a.commits);
