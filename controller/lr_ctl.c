@@ -2298,6 +2298,10 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
                                "inventory; keep their names and order, or "
                                "restart lightraild with the new inventory");
     }
+    /* What the old network's agents are owed (the RELEASEs still queued:
+     * no op has taken them yet), sent now and counted here.  The copy
+     * below shares the queue, and closing it would leave them counted
+     * as waiting for agents freed with it. */
     settle_agents(c);
     /* Keep the old network until the new one stands. */
     struct lr_ctl old = *c;

@@ -546,6 +546,81 @@ test_long_recovery_report(void)
     CU_ASSERT_EQUAL(device_with("longreport/"), -1);
 }
 
+static void
+count_hook(void *arg)
+{
+    ++*(int *) arg;
+}
+
+/* With a release hook (lightraild's) a RELEASE waits in the queue until
+ * an op takes it; a new network before that sends the queue there
+ * (lr_ctl.h, "RELEASEs off the owner's thread"), to the agents of the
+ * network it replaces, and leaves none waiting for an agent that is
+ * gone.  dc2 is planned by an agent nobody serves (port 1 of loopback):
+ * the RELEASE is sent and not confirmed, counted once. */
+static void
+test_new_network_sends_queued_releases(void)
+{
+    char key[200], cert[200], cmd[600], path[200], err[1024];
+    snprintf(key, sizeof key, "%s/coordinator.key", dir);
+    snprintf(cert, sizeof cert, "%s/coordinator.pem", dir);
+    snprintf(cmd, sizeof cmd, "openssl req -x509 -newkey ec -pkeyopt "
+             "ec_paramgen_curve:P-256 -nodes -keyout %s -out %s -days 1 "
+             "-subj /CN=coordinator >/dev/null 2>&1", key, cert);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "openssl cannot make a certificate: skipped\n");
+        return;
+    }
+    struct lr_cluster *remote = lr_cluster_clone(cluster);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(remote);
+    snprintf(remote->dcs[1].remote_address,
+             sizeof remote->dcs[1].remote_address, "127.0.0.1");
+    remote->dcs[1].remote_port = 1;
+    snprintf(remote->dcs[1].remote_name, sizeof remote->dcs[1].remote_name,
+             "%s", remote->dcs[1].name);
+    /* An active job whose one stage is dc2's agent's: no GPU of ours, no
+     * lightpath, so its DELETE is a RELEASE at that agent only. */
+    struct lr_store *st;
+    struct lr_job job = { .phase = LR_JOB_ACTIVE };
+    job.intent = intent("queued", 4);
+    job.plan.n_stages = 1;
+    job.plan.stages[0] = (struct lr_stage) { .first = 0, .last = 0,
+                                             .dc = 1, .g = 0 };
+    snprintf(path, sizeof path, "%s/release-queue.db", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(path, &st, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_store_put_job(st, &job), 0);
+    lr_store_close(st);
+    struct lr_ctl_config cfg = { .topo = topo, .cluster = remote,
+                                 .default_driver = "dummy",
+                                 .dummy_dir = devdir, .db_path = path,
+                                 .agent_cert = cert, .agent_key = key,
+                                 .agent_ca = cert, .agent_timeout_s = 1 };
+    struct lr_ctl *c = NULL;
+    char *report = NULL;
+    int queued = 0;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
+    free(report);
+    lr_ctl_set_release_hook(c, count_hook, &queued);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_delete(c, "queued", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(queued, 1);
+    CU_ASSERT_EQUAL(lr_ctl_releases_pending(c), 1);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->agent_release_failures, 0);
+    CU_ASSERT_EQUAL(lr_ctl_set_inventory(c, topo, cluster, NULL, NULL, err,
+                                         sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_releases_pending(c), 0);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->agent_release_failures, 1);
+    /* Nothing is left for an op to take, nor for lr_ctl_free to send. */
+    struct lr_ctl_op *op = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_release_begin(c, &op), 0);
+    CU_ASSERT_PTR_NULL(op);
+    if (op) {
+        lr_ctl_op_run(op);
+        lr_ctl_release_end(c, op);
+    }
+    lr_ctl_free(c);
+    lr_cluster_free(remote);
+}
+
 static CU_TestInfo tests[] = {
     { "begin, run, end: in flight, refusals, a second job, release",
       test_steps },
@@ -560,6 +635,8 @@ static CU_TestInfo tests[] = {
     { "a recovery report longer than a line comes back whole",
       test_long_recovery_report },
     { "the jobs' clock is the configuration's", test_clock },
+    { "a new network sends the RELEASEs queued for the old agents",
+      test_new_network_sends_queued_releases },
     CU_TEST_INFO_NULL,
 };
 
