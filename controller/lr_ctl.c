@@ -517,6 +517,96 @@ any_fresh(const struct lr_ctl *c)
     return false;
 }
 
+/* A job's name is its tag at the agents, whole. */
+_Static_assert(LR_JOB_NAME_MAX <= LR_WIRE_NAME_MAX,
+               "a job name must fit a wire tag");
+
+/* Whether 'job' has a range at DC k's agent (a remote stage). */
+static bool
+holds_at(const struct lr_ctl *c, const struct lr_job *job, int k)
+{
+    for (int s = 0; s < job->plan.n_stages; s++)
+        if (job->plan.stages[s].dc == k && job->plan.stages[s].g == 0
+            && c->agent[k])
+            return true;
+    return false;
+}
+
+/* The names of the active jobs with a range at DC k's agent into
+ * tags[cap] (NULL: counted only); their count, or -1 when over 'cap'. */
+static int
+active_tags(const struct lr_ctl *c, int k, char (*tags)[LR_WIRE_NAME_MAX],
+            int cap)
+{
+    int n = 0;
+    for (int i = 0; i < c->n_jobs; i++) {
+        const struct lr_job *j = &c->jobs[i];
+        if (j->phase != LR_JOB_ACTIVE || !holds_at(c, j, k))
+            continue;
+        if (n == cap)
+            return -1;
+        if (tags)
+            snprintf(tags[n], LR_WIRE_NAME_MAX, "%s", j->intent.name);
+        n++;
+    }
+    return n;
+}
+
+/* A KEEP for each agent that owes its start's (c->keep_due), handed to
+ * 'op', which sends them first: the agents are the op's from here, so
+ * no job commits or goes at an agent until they are sent.  One with
+ * more tags than a KEEP takes, or no memory, waits for another op. */
+static void
+hand_keeps(struct lr_ctl *c, struct lr_ctl_op *op)
+{
+    for (int k = 0; k < LR_TM_MAX_DCS; k++) {
+        if (!c->keep_due[k] || !c->agent[k])
+            continue;
+        int n = active_tags(c, k, NULL, LR_WIRE_KEEP_MAX);
+        if (n < 0)
+            continue;
+        if (!op->keep && !(op->keep = calloc(LR_TM_MAX_DCS,
+                                             sizeof *op->keep)))
+            return;
+        struct lr_ctl_keep *kp = &op->keep[op->n_keep];
+        if (!(kp->tags = calloc((size_t) n + 1, sizeof *kp->tags)))
+            return;
+        kp->dc = k;
+        kp->agent = c->agent[k];
+        kp->n = active_tags(c, k, kp->tags, n);
+        op->n_keep++;
+    }
+}
+
+void
+lr_ctl_keep_run(struct lr_ctl_op *op)
+{
+    for (int i = 0; i < op->n_keep; i++) {
+        struct lr_ctl_keep *kp = &op->keep[i];
+        kp->answered = !lr_agent_party_keep(
+            kp->agent, (const char (*)[LR_WIRE_NAME_MAX]) kp->tags, kp->n);
+    }
+}
+
+void
+lr_ctl_keep_free(struct lr_ctl_op *op)
+{
+    for (int i = 0; i < op->n_keep; i++)
+        free(op->keep[i].tags);
+    free(op->keep);
+    op->keep = NULL;
+    op->n_keep = 0;
+}
+
+int
+lr_ctl_keeps_due(const struct lr_ctl *c)
+{
+    int n = 0;
+    for (int k = 0; k < LR_TM_MAX_DCS; k++)
+        n += c->keep_due[k] && c->agent[k];
+    return n;
+}
+
 /* The RELEASEs waiting in c->deferred, handed to 'op' (which owns them
  * from here), or false when there are none. */
 static bool
@@ -589,6 +679,9 @@ agents_back(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed)
 {
     c->agents_lent = false;
     c->n_releasing = 0;
+    for (int i = 0; i < op->n_keep; i++)
+        if (op->keep[i].answered)
+            c->keep_due[op->keep[i].dc] = false;
     c->counters.agent_release_failures += (unsigned) op->rel_failed;
     c->counters.agent_releases_given_up += (unsigned) op->rel_given_up;
     if (!c->release_hook) {
@@ -618,6 +711,7 @@ lr_ctl_release_begin(struct lr_ctl *c, struct lr_ctl_op **op)
     if (!o)
         return ENOMEM;
     o->agents_only = true;
+    hand_keeps(c, o);
     hand_deferred(c, o);
     c->agents_lent = true;
     *op = o;
@@ -1790,8 +1884,10 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
     /* Until lr_ctl_plan_end: the agents are the plan's, and the RELEASEs
      * waiting for them go first. */
     c->agents_lent = p->agents;
-    if (p->agents)
+    if (p->agents) {
+        hand_keeps(c, o);
         hand_deferred(c, o);
+    }
     *op = o;
     return 0;
 }
@@ -2331,6 +2427,8 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
     if (c->ppo)
         lr_ctl_ppo_bind(c->ppo, c->topo, c->cluster);
     close_network(&old);
+    /* The start's KEEP was the old agents' to get. */
+    memset(c->keep_due, 0, sizeof c->keep_due);
     return 0;
 }
 
@@ -2473,27 +2571,13 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
     return rc;
 }
 
-/* A job's name is its tag at the agents, whole. */
-_Static_assert(LR_JOB_NAME_MAX <= LR_WIRE_NAME_MAX,
-               "a job name must fit a wire tag");
-
-/* Whether 'job' has a range at DC k's agent (a remote stage). */
-static bool
-holds_at(const struct lr_ctl *c, const struct lr_job *job, int k)
-{
-    for (int s = 0; s < job->plan.n_stages; s++)
-        if (job->plan.stages[s].dc == k && job->plan.stages[s].g == 0
-            && c->agent[k])
-            return true;
-    return false;
-}
-
 /* KEEP to every agent (lr_agent_party_keep), with the names of the
  * active jobs that have a range there: the agent frees what this
  * controller committed for jobs it no longer has (deleted while their
  * RELEASE was queued when it stopped, or given up).  On the owner's
- * thread, at start; best effort: each agent's outcome goes to the
- * report. */
+ * thread, at start; each agent's outcome goes to the report, and one
+ * that did not answer owes it (c->keep_due): the next op that takes the
+ * agents carries it (hand_keeps()). */
 static void
 keep_agents(struct lr_ctl *c, char **buf, size_t *len)
 {
@@ -2507,18 +2591,8 @@ keep_agents(struct lr_ctl *c, char **buf, size_t *len)
             return;
         }
         const char *dc = c->cluster->dcs[k].name;
-        int n = 0;
-        bool over = false;
-        for (int i = 0; i < c->n_jobs && !over; i++) {
-            const struct lr_job *j = &c->jobs[i];
-            if (j->phase != LR_JOB_ACTIVE || !holds_at(c, j, k))
-                continue;
-            if (n == LR_WIRE_KEEP_MAX)
-                over = true;
-            else
-                snprintf(tags[n++], LR_WIRE_NAME_MAX, "%s", j->intent.name);
-        }
-        if (over) {
+        int n = active_tags(c, k, tags, LR_WIRE_KEEP_MAX);
+        if (n < 0) {
             lr_ctl_say(buf, len, "agent %s: more than %d active jobs: no "
                        "KEEP sent", dc, LR_WIRE_KEEP_MAX);
             continue;
@@ -2529,9 +2603,10 @@ keep_agents(struct lr_ctl *c, char **buf, size_t *len)
         if (rc) {
             const char *e = lr_agent_party_error(c->agent[k]);
             lr_ctl_say(buf, len, "agent %s: KEEP of %d job(s) not sent: %s: "
-                       "what it holds for jobs deleted before this start "
-                       "stays until it restarts", dc, n,
-                       e ? e : strerror(rc));
+                       "sent with the agents' next plan instead (what it "
+                       "holds for jobs deleted before this start stays "
+                       "until then)", dc, n, e ? e : strerror(rc));
+            c->keep_due[k] = true;
         } else {
             lr_ctl_say(buf, len, "agent %s: KEEP of %d active job(s): it "
                        "released any other of ours", dc, n);

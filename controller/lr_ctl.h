@@ -365,6 +365,10 @@ void lr_ctl_release_end(struct lr_ctl *, struct lr_ctl_op *op);
  * release op, retries included); and those queued to be tried again. */
 int lr_ctl_releases_pending(const struct lr_ctl *);
 int lr_ctl_releases_retrying(const struct lr_ctl *);
+/* The agents that did not answer the KEEP sent at start (recovery): an
+ * op that takes the agents (a plan, RELEASEs never tried) carries one
+ * to each of them until it is answered. */
+int lr_ctl_keeps_due(const struct lr_ctl *);
 
 /* The device step: any thread, touches only 'op' and what it borrows. */
 void lr_ctl_op_run(struct lr_ctl_op *op);

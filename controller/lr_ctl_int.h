@@ -19,6 +19,7 @@
 
 #include "controller/lr_ctl.h"
 #include "controller/lr_job.h"
+#include "planner/lr_cdynp_wire.h"
 #include "planner/lr_rate.h"
 #include "planner/lr_timemodel.h"
 #include "planner/lr_topo.h"
@@ -128,10 +129,24 @@ struct lr_ctl {
     int n_deferred, cap_deferred, n_releasing;
     void (*release_hook)(void *);
     void *release_arg;
+    /* The agents that have not confirmed the KEEP of the start
+     * (keep_agents: unreachable then): each op that takes the agents
+     * carries one to them, until one is answered. */
+    bool keep_due[LR_TM_MAX_DCS];
     /* The last plan made with the agents off the owner's thread, kept by
      * lr_ctl_plan_end for the admission of its intent, which follows it
      * (owned; NULL when none). */
     struct lr_ctl_plan *agent_plan;
+};
+
+/* A KEEP to DC 'dc's agent, carried by an op: the names of the active
+ * jobs with a range there when the op began (owned). */
+struct lr_ctl_keep {
+    int dc;
+    struct lr_cdynp_party *agent;     /* c->agent[dc], borrowed */
+    char (*tags)[LR_WIRE_NAME_MAX];
+    int n;
+    bool answered;                    /* set by op_run */
 };
 
 /* A RELEASE of 'tag' at 'agent' put off while the agents are lent. */
@@ -182,6 +197,8 @@ struct lr_ctl_op {
      * 'agents_only': nothing else to run. */
     struct lr_ctl_release *rel;
     int n_rel, rel_failed, rel_given_up;
+    struct lr_ctl_keep *keep;         /* [n_keep], sent before 'rel' */
+    int n_keep;
     bool agents_only;
     /* Set by op_run. */
     int rc;
@@ -203,6 +220,8 @@ void lr_ctl_decision_run(struct lr_ctl_decision *);
 void lr_ctl_plan_free(struct lr_ctl_plan *);
 void lr_ctl_plan_run(struct lr_ctl_plan *);
 void lr_ctl_release_run(struct lr_ctl_op *);
+void lr_ctl_keep_run(struct lr_ctl_op *);
+void lr_ctl_keep_free(struct lr_ctl_op *);
 
 /* lr_ctl_op.c */
 int lr_ctl_changes_for(const struct lr_ctl *, const struct lr_job *,

@@ -78,6 +78,7 @@ lr_ctl_op_free(struct lr_ctl_op *op)
     free(op->ch);
     free(op->node);
     free(op->rel);
+    lr_ctl_keep_free(op);
     lr_ctl_recon_free(op->recon);
     lr_ctl_decision_free(op->dec);
     lr_ctl_plan_free(op->plan);
@@ -359,6 +360,8 @@ op_run(struct lr_ctl_op *op)
 {
     char ignore[256];
     op->err[0] = '\0';
+    if (op->n_keep)
+        lr_ctl_keep_run(op);
     if (op->n_rel)
         lr_ctl_release_run(op);
     if (op->agents_only)

@@ -1079,13 +1079,18 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "# HELP lightrail_agent_releases_retrying RELEASEs an agent did "
         "not answer, waiting for the agents' next turn to be tried again.\n"
         "# TYPE lightrail_agent_releases_retrying gauge\n"
-        "lightrail_agent_releases_retrying %d\n",
+        "lightrail_agent_releases_retrying %d\n"
+        "# HELP lightrail_agent_keeps_due Agents that did not answer the "
+        "KEEP sent at start: the next plan carries one to them (until "
+        "then they may hold devices for jobs deleted before the start).\n"
+        "# TYPE lightrail_agent_keeps_due gauge\n"
+        "lightrail_agent_keeps_due %d\n",
         c->ppo_candidate, c->ppo_refused, c->ppo_cdynp, c->ppo_stale_kept,
         c->ppo_stale_redecided, LR_CTL_RELEASE_TRIES,
         c->agent_release_failures, LR_CTL_RELEASE_TRIES,
         c->agent_releases_given_up, c->plans_off_loop, app->n_planning,
         lr_ctl_releases_pending(app->ctl),
-        lr_ctl_releases_retrying(app->ctl));
+        lr_ctl_releases_retrying(app->ctl), lr_ctl_keeps_due(app->ctl));
     struct lr_ctl_ppo_info pi;
     if (!lr_ctl_ppo_info(app->ctl, &pi))
         put(&buf, &len, &cap,

@@ -336,6 +336,32 @@ if [ "$STATUS" = 400 ] && grep -q "ask for cdynp" "$tmp/body"; then
 else
     notok "exact: status $STATUS: $(cat "$tmp/body")"
 fi
+# An agent stopped when the daemon starts gets no KEEP then (the start's
+# report says so, and the daemon owes it one): the next plan carries it
+# to the agent, first.
+if command -v python3 > /dev/null; then
+    leave_tag orphan2 || notok "could not leave a tag 'orphan2' at dc2"
+    stop_daemon
+    kill -STOP $PID2
+    start_daemon
+    kill -CONT $PID2
+    due=$(metric lightrail_agent_keeps_due)
+    held=$(grep -c "'orphan2' released" "$A/dc2.log")
+    intent jl 1 64 > "$tmp/jl.json"
+    api POST "$JOBS" "$tmp/jl.json"
+    job_state jl
+    if [ "$due" = 1 ] && [ "$held" -eq 0 ] &&
+       grep -q "agent dc2: KEEP of 0 job(s) not sent: .*sent with the agents' next plan" "$D/log" &&
+       grep -q "'orphan2' released, not kept by the coordinator" "$A/dc2.log" &&
+       [ "$(metric lightrail_agent_keeps_due)" = 0 ] &&
+       [ "$(jq_job phase)" = active ]; then
+        ok "dc2 stopped at the start got no KEEP (1 due); jl's plan carried it, and dc2 freed 'orphan2'"
+    else
+        notok "KEEP owed: due '$due' at start, then $(metric lightrail_agent_keeps_due); dc2 released orphan2 $held time(s) before jl, now: $(grep -h "orphan2\|keep" "$A/dc2.log" | tail -2); daemon: $(grep -h "KEEP" "$D/log" | tail -2); jl $(jq_job phase) '$(jq_job reason)'"
+    fi
+    api DELETE "$JOBS/job=jl"
+    wait_released
+fi
 stop_daemon
 
 # ---- 6. the plan with the agents runs off the loop ----
