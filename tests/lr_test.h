@@ -34,6 +34,23 @@ src(const char *rel)
     return b;
 }
 
+/* A self-signed P-256 certificate of CN 'cn' into 'cert' and its key into
+ * 'key', made by openssl(1); 0, or -1 after saying on stderr that the
+ * test is skipped (no openssl). */
+static inline int
+lr_test_self_signed(const char *key, const char *cert, const char *cn)
+{
+    char cmd[3000];
+    snprintf(cmd, sizeof cmd, "openssl req -x509 -newkey ec -pkeyopt "
+             "ec_paramgen_curve:P-256 -nodes -keyout %s -out %s -days 1 "
+             "-subj /CN=%s >/dev/null 2>&1", key, cert, cn);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "openssl cannot make a certificate: skipped\n");
+        return -1;
+    }
+    return 0;
+}
+
 /* The whole of the file at 'path' in a buffer of exactly its size (so
  * that ASan sees a read past its end; one byte for an empty file), its
  * length in '*n'; NULL when it cannot be read.  The caller frees it. */

@@ -164,14 +164,8 @@ test_unreachable(void)
      * as the handshake. */
     snprintf(cert, sizeof cert, "/tmp/lr-test-party-%d.pem", (int) getpid());
     snprintf(key, sizeof key, "/tmp/lr-test-party-%d.key", (int) getpid());
-    char cmd[3000];
-    snprintf(cmd, sizeof cmd, "openssl req -x509 -newkey ec -pkeyopt "
-             "ec_paramgen_curve:P-256 -nodes -keyout %s -out %s -days 1 "
-             "-subj /CN=coordinator >/dev/null 2>&1", key, cert);
-    if (system(cmd) != 0) {
-        fprintf(stderr, "openssl cannot make a certificate: skipped\n");
+    if (lr_test_self_signed(key, cert, "coordinator"))
         return;
-    }
     struct lr_instance in;
     struct lr_tm *tm = NULL;
     CU_ASSERT_EQUAL_FATAL(lr_instance_random(1, &in), 0);

@@ -561,16 +561,11 @@ count_hook(void *arg)
 static void
 test_new_network_sends_queued_releases(void)
 {
-    char key[200], cert[200], cmd[600], path[200], err[1024];
+    char key[200], cert[200], path[200], err[1024];
     snprintf(key, sizeof key, "%s/coordinator.key", dir);
     snprintf(cert, sizeof cert, "%s/coordinator.pem", dir);
-    snprintf(cmd, sizeof cmd, "openssl req -x509 -newkey ec -pkeyopt "
-             "ec_paramgen_curve:P-256 -nodes -keyout %s -out %s -days 1 "
-             "-subj /CN=coordinator >/dev/null 2>&1", key, cert);
-    if (system(cmd) != 0) {
-        fprintf(stderr, "openssl cannot make a certificate: skipped\n");
+    if (lr_test_self_signed(key, cert, "coordinator"))
         return;
-    }
     struct lr_cluster *remote = lr_cluster_clone(cluster);
     CU_ASSERT_PTR_NOT_NULL_FATAL(remote);
     snprintf(remote->dcs[1].remote_address,
