@@ -447,6 +447,28 @@ release_now(struct lr_cdynp_party *agent, const char *tag)
     return release_send(agent, tag) == RELEASED;
 }
 
+/* Appends the RELEASE of 'tag' at 'agent', sent 'tries' times so far,
+ * to c->deferred; false when there is no memory to keep it. */
+static bool
+queue_release(struct lr_ctl *c, struct lr_cdynp_party *agent,
+              const char *tag, int tries)
+{
+    if (c->n_deferred == c->cap_deferred) {
+        int cap = c->cap_deferred ? 2 * c->cap_deferred : 8;
+        struct lr_ctl_release *d = realloc(c->deferred,
+                                           (size_t) cap * sizeof *d);
+        if (!d)
+            return false;
+        c->deferred = d;
+        c->cap_deferred = cap;
+    }
+    struct lr_ctl_release *r = &c->deferred[c->n_deferred++];
+    r->agent = agent;
+    snprintf(r->tag, sizeof r->tag, "%s", tag);
+    r->tries = tries;
+    return true;
+}
+
 /* RELEASE of 'tag' at 'agent', counted when the agent does not confirm
  * it (lr_ctl_counters.agent_release_failures): best effort, nothing
  * waits for it.  It is sent now unless it must wait in c->deferred:
@@ -464,23 +486,25 @@ release_at(struct lr_ctl *c, struct lr_cdynp_party *agent, const char *tag)
             c->counters.agent_releases_given_up++;
         return;
     }
-    if (c->n_deferred == c->cap_deferred) {
-        int cap = c->cap_deferred ? 2 * c->cap_deferred : 8;
-        struct lr_ctl_release *d = realloc(c->deferred,
-                                           (size_t) cap * sizeof *d);
-        if (!d) {
-            c->counters.agent_release_failures++;
-            return;
-        }
-        c->deferred = d;
-        c->cap_deferred = cap;
+    if (!queue_release(c, agent, tag, 0)) {
+        c->counters.agent_release_failures++;
+        return;
     }
-    struct lr_ctl_release *r = &c->deferred[c->n_deferred++];
-    r->agent = agent;
-    snprintf(r->tag, sizeof r->tag, "%s", tag);
-    r->tries = 0;
     if (c->release_hook)
         c->release_hook(c->release_arg);
+}
+
+/* The RELEASEs of 'tag' a failed COMMIT sent (commit_chain()) that the
+ * agents of the DCs marked in lost[] did not answer: tried once, they
+ * wait for the agents' next turn as any other (with a release hook),
+ * else they are given up. */
+static void
+retry_lost(struct lr_ctl *c, const bool lost[], const char *tag)
+{
+    for (int dc = 0; dc < LR_TM_MAX_DCS; dc++)
+        if (lost[dc] && (!c->release_hook
+                         || !queue_release(c, c->agent[dc], tag, 1)))
+            c->counters.agent_releases_given_up++;
 }
 
 /* Sends the RELEASEs that wait, on this thread, in their order, once
@@ -766,13 +790,16 @@ release_remote(struct lr_ctl *c, const struct lr_job *job)
  * the outcome is unknown, and an agent that did reserve would keep the
  * devices until it restarts (RELEASE of a tag it does not hold is a
  * harmless ENOENT).  '*unconfirmed' counts the RELEASEs the agents did
- * not confirm.  0 or the failure's errno. */
+ * not confirm; lost[] (by DC index) marks the agents that did not answer
+ * one of these, which may still hold 'tag' (retry_lost()).  0 or the
+ * failure's errno. */
 static int
 commit_chain(struct lr_cdynp_party *const agent[], const struct lr_cluster *cl,
              const struct lr_cdynp_result *res, const char *tag, char *why,
-             size_t whylen, int *unconfirmed)
+             size_t whylen, int *unconfirmed, bool lost[])
 {
     *unconfirmed = 0;
+    memset(lost, 0, LR_TM_MAX_DCS * sizeof *lost);
     for (int i = 0; i < res->n_dcs; i++) {
         int dc = res->dc[i], n_stages, rc = EEXIST;
         if (!agent[dc])
@@ -795,9 +822,12 @@ commit_chain(struct lr_cdynp_party *const agent[], const struct lr_cluster *cl,
                      "%d-%d: %s", cl->dcs[dc].name, res->first[i] + 1,
                      res->last[i] + 1, e ? e : strerror(rc));
             bool unknown = !lr_agent_party_connected(agent[dc]);
-            for (int j = 0; j < i + unknown; j++)
-                if (agent[res->dc[j]] && !release_now(agent[res->dc[j]], tag))
-                    (*unconfirmed)++;
+            for (int j = 0; j < i + unknown; j++) {
+                struct lr_cdynp_party *a = agent[res->dc[j]];
+                enum release_outcome o = a ? release_send(a, tag) : RELEASED;
+                *unconfirmed += o != RELEASED;
+                lost[res->dc[j]] |= o == UNANSWERED;
+            }
             return rc;
         }
     }
@@ -823,12 +853,14 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
 {
     char why[LR_JOB_REASON_MAX];
     int unconfirmed;
+    bool lost[LR_TM_MAX_DCS];
     /* A RELEASE of this name still waiting (an earlier job's) would undo
      * the COMMIT if it went after it. */
     send_deferred(c, job->intent.name);
     int rc = commit_chain(c->agent, c->cluster, res, job->intent.name, why,
-                          sizeof why, &unconfirmed);
+                          sizeof why, &unconfirmed, lost);
     c->counters.agent_release_failures += (unsigned) unconfirmed;
+    retry_lost(c, lost, job->intent.name);
     if (rc)
         set_reason(job, "%s", why);
     return rc;
@@ -856,11 +888,13 @@ struct lr_ctl_plan {
     char why[LR_JOB_REASON_MAX - 32]; /* the run's, when it found none */
     /* Set by the run, which commits a plan it found at the agents of its
      * chain (commit_chain()) under the intent's name: 'committed', or
-     * the failure's code and reason; RELEASEs not confirmed. */
+     * the failure's code and reason; RELEASEs not confirmed, and the
+     * agents that did not answer theirs. */
     bool committed;
     int commit_rc;
     char commit_why[LR_JOB_REASON_MAX];
     int unconfirmed;
+    bool lost[LR_TM_MAX_DCS];
 };
 
 void
@@ -884,7 +918,7 @@ lr_ctl_plan_run(struct lr_ctl_plan *p)
             p->commit_rc = commit_chain(p->agent, p->cluster, &p->res,
                                         p->name, p->commit_why,
                                         sizeof p->commit_why,
-                                        &p->unconfirmed);
+                                        &p->unconfirmed, p->lost);
             p->committed = !p->commit_rc;
         }
         return;
@@ -1903,6 +1937,7 @@ lr_ctl_plan_end(struct lr_ctl *c, struct lr_ctl_op *op)
          * the plan: the generation cannot have changed. */
         agents_back(c, op, p->committed ? p->name : NULL);
         c->counters.agent_release_failures += (unsigned) p->unconfirmed;
+        retry_lost(c, p->lost, p->name);
         drop_agent_plan(c);
         if (p->network_gen == c->network_gen) {
             c->agent_plan = p;

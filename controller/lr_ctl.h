@@ -47,7 +47,8 @@
  * thread was committed there, right after it was found, and a job then
  * blocked or refused gets RELEASE); an agent that fails or
  * refuses blocks the job with its reason, and the agents committed
- * already get RELEASE: no partial state.  Step 4 keeps the chain's T (the
+ * already get RELEASE (one unanswered is tried again as below): no
+ * partial state.  Step 4 keeps the chain's T (the
  * coordinator cannot evaluate private stages).  A job that ends failed or
  * is deleted gets RELEASE too (best effort: an agent that cannot be
  * reached keeps its reservation until it restarts, unless a release
@@ -346,7 +347,8 @@ void lr_ctl_plan_end(struct lr_ctl *, struct lr_ctl_op *op);
  *          the agents did not confirm and frees 'op'.
  * A plan begun with RELEASEs queued takes them along and sends them
  * first: an agent frees its devices before it is asked for them.  A
- * RELEASE the agent did not answer (unreachable, a timeout) is queued
+ * RELEASE the agent did not answer (unreachable, a timeout), queued or
+ * sent by a COMMIT that failed (commit_chain in lr_ctl.c), is queued
  * again, to be tried with the agents' next turn (a plan, or RELEASEs
  * never tried: those alone ask for an op), at most
  * LR_CTL_RELEASE_TRIES times in all; one of a name the plan has just

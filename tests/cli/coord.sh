@@ -527,6 +527,53 @@ api DELETE "$JOBS/job=jt"
 wait_released
 stop_daemon
 
+# ---- 6d. a COMMIT whose RELEASE the agent did not answer ----
+# dc3 reserves jw's devices and holds its answer back 10 s; it is
+# stopped (SIGSTOP) once it has reserved, so the COMMIT times out (3 s)
+# and so does the RELEASE that follows it (dc3 may have reserved): that
+# RELEASE never reaches dc3, which holds jw's devices.  It is tried
+# again with the agents' next turn (jx's plan), as a RELEASE of a
+# deleted job is, and dc3, continued meanwhile, releases jw.  (It was
+# not: dc3 kept jw's devices until it restarted, and no metric said so.)
+stop_agent $PID3
+LISTEN=127.0.0.1:$P3 start_agent dc3-stopped "$A/dc3.json" \
+    --delay-commit-ms 10000 && PID3=$APID
+jq '.["lightrail-config:lightraild"].coordinator.timeout = "3"' \
+    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
+intent jw 1 64 > "$tmp/jw.json"
+curl -s -m 60 -o "$tmp/jw.out" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+    -H "Authorization: Bearer $TOKEN" \
+    -H 'Content-Type: application/yang-data+json' \
+    --data-binary @"$tmp/jw.json" "$URL$JOBS" > "$tmp/jw.status" &
+JW=$!
+n=0
+while [ "$(commits dc3-stopped jw)" -eq 0 ] && [ $n -lt 200 ]; do
+    sleep 0.05
+    n=$((n + 1))
+done
+kill -STOP $PID3
+wait $JW
+kill -CONT $PID3
+[ "$(commits dc3-stopped jw)" -eq 1 ] ||
+    notok "dc3 did not commit jw: the test proves nothing"
+job_state jw
+retrying=$(metric lightrail_agent_releases_retrying)
+intent jx 1 64 > "$tmp/jx.json"
+api POST "$JOBS" "$tmp/jx.json"
+wait_released
+if [ "$(jq_job phase)" = blocked ] && [ "$retrying" = 1 ] &&
+   [ "$(grep -c "'jw' released" "$A/dc3-stopped.log")" -eq 1 ]; then
+    ok "jw's COMMIT and RELEASE unanswered by a stopped dc3: jw blocked, the RELEASE tried again with jx's plan, dc3 released jw"
+else
+    notok "jw: $(jq_job phase) '$(jq_job reason)'; RELEASEs retrying then '$retrying'; dc3 released jw $(grep -c "'jw' released" "$A/dc3-stopped.log") time(s), committed it $(commits dc3-stopped jw)"
+fi
+api DELETE "$JOBS/job=jx"
+wait_released
+stop_daemon
+jq '.["lightrail-config:lightraild"].coordinator.timeout = "30"' \
+    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+
 # ---- 7. a plan over its whole budget (coordinator plan-timeout) ----
 # dc3's agent answers 0.04 s late, each answer well within the 30 s
 # timeout; a plan of many requests given 1 s in all blocks its job, the
