@@ -664,16 +664,32 @@ lr_ctl_release_run(struct lr_ctl_op *op)
     op->n_rel = again;
 }
 
+/* Whether 'r' is a RELEASE of 'tag' at one of the agents 'chain[0..n)'. */
+static bool
+released_by_commit(const struct lr_ctl_release *r, const char *tag,
+                   struct lr_cdynp_party *const chain[], int n)
+{
+    if (!tag || strcmp(r->tag, tag))
+        return false;
+    for (int k = 0; k < n; k++)
+        if (chain[k] == r->agent)
+            return true;
+    return false;
+}
+
 /* The RELEASEs of 'op' to try again put back in front of those queued
  * meanwhile (they are older), but for those of 'committed' (not NULL:
- * the name the op's plan has just committed, which released any leftover
- * of its name, and which a late RELEASE would undo). */
+ * the name the op's plan has just committed) at the agents of its chain
+ * ('chain[0..n_chain)'): each COMMIT released a leftover of its name
+ * there, and a late RELEASE would undo it.  Elsewhere the leftover is
+ * still due. */
 static void
-requeue(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed)
+requeue(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed,
+        struct lr_cdynp_party *const chain[], int n_chain)
 {
     int n = 0;
     for (int i = 0; i < op->n_rel; i++)
-        if (!committed || strcmp(op->rel[i].tag, committed))
+        if (!released_by_commit(&op->rel[i], committed, chain, n_chain))
             op->rel[n++] = op->rel[i];
     if (!n)
         return;
@@ -696,10 +712,12 @@ requeue(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed)
  * its RELEASEs they did not confirm.  Without a hook those that waited
  * meanwhile go now (before the plan's COMMIT, which comes with the
  * admission), and none is tried again; with one, those the agents did
- * not answer wait to be tried again, and the hook is asked for an op
- * when RELEASEs never tried wait. */
+ * not answer wait to be tried again (requeue(): 'committed', the name
+ * the plan committed at the agents 'chain[0..n_chain)', or NULL), and
+ * the hook is asked for an op when RELEASEs never tried wait. */
 static void
-agents_back(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed)
+agents_back(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed,
+            struct lr_cdynp_party *const chain[], int n_chain)
 {
     c->agents_lent = false;
     c->n_releasing = 0;
@@ -713,7 +731,7 @@ agents_back(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed)
         send_deferred(c, NULL);
         return;
     }
-    requeue(c, op, committed);
+    requeue(c, op, committed, chain, n_chain);
     if (any_fresh(c))
         c->release_hook(c->release_arg);
 }
@@ -745,7 +763,7 @@ lr_ctl_release_begin(struct lr_ctl *c, struct lr_ctl_op **op)
 void
 lr_ctl_release_end(struct lr_ctl *c, struct lr_ctl_op *op)
 {
-    agents_back(c, op, NULL);
+    agents_back(c, op, NULL, NULL, 0);
     lr_ctl_op_free(op);
 }
 
@@ -1935,7 +1953,12 @@ lr_ctl_plan_end(struct lr_ctl *c, struct lr_ctl_op *op)
          * admission, committed at its agents already (or saying why
          * not), in place of one never taken.  A new network waits for
          * the plan: the generation cannot have changed. */
-        agents_back(c, op, p->committed ? p->name : NULL);
+        struct lr_cdynp_party *chain[LR_TM_MAX_DCS];
+        int n_chain = 0;
+        for (int i = 0; p->committed && i < p->res.n_dcs; i++)
+            if (p->agent[p->res.dc[i]])
+                chain[n_chain++] = p->agent[p->res.dc[i]];
+        agents_back(c, op, p->committed ? p->name : NULL, chain, n_chain);
         c->counters.agent_release_failures += (unsigned) p->unconfirmed;
         retry_lost(c, p->lost, p->name);
         drop_agent_plan(c);

@@ -352,7 +352,9 @@ void lr_ctl_plan_end(struct lr_ctl *, struct lr_ctl_op *op);
  * again, to be tried with the agents' next turn (a plan, or RELEASEs
  * never tried: those alone ask for an op), at most
  * LR_CTL_RELEASE_TRIES times in all; one of a name the plan has just
- * committed is dropped (that COMMIT released the leftover itself).  An
+ * committed, at an agent of its chain, is dropped (that COMMIT released
+ * the leftover itself; at the other agents the leftover is still due).
+ * An
  * admission that commits at the agents on the owner's thread first
  * sends the queued RELEASEs of its own name there (a late RELEASE would
  * undo its COMMIT); a new network and lr_ctl_free() send the whole

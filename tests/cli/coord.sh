@@ -571,6 +571,75 @@ fi
 api DELETE "$JOBS/job=jx"
 wait_released
 stop_daemon
+
+# ---- 6e. a RELEASE lost twice, then a job of its name elsewhere ----
+# dc2's agent behind a proxy (on dc2's port) that, told so (SIGUSR1),
+# breaks its connections and swallows the next one.  jy holds all of
+# dc2; its RELEASE there is swallowed (timeout 2 s), and so is its
+# retry, sent first by the plan of a new jy, which dc2 (full) is not
+# part of.  That plan commits jy at other agents only, so the RELEASE
+# of the old jy at dc2 is still due: it is tried again with the next
+# plan (jz's), and dc2 releases it.  (It was dropped as if the new jy's
+# COMMIT had released it: dc2 kept the old jy's devices, and no metric
+# said so.)
+if command -v python3 > /dev/null; then
+stop_agent $PID3
+LISTEN=127.0.0.1:$P3 start_agent dc3-6e "$A/dc3.json" && PID3=$APID
+stop_agent $PID2
+start_agent dc2-cut "$A/dc2.json" && PID2=$APID
+python3 "$srcdir/tests/cli/stallproxy.py" --no-stall --cut-on-usr1 \
+    --port "$P2" "$APORT" "$tmp/cut.count" > "$tmp/cut.port" 2> "$tmp/cut.log" &
+PROXY=$!
+PIDS="$PIDS $PROXY"
+await_file "$tmp/cut.port" $PROXY "$tmp/cut.log" "the proxy" 100 ||
+    notok "the proxy did not start"
+cut() {   # cut N: the proxy's Nth SIGUSR1, handled
+    kill -USR1 $PROXY
+    n=0
+    while [ "$(cat "$tmp/cut.count.cut" 2>/dev/null)" != "$1" ] && [ $n -lt 100 ]; do
+        sleep 0.05
+        n=$((n + 1))
+    done
+}
+jq '.["lightrail-config:lightraild"].coordinator.timeout = "2"' \
+    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
+LOG2=$A/dc2-cut.log
+intent jy 1 64 > "$tmp/jy.json"
+api POST "$JOBS" "$tmp/jy.json"
+job_state jy
+[ "$(commits dc2-cut jy)" -eq 1 ] ||
+    notok "dc2 did not commit jy ($(jq_job phase) '$(jq_job reason)'): the test proves nothing"
+cut 1
+api DELETE "$JOBS/job=jy"
+wait_released
+lost=$(metric lightrail_agent_releases_retrying)
+cut 2
+api POST "$JOBS" "$tmp/jy.json"
+job_state jy
+jy_remote=$(jq -r '.["lightrail-job:job"][0].state.stage[]?
+    | select(.private == true) | .dc' "$tmp/job" | sort -u | tr '\n' ' ')
+case "$jy_remote" in
+    *dc2*) notok "the new jy's chain has a stage at dc2 ('$jy_remote'): the test proves nothing" ;;
+esac
+intent jz 1 64 > "$tmp/jz.json"
+api POST "$JOBS" "$tmp/jz.json"
+wait_released
+if [ "$lost" = 1 ] && [ "$(grep -c "'jy' released" "$LOG2")" -eq 1 ] &&
+   [ "$(metric lightrail_agent_releases_retrying)" = 0 ]; then
+    ok "the old jy's RELEASE, lost twice at dc2, was tried again after the new jy committed elsewhere ($jy_remote), and dc2 released it"
+else
+    notok "old jy at dc2: retrying '$lost', dc2 released jy $(grep -c "'jy' released" "$LOG2") time(s), retrying now $(metric lightrail_agent_releases_retrying), given up $(metric lightrail_agent_releases_given_up_total); new jy: $(jq_job phase) at '$jy_remote'"
+fi
+api DELETE "$JOBS/job=jy"
+api DELETE "$JOBS/job=jz"
+wait_released
+stop_daemon
+kill $PROXY 2>/dev/null
+wait $PROXY 2>/dev/null
+stop_agent $PID2
+LISTEN=127.0.0.1:$P2 start_agent dc2-back "$A/dc2.json" && PID2=$APID
+fi
 jq '.["lightrail-config:lightraild"].coordinator.timeout = "30"' \
     "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
 
