@@ -710,8 +710,9 @@ requeue(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed,
 
 /* The agents back from 'op' (a plan's or RELEASEs'), with the count of
  * its RELEASEs they did not confirm.  Without a hook those that waited
- * meanwhile go now (before the plan's COMMIT, which comes with the
- * admission), and none is tried again; with one, those the agents did
+ * meanwhile go now (after the plan's COMMIT, which its run sent: none
+ * is of its name, as no job of that name exists while it is planned),
+ * and none is tried again; with one, those the agents did
  * not answer wait to be tried again (requeue(): 'committed', the name
  * the plan committed at the agents 'chain[0..n_chain)', or NULL), and
  * the hook is asked for an op when RELEASEs never tried wait. */
