@@ -509,25 +509,53 @@ retry_lost(struct lr_ctl *c, const bool lost[], const char *tag)
 
 /* Sends the RELEASEs that wait, on this thread, in their order, once
  * each; only those of 'tag' when it is not NULL (the others keep
- * waiting: a COMMIT of 'tag' follows, which releases a leftover of its
- * name itself), else all, and an unanswered one is given up. */
-static void
-send_deferred(struct lr_ctl *c, const char *tag)
+ * waiting), else all, and an unanswered one is given up.  With a tag,
+ * before a COMMIT of it: the unanswered go to late[] (room for 'cap';
+ * beyond, given up), to be queued again or dropped once the COMMIT's
+ * outcome is known (requeue_late()); returns their count. */
+static int
+send_deferred(struct lr_ctl *c, const char *tag, struct lr_ctl_release *late,
+              int cap)
 {
-    int kept = 0;
+    int kept = 0, n_late = 0;
     for (int i = 0; i < c->n_deferred; i++) {
-        struct lr_ctl_release *r = &c->deferred[i];
-        if (tag && strcmp(r->tag, tag)) {
-            c->deferred[kept++] = *r;
+        struct lr_ctl_release r = c->deferred[i];
+        if (tag && strcmp(r.tag, tag)) {
+            c->deferred[kept++] = r;
             continue;
         }
-        enum release_outcome o = release_send(r->agent, r->tag);
+        enum release_outcome o = release_send(r.agent, r.tag);
         if (o != RELEASED)
             c->counters.agent_release_failures++;
-        if (o == UNANSWERED && !tag)
+        if (o == UNANSWERED && tag && n_late < cap)
+            late[n_late++] = r;
+        else if (o == UNANSWERED)
             c->counters.agent_releases_given_up++;
     }
     c->n_deferred = kept;
+    return n_late;
+}
+
+/* The RELEASEs of send_deferred()'s late[0..n) once the COMMIT of their
+ * name is done: one at an agent of the chain 'res' it committed (NULL:
+ * the COMMIT failed) is dropped, as that COMMIT released the leftover of
+ * its name there; the others wait for the agents' next turn, tried once
+ * more, or are given up. */
+static void
+requeue_late(struct lr_ctl *c, const struct lr_ctl_release *late, int n,
+             const struct lr_cdynp_result *res)
+{
+    for (int i = 0; i < n; i++) {
+        bool in_chain = false;
+        for (int j = 0; res && j < res->n_dcs; j++)
+            in_chain |= c->agent[res->dc[j]] == late[i].agent;
+        if (in_chain)
+            continue;
+        if (late[i].tries + 1 >= LR_CTL_RELEASE_TRIES || !c->release_hook
+            || !queue_release(c, late[i].agent, late[i].tag,
+                              late[i].tries + 1))
+            c->counters.agent_releases_given_up++;
+    }
 }
 
 /* Whether a RELEASE waits that was never tried (the others wait for the
@@ -729,7 +757,7 @@ agents_back(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed,
     c->counters.agent_releases_given_up += (unsigned) op->rel_given_up;
     if (!c->release_hook) {
         c->counters.agent_releases_given_up += (unsigned) op->n_rel;
-        send_deferred(c, NULL);
+        send_deferred(c, NULL, NULL, 0);
         return;
     }
     requeue(c, op, committed, chain, n_chain);
@@ -873,12 +901,14 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
     char why[LR_JOB_REASON_MAX];
     int unconfirmed;
     bool lost[LR_TM_MAX_DCS];
+    struct lr_ctl_release late[LR_TM_MAX_DCS];
     /* A RELEASE of this name still waiting (an earlier job's) would undo
      * the COMMIT if it went after it. */
-    send_deferred(c, job->intent.name);
+    int n_late = send_deferred(c, job->intent.name, late, LR_TM_MAX_DCS);
     int rc = commit_chain(c->agent, c->cluster, res, job->intent.name, why,
                           sizeof why, &unconfirmed, lost);
     c->counters.agent_release_failures += (unsigned) unconfirmed;
+    requeue_late(c, late, n_late, rc ? NULL : res);
     retry_lost(c, lost, job->intent.name);
     if (rc)
         set_reason(job, "%s", why);
@@ -979,7 +1009,7 @@ static void
 settle_agents(struct lr_ctl *c)
 {
     drop_agent_plan(c);
-    send_deferred(c, NULL);
+    send_deferred(c, NULL, NULL, 0);
 }
 
 /* The plan made with the agents off the owner's thread for 'in' over the
@@ -2453,11 +2483,9 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
                                "inventory; keep their names and order, or "
                                "restart lightraild with the new inventory");
     }
-    /* What the old network's agents are owed (the RELEASEs still queued:
-     * no op has taken them yet), sent now and counted here.  The copy
-     * below shares the queue, and closing it would leave them counted
-     * as waiting for agents freed with it. */
-    settle_agents(c);
+    /* A plan kept and never taken is released now (it names c->agent,
+     * which the new network replaces below). */
+    drop_agent_plan(c);
     /* Keep the old network until the new one stands. */
     struct lr_ctl old = *c;
     c->topo = NULL;
@@ -2485,6 +2513,11 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
     /* The policy's environment borrows the network: the new one now. */
     if (c->ppo)
         lr_ctl_ppo_bind(c->ppo, c->topo, c->cluster);
+    /* What the old network's agents are owed (the RELEASEs still queued:
+     * no op has taken them yet), sent to them now, counted here: the copy
+     * shares the queue, and closing it would leave them waiting for
+     * agents freed with it.  A refused network keeps them queued. */
+    send_deferred(c, NULL, NULL, 0);
     close_network(&old);
     /* The start's KEEP was the old agents' to get. */
     memset(c->keep_due, 0, sizeof c->keep_due);

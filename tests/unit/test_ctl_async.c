@@ -556,8 +556,9 @@ count_hook(void *arg)
  * an op takes it; a new network before that sends the queue there
  * (lr_ctl.h, "RELEASEs off the owner's thread"), to the agents of the
  * network it replaces, and leaves none waiting for an agent that is
- * gone.  dc2 is planned by an agent nobody serves (port 1 of loopback):
- * the RELEASE is sent and not confirmed, counted once. */
+ * gone; a network refused keeps it queued.  dc2 is planned by an agent
+ * nobody serves (port 1 of loopback): the RELEASE is sent and not
+ * confirmed, counted once. */
 static void
 test_new_network_sends_queued_releases(void)
 {
@@ -598,6 +599,17 @@ test_new_network_sends_queued_releases(void)
     lr_ctl_set_release_hook(c, count_hook, &queued);
     CU_ASSERT_EQUAL_FATAL(lr_ctl_delete(c, "queued", err, sizeof err), 0);
     CU_ASSERT_EQUAL(queued, 1);
+    CU_ASSERT_EQUAL(lr_ctl_releases_pending(c), 1);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->agent_release_failures, 0);
+    /* A new network refused (its agent cannot load the coordinator's
+     * certificate, moved away meanwhile) leaves the agents in use, and
+     * the RELEASE queued for them, untried. */
+    char away[220];
+    snprintf(away, sizeof away, "%s.away", cert);
+    CU_ASSERT_EQUAL_FATAL(rename(cert, away), 0);
+    CU_ASSERT_EQUAL(lr_ctl_set_inventory(c, topo, remote, NULL, NULL, err,
+                                         sizeof err), EINVAL);
+    CU_ASSERT_EQUAL_FATAL(rename(away, cert), 0);
     CU_ASSERT_EQUAL(lr_ctl_releases_pending(c), 1);
     CU_ASSERT_EQUAL(lr_ctl_counters(c)->agent_release_failures, 0);
     CU_ASSERT_EQUAL(lr_ctl_set_inventory(c, topo, cluster, NULL, NULL, err,
