@@ -71,6 +71,24 @@ metric() {   # metric NAME: the daemon's NAME, "" if it does not answer
     curl -s -m 10 --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
         "$URL/metrics" | sed -n "s/^$1 //p"
 }
+# post_bg NAME: POSTs $tmp/NAME.json (intent NAME 1 64) in the background,
+# up to 60 s, its status into $tmp/NAME.status; BG is its PID.
+post_bg() {
+    intent "$1" 1 64 > "$tmp/$1.json"
+    curl -s -m 60 -o "$tmp/$1.out" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+        -H "Authorization: Bearer $TOKEN" \
+        -H 'Content-Type: application/yang-data+json' \
+        --data-binary @"$tmp/$1.json" "$URL$JOBS" > "$tmp/$1.status" &
+    BG=$!
+}
+# restart_dc3 NAME [ARGS...]: dc3's agent stopped and started again on its
+# port as NAME (its log $A/NAME.log), with ARGS.
+restart_dc3() {
+    stop_agent $PID3
+    name=$1
+    shift
+    LISTEN=127.0.0.1:$P3 start_agent "$name" "$A/dc3.json" "$@" && PID3=$APID
+}
 # The daemon sends RELEASEs to the agents off its loop, after the DELETE
 # (or the blocked POST) is answered: waits until none is pending, at most
 # 20 s.
@@ -204,9 +222,7 @@ job_state j5
 # agent gets RELEASE too, as the agents committed before it do.
 api DELETE "$JOBS/job=j5"
 wait_released
-stop_agent $PID3
-LISTEN=127.0.0.1:$P3 start_agent dc3-commit "$A/dc3.json" \
-    --delay-commit-ms 3000 && PID3=$APID
+restart_dc3 dc3-commit --delay-commit-ms 3000
 intent j7 1 64 > "$tmp/j7.json"
 api POST "$JOBS" "$tmp/j7.json"
 job_state j7
@@ -243,8 +259,7 @@ sys.exit(0 if ask(s, JOB, one)[0] == OK
 # The leftover's job is one layer whose gradients outweigh its compute
 # (under T's own objective), so that it holds one device and j8's plan
 # still wants dc2.
-stop_agent $PID3
-LISTEN=127.0.0.1:$P3 start_agent dc3-again2 "$A/dc3.json" && PID3=$APID
+restart_dc3 dc3-again2
 if command -v python3 > /dev/null; then
     leave_tag j8 || notok "could not leave a tag j8 at dc2"
     intent j8 1 64 > "$tmp/j8.json"
@@ -388,12 +403,8 @@ planning() { metric lightrail_intents_planning; }
 api GET /restconf/data/lightrail-compute:compute
 cp "$tmp/body" "$tmp/inv.json"
 kill -STOP $PID3
-intent jb 1 64 > "$tmp/jb.json"
-curl -s -m 60 -o "$tmp/jb.out" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
-    -H "Authorization: Bearer $TOKEN" \
-    -H 'Content-Type: application/yang-data+json' \
-    --data-binary @"$tmp/jb.json" "$URL$JOBS" > "$tmp/jb.status" &
-JB=$!
+post_bg jb
+JB=$BG
 n=0
 while [ "$(planning)" != 1 ] && [ $n -lt 50 ]; do sleep 0.2; n=$((n + 1)); done
 during=$(planning)
@@ -463,12 +474,8 @@ esac
 kill -STOP $PID3
 del=$(curl -s -m 10 -o /dev/null -w '%{http_code}' -X DELETE \
     --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" "$URL$JOBS/job=jr")
-intent js 1 64 > "$tmp/js.json"
-curl -s -m 60 -o "$tmp/js.out" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
-    -H "Authorization: Bearer $TOKEN" \
-    -H 'Content-Type: application/yang-data+json' \
-    --data-binary @"$tmp/js.json" "$URL$JOBS" > "$tmp/js.status" &
-JS=$!
+post_bg js
+JS=$BG
 n=0
 while [ "$(planning)" != 1 ] && [ $n -lt 50 ]; do sleep 0.2; n=$((n + 1)); done
 during=$(metric lightrail_agent_releases_pending)
@@ -500,15 +507,9 @@ wait_released
 # daemon answers GET /metrics with jt still planning: the COMMIT is part
 # of the plan's turn on the planner's thread.  (Sent from the loop, it
 # held the GET until the answer came, and jt was no longer planning.)
-stop_agent $PID3
-LISTEN=127.0.0.1:$P3 start_agent dc3-slowcommit "$A/dc3.json" \
-    --delay-commit-ms 5000 && PID3=$APID
-intent jt 1 64 > "$tmp/jt.json"
-curl -s -m 60 -o "$tmp/jt.out" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
-    -H "Authorization: Bearer $TOKEN" \
-    -H 'Content-Type: application/yang-data+json' \
-    --data-binary @"$tmp/jt.json" "$URL$JOBS" > "$tmp/jt.status" &
-JT=$!
+restart_dc3 dc3-slowcommit --delay-commit-ms 5000
+post_bg jt
+JT=$BG
 n=0
 while [ "$(commits dc3-slowcommit jt)" -eq 0 ] && [ $n -lt 100 ]; do
     sleep 0.2
@@ -535,18 +536,12 @@ stop_daemon
 # again with the agents' next turn (jx's plan), as a RELEASE of a
 # deleted job is, and dc3, continued meanwhile, releases jw.  (It was
 # not: dc3 kept jw's devices until it restarted, and no metric said so.)
-stop_agent $PID3
-LISTEN=127.0.0.1:$P3 start_agent dc3-stopped "$A/dc3.json" \
-    --delay-commit-ms 10000 && PID3=$APID
+restart_dc3 dc3-stopped --delay-commit-ms 10000
 jq '.["lightrail-config:lightraild"].coordinator.timeout = "3"' \
     "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
 start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
-intent jw 1 64 > "$tmp/jw.json"
-curl -s -m 60 -o "$tmp/jw.out" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
-    -H "Authorization: Bearer $TOKEN" \
-    -H 'Content-Type: application/yang-data+json' \
-    --data-binary @"$tmp/jw.json" "$URL$JOBS" > "$tmp/jw.status" &
-JW=$!
+post_bg jw
+JW=$BG
 n=0
 while [ "$(commits dc3-stopped jw)" -eq 0 ] && [ $n -lt 200 ]; do
     sleep 0.05
@@ -583,8 +578,7 @@ stop_daemon
 # COMMIT had released it: dc2 kept the old jy's devices, and no metric
 # said so.)
 if command -v python3 > /dev/null; then
-stop_agent $PID3
-LISTEN=127.0.0.1:$P3 start_agent dc3-6e "$A/dc3.json" && PID3=$APID
+restart_dc3 dc3-6e
 stop_agent $PID2
 start_agent dc2-cut "$A/dc2.json" && PID2=$APID
 python3 "$srcdir/tests/cli/stallproxy.py" --no-stall --cut-on-usr1 \
@@ -647,8 +641,7 @@ jq '.["lightrail-config:lightraild"].coordinator.timeout = "30"' \
 # dc3's agent answers 0.04 s late, each answer well within the 30 s
 # timeout; a plan of many requests given 1 s in all blocks its job, the
 # budget named, and nothing is committed.
-stop_agent $PID3
-LISTEN=127.0.0.1:$P3 start_agent dc3-late "$A/dc3.json" --delay-ms 40 && PID3=$APID
+restart_dc3 dc3-late --delay-ms 40
 jq '.["lightrail-config:lightraild"].coordinator["plan-timeout"] = "1"' \
     "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
 start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
