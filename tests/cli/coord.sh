@@ -71,6 +71,13 @@ metric() {   # metric NAME: the daemon's NAME, "" if it does not answer
     curl -s -m 10 --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
         "$URL/metrics" | sed -n "s/^$1 //p"
 }
+# coordinator_set LEAF VALUE: the daemon's coordinator/LEAF, for its next
+# start.
+coordinator_set() {
+    jq --arg k "$1" --arg v "$2" \
+        '.["lightrail-config:lightraild"].coordinator[$k] = $v' \
+        "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+}
 # post_bg NAME: POSTs $tmp/NAME.json (intent NAME 1 64) in the background,
 # up to 60 s, its status into $tmp/NAME.status; BG is its PID.
 post_bg() {
@@ -387,8 +394,7 @@ stop_daemon
 # agent cannot answer before it is continued, so whatever the daemon
 # answers before that, it answered while the plan was in flight (each
 # request bounded at 10 s, a third of that timeout).
-jq '.["lightrail-config:lightraild"].coordinator.timeout = "30"' \
-    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+coordinator_set timeout 30
 start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
 LOG3=$A/dc3-again2.log
 intent ja 1 64 > "$tmp/ja.json"
@@ -537,8 +543,7 @@ stop_daemon
 # deleted job is, and dc3, continued meanwhile, releases jw.  (It was
 # not: dc3 kept jw's devices until it restarted, and no metric said so.)
 restart_dc3 dc3-stopped --delay-commit-ms 10000
-jq '.["lightrail-config:lightraild"].coordinator.timeout = "3"' \
-    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+coordinator_set timeout 3
 start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
 post_bg jw
 JW=$BG
@@ -595,8 +600,7 @@ cut() {   # cut N: the proxy's Nth SIGUSR1, handled
         n=$((n + 1))
     done
 }
-jq '.["lightrail-config:lightraild"].coordinator.timeout = "2"' \
-    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+coordinator_set timeout 2
 start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
 LOG2=$A/dc2-cut.log
 intent jy 1 64 > "$tmp/jy.json"
@@ -634,16 +638,14 @@ wait $PROXY 2>/dev/null
 stop_agent $PID2
 LISTEN=127.0.0.1:$P2 start_agent dc2-back "$A/dc2.json" && PID2=$APID
 fi
-jq '.["lightrail-config:lightraild"].coordinator.timeout = "30"' \
-    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+coordinator_set timeout 30
 
 # ---- 7. a plan over its whole budget (coordinator plan-timeout) ----
 # dc3's agent answers 0.04 s late, each answer well within the 30 s
 # timeout; a plan of many requests given 1 s in all blocks its job, the
 # budget named, and nothing is committed.
 restart_dc3 dc3-late --delay-ms 40
-jq '.["lightrail-config:lightraild"].coordinator["plan-timeout"] = "1"' \
-    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+coordinator_set plan-timeout 1
 start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
 expect_blocked jc "too slow: the plan's budget of 1 s ran out"
 stop_daemon
