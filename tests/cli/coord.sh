@@ -67,6 +67,10 @@ jq_job() { jq -r ".[\"lightrail-job:job\"][0].state.$1" "$tmp/job"; }
 commits() {   # commits DC TAG: the agent's log lines committing TAG
     grep -c "'$2' committed" "$A/$1.log"
 }
+private_dcs() {   # the DCs of $tmp/job's private stages (its agents')
+    jq -r '.["lightrail-job:job"][0].state.stage[]?
+        | select(.private == true) | .dc' "$tmp/job" | sort -u | tr '\n' ' '
+}
 metric() {   # metric NAME: the daemon's NAME, "" if it does not answer
     curl -s -m 10 --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
         "$URL/metrics" | sed -n "s/^$1 //p"
@@ -323,8 +327,7 @@ if command -v python3 > /dev/null; then
     intent jk 1 64 > "$tmp/jk.json"
     api POST "$JOBS" "$tmp/jk.json"
     job_state jk
-    jk_remote=$(jq -r '.["lightrail-job:job"][0].state.stage[]?
-        | select(.private == true) | .dc' "$tmp/job" | sort -u | tr '\n' ' ')
+    jk_remote=$(private_dcs)
 fi
 stop_daemon
 if $CHECK --config "$D/lightraild.json" > "$tmp/check" 2>&1; then
@@ -438,8 +441,7 @@ job_state jb
 wait_released
 # Each agent of jb's chain committed it once.  ja held dc2 and dc3 while
 # jb was planned (its RELEASEs waited), so jb's chain may have none.
-jb_remote=$(jq -r '.["lightrail-job:job"][0].state.stage[]?
-    | select(.private == true) | .dc' "$tmp/job" | sort -u | tr '\n' ' ')
+jb_remote=$(private_dcs)
 committed=1
 for dc in $jb_remote; do
     log=$dc; [ $dc = dc3 ] && log=dc3-again2
@@ -471,8 +473,7 @@ wait_released
 intent jr 1 64 > "$tmp/jr.json"
 api POST "$JOBS" "$tmp/jr.json"
 job_state jr
-jr_remote=$(jq -r '.["lightrail-job:job"][0].state.stage[]?
-    | select(.private == true) | .dc' "$tmp/job" | sort -u | tr '\n' ' ')
+jr_remote=$(private_dcs)
 case "$jr_remote" in
     *dc3*) ;;
     *) notok "jr's chain has no stage at dc3 ('$jr_remote'): the test proves nothing" ;;
@@ -615,8 +616,7 @@ lost=$(metric lightrail_agent_releases_retrying)
 cut 2
 api POST "$JOBS" "$tmp/jy.json"
 job_state jy
-jy_remote=$(jq -r '.["lightrail-job:job"][0].state.stage[]?
-    | select(.private == true) | .dc' "$tmp/job" | sort -u | tr '\n' ' ')
+jy_remote=$(private_dcs)
 case "$jy_remote" in
     *dc2*) notok "the new jy's chain has a stage at dc2 ('$jy_remote'): the test proves nothing" ;;
 esac
