@@ -102,3 +102,99 @@ lr_yang_load_agent(struct ly_ctx *ctx, const char *path,
         memset(out, 0, sizeof *out);
     return ret;
 }
+
+/* ---- reservations ---- */
+
+#define LR_YANG_RES_DOC "reservations"
+
+int
+lr_yang_reservations_print(struct ly_ctx *ctx,
+                           const struct lr_agent_reservation *r, int n,
+                           char **out, char *err, size_t errlen)
+{
+    const struct lys_module *mod;
+    struct lyd_node *root = NULL, *e;
+    LY_ERR rc = LY_SUCCESS;
+    int ret = 0;
+
+    *out = NULL;
+    if (!(mod = lr_yang_module(ctx, LR_YANG_LRA, LR_YANG_RES_DOC, err,
+                               errlen)))
+        return EINVAL;
+    ly_err_clean(ctx, NULL);
+    if ((rc = lyd_new_inner(NULL, mod, "reservations", 0, &root)))
+        goto cleanup;
+    for (int i = 0; i < n && !rc; i++)
+        if (!(rc = lyd_new_list(root, mod, "reservation", 0, &e, r[i].owner,
+                                r[i].tag)))
+            rc = lr_yang_termf(e, mod, "devices", "%d", r[i].devices);
+    if (!rc)
+        rc = lyd_validate_all(&root, ctx, LYD_VALIDATE_PRESENT, NULL);
+    if (!rc)
+        rc = lyd_print_mem(out, root, LYD_JSON, LYD_PRINT_WITHSIBLINGS
+                                                | LYD_PRINT_KEEPEMPTYCONT);
+
+cleanup:
+    if (rc)
+        ret = lr_yang_ly_err(ctx, rc, LR_YANG_RES_DOC, err, errlen);
+    lyd_free_all(root);
+    if (ret) {
+        free(*out);
+        *out = NULL;
+    }
+    return ret;
+}
+
+int
+lr_yang_load_reservations(struct ly_ctx *ctx, const char *path,
+                          struct lr_agent_reservation **out, int *n,
+                          char *err, size_t errlen)
+{
+    struct lyd_node *tree = NULL;
+    const struct lyd_node *top;
+    char *dir = NULL;
+
+    *out = NULL;
+    *n = 0;
+    int ret = lr_yang_load_top(ctx, path, LR_YANG_LRA, "reservations",
+                               "an agent's reservations file", &tree, &top,
+                               &dir, err, errlen);
+    int count = 0;
+    for (const struct lyd_node *e = ret ? NULL
+             : lr_yang_child(top, LR_YANG_LRA, "reservation");
+         e; e = lr_yang_next_same(e))
+        count++;
+    struct lr_agent_reservation *r = count ? calloc((size_t) count,
+                                                    sizeof *r) : NULL;
+    if (count && !r)
+        ret = ENOMEM;
+    int k = 0;
+    for (const struct lyd_node *e = ret || !count ? NULL
+             : lr_yang_child(top, LR_YANG_LRA, "reservation");
+         e && k < count; e = lr_yang_next_same(e), k++) {
+        /* The schema counts characters, the buffers bytes. */
+        const char *o = lr_yang_leaf(e, LR_YANG_LRA, "owner");
+        const char *t = lr_yang_leaf(e, LR_YANG_LRA, "tag");
+        if (!o || !t || strlen(o) >= sizeof r[k].owner
+            || strlen(t) >= sizeof r[k].tag) {
+            ret = lr_yang_node_err(err, errlen, path, e, "an owner or tag "
+                                   "longer than %zu bytes",
+                                   sizeof r[k].tag - 1);
+            break;
+        }
+        snprintf(r[k].owner, sizeof r[k].owner, "%s", o);
+        snprintf(r[k].tag, sizeof r[k].tag, "%s", t);
+        const char *v;
+        v = lr_yang_leaf(e, LR_YANG_LRA, "devices");
+        r[k].devices = v ? (int) strtol(v, NULL, 10) : 0;
+    }
+    lyd_free_all(tree);
+    free(dir);
+    if (ret) {
+        free(r);
+        return ret;
+    }
+    *out = r;
+    *n = k;
+    return 0;
+}

@@ -49,4 +49,30 @@ int lr_yang_load_agent(struct ly_ctx *, const char *path,
                        struct lr_agent_config *out, char *err,
                        size_t errlen);
 
+/* Longest tag, with its NUL: the wire's (LR_WIRE_NAME_MAX). */
+#define LR_AGENT_TAG_MAX 64
+
+/* One COMMIT's devices, as the agent keeps them (lightrail-agent's
+ * reservations). */
+struct lr_agent_reservation {
+    char owner[LR_NAME_MAX];          /* the coordinator's certificate CN */
+    char tag[LR_AGENT_TAG_MAX];
+    int devices;
+};
+
+/* The lightrail-agent reservations document of r[0..n) as JSON text
+ * (RFC 7951) into '*out', which the caller frees; EINVAL (a field the
+ * schema refuses: a control character, text that is not UTF-8, an
+ * empty tag), ENOMEM. */
+int lr_yang_reservations_print(struct ly_ctx *,
+                               const struct lr_agent_reservation *r, int n,
+                               char **out, char *err, size_t errlen);
+
+/* Loads the reservations file 'path' into '*out' (malloc'ed, the caller
+ * frees it; NULL when there are none) and '*n'.  EINVAL when the file
+ * does not validate or holds data of another module. */
+int lr_yang_load_reservations(struct ly_ctx *, const char *path,
+                              struct lr_agent_reservation **out, int *n,
+                              char *err, size_t errlen);
+
 #endif

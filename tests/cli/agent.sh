@@ -557,6 +557,69 @@ if command -v python3 > /dev/null && mk_cert ca coord2 coord2; then
     stop_agent $TWOPID
 fi
 
+# Reservations outlive the agent (its --state-dir's reservations.json,
+# lightrail-agent YANG JSON): a tag committed before a restart holds its
+# devices after it (the next JOB plans over none of the 4, so a second
+# tag has no layout, and its RELEASE answers OK, then ENOENT); a file that does not validate, or that reserves more
+# devices than the inventory has, stops the agent at start, saying why.
+if command -v python3 > /dev/null; then
+    start_agent keep "$A/dc2.json" && KP=$APORT && KPID=$APID
+    keep_py() {   # keep_py PORT STEP: one side of the restart
+        PYTHONPATH="$srcdir/tests/cli" python3 -c '
+import sys
+from agentwire import ERROR, FINISH_OK, OK, RELEASE, Checks, ask, commit, \
+    connect, job, text
+certs, port, step = sys.argv[1:4]
+checks = Checks()
+s = connect(certs, port, "dc2", "coordinator")
+checks.expect("JOB", job(s), OK)
+if step == "before":
+    checks.expect("t1 takes every device", commit(s, "t1"), FINISH_OK)
+else:
+    checks.expect("t2 finds none free", commit(s, "t2"), ERROR,
+                  says="no feasible layout")
+    checks.expect("t1 released", ask(s, RELEASE, text("t1")), OK)
+    checks.expect("t1 gone", ask(s, RELEASE, text("t1")), ERROR)
+sys.exit(1 if checks.failed else 0)
+' "$C" "$1" "$2"
+    }
+    keep_py "$KP" before > "$tmp/keep.out" 2>&1
+    stop_agent $KPID
+    RES=$A/keep.state/reservations.json
+    valid=no
+    ! command -v yanglint > /dev/null ||
+        yanglint -f json "$srcdir/yang/lightrail-agent.yang" "$RES" > /dev/null 2>&1 &&
+        valid=yes
+    start_agent keep "$A/dc2.json" && KP=$APORT && KPID=$APID
+    if keep_py "$KP" after >> "$tmp/keep.out" 2>&1 \
+       && grep -q "restored 1 reservation(s) from .*reservations.json: 0 of 4 devices free" "$A/keep.log" \
+       && grep -q "job 1: 4 layers, .*(0 of 4 " "$A/keep.log" \
+       && [ $valid = yes ]; then
+        ok "a reservation outlives the agent's restart ($(grep -c '^ok: ' "$tmp/keep.out") steps; the file validates)"
+    else
+        notok "reservations across a restart (file valid: $valid): $(grep -v '^ok: ' "$tmp/keep.out" | head -5; tail -2 "$A/keep.log")"
+    fi
+    stop_agent $KPID
+    printf '{"lightrail-agent:reservations": {"reservation": [{"owner": "coordinator", "tag": "t1", "devices": 0}]}}\n' > "$RES"
+    timeout 20 $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
+        --state-dir "$A/keep.state" > /dev/null 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q "reservations.json: .*devices" "$tmp/err"; then
+        ok "a reservations file that does not validate stops the agent: $(head -1 "$tmp/err")"
+    else
+        notok "bad reservations file: exit $rc: $(head -3 "$tmp/err")"
+    fi
+    printf '{"lightrail-agent:reservations": {"reservation": [{"owner": "coordinator", "tag": "t1", "devices": 3}, {"owner": "coord2", "tag": "t1", "devices": 2}]}}\n' > "$RES"
+    timeout 20 $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
+        --state-dir "$A/keep.state" > /dev/null 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q "5 devices reserved, more than the 4 of the inventory" "$tmp/err"; then
+        ok "a reservations file over the inventory stops the agent: $(head -1 "$tmp/err")"
+    else
+        notok "over-reserved file: exit $rc: $(head -3 "$tmp/err")"
+    fi
+fi
+
 # One request may not hold the agent: a STEP or FINISH whose local DP
 # would pass --max-step-cells is refused before it runs (a JOB of 4,096
 # layers and a STEP of 1,024 entries once held an agent 102 s).

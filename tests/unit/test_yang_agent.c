@@ -41,8 +41,8 @@ static int
 teardown(void)
 {
     char path[128];
-    static const char *const files[] = { "a.json", "c.json" };
-    for (size_t i = 0; i < 2; i++) {
+    static const char *const files[] = { "a.json", "c.json", "r.json" };
+    for (size_t i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         unlink(path);
     }
@@ -210,11 +210,77 @@ test_cluster_remote_bad(void)
     }
 }
 
+/* The reservations document: what print writes, load reads back whole
+ * (an empty owner and a tag with spaces and non-ASCII included); what
+ * the schema refuses, print refuses; a tag of 63 characters but more
+ * bytes does not fit the wire's 63, and load says so. */
+static void
+test_reservations(void)
+{
+    char err[512], *text = NULL;
+    struct lr_agent_reservation in[3] = {
+        { "coordinator", "j1", 3 },
+        { "", "a job \xc3\xa9t\xc3\xa9", 1 },
+        { "coord2", "j1", 2 },
+    };
+    CU_ASSERT_EQUAL_FATAL(lr_yang_reservations_print(ctx, in, 3, &text, err,
+                                                     sizeof err), 0);
+    struct lr_agent_reservation *out = NULL;
+    int n = 0;
+    CU_ASSERT_EQUAL_FATAL(lr_yang_load_reservations(ctx, put("r.json", text),
+                                                    &out, &n, err,
+                                                    sizeof err), 0);
+    free(text);
+    CU_ASSERT_EQUAL_FATAL(n, 3);
+    for (int i = 0; i < 3; i++) {
+        int found = 0;
+        for (int j = 0; j < n; j++)
+            found += !strcmp(out[j].owner, in[i].owner)
+                     && !strcmp(out[j].tag, in[i].tag)
+                     && out[j].devices == in[i].devices;
+        CU_ASSERT_EQUAL(found, 1);
+    }
+    free(out);
+    /* None: an empty container, read back as none. */
+    CU_ASSERT_EQUAL_FATAL(lr_yang_reservations_print(ctx, NULL, 0, &text,
+                                                     err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_yang_load_reservations(ctx, put("r.json", text), &out,
+                                              &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 0);
+    CU_ASSERT_PTR_NULL(out);
+    free(text);
+    /* Refused by the schema: a control character, no devices. */
+    struct lr_agent_reservation bad = { "coordinator", "a\tb", 1 };
+    CU_ASSERT_EQUAL(lr_yang_reservations_print(ctx, &bad, 1, &text, err,
+                                               sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(text);
+    bad = (struct lr_agent_reservation) { "coordinator", "t", 0 };
+    CU_ASSERT_EQUAL(lr_yang_reservations_print(ctx, &bad, 1, &text, err,
+                                               sizeof err), EINVAL);
+    /* 63 characters, 126 bytes. */
+    char tag[200] = "";
+    for (int i = 0; i < 63; i++)
+        strcat(tag, "\xc3\xa9");
+    char doc[400];
+    snprintf(doc, sizeof doc, "{\"lightrail-agent:reservations\": "
+             "{\"reservation\": [{\"owner\": \"c\", \"tag\": \"%s\", "
+             "\"devices\": 1}]}}", tag);
+    CU_ASSERT_EQUAL(lr_yang_load_reservations(ctx, put("r.json", doc), &out,
+                                              &n, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "longer than 63 bytes"));
+    CU_ASSERT_PTR_NULL(out);
+    /* Another module's document. */
+    CU_ASSERT_EQUAL(lr_yang_load_reservations(
+                        ctx, put("r.json", "{\"ietf-network:networks\": {}}"),
+                        &out, &n, err, sizeof err), EINVAL);
+}
+
 static CU_TestInfo tests[] = {
     { "agent file", test_agent_ok },
     { "agent file refusals", test_agent_bad },
     { "cluster remote DCs", test_cluster_remote },
     { "cluster remote refusals", test_cluster_remote_bad },
+    { "reservations: print, load, refusals", test_reservations },
     CU_TEST_INFO_NULL,
 };
 

@@ -43,8 +43,15 @@
  * N a COMMIT's answer only, after its devices are reserved; --state-dir DIR
  * receives agent.pid and agent.port (the port bound, for --listen ...:0)
  * once the agent serves, both removed when it stops on SIGTERM or SIGINT.
+ *
+ * Reservations (COMMIT) outlive the agent when it has a --state-dir: it
+ * writes them to reservations.json there (lightrail-agent reservations)
+ * before it answers a COMMIT, and after a RELEASE or a KEEP freed any,
+ * and reads them back when it starts (save_reservations(),
+ * restore_reservations()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -157,6 +164,7 @@ struct agent {
     double max_cells;             /* --max-step-cells; 0: no bound */
     int device_step;              /* --device-step; 0: automatic */
     const char *state_dir;
+    struct ly_ctx *ly;            /* for the reservations file */
     int port;
     int n_conns;
     struct conn *conns;
@@ -172,7 +180,8 @@ struct agent {
     char (*tags)[LR_WIRE_NAME_MAX];   /* LR_WIRE_KEEP_MAX */
     struct lr_cdynp_summary *in;
     uint8_t *frame;               /* an encoded answer */
-    /* What COMMIT reserved, by tag; a JOB plans over the rest.  In
+    /* What COMMIT reserved, by tag; a JOB plans over the rest.  Kept in
+     * --state-dir's reservations.json across restarts; without one, in
      * memory only: an agent that restarts forgets it, and a RELEASE of
      * a forgotten tag answers ENOENT. */
     struct commitment {
@@ -433,6 +442,114 @@ committed_already(struct conn *c, const struct lr_wire_msg *m, char *why,
     return EEXIST;
 }
 
+/* ---- reservations kept across restarts (--state-dir) ---- */
+
+#define AGENT_RESERVATIONS "reservations.json"
+
+/* Writes a->commits to --state-dir's reservations.json (lightrail-agent
+ * reservations, YANG JSON) through a temporary file, synced and renamed
+ * over it: a crash leaves the old file or the new one.  0, also without
+ * --state-dir; else an errno, with why[]. */
+static int
+save_reservations(struct agent *a, char *why, size_t len)
+{
+    if (!a->state_dir)
+        return 0;
+    struct lr_agent_reservation *r = calloc((size_t) a->n_commits + 1,
+                                            sizeof *r);
+    char *text = NULL, err[512], path[4096], tmp[4200];
+    int rc = 0, fd = -1;
+    if (!r) {
+        snprintf(why, len, "reservations not saved: out of memory");
+        return ENOMEM;
+    }
+    for (int i = 0; i < a->n_commits; i++) {
+        snprintf(r[i].owner, sizeof r[i].owner, "%s", a->commits[i].owner);
+        snprintf(r[i].tag, sizeof r[i].tag, "%s", a->commits[i].tag);
+        r[i].devices = a->commits[i].devices;
+    }
+    rc = lr_yang_reservations_print(a->ly, r, a->n_commits, &text, err,
+                                    sizeof err);
+    free(r);
+    if (rc) {
+        snprintf(why, len, "reservations not saved: %.160s", err);
+        return rc;
+    }
+    snprintf(path, sizeof path, "%s/%s", a->state_dir, AGENT_RESERVATIONS);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    size_t n = strlen(text), done = 0;
+    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
+        rc = errno;
+    while (!rc && done < n) {
+        ssize_t w = write(fd, text + done, n - done);
+        if (w < 0 && errno != EINTR)
+            rc = errno;
+        else if (w > 0)
+            done += (size_t) w;
+    }
+    if (!rc && fsync(fd))
+        rc = errno;
+    if (fd >= 0 && close(fd) && !rc)
+        rc = errno;
+    if (!rc && rename(tmp, path))
+        rc = errno;
+    if (rc) {
+        unlink(tmp);
+        snprintf(why, len, "reservations not saved: %.100s: %.60s", path,
+                 strerror(rc));
+    }
+    free(text);
+    return rc;
+}
+
+/* Reads --state-dir's reservations.json, when there is one, into
+ * a->commits: what the COMMITs of before a restart reserved.  0, or
+ * EINVAL with err[] (a file that does not validate, or reserves more
+ * devices than the inventory has: the agent will not start on it). */
+static int
+restore_reservations(struct agent *a, char *err, size_t len)
+{
+    char path[4096];
+    if (!a->state_dir)
+        return 0;
+    snprintf(path, sizeof path, "%s/%s", a->state_dir, AGENT_RESERVATIONS);
+    if (access(path, F_OK))
+        return 0;
+    struct lr_agent_reservation *r;
+    int n, devices = 0;
+    int rc = lr_yang_load_reservations(a->ly, path, &r, &n, err, len);
+    if (rc)
+        return rc;
+    for (int i = 0; i < n; i++)
+        devices += r[i].devices;
+    if (devices > a->cfg.n_devices) {
+        snprintf(err, len, "%s: %d devices reserved, more than the %d of "
+                 "the inventory: restore the inventory, or remove the file "
+                 "(the coordinators' jobs here then hold nothing)", path,
+                 devices, a->cfg.n_devices);
+        free(r);
+        return EINVAL;
+    }
+    if (n && !(a->commits = calloc((size_t) n, sizeof *a->commits))) {
+        free(r);
+        snprintf(err, len, "out of memory");
+        return ENOMEM;
+    }
+    for (int i = 0; i < n; i++) {
+        snprintf(a->commits[i].owner, sizeof a->commits[i].owner, "%s",
+                 r[i].owner);
+        snprintf(a->commits[i].tag, sizeof a->commits[i].tag, "%s",
+                 r[i].tag);
+        a->commits[i].devices = r[i].devices;
+    }
+    a->n_commits = a->cap_commits = n;
+    a->reserved = devices;
+    free(r);
+    alog(a, "restored %d reservation(s) from %s: %d of %d devices free", n,
+         path, a->cfg.n_devices - a->reserved, a->cfg.n_devices);
+    return 0;
+}
+
 /* COMMIT, once a worker has laid out our stages again (c->plan, from
  * the caches of FINISH): reserves their devices under the tag.  The tag
  * is checked again here: another connection of the same coordinator may
@@ -474,6 +591,14 @@ do_commit(struct conn *c, const struct lr_wire_msg *m, char *why,
     snprintf(k->tag, sizeof k->tag, "%s", m->name);
     k->devices = devices;
     a->reserved += devices;
+    /* Kept before it is answered: a restart must not free it. */
+    char saved[LR_WIRE_TEXT_MAX - 64];
+    if ((rc = save_reservations(a, saved, sizeof saved))) {
+        a->n_commits--;
+        a->reserved -= devices;
+        snprintf(why, len, "commit '%.63s': %.180s", m->name, saved);
+        return rc;
+    }
     alog(a, "%s: '%s' committed: %d device(s) reserved, %d of %d free",
          c->peer, m->name, devices, a->cfg.n_devices - a->reserved,
          a->cfg.n_devices);
@@ -506,6 +631,9 @@ do_keep(struct conn *c, const struct lr_wire_msg *m)
     }
     alog(a, "%s: keep %d tag(s): %d released", c->peer, m->n_tags,
          released);
+    char why[LR_WIRE_TEXT_MAX];
+    if (released && save_reservations(a, why, sizeof why))
+        alog(a, "%s: keep: %s", c->peer, why);
 }
 
 /* RELEASE: frees what COMMIT reserved under the tag. */
@@ -525,6 +653,11 @@ do_release(struct conn *c, const struct lr_wire_msg *m, char *why,
          m->name, k->devices, a->cfg.n_devices - a->reserved,
          a->cfg.n_devices);
     *k = a->commits[--a->n_commits];
+    /* Freed here either way; a file not rewritten holds it again after a
+     * restart, until the coordinator's KEEP (or RELEASE) frees it. */
+    char saved[LR_WIRE_TEXT_MAX];
+    if (save_reservations(a, saved, sizeof saved))
+        alog(a, "%s: release '%s': %s", c->peer, m->name, saved);
     return 0;
 }
 
@@ -1073,7 +1206,8 @@ usage(FILE *f)
 "  --listen A:P      address and TCP port, e.g. 127.0.0.1:7001 or\n"
 "                    [::1]:7001; port 0 picks a free one\n"
 "  --state-dir DIR   write agent.pid and agent.port there once serving\n"
-"                    (removed on SIGTERM)\n"
+"                    (removed on SIGTERM), and the reservations\n"
+"                    (reservations.json), read again at the next start\n"
 "  --max-step-cells N  refuse (E2BIG) a STEP, FINISH or COMMIT whose local\n"
 "                    DP would update more than N cells (0.2-0.4 ns each\n"
 "                    here; default 2e9, about a second; 0: no bound): one\n"
@@ -1273,7 +1407,13 @@ lr_cmd_agent(int argc, char **argv)
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
+    a.ly = ctx;
     if (lr_yang_load_agent(ctx, o.config, &a.cfg, err, sizeof err)) {
+        lr_cli_err(CMD, "%s", err);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (restore_reservations(&a, err, sizeof err)) {
         lr_cli_err(CMD, "%s", err);
         rc = LR_EXIT_USAGE;
         goto cleanup;
