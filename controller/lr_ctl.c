@@ -1002,6 +1002,23 @@ drop_agent_plan(struct lr_ctl *c)
     lr_ctl_plan_free(p);
 }
 
+/* Before a plan with the agents made on this thread (an admission that
+ * plans itself): what a plan op would send first, the KEEPs owed and the
+ * RELEASEs queued, sent here the same way (those unanswered wait for a
+ * retry), so that the agents free their devices before they are asked
+ * for them. */
+static void
+settle_before_plan(struct lr_ctl *c)
+{
+    struct lr_ctl_op now = { .agents_only = true };
+    hand_keeps(c, &now);
+    hand_deferred(c, &now);
+    lr_ctl_op_run(&now);
+    agents_back(c, &now, NULL, NULL, 0);
+    lr_ctl_keep_free(&now);
+    free(now.rel);
+}
+
 /* What the agents are owed, sent now on this thread, which has them:
  * the RELEASEs of a plan kept and never taken, and those queued.  For
  * a new network and the controller's end, which free the agents. */
@@ -1540,6 +1557,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
                 goto cleanup;
             }
         } else {
+            settle_before_plan(c);
             v = plan_with_agents(c->cluster, c->agent, tm, c->cdynp_step,
                                  res, plan, why, sizeof why);
         }
