@@ -332,7 +332,8 @@ test_keep(void)
     m = (struct lr_wire_msg) { .tags = back, .tags_cap = LR_WIRE_KEEP_MAX };
     CU_ASSERT_EQUAL(lr_wire_decode(big, len, &m), 0);
     CU_ASSERT_EQUAL(m.n_tags, LR_WIRE_KEEP_MAX);
-    CU_ASSERT_STRING_EQUAL(m.tags[LR_WIRE_KEEP_MAX - 1], many[LR_WIRE_KEEP_MAX - 1]);
+    CU_ASSERT_STRING_EQUAL(m.tags[LR_WIRE_KEEP_MAX - 1],
+                           many[LR_WIRE_KEEP_MAX - 1]);
     free(big);
     CU_ASSERT_STRING_EQUAL(lr_wire_type_name(LR_WIRE_KEEP), "keep");
 }
