@@ -584,16 +584,21 @@ holds_at(const struct lr_ctl *c, const struct lr_job *job, int k)
     return false;
 }
 
-/* The names of the active jobs with a range at DC k's agent into
- * tags[cap] (NULL: counted only); their count, or -1 when over 'cap'. */
+/* The names of the jobs that hold a range at DC k's agent into
+ * tags[cap] (NULL: counted only); their count, or -1 when over 'cap'.
+ * A job holds what its agents committed from its admission, provisioning
+ * (the COMMIT came before its lightpaths, which the device thread may be
+ * placing while an op takes the agents), until its RELEASE, sent once it
+ * is deleted: active or releasing meanwhile. */
 static int
-active_tags(const struct lr_ctl *c, int k, char (*tags)[LR_WIRE_NAME_MAX],
-            int cap)
+held_tags(const struct lr_ctl *c, int k, char (*tags)[LR_WIRE_NAME_MAX],
+          int cap)
 {
     int n = 0;
     for (int i = 0; i < c->n_jobs; i++) {
         const struct lr_job *j = &c->jobs[i];
-        if (j->phase != LR_JOB_ACTIVE || !holds_at(c, j, k))
+        if ((j->phase != LR_JOB_PROVISIONING && j->phase != LR_JOB_ACTIVE
+             && j->phase != LR_JOB_RELEASING) || !holds_at(c, j, k))
             continue;
         if (n == cap)
             return -1;
@@ -614,7 +619,7 @@ hand_keeps(struct lr_ctl *c, struct lr_ctl_op *op)
     for (int k = 0; k < LR_TM_MAX_DCS; k++) {
         if (!c->keep_due[k] || !c->agent[k])
             continue;
-        int n = active_tags(c, k, NULL, LR_WIRE_KEEP_MAX);
+        int n = held_tags(c, k, NULL, LR_WIRE_KEEP_MAX);
         if (n < 0)
             continue;
         if (!op->keep && !(op->keep = calloc(LR_TM_MAX_DCS,
@@ -625,7 +630,7 @@ hand_keeps(struct lr_ctl *c, struct lr_ctl_op *op)
             return;
         kp->dc = k;
         kp->agent = c->agent[k];
-        kp->n = active_tags(c, k, kp->tags, n);
+        kp->n = held_tags(c, k, kp->tags, n);
         op->n_keep++;
     }
 }
@@ -2682,7 +2687,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
 }
 
 /* KEEP to every agent (lr_agent_party_keep), with the names of the
- * active jobs that have a range there: the agent frees what this
+ * jobs that hold a range there (held_tags()): the agent frees what this
  * controller committed for jobs it no longer has (deleted while their
  * RELEASE was queued when it stopped, or given up).  On the owner's
  * thread, at start; each agent's outcome goes to the report, and one
@@ -2701,9 +2706,9 @@ keep_agents(struct lr_ctl *c, char **buf, size_t *len)
             return;
         }
         const char *dc = c->cluster->dcs[k].name;
-        int n = active_tags(c, k, tags, LR_WIRE_KEEP_MAX);
+        int n = held_tags(c, k, tags, LR_WIRE_KEEP_MAX);
         if (n < 0) {
-            lr_ctl_say(buf, len, "agent %s: more than %d active jobs: no "
+            lr_ctl_say(buf, len, "agent %s: more than %d jobs: no "
                        "KEEP sent", dc, LR_WIRE_KEEP_MAX);
             continue;
         }
@@ -2718,7 +2723,7 @@ keep_agents(struct lr_ctl *c, char **buf, size_t *len)
                        "until then)", dc, n, e ? e : strerror(rc));
             c->keep_due[k] = true;
         } else {
-            lr_ctl_say(buf, len, "agent %s: KEEP of %d active job(s): it "
+            lr_ctl_say(buf, len, "agent %s: KEEP of %d job(s): it "
                        "released any other of ours", dc, n);
         }
     }

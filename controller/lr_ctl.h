@@ -53,8 +53,9 @@
  * is deleted gets RELEASE too (best effort: an agent that cannot be
  * reached keeps its reservation until it restarts, unless a release
  * hook's RELEASE, tried again, reaches it; see below).  Recovery ends
- * with KEEP to every agent: the names of the active jobs with a range
- * there; the agent frees whatever else this controller committed.
+ * with KEEP to every agent: the names of the jobs with a range there
+ * (active, or provisioning or releasing: they hold what they committed);
+ * the agent frees whatever else this controller committed.
  * With an emulated data plane (southbound/sb_linux.h), step 6 also makes
  * every lightpath a shaped veth pair between the DCs' namespaces, after
  * the ROADMs and with the same all-or-nothing: a pair that cannot be

@@ -139,8 +139,9 @@ struct lr_ctl {
     struct lr_ctl_plan *agent_plan;
 };
 
-/* A KEEP to DC 'dc's agent, carried by an op: the names of the active
- * jobs with a range there when the op began (owned). */
+/* A KEEP to DC 'dc's agent, carried by an op: the names of the jobs
+ * that held a range there when the op began (held_tags(): provisioning,
+ * active or releasing), owned. */
 struct lr_ctl_keep {
     int dc;
     struct lr_cdynp_party *agent;     /* c->agent[dc], borrowed */

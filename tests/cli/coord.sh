@@ -346,7 +346,7 @@ if command -v python3 > /dev/null; then
     done
     if grep -q "'orphan' released, not kept by the coordinator" "$A/dc2.log" &&
        [ -n "$jk_remote" ] && [ $jk_released -eq 0 ] &&
-       grep -q "agent dc2: KEEP of 1 active job(s)" "$D/log"; then
+       grep -q "agent dc2: KEEP of 1 job(s): it released" "$D/log"; then
         ok "restarted, the daemon sent KEEP: dc2 freed the leftover 'orphan', and no agent of jk ($jk_remote) released it"
     else
         notok "KEEP at start: dc2: $(grep -h "orphan\|keep" "$A/dc2.log" | tail -3); jk's agents '$jk_remote' released it $jk_released time(s); daemon: $(grep -h KEEP "$D/log" | tail -2)"
@@ -631,6 +631,56 @@ else
 fi
 api DELETE "$JOBS/job=jy"
 api DELETE "$JOBS/job=jz"
+wait_released
+stop_daemon
+
+# ---- 6f. a KEEP owed while a job is provisioned ----
+# The proxy swallows the start's KEEP to dc2 (the daemon owes dc2 one),
+# then the one jp's plan carries first; the plan itself reaches dc2 and
+# commits jp there.  jn, posted while jp's KEEP waits, is planned while
+# jp's lightpaths are being placed: its plan carries the owed KEEP, which
+# must list jp.  (It listed the active jobs only: dc2 freed jp's devices
+# while jp was admitted, and jp held nothing there.)
+jq '.["lightrail-config:lightraild"].coordinator.timeout = "5"' \
+    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+cut 3
+start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
+due=$(metric lightrail_agent_keeps_due)
+accepted=$(cat "$tmp/cut.count")
+cut 4
+post_bg() {   # post_bg NAME: POSTs NAME's intent in the background ($!)
+    intent "$1" 1 64 > "$tmp/$1.json"
+    curl -s -m 60 -o "$tmp/$1.out" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+        -H "Authorization: Bearer $TOKEN" \
+        -H 'Content-Type: application/yang-data+json' \
+        --data-binary @"$tmp/$1.json" "$URL$JOBS" > "$tmp/$1.status" &
+}
+post_bg jp
+JP=$!
+n=0
+while [ "$(cat "$tmp/cut.count")" = "$accepted" ] && [ $n -lt 100 ]; do
+    sleep 0.05
+    n=$((n + 1))
+done
+post_bg jn
+JN=$!
+n=0
+while [ "$(planning)" != 2 ] && [ $n -lt 50 ]; do sleep 0.05; n=$((n + 1)); done
+both=$(planning)
+wait $JP $JN
+wait_released
+job_state jp
+if [ "$due" != 1 ] || [ "$both" != 2 ] || [ "$(commits dc2-cut jp)" -ne 1 ]; then
+    notok "6f: keeps due '$due' after the start, planning '$both' while jp's KEEP waited, dc2 committed jp $(commits dc2-cut jp) time(s): the test proves nothing"
+elif [ "$(jq_job phase)" = active ] &&
+     [ "$(grep -c "'jp' released" "$LOG2")" -eq 0 ] &&
+     [ "$(metric lightrail_agent_keeps_due)" = 0 ]; then
+    ok "jn's plan carried the KEEP owed to dc2 while jp was provisioned, and dc2 kept jp"
+else
+    notok "jp $(jq_job phase) '$(jq_job reason)'; dc2: $(grep -h "'jp'\|keep" "$LOG2" | tail -3); keeps due $(metric lightrail_agent_keeps_due)"
+fi
+api DELETE "$JOBS/job=jp"
+api DELETE "$JOBS/job=jn"
 wait_released
 stop_daemon
 kill $PROXY 2>/dev/null
