@@ -33,9 +33,13 @@
 #include "planner/lr_cdynp_wire.h"
 
 /* The largest frame a party sends or accepts, with its length field:
- * a JOB of LR_MODEL_MAX_LAYERS layers, or a STEP with a full summary. */
-#define AP_BUF (64 + 24 * (size_t) LR_MODEL_MAX_LAYERS                       \
-                + 64 + 32 * (size_t) LR_CDYNP_MAX_ENTRIES)
+ * a JOB of LR_MODEL_MAX_LAYERS layers, or a STEP with a full summary;
+ * or a KEEP of LR_WIRE_KEEP_MAX tags of LR_WIRE_NAME_MAX - 1 bytes, the
+ * larger (twice the others). */
+#define AP_JOB_STEP (64 + 24 * (size_t) LR_MODEL_MAX_LAYERS                  \
+                     + 64 + 32 * (size_t) LR_CDYNP_MAX_ENTRIES)
+#define AP_KEEP (64 + (size_t) LR_WIRE_KEEP_MAX * (2 + LR_WIRE_NAME_MAX))
+#define AP_BUF (AP_KEEP > AP_JOB_STEP ? AP_KEEP : AP_JOB_STEP)
 
 /* Certificate names are matched exactly, as the subject CN or a DNS
  * SAN: the names are configured one by one, a wildcard would let one

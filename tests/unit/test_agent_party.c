@@ -279,6 +279,7 @@ struct fake {
 
 static struct lr_layer fk_layers[LR_MODEL_MAX_LAYERS];
 static struct lr_cdynp_summary fk_sum;
+static char fk_tags[LR_WIRE_KEEP_MAX][LR_WIRE_NAME_MAX];
 static uint8_t fk_buf[LR_WIRE_MAX_FRAME + 4];
 
 /* Reads one request into 'm' (false at EOF or on a bad frame). */
@@ -302,6 +303,8 @@ fk_read(struct fk_conn *c, struct lr_wire_msg *m)
     m->layers = fk_layers;
     m->layers_cap = LR_MODEL_MAX_LAYERS;
     m->summary = &fk_sum;
+    m->tags = fk_tags;
+    m->tags_cap = LR_WIRE_KEEP_MAX;
     return lr_wire_decode(fk_buf, want, m) == 0;
 }
 
@@ -665,6 +668,52 @@ test_bad_frame_length(void)
     }
 }
 
+/* HELLO answered; a KEEP of LR_WIRE_KEEP_MAX tags of 63 bytes each
+ * ("%063d" of their index) answered OK, any other an ERROR. */
+static void
+script_keep(struct fk_conn *c)
+{
+    struct lr_wire_msg m;
+    while (fk_read(c, &m)) {
+        if (m.type == LR_WIRE_HELLO) {
+            fk_hello_ok(c, m.id);
+            continue;
+        }
+        char last[LR_WIRE_NAME_MAX];
+        snprintf(last, sizeof last, "%063d", LR_WIRE_KEEP_MAX - 1);
+        struct lr_wire_msg a = { .type = LR_WIRE_OK, .id = m.id };
+        if (m.type != LR_WIRE_KEEP || m.n_tags != LR_WIRE_KEEP_MAX
+            || strcmp(m.tags[LR_WIRE_KEEP_MAX - 1], last)) {
+            a.type = LR_WIRE_ERROR;
+            a.code = EINVAL;
+        }
+        fk_send(c, &a, 0, 0);
+    }
+}
+
+/* KEEP takes up to LR_WIRE_KEEP_MAX tags of up to 63 bytes
+ * (lr_agent_party.h): the longest list is sent whole, not refused as a
+ * frame the party has no room to encode. */
+static void
+test_keep_longest(void)
+{
+    struct fake f;
+    if (!fk_begin() || !fk_start(&f, script_keep, 1))
+        return;
+    struct lr_cdynp_party *p = fk_party(&f, fk_tm, 5);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    static char tags[LR_WIRE_KEEP_MAX][LR_WIRE_NAME_MAX];
+    for (int i = 0; i < LR_WIRE_KEEP_MAX; i++)
+        snprintf(tags[i], sizeof tags[i], "%063d", i);
+    int rc = lr_agent_party_keep(p, (const char (*)[LR_WIRE_NAME_MAX]) tags,
+                                 LR_WIRE_KEEP_MAX);
+    if (rc)
+        fprintf(stderr, "keep: %s\n", lr_agent_party_error(p));
+    CU_ASSERT_EQUAL(rc, 0);
+    p->cls->free(p);
+    fk_stop(&f);
+}
+
 static int
 suite_teardown(void)
 {
@@ -737,6 +786,7 @@ static CU_TestInfo tests[] = {
     { "misbehaving agent", test_misbehaving_agent },
     { "closed during the handshake", test_closed_during_handshake },
     { "bad frame length", test_bad_frame_length },
+    { "KEEP of the most tags, the longest", test_keep_longest },
     { "lr_resolve: numbers, no name, a bad service, failures, localhost",
       test_resolve },
     CU_TEST_INFO_NULL,
