@@ -556,6 +556,32 @@ if command -v python3 > /dev/null && mk_cert ca coord2 coord2; then
     fi
     stop_agent $TWOPID
 fi
+# The same with two certificates that share their subject CN (a service
+# name, say) and are told apart by their DNS SANs, the names the agent
+# admits them by: the commitments are still each one's own.  (They were
+# keyed by the CN: either could release, or KEEP away, the other's.)
+mk_cert_san() {   # mk_cert_san CA FILE CN SAN
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+        -keyout "$C/$2.key" -out "$C/$2.csr" -subj "/CN=$3" 2>/dev/null &&
+    printf 'subjectAltName=DNS:%s\nbasicConstraints=CA:FALSE\n' "$4" \
+        > "$C/$2.ext" &&
+    openssl x509 -req -in "$C/$2.csr" -CA "$C/$1.pem" -CAkey "$C/$1.key" \
+        -CAcreateserial -out "$C/$2.pem" -days 1 -extfile "$C/$2.ext" \
+        2>/dev/null
+}
+if command -v python3 > /dev/null && mk_cert_san ca site-a lightraild site-a &&
+   mk_cert_san ca site-b lightraild site-b; then
+    jq '.["lightrail-agent:agent"].tls["peer-name"] = ["site-a", "site-b"]' \
+        "$A/dc2.json" > "$A/dc2-sites.json"
+    start_agent sites "$A/dc2-sites.json" && SITES=$APORT && SITESPID=$APID
+    if python3 "$srcdir/tests/cli/agent_tags.py" "$C" "$SITES" dc2 \
+           site-a site-b > "$tmp/sites.out" 2>&1; then
+        ok "commitments are each coordinator's own, one CN for two SANs ($(grep -c '^ok: ' "$tmp/sites.out") steps)"
+    else
+        notok "one CN, two SANs: $(grep -v '^ok: ' "$tmp/sites.out" | head -5)"
+    fi
+    stop_agent $SITESPID
+fi
 
 # Reservations outlive the agent (its --state-dir's reservations.json,
 # lightrail-agent YANG JSON): a tag committed before a restart holds its

@@ -3,15 +3,17 @@
 
 Two coordinators, each with its own certificate, speak the agent protocol
 (docs/agent-protocol.md, planner/lr_cdynp_wire.h) to one agent: one
-commits a tag; the other can neither release it nor is refused the same
-tag for itself; each releases its own.  Prints one line per step, "ok: "
+commits a tag; the other can neither release it (nor free it with a KEEP
+of its own tags) nor is refused the same tag for itself; each releases
+its own.  Prints one line per step, "ok: "
 or "FAIL: ", and exits 1 on any failure.
 
     agent_tags.py CERTS_DIR PORT AGENT_NAME COORD_A COORD_B
 """
+import struct
 import sys
 
-from agentwire import ERROR, FINISH_OK, OK, RELEASE, Checks, ask, \
+from agentwire import ERROR, FINISH_OK, KEEP, OK, RELEASE, Checks, ask, \
     commit, connect, job, text
 
 certs, port, agent, coord_a, coord_b = sys.argv[1:6]
@@ -29,6 +31,7 @@ expect("B's JOB", job(b), OK)
 expect("A commits t1", commit(a, "t1"), FINISH_OK)
 expect("A's t1 twice is refused", commit(a, "t1"), ERROR,
        says="committed already")
+expect("B's KEEP of no tag", ask(b, KEEP, struct.pack(">H", 0)), OK)
 expect("B cannot release A's t1", ask(b, RELEASE, text("t1")), ERROR,
        says="by this coordinator")
 expect("B's t1 is not A's", commit(b, "t1"), ERROR, says="need devices",

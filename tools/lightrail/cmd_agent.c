@@ -125,8 +125,10 @@ struct conn {
     struct conn *prev, *next;
     struct bufferevent *bev;
     char host[64];                /* the address alone */
-    char cn[LR_NAME_MAX];         /* the peer's certificate name, once
-                                   * connected: whose commitments */
+    char cn[LR_NAME_MAX];         /* the peer's certificate CN, for logs */
+    char owner[LR_NAME_MAX];      /* once connected, the peer name it was
+                                   * admitted by (its CN or a DNS SAN):
+                                   * whose commitments */
     char peer[96];                /* address:port, then + the cert name */
     bool ready;                   /* handshake done */
     bool closing;                 /* free once the output is flushed */
@@ -435,7 +437,7 @@ static int
 committed_already(struct conn *c, const struct lr_wire_msg *m, char *why,
                   size_t len)
 {
-    if (!find_commit(c->a, c->cn, m->name))
+    if (!find_commit(c->a, c->owner, m->name))
         return 0;
     snprintf(why, len, "commit: '%s' is committed already: release it "
              "first", m->name);
@@ -587,7 +589,7 @@ do_commit(struct conn *c, const struct lr_wire_msg *m, char *why,
         a->cap_commits = cap;
     }
     struct commitment *k = &a->commits[a->n_commits++];
-    snprintf(k->owner, sizeof k->owner, "%s", c->cn);
+    snprintf(k->owner, sizeof k->owner, "%s", c->owner);
     snprintf(k->tag, sizeof k->tag, "%s", m->name);
     k->devices = devices;
     a->reserved += devices;
@@ -615,7 +617,7 @@ do_keep(struct conn *c, const struct lr_wire_msg *m)
     int released = 0;
     for (int i = 0; i < a->n_commits;) {
         struct commitment *k = &a->commits[i];
-        bool kept = strcmp(k->owner, c->cn) != 0;
+        bool kept = strcmp(k->owner, c->owner) != 0;
         for (int t = 0; !kept && t < m->n_tags; t++)
             kept = !strcmp(k->tag, m->tags[t]);
         if (kept) {
@@ -642,7 +644,7 @@ do_release(struct conn *c, const struct lr_wire_msg *m, char *why,
            size_t len)
 {
     struct agent *a = c->a;
-    struct commitment *k = find_commit(a, c->cn, m->name);
+    struct commitment *k = find_commit(a, c->owner, m->name);
     if (!k) {
         snprintf(why, len, "release: nothing is committed under '%s' by "
                  "this coordinator", m->name);
@@ -987,6 +989,11 @@ conn_event(struct bufferevent *bev, short what, void *arg)
 
     if (what & BEV_EVENT_CONNECTED) {
         peer_cn(ssl, c->cn, sizeof c->cn);
+        /* The configured peer name the handshake matched: two
+         * coordinators may share a CN and be told apart by their SANs
+         * (a CN is no identity: a certificate may have none). */
+        const char *pn = ssl ? SSL_get0_peername(ssl) : NULL;
+        snprintf(c->owner, sizeof c->owner, "%s", pn ? pn : c->cn);
         size_t l = strlen(c->peer);
         snprintf(c->peer + l, sizeof c->peer - l, " (%s)", c->cn);
         c->ready = true;
