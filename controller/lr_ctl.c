@@ -2473,6 +2473,28 @@ store_network(struct lr_ctl *c, const char *topo_json,
     return 0;
 }
 
+/* The start's KEEP owed to an agent of 'old' (the network replaced) is
+ * still owed by the new one when it keeps that agent (the same address,
+ * port and certificate name, whatever its DC index): it holds what it
+ * held.  An agent the new network drops is owed nothing. */
+static void
+carry_keeps(struct lr_ctl *c, const struct lr_ctl *old)
+{
+    bool due[LR_TM_MAX_DCS] = { false };
+    for (int k = 0; k < c->cluster->n_dcs && k < LR_TM_MAX_DCS; k++) {
+        const struct lr_dc *now = &c->cluster->dcs[k];
+        for (int o = 0; c->agent[k] && o < old->cluster->n_dcs
+                        && o < LR_TM_MAX_DCS; o++) {
+            const struct lr_dc *then = &old->cluster->dcs[o];
+            due[k] |= old->keep_due[o] && old->agent[o]
+                      && now->remote_port == then->remote_port
+                      && !strcmp(now->remote_address, then->remote_address)
+                      && !strcmp(now->remote_name, then->remote_name);
+        }
+    }
+    memcpy(c->keep_due, due, sizeof due);
+}
+
 int
 lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
                      const struct lr_cluster *cluster, const char *topo_json,
@@ -2541,9 +2563,8 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
      * shares the queue, and closing it would leave them waiting for
      * agents freed with it.  A refused network keeps them queued. */
     send_deferred(c, NULL, NULL, 0);
+    carry_keeps(c, &old);
     close_network(&old);
-    /* The start's KEEP was the old agents' to get. */
-    memset(c->keep_due, 0, sizeof c->keep_due);
     return 0;
 }
 

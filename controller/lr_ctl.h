@@ -372,7 +372,8 @@ int lr_ctl_releases_pending(const struct lr_ctl *);
 int lr_ctl_releases_retrying(const struct lr_ctl *);
 /* The agents that did not answer the KEEP sent at start (recovery): an
  * op that takes the agents (a plan, RELEASEs never tried) carries one
- * to each of them until it is answered. */
+ * to each of them until it is answered, across a new network that keeps
+ * the agent (its address, port and certificate name). */
 int lr_ctl_keeps_due(const struct lr_ctl *);
 
 /* The device step: any thread, touches only 'op' and what it borrows. */

@@ -131,7 +131,8 @@ struct lr_ctl {
     void *release_arg;
     /* The agents that have not confirmed the KEEP of the start
      * (keep_agents: unreachable then): each op that takes the agents
-     * carries one to them, until one is answered. */
+     * carries one to them, until one is answered.  A new network keeps
+     * it owed by the agents it keeps (carry_keeps()). */
     bool keep_due[LR_TM_MAX_DCS];
     /* The last plan made with the agents off the owner's thread, kept by
      * lr_ctl_plan_end for the admission of its intent, which follows it

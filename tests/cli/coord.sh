@@ -371,18 +371,26 @@ if command -v python3 > /dev/null; then
     start_daemon
     kill -CONT $PID2
     due=$(metric lightrail_agent_keeps_due)
+    # The same inventory again (a GET-edit-PUT that changed nothing of
+    # dc2): dc2 is the same agent, still owed its KEEP.  (It was owed
+    # none after any new network, and kept 'orphan2' until it restarted.)
+    api GET /restconf/data/lightrail-compute:compute
+    cp "$tmp/body" "$tmp/inv5.json"
+    api PUT /restconf/data/lightrail-compute:compute "$tmp/inv5.json"
+    put=$STATUS
+    due_put=$(metric lightrail_agent_keeps_due)
     held=$(grep -c "'orphan2' released" "$A/dc2.log")
     intent jl 1 64 > "$tmp/jl.json"
     api POST "$JOBS" "$tmp/jl.json"
     job_state jl
-    if [ "$due" = 1 ] && [ "$held" -eq 0 ] &&
+    if [ "$due" = 1 ] && [ "$held" -eq 0 ] && [ "$due_put" = 1 ] &&
        grep -q "agent dc2: KEEP of 0 job(s) not sent: .*sent with the agents' next plan" "$D/log" &&
        grep -q "'orphan2' released, not kept by the coordinator" "$A/dc2.log" &&
        [ "$(metric lightrail_agent_keeps_due)" = 0 ] &&
        [ "$(jq_job phase)" = active ]; then
         ok "dc2 stopped at the start got no KEEP (1 due); jl's plan carried it, and dc2 freed 'orphan2'"
     else
-        notok "KEEP owed: due '$due' at start, then $(metric lightrail_agent_keeps_due); dc2 released orphan2 $held time(s) before jl, now: $(grep -h "orphan2\|keep" "$A/dc2.log" | tail -2); daemon: $(grep -h "KEEP" "$D/log" | tail -2); jl $(jq_job phase) '$(jq_job reason)'"
+        notok "KEEP owed: due '$due' at start, '$due_put' after the PUT ($put), then $(metric lightrail_agent_keeps_due); dc2 released orphan2 $held time(s) before jl, now: $(grep -h "orphan2\|keep" "$A/dc2.log" | tail -2); daemon: $(grep -h "KEEP" "$D/log" | tail -2); jl $(jq_job phase) '$(jq_job reason)'"
     fi
     api DELETE "$JOBS/job=jl"
     wait_released
