@@ -55,7 +55,7 @@ int lr_yang_load_agent(struct ly_ctx *, const char *path,
 /* One COMMIT's devices, as the agent keeps them (lightrail-agent's
  * reservations). */
 struct lr_agent_reservation {
-    char owner[LR_NAME_MAX];          /* the coordinator's certificate CN */
+    char owner[LR_NAME_MAX];          /* the coordinator (its peer name) */
     char tag[LR_AGENT_TAG_MAX];
     int devices;
 };
