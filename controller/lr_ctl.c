@@ -2718,6 +2718,9 @@ static void
 keep_agents(struct lr_ctl *c, char **buf, size_t *len)
 {
     char (*tags)[LR_WIRE_NAME_MAX] = NULL;
+    /* Connected all at once: agents that cannot be reached cost the start
+     * one timeout, not one each; those are owed their KEEP at once. */
+    lr_agent_parties_connect(c->agent, LR_TM_MAX_DCS);
     for (int k = 0; k < LR_TM_MAX_DCS && c->cluster && k < c->cluster->n_dcs;
          k++) {
         if (!c->agent[k])
@@ -2733,9 +2736,11 @@ keep_agents(struct lr_ctl *c, char **buf, size_t *len)
                        "KEEP sent", dc, LR_WIRE_KEEP_MAX);
             continue;
         }
-        int rc = lr_agent_party_keep(c->agent[k],
-                                     (const char (*)[LR_WIRE_NAME_MAX]) tags,
-                                     n);
+        int rc = lr_agent_party_connected(c->agent[k])
+                 ? lr_agent_party_keep(c->agent[k],
+                                       (const char (*)[LR_WIRE_NAME_MAX]) tags,
+                                       n)
+                 : EHOSTUNREACH;
         if (rc) {
             const char *e = lr_agent_party_error(c->agent[k]);
             lr_ctl_say(buf, len, "agent %s: KEEP of %d job(s) not sent: %s: "
