@@ -644,6 +644,22 @@ sys.exit(1 if checks.failed else 0)
     else
         notok "over-reserved file: exit $rc: $(head -3 "$tmp/err")"
     fi
+    # 4,294 entries of 1,000,000 and one of 967,298: 2^32 + 2 devices,
+    # which a sum in 32 bits took for 2 (and an int's overflow before).
+    python3 -c '
+import json, sys
+r = [{"owner": "c", "tag": "t%d" % i, "devices": 1000000} for i in range(4294)]
+r.append({"owner": "c", "tag": "x", "devices": 967298})
+json.dump({"lightrail-agent:reservations": {"reservation": r}}, sys.stdout)
+' > "$RES"
+    timeout 20 $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
+        --state-dir "$A/keep.state" > /dev/null 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q "4294967298 devices reserved, more than the 4 of the inventory" "$tmp/err"; then
+        ok "a reservations file of 2^32 + 2 devices stops the agent"
+    else
+        notok "reservations over 2^31 devices: exit $rc: $(head -3 "$tmp/err")"
+    fi
 fi
 
 # One request may not hold the agent: a STEP or FINISH whose local DP

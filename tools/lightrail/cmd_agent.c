@@ -518,17 +518,20 @@ restore_reservations(struct agent *a, char *err, size_t len)
     if (access(path, F_OK))
         return 0;
     struct lr_agent_reservation *r;
-    int n, devices = 0;
+    int n;
     int rc = lr_yang_load_reservations(a->ly, path, &r, &n, err, len);
     if (rc)
         return rc;
+    /* Summed in 64 bits: the schema allows a million devices an entry,
+     * and any number of entries. */
+    long long sum = 0;
     for (int i = 0; i < n; i++)
-        devices += r[i].devices;
-    if (devices > a->cfg.n_devices) {
-        snprintf(err, len, "%s: %d devices reserved, more than the %d of "
+        sum += r[i].devices;
+    if (sum > a->cfg.n_devices) {
+        snprintf(err, len, "%s: %lld devices reserved, more than the %d of "
                  "the inventory: restore the inventory, or remove the file "
                  "(the coordinators' jobs here then hold nothing)", path,
-                 devices, a->cfg.n_devices);
+                 sum, a->cfg.n_devices);
         free(r);
         return EINVAL;
     }
@@ -545,7 +548,7 @@ restore_reservations(struct agent *a, char *err, size_t len)
         a->commits[i].devices = r[i].devices;
     }
     a->n_commits = a->cap_commits = n;
-    a->reserved = devices;
+    a->reserved = (int) sum;
     free(r);
     alog(a, "restored %d reservation(s) from %s: %d of %d devices free", n,
          path, a->cfg.n_devices - a->reserved, a->cfg.n_devices);
