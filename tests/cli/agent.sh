@@ -660,6 +660,36 @@ json.dump({"lightrail-agent:reservations": {"reservation": r}}, sys.stdout)
     else
         notok "reservations over 2^31 devices: exit $rc: $(head -3 "$tmp/err")"
     fi
+    # A coordinator admitted by its DNS name whose CN, 40 e-acute, is 80
+    # bytes: the owner was its first 63 bytes, cut inside a character,
+    # and every COMMIT of it failed to be saved ("UTF-8 error").
+    rm -f "$RES"
+    LONGCN=$(printf '\303\251%.0s' $(seq 40))
+    if openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -utf8 \
+           -keyout "$C/longcn.key" -out "$C/longcn.csr" -subj "/CN=$LONGCN" 2>/dev/null &&
+       printf 'subjectAltName=DNS:coordinator\nbasicConstraints=CA:FALSE\n' > "$C/longcn.ext" &&
+       openssl x509 -req -in "$C/longcn.csr" -CA "$C/ca.pem" -CAkey "$C/ca.key" \
+           -CAcreateserial -out "$C/longcn.pem" -days 1 -extfile "$C/longcn.ext" 2>/dev/null &&
+       start_agent keep "$A/dc2.json"; then
+        KPID=$APID
+        PYTHONPATH="$srcdir/tests/cli" python3 -c '
+import sys
+from agentwire import FINISH_OK, OK, Checks, commit, connect, job
+checks = Checks()
+s = connect(sys.argv[1], sys.argv[2], "dc2", "longcn")
+checks.expect("JOB", job(s), OK)
+checks.expect("commit", commit(s, "t3"), FINISH_OK)
+sys.exit(1 if checks.failed else 0)
+' "$C" "$APORT" > "$tmp/longcn.out" 2>&1
+        rc=$?
+        stop_agent $KPID
+        owner=$(jq -r '."lightrail-agent:reservations".reservation[0].owner' "$RES" 2>/dev/null)
+        if [ $rc -eq 0 ] && [ "$owner" = "$(printf '\303\251%.0s' $(seq 31))" ]; then
+            ok "a coordinator whose CN is 80 bytes of UTF-8 commits, owner its first 31 characters"
+        else
+            notok "a long UTF-8 CN: exit $rc, owner '$owner': $(grep -v '^ok: ' "$tmp/longcn.out" | head -3)"
+        fi
+    fi
 fi
 
 # One request may not hold the agent: a STEP or FINISH whose local DP

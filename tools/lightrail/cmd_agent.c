@@ -82,6 +82,7 @@
 #include "controller/lr_worker.h"
 #include "planner/lr_cdynp.h"
 #include "planner/lr_cdynp_wire.h"
+#include "planner/lr_utf8.h"
 #include "tools/lightrail/lr_cli.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_agent.h"
@@ -969,18 +970,44 @@ conn_handshake_late(evutil_socket_t fd, short what, void *arg)
     conn_free(c);
 }
 
-/* The peer's certificate name (CN), for logs. */
+/* The peer's certificate name (CN), for logs and as the owner of its
+ * reservations, which reservations.json keeps as YANG strings: UTF-8,
+ * cut at a character, a control character (C0, DEL, C1) or a byte that
+ * is no UTF-8 becoming '?'.  (X509_NAME_get_text_by_NID() copied the
+ * raw bytes: a long UTF-8 name cut inside a character, a BMPString's
+ * NULs, and every COMMIT of such a peer failed to be saved.)  The same
+ * certificate always gives the same name. */
 static void
 peer_cn(SSL *ssl, char *buf, size_t len)
 {
     X509 *x = ssl ? SSL_get0_peer_certificate(ssl) : NULL;
-    buf[0] = '\0';
-    if (x)
-        X509_NAME_get_text_by_NID(X509_get_subject_name(x), NID_commonName,
-                                  buf, (int) len);
-    for (char *p = buf; *p; p++)
-        if ((unsigned char) *p < 0x20 || *p == 0x7f)
-            *p = '?';
+    X509_NAME *name = x ? X509_get_subject_name(x) : NULL;
+    int i = name ? X509_NAME_get_index_by_NID(name, NID_commonName, -1)
+                 : -1;
+    unsigned char *u = NULL;
+    int n = i < 0 ? -1 : ASN1_STRING_to_UTF8(
+                             &u, X509_NAME_ENTRY_get_data(
+                                     X509_NAME_get_entry(name, i)));
+    size_t o = 0;
+    for (const unsigned char *p = u, *end = u + (n > 0 ? n : 0);
+         p < end && *p;) {
+        size_t l = lr_utf8_len(p);
+        bool ctl = l == 0 || (l == 1 && (*p < 0x20 || *p == 0x7f))
+                   || (l == 2 && p[0] == 0xc2 && p[1] < 0xa0);
+        if (ctl)
+            l = l ? l : 1;
+        if (o + (ctl ? 1 : l) >= len)
+            break;
+        if (ctl) {
+            buf[o++] = '?';
+        } else {
+            memcpy(buf + o, p, l);
+            o += l;
+        }
+        p += l;
+    }
+    buf[o] = '\0';
+    OPENSSL_free(u);
 }
 
 static void
