@@ -590,6 +590,17 @@ fi
 # devices than the inventory has, stops the agent at start, saying why.
 if command -v python3 > /dev/null; then
     start_agent keep "$A/dc2.json" && KP=$APORT && KPID=$APID
+    # A second agent on the same directory would overwrite the first's
+    # reservations with its own: it stops, the first's agent.port stays.
+    timeout 20 $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
+        --state-dir "$A/keep.state" > /dev/null 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q "keep.state is in use by another agent" "$tmp/err" \
+       && [ "$(cat "$A/keep.state/agent.port")" = "$KP" ]; then
+        ok "a second agent on a --state-dir in use stops: $(head -1 "$tmp/err")"
+    else
+        notok "two agents on one --state-dir: exit $rc: $(head -3 "$tmp/err")"
+    fi
     keep_py() {   # keep_py PORT STEP: one side of the restart
         PYTHONPATH="$srcdir/tests/cli" python3 -c '
 import sys

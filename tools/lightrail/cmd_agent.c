@@ -48,7 +48,8 @@
  * writes them to reservations.json there (lightrail-agent reservations)
  * before it answers a COMMIT, and after a RELEASE or a KEEP freed any,
  * and reads them back when it starts (save_reservations(),
- * restore_reservations()).
+ * restore_reservations()); it holds a lock (flock) on the directory
+ * meanwhile, so that a second agent on it stops at start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +64,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,6 +169,7 @@ struct agent {
     double max_cells;             /* --max-step-cells; 0: no bound */
     int device_step;              /* --device-step; 0: automatic */
     const char *state_dir;
+    int state_fd;                 /* --state-dir, locked; -1: none */
     struct ly_ctx *ly;            /* for the reservations file */
     int port;
     int n_conns;
@@ -448,6 +451,39 @@ committed_already(struct conn *c, const struct lr_wire_msg *m, char *why,
 /* ---- reservations kept across restarts (--state-dir) ---- */
 
 #define AGENT_RESERVATIONS "reservations.json"
+
+/* Opens --state-dir and locks it (flock, held until the agent exits),
+ * before its reservations are read: two agents on one directory would
+ * each write only what they hold over the other's reservations.json
+ * (and agent.pid, agent.port).  0, also without --state-dir; else an
+ * errno, with err[]. */
+static int
+lock_state_dir(struct agent *a, char *err, size_t len)
+{
+    if (!a->state_dir)
+        return 0;
+    int fd = open(a->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(err, len, "--state-dir %s: %s: give a directory the agent "
+                 "may write", a->state_dir, strerror(e));
+        return e;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+        int e = errno;
+        if (e == EWOULDBLOCK)
+            snprintf(err, len, "--state-dir %s is in use by another agent "
+                     "(its agent.pid): give each agent a directory of its "
+                     "own", a->state_dir);
+        else
+            snprintf(err, len, "--state-dir %s: cannot lock it: %s",
+                     a->state_dir, strerror(e));
+        close(fd);
+        return e;
+    }
+    a->state_fd = fd;
+    return 0;
+}
 
 /* Writes a->commits to --state-dir's reservations.json (lightrail-agent
  * reservations, YANG JSON) through a temporary file, synced and renamed
@@ -1244,7 +1280,8 @@ usage(FILE *f)
 "                    [::1]:7001; port 0 picks a free one\n"
 "  --state-dir DIR   write agent.pid and agent.port there once serving\n"
 "                    (removed on SIGTERM), and the reservations\n"
-"                    (reservations.json), read again at the next start\n"
+"                    (reservations.json), read again at the next start;\n"
+"                    locked: one agent per directory\n"
 "  --max-step-cells N  refuse (E2BIG) a STEP, FINISH or COMMIT whose local\n"
 "                    DP would update more than N cells (0.2-0.4 ns each\n"
 "                    here; default 2e9, about a second; 0: no bound): one\n"
@@ -1434,7 +1471,7 @@ lr_cmd_agent(int argc, char **argv)
                        .delay_commit_ms = (int) o.delay_commit_ms,
                        .max_cells = o.max_cells,
                        .device_step = (int) o.device_step,
-                       .state_dir = o.state_dir };
+                       .state_dir = o.state_dir, .state_fd = -1 };
     struct ly_ctx *ctx = NULL;
     char err[8192];
     bool serving = false;
@@ -1446,11 +1483,6 @@ lr_cmd_agent(int argc, char **argv)
     }
     a.ly = ctx;
     if (lr_yang_load_agent(ctx, o.config, &a.cfg, err, sizeof err)) {
-        lr_cli_err(CMD, "%s", err);
-        rc = LR_EXIT_USAGE;
-        goto cleanup;
-    }
-    if (restore_reservations(&a, err, sizeof err)) {
         lr_cli_err(CMD, "%s", err);
         rc = LR_EXIT_USAGE;
         goto cleanup;
@@ -1472,6 +1504,16 @@ lr_cmd_agent(int argc, char **argv)
         lr_cli_err(CMD, "--listen wants ADDRESS:PORT with a numeric "
                    "address, e.g. 127.0.0.1:7001 or [::1]:7001, not '%s'",
                    o.listen);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (lock_state_dir(&a, err, sizeof err)) {
+        lr_cli_err(CMD, "%s", err);
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    if (restore_reservations(&a, err, sizeof err)) {
+        lr_cli_err(CMD, "%s", err);
         rc = LR_EXIT_USAGE;
         goto cleanup;
     }
@@ -1571,6 +1613,8 @@ cleanup:
     free(a.in);
     free(a.frame);
     free(a.commits);
+    if (a.state_fd >= 0)
+        close(a.state_fd);
     lr_cluster_free(a.cluster);
     lr_yang_ctx_free(ctx);
     return rc;
