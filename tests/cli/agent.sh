@@ -620,7 +620,28 @@ else:
 sys.exit(1 if checks.failed else 0)
 ' "$C" "$1" "$2"
     }
+    # Traced (when strace may attach): the rename over reservations.json
+    # is followed by an fsync of the directory, which makes it durable.
+    STRACE=
+    if command -v strace > /dev/null; then
+        strace -f -y -qq -p $KPID -e trace=fsync,rename -o "$tmp/keep.strace" \
+            2> /dev/null &
+        STRACE=$!
+        sleep 1   # attached, or failed: either way the COMMIT may come
+    fi
     keep_py "$KP" before > "$tmp/keep.out" 2>&1
+    if [ -n "$STRACE" ]; then
+        kill $STRACE 2>/dev/null
+        wait $STRACE
+        if ! grep -q 'rename(".*reservations.json.tmp"' "$tmp/keep.strace" 2>/dev/null; then
+            echo "skip: strace cannot attach to the agent"
+        elif sed -n '/rename(".*reservations.json.tmp"/,$p' "$tmp/keep.strace" \
+             | grep -q 'fsync([0-9]*<[^>]*/keep.state>)'; then
+            ok "reservations.json renamed, then its directory synced"
+        else
+            notok "no fsync of the state directory after the rename: $(cat "$tmp/keep.strace")"
+        fi
+    fi
     stop_agent $KPID
     RES=$A/keep.state/reservations.json
     valid=no

@@ -487,7 +487,8 @@ lock_state_dir(struct agent *a, char *err, size_t len)
 
 /* Writes a->commits to --state-dir's reservations.json (lightrail-agent
  * reservations, YANG JSON) through a temporary file, synced and renamed
- * over it: a crash leaves the old file or the new one.  0, also without
+ * over it, then the directory synced, without which the rename may not
+ * outlive a power cut: a crash leaves the old file or the new one.  0, also without
  * --state-dir; else an errno, with why[]. */
 static int
 save_reservations(struct agent *a, char *why, size_t len)
@@ -531,6 +532,8 @@ save_reservations(struct agent *a, char *why, size_t len)
     if (fd >= 0 && close(fd) && !rc)
         rc = errno;
     if (!rc && rename(tmp, path))
+        rc = errno;
+    else if (!rc && fsync(a->state_fd))
         rc = errno;
     if (rc) {
         unlink(tmp);
