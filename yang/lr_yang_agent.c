@@ -113,7 +113,7 @@ lr_yang_reservations_print(struct ly_ctx *ctx,
                            char **out, char *err, size_t errlen)
 {
     const struct lys_module *mod;
-    struct lyd_node *root = NULL, *e;
+    struct lyd_node *root = NULL, *e, *back = NULL;
     LY_ERR rc = LY_SUCCESS;
     int ret = 0;
 
@@ -133,11 +133,18 @@ lr_yang_reservations_print(struct ly_ctx *ctx,
     if (!rc)
         rc = lyd_print_mem(out, root, LYD_JSON, LYD_PRINT_WITHSIBLINGS
                                                 | LYD_PRINT_KEEPEMPTYCONT);
+    /* Read back as the agent will at its next start: libyang prints a
+     * string its parser refuses (U+FFFE, U+FFFF), and a file it cannot
+     * read stops the agent. */
+    if (!rc)
+        rc = lyd_parse_data_mem(ctx, *out, LYD_JSON, LYD_PARSE_STRICT,
+                                LYD_VALIDATE_PRESENT, &back);
 
 cleanup:
     if (rc)
         ret = lr_yang_ly_err(ctx, rc, LR_YANG_RES_DOC, err, errlen);
     lyd_free_all(root);
+    lyd_free_all(back);
     if (ret) {
         free(*out);
         *out = NULL;

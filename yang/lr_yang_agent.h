@@ -62,7 +62,8 @@ struct lr_agent_reservation {
 
 /* The lightrail-agent reservations document of r[0..n) as JSON text
  * (RFC 7951) into '*out', which the caller frees; EINVAL (a field the
- * schema refuses: a control character, text that is not UTF-8, an
+ * schema refuses: a control character, text that is not UTF-8 or that
+ * lr_yang_load_reservations() would not read back, such as U+FFFE, an
  * empty tag), ENOMEM. */
 int lr_yang_reservations_print(struct ly_ctx *,
                                const struct lr_agent_reservation *r, int n,

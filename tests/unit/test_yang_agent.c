@@ -257,6 +257,12 @@ test_reservations(void)
     bad = (struct lr_agent_reservation) { "coordinator", "t", 0 };
     CU_ASSERT_EQUAL(lr_yang_reservations_print(ctx, &bad, 1, &text, err,
                                                sizeof err), EINVAL);
+    /* U+FFFE: printed by libyang, refused by its parser, so a file that
+     * would stop the agent at its next start. */
+    bad = (struct lr_agent_reservation) { "coordinator", "a\xef\xbf\xbe", 1 };
+    CU_ASSERT_EQUAL(lr_yang_reservations_print(ctx, &bad, 1, &text, err,
+                                               sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(text);
     /* 63 characters, 126 bytes. */
     char tag[200] = "";
     for (int i = 0; i < 63; i++)

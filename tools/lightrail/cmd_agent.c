@@ -1011,8 +1011,8 @@ conn_handshake_late(evutil_socket_t fd, short what, void *arg)
 
 /* The peer's certificate name (CN), for logs and as the owner of its
  * reservations, which reservations.json keeps as YANG strings: UTF-8,
- * cut at a character, a control character (C0, DEL, C1) or a byte that
- * is no UTF-8 becoming '?'.  (X509_NAME_get_text_by_NID() copied the
+ * cut at a character, a control character (C0, DEL, C1), U+FFFE, U+FFFF
+ * (which libyang will not read) or a byte that is no UTF-8 becoming '?'.  (X509_NAME_get_text_by_NID() copied the
  * raw bytes: a long UTF-8 name cut inside a character, a BMPString's
  * NULs, and every COMMIT of such a peer failed to be saved.)  The same
  * certificate always gives the same name. */
@@ -1032,7 +1032,9 @@ peer_cn(SSL *ssl, char *buf, size_t len)
          p < end && *p;) {
         size_t l = lr_utf8_len(p);
         bool ctl = l == 0 || (l == 1 && (*p < 0x20 || *p == 0x7f))
-                   || (l == 2 && p[0] == 0xc2 && p[1] < 0xa0);
+                   || (l == 2 && p[0] == 0xc2 && p[1] < 0xa0)
+                   || (l == 3 && p[0] == 0xef && p[1] == 0xbf
+                       && p[2] >= 0xbe);
         if (ctl)
             l = l ? l : 1;
         if (o + (ctl ? 1 : l) >= len)
