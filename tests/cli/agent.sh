@@ -692,6 +692,18 @@ json.dump({"lightrail-agent:reservations": {"reservation": r}}, sys.stdout)
     else
         notok "reservations over 2^31 devices: exit $rc: $(head -3 "$tmp/err")"
     fi
+    # A file the agent cannot look at may hold reservations: it stops
+    # (here a symlink loop, ELOOP, once taken for no file).
+    rm -f "$RES"
+    ln -s reservations.json "$RES"
+    timeout 20 $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
+        --state-dir "$A/keep.state" > /dev/null 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q "reservations.json: Too many levels of symbolic links" "$tmp/err"; then
+        ok "a reservations.json the agent cannot read stops it: $(head -1 "$tmp/err")"
+    else
+        notok "an unreadable reservations.json: exit $rc: $(head -3 "$tmp/err")"
+    fi
     # A coordinator admitted by its DNS name whose CN, 40 e-acute, is 80
     # bytes: the owner was its first 63 bytes, cut inside a character,
     # and every COMMIT of it failed to be saved ("UTF-8 error").

@@ -546,8 +546,9 @@ save_reservations(struct agent *a, char *why, size_t len)
 
 /* Reads --state-dir's reservations.json, when there is one, into
  * a->commits: what the COMMITs of before a restart reserved.  0, or
- * EINVAL with err[] (a file that does not validate, or reserves more
- * devices than the inventory has: the agent will not start on it). */
+ * an errno with err[] (a file that does not validate, reserves more
+ * devices than the inventory has, or cannot be read: the agent will not
+ * start on it). */
 static int
 restore_reservations(struct agent *a, char *err, size_t len)
 {
@@ -555,8 +556,15 @@ restore_reservations(struct agent *a, char *err, size_t len)
     if (!a->state_dir)
         return 0;
     snprintf(path, sizeof path, "%s/%s", a->state_dir, AGENT_RESERVATIONS);
-    if (access(path, F_OK))
-        return 0;
+    /* None only when there is none: a file we cannot see (a symlink
+     * loop, EACCES, EIO) may hold reservations. */
+    if (access(path, F_OK)) {
+        int e = errno;
+        if (e == ENOENT)
+            return 0;
+        snprintf(err, len, "%s: %s", path, strerror(e));
+        return e;
+    }
     struct lr_agent_reservation *r;
     int n;
     int rc = lr_yang_load_reservations(a->ly, path, &r, &n, err, len);
