@@ -705,8 +705,10 @@ json.dump({"lightrail-agent:reservations": {"reservation": r}}, sys.stdout)
         notok "an unreadable reservations.json: exit $rc: $(head -3 "$tmp/err")"
     fi
     # A coordinator admitted by its DNS name whose CN, 40 e-acute, is 80
-    # bytes: the owner was its first 63 bytes, cut inside a character,
-    # and every COMMIT of it failed to be saved ("UTF-8 error").
+    # bytes: its COMMIT is saved under the name it was admitted by, and
+    # the log names it by its CN cut at a whole character (its first 63
+    # bytes, cut inside one, once made every COMMIT of it fail to be
+    # saved: "UTF-8 error").
     rm -f "$RES"
     LONGCN=$(printf '\303\251%.0s' $(seq 40))
     if openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -utf8 \
@@ -728,8 +730,9 @@ sys.exit(1 if checks.failed else 0)
         rc=$?
         stop_agent $KPID
         owner=$(jq -r '."lightrail-agent:reservations".reservation[0].owner' "$RES" 2>/dev/null)
-        if [ $rc -eq 0 ] && [ "$owner" = "$(printf '\303\251%.0s' $(seq 31))" ]; then
-            ok "a coordinator whose CN is 80 bytes of UTF-8 commits, owner its first 31 characters"
+        if [ $rc -eq 0 ] && [ "$owner" = coordinator ] &&
+           grep -q "($(printf '\303\251%.0s' $(seq 31))): 't3' committed" "$A/keep.log"; then
+            ok "a coordinator whose CN is 80 bytes of UTF-8 commits, owner its DNS name, logged by its CN's first 31 characters"
         else
             notok "a long UTF-8 CN: exit $rc, owner '$owner': $(grep -v '^ok: ' "$tmp/longcn.out" | head -3)"
         fi
