@@ -560,17 +560,8 @@ fi
 # name, say) and are told apart by their DNS SANs, the names the agent
 # admits them by: the commitments are still each one's own.  (They were
 # keyed by the CN: either could release, or KEEP away, the other's.)
-mk_cert_san() {   # mk_cert_san CA FILE CN SAN
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-        -keyout "$C/$2.key" -out "$C/$2.csr" -subj "/CN=$3" 2>/dev/null &&
-    printf 'subjectAltName=DNS:%s\nbasicConstraints=CA:FALSE\n' "$4" \
-        > "$C/$2.ext" &&
-    openssl x509 -req -in "$C/$2.csr" -CA "$C/$1.pem" -CAkey "$C/$1.key" \
-        -CAcreateserial -out "$C/$2.pem" -days 1 -extfile "$C/$2.ext" \
-        2>/dev/null
-}
-if command -v python3 > /dev/null && mk_cert_san ca site-a lightraild site-a &&
-   mk_cert_san ca site-b lightraild site-b; then
+if command -v python3 > /dev/null && mk_cert ca site-a lightraild site-a &&
+   mk_cert ca site-b lightraild site-b; then
     jq '.["lightrail-agent:agent"].tls["peer-name"] = ["site-a", "site-b"]' \
         "$A/dc2.json" > "$A/dc2-sites.json"
     start_agent sites "$A/dc2-sites.json" && SITES=$APORT && SITESPID=$APID
@@ -589,6 +580,18 @@ fi
 # tag has no layout, and its RELEASE answers OK, then ENOENT); a file that does not validate, or that reserves more
 # devices than the inventory has, stops the agent at start, saying why.
 if command -v python3 > /dev/null; then
+    # refuses_start MESSAGE WHAT: the agent on keep.state exits 2 at
+    # start, MESSAGE (a grep pattern) on its stderr.
+    refuses_start() {
+        timeout 20 $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
+            --state-dir "$A/keep.state" > /dev/null 2> "$tmp/err"
+        rc=$?
+        if [ $rc -eq 2 ] && grep -q "$1" "$tmp/err"; then
+            ok "$2: $(head -1 "$tmp/err")"
+        else
+            notok "$2: exit $rc: $(head -3 "$tmp/err")"
+        fi
+    }
     start_agent keep "$A/dc2.json" && KP=$APORT && KPID=$APID
     # A second agent on the same directory would overwrite the first's
     # reservations with its own: it stops, the first's agent.port stays.
@@ -659,23 +662,9 @@ sys.exit(1 if checks.failed else 0)
     fi
     stop_agent $KPID
     printf '{"lightrail-agent:reservations": {"reservation": [{"owner": "coordinator", "tag": "t1", "devices": 0}]}}\n' > "$RES"
-    timeout 20 $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
-        --state-dir "$A/keep.state" > /dev/null 2> "$tmp/err"
-    rc=$?
-    if [ $rc -eq 2 ] && grep -q "reservations.json: .*devices" "$tmp/err"; then
-        ok "a reservations file that does not validate stops the agent: $(head -1 "$tmp/err")"
-    else
-        notok "bad reservations file: exit $rc: $(head -3 "$tmp/err")"
-    fi
+    refuses_start "reservations.json: .*devices" "a reservations file that does not validate stops the agent"
     printf '{"lightrail-agent:reservations": {"reservation": [{"owner": "coordinator", "tag": "t1", "devices": 3}, {"owner": "coord2", "tag": "t1", "devices": 2}]}}\n' > "$RES"
-    timeout 20 $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
-        --state-dir "$A/keep.state" > /dev/null 2> "$tmp/err"
-    rc=$?
-    if [ $rc -eq 2 ] && grep -q "5 devices reserved, more than the 4 of the inventory" "$tmp/err"; then
-        ok "a reservations file over the inventory stops the agent: $(head -1 "$tmp/err")"
-    else
-        notok "over-reserved file: exit $rc: $(head -3 "$tmp/err")"
-    fi
+    refuses_start "5 devices reserved, more than the 4 of the inventory" "a reservations file over the inventory stops the agent"
     # 4,294 entries of 1,000,000 and one of 967,298: 2^32 + 2 devices,
     # which a sum in 32 bits took for 2 (and an int's overflow before).
     python3 -c '
@@ -684,26 +673,12 @@ r = [{"owner": "c", "tag": "t%d" % i, "devices": 1000000} for i in range(4294)]
 r.append({"owner": "c", "tag": "x", "devices": 967298})
 json.dump({"lightrail-agent:reservations": {"reservation": r}}, sys.stdout)
 ' > "$RES"
-    timeout 20 $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
-        --state-dir "$A/keep.state" > /dev/null 2> "$tmp/err"
-    rc=$?
-    if [ $rc -eq 2 ] && grep -q "4294967298 devices reserved, more than the 4 of the inventory" "$tmp/err"; then
-        ok "a reservations file of 2^32 + 2 devices stops the agent"
-    else
-        notok "reservations over 2^31 devices: exit $rc: $(head -3 "$tmp/err")"
-    fi
+    refuses_start "4294967298 devices reserved, more than the 4 of the inventory" "a reservations file of 2^32 + 2 devices stops the agent"
     # A file the agent cannot look at may hold reservations: it stops
     # (here a symlink loop, ELOOP, once taken for no file).
     rm -f "$RES"
     ln -s reservations.json "$RES"
-    timeout 20 $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
-        --state-dir "$A/keep.state" > /dev/null 2> "$tmp/err"
-    rc=$?
-    if [ $rc -eq 2 ] && grep -q "reservations.json: Too many levels of symbolic links" "$tmp/err"; then
-        ok "a reservations.json the agent cannot read stops it: $(head -1 "$tmp/err")"
-    else
-        notok "an unreadable reservations.json: exit $rc: $(head -3 "$tmp/err")"
-    fi
+    refuses_start "reservations.json: Too many levels of symbolic links" "a reservations.json the agent cannot read stops it"
     # A coordinator admitted by its DNS name whose CN, 40 e-acute, is 80
     # bytes: its COMMIT is saved under the name it was admitted by, and
     # the log names it by its CN cut at a whole character (its first 63
@@ -711,11 +686,7 @@ json.dump({"lightrail-agent:reservations": {"reservation": r}}, sys.stdout)
     # saved: "UTF-8 error").
     rm -f "$RES"
     LONGCN=$(printf '\303\251%.0s' $(seq 40))
-    if openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -utf8 \
-           -keyout "$C/longcn.key" -out "$C/longcn.csr" -subj "/CN=$LONGCN" 2>/dev/null &&
-       printf 'subjectAltName=DNS:coordinator\nbasicConstraints=CA:FALSE\n' > "$C/longcn.ext" &&
-       openssl x509 -req -in "$C/longcn.csr" -CA "$C/ca.pem" -CAkey "$C/ca.key" \
-           -CAcreateserial -out "$C/longcn.pem" -days 1 -extfile "$C/longcn.ext" 2>/dev/null &&
+    if mk_cert ca longcn "$LONGCN" coordinator &&
        start_agent keep "$A/dc2.json"; then
         KPID=$APID
         PYTHONPATH="$srcdir/tests/cli" python3 -c '

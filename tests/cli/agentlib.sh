@@ -13,10 +13,10 @@ mk_ca() {   # mk_ca NAME
         -addext basicConstraints=critical,CA:TRUE \
         -addext keyUsage=critical,keyCertSign 2>/dev/null
 }
-mk_cert() {   # mk_cert CA FILE NAME: CN and DNS SAN = NAME
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+mk_cert() {   # mk_cert CA FILE NAME [SAN]: CN = NAME (UTF-8), DNS SAN = SAN or NAME
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -utf8 \
         -keyout "$C/$2.key" -out "$C/$2.csr" -subj "/CN=$3" 2>/dev/null &&
-    printf 'subjectAltName=DNS:%s\nbasicConstraints=CA:FALSE\n' "$3" \
+    printf 'subjectAltName=DNS:%s\nbasicConstraints=CA:FALSE\n' "${4:-$3}" \
         > "$C/$2.ext" &&
     openssl x509 -req -in "$C/$2.csr" -CA "$C/$1.pem" -CAkey "$C/$1.key" \
         -CAcreateserial -out "$C/$2.pem" -days 1 -extfile "$C/$2.ext" \
