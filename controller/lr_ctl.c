@@ -840,7 +840,7 @@ release_remote(struct lr_ctl *c, const struct lr_job *job)
  * why.  The agent that failed gets RELEASE too unless it answered (an
  * ERROR: it reserved nothing): after a timeout or a broken connection
  * the outcome is unknown, and an agent that did reserve would keep the
- * devices until it restarts (RELEASE of a tag it does not hold is a
+ * devices until a KEEP frees them (RELEASE of a tag it does not hold is a
  * harmless ENOENT).  '*unconfirmed' counts the RELEASEs the agents did
  * not confirm; lost[] (by DC index) marks the agents that did not answer
  * one of these, which may still hold 'tag' (retry_lost()).  0 or the
@@ -860,7 +860,7 @@ commit_chain(struct lr_cdynp_party *const agent[], const struct lr_cluster *cl,
          * each coordinator's own and two jobs never share a name, so it
          * is a leftover of an earlier job whose RELEASE was lost (the
          * agent unreachable then): release it and commit once more, or
-         * the name stays blocked until the agent restarts. */
+         * the name stays blocked until a KEEP frees it. */
         for (int tries = 0; rc == EEXIST && tries < 2; tries++) {
             if (tries && !release_now(agent[dc], tag))
                 (*unconfirmed)++;

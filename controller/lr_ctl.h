@@ -51,8 +51,9 @@
  * partial state.  Step 4 keeps the chain's T (the
  * coordinator cannot evaluate private stages).  A job that ends failed or
  * is deleted gets RELEASE too (best effort: an agent that cannot be
- * reached keeps its reservation until it restarts, unless a release
- * hook's RELEASE, tried again, reaches it; see below).  Recovery ends
+ * reached keeps its reservation, across its restarts with --state-dir,
+ * unless a release hook's RELEASE, tried again, or a KEEP reaches it;
+ * see below).  Recovery ends
  * with KEEP to every agent: the names of the jobs with a range there
  * (active, or provisioning or releasing: they hold what they committed);
  * the agent frees whatever else this controller committed.
@@ -217,8 +218,9 @@ struct lr_ctl_counters {
      * release hook one it did not answer is tried again with the agents'
      * next turn on the planner's thread (lr_ctl_releases_retrying), at
      * most LR_CTL_RELEASE_TRIES times in all, then given up: the agent
-     * holds them until it restarts, a job of that name commits there
-     * again, or lr_ctl_new() sends it KEEP. */
+     * holds them until a job of that name commits there again or this
+     * controller's next start sends it KEEP (or, without --state-dir,
+     * the agent restarts). */
     unsigned long long agent_release_failures;
     unsigned long long agent_releases_given_up;
     /* Plans made off the owner's thread and kept by lr_ctl_plan_end:
@@ -340,8 +342,9 @@ void lr_ctl_plan_end(struct lr_ctl *, struct lr_ctl_op *op);
  * 'hook(arg)' is called on the owner's thread each time one is queued;
  * the queue is sent in steps too, on the thread that plans:
  *   begin  (lr_ctl_release_begin, owner's thread): '*op' holds the
- *          queue, NULL when it is empty or a plan has the agents; the
- *          agents are lent to it as to a plan, so an admission with
+ *          queue and the KEEPs owed (lr_ctl_keeps_due), NULL when no
+ *          RELEASE never tried waits or the agents are lent already;
+ *          the agents are lent to it as to a plan, so an admission with
  *          them waits (EBUSY) and so does a new network;
  *   run    (lr_ctl_op_run, any one thread) sends them, oldest first;
  *   end    (lr_ctl_release_end, owner's thread) counts the RELEASEs
@@ -356,10 +359,12 @@ void lr_ctl_plan_end(struct lr_ctl *, struct lr_ctl_op *op);
  * committed, at an agent of its chain, is dropped (that COMMIT released
  * the leftover itself; at the other agents the leftover is still due).
  * An
- * admission that commits at the agents on the owner's thread first
- * sends the queued RELEASEs of its own name there (a late RELEASE would
- * undo its COMMIT); a new network and lr_ctl_free() send the whole
- * queue there.  lr_ctl_release_begin: 0, or ENOMEM (the queue stays). */
+ * admission that plans with the agents on the owner's thread first
+ * sends there what a plan op would (the KEEPs owed, the whole queue),
+ * and before its COMMIT the RELEASEs of its own name that wait again
+ * (a late RELEASE would undo its COMMIT); a new network and
+ * lr_ctl_free() send the whole queue there.  lr_ctl_release_begin: 0,
+ * or ENOMEM (the queue stays). */
 #define LR_CTL_RELEASE_TRIES 10
 void lr_ctl_set_release_hook(struct lr_ctl *, void (*hook)(void *arg),
                              void *arg);
@@ -371,7 +376,8 @@ void lr_ctl_release_end(struct lr_ctl *, struct lr_ctl_op *op);
 int lr_ctl_releases_pending(const struct lr_ctl *);
 int lr_ctl_releases_retrying(const struct lr_ctl *);
 /* The agents that did not answer the KEEP sent at start (recovery): an
- * op that takes the agents (a plan, RELEASEs never tried) carries one
+ * op that takes the agents (a plan, RELEASEs never tried, an admission
+ * that plans with them on the owner's thread) carries one
  * to each of them until it is answered, across a new network that keeps
  * the agent (its address, port and certificate name). */
 int lr_ctl_keeps_due(const struct lr_ctl *);
