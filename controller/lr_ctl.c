@@ -494,17 +494,27 @@ release_at(struct lr_ctl *c, struct lr_cdynp_party *agent, const char *tag)
         c->release_hook(c->release_arg);
 }
 
+/* A RELEASE of 'tag' the agent did not answer, sent 'tries' times so
+ * far: queued to be tried again with the agents' next turn (with a
+ * release hook, below LR_CTL_RELEASE_TRIES tries, memory permitting),
+ * else given up. */
+static void
+retry_or_give_up(struct lr_ctl *c, struct lr_cdynp_party *agent,
+                 const char *tag, int tries)
+{
+    if (tries >= LR_CTL_RELEASE_TRIES || !c->release_hook
+        || !queue_release(c, agent, tag, tries))
+        c->counters.agent_releases_given_up++;
+}
+
 /* The RELEASEs of 'tag' a failed COMMIT sent (commit_chain()) that the
- * agents of the DCs marked in lost[] did not answer: tried once, they
- * wait for the agents' next turn as any other (with a release hook),
- * else they are given up. */
+ * agents of the DCs marked in lost[] did not answer: tried once. */
 static void
 retry_lost(struct lr_ctl *c, const bool lost[], const char *tag)
 {
     for (int dc = 0; dc < LR_TM_MAX_DCS; dc++)
-        if (lost[dc] && (!c->release_hook
-                         || !queue_release(c, c->agent[dc], tag, 1)))
-            c->counters.agent_releases_given_up++;
+        if (lost[dc])
+            retry_or_give_up(c, c->agent[dc], tag, 1);
 }
 
 /* Sends the RELEASEs that wait, on this thread, in their order, once
@@ -539,8 +549,7 @@ send_deferred(struct lr_ctl *c, const char *tag, struct lr_ctl_release *late,
 /* The RELEASEs of send_deferred()'s late[0..n) once the COMMIT of their
  * name is done: one at an agent of the chain 'res' it committed (NULL:
  * the COMMIT failed) is dropped, as that COMMIT released the leftover of
- * its name there; the others wait for the agents' next turn, tried once
- * more, or are given up. */
+ * its name there; the others are tried once more (retry_or_give_up()). */
 static void
 requeue_late(struct lr_ctl *c, const struct lr_ctl_release *late, int n,
              const struct lr_cdynp_result *res)
@@ -549,12 +558,9 @@ requeue_late(struct lr_ctl *c, const struct lr_ctl_release *late, int n,
         bool in_chain = false;
         for (int j = 0; res && j < res->n_dcs; j++)
             in_chain |= c->agent[res->dc[j]] == late[i].agent;
-        if (in_chain)
-            continue;
-        if (late[i].tries + 1 >= LR_CTL_RELEASE_TRIES || !c->release_hook
-            || !queue_release(c, late[i].agent, late[i].tag,
-                              late[i].tries + 1))
-            c->counters.agent_releases_given_up++;
+        if (!in_chain)
+            retry_or_give_up(c, late[i].agent, late[i].tag,
+                             late[i].tries + 1);
     }
 }
 
