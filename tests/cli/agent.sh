@@ -710,6 +710,37 @@ sys.exit(1 if checks.failed else 0)
     fi
 fi
 
+# A save of the reservations holds the request that made it, not the
+# agent: with each save held 4 s (--delay-save-ms, a slow disk) another
+# connection is served from its handshake to its third answer while a
+# COMMIT's save runs, and the COMMIT and RELEASE are answered once the
+# file says so; a COMMIT whose save fails is refused and undone, a
+# RELEASE whose save fails frees the devices (tests/cli/agent_saves.py:
+# ordering, not time).
+if command -v python3 > /dev/null; then
+    start_agent slowdisk "$A/dc2.json" --delay-save-ms 4000 \
+        && SLOW=$APORT && SLOWPID=$APID
+    if python3 "$srcdir/tests/cli/agent_saves.py" "$C" "$SLOW" dc2 \
+           coordinator "$A/slowdisk.state" slow > "$tmp/saves.out" 2>&1; then
+        ok "a slow save holds its request, not the agent ($(grep -c '^ok: ' "$tmp/saves.out") steps)"
+    else
+        notok "--delay-save-ms: $(grep -v '^ok: ' "$tmp/saves.out" | head -5; tail -2 "$A/slowdisk.log")"
+    fi
+    stop_agent $SLOWPID
+    start_agent baddisk "$A/dc2.json" && BADD=$APORT && BADPID=$APID
+    if python3 "$srcdir/tests/cli/agent_saves.py" "$C" "$BADD" dc2 \
+           coordinator "$A/baddisk.state" fail > "$tmp/saves.out" 2>&1 \
+       && grep -q "'f1' not committed, its reservation not saved: 4 device(s) free again" "$A/baddisk.log" \
+       && grep -q "release 'f1': reservations not saved: cannot write .*/reservations.json.tmp: Is a directory" "$A/baddisk.log"; then
+        ok "a COMMIT whose save fails is refused and undone, a RELEASE's frees the devices ($(grep -c '^ok: ' "$tmp/saves.out") steps)"
+    else
+        notok "failed saves: $(grep -v "^ok: " "$tmp/saves.out" | head -5; grep -i "not saved\|not committed" "$A/baddisk.log")"
+    fi
+    stop_agent $BADPID
+fi
+expect_bad "--delay-save-ms wants milliseconds" \
+    $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --delay-save-ms x
+
 # One request may not hold the agent: a STEP or FINISH whose local DP
 # would pass --max-step-cells is refused before it runs (a JOB of 4,096
 # layers and a STEP of 1,024 entries once held an agent 102 s).

@@ -44,12 +44,17 @@
  * receives agent.pid and agent.port (the port bound, for --listen ...:0)
  * once the agent serves, both removed when it stops on SIGTERM or SIGINT.
  *
- * Reservations (COMMIT) outlive the agent when it has a --state-dir: it
- * writes them to reservations.json there (lightrail-agent reservations)
- * before it answers a COMMIT, and after a RELEASE or a KEEP freed any,
- * and reads them back when it starts (save_reservations(),
- * restore_reservations()); it holds a lock (flock) on the directory
- * meanwhile, so that a second agent on it stops at start.
+ * Reservations (COMMIT) outlive the agent when it has a --state-dir: each
+ * COMMIT, and each RELEASE or KEEP that frees any, hands the new state to
+ * a writer thread of its own (lr_agent_store.h: in order, each save
+ * synced), and the request is answered once it is written, the
+ * connection reading nothing more meanwhile (persist(), conn_saved()):
+ * a COMMIT answered is on disk, a COMMIT whose save failed is undone
+ * and refused.  The loop serves the other connections meanwhile.  The
+ * agent reads the file back when it starts (restore_reservations()); it
+ * holds a lock (flock) on the directory meanwhile, so that a second
+ * agent on it stops at start.  Test hook: --delay-save-ms N holds each
+ * save back N ms on the writer (a slow disk).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,6 +90,7 @@
 #include "planner/lr_cdynp.h"
 #include "planner/lr_cdynp_wire.h"
 #include "planner/lr_utf8.h"
+#include "tools/lightrail/lr_agent_store.h"
 #include "tools/lightrail/lr_cli.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_agent.h"
@@ -146,10 +152,13 @@ struct conn {
     /* --delay-ms: the answer held back, and its timer. */
     struct event *delay;
     struct evbuffer *held;
-    /* The request a worker runs, at most one (reading pauses meanwhile);
-     * 'gone': closed meanwhile, freed when the worker is done.  The
-     * buffers are made at the first such request. */
+    /* The request a worker runs, or whose save the store writes, at most
+     * one (reading pauses meanwhile); 'gone': closed meanwhile, freed
+     * when the worker or the store is done.  The buffers are made at the
+     * first request a worker runs. */
     bool busy, gone;
+    uint64_t commit;              /* saving a COMMIT: its commitment's
+                                   * serial; 0: a RELEASE or KEEP */
     struct lr_wire_msg req;       /* req.summary is 'in' */
     struct lr_cdynp_summary *in, *out;
     struct lr_plan *plan;
@@ -170,6 +179,8 @@ struct agent {
     int device_step;              /* --device-step; 0: automatic */
     const char *state_dir;
     int state_fd;                 /* --state-dir, locked; -1: none */
+    struct lr_agent_store *store; /* its writer; NULL without one */
+    int delay_save_ms;            /* --delay-save-ms */
     struct ly_ctx *ly;            /* for the reservations file */
     int port;
     int n_conns;
@@ -195,8 +206,11 @@ struct agent {
                                    * name: tags are its own */
         char tag[LR_WIRE_NAME_MAX];
         int devices;
+        uint64_t serial;          /* this agent's own, from 1: which one a
+                                   * failed save undoes */
     } *commits;
     int n_commits, cap_commits;
+    uint64_t serials;             /* the last serial given */
     int reserved;                 /* devices, the sum over commits */
 };
 
@@ -450,8 +464,6 @@ committed_already(struct conn *c, const struct lr_wire_msg *m, char *why,
 
 /* ---- reservations kept across restarts (--state-dir) ---- */
 
-#define AGENT_RESERVATIONS "reservations.json"
-
 /* Opens --state-dir and locks it (flock, held until the agent exits),
  * before its reservations are read: two agents on one directory would
  * each write only what they hold over the other's reservations.json
@@ -485,20 +497,16 @@ lock_state_dir(struct agent *a, char *err, size_t len)
     return 0;
 }
 
-/* Writes a->commits to --state-dir's reservations.json (lightrail-agent
- * reservations, YANG JSON) through a temporary file, synced and renamed
- * over it, then the directory synced, without which the rename may not
- * outlive a power cut: a crash leaves the old file or the new one.  0, also without
- * --state-dir; else an errno, with why[]. */
+/* a->commits as the text of reservations.json (lightrail-agent
+ * reservations, YANG JSON) in '*text' (malloc'ed, the caller's).  0, or
+ * an errno with why[]. */
 static int
-save_reservations(struct agent *a, char *why, size_t len)
+reservations_text(const struct agent *a, char **text, char *why, size_t len)
 {
-    if (!a->state_dir)
-        return 0;
     struct lr_agent_reservation *r = calloc((size_t) a->n_commits + 1,
                                             sizeof *r);
-    char *text = NULL, err[512], path[4096], tmp[4200];
-    int rc = 0, fd = -1;
+    char err[512];
+    *text = NULL;
     if (!r) {
         snprintf(why, len, "reservations not saved: out of memory");
         return ENOMEM;
@@ -508,39 +516,11 @@ save_reservations(struct agent *a, char *why, size_t len)
         snprintf(r[i].tag, sizeof r[i].tag, "%s", a->commits[i].tag);
         r[i].devices = a->commits[i].devices;
     }
-    rc = lr_yang_reservations_print(a->ly, r, a->n_commits, &text, err,
-                                    sizeof err);
+    int rc = lr_yang_reservations_print(a->ly, r, a->n_commits, text, err,
+                                        sizeof err);
     free(r);
-    if (rc) {
+    if (rc)
         snprintf(why, len, "reservations not saved: %.160s", err);
-        return rc;
-    }
-    snprintf(path, sizeof path, "%s/%s", a->state_dir, AGENT_RESERVATIONS);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    size_t n = strlen(text), done = 0;
-    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
-        rc = errno;
-    while (!rc && done < n) {
-        ssize_t w = write(fd, text + done, n - done);
-        if (w < 0 && errno != EINTR)
-            rc = errno;
-        else if (w > 0)
-            done += (size_t) w;
-    }
-    if (!rc && fsync(fd))
-        rc = errno;
-    if (fd >= 0 && close(fd) && !rc)
-        rc = errno;
-    if (!rc && rename(tmp, path))
-        rc = errno;
-    else if (!rc && fsync(a->state_fd))
-        rc = errno;
-    if (rc) {
-        unlink(tmp);
-        snprintf(why, len, "reservations not saved: %.100s: %.60s", path,
-                 strerror(rc));
-    }
-    free(text);
     return rc;
 }
 
@@ -555,7 +535,7 @@ restore_reservations(struct agent *a, char *err, size_t len)
     char path[4096];
     if (!a->state_dir)
         return 0;
-    snprintf(path, sizeof path, "%s/%s", a->state_dir, AGENT_RESERVATIONS);
+    snprintf(path, sizeof path, "%s/%s", a->state_dir, LR_AGENT_STORE_FILE);
     /* None only when there is none: a file we cannot see (a symlink
      * loop, EACCES, EIO) may hold reservations. */
     if (access(path, F_OK)) {
@@ -594,6 +574,7 @@ restore_reservations(struct agent *a, char *err, size_t len)
         snprintf(a->commits[i].tag, sizeof a->commits[i].tag, "%s",
                  r[i].tag);
         a->commits[i].devices = r[i].devices;
+        a->commits[i].serial = ++a->serials;
     }
     a->n_commits = a->cap_commits = n;
     a->reserved = (int) sum;
@@ -604,12 +585,13 @@ restore_reservations(struct agent *a, char *err, size_t len)
 }
 
 /* COMMIT, once a worker has laid out our stages again (c->plan, from
- * the caches of FINISH): reserves their devices under the tag.  The tag
- * is checked again here: another connection of the same coordinator may
- * have committed it while this one's layout ran. */
+ * the caches of FINISH): reserves their devices under the tag, as
+ * commitment '*serial'.  The tag is checked again here: another
+ * connection of the same coordinator may have committed it while this
+ * one's layout ran.  Answered once saved (persist()). */
 static int
-do_commit(struct conn *c, const struct lr_wire_msg *m, char *why,
-          size_t len)
+do_commit(struct conn *c, const struct lr_wire_msg *m, uint64_t *serial,
+          char *why, size_t len)
 {
     struct agent *a = c->a;
     int rc = committed_already(c, m, why, len);
@@ -643,25 +625,33 @@ do_commit(struct conn *c, const struct lr_wire_msg *m, char *why,
     snprintf(k->owner, sizeof k->owner, "%s", c->owner);
     snprintf(k->tag, sizeof k->tag, "%s", m->name);
     k->devices = devices;
+    k->serial = *serial = ++a->serials;
     a->reserved += devices;
-    /* Kept before it is answered: a restart must not free it. */
-    char saved[LR_WIRE_TEXT_MAX - 64];
-    if ((rc = save_reservations(a, saved, sizeof saved))) {
-        a->n_commits--;
-        a->reserved -= devices;
-        snprintf(why, len, "commit '%.63s': %.180s", m->name, saved);
-        return rc;
-    }
-    alog(a, "%s: '%s' committed: %d device(s) reserved, %d of %d free",
-         c->peer, m->name, devices, a->cfg.n_devices - a->reserved,
-         a->cfg.n_devices);
     return 0;
+}
+
+/* Undoes commitment 'serial' (its save failed), if a RELEASE or KEEP has
+ * not freed it meanwhile. */
+static void
+undo_commit(struct agent *a, uint64_t serial)
+{
+    for (int i = 0; i < a->n_commits; i++) {
+        struct commitment *k = &a->commits[i];
+        if (k->serial != serial)
+            continue;
+        a->reserved -= k->devices;
+        alog(a, "'%s' not committed, its reservation not saved: %d "
+             "device(s) free again, %d of %d free", k->tag, k->devices,
+             a->cfg.n_devices - a->reserved, a->cfg.n_devices);
+        *k = a->commits[--a->n_commits];
+        return;
+    }
 }
 
 /* KEEP: frees what this coordinator committed under any tag but those
  * listed (it holds no other job here: it restarted, or a RELEASE was
- * lost). */
-static void
+ * lost).  The number of commitments freed. */
+static int
 do_keep(struct conn *c, const struct lr_wire_msg *m)
 {
     struct agent *a = c->a;
@@ -684,9 +674,7 @@ do_keep(struct conn *c, const struct lr_wire_msg *m)
     }
     alog(a, "%s: keep %d tag(s): %d released", c->peer, m->n_tags,
          released);
-    char why[LR_WIRE_TEXT_MAX];
-    if (released && save_reservations(a, why, sizeof why))
-        alog(a, "%s: keep: %s", c->peer, why);
+    return released;
 }
 
 /* RELEASE: frees what COMMIT reserved under the tag. */
@@ -706,11 +694,6 @@ do_release(struct conn *c, const struct lr_wire_msg *m, char *why,
          m->name, k->devices, a->cfg.n_devices - a->reserved,
          a->cfg.n_devices);
     *k = a->commits[--a->n_commits];
-    /* Freed here either way; a file not rewritten holds it again after a
-     * restart, until the coordinator's KEEP (or RELEASE) frees it. */
-    char saved[LR_WIRE_TEXT_MAX];
-    if (save_reservations(a, saved, sizeof saved))
-        alog(a, "%s: release '%s': %s", c->peer, m->name, saved);
     return 0;
 }
 
@@ -731,6 +714,107 @@ conn_send(struct conn *c, const struct lr_wire_msg *ans)
                             && c->req.type == LR_WIRE_COMMIT
                             && a->delay_commit_ms > 0
                             ? a->delay_commit_ms : a->delay_ms);
+}
+
+/* ---- answers that wait for the reservations to be saved ---- */
+
+static void persist(struct agent *a, struct conn *c, uint64_t commit);
+
+/* The save c->req waited for is done ('rc', 'why'): answers it.  A
+ * COMMIT whose save failed is undone and refused; the file may then hold
+ * it (saves queued after it hold it too), so a save of the state without
+ * it follows.  A RELEASE or KEEP is answered OK either way: its devices
+ * are free here, and a file that still holds them after a restart holds
+ * them until the coordinator's KEEP (the safe side). */
+static void
+saved_answer(struct conn *c, int rc, const char *why)
+{
+    struct agent *a = c->a;
+    const struct lr_wire_msg *m = &c->req;
+    if (rc && c->commit) {
+        undo_commit(a, c->commit);
+        persist(a, NULL, 0);
+    }
+    if (rc && m->type == LR_WIRE_KEEP)
+        alog(a, "%s: KEEP: %s", c->peer, why);
+    else if (rc)
+        alog(a, "%s: %s '%s': %s", c->peer, lr_wire_type_name(m->type),
+             m->name, why);
+    if (c->gone || atomic_load(&a->stopping))
+        return;
+    if (rc && c->commit) {
+        conn_error(c, m->id, rc, "commit '%.63s': %.180s", m->name, why);
+        return;
+    }
+    struct lr_wire_msg ans = { .id = m->id, .type = LR_WIRE_OK };
+    if (c->commit) {
+        alog(a, "%s: '%s' committed: %d of %d devices free", c->peer,
+             m->name, a->cfg.n_devices - a->reserved, a->cfg.n_devices);
+        ans.type = LR_WIRE_FINISH_OK;
+        ans.n_stages = c->n_stages;
+    }
+    conn_send(c, &ans);
+}
+
+/* The store's 'done' for a save a request waits for: answer it and read
+ * on (or free a connection closed meanwhile). */
+static void
+conn_saved(void *cookie, int rc, const char *why)
+{
+    struct conn *c = cookie;
+    c->busy = false;
+    saved_answer(c, rc, why);
+    if (c->gone) {
+        conn_free(c);
+        return;
+    }
+    if (atomic_load(&c->a->stopping) || c->closing
+        || evtimer_pending(c->delay, NULL))
+        return;   /* conn_delay_done reads on */
+    bufferevent_enable(c->bev, EV_READ);
+    conn_read(c->bev, c);
+}
+
+/* The store's 'done' for a save no request waits for. */
+static void
+agent_saved(void *cookie, int rc, const char *why)
+{
+    if (rc)
+        alog(cookie, "%s", why);
+}
+
+/* Hands a->commits to the store, and c's request (c->req: a COMMIT of
+ * commitment 'commit', or a RELEASE or KEEP with commit 0) its answer
+ * once written; reading pauses meanwhile.  Without --state-dir, or when
+ * the save cannot be queued, answers now.  'c' NULL: no request waits. */
+static void
+persist(struct agent *a, struct conn *c, uint64_t commit)
+{
+    char *text = NULL, why[LR_WIRE_TEXT_MAX - 64] = "";
+    int rc = 0;
+    if (c)
+        c->commit = commit;
+    if (a->store) {
+        rc = reservations_text(a, &text, why, sizeof why);
+        if (!rc && !lr_agent_store_save(a->store, text,
+                                        c ? conn_saved : agent_saved,
+                                        c ? (void *) c : (void *) a)) {
+            if (c) {
+                c->busy = true;
+                bufferevent_disable(c->bev, EV_READ);
+            }
+            return;
+        }
+        /* No memory to queue it: written now, on the loop. */
+        if (!rc)
+            rc = lr_agent_store_write(a->state_dir, a->state_fd, text, why,
+                                      sizeof why);
+        free(text);
+    }
+    if (c)
+        saved_answer(c, rc, why);
+    else
+        agent_saved(a, rc, why);
 }
 
 /* The DP of c->req, on a worker (or on the loop when none could take
@@ -774,10 +858,12 @@ conn_work_answer(struct conn *c)
     char why[LR_WIRE_TEXT_MAX];
     int rc = c->rc;
     if (m->type == LR_WIRE_COMMIT) {
-        if ((rc = do_commit(c, m, why, sizeof why))) {
+        uint64_t serial = 0;
+        if ((rc = do_commit(c, m, &serial, why, sizeof why)))
             conn_error(c, m->id, rc, "%s", why);
-            return;
-        }
+        else
+            persist(c->a, c, serial);   /* answers once saved */
+        return;
     } else if (m->type == LR_WIRE_FINISH && !rc) {
         log_layout(c, m);
     }
@@ -794,7 +880,7 @@ conn_work_answer(struct conn *c)
     } else if (m->type == LR_WIRE_BACKTRACK) {
         ans.type = LR_WIRE_BACKTRACK_OK;
         ans.prev_last = c->prev_last;
-    } else {
+    } else {   /* FINISH */
         ans.type = LR_WIRE_FINISH_OK;
         ans.n_stages = c->n_stages;
     }
@@ -815,8 +901,8 @@ conn_work_done(void *cookie, void *arg)
         return;
     }
     conn_work_answer(c);
-    if (c->closing || evtimer_pending(c->delay, NULL))
-        return;   /* conn_delay_done reads on */
+    if (c->busy || c->closing || evtimer_pending(c->delay, NULL))
+        return;   /* conn_saved or conn_delay_done reads on */
     bufferevent_enable(c->bev, EV_READ);
     conn_read(c->bev, c);
 }
@@ -889,16 +975,21 @@ conn_handle(struct conn *c, const struct lr_wire_msg *m)
         ans.type = LR_WIRE_OK;
         break;
     case LR_WIRE_RELEASE:
-        if ((rc = do_release(c, m, why, sizeof why))) {
+    case LR_WIRE_KEEP:
+        if (m->type == LR_WIRE_RELEASE
+            && (rc = do_release(c, m, why, sizeof why))) {
             conn_error(c, m->id, rc, "%s", why);
             return;
         }
-        ans.type = LR_WIRE_OK;
-        break;
-    case LR_WIRE_KEEP:
-        do_keep(c, m);
-        ans.type = LR_WIRE_OK;
-        break;
+        if (m->type == LR_WIRE_KEEP && !do_keep(c, m)) {
+            ans.type = LR_WIRE_OK;   /* nothing to save */
+            break;
+        }
+        c->req.type = m->type;
+        c->req.id = m->id;
+        snprintf(c->req.name, sizeof c->req.name, "%s", m->name);
+        persist(a, c, 0);   /* answers once saved */
+        return;
     case LR_WIRE_STEP:
     case LR_WIRE_BACKTRACK:
     case LR_WIRE_FINISH:
@@ -1281,7 +1372,7 @@ usage(FILE *f)
 "                       [--state-dir DIR] [--max-step-cells N]\n"
 "                       [--device-step S] [--threads N]\n"
 "                       [--record FILE] [--delay-ms N]\n"
-"                       [--delay-commit-ms N]\n"
+"                       [--delay-commit-ms N] [--delay-save-ms N]\n"
 "\n"
 "Serves one data center in distributed CDynP: keeps the DC's inventory\n"
 "private and answers the coordinator (lightrail plan --distributed,\n"
@@ -1315,6 +1406,8 @@ usage(FILE *f)
 "  --delay-ms N      hold each answer back N ms (tests of timeouts)\n"
 "  --delay-commit-ms N  hold the answer to a COMMIT back N ms, after its\n"
 "                    devices are reserved (tests of a COMMIT timed out)\n"
+"  --delay-save-ms N  hold each save of the reservations back N ms, off\n"
+"                    the main thread (tests of a slow disk)\n"
 "\n"
 "Logs to stderr; stops on SIGTERM or SIGINT.  exit status: 0 stopped by\n"
 "a signal, 2 bad input, 1 cannot listen or other failure\n",
@@ -1323,7 +1416,7 @@ usage(FILE *f)
 
 struct agent_opts {
     const char *config, *listen, *state_dir, *record;
-    long delay_ms, delay_commit_ms;
+    long delay_ms, delay_commit_ms, delay_save_ms;
     double max_cells;
     long device_step;
     long threads;
@@ -1333,7 +1426,7 @@ static int
 parse_args(int argc, char **argv, struct agent_opts *o)
 {
     enum { O_CONFIG = 256, O_LISTEN, O_STATE, O_RECORD, O_DELAY, O_CELLS,
-           O_DELAY_COMMIT, O_HELP, O_STEP, O_THREADS };
+           O_DELAY_COMMIT, O_DELAY_SAVE, O_HELP, O_STEP, O_THREADS };
     static const struct option longopts[] = {
         { "config", required_argument, NULL, O_CONFIG },
         { "listen", required_argument, NULL, O_LISTEN },
@@ -1341,6 +1434,7 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         { "record", required_argument, NULL, O_RECORD },
         { "delay-ms", required_argument, NULL, O_DELAY },
         { "delay-commit-ms", required_argument, NULL, O_DELAY_COMMIT },
+        { "delay-save-ms", required_argument, NULL, O_DELAY_SAVE },
         { "max-step-cells", required_argument, NULL, O_CELLS },
         { "device-step", required_argument, NULL, O_STEP },
         { "threads", required_argument, NULL, O_THREADS },
@@ -1374,6 +1468,13 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         case O_DELAY_COMMIT:
             if (lr_cli_parse_long(optarg, 0, 3600000, &o->delay_commit_ms)) {
                 lr_cli_err(CMD, "--delay-commit-ms wants milliseconds in "
+                           "0..3600000, not '%s'", optarg);
+                return LR_EXIT_USAGE;
+            }
+            break;
+        case O_DELAY_SAVE:
+            if (lr_cli_parse_long(optarg, 0, 3600000, &o->delay_save_ms)) {
+                lr_cli_err(CMD, "--delay-save-ms wants milliseconds in "
                            "0..3600000, not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
@@ -1482,6 +1583,7 @@ lr_cmd_agent(int argc, char **argv)
 
     struct agent a = { .delay_ms = (int) o.delay_ms,
                        .delay_commit_ms = (int) o.delay_commit_ms,
+                       .delay_save_ms = (int) o.delay_save_ms,
                        .max_cells = o.max_cells,
                        .device_step = (int) o.device_step,
                        .state_dir = o.state_dir, .state_fd = -1 };
@@ -1553,6 +1655,13 @@ lr_cmd_agent(int argc, char **argv)
         }
         a.n_workers++;
     }
+    if (a.state_dir
+        && lr_agent_store_new(a.base, a.state_dir, a.state_fd,
+                              a.delay_save_ms, &a.store, err, sizeof err)) {
+        lr_cli_err(CMD, "%s", err);
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
     /* Writes to a coordinator that hung up must fail, not kill us. */
     signal(SIGPIPE, SIG_IGN);
     a.listener = evconnlistener_new_bind(
@@ -1597,13 +1706,18 @@ lr_cmd_agent(int argc, char **argv)
 cleanup:
     /* The workers first: a request still running ends and its answer
      * is dropped (conn_work_done), those still queued are dropped unrun
-     * (conn_work_run); then no connection is busy. */
+     * (conn_work_run).  Then the store: the saves queued are written,
+     * their answers dropped (conn_saved); then no connection is busy. */
     atomic_store(&a.stopping, true);
     for (int i = 0; i < a.n_workers; i++)
         lr_worker_free(a.workers[i]);
     if (atomic_load(&a.dropped))
         alog(&a, "stopped: %d queued request(s) dropped unrun",
              atomic_load(&a.dropped));
+    if (lr_agent_store_pending(a.store))
+        alog(&a, "stopping: writing %d save(s) of the reservations",
+             lr_agent_store_pending(a.store));
+    lr_agent_store_free(a.store);
     while (a.conns)
         conn_free(a.conns);
     if (serving && o.state_dir) {
