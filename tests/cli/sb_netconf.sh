@@ -128,11 +128,18 @@ devices_empty "j1 deleted"
 
 # 2. A device dies mid-provisioning: r3's netconfd is stopped so that the
 # controller waits on it while r1, r2 and r4 (programmed at the same
-# time) have taken their channels, then killed while it waits.
+# time) take their channels, then killed while it waits: once r1 holds
+# one (every device was empty), read with ncclient, rather than after a
+# guess of a sleep.
 nc_stop_dev r3
 (submit j2; echo "$STATUS" > "$tmp/status") &
 SUBMIT=$!
-sleep 0.5
+for i in $(seq 1 60); do
+    [ -n "$(nc_get r1 2>/dev/null)" ] && break
+    kill -0 $SUBMIT 2>/dev/null || break
+    sleep 0.25
+done
+[ -n "$(nc_get r1 2>/dev/null)" ] || echo "# r1 took no channel of j2 before r3 was killed"
 nc_kill r3
 wait $SUBMIT
 # Whether r3 took its channels is unknown and r3 cannot be asked: the
