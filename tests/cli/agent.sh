@@ -710,6 +710,54 @@ sys.exit(1 if checks.failed else 0)
     fi
 fi
 
+# lightrail reservations: what a stopped agent's --state-dir holds, and
+# the way to free a gone coordinator's reservations; refused while an
+# agent runs on the directory (it would write its own over the change).
+mkdir -p "$A/resv.state"
+printf '{"lightrail-agent:reservations": {"reservation": [{"owner": "gone", "tag": "j1", "devices": 1}, {"owner": "gone", "tag": "j2", "devices": 1}, {"owner": "coordinator", "tag": "j3", "devices": 2}]}}\n' > "$A/resv.state/reservations.json"
+$LIGHTRAIL reservations --state-dir "$A/resv.state" > "$tmp/out" 2>&1
+if [ $? -eq 0 ] && grep -q "^gone  *j2  *1$" "$tmp/out" \
+   && grep -q "^3 reservation(s), 4 device(s)$" "$tmp/out"; then
+    ok "reservations lists a state directory's reservations"
+else
+    notok "reservations: $(cat "$tmp/out")"
+fi
+$LIGHTRAIL reservations --state-dir "$A/resv.state" --format json > "$tmp/out" 2>&1
+[ "$(jq -c '[."lightrail-agent:reservations".reservation[].tag]' "$tmp/out" 2>/dev/null)" = '["j1","j2","j3"]' ] \
+    && ok "reservations --format json: the file's YANG JSON" \
+    || notok "reservations --format json: $(head -3 "$tmp/out")"
+if start_agent resv "$A/dc2.json"; then
+    $LIGHTRAIL reservations --state-dir "$A/resv.state" --release gone > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q "in use by a running agent" "$tmp/err" \
+       && [ "$(jq '."lightrail-agent:reservations".reservation | length' "$A/resv.state/reservations.json")" = 3 ]; then
+        ok "reservations --release refused while the agent runs, the file as it was: $(cat "$tmp/err")"
+    else
+        notok "reservations --release with the agent running: exit $rc: $(cat "$tmp/err")"
+    fi
+    stop_agent $APID
+fi
+cp "$A/resv.state/reservations.json" "$tmp/resv.before"
+expect_bad "holds no tag 'j3' of 'gone'" \
+    $LIGHTRAIL reservations --state-dir "$A/resv.state" --release gone --tag j3
+cmp -s "$tmp/resv.before" "$A/resv.state/reservations.json" \
+    && ok "a release of no reservation leaves the file as it was" \
+    || notok "a refused release changed reservations.json"
+expect_bad "--tag TAG goes with --release OWNER" \
+    $LIGHTRAIL reservations --state-dir "$A/resv.state" --tag j3
+$LIGHTRAIL reservations --state-dir "$A/resv.state" --release gone --tag j1 > "$tmp/out" 2>&1 &&
+$LIGHTRAIL reservations --state-dir "$A/resv.state" --release gone >> "$tmp/out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^released gone j1: 1 device(s)$" "$tmp/out" \
+   && grep -q "^released gone j2: 1 device(s)$" "$tmp/out" \
+   && [ "$(jq -c '."lightrail-agent:reservations".reservation' "$A/resv.state/reservations.json")" = '[{"owner":"coordinator","tag":"j3","devices":2}]' ] \
+   && start_agent resv "$A/dc2.json" && stop_agent $APID \
+   && grep -q "restored 1 reservation(s) from .*: 2 of 4 devices free" "$A/resv.log"; then
+    ok "reservations --release frees a gone coordinator's reservations, one tag or all; the agent restores the rest"
+else
+    notok "reservations --release: exit $rc: $(cat "$tmp/out"; tail -2 "$A/resv.log")"
+fi
+
 # A save of the reservations holds the request that made it, not the
 # agent: with each save held 4 s (--delay-save-ms, a slow disk) another
 # connection is served from its handshake to its third answer while a

@@ -69,7 +69,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -463,39 +462,6 @@ committed_already(struct conn *c, const struct lr_wire_msg *m, char *why,
 }
 
 /* ---- reservations kept across restarts (--state-dir) ---- */
-
-/* Opens --state-dir and locks it (flock, held until the agent exits),
- * before its reservations are read: two agents on one directory would
- * each write only what they hold over the other's reservations.json
- * (and agent.pid, agent.port).  0, also without --state-dir; else an
- * errno, with err[]. */
-static int
-lock_state_dir(struct agent *a, char *err, size_t len)
-{
-    if (!a->state_dir)
-        return 0;
-    int fd = open(a->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        snprintf(err, len, "--state-dir %s: %s: give a directory the agent "
-                 "may write", a->state_dir, strerror(e));
-        return e;
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB)) {
-        int e = errno;
-        if (e == EWOULDBLOCK)
-            snprintf(err, len, "--state-dir %s is in use by another agent "
-                     "(its agent.pid): give each agent a directory of its "
-                     "own", a->state_dir);
-        else
-            snprintf(err, len, "--state-dir %s: cannot lock it: %s",
-                     a->state_dir, strerror(e));
-        close(fd);
-        return e;
-    }
-    a->state_fd = fd;
-    return 0;
-}
 
 /* a->commits as the text of reservations.json (lightrail-agent
  * reservations, YANG JSON) in '*text' (malloc'ed, the caller's).  0, or
@@ -1622,8 +1588,15 @@ lr_cmd_agent(int argc, char **argv)
         rc = LR_EXIT_USAGE;
         goto cleanup;
     }
-    if (lock_state_dir(&a, err, sizeof err)) {
-        lr_cli_err(CMD, "%s", err);
+    if (a.state_dir
+        && (rc = lr_agent_store_lock(a.state_dir, &a.state_fd, err,
+                                     sizeof err))) {
+        if (rc == EWOULDBLOCK)
+            lr_cli_err(CMD, "--state-dir %s is in use by another agent (its "
+                       "agent.pid): give each agent a directory of its own",
+                       a.state_dir);
+        else
+            lr_cli_err(CMD, "%s", err);
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }

@@ -46,6 +46,9 @@ static const struct lr_cli_command commands[] = {
     { "agent", lr_cmd_agent,
       "serve one data center's private inventory to distributed CDynP "
       "(mutual TLS)" },
+    { "reservations", lr_cmd_reservations,
+      "show what a stopped agent's --state-dir holds, or free a gone "
+      "coordinator's reservations there" },
     { "topo", lr_cmd_topo,
       "convert and check optical topologies (topo import FILE.json)" },
     { "job", lr_cmd_job,

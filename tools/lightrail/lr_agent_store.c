@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +32,32 @@ struct save {
     int rc;                       /* the writer's result, and */
     char why[512];
 };
+
+int
+lr_agent_store_lock(const char *dir, int *out, char *err, size_t errlen)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    *out = -1;
+    if (fd < 0) {
+        int e = errno;
+        snprintf(err, errlen, "--state-dir %s: %s: give a directory the "
+                 "agent may write", dir, strerror(e));
+        return e;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+        int e = errno;
+        if (e == EWOULDBLOCK)
+            snprintf(err, errlen, "--state-dir %s is in use by an agent",
+                     dir);
+        else
+            snprintf(err, errlen, "--state-dir %s: cannot lock it: %s", dir,
+                     strerror(e));
+        close(fd);
+        return e;
+    }
+    *out = fd;
+    return 0;
+}
 
 int
 lr_agent_store_write(const char *dir, int dir_fd, const char *text,

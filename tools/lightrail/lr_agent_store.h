@@ -32,6 +32,13 @@ struct lr_agent_store;
 #define LR_AGENT_STORE_FILE "reservations.json"
 #define LR_AGENT_STORE_TMP "reservations.json.tmp"
 
+/* Opens the state directory 'dir' as '*fd' and locks it (flock, held
+ * until '*fd' is closed): one agent per directory, or two would each
+ * write only what they hold over the other's reservations.json.  0; or
+ * EWOULDBLOCK, another process holds it (err[] says so, the caller says
+ * what to do), or another errno with err[]. */
+int lr_agent_store_lock(const char *dir, int *fd, char *err, size_t errlen);
+
 /* A save is done: 'rc' 0, or an errno with 'why' (one line: what was
  * not saved, where and why).  On the loop's thread. */
 typedef void lr_agent_store_done(void *cookie, int rc, const char *why);

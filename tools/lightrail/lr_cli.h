@@ -48,6 +48,7 @@ int lr_cmd_policy(int argc, char **argv);
 int lr_cmd_demo(int argc, char **argv);
 /* A data center's agent for distributed CDynP (cmd_agent.c). */
 int lr_cmd_agent(int argc, char **argv);
+int lr_cmd_reservations(int argc, char **argv);
 /* A lightpath's terminals and gOSNR on Mininet-Optical (cmd_mnoptical.c). */
 int lr_cmd_mnoptical(int argc, char **argv);
 
