@@ -289,7 +289,7 @@ usage(FILE *f)
 {
     fprintf(f, "usage: lightrail COMMAND [ARGS...]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n`lightrail COMMAND --help` describes each one.\n");
 }
 
