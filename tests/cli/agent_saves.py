@@ -25,31 +25,17 @@ Prints "ok: " or "FAIL: " lines and exits 1 on any failure.
 """
 import json
 import os
-import socket
-import ssl
 import struct
 import sys
 
-from agentwire import COMMIT, ERROR, FINISH_OK, HELLO, HELLO_OK, OK, \
-    RELEASE, Checks, ask, commit, connect, frame, job, read_frame, text
+from agentwire import COMMIT, ERROR, FINISH_OK, HELLO, HELLO_OK, OK, RELEASE, \
+    Checks, answer_pending, ask, commit, connect, frame, job, read_frame, text
 
 ENOENT = 2
 certs, port, agent, coord, state, mode = sys.argv[1:7]
 checks = Checks()
 RES = os.path.join(state, "reservations.json")
 TMP = RES + ".tmp"
-
-
-def answer_pending(sock):
-    """True when nothing is there to read on 'sock' yet."""
-    sock.setblocking(False)
-    try:
-        sock.recv(1)
-    except (ssl.SSLWantReadError, BlockingIOError, socket.timeout):
-        return True
-    finally:
-        sock.settimeout(60)
-    return False
 
 
 def tags():

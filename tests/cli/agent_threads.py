@@ -19,32 +19,17 @@ refused EEXIST, and one RELEASE frees the tag.  Prints "ok: " or "FAIL: " lines 
 
     agent_threads.py CERTS_DIR PORT AGENT_NAME COORDINATOR LAYERS
 """
-import socket
-import ssl
 import struct
 import sys
 
-from agentwire import COMMIT, ERROR, FINISH, FINISH_OK, HELLO, HELLO_OK, \
-    OK, JOB, RELEASE, STEP, STEP_OK, TIME, Checks, ask, connect, finish, \
-    frame, job, read_frame, step_head, text
+from agentwire import COMMIT, ERROR, FINISH, FINISH_OK, HELLO, HELLO_OK, JOB, \
+    OK, RELEASE, STEP, STEP_OK, TIME, Checks, answer_pending, ask, connect, \
+    finish, frame, job, read_frame, step_head, text
 
 ENOENT, EEXIST = 2, 17
 certs, port, agent, coord, layers = sys.argv[1:6]
 layers = int(layers)
 checks = Checks()
-
-
-def answer_pending(sock):
-    """True when nothing is there to read on 'sock' yet (an answer, or
-    the peer's close, would be)."""
-    sock.setblocking(False)
-    try:
-        sock.recv(1)
-    except (ssl.SSLWantReadError, BlockingIOError, socket.timeout):
-        return True
-    finally:
-        sock.settimeout(60)
-    return False
 
 
 a = connect(certs, port, agent, coord)

@@ -23,6 +23,19 @@ def connect(certs, port, agent, name):
     return ctx.wrap_socket(raw, server_hostname=agent)
 
 
+def answer_pending(sock):
+    """True when nothing is there to read on 'sock' yet (an answer, or
+    the peer's close, would be); the socket's timeout is 60 s after."""
+    sock.setblocking(False)
+    try:
+        sock.recv(1)
+    except (ssl.SSLWantReadError, BlockingIOError, socket.timeout):
+        return True
+    finally:
+        sock.settimeout(60)
+    return False
+
+
 def text(s):
     b = s.encode()
     return struct.pack(">H", len(b)) + b
