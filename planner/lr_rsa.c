@@ -102,8 +102,6 @@ lr_rsa_new(const struct lr_topo *topo, const struct lr_rsa_config *cfg,
     rsa->mods = *mods;
     rsa->policy = policy;
     rsa->cfg = *cfg;
-    if (!rsa->cfg.demand_sizes)
-        rsa->cfg.demand_sizes = ~UINT64_C(1);
 
     int err = lr_ksp_compute(topo, cfg->k, cfg->order, &rsa->ksp);
     if (err)
@@ -125,12 +123,18 @@ lr_rsa_new(const struct lr_topo *topo, const struct lr_rsa_config *cfg,
     err = index_links(rsa);
     if (err)
         goto fail;
-    for (int len = 0; len <= width; len++) {
-        int f = 0;
-        for (int s = 1; s < 64 && s <= len; s++)
-            if (rsa->cfg.demand_sizes & (UINT64_C(1) << s))
-                f += len - s + 1;
-        rsa->run_capacity[len] = f;
+    /* F(L) = sum_{s in S, s <= L} (L - s + 1), so F(L) - F(L - 1) is
+     * the number of sizes of S up to L. */
+    bool any = false;
+    for (int w = 0; w < LR_BITS_MAX_WORDS; w++)
+        any = any || rsa->cfg.demand_sizes[w];
+    int sizes = 0;
+    rsa->run_capacity[0] = 0;
+    for (int len = 1; len <= width; len++) {
+        if (!any || (len < LR_RSA_MAX_DEMAND_SIZE
+                     && lr_bits_any(rsa->cfg.demand_sizes, len, 1)))
+            sizes++;
+        rsa->run_capacity[len] = rsa->run_capacity[len - 1] + sizes;
     }
     *out = rsa;
     return 0;

@@ -66,13 +66,19 @@ enum lr_rsa_block {
     LR_RSA_NO_SPECTRUM,       /* no common free block of the size needed */
 };
 
+#define LR_RSA_MAX_DEMAND_SIZE (64 * LR_BITS_MAX_WORDS)
+
 struct lr_rsa_config {
     int k;                    /* candidate paths per pair */
     enum lr_ksp_order order;
     int guard;                /* guard slots per lightpath */
-    /* Block sizes that requests may need (bit s set = size s), used by
-     * capacity-loss policies; 0 = every size from 1 to 63. */
-    uint64_t demand_sizes;
+    /* Block sizes that requests may need, used by capacity-loss
+     * policies: size s (1 to LR_RSA_MAX_DEMAND_SIZE - 1) is bit s % 64 of
+     * word s / 64 (lr_bits_set(demand_sizes, s, 1)); empty = every size
+     * from 1 to the spectrum's width.  (Until 2026-12-05 one word: sizes
+     * of 64 slots or more were lost, and a set of only such sizes read
+     * as empty, every size from 1 to 63.) */
+    uint64_t demand_sizes[LR_BITS_MAX_WORDS];
 };
 
 struct lr_rsa {

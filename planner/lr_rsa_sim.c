@@ -1,6 +1,7 @@
 /* lr_rsa_sim: see lr_rsa_sim.h for the model. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "planner/lr_rng.h"
 #include "planner/lr_rsa_sim.h"
@@ -69,18 +70,18 @@ lr_rsa_sim_defaults(struct lr_rsa_sim_config *cfg)
     };
 }
 
-uint64_t
+void
 lr_rsa_sim_demand_sizes(const struct lr_modtable *mods, int guard,
-                        int rate_min, int rate_max)
+                        int rate_min, int rate_max,
+                        uint64_t set[LR_BITS_MAX_WORDS])
 {
-    uint64_t set = 0;
+    memset(set, 0, LR_BITS_MAX_WORDS * sizeof *set);
     for (int f = 0; f < mods->n; f++)
         for (long r = rate_min; r <= rate_max; r++) {   /* to INT_MAX */
             int m = lr_mod_slots(&mods->f[f], (double) r, guard);
-            if (m >= 1 && m < 64)
-                set |= UINT64_C(1) << m;
+            if (m >= 1 && m < LR_RSA_MAX_DEMAND_SIZE)
+                lr_bits_set(set, m, 1);
         }
-    return set;
 }
 
 static double

@@ -15,7 +15,7 @@ engine(const struct lr_topo *t, const char *policy, int k, int guard,
     struct lr_modtable mods;
     lr_modtable_default(&mods);
     struct lr_rsa_config cfg = { .k = k, .order = LR_KSP_KM, .guard = guard,
-                                 .demand_sizes = sizes };
+                                 .demand_sizes = { sizes } };
     struct lr_rsa *rsa = NULL;
     CU_ASSERT_EQUAL(lr_rsa_new(t, &cfg, &mods, lr_rsa_policy_find(policy),
                                &rsa), 0);
@@ -79,6 +79,50 @@ test_fit_rules_by_hand(void)
     /* On one link the route-level and link-level losses coincide. */
     CU_ASSERT_EQUAL(first_slot("mscl-link", 150, (1 << 2) | (1 << 3)), 12);
     CU_ASSERT_EQUAL(first_slot("mscl-link", 100, (1 << 2) | (1 << 3)), 18);
+}
+
+/* Demand sizes of 64 slots or more (until 2026-12-05 the set was one
+ * word: they were lost, and a set of only such sizes read as empty,
+ * every size from 1 to 63).  One link a->b of 200 slots, [100, 115)
+ * busy: free runs of 100 and 85.  With S = {80}, F(L) = max(0, L - 79):
+ * 10 slots (500 Gb/s at 16QAM, guard 0) anywhere in the first run lose
+ * at least F(100) - F(90) = 21 - 11 = 10, at the start of the second
+ * F(85) - F(75) = 6 - 0 = 6: MSCL takes 115.  Read as every size from 1
+ * to 63, both lose 630 and the tie goes to slot 0. */
+static void
+test_demand_sizes_beyond_63(void)
+{
+    struct lr_topo *t = lr_topo_new("wide");
+    lr_topo_add_node(t, "a");
+    lr_topo_add_node(t, "b");
+    lr_topo_add_link(t, "a-b", 0, 1, 100, 200, 0);
+    struct lr_modtable mods;
+    lr_modtable_default(&mods);
+    struct lr_rsa_config cfg = { .k = 1, .order = LR_KSP_KM, .guard = 0 };
+    lr_bits_set(cfg.demand_sizes, 80, 1);
+    struct lr_rsa *rsa = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_rsa_new(t, &cfg, &mods,
+                                     lr_rsa_policy_find("mscl"), &rsa), 0);
+    CU_ASSERT_EQUAL(rsa->run_capacity[79], 0);
+    CU_ASSERT_EQUAL(rsa->run_capacity[80], 1);
+    CU_ASSERT_EQUAL(rsa->run_capacity[100], 21);
+    int link = 0;
+    CU_ASSERT_EQUAL(lr_spectrum_alloc(rsa->sp, &link, 1, 100, 15), 0);
+    struct lr_rsa_request req = { 0, 1, 500 };
+    struct lr_rsa_choice c;
+    CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &req, &c), LR_RSA_OK);
+    CU_ASSERT_EQUAL(c.first, 115);
+    CU_ASSERT_EQUAL(c.m, 10);
+    lr_rsa_free(rsa);
+    /* Empty: every size from 1 to the width, F(L) = L (L + 1) / 2 (it
+     * stopped at 63: F(100) was 4,347). */
+    struct lr_rsa_config every = { .k = 1, .order = LR_KSP_KM, .guard = 0 };
+    CU_ASSERT_EQUAL_FATAL(lr_rsa_new(t, &every, &mods,
+                                     lr_rsa_policy_find("mscl"), &rsa), 0);
+    CU_ASSERT_EQUAL(rsa->run_capacity[100], 5050);
+    CU_ASSERT_EQUAL(rsa->run_capacity[200], 20100);
+    lr_rsa_free(rsa);
+    lr_topo_free(t);
 }
 
 /* Square 0-1-2-3 (100, 100, 150, 150 km): paths 0->2 are via 1 (200 km)
@@ -279,6 +323,8 @@ static CU_TestInfo tests[] = {
     { "first, last, best, exact fit and MSCL by hand",
       test_fit_rules_by_hand },
     { "KSP-FF prefers the path, FF-KSP the slot", test_ksp_ff_versus_ff_ksp },
+    { "MSCL with demand sizes of 64 slots or more",
+      test_demand_sizes_beyond_63 },
     { "a path exactly at a format's reach uses it", test_reach_at_its_bound },
     { "block reasons: no path, no reach, no spectrum", test_block_reasons },
     { "every policy against slot-by-slot searches", test_random_policies },

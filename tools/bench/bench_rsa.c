@@ -72,10 +72,8 @@ engine(const struct lr_topo *t, int k, const struct lr_rsa_policy *p)
 {
     struct lr_modtable mods;
     lr_modtable_default(&mods);
-    struct lr_rsa_config cfg = {
-        .k = k, .order = LR_KSP_KM, .guard = 1,
-        .demand_sizes = lr_rsa_sim_demand_sizes(&mods, 1, 25, 100),
-    };
+    struct lr_rsa_config cfg = { .k = k, .order = LR_KSP_KM, .guard = 1 };
+    lr_rsa_sim_demand_sizes(&mods, 1, 25, 100, cfg.demand_sizes);
     struct lr_rsa *rsa = NULL;
     if (lr_rsa_new(t, &cfg, &mods, p, &rsa)) {
         fprintf(stderr, "lr-bench-rsa: cannot build the engine\n");

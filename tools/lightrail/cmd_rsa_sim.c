@@ -461,9 +461,9 @@ lr_cmd_rsa_sim(int argc, char **argv)
     for (int pi = 0; pi < n_pol; pi++) {
         struct lr_rsa_config cfg = {
             .k = o.k, .order = o.order, .guard = o.guard,
-            .demand_sizes = lr_rsa_sim_demand_sizes(&mods, o.guard,
-                                                    o.rate_min, o.rate_max),
         };
+        lr_rsa_sim_demand_sizes(&mods, o.guard, o.rate_min, o.rate_max,
+                                cfg.demand_sizes);
         struct lr_rsa *rsa = NULL;
         int err_no = lr_rsa_new(topo, &cfg, &mods, policies[pi], &rsa);
         if (err_no) {
