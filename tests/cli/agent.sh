@@ -727,6 +727,11 @@ $LIGHTRAIL reservations --state-dir "$A/resv.state" --format json > "$tmp/out" 2
     && ok "reservations --format json: the file's YANG JSON" \
     || notok "reservations --format json: $(head -3 "$tmp/out")"
 if start_agent resv "$A/dc2.json"; then
+    # Listing reads the file while the agent runs; releasing does not.
+    $LIGHTRAIL reservations --state-dir "$A/resv.state" > "$tmp/list" 2>&1 \
+        && grep -q "^3 reservation(s), 4 device(s)$" "$tmp/list" \
+        && ok "reservations lists while the agent runs" \
+        || notok "reservations beside a running agent: $(cat "$tmp/list")"
     $LIGHTRAIL reservations --state-dir "$A/resv.state" --release gone > "$tmp/out" 2> "$tmp/err"
     rc=$?
     if [ $rc -eq 1 ] && grep -q "in use by a running agent" "$tmp/err" \

@@ -4,12 +4,14 @@
  * the way to free the reservations of a coordinator that is gone, whose
  * RELEASE or KEEP will never come (docs/agent-protocol.md).
  *
- * Offline: it takes the directory's lock as the agent does, so it
- * refuses while an agent runs on it (the agent holds its reservations in
- * memory and would write them back over any change), and a release is
- * written as the agent writes (lr_agent_store_write(): a temporary file,
- * synced, renamed, the directory synced), after the new document is
- * checked against the schema.
+ * Listing reads the file as it is, also while the agent runs (its saves
+ * replace the file whole, by rename: a reader sees one save or the
+ * next).  Releasing is offline: it takes the directory's lock as the
+ * agent does, so it refuses while an agent runs on it (the agent holds
+ * its reservations in memory and would write them back over any
+ * change), and writes as the agent writes (lr_agent_store_write(): a
+ * temporary file, synced, renamed, the directory synced), after the new
+ * document is checked against the schema.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,11 +35,12 @@ usage(FILE *f)
 "usage: lightrail reservations --state-dir DIR [--format text|json]\n"
 "       lightrail reservations --state-dir DIR --release OWNER [--tag TAG]\n"
 "\n"
-"Shows what a stopped agent's --state-dir holds (reservations.json: the\n"
-"devices each coordinator's COMMITs reserved there), or frees them.\n"
+"Shows what an agent's --state-dir holds (reservations.json: the devices\n"
+"each coordinator's COMMITs reserved there, as last saved), or, with the\n"
+"agent stopped, frees them.\n"
 "\n"
-"  --state-dir DIR   the agent's --state-dir; refused while an agent runs\n"
-"                    on it (stop it first)\n"
+"  --state-dir DIR   the agent's --state-dir; --release is refused while\n"
+"                    an agent runs on it (stop it first)\n"
 "  --format F        text (default: owner, tag, devices, a line each) or\n"
 "                    json (the file's YANG JSON)\n"
 "  --release OWNER   free every reservation of coordinator OWNER (the peer\n"
@@ -151,7 +154,8 @@ lr_cmd_reservations(int argc, char **argv)
     char err[4096], path[4096], *text = NULL;
     int n = 0, fd = -1;
 
-    if ((rc = lr_agent_store_lock(o.dir, &fd, err, sizeof err))) {
+    if (o.owner
+        && (rc = lr_agent_store_lock(o.dir, &fd, err, sizeof err))) {
         if (rc == EWOULDBLOCK)
             lr_cli_err(CMD, "--state-dir %s is in use by a running agent "
                        "(its agent.pid): stop it first, or have its "

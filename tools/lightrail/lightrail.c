@@ -47,7 +47,7 @@ static const struct lr_cli_command commands[] = {
       "serve one data center's private inventory to distributed CDynP "
       "(mutual TLS)" },
     { "reservations", lr_cmd_reservations,
-      "show what a stopped agent's --state-dir holds, or free a gone "
+      "show what an agent's --state-dir holds, or free a gone "
       "coordinator's reservations there" },
     { "topo", lr_cmd_topo,
       "convert and check optical topologies (topo import FILE.json)" },
