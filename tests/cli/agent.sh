@@ -791,6 +791,58 @@ if command -v python3 > /dev/null; then
     fi
     stop_agent $BADPID
 fi
+# A save that cannot be queued (no memory: gdb makes lr_agent_store_save()
+# answer ENOMEM for the third) fails, and is not written at once on the
+# main thread, where the older saves queued would land after it: a
+# COMMIT answered, then gone from the file (agent_saves.py unqueued).
+if command -v python3 > /dev/null && command -v gdb > /dev/null; then
+    mkdir -p "$A/unqueued.state"
+    cat > "$tmp/unqueued.gdb" <<'EOF'
+set pagination off
+set confirm off
+handle SIGPIPE nostop noprint pass
+handle SIGTERM nostop noprint pass
+break lr_agent_store_save
+commands 1
+silent
+set $n = $n + 1
+if $n == 3
+  printf "lr_agent_store_save: ENOMEM\n"
+  return (int) 12
+end
+continue
+end
+set $n = 0
+run
+EOF
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        gdb -q -batch -x "$tmp/unqueued.gdb" --args $LIGHTRAIL agent \
+        --config "$A/dc2.json" --listen 127.0.0.1:0 --delay-save-ms 4000 \
+        --state-dir "$A/unqueued.state" > "$tmp/unqueued.gdbout" \
+        2> "$A/unqueued.log" &
+    GDBPID=$!
+    PIDS="$PIDS $GDBPID"
+    if await_file "$A/unqueued.state/agent.port" $GDBPID "$A/unqueued.log" \
+           "agent under gdb" 600 > "$tmp/unqueued.await"; then
+        python3 "$srcdir/tests/cli/agent_saves.py" "$C" \
+            "$(cat "$A/unqueued.state/agent.port")" dc2 coordinator \
+            "$A/unqueued.state" unqueued > "$tmp/saves.out" 2>&1
+        rc=$?
+        kill "$(cat "$A/unqueued.state/agent.pid")"
+        wait $GDBPID
+        if ! grep -q "lr_agent_store_save: ENOMEM" "$tmp/unqueued.gdbout"; then
+            echo "skip: gdb cannot make a save fail to be queued"
+        elif [ $rc -eq 0 ]; then
+            ok "a save that cannot be queued fails: the COMMIT refused, the file never holds less than the agent ($(grep -c '^ok: ' "$tmp/saves.out") steps)"
+        else
+            notok "a save that cannot be queued: $(grep -v '^ok: ' "$tmp/saves.out" | head -5; grep -i "not saved\|committed" "$A/unqueued.log")"
+        fi
+    else
+        kill $GDBPID 2>/dev/null
+        wait $GDBPID
+        echo "skip: the agent does not run under gdb: $(head -3 "$tmp/unqueued.await")"
+    fi
+fi
 expect_bad "--delay-save-ms wants milliseconds" \
     $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --delay-save-ms x
 

@@ -19,9 +19,19 @@ work); a RELEASE whose save fails is answered OK and frees the devices
 (the next COMMIT has them) while the file still holds the tag, until
 the next save.
 
+unqueued (the agent runs with --delay-save-ms under gdb, which makes its
+third save fail to be queued, as with no memory): A commits x, then
+sends RELEASE x, whose save is held; B's COMMIT y, whose save cannot be
+queued, is refused and undone, and the file, once A's RELEASE is
+answered, holds nothing.  (Such a save was written at once on the main
+thread and y answered committed; the RELEASE's save, queued before,
+then renamed the state without y over it: the file held less than the
+agent, and a restart would hand y's devices to another job.)
+
 Prints "ok: " or "FAIL: " lines and exits 1 on any failure.
 
-    agent_saves.py CERTS_DIR PORT AGENT_NAME COORDINATOR STATE_DIR slow|fail
+    agent_saves.py CERTS_DIR PORT AGENT_NAME COORDINATOR STATE_DIR
+                   slow|fail|unqueued
 """
 import json
 import os
@@ -108,6 +118,26 @@ elif mode == "fail":
                   FINISH_OK)
     check("the file holds f2 alone", tags() == ["f2"], tags())
     checks.expect("RELEASE f2", ask(a, RELEASE, text("f2")), OK)
+elif mode == "unqueued":
+    checks.expect("A: COMMIT x", commit(a, "x"), FINISH_OK)
+    a.sendall(frame(RELEASE, 9200, text("x")))
+    b = connect(certs, port, agent, coord)
+    b.settimeout(60)
+    checks.expect("B: JOB", job(b), OK)
+    got = ask(b, COMMIT, struct.pack(">IBHii", 1, 0, 1, 0, 3) + text("y"))
+    check("A's RELEASE still being saved after B's COMMIT answer",
+          answer_pending(a), "A's answer came first")
+    check("B: COMMIT y, whose save cannot be queued, refused",
+          got[0] == ERROR and b"reservations not saved" in got[1],
+          f"answer type {got[0]}: {got[1]!r}")
+    t, ident, _ = read_frame(a)
+    check("A: then RELEASE x answered OK", t == OK and ident == 9200,
+          f"answer type {t} id {ident}")
+    check("reservations.json holds whatever was answered committed",
+          tags() == ([] if got[0] == ERROR else ["y"]), tags())
+    got = ask(b, RELEASE, text("y"))
+    check("y undone: its RELEASE answers ENOENT", error_code(got) == ENOENT,
+          got)
 else:
-    sys.exit("mode: slow or fail")
+    sys.exit("mode: slow, fail or unqueued")
 sys.exit(1 if checks.failed else 0)

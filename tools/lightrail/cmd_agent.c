@@ -752,7 +752,11 @@ agent_saved(void *cookie, int rc, const char *why)
 /* Hands a->commits to the store, and c's request (c->req: a COMMIT of
  * commitment 'commit', or a RELEASE or KEEP with commit 0) its answer
  * once written; reading pauses meanwhile.  Without --state-dir, or when
- * the save cannot be queued, answers now.  'c' NULL: no request waits. */
+ * the save cannot be queued, answers now.  'c' NULL: no request waits.
+ * A save that cannot be queued is a failed one, never written here: the
+ * saves queued before it would land after it, an older state renamed
+ * over this one (a COMMIT answered, then gone from the file), and the
+ * writer's temporary file shared. */
 static void
 persist(struct agent *a, struct conn *c, uint64_t commit)
 {
@@ -771,10 +775,11 @@ persist(struct agent *a, struct conn *c, uint64_t commit)
             }
             return;
         }
-        /* No memory to queue it: written now, on the loop. */
-        if (!rc)
-            rc = lr_agent_store_write(a->state_dir, a->state_fd, text, why,
-                                      sizeof why);
+        if (!rc) {
+            rc = ENOMEM;
+            snprintf(why, sizeof why, "reservations not saved: out of "
+                     "memory to queue the save");
+        }
         free(text);
     }
     if (c)

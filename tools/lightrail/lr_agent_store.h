@@ -54,7 +54,9 @@ int lr_agent_store_new(struct event_base *base, const char *dir, int dir_fd,
 /* Queues 'text' (malloc'ed) to be written after the saves queued before;
  * done(cookie, rc, why) follows on the loop.  0: 'text' is the store's;
  * or ENOMEM: nothing queued, 'text' still the caller's, 'done' never
- * called (the caller may write it now with lr_agent_store_write()). */
+ * called: a save that failed (not one to write now with
+ * lr_agent_store_write(), which the saves queued before would then
+ * overwrite with older states). */
 int lr_agent_store_save(struct lr_agent_store *, char *text,
                         lr_agent_store_done *done, void *cookie);
 
