@@ -748,6 +748,20 @@ expect_bad "holds no tag 'j3' of 'gone'" \
 cmp -s "$tmp/resv.before" "$A/resv.state/reservations.json" \
     && ok "a release of no reservation leaves the file as it was" \
     || notok "a refused release changed reservations.json"
+# A release whose file cannot be written (a directory where its
+# temporary file goes) says so, exit 1, and says nothing released: the
+# file still holds it.  (It printed "released gone j1" first.)
+mkdir "$A/resv.state/reservations.json.tmp"
+$LIGHTRAIL reservations --state-dir "$A/resv.state" --release gone --tag j1 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+rmdir "$A/resv.state/reservations.json.tmp"
+if [ $rc -eq 1 ] && grep -q "cannot write .*reservations.json.tmp: Is a directory" "$tmp/err" \
+   && ! grep -q "released" "$tmp/out" \
+   && cmp -s "$tmp/resv.before" "$A/resv.state/reservations.json"; then
+    ok "a release whose file cannot be written says so, not 'released', and leaves the file"
+else
+    notok "a release whose file cannot be written: exit $rc: $(cat "$tmp/out" "$tmp/err")"
+fi
 expect_bad "--tag TAG goes with --release OWNER" \
     $LIGHTRAIL reservations --state-dir "$A/resv.state" --tag j3
 $LIGHTRAIL reservations --state-dir "$A/resv.state" --release gone --tag j1 > "$tmp/out" 2>&1 &&

@@ -121,24 +121,25 @@ show(const struct lr_agent_reservation *r, int n)
     printf("%d reservation(s), %lld device(s)\n", n, sum);
 }
 
-/* Drops the reservations of 'owner' ('tag' only, when given) from
- * r[0..*n); how many were dropped. */
-static int
-drop(struct lr_agent_reservation *r, int *n, const char *owner,
-     const char *tag)
+/* Whether r is one of 'owner' ('tag' only, when given). */
+static bool
+dropped(const struct lr_agent_reservation *r, const char *owner,
+        const char *tag)
 {
-    int kept = 0, freed = 0;
-    for (int i = 0; i < *n; i++) {
-        if (!strcmp(r[i].owner, owner) && (!tag || !strcmp(r[i].tag, tag))) {
-            printf("released %s %s: %d device(s)\n", r[i].owner, r[i].tag,
-                   r[i].devices);
-            freed++;
-            continue;
-        }
-        r[kept++] = r[i];
-    }
-    *n = kept;
-    return freed;
+    return !strcmp(r->owner, owner) && (!tag || !strcmp(r->tag, tag));
+}
+
+/* The reservations of r[0..n) but those of 'owner' ('tag' only, when
+ * given) into keep[0..*kept); how many were dropped. */
+static int
+drop(const struct lr_agent_reservation *r, int n, const char *owner,
+     const char *tag, struct lr_agent_reservation *keep, int *kept)
+{
+    *kept = 0;
+    for (int i = 0; i < n; i++)
+        if (!dropped(&r[i], owner, tag))
+            keep[(*kept)++] = r[i];
+    return n - *kept;
 }
 
 int
@@ -150,9 +151,9 @@ lr_cmd_reservations(int argc, char **argv)
         return rc < 0 ? LR_EXIT_OK : rc;
 
     struct ly_ctx *ctx = NULL;
-    struct lr_agent_reservation *r = NULL;
+    struct lr_agent_reservation *r = NULL, *keep = NULL;
     char err[4096], path[4096], *text = NULL;
-    int n = 0, fd = -1;
+    int n = 0, n_keep = 0, fd = -1;
 
     if (o.owner
         && (rc = lr_agent_store_lock(o.dir, &fd, err, sizeof err))) {
@@ -198,7 +199,12 @@ lr_cmd_reservations(int argc, char **argv)
         rc = LR_EXIT_OK;
         goto out;
     }
-    if (!drop(r, &n, o.owner, o.tag)) {
+    if (n && !(keep = calloc((size_t) n, sizeof *keep))) {
+        lr_cli_err(CMD, "out of memory");
+        rc = LR_EXIT_FAIL;
+        goto out;
+    }
+    if (!drop(r, n, o.owner, o.tag, keep, &n_keep)) {
         if (o.tag)
             lr_cli_err(CMD, "%s holds no tag '%s' of '%s': see lightrail "
                        "reservations --state-dir %s", path, o.tag, o.owner,
@@ -209,16 +215,24 @@ lr_cmd_reservations(int argc, char **argv)
         rc = LR_EXIT_USAGE;
         goto out;
     }
-    if ((rc = lr_yang_reservations_print(ctx, r, n, &text, err, sizeof err))
+    if ((rc = lr_yang_reservations_print(ctx, keep, n_keep, &text, err,
+                                         sizeof err))
         || (rc = lr_agent_store_write(o.dir, fd, text, err, sizeof err))) {
         lr_cli_err(CMD, "%s", err);
         rc = LR_EXIT_FAIL;
         goto out;
     }
+    /* Said once written: a release whose file was not written frees
+     * nothing. */
+    for (int i = 0; i < n; i++)
+        if (dropped(&r[i], o.owner, o.tag))
+            printf("released %s %s: %d device(s)\n", r[i].owner, r[i].tag,
+                   r[i].devices);
     rc = LR_EXIT_OK;
 
 out:
     free(text);
+    free(keep);
     free(r);
     lr_yang_ctx_free(ctx);
     if (fd >= 0)
