@@ -777,6 +777,26 @@ else
     notok "reservations --release: exit $rc: $(cat "$tmp/out"; tail -2 "$A/resv.log")"
 fi
 
+# The file a release writes keeps the owner, group and mode of the one
+# it replaces: run as root on the directory of an agent of another user,
+# it left a file of root's, 0600, and that agent would not start on it
+# ("reservations.json: Permission denied").  Root only.
+if [ "$(id -u)" = 0 ]; then
+    mkdir -p "$A/resvown.state"
+    printf '{"lightrail-agent:reservations": {"reservation": [{"owner": "gone", "tag": "j1", "devices": 1}, {"owner": "coordinator", "tag": "j3", "devices": 2}]}}\n' > "$A/resvown.state/reservations.json"
+    chown 65534:65534 "$A/resvown.state/reservations.json"
+    chmod 640 "$A/resvown.state/reservations.json"
+    $LIGHTRAIL reservations --state-dir "$A/resvown.state" --release gone > "$tmp/out" 2>&1
+    rc=$?
+    got=$(stat -c '%u:%g %a' "$A/resvown.state/reservations.json")
+    if [ $rc -eq 0 ] && [ "$got" = "65534:65534 640" ] \
+       && [ "$(jq -c '[."lightrail-agent:reservations".reservation[].tag]' "$A/resvown.state/reservations.json")" = '["j3"]' ]; then
+        ok "reservations --release as root keeps the file's owner and mode ($got)"
+    else
+        notok "reservations --release as root: exit $rc, the file's owner and mode $got, not 65534:65534 640: $(cat "$tmp/out")"
+    fi
+fi
+
 # A save of the reservations holds the request that made it, not the
 # agent: with each save held 4 s (--delay-save-ms, a slow disk) another
 # connection is served from its handshake to its third answer while a

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,8 +70,19 @@ lr_agent_store_write(const char *dir, int dir_fd, const char *text,
     snprintf(tmp, sizeof tmp, "%s/%s", dir, LR_AGENT_STORE_TMP);
     size_t n = strlen(text), done = 0;
     const char *what = tmp, *op = "write";   /* the step that failed */
+    struct stat st;
     if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
         rc = errno;
+    /* The file replaced keeps its owner, group and mode: lightrail
+     * reservations run as root on the directory of an agent of its own
+     * user would leave a file of root's, 0600, which that agent cannot
+     * read and will not start on.  Best effort: one that may not give
+     * its file away (not root) still writes. */
+    else if (!stat(path, &st)) {
+        if (st.st_uid != geteuid() || st.st_gid != getegid())
+            (void) !fchown(fd, st.st_uid, st.st_gid);
+        (void) !fchmod(fd, st.st_mode & 0777);
+    }
     while (!rc && done < n) {
         ssize_t w = write(fd, text + done, n - done);
         if (w < 0 && errno != EINTR)

@@ -61,7 +61,9 @@ int lr_agent_store_save(struct lr_agent_store *, char *text,
                         lr_agent_store_done *done, void *cookie);
 
 /* Writes 'text' to dir/LR_AGENT_STORE_FILE now, on this thread, as the
- * writer does.  0, or an errno with why[]. */
+ * writer does; the file keeps the owner, group and mode of the one it
+ * replaces, where this process may give them.  0, or an errno with
+ * why[]. */
 int lr_agent_store_write(const char *dir, int dir_fd, const char *text,
                          char *why, size_t len);
 
