@@ -41,7 +41,7 @@ import sys
 from agentwire import COMMIT, ERROR, FINISH_OK, HELLO, HELLO_OK, OK, RELEASE, \
     Checks, answer_pending, ask, commit, connect, frame, job, read_frame, text
 
-ENOENT = 2
+ENOENT, EIO = 2, 5
 certs, port, agent, coord, state, mode = sys.argv[1:7]
 checks = Checks()
 RES = os.path.join(state, "reservations.json")
@@ -98,8 +98,11 @@ if mode == "slow":
           tags() == [], tags())
 elif mode == "fail":
     os.mkdir(TMP)
-    checks.expect("COMMIT f1 refused: its save fails", commit(a, "f1"),
-                  ERROR, says="reservations not saved")
+    got = commit(a, "f1")
+    checks.expect("COMMIT f1 refused: its save fails", got, ERROR,
+                  says="reservations not saved: cannot write")
+    check("... with EIO, whatever the cause (here EISDIR)",
+          error_code(got) == EIO, got)
     got = ask(a, RELEASE, text("f1"))
     check("f1 undone: its RELEASE answers ENOENT", error_code(got) == ENOENT,
           got)

@@ -709,7 +709,11 @@ saved_answer(struct conn *c, int rc, const char *why)
     if (c->gone || atomic_load(&a->stopping))
         return;
     if (rc && c->commit) {
-        conn_error(c, m->id, rc, "commit '%.63s': %.180s", m->name, why);
+        /* EIO whatever the cause: ENOENT, ENOSPC or EEXIST (a state
+         * directory removed, a full disk) mean other things to the
+         * coordinator (docs/agent-protocol.md, "Errors"); the text
+         * says what happened. */
+        conn_error(c, m->id, EIO, "commit '%.63s': %.180s", m->name, why);
         return;
     }
     struct lr_wire_msg ans = { .id = m->id, .type = LR_WIRE_OK };
