@@ -755,13 +755,15 @@ mkdir "$A/resv.state/reservations.json.tmp"
 $LIGHTRAIL reservations --state-dir "$A/resv.state" --release gone --tag j1 > "$tmp/out" 2> "$tmp/err"
 rc=$?
 rmdir "$A/resv.state/reservations.json.tmp"
-if [ $rc -eq 1 ] && grep -q "cannot write .*reservations.json.tmp: Is a directory" "$tmp/err" \
+if [ $rc -eq 1 ] && grep -q "cannot write reservations.json.tmp: Is a directory (in .*/resv.state)" "$tmp/err" \
    && ! grep -q "released" "$tmp/out" \
    && cmp -s "$tmp/resv.before" "$A/resv.state/reservations.json"; then
     ok "a release whose file cannot be written says so, not 'released', and leaves the file"
 else
     notok "a release whose file cannot be written: exit $rc: $(cat "$tmp/out" "$tmp/err")"
 fi
+expect_bad "No such file or directory: give the agent's --state-dir" \
+    $LIGHTRAIL reservations --state-dir "$A/no-such.state"
 expect_bad "--tag TAG goes with --release OWNER" \
     $LIGHTRAIL reservations --state-dir "$A/resv.state" --tag j3
 $LIGHTRAIL reservations --state-dir "$A/resv.state" --release gone --tag j1 > "$tmp/out" 2>&1 &&
@@ -818,7 +820,7 @@ if command -v python3 > /dev/null; then
     if python3 "$srcdir/tests/cli/agent_saves.py" "$C" "$BADD" dc2 \
            coordinator "$A/baddisk.state" fail > "$tmp/saves.out" 2>&1 \
        && grep -q "'f1' not committed, its reservation not saved: 4 device(s) free again" "$A/baddisk.log" \
-       && grep -q "release 'f1': reservations not saved: cannot write .*/reservations.json.tmp: Is a directory" "$A/baddisk.log"; then
+       && grep -q "release 'f1': reservations not saved: cannot write reservations.json.tmp: Is a directory (in .*/baddisk.state)" "$A/baddisk.log"; then
         ok "a COMMIT whose save fails is refused and undone, a RELEASE's frees the devices ($(grep -c '^ok: ' "$tmp/saves.out") steps)"
     else
         notok "failed saves: $(grep -v "^ok: " "$tmp/saves.out" | head -5; grep -i "not saved\|not committed" "$A/baddisk.log")"

@@ -1605,7 +1605,8 @@ lr_cmd_agent(int argc, char **argv)
                        "agent.pid): give each agent a directory of its own",
                        a.state_dir);
         else
-            lr_cli_err(CMD, "%s", err);
+            lr_cli_err(CMD, "%s: give a directory the agent may write",
+                       err);
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }

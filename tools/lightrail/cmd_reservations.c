@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tools/lightrail/lr_agent_store.h"
@@ -155,6 +156,16 @@ lr_cmd_reservations(int argc, char **argv)
     char err[4096], path[4096], *text = NULL;
     int n = 0, n_keep = 0, fd = -1;
 
+    /* A directory that is not there is a mistake, not an agent with no
+     * reservations. */
+    struct stat st;
+    int e = stat(o.dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    if (e) {
+        lr_cli_err(CMD, "--state-dir %s: %s: give the agent's --state-dir",
+                   o.dir, strerror(e));
+        rc = LR_EXIT_USAGE;
+        goto out;
+    }
     if (o.owner
         && (rc = lr_agent_store_lock(o.dir, &fd, err, sizeof err))) {
         if (rc == EWOULDBLOCK)

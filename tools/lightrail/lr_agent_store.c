@@ -41,8 +41,7 @@ lr_agent_store_lock(const char *dir, int *out, char *err, size_t errlen)
     *out = -1;
     if (fd < 0) {
         int e = errno;
-        snprintf(err, errlen, "--state-dir %s: %s: give a directory the "
-                 "agent may write", dir, strerror(e));
+        snprintf(err, errlen, "--state-dir %s: %s", dir, strerror(e));
         return e;
     }
     if (flock(fd, LOCK_EX | LOCK_NB)) {
@@ -69,7 +68,9 @@ lr_agent_store_write(const char *dir, int dir_fd, const char *text,
     snprintf(path, sizeof path, "%s/%s", dir, LR_AGENT_STORE_FILE);
     snprintf(tmp, sizeof tmp, "%s/%s", dir, LR_AGENT_STORE_TMP);
     size_t n = strlen(text), done = 0;
-    const char *what = tmp, *op = "write";   /* the step that failed */
+    /* The step that failed, the directory last: a message cut short
+     * (the wire's ERROR text) keeps what and why. */
+    const char *op = "write " LR_AGENT_STORE_TMP;
     struct stat st;
     if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
         rc = errno;
@@ -92,7 +93,7 @@ lr_agent_store_write(const char *dir, int dir_fd, const char *text,
     }
     if (!rc && fsync(fd)) {
         rc = errno;
-        op = "sync";
+        op = "sync " LR_AGENT_STORE_TMP;
     }
     if (fd >= 0 && close(fd) && !rc)
         rc = errno;
@@ -100,17 +101,15 @@ lr_agent_store_write(const char *dir, int dir_fd, const char *text,
      * cut. */
     if (!rc && rename(tmp, path)) {
         rc = errno;
-        what = path;
-        op = "rename over";
+        op = "rename " LR_AGENT_STORE_TMP " over " LR_AGENT_STORE_FILE;
     } else if (!rc && fsync(dir_fd)) {
         rc = errno;
-        what = dir;
-        op = "sync";
+        op = "sync the directory";
     }
     if (rc) {
         unlink(tmp);
-        snprintf(why, len, "reservations not saved: cannot %s %.100s: %.60s",
-                 op, what, strerror(rc));
+        snprintf(why, len, "reservations not saved: cannot %s: %.60s (in "
+                 "%.300s)", op, strerror(rc), dir);
     }
     return rc;
 }
