@@ -78,6 +78,7 @@ lint_each topology lint "$TOPO" "$srcdir"/examples/topologies/*.json
 lint_each cluster lint "$COMPUTE" "$srcdir"/examples/clusters/*.json
 lint_each model lint "$MODEL" "$srcdir"/examples/models/*.json
 lint_each "daemon config" lint "$CONFIG" "$srcdir"/examples/lightraild/*.json
+lint_each agent lint "$srcdir/yang/lightrail-agent.yang" "$srcdir"/examples/agents/*.json
 # A ROADM's running config as the netconf driver writes it (and as
 # netconfd validates it).
 lint_each "roadm config" lint_config "$srcdir/yang/lightrail-roadm.yang" \
