@@ -315,6 +315,19 @@ on_reloaded(void *arg, const char *how, int rc, const char *err)
     log_reload(arg, how, rc, err);
 }
 
+/* An agent seen down, or up again (nb_app.agent_changed): one line each
+ * way, not one per job it blocks. */
+static void
+on_agent_changed(void *arg, const char *dc, bool up, const char *why)
+{
+    (void) arg;
+    if (up)
+        lr_log(LR_LOG_INFO, "agent %s answers again", dc);
+    else
+        lr_log(LR_LOG_WARN, "agent %s down: %s (lightrail_agent_up 0 "
+               "until an exchange with it works)", dc, why);
+}
+
 static void
 on_telemetry(evutil_socket_t fd, short what, void *arg)
 {
@@ -548,6 +561,7 @@ main(int argc, char **argv)
     lr_ctl_set_release_hook(ctl, releases_queued, d.releases);
     app.reloaded = on_reloaded;
     app.reloaded_arg = &d;
+    app.agent_changed = on_agent_changed;
     d.app = &app;
     d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
     d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);

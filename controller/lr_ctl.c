@@ -783,6 +783,33 @@ lr_ctl_set_release_hook(struct lr_ctl *c, void (*hook)(void *), void *arg)
     c->release_arg = arg;
 }
 
+/* Keeps what lr_ctl_agent_status() says of each agent while they are
+ * lent (owner's thread, before lending them). */
+static void
+snapshot_agents(struct lr_ctl *c)
+{
+    for (int k = 0; k < LR_TM_MAX_DCS; k++) {
+        const char *e = c->agent[k] ? lr_agent_party_error(c->agent[k])
+                                    : NULL;
+        snprintf(c->agent_why[k], sizeof c->agent_why[k], "%s", e ? e : "");
+    }
+}
+
+int
+lr_ctl_agent_status(const struct lr_ctl *c, int k,
+                    struct lr_ctl_agent_status *out)
+{
+    if (k < 0 || k >= c->cluster->n_dcs || k >= LR_TM_MAX_DCS
+        || !c->agent[k])
+        return ENOENT;
+    const char *e = c->agents_lent ? c->agent_why[k]
+                                   : lr_agent_party_error(c->agent[k]);
+    out->dc = c->cluster->dcs[k].name;
+    out->up = !e || !e[0];
+    snprintf(out->why, sizeof out->why, "%s", out->up ? "" : e);
+    return 0;
+}
+
 int
 lr_ctl_release_begin(struct lr_ctl *c, struct lr_ctl_op **op)
 {
@@ -795,6 +822,7 @@ lr_ctl_release_begin(struct lr_ctl *c, struct lr_ctl_op **op)
     o->agents_only = true;
     hand_keeps(c, o);
     hand_deferred(c, o);
+    snapshot_agents(c);
     c->agents_lent = true;
     *op = o;
     return 0;
@@ -1995,6 +2023,8 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
     o->plan = p;
     /* Until lr_ctl_plan_end: the agents are the plan's, and the RELEASEs
      * waiting for them go first. */
+    if (p->agents)
+        snapshot_agents(c);
     c->agents_lent = p->agents;
     if (p->agents) {
         hand_keeps(c, o);

@@ -382,6 +382,22 @@ int lr_ctl_releases_retrying(const struct lr_ctl *);
  * the agent (its address, port and certificate name). */
 int lr_ctl_keeps_due(const struct lr_ctl *);
 
+/* DC k's agent as the owner last saw it: 'up' unless the last exchange
+ * with it failed (refused, unreachable, too slow), with the reason in
+ * 'why' (the one a job it blocked gives).  Each op that takes the agents
+ * tries every one it needs again, so an agent down stays down until an
+ * exchange works.  While the agents are lent to an op, what they were
+ * when lent.  Owner's thread.  0, or ENOENT when DC k has no agent. */
+#define LR_CTL_AGENT_WHY 256
+struct lr_ctl_agent_status {
+    const char *dc;                   /* the inventory's name (borrowed
+                                       * until the network changes) */
+    bool up;
+    char why[LR_CTL_AGENT_WHY];       /* "" when up */
+};
+int lr_ctl_agent_status(const struct lr_ctl *, int k,
+                        struct lr_ctl_agent_status *out);
+
 /* The device step: any thread, touches only 'op' and what it borrows. */
 void lr_ctl_op_run(struct lr_ctl_op *op);
 

@@ -134,6 +134,10 @@ struct lr_ctl {
      * carries one to them, until one is answered.  A new network keeps
      * it owed by the agents it keeps (carry_keeps()). */
     bool keep_due[LR_TM_MAX_DCS];
+    /* Each agent's last failure (lr_agent_party_error(), "" when none)
+     * as it was when the agents were lent (snapshot_agents()): what
+     * lr_ctl_agent_status() says while they are away. */
+    char agent_why[LR_TM_MAX_DCS][LR_CTL_AGENT_WHY];
     /* The last plan made with the agents off the owner's thread, kept by
      * lr_ctl_plan_end for the admission of its intent, which follows it
      * (owned; NULL when none). */

@@ -303,6 +303,25 @@ struct nb_planned {
 
 static void plan_next(struct nb_app *);
 
+/* Tells app->agent_changed of each agent seen down, or up again, since
+ * it was last seen. */
+static void
+agents_watch(struct nb_app *app)
+{
+    struct lr_ctl_agent_status st;
+    _Static_assert(LR_TM_MAX_DCS <= 64, "agents_down is 64 bits");
+    for (int k = 0; k < LR_TM_MAX_DCS; k++) {
+        if (lr_ctl_agent_status(app->ctl, k, &st))
+            continue;
+        uint64_t bit = UINT64_C(1) << k;
+        if (st.up == !(app->agents_down & bit))
+            continue;
+        app->agents_down ^= bit;
+        if (app->agent_changed)
+            app->agent_changed(app->agent_changed_arg, st.dc, st.up, st.why);
+    }
+}
+
 /* The planner is done with a plan: on the loop again. */
 static void
 plan_done(void *cookie, struct lr_ctl_op *op)
@@ -356,6 +375,7 @@ nb_restconf_releases(struct nb_app *app)
 static void
 plan_next(struct nb_app *app)
 {
+    agents_watch(app);
     while (!app->plan_busy) {
         if (!app->planning) {
             releases_next(app);
@@ -381,6 +401,7 @@ plan_next(struct nb_app *app)
             app->planning_tail = &app->planning;
         app->n_planning--;
         submit_deferred(app, w->pending, &w->in, NULL);
+        agents_watch(app);            /* it may have planned with them */
         free(w);
     }
 }
@@ -558,6 +579,8 @@ put_inventory(struct nb_app *app, const struct nb_request *req,
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     else
         resp->status = 204;
+    if (!rc)
+        app->agents_down = 0;   /* DC indices change: seen anew */
 
 cleanup:
     lr_topo_free(topo);
@@ -1092,6 +1115,31 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         c->agent_releases_given_up, c->plans_off_loop, app->n_planning,
         lr_ctl_releases_pending(app->ctl),
         lr_ctl_releases_retrying(app->ctl), lr_ctl_keeps_due(app->ctl));
+    struct lr_ctl_agent_status st;
+    for (int k = 0, first = 1; k < LR_TM_MAX_DCS; k++) {
+        if (lr_ctl_agent_status(app->ctl, k, &st))
+            continue;
+        if (first)
+            put(&buf, &len, &cap,
+                "# HELP lightrail_agent_up Each remote DC's agent: 0 when "
+                "the last exchange with it failed (refused, unreachable, too "
+                "slow; the log and the jobs it blocked say why), else 1. "
+                "Seen when the planner last had the agents.\n"
+                "# TYPE lightrail_agent_up gauge\n");
+        first = 0;
+        /* A name is anything but white space: '"' and '\\' escaped as
+         * the exposition format wants. */
+        char dc[2 * LR_NAME_MAX + 1];
+        size_t o = 0;
+        for (const char *s = st.dc; *s && o + 2 < sizeof dc; s++) {
+            if (*s == '"' || *s == '\\')
+                dc[o++] = '\\';
+            dc[o++] = *s;
+        }
+        dc[o] = '\0';
+        put(&buf, &len, &cap, "lightrail_agent_up{dc=\"%s\"} %d\n", dc,
+            st.up ? 1 : 0);
+    }
     struct lr_ctl_ppo_info pi;
     if (!lr_ctl_ppo_info(app->ctl, &pi))
         put(&buf, &len, &cap,

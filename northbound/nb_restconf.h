@@ -38,6 +38,7 @@
 #define NB_RESTCONF_H 1
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "northbound/nb_server.h"
 
@@ -79,6 +80,15 @@ struct nb_app {
      * code and message (lightraild logs it), or NULL. */
     void (*reloaded)(void *arg, const char *how, int rc, const char *err);
     void *reloaded_arg;
+    /* Called when a DC's agent is seen down (its last exchange failed:
+     * 'why'), or up again, after each turn of the planner and each
+     * admission planned on the loop (lr_ctl_agent_status), or NULL:
+     * lightraild logs it.  'agents_down': bit k, DC k's agent was down
+     * when last seen. */
+    void (*agent_changed)(void *arg, const char *dc, bool up,
+                          const char *why);
+    void *agent_changed_arg;
+    uint64_t agents_down;
 };
 
 /* A reload of the ppo policy asked outside the API ('how', e.g.

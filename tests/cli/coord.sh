@@ -215,6 +215,15 @@ expect_blocked() {
 }
 stop_agent $PID3
 expect_blocked j3 "agent dc3 unreachable: connect to 127.0.0.1 port $P3"
+# Which agent is down: /metrics by DC, and one line in the log.
+up2=$(metric 'lightrail_agent_up{dc="dc2"}')
+up3=$(metric 'lightrail_agent_up{dc="dc3"}')
+if [ "$up2" = 1 ] && [ "$up3" = 0 ] \
+   && grep -q "agent dc3 down: connect to 127.0.0.1 port $P3" "$D/log"; then
+    ok "lightrail_agent_up: dc2 1, dc3 0; logged: $(grep -o 'agent dc3 down: .*' "$D/log" | head -1)"
+else
+    notok "agents up: dc2 '$up2', dc3 '$up3'; log: $(grep 'agent dc' "$D/log" | tail -2)"
+fi
 # Too slow: the same port, every answer 3 s late; the timeout is 1 s.
 LISTEN=127.0.0.1:$P3 start_agent dc3-slow "$A/dc3.json" --delay-ms 3000 && PID3=$APID
 expect_blocked j4 "agent dc3"
@@ -228,6 +237,14 @@ api POST "$JOBS" "$tmp/j5.json"
 job_state j5
 [ "$(jq_job phase)" = active ] && ok "after the agent is back, j5 is active" ||
     notok "j5: $(jq_job phase): $(jq_job reason)"
+# Down for j3 and j4, up for j5: one line each way, not one per job.
+up3=$(metric 'lightrail_agent_up{dc="dc3"}')
+if [ "$up3" = 1 ] && [ "$(grep -c 'agent dc3 down' "$D/log")" -eq 1 ] \
+   && [ "$(grep -c 'agent dc3 answers again' "$D/log")" -eq 1 ]; then
+    ok "dc3 up again: lightrail_agent_up 1, logged once each way"
+else
+    notok "dc3 back: up '$up3'; log: $(grep 'agent dc3' "$D/log")"
+fi
 # A COMMIT that timed out: the agent reserved the devices but its answer
 # comes after the coordinator's 1 s.  The outcome is unknown, so that
 # agent gets RELEASE too, as the agents committed before it do.
