@@ -597,6 +597,16 @@ test_new_network_sends_queued_releases(void)
     CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
     free(report);
     lr_ctl_set_release_hook(c, count_hook, &queued);
+    /* The KEEP of the recovery found nobody at dc2's agent: it is down,
+     * saying why; dc1, planned here, has no agent. */
+    struct lr_ctl_agent_status as;
+    CU_ASSERT_EQUAL(lr_ctl_agent_status(c, 0, &as), ENOENT);
+    CU_ASSERT_EQUAL(lr_ctl_agent_status(c, -1, &as), ENOENT);
+    CU_ASSERT_EQUAL(lr_ctl_agent_status(c, remote->n_dcs, &as), ENOENT);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_agent_status(c, 1, &as), 0);
+    CU_ASSERT_STRING_EQUAL(as.dc, remote->dcs[1].name);
+    CU_ASSERT_FALSE(as.up);
+    CU_ASSERT_PTR_NOT_NULL(strstr(as.why, "127.0.0.1 port 1"));
     CU_ASSERT_EQUAL_FATAL(lr_ctl_delete(c, "queued", err, sizeof err), 0);
     CU_ASSERT_EQUAL(queued, 1);
     CU_ASSERT_EQUAL(lr_ctl_releases_pending(c), 1);
