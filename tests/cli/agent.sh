@@ -665,6 +665,9 @@ sys.exit(1 if checks.failed else 0)
     refuses_start "reservations.json: .*devices" "a reservations file that does not validate stops the agent"
     printf '{"lightrail-agent:reservations": {"reservation": [{"owner": "coordinator", "tag": "t1", "devices": 3}, {"owner": "coord2", "tag": "t1", "devices": 2}]}}\n' > "$RES"
     refuses_start "5 devices reserved, more than the 4 of the inventory" "a reservations file over the inventory stops the agent"
+    expect_bad "5 devices reserved, more than the 4 of the inventory" \
+        $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
+        --state-dir "$A/keep.state" --check
     # 4,294 entries of 1,000,000 and one of 967,298: 2^32 + 2 devices,
     # which a sum in 32 bits took for 2 (and an int's overflow before).
     python3 -c '
@@ -727,6 +730,16 @@ $LIGHTRAIL reservations --state-dir "$A/resv.state" --format json > "$tmp/out" 2
     && ok "reservations --format json: the file's YANG JSON" \
     || notok "reservations --format json: $(head -3 "$tmp/out")"
 if start_agent resv "$A/dc2.json"; then
+    # --check beside the running agent: no lock taken, no port bound.
+    $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
+        --state-dir "$A/resv.state" --check > "$tmp/check" 2> "$tmp/check.err"
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q "dc dc2, 4 devices, 1 allowed peer(s), certificate, key and CA loaded; 3 reservation(s) holding 4 device(s)$" "$tmp/check" \
+       && [ "$(cat "$A/resv.state/agent.pid")" = "$APID" ]; then
+        ok "agent --check beside the running agent: $(cat "$tmp/check")"
+    else
+        notok "agent --check: exit $rc: $(cat "$tmp/check" "$tmp/check.err")"
+    fi
     # Listing reads the file while the agent runs; releasing does not.
     $LIGHTRAIL reservations --state-dir "$A/resv.state" > "$tmp/list" 2>&1 \
         && grep -q "^3 reservation(s), 4 device(s)$" "$tmp/list" \

@@ -1348,6 +1348,8 @@ usage(FILE *f)
 "                       [--device-step S] [--threads N]\n"
 "                       [--record FILE] [--delay-ms N]\n"
 "                       [--delay-commit-ms N] [--delay-save-ms N]\n"
+"       lightrail agent --config DC.json --listen ADDR:PORT --check\n"
+"                       [--state-dir DIR]\n"
 "\n"
 "Serves one data center in distributed CDynP: keeps the DC's inventory\n"
 "private and answers the coordinator (lightrail plan --distributed,\n"
@@ -1357,6 +1359,12 @@ usage(FILE *f)
 "                    certificate, key, CA and the coordinator's names\n"
 "  --listen A:P      address and TCP port, e.g. 127.0.0.1:7001 or\n"
 "                    [::1]:7001; port 0 picks a free one\n"
+"  --check           load and check everything (the file, the certificate,\n"
+"                    key and CA, the listening address's form, the saved\n"
+"                    reservations against the inventory), say what was\n"
+"                    found, and exit (0) without listening: a deployment's\n"
+"                    check (systemd's ExecStartPre), also beside a\n"
+"                    running agent\n"
 "  --state-dir DIR   write agent.pid and agent.port there once serving\n"
 "                    (removed on SIGTERM), and the reservations\n"
 "                    (reservations.json), read again at the next start;\n"
@@ -1395,13 +1403,15 @@ struct agent_opts {
     double max_cells;
     long device_step;
     long threads;
+    bool check;
 };
 
 static int
 parse_args(int argc, char **argv, struct agent_opts *o)
 {
     enum { O_CONFIG = 256, O_LISTEN, O_STATE, O_RECORD, O_DELAY, O_CELLS,
-           O_DELAY_COMMIT, O_DELAY_SAVE, O_HELP, O_STEP, O_THREADS };
+           O_DELAY_COMMIT, O_DELAY_SAVE, O_HELP, O_STEP, O_THREADS,
+           O_CHECK };
     static const struct option longopts[] = {
         { "config", required_argument, NULL, O_CONFIG },
         { "listen", required_argument, NULL, O_LISTEN },
@@ -1413,6 +1423,7 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         { "max-step-cells", required_argument, NULL, O_CELLS },
         { "device-step", required_argument, NULL, O_STEP },
         { "threads", required_argument, NULL, O_THREADS },
+        { "check", no_argument, NULL, O_CHECK },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -1423,6 +1434,7 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         switch (c) {
         case O_CONFIG: o->config = optarg; break;
         case O_LISTEN: o->listen = optarg; break;
+        case O_CHECK: o->check = true; break;
         case O_STATE: o->state_dir = optarg; break;
         case O_RECORD: o->record = optarg; break;
         case O_THREADS:
@@ -1597,7 +1609,9 @@ lr_cmd_agent(int argc, char **argv)
         rc = LR_EXIT_USAGE;
         goto cleanup;
     }
-    if (a.state_dir
+    /* --check reads the reservations as they were last saved, beside
+     * the agent that may be running on the directory: no lock. */
+    if (a.state_dir && !o.check
         && (rc = lr_agent_store_lock(a.state_dir, &a.state_fd, err,
                                      sizeof err))) {
         if (rc == EWOULDBLOCK)
@@ -1613,6 +1627,15 @@ lr_cmd_agent(int argc, char **argv)
     if (restore_reservations(&a, err, sizeof err)) {
         lr_cli_err(CMD, "%s", err);
         rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (o.check) {
+        printf("%s: dc %s, %d devices, %d allowed peer(s), certificate, key "
+               "and CA loaded; %d reservation(s) holding %d device(s)%s\n",
+               o.config, a.cfg.dc, a.cfg.n_devices, a.cfg.n_peers,
+               a.n_commits, a.reserved,
+               a.state_dir ? "" : " (no --state-dir: none kept)");
+        rc = LR_EXIT_OK;
         goto cleanup;
     }
     if (o.record && !(a.record = fopen(o.record, "a"))) {
