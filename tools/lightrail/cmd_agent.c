@@ -523,9 +523,10 @@ restore_reservations(struct agent *a, char *err, size_t len)
         sum += r[i].devices;
     if (sum > a->cfg.n_devices) {
         snprintf(err, len, "%s: %lld devices reserved, more than the %d of "
-                 "the inventory: restore the inventory, or remove the file "
-                 "(the coordinators' jobs here then hold nothing)", path,
-                 sum, a->cfg.n_devices);
+                 "the inventory: restore the inventory, or free some (lightrail "
+                 "reservations --state-dir %s lists them, --release OWNER "
+                 "[--tag TAG] frees them; the coordinator's jobs then hold "
+                 "nothing here)", path, sum, a->cfg.n_devices, a->state_dir);
         free(r);
         return EINVAL;
     }
