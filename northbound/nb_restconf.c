@@ -626,8 +626,11 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
     struct lr_state_channel *ch = calloc((size_t) total + 1, sizeof *ch);
     struct lr_state_dc *dcs = calloc((size_t) cl->n_dcs + 1, sizeof *dcs);
     struct lr_state_emulated *em = NULL;
+    /* The agents' reasons, read by the view until it is printed. */
+    struct lr_ctl_agent_status *agents = calloc((size_t) cl->n_dcs + 1,
+                                                sizeof *agents);
     char *out = NULL, err[512];
-    if (!links || !ch || !dcs) {
+    if (!links || !ch || !dcs || !agents) {
         nb_error(resp, 500, "resource-denied", NULL, "out of memory");
         goto cleanup;
     }
@@ -658,6 +661,11 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
         snprintf(dcs[k].name, sizeof dcs[k].name, "%s", cl->dcs[k].name);
         dcs[k].devices = cl->dcs[k].n_devices;
         dcs[k].in_use = gpus[k];
+        if (!lr_ctl_agent_status(app->ctl, k, &agents[k])) {
+            dcs[k].agent = true;
+            dcs[k].agent_up = agents[k].up;
+            dcs[k].agent_why = agents[k].why;
+        }
     }
     struct lr_ctl_emulated *emu = NULL;
     int n_emu = 0;
@@ -718,6 +726,7 @@ cleanup:
     free(links);
     free(ch);
     free(dcs);
+    free(agents);
     free(em);
     free(jobs);
 }

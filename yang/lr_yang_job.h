@@ -116,6 +116,11 @@ struct lr_state_link {
 struct lr_state_dc {
     char name[LR_NAME_MAX];
     int devices, in_use;
+    /* Planned by its agent: whether it answered the last exchange, and
+     * why not (borrowed, "" when up). */
+    bool agent;
+    bool agent_up;
+    const char *agent_why;
 };
 
 struct lr_state_counters {

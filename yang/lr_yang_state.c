@@ -136,9 +136,19 @@ lr_yang_state_build(const struct lys_module *mod,
     for (int i = 0; i < v->n_dcs; i++) {
         const struct lr_state_dc *d = &v->dcs[i];
         struct lyd_node *dn;
+        struct lyd_node *an;
         if ((rc = lyd_new_list(root, mod, "dc", 0, &dn, d->name))
             || (rc = lr_yang_termf(dn, mod, "devices", "%d", d->devices))
             || (rc = lr_yang_termf(dn, mod, "in-use", "%d", d->in_use)))
+            return rc;
+        if (d->agent
+            && ((rc = lyd_new_inner(dn, mod, "agent", 0, &an))
+                || (rc = lyd_new_term(an, mod, "up",
+                                      d->agent_up ? "true" : "false", 0,
+                                      NULL))
+                || (!d->agent_up && d->agent_why && d->agent_why[0]
+                    && (rc = lr_yang_term_text(an, mod, "reason",
+                                               d->agent_why, false)))))
             return rc;
     }
     for (int i = 0; i < v->n_emulated; i++) {

@@ -224,6 +224,14 @@ if [ "$up2" = 1 ] && [ "$up3" = 0 ] \
 else
     notok "agents up: dc2 '$up2', dc3 '$up3'; log: $(grep 'agent dc' "$D/log" | tail -2)"
 fi
+# The same, with the reason, in lightrail-state: dc1 has no agent.
+api GET "/restconf/data/lightrail-state:state"
+agents=$(jq -c '[.["lightrail-state:state"].dc[] | [.name, (if .agent then .agent.up else "none" end), (.agent.reason // "")]]' "$tmp/body" 2>/dev/null)
+case "$agents" in
+'[["dc1","none",""],["dc2",true,""],["dc3",false,"connect to 127.0.0.1 port '"$P3"':'*)
+    ok "lightrail-state: dc3's agent down, with the reason: $agents" ;;
+*)  notok "lightrail-state's agents: $STATUS $agents" ;;
+esac
 # Too slow: the same port, every answer 3 s late; the timeout is 1 s.
 LISTEN=127.0.0.1:$P3 start_agent dc3-slow "$A/dc3.json" --delay-ms 3000 && PID3=$APID
 expect_blocked j4 "agent dc3"

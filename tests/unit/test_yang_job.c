@@ -88,7 +88,7 @@ test_embedded_modules(void)
         { LR_YANG_LRCFG, "yang/lightrail-config.yang",
           "urn:lightrail:config", "2026-12-05" },
         { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",
-          "2026-12-03" },
+          "2026-12-05" },
     };
     for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
         size_t len;
