@@ -668,6 +668,11 @@ sys.exit(1 if checks.failed else 0)
     expect_bad "5 devices reserved, more than the 4 of the inventory" \
         $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
         --state-dir "$A/keep.state" --check
+    # A --state-dir the agent would not start on (missing) is refused by
+    # --check too: it read as one holding no reservation.
+    expect_bad "--state-dir $A/no-such.state: No such file or directory" \
+        $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 \
+        --state-dir "$A/no-such.state" --check
     # 4,294 entries of 1,000,000 and one of 967,298: 2^32 + 2 devices,
     # which a sum in 32 bits took for 2 (and an int's overflow before).
     python3 -c '
