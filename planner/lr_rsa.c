@@ -126,12 +126,12 @@ lr_rsa_new(const struct lr_topo *topo, const struct lr_rsa_config *cfg,
     /* F(L) = sum_{s in S, s <= L} (L - s + 1), so F(L) - F(L - 1) is
      * the number of sizes of S up to L. */
     bool any = false;
-    for (int w = 0; w < LR_BITS_MAX_WORDS; w++)
+    for (int w = 0; w < LR_RSA_DEMAND_WORDS; w++)
         any = any || rsa->cfg.demand_sizes[w];
     int sizes = 0;
     rsa->run_capacity[0] = 0;
     for (int len = 1; len <= width; len++) {
-        if (!any || (len < LR_RSA_MAX_DEMAND_SIZE
+        if (!any || (len <= LR_RSA_MAX_DEMAND_SIZE
                      && lr_bits_any(rsa->cfg.demand_sizes, len, 1)))
             sizes++;
         rsa->run_capacity[len] = rsa->run_capacity[len - 1] + sizes;

@@ -66,19 +66,24 @@ enum lr_rsa_block {
     LR_RSA_NO_SPECTRUM,       /* no common free block of the size needed */
 };
 
+/* The largest block size: the widest spectrum (lr_spectrum.h), whose
+ * whole width one request may need; the set of sizes has a word more
+ * than a spectrum, as size s is bit s. */
 #define LR_RSA_MAX_DEMAND_SIZE (64 * LR_BITS_MAX_WORDS)
+#define LR_RSA_DEMAND_WORDS (LR_RSA_MAX_DEMAND_SIZE / 64 + 1)
 
 struct lr_rsa_config {
     int k;                    /* candidate paths per pair */
     enum lr_ksp_order order;
     int guard;                /* guard slots per lightpath */
     /* Block sizes that requests may need, used by capacity-loss
-     * policies: size s (1 to LR_RSA_MAX_DEMAND_SIZE - 1) is bit s % 64 of
+     * policies: size s (1 to LR_RSA_MAX_DEMAND_SIZE) is bit s % 64 of
      * word s / 64 (lr_bits_set(demand_sizes, s, 1)); empty = every size
      * from 1 to the spectrum's width.  (Until 2026-12-05 one word: sizes
      * of 64 slots or more were lost, and a set of only such sizes read
-     * as empty, every size from 1 to 63.) */
-    uint64_t demand_sizes[LR_BITS_MAX_WORDS];
+     * as empty, every size from 1 to 63; then LR_BITS_MAX_WORDS words,
+     * which lost a block of the whole widest spectrum, 1,024 slots.) */
+    uint64_t demand_sizes[LR_RSA_DEMAND_WORDS];
 };
 
 struct lr_rsa {

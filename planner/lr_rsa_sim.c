@@ -73,13 +73,13 @@ lr_rsa_sim_defaults(struct lr_rsa_sim_config *cfg)
 void
 lr_rsa_sim_demand_sizes(const struct lr_modtable *mods, int guard,
                         int rate_min, int rate_max,
-                        uint64_t set[LR_BITS_MAX_WORDS])
+                        uint64_t set[LR_RSA_DEMAND_WORDS])
 {
-    memset(set, 0, LR_BITS_MAX_WORDS * sizeof *set);
+    memset(set, 0, LR_RSA_DEMAND_WORDS * sizeof *set);
     for (int f = 0; f < mods->n; f++)
         for (long r = rate_min; r <= rate_max; r++) {   /* to INT_MAX */
             int m = lr_mod_slots(&mods->f[f], (double) r, guard);
-            if (m >= 1 && m < LR_RSA_MAX_DEMAND_SIZE)
+            if (m >= 1 && m <= LR_RSA_MAX_DEMAND_SIZE)
                 lr_bits_set(set, m, 1);
         }
 }

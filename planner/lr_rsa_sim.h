@@ -53,10 +53,10 @@ int lr_rsa_sim_run(struct lr_rsa *rsa, const struct lr_rsa_sim_config *cfg,
 
 /* The set of block sizes requests of [rate_min, rate_max] may need with
  * the engine's modulation table and guard, into set[] (what
- * lr_rsa_config.demand_sizes takes); sizes of LR_RSA_MAX_DEMAND_SIZE
- * slots or more, which no spectrum holds, are left out. */
+ * lr_rsa_config.demand_sizes takes); sizes above LR_RSA_MAX_DEMAND_SIZE
+ * slots, which no spectrum holds, are left out. */
 void lr_rsa_sim_demand_sizes(const struct lr_modtable *, int guard,
                              int rate_min, int rate_max,
-                             uint64_t set[LR_BITS_MAX_WORDS]);
+                             uint64_t set[LR_RSA_DEMAND_WORDS]);
 
 #endif

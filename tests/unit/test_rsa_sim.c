@@ -92,7 +92,7 @@ test_demand_sizes(void)
     lr_modtable_default(&mods);
     /* 25..100 Gb/s with guard 1: 16QAM 2-3, 8QAM 2-4, QPSK 2-5,
      * BPSK 3-9 slots. */
-    uint64_t set[LR_BITS_MAX_WORDS], want[LR_BITS_MAX_WORDS] = { 0 };
+    uint64_t set[LR_RSA_DEMAND_WORDS], want[LR_RSA_DEMAND_WORDS] = { 0 };
     for (int m = 2; m <= 9; m++)
         want[0] |= UINT64_C(1) << m;
     lr_rsa_sim_demand_sizes(&mods, 1, 25, 100, set);
@@ -112,11 +112,42 @@ test_demand_sizes(void)
     CU_ASSERT_EQUAL(memcmp(set, want, sizeof set), 0);
 }
 
+/* A block as wide as the widest spectrum, LR_BITS_MAX_WORDS x 64 =
+ * 1,024 slots, fits a link of that width, and MSCL counts it: 16QAM (50
+ * Gb/s per slot) at 51,150 Gb/s needs 1,023 slots + 1 of guard.  S =
+ * {1024} gives F(L) = max(0, L - 1023): F(1023) = 0, F(1024) = 1.
+ * (Until 2026-12-05 the set stopped below 1,024: it came back empty,
+ * read as every size, F(1024) = 1024 x 1025 / 2.) */
+static void
+test_demand_size_of_the_whole_spectrum(void)
+{
+    struct lr_modtable qam16 = { 0 };
+    CU_ASSERT_EQUAL(lr_modtable_add(&qam16, "16QAM", 625, 4), 0);
+    CU_ASSERT_EQUAL(lr_mod_slots(&qam16.f[0], 51150, 1), 1024);
+    struct lr_rsa_config cfg = { .k = 1, .order = LR_KSP_KM, .guard = 1 };
+    lr_rsa_sim_demand_sizes(&qam16, 1, 51150, 51150, cfg.demand_sizes);
+    CU_ASSERT_FALSE(lr_bits_any(cfg.demand_sizes, 1, 1023));
+    struct lr_topo *t = lr_topo_new("widest");
+    lr_topo_add_node(t, "a");
+    lr_topo_add_node(t, "b");
+    lr_topo_add_link(t, "a-b", 0, 1, 100, 64 * LR_BITS_MAX_WORDS, 0);
+    struct lr_rsa *wide = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_rsa_new(t, &cfg, &qam16,
+                                     lr_rsa_policy_find("mscl-link"), &wide),
+                          0);
+    CU_ASSERT_EQUAL(wide->run_capacity[1023], 0);
+    CU_ASSERT_EQUAL(wide->run_capacity[1024], 1);
+    lr_rsa_free(wide);
+    lr_topo_free(t);
+}
+
 static CU_TestInfo tests[] = {
     { "same seed, same run", test_reproducible },
     { "no blocking at 1 E, mostly blocking at 20000 E", test_load_extremes },
     { "bad configurations refused", test_bad_config },
     { "demand sizes of the benchmark protocol", test_demand_sizes },
+    { "a demand size as wide as the widest spectrum",
+      test_demand_size_of_the_whole_spectrum },
     CU_TEST_INFO_NULL,
 };
 
