@@ -562,6 +562,9 @@ main(int argc, char **argv)
     app.reloaded = on_reloaded;
     app.reloaded_arg = &d;
     app.agent_changed = on_agent_changed;
+    /* An agent the start's KEEP did not reach is down from the start:
+     * said now, and when it answers again. */
+    nb_restconf_agents_seen(&app);
     d.app = &app;
     d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
     d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);

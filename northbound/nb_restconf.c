@@ -360,6 +360,12 @@ releases_next(struct nb_app *app)
 }
 
 void
+nb_restconf_agents_seen(struct nb_app *app)
+{
+    agents_watch(app);
+}
+
+void
 nb_restconf_releases(struct nb_app *app)
 {
     if (app->planner)

@@ -103,6 +103,11 @@ int nb_restconf_reload(struct nb_app *app, const char *how);
  * along, and sends them first); without one, nothing. */
 void nb_restconf_releases(struct nb_app *app);
 
+/* Tells app->agent_changed of each agent down now (lr_ctl_agent_status),
+ * as after a turn of the planner: once app->agent_changed is set, for
+ * those the start's KEEP did not reach. */
+void nb_restconf_agents_seen(struct nb_app *app);
+
 /* The route table; 'metrics_public' makes /metrics answer without
  * authentication. */
 const struct nb_route *nb_restconf_routes(int *n, int metrics_public);

@@ -393,9 +393,17 @@ if command -v python3 > /dev/null; then
     leave_tag orphan2 || notok "could not leave a tag 'orphan2' at dc2"
     stop_daemon
     kill -STOP $PID2
+    n0=$(wc -l < "$D/log")
     start_daemon
     kill -CONT $PID2
     due=$(metric lightrail_agent_keeps_due)
+    # Down from the start: said once then, as after a plan.
+    if [ "$(metric 'lightrail_agent_up{dc="dc2"}')" = 0 ] \
+       && [ "$(tail -n +$((n0 + 1)) "$D/log" | grep -c 'agent dc2 down: ')" -eq 1 ]; then
+        ok "dc2 stopped at the start: lightrail_agent_up 0, logged: $(tail -n +$((n0 + 1)) "$D/log" | grep -o 'agent dc2 down: .*')"
+    else
+        notok "dc2 stopped at the start: lightrail_agent_up $(metric 'lightrail_agent_up{dc="dc2"}'), $(tail -n +$((n0 + 1)) "$D/log" | grep -c 'agent dc2 down: ') 'down' line(s) in the log since"
+    fi
     # The same inventory again (a GET-edit-PUT that changed nothing of
     # dc2): dc2 is the same agent, still owed its KEEP.  (It was owed
     # none after any new network, and kept 'orphan2' until it restarted.)
