@@ -1080,6 +1080,13 @@ lr_agent_party_error(const struct lr_cdynp_party *p)
     return ap->why[0] ? ap->why : NULL;
 }
 
+void
+lr_agent_party_carry_error(struct lr_cdynp_party *p, const char *why)
+{
+    struct agent_party *ap = ap_of(p);
+    snprintf(ap->why, sizeof ap->why, "%s", why ? why : "");
+}
+
 bool
 lr_agent_party_connected(const struct lr_cdynp_party *p)
 {

@@ -137,6 +137,12 @@ void lr_agent_party_set_budget(struct lr_cdynp_party *, double seconds);
  * (an ENOENT answer is no failure).  Borrowed from the party. */
 const char *lr_agent_party_error(const struct lr_cdynp_party *);
 
+/* Takes 'why' (NULL or "": none) as the party's last failure, as
+ * lr_agent_party_error() says it, until a call tries the agent again:
+ * what a new party of an agent that failed carries over.  Nothing
+ * sticky: the next call goes ahead. */
+void lr_agent_party_carry_error(struct lr_cdynp_party *, const char *why);
+
 /* True while the party holds a connection: after a failure, false when
  * the agent could not be reached or broke the protocol, true when it
  * answered an ERROR. */

@@ -2512,7 +2512,9 @@ store_network(struct lr_ctl *c, const char *topo_json,
 /* The start's KEEP owed to an agent of 'old' (the network replaced) is
  * still owed by the new one when it keeps that agent (the same address,
  * port and certificate name, whatever its DC index): it holds what it
- * held.  An agent the new network drops is owed nothing. */
+ * held.  An agent the new network drops is owed nothing.  So is its
+ * last failure: down it stays down (lr_ctl_agent_status()) until an
+ * exchange with it works. */
 static void
 carry_keeps(struct lr_ctl *c, const struct lr_ctl *old)
 {
@@ -2522,10 +2524,13 @@ carry_keeps(struct lr_ctl *c, const struct lr_ctl *old)
         for (int o = 0; c->agent[k] && o < old->cluster->n_dcs
                         && o < LR_TM_MAX_DCS; o++) {
             const struct lr_dc *then = &old->cluster->dcs[o];
-            due[k] |= old->keep_due[o] && old->agent[o]
-                      && now->remote_port == then->remote_port
-                      && !strcmp(now->remote_address, then->remote_address)
-                      && !strcmp(now->remote_name, then->remote_name);
+            if (!old->agent[o] || now->remote_port != then->remote_port
+                || strcmp(now->remote_address, then->remote_address)
+                || strcmp(now->remote_name, then->remote_name))
+                continue;
+            due[k] |= old->keep_due[o];
+            lr_agent_party_carry_error(c->agent[k],
+                                       lr_agent_party_error(old->agent[o]));
         }
     }
     memcpy(c->keep_due, due, sizeof due);

@@ -386,7 +386,8 @@ int lr_ctl_keeps_due(const struct lr_ctl *);
  * with it failed (refused, unreachable, too slow), with the reason in
  * 'why' (the one a job it blocked gives).  Each op that takes the agents
  * tries every one it needs again, so an agent down stays down until an
- * exchange works.  While the agents are lent to an op, what they were
+ * exchange works, across a new network that keeps it (the same address,
+ * port and certificate name).  While the agents are lent to an op, what they were
  * when lent.  Owner's thread.  0, or ENOENT when DC k has no agent. */
 #define LR_CTL_AGENT_WHY 256
 struct lr_ctl_agent_status {

@@ -585,8 +585,16 @@ put_inventory(struct nb_app *app, const struct nb_request *req,
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     else
         resp->status = 204;
-    if (!rc)
-        app->agents_down = 0;   /* DC indices change: seen anew */
+    /* DC indices change: each agent seen anew, without a word (one down
+     * before is down still, lr_ctl.h; said when it answers again). */
+    for (int k = 0; !rc && k < LR_TM_MAX_DCS; k++) {
+        struct lr_ctl_agent_status st;
+        uint64_t bit = UINT64_C(1) << k;
+        if (!lr_ctl_agent_status(app->ctl, k, &st) && !st.up)
+            app->agents_down |= bit;
+        else
+            app->agents_down &= ~bit;
+    }
 
 cleanup:
     lr_topo_free(topo);

@@ -412,6 +412,7 @@ if command -v python3 > /dev/null; then
     api PUT /restconf/data/lightrail-compute:compute "$tmp/inv5.json"
     put=$STATUS
     due_put=$(metric lightrail_agent_keeps_due)
+    up_put=$(metric 'lightrail_agent_up{dc="dc2"}')
     held=$(grep -c "'orphan2' released" "$A/dc2.log")
     intent jl 1 64 > "$tmp/jl.json"
     api POST "$JOBS" "$tmp/jl.json"
@@ -424,6 +425,17 @@ if command -v python3 > /dev/null; then
         ok "dc2 stopped at the start got no KEEP (1 due); jl's plan carried it, and dc2 freed 'orphan2'"
     else
         notok "KEEP owed: due '$due' at start, '$due_put' after the PUT ($put), then $(metric lightrail_agent_keeps_due); dc2 released orphan2 $held time(s) before jl, now: $(grep -h "orphan2\|keep" "$A/dc2.log" | tail -2); daemon: $(grep -h "KEEP" "$D/log" | tail -2); jl $(jq_job phase) '$(jq_job reason)'"
+    fi
+    # Down across the PUT (the same agent, nothing exchanged since), and
+    # said once when jl's plan reached it; the PUT said nothing.
+    since=$(tail -n +$((n0 + 1)) "$D/log")
+    if [ "$up_put" = 0 ] \
+       && [ "$(printf '%s\n' "$since" | grep -c 'agent dc2 down: ')" -eq 1 ] \
+       && [ "$(printf '%s\n' "$since" | grep -c 'agent dc2 answers again')" -eq 1 ] \
+       && [ "$(metric 'lightrail_agent_up{dc="dc2"}')" = 1 ]; then
+        ok "dc2 down across the PUT of the same inventory, up with jl's plan: logged once each way"
+    else
+        notok "dc2 across the PUT: lightrail_agent_up $up_put after it; $(printf '%s\n' "$since" | grep 'agent dc2 ' | head -4), now lightrail_agent_up $(metric 'lightrail_agent_up{dc="dc2"}')"
     fi
     api DELETE "$JOBS/job=jl"
     wait_released

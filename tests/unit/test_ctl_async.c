@@ -638,11 +638,67 @@ test_new_network_sends_queued_releases(void)
     lr_cluster_free(remote);
 }
 
+/* An agent down stays down across a new network that keeps it (the same
+ * address, port and certificate name): nothing was exchanged with it
+ * since its last failure, and the start's KEEP is still owed it.  A new
+ * network that names another agent for the DC has no failure to say. */
+static void
+test_agent_down_across_a_new_network(void)
+{
+    char key[200], cert[200], path[200], err[1024];
+    snprintf(key, sizeof key, "%s/coordinator.key", dir);
+    snprintf(cert, sizeof cert, "%s/coordinator.pem", dir);
+    if (lr_test_self_signed(key, cert, "coordinator"))
+        return;
+    struct lr_cluster *remote = lr_cluster_clone(cluster);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(remote);
+    snprintf(remote->dcs[1].remote_address,
+             sizeof remote->dcs[1].remote_address, "127.0.0.1");
+    remote->dcs[1].remote_port = 1;
+    snprintf(remote->dcs[1].remote_name, sizeof remote->dcs[1].remote_name,
+             "%s", remote->dcs[1].name);
+    snprintf(path, sizeof path, "%s/agent-down.db", dir);
+    struct lr_ctl_config cfg = { .topo = topo, .cluster = remote,
+                                 .default_driver = "dummy",
+                                 .dummy_dir = devdir, .db_path = path,
+                                 .agent_cert = cert, .agent_key = key,
+                                 .agent_ca = cert, .agent_timeout_s = 1 };
+    struct lr_ctl *c = NULL;
+    char *report = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
+    free(report);
+    struct lr_ctl_agent_status as;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_agent_status(c, 1, &as), 0);
+    CU_ASSERT_FALSE(as.up);
+    char why[LR_CTL_AGENT_WHY];
+    snprintf(why, sizeof why, "%s", as.why);
+    CU_ASSERT_EQUAL(lr_ctl_keeps_due(c), 1);
+    /* The same inventory again. */
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_set_inventory(c, topo, remote, NULL, NULL,
+                                               err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_keeps_due(c), 1);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_agent_status(c, 1, &as), 0);
+    CU_ASSERT_FALSE(as.up);
+    CU_ASSERT_STRING_EQUAL(as.why, why);
+    /* Another agent for dc2: not tried yet. */
+    remote->dcs[1].remote_port = 2;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_set_inventory(c, topo, remote, NULL, NULL,
+                                               err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_keeps_due(c), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_agent_status(c, 1, &as), 0);
+    CU_ASSERT_TRUE(as.up);
+    CU_ASSERT_STRING_EQUAL(as.why, "");
+    lr_ctl_free(c);
+    lr_cluster_free(remote);
+}
+
 static CU_TestInfo tests[] = {
     { "begin, run, end: in flight, refusals, a second job, release",
       test_steps },
     { "a failure in the device step rolls the reservation back",
       test_failure_rolls_back },
+    { "an agent down stays down across a new network that keeps it",
+      test_agent_down_across_a_new_network },
     { "a new inventory drops the plans it no longer fits",
       test_inventory_drops_stale_plans },
     { "reconcile in three steps: reads meanwhile, the synchronous report, "
