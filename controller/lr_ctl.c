@@ -792,6 +792,8 @@ snapshot_agents(struct lr_ctl *c)
         const char *e = c->agent[k] ? lr_agent_party_error(c->agent[k])
                                     : NULL;
         snprintf(c->agent_why[k], sizeof c->agent_why[k], "%s", e ? e : "");
+        c->agent_answered[k] = c->agent[k]
+                               && lr_agent_party_connected(c->agent[k]);
     }
 }
 
@@ -804,8 +806,13 @@ lr_ctl_agent_status(const struct lr_ctl *c, int k,
         return ENOENT;
     const char *e = c->agents_lent ? c->agent_why[k]
                                    : lr_agent_party_error(c->agent[k]);
+    /* A failure with the connection kept is an ERROR answer (a refusal:
+     * ENOSPC when another job took the devices, EIO when the agent could
+     * not save): the agent is there; the job's reason says it. */
+    bool answered = c->agents_lent ? c->agent_answered[k]
+                                   : lr_agent_party_connected(c->agent[k]);
     out->dc = c->cluster->dcs[k].name;
-    out->up = !e || !e[0];
+    out->up = !e || !e[0] || answered;
     snprintf(out->why, sizeof out->why, "%s", out->up ? "" : e);
     return 0;
 }
@@ -2529,8 +2536,10 @@ carry_keeps(struct lr_ctl *c, const struct lr_ctl *old)
                 || strcmp(now->remote_name, then->remote_name))
                 continue;
             due[k] |= old->keep_due[o];
-            lr_agent_party_carry_error(c->agent[k],
-                                       lr_agent_party_error(old->agent[o]));
+            /* A refusal (the connection kept) is no agent down. */
+            if (!lr_agent_party_connected(old->agent[o]))
+                lr_agent_party_carry_error(c->agent[k],
+                                           lr_agent_party_error(old->agent[o]));
         }
     }
     memcpy(c->keep_due, due, sizeof due);

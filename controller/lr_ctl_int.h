@@ -138,6 +138,7 @@ struct lr_ctl {
      * as it was when the agents were lent (snapshot_agents()): what
      * lr_ctl_agent_status() says while they are away. */
     char agent_why[LR_TM_MAX_DCS][LR_CTL_AGENT_WHY];
+    bool agent_answered[LR_TM_MAX_DCS];   /* its connection was up */
     /* The last plan made with the agents off the owner's thread, kept by
      * lr_ctl_plan_end for the admission of its intent, which follows it
      * (owned; NULL when none). */

@@ -1145,8 +1145,9 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         if (first)
             put(&buf, &len, &cap,
                 "# HELP lightrail_agent_up Each remote DC's agent: 0 when "
-                "the last exchange with it failed (refused, unreachable, too "
-                "slow; the log and the jobs it blocked say why), else 1. "
+                "the last exchange with it got no answer (unreachable, broken, "
+                "too slow; the log and the jobs it blocked say why), else 1 "
+                "(a refusal is an answer: the job's reason says it). "
                 "Seen when the planner last had the agents.\n"
                 "# TYPE lightrail_agent_up gauge\n");
         first = 0;

@@ -258,6 +258,26 @@ fi
 # agent gets RELEASE too, as the agents committed before it do.
 api DELETE "$JOBS/job=j5"
 wait_released
+# A refusal is an answer: with the agents' saves failing (a directory
+# where their temporary file goes), a job that needs them is refused its
+# COMMIT (EIO) and blocked with that reason, yet no agent reads down.
+mkdir "$A/dc2.state/reservations.json.tmp" "$A/dc3-again.state/reservations.json.tmp"
+intent jx 1 64 > "$tmp/jx.json"
+api POST "$JOBS" "$tmp/jx.json"
+job_state jx
+rmdir "$A/dc2.state/reservations.json.tmp" "$A/dc3-again.state/reservations.json.tmp"
+up2=$(metric 'lightrail_agent_up{dc="dc2"}')
+up3=$(metric 'lightrail_agent_up{dc="dc3"}')
+if [ "$(jq_job phase)" = blocked ] \
+   && jq_job reason | grep -q "refused commit: commit 'jx': reservations not saved" \
+   && [ "$up2" = 1 ] && [ "$up3" = 1 ] && ! grep -q "agent dc2 down" "$D/log" \
+   && [ "$(grep -c 'agent dc3 down' "$D/log")" -eq 1 ]; then
+    ok "a refused COMMIT blocks jx ($(jq_job reason | cut -c1-90)...), no agent reads down"
+else
+    notok "a refused COMMIT: $(jq_job phase): $(jq_job reason); up dc2 '$up2' dc3 '$up3'; $(grep 'agent dc' "$D/log" | tail -2)"
+fi
+api DELETE "$JOBS/job=jx"
+wait_released
 restart_dc3 dc3-commit --delay-commit-ms 3000
 intent j7 1 64 > "$tmp/j7.json"
 api POST "$JOBS" "$tmp/j7.json"
