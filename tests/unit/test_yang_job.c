@@ -770,11 +770,16 @@ test_state_round_trip(void)
     static const struct lr_state_link links[2] = {
         { "r1-r2", 320, 8, 2, ch }, { "r2-r1", 320, 0, 0, NULL },
     };
-    static const struct lr_state_dc dcs[2] = {
-        { "dc1", 16, 8 }, { "dc2", 32, 0 },
+    /* dc2 and dc3 are planned by their agents: dc3's is down. */
+    static const struct lr_state_dc dcs[3] = {
+        { .name = "dc1", .devices = 16, .in_use = 8 },
+        { .name = "dc2", .devices = 32, .agent = true, .agent_up = true,
+          .agent_why = "" },
+        { .name = "dc3", .devices = 1, .agent = true, .agent_up = false,
+          .agent_why = "connect to 127.0.0.1 port 7003: Connection refused" },
     };
     struct lr_state_view v = {
-        .n_links = 2, .links = links, .n_dcs = 2, .dcs = dcs,
+        .n_links = 2, .links = links, .n_dcs = 3, .dcs = dcs,
         .counters = { 1, 2, 3, 4, 5, 18446744073709551615ull },
     };
     char *text = NULL, err[512] = "";
@@ -792,6 +797,12 @@ test_state_round_trip(void)
     CU_ASSERT_EQUAL(count(tree, XP("link[id='r2-r1']/channel")), 0);
     CHECK_VAL(tree, XP("dc[name='dc1']/in-use"), "8");
     CHECK_VAL(tree, XP("dc[name='dc2']/devices"), "32");
+    CU_ASSERT_EQUAL(count(tree, XP("dc[name='dc1']/agent")), 0);
+    CHECK_VAL(tree, XP("dc[name='dc2']/agent/up"), "true");
+    CU_ASSERT_EQUAL(count(tree, XP("dc[name='dc2']/agent/reason")), 0);
+    CHECK_VAL(tree, XP("dc[name='dc3']/agent/up"), "false");
+    CHECK_VAL(tree, XP("dc[name='dc3']/agent/reason"),
+              "connect to 127.0.0.1 port 7003: Connection refused");
     CHECK_VAL(tree, XP("counters/jobs-failed"), "3");
     CHECK_VAL(tree, XP("counters/deletes"), "18446744073709551615");
 #undef XP
