@@ -552,6 +552,26 @@ count_hook(void *arg)
     ++*(int *) arg;
 }
 
+/* The test cluster with dc2 planned by an agent nobody serves (port 1
+ * of loopback), and the coordinator's certificate and key made in
+ * key[200] and cert[200]; NULL when no certificate can be made. */
+static struct lr_cluster *
+remote_dc2(char *key, char *cert)
+{
+    snprintf(key, 200, "%s/coordinator.key", dir);
+    snprintf(cert, 200, "%s/coordinator.pem", dir);
+    if (lr_test_self_signed(key, cert, "coordinator"))
+        return NULL;
+    struct lr_cluster *remote = lr_cluster_clone(cluster);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(remote);
+    snprintf(remote->dcs[1].remote_address,
+             sizeof remote->dcs[1].remote_address, "127.0.0.1");
+    remote->dcs[1].remote_port = 1;
+    snprintf(remote->dcs[1].remote_name, sizeof remote->dcs[1].remote_name,
+             "%s", remote->dcs[1].name);
+    return remote;
+}
+
 /* With a release hook (lightraild's) a RELEASE waits in the queue until
  * an op takes it; a new network before that sends the queue there
  * (lr_ctl.h, "RELEASEs off the owner's thread"), to the agents of the
@@ -563,17 +583,9 @@ static void
 test_new_network_sends_queued_releases(void)
 {
     char key[200], cert[200], path[200], err[1024];
-    snprintf(key, sizeof key, "%s/coordinator.key", dir);
-    snprintf(cert, sizeof cert, "%s/coordinator.pem", dir);
-    if (lr_test_self_signed(key, cert, "coordinator"))
+    struct lr_cluster *remote = remote_dc2(key, cert);
+    if (!remote)
         return;
-    struct lr_cluster *remote = lr_cluster_clone(cluster);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(remote);
-    snprintf(remote->dcs[1].remote_address,
-             sizeof remote->dcs[1].remote_address, "127.0.0.1");
-    remote->dcs[1].remote_port = 1;
-    snprintf(remote->dcs[1].remote_name, sizeof remote->dcs[1].remote_name,
-             "%s", remote->dcs[1].name);
     /* An active job whose one stage is dc2's agent's: no GPU of ours, no
      * lightpath, so its DELETE is a RELEASE at that agent only. */
     struct lr_store *st;
@@ -646,17 +658,9 @@ static void
 test_agent_down_across_a_new_network(void)
 {
     char key[200], cert[200], path[200], err[1024];
-    snprintf(key, sizeof key, "%s/coordinator.key", dir);
-    snprintf(cert, sizeof cert, "%s/coordinator.pem", dir);
-    if (lr_test_self_signed(key, cert, "coordinator"))
+    struct lr_cluster *remote = remote_dc2(key, cert);
+    if (!remote)
         return;
-    struct lr_cluster *remote = lr_cluster_clone(cluster);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(remote);
-    snprintf(remote->dcs[1].remote_address,
-             sizeof remote->dcs[1].remote_address, "127.0.0.1");
-    remote->dcs[1].remote_port = 1;
-    snprintf(remote->dcs[1].remote_name, sizeof remote->dcs[1].remote_name,
-             "%s", remote->dcs[1].name);
     snprintf(path, sizeof path, "%s/agent-down.db", dir);
     struct lr_ctl_config cfg = { .topo = topo, .cluster = remote,
                                  .default_driver = "dummy",
