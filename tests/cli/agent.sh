@@ -784,6 +784,21 @@ expect_bad "No such file or directory: give the agent's --state-dir" \
     $LIGHTRAIL reservations --state-dir "$A/no-such.state"
 expect_bad "--tag TAG goes with --release OWNER" \
     $LIGHTRAIL reservations --state-dir "$A/resv.state" --tag j3
+expect_bad "--format wants 'text' or 'json'" \
+    $LIGHTRAIL reservations --state-dir "$A/resv.state" --format xml
+# A file that does not validate: listed or released, refused with the
+# schema's reason, the file as it was.
+mkdir -p "$A/badres.state"
+printf '{"lightrail-agent:reservations": {"reservation": [{"owner": "gone", "tag": "j1", "devices": 0}]}}\n' \
+    > "$A/badres.state/reservations.json"
+cp "$A/badres.state/reservations.json" "$tmp/badres.before"
+expect_bad "out of the allowed range" \
+    $LIGHTRAIL reservations --state-dir "$A/badres.state"
+expect_bad "out of the allowed range" \
+    $LIGHTRAIL reservations --state-dir "$A/badres.state" --release gone
+cmp -s "$tmp/badres.before" "$A/badres.state/reservations.json" \
+    && ok "a release refused on a file that does not validate leaves it" \
+    || notok "a refused release changed an invalid reservations.json"
 $LIGHTRAIL reservations --state-dir "$A/resv.state" --release gone --tag j1 > "$tmp/out" 2>&1 &&
 $LIGHTRAIL reservations --state-dir "$A/resv.state" --release gone >> "$tmp/out" 2>&1
 rc=$?
