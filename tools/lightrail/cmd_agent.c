@@ -501,20 +501,12 @@ restore_reservations(struct agent *a, char *err, size_t len)
     char path[4096];
     if (!a->state_dir)
         return 0;
-    snprintf(path, sizeof path, "%s/%s", a->state_dir, LR_AGENT_STORE_FILE);
-    /* None only when there is none: a file we cannot see (a symlink
-     * loop, EACCES, EIO) may hold reservations. */
-    if (access(path, F_OK)) {
-        int e = errno;
-        if (e == ENOENT)
-            return 0;
-        snprintf(err, len, "%s: %s", path, strerror(e));
-        return e;
-    }
     struct lr_agent_reservation *r;
     int n;
-    int rc = lr_yang_load_reservations(a->ly, path, &r, &n, err, len);
-    if (rc)
+    bool found;
+    int rc = lr_agent_store_load(a->ly, a->state_dir, &r, &n, &found, path,
+                                 sizeof path, err, len);
+    if (rc || !found)
         return rc;
     /* Summed in 64 bits: the schema allows a million devices an entry,
      * and any number of entries. */

@@ -182,16 +182,10 @@ lr_cmd_reservations(int argc, char **argv)
         rc = LR_EXIT_FAIL;
         goto out;
     }
-    snprintf(path, sizeof path, "%s/%s", o.dir, LR_AGENT_STORE_FILE);
-    if (access(path, F_OK)) {
-        if (errno != ENOENT) {
-            lr_cli_err(CMD, "%s: %s", path, strerror(errno));
-            rc = LR_EXIT_USAGE;
-            goto out;
-        }
-        /* No file: no reservations (an agent that committed nothing). */
-    } else if (lr_yang_load_reservations(ctx, path, &r, &n, err,
-                                         sizeof err)) {
+    /* No file: no reservations (an agent that committed nothing). */
+    bool found;
+    if (lr_agent_store_load(ctx, o.dir, &r, &n, &found, path, sizeof path,
+                            err, sizeof err)) {
         lr_cli_err(CMD, "%s", err);
         rc = LR_EXIT_USAGE;
         goto out;

@@ -15,6 +15,7 @@
 
 #include "controller/lr_worker.h"
 #include "tools/lightrail/lr_agent_store.h"
+#include "yang/lr_yang_agent.h"
 
 struct lr_agent_store {
     struct lr_worker *w;
@@ -57,6 +58,26 @@ lr_agent_store_lock(const char *dir, int *out, char *err, size_t errlen)
     }
     *out = fd;
     return 0;
+}
+
+int
+lr_agent_store_load(struct ly_ctx *ctx, const char *dir,
+                    struct lr_agent_reservation **r, int *n, bool *found,
+                    char *path, size_t pathlen, char *err, size_t errlen)
+{
+    *r = NULL;
+    *n = 0;
+    *found = false;
+    snprintf(path, pathlen, "%s/%s", dir, LR_AGENT_STORE_FILE);
+    if (access(path, F_OK)) {
+        int e = errno;
+        if (e == ENOENT)
+            return 0;
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        return e;
+    }
+    *found = true;
+    return lr_yang_load_reservations(ctx, path, r, n, err, errlen);
 }
 
 int

@@ -23,10 +23,13 @@
 #ifndef LR_AGENT_STORE_H
 #define LR_AGENT_STORE_H 1
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct event_base;
+struct lr_agent_reservation;
 struct lr_agent_store;
+struct ly_ctx;
 
 /* The file's name in the state directory, and its temporary twin's. */
 #define LR_AGENT_STORE_FILE "reservations.json"
@@ -38,6 +41,16 @@ struct lr_agent_store;
  * EWOULDBLOCK, another process holds it (err[] says so, the caller says
  * what to do), or another errno with err[]. */
 int lr_agent_store_lock(const char *dir, int *fd, char *err, size_t errlen);
+
+/* Reads dir/LR_AGENT_STORE_FILE (its path into path[pathlen]) into
+ * '*r' (malloc'ed, the caller's; NULL when none) and '*n', '*found' true:
+ * 0.  No file: 0, '*found' false, none.  A file that cannot be looked at
+ * (a symlink loop, EACCES, EIO) may hold reservations: its errno; one
+ * that does not validate: EINVAL; either with err[]. */
+int lr_agent_store_load(struct ly_ctx *ctx, const char *dir,
+                        struct lr_agent_reservation **r, int *n, bool *found,
+                        char *path, size_t pathlen, char *err,
+                        size_t errlen);
 
 /* A save is done: 'rc' 0, or an errno with 'why' (one line: what was
  * not saved, where and why).  On the loop's thread. */
