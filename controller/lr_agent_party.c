@@ -634,14 +634,18 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
         return fail(ap, EINVAL, "cannot encode a %s message",
                     lr_wire_type_name(req->type));
     /* The budget spent before 'req' could be sent: in this agent's
-     * connect, or by the others (their connects and answers). */
+     * connect, or by the others (their connects and answers).  In the
+     * latter case nothing went out: the connection is sound and stays
+     * (the agent is up, lr_agent_party_connected()), the failure sticky
+     * for this plan as any other. */
     if (by_plan && deadline <= now_s()) {
         if ((rc = connect_out_of_budget(ap)))
             return rc;
-        fail(ap, ETIMEDOUT, "the plan's budget of %g s ran out before %s "
-             "was sent to %s port %d (spent on the other agents): give the "
-             "plan a larger budget", ap->budget,
-             lr_wire_type_name(req->type), ap->address, ap->port);
+        snprintf(ap->why, sizeof ap->why, "the plan's budget of %g s ran "
+                 "out before %s was sent to %s port %d (spent on the other "
+                 "agents): give the plan a larger budget", ap->budget,
+                 lr_wire_type_name(req->type), ap->address, ap->port);
+        ap->failed = ETIMEDOUT;
         ap->out_of_budget = ap->starved = true;
         return ETIMEDOUT;
     }

@@ -145,7 +145,8 @@ void lr_agent_party_carry_error(struct lr_cdynp_party *, const char *why);
 
 /* True while the party holds a connection: after a failure, false when
  * the agent could not be reached or broke the protocol, true when it
- * answered an ERROR. */
+ * answered an ERROR or when the plan's budget was spent on the other
+ * agents before its request was sent (its connection up in time). */
 bool lr_agent_party_connected(const struct lr_cdynp_party *);
 
 /* The DC name the agent announced in HELLO_OK, "" before. */

@@ -386,7 +386,8 @@ int lr_ctl_keeps_due(const struct lr_ctl *);
  * with it failed without an answer (unreachable, broken, too slow),
  * with the reason in 'why' (the one a job it blocked gives).  A refusal
  * (an ERROR answer, e.g. ENOSPC when another job took its devices) is
- * an answer: up, the job's reason says it.  Each op that takes the agents
+ * an answer: up, the job's reason says it; so is an agent not asked
+ * because the plan's budget was spent on the others before its turn.  Each op that takes the agents
  * tries every one it needs again, so an agent down stays down until an
  * exchange works, across a new network that keeps it (the same address,
  * port and certificate name).  While the agents are lent to an op, what they were

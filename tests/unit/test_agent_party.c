@@ -23,6 +23,7 @@
 
 #include "controller/lr_agent_party.h"
 #include "controller/lr_resolve.h"
+#include "planner/lr_cdynp.h"
 #include "planner/lr_cdynp_wire.h"
 #include "planner/lr_instance.h"
 
@@ -498,6 +499,85 @@ test_release_after_agent_closed(void)
     fk_stop(&f);
 }
 
+/* HELLO answered; JOB answered OK, every STEP "no feasible layer"
+ * (ENOENT), on one connection only: a party that reconnects finds a
+ * listener that never shakes hands. */
+static void
+script_no_layer(struct fk_conn *c)
+{
+    struct lr_wire_msg m;
+    while (fk_read(c, &m)) {
+        struct lr_wire_msg a = { .type = LR_WIRE_OK, .id = m.id };
+        if (m.type == LR_WIRE_HELLO) {
+            fk_hello_ok(c, m.id);
+            continue;
+        }
+        if (m.type == LR_WIRE_STEP) {
+            a.type = LR_WIRE_ERROR;
+            a.code = ENOENT;
+        }
+        fk_send(c, &a, 0, 0);
+    }
+}
+
+/* A plan whose budget is gone before its agent's request could be sent
+ * (spent on the others; here a budget of 1 ns, the connection made and
+ * HELLO answered before the plan): the plan fails, saying so, and the
+ * agent is not read as down: its connection, on which nothing went out,
+ * stays, and the next plan uses it. */
+static void
+test_budget_spent_before_request(void)
+{
+    struct fake f;
+    if (!fk_begin() || !fk_start(&f, script_no_layer, 1))
+        return;
+    struct lr_cluster *cl = lr_cluster_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cl);
+    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_type(cl, "v100", 125e12, 0.4,
+                                              32e9), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, "dc1", "v100", 8, 100e9,
+                                            1e-6, NULL), 0);
+    struct lr_tm *tm = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(fk_in.model, cl, &fk_in.train, &tm), 0);
+    struct lr_cdynp_party *p = fk_party(&f, tm, 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    struct lr_cdynp_result *res = calloc(1, sizeof *res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    double flops;
+    CU_ASSERT_EQUAL_FATAL(p->cls->compute(p, &flops), 0);
+
+    struct lr_cdynp_party *parties[1] = { p };
+    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+    enum lr_tm_why verdict;
+    char why[1024];
+    lr_agent_party_set_job(p, tm);
+    lr_agent_party_set_budget(p, 1e-9);
+    CU_ASSERT_EQUAL(lr_agent_plan(cl, parties, NULL, &view, res, NULL,
+                                  &verdict, why, sizeof why), ETIMEDOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "agent dc1 too slow: the plan's "
+                                       "budget of 1e-09 s ran out before "
+                                       "job was sent"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "(spent on the other agents)"));
+    CU_ASSERT(lr_agent_party_connected(p));
+
+    /* The same connection: JOB, then STEPs answered ENOENT, no plan. */
+    lr_agent_party_set_job(p, tm);
+    lr_agent_party_set_budget(p, 0);
+    int rc = lr_agent_plan(cl, parties, NULL, &view, res, NULL, &verdict,
+                           why, sizeof why);
+    if (rc)
+        fprintf(stderr, "second plan: %s\n", why);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_NOT_EQUAL(verdict, LR_TM_OK);
+    CU_ASSERT(lr_agent_party_connected(p));
+    CU_ASSERT_PTR_NULL(lr_agent_party_error(p));
+    p->cls->free(p);
+    free(res);
+    lr_tm_free(tm);
+    lr_cluster_free(cl);
+    fk_stop(&f);
+}
+
 /* HELLO answered with another id, then another type, then a frame
  * dripped a byte at a time past the deadline, then in two pieces within
  * it (one connection each). */
@@ -783,6 +863,7 @@ static CU_TestInfo tests[] = {
     { "new refusals", test_new_refusals },
     { "unreachable agent", test_unreachable },
     { "release after the agent closed", test_release_after_agent_closed },
+    { "budget spent before the request", test_budget_spent_before_request },
     { "misbehaving agent", test_misbehaving_agent },
     { "closed during the handshake", test_closed_during_handshake },
     { "bad frame length", test_bad_frame_length },
