@@ -95,12 +95,13 @@ export LIGHTRAIL_TOKEN=test-token
 if $LIGHTRAIL job list > "$tmp/list" \
    && head -n 1 "$tmp/list" | grep -q '^NAME .*MODEL .*PHASE .*GPUS .*ITERATION (s) .*STAGES .*LIGHTPATHS .*REASON$' \
    && grep -q '^gpt-a .*gpt-1.9b .*active .* 12 .*0.432100 .* 2 .* 1$' "$tmp/list" \
-   && grep -q '^a b/c .*llama2-70b .*blocked .*memory: layer 1' "$tmp/list"; then
+   && grep -q '^a b/c .*llama2-70b .*blocked .*memory: layer 1' "$tmp/list" \
+   && grep -q '^gpt-f .*gpt-1.9b .*failed  *0  *- .* 1 .* 0  ROADM r6' "$tmp/list"; then
     ok "job list: table"
 else
     notok "job list: $(cat "$tmp/list")"
 fi
-if $LIGHTRAIL job list --format json | jq -e '."lightrail-job:jobs".job | length == 2' > /dev/null; then
+if $LIGHTRAIL job list --format json | jq -e '."lightrail-job:jobs".job | length == 3' > /dev/null; then
     ok "job list --format json"
 else
     notok "job list --format json"
@@ -121,6 +122,15 @@ if $LIGHTRAIL job show 'a b/c' | grep -q '^  reason      memory: layer 1'; then
     ok "job show: a name with a space and a slash"
 else
     notok "job show 'a b/c'"
+fi
+# A failed job keeps its plan but holds no GPU.
+if $LIGHTRAIL job show gpt-f > "$tmp/show" \
+   && grep -q '^job gpt-f: failed$' "$tmp/show" \
+   && grep -q '^  gpus        4..32 wanted, 0 held$' "$tmp/show" \
+   && grep -q '^1 .*1-36 .*dc1 .* 16 ' "$tmp/show"; then
+    ok "job show: a failed job holds nothing, its plan shown"
+else
+    notok "job show gpt-f: $(cat "$tmp/show")"
 fi
 expect_rc 4 "lightrail job: 404: no job named 'nope'" $LIGHTRAIL job show nope
 expect_rc 4 "lightrail job: 404: no job named 'nope'" $LIGHTRAIL job delete nope

@@ -12,7 +12,8 @@
  *   model "llama2-70b"   -> 201, phase blocked (memory)
  *   name "dup"           -> 409 data-exists
  *   no name or no model  -> 400 invalid-value
- * Known jobs: "gpt-a" (active) and "a b/c" (blocked); the rest is 404.
+ * Known jobs: "gpt-a" (active), "a b/c" (blocked) and "gpt-f" (failed,
+ * its plan kept); the rest is 404.
  * Stops on SIGTERM or SIGINT.
  */
 #include <signal.h>
@@ -41,6 +42,12 @@ static const char gpt_a[] =
 static const char blocked[] =
     "{\"name\":\"a b/c\",\"model\":\"llama2-70b\",\"state\":{\"phase\":"
     "\"blocked\",\"reason\":\"memory: layer 1 alone needs 90.1 GB per device\"}}";
+static const char failed[] =
+    "{\"name\":\"gpt-f\",\"model\":\"gpt-1.9b\",\"gpus\":{\"min\":4,"
+    "\"max\":32},\"state\":{\"phase\":\"failed\",\"reason\":\"ROADM r6 "
+    "refused the lightpaths\",\"stage\":[{\"index\":1,\"first-layer\":1,"
+    "\"last-layer\":36,\"dc\":\"dc1\",\"devices\":16,\"time-s\":"
+    "\"0.007158\"}]}}";
 static const char networks[] =
     "{\"ietf-network:networks\":{\"network\":[{\"network-id\":\"metro\","
     "\"node\":[{\"node-id\":\"r1\",\"lightrail-topology:roadm\":{\"name\":"
@@ -74,12 +81,12 @@ reply(struct nb_response *resp, int status, const char *fmt, const char *s)
 static void
 h_jobs_get(void *arg, const struct nb_request *rq, struct nb_response *resp)
 {
-    char *both = malloc(sizeof gpt_a + sizeof blocked + 1);
+    char *both = malloc(sizeof gpt_a + sizeof blocked + sizeof failed + 2);
     if (!both) {
         nb_error(resp, 500, "operation-failed", NULL, "out of memory");
         return;
     }
-    sprintf(both, "%s,%s", gpt_a, blocked);
+    sprintf(both, "%s,%s,%s", gpt_a, blocked, failed);
     reply(resp, 200, "{\"lightrail-job:jobs\":{\"job\":[%s]}}", both);
     free(both);
 }
@@ -132,7 +139,8 @@ h_job(void *arg, const struct nb_request *rq, struct nb_response *resp)
 {
     const char *name = rq->path + strlen(JOB_PREFIX);
     const char *j = !strcmp(name, "gpt-a") ? gpt_a
-                    : !strcmp(name, "a b/c") ? blocked : NULL;
+                    : !strcmp(name, "a b/c") ? blocked
+                    : !strcmp(name, "gpt-f") ? failed : NULL;
     if (!j) {
         nb_error(resp, 404, "invalid-value", NULL, "no job named '%s'", name);
         return;

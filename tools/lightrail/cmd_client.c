@@ -559,11 +559,18 @@ client_job_path(const char *name)
 
 /* Text output ------------------------------------------------------------- */
 
+/* The devices the job holds: its plan's while it is provisioning, active
+ * or releasing.  A failed job keeps its plan (the server shows it) but
+ * holds nothing: its GPUs were freed when it failed. */
 static long
 job_devices(json_object *job)
 {
+    const char *phase = jstr(jget(job, "state"), "phase", "");
     json_object *st = jget(jget(job, "state"), "stage");
     long n = 0;
+    if (strcmp(phase, "provisioning") && strcmp(phase, "active")
+        && strcmp(phase, "releasing"))
+        return 0;
     for (size_t i = 0; i < jlen(st); i++)
         n += jlong(jidx(st, i), "devices");
     return n;
