@@ -22,6 +22,10 @@ lr_topo_free(struct lr_topo *t)
 {
     if (!t)
         return;
+    for (int i = 0; i < t->n_nodes; i++) {
+        free(t->nodes[i].roadm_name);
+        free(t->nodes[i].roadm_description);
+    }
     free(t->nodes);
     free(t->links);
     free(t->attach);
@@ -77,7 +81,7 @@ lr_topo_attach_node(const struct lr_topo *t, const char *dc,
 int
 lr_topo_add_node(struct lr_topo *t, const char *name)
 {
-    struct lr_node n;
+    struct lr_node n = { .roadm_name = NULL };
     int err = lr_copy_name(n.name, LR_NAME_MAX, name);
     if (err)
         return err;
@@ -87,6 +91,26 @@ lr_topo_add_node(struct lr_topo *t, const char *name)
     if (err)
         return err;
     t->nodes[t->n_nodes++] = n;
+    return 0;
+}
+
+int
+lr_topo_set_roadm(struct lr_topo *t, int node, const char *name,
+                  const char *description)
+{
+    if (node < 0 || node >= t->n_nodes)
+        return EINVAL;
+    char *n = name ? strdup(name) : NULL;
+    char *d = description ? strdup(description) : NULL;
+    if ((name && !n) || (description && !d)) {
+        free(n);
+        free(d);
+        return ENOMEM;
+    }
+    free(t->nodes[node].roadm_name);
+    free(t->nodes[node].roadm_description);
+    t->nodes[node].roadm_name = n;
+    t->nodes[node].roadm_description = d;
     return 0;
 }
 
@@ -149,7 +173,9 @@ lr_topo_clone(const struct lr_topo *t)
     if (!c)
         return NULL;
     for (int i = 0; i < t->n_nodes; i++)
-        if (lr_topo_add_node(c, t->nodes[i].name))
+        if (lr_topo_add_node(c, t->nodes[i].name)
+            || lr_topo_set_roadm(c, i, t->nodes[i].roadm_name,
+                                 t->nodes[i].roadm_description))
             goto fail;
     for (int i = 0; i < t->n_links; i++) {
         const struct lr_link *l = &t->links[i];

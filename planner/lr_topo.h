@@ -21,6 +21,12 @@
 
 struct lr_node {
     char name[LR_NAME_MAX];
+    /* lightrail-topology's roadm container, kept so that the topology
+     * printed back (GET, `lightrail topology show`) names the ROADMs the
+     * operator named; the planner never reads them.  Owned, NULL when
+     * not given. */
+    char *roadm_name;
+    char *roadm_description;
 };
 
 struct lr_link {
@@ -57,6 +63,11 @@ struct lr_topo *lr_topo_clone(const struct lr_topo *);
 /* Adds a node; EEXIST when the name is taken, EINVAL when it is empty or
  * longer than LR_NAME_MAX - 1. */
 int lr_topo_add_node(struct lr_topo *, const char *name);
+
+/* Sets node index 'node''s ROADM name and description (copied; NULL:
+ * none).  EINVAL for an unknown node, ENOMEM. */
+int lr_topo_set_roadm(struct lr_topo *, int node, const char *name,
+                      const char *description);
 
 /* Adds a directed link between existing node indices.  EINVAL for an
  * unknown node, a self loop, length <= 0 or n_slots < 1; EEXIST for a

@@ -81,6 +81,16 @@ lr_yang_topo_nodes(struct lr_topo *t, const struct lyd_node *net,
         if (rc)
             return lr_yang_add_err(rc, err, errlen, file, node, "node");
         int idx = t->n_nodes - 1;
+        const struct lyd_node *roadm = lr_yang_child(node, LR_YANG_LRT,
+                                                     "roadm");
+        if (roadm
+            && lr_topo_set_roadm(t, idx,
+                                 lr_yang_leaf(roadm, LR_YANG_LRT, "name"),
+                                 lr_yang_leaf(roadm, LR_YANG_LRT,
+                                              "description"))) {
+            lr_yang_errf(err, errlen, file, NULL, "out of memory");
+            return ENOMEM;
+        }
 
         const struct lyd_node *a = lr_yang_child(node, LR_YANG_LRT,
                                                  "dc-attachment");
@@ -245,10 +255,22 @@ lr_yang_topo_build(struct ly_ctx *ctx, const struct lr_topo *t,
         || (rc = lyd_new_inner(net, nw, "network-types", 0, &types))
         || (rc = lyd_new_inner(types, lrt, "lightrail-optical", 0, NULL)))
         goto cleanup;
-    for (int i = 0; i < t->n_nodes; i++)
-        if ((rc = lyd_new_list(net, nw, "node", 0, &nodes[i],
-                               t->nodes[i].name)))
+    for (int i = 0; i < t->n_nodes; i++) {
+        const struct lr_node *n = &t->nodes[i];
+        struct lyd_node *roadm = NULL;
+        if ((rc = lyd_new_list(net, nw, "node", 0, &nodes[i], n->name)))
             goto cleanup;
+        if ((n->roadm_name || n->roadm_description)
+            && (rc = lyd_new_inner(nodes[i], lrt, "roadm", 0, &roadm)))
+            goto cleanup;
+        if ((n->roadm_name
+             && (rc = lyd_new_term(roadm, lrt, "name", n->roadm_name, 0,
+                                   NULL)))
+            || (n->roadm_description
+                && (rc = lyd_new_term(roadm, lrt, "description",
+                                      n->roadm_description, 0, NULL))))
+            goto cleanup;
+    }
     for (int i = 0; i < t->n_attach; i++) {
         const struct lr_attach *a = &t->attach[i];
         if (a->node < 0 || a->node >= t->n_nodes) {

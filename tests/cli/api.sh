@@ -27,6 +27,12 @@ api GET /restconf/data/lightrail-state:state
     && ok "GET state: GPUs in use" || notok "GET state: $STATUS $(cat "$tmp/body")"
 api GET /restconf/data/ietf-network:networks
 [ "$STATUS" = 200 ] && ok "GET topology" || notok "GET topology: $STATUS"
+# The ROADMs keep the names and descriptions the file gave them.
+jq -e '."ietf-network:networks".network[0].node[] | select(."node-id" == "r1")
+       | ."lightrail-topology:roadm" == {"name": "ROADM R1", "description": "north"}' \
+    "$tmp/body" > /dev/null \
+    && ok "GET topology: r1 is ROADM R1, north" \
+    || notok "GET topology: r1's roadm: $(jq -c '."ietf-network:networks".network[0].node[0]' "$tmp/body")"
 api GET /restconf/data/lightrail-compute:compute
 [ "$STATUS" = 200 ] && ok "GET inventory" || notok "GET inventory: $STATUS"
 api GET /metrics "" ""

@@ -429,6 +429,8 @@ test_print_round_trip(void)
     CU_ASSERT_EQUAL(lr_topo_add_link(t, "e1", 0, 1, 12.3456, 7, -100), 0);
     CU_ASSERT_EQUAL(lr_topo_add_link(t, "e2", 1, 0, 0.25, 1024, 0), 0);
     CU_ASSERT_EQUAL(lr_topo_add_attach(t, "dcA", 1), 0);
+    CU_ASSERT_EQUAL(lr_topo_set_roadm(t, 1, "ROADM Z", "west \"end\""), 0);
+    CU_ASSERT_EQUAL(lr_topo_set_roadm(t, 2, "no such node", NULL), EINVAL);
 
     char *text = NULL, err[1024];
     CU_ASSERT_EQUAL_FATAL(lr_yang_topo_to_json(ctx, t, &text, err,
@@ -450,6 +452,21 @@ test_print_round_trip(void)
     CU_ASSERT_EQUAL(u->links[1].n_slots, 1024);
     CU_ASSERT_EQUAL(u->links[1].src, 1);
     CU_ASSERT_EQUAL(lr_topo_dc_node(u, "dcA"), 1);
+    /* The ROADM's name and description come back; a node without them
+     * has none (the network GET and `lightrail topology show` print
+     * them: they were dropped until 2026-12-05). */
+    CU_ASSERT_PTR_NULL(u->nodes[0].roadm_name);
+    CU_ASSERT_PTR_NULL(u->nodes[0].roadm_description);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u->nodes[1].roadm_name);
+    CU_ASSERT_STRING_EQUAL(u->nodes[1].roadm_name, "ROADM Z");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u->nodes[1].roadm_description);
+    CU_ASSERT_STRING_EQUAL(u->nodes[1].roadm_description, "west \"end\"");
+    struct lr_topo *c = lr_topo_clone(u);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c->nodes[1].roadm_name);
+    CU_ASSERT_STRING_EQUAL(c->nodes[1].roadm_name, "ROADM Z");
+    CU_ASSERT_PTR_NULL(c->nodes[0].roadm_name);
+    lr_topo_free(c);
     free(text);
     lr_topo_free(u);
     lr_topo_free(t);
