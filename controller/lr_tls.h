@@ -29,8 +29,10 @@ enum lr_tls_pair {
 enum lr_tls_pair lr_tls_use_pair(SSL_CTX *ctx, const char *cert,
                                  const char *key);
 
-/* OpenSSL's last queued error as text in 'buf' (or "no OpenSSL reason"
- * when the queue is empty); clears the queue.  Returns 'buf'. */
+/* OpenSSL's last queued error as text in 'buf', or the system's words
+ * when a system call failed beneath it ("No such file or directory"), or
+ * "no OpenSSL reason" when the queue is empty; clears the queue.
+ * Returns 'buf'. */
 const char *lr_tls_reason(char *buf, size_t len);
 
 #endif

@@ -7,6 +7,7 @@
  * The three TLS ends word their own messages; their tests check those
  * (tests/cli/api.sh, agent.sh, sb_netconf_tls.sh).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,19 @@ test_reason(void)
     /* OpenSSL's own words for the mismatch, and the queue emptied. */
     CU_ASSERT_PTR_NOT_NULL(strstr(r, "key values mismatch"));
     CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+    SSL_CTX_free(ctx);
+
+    /* A missing file: the system's words, not OpenSSL's "system lib"
+     * (a daemon with a mistyped certificate path said only that). */
+    ctx = SSL_CTX_new(TLS_client_method());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+    CU_ASSERT_EQUAL(lr_tls_use_pair(ctx, path[MISSING], path[KEY_A]),
+                    LR_TLS_PAIR_CERT);
+    CU_ASSERT_STRING_EQUAL(lr_tls_reason(buf, sizeof buf), strerror(ENOENT));
+    CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+    CU_ASSERT_EQUAL(lr_tls_use_pair(ctx, path[CERT_A], path[MISSING]),
+                    LR_TLS_PAIR_KEY);
+    CU_ASSERT_STRING_EQUAL(lr_tls_reason(buf, sizeof buf), strerror(ENOENT));
     SSL_CTX_free(ctx);
 
     /* A short buffer is cut, not overrun. */
