@@ -440,6 +440,15 @@ main(int argc, char **argv)
         rc = 2;
         goto cleanup;
     }
+    /* Without a token or a client CA every request but /metrics is a
+     * 401 whatever the client sends: refused before anything is made. */
+    if (!cfg->n_tokens && !cfg->client_ca[0]) {
+        fprintf(stderr, "lightraild: %s: no token and no listen client-ca: "
+                "no client could use the API; add a token (a secret of 16 "
+                "characters or more) or a client-ca\n", config_path);
+        rc = 2;
+        goto cleanup;
+    }
     lr_log_use_syslog(cfg->log == LR_CONFIG_LOG_SYSLOG);
     if (ensure_dir(cfg->state_dir) || ensure_dir(cfg->dummy_dir)) {
         lr_log(LR_LOG_ERR, "cannot create %s or %s: %s", cfg->state_dir,

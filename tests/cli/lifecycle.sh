@@ -43,6 +43,18 @@ fi
 kill -0 "$PID" 2>/dev/null && ok "the first daemon still serves" \
     || notok "the first daemon died"
 
+# A configuration without a token or a client CA: no client could use
+# the API; refused at once, exit 2, nothing made.
+jq 'del(.["lightrail-config:lightraild"].token) | .["lightrail-config:lightraild"]["state-dir"] = "noauth"' \
+    "$D/lightraild.json" > "$D/noauth.json"
+timeout 20 $LIGHTRAILD --config "$D/noauth.json" --foreground \
+    > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "no token and no listen client-ca" "$tmp/err" \
+    && [ ! -e "$D/noauth" ] \
+    && ok "no token, no client CA: exit 2, $(cat "$tmp/err")" \
+    || notok "no token, no client CA: exit $rc, $(cat "$tmp/err"), $(ls "$D")"
+
 # 3. SIGTERM: it stops and removes its pid and port files.
 kill "$PID"
 for i in $(seq 1 200); do kill -0 "$PID" 2>/dev/null || break; sleep 0.05; done
