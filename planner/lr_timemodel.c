@@ -232,10 +232,13 @@ lr_tm_explain(const struct lr_tm *tm, enum lr_tm_why why, char *buf, size_t len)
                      "Adam plus activations), the largest device has "
                      "%.1f GB", worst + 1, need / 1e9, have / 1e9);
         else
+            /* A microbatch of one sample cannot be made smaller. */
             snprintf(buf, len, "memory: no cut of the %d layers into stages "
                      "fits the devices of the data centers (largest device "
-                     "%.1f GB); use more devices or a smaller microbatch",
-                     m->n_layers, have / 1e9);
+                     "%.1f GB); use more devices%s", m->n_layers, have / 1e9,
+                     tm->train.micro > 1 ? " or a smaller microbatch"
+                                         : " (the microbatch is one sample "
+                                           "already)");
         return;
     }
     snprintf(buf, len, "%s", lr_tm_why_str(why));

@@ -78,6 +78,16 @@ else
     notok "llama2-70b on man3: exit $rc, $(cat "$tmp/err")"
 fi
 
+# The advice fits the request: a microbatch of one sample cannot shrink.
+$LIGHTRAIL plan --model llama2-70b --cluster "$MAN3" --microbatch 1 2> "$tmp/err"
+grep -q 'use more devices (the microbatch is one sample already)$' "$tmp/err" \
+    && ok "memory, microbatch 1: no smaller microbatch advised" \
+    || notok "memory, microbatch 1: $(cat "$tmp/err")"
+$LIGHTRAIL plan --model llama2-70b --cluster "$MAN3" --microbatch 2 2> "$tmp/err"
+grep -q 'use more devices or a smaller microbatch$' "$tmp/err" \
+    && ok "memory, microbatch 2: a smaller microbatch advised" \
+    || notok "memory, microbatch 2: $(cat "$tmp/err")"
+
 # Bad input: exit 2 and one line.
 expect_bad "unknown model preset 'gpt-5'" $LIGHTRAIL plan --model gpt-5 --cluster "$MAN3"
 expect_bad "--microbatch 3 does not divide --batch 32" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --microbatch 3
