@@ -2170,8 +2170,27 @@ end_delete(struct lr_ctl *c, const struct lr_ctl_op *op, char *err,
 {
     const struct lr_job *job = &op->job;
     const char *name = job->intent.name;
-    if (op->rc)
+    if (op->rc) {
+        /* The job stays releasing with what it holds; its reason says
+         * why, for GET and `lightrail job list`, as recovery's does.  In
+         * memory only once the store has it (memory equals the store). */
+        struct lr_job *j = find_job(c, name);
+        long long now = ctl_now_ms(c);
+        char before[sizeof j->reason];
+        if (j) {
+            memcpy(before, j->reason, sizeof before);
+            /* The advice first: a long device message is what the
+             * reason's 255 characters cut. */
+            set_reason(j, "removing its channels failed, DELETE it to "
+                       "retry: %s", op->err);
+            if (lr_store_set_phase(c->store, name, LR_JOB_RELEASING,
+                                   j->reason, now))
+                memcpy(j->reason, before, sizeof before);
+            else
+                j->updated_ms = now;
+        }
         return lr_ctl_fail(err, errlen, op->rc, "%s", op->err);
+    }
     /* The store first: when it fails the job stays releasing, still
      * holding its GPUs and slots, and a retried DELETE frees them once. */
     if (lr_store_delete_job(c->store, name))

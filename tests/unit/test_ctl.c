@@ -609,6 +609,13 @@ test_channels_left_keep_their_slots(void)
     CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
     lr_test_ctl_fail(node[0], "always");
     CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "p2", err, sizeof err), 0);
+    /* It says why it stays releasing (its reason was empty). */
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "p2", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
+    CU_ASSERT_EQUAL(strncmp(job.reason, "removing its channels failed, "
+                            "DELETE it to retry: ", 50), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "injected failure"));
+    CU_ASSERT(holds_its_gpus(c, &job));
     lr_ctl_free(c);
     c = open_ctl();
     CU_ASSERT_EQUAL(lr_ctl_get(c, "p2", &job), 0);
