@@ -13,6 +13,12 @@ DEV=$D/state/devices
 start_daemon || { notok "lightraild did not start"; lr_summary; exit 1; }
 export LIGHTRAIL_TOKEN=$TOKEN
 rec() { $LIGHTRAIL reconcile --server "$URL" --cacert "$D/tls/cert.pem" "$@"; }
+# --help names every kind of difference the daemon reports and repairs.
+$LIGHTRAIL reconcile --help > "$tmp/help"
+grep -q "missing from a device, or one whose spectrum, ports or" "$tmp/help" \
+    && grep -q "replaces what differs" "$tmp/help" \
+    && ok "reconcile --help: orphans, missing and differing channels" \
+    || notok "reconcile --help: $(cat "$tmp/help")"
 
 # A job with lightpaths on the metro ring.
 printf '{"lightrail-job:job":[{"name":"r1job","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":20,"max":20}}]}\n' > "$tmp/j.json"
