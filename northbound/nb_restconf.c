@@ -565,7 +565,9 @@ put_inventory(struct nb_app *app, const struct nb_request *req,
     }
     const struct lr_topo *t = topo ? topo : lr_ctl_topo(app->ctl);
     const struct lr_cluster *c = cluster ? cluster : lr_ctl_cluster(app->ctl);
-    if (lr_yang_check_attachments(t, is_topology ? "body" : "topology", c,
+    /* The stored topology goes by its network-id ("not in topology
+     * metro"); its word "topology" read "not in topology topology". */
+    if (lr_yang_check_attachments(t, is_topology ? "body" : t->name, c,
                                   is_topology ? "inventory" : "body", err,
                                   sizeof err)) {
         nb_error(resp, 400, "invalid-value", NULL, "%s", err);

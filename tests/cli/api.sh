@@ -144,6 +144,12 @@ printf '{"ietf-network:networks":{"network":[{"network-id":"x"}]}' > "$tmp/badto
 bad 400 invalid-value "PUT of a broken topology" PUT /restconf/data/ietf-network:networks "$tmp/badtopo.json"
 jq '."lightrail-compute:compute".dc[0]."device-count" = 0' "$srcdir/examples/clusters/metro.json" > "$tmp/badinv.json"
 bad 400 invalid-value "PUT of an invalid inventory" PUT /restconf/data/lightrail-compute:compute "$tmp/badinv.json"
+jq '."lightrail-compute:compute".dc[0]."attachment-node" = "r9"' "$srcdir/examples/clusters/metro.json" > "$tmp/r9inv.json"
+bad 400 invalid-value "PUT of an inventory attached to no such node" PUT /restconf/data/lightrail-compute:compute "$tmp/r9inv.json"
+jq -e '."ietf-restconf:errors".error[0]."error-message" | endswith("attachment-node: node '"'r9'"' is not in topology metro")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "the attachment's refusal names the topology by its network-id" \
+    || notok "attachment refusal: $(cat "$tmp/bad-body")"
 
 # Delete: the channels leave the devices.
 api DELETE "$JOBS/job=j1"
