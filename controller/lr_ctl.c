@@ -1679,7 +1679,10 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
                                "attachment-node)", cl->dcs[from].name,
                                cl->dcs[to].name,
                                cl->dcs[req.src < 0 ? from : to].name);
-                else
+                else {
+                    /* What the least rate tried (the loop's last) needed. */
+                    char detail[256];
+                    lr_rsa_explain(c->rsa, &req, blk, detail, sizeof detail);
                     set_reason(job, "no spectrum: no lightpath of 100 Gb/s or "
                                "more from %s (%s) to %s (%s): %s",
                                cl->dcs[from].name,
@@ -1687,8 +1690,8 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
                                cl->dcs[to].name,
                                c->topo->nodes[req.dst].name,
                                req.src == req.dst
-                               ? "both attach to the same ROADM"
-                               : lr_rsa_block_reason(blk));
+                               ? "both attach to the same ROADM" : detail);
+                }
                 c->counters.blocks_spectrum++;
                 goto cleanup;
             }

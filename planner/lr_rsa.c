@@ -1,5 +1,7 @@
 /* lr_rsa: the engine behind every RMSA policy; see lr_rsa.h. */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -33,6 +35,64 @@ lr_rsa_block_reason(enum lr_rsa_block b)
         return "no contiguous free block common to the links of any candidate path";
     }
     return "unknown";
+}
+
+/* The longest run of set bits (free slots) in 'free' (nw words). */
+static int
+longest_free(const uint64_t *free, int nw)
+{
+    int best = 0;
+    for (int p = lr_bits_next_set(free, nw, 0); p >= 0;) {
+        int q = lr_bits_next_clear(free, nw, p);
+        if (q - p > best)
+            best = q - p;
+        p = q < nw * 64 ? lr_bits_next_set(free, nw, q) : -1;
+    }
+    return best;
+}
+
+void
+lr_rsa_explain(const struct lr_rsa *rsa, const struct lr_rsa_request *req,
+               enum lr_rsa_block b, char *buf, size_t len)
+{
+    int n = 0, k = 0, lo = INT_MAX, hi = 0, longest = 0;
+    const struct lr_path *p = NULL;
+    if (b == LR_RSA_NO_SPECTRUM && req->src >= 0 && req->dst >= 0
+        && req->src < rsa->topo->n_nodes && req->dst < rsa->topo->n_nodes
+        && req->src != req->dst)
+        p = lr_ksp_paths(rsa->ksp, req->src, req->dst, &n);
+    /* The candidates as lr_rsa_decide() makes them. */
+    for (int i = 0; p && i < n; i++) {
+        int mod = rsa->path_mod[(p - rsa->ksp->paths) + i];
+        if (mod < 0)
+            continue;
+        int m = lr_mod_slots(&rsa->mods.f[mod], req->rate_gbps,
+                             rsa->cfg.guard);
+        uint64_t free[LR_BITS_MAX_WORDS];
+        lr_rsa_path_free(rsa, &p[i], free);
+        int run = longest_free(free, rsa->sp->nw);
+        k++;
+        lo = m < lo ? m : lo;
+        hi = m > hi ? m : hi;
+        longest = run > longest ? run : longest;
+    }
+    if (!k) {
+        snprintf(buf, len, "%s", lr_rsa_block_reason(b));
+        return;
+    }
+    char need[64], had[64];
+    if (lo == hi)
+        snprintf(need, sizeof need, "%d", lo);
+    else
+        snprintf(need, sizeof need, "%d to %d", lo, hi);
+    if (longest)
+        snprintf(had, sizeof had, "the longest: %d slot%s", longest,
+                 longest == 1 ? "" : "s");
+    else
+        snprintf(had, sizeof had, "none free");
+    snprintf(buf, len, "no block of %s contiguous slots free on every link "
+             "of any of its %d candidate path%s (%s)", need, k,
+             k == 1 ? "" : "s", had);
 }
 
 void

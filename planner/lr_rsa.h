@@ -17,6 +17,7 @@
 #define LR_RSA_H 1
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "planner/lr_bitset.h"
@@ -152,6 +153,16 @@ extern const struct lr_rsa_policy *const lr_rsa_policies[];
 const struct lr_rsa_policy *lr_rsa_policy_find(const char *name);
 
 const char *lr_rsa_block_reason(enum lr_rsa_block);
+
+/* Why lr_rsa_decide() refused 'req' for reason 'b', as one line in
+ * buf[len] (truncated to fit): lr_rsa_block_reason(b), except for
+ * LR_RSA_NO_SPECTRUM, where it says what was needed and what there was,
+ * from the spectrum as it is now: "no block of 4 contiguous slots free
+ * on every link of any of its 3 candidate paths (the longest: 2 slots)",
+ * "4 to 6 slots" when the candidates' formats differ, "(none free)"
+ * when no slot is free on any.  Changes nothing. */
+void lr_rsa_explain(const struct lr_rsa *, const struct lr_rsa_request *req,
+                    enum lr_rsa_block b, char *buf, size_t len);
 
 
 

@@ -770,6 +770,39 @@ test_unattached_dc(void)
     lr_cluster_free(cl);
 }
 
+/* Links of 2 slots, all free: 100 Gb/s needs more on any format, so a
+ * pipeline over two DCs is blocked, the reason saying what was needed
+ * and what there was (lr_rsa_explain), and nothing is held. */
+static void
+test_no_spectrum_says_why(void)
+{
+    struct lr_topo *narrow = lr_topo_clone(topo);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(narrow);
+    for (int l = 0; l < narrow->n_links; l++)
+        narrow->links[l].n_slots = 2;
+    char path[300], err[1024], *report = NULL;
+    snprintf(path, sizeof path, "%s/narrow.db", dir);
+    struct lr_ctl_config cfg = {
+        .db_path = path, .topo = narrow, .cluster = cluster,
+        .default_driver = "dummy", .dummy_dir = devdir,
+    };
+    struct lr_ctl *c = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
+    free(report);
+    struct lr_job job;
+    struct lr_intent in = intent("narrow", "gpt-1.9b", 10, 56);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "no spectrum: no lightpath of "
+                                  "100 Gb/s or more from dc"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, " contiguous slots free on "
+                                  "every link of any of its "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "(the longest: 2 slots)"));
+    CU_ASSERT(holds_nothing(c));
+    lr_ctl_free(c);
+    lr_topo_free(narrow);
+}
+
 /* gpus min is the fewest free GPUs (within max) the job needs to be
  * planned, not a floor on what the plan holds (lightrail-job said "the
  * fewest devices the job accepts"): on the metro cluster gpt-1.9b's
@@ -820,6 +853,8 @@ static CU_TestInfo tests[] = {
       "refused by name", test_device_list_defaults },
     { "an iteration longer than lightrail-job states is blocked",
       test_iteration_beyond_the_module },
+    { "no spectrum says what was needed and what was free",
+      test_no_spectrum_says_why },
     { "a DC attached to no ROADM is the reason given", test_unattached_dc },
     { "gpus min is a count of free GPUs", test_gpus_min_is_free_gpus },
     CU_TEST_INFO_NULL,

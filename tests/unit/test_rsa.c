@@ -195,9 +195,35 @@ test_block_reasons(void)
     CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &far, &c), LR_RSA_NO_REACH);
     CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &none, &c), LR_RSA_NO_PATH);
     CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &big, &c), LR_RSA_NO_SPECTRUM);
+    /* What each refusal says (lr_rsa_explain): b-c is 100 km, 16QAM (50
+     * Gb/s a slot), so 400 Gb/s needs 8 slots and a guard, 100 Gb/s 2 and
+     * a guard; b-c has 4 slots. */
+    char why[256];
+    lr_rsa_explain(rsa, &far, LR_RSA_NO_REACH, why, sizeof why);
+    CU_ASSERT_STRING_EQUAL(why, lr_rsa_block_reason(LR_RSA_NO_REACH));
+    lr_rsa_explain(rsa, &none, LR_RSA_NO_PATH, why, sizeof why);
+    CU_ASSERT_STRING_EQUAL(why, lr_rsa_block_reason(LR_RSA_NO_PATH));
+    lr_rsa_explain(rsa, &big, LR_RSA_NO_SPECTRUM, why, sizeof why);
+    CU_ASSERT_STRING_EQUAL(why, "no block of 9 contiguous slots free on "
+                                "every link of any of its 1 candidate path "
+                                "(the longest: 4 slots)");
     CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &fits, &c), LR_RSA_OK);
     CU_ASSERT_EQUAL(lr_rsa_commit(rsa, &c), 0);
     CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &fits, &c), LR_RSA_NO_SPECTRUM);
+    lr_rsa_explain(rsa, &fits, LR_RSA_NO_SPECTRUM, why, sizeof why);
+    CU_ASSERT_STRING_EQUAL(why, "no block of 3 contiguous slots free on "
+                                "every link of any of its 1 candidate path "
+                                "(the longest: 1 slot)");
+    int bc = 1;
+    CU_ASSERT_EQUAL(lr_spectrum_alloc(rsa->sp, &bc, 1, 3, 1), 0);
+    lr_rsa_explain(rsa, &fits, LR_RSA_NO_SPECTRUM, why, sizeof why);
+    CU_ASSERT_STRING_EQUAL(why, "no block of 3 contiguous slots free on "
+                                "every link of any of its 1 candidate path "
+                                "(none free)");
+    /* Truncated to the buffer, still a string. */
+    char small[8];
+    lr_rsa_explain(rsa, &fits, LR_RSA_NO_SPECTRUM, small, sizeof small);
+    CU_ASSERT_STRING_EQUAL(small, "no bloc");
     /* A format whose block for the rate is beyond an int (1e-6 b/s/Hz at
      * 100000 Gb/s: 8e9 slots) blocks under every policy; it used to wrap
      * to a negative size that every policy "fitted". */
@@ -214,6 +240,32 @@ test_block_reasons(void)
     }
     CU_ASSERT_PTR_NULL(lr_rsa_policy_find("ksp-xx"));
     CU_ASSERT_PTR_NOT_NULL(lr_rsa_policy_find("KSP-FF"));
+    lr_rsa_free(rsa);
+    lr_topo_free(t);
+}
+
+/* Two candidates of different formats: x-z-y, 200 km (16QAM: 100 Gb/s
+ * in 2 slots and a guard), and x-y, 700 km (8QAM, 37.5 Gb/s a slot: 3
+ * and a guard); every link of 2 slots, all free. */
+static void
+test_explain_formats(void)
+{
+    struct lr_topo *t = lr_topo_new("two");
+    lr_topo_add_node(t, "x");
+    lr_topo_add_node(t, "y");
+    lr_topo_add_node(t, "z");
+    lr_topo_add_link(t, "x-y", 0, 1, 700, 2, 0);
+    lr_topo_add_link(t, "x-z", 0, 2, 100, 2, 0);
+    lr_topo_add_link(t, "z-y", 2, 1, 100, 2, 0);
+    struct lr_rsa *rsa = engine(t, "ksp-ff", 3, 1, 0);
+    struct lr_rsa_request req = { 0, 1, 100 };
+    struct lr_rsa_choice c;
+    CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &req, &c), LR_RSA_NO_SPECTRUM);
+    char why[256];
+    lr_rsa_explain(rsa, &req, LR_RSA_NO_SPECTRUM, why, sizeof why);
+    CU_ASSERT_STRING_EQUAL(why, "no block of 3 to 4 contiguous slots free "
+                                "on every link of any of its 2 candidate "
+                                "paths (the longest: 2 slots)");
     lr_rsa_free(rsa);
     lr_topo_free(t);
 }
@@ -327,6 +379,7 @@ static CU_TestInfo tests[] = {
       test_demand_sizes_beyond_63 },
     { "a path exactly at a format's reach uses it", test_reach_at_its_bound },
     { "block reasons: no path, no reach, no spectrum", test_block_reasons },
+    { "a refusal's explanation with two formats", test_explain_formats },
     { "every policy against slot-by-slot searches", test_random_policies },
     CU_TEST_INFO_NULL,
 };
