@@ -337,6 +337,50 @@ sb_nc_hostkey(const char *hostname, ssh_session ssh, void *priv)
     return -1;
 }
 
+/* Whether one of the directories 'dirs' (NULL-terminated) holds
+ * ietf-netconf.  Without it, libnetconf2 fetches the module from the
+ * device with <get-schema> (over SSH), which kills netconfd 2.13 (a
+ * double free, the second time a client asks), and over TLS it fails
+ * after the <hello> in a state its cleanup cannot survive. */
+static bool
+sb_nc_dirs_have_netconf(const char * const *dirs)
+{
+    char *file = NULL;
+    LYS_INFORMAT fmt;
+    if (lys_search_localfile(dirs, 0, "ietf-netconf", NULL, &file, &fmt)
+        || !file)
+        return false;
+    free(file);
+    return true;
+}
+
+/* The same for a ':'-separated schema path; false when out of memory. */
+static bool
+sb_nc_path_has_netconf(const char *schema_path)
+{
+    char *copy = strdup(schema_path), *save = NULL;
+    const char **dirs = calloc(strlen(schema_path) / 2 + 2, sizeof *dirs);
+    bool found = false;
+    int n = 0;
+    if (copy && dirs) {
+        for (char *t = strtok_r(copy, ":", &save); t;
+             t = strtok_r(NULL, ":", &save))
+            dirs[n++] = t;
+        found = sb_nc_dirs_have_netconf(dirs);
+    }
+    free(dirs);
+    free(copy);
+    return found;
+}
+
+static void
+sb_nc_schema_err(const char *schema_path, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "the schema path %.150s has no ietf-netconf "
+             "module: add its directory (e.g. /usr/share/yuma/modules/ietf) "
+             "to schema-path", schema_path);
+}
+
 /* Frees a TLS session that libnetconf2 did not take, and its socket. */
 static void
 sb_nc_ssl_free(SSL *ssl)
@@ -377,20 +421,13 @@ sb_nc_connect_tls(struct sb_nc_attempt *a, struct ly_ctx **ctx)
     /* Without ietf-netconf on the schema path libnetconf2 2.0.24 fails
      * after the <hello>, in a state its cleanup cannot survive (it sends
      * <close-session> on the session it has just taken apart): checked
-     * here first. */
-    char *file = NULL;
-    LYS_INFORMAT fmt;
-    if (lys_search_localfile(ly_ctx_get_searchdirs(*ctx), 0, "ietf-netconf",
-                             NULL, &file, &fmt) || !file) {
+     * here first (open() has checked it too). */
+    if (!sb_nc_dirs_have_netconf(ly_ctx_get_searchdirs(*ctx))) {
         sb_nc_ssl_free(ssl);
         a->code = EINVAL;
-        snprintf(a->err, sizeof a->err, "the schema path %.150s has no "
-                 "ietf-netconf module: add its directory (e.g. "
-                 "/usr/share/yuma/modules/ietf) to schema-path",
-                 a->schema_path);
+        sb_nc_schema_err(a->schema_path, a->err, sizeof a->err);
         return NULL;
     }
-    free(file);
     /* libnetconf2 owns 'ssl' when this succeeds; when it fails, 2.0.24
      * leaves it to us (and would crash without the SSL_get_fd() of
      * sb_netconf_tls.c). */
@@ -1153,6 +1190,18 @@ sb_netconf_open(const struct sb_device_config *config,
             free(d);
             return sb_errf(err, errlen, r, "%s: %s", config->name, e);
         }
+    }
+    /* A schema path without ietf-netconf is a configuration error,
+     * said now and not on every connection: a session made with it
+     * would fetch the module from the device and crash a netconfd. */
+    const char *schema_path = config->schema_path[0] ? config->schema_path
+                                                     : SB_NETCONF_SCHEMA_PATH;
+    if (!sb_nc_path_has_netconf(schema_path)) {
+        char e[300];
+        sb_nc_schema_err(schema_path, e, sizeof e);
+        SSL_CTX_free(d->ssl_ctx);
+        free(d);
+        return sb_errf(err, errlen, EINVAL, "%.63s: %s", config->name, e);
     }
     d->timeout_ms = config->timeout_ms > 0 ? config->timeout_ms
                                            : SB_NC_DEFAULT_TIMEOUT_MS;

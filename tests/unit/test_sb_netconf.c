@@ -174,6 +174,33 @@ test_netconf_bad_config(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].want));
         CU_ASSERT_PTR_NOT_NULL(strstr(err, "r9"));
     }
+
+    /* A schema path without ietf-netconf is refused before any
+     * connection: a session made with it would fetch the module from
+     * the device (<get-schema>), which kills netconfd 2.13.  Port 1: no
+     * device would answer anyway, so only open() can say it. */
+    static const struct {
+        const char *path, *want;
+    } paths[] = {
+        { "D", "has no ietf-netconf module: add its directory" },
+        { "/nonexistent:/nonexistent/ietf",
+          "the schema path /nonexistent:/nonexistent/ietf has no "
+          "ietf-netconf module" },
+    };
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        struct sb_device_config c = nc_config("u@127.0.0.1:1", "/id", "/k");
+        struct sb_device *d = (struct sb_device *) &c;
+        char err[512] = "";
+        snprintf(c.schema_path, sizeof c.schema_path, "%s",
+                 strcmp(paths[i].path, "D") ? paths[i].path : dir);
+        CU_ASSERT_EQUAL(nc->open(&c, &d, err, sizeof err), EINVAL);
+        CU_ASSERT_PTR_NULL(d);
+        if (!strstr(err, paths[i].want))
+            fprintf(stderr, "schema path %zu: '%s' lacks '%s'\n", i, err,
+                    paths[i].want);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, paths[i].want));
+        CU_ASSERT_EQUAL(strncmp(err, "r9: ", 4), 0);
+    }
 }
 
 /* Port 1 on loopback: nobody listens.  open() still succeeds (a device
