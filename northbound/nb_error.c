@@ -103,3 +103,29 @@ nb_error_protocol(struct nb_response *resp, int status, const char *tag,
     nb_error_v(resp, "protocol", status, tag, path, fmt, ap);
     va_end(ap);
 }
+
+void
+nb_error_info(struct nb_response *resp, const char *json)
+{
+    json_object *top = resp->body ? json_tokener_parse(resp->body) : NULL;
+    json_object *info = json ? json_tokener_parse(json) : NULL;
+    json_object *errors, *list;
+    json_object *e = json_object_object_get_ex(top, "ietf-restconf:errors",
+                                               &errors)
+                     && json_object_object_get_ex(errors, "error", &list)
+                     ? json_object_array_get_idx(list, 0) : NULL;
+    if (!e || !json_object_is_type(info, json_type_object)
+        || json_object_object_add(e, "error-info", info)) {
+        json_object_put(info);
+        json_object_put(top);
+        return;
+    }
+    const char *s = json_object_to_json_string_ext(
+        top, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    char *body = s ? strdup(s) : NULL;
+    if (body) {
+        free(resp->body);
+        resp->body = body;
+    }
+    json_object_put(top);
+}

@@ -749,15 +749,23 @@ cleanup:
 
 /* The answer to a reconciliation (lr_ctl_reconcile_end's result):
  * lightrail-job's reconcile output, one 'difference' per line of the
- * report.  Takes 'report'. */
+ * report.  A device that could not be read or repaired is a 500, whose
+ * error-info still carries the output (repaired false): what the other
+ * devices differed in, and what was done there, must not be lost.
+ * Takes 'report'. */
 static void
 answer_reconcile(struct nb_app *app, struct nb_response *resp, int rc,
                  bool repair, char *report, int drift, const char *err)
 {
     char *out = NULL, perr[512];
-    if (rc)
+    if (rc) {
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
-    else if (lr_yang_reconcile_to_json(app->ly, drift, repair, report, &out,
+        if (report && *report
+            && !lr_yang_reconcile_to_json(app->ly, drift, false, report,
+                                          &out, perr, sizeof perr))
+            nb_error_info(resp, out);
+        free(out);
+    } else if (lr_yang_reconcile_to_json(app->ly, drift, repair, report, &out,
                                        perr, sizeof perr))
         nb_error(resp, 500, "operation-failed", NULL, "%s", perr);
     else

@@ -141,4 +141,10 @@ void nb_error(struct nb_response *resp, int status, const char *tag,
               const char *path, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* Adds 'json' (a JSON object in a string, e.g. an operation's output)
+ * as the error-info of the first error in the RFC 8040 error body of
+ * 'resp' (RFC 8040 7.1: anydata); the body stays as it was when either
+ * does not parse or memory runs out. */
+void nb_error_info(struct nb_response *resp, const char *json);
+
 #endif

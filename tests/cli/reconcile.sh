@@ -3,7 +3,8 @@
 # ROADMs (their state is a JSON file per device, which this test edits
 # behind the controller's back): the drift is reported, --dry-run changes
 # nothing and exits 3, a plain reconcile repairs and exits 0, and the
-# devices then agree with the store (lightrail-check).  Also the
+# devices then agree with the store (lightrail-check); a device that
+# refuses its repair does not hide what was repaired elsewhere.  Also the
 # command's bad input, and bodies the operation refuses (400, no
 # device changed).
 . "${srcdir:-.}/tests/cli/lib.sh"
@@ -98,6 +99,32 @@ grep -q stranger "$DEV/$odev.json" && notok "the stranger is still on $odev" \
     || ok "the stranger is gone from $odev"
 grep -q 'r1job/lp1' "$DEV/$fdev.json" && ok "r1job/lp1 is back on $fdev" \
     || notok "r1job/lp1 is not back on $fdev"
+
+# A device that refuses its repair: the exit is 1 with the device's
+# error, and the report still says what the other devices differed in
+# and what was done there (the stranger removed), not just the error.
+dummy_drift "$first" r1job/lp1 "$other"
+echo always > "$DEV/$fdev.fail"
+rec > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "500: $fdev: the repair failed" "$tmp/err" \
+   && grep -q '^2 difference(s)$' "$tmp/out" \
+   && grep -q "^$odev: channel stranger/lp1 (n=100 m=4) is not in the store: removed$" "$tmp/out" \
+   && grep -q "^$fdev: channel r1job/lp1 of job r1job is missing: not re-applied" "$tmp/out"; then
+    ok "a repair refused on $fdev: exit 1, and the report of what was done elsewhere"
+else
+    notok "a repair refused: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+grep -q stranger "$DEV/$odev.json" && notok "the stranger is still on $odev" \
+    || ok "the stranger is gone from $odev while $fdev refused"
+rec --format json > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && jq -e '."lightrail-job:output" | .differences == 1 and .repaired == false' "$tmp/out" > /dev/null \
+    && ok "--format json: the output of the failed reconciliation" \
+    || notok "--format json, a repair refused: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+rm -f "$DEV/$fdev.fail"
+rec > "$tmp/out" 2>&1 && grep -q '^1 difference(s), repaired' "$tmp/out" \
+    && ok "the refused repair made once $fdev accepts" || notok "repair after the refusal: $(cat "$tmp/out")"
 
 # Bad input and an unreachable or unauthorised daemon.
 expect_bad "unexpected argument 'now'" $LIGHTRAIL reconcile now

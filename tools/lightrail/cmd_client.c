@@ -126,7 +126,8 @@ client_usage(FILE *f, enum client_cmd c)
 "\n"
 "exit status (besides those below): 0 the devices agree with the store,\n"
 "or every difference was repaired; 3 --dry-run found drift; 1 the\n"
-"daemon could not read or repair a device (its message says which).\n");
+"daemon could not read or repair a device (its message says which; the\n"
+"lines of the other devices, and what was done there, still follow).\n");
     else if (c == C_POLICY)
         fprintf(f,
 "usage: lightrail policy show [OPTIONS]\n"
@@ -1135,9 +1136,25 @@ client_reconcile(const struct client_opts *o)
     json_object *top = NULL;
     int rc = client_call(o, "POST", RECONCILE_PATH, o->dry_run ? dry : NULL,
                          o->dry_run ? sizeof dry - 1 : 0, &r);
-    if (rc)
-        goto cleanup;
     top = r.body ? json_tokener_parse(r.body) : NULL;
+    if (rc) {
+        /* A device that could not be read or repaired: the error is
+         * printed; what the others differed in, and what was done
+         * there, comes in its error-info. */
+        json_object *errs = jget(jget(top, "ietf-restconf:errors"), "error");
+        json_object *info = jlen(errs) ? jget(jidx(errs, 0), "error-info")
+                                       : NULL;
+        json_object *out = jget(info, "lightrail-job:output");
+        json_object *lines = jget(out, "difference");
+        if (out && o->json)
+            print_json(info);
+        else if (out) {
+            printf("%ld difference(s)\n", jlong(out, "differences"));
+            for (size_t i = 0; i < jlen(lines); i++)
+                printf("%s\n", json_object_get_string(jidx(lines, i)));
+        }
+        goto cleanup;
+    }
     json_object *out = jget(top, "lightrail-job:output");
     json_object *lines = jget(out, "difference");
     long drift = out && jget(out, "differences") ? jlong(out, "differences")
