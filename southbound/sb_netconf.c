@@ -1182,6 +1182,24 @@ sb_netconf_open(const struct sb_device_config *config,
                        "%s: write %s", config->name, config->address, bad,
                        tls ? "HOST:PORT" : "USER@HOST:PORT");
     }
+    /* A key pair that cannot be read is a configuration error, said
+     * now: otherwise every device looks like one refusing us ("Unable
+     * to authenticate") while lightraild runs on. */
+    for (int half = 0; !tls && half < 2; half++) {
+        char path[sizeof config->ssh_key + 4];
+        snprintf(path, sizeof path, "%s%s", config->ssh_key,
+                 half ? ".pub" : "");
+        if (access(path, R_OK)) {
+            int e = errno;
+            free(d);
+            return sb_errf(err, errlen, EINVAL, "%.63s: cannot read the "
+                           "ssh-key's %s half %.250s (%s): set ssh-key to "
+                           "the private key, with its public key beside it "
+                           "as FILE.pub", config->name,
+                           half ? "public" : "private", path,
+                           strerror(e));
+        }
+    }
     if (tls) {
         char e[400];
         int r = sb_nc_tls_ctx(config->tls_cert, config->tls_key,

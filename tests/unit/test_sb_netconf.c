@@ -20,12 +20,22 @@
 #include "tools/lightrail/lr_tls_selfsigned.h"
 
 static char dir[64];
+static char idkey[96];        /* an (empty) key pair: idkey and idkey.pub */
 
 static int
 setup(void)
 {
+    char pub[128];
+    FILE *f;
     snprintf(dir, sizeof dir, "/tmp/lr-test-sbnc-XXXXXX");
-    return mkdtemp(dir) ? 0 : 1;
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(idkey, sizeof idkey, "%s/id", dir);
+    snprintf(pub, sizeof pub, "%s.pub", idkey);
+    if (!(f = fopen(idkey, "w")) || fclose(f) || !(f = fopen(pub, "w"))
+        || fclose(f))
+        return 1;
+    return 0;
 }
 
 static int
@@ -132,14 +142,16 @@ test_parallel_dummies(void)
 }
 
 static struct sb_device_config
-nc_config(const char *address, const char *key, const char *known)
+nc_config(const char *address, const char *ssh_key, const char *known)
 {
     struct sb_device_config c;
     memset(&c, 0, sizeof c);
     snprintf(c.name, sizeof c.name, "r9");
     snprintf(c.driver, sizeof c.driver, "netconf");
     snprintf(c.address, sizeof c.address, "%s", address);
-    snprintf(c.ssh_key, sizeof c.ssh_key, "%s", key);
+    /* "ID": the test's key pair; "D": its directory, which has no .pub. */
+    snprintf(c.ssh_key, sizeof c.ssh_key, "%s", !strcmp(ssh_key, "ID") ? idkey
+             : !strcmp(ssh_key, "D") ? dir : ssh_key);
     snprintf(c.known_hosts, sizeof c.known_hosts, "%s", known);
     c.timeout_ms = 2000;
     return c;
@@ -152,12 +164,17 @@ test_netconf_bad_config(void)
         const char *address, *key, *known, *want;
     } cases[] = {
         { "u@127.0.0.1:830", "", "/k", "needs an ssh-key and a known-hosts" },
-        { "u@127.0.0.1:830", "/id", "", "needs an ssh-key and a known-hosts" },
-        { "127.0.0.1:830", "/id", "/k", "has no user (USER@HOST:PORT)" },
-        { "u@127.0.0.1:0", "/id", "/k", "not a number from 1 to 65535" },
-        { "u@127.0.0.1:8x", "/id", "/k", "not a number from 1 to 65535" },
-        { "u@[::1", "/id", "/k", "unclosed '['" },
-        { "u@", "/id", "/k", "has no host" },
+        { "u@127.0.0.1:830", "ID", "", "needs an ssh-key and a known-hosts" },
+        { "127.0.0.1:830", "ID", "/k", "has no user (USER@HOST:PORT)" },
+        { "u@127.0.0.1:0", "ID", "/k", "not a number from 1 to 65535" },
+        { "u@127.0.0.1:8x", "ID", "/k", "not a number from 1 to 65535" },
+        { "u@[::1", "ID", "/k", "unclosed '['" },
+        { "u@", "ID", "/k", "has no host" },
+        { "u@127.0.0.1:830", "/nonexistent/id", "/k",
+          "cannot read the ssh-key's private half /nonexistent/id (No such "
+          "file or directory): set ssh-key to the private key" },
+        { "u@127.0.0.1:830", "D", "/k",
+          "cannot read the ssh-key's public half " },
     };
     const struct sb_driver_class *nc = sb_driver_find("netconf");
     CU_ASSERT_PTR_EQUAL_FATAL(nc, &sb_netconf_class);
@@ -188,7 +205,7 @@ test_netconf_bad_config(void)
           "ietf-netconf module" },
     };
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-        struct sb_device_config c = nc_config("u@127.0.0.1:1", "/id", "/k");
+        struct sb_device_config c = nc_config("u@127.0.0.1:1", "ID", "/k");
         struct sb_device *d = (struct sb_device *) &c;
         char err[512] = "";
         snprintf(c.schema_path, sizeof c.schema_path, "%s",
@@ -208,7 +225,7 @@ test_netconf_bad_config(void)
 static void
 test_netconf_unreachable(void)
 {
-    struct sb_device_config c = nc_config("u@127.0.0.1:1", "/nonexistent",
+    struct sb_device_config c = nc_config("u@127.0.0.1:1", "ID",
                                           "/nonexistent");
     struct sb_device *d = NULL;
     struct sb_media_channel *m = NULL;
