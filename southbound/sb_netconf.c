@@ -1081,19 +1081,62 @@ cleanup:
     return ret;
 }
 
+/* Whether the cache holds exactly the channels 'e' (index and name). */
+static bool
+sb_nc_cache_holds(const struct sb_netconf *d, const struct sb_chent *e,
+                  int n)
+{
+    if (d->cache.n != n)
+        return false;
+    for (int i = 0; i < n; i++) {
+        bool found = false;
+        for (int k = 0; k < n && !found; k++)
+            found = e[i].index == d->cache.e[k].index
+                    && !strcmp(e[i].mc.name, d->cache.e[k].mc.name);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
 static int
 sb_netconf_apply(struct sb_device *dev, const struct sb_change *changes,
                  int n, char *err, size_t errlen)
 {
     struct sb_netconf *d = sb_nc_cast(dev);
-    int ret;
+    struct sb_chent *seen = NULL;
+    int ret, n_seen = 0;
 
     if (n < 0 || (n && !changes))
         return sb_errf(err, errlen, EINVAL, "%s: %d changes: fix the "
                        "request", d->config.name, n);
     pthread_mutex_lock(&d->lock);
+    /* The channels the batch is planned on, when they come from the
+     * cache rather than from a read made for this batch. */
+    bool cached = d->cache.ok;
+    if (cached && d->cache.n) {
+        seen = malloc((size_t) d->cache.n * sizeof *seen);
+        cached = seen != NULL;
+        if (seen) {
+            n_seen = d->cache.n;
+            memcpy(seen, d->cache.e, (size_t) n_seen * sizeof *seen);
+        }
+    }
     ret = sb_netconf_apply_locked(d, changes, n, err, errlen);
+    /* A channel made behind the driver's back since it last read the
+     * device takes the index the batch's create was given, and the
+     * device refuses the whole edit (data-exists; rollback-on-error:
+     * nothing applied).  When the device now holds other channels than
+     * the batch was planned on, it is planned again on them and sent
+     * once more; a refusal for any other reason comes back the same. */
+    if (ret == EPROTO && cached) {
+        char e[512];
+        if (!sb_nc_refresh(d, e, sizeof e)
+            && !sb_nc_cache_holds(d, seen, n_seen))
+            ret = sb_netconf_apply_locked(d, changes, n, err, errlen);
+    }
     pthread_mutex_unlock(&d->lock);
+    free(seen);
     return ret;
 }
 

@@ -20,6 +20,8 @@
 #     `reconcile` leaves the devices equal to the store; while the POST
 #     waits for the hung device, a GET is answered (the device work runs
 #     off lightraild's event loop);
+#   - a channel made behind the controller's back on the index its next
+#     create would take does not fail the next job;
 #   - a restarted lightraild finds the devices as the store says; it
 #     refuses to start on a device whose host key is not the pinned one.
 # Needs root (a user of its own, sshd): skipped (77) otherwise.
@@ -321,6 +323,22 @@ devices_match "drift on r4 repaired"
 stop_daemon
 start_daemon || notok "lightraild did not restart"
 devices_match "after a restart"
+
+# 8b. A channel made behind the controller's back takes the index the
+# driver's next create on that device would use (r2 is empty after j5's
+# delete, for the driver as for sbctl): the device refuses that edit
+# (data-exists, nothing applied), and the driver plans it again on what
+# the device holds instead of failing the job.
+api DELETE "$JOBS/job=j5"
+[ "$STATUS" = 204 ] || notok "DELETE j5: $STATUS $(cat "$tmp/body")"
+$SBCTL netconf r2 "$(nc_address r2)" add stranger/lp9 r1-r2 - 200 4 2> "$tmp/err" \
+    || notok "a stranger on r2: $(cat "$tmp/err")"
+submit j6
+[ "$(phase)" = active ] && ok "j6 active although a stranger took r2's next index" \
+    || notok "j6 beside a stranger on r2: $STATUS $(cat "$tmp/body")"
+$SBCTL netconf r2 "$(nc_address r2)" del stranger/lp9 2> "$tmp/err" \
+    || notok "removing the stranger from r2: $(cat "$tmp/err")"
+devices_match "j6 provisioned beside the stranger, now gone"
 stop_daemon
 
 # 9. lightraild refuses to start against a device whose host key is not
