@@ -361,17 +361,60 @@ cleanup:
     return ret;
 }
 
+/* Whether the cache holds exactly the channels 'e' (index and name). */
+static bool
+sb_rc_cache_holds(const struct sb_restconf *d, const struct sb_chent *e,
+                  int n)
+{
+    if (d->cache.n != n)
+        return false;
+    for (int i = 0; i < n; i++) {
+        bool found = false;
+        for (int k = 0; k < n && !found; k++)
+            found = e[i].index == d->cache.e[k].index
+                    && !strcmp(e[i].mc.name, d->cache.e[k].mc.name);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
 static int
 sb_restconf_apply(struct sb_device *dev, const struct sb_change *changes,
                   int n, char *err, size_t errlen)
 {
     struct sb_restconf *d = (struct sb_restconf *) dev;
+    struct sb_chent *seen = NULL;
+    int n_seen = 0;
     if (n < 0 || (n && !changes))
         return sb_errf(err, errlen, EINVAL, "%s: %d changes: fix the "
                        "request", d->config.name, n);
     pthread_mutex_lock(&d->lock);
+    /* The channels the batch is planned on, when they come from the
+     * cache rather than from a read made for this batch. */
+    bool cached = d->cache.ok;
+    if (cached && d->cache.n) {
+        seen = malloc((size_t) d->cache.n * sizeof *seen);
+        cached = seen != NULL;
+        if (seen) {
+            n_seen = d->cache.n;
+            memcpy(seen, d->cache.e, (size_t) n_seen * sizeof *seen);
+        }
+    }
     int ret = sb_restconf_apply_locked(d, changes, n, err, errlen);
+    /* A channel added behind the driver's back since it last read the
+     * device holds the index a create was given (409: the batch was
+     * undone).  When the device now holds other channels than the batch
+     * was planned on, it is planned again on them and sent once more,
+     * rather than failing a job over an index. */
+    if (ret == EEXIST && cached) {
+        char e[512];
+        if (!sb_rc_refresh(d, e, sizeof e)
+            && !sb_rc_cache_holds(d, seen, n_seen))
+            ret = sb_restconf_apply_locked(d, changes, n, err, errlen);
+    }
     pthread_mutex_unlock(&d->lock);
+    free(seen);
     return ret;
 }
 
