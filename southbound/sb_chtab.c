@@ -52,6 +52,22 @@ sb_chtab_free(struct sb_chtab *t)
     t->ok = false;
 }
 
+bool
+sb_chtab_holds(const struct sb_chtab *t, const struct sb_chent *e, int n)
+{
+    if (t->n != n)
+        return false;
+    for (int i = 0; i < n; i++) {
+        bool found = false;
+        for (int k = 0; k < n && !found; k++)
+            found = e[i].index == t->e[k].index
+                    && !strcmp(e[i].mc.name, t->e[k].mc.name);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
 int
 sb_chtab_find(const struct sb_chent *e, int n, const char *name)
 {

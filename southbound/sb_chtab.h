@@ -67,6 +67,12 @@ int sb_chtab_add(struct sb_chtab *, const struct sb_chent *);
 void sb_chtab_set(struct sb_chtab *, const struct sb_chent *e, int n);
 void sb_chtab_free(struct sb_chtab *);
 
+/* Whether the table holds exactly the channels e[0..n-1], by index and
+ * name, in any order: what a driver checks after a refused batch, to
+ * tell a device changed behind its back from a refusal for a reason. */
+bool sb_chtab_holds(const struct sb_chtab *, const struct sb_chent *e,
+                    int n);
+
 /* The position of 'name' among e[0..n-1], or -1. */
 int sb_chtab_find(const struct sb_chent *e, int n, const char *name);
 

@@ -1081,24 +1081,6 @@ cleanup:
     return ret;
 }
 
-/* Whether the cache holds exactly the channels 'e' (index and name). */
-static bool
-sb_nc_cache_holds(const struct sb_netconf *d, const struct sb_chent *e,
-                  int n)
-{
-    if (d->cache.n != n)
-        return false;
-    for (int i = 0; i < n; i++) {
-        bool found = false;
-        for (int k = 0; k < n && !found; k++)
-            found = e[i].index == d->cache.e[k].index
-                    && !strcmp(e[i].mc.name, d->cache.e[k].mc.name);
-        if (!found)
-            return false;
-    }
-    return true;
-}
-
 static int
 sb_netconf_apply(struct sb_device *dev, const struct sb_change *changes,
                  int n, char *err, size_t errlen)
@@ -1132,7 +1114,7 @@ sb_netconf_apply(struct sb_device *dev, const struct sb_change *changes,
     if (ret == EPROTO && cached) {
         char e[512];
         if (!sb_nc_refresh(d, e, sizeof e)
-            && !sb_nc_cache_holds(d, seen, n_seen))
+            && !sb_chtab_holds(&d->cache, seen, n_seen))
             ret = sb_netconf_apply_locked(d, changes, n, err, errlen);
     }
     pthread_mutex_unlock(&d->lock);
