@@ -609,6 +609,11 @@ test_channels_left_keep_their_slots(void)
     CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
     lr_test_ctl_fail(node[0], "always");
     CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "p2", err, sizeof err), 0);
+    /* The refusal says what became of the job and what to do. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "job 'p2' stays releasing with its "
+                                       "GPUs and slots"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "injected failure"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "DELETE it to retry"));
     /* It says why it stays releasing (its reason was empty). */
     CU_ASSERT_EQUAL(lr_ctl_get(c, "p2", &job), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
