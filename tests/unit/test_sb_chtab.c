@@ -173,12 +173,37 @@ test_grid(void)
         CU_ASSERT(!sb_grid_from_nm(nm[i][0], nm[i][1], &n, &m));
 }
 
+/* sb_chtab_holds: the same channels in another order, yes; another
+ * index, another name, one more or one fewer, no. */
+static void
+test_holds(void)
+{
+    struct sb_chtab t = { 0 };
+    held(&t);
+    struct sb_chent e[3] = { { .index = 7 }, { .index = 3 }, { .index = 9 } };
+    snprintf(e[0].mc.name, sizeof e[0].mc.name, "j1/lp2");
+    snprintf(e[1].mc.name, sizeof e[1].mc.name, "j1/lp1");
+    snprintf(e[2].mc.name, sizeof e[2].mc.name, "x/lp1");
+    CU_ASSERT(sb_chtab_holds(&t, e, 2));
+    CU_ASSERT(!sb_chtab_holds(&t, e, 1));
+    CU_ASSERT(!sb_chtab_holds(&t, e, 3));
+    e[1].index = 4;
+    CU_ASSERT(!sb_chtab_holds(&t, e, 2));
+    e[1].index = 3;
+    snprintf(e[1].mc.name, sizeof e[1].mc.name, "j2/lp1");
+    CU_ASSERT(!sb_chtab_holds(&t, e, 2));
+    sb_chtab_free(&t);
+    struct sb_chtab none = { 0 };
+    CU_ASSERT(sb_chtab_holds(&none, NULL, 0));
+}
+
 static CU_TestInfo tests[] = {
     { "a batch planned against the channels held", test_plan },
     { "refusals plan nothing", test_refusals },
     { "a channel at the top index leaves the lowest free",
       test_top_index_held },
     { "a device's spectrum is a channel or refused", test_grid },
+    { "holds: the same channels, by index and name", test_holds },
     CU_TEST_INFO_NULL,
 };
 
