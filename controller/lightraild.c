@@ -518,8 +518,21 @@ main(int argc, char **argv)
     d.rollout = cc.ppo_rollout;
     if (d.policy)
         log_policy(&d, "loaded");
-    if (report && *report)
+    if (report && *report) {
+        /* Its lines end in newlines; lr_log() ends the last. */
+        size_t n = strlen(report);
+        while (n && report[n - 1] == '\n')
+            report[--n] = '\0';
         lr_log(LR_LOG_INFO, "recovery:\n%s", report);
+    }
+    /* A device listed for no ROADM of the topology is unused until a
+     * topology names it (a PUT may): most often a typo. */
+    for (int i = 0; i < cfg->n_devices; i++)
+        if (lr_topo_find_node(topo, cfg->devices[i].name) < 0)
+            lr_log(LR_LOG_WARN, "%s: southbound device '%s' is no ROADM of "
+                   "topology %s: unused until a topology names it (check "
+                   "its name)", config_path, cfg->devices[i].name,
+                   topo->name);
 
     d.base = event_base_new();
     app.ctl = ctl;

@@ -55,6 +55,23 @@ rc=$?
     && ok "no token, no client CA: exit 2, $(cat "$tmp/err")" \
     || notok "no token, no client CA: exit $rc, $(cat "$tmp/err"), $(ls "$D")"
 
+# A southbound device listed under a name no ROADM of the topology has
+# (a typo): the daemon starts, and its log says so, naming the file.
+jq '.["lightrail-config:lightraild"]["state-dir"] = "typo"
+    | .["lightrail-config:lightraild"].southbound.device = [{"name": "r9", "driver": "dummy"}]' \
+    "$D/lightraild.json" > "$D/typo.json"
+rm -f "$D/typo.log"
+$LIGHTRAILD --config "$D/typo.json" --foreground 2> "$D/typo.log" &
+TPID=$!
+if await_file "$D/typo/lightraild.port" $TPID "$D/typo.log" lightraild \
+   && grep -q "typo.json: southbound device 'r9' is no ROADM of topology metro: unused until a topology names it" "$D/typo.log"; then
+    ok "a device no ROADM is named: $(grep -o "southbound device 'r9'.*" "$D/typo.log")"
+else
+    notok "a device no ROADM is named: $(cat "$D/typo.log")"
+fi
+kill $TPID 2>/dev/null
+wait $TPID 2>/dev/null
+
 # 3. SIGTERM: it stops and removes its pid and port files.
 kill "$PID"
 for i in $(seq 1 200); do kill -0 "$PID" 2>/dev/null || break; sleep 0.05; done
