@@ -2391,9 +2391,14 @@ open_devices(struct lr_ctl *c, char *err, size_t errlen)
                                  ? c->cls[node]->check(&dc, e, sizeof e) : 0
                                : c->cls[node]->open(&dc, &c->dev[node], e,
                                                     sizeof e);
-            if (rc)
+            if (rc) {
+                /* The drivers' messages name the device already. */
+                size_t ln = strlen(dc.name);
+                const char *m = !strncmp(e, dc.name, ln)
+                                && !strncmp(e + ln, ": ", 2) ? e + ln + 2 : e;
                 return lr_ctl_fail(err, errlen, rc, "ROADM %s: %s", dc.name,
-                                   e);
+                                   m);
+            }
         }
     return 0;
 }

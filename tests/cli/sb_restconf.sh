@@ -207,7 +207,7 @@ check_store "lightrail-check: store and devices agree"
 write_config "$T/other-ca.pem" > "$D/wrong.json"
 if ! daemon_exits "$D/wrong.json" "$D/wrong.log"; then
     notok "lightraild started with the wrong CA"
-elif [ $RC -ne 0 ] && grep -q "ROADM r1: r1: the server's certificate is refused (.*): it must chain to the pinned CA $T/other-ca.pem" "$D/wrong.log"; then
+elif [ $RC -ne 0 ] && grep -q "ROADM r1: the server's certificate is refused (.*): it must chain to the pinned CA $T/other-ca.pem" "$D/wrong.log"; then
     ok "lightraild refuses devices whose certificate the pinned CA did not sign (exit $RC)"
 else
     notok "lightraild with the wrong CA: exit $RC, $(cat "$D/wrong.log")"
