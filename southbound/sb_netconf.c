@@ -152,7 +152,7 @@ static pthread_once_t sb_nc_once = PTHREAD_ONCE_INIT;
  * connecting thread: sb_nc_first_err), and why our host-key check
  * refused (libnetconf2 logs its own vaguer line after it). */
 static _Thread_local char sb_nc_lasterr[256];
-static _Thread_local char sb_nc_hostkey_err[256];
+static _Thread_local char sb_nc_hostkey_err[400];
 /* A failed connection is followed by libnetconf2's own cleanup errors
  * (libyang's 'Value "127.0.0.1" was not found in the dictionary.' when
  * sshd closes the channel at once): the first error is the cause. */
@@ -325,6 +325,17 @@ sb_nc_hostkey(const char *hostname, ssh_session ssh, void *priv)
             break;
         case SSH_KNOWN_HOSTS_UNKNOWN:
         case SSH_KNOWN_HOSTS_NOT_FOUND:
+            /* libssh reads a file it cannot open as one pinning
+             * nothing: say which it is. */
+            if (access(a->known_hosts, R_OK)) {
+                int e = errno;
+                snprintf(sb_nc_hostkey_err, sizeof sb_nc_hostkey_err,
+                         "host key refused: cannot read the known-hosts "
+                         "file %.150s (%s): set known-hosts to a file "
+                         "that pins the device's key (ssh-keyscan -p PORT "
+                         "HOST)", a->known_hosts, strerror(e));
+                return -1;
+            }
             why = "no host key is pinned for this host and port";
             break;
         default:

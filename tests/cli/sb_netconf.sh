@@ -353,6 +353,18 @@ else
     notok "lightraild with a wrong host key: exit $RC, $(cat "$D/wrong.log")"
 fi
 
+# A known-hosts file that does not exist: refused as such, not as a
+# key "not pinned" there.
+sed "s|\"known-hosts\": \"$NC_KNOWN\"|\"known-hosts\": \"$NC_KNOWN.absent\"|" \
+    "$D/lightraild.json" > "$D/absent.json"
+if ! daemon_exits "$D/absent.json" "$D/absent.log"; then
+    notok "lightraild started without its known-hosts file"
+elif [ $RC -ne 0 ] && grep -q "ROADM r1: .*host key refused: cannot read the known-hosts file $NC_KNOWN.absent (No such file or directory): set known-hosts to a file that pins" "$D/absent.log"; then
+    ok "lightraild refuses to start without its known-hosts file (exit $RC): $(tail -n 1 "$D/absent.log")"
+else
+    notok "lightraild without its known-hosts file: exit $RC, $(cat "$D/absent.log")"
+fi
+
 # A loaded machine can keep a device's hello past lightrail-check's
 # deadline ("no NETCONF hello ... retry later", nothing sent): retry as
 # that message says, twice, before failing.
