@@ -48,6 +48,10 @@ struct lr_ctl_pair {                  /* an active job's emulated pair */
     double capacity_gbps;
     char job[LR_JOB_NAME_MAX];
 };
+struct lr_ctl_held {                  /* a job in the store, not active */
+    char job[LR_JOB_NAME_MAX];
+    enum lr_job_phase phase;
+};
 struct lr_ctl_skip {                  /* a channel (dev) or pair (NULL) of */
     const struct sb_device *dev;      /* a job whose device work is */
     char name[SB_NAME_MAX];           /* queued ahead: not judged */
@@ -63,6 +67,8 @@ struct lr_ctl_recon {
     int n_pair;
     struct lr_ctl_skip *skip;
     int n_skip;
+    struct lr_ctl_held *held;         /* a leftover's job, when stored */
+    int n_held;
     /* Set by the device step. */
     char *report;
     size_t len;
@@ -81,8 +87,23 @@ lr_ctl_recon_free(struct lr_ctl_recon *r)
     free(r->want);
     free(r->pair);
     free(r->skip);
+    free(r->held);
     free(r->report);
     free(r);
+}
+
+/* The job of channel 'name' ("JOB/lpK") when the store holds it in
+ * another phase than active (a DELETE the devices refused leaves it
+ * releasing with its channels), or NULL. */
+static const struct lr_ctl_held *
+recon_held(const struct lr_ctl_recon *r, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    size_t n = slash ? (size_t) (slash - name) : 0;
+    for (int i = 0; n && i < r->n_held; i++)
+        if (strlen(r->held[i].job) == n && !strncmp(r->held[i].job, name, n))
+            return &r->held[i];
+    return NULL;
 }
 
 static bool
@@ -263,6 +284,13 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
                          r->node[node], mc[i].name, r->want[named].job,
                          recon_desc(&mc[i], d1, sizeof d1),
                          recon_desc(&r->want[named].mc, d2, sizeof d2));
+            } else if (recon_held(r, mc[i].name)) {
+                const struct lr_ctl_held *h = recon_held(r, mc[i].name);
+                l->verb = "removed";
+                snprintf(l->text, sizeof l->text, "%s: channel %s (n=%d m=%d) "
+                         "is of job %s, which is %s: the store wants none",
+                         r->node[node], mc[i].name, mc[i].n, mc[i].m, h->job,
+                         lr_job_phase_name(h->phase));
             } else {
                 l->verb = "removed";
                 snprintf(l->text, sizeof l->text, "%s: channel %s (n=%d m=%d) "
@@ -394,9 +422,10 @@ lr_ctl_reconcile_begin(struct lr_ctl *c, bool repair, struct lr_ctl_op **out,
         r->want = calloc((size_t) n_want + 1, sizeof *r->want);
         r->pair = calloc((size_t) n_pair + 1, sizeof *r->pair);
         r->skip = calloc((size_t) n_skip + 1, sizeof *r->skip);
+        r->held = calloc((size_t) c->n_jobs + 1, sizeof *r->held);
     }
     if (!op || !r || !r->rd || !r->node || !r->want || !r->pair
-        || !r->skip) {
+        || !r->skip || !r->held) {
         lr_ctl_recon_free(r);
         free(op);
         return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
@@ -414,8 +443,12 @@ lr_ctl_reconcile_begin(struct lr_ctl *c, bool repair, struct lr_ctl_op **out,
     }
     for (int j = 0; j < c->n_jobs; j++) {
         const struct lr_job *job = &c->jobs[j];
-        if (job->phase != LR_JOB_ACTIVE)
+        if (job->phase != LR_JOB_ACTIVE) {
+            struct lr_ctl_held *h = &r->held[r->n_held++];
+            snprintf(h->job, sizeof h->job, "%s", job->intent.name);
+            h->phase = job->phase;
             continue;
+        }
         for (int node = 0; node < nn; node++) {
             struct sb_change ch[LR_JOB_MAX_LIGHTPATHS];
             int nc = lr_ctl_changes_for(c, job, node, SB_ADD, ch);

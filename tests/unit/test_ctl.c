@@ -629,6 +629,18 @@ test_channels_left_keep_their_slots(void)
     CU_ASSERT(holds_its_gpus(c, &job));
     CU_ASSERT(lr_test_ctl_channels_on(node[0], "p2/") > 0);
     lr_test_ctl_fail(node[0], NULL);
+    /* A reconciliation names the job its leftovers belong to, and its
+     * phase (it said "not in the store" of a job the store holds). */
+    char *report = NULL;
+    int drift = 0;
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, false, &report, &drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(report);
+    CU_ASSERT(drift > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(report, "is of job p2, which is "
+                                          "releasing: the store wants none"));
+    CU_ASSERT_PTR_NULL(strstr(report, "not in the store"));
+    free(report);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "p2", err, sizeof err), 0);
     CU_ASSERT_EQUAL(lr_test_ctl_channels("p2/"), 0);
     CU_ASSERT(holds_nothing(c));
