@@ -88,6 +88,8 @@ echo "$out" | grep -q '^# one seed: no confidence interval (ci95 reads 0)' \
     && ok "one seed: the text says there is no confidence interval" \
     || notok "one seed's note: $out"
 expect_bad "'all' names every policy and stands alone" $LIGHTRAIL rsa-sim --topology "$T" --load 100 --policy all,mscl
+# A policy named twice would run twice and print two rows of one name.
+expect_bad "--policy: 'mscl' listed twice" $LIGHTRAIL rsa-sim --topology "$T" --load 100 --policy mscl,ksp-ff,MSCL
 n=$($LIGHTRAIL rsa-sim --topology "$T" --load 100 --requests 200 --warmup 100 \
     --seeds 1 --policy ALL --format json 2> "$tmp/err" | wc -l)
 [ "$n" -eq "$($LIGHTRAIL rsa-sim --topology "$T" --load 100 --requests 200 \

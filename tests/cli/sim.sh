@@ -332,9 +332,10 @@ else
         | map([.[0], length])' "$tmp/ro0.jsonl") against $(cat "$tmp/ro0.json")"
 fi
 expect_bad "--rollout best: no such baseline" $W --rollout best
-# Room is kept for the file's agent and the rollout policy.
-expect_bad "too many policies" $W --rollout greedy --policy \
-    greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy,greedy
+# A baseline named twice would run twice; every baseline once leaves
+# room for the file's agent and the rollout policy.
+expect_bad "--policy: 'greedy' listed twice" $W --rollout greedy --policy \
+    greedy,static,GREEDY
 expect_bad "--rollout ppo needs the agent's --policy-file" $W --rollout ppo
 expect_bad "--rollout-samples wants an integer from 2" $W --rollout greedy \
     --rollout-samples 1

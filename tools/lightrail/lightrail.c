@@ -183,6 +183,13 @@ lr_cli_pick_names(const char *cmd, const char *list,
                        hint ? hint : "");
             return -1;
         }
+        /* Twice the same policy would run it twice and print two rows
+         * of one name, which --paired could not tell apart. */
+        for (int k = 0; k < n; k++)
+            if (out[k] == i) {
+                lr_cli_err(cmd, "--policy: '%s' listed twice", names[i]);
+                return -1;
+            }
         if (n == max) {
             lr_cli_err(cmd, "too many policies");
             return -1;

@@ -99,7 +99,8 @@ int lr_cli_parse_loads(const char *s, double *loads, int max);
 /* A --policy list, "all" or "a,b,..." (case-insensitive), against the
  * n_names known names: their indices into out[] (at most 'max'); the
  * count, or -1 with one line on stderr naming the unknown one and the
- * known ones ('hint', may be NULL, is appended to that list). */
+ * known ones ('hint', may be NULL, is appended to that list), or the one
+ * listed twice. */
 int lr_cli_pick_names(const char *cmd, const char *list,
                       const char *const *names, int n_names,
                       const char *hint, int *out, int max);
