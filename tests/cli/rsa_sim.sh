@@ -100,6 +100,7 @@ expect_bad "--loads wants a load E > 0, or FROM:TO:STEP" $LIGHTRAIL rsa-sim --to
 expect_bad "--loads wants a load E > 0" $LIGHTRAIL rsa-sim --topology "$T" --loads -3
 expect_bad "--topology FILE is required" $LIGHTRAIL rsa-sim --load 100
 expect_bad "give --load E or --loads" $LIGHTRAIL rsa-sim --topology "$T"
+expect_bad "give --load E or --loads FROM:TO:STEP, not both" $LIGHTRAIL rsa-sim --topology "$T" --load 100 --loads 1:3:1
 expect_bad "/no/such.json: No such file" $LIGHTRAIL rsa-sim --topology /no/such.json --load 1
 expect_bad "--path-order wants 'km' or 'hops'" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --path-order miles
 expect_bad "--warmup (500) must be below --requests (500)" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --requests 500 --warmup 500

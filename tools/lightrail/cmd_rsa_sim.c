@@ -50,6 +50,7 @@ struct opts {
     int quiet;
     double loads[MAX_LOADS];
     int n_loads;
+    int load_set, loads_set;  /* which of --load and --loads was given */
 };
 
 static void
@@ -292,12 +293,14 @@ parse_args(int argc, char **argv, struct opts *o)
                 bad = "--load wants a positive number of Erlang";
             o->loads[0] = d;
             o->n_loads = 1;
+            o->load_set = 1;
             break;
         case O_LOADS:
             if ((o->n_loads = lr_cli_parse_loads(optarg, o->loads,
                                                  MAX_LOADS)) < 1)
                 bad = "--loads wants a load E > 0, or FROM:TO:STEP with "
                       "0 < FROM <= TO, STEP > 0, at most 1000 loads";
+            o->loads_set = 1;
             break;
         case O_POLICY: o->policies = optarg; break;
         case O_K:
@@ -372,6 +375,11 @@ parse_args(int argc, char **argv, struct opts *o)
     }
     if (o->n_loads == 0) {
         lr_cli_err(CMD, "give --load E or --loads FROM:TO:STEP");
+        return LR_EXIT_USAGE;
+    }
+    /* The later would silently replace the earlier. */
+    if (o->load_set && o->loads_set) {
+        lr_cli_err(CMD, "give --load E or --loads FROM:TO:STEP, not both");
         return LR_EXIT_USAGE;
     }
     if (o->warmup >= o->requests) {
