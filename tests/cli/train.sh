@@ -343,6 +343,18 @@ for v in 0/4 3/2 junk 1/2,2/4; do
     expect_bad "--splits: " $S --policy greedy --splits "$v"
 done
 
+# Where the policy or its curve cannot be written, nothing is trained: the
+# first write would come after the whole imitation.
+expect_bad "--out $tmp/no/such/dir/x.pol: cannot write a file there: No such file" \
+    $TRAIN --seed 1 --out "$tmp/no/such/dir/x.pol" --teacher greedy \
+    --imitate 2048 --steps 0
+expect_bad "--out $tmp: cannot write a file there: Is a directory" \
+    $TRAIN --seed 1 --out "$tmp"
+expect_bad "--plot $tmp/no/p.png: cannot write a file there" \
+    $TRAIN --seed 1 --out "$tmp/x.pol" --plot "$tmp/no/p.png"
+[ ! -e "$tmp/x.pol" ] && ok "a --plot that cannot be written: no policy file" \
+    || notok "a --plot that cannot be written left $tmp/x.pol"
+
 cp "$tmp/a.pol" "$tmp/keep.pol"
 # One flipped byte in the weights: the checksum.
 size=$(wc -c < "$tmp/a.pol")
