@@ -386,6 +386,12 @@ expect_bad "--loads wants a load E > 0, or FROM:TO:STEP" $S --policy greedy --lo
 expect_bad "--loads wants a load E > 0" $S --policy greedy --loads 0
 expect_bad "--loads wants a load E > 0" $S --policy greedy --loads 3:1
 expect_bad "--loads E|FROM:TO:STEP is required" $S --policy greedy
+# B and b that make no whole number of microbatches: said as plan says it,
+# not "cannot build the time model" for the first model of the mix.
+expect_bad "--microbatch 5 does not divide --batch 32 into a whole number of microbatches" \
+    $S --policy greedy --loads 1 --microbatch 5
+expect_bad "--batch 1e+09 over --microbatch 1 is 1e+09 microbatches, more than the 1000000" \
+    $S --policy greedy --loads 1 --batch 1e9
 # One number is that load alone: the same rows as E:E:1.
 one=$($S --policy static,greedy --loads 1.5 --seeds 2 --arrivals 400 --warmup 50 --quiet 2>&1)
 three=$($S --policy static,greedy --loads 1.5:1.5:1 --seeds 2 --arrivals 400 --warmup 50 --quiet 2>&1)
