@@ -103,6 +103,9 @@ expect_bad "--cluster FILE is required" $LIGHTRAIL plan --model gpt-1.9b
 expect_bad "model_layer_gap.json: " $LIGHTRAIL plan --model-file "$BAD/model_layer_gap.json" --cluster "$MAN3"
 expect_bad "model_malformed.json" $LIGHTRAIL plan --model-file "$BAD/model_malformed.json" --cluster "$MAN3"
 expect_bad "--window wants an integer" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --window -5
+# Above the layer limit: the message gives the bound it broke.
+expect_bad "--window wants an integer from -1 to 4096 (-1: the whole range), not '5000'" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --window 5000
 # Another algorithm's options are refused, not ignored.
 expect_bad "--algo dp does not use them" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo dp --order dc2
 expect_bad "--algo spp does not use them" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo spp --window 2

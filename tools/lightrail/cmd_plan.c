@@ -28,6 +28,9 @@
 
 #define CMD "plan"
 
+/* --window's message names the layer limit. */
+_Static_assert(LR_MODEL_MAX_LAYERS == 4096, "update --window's message");
+
 enum algo { A_CDYNP, A_EXACT, A_DP, A_PIPEDREAM, A_SPP, A_ZONE };
 static const char *const algo_names[] = {
     "cdynp", "exact", "dp", "pipedream", "spp", "zone",
@@ -178,7 +181,8 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_WINDOW:
             if (lr_cli_parse_long(optarg, -1, LR_MODEL_MAX_LAYERS, &v))
-                bad = "--window wants an integer >= -1";
+                bad = "--window wants an integer from -1 to 4096 (-1: "
+                      "the whole range)";
             o->window = (int) v;
             o->window_set = true;
             break;
