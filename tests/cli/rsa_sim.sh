@@ -27,6 +27,29 @@ else
     notok "rsa-sim --format json failed"
 fi
 
+# Every setting that changes the numbers is in each JSON line, as in the
+# text's first lines: guard, rates, a --slots override, a --modulations file.
+printf 'name,maximum_length,spectral_efficiency\nQPSK,2500,2\nBPSK,100000,1\n' > "$tmp/two.csv"
+$LIGHTRAIL rsa-sim --topology "$T" --load 100 --requests 300 --warmup 10 \
+    --seeds 2 --quiet --guard 0 --rate 10:40 --slots 50 \
+    --modulations "$tmp/two.csv" --format json > "$tmp/set.json"
+jq -e --arg m "$tmp/two.csv" '.guard == 0 and .rate_min_gbps == 10
+        and .rate_max_gbps == 40 and .slots == 50 and .modulations == $m' \
+    "$tmp/set.json" > /dev/null \
+    && ok "JSON names guard, rates, slots and modulations" \
+    || notok "JSON settings: $(cat "$tmp/set.json")"
+$LIGHTRAIL rsa-sim --topology "$T" --load 100 --requests 300 --warmup 10 \
+    --seeds 2 --quiet --format json > "$tmp/def.json"
+jq -e '.guard == 1 and .rate_min_gbps == 25 and .rate_max_gbps == 100
+        and .slots == null and .modulations == null' "$tmp/def.json" > /dev/null \
+    && ok "JSON: the defaults (the topology's slots, the DeepRMSA table)" \
+    || notok "JSON default settings: $(cat "$tmp/def.json")"
+out=$($LIGHTRAIL rsa-sim --topology "$T" --load 100 --requests 300 --warmup 10 \
+    --seeds 2 --quiet --slots 50 --modulations "$tmp/two.csv")
+echo "$out" | grep -q "^# 50 slots on every link (--slots); modulations of $tmp/two.csv\$" \
+    && ok "text names --slots and --modulations" \
+    || notok "text settings: $out"
+
 # Same seeds, same numbers.
 $LIGHTRAIL rsa-sim --topology "$T" --loads 100:300:200 --policy ksp-ff,mscl \
     $SMALL --format json > "$tmp/b.json"

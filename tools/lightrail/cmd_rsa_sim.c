@@ -219,6 +219,17 @@ print_json(const struct opts *o, const char *topo_name, const struct cell *c)
                            json_object_new_int64((int64_t) o->seed));
     json_object_object_add(j, "truncated_holding",
                            json_object_new_boolean(o->truncate));
+    /* The rest of the settings the text's first lines give, so that a
+     * line read alone says what it measured. */
+    json_object_object_add(j, "guard", json_object_new_int(o->guard));
+    json_object_object_add(j, "rate_min_gbps",
+                           json_object_new_int(o->rate_min));
+    json_object_object_add(j, "rate_max_gbps",
+                           json_object_new_int(o->rate_max));
+    json_object_object_add(j, "slots", o->slots
+                           ? json_object_new_int(o->slots) : NULL);
+    json_object_object_add(j, "modulations", o->modulations
+                           ? json_object_new_string(o->modulations) : NULL);
     printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
     json_object_put(j);
 }
@@ -557,6 +568,15 @@ lr_cmd_rsa_sim(int argc, char **argv)
                o.truncate ? "exponential redrawn until < 2x mean (DeepRMSA; "
                             "carried load about 0.687 x nominal)"
                           : "exponential");
+        if (o.slots || o.modulations) {
+            printf("#");
+            if (o.slots)
+                printf(" %d slots on every link (--slots)", o.slots);
+            if (o.modulations)
+                printf("%s modulations of %s", o.slots ? ";" : "",
+                       o.modulations);
+            printf("\n");
+        }
         if (o.seeds < 2)
             printf("# one seed: no confidence interval (ci95 reads 0); "
                    "--seeds 2 or more gives one\n");
