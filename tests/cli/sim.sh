@@ -21,6 +21,13 @@ if $LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy,random \
           "$tmp/a.json")
     [ -z "$bad" ] && ok "keys and ranges of every object" \
                   || notok "bad objects: $bad"
+    # The environment, as the text's first line names it.
+    jq -s -e --arg t "$T" --arg c "$C" 'all(.topology == $t and .cluster == $c
+             and .models == "bert-large,gpt-1.9b" and .demands == "4,8,16"
+             and .batch == 32 and .microbatch == 1 and .k == 3)' \
+        "$tmp/a.json" > /dev/null \
+        && ok "every object names topology, cluster, models, demands, B, b and K" \
+        || notok "environment keys: $(head -1 "$tmp/a.json")"
     if jq -s -e '[.[] | select(.policy == "greedy")] | .[0].blocking < .[1].blocking
                  and .[0].gpu_utilisation < .[1].gpu_utilisation' \
           "$tmp/a.json" > /dev/null; then

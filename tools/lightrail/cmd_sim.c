@@ -420,6 +420,19 @@ print_json(const struct opts *o, const struct cell *c)
     json_object_object_add(j, "warmup", json_object_new_int64(o->warmup));
     json_object_object_add(j, "holding", json_object_new_string(
                                lr_jenv_holding_name(o->env.holding_mode)));
+    /* The environment the text's first line names, so that a line read
+     * alone says what it measured (a --policy-file's mix included). */
+    json_object_object_add(j, "topology",
+                           json_object_new_string(o->env.topology));
+    json_object_object_add(j, "cluster",
+                           json_object_new_string(o->env.cluster));
+    json_object_object_add(j, "models", json_object_new_string(o->env.models));
+    json_object_object_add(j, "demands",
+                           json_object_new_string(o->env.demands));
+    json_object_object_add(j, "batch", json_object_new_double(o->env.batch));
+    json_object_object_add(j, "microbatch",
+                           json_object_new_double(o->env.micro));
+    json_object_object_add(j, "k", json_object_new_int(o->env.k));
     if (!lr_jenv_splits_default(o->env.splits, o->env.n_splits)) {
         char v[96];
         lr_jenv_splits_format(o->env.splits, o->env.n_splits, v, sizeof v);
