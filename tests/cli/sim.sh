@@ -344,6 +344,9 @@ expect_bad "--rollout best: no such baseline" $W --rollout best
 expect_bad "--policy: 'greedy' listed twice" $W --rollout greedy --policy \
     greedy,static,GREEDY
 expect_bad "--rollout ppo needs the agent's --policy-file" $W --rollout ppo
+# A rollout option without the rollout policy would change nothing.
+expect_bad "--rollout-top sets the rollout policy: add --rollout BASE" \
+    $W --policy greedy --rollout-top 2 --rollout-samples 4
 expect_bad "--rollout-samples wants an integer from 2" $W --rollout greedy \
     --rollout-samples 1
 expect_bad "--rollout-screen wants 0 (off) or an integer from 2" $W \

@@ -729,6 +729,15 @@ expect_bad "--deviation-weight wants a positive number" \
     $IM --teacher rollout-greedy --deviation-weight 0 --out "$tmp/x"
 expect_bad "--rollout-samples wants an integer from 2" \
     $IM --teacher rollout-greedy --rollout-samples 1 --steps 0 --out "$tmp/x"
+# Options of a teacher that is not there would change nothing.
+expect_bad "--rollout-samples sets the rollout teacher: add --teacher rollout-BASE" \
+    $IM --teacher greedy --rollout-samples 4 --steps 0 --out "$tmp/x"
+expect_bad "--rollout-refusal sets the rollout teacher" \
+    $TRAIN --seed 1 --rollout-refusal --out "$tmp/x"
+expect_bad "--imitate-lr sets the imitation: add --teacher NAME" \
+    $TRAIN --seed 1 --imitate-lr 0.01 --out "$tmp/x"
+expect_bad "--imitate-buffer sets the imitation: add --teacher NAME" \
+    $TRAIN --seed 1 --imitate-buffer 1000 --out "$tmp/x"
 expect_bad "--teacher: no policy 'rollout-oracle'" \
     $IM --teacher rollout-oracle --steps 0 --out "$tmp/x"
 expect_bad "--teacher rollout-greedy-work reads each job's length" \

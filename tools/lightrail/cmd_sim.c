@@ -185,6 +185,8 @@ parse_args(int argc, char **argv, struct opts *o)
     };
     long v;
     int c;
+    /* The first rollout option given, which only --rollout uses. */
+    const char *ro_opt = NULL;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -240,18 +242,26 @@ parse_args(int argc, char **argv, struct opts *o)
             usage(stdout);
             return -1;
         default:
-            if (c >= LR_RO_O_FIRST && c < LR_RO_O_LAST)
+            if (c >= LR_RO_O_FIRST && c < LR_RO_O_LAST) {
                 bad = lr_rollout_cli_option(c, optarg, &o->ro);
-            else if (c >= LR_JENV_O_FIRST && c < LR_JENV_O_LAST)
+                if (!ro_opt)
+                    ro_opt = lr_rollout_cli_name(c);
+            } else if (c >= LR_JENV_O_FIRST && c < LR_JENV_O_LAST) {
                 bad = lr_jenv_cli_option(c, optarg, &o->env);
-            else
+            } else {
                 return lr_cli_bad_option(CMD, argv, optind);
+            }
         }
         if (bad)
             return lr_cli_bad_value(CMD, bad, optarg);
     }
     if (lr_cli_extra_args(CMD, argc, argv, optind))
         return LR_EXIT_USAGE;
+    if (ro_opt && !o->rollout) {
+        lr_cli_err(CMD, "--%s sets the rollout policy: add --rollout BASE",
+                   ro_opt);
+        return LR_EXIT_USAGE;
+    }
     if (!o->policies && !o->policy_file && !o->rollout) {
         lr_cli_err(CMD, "give --policy NAME[,NAME...]|all, --policy-file "
                    "FILE or --rollout BASE (see --help for the baselines)");

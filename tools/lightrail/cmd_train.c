@@ -315,6 +315,9 @@ parse_args(int argc, char **argv, struct opts *o)
     long v;
     int c, have_seed = 0, have_imitate = 0, have_steps = 0, have_rweight = 0;
     int have_dweight = 0;
+    /* Options of one teacher, which any other would ignore: the first
+     * given, for the message. */
+    const char *ro_opt = NULL, *im_opt = NULL;
     char known[512];
     optind = 1;
     opterr = 0;
@@ -418,10 +421,12 @@ parse_args(int argc, char **argv, struct opts *o)
             have_imitate = 1;
             break;
         case O_IMLR:
+            im_opt = "--imitate-lr";
             if (lr_cli_parse_double(optarg, 1e-9, 1, &o->imitate_lr))
                 bad = "--imitate-lr wants a number in (0, 1]";
             break;
         case O_IMBUF:
+            im_opt = "--imitate-buffer";
             if (lr_cli_parse_long(optarg, IMITATE_MINIBATCH, 100000000L,
                                   &o->imitate_buffer))
                 bad = "--imitate-buffer wants an integer in 256..100000000";
@@ -474,12 +479,15 @@ parse_args(int argc, char **argv, struct opts *o)
             usage(stdout);
             return -1;
         default:
-            if (c >= LR_RO_O_FIRST && c < LR_RO_O_LAST)
+            if (c >= LR_RO_O_FIRST && c < LR_RO_O_LAST) {
                 bad = lr_rollout_cli_option(c, optarg, &o->ro);
-            else if (c >= LR_JENV_O_FIRST && c < LR_JENV_O_LAST)
+                if (!ro_opt)
+                    ro_opt = lr_rollout_cli_name(c);
+            } else if (c >= LR_JENV_O_FIRST && c < LR_JENV_O_LAST) {
                 bad = lr_jenv_cli_option(c, optarg, &o->env);
-            else
+            } else {
                 return lr_cli_bad_option(CMD, argv, optind);
+            }
         }
         if (bad)
             return lr_cli_bad_value(CMD, bad, optarg);
@@ -488,6 +496,16 @@ parse_args(int argc, char **argv, struct opts *o)
         return LR_EXIT_USAGE;
     if (o->teacher && !have_imitate)
         o->imitate = IMITATE_DEFAULT;
+    if (ro_opt && (!o->imitate || o->teacher != &lr_jenv_rollout_policy)) {
+        lr_cli_err(CMD, "--%s sets the rollout teacher: add --teacher "
+                   "rollout-BASE", ro_opt);
+        return LR_EXIT_USAGE;
+    }
+    if (im_opt && !o->imitate) {
+        lr_cli_err(CMD, "%s sets the imitation: add --teacher NAME", im_opt);
+        return LR_EXIT_USAGE;
+    }
+
     if (o->imitate > 0 && !o->teacher) {
         lr_cli_err(CMD, "--imitate %ld wants --teacher NAME: the policy to "
                    "imitate", o->imitate);

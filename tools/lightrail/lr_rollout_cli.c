@@ -56,3 +56,13 @@ lr_rollout_cli_option(int code, const char *arg,
     }
     return "not a rollout option";
 }
+
+const char *
+lr_rollout_cli_name(int code)
+{
+    static const struct option opts[] = { LR_ROLLOUT_CLI_LONGOPTS };
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        if (opts[i].val == code)
+            return opts[i].name;
+    return "rollout-?";
+}

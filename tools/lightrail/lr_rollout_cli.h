@@ -34,6 +34,10 @@ enum {
 const char *lr_rollout_cli_option(int code, const char *arg,
                                   struct lr_jenv_rollout_config *c);
 
+/* The long name of option 'code' ("rollout-samples"), for a message that
+ * says which one does not apply. */
+const char *lr_rollout_cli_name(int code);
+
 /* The option lines of --help for these options. */
 extern const char lr_rollout_cli_help[];
 
