@@ -389,6 +389,15 @@ if command -v gnuplot > /dev/null; then
 fi
 
 S="$LIGHTRAIL sim --topology $T --cluster $C"
+# A --plot folder that cannot be made or filled is refused before the runs
+# (which may take hours), not after them; nothing is created.
+: > "$tmp/plotfile"
+expect_bad "--plot $tmp/plotfile: cannot write the plots there: Not a directory" \
+    $S --policy greedy --loads 1 $SMALL --plot "$tmp/plotfile"
+expect_bad "--plot $tmp/none/p: cannot write the plots there: No such file or directory" \
+    $S --policy greedy --loads 1 $SMALL --plot "$tmp/none/p"
+[ ! -e "$tmp/none" ] && ok "a refused --plot creates nothing" \
+    || notok "a refused --plot created $tmp/none"
 expect_bad "--topology FILE and --cluster FILE are required" \
     $LIGHTRAIL sim --cluster "$C" --policy greedy --loads 1:2:1
 expect_bad "unknown policy 'best'" $S --policy best --loads 1:2:1

@@ -504,6 +504,34 @@ print_bound(const struct opts *o, const struct lr_jenv_cli *j)
     }
 }
 
+/* 0 if write_plots() can make or fill the folder 'dir', else an errno:
+ * checked before the runs, which may take hours, and without creating
+ * it, so that a run refused later leaves nothing behind. */
+static int
+plot_dir_usable(const char *dir)
+{
+    struct stat st;
+    if (!stat(dir, &st))
+        return !S_ISDIR(st.st_mode) ? ENOTDIR
+               : access(dir, W_OK | X_OK) ? errno : 0;
+    if (errno != ENOENT)
+        return errno;
+    char parent[4096];
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    const char *slash = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (dir[i] == '/')
+            slash = dir + i;
+    if (!slash)
+        snprintf(parent, sizeof parent, ".");
+    else
+        snprintf(parent, sizeof parent, "%.*s",
+                 slash == dir ? 1 : (int) (slash - dir), dir);
+    return access(parent, W_OK | X_OK) ? errno : 0;
+}
+
 static int
 write_plots(const struct opts *o, const char *topo, const struct cell *cells,
             int n)
@@ -550,6 +578,12 @@ lr_cmd_sim(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? LR_EXIT_OK : rc;
+    int e = o.plot ? plot_dir_usable(o.plot) : 0;
+    if (e) {
+        lr_cli_err(CMD, "--plot %s: cannot write the plots there: %s",
+                   o.plot, strerror(e));
+        return LR_EXIT_USAGE;
+    }
     /* One BLAS thread: one core, and bit-for-bit repeatable runs. */
     openblas_set_num_threads(1);
     struct entry pol[MAX_POLICIES] = { { NULL, NULL, NULL } };
