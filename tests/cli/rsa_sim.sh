@@ -103,6 +103,11 @@ else
 fi
 
 # Bad input: one line, exit 2.
+# A --plot that cannot be written is refused before the runs, not after.
+expect_bad "--plot $tmp/no/p.png: cannot write a file there: No such file or directory" \
+    $LIGHTRAIL rsa-sim --topology "$T" --load 100 $SMALL --plot "$tmp/no/p.png"
+expect_bad "--plot $tmp: cannot write a file there: Is a directory" \
+    $LIGHTRAIL rsa-sim --topology "$T" --load 100 $SMALL --plot "$tmp"
 printf 'name,maximum_length,spectral_efficiency\nQPSK,2500,two\n' > "$tmp/bad.csv"
 printf 'id,reach\n' > "$tmp/nohdr.csv"
 expect_bad "unknown policy 'nope'" $LIGHTRAIL rsa-sim --topology "$T" --load 100 --policy nope

@@ -49,7 +49,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cblas.h>
@@ -991,26 +990,6 @@ cleanup:
     return rc;
 }
 
-/* 0 if a file can be written at 'path' (its folder exists and takes new
- * files, and 'path' is no folder), else an errno.  The policy is first
- * written at a checkpoint or at the end, after minutes or hours of
- * imitation and training: a wrong --out must be refused before them. */
-static int
-path_writable(const char *path)
-{
-    struct stat st;
-    if (!stat(path, &st) && S_ISDIR(st.st_mode))
-        return EISDIR;
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s",
-                 slash == path ? 1 : (int) (slash - path), path);
-    return access(dir, W_OK | X_OK) ? errno : 0;
-}
-
 int
 lr_cmd_train(int argc, char **argv)
 {
@@ -1030,7 +1009,9 @@ lr_cmd_train(int argc, char **argv)
         return rc < 0 ? LR_EXIT_OK : rc;
     const char *where[2][2] = { { "--out", o.out }, { "--plot", o.plot } };
     for (int i = 0; i < 2; i++) {
-        int e = where[i][1] ? path_writable(where[i][1]) : 0;
+        /* The policy is first written at a checkpoint or at the end,
+         * after minutes or hours of imitation and training. */
+        int e = where[i][1] ? lr_cli_file_writable(where[i][1]) : 0;
         if (e) {
             lr_cli_err(CMD, "%s %s: cannot write a file there: %s",
                        where[i][0], where[i][1], strerror(e));

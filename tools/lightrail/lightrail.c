@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,6 +86,22 @@ lr_cli_bad_option(const char *cmd, char *const *argv, int optind_)
     lr_cli_err(cmd, "unknown or incomplete option '%s' (see lightrail %s "
                "--help)", argv[optind_ - 1], cmd);
     return LR_EXIT_USAGE;
+}
+
+int
+lr_cli_file_writable(const char *path)
+{
+    struct stat st;
+    if (!stat(path, &st) && S_ISDIR(st.st_mode))
+        return EISDIR;
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s",
+                 slash == path ? 1 : (int) (slash - path), path);
+    return access(dir, W_OK | X_OK) ? errno : 0;
 }
 
 int

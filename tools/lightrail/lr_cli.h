@@ -105,6 +105,11 @@ int lr_cli_pick_names(const char *cmd, const char *list,
                       const char *const *names, int n_names,
                       const char *hint, int *out, int max);
 
+/* 0 if a file can be written at 'path' (its folder exists and takes new
+ * files, and 'path' is no folder), else an errno: for output paths that
+ * long work writes only at its end, to be refused before it. */
+int lr_cli_file_writable(const char *path);
+
 /* Monotonic wall-clock seconds. */
 double lr_cli_now(void);
 
