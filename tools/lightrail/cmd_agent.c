@@ -1620,15 +1620,14 @@ lr_cmd_agent(int argc, char **argv)
     /* --check refuses what the start would: a --state-dir that is not a
      * directory (missing, say), which the lock opens; the reservations
      * file it then lacks would read as none. */
-    int dir_fd;
-    if (a.state_dir && o.check
-        && (dir_fd = open(a.state_dir, O_RDONLY | O_DIRECTORY
-                                       | O_CLOEXEC)) < 0) {
-        lr_cli_err(CMD, "--state-dir %s: %s: give a directory the agent "
-                   "may write", a.state_dir, strerror(errno));
-        rc = LR_EXIT_USAGE;
-        goto cleanup;
-    } else if (a.state_dir && o.check) {
+    if (a.state_dir && o.check) {
+        int dir_fd = open(a.state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir_fd < 0) {
+            lr_cli_err(CMD, "--state-dir %s: %s: give a directory the "
+                       "agent may write", a.state_dir, strerror(errno));
+            rc = LR_EXIT_USAGE;
+            goto cleanup;
+        }
         close(dir_fd);
     }
     if (restore_reservations(&a, err, sizeof err)) {
