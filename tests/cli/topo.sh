@@ -105,5 +105,22 @@ else
     notok "--help"
 fi
 
+# Too many slots for a link is said of --slots (it was a YANG path of
+# the output, under the network's name).
+usage_err() {
+    want=$1
+    shift
+    $LIGHTRAIL topo "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] \
+       && [ "$(cat "$tmp/err")" = "lightrail topo: $want" ]; then
+        ok "$*"
+    else
+        notok "$*: rc $rc: $(cat "$tmp/err"); want 'lightrail topo: $want'"
+    fi
+}
+usage_err "--slots: '2000' is not an integer from 1 to 1024" \
+    import "$DATA/tiny.json" --slots 2000
+
 echo "lr-test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

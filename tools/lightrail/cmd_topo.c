@@ -26,6 +26,7 @@
 
 #include <json-c/json.h>
 
+#include "planner/lr_bitset.h"
 #include "planner/lr_cluster.h"
 #include "planner/lr_topo.h"
 #include "tools/lightrail/lr_cli.h"
@@ -57,7 +58,8 @@ topo_usage(FILE *f)
         "        an undirected input gets both directions.\n"
         "          --name ID          network-id (default: the file name\n"
         "                             without directory and .json)\n"
-        "          --slots N          12.5 GHz slots per link (default %d)\n"
+        "          --slots N          12.5 GHz slots per link, 1 to 1024\n"
+        "                             (default %d)\n"
         "          --first-slot-n N   flexgrid n of slot 0's centre\n"
         "                             (default %d: 191.28125 THz)\n"
         "check   loads a lightrail-topology file as the controller would and\n"
@@ -426,7 +428,12 @@ topo_import(int argc, char **argv)
             if (!strcmp(a, "--name") && val)
                 o.name = val;
             else if (!strcmp(a, "--slots") && val)
-                ret = topo_parse_long(a, val, 1, 65535, &o.slots);
+                /* The planners' spectrum bitmaps bound a link, and
+                 * lightrail-topology says so; refused here, the error
+                 * names the option instead of a path of the output. */
+                ret = topo_parse_long(a, val, 1,
+                                      LR_BITS_MAX_WORDS * LR_BITS_PER_WORD,
+                                      &o.slots);
             else if (!strcmp(a, "--first-slot-n") && val)
                 ret = topo_parse_long(a, val, INT_MIN, INT_MAX,
                                       &o.first_slot_n);
