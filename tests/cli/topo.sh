@@ -122,5 +122,16 @@ usage_err() {
 usage_err "--slots: '2000' is not an integer from 1 to 1024" \
     import "$DATA/tiny.json" --slots 2000
 
+# A misspelt option is unknown, also as the last word; a known one
+# without its value is missing it (each was said as the other).
+usage_err "import: unknown option '--bogus' (see lightrail topo --help)" \
+    import "$DATA/tiny.json" --bogus
+usage_err "import: missing value for '--slots' (see lightrail topo --help)" \
+    import "$DATA/tiny.json" --slots
+usage_err "check: missing value for '--cluster' (see lightrail topo --help)" \
+    check "$srcdir/examples/topologies/metro.json" --cluster
+usage_err "check: unknown option '--clusters' (see lightrail topo --help)" \
+    check "$srcdir/examples/topologies/metro.json" --clusters x
+
 echo "lr-test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

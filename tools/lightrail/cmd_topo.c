@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,9 +439,11 @@ topo_import(int argc, char **argv)
                 ret = topo_parse_long(a, val, INT_MIN, INT_MAX,
                                       &o.first_slot_n);
             else {
+                bool known = !strcmp(a, "--name") || !strcmp(a, "--slots")
+                             || !strcmp(a, "--first-slot-n");
                 lr_cli_err("topo", "import: %s '%s' (see lightrail topo "
-                           "--help)", val ? "unknown option"
-                                          : "missing value for", a);
+                           "--help)", known ? "missing value for"
+                                            : "unknown option", a);
                 ret = LR_EXIT_USAGE;
             }
             if (ret)
@@ -524,8 +527,10 @@ topo_check(int argc, char **argv)
         if (!strcmp(argv[i], "--cluster") && i + 1 < argc) {
             cluster_file = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            lr_cli_err("topo", "check: unknown option '%s' (see lightrail "
-                       "topo --help)", argv[i]);
+            lr_cli_err("topo", "check: %s '%s' (see lightrail topo "
+                       "--help)", !strcmp(argv[i], "--cluster")
+                                  ? "missing value for" : "unknown option",
+                       argv[i]);
             ret = LR_EXIT_USAGE;
             goto cleanup;
         } else if (!file) {
