@@ -80,4 +80,9 @@ expect_bad "without --emulate" $LIGHTRAIL demo --emulate --keep
 expect_bad "without --emulate" $LIGHTRAIL demo --emulate --lightraild ./lightraild
 $LIGHTRAIL demo --format yaml > /dev/null 2> "$tmp/err"
 [ $? -eq 2 ] && grep -q "format wants" "$tmp/err" && ok "bad --format: exit 2" || notok "bad --format"
+# An option without its value is said as such, not as unknown.
+expect_bad "unknown or incomplete option '--format' (see lightrail demo --help)" \
+    $LIGHTRAIL demo --keep --format
+expect_bad "unknown or incomplete option '--kep' (see lightrail demo --help)" \
+    $LIGHTRAIL demo --kep
 lr_summary

@@ -215,9 +215,8 @@ lr_cmd_demo(int argc, char **argv)
         case 'p': emu.prefix = optarg; emulate_opts = 1; break;
         case 'h': usage(stdout); return LR_EXIT_OK;
         default:
-            lr_cli_err(CMD, "unknown option '%s' (see --help)",
-                       argv[optind - 1]);
-            return LR_EXIT_USAGE;
+            /* getopt says '?' for an option without its value too. */
+            return lr_cli_bad_option(CMD, argv, optind);
         }
     }
     if (lr_cli_extra_args(CMD, argc, argv, optind))
