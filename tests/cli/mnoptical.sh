@@ -50,6 +50,11 @@ expect_bad "the emulator's node 't9' is unknown, not a Terminal" \
     --eth-ports 1,1 --n -244 --m 8 --modulation QPSK
 expect_bad "--eth-ports: two port numbers E1,E2" chk --eth-ports 1 --modulation QPSK
 expect_bad "unknown subcommand 'frob'" $LIGHTRAIL mnoptical frob
+# A bad option is one line, ours (getopt's "check: option ..." was first).
+expect_bad "unknown or incomplete option '--n' (see lightrail mnoptical --help)" \
+    $LIGHTRAIL mnoptical check --n
+expect_bad "unknown or incomplete option '--bogus' (see lightrail mnoptical --help)" \
+    $LIGHTRAIL mnoptical check --bogus
 
 $LIGHTRAIL mnoptical check --emulator http://127.0.0.1:1 --path t1,r1,t2 \
     --eth-ports 1,1 --n -244 --m 8 --modulation QPSK > "$tmp/out" 2> "$tmp/err"

@@ -96,6 +96,7 @@ mno_check(int argc, char **argv)
 
     memset(&lp, 0, sizeof lp);
     optind = 1;
+    opterr = 0;   /* one line, ours, for a bad option: not getopt's too */
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'e':
