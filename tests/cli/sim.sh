@@ -505,4 +505,10 @@ if [ -w /dev/full ]; then
     esac
 fi
 
+# lightrail average (policies for sim) says a bad option in one line,
+# as sim does, not getopt's and the whole usage.
+expect_bad "lightrail average: unknown or incomplete option '--out' (see lightrail average --help)" \
+    $LIGHTRAIL average --out
+expect_bad "lightrail average: unknown or incomplete option '--bogus' (see lightrail average --help)" \
+    $LIGHTRAIL average --bogus a b
 lr_summary

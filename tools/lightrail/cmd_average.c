@@ -107,11 +107,15 @@ lr_cmd_average(int argc, char **argv)
     };
     const char *out = NULL;
     int c;
+    /* One line, ours, for a bad option, as every command says it: not
+     * getopt's "average: ..." and the whole usage after it. */
+    optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'h': usage(stdout); return LR_EXIT_OK;
-        default: usage(stderr); return LR_EXIT_USAGE;
+        default: return lr_cli_bad_option(CMD, argv, optind);
         }
     }
     int n = argc - optind;
