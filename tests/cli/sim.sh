@@ -511,4 +511,7 @@ expect_bad "lightrail average: unknown or incomplete option '--out' (see lightra
     $LIGHTRAIL average --out
 expect_bad "lightrail average: unknown or incomplete option '--bogus' (see lightrail average --help)" \
     $LIGHTRAIL average --bogus a b
+# The README says every command's --help gives its exit statuses.
+$LIGHTRAIL average --help | grep -q '^exit status: 0 written, 2 bad input' \
+    && ok "average --help: exit status" || notok "average --help: no exit status"
 lr_summary

@@ -49,7 +49,11 @@ usage(FILE *f)
 "--policy-file FILE` like any other.\n"
 "\n"
 "  --out FILE          the policy file to write (atomically)\n"
-"  -h, --help          this text\n");
+"  -h, --help          this text\n"
+"\n"
+"exit status: 0 written, 2 bad input (a file that does not load, policies\n"
+"of other environments or network sizes), 1 the output cannot be\n"
+"written\n");
 }
 
 /* The first header key in which 'b' differs from 'a', or NULL. */
