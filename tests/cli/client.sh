@@ -34,7 +34,9 @@ expect_bad "needs a FILE, or --name NAME and --model MODEL" $LIGHTRAIL job submi
 expect_bad "not both" $LIGHTRAIL job submit f.json --name x --model y
 expect_bad "go with job submit only" $LIGHTRAIL job list --model x
 expect_bad "--format wants 'text' or 'json', not 'xml'" $LIGHTRAIL job list --format xml
-expect_bad "a count wants a positive whole number, not '0'" $LIGHTRAIL job submit --name x --model y --batch 0
+expect_bad "lightrail job: --batch wants a positive whole number, not '0'" $LIGHTRAIL job submit --name x --model y --batch 0
+expect_bad "lightrail job: --gpus-max wants a positive whole number, not 'many'" \
+    $LIGHTRAIL job submit --name x --model y --gpus-min 4 --gpus-max many
 expect_bad "--iterations wants a positive whole number, not '-3'" $LIGHTRAIL job submit --name x --model y --iterations -3
 expect_bad "--server wants http://HOST:PORT or https://HOST:PORT, not 'ftp://x'" $LIGHTRAIL job list --server ftp://x
 expect_bad "--cert and --key go together" $LIGHTRAIL job list --cert c.pem

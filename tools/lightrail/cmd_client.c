@@ -212,7 +212,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        const char *bad = NULL;
+        const char *bad = NULL, *count_opt = NULL;
         long *count = NULL;
         switch (opt) {
         case O_SERVER: o->server = optarg; break;
@@ -238,10 +238,10 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
             }
             o->dry_run = true;
             break;
-        case O_BATCH: count = &o->batch; break;
-        case O_MICRO: count = &o->micro; break;
-        case O_GMIN: count = &o->gpus_min; break;
-        case O_GMAX: count = &o->gpus_max; break;
+        case O_BATCH: count = &o->batch; count_opt = "--batch"; break;
+        case O_MICRO: count = &o->micro; count_opt = "--microbatch"; break;
+        case O_GMIN: count = &o->gpus_min; count_opt = "--gpus-min"; break;
+        case O_GMAX: count = &o->gpus_max; count_opt = "--gpus-max"; break;
         case O_ITER:
             o->submit_opts = true;
             if (lr_cli_parse_long(optarg, 1, LONG_MAX, &o->iterations))
@@ -255,8 +255,12 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         }
         if (count) {
             o->submit_opts = true;
-            if (lr_cli_parse_long(optarg, 1, 2147483647, count))
-                bad = "a count wants a positive whole number";
+            if (lr_cli_parse_long(optarg, 1, 2147483647, count)) {
+                /* Say which count: "a count" left the user to guess. */
+                lr_cli_err(o->cmd, "%s wants a positive whole number, not "
+                           "'%s'", count_opt, optarg);
+                return LR_EXIT_USAGE;
+            }
         }
         if (bad)
             return lr_cli_bad_value(o->cmd, bad, optarg);
