@@ -100,6 +100,7 @@ main(int argc, char **argv)
         { "seconds", required_argument, NULL, 'S' },
         { "model", required_argument, NULL, 'm' },
         { "gpus", required_argument, NULL, 'g' },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     int o;
@@ -112,11 +113,13 @@ main(int argc, char **argv)
         case 'S': seconds = atof(optarg); break;
         case 'm': model = optarg; break;
         case 'g': gpus = atoi(optarg); break;
+        case 'h':
         default:
-            fprintf(stderr, "usage: lr-bench-api --server URL --token T "
+            fprintf(o == 'h' ? stdout : stderr,
+                    "usage: lr-bench-api --server URL --token T "
                     "--cacert F [--clients C] [--seconds S] [--model M] "
                     "[--gpus N]\n");
-            return 2;
+            return o == 'h' ? 0 : 2;
         }
     }
     if (!server || !token || n_clients < 1 || n_clients > 256

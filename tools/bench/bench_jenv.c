@@ -224,6 +224,7 @@ main(int argc, char **argv)
         { "nsfnet-cluster", required_argument, NULL, 'N' },
         { "runs", required_argument, NULL, 'r' },
         { "dump", required_argument, NULL, 'd' },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -235,11 +236,13 @@ main(int argc, char **argv)
         case 'N': nc = optarg; break;
         case 'r': runs = atoi(optarg); break;
         case 'd': dpath = optarg; break;
+        case 'h':
         default:
-            fprintf(stderr, "usage: lr-bench-jenv --metro T --metro-cluster C "
+            fprintf(c == 'h' ? stdout : stderr,
+                    "usage: lr-bench-jenv --metro T --metro-cluster C "
                     "--nsfnet T --nsfnet-cluster C [--runs R] "
                     "[--dump FILE]\n");
-            return 2;
+            return c == 'h' ? 0 : 2;
         }
     }
     if (!mt || !mc || !nt || !nc || runs < 1 || runs > 32) {

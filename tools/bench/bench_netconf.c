@@ -127,6 +127,11 @@ main(int argc, char **argv)
     int runs = 50, batch = 100, rc = 0;
     int i = 1;
 
+    if (argc == 2 && !strcmp(argv[1], "--help")) {
+        printf("usage: lr-bench-netconf [--runs N] [--batch N (1..1000)] "
+               "NAME=USER@HOST:PORT... (at most %d)\n", MAX_DEV);
+        return 0;
+    }
     for (; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
         if (i + 1 >= argc)
             goto usage;

@@ -754,6 +754,7 @@ main(int argc, char **argv)
         { "steps", required_argument, NULL, 's' },
         { "train-only", no_argument, NULL, 't' },
         { "imitate-only", no_argument, NULL, 'i' },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -767,11 +768,13 @@ main(int argc, char **argv)
         case 's': steps = atol(optarg); break;
         case 't': train_only = true; break;
         case 'i': imitate_only = true; break;
+        case 'h':
         default:
-            fprintf(stderr, "usage: lr-bench-ppo --metro T --metro-cluster C "
+            fprintf(c == 'h' ? stdout : stderr,
+                    "usage: lr-bench-ppo --metro T --metro-cluster C "
                     "--nsfnet T --nsfnet-cluster C [--runs R] [--steps N] "
                     "[--train-only | --imitate-only]\n");
-            return 2;
+            return c == 'h' ? 0 : 2;
         }
     }
     if (!mt || !mc || !nt || !nc || runs < 1 || runs > 32 || steps < 1000) {
