@@ -185,6 +185,11 @@ else
     notok "greedy-cap: $(cat "$tmp/cap.json" "$tmp/cap1.json")"
 fi
 expect_bad "--cap wants a slowdown of at least 1" $W --policy greedy-cap --cap 0.5
+# A threshold without its policy would change nothing: refused.
+expect_bad "--cap is greedy-cap's threshold, and no greedy-cap runs" \
+    $W --policy greedy,static --cap 2
+expect_bad "--work-cap is greedy-work's threshold, and no greedy-work runs" \
+    $W --known-work --policy greedy --work-cap 2
 
 # greedy-work reads each job's length, which only --known-work tells: it
 # is asked for by name only with it, 'all' runs it only then; with an

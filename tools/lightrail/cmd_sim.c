@@ -66,6 +66,7 @@ struct opts {
     long arrivals, warmup;
     double cap;                   /* greedy-cap's theta */
     double work_cap;              /* greedy-work's theta */
+    bool cap_set, work_cap_set;   /* given: their policy must run */
     const char *rollout;          /* the rollout policy's base, or NULL */
     const char *paired;           /* --paired: the policy compared with */
     const char *trace;            /* --trace: the decisions' file */
@@ -114,10 +115,12 @@ usage(FILE *f)
 "  --format FMT        text (a table) or json (one object per line)\n"
 "  --plot DIR          one PNG per metric against load in DIR (gnuplot)\n"
 "  --cap THETA         greedy-cap refuses a job whose least slowdown\n"
-"                      T / T_ref exceeds THETA (>= 1; default 3)\n"
+"                      T / T_ref exceeds THETA (>= 1; default 3); only\n"
+"                      with greedy-cap run\n"
 "  --work-cap THETA    greedy-work (with --known-work) refuses a job whose\n"
 "                      GPUs x work x slowdown exceed THETA x the\n"
-"                      cluster's GPUs (> 0; default 1)\n"
+"                      cluster's GPUs (> 0; default 1); only with\n"
+"                      greedy-work run\n"
 "  --paired NAME       also the change of blocking and of the mean\n"
 "                      iteration time of every other policy against\n"
 "                      NAME (one of those run: a baseline, ppo or\n"
@@ -230,10 +233,12 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_CAP:
             if (lr_cli_parse_double(optarg, 1, 1e9, &o->cap))
                 bad = "--cap wants a slowdown of at least 1";
+            o->cap_set = true;
             break;
         case O_WCAP:
             if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->work_cap))
                 bad = "--work-cap wants a positive number";
+            o->work_cap_set = true;
             break;
         case O_RO: o->rollout = optarg; break;
         case O_PAIRED: o->paired = optarg; break;
@@ -592,11 +597,32 @@ lr_cmd_sim(int argc, char **argv)
                                               MAX_POLICIES - 1
                                               - (o.rollout != NULL))) < 0)
         return LR_EXIT_USAGE;
+    /* --cap and --work-cap tune one policy each: given without it, they
+     * would change nothing, silently. */
+    const struct lr_jenv_policy *ro_base = o.rollout
+                                           ? lr_jenv_policy_find(o.rollout)
+                                           : NULL;
+    bool cap_used = ro_base == &lr_jenv_greedy_cap;
+    bool work_cap_used = ro_base == &lr_jenv_greedy_work;
     for (int i = 0; i < n_pol; i++) {
-        if (pol[i].p == &lr_jenv_greedy_cap)
+        if (pol[i].p == &lr_jenv_greedy_cap) {
             pol[i].arg = &o.cap;
-        if (pol[i].p == &lr_jenv_greedy_work)
+            cap_used = true;
+        }
+        if (pol[i].p == &lr_jenv_greedy_work) {
             pol[i].arg = &o.work_cap;
+            work_cap_used = true;
+        }
+    }
+    if ((o.cap_set && !cap_used) || (o.work_cap_set && !work_cap_used)) {
+        bool cap = o.cap_set && !cap_used;
+        lr_cli_err(CMD, "%s is %s's threshold, and no %s runs: name it in "
+                   "--policy (or --rollout), or leave %s out",
+                   cap ? "--cap" : "--work-cap",
+                   cap ? "greedy-cap" : "greedy-work",
+                   cap ? "greedy-cap" : "greedy-work",
+                   cap ? "--cap" : "--work-cap");
+        return LR_EXIT_USAGE;
     }
     struct lr_ppo *ppo = NULL;
     struct lr_jenv_rollout *ro = NULL;
