@@ -53,6 +53,22 @@ sb_chtab_free(struct sb_chtab *t)
 }
 
 bool
+sb_chtab_snapshot(const struct sb_chtab *t, struct sb_chent **out, int *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!t->ok)
+        return false;
+    if (t->n) {
+        if (!(*out = malloc((size_t) t->n * sizeof **out)))
+            return false;
+        memcpy(*out, t->e, (size_t) t->n * sizeof **out);
+        *n = t->n;
+    }
+    return true;
+}
+
+bool
 sb_chtab_holds(const struct sb_chtab *t, const struct sb_chent *e, int n)
 {
     if (t->n != n)

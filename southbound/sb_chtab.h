@@ -67,6 +67,13 @@ int sb_chtab_add(struct sb_chtab *, const struct sb_chent *);
 void sb_chtab_set(struct sb_chtab *, const struct sb_chent *e, int n);
 void sb_chtab_free(struct sb_chtab *);
 
+/* A copy of an ok table's entries, to compare with after a batch
+ * (sb_chtab_holds): true with '*out' (NULL when there are none; the
+ * caller frees it with free()) and '*n'; false, '*out' NULL and '*n' 0,
+ * when the table is not what the device holds or out of memory. */
+bool sb_chtab_snapshot(const struct sb_chtab *, struct sb_chent **out,
+                       int *n);
+
 /* Whether the table holds exactly the channels e[0..n-1], by index and
  * name, in any order: what a driver checks after a refused batch, to
  * tell a device changed behind its back from a refusal for a reason. */

@@ -1106,15 +1106,7 @@ sb_netconf_apply(struct sb_device *dev, const struct sb_change *changes,
     pthread_mutex_lock(&d->lock);
     /* The channels the batch is planned on, when they come from the
      * cache rather than from a read made for this batch. */
-    bool cached = d->cache.ok;
-    if (cached && d->cache.n) {
-        seen = malloc((size_t) d->cache.n * sizeof *seen);
-        cached = seen != NULL;
-        if (seen) {
-            n_seen = d->cache.n;
-            memcpy(seen, d->cache.e, (size_t) n_seen * sizeof *seen);
-        }
-    }
+    bool cached = sb_chtab_snapshot(&d->cache, &seen, &n_seen);
     ret = sb_netconf_apply_locked(d, changes, n, err, errlen);
     /* A channel made behind the driver's back since it last read the
      * device takes the index the batch's create was given, and the

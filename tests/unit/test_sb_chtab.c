@@ -192,9 +192,22 @@ test_holds(void)
     e[1].index = 3;
     snprintf(e[1].mc.name, sizeof e[1].mc.name, "j2/lp1");
     CU_ASSERT(!sb_chtab_holds(&t, e, 2));
+    /* A snapshot of an ok table is what it holds; of one not ok, none. */
+    struct sb_chent *snap;
+    int n_snap;
+    CU_ASSERT_FATAL(sb_chtab_snapshot(&t, &snap, &n_snap));
+    CU_ASSERT_EQUAL(n_snap, 2);
+    CU_ASSERT(sb_chtab_holds(&t, snap, n_snap));
+    free(snap);
+    t.ok = false;
+    CU_ASSERT(!sb_chtab_snapshot(&t, &snap, &n_snap));
+    CU_ASSERT_PTR_NULL(snap);
+    CU_ASSERT_EQUAL(n_snap, 0);
     sb_chtab_free(&t);
-    struct sb_chtab none = { 0 };
+    struct sb_chtab none = { .ok = true };
     CU_ASSERT(sb_chtab_holds(&none, NULL, 0));
+    CU_ASSERT(sb_chtab_snapshot(&none, &snap, &n_snap));
+    CU_ASSERT_PTR_NULL(snap);
 }
 
 static CU_TestInfo tests[] = {
@@ -203,7 +216,8 @@ static CU_TestInfo tests[] = {
     { "a channel at the top index leaves the lowest free",
       test_top_index_held },
     { "a device's spectrum is a channel or refused", test_grid },
-    { "holds: the same channels, by index and name", test_holds },
+    { "holds and snapshot: the same channels, by index and name",
+      test_holds },
     CU_TEST_INFO_NULL,
 };
 
