@@ -2130,21 +2130,35 @@ end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
         return rc;
     }
     if (op->rc) {
+        struct lr_job failed = *job;
+        failed.phase = LR_JOB_FAILED;
+        set_reason(&failed, "%s", op->err);
+        failed.n_lightpaths = 0;
+        memset(failed.gpus, 0, sizeof failed.gpus);
+        failed.updated_ms = ctl_now_ms(c);
+        c->counters.failures++;
+        /* The store first, as a DELETE: when it cannot record the job
+         * failed it still holds it provisioning with its GPUs and slots,
+         * and so does memory (else the next job is given slots the store
+         * refuses), until a DELETE or a restart rolls it back.  The
+         * devices hold nothing of it: the undo ran, or op->stuck. */
+        if (lr_store_put_job(c->store, &failed)) {
+            /* The advice first: the reason's 255 characters cut the
+             * rest. */
+            int rc = lr_ctl_fail(err, errlen, EIO, "job '%s' stays "
+                                 "provisioning: DELETE it, or restart "
+                                 "lightraild to roll it back; the store "
+                                 "cannot record it failed (%s): %s",
+                                 job->intent.name, lr_store_error(c->store),
+                                 op->err);
+            set_reason(job, "%s", err);
+            (void) remember_job(c, job);
+            return rc;
+        }
         unbook(c, job);
         release_remote(c, job);
-        job->phase = LR_JOB_FAILED;
-        set_reason(job, "%s", op->err);
-        job->n_lightpaths = 0;
-        memset(job->gpus, 0, sizeof job->gpus);
-        job->updated_ms = ctl_now_ms(c);
-        c->counters.failures++;
-        /* Memory first: the GPUs and slots are free whatever the store
-         * says, and a store that failed is rolled back at restart. */
-        int rc = remember_job(c, job);
-        if (lr_store_put_job(c->store, job))
-            return lr_ctl_fail(err, errlen, EIO, "store: %s",
-                               lr_store_error(c->store));
-        return rc;
+        *job = failed;
+        return remember_job(c, job);
     }
     job->updated_ms = ctl_now_ms(c);
     if (lr_store_set_phase(c->store, job->intent.name, LR_JOB_ACTIVE, "",

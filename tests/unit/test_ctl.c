@@ -437,7 +437,35 @@ test_store_failure_frees_nothing(void)
     CU_ASSERT_EQUAL(lr_test_ctl_channels("s1/"), 0);
     assert_consistent(c);
     lr_ctl_free(c);
-    db_exec("DROP TRIGGER test_no_active;");
+
+    /* A device refuses and the store cannot record the job failed: the
+     * store still holds it provisioning with its GPUs and slots, so
+     * memory must too, or the next job is given slots the store refuses
+     * ("link 11 slot 0 is already held by job 's1'"). */
+    db_exec("DROP TRIGGER test_no_active;"
+            "CREATE TRIGGER test_no_failed BEFORE UPDATE OF phase ON jobs "
+            "WHEN NEW.phase = 'failed' "
+            "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
+    c = open_ctl();
+    lr_test_ctl_fail(NULL, "always");
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &wide, &job, err, sizeof err), EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "injected failure"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "stays provisioning"));
+    lr_test_ctl_fail(NULL, NULL);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "s1", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_PROVISIONING);
+    CU_ASSERT(job.n_lightpaths > 0);
+    for (int k = 0; k < cluster->n_dcs; k++)
+        CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[k], job.gpus[k]);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "s1", err, sizeof err), 0);
+    CU_ASSERT(holds_nothing(c));
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("s1/"), 0);
+    lr_ctl_free(c);
+    db_exec("DROP TRIGGER test_no_failed;");
+    c = open_ctl();
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "s1", &job), ENOENT);
+    assert_consistent(c);
+    lr_ctl_free(c);
 }
 
 /* Replaces channel 'mc' on dummy ROADM 'node' by 'with' (the same
