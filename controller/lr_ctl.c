@@ -2283,7 +2283,10 @@ lr_ctl_delete_begin(struct lr_ctl *c, const char *name, struct lr_ctl_op **op,
             return lr_ctl_fail(err, errlen, EIO, "store: %s",
                                lr_store_error(c->store));
         }
+        /* The store cleared the reason too: a former one (a release
+         * that failed, "stays provisioning") no longer holds. */
         j->phase = LR_JOB_RELEASING;
+        j->reason[0] = '\0';
         (*op)->job.phase = LR_JOB_RELEASING;
         lr_ctl_op_lend(c, *op);
         return 0;

@@ -445,6 +445,8 @@ test_store_failure_frees_nothing(void)
     db_exec("DROP TRIGGER test_no_active;"
             "CREATE TRIGGER test_no_failed BEFORE UPDATE OF phase ON jobs "
             "WHEN NEW.phase = 'failed' "
+            "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;"
+            "CREATE TRIGGER test_no_delete BEFORE DELETE ON jobs "
             "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
     c = open_ctl();
     lr_test_ctl_fail(NULL, "always");
@@ -457,13 +459,23 @@ test_store_failure_frees_nothing(void)
     CU_ASSERT(job.n_lightpaths > 0);
     for (int k = 0; k < cluster->n_dcs; k++)
         CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[k], job.gpus[k]);
-    CU_ASSERT_EQUAL(lr_ctl_delete(c, "s1", err, sizeof err), 0);
+    /* Its DELETE the store cannot finish: releasing, and no longer with
+     * the reason that said it stays provisioning (the store cleared it
+     * when the job became releasing; memory kept it). */
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "s1", err, sizeof err), EIO);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "s1", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
+    CU_ASSERT_PTR_NULL(strstr(job.reason, "stays provisioning"));
+    lr_ctl_free(c);
+    db_exec("DROP TRIGGER test_no_delete;");
+    c = open_ctl();
+    /* Recovery at the restart has finished s1's release. */
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "s1", &job), ENOENT);
     CU_ASSERT(holds_nothing(c));
     CU_ASSERT_EQUAL(lr_test_ctl_channels("s1/"), 0);
     lr_ctl_free(c);
     db_exec("DROP TRIGGER test_no_failed;");
     c = open_ctl();
-    CU_ASSERT_EQUAL(lr_ctl_get(c, "s1", &job), ENOENT);
     assert_consistent(c);
     lr_ctl_free(c);
 }
