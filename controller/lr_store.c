@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -636,6 +637,20 @@ lr_store_close(struct lr_store *s)
     free(s);
 }
 
+/* Whether 'path' is an existing regular file of 0 bytes without a
+ * WAL that holds anything. */
+static bool
+lr_store_empty_file(const char *path)
+{
+    struct stat st;
+    char wal[PATH_MAX];
+    if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size)
+        return false;
+    if (snprintf(wal, sizeof wal, "%s-wal", path) >= (int) sizeof wal)
+        return false;
+    return stat(wal, &st) || !st.st_size;
+}
+
 int
 lr_store_open(const char *path, struct lr_store **out, char *err,
               size_t errlen)
@@ -658,6 +673,20 @@ lr_store_open(const char *path, struct lr_store **out, char *err,
         if (err && errlen)
             snprintf(err, errlen, "%s: out of memory", path);
         return ENOMEM;
+    }
+    /* SQLite takes an empty file for an empty database, and so we would
+     * for a new store; but an existing file of 0 bytes is what a crash
+     * of the file system or a failed copy leaves of one, and from a new
+     * store lightraild's start removes every job's channels from the
+     * devices as orphans.  (A store of ours is never empty: its schema
+     * is written at open, and a WAL beside it may still hold that.) */
+    if (lr_store_empty_file(path)) {
+        ret = lr_store_errf(s, EINVAL, "%s: an empty file (0 bytes), not a "
+                            "store: restore the store from a backup, or "
+                            "remove the file to start with no jobs "
+                            "(lightraild then removes every channel the "
+                            "devices hold)", path);
+        goto cleanup;
     }
     rc = sqlite3_open_v2(path, &s->db,
                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);

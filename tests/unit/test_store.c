@@ -798,7 +798,7 @@ static void
 test_foreign_files(void)
 {
     struct lr_store *s = NULL;
-    char err[512], want[640];
+    char err[1024], want[1024];
     FILE *f;
 
     /* Somebody else's database. */
@@ -823,6 +823,23 @@ test_foreign_files(void)
              "give another path", db_path("text"));
     CU_ASSERT_STRING_EQUAL(err, want);
 
+    /* An empty file: what a crash or a failed copy leaves of a store.
+     * Taken for a new store, it had lightraild's start remove every
+     * job's channels from the devices as orphans. */
+    f = fopen(db_path("empty"), "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fclose(f);
+    CU_ASSERT_EQUAL(lr_store_open(db_path("empty"), &s, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(s);
+    snprintf(want, sizeof want, "%s: an empty file (0 bytes), not a store: "
+             "restore the store from a backup, or remove the file to start "
+             "with no jobs (lightraild then removes every channel the "
+             "devices hold)", db_path("empty"));
+    CU_ASSERT_STRING_EQUAL(err, want);
+    CU_ASSERT_EQUAL(raw_int("empty", "SELECT count(*) FROM sqlite_master"),
+                    0);
+
     CU_ASSERT_EQUAL(lr_store_open("", &s, err, sizeof err), EINVAL);
     CU_ASSERT_EQUAL(lr_store_open("/nonexistent-dir/x.db", &s, err,
                                   sizeof err), EIO);
@@ -835,26 +852,25 @@ test_migrate_empty(void)
     struct lr_store *s = NULL;
     struct lr_job *all = NULL;
     int n = -1;
-    FILE *f = fopen(db_path("empty"), "w");
 
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fclose(f);
-    s = open_store("empty");
+    /* No file: a new store (an empty file is refused: test_foreign_files). */
+    CU_ASSERT_EQUAL_FATAL(access(db_path("new"), F_OK), -1);
+    s = open_store("new");
     CU_ASSERT_EQUAL(lr_store_list_jobs(s, &all, &n), 0);
     CU_ASSERT_EQUAL(n, 0);
     free(all);
     lr_store_close(s);
-    CU_ASSERT_EQUAL(raw_int("empty", "SELECT value FROM meta"
+    CU_ASSERT_EQUAL(raw_int("new", "SELECT value FROM meta"
                             " WHERE key = 'schema_version'"),
                     LR_STORE_SCHEMA_VERSION);
-    CU_ASSERT_EQUAL(raw_int("empty", "SELECT count(*) FROM sqlite_master"
+    CU_ASSERT_EQUAL(raw_int("new", "SELECT count(*) FROM sqlite_master"
                             " WHERE type = 'table'"), 7);
-    CU_ASSERT_EQUAL(raw_int("empty", "SELECT journal_mode = 'wal'"
+    CU_ASSERT_EQUAL(raw_int("new", "SELECT journal_mode = 'wal'"
                             " FROM pragma_journal_mode"), 1);
     /* A second open migrates nothing and keeps the version. */
-    s = open_store("empty");
+    s = open_store("new");
     lr_store_close(s);
-    CU_ASSERT_EQUAL(raw_int("empty", "SELECT count(*) FROM meta"), 1);
+    CU_ASSERT_EQUAL(raw_int("new", "SELECT count(*) FROM meta"), 1);
 }
 
 /* A child process opens store 'name', puts job 'a' and exits without
@@ -979,7 +995,7 @@ static CU_TestInfo tests[] = {
     { "a version 1 database is migrated", test_migrate_v1 },
     { "a newer schema is refused", test_newer_schema },
     { "foreign files are refused", test_foreign_files },
-    { "migration from an empty file", test_migrate_empty },
+    { "a new store from no file", test_migrate_empty },
     { "a commit survives a crash", test_crash_durability },
     { "a copy holds the WAL's commits and leaves the source", test_copy },
     CU_TEST_INFO_NULL,
