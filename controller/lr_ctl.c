@@ -2915,6 +2915,23 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     rc = lr_store_open(cfg->db_path, &c->store, err, errlen);
     if (rc)
         goto fail;
+    /* The store's invariants (lightrail-check's first) before recovery
+     * acts on them: a store that lost rows, as a corrupt index hides
+     * a job's lightpaths, would have recovery remove their channels from
+     * the devices as orphans.  Inspect judges, it does not refuse. */
+    if (!cfg->inspect) {
+        char why[512];
+        rc = lr_store_check(c->store, why, sizeof why);
+        if (rc == EINVAL)
+            rc = lr_ctl_fail(err, errlen, EIO, "store %s: %s: the database "
+                             "is corrupt; restore a backup, or mend it until "
+                             "lightrail-check passes (no device was "
+                             "touched)", cfg->db_path, why);
+        else if (rc)
+            rc = lr_ctl_fail(err, errlen, rc, "store: %s", why);
+        if (rc)
+            goto fail;
+    }
     rc = store_network(c, cfg->topo_json, cfg->cluster_json, NULL, err,
                        errlen);
     if (rc)

@@ -480,6 +480,47 @@ test_store_failure_frees_nothing(void)
     lr_ctl_free(c);
 }
 
+/* A store that lost a lightpath's row (here deleted by hand; a corrupt
+ * index hides it alike) while its slots remain: the start refuses it
+ * before recovery touches a device.  It loaded the job without that
+ * lightpath, and recovery removed the lightpath's channels from every
+ * ROADM as orphans. */
+static void
+test_corrupt_store_touches_no_device(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job;
+    char err[1024], *report = NULL;
+    struct lr_intent wide = intent("k1", "gpt-1.9b", 40, 40);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &wide, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_FATAL(job.n_lightpaths > 1);
+    int before = lr_test_ctl_channels("k1/");
+    CU_ASSERT(before > 0);
+    lr_ctl_free(c);
+
+    db_exec("DELETE FROM lightpaths WHERE job = 'k1' AND idx = 1");
+    struct lr_ctl_config cfg = {
+        .db_path = db, .topo = topo, .cluster = cluster,
+        .default_driver = "dummy", .dummy_dir = devdir,
+    };
+    c = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), EIO);
+    CU_ASSERT_PTR_NULL(c);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "lightpath 1, which does not exist"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "restore a backup"));
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("k1/"), before);
+    free(report);
+    lr_ctl_free(c);
+    /* Mended (the job deleted by hand), it starts, and its channels
+     * go as orphans. */
+    db_exec("PRAGMA foreign_keys = ON; DELETE FROM jobs WHERE name = 'k1'");
+    c = open_ctl();
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("k1/"), 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+}
+
 /* Replaces channel 'mc' on dummy ROADM 'node' by 'with' (the same
  * name), behind the controller's back. */
 static void
@@ -900,6 +941,8 @@ static CU_TestInfo tests[] = {
     { "a remembered plan is not one of another shape of that name",
       test_memo_knows_shapes },
     { "a plan made off the owner's thread", test_plan_off_thread },
+    { "a corrupt store is refused before a device is touched",
+      test_corrupt_store_touches_no_device },
     { "a store that fails a write frees nothing",
       test_store_failure_frees_nothing },
     { "reconcile replaces a channel that differs, and says what it did",
