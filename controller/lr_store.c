@@ -305,7 +305,28 @@ lr_store_errf(struct lr_store *s, int ret, const char *fmt, ...)
 static int
 lr_store_sqlerr(struct lr_store *s, int rc, const char *what)
 {
-    lr_store_errf(s, 0, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+    int sys = sqlite3_system_errno(s->db);
+    switch (rc & 0xff) {
+    case SQLITE_CORRUPT:
+        /* SQLite's "database disk image is malformed" says no remedy. */
+        lr_store_errf(s, 0, "%s: %s: %s: the file is damaged: restore a "
+                      "backup", s->path, what, sqlite3_errmsg(s->db));
+        break;
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_CANTOPEN:
+        /* "disk I/O error" is a full disk as well as a dying one: the
+         * system's word tells them apart. */
+        if (sys) {
+            lr_store_errf(s, 0, "%s: %s: %s (%s)", s->path, what,
+                          sqlite3_errmsg(s->db), strerror(sys));
+            break;
+        }
+        /* fall through */
+    default:
+        lr_store_errf(s, 0, "%s: %s: %s", s->path, what,
+                      sqlite3_errmsg(s->db));
+    }
     return (rc & 0xff) == SQLITE_NOMEM ? ENOMEM : EIO;
 }
 

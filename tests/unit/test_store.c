@@ -8,9 +8,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -894,6 +896,71 @@ put_and_crash(const char *name, const struct lr_job *a)
     CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* A damaged page, and a file that cannot grow: SQLite's words alone
+ * ("database disk image is malformed", "disk I/O error") said neither
+ * what to do nor what the system said. */
+static void
+test_damage_is_said(void)
+{
+    struct lr_store *s = open_store("damaged");
+    struct lr_job a, got;
+    char err[1024];
+    make_job(&a, "a", 10, 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    lr_store_close(s);
+    /* Page 6 is the jobs table (the schema's order): its header
+     * overwritten. */
+    FILE *f = fopen(db_path("damaged"), "r+b");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fseek(f, 5 * 4096, SEEK_SET), 0);
+    for (int i = 0; i < 16; i++)
+        fputc(0x33, f);
+    fclose(f);
+    int ret = lr_store_open(db_path("damaged"), &s, err, sizeof err);
+    if (!ret) {
+        ret = lr_store_get_job(s, "a", &got);
+        snprintf(err, sizeof err, "%s", lr_store_error(s));
+        lr_store_close(s);
+    }
+    CU_ASSERT_EQUAL(ret, EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "malformed: the file is damaged: "
+                                  "restore a backup"));
+
+    /* A child whose files may not grow (as on a full disk, EFBIG for
+     * ENOSPC) opens a store it cannot make its -shm file for: SQLite
+     * says "disk I/O error", the system why. */
+    s = open_store("small");
+    lr_store_close(s);
+    fflush(NULL);
+    int pipefd[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(pipefd), 0);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        struct rlimit rl = { 1024, 1024 };
+        signal(SIGXFSZ, SIG_IGN);
+        close(pipefd[0]);
+        s = NULL;
+        ret = setrlimit(RLIMIT_FSIZE, &rl)
+              || lr_store_open(db_path("small"), &s, err, sizeof err);
+        lr_store_close(s);
+        if (write(pipefd[1], err, strlen(err) + 1) < 0)
+            _exit(2);
+        _exit(ret ? 0 : 1);
+    }
+    close(pipefd[1]);
+    char got_err[1024] = "";
+    ssize_t n = read(pipefd[0], got_err, sizeof got_err - 1);
+    close(pipefd[0]);
+    int status = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT(n > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    snprintf(err, sizeof err, "(%s)", strerror(EFBIG));
+    CU_ASSERT_PTR_NOT_NULL(strstr(got_err, err));
+    if (!strstr(got_err, err))
+        fprintf(stderr, "store full: %s\n", got_err);
+}
+
 /* A child commits a job and dies without closing the database (no
  * checkpoint, the WAL and its index left behind); the parent finds the
  * job. */
@@ -995,6 +1062,7 @@ static CU_TestInfo tests[] = {
     { "a version 1 database is migrated", test_migrate_v1 },
     { "a newer schema is refused", test_newer_schema },
     { "foreign files are refused", test_foreign_files },
+    { "a damaged or full file is said so", test_damage_is_said },
     { "a new store from no file", test_migrate_empty },
     { "a commit survives a crash", test_crash_durability },
     { "a copy holds the WAL's commits and leaves the source", test_copy },
