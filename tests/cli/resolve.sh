@@ -96,7 +96,7 @@ fi
 # 2. The NETCONF-over-TLS driver.
 t0=$(date +%s.%N)
 in_ns env SB_TRANSPORT=tls SB_TLS_CERT="$C/ctl.pem" SB_TLS_KEY="$C/ctl.key" \
-    SB_TLS_CA="$C/ca.pem" SB_SCHEMA_PATH="$top/yang" SB_TIMEOUT_MS=1000 \
+    SB_TLS_CA="$C/ca.pem" SB_SCHEMA_PATH="$top/yang:/usr/share/yuma/modules/ietf" SB_TIMEOUT_MS=1000 \
     ./tests/cli/sbctl netconf r1 r1.lightrail.invalid:6513 read \
     > "$tmp/out" 2> "$tmp/err"
 rc=$? t=$(took "$t0")
@@ -169,7 +169,7 @@ else
     notok "agent name, refusing resolver: exit $rc: $(cat "$tmp/err" "$tmp/out" | head -5)"
 fi
 in_ns env SB_TRANSPORT=tls SB_TLS_CERT="$C/ctl.pem" SB_TLS_KEY="$C/ctl.key" \
-    SB_TLS_CA="$C/ca.pem" SB_SCHEMA_PATH="$top/yang" SB_TIMEOUT_MS=1000 \
+    SB_TLS_CA="$C/ca.pem" SB_SCHEMA_PATH="$top/yang:/usr/share/yuma/modules/ietf" SB_TIMEOUT_MS=1000 \
     ./tests/cli/sbctl netconf r1 r1.lightrail.invalid:6513 read \
     > "$tmp/out" 2> "$tmp/err"
 rc=$?
