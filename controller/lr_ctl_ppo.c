@@ -391,6 +391,20 @@ lr_ctl_ppo_allowed(const struct lr_ctl_ppo *p, int a)
            && lr_jenv_mask(p->env)[a];
 }
 
+/* The refusal reason's clause on the job's length, for a policy that
+ * reads it: a long job may be refused on an empty network, where "1.00
+ * times slower" alone would send the user to submit it again later, to
+ * be refused again.  Empty without known work.  The reason, behind
+ * "refused by the ppo policy: ", fits LR_JOB_REASON_MAX. */
+static void
+work_clause(const struct lr_ctl_ppo *p, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (p->meta.known_work)
+        snprintf(out, len, ", and its work is %.2f x mean (ppo-mean-job-s "
+                 "%g s)", lr_jenv_job_work(p->env), p->mean_job_s);
+}
+
 int
 lr_ctl_ppo_choose(struct lr_ctl_ppo *p, bool rollout, char *why, size_t len)
 {
@@ -406,10 +420,13 @@ lr_ctl_ppo_choose(struct lr_ctl_ppo *p, bool rollout, char *why, size_t len)
                      : s1.deliberated > s0.deliberated
                      ? "the rollout kept the policy's choice" : "";
         if (a < 0 && s1.refused > s0.refused) {
+            char wk[160];
+            work_clause(p, wk, sizeof wk);
             snprintf(why, len, "its rollout found that admitting it blocks "
-                     "more of the next %ld jobs than refusing it; submit it "
-                     "again later or with another algorithm",
-                     p->ro_cfg.horizon);
+                     "more of the next %ld jobs than refusing it%s; submit "
+                     "it again later%s or with another algorithm",
+                     p->ro_cfg.horizon, wk, p->meta.known_work
+                     ? ", shorter" : "");
             return LR_CTL_PPO_REFUSED;
         }
     } else if (p->base) {
@@ -431,10 +448,13 @@ lr_ctl_ppo_choose(struct lr_ctl_ppo *p, bool rollout, char *why, size_t len)
          * no random draw). */
         int g = lr_jenv_greedy.choose(NULL, p->env, lr_jenv_mask(p->env),
                                       NULL);
+        char wk[160];
+        work_clause(p, wk, sizeof wk);
         snprintf(why, len, "its fastest feasible placement now would run "
-                 "%.2f times slower than on an empty network; submit it "
-                 "again later or with another algorithm",
-                 lr_jenv_cand_time(p->env, g) / lr_jenv_job_tref(p->env));
+                 "%.2f times slower than on an empty network%s; submit it "
+                 "again later%s or with another algorithm",
+                 lr_jenv_cand_time(p->env, g) / lr_jenv_job_tref(p->env), wk,
+                 p->meta.known_work ? ", shorter" : "");
         return LR_CTL_PPO_REFUSED;
     }
     return a;

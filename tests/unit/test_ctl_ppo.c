@@ -1264,7 +1264,7 @@ test_known_work_policy(void)
 static void
 test_known_work_decides(void)
 {
-    char err[1024], path[256], want[256];
+    char err[1024], path[256], want[512];
     struct kw_env k;
     kw_env_open(&k, true, false);
     double tref;
@@ -1287,6 +1287,15 @@ test_known_work_decides(void)
     snprintf(want, sizeof want, "ppo: refused the job, work %.2f x mean",
              (double) long_it * tref / 3600);
     CU_ASSERT_STRING_EQUAL(job.note, want);
+    /* Refused on an empty network for its length: the reason says so,
+     * not only "1.00 times slower ...; submit it again later", which
+     * would be refused again. */
+    snprintf(want, sizeof want, "refused by the ppo policy: its fastest "
+             "feasible placement now would run 1.00 times slower than on "
+             "an empty network, and its work is %.2f x mean "
+             "(ppo-mean-job-s 3600 s); submit it again later, shorter or "
+             "with another algorithm", (double) long_it * tref / 3600);
+    CU_ASSERT_STRING_EQUAL(job.reason, want);
     for (int d = 0; d < cluster->n_dcs; d++)
         CU_ASSERT_EQUAL(lr_ctl_gpus_used(c)[d], 0);
     in = intent("short", "gpt-1.9b", 8, 8);
