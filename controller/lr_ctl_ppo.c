@@ -189,6 +189,16 @@ lr_ctl_ppo_bind(struct lr_ctl_ppo *p, const struct lr_topo *topo,
                 p->meta.dcs, topo->name, dcs);
         return;
     }
+    char gpus[sizeof p->meta.gpus];
+    lr_policy_gpus(cl, gpus, sizeof gpus);
+    if (p->meta.gpus[0] && strcmp(p->meta.gpus, gpus)) {
+        /* The same DC names over other devices: its observations would
+         * read GPU counts of an inventory it never saw. */
+        set_why(p, "%s: trained for the GPUs %s in its DCs, this "
+                "controller has %s: train a policy for this network "
+                "(lightrail train)", p->path, p->meta.gpus, gpus);
+        return;
+    }
     struct lr_jenv *env = NULL;
     if (lr_jenv_new(topo, cl, &p->cfg, &env, err, sizeof err)) {
         set_why(p, "%s: cannot build the environment it was trained for "

@@ -372,6 +372,12 @@ expect_bad "trained for topology 'metro'" $LIGHTRAIL sim \
     --topology "$srcdir/examples/topologies/nsfnet.json" \
     --cluster "$srcdir/examples/clusters/nsfnet6.json" --loads 2:2:1 \
     --policy-file "$tmp/a.pol"
+# The same DC names over other GPUs: nsfnet6-equal.pol (six DCs of 12
+# A100) on nsfnet6.json's inventory is refused, naming both.
+expect_bad "nsfnet6-equal.pol: trained for the GPUs 12 A100-80GB,12 A100-80GB,12 A100-80GB,12 A100-80GB,12 A100-80GB,12 A100-80GB in its DCs, not 16 A100-80GB,32 V100-32GB,8 H100-80GB,16 A100-80GB,32 V100-32GB,8 H100-80GB" \
+    $LIGHTRAIL sim --topology "$srcdir/examples/topologies/nsfnet.json" \
+    --cluster "$srcdir/examples/clusters/nsfnet6.json" --loads 2:2:1 \
+    --policy-file "$srcdir/examples/policies/nsfnet6-equal.pol"
 cmp -s "$tmp/a.pol" "$tmp/keep.pol" && ok "the good policy file is untouched" \
                                     || notok "the policy file changed"
 

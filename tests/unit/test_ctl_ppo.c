@@ -335,6 +335,31 @@ test_incompatible_policy(void)
     CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err, sizeof err),
                           0);
     check_bad_policy(path, "trained for topology 'nsfnet'");
+    /* The same DC names over other GPUs (as nsfnet6-equal.pol on
+     * nsfnet6.json): the shipped file records its inventory, and another
+     * is refused naming both. */
+    CU_ASSERT_STRING_EQUAL(meta.gpus, "16 A100-80GB,32 V100-32GB,8 H100-80GB");
+    bad = meta;
+    snprintf(bad.gpus, sizeof bad.gpus, "16 A100-80GB,32 V100-32GB,12 "
+             "H100-80GB");
+    snprintf(path, sizeof path, "%s/gpus.pol", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err, sizeof err),
+                          0);
+    check_bad_policy(path, "trained for the GPUs 16 A100-80GB,32 V100-32GB,"
+                     "12 H100-80GB in its DCs, this controller has 16 "
+                     "A100-80GB,32 V100-32GB,8 H100-80GB: train a policy for "
+                     "this network");
+    /* A file written before the key: checked by DC names, usable. */
+    bad = meta;
+    bad.gpus[0] = '\0';
+    snprintf(path, sizeof path, "%s/nogpus.pol", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err, sizeof err),
+                          0);
+    struct lr_ctl *c = open_ctl(path, -1);
+    bool usable = false;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    lr_ctl_free(c);
     /* known-work=1 over an agent without the work feature: the
      * environment it describes has one observation more (accepted
      * known-work policies: test_known_work_policy). */
@@ -636,6 +661,7 @@ mix_policy_new(struct lr_policy_meta *meta, int n_obs, int n_act)
         snprintf(meta->dcs + strlen(meta->dcs),
                  sizeof meta->dcs - strlen(meta->dcs), "%s%s", d ? "," : "",
                  cluster->dcs[d].name);
+    lr_policy_gpus(cluster, meta->gpus, sizeof meta->gpus);
     struct lr_ppo_config pc;
     lr_ppo_defaults(&pc, n_obs, n_act);
     pc.seed = 1;

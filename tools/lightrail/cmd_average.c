@@ -84,6 +84,8 @@ meta_differs(const struct lr_policy_meta *a, const struct lr_policy_meta *b)
         return "topology";
     if (strcmp(a->dcs, b->dcs))
         return "dcs";
+    if (strcmp(a->gpus, b->gpus))
+        return "gpus";
     if (a->known_work != b->known_work)
         return "known-work";
     if (a->held_work != b->held_work)

@@ -718,6 +718,16 @@ lr_cmd_sim(int argc, char **argv)
                      d ? "," : "", j.cl->dcs[d].name);
         bool same_net = !strcmp(meta.topology, j.topo->name)
                         && !strcmp(meta.dcs, dcs);
+        char gpus[sizeof meta.gpus];
+        lr_policy_gpus(j.cl, gpus, sizeof gpus);
+        if (same_net && meta.gpus[0] && strcmp(meta.gpus, gpus)) {
+            lr_cli_err(CMD, "%s: trained for the GPUs %s in its DCs, not "
+                       "%s: give the files it was trained on (%s)",
+                       o.policy_file, meta.gpus, gpus, meta.command);
+            lr_ppo_free(ppo);
+            lr_jenv_cli_close(&j);
+            return LR_EXIT_USAGE;
+        }
         if (!same_net || meta.n_obs != lr_jenv_obs_size(j.env)
             || meta.n_act != lr_jenv_n_actions(j.env)) {
             if (same_net)

@@ -1087,6 +1087,7 @@ lr_cmd_train(int argc, char **argv)
     for (int d = 0; d < j.cl->n_dcs; d++)
         snprintf(meta.dcs + strlen(meta.dcs), sizeof meta.dcs
                  - strlen(meta.dcs), "%s%s", d ? "," : "", j.cl->dcs[d].name);
+    lr_policy_gpus(j.cl, meta.gpus, sizeof meta.gpus);
     for (int i = 0; i < argc; i++)
         snprintf(meta.command + strlen(meta.command), sizeof meta.command
                  - strlen(meta.command), "%s%s", i ? " " : "lightrail ",

@@ -72,14 +72,16 @@ lr_policy_save(const char *path, const struct lr_policy_meta *m,
                       "LRPOLICY %d\nmodels=%s\ndemands=%s\nbatch=%.17g\n"
                       "microbatch=%.17g\nk=%d\nblock-penalty=%.17g\n"
                       "holding=%s\nrefuse=%d\n%s%s%s%s%s%s%stopology=%s\n"
-                      "dcs=%s\n"
+                      "dcs=%s\n%s%s%s"
                       "n-obs=%d\nn-actions=%d\n"
                       "command=%s\n\n", LR_POLICY_VERSION, m->models,
                       m->demands, m->batch, m->micro, m->k, m->block_penalty,
                       lr_jenv_holding_name(m->holding_mode), m->refuse ? 1 : 0,
                       splits, teacher, known, held, triples, quads, oload,
                       m->topology,
-                      m->dcs, m->n_obs, m->n_act, m->command);
+                      m->dcs, m->gpus[0] ? "gpus=" : "", m->gpus,
+                      m->gpus[0] ? "\n" : "", m->n_obs, m->n_act,
+                      m->command);
     if (hn < 0 || (size_t) hn >= sizeof head) {
         set_err(err, errlen, "%s: policy header too long", path);
         return EINVAL;
@@ -195,6 +197,8 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
         missing = "dcs";
     else if (get_key(head, "command", m->command, sizeof m->command))
         missing = "command";
+    else if (get_key(head, "gpus", m->gpus, sizeof m->gpus) == EINVAL)
+        missing = "gpus";
     else if (get_key(head, "batch", v, sizeof v)
              || pf_parse_double(v, 1, 1e9, &m->batch))
         missing = "batch";
@@ -350,6 +354,18 @@ lr_policy_print_trained(FILE *out, const char *topology, const char *holding,
             known_work ? "yes" : "no", held_work ? "yes" : "no");
 }
 
+void
+lr_policy_gpus(const struct lr_cluster *cl, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int d = 0; d < cl->n_dcs; d++) {
+        size_t n = strlen(out);
+        snprintf(out + n, len - n, "%s%d %s", d ? "," : "",
+                 cl->dcs[d].n_devices,
+                 cl->types[cl->dcs[d].device_type].name);
+    }
+}
+
 int
 lr_policy_describe(FILE *out, const char *path, char *err, size_t errlen)
 {
@@ -366,6 +382,8 @@ lr_policy_describe(FILE *out, const char *path, char *err, size_t errlen)
                             lr_jenv_holding_name(m.holding_mode), m.refuse,
                             m.known_work, m.held_work);
     fprintf(out, "dcs         %s\n", m.dcs);
+    if (m.gpus[0])
+        fprintf(out, "gpus        %s\n", m.gpus);
     fprintf(out, "jobs        models %s; GPU demands %s; batch %g, "
             "microbatch %g; GPU shares %s%s%s%s\n", m.models, m.demands,
             m.batch, m.micro, splits,

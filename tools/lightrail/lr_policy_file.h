@@ -24,7 +24,11 @@
  *     file by its n-actions); quads (1: candidates over four DCs,
  *     lr_jenv_config.quads; as triples); observe-load (1: it observes
  *     the load estimate, lr_jenv_config.observe_load; written only then,
- *     and a reader that predates it refuses such a file by its n-obs)
+ *     and a reader that predates it refuses such a file by its n-obs);
+ *     gpus (the devices of each DC in the order of dcs, "16 A100-80GB,
+ *     32 V100-32GB": the inventory trained on; files written before it
+ *     lack it and are checked by DC names only, and readers that
+ *     predate it ignore it)
  *   "\n"
  *   the agent as lr_ppo_encode() writes it (its own magic, version,
  *     sizes, big-endian IEEE weights, FNV-1a 64 checksum)
@@ -64,6 +68,12 @@ struct lr_policy_meta {
     int n_splits;
     struct lr_jenv_split splits[LR_JENV_MAX_SPLITS];
     char topology[64], dcs[512];
+    /* The GPUs of each DC, in the order of dcs (header key "gpus",
+     * lr_policy_gpus()'s text): the inventory it was trained on, which
+     * DC names alone do not tell (nsfnet6.json and nsfnet6-equal.json
+     * name the same DCs).  "" for files written before the key: not
+     * checked. */
+    char gpus[1024];
     int n_obs, n_act;
     char command[1024];
     /* The policy imitated before PPO (header key "teacher", a baseline's
@@ -114,6 +124,10 @@ int lr_policy_describe(FILE *out, const char *path, char *err,
 /* The line "trained     on TOPOLOGY, holding H; refusal yes|no, known
  * work ..., held work ...", which lr_policy_describe and `lightrail
  * policy show` (from lightraild's state) both print. */
+/* The GPUs of every DC of 'cl' in order, "16 A100-80GB,32 V100-32GB":
+ * what the header key "gpus" holds, and what lightraild and `lightrail
+ * sim` compare with it. */
+void lr_policy_gpus(const struct lr_cluster *cl, char *out, size_t len);
 void lr_policy_print_trained(FILE *out, const char *topology,
                              const char *holding, bool refuse,
                              bool known_work, bool held_work);
