@@ -255,8 +255,11 @@ on_releases(evutil_socket_t fd, short what, void *arg)
     nb_restconf_releases(arg);
 }
 
-/* One line on the ppo policy just loaded ('done': "loaded", "reloaded"):
- * in use, and how, or why not. */
+/* One line on the ppo policy just loaded ('done': "loaded", "reloaded",
+ * or checked against a new network): in use, and how, or why not.  At
+ * start an unusable policy's line leads with "unusable"; later it names
+ * what was done, so that a reload or a PUT that left the policy unusable
+ * reads as that, not as the start's line again. */
 static void
 log_policy(const struct daemon *d, const char *done)
 {
@@ -270,9 +273,12 @@ log_policy(const struct daemon *d, const char *done)
     else if (usable)
         lr_log(LR_LOG_INFO, "ppo policy %s %s: intents for ppo use it",
                d->policy, done);
-    else
+    else if (!strcmp(done, "loaded"))
         lr_log(LR_LOG_WARN, "ppo policy unusable, intents for ppo will be "
                "planned by cdynp: %s", why);
+    else
+        lr_log(LR_LOG_WARN, "ppo policy %s %s, unusable: intents for ppo "
+               "will be planned by cdynp: %s", d->policy, done, why);
 }
 
 /* One line on a reload by 'how' (SIGHUP, the API) that returned 'rc'
@@ -313,6 +319,17 @@ static void
 on_reloaded(void *arg, const char *how, int rc, const char *err)
 {
     log_reload(arg, how, rc, err);
+}
+
+/* A PUT of the topology or inventory made the ppo policy usable or
+ * unusable (nb_app.ppo_rechecked): said once, as at start, since
+ * lightrail_ppo_policy_usable alerts on it. */
+static void
+on_ppo_rechecked(void *arg, const char *what)
+{
+    char done[96];
+    snprintf(done, sizeof done, "checked against the new %s", what);
+    log_policy(arg, done);
 }
 
 /* An agent seen down, or up again (nb_app.agent_changed): one line each
@@ -583,6 +600,8 @@ main(int argc, char **argv)
     lr_ctl_set_release_hook(ctl, releases_queued, d.releases);
     app.reloaded = on_reloaded;
     app.reloaded_arg = &d;
+    app.ppo_rechecked = on_ppo_rechecked;
+    app.ppo_rechecked_arg = &d;
     app.agent_changed = on_agent_changed;
     /* An agent the start's KEEP did not reach is down from the start:
      * said now, and when it answers again. */

@@ -573,10 +573,16 @@ put_inventory(struct nb_app *app, const struct nb_request *req,
         nb_error(resp, 400, "invalid-value", NULL, "%s", err);
         goto cleanup;
     }
+    bool was_usable, usable;
+    bool has_policy = lr_ctl_ppo_status(app->ctl, &was_usable) || was_usable;
     rc = lr_ctl_set_inventory(app->ctl, t, c,
                               is_topology ? req->body : NULL,
                               is_topology ? NULL : req->body, err,
                               sizeof err);
+    lr_ctl_ppo_status(app->ctl, &usable);
+    if (!rc && has_policy && usable != was_usable && app->ppo_rechecked)
+        app->ppo_rechecked(app->ppo_rechecked_arg,
+                           is_topology ? "topology" : "inventory");
     /* EINVAL: the new network cannot stand (a node name its driver
      * refuses, a remote DC without the coordinator's certificate...). */
     if (rc == EBUSY)

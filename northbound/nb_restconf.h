@@ -80,6 +80,12 @@ struct nb_app {
      * code and message (lightraild logs it), or NULL. */
     void (*reloaded)(void *arg, const char *how, int rc, const char *err);
     void *reloaded_arg;
+    /* Called when a PUT of the topology or inventory ('what':
+     * "topology", "inventory") left the ppo policy usable where it was
+     * not, or the reverse (lr_ctl_ppo_status), or NULL: lightraild logs
+     * it. */
+    void (*ppo_rechecked)(void *arg, const char *what);
+    void *ppo_rechecked_arg;
     /* Called when a DC's agent is seen down (its last exchange failed:
      * 'why'), or up again, after each turn of the planner and each
      * admission planned on the loop (lr_ctl_agent_status), or NULL:

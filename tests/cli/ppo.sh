@@ -125,6 +125,17 @@ if [ "$(pp usable)" = false ] && [ "$(pp reloads)" = 0 ] && [ -z "$(pp checksum)
 else
     notok "missing policy, state: $(jq -c '."lightrail-state:state"."ppo-policy"' "$tmp/state")"
 fi
+# A reload that finds the file still missing: its log line says it was
+# a reload (not the start's line again) and why, and the API says 500.
+: > "$D/log"
+api POST $RELOAD
+if [ "$STATUS" = 500 ] \
+   && await_log "ppo policy .*missing.pol reloaded, unusable: intents for ppo will be planned by cdynp: .*missing.pol: No such file" \
+   && ! grep -q "^.*ppo policy unusable, " "$D/log"; then
+    ok "missing policy, reloaded: the log says reloaded, unusable, and why"
+else
+    notok "missing policy, reload: $STATUS; log: $(cat "$D/log")"
+fi
 stop_daemon
 
 # 2. A corrupt file (truncated).
@@ -211,6 +222,35 @@ else
 fi
 expect_bad "bad.pol: checksum mismatch" $LIGHTRAIL policy show "$D/policies/bad.pol"
 expect_bad "a file's header is text only" $LIGHTRAIL policy show "$POLICY" --format json
+# A new inventory that renames a DC makes the policy unusable, and the
+# old one usable again: each said in the log (the gauge alerts on it).
+# Every job goes first: a network is replaced only when none holds it.
+api GET $JOBS
+for j in $(jq -r '."lightrail-job:jobs".job[]?.name' "$tmp/body"); do
+    api DELETE "$JOBS/job=$j"
+done
+COMPUTE=/restconf/data/lightrail-compute:compute
+sed 's/"dc3"/"dc9"/g' "$srcdir/examples/clusters/metro.json" > "$tmp/c9.json"
+: > "$D/log"
+api PUT $COMPUTE "$tmp/c9.json"
+put=$STATUS
+get_state
+if [ "$put" = 204 ] && [ "$(pp usable)" = false ] \
+   && await_log "ppo policy .*metro.pol checked against the new inventory, unusable: intents for ppo will be planned by cdynp: .*DCs dc1,dc2,dc9: train a policy"; then
+    ok "PUT of an inventory the policy does not fit: logged, unusable"
+else
+    notok "PUT, renamed DC: $put, $(pp usable); log: $(cat "$D/log")"
+fi
+: > "$D/log"
+api PUT $COMPUTE "$srcdir/examples/clusters/metro.json"
+put=$STATUS
+get_state
+if [ "$put" = 204 ] && [ "$(pp usable)" = true ] \
+   && await_log "ppo policy .*metro.pol checked against the new inventory: intents for ppo use it"; then
+    ok "PUT of the inventory back: logged, usable again"
+else
+    notok "PUT, back: $put, $(pp usable); log: $(cat "$D/log")"
+fi
 stop_daemon
 
 # 4. A policy trained with known work (a short run: its choices do not
