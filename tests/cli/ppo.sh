@@ -221,6 +221,18 @@ else
     notok "policy show FILE: $(cat "$tmp/out" "$tmp/err")"
 fi
 expect_bad "bad.pol: checksum mismatch" $LIGHTRAIL policy show "$D/policies/bad.pol"
+# A policy with pipelines over three DCs: `policy show` says so, as the
+# state does (and `policy show FILE`).
+use_policy "$(cd "$srcdir" && pwd)/examples/policies/metro-triples.pol"
+stop_daemon
+start_daemon || { notok "lightraild did not start with metro-triples.pol"; lr_summary; exit 1; }
+policy_cli show
+[ $RC = 0 ] && grep -qx "also        pipelines over three DCs" "$tmp/out" \
+    && ok "lightrail policy show: a triples policy says so" \
+    || notok "policy show, triples: exit $RC, $(cat "$tmp/out" "$tmp/err")"
+stop_daemon
+use_policy "$POLICY"
+start_daemon || { notok "lightraild did not start with the metro policy again"; lr_summary; exit 1; }
 expect_bad "a file's header is text only" $LIGHTRAIL policy show "$POLICY" --format json
 # A new inventory that renames a DC makes the policy unusable, and the
 # old one usable again: each said in the log (the gauge alerts on it).

@@ -1074,6 +1074,17 @@ policy_print(const struct client_opts *o, json_object *top)
                                 jstr(p, "holding", "?"), jtrue(p, "refuse"),
                                 jtrue(p, "known-work"),
                                 jtrue(p, "held-work"));
+        /* What else decides its placements, as `policy show FILE`'s
+         * "jobs" line says it. */
+        if (jtrue(p, "triples") || jtrue(p, "quads")
+            || jtrue(p, "observe-load"))
+            printf("also        %s%s%s%s%s\n",
+                   jtrue(p, "triples") ? "pipelines over three DCs" : "",
+                   jtrue(p, "triples") && jtrue(p, "quads") ? "; " : "",
+                   jtrue(p, "quads") ? "pipelines over four DCs" : "",
+                   (jtrue(p, "triples") || jtrue(p, "quads"))
+                   && jtrue(p, "observe-load") ? "; " : "",
+                   jtrue(p, "observe-load") ? "observes the load" : "");
         if (jget(p, "teacher"))
             printf("teacher     %s\n", jstr(p, "teacher", "?"));
         printf("command     %s\n", jstr(p, "command", "?"));
