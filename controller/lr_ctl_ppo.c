@@ -199,6 +199,18 @@ lr_ctl_ppo_bind(struct lr_ctl_ppo *p, const struct lr_topo *topo,
                 "(lightrail train)", p->path, p->meta.gpus, gpus);
         return;
     }
+    char sig[17];
+    lr_policy_net_sig(topo, cl, sig);
+    if (p->meta.net_sig[0] && strcmp(p->meta.net_sig, sig)) {
+        /* The same name over other links: its routes are not those it
+         * learnt. */
+        set_why(p, "%s: trained for another network named '%s' (signature "
+                "%s, this controller's %s: its ROADMs, links, lengths, "
+                "slots or DC attachments differ): train a policy for this "
+                "network (lightrail train)", p->path, p->meta.topology,
+                p->meta.net_sig, sig);
+        return;
+    }
     struct lr_jenv *env = NULL;
     if (lr_jenv_new(topo, cl, &p->cfg, &env, err, sizeof err)) {
         set_why(p, "%s: cannot build the environment it was trained for "

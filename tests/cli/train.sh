@@ -378,6 +378,14 @@ expect_bad "nsfnet6-equal.pol: trained for the GPUs 12 A100-80GB,12 A100-80GB,12
     $LIGHTRAIL sim --topology "$srcdir/examples/topologies/nsfnet.json" \
     --cluster "$srcdir/examples/clusters/nsfnet6.json" --loads 2:2:1 \
     --policy-file "$srcdir/examples/policies/nsfnet6-equal.pol"
+# An edited metro (one fibre 10 km longer) keeps the name: refused by its
+# signature all the same.
+jq '."ietf-network:networks".network[0]."ietf-network-topology:link"[0]."lightrail-topology:length-km" = "35"' \
+    "$srcdir/examples/topologies/metro.json" > "$tmp/metro-edited.json"
+expect_bad "metro.pol: trained for another network named 'metro' (signature" \
+    $LIGHTRAIL sim --topology "$tmp/metro-edited.json" \
+    --cluster "$srcdir/examples/clusters/metro.json" --loads 2:2:1 \
+    --policy-file "$srcdir/examples/policies/metro.pol"
 cmp -s "$tmp/a.pol" "$tmp/keep.pol" && ok "the good policy file is untouched" \
                                     || notok "the policy file changed"
 

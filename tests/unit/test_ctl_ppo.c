@@ -349,9 +349,22 @@ test_incompatible_policy(void)
                      "12 H100-80GB in its DCs, this controller has 16 "
                      "A100-80GB,32 V100-32GB,8 H100-80GB: train a policy for "
                      "this network");
-    /* A file written before the key: checked by DC names, usable. */
+    /* The same name over other links (an edited "metro"): the shipped
+     * file records its network's signature, and another is refused. */
+    char sig[17];
+    lr_policy_net_sig(topo, cluster, sig);
+    CU_ASSERT_STRING_EQUAL(meta.net_sig, sig);
+    bad = meta;
+    snprintf(bad.net_sig, sizeof bad.net_sig, "0123456789abcdef");
+    snprintf(path, sizeof path, "%s/sig.pol", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err, sizeof err),
+                          0);
+    check_bad_policy(path, "trained for another network named 'metro' "
+                     "(signature 0123456789abcdef");
+    /* A file written before the keys: checked by DC names, usable. */
     bad = meta;
     bad.gpus[0] = '\0';
+    bad.net_sig[0] = '\0';
     snprintf(path, sizeof path, "%s/nogpus.pol", dir);
     CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err, sizeof err),
                           0);
@@ -662,6 +675,7 @@ mix_policy_new(struct lr_policy_meta *meta, int n_obs, int n_act)
                  sizeof meta->dcs - strlen(meta->dcs), "%s%s", d ? "," : "",
                  cluster->dcs[d].name);
     lr_policy_gpus(cluster, meta->gpus, sizeof meta->gpus);
+    lr_policy_net_sig(topo, cluster, meta->net_sig);
     struct lr_ppo_config pc;
     lr_ppo_defaults(&pc, n_obs, n_act);
     pc.seed = 1;

@@ -728,6 +728,18 @@ lr_cmd_sim(int argc, char **argv)
             lr_jenv_cli_close(&j);
             return LR_EXIT_USAGE;
         }
+        char sig[17];
+        lr_policy_net_sig(j.topo, j.cl, sig);
+        if (same_net && meta.net_sig[0] && strcmp(meta.net_sig, sig)) {
+            lr_cli_err(CMD, "%s: trained for another network named '%s' "
+                       "(signature %s, this one's %s: its ROADMs, links, "
+                       "lengths, slots or DC attachments differ): give the "
+                       "files it was trained on (%s)", o.policy_file,
+                       meta.topology, meta.net_sig, sig, meta.command);
+            lr_ppo_free(ppo);
+            lr_jenv_cli_close(&j);
+            return LR_EXIT_USAGE;
+        }
         if (!same_net || meta.n_obs != lr_jenv_obs_size(j.env)
             || meta.n_act != lr_jenv_n_actions(j.env)) {
             if (same_net)

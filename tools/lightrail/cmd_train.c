@@ -1088,6 +1088,7 @@ lr_cmd_train(int argc, char **argv)
         snprintf(meta.dcs + strlen(meta.dcs), sizeof meta.dcs
                  - strlen(meta.dcs), "%s%s", d ? "," : "", j.cl->dcs[d].name);
     lr_policy_gpus(j.cl, meta.gpus, sizeof meta.gpus);
+    lr_policy_net_sig(j.topo, j.cl, meta.net_sig);
     for (int i = 0; i < argc; i++)
         snprintf(meta.command + strlen(meta.command), sizeof meta.command
                  - strlen(meta.command), "%s%s", i ? " " : "lightrail ",

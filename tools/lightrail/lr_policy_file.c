@@ -72,7 +72,7 @@ lr_policy_save(const char *path, const struct lr_policy_meta *m,
                       "LRPOLICY %d\nmodels=%s\ndemands=%s\nbatch=%.17g\n"
                       "microbatch=%.17g\nk=%d\nblock-penalty=%.17g\n"
                       "holding=%s\nrefuse=%d\n%s%s%s%s%s%s%stopology=%s\n"
-                      "dcs=%s\n%s%s%s"
+                      "dcs=%s\n%s%s%s%s%s%s"
                       "n-obs=%d\nn-actions=%d\n"
                       "command=%s\n\n", LR_POLICY_VERSION, m->models,
                       m->demands, m->batch, m->micro, m->k, m->block_penalty,
@@ -80,7 +80,9 @@ lr_policy_save(const char *path, const struct lr_policy_meta *m,
                       splits, teacher, known, held, triples, quads, oload,
                       m->topology,
                       m->dcs, m->gpus[0] ? "gpus=" : "", m->gpus,
-                      m->gpus[0] ? "\n" : "", m->n_obs, m->n_act,
+                      m->gpus[0] ? "\n" : "", m->net_sig[0] ? "net-sig=" : "",
+                      m->net_sig, m->net_sig[0] ? "\n" : "", m->n_obs,
+                      m->n_act,
                       m->command);
     if (hn < 0 || (size_t) hn >= sizeof head) {
         set_err(err, errlen, "%s: policy header too long", path);
@@ -199,6 +201,9 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
         missing = "command";
     else if (get_key(head, "gpus", m->gpus, sizeof m->gpus) == EINVAL)
         missing = "gpus";
+    else if (get_key(head, "net-sig", m->net_sig, sizeof m->net_sig)
+             == EINVAL)
+        missing = "net-sig";
     else if (get_key(head, "batch", v, sizeof v)
              || pf_parse_double(v, 1, 1e9, &m->batch))
         missing = "batch";
@@ -366,6 +371,38 @@ lr_policy_gpus(const struct lr_cluster *cl, char *out, size_t len)
     }
 }
 
+/* FNV-1a 64 of 'h' continued over one line of text. */
+static void
+sig_line(uint64_t *h, const char *fmt, ...)
+{
+    char line[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    for (const char *s = line; *s; s++) {
+        *h ^= (uint8_t) *s;
+        *h *= UINT64_C(0x100000001b3);
+    }
+}
+
+void
+lr_policy_net_sig(const struct lr_topo *topo, const struct lr_cluster *cl,
+                  char out[17])
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    sig_line(&h, "roadms %d\n", topo->n_nodes);
+    for (int i = 0; i < topo->n_links; i++) {
+        const struct lr_link *l = &topo->links[i];
+        sig_line(&h, "link %d %d %.17g %d\n", l->src, l->dst, l->length_km,
+                 l->n_slots);
+    }
+    for (int d = 0; d < cl->n_dcs; d++)
+        sig_line(&h, "dc %d\n", lr_topo_attach_node(topo, cl->dcs[d].name,
+                                                    cl->dcs[d].attach_node));
+    snprintf(out, 17, "%016llx", (unsigned long long) h);
+}
+
 int
 lr_policy_describe(FILE *out, const char *path, char *err, size_t errlen)
 {
@@ -384,6 +421,8 @@ lr_policy_describe(FILE *out, const char *path, char *err, size_t errlen)
     fprintf(out, "dcs         %s\n", m.dcs);
     if (m.gpus[0])
         fprintf(out, "gpus        %s\n", m.gpus);
+    if (m.net_sig[0])
+        fprintf(out, "network     signature %s\n", m.net_sig);
     fprintf(out, "jobs        models %s; GPU demands %s; batch %g, "
             "microbatch %g; GPU shares %s%s%s%s\n", m.models, m.demands,
             m.batch, m.micro, splits,

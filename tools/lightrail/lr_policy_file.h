@@ -28,7 +28,8 @@
  *     gpus (the devices of each DC in the order of dcs, "16 A100-80GB,
  *     32 V100-32GB": the inventory trained on; files written before it
  *     lack it and are checked by DC names only, and readers that
- *     predate it ignore it)
+ *     predate it ignore it); net-sig (lr_policy_net_sig() of the
+ *     network trained on, 16 hex digits; as gpus)
  *   "\n"
  *   the agent as lr_ppo_encode() writes it (its own magic, version,
  *     sizes, big-endian IEEE weights, FNV-1a 64 checksum)
@@ -74,6 +75,12 @@ struct lr_policy_meta {
      * name the same DCs).  "" for files written before the key: not
      * checked. */
     char gpus[1024];
+    /* The network's signature (header key "net-sig", lr_policy_net_sig()):
+     * the ROADMs, the links with their length and slots, and the ROADM
+     * each DC attaches to, which the topology's name does not tell (an
+     * edited "metro" keeps its name).  "" for files written before the
+     * key: not checked. */
+    char net_sig[24];
     int n_obs, n_act;
     char command[1024];
     /* The policy imitated before PPO (header key "teacher", a baseline's
@@ -128,6 +135,13 @@ int lr_policy_describe(FILE *out, const char *path, char *err,
  * what the header key "gpus" holds, and what lightraild and `lightrail
  * sim` compare with it. */
 void lr_policy_gpus(const struct lr_cluster *cl, char *out, size_t len);
+/* The signature of the network of 'topo' and 'cl' (16 hex digits and a
+ * NUL in out[17]): FNV-1a 64 of the number of ROADMs, each link's ends,
+ * length and slots, and each DC's ROADM, in order.  What the header key
+ * "net-sig" holds, and what lightraild and `lightrail sim` compare with
+ * it; names of links and ROADMs do not enter it. */
+void lr_policy_net_sig(const struct lr_topo *topo, const struct lr_cluster *cl,
+                       char out[17]);
 void lr_policy_print_trained(FILE *out, const char *topology,
                              const char *holding, bool refuse,
                              bool known_work, bool held_work);
