@@ -70,7 +70,9 @@ lr_yang_state_ppo(const struct lys_module *mod,
             && (rc = lr_yang_term_text(n, mod, "reason", p->why, false)))
         || (rc = lr_yang_term_bool(n, mod, "rollout", p->rollout, false)))
         return rc;
-    if (p->loaded_ms > 0) {
+    /* A file that did not load (missing, corrupt) was never loaded: no
+     * time, as no checksum. */
+    if (p->loaded && p->loaded_ms > 0) {
         lr_yang_job_time(p->loaded_ms, ts, sizeof ts);
         if ((rc = lyd_new_term(n, mod, "loaded", ts, 0, NULL)))
             return rc;

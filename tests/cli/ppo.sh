@@ -119,9 +119,9 @@ grep -qx "lightrail_ppo_policy_usable 0" "$tmp/body" \
     || notok "missing policy, /metrics: $(grep ppo_policy "$tmp/body")"
 get_state
 if [ "$(pp usable)" = false ] && [ "$(pp reloads)" = 0 ] && [ -z "$(pp checksum)" ] \
-   && [ "ppo: $(pp reason); planned by cdynp" = "$note" ] \
+   && [ -z "$(pp loaded)" ] && [ "ppo: $(pp reason); planned by cdynp" = "$note" ] \
    && pp file | grep -q "/policies/missing.pol$"; then
-    ok "missing policy: the state's ppo-policy is unusable with the note's reason, no checksum"
+    ok "missing policy: the state's ppo-policy is unusable with the note's reason, no checksum, no load time"
 else
     notok "missing policy, state: $(jq -c '."lightrail-state:state"."ppo-policy"' "$tmp/state")"
 fi

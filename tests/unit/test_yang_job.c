@@ -865,9 +865,12 @@ test_state_ppo(void)
     lyd_free_all(tree);
     free(text);
 
+    /* The controller's clock of the attempt, but the file never loaded:
+     * no load time. */
     struct lr_ctl_ppo_info q = {
         .file = "missing.pol", .usable = false,
         .why = "missing.pol: No such file or directory",
+        .loaded_ms = 1764633600123,
     };
     v.ppo = &q;
     tree = state_tree(&v, &text);
