@@ -521,20 +521,13 @@ plot_dir_usable(const char *dir)
                : access(dir, W_OK | X_OK) ? errno : 0;
     if (errno != ENOENT)
         return errno;
-    char parent[4096];
+    /* write_plots() makes it: its parent must take a new entry. */
+    char path[4096];
     size_t n = strlen(dir);
     while (n > 1 && dir[n - 1] == '/')
         n--;
-    const char *slash = NULL;
-    for (size_t i = 0; i < n; i++)
-        if (dir[i] == '/')
-            slash = dir + i;
-    if (!slash)
-        snprintf(parent, sizeof parent, ".");
-    else
-        snprintf(parent, sizeof parent, "%.*s",
-                 slash == dir ? 1 : (int) (slash - dir), dir);
-    return access(parent, W_OK | X_OK) ? errno : 0;
+    snprintf(path, sizeof path, "%.*s", (int) n, dir);
+    return lr_cli_file_writable(path);
 }
 
 static int
