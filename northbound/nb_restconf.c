@@ -573,8 +573,11 @@ put_inventory(struct nb_app *app, const struct nb_request *req,
         nb_error(resp, 400, "invalid-value", NULL, "%s", err);
         goto cleanup;
     }
+    /* A policy is configured when it is usable or its status says why
+     * not (lr_ctl_ppo_status() is NULL for none and for a usable one). */
     bool was_usable, usable;
-    bool has_policy = lr_ctl_ppo_status(app->ctl, &was_usable) || was_usable;
+    bool has_policy = lr_ctl_ppo_status(app->ctl, &was_usable) != NULL
+                      || was_usable;
     rc = lr_ctl_set_inventory(app->ctl, t, c,
                               is_topology ? req->body : NULL,
                               is_topology ? NULL : req->body, err,
