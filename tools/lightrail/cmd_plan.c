@@ -272,13 +272,7 @@ parse_args(int argc, char **argv, struct opts *o)
                    "--record go with --distributed");
         return LR_EXIT_USAGE;
     }
-    double m = o->batch / o->micro;
-    if (fabs(m - round(m)) > 1e-9 || m < 1) {
-        lr_cli_err(CMD, "--microbatch %g does not divide --batch %g into a "
-                   "whole number of microbatches", o->micro, o->batch);
-        return LR_EXIT_USAGE;
-    }
-    return 0;
+    return lr_cli_check_microbatch(CMD, o->batch, o->micro);
 }
 
 /* "dc1,dc3" -> DC indices; exit code on error. */
@@ -526,14 +520,6 @@ lr_cmd_plan(int argc, char **argv)
         goto cleanup;
     }
     struct lr_train tr = { o.batch, o.micro, 2 };
-    double m = o.batch / o.micro;
-    if (m > LR_TM_MAX_MICROBATCHES) {
-        lr_cli_err(CMD, "--batch %g over --microbatch %g is %g microbatches, "
-                   "more than the %d the time model takes", o.batch, o.micro,
-                   m, LR_TM_MAX_MICROBATCHES);
-        rc = LR_EXIT_USAGE;
-        goto cleanup;
-    }
     if (lr_tm_new(model, cluster, &tr, &tm)) {
         lr_cli_err(CMD, "%s: the cluster has no data center, or more than %d",
                    o.cluster, LR_TM_MAX_DCS);

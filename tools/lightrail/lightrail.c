@@ -4,6 +4,7 @@
  * and the demo that runs them all.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "planner/lr_timemodel.h"
 #include "tools/lightrail/lr_cli.h"
 
 struct lr_cli_command {
@@ -86,6 +88,24 @@ lr_cli_bad_option(const char *cmd, char *const *argv, int optind_)
     lr_cli_err(cmd, "unknown or incomplete option '%s' (see lightrail %s "
                "--help)", argv[optind_ - 1], cmd);
     return LR_EXIT_USAGE;
+}
+
+int
+lr_cli_check_microbatch(const char *cmd, double batch, double micro)
+{
+    double m = batch / micro;
+    if (fabs(m - round(m)) > 1e-9 || m < 1) {
+        lr_cli_err(cmd, "--microbatch %g does not divide --batch %g into a "
+                   "whole number of microbatches", micro, batch);
+        return LR_EXIT_USAGE;
+    }
+    if (m > LR_TM_MAX_MICROBATCHES) {
+        lr_cli_err(cmd, "--batch %g over --microbatch %g is %g microbatches, "
+                   "more than the %d the time model takes", batch, micro, m,
+                   LR_TM_MAX_MICROBATCHES);
+        return LR_EXIT_USAGE;
+    }
+    return 0;
 }
 
 int

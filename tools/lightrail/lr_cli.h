@@ -105,6 +105,12 @@ int lr_cli_pick_names(const char *cmd, const char *list,
                       const char *const *names, int n_names,
                       const char *hint, int *out, int max);
 
+/* 0 if --batch over --microbatch is a whole number of microbatches, at
+ * least one and at most the time model's LR_TM_MAX_MICROBATCHES; else
+ * LR_EXIT_USAGE with one line on stderr saying which ('plan', 'sim',
+ * 'train' and 'advantage' alike). */
+int lr_cli_check_microbatch(const char *cmd, double batch, double micro);
+
 /* 0 if a file can be written at 'path' (its folder exists and takes new
  * files, and 'path' is no folder), else an errno: for output paths that
  * long work writes only at its end, to be refused before it. */

@@ -1,11 +1,9 @@
 /* lr_jenv_cli: see lr_jenv_cli.h. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/lr_timemodel.h"
 #include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_jenv_cli.h"
 #include "yang/lr_yang.h"
@@ -140,18 +138,8 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
     }
     /* As lightrail plan says it, not the time model's EINVAL for every
      * job class when the environment is tabulated. */
-    double m = o->batch / o->micro;
-    if (m < 1 || fabs(m - round(m)) > 1e-9) {
-        lr_cli_err(cmd, "--microbatch %g does not divide --batch %g into a "
-                   "whole number of microbatches", o->micro, o->batch);
+    if (lr_cli_check_microbatch(cmd, o->batch, o->micro))
         return LR_EXIT_USAGE;
-    }
-    if (m > LR_TM_MAX_MICROBATCHES) {
-        lr_cli_err(cmd, "--batch %g over --microbatch %g is %g microbatches, "
-                   "more than the %d the time model takes", o->batch,
-                   o->micro, m, LR_TM_MAX_MICROBATCHES);
-        return LR_EXIT_USAGE;
-    }
     struct lr_jenv_config *c = &j->cfg;
     *c = (struct lr_jenv_config) {
         .load = o->load, .holding = 1, .holding_mode = o->holding_mode,
