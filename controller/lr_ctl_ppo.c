@@ -189,27 +189,26 @@ lr_ctl_ppo_bind(struct lr_ctl_ppo *p, const struct lr_topo *topo,
                 p->meta.dcs, topo->name, dcs);
         return;
     }
-    char gpus[sizeof p->meta.gpus];
-    lr_policy_gpus(cl, gpus, sizeof gpus);
-    if (p->meta.gpus[0] && strcmp(p->meta.gpus, gpus)) {
+    char here[sizeof p->meta.gpus];
+    switch (lr_policy_net_diff(&p->meta, topo, cl, here, sizeof here)) {
+    case LR_POLICY_NET_GPUS:
         /* The same DC names over other devices: its observations would
          * read GPU counts of an inventory it never saw. */
         set_why(p, "%s: trained for the GPUs %s in its DCs, this "
                 "controller has %s: train a policy for this network "
-                "(lightrail train)", p->path, p->meta.gpus, gpus);
+                "(lightrail train)", p->path, p->meta.gpus, here);
         return;
-    }
-    char sig[17];
-    lr_policy_net_sig(topo, cl, sig);
-    if (p->meta.net_sig[0] && strcmp(p->meta.net_sig, sig)) {
+    case LR_POLICY_NET_SIG:
         /* The same name over other links: its routes are not those it
          * learnt. */
         set_why(p, "%s: trained for another network named '%s' (signature "
                 "%s, this controller's %s: its ROADMs, links, lengths, "
                 "slots or DC attachments differ): train a policy for this "
                 "network (lightrail train)", p->path, p->meta.topology,
-                p->meta.net_sig, sig);
+                p->meta.net_sig, here);
         return;
+    case LR_POLICY_NET_SAME:
+        break;
     }
     struct lr_jenv *env = NULL;
     if (lr_jenv_new(topo, cl, &p->cfg, &env, err, sizeof err)) {

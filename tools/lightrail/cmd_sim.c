@@ -711,24 +711,21 @@ lr_cmd_sim(int argc, char **argv)
                      d ? "," : "", j.cl->dcs[d].name);
         bool same_net = !strcmp(meta.topology, j.topo->name)
                         && !strcmp(meta.dcs, dcs);
-        char gpus[sizeof meta.gpus];
-        lr_policy_gpus(j.cl, gpus, sizeof gpus);
-        if (same_net && meta.gpus[0] && strcmp(meta.gpus, gpus)) {
+        char here[sizeof meta.gpus];
+        enum lr_policy_net diff = same_net
+            ? lr_policy_net_diff(&meta, j.topo, j.cl, here, sizeof here)
+            : LR_POLICY_NET_SAME;
+        if (diff == LR_POLICY_NET_GPUS)
             lr_cli_err(CMD, "%s: trained for the GPUs %s in its DCs, not "
                        "%s: give the files it was trained on (%s)",
-                       o.policy_file, meta.gpus, gpus, meta.command);
-            lr_ppo_free(ppo);
-            lr_jenv_cli_close(&j);
-            return LR_EXIT_USAGE;
-        }
-        char sig[17];
-        lr_policy_net_sig(j.topo, j.cl, sig);
-        if (same_net && meta.net_sig[0] && strcmp(meta.net_sig, sig)) {
+                       o.policy_file, meta.gpus, here, meta.command);
+        else if (diff == LR_POLICY_NET_SIG)
             lr_cli_err(CMD, "%s: trained for another network named '%s' "
                        "(signature %s, this one's %s: its ROADMs, links, "
                        "lengths, slots or DC attachments differ): give the "
                        "files it was trained on (%s)", o.policy_file,
-                       meta.topology, meta.net_sig, sig, meta.command);
+                       meta.topology, meta.net_sig, here, meta.command);
+        if (diff != LR_POLICY_NET_SAME) {
             lr_ppo_free(ppo);
             lr_jenv_cli_close(&j);
             return LR_EXIT_USAGE;

@@ -403,6 +403,22 @@ lr_policy_net_sig(const struct lr_topo *topo, const struct lr_cluster *cl,
     snprintf(out, 17, "%016llx", (unsigned long long) h);
 }
 
+enum lr_policy_net
+lr_policy_net_diff(const struct lr_policy_meta *m, const struct lr_topo *topo,
+                   const struct lr_cluster *cl, char *here, size_t len)
+{
+    char sig[17];
+    lr_policy_gpus(cl, here, len);
+    if (m->gpus[0] && strcmp(m->gpus, here))
+        return LR_POLICY_NET_GPUS;
+    lr_policy_net_sig(topo, cl, sig);
+    snprintf(here, len, "%s", sig);
+    if (m->net_sig[0] && strcmp(m->net_sig, sig))
+        return LR_POLICY_NET_SIG;
+    here[0] = '\0';
+    return LR_POLICY_NET_SAME;
+}
+
 int
 lr_policy_describe(FILE *out, const char *path, char *err, size_t errlen)
 {

@@ -128,20 +128,31 @@ int lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
  * ppo-policy), for a file on disk.  0, or the error of lr_policy_load. */
 int lr_policy_describe(FILE *out, const char *path, char *err,
                        size_t errlen);
-/* The line "trained     on TOPOLOGY, holding H; refusal yes|no, known
- * work ..., held work ...", which lr_policy_describe and `lightrail
- * policy show` (from lightraild's state) both print. */
 /* The GPUs of every DC of 'cl' in order, "16 A100-80GB,32 V100-32GB":
- * what the header key "gpus" holds, and what lightraild and `lightrail
- * sim` compare with it. */
+ * what the header key "gpus" holds. */
 void lr_policy_gpus(const struct lr_cluster *cl, char *out, size_t len);
 /* The signature of the network of 'topo' and 'cl' (16 hex digits and a
  * NUL in out[17]): FNV-1a 64 of the number of ROADMs, each link's ends,
  * length and slots, and each DC's ROADM, in order.  What the header key
- * "net-sig" holds, and what lightraild and `lightrail sim` compare with
- * it; names of links and ROADMs do not enter it. */
+ * "net-sig" holds; names of links and ROADMs do not enter it. */
 void lr_policy_net_sig(const struct lr_topo *topo, const struct lr_cluster *cl,
                        char out[17]);
+/* Whether the network of 'topo' and 'cl', whose topology and DC names
+ * are the file's, is the one 'm' was trained on, by the header keys
+ * gpus and net-sig (a file without one is not checked by it): what
+ * lightraild and `lightrail sim` both ask before using a policy.
+ * LR_POLICY_NET_GPUS with this network's lr_policy_gpus() in here[len],
+ * or LR_POLICY_NET_SIG with its lr_policy_net_sig(), for the first that
+ * differs; callers say it with their own advice. */
+enum lr_policy_net { LR_POLICY_NET_SAME, LR_POLICY_NET_GPUS,
+                     LR_POLICY_NET_SIG };
+enum lr_policy_net lr_policy_net_diff(const struct lr_policy_meta *m,
+                                      const struct lr_topo *topo,
+                                      const struct lr_cluster *cl, char *here,
+                                      size_t len);
+/* The line "trained     on TOPOLOGY, holding H; refusal yes|no, known
+ * work ..., held work ...", which lr_policy_describe and `lightrail
+ * policy show` (from lightraild's state) both print. */
 void lr_policy_print_trained(FILE *out, const char *topology,
                              const char *holding, bool refuse,
                              bool known_work, bool held_work);
