@@ -178,10 +178,8 @@ lr_ctl_ppo_bind(struct lr_ctl_ppo *p, const struct lr_topo *topo,
     p->obs = NULL;
     if (!p->agent || !p->mix_ok)
         return;                       /* why[] says it already */
-    char dcs[512] = "", err[512];
-    for (int d = 0; d < cl->n_dcs; d++)
-        snprintf(dcs + strlen(dcs), sizeof dcs - strlen(dcs), "%s%s",
-                 d ? "," : "", cl->dcs[d].name);
+    char dcs[sizeof p->meta.dcs], err[512];
+    lr_policy_dcs(cl, dcs, sizeof dcs);
     if (strcmp(p->meta.topology, topo->name) || strcmp(p->meta.dcs, dcs)) {
         set_why(p, "%s: trained for topology '%s' with DCs %s, this "
                 "controller has '%s' with DCs %s: train a policy for this "

@@ -705,10 +705,8 @@ lr_cmd_sim(int argc, char **argv)
         return rc;
     }
     if (ppo) {
-        char dcs[512] = "";
-        for (int d = 0; d < j.cl->n_dcs; d++)
-            snprintf(dcs + strlen(dcs), sizeof dcs - strlen(dcs), "%s%s",
-                     d ? "," : "", j.cl->dcs[d].name);
+        char dcs[sizeof meta.dcs];
+        lr_policy_dcs(j.cl, dcs, sizeof dcs);
         bool same_net = !strcmp(meta.topology, j.topo->name)
                         && !strcmp(meta.dcs, dcs);
         char here[sizeof meta.gpus];

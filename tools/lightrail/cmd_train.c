@@ -1084,9 +1084,7 @@ lr_cmd_train(int argc, char **argv)
     snprintf(meta.models, sizeof meta.models, "%s", o.env.models);
     snprintf(meta.demands, sizeof meta.demands, "%s", o.env.demands);
     snprintf(meta.topology, sizeof meta.topology, "%s", j.topo->name);
-    for (int d = 0; d < j.cl->n_dcs; d++)
-        snprintf(meta.dcs + strlen(meta.dcs), sizeof meta.dcs
-                 - strlen(meta.dcs), "%s%s", d ? "," : "", j.cl->dcs[d].name);
+    lr_policy_dcs(j.cl, meta.dcs, sizeof meta.dcs);
     lr_policy_gpus(j.cl, meta.gpus, sizeof meta.gpus);
     lr_policy_net_sig(j.topo, j.cl, meta.net_sig);
     for (int i = 0; i < argc; i++)

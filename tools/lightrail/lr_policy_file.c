@@ -360,6 +360,16 @@ lr_policy_print_trained(FILE *out, const char *topology, const char *holding,
 }
 
 void
+lr_policy_dcs(const struct lr_cluster *cl, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int d = 0; d < cl->n_dcs; d++) {
+        size_t n = strlen(out);
+        snprintf(out + n, len - n, "%s%s", d ? "," : "", cl->dcs[d].name);
+    }
+}
+
+void
 lr_policy_gpus(const struct lr_cluster *cl, char *out, size_t len)
 {
     out[0] = '\0';

@@ -128,6 +128,9 @@ int lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
  * ppo-policy), for a file on disk.  0, or the error of lr_policy_load. */
 int lr_policy_describe(FILE *out, const char *path, char *err,
                        size_t errlen);
+/* The names of the DCs of 'cl' in order, "dc1,dc2,dc3": what the header
+ * key "dcs" holds. */
+void lr_policy_dcs(const struct lr_cluster *cl, char *out, size_t len);
 /* The GPUs of every DC of 'cl' in order, "16 A100-80GB,32 V100-32GB":
  * what the header key "gpus" holds. */
 void lr_policy_gpus(const struct lr_cluster *cl, char *out, size_t len);
