@@ -284,18 +284,19 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
                          r->node[node], mc[i].name, r->want[named].job,
                          recon_desc(&mc[i], d1, sizeof d1),
                          recon_desc(&r->want[named].mc, d2, sizeof d2));
-            } else if (recon_held(r, mc[i].name)) {
+            } else {
                 const struct lr_ctl_held *h = recon_held(r, mc[i].name);
                 l->verb = "removed";
-                snprintf(l->text, sizeof l->text, "%s: channel %s (n=%d m=%d) "
-                         "is of job %s, which is %s: the store wants none",
-                         r->node[node], mc[i].name, mc[i].n, mc[i].m, h->job,
-                         lr_job_phase_name(h->phase));
-            } else {
-                l->verb = "removed";
-                snprintf(l->text, sizeof l->text, "%s: channel %s (n=%d m=%d) "
-                         "is not in the store", r->node[node], mc[i].name,
-                         mc[i].n, mc[i].m);
+                if (h)
+                    snprintf(l->text, sizeof l->text, "%s: channel %s (n=%d "
+                             "m=%d) is of job %s, which is %s: the store "
+                             "wants none", r->node[node], mc[i].name,
+                             mc[i].n, mc[i].m, h->job,
+                             lr_job_phase_name(h->phase));
+                else
+                    snprintf(l->text, sizeof l->text, "%s: channel %s (n=%d "
+                             "m=%d) is not in the store", r->node[node],
+                             mc[i].name, mc[i].n, mc[i].m);
             }
             if (ch && ch_rc) {
                 l->del = nf;
