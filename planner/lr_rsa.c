@@ -51,29 +51,55 @@ longest_free(const uint64_t *free, int nw)
     return best;
 }
 
+/* The K shortest paths of a request, none (*n = 0) when its nodes are
+ * out of range or the same. */
+static const struct lr_path *
+request_paths(const struct lr_rsa *rsa, const struct lr_rsa_request *req,
+              int *n)
+{
+    *n = 0;
+    if (req->src < 0 || req->src >= rsa->topo->n_nodes || req->dst < 0
+        || req->dst >= rsa->topo->n_nodes || req->src == req->dst)
+        return NULL;
+    return lr_ksp_paths(rsa->ksp, req->src, req->dst, n);
+}
+
+/* Candidate i of the paths 'p' of a request: its modulation (the most
+ * efficient within reach of its length) and its slot count at the
+ * request's rate. False when no format reaches that far. */
+static bool
+request_cand(const struct lr_rsa *rsa, const struct lr_rsa_request *req,
+             const struct lr_path *p, int i, struct lr_rsa_cand *c)
+{
+    int path = (int) (p - rsa->ksp->paths) + i;
+    int mod = rsa->path_mod[path];
+    if (mod < 0)
+        return false;
+    c->path = path;
+    c->p = &p[i];
+    c->mod = mod;
+    c->m = lr_mod_slots(&rsa->mods.f[mod], req->rate_gbps, rsa->cfg.guard);
+    return true;
+}
+
 void
 lr_rsa_explain(const struct lr_rsa *rsa, const struct lr_rsa_request *req,
                enum lr_rsa_block b, char *buf, size_t len)
 {
     int n = 0, k = 0, lo = INT_MAX, hi = 0, longest = 0;
-    const struct lr_path *p = NULL;
-    if (b == LR_RSA_NO_SPECTRUM && req->src >= 0 && req->dst >= 0
-        && req->src < rsa->topo->n_nodes && req->dst < rsa->topo->n_nodes
-        && req->src != req->dst)
-        p = lr_ksp_paths(rsa->ksp, req->src, req->dst, &n);
-    /* The candidates as lr_rsa_decide() makes them. */
-    for (int i = 0; p && i < n; i++) {
-        int mod = rsa->path_mod[(p - rsa->ksp->paths) + i];
-        if (mod < 0)
+    const struct lr_path *p = b == LR_RSA_NO_SPECTRUM
+                              ? request_paths(rsa, req, &n) : NULL;
+    /* The candidates lr_rsa_decide() offered its policy. */
+    for (int i = 0; i < n; i++) {
+        struct lr_rsa_cand c;
+        if (!request_cand(rsa, req, p, i, &c))
             continue;
-        int m = lr_mod_slots(&rsa->mods.f[mod], req->rate_gbps,
-                             rsa->cfg.guard);
         uint64_t free[LR_BITS_MAX_WORDS];
-        lr_rsa_path_free(rsa, &p[i], free);
+        lr_rsa_path_free(rsa, c.p, free);
         int run = longest_free(free, rsa->sp->nw);
         k++;
-        lo = m < lo ? m : lo;
-        hi = m > hi ? m : hi;
+        lo = c.m < lo ? c.m : lo;
+        hi = c.m > hi ? c.m : hi;
         longest = run > longest ? run : longest;
     }
     if (!k) {
@@ -208,26 +234,12 @@ enum lr_rsa_block
 lr_rsa_decide(struct lr_rsa *rsa, const struct lr_rsa_request *req,
               struct lr_rsa_choice *out)
 {
-    int n;
-    if (req->src < 0 || req->src >= rsa->topo->n_nodes || req->dst < 0
-        || req->dst >= rsa->topo->n_nodes || req->src == req->dst)
-        return LR_RSA_NO_PATH;
-    const struct lr_path *p = lr_ksp_paths(rsa->ksp, req->src, req->dst, &n);
+    int n, nc = 0;
+    const struct lr_path *p = request_paths(rsa, req, &n);
     if (n == 0)
         return LR_RSA_NO_PATH;
-
-    int base = (int) (p - rsa->ksp->paths), nc = 0;
-    for (int i = 0; i < n; i++) {
-        int mod = rsa->path_mod[base + i];
-        if (mod < 0)
-            continue;
-        struct lr_rsa_cand *c = &rsa->cands[nc++];
-        c->path = base + i;
-        c->p = &p[i];
-        c->mod = mod;
-        c->m = lr_mod_slots(&rsa->mods.f[mod], req->rate_gbps,
-                            rsa->cfg.guard);
-    }
+    for (int i = 0; i < n; i++)
+        nc += request_cand(rsa, req, p, i, &rsa->cands[nc]);
     if (nc == 0)
         return LR_RSA_NO_REACH;
     return rsa->policy->choose(rsa, rsa->cands, nc, out)
