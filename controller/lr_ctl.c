@@ -1335,9 +1335,10 @@ ppo_note_work(struct lr_job *job, double work, const char *ro)
 }
 
 /* Realises candidate 'a' of the policy for 'job': the stages by CDynP
- * over the candidate's chain and GPU split, a lightpath each way on each
- * hop of the chain (one for a pair, two for a triple) on its route and
- * tier, the slots first fit gave on the mirror.  0: the job is
+ * over the candidate's chain and GPU split (at the configuration's
+ * cdynp-device-step), a lightpath each way on each hop of the chain
+ * (one for a pair, two for a triple) on its route and tier, the slots
+ * first fit gave on the mirror.  0: the job is
  * planned and holds them (in memory); -1: nothing is held and why[] says
  * why (the caller falls back); or a positive errno. */
 static int
@@ -1365,9 +1366,12 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
         lr_tm_set_link(tm, cd->dc[h], cd->dc[h + 1], rate * 1e9 / 8,
                        lr_jenv_cand_hop_path(env, a, h, 0)->length_km
                        * LR_CTL_S_PER_KM);
+    /* The policy chose on its table, planned at the automatic step as
+     * in training; the chosen chain's stages are planned at the
+     * operator's step, as every CDynP plan of this controller is. */
     struct lr_cdynp_options opt = {
         .window = LR_CDYNP_DEFAULT_WINDOW, .order = cd->dc,
-        .n_order = cd->n_dcs,
+        .n_order = cd->n_dcs, .device_step = c->cdynp_step,
     };
     enum lr_tm_why v = lr_cdynp_plan(tm, &opt, plan, ev);
     if (v != LR_TM_OK) {

@@ -5,7 +5,8 @@
  *   - a mapped intent is admitted on the candidate the actor picks, as
  *     this test computes it itself (its own environment mirroring the
  *     controller's GPUs and spectrum, the argmax of the masked policy),
- *     with the candidate's DCs, GPU split, route and rate;
+ *     with the candidate's DCs, GPU split, route and rate, its stages
+ *     at cdynp-device-step;
  *   - an intent of no class of the policy falls back to CDynP with the
  *     reason in its planner-note, which the store keeps across a restart;
  *   - a missing or corrupt policy file leaves the controller working,
@@ -746,6 +747,49 @@ delete_and_close(struct lr_ctl *c, const char *name)
 /* The controller builds the policy's shares and realises an uneven
  * candidate with its own GPU counts: a 16-GPU job as 4 + 12 over two
  * DCs, lightpaths each way, the note naming both counts. */
+/* The stages of a job the policy admits, planned at cdynp-device-step
+ * 'step': its stage sizes in g[] (at most 'max'); the number of stages. */
+static int
+admitted_stages(int step, int *g, int max)
+{
+    char err[1024];
+    snprintf(db, sizeof db, "%s/db%d", dir, n_db++);
+    struct lr_ctl_config cfg = {
+        .ppo_policy = src("examples/policies/metro.pol"),
+        .cdynp_step = step,
+    };
+    struct lr_ctl *c = lr_test_ctl_open(&cfg);
+    struct lr_intent in = intent("s", "llama2-7b", 16, 16);
+    struct lr_job job;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(strncmp(job.note, "ppo: candidate ", 15), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    int n = job.plan.n_stages < max ? job.plan.n_stages : max;
+    for (int s = 0; s < n; s++)
+        g[s] = job.plan.stages[s].g;
+    assert_consistent(c);
+    lr_ctl_free(c);
+    return n;
+}
+
+static void
+test_device_step(void)
+{
+    /* Step 4 gives every stage a multiple of 4 GPUs, which the automatic
+     * step's plan of this job does not (the case's premise). */
+    enum { STEP = 4 };
+    int g[LR_PLAN_MAX_STAGES], n = admitted_stages(0, g, LR_PLAN_MAX_STAGES);
+    bool off_grid = false;
+    for (int s = 0; s < n; s++)
+        off_grid = off_grid || g[s] % STEP;
+    CU_ASSERT(off_grid);
+    n = admitted_stages(STEP, g, LR_PLAN_MAX_STAGES);
+    CU_ASSERT(n >= 1);
+    for (int s = 0; s < n; s++) {
+        CU_ASSERT_EQUAL(g[s] % STEP, 0);
+    }
+}
+
 static void
 test_splits_policy(void)
 {
@@ -1926,6 +1970,8 @@ static CU_TestInfo tests[] = {
       test_reload_policy },
     { "a refusing policy blocks the job with its reason",
       test_refusing_policy },
+    { "the chosen candidate's stages are at cdynp-device-step",
+      test_device_step },
     { "a policy with uneven GPU shares places with their counts",
       test_splits_policy },
     { "a policy with triples places a chain over three DCs",
