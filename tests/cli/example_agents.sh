@@ -99,16 +99,17 @@ else
     notok "lightraild did not start on examples/lightraild/agents.json"
 fi
 
-# The systemd units, with the built programs where they install to:
-# systemd-analyze verify says nothing of a good unit (it exits 0 on a
-# misspelt key too, saying so on stderr).
+# The systemd units as make made them from their .in, with the built
+# programs in place of the installed ones: systemd-analyze verify says
+# nothing of a good unit (it exits 0 on a misspelt key too, saying so
+# on stderr).
 if command -v systemd-analyze > /dev/null; then
     mkdir -p "$tmp/units"
-    sed "s#/usr/local/bin/lightrail#$LR#" \
-        "$srcdir/tools/lightrail/lightrail-agent@.service" \
+    sed "s#^ExecStart=[^ ]*/lightrail #ExecStart=$LR #" \
+        "$ABS/tools/lightrail/lightrail-agent@.service" \
         > "$tmp/units/lightrail-agent@.service"
-    sed "s#/usr/local/sbin/lightraild#$LRD#" \
-        "$srcdir/controller/lightraild.service" > "$tmp/units/lightraild.service"
+    sed "s#^ExecStart=[^ ]*/lightraild #ExecStart=$LRD #" \
+        "$ABS/controller/lightraild.service" > "$tmp/units/lightraild.service"
     for u in "lightrail-agent@dc2.service" lightraild.service; do
         if systemd-analyze verify "$tmp/units/$u" > "$tmp/verify" 2>&1 \
            && [ ! -s "$tmp/verify" ]; then
