@@ -61,6 +61,19 @@ for sig in TERM INT HUP; do
         [ "$dir" != . ] && rm -rf "$dir"
     fi
 done
+# A daemon that cannot be run: exit 1, the directory kept, and its log
+# says why (the child's line was lost in stderr's buffer: an empty log).
+$LIGHTRAIL demo --lightraild "$tmp/no-such-lightraild" > /dev/null 2> "$tmp/nod.err"
+rc=$?
+dir=$(sed -n 's/^lightrail demo: kept \(.*\)$/\1/p' "$tmp/nod.err")
+if [ "$rc" -eq 1 ] && [ -n "$dir" ] && grep -q -x \
+       "cannot run $tmp/no-such-lightraild: No such file or directory" \
+       "$dir/lightraild.log"; then
+    ok "a daemon that cannot be run: exit 1, the log says why"
+else
+    notok "no daemon: exit $rc, $(cat "$tmp/nod.err"), log: $(cat "$dir/lightraild.log" 2>&1)"
+fi
+[ -n "$dir" ] && rm -rf "$dir"
 # A temporary directory it cannot write (a 4 KB /tmp in a mount namespace
 # of its own; root only): exit 1 and one line that says why.
 if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null; then

@@ -285,6 +285,8 @@ lr_cmd_demo(int argc, char **argv)
         execlp(daemon_bin, "lightraild", "--config", path, "--foreground",
                (char *) NULL);
         fprintf(stderr, "cannot run %s: %s\n", daemon_bin, strerror(errno));
+        /* stderr is a file now, buffered: _exit() would drop the line. */
+        fflush(stderr);
         _exit(127);
     }
     if (pid < 0) {
