@@ -81,7 +81,8 @@ usage(FILE *f)
 "                    jobs_blocked, jobs_failed, lightpaths, jobs)\n"
 "  --keep            keep the temporary directory (state, log, config)\n"
 "  --lightraild PATH the daemon to start (default: beside this program,\n"
-"                    then %s/lightraild, then $PATH)\n"
+"                    then in ../sbin from it, then %s/lightraild,\n"
+"                    then $PATH)\n"
 "\n"
 "  --emulate         (root) run the controller core in this process with the\n"
 "                    emulated data plane: a network namespace per DC, a\n"
@@ -116,10 +117,13 @@ write_file(const char *dir, const char *name, const char *text)
     return 0;
 }
 
-/* The daemon to run: beside us, then the installed one, then $PATH. */
+/* The daemon to run: beside us (the build tree), then in ../sbin from
+ * us (an installed tree, also one not yet where it was configured for:
+ * a packager's DESTDIR), then the installed one, then $PATH. */
 static void
 find_daemon(const char *given, char *out, size_t len)
 {
+    static const char *const beside[] = { "lightraild", "../sbin/lightraild" };
     char self[PATH_MAX];
     ssize_t n;
     if (given) {
@@ -129,9 +133,9 @@ find_daemon(const char *given, char *out, size_t len)
     if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) > 0) {
         self[n] = '\0';
         char *slash = strrchr(self, '/');
-        if (slash) {
+        for (size_t i = 0; slash && i < sizeof beside / sizeof *beside; i++) {
             snprintf(slash + 1, sizeof self - (size_t) (slash + 1 - self),
-                     "lightraild");
+                     "%s", beside[i]);
             if (!access(self, X_OK)) {
                 snprintf(out, len, "%s", self);
                 return;
