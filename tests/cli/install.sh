@@ -1,0 +1,137 @@
+#!/bin/sh
+# `make install DESTDIR=...` into a temporary directory, as a packager
+# runs it: the programs, the YANG modules, the examples (with the paths
+# between them), the docs (with the README's links) and the systemd
+# units (naming the installed programs and configuration) land where
+# the README's "Installing" says; the installed programs work from
+# there, away from this tree; `make uninstall` takes every file and the
+# package's own folders away again.
+. "${srcdir:-.}/tests/cli/lib.sh"
+command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
+# The make of `make check` passes its job server in MAKEFLAGS, which a
+# make run here must not take.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+MAKE=${MAKE:-make}
+root=$tmp/root
+# The folders as configure set them (make expands ${prefix}).
+printf 'lr-dirs:\n\t@echo "$(bindir)" "$(sbindir)" "$(pkgdatadir)" "$(docdir)" "$(sysconfdir)" "$(systemdsystemunitdir)"\n' \
+    | $MAKE -s -f Makefile -f - lr-dirs > "$tmp/dirs" \
+    || { notok "make could not say its folders"; lr_summary; exit; }
+read -r bindir sbindir pkgdatadir docdir sysconfdir unitdir < "$tmp/dirs"
+
+if $MAKE -s install DESTDIR="$root" > "$tmp/install.log" 2>&1; then
+    ok "make install DESTDIR=$root"
+else
+    notok "make install: $(tail -5 "$tmp/install.log")"
+    lr_summary
+    exit
+fi
+LR=$root$bindir/lightrail
+LRD=$root$sbindir/lightraild
+if [ -x "$LR" ] && [ -x "$LRD" ]; then
+    ok "lightrail in $bindir, lightraild in $sbindir"
+else
+    notok "no $LR or $LRD: $(cd "$root" && find . -type f | head)"
+fi
+
+# The YANG modules, as in the source.
+n=0; bad=
+for f in "$srcdir"/yang/*.yang; do
+    n=$((n + 1))
+    cmp -s "$f" "$root$pkgdatadir/yang/$(basename "$f")" || bad="$bad $(basename "$f")"
+done
+if [ "$n" -ge 8 ] && [ -z "$bad" ]; then
+    ok "$n YANG modules in $pkgdatadir/yang"
+else
+    notok "YANG modules missing or different in $pkgdatadir/yang:$bad"
+fi
+
+# The examples, and every file their configurations name (relative to
+# the configuration) beside them; tls/ and ../agents/pki/ are made by
+# the examples' steps, as in the source.
+ex=$root$pkgdatadir/examples
+missing=
+for cfg in "$ex"/lightraild/*.json "$ex"/agents/*.json; do
+    [ -f "$cfg" ] || { missing="$missing $cfg"; continue; }
+    jq -r '.. | objects | to_entries[]
+           | select(.key | test("-file$|^ppo-policy$")) | .value' "$cfg" \
+        | while read -r p; do
+              case $p in /*) f=$p ;; *) f=$(dirname "$cfg")/$p ;; esac
+              [ -f "$f" ] || echo " ${cfg#"$ex"/}: $p"
+          done > "$tmp/names"
+    missing="$missing$(cat "$tmp/names")"
+done
+if [ -f "$ex/policies/metro.pol" ] && [ -f "$ex/topologies/nsfnet.json" ] \
+   && [ -x "$ex/agents/make-pki.sh" ] && [ -z "$missing" ]; then
+    ok "examples in $pkgdatadir/examples, with the files they name"
+else
+    notok "installed examples: missing$missing"
+fi
+
+# The docs: the README, and what its links and the pages' images name.
+doc=$root$docdir
+missing=
+for f in $(sed -n 's/.*](\(docs\/[^)#]*\)).*/\1/p' "$doc/README.md" 2>/dev/null); do
+    [ -f "$doc/$f" ] || missing="$missing $f"
+done
+for page in "$doc"/docs/*.md; do
+    for f in $(sed -n 's/.*](\(img\/[^)]*\)).*/\1/p' "$page"); do
+        [ -f "$doc/docs/$f" ] || missing="$missing ${page#"$doc"/}:$f"
+    done
+done
+if [ -f "$doc/README.md" ] && [ -f "$doc/docs/controller.md" ] && [ -z "$missing" ]; then
+    ok "README.md and docs/ in $docdir, every link there"
+else
+    notok "installed docs in $docdir: missing${missing:- README.md or docs/}"
+fi
+
+# The systemd units name the installed programs and configuration.
+if [ "$unitdir" = no ]; then
+    echo "skip: configured --without-systemdsystemunitdir"
+else
+    u=$root$unitdir/lightraild.service
+    a=$root$unitdir/lightrail-agent@.service
+    if grep -q -x "ExecStart=$sbindir/lightraild --config $sysconfdir/lightrail/lightraild.json --foreground" "$u" 2>/dev/null \
+       && grep -q "^ExecStart=$bindir/lightrail agent --config $sysconfdir/lightrail/agent-%i.json " "$a" \
+       && grep -q -x "EnvironmentFile=$sysconfdir/lightrail/agent-%i.env" "$a" \
+       && ! grep -q '@[a-z]*@' "$u" "$a"; then
+        ok "units in $unitdir: $sbindir/lightraild, $bindir/lightrail, $sysconfdir/lightrail"
+    else
+        notok "units in $unitdir: $(grep -h '^ExecStart\|^EnvironmentFile\|@[a-z]*@' "$u" "$a" 2>&1)"
+    fi
+fi
+
+# The installed programs away from this tree: they carry their YANG
+# modules, and the demo finds the daemon installed beside it (sbin/ next
+# to bin/), wherever the tree was put.
+mkdir "$tmp/away"
+if (cd "$tmp/away" && "$LR" topo check "$ex/topologies/nsfnet.json") > "$tmp/topo" 2>&1; then
+    ok "installed lightrail topo check on the installed nsfnet.json"
+else
+    notok "installed lightrail topo check: $(cat "$tmp/topo")"
+fi
+if (cd "$tmp/away" && "$LRD" --version) 2>&1 | grep -q '^lightraild '; then
+    ok "installed lightraild --version"
+else
+    notok "installed lightraild --version: $(cd "$tmp/away" && "$LRD" --version 2>&1)"
+fi
+if (cd "$tmp/away" && "$LR" demo --format json) > "$tmp/demo.json" 2> "$tmp/demo.err" \
+   && jq -e '.jobs_submitted == 5 and .jobs_active >= 2' "$tmp/demo.json" > /dev/null; then
+    ok "installed lightrail demo, with the installed lightraild"
+else
+    notok "installed lightrail demo: $(cat "$tmp/demo.err" "$tmp/demo.json")"
+fi
+
+# make uninstall: no file left, nor the package's folders.
+$MAKE -s uninstall DESTDIR="$root" > "$tmp/uninstall.log" 2>&1
+(cd "$root" && find . ! -type d) > "$tmp/left"
+left_dirs=
+for d in "$pkgdatadir" "$docdir"; do
+    [ -e "$root$d" ] && left_dirs="$left_dirs $d"
+done
+if [ ! -s "$tmp/left" ] && [ -z "$left_dirs" ]; then
+    ok "make uninstall leaves no file, nor $pkgdatadir or $docdir"
+else
+    notok "make uninstall left $(tr '\n' ' ' < "$tmp/left")$left_dirs ($(tail -3 "$tmp/uninstall.log"))"
+fi
+lr_summary
