@@ -79,12 +79,12 @@ usage(FILE *f)
             "\n"
             "The Lightrail controller: admits training-job intents over an "
             "HTTPS\nRESTCONF API, plans them, and provisions their lightpaths "
-            "on the\nROADMs. FILE is a lightrail-config JSON file (see "
-            "examples/lightraild/).\n"
+            "on the\nROADMs. FILE is a lightrail-config JSON file (see\n"
+            "%s/examples/lightraild/,\nexamples/lightraild/ in the source).\n"
             "\n"
             "  --config FILE   the configuration\n"
             "  --foreground    stay attached to the terminal (systemd, tests)\n"
-            "  --version\n");
+            "  --version\n", PKGDATADIR);
 }
 
 /* mkdir -p for one directory level below an existing parent. */

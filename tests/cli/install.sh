@@ -115,6 +115,15 @@ if (cd "$tmp/away" && "$LRD" --version) 2>&1 | grep -q '^lightraild '; then
 else
     notok "installed lightraild --version: $(cd "$tmp/away" && "$LRD" --version 2>&1)"
 fi
+# Its --help names the installed examples (it named examples/lightraild/,
+# which is only in the source).
+"$LRD" --help > "$tmp/help" 2>&1
+if grep -q -F "$pkgdatadir/examples/lightraild/," "$tmp/help" \
+   && [ -f "$ex/lightraild/demo.json" ]; then
+    ok "lightraild --help names $pkgdatadir/examples/lightraild/"
+else
+    notok "lightraild --help: $(cat "$tmp/help")"
+fi
 if (cd "$tmp/away" && "$LR" demo --format json) > "$tmp/demo.json" 2> "$tmp/demo.err" \
    && jq -e '.jobs_submitted == 5 and .jobs_active >= 2' "$tmp/demo.json" > /dev/null; then
     ok "installed lightrail demo, with the installed lightraild"
