@@ -15,6 +15,7 @@
 #include "planner/lr_rng.h"
 #include "tests/lr_test.h"
 #include "tests/unit/lr_test_cluster.h"
+#include "tests/unit/lr_test_tight.h"
 
 /* Under AddressSanitizer, a malloc too large for any machine returns NULL
  * (test_cdynp_out_of_memory), as it does without. */
@@ -357,43 +358,10 @@ test_cdynp_assumption_per_chain(void)
     lr_model_free(m);
 }
 
-/* The instance's model with every activation 'ascale' times heavier:
- * memory binds (lr_instance.h's models have at most 10 layers). */
-static struct lr_model *
-heavy_model(const struct lr_instance *in, double ascale)
-{
-    struct lr_layer layers[16];
-    const int L = in->model->n_layers;
-    CU_ASSERT_FATAL(L <= 16);
-    for (int l = 0; l < L; l++) {
-        layers[l] = in->model->layers[l];
-        layers[l].act *= ascale;
-    }
-    struct lr_model *m = NULL;
-    CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("heavy", layers, L, &m), 0);
-    return m;
-}
-
-/* Random instance 'seed' where memory binds: activations 10..10^4
- * times heavier, device memory x 0.05..1.05.  Frees with the model. */
-static struct lr_tm *
-tight_instance(uint64_t seed, struct lr_instance *in, struct lr_model **m)
-{
-    CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, in), 0);
-    struct lr_rng r;
-    lr_rng_seed(&r, seed * 7919);
-    *m = heavy_model(in, pow(10, 1 + 3 * lr_rng_uniform(&r)));
-    struct lr_tm *tm;
-    CU_ASSERT_EQUAL_FATAL(lr_tm_new(*m, in->cluster, &in->train, &tm), 0);
-    double mscale = 0.05 + lr_rng_uniform(&r);
-    for (int k = 0; k < tm->n_dcs; k++)
-        tm->dcs[k].mem *= mscale;
-    return tm;
-}
-
 /* An assumption carried over from a longer chain also made plans worse:
  * on random instances whose activations weigh (A x 10..10^4, device
- * memory x 0.05..1.05), CDynP's T against exact's. */
+ * memory x 0.05..1.05), CDynP's T against exact's.  Seeds 1..100 here;
+ * `lr-bench-cdynp --tight N` sweeps more (docs/cdynp.md). */
 static void
 test_cdynp_tight_memory(void)
 {
@@ -401,7 +369,8 @@ test_cdynp_tight_memory(void)
     for (uint64_t seed = 1; seed <= 100; seed++) {
         struct lr_instance in;
         struct lr_model *m;
-        struct lr_tm *tm = tight_instance(seed, &in, &m);
+        struct lr_tm *tm;
+        CU_ASSERT_EQUAL_FATAL(lr_test_tight_instance(seed, &in, &m, &tm), 0);
         struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
         struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
         struct lr_exact_stats st;
@@ -428,15 +397,16 @@ test_cdynp_tight_memory(void)
     CU_ASSERT(both >= 50);
 }
 
-/* Instance 'seed' of tight_instance() planned by exact and by CDynP:
- * both find a plan, at the same T.  Exact's plan into '*pe' and
+/* Instance 'seed' of lr_test_tight_instance() planned by exact and by
+ * CDynP: both find a plan, at the same T.  Exact's plan into '*pe' and
  * CDynP's into '*pc'. */
 static void
 assert_cdynp_as_exact(uint64_t seed, struct lr_plan *pe, struct lr_plan *pc)
 {
     struct lr_instance in;
     struct lr_model *m;
-    struct lr_tm *tm = tight_instance(seed, &in, &m);
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_test_tight_instance(seed, &in, &m, &tm), 0);
     struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
     CU_ASSERT_FATAL(ec && ee);
     struct lr_exact_stats st;
@@ -452,9 +422,9 @@ assert_cdynp_as_exact(uint64_t seed, struct lr_plan *pe, struct lr_plan *pc)
 
 /* A jump of the assumed stage count that lands on no plan resumes one
  * above the last assumption that had one (lr_cdynp_chain.c).  Instance
- * 9494 of tight_instance(): two DCs, the chain dc0 -> dc1 planned for 2
- * stages takes 4, and under 4 nothing fits; exact's plan has 3 stages,
- * which fit under 3.  CDynP found no plan.  Instance 8168: the same
+ * 9494 of lr_test_tight_instance(): two DCs, the chain dc0 -> dc1
+ * planned for 2 stages takes 4, and under 4 nothing fits; exact's plan
+ * has 3 stages, which fit under 3.  CDynP found no plan.  Instance 8168: the same
  * jump, and the plan CDynP kept was 1.6% slower than exact's.  Now both
  * are exact's. */
 static void
@@ -473,11 +443,12 @@ test_cdynp_assumption_resumes(void)
 }
 
 /* The last try of a chain whose assumptions found no plan that holds:
- * one stage per DC (lr_cdynp_chain.c).  Instances of tight_instance()
- * where exact's plan has a stage per DC and CDynP found none: under n
- * stages the DP kept a plan of more, which did not fit for as many.
- * Now CDynP finds exact's T.  tests/cli/agent.sh plans 297 and 7313
- * through real agents too (test_agent_equiv ... tight). */
+ * one stage per DC (lr_cdynp_chain.c).  Instances of
+ * lr_test_tight_instance() where exact's plan has a stage per DC and
+ * CDynP found none: under n stages the DP kept a plan of more, which
+ * did not fit for as many.  Now CDynP finds exact's T.
+ * tests/cli/agent.sh plans 297 and 7313 through real agents too
+ * (test_agent_equiv ... tight). */
 static void
 test_cdynp_one_stage_per_dc(void)
 {
@@ -729,7 +700,8 @@ dp_instance(uint64_t seed, uint64_t rseed, int lo, int span,
     CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, in), 0);
     struct lr_rng r;
     lr_rng_seed(&r, rseed);
-    *m = heavy_model(in, pow(10, 4 * lr_rng_uniform(&r)));
+    double ascale = pow(10, 4 * lr_rng_uniform(&r));
+    CU_ASSERT_EQUAL_FATAL(lr_test_heavy_model(in, ascale, m), 0);
     CU_ASSERT_EQUAL_FATAL(lr_tm_new(*m, in->cluster, &in->train, tm), 0);
     for (int k = 0; k < (*tm)->n_dcs; k++) {
         (*tm)->dcs[k].n_devices = lo + (int) (lr_rng_uniform(&r) * span);
