@@ -15,10 +15,22 @@
  * 4. Large DCs: GPT-1.9B over 2 and 3 DCs of 128 .. 1,024 V100 each
  *    (the local DP is O(R^2 N^2) in a DC's N devices), median of 3.
  *
+ * With --tight N, instead of 1-4: CDynP against exact over the
+ * tight-memory instances of tests/unit/lr_test_tight.h (seeds S..S+N-1,
+ * S from --first-seed, default 1), the source of docs/cdynp.md's
+ * figures in "Where the assumption still misses": the instances with a
+ * plan, those where CDynP found none, those above exact and more than
+ * 5% above (seeds and ratios), the mean and worst gap, and the total
+ * time of each planner.
+ *
  * Timing is wall clock on a shared machine: medians, not single runs.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +40,56 @@
 #include "planner/lr_exact.h"
 #include "planner/lr_instance.h"
 #include "planner/lr_stats.h"
+#include "tests/unit/lr_test_tight.h"
 #include "tools/lightrail/lr_plot.h"
 #include "yang/lr_yang.h"
+
+static const char usage[] =
+    "usage: lr-bench-cdynp [--man3 FILE] [--instances N] [--runs R] "
+    "[--plot FILE.png]\n"
+    "       lr-bench-cdynp --tight N [--first-seed S]\n"
+    "\n"
+    "CDynP against the exact optimum, and CDynP's search time "
+    "(docs/benchmarks.md).\n"
+    "  --man3 FILE      cluster of the GPT-1.9B timing "
+    "(examples/clusters/man3.json)\n"
+    "  --instances N    random instances of planner/lr_instance.h planned "
+    "by both\n"
+    "                   (seeds 1..N, default 1000)\n"
+    "  --runs R         timed runs of each case, median printed (21)\n"
+    "  --plot FILE.png  search time against layers and DCs, as a PNG\n"
+    "  --tight N        instead of all the above: N random instances where "
+    "memory\n"
+    "                   binds (tests/unit/lr_test_tight.h) planned by "
+    "both; prints\n"
+    "                   the instances with a plan (exact's), those where "
+    "CDynP\n"
+    "                   found none and those it planned more than 5% above "
+    "exact\n"
+    "                   (seeds, ratios), how many above exact, the mean and "
+    "worst\n"
+    "                   gap, and each planner's total time "
+    "(docs/cdynp.md)\n"
+    "  --first-seed S   first seed of --tight (default 1): seeds "
+    "S..S+N-1\n";
+
+/* 'arg' of option 'opt', whole, as a number within [lo, hi] into
+ * '*out': 0, or 2 (the exit code of a usage error) with the reason on
+ * stderr. */
+static int
+parse_count(const char *opt, const char *arg, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || v < lo || v > hi) {
+        fprintf(stderr, "lr-bench-cdynp: --%s '%s': give a whole number "
+                "from %d to %d\n", opt, arg, lo, hi);
+        return 2;
+    }
+    *out = (int) v;
+    return 0;
+}
 
 static double
 now_s(void)
@@ -83,37 +143,171 @@ uniform_cluster(int K, int N, const char *type, double peak, double eff,
     return c;
 }
 
+/* A seed and CDynP's T over exact's, for the list of plans more than 5%
+ * above exact. */
+struct far_plan {
+    uint64_t seed;
+    double ratio;
+};
+
+/* --tight: seeds first .. first + n - 1 of lr_test_tight_instance(),
+ * each planned by CDynP and by exact.  "Above exact" allows a relative
+ * 1e-9 (the two compute the same plan's T in a different order, as
+ * test_cdynp allows).  0, or 1 when an instance cannot be built. */
+static int
+tight_sweep(uint64_t first, int n)
+{
+    double *gap = calloc((size_t) n, sizeof *gap);
+    uint64_t *missed = calloc((size_t) n, sizeof *missed);
+    struct far_plan *far = calloc((size_t) n, sizeof *far);
+    struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
+    struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
+    int rc = 1;
+    if (!gap || !missed || !far || !pc || !pe || !ec || !ee) {
+        fprintf(stderr, "lr-bench-cdynp: --tight %d: out of memory\n", n);
+        goto cleanup;
+    }
+    long have = 0, both = 0, n_missed = 0, n_far = 0, above = 0;
+    long incomplete = 0;
+    uint64_t worst_seed = 0;
+    double t_cdynp = 0, t_exact = 0, worst = -INFINITY;
+    for (uint64_t seed = first; seed < first + (uint64_t) n; seed++) {
+        struct lr_instance in;
+        struct lr_model *m;
+        struct lr_tm *tm;
+        int err = lr_test_tight_instance(seed, &in, &m, &tm);
+        if (err) {
+            fprintf(stderr, "lr-bench-cdynp: tight instance %llu: %s\n",
+                    (unsigned long long) seed, strerror(err));
+            goto cleanup;
+        }
+        struct lr_exact_stats st;
+        double t0 = now_s();
+        enum lr_tm_why wc = lr_cdynp_plan(tm, NULL, pc, ec);
+        double t1 = now_s();
+        enum lr_tm_why we = lr_exact_plan(tm, 0, pe, ee, &st);
+        t_exact += now_s() - t1;
+        t_cdynp += t1 - t0;
+        incomplete += !st.complete;
+        if (we == LR_TM_OK) {
+            have++;
+            if (wc != LR_TM_OK) {
+                missed[n_missed++] = seed;
+            } else {
+                double g = ec->T / ee->T - 1;
+                gap[both++] = g;
+                above += g > 1e-9;
+                if (g > 0.05)
+                    far[n_far++] = (struct far_plan) { seed, g + 1 };
+                if (g > worst) {
+                    worst = g;
+                    worst_seed = seed;
+                }
+            }
+        }
+        lr_tm_free(tm);
+        lr_model_free(m);
+        lr_instance_free(&in);
+    }
+    struct lr_stats gs;
+    lr_stats_compute(gap, (int) both, &gs);
+    unsigned long long last = first + (uint64_t) n - 1;
+    printf("## CDynP against the exact optimum, memory tight: %d instances "
+           "(tests/unit/lr_test_tight.h, seeds %llu..%llu)\n\n", n,
+           (unsigned long long) first, last);
+    printf("| instances with a plan (exact) | CDynP found none | above exact "
+           "| more than 5%% above | mean gap | worst |\n");
+    printf("|---:|---:|---:|---:|---:|---:|\n");
+    if (both == 0)
+        printf("| %ld | %ld | 0 | 0 | - | - |\n\n", have, n_missed);
+    else if (above == 0)
+        printf("| %ld | %ld | 0 | 0 | %.4f%% | %.4f%% |\n\n", have,
+               n_missed, 100 * gs.mean, 100 * worst);
+    else
+        printf("| %ld | %ld | %ld | %ld | %.4f%% | %.4f%% (seed %llu) |\n\n",
+               have, n_missed, above, n_far, 100 * gs.mean, 100 * worst,
+               (unsigned long long) worst_seed);
+    printf("CDynP found none:%s", n_missed ? " seeds" : " none");
+    for (long i = 0; i < n_missed; i++)
+        printf("%s %llu", i ? "," : "", (unsigned long long) missed[i]);
+    printf("\nMore than 5%% above exact (CDynP's T over exact's):%s",
+           n_far ? " seeds" : " none");
+    for (long i = 0; i < n_far; i++)
+        printf("%s %llu (%.3f)", i ? "," : "",
+               (unsigned long long) far[i].seed, far[i].ratio);
+    printf("\n\n");
+    printf("(%ld exact searches incomplete; CDynP %.1f s, exact %.1f s in "
+           "all)\n", incomplete, t_cdynp, t_exact);
+    rc = 0;
+cleanup:
+    free(gap);
+    free(missed);
+    free(far);
+    free(pc);
+    free(pe);
+    free(ec);
+    free(ee);
+    return rc;
+}
+
 int
 main(int argc, char **argv)
 {
     const char *man3 = "examples/clusters/man3.json";
     const char *plot = NULL;
-    int instances = 1000, runs = 21;
+    int instances = 1000, runs = 21, tight = 0, first_seed = 1;
+    bool other = false, first_given = false;
     static const struct option longopts[] = {
         { "man3", required_argument, NULL, 'm' },
         { "instances", required_argument, NULL, 'i' },
         { "runs", required_argument, NULL, 'r' },
         { "plot", required_argument, NULL, 'p' },
+        { "tight", required_argument, NULL, 't' },
+        { "first-seed", required_argument, NULL, 's' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    int c, bad = 0;
+    while (!bad && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        other |= c == 'm' || c == 'i' || c == 'r' || c == 'p';
         switch (c) {
         case 'm': man3 = optarg; break;
-        case 'i': instances = atoi(optarg); break;
-        case 'r': runs = atoi(optarg); break;
+        case 'i':
+            bad = parse_count("instances", optarg, 1, INT_MAX, &instances);
+            break;
+        case 'r': bad = parse_count("runs", optarg, 1, INT_MAX, &runs); break;
         case 'p': plot = optarg; break;
-        default:
-            printf("usage: lr-bench-cdynp [--man3 FILE] [--instances N] "
-                   "[--runs R] [--plot FILE.png]\n");
-            return c == 'h' ? 0 : 2;
+        case 't':
+            bad = parse_count("tight", optarg, 1, 100000000, &tight);
+            break;
+        case 's':
+            bad = parse_count("first-seed", optarg, 0, INT_MAX, &first_seed);
+            first_given = true;
+            break;
+        case 'h': fputs(usage, stdout); return 0;
+        default: fputs(usage, stderr); return 2;
         }
     }
-    if (instances < 1 || runs < 1) {
-        fprintf(stderr, "lr-bench-cdynp: --instances and --runs >= 1\n");
+    if (bad)
+        return bad;
+    if (optind < argc) {
+        fprintf(stderr, "lr-bench-cdynp: unexpected argument '%s'\n%s",
+                argv[optind], usage);
         return 2;
     }
+    if (first_given && !tight) {
+        fprintf(stderr, "lr-bench-cdynp: --first-seed is the first seed of "
+                "--tight: give --tight N too\n");
+        return 2;
+    }
+    if (tight && other) {
+        fprintf(stderr, "lr-bench-cdynp: --tight runs instead of the other "
+                "measurements: leave out --man3, --instances, --runs and "
+                "--plot\n");
+        return 2;
+    }
+    if (tight)
+        return tight_sweep((uint64_t) first_seed, tight);
 
     /* 1. Optimality. */
     double *gap = calloc((size_t) instances, sizeof *gap);
