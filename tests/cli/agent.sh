@@ -40,9 +40,10 @@ else
 fi
 
 # ---- 1b. the last try, one stage per DC, over the wire ----
-# Tight-memory instances (test_cdynp.c's tight_instance()) where CDynP
-# finds its plan only by its last try: the agents are asked with the
-# objectives lex-one and time-one, and plan as in process.
+# Tight-memory instances (lr_test_tight_instance() of
+# tests/unit/lr_test_tight.h) where CDynP finds its plan only by its
+# last try: the agents are asked with the objectives lex-one and
+# time-one, and plan as in process.
 W=$tmp/equiv-tight
 mkdir -p "$W"
 : > "$tmp/tight.out"

@@ -20,8 +20,8 @@
  * inventory.
  *
  * With a sixth argument "tight", each instance is made as
- * tight_instance() of test_cdynp.c makes it (activations 10..10^4 times
- * heavier, device memory x 0.05..1.05), where CDynP's last try, one
+ * lr_test_tight_instance() (tests/unit/lr_test_tight.h) makes it
+ * (activations 10..10^4 times heavier, device memory x 0.05..1.05), where CDynP's last try, one
  * stage per DC, goes over the wire (agent.sh finds it in the records).
  *
  * Every agent records what it receives (--record WORKDIR/seed-S-dcK.jsonl)
