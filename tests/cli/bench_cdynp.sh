@@ -1,0 +1,35 @@
+#!/bin/sh
+# tools/bench/lr-bench-cdynp --tight, the command docs/cdynp.md cites for
+# its figures on tight memory: on seeds 1801..1900 it finds the instance
+# where CDynP misses exact's plan (seed 1842, docs/cdynp.md) and counts
+# the instances with a plan as exact does; its misuse is refused.  The
+# other sections of the program measure time and are make bench's.
+. "${srcdir:-.}/tests/cli/lib.sh"
+B=${LR_BENCH_CDYNP:-tools/bench/lr-bench-cdynp}
+
+if "$B" --tight 100 --first-seed 1801 > "$tmp/out" 2> "$tmp/err"; then
+    ok "--tight 100 --first-seed 1801 exits 0"
+else
+    notok "--tight 100 --first-seed 1801 failed: $(cat "$tmp/err")"
+fi
+if grep -q 'seeds 1801\.\.1900' "$tmp/out" \
+   && grep -q '^CDynP found none: seeds 1842$' "$tmp/out"; then
+    ok "seeds 1801..1900: CDynP misses seed 1842 only"
+else
+    notok "want the miss on seed 1842 in: $(cat "$tmp/out")"
+fi
+# The table's row: instances with a plan, then CDynP's misses.
+row=$(grep -E '^\| [0-9]+ \| [0-9]+ \|' "$tmp/out")
+case "$row" in
+"| 69 | 1 |"*) ok "69 instances with a plan, 1 missed" ;;
+*) notok "table row '$row', want 69 with a plan and 1 missed" ;;
+esac
+
+if "$B" --help > "$tmp/help" 2>&1 && grep -q -- '--tight' "$tmp/help"; then
+    ok "--help describes --tight"
+else
+    notok "--help: $(cat "$tmp/help")"
+fi
+expect_bad "--first-seed is the first seed of --tight" "$B" --first-seed 3
+expect_bad "--tight" "$B" --tight 0
+lr_summary
