@@ -138,8 +138,33 @@ lr_ctl_op_new(struct lr_ctl *c, const struct lr_job *job, bool release,
     return 0;
 }
 
+/* How many of the 'n' channels 'ch' the device of 'it' holds (one
+ * read); -1 when the device cannot be read, with the driver's line in
+ * e[elen]. */
+static int
+device_holds(const struct sb_par_item *it, const struct sb_change *ch, int n,
+             char *e, size_t elen)
+{
+    struct sb_media_channel *mc = NULL;
+    int have = 0, found = 0;
+    if (it->cls->read(it->dev, &mc, &have, e, elen))
+        return -1;
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < have; i++)
+            if (!strcmp(mc[i].name, ch[k].mc.name)) {
+                found++;
+                break;
+            }
+    free(mc);
+    return found;
+}
+
 /* Removes the op's channels from every device (missing ones are fine),
- * the devices at once (sb_parallel).  Returns the first error. */
+ * the devices at once (sb_parallel).  A device that did not answer
+ * (ETIMEDOUT: the outcome is unknown) is read back, as after an add
+ * (op_provision): one that holds none of them is done; one that still
+ * holds some, or cannot be read, fails, saying which.  Returns the
+ * first error. */
 static int
 op_unprovision(struct lr_ctl_op *op, char *err, size_t errlen)
 {
@@ -151,31 +176,33 @@ op_unprovision(struct lr_ctl_op *op, char *err, size_t errlen)
         if (op->items[i].rc && op->items[i].rc != ETIMEDOUT)
             op->undo[i].n = 0;
     sb_apply_parallel(op->undo, op->n_items);
+    for (int i = 0; i < op->n_items; i++) {
+        struct sb_par_item *u = &op->undo[i];
+        char e[256], lost[sizeof u->err];
+        if (u->rc != ETIMEDOUT)
+            continue;
+        int left = device_holds(u, u->changes, u->n, e, sizeof e);
+        if (left == 0) {
+            u->rc = 0;
+            continue;
+        }
+        snprintf(lost, sizeof lost, "%s", u->err);
+        if (left > 0)
+            snprintf(u->err, sizeof u->err, "ROADM %s did not answer the "
+                     "removal and, read back, still holds %d of the job's "
+                     "%d channels there (%.300s)", op->node[i], left, u->n,
+                     lost);
+        else
+            snprintf(u->err, sizeof u->err, "ROADM %s did not answer the "
+                     "removal and cannot be read back (%.150s): whether it "
+                     "still holds the job's channels is unknown (%.200s)",
+                     op->node[i], e, lost);
+    }
     for (int i = 0; i < op->n_items && !first_err; i++)
         if (op->undo[i].rc)
             first_err = lr_ctl_fail(err, errlen, op->undo[i].rc, "%s",
                                     op->undo[i].err);
     return first_err;
-}
-
-/* How many of the 'n' channels 'ch' the device of 'it' holds (one
- * read); -1 when the device cannot be read. */
-static int
-device_holds(const struct sb_par_item *it, const struct sb_change *ch, int n)
-{
-    struct sb_media_channel *mc = NULL;
-    int have = 0, found = 0;
-    char e[256];
-    if (it->cls->read(it->dev, &mc, &have, e, sizeof e))
-        return -1;
-    for (int k = 0; k < n; k++)
-        for (int i = 0; i < have; i++)
-            if (!strcmp(mc[i].name, ch[k].mc.name)) {
-                found++;
-                break;
-            }
-    free(mc);
-    return found;
 }
 
 /* The terminal configured for DC 'k', or NULL. */
@@ -277,8 +304,9 @@ op_provision(struct lr_ctl_op *op)
         struct sb_par_item *it = &op->items[i];
         if (it->rc == ETIMEDOUT) {
             /* Outcome unknown: what the device holds decides. */
-            it->rc = device_holds(it, it->changes, it->n) == it->n
-                     ? 0 : ETIMEDOUT;
+            char e[256];
+            it->rc = device_holds(it, it->changes, it->n, e, sizeof e)
+                     == it->n ? 0 : ETIMEDOUT;
         }
         if (it->rc)
             rc = lr_ctl_fail(op->err, sizeof op->err, EIO, "ROADM %s "

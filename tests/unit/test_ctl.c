@@ -729,6 +729,118 @@ test_channels_left_keep_their_slots(void)
     lr_ctl_free(c);
 }
 
+/* The most channels of 'prefix' one ROADM holds. */
+static int
+most_on_one(const char *prefix)
+{
+    int most = 0;
+    for (int i = 0; i < topo->n_nodes; i++) {
+        int n = lr_test_ctl_channels_on(topo->nodes[i].name, prefix);
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
+/* Removes the channels of 'prefix' from every dummy ROADM behind the
+ * controller's back, as a device does that carries out a removal whose
+ * answer is lost. */
+static void
+remove_behind(const char *prefix)
+{
+    for (int i = 0; i < topo->n_nodes; i++) {
+        struct sb_device_config dc = { .driver = "dummy" };
+        struct sb_device *d;
+        struct sb_media_channel *mc = NULL;
+        int n = 0;
+        char e[256];
+        snprintf(dc.name, sizeof dc.name, "%s", topo->nodes[i].name);
+        snprintf(dc.address, sizeof dc.address, "%s", devdir);
+        CU_ASSERT_EQUAL_FATAL(sb_dummy_class.open(&dc, &d, e, sizeof e), 0);
+        CU_ASSERT_EQUAL(sb_dummy_class.read(d, &mc, &n, e, sizeof e), 0);
+        for (int k = 0; k < n; k++)
+            if (!strncmp(mc[k].name, prefix, strlen(prefix))) {
+                struct sb_change ch = { .op = SB_DELETE, .mc = mc[k] };
+                CU_ASSERT_EQUAL(sb_dummy_class.apply(d, &ch, 1, e, sizeof e),
+                                0);
+            }
+        free(mc);
+        sb_dummy_class.close(d);
+    }
+}
+
+/* A removal whose answers are lost (ETIMEDOUT: the outcome is unknown)
+ * is read back, as an add is: the job stays releasing, saying what is
+ * left where, while a ROADM still holds some of its channels or cannot
+ * be read, and is deleted, its GPUs and slots freed, once none does.
+ * (It stayed releasing, "the outcome is unknown", whatever the devices
+ * held, until a DELETE the devices answered.) */
+static void
+test_timed_out_release_is_read_back(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job;
+    char err[1024];
+    struct lr_intent in = intent("tr", "gpt-1.9b", 40, 40);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    /* A removal stops at a device's first unanswered change: one ROADM
+     * holding two channels of the job keeps one, or this proves
+     * nothing. */
+    CU_ASSERT_FATAL(most_on_one("tr/") == 2);
+
+    /* A ROADM that cannot be read back: the job stays releasing. */
+    const char *node[8];
+    CU_ASSERT_FATAL(nodes_with("tr/", node, 8) >= 1);
+    char state[600], saved[610];
+    snprintf(state, sizeof state, "%s/%s.json", devdir, node[0]);
+    snprintf(saved, sizeof saved, "%s.saved", state);
+    CU_ASSERT_EQUAL_FATAL(rename(state, saved), 0);
+    FILE *f = fopen(state, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("{ not json", f);
+    fclose(f);
+    lr_test_ctl_fail(node[0], "timeout");
+    CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "tr", err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot be read back"));
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "tr", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
+    CU_ASSERT(holds_its_gpus(c, &job));
+    CU_ASSERT_EQUAL_FATAL(rename(saved, state), 0);
+
+    /* Every ROADM loses its answers: some still hold a channel. */
+    lr_test_ctl_fail(NULL, "timeout");
+    CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "tr", err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "read back, still holds 1 of the "
+                                       "job's 2 channels there"));
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "tr", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
+    CU_ASSERT_EQUAL(strncmp(job.reason, "removing its channels failed, "
+                            "DELETE it to retry: ", 50), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "still holds 1"));
+    CU_ASSERT(holds_its_gpus(c, &job));
+    CU_ASSERT(lr_test_ctl_channels("tr/") > 0);
+
+    /* They remove the rest and lose those answers too: none is left. */
+    lr_test_ctl_fail(NULL, NULL);
+    remove_behind("tr/");
+    lr_test_ctl_fail(NULL, "timeout");
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "tr", err, sizeof err), 0);
+    lr_test_ctl_fail(NULL, NULL);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "tr", &job), ENOENT);
+    CU_ASSERT(holds_nothing(c));
+    assert_consistent(c);
+    /* Its slots are free, in the store too: the job is admitted again,
+     * after a restart as well. */
+    lr_ctl_free(c);
+    c = open_ctl();
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "tr", &job), ENOENT);
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "tr", err, sizeof err), 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+}
+
 /* Listed ROADMs without an address, of the dummy driver, keep their
  * state in the dummy devices' directory, as unlisted dummy ones do (they
  * were refused: "the dummy driver needs a state directory as its
@@ -949,6 +1061,8 @@ static CU_TestInfo tests[] = {
       test_reconcile_replaces_what_differs },
     { "channels left on a device keep their slots",
       test_channels_left_keep_their_slots },
+    { "a release whose answers are lost is read back",
+      test_timed_out_release_is_read_back },
     { "listed dummy ROADMs default their address; unlisted others are "
       "refused by name", test_device_list_defaults },
     { "an iteration longer than lightrail-job states is blocked",
