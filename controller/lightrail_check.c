@@ -47,8 +47,8 @@ usage(FILE *f)
           "channels on its ROADMs and no orphan channel.\n"
           "\n"
           "exit status: 0 all hold; 1 a violation (the first on stderr);\n"
-          "2 bad input: no store, one it cannot open, or a lightraild\n"
-          "serving it\n"
+          "2 bad input: no store, one it cannot open, one whose network\n"
+          "does not load, or a lightraild serving it\n"
           "\n"
           "The store is read, never written: the check runs on a copy in\n"
           "$TMPDIR (default /tmp), so a store of an older schema is judged\n"
@@ -142,19 +142,16 @@ main(int argc, char **argv)
                 "directory with room for it" : "");
         goto cleanup;
     }
-    /* A store that does not open says nothing of the invariants, and
-     * lr_stored_network() below would take the configuration's files
-     * in silence. */
-    struct lr_store *st = NULL;
-    if (lr_store_open(copy, &st, err, sizeof err)) {
-        say(err, copy, db);
-        goto cleanup;
-    }
-    lr_store_close(st);
-    if (!lr_stored_network(ly, copy, &topo_json, &cluster_json, &topo, &cl)
-        && (lr_yang_load_topo(ly, cfg->topology_file, &topo, err, sizeof err)
-            || lr_yang_load_cluster(ly, cfg->cluster_file, &cl, err,
-                                    sizeof err))) {
+    /* A store that does not open, or whose network does not load, says
+     * nothing of the invariants: bad input, as lightraild refuses it. */
+    int src = lr_stored_network(ly, copy, &topo_json, &cluster_json, &topo,
+                                &cl, err, sizeof err);
+    if ((src && src != ENOENT)
+        || (src == ENOENT
+            && (lr_yang_load_topo(ly, cfg->topology_file, &topo, err,
+                                  sizeof err)
+                || lr_yang_load_cluster(ly, cfg->cluster_file, &cl, err,
+                                        sizeof err)))) {
         say(err, copy, db);
         goto cleanup;
     }

@@ -479,10 +479,16 @@ main(int argc, char **argv)
     char db[LR_CONFIG_PATH_MAX + 32];
     snprintf(db, sizeof db, "%s/lightrail.db", cfg->state_dir);
     /* The files seed a new state directory; after that the store holds
-     * the network (a PUT changes it there), and the files are not read. */
-    if (lr_stored_network(ly, db, &topo_json, &cluster_json, &topo,
-                          &cluster)) {
+     * the network (a PUT changes it there), and the files are not read:
+     * a stored network that does not load stops the start, as the stored
+     * jobs were planned on it (lr_stored.h). */
+    int src = lr_stored_network(ly, db, &topo_json, &cluster_json, &topo,
+                                &cluster, err, sizeof err);
+    if (!src) {
         lr_log(LR_LOG_INFO, "topology and inventory from the store %s", db);
+    } else if (src != ENOENT) {
+        lr_log(LR_LOG_ERR, "%s", err);
+        goto cleanup;
     } else {
         topo_json = read_text(cfg->topology_file);
         cluster_json = read_text(cfg->cluster_file);

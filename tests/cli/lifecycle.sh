@@ -172,6 +172,56 @@ rc=$?
     || notok "lightrail-check on no database: exit $rc, $(cat "$tmp/err")"
 rm -f "$D/empty/lightrail.db"
 
+# A store whose network does not load (a hand edit, a disk fault): its
+# jobs were planned on it, so lightraild and lightrail-check refuse it,
+# saying what to do, and leave it as it was.  (Both took the
+# configuration's files in silence, and lightraild stored them over it.)
+# Without the network (what the advice does), the files seed it again.
+cp -a "$D/state" "$D/net"
+jq '.["lightrail-config:lightraild"]["state-dir"] = "net"' \
+    "$D/lightraild.json" > "$D/net.json"
+python3 - "$D/net/lightrail.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE docs SET json = '{\"ietf-network:networks\": {' WHERE key = 'topology'")
+db.commit()
+PY
+sum0=$(md5sum < "$D/net/lightrail.db")
+timeout 60 $LIGHTRAILD --config "$D/net.json" --foreground > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] \
+    && grep -q "store $D/net/lightrail.db: its network does not load: .*stored topology" "$tmp/err" \
+    && grep -q "are not taken in its place; restore the state directory from a backup" "$tmp/err" \
+    && [ "$(md5sum < "$D/net/lightrail.db")" = "$sum0" ] \
+    && ok "lightraild on a stored network that does not load: exit $rc, the store unchanged, $(tail -n 1 "$tmp/err" | cut -c1-160)..." \
+    || notok "lightraild on a stored network that does not load: exit $rc, $(cat "$tmp/err")"
+$CHECK --config "$D/net.json" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "store $D/net/lightrail.db: its network does not load" "$tmp/err" \
+    && ! grep -q "lightrail-check\." "$tmp/err" \
+    && ok "lightrail-check on it: exit 2, the same refusal" \
+    || notok "lightrail-check on a stored network that does not load: exit $rc, $(cat "$tmp/err")"
+python3 - "$D/net/lightrail.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("DELETE FROM docs WHERE key IN ('topology', 'cluster')")
+db.commit()
+PY
+rm -f "$tmp/net.log"
+$LIGHTRAILD --config "$D/net.json" --foreground 2> "$tmp/net.log" &
+NPID=$!
+if await_file "$D/net/lightraild.port" $NPID "$tmp/net.log" lightraild \
+   && ! grep -q "from the store" "$tmp/net.log"; then
+    ok "a store without a network: the files seed it"
+else
+    notok "a store without a network: $(cat "$tmp/net.log")"
+fi
+kill $NPID 2>/dev/null
+wait $NPID 2>/dev/null
+[ "$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM docs WHERE key IN (\"topology\", \"cluster\")").fetchone()[0])' "$D/net/lightrail.db")" = 2 ] \
+    && ok "the store holds the network again" \
+    || notok "the seeded store's network: $(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT key FROM docs").fetchall())' "$D/net/lightrail.db")"
+
 # 4. A start-up error, detached: said on the terminal, exit not 0 (the
 # port is taken by a listener of ours).
 python3 - > "$tmp/busy.port" <<'PY' &
