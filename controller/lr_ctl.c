@@ -590,26 +590,35 @@ holds_at(const struct lr_ctl *c, const struct lr_job *job, int k)
     return false;
 }
 
+static const char *kept_plan_at(const struct lr_ctl *, int k);
+
 /* The names of the jobs that hold a range at DC k's agent into
  * tags[cap] (NULL: counted only); their count, or -1 when over 'cap'.
  * A job holds what its agents committed from its admission, provisioning
  * (the COMMIT came before its lightpaths, which the device thread may be
  * placing while an op takes the agents), until its RELEASE, sent once it
- * is deleted: active or releasing meanwhile. */
+ * is deleted: active or releasing meanwhile.  So does the plan kept for
+ * an admission (kept_plan_at()), committed before its job exists. */
 static int
 held_tags(const struct lr_ctl *c, int k, char (*tags)[LR_WIRE_NAME_MAX],
           int cap)
 {
     int n = 0;
-    for (int i = 0; i < c->n_jobs; i++) {
-        const struct lr_job *j = &c->jobs[i];
-        if ((j->phase != LR_JOB_PROVISIONING && j->phase != LR_JOB_ACTIVE
-             && j->phase != LR_JOB_RELEASING) || !holds_at(c, j, k))
+    const char *kept = kept_plan_at(c, k);
+    for (int i = 0; i <= c->n_jobs; i++) {
+        const char *name = i < c->n_jobs ? c->jobs[i].intent.name : kept;
+        if (i < c->n_jobs) {
+            const struct lr_job *j = &c->jobs[i];
+            if ((j->phase != LR_JOB_PROVISIONING && j->phase != LR_JOB_ACTIVE
+                 && j->phase != LR_JOB_RELEASING) || !holds_at(c, j, k))
+                continue;
+        } else if (!kept) {
             continue;
+        }
         if (n == cap)
             return -1;
         if (tags)
-            snprintf(tags[n], LR_WIRE_NAME_MAX, "%s", j->intent.name);
+            snprintf(tags[n], LR_WIRE_NAME_MAX, "%s", name);
         n++;
     }
     return n;
@@ -1034,6 +1043,22 @@ kept_answers(const struct lr_ctl *c, const struct lr_intent *in,
     const struct lr_ctl_plan *p = c->agent_plan;
     return p && p->network_gen == c->network_gen
         && !strcmp(p->name, in->name) && memo_same(&p->key, key);
+}
+
+/* The name c->agent_plan committed at DC k's agent, which holds it for
+ * the plan's admission (no job of that name exists meanwhile: it is
+ * planned only while there is none), or NULL. */
+static const char *
+kept_plan_at(const struct lr_ctl *c, int k)
+{
+    const struct lr_ctl_plan *p = c->agent_plan;
+    if (!p || !p->committed || p->network_gen != c->network_gen
+        || !c->agent[k])
+        return NULL;
+    for (int i = 0; i < p->res.n_dcs; i++)
+        if (p->res.dc[i] == k)
+            return p->name;
+    return NULL;
 }
 
 /* Frees c->agent_plan, which no admission took: the agents that

@@ -10,12 +10,22 @@
  * alone, its repair.  The worker runs ops (a reconciliation's too) in
  * the order pushed and hands them back on the loop's
  * thread; freeing it finishes what it holds.  lr_ctl_check() after each.
+ * With a real agent for dc2 (./lightrail agent, behind a proxy of the
+ * test's that drops the connections it is told to): the KEEPs sent
+ * between a plan's end and its admission.
  */
 #include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -696,6 +706,277 @@ test_agent_down_across_a_new_network(void)
     lr_cluster_free(remote);
 }
 
+/* ---- a real agent for dc2 (lightrail agent), behind a proxy ---- */
+
+/* A proxy on 127.0.0.1 in front of the agent: it closes the connections
+ * it is told to drop (at accept: the client's handshake fails, its
+ * request unanswered) and forwards the others, a thread each.  'drop':
+ * -1 drops every connection, n >= 0 the next n, then forwards. */
+struct proxy {
+    int fd, port, to;
+    atomic_int drop;
+    pthread_t t;
+};
+
+static void *
+proxy_pipe(void *arg)
+{
+    int *fds = arg;
+    struct pollfd pf[2] = { { fds[0], POLLIN, 0 }, { fds[1], POLLIN, 0 } };
+    char buf[16384];
+    for (;;) {
+        if (poll(pf, 2, -1) < 0)
+            break;
+        int i = (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) ? 0 : 1;
+        ssize_t n = read(pf[i].fd, buf, sizeof buf);
+        if (n <= 0 || write(pf[1 - i].fd, buf, (size_t) n) != n)
+            break;
+    }
+    close(fds[0]);
+    close(fds[1]);
+    free(fds);
+    return NULL;
+}
+
+static void *
+proxy_run(void *arg)
+{
+    struct proxy *p = arg;
+    for (;;) {
+        int c = accept(p->fd, NULL, NULL);
+        if (c < 0)
+            return NULL;
+        int d = atomic_load(&p->drop);
+        if (d < 0 || (d > 0 && atomic_compare_exchange_strong(&p->drop, &d,
+                                                              d - 1))) {
+            close(c);
+            continue;
+        }
+        struct sockaddr_in to = { .sin_family = AF_INET,
+                                  .sin_port = htons((uint16_t) p->to),
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        int *fds = malloc(2 * sizeof *fds);
+        pthread_t t;
+        if (s < 0 || !fds
+            || connect(s, (struct sockaddr *) &to, sizeof to)) {
+            close(c);
+            if (s >= 0)
+                close(s);
+            free(fds);
+            continue;
+        }
+        fds[0] = c;
+        fds[1] = s;
+        if (pthread_create(&t, NULL, proxy_pipe, fds)) {
+            close(c);
+            close(s);
+            free(fds);
+            continue;
+        }
+        pthread_detach(t);
+    }
+}
+
+/* The proxy to 127.0.0.1:'to', dropping every connection until told
+ * otherwise; 0, or -1. */
+static int
+proxy_start(struct proxy *p, int to)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t len = sizeof a;
+    p->to = to;
+    atomic_init(&p->drop, -1);
+    p->fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (p->fd < 0 || bind(p->fd, (struct sockaddr *) &a, sizeof a)
+        || listen(p->fd, 16)
+        || getsockname(p->fd, (struct sockaddr *) &a, &len)
+        || pthread_create(&p->t, NULL, proxy_run, p))
+        return -1;
+    p->port = ntohs(a.sin_port);
+    return 0;
+}
+
+static void
+proxy_stop(struct proxy *p)
+{
+    shutdown(p->fd, SHUT_RDWR);
+    close(p->fd);
+    pthread_join(p->t, NULL);
+}
+
+/* lightrail agent for metro's dc2 (its real figures), on a free port of
+ * 127.0.0.1, with certificate dc2 and 'ca' (which must hold the
+ * coordinator's); its stderr into dir/dc2-agent.log and its state in
+ * dir/dc2-agent.  The pid, and its port in '*port'; -1 when it does
+ * not come up (no lightrail built: the caller skips). */
+static pid_t
+agent_start(const char *ca, int *port)
+{
+    char cfg[300], key[300], cert[300], state[300], log[300], pf[320];
+    const char *bin = "./lightrail";
+    if (access(bin, X_OK))
+        return -1;
+    snprintf(key, sizeof key, "%s/dc2.key", dir);
+    snprintf(cert, sizeof cert, "%s/dc2.pem", dir);
+    snprintf(cfg, sizeof cfg, "%s/dc2-agent.json", dir);
+    snprintf(state, sizeof state, "%s/dc2-agent", dir);
+    snprintf(log, sizeof log, "%s/dc2-agent.log", dir);
+    snprintf(pf, sizeof pf, "%s/agent.port", state);
+    FILE *f = fopen(cfg, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "{\"lightrail-agent:agent\": {\"dc\": \"dc2\",\n"
+            "  \"device-type\": {\"peak-tflops\": \"125\", \"efficiency\": "
+            "\"0.40\", \"memory-gb\": \"32\"},\n  \"device-count\": 32,\n"
+            "  \"intra-dc-bandwidth-gbytes-per-s\": \"300\", "
+            "\"intra-dc-latency-us\": \"5\",\n  \"tls\": {\"certificate\": "
+            "\"%s\", \"key\": \"%s\", \"ca\": \"%s\", \"peer-name\": "
+            "[\"coordinator\"]}}}\n", cert, key, ca);
+    fclose(f);
+    mkdir(state, 0755);
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *e = freopen(log, "a", stderr);
+        (void) e;
+        execl(bin, "lightrail", "agent", "--config", cfg, "--listen",
+              "127.0.0.1:0", "--state-dir", state, (char *) NULL);
+        _exit(127);
+    }
+    for (int i = 0; pid > 0 && i < 600; i++) {
+        FILE *pp = fopen(pf, "r");
+        if (pp) {
+            int ok = fscanf(pp, "%d", port) == 1;
+            fclose(pp);
+            if (ok)
+                return pid;
+        }
+        usleep(50 * 1000);
+    }
+    if (pid > 0) {
+        kill(pid, SIGTERM);
+        waitpid(pid, NULL, 0);
+    }
+    return -1;
+}
+
+static void
+agent_stop(pid_t pid)
+{
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+}
+
+/* How many lines of the agent's log hold 'text'. */
+static int
+agent_said(const char *text)
+{
+    char path[300], line[1024];
+    int n = 0;
+    snprintf(path, sizeof path, "%s/dc2-agent.log", dir);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, text) != NULL;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* A plan made with the agents off the owner's thread and committed at
+ * them is held there under its intent's name until its admission takes
+ * it (lr_ctl_plan_end keeps it): a KEEP sent meanwhile (an op between
+ * the plan's end and the admission, lr_ctl API only: lightraild admits
+ * at once) must list that name, or the agent frees the devices of the
+ * job then admitted.  dc2's agent, behind a proxy, owes the start's
+ * KEEP (dropped); the plan's op carries it first (dropped too) and then
+ * reaches the agent; RELEASEs then carry it, answered. */
+static void
+test_keep_lists_a_kept_plan(void)
+{
+    char key[200], cert[200], ca[220], dkey[220], dcert[220], err[1024];
+    char path[200];
+    struct lr_cluster *remote = remote_dc2(key, cert);
+    if (!remote)
+        return;
+    snprintf(dkey, sizeof dkey, "%s/dc2.key", dir);
+    snprintf(dcert, sizeof dcert, "%s/dc2.pem", dir);
+    snprintf(ca, sizeof ca, "%s/ca-both.pem", dir);
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "cat %s %s > %s", cert, dcert, ca);
+    int port = 0;
+    pid_t agent = -1;
+    struct proxy px;
+    if (lr_test_self_signed(dkey, dcert, "dc2") || system(cmd)
+        || (agent = agent_start(ca, &port)) < 0) {
+        fprintf(stderr, "no lightrail agent: skipped\n");
+        lr_cluster_free(remote);
+        return;
+    }
+    CU_ASSERT_EQUAL_FATAL(proxy_start(&px, port), 0);
+    remote->dcs[1].remote_port = px.port;
+    /* A job with a stage at dc2 only, whose DELETE queues a RELEASE. */
+    struct lr_store *st;
+    struct lr_job old = { .phase = LR_JOB_ACTIVE };
+    old.intent = intent("old", 4);
+    old.plan.n_stages = 1;
+    old.plan.stages[0] = (struct lr_stage) { .dc = 1, .g = 0 };
+    snprintf(path, sizeof path, "%s/kept-plan.db", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(path, &st, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_store_put_job(st, &old), 0);
+    lr_store_close(st);
+    struct lr_ctl_config cfg = { .topo = topo, .cluster = remote,
+                                 .default_driver = "dummy",
+                                 .dummy_dir = devdir, .db_path = path,
+                                 .agent_cert = cert, .agent_key = key,
+                                 .agent_ca = ca, .agent_timeout_s = 5 };
+    struct lr_ctl *c = NULL;
+    char *report = NULL;
+    int queued = 0;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
+    free(report);
+    lr_ctl_set_release_hook(c, count_hook, &queued);
+    CU_ASSERT_EQUAL(lr_ctl_keeps_due(c), 1);
+
+    /* The plan: its KEEP dropped, then the plan reaches dc2. */
+    atomic_store(&px.drop, 1);
+    struct lr_intent in = intent("kp", 64);
+    in.gpus_min = 30;
+    struct lr_ctl_op *op = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_plan_begin(c, &in, &op, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    lr_ctl_op_run(op);
+    lr_ctl_plan_end(c, op);
+    CU_ASSERT_EQUAL(lr_ctl_keeps_due(c), 1);
+    CU_ASSERT_EQUAL(agent_said("'kp' committed"), 1);
+
+    /* Before its admission, RELEASEs carry the KEEP owed. */
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_delete(c, "old", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(queued, 1);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_release_begin(c, &op), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    lr_ctl_op_run(op);
+    lr_ctl_release_end(c, op);
+    CU_ASSERT_EQUAL(lr_ctl_keeps_due(c), 0);
+    CU_ASSERT_EQUAL(agent_said("'old' released"), 0);   /* never held */
+    /* The KEEP kept kp's devices at dc2 for its admission. */
+    CU_ASSERT_EQUAL(agent_said("'kp' released"), 0);
+    struct lr_job job;
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(agent_said("'kp' committed"), 1);
+    bool at_dc2 = false;
+    for (int s = 0; s < job.plan.n_stages; s++)
+        at_dc2 |= job.plan.stages[s].dc == 1 && job.plan.stages[s].g == 0;
+    CU_ASSERT(at_dc2);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "kp", err, sizeof err), 0);
+    lr_ctl_free(c);
+    CU_ASSERT_EQUAL(agent_said("'kp' released"), 1);
+    agent_stop(agent);
+    proxy_stop(&px);
+    lr_cluster_free(remote);
+}
+
 static CU_TestInfo tests[] = {
     { "begin, run, end: in flight, refusals, a second job, release",
       test_steps },
@@ -714,6 +995,8 @@ static CU_TestInfo tests[] = {
     { "the jobs' clock is the configuration's", test_clock },
     { "a new network sends the RELEASEs queued for the old agents",
       test_new_network_sends_queued_releases },
+    { "a KEEP lists a plan committed and not yet admitted",
+      test_keep_lists_a_kept_plan },
     CU_TEST_INFO_NULL,
 };
 
