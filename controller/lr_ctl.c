@@ -448,11 +448,22 @@ release_now(struct lr_cdynp_party *agent, const char *tag)
 }
 
 /* Appends the RELEASE of 'tag' at 'agent', sent 'tries' times so far,
- * to c->deferred; false when there is no memory to keep it. */
+ * to c->deferred, unless one of that tag at that agent waits already
+ * (it then counts the fewer tries of the two: one never tried asks for
+ * an op at once): the same RELEASE, due twice (a COMMIT's that the
+ * agent did not answer, and one of its name that waited before it), is
+ * sent once.  False when there is no memory to keep it. */
 static bool
 queue_release(struct lr_ctl *c, struct lr_cdynp_party *agent,
               const char *tag, int tries)
 {
+    for (int i = 0; i < c->n_deferred; i++) {
+        struct lr_ctl_release *q = &c->deferred[i];
+        if (q->agent == agent && !strcmp(q->tag, tag)) {
+            q->tries = q->tries < tries ? q->tries : tries;
+            return true;
+        }
+    }
     if (c->n_deferred == c->cap_deferred) {
         int cap = c->cap_deferred ? 2 * c->cap_deferred : 8;
         struct lr_ctl_release *d = realloc(c->deferred,
@@ -518,38 +529,52 @@ retry_lost(struct lr_ctl *c, const bool lost[], const char *tag)
 }
 
 /* Sends the RELEASEs that wait, on this thread, in their order, once
- * each; only those of 'tag' when it is not NULL (the others keep
- * waiting), else all, and an unanswered one is given up.  With a tag,
- * before a COMMIT of it: the unanswered go to late[] (room for 'cap';
- * beyond, given up), to be queued again or dropped once the COMMIT's
- * outcome is known (requeue_late()); returns their count. */
+ * each; an unanswered one is given up. */
+static void
+send_deferred(struct lr_ctl *c)
+{
+    for (int i = 0; i < c->n_deferred; i++) {
+        const struct lr_ctl_release *r = &c->deferred[i];
+        enum release_outcome o = release_send(r->agent, r->tag);
+        if (o != RELEASED)
+            c->counters.agent_release_failures++;
+        if (o == UNANSWERED)
+            c->counters.agent_releases_given_up++;
+    }
+    c->n_deferred = 0;
+}
+
+/* Takes the RELEASEs of 'tag' that wait out of the queue, unsent, into
+ * late[] (room for 'cap'; beyond, given up), before a COMMIT of 'tag'
+ * on this thread: sent after it, one would undo it.  They were just
+ * tried (settle_before_plan() sends the queue before the plan), and the
+ * COMMIT itself releases a leftover of its name at the agents of its
+ * chain (commit_chain(), EEXIST), so they are not sent again here:
+ * requeue_late() drops or queues them once the COMMIT's outcome is
+ * known.  Returns their count. */
 static int
-send_deferred(struct lr_ctl *c, const char *tag, struct lr_ctl_release *late,
+take_deferred(struct lr_ctl *c, const char *tag, struct lr_ctl_release *late,
               int cap)
 {
     int kept = 0, n_late = 0;
     for (int i = 0; i < c->n_deferred; i++) {
         struct lr_ctl_release r = c->deferred[i];
-        if (tag && strcmp(r.tag, tag)) {
+        if (strcmp(r.tag, tag))
             c->deferred[kept++] = r;
-            continue;
-        }
-        enum release_outcome o = release_send(r.agent, r.tag);
-        if (o != RELEASED)
-            c->counters.agent_release_failures++;
-        if (o == UNANSWERED && tag && n_late < cap)
+        else if (n_late < cap)
             late[n_late++] = r;
-        else if (o == UNANSWERED)
+        else
             c->counters.agent_releases_given_up++;
     }
     c->n_deferred = kept;
     return n_late;
 }
 
-/* The RELEASEs of send_deferred()'s late[0..n) once the COMMIT of their
+/* The RELEASEs of take_deferred()'s late[0..n) once the COMMIT of their
  * name is done: one at an agent of the chain 'res' it committed (NULL:
  * the COMMIT failed) is dropped, as that COMMIT released the leftover of
- * its name there; the others are tried once more (retry_or_give_up()). */
+ * its name there; the others wait again (retry_or_give_up()), their
+ * tries as they were. */
 static void
 requeue_late(struct lr_ctl *c, const struct lr_ctl_release *late, int n,
              const struct lr_cdynp_result *res)
@@ -559,8 +584,7 @@ requeue_late(struct lr_ctl *c, const struct lr_ctl_release *late, int n,
         for (int j = 0; res && j < res->n_dcs; j++)
             in_chain |= c->agent[res->dc[j]] == late[i].agent;
         if (!in_chain)
-            retry_or_give_up(c, late[i].agent, late[i].tag,
-                             late[i].tries + 1);
+            retry_or_give_up(c, late[i].agent, late[i].tag, late[i].tries);
     }
 }
 
@@ -777,7 +801,7 @@ agents_back(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed,
     c->counters.agent_releases_given_up += (unsigned) op->rel_given_up;
     if (!c->release_hook) {
         c->counters.agent_releases_given_up += (unsigned) op->n_rel;
-        send_deferred(c, NULL, NULL, 0);
+        send_deferred(c);
         return;
     }
     requeue(c, op, committed, chain, n_chain);
@@ -959,7 +983,7 @@ commit_remote(struct lr_ctl *c, struct lr_job *job,
     struct lr_ctl_release late[LR_TM_MAX_DCS];
     /* A RELEASE of this name still waiting (an earlier job's) would undo
      * the COMMIT if it went after it. */
-    int n_late = send_deferred(c, job->intent.name, late, LR_TM_MAX_DCS);
+    int n_late = take_deferred(c, job->intent.name, late, LR_TM_MAX_DCS);
     int rc = commit_chain(c->agent, c->cluster, res, job->intent.name, why,
                           sizeof why, &unconfirmed, lost);
     c->counters.agent_release_failures += (unsigned) unconfirmed;
@@ -1097,7 +1121,7 @@ static void
 settle_agents(struct lr_ctl *c)
 {
     drop_agent_plan(c);
-    send_deferred(c, NULL, NULL, 0);
+    send_deferred(c);
 }
 
 /* The plan made with the agents off the owner's thread for 'in' over the
@@ -2688,7 +2712,7 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
      * no op has taken them yet), sent to them now, counted here: the copy
      * shares the queue, and closing it would leave them waiting for
      * agents freed with it.  A refused network keeps them queued. */
-    send_deferred(c, NULL, NULL, 0);
+    send_deferred(c);
     carry_keeps(c, &old);
     close_network(&old);
     return 0;

@@ -361,8 +361,12 @@ void lr_ctl_plan_end(struct lr_ctl *, struct lr_ctl_op *op);
  * An
  * admission that plans with the agents on the owner's thread first
  * sends there what a plan op would (the KEEPs owed, the whole queue),
- * and before its COMMIT the RELEASEs of its own name that wait again
- * (a late RELEASE would undo its COMMIT); a new network and
+ * and does not send those of its own name that wait again a second
+ * time before its COMMIT: it holds them back until the COMMIT's outcome
+ * is known (a late RELEASE would undo it), then drops them at the agents
+ * the COMMIT reached (it releases a leftover of its name itself) and
+ * queues the others again.  A RELEASE due twice at one agent (a failed
+ * COMMIT's and one that waited) waits once; a new network and
  * lr_ctl_free() send the whole queue there.  lr_ctl_release_begin: 0,
  * or ENOMEM (the queue stays). */
 #define LR_CTL_RELEASE_TRIES 10

@@ -12,7 +12,8 @@
  * thread; freeing it finishes what it holds.  lr_ctl_check() after each.
  * With a real agent for dc2 (./lightrail agent, behind a proxy of the
  * test's that drops the connections it is told to): the KEEPs sent
- * between a plan's end and its admission.
+ * between a plan's end and its admission, and the RELEASEs of an
+ * admission that plans on the owner's thread.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -713,7 +714,8 @@ test_agent_down_across_a_new_network(void)
  * request unanswered) and forwards the others, a thread each.  'drop':
  * -1 drops every connection, n >= 0 the next n, then forwards. */
 struct proxy {
-    int fd, port, to;
+    int fd, port;
+    atomic_int to;                    /* the agent's port */
     atomic_int drop;
     pthread_t t;
 };
@@ -753,7 +755,7 @@ proxy_run(void *arg)
             continue;
         }
         struct sockaddr_in to = { .sin_family = AF_INET,
-                                  .sin_port = htons((uint16_t) p->to),
+                                  .sin_port = htons((uint16_t) atomic_load(&p->to)),
                                   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
         int s = socket(AF_INET, SOCK_STREAM, 0);
         int *fds = malloc(2 * sizeof *fds);
@@ -786,7 +788,7 @@ proxy_start(struct proxy *p, int to)
     struct sockaddr_in a = { .sin_family = AF_INET,
                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     socklen_t len = sizeof a;
-    p->to = to;
+    atomic_init(&p->to, to);
     atomic_init(&p->drop, -1);
     p->fd = socket(AF_INET, SOCK_STREAM, 0);
     if (p->fd < 0 || bind(p->fd, (struct sockaddr *) &a, sizeof a)
@@ -808,22 +810,30 @@ proxy_stop(struct proxy *p)
 
 /* lightrail agent for metro's dc2 (its real figures), on a free port of
  * 127.0.0.1, with certificate dc2 and 'ca' (which must hold the
- * coordinator's); its stderr into dir/dc2-agent.log and its state in
- * dir/dc2-agent.  The pid, and its port in '*port'; -1 when it does
- * not come up (no lightrail built: the caller skips). */
+ * coordinator's); its stderr into dir/dc2-agent.log, its state in
+ * dir/'state' (a restart keeps its reservations), the messages it
+ * receives into dir/'record' (--record), and each save of its
+ * reservations held back 'delay_save' ms.  The pid, and its port in
+ * '*port'; -1 when it does not come up (no lightrail built: the caller
+ * skips). */
 static pid_t
-agent_start(const char *ca, int *port)
+agent_start(const char *ca, int *port, const char *state_name,
+            const char *record, int delay_save)
 {
     char cfg[300], key[300], cert[300], state[300], log[300], pf[320];
+    char rec[300], delay[32];
     const char *bin = "./lightrail";
     if (access(bin, X_OK))
         return -1;
     snprintf(key, sizeof key, "%s/dc2.key", dir);
     snprintf(cert, sizeof cert, "%s/dc2.pem", dir);
     snprintf(cfg, sizeof cfg, "%s/dc2-agent.json", dir);
-    snprintf(state, sizeof state, "%s/dc2-agent", dir);
+    snprintf(state, sizeof state, "%s/%s", dir, state_name);
     snprintf(log, sizeof log, "%s/dc2-agent.log", dir);
     snprintf(pf, sizeof pf, "%s/agent.port", state);
+    snprintf(rec, sizeof rec, "%s/%s", dir, record);
+    snprintf(delay, sizeof delay, "%d", delay_save);
+    unlink(pf);
     FILE *f = fopen(cfg, "w");
     if (!f)
         return -1;
@@ -841,7 +851,8 @@ agent_start(const char *ca, int *port)
         FILE *e = freopen(log, "a", stderr);
         (void) e;
         execl(bin, "lightrail", "agent", "--config", cfg, "--listen",
-              "127.0.0.1:0", "--state-dir", state, (char *) NULL);
+              "127.0.0.1:0", "--state-dir", state, "--record", rec,
+              "--delay-save-ms", delay, (char *) NULL);
         _exit(127);
     }
     for (int i = 0; pid > 0 && i < 600; i++) {
@@ -883,6 +894,103 @@ agent_said(const char *text)
     return n;
 }
 
+/* How many messages of type 'type' for tag 'tag' dir/'record' holds. */
+static int
+agent_got(const char *record, const char *type, const char *tag)
+{
+    char path[300], line[2048], t[80], g[80];
+    int n = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, record);
+    snprintf(t, sizeof t, "\"type\":\"%s\"", type);
+    snprintf(g, sizeof g, "\"%s\"", tag);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, t) && strstr(line, g);
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* The certificates of the coordinator (remote_dc2()) and of dc2, and a
+ * CA file of both, into ca[220]; 0, or -1 (skipped). */
+static int
+agent_certs(const char *cert, char *ca)
+{
+    char dkey[220], dcert[220], cmd[800];
+    snprintf(dkey, sizeof dkey, "%s/dc2.key", dir);
+    snprintf(dcert, sizeof dcert, "%s/dc2.pem", dir);
+    snprintf(ca, 220, "%s/ca-both.pem", dir);
+    snprintf(cmd, sizeof cmd, "cat %s %s > %s", cert, dcert, ca);
+    return lr_test_self_signed(dkey, dcert, "dc2") || system(cmd) ? -1 : 0;
+}
+
+/* An admission that plans with the agents on the owner's thread sends
+ * the RELEASEs queued first, and those of its own name are not sent
+ * again before its COMMIT (it sent each twice): the COMMIT releases a
+ * leftover of its name itself (EEXIST).  Nor are they queued twice when
+ * the COMMIT fails too.  dc2's agent saves its reservations 2.5 s late,
+ * over the coordinator's 1 s: a RELEASE that frees a reservation, and a
+ * COMMIT, go unanswered; one of nothing (ENOENT) is answered. */
+static void
+test_admission_sends_its_release_once(void)
+{
+    char key[200], cert[200], ca[220], err[1024], path[200];
+    struct lr_cluster *remote = remote_dc2(key, cert);
+    if (!remote)
+        return;
+    int port = 0;
+    pid_t agent = -1;
+    struct proxy px;
+    if (agent_certs(cert, ca)
+        || (agent = agent_start(ca, &port, "dup", "dup1.jsonl", 0)) < 0) {
+        fprintf(stderr, "no lightrail agent: skipped\n");
+        lr_cluster_free(remote);
+        return;
+    }
+    CU_ASSERT_EQUAL_FATAL(proxy_start(&px, port), 0);
+    atomic_store(&px.drop, 0);
+    remote->dcs[1].remote_port = px.port;
+    snprintf(path, sizeof path, "%s/dup.db", dir);
+    struct lr_ctl_config cfg = { .topo = topo, .cluster = remote,
+                                 .default_driver = "dummy",
+                                 .dummy_dir = devdir, .db_path = path,
+                                 .agent_cert = cert, .agent_key = key,
+                                 .agent_ca = ca, .agent_timeout_s = 1 };
+    struct lr_ctl *c = NULL;
+    char *report = NULL;
+    int queued = 0;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
+    free(report);
+    lr_ctl_set_release_hook(c, count_hook, &queued);
+    struct lr_intent in = intent("dup", 64);
+    in.gpus_min = 30;
+    struct lr_job job;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(agent_said("'dup' committed"), 1);
+    /* Deleted: its RELEASE waits, untried. */
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_delete(c, "dup", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_releases_pending(c), 1);
+
+    /* The agent again, slow to save, holding dup; a job of that name. */
+    agent_stop(agent);
+    agent = agent_start(ca, &port, "dup", "dup2.jsonl", 2500);
+    CU_ASSERT_FATAL(agent > 0);
+    atomic_store(&px.to, port);
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+    /* The queued RELEASE (unanswered), the COMMIT's (unanswered): the
+     * first was not sent again before the COMMIT. */
+    CU_ASSERT_EQUAL(agent_got("dup2.jsonl", "release", "dup"), 2);
+    CU_ASSERT_EQUAL(agent_got("dup2.jsonl", "commit", "dup"), 1);
+    /* One RELEASE of dup at dc2 waits to be tried again, not two. */
+    CU_ASSERT_EQUAL(lr_ctl_releases_retrying(c), 1);
+    lr_ctl_free(c);
+    agent_stop(agent);
+    proxy_stop(&px);
+    lr_cluster_free(remote);
+}
+
 /* A plan made with the agents off the owner's thread and committed at
  * them is held there under its intent's name until its admission takes
  * it (lr_ctl_plan_end keeps it): a KEEP sent meanwhile (an op between
@@ -894,21 +1002,15 @@ agent_said(const char *text)
 static void
 test_keep_lists_a_kept_plan(void)
 {
-    char key[200], cert[200], ca[220], dkey[220], dcert[220], err[1024];
-    char path[200];
+    char key[200], cert[200], ca[220], err[1024], path[200];
     struct lr_cluster *remote = remote_dc2(key, cert);
     if (!remote)
         return;
-    snprintf(dkey, sizeof dkey, "%s/dc2.key", dir);
-    snprintf(dcert, sizeof dcert, "%s/dc2.pem", dir);
-    snprintf(ca, sizeof ca, "%s/ca-both.pem", dir);
-    char cmd[800];
-    snprintf(cmd, sizeof cmd, "cat %s %s > %s", cert, dcert, ca);
     int port = 0;
     pid_t agent = -1;
     struct proxy px;
-    if (lr_test_self_signed(dkey, dcert, "dc2") || system(cmd)
-        || (agent = agent_start(ca, &port)) < 0) {
+    if (agent_certs(cert, ca)
+        || (agent = agent_start(ca, &port, "keep", "keep.jsonl", 0)) < 0) {
         fprintf(stderr, "no lightrail agent: skipped\n");
         lr_cluster_free(remote);
         return;
@@ -997,6 +1099,8 @@ static CU_TestInfo tests[] = {
       test_new_network_sends_queued_releases },
     { "a KEEP lists a plan committed and not yet admitted",
       test_keep_lists_a_kept_plan },
+    { "an admission on the owner's thread sends its name's RELEASE once",
+      test_admission_sends_its_release_once },
     CU_TEST_INFO_NULL,
 };
 
