@@ -115,6 +115,15 @@ expect_bad "--algo spp does not use them" $LIGHTRAIL plan --model gpt-1.9b --clu
 expect_bad "--algo spp does not use them" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo spp --device-step auto
 expect_bad "--device-step do not apply" $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$MAN3" --device-step auto
 expect_bad "--device-step wants a number of devices" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --device-step 0
+# --plot is checked before planning (which can take minutes): a folder
+# that does not exist, a folder as the file, or a data-parallel plan is
+# refused with nothing printed.
+expect_bad "--plot $tmp/no/such/g.png: cannot write a file there: No such file or directory" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --plot "$tmp/no/such/g.png"
+expect_bad "--plot $tmp: cannot write a file there: Is a directory" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --plot "$tmp"
+expect_bad "--plot draws a pipeline; a data-parallel plan (--algo dp) has none" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo dp --plot "$tmp/dp.png"
 
 # --device-step: stages on multiples of it (man3's DCs hold 8, 4 and 4),
 # and 1 (every count) is what the automatic step gives DCs this small.

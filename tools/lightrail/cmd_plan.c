@@ -261,6 +261,11 @@ parse_args(int argc, char **argv, struct opts *o)
                    algo_names[o->algo]);
         return LR_EXIT_USAGE;
     }
+    if (o->plot && o->algo == A_DP) {
+        lr_cli_err(CMD, "--plot draws a pipeline; a data-parallel plan "
+                   "(--algo dp) has none");
+        return LR_EXIT_USAGE;
+    }
     if (o->max_nodes != 50000000 && o->algo != A_EXACT && !o->distributed) {
         lr_cli_err(CMD, "--max-nodes bounds --algo exact's search: --algo %s "
                    "does not use it", algo_names[o->algo]);
@@ -479,6 +484,14 @@ lr_cmd_plan(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? LR_EXIT_OK : rc;
+    /* The chart is drawn after the plan, which --algo exact or a large
+     * cluster can take minutes to find. */
+    int e = o.plot ? lr_cli_file_writable(o.plot) : 0;
+    if (e) {
+        lr_cli_err(CMD, "--plot %s: cannot write a file there: %s", o.plot,
+                   strerror(e));
+        return LR_EXIT_USAGE;
+    }
 
     struct ly_ctx *ctx = NULL;
     struct lr_model *model = NULL;
@@ -611,12 +624,6 @@ lr_cmd_plan(int argc, char **argv)
     }
 
     if (o.plot) {
-        if (o.algo == A_DP) {
-            lr_cli_err(CMD, "--plot draws a pipeline; a data-parallel plan "
-                       "has none");
-            rc = LR_EXIT_USAGE;
-            goto cleanup;
-        }
         char title[256];
         snprintf(title, sizeof title, "%s, %s: one iteration, simulated GPipe "
                  "schedule (%.3f s; the model's T = %.3f s)", mname,
