@@ -100,7 +100,9 @@ usage(FILE *f)
 "                    first; a prefix another live process holds is refused\n"
 "\n"
 "Exit status: 0 done, 2 bad option, 3 the emulation cannot run here (not\n"
-"root, no namespaces) or a probe failed, 1 interrupted or internal error.\n",
+"root, no namespaces), a sample job could not be provisioned (its reason\n"
+"on stderr: e.g. a --scale tbf cannot shape) or a probe failed, 1\n"
+"interrupted or internal error.\n",
             N_SAMPLES, SBINDIR);
 }
 

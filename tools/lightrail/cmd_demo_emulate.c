@@ -58,7 +58,9 @@ struct emu_sample {
 
 /* A job whose plan crosses all three data centers of the metro cluster
  * (two inter-DC boundaries, four lightpaths), then one that finds no GPU
- * left: a job that fits one DC has no lightpath to probe. */
+ * left: a job that fits one DC has no lightpath to probe.  The second's
+ * 'blocked' is the demo's point; a job that ends 'failed' was planned
+ * and could not be provisioned, and fails the demo (exit 3). */
 static const struct emu_sample emu_samples[] = {
     { "llama2-13b-e", "llama2-13b", 32, 1, 16, 56 },
     { "gpt-1.9b-e", "gpt-1.9b", 64, 4, 4, 32 },
@@ -288,6 +290,9 @@ lr_demo_emulate(const struct lr_demo_emulate *opt)
     json_object *jobs = json_object_new_array();
     struct emu_row rows[64];
     int n_rows = 0, rc = LR_EXIT_FAIL;
+    /* Sample jobs that ended failed, and the first one's name and why. */
+    int n_failed = 0;
+    char failed[LR_JOB_NAME_MAX + LR_JOB_REASON_MAX + 2] = "";
     struct lr_cli_signals sigs;
     emu_stop = 0;
     lr_cli_signals_catch(&sigs, emu_on_signal);
@@ -375,6 +380,8 @@ lr_demo_emulate(const struct lr_demo_emulate *opt)
                            l.gbps, l.rate_bps / 1e6);
             }
         }
+        if (job.phase == LR_JOB_FAILED && !n_failed++)
+            snprintf(failed, sizeof failed, "%s: %s", s->name, job.reason);
         if (job.phase == LR_JOB_ACTIVE) {
             int prc = emu_probe_job(opt, dp, cl, &job, rows, &n_rows,
                                     (int) (sizeof rows / sizeof *rows));
@@ -395,6 +402,12 @@ lr_demo_emulate(const struct lr_demo_emulate *opt)
         emu_print_text(rows, n_rows, dp);
     }
     rc = LR_EXIT_OK;
+    if (n_failed) {
+        lr_cli_err(CMD, "%d of %d sample jobs could not be provisioned "
+                   "(%d boundaries probed); the first, %s", n_failed,
+                   N_EMU_SAMPLES, n_rows, failed);
+        rc = LR_EXIT_INFEASIBLE;
+    }
 
 cleanup:
     lr_ctl_free(ctl);
