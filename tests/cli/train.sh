@@ -798,12 +798,35 @@ if $IM --holding work --known-work --refuse --teacher greedy-work \
    && jq -s -e '.[0].known_work and .[1].known_work and .[0].refused > 0.05
                 and .[1].refused > 0' "$tmp/kw.json" > /dev/null; then
     ok "known-work=1 recorded; sim adopts it and the student refuses too"
+    kw_share=$(sed -n 's/.*refusals were \([0-9.]*\)% of the labels.*/\1/p' "$tmp/err")
     reseal "$tmp/kw.pol" "$tmp/kwbad.pol" 's/^known-work=1$/known-work=2/'
     expect_bad "header key 'known-work' missing or invalid" \
         $S --policy-file "$tmp/kwbad.pol"
 else
     notok "train --known-work: $(cat "$tmp/err" "$tmp/kw.json")"
 fi
+# --work-cap is the teacher's threshold: one no job reaches leaves no
+# refusal label, where 0.3 gave some.  Any run without greedy-work as
+# its teacher would ignore it, and refuses it instead.
+if $IM --holding work --known-work --refuse --teacher greedy-work \
+       --work-cap 1e9 --imitate 512 --steps 0 --out "$tmp/kw9.pol" \
+       2> "$tmp/err" \
+   && grep -q 'refusals were 0.00% of the labels' "$tmp/err" \
+   && awk -v r="${kw_share:-0}" 'BEGIN { exit !(r > 0) }'; then
+    ok "train --work-cap sets greedy-work's threshold ($kw_share% refusal labels at 0.3, none at 1e9)"
+else
+    notok "train --work-cap 1e9 against 0.3 (${kw_share:-none}%): $(cat "$tmp/err")"
+fi
+expect_bad "--work-cap is greedy-work's threshold, and no greedy-work teaches: add --teacher greedy-work or --teacher rollout-greedy-work, or leave --work-cap out" \
+    $IM --holding work --known-work --teacher rollout-greedy --work-cap 4 \
+    --imitate 512 --steps 0 --out "$tmp/x"
+expect_bad "--work-cap is greedy-work's threshold, and no greedy-work teaches" \
+    $TRAIN --seed 1 --known-work --work-cap 4 --out "$tmp/x"
+expect_bad "--work-cap is greedy-work's threshold, and no greedy-work teaches" \
+    $IM --known-work --teacher greedy --work-cap 4 --steps 0 --out "$tmp/x"
+expect_bad "--work-cap is the teacher greedy-work's threshold, and --imitate 0 runs no teacher: give --imitate N, or leave --work-cap out" \
+    $TRAIN --seed 1 --known-work --teacher greedy-work --imitate 0 \
+    --work-cap 4 --out "$tmp/x"
 # Held work: only with known work; held-work=1 recorded, sim adopts it,
 # a bad value or one without known-work=1 is refused.
 expect_bad "--held-work observes the GPU-time the running jobs hold, which only their known lengths tell: add --known-work" \

@@ -193,8 +193,9 @@ usage(FILE *f)
 "                      multiple of --envs (default 0: none; %d when\n"
 "                      --teacher is given); --steps 0 then means\n"
 "                      imitation alone\n"
-"  --work-cap THETA    the teacher greedy-work's threshold (as in\n"
-"                      lightrail sim; default 1; it needs --known-work)\n"
+"  --work-cap THETA    greedy-work's threshold (as in lightrail sim;\n"
+"                      default 1), for --teacher greedy-work or\n"
+"                      rollout-greedy-work (which need --known-work)\n"
 "  --imitate-lr X      Adam's learning rate while imitating, constant\n"
 "                      (default 3e-3)\n"
 "  --imitate-buffer N  labelled states kept for the minibatches, a uniform\n"
@@ -313,7 +314,7 @@ parse_args(int argc, char **argv, struct opts *o)
     };
     long v;
     int c, have_seed = 0, have_imitate = 0, have_steps = 0, have_rweight = 0;
-    int have_dweight = 0;
+    int have_dweight = 0, have_wcap = 0;
     /* Options of one teacher, which any other would ignore: the first
      * given, for the message. */
     const char *ro_opt = NULL, *im_opt = NULL;
@@ -468,6 +469,7 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_WCAP:
             if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->work_cap))
                 bad = "--work-cap wants a positive number";
+            have_wcap = 1;
             break;
         case O_ENVS:
             if (lr_cli_parse_long(optarg, 1, 4096, &v))
@@ -510,11 +512,26 @@ parse_args(int argc, char **argv, struct opts *o)
                    "imitate", o->imitate);
         return LR_EXIT_USAGE;
     }
-    if ((o->teacher == &lr_jenv_greedy_work
-         || (o->teacher == &lr_jenv_rollout_policy
-             && o->ro.base == &lr_jenv_greedy_work)) && !o->env.known_work) {
+    bool greedy_work = o->teacher == &lr_jenv_greedy_work
+                       || (o->teacher == &lr_jenv_rollout_policy
+                           && o->ro.base == &lr_jenv_greedy_work);
+    if (greedy_work && !o->env.known_work) {
         lr_cli_err(CMD, "--teacher %s reads each job's length: add "
                    "--known-work", o->teacher_name);
+        return LR_EXIT_USAGE;
+    }
+    /* Only greedy-work reads the threshold, and only while it teaches:
+     * given to any other run, it would change nothing, silently. */
+    if (have_wcap && !greedy_work) {
+        lr_cli_err(CMD, "--work-cap is greedy-work's threshold, and no "
+                   "greedy-work teaches: add --teacher greedy-work or "
+                   "--teacher rollout-greedy-work, or leave --work-cap out");
+        return LR_EXIT_USAGE;
+    }
+    if (have_wcap && !o->imitate) {
+        lr_cli_err(CMD, "--work-cap is the teacher %s's threshold, and "
+                   "--imitate 0 runs no teacher: give --imitate N, or "
+                   "leave --work-cap out", o->teacher_name);
         return LR_EXIT_USAGE;
     }
     if (have_rweight && (!o->imitate || !o->env.refuse)) {
