@@ -190,6 +190,10 @@ expect_bad "--cap is greedy-cap's threshold, and no greedy-cap runs" \
     $W --policy greedy,static --cap 2
 expect_bad "--work-cap is greedy-work's threshold, and no greedy-work runs" \
     $W --known-work --policy greedy --work-cap 2
+# 'all' leaves greedy-work out without --known-work, and its threshold
+# with it.
+expect_bad "--work-cap is greedy-work's threshold, and --policy all runs greedy-work only with --known-work: add it, or leave --work-cap out" \
+    $W --policy all --work-cap 2
 
 # greedy-work reads each job's length, which only --known-work tells: it
 # is asked for by name only with it, 'all' runs it only then; with an

@@ -590,32 +590,11 @@ lr_cmd_sim(int argc, char **argv)
                                               MAX_POLICIES - 1
                                               - (o.rollout != NULL))) < 0)
         return LR_EXIT_USAGE;
-    /* --cap and --work-cap tune one policy each: given without it, they
-     * would change nothing, silently. */
-    const struct lr_jenv_policy *ro_base = o.rollout
-                                           ? lr_jenv_policy_find(o.rollout)
-                                           : NULL;
-    bool cap_used = ro_base == &lr_jenv_greedy_cap;
-    bool work_cap_used = ro_base == &lr_jenv_greedy_work;
     for (int i = 0; i < n_pol; i++) {
-        if (pol[i].p == &lr_jenv_greedy_cap) {
+        if (pol[i].p == &lr_jenv_greedy_cap)
             pol[i].arg = &o.cap;
-            cap_used = true;
-        }
-        if (pol[i].p == &lr_jenv_greedy_work) {
+        if (pol[i].p == &lr_jenv_greedy_work)
             pol[i].arg = &o.work_cap;
-            work_cap_used = true;
-        }
-    }
-    if ((o.cap_set && !cap_used) || (o.work_cap_set && !work_cap_used)) {
-        bool cap = o.cap_set && !cap_used;
-        lr_cli_err(CMD, "%s is %s's threshold, and no %s runs: name it in "
-                   "--policy (or --rollout), or leave %s out",
-                   cap ? "--cap" : "--work-cap",
-                   cap ? "greedy-cap" : "greedy-work",
-                   cap ? "greedy-cap" : "greedy-work",
-                   cap ? "--cap" : "--work-cap");
-        return LR_EXIT_USAGE;
     }
     struct lr_ppo *ppo = NULL;
     struct lr_jenv_rollout *ro = NULL;
@@ -695,6 +674,37 @@ lr_cmd_sim(int argc, char **argv)
         && !o.env.known_work) {
         lr_cli_err(CMD, "--rollout greedy-work reads each job's length: "
                    "add --known-work");
+        lr_ppo_free(ppo);
+        return LR_EXIT_USAGE;
+    }
+    /* --cap and --work-cap tune one policy each: given without it, they
+     * would change nothing, silently.  Asked after the policy file (whose
+     * known-work=1 counts) and after 'all' lost greedy-work. */
+    const struct lr_jenv_policy *ro_base = o.rollout
+                                           ? lr_jenv_policy_find(o.rollout)
+                                           : NULL;
+    bool cap_used = ro_base == &lr_jenv_greedy_cap;
+    bool work_cap_used = ro_base == &lr_jenv_greedy_work;
+    for (int i = 0; i < n_pol; i++) {
+        cap_used |= pol[i].p == &lr_jenv_greedy_cap;
+        work_cap_used |= pol[i].p == &lr_jenv_greedy_work;
+    }
+    if (o.work_cap_set && !work_cap_used && o.policies
+        && !strcmp(o.policies, "all") && !o.env.known_work) {
+        lr_cli_err(CMD, "--work-cap is greedy-work's threshold, and --policy "
+                   "all runs greedy-work only with --known-work: add it, or "
+                   "leave --work-cap out");
+        lr_ppo_free(ppo);
+        return LR_EXIT_USAGE;
+    }
+    if ((o.cap_set && !cap_used) || (o.work_cap_set && !work_cap_used)) {
+        bool cap = o.cap_set && !cap_used;
+        lr_cli_err(CMD, "%s is %s's threshold, and no %s runs: name it in "
+                   "--policy (or --rollout), or leave %s out",
+                   cap ? "--cap" : "--work-cap",
+                   cap ? "greedy-cap" : "greedy-work",
+                   cap ? "greedy-cap" : "greedy-work",
+                   cap ? "--cap" : "--work-cap");
         lr_ppo_free(ppo);
         return LR_EXIT_USAGE;
     }
