@@ -98,4 +98,35 @@ expect_bad "unknown or incomplete option '--format' (see lightrail demo --help)"
     $LIGHTRAIL demo --keep --format
 expect_bad "unknown or incomplete option '--kep' (see lightrail demo --help)" \
     $LIGHTRAIL demo --kep
+# Sample jobs the devices refuse (the daemon started by a wrapper that
+# makes every dummy ROADM refuse its applies, state-dir/devices/R.fail):
+# the demo exits 3 and says how many failed and the first one's reason,
+# in both formats (it exited 0).
+cat > "$tmp/refusing" <<EOF
+#!/bin/sh
+d=\$(dirname "\$2")
+mkdir -p "\$d/state/devices"
+for n in \$(jq -r '.["ietf-network:networks"].network[0].node[]["node-id"]' "\$d/metro-topology.json"); do
+    echo always > "\$d/state/devices/\$n.fail"
+done
+exec "$(pwd)/lightraild" "\$@"
+EOF
+chmod +x "$tmp/refusing"
+for fmt in text json; do
+    $LIGHTRAIL demo --format $fmt --lightraild "$tmp/refusing" > "$tmp/refused.out" 2> "$tmp/refused.err"
+    rc=$?
+    line=$(grep "lightrail demo:" "$tmp/refused.err")
+    if [ $rc -eq 3 ] && [ "$(echo "$line" | wc -l)" -eq 1 ] \
+       && echo "$line" | grep -q "sample jobs could not be provisioned; the first, [a-z0-9.-]*: ROADM r[0-9] refused the lightpaths"; then
+        ok "--format $fmt, devices refusing: exit 3, the first failure said"
+    else
+        notok "--format $fmt, devices refusing: exit $rc, stderr: $(cat "$tmp/refused.err")"
+    fi
+done
+if jq -e '.jobs_failed >= 1' "$tmp/refused.out" > /dev/null; then
+    ok "its JSON counts the failed jobs"
+else
+    notok "JSON with devices refusing: $(cat "$tmp/refused.out")"
+fi
+
 lr_summary

@@ -99,10 +99,12 @@ usage(FILE *f)
 "                    lrdemo; 1-8 of a-z 0-9); leftovers with it are removed\n"
 "                    first; a prefix another live process holds is refused\n"
 "\n"
-"Exit status: 0 done, 2 bad option, 3 the emulation cannot run here (not\n"
-"root, no namespaces), a sample job could not be provisioned (its reason\n"
-"on stderr: e.g. a --scale tbf cannot shape) or a probe failed, 1\n"
-"interrupted or internal error.\n",
+"Exit status: 0 done (sample jobs blocked for want of GPUs or memory\n"
+"included: the demo shows refusals too), 2 bad option, 3 a sample job\n"
+"could not be provisioned (the devices refused it, or a --scale tbf\n"
+"cannot shape; the first one's reason on stderr), the emulation cannot\n"
+"run here (not root, no namespaces) or a probe failed, 1 interrupted or\n"
+"internal error.\n",
             N_SAMPLES, SBINDIR);
 }
 
@@ -163,6 +165,45 @@ random_token(char *out, size_t len)
     for (size_t i = 0; i < sizeof b && 2 * i + 2 < len; i++)
         snprintf(out + 2 * i, 3, "%02x", b[i]);
     return 0;
+}
+
+/* The sample jobs lightraild holds failed (planned, and the devices
+ * refused their lightpaths), read back once all are submitted; the
+ * first one's name and reason into 'first'.  -1 when the list cannot be
+ * read (the request said why on stderr). */
+static int
+count_failed(const char *url, const char *token, const char *cert,
+             char *first, size_t len)
+{
+    long status;
+    char *reply = NULL;
+    int n = -1;
+    first[0] = '\0';
+    lr_client_request(url, token, cert, "GET", JOBS, NULL, &status, &reply);
+    json_object *doc = reply ? json_tokener_parse(reply) : NULL, *jobs, *arr;
+    if (doc && json_object_object_get_ex(doc, "lightrail-job:jobs", &jobs)
+        && json_object_object_get_ex(jobs, "job", &arr)
+        && json_object_is_type(arr, json_type_array)) {
+        n = 0;
+        for (size_t i = 0; i < json_object_array_length(arr); i++) {
+            json_object *job = json_object_array_get_idx(arr, i), *state,
+                        *v;
+            if (!json_object_object_get_ex(job, "state", &state)
+                || !json_object_object_get_ex(state, "phase", &v)
+                || strcmp(json_object_get_string(v), "failed"))
+                continue;
+            if (!n++) {
+                json_object *name, *why;
+                json_object_object_get_ex(job, "name", &name);
+                json_object_object_get_ex(state, "reason", &why);
+                snprintf(first, len, "%s: %s", json_object_get_string(name),
+                         why ? json_object_get_string(why) : "no reason");
+            }
+        }
+    }
+    json_object_put(doc);
+    free(reply);
+    return n;
 }
 
 static void
@@ -432,7 +473,20 @@ lr_cmd_demo(int argc, char **argv)
                        "--cacert", cert, NULL };
         lr_cmd_job((int) (sizeof al / sizeof *al) - 1, al);
     }
-    rc = demo_stop ? LR_EXIT_FAIL : LR_EXIT_OK;
+    if (demo_stop)
+        goto interrupted;
+    /* A sample job that failed is a demo that did not do its job. */
+    char first[1024];
+    int failed = count_failed(url, token, cert, first, sizeof first);
+    rc = LR_EXIT_OK;
+    if (failed < 0) {
+        lr_cli_err(CMD, "cannot read the jobs back from lightraild");
+        rc = LR_EXIT_FAIL;
+    } else if (failed) {
+        lr_cli_err(CMD, "%d of %d sample jobs could not be provisioned; "
+                   "the first, %s", failed, N_SAMPLES, first);
+        rc = LR_EXIT_INFEASIBLE;
+    }
     goto cleanup;
 
 interrupted:
