@@ -20,6 +20,7 @@
 #include "planner/lr_exact.h"
 #include "planner/lr_jenv.h"
 #include "planner/lr_modulation.h"
+#include "planner/lr_utf8.h"
 #include "planner/lr_util.h"
 #include "southbound/sb_linux.h"
 #include "tools/lightrail/lr_policy_file.h"
@@ -41,14 +42,26 @@ lr_ctl_fail(char *err, size_t errlen, int code, const char *fmt, ...)
     return code;
 }
 
-/* The job's reason, truncated to fit (vsnprintf: no truncation
- * warning for a message that is allowed to be cut). */
-static void
+/* The job's reason, cut with a mark when it does not fit
+ * (LR_JOB_REASON_MAX says why it may be). */
+static void __attribute__((format(printf, 2, 3)))
 set_reason(struct lr_job *job, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(job->reason, sizeof job->reason, fmt, ap);
+    job->reason[0] = '\0';
+    lr_utf8_vappendf(job->reason, sizeof job->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* The job's note, as set_reason() sets the reason. */
+static void __attribute__((format(printf, 2, 3)))
+set_note(struct lr_job *job, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    job->note[0] = '\0';
+    lr_utf8_vappendf(job->note, sizeof job->note, fmt, ap);
     va_end(ap);
 }
 
@@ -1374,13 +1387,11 @@ ppo_decided(struct lr_ctl *c, const struct lr_intent *in,
 static void
 ppo_note_work(struct lr_job *job, double work, const char *ro)
 {
-    size_t n = strlen(job->note);
-    if (work >= 0 && n < sizeof job->note)
-        snprintf(job->note + n, sizeof job->note - n, ", work %.2f x mean",
-                 work);
-    n = strlen(job->note);
-    if (*ro && n < sizeof job->note)
-        snprintf(job->note + n, sizeof job->note - n, "; %s", ro);
+    if (work >= 0)
+        lr_utf8_appendf(job->note, sizeof job->note, ", work %.2f x mean",
+                        work);
+    if (*ro)
+        lr_utf8_appendf(job->note, sizeof job->note, "; %s", ro);
 }
 
 /* Realises candidate 'a' of the policy for 'job': the stages by CDynP
@@ -1486,22 +1497,18 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
     job->phase = LR_JOB_PLANNED;
     const struct lr_cluster *cl = c->cluster;
     if (cd->n_dcs == 1)
-        snprintf(job->note, sizeof job->note, "ppo: candidate %d, %s with "
-                 "%d GPUs", a, cl->dcs[cd->dc[0]].name,
-                 lr_jenv_cand_gpus(env, a, 0));
+        set_note(job, "ppo: candidate %d, %s with %d GPUs", a,
+                 cl->dcs[cd->dc[0]].name, lr_jenv_cand_gpus(env, a, 0));
     else {
         /* "%s (%d GPUs) then ..." over the chain, then its route. */
-        size_t n = (size_t) snprintf(job->note, sizeof job->note,
-                                     "ppo: candidate %d, ", a);
-        for (int i = 0; i < cd->n_dcs && n < sizeof job->note; i++)
-            n += (size_t) snprintf(job->note + n, sizeof job->note - n,
-                                   "%s%s (%d GPUs)", i ? " then " : "",
-                                   cl->dcs[cd->dc[i]].name,
-                                   lr_jenv_cand_gpus(env, a, i));
-        if (n < sizeof job->note)
-            snprintf(job->note + n, sizeof job->note - n, ", route %d%s at "
-                     "%d Gb/s", cd->route, cd->n_dcs > 2 ? " of each hop" : "",
-                     rate);
+        set_note(job, "ppo: candidate %d, ", a);
+        for (int i = 0; i < cd->n_dcs; i++)
+            lr_utf8_appendf(job->note, sizeof job->note, "%s%s (%d GPUs)",
+                            i ? " then " : "", cl->dcs[cd->dc[i]].name,
+                            lr_jenv_cand_gpus(env, a, i));
+        lr_utf8_appendf(job->note, sizeof job->note, ", route %d%s at %d "
+                        "Gb/s", cd->route,
+                        cd->n_dcs > 2 ? " of each hop" : "", rate);
     }
     ppo_note_work(job, work, ro);
     rc = 0;
@@ -1598,7 +1605,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
         if (a == LR_CTL_PPO_REFUSED) {
             job->phase = LR_JOB_BLOCKED;
             set_reason(job, "refused by the ppo policy: %s", why);
-            snprintf(job->note, sizeof job->note, "ppo: refused the job");
+            set_note(job, "ppo: refused the job");
             ppo_note_work(job, work, ro);
             c->counters.blocks_plan++;
             c->counters.ppo_refused++;
@@ -1615,8 +1622,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             goto cleanup;
         }
         c->counters.ppo_cdynp++;
-        snprintf(job->note, sizeof job->note, "ppo: %s; planned by cdynp",
-                 why);
+        set_note(job, "ppo: %s; planned by cdynp", why);
         algo = "cdynp";
     }
     /* 1. Free GPUs, trimmed to the maximum, most compute first. */
@@ -2196,8 +2202,8 @@ end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
          * refuses), until a DELETE or a restart rolls it back.  The
          * devices hold nothing of it: the undo ran, or op->stuck. */
         if (lr_store_put_job(c->store, &failed)) {
-            /* The advice first: the reason's 255 characters cut the
-             * rest. */
+            /* The advice first: a cut reason (LR_JOB_REASON_MAX)
+             * loses the rest. */
             int rc = lr_ctl_fail(err, errlen, EIO, "job '%s' stays "
                                  "provisioning: DELETE it, or restart "
                                  "lightraild to roll it back; the store "
@@ -2249,8 +2255,8 @@ end_delete(struct lr_ctl *c, const struct lr_ctl_op *op, char *err,
         char before[sizeof j->reason];
         if (j) {
             memcpy(before, j->reason, sizeof before);
-            /* The advice first: a long device message is what the
-             * reason's 255 characters cut. */
+            /* The advice first: a long device message is what a cut
+             * reason (LR_JOB_REASON_MAX) loses. */
             set_reason(j, "removing its channels failed, DELETE it to "
                        "retry: %s", op->err);
             if (lr_store_set_phase(c->store, name, LR_JOB_RELEASING,

@@ -23,7 +23,13 @@
 #include "planner/lr_timemodel.h"
 
 #define LR_JOB_NAME_MAX 64
-#define LR_JOB_REASON_MAX 256
+/* The bytes of a reason or a note, its NUL included.  Large enough for
+ * what the controller says (a spectrum refusal between DCs with long
+ * names, a recovery's device message and its advice): the advice ends
+ * the text.  Longer text is cut at a character with " [...]" at its end
+ * (lr_utf8_appendf(), planner/lr_utf8.h), so that a reader sees it was;
+ * the store keeps what the struct holds. */
+#define LR_JOB_REASON_MAX 4096
 #define LR_JOB_MAX_LIGHTPATHS 32
 #define LR_JOB_MAX_HOPS 32
 /* The longest iteration a job may be planned for, in seconds: within what

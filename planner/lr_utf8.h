@@ -6,12 +6,22 @@
  * surrogates, at most U+10FFFF) becomes U+FFFD.  Header only, so that
  * the northbound server (no libyang) and the YANG printers share it
  * without a library between them.
+ *
+ * And text that must fit a fixed buffer (a job's reason and note,
+ * controller/lr_job.h) cut so that a reader sees it was: at the start of
+ * a character, ending with LR_UTF8_CUT_MARK.
  */
 #ifndef LR_UTF8_H
 #define LR_UTF8_H 1
 
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* What ends a text lr_utf8_vappendf() had to cut. */
+#define LR_UTF8_CUT_MARK " [...]"
 
 /* Bytes of the UTF-8 sequence at s, or 0 when there is none.  Reads no
  * further than a byte that ends the sequence early, the NUL included. */
@@ -55,6 +65,56 @@ lr_utf8_dup(const char *s)
     }
     *o = '\0';
     return out;
+}
+
+/* Whether the text in buf[size] is one lr_utf8_mark_cut() cut: it ends
+ * with the mark, within the 3 bytes it may have backed off of the end. */
+static inline bool
+lr_utf8_is_cut(const char *buf, size_t size)
+{
+    size_t n = strlen(buf), m = sizeof LR_UTF8_CUT_MARK - 1;
+    return n >= m && n + 4 >= size && !strcmp(buf + n - m, LR_UTF8_CUT_MARK);
+}
+
+/* Ends buf[size] (size > sizeof LR_UTF8_CUT_MARK), full to size - 1
+ * bytes, with LR_UTF8_CUT_MARK put at the start of a character: the
+ * continuation bytes (10xxxxxx) of the character it would split, at most
+ * 3, go with the cut. */
+static inline void
+lr_utf8_mark_cut(char *buf, size_t size)
+{
+    size_t m = sizeof LR_UTF8_CUT_MARK - 1, keep = size - 1 - m;
+    for (int i = 0; i < 3 && keep
+                    && ((unsigned char) buf[keep] & 0xc0) == 0x80; i++)
+        keep--;
+    memcpy(buf + keep, LR_UTF8_CUT_MARK, m + 1);
+}
+
+/* vsnprintf() appended to the text in buf[size] (size >
+ * sizeof LR_UTF8_CUT_MARK): true when it did not fit and the text was cut
+ * by lr_utf8_mark_cut(), false when whole.  A text cut already stays as
+ * it is: what follows the cut is lost with it. */
+static inline bool
+lr_utf8_vappendf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+    size_t n = strlen(buf);
+    if (lr_utf8_is_cut(buf, size))
+        return vsnprintf(NULL, 0, fmt, ap) != 0;
+    int w = vsnprintf(buf + n, size - n, fmt, ap);
+    if (w < 0 || n + (size_t) w < size)
+        return false;
+    lr_utf8_mark_cut(buf, size);
+    return true;
+}
+
+static inline bool __attribute__((format(printf, 3, 4)))
+lr_utf8_appendf(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bool cut = lr_utf8_vappendf(buf, size, fmt, ap);
+    va_end(ap);
+    return cut;
 }
 
 #endif

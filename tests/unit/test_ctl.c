@@ -1013,6 +1013,55 @@ test_no_spectrum_says_why(void)
     lr_topo_free(narrow);
 }
 
+/* DCs with 63-character names make the spectrum refusal about 300 bytes:
+ * the reason keeps its end, what the network lacked, in memory and in
+ * the store a restart reads (it was cut at 255 bytes, in both). */
+static void
+test_long_reason_kept_whole(void)
+{
+    struct lr_topo *narrow = lr_topo_clone(topo);
+    struct lr_cluster *cl = lr_cluster_clone(cluster);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(narrow);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cl);
+    for (int l = 0; l < narrow->n_links; l++)
+        narrow->links[l].n_slots = 2;
+    CU_ASSERT_FATAL(cl->n_dcs < 26);
+    for (int d = 0; d < cl->n_dcs; d++) {
+        char *name = cl->dcs[d].name;
+        memset(name, 'x', LR_NAME_MAX - 1);
+        name[0] = (char) ('a' + d);
+        name[LR_NAME_MAX - 1] = '\0';
+    }
+    char path[300], err[1024], *report = NULL;
+    snprintf(path, sizeof path, "%s/longreason.db", dir);
+    struct lr_ctl_config cfg = {
+        .db_path = path, .topo = narrow, .cluster = cl,
+        .default_driver = "dummy", .dummy_dir = devdir,
+    };
+    struct lr_ctl *c = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
+    free(report);
+    struct lr_job job, again;
+    struct lr_intent in = intent("long", "gpt-1.9b", 10, 56);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
+    CU_ASSERT(strlen(job.reason) > 290);
+    const char *tail = "(the longest: 2 slots)";
+    size_t n = strlen(job.reason), tn = strlen(tail);
+    CU_ASSERT_FATAL(n >= tn);
+    CU_ASSERT_STRING_EQUAL(job.reason + n - tn, tail);
+    lr_ctl_free(c);
+
+    /* Restarted, from the store. */
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
+    free(report);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "long", &again), 0);
+    CU_ASSERT_STRING_EQUAL(again.reason, job.reason);
+    lr_ctl_free(c);
+    lr_cluster_free(cl);
+    lr_topo_free(narrow);
+}
+
 /* gpus min is the fewest free GPUs (within max) the job needs to be
  * planned, not a floor on what the plan holds (lightrail-job said "the
  * fewest devices the job accepts"): on the metro cluster gpt-1.9b's
@@ -1069,6 +1118,8 @@ static CU_TestInfo tests[] = {
       test_iteration_beyond_the_module },
     { "no spectrum says what was needed and what was free",
       test_no_spectrum_says_why },
+    { "a long reason is kept whole, in memory and in the store",
+      test_long_reason_kept_whole },
     { "a DC attached to no ROADM is the reason given", test_unattached_dc },
     { "gpus min is a count of free GPUs", test_gpus_min_is_free_gpus },
     CU_TEST_INFO_NULL,

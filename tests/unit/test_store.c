@@ -224,6 +224,46 @@ test_round_trip(void)
                     3 * 4 + 2 * 4);
 }
 
+/* A reason and a note of LR_JOB_REASON_MAX - 1 bytes, not ASCII only,
+ * come back whole from put and from set_phase (the struct held 255);
+ * a byte more is refused by set_phase and nothing changes. */
+static void
+test_long_texts(void)
+{
+    struct lr_store *s = open_store("long_texts");
+    struct lr_job job, got;
+    static char big[LR_JOB_REASON_MAX + 1];
+
+    make_job(&job, "long", 10, 20);
+    job.phase = LR_JOB_BLOCKED;
+    job.n_lightpaths = 0;
+    job.plan.n_stages = 0;
+    memset(job.gpus, 0, sizeof job.gpus);
+    job.reason[0] = 'x';
+    for (size_t i = 1; i + 2 < sizeof job.reason; i += 2)
+        memcpy(job.reason + i, "\xc3\xa9", 2);
+    job.reason[sizeof job.reason - 1] = '\0';
+    memset(job.note, 'n', sizeof job.note - 1);
+    job.note[sizeof job.note - 1] = '\0';
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &job), 0);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "long", &got), 0);
+    assert_same_job(&job, &got);
+    CU_ASSERT_STRING_EQUAL(got.note, job.note);
+
+    memset(big, 'r', LR_JOB_REASON_MAX - 1);
+    CU_ASSERT_EQUAL(lr_store_set_phase(s, "long", LR_JOB_FAILED, big, 7), 0);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "long", &got), 0);
+    CU_ASSERT_STRING_EQUAL(got.reason, big);
+    big[LR_JOB_REASON_MAX - 1] = 'r';
+    CU_ASSERT_EQUAL(lr_store_set_phase(s, "long", LR_JOB_BLOCKED, big, 8),
+                    EINVAL);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "long", &got), 0);
+    CU_ASSERT_EQUAL(got.phase, LR_JOB_FAILED);
+    CU_ASSERT_EQUAL(strlen(got.reason), LR_JOB_REASON_MAX - 1);
+    assert_check_ok(s);
+    lr_store_close(s);
+}
+
 static void
 test_replace(void)
 {
@@ -1047,6 +1087,8 @@ test_copy(void)
 
 static CU_TestInfo tests[] = {
     { "round trip of every field", test_round_trip },
+    { "reasons and notes of LR_JOB_REASON_MAX - 1 bytes are kept",
+      test_long_texts },
     { "put replaces what a job holds", test_replace },
     { "EEXIST on a slot taken, nothing changed", test_conflict },
     { "EINVAL on a job that breaks an invariant", test_invalid },

@@ -23,6 +23,7 @@
 #include "planner/lr_modulation.h"
 #include "planner/lr_timemodel.h"
 #include "planner/lr_topo.h"
+#include "planner/lr_utf8.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_int.h"
 #include "yang/lr_yang_job.h"
@@ -893,6 +894,41 @@ test_state_ppo(void)
     free(text);
 }
 
+/* A reason longer than the struct holds is cut at the start of a
+ * character and ends with the mark: valid UTF-8 that says it was cut
+ * (lr_utf8_appendf, which the controller's reasons and notes use). */
+static void
+test_reason_cut_marked(void)
+{
+    struct lr_job j;
+    static char eacute[3 * LR_JOB_REASON_MAX];
+    for (size_t i = 0; i + 2 < sizeof eacute; i += 2)
+        memcpy(eacute + i, "\xc3\xa9", 2);
+    for (int odd = 0; odd < 2; odd++) {
+        /* Either parity puts the cut inside a character or not. */
+        snprintf(j.reason, sizeof j.reason, "%s", odd ? "x" : "");
+        CU_ASSERT(lr_utf8_appendf(j.reason, sizeof j.reason, "%s", eacute));
+        size_t n = strlen(j.reason), m = strlen(LR_UTF8_CUT_MARK);
+        CU_ASSERT(n < sizeof j.reason);
+        CU_ASSERT(n + 2 >= sizeof j.reason - 1);
+        CU_ASSERT_STRING_EQUAL(j.reason + n - m, " [...]");
+        char *clean = lr_utf8_dup(j.reason);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(clean);
+        CU_ASSERT_STRING_EQUAL(clean, j.reason);
+        free(clean);
+        /* Appending to a cut text keeps one mark. */
+        char before[sizeof j.reason];
+        memcpy(before, j.reason, sizeof before);
+        CU_ASSERT(lr_utf8_appendf(j.reason, sizeof j.reason, "; more"));
+        CU_ASSERT_STRING_EQUAL(j.reason, before);
+    }
+    /* Text that fits is whole, without a mark. */
+    snprintf(j.reason, sizeof j.reason, "no spectrum");
+    CU_ASSERT(!lr_utf8_appendf(j.reason, sizeof j.reason, ": %s",
+                               "DELETE it to retry"));
+    CU_ASSERT_STRING_EQUAL(j.reason, "no spectrum: DELETE it to retry");
+}
+
 /* Text the controller did not compose (a reason vsnprintf() cut inside
  * a character, a device's Latin-1 message, a policy file's command) is
  * printed as valid UTF-8, each bad byte U+FFFD: libyang stores and
@@ -1741,6 +1777,8 @@ static CU_TestInfo tests[] = {
     { "one job", test_job_single },
     { "no jobs", test_jobs_empty },
     { "text printed as valid UTF-8", test_jobs_utf8 },
+    { "a reason too long is cut at a character, marked",
+      test_reason_cut_marked },
     { "jobs the schema refuses", test_jobs_bad },
     { "state round trip", test_state_round_trip },
     { "state: the ppo policy, usable or not", test_state_ppo },
