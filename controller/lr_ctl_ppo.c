@@ -196,6 +196,15 @@ lr_ctl_ppo_bind(struct lr_ctl_ppo *p, const struct lr_topo *topo,
                 "controller has %s: train a policy for this network "
                 "(lightrail train)", p->path, p->meta.gpus, here);
         return;
+    case LR_POLICY_NET_GPU_SIG:
+        /* The same GPU names over other devices: the stage times and
+         * memory limits it learnt are not these. */
+        set_why(p, "%s: trained for other GPU or DC specifications "
+                "(signature %s, this controller's %s: a device type's "
+                "TFLOP/s, efficiency or memory, or a DC's intra-DC "
+                "bandwidth or latency differ): train a policy for this "
+                "network (lightrail train)", p->path, p->meta.gpu_sig, here);
+        return;
     case LR_POLICY_NET_SIG:
         /* The same name over other links: its routes are not those it
          * learnt. */

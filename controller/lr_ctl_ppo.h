@@ -9,8 +9,8 @@
  * for (planner/lr_jenv.h: the file's models, demands, batch, microbatch,
  * K and block penalty over the controller's own topology and inventory),
  * then checks that the agent fits it: topology name, DC names in order,
- * the GPUs of each DC and the network's signature (when the file records
- * them, lr_policy_meta.gpus and net_sig),
+ * the GPUs of each DC, their specifications and the network's signature
+ * (when the file records them, lr_policy_meta.gpus, gpu_sig and net_sig),
  * observation and action sizes.  A missing, corrupt or incompatible file
  * leaves the policy unusable with a one-line reason (lr_ctl_ppo_why());
  * the daemon still starts, and intents that ask for `ppo` are planned by

@@ -386,6 +386,15 @@ expect_bad "metro.pol: trained for another network named 'metro' (signature" \
     $LIGHTRAIL sim --topology "$tmp/metro-edited.json" \
     --cluster "$srcdir/examples/clusters/metro.json" --loads 2:2:1 \
     --policy-file "$srcdir/examples/policies/metro.pol"
+# The same GPU names and counts with other specifications (dc3's
+# H100-80GB with 40 GB): refused by the GPUs' signature (a file
+# written before the key is checked by names: test_ctl_ppo).
+jq '."lightrail-compute:compute"."device-type" |= map(if .name == "H100-80GB" then ."memory-gb" = "40" else . end)' \
+    "$srcdir/examples/clusters/metro.json" > "$tmp/metro-h100-40.json"
+expect_bad "metro.pol: trained for other GPU or DC specifications (signature 74ee223d38b354ed, this cluster's " \
+    $LIGHTRAIL sim --topology "$srcdir/examples/topologies/metro.json" \
+    --cluster "$tmp/metro-h100-40.json" --loads 2:2:1 \
+    --policy-file "$srcdir/examples/policies/metro.pol"
 cmp -s "$tmp/a.pol" "$tmp/keep.pol" && ok "the good policy file is untouched" \
                                     || notok "the policy file changed"
 
@@ -929,6 +938,12 @@ if $LIGHTRAIL train --topology "$T" --cluster "$C" --steps 300000 --seed 1 \
     cmp -s "$tmp/metro.pol.w" "$tmp/shipped.pol.w" \
         && ok "examples/policies/metro.pol: its command writes its weights" \
         || notok "examples/policies/metro.pol is not what its command writes"
+    # And its header, the command's paths aside (restamped files keep
+    # the keys train writes, in its order).
+    head_of() { sed -n '1,/^$/p' "$1" | grep -av '^command='; }
+    [ "$(head_of "$tmp/metro.pol")" = "$(head_of "$tmp/shipped.pol")" ] \
+        && ok "examples/policies/metro.pol: its command writes its header" \
+        || notok "examples/policies/metro.pol's header is not what its command writes"
 else
     notok "retraining metro.pol: $(cat "$tmp/err")"
 fi

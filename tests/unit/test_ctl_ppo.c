@@ -362,9 +362,35 @@ test_incompatible_policy(void)
                           0);
     check_bad_policy(path, "trained for another network named 'metro' "
                      "(signature 0123456789abcdef");
-    /* A file written before the keys: checked by DC names, usable. */
+    char gsig[17];
+    lr_policy_gpu_sig(cluster, gsig);
+    CU_ASSERT_STRING_EQUAL(meta.gpu_sig, gsig);
+    /* The same GPU names and counts with other specifications (dc3's
+     * H100-80GB with 40 GB, or 10% slower): the stage times and memory
+     * limits the agent learnt are not these; the shipped file records
+     * them, and the controller refuses it. */
+    struct lr_cluster *trained = cluster;
+    for (int v = 0; v < 3; v++) {
+        cluster = lr_cluster_clone(trained);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(cluster);
+        int h = lr_cluster_find_type(cluster, "H100-80GB");
+        CU_ASSERT_FATAL(h >= 0);
+        if (v == 0)
+            cluster->types[h].memory_bytes /= 2;
+        else if (v == 1)
+            cluster->types[h].peak_flops *= 0.9;
+        else
+            cluster->dcs[2].intra_bw /= 2;
+        check_bad_policy(src("examples/policies/metro.pol"), "trained for "
+                         "other GPU or DC specifications (signature ");
+        lr_cluster_free(cluster);
+        cluster = trained;
+    }
+    /* A file written before the keys: checked by DC names, usable, on
+     * the inventory it was trained on and on one of other GPUs. */
     bad = meta;
     bad.gpus[0] = '\0';
+    bad.gpu_sig[0] = '\0';
     bad.net_sig[0] = '\0';
     snprintf(path, sizeof path, "%s/nogpus.pol", dir);
     CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err, sizeof err),
@@ -374,6 +400,16 @@ test_incompatible_policy(void)
     CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
     CU_ASSERT(usable);
     lr_ctl_free(c);
+    cluster = lr_cluster_clone(trained);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cluster);
+    cluster->types[0].memory_bytes /= 2;
+    c = open_ctl(path, -1);
+    usable = false;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    lr_ctl_free(c);
+    lr_cluster_free(cluster);
+    cluster = trained;
     /* known-work=1 over an agent without the work feature: the
      * environment it describes has one observation more (accepted
      * known-work policies: test_known_work_policy). */
@@ -676,6 +712,7 @@ mix_policy_new(struct lr_policy_meta *meta, int n_obs, int n_act)
                  sizeof meta->dcs - strlen(meta->dcs), "%s%s", d ? "," : "",
                  cluster->dcs[d].name);
     lr_policy_gpus(cluster, meta->gpus, sizeof meta->gpus);
+    lr_policy_gpu_sig(cluster, meta->gpu_sig);
     lr_policy_net_sig(topo, cluster, meta->net_sig);
     struct lr_ppo_config pc;
     lr_ppo_defaults(&pc, n_obs, n_act);

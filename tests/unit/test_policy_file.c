@@ -197,6 +197,46 @@ test_lying_header(void)
     free(whole);
 }
 
+/* The keys that say what the policy was trained on (gpus, gpu-sig,
+ * net-sig) are written in that order and read back; a file without them
+ * (the seeds) reads them empty, unchecked. */
+static void
+test_trained_on_keys(void)
+{
+    char dir[64], path[96], err[512];
+    struct lr_policy_meta m, back;
+    struct lr_ppo *p = NULL, *q = NULL;
+    snprintf(dir, sizeof dir, "/tmp/lr-test-policy-XXXXXX");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/keys.pol", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_policy_load(src("tests/fuzz/corpus/policy/"
+                                             "metro-h1.pol"), &m, &p, err,
+                                         sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(m.gpus, "");
+    CU_ASSERT_STRING_EQUAL(m.gpu_sig, "");
+    CU_ASSERT_STRING_EQUAL(m.net_sig, "");
+    snprintf(m.gpus, sizeof m.gpus, "16 A100-80GB,32 V100-32GB,8 H100-80GB");
+    snprintf(m.gpu_sig, sizeof m.gpu_sig, "74ee223d38b354ed");
+    snprintf(m.net_sig, sizeof m.net_sig, "40d4d48985f380d2");
+    CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &m, p, err, sizeof err), 0);
+    size_t n;
+    uint8_t *b = lr_test_read_file(path, &n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_PTR_NOT_NULL(find(b, n, "\ngpus=16 A100-80GB,32 V100-32GB,8 "
+                                "H100-80GB\ngpu-sig=74ee223d38b354ed\n"
+                                "net-sig=40d4d48985f380d2\n"));
+    free(b);
+    CU_ASSERT_EQUAL_FATAL(lr_policy_load(path, &back, &q, err, sizeof err),
+                          0);
+    CU_ASSERT_STRING_EQUAL(back.gpus, m.gpus);
+    CU_ASSERT_STRING_EQUAL(back.gpu_sig, m.gpu_sig);
+    CU_ASSERT_STRING_EQUAL(back.net_sig, m.net_sig);
+    lr_ppo_free(q);
+    lr_ppo_free(p);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* What is no regular file is refused at once (lightraild reads the
  * policy on its event loop): a FIFO nobody writes (open() blocked for
  * good), a directory, /dev/zero (read to the cap); a regular file loads
@@ -233,6 +273,8 @@ static CU_TestInfo tests[] = {
       test_blank_line_in_checksum },
     { "header keys that lie about the agent are refused", test_lying_header },
     { "a FIFO, a directory, a device are refused at once", test_not_a_file },
+    { "gpus, gpu-sig and net-sig are written and read back",
+      test_trained_on_keys },
     CU_TEST_INFO_NULL,
 };
 

@@ -86,6 +86,8 @@ meta_differs(const struct lr_policy_meta *a, const struct lr_policy_meta *b)
         return "dcs";
     if (strcmp(a->gpus, b->gpus))
         return "gpus";
+    if (strcmp(a->gpu_sig, b->gpu_sig))
+        return "gpu-sig";
     if (strcmp(a->net_sig, b->net_sig))
         return "net-sig";
     if (a->known_work != b->known_work)

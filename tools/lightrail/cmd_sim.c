@@ -727,6 +727,13 @@ lr_cmd_sim(int argc, char **argv)
             lr_cli_err(CMD, "%s: trained for the GPUs %s in its DCs, not "
                        "%s: give the files it was trained on (%s)",
                        o.policy_file, meta.gpus, here, meta.command);
+        else if (diff == LR_POLICY_NET_GPU_SIG)
+            lr_cli_err(CMD, "%s: trained for other GPU or DC specifications "
+                       "(signature %s, this cluster's %s: a device type's "
+                       "TFLOP/s, efficiency or memory, or a DC's intra-DC "
+                       "bandwidth or latency differ): give the files it was "
+                       "trained on (%s)", o.policy_file, meta.gpu_sig, here,
+                       meta.command);
         else if (diff == LR_POLICY_NET_SIG)
             lr_cli_err(CMD, "%s: trained for another network named '%s' "
                        "(signature %s, this one's %s: its ROADMs, links, "

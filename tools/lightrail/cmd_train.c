@@ -1103,6 +1103,7 @@ lr_cmd_train(int argc, char **argv)
     snprintf(meta.topology, sizeof meta.topology, "%s", j.topo->name);
     lr_policy_dcs(j.cl, meta.dcs, sizeof meta.dcs);
     lr_policy_gpus(j.cl, meta.gpus, sizeof meta.gpus);
+    lr_policy_gpu_sig(j.cl, meta.gpu_sig);
     lr_policy_net_sig(j.topo, j.cl, meta.net_sig);
     for (int i = 0; i < argc; i++)
         snprintf(meta.command + strlen(meta.command), sizeof meta.command

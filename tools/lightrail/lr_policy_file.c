@@ -72,7 +72,7 @@ lr_policy_save(const char *path, const struct lr_policy_meta *m,
                       "LRPOLICY %d\nmodels=%s\ndemands=%s\nbatch=%.17g\n"
                       "microbatch=%.17g\nk=%d\nblock-penalty=%.17g\n"
                       "holding=%s\nrefuse=%d\n%s%s%s%s%s%s%stopology=%s\n"
-                      "dcs=%s\n%s%s%s%s%s%s"
+                      "dcs=%s\n%s%s%s%s%s%s%s%s%s"
                       "n-obs=%d\nn-actions=%d\n"
                       "command=%s\n\n", LR_POLICY_VERSION, m->models,
                       m->demands, m->batch, m->micro, m->k, m->block_penalty,
@@ -80,7 +80,9 @@ lr_policy_save(const char *path, const struct lr_policy_meta *m,
                       splits, teacher, known, held, triples, quads, oload,
                       m->topology,
                       m->dcs, m->gpus[0] ? "gpus=" : "", m->gpus,
-                      m->gpus[0] ? "\n" : "", m->net_sig[0] ? "net-sig=" : "",
+                      m->gpus[0] ? "\n" : "", m->gpu_sig[0] ? "gpu-sig=" : "",
+                      m->gpu_sig, m->gpu_sig[0] ? "\n" : "",
+                      m->net_sig[0] ? "net-sig=" : "",
                       m->net_sig, m->net_sig[0] ? "\n" : "", m->n_obs,
                       m->n_act,
                       m->command);
@@ -201,6 +203,9 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
         missing = "command";
     else if (get_key(head, "gpus", m->gpus, sizeof m->gpus) == EINVAL)
         missing = "gpus";
+    else if (get_key(head, "gpu-sig", m->gpu_sig, sizeof m->gpu_sig)
+             == EINVAL)
+        missing = "gpu-sig";
     else if (get_key(head, "net-sig", m->net_sig, sizeof m->net_sig)
              == EINVAL)
         missing = "net-sig";
@@ -397,6 +402,20 @@ sig_line(uint64_t *h, const char *fmt, ...)
 }
 
 void
+lr_policy_gpu_sig(const struct lr_cluster *cl, char out[17])
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (int d = 0; d < cl->n_dcs; d++) {
+        const struct lr_dc *dc = &cl->dcs[d];
+        const struct lr_device_type *t = &cl->types[dc->device_type];
+        sig_line(&h, "dc %.17g %.17g %.17g %.17g %.17g\n", t->peak_flops,
+                 t->efficiency, t->memory_bytes, dc->intra_bw,
+                 dc->intra_latency);
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long) h);
+}
+
+void
 lr_policy_net_sig(const struct lr_topo *topo, const struct lr_cluster *cl,
                   char out[17])
 {
@@ -421,6 +440,10 @@ lr_policy_net_diff(const struct lr_policy_meta *m, const struct lr_topo *topo,
     lr_policy_gpus(cl, here, len);
     if (m->gpus[0] && strcmp(m->gpus, here))
         return LR_POLICY_NET_GPUS;
+    lr_policy_gpu_sig(cl, sig);
+    snprintf(here, len, "%s", sig);
+    if (m->gpu_sig[0] && strcmp(m->gpu_sig, sig))
+        return LR_POLICY_NET_GPU_SIG;
     lr_policy_net_sig(topo, cl, sig);
     snprintf(here, len, "%s", sig);
     if (m->net_sig[0] && strcmp(m->net_sig, sig))
@@ -447,6 +470,8 @@ lr_policy_describe(FILE *out, const char *path, char *err, size_t errlen)
     fprintf(out, "dcs         %s\n", m.dcs);
     if (m.gpus[0])
         fprintf(out, "gpus        %s\n", m.gpus);
+    if (m.gpu_sig[0])
+        fprintf(out, "gpu specs   signature %s\n", m.gpu_sig);
     if (m.net_sig[0])
         fprintf(out, "network     signature %s\n", m.net_sig);
     fprintf(out, "jobs        models %s; GPU demands %s; batch %g, "

@@ -28,8 +28,10 @@
  *     gpus (the devices of each DC in the order of dcs, "16 A100-80GB,
  *     32 V100-32GB": the inventory trained on; files written before it
  *     lack it and are checked by DC names only, and readers that
- *     predate it ignore it); net-sig (lr_policy_net_sig() of the
- *     network trained on, 16 hex digits; as gpus)
+ *     predate it ignore it); gpu-sig (lr_policy_gpu_sig() of the
+ *     cluster trained on, 16 hex digits: what gpus does not tell, the
+ *     devices' specifications; as gpus); net-sig (lr_policy_net_sig()
+ *     of the network trained on, 16 hex digits; as gpus)
  *   "\n"
  *   the agent as lr_ppo_encode() writes it (its own magic, version,
  *     sizes, big-endian IEEE weights, FNV-1a 64 checksum)
@@ -75,6 +77,12 @@ struct lr_policy_meta {
      * name the same DCs).  "" for files written before the key: not
      * checked. */
     char gpus[1024];
+    /* The specifications of each DC's compute (header key "gpu-sig",
+     * lr_policy_gpu_sig()): what the time model reads of the devices and
+     * the DC, which a type's name does not tell (an "H100-80GB" of
+     * another memory or speed).  "" for files written before the key:
+     * not checked. */
+    char gpu_sig[24];
     /* The network's signature (header key "net-sig", lr_policy_net_sig()):
      * the ROADMs, the links with their length and slots, and the ROADM
      * each DC attaches to, which the topology's name does not tell (an
@@ -134,6 +142,13 @@ void lr_policy_dcs(const struct lr_cluster *cl, char *out, size_t len);
 /* The GPUs of every DC of 'cl' in order, "16 A100-80GB,32 V100-32GB":
  * what the header key "gpus" holds. */
 void lr_policy_gpus(const struct lr_cluster *cl, char *out, size_t len);
+/* The signature of the compute of 'cl' (16 hex digits and a NUL in
+ * out[17]): FNV-1a 64 of each DC's device type's peak FLOP/s, efficiency
+ * and memory, and the DC's intra-DC bandwidth and latency, in order of
+ * the DCs: what the PPO environment's time model (lr_tm_new) takes of
+ * the cluster besides the GPU counts.  What the header key "gpu-sig"
+ * holds; names do not enter it. */
+void lr_policy_gpu_sig(const struct lr_cluster *cl, char out[17]);
 /* The signature of the network of 'topo' and 'cl' (16 hex digits and a
  * NUL in out[17]): FNV-1a 64 of the number of ROADMs, each link's ends,
  * length and slots, and each DC's ROADM, in order.  What the header key
@@ -142,13 +157,14 @@ void lr_policy_net_sig(const struct lr_topo *topo, const struct lr_cluster *cl,
                        char out[17]);
 /* Whether the network of 'topo' and 'cl', whose topology and DC names
  * are the file's, is the one 'm' was trained on, by the header keys
- * gpus and net-sig (a file without one is not checked by it): what
- * lightraild and `lightrail sim` both ask before using a policy.
+ * gpus, gpu-sig and net-sig (a file without one is not checked by it):
+ * what lightraild and `lightrail sim` both ask before using a policy.
  * LR_POLICY_NET_GPUS with this network's lr_policy_gpus() in here[len],
- * or LR_POLICY_NET_SIG with its lr_policy_net_sig(), for the first that
+ * LR_POLICY_NET_GPU_SIG with its lr_policy_gpu_sig(), or
+ * LR_POLICY_NET_SIG with its lr_policy_net_sig(), for the first that
  * differs; callers say it with their own advice. */
 enum lr_policy_net { LR_POLICY_NET_SAME, LR_POLICY_NET_GPUS,
-                     LR_POLICY_NET_SIG };
+                     LR_POLICY_NET_GPU_SIG, LR_POLICY_NET_SIG };
 enum lr_policy_net lr_policy_net_diff(const struct lr_policy_meta *m,
                                       const struct lr_topo *topo,
                                       const struct lr_cluster *cl, char *here,
