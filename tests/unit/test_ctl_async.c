@@ -924,6 +924,67 @@ agent_certs(const char *cert, char *ca)
     return lr_test_self_signed(dkey, dcert, "dc2") || system(cmd) ? -1 : 0;
 }
 
+/* dc2's real agent behind a proxy of the test's (dropping nothing yet),
+ * the coordinator's certificates, and a controller of remote dc2. */
+struct dc2 {
+    struct lr_cluster *remote;
+    char key[200], cert[200], ca[220];
+    int port;                         /* the agent's */
+    pid_t agent;
+    struct proxy px;
+};
+
+/* Starts the agent with its state in dir/'state' and its messages in
+ * dir/'record'; 0, or -1 when it cannot be (the caller skips; nothing
+ * left running). */
+static int
+dc2_start(struct dc2 *d, const char *state, const char *record)
+{
+    memset(d, 0, sizeof *d);
+    d->agent = -1;
+    if (!(d->remote = remote_dc2(d->key, d->cert)))
+        return -1;
+    if (agent_certs(d->cert, d->ca)
+        || (d->agent = agent_start(d->ca, &d->port, state, record, 0)) < 0) {
+        fprintf(stderr, "no lightrail agent: skipped\n");
+        lr_cluster_free(d->remote);
+        return -1;
+    }
+    CU_ASSERT_EQUAL_FATAL(proxy_start(&d->px, d->port), 0);
+    atomic_store(&d->px.drop, 0);
+    d->remote->dcs[1].remote_port = d->px.port;
+    return 0;
+}
+
+/* A controller over database 'name' (under dir) planning with d's agent,
+ * 'timeout_s' for each of its answers; its RELEASEs queued counted in
+ * '*queued'. */
+static struct lr_ctl *
+dc2_ctl(struct dc2 *d, const char *name, int timeout_s, int *queued)
+{
+    char path[200], err[1024], *report = NULL;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct lr_ctl_config cfg = { .topo = topo, .cluster = d->remote,
+                                 .default_driver = "dummy",
+                                 .dummy_dir = devdir, .db_path = path,
+                                 .agent_cert = d->cert, .agent_key = d->key,
+                                 .agent_ca = d->ca,
+                                 .agent_timeout_s = timeout_s };
+    struct lr_ctl *c = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
+    free(report);
+    lr_ctl_set_release_hook(c, count_hook, queued);
+    return c;
+}
+
+static void
+dc2_stop(struct dc2 *d)
+{
+    agent_stop(d->agent);
+    proxy_stop(&d->px);
+    lr_cluster_free(d->remote);
+}
+
 /* An admission that plans with the agents on the owner's thread sends
  * the RELEASEs queued first, and those of its own name are not sent
  * again before its COMMIT (it sent each twice): the COMMIT releases a
@@ -935,34 +996,12 @@ agent_certs(const char *cert, char *ca)
 static void
 test_admission_sends_its_release_once(void)
 {
-    char key[200], cert[200], ca[220], err[1024], path[200];
-    struct lr_cluster *remote = remote_dc2(key, cert);
-    if (!remote)
-        return;
-    int port = 0;
-    pid_t agent = -1;
-    struct proxy px;
-    if (agent_certs(cert, ca)
-        || (agent = agent_start(ca, &port, "dup", "dup1.jsonl", 0)) < 0) {
-        fprintf(stderr, "no lightrail agent: skipped\n");
-        lr_cluster_free(remote);
-        return;
-    }
-    CU_ASSERT_EQUAL_FATAL(proxy_start(&px, port), 0);
-    atomic_store(&px.drop, 0);
-    remote->dcs[1].remote_port = px.port;
-    snprintf(path, sizeof path, "%s/dup.db", dir);
-    struct lr_ctl_config cfg = { .topo = topo, .cluster = remote,
-                                 .default_driver = "dummy",
-                                 .dummy_dir = devdir, .db_path = path,
-                                 .agent_cert = cert, .agent_key = key,
-                                 .agent_ca = ca, .agent_timeout_s = 2 };
-    struct lr_ctl *c = NULL;
-    char *report = NULL;
+    char err[1024];
+    struct dc2 d;
     int queued = 0;
-    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
-    free(report);
-    lr_ctl_set_release_hook(c, count_hook, &queued);
+    if (dc2_start(&d, "dup", "dup1.jsonl"))
+        return;
+    struct lr_ctl *c = dc2_ctl(&d, "dup.db", 2, &queued);
     struct lr_intent in = intent("dup", 64);
     in.gpus_min = 30;
     struct lr_job job;
@@ -974,10 +1013,10 @@ test_admission_sends_its_release_once(void)
     CU_ASSERT_EQUAL(lr_ctl_releases_pending(c), 1);
 
     /* The agent again, slow to save, holding dup; a job of that name. */
-    agent_stop(agent);
-    agent = agent_start(ca, &port, "dup", "dup2.jsonl", 5000);
-    CU_ASSERT_FATAL(agent > 0);
-    atomic_store(&px.to, port);
+    agent_stop(d.agent);
+    d.agent = agent_start(d.ca, &d.port, "dup", "dup2.jsonl", 5000);
+    CU_ASSERT_FATAL(d.agent > 0);
+    atomic_store(&d.px.to, d.port);
     CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_BLOCKED);
     /* The queued RELEASE (unanswered), the COMMIT's (unanswered): the
@@ -987,9 +1026,7 @@ test_admission_sends_its_release_once(void)
     /* One RELEASE of dup at dc2 waits to be tried again, not two. */
     CU_ASSERT_EQUAL(lr_ctl_releases_retrying(c), 1);
     lr_ctl_free(c);
-    agent_stop(agent);
-    proxy_stop(&px);
-    lr_cluster_free(remote);
+    dc2_stop(&d);
 }
 
 /* A plan made with the agents off the owner's thread and committed at
@@ -1003,21 +1040,13 @@ test_admission_sends_its_release_once(void)
 static void
 test_keep_lists_a_kept_plan(void)
 {
-    char key[200], cert[200], ca[220], err[1024], path[200];
-    struct lr_cluster *remote = remote_dc2(key, cert);
-    if (!remote)
+    char err[1024], path[200];
+    struct dc2 d;
+    int queued = 0;
+    if (dc2_start(&d, "keep", "keep.jsonl"))
         return;
-    int port = 0;
-    pid_t agent = -1;
-    struct proxy px;
-    if (agent_certs(cert, ca)
-        || (agent = agent_start(ca, &port, "keep", "keep.jsonl", 0)) < 0) {
-        fprintf(stderr, "no lightrail agent: skipped\n");
-        lr_cluster_free(remote);
-        return;
-    }
-    CU_ASSERT_EQUAL_FATAL(proxy_start(&px, port), 0);
-    remote->dcs[1].remote_port = px.port;
+    /* The proxy drops the start's KEEP. */
+    atomic_store(&d.px.drop, -1);
     /* A job with a stage at dc2 only, whose DELETE queues a RELEASE. */
     struct lr_store *st;
     struct lr_job old = { .phase = LR_JOB_ACTIVE };
@@ -1028,21 +1057,11 @@ test_keep_lists_a_kept_plan(void)
     CU_ASSERT_EQUAL_FATAL(lr_store_open(path, &st, err, sizeof err), 0);
     CU_ASSERT_EQUAL_FATAL(lr_store_put_job(st, &old), 0);
     lr_store_close(st);
-    struct lr_ctl_config cfg = { .topo = topo, .cluster = remote,
-                                 .default_driver = "dummy",
-                                 .dummy_dir = devdir, .db_path = path,
-                                 .agent_cert = cert, .agent_key = key,
-                                 .agent_ca = ca, .agent_timeout_s = 5 };
-    struct lr_ctl *c = NULL;
-    char *report = NULL;
-    int queued = 0;
-    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
-    free(report);
-    lr_ctl_set_release_hook(c, count_hook, &queued);
+    struct lr_ctl *c = dc2_ctl(&d, "kept-plan.db", 5, &queued);
     CU_ASSERT_EQUAL(lr_ctl_keeps_due(c), 1);
 
     /* The plan: its KEEP dropped, then the plan reaches dc2. */
-    atomic_store(&px.drop, 1);
+    atomic_store(&d.px.drop, 1);
     struct lr_intent in = intent("kp", 64);
     in.gpus_min = 30;
     struct lr_ctl_op *op = NULL;
@@ -1075,9 +1094,7 @@ test_keep_lists_a_kept_plan(void)
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "kp", err, sizeof err), 0);
     lr_ctl_free(c);
     CU_ASSERT_EQUAL(agent_said("'kp' released"), 1);
-    agent_stop(agent);
-    proxy_stop(&px);
-    lr_cluster_free(remote);
+    dc2_stop(&d);
 }
 
 static CU_TestInfo tests[] = {
