@@ -8,7 +8,8 @@
  *      a body on HEAD)                       400 malformed-message, closed
  *   1. draining                              503 resource-denied
  *   2. a TLS server, a connection without TLS 500 operation-failed
- *      (SSL_new failed; past NB_MAX_TLS_CONNS the handshake fails)
+ *      (SSL_new failed; past NB_MAX_TLS_CONNS of clients' connections
+ *      the handshake fails)
  *   3. a path that is absolute, well percent-encoded, free of control
  *      characters once decoded             400 malformed-message
  *   4. a body within max_body                413 too-big
@@ -85,8 +86,12 @@
 /* TLS connections open at once, at most: with libevent's body limit
  * (NB_BODY_SLACK x max_body, read before the token can be checked:
  * libevent 2.1 has no hook between the headers and the body), what
- * strangers can make the server hold.  One more is handed a plain
- * socket, on which its TLS handshake fails at once. */
+ * strangers can make the server hold.  At the cap a new connection
+ * takes the place of the oldest one that never sent a request with
+ * valid credentials (nb_tls_evict): strangers holding every slot, idle
+ * or trickling bytes, would otherwise lock every client out.  When all
+ * are a client's, one more is handed a plain socket, on which its TLS
+ * handshake fails at once. */
 #define NB_MAX_TLS_CONNS 64
 #define NB_PRINCIPAL_MAX 256
 #define NB_ALL_METHODS (NB_GET | NB_POST | NB_PUT | NB_DELETE | NB_PATCH)
@@ -98,6 +103,20 @@ struct nb_srv_route {
     size_t len;
     bool prefix;                /* the path ends in '=' or '/' */
 };
+
+/* A TLS connection, from nb_server_bevcb until OpenSSL frees its SSL
+ * (nb_ssl_gone), whose ex_data points here. */
+struct nb_tls_conn {
+    struct nb_tls_conn *next, **prev;   /* srv->conns, newest first */
+    struct nb_server *srv;
+    struct bufferevent *bev;            /* libevent's; lives as long */
+    bool trusted;       /* a request on it had valid credentials */
+    bool evicted;       /* its socket shut down, no longer counted */
+};
+
+/* The SSL ex_data slot of a connection's nb_tls_conn. */
+static int nb_ssl_index = -1;
+static pthread_once_t nb_ssl_once = PTHREAD_ONCE_INIT;
 
 struct nb_srv_token {
     char *name;
@@ -119,9 +138,8 @@ struct nb_server {
     struct nb_metrics metrics;
     struct nb_pending *pending;  /* deferred requests, newest first */
     int n_pending;
-    int n_tls;                  /* TLS connections open (their SSL's
-                                 * ex_data points here; SSL_free counts
-                                 * them down) */
+    struct nb_tls_conn *conns;  /* TLS connections open */
+    int n_tls;                  /* of them, those not evicted */
 };
 
 /* A deferred request.  'req' is NULL once libevent no longer has it for
@@ -723,8 +741,14 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
         allow = 0;
         goto send;
     }
-    if (!rc)
+    if (!rc) {
         rq.principal = principal;
+        struct nb_tls_conn *conn = ssl && nb_ssl_index >= 0
+                                   ? SSL_get_ex_data(ssl, nb_ssl_index)
+                                   : NULL;
+        if (conn)
+            conn->trusted = true;
+    }
     if (!known) {
         nb_error_protocol(&resp, 404, "invalid-value", path,
                           "no resource at this path");
@@ -811,22 +835,25 @@ send:
  * makes libevent fall back to a plain bufferevent; nb_server_on_request
  * then refuses the connection's requests rather than serve them in
  * clear. */
-static int nb_ssl_index = -1;
-static pthread_once_t nb_ssl_once = PTHREAD_ONCE_INIT;
-
 /* An SSL of a connection freed (libevent closed it): one fewer open. */
 static void
 nb_ssl_gone(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl,
             void *argp)
 {
-    struct nb_server *srv = ptr;
+    struct nb_tls_conn *conn = ptr;
     (void) parent;
     (void) ad;
     (void) idx;
     (void) argl;
     (void) argp;
-    if (srv)
-        srv->n_tls--;
+    if (!conn)
+        return;
+    *conn->prev = conn->next;
+    if (conn->next)
+        conn->next->prev = conn->prev;
+    if (!conn->evicted)
+        conn->srv->n_tls--;
+    free(conn);
 }
 
 static void
@@ -835,29 +862,63 @@ nb_ssl_index_init(void)
     nb_ssl_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, nb_ssl_gone);
 }
 
+/* Makes room for one more connection: the oldest that has not yet sent
+ * a request with valid credentials (in its handshake, idle after it,
+ * or sending slowly) has its socket shut down for reading; libevent
+ * reads the end at once and frees it.  Not for writing: what OpenSSL
+ * still writes (an alert) would raise SIGPIPE in a process that does
+ * not ignore it.  A client's own first request may be
+ * what is cut, when strangers open NB_MAX_TLS_CONNS connections while
+ * it is on the way: it reconnects, as after any reset.  Whether one was
+ * found. */
+static bool
+nb_tls_evict(struct nb_server *srv)
+{
+    struct nb_tls_conn *victim = NULL;
+    for (struct nb_tls_conn *c = srv->conns; c; c = c->next)
+        if (!c->trusted && !c->evicted && bufferevent_getfd(c->bev) >= 0)
+            victim = c;
+    if (!victim)
+        return false;
+    shutdown(bufferevent_getfd(victim->bev), SHUT_RD);
+    victim->evicted = true;
+    srv->n_tls--;
+    return true;
+}
+
 static struct bufferevent *
 nb_server_bevcb(struct event_base *base, void *srv_)
 {
     struct nb_server *srv = srv_;
     pthread_once(&nb_ssl_once, nb_ssl_index_init);
-    if (srv->n_tls >= NB_MAX_TLS_CONNS || nb_ssl_index < 0)
+    if (nb_ssl_index < 0
+        || (srv->n_tls >= NB_MAX_TLS_CONNS && !nb_tls_evict(srv)))
         return NULL;
-    SSL *ssl = SSL_new(srv->ssl);
-    struct bufferevent *bev = NULL;
-    if (!ssl)
-        return NULL;
-    SSL_set_ex_data(ssl, nb_ssl_index, srv);
-    srv->n_tls++;
-    bev = bufferevent_openssl_socket_new(base, -1, ssl,
-                                         BUFFEREVENT_SSL_ACCEPTING,
-                                         BEV_OPT_CLOSE_ON_FREE);
-    if (!bev) {
-        SSL_free(ssl);
+    struct nb_tls_conn *conn = calloc(1, sizeof *conn);
+    SSL *ssl = conn ? SSL_new(srv->ssl) : NULL;
+    if (!ssl) {
+        free(conn);
         return NULL;
     }
+    conn->bev = bufferevent_openssl_socket_new(base, -1, ssl,
+                                               BUFFEREVENT_SSL_ACCEPTING,
+                                               BEV_OPT_CLOSE_ON_FREE);
+    if (!conn->bev) {
+        SSL_free(ssl);
+        free(conn);
+        return NULL;
+    }
+    conn->srv = srv;
+    conn->next = srv->conns;
+    conn->prev = &srv->conns;
+    if (conn->next)
+        conn->next->prev = &conn->next;
+    srv->conns = conn;
+    srv->n_tls++;
+    SSL_set_ex_data(ssl, nb_ssl_index, conn);
     /* Clients that close without close_notify are the common case. */
-    bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
-    return bev;
+    bufferevent_openssl_set_allow_dirty_shutdown(conn->bev, 1);
+    return conn->bev;
 }
 
 /* Copies the routes and tokens into 'srv', checking each. */

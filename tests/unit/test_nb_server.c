@@ -352,6 +352,12 @@ on_body(char *p, size_t size, size_t n, void *arg)
     return size * n;
 }
 
+static size_t
+on_body_discard(char *p, size_t size, size_t n, void *arg)
+{
+    return size * n;
+}
+
 static void
 keep_header(const char *line, size_t n, const char *name, char *dst,
             size_t dstlen)
@@ -806,42 +812,106 @@ test_https(void)
     free(r.body);
 }
 
+/* A GET with a token on 'h', a handle kept open between calls (its
+ * connection kept alive): the status, and into '*connects' how many new
+ * connections it took (0: the connection of the last call served it). */
+static long
+keepalive_get(CURL *h, const char *url, long *connects)
+{
+    static struct curl_slist *hdrs;
+    long status = 0;
+    if (!hdrs)
+        hdrs = curl_slist_append(NULL, "Authorization: Bearer " TOKEN);
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+    curl_easy_setopt(h, CURLOPT_CAINFO, fx.server_crt);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body_discard);
+    *connects = -1;
+    if (curl_easy_perform(h) != CURLE_OK)
+        return 0;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, connects);
+    return status;
+}
+
+/* How many of the 'n' sockets the server has closed (EOF or reset). */
+static int
+closed_by_server(const int *fds, int n)
+{
+    int closed = 0;
+    char c;
+    for (int i = 0; i < n; i++) {
+        ssize_t r = recv(fds[i], &c, 1, MSG_DONTWAIT);
+        closed += r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+    }
+    return closed;
+}
+
 /* Strangers holding TLS connections open (no handshake, no request):
- * past 64 a new connection is refused at once, not kept (each may hold
- * a body of 4 x max_body before its token is read); once they close,
- * clients are served again. */
+ * at most 64 connections are kept (each may hold a body of 4 x max_body
+ * before its token is read), and past that a new one takes the place of
+ * the oldest stranger's, so clients are still served and a client's
+ * kept-alive connection stays.  Once 64 connections are all clients',
+ * one more is refused at once. */
 static void
 test_tls_connection_cap(void)
 {
+    enum { STRANGERS = 80 };
     char url[256];
     struct reply r;
-    int fds[64];
+    int fds[STRANGERS];
+    long connects;
     if (!fx.have_tls) {
         fprintf(stderr, "skipped: no certificates\n");
         return;
     }
+    url_of(url, sizeof url, fx.tls, true, "/restconf/data/test:echo");
+    CURL *kept = curl_easy_init();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(kept);
+    CU_ASSERT_EQUAL(keepalive_get(kept, url, &connects), 200);
     struct sockaddr_in a = { .sin_family = AF_INET,
                              .sin_port = htons((uint16_t) nb_server_port(fx.tls)),
                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    for (int i = 0; i < 64; i++) {
+    for (int i = 0; i < STRANGERS; i++) {
         fds[i] = socket(AF_INET, SOCK_STREAM, 0);
         CU_ASSERT_FATAL(fds[i] >= 0);
         CU_ASSERT_EQUAL_FATAL(connect(fds[i], (struct sockaddr *) &a,
                                       sizeof a), 0);
     }
-    url_of(url, sizeof url, fx.tls, true, "/restconf/data/test:echo");
-    struct call c = { .token = TOKEN, .cacert = fx.server_crt };
-    bool refused = false;
-    for (int t = 0; t < 50 && !refused; t++) {
-        fetch(url, &c, &r);
-        refused = r.curl != CURLE_OK;
-        free(r.body);
-        if (!refused)
-            usleep(100000);   /* the 64 not all accepted yet */
+    /* The strangers' connections past the 63 beside the client's are
+     * closed, the oldest first, as the server accepts the others. */
+    int closed = 0;
+    for (int t = 0; t < 50 && closed < STRANGERS - 63; t++) {
+        closed = closed_by_server(fds, STRANGERS);
+        if (closed < STRANGERS - 63)
+            usleep(100000);
     }
-    CU_ASSERT(refused);
-    for (int i = 0; i < 64; i++)
+    CU_ASSERT(closed >= STRANGERS - 63);
+    CU_ASSERT_EQUAL(closed_by_server(fds, 1), 1);
+    struct call c = { .token = TOKEN, .cacert = fx.server_crt };
+    fetch(url, &c, &r);
+    CU_ASSERT_EQUAL(r.curl, CURLE_OK);
+    CU_ASSERT_EQUAL(r.status, 200);
+    free(r.body);
+    CU_ASSERT_EQUAL(keepalive_get(kept, url, &connects), 200);
+    CU_ASSERT_EQUAL(connects, 0);
+    for (int i = 0; i < STRANGERS; i++)
         close(fds[i]);
+
+    /* 64 clients, each with its connection kept alive: one more is
+     * refused, and served once one of them has gone. */
+    CURL *clients[64] = { kept };
+    for (int i = 1; i < 64; i++) {
+        clients[i] = curl_easy_init();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(clients[i]);
+        CU_ASSERT_EQUAL(keepalive_get(clients[i], url, &connects), 200);
+    }
+    fetch(url, &c, &r);
+    CU_ASSERT_NOT_EQUAL(r.curl, CURLE_OK);
+    free(r.body);
+    curl_easy_cleanup(clients[63]);
+    clients[63] = NULL;
     bool served = false;
     for (int t = 0; t < 50 && !served; t++) {
         fetch(url, &c, &r);
@@ -851,6 +921,9 @@ test_tls_connection_cap(void)
             usleep(100000);
     }
     CU_ASSERT(served);
+    for (int i = 0; i < 64; i++)
+        if (clients[i])
+            curl_easy_cleanup(clients[i]);
 }
 
 static void
@@ -1277,7 +1350,7 @@ static CU_TestInfo tests[] = {
     { "a deferred reply comes later; others are served meanwhile", test_deferred_reply },
     { "a deferred request answered before its handler returns", test_deferred_answered_at_once },
     { "a deferred request whose client leaves is dropped", test_deferred_client_leaves },
-    { "past 64 TLS connections a new one is refused at once",
+    { "past 64 TLS connections a stranger's makes room, a client's stays",
       test_tls_connection_cap },
     { "a request whose end is in doubt is 400 and closed",
       test_framing_in_doubt },
