@@ -316,6 +316,23 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
     return 0;
 }
 
+/* libyang's messages quote the value they refuse ("Invalid
+ * non-string-encoded string value \"1234...\""): for a token's secret
+ * that is the secret, in the log of a daemon that does not start.  The
+ * schema's error-message covers a wrong length; this, any other
+ * refusal of a secret. */
+static void
+lr_yang_config_hide_secret(char *err, size_t errlen)
+{
+    static const char tail[] = "/secret: ";
+    char *at = strstr(err, tail);
+    if (!at || strstr(err, "(the value is not shown"))
+        return;
+    at += sizeof tail - 1;
+    snprintf(at, errlen - (size_t) (at - err), "want a string of 16 to 255 "
+             "characters (the value is not shown: it is a secret)");
+}
+
 int
 lr_yang_load_config(struct ly_ctx *ctx, const char *path,
                     struct lr_config *out, char *err, size_t errlen)
@@ -332,7 +349,9 @@ lr_yang_load_config(struct ly_ctx *ctx, const char *path,
         ret = lr_yang_config_fill(top, dir, path, out, err, errlen);
     lyd_free_all(tree);
     free(dir);
-    if (ret)
+    if (ret) {
         memset(out, 0, sizeof *out);
+        lr_yang_config_hide_secret(err, errlen);
+    }
     return ret;
 }

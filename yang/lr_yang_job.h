@@ -22,8 +22,8 @@
  * lr_yang_parse_intent(), a path and a message apart, for an RFC 8040
  * error body):
  *     FILE-or-WHAT: DATA-PATH: reason
- * e.g. "demo.json: /lightrail-config:lightraild/token[name='demo']/secret:
- * Unsatisfied length - string "short" length is not allowed.".
+ * e.g. "demo.json: /lightrail-config:lightraild/listen/port: Value "70000"
+ * is out of type uint16 min/max bounds.".
  *
  * Contexts: one thread at a time per context (lr_yang.h).
  */

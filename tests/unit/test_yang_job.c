@@ -1644,26 +1644,31 @@ test_config_bad(void)
 {
     static const struct {
         const char *file, *want;
+        const char *secret;       /* never to be quoted */
     } cases[] = {
         { "config_tls_no_cert.json",
           "/lightrail-config:lightraild/listen: TLS needs a certificate and "
-          "a key; set both, or tls false" },
+          "a key; set both, or tls false", NULL },
         { "config_short_secret.json",
           "/lightrail-config:lightraild/token[name='ops']/secret: "
-          "Unsatisfied length - string \"too-short\" length is not "
-          "allowed. (line 10)" },
+          "a token secret must have 16 to 255 characters (the value is "
+          "not shown: it is a secret) (line 10)", "too-short" },
+        { "config_secret_number.json",
+          "/lightrail-config:lightraild/token[name='ops']/secret: want a "
+          "string of 16 to 255 characters (the value is not shown: it is "
+          "a secret)", "12345678901234567890" },
         { "config_no_state_dir.json",
           "/lightrail-config:lightraild/state-dir: Mandatory node "
-          "\"state-dir\" instance does not exist." },
+          "\"state-dir\" instance does not exist.", NULL },
         { "config_emulation_prefix.json",
           "/lightrail-config:lightraild/emulation/prefix: Unsatisfied "
-          "pattern - \"Bad_One\" does not conform to \"[a-z0-9]+\"" },
+          "pattern - \"Bad_One\" does not conform to \"[a-z0-9]+\"", NULL },
         /* Any other lightrail file is not a configuration. */
-        { "cluster_efficiency.json", "is out of the allowed range" },
+        { "cluster_efficiency.json", "is out of the allowed range", NULL },
         { "../../../examples/clusters/man3.json",
           "/lightrail-config:lightraild: missing: not a lightrail-config "
-          "file" },
-        { "no_such_config.json", "No such file or directory" },
+          "file", NULL },
+        { "no_such_config.json", "No such file or directory", NULL },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         static struct lr_config c;
@@ -1678,6 +1683,8 @@ test_config_bad(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].want));
         CU_ASSERT_EQUAL(strncmp(err, path, strlen(path)), 0);
         CU_ASSERT_EQUAL(c.state_dir[0], '\0');
+        if (cases[i].secret)
+            CU_ASSERT_PTR_NULL(strstr(err, cases[i].secret));
     }
 }
 
