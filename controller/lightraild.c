@@ -433,6 +433,11 @@ main(int argc, char **argv)
      * not end a daemon still starting. */
     signal(SIGPIPE, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
+    /* What the daemon creates (the store with the network, the DCs'
+     * inventories and every job; the device files; pid and port) is for
+     * its group at most, whatever the umask of the shell that started it
+     * and the mode of a state directory made beforehand. */
+    umask(027);
     if (!foreground) {
         int e = detach();
         if (e) {

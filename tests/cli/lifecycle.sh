@@ -7,9 +7,12 @@
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 
-# 1. Detached: the command returns 0 once the daemon serves.
+# 1. Detached: the command returns 0 once the daemon serves.  Its state
+# directory made beforehand open to all, started from a shell whose umask
+# lets everyone read what it writes.
 rm -f "$D/state/lightraild.port"
-$LIGHTRAILD --config "$D/lightraild.json" > "$tmp/out" 2> "$tmp/err"
+mkdir -p -m 0755 "$D/state"
+(umask 022; exec $LIGHTRAILD --config "$D/lightraild.json") > "$tmp/out" 2> "$tmp/err"
 rc=$?
 if [ $rc -eq 0 ] && [ -s "$D/state/lightraild.port" ] && [ -s "$D/state/lightraild.pid" ]; then
     ok "detached: exit 0 once serving, port and pid files written"
@@ -21,6 +24,12 @@ PORT=$(cat "$D/state/lightraild.port" 2>/dev/null)
 URL=https://127.0.0.1:$PORT
 api GET /restconf/data/lightrail-state:state
 [ "$STATUS" = 200 ] && ok "the detached daemon answers" || notok "detached daemon: $STATUS"
+# The store (the network, the DCs' inventories, every job), the device
+# files and the pid and port files are no one's but the daemon's group's.
+open=$(find "$D/state" -mindepth 1 -perm -o=r 2>&1)
+[ -s "$D/state/lightrail.db" ] && [ -z "$open" ] \
+    && ok "the state directory's files are not world-readable" \
+    || notok "world-readable in the state directory: $open"
 
 # lightrail-check while a daemon serves: refused (exit 2), not waited on.
 $CHECK --config "$D/lightraild.json" 2> "$tmp/err"
