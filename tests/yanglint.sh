@@ -119,6 +119,7 @@ lightrail-roadm.yang roadm_frequency_order.json the upper frequency must be abov
 lightrail-roadm.yang roadm_duplicate_name.json Unique data leaf(s) "name" not satisfied
 lightrail-roadm.yang roadm_no_spectrum.json Mandatory choice "spectrum" data do not exist
 lightrail-config.yang config_short_secret.json a token secret must have 16 to 255 characters
+lightrail-config.yang config_shared_secret.json Unique data leaf(s) "secret" not satisfied
 lightrail-config.yang config_no_state_dir.json Mandatory node "state-dir"
 lightrail-config.yang config_emulation_prefix.json Unsatisfied pattern - "Bad_One"
 CASES

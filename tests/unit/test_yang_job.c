@@ -1657,6 +1657,9 @@ test_config_bad(void)
           "/lightrail-config:lightraild/token[name='ops']/secret: want a "
           "string of 16 to 255 characters (the value is not shown: it is "
           "a secret)", "12345678901234567890" },
+        { "config_shared_secret.json",
+          "/lightrail-config:lightraild/token[name='ci']: Unique data "
+          "leaf(s) \"secret\" not satisfied", "shared-secret" },
         { "config_no_state_dir.json",
           "/lightrail-config:lightraild/state-dir: Mandatory node "
           "\"state-dir\" instance does not exist.", NULL },
