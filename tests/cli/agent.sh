@@ -542,6 +542,40 @@ PY
         || notok "after the strangers: $(cat "$tmp/err")"
 fi
 
+# Strangers from five addresses, four each, holding every handshake
+# slot (16) and coming back: a coordinator's connection takes the place
+# of the oldest, and the agents plan while the strangers stay.
+if command -v python3 > /dev/null; then
+    python3 - "$P2" > "$tmp/crowd.out" 2>&1 <<'PY' &
+import socket, sys, time
+port = int(sys.argv[1])
+held = []
+for h in range(2, 7):
+    for _ in range(4):
+        s = socket.socket()
+        s.bind(("127.0.0.%d" % h, 0))
+        s.connect(("127.0.0.1", port))
+        held.append(s)
+print("connected", len(held), flush=True)
+time.sleep(60)
+PY
+    CROWD=$!
+    for i in $(seq 50); do
+        grep -q connected "$tmp/crowd.out" && break
+        sleep 0.1
+    done
+    if $LIGHTRAIL plan --distributed --model gpt-1.9b \
+           --cluster "$tmp/remote.json" $TLS --format json \
+           > "$tmp/crowd.plan" 2> "$tmp/err" \
+       && grep -q "it makes room for 127.0.0.1:" "$A/dc2.log"; then
+        ok "strangers from five addresses in every handshake slot: the coordinator takes the oldest's place and plans"
+    else
+        notok "strangers in every handshake slot: $(cat "$tmp/crowd.out" "$tmp/err"; tail -3 "$A/dc2.log")"
+    fi
+    kill $CROWD 2>/dev/null
+    wait $CROWD 2>/dev/null
+fi
+
 # Commitments are each coordinator's own: a second coordinator the agent
 # trusts can neither release the first's tag nor is refused that tag for
 # itself (any authorised connection could release another's).

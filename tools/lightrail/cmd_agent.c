@@ -100,7 +100,10 @@
  * each has AGENT_HANDSHAKE_S for it from accept, at most
  * AGENT_MAX_HANDSHAKES_PER_HOST from one address: a stranger without a
  * certificate, who can only ever be a handshake, cannot hold the slots
- * of the coordinators. */
+ * of the coordinators.  Past AGENT_MAX_HANDSHAKES (or AGENT_MAX_CONNS)
+ * a new connection takes the place of the oldest handshake: strangers
+ * from four addresses or more would otherwise refuse every coordinator,
+ * ten seconds at a time, for as long as they came back. */
 #define AGENT_MAX_CONNS 64
 #define AGENT_MAX_HANDSHAKES 16
 #define AGENT_MAX_HANDSHAKES_PER_HOST 4
@@ -1188,17 +1191,27 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
         port = ntohs(in6->sin6_port);
     }
     int handshakes = 0, from_host = 0;
-    for (const struct conn *o = a->conns; o; o = o->next) {
+    struct conn *oldest = NULL;   /* the oldest in its handshake */
+    for (struct conn *o = a->conns; o; o = o->next) {
         handshakes += !o->ready;
         from_host += !o->ready && !strcmp(o->host, host);
+        if (!o->ready)
+            oldest = o;
     }
-    if (a->n_conns >= AGENT_MAX_CONNS || handshakes >= AGENT_MAX_HANDSHAKES
-        || from_host >= AGENT_MAX_HANDSHAKES_PER_HOST) {
+    bool full = a->n_conns >= AGENT_MAX_CONNS
+                || handshakes >= AGENT_MAX_HANDSHAKES;
+    if (from_host >= AGENT_MAX_HANDSHAKES_PER_HOST || (full && !oldest)) {
         alog(a, "%s:%d: refused: %d connections already, %d of them in "
              "their TLS handshake, %d from this address", host, port,
              a->n_conns, handshakes, from_host);
         evutil_closesocket(fd);
         return;
+    }
+    if (full) {
+        alog(a, "%s: closed: still in its TLS handshake, it makes room for "
+             "%s:%d (%d connections, %d of them in their handshake)",
+             oldest->peer, host, port, a->n_conns, handshakes);
+        conn_free(oldest);
     }
     /* Each request is one small write answered at once: without it Nagle
      * holds an answer for the peer's delayed ACK. */
