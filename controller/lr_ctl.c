@@ -643,15 +643,17 @@ held_tags(const struct lr_ctl *c, int k, char (*tags)[LR_WIRE_NAME_MAX],
     int n = 0;
     const char *kept = kept_plan_at(c, k);
     for (int i = 0; i <= c->n_jobs; i++) {
-        const char *name = i < c->n_jobs ? c->jobs[i].intent.name : kept;
+        const char *name = kept;                /* after the jobs */
         if (i < c->n_jobs) {
             const struct lr_job *j = &c->jobs[i];
-            if ((j->phase != LR_JOB_PROVISIONING && j->phase != LR_JOB_ACTIVE
-                 && j->phase != LR_JOB_RELEASING) || !holds_at(c, j, k))
-                continue;
-        } else if (!kept) {
-            continue;
+            bool holds = (j->phase == LR_JOB_PROVISIONING
+                          || j->phase == LR_JOB_ACTIVE
+                          || j->phase == LR_JOB_RELEASING)
+                         && holds_at(c, j, k);
+            name = holds ? j->intent.name : NULL;
         }
+        if (!name)
+            continue;
         if (n == cap)
             return -1;
         if (tags)
