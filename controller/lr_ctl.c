@@ -1456,6 +1456,22 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
             lr_jenv_cand_hop_path(env, a, h, 1),
         };
         int m = lr_jenv_cand_hop_slots(env, a, h);
+        if (p[0]->n_links > LR_JOB_MAX_HOPS
+            || p[1]->n_links > LR_JOB_MAX_HOPS) {
+            /* Refused, never cut short: a job records at most that
+             * many hops per lightpath. */
+            snprintf(why, len, "candidate %d: route %d of hop %s-%s has "
+                     "more than the %d links a lightpath may cross", a,
+                     cd->route, c->cluster->dcs[cd->dc[h]].name,
+                     c->cluster->dcs[cd->dc[h + 1]].name, LR_JOB_MAX_HOPS);
+            for (int i = 0; i < job->n_lightpaths; i++)
+                lr_spectrum_release(c->rsa->sp, job->lp[i].links,
+                                    job->lp[i].n_links, job->lp[i].first,
+                                    job->lp[i].m);
+            job->n_lightpaths = 0;
+            plan->n_stages = 0;
+            goto cleanup;
+        }
         double km = fmax(p[0]->length_km, p[1]->length_km);
         int mod = lr_mod_choose(&c->rsa->mods, km);
         for (int dir = 0; dir < 2; dir++) {
@@ -1479,8 +1495,7 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
             memset(lp, 0, sizeof *lp);
             lp->from_dc = cd->dc[h + dir];
             lp->to_dc = cd->dc[h + 1 - dir];
-            lp->n_links = p[dir]->n_links < LR_JOB_MAX_HOPS
-                          ? p[dir]->n_links : LR_JOB_MAX_HOPS;
+            lp->n_links = p[dir]->n_links;
             memcpy(lp->links, p[dir]->links,
                    (size_t) lp->n_links * sizeof(int));
             lp->length_km = p[dir]->length_km;
@@ -1700,7 +1715,21 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     for (int s = 0; s < plan->n_stages; s++)
         job->gpus[plan->stages[s].dc] += plan->stages[s].g;
 
-    /* 3. Two lightpaths per boundary between DCs. */
+    /* 3. Two lightpaths per boundary between DCs, within what a job
+     * record holds: counted before any spectrum is taken. */
+    int n_bounds = 0;
+    for (int s = 0; s + 1 < plan->n_stages; s++)
+        n_bounds += plan->stages[s].dc != plan->stages[s + 1].dc;
+    if (2 * n_bounds > LR_JOB_MAX_LIGHTPATHS) {
+        job->phase = LR_JOB_BLOCKED;
+        set_reason(job, "no plan (%s): its %d stages cross %d DC boundaries "
+                   "and need %d lightpaths, more than the %d a job holds: "
+                   "give it fewer GPUs (gpus max) or the zone or cdynp "
+                   "algorithm", algo, plan->n_stages, n_bounds, 2 * n_bounds,
+                   LR_JOB_MAX_LIGHTPATHS);
+        c->counters.blocks_plan++;
+        goto cleanup;
+    }
     for (int s = 0; s + 1 < plan->n_stages; s++) {
         int a = plan->stages[s].dc, b = plan->stages[s + 1].dc;
         if (a == b)
@@ -1729,8 +1758,24 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
                     }
                 }
             }
-            if (blk != LR_RSA_OK || job->n_lightpaths
-                                    == LR_JOB_MAX_LIGHTPATHS) {
+            if (blk == LR_RSA_OK
+                && c->rsa->ksp->paths[ch.path].n_links > LR_JOB_MAX_HOPS) {
+                /* A job records (and configures) at most that many
+                 * ROADM hops per lightpath: a longer route is refused,
+                 * never cut short. */
+                job->phase = LR_JOB_BLOCKED;
+                set_reason(job, "no lightpath from %s (%s) to %s (%s): its "
+                           "route has %d links, more than the %d a "
+                           "lightpath may cross; attach the DCs to nearer "
+                           "ROADMs", cl->dcs[from].name,
+                           c->topo->nodes[req.src].name, cl->dcs[to].name,
+                           c->topo->nodes[req.dst].name,
+                           c->rsa->ksp->paths[ch.path].n_links,
+                           LR_JOB_MAX_HOPS);
+                c->counters.blocks_spectrum++;
+                goto cleanup;
+            }
+            if (blk != LR_RSA_OK) {
                 job->phase = LR_JOB_BLOCKED;
                 if (req.src < 0 || req.dst < 0)
                     /* Not the spectrum: a DC no file attaches. */
@@ -1762,8 +1807,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             memset(lp, 0, sizeof *lp);
             lp->from_dc = from;
             lp->to_dc = to;
-            lp->n_links = p->n_links < LR_JOB_MAX_HOPS ? p->n_links
-                                                       : LR_JOB_MAX_HOPS;
+            lp->n_links = p->n_links;
             memcpy(lp->links, p->links, (size_t) lp->n_links * sizeof(int));
             lp->length_km = p->length_km;
             lp->mod = ch.mod;

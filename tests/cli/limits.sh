@@ -1,0 +1,67 @@
+#!/bin/sh
+# The fixed limits met by a bigger case than the examples: each input
+# just over a bound is refused with a message that names it, and one at
+# the bound works.  Inputs are generated here (tests/cli/gen_big.py).
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "$srcdir/tests/cli/daemon.sh"
+GEN="/usr/bin/python3 $srcdir/tests/cli/gen_big.py"
+
+# use_files TOPO CLUSTER: the daemon of daemon.sh on these files.
+use_files() {
+    jq --arg t "$1" --arg c "$2" \
+       '."lightrail-config:lightraild" |= (."topology-file" = $t | ."cluster-file" = $c)' \
+       "$D/lightraild.json" > "$tmp/cfg" && mv "$tmp/cfg" "$D/lightraild.json"
+    rm -rf "$D/state"
+}
+
+# A lightpath crosses at most 32 links (LR_JOB_MAX_HOPS): a route of 40
+# was cut to its first 32, the job active on a lightpath that ended 8
+# ROADMs short of its DC.  Now the job is blocked and says why; over 32
+# links it still works.
+$GEN ring 80 0:0 1:40 > "$tmp/ring80.json"
+$GEN cluster 2 0:0 1:40 > "$tmp/c40.json"
+use_files "$tmp/ring80.json" "$tmp/c40.json"
+start_daemon || { notok "lightraild did not start"; lr_summary; exit 1; }
+printf '{"lightrail-job:job":[{"name":"far","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":16,"max":16}}]}\n' > "$tmp/far.json"
+api POST $JOBS "$tmp/far.json"
+if jq -e '."lightrail-job:job"[0].state | .phase == "blocked" and (.reason | test("route has 40 links, more than the 32 a lightpath may cross"))' "$tmp/body" > /dev/null; then
+    ok "a route of 40 links: blocked, the limit named"
+else
+    notok "a route of 40 links: $STATUS $(cat "$tmp/body")"
+fi
+api GET /restconf/data/lightrail-state:state
+jq -e '[."lightrail-state:state".dc[]."in-use"] | add == 0' "$tmp/body" > /dev/null \
+    && ok "the blocked job holds no GPUs" || notok "GPUs held: $(cat "$tmp/body")"
+stop_daemon
+check_store "a route of 40 links: store and devices agree"
+$GEN ring 64 0:0 1:32 > "$tmp/ring64.json"
+$GEN cluster 2 0:0 1:32 > "$tmp/c32.json"
+use_files "$tmp/ring64.json" "$tmp/c32.json"
+start_daemon || { notok "lightraild did not start"; lr_summary; exit 1; }
+api POST $JOBS "$tmp/far.json"
+if jq -e '."lightrail-job:job"[0].state | .phase == "active" and ([.lightpath[].node | length] == [33, 33])' "$tmp/body" > /dev/null; then
+    ok "a route of 32 links: active, every ROADM on its lightpaths"
+else
+    notok "a route of 32 links: $STATUS $(cat "$tmp/body")"
+fi
+stop_daemon
+
+# A job holds at most 32 lightpaths, 16 DC boundaries: pipedream over 24
+# DCs of 8 GPUs needed 46, and the job was blocked as "no spectrum ...:
+# ok".  Now the reason counts them and says what to do.
+$GEN ring 64 > "$tmp/ring64all.json"
+$GEN cluster 64 > "$tmp/c64.json"
+use_files "$tmp/ring64all.json" "$tmp/c64.json"
+start_daemon || { notok "lightraild did not start on 64 DCs"; lr_summary; exit 1; }
+ok "lightraild starts on 64 DCs"
+printf '{"lightrail-job:job":[{"name":"wide","model":"bert-large","batch":32,"microbatch":1,"gpus":{"max":512},"algorithm":"pipedream"}]}\n' > "$tmp/wide.json"
+api POST $JOBS "$tmp/wide.json"
+if jq -e '."lightrail-job:job"[0].state | .phase == "blocked" and (.reason | test("need 46 lightpaths, more than the 32 a job holds"))' "$tmp/body" > /dev/null; then
+    ok "46 lightpaths: blocked, the limit named"
+else
+    notok "46 lightpaths: $STATUS $(cat "$tmp/body")"
+fi
+stop_daemon
+check_store "46 lightpaths: store and devices agree"
+
+lr_summary
