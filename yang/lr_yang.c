@@ -4,6 +4,7 @@
  * lr_yang.h.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -207,22 +208,15 @@ lr_yang_want_type(const struct lysc_type *t, const char *units,
     }
 }
 
-/* libyang's "Invalid union value "V" - no matching subtype found." at
- * the leaf 'path' (a data path: its predicates are dropped to find the
- * schema node) as 'invalid value "V": want a, b or c' into msg[size];
- * false, msg untouched, when the leaf's members cannot all be told. */
-static bool
-lr_yang_union_msg(const struct ly_ctx *ctx, const char *path,
-                  const char *lymsg, char *msg, size_t size)
+/* The schema node of the data path 'path' (its predicates dropped), or
+ * NULL. */
+static const struct lysc_node *
+lr_yang_schema_of(const struct ly_ctx *ctx, const char *path)
 {
-    static const char head[] = "Invalid union value \"";
-    static const char tail[] = "\" - no matching subtype found";
     char spath[1024];
     size_t j = 0;
     char quote = 0;
 
-    if (strncmp(lymsg, head, strlen(head)) || !strstr(lymsg, tail))
-        return false;
     /* A predicate ends at the first ']' outside its quoted keys, which
      * may hold any character. */
     for (const char *p = path; *p && j + 1 < sizeof spath; p++) {
@@ -238,7 +232,50 @@ lr_yang_union_msg(const struct ly_ctx *ctx, const char *path,
         }
     }
     spath[j] = '\0';
-    const struct lysc_node *sn = lys_find_path(ctx, NULL, spath, 0);
+    return lys_find_path(ctx, NULL, spath, 0);
+}
+
+/* libyang's "Too many "X" instances." at the list or leaf-list 'path'
+ * (a data path) as the same with the schema's max-elements, the limit
+ * the user met, into msg[size]; false, msg untouched, otherwise. */
+static bool
+lr_yang_count_msg(const struct ly_ctx *ctx, const char *path,
+                  const char *lymsg, char *msg, size_t size)
+{
+    static const char head[] = "Too many \"";
+    uint32_t max;
+
+    if (strncmp(lymsg, head, strlen(head)))
+        return false;
+    const struct lysc_node *sn = lr_yang_schema_of(ctx, path);
+    if (sn && sn->nodetype == LYS_LIST)
+        max = ((const struct lysc_node_list *) sn)->max;
+    else if (sn && sn->nodetype == LYS_LEAFLIST)
+        max = ((const struct lysc_node_leaflist *) sn)->max;
+    else
+        return false;
+    if (max == UINT32_MAX)
+        return false;
+    snprintf(msg, size, "too many \"%s\" entries: at most %" PRIu32
+             " (the %s's max-elements)", sn->name, max,
+             sn->nodetype == LYS_LIST ? "list" : "leaf-list");
+    return true;
+}
+
+/* libyang's "Invalid union value "V" - no matching subtype found." at
+ * the leaf 'path' (a data path: its predicates are dropped to find the
+ * schema node) as 'invalid value "V": want a, b or c' into msg[size];
+ * false, msg untouched, when the leaf's members cannot all be told. */
+static bool
+lr_yang_union_msg(const struct ly_ctx *ctx, const char *path,
+                  const char *lymsg, char *msg, size_t size)
+{
+    static const char head[] = "Invalid union value \"";
+    static const char tail[] = "\" - no matching subtype found";
+
+    if (strncmp(lymsg, head, strlen(head)) || !strstr(lymsg, tail))
+        return false;
+    const struct lysc_node *sn = lr_yang_schema_of(ctx, path);
     if (!sn || !(sn->nodetype & (LYS_LEAF | LYS_LEAFLIST)))
         return false;
     const struct lysc_node_leaf *leaf = (const void *) sn;
@@ -274,7 +311,9 @@ lr_yang_ly_err(const struct ly_ctx *ctx, int rc, const char *file,
     } else {
         const char *msg = e->msg ? e->msg : "invalid data";
         lr_yang_split_location(e->path, path, sizeof path, &schema, &line);
-        if (path[0] && lr_yang_union_msg(ctx, path, msg, want, sizeof want))
+        if (path[0] && (lr_yang_union_msg(ctx, path, msg, want, sizeof want)
+                        || lr_yang_count_msg(ctx, path, msg, want,
+                                             sizeof want)))
             msg = want;
         if (path[0] && line)
             lr_yang_errf(err, errlen, file, path, "%s (line %ld)", msg, line);

@@ -14,6 +14,36 @@ use_files() {
     rm -rf "$D/state"
 }
 
+# 64 data centers (lightrail-compute's max-elements): 65 passed the
+# schema, lightrail topo check took them, and plan and lightraild refused
+# them with "the cluster has no data center, or more than 64" and "more
+# than 64 data centers" (no file, no path).  Now every reader of the file
+# names the list and the limit.
+$GEN ring 65 > "$tmp/ring65.json"
+$GEN cluster 65 > "$tmp/c65.json"
+$GEN cluster 64 > "$tmp/c64.json"
+expect_bad "/lightrail-compute:compute/dc[name='dc64']: too many \"dc\" entries: at most 64" \
+    $LIGHTRAIL topo check "$tmp/ring65.json" --cluster "$tmp/c65.json"
+expect_bad "c65.json: /lightrail-compute:compute/dc[name='dc64']: too many \"dc\" entries: at most 64" \
+    $LIGHTRAIL plan --model bert-large --cluster "$tmp/c65.json"
+$LIGHTRAIL plan --model bert-large --cluster "$tmp/c64.json" --algo zone > "$tmp/out" 2>&1 \
+    && ok "plan on 64 DCs" || notok "plan on 64 DCs: $(cat "$tmp/out")"
+use_files "$tmp/ring65.json" "$tmp/c65.json"
+if $LIGHTRAILD --config "$D/lightraild.json" --foreground 2> "$tmp/err"; then
+    notok "lightraild started on 65 DCs"
+elif grep -q "c65.json: /lightrail-compute:compute/dc\[name='dc64'\]: too many \"dc\" entries: at most 64" "$tmp/err" \
+     && [ ! -e "$D/state/lightraild.port" ]; then
+    ok "lightraild refuses 65 DCs at start, the limit named"
+else
+    notok "lightraild on 65 DCs: $(cat "$tmp/err")"
+fi
+
+# 4096 explicit layers: 4097 was "index: Unsatisfied range - value
+# "4097" is out of the allowed range", which did not say the limit.
+$GEN model 4097 > "$tmp/m4097.json"
+expect_bad "layer/index: a layer's index is 1 to 4096: a model has at most 4096 explicit layers" \
+    $LIGHTRAIL plan --model-file "$tmp/m4097.json" --cluster "$srcdir/examples/clusters/metro.json"
+
 # A lightpath crosses at most 32 links (LR_JOB_MAX_HOPS): a route of 40
 # was cut to its first 32, the job active on a lightpath that ended 8
 # ROADMs short of its DC.  Now the job is blocked and says why; over 32
@@ -50,7 +80,6 @@ stop_daemon
 # DCs of 8 GPUs needed 46, and the job was blocked as "no spectrum ...:
 # ok".  Now the reason counts them and says what to do.
 $GEN ring 64 > "$tmp/ring64all.json"
-$GEN cluster 64 > "$tmp/c64.json"
 use_files "$tmp/ring64all.json" "$tmp/c64.json"
 start_daemon || { notok "lightraild did not start on 64 DCs"; lr_summary; exit 1; }
 ok "lightraild starts on 64 DCs"

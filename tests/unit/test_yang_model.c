@@ -297,7 +297,7 @@ test_bad_mem(void)
         { "{\"lightrail-model:model\":{\"name\":\"i0\",\"layer\":[{"
           "\"index\":0,\"forward-flops-per-sample\":\"5\",\"parameters\":"
           "\"0\",\"activation-elements\":\"0\"}]}}",
-          "/index: Unsatisfied range - value \"0\"" },
+          "/index: a layer's index is 1 to 4096" },
         /* A gap at the start: the layer past n is reported, and the
          * lowest missing index. */
         { "{\"lightrail-model:model\":{\"name\":\"g2\",\"layer\":["
