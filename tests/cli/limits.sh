@@ -44,6 +44,20 @@ $GEN model 4097 > "$tmp/m4097.json"
 expect_bad "layer/index: a layer's index is 1 to 4096: a model has at most 4096 explicit layers" \
     $LIGHTRAIL plan --model-file "$tmp/m4097.json" --cluster "$srcdir/examples/clusters/metro.json"
 
+# rsa-sim's modulation table holds 16 formats of names within 15
+# characters: a 17th was "too many formats" and a long name "invalid".
+{ echo name,maximum_length,spectral_efficiency
+  for i in $(seq 1 17); do echo "m$i,$((i * 100)),$((18 - i))"; done
+} > "$tmp/mod17.csv"
+head -n 17 "$tmp/mod17.csv" > "$tmp/mod16.csv"
+printf 'name,maximum_length,spectral_efficiency\nabcdefghijklmnop,100,2\n' > "$tmp/modlong.csv"
+RS="rsa-sim --topology $srcdir/examples/topologies/metro.json --load 10 --requests 100 --warmup 10 --seeds 1 --quiet"
+expect_bad "line 18: format 'm17': more than 16 formats" $LIGHTRAIL $RS --modulations "$tmp/mod17.csv"
+expect_bad "format 'abcdefghijklmnop': its name must be 1 to 15 characters" \
+    $LIGHTRAIL $RS --modulations "$tmp/modlong.csv"
+$LIGHTRAIL $RS --modulations "$tmp/mod16.csv" > "$tmp/out" 2>&1 \
+    && ok "rsa-sim with 16 formats" || notok "rsa-sim with 16 formats: $(cat "$tmp/out")"
+
 # A lightpath crosses at most 32 links (LR_JOB_MAX_HOPS): a route of 40
 # was cut to its first 32, the job active on a lightpath that ended 8
 # ROADMs short of its DC.  Now the job is blocked and says why; over 32

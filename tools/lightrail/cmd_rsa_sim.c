@@ -72,12 +72,14 @@ usage(FILE *f)
 "\n"
 "  --topology FILE     lightrail-topology JSON (see examples/topologies)\n"
 "  --load E            one load in Erlang (nominal: arrival rate x mean holding)\n"
-"  --loads A:B:S       loads A, A+S, ... up to B (one number: --load)\n"
+"  --loads A:B:S       loads A, A+S, ... up to B, at most 1000 loads (one\n"
+"                      number: --load)\n"
 "  --policy LIST       comma-separated policies, or 'all' (default ksp-ff)\n"
-"  --k N               candidate paths per node pair (default 5)\n"
+"  --k N               candidate paths per node pair, 1 to 100 (default 5)\n"
 "  --path-order ORDER  km: K shortest by length; hops: fewest hops, then\n"
 "                      length (default km)\n"
-"  --slots N           12.5 GHz slots on every link (default: the topology's)\n"
+"  --slots N           12.5 GHz slots on every link, 1 to 1024 (default:\n"
+"                      the topology's)\n"
 "  --guard N           guard slots per lightpath (default 1)\n"
 "  --requests N        requests per run, warm-up included (default 13000)\n"
 "  --warmup N          requests not counted at the start (default 3000)\n"
@@ -89,7 +91,9 @@ usage(FILE *f)
 "  --target P          blocking at which to report each policy's load\n"
 "                      (default 0.001)\n"
 "  --modulations FILE  reach table as CSV name,maximum_length,\n"
-"                      spectral_efficiency,... (default: the DeepRMSA table)\n"
+"                      spectral_efficiency,..., at most 16 formats with\n"
+"                      names of 1 to 15 characters (default: the\n"
+"                      DeepRMSA table)\n"
 "  --format FMT        text (a table) or json (one object per line)\n"
 "  --plot FILE.png     draw blocking against load, log scale (gnuplot)\n"
 "  --quiet             no progress on stderr (else a line redrawn on a\n"
@@ -161,9 +165,15 @@ load_modulations(const char *path, struct lr_modtable *t)
         }
         int err = lr_modtable_add(t, name, r, s);
         if (err) {
-            lr_cli_err(CMD, "%s: line %d: format '%s': %s", path, lineno,
-                       name, err == EEXIST ? "listed twice"
-                       : err == ENOSPC ? "too many formats" : "invalid");
+            if (err == ENOSPC)
+                lr_cli_err(CMD, "%s: line %d: format '%s': more than %d "
+                           "formats, the most a table holds: keep those "
+                           "the network uses", path, lineno, name,
+                           LR_MOD_MAX);
+            else
+                lr_cli_err(CMD, "%s: line %d: format '%s': %s", path,
+                           lineno, name, err == EEXIST ? "listed twice"
+                           : "its name must be 1 to 15 characters");
             rc = LR_EXIT_USAGE;
             break;
         }
