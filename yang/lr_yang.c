@@ -262,6 +262,49 @@ lr_yang_count_msg(const struct ly_ctx *ctx, const char *path,
     return true;
 }
 
+/* libyang's "Unsatisfied range - ..." or "Unsatisfied length - ..." at
+ * the leaf 'path' (a data path) followed by the bounds the schema
+ * allows, which libyang does not say, into msg[size]: the limit the user
+ * met.  False, msg untouched, when the type's bounds cannot be told (a
+ * schema's own error-message never starts so, and is kept). */
+static bool
+lr_yang_bound_msg(const struct ly_ctx *ctx, const char *path,
+                  const char *lymsg, char *msg, size_t size)
+{
+    bool length = !strncmp(lymsg, "Unsatisfied length", 18);
+    if (!length && strncmp(lymsg, "Unsatisfied range", 17))
+        return false;
+    const struct lysc_node *sn = lr_yang_schema_of(ctx, path);
+    if (!sn || !(sn->nodetype & (LYS_LEAF | LYS_LEAFLIST)))
+        return false;
+    const struct lysc_type *t = ((const struct lysc_node_leaf *) sn)->type;
+    struct lr_yang_want w = { .n = 0, .whole = true };
+    if (length) {
+        const struct lysc_range *r = t->basetype == LY_TYPE_STRING
+            ? ((const struct lysc_type_str *) t)->length : NULL;
+        LY_ARRAY_COUNT_TYPE i;
+        if (!r)
+            return false;
+        LY_ARRAY_FOR(r->parts, i)
+            lr_yang_want_add(&w, "%llu to %llu characters",
+                             (unsigned long long) r->parts[i].min_u64,
+                             (unsigned long long) r->parts[i].max_u64);
+    } else {
+        lr_yang_want_type(t, ((const struct lysc_node_leaf *) sn)->units,
+                          &w);
+    }
+    if (!w.whole || !w.n)
+        return false;
+    int len = snprintf(msg, size, "%s Allowed: ", lymsg);
+    for (int i = 0; i < w.n && len >= 0 && (size_t) len < size; i++)
+        len += snprintf(msg + len, size - len, "%s%s",
+                        i == 0 ? "" : i == w.n - 1 ? " or " : ", ",
+                        w.alt[i]);
+    if (len >= 0 && (size_t) len < size)
+        snprintf(msg + len, size - len, ".");
+    return true;
+}
+
 /* libyang's "Invalid union value "V" - no matching subtype found." at
  * the leaf 'path' (a data path: its predicates are dropped to find the
  * schema node) as 'invalid value "V": want a, b or c' into msg[size];
@@ -293,6 +336,17 @@ lr_yang_union_msg(const struct ly_ctx *ctx, const char *path,
     return true;
 }
 
+const char *
+lr_yang_better_msg(const struct ly_ctx *ctx, const char *path,
+                   const char *lymsg, char *buf, size_t size)
+{
+    if (path[0] && (lr_yang_union_msg(ctx, path, lymsg, buf, size)
+                    || lr_yang_count_msg(ctx, path, lymsg, buf, size)
+                    || lr_yang_bound_msg(ctx, path, lymsg, buf, size)))
+        return buf;
+    return lymsg;
+}
+
 /* Why the first error and not the last: libyang records the root cause
  * first and then, sometimes, a consequence of it. */
 int
@@ -311,10 +365,7 @@ lr_yang_ly_err(const struct ly_ctx *ctx, int rc, const char *file,
     } else {
         const char *msg = e->msg ? e->msg : "invalid data";
         lr_yang_split_location(e->path, path, sizeof path, &schema, &line);
-        if (path[0] && (lr_yang_union_msg(ctx, path, msg, want, sizeof want)
-                        || lr_yang_count_msg(ctx, path, msg, want,
-                                             sizeof want)))
-            msg = want;
+        msg = lr_yang_better_msg(ctx, path, msg, want, sizeof want);
         if (path[0] && line)
             lr_yang_errf(err, errlen, file, path, "%s (line %ld)", msg, line);
         else if (path[0])

@@ -63,6 +63,13 @@ int lr_yang_parse(struct ly_ctx *, const char *data, size_t len,
 void lr_yang_split_location(const char *loc, char *path, size_t size,
                             int *schema, long *line);
 
+/* libyang's message 'lymsg' for an error at the data path 'path' ("" when
+ * none), told better where the schema allows: what a union wants, a
+ * list's max-elements, a leaf's range or length.  Returns buf (written,
+ * size bytes) or lymsg itself; never NULL. */
+const char *lr_yang_better_msg(const struct ly_ctx *ctx, const char *path,
+                               const char *lymsg, char *buf, size_t size);
+
 /* The message for an lr_topo_add_*() / lr_cluster_add_*() error the
  * caller has not already explained: ENOMEM as itself, anything else as
  * "cannot add WHAT: strerror" at 'node'.  Returns the error to return. */

@@ -106,11 +106,14 @@ lr_yang_job_ly_err(const struct ly_ctx *ctx, LY_ERR rc,
         snprintf(text, sizeof text, "libyang error %d", (int) rc);
         lr_yang_copy_line(msg, msglen, text);
     } else {
+        char better[512];
         lr_yang_split_location(e->path, where, sizeof where, &schema,
                                    &line);
+        const char *m = lr_yang_better_msg(ctx, where,
+                                           e->msg ? e->msg : "invalid data",
+                                           better, sizeof better);
         lr_yang_job_fix_path(where, sizeof where, schema, jobs);
         lr_yang_copy_line(path, pathlen, where);
-        const char *m = e->msg ? e->msg : "invalid data";
         /* libyang's words for a bare JSON number where RFC 7951 wants a
          * string say nothing of the cure. */
         const char *hint = strstr(m, "non-num64-encoded")

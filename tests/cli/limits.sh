@@ -44,6 +44,19 @@ $GEN model 4097 > "$tmp/m4097.json"
 expect_bad "layer/index: a layer's index is 1 to 4096: a model has at most 4096 explicit layers" \
     $LIGHTRAIL plan --model-file "$tmp/m4097.json" --cluster "$srcdir/examples/clusters/metro.json"
 
+# A bound of the schema met by a value says the bound: libyang's
+# "Unsatisfied range - value "4097" is out of the allowed range." and
+# "... length is not allowed." said neither the range nor the length.
+sed 's/"layers": 0/"layers": 4097/' "$srcdir/tests/data/bad/model_zero_layers.json" > "$tmp/m4097t.json"
+expect_bad 'transformer/layers: Unsatisfied range - value "4097" is out of the allowed range. Allowed: 1 to 4096.' \
+    $LIGHTRAIL plan --model-file "$tmp/m4097t.json" --cluster "$srcdir/examples/clusters/metro.json"
+long=$(printf 'd%.0s' $(seq 1 64))
+sed "s/\"dc1\"/\"$long\"/g" "$srcdir/examples/clusters/metro.json" > "$tmp/clong.json"
+expect_bad "dc/name: Unsatisfied length - string \"$long\" length is not allowed. Allowed: 1 to 63 characters." \
+    $LIGHTRAIL topo check "$srcdir/examples/topologies/metro.json" --cluster "$tmp/clong.json"
+expect_bad 'device-count: Unsatisfied range - value "2147483647" is out of the allowed range. Allowed: 1 to 1000000.' \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$srcdir/tests/data/bad/cluster_huge_devices.json"
+
 # rsa-sim's modulation table holds 16 formats of names within 15
 # characters: a 17th was "too many formats" and a long name "invalid".
 { echo name,maximum_length,spectral_efficiency
@@ -67,6 +80,14 @@ $GEN cluster 2 0:0 1:40 > "$tmp/c40.json"
 use_files "$tmp/ring80.json" "$tmp/c40.json"
 start_daemon || { notok "lightraild did not start"; lr_summary; exit 1; }
 printf '{"lightrail-job:job":[{"name":"far","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":16,"max":16}}]}\n' > "$tmp/far.json"
+# A job's name is 1 to 63 characters, and the API's 400 says so.
+printf '{"lightrail-job:job":[{"name":"%s","model":"bert-large"}]}\n' "$long" > "$tmp/longname.json"
+api POST $JOBS "$tmp/longname.json"
+if [ "$STATUS" = 400 ] && grep -q 'length is not allowed. Allowed: 1 to 63 characters' "$tmp/body"; then
+    ok "a job name of 64 characters: 400, the limit named"
+else
+    notok "a job name of 64 characters: $STATUS $(cat "$tmp/body")"
+fi
 api POST $JOBS "$tmp/far.json"
 if jq -e '."lightrail-job:job"[0].state | .phase == "blocked" and (.reason | test("route has 40 links, more than the 32 a lightpath may cross"))' "$tmp/body" > /dev/null; then
     ok "a route of 40 links: blocked, the limit named"
