@@ -38,6 +38,7 @@ usage(FILE *f)
 {
     fprintf(f,
 "usage: lightrail average --out FILE POLICY POLICY [POLICY...]\n"
+"       (2 to 64 policy files)\n"
 "\n"
 "Writes the policy whose weights are the mean of the given policies'\n"
 "(actor and critic, weight by weight): a uniform model soup.  Meant for\n"
