@@ -27,6 +27,12 @@ enum lr_tm_why lr_baseline_dp(const struct lr_tm *, struct lr_plan *,
                               struct lr_tm_eval *);
 enum lr_tm_why lr_baseline_pipedream(const struct lr_tm *, struct lr_plan *,
                                      struct lr_tm_eval *);
+/* The same with at most 'max_stages' (1 to LR_PLAN_MAX_STAGES) stages,
+ * LR_TM_STAGES when the best cut has more: lets a test reach the bound
+ * with a small model, the search being O(L^2 N^2). */
+enum lr_tm_why lr_baseline_pipedream_max(const struct lr_tm *,
+                                         int max_stages, struct lr_plan *,
+                                         struct lr_tm_eval *);
 enum lr_tm_why lr_baseline_spp(const struct lr_tm *, struct lr_plan *,
                                struct lr_tm_eval *);
 /* 'tel' may be NULL (no measurement: the inventory's links). */

@@ -23,6 +23,11 @@
  * cut down to that DC's size (the v1 model keeps a stage in one DC).  The
  * plan is evaluated with the real devices and links.
  *
+ * The recurrence has no bound on the number of stages: with more than
+ * LR_PLAN_MAX_STAGES layers and devices its best cut can have more
+ * stages than a plan holds, and we refuse it (LR_TM_STAGES) rather than
+ * cut it short.
+ *
  * Cost O(L^2 N^2) time, O(L N) space.
  */
 #include <math.h>
@@ -40,6 +45,13 @@ struct pd_cell {
 enum lr_tm_why
 lr_baseline_pipedream(const struct lr_tm *tm, struct lr_plan *plan,
                       struct lr_tm_eval *eval)
+{
+    return lr_baseline_pipedream_max(tm, LR_PLAN_MAX_STAGES, plan, eval);
+}
+
+enum lr_tm_why
+lr_baseline_pipedream_max(const struct lr_tm *tm, int max_stages,
+                          struct lr_plan *plan, struct lr_tm_eval *eval)
 {
     const struct lr_model *m = tm->model;
     const int L = m->n_layers;
@@ -82,8 +94,10 @@ lr_baseline_pipedream(const struct lr_tm *tm, struct lr_plan *plan,
 
     /* Walk back from (L-1, N), then map the stages onto DCs. */
     struct lr_stage st[LR_PLAN_MAX_STAGES];
-    int ns = 0;
-    for (int j = L - 1, n = N; j >= 0 && ns < LR_PLAN_MAX_STAGES;) {
+    int ns = 0, j = L - 1;
+    if (max_stages < 1 || max_stages > LR_PLAN_MAX_STAGES)
+        max_stages = LR_PLAN_MAX_STAGES;
+    for (int n = N; j >= 0 && ns < max_stages;) {
         struct pd_cell c = CELL(j, n);
         st[ns++] = (struct lr_stage) { c.i + 1, j, -1, c.n };
         n -= c.n;
@@ -92,6 +106,14 @@ lr_baseline_pipedream(const struct lr_tm *tm, struct lr_plan *plan,
 #undef CELL
 #undef STAGE
     free(A);
+    if (j >= 0) {
+        /* Layers 0..j are left: the cut has more stages than a plan
+         * holds. */
+        eval->why = LR_TM_STAGES;
+        eval->bad_stage = -1;
+        eval->T = INFINITY;
+        return LR_TM_STAGES;
+    }
 
     int order[LR_TM_MAX_DCS], n_order = lr_cdynp_order(tm, order);
     int pos = 0, used = 0;

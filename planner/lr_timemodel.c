@@ -114,6 +114,9 @@ lr_tm_boundary(const struct lr_tm *tm, int layer, int from, int to, double *c,
     return true;
 }
 
+/* The text of LR_TM_STAGES spells the bound out. */
+_Static_assert(LR_PLAN_MAX_STAGES == 512, "update lr_tm_why_str()");
+
 const char *
 lr_tm_why_str(enum lr_tm_why w)
 {
@@ -132,6 +135,8 @@ lr_tm_why_str(enum lr_tm_why w)
     case LR_TM_NOMEM:
         return "the planner ran out of memory (its tables grow with the "
                "layers times the devices of a data center)";
+    case LR_TM_STAGES:
+        return "the plan would have more stages than the 512 a plan holds";
     }
     return "unknown";
 }
@@ -239,6 +244,18 @@ lr_tm_explain(const struct lr_tm *tm, enum lr_tm_why why, char *buf, size_t len)
                      tm->train.micro > 1 ? " or a smaller microbatch"
                                          : " (the microbatch is one sample "
                                            "already)");
+        return;
+    }
+    if (why == LR_TM_STAGES) {
+        /* A stage has one layer and one device at least: either count at
+         * most LR_PLAN_MAX_STAGES keeps the cut within the bound. */
+        int n = 0;
+        for (int k = 0; k < tm->n_dcs; k++)
+            n += tm->dcs[k].n_devices;
+        snprintf(buf, len, "stages: the best cut of the %d layers over %d "
+                 "devices has more than %d stages, the most a plan holds; "
+                 "plan on at most %d devices or with another algorithm",
+                 m->n_layers, n, LR_PLAN_MAX_STAGES, LR_PLAN_MAX_STAGES);
         return;
     }
     snprintf(buf, len, "%s", lr_tm_why_str(why));

@@ -91,6 +91,8 @@ enum lr_tm_why {
     LR_TM_SHAPE,              /* layers not contiguous, a DC visited twice */
     LR_TM_NOMEM,              /* the planner itself ran out of memory: no
                                * verdict on the request */
+    LR_TM_STAGES,             /* the best cut has more stages than a plan
+                               * holds (LR_PLAN_MAX_STAGES) */
 };
 
 /* The terms of T for one plan, and each stage and boundary. */

@@ -89,6 +89,51 @@ test_baselines_against_exact(void)
 }
 
 static void
+test_pipedream_too_many_stages(void)
+{
+    /* Eight equal layers of 3 x 1e12 FLOPs per sample (b = 1) on 8
+     * devices of 50e12 FLOP/s: a stage of one layer on one device takes
+     * 0.06 s.  Replicating costs a ring of 2 x 1e10 bytes, at least
+     * 2 x 1/2 x 2e10 / 10e9 / m = 0.25 s per microbatch (m = 8), and the
+     * activations (1 element) cost nothing: the best cut is 8 stages of
+     * one layer and one device. */
+    struct lr_layer layers[8];
+    for (int l = 0; l < 8; l++)
+        layers[l] = (struct lr_layer) { 1e12, 1e10, 1 };
+    struct lr_model *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("flat", layers, 8, &m), 0);
+    struct lr_cluster *c = lr_cluster_new();
+    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_type(c, "big", 100e12, 0.5, 1e12),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(c, "dc0", "big", 8, 10e9, 10e-6,
+                                            NULL), 0);
+    struct lr_train tr = { 8, 1, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    struct lr_plan *p = malloc(sizeof *p);
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    CU_ASSERT_EQUAL(lr_baseline_pipedream(tm, p, ev), LR_TM_OK);
+    CU_ASSERT_EQUAL(p->n_stages, 8);
+    CU_ASSERT_EQUAL(lr_baseline_pipedream_max(tm, 8, p, ev), LR_TM_OK);
+    /* With room for 4 stages the cut is refused for what it is, not
+     * cut short and then refused as out of shape. */
+    CU_ASSERT_EQUAL(lr_baseline_pipedream_max(tm, 4, p, ev), LR_TM_STAGES);
+    CU_ASSERT_EQUAL(ev->why, LR_TM_STAGES);
+    CU_ASSERT(isinf(ev->T));
+    char why[256];
+    lr_tm_explain(tm, LR_TM_STAGES, why, sizeof why);
+    CU_ASSERT_STRING_EQUAL(why, "stages: the best cut of the 8 layers over "
+                           "8 devices has more than 512 stages, the most a "
+                           "plan holds; plan on at most 512 devices or with "
+                           "another algorithm");
+    free(p);
+    free(ev);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
+static void
 test_spp_is_cdynp_in_one_dc(void)
 {
     int compared = 0;
@@ -226,6 +271,8 @@ static CU_TestInfo tests[] = {
     { "zone: the pair follows the measured network",
       test_zone_follows_telemetry },
     { "data parallel by hand", test_dp_by_hand },
+    { "PipeDream: more stages than a plan holds are refused as such",
+      test_pipedream_too_many_stages },
     { "PipeDream and SPP never beat the exact optimum",
       test_baselines_against_exact },
     { "SPP equals whole-range CDynP inside one DC",
