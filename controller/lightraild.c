@@ -483,6 +483,17 @@ main(int argc, char **argv)
     }
     char db[LR_CONFIG_PATH_MAX + 32];
     snprintf(db, sizeof db, "%s/lightrail.db", cfg->state_dir);
+    /* Before the store is opened: SQLite gives the journals it makes the
+     * store's mode.  A store lightraild cannot close to others is still
+     * its store: said, and served. */
+    char changed[256];
+    if (lr_store_close_to_others(db, changed, sizeof changed, err,
+                                 sizeof err))
+        lr_log(LR_LOG_WARN, "%s", err);
+    else if (changed[0])
+        lr_log(LR_LOG_WARN, "the store's files were open to other users "
+               "(made by a lightraild before umask 027), now closed to them: "
+               "%s", changed);
     /* The files seed a new state directory; after that the store holds
      * the network (a PUT changes it there), and the files are not read:
      * a stored network that does not load stops the start, as the stored

@@ -863,6 +863,56 @@ lr_store_copy(const char *from, const char *to, char *err, size_t errlen)
     return 0;
 }
 
+int
+lr_store_close_to_others(const char *path, char *changed, size_t len,
+                         char *err, size_t errlen)
+{
+    /* The journals too: SQLite gives a -wal or -shm it creates the
+     * store's mode, and one a crash left keeps its own. */
+    static const char *const tails[] = { "", "-wal", "-shm", "-journal" };
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t used = 0;
+    if (changed && len)
+        changed[0] = '\0';
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        char f[PATH_MAX];
+        struct stat st;
+        if (snprintf(f, sizeof f, "%s%s", path, tails[i]) >= (int) sizeof f) {
+            if (err && errlen)
+                snprintf(err, errlen, "%s%s: path too long", path, tails[i]);
+            return ENAMETOOLONG;
+        }
+        if (stat(f, &st)) {
+            if (errno == ENOENT)
+                continue;
+            int e = errno;
+            if (err && errlen)
+                snprintf(err, errlen, "%s: %s", f, strerror(e));
+            return e;
+        }
+        if (!(st.st_mode & S_IRWXO))
+            continue;
+        mode_t was = st.st_mode & 07777, now = was & ~(mode_t) S_IRWXO;
+        if (chmod(f, now)) {
+            int e = errno;
+            if (err && errlen)
+                snprintf(err, errlen, "%s: cannot take the permissions of "
+                         "other users from its mode %04o: %s; run 'chmod o= "
+                         "%s*' as its owner", f, (unsigned) was, strerror(e),
+                         path);
+            return e;
+        }
+        if (changed && used < len) {
+            int n = snprintf(changed + used, len - used, "%s%s%s %04o -> %04o",
+                             used ? ", " : "", base, tails[i], (unsigned) was,
+                             (unsigned) now);
+            used += n > 0 ? (size_t) n : 0;
+        }
+    }
+    return 0;
+}
+
 /*
  * Documents.
  */

@@ -51,6 +51,17 @@ void lr_store_close(struct lr_store *);
 int lr_store_copy(const char *from, const char *to, char *err,
                   size_t errlen);
 
+/* Takes the permissions of other users from the database at 'path' and
+ * its journals where they have any: a store made before lightraild ran
+ * with umask 027 is readable by all, and SQLite gives the journals it
+ * creates the store's mode.  What it changed goes to changed[len] ("" for
+ * nothing), e.g. "lightrail.db 0644 -> 0640, lightrail.db-wal 0644 ->
+ * 0640".  0 (a file that does not exist is skipped), or an errno value
+ * with the reason in err[errlen]; the files changed before it stay
+ * changed. */
+int lr_store_close_to_others(const char *path, char *changed, size_t len,
+                             char *err, size_t errlen);
+
 /* The last SQLite error, for messages. */
 const char *lr_store_error(const struct lr_store *);
 

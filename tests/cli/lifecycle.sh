@@ -274,6 +274,29 @@ else
 fi
 stop_daemon
 
+# 5b. A store made by a lightraild older than its umask 027 is open to
+# all, and SQLite gives a new -wal and -shm the store's mode: the start
+# takes the others' permissions from the store and the journals it finds
+# (here empty ones a crash left), says so in one line, and then no more.
+chmod 0644 "$D/state/lightrail.db"
+for f in wal shm; do : > "$D/state/lightrail.db-$f"; chmod 0644 "$D/state/lightrail.db-$f"; done
+for run in 1 2; do
+    rm -f "$D/state/lightraild.port"
+    $LIGHTRAILD --config "$D/lightraild.json" --foreground 2> "$tmp/perm$run.log" &
+    PID=$!
+    await_file "$D/state/lightraild.port" $PID "$tmp/perm$run.log" lightraild \
+        > "$tmp/perm$run.wait" 2>&1 || notok "lightraild on a store open to all: $(cat "$tmp/perm$run.wait")"
+    modes="$(stat -c '%n %a' "$D/state/lightrail.db"*)"
+    stop_daemon
+done
+open=$(find "$D/state" -name 'lightrail.db*' -perm /o=rwx)
+said="the store's files were open to other users (made by a lightraild before umask 027), now closed to them: lightrail.db 0644 -> 0640, lightrail.db-wal 0644 -> 0640, lightrail.db-shm 0644 -> 0640"
+[ "$(stat -c %a "$D/state/lightrail.db")" = 640 ] && [ -z "$open" ] \
+    && [ "$(grep -c -F "$said" "$tmp/perm1.log")" = 1 ] \
+    && ! grep -q "open to other users" "$tmp/perm2.log" \
+    && ok "a store open to all: closed to others at start, said once: $(grep -o 'lightrail.db 0644.*' "$tmp/perm1.log")" \
+    || notok "a store open to all: $modes; open: $open; $(grep -h 'store' "$tmp/perm1.log" "$tmp/perm2.log")"
+
 # 6. A number a hand edit left that no GET could print (an active job's
 # iteration time NULL, read back as NaN): lightrail-check and lightraild
 # both name the job and the number, and neither changes the store.
