@@ -14,10 +14,10 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 MAKE=${MAKE:-make}
 root=$tmp/root
 # The folders as configure set them (make expands ${prefix}).
-printf 'lr-dirs:\n\t@echo "$(bindir)" "$(sbindir)" "$(pkgdatadir)" "$(docdir)" "$(sysconfdir)" "$(systemdsystemunitdir)"\n' \
+printf 'lr-dirs:\n\t@echo "$(bindir)" "$(sbindir)" "$(pkgdatadir)" "$(docdir)" "$(sysconfdir)" "$(systemdsystemunitdir)" "$(sysusersdir)"\n' \
     | $MAKE -s -f Makefile -f - lr-dirs > "$tmp/dirs" \
     || { notok "make could not say its folders"; lr_summary; exit; }
-read -r bindir sbindir pkgdatadir docdir sysconfdir unitdir < "$tmp/dirs"
+read -r bindir sbindir pkgdatadir docdir sysconfdir unitdir sysusersdir < "$tmp/dirs"
 
 if $MAKE -s install DESTDIR="$root" > "$tmp/install.log" 2>&1; then
     ok "make install DESTDIR=$root"
@@ -98,6 +98,37 @@ else
         ok "units in $unitdir: $sbindir/lightraild, $bindir/lightrail, $sysconfdir/lightrail"
     else
         notok "units in $unitdir: $(grep -h '^ExecStart\|^EnvironmentFile\|@[a-z]*@' "$u" "$a" 2>&1)"
+    fi
+fi
+
+# The sysusers.d file declares every group the units join (their users
+# are dynamic: no user to declare), in lines systemd-sysusers takes; the
+# group once had to be made by hand.
+if [ "$sysusersdir" = no ]; then
+    echo "skip: configured --without-sysusersdir"
+else
+    s=$root$sysusersdir/lightrail.conf
+    groups=$(sed -n 's/^SupplementaryGroups=//p' "$srcdir"/controller/lightraild.service.in \
+                 "$srcdir"/tools/lightrail/lightrail-agent@.service.in | tr ' ' '\n' | sort -u)
+    undeclared=
+    for g in $groups; do
+        grep -q "^g $g -" "$s" 2>/dev/null || undeclared="$undeclared $g"
+    done
+    if command -v systemd-sysusers > /dev/null; then
+        # A root of its own: read, nothing written (--dry-run).
+        mkdir -p "$tmp/sysroot/etc"
+        systemd-sysusers --dry-run --root="$tmp/sysroot" "$s" > "$tmp/sysusers" 2>&1 \
+            && grep -q "Creating group 'lightrail'" "$tmp/sysusers"
+    else
+        # Each line a type of u, g, m or r and a name, as sysusers.d(5).
+        [ -f "$s" ] && ! grep -v '^[[:space:]]*\(#\|$\)' "$s" \
+            | grep -v -E '^[ugmr] [a-z_][a-z0-9_-]* ' > "$tmp/sysusers"
+    fi
+    parsed=$?
+    if [ -f "$s" ] && [ -n "$groups" ] && [ -z "$undeclared" ] && [ $parsed -eq 0 ]; then
+        ok "sysusers.d/lightrail.conf in $sysusersdir declares the units' group$(echo $groups | sed 's/^/ /')"
+    else
+        notok "sysusers.d file $s: groups '$groups', undeclared:$undeclared; $(cat "$s" "$tmp/sysusers" 2>&1)"
     fi
 fi
 
