@@ -1,6 +1,6 @@
 /*
- * lr_ksp: the K candidate paths of every ordered node pair, computed once
- * per topology.
+ * lr_ksp: the K candidate paths of every ordered node pair (or of the
+ * pairs between given nodes), computed once per topology.
  *
  * Two orders (see lr_ksp.c for the model):
  *   LR_KSP_KM    the K shortest simple paths by length (Yen);
@@ -42,6 +42,12 @@ struct lr_ksp {
  * only on success.  A pair with no path simply has none. */
 int lr_ksp_compute(const struct lr_topo *, int k, enum lr_ksp_order,
                    struct lr_ksp **out);
+/* The same, for the pairs of two nodes v with ends[v] != 0 (ends has
+ * topo->n_nodes entries; NULL = every node): every other pair has no
+ * path.  A computed pair's paths are those lr_ksp_compute() gives it.
+ * 'ends' is read only during the call. */
+int lr_ksp_compute_ends(const struct lr_topo *, int k, enum lr_ksp_order,
+                        const unsigned char *ends, struct lr_ksp **out);
 void lr_ksp_free(struct lr_ksp *);
 
 /* The paths of pair (src, dst) in order; '*n' gets how many (0..k). */

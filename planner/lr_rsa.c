@@ -188,8 +188,10 @@ lr_rsa_new(const struct lr_topo *topo, const struct lr_rsa_config *cfg,
     rsa->mods = *mods;
     rsa->policy = policy;
     rsa->cfg = *cfg;
+    rsa->cfg.ends = NULL;       /* borrowed: not kept past this call */
 
-    int err = lr_ksp_compute(topo, cfg->k, cfg->order, &rsa->ksp);
+    int err = lr_ksp_compute_ends(topo, cfg->k, cfg->order, cfg->ends,
+                                  &rsa->ksp);
     if (err)
         goto fail;
     rsa->sp = lr_spectrum_new(topo);

@@ -85,6 +85,14 @@ struct lr_rsa_config {
      * as empty, every size from 1 to 63; then LR_BITS_MAX_WORDS words,
      * which lost a block of the whole widest spectrum, 1,024 slots.) */
     uint64_t demand_sizes[LR_RSA_DEMAND_WORDS];
+    /* The nodes requests may join: NULL = every node; else
+     * ends[v] != 0 (topo->n_nodes entries, read only by lr_rsa_new)
+     * and only pairs of two such nodes get paths, a request between
+     * others blocks with LR_RSA_NO_PATH.  Decisions between ends are
+     * the same either way, except for route-level policies (MSCL),
+     * whose routes are the paths computed.  K shortest paths of every
+     * pair cost about |V|^4 over a ring (lr_ksp.c). */
+    const unsigned char *ends;
 };
 
 struct lr_rsa {

@@ -190,11 +190,66 @@ test_disconnected_and_bad_args(void)
     lr_topo_free(t);
 }
 
+/* lr_ksp_compute_ends() computes only the pairs between the ends it is
+ * given (what lets lightraild start on big rings) and gives each of them
+ * exactly the paths of the full table: same links, same lengths, same
+ * order; every other pair has none. */
+static void
+test_ends_equal_full_table(void)
+{
+    struct lr_rng r;
+    lr_rng_seed(&r, 23);
+    for (int trial = 0; trial < 4; trial++) {
+        int n = 24 + 4 * trial, k = 2 + trial;
+        enum lr_ksp_order order = trial % 2 ? LR_KSP_HOPS : LR_KSP_KM;
+        struct lr_topo *t = lr_test_random_topo(&r, n, 0.15, 16);
+        unsigned char ends[64] = { 0 };
+        int n_ends = 0;
+        for (int v = trial; v < n; v += 5) {
+            ends[v] = 1;
+            n_ends++;
+        }
+        struct lr_ksp *full = NULL, *part = NULL;
+        CU_ASSERT_EQUAL_FATAL(lr_ksp_compute(t, k, order, &full), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_ksp_compute_ends(t, k, order, ends, &part),
+                              0);
+        int want_paths = 0, pairs_with_paths = 0;
+        for (int s = 0; s < n; s++)
+            for (int d = 0; d < n; d++) {
+                int nf, np;
+                const struct lr_path *pf = lr_ksp_paths(full, s, d, &nf);
+                const struct lr_path *pp = lr_ksp_paths(part, s, d, &np);
+                if (!ends[s] || !ends[d]) {
+                    CU_ASSERT_EQUAL(np, 0);
+                    continue;
+                }
+                CU_ASSERT_EQUAL_FATAL(np, nf);
+                want_paths += nf;
+                pairs_with_paths += nf > 0;
+                for (int i = 0; i < np; i++) {
+                    CU_ASSERT_EQUAL_FATAL(pp[i].n_links, pf[i].n_links);
+                    CU_ASSERT_EQUAL(pp[i].length_km, pf[i].length_km);
+                    for (int j = 0; j < pp[i].n_links; j++)
+                        CU_ASSERT_EQUAL(pp[i].links[j], pf[i].links[j]);
+                }
+            }
+        /* Only the ends' pairs were computed, and they have paths. */
+        CU_ASSERT_EQUAL(part->n_paths, want_paths);
+        CU_ASSERT(pairs_with_paths > 0);
+        CU_ASSERT(part->n_paths < full->n_paths);
+        lr_ksp_free(full);
+        lr_ksp_free(part);
+        lr_topo_free(t);
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "km order equals exhaustive enumeration", test_km_order },
     { "hops order equals exhaustive enumeration", test_hops_order },
     { "the two orders differ where they should", test_orders_differ },
     { "disconnected pairs and bad arguments", test_disconnected_and_bad_args },
+    { "paths between given ends equal the full table's",
+      test_ends_equal_full_table },
     CU_TEST_INFO_NULL,
 };
 
