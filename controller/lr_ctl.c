@@ -2573,9 +2573,19 @@ open_network(struct lr_ctl *c, const struct lr_topo *topo,
         c->dc_node[k] = dc_node_of(c->topo, c->cluster, k);
     struct lr_modtable mods;
     lr_modtable_default(&mods);
+    /* Requests only ever join two DCs' ROADMs (place_lightpaths): paths
+     * of the other pairs would cost start-up time, |V|^4 over a ring,
+     * and never be read. */
+    unsigned char *ends = calloc((size_t) c->topo->n_nodes + 1, 1);
+    if (!ends)
+        return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
+    for (int k = 0; k < c->cluster->n_dcs; k++)
+        if (c->dc_node[k] >= 0)
+            ends[c->dc_node[k]] = 1;
     struct lr_rsa_config rc_cfg = { .k = 5, .order = LR_KSP_HOPS,
-                                    .guard = 1 };
+                                    .guard = 1, .ends = ends };
     int rc = lr_rsa_new(c->topo, &rc_cfg, &mods, &lr_rsa_ksp_ff, &c->rsa);
+    free(ends);
     if (rc)
         return lr_ctl_fail(err, errlen, rc, "cannot build the RMSA engine "
                            "over the topology: %s", strerror(rc));
