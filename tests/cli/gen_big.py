@@ -4,6 +4,8 @@
   gen_big.py ring N [DC:NODE...]   a ring of N ROADMs r0..rN-1 (10 km
                                    fibres both ways), DC dcK attached to
                                    rNODE for each DC:NODE
+  gen_big.py mesh N [DC:NODE...]   the ring plus a chord from each rI to
+                                   rI+7 (both ways): degree 4
   gen_big.py cluster N [DC:NODE...] N DCs dc0.. of 8 A100s, dcK attached
                                    to rNODE (default rK), a chain of
                                    inter-DC links
@@ -17,7 +19,7 @@ def pairs(args):
     return dict(tuple(int(x) for x in a.split(":")) for a in args)
 
 
-def ring(n, at):
+def ring(n, at, chords=()):
     where = {node: dc for dc, node in at.items()}
     nodes = []
     for i in range(n):
@@ -27,13 +29,14 @@ def ring(n, at):
         nodes.append(d)
     links = []
     for i in range(n):
-        j = (i + 1) % n
-        for a, b in ((i, j), (j, i)):
-            links.append({"link-id": "l%d-%d" % (a, b),
-                          "source": {"source-node": "r%d" % a},
-                          "destination": {"dest-node": "r%d" % b},
-                          "lightrail-topology:length-km": "10",
-                          "lightrail-topology:slots": 100})
+        for step in (1,) + tuple(chords):
+            j = (i + step) % n
+            for a, b in ((i, j), (j, i)):
+                links.append({"link-id": "l%d-%d" % (a, b),
+                              "source": {"source-node": "r%d" % a},
+                              "destination": {"dest-node": "r%d" % b},
+                              "lightrail-topology:length-km": "10",
+                              "lightrail-topology:slots": 100})
     return {"ietf-network:networks": {"network": [{
         "network-id": "ring%d" % n,
         "network-types": {"lightrail-topology:lightrail-optical": {}},
@@ -64,6 +67,7 @@ def model(n):
 if __name__ == "__main__":
     kind, n, rest = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     doc = {"ring": lambda: ring(n, pairs(rest)),
+           "mesh": lambda: ring(n, pairs(rest), (7,)),
            "cluster": lambda: cluster(n, pairs(rest)),
            "model": lambda: model(n)}[kind]()
     json.dump(doc, sys.stdout, indent=1)
