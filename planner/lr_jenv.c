@@ -225,6 +225,36 @@ hops_share_link(const struct lr_jenv *e, const struct lr_jenv_cand *cd)
     return false;
 }
 
+/* Fills e->dist, every node's distance (km) to each DC's ROADM along its
+ * shortest path: the first of the K paths lr_ksp_compute() would give the
+ * pair, from a table of one path from every node to the DC ROADMs ('ends'),
+ * so |V| x |DCs| Dijkstra searches rather than Yen over |V|^2 pairs.
+ * Returns 0 or ENOMEM. */
+static int
+fill_dist(struct lr_jenv *e, const unsigned char *ends)
+{
+    const struct lr_topo *topo = e->topo;
+    struct lr_ksp *first;
+    int rc = lr_ksp_compute_pairs(topo, 1, LR_KSP_KM, NULL, ends, &first);
+    if (rc)
+        return rc;
+    e->dist = malloc((size_t) topo->n_nodes * e->n_dcs * sizeof *e->dist);
+    if (!e->dist) {
+        lr_ksp_free(first);
+        return ENOMEM;
+    }
+    for (int v = 0; v < topo->n_nodes; v++)
+        for (int d = 0; d < e->n_dcs; d++) {
+            int np;
+            const struct lr_path *p = lr_ksp_paths(first, v, e->dc_node[d],
+                                                   &np);
+            e->dist[v * e->n_dcs + d] = v == e->dc_node[d] ? 0
+                : np ? p[0].length_km : INFINITY;
+        }
+    lr_ksp_free(first);
+    return 0;
+}
+
 /* Fills e->splits and e->split_ga from the config (validated). */
 static void
 build_splits(struct lr_jenv *e)
@@ -757,7 +787,21 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
         rc = EINVAL;
         goto fail;
     }
-    if ((rc = lr_ksp_compute(topo, e->k, LR_KSP_KM, &e->ksp))) {
+    /* Lightpaths join DC ROADMs only: their K paths are all the table
+     * needs (the whole |V|^2 table cost |V|^4 over a ring). */
+    unsigned char *ends = calloc((size_t) topo->n_nodes, 1);
+    if (!ends) {
+        set_err(err, errlen, "out of memory");
+        rc = ENOMEM;
+        goto fail;
+    }
+    for (int d = 0; d < e->n_dcs; d++)
+        ends[e->dc_node[d]] = 1;
+    rc = lr_ksp_compute_ends(topo, e->k, LR_KSP_KM, ends, &e->ksp);
+    if (!rc)
+        rc = fill_dist(e, ends);
+    free(ends);
+    if (rc) {
         set_err(err, errlen, "cannot compute the K shortest paths: %s",
                 strerror(rc));
         goto fail;
@@ -788,13 +832,12 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
                         * sizeof *e->by_time);
     e->ratio = malloc((size_t) e->n_classes * e->n_cands * sizeof *e->ratio);
     e->need = malloc((size_t) cfg->n_demands * e->n_cands * sizeof *e->need);
-    e->dist = malloc((size_t) topo->n_nodes * e->n_dcs * sizeof *e->dist);
     e->mask_ok = true;
     e->first_ok = -2;
     e->cap_act = e->total_gpus + 1;
     e->act = malloc((size_t) e->cap_act * sizeof *e->act);
     if (!e->T || !e->tref || !e->by_time || !e->ratio || !e->need
-        || !e->dist || !e->act) {
+        || !e->act) {
         set_err(err, errlen, "out of memory");
         rc = ENOMEM;
         goto fail;
@@ -835,14 +878,6 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
         set_err(err, errlen, "out of memory");
         goto fail;
     }
-    for (int v = 0; v < topo->n_nodes; v++)
-        for (int d = 0; d < e->n_dcs; d++) {
-            int np;
-            const struct lr_path *p = lr_ksp_paths(e->ksp, v, e->dc_node[d],
-                                                   &np);
-            e->dist[v * e->n_dcs + d] = v == e->dc_node[d] ? 0
-                : np ? p[0].length_km : INFINITY;
-        }
     lr_jenv_reset(e, 1, 0);
     *out = e;
     return 0;

@@ -21,7 +21,11 @@
  * per pair, so |V|^4 in all: 200 ROADMs took 201 s at -O2.  A caller
  * that only ever asks the pairs between some nodes (the controller: the
  * DC-attached ROADMs) names them with lr_ksp_compute_ends() and pays
- * for those pairs alone; their paths are the same either way.
+ * for those pairs alone; their paths are the same either way.  One that
+ * needs only every node's shortest path to a few nodes (the joint
+ * environment's distances to the DCs) asks lr_ksp_compute_pairs() for
+ * K = 1 from every node to those: Yen's first path is one Dijkstra, the
+ * same path whatever K, so |V| x |DCs| searches in all.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -93,6 +97,14 @@ lr_ksp_compute_ends(const struct lr_topo *topo, int k,
                     enum lr_ksp_order order, const unsigned char *ends,
                     struct lr_ksp **out)
 {
+    return lr_ksp_compute_pairs(topo, k, order, ends, ends, out);
+}
+
+int
+lr_ksp_compute_pairs(const struct lr_topo *topo, int k,
+                     enum lr_ksp_order order, const unsigned char *from,
+                     const unsigned char *to, struct lr_ksp **out)
+{
     int n = topo->n_nodes, err = 0;
     if (k < 1 || n < 1)
         return EINVAL;
@@ -153,7 +165,7 @@ lr_ksp_compute_ends(const struct lr_topo *topo, int k,
     for (int s = 0; s < n; s++) {
         for (int d = 0; d < n; d++) {
             t->pair_first[s * n + d] = t->n_paths;
-            if (s == d || (ends && (!ends[s] || !ends[d])))
+            if (s == d || (from && !from[s]) || (to && !to[d]))
                 continue;
             if (igraph_get_k_shortest_paths(&g, &w, NULL, &epaths, k, s, d,
                                             IGRAPH_OUT)) {

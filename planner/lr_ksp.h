@@ -48,6 +48,12 @@ int lr_ksp_compute(const struct lr_topo *, int k, enum lr_ksp_order,
  * 'ends' is read only during the call. */
 int lr_ksp_compute_ends(const struct lr_topo *, int k, enum lr_ksp_order,
                         const unsigned char *ends, struct lr_ksp **out);
+/* The same, for the pairs (s, d) with from[s] != 0 and to[d] != 0 (either
+ * NULL = every node).  Yen's first path does not depend on k, so k = 1
+ * gives the first path of every pair as k > 1 would. */
+int lr_ksp_compute_pairs(const struct lr_topo *, int k, enum lr_ksp_order,
+                         const unsigned char *from, const unsigned char *to,
+                         struct lr_ksp **out);
 void lr_ksp_free(struct lr_ksp *);
 
 /* The paths of pair (src, dst) in order; '*n' gets how many (0..k). */

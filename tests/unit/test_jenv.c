@@ -15,10 +15,12 @@
 #include <string.h>
 
 #include "planner/lr_jenv.h"
+#include "planner/lr_ksp.h"
 #include "planner/lr_rate.h"
 #include "planner/lr_spectrum.h"
 #include "tests/lr_test.h"
 #include "tests/unit/lr_test_jenv.h"
+#include "tests/unit/lr_test_topo.h"
 
 static struct lr_topo *topo;
 static struct lr_cluster *two, *one;
@@ -401,6 +403,69 @@ test_topology_attachment(void)
                            "attachment-node in the inventory");
     lr_cluster_free(bare);
     lr_topo_free(t);
+}
+
+/* The environment computes paths only where it uses them (the DC pairs'
+ * K routes, every node's distance to each DC) and gets what the whole
+ * K-shortest-path table would give: each pair candidate's route r is the
+ * table's path r between its DCs' ROADMs, link for link, and a node's
+ * distance to a DC is its first path's length (0 at the DC's ROADM).  On
+ * random meshes of 24-30 ROADMs with DCs on three of them. */
+static void
+test_paths_as_full_table(void)
+{
+    struct lr_rng r;
+    lr_rng_seed(&r, 5);
+    for (int trial = 0; trial < 3; trial++) {
+        int n = 24 + 3 * trial, at[3] = { 1, 9 + trial, n - 2 };
+        struct lr_topo *t = lr_test_random_topo(&r, n, 0.15, 320);
+        struct lr_cluster *cl = lr_cluster_new();
+        CU_ASSERT_FATAL(t && cl
+                        && !lr_cluster_add_type(cl, "gpu", 100e12, 0.5,
+                                                80e9));
+        for (int d = 0; d < 3; d++) {
+            char name[8];
+            snprintf(name, sizeof name, "dc%d", d);
+            CU_ASSERT_FATAL(!lr_cluster_add_dc(cl, name, "gpu", 8, 100e9,
+                                               5e-6, t->nodes[at[d]].name));
+        }
+        struct lr_jenv_config c = config(8);
+        c.k = 3;
+        struct lr_jenv *e = NULL;
+        struct lr_ksp *full = NULL;
+        char err[256] = "";
+        CU_ASSERT_EQUAL_FATAL(lr_jenv_new(t, cl, &c, &e, err, sizeof err),
+                              0);
+        CU_ASSERT_EQUAL_FATAL(lr_ksp_compute(t, c.k, LR_KSP_KM, &full), 0);
+        for (int v = 0; v < n; v++)
+            for (int d = 0; d < 3; d++) {
+                int np;
+                const struct lr_path *p = lr_ksp_paths(full, v, at[d], &np);
+                CU_ASSERT_FATAL(v == at[d] || np > 0);
+                CU_ASSERT_EQUAL(lr_jenv_dc_distance(e, v, d),
+                                v == at[d] ? 0 : p[0].length_km);
+            }
+        int hops = 0;
+        for (int a = 0; a < lr_jenv_n_cands(e); a++) {
+            const struct lr_jenv_cand *k = lr_jenv_cand(e, a);
+            for (int dir = 0; k->n_dcs == 2 && dir < 2; dir++) {
+                int s = at[k->dc[dir]], d = at[k->dc[1 - dir]], np;
+                const struct lr_path *p = lr_ksp_paths(full, s, d, &np);
+                const struct lr_path *q = lr_jenv_cand_hop_path(e, a, 0,
+                                                                 dir);
+                CU_ASSERT_FATAL(q && k->route < np);
+                CU_ASSERT_EQUAL_FATAL(q->n_links, p[k->route].n_links);
+                for (int j = 0; j < q->n_links; j++)
+                    CU_ASSERT_EQUAL(q->links[j], p[k->route].links[j]);
+                hops++;
+            }
+        }
+        CU_ASSERT(hops > 0);
+        lr_ksp_free(full);
+        lr_jenv_free(e);
+        lr_cluster_free(cl);
+        lr_topo_free(t);
+    }
 }
 
 /* The mirror (lr_jenv_set_state + lr_jenv_present) of a stepped
@@ -1933,6 +1998,8 @@ static CU_TestInfo tests[] = {
       test_mirror_matches_stepping },
     { "bad input is refused with a reason", test_errors },
     { "a DC attached by the topology alone", test_topology_attachment },
+    { "the DC pairs' routes and distances are the full table's",
+      test_paths_as_full_table },
     { "a mirror's running jobs leave and free what they hold",
       test_running_jobs },
     { "the refusal action books nothing and counts as blocked",

@@ -243,6 +243,52 @@ test_ends_equal_full_table(void)
     }
 }
 
+/* lr_ksp_compute_pairs() with k = 1, from every node to a few (the joint
+ * environment's distances to the DCs): each such pair's one path is the
+ * first of the full table's k, link for link, whatever k; every pair not
+ * ending at one of the few has none. */
+static void
+test_first_paths_to_ends(void)
+{
+    struct lr_rng r;
+    lr_rng_seed(&r, 41);
+    for (int trial = 0; trial < 4; trial++) {
+        int n = 20 + 5 * trial, k = 2 + trial;
+        struct lr_topo *t = lr_test_random_topo(&r, n, 0.2, 16);
+        unsigned char to[64] = { 0 };
+        for (int v = 1 + trial; v < n; v += 6)
+            to[v] = 1;
+        struct lr_ksp *full = NULL, *first = NULL;
+        CU_ASSERT_EQUAL_FATAL(lr_ksp_compute(t, k, LR_KSP_KM, &full), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_ksp_compute_pairs(t, 1, LR_KSP_KM, NULL, to,
+                                                   &first), 0);
+        int pairs = 0;
+        for (int s = 0; s < n; s++)
+            for (int d = 0; d < n; d++) {
+                int nf, n1;
+                const struct lr_path *pf = lr_ksp_paths(full, s, d, &nf);
+                const struct lr_path *p1 = lr_ksp_paths(first, s, d, &n1);
+                if (!to[d]) {
+                    CU_ASSERT_EQUAL(n1, 0);
+                    continue;
+                }
+                CU_ASSERT_EQUAL_FATAL(n1, nf > 0);
+                if (!n1)
+                    continue;
+                pairs++;
+                CU_ASSERT_EQUAL_FATAL(p1->n_links, pf->n_links);
+                CU_ASSERT_EQUAL(p1->length_km, pf->length_km);
+                for (int j = 0; j < p1->n_links; j++)
+                    CU_ASSERT_EQUAL(p1->links[j], pf->links[j]);
+            }
+        CU_ASSERT(pairs > n);
+        CU_ASSERT_EQUAL(first->n_paths, pairs);
+        lr_ksp_free(full);
+        lr_ksp_free(first);
+        lr_topo_free(t);
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "km order equals exhaustive enumeration", test_km_order },
     { "hops order equals exhaustive enumeration", test_hops_order },
@@ -250,6 +296,8 @@ static CU_TestInfo tests[] = {
     { "disconnected pairs and bad arguments", test_disconnected_and_bad_args },
     { "paths between given ends equal the full table's",
       test_ends_equal_full_table },
+    { "first paths to given ends equal the full table's",
+      test_first_paths_to_ends },
     CU_TEST_INFO_NULL,
 };
 
