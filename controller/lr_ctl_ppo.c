@@ -24,7 +24,7 @@ struct lr_ctl_ppo {
     double mean_job_s;                /* ppo-mean-job-s, seconds */
     double load;                      /* lr_ctl_ppo_set_load's */
     bool mix_ok;                      /* the file's job mix parsed */
-    char why[768];                    /* empty: usable */
+    char why[2048];                   /* empty: usable */
     /* ppo-rollout: set by lr_ctl_ppo_set_rollout, built by bind. */
     bool has_ro;
     struct lr_ctl_ppo_rollout ro_cfg;
@@ -178,44 +178,16 @@ lr_ctl_ppo_bind(struct lr_ctl_ppo *p, const struct lr_topo *topo,
     p->obs = NULL;
     if (!p->agent || !p->mix_ok)
         return;                       /* why[] says it already */
-    char dcs[sizeof p->meta.dcs], err[512];
-    lr_policy_dcs(cl, dcs, sizeof dcs);
-    if (strcmp(p->meta.topology, topo->name) || strcmp(p->meta.dcs, dcs)) {
-        set_why(p, "%s: trained for topology '%s' with DCs %s, this "
-                "controller has '%s' with DCs %s: train a policy for this "
-                "network (lightrail train)", p->path, p->meta.topology,
-                p->meta.dcs, topo->name, dcs);
+    char here[sizeof p->meta.gpus], err[512];
+    enum lr_policy_net diff = lr_policy_net_diff(&p->meta, topo, cl, here,
+                                                 sizeof here);
+    if (diff != LR_POLICY_NET_SAME) {
+        char what[sizeof here + 512];
+        lr_policy_net_why(&p->meta, diff, here, "this controller", what,
+                          sizeof what);
+        set_why(p, "%s: %s: train a policy for this network (lightrail "
+                "train)", p->path, what);
         return;
-    }
-    char here[sizeof p->meta.gpus];
-    switch (lr_policy_net_diff(&p->meta, topo, cl, here, sizeof here)) {
-    case LR_POLICY_NET_GPUS:
-        /* The same DC names over other devices: its observations would
-         * read GPU counts of an inventory it never saw. */
-        set_why(p, "%s: trained for the GPUs %s in its DCs, this "
-                "controller has %s: train a policy for this network "
-                "(lightrail train)", p->path, p->meta.gpus, here);
-        return;
-    case LR_POLICY_NET_GPU_SIG:
-        /* The same GPU names over other devices: the stage times and
-         * memory limits it learnt are not these. */
-        set_why(p, "%s: trained for other GPU or DC specifications "
-                "(signature %s, this controller's %s: a device type's "
-                "TFLOP/s, efficiency or memory, or a DC's intra-DC "
-                "bandwidth or latency differ): train a policy for this "
-                "network (lightrail train)", p->path, p->meta.gpu_sig, here);
-        return;
-    case LR_POLICY_NET_SIG:
-        /* The same name over other links: its routes are not those it
-         * learnt. */
-        set_why(p, "%s: trained for another network named '%s' (signature "
-                "%s, this controller's %s: its ROADMs, links, lengths, "
-                "slots or DC attachments differ): train a policy for this "
-                "network (lightrail train)", p->path, p->meta.topology,
-                p->meta.net_sig, here);
-        return;
-    case LR_POLICY_NET_SAME:
-        break;
     }
     struct lr_jenv *env = NULL;
     if (lr_jenv_new(topo, cl, &p->cfg, &env, err, sizeof err)) {

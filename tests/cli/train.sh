@@ -374,7 +374,7 @@ expect_bad "trained for topology 'metro'" $LIGHTRAIL sim \
     --policy-file "$tmp/a.pol"
 # The same DC names over other GPUs: nsfnet6-equal.pol (six DCs of 12
 # A100) on nsfnet6.json's inventory is refused, naming both.
-expect_bad "nsfnet6-equal.pol: trained for the GPUs 12 A100-80GB,12 A100-80GB,12 A100-80GB,12 A100-80GB,12 A100-80GB,12 A100-80GB in its DCs, not 16 A100-80GB,32 V100-32GB,8 H100-80GB,16 A100-80GB,32 V100-32GB,8 H100-80GB" \
+expect_bad "nsfnet6-equal.pol: trained for the GPUs 12 A100-80GB,12 A100-80GB,12 A100-80GB,12 A100-80GB,12 A100-80GB,12 A100-80GB in its DCs, this network has 16 A100-80GB,32 V100-32GB,8 H100-80GB,16 A100-80GB,32 V100-32GB,8 H100-80GB" \
     $LIGHTRAIL sim --topology "$srcdir/examples/topologies/nsfnet.json" \
     --cluster "$srcdir/examples/clusters/nsfnet6.json" --loads 2:2:1 \
     --policy-file "$srcdir/examples/policies/nsfnet6-equal.pol"
@@ -391,7 +391,7 @@ expect_bad "metro.pol: trained for another network named 'metro' (signature" \
 # written before the key is checked by names: test_ctl_ppo).
 jq '."lightrail-compute:compute"."device-type" |= map(if .name == "H100-80GB" then ."memory-gb" = "40" else . end)' \
     "$srcdir/examples/clusters/metro.json" > "$tmp/metro-h100-40.json"
-expect_bad "metro.pol: trained for other GPU or DC specifications (signature 74ee223d38b354ed, this cluster's " \
+expect_bad "metro.pol: trained for other GPU or DC specifications (signature 74ee223d38b354ed, this network's " \
     $LIGHTRAIL sim --topology "$srcdir/examples/topologies/metro.json" \
     --cluster "$tmp/metro-h100-40.json" --loads 2:2:1 \
     --policy-file "$srcdir/examples/policies/metro.pol"

@@ -715,50 +715,25 @@ lr_cmd_sim(int argc, char **argv)
         return rc;
     }
     if (ppo) {
-        char dcs[sizeof meta.dcs];
-        lr_policy_dcs(j.cl, dcs, sizeof dcs);
-        bool same_net = !strcmp(meta.topology, j.topo->name)
-                        && !strcmp(meta.dcs, dcs);
-        char here[sizeof meta.gpus];
-        enum lr_policy_net diff = same_net
-            ? lr_policy_net_diff(&meta, j.topo, j.cl, here, sizeof here)
-            : LR_POLICY_NET_SAME;
-        if (diff == LR_POLICY_NET_GPUS)
-            lr_cli_err(CMD, "%s: trained for the GPUs %s in its DCs, not "
-                       "%s: give the files it was trained on (%s)",
-                       o.policy_file, meta.gpus, here, meta.command);
-        else if (diff == LR_POLICY_NET_GPU_SIG)
-            lr_cli_err(CMD, "%s: trained for other GPU or DC specifications "
-                       "(signature %s, this cluster's %s: a device type's "
-                       "TFLOP/s, efficiency or memory, or a DC's intra-DC "
-                       "bandwidth or latency differ): give the files it was "
-                       "trained on (%s)", o.policy_file, meta.gpu_sig, here,
+        char here[sizeof meta.gpus], what[sizeof here + 512];
+        enum lr_policy_net diff = lr_policy_net_diff(&meta, j.topo, j.cl,
+                                                     here, sizeof here);
+        bool shape = diff == LR_POLICY_NET_SAME
+                     && (meta.n_obs != lr_jenv_obs_size(j.env)
+                         || meta.n_act != lr_jenv_n_actions(j.env));
+        lr_policy_net_why(&meta, diff, here, "this network", what,
+                          sizeof what);
+        if (diff != LR_POLICY_NET_SAME)
+            lr_cli_err(CMD, "%s: %s: give the files it was trained on (%s)",
+                       o.policy_file, what, meta.command);
+        else if (shape)
+            lr_cli_err(CMD, "%s: the agent has %d observations and %d "
+                       "actions, this environment gives %d and %d: give the "
+                       "files and options it was trained with (%s)",
+                       o.policy_file, meta.n_obs, meta.n_act,
+                       lr_jenv_obs_size(j.env), lr_jenv_n_actions(j.env),
                        meta.command);
-        else if (diff == LR_POLICY_NET_SIG)
-            lr_cli_err(CMD, "%s: trained for another network named '%s' "
-                       "(signature %s, this one's %s: its ROADMs, links, "
-                       "lengths, slots or DC attachments differ): give the "
-                       "files it was trained on (%s)", o.policy_file,
-                       meta.topology, meta.net_sig, here, meta.command);
-        if (diff != LR_POLICY_NET_SAME) {
-            lr_ppo_free(ppo);
-            lr_jenv_cli_close(&j);
-            return LR_EXIT_USAGE;
-        }
-        if (!same_net || meta.n_obs != lr_jenv_obs_size(j.env)
-            || meta.n_act != lr_jenv_n_actions(j.env)) {
-            if (same_net)
-                lr_cli_err(CMD, "%s: the agent has %d observations and %d "
-                           "actions, this environment gives %d and %d: "
-                           "give the files and options it was trained "
-                           "with (%s)", o.policy_file, meta.n_obs,
-                           meta.n_act, lr_jenv_obs_size(j.env),
-                           lr_jenv_n_actions(j.env), meta.command);
-            else
-                lr_cli_err(CMD, "%s: trained for topology '%s' with DCs %s, "
-                           "not '%s' with DCs %s: give the files it was "
-                           "trained on (%s)", o.policy_file, meta.topology,
-                           meta.dcs, j.topo->name, dcs, meta.command);
+        if (diff != LR_POLICY_NET_SAME || shape) {
             lr_ppo_free(ppo);
             lr_jenv_cli_close(&j);
             return LR_EXIT_USAGE;

@@ -436,7 +436,12 @@ enum lr_policy_net
 lr_policy_net_diff(const struct lr_policy_meta *m, const struct lr_topo *topo,
                    const struct lr_cluster *cl, char *here, size_t len)
 {
-    char sig[17];
+    char sig[17], dcs[sizeof m->dcs];
+    lr_policy_dcs(cl, dcs, sizeof dcs);
+    if (strcmp(m->topology, topo->name) || strcmp(m->dcs, dcs)) {
+        snprintf(here, len, "'%s' with DCs %s", topo->name, dcs);
+        return LR_POLICY_NET_NAMES;
+    }
     lr_policy_gpus(cl, here, len);
     if (m->gpus[0] && strcmp(m->gpus, here))
         return LR_POLICY_NET_GPUS;
@@ -450,6 +455,44 @@ lr_policy_net_diff(const struct lr_policy_meta *m, const struct lr_topo *topo,
         return LR_POLICY_NET_SIG;
     here[0] = '\0';
     return LR_POLICY_NET_SAME;
+}
+
+void
+lr_policy_net_why(const struct lr_policy_meta *m, enum lr_policy_net d,
+                  const char *here, const char *side, char *buf, size_t len)
+{
+    switch (d) {
+    case LR_POLICY_NET_NAMES:
+        snprintf(buf, len, "trained for topology '%s' with DCs %s, %s has %s",
+                 m->topology, m->dcs, side, here);
+        return;
+    case LR_POLICY_NET_GPUS:
+        /* The same DC names over other devices: its observations would
+         * read GPU counts of an inventory it never saw. */
+        snprintf(buf, len, "trained for the GPUs %s in its DCs, %s has %s",
+                 m->gpus, side, here);
+        return;
+    case LR_POLICY_NET_GPU_SIG:
+        /* The same GPU names over other devices: the stage times and
+         * memory limits it learnt are not these. */
+        snprintf(buf, len, "trained for other GPU or DC specifications "
+                 "(signature %s, %s's %s: a device type's TFLOP/s, "
+                 "efficiency or memory, or a DC's intra-DC bandwidth or "
+                 "latency differ)", m->gpu_sig, side, here);
+        return;
+    case LR_POLICY_NET_SIG:
+        /* The same name over other links: its routes are not those it
+         * learnt. */
+        snprintf(buf, len, "trained for another network named '%s' "
+                 "(signature %s, %s's %s: its ROADMs, links, lengths, slots "
+                 "or DC attachments differ)", m->topology, m->net_sig, side,
+                 here);
+        return;
+    case LR_POLICY_NET_SAME:
+        break;
+    }
+    if (len)
+        buf[0] = '\0';
 }
 
 int

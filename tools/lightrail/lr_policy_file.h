@@ -155,20 +155,30 @@ void lr_policy_gpu_sig(const struct lr_cluster *cl, char out[17]);
  * "net-sig" holds; names of links and ROADMs do not enter it. */
 void lr_policy_net_sig(const struct lr_topo *topo, const struct lr_cluster *cl,
                        char out[17]);
-/* Whether the network of 'topo' and 'cl', whose topology and DC names
- * are the file's, is the one 'm' was trained on, by the header keys
- * gpus, gpu-sig and net-sig (a file without one is not checked by it):
- * what lightraild and `lightrail sim` both ask before using a policy.
- * LR_POLICY_NET_GPUS with this network's lr_policy_gpus() in here[len],
- * LR_POLICY_NET_GPU_SIG with its lr_policy_gpu_sig(), or
- * LR_POLICY_NET_SIG with its lr_policy_net_sig(), for the first that
- * differs; callers say it with their own advice. */
-enum lr_policy_net { LR_POLICY_NET_SAME, LR_POLICY_NET_GPUS,
-                     LR_POLICY_NET_GPU_SIG, LR_POLICY_NET_SIG };
+/* Whether the network of 'topo' and 'cl' is the one 'm' was trained on:
+ * its topology and DC names (header keys topology and dcs), then the
+ * header keys gpus, gpu-sig and net-sig (a file without one is not
+ * checked by it): what lightraild and `lightrail sim` both ask before
+ * using a policy.  For the first that differs, LR_POLICY_NET_NAMES with
+ * "'TOPOLOGY' with DCs A,B" in here[len], LR_POLICY_NET_GPUS with this
+ * network's lr_policy_gpus(), LR_POLICY_NET_GPU_SIG with its
+ * lr_policy_gpu_sig(), or LR_POLICY_NET_SIG with its lr_policy_net_sig();
+ * lr_policy_net_why() says it. */
+enum lr_policy_net { LR_POLICY_NET_SAME, LR_POLICY_NET_NAMES,
+                     LR_POLICY_NET_GPUS, LR_POLICY_NET_GPU_SIG,
+                     LR_POLICY_NET_SIG };
 enum lr_policy_net lr_policy_net_diff(const struct lr_policy_meta *m,
                                       const struct lr_topo *topo,
                                       const struct lr_cluster *cl, char *here,
                                       size_t len);
+/* What differs, for lr_policy_net_diff()'s answer 'd' and its 'here',
+ * into buf[len]: "trained for ..., SIDE has ..." or "trained for ...
+ * (signature ..., SIDE's ...: what the signature covers)", SIDE naming
+ * this end ("this controller", "this network"); each caller adds its own
+ * advice.  "" for LR_POLICY_NET_SAME. */
+void lr_policy_net_why(const struct lr_policy_meta *m, enum lr_policy_net d,
+                       const char *here, const char *side, char *buf,
+                       size_t len);
 /* The line "trained     on TOPOLOGY, holding H; refusal yes|no, known
  * work ..., held work ...", which lr_policy_describe and `lightrail
  * policy show` (from lightraild's state) both print. */
