@@ -82,9 +82,11 @@ usage(FILE *f)
             "on the\nROADMs. FILE is a lightrail-config JSON file (see\n"
             "%s/examples/lightraild/,\nexamples/lightraild/ in the source).\n"
             "\n"
-            "  --config FILE   the configuration\n"
-            "  --foreground    stay attached to the terminal (systemd, tests)\n"
-            "  --version\n", PKGDATADIR);
+            "  -c, --config FILE  the configuration\n"
+            "  -f, --foreground   stay attached to the terminal (systemd, "
+            "tests)\n"
+            "  --version          the version\n"
+            "  -h, --help         this text\n", PKGDATADIR);
 }
 
 /* mkdir -p for one directory level below an existing parent. */

@@ -1,11 +1,11 @@
 #!/bin/sh
 # `make install DESTDIR=...` into a temporary directory, as a packager
 # runs it: the programs, the YANG modules, the examples (with the paths
-# between them), the docs (with the README's links) and the systemd
-# units (naming the installed programs and configuration) land where
-# the README's "Installing" says; the installed programs work from
-# there, away from this tree; `make uninstall` takes every file and the
-# package's own folders away again.
+# between them), the docs (with the README's links), the manual pages
+# and the systemd units (naming the installed programs and
+# configuration) land where the README's "Installing" says; the
+# installed programs work from there, away from this tree; `make
+# uninstall` takes every file and the package's own folders away again.
 . "${srcdir:-.}/tests/cli/lib.sh"
 command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
 # The make of `make check` passes its job server in MAKEFLAGS, which a
@@ -18,6 +18,10 @@ printf 'lr-dirs:\n\t@echo "$(bindir)" "$(sbindir)" "$(pkgdatadir)" "$(docdir)" "
     | $MAKE -s -f Makefile -f - lr-dirs > "$tmp/dirs" \
     || { notok "make could not say its folders"; lr_summary; exit; }
 read -r bindir sbindir pkgdatadir docdir sysconfdir unitdir sysusersdir < "$tmp/dirs"
+printf 'lr-dirs:\n\t@echo "$(man1dir)" "$(man8dir)"\n' \
+    | $MAKE -s -f Makefile -f - lr-dirs > "$tmp/dirs" \
+    || { notok "make could not say its manual folders"; lr_summary; exit; }
+read -r man1dir man8dir < "$tmp/dirs"
 
 if $MAKE -s install DESTDIR="$root" > "$tmp/install.log" 2>&1; then
     ok "make install DESTDIR=$root"
@@ -83,6 +87,17 @@ if [ -f "$doc/README.md" ] && [ -f "$doc/docs/controller.md" ] && [ -z "$missing
     ok "README.md and docs/ in $docdir, every link there"
 else
     notok "installed docs in $docdir: missing${missing:- README.md or docs/}"
+fi
+
+# The manual pages, naming the installed examples and configuration.
+m1=$root$man1dir/lightrail.1
+m8=$root$man8dir/lightraild.8
+if grep -q -F "$pkgdatadir/examples/" "$m1" 2>/dev/null \
+   && grep -q -F "$sysconfdir/lightrail/lightraild.json" "$m8" 2>/dev/null \
+   && ! grep -q '@[a-z]*@' "$m1" "$m8"; then
+    ok "lightrail.1 in $man1dir, lightraild.8 in $man8dir"
+else
+    notok "manual pages in $man1dir and $man8dir: $(ls "$root$man1dir" "$root$man8dir" 2>&1; grep -h '@[a-z]*@' "$m1" "$m8" 2>&1 | head -3)"
 fi
 
 # The systemd units name the installed programs and configuration.

@@ -334,7 +334,9 @@ usage(FILE *f)
     fprintf(f, "usage: lightrail COMMAND [ARGS...]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n`lightrail COMMAND --help` describes each one.\n");
+    fprintf(f, "\n`lightrail COMMAND --help` describes each one.\n\n"
+            "  -h, --help    this text\n"
+            "  --version     the version\n");
 }
 
 int

@@ -1,0 +1,111 @@
+#!/bin/sh
+# The manual pages (docs/man/) say what the programs' --help says: every
+# option of `lightrail --help`, of each `lightrail COMMAND --help` (its
+# usage lines and its list of options) and of `lightraild --help` is an
+# item of the page (a .TP tag: of the command's .SS "lightrail COMMAND",
+# or of a shared .SH section whose title that section names, as
+# "CLIENT OPTIONS"), and the page has no item the --help lacks; every
+# command has its section and every section a command.  man renders
+# the pages without a warning.  Before, there were no pages.
+. "${srcdir:-.}/tests/cli/lib.sh"
+LIGHTRAILD=${LIGHTRAILD:-./lightraild}
+page1=docs/man/lightrail.1
+page8=docs/man/lightraild.8
+
+# help_opts: the options of a --help text on stdin, one a line, sorted:
+# those of the usage lines (up to the first blank line) and of the terms
+# of its list (a line indented at most 12 columns that starts with '-',
+# up to two blanks; deeper lines continue a description).
+help_opts() {
+    awk 'function opts(s) {
+             while (match(s, /(^|[ [(|,])--?[A-Za-z][A-Za-z0-9-]*/)) {
+                 o = substr(s, RSTART, RLENGTH); sub(/^[ [(|,]/, "", o)
+                 print o; s = substr(s, RSTART + RLENGTH)
+             }
+         }
+         !body && /^[ \t]*$/ { body = 1; next }
+         !body { sub(/^usage:/, ""); opts($0); next }
+         match($0, /^ +/) && RLENGTH <= 12 && substr($0, RLENGTH + 1, 1) == "-" {
+             t = substr($0, RLENGTH + 1); sub(/  .*/, "", t); opts(t)
+         }' | sort -u
+}
+
+# page_opts PAGE SECTION: the options of the .TP tags of SECTION (a
+# .SS or .SH line, exactly), and of the .SH sections whose title its
+# text names; sorted.
+page_opts() {
+    awk -v want="$2" '
+        /^\.S[HS] / { sec = $0; next }
+        { text[sec] = text[sec] "\n" $0 }
+        prev == ".TP" { tag[sec] = tag[sec] "\n" $0 }
+        { prev = $0 }
+        END {
+            s = tag[want]
+            for (k in text) {
+                if (k !~ /^\.SH "/) continue
+                title = k; sub(/^\.SH "/, "", title); sub(/"$/, "", title)
+                if (k != want && index(text[want], title)) s = s "\n" tag[k]
+            }
+            gsub(/\\-/, "-", s); gsub(/\\f[BIRP]/, "", s)
+            n = split(s, line, "\n")
+            for (i = 1; i <= n; i++) {
+                l = " " line[i]
+                while (match(l, /[ [(|,]--?[A-Za-z][A-Za-z0-9-]*/)) {
+                    print substr(l, RSTART + 1, RLENGTH - 1)
+                    l = substr(l, RSTART + RLENGTH)
+                }
+            }
+        }' "$1" | sort -u
+}
+
+# same WHAT HELP-OPTS PAGE-OPTS: the two lists are the same.
+same() {
+    if [ -s "$2" ] && cmp -s "$2" "$3"; then
+        ok "$1: the page has the $(wc -l < "$2") options of --help"
+    else
+        notok "$1: only in --help: $(comm -23 "$2" "$3" | tr '\n' ' '); only in the page: $(comm -13 "$2" "$3" | tr '\n' ' ')"
+    fi
+}
+
+for p in "$page1" "$page8"; do
+    [ -f "$p" ] || { notok "no $p (make builds it from $p.in)"; lr_summary; exit; }
+done
+
+"$LIGHTRAIL" --help | help_opts > "$tmp/h"
+page_opts "$page1" '.SH OPTIONS' > "$tmp/p"
+same "lightrail" "$tmp/h" "$tmp/p"
+
+# The commands of `lightrail --help` and the page's sections.
+"$LIGHTRAIL" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }' \
+    | sort > "$tmp/cmds"
+sed -n 's/^\.SS "lightrail \([a-z-]*\)"$/\1/p' "$page1" | sort > "$tmp/sections"
+if [ "$(wc -l < "$tmp/cmds")" -ge 10 ] && cmp -s "$tmp/cmds" "$tmp/sections"; then
+    ok "lightrail.1 has a section for each of the $(wc -l < "$tmp/cmds") commands"
+else
+    notok "commands without a section: $(comm -23 "$tmp/cmds" "$tmp/sections" | tr '\n' ' '); sections without a command: $(comm -13 "$tmp/cmds" "$tmp/sections" | tr '\n' ' ')"
+fi
+for c in $(cat "$tmp/cmds"); do
+    "$LIGHTRAIL" "$c" --help | help_opts > "$tmp/h"
+    page_opts "$page1" ".SS \"lightrail $c\"" > "$tmp/p"
+    same "lightrail $c" "$tmp/h" "$tmp/p"
+done
+
+"$LIGHTRAILD" --help | help_opts > "$tmp/h"
+page_opts "$page8" '.SH OPTIONS' > "$tmp/p"
+same "lightraild" "$tmp/h" "$tmp/p"
+
+# man renders them without a warning (groff's, at 80 columns).
+if command -v man > /dev/null; then
+    for p in "$page1" "$page8"; do
+        MANWIDTH=80 man --warnings -l "$p" > "$tmp/out" 2> "$tmp/err"
+        if [ $? -eq 0 ] && [ ! -s "$tmp/err" ] && [ -s "$tmp/out" ] \
+           && ! grep -q '@[a-z]*@' "$p"; then
+            ok "man --warnings -l $p: no warning"
+        else
+            notok "man --warnings -l $p: $(head -5 "$tmp/err")"
+        fi
+    done
+else
+    echo "skip: man not installed (man-db), the pages are not rendered"
+fi
+lr_summary
