@@ -55,6 +55,11 @@ fi
 # the examples' steps, as in the source.
 ex=$root$pkgdatadir/examples
 missing=
+# Every configuration of the source's examples/lightraild/ (mnoptical.json
+# was once left out, its network being under tests/).
+for cfg in "$srcdir"/examples/lightraild/*.json; do
+    [ -f "$ex/lightraild/$(basename "$cfg")" ] || missing="$missing lightraild/$(basename "$cfg")"
+done
 for cfg in "$ex"/lightraild/*.json "$ex"/agents/*.json; do
     [ -f "$cfg" ] || { missing="$missing $cfg"; continue; }
     jq -r '.. | objects | to_entries[]

@@ -3,8 +3,8 @@
 # provisioning: the Mininet-Optical TEST DOUBLE as a process
 # (tests/cli/mno-double: t1 - r1 - r2 - r3 - t2, its monitors reporting
 # the gOSNR it was started with), the network
-# tests/data/mnoptical/line3.json (dc1 on r1, dc2 on r3; 8QAM at 400
-# Gb/s, threshold 16 dB), the DCs' terminals t1 and t2 in
+# examples/topologies/mnoptical-line3.json (dc1 on r1, dc2 on r3; 8QAM
+# at 400 Gb/s, threshold 16 dB), the DCs' terminals t1 and t2 in
 # southbound/terminal.
 #   - at 17 dB a job is admitted: its rules are on the emulator (whose
 #     /rules answers 500 once a rule exists: the documented quirk, here
@@ -28,8 +28,8 @@ start_double() {   # start_double GOSNR_DB
     await_file "$tmp/port" "$dpid" "$tmp/double.log" "mno-double" || return 1
     EMU=http://127.0.0.1:$(cat "$tmp/port")
     {
-        devcfg_head "$top/tests/data/mnoptical/line3.json" \
-            "$top/tests/data/mnoptical/line3-cluster.json" mnoptical
+        devcfg_head "$top/examples/topologies/mnoptical-line3.json" \
+            "$top/examples/clusters/mnoptical-line3.json" mnoptical
         cat <<CFG
       "mnoptical": { "timeout-ms": 3000 },
       "device": [ { "name": "r1", "address": "$EMU" },

@@ -4,7 +4,7 @@
  * inside provisioning, against the in-process Mininet-Optical TEST
  * DOUBLE (tests/unit/mno_double.h: t1 - r1 - r2 - r3 - t2).
  *
- * The network is tests/data/mnoptical/line3.json: r1 - r2 - r3, 400 km
+ * The network is examples/topologies/mnoptical-line3.json: r1 - r2 - r3, 400 km
  * links, dc1 on r1 (terminal t1), dc2 on r3 (terminal t2), its slots
  * placed so that the planner's first block is the emulator's channels
  * 5-7 (8QAM at 400 Gb/s: 11 slots + 1 guard = 12 = three 50 GHz
@@ -45,10 +45,10 @@ setup(void)
         return 1;
     snprintf(db, sizeof db, "%s/lightrail.db", dir);
     if (lr_yang_ctx_new(&ly, err, sizeof err)
-        || lr_yang_load_topo(ly, src("tests/data/mnoptical/line3.json"),
+        || lr_yang_load_topo(ly, src("examples/topologies/mnoptical-line3.json"),
                              &topo, err, sizeof err)
-        || lr_yang_load_cluster(ly, src("tests/data/mnoptical/"
-                                        "line3-cluster.json"),
+        || lr_yang_load_cluster(ly, src("examples/clusters/"
+                                        "mnoptical-line3.json"),
                                 &cluster, err, sizeof err)) {
         fprintf(stderr, "setup: %s\n", err);
         return 1;
