@@ -99,10 +99,10 @@ m1=$root$man1dir/lightrail.1
 m8=$root$man8dir/lightraild.8
 if grep -q -F "$pkgdatadir/examples/" "$m1" 2>/dev/null \
    && grep -q -F "$sysconfdir/lightrail/lightraild.json" "$m8" 2>/dev/null \
-   && ! grep -q '@[a-z]*@' "$m1" "$m8"; then
+   && ! grep -q '@[A-Za-z_]*@' "$m1" "$m8"; then
     ok "lightrail.1 in $man1dir, lightraild.8 in $man8dir"
 else
-    notok "manual pages in $man1dir and $man8dir: $(ls "$root$man1dir" "$root$man8dir" 2>&1; grep -h '@[a-z]*@' "$m1" "$m8" 2>&1 | head -3)"
+    notok "manual pages in $man1dir and $man8dir: $(ls "$root$man1dir" "$root$man8dir" 2>&1; grep -h '@[A-Za-z_]*@' "$m1" "$m8" 2>&1 | head -3)"
 fi
 
 # The systemd units name the installed programs and configuration.

@@ -99,7 +99,7 @@ if command -v man > /dev/null; then
     for p in "$page1" "$page8"; do
         MANWIDTH=80 man --warnings -l "$p" > "$tmp/out" 2> "$tmp/err"
         if [ $? -eq 0 ] && [ ! -s "$tmp/err" ] && [ -s "$tmp/out" ] \
-           && ! grep -q '@[a-z]*@' "$p"; then
+           && ! grep -q '@[A-Za-z_]*@' "$p"; then
             ok "man --warnings -l $p: no warning"
         else
             notok "man --warnings -l $p: $(head -5 "$tmp/err")"
