@@ -778,19 +778,29 @@ ap_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj, int assumed,
 
 static int
 ap_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
-             int assumed, int last, int *prev_last)
+             int assumed, int last, int stages, int *prev_last,
+             int *prev_stages)
 {
     struct agent_party *ap = ap_of(p);
     int rc = ensure_job(ap);
     if (rc)
         return rc;
+    const bool counted = lr_cdynp_obj_bound(obj);
     struct lr_wire_msg req = {
         .type = LR_WIRE_BACKTRACK, .job = ap->job, .objective = obj,
-        .assumed = assumed, .last = last,
+        .assumed = assumed, .last = last, .stages = counted ? stages : 0,
     }, ans;
     if ((rc = exchange(ap, &req, LR_WIRE_BACKTRACK_OK, &ans)))
         return rc;
+    /* A count exactly when one was asked: anything else is no answer
+     * to this request. */
+    if (ans.has_stages != counted)
+        return fail(ap, EPROTO, "%s port %d answered backtrack (%s) %s a "
+                    "stage count", ap->address, ap->port,
+                    lr_wire_objective_name(obj),
+                    counted ? "without" : "with");
     *prev_last = ans.prev_last;
+    *prev_stages = ans.prev_stages;
     return 0;
 }
 
@@ -798,7 +808,7 @@ ap_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
 static int
 finish_request(struct agent_party *ap, enum lr_wire_type type,
                enum lr_cdynp_objective obj, int assumed, int first, int last,
-               const char *tag, int *n_stages)
+               int stages, const char *tag, int *n_stages)
 {
     int rc = ensure_job(ap);
     if (rc)
@@ -806,6 +816,7 @@ finish_request(struct agent_party *ap, enum lr_wire_type type,
     struct lr_wire_msg req = {
         .type = type, .job = ap->job, .objective = obj,
         .assumed = assumed, .first = first, .last = last,
+        .stages = lr_cdynp_obj_bound(obj) ? stages : 0,
     }, ans;
     if (tag)
         snprintf(req.name, sizeof req.name, "%s", tag);
@@ -818,20 +829,20 @@ finish_request(struct agent_party *ap, enum lr_wire_type type,
 /* The stages stay with the agent: 'plan' is left alone. */
 static int
 ap_finish(struct lr_cdynp_party *p, enum lr_cdynp_objective obj, int assumed,
-          int first, int last, int dc_index, struct lr_plan *plan,
-          int *n_stages)
+          int first, int last, int stages, int dc_index,
+          struct lr_plan *plan, int *n_stages)
 {
     return finish_request(ap_of(p), LR_WIRE_FINISH, obj, assumed, first,
-                          last, NULL, n_stages);
+                          last, stages, NULL, n_stages);
 }
 
 int
 lr_agent_party_commit(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
-                      int assumed, int first, int last, const char *tag,
-                      int *n_stages)
+                      int assumed, int first, int last, int stages,
+                      const char *tag, int *n_stages)
 {
     return finish_request(ap_of(p), LR_WIRE_COMMIT, obj, assumed, first,
-                          last, tag, n_stages);
+                          last, stages, tag, n_stages);
 }
 
 /* A connection kept idle (from the last job, or since a job's COMMIT)
@@ -1144,10 +1155,14 @@ json_summary(FILE *f, const struct lr_wire_msg *m)
     }
     fprintf(f, ",\"summary\":{\"version\":%u,\"from\":%u,\"entries\":[",
             s->version, s->from);
-    for (int i = 0; i < s->n; i++)
-        fprintf(f, "%s[%u,%.17g,%.17g,%.17g]", i ? "," : "", s->e[i].layer,
-                s->e[i].cost.bottleneck, s->e[i].cost.sum,
-                s->e[i].cost.sync);
+    /* Version 2 (counted): each entry's stage count after its layer. */
+    for (int i = 0; i < s->n; i++) {
+        fprintf(f, "%s[%u,", i ? "," : "", s->e[i].layer);
+        if (s->version == LR_CDYNP_VERSION_COUNTS)
+            fprintf(f, "%u,", s->e[i].stages);
+        fprintf(f, "%.17g,%.17g,%.17g]", s->e[i].cost.bottleneck,
+                s->e[i].cost.sum, s->e[i].cost.sync);
+    }
     fputs("]}", f);
 }
 
@@ -1189,17 +1204,20 @@ lr_agent_record(FILE *f, const struct lr_wire_msg *m)
         break;
     case LR_WIRE_BACKTRACK:
         fprintf(f, ",\"job\":%u,\"objective\":\"%s\",\"assumed\":%d,"
-                "\"last\":%d", m->job, lr_wire_objective_name(m->objective),
-                m->assumed, m->last);
+                "\"last\":%d,\"stages\":%d", m->job,
+                lr_wire_objective_name(m->objective), m->assumed, m->last,
+                m->stages);
         break;
     case LR_WIRE_BACKTRACK_OK:
-        fprintf(f, ",\"prev_last\":%d", m->prev_last);
+        fprintf(f, ",\"prev_last\":%d,\"prev_stages\":%d", m->prev_last,
+                m->prev_stages);
         break;
     case LR_WIRE_FINISH:
     case LR_WIRE_COMMIT:
         fprintf(f, ",\"job\":%u,\"objective\":\"%s\",\"assumed\":%d,"
-                "\"first\":%d,\"last\":%d", m->job,
-                lr_wire_objective_name(m->objective), m->assumed, m->first, m->last);
+                "\"first\":%d,\"last\":%d,\"stages\":%d", m->job,
+                lr_wire_objective_name(m->objective), m->assumed, m->first,
+                m->last, m->stages);
         if (m->type == LR_WIRE_COMMIT) {
             fputs(",\"tag\":", f);
             json_str(f, m->name);

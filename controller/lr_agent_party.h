@@ -70,15 +70,17 @@ void lr_agent_party_set_job(struct lr_cdynp_party *, const struct lr_tm *tm);
 
 /* COMMIT: tells the agent that its part of the chain that won is layers
  * first..last, planned under (obj, assumed) as res->objective and
- * res->assumed say (planner/lr_cdynp.h), and that it must lay out and
+ * res->assumed say (planner/lr_cdynp.h), in 'stages' stages under a
+ * _BOUND objective (res->n_stages; ignored otherwise), and that it must
+ * lay out and
  * reserve those stages under 'tag' (the job's name, at most 63 bytes).
  * Sent on the connection of the job set last, after
  * lr_cdynp_plan_parties().  '*n_stages' gets the agent's stage count.
  * 0, or as the vtable's calls; ENOSPC: the agent no longer has the
  * devices (another coordinator took them meanwhile). */
 int lr_agent_party_commit(struct lr_cdynp_party *, enum lr_cdynp_objective obj,
-                          int assumed, int first, int last, const char *tag,
-                          int *n_stages);
+                          int assumed, int first, int last, int stages,
+                          const char *tag, int *n_stages);
 
 /* RELEASE: the agent frees what it reserved under 'tag'.  Clears a
  * sticky failure first and connects when needed (also when the agent

@@ -955,7 +955,8 @@ commit_chain(struct lr_cdynp_party *const agent[], const struct lr_cluster *cl,
                 (*unconfirmed)++;
             rc = lr_agent_party_commit(agent[dc], res->objective,
                                        res->assumed, res->first[i],
-                                       res->last[i], tag, &n_stages);
+                                       res->last[i], res->n_stages[i], tag,
+                                       &n_stages);
         }
         if (rc) {
             const char *e = lr_agent_party_error(agent[dc]);

@@ -43,6 +43,9 @@
 #include "planner/lr_timemodel.h"
 
 #define LR_CDYNP_VERSION 1
+/* A summary whose entries carry stage counts (the _BOUND objectives'):
+ * its entries are keyed by (layer, stages). */
+#define LR_CDYNP_VERSION_COUNTS 2
 #define LR_CDYNP_MAX_ENTRIES 1024
 #define LR_CDYNP_DEFAULT_WINDOW 4
 /* Up to this many DCs, CDynP tries every chain (lr_cdynp_chain.c). */
@@ -68,14 +71,22 @@ enum lr_cdynp_objective {
      * (lr_cdynp_chain.c).  Agents before 2026-12-04 refuse them. */
     LR_CDYNP_LEX_ONE,
     LR_CDYNP_TIME_ONE,
+    /* The same two with at most 'assumed' stages in the whole chain,
+     * each fitting memory for that many: the coordinator's count-bounded
+     * runs B(q) (lr_cdynp_chain.c).  A DC's local DP then counts its
+     * stages, and the summaries carry the chain's count so far
+     * (LR_CDYNP_VERSION_COUNTS).  Agents before 2026-12-05 refuse them. */
+    LR_CDYNP_LEX_BOUND,
+    LR_CDYNP_TIME_BOUND,
 };
 
 /* LR_CDYNP_LEX or LR_CDYNP_TIME: how 'o' compares costs. */
 static inline enum lr_cdynp_objective
 lr_cdynp_obj_base(enum lr_cdynp_objective o)
 {
-    return o == LR_CDYNP_LEX_ONE ? LR_CDYNP_LEX
-           : o == LR_CDYNP_TIME_ONE ? LR_CDYNP_TIME : o;
+    return o == LR_CDYNP_LEX_ONE || o == LR_CDYNP_LEX_BOUND ? LR_CDYNP_LEX
+           : o == LR_CDYNP_TIME_ONE || o == LR_CDYNP_TIME_BOUND
+           ? LR_CDYNP_TIME : o;
 }
 
 /* True when 'o' lays a DC's range out as one stage. */
@@ -85,15 +96,27 @@ lr_cdynp_obj_one(enum lr_cdynp_objective o)
     return o == LR_CDYNP_LEX_ONE || o == LR_CDYNP_TIME_ONE;
 }
 
+/* True when 'o' bounds the chain's stage count (the summaries carry
+ * counts). */
+static inline bool
+lr_cdynp_obj_bound(enum lr_cdynp_objective o)
+{
+    return o == LR_CDYNP_LEX_BOUND || o == LR_CDYNP_TIME_BOUND;
+}
+
 /* What DC k tells DC k+1: for each layer a where DC k may end, the best
- * cost of layers 0..a over the chain so far.  Self-contained (no
- * pointers): lr_cdynp_summary_encode() puts it on the wire. */
+ * cost of layers 0..a over the chain so far; under a _BOUND objective
+ * (version LR_CDYNP_VERSION_COUNTS) for each (a, c), the best with
+ * exactly c stages in layers 0..a.  Self-contained (no pointers):
+ * lr_cdynp_summary_encode() puts it on the wire. */
 struct lr_cdynp_summary {
-    uint16_t version;         /* LR_CDYNP_VERSION */
+    uint16_t version;         /* LR_CDYNP_VERSION, or _COUNTS */
     uint16_t from;            /* chain position of the sender */
     uint16_t n;               /* entries used */
     struct lr_cdynp_entry {
         uint32_t layer;       /* 0-based last layer of the prefix */
+        uint16_t stages;      /* version _COUNTS: the prefix's stages
+                               * (>= 1); 0 otherwise */
         struct lr_cdynp_cost cost;   /* its three times, s */
     } e[LR_CDYNP_MAX_ENTRIES];
 };
@@ -171,35 +194,49 @@ bool lr_cdynp_dc_cost(struct lr_cdynp_dc *, int a, int b,
 /* The DC's step of the chain: for each last layer b in [lo, hi], the best
  * cost of layers 0..b given the predecessor's summary 'in' (NULL at the
  * head, which starts at layer 0) across the link 'in_link' (bytes/s, s).
+ * Under a _BOUND objective, for each (b, c) with c in 1..the assumed
+ * count, the best with exactly c stages in layers 0..b: 'in' and 'out'
+ * are then of version LR_CDYNP_VERSION_COUNTS, and (hi - lo + 1) times
+ * the assumed count must be within LR_CDYNP_MAX_ENTRIES.
  * Remembers its choices for lr_cdynp_dc_backtrack().  Returns 0, or
  * ENOENT when no b is feasible, ENOMEM when the DP's rows could not be
- * allocated, EINVAL for a malformed summary. */
+ * allocated, EINVAL for a malformed summary or window. */
 int lr_cdynp_dc_step(struct lr_cdynp_dc *, const struct lr_cdynp_summary *in,
                      const struct lr_tm_link *in_link, uint16_t position,
                      int lo, int hi, struct lr_cdynp_summary *out);
 
 /* Backtracking: told its last layer, the DC answers the predecessor's
- * last layer (-1 at the head).  EINVAL if 'last' was not in its window. */
-int lr_cdynp_dc_backtrack(const struct lr_cdynp_dc *, int last,
-                          int *prev_last);
+ * last layer (-1 at the head).  Under a _BOUND objective it is also
+ * told the chain's stages up to 'last' and answers those up to
+ * '*prev_last' (0 at the head); otherwise 'stages' is ignored and
+ * '*prev_stages' gets 0.  EINVAL if ('last', 'stages') was not in its
+ * window's summary. */
+int lr_cdynp_dc_backtrack(const struct lr_cdynp_dc *, int last, int stages,
+                          int *prev_last, int *prev_stages);
 
 /* Its own stages for layers a..b, appended to 'plan' with DC index
- * 'dc_index'.  ENOSPC when the plan is full, ENOENT if a..b is
- * infeasible. */
-int lr_cdynp_dc_stages(struct lr_cdynp_dc *, int a, int b, int dc_index,
-                       struct lr_plan *plan);
+ * 'dc_index': under a _BOUND objective exactly 'stages' of them (the
+ * counts backtracking gave, less the predecessor's), otherwise as many
+ * as is best ('stages' ignored).  ENOSPC when the plan is full, ENOENT
+ * if a..b is infeasible (in 'stages'), EINVAL for a count out of
+ * range. */
+int lr_cdynp_dc_stages(struct lr_cdynp_dc *, int a, int b, int stages,
+                       int dc_index, struct lr_plan *plan);
 
 /* ---- the summary on the wire (lr_cdynp_summary.c) ---- */
 
-/* Bytes lr_cdynp_summary_encode() writes for 'n' entries. */
+/* Bytes lr_cdynp_summary_encode() writes for 'n' entries of a summary of
+ * version LR_CDYNP_VERSION, and of version 'version'. */
 size_t lr_cdynp_summary_size(int n);
+size_t lr_cdynp_summary_size_v(int version, int n);
 /* Writes 's' into buf[len] (big-endian, IEEE doubles); returns the bytes
  * written or 0 when 'len' is too small or 's' is malformed. */
 size_t lr_cdynp_summary_encode(const struct lr_cdynp_summary *s, uint8_t *buf,
                                size_t len);
-/* Reads exactly 'len' bytes; EPROTO for a wrong magic or version, EINVAL
- * for a length that does not match, too many entries, layers out of
- * order, or costs that are negative or not finite. */
+/* Reads exactly 'len' bytes (either version); EPROTO for a wrong magic
+ * or version, EINVAL for a length that does not match, too many entries,
+ * entries out of order, a count of 0 in a version _COUNTS summary, or
+ * costs that are negative or not finite. */
 int lr_cdynp_summary_decode(const uint8_t *buf, size_t len,
                             struct lr_cdynp_summary *out);
 
@@ -223,14 +260,16 @@ struct lr_cdynp_party_class {
                 int hi, struct lr_cdynp_summary *out);
     /* lr_cdynp_dc_backtrack() of the last step under (obj, assumed). */
     int (*backtrack)(struct lr_cdynp_party *, enum lr_cdynp_objective obj,
-                     int assumed, int last, int *prev_last);
-    /* The DC's final range: it lays out its own stages.  '*n_stages' gets
-     * how many; a party in this process also appends them to 'plan'
-     * (with DC index 'dc_index') when 'plan' is not NULL; a remote one
-     * keeps them to itself. */
+                     int assumed, int last, int stages, int *prev_last,
+                     int *prev_stages);
+    /* The DC's final range: it lays out its own stages (under a _BOUND
+     * objective exactly 'stages' of them, lr_cdynp_dc_stages()).
+     * '*n_stages' gets how many; a party in this process also appends
+     * them to 'plan' (with DC index 'dc_index') when 'plan' is not NULL;
+     * a remote one keeps them to itself. */
     int (*finish)(struct lr_cdynp_party *, enum lr_cdynp_objective obj,
-                  int assumed, int first, int last, int dc_index,
-                  struct lr_plan *plan, int *n_stages);
+                  int assumed, int first, int last, int stages,
+                  int dc_index, struct lr_plan *plan, int *n_stages);
     void (*free)(struct lr_cdynp_party *);
 };
 
@@ -360,7 +399,8 @@ struct lr_cdynp_result {
     int first[LR_TM_MAX_DCS], last[LR_TM_MAX_DCS];   /* their layers */
     int n_stages[LR_TM_MAX_DCS];
     /* The run that gave this chain, as FINISH named it: a party asked
-     * to reserve the winner (the agent's COMMIT) is asked with these. */
+     * to reserve the winner (the agent's COMMIT) is asked with these
+     * (and, under a _BOUND objective, with its n_stages). */
     enum lr_cdynp_objective objective;
     int assumed;
 };

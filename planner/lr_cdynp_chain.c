@@ -21,8 +21,10 @@
  * over from a longer chain checks every stage for more microbatches in
  * flight than it will hold, which cost a one-DC chain its plan, or left
  * it a plan 140 times slower than its own (test_cdynp.c).  A chain whose
- * assumptions had plans but none that holds makes a last try with one
- * stage per DC (try_chain_obj()).
+ * assumptions had plans but none that holds, or whose plan held is
+ * dearer than its first run's, makes count-bounded runs: at most q
+ * stages in all, for the q the assumptions did not cover, the count
+ * crossing DCs in the summaries (try_chain_obj()).
  *
  * Which chains.  With a given order, that chain only.  Otherwise, up to
  * LR_CDYNP_ALL_ORDERS DCs, every ordered subset of DCs linked one to the
@@ -101,6 +103,7 @@ struct plan_search {
     int window;
     struct lr_cdynp_summary *buf[2];
     struct lr_plan *cand;         /* NULL when no plan is wanted */
+    struct lr_plan *cand_kept;    /* the chain's best of its bounded runs */
     struct lr_plan *plan;
     struct lr_cdynp_result run, *best;
     bool found;
@@ -154,6 +157,12 @@ run_chain(struct plan_search *ps, const int *order, int n,
         if (hi[k] - lo[k] + 1 > LR_CDYNP_MAX_ENTRIES)
             hi[k] = lo[k] + LR_CDYNP_MAX_ENTRIES - 1;
     }
+    /* A counted summary has an entry per (layer, count): one that would
+     * not fit is no run (whole-range windows of deep models). */
+    if (lr_cdynp_obj_bound(obj))
+        for (int k = 0; k < n; k++)
+            if ((hi[k] - lo[k] + 1) * assumed > LR_CDYNP_MAX_ENTRIES)
+                return LR_TM_MEMORY;
 
     for (int k = 0; k < n; k++) {
         const struct lr_tm_link *link = k ? &tm->link[order[k - 1]][order[k]]
@@ -167,37 +176,60 @@ run_chain(struct plan_search *ps, const int *order, int n,
         if (err)
             return party_failed(ps, err);
     }
-    /* The tail's entry for the last layer is the whole chain's cost. */
+    /* The tail's entry for the last layer is the whole chain's cost;
+     * counted, the best of its entries for the last layer (each count up
+     * to 'assumed'; ties: the fewest stages). */
     const struct lr_cdynp_summary *tail = ps->buf[(n - 1) % 2];
     if (tail->n < 1 || tail->e[tail->n - 1].layer != (uint32_t) (L - 1))
         return LR_TM_MEMORY;
-    r->cost = tail->e[tail->n - 1].cost;
+    int e = tail->n - 1, stages = 0;
+    if (lr_cdynp_obj_bound(obj)) {
+        for (int i = tail->n - 2;
+             i >= 0 && tail->e[i].layer == (uint32_t) (L - 1); i--)
+            if (lr_cdynp_cost_cmp(&tail->e[i].cost, &tail->e[e].cost, obj,
+                                  tm->m) <= 0)
+                e = i;
+        stages = tail->e[e].stages;
+    }
+    r->cost = tail->e[e].cost;
     r->T = r->cost.sum + (tm->m - 1) * r->cost.bottleneck + r->cost.sync;
     r->n_dcs = n;
     r->objective = obj;
     r->assumed = assumed;
 
-    int last = L - 1;
+    /* Counted, each DC's own stages: its count less its predecessor's. */
+    int last = L - 1, own[LR_TM_MAX_DCS];
     for (int k = n - 1; k >= 0; k--) {
         struct lr_cdynp_party *p = ps->party[order[k]];
-        int prev, err = p->cls->backtrack(p, obj, assumed, last, &prev);
+        int prev, prev_stages = 0;
+        int err = p->cls->backtrack(p, obj, assumed, last, stages, &prev,
+                                    &prev_stages);
         if (err)
             return party_failed(ps, err);
         if (prev >= last || (k == 0 && prev != -1) || (k > 0 && prev < 0))
             return LR_TM_SHAPE;
+        if (lr_cdynp_obj_bound(obj)
+            && (prev_stages >= stages || (k == 0) != (prev_stages == 0)
+                || (k > 0 && prev_stages < 1)))
+            return LR_TM_SHAPE;
+        own[k] = stages - prev_stages;
         r->dc[k] = order[k];
         r->first[k] = prev + 1;
         r->last[k] = last;
         last = prev;
+        stages = prev_stages;
     }
     if (ps->cand)
         ps->cand->n_stages = 0;
     for (int k = 0; k < n; k++) {
         struct lr_cdynp_party *p = ps->party[order[k]];
         int err = p->cls->finish(p, obj, assumed, r->first[k], r->last[k],
-                                 order[k], ps->cand, &r->n_stages[k]);
+                                 own[k], order[k], ps->cand,
+                                 &r->n_stages[k]);
         if (err)
             return party_failed(ps, err);
+        if (lr_cdynp_obj_bound(obj) && r->n_stages[k] != own[k])
+            return LR_TM_SHAPE;
     }
     return LR_TM_OK;
 }
@@ -217,7 +249,22 @@ run_chain(struct plan_search *ps, const int *order, int n,
  * stages lost a plan of 3 that fit under 3 only).  Every run narrows
  * (last a with a plan, ceiling): at most 'ceiling - n' runs, in practice
  * one or two; the first runs, and the plan when they find one, are the
- * plain jumps'. */
+ * plain jumps'.
+ *
+ * The count-bounded runs.  The DP under an assumption a keeps its best
+ * plan whatever that plan's own count, so a plan of few stages that
+ * fits only for few is passed by when a plan of more fits for as many.
+ * When the assumptions had plans and the plan kept is missing or dearer
+ * than the first run's, the chain runs B(q) for each q from n up to the
+ * assumption whose plan held (else up to the ceiling, else to min(m, L)):
+ * memory checked for q stages and at most q stages in the plan (the
+ * _BOUND objectives, whose summaries carry the chain's count), skipping
+ * a q whose own run gave a plan of at most q stages.  A plan that holds
+ * with p stages fits under every assumption up to p, so the plan held
+ * covers the counts from its assumption up, and B(q) each count below.
+ * B(n) is one stage per DC (the _ONE objectives, which agents have
+ * answered since 2026-12-04; the _BOUND ones since 2026-12-05).  The
+ * plan of least T among them is the chain's (ties: the earlier). */
 static void
 try_chain_obj(struct plan_search *ps, const int *order, int n,
               enum lr_cdynp_objective obj)
@@ -226,6 +273,8 @@ try_chain_obj(struct plan_search *ps, const int *order, int n,
     int assumed = n < m ? n : m;
     int last_ok = 0;              /* the last a whose run had a plan */
     int ceiling = INT_MAX;        /* the least a known to have none */
+    double T_first = INFINITY;    /* the first run's plan */
+    int covered[16], n_covered = 0;   /* a whose run held */
     enum lr_tm_why why = LR_TM_OK;
     for (int round = 0; round < 16; round++) {
         why = run_chain(ps, order, n, obj, assumed);
@@ -241,6 +290,10 @@ try_chain_obj(struct plan_search *ps, const int *order, int n,
         int p = 0;
         for (int k = 0; k < n; k++)
             p += ps->run.n_stages[k];
+        if (round == 0)
+            T_first = ps->run.T;
+        if (p <= assumed)
+            covered[n_covered++] = assumed;
         if (p <= assumed || (assumed >= m && p >= m))
             break;
         last_ok = assumed;
@@ -253,16 +306,41 @@ try_chain_obj(struct plan_search *ps, const int *order, int n,
         }
         why = LR_TM_MEMORY;   /* unless the next round settles it */
     }
-    /* The last try, when some assumption had plans but none held: one
-     * stage per DC, n in all, each fitting for n.  The DP under an
-     * assumption keeps its best plan whatever that plan's own count, so
-     * a plan of few stages that fits only for few is passed by when a
-     * plan of more fits for as many; a stage per DC is where that lost
-     * most plans (7 of the 9 instances of docs/cdynp.md). */
-    if (why == LR_TM_MEMORY && last_ok)
-        why = run_chain(ps, order, n, obj == LR_CDYNP_TIME
-                                      ? LR_CDYNP_TIME_ONE : LR_CDYNP_LEX_ONE,
-                        n < m ? n : m);
+    const bool held = why == LR_TM_OK;
+    if (last_ok && !(held && ps->run.T <= T_first * (1 + 1e-9))) {
+        const int L = ps->tm->model->n_layers;
+        int top = held ? assumed : ceiling != INT_MAX ? ceiling
+                  : (m < L ? m : L) + 1;
+        struct lr_cdynp_result kept = ps->run;
+        if (held && ps->cand)
+            *ps->cand_kept = *ps->cand;
+        bool have = held;
+        for (int q = n; q < top && !ps->party_err; q++) {
+            bool skip = false;
+            for (int i = 0; i < n_covered; i++)
+                skip |= covered[i] == q;
+            if (skip)
+                continue;
+            enum lr_cdynp_objective o
+                = q == n ? (obj == LR_CDYNP_TIME ? LR_CDYNP_TIME_ONE
+                                                 : LR_CDYNP_LEX_ONE)
+                : obj == LR_CDYNP_TIME ? LR_CDYNP_TIME_BOUND
+                : LR_CDYNP_LEX_BOUND;
+            if (run_chain(ps, order, n, o, q) != LR_TM_OK
+                || (have && !(ps->run.T < kept.T)))
+                continue;
+            kept = ps->run;
+            if (ps->cand)
+                *ps->cand_kept = *ps->cand;
+            have = true;
+        }
+        if (have) {
+            ps->run = kept;
+            if (ps->cand)
+                *ps->cand = *ps->cand_kept;
+            why = LR_TM_OK;
+        }
+    }
     if (why == LR_TM_OK && (!ps->found || ps->run.T < ps->best->T)) {
         *ps->best = ps->run;
         if (ps->plan)
@@ -321,7 +399,8 @@ lr_cdynp_plan_parties(const struct lr_cdynp_view *tm,
     ps.buf[0] = malloc(sizeof **ps.buf);
     ps.buf[1] = malloc(sizeof **ps.buf);
     ps.cand = plan ? malloc(sizeof *ps.cand) : NULL;
-    if (!ps.buf[0] || !ps.buf[1] || (plan && !ps.cand)) {
+    ps.cand_kept = plan ? malloc(sizeof *ps.cand_kept) : NULL;
+    if (!ps.buf[0] || !ps.buf[1] || (plan && (!ps.cand || !ps.cand_kept))) {
         ps.why = LR_TM_NOMEM;
         goto cleanup;
     }
@@ -362,6 +441,7 @@ cleanup:
     free(ps.buf[0]);
     free(ps.buf[1]);
     free(ps.cand);
+    free(ps.cand_kept);
     if (party_err)
         *party_err = ps.party_err;
     if (ps.party_err)

@@ -58,13 +58,28 @@
  * coordinator's last try): Cost(a, b) = min over g in 1..N of (t, t, s)
  * for the stage a..b on g devices, O(N) per range, nothing cached.
  *
+ * Counted stages (objectives LR_CDYNP_LEX_BOUND, LR_CDYNP_TIME_BOUND, the
+ * coordinator's count-bounded runs B(q), q the assumed count): the
+ * recurrence above with the number of stages s as an index,
+ *     C_a(i, s, j) = min over h, g of
+ *        (t, t, s)                                   if h = a - 1, s = 1
+ *        (max(B, x_h, t), U + 2 c_h + t, max(Y, s))
+ *                        with (B, U, Y) = C_a(h, s - 1, j - g), s > 1
+ * for s in 1..q, and Cost_s(a, b) = C_a(b, s, N): O(q R^2 N^2) time and
+ * O(q R N) space per start, computed plainly (no pruning, no vectors, no
+ * kin: it runs only when a chain's assumptions missed, docs/cdynp.md).
+ *
  * Chain step.  With the predecessor's summary {(a, F(a))}:
  *     F_k(b) = min over a < b of
  *        (max(F(a).B, x_a, Cost.B), F(a).U + 2 c_a + Cost.U,
  *         max(F(a).Y, Cost.Y))          with Cost = Cost(a+1, b)
  * where x_a, c_a are the inter-DC boundary after layer a over the link
  * from the predecessor.  The DC keeps its argmin per b for backtracking.
- * Cost: O(|window_in| |window_out|) cost look-ups.
+ * Cost: O(|window_in| |window_out|) cost look-ups.  Counted, the
+ * summary's entries are (a, c') and F_k(b, c) takes Cost_{c - c'}(a+1, b)
+ * over the entries with c' < c, for each c in 1..q: the chain's count
+ * crosses DCs, and the tail's entries for the last layer have at most
+ * q stages in all.
  *
  * Source: the CDynP scheme of ../shared/reference/training.md (local DP
  * per DC exported as a cost function, chain DP over state summaries,
@@ -104,6 +119,11 @@ struct start {
      * known to differ (then no later row can be the same). */
     int kin_rows;
     bool kin_split;
+    /* The counted cells (the _BOUND objectives), [row][s - 1][0..N] in
+     * each column, for s in 1..cq: 'crows' rows computed; one
+     * allocation, cc.B owns it. */
+    int crows, ccap, cq;
+    struct lr_cdynp_cols cc;
 };
 
 struct lr_cdynp_dc {
@@ -120,6 +140,10 @@ struct lr_cdynp_dc {
      * layer chosen (-2 = infeasible). */
     int lo, hi;
     int *back;
+    /* The same under a _BOUND objective, for (b, c) with c in 1..q: the
+     * predecessor's (last layer, stages) at [2 ((b - lo) q + c - 1)]. */
+    int *cback;
+    size_t cback_cap;
     /* A row could not be allocated since the last step began: the step
      * fails with ENOMEM, not ENOENT ("nothing fits"). */
     bool nomem;
@@ -206,10 +230,13 @@ lr_cdynp_dc_free(struct lr_cdynp_dc *d)
         return;
     for (int i = 0; i < d->n_made; i++)
         lr_cdynp_dc_free(d->alt[i]);
-    for (int a = 0; d->starts && a < d->model->n_layers; a++)
+    for (int a = 0; d->starts && a < d->model->n_layers; a++) {
         free(d->starts[a].col.B);
+        free(d->starts[a].cc.B);
+    }
     free(d->starts);
     free(d->back);
+    free(d->cback);
     free(d);
 }
 
@@ -218,9 +245,14 @@ lr_cdynp_dc_reset(struct lr_cdynp_dc *d, int n_stages,
                   enum lr_cdynp_objective objective)
 {
     for (int a = 0; a < d->model->n_layers; a++) {
-        d->starts[a].rows = 0;
-        d->starts[a].kin_rows = 0;
-        d->starts[a].kin_split = false;
+        struct start *s = &d->starts[a];
+        s->rows = 0;
+        s->kin_rows = 0;
+        s->kin_split = false;
+        /* The counted cells' layout depends on the count. */
+        free(s->cc.B);
+        s->cc = (struct lr_cdynp_cols) { 0 };
+        s->crows = s->ccap = s->cq = 0;
     }
     d->n_stages = n_stages;
     d->obj = objective;
@@ -254,6 +286,7 @@ forget_rows(struct lr_cdynp_dc *d)
 {
     for (int a = 0; a < d->model->n_layers; a++) {
         free(d->starts[a].col.B);
+        free(d->starts[a].cc.B);
         memset(&d->starts[a], 0, sizeof d->starts[a]);
     }
 }
@@ -284,6 +317,8 @@ grid_new(const struct lr_cdynp_dc *d, int step, int cells)
                  + offsetof(struct lr_tm, link));
     g->kin = NULL;
     g->kin_stages = 0;
+    g->cback = NULL;
+    g->cback_cap = 0;
     g->best = false;
     g->n_alt = g->n_made = 0;
     g->nomem = false;
@@ -626,13 +661,116 @@ one_stage(const struct lr_cdynp_dc *d, int a, int b,
     return found;
 }
 
-/* lr_cdynp_dc_cost() over the grid of 'd' alone. */
+/* Where counted cell (row, s, j) of start 's' is in each of its
+ * columns. */
+static inline size_t
+cat(const struct lr_cdynp_dc *d, const struct start *s, int row, int st,
+    int j)
+{
+    return ((size_t) row * s->cq + (size_t) (st - 1)) * (d->cells + 1) + j;
+}
+
+/* Computes the counted rows of start 'a' up to layer 'b' (the _BOUND
+ * objectives: C_a above, s in 1..the assumed count); false when out of
+ * memory. */
 static bool
-grid_cost(struct lr_cdynp_dc *d, int a, int b, struct lr_cdynp_cost *out)
+extend_counted(struct lr_cdynp_dc *d, int a, int b)
+{
+    struct start *s = &d->starts[a];
+    const int N = d->cells, U = d->step, need = b - a + 1;
+    const int Q = d->n_stages;
+    if (need <= s->crows)
+        return true;
+    if (!s->cc.B) {
+        int cap = d->model->n_layers - a;
+        size_t n = (size_t) cap * (size_t) Q * (N + 1);
+        double *block = malloc(n * (3 * sizeof(double) + 2 * sizeof(int32_t)));
+        if (!block) {
+            d->nomem = true;
+            return false;
+        }
+        s->cc = (struct lr_cdynp_cols) {
+            block, block + n, block + 2 * n, (int32_t *) (block + 3 * n),
+            (int32_t *) (block + 3 * n) + n,
+        };
+        s->ccap = cap;
+        s->cq = Q;
+    }
+    if (need > s->ccap)
+        return false;
+    const struct lr_cdynp_cols *c = &s->cc;
+    for (int i = a + s->crows; i <= b; i++) {
+        int row = i - a;
+        for (int st = 1; st <= Q; st++)
+            for (int j = 0; j <= N; j++) {
+                size_t k = cat(d, s, row, st, j);
+                c->B[k] = c->U[k] = c->Y[k] = 0;
+                c->h[k] = c->g[k] = 0;
+            }
+        for (int h = a - 1; h < i; h++) {
+            double cb = 0, x = 0;
+            if (h >= a)
+                lr_tm_boundary(&d->tm1, h, 0, 0, &cb, &x);
+            /* Stages before this one: h - a + 1 layers hold at most as
+             * many, and each needs a step of devices. */
+            int top = h - a + 2 < Q ? h - a + 2 : Q;
+            for (int g = N; g >= 1; g--) {
+                if (!lr_tm_stage_fits(&d->tm1, 0, h + 1, i, g * U, Q))
+                    break;   /* fewer devices need more memory each */
+                double t = lr_tm_stage_time(&d->tm1, 0, h + 1, i, g * U);
+                double sy = lr_tm_stage_sync(&d->tm1, 0, h + 1, i, g * U);
+                for (int st = h < a ? 1 : 2; st <= (h < a ? 1 : top); st++)
+                    for (int j = g; j <= N; j++) {
+                        struct lr_cdynp_cost cand = { t, t, sy };
+                        if (h >= a) {
+                            size_t p = cat(d, s, h - a, st - 1, j - g);
+                            if (!c->g[p])
+                                continue;
+                            cand = (struct lr_cdynp_cost) {
+                                max2(max2(c->B[p], x), t),
+                                c->U[p] + 2 * cb + t, max2(c->Y[p], sy),
+                            };
+                        }
+                        size_t k = cat(d, s, row, st, j);
+                        struct lr_cdynp_cost cur = { c->B[k], c->U[k],
+                                                     c->Y[k] };
+                        if (c->g[k]
+                            && lr_cdynp_cost_cmp(&cand, &cur, d->obj, d->m)
+                               >= 0)
+                            continue;
+                        c->B[k] = cand.bottleneck;
+                        c->U[k] = cand.sum;
+                        c->Y[k] = cand.sync;
+                        c->h[k] = h;
+                        c->g[k] = g;
+                    }
+            }
+        }
+        s->crows++;
+    }
+    return true;
+}
+
+/* lr_cdynp_dc_cost() over the grid of 'd' alone, in exactly 'st' stages
+ * under a _BOUND objective ('st' ignored otherwise). */
+static bool
+grid_cost(struct lr_cdynp_dc *d, int a, int b, int st,
+          struct lr_cdynp_cost *out)
 {
     int g;
     if (lr_cdynp_obj_one(d->obj))
         return one_stage(d, a, b, out, &g);
+    if (lr_cdynp_obj_bound(d->obj)) {
+        if (st < 1 || st > d->n_stages || st > b - a + 1
+            || !extend_counted(d, a, b))
+            return false;
+        const struct start *s = &d->starts[a];
+        size_t k = cat(d, s, b - a, st, d->cells);
+        if (!s->cc.g[k])
+            return false;
+        *out = (struct lr_cdynp_cost) { s->cc.B[k], s->cc.U[k], s->cc.Y[k] };
+        return true;
+    }
     if (!extend(d, a, b))
         return false;
     const struct start *s = &d->starts[a];
@@ -646,18 +784,19 @@ grid_cost(struct lr_cdynp_dc *d, int a, int b, struct lr_cdynp_cost *out)
  * grids (ties: the first, d's own), with that cost in '*out'; NULL when
  * no grid has a split that fits.  A grid out of memory marks 'd'. */
 static struct lr_cdynp_dc *
-best_grid(struct lr_cdynp_dc *d, int a, int b, struct lr_cdynp_cost *out)
+best_grid(struct lr_cdynp_dc *d, int a, int b, int st,
+          struct lr_cdynp_cost *out)
 {
     struct lr_cdynp_dc *win = NULL;
     if (a < 0 || b < a || b >= d->model->n_layers)
         return NULL;
-    if (grid_cost(d, a, b, out))
+    if (grid_cost(d, a, b, st, out))
         win = d;
     for (int i = 0; i < d->n_alt; i++) {
         struct lr_cdynp_dc *g = d->alt[i];
         struct lr_cdynp_cost c;
         g->nomem = false;
-        bool ok = grid_cost(g, a, b, &c);
+        bool ok = grid_cost(g, a, b, st, &c);
         d->nomem |= g->nomem;
         if (ok && (!win || lr_cdynp_cost_cmp(&c, out, d->obj, d->m) < 0)) {
             *out = c;
@@ -671,7 +810,90 @@ bool
 lr_cdynp_dc_cost(struct lr_cdynp_dc *d, int a, int b,
                  struct lr_cdynp_cost *out)
 {
-    return best_grid(d, a, b, out) != NULL;
+    if (!lr_cdynp_obj_bound(d->obj))
+        return best_grid(d, a, b, 0, out) != NULL;
+    /* Counted: the least over the counts the assumption allows. */
+    bool found = false;
+    for (int st = 1; st <= d->n_stages; st++) {
+        struct lr_cdynp_cost c;
+        if (best_grid(d, a, b, st, &c)
+            && (!found || lr_cdynp_cost_cmp(&c, out, d->obj, d->m) < 0)) {
+            *out = c;
+            found = true;
+        }
+    }
+    return found;
+}
+
+/* lr_cdynp_dc_step() under a _BOUND objective (lr_cdynp.h): the
+ * entries are (b, c), c in 1..q, in that order. */
+static int
+step_counted(struct lr_cdynp_dc *d, const struct lr_cdynp_summary *in,
+             const struct lr_tm_link *in_link, int lo, int hi,
+             struct lr_cdynp_summary *out)
+{
+    const int Q = d->n_stages, W = hi - lo + 1;
+    if (Q < 1 || (size_t) W * (size_t) Q > LR_CDYNP_MAX_ENTRIES
+        || (in && in->version != LR_CDYNP_VERSION_COUNTS))
+        return EINVAL;
+    size_t need = 2 * (size_t) W * (size_t) Q;
+    if (need > d->cback_cap) {
+        int *cb = realloc(d->cback, need * sizeof *cb);
+        if (!cb)
+            return ENOMEM;
+        d->cback = cb;
+        d->cback_cap = need;
+    }
+    out->version = LR_CDYNP_VERSION_COUNTS;
+    for (int b = lo; b <= hi; b++)
+        for (int c = 1; c <= Q; c++) {
+            struct lr_cdynp_cost best = { 0, 0, 0 }, cost;
+            int arg = -2, argc = 0;
+            if (!in) {
+                if (best_grid(d, 0, b, c, &cost)) {
+                    best = cost;
+                    arg = -1;
+                }
+            } else {
+                for (int e = 0; e < in->n; e++) {
+                    int a = (int) in->e[e].layer, ca = in->e[e].stages;
+                    if (a >= b || a < 0 || ca < 1 || ca >= c
+                        || !in_link || !(in_link->bw > 0)
+                        || !best_grid(d, a + 1, b, c - ca, &cost))
+                        continue;
+                    double X = lr_tm_boundary_bytes(&d->tm1, a);
+                    double x = X / in_link->bw, cl = in_link->lat + x;
+                    struct lr_cdynp_cost cand = {
+                        max2(max2(in->e[e].cost.bottleneck, x),
+                             cost.bottleneck),
+                        in->e[e].cost.sum + 2 * cl + cost.sum,
+                        max2(in->e[e].cost.sync, cost.sync),
+                    };
+                    if (arg == -2
+                        || lr_cdynp_cost_cmp(&cand, &best, d->obj, d->m) < 0) {
+                        best = cand;
+                        arg = a;
+                        argc = ca;
+                    }
+                }
+            }
+            /* As in lr_cdynp_dc_step(): no cost a summary may not carry. */
+            if (arg != -2 && !(isfinite(best.bottleneck)
+                               && isfinite(best.sum) && isfinite(best.sync)))
+                arg = -2;
+            size_t k = 2 * ((size_t) (b - lo) * Q + (size_t) (c - 1));
+            d->cback[k] = arg;
+            d->cback[k + 1] = argc;
+            if (arg != -2) {
+                out->e[out->n].layer = (uint32_t) b;
+                out->e[out->n].stages = (uint16_t) c;
+                out->e[out->n].cost = best;
+                out->n++;
+            }
+        }
+    if (d->nomem)
+        return ENOMEM;
+    return out->n ? 0 : ENOENT;
 }
 
 int
@@ -680,8 +902,9 @@ lr_cdynp_dc_step(struct lr_cdynp_dc *d, const struct lr_cdynp_summary *in,
                  int hi, struct lr_cdynp_summary *out)
 {
     const int L = d->model->n_layers;
+    const bool counted = lr_cdynp_obj_bound(d->obj);
     if (lo < 0 || hi < lo || hi >= L || hi - lo + 1 > LR_CDYNP_MAX_ENTRIES
-        || (in && (in->version != LR_CDYNP_VERSION
+        || (in && ((!counted && in->version != LR_CDYNP_VERSION)
                    || in->n > LR_CDYNP_MAX_ENTRIES)))
         return EINVAL;
     d->lo = lo;
@@ -690,6 +913,12 @@ lr_cdynp_dc_step(struct lr_cdynp_dc *d, const struct lr_cdynp_summary *in,
     out->version = LR_CDYNP_VERSION;
     out->from = position;
     out->n = 0;
+    if (counted) {
+        int err = step_counted(d, in, in_link, lo, hi, out);
+        if (err == EINVAL || err == ENOMEM)
+            d->hi = lo - 1;   /* nothing to backtrack */
+        return err;
+    }
     for (int b = lo; b <= hi; b++) {
         struct lr_cdynp_cost best = { 0, 0, 0 }, cost;
         int arg = -2;
@@ -727,6 +956,7 @@ lr_cdynp_dc_step(struct lr_cdynp_dc *d, const struct lr_cdynp_summary *in,
         d->back[b - lo] = arg;
         if (arg != -2) {
             out->e[out->n].layer = (uint32_t) b;
+            out->e[out->n].stages = 0;
             out->e[out->n].cost = best;
             out->n++;
         }
@@ -737,20 +967,38 @@ lr_cdynp_dc_step(struct lr_cdynp_dc *d, const struct lr_cdynp_summary *in,
 }
 
 int
-lr_cdynp_dc_backtrack(const struct lr_cdynp_dc *d, int last, int *prev_last)
+lr_cdynp_dc_backtrack(const struct lr_cdynp_dc *d, int last, int stages,
+                      int *prev_last, int *prev_stages)
 {
-    if (last < d->lo || last > d->hi || d->back[last - d->lo] == -2)
+    if (last < d->lo || last > d->hi)
+        return EINVAL;
+    if (lr_cdynp_obj_bound(d->obj)) {
+        if (stages < 1 || stages > d->n_stages || !d->cback)
+            return EINVAL;
+        size_t k = 2 * ((size_t) (last - d->lo) * d->n_stages
+                        + (size_t) (stages - 1));
+        if (d->cback[k] == -2)
+            return EINVAL;
+        *prev_last = d->cback[k];
+        *prev_stages = d->cback[k + 1];
+        return 0;
+    }
+    if (d->back[last - d->lo] == -2)
         return EINVAL;
     *prev_last = d->back[last - d->lo];
+    *prev_stages = 0;
     return 0;
 }
 
 int
-lr_cdynp_dc_stages(struct lr_cdynp_dc *dc, int a, int b, int dc_index,
-                   struct lr_plan *plan)
+lr_cdynp_dc_stages(struct lr_cdynp_dc *dc, int a, int b, int stages,
+                   int dc_index, struct lr_plan *plan)
 {
     struct lr_cdynp_cost cost;
-    const struct lr_cdynp_dc *d = best_grid(dc, a, b, &cost);
+    const bool counted = lr_cdynp_obj_bound(dc->obj);
+    if (counted && (stages < 1 || stages > dc->n_stages))
+        return EINVAL;
+    const struct lr_cdynp_dc *d = best_grid(dc, a, b, stages, &cost);
     if (!d)
         return ENOENT;
     if (lr_cdynp_obj_one(d->obj)) {
@@ -767,14 +1015,20 @@ lr_cdynp_dc_stages(struct lr_cdynp_dc *dc, int a, int b, int dc_index,
     struct lr_stage tmp[LR_PLAN_MAX_STAGES];
     int n = 0, i = b, j = d->cells;
     const struct start *s = &d->starts[a];
+    const struct lr_cdynp_cols *col = counted ? &s->cc : &s->col;
     while (i >= a) {
-        size_t k = at(d, i - a, j);
+        /* Counted: the cell of the stages left ('stages' less those
+         * walked), which best_grid() found feasible. */
+        if (counted && stages - n < 1)
+            return ENOENT;   /* not reached: the cells add up */
+        size_t k = counted ? cat(d, s, i - a, stages - n, j)
+                           : at(d, i - a, j);
         if (n == LR_PLAN_MAX_STAGES)
             return ENOSPC;
-        tmp[n++] = (struct lr_stage) { s->col.h[k] + 1, i, dc_index,
-                                       s->col.g[k] * d->step };
-        j -= s->col.g[k];
-        i = s->col.h[k];
+        tmp[n++] = (struct lr_stage) { col->h[k] + 1, i, dc_index,
+                                       col->g[k] * d->step };
+        j -= col->g[k];
+        i = col->h[k];
     }
     if (plan->n_stages + n > LR_PLAN_MAX_STAGES)
         return ENOSPC;
@@ -944,7 +1198,8 @@ local_handle(struct local_party *lp, enum lr_cdynp_objective obj,
     for (int i = 0; i < lp->n_sets && !kin; i++)
         if (lp->sets[i].obj == obj)
             kin = lp->sets[i].dc;
-    lr_cdynp_dc_set_kin(dc, lr_cdynp_obj_one(obj) ? NULL : kin);
+    lr_cdynp_dc_set_kin(dc, lr_cdynp_obj_one(obj) || lr_cdynp_obj_bound(obj)
+                            ? NULL : kin);
     lp->sets[lp->n_sets].obj = obj;
     lp->sets[lp->n_sets].assumed = assumed;
     lp->sets[lp->n_sets].dc = dc;
@@ -976,16 +1231,19 @@ local_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
 
 static int
 local_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
-                int assumed, int last, int *prev_last)
+                int assumed, int last, int stages, int *prev_last,
+                int *prev_stages)
 {
     struct lr_cdynp_dc *dc = local_handle((struct local_party *) p, obj,
                                           assumed);
-    return dc ? lr_cdynp_dc_backtrack(dc, last, prev_last) : ENOMEM;
+    return dc ? lr_cdynp_dc_backtrack(dc, last, stages, prev_last,
+                                      prev_stages)
+              : ENOMEM;
 }
 
 static int
 local_finish(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
-             int assumed, int first, int last, int dc_index,
+             int assumed, int first, int last, int stages, int dc_index,
              struct lr_plan *plan, int *n_stages)
 {
     struct lr_cdynp_dc *dc = local_handle((struct local_party *) p, obj,
@@ -999,7 +1257,7 @@ local_finish(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
     if (!plan)
         own->n_stages = 0;
     int before = own->n_stages;
-    int err = lr_cdynp_dc_stages(dc, first, last, dc_index, own);
+    int err = lr_cdynp_dc_stages(dc, first, last, stages, dc_index, own);
     *n_stages = own->n_stages - before;
     if (!plan)
         free(own);
@@ -1098,13 +1356,31 @@ extend_work(const struct lr_cdynp_dc *d, int a, int b)
     return rows * N * (N + 1) / 2;
 }
 
-/* extend_work() over every grid of 'd'. */
+/* Cells extend_counted() updates to bring start 'a' up to layer 'b':
+ * extend_work()'s count for its rows, times the assumed stage count (no
+ * kin: every counted row is computed). */
+static double
+counted_work(const struct lr_cdynp_dc *d, int a, int b)
+{
+    if (a < 0 || b < a || b >= d->model->n_layers)
+        return 0;
+    const double N = d->cells, r1 = b - a + 1, r0 = d->starts[a].crows;
+    if (r1 <= r0)
+        return 0;
+    double rows = (r1 * (r1 + 1) - r0 * (r0 + 1)) / 2;
+    return rows * N * (N + 1) / 2 * d->n_stages;
+}
+
+/* extend_work() (counted_work() under a _BOUND objective) over every
+ * grid of 'd'. */
 static double
 grids_work(const struct lr_cdynp_dc *d, int a, int b)
 {
-    double w = extend_work(d, a, b);
+    double (*work)(const struct lr_cdynp_dc *, int, int)
+        = lr_cdynp_obj_bound(d->obj) ? counted_work : extend_work;
+    double w = work(d, a, b);
     for (int i = 0; i < d->n_alt; i++)
-        w += extend_work(d->alt[i], a, b);
+        w += work(d->alt[i], a, b);
     return w;
 }
 
@@ -1136,6 +1412,9 @@ lr_cdynp_local_party_work(struct lr_cdynp_party *p,
     double w = 0;
     for (int e = 0; e < in->n && e < LR_CDYNP_MAX_ENTRIES; e++) {
         int a = (int) in->e[e].layer;
+        /* A counted summary has a layer once per count: one start. */
+        if (e > 0 && in->e[e - 1].layer == in->e[e].layer)
+            continue;
         if (a >= 0 && a < hi)
             w += grids_work(d, a + 1, hi);
     }

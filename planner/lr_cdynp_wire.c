@@ -147,7 +147,7 @@ wsummary(struct cursor *c, int has, const struct lr_cdynp_summary *s)
         w32(c, 0);
         return;
     }
-    size_t n = lr_cdynp_summary_size(s->n);
+    size_t n = lr_cdynp_summary_size_v(s->version, s->n);
     w32(c, (uint32_t) n);
     uint8_t *p = room(c, n);
     if (p && lr_cdynp_summary_encode(s, p, n) != n)
@@ -222,9 +222,13 @@ lr_wire_encode(const struct lr_wire_msg *m, uint8_t *buf, size_t len)
         w8(&c, (uint8_t) m->objective);
         w16(&c, (uint16_t) m->assumed);
         w32(&c, (uint32_t) m->last);
+        if (lr_cdynp_obj_bound(m->objective))
+            w16(&c, (uint16_t) m->stages);
         break;
     case LR_WIRE_BACKTRACK_OK:
         w32(&c, (uint32_t) m->prev_last);
+        if (m->has_stages)
+            w16(&c, (uint16_t) m->prev_stages);
         break;
     case LR_WIRE_FINISH:
     case LR_WIRE_COMMIT:
@@ -233,6 +237,8 @@ lr_wire_encode(const struct lr_wire_msg *m, uint8_t *buf, size_t len)
         w16(&c, (uint16_t) m->assumed);
         w32(&c, (uint32_t) m->first);
         w32(&c, (uint32_t) m->last);
+        if (lr_cdynp_obj_bound(m->objective))
+            w16(&c, (uint16_t) m->stages);
         if (m->type == LR_WIRE_COMMIT)
             wtext(&c, m->name, sizeof m->name);
         break;
@@ -286,7 +292,8 @@ static int
 valid_objective(int o)
 {
     return o == LR_CDYNP_LEX || o == LR_CDYNP_TIME || o == LR_CDYNP_LEX_ONE
-           || o == LR_CDYNP_TIME_ONE;
+           || o == LR_CDYNP_TIME_ONE || o == LR_CDYNP_LEX_BOUND
+           || o == LR_CDYNP_TIME_BOUND;
 }
 
 int
@@ -360,6 +367,11 @@ lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *m)
                        || m->link.lat < 0))
             return EINVAL;
         ret = rsummary(&c, m);
+        /* Counts in the summary exactly when the objective bounds them. */
+        if (!ret && m->has_summary && m->summary
+            && (m->summary->version == LR_CDYNP_VERSION_COUNTS)
+               != lr_cdynp_obj_bound(m->objective))
+            ret = EINVAL;
         break;
     case LR_WIRE_STEP_OK:
         ret = rsummary(&c, m);
@@ -374,11 +386,21 @@ lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *m)
         if (!c.bad && (!valid_objective(m->objective) || m->assumed < 1
                        || m->last < 0))
             return EINVAL;
+        if (lr_cdynp_obj_bound(m->objective)) {
+            m->stages = r16(&c);
+            if (!c.bad && (m->stages < 1 || m->stages > m->assumed))
+                return EINVAL;
+        }
         break;
     case LR_WIRE_BACKTRACK_OK:
         m->prev_last = (int32_t) r32(&c);
         if (!c.bad && m->prev_last < -1)
             return EINVAL;
+        /* The answer to a _BOUND objective's BACKTRACK: the count too. */
+        if (!c.bad && c.left == 2) {
+            m->has_stages = 1;
+            m->prev_stages = r16(&c);
+        }
         break;
     case LR_WIRE_FINISH:
     case LR_WIRE_COMMIT:
@@ -390,6 +412,12 @@ lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *m)
         if (!c.bad && (!valid_objective(m->objective) || m->assumed < 1
                        || m->first < 0 || m->last < m->first))
             return EINVAL;
+        if (lr_cdynp_obj_bound(m->objective)) {
+            m->stages = r16(&c);
+            if (!c.bad && (m->stages < 1 || m->stages > m->assumed
+                           || m->stages > m->last - m->first + 1))
+                return EINVAL;
+        }
         if (m->type == LR_WIRE_COMMIT) {
             rtext(&c, m->name, sizeof m->name);
             if (!c.bad && !m->name[0])
@@ -456,6 +484,8 @@ lr_wire_objective_name(enum lr_cdynp_objective o)
     case LR_CDYNP_TIME: return "time";
     case LR_CDYNP_LEX_ONE: return "lex-one";
     case LR_CDYNP_TIME_ONE: return "time-one";
+    case LR_CDYNP_LEX_BOUND: return "lex-bound";
+    case LR_CDYNP_TIME_BOUND: return "time-bound";
     }
     return "unknown";
 }

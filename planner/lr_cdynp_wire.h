@@ -16,18 +16,24 @@
  *                 u32 n_layers, n_layers x (f64 flops, f64 params, f64 act)
  *   OK            -
  *   STEP          u32 job, u8 objective (enum lr_cdynp_objective: 0 lex,
- *                 1 time, 2 lex-one, 3 time-one; 2 and 3 since
- *                 2026-12-04), u16 assumed, u16 position,
+ *                 1 time, 2 lex-one, 3 time-one, 4 lex-bound, 5
+ *                 time-bound; 2 and 3 since 2026-12-04, 4 and 5 since
+ *                 2026-12-05), u16 assumed, u16 position,
  *                 i32 lo, i32 hi, f64 link_bw, f64 link_lat,
  *                 u32 n + n bytes summary (lr_cdynp_summary_encode; n = 0
- *                 at the head of the chain)
+ *                 at the head of the chain; of version
+ *                 LR_CDYNP_VERSION_COUNTS exactly under 4 and 5)
  *   STEP_OK       u32 n + n bytes summary
  *   BACKTRACK     u32 job, u8 objective, u16 assumed, i32 last
- *   BACKTRACK_OK  i32 prev_last
+ *                 [u16 stages: under 4 and 5 only, 1..assumed]
+ *   BACKTRACK_OK  i32 prev_last [u16 prev_stages: answering 4 and 5]
  *   FINISH        u32 job, u8 objective, u16 assumed, i32 first, i32 last
+ *                 [u16 stages: under 4 and 5 only, the DC's own count,
+ *                 1..min(assumed, last - first + 1)]
  *   FINISH_OK     u16 n_stages
  *   ERROR         u16 code (an errno value), u16 n + n bytes message
  *   COMMIT        u32 job, u8 objective, u16 assumed, i32 first, i32 last,
+ *                 [u16 stages, as FINISH's]
  *                 u16 n + n bytes tag: the chain that won; the DC lays
  *                 out and reserves its stages under 'tag' (the
  *                 coordinator's job name), answered by FINISH_OK
@@ -38,6 +44,10 @@
  *                 agent; the agent releases its other tags, answered by
  *                 OK (since 2026-12-05: a coordinator that restarted, or
  *                 lost a RELEASE, leaves nothing behind)
+ *
+ * The bracketed fields (2026-12-05) are on the wire only where said:
+ * every frame of objectives 0-3 is as before, and an agent from before
+ * refuses objectives 4 and 5 as a malformed frame.
  *
  * What a message carries is the privacy contract: layer indices, times,
  * link figures the network operator knows, the model (public), one
@@ -99,6 +109,10 @@ struct lr_wire_msg {
     struct lr_cdynp_summary *summary; /* caller's buffer */
     int last, first, prev_last;       /* BACKTRACK, FINISH, COMMIT,
                                        * BACKTRACK_OK */
+    int stages;                       /* BACKTRACK, FINISH, COMMIT under
+                                       * a _BOUND objective (else 0) */
+    int has_stages, prev_stages;      /* BACKTRACK_OK answering a _BOUND
+                                       * objective (else 0, 0) */
     int n_stages;                     /* FINISH_OK */
     int code;                         /* ERROR */
     char text[LR_WIRE_TEXT_MAX];      /* ERROR */
@@ -122,7 +136,7 @@ size_t lr_wire_frame_size(const uint8_t *buf, size_t len, int *err);
 int lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *out);
 
 /* An objective's name in logs and records: "lex", "time", "lex-one",
- * "time-one"; "unknown" for anything else. */
+ * "time-one", "lex-bound", "time-bound"; "unknown" for anything else. */
 const char *lr_wire_objective_name(enum lr_cdynp_objective);
 /* A message type's name, "unknown" for anything else. */
 const char *lr_wire_type_name(enum lr_wire_type);

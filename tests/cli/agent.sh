@@ -59,6 +59,31 @@ else
     notok "the last try over the wire (exit $rc): $(grep -v '^ok: ' "$tmp/tight.out" | head -5); objectives: $(cat "$W"/*.jsonl | grep -o '"objective":"[a-z-]*"' | sort | uniq -c | tr '\n' ' ')"
 fi
 
+# ---- 1c. the count-bounded runs over the wire ----
+# Tight-memory instances where CDynP finds exact's plan only by a run
+# with at most q stages in all (docs/cdynp.md): the agents are asked
+# with lex-bound or time-bound, the count crossing them in the
+# summaries, BACKTRACK, FINISH (stages), and plan as in process; the
+# winning chain, a bounded run's, commits with its counts.
+W=$tmp/equiv-bound
+mkdir -p "$W"
+: > "$tmp/bound.out"
+rc=0
+for s in 1842 3978; do
+    "$EQUIV" "$LIGHTRAIL" "$C" "$W" $s 1 tight >> "$tmp/bound.out" 2>&1 || rc=1
+done
+# A counted FINISH that a DC answered with its own stages, > 0.
+if [ $rc -eq 0 ] \
+   && [ "$(grep -c '^ok: .* T .* both ways (\(lex\|time\)-bound, committed)' "$tmp/bound.out")" -eq 2 ] \
+   && cat "$W"/seed-1842-dc*.jsonl | grep -q '"objective":"\(lex\|time\)-bound"' \
+   && cat "$W"/seed-3978-dc*.jsonl | grep -q '"objective":"\(lex\|time\)-bound"' \
+   && cat "$W"/*.jsonl | jq -e -s 'any(.[]; .type == "finish"
+          and (.objective | endswith("-bound")) and .stages >= 1)' > /dev/null; then
+    ok "count-bounded runs over the wire: the same T as in process"
+else
+    notok "count-bounded runs over the wire (exit $rc): $(grep -v '^ok: ' "$tmp/bound.out" | head -5); objectives: $(cat "$W"/*.jsonl | grep -o '"objective":"[a-z-]*"' | sort | uniq -c | tr '\n' ' ')"
+fi
+
 # ---- three agents for the CLI ----
 # Private figures chosen to be recognisable in the records.
 agent_file dc1 8 123.457 0.4 32 23.456
@@ -211,11 +236,16 @@ cat > "$tmp/schema.json" <<'EOF'
  "step": ["assumed", "hi", "id", "job", "link_bw", "link_lat", "lo",
           "objective", "position", "summary", "type"],
  "step-ok": ["id", "summary", "type"],
- "backtrack": ["assumed", "id", "job", "last", "objective", "type"],
- "backtrack-ok": ["id", "prev_last", "type"],
- "finish": ["assumed", "first", "id", "job", "last", "objective", "type"],
+ "backtrack": ["assumed", "id", "job", "last", "objective", "stages",
+               "type"],
+ "backtrack-ok": ["id", "prev_last", "prev_stages", "type"],
+ "finish": ["assumed", "first", "id", "job", "last", "objective", "stages",
+            "type"],
  "finish-ok": ["id", "n_stages", "type"],
- "error": ["code", "id", "text", "type"]}
+ "error": ["code", "id", "text", "type"],
+ "commit": ["assumed", "first", "id", "job", "last", "objective", "stages",
+            "tag", "type"],
+ "release": ["id", "tag", "type"]}
 EOF
 # check_records KIND FILE...: every line has its type's fields exactly;
 # agents receive requests only, the coordinator answers only.
@@ -223,7 +253,7 @@ check_records() {
     kind=$1
     shift
     if [ "$kind" = agent ]; then
-        types='["hello","job","step","backtrack","finish"]'
+        types='["hello","job","step","backtrack","finish","commit","release"]'
     else
         types='["hello-ok","ok","step-ok","backtrack-ok","finish-ok","error"]'
     fi
@@ -236,10 +266,12 @@ if check_records agent "$A"/dc1.jsonl "$A"/dc2.jsonl "$A"/dc3.jsonl; then
 else
     notok "privacy: an agent received an undocumented field or type"
 fi
-if check_records agent "$W"/*.jsonl; then
-    ok "privacy: the agents of $SEEDS instances received only documented fields"
+# The agents of sections 1a-1c (each commits and releases its plan).
+if check_records agent "$tmp"/equiv/*.jsonl "$tmp"/equiv-tight/*.jsonl \
+       "$tmp"/equiv-bound/*.jsonl; then
+    ok "privacy: the agents of $SEEDS random and 4 tight instances received only documented fields"
 else
-    notok "privacy: an agent of the random instances received an undocumented field"
+    notok "privacy: an agent of the random or tight instances received an undocumented field"
 fi
 if check_records coordinator "$tmp/coordinator.jsonl"; then
     ok "privacy: the coordinator received only documented fields"

@@ -158,7 +158,7 @@ all=1
 for dc in $want_remote; do
     [ "$(commits $dc j1)" -eq 1 ] || all=0
     jq -e -s '[.[] | select(.type == "commit")] | length == 1 and
-        (.[0] | keys == ["assumed","first","id","job","last","objective","tag","type"]
+        (.[0] | keys == ["assumed","first","id","job","last","objective","stages","tag","type"]
          and .tag == "j1")' "$A/$dc.jsonl" > /dev/null || all=0
 done
 [ $all = 1 ] && ok "the agents of $want_remote committed j1, one COMMIT each" ||

@@ -274,8 +274,36 @@ run_seed(uint64_t seed)
                (unsigned long long) seed, ev->T, res->T);
         goto cleanup;
     }
-    printf("ok: seed %llu: %d DC(s), %d layers, T %.9g s both ways\n",
-           (unsigned long long) seed, K, in.model->n_layers, res->T);
+    /* The chain that won, committed as lightraild commits it: each
+     * agent lays out as many stages as its FINISH did (under a _BOUND
+     * objective, the count COMMIT carries).  A DC in this process (odd
+     * seeds' first) has nothing to commit. */
+    for (int i = 0; i < res->n_dcs; i++) {
+        if (!lr_agent_party_is(parties[res->dc[i]]))
+            continue;
+        int n_stages = -1, rc = lr_agent_party_commit(
+            parties[res->dc[i]], res->objective, res->assumed,
+            res->first[i], res->last[i], res->n_stages[i], "equiv",
+            &n_stages);
+        if (rc || n_stages != res->n_stages[i]) {
+            const char *why = lr_agent_party_error(parties[res->dc[i]]);
+            printf("FAIL: seed %llu: commit (%s) at DC %d: %s, %d stage(s) "
+                   "where finish had %d\n", (unsigned long long) seed,
+                   lr_wire_objective_name(res->objective), res->dc[i] + 1,
+                   rc ? (why ? why : strerror(rc)) : "ok", n_stages,
+                   res->n_stages[i]);
+            goto cleanup;
+        }
+        /* The agents' state directories serve the next seeds: freed. */
+        if ((rc = lr_agent_party_release(parties[res->dc[i]], "equiv"))) {
+            printf("FAIL: seed %llu: release at DC %d: %s\n",
+                   (unsigned long long) seed, res->dc[i] + 1, strerror(rc));
+            goto cleanup;
+        }
+    }
+    printf("ok: seed %llu: %d DC(s), %d layers, T %.9g s both ways "
+           "(%s, committed)\n", (unsigned long long) seed, K,
+           in.model->n_layers, res->T, lr_wire_objective_name(res->objective));
     bad = 0;
 
 cleanup:

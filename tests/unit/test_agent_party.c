@@ -42,12 +42,13 @@ static const struct {
     { LR_WIRE_STEP, "assumed hi id job link_bw link_lat lo objective "
                     "position summary type" },
     { LR_WIRE_STEP_OK, "id summary type" },
-    { LR_WIRE_BACKTRACK, "assumed id job last objective type" },
-    { LR_WIRE_BACKTRACK_OK, "id prev_last type" },
-    { LR_WIRE_FINISH, "assumed first id job last objective type" },
+    { LR_WIRE_BACKTRACK, "assumed id job last objective stages type" },
+    { LR_WIRE_BACKTRACK_OK, "id prev_last prev_stages type" },
+    { LR_WIRE_FINISH, "assumed first id job last objective stages type" },
     { LR_WIRE_FINISH_OK, "id n_stages type" },
     { LR_WIRE_ERROR, "code id text type" },
-    { LR_WIRE_COMMIT, "assumed first id job last objective tag type" },
+    { LR_WIRE_COMMIT, "assumed first id job last objective stages tag "
+                      "type" },
     { LR_WIRE_RELEASE, "id tag type" },
     { LR_WIRE_KEEP, "id tags type" },
 };
@@ -85,8 +86,10 @@ test_record_fields(void)
     sum->version = LR_CDYNP_VERSION;
     sum->from = 1;
     sum->n = 2;
-    sum->e[0] = (struct lr_cdynp_entry) { 3, { 0.5, 1.5, 0.25 } };
-    sum->e[1] = (struct lr_cdynp_entry) { 4, { 0.75, 2.5, 0.125 } };
+    sum->e[0] = (struct lr_cdynp_entry) { .layer = 3,
+                                          .cost = { 0.5, 1.5, 0.25 } };
+    sum->e[1] = (struct lr_cdynp_entry) { .layer = 4,
+                                          .cost = { 0.75, 2.5, 0.125 } };
 
     for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++) {
         struct lr_wire_msg m = {
@@ -186,8 +189,9 @@ test_unreachable(void)
     CU_ASSERT_STRING_EQUAL(why, "connect to 127.0.0.1 port 1: Connection "
                                 "refused");
     CU_ASSERT(!lr_agent_party_connected(p));
-    int prev;
-    CU_ASSERT_EQUAL(p->cls->backtrack(p, LR_CDYNP_LEX, 1, 0, &prev),
+    int prev, prev_stages;
+    CU_ASSERT_EQUAL(p->cls->backtrack(p, LR_CDYNP_LEX, 1, 0, 0, &prev,
+                                      &prev_stages),
                     ECONNREFUSED);
     lr_agent_party_set_job(p, tm);
     CU_ASSERT_PTR_NULL(lr_agent_party_error(p));

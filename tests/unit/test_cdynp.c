@@ -467,6 +467,134 @@ test_cdynp_one_stage_per_dc(void)
     free(pe);
 }
 
+/* The count-bounded runs of a chain whose assumptions missed
+ * (lr_cdynp_chain.c): at most q stages in all, the count crossing DCs in
+ * the summaries.  Instances 1842 and 3978 of lr_test_tight_instance(),
+ * where CDynP found no plan even with one stage per DC: a DC of exact's
+ * plan holds two or three stages, a plan that fits only for as few as it
+ * has, and the DP under that many kept a plan of more.  Now CDynP finds
+ * exact's T, with a DC of several stages as exact's.
+ * tests/cli/agent.sh plans both through real agents too. */
+static void
+test_cdynp_count_bounded(void)
+{
+    const uint64_t seeds[] = { 1842, 3978 };
+    struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
+    CU_ASSERT_FATAL(pc && pe);
+    for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
+        assert_cdynp_as_exact(seeds[i], pe, pc);
+        int dcs = 1;
+        for (int s = 1; s < pc->n_stages; s++)
+            dcs += pc->stages[s].dc != pc->stages[s - 1].dc;
+        CU_ASSERT(dcs < pc->n_stages);
+    }
+    free(pc);
+    free(pe);
+}
+
+/* The counted local DP (the _BOUND objectives, lr_cdynp_local.c) on
+ * the DCs of tight instances: for every range and count s, the layout
+ * has exactly s stages over the range on at most the DC's devices, and
+ * its cost, summed from the time model by hand, is the one the DP
+ * reported; the least over the counts is never worse than the uncounted
+ * DP's cost, and exists wherever that one does (q = L: every count). */
+static void
+test_local_dp_counted(void)
+{
+    const uint64_t seeds[] = { 1842, 3978, 7, 19 };
+    int checked = 0;
+    for (size_t si = 0; si < sizeof seeds / sizeof *seeds; si++) {
+        struct lr_instance in;
+        struct lr_model *m;
+        struct lr_tm *tm;
+        CU_ASSERT_EQUAL_FATAL(lr_test_tight_instance(seeds[si], &in, &m, &tm),
+                              0);
+        const int L = tm->model->n_layers;
+        struct lr_plan *p = malloc(sizeof *p);
+        CU_ASSERT_FATAL(p != NULL);
+        for (int k = 0; k < tm->n_dcs; k++)
+            for (int o = 0; o < 2; o++) {
+                enum lr_cdynp_objective ob = o ? LR_CDYNP_TIME_BOUND
+                                               : LR_CDYNP_LEX_BOUND;
+                struct lr_cdynp_dc *cd = lr_cdynp_dc_new(tm, k, L);
+                struct lr_cdynp_dc *ud = lr_cdynp_dc_new(tm, k, L);
+                CU_ASSERT_FATAL(cd && ud);
+                lr_cdynp_dc_reset(cd, L, ob);
+                lr_cdynp_dc_reset(ud, L, lr_cdynp_obj_base(ob));
+                for (int a = 0; a < L; a++)
+                    for (int b = a; b < L; b++) {
+                        struct lr_cdynp_cost uc, cc, least;
+                        bool any = false;
+                        for (int st = 1; st <= b - a + 1; st++) {
+                            p->n_stages = 0;
+                            int rc = lr_cdynp_dc_stages(cd, a, b, st, k, p);
+                            if (rc) {
+                                CU_ASSERT_EQUAL(rc, ENOENT);
+                                continue;
+                            }
+                            CU_ASSERT_EQUAL_FATAL(p->n_stages, st);
+                            /* The cost by hand, as the DP sums it. */
+                            int g = 0;
+                            cc = (struct lr_cdynp_cost) { 0, 0, 0 };
+                            for (int i = 0; i < st; i++) {
+                                const struct lr_stage *x = &p->stages[i];
+                                CU_ASSERT_EQUAL(x->first,
+                                                i ? p->stages[i - 1].last + 1
+                                                  : a);
+                                CU_ASSERT(x->g >= 1);
+                                g += x->g;
+                                double t = lr_tm_stage_time(tm, k, x->first,
+                                                            x->last, x->g);
+                                double sy = lr_tm_stage_sync(tm, k, x->first,
+                                                             x->last, x->g);
+                                double c = 0, xx = 0;
+                                if (i)
+                                    lr_tm_boundary(tm, x->first - 1, k, k, &c,
+                                                   &xx);
+                                cc.bottleneck = fmax(fmax(cc.bottleneck, xx),
+                                                     t);
+                                cc.sum += 2 * c + t;
+                                cc.sync = fmax(cc.sync, sy);
+                            }
+                            CU_ASSERT_EQUAL(p->stages[st - 1].last, b);
+                            CU_ASSERT(g <= tm->dcs[k].n_devices);
+                            if (!any || lr_cdynp_cost_cmp(&cc, &least, ob,
+                                                          tm->m) < 0)
+                                least = cc;
+                            any = true;
+                            checked++;
+                        }
+                        struct lr_cdynp_cost dc;
+                        bool have = lr_cdynp_dc_cost(cd, a, b, &dc);
+                        CU_ASSERT_EQUAL(have, any);
+                        if (have) {
+                            CU_ASSERT_DOUBLE_EQUAL(dc.sum, least.sum,
+                                                   1e-12 * least.sum);
+                            CU_ASSERT_DOUBLE_EQUAL(dc.bottleneck,
+                                                   least.bottleneck,
+                                                   1e-12 * least.bottleneck);
+                        }
+                        if (lr_cdynp_dc_cost(ud, a, b, &uc)) {
+                            CU_ASSERT_FATAL(any);
+                            CU_ASSERT(lr_cdynp_cost_cmp(&least, &uc, ob,
+                                                        tm->m) <= 0);
+                        }
+                    }
+                /* A count out of range is refused, not laid out. */
+                CU_ASSERT_EQUAL(lr_cdynp_dc_stages(cd, 0, 0, 0, k, p), EINVAL);
+                CU_ASSERT_EQUAL(lr_cdynp_dc_stages(cd, 0, 0, L + 1, k, p),
+                                EINVAL);
+                lr_cdynp_dc_free(cd);
+                lr_cdynp_dc_free(ud);
+            }
+        free(p);
+        lr_tm_free(tm);
+        lr_model_free(m);
+        lr_instance_free(&in);
+    }
+    CU_ASSERT(checked > 100);
+}
+
 /* A model that fits nowhere is refused for memory, whatever the number of
  * DCs: one layer of 1e9 parameters (16 GB) on the toy DCs (1 and 2 GB
  * devices).  The chain of both DCs, which cannot give each a layer, once
@@ -864,7 +992,7 @@ test_device_step(void)
                             feasible++;
                             CU_ASSERT(memcmp(&got, &want, sizeof got) == 0);
                             struct lr_plan p = { .n_stages = 0 };
-                            CU_ASSERT_EQUAL(lr_cdynp_dc_stages(d, a, b, k, &p),
+                            CU_ASSERT_EQUAL(lr_cdynp_dc_stages(d, a, b, 0, k, &p),
                                             0);
                             int used = 0;
                             for (int s = 0; s < p.n_stages; s++) {
@@ -966,7 +1094,7 @@ test_device_step_best(void)
                         feasible++;
                         CU_ASSERT(memcmp(&got, &want, sizeof got) == 0);
                         struct lr_plan p = { .n_stages = 0 };
-                        CU_ASSERT_EQUAL(lr_cdynp_dc_stages(best, a, b, k, &p),
+                        CU_ASSERT_EQUAL(lr_cdynp_dc_stages(best, a, b, 0, k, &p),
                                         0);
                         int used = 0;
                         for (int s = 0; s < p.n_stages; s++) {
@@ -1221,6 +1349,10 @@ static CU_TestInfo tests[] = {
     { "a jump that lands on no plan resumes below it",
       test_cdynp_assumption_resumes },
     { "one stage per DC, the last try", test_cdynp_one_stage_per_dc },
+    { "count-bounded runs: plans of few stages per DC",
+      test_cdynp_count_bounded },
+    { "the counted local DP: exact counts, costs as laid out",
+      test_local_dp_counted },
     { "CDynP near exact when memory is tight", test_cdynp_tight_memory },
     { "no plan for memory, not for devices", test_cdynp_why_memory },
     { "the planner out of memory is not 'no plan'",

@@ -13,7 +13,7 @@
 static struct lr_layer layers[3] = {
     { 1e12, 1e6, 2e6 }, { 2e12, 3e6, 4e6 }, { 5e11, 7e5, 1e6 },
 };
-static struct lr_cdynp_summary sum_a, sum_b;
+static struct lr_cdynp_summary sum_a, sum_b, sum_c;
 static char keep_tags[2][LR_WIRE_NAME_MAX] = { "train-7", "j 8" };
 static char got_tags[4][LR_WIRE_NAME_MAX];
 
@@ -30,6 +30,14 @@ samples(struct lr_wire_msg *out)
     sum_a.e[0].cost = (struct lr_cdynp_cost) { 0.5, 2.0, 0.125 };
     sum_a.e[1].layer = 6;
     sum_a.e[1].cost = (struct lr_cdynp_cost) { 0.75, 2.5, 0.25 };
+    /* The same with counts (the _BOUND objectives): two at layer 4. */
+    memset(&sum_c, 0, sizeof sum_c);
+    sum_c.version = LR_CDYNP_VERSION_COUNTS;
+    sum_c.from = 1;
+    sum_c.n = 3;
+    sum_c.e[0] = (struct lr_cdynp_entry) { 4, 1, { 0.5, 2.0, 0.125 } };
+    sum_c.e[1] = (struct lr_cdynp_entry) { 4, 2, { 0.25, 2.25, 0.125 } };
+    sum_c.e[2] = (struct lr_cdynp_entry) { 6, 1, { 0.75, 2.5, 0.25 } };
     struct lr_wire_msg base = { .id = 7, .job = 3 };
     out[n] = base, out[n++].type = LR_WIRE_HELLO;
     out[n] = base, out[n].type = LR_WIRE_HELLO_OK, out[n].compute = 8e14;
@@ -221,8 +229,8 @@ test_refusals(void)
 }
 
 /* Every objective goes through STEP, BACKTRACK, FINISH and COMMIT with
- * its own value (the _ONE two since 2026-12-04); a value past them is
- * refused. */
+ * its own value (the _ONE two since 2026-12-04, the _BOUND two, with
+ * their counts, since 2026-12-05); a value past them is refused. */
 static void
 test_objectives(void)
 {
@@ -232,6 +240,7 @@ test_objectives(void)
     struct lr_layer got_layers[8];
     const enum lr_cdynp_objective objs[] = {
         LR_CDYNP_LEX, LR_CDYNP_TIME, LR_CDYNP_LEX_ONE, LR_CDYNP_TIME_ONE,
+        LR_CDYNP_LEX_BOUND, LR_CDYNP_TIME_BOUND,
     };
     int seen = 0;
     for (int i = 0; i < n; i++) {
@@ -242,7 +251,10 @@ test_objectives(void)
         for (size_t k = 0; k <= sizeof objs / sizeof *objs; k++) {
             struct lr_wire_msg x = msgs[i];
             x.objective = k < sizeof objs / sizeof *objs
-                          ? objs[k] : (enum lr_cdynp_objective) 4;
+                          ? objs[k] : (enum lr_cdynp_objective) 6;
+            x.stages = 1;   /* on the wire under _BOUND only */
+            if (x.has_summary && lr_cdynp_obj_bound(x.objective))
+                x.summary = &sum_c;
             size_t len = lr_wire_encode(&x, buf, sizeof buf);
             CU_ASSERT_FATAL(len > 0);
             struct lr_wire_msg m = { .layers = got_layers, .layers_cap = 8,
@@ -257,10 +269,171 @@ test_objectives(void)
             }
         }
     }
-    CU_ASSERT_EQUAL(seen, 5 * 4);   /* two STEPs, one of each other */
+    CU_ASSERT_EQUAL(seen, 5 * 6);   /* two STEPs, one of each other */
     CU_ASSERT_STRING_EQUAL(lr_wire_objective_name(LR_CDYNP_TIME_ONE),
                            "time-one");
     CU_ASSERT_STRING_EQUAL(lr_wire_objective_name(LR_CDYNP_LEX), "lex");
+}
+
+/* Writes 'x', decodes it into '*m' (with room for everything): the
+ * decoder's verdict; 'len' gets the frame's size. */
+static int
+wire_trip(const struct lr_wire_msg *x, uint8_t *buf, size_t cap,
+          struct lr_wire_msg *m, size_t *len)
+{
+    static struct lr_layer got_layers[8];
+    *len = lr_wire_encode(x, buf, cap);
+    *m = (struct lr_wire_msg) { .layers = got_layers, .layers_cap = 8,
+                                .summary = &sum_b, .tags = got_tags,
+                                .tags_cap = 4 };
+    return *len ? lr_wire_decode(buf, *len, m) : -1;
+}
+
+/* The stage counts of the _BOUND objectives (2026-12-05): a counted
+ * summary in STEP and STEP_OK, the count in BACKTRACK, FINISH and
+ * COMMIT and the predecessor's in BACKTRACK_OK come back as sent, two
+ * bytes more than the same frame without; every truncation is refused,
+ * and so are counts out of bounds, a summary of the other version than
+ * the objective's, and counted entries out of (layer, stages) order or
+ * of no stage.  Objectives 0-3 put no count on the wire (their frames
+ * are as before 2026-12-05). */
+static void
+test_counts(void)
+{
+    struct lr_wire_msg x, m;
+    uint8_t buf[4096], bad[4096];
+    size_t len, len0;
+    struct lr_wire_msg all[16];
+    (void) samples(all);   /* sets sum_a and sum_c */
+    const struct lr_wire_msg base = {
+        .id = 9, .job = 3, .objective = LR_CDYNP_TIME_BOUND, .assumed = 4,
+    };
+
+    /* STEP and STEP_OK with a counted summary. */
+    x = base;
+    x.type = LR_WIRE_STEP;
+    x.position = 1, x.lo = 2, x.hi = 9;
+    x.link = (struct lr_tm_link) { 1.25e9, 2e-3 };
+    x.has_summary = 1;
+    x.summary = &sum_c;
+    CU_ASSERT_EQUAL_FATAL(wire_trip(&x, buf, sizeof buf, &m, &len), 0);
+    CU_ASSERT_EQUAL(m.objective, LR_CDYNP_TIME_BOUND);
+    CU_ASSERT_EQUAL(m.summary->version, LR_CDYNP_VERSION_COUNTS);
+    CU_ASSERT_EQUAL(m.summary->n, 3);
+    CU_ASSERT_EQUAL(m.summary->e[1].layer, 4);
+    CU_ASSERT_EQUAL(m.summary->e[1].stages, 2);
+    CU_ASSERT_DOUBLE_EQUAL(m.summary->e[1].cost.sum, 2.25, 0);
+    CU_ASSERT_EQUAL(m.summary->e[2].stages, 1);
+    /* 30 bytes an entry, where an uncounted one takes 28. */
+    CU_ASSERT_EQUAL(lr_cdynp_summary_size_v(LR_CDYNP_VERSION_COUNTS, 3),
+                    lr_cdynp_summary_size(3) + 6);
+    /* The head: no summary. */
+    x.has_summary = 0;
+    CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), 0);
+    /* The objective and the summary's version must agree. */
+    x.has_summary = 1;
+    x.summary = &sum_a;
+    CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), EINVAL);
+    x.objective = LR_CDYNP_TIME;
+    x.summary = &sum_c;
+    CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), EINVAL);
+    x = base;
+    x.type = LR_WIRE_STEP_OK;
+    x.has_summary = 1;
+    x.summary = &sum_c;
+    CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), 0);
+    CU_ASSERT_EQUAL(m.summary->e[0].stages, 1);
+    /* Counted entries out of order, or of no stage: never written, and
+     * refused when patched in (the second entry's count, at 16 + 4 + 12
+     * + 30 + 4 in the frame). */
+    struct lr_cdynp_summary keep = sum_c;
+    sum_c.e[1].stages = 1;
+    CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), -1);
+    sum_c.e[1].stages = 0;
+    CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), -1);
+    sum_c = keep;
+    CU_ASSERT_EQUAL_FATAL(wire_trip(&x, buf, sizeof buf, &m, &len), 0);
+    size_t at = 16 + 4 + 12 + 30 + 4;
+    CU_ASSERT_EQUAL_FATAL(buf[at + 1], 2);
+    memcpy(bad, buf, len);
+    bad[at + 1] = 0;
+    m = (struct lr_wire_msg) { .summary = &sum_b };
+    CU_ASSERT_EQUAL(lr_wire_decode(bad, len, &m), EINVAL);
+    bad[at + 1] = 1;   /* (4, 1) twice */
+    CU_ASSERT_EQUAL(lr_wire_decode(bad, len, &m), EINVAL);
+
+    /* BACKTRACK, FINISH and COMMIT with the count, BACKTRACK_OK with the
+     * predecessor's. */
+    struct lr_wire_msg c[4];
+    c[0] = base, c[0].type = LR_WIRE_BACKTRACK, c[0].last = 11,
+    c[0].stages = 3;
+    c[1] = (struct lr_wire_msg) { .id = 9, .type = LR_WIRE_BACKTRACK_OK,
+                                  .prev_last = 6, .has_stages = 1,
+                                  .prev_stages = 2 };
+    c[2] = base, c[2].type = LR_WIRE_FINISH, c[2].first = 7, c[2].last = 11,
+    c[2].stages = 2;
+    c[3] = c[2], c[3].type = LR_WIRE_COMMIT;
+    strcpy(c[3].name, "train-7");
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL_FATAL(wire_trip(&c[i], buf, sizeof buf, &m, &len), 0);
+        CU_ASSERT_EQUAL(m.type, c[i].type);
+        CU_ASSERT_EQUAL(m.stages, c[i].stages);
+        CU_ASSERT_EQUAL(m.has_stages, c[i].has_stages);
+        CU_ASSERT_EQUAL(m.prev_stages, c[i].prev_stages);
+        CU_ASSERT_EQUAL(m.prev_last, c[i].prev_last);
+        CU_ASSERT_EQUAL(m.last, c[i].last);
+        if (c[i].type == LR_WIRE_COMMIT)
+            CU_ASSERT_STRING_EQUAL(m.name, "train-7");
+        uint8_t again[4096];
+        CU_ASSERT_EQUAL(lr_wire_encode(&m, again, sizeof again), len);
+        CU_ASSERT_EQUAL(memcmp(again, buf, len), 0);
+        for (size_t cut = 16; cut < len; cut++) {
+            memcpy(bad, buf, cut);
+            bad[0] = (uint8_t) ((cut - 4) >> 24);
+            bad[1] = (uint8_t) ((cut - 4) >> 16);
+            bad[2] = (uint8_t) ((cut - 4) >> 8);
+            bad[3] = (uint8_t) (cut - 4);
+            struct lr_wire_msg t = { .summary = &sum_b };
+            int rc = lr_wire_decode(bad, cut, &t);
+            /* BACKTRACK_OK without its count is the uncounted answer. */
+            if (c[i].type == LR_WIRE_BACKTRACK_OK && cut == len - 2) {
+                CU_ASSERT_EQUAL(rc, 0);
+                CU_ASSERT_EQUAL(t.has_stages, 0);
+            } else {
+                CU_ASSERT_NOT_EQUAL(rc, 0);
+            }
+        }
+        /* The uncounted frame: two bytes fewer, the count not read. */
+        struct lr_wire_msg u = c[i];
+        u.objective = LR_CDYNP_TIME;
+        u.has_stages = 0;
+        CU_ASSERT_EQUAL(wire_trip(&u, buf, sizeof buf, &m, &len0), 0);
+        CU_ASSERT_EQUAL(len0 + 2, len);
+        CU_ASSERT_EQUAL(m.stages, 0);
+        CU_ASSERT_EQUAL(m.prev_stages, 0);
+    }
+    /* Counts out of bounds: none, above the assumed count, more stages
+     * than FINISH's layers. */
+    x = c[0], x.stages = 0;
+    CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), EINVAL);
+    x.stages = 5;
+    CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), EINVAL);
+    x.stages = 4;
+    CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), 0);
+    for (int i = 2; i < 4; i++) {
+        x = c[i], x.stages = 0;
+        CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), EINVAL);
+        x.stages = 5;
+        CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), EINVAL);
+        x.first = 10, x.stages = 3;   /* layers 10-11 */
+        CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), EINVAL);
+        x.stages = 2;
+        CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), 0);
+    }
+    CU_ASSERT_STRING_EQUAL(lr_wire_objective_name(LR_CDYNP_LEX_BOUND),
+                           "lex-bound");
+    CU_ASSERT_STRING_EQUAL(lr_wire_objective_name(LR_CDYNP_TIME_BOUND),
+                           "time-bound");
 }
 
 /* KEEP: a list that does not fit the caller's buffer, an empty tag, a
@@ -342,6 +515,7 @@ static CU_TestInfo tests[] = {
     { "every message round-trips", test_round_trip },
     { "truncated, trailing, foreign and bad frames refused", test_refusals },
     { "every objective, and no other", test_objectives },
+    { "the _BOUND objectives' stage counts", test_counts },
     { "KEEP's tags: bounds, empties, control characters", test_keep },
     CU_TEST_INFO_NULL,
 };

@@ -164,7 +164,7 @@ struct conn {
     struct lr_wire_msg req;       /* req.summary is 'in' */
     struct lr_cdynp_summary *in, *out;
     struct lr_plan *plan;
-    int rc, n_stages, prev_last;  /* the worker's results */
+    int rc, n_stages, prev_last, prev_stages;  /* the worker's results */
 };
 
 struct agent {
@@ -810,12 +810,14 @@ conn_work_run(void *arg)
         break;
     case LR_WIRE_BACKTRACK:
         c->rc = p->cls->backtrack(p, m->objective, m->assumed, m->last,
-                                  &c->prev_last);
+                                  m->stages, &c->prev_last,
+                                  &c->prev_stages);
         break;
     default:   /* FINISH, COMMIT: the layout */
         c->plan->n_stages = 0;
         c->rc = p->cls->finish(p, m->objective, m->assumed, m->first,
-                               m->last, 0, c->plan, &c->n_stages);
+                               m->last, m->stages, 0, c->plan,
+                               &c->n_stages);
         break;
     }
 }
@@ -851,6 +853,9 @@ conn_work_answer(struct conn *c)
     } else if (m->type == LR_WIRE_BACKTRACK) {
         ans.type = LR_WIRE_BACKTRACK_OK;
         ans.prev_last = c->prev_last;
+        /* The count goes back exactly when it was asked with one. */
+        ans.has_stages = lr_cdynp_obj_bound(m->objective);
+        ans.prev_stages = c->prev_stages;
     } else {   /* FINISH */
         ans.type = LR_WIRE_FINISH_OK;
         ans.n_stages = c->n_stages;
