@@ -1256,6 +1256,25 @@ test_party_work(void)
     /* Past the last layer: nothing (the step refuses it). */
     CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, NULL, -1, 0, 4),
                            0, 0);
+    /* Counted (a _BOUND objective, q = 3): every cell once per count,
+     * so the head over 0..3 is 10 x 3 x 3, and 7 x 3 x 3 once a step
+     * over 0..1 has computed two rows.  A counted summary has a layer
+     * once per count: its entries (0, 1), (0, 2) and (2, 1) start 1 (6
+     * rows) and 3 (1 row), each counted once. */
+    const enum lr_cdynp_objective ob = LR_CDYNP_LEX_BOUND;
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, ob, 3, NULL, -1, 0,
+                                                     3), 90, 0);
+    CU_ASSERT_EQUAL(p->cls->step(p, ob, 3, NULL, NULL, 0, 0, 1, out), 0);
+    CU_ASSERT_EQUAL(out->version, LR_CDYNP_VERSION_COUNTS);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, ob, 3, NULL, -1, 0,
+                                                     3), 63, 0);
+    struct lr_cdynp_summary cin = { .version = LR_CDYNP_VERSION_COUNTS,
+                                    .n = 3 };
+    cin.e[0] = (struct lr_cdynp_entry) { .layer = 0, .stages = 1 };
+    cin.e[1] = (struct lr_cdynp_entry) { .layer = 0, .stages = 2 };
+    cin.e[2] = (struct lr_cdynp_entry) { .layer = 2, .stages = 1 };
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, ob, 3, &cin, -1, 2,
+                                                     3), 63, 0);
     p->cls->free(p);
     free(out);
     lr_tm_free(tm);
