@@ -610,6 +610,26 @@ connect_out_of_budget(struct agent_party *ap)
     return ETIMEDOUT;
 }
 
+/* When 'req' carries an objective newer than some agents (lr_cdynp.h),
+ * what to tell the operator whose agent refused it; "" otherwise. */
+static void
+newer_hint(const struct lr_wire_msg *req, char *buf, size_t len)
+{
+    const char *since = NULL;
+    buf[0] = '\0';
+    if (req->type != LR_WIRE_STEP && req->type != LR_WIRE_BACKTRACK
+        && req->type != LR_WIRE_FINISH && req->type != LR_WIRE_COMMIT)
+        return;
+    if (lr_cdynp_obj_one(req->objective))
+        since = "2026-12-04";
+    else if (lr_cdynp_obj_bound(req->objective))
+        since = "2026-12-05";
+    if (since)
+        snprintf(buf, len, ": objective %s is unknown to agents from before "
+                 "%s; run the agent of this coordinator's release",
+                 lr_wire_objective_name(req->objective), since);
+}
+
 /* Sends 'req' (its id set here) and reads the answer into 'ans' (its
  * summary decoded into ap->sum).  0 with an answer of type 'want'; the
  * code of an ERROR answer; or a failure. */
@@ -674,9 +694,22 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
                     "(%s)", ap->address, ap->port, strerror(rc));
     if (ap->record)
         lr_agent_record(ap->record, ans);
-    if (ans->id != req->id)
+    if (ans->id != req->id) {
+        /* Id 0 (requests count from 1): the agent could not read the
+         * request and closes the connection.  An agent older than a
+         * request's objective refuses it so. */
+        if (ans->type == LR_WIRE_ERROR && ans->id == 0) {
+            char hint[160];
+            newer_hint(req, hint, sizeof hint);
+            return fail(ap, ans->code > 0 ? ans->code : EPROTO,
+                        "%s port %d refused %s as a malformed frame "
+                        "(%s)%s", ap->address, ap->port,
+                        lr_wire_type_name(req->type),
+                        ans->text[0] ? ans->text : "no reason given", hint);
+        }
         return fail(ap, EPROTO, "%s port %d answered request %u instead "
                     "of %u", ap->address, ap->port, ans->id, req->id);
+    }
     if (ans->type == LR_WIRE_ERROR) {
         int code = ans->code > 0 ? ans->code : EPROTO;
         /* No feasible layer is an answer, not a failure of the agent.

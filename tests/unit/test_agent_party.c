@@ -657,6 +657,67 @@ test_misbehaving_agent(void)
     fk_stop(&f);
 }
 
+/* An agent older than a request's objective: HELLO and JOB answered,
+ * then the STEP refused as an agent from before that objective refuses
+ * it, an ERROR of id 0 (it could not read the request) saying
+ * "malformed frame: closing", and the connection closed. */
+static void
+script_old_agent(struct fk_conn *c)
+{
+    struct lr_wire_msg m;
+    while (fk_read(c, &m)) {
+        struct lr_wire_msg a = { .type = LR_WIRE_OK, .id = m.id };
+        if (m.type == LR_WIRE_HELLO) {
+            fk_hello_ok(c, m.id);
+            continue;
+        }
+        if (m.type == LR_WIRE_STEP) {
+            a = (struct lr_wire_msg) { .type = LR_WIRE_ERROR,
+                                       .code = EINVAL };
+            snprintf(a.text, sizeof a.text, "malformed frame: closing");
+            fk_send(c, &a, 0, 0);
+            return;
+        }
+        fk_send(c, &a, 0, 0);
+    }
+}
+
+/* The coordinator says which objective the old agent did not know, and
+ * what to do, where it said 'answered request 0 instead of 4' (found
+ * on 2026-12-05 with a lex-bound STEP to an agent of the day before);
+ * a request of an old objective refused so gets no such hint. */
+static void
+test_old_agent(void)
+{
+    struct fake f;
+    if (!fk_begin() || !fk_start(&f, script_old_agent, 2))
+        return;
+    struct lr_cdynp_party *p = fk_party(&f, fk_tm, 5);
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_EQUAL(p->cls->step(p, LR_CDYNP_LEX_BOUND, 2, NULL, NULL, 0, 0,
+                                 1, out), EINVAL);
+    const char *why = lr_agent_party_error(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    CU_ASSERT(strstr(why, "refused step as a malformed frame (malformed "
+                          "frame: closing): objective lex-bound is unknown "
+                          "to agents from before 2026-12-05; run the agent "
+                          "of this coordinator's release") != NULL);
+    CU_ASSERT(!strstr(why, "instead of"));
+    CU_ASSERT(!lr_agent_party_connected(p));
+    lr_agent_party_set_job(p, fk_tm);
+    CU_ASSERT_EQUAL(p->cls->step(p, LR_CDYNP_TIME, 2, NULL, NULL, 0, 0, 1,
+                                 out), EINVAL);
+    why = lr_agent_party_error(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    CU_ASSERT(strstr(why, "refused step as a malformed frame") != NULL);
+    CU_ASSERT(!strstr(why, "objective"));
+    free(out);
+    p->cls->free(p);
+    fk_stop(&f);
+}
+
 /* TCP accepted and closed before any TLS answer: the agent at its
  * connection limit does that.  The reason must say the agent closed, not an errno
  * left from before. */
@@ -869,6 +930,7 @@ static CU_TestInfo tests[] = {
     { "release after the agent closed", test_release_after_agent_closed },
     { "budget spent before the request", test_budget_spent_before_request },
     { "misbehaving agent", test_misbehaving_agent },
+    { "an agent older than the objective", test_old_agent },
     { "closed during the handshake", test_closed_during_handshake },
     { "bad frame length", test_bad_frame_length },
     { "KEEP of the most tags, the longest", test_keep_longest },
