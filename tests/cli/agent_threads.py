@@ -33,12 +33,12 @@ checks = Checks()
 
 
 a = connect(certs, port, agent, coord)
-a.settimeout(60)
+a.settimeout(300)
 checks.expect("A: JOB of %d layers" % layers, job(a, layers), OK)
 a.sendall(frame(STEP, 9000, struct.pack(">IBHHiiddI", 1, 0, 1, 0, 0,
                                         layers - 1, 0.0, 0.0, 0)))
 b = connect(certs, port, agent, coord)
-b.settimeout(60)
+b.settimeout(300)
 checks.expect("B: HELLO", ask(b, HELLO), HELLO_OK)
 checks.expect("B: JOB of 4 layers", job(b, 4), OK)
 checks.expect("B: STEP over 0..3", step_head(b, 0, 3), STEP_OK)
@@ -68,13 +68,13 @@ checks.expect("A: a FINISH after it, answered", finish(a, 0, layers - 1),
 # DP is done, and serves on (D's long STEP, on the other thread, ends
 # after C's; then D's HELLO).
 c = connect(certs, port, agent, coord)
-c.settimeout(60)
+c.settimeout(300)
 checks.expect("C: JOB of %d layers" % layers, job(c, layers), OK)
 c.sendall(frame(STEP, 9001, struct.pack(">IBHHiiddI", 1, 0, 1, 0, 0,
                                         layers - 1, 0.0, 0.0, 0)))
 c.close()
 d = connect(certs, port, agent, coord)
-d.settimeout(60)
+d.settimeout(300)
 checks.expect("D: JOB of %d layers" % layers, job(d, layers), OK)
 checks.expect("D: STEP over them, C gone meanwhile",
               step_head(d, 0, layers - 1), STEP_OK)
@@ -95,7 +95,7 @@ def long_step(sock, ident):
 pair = []
 for name in "EF":
     s = connect(certs, port, agent, coord)
-    s.settimeout(120)
+    s.settimeout(600)
     checks.expect(f"{name}: JOB of 4 light layers", ask(s, JOB, struct.pack(
         ">IdddI", 1, 32.0, 1.0, 2.0, 4) + struct.pack(">ddd", 1e3, 1e9,
                                                       1e6) * 4), OK)
@@ -105,9 +105,9 @@ for name in "EF":
         ">IBHii", 1, TIME, 1, 0, 3)), FINISH_OK)
     pair.append(s)
 x = connect(certs, port, agent, coord)
-x.settimeout(120)
+x.settimeout(600)
 y = connect(certs, port, agent, coord)
-y.settimeout(120)
+y.settimeout(600)
 long_step(x, 9002)
 long_step(y, 9003)
 for i, s in enumerate(pair):
