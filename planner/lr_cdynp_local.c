@@ -530,6 +530,24 @@ take_from_kin(struct lr_cdynp_dc *d, int a, int row)
     return true;
 }
 
+/* Columns of n cells each in one block: the three double columns
+ * (B, U, Y), then the two int ones (h, g); c->B owns the block.  False,
+ * with d->nomem set, when out of memory. */
+static bool
+cols_alloc(struct lr_cdynp_dc *d, struct lr_cdynp_cols *c, size_t n)
+{
+    double *block = malloc(n * (3 * sizeof(double) + 2 * sizeof(int32_t)));
+    if (!block) {
+        d->nomem = true;
+        return false;
+    }
+    *c = (struct lr_cdynp_cols) {
+        block, block + n, block + 2 * n, (int32_t *) (block + 3 * n),
+        (int32_t *) (block + 3 * n) + n,
+    };
+    return true;
+}
+
 /* Computes rows of start 'a' up to layer 'b'; false when out of memory. */
 static bool
 extend(struct lr_cdynp_dc *d, int a, int b)
@@ -544,16 +562,8 @@ extend(struct lr_cdynp_dc *d, int a, int b)
          * no copies as rows are added, and rows never asked for are
          * never touched.  The double columns first, then the ints. */
         int cap = d->model->n_layers - a;
-        size_t n = (size_t) cap * (N + 1);
-        double *block = malloc(n * (3 * sizeof(double) + 2 * sizeof(int32_t)));
-        if (!block) {
-            d->nomem = true;
+        if (!cols_alloc(d, &s->col, (size_t) cap * (N + 1)))
             return false;
-        }
-        s->col = (struct lr_cdynp_cols) {
-            block, block + n, block + 2 * n, (int32_t *) (block + 3 * n),
-            (int32_t *) (block + 3 * n) + n,
-        };
         s->cap = cap;
     }
     if (need > s->cap)
@@ -683,16 +693,8 @@ extend_counted(struct lr_cdynp_dc *d, int a, int b)
         return true;
     if (!s->cc.B) {
         int cap = d->model->n_layers - a;
-        size_t n = (size_t) cap * (size_t) Q * (N + 1);
-        double *block = malloc(n * (3 * sizeof(double) + 2 * sizeof(int32_t)));
-        if (!block) {
-            d->nomem = true;
+        if (!cols_alloc(d, &s->cc, (size_t) cap * (size_t) Q * (N + 1)))
             return false;
-        }
-        s->cc = (struct lr_cdynp_cols) {
-            block, block + n, block + 2 * n, (int32_t *) (block + 3 * n),
-            (int32_t *) (block + 3 * n) + n,
-        };
         s->ccap = cap;
         s->cq = Q;
     }
