@@ -1047,7 +1047,13 @@ agent_failure(const struct lr_cluster *cl,
               struct lr_cdynp_party *const *parties, int err, char *why,
               size_t len)
 {
-    snprintf(why, len, "a data center failed: %s", strerror(err));
+    if (err == EOVERFLOW)
+        /* A party's own layout (lr_cdynp_dc_stages), not a failure. */
+        snprintf(why, len, "%s: plan with a larger cdynp-device-step (and "
+                 "the agents' --device-step), so that each stage has more "
+                 "devices", lr_tm_why_str(LR_TM_STAGES));
+    else
+        snprintf(why, len, "a data center failed: %s", strerror(err));
     for (int pass = 0; pass < 3; pass++)
         for (int k = 0; k < cl->n_dcs; k++) {
             const char *e = lr_agent_party_is(parties[k])

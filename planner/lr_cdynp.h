@@ -217,9 +217,10 @@ int lr_cdynp_dc_backtrack(const struct lr_cdynp_dc *, int last, int stages,
 /* Its own stages for layers a..b, appended to 'plan' with DC index
  * 'dc_index': under a _BOUND objective exactly 'stages' of them (the
  * counts backtracking gave, less the predecessor's), otherwise as many
- * as is best ('stages' ignored).  ENOSPC when the plan is full, ENOENT
- * if a..b is infeasible (in 'stages'), EINVAL for a count out of
- * range. */
+ * as is best ('stages' ignored).  EOVERFLOW when they would take the
+ * plan past LR_PLAN_MAX_STAGES (not ENOSPC, which from an agent means
+ * its devices were taken), ENOENT if a..b is infeasible (in 'stages'),
+ * EINVAL for a count out of range. */
 int lr_cdynp_dc_stages(struct lr_cdynp_dc *, int a, int b, int stages,
                        int dc_index, struct lr_plan *plan);
 
@@ -408,7 +409,9 @@ struct lr_cdynp_result {
 /* CDynP over 'parties' (one per DC of the view, by DC index).  'plan' (may be
  * NULL) gets the stages of the parties that share them.  Returns LR_TM_OK
  * with 'res' filled; LR_TM_NO_LINK..., or LR_TM_MEMORY when no chain
- * works; LR_TM_NOMEM when this process or a party ran out of memory; '*party_err' (may be NULL) gets the first error a party
+ * works; LR_TM_NOMEM when this process or a party ran out of memory;
+ * LR_TM_STAGES when a party's stages overflowed the plan (EOVERFLOW);
+ * '*party_err' (may be NULL) gets the first error a party
  * returned (a timeout, a refused connection), 0 if none. */
 enum lr_tm_why lr_cdynp_plan_parties(const struct lr_cdynp_view *,
                                      struct lr_cdynp_party *const *parties,

@@ -112,13 +112,21 @@ struct plan_search {
     int party_err;                /* the first error of a party */
 };
 
+/* What a party's error says of the request. */
+static enum lr_tm_why
+party_why(int err)
+{
+    return err == ENOENT ? LR_TM_MEMORY
+           : err == ENOMEM ? LR_TM_NOMEM
+           : err == EOVERFLOW ? LR_TM_STAGES : LR_TM_DEVICES;
+}
+
 static enum lr_tm_why
 party_failed(struct plan_search *ps, int err)
 {
     if (!ps->party_err && err != ENOENT)
         ps->party_err = err;
-    return err == ENOENT ? LR_TM_MEMORY
-           : err == ENOMEM ? LR_TM_NOMEM : LR_TM_DEVICES;
+    return party_why(err);
 }
 
 /* Runs the chain order[0..n-1] once under (obj, assumed): pre-partition
@@ -445,7 +453,7 @@ cleanup:
     if (party_err)
         *party_err = ps.party_err;
     if (ps.party_err)
-        return ps.party_err == ENOMEM ? LR_TM_NOMEM : LR_TM_DEVICES;
+        return party_why(ps.party_err);
     return ps.found ? LR_TM_OK : ps.why;
 }
 

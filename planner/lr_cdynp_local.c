@@ -1007,7 +1007,7 @@ lr_cdynp_dc_stages(struct lr_cdynp_dc *dc, int a, int b, int stages,
         int g;
         one_stage(d, a, b, &cost, &g);
         if (plan->n_stages + 1 > LR_PLAN_MAX_STAGES)
-            return ENOSPC;
+            return EOVERFLOW;
         plan->stages[plan->n_stages++] = (struct lr_stage) {
             a, b, dc_index, g,
         };
@@ -1026,14 +1026,14 @@ lr_cdynp_dc_stages(struct lr_cdynp_dc *dc, int a, int b, int stages,
         size_t k = counted ? cat(d, s, i - a, stages - n, j)
                            : at(d, i - a, j);
         if (n == LR_PLAN_MAX_STAGES)
-            return ENOSPC;
+            return EOVERFLOW;
         tmp[n++] = (struct lr_stage) { col->h[k] + 1, i, dc_index,
                                        col->g[k] * d->step };
         j -= col->g[k];
         i = col->h[k];
     }
     if (plan->n_stages + n > LR_PLAN_MAX_STAGES)
-        return ENOSPC;
+        return EOVERFLOW;
     while (n > 0)
         plan->stages[plan->n_stages++] = tmp[--n];
     return 0;

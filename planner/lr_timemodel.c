@@ -248,14 +248,19 @@ lr_tm_explain(const struct lr_tm *tm, enum lr_tm_why why, char *buf, size_t len)
     }
     if (why == LR_TM_STAGES) {
         /* A stage has one layer and one device at least: either count at
-         * most LR_PLAN_MAX_STAGES keeps the cut within the bound. */
+         * most LR_PLAN_MAX_STAGES keeps the cut within the bound, and so
+         * does CDynP's device step S, whose stages have S devices at
+         * least, from n / LR_PLAN_MAX_STAGES up. */
         int n = 0;
         for (int k = 0; k < tm->n_dcs; k++)
             n += tm->dcs[k].n_devices;
+        int step = (n + LR_PLAN_MAX_STAGES - 1) / LR_PLAN_MAX_STAGES;
         snprintf(buf, len, "stages: the best cut of the %d layers over %d "
                  "devices has more than %d stages, the most a plan holds; "
-                 "plan on at most %d devices or with another algorithm",
-                 m->n_layers, n, LR_PLAN_MAX_STAGES, LR_PLAN_MAX_STAGES);
+                 "plan on at most %d devices, with CDynP at a device step "
+                 "of %d or more, or with another algorithm", m->n_layers, n,
+                 LR_PLAN_MAX_STAGES, LR_PLAN_MAX_STAGES,
+                 step > 1 ? step : 2);
         return;
     }
     snprintf(buf, len, "%s", lr_tm_why_str(why));

@@ -124,7 +124,8 @@ test_pipedream_too_many_stages(void)
     lr_tm_explain(tm, LR_TM_STAGES, why, sizeof why);
     CU_ASSERT_STRING_EQUAL(why, "stages: the best cut of the 8 layers over "
                            "8 devices has more than 512 stages, the most a "
-                           "plan holds; plan on at most 512 devices or with "
+                           "plan holds; plan on at most 512 devices, with "
+                           "CDynP at a device step of 2 or more, or with "
                            "another algorithm");
     free(p);
     free(ev);

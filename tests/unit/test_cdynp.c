@@ -4,6 +4,7 @@
  * the chain on the toy instance by hand, the summary on the wire, and
  * plans over a pool of shared DC handles against plans without.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -678,6 +679,120 @@ test_cdynp_out_of_memory(void)
     free(p);
     free(ev);
     free(layers);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
+/* A local party that finds the plan already full when it lays out its
+ * stages: what a chain whose DCs' cut has more than LR_PLAN_MAX_STAGES
+ * stages meets, without the days of DP over 513 layers and devices. */
+struct crowded_party {
+    struct lr_cdynp_party base;
+    struct lr_cdynp_party *local;
+};
+
+static int
+crowded_compute(struct lr_cdynp_party *p, double *flops)
+{
+    struct lr_cdynp_party *l = ((struct crowded_party *) p)->local;
+    return l->cls->compute(l, flops);
+}
+
+static int
+crowded_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+             int assumed, const struct lr_cdynp_summary *in,
+             const struct lr_tm_link *in_link, uint16_t position, int lo,
+             int hi, struct lr_cdynp_summary *out)
+{
+    struct lr_cdynp_party *l = ((struct crowded_party *) p)->local;
+    return l->cls->step(l, obj, assumed, in, in_link, position, lo, hi, out);
+}
+
+static int
+crowded_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+                  int assumed, int last, int stages, int *prev_last,
+                  int *prev_stages)
+{
+    struct lr_cdynp_party *l = ((struct crowded_party *) p)->local;
+    return l->cls->backtrack(l, obj, assumed, last, stages, prev_last,
+                             prev_stages);
+}
+
+static int
+crowded_finish(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+               int assumed, int first, int last, int stages, int dc_index,
+               struct lr_plan *plan, int *n_stages)
+{
+    struct lr_cdynp_party *l = ((struct crowded_party *) p)->local;
+    if (plan)
+        plan->n_stages = LR_PLAN_MAX_STAGES;
+    return l->cls->finish(l, obj, assumed, first, last, stages, dc_index,
+                          plan, n_stages);
+}
+
+static void
+crowded_free(struct lr_cdynp_party *p)
+{
+    struct lr_cdynp_party *l = ((struct crowded_party *) p)->local;
+    l->cls->free(l);
+    free(p);
+}
+
+static const struct lr_cdynp_party_class crowded_class = {
+    crowded_compute, crowded_step, crowded_backtrack, crowded_finish,
+    crowded_free,
+};
+
+/* A plan that would have more stages than it holds is refused as such
+ * (LR_TM_STAGES, the bound in the text), where the DC's ENOSPC was read
+ * as "a data center's stages need more devices than it has": lightraild
+ * blocked the job asking for devices that would not have helped. */
+static void
+test_cdynp_too_many_stages(void)
+{
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_cluster *c = lr_test_toy_cluster();
+    struct lr_train tr = { 8, 2, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    /* The DC's own layout into a full plan. */
+    struct lr_cdynp_dc *dc = lr_cdynp_dc_new(tm, 0, 1);
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    struct lr_plan *p = calloc(1, sizeof *p);
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    struct lr_cdynp_result *res = malloc(sizeof *res);
+    CU_ASSERT_FATAL(dc && out && p && ev && res);
+    CU_ASSERT_EQUAL_FATAL(lr_cdynp_dc_step(dc, NULL, NULL, 0, 3, 3, out), 0);
+    p->n_stages = LR_PLAN_MAX_STAGES;
+    CU_ASSERT_EQUAL(lr_cdynp_dc_stages(dc, 0, 3, 0, 0, p), EOVERFLOW);
+    CU_ASSERT_EQUAL(p->n_stages, LR_PLAN_MAX_STAGES);
+    /* The search over such parties. */
+    struct lr_cdynp_party *party[LR_TM_MAX_DCS];
+    for (int k = 0; k < tm->n_dcs; k++) {
+        struct crowded_party *cp = calloc(1, sizeof *cp);
+        CU_ASSERT_FATAL(cp != NULL);
+        cp->base.cls = &crowded_class;
+        cp->local = lr_cdynp_local_party_new(tm, k);
+        CU_ASSERT_FATAL(cp->local != NULL);
+        party[k] = &cp->base;
+    }
+    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+    int perr = 0;
+    CU_ASSERT_EQUAL(lr_cdynp_plan_parties(&view, party, NULL, res, p, &perr),
+                    LR_TM_STAGES);
+    CU_ASSERT_EQUAL(perr, EOVERFLOW);
+    char why[256];
+    lr_tm_explain(tm, LR_TM_STAGES, why, sizeof why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "more than 512 stages"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "device step"));
+    for (int k = 0; k < tm->n_dcs; k++)
+        party[k]->cls->free(party[k]);
+    lr_cdynp_dc_free(dc);
+    free(out);
+    free(p);
+    free(ev);
+    free(res);
     lr_tm_free(tm);
     lr_cluster_free(c);
     lr_model_free(m);
@@ -1358,6 +1473,8 @@ test_party_work_kin(void)
 }
 
 static CU_TestInfo tests[] = {
+    { "a plan past 512 stages is refused as such",
+      test_cdynp_too_many_stages },
     { "exact equals brute force on tiny instances",
       test_exact_equals_brute_force },
     { "CDynP is never below the exact optimum", test_cdynp_never_below_exact },

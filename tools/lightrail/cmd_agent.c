@@ -561,7 +561,9 @@ do_commit(struct conn *c, const struct lr_wire_msg *m, uint64_t *serial,
         return rc;
     if (c->rc) {
         snprintf(why, len, "commit: %s", c->rc == ENOENT
-                 ? "no feasible layout of these layers" : strerror(c->rc));
+                 ? "no feasible layout of these layers"
+                 : c->rc == EOVERFLOW ? lr_tm_why_str(LR_TM_STAGES)
+                                      : strerror(c->rc));
         return c->rc;
     }
     log_layout(c, m);
@@ -843,7 +845,8 @@ conn_work_answer(struct conn *c)
     if (rc) {
         conn_error(c, m->id, rc, "%s: %s", lr_wire_type_name(m->type),
                    rc == ENOENT ? "no feasible layer in the window"
-                                : strerror(rc));
+                   : rc == EOVERFLOW ? lr_tm_why_str(LR_TM_STAGES)
+                                     : strerror(rc));
         return;
     }
     if (m->type == LR_WIRE_STEP) {
