@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "planner/lr_utf8.h"
 #include "southbound/sb_driver.h"
 
 static const struct sb_driver_class *const sb_driver_classes[] = {
@@ -35,7 +36,15 @@ sb_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
     if (err && errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
+        /* A device's message may be longer than the caller's buffer: the
+         * cut is marked, so that whoever reads it knows its end (what to
+         * do, often) was lost. */
+        if (errlen > sizeof LR_UTF8_CUT_MARK) {
+            err[0] = '\0';
+            lr_utf8_vappendf(err, errlen, fmt, ap);
+        } else {
+            vsnprintf(err, errlen, fmt, ap);
+        }
         va_end(ap);
     }
     return ret;

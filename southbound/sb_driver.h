@@ -146,7 +146,8 @@ struct sb_driver_class {
 const struct sb_driver_class *sb_driver_find(const char *name);
 
 /* The layer's error convention in one call: writes the printf-style
- * line into err[errlen] (when err is not NULL and errlen is not 0) and
+ * line into err[errlen] (when err is not NULL and errlen is not 0; a
+ * line too long is cut at a character, ending with " [...]") and
  * returns 'ret', so that a driver can say "return sb_errf(err, errlen,
  * ENOENT, ...);".  Every file of southbound/ reports through it. */
 int sb_errf(char *err, size_t errlen, int ret, const char *fmt, ...)

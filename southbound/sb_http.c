@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "southbound/sb_driver.h"
 #include "southbound/sb_http.h"
 
 #define SB_HTTP_MAX_BODY (8u << 20)
@@ -91,17 +92,17 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
         return 0;
     case CURLE_OPERATION_TIMEDOUT:
         ret = ETIMEDOUT;
-        snprintf(err, errlen, "%s: no answer to %s within %d ms: the "
-                 "outcome is unknown; read the device back", rq->device,
-                 rq->what, rq->timeout_ms);
+        sb_errf(err, errlen, 0, "%s: no answer to %s within %d ms: the "
+                "outcome is unknown; read the device back", rq->device,
+                rq->what, rq->timeout_ms);
         break;
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CERTPROBLEM:
         ret = EACCES;
-        snprintf(err, errlen, "%s: the server's certificate is refused "
-                 "(%s): it must chain to the pinned CA %s; nothing applied",
-                 rq->device, why, rq->ca_file ? rq->ca_file : "(none)");
+        sb_errf(err, errlen, 0, "%s: the server's certificate is refused "
+                "(%s): it must chain to the pinned CA %s; nothing applied",
+                rq->device, why, rq->ca_file ? rq->ca_file : "(none)");
         break;
     default: {
         /* A change whose request went out, even in part, may have been
@@ -111,15 +112,15 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
         curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
         if (sent > 0 && strcmp(rq->method, "GET")) {
             ret = ETIMEDOUT;
-            snprintf(err, errlen, "%s: %s went out but its answer was lost "
-                     "(%s): the outcome is unknown; read the device back",
-                     rq->device, rq->what, why);
+            sb_errf(err, errlen, 0, "%s: %s went out but its answer was lost "
+                    "(%s): the outcome is unknown; read the device back",
+                    rq->device, rq->what, why);
             break;
         }
         ret = EHOSTUNREACH;
-        snprintf(err, errlen, "%s: cannot reach %s (%s): nothing applied; "
-                 "check the device and its address", rq->device, rq->url,
-                 why);
+        sb_errf(err, errlen, 0, "%s: cannot reach %s (%s): nothing applied; "
+                "check the device and its address", rq->device, rq->url,
+                why);
         break;
     }
     }

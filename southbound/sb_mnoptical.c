@@ -45,6 +45,7 @@
 
 #include <json-c/json.h>
 
+#include "planner/lr_utf8.h"
 #include "southbound/sb_driver.h"
 #include "southbound/sb_mnoptical.h"
 
@@ -70,7 +71,7 @@ sb_mno_connect(struct sb_mnoptical *d, const struct sb_mno_rule *r,
 {
     char q[768], *esc = curl_easy_escape(d->c.h, d->node, 0);
     if (!esc) {
-        snprintf(err, errlen, "%s: out of memory", d->config.name);
+        sb_errf(err, errlen, 0, "%s: out of memory", d->config.name);
         return ENOMEM;
     }
     int l = snprintf(q, sizeof q, "node=%s&port1=%d&port2=%d&channels=",
@@ -106,20 +107,20 @@ sb_mno_rule_of(struct sb_mnoptical *d, const struct sb_media_channel *mc,
     r->mc = *mc;
     if ((ret = sb_mno_map(mc->n, mc->m, &r->first, &r->count, why,
                           sizeof why))) {
-        snprintf(err, errlen, "%s: media channel '%s': %s; nothing applied",
-                 d->config.name, mc->name, why);
+        sb_errf(err, errlen, 0, "%s: media channel '%s': %s; nothing applied",
+                d->config.name, mc->name, why);
         return ret;
     }
     if (!mc->enabled) {
-        snprintf(err, errlen, "%s: media channel '%s' is disabled, and the "
-                 "emulator's rules have no admin state: delete it instead; "
-                 "nothing applied", d->config.name, mc->name);
+        sb_errf(err, errlen, 0, "%s: media channel '%s' is disabled, and the "
+                "emulator's rules have no admin state: delete it instead; "
+                "nothing applied", d->config.name, mc->name);
         return EINVAL;
     }
     if (!mc->in_port[0] && !mc->out_port[0]) {
-        snprintf(err, errlen, "%s: media channel '%s' has neither an in- "
-                 "nor an out-port: give at least one link; nothing applied",
-                 d->config.name, mc->name);
+        sb_errf(err, errlen, 0, "%s: media channel '%s' has neither an in- "
+                "nor an out-port: give at least one link; nothing applied",
+                d->config.name, mc->name);
         return EINVAL;
     }
     for (int side = 0; side < 2; side++) {
@@ -131,8 +132,8 @@ sb_mno_rule_of(struct sb_mnoptical *d, const struct sb_media_channel *mc,
                                             "Terminal", port, why,
                                             sizeof why);
         if (ret) {
-            snprintf(err, errlen, "%s (%s port of media channel '%s'); "
-                     "nothing applied", why, side ? "out" : "in", mc->name);
+            sb_errf(err, errlen, 0, "%s (%s port of media channel '%s'); "
+                    "nothing applied", why, side ? "out" : "in", mc->name);
             return ret;
         }
     }
@@ -184,8 +185,8 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
     steps = malloc(((size_t) n + 1) * sizeof *steps);
     if (!work || !steps) {
         ret = ENOMEM;
-        snprintf(err, errlen, "%s: out of memory; nothing applied",
-                 d->config.name);
+        sb_errf(err, errlen, 0, "%s: out of memory; nothing applied",
+                d->config.name);
         goto cleanup;
     }
     if (d->n_rules)
@@ -195,18 +196,18 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
         const struct sb_media_channel *mc = &changes[i].mc;
         if (!mc->name[0] || !memchr(mc->name, '\0', sizeof mc->name)) {
             ret = EINVAL;
-            snprintf(err, errlen, "%s: change %d: a media channel needs a "
-                     "name: fix the request; nothing applied",
-                     d->config.name, i);
+            sb_errf(err, errlen, 0, "%s: change %d: a media channel needs a "
+                    "name: fix the request; nothing applied",
+                    d->config.name, i);
             goto cleanup;
         }
         int at = sb_mno_find(work, n_work, mc->name);
         if (changes[i].op == SB_ADD) {
             if (at >= 0) {
                 ret = EEXIST;
-                snprintf(err, errlen, "%s: media channel '%s' already "
-                         "exists: delete it first; nothing applied",
-                         d->config.name, mc->name);
+                sb_errf(err, errlen, 0, "%s: media channel '%s' already "
+                        "exists: delete it first; nothing applied",
+                        d->config.name, mc->name);
                 goto cleanup;
             }
             steps[n_steps].install = true;
@@ -217,9 +218,9 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
         } else if (changes[i].op == SB_DELETE) {
             if (at < 0) {
                 ret = ENOENT;
-                snprintf(err, errlen, "%s: no media channel '%s' installed "
-                         "by this controller to delete; nothing applied",
-                         d->config.name, mc->name);
+                sb_errf(err, errlen, 0, "%s: no media channel '%s' installed "
+                        "by this controller to delete; nothing applied",
+                        d->config.name, mc->name);
                 goto cleanup;
             }
             steps[n_steps++] = (struct sb_mno_step) { .install = false,
@@ -227,8 +228,8 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
             work[at] = work[--n_work];
         } else {
             ret = EINVAL;
-            snprintf(err, errlen, "%s: change %d: unknown operation; "
-                     "nothing applied", d->config.name, i);
+            sb_errf(err, errlen, 0, "%s: change %d: unknown operation; "
+                    "nothing applied", d->config.name, i);
             goto cleanup;
         }
     }
@@ -250,20 +251,19 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                 lost = sb_mno_record(d, &steps[i].r, steps[i].install)
                        || lost;
             }
-        size_t l = strlen(err);
         if (undo_failed) {
             /* Not "nothing applied": the caller reads the node back, and
              * the record shows what is left (reconcile removes it). */
             ret = ETIMEDOUT;
-            snprintf(err + l, errlen - l, "; %d of %d earlier rule(s) of "
-                     "the batch could not be undone: the emulator may hold "
-                     "part of it%s", undo_failed, done, lost
-                     ? " and this controller's record is stale: /reset the "
-                       "node" : ": read it back");
+            lr_utf8_appendf(err, errlen, "; %d of %d earlier rule(s) of "
+                            "the batch could not be undone: the emulator "
+                            "may hold part of it%s", undo_failed, done, lost
+                            ? " and this controller's record is stale: "
+                              "/reset the node" : ": read it back");
         }
         else if (done && ret != ETIMEDOUT)
-            snprintf(err + l, errlen - l, "; the %d earlier rule(s) of the "
-                     "batch were undone", done);
+            lr_utf8_appendf(err, errlen, "; the %d earlier rule(s) of the "
+                            "batch were undone", done);
         goto cleanup;
     }
     if (n_work > d->cap_rules) {
@@ -271,9 +271,9 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                                                   * sizeof *p);
         if (!p) {
             ret = ENOMEM;
-            snprintf(err, errlen, "%s: out of memory after the batch was "
-                     "applied: the record is stale; /reset the node",
-                     d->config.name);
+            sb_errf(err, errlen, 0, "%s: out of memory after the batch was "
+                    "applied: the record is stale; /reset the node",
+                    d->config.name);
             goto cleanup;
         }
         d->rules = p;
@@ -294,8 +294,8 @@ sb_mnoptical_apply(struct sb_device *dev, const struct sb_change *changes,
 {
     struct sb_mnoptical *d = (struct sb_mnoptical *) dev;
     if (n < 0 || (n && !changes)) {
-        snprintf(err, errlen, "%s: %d changes: fix the request",
-                 d->config.name, n);
+        sb_errf(err, errlen, 0, "%s: %d changes: fix the request",
+                d->config.name, n);
         return EINVAL;
     }
     pthread_mutex_lock(&d->lock);
@@ -318,7 +318,7 @@ sb_mnoptical_read(struct sb_device *dev, struct sb_media_channel **out,
     *out = malloc(((size_t) d->n_rules + 1) * sizeof **out);
     if (!*out) {
         ret = ENOMEM;
-        snprintf(err, errlen, "%s: out of memory", d->config.name);
+        sb_errf(err, errlen, 0, "%s: out of memory", d->config.name);
     } else {
         for (int i = 0; i < d->n_rules; i++)
             (*out)[i] = d->rules[i].mc;
@@ -348,7 +348,7 @@ sb_mno_check_ports(struct sb_mnoptical *d, char *err, size_t errlen)
     int ret;
 
     if (!esc) {
-        snprintf(err, errlen, "%s: out of memory", d->config.name);
+        sb_errf(err, errlen, 0, "%s: out of memory", d->config.name);
         return ENOMEM;
     }
     snprintf(q, sizeof q, "node=%s", esc);
@@ -359,8 +359,8 @@ sb_mno_check_ports(struct sb_mnoptical *d, char *err, size_t errlen)
     free(body);
     if (!json_object_is_type(ports, json_type_object)) {
         json_object_put(ports);
-        snprintf(err, errlen, "%s: /ports?%s is not a JSON object: is %s "
-                 "Mininet-Optical?", d->config.name, q, d->c.base);
+        sb_errf(err, errlen, 0, "%s: /ports?%s is not a JSON object: is %s "
+                "Mininet-Optical?", d->config.name, q, d->c.base);
         return EPROTO;
     }
     for (int i = 0; !ret && i < d->c.n_links; i++) {
@@ -371,10 +371,10 @@ sb_mno_check_ports(struct sb_mnoptical *d, char *err, size_t errlen)
                 continue;
             snprintf(key, sizeof key, "%d", side ? k->pb : k->pa);
             if (!json_object_object_get_ex(ports, key, NULL)) {
-                snprintf(err, errlen, "%s: the emulator links port %s of %s "
-                         "to %s but /ports does not list it: the emulation "
-                         "is inconsistent; restart it", d->config.name, key,
-                         d->node, side ? k->a : k->b);
+                sb_errf(err, errlen, 0, "%s: the emulator links port %s of %s "
+                        "to %s but /ports does not list it: the emulation "
+                        "is inconsistent; restart it", d->config.name, key,
+                        d->node, side ? k->a : k->b);
                 ret = EPROTO;
                 break;
             }
@@ -395,12 +395,12 @@ sb_mnoptical_open(const struct sb_device_config *config,
     *out = NULL;
     if (!memchr(config->address, '\0', sizeof config->address)
         || !memchr(config->name, '\0', sizeof config->name)) {
-        snprintf(err, errlen, "%.63s: a Mininet-Optical setting is not "
-                 "terminated", config->name);
+        sb_errf(err, errlen, 0, "%.63s: a Mininet-Optical setting is not "
+                "terminated", config->name);
         return EINVAL;
     }
     if (!(d = calloc(1, sizeof *d))) {
-        snprintf(err, errlen, "%s: out of memory", config->name);
+        sb_errf(err, errlen, 0, "%s: out of memory", config->name);
         return ENOMEM;
     }
     d->config = *config;
@@ -417,16 +417,16 @@ sb_mnoptical_open(const struct sb_device_config *config,
         goto fail;
     const char *type = sb_mno_node_type(&d->c, d->node);
     if (!type) {
-        snprintf(err, errlen, "%s: the emulator at %s has no node '%s': "
-                 "check the device's name or address (#NODE)",
-                 config->name, d->c.base, d->node);
+        sb_errf(err, errlen, 0, "%s: the emulator at %s has no node '%s': "
+                "check the device's name or address (#NODE)",
+                config->name, d->c.base, d->node);
         ret = ENOENT;
         goto fail;
     }
     if (strcmp(type, "ROADM")) {
-        snprintf(err, errlen, "%s: the emulator's node '%s' is a %s, not a "
-                 "ROADM: only ROADMs are devices of the mnoptical driver",
-                 config->name, d->node, type);
+        sb_errf(err, errlen, 0, "%s: the emulator's node '%s' is a %s, not a "
+                "ROADM: only ROADMs are devices of the mnoptical driver",
+                config->name, d->node, type);
         ret = EINVAL;
         goto fail;
     }
@@ -455,10 +455,10 @@ sb_mnoptical_check_lightpath(struct sb_device *first, struct sb_device *last,
 
     memset(q, 0, sizeof *q);
     if (strcmp(a->c.base, b->c.base)) {
-        snprintf(err, errlen, "%s: lightpath %s ends on %s, in another "
-                 "emulation (%s, not %s): a lightpath's ROADMs must be in "
-                 "one Mininet-Optical emulation", a->config.name, lp->name,
-                 b->config.name, b->c.base, a->c.base);
+        sb_errf(err, errlen, 0, "%s: lightpath %s ends on %s, in another "
+                "emulation (%s, not %s): a lightpath's ROADMs must be in "
+                "one Mininet-Optical emulation", a->config.name, lp->name,
+                b->config.name, b->c.base, a->c.base);
         return EINVAL;
     }
     struct sb_mno_lightpath ml = {

@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "southbound/sb_chtab.h"
+#include "southbound/sb_driver.h"
 #include "southbound/sb_http.h"
 #include "southbound/sb_mnoptical.h"
 
@@ -35,34 +36,34 @@ sb_mno_map(int n, int m, int *first, int *count, char *err, size_t errlen)
     /* Far outside the emulator's band, and so that no sum below can
      * overflow. */
     if (n < -SB_GRID_MAX || n > SB_GRID_MAX || m > SB_GRID_MAX) {
-        snprintf(err, errlen, "the media channel n=%d, m=%d is outside "
-                 "any band", n, m);
+        sb_errf(err, errlen, 0, "the media channel n=%d, m=%d is outside "
+                "any band", n, m);
         return EINVAL;
     }
     if (m <= 0 || m % 4) {
-        snprintf(err, errlen, "the media channel %.3f-%.3f THz (n=%d, "
-                 "m=%d) is %.1f GHz wide, not a whole number of the "
-                 "emulator's 50 GHz channels: allocate a multiple of 4 "
-                 "slots of 12.5 GHz", lo / 1000, hi / 1000, n, m, m * 12.5);
+        sb_errf(err, errlen, 0, "the media channel %.3f-%.3f THz (n=%d, "
+                "m=%d) is %.1f GHz wide, not a whole number of the "
+                "emulator's 50 GHz channels: allocate a multiple of 4 "
+                "slots of 12.5 GHz", lo / 1000, hi / 1000, n, m, m * 12.5);
         return EINVAL;
     }
     int e = n - m + 292;      /* the lower edge in 6.25 GHz steps from
                                * 191.275 THz */
     if (e % 8) {
         int k = (e + (e >= 0 ? 4 : -4)) / 8;
-        snprintf(err, errlen, "the media channel %.3f-%.3f THz (n=%d, "
-                 "m=%d) is not aligned to the emulator's 50 GHz grid "
-                 "(channel edges at 191.275 THz + k x 50 GHz; nearest "
-                 "channel %d): allocate aligned spectrum", lo / 1000,
-                 hi / 1000, n, m, k);
+        sb_errf(err, errlen, 0, "the media channel %.3f-%.3f THz (n=%d, "
+                "m=%d) is not aligned to the emulator's 50 GHz grid "
+                "(channel edges at 191.275 THz + k x 50 GHz; nearest "
+                "channel %d): allocate aligned spectrum", lo / 1000,
+                hi / 1000, n, m, k);
         return EINVAL;
     }
     int k = e / 8, c = m / 4;
     if (k < 1 || k + c - 1 > SB_MNO_MAX_CHANNEL) {
-        snprintf(err, errlen, "the media channel %.3f-%.3f THz (n=%d, "
-                 "m=%d) would be channels %d..%d, outside the emulator's "
-                 "1..%d (191.35-196.1 THz)", lo / 1000, hi / 1000, n, m, k,
-                 k + c - 1, SB_MNO_MAX_CHANNEL);
+        sb_errf(err, errlen, 0, "the media channel %.3f-%.3f THz (n=%d, "
+                "m=%d) would be channels %d..%d, outside the emulator's "
+                "1..%d (191.35-196.1 THz)", lo / 1000, hi / 1000, n, m, k,
+                k + c - 1, SB_MNO_MAX_CHANNEL);
         return EINVAL;
     }
     *first = k;
@@ -78,8 +79,8 @@ sb_mno_open(struct sb_mno *c, const char *device, const char *base,
     snprintf(c->device, sizeof c->device, "%s", device);
     if ((strncmp(base, "http://", 7) && strncmp(base, "https://", 8))
         || strlen(base) >= sizeof c->base) {
-        snprintf(err, errlen, "%s: Mininet-Optical address '%.200s' is not "
-                 "http://HOST:PORT: fix the address", device, base);
+        sb_errf(err, errlen, 0, "%s: Mininet-Optical address '%.200s' is not "
+                "http://HOST:PORT: fix the address", device, base);
         return EINVAL;
     }
     snprintf(c->base, sizeof c->base, "%s", base);
@@ -89,7 +90,7 @@ sb_mno_open(struct sb_mno *c, const char *device, const char *base,
     c->timeout_ms = timeout_ms > 0 ? timeout_ms : SB_MNO_DEFAULT_TIMEOUT_MS;
     sb_http_global_init();
     if (!(c->h = curl_easy_init())) {
-        snprintf(err, errlen, "%s: out of memory", device);
+        sb_errf(err, errlen, 0, "%s: out of memory", device);
         return ENOMEM;
     }
     return 0;
@@ -172,15 +173,15 @@ sb_mno_get(struct sb_mno *c, const char *path, const char *query,
     sb_mno_html_line(r.body, text, sizeof text);
     free(r.body);
     if (r.status == 404) {
-        snprintf(err, errlen, "%s: the emulator does not know %s (HTTP "
-                 "404: %s): check the node name and that Mininet-Optical "
-                 "runs this topology", c->device, what,
-                 text[0] ? text : "no text");
+        sb_errf(err, errlen, 0, "%s: the emulator does not know %s (HTTP "
+                "404: %s): check the node name and that Mininet-Optical "
+                "runs this topology", c->device, what,
+                text[0] ? text : "no text");
         return ENOENT;
     }
-    snprintf(err, errlen, "%s: the emulator refused %s (HTTP %ld: %s): a "
-             "bad or missing parameter", c->device, what, r.status,
-             text[0] ? text : "no text");
+    sb_errf(err, errlen, 0, "%s: the emulator refused %s (HTTP %ld: %s): a "
+            "bad or missing parameter", c->device, what, r.status,
+            text[0] ? text : "no text");
     return EPROTO;
 }
 
@@ -210,9 +211,9 @@ sb_mno_parse(const char *text)
 static int
 sb_mno_bad(struct sb_mno *c, const char *what, char *err, size_t errlen)
 {
-    snprintf(err, errlen, "%s: the emulator's %s is not what Mininet-"
-             "Optical answers: is %s Mininet-Optical's REST server?",
-             c->device, what, c->base);
+    sb_errf(err, errlen, 0, "%s: the emulator's %s is not what Mininet-"
+            "Optical answers: is %s Mininet-Optical's REST server?",
+            c->device, what, c->base);
     return EPROTO;
 }
 
@@ -241,7 +242,7 @@ sb_mno_discover(struct sb_mno *c, char *err, size_t errlen)
                       sizeof *c->nodes);
     if (!c->nodes) {
         ret = ENOMEM;
-        snprintf(err, errlen, "%s: out of memory", c->device);
+        sb_errf(err, errlen, 0, "%s: out of memory", c->device);
         goto cleanup;
     }
     json_object_object_foreach(v, name, type) {
@@ -265,7 +266,7 @@ sb_mno_discover(struct sb_mno *c, char *err, size_t errlen)
     c->links = calloc(nl + 1, sizeof *c->links);
     if (!c->links) {
         ret = ENOMEM;
-        snprintf(err, errlen, "%s: out of memory", c->device);
+        sb_errf(err, errlen, 0, "%s: out of memory", c->device);
         goto cleanup;
     }
     for (size_t i = 0; i < nl; i++) {
@@ -330,10 +331,10 @@ sb_mno_link_port(const struct sb_mno *c, const char *node,
             }
         }
     }
-    snprintf(err, errlen, "%s: no emulator link of %s matches the topology "
-             "link '%s' (a link 'A-B' maps to the emulator's link between "
-             "nodes A and B): name the topology's links after the "
-             "emulator's node pairs", c->device, node, link);
+    sb_errf(err, errlen, 0, "%s: no emulator link of %s matches the topology "
+            "link '%s' (a link 'A-B' maps to the emulator's link between "
+            "nodes A and B): name the topology's links after the "
+            "emulator's node pairs", c->device, node, link);
     return ENOENT;
 }
 
@@ -358,13 +359,13 @@ sb_mno_port_towards(const struct sb_mno *c, const char *node,
     if (found == 1)
         return 0;
     if (!found)
-        snprintf(err, errlen, "%s: the emulator links %s to no %s%s",
-                 c->device, node, peer ? "node " : "",
-                 peer ? peer : type);
+        sb_errf(err, errlen, 0, "%s: the emulator links %s to no %s%s",
+                c->device, node, peer ? "node " : "",
+                peer ? peer : type);
     else
-        snprintf(err, errlen, "%s: the emulator links %s to %d %s%s: "
-                 "ambiguous; name the add/drop link 'NODE-TERMINAL' in the "
-                 "media channel", c->device, node, found,
-                 peer ? peer : type, peer ? " links" : "s");
+        sb_errf(err, errlen, 0, "%s: the emulator links %s to %d %s%s: "
+                "ambiguous; name the add/drop link 'NODE-TERMINAL' in the "
+                "media channel", c->device, node, found,
+                peer ? peer : type, peer ? " links" : "s");
     return found ? EINVAL : ENOENT;
 }

@@ -25,13 +25,14 @@
 
 #include <json-c/json.h>
 
+#include "southbound/sb_driver.h"
 #include "southbound/sb_mnoptical.h"
 
 /* ENOMEM, with its line. */
 static int
 sb_mno_oom(const struct sb_mno *c, char *err, size_t errlen)
 {
-    snprintf(err, errlen, "%s: out of memory", c->device);
+    sb_errf(err, errlen, 0, "%s: out of memory", c->device);
     return ENOMEM;
 }
 
@@ -42,9 +43,9 @@ sb_mno_is_terminal(struct sb_mno *c, const char *node, char *err,
     const char *t = sb_mno_node_type(c, node);
     if (t && !strcmp(t, "Terminal"))
         return 0;
-    snprintf(err, errlen, "%s: the emulator's node '%s' is %s%s, not a "
-             "Terminal: check the lightpath's terminals", c->device, node,
-             t ? "a " : "unknown", t ? t : "");
+    sb_errf(err, errlen, 0, "%s: the emulator's node '%s' is %s%s, not a "
+            "Terminal: check the lightpath's terminals", c->device, node,
+            t ? "a " : "unknown", t ? t : "");
     return t ? EINVAL : ENOENT;
 }
 
@@ -56,9 +57,9 @@ sb_mno_terminal(struct sb_mno *c, const char *node, const char *roadm,
     int wdm, ret;
 
     if (eth <= 0) {
-        snprintf(err, errlen, "%s: terminal %s needs its ethPort (the "
-                 "emulator requires it): give the client-side port",
-                 c->device, node);
+        sb_errf(err, errlen, 0, "%s: terminal %s needs its ethPort (the "
+                "emulator requires it): give the client-side port",
+                c->device, node);
         return EINVAL;
     }
     if ((ret = sb_mno_port_towards(c, node, roadm, NULL, &wdm, err,
@@ -110,10 +111,10 @@ sb_mno_read_monitor(struct sb_mno *c, const char *monitor, int channel,
         || !json_object_object_get_ex(ch, "gosnr", &v)
         || !(json_object_is_type(v, json_type_double)
              || json_object_is_type(v, json_type_int))) {
-        snprintf(err, errlen, "%s: monitor %s reports no gOSNR for channel "
-                 "%d: the signal does not reach the receiver; check the "
-                 "ROADMs' rules and the terminals", c->device, monitor,
-                 channel);
+        sb_errf(err, errlen, 0, "%s: monitor %s reports no gOSNR for channel "
+                "%d: the signal does not reach the receiver; check the "
+                "ROADMs' rules and the terminals", c->device, monitor,
+                channel);
         json_object_put(top);
         return ENOLINK;
     }
@@ -135,13 +136,13 @@ sb_mno_lightpath_check(const struct sb_mno_lightpath *lp,
     memset(out, 0, sizeof *out);
     if (!lp->tx || !lp->rx || !lp->first_roadm || !lp->last_roadm
         || !lp->base || !lp->modulation || !isfinite(lp->threshold_db)) {
-        snprintf(err, errlen, "mnoptical: a lightpath needs the emulator, "
-                 "both terminals, the first and last ROADM, a modulation "
-                 "and its threshold");
+        sb_errf(err, errlen, 0, "mnoptical: a lightpath needs the emulator, "
+                "both terminals, the first and last ROADM, a modulation "
+                "and its threshold");
         return EINVAL;
     }
     if ((ret = sb_mno_map(lp->n, lp->m, &first, &count, why, sizeof why))) {
-        snprintf(err, errlen, "%s -> %s: %s", lp->tx, lp->rx, why);
+        sb_errf(err, errlen, 0, "%s -> %s: %s", lp->tx, lp->rx, why);
         return ret;
     }
     snprintf(monitor, sizeof monitor, "%s%s",
@@ -166,19 +167,19 @@ sb_mno_lightpath_check(const struct sb_mno_lightpath *lp,
         goto cleanup;
     out->channel = first;
     if (isnan(out->gosnr_db)) {
-        snprintf(err, errlen, "%s: monitor %s reports gOSNR NaN on channel "
-                 "%d: the emulation's model failed; check its log",
-                 lp->rx, monitor, first);
+        sb_errf(err, errlen, 0, "%s: monitor %s reports gOSNR NaN on channel "
+                "%d: the emulation's model failed; check its log",
+                lp->rx, monitor, first);
         ret = EPROTO;
         goto cleanup;
     }
     out->margin_db = out->gosnr_db - lp->threshold_db;
     if (!(out->margin_db >= 0)) {
-        snprintf(err, errlen, "%s -> %s: gOSNR %.1f dB on channel %d is "
-                 "%.1f dB below %s's threshold of %.1f dB: the lightpath "
-                 "would not be received; use a more robust modulation or a "
-                 "shorter path", lp->tx, lp->rx, out->gosnr_db, first,
-                 -out->margin_db, lp->modulation, lp->threshold_db);
+        sb_errf(err, errlen, 0, "%s -> %s: gOSNR %.1f dB on channel %d is "
+                "%.1f dB below %s's threshold of %.1f dB: the lightpath "
+                "would not be received; use a more robust modulation or a "
+                "shorter path", lp->tx, lp->rx, out->gosnr_db, first,
+                -out->margin_db, lp->modulation, lp->threshold_db);
         ret = ERANGE;
     }
 cleanup:

@@ -387,9 +387,9 @@ sb_nc_path_has_netconf(const char *schema_path)
 static void
 sb_nc_schema_err(const char *schema_path, char *err, size_t errlen)
 {
-    snprintf(err, errlen, "the schema path %.150s has no ietf-netconf "
-             "module: add its directory (e.g. /usr/share/yuma/modules/ietf) "
-             "to schema-path", schema_path);
+    sb_errf(err, errlen, 0, "the schema path %.150s has no ietf-netconf "
+            "module: add its directory (e.g. /usr/share/yuma/modules/ietf) "
+            "to schema-path", schema_path);
 }
 
 /* Frees a TLS session that libnetconf2 did not take, and its socket. */

@@ -45,6 +45,7 @@
 
 #include <json-c/json.h>
 
+#include "planner/lr_utf8.h"
 #include "southbound/sb_chtab.h"
 #include "southbound/sb_driver.h"
 #include "southbound/sb_http.h"
@@ -343,13 +344,11 @@ sb_restconf_apply_locked(struct sb_restconf *d,
             /* Not "nothing applied" any more: the caller must read the
              * device back, as after a lost answer. */
             ret = ETIMEDOUT;
-            if (err && errlen) {
-                size_t l = strlen(err);
-                snprintf(err + l, errlen - l, "; %d of %d earlier "
-                         "change(s) of the batch could not be undone: the "
-                         "device may hold part of it: read it back",
-                         undo_failed, done);
-            }
+            if (err && errlen > sizeof LR_UTF8_CUT_MARK)
+                lr_utf8_appendf(err, errlen, "; %d of %d earlier "
+                                "change(s) of the batch could not be "
+                                "undone: the device may hold part of it: "
+                                "read it back", undo_failed, done);
         }
         goto cleanup;
     }

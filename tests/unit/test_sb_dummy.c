@@ -444,7 +444,37 @@ test_bad_config(void)
     CU_ASSERT_PTR_NULL(dev);
 }
 
+/* A driver's message longer than the caller's buffer (the controller's
+ * are 512 bytes: a recovery's, a lightpath check's) is cut with a mark,
+ * at a character, so that the reason it ends up in shows that the end,
+ * where what to do is, was lost; it was cut silently. */
+static void
+test_errf_cut(void)
+{
+    char said[600], e[512];
+    memset(said, 'x', sizeof said - 1);
+    said[sizeof said - 1] = '\0';
+    memcpy(said + 508, "\xc3\xa9", 2);   /* an e-acute across the cut */
+    CU_ASSERT_EQUAL(sb_errf(e, sizeof e, EIO, "roadm-1: the device "
+                            "refused the batch: %s; nothing applied", said),
+                    EIO);
+    size_t n = strlen(e);
+    CU_ASSERT(n >= sizeof e - 4 && n < sizeof e);
+    CU_ASSERT_STRING_EQUAL(e + n - 6, " [...]");
+    CU_ASSERT_EQUAL(strncmp(e, "roadm-1: the device refused", 27), 0);
+    /* What fits is whole, unmarked. */
+    CU_ASSERT_EQUAL(sb_errf(e, sizeof e, EIO, "roadm-1: %s", "no answer"),
+                    EIO);
+    CU_ASSERT_STRING_EQUAL(e, "roadm-1: no answer");
+    /* NULL or empty buffers are not written. */
+    CU_ASSERT_EQUAL(sb_errf(NULL, 0, ENOENT, "%s", said), ENOENT);
+    e[0] = 'q';
+    CU_ASSERT_EQUAL(sb_errf(e, 0, ENOENT, "%s", said), ENOENT);
+    CU_ASSERT_EQUAL(e[0], 'q');
+}
+
 static CU_TestInfo tests[] = {
+    { "a message past the buffer is cut with a mark", test_errf_cut },
     { "driver table", test_find },
     { "add, read, delete", test_round_trip },
     { "a bad batch changes nothing", test_all_or_nothing },
