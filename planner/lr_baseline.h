@@ -27,6 +27,17 @@ enum lr_tm_why lr_baseline_dp(const struct lr_tm *, struct lr_plan *,
                               struct lr_tm_eval *);
 enum lr_tm_why lr_baseline_pipedream(const struct lr_tm *, struct lr_plan *,
                                      struct lr_tm_eval *);
+/* PipeDream's search costs O(L^2 N^2): over 2 DCs of 1,000,000 devices
+ * it held lightraild's planner for more than 5 minutes (days, by its
+ * step count).  Past this many steps of its inner loop
+ * (lr_baseline_pipedream_steps(): about 10 ns each at -O2, 20.4 s for
+ * the 2.0e9 of bert-large on 3,807 devices, 2026-12-05; so about 2 s) it
+ * is refused with LR_TM_WORK before any work, as the README's "Limits"
+ * say. */
+#define LR_BASELINE_PIPEDREAM_MAX_STEPS 2e8
+/* The steps of the search over L layers and N devices:
+ * sum over j < L, n <= N of j (n - 1). */
+double lr_baseline_pipedream_steps(int n_layers, int n_devices);
 /* The same with at most 'max_stages' (1 to LR_PLAN_MAX_STAGES) stages,
  * LR_TM_STAGES when the best cut has more: lets a test reach the bound
  * with a small model, the search being O(L^2 N^2). */

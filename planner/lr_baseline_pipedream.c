@@ -28,7 +28,9 @@
  * stages than a plan holds, and we refuse it (LR_TM_STAGES) rather than
  * cut it short.
  *
- * Cost O(L^2 N^2) time, O(L N) space.
+ * Cost O(L^2 N^2) time, O(L N) space: past
+ * LR_BASELINE_PIPEDREAM_MAX_STEPS steps we refuse (LR_TM_WORK) before
+ * allocating anything.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -41,6 +43,13 @@ struct pd_cell {
     int i;                    /* previous stage's last layer, -1 = none */
     int n;                    /* this stage's replicas */
 };
+
+double
+lr_baseline_pipedream_steps(int n_layers, int n_devices)
+{
+    return (double) n_layers * (n_layers - 1) / 2
+           * ((double) n_devices * (n_devices - 1) / 2);
+}
 
 enum lr_tm_why
 lr_baseline_pipedream(const struct lr_tm *tm, struct lr_plan *plan,
@@ -62,6 +71,12 @@ lr_baseline_pipedream_max(const struct lr_tm *tm, int max_stages,
         speed += tm->dcs[k].n_devices * tm->dcs[k].peak * tm->dcs[k].eff;
         beta += tm->dcs[k].beta / tm->n_dcs;
         alpha += tm->dcs[k].alpha / tm->n_dcs;
+    }
+    if (lr_baseline_pipedream_steps(L, N) > LR_BASELINE_PIPEDREAM_MAX_STEPS) {
+        eval->why = LR_TM_WORK;
+        eval->bad_stage = -1;
+        eval->T = INFINITY;
+        return LR_TM_WORK;
     }
     speed /= N;
     const double b = tm->train.micro, e = tm->train.elem_bytes;

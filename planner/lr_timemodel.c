@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/lr_baseline.h"
 #include "planner/lr_timemodel.h"
 
 int
@@ -137,6 +138,9 @@ lr_tm_why_str(enum lr_tm_why w)
                "layers times the devices of a data center)";
     case LR_TM_STAGES:
         return "the plan would have more stages than the 512 a plan holds";
+    case LR_TM_WORK:
+        return "the search over these layers and devices would take too "
+               "long";
     }
     return "unknown";
 }
@@ -261,6 +265,19 @@ lr_tm_explain(const struct lr_tm *tm, enum lr_tm_why why, char *buf, size_t len)
                  "of %d or more, or with another algorithm", m->n_layers, n,
                  LR_PLAN_MAX_STAGES, LR_PLAN_MAX_STAGES,
                  step > 1 ? step : 2);
+        return;
+    }
+    if (why == LR_TM_WORK) {
+        int n = 0;
+        for (int k = 0; k < tm->n_dcs; k++)
+            n += tm->dcs[k].n_devices;
+        snprintf(buf, len, "work: pipedream's search over the %d layers "
+                 "and %d devices would take about %.2g steps (L^2 N^2 / 4), "
+                 "more than its bound of %.0e (seconds on the planner's "
+                 "thread); plan with CDynP, whose device step bounds its "
+                 "work, or on fewer devices", m->n_layers, n,
+                 lr_baseline_pipedream_steps(m->n_layers, n),
+                 LR_BASELINE_PIPEDREAM_MAX_STEPS);
         return;
     }
     snprintf(buf, len, "%s", lr_tm_why_str(why));

@@ -93,6 +93,9 @@ enum lr_tm_why {
                                * verdict on the request */
     LR_TM_STAGES,             /* the best cut has more stages than a plan
                                * holds (LR_PLAN_MAX_STAGES) */
+    LR_TM_WORK,               /* the search would take longer than its
+                               * bound (pipedream's,
+                               * LR_BASELINE_PIPEDREAM_MAX_STEPS) */
 };
 
 /* The terms of T for one plan, and each stage and boundary. */

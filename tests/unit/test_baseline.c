@@ -267,7 +267,53 @@ test_zone_follows_telemetry(void)
     lr_model_free(m);
 }
 
+/* PipeDream over 2 DCs of 1,000,000 devices is refused at once, the
+ * bound and what to do in the text: its O(L^2 N^2) search ran for hours
+ * on lightraild's planner thread.  At the bound it still plans. */
+static void
+test_pipedream_work_bound(void)
+{
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_cluster *c = lr_cluster_new();
+    CU_ASSERT_FATAL(c != NULL);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(c, "gpu", 1e14, 0.5, 80e9), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "dc0", "gpu", 1000000, 10e9, 0,
+                                      NULL), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "dc1", "gpu", 1000000, 10e9, 0,
+                                      NULL), 0);
+    struct lr_train tr = { 8, 1, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    lr_tm_set_link(tm, 0, 1, 1e9, 1e-3);
+    struct lr_plan *p = malloc(sizeof *p);
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    CU_ASSERT_FATAL(p && ev);
+    CU_ASSERT_EQUAL(lr_baseline_pipedream(tm, p, ev), LR_TM_WORK);
+    CU_ASSERT_EQUAL(ev->why, LR_TM_WORK);
+    CU_ASSERT(isinf(ev->T));
+    char why[512];
+    lr_tm_explain(tm, LR_TM_WORK, why, sizeof why);
+    CU_ASSERT_STRING_EQUAL(why, "work: pipedream's search over the 4 "
+                           "layers and 2000000 devices would take about "
+                           "1.2e+13 steps (L^2 N^2 / 4), more than its "
+                           "bound of 2e+08 (seconds on the planner's "
+                           "thread); plan with CDynP, whose device step "
+                           "bounds its work, or on fewer devices");
+    CU_ASSERT(lr_baseline_pipedream_steps(4, 2000000)
+              > LR_BASELINE_PIPEDREAM_MAX_STEPS);
+    CU_ASSERT(lr_baseline_pipedream_steps(4, 8165)
+              <= LR_BASELINE_PIPEDREAM_MAX_STEPS);
+    CU_ASSERT(lr_baseline_pipedream_steps(4, 8166)
+              > LR_BASELINE_PIPEDREAM_MAX_STEPS);
+    free(p);
+    free(ev);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
 static CU_TestInfo tests[] = {
+    { "pipedream past its work bound is refused at once", test_pipedream_work_bound },
     { "zone: the fewest DCs first", test_zone_fewest_dcs },
     { "zone: the pair follows the measured network",
       test_zone_follows_telemetry },
