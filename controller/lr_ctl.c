@@ -2453,6 +2453,26 @@ cmp_job(const void *a, const void *b)
                   ((const struct lr_job *) b)->intent.name);
 }
 
+static int
+cmp_job_ref(const void *a, const void *b)
+{
+    return cmp_job(*(const struct lr_job *const *) a,
+                   *(const struct lr_job *const *) b);
+}
+
+int
+lr_ctl_list_refs(const struct lr_ctl *c, const struct lr_job ***jobs, int *n)
+{
+    *jobs = malloc(((size_t) c->n_jobs + 1) * sizeof **jobs);
+    if (!*jobs)
+        return ENOMEM;
+    for (int i = 0; i < c->n_jobs; i++)
+        (*jobs)[i] = &c->jobs[i];
+    qsort(*jobs, (size_t) c->n_jobs, sizeof **jobs, cmp_job_ref);
+    *n = c->n_jobs;
+    return 0;
+}
+
 int
 lr_ctl_list(struct lr_ctl *c, struct lr_job **jobs, int *n)
 {

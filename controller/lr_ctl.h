@@ -430,6 +430,16 @@ int lr_ctl_get(struct lr_ctl *, const char *name, struct lr_job *job);
 /* Every job, in name order, in a new array the caller frees with free(). */
 int lr_ctl_list(struct lr_ctl *, struct lr_job **jobs, int *n);
 
+/* Every job, in name order, as pointers to the controller's own in a new
+ * array the caller frees with free() (not the jobs).  They stay valid
+ * until the jobs change (a call that submits, deletes, plans, ends an
+ * op or reconciles; the getters change nothing), so within one callback
+ * of the loop: what reads every job there (a GET of the jobs, /metrics)
+ * reads them in place, where lr_ctl_list() copies 22 KB a job (a plan
+ * holds 512 stages): 220 MB for 10,000 jobs.  0 or ENOMEM. */
+int lr_ctl_list_refs(const struct lr_ctl *, const struct lr_job ***jobs,
+                     int *n);
+
 /* Compares every device (and the emulated data plane) with the store;
  * with 'repair', removes orphan channels and pairs and re-applies
  * missing ones.  '*report' gets a malloc'ed text (one line per

@@ -40,15 +40,15 @@ bad_body(struct nb_response *resp, int rc, const char *path, const char *msg)
 
 /* Prints one job (or all) through the YANG edge. */
 static void
-reply_jobs(struct nb_app *app, struct nb_response *resp, int status,
-           const struct lr_job *jobs, int n, int single)
+reply_job_refs(struct nb_app *app, struct nb_response *resp, int status,
+               const struct lr_job *const *jobs, int n, int single)
 {
     struct lr_modtable mods;
     char *out = NULL, err[512];
     lr_modtable_default(&mods);
-    if (lr_yang_jobs_to_json(app->ly, jobs, n, lr_ctl_topo(app->ctl),
-                             lr_ctl_cluster(app->ctl), &mods, single, &out,
-                             err, sizeof err)) {
+    if (lr_yang_job_refs_to_json(app->ly, jobs, n, lr_ctl_topo(app->ctl),
+                                 lr_ctl_cluster(app->ctl), &mods, single,
+                                 &out, err, sizeof err)) {
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
         return;
     }
@@ -71,7 +71,7 @@ answer_submit(struct nb_app *app, struct nb_response *resp, int rc,
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
         return;
     }
-    reply_jobs(app, resp, 201, job, 1, 1);
+    reply_job_refs(app, resp, 201, &job, 1, 1);
     /* RFC 8040 4.4.1: where the new job is (its name percent-encoded,
      * RFC 3986 unreserved characters as they are). */
     char *key = evhttp_uriencode(job->intent.name, -1, 0);
@@ -483,14 +483,14 @@ static void
 h_jobs_get(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
     struct nb_app *app = arg;
-    struct lr_job *jobs = NULL;
+    const struct lr_job **jobs = NULL;
     int n = 0;
     (void) req;
-    if (lr_ctl_list(app->ctl, &jobs, &n)) {
+    if (lr_ctl_list_refs(app->ctl, &jobs, &n)) {
         nb_error(resp, 500, "resource-denied", NULL, "out of memory");
         return;
     }
-    reply_jobs(app, resp, 200, jobs, n, 0);
+    reply_job_refs(app, resp, 200, jobs, n, 0);
     free(jobs);
 }
 
@@ -521,7 +521,8 @@ h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
         nb_error(resp, 404, "invalid-value", NULL, "no job named '%s'", name);
         return;
     }
-    reply_jobs(app, resp, 200, &job, 1, 1);
+    const struct lr_job *ref = &job;
+    reply_job_refs(app, resp, 200, &ref, 1, 1);
 }
 
 static void put_inventory(struct nb_app *, const struct nb_request *,
@@ -635,17 +636,17 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
     struct nb_app *app = arg;
     const struct lr_topo *t = lr_ctl_topo(app->ctl);
     const struct lr_cluster *cl = lr_ctl_cluster(app->ctl);
-    struct lr_job *jobs = NULL;
+    const struct lr_job **jobs = NULL;
     int n_jobs = 0;
     (void) req;
-    if (lr_ctl_list(app->ctl, &jobs, &n_jobs)) {
+    if (lr_ctl_list_refs(app->ctl, &jobs, &n_jobs)) {
         nb_error(resp, 500, "resource-denied", NULL, "out of memory");
         return;
     }
     int total = 0;
     for (int j = 0; j < n_jobs; j++)
-        for (int k = 0; k < jobs[j].n_lightpaths; k++)
-            total += jobs[j].lp[k].n_links;
+        for (int k = 0; k < jobs[j]->n_lightpaths; k++)
+            total += jobs[j]->lp[k].n_links;
     struct lr_state_link *links = calloc((size_t) t->n_links + 1,
                                          sizeof *links);
     struct lr_state_channel *ch = calloc((size_t) total + 1, sizeof *ch);
@@ -667,15 +668,15 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
         sl->slots = t->links[l].n_slots;
         sl->channels = ch + used_ch;
         for (int j = 0; j < n_jobs; j++)
-            for (int k = 0; k < jobs[j].n_lightpaths; k++) {
-                const struct lr_lightpath *lp = &jobs[j].lp[k];
+            for (int k = 0; k < jobs[j]->n_lightpaths; k++) {
+                const struct lr_lightpath *lp = &jobs[j]->lp[k];
                 for (int h = 0; h < lp->n_links; h++)
                     if (lp->links[h] == l) {
                         struct lr_state_channel *c = &ch[used_ch++];
                         c->first = lp->first;
                         c->m = lp->m;
                         snprintf(c->job, sizeof c->job, "%s",
-                                 jobs[j].intent.name);
+                                 jobs[j]->intent.name);
                         sl->n_channels++;
                         sl->used += lp->m;
                     }
@@ -738,9 +739,9 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
                       .deletes = cn->deletes },
     };
     for (int j = 0; j < n_jobs; j++) {
-        v.counters.jobs_active += jobs[j].phase == LR_JOB_ACTIVE;
-        v.counters.jobs_blocked += jobs[j].phase == LR_JOB_BLOCKED;
-        v.counters.jobs_failed += jobs[j].phase == LR_JOB_FAILED;
+        v.counters.jobs_active += jobs[j]->phase == LR_JOB_ACTIVE;
+        v.counters.jobs_blocked += jobs[j]->phase == LR_JOB_BLOCKED;
+        v.counters.jobs_failed += jobs[j]->phase == LR_JOB_FAILED;
     }
     if (lr_yang_state_to_json(app->ly, &v, &out, err, sizeof err))
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
@@ -1057,9 +1058,9 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         return;
     }
     buf[0] = '\0';
-    struct lr_job *jobs = NULL;
+    const struct lr_job **jobs = NULL;
     int n = 0;
-    lr_ctl_list(app->ctl, &jobs, &n);
+    lr_ctl_list_refs(app->ctl, &jobs, &n);
     static const enum lr_job_phase phases[] = {
         LR_JOB_PROVISIONING, LR_JOB_ACTIVE, LR_JOB_RELEASING,
         LR_JOB_BLOCKED, LR_JOB_FAILED,
@@ -1069,7 +1070,7 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
     for (size_t p = 0; p < sizeof phases / sizeof *phases; p++) {
         int count = 0;
         for (int j = 0; j < n; j++)
-            count += jobs[j].phase == phases[p];
+            count += jobs[j]->phase == phases[p];
         put(&buf, &len, &cap, "lightrail_jobs{phase=\"%s\"} %d\n",
             lr_job_phase_name(phases[p]), count);
     }

@@ -746,6 +746,28 @@ lr_yang_jobs_to_json(struct ly_ctx *ctx, const struct lr_job *jobs, int n,
                      const struct lr_modtable *mods, int single,
                      char **out, char *err, size_t errlen)
 {
+    const struct lr_job **refs = malloc(((size_t) (n > 0 ? n : 0) + 1)
+                                        * sizeof *refs);
+    if (!refs) {
+        *out = NULL;
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "out of memory");
+        return ENOMEM;
+    }
+    for (int i = 0; i < n; i++)
+        refs[i] = &jobs[i];
+    int ret = lr_yang_job_refs_to_json(ctx, refs, n, topo, cluster, mods,
+                                       single, out, err, errlen);
+    free(refs);
+    return ret;
+}
+
+int
+lr_yang_job_refs_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
+                         int n, const struct lr_topo *topo,
+                         const struct lr_cluster *cluster,
+                         const struct lr_modtable *mods, int single,
+                         char **out, char *err, size_t errlen)
+{
     struct lr_yang_job_env env = {
         .topo = topo, .cluster = cluster, .mods = mods,
         .err = err, .errlen = errlen,
@@ -771,7 +793,7 @@ lr_yang_jobs_to_json(struct ly_ctx *ctx, const struct lr_job *jobs, int n,
     if ((rc = lyd_new_inner(NULL, env.mod, "jobs", 0, &root)))
         goto cleanup;
     for (int i = 0; i < n; i++) {
-        ret = lr_yang_job_add(&env, &jobs[i], root, &rc);
+        ret = lr_yang_job_add(&env, jobs[i], root, &rc);
         if (ret || rc)
             goto cleanup;
     }

@@ -98,6 +98,14 @@ int lr_yang_jobs_to_json(struct ly_ctx *, const struct lr_job *jobs, int n,
                          const struct lr_modtable *mods, int single,
                          char **out, char *err, size_t errlen);
 
+/* The same over pointers to the jobs (lr_ctl_list_refs()), which are
+ * read, not kept. */
+int lr_yang_job_refs_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
+                             int n, const struct lr_topo *topo,
+                             const struct lr_cluster *cluster,
+                             const struct lr_modtable *mods, int single,
+                             char **out, char *err, size_t errlen);
+
 /* ---- Resource state (lightrail-state) ---- */
 
 /* A block of slots [first, first + m) of a link, held by 'job'. */

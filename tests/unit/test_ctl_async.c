@@ -317,6 +317,14 @@ test_reconcile_steps(void)
     CU_ASSERT_EQUAL(n, 2);
     CU_ASSERT(n == 2 && jobs[0].phase == LR_JOB_ACTIVE
               && jobs[1].phase == LR_JOB_PROVISIONING);
+    /* The same jobs in the same order, read in place. */
+    const struct lr_job **refs = NULL;
+    int n_refs = -1;
+    CU_ASSERT_EQUAL(lr_ctl_list_refs(c, &refs, &n_refs), 0);
+    CU_ASSERT_EQUAL(n_refs, n);
+    for (int i = 0; i < n && i < n_refs; i++)
+        CU_ASSERT_EQUAL(memcmp(refs[i], &jobs[i], sizeof jobs[i]), 0);
+    free(refs);
     free(jobs);
     CU_ASSERT_EQUAL(lr_ctl_get(c, "r1", &job), 0);
     CU_ASSERT_EQUAL(lr_ctl_reconcile(c, false, &rep, &drift, err,

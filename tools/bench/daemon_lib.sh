@@ -1,5 +1,6 @@
-# Shared by tools/bench/api.sh, netconf.sh and plan_loop.sh (sourced,
-# after `tmp` (a directory of their own) and `top` (the tree) are set):
+# Shared by tools/bench/api.sh, netconf.sh, plan_loop.sh and jobs_get.sh
+# (sourced, after `tmp` (a directory of their own) and `top` (the tree)
+# are set):
 # a lightraild of the benchmark's own on 127.0.0.1, over HTTPS with a
 # certificate made here, stopped by PID by the caller's trap.
 

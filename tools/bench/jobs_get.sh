@@ -1,0 +1,46 @@
+#!/bin/sh
+# The GET of every job, against a lightraild of our own (dummy ROADMs,
+# the metro example) on 127.0.0.1 holding JOBS jobs:
+#     tools/bench/jobs_get.sh [JOBS] [RUNS] [QUERY]
+# Submits JOBS intents (the first ones admitted, the rest blocked: no
+# spectrum or devices left), then GETs the jobs RUNS times, one at a
+# time, with QUERY (e.g. "limit=100") appended when given.  Prints the
+# jobs, the body's bytes and the median and slowest GET in seconds: that
+# long, lightraild's loop serves no other client.  Run from the top of a
+# built tree.
+set -eu
+JOBS=${1:-10000} RUNS=${2:-5} QUERY=${3:-}
+top=$(pwd)
+tmp=$(mktemp -d)
+. "$top/tools/bench/daemon_lib.sh"
+trap '[ -n "$PID" ] && kill $PID 2>/dev/null; rm -rf "$tmp"' EXIT
+bench_config "$top/examples/topologies/metro.json" \
+    "$top/examples/clusters/metro.json"
+bench_start
+python3 - "$URL" "$TOKEN" "$tmp/cert.pem" "$JOBS" <<'PY'
+import http.client, json, ssl, sys, urllib.parse
+url, token, ca, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+u = urllib.parse.urlparse(url)
+ctx = ssl.create_default_context(cafile=ca)
+c = http.client.HTTPSConnection(u.hostname, u.port, context=ctx)
+hdr = {"Authorization": "Bearer " + token,
+       "Content-Type": "application/yang-data+json"}
+for i in range(n):
+    body = json.dumps({"lightrail-job:job": [{
+        "name": "j%d" % i, "model": "bert-large", "batch": 32,
+        "microbatch": 1, "gpus": {"min": 1, "max": 8}}]})
+    c.request("POST", "/restconf/data/lightrail-job:jobs", body, hdr)
+    r = c.getresponse()
+    r.read()
+    if r.status != 201:
+        sys.exit("POST j%d: %d" % (i, r.status))
+PY
+q=${QUERY:+?$QUERY}
+for i in $(seq 1 "$RUNS"); do
+    curl -sS --cacert "$tmp/cert.pem" -H "Authorization: Bearer $TOKEN" \
+        -o "$tmp/body" -w '%{time_total}\n' \
+        "$URL/restconf/data/lightrail-job:jobs$q" >> "$tmp/times"
+done
+sort -n "$tmp/times" | awk -v jobs="$JOBS" -v bytes="$(wc -c < "$tmp/body")" \
+    '{ t[NR] = $1 } END { printf "| %d | %d | %.3f | %.3f |\n", jobs,
+      bytes, t[int((NR + 1) / 2)], t[NR] }'
