@@ -108,7 +108,7 @@ struct nb_srv_route {
  * (nb_ssl_gone), whose ex_data points here. */
 struct nb_tls_conn {
     struct nb_tls_conn *next, **prev;   /* srv->conns, newest first */
-    struct nb_server *srv;
+    struct nb_server *srv;              /* NULL once the server is freed */
     struct bufferevent *bev;            /* libevent's; lives as long */
     bool trusted;       /* a request on it had valid credentials */
     bool evicted;       /* its socket shut down, no longer counted */
@@ -848,11 +848,13 @@ nb_ssl_gone(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl,
     (void) argp;
     if (!conn)
         return;
-    *conn->prev = conn->next;
-    if (conn->next)
-        conn->next->prev = conn->prev;
-    if (!conn->evicted)
-        conn->srv->n_tls--;
+    if (conn->srv) {
+        *conn->prev = conn->next;
+        if (conn->next)
+            conn->next->prev = conn->prev;
+        if (!conn->evicted)
+            conn->srv->n_tls--;
+    }
     free(conn);
 }
 
@@ -1116,6 +1118,10 @@ nb_server_free(struct nb_server *srv)
     }
     if (srv->http)
         evhttp_free(srv->http);
+    /* libevent frees the connections' bufferevents, and OpenSSL their
+     * SSLs (nb_ssl_gone), later: in the loop, or in event_base_free. */
+    for (struct nb_tls_conn *c = srv->conns; c; c = c->next)
+        c->srv = NULL;
     SSL_CTX_free(srv->ssl);
     for (int i = 0; i < srv->n_routes; i++)
         free(srv->routes[i].path);

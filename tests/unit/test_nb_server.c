@@ -926,6 +926,46 @@ test_tls_connection_cap(void)
             curl_easy_cleanup(clients[i]);
 }
 
+/* A TLS server freed while a client's connection is open, then its
+ * base, as lightraild stops (nb_server_free, event_base_free): libevent
+ * frees the connection's SSL in event_base_free, after the server, and
+ * the connection's record must not reach back into the freed server
+ * (AddressSanitizer: heap-use-after-free in nb_ssl_gone). */
+static void
+test_tls_server_freed_with_connection(void)
+{
+    if (!fx.have_tls) {
+        fprintf(stderr, "skipped: no certificates\n");
+        return;
+    }
+    struct event_base *base = event_base_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(base);
+    struct nb_server_config cfg = {
+        .address = "127.0.0.1", .port = 0, .tls = true,
+        .cert_file = fx.server_crt, .key_file = fx.server_key,
+        .tokens = tokens, .n_tokens = 2, .max_body = MAX_BODY,
+    };
+    struct nb_server *srv = NULL;
+    char err[512];
+    CU_ASSERT_EQUAL_FATAL(nb_server_new(base, &cfg, routes, N_ROUTES, &srv,
+                                        &srv, err, sizeof err), 0);
+    struct sockaddr_in a = { .sin_family = AF_INET,
+                             .sin_port = htons((uint16_t) nb_server_port(srv)),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_EQUAL_FATAL(connect(fd, (struct sockaddr *) &a, sizeof a), 0);
+    /* A few turns of the loop: the server accepts, its TLS accept waits
+     * for a ClientHello that does not come. */
+    for (int i = 0; i < 20; i++) {
+        event_base_loop(base, EVLOOP_NONBLOCK);
+        usleep(10000);
+    }
+    nb_server_free(srv);
+    event_base_free(base);
+    close(fd);
+}
+
 static void
 test_client_certificate(void)
 {
@@ -1352,6 +1392,8 @@ static CU_TestInfo tests[] = {
     { "a deferred request whose client leaves is dropped", test_deferred_client_leaves },
     { "past 64 TLS connections a stranger's makes room, a client's stays",
       test_tls_connection_cap },
+    { "a TLS server freed with a connection open, then its base",
+      test_tls_server_freed_with_connection },
     { "a request whose end is in doubt is 400 and closed",
       test_framing_in_doubt },
     /* Last: it stops the loop and frees the plain server. */
