@@ -1,15 +1,15 @@
 #!/bin/sh
 # The GET of every job, against a lightraild of our own (dummy ROADMs,
 # the metro example) on 127.0.0.1 holding JOBS jobs:
-#     tools/bench/jobs_get.sh [JOBS] [RUNS] [QUERY]
+#     tools/bench/jobs_get.sh [JOBS] [RUNS]
 # Submits JOBS intents (the first ones admitted, the rest blocked: no
 # spectrum or devices left), then GETs the jobs RUNS times, one at a
-# time, with QUERY (e.g. "limit=100") appended when given.  Prints the
+# time (the whole list: the API has no paging).  Prints the
 # jobs, the body's bytes and the median and slowest GET in seconds: that
 # long, lightraild's loop serves no other client.  Run from the top of a
 # built tree.
 set -eu
-JOBS=${1:-10000} RUNS=${2:-5} QUERY=${3:-}
+JOBS=${1:-10000} RUNS=${2:-5}
 top=$(pwd)
 tmp=$(mktemp -d)
 . "$top/tools/bench/daemon_lib.sh"
@@ -35,11 +35,10 @@ for i in range(n):
     if r.status != 201:
         sys.exit("POST j%d: %d" % (i, r.status))
 PY
-q=${QUERY:+?$QUERY}
 for i in $(seq 1 "$RUNS"); do
     curl -sS --cacert "$tmp/cert.pem" -H "Authorization: Bearer $TOKEN" \
         -o "$tmp/body" -w '%{time_total}\n' \
-        "$URL/restconf/data/lightrail-job:jobs$q" >> "$tmp/times"
+        "$URL/restconf/data/lightrail-job:jobs" >> "$tmp/times"
 done
 sort -n "$tmp/times" | awk -v jobs="$JOBS" -v bytes="$(wc -c < "$tmp/body")" \
     '{ t[NR] = $1 } END { printf "| %d | %d | %.3f | %.3f |\n", jobs,
