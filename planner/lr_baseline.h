@@ -36,8 +36,14 @@ enum lr_tm_why lr_baseline_pipedream(const struct lr_tm *, struct lr_plan *,
  * say. */
 #define LR_BASELINE_PIPEDREAM_MAX_STEPS 2e8
 /* The steps of the search over L layers and N devices:
- * sum over j < L, n <= N of j (n - 1). */
-double lr_baseline_pipedream_steps(int n_layers, int n_devices);
+ * sum over j < L, n <= N of j (n - 1).  Inline: lr_tm_explain() names
+ * it, and the time model must not link the planners. */
+static inline double
+lr_baseline_pipedream_steps(int n_layers, int n_devices)
+{
+    return (double) n_layers * (n_layers - 1) / 2
+           * ((double) n_devices * (n_devices - 1) / 2);
+}
 /* The same with at most 'max_stages' (1 to LR_PLAN_MAX_STAGES) stages,
  * LR_TM_STAGES when the best cut has more: lets a test reach the bound
  * with a small model, the search being O(L^2 N^2). */

@@ -44,13 +44,6 @@ struct pd_cell {
     int n;                    /* this stage's replicas */
 };
 
-double
-lr_baseline_pipedream_steps(int n_layers, int n_devices)
-{
-    return (double) n_layers * (n_layers - 1) / 2
-           * ((double) n_devices * (n_devices - 1) / 2);
-}
-
 enum lr_tm_why
 lr_baseline_pipedream(const struct lr_tm *tm, struct lr_plan *plan,
                       struct lr_tm_eval *eval)
