@@ -141,12 +141,19 @@ book(struct lr_ctl *c, const struct lr_job *job)
     return 0;
 }
 
+/* Gives back the slots of the job's lightpaths (the job keeps them). */
 static void
-unbook(struct lr_ctl *c, const struct lr_job *job)
+unbook_lightpaths(struct lr_ctl *c, const struct lr_job *job)
 {
     for (int i = 0; i < job->n_lightpaths; i++)
         lr_spectrum_release(c->rsa->sp, job->lp[i].links, job->lp[i].n_links,
                             job->lp[i].first, job->lp[i].m);
+}
+
+static void
+unbook(struct lr_ctl *c, const struct lr_job *job)
+{
+    unbook_lightpaths(c, job);
     for (int k = 0; k < c->cluster->n_dcs; k++)
         c->gpus_used[k] -= job->gpus[k];
 }
@@ -1449,13 +1456,11 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
         lr_tm_explain(tm, v, detail, sizeof detail);
         snprintf(why, len, "candidate %d has no plan over its chain: %s", a,
                  detail);
-        plan->n_stages = 0;
         goto cleanup;
     }
     if (!(ev->T <= LR_JOB_MAX_ITERATION_S)) {
         snprintf(why, len, "candidate %d: an iteration would take %.3g s",
                  a, ev->T);
-        plan->n_stages = 0;
         goto cleanup;
     }
     for (int h = 0; h + 1 < cd->n_dcs; h++) {
@@ -1472,12 +1477,6 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
                      "more than the %d links a lightpath may cross", a,
                      cd->route, c->cluster->dcs[cd->dc[h]].name,
                      c->cluster->dcs[cd->dc[h + 1]].name, LR_JOB_MAX_HOPS);
-            for (int i = 0; i < job->n_lightpaths; i++)
-                lr_spectrum_release(c->rsa->sp, job->lp[i].links,
-                                    job->lp[i].n_links, job->lp[i].first,
-                                    job->lp[i].m);
-            job->n_lightpaths = 0;
-            plan->n_stages = 0;
             goto cleanup;
         }
         double km = fmax(p[0]->length_km, p[1]->length_km);
@@ -1491,12 +1490,6 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
                          "on route %d of hop %s-%s", a, cd->route,
                          c->cluster->dcs[cd->dc[h]].name,
                          c->cluster->dcs[cd->dc[h + 1]].name);
-                for (int i = 0; i < job->n_lightpaths; i++)
-                    lr_spectrum_release(c->rsa->sp, job->lp[i].links,
-                                        job->lp[i].n_links, job->lp[i].first,
-                                        job->lp[i].m);
-                job->n_lightpaths = 0;
-                plan->n_stages = 0;
                 goto cleanup;
             }
             struct lr_lightpath *lp = &job->lp[job->n_lightpaths++];
@@ -1538,6 +1531,12 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
     ppo_note_work(job, work, ro);
     rc = 0;
 cleanup:
+    if (rc) {
+        /* Nothing is held: the lightpaths booked so far go back. */
+        unbook_lightpaths(c, job);
+        job->n_lightpaths = 0;
+        plan->n_stages = 0;
+    }
     lr_tm_free(tm);
     free(ev);
     return rc;
@@ -1862,10 +1861,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
 cleanup:
     if (job->phase == LR_JOB_BLOCKED) {
         /* Give back the spectrum booked before the block. */
-        for (int i = 0; i < job->n_lightpaths; i++)
-            lr_spectrum_release(c->rsa->sp, job->lp[i].links,
-                                job->lp[i].n_links, job->lp[i].first,
-                                job->lp[i].m);
+        unbook_lightpaths(c, job);
         job->n_lightpaths = 0;
         memset(job->gpus, 0, sizeof job->gpus);
         job->plan.n_stages = 0;
