@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <openssl/ssl.h>
+#include <sys/socket.h>
 
 #include "northbound/nb_server.h"
 
@@ -27,6 +28,12 @@ void nb_error_protocol(struct nb_response *resp, int status,
                        const char *tag, const char *path,
                        const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* nb_conns.c ------------------------------------------------------------ */
+
+/* How many connections accepted from the listener bound to 'local' this
+ * process holds open (each a descriptor, the peer gone or not). */
+int nb_conns_count(const struct sockaddr_storage *local);
 
 /* nb_tls.c -------------------------------------------------------------- */
 

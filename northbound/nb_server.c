@@ -8,8 +8,8 @@
  *      a body on HEAD)                       400 malformed-message, closed
  *   1. draining                              503 resource-denied
  *   2. a TLS server, a connection without TLS 500 operation-failed
- *      (SSL_new failed; past NB_MAX_TLS_CONNS of clients' connections
- *      the handshake fails)
+ *      (SSL_new failed; past max_conns of clients' connections the
+ *      handshake fails)
  *   3. a path that is absolute, well percent-encoded, free of control
  *      characters once decoded             400 malformed-message
  *   4. a body within max_body                413 too-big
@@ -68,6 +68,7 @@
 #include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 #include <event2/http.h>
+#include <event2/listener.h>
 #include <event2/util.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -83,16 +84,26 @@
 #define NB_MAX_HEADERS (64 * 1024)
 /* A connection silent this long is dropped (slow-loris clients). */
 #define NB_TIMEOUT_S 60
-/* TLS connections open at once, at most: with libevent's body limit
- * (NB_BODY_SLACK x max_body, read before the token can be checked:
- * libevent 2.1 has no hook between the headers and the body), what
- * strangers can make the server hold.  At the cap a new connection
- * takes the place of the oldest one that never sent a request with
- * valid credentials (nb_tls_evict): strangers holding every slot, idle
- * or trickling bytes, would otherwise lock every client out.  When all
- * are a client's, one more is handed a plain socket, on which its TLS
- * handshake fails at once. */
-#define NB_MAX_TLS_CONNS 64
+/* TLS connections open at once, at most (cfg->max_conns): with
+ * libevent's body limit (NB_BODY_SLACK x max_body, read before the token
+ * can be checked: libevent 2.1 has no hook between the headers and the
+ * body), what strangers can make the server hold.  At the cap a new
+ * connection takes the place of the oldest one that never sent a
+ * request with valid credentials (nb_tls_evict): strangers holding
+ * every slot, idle or trickling bytes, would otherwise lock every client
+ * out.  When all are a client's, one more is handed a plain socket, on
+ * which its TLS handshake fails at once.
+ *
+ * Plain HTTP (loopback only) has the same cap for another reason: each
+ * connection is a descriptor, and a local process opening thousands
+ * would leave lightraild none for its devices and its store.  libevent
+ * does not say when a plain connection ends, so the kernel is asked
+ * (nb_conns_count) once the accepts since the last count reach the cap;
+ * at the cap the listener stops accepting (new connections wait in the
+ * kernel's backlog) and is counted again every NB_RESUME_MS until one
+ * has closed.  No eviction: a local process may still hold every slot,
+ * which denies the API only, not the daemon's descriptors. */
+#define NB_RESUME_MS 200
 #define NB_PRINCIPAL_MAX 256
 #define NB_ALL_METHODS (NB_GET | NB_POST | NB_PUT | NB_DELETE | NB_PATCH)
 
@@ -140,6 +151,14 @@ struct nb_server {
     int n_pending;
     struct nb_tls_conn *conns;  /* TLS connections open */
     int n_tls;                  /* of them, those not evicted */
+    int max_conns;
+    /* Plain HTTP: the listener, its address, the connections counted
+     * by nb_conns_count plus those accepted since, and, while the
+     * listener is paused at the cap, the timer that counts again. */
+    struct evconnlistener *listener;    /* libevent's, in 'http' */
+    struct sockaddr_storage local;
+    int n_plain;
+    struct event *resume;
 };
 
 /* A deferred request.  'req' is NULL once libevent no longer has it for
@@ -870,7 +889,7 @@ nb_ssl_index_init(void)
  * reads the end at once and frees it.  Not for writing: what OpenSSL
  * still writes (an alert) would raise SIGPIPE in a process that does
  * not ignore it.  A client's own first request may be
- * what is cut, when strangers open NB_MAX_TLS_CONNS connections while
+ * what is cut, when strangers open max_conns connections while
  * it is on the way: it reconnects, as after any reset.  Whether one was
  * found. */
 static bool
@@ -894,7 +913,7 @@ nb_server_bevcb(struct event_base *base, void *srv_)
     struct nb_server *srv = srv_;
     pthread_once(&nb_ssl_once, nb_ssl_index_init);
     if (nb_ssl_index < 0
-        || (srv->n_tls >= NB_MAX_TLS_CONNS && !nb_tls_evict(srv)))
+        || (srv->n_tls >= srv->max_conns && !nb_tls_evict(srv)))
         return NULL;
     struct nb_tls_conn *conn = calloc(1, sizeof *conn);
     SSL *ssl = conn ? SSL_new(srv->ssl) : NULL;
@@ -921,6 +940,40 @@ nb_server_bevcb(struct event_base *base, void *srv_)
     /* Clients that close without close_notify are the common case. */
     bufferevent_openssl_set_allow_dirty_shutdown(conn->bev, 1);
     return conn->bev;
+}
+
+/* While the plain listener is paused at the cap: accepts again once
+ * a connection has closed. */
+static void
+nb_plain_resume(evutil_socket_t fd, short what, void *srv_)
+{
+    struct nb_server *srv = srv_;
+    srv->n_plain = nb_conns_count(&srv->local);
+    if (srv->n_plain < srv->max_conns) {
+        evconnlistener_enable(srv->listener);
+        return;
+    }
+    const struct timeval tv = { 0, NB_RESUME_MS * 1000 };
+    evtimer_add(srv->resume, &tv);
+}
+
+/* libevent's hook into each plain accept (the socket already accepted);
+ * NULL lets libevent make the socket's bufferevent as it would without
+ * the hook.  Disabling the listener from here is allowed: libevent's
+ * accept loop checks for it after each callback. */
+static struct bufferevent *
+nb_plain_bevcb(struct event_base *base, void *srv_)
+{
+    struct nb_server *srv = srv_;
+    if (++srv->n_plain < srv->max_conns)
+        return NULL;
+    srv->n_plain = nb_conns_count(&srv->local);
+    if (srv->n_plain >= srv->max_conns) {
+        evconnlistener_disable(srv->listener);
+        const struct timeval tv = { 0, NB_RESUME_MS * 1000 };
+        evtimer_add(srv->resume, &tv);
+    }
+    return NULL;
 }
 
 /* Copies the routes and tokens into 'srv', checking each. */
@@ -1007,6 +1060,8 @@ nb_server_listen(struct nb_server *srv, const char *address, int port,
         snprintf(err, errlen, "getsockname: %s", strerror(e));
         return e;
     }
+    srv->listener = evhttp_bound_socket_get_listener(bs);
+    srv->local = ss;
     srv->port = ss.ss_family == AF_INET6
                 ? ntohs(((struct sockaddr_in6 *) &ss)->sin6_port)
                 : ntohs(((struct sockaddr_in *) &ss)->sin_port);
@@ -1027,7 +1082,8 @@ nb_server_new(struct event_base *base, const struct nb_server_config *cfg,
         errlen = sizeof scratch;
     }
     if (!out || !base || !cfg || n_routes < 0 || (n_routes && !routes)
-        || cfg->n_tokens < 0 || (cfg->n_tokens && !cfg->tokens)) {
+        || cfg->n_tokens < 0 || (cfg->n_tokens && !cfg->tokens)
+        || cfg->max_conns < 0) {
         snprintf(err, errlen, "nb_server_new: invalid arguments");
         goto cleanup;
     }
@@ -1065,6 +1121,7 @@ nb_server_new(struct event_base *base, const struct nb_server_config *cfg,
     srv->base = base;
     srv->arg = arg;
     srv->max_body = cfg->max_body ? cfg->max_body : NB_DEFAULT_MAX_BODY;
+    srv->max_conns = cfg->max_conns > 0 ? cfg->max_conns : NB_MAX_CONNS;
     if ((rc = nb_server_copy_tables(srv, routes, n_routes, cfg->tokens,
                                     cfg->n_tokens, err, errlen)))
         goto cleanup;
@@ -1093,6 +1150,12 @@ nb_server_new(struct event_base *base, const struct nb_server_config *cfg,
     evhttp_set_gencb(srv->http, nb_server_on_request, srv);
     if (srv->ssl)
         evhttp_set_bevcb(srv->http, nb_server_bevcb, srv);
+    else if (!(srv->resume = evtimer_new(base, nb_plain_resume, srv))) {
+        snprintf(err, errlen, "out of memory");
+        rc = ENOMEM;
+        goto cleanup;
+    } else
+        evhttp_set_bevcb(srv->http, nb_plain_bevcb, srv);
     if ((rc = nb_server_listen(srv, address, cfg->port, err, errlen)))
         goto cleanup;
     *out = srv;
@@ -1116,6 +1179,8 @@ nb_server_free(struct nb_server *srv)
         nb_pending_drop_request(p);
         nb_pending_unlink(p);
     }
+    if (srv->resume)
+        event_free(srv->resume);
     if (srv->http)
         evhttp_free(srv->http);
     /* libevent frees the connections' bufferevents, and OpenSSL their

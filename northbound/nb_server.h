@@ -89,7 +89,14 @@ struct nb_server_config {
     const struct nb_token *tokens;
     int n_tokens;
     size_t max_body;          /* bytes; larger bodies get 413 */
+    /* Connections open at once; 0: NB_MAX_CONNS.  Over TLS, at the cap a
+     * new connection takes the place of the oldest one that never sent
+     * valid credentials, else it is refused.  Plain HTTP stops accepting
+     * at the cap: new connections wait in the kernel's backlog until one
+     * closes (idle ones close after a minute). */
+    int max_conns;
 };
+#define NB_MAX_CONNS 64
 
 /* Listens and serves on 'base'.  Plain HTTP (tls = false) is refused
  * unless the address is a loopback one.  The caller frees the server
