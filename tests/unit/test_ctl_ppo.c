@@ -20,7 +20,12 @@
  *     of the intents' arrival times (a fake clock);
  *   - with ppo-rollout, decisions taken on a thread of their own
  *     (lr_ctl_decide_begin) are those taken on the caller's, one at a
- *     time, and are checked against the state when they end.
+ *     time, and are checked against the state when they end;
+ *   - a candidate that stops at its second hop (a route of 33 links,
+ *     slots already taken, too few slots, beyond every modulation's
+ *     reach) falls back to CDynP with the reason, its first hop's
+ *     lightpaths given back: spectrum, store and dummy ROADMs hold what
+ *     they held before and the CDynP job's own.
  * After every admission lr_ctl_check() proves memory, store and devices
  * agree.
  */
@@ -28,6 +33,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1992,6 +1998,306 @@ test_base_policy(void)
     lr_ctl_free(c);
 }
 
+/* ---- admit_ppo(): the failures inside its loop over the hops ----
+ *
+ * A network of six DCs made for them (hops_net), every DC with 16
+ * A100s, where one triple of each kind stops at its second hop, after
+ * its first hop's two lightpaths are booked:
+ *   dca-dcb-dcc   hop dcb-dcc crosses 33 links (dcb's ROADM b, then
+ *                 x1..x33), one more than a lightpath records: the mask
+ *                 allows it (the environment has no such limit);
+ *   dca-dcd-dcb   hop dca-dcd's way back (d -> b -> a) and hop dcd-dcb's
+ *                 way along (d -> b) share link d-b: each hop's first
+ *                 fit, computed on its own, is the same slot, which hop
+ *                 0 has booked when hop 1 asks for it;
+ *   dca-dcb-dcf   link b-f carries one slot, too few for any tier;
+ *   dca-dcb-dce   b-y-e is 120,000 km, beyond every modulation's reach.
+ * The last three are outside the mask (the environment's first fits are
+ * computed on the controller's own spectrum, and it knows each of these
+ * limits): a decider that keeps to the mask never takes them, so a
+ * baseline that ignores it (lr_ctl_config.ppo_base) makes each happen.
+ * Each job falls back to CDynP with the reason; the spectrum, the store
+ * and the dummy ROADMs then hold exactly what they held before and the
+ * CDynP job's own lightpaths (none here: CDynP plans this job in one
+ * DC), nothing of the triple's first hop. */
+
+/* A decider that takes candidate *(int *) arg whatever the mask says. */
+static int
+fixed_choose(void *arg, const struct lr_jenv *e, const uint8_t *mask,
+             struct lr_rng *rng)
+{
+    (void) e;
+    (void) mask;
+    (void) rng;
+    return *(const int *) arg;
+}
+
+static const struct lr_jenv_policy fixed_policy = {
+    .name = "fixed", .summary = "the test's candidate, mask or not",
+    .choose = fixed_choose,
+};
+
+/* Appends 'fmt' to buf (of 'cap' bytes, 'len' used); the test stops when
+ * it does not fit. */
+static void
+json_add(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    CU_ASSERT_FATAL(n >= 0 && (size_t) n < cap - *len);
+    *len += (size_t) n;
+}
+
+/* Link u-v both ways. */
+static void
+json_link(char *buf, size_t cap, size_t *len, const char *u, const char *v,
+          const char *km, int slots)
+{
+    for (int back = 0; back < 2; back++)
+        json_add(buf, cap, len, ",{\"link-id\":\"%s-%s\",\"source\":"
+                 "{\"source-node\":\"%s\"},\"destination\":{\"dest-node\":"
+                 "\"%s\"},\"lightrail-topology:length-km\":\"%s\","
+                 "\"lightrail-topology:slots\":%d}", back ? v : u,
+                 back ? u : v, back ? v : u, back ? u : v, km, slots);
+}
+
+/* The network above: its topology and cluster in '*t' and '*cl'. */
+static void
+hops_net(struct lr_topo **t, struct lr_cluster **cl)
+{
+    static char buf[32768];
+    static const char *const dcs[6][2] = {
+        { "dca", "a" }, { "dcb", "b" }, { "dcc", "x33" }, { "dcd", "d" },
+        { "dce", "e" }, { "dcf", "f" },
+    };
+    char err[1024], x[16], y[16];
+    size_t len = 0;
+    json_add(buf, sizeof buf, &len, "{\"ietf-network:networks\":{"
+             "\"network\":[{\"network-id\":\"hops\",\"network-types\":{"
+             "\"lightrail-topology:lightrail-optical\":{}},\"node\":[");
+    static const char *const named[] = { "a", "b", "d", "y", "e", "f" };
+    for (size_t i = 0; i < 6; i++)
+        json_add(buf, sizeof buf, &len, "%s{\"node-id\":\"%s\","
+                 "\"lightrail-topology:roadm\":{\"name\":\"%s\"}}",
+                 i ? "," : "", named[i], named[i]);
+    for (int i = 1; i <= 33; i++)
+        json_add(buf, sizeof buf, &len, ",{\"node-id\":\"x%d\","
+                 "\"lightrail-topology:roadm\":{\"name\":\"x%d\"}}", i, i);
+    json_add(buf, sizeof buf, &len, "],\"ietf-network-topology:link\":[");
+    /* The first link without the comma json_link() puts before it. */
+    size_t start = len;
+    json_link(buf, sizeof buf, &len, "a", "b", "10", 320);
+    memmove(buf + start, buf + start + 1, len - start);
+    len--;
+    json_link(buf, sizeof buf, &len, "b", "d", "10", 320);
+    json_link(buf, sizeof buf, &len, "b", "x1", "10", 320);
+    for (int i = 1; i < 33; i++) {
+        snprintf(x, sizeof x, "x%d", i);
+        snprintf(y, sizeof y, "x%d", i + 1);
+        json_link(buf, sizeof buf, &len, x, y, "10", 320);
+    }
+    json_link(buf, sizeof buf, &len, "b", "y", "60000", 320);
+    json_link(buf, sizeof buf, &len, "y", "e", "60000", 320);
+    json_link(buf, sizeof buf, &len, "b", "f", "10", 1);
+    json_add(buf, sizeof buf, &len, "]}]}}");
+    CU_ASSERT_EQUAL_FATAL(lr_yang_load_topo_mem(ly, buf, len, "hops", t,
+                                                err, sizeof err), 0);
+    len = 0;
+    json_add(buf, sizeof buf, &len, "{\"lightrail-compute:compute\":{"
+             "\"device-type\":[{\"name\":\"A100-80GB\",\"peak-tflops\":"
+             "\"312\",\"efficiency\":\"0.45\",\"memory-gb\":\"80\"}],"
+             "\"dc\":[");
+    for (int i = 0; i < 6; i++)
+        json_add(buf, sizeof buf, &len, "%s{\"name\":\"%s\",\"device-type\":"
+                 "\"A100-80GB\",\"device-count\":16,"
+                 "\"intra-dc-bandwidth-gbytes-per-s\":\"600\","
+                 "\"intra-dc-latency-us\":\"5\",\"attachment-node\":\"%s\"}",
+                 i ? "," : "", dcs[i][0], dcs[i][1]);
+    json_add(buf, sizeof buf, &len, "]}}");
+    if (lr_yang_load_cluster_mem(ly, buf, len, "hops", cl, err, sizeof err))
+        fprintf(stderr, "hops: %s\n", err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*cl);
+}
+
+/* The triple (d0, d1, d2) on route 0 at the first tier it has; -1 when
+ * the environment has none. */
+static int
+triple(const struct lr_jenv *env, int d0, int d1, int d2)
+{
+    for (int a = 0; a < lr_jenv_n_cands(env); a++) {
+        const struct lr_jenv_cand *cd = lr_jenv_cand(env, a);
+        if (cd->n_dcs == 3 && cd->dc[0] == d0 && cd->dc[1] == d1
+            && cd->dc[2] == d2 && cd->route == 0)
+            return a;
+    }
+    return -1;
+}
+
+/* The candidate fixed_policy takes. */
+static int fixed_pick;
+
+/* Candidate 'pick', taken by fixed_policy ('fixed') or the agent of
+ * 'path' (biased to it), for gpt-1.9b on 16 GPUs, stops inside the loop
+ * with 'why'.  With 'pre' >= 0, fixed_policy places job "pre" on that
+ * candidate first, so that the devices and the spectrum hold a job's
+ * lightpaths before.  The job is planned by CDynP with the reason; the
+ * spectrum, the store and the devices hold what they held before and the
+ * CDynP job's own lightpaths, and what they held before once it is
+ * deleted. */
+static void
+check_hop_failure(const char *path, bool fixed, int pre, int pick,
+                  const char *why)
+{
+    char err[1024], want[512];
+    snprintf(db, sizeof db, "%s/db%d", dir, n_db);
+    int reuse = n_db++;
+    struct lr_ctl_config cfg = { .ppo_policy = path,
+                                 .ppo_base = fixed ? &fixed_policy : NULL,
+                                 .ppo_base_arg = &fixed_pick };
+    struct lr_ctl *c = lr_test_ctl_open(&cfg);
+    bool usable;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT(usable);
+    struct lr_job job;
+    int pre_hops = 0;
+    if (pre >= 0) {
+        fixed_pick = pre;
+        struct lr_intent in = intent("pre", "gpt-1.9b", 16, 16);
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err),
+                              0);
+        CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+        CU_ASSERT_EQUAL_FATAL(job.n_lightpaths, 2);
+        for (int k = 0; k < job.n_lightpaths; k++)
+            pre_hops += job.lp[k].n_links + 1;
+    }
+    fixed_pick = pick;
+    const struct lr_spectrum *sp = lr_ctl_rsa(c)->sp;
+    size_t words = (size_t) sp->n_links * (size_t) sp->nw;
+    uint64_t *before = malloc(words * sizeof *before),
+             *with = malloc(words * sizeof *with);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(before);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(with);
+    memcpy(before, sp->occ, words * sizeof *before);
+    int used[LR_TM_MAX_DCS];
+    memcpy(used, lr_ctl_gpus_used(c), (size_t) cluster->n_dcs * sizeof *used);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("pre/"), pre_hops);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels(""), pre_hops);
+    struct lr_intent in = intent("h", "gpt-1.9b", 16, 16);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    snprintf(want, sizeof want, "ppo: candidate %d: %s; planned by cdynp",
+             pick, why);
+    CU_ASSERT_STRING_EQUAL(job.note, want);
+    if (strcmp(job.note, want))
+        fprintf(stderr, "note '%s', expected '%s'\n", job.note, want);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_cdynp, 1);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_candidate, pre >= 0);
+    /* The spectrum: what was booked and the job's lightpaths, no more. */
+    int booked = 0, want_booked = 0, hops = 0;
+    for (size_t w = 0; w < words; w++) {
+        CU_ASSERT_EQUAL(sp->occ[w] & before[w], before[w]);
+        booked += __builtin_popcountll(sp->occ[w] & ~before[w]);
+    }
+    for (int k = 0; k < job.n_lightpaths; k++) {
+        want_booked += job.lp[k].m * job.lp[k].n_links;
+        hops += job.lp[k].n_links + 1;
+    }
+    CU_ASSERT_EQUAL(booked, want_booked);
+    /* The devices: "pre"'s channels as they were, the job's, one on each
+     * ROADM of each of its lightpaths, and nothing else. */
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("pre/"), pre_hops);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("h/"), hops);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels(""), pre_hops + hops);
+    fprintf(stderr, "(%d: %d lightpaths by cdynp) ", pick, job.n_lightpaths);
+    assert_consistent(c);
+    memcpy(with, sp->occ, words * sizeof *with);
+    lr_ctl_free(c);
+    /* The store: started again on it, the controller books the same. */
+    snprintf(db, sizeof db, "%s/db%d", dir, reuse);
+    c = lr_test_ctl_open(&cfg);
+    sp = lr_ctl_rsa(c)->sp;
+    CU_ASSERT_EQUAL(memcmp(sp->occ, with, words * sizeof *with), 0);
+    assert_consistent(c);
+    /* Deleted, the job leaves the network as it found it. */
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "h", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(memcmp(sp->occ, before, words * sizeof *before), 0);
+    CU_ASSERT_EQUAL(memcmp(lr_ctl_gpus_used(c), used,
+                           (size_t) cluster->n_dcs * sizeof *used), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("pre/"), pre_hops);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels(""), pre_hops);
+    assert_consistent(c);
+    if (pre >= 0)
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, "pre", err, sizeof err), 0);
+    lr_ctl_free(c);
+    free(before);
+    free(with);
+}
+
+/* The pair (d0, d1) on route 0 the mask allows; -1 when none. */
+static int
+pair(const struct lr_jenv *env, int d0, int d1)
+{
+    for (int a = 0; a < lr_jenv_n_cands(env); a++) {
+        const struct lr_jenv_cand *cd = lr_jenv_cand(env, a);
+        if (cd->n_dcs == 2 && cd->dc[0] == d0 && cd->dc[1] == d1
+            && cd->route == 0 && lr_jenv_mask(env)[a])
+            return a;
+    }
+    return -1;
+}
+
+static void
+test_hop_failures(void)
+{
+    char path[256], why[256];
+    struct lr_topo *metro_topo = topo, *net = NULL;
+    struct lr_cluster *metro_cluster = cluster, *cl = NULL;
+    hops_net(&net, &cl);
+    topo = net;
+    cluster = cl;
+    struct lr_model *models[3];
+    struct lr_jenv *env = mix_env(
+        (struct lr_jenv_config) { .triples = true }, models);
+    CU_ASSERT_FATAL(lr_jenv_present(env, 1, 2) > 0);
+    int a = triple(env, 0, 1, 2), b = triple(env, 0, 3, 1),
+        f = triple(env, 0, 1, 5), e = triple(env, 0, 1, 4);
+    CU_ASSERT_FATAL(a >= 0 && b >= 0 && f >= 0 && e >= 0);
+    /* Each stops at its second hop, the first one booked. */
+    CU_ASSERT_EQUAL(lr_jenv_cand_hop_path(env, a, 0, 0)->n_links, 1);
+    CU_ASSERT_EQUAL(lr_jenv_cand_hop_path(env, a, 1, 0)->n_links, 33);
+    CU_ASSERT(lr_jenv_mask(env)[a]);
+    CU_ASSERT_EQUAL(lr_jenv_cand_hop_first(env, b, 0, 1), 0);
+    CU_ASSERT_EQUAL(lr_jenv_cand_hop_first(env, b, 1, 0), 0);
+    CU_ASSERT_FALSE(lr_jenv_mask(env)[b]);
+    CU_ASSERT_FALSE(lr_jenv_mask(env)[f]);
+    CU_ASSERT_FALSE(lr_jenv_mask(env)[e]);
+    snprintf(path, sizeof path, "%s/hops.pol", dir);
+    write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
+                        a, 0, true, false);
+    /* A job on dcb-dcd before, one lightpath each way. */
+    int p = pair(env, 1, 3);
+    CU_ASSERT_FATAL(p >= 0);
+    CU_ASSERT_EQUAL(lr_jenv_cand_gpus(env, p, 0), 8);
+    /* The agent itself takes a, which its mask allows. */
+    snprintf(why, sizeof why, "route 0 of hop dcb-dcc has more than the 32 "
+             "links a lightpath may cross");
+    check_hop_failure(path, false, -1, a, why);
+    check_hop_failure(path, true, p, a, why);
+    check_hop_failure(path, true, p, b, "its slots are not free on route 0 "
+                      "of hop dcd-dcb");
+    check_hop_failure(path, true, p, f, "its slots are not free on route 0 "
+                      "of hop dcb-dcf");
+    check_hop_failure(path, true, p, e, "its slots are not free on route 0 "
+                      "of hop dcb-dce");
+    mix_env_free(env, models);
+    topo = metro_topo;
+    cluster = metro_cluster;
+    lr_topo_free(net);
+    lr_cluster_free(cl);
+}
+
 static CU_TestInfo tests[] = {
     { "a mapped intent takes the actor's candidate",
       test_mapped_intents_follow_the_actor },
@@ -2033,6 +2339,8 @@ static CU_TestInfo tests[] = {
       test_rollout_decision_checked },
     { "ppo-rollout: a decision with nothing feasible is checked too",
       test_rollout_nothing_feasible_then_freed },
+    { "a candidate failing at a hop falls back, its first hop given back",
+      test_hop_failures },
     CU_TEST_INFO_NULL,
 };
 
