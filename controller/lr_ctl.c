@@ -1481,9 +1481,17 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
         }
         double km = fmax(p[0]->length_km, p[1]->length_km);
         int mod = lr_mod_choose(&c->rsa->mods, km);
+        if (mod < 0) {
+            /* Not the spectrum: no format carries a signal that far. */
+            snprintf(why, len, "candidate %d: route %d of hop %s-%s is %.0f "
+                     "km long, beyond the reach of every modulation", a,
+                     cd->route, c->cluster->dcs[cd->dc[h]].name,
+                     c->cluster->dcs[cd->dc[h + 1]].name, km);
+            goto cleanup;
+        }
         for (int dir = 0; dir < 2; dir++) {
             int first = lr_jenv_cand_hop_first(env, a, h, dir);
-            if (mod < 0 || first < 0
+            if (first < 0
                 || lr_spectrum_alloc(c->rsa->sp, p[dir]->links,
                                      p[dir]->n_links, first, m)) {
                 snprintf(why, len, "candidate %d: its slots are not free "
