@@ -25,7 +25,8 @@
  *     slots already taken, too few slots, beyond every modulation's
  *     reach) falls back to CDynP with the reason, its first hop's
  *     lightpaths given back: spectrum, store and dummy ROADMs hold what
- *     they held before and the CDynP job's own.
+ *     they held before and the CDynP job's own; a feasible triple
+ *     whose second hop's ROADM refuses fails, nothing of it left.
  * After every admission lr_ctl_check() proves memory, store and devices
  * agree.
  */
@@ -2235,6 +2236,58 @@ check_hop_failure(const char *path, bool fixed, int pre, int pick,
     free(with);
 }
 
+/* Candidate 'pick', feasible, taken by fixed_policy after job "pre" on
+ * candidate 'pre', with ROADM 'node' refusing every apply: the job fails
+ * with the device's refusal, and the spectrum, the GPUs and the devices
+ * hold what they held before ("pre"'s), its lightpaths configured before
+ * the refusal taken down again. */
+static void
+check_device_refuses(const char *path, int pre, int pick, const char *node)
+{
+    char err[1024];
+    snprintf(db, sizeof db, "%s/db%d", dir, n_db++);
+    struct lr_ctl_config cfg = { .ppo_policy = path,
+                                 .ppo_base = &fixed_policy,
+                                 .ppo_base_arg = &fixed_pick };
+    struct lr_ctl *c = lr_test_ctl_open(&cfg);
+    struct lr_job job;
+    fixed_pick = pre;
+    struct lr_intent in = intent("pre", "gpt-1.9b", 16, 16);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    int pre_channels = lr_test_ctl_channels("pre/");
+    CU_ASSERT(pre_channels > 0);
+    const struct lr_spectrum *sp = lr_ctl_rsa(c)->sp;
+    size_t words = (size_t) sp->n_links * (size_t) sp->nw;
+    uint64_t *before = malloc(words * sizeof *before);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(before);
+    memcpy(before, sp->occ, words * sizeof *before);
+    int used[LR_TM_MAX_DCS];
+    memcpy(used, lr_ctl_gpus_used(c), (size_t) cluster->n_dcs * sizeof *used);
+    fixed_pick = pick;
+    lr_test_ctl_fail(node, "always");
+    in = intent("h", "gpt-1.9b", 16, 16);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    lr_test_ctl_fail(node, NULL);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "refused"));
+    fprintf(stderr, "(%s) ", job.reason);
+    CU_ASSERT_EQUAL(job.n_lightpaths, 0);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->ppo_candidate, 2);
+    CU_ASSERT_EQUAL(memcmp(sp->occ, before, words * sizeof *before), 0);
+    CU_ASSERT_EQUAL(memcmp(lr_ctl_gpus_used(c), used,
+                           (size_t) cluster->n_dcs * sizeof *used), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("h/"), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels(""), pre_channels);
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "h", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "pre", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels(""), 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+    free(before);
+}
+
 /* The pair (d0, d1) on route 0 the mask allows; -1 when none. */
 static int
 pair(const struct lr_jenv *env, int d0, int d1)
@@ -2292,6 +2345,12 @@ test_hop_failures(void)
     /* Its slots would be free: the reason is the reach. */
     check_hop_failure(path, true, p, e, "route 0 of hop dcb-dce is 120000 "
                       "km long, beyond the reach of every modulation");
+    /* A device that refuses: dca-dcb-dcd is feasible, and ROADM d,
+     * on its second hop only, refuses once its first hop is up. */
+    int ok = triple(env, 0, 1, 3);
+    CU_ASSERT_FATAL(ok >= 0);
+    CU_ASSERT(lr_jenv_mask(env)[ok]);
+    check_device_refuses(path, p, ok, "d");
     mix_env_free(env, models);
     topo = metro_topo;
     cluster = metro_cluster;
