@@ -1433,6 +1433,16 @@ admit_ppo(struct lr_ctl *c, const struct lr_model *model,
         free(ev);
         return ENOMEM;
     }
+    /* A decider other than the policy's mask (lr_ctl_config.ppo_base,
+     * tests and benchmarks) may name a route a DC pair does not have. */
+    for (int h = 0; h + 1 < cd->n_dcs; h++)
+        if (!lr_jenv_cand_hop_path(env, a, h, 0)
+            || !lr_jenv_cand_hop_path(env, a, h, 1)) {
+            snprintf(why, len, "candidate %d: hop %s-%s has no route %d "
+                     "on this network", a, c->cluster->dcs[cd->dc[h]].name,
+                     c->cluster->dcs[cd->dc[h + 1]].name, cd->route);
+            goto cleanup;
+        }
     for (int k = 0; k < tm->n_dcs; k++)
         tm->dcs[k].n_devices = 0;
     for (int i = 0; i < cd->n_dcs; i++)

@@ -2345,6 +2345,19 @@ test_hop_failures(void)
     /* Its slots would be free: the reason is the reach. */
     check_hop_failure(path, true, p, e, "route 0 of hop dcb-dce is 120000 "
                       "km long, beyond the reach of every modulation");
+    /* A route the pair does not have: dca reaches dcb one way only. */
+    int none = -1;
+    for (int k = 0; k < lr_jenv_n_cands(env) && none < 0; k++) {
+        const struct lr_jenv_cand *cd = lr_jenv_cand(env, k);
+        if (cd->n_dcs == 2 && cd->dc[0] == 0 && cd->dc[1] == 1
+            && cd->route > 0)
+            none = k;
+    }
+    CU_ASSERT_FATAL(none >= 0);
+    CU_ASSERT_PTR_NULL(lr_jenv_cand_hop_path(env, none, 0, 0));
+    snprintf(why, sizeof why, "hop dca-dcb has no route %d on this network",
+             lr_jenv_cand(env, none)->route);
+    check_hop_failure(path, true, p, none, why);
     /* A device that refuses: dca-dcb-dcd is feasible, and ROADM d,
      * on its second hop only, refuses once its first hop is up. */
     int ok = triple(env, 0, 1, 3);
