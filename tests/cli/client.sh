@@ -25,7 +25,9 @@ expect_rc() {
 }
 
 # Usage errors: exit 2, one line, before any connection.
-expect_bad "what to do?" $LIGHTRAIL job
+expect_bad "which action: submit, list, show or delete?" $LIGHTRAIL job
+expect_bad "which action: show or reload?" $LIGHTRAIL policy
+expect_bad "which action: show?" $LIGHTRAIL spectrum
 expect_bad "unknown action 'frob'" $LIGHTRAIL job frob
 expect_bad "job show needs a job NAME" $LIGHTRAIL job show
 expect_bad "unexpected argument 'b'" $LIGHTRAIL job show a b

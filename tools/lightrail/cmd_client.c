@@ -282,7 +282,9 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         return LR_EXIT_USAGE;
     }
     if (o->n_args == 0 && c != C_RECONCILE) {
-        lr_cli_err(o->cmd, "what to do? (see lightrail %s --help)", o->cmd);
+        lr_cli_err(o->cmd, "which action: %s? (see lightrail %s --help)",
+                   c == C_JOB ? "submit, list, show or delete"
+                   : c == C_POLICY ? "show or reload" : "show", o->cmd);
         return LR_EXIT_USAGE;
     }
     return 0;
