@@ -53,6 +53,16 @@ if $LIGHTRAIL job --help | grep -q '^exit status: 0 done'; then
 else
     notok "job --help"
 fi
+# --gpus-min is lightrail-job's gpus min: the free GPUs the job needs to
+# be planned, not a floor on what its plan holds (test_ctl's
+# test_gpus_min_is_free_gpus); --help said "the fewest devices the job
+# accepts".
+if $LIGHTRAIL job --help | grep -A1 -e '--gpus-min N' | tr -s ' \n' ' ' |
+       grep -q 'fewest free devices the job is planned with (fewer free: blocked); its plan may hold fewer'; then
+    ok "job --help: --gpus-min is what the job needs free, not a floor on what it holds"
+else
+    notok "job --help --gpus-min: $($LIGHTRAIL job --help | grep -e '--gpus-min N')"
+fi
 
 # Nobody listens on port 1: exit 6 and one clear line.
 expect_rc 6 "lightrail job: cannot talk to http://127.0.0.1:1: " \
