@@ -58,6 +58,70 @@ page_opts() {
         }' "$1" | sort -u
 }
 
+# help_items: each term of a --help list on stdin with its description
+# (a line indented at most 12 columns that starts with '-', and the
+# deeper lines under it), one a line, every blank and double quote
+# removed: where a text breaks its lines is no difference.  --help and
+# --version are left out: the pages say them in man's own words.
+help_items() {
+    awk '!body && /^[ \t]*$/ { body = 1; next }
+         !body { next }
+         match($0, /^ +/) && RLENGTH <= 12 && substr($0, RLENGTH + 1, 1) == "-" {
+             if (item != "") print item
+             item = $0; ind = RLENGTH; next
+         }
+         item != "" && match($0, /^ +/) && RLENGTH > ind { item = item $0; next }
+         { if (item != "") print item; item = "" }
+         END { if (item != "") print item }' | tr -d ' \t"' |
+        grep -v -e '^--version' -e '^-h,--help'
+}
+
+# page_text PAGE SECTION: the text of SECTION and of the .SH sections
+# its text names (as page_opts), without roff's fonts, escapes and
+# requests, every blank removed, on one line, each item (.TP, .PP, ...)
+# between two '|'.
+page_text() {
+    awk -v want="$2" '
+        /^\.S[HS] / { sec = $0; next }
+        { text[sec] = text[sec] "\n" $0 }
+        END {
+            s = text[want]
+            for (k in text) {
+                if (k !~ /^\.SH "/) continue
+                title = k; sub(/^\.SH "/, "", title); sub(/"$/, "", title)
+                if (k != want && index(text[want], title)) s = s "\n" text[k]
+            }
+            n = split(s, line, "\n")
+            for (i = 1; i <= n; i++) {
+                l = line[i]
+                if (l ~ /^\.(TP|PP|RS|RE)/) { printf "|"; continue }
+                if (l ~ /^\.(IP|nf|fi|br)/) continue
+                sub(/^\.[A-Z]+ /, "", l)
+                gsub(/\\-/, "-", l); gsub(/\\f[BIRP]/, "", l)
+                gsub(/\\\(aq/, "\047", l); gsub(/\\e/, "\\", l)
+                gsub(/[ \t"]/, "", l)
+                printf "%s", l
+            }
+            print "|"
+        }' "$1"
+}
+
+# described WHAT HELP-ITEMS PAGE-TEXT: each option's description in
+# --help is the page's, word for word (the page had `--gpus-min`
+# "the fewest devices the job accepts" after the schema and --help
+# had stopped saying it; a --help changed without its page now fails).
+described() {
+    missing=
+    while IFS= read -r item; do
+        grep -q -F -e "|$item|" "$3" || missing="$missing [$item]"
+    done < "$2"
+    if [ -s "$2" ] && [ -z "$missing" ]; then
+        ok "$1: the page describes the $(wc -l < "$2") options as --help does"
+    else
+        notok "$1: described otherwise in the page (blanks removed):$missing"
+    fi
+}
+
 # same WHAT HELP-OPTS PAGE-OPTS: the two lists are the same.
 same() {
     if [ -s "$2" ] && cmp -s "$2" "$3"; then
@@ -88,11 +152,17 @@ for c in $(cat "$tmp/cmds"); do
     "$LIGHTRAIL" "$c" --help | help_opts > "$tmp/h"
     page_opts "$page1" ".SS \"lightrail $c\"" > "$tmp/p"
     same "lightrail $c" "$tmp/h" "$tmp/p"
+    "$LIGHTRAIL" "$c" --help | help_items > "$tmp/hi"
+    page_text "$page1" ".SS \"lightrail $c\"" > "$tmp/pt"
+    described "lightrail $c" "$tmp/hi" "$tmp/pt"
 done
 
 "$LIGHTRAILD" --help | help_opts > "$tmp/h"
 page_opts "$page8" '.SH OPTIONS' > "$tmp/p"
 same "lightraild" "$tmp/h" "$tmp/p"
+"$LIGHTRAILD" --help | help_items > "$tmp/hi"
+page_text "$page8" '.SH OPTIONS' > "$tmp/pt"
+described "lightraild" "$tmp/hi" "$tmp/pt"
 
 # man renders them without a warning, as a reader runs it (at 80
 # columns; in C.UTF-8, which Debian always has, so that no missing
