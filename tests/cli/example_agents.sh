@@ -93,6 +93,19 @@ if await_file "$STATE/lightraild.port" $DPID "$tmp/d.log" lightraild; then
     else
         notok "no agent of the plan lists the job: $(cat "$tmp/res")"
     fi
+    # Their logs say it as docs/agent-protocol.md quotes them ("What a DC
+    # provisions"; it quoted a line the agent never wrote).
+    logged=
+    for dc in $held; do
+        grep -Eq ": job [0-9]+: commit layers [0-9]+-[0-9]+ \((lex|time)[a-z-]*, assuming [0-9]+ stages\): [0-9]+ stage\(s\): " "$tmp/$dc.log" &&
+            grep -Eq ": 'gpt-1.9b' committed: [0-9]+ of [0-9]+ devices free$" "$tmp/$dc.log" &&
+            logged="$logged $dc"
+    done
+    if [ -n "$held" ] && [ "$logged" = "$held" ]; then
+        ok "the agents' logs of the COMMIT are those docs/agent-protocol.md quotes:$logged"
+    else
+        notok "the agents' logs of the COMMIT ($held): $(grep -h commit "$tmp"/dc[23].log)"
+    fi
     kill $DPID
     wait $DPID
 else
