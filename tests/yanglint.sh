@@ -85,6 +85,70 @@ lint_each "roadm config" lint_config "$srcdir/yang/lightrail-roadm.yang" \
     "$srcdir"/examples/roadm/*.json
 lint_each job lint_job "" "$srcdir"/examples/lightraild/jobs/*.json
 
+# The payloads the operator docs show, as a reader copies them: the
+# intent of docs/controller.md ("What it does with an intent"), the
+# agent file and the fragments of a remote DC and of the coordinator of
+# docs/agent-protocol.md, and the southbound configurations of
+# docs/southbound.md (their "# ..." comments removed; one that elides
+# with "..." is a sketch and left out).  A fragment goes into the
+# smallest document around it: a compute with the placeholder type it
+# names, a configuration with the three leaves it must have.
+mkdir -p tests
+DOC=tests/yanglint-doc.$$
+trap 'rm -f "$WRAPPED" "$DOC".*' EXIT
+# block FILE FIRST-LINE: the indented block of FILE from the line FIRST
+# (exactly) to the next blank line, unindented.
+block() {
+    awk -v first="$2" '$0 == first { on = 1 } on && /^$/ { exit }
+                       on { sub(/^    /, ""); print }' "$1"
+}
+# fence FILE N: the Nth ```json block of FILE.
+fence() {
+    awk -v want="$2" '/^```json$/ { n++; on = n == want; next }
+                      /^```$/ { on = 0 } on' "$1"
+}
+# doc_lint LABEL SCHEMA FILE [lint function]: as lint_each, one file,
+# which must not be empty (a doc whose text moved fails here, not skips).
+doc_lint() {
+    if [ ! -s "$3" ]; then
+        notok "$1: not found in the page"
+    elif out=$(${4:-lint} ${2:+"$2"} "$3" 2>&1); then
+        ok "$1"
+    else
+        notok "$1: $out"
+    fi
+}
+config_around() {
+    printf '{"lightrail-config:lightraild": {"state-dir": "s", "topology-file": "t",\n'
+    printf ' "cluster-file": "c", "listen": {"tls": false},\n'
+    cat
+    printf '}}\n'
+}
+block "$srcdir/docs/controller.md" "    {\"lightrail-job:job\":[{\"name\":\"j1\",\"model\":\"gpt-1.9b\",\"batch\":64,\"microbatch\":4," \
+    > "$DOC.intent"
+doc_lint "docs/controller.md: the intent" "" "$DOC.intent" lint_job
+fence "$srcdir/docs/agent-protocol.md" 1 > "$DOC.agent"
+doc_lint "docs/agent-protocol.md: the agent's file" "$srcdir/yang/lightrail-agent.yang" "$DOC.agent"
+{ printf '{"lightrail-compute:compute": {"device-type": [{"name": "unknown",\n'
+  printf ' "peak-tflops": "1", "efficiency": "0.01", "memory-gb": "1"}], "dc": [\n'
+  fence "$srcdir/docs/agent-protocol.md" 2
+  printf ']}}\n'; } > "$DOC.remote"
+doc_lint "docs/agent-protocol.md: a remote DC" "$COMPUTE" "$DOC.remote"
+fence "$srcdir/docs/agent-protocol.md" 3 | config_around > "$DOC.coord"
+doc_lint "docs/agent-protocol.md: the coordinator" "$CONFIG" "$DOC.coord"
+awk '/^    "southbound": \{/ { on = 1; n++; text = "" }
+     on && /^$/ { on = 0; if (text !~ /\.\.\. *[],}]/) print text > (prefix n) }
+     on { sub(/^    /, ""); sub(/ *# .*$/, ""); text = text $0 "\n" }' \
+    prefix="$DOC.sb" "$srcdir/docs/southbound.md"
+n=0
+for f in "$DOC".sb*; do
+    [ -f "$f" ] || continue
+    n=$((n + 1))
+    config_around < "$f" > "$f.json"
+    doc_lint "docs/southbound.md: southbound configuration ${f#"$DOC".sb}" "$CONFIG" "$f.json"
+done
+[ $n -ge 4 ] || notok "docs/southbound.md: $n southbound configurations found, 4 expected at least"
+
 # Each bad input with the message the schema must give, so that a schema
 # change that stops refusing it (say, losing the deviation that makes link
 # ends required references) fails here.
