@@ -78,6 +78,20 @@ lint_each topology lint "$TOPO" "$srcdir"/examples/topologies/*.json
 lint_each cluster lint "$COMPUTE" "$srcdir"/examples/clusters/*.json
 lint_each model lint "$MODEL" "$srcdir"/examples/models/*.json
 lint_each "daemon config" lint "$CONFIG" "$srcdir"/examples/lightraild/*.json
+# Each in a state directory of its own: they sit side by side, and a
+# daemon started on another's directory takes that one's stored network
+# and jobs for its own (mnoptical.json after demo.json stopped at "ROADM
+# r4: not in the configuration's southbound device list", r4 being the
+# metro's; netconf.json would have re-applied the demo's jobs to real
+# ROADMs at its start).
+shared=$(sed -n 's/^ *"state-dir": *"\([^"]*\)".*/\1/p' \
+             "$srcdir"/examples/lightraild/*.json | sort | uniq -d)
+n=$(grep -l '"state-dir"' "$srcdir"/examples/lightraild/*.json | wc -l)
+if [ -z "$shared" ] && [ "$n" -eq "$(ls "$srcdir"/examples/lightraild/*.json | wc -l)" ]; then
+    ok "examples/lightraild: each of the $n configurations has a state-dir of its own"
+else
+    notok "examples/lightraild: a state-dir shared by several configurations: $shared"
+fi
 lint_each agent lint "$srcdir/yang/lightrail-agent.yang" "$srcdir"/examples/agents/*.json
 # A ROADM's running config as the netconf driver writes it (and as
 # netconfd validates it).
