@@ -482,6 +482,20 @@ main(int argc, char **argv)
         rc = 2;
         goto cleanup;
     }
+    /* The listener nb_server_new() would refuse (plain HTTP on an
+     * address other hosts reach, say): refused here, exit 2, before the
+     * state directory, the store and recovery's device work, which it
+     * used to come after (exit 1). */
+    struct nb_server_config listen_cfg = {
+        .address = cfg->address, .port = cfg->port, .tls = cfg->tls,
+        .cert_file = cfg->cert, .key_file = cfg->key,
+        .client_ca_file = cfg->client_ca[0] ? cfg->client_ca : NULL,
+    };
+    if (nb_server_config_check(&listen_cfg, err, sizeof err)) {
+        fprintf(stderr, "lightraild: %s: listen: %s\n", config_path, err);
+        rc = 2;
+        goto cleanup;
+    }
     lr_log_use_syslog(cfg->log == LR_CONFIG_LOG_SYSLOG);
     if (ensure_dir(cfg->state_dir) || ensure_dir(cfg->dummy_dir)) {
         lr_log(LR_LOG_ERR, "cannot create %s or %s: %s", cfg->state_dir,

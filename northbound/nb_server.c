@@ -1069,6 +1069,37 @@ nb_server_listen(struct nb_server *srv, const char *address, int port,
 }
 
 int
+nb_server_config_check(const struct nb_server_config *cfg, char *err,
+                       size_t errlen)
+{
+    const char *address = cfg->address ? cfg->address : "127.0.0.1";
+    if (cfg->port < 0 || cfg->port > 65535) {
+        snprintf(err, errlen, "port %d is outside 0..65535", cfg->port);
+        return EINVAL;
+    }
+    if (cfg->tls && (!cfg->cert_file || !cfg->key_file)) {
+        snprintf(err, errlen, "HTTPS needs a certificate file and a key "
+                 "file");
+        return EINVAL;
+    }
+    if (!cfg->tls && cfg->client_ca_file) {
+        snprintf(err, errlen, "client certificates (a client CA file) "
+                 "need HTTPS: give a certificate and a key");
+        return EINVAL;
+    }
+    /* Tokens travel in clear over plain HTTP: only this host may see
+     * them. */
+    if (!cfg->tls && !nb_is_loopback(address)) {
+        snprintf(err, errlen, "plain HTTP is allowed only on a loopback "
+                 "address (127.0.0.0/8 or ::1), not on '%s': configure "
+                 "HTTPS with a certificate and key, or listen on 127.0.0.1",
+                 address);
+        return EINVAL;
+    }
+    return 0;
+}
+
+int
 nb_server_new(struct event_base *base, const struct nb_server_config *cfg,
               const struct nb_route *routes, int n_routes, void *arg,
               struct nb_server **out, char *err, size_t errlen)
@@ -1089,29 +1120,8 @@ nb_server_new(struct event_base *base, const struct nb_server_config *cfg,
     }
     *out = NULL;
     const char *address = cfg->address ? cfg->address : "127.0.0.1";
-    if (cfg->port < 0 || cfg->port > 65535) {
-        snprintf(err, errlen, "port %d is outside 0..65535", cfg->port);
+    if (nb_server_config_check(cfg, err, errlen))
         goto cleanup;
-    }
-    if (cfg->tls && (!cfg->cert_file || !cfg->key_file)) {
-        snprintf(err, errlen, "HTTPS needs a certificate file and a key "
-                 "file");
-        goto cleanup;
-    }
-    if (!cfg->tls && cfg->client_ca_file) {
-        snprintf(err, errlen, "client certificates (a client CA file) "
-                 "need HTTPS: give a certificate and a key");
-        goto cleanup;
-    }
-    /* Tokens travel in clear over plain HTTP: only this host may see
-     * them. */
-    if (!cfg->tls && !nb_is_loopback(address)) {
-        snprintf(err, errlen, "plain HTTP is allowed only on a loopback "
-                 "address (127.0.0.0/8 or ::1), not on '%s': configure "
-                 "HTTPS with a certificate and key, or listen on 127.0.0.1",
-                 address);
-        goto cleanup;
-    }
 
     if (!(srv = calloc(1, sizeof *srv))) {
         snprintf(err, errlen, "out of memory");

@@ -98,9 +98,18 @@ struct nb_server_config {
 };
 #define NB_MAX_CONNS 64
 
+/* What nb_server_new() refuses of 'cfg' before it opens anything (the
+ * port's range, HTTPS without its files, a client CA without HTTPS,
+ * plain HTTP on an address that is not a loopback one): 0, or EINVAL
+ * with the reason in 'err'.  For a caller that must refuse such a
+ * configuration before it makes anything else (lightraild, before its
+ * state directory and store). */
+int nb_server_config_check(const struct nb_server_config *,
+                           char *err, size_t errlen);
+
 /* Listens and serves on 'base'.  Plain HTTP (tls = false) is refused
- * unless the address is a loopback one.  The caller frees the server
- * with nb_server_free() before the base. */
+ * unless the address is a loopback one (nb_server_config_check()).  The
+ * caller frees the server with nb_server_free() before the base. */
 int nb_server_new(struct event_base *, const struct nb_server_config *,
                   const struct nb_route *routes, int n_routes, void *arg,
                   struct nb_server **out, char *err, size_t errlen);

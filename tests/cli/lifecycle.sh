@@ -64,6 +64,21 @@ rc=$?
     && ok "no token, no client CA: exit 2, $(cat "$tmp/err")" \
     || notok "no token, no client CA: exit $rc, $(cat "$tmp/err"), $(ls "$D")"
 
+# A listener the server refuses (plain HTTP on an address other hosts
+# reach): a configuration error like the one above, refused at once with
+# exit 2 (lightraild(8)) and nothing made; it was exit 1, after the state
+# directory, the store and start-up's device work.
+jq '.["lightrail-config:lightraild"].listen = {"address": "0.0.0.0", "port": 0, "tls": false}
+    | .["lightrail-config:lightraild"]["state-dir"] = "plainwide"' \
+    "$D/lightraild.json" > "$D/plainwide.json"
+timeout 20 $LIGHTRAILD --config "$D/plainwide.json" --foreground \
+    > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "listen: plain HTTP is allowed only on a loopback address" "$tmp/err" \
+    && [ ! -e "$D/plainwide" ] \
+    && ok "plain HTTP on 0.0.0.0: exit 2, nothing made, $(cat "$tmp/err")" \
+    || notok "plain HTTP on 0.0.0.0: exit $rc, $(cat "$tmp/err"), $(ls "$D")"
+
 # A southbound device listed under a name no ROADM of the topology has
 # (a typo): the daemon starts, and its log says so, naming the file.
 jq '.["lightrail-config:lightraild"]["state-dir"] = "typo"
