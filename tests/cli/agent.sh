@@ -227,33 +227,39 @@ else
 fi
 
 # ---- 2. privacy ----
-# The documented fields of each type (docs/agent-protocol.md).
-cat > "$tmp/schema.json" <<'EOF'
-{"hello": ["id", "type"],
- "hello-ok": ["compute", "id", "name", "type"],
- "job": ["batch", "elem_bytes", "id", "job", "layers", "micro", "type"],
- "ok": ["id", "type"],
- "step": ["assumed", "hi", "id", "job", "link_bw", "link_lat", "lo",
-          "objective", "position", "summary", "type"],
- "step-ok": ["id", "summary", "type"],
- "backtrack": ["assumed", "id", "job", "last", "objective", "stages",
-               "type"],
- "backtrack-ok": ["id", "prev_last", "prev_stages", "type"],
- "finish": ["assumed", "first", "id", "job", "last", "objective", "stages",
-            "type"],
- "finish-ok": ["id", "n_stages", "type"],
- "error": ["code", "id", "text", "type"],
- "commit": ["assumed", "first", "id", "job", "last", "objective", "stages",
-            "tag", "type"],
- "release": ["id", "tag", "type"]}
-EOF
+# The documented fields of each type, read from the table of
+# docs/agent-protocol.md ("Test hooks"), so that the page and this test
+# cannot part (the test had its own copy, which lacked keep, and the
+# page's table was split in two by a note): {"type": [fields, "id",
+# "type"], ...}, the fields sorted as jq's keys are; what is in
+# brackets in the table describes a field.
+awk '/^  \| type \| fields besides type and id \|$/ { on = 1; next }
+     on && !/^  \|/ { exit }
+     on && !/^  \|---/ { print }' "$srcdir/docs/agent-protocol.md" |
+    awk -F'|' '{
+        t = $2; f = $3
+        while (match(f, /\([^()]*\)/))
+            f = substr(f, 1, RSTART - 1) substr(f, RSTART + RLENGTH)
+        gsub(/ /, "", t); gsub(/ /, "", f)
+        if (f == "-") f = ""
+        n = split(t, ty, ",")
+        for (i = 1; i <= n; i++) print ty[i] "\t" f
+    }' | jq -R -s 'split("\n") | map(select(length > 0) | split("\t"))
+        | map({(.[0]): ((.[1] | split(",") | map(select(length > 0)))
+                        + ["id", "type"] | sort)}) | add' > "$tmp/schema.json"
+if jq -e 'length == 14 and .commit == ["assumed", "first", "id", "job",
+          "last", "objective", "stages", "tag", "type"]' "$tmp/schema.json" > /dev/null; then
+    ok "the record's fields of the 14 types, read from docs/agent-protocol.md"
+else
+    notok "the table of docs/agent-protocol.md (Test hooks) did not read: $(cat "$tmp/schema.json")"
+fi
 # check_records KIND FILE...: every line has its type's fields exactly;
 # agents receive requests only, the coordinator answers only.
 check_records() {
     kind=$1
     shift
     if [ "$kind" = agent ]; then
-        types='["hello","job","step","backtrack","finish","commit","release"]'
+        types='["hello","job","step","backtrack","finish","commit","release","keep"]'
     else
         types='["hello-ok","ok","step-ok","backtrack-ok","finish-ok","error"]'
     fi
