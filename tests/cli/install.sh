@@ -70,6 +70,21 @@ for cfg in "$ex"/lightraild/*.json "$ex"/agents/*.json; do
           done > "$tmp/names"
     missing="$missing$(cat "$tmp/names")"
 done
+# Every directory of a schema-path an installed configuration gives is
+# there once installed (under $root when it is the package's, else on
+# this system): netconf.json and netconf-tls.json gave
+# /usr/share/lightrail/yang, which an install under /usr/local has not,
+# and every NETCONF connection failed with "cannot make a YANG context
+# on the schema path"; without the leaf the driver takes the installed
+# modules.
+for cfg in "$ex"/lightraild/*.json; do
+    jq -r '.. | objects | .["schema-path"]? // empty' "$cfg" 2>/dev/null |
+        tr ':' '\n' | while read -r dir; do
+            [ -z "$dir" ] || [ -d "$root$dir" ] || [ -d "$dir" ] ||
+                echo " ${cfg#"$ex"/}: schema-path $dir"
+        done > "$tmp/names"
+    missing="$missing$(cat "$tmp/names")"
+done
 if [ -f "$ex/policies/metro.pol" ] && [ -f "$ex/topologies/nsfnet.json" ] \
    && [ -x "$ex/agents/make-pki.sh" ] && [ -z "$missing" ]; then
     ok "examples in $pkgdatadir/examples, with the files they name"
