@@ -10,7 +10,8 @@
 #   nc_kill r1 / nc_restart r1 / nc_stop_dev r1 / nc_cont_dev r1
 #   nc_stop                  stop exactly the PIDs started here, remove
 #                            the user made here; the caller's EXIT trap
-#                            must call it (nc_trap does that)
+#                            must call it, e.g.
+#                              trap 'nc_stop; rm -rf "$tmp"' EXIT
 #
 # Needs root (a user of its own, sshd); the caller skips with 77 when
 # nc_can_run says no.  Every run gets fresh startup files, a fresh user
