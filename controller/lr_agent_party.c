@@ -78,6 +78,14 @@ struct agent_party {
     uint32_t next_id;
     int failed;                   /* sticky errno, 0 when none */
     char why[1024];
+    /* The agent refused an objective newer than itself (is_old_refusal())
+     * in this job: the refusal as lr_agent_party_error() would have said
+     * it, "" when none.  Not a failure: the party answered ENOTSUP and
+     * the coordinator plans without that objective (lr_agent_plan()). */
+    char refused[1024];
+    enum lr_cdynp_objective refused_obj;  /* the last refused, the oldest:
+                                             newer ones are not asked again
+                                             (lr_cdynp_chain.c) */
     FILE *record;
     uint8_t *buf;                 /* AP_BUF bytes */
     struct lr_cdynp_summary *sum; /* decoded answers' summaries */
@@ -190,6 +198,7 @@ clear_failure(struct agent_party *ap)
     ap->out_of_budget = false;
     ap->starved = false;
     ap->why[0] = '\0';
+    ap->refused[0] = '\0';
 }
 
 /* Waits until 'fd' is ready for 'events' or 'deadline' passes. */
@@ -630,9 +639,29 @@ newer_hint(const struct lr_wire_msg *req, char *buf, size_t len)
                  lr_wire_objective_name(req->objective), since);
 }
 
+/* True when 'ans', an ERROR of id 0 to 'req', is how an agent from
+ * before req's objective refuses it (newer_hint() names one): the
+ * objective byte fails its lr_wire_decode() (EINVAL), and its reader
+ * answers "malformed frame: closing" and closes the connection
+ * (cmd_agent.c's conn_refuse(), the same since the first agent).  Any
+ * other refusal is no such agent's. */
+static bool
+is_old_refusal(const struct lr_wire_msg *req, const struct lr_wire_msg *ans)
+{
+    return (lr_cdynp_obj_one(req->objective)
+            || lr_cdynp_obj_bound(req->objective))
+           && (req->type == LR_WIRE_STEP || req->type == LR_WIRE_BACKTRACK
+               || req->type == LR_WIRE_FINISH || req->type == LR_WIRE_COMMIT)
+           && ans->type == LR_WIRE_ERROR && ans->id == 0
+           && ans->code == EINVAL
+           && !strcmp(ans->text, "malformed frame: closing");
+}
+
 /* Sends 'req' (its id set here) and reads the answer into 'ans' (its
  * summary decoded into ap->sum).  0 with an answer of type 'want'; the
- * code of an ERROR answer; or a failure. */
+ * code of an ERROR answer; ENOTSUP when an agent older than req's
+ * objective refused it (is_old_refusal(): recorded in ap->refused, the
+ * connection dropped, no failure); or a failure. */
 static int
 exchange(struct agent_party *ap, struct lr_wire_msg *req,
          enum lr_wire_type want, struct lr_wire_msg *ans)
@@ -701,6 +730,18 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
         if (ans->type == LR_WIRE_ERROR && ans->id == 0) {
             char hint[160];
             newer_hint(req, hint, sizeof hint);
+            /* The agent has closed its end: the next request connects
+             * again (HELLO, JOB), and the plan goes on without the
+             * objective (lr_cdynp_chain.c skips it for this party). */
+            if (is_old_refusal(req, ans)) {
+                snprintf(ap->refused, sizeof ap->refused, "%s port %d "
+                         "refused %s as a malformed frame (%s)%s",
+                         ap->address, ap->port,
+                         lr_wire_type_name(req->type), ans->text, hint);
+                ap->refused_obj = req->objective;
+                disconnect(ap);
+                return ENOTSUP;
+            }
             return fail(ap, ans->code > 0 ? ans->code : EPROTO,
                         "%s port %d refused %s as a malformed frame "
                         "(%s)%s", ap->address, ap->port,
@@ -1071,6 +1112,39 @@ agent_failure(const struct lr_cluster *cl,
     return err;
 }
 
+/* After lr_cdynp_plan_parties() answered 'verdict' with no party's
+ * failure: what the agents that refused an objective newer than
+ * themselves (ap->refused) mean.  None: why[0] = '\0', 0.  A plan found
+ * without their runs: a note in why[len] naming each, 0.  No plan: the
+ * first one's refusal becomes its failure, said as it was before the
+ * plan went on without it (agent_failure()), EINVAL. */
+static int
+old_agents(const struct lr_cluster *cl, struct lr_cdynp_party *const *parties,
+           enum lr_tm_why verdict, char *why, size_t len)
+{
+    why[0] = '\0';
+    for (int k = 0; k < cl->n_dcs; k++) {
+        if (!lr_agent_party_is(parties[k]) || !ap_of(parties[k])->refused[0])
+            continue;
+        struct agent_party *ap = ap_of(parties[k]);
+        if (verdict != LR_TM_OK) {
+            fail(ap, EINVAL, "%s", ap->refused);
+            return agent_failure(cl, parties, EINVAL, why, len);
+        }
+        const bool one = lr_cdynp_obj_one(ap->refused_obj);
+        size_t at = strlen(why);
+        snprintf(why + at, len - at, "%sagent %s (%s port %d) is from "
+                 "before %s: it refused objective %s, so the %s runs were "
+                 "skipped with it and the plan may be dearer than with "
+                 "current agents; upgrade it to the agent of this "
+                 "coordinator's release", at ? "; " : "", cl->dcs[k].name,
+                 ap->address, ap->port, one ? "2026-12-04" : "2026-12-05",
+                 lr_wire_objective_name(ap->refused_obj),
+                 one ? "one-stage-per-DC and count-bounded" : "count-bounded");
+    }
+    return 0;
+}
+
 int
 lr_agent_plan(const struct lr_cluster *cl,
               struct lr_cdynp_party *const *parties,
@@ -1113,6 +1187,8 @@ lr_agent_plan(const struct lr_cluster *cl,
                                          &perr);
         if (perr)
             rc = agent_failure(cl, parties, perr, why, len);
+        else
+            rc = old_agents(cl, parties, *verdict, why, len);
     }
     /* The budget is the plan's: a COMMIT or RELEASE after it is not. */
     for (int k = 0; k < cl->n_dcs; k++)

@@ -30,7 +30,11 @@
  * coordinator may try dozens of chains after the first failure, and each
  * would otherwise wait for its own timeout.  An ERROR answer is returned
  * as its errno code (ENOENT: no feasible layer, as in the vtable) and
- * does not break the connection.
+ * does not break the connection.  One refusal is neither: an agent from
+ * before a _ONE or _BOUND objective refuses it as a malformed frame and
+ * closes the connection; the call returns ENOTSUP (the vtable's "does
+ * not know the objective"), the next call connects again, and
+ * lr_agent_plan() says what the plan went without.
  *
  * Writing to a socket the agent has closed raises SIGPIPE: the program
  * must ignore it (lightrail and lightraild do).
@@ -111,7 +115,18 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * lr_cdynp_plan_parties() with 'opts' (may be NULL).  The agents must
  * have their job set (lr_agent_party_set_job()).
  * Returns 0 with the planner's verdict in '*verdict' (and 'res', 'plan'
- * as lr_cdynp_plan_parties() fills them); or, with one line in
+ * as lr_cdynp_plan_parties() fills them) and why[0] = '\0', or, when an
+ * agent did not know an objective and the plan was made without its
+ * runs (ENOTSUP, above), a note in why[len] for the operator ("agent
+ * dc2 (ADDR port P) is from before 2026-12-05: it refused objective
+ * lex-bound, so the count-bounded runs were skipped with it and the plan
+ * may be dearer than with current agents; upgrade it to the agent of
+ * this coordinator's release"; one per such agent, "; " between).  When
+ * no plan was found without those runs, the refusal is the agent's
+ * failure, as below ("agent dc2 unreachable: ADDR port P refused step
+ * as a malformed frame (...): objective lex-bound is unknown to agents
+ * from before 2026-12-05; run the agent of this coordinator's
+ * release", EINVAL).  Otherwise, with one line in
  * why[len]: EINVAL when an agent serves another DC ("the agent at ADDR
  * port P serves data center 'X', not 'Y'"), or the errno of the first
  * agent that failed ("agent DC unreachable: connect to ...: Connection

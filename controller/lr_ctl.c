@@ -389,9 +389,10 @@ run_planner(const struct lr_tm *tm, const char *algo, int step,
  * planned by their agents.  'plan' gets the local DCs' stages and, for
  * each remote DC of the chain, one stage with no devices (g = 0) over its
  * layers, in chain order.  A failed agent: LR_TM_DEVICES with its reason
- * in why[len].  Reads nothing of the controller: it runs on the loop
- * (admit) or on the planner's thread (lr_ctl_plan_run), with 'cl' and
- * the agents borrowed from it.  The agents keep 'tm' as their job's
+ * in why[len]; LR_TM_OK with why[0] = '\0', or the note of an agent too
+ * old for some runs (lr_agent_plan()).  Reads nothing of the controller:
+ * it runs on the loop (admit) or on the planner's thread
+ * (lr_ctl_plan_run), with 'cl' and the agents borrowed from it.  The agents keep 'tm' as their job's
  * (lr_agent_party_set_job): it must outlive their COMMIT. */
 static enum lr_tm_why
 plan_with_agents(const struct lr_cluster *cl,
@@ -1043,7 +1044,8 @@ struct lr_ctl_plan {
     const struct lr_cluster *cluster; /* borrowed: c->cluster */
     struct lr_cdynp_party *agent[LR_TM_MAX_DCS];  /* lent: c->agent */
     struct lr_cdynp_result res;       /* set by the run */
-    char why[LR_JOB_REASON_MAX - 32]; /* the run's, when it found none */
+    char why[LR_JOB_REASON_MAX - 32]; /* the run's, when it found none;
+                                         else plan_with_agents()'s note */
     /* Set by the run, which commits a plan it found at the agents of its
      * chain (commit_chain()) under the intent's name: 'committed', or
      * the failure's code and reason; RELEASEs not confirmed, and the
@@ -1714,6 +1716,12 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             c->counters.blocks_plan++;
             goto cleanup;
         }
+        /* Planned without the runs an agent older than this controller
+         * refused: the operator learns which agent, and to upgrade it
+         * (lr_agent_plan()). */
+        if (why[0])
+            lr_utf8_appendf(job->note, sizeof job->note, "%scdynp: %s",
+                            job->note[0] ? "; " : "", why);
     }
     /* zone scores over the network as last measured, which the memo
      * does not key on. */

@@ -248,6 +248,9 @@ int lr_cdynp_summary_decode(const uint8_t *buf, size_t len,
  * across the network (controller/lr_agent_party.c).  A party keeps its
  * caches per (objective, assumed stage count) itself.  Functions return
  * 0 or a positive errno value (ENOENT: no feasible layer in the window;
+ * ENOTSUP to a _ONE or _BOUND objective: the party does not know it, an
+ * agent from before it, and the coordinator asks it no objective that
+ * new for the rest of the plan, planning without those runs;
  * ETIMEDOUT, ECONNREFUSED...: the party is unreachable). */
 struct lr_cdynp_party;
 
@@ -412,7 +415,8 @@ struct lr_cdynp_result {
  * works; LR_TM_NOMEM when this process or a party ran out of memory;
  * LR_TM_STAGES when a party's stages overflowed the plan (EOVERFLOW);
  * '*party_err' (may be NULL) gets the first error a party
- * returned (a timeout, a refused connection), 0 if none. */
+ * returned (a timeout, a refused connection), 0 if none; a party's
+ * ENOTSUP to a newer objective is none (the vtable, below). */
 enum lr_tm_why lr_cdynp_plan_parties(const struct lr_cdynp_view *,
                                      struct lr_cdynp_party *const *parties,
                                      const struct lr_cdynp_options *,

@@ -110,7 +110,22 @@ struct plan_search {
     bool fixed;                   /* one chain, given by the caller */
     enum lr_tm_why why;           /* the last failure, when none found */
     int party_err;                /* the first error of a party */
+    /* By DC index: the oldest generation (obj_gen()) of an objective
+     * the party did not know (ENOTSUP: an agent from before it), 0 when
+     * none.  Runs of that generation or newer are no longer asked of it;
+     * an older one may be (an agent that refused a _BOUND objective may
+     * know the _ONE ones), once. */
+    int unknown_from[LR_TM_MAX_DCS];
 };
+
+/* How new an objective is: 0 for lex and time, 1 for the _ONE pair
+ * (agents since 2026-12-04), 2 for the _BOUND pair (2026-12-05).  An
+ * agent that does not know one knows none newer. */
+static int
+obj_gen(enum lr_cdynp_objective obj)
+{
+    return lr_cdynp_obj_bound(obj) ? 2 : lr_cdynp_obj_one(obj) ? 1 : 0;
+}
 
 /* What a party's error says of the request. */
 static enum lr_tm_why
@@ -121,9 +136,20 @@ party_why(int err)
            : err == EOVERFLOW ? LR_TM_STAGES : LR_TM_DEVICES;
 }
 
+/* A party's error in a run of 'obj' at DC 'dc'.  ENOTSUP to a newer
+ * objective is the party not knowing it: no failure, the run has no
+ * plan, and the party gets no more runs that new (run_chain()); the
+ * plans of the other runs stand, and the caller says what was skipped
+ * (lr_agent_plan()). */
 static enum lr_tm_why
-party_failed(struct plan_search *ps, int err)
+party_failed(struct plan_search *ps, int dc, enum lr_cdynp_objective obj,
+             int err)
 {
+    if (err == ENOTSUP && obj_gen(obj) > 0) {
+        if (!ps->unknown_from[dc] || obj_gen(obj) < ps->unknown_from[dc])
+            ps->unknown_from[dc] = obj_gen(obj);
+        return LR_TM_MEMORY;
+    }
     if (!ps->party_err && err != ENOENT)
         ps->party_err = err;
     return party_why(err);
@@ -165,6 +191,12 @@ run_chain(struct plan_search *ps, const int *order, int n,
         if (hi[k] - lo[k] + 1 > LR_CDYNP_MAX_ENTRIES)
             hi[k] = lo[k] + LR_CDYNP_MAX_ENTRIES - 1;
     }
+    /* A party that did not know an objective this new gets no run of it
+     * (party_failed()): the run has no plan, as the one it refused. */
+    for (int k = 0; k < n; k++)
+        if (ps->unknown_from[order[k]]
+            && obj_gen(obj) >= ps->unknown_from[order[k]])
+            return LR_TM_MEMORY;
     /* A counted summary has an entry per (layer, count): one that would
      * not fit is no run (whole-range windows of deep models). */
     if (lr_cdynp_obj_bound(obj))
@@ -182,7 +214,7 @@ run_chain(struct plan_search *ps, const int *order, int n,
                                                   : NULL, link,
                                (uint16_t) k, lo[k], hi[k], ps->buf[k % 2]);
         if (err)
-            return party_failed(ps, err);
+            return party_failed(ps, order[k], obj, err);
     }
     /* The tail's entry for the last layer is the whole chain's cost;
      * counted, the best of its entries for the last layer (each count up
@@ -213,7 +245,7 @@ run_chain(struct plan_search *ps, const int *order, int n,
         int err = p->cls->backtrack(p, obj, assumed, last, stages, &prev,
                                     &prev_stages);
         if (err)
-            return party_failed(ps, err);
+            return party_failed(ps, order[k], obj, err);
         if (prev >= last || (k == 0 && prev != -1) || (k > 0 && prev < 0))
             return LR_TM_SHAPE;
         if (lr_cdynp_obj_bound(obj)
@@ -235,7 +267,7 @@ run_chain(struct plan_search *ps, const int *order, int n,
                                  own[k], order[k], ps->cand,
                                  &r->n_stages[k]);
         if (err)
-            return party_failed(ps, err);
+            return party_failed(ps, order[k], obj, err);
         if (lr_cdynp_obj_bound(obj) && r->n_stages[k] != own[k])
             return LR_TM_SHAPE;
     }
@@ -415,7 +447,7 @@ lr_cdynp_plan_parties(const struct lr_cdynp_view *tm,
     for (int k = 0; k < tm->n_dcs; k++) {
         int err = parties[k]->cls->compute(parties[k], &ps.compute[k]);
         if (err) {
-            party_failed(&ps, err);
+            party_failed(&ps, k, LR_CDYNP_LEX, err);
             ps.why = LR_TM_DEVICES;
             goto cleanup;
         }

@@ -8,6 +8,7 @@
  * Real agents are driven by tests/cli/agent.sh.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "planner/lr_instance.h"
 
 #include "tests/lr_test.h"
+#include "tests/unit/lr_test_tight.h"
 
 /* The field names of each type's record, as docs/agent-protocol.md
  * lists them ("type" and "id" in every one). */
@@ -319,7 +321,7 @@ static void
 fk_send(struct fk_conn *c, const struct lr_wire_msg *m, size_t chunk,
         int pause_ms)
 {
-    uint8_t out[1024];
+    static uint8_t out[LR_WIRE_MAX_FRAME + 4];
     size_t n = lr_wire_encode(m, out, sizeof out);
     if (!n)
         _exit(3);
@@ -682,10 +684,15 @@ script_old_agent(struct fk_conn *c)
     }
 }
 
-/* The coordinator says which objective the old agent did not know, and
- * what to do, where it said 'answered request 0 instead of 4' (found
- * on 2026-12-05 with a lex-bound STEP to an agent of the day before);
- * a request of an old objective refused so gets no such hint. */
+/* The old agent's refusal of a lex-bound STEP is the party not knowing
+ * the objective (ENOTSUP, planner/lr_cdynp.h), no failure: the agent
+ * has closed, so the party drops the connection, and its next call
+ * connects again (the fake's second connection answers it).  A request
+ * of an old objective refused so is a failure, with no hint of an
+ * objective.  (Until 2026-12-05 the refusal was the party's failure,
+ * said 'answered request 0 instead of 4' before that day;
+ * lr_agent_plan() still says it so when no plan is found without the
+ * objective, test_old_agent_no_plan.) */
 static void
 test_old_agent(void)
 {
@@ -697,25 +704,366 @@ test_old_agent(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     CU_ASSERT_EQUAL(p->cls->step(p, LR_CDYNP_LEX_BOUND, 2, NULL, NULL, 0, 0,
-                                 1, out), EINVAL);
-    const char *why = lr_agent_party_error(p);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
-    CU_ASSERT(strstr(why, "refused step as a malformed frame (malformed "
-                          "frame: closing): objective lex-bound is unknown "
-                          "to agents from before 2026-12-05; run the agent "
-                          "of this coordinator's release") != NULL);
-    CU_ASSERT(!strstr(why, "instead of"));
+                                 1, out), ENOTSUP);
+    CU_ASSERT_PTR_NULL(lr_agent_party_error(p));
     CU_ASSERT(!lr_agent_party_connected(p));
-    lr_agent_party_set_job(p, fk_tm);
     CU_ASSERT_EQUAL(p->cls->step(p, LR_CDYNP_TIME, 2, NULL, NULL, 0, 0, 1,
                                  out), EINVAL);
-    why = lr_agent_party_error(p);
+    const char *why = lr_agent_party_error(p);
     CU_ASSERT_PTR_NOT_NULL_FATAL(why);
     CU_ASSERT(strstr(why, "refused step as a malformed frame") != NULL);
     CU_ASSERT(!strstr(why, "objective"));
     free(out);
     p->cls->free(p);
     fk_stop(&f);
+}
+
+/* ---- an old agent that plans ---- */
+
+/* What the fake agent of script_old_planner() plans: DC op_dc of op_tm
+ * (named op_cl's), in the forked process, with an in-process party as
+ * lightrail agent does.  A _ONE or _BOUND STEP gets, by op_mode: 0, the
+ * refusal of an agent from before those objectives (ERROR of id 0,
+ * EINVAL, "malformed frame: closing", the connection closed); 1, an
+ * agent's own refusal of that request (E2BIG, its work bound).  Each
+ * such refusal is noted to the test (fk_note). */
+static const struct lr_tm *op_tm;
+static const struct lr_cluster *op_cl;
+static int op_dc, op_mode;
+
+static void
+script_old_planner(struct fk_conn *c)
+{
+    struct lr_cdynp_party *p = lr_cdynp_local_party_new(op_tm, op_dc);
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    struct lr_wire_msg m;
+    if (!p || !out)
+        _exit(3);
+    while (fk_read(c, &m)) {
+        struct lr_wire_msg a = { .type = LR_WIRE_OK, .id = m.id };
+        int rc = 0;
+        switch (m.type) {
+        case LR_WIRE_HELLO:
+            a.type = LR_WIRE_HELLO_OK;
+            p->cls->compute(p, &a.compute);
+            snprintf(a.name, sizeof a.name, "%s", op_cl->dcs[op_dc].name);
+            break;
+        case LR_WIRE_STEP:
+            if (lr_cdynp_obj_one(m.objective)
+                || lr_cdynp_obj_bound(m.objective)) {
+                fk_note(c);
+                a = (struct lr_wire_msg) { .type = LR_WIRE_ERROR,
+                                           .id = op_mode ? m.id : 0,
+                                           .code = op_mode ? E2BIG
+                                                           : EINVAL };
+                snprintf(a.text, sizeof a.text, "%s", op_mode
+                         ? "step: 3e9 cells, more than --max-step-cells"
+                         : "malformed frame: closing");
+                fk_send(c, &a, 0, 0);
+                if (!op_mode)
+                    goto done;
+                continue;
+            }
+            rc = p->cls->step(p, m.objective, m.assumed,
+                              m.has_summary ? m.summary : NULL, &m.link,
+                              m.position, m.lo, m.hi, out);
+            a.type = LR_WIRE_STEP_OK;
+            a.has_summary = 1;
+            a.summary = out;
+            break;
+        case LR_WIRE_BACKTRACK:
+            rc = p->cls->backtrack(p, m.objective, m.assumed, m.last,
+                                   m.stages, &a.prev_last, &a.prev_stages);
+            a.type = LR_WIRE_BACKTRACK_OK;
+            a.has_stages = lr_cdynp_obj_bound(m.objective);
+            break;
+        case LR_WIRE_FINISH:
+        case LR_WIRE_COMMIT:
+            rc = p->cls->finish(p, m.objective, m.assumed, m.first, m.last,
+                                m.stages, op_dc, NULL, &a.n_stages);
+            a.type = LR_WIRE_FINISH_OK;
+            break;
+        default:
+            break;
+        }
+        if (rc)
+            a = (struct lr_wire_msg) { .type = LR_WIRE_ERROR, .id = m.id,
+                                       .code = (uint16_t) rc };
+        fk_send(c, &a, 0, 0);
+    }
+done:
+    free(out);
+    p->cls->free(p);
+}
+
+/* A local party that refuses every _ONE and _BOUND request as having no
+ * feasible layer: CDynP over it makes only the ordinary runs with that
+ * DC, what the coordinator did before those objectives. */
+struct plain_party {
+    struct lr_cdynp_party base;
+    struct lr_cdynp_party *in;
+};
+
+static struct lr_cdynp_party *
+plain_in(struct lr_cdynp_party *p)
+{
+    return ((struct plain_party *) p)->in;
+}
+
+static int
+plain_compute(struct lr_cdynp_party *p, double *flops)
+{
+    return plain_in(p)->cls->compute(plain_in(p), flops);
+}
+
+static int
+plain_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+           int assumed, const struct lr_cdynp_summary *in,
+           const struct lr_tm_link *link, uint16_t position, int lo, int hi,
+           struct lr_cdynp_summary *out)
+{
+    if (lr_cdynp_obj_one(obj) || lr_cdynp_obj_bound(obj))
+        return ENOENT;
+    return plain_in(p)->cls->step(plain_in(p), obj, assumed, in, link,
+                                  position, lo, hi, out);
+}
+
+static int
+plain_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+                int assumed, int last, int stages, int *prev_last,
+                int *prev_stages)
+{
+    return plain_in(p)->cls->backtrack(plain_in(p), obj, assumed, last,
+                                       stages, prev_last, prev_stages);
+}
+
+static int
+plain_finish(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+             int assumed, int first, int last, int stages, int dc_index,
+             struct lr_plan *plan, int *n_stages)
+{
+    return plain_in(p)->cls->finish(plain_in(p), obj, assumed, first, last,
+                                    stages, dc_index, plan, n_stages);
+}
+
+static void
+plain_free(struct lr_cdynp_party *p)
+{
+    plain_in(p)->cls->free(plain_in(p));
+    free(p);
+}
+
+static const struct lr_cdynp_party_class plain_class = {
+    plain_compute, plain_step, plain_backtrack, plain_finish, plain_free,
+};
+
+/* CDynP over tm's DCs in this process, DC 'plain' (-1: none) making only
+ * the ordinary runs: LR_TM_OK and '*res', or the verdict. */
+static enum lr_tm_why
+plan_here(const struct lr_tm *tm, int plain, struct lr_cdynp_result *res)
+{
+    struct lr_cdynp_party *pp[LR_TM_MAX_DCS];
+    for (int k = 0; k < tm->n_dcs; k++) {
+        pp[k] = lr_cdynp_local_party_new(tm, k);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(pp[k]);
+        if (k == plain) {
+            struct plain_party *w = calloc(1, sizeof *w);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+            w->base.cls = &plain_class;
+            w->in = pp[k];
+            pp[k] = &w->base;
+        }
+    }
+    struct lr_cdynp_view v = lr_cdynp_view_of(tm);
+    enum lr_tm_why why = lr_cdynp_plan_parties(&v, pp, NULL, res, NULL,
+                                               NULL);
+    for (int k = 0; k < tm->n_dcs; k++)
+        pp[k]->cls->free(pp[k]);
+    return why;
+}
+
+/* How many notes the fake agent has written so far, without waiting. */
+static int
+fk_count_notes(struct fake *f)
+{
+    int n = 0;
+    char x;
+    fcntl(f->note, F_SETFL, O_NONBLOCK);
+    while (read(f->note, &x, 1) == 1)
+        n++;
+    return n;
+}
+
+/* Instance 'seed' of lr_test_tight_instance() planned with DC 0 at a
+ * fake agent (script_old_planner() in 'mode'), the others in this
+ * process: lr_agent_plan()'s code, with its verdict, why and result;
+ * '*refusals' the refusals the agent noted, '*conns' the connections it
+ * accepted (HELLO answered). */
+static int
+plan_old(uint64_t seed, int mode, enum lr_tm_why *verdict, char *why,
+         size_t len, struct lr_cdynp_result *res, int *refusals,
+         bool *connected)
+{
+    struct lr_instance in;
+    struct lr_model *m;
+    struct lr_tm *tm;
+    struct fake f;
+    CU_ASSERT_EQUAL_FATAL(lr_test_tight_instance(seed, &in, &m, &tm), 0);
+    op_tm = tm;
+    op_cl = in.cluster;
+    op_dc = 0;
+    op_mode = mode;
+    /* Room for a reconnection after each of a few refusals: the test
+     * checks there is one. */
+    if (!fk_start(&f, script_old_planner, 4))
+        return -1;
+    struct lr_cdynp_party *parties[LR_TM_MAX_DCS];
+    bool made = (parties[0] = fk_party(&f, tm, 30)) != NULL;
+    for (int k = 1; k < tm->n_dcs; k++)
+        made &= (parties[k] = lr_cdynp_local_party_new(tm, k)) != NULL;
+    CU_ASSERT(made);
+    if (!made) {
+        fk_stop(&f);
+        return -1;
+    }
+    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+    int rc = lr_agent_plan(in.cluster, parties, NULL, &view, res, NULL,
+                           verdict, why, len);
+    *connected = lr_agent_party_connected(parties[0]);
+    for (int k = 0; k < tm->n_dcs; k++)
+        parties[k]->cls->free(parties[k]);
+    *refusals = fk_count_notes(&f);
+    fk_stop(&f);
+    lr_tm_free(tm);
+    lr_model_free(m);
+    lr_instance_free(&in);
+    return rc;
+}
+
+/* An agent from before the objectives lex-one/time-one and lex-bound/
+ * time-bound, DC 0 of tight instance 3699 (three DCs, whose plan comes
+ * from a count-bounded run): the plan is the one CDynP makes with only
+ * the ordinary runs at that DC (T 26.07 s where current agents give
+ * 19.54 s), with a note naming the agent and what to do; the agent was
+ * sent one such request only, and the party connected again after it
+ * (the agent had closed).  Until 2026-12-05 the plan failed: 'agent
+ * dc... unreachable: ... refused step as a malformed frame'. */
+static void
+test_old_agent_degrades(void)
+{
+    if (!fk_begin())
+        return;
+    struct lr_cdynp_result *res = calloc(1, sizeof *res),
+                           *plain = calloc(1, sizeof *plain),
+                           *full = calloc(1, sizeof *full);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plain);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(full);
+    struct lr_instance in;
+    struct lr_model *m;
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_test_tight_instance(3699, &in, &m, &tm), 0);
+    char dc0[64];
+    snprintf(dc0, sizeof dc0, "%s", in.cluster->dcs[0].name);
+    CU_ASSERT_EQUAL_FATAL(plan_here(tm, 0, plain), LR_TM_OK);
+    CU_ASSERT_EQUAL_FATAL(plan_here(tm, -1, full), LR_TM_OK);
+    /* The instance tells the two apart. */
+    CU_ASSERT(full->T < plain->T * 0.9);
+    lr_tm_free(tm);
+    lr_model_free(m);
+    lr_instance_free(&in);
+
+    enum lr_tm_why verdict = LR_TM_DEVICES;
+    char why[2048];
+    int refusals = 0;
+    bool connected = false;
+    int rc = plan_old(3699, 0, &verdict, why, sizeof why, res, &refusals,
+                      &connected);
+    if (rc)
+        fprintf(stderr, "old agent: %s\n", why);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL_FATAL(verdict, LR_TM_OK);
+    CU_ASSERT_DOUBLE_EQUAL(res->T, plain->T, 0);
+    CU_ASSERT_EQUAL(res->n_dcs, plain->n_dcs);
+    for (int i = 0; i < plain->n_dcs && i < res->n_dcs; i++) {
+        CU_ASSERT_EQUAL(res->dc[i], plain->dc[i]);
+        CU_ASSERT_EQUAL(res->first[i], plain->first[i]);
+        CU_ASSERT_EQUAL(res->last[i], plain->last[i]);
+        CU_ASSERT_EQUAL(res->n_stages[i], plain->n_stages[i]);
+    }
+    char want[512];
+    snprintf(want, sizeof want, "agent %s (127.0.0.1 port ", dc0);
+    CU_ASSERT(!strncmp(why, want, strlen(want)));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, ") is from before 2026-12-04: it "
+                                       "refused objective "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "-one, so the one-stage-per-DC and "
+                                       "count-bounded runs were skipped "
+                                       "with it and the plan may be dearer "
+                                       "than with current agents; upgrade "
+                                       "it to the agent of this "
+                                       "coordinator's release"));
+    /* One refusal, then a new connection for the ordinary runs after it
+     * (the agent closes after refusing): the plan's last requests went
+     * over it. */
+    CU_ASSERT_EQUAL(refusals, 1);
+    CU_ASSERT(connected);
+    free(res);
+    free(plain);
+    free(full);
+}
+
+/* With no plan but through the runs the old agent refused (tight
+ * instance 1842, two DCs: its only plans come from them), the plan
+ * fails as it did before the coordinator went on without them, saying
+ * which objective and what to do; and any other refusal of such a
+ * request (here the agent's work bound, E2BIG) fails the plan as
+ * before, on instance 3699 too. */
+static void
+test_old_agent_no_plan(void)
+{
+    if (!fk_begin())
+        return;
+    struct lr_cdynp_result *res = calloc(1, sizeof *res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    struct lr_instance in;
+    struct lr_model *m;
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_test_tight_instance(1842, &in, &m, &tm), 0);
+    char dc0[64];
+    snprintf(dc0, sizeof dc0, "%s", in.cluster->dcs[0].name);
+    CU_ASSERT_NOT_EQUAL(plan_here(tm, 0, res), LR_TM_OK);
+    lr_tm_free(tm);
+    lr_model_free(m);
+    lr_instance_free(&in);
+
+    enum lr_tm_why verdict = LR_TM_OK;
+    char why[2048], want[512];
+    int refusals = 0;
+    bool connected = true;
+    CU_ASSERT_EQUAL(plan_old(1842, 0, &verdict, why, sizeof why, res,
+                             &refusals, &connected), EINVAL);
+    snprintf(want, sizeof want, "agent %s unreachable: 127.0.0.1 port ",
+             dc0);
+    CU_ASSERT(!strncmp(why, want, strlen(want)));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, " refused step as a malformed frame "
+                                       "(malformed frame: closing): "
+                                       "objective "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, " is unknown to agents from before "
+                                       "2026-12-04; run the agent of this "
+                                       "coordinator's release"));
+    CU_ASSERT_PTR_NULL(strstr(why, "instead of"));
+    /* Once per generation: a lex-bound STEP first (the chain's q = n was
+     * its ordinary run's), then, as an agent of 2026-12-04 would know
+     * it, a lex-one STEP; the agent refuses both. */
+    CU_ASSERT_EQUAL(refusals, 2);
+
+    CU_ASSERT_EQUAL(plan_old(3699, 1, &verdict, why, sizeof why, res,
+                             &refusals, &connected), E2BIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, " refused step: step: 3e9 cells, "
+                                       "more than --max-step-cells"));
+    CU_ASSERT_PTR_NULL(strstr(why, "upgrade"));
+    CU_ASSERT_EQUAL(refusals, 1);
+    free(res);
 }
 
 /* TCP accepted and closed before any TLS answer: the agent at its
@@ -931,6 +1279,10 @@ static CU_TestInfo tests[] = {
     { "budget spent before the request", test_budget_spent_before_request },
     { "misbehaving agent", test_misbehaving_agent },
     { "an agent older than the objective", test_old_agent },
+    { "an old agent: the plan of the ordinary runs, with a note",
+      test_old_agent_degrades },
+    { "an old agent: no plan without its runs; other refusals fail",
+      test_old_agent_no_plan },
     { "closed during the handshake", test_closed_during_handshake },
     { "bad frame length", test_bad_frame_length },
     { "KEEP of the most tags, the longest", test_keep_longest },

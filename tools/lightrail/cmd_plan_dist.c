@@ -10,7 +10,11 @@
  *
  * No partial state: the first agent that cannot be reached or refuses a
  * request ends the planning with "no plan: agent DC unreachable: why"
- * (exit 3), and nothing is printed on stdout.
+ * (exit 3), and nothing is printed on stdout.  One refusal is not a
+ * failure: an agent from before an objective the coordinator asks only
+ * for its extra runs (lr_agent_plan()); the plan found without them is
+ * printed with a note naming the agent ("note: ..." last, "note" in
+ * JSON).
  */
 #include <errno.h>
 #include <signal.h>
@@ -30,7 +34,7 @@
 static void
 print_text(const struct lr_plan_dist *d, const struct lr_tm *tm,
            const struct lr_cluster *cl, const struct lr_cdynp_result *r,
-           const struct lr_plan *plan, double search_s)
+           const struct lr_plan *plan, double search_s, const char *note)
 {
     printf("# %s on %s: B=%g, b=%g (m=%d), cdynp-distributed, search "
            "%.3f ms\n", d->model, d->cluster_file, tm->train.batch,
@@ -57,13 +61,15 @@ print_text(const struct lr_plan_dist *d, const struct lr_tm *tm,
     printf("iteration time T = %.4f s = sum %.4f + (m-1) x bottleneck "
            "%.4f + sync %.4f\n", r->T, r->cost.sum,
            (tm->m - 1) * r->cost.bottleneck, r->cost.sync);
+    if (note[0])
+        printf("note: %s\n", note);
 }
 
 static json_object *
 result_json(const struct lr_plan_dist *d, const struct lr_tm *tm,
             const struct lr_cluster *cl, enum lr_tm_why why,
             const struct lr_cdynp_result *r, const struct lr_plan *plan,
-            double search_s)
+            double search_s, const char *note)
 {
     json_object *j = json_object_new_object();
     json_object_object_add(j, "algorithm",
@@ -80,6 +86,8 @@ result_json(const struct lr_plan_dist *d, const struct lr_tm *tm,
                                json_object_new_string(lr_tm_why_str(why)));
     json_object_object_add(j, "search_time_s",
                            json_object_new_double(search_s));
+    if (note[0])
+        json_object_object_add(j, "note", json_object_new_string(note));
     if (why != LR_TM_OK)
         return j;
     json_object_object_add(j, "iteration_time_s", json_object_new_double(r->T));
@@ -203,13 +211,14 @@ lr_plan_distributed(const struct lr_plan_dist *d, const struct lr_tm *tm,
         goto cleanup;
     }
     if (d->json) {
-        json_object *j = result_json(d, tm, cl, why, res, plan, search);
+        json_object *j = result_json(d, tm, cl, why, res, plan, search,
+                                     err);
         printf("%s\n", json_object_to_json_string_ext(
                            j, JSON_C_TO_STRING_PRETTY
                               | JSON_C_TO_STRING_SPACED));
         json_object_put(j);
     } else if (why == LR_TM_OK) {
-        print_text(d, tm, cl, res, plan, search);
+        print_text(d, tm, cl, res, plan, search, err);
     }
     if (why != LR_TM_OK) {
         /* lr_tm_explain() would read the cluster's figures of remote DCs,
