@@ -1,0 +1,127 @@
+#!/bin/sh
+# An agent from before objectives lex-one/time-one (2026-12-04) and
+# lex-bound/time-bound (2026-12-05), end to end (docs/agent-protocol.md,
+# "An agent older than the coordinator"): a real `lightrail agent`
+# behind tests/cli/agent_old.py, which answers every request of
+# objective 2-5 as such an agent did (an ERROR of id 0, EINVAL,
+# "malformed frame: closing") and closes.  `lightrail plan
+# --distributed` plans without those runs: the plan CDynP makes with the
+# ordinary runs alone at that DC, its note last ("note: ...") and in
+# JSON ("note"), naming the agent and what to do.
+#
+# The instance is tight instance 3699 of tests/unit/lr_test_tight.h,
+# the one test_agent_party's fake old agent plans, written as the files
+# a user gives (tests/data/tight-3699/*.json: its figures rounded to
+# the files' decimals, its device memory scaled into memory-gb): in
+# process CDynP gives T 19.5386 s, and 26.0676 s when DC dc1 (DC 0)
+# makes only the ordinary runs (what test_agent_party's plan_here()
+# computes, on these rounded figures).  dc1 is remote, dc2 and dc3
+# planned in the coordinator's process.
+# Servers are stopped by their PID, never by name.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "${srcdir:-.}/tests/cli/agentlib.sh"
+command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
+command -v openssl > /dev/null || { echo "skip: openssl not installed"; exit 77; }
+command -v python3 > /dev/null || { echo "skip: python3 not installed"; exit 77; }
+
+trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
+D=$srcdir/tests/data/tight-3699
+MODEL=$D/model.json
+FULL_T=19.5386      # current agents (and in process)
+PLAIN_T=26.0676     # dc1 without the runs of objectives 2-5
+
+{ mk_ca ca && mk_cert ca dc1 dc1 && mk_cert ca coordinator coordinator; } ||
+    { echo "skip: openssl cannot make certificates"; exit 77; }
+TLS="--cert $C/coordinator.pem --key $C/coordinator.key --ca $C/ca.pem"
+
+# The agent of dc1: its inventory as the cluster file has it.
+agent_file dc1 3 125 0.4 4.262 91.227
+start_agent dc1 "$A/dc1.json" || { lr_summary; exit 1; }
+AGENT=$APORT AGENT_PID=$APID
+
+# start_proxy MODE: agent_old.py in MODE before the agent; sets PPORT,
+# PPID_, its log $A/MODE.log.
+start_proxy() {
+    rm -f "$A/$1.port"
+    : > "$A/$1.log"
+    python3 "$srcdir/tests/cli/agent_old.py" "$1" "$C" dc1 coordinator \
+        "$AGENT" "$A/$1.port" "$A/$1.log" 2> "$A/$1.err" &
+    PPID_=$!
+    PIDS="$PIDS $PPID_"
+    await_file "$A/$1.port" $PPID_ "$A/$1.err" "proxy $1" || return 1
+    PPORT=$(cat "$A/$1.port")
+}
+# cluster PORT: the coordinator's file, dc1 at PORT.
+cluster() {
+    jq --argjson p "$1" '(."lightrail-compute:compute".dc[]
+        | select(.name == "dc1")) += {remote: {address: "127.0.0.1", port: $p}}' \
+        "$D/cluster.json"
+}
+# near T WANT: T (s) is WANT to its 4 decimals.
+near() {
+    awk -v t="$1" -v w="$2" 'BEGIN { d = t - w; exit !(d < 5e-5 && d > -5e-5) }'
+}
+
+# ---- the instance: in process, and through the proxy passing all ----
+$LIGHTRAIL plan --model-file "$MODEL" --cluster "$D/cluster.json" \
+    --format json > "$tmp/local.out" 2> "$tmp/err"
+T=$(jq .iteration_time_s "$tmp/local.out")
+if near "$T" $FULL_T; then
+    ok "tight 3699 from its files, in process: T $T s"
+else
+    notok "tight 3699 in process: T '$T' s, want $FULL_T: $(cat "$tmp/err")"
+fi
+start_proxy pass || { lr_summary; exit 1; }
+cluster "$PPORT" > "$tmp/pass.json"
+$LIGHTRAIL plan --distributed --model-file "$MODEL" --cluster "$tmp/pass.json" \
+    $TLS --format json > "$tmp/pass.out" 2> "$tmp/err"
+rc=$?
+T=$(jq .iteration_time_s "$tmp/pass.out" 2>/dev/null)
+# The runs of objectives 2-5 are asked, and win.
+if [ $rc -eq 0 ] && near "$T" $FULL_T \
+   && [ "$(jq 'has("note")' "$tmp/pass.out")" = false ] \
+   && grep -q '^passed .* objective [2-5]$' "$A/pass.log"; then
+    ok "a current agent behind the proxy passing every frame: T $T s, no note, $(grep -c '^passed' "$A/pass.log") requests of objectives 2-5"
+else
+    notok "through the proxy passing all: exit $rc, T '$T', $(cat "$tmp/err") $(head -c 300 "$tmp/pass.out"), proxy: $(sort "$A/pass.log" | uniq -c | tr '\n' ';')"
+fi
+kill $PPID_; wait $PPID_ 2>/dev/null
+
+# ---- the same agent playing an old one ----
+start_proxy old || { lr_summary; exit 1; }
+cluster "$PPORT" > "$tmp/old.json"
+NOTE="agent dc1 (127.0.0.1 port $PPORT) is from before 2026-12-04: it refused objective"
+UPGRADE="-one, so the one-stage-per-DC and count-bounded runs were skipped with it and the plan may be dearer than with current agents; upgrade it to the agent of this coordinator's release"
+$LIGHTRAIL plan --distributed --model-file "$MODEL" --cluster "$tmp/old.json" \
+    $TLS --format json > "$tmp/old.out" 2> "$tmp/err"
+rc=$?
+T=$(jq .iteration_time_s "$tmp/old.out" 2>/dev/null)
+note=$(jq -r '.note // empty' "$tmp/old.out" 2>/dev/null)
+if [ $rc -eq 0 ] && near "$T" $PLAIN_T && [ ! -s "$tmp/err" ] \
+   && case $note in "$NOTE "*"$UPGRADE") true ;; *) false ;; esac; then
+    ok "an old agent: the plan without its runs (T $T s, $FULL_T with current agents), JSON note"
+else
+    notok "an old agent, JSON: exit $rc, T '$T' (want $PLAIN_T), note '$note', $(cat "$tmp/err")"
+fi
+# The agent was asked one such request, refused it and closed; the
+# coordinator connected again for the ordinary runs.
+if [ "$(grep -c '^refused .* objective [2-5]$' "$A/old.log")" -eq 1 ] \
+   && [ "$(grep -c '^connection$' "$A/old.log")" -ge 2 ]; then
+    ok "an old agent: one refusal, then a new connection"
+else
+    notok "an old agent's connections: $(tr '\n' ';' < "$A/old.log")"
+fi
+$LIGHTRAIL plan --distributed --model-file "$MODEL" --cluster "$tmp/old.json" \
+    $TLS > "$tmp/out" 2> "$tmp/err"
+rc=$?
+last=$(tail -n 1 "$tmp/out")
+if [ $rc -eq 0 ] && grep -q "^iteration time T = $PLAIN_T" "$tmp/out" \
+   && case $last in "note: $NOTE "*"$UPGRADE") true ;; *) false ;; esac; then
+    ok "an old agent: the text's last line is the note"
+else
+    notok "an old agent, text: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+kill $PPID_; wait $PPID_ 2>/dev/null
+stop_agent $AGENT_PID
+PIDS=
+lr_summary
