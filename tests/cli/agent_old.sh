@@ -7,7 +7,8 @@
 # "malformed frame: closing") and closes.  `lightrail plan
 # --distributed` plans without those runs: the plan CDynP makes with the
 # ordinary runs alone at that DC, its note last ("note: ...") and in
-# JSON ("note"), naming the agent and what to do.
+# JSON ("note"), naming the agent and what to do; lightraild admits
+# the job with "cdynp: <that note>" in its planner-note.
 #
 # The instance is tight instance 3699 of tests/unit/lr_test_tight.h,
 # the one test_agent_party's fake old agent plans, written as the files
@@ -20,17 +21,19 @@
 # Servers are stopped by their PID, never by name.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "${srcdir:-.}/tests/cli/agentlib.sh"
+. "${srcdir:-.}/tests/cli/daemon.sh"
 command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
 command -v openssl > /dev/null || { echo "skip: openssl not installed"; exit 77; }
 command -v python3 > /dev/null || { echo "skip: python3 not installed"; exit 77; }
 
-trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
-D=$srcdir/tests/data/tight-3699
-MODEL=$D/model.json
+trap 'kill -9 $PID $PIDS 2>/dev/null; rm -rf "$tmp"' EXIT
+DATA=$srcdir/tests/data/tight-3699
+MODEL=$DATA/model.json
 FULL_T=19.5386      # current agents (and in process)
 PLAIN_T=26.0676     # dc1 without the runs of objectives 2-5
 
-{ mk_ca ca && mk_cert ca dc1 dc1 && mk_cert ca coordinator coordinator; } ||
+{ mk_ca ca && mk_cert ca dc1 dc1 && mk_cert ca dc2 dc2 &&
+  mk_cert ca coordinator coordinator; } ||
     { echo "skip: openssl cannot make certificates"; exit 77; }
 TLS="--cert $C/coordinator.pem --key $C/coordinator.key --ca $C/ca.pem"
 
@@ -39,23 +42,24 @@ agent_file dc1 3 125 0.4 4.262 91.227
 start_agent dc1 "$A/dc1.json" || { lr_summary; exit 1; }
 AGENT=$APORT AGENT_PID=$APID
 
-# start_proxy MODE: agent_old.py in MODE before the agent; sets PPORT,
-# PPID_, its log $A/MODE.log.
+# start_proxy MODE [DC AGENT-PORT]: agent_old.py in MODE before the agent
+# of DC (default dc1's); sets PPORT, PPID_, its log $A/MODE.log.
 start_proxy() {
     rm -f "$A/$1.port"
     : > "$A/$1.log"
-    python3 "$srcdir/tests/cli/agent_old.py" "$1" "$C" dc1 coordinator \
-        "$AGENT" "$A/$1.port" "$A/$1.log" 2> "$A/$1.err" &
+    python3 "$srcdir/tests/cli/agent_old.py" "$1" "$C" "${2:-dc1}" \
+        coordinator "${3:-$AGENT}" "$A/$1.port" "$A/$1.log" 2> "$A/$1.err" &
     PPID_=$!
     PIDS="$PIDS $PPID_"
     await_file "$A/$1.port" $PPID_ "$A/$1.err" "proxy $1" || return 1
     PPORT=$(cat "$A/$1.port")
 }
-# cluster PORT: the coordinator's file, dc1 at PORT.
+# cluster PORT [DC [FILE]]: the coordinator's file, DC (default dc1) at
+# PORT; FILE, default tight 3699's.
 cluster() {
-    jq --argjson p "$1" '(."lightrail-compute:compute".dc[]
-        | select(.name == "dc1")) += {remote: {address: "127.0.0.1", port: $p}}' \
-        "$D/cluster.json"
+    jq --argjson p "$1" --arg dc "${2:-dc1}" '(."lightrail-compute:compute".dc[]
+        | select(.name == $dc)) += {remote: {address: "127.0.0.1", port: $p}}' \
+        "${3:-$DATA/cluster.json}"
 }
 # near T WANT: T (s) is WANT to its 4 decimals.
 near() {
@@ -63,7 +67,7 @@ near() {
 }
 
 # ---- the instance: in process, and through the proxy passing all ----
-$LIGHTRAIL plan --model-file "$MODEL" --cluster "$D/cluster.json" \
+$LIGHTRAIL plan --model-file "$MODEL" --cluster "$DATA/cluster.json" \
     --format json > "$tmp/local.out" 2> "$tmp/err"
 T=$(jq .iteration_time_s "$tmp/local.out")
 if near "$T" $FULL_T; then
@@ -121,6 +125,69 @@ if [ $rc -eq 0 ] && grep -q "^iteration time T = $PLAIN_T" "$tmp/out" \
 else
     notok "an old agent, text: exit $rc, $(cat "$tmp/out" "$tmp/err")"
 fi
+kill $PPID_; wait $PPID_ 2>/dev/null
+stop_agent $AGENT_PID
+PIDS=
+
+# ---- lightraild with an old agent: the job's planner-note ----
+# A job's model is a preset or a transformer's shape, not layers: here
+# a small GPT (6 blocks, h 768, 4 heads, f 3072, V 1000, s 2048) on
+# tight 3699's cluster with devices of 0.25 GB, attached to metro's
+# ROADMs.  Of the 32,146 shapes and memories a sweep planned with
+# test_agent_party's plan_here() (h 64-1024, 1-8 blocks, s 1024-32768,
+# 0.125-16 GB), it is the one where a DC's ordinary runs alone plan
+# dearer: T 0.1750 s, 0.1856 s when dc2 makes only those.  dc2's agent
+# is behind the proxy playing old.
+SMALL_T=0.1750
+SMALL_PLAIN_T=0.1856
+SHAPE='{"arch": "gpt", "layers": 6, "hidden": 768, "heads": 4, "ffn": 3072, "vocab": 1000, "seq": 2048}'
+printf '{"lightrail-model:model": {"name": "small", "transformer": %s}}\n' \
+    "$SHAPE" > "$tmp/small-model.json"
+jq '."lightrail-compute:compute" |= (
+      (."device-type"[] | select(.name == "V100"))."memory-gb" = "0.250"
+      | .dc |= map(. + {"attachment-node": {"dc1": "r1", "dc2": "r3",
+                                            "dc3": "r5"}[.name]}))' \
+    "$DATA/cluster.json" > "$tmp/small.json"
+$LIGHTRAIL plan --model-file "$tmp/small-model.json" --cluster "$tmp/small.json" \
+    --format json > "$tmp/small.out" 2> "$tmp/err"
+T=$(jq .iteration_time_s "$tmp/small.out")
+if near "$T" $SMALL_T; then
+    ok "the small GPT in process: T $T s"
+else
+    notok "the small GPT in process: T '$T' s, want $SMALL_T: $(cat "$tmp/err")"
+fi
+agent_file dc2 4 125 0.4 0.25 70.444
+start_agent dc2 "$A/dc2.json" || { lr_summary; exit 1; }
+AGENT_PID=$APID
+start_proxy old dc2 "$APORT" || { lr_summary; exit 1; }
+cluster "$PPORT" dc2 "$tmp/small.json" > "$D/cluster.json"
+jq --arg c "$C" '.["lightrail-config:lightraild"] += {
+    "cluster-file": "cluster.json",
+    "coordinator": {"certificate": ($c + "/coordinator.pem"),
+                    "key": ($c + "/coordinator.key"),
+                    "ca": ($c + "/ca.pem"), "timeout": "5"}}' \
+    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+start_daemon || { notok "lightraild did not start"; lr_summary; exit 1; }
+printf '{"lightrail-job:job":[{"name":"j1","model":"small","batch":32,"microbatch":1,"gpus":{"min":1,"max":64},"transformer":%s}]}\n' \
+    "$SHAPE" > "$tmp/j1.json"
+api POST "$JOBS" "$tmp/j1.json"
+post=$STATUS
+api GET "$JOBS/job=j1"
+state() { jq -r ".[\"lightrail-job:job\"][0].state.$1" "$tmp/body"; }
+T=$(state '"iteration-time-s"')
+note=$(state '"planner-note"')
+if [ "$post" = 201 ] && [ "$(state phase)" = active ] && near "$T" $SMALL_PLAIN_T \
+   && case $note in *"cdynp: agent dc2 (127.0.0.1 port $PPORT) is from before 2026-12-04: it refused objective "*"$UPGRADE") true ;; *) false ;; esac; then
+    ok "lightraild with an old agent: job active, T $T s ($SMALL_T s with current agents), planner-note 'cdynp: agent dc2 ...'"
+else
+    notok "lightraild with an old agent: POST $post, phase $(state phase), T $T (want $SMALL_PLAIN_T), planner-note '$note', reason '$(state reason)'"
+fi
+if [ "$(grep -c '^refused .* objective [2-5]$' "$A/old.log")" -eq 1 ]; then
+    ok "lightraild with an old agent: one refusal"
+else
+    notok "lightraild's old agent: $(tr '\n' ';' < "$A/old.log")"
+fi
+stop_daemon
 kill $PPID_; wait $PPID_ 2>/dev/null
 stop_agent $AGENT_PID
 PIDS=
