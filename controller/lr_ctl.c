@@ -1,6 +1,6 @@
 /* lr_ctl: the controller's core; see lr_ctl.h for the model.  The
- * device work is in lr_ctl_op.c, reconciliation in lr_ctl_recon.c
- * (lr_ctl_int.h). */
+ * device work is in lr_ctl_op.c, reconciliation in lr_ctl_recon.c, the
+ * remote DCs' agents in lr_ctl_agents.c (lr_ctl_int.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -283,9 +283,9 @@ same_shape(const struct lr_transformer *a, const struct lr_transformer *b)
 }
 
 /* The memo's key for planning 'in' with 'algo' over 'tm'. */
-static void
-memo_key(const struct lr_intent *in, const char *algo, const struct lr_tm *tm,
-         struct plan_memo *key)
+void
+lr_ctl_memo_key(const struct lr_intent *in, const char *algo,
+                const struct lr_tm *tm, struct plan_memo *key)
 {
     memset(key, 0, sizeof *key);
     snprintf(key->model, sizeof key->model, "%s", in->model);
@@ -301,8 +301,8 @@ memo_key(const struct lr_intent *in, const char *algo, const struct lr_tm *tm,
 }
 
 /* True when 'a' and 'b' ask the same question. */
-static bool
-memo_same(const struct plan_memo *a, const struct plan_memo *b)
+bool
+lr_ctl_memo_same(const struct plan_memo *a, const struct plan_memo *b)
 {
     return !strcmp(a->model, b->model) && a->custom == b->custom
         && same_shape(&a->shape, &b->shape)
@@ -319,7 +319,7 @@ memo_find(struct lr_ctl *c, const struct plan_memo *key)
 {
     for (int i = 0; i < LR_CTL_MEMO; i++) {
         struct plan_memo *m = &c->memo[i];
-        if (m->used && memo_same(m, key)) {
+        if (m->used && lr_ctl_memo_same(m, key)) {
             m->used = ++c->memo_clock;
             return m;
         }
@@ -347,7 +347,7 @@ plan_memoised(struct lr_ctl *c, const struct lr_intent *in, const char *algo,
               struct lr_tm_eval *ev)
 {
     struct plan_memo key;
-    memo_key(in, algo, tm, &key);
+    lr_ctl_memo_key(in, algo, tm, &key);
     const struct plan_memo *m = memo_find(c, &key);
     if (m) {
         *plan = m->plan;
@@ -381,800 +381,6 @@ run_planner(const struct lr_tm *tm, const char *algo, int step,
         .window = LR_CDYNP_DEFAULT_WINDOW, .device_step = step,
     };
     return lr_cdynp_plan(tm, &o, plan, ev);
-}
-
-/* ---- DCs planned by their agents ---- */
-
-/* CDynP over the DCs of 'cl', the remote ones (agent[k] not NULL)
- * planned by their agents.  'plan' gets the local DCs' stages and, for
- * each remote DC of the chain, one stage with no devices (g = 0) over its
- * layers, in chain order.  A failed agent: LR_TM_DEVICES with its reason
- * in why[len]; LR_TM_OK with why[0] = '\0', or the note of an agent too
- * old for some runs (lr_agent_plan()).  Reads nothing of the controller:
- * it runs on the loop (admit) or on the planner's thread
- * (lr_ctl_plan_run), with 'cl' and the agents borrowed from it.  The agents keep 'tm' as their job's
- * (lr_agent_party_set_job): it must outlive their COMMIT. */
-static enum lr_tm_why
-plan_with_agents(const struct lr_cluster *cl,
-                 struct lr_cdynp_party *const *agent, const struct lr_tm *tm,
-                 int step, struct lr_cdynp_result *res, struct lr_plan *plan,
-                 char *why, size_t len)
-{
-    struct lr_cdynp_party *parties[LR_TM_MAX_DCS] = { NULL };
-    struct lr_plan *local = malloc(sizeof *local);
-    enum lr_tm_why verdict = LR_TM_DEVICES;
-    int n = cl->n_dcs;
-    snprintf(why, len, "out of memory");
-    if (!local)
-        return verdict;
-    for (int k = 0; k < n; k++) {
-        if (agent[k]) {
-            parties[k] = agent[k];
-            lr_agent_party_set_job(parties[k], tm);
-        } else if (!(parties[k] = lr_cdynp_local_party_new(tm, k))) {
-            goto cleanup;
-        } else {
-            lr_cdynp_local_party_set_step(parties[k], step);
-        }
-    }
-    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
-    if (lr_agent_plan(cl, parties, NULL, &view, res, local, &verdict, why,
-                      len)) {
-        verdict = LR_TM_DEVICES;
-        goto cleanup;
-    }
-    if (verdict != LR_TM_OK) {
-        /* lr_tm_explain() would read the remote DCs' placeholders. */
-        snprintf(why, len, "no chain of data centers can hold the model "
-                 "(%s)", lr_tm_why_str(verdict));
-        goto cleanup;
-    }
-    plan->n_stages = 0;
-    for (int i = 0; i < res->n_dcs; i++) {
-        int dc = res->dc[i];
-        if (agent[dc]) {
-            plan->stages[plan->n_stages++] = (struct lr_stage) {
-                .first = res->first[i], .last = res->last[i], .dc = dc,
-                .g = 0,
-            };
-            continue;
-        }
-        for (int s = 0; s < local->n_stages; s++)
-            if (local->stages[s].dc == dc
-                && plan->n_stages < LR_PLAN_MAX_STAGES)
-                plan->stages[plan->n_stages++] = local->stages[s];
-    }
-
-cleanup:
-    for (int k = 0; k < n; k++)
-        if (parties[k] && !agent[k])
-            parties[k]->cls->free(parties[k]);
-    free(local);
-    return verdict;
-}
-
-/* What came of a RELEASE: the agent confirmed it (ENOENT, a tag it does
- * not hold, included), refused it (an ERROR answer), or did not answer
- * (unreachable, a timeout, a broken connection: it may still hold the
- * devices, and may answer another time). */
-enum release_outcome { RELEASED, REFUSED, UNANSWERED };
-
-/* RELEASE of 'tag' at 'agent' now, on this thread. */
-static enum release_outcome
-release_send(struct lr_cdynp_party *agent, const char *tag)
-{
-    int rc = lr_agent_party_release(agent, tag);
-    if (!rc || rc == ENOENT)
-        return RELEASED;
-    return lr_agent_party_connected(agent) ? REFUSED : UNANSWERED;
-}
-
-static bool
-release_now(struct lr_cdynp_party *agent, const char *tag)
-{
-    return release_send(agent, tag) == RELEASED;
-}
-
-/* Appends the RELEASE of 'tag' at 'agent', sent 'tries' times so far,
- * to c->deferred, unless one of that tag at that agent waits already
- * (it then counts the fewer tries of the two: one never tried asks for
- * an op at once): the same RELEASE, due twice (a COMMIT's that the
- * agent did not answer, and one of its name that waited before it), is
- * sent once.  False when there is no memory to keep it. */
-static bool
-queue_release(struct lr_ctl *c, struct lr_cdynp_party *agent,
-              const char *tag, int tries)
-{
-    for (int i = 0; i < c->n_deferred; i++) {
-        struct lr_ctl_release *q = &c->deferred[i];
-        if (q->agent == agent && !strcmp(q->tag, tag)) {
-            q->tries = q->tries < tries ? q->tries : tries;
-            return true;
-        }
-    }
-    if (c->n_deferred == c->cap_deferred) {
-        int cap = c->cap_deferred ? 2 * c->cap_deferred : 8;
-        struct lr_ctl_release *d = realloc(c->deferred,
-                                           (size_t) cap * sizeof *d);
-        if (!d)
-            return false;
-        c->deferred = d;
-        c->cap_deferred = cap;
-    }
-    struct lr_ctl_release *r = &c->deferred[c->n_deferred++];
-    r->agent = agent;
-    snprintf(r->tag, sizeof r->tag, "%s", tag);
-    r->tries = tries;
-    return true;
-}
-
-/* RELEASE of 'tag' at 'agent', counted when the agent does not confirm
- * it (lr_ctl_counters.agent_release_failures): best effort, nothing
- * waits for it.  It is sent now unless it must wait in c->deferred:
- * while a plan or RELEASEs have the agents (c->agents_lent), or always
- * with a release hook (lr_ctl.h, "RELEASEs off the owner's thread").
- * Counted as failed when there is no memory to keep it. */
-static void
-release_at(struct lr_ctl *c, struct lr_cdynp_party *agent, const char *tag)
-{
-    if (!c->agents_lent && !c->release_hook) {
-        enum release_outcome o = release_send(agent, tag);
-        if (o != RELEASED)
-            c->counters.agent_release_failures++;
-        if (o == UNANSWERED)
-            c->counters.agent_releases_given_up++;
-        return;
-    }
-    if (!queue_release(c, agent, tag, 0)) {
-        c->counters.agent_release_failures++;
-        return;
-    }
-    if (c->release_hook)
-        c->release_hook(c->release_arg);
-}
-
-/* A RELEASE of 'tag' the agent did not answer, sent 'tries' times so
- * far: queued to be tried again with the agents' next turn (with a
- * release hook, below LR_CTL_RELEASE_TRIES tries, memory permitting),
- * else given up. */
-static void
-retry_or_give_up(struct lr_ctl *c, struct lr_cdynp_party *agent,
-                 const char *tag, int tries)
-{
-    if (tries >= LR_CTL_RELEASE_TRIES || !c->release_hook
-        || !queue_release(c, agent, tag, tries))
-        c->counters.agent_releases_given_up++;
-}
-
-/* The RELEASEs of 'tag' a failed COMMIT sent (commit_chain()) that the
- * agents of the DCs marked in lost[] did not answer: tried once. */
-static void
-retry_lost(struct lr_ctl *c, const bool lost[], const char *tag)
-{
-    for (int dc = 0; dc < LR_TM_MAX_DCS; dc++)
-        if (lost[dc])
-            retry_or_give_up(c, c->agent[dc], tag, 1);
-}
-
-/* Sends the RELEASEs that wait, on this thread, in their order, once
- * each; an unanswered one is given up. */
-static void
-send_deferred(struct lr_ctl *c)
-{
-    for (int i = 0; i < c->n_deferred; i++) {
-        const struct lr_ctl_release *r = &c->deferred[i];
-        enum release_outcome o = release_send(r->agent, r->tag);
-        if (o != RELEASED)
-            c->counters.agent_release_failures++;
-        if (o == UNANSWERED)
-            c->counters.agent_releases_given_up++;
-    }
-    c->n_deferred = 0;
-}
-
-/* Takes the RELEASEs of 'tag' that wait out of the queue, unsent, into
- * late[] (room for 'cap'; beyond, given up), before a COMMIT of 'tag'
- * on this thread: sent after it, one would undo it.  They were just
- * tried (settle_before_plan() sends the queue before the plan), and the
- * COMMIT itself releases a leftover of its name at the agents of its
- * chain (commit_chain(), EEXIST), so they are not sent again here:
- * requeue_late() drops or queues them once the COMMIT's outcome is
- * known.  Returns their count. */
-static int
-take_deferred(struct lr_ctl *c, const char *tag, struct lr_ctl_release *late,
-              int cap)
-{
-    int kept = 0, n_late = 0;
-    for (int i = 0; i < c->n_deferred; i++) {
-        struct lr_ctl_release r = c->deferred[i];
-        if (strcmp(r.tag, tag))
-            c->deferred[kept++] = r;
-        else if (n_late < cap)
-            late[n_late++] = r;
-        else
-            c->counters.agent_releases_given_up++;
-    }
-    c->n_deferred = kept;
-    return n_late;
-}
-
-/* The RELEASEs of take_deferred()'s late[0..n) once the COMMIT of their
- * name is done: one at an agent of the chain 'res' it committed (NULL:
- * the COMMIT failed) is dropped, as that COMMIT released the leftover of
- * its name there; the others wait again (retry_or_give_up()), their
- * tries as they were. */
-static void
-requeue_late(struct lr_ctl *c, const struct lr_ctl_release *late, int n,
-             const struct lr_cdynp_result *res)
-{
-    for (int i = 0; i < n; i++) {
-        bool in_chain = false;
-        for (int j = 0; res && j < res->n_dcs; j++)
-            in_chain |= c->agent[res->dc[j]] == late[i].agent;
-        if (!in_chain)
-            retry_or_give_up(c, late[i].agent, late[i].tag, late[i].tries);
-    }
-}
-
-/* Whether a RELEASE waits that was never tried (the others wait for the
- * agents' next turn to be tried again). */
-static bool
-any_fresh(const struct lr_ctl *c)
-{
-    for (int i = 0; i < c->n_deferred; i++)
-        if (!c->deferred[i].tries)
-            return true;
-    return false;
-}
-
-/* A job's name is its tag at the agents, whole. */
-_Static_assert(LR_JOB_NAME_MAX <= LR_WIRE_NAME_MAX,
-               "a job name must fit a wire tag");
-
-/* Whether 'job' has a range at DC k's agent (a remote stage). */
-static bool
-holds_at(const struct lr_ctl *c, const struct lr_job *job, int k)
-{
-    for (int s = 0; s < job->plan.n_stages; s++)
-        if (job->plan.stages[s].dc == k && job->plan.stages[s].g == 0
-            && c->agent[k])
-            return true;
-    return false;
-}
-
-static const char *kept_plan_at(const struct lr_ctl *, int k);
-
-/* The names of the jobs that hold a range at DC k's agent into
- * tags[cap] (NULL: counted only); their count, or -1 when over 'cap'.
- * A job holds what its agents committed from its admission, provisioning
- * (the COMMIT came before its lightpaths, which the device thread may be
- * placing while an op takes the agents), until its RELEASE, sent once it
- * is deleted: active or releasing meanwhile.  So does the plan kept for
- * an admission (kept_plan_at()), committed before its job exists. */
-static int
-held_tags(const struct lr_ctl *c, int k, char (*tags)[LR_WIRE_NAME_MAX],
-          int cap)
-{
-    int n = 0;
-    const char *kept = kept_plan_at(c, k);
-    for (int i = 0; i <= c->n_jobs; i++) {
-        const char *name = kept;                /* after the jobs */
-        if (i < c->n_jobs) {
-            const struct lr_job *j = &c->jobs[i];
-            bool holds = (j->phase == LR_JOB_PROVISIONING
-                          || j->phase == LR_JOB_ACTIVE
-                          || j->phase == LR_JOB_RELEASING)
-                         && holds_at(c, j, k);
-            name = holds ? j->intent.name : NULL;
-        }
-        if (!name)
-            continue;
-        if (n == cap)
-            return -1;
-        if (tags)
-            snprintf(tags[n], LR_WIRE_NAME_MAX, "%s", name);
-        n++;
-    }
-    return n;
-}
-
-/* A KEEP for each agent that owes its start's (c->keep_due), handed to
- * 'op', which sends them first: the agents are the op's from here, so
- * no job commits or goes at an agent until they are sent.  One with
- * more tags than a KEEP takes, or no memory, waits for another op. */
-static void
-hand_keeps(struct lr_ctl *c, struct lr_ctl_op *op)
-{
-    for (int k = 0; k < LR_TM_MAX_DCS; k++) {
-        if (!c->keep_due[k] || !c->agent[k])
-            continue;
-        int n = held_tags(c, k, NULL, LR_WIRE_KEEP_MAX);
-        if (n < 0)
-            continue;
-        if (!op->keep && !(op->keep = calloc(LR_TM_MAX_DCS,
-                                             sizeof *op->keep)))
-            return;
-        struct lr_ctl_keep *kp = &op->keep[op->n_keep];
-        if (!(kp->tags = calloc((size_t) n + 1, sizeof *kp->tags)))
-            return;
-        kp->dc = k;
-        kp->agent = c->agent[k];
-        kp->n = held_tags(c, k, kp->tags, n);
-        op->n_keep++;
-    }
-}
-
-void
-lr_ctl_keep_run(struct lr_ctl_op *op)
-{
-    for (int i = 0; i < op->n_keep; i++) {
-        struct lr_ctl_keep *kp = &op->keep[i];
-        kp->answered = !lr_agent_party_keep(
-            kp->agent, (const char (*)[LR_WIRE_NAME_MAX]) kp->tags, kp->n);
-    }
-}
-
-void
-lr_ctl_keep_free(struct lr_ctl_op *op)
-{
-    for (int i = 0; i < op->n_keep; i++)
-        free(op->keep[i].tags);
-    free(op->keep);
-    op->keep = NULL;
-    op->n_keep = 0;
-}
-
-int
-lr_ctl_keeps_due(const struct lr_ctl *c)
-{
-    int n = 0;
-    for (int k = 0; k < LR_TM_MAX_DCS; k++)
-        n += c->keep_due[k] && c->agent[k];
-    return n;
-}
-
-/* The RELEASEs waiting in c->deferred, handed to 'op' (which owns them
- * from here), or false when there are none. */
-static bool
-hand_deferred(struct lr_ctl *c, struct lr_ctl_op *op)
-{
-    if (!c->n_deferred)
-        return false;
-    op->rel = c->deferred;
-    op->n_rel = c->n_deferred;
-    c->n_releasing = c->n_deferred;
-    c->deferred = NULL;
-    c->n_deferred = c->cap_deferred = 0;
-    return true;
-}
-
-void
-lr_ctl_release_run(struct lr_ctl_op *op)
-{
-    int again = 0;
-    for (int i = 0; i < op->n_rel; i++) {
-        struct lr_ctl_release r = op->rel[i];
-        enum release_outcome o = release_send(r.agent, r.tag);
-        if (o == RELEASED)
-            continue;
-        op->rel_failed++;
-        if (o == UNANSWERED && ++r.tries < LR_CTL_RELEASE_TRIES)
-            op->rel[again++] = r;
-        else if (o == UNANSWERED)
-            op->rel_given_up++;
-    }
-    op->n_rel = again;
-}
-
-/* Whether 'r' is a RELEASE of 'tag' at one of the agents 'chain[0..n)'. */
-static bool
-released_by_commit(const struct lr_ctl_release *r, const char *tag,
-                   struct lr_cdynp_party *const chain[], int n)
-{
-    if (!tag || strcmp(r->tag, tag))
-        return false;
-    for (int k = 0; k < n; k++)
-        if (chain[k] == r->agent)
-            return true;
-    return false;
-}
-
-/* The RELEASEs of 'op' to try again put back in front of those queued
- * meanwhile (they are older), but for those of 'committed' (not NULL:
- * the name the op's plan has just committed) at the agents of its chain
- * ('chain[0..n_chain)'): each COMMIT released a leftover of its name
- * there, and a late RELEASE would undo it.  Elsewhere the leftover is
- * still due. */
-static void
-requeue(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed,
-        struct lr_cdynp_party *const chain[], int n_chain)
-{
-    int n = 0;
-    for (int i = 0; i < op->n_rel; i++)
-        if (!released_by_commit(&op->rel[i], committed, chain, n_chain))
-            op->rel[n++] = op->rel[i];
-    if (!n)
-        return;
-    struct lr_ctl_release *d = malloc((size_t) (n + c->n_deferred)
-                                      * sizeof *d);
-    if (!d) {
-        c->counters.agent_releases_given_up += (unsigned) n;
-        return;
-    }
-    memcpy(d, op->rel, (size_t) n * sizeof *d);
-    if (c->n_deferred)
-        memcpy(d + n, c->deferred, (size_t) c->n_deferred * sizeof *d);
-    free(c->deferred);
-    c->deferred = d;
-    c->n_deferred += n;
-    c->cap_deferred = c->n_deferred;
-}
-
-/* The agents back from 'op' (a plan's or RELEASEs'), with the count of
- * its RELEASEs they did not confirm.  Without a hook those that waited
- * meanwhile go now (after the plan's COMMIT, which its run sent: none
- * is of its name, as no job of that name exists while it is planned),
- * and none is tried again; with one, those the agents did
- * not answer wait to be tried again (requeue(): 'committed', the name
- * the plan committed at the agents 'chain[0..n_chain)', or NULL), and
- * the hook is asked for an op when RELEASEs never tried wait. */
-static void
-agents_back(struct lr_ctl *c, struct lr_ctl_op *op, const char *committed,
-            struct lr_cdynp_party *const chain[], int n_chain)
-{
-    c->agents_lent = false;
-    c->n_releasing = 0;
-    for (int i = 0; i < op->n_keep; i++)
-        if (op->keep[i].answered)
-            c->keep_due[op->keep[i].dc] = false;
-    c->counters.agent_release_failures += (unsigned) op->rel_failed;
-    c->counters.agent_releases_given_up += (unsigned) op->rel_given_up;
-    if (!c->release_hook) {
-        c->counters.agent_releases_given_up += (unsigned) op->n_rel;
-        send_deferred(c);
-        return;
-    }
-    requeue(c, op, committed, chain, n_chain);
-    if (any_fresh(c))
-        c->release_hook(c->release_arg);
-}
-
-void
-lr_ctl_set_release_hook(struct lr_ctl *c, void (*hook)(void *), void *arg)
-{
-    c->release_hook = hook;
-    c->release_arg = arg;
-}
-
-/* Keeps what lr_ctl_agent_status() says of each agent while they are
- * lent (owner's thread, before lending them). */
-static void
-snapshot_agents(struct lr_ctl *c)
-{
-    for (int k = 0; k < LR_TM_MAX_DCS; k++) {
-        const char *e = c->agent[k] ? lr_agent_party_error(c->agent[k])
-                                    : NULL;
-        snprintf(c->agent_why[k], sizeof c->agent_why[k], "%s", e ? e : "");
-        c->agent_answered[k] = c->agent[k]
-                               && lr_agent_party_connected(c->agent[k]);
-    }
-}
-
-int
-lr_ctl_agent_status(const struct lr_ctl *c, int k,
-                    struct lr_ctl_agent_status *out)
-{
-    if (k < 0 || k >= c->cluster->n_dcs || k >= LR_TM_MAX_DCS
-        || !c->agent[k])
-        return ENOENT;
-    const char *e = c->agents_lent ? c->agent_why[k]
-                                   : lr_agent_party_error(c->agent[k]);
-    /* A failure with the connection kept is an ERROR answer (a refusal:
-     * ENOSPC when another job took the devices, EIO when the agent could
-     * not save): the agent is there; the job's reason says it. */
-    bool answered = c->agents_lent ? c->agent_answered[k]
-                                   : lr_agent_party_connected(c->agent[k]);
-    out->dc = c->cluster->dcs[k].name;
-    out->up = !e || !e[0] || answered;
-    snprintf(out->why, sizeof out->why, "%s", out->up ? "" : e);
-    return 0;
-}
-
-int
-lr_ctl_release_begin(struct lr_ctl *c, struct lr_ctl_op **op)
-{
-    *op = NULL;
-    if (!any_fresh(c) || c->agents_lent)
-        return 0;
-    struct lr_ctl_op *o = calloc(1, sizeof *o);
-    if (!o)
-        return ENOMEM;
-    o->agents_only = true;
-    hand_keeps(c, o);
-    hand_deferred(c, o);
-    snapshot_agents(c);
-    c->agents_lent = true;
-    *op = o;
-    return 0;
-}
-
-void
-lr_ctl_release_end(struct lr_ctl *c, struct lr_ctl_op *op)
-{
-    agents_back(c, op, NULL, NULL, 0);
-    lr_ctl_op_free(op);
-}
-
-int
-lr_ctl_releases_pending(const struct lr_ctl *c)
-{
-    int n = c->n_releasing;
-    for (int i = 0; i < c->n_deferred; i++)
-        n += !c->deferred[i].tries;
-    return n;
-}
-
-int
-lr_ctl_releases_retrying(const struct lr_ctl *c)
-{
-    int n = 0;
-    for (int i = 0; i < c->n_deferred; i++)
-        n += c->deferred[i].tries > 0;
-    return n;
-}
-
-/* RELEASE to the agent of every remote range of 'job' (best effort: an
- * agent that forgot the job, or cannot be reached, is passed over). */
-
-static void
-release_remote(struct lr_ctl *c, const struct lr_job *job)
-{
-    for (int s = 0; s < job->plan.n_stages; s++) {
-        const struct lr_stage *st = &job->plan.stages[s];
-        if (st->g == 0 && st->dc >= 0 && st->dc < LR_TM_MAX_DCS
-            && c->agent[st->dc])
-            release_at(c, c->agent[st->dc], job->intent.name);
-    }
-}
-
-/* COMMIT of 'tag' to the agent of every remote DC of the chain 'res'
- * (agent[] by DC index, NULL for this controller's DCs), on the calling
- * thread, which must have the agents.  On the first failure the agents
- * committed so far get RELEASE, and why[] says which agent failed and
- * why.  The agent that failed gets RELEASE too unless it answered (an
- * ERROR: it reserved nothing): after a timeout or a broken connection
- * the outcome is unknown, and an agent that did reserve would keep the
- * devices until a KEEP frees them (RELEASE of a tag it does not hold is a
- * harmless ENOENT).  '*unconfirmed' counts the RELEASEs the agents did
- * not confirm; lost[] (by DC index) marks the agents that did not answer
- * one of these, which may still hold 'tag' (retry_lost()).  0 or the
- * failure's errno. */
-static int
-commit_chain(struct lr_cdynp_party *const agent[], const struct lr_cluster *cl,
-             const struct lr_cdynp_result *res, const char *tag, char *why,
-             size_t whylen, int *unconfirmed, bool lost[])
-{
-    *unconfirmed = 0;
-    memset(lost, 0, LR_TM_MAX_DCS * sizeof *lost);
-    for (int i = 0; i < res->n_dcs; i++) {
-        int dc = res->dc[i], n_stages, rc = EEXIST;
-        if (!agent[dc])
-            continue;
-        /* EEXIST: the agent holds this name for us already.  Tags are
-         * each coordinator's own and two jobs never share a name, so it
-         * is a leftover of an earlier job whose RELEASE was lost (the
-         * agent unreachable then): release it and commit once more, or
-         * the name stays blocked until a KEEP frees it. */
-        for (int tries = 0; rc == EEXIST && tries < 2; tries++) {
-            if (tries && !release_now(agent[dc], tag))
-                (*unconfirmed)++;
-            rc = lr_agent_party_commit(agent[dc], res->objective,
-                                       res->assumed, res->first[i],
-                                       res->last[i], res->n_stages[i], tag,
-                                       &n_stages);
-        }
-        if (rc) {
-            const char *e = lr_agent_party_error(agent[dc]);
-            snprintf(why, whylen, "agent %s did not commit its layers "
-                     "%d-%d: %s", cl->dcs[dc].name, res->first[i] + 1,
-                     res->last[i] + 1, e ? e : strerror(rc));
-            bool unknown = !lr_agent_party_connected(agent[dc]);
-            for (int j = 0; j < i + unknown; j++) {
-                struct lr_cdynp_party *a = agent[res->dc[j]];
-                enum release_outcome o = a ? release_send(a, tag) : RELEASED;
-                *unconfirmed += o != RELEASED;
-                lost[res->dc[j]] |= o == UNANSWERED;
-            }
-            return rc;
-        }
-    }
-    return 0;
-}
-
-/* RELEASE of 'tag' at the agent of every remote DC of the chain 'res'
- * (best effort, release_at()). */
-static void
-release_chain(struct lr_ctl *c, const struct lr_cdynp_result *res,
-              const char *tag)
-{
-    for (int i = 0; i < res->n_dcs; i++)
-        if (c->agent[res->dc[i]])
-            release_at(c, c->agent[res->dc[i]], tag);
-}
-
-/* commit_chain() of 'job' on the owner's thread, when the plan was made
- * there; the job's reason says why it failed. */
-static int
-commit_remote(struct lr_ctl *c, struct lr_job *job,
-              const struct lr_cdynp_result *res)
-{
-    char why[LR_JOB_REASON_MAX];
-    int unconfirmed;
-    bool lost[LR_TM_MAX_DCS];
-    struct lr_ctl_release late[LR_TM_MAX_DCS];
-    /* A RELEASE of this name still waiting (an earlier job's) would undo
-     * the COMMIT if it went after it. */
-    int n_late = take_deferred(c, job->intent.name, late, LR_TM_MAX_DCS);
-    int rc = commit_chain(c->agent, c->cluster, res, job->intent.name, why,
-                          sizeof why, &unconfirmed, lost);
-    c->counters.agent_release_failures += (unsigned) unconfirmed;
-    requeue_late(c, late, n_late, rc ? NULL : res);
-    retry_lost(c, lost, job->intent.name);
-    if (rc)
-        set_reason(job, "%s", why);
-    return rc;
-}
-
-/* A plan made off the owner's thread (lr_ctl_plan_begin): the planner's
- * question, which it owns (the model and the time model over the
- * devices the admission would offer), and the memo entry it fills.
- * With remote DCs it is CDynP with their agents (plan_with_agents), and
- * its answer is for one admission only, not the memo: the agents'
- * devices change without this controller's knowing, and a COMMIT
- * follows the agent's last JOB (docs/agent-protocol.md). */
-struct lr_ctl_plan {
-    struct lr_model *model;
-    struct lr_tm *tm;                 /* over 'model' */
-    struct plan_memo key;             /* why and plan set by the run */
-    unsigned long network_gen;        /* c->network_gen when begun */
-    int step;                         /* c->cdynp_step */
-    /* With the agents: */
-    bool agents;
-    char name[LR_JOB_NAME_MAX];       /* the intent's */
-    const struct lr_cluster *cluster; /* borrowed: c->cluster */
-    struct lr_cdynp_party *agent[LR_TM_MAX_DCS];  /* lent: c->agent */
-    struct lr_cdynp_result res;       /* set by the run */
-    char why[LR_JOB_REASON_MAX - 32]; /* the run's, when it found none;
-                                         else plan_with_agents()'s note */
-    /* Set by the run, which commits a plan it found at the agents of its
-     * chain (commit_chain()) under the intent's name: 'committed', or
-     * the failure's code and reason; RELEASEs not confirmed, and the
-     * agents that did not answer theirs. */
-    bool committed;
-    int commit_rc;
-    char commit_why[LR_JOB_REASON_MAX];
-    int unconfirmed;
-    bool lost[LR_TM_MAX_DCS];
-};
-
-void
-lr_ctl_plan_free(struct lr_ctl_plan *p)
-{
-    if (!p)
-        return;
-    lr_tm_free(p->tm);
-    lr_model_free(p->model);
-    free(p);
-}
-
-void
-lr_ctl_plan_run(struct lr_ctl_plan *p)
-{
-    if (p->agents) {
-        p->key.why = plan_with_agents(p->cluster, p->agent, p->tm, p->step,
-                                      &p->res, &p->key.plan, p->why,
-                                      sizeof p->why);
-        if (p->key.why == LR_TM_OK) {
-            p->commit_rc = commit_chain(p->agent, p->cluster, &p->res,
-                                        p->name, p->commit_why,
-                                        sizeof p->commit_why,
-                                        &p->unconfirmed, p->lost);
-            p->committed = !p->commit_rc;
-        }
-        return;
-    }
-    struct lr_tm_eval *ev = malloc(sizeof *ev);
-    p->key.why = ev ? run_planner(p->tm, p->key.algorithm, p->step,
-                                  &p->key.plan, ev)
-                    : LR_TM_NOMEM;
-    free(ev);
-}
-
-/* True when c->agent_plan (lr_ctl_plan_end kept it) answers the
- * question 'key' of intent 'in' on the network as it is. */
-static bool
-kept_answers(const struct lr_ctl *c, const struct lr_intent *in,
-             const struct plan_memo *key)
-{
-    const struct lr_ctl_plan *p = c->agent_plan;
-    return p && p->network_gen == c->network_gen
-        && !strcmp(p->name, in->name) && memo_same(&p->key, key);
-}
-
-/* The name c->agent_plan committed at DC k's agent, which holds it for
- * the plan's admission (no job of that name exists meanwhile: it is
- * planned only while there is none), or NULL. */
-static const char *
-kept_plan_at(const struct lr_ctl *c, int k)
-{
-    const struct lr_ctl_plan *p = c->agent_plan;
-    if (!p || !p->committed || p->network_gen != c->network_gen
-        || !c->agent[k])
-        return NULL;
-    for (int i = 0; i < p->res.n_dcs; i++)
-        if (p->res.dc[i] == k)
-            return p->name;
-    return NULL;
-}
-
-/* Frees c->agent_plan, which no admission took: the agents that
- * committed it get RELEASE (release_at()). */
-static void
-drop_agent_plan(struct lr_ctl *c)
-{
-    struct lr_ctl_plan *p = c->agent_plan;
-    c->agent_plan = NULL;
-    if (p && p->committed && p->network_gen == c->network_gen)
-        release_chain(c, &p->res, p->name);
-    lr_ctl_plan_free(p);
-}
-
-/* Before a plan with the agents made on this thread (an admission that
- * plans itself): what a plan op would send first, the KEEPs owed and the
- * RELEASEs queued, sent here the same way (those unanswered wait for a
- * retry), so that the agents free their devices before they are asked
- * for them. */
-static void
-settle_before_plan(struct lr_ctl *c)
-{
-    struct lr_ctl_op now = { .agents_only = true };
-    hand_keeps(c, &now);
-    hand_deferred(c, &now);
-    lr_ctl_op_run(&now);
-    agents_back(c, &now, NULL, NULL, 0);
-    lr_ctl_keep_free(&now);
-    free(now.rel);
-}
-
-/* What the agents are owed, sent now on this thread, which has them:
- * the RELEASEs of a plan kept and never taken, and those queued.  For
- * a new network and the controller's end, which free the agents. */
-static void
-settle_agents(struct lr_ctl *c)
-{
-    drop_agent_plan(c);
-    send_deferred(c);
-}
-
-/* The plan made with the agents off the owner's thread for 'in' over the
- * devices 'tm' offers now, taken from c->agent_plan: the caller owns it,
- * and its COMMITs (when 'committed'), which it must release unless the
- * job is admitted.  NULL when there is none for this question, or the
- * network was replaced since (drop_agent_plan()).  Either way
- * c->agent_plan is emptied. */
-static struct lr_ctl_plan *
-take_agent_plan(struct lr_ctl *c, const struct lr_intent *in,
-                const struct lr_tm *tm)
-{
-    struct lr_ctl_plan *p = c->agent_plan;
-    struct plan_memo key;
-    memo_key(in, "cdynp", tm, &key);
-    if (!kept_answers(c, in, &key)) {
-        drop_agent_plan(c);
-        return NULL;
-    }
-    c->agent_plan = NULL;
-    return p;
 }
 
 /* ---- algorithm ppo (lr_ctl_ppo.h) ---- */
@@ -1694,7 +900,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
                              "flight): submit again when they are done");
             goto cleanup;
         }
-        if ((kept = take_agent_plan(c, in, tm))) {
+        if ((kept = lr_ctl_take_agent_plan(c, in, tm))) {
             *res = kept->res;
             *plan = kept->key.plan;
             snprintf(why, sizeof why, "%s", kept->why);
@@ -1706,9 +912,10 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
                 goto cleanup;
             }
         } else {
-            settle_before_plan(c);
-            v = plan_with_agents(c->cluster, c->agent, tm, c->cdynp_step,
-                                 res, plan, why, sizeof why);
+            lr_ctl_settle_before_plan(c);
+            v = lr_ctl_plan_with_agents(c->cluster, c->agent, tm,
+                                        c->cdynp_step, res, plan, why,
+                                        sizeof why);
         }
         if (v != LR_TM_OK) {
             job->phase = LR_JOB_BLOCKED;
@@ -1874,7 +1081,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
     }
     if (c->n_remote) {
         job->iteration_s = res->T;
-        if (!kept && commit_remote(c, job, res)) {
+        if (!kept && lr_ctl_commit_remote(c, job, res)) {
             job->phase = LR_JOB_BLOCKED;
             c->counters.blocks_plan++;
             goto cleanup;
@@ -1894,7 +1101,7 @@ cleanup:
     }
     /* A plan committed off the loop for a job that is not admitted. */
     if (kept && kept->committed && (rc || job->phase == LR_JOB_BLOCKED))
-        release_chain(c, &kept->res, in->name);
+        lr_ctl_release_chain(c, &kept->res, in->name);
     lr_tm_free(tm);
     free(ev);
     free(res);
@@ -1964,7 +1171,7 @@ submit_begin(struct lr_ctl *c, const struct lr_intent *intent,
 {
     int rc = begin_admission(c, intent, dec, job, op, err, errlen);
     if (c->agent_plan && !strcmp(c->agent_plan->name, intent->name))
-        drop_agent_plan(c);
+        lr_ctl_drop_agent_plan(c);
     return rc;
 }
 
@@ -2028,7 +1235,7 @@ begin_admission(struct lr_ctl *c, const struct lr_intent *intent,
     job->phase = job->n_lightpaths ? LR_JOB_PROVISIONING : LR_JOB_ACTIVE;
     if (job->n_lightpaths && lr_ctl_op_new(c, job, false, op)) {
         unbook(c, job);
-        release_remote(c, job);
+        lr_ctl_release_remote(c, job);
         return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     }
     rc = lr_store_put_job(c->store, job);
@@ -2036,7 +1243,7 @@ begin_admission(struct lr_ctl *c, const struct lr_intent *intent,
         lr_ctl_op_free(*op);
         *op = NULL;
         unbook(c, job);
-        release_remote(c, job);
+        lr_ctl_release_remote(c, job);
         return lr_ctl_fail(err, errlen, EIO, "store: %s",
                            lr_store_error(c->store));
     }
@@ -2046,7 +1253,7 @@ begin_admission(struct lr_ctl *c, const struct lr_intent *intent,
         lr_ctl_op_free(*op);
         *op = NULL;
         unbook(c, job);
-        release_remote(c, job);
+        lr_ctl_release_remote(c, job);
         return lr_ctl_fail(err, errlen, rc, "out of memory");
     }
     if (job->phase == LR_JOB_ACTIVE) {
@@ -2106,6 +1313,43 @@ lr_ctl_decide_begin(struct lr_ctl *c, const struct lr_intent *intent,
     return 0;
 }
 
+/* A plan off the owner's thread (struct lr_ctl_plan, lr_ctl_int.h): its
+ * agents' half, and the plan kept for its admission, are
+ * lr_ctl_agents.c's. */
+
+void
+lr_ctl_plan_free(struct lr_ctl_plan *p)
+{
+    if (!p)
+        return;
+    lr_tm_free(p->tm);
+    lr_model_free(p->model);
+    free(p);
+}
+
+void
+lr_ctl_plan_run(struct lr_ctl_plan *p)
+{
+    if (p->agents) {
+        p->key.why = lr_ctl_plan_with_agents(p->cluster, p->agent, p->tm,
+                                             p->step, &p->res, &p->key.plan,
+                                             p->why, sizeof p->why);
+        if (p->key.why == LR_TM_OK) {
+            p->commit_rc = lr_ctl_commit_chain(p->agent, p->cluster, &p->res,
+                                               p->name, p->commit_why,
+                                               sizeof p->commit_why,
+                                               &p->unconfirmed, p->lost);
+            p->committed = !p->commit_rc;
+        }
+        return;
+    }
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    p->key.why = ev ? run_planner(p->tm, p->key.algorithm, p->step,
+                                  &p->key.plan, ev)
+                    : LR_TM_NOMEM;
+    free(ev);
+}
+
 /* Algorithms admit() plans through the memo: all but zone (it reads
  * telemetry) and ppo (its decisions). */
 static bool
@@ -2138,17 +1382,18 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
         lr_ctl_plan_free(p);
         return 0;   /* refused or blocked without planning */
     }
-    memo_key(in, in->algorithm[0] && !ppo_cdynp ? in->algorithm : "cdynp",
-             p->tm, &p->key);
+    lr_ctl_memo_key(in,
+                    in->algorithm[0] && !ppo_cdynp ? in->algorithm : "cdynp",
+                    p->tm, &p->key);
     if (c->n_remote) {
         /* The plan kept for this very question: admit it now. */
-        if (kept_answers(c, in, &p->key)) {
+        if (lr_ctl_kept_answers(c, in, &p->key)) {
             lr_ctl_plan_free(p);
             return 0;
         }
         /* A plan kept for another question is not taken now: its
          * COMMITs are released first (this plan's may share its name). */
-        drop_agent_plan(c);
+        lr_ctl_drop_agent_plan(c);
         p->agents = true;
         snprintf(p->name, sizeof p->name, "%s", in->name);
         p->cluster = c->cluster;
@@ -2169,11 +1414,11 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
     /* Until lr_ctl_plan_end: the agents are the plan's, and the RELEASEs
      * waiting for them go first. */
     if (p->agents)
-        snapshot_agents(c);
+        lr_ctl_snapshot_agents(c);
     c->agents_lent = p->agents;
     if (p->agents) {
-        hand_keeps(c, o);
-        hand_deferred(c, o);
+        lr_ctl_hand_keeps(c, o);
+        lr_ctl_hand_deferred(c, o);
     }
     *op = o;
     return 0;
@@ -2184,7 +1429,7 @@ lr_ctl_plan_end(struct lr_ctl *c, struct lr_ctl_op *op)
 {
     struct lr_ctl_plan *p = op ? op->plan : NULL;
     if (p && p->agents) {
-        /* Back from the plan (agents_back()), which is kept for its
+        /* Back from the plan (lr_ctl_agents_back()), which is kept for its
          * admission, committed at its agents already (or saying why
          * not), in place of one never taken.  A new network waits for
          * the plan: the generation cannot have changed. */
@@ -2193,10 +1438,11 @@ lr_ctl_plan_end(struct lr_ctl *c, struct lr_ctl_op *op)
         for (int i = 0; p->committed && i < p->res.n_dcs; i++)
             if (p->agent[p->res.dc[i]])
                 chain[n_chain++] = p->agent[p->res.dc[i]];
-        agents_back(c, op, p->committed ? p->name : NULL, chain, n_chain);
+        lr_ctl_agents_back(c, op, p->committed ? p->name : NULL, chain,
+                           n_chain);
         c->counters.agent_release_failures += (unsigned) p->unconfirmed;
-        retry_lost(c, p->lost, p->name);
-        drop_agent_plan(c);
+        lr_ctl_retry_lost(c, p->lost, p->name);
+        lr_ctl_drop_agent_plan(c);
         if (p->network_gen == c->network_gen) {
             c->agent_plan = p;
             op->plan = NULL;
@@ -2291,7 +1537,7 @@ end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
             return rc;
         }
         unbook(c, job);
-        release_remote(c, job);
+        lr_ctl_release_remote(c, job);
         *job = failed;
         return remember_job(c, job);
     }
@@ -2353,7 +1599,7 @@ end_delete(struct lr_ctl *c, const struct lr_ctl_op *op, char *err,
                            "releasing: DELETE it again",
                            lr_store_error(c->store));
     unbook(c, job);
-    release_remote(c, job);
+    lr_ctl_release_remote(c, job);
     forget_job(c, name);
     c->counters.deletes++;
     return 0;
@@ -2432,7 +1678,7 @@ lr_ctl_delete_begin(struct lr_ctl *c, const char *name, struct lr_ctl_op **op,
     if (job.phase == LR_JOB_ACTIVE)
         unbook(c, &job);
     if (job.phase == LR_JOB_ACTIVE || job.phase == LR_JOB_RELEASING)
-        release_remote(c, &job);
+        lr_ctl_release_remote(c, &job);
     forget_job(c, name);
     c->counters.deletes++;
     return 0;
@@ -2792,7 +2038,7 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
     }
     /* A plan kept and never taken is released now (it names c->agent,
      * which the new network replaces below). */
-    drop_agent_plan(c);
+    lr_ctl_drop_agent_plan(c);
     /* Keep the old network until the new one stands. */
     struct lr_ctl old = *c;
     c->topo = NULL;
@@ -2824,7 +2070,7 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
      * no op has taken them yet), sent to them now, counted here: the copy
      * shares the queue, and closing it would leave them waiting for
      * agents freed with it.  A refused network keeps them queued. */
-    send_deferred(c);
+    lr_ctl_send_deferred(c);
     carry_keeps(c, &old);
     close_network(&old);
     return 0;
@@ -2902,7 +2148,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
                                     err, errlen);
                 break;
             }
-            release_remote(c, j);
+            lr_ctl_release_remote(c, j);
             j->phase = LR_JOB_FAILED;
             set_reason(j, "provisioning was interrupted by a controller "
                        "restart and rolled back");
@@ -2923,7 +2169,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
                                     err, errlen);
                 break;
             }
-            release_remote(c, j);
+            lr_ctl_release_remote(c, j);
             if (lr_store_delete_job(c->store, j->intent.name))
                 rc = lr_ctl_fail(err, errlen, EIO, "store: %s",
                                  lr_store_error(c->store));
@@ -2970,12 +2216,12 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
 }
 
 /* KEEP to every agent (lr_agent_party_keep), with the names of the
- * jobs that hold a range there (held_tags()): the agent frees what this
+ * jobs that hold a range there (lr_ctl_held_tags()): the agent frees what this
  * controller committed for jobs it no longer has (deleted while their
  * RELEASE was queued when it stopped, or given up).  On the owner's
  * thread, at start; each agent's outcome goes to the report, and one
  * that did not answer owes it (c->keep_due): the next op that takes the
- * agents carries it (hand_keeps()). */
+ * agents carries it (lr_ctl_hand_keeps()). */
 static void
 keep_agents(struct lr_ctl *c, char **buf, size_t *len)
 {
@@ -2992,7 +2238,7 @@ keep_agents(struct lr_ctl *c, char **buf, size_t *len)
             return;
         }
         const char *dc = c->cluster->dcs[k].name;
-        int n = held_tags(c, k, tags, LR_WIRE_KEEP_MAX);
+        int n = lr_ctl_held_tags(c, k, tags, LR_WIRE_KEEP_MAX);
         if (n < 0) {
             lr_ctl_say(buf, len, "agent %s: more than %d jobs: no "
                        "KEEP sent", dc, LR_WIRE_KEEP_MAX);
@@ -3153,7 +2399,7 @@ lr_ctl_free(struct lr_ctl *c)
         return;
     lr_ctl_ppo_free(c->ppo);
     if (!c->agents_lent)
-        settle_agents(c);
+        lr_ctl_settle_agents(c);
     close_network(c);
     lr_store_close(c->store);
     free(c->jobs);

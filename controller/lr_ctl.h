@@ -352,10 +352,10 @@ void lr_ctl_plan_end(struct lr_ctl *, struct lr_ctl_op *op);
  * A plan begun with RELEASEs queued takes them along and sends them
  * first: an agent frees its devices before it is asked for them.  A
  * RELEASE the agent did not answer (unreachable, a timeout), queued or
- * sent by a COMMIT that failed (commit_chain in lr_ctl.c), is queued
- * again, to be tried with the agents' next turn (a plan, or RELEASEs
- * never tried: those alone ask for an op), at most
- * LR_CTL_RELEASE_TRIES times in all; one of a name the plan has just
+ * sent by a COMMIT that failed (lr_ctl_commit_chain in
+ * lr_ctl_agents.c), is queued again, to be tried with the agents' next
+ * turn (a plan, or RELEASEs never tried: those alone ask for an op), at
+ * most LR_CTL_RELEASE_TRIES times in all; one of a name the plan has just
  * committed, at an agent of its chain, is dropped (that COMMIT released
  * the leftover itself; at the other agents the leftover is still due).
  * An

@@ -6,7 +6,10 @@
  *                   telemetry, start and recovery, the read-only views;
  *   lr_ctl_op.c     one job's device work (struct lr_ctl_op) and the
  *                   emulated data plane;
- *   lr_ctl_recon.c  reconciliation.
+ *   lr_ctl_recon.c  reconciliation;
+ *   lr_ctl_agents.c the remote DCs' agents: CDynP with them, COMMIT and
+ *                   RELEASE, the RELEASEs that wait and the KEEPs owed,
+ *                   the plan made with them and kept for its admission.
  * The helpers below are shared between those files; each is documented
  * where it is defined.
  */
@@ -19,6 +22,7 @@
 
 #include "controller/lr_ctl.h"
 #include "controller/lr_job.h"
+#include "planner/lr_cdynp.h"
 #include "planner/lr_cdynp_wire.h"
 #include "planner/lr_rate.h"
 #include "planner/lr_timemodel.h"
@@ -135,7 +139,7 @@ struct lr_ctl {
      * it owed by the agents it keeps (carry_keeps()). */
     bool keep_due[LR_TM_MAX_DCS];
     /* Each agent's last failure (lr_agent_party_error(), "" when none)
-     * as it was when the agents were lent (snapshot_agents()): what
+     * as it was when the agents were lent (lr_ctl_snapshot_agents()): what
      * lr_ctl_agent_status() says while they are away. */
     char agent_why[LR_TM_MAX_DCS][LR_CTL_AGENT_WHY];
     bool agent_answered[LR_TM_MAX_DCS];   /* its connection was up */
@@ -146,7 +150,7 @@ struct lr_ctl {
 };
 
 /* A KEEP to DC 'dc's agent, carried by an op: the names of the jobs
- * that held a range there when the op began (held_tags(): provisioning,
+ * that held a range there when the op began (lr_ctl_held_tags(): provisioning,
  * active or releasing), owned. */
 struct lr_ctl_keep {
     int dc;
@@ -173,7 +177,41 @@ struct lr_ctl_lpcheck {
 
 struct lr_ctl_recon;                  /* lr_ctl_recon.c */
 struct lr_ctl_decision;               /* lr_ctl.c, algorithm ppo */
-struct lr_ctl_plan;                   /* lr_ctl.c, lr_ctl_plan_begin */
+
+/* A plan made off the owner's thread (lr_ctl_plan_begin, in lr_ctl.c;
+ * the plan kept for an admission, c->agent_plan, is lr_ctl_agents.c's):
+ * the planner's question, which it owns (the model and the time model
+ * over the devices the admission would offer), and the memo entry it
+ * fills.  With remote DCs it is CDynP with their agents
+ * (lr_ctl_plan_with_agents), and its answer is for one admission only,
+ * not the memo: the agents' devices change without this controller's
+ * knowing, and a COMMIT follows the agent's last JOB
+ * (docs/agent-protocol.md). */
+struct lr_ctl_plan {
+    struct lr_model *model;
+    struct lr_tm *tm;                 /* over 'model' */
+    struct plan_memo key;             /* why and plan set by the run */
+    unsigned long network_gen;        /* c->network_gen when begun */
+    int step;                         /* c->cdynp_step */
+    /* With the agents: */
+    bool agents;
+    char name[LR_JOB_NAME_MAX];       /* the intent's */
+    const struct lr_cluster *cluster; /* borrowed: c->cluster */
+    struct lr_cdynp_party *agent[LR_TM_MAX_DCS];  /* lent: c->agent */
+    struct lr_cdynp_result res;       /* set by the run */
+    char why[LR_JOB_REASON_MAX - 32]; /* the run's, when it found none;
+                                         else the note of
+                                         lr_ctl_plan_with_agents() */
+    /* Set by the run, which commits a plan it found at the agents of its
+     * chain (lr_ctl_commit_chain()) under the intent's name:
+     * 'committed', or the failure's code and reason; RELEASEs not
+     * confirmed, and the agents that did not answer theirs. */
+    bool committed;
+    int commit_rc;
+    char commit_why[LR_JOB_REASON_MAX];
+    int unconfirmed;
+    bool lost[LR_TM_MAX_DCS];
+};
 
 /* The device work of one job (an admission or a release), prepared on
  * the controller's thread from the job and the network, so that running
@@ -226,9 +264,51 @@ void lr_ctl_decision_free(struct lr_ctl_decision *);
 void lr_ctl_decision_run(struct lr_ctl_decision *);
 void lr_ctl_plan_free(struct lr_ctl_plan *);
 void lr_ctl_plan_run(struct lr_ctl_plan *);
+void lr_ctl_memo_key(const struct lr_intent *, const char *algo,
+                     const struct lr_tm *, struct plan_memo *key);
+bool lr_ctl_memo_same(const struct plan_memo *, const struct plan_memo *);
+
+/* lr_ctl_agents.c.  The agents (c->agent[]) stay the controller's
+ * throughout: an op or a plan borrows them (struct lr_ctl_keep, struct
+ * lr_ctl_release, struct lr_ctl_plan), and the RELEASEs and KEEPs handed
+ * to an op are the op's to free (lr_ctl_op_free, lr_ctl_keep_free). */
+enum lr_tm_why lr_ctl_plan_with_agents(const struct lr_cluster *,
+                                       struct lr_cdynp_party *const *agent,
+                                       const struct lr_tm *, int step,
+                                       struct lr_cdynp_result *,
+                                       struct lr_plan *, char *why,
+                                       size_t len);
+int lr_ctl_commit_chain(struct lr_cdynp_party *const agent[],
+                        const struct lr_cluster *,
+                        const struct lr_cdynp_result *, const char *tag,
+                        char *why, size_t whylen, int *unconfirmed,
+                        bool lost[]);
+int lr_ctl_commit_remote(struct lr_ctl *, struct lr_job *,
+                         const struct lr_cdynp_result *);
+void lr_ctl_release_chain(struct lr_ctl *, const struct lr_cdynp_result *,
+                          const char *tag);
+void lr_ctl_release_remote(struct lr_ctl *, const struct lr_job *);
+void lr_ctl_retry_lost(struct lr_ctl *, const bool lost[], const char *tag);
+void lr_ctl_send_deferred(struct lr_ctl *);
+bool lr_ctl_hand_deferred(struct lr_ctl *, struct lr_ctl_op *);
 void lr_ctl_release_run(struct lr_ctl_op *);
+int lr_ctl_held_tags(const struct lr_ctl *, int k,
+                     char (*tags)[LR_WIRE_NAME_MAX], int cap);
+void lr_ctl_hand_keeps(struct lr_ctl *, struct lr_ctl_op *);
 void lr_ctl_keep_run(struct lr_ctl_op *);
 void lr_ctl_keep_free(struct lr_ctl_op *);
+void lr_ctl_snapshot_agents(struct lr_ctl *);
+void lr_ctl_agents_back(struct lr_ctl *, struct lr_ctl_op *,
+                        const char *committed,
+                        struct lr_cdynp_party *const chain[], int n_chain);
+void lr_ctl_settle_before_plan(struct lr_ctl *);
+void lr_ctl_settle_agents(struct lr_ctl *);
+bool lr_ctl_kept_answers(const struct lr_ctl *, const struct lr_intent *,
+                         const struct plan_memo *);
+void lr_ctl_drop_agent_plan(struct lr_ctl *);
+struct lr_ctl_plan *lr_ctl_take_agent_plan(struct lr_ctl *,
+                                           const struct lr_intent *,
+                                           const struct lr_tm *);
 
 /* lr_ctl_op.c */
 int lr_ctl_changes_for(const struct lr_ctl *, const struct lr_job *,
