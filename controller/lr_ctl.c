@@ -1,6 +1,7 @@
 /* lr_ctl: the controller's core; see lr_ctl.h for the model.  The
  * device work is in lr_ctl_op.c, reconciliation in lr_ctl_recon.c, the
- * remote DCs' agents in lr_ctl_agents.c (lr_ctl_int.h). */
+ * remote DCs' agents in lr_ctl_agents.c, a ppo decision made a job in
+ * lr_ctl_admit_ppo.c (lr_ctl_int.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -27,8 +28,6 @@
 
 /* Rates tried for a lightpath, best first (Gb/s). */
 static const double lr_ctl_rates[] = { 400, 200, 100 };
-/* Propagation delay in fibre, s per km (../shared/reference/training.md). */
-#define LR_CTL_S_PER_KM 5e-6
 /* The exact planner is exponential: bound it inside the daemon. */
 #define LR_CTL_EXACT_NODES 2000000
 
@@ -62,8 +61,8 @@ set_reason(struct lr_job *job, const char *fmt, ...)
 }
 
 /* The job's note, as set_reason() sets the reason. */
-static void __attribute__((format(printf, 2, 3)))
-set_note(struct lr_job *job, const char *fmt, ...)
+void
+lr_ctl_set_note(struct lr_job *job, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -142,8 +141,8 @@ book(struct lr_ctl *c, const struct lr_job *job)
 }
 
 /* Gives back the slots of the job's lightpaths (the job keeps them). */
-static void
-unbook_lightpaths(struct lr_ctl *c, const struct lr_job *job)
+void
+lr_ctl_unbook_lightpaths(struct lr_ctl *c, const struct lr_job *job)
 {
     for (int i = 0; i < job->n_lightpaths; i++)
         lr_spectrum_release(c->rsa->sp, job->lp[i].links, job->lp[i].n_links,
@@ -153,7 +152,7 @@ unbook_lightpaths(struct lr_ctl *c, const struct lr_job *job)
 static void
 unbook(struct lr_ctl *c, const struct lr_job *job)
 {
-    unbook_lightpaths(c, job);
+    lr_ctl_unbook_lightpaths(c, job);
     for (int k = 0; k < c->cluster->n_dcs; k++)
         c->gpus_used[k] -= job->gpus[k];
 }
@@ -607,167 +606,6 @@ ppo_decided(struct lr_ctl *c, const struct lr_intent *in,
     return lr_ctl_ppo_choose(c->ppo, false, why, len);
 }
 
-/* Appends to job's note the work X a known-work policy was shown and
- * what its rollout did ('ro'). */
-static void
-ppo_note_work(struct lr_job *job, double work, const char *ro)
-{
-    if (work >= 0)
-        lr_utf8_appendf(job->note, sizeof job->note, ", work %.2f x mean",
-                        work);
-    if (*ro)
-        lr_utf8_appendf(job->note, sizeof job->note, "; %s", ro);
-}
-
-/* Realises candidate 'a' of the policy for 'job': the stages by CDynP
- * over the candidate's chain and GPU split (at the configuration's
- * cdynp-device-step), a lightpath each way on each hop of the chain
- * (one for a pair, two for a triple) on its route and tier, the slots
- * first fit gave on the mirror.  0: the job is
- * planned and holds them (in memory); -1: nothing is held and why[] says
- * why (the caller falls back); or a positive errno. */
-static int
-admit_ppo(struct lr_ctl *c, const struct lr_model *model,
-          const struct lr_train *tr, struct lr_job *job, int a, double work,
-          const char *ro, char *why, size_t len)
-{
-    struct lr_jenv *env = lr_ctl_ppo_env(c->ppo);
-    const struct lr_jenv_cand *cd = lr_jenv_cand(env, a);
-    struct lr_tm *tm = NULL;
-    struct lr_tm_eval *ev = malloc(sizeof *ev);
-    struct lr_plan *plan = &job->plan;
-    int rc = -1;
-    if (!ev || lr_tm_new(model, c->cluster, tr, &tm)) {
-        free(ev);
-        return ENOMEM;
-    }
-    /* A decider other than the policy's mask (lr_ctl_config.ppo_base,
-     * tests and benchmarks) may name a route a DC pair does not have. */
-    for (int h = 0; h + 1 < cd->n_dcs; h++)
-        if (!lr_jenv_cand_hop_path(env, a, h, 0)
-            || !lr_jenv_cand_hop_path(env, a, h, 1)) {
-            snprintf(why, len, "candidate %d: hop %s-%s has no route %d "
-                     "on this network", a, c->cluster->dcs[cd->dc[h]].name,
-                     c->cluster->dcs[cd->dc[h + 1]].name, cd->route);
-            goto cleanup;
-        }
-    for (int k = 0; k < tm->n_dcs; k++)
-        tm->dcs[k].n_devices = 0;
-    for (int i = 0; i < cd->n_dcs; i++)
-        tm->dcs[cd->dc[i]].n_devices = lr_jenv_cand_gpus(env, a, i);
-    int rate = cd->n_dcs > 1 ? lr_jenv_tier_gbps[cd->tier] : 0;
-    for (int h = 0; h + 1 < cd->n_dcs; h++)
-        /* As the environment tabulated it: the forward route's delay. */
-        lr_tm_set_link(tm, cd->dc[h], cd->dc[h + 1], rate * 1e9 / 8,
-                       lr_jenv_cand_hop_path(env, a, h, 0)->length_km
-                       * LR_CTL_S_PER_KM);
-    /* The policy chose on its table, planned at the automatic step as
-     * in training; the chosen chain's stages are planned at the
-     * operator's step, as every CDynP plan of this controller is. */
-    struct lr_cdynp_options opt = {
-        .window = LR_CDYNP_DEFAULT_WINDOW, .order = cd->dc,
-        .n_order = cd->n_dcs, .device_step = c->cdynp_step,
-    };
-    enum lr_tm_why v = lr_cdynp_plan(tm, &opt, plan, ev);
-    if (v != LR_TM_OK) {
-        char detail[160];
-        lr_tm_explain(tm, v, detail, sizeof detail);
-        snprintf(why, len, "candidate %d has no plan over its chain: %s", a,
-                 detail);
-        goto cleanup;
-    }
-    if (!(ev->T <= LR_JOB_MAX_ITERATION_S)) {
-        snprintf(why, len, "candidate %d: an iteration would take %.3g s",
-                 a, ev->T);
-        goto cleanup;
-    }
-    for (int h = 0; h + 1 < cd->n_dcs; h++) {
-        const struct lr_path *p[2] = {
-            lr_jenv_cand_hop_path(env, a, h, 0),
-            lr_jenv_cand_hop_path(env, a, h, 1),
-        };
-        int m = lr_jenv_cand_hop_slots(env, a, h);
-        if (p[0]->n_links > LR_JOB_MAX_HOPS
-            || p[1]->n_links > LR_JOB_MAX_HOPS) {
-            /* Refused, never cut short: a job records at most that
-             * many hops per lightpath. */
-            snprintf(why, len, "candidate %d: route %d of hop %s-%s has "
-                     "more than the %d links a lightpath may cross", a,
-                     cd->route, c->cluster->dcs[cd->dc[h]].name,
-                     c->cluster->dcs[cd->dc[h + 1]].name, LR_JOB_MAX_HOPS);
-            goto cleanup;
-        }
-        double km = fmax(p[0]->length_km, p[1]->length_km);
-        int mod = lr_mod_choose(&c->rsa->mods, km);
-        if (mod < 0) {
-            /* Not the spectrum: no format carries a signal that far. */
-            snprintf(why, len, "candidate %d: route %d of hop %s-%s is %.0f "
-                     "km long, beyond the reach of every modulation", a,
-                     cd->route, c->cluster->dcs[cd->dc[h]].name,
-                     c->cluster->dcs[cd->dc[h + 1]].name, km);
-            goto cleanup;
-        }
-        for (int dir = 0; dir < 2; dir++) {
-            int first = lr_jenv_cand_hop_first(env, a, h, dir);
-            if (first < 0
-                || lr_spectrum_alloc(c->rsa->sp, p[dir]->links,
-                                     p[dir]->n_links, first, m)) {
-                snprintf(why, len, "candidate %d: its slots are not free "
-                         "on route %d of hop %s-%s", a, cd->route,
-                         c->cluster->dcs[cd->dc[h]].name,
-                         c->cluster->dcs[cd->dc[h + 1]].name);
-                goto cleanup;
-            }
-            struct lr_lightpath *lp = &job->lp[job->n_lightpaths++];
-            memset(lp, 0, sizeof *lp);
-            lp->from_dc = cd->dc[h + dir];
-            lp->to_dc = cd->dc[h + 1 - dir];
-            lp->n_links = p[dir]->n_links;
-            memcpy(lp->links, p[dir]->links,
-                   (size_t) lp->n_links * sizeof(int));
-            lp->length_km = p[dir]->length_km;
-            lp->mod = mod;
-            lp->first = first;
-            lp->m = m;
-            int mm;
-            lr_topo_block_nm(&c->topo->links[p[dir]->links[0]], first, m,
-                             &lp->n, &mm);
-            lp->capacity_gbps = rate;
-        }
-    }
-    for (int s = 0; s < plan->n_stages; s++)
-        job->gpus[plan->stages[s].dc] += plan->stages[s].g;
-    job->iteration_s = ev->T;
-    job->phase = LR_JOB_PLANNED;
-    const struct lr_cluster *cl = c->cluster;
-    if (cd->n_dcs == 1)
-        set_note(job, "ppo: candidate %d, %s with %d GPUs", a,
-                 cl->dcs[cd->dc[0]].name, lr_jenv_cand_gpus(env, a, 0));
-    else {
-        /* "%s (%d GPUs) then ..." over the chain, then its route. */
-        set_note(job, "ppo: candidate %d, ", a);
-        for (int i = 0; i < cd->n_dcs; i++)
-            lr_utf8_appendf(job->note, sizeof job->note, "%s%s (%d GPUs)",
-                            i ? " then " : "", cl->dcs[cd->dc[i]].name,
-                            lr_jenv_cand_gpus(env, a, i));
-        lr_utf8_appendf(job->note, sizeof job->note, ", route %d%s at %d "
-                        "Gb/s", cd->route,
-                        cd->n_dcs > 2 ? " of each hop" : "", rate);
-    }
-    ppo_note_work(job, work, ro);
-    rc = 0;
-cleanup:
-    if (rc) {
-        /* Nothing is held: the lightpaths booked so far go back. */
-        unbook_lightpaths(c, job);
-        job->n_lightpaths = 0;
-        plan->n_stages = 0;
-    }
-    lr_tm_free(tm);
-    free(ev);
-    return rc;
-}
-
 /* Step 1 of an admission: the devices 'tm' offers the planner, each
  * local DC's free GPUs, most compute first, until in->gpus_max are
  * offered (a remote DC's are its agent's to know: left as they are).
@@ -855,14 +693,14 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
         if (a == LR_CTL_PPO_REFUSED) {
             job->phase = LR_JOB_BLOCKED;
             set_reason(job, "refused by the ppo policy: %s", why);
-            set_note(job, "ppo: refused the job");
-            ppo_note_work(job, work, ro);
+            lr_ctl_set_note(job, "ppo: refused the job");
+            lr_ctl_ppo_note_work(job, work, ro);
             c->counters.blocks_plan++;
             c->counters.ppo_refused++;
             goto cleanup;
         }
-        int prc = a < 0 ? -1 : admit_ppo(c, model, &tr, job, a, work, ro,
-                                         why, sizeof why);
+        int prc = a < 0 ? -1 : lr_ctl_admit_ppo(c, model, &tr, job, a, work,
+                                                ro, why, sizeof why);
         if (prc > 0) {
             rc = lr_ctl_fail(err, errlen, prc, "out of memory");
             goto cleanup;
@@ -872,7 +710,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             goto cleanup;
         }
         c->counters.ppo_cdynp++;
-        set_note(job, "ppo: %s; planned by cdynp", why);
+        lr_ctl_set_note(job, "ppo: %s; planned by cdynp", why);
         algo = "cdynp";
     }
     /* 1. Free GPUs, trimmed to the maximum, most compute first. */
@@ -1094,7 +932,7 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
 cleanup:
     if (job->phase == LR_JOB_BLOCKED) {
         /* Give back the spectrum booked before the block. */
-        unbook_lightpaths(c, job);
+        lr_ctl_unbook_lightpaths(c, job);
         job->n_lightpaths = 0;
         memset(job->gpus, 0, sizeof job->gpus);
         job->plan.n_stages = 0;

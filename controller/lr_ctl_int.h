@@ -9,7 +9,9 @@
  *   lr_ctl_recon.c  reconciliation;
  *   lr_ctl_agents.c the remote DCs' agents: CDynP with them, COMMIT and
  *                   RELEASE, the RELEASEs that wait and the KEEPs owed,
- *                   the plan made with them and kept for its admission.
+ *                   the plan made with them and kept for its admission;
+ *   lr_ctl_admit_ppo.c  a ppo decision realised as a job's stages and
+ *                   lightpaths.
  * The helpers below are shared between those files; each is documented
  * where it is defined.
  */
@@ -29,6 +31,9 @@
 #include "planner/lr_topo.h"
 #include "southbound/sb_driver.h"
 #include "southbound/sb_linux.h"
+
+/* Propagation delay in fibre, s per km (../shared/reference/training.md). */
+#define LR_CTL_S_PER_KM 5e-6
 
 /* Plans remembered (see struct plan_memo). */
 #define LR_CTL_MEMO 256
@@ -267,6 +272,9 @@ void lr_ctl_plan_run(struct lr_ctl_plan *);
 void lr_ctl_memo_key(const struct lr_intent *, const char *algo,
                      const struct lr_tm *, struct plan_memo *key);
 bool lr_ctl_memo_same(const struct plan_memo *, const struct plan_memo *);
+void lr_ctl_set_note(struct lr_job *, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void lr_ctl_unbook_lightpaths(struct lr_ctl *, const struct lr_job *);
 
 /* lr_ctl_agents.c.  The agents (c->agent[]) stay the controller's
  * throughout: an op or a plan borrows them (struct lr_ctl_keep, struct
@@ -330,5 +338,11 @@ void lr_ctl_recon_free(struct lr_ctl_recon *);
 void lr_ctl_recon_run(struct lr_ctl_op *);
 int lr_ctl_end_reconcile(struct lr_ctl *, struct lr_ctl_op *, char **report,
                          int *drift, char *err, size_t errlen);
+
+/* lr_ctl_admit_ppo.c */
+void lr_ctl_ppo_note_work(struct lr_job *, double work, const char *ro);
+int lr_ctl_admit_ppo(struct lr_ctl *, const struct lr_model *,
+                     const struct lr_train *, struct lr_job *, int a,
+                     double work, const char *ro, char *why, size_t len);
 
 #endif

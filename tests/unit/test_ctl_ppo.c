@@ -1999,7 +1999,7 @@ test_base_policy(void)
     lr_ctl_free(c);
 }
 
-/* ---- admit_ppo(): the failures inside its loop over the hops ----
+/* ---- lr_ctl_admit_ppo(): the failures inside its loop over the hops ----
  *
  * A network of six DCs made for them (hops_net), every DC with 16
  * A100s, where one triple of each kind stops at its second hop, after

@@ -1,5 +1,5 @@
 /*
- * lr-bench-replay: blocking in the controller itself (controller/lr_ctl.c,
+ * lr-bench-replay: blocking in the controller itself (controller/lr_ctl*.c,
  * what lightraild runs) under a stream of ppo intents, decided by the
  * policy alone, by its rollout (ppo-rollout), and by the baselines
  * greedy and greedy-work (lr_ctl_config.ppo_base: the same path, mirror

@@ -45,7 +45,7 @@
 #include "yang/lr_yang.h"
 
 #define CMD "demo"
-#define LR_EMU_S_PER_KM 5e-6      /* as controller/lr_ctl.c */
+#define LR_EMU_S_PER_KM 5e-6      /* as controller/lr_ctl_int.h */
 
 extern const char lr_demo_topology[];
 extern const char lr_demo_cluster[];
