@@ -137,6 +137,10 @@ expect_bad "--slots wants an integer" $LIGHTRAIL rsa-sim --topology "$T" --load 
 expect_bad "unknown or incomplete option '--frobnicate'" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --frobnicate
 expect_bad "$tmp/bad.csv: line 2:" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/bad.csv"
 expect_bad "$tmp/nohdr.csv: line 1:" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/nohdr.csv"
+# A directory opens; only its read fails: that is the reason, not "no
+# modulation formats".
+mkdir "$tmp/mods.d"
+expect_bad "$tmp/mods.d: Is a directory" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/mods.d"
 expect_bad "node 'A' has no path to node 'C'" $LIGHTRAIL rsa-sim --topology "$srcdir/tests/data/bad/disconnected.json" --load 1
 for f in link_unknown_node negative_length zero_slots wide_slots malformed unknown_leaf; do
     expect_bad "lightrail rsa-sim: $srcdir/tests/data/bad/$f.json: " \

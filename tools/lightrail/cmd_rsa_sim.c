@@ -178,6 +178,12 @@ load_modulations(const char *path, struct lr_modtable *t)
             break;
         }
     }
+    /* fopen() opens a directory; only the read fails (EISDIR), and so
+     * does reading an unreadable device: say so, not "no formats". */
+    if (rc == LR_EXIT_OK && ferror(f)) {
+        lr_cli_err(CMD, "%s: %s", path, strerror(errno ? errno : EIO));
+        rc = LR_EXIT_USAGE;
+    }
     fclose(f);
     if (rc == LR_EXIT_OK && t->n == 0) {
         lr_cli_err(CMD, "%s: no modulation formats", path);
