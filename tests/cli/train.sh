@@ -922,6 +922,12 @@ expect_bad "its holding differs from $tmp/seed3.pol's" \
 expect_bad "give at least two policy files" $AV --out "$tmp/x" "$tmp/seed3.pol"
 expect_bad "--out FILE is required" $AV "$tmp/seed3.pol" "$tmp/seed4.pol"
 expect_bad "checksum mismatch" $AV --out "$tmp/x" "$tmp/seed3.pol" "$tmp/bad.pol"
+# An --out no file can take is refused by name before the files are read
+# (it was exit 1, 'FILE.tmp: cannot rename to FILE: Is a directory').
+expect_bad "--out $tmp: cannot write a file there: Is a directory" \
+    $AV --out "$tmp" "$tmp/seed3.pol" "$tmp/seed4.pol"
+expect_bad "--out $tmp/no/x: cannot write a file there: No such file or directory" \
+    $AV --out "$tmp/no/x" "$tmp/seed3.pol" "$tmp/seed4.pol"
 [ ! -e "$tmp/x" ] && ok "average: nothing written on bad input" \
     || notok "average wrote $tmp/x"
 

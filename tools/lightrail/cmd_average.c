@@ -53,8 +53,8 @@ usage(FILE *f)
 "  -h, --help          this text\n"
 "\n"
 "exit status: 0 written, 2 bad input (a file that does not load, policies\n"
-"of other environments or network sizes), 1 the output cannot be\n"
-"written\n");
+"of other environments or network sizes, an --out in no folder or a\n"
+"folder), 1 the output cannot be written\n");
 }
 
 /* The first header key in which 'b' differs from 'a', or NULL. */
@@ -139,6 +139,14 @@ lr_cmd_average(int argc, char **argv)
     if (n > AVERAGE_MAX_FILES) {
         fprintf(stderr, "lightrail " CMD ": at most %d files\n",
                 AVERAGE_MAX_FILES);
+        return LR_EXIT_USAGE;
+    }
+    /* Refused as train refuses its --out: by name, before any file is
+     * read, and not as the failure to rename a FILE.tmp never named. */
+    int e = lr_cli_file_writable(out);
+    if (e) {
+        lr_cli_err(CMD, "--out %s: cannot write a file there: %s", out,
+                   strerror(e));
         return LR_EXIT_USAGE;
     }
     struct lr_policy_meta *meta = calloc((size_t) n, sizeof *meta);
