@@ -551,9 +551,19 @@ lr_yang_parse(struct ly_ctx *ctx, const char *data, size_t len,
         ret = lr_yang_ly_err(ctx, rc, name, err, errlen);
         goto cleanup;
     }
+    /* libyang takes a text cut short after a top-level member's name
+     * ('{"ietf-network:networks": ', a copy interrupted) for a document
+     * without that member, and the caller would report it missing. */
+    long line;
+    if (lr_yang_json_truncated(copy, len, &line)) {
+        lr_yang_errf(err, errlen, name, NULL,
+                     "malformed JSON: the text ends inside its object "
+                     "(line %ld): is the file cut short?", line);
+        ret = EINVAL;
+        goto cleanup;
+    }
     /* libyang stops after the first JSON object and ignores the rest
      * (two documents run together, a merge's leftovers). */
-    long line;
     if (lr_yang_json_end(copy, len, &line) < len) {
         lr_yang_errf(err, errlen, name, NULL,
                      "text after the JSON object (line %ld): one object "
@@ -718,6 +728,30 @@ bool
 lr_yang_json_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+bool
+lr_yang_json_truncated(const char *text, size_t len, long *line)
+{
+    size_t start = 0;
+    while (start < len && lr_yang_json_space(text[start]))
+        start++;
+    /* Nothing but blanks is no document, which each loader names. */
+    json_tokener *tok = start < len && len <= INT_MAX ? json_tokener_new()
+                                                      : NULL;
+    if (!tok)
+        return false;
+    json_object *top = json_tokener_parse_ex(tok, text, (int) len);
+    bool cut = !top
+               && json_tokener_get_error(tok) == json_tokener_continue;
+    json_object_put(top);
+    json_tokener_free(tok);
+    if (cut && line) {
+        *line = 1;
+        for (size_t i = 0; i < len; i++)
+            *line += text[i] == '\n';
+    }
+    return cut;
 }
 
 size_t

@@ -102,6 +102,13 @@ expect_bad "give one of --model NAME or --model-file FILE" $LIGHTRAIL plan --clu
 expect_bad "--cluster FILE is required" $LIGHTRAIL plan --model gpt-1.9b
 expect_bad "model_layer_gap.json: " $LIGHTRAIL plan --model-file "$BAD/model_layer_gap.json" --cluster "$MAN3"
 expect_bad "model_malformed.json" $LIGHTRAIL plan --model-file "$BAD/model_malformed.json" --cluster "$MAN3"
+# Cut short after the top member's name: libyang read it as a file
+# without that member ('missing: not a lightrail-compute file').
+printf '{"lightrail-compute:compute": ' > "$tmp/cut.json"
+expect_bad "$tmp/cut.json: malformed JSON: the text ends inside its object (line 1)" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$tmp/cut.json"
+expect_bad "$tmp/cut.json: malformed JSON: the text ends inside its object (line 1)" \
+    $LIGHTRAIL plan --model-file "$tmp/cut.json" --cluster "$MAN3"
 expect_bad "--window wants an integer" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --window -5
 # Above the layer limit: the message gives the bound it broke.
 expect_bad "--window wants an integer from -1 to 4096 (-1: the whole range), not '5000'" \

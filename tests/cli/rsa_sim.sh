@@ -142,6 +142,11 @@ expect_bad "$tmp/nohdr.csv: line 1:" $LIGHTRAIL rsa-sim --topology "$T" --load 1
 mkdir "$tmp/mods.d"
 expect_bad "$tmp/mods.d: Is a directory" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/mods.d"
 expect_bad "node 'A' has no path to node 'C'" $LIGHTRAIL rsa-sim --topology "$srcdir/tests/data/bad/disconnected.json" --load 1
+# Cut short after the top member's name: libyang read it as a file
+# without networks ('no network has network-types ...').
+printf '{\n  "ietf-network:networks": ' > "$tmp/cut.json"
+expect_bad "$tmp/cut.json: malformed JSON: the text ends inside its object (line 2)" \
+    $LIGHTRAIL rsa-sim --topology "$tmp/cut.json" --load 1
 for f in link_unknown_node negative_length zero_slots wide_slots malformed unknown_leaf; do
     expect_bad "lightrail rsa-sim: $srcdir/tests/data/bad/$f.json: " \
         $LIGHTRAIL rsa-sim --topology "$srcdir/tests/data/bad/$f.json" --load 1
