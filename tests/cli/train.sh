@@ -931,6 +931,24 @@ expect_bad "--out $tmp/no/x: cannot write a file there: No such file or director
 [ ! -e "$tmp/x" ] && ok "average: nothing written on bad input" \
     || notok "average wrote $tmp/x"
 
+# Stopped before its end, train leaves --out as of its last checkpoint, a
+# policy sim runs, and no curve, as its --help says.
+$TRAIN --seed 5 --steps 100000000 --checkpoint 256 --out "$tmp/stop.pol" \
+    2> "$tmp/stop.err" &
+pid=$!
+if await_file "$tmp/stop.pol" $pid "$tmp/stop.err" "lightrail train"; then
+    kill -TERM $pid
+    wait $pid
+    if $S --policy-file "$tmp/stop.pol" > "$tmp/stop.out" 2>&1 \
+       && [ ! -e "$tmp/stop.pol.png" ]; then
+        ok "train stopped: its last checkpoint runs, no curve"
+    else
+        notok "train stopped: $(cat "$tmp/stop.out"; ls "$tmp"/stop.pol*)"
+    fi
+else
+    notok "train wrote no checkpoint"
+    kill -TERM $pid 2> /dev/null
+fi
 $LIGHTRAIL train --help | grep -q -- --checkpoint && ok "--help" || notok "--help"
 # The shipped metro policy is what its command in
 # examples/policies/README.md writes, weight for weight (only the paths
