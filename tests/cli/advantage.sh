@@ -92,6 +92,10 @@ expect_bad "--samples wants an integer of at least 4" $M --load 1 --samples 3
 expect_bad "--warmup (10) must be below --arrivals (10)" \
     $M --load 1 --arrivals 10 --warmup 10
 expect_bad "--load wants a positive number" $M --load -1
+# A value past the bound is told the bound: the message named only the
+# kind of number ('a non-negative integer'), which the value was.
+expect_bad "--horizon wants a positive integer, up to 1000000, not '99999999999'" \
+    $M --load 1 --horizon 99999999999
 # A load far past the network's: every job is blocked before any
 # decision; the examined run stops after its bound of arrivals (it once
 # ran for hours) and says so.

@@ -110,6 +110,10 @@ expect_bad "$tmp/cut.json: malformed JSON: the text ends inside its object (line
 expect_bad "$tmp/cut.json: malformed JSON: the text ends inside its object (line 1)" \
     $LIGHTRAIL plan --model-file "$tmp/cut.json" --cluster "$MAN3"
 expect_bad "--window wants an integer" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --window -5
+# A value past the bound is told the bound: the message named only the
+# kind of number ('a non-negative integer'), which the value was.
+expect_bad "--max-nodes wants a positive integer, up to 1099511627776, not '1099511627777'" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo exact --max-nodes 1099511627777
 # Above the layer limit: the message gives the bound it broke.
 expect_bad "--window wants an integer from -1 to 4096 (-1: the whole range), not '5000'" \
     $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --window 5000

@@ -134,6 +134,12 @@ expect_bad "--path-order wants 'km' or 'hops'" $LIGHTRAIL rsa-sim --topology "$T
 expect_bad "--warmup (500) must be below --requests (500)" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --requests 500 --warmup 500
 expect_bad "--k wants an integer" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --k 0
 expect_bad "--slots wants an integer" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --slots 0
+# A value past the bound is told the bound: the message named only the
+# kind of number ('a non-negative integer'), which the value was.
+expect_bad "--seed wants a non-negative integer, up to 2147483647, not '2147483648'" \
+    $LIGHTRAIL rsa-sim --topology "$T" --load 1 --seed 2147483648
+expect_bad "--requests wants a positive integer, up to 1000000000, not '1e10'" \
+    $LIGHTRAIL rsa-sim --topology "$T" --load 1 --requests 1e10
 expect_bad "unknown or incomplete option '--frobnicate'" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --frobnicate
 expect_bad "$tmp/bad.csv: line 2:" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/bad.csv"
 expect_bad "$tmp/nohdr.csv: line 1:" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/nohdr.csv"

@@ -185,6 +185,12 @@ else
     notok "greedy-cap: $(cat "$tmp/cap.json" "$tmp/cap1.json")"
 fi
 expect_bad "--cap wants a slowdown of at least 1" $W --policy greedy-cap --cap 0.5
+# A value past the bound is told the bound: the message named only the
+# kind of number ('a non-negative integer'), which the value was.
+expect_bad "--seed wants a non-negative integer, up to 2147483647, not '9223372036854775807'" \
+    $W --policy greedy --seed 9223372036854775807
+expect_bad "--work-cap wants a positive number, up to 1e9, not '1e10'" \
+    $W --policy greedy-work --known-work --work-cap 1e10
 # A threshold without its policy would change nothing: refused.
 expect_bad "--cap is greedy-cap's threshold, and no greedy-cap runs" \
     $W --policy greedy,static --cap 2

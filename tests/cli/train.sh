@@ -885,6 +885,8 @@ expect_bad "--imitate wants an integer >= 0" \
     $IM --teacher greedy --imitate -5 --steps 0 --out "$tmp/x"
 expect_bad "--imitate 100 wants --teacher NAME" \
     $IM --imitate 100 --steps 10 --out "$tmp/x"
+expect_bad "--checkpoint wants a positive integer, up to 10000000000, not '1e11'" \
+    $IM --checkpoint 1e11 --steps 10 --out "$tmp/x"
 expect_bad "--steps wants a positive integer, not '0'" \
     $IM --steps 0 --out "$tmp/x"
 expect_bad "--imitate-lr wants a number in (0, 1]" \

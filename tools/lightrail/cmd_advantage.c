@@ -143,7 +143,7 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_CLUSTER: o->env.cluster = optarg; break;
         case O_LOAD:
             if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->env.load))
-                bad = "--load wants a positive number of Erlang";
+                bad = "--load wants a positive number of Erlang, up to 1e9";
             load_set = true;
             break;
         case O_POLICY: o->policy = optarg; break;
@@ -154,7 +154,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_EVERY:
             if (lr_cli_parse_long(optarg, 1, 1000000, &v))
-                bad = "--every wants a positive integer";
+                bad = "--every wants a positive integer, up to 1000000";
             o->every = (int) v;
             break;
         case O_SAMPLES:
@@ -165,23 +165,24 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_HORIZON:
             if (lr_cli_parse_long(optarg, 1, 1000000, &v))
-                bad = "--horizon wants a positive integer";
+                bad = "--horizon wants a positive integer, up to 1000000";
             o->horizon = v;
             break;
         case O_TOP:
             if (lr_cli_parse_long(optarg, 0, 100000, &v))
-                bad = "--top wants a non-negative integer";
+                bad = "--top wants a non-negative integer, up to 100000";
             o->top = (int) v;
             break;
         case O_REFUSAL: o->refusal = true; break;
         case O_SEED:
             if (lr_cli_parse_long(optarg, 0, 2147483647L, &v))
-                bad = "--seed wants a non-negative integer";
+                bad = "--seed wants a non-negative integer, up to 2147483647";
             o->seed = (unsigned long long) v;
             break;
         case O_WARM:
             if (lr_cli_parse_long(optarg, 0, 1000000000L, &v))
-                bad = "--warmup wants a non-negative integer";
+                bad = "--warmup wants a non-negative integer, "
+                    "up to 1000000000";
             o->warmup = v;
             break;
         case O_FORMAT:
@@ -190,7 +191,7 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_QUIET: o->quiet = 1; break;
         case O_ARR:
             if (lr_cli_parse_long(optarg, 1, 1000000000L, &v))
-                bad = "--arrivals wants a positive integer";
+                bad = "--arrivals wants a positive integer, up to 1000000000";
             o->arrivals = v;
             break;
         case O_HELP:

@@ -201,7 +201,8 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_NODES:
             if (lr_cli_parse_long(optarg, 1, 1L << 40, &v))
-                bad = "--max-nodes wants a positive integer";
+                bad = "--max-nodes wants a positive integer, "
+                    "up to 1099511627776";
             o->max_nodes = v;
             break;
         case O_FORMAT:
@@ -210,7 +211,8 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_PLOT: o->plot = optarg; break;
         case O_GBPS:
             if (lr_cli_parse_double(optarg, 1e-6, 1e6, &o->inter_gbps))
-                bad = "--inter-dc-gbps wants a positive rate in Gb/s";
+                bad = "--inter-dc-gbps wants a positive rate in Gb/s, "
+                    "up to 1e6";
             break;
         case O_DIST: o->distributed = 1; break;
         case O_CERT: o->cert = optarg; break;

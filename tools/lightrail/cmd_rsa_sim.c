@@ -317,7 +317,7 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_TOPO: o->topology = optarg; break;
         case O_LOAD:
             if (lr_cli_parse_double(optarg, 1e-9, 1e9, &d))
-                bad = "--load wants a positive number of Erlang";
+                bad = "--load wants a positive number of Erlang, up to 1e9";
             o->loads[0] = d;
             o->n_loads = 1;
             o->load_set = 1;
@@ -351,12 +351,13 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_REQ:
             if (lr_cli_parse_long(optarg, 1, 1000000000L, &v))
-                bad = "--requests wants a positive integer";
+                bad = "--requests wants a positive integer, up to 1000000000";
             o->requests = v;
             break;
         case O_WARM:
             if (lr_cli_parse_long(optarg, 0, 1000000000L, &v))
-                bad = "--warmup wants a non-negative integer";
+                bad = "--warmup wants a non-negative integer, "
+                    "up to 1000000000";
             o->warmup = v;
             break;
         case O_SEEDS:
@@ -366,7 +367,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_SEED:
             if (lr_cli_parse_long(optarg, 0, 2147483647L, &v))
-                bad = "--seed wants a non-negative integer";
+                bad = "--seed wants a non-negative integer, up to 2147483647";
             o->seed = (unsigned long long) v;
             break;
         case O_RATE:

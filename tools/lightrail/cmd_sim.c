@@ -215,17 +215,18 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_SEED:
             if (lr_cli_parse_long(optarg, 0, 2147483647L, &v))
-                bad = "--seed wants a non-negative integer";
+                bad = "--seed wants a non-negative integer, up to 2147483647";
             o->seed = (unsigned long long) v;
             break;
         case O_ARR:
             if (lr_cli_parse_long(optarg, 1, 1000000000L, &v))
-                bad = "--arrivals wants a positive integer";
+                bad = "--arrivals wants a positive integer, up to 1000000000";
             o->arrivals = v;
             break;
         case O_WARM:
             if (lr_cli_parse_long(optarg, 0, 1000000000L, &v))
-                bad = "--warmup wants a non-negative integer";
+                bad = "--warmup wants a non-negative integer, "
+                    "up to 1000000000";
             o->warmup = v;
             break;
         case O_FORMAT:
@@ -240,7 +241,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_WCAP:
             if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->work_cap))
-                bad = "--work-cap wants a positive number";
+                bad = "--work-cap wants a positive number, up to 1e9";
             o->work_cap_set = true;
             break;
         case O_RO: o->rollout = optarg; break;

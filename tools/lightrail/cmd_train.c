@@ -331,7 +331,7 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_CLUSTER: o->env.cluster = optarg; break;
         case O_STEPS:
             if (lr_cli_parse_long(optarg, 0, 10000000000L, &o->steps))
-                bad = "--steps wants a positive integer";
+                bad = "--steps wants a positive integer, up to 10000000000";
             have_steps = 1;
             break;
         case O_SEED:
@@ -380,7 +380,8 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_CKPT:
             if (lr_cli_parse_long(optarg, 1, 10000000000L, &o->checkpoint))
-                bad = "--checkpoint wants a positive integer";
+                bad = "--checkpoint wants a positive integer, "
+                    "up to 10000000000";
             break;
         case O_PLOT: o->plot = optarg; break;
         case O_QUIET: o->quiet = 1; break;
@@ -449,7 +450,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_ANCHOR:
             if (lr_cli_parse_double(optarg, 1e-9, 1e6, &o->anchor))
-                bad = "--anchor wants a positive number";
+                bad = "--anchor wants a positive number, up to 1e6";
             break;
         case O_AFINAL:
             if (lr_cli_parse_double(optarg, 0, 1e6, &o->anchor_final))
@@ -457,21 +458,22 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_RWEIGHT:
             if (lr_cli_parse_double(optarg, 1e-6, 1e6, &o->refusal_weight))
-                bad = "--refusal-weight wants a positive number";
+                bad = "--refusal-weight wants a positive number, up to 1e6";
             have_rweight = 1;
             break;
         case O_DWEIGHT:
             if (lr_cli_parse_double(optarg, 1e-6, 1e6, &o->deviation_weight))
-                bad = "--deviation-weight wants a positive number";
+                bad = "--deviation-weight wants a positive number, up to 1e6";
             have_dweight = 1;
             break;
         case O_CWARM:
             if (lr_cli_parse_long(optarg, 1, 10000000000L, &o->critic_warmup))
-                bad = "--critic-warmup wants a positive integer (steps)";
+                bad = "--critic-warmup wants a positive integer (steps), "
+                    "up to 10000000000";
             break;
         case O_WCAP:
             if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->work_cap))
-                bad = "--work-cap wants a positive number";
+                bad = "--work-cap wants a positive number, up to 1e9";
             have_wcap = 1;
             break;
         case O_ENVS:

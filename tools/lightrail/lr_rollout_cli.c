@@ -29,20 +29,23 @@ lr_rollout_cli_option(int code, const char *arg,
         return NULL;
     case LR_RO_O_TOP:
         if (lr_cli_parse_long(arg, 0, 100000, &v))
-            return "--rollout-top wants a non-negative integer";
+            return "--rollout-top wants a non-negative integer, up to 100000";
         c->top = (int) v;
         return NULL;
     case LR_RO_O_HORIZON:
         if (lr_cli_parse_long(arg, 1, 1000000000L, &v))
-            return "--rollout-horizon wants a positive integer";
+            return "--rollout-horizon wants a positive integer, "
+                "up to 1000000000";
         c->horizon = v;
         return NULL;
     case LR_RO_O_MARGIN:
         return lr_cli_parse_double(arg, 0, 1e9, &c->margin)
-               ? "--rollout-margin wants a non-negative number" : NULL;
+               ? "--rollout-margin wants a non-negative number, "
+                   "up to 1e9" : NULL;
     case LR_RO_O_MIN_GPUS:
         if (lr_cli_parse_long(arg, 0, 1000000, &v))
-            return "--rollout-min-gpus wants a non-negative integer";
+            return "--rollout-min-gpus wants a non-negative integer, "
+                "up to 1000000";
         c->min_gpus = (int) v;
         return NULL;
     case LR_RO_O_REFUSAL:
