@@ -27,8 +27,9 @@
  * in why[len]; LR_TM_OK with why[0] = '\0', or the note of an agent too
  * old for some runs (lr_agent_plan()).  Reads nothing of the controller:
  * it runs on the loop (admit) or on the planner's thread
- * (lr_ctl_plan_run), with 'cl' and the agents borrowed from it.  The agents keep 'tm' as their job's
- * (lr_agent_party_set_job): it must outlive their COMMIT. */
+ * (lr_ctl_plan_run), with 'cl' and the agents borrowed from it.  The
+ * agents keep 'tm' as their job's (lr_agent_party_set_job): it must
+ * outlive their COMMIT. */
 enum lr_tm_why
 lr_ctl_plan_with_agents(const struct lr_cluster *cl,
                         struct lr_cdynp_party *const *agent,

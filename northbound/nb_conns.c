@@ -57,7 +57,8 @@ is_accepted(int fd, const struct sockaddr_storage *local)
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
     memset(&ss, 0, sizeof ss);
-    if (getsockname(fd, (struct sockaddr *) &ss, &len) || !same_addr(&ss, local))
+    if (getsockname(fd, (struct sockaddr *) &ss, &len)
+        || !same_addr(&ss, local))
         return 0;
     len = sizeof ss;
     return getpeername(fd, (struct sockaddr *) &ss, &len) == 0;
