@@ -130,7 +130,9 @@ fi
 #    what the coordinator sends on time: stallproxy.py --delay), a
 #    silent name for dc3.
 if command -v python3 > /dev/null; then
-    in_ns python3 "$srcdir/tests/cli/stallproxy.py" --no-stall --delay 0.2 \
+    # Not through in_ns: a function in the background is a subshell, and
+    # $! its PID; the proxy, its child, outlived the kill of the trap.
+    ip netns exec "$NS" python3 "$srcdir/tests/cli/stallproxy.py" --no-stall --delay 0.2 \
         "$APORT" "$tmp/slow.count" > "$tmp/slow.port" 2> "$tmp/slow.log" &
     PPID_SLOW=$!
     PIDS="$PIDS $PPID_SLOW"
