@@ -509,6 +509,52 @@ cleanup:
     return ret;
 }
 
+/* One json-c pass over text[len]: whether the text holds a whole value
+ * (*end: where what follows it, blanks skipped, starts), is cut short
+ * inside one (not blanks alone), or neither (malformed: libyang has the
+ * last word; *end = len).  lr_yang_parse() asks both questions of one
+ * pass. */
+enum json_shape { JSON_WHOLE, JSON_CUT, JSON_OTHER };
+
+static enum json_shape
+json_scan(const char *text, size_t len, size_t *end)
+{
+    enum json_shape shape = JSON_OTHER;
+    *end = len;
+    json_tokener *tok = len <= INT_MAX ? json_tokener_new() : NULL;
+    if (!tok)
+        return shape;
+    /* Not JSON_TOKENER_STRICT: that makes text after the value an error
+     * with no object, where this wants the object and its end. */
+    json_object *top = json_tokener_parse_ex(tok, text, (int) len);
+    enum json_tokener_error e = json_tokener_get_error(tok);
+    if (top && e == json_tokener_success) {
+        size_t used = json_tokener_get_parse_end(tok);
+        while (used < len && lr_yang_json_space(text[used]))
+            used++;
+        *end = used;
+        shape = JSON_WHOLE;
+    } else if (!top && e == json_tokener_continue) {
+        /* Nothing but blanks is no document, which each loader names. */
+        for (size_t i = 0; i < len && shape == JSON_OTHER; i++)
+            if (!lr_yang_json_space(text[i]))
+                shape = JSON_CUT;
+    }
+    json_object_put(top);
+    json_tokener_free(tok);
+    return shape;
+}
+
+/* The line (from 1) of text[at], 'at' <= len. */
+static long
+json_line(const char *text, size_t at)
+{
+    long line = 1;
+    for (size_t i = 0; i < at; i++)
+        line += text[i] == '\n';
+    return line;
+}
+
 int
 lr_yang_parse(struct ly_ctx *ctx, const char *data, size_t len,
               const char *name, struct lyd_node **treep,
@@ -554,20 +600,22 @@ lr_yang_parse(struct ly_ctx *ctx, const char *data, size_t len,
     /* libyang takes a text cut short after a top-level member's name
      * ('{"ietf-network:networks": ', a copy interrupted) for a document
      * without that member, and the caller would report it missing. */
-    long line;
-    if (lr_yang_json_truncated(copy, len, &line)) {
+    size_t end;
+    enum json_shape shape = json_scan(copy, len, &end);
+    if (shape == JSON_CUT) {
         lr_yang_errf(err, errlen, name, NULL,
                      "malformed JSON: the text ends inside its object "
-                     "(line %ld): is the file cut short?", line);
+                     "(line %ld): is the file cut short?",
+                     json_line(copy, len));
         ret = EINVAL;
         goto cleanup;
     }
     /* libyang stops after the first JSON object and ignores the rest
      * (two documents run together, a merge's leftovers). */
-    if (lr_yang_json_end(copy, len, &line) < len) {
+    if (end < len) {
         lr_yang_errf(err, errlen, name, NULL,
                      "text after the JSON object (line %ld): one object "
-                     "per file", line);
+                     "per file", json_line(copy, end));
         ret = EINVAL;
         goto cleanup;
     }
@@ -730,53 +778,13 @@ lr_yang_json_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-bool
-lr_yang_json_truncated(const char *text, size_t len, long *line)
-{
-    size_t start = 0;
-    while (start < len && lr_yang_json_space(text[start]))
-        start++;
-    /* Nothing but blanks is no document, which each loader names. */
-    json_tokener *tok = start < len && len <= INT_MAX ? json_tokener_new()
-                                                      : NULL;
-    if (!tok)
-        return false;
-    json_object *top = json_tokener_parse_ex(tok, text, (int) len);
-    bool cut = !top
-               && json_tokener_get_error(tok) == json_tokener_continue;
-    json_object_put(top);
-    json_tokener_free(tok);
-    if (cut && line) {
-        *line = 1;
-        for (size_t i = 0; i < len; i++)
-            *line += text[i] == '\n';
-    }
-    return cut;
-}
-
 size_t
 lr_yang_json_end(const char *text, size_t len, long *line)
 {
-    size_t end = len;
-    json_tokener *tok = len <= INT_MAX ? json_tokener_new() : NULL;
-    if (!tok)
-        return len;
-    /* Not JSON_TOKENER_STRICT: that makes text after the value an error
-     * with no object, where this wants the object and its end. */
-    json_object *top = json_tokener_parse_ex(tok, text, (int) len);
-    if (top && json_tokener_get_error(tok) == json_tokener_success) {
-        size_t used = json_tokener_get_parse_end(tok);
-        while (used < len && lr_yang_json_space(text[used]))
-            used++;
-        end = used;
-    }
-    json_object_put(top);
-    json_tokener_free(tok);
-    if (line) {    /* counted only where there is something to say */
-        *line = 1;
-        for (size_t i = 0; end < len && i < end; i++)
-            *line += text[i] == '\n';
-    }
+    size_t end;
+    json_scan(text, len, &end);
+    if (line)      /* counted only where there is something to say */
+        *line = end < len ? json_line(text, end) : 1;
     return end;
 }
 

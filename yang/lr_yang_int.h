@@ -141,12 +141,6 @@ bool lr_yang_json_space(char c);
  * rest; this finds that rest. */
 size_t lr_yang_json_end(const char *text, size_t len, long *line);
 
-/* True when text[len] is the start of a JSON value that ends before it
- * is complete (a file cut short), its last line into '*line' when not
- * NULL; false for a whole value, a malformed one (the caller's libyang
- * parse has the last word) and nothing but white space. */
-bool lr_yang_json_truncated(const char *text, size_t len, long *line);
-
 /* Adds boolean leaf 'name' of 'mod' to 'parent' ('output': of an
  * operation's output). */
 LY_ERR lr_yang_term_bool(struct lyd_node *parent,
