@@ -13,23 +13,9 @@ command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
 unset MAKEFLAGS MFLAGS MAKELEVEL
 MAKE=${MAKE:-make}
 root=$tmp/root
-# The folders as configure set them (make expands ${prefix}).
-printf 'lr-dirs:\n\t@echo "$(bindir)" "$(sbindir)" "$(pkgdatadir)" "$(docdir)" "$(sysconfdir)" "$(systemdsystemunitdir)" "$(sysusersdir)"\n' \
-    | $MAKE -s -f Makefile -f - lr-dirs > "$tmp/dirs" \
-    || { notok "make could not say its folders"; lr_summary; exit; }
-read -r bindir sbindir pkgdatadir docdir sysconfdir unitdir sysusersdir < "$tmp/dirs"
-printf 'lr-dirs:\n\t@echo "$(man1dir)" "$(man8dir)"\n' \
-    | $MAKE -s -f Makefile -f - lr-dirs > "$tmp/dirs" \
-    || { notok "make could not say its manual folders"; lr_summary; exit; }
-read -r man1dir man8dir < "$tmp/dirs"
-
-if $MAKE -s install DESTDIR="$root" > "$tmp/install.log" 2>&1; then
-    ok "make install DESTDIR=$root"
-else
-    notok "make install: $(tail -5 "$tmp/install.log")"
-    lr_summary
-    exit
-fi
+lr_make_install "$root" bindir sbindir pkgdatadir docdir sysconfdir \
+    systemdsystemunitdir sysusersdir man1dir man8dir
+unitdir=$systemdsystemunitdir
 LR=$root$bindir/lightrail
 LRD=$root$sbindir/lightraild
 if [ -x "$LR" ] && [ -x "$LRD" ]; then

@@ -42,6 +42,28 @@ await_file() {
     return 1
 }
 
+# lr_make_install ROOT VAR...: sets each shell variable VAR to make's $(VAR),
+# the folder as configure set it (make expands ${prefix}; one per line, so
+# an empty one stays empty), then runs `make install DESTDIR=ROOT` (counted
+# as a check); on failure ends the test.
+lr_make_install() {
+    _root=$1
+    shift
+    _rule=
+    for _v in "$@"; do _rule="$_rule \"\$($_v)\""; done
+    printf "lr-dirs:\n\t@printf '%%s\\\\n'%s\n" "$_rule" \
+        | $MAKE -s -f Makefile -f - lr-dirs > "$tmp/dirs" \
+        || { notok "make could not say its folders"; lr_summary; exit; }
+    for _v in "$@"; do IFS= read -r "$_v"; done < "$tmp/dirs"
+    if $MAKE -s install DESTDIR="$_root" > "$tmp/install.log" 2>&1; then
+        ok "make install DESTDIR=$_root"
+    else
+        notok "make install: $(tail -5 "$tmp/install.log")"
+        lr_summary
+        exit
+    fi
+}
+
 lr_summary() {
     echo "lr-test: $pass passed, $fail failed"
     [ "$fail" -eq 0 ]

@@ -68,17 +68,7 @@ if ! debootstrap --variant=minbase --cache-dir=/var/cache/lightrail-tests/deboot
 fi
 ok "debootstrap bookworm with systemd and$(echo "$pkgs" | tr ',' ' ')"
 
-printf 'lr-dirs:\n\t@echo "$(bindir)" "$(sbindir)" "$(pkgdatadir)" "$(sysconfdir)"\n' \
-    | $MAKE -s -f Makefile -f - lr-dirs > "$tmp/dirs" \
-    || { notok "make could not say its folders"; lr_summary; exit; }
-read -r bindir sbindir pkgdatadir sysconfdir < "$tmp/dirs"
-if $MAKE -s install DESTDIR="$root" > "$tmp/install.log" 2>&1; then
-    ok "make install into the tree"
-else
-    notok "make install: $(tail -5 "$tmp/install.log")"
-    lr_summary
-    exit
-fi
+lr_make_install "$root" bindir sbindir pkgdatadir sysconfdir
 
 # The files the units' comments ask for, with absolute paths.
 etc=$sysconfdir/lightrail
