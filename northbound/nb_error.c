@@ -104,19 +104,19 @@ nb_error_protocol(struct nb_response *resp, int status, const char *tag,
     va_end(ap);
 }
 
-void
-nb_error_info(struct nb_response *resp, const char *json)
+/* Adds member 'key' = 'val' (taken) to the first error of the error body
+ * in resp; on any failure the body stays as it was. */
+static void
+nb_error_add(struct nb_response *resp, const char *key, json_object *val)
 {
     json_object *top = resp->body ? json_tokener_parse(resp->body) : NULL;
-    json_object *info = json ? json_tokener_parse(json) : NULL;
     json_object *errors, *list;
     json_object *e = json_object_object_get_ex(top, "ietf-restconf:errors",
                                                &errors)
                      && json_object_object_get_ex(errors, "error", &list)
                      ? json_object_array_get_idx(list, 0) : NULL;
-    if (!e || !json_object_is_type(info, json_type_object)
-        || json_object_object_add(e, "error-info", info)) {
-        json_object_put(info);
+    if (!e || !val || json_object_object_add(e, key, val)) {
+        json_object_put(val);
         json_object_put(top);
         return;
     }
@@ -128,4 +128,21 @@ nb_error_info(struct nb_response *resp, const char *json)
         resp->body = body;
     }
     json_object_put(top);
+}
+
+void
+nb_error_info(struct nb_response *resp, const char *json)
+{
+    json_object *info = json ? json_tokener_parse(json) : NULL;
+    if (!json_object_is_type(info, json_type_object)) {
+        json_object_put(info);
+        return;
+    }
+    nb_error_add(resp, "error-info", info);
+}
+
+void
+nb_error_app_tag(struct nb_response *resp, const char *app_tag)
+{
+    nb_error_add(resp, "error-app-tag", json_object_new_string(app_tag));
 }

@@ -9,6 +9,7 @@
 
 #include "controller/lr_ctl.h"
 #include "controller/lr_worker.h"
+#include "northbound/nb_query.h"
 #include "northbound/nb_restconf.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
@@ -479,18 +480,57 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
     answer_begin(app, resp, rc, &job, in.name, err);
 }
 
+/* The jobs, or the page of them the query asks for (list pagination,
+ * draft-ietf-netconf-list-pagination-rc: limit, offset, direction).
+ * The list is in the order of its key, the job's name (lr_ctl_list_refs
+ * sorts by name; the list is ordered-by system), so two GETs page the
+ * same order as long as no job comes or goes between them.  Only the
+ * page's jobs are built and printed; when the limit left some out, the
+ * page's first entry carries the annotation lightrail-job:remaining. */
 static void
 h_jobs_get(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
     struct nb_app *app = arg;
-    const struct lr_job **jobs = NULL;
-    int n = 0;
-    (void) req;
+    const struct lr_job **jobs = NULL, **page = NULL;
+    struct nb_page pg;
+    size_t count = 0, remaining = 0;
+    char err[512];
+    int n = 0, rc = nb_page_parse(req->query, &pg, err, sizeof err);
+    if (rc) {
+        nb_error(resp, rc == ENOTSUP ? 501 : 400, rc == ENOTSUP
+                 ? "operation-not-supported" : "invalid-value", NULL, "%s",
+                 err);
+        return;
+    }
     if (lr_ctl_list_refs(app->ctl, &jobs, &n)) {
         nb_error(resp, 500, "resource-denied", NULL, "out of memory");
         return;
     }
-    reply_job_refs(app, resp, 200, jobs, n, 0);
+    if (nb_page_slice(&pg, (size_t) n, &count, &remaining, err,
+                      sizeof err)) {
+        nb_error(resp, 416, "invalid-value", NULL, "%s", err);
+        nb_error_app_tag(resp, "offset-out-of-range");
+        goto cleanup;
+    }
+    if (count && !(page = malloc(count * sizeof *page))) {
+        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        goto cleanup;
+    }
+    for (size_t k = 0; k < count; k++)
+        page[k] = jobs[nb_page_entry(&pg, (size_t) n, k)];
+    struct lr_modtable mods;
+    char *out = NULL;
+    lr_modtable_default(&mods);
+    if (lr_yang_job_page_to_json(app->ly, page, (int) count,
+                                 (uint32_t) remaining, lr_ctl_topo(app->ctl),
+                                 lr_ctl_cluster(app->ctl), &mods, &out, err,
+                                 sizeof err))
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+    else
+        json_reply(resp, 200, out);
+
+cleanup:
+    free(page);
     free(jobs);
 }
 
@@ -812,21 +852,15 @@ recon_work_done(void *cookie, struct lr_ctl_op *op)
 static int
 query_bool(const char *query, const char *name, bool *on)
 {
-    size_t n = strlen(name);
+    const char *v;
+    size_t vl;
     *on = false;
-    for (const char *p = query; p && *p;) {
-        size_t len = strcspn(p, "&");
-        if (!strncmp(p, name, n) && (p[n] == '&' || p[n] == '=' || !p[n])) {
-            const char *v = p[n] == '=' ? p + n + 1 : NULL;
-            size_t vl = v ? len - n - 1 : 0;
-            if (!v || (vl == 4 && !strncmp(v, "true", 4)))
-                *on = true;
-            else if (!(vl == 5 && !strncmp(v, "false", 5)))
-                return EINVAL;
-        }
-        p += len;
-        p += *p == '&';
-    }
+    if (!nb_query_value(query, name, &v, &vl))
+        return 0;
+    if (!v || (vl == 4 && !strncmp(v, "true", 4)))
+        *on = true;
+    else if (!(vl == 5 && !strncmp(v, "false", 5)))
+        return EINVAL;
     return 0;
 }
 
@@ -1222,7 +1256,7 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
 }
 
 static struct nb_route routes[] = {
-    { NB_GET | NB_POST, JOBS, NULL, false, NULL },
+    { NB_GET | NB_POST, JOBS, NULL, false, NB_PAGE_PARAMS },
     { NB_GET | NB_DELETE, JOB, h_job, false, NULL },
     { NB_GET | NB_PUT, "/restconf/data/ietf-network:networks", h_topology,
       false, NULL },
@@ -1240,7 +1274,12 @@ static struct nb_route routes[] = {
 static void
 h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
-    if (req->method == NB_POST)
+    if (req->method == NB_POST && req->query && *req->query)
+        /* The row takes the pagination parameters for GET only. */
+        nb_error(resp, 400, "operation-not-supported", NULL, "list "
+                 "pagination (limit, offset, direction, ...) applies to GET "
+                 "of the jobs list; send the POST without a query");
+    else if (req->method == NB_POST)
         h_jobs_post(arg, req, resp);
     else
         h_jobs_get(arg, req, resp);

@@ -4,7 +4,10 @@
  * edge (yang/lr_yang_job.h).
  *
  *   POST   /restconf/data/lightrail-job:jobs            submit an intent
- *   GET    /restconf/data/lightrail-job:jobs            every job
+ *   GET    /restconf/data/lightrail-job:jobs            every job, or a
+ *                                                       page (?limit,
+ *                                                       offset, direction:
+ *                                                       nb_query.h)
  *   GET    /restconf/data/lightrail-job:jobs/job=NAME   one job
  *   DELETE /restconf/data/lightrail-job:jobs/job=NAME   release it
  *   GET    /restconf/data/ietf-network:networks         the topology

@@ -163,4 +163,10 @@ void nb_error(struct nb_response *resp, int status, const char *tag,
  * does not parse or memory runs out. */
 void nb_error_info(struct nb_response *resp, const char *json);
 
+/* Adds 'app_tag' as the error-app-tag of the first error in the RFC 8040
+ * error body of 'resp' (RFC 8040 7.1: a more specific reason than the
+ * error-tag, e.g. "offset-out-of-range"); the body stays as it was when
+ * it does not parse or memory runs out. */
+void nb_error_app_tag(struct nb_response *resp, const char *app_tag);
+
 #endif

@@ -761,12 +761,40 @@ lr_yang_jobs_to_json(struct ly_ctx *ctx, const struct lr_job *jobs, int n,
     return ret;
 }
 
+static int
+job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
+          uint32_t remaining, const struct lr_topo *topo,
+          const struct lr_cluster *cluster, const struct lr_modtable *mods,
+          int single, char **out, char *err, size_t errlen);
+
 int
 lr_yang_job_refs_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                          int n, const struct lr_topo *topo,
                          const struct lr_cluster *cluster,
                          const struct lr_modtable *mods, int single,
                          char **out, char *err, size_t errlen)
+{
+    return job_print(ctx, jobs, n, 0, topo, cluster, mods, single, out, err,
+                     errlen);
+}
+
+int
+lr_yang_job_page_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
+                         int n, uint32_t remaining,
+                         const struct lr_topo *topo,
+                         const struct lr_cluster *cluster,
+                         const struct lr_modtable *mods, char **out,
+                         char *err, size_t errlen)
+{
+    return job_print(ctx, jobs, n, remaining, topo, cluster, mods, 0, out,
+                     err, errlen);
+}
+
+static int
+job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
+          uint32_t remaining, const struct lr_topo *topo,
+          const struct lr_cluster *cluster, const struct lr_modtable *mods,
+          int single, char **out, char *err, size_t errlen)
 {
     struct lr_yang_job_env env = {
         .topo = topo, .cluster = cluster, .mods = mods,
@@ -799,6 +827,16 @@ lr_yang_job_refs_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
     }
     if ((rc = lyd_validate_all(&root, ctx, LYD_VALIDATE_PRESENT, NULL)))
         goto cleanup;
+    if (remaining && lyd_child(root)) {
+        /* On the first entry, where the list pagination draft's RESTCONF
+         * mapping puts its "remaining" (after validation, which would
+         * not move it: metadata is no data node). */
+        char v[16];
+        snprintf(v, sizeof v, "%" PRIu32, remaining);
+        if ((rc = lyd_new_meta(ctx, lyd_child(root), env.mod,
+                               LR_YANG_LRJ ":remaining", v, 0, NULL)))
+            goto cleanup;
+    }
     /* Printing the list entry alone gives the RFC 8040 form of one
      * resource, {"lightrail-job:job":[{...}]}.  With no jobs, the empty
      * container is kept: {"lightrail-job:jobs":{}} says "none" where an

@@ -106,6 +106,19 @@ int lr_yang_job_refs_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
                              const struct lr_modtable *mods, int single,
                              char **out, char *err, size_t errlen);
 
+/* A page of the jobs list (GET with limit, offset, direction): the jobs
+ * container holding 'jobs' in the order given, as
+ * lr_yang_job_refs_to_json() with single 0.  When 'remaining' is not 0
+ * (the entries the page's limit left out) and the page holds a job, its
+ * first entry carries the annotation lightrail-job:remaining (RFC 7952:
+ * "@": {"lightrail-job:remaining": N} in JSON). */
+int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
+                             int n, uint32_t remaining,
+                             const struct lr_topo *topo,
+                             const struct lr_cluster *cluster,
+                             const struct lr_modtable *mods, char **out,
+                             char *err, size_t errlen);
+
 /* ---- Resource state (lightrail-state) ---- */
 
 /* A block of slots [first, first + m) of a link, held by 'job'. */

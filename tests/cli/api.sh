@@ -151,6 +151,92 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | endswith("attachment-n
     && ok "the attachment's refusal names the topology by its network-id" \
     || notok "attachment refusal: $(cat "$tmp/bad-body")"
 
+# List pagination (draft-ietf-netconf-list-pagination-rc): GET of the
+# jobs with limit, offset and direction.  Seven jobs (j1 and p1..p6, the
+# p's blocked or not, it does not matter), in the order of their names.
+for i in 1 2 3 4 5 6; do
+    intent "p$i" bert-large 1 > "$tmp/p.json"
+    api POST $JOBS "$tmp/p.json"
+done
+api GET $JOBS
+jq -c '[."lightrail-job:jobs".job[].name]' "$tmp/body" > "$tmp/all"
+[ "$(cat "$tmp/all")" = '["j1","p1","p2","p3","p4","p5","p6"]' ] \
+    && ok "GET of every job: in the order of their names" \
+    || notok "GET of every job: $(cat "$tmp/all")"
+# page LIMIT DIRECTION: pages from offset 0 until one has no remaining;
+# prints the names in the order received, and "!" after a page whose
+# remaining is not what follows it or whose annotation is not on its
+# first entry alone.
+page() {
+    off=0
+    while :; do
+        api GET "$JOBS?limit=$1&offset=$off&direction=$2"
+        [ "$STATUS" = 200 ] || { echo "status $STATUS"; return; }
+        n=$(jq '."lightrail-job:jobs".job // [] | length' "$tmp/body")
+        rem=$(jq '."lightrail-job:jobs".job[0]["@"]["lightrail-job:remaining"] // 0' "$tmp/body")
+        jq -r '."lightrail-job:jobs".job // [] | .[].name' "$tmp/body"
+        jq -e '[."lightrail-job:jobs".job // [] | .[1:][] | select(has("@"))] | length == 0' \
+            "$tmp/body" > /dev/null || echo "!"
+        [ "$rem" -eq $((7 - off - n)) ] || echo "!"
+        [ "$rem" -eq 0 ] && return
+        off=$((off + n))
+    done
+}
+for l in 1 2 3 6 7 8 unbounded; do
+    f=$(page $l forwards | jq -R . | jq -sc .)
+    b=$(page $l backwards | jq -R . | jq -sc .)
+    if [ "$f" = "$(cat "$tmp/all")" ] && [ "$b" = "$(jq -c reverse "$tmp/all")" ]; then
+        ok "pages of limit $l tile the list forwards and backwards, remaining right"
+    else
+        notok "pages of limit $l: forwards $f, backwards $b"
+    fi
+done
+api GET "$JOBS?limit=2&offset=3"
+jq -e '."lightrail-job:jobs".job | length == 2 and .[0].name == "p3"
+       and .[0]["@"] == {"lightrail-job:remaining": 2}' "$tmp/body" > /dev/null \
+    && ok "limit=2&offset=3: p3, p4, remaining 2 on p3" \
+    || notok "limit=2&offset=3: $(cat "$tmp/body")"
+if command -v yanglint > /dev/null; then
+    yanglint -D -p /usr/share/yuma/modules/ietf -p "$srcdir/yang" \
+        "$srcdir/yang/lightrail-model.yang" "$srcdir/yang/lightrail-job.yang" \
+        "$tmp/body" > "$tmp/lint" 2>&1 \
+        && ok "a page with its annotation is valid lightrail-job data (yanglint)" \
+        || notok "yanglint on a page: $(cat "$tmp/lint")"
+fi
+api GET "$JOBS?offset=7"
+[ "$STATUS" = 200 ] && [ "$(jq -c . "$tmp/body")" = '{"lightrail-job:jobs":{}}' ] \
+    && ok "offset=7 of 7: 200, the empty list" \
+    || notok "offset=7: $STATUS $(cat "$tmp/body")"
+# badq STATUS TAG APP-TAG MESSAGE-PART QUERY [METHOD]: as bad, and the
+# error-app-tag (or none) and a part of the message.
+badq() {
+    bad "$1" "$2" "${6:-GET} ?$5" "${6:-GET}" "$JOBS?$5" ${6:+"$tmp/p.json"}
+    jq -e --arg a "$3" --arg m "$4" '."ietf-restconf:errors".error[0]
+            | (."error-app-tag" // "") == $a and (."error-message" | contains($m))' \
+        "$tmp/bad-body" > /dev/null \
+        && ok "?$5: error-app-tag '$3', says what to send" \
+        || notok "?$5: $(cat "$tmp/bad-body")"
+}
+badq 400 invalid-value "" "send a whole number from 1 to 4294967295, or 'unbounded'" "limit=0"
+badq 400 invalid-value "" "limit '-1' is not a page size" "limit=-1"
+badq 400 invalid-value "" "limit 'abc' is not a page size" "limit=abc"
+badq 400 invalid-value "" "limit '4294967296'" "limit=4294967296"
+badq 400 invalid-value "" "offset '-2' is not a count of entries to skip: send a whole number from 0" "offset=-2"
+badq 416 invalid-value offset-out-of-range "offset 8 is past the end of the list, which has 7 entries: send an offset from 0 to 7" "offset=8"
+badq 400 invalid-value "" "direction 'up' is not one: send 'forwards'" "direction=up"
+badq 400 invalid-value "" "a repeated query parameter 'limit'" "limit=2&limit=3"
+badq 501 operation-not-supported "" "does not implement the query parameter 'where'" "where=name"
+badq 501 operation-not-supported "" "parameter 'sort-by'" "sort-by=name"
+badq 501 operation-not-supported "" "parameter 'cursor'" "limit=2&cursor=p2"
+badq 400 invalid-value "" "unknown query parameter 'page'" "page=2"
+badq 400 operation-not-supported "" "applies to GET of the jobs list" "limit=1" POST
+api GET "$JOBS/job=p1?limit=1"
+[ "$STATUS" = 400 ] && ok "GET of one job with limit: 400, as before" \
+    || notok "GET one job ?limit: $STATUS $(cat "$tmp/body")"
+for i in 1 2 3 4 5 6; do
+    api DELETE "$JOBS/job=p$i"
+done
+
 # Delete: the channels leave the devices.
 api DELETE "$JOBS/job=j1"
 if [ "$STATUS" = 204 ] && ! grep -q '"j1/' "$D/state/devices"/*.json; then

@@ -85,7 +85,7 @@ test_embedded_modules(void)
         const char *name, *file, *ns, *revision;
     } mods[] = {
         { LR_YANG_LRJ, "yang/lightrail-job.yang", "urn:lightrail:job",
-          "2026-12-04" },
+          "2026-12-05" },
         { LR_YANG_LRCFG, "yang/lightrail-config.yang",
           "urn:lightrail:config", "2026-12-05" },
         { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",

@@ -1,0 +1,139 @@
+/* nb_query: see nb_query.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "northbound/nb_query.h"
+
+/* A quoted value in a message is cut here: the message must stay
+ * readable whatever a client sent. */
+#define NB_QUERY_QUOTE_MAX 40
+
+bool
+nb_query_value(const char *query, const char *name, const char **val,
+               size_t *len)
+{
+    size_t n = strlen(name);
+    for (const char *p = query; p && *p;) {
+        size_t plen = strcspn(p, "&");
+        if (plen >= n && !strncmp(p, name, n)
+            && (p[n] == '&' || p[n] == '=' || !p[n])) {
+            *val = p[n] == '=' ? p + n + 1 : NULL;
+            *len = *val ? plen - n - 1 : 0;
+            return true;
+        }
+        p += plen;
+        p += *p == '&';
+    }
+    *val = NULL;
+    *len = 0;
+    return false;
+}
+
+/* [v, v + len) as a uint32 in decimal digits only (no sign, no space,
+ * no leading '+'), into '*out'; false when it is not one. */
+static bool
+nb_query_u32(const char *v, size_t len, uint32_t *out)
+{
+    uint64_t x = 0;
+    if (!v || !len || len > 10)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        if (v[i] < '0' || v[i] > '9')
+            return false;
+        x = x * 10 + (uint64_t) (v[i] - '0');
+    }
+    if (x > UINT32_MAX)
+        return false;
+    *out = (uint32_t) x;
+    return true;
+}
+
+static bool
+nb_query_is(const char *v, size_t len, const char *word)
+{
+    return v && len == strlen(word) && !strncmp(v, word, len);
+}
+
+int
+nb_page_parse(const char *query, struct nb_page *pg, char *err,
+              size_t errlen)
+{
+    static const char *const unimplemented[] = {
+        "cursor", "where", "sort-by", "locale", "sublist-limit",
+    };
+    const char *v;
+    size_t len;
+
+    pg->offset = 0;
+    pg->limit = 0;
+    pg->backwards = false;
+    for (size_t i = 0; i < sizeof unimplemented / sizeof *unimplemented;
+         i++)
+        if (nb_query_value(query, unimplemented[i], &v, &len)) {
+            snprintf(err, errlen, "this server does not implement the "
+                     "query parameter '%s' of list pagination: page with "
+                     "limit, offset and direction (the list is in the "
+                     "order of its key), and filter or sort on the client",
+                     unimplemented[i]);
+            return ENOTSUP;
+        }
+    if (nb_query_value(query, "limit", &v, &len)
+        && !nb_query_is(v, len, "unbounded")
+        && (!nb_query_u32(v, len, &pg->limit) || !pg->limit)) {
+        snprintf(err, errlen, "the query's limit '%.*s' is not a page "
+                 "size: send a whole number from 1 to %u, or 'unbounded' "
+                 "for every entry", (int) (len < NB_QUERY_QUOTE_MAX
+                                           ? len : NB_QUERY_QUOTE_MAX),
+                 v ? v : "", (unsigned) UINT32_MAX);
+        pg->limit = 0;
+        return EINVAL;
+    }
+    if (nb_query_value(query, "offset", &v, &len)
+        && !nb_query_u32(v, len, &pg->offset)) {
+        snprintf(err, errlen, "the query's offset '%.*s' is not a count of "
+                 "entries to skip: send a whole number from 0 to %u",
+                 (int) (len < NB_QUERY_QUOTE_MAX ? len : NB_QUERY_QUOTE_MAX),
+                 v ? v : "", (unsigned) UINT32_MAX);
+        pg->offset = 0;
+        return EINVAL;
+    }
+    if (nb_query_value(query, "direction", &v, &len)) {
+        if (nb_query_is(v, len, "backwards"))
+            pg->backwards = true;
+        else if (!nb_query_is(v, len, "forwards")) {
+            snprintf(err, errlen, "the query's direction '%.*s' is not one: "
+                     "send 'forwards' (the list's order) or 'backwards'",
+                     (int) (len < NB_QUERY_QUOTE_MAX ? len
+                                                     : NB_QUERY_QUOTE_MAX),
+                     v ? v : "");
+            return EINVAL;
+        }
+    }
+    return 0;
+}
+
+int
+nb_page_slice(const struct nb_page *pg, size_t n, size_t *count,
+              size_t *remaining, char *err, size_t errlen)
+{
+    *count = 0;
+    *remaining = 0;
+    if (pg->offset > n) {
+        snprintf(err, errlen, "the query's offset %u is past the end of "
+                 "the list, which has %zu entries: send an offset from 0 "
+                 "to %zu", (unsigned) pg->offset, n, n);
+        return ERANGE;
+    }
+    size_t left = n - pg->offset;
+    *count = pg->limit && pg->limit < left ? pg->limit : left;
+    *remaining = left - *count;
+    return 0;
+}
+
+size_t
+nb_page_entry(const struct nb_page *pg, size_t n, size_t k)
+{
+    size_t i = pg->offset + k;
+    return pg->backwards ? n - 1 - i : i;
+}

@@ -1,0 +1,62 @@
+/*
+ * nb_query: the values of a request's query parameters, and the list
+ * pagination of draft-ietf-netconf-list-pagination(-rc) read from them.
+ * Pure: no I/O, no allocation; the unit test is tests/unit/test_nb_query.
+ *
+ * nb_server has already refused a query with a parameter its row does
+ * not take, or with one given twice (400 invalid-value): these
+ * functions judge the values only, and take the first of a name.
+ */
+#ifndef NB_QUERY_H
+#define NB_QUERY_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The pagination parameters a list resource that pages takes, for its
+ * row of the route table (struct nb_route's query).  limit, offset and
+ * direction are implemented; the others are named so that they get the
+ * draft's "not implemented" (nb_page_parse's ENOTSUP) rather than
+ * "unknown parameter". */
+#define NB_PAGE_PARAMS \
+    "limit offset direction cursor where sort-by locale sublist-limit"
+
+/* Whether parameter 'name' is in the raw 'query' ("a&b=c"); if so,
+ * '*val' points at its raw (not percent-decoded) value in 'query' and
+ * '*len' is its length, or '*val' is NULL when the name has no '='.
+ * 'query' may be NULL (no query). */
+bool nb_query_value(const char *query, const char *name, const char **val,
+                    size_t *len);
+
+/* A page of a list, in the list's order ("forwards") or the reverse:
+ * skip 'offset' entries, then give at most 'limit' (0: unbounded). */
+struct nb_page {
+    uint32_t offset;
+    uint32_t limit;
+    bool backwards;
+};
+
+/* The page 'query' asks for (no query: the whole list, forwards).
+ * 0; EINVAL for a bad value of limit, offset or direction (RFC 8040
+ * 400 invalid-value); ENOTSUP for cursor, where, sort-by, locale or
+ * sublist-limit, which this server does not implement (501
+ * operation-not-supported, the draft's answer for a cursor it does not
+ * support).  Else err[] says what was wrong and what to send. */
+int nb_page_parse(const char *query, struct nb_page *pg, char *err,
+                  size_t errlen);
+
+/* The page 'pg' of a list of 'n' entries: '*count' entries, the k-th
+ * being entry nb_page_entry(pg, n, k) of the list in its own order, and
+ * '*remaining' the entries past the page that the limit left out (what
+ * the "remaining" annotation reports; 0: the page reaches the end).
+ * 0, or ERANGE when the offset is past the end (offset > n; offset == n
+ * is an empty page): 416 invalid-value, error-app-tag
+ * offset-out-of-range, with err[] saying so. */
+int nb_page_slice(const struct nb_page *pg, size_t n, size_t *count,
+                  size_t *remaining, char *err, size_t errlen);
+
+/* The index, in the list's own order, of the page's k-th entry. */
+size_t nb_page_entry(const struct nb_page *pg, size_t n, size_t k);
+
+#endif

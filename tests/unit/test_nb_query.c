@@ -1,0 +1,161 @@
+/* The query parameters' values and list pagination (northbound/nb_query):
+ * what each value means, what each bad one is told, and that the pages
+ * of a list tile it exactly, forwards and backwards. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "northbound/nb_query.h"
+#include "tests/lr_test.h"
+
+static void
+test_value(void)
+{
+    const char *v;
+    size_t len;
+    CU_ASSERT_FALSE(nb_query_value(NULL, "limit", &v, &len));
+    CU_ASSERT_FALSE(nb_query_value("", "limit", &v, &len));
+    /* A name is matched whole: "limitx" and "sublist-limit" are not
+     * "limit". */
+    CU_ASSERT_FALSE(nb_query_value("limitx=3&sublist-limit=2", "limit", &v,
+                                   &len));
+    CU_ASSERT_TRUE(nb_query_value("offset=2&limit=30", "limit", &v, &len));
+    CU_ASSERT_EQUAL(len, 2);
+    CU_ASSERT_NSTRING_EQUAL(v, "30", 2);
+    CU_ASSERT_TRUE(nb_query_value("dry-run&x=1", "dry-run", &v, &len));
+    CU_ASSERT_PTR_NULL(v);
+    CU_ASSERT_TRUE(nb_query_value("limit=", "limit", &v, &len));
+    CU_ASSERT_PTR_NOT_NULL(v);
+    CU_ASSERT_EQUAL(len, 0);
+}
+
+static void
+test_parse_good(void)
+{
+    struct nb_page pg;
+    char err[256] = "";
+    CU_ASSERT_EQUAL(nb_page_parse(NULL, &pg, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(pg.offset, 0);
+    CU_ASSERT_EQUAL(pg.limit, 0);
+    CU_ASSERT_FALSE(pg.backwards);
+    CU_ASSERT_EQUAL(nb_page_parse("limit=100&offset=7&direction=backwards",
+                                  &pg, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(pg.limit, 100);
+    CU_ASSERT_EQUAL(pg.offset, 7);
+    CU_ASSERT_TRUE(pg.backwards);
+    CU_ASSERT_EQUAL(nb_page_parse("limit=unbounded&direction=forwards", &pg,
+                                  err, sizeof err), 0);
+    CU_ASSERT_EQUAL(pg.limit, 0);
+    CU_ASSERT_FALSE(pg.backwards);
+    CU_ASSERT_EQUAL(nb_page_parse("limit=4294967295&offset=4294967295", &pg,
+                                  err, sizeof err), 0);
+    CU_ASSERT_EQUAL(pg.limit, UINT32_MAX);
+    CU_ASSERT_EQUAL(pg.offset, UINT32_MAX);
+}
+
+/* Each bad value: its code, and a message that quotes it and says what
+ * to send. */
+static void
+test_parse_bad(void)
+{
+    static const struct {
+        const char *query;
+        int rc;
+        const char *quoted, *hint;
+    } cases[] = {
+        { "limit=0", EINVAL, "'0'", "from 1 to 4294967295, or 'unbounded'" },
+        { "limit=-1", EINVAL, "'-1'", "from 1 to 4294967295" },
+        { "limit=abc", EINVAL, "'abc'", "or 'unbounded'" },
+        { "limit=4294967296", EINVAL, "'4294967296'", "from 1 to" },
+        { "limit=+5", EINVAL, "'+5'", "from 1 to" },
+        { "limit=%31", EINVAL, "'%31'", "from 1 to" },
+        { "limit", EINVAL, "''", "from 1 to" },
+        { "offset=-1", EINVAL, "'-1'", "from 0 to 4294967295" },
+        { "offset=1.5", EINVAL, "'1.5'", "from 0 to" },
+        { "offset=", EINVAL, "''", "from 0 to" },
+        { "direction=up", EINVAL, "'up'", "'forwards'" },
+        { "direction", EINVAL, "''", "'backwards'" },
+        { "where=//name", ENOTSUP, "'where'", "filter or sort on the client" },
+        { "sort-by=name", ENOTSUP, "'sort-by'", "limit, offset and direction" },
+        { "limit=2&cursor=x", ENOTSUP, "'cursor'", "limit, offset" },
+        { "locale=sv_SE", ENOTSUP, "'locale'", "limit, offset" },
+        { "sublist-limit=1", ENOTSUP, "'sublist-limit'", "limit, offset" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct nb_page pg;
+        char err[256] = "";
+        int rc = nb_page_parse(cases[i].query, &pg, err, sizeof err);
+        CU_ASSERT_EQUAL(rc, cases[i].rc);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].quoted));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].hint));
+        if (rc != cases[i].rc || !strstr(err, cases[i].quoted)
+            || !strstr(err, cases[i].hint))
+            fprintf(stderr, "%s: %d %s\n", cases[i].query, rc, err);
+    }
+}
+
+/* Pages of every size over lists of 0..9 entries, both ways: their
+ * concatenation is the list (or its reverse) exactly once, each page's
+ * remaining is what follows it, and an offset past the end is ERANGE
+ * while offset == n is an empty page. */
+static void
+test_pages_tile(void)
+{
+    char err[256];
+    for (size_t n = 0; n < 10; n++)
+        for (uint32_t limit = 1; limit <= 11; limit++)
+            for (int back = 0; back < 2; back++) {
+                size_t seen = 0, want = 0;
+                struct nb_page pg = { .limit = limit, .backwards = back };
+                for (;;) {
+                    size_t count, remaining;
+                    CU_ASSERT_EQUAL_FATAL(nb_page_slice(&pg, n, &count,
+                                                        &remaining, err,
+                                                        sizeof err), 0);
+                    CU_ASSERT(count <= limit);
+                    CU_ASSERT_EQUAL(remaining, n - pg.offset - count);
+                    for (size_t k = 0; k < count; k++) {
+                        size_t i = nb_page_entry(&pg, n, k);
+                        CU_ASSERT_EQUAL(i, back ? n - 1 - want : want);
+                        want++;
+                    }
+                    seen += count;
+                    if (!remaining)
+                        break;
+                    pg.offset += (uint32_t) count;
+                }
+                CU_ASSERT_EQUAL(seen, n);
+                size_t count, remaining;
+                pg.offset = (uint32_t) n;
+                CU_ASSERT_EQUAL(nb_page_slice(&pg, n, &count, &remaining,
+                                              err, sizeof err), 0);
+                CU_ASSERT_EQUAL(count, 0);
+                CU_ASSERT_EQUAL(remaining, 0);
+                pg.offset = (uint32_t) n + 1;
+                CU_ASSERT_EQUAL(nb_page_slice(&pg, n, &count, &remaining,
+                                              err, sizeof err), ERANGE);
+            }
+    struct nb_page pg = { .offset = 12 };
+    size_t count, remaining;
+    CU_ASSERT_EQUAL(nb_page_slice(&pg, 5, &count, &remaining, err,
+                                  sizeof err), ERANGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "offset 12 is past the end of the "
+                                  "list, which has 5 entries: send an "
+                                  "offset from 0 to 5"));
+    /* Unbounded: the rest of the list, nothing remaining. */
+    pg.offset = 2;
+    CU_ASSERT_EQUAL(nb_page_slice(&pg, 5, &count, &remaining, err,
+                                  sizeof err), 0);
+    CU_ASSERT_EQUAL(count, 3);
+    CU_ASSERT_EQUAL(remaining, 0);
+}
+
+static CU_TestInfo tests[] = {
+    { "a parameter's raw value", test_value },
+    { "good limit, offset and direction", test_parse_good },
+    { "each bad value told what to send", test_parse_bad },
+    { "pages tile the list both ways", test_pages_tile },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN("nb_query", tests)
