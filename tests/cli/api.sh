@@ -230,6 +230,29 @@ badq 501 operation-not-supported "" "parameter 'sort-by'" "sort-by=name"
 badq 501 operation-not-supported "" "parameter 'cursor'" "limit=2&cursor=p2"
 badq 400 invalid-value "" "unknown query parameter 'page'" "page=2"
 badq 400 operation-not-supported "" "applies to GET of the jobs list" "limit=1" POST
+# The client: one page, and what follows it.
+lr_job() {
+    $LIGHTRAIL job "$@" --server "$URL" --token "$TOKEN" \
+        --cacert "$D/tls/cert.pem" > "$tmp/cli-out" 2> "$tmp/cli-err"
+}
+lr_job list --limit 2 --offset 3
+rc=$?
+if [ $rc -eq 0 ] && [ "$(awk 'NR > 1 && NF { print $1 }' "$tmp/cli-out" | head -2 | tr '\n' ' ')" = "p3 p4 " ] \
+   && [ "$(tail -1 "$tmp/cli-out")" = "2 more job(s): lightrail job list --limit 2 --offset 5" ]; then
+    ok "lightrail job list --limit 2 --offset 3: p3, p4, then how to list the 2 more"
+else
+    notok "job list --limit 2 --offset 3: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
+fi
+lr_job list --limit 2 --offset 5
+rc=$?
+[ $rc -eq 0 ] && ! grep -q "more job" "$tmp/cli-out" && grep -q "^p6 " "$tmp/cli-out" \
+    && ok "job list's last page: no 'more' line" \
+    || notok "job list --limit 2 --offset 5: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
+lr_job list --offset 8
+rc=$?
+[ $rc -eq 2 ] && grep -q "^lightrail job: 416: the query's offset 8 is past the end of the list, which has 7 entries" "$tmp/cli-err" \
+    && ok "job list --offset 8 of 7: exit 2, the server's reason" \
+    || notok "job list --offset 8: exit $rc, $(cat "$tmp/cli-err")"
 api GET "$JOBS/job=p1?limit=1"
 [ "$STATUS" = 400 ] && ok "GET of one job with limit: 400, as before" \
     || notok "GET one job ?limit: $STATUS $(cat "$tmp/body")"

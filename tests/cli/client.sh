@@ -36,6 +36,12 @@ expect_bad "needs a FILE, or --name NAME and --model MODEL" $LIGHTRAIL job submi
 expect_bad "not both" $LIGHTRAIL job submit f.json --name x --model y
 expect_bad "go with job submit only" $LIGHTRAIL job list --model x
 expect_bad "--format wants 'text' or 'json', not 'xml'" $LIGHTRAIL job list --format xml
+expect_bad "lightrail job: --limit wants a positive integer, up to 4294967295, not '0'" $LIGHTRAIL job list --limit 0
+expect_bad "lightrail job: --limit wants a positive integer, up to 4294967295, not '4294967296'" $LIGHTRAIL job list --limit 4294967296
+expect_bad "lightrail job: --offset wants a non-negative integer, up to 4294967295, not '-1'" $LIGHTRAIL job list --offset -1
+expect_bad "lightrail job: --limit and --offset go with job list only" $LIGHTRAIL job show a --limit 2
+expect_bad "lightrail job: --limit and --offset go with job list only" $LIGHTRAIL job submit f.json --offset 2
+expect_bad "lightrail spectrum: --limit and --offset go with job list only" $LIGHTRAIL spectrum show --limit 2
 expect_bad "lightrail job: --batch wants a positive whole number, not '0'" $LIGHTRAIL job submit --name x --model y --batch 0
 expect_bad "lightrail job: --gpus-max wants a positive whole number, not 'many'" \
     $LIGHTRAIL job submit --name x --model y --gpus-min 4 --gpus-max many

@@ -5,6 +5,8 @@
  *   job submit FILE            POST FILE (RFC 7951 JSON) as it is
  *   job submit --name --model  POST a body built here with json-c
  *   job list | show | delete   GET / GET / DELETE .../jobs[/job=NAME]
+ *   job list --limit --offset  GET .../jobs?limit=N&offset=K: one page
+ *                              (list pagination), and how many follow
  *   topology show              GET /restconf/data/ietf-network:networks
  *   spectrum show [LINK]       GET /restconf/data/lightrail-state:state
  *   reconcile [--dry-run]      POST /restconf/operations/lightrail-job:
@@ -23,6 +25,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
@@ -61,6 +64,8 @@ struct client_opts {
     long batch, micro, gpus_min, gpus_max;  /* 0 = leave to the server */
     long iterations;                        /* 0 = not given */
     bool submit_opts;
+    /* job list --limit, --offset: -1 = not given */
+    long limit, offset;
     /* what is left of argv: the action and its arguments */
     char **args;
     int n_args;
@@ -83,7 +88,7 @@ client_usage(FILE *f, enum client_cmd c)
 "                 [--iterations N]\n"
 "                 [--algorithm cdynp|exact|dp|pipedream|spp|zone|ppo]\n"
 "                 [OPTIONS]\n"
-"       lightrail job list [OPTIONS]\n"
+"       lightrail job list [--limit N] [--offset K] [OPTIONS]\n"
 "       lightrail job show NAME [OPTIONS]\n"
 "       lightrail job delete NAME [OPTIONS]\n"
 "\n"
@@ -104,7 +109,16 @@ client_usage(FILE *f, enum client_cmd c)
 "                      trained with --known-work reads it)\n"
 "  --algorithm A       the planner: cdynp, exact, dp, pipedream, spp,\n"
 "                      zone, or ppo (the daemon's trained policy; CDynP\n"
-"                      when it has none that fits: see the job's planner)\n");
+"                      when it has none that fits: see the job's planner)\n"
+"\n"
+"list prints every job, in the order of their names.  With --limit it\n"
+"asks for one page (lightraild builds only that: a GET of thousands of\n"
+"jobs holds its other clients), and after the table says how many jobs\n"
+"follow and the --offset that lists them; it does not fetch them itself.\n"
+"\n"
+"  --limit N           at most N jobs (1 to 4294967295)\n"
+"  --offset K          skip the first K jobs (0 to the number of jobs;\n"
+"                      more is refused by the server)\n");
     else if (c == C_TOPOLOGY)
         fprintf(f,
 "usage: lightrail topology show [OPTIONS]\n"
@@ -170,7 +184,7 @@ client_usage(FILE *f, enum client_cmd c)
 "  --timeout S         give up after S seconds (default 60)\n"
 "  --format FMT        text (default) or json (the server's RFC 7951 JSON)\n"
 "\n"
-"exit status: 0 done; 2 usage or bad input (also the server's 400);\n"
+"exit status: 0 done; 2 usage or bad input (also the server's 400, 416);\n"
 "3 infeasible: the server refused the request (409, 422) or the job is\n"
 "blocked, with the reason printed; 4 not found (404); 5 unauthorised\n"
 "(401, 403); 6 cannot connect, or TLS failed; 1 anything else\n");
@@ -182,7 +196,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
 {
     enum { O_SERVER = 256, O_TOKEN, O_CACERT, O_CERT, O_KEY, O_INSECURE,
            O_TIMEOUT, O_FORMAT, O_NAME, O_MODEL, O_BATCH, O_MICRO, O_GMIN,
-           O_GMAX, O_ALGO, O_DRY_RUN, O_ITER, O_HELP };
+           O_GMAX, O_ALGO, O_DRY_RUN, O_ITER, O_LIMIT, O_OFFSET, O_HELP };
     static const struct option longopts[] = {
         { "server", required_argument, NULL, O_SERVER },
         { "token", required_argument, NULL, O_TOKEN },
@@ -201,6 +215,8 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         { "algorithm", required_argument, NULL, O_ALGO },
         { "iterations", required_argument, NULL, O_ITER },
         { "dry-run", no_argument, NULL, O_DRY_RUN },
+        { "limit", required_argument, NULL, O_LIMIT },
+        { "offset", required_argument, NULL, O_OFFSET },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -210,6 +226,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
     o->server = (env = getenv("LIGHTRAIL_SERVER")) && *env ? env : DEFAULT_SERVER;
     o->token = (env = getenv("LIGHTRAIL_TOKEN")) && *env ? env : NULL;
     o->timeout = 60;
+    o->limit = o->offset = -1;
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -247,6 +264,21 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
             o->submit_opts = true;
             if (lr_cli_parse_long(optarg, 1, LONG_MAX, &o->iterations))
                 bad = "--iterations wants a positive whole number";
+            break;
+        case O_LIMIT:
+        case O_OFFSET:
+            if (c != C_JOB) {
+                lr_cli_err(o->cmd, "--limit and --offset go with job list "
+                           "only");
+                return LR_EXIT_USAGE;
+            }
+            /* The bounds of the server's query parameters (uint32). */
+            if (lr_cli_parse_long(optarg, opt == O_LIMIT, 4294967295L,
+                                  opt == O_LIMIT ? &o->limit : &o->offset))
+                bad = opt == O_LIMIT
+                      ? "--limit wants a positive integer, up to 4294967295"
+                      : "--offset wants a non-negative integer, up to "
+                        "4294967295";
             break;
         case O_HELP:
             client_usage(stdout, c);
@@ -389,7 +421,7 @@ client_exit_for(long status)
     if (status >= 200 && status < 300)
         return LR_EXIT_OK;
     switch (status) {
-    case 400: return LR_EXIT_USAGE;
+    case 400: case 416: return LR_EXIT_USAGE;
     case 401: case 403: return LR_EXIT_UNAUTHORISED;
     case 404: return LR_EXIT_NOT_FOUND;
     case 409: case 422: return LR_EXIT_INFEASIBLE;
@@ -408,6 +440,7 @@ client_status_text(long status)
     case 405: return "method not allowed (is --server a lightraild?)";
     case 409: return "conflict";
     case 413: return "request too large";
+    case 416: return "offset past the end of the list";
     case 422: return "unprocessable request";
     case 500: return "internal server error";
     case 503: return "service unavailable (the controller is stopping?)";
@@ -824,7 +857,23 @@ job_list_or_show(struct client_opts *o, bool show)
         lr_cli_err(o->cmd, "out of memory");
         return LR_EXIT_FAIL;
     }
-    if ((rc = client_call(o, "GET", show ? path : JOBS_PATH, NULL, 0, &r)))
+    if (!show && (o->limit >= 0 || o->offset >= 0)) {
+        /* The query of list pagination; the server judges the offset
+         * against the list it has. */
+        char q[80] = "";
+        if (o->limit >= 0)
+            snprintf(q, sizeof q, "?limit=%ld", o->limit);
+        if (o->offset >= 0)
+            snprintf(q + strlen(q), sizeof q - strlen(q), "%soffset=%ld",
+                     *q ? "&" : "?", o->offset);
+        if (!(path = malloc(strlen(JOBS_PATH) + strlen(q) + 1))) {
+            lr_cli_err(o->cmd, "out of memory");
+            return LR_EXIT_FAIL;
+        }
+        strcpy(path, JOBS_PATH);
+        strcat(path, q);
+    }
+    if ((rc = client_call(o, "GET", path ? path : JOBS_PATH, NULL, 0, &r)))
         goto cleanup;
     top = r.body ? json_tokener_parse(r.body) : NULL;
     if (r.body && r.len && !top) {
@@ -844,7 +893,16 @@ job_list_or_show(struct client_opts *o, bool show)
         }
         print_job(job);
     } else {
-        print_job_table(jget(jget(top, "lightrail-job:jobs"), "job"));
+        json_object *list = jget(jget(top, "lightrail-job:jobs"), "job");
+        print_job_table(list);
+        /* The page's remaining (RFC 7952 metadata on its first job). */
+        json_object *more = jlen(list)
+                            ? jget(jget(jidx(list, 0), "@"),
+                                   "lightrail-job:remaining") : NULL;
+        if (more && o->limit > 0)
+            printf("%" PRId64 " more job(s): lightrail job list --limit %ld "
+                   "--offset %ld\n", json_object_get_int64(more), o->limit,
+                   (o->offset > 0 ? o->offset : 0) + (long) jlen(list));
     }
 
 cleanup:
@@ -1215,6 +1273,11 @@ client_main(int argc, char **argv, enum client_cmd c, const char *cmd)
                        "--gpus-*, --algorithm go with job submit only");
             return LR_EXIT_USAGE;
         }
+    }
+    if (c == C_JOB && strcmp(o.args[0], "list")
+        && (o.limit >= 0 || o.offset >= 0)) {
+        lr_cli_err(cmd, "--limit and --offset go with job list only");
+        return LR_EXIT_USAGE;
     }
     if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
         lr_cli_err(cmd, "cannot initialise libcurl");
