@@ -1,15 +1,16 @@
 #!/bin/sh
 # The GET of every job, against a lightraild of our own (dummy ROADMs,
 # the metro example) on 127.0.0.1 holding JOBS jobs:
-#     tools/bench/jobs_get.sh [JOBS] [RUNS]
+#     tools/bench/jobs_get.sh [JOBS] [RUNS] [LIMIT]
 # Submits JOBS intents (the first ones admitted, the rest blocked: no
 # spectrum or devices left), then GETs the jobs RUNS times, one at a
-# time (the whole list: the API has no paging).  Prints the
-# jobs, the body's bytes and the median and slowest GET in seconds: that
-# long, lightraild's loop serves no other client.  Run from the top of a
-# built tree.
+# time (the whole list).  Prints the jobs, the body's bytes and the
+# median and slowest GET in seconds: that long, lightraild's loop serves
+# no other client.  With LIMIT, a second row: RUNS GETs of a page of
+# LIMIT jobs from the middle of the list (?limit=LIMIT&offset=JOBS/2).
+# Run from the top of a built tree.
 set -eu
-JOBS=${1:-10000} RUNS=${2:-5}
+JOBS=${1:-10000} RUNS=${2:-5} LIMIT=${3:-}
 top=$(pwd)
 tmp=$(mktemp -d)
 . "$top/tools/bench/daemon_lib.sh"
@@ -35,11 +36,18 @@ for i in range(n):
     if r.status != 201:
         sys.exit("POST j%d: %d" % (i, r.status))
 PY
-for i in $(seq 1 "$RUNS"); do
-    curl -sS --cacert "$tmp/cert.pem" -H "Authorization: Bearer $TOKEN" \
-        -o "$tmp/body" -w '%{time_total}\n' \
-        "$URL/restconf/data/lightrail-job:jobs" >> "$tmp/times"
-done
-sort -n "$tmp/times" | awk -v jobs="$JOBS" -v bytes="$(wc -c < "$tmp/body")" \
-    '{ t[NR] = $1 } END { printf "| %d | %d | %.3f | %.3f |\n", jobs,
-      bytes, t[int((NR + 1) / 2)], t[NR] }'
+# get QUERY: RUNS GETs of the jobs with QUERY (may be ""), one row.
+get() {
+    rm -f "$tmp/times"
+    for i in $(seq 1 "$RUNS"); do
+        curl -sS --cacert "$tmp/cert.pem" -H "Authorization: Bearer $TOKEN" \
+            -o "$tmp/body" -w '%{time_total}\n' \
+            "$URL/restconf/data/lightrail-job:jobs$1" >> "$tmp/times"
+    done
+    sort -n "$tmp/times" | awk -v jobs="$2" -v bytes="$(wc -c < "$tmp/body")" \
+        '{ t[NR] = $1 } END { printf "| %s | %d | %.3f | %.3f |\n", jobs,
+          bytes, t[int((NR + 1) / 2)], t[NR] }'
+}
+get "" "$JOBS"
+[ -z "$LIMIT" ] || get "?limit=$LIMIT&offset=$((JOBS / 2))" \
+    "$LIMIT of $JOBS"
