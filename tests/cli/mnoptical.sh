@@ -40,6 +40,9 @@ else
 fi
 
 expect_bad "check needs --emulator" $LIGHTRAIL mnoptical check --path t1,r1,t2
+expect_bad "--path: item 2 of 't1,,r1,r2,r3,t2' is empty: give the nodes separated by single commas" \
+    $LIGHTRAIL mnoptical check --emulator "$EMU" --path t1,,r1,r2,r3,t2 \
+    --eth-ports 1,1 --n -244 --m 8 --modulation 8QAM
 expect_bad "--modulation: one of BPSK, QPSK, 8QAM, 16QAM, not '64QAM'" \
     chk --modulation 64QAM
 expect_bad "is 75.0 GHz wide, not a whole number of the emulator's 50 GHz channels" \

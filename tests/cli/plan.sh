@@ -90,6 +90,8 @@ grep -q 'use more devices or a smaller microbatch$' "$tmp/err" \
 
 # Bad input: exit 2 and one line.
 expect_bad "unknown model preset 'gpt-5'" $LIGHTRAIL plan --model gpt-5 --cluster "$MAN3"
+expect_bad "--order: item 2 of 'dc1,,dc2' is empty: give the data centers separated by single commas" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --order dc1,,dc2
 expect_bad "--microbatch 3 does not divide --batch 32" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --microbatch 3
 expect_bad "is 1e+07 microbatches, more than the 1000000" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --batch 1e7
 expect_bad "--batch wants a number of samples from 1 to 1e9, not '2147483647'" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --batch 2147483647

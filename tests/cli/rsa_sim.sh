@@ -118,6 +118,8 @@ echo "$out" | grep -q '^# one seed: no confidence interval (ci95 reads 0)' \
 expect_bad "'all' names every policy and stands alone" $LIGHTRAIL rsa-sim --topology "$T" --load 100 --policy all,mscl
 # A policy named twice would run twice and print two rows of one name.
 expect_bad "--policy: 'mscl' listed twice" $LIGHTRAIL rsa-sim --topology "$T" --load 100 --policy mscl,ksp-ff,MSCL
+expect_bad "--policy: item 3 of 'mscl,ksp-ff,' is empty: give the policies separated by single commas" \
+    $LIGHTRAIL rsa-sim --topology "$T" --load 100 --policy mscl,ksp-ff,
 n=$($LIGHTRAIL rsa-sim --topology "$T" --load 100 --requests 200 --warmup 100 \
     --seeds 1 --policy ALL --format json 2> "$tmp/err" | wc -l)
 [ "$n" -eq "$($LIGHTRAIL rsa-sim --topology "$T" --load 100 --requests 200 \

@@ -436,6 +436,18 @@ else
 fi
 expect_bad "give --policy" $S --loads 1:2:1
 expect_bad "unknown preset 'gpt-9'" $S --policy greedy --loads 1:2:1 --models gpt-9
+# An empty item in a list is a slip, not a shorter list: refused by its
+# position, where strtok() read 'a,,b' as 'a,b'.
+expect_bad "--models: item 2 of 'bert-large,,gpt-1.9b' is empty: give the models separated by single commas" \
+    $S --policy greedy --loads 1:2:1 --models bert-large,,gpt-1.9b
+expect_bad "--models: item 2 of 'bert-large,' is empty" \
+    $S --policy greedy --loads 1:2:1 --models bert-large,
+expect_bad "--demands: item 1 of ',4' is empty" \
+    $S --policy greedy --loads 1:2:1 --demands ,4
+expect_bad "--demands: at most 8 GPU counts, not '1,2,3,4,5,6,7,8,9'" \
+    $S --policy greedy --loads 1:2:1 --demands 1,2,3,4,5,6,7,8,9
+expect_bad "--policy: item 2 of 'greedy,,random' is empty" \
+    $S --policy greedy,,random --loads 1:2:1
 expect_bad "fits no DC" $S --policy greedy --loads 1:2:1 --demands 100
 expect_bad "--warmup (10) must be below --arrivals (10)" \
     $S --policy greedy --loads 1:2:1 --arrivals 10 --warmup 10

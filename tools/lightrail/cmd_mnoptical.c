@@ -90,7 +90,8 @@ mno_check(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     struct sb_mno_lightpath lp;
-    char path[1024] = "", *hops[MNO_MAX_HOPS], err[1024];
+    const char *path_arg = NULL;
+    char path[1024], *hops[MNO_MAX_HOPS], err[1024];
     long v, n = LONG_MIN, m = -1, e1 = -1, e2 = -1;
     int c, n_hops = 0;
 
@@ -103,9 +104,7 @@ mno_check(int argc, char **argv)
             lp.base = optarg;
             break;
         case 'p':
-            if (strlen(optarg) >= sizeof path)
-                return lr_cli_bad_value(MNO_CMD, "--path: too long", optarg);
-            snprintf(path, sizeof path, "%s", optarg);
+            path_arg = optarg;
             break;
         case 'E': {
             char *comma = strchr(optarg, ',');
@@ -152,20 +151,17 @@ mno_check(int argc, char **argv)
     }
     if ((c = lr_cli_extra_args(MNO_CMD, argc, argv, optind)))
         return c;
-    if (!lp.base || !path[0] || e1 < 0 || n == LONG_MIN || m < 0
+    if (!lp.base || !path_arg || e1 < 0 || n == LONG_MIN || m < 0
         || !lp.modulation) {
         lr_cli_err(MNO_CMD, "check needs --emulator, --path, --eth-ports, "
                    "--n, --m and --modulation (see lightrail mnoptical "
                    "--help)");
         return LR_EXIT_USAGE;
     }
-    for (char *save = NULL, *t = strtok_r(path, ",", &save); t;
-         t = strtok_r(NULL, ",", &save)) {
-        if (n_hops == MNO_MAX_HOPS)
-            return lr_cli_bad_value(MNO_CMD, "--path: at most 64 nodes",
-                                    "...");
-        hops[n_hops++] = t;
-    }
+    n_hops = lr_cli_split_list(MNO_CMD, "--path", "nodes", path_arg, path,
+                               sizeof path, hops, MNO_MAX_HOPS);
+    if (n_hops < 0)
+        return LR_EXIT_USAGE;
     if (n_hops < 3) {
         lr_cli_err(MNO_CMD, "--path: a terminal, at least one ROADM and a "
                    "terminal, comma-separated (e.g. t1,r1,r2,t2)");

@@ -286,14 +286,14 @@ parse_args(int argc, char **argv, struct opts *o)
 static int
 parse_order(const char *list, const struct lr_cluster *c, int *order, int *n)
 {
-    char buf[1024];
-    if (strlen(list) >= sizeof buf) {
-        lr_cli_err(CMD, "--order list too long");
+    char buf[1024], *items[LR_TM_MAX_DCS];
+    int n_items = lr_cli_split_list(CMD, "--order", "data centers", list,
+                                    buf, sizeof buf, items, LR_TM_MAX_DCS);
+    if (n_items < 0)
         return LR_EXIT_USAGE;
-    }
-    strcpy(buf, list);
     *n = 0;
-    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+    for (int j = 0; j < n_items; j++) {
+        const char *t = items[j];
         int k = lr_cluster_find_dc(c, t);
         if (k < 0) {
             lr_cli_err(CMD, "--order: no data center '%s' in the cluster", t);
@@ -304,13 +304,7 @@ parse_order(const char *list, const struct lr_cluster *c, int *order, int *n)
                 lr_cli_err(CMD, "--order: '%s' listed twice", t);
                 return LR_EXIT_USAGE;
             }
-        if (*n == LR_TM_MAX_DCS)
-            return LR_EXIT_USAGE;
         order[(*n)++] = k;
-    }
-    if (*n == 0) {
-        lr_cli_err(CMD, "--order names no data center");
-        return LR_EXIT_USAGE;
     }
     return 0;
 }

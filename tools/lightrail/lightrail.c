@@ -185,6 +185,37 @@ lr_cli_parse_loads(const char *s, double *loads, int max)
 }
 
 int
+lr_cli_split_list(const char *cmd, const char *opt, const char *what,
+                  const char *list, char *buf, size_t size, char **items,
+                  int max)
+{
+    if (strlen(list) >= size) {
+        lr_cli_err(cmd, "%s: the list is longer than %zu characters", opt,
+                   size - 1);
+        return -1;
+    }
+    strcpy(buf, list);
+    /* strtok() would skip the empty items: "a,,b" read as "a,b", a
+     * slip of the user's taken for a list. */
+    int n = 0;
+    for (char *p = buf, *t; (t = strsep(&p, ","));) {
+        if (!*t) {
+            lr_cli_err(cmd, "%s: item %d of '%s' is empty: give the %s "
+                       "separated by single commas, none before the "
+                       "first or after the last", opt, n + 1, list, what);
+            return -1;
+        }
+        if (n == max) {
+            lr_cli_err(cmd, "%s: at most %d %s, not '%s'", opt, max, what,
+                       list);
+            return -1;
+        }
+        items[n++] = t;
+    }
+    return n;
+}
+
+int
 lr_cli_pick_names(const char *cmd, const char *list,
                   const char *const *names, int n_names, const char *hint,
                   int *out, int max)
@@ -195,14 +226,15 @@ lr_cli_pick_names(const char *cmd, const char *list,
             out[n] = n;
         return n;
     }
-    char buf[256];
-    if (strlen(list) >= sizeof buf) {
-        lr_cli_err(cmd, "--policy list too long");
+    char buf[256], *items[32];
+    int n_items = lr_cli_split_list(cmd, "--policy", "policies", list, buf,
+                                    sizeof buf, items,
+                                    max < 32 ? max : 32);
+    if (n_items < 0)
         return -1;
-    }
-    strcpy(buf, list);
     int n = 0;
-    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+    for (int j = 0; j < n_items; j++) {
+        const char *t = items[j];
         if (!strcasecmp(t, "all")) {
             lr_cli_err(cmd, "'all' names every policy and stands alone: "
                        "--policy all, or a list of names without it");
@@ -227,15 +259,9 @@ lr_cli_pick_names(const char *cmd, const char *list,
                 lr_cli_err(cmd, "--policy: '%s' listed twice", names[i]);
                 return -1;
             }
-        if (n == max) {
-            lr_cli_err(cmd, "too many policies");
-            return -1;
-        }
         out[n++] = i;
     }
-    if (!n)
-        lr_cli_err(cmd, "--policy names no policy");
-    return n ? n : -1;
+    return n;
 }
 
 int

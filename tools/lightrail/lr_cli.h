@@ -17,6 +17,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 enum {
     LR_EXIT_OK = 0,
@@ -96,11 +97,23 @@ const char *lr_cli_parse_format(const char *arg, bool *json);
  * (> 0); their count, or -1. */
 int lr_cli_parse_loads(const char *s, double *loads, int max);
 
+/* A comma-separated option value, 'list' of option 'opt' ("--models"),
+ * copied into buf[size] and cut there into items[] (pointers into buf),
+ * at most 'max' of them.  Returns their count (at least 1), or -1 with
+ * one line on stderr: the list is longer than buf, an item is empty
+ * (",a", "a,,b", "a,": its position, from 1) or there are more than
+ * 'max' ('what' names the items: "--models: at most 8 models").  Every
+ * option taking such a list splits it here, so none takes "a,,b" as
+ * "a,b". */
+int lr_cli_split_list(const char *cmd, const char *opt, const char *what,
+                      const char *list, char *buf, size_t size,
+                      char **items, int max);
+
 /* A --policy list, "all" or "a,b,..." (case-insensitive), against the
  * n_names known names: their indices into out[] (at most 'max'); the
  * count, or -1 with one line on stderr naming the unknown one and the
- * known ones ('hint', may be NULL, is appended to that list), or the one
- * listed twice. */
+ * known ones ('hint', may be NULL, is appended to that list), the one
+ * listed twice, or what lr_cli_split_list() refuses. */
 int lr_cli_pick_names(const char *cmd, const char *list,
                       const char *const *names, int n_names,
                       const char *hint, int *out, int max);

@@ -155,14 +155,16 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
         .train = { .batch = o->batch, .micro = o->micro, .elem_bytes = 2 },
     };
     memcpy(c->splits, o->splits, sizeof c->splits);
-    char buf[512], err[1024];
+    char buf[512], err[1024], *names[LR_JENV_MAX_MODELS];
+    char *counts[LR_JENV_MAX_DEMANDS];
     int rc = LR_EXIT_USAGE;
-    snprintf(buf, sizeof buf, "%s", o->models);
-    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-        if (j->n_models == LR_JENV_MAX_MODELS) {
-            lr_cli_err(cmd, "--models: at most %d models", LR_JENV_MAX_MODELS);
-            goto fail;
-        }
+    int n_items = lr_cli_split_list(cmd, "--models", "models", o->models,
+                                    buf, sizeof buf, names,
+                                    LR_JENV_MAX_MODELS);
+    if (n_items < 0)
+        goto fail;
+    for (int m = 0; m < n_items; m++) {
+        const char *t = names[m];
         if (lr_model_preset(t, &j->models[j->n_models])) {
             char known[256] = "";
             for (int i = 0; lr_model_presets[i]; i++)
@@ -176,20 +178,20 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
         j->n_models++;
     }
     c->n_models = j->n_models;
-    snprintf(buf, sizeof buf, "%s", o->demands);
-    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+    n_items = lr_cli_split_list(cmd, "--demands", "GPU counts", o->demands,
+                                buf, sizeof buf, counts,
+                                LR_JENV_MAX_DEMANDS);
+    if (n_items < 0)
+        goto fail;
+    for (int i = 0; i < n_items; i++) {
         long v;
-        if (c->n_demands == LR_JENV_MAX_DEMANDS
-            || lr_cli_parse_long(t, 1, 100000, &v)) {
+        if (lr_cli_parse_long(counts[i], 1, 100000, &v)) {
             lr_cli_err(cmd, "--demands wants up to %d GPU counts >= 1, "
-                       "comma-separated, not '%s'", LR_JENV_MAX_DEMANDS, t);
+                       "comma-separated, not '%s'", LR_JENV_MAX_DEMANDS,
+                       counts[i]);
             goto fail;
         }
         c->demands[c->n_demands++] = (int) v;
-    }
-    if (!c->n_models || !c->n_demands) {
-        lr_cli_err(cmd, "--models and --demands must name at least one");
-        goto fail;
     }
     struct ly_ctx *ctx = NULL;
     if (lr_yang_ctx_new(&ctx, err, sizeof err)) {
