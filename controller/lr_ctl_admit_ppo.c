@@ -82,9 +82,17 @@ lr_ctl_admit_ppo(struct lr_ctl *c, const struct lr_model *model,
         .window = LR_CDYNP_DEFAULT_WINDOW, .order = cd->dc,
         .n_order = cd->n_dcs, .device_step = c->cdynp_step,
     };
+    /* The mask allows a candidate whose tabulated T is finite, at the
+     * automatic step: at another the chain may have no plan (one stage
+     * of all of a DC's devices, each holding every layer), and that T
+     * may exceed what a job may take; a decider other than the mask
+     * may take any candidate (tests/unit/test_ctl_ppo.c,
+     * test_plan_failures). */
     enum lr_tm_why v = lr_cdynp_plan(tm, &opt, plan, ev);
     if (v != LR_TM_OK) {
-        char detail[160];
+        /* As lr_ctl.c's admission sizes it: a memory reason runs past
+         * 160 bytes, which cut it mid-word. */
+        char detail[LR_JOB_REASON_MAX];
         lr_tm_explain(tm, v, detail, sizeof detail);
         snprintf(why, len, "candidate %d has no plan over its chain: %s", a,
                  detail);

@@ -26,7 +26,10 @@
  *     reach) falls back to CDynP with the reason, its first hop's
  *     lightpaths given back: spectrum, store and dummy ROADMs hold what
  *     they held before and the CDynP job's own; a feasible triple
- *     whose second hop's ROADM refuses fails, nothing of it left.
+ *     whose second hop's ROADM refuses fails, nothing of it left;
+ *   - before the hops, a candidate over DCs whose devices no cut fits
+ *     (no plan over its chain) and one whose plan would take more than
+ *     the 9e12 s a job may fall back to CDynP the same way.
  * After every admission lr_ctl_check() proves memory, store and devices
  * agree.
  */
@@ -2140,18 +2143,19 @@ triple(const struct lr_jenv *env, int d0, int d1, int d2)
 static int fixed_pick;
 
 /* Candidate 'pick', taken by fixed_policy ('fixed') or the agent of
- * 'path' (biased to it), for gpt-1.9b on 16 GPUs, stops inside the loop
- * with 'why'.  With 'pre' >= 0, fixed_policy places job "pre" on that
- * candidate first, so that the devices and the spectrum hold a job's
- * lightpaths before.  The job is planned by CDynP with the reason; the
- * spectrum, the store and the devices hold what they held before and the
- * CDynP job's own lightpaths, and what they held before once it is
+ * 'path' (biased to it), for intents like 'tmpl' (its name aside), is
+ * not realised, lr_ctl_admit_ppo() saying 'why' ("candidate N ...").
+ * With 'pre' >= 0, fixed_policy places job "pre" on that candidate
+ * first, so that the devices and the spectrum hold a job's lightpaths
+ * before.  The job is planned by CDynP with the reason; the spectrum,
+ * the store and the devices hold what they held before and the CDynP
+ * job's own lightpaths, and what they held before once it is
  * deleted. */
 static void
-check_hop_failure(const char *path, bool fixed, int pre, int pick,
-                  const char *why)
+check_fallback(const char *path, bool fixed, int pre, int pick,
+               const struct lr_intent *tmpl, const char *why)
 {
-    char err[1024], want[512];
+    char err[1024], want[LR_JOB_REASON_MAX];
     snprintf(db, sizeof db, "%s/db%d", dir, n_db);
     int reuse = n_db++;
     struct lr_ctl_config cfg = { .ppo_policy = path,
@@ -2165,7 +2169,8 @@ check_hop_failure(const char *path, bool fixed, int pre, int pick,
     int pre_hops = 0;
     if (pre >= 0) {
         fixed_pick = pre;
-        struct lr_intent in = intent("pre", "gpt-1.9b", 16, 16);
+        struct lr_intent in = *tmpl;
+        snprintf(in.name, sizeof in.name, "pre");
         CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err),
                               0);
         CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
@@ -2185,10 +2190,10 @@ check_hop_failure(const char *path, bool fixed, int pre, int pick,
     memcpy(used, lr_ctl_gpus_used(c), (size_t) cluster->n_dcs * sizeof *used);
     CU_ASSERT_EQUAL(lr_test_ctl_channels("pre/"), pre_hops);
     CU_ASSERT_EQUAL(lr_test_ctl_channels(""), pre_hops);
-    struct lr_intent in = intent("h", "gpt-1.9b", 16, 16);
+    struct lr_intent in = *tmpl;
+    snprintf(in.name, sizeof in.name, "h");
     CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
-    snprintf(want, sizeof want, "ppo: candidate %d: %s; planned by cdynp",
-             pick, why);
+    snprintf(want, sizeof want, "ppo: %s; planned by cdynp", why);
     CU_ASSERT_STRING_EQUAL(job.note, want);
     if (strcmp(job.note, want))
         fprintf(stderr, "note '%s', expected '%s'\n", job.note, want);
@@ -2234,6 +2239,18 @@ check_hop_failure(const char *path, bool fixed, int pre, int pick,
     lr_ctl_free(c);
     free(before);
     free(with);
+}
+
+/* check_fallback() for gpt-1.9b on 16 GPUs, stopped inside the hop loop
+ * with "candidate 'pick': 'why'". */
+static void
+check_hop_failure(const char *path, bool fixed, int pre, int pick,
+                  const char *why)
+{
+    char full[512];
+    struct lr_intent in = intent("h", "gpt-1.9b", 16, 16);
+    snprintf(full, sizeof full, "candidate %d: %s", pick, why);
+    check_fallback(path, fixed, pre, pick, &in, full);
 }
 
 /* Candidate 'pick', feasible, taken by fixed_policy after job "pre" on
@@ -2371,6 +2388,130 @@ test_hop_failures(void)
     lr_cluster_free(cl);
 }
 
+/* Before the hop loop, two failures of a candidate that the mask lets
+ * through or a baseline that ignores it takes, each on a network made
+ * for it: four DCs of 16 devices on a line of ROADMs a - b - s, b - t,
+ *   dca, dcb   A100-80GB: a pair of them holds job "pre";
+ *   dct        devices of 1 MB: no cut of any model fits them, so CDynP
+ *              finds no plan over a candidate in dct (the environment's
+ *              T is infinite: outside the mask);
+ *   dcs        devices of 1 GFLOP/s at efficiency 0.001: llama2-7b on 4
+ *              of them at batch 1e6 would take 4.75e+13 s an iteration,
+ *              more than the 9e12 s a job may (LR_JOB_MAX_ITERATION_S).
+ *              The environment's T is finite there: inside the mask, a
+ *              policy of its own may choose it.
+ * Each job falls back to CDynP (in dca or dcb) with the reason; the
+ * spectrum, the store, the GPUs and the dummy ROADMs hold what they
+ * held before and the CDynP job's own. */
+static void
+plan_net(struct lr_topo **t, struct lr_cluster **cl)
+{
+    static char buf[8192];
+    static const char *const dcs[4][3] = {
+        { "dca", "A100-80GB", "a" }, { "dcb", "A100-80GB", "b" },
+        { "dcs", "slow", "s" }, { "dct", "tiny", "t" },
+    };
+    char err[1024];
+    size_t len = 0;
+    json_add(buf, sizeof buf, &len, "{\"ietf-network:networks\":{"
+             "\"network\":[{\"network-id\":\"plans\",\"network-types\":{"
+             "\"lightrail-topology:lightrail-optical\":{}},\"node\":[");
+    for (int i = 0; i < 4; i++)
+        json_add(buf, sizeof buf, &len, "%s{\"node-id\":\"%s\","
+                 "\"lightrail-topology:roadm\":{\"name\":\"%s\"}}",
+                 i ? "," : "", dcs[i][2], dcs[i][2]);
+    json_add(buf, sizeof buf, &len, "],\"ietf-network-topology:link\":[");
+    size_t start = len;
+    json_link(buf, sizeof buf, &len, "a", "b", "10", 320);
+    memmove(buf + start, buf + start + 1, len - start);
+    len--;
+    json_link(buf, sizeof buf, &len, "b", "s", "10", 320);
+    json_link(buf, sizeof buf, &len, "b", "t", "10", 320);
+    json_add(buf, sizeof buf, &len, "]}]}}");
+    CU_ASSERT_EQUAL_FATAL(lr_yang_load_topo_mem(ly, buf, len, "plans", t,
+                                                err, sizeof err), 0);
+    len = 0;
+    json_add(buf, sizeof buf, &len, "{\"lightrail-compute:compute\":{"
+             "\"device-type\":[{\"name\":\"A100-80GB\",\"peak-tflops\":"
+             "\"312\",\"efficiency\":\"0.45\",\"memory-gb\":\"80\"},"
+             "{\"name\":\"slow\",\"peak-tflops\":\"0.001\","
+             "\"efficiency\":\"0.001\",\"memory-gb\":\"80\"},"
+             "{\"name\":\"tiny\",\"peak-tflops\":\"312\","
+             "\"efficiency\":\"0.45\",\"memory-gb\":\"0.001\"}],"
+             "\"dc\":[");
+    for (int i = 0; i < 4; i++)
+        json_add(buf, sizeof buf, &len, "%s{\"name\":\"%s\",\"device-type\":"
+                 "\"%s\",\"device-count\":16,"
+                 "\"intra-dc-bandwidth-gbytes-per-s\":\"600\","
+                 "\"intra-dc-latency-us\":\"5\",\"attachment-node\":\"%s\"}",
+                 i ? "," : "", dcs[i][0], dcs[i][1], dcs[i][2]);
+    json_add(buf, sizeof buf, &len, "]}}");
+    if (lr_yang_load_cluster_mem(ly, buf, len, "plans", cl, err, sizeof err))
+        fprintf(stderr, "plans: %s\n", err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*cl);
+}
+
+/* The candidate of DC d alone; -1 when the environment has none. */
+static int
+single(const struct lr_jenv *env, int d)
+{
+    for (int a = 0; a < lr_jenv_n_cands(env); a++) {
+        const struct lr_jenv_cand *cd = lr_jenv_cand(env, a);
+        if (cd->n_dcs == 1 && cd->dc[0] == d)
+            return a;
+    }
+    return -1;
+}
+
+static void
+test_plan_failures(void)
+{
+    char path[256], why[512];
+    struct lr_topo *metro_topo = topo, *net = NULL;
+    struct lr_cluster *metro_cluster = cluster, *cl = NULL;
+    plan_net(&net, &cl);
+    topo = net;
+    cluster = cl;
+    struct lr_model *models[3];
+    struct lr_jenv *env = mix_env((struct lr_jenv_config) { 0 }, models);
+    CU_ASSERT_FATAL(lr_jenv_present(env, 1, 2) > 0);
+    int t = single(env, 3), s = single(env, 2), p = pair(env, 0, 1);
+    CU_ASSERT_FATAL(t >= 0 && s >= 0 && p >= 0);
+    CU_ASSERT_FALSE(lr_jenv_mask(env)[t]);
+    CU_ASSERT_EQUAL(lr_jenv_cand_gpus(env, p, 0), 8);
+    snprintf(path, sizeof path, "%s/plans.pol", dir);
+    write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
+                        p, 0, false, false);
+    /* No cut of gpt-1.9b fits dct's devices. */
+    struct lr_intent in = intent("h", "gpt-1.9b", 16, 16);
+    snprintf(why, sizeof why, "candidate %d has no plan over its chain: "
+             "memory: no cut of the 36 layers into stages fits the devices "
+             "of the data centers (largest device 80.0 GB); use more "
+             "devices (the microbatch is one sample already)", t);
+    check_fallback(path, true, -1, t, &in, why);
+    check_fallback(path, true, p, t, &in, why);
+    /* dcs's four devices at batch 1e6: a policy trained at that batch
+     * (the intents of its classes must have it). */
+    struct lr_policy_meta meta;
+    struct lr_ppo *r = mix_policy_new(&meta, lr_jenv_obs_size(env),
+                                      lr_jenv_n_actions(env));
+    meta.batch = 1e6;
+    meta.micro = 1;
+    snprintf(path, sizeof path, "%s/plans-slow.pol", dir);
+    mix_policy_save(path, &meta, r);
+    in = intent("h", "llama2-7b", 4, 4);
+    in.batch = 1e6;
+    snprintf(why, sizeof why, "candidate %d: an iteration would take "
+             "4.75e+13 s", s);
+    check_fallback(path, true, -1, s, &in, why);
+    check_fallback(path, true, p, s, &in, why);
+    mix_env_free(env, models);
+    topo = metro_topo;
+    cluster = metro_cluster;
+    lr_topo_free(net);
+    lr_cluster_free(cl);
+}
+
 static CU_TestInfo tests[] = {
     { "a mapped intent takes the actor's candidate",
       test_mapped_intents_follow_the_actor },
@@ -2414,6 +2555,8 @@ static CU_TestInfo tests[] = {
       test_rollout_nothing_feasible_then_freed },
     { "a candidate failing at a hop falls back, its first hop given back",
       test_hop_failures },
+    { "a candidate with no plan, or too slow a one, falls back",
+      test_plan_failures },
     CU_TEST_INFO_NULL,
 };
 
