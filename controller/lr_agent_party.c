@@ -129,11 +129,13 @@ lr_agent_tls_ctx(const SSL_METHOD *method, const char *cert,
         return ctx;
     case LR_TLS_PAIR_CERT:
         snprintf(err, errlen, "TLS certificate '%s': %s (want a PEM "
-                 "certificate chain)", cert, lr_tls_reason(why, sizeof why));
+                 "certificate chain)", cert,
+                 lr_tls_file_reason(cert, LR_TLS_PEM_CERT, why, sizeof why));
         break;
     case LR_TLS_PAIR_KEY:
         snprintf(err, errlen, "TLS key '%s': %s (want an unencrypted "
-                 "PEM private key)", key, lr_tls_reason(why, sizeof why));
+                 "PEM private key)", key,
+                 lr_tls_file_reason(key, LR_TLS_PEM_KEY, why, sizeof why));
         break;
     case LR_TLS_PAIR_MISMATCH:
         snprintf(err, errlen, "TLS key '%s' does not match certificate "
@@ -1009,7 +1011,7 @@ client_ctx(const char *cert, const char *key, const char *ca, char *err,
                         | SSL_OP_IGNORE_UNEXPECTED_EOF);
     if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1) {
         snprintf(err, errlen, "TLS CA '%s': %s (want PEM certificates)", ca,
-                 lr_tls_reason(why, sizeof why));
+                 lr_tls_file_reason(ca, LR_TLS_PEM_CERT, why, sizeof why));
         goto fail;
     }
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);

@@ -1,10 +1,13 @@
 /*
  * lr_tls: certificate and key loading shared by the TLS ends (lr_tls.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/x509.h>
 
 #include "controller/lr_tls.h"
@@ -60,5 +63,72 @@ lr_tls_reason(char *buf, size_t len)
         snprintf(buf, len, "no OpenSSL reason");
     else
         ERR_error_string_n(last, buf, len);
+    return buf;
+}
+
+/* Whether a PEM block's type is one OpenSSL loads as 'want': the
+ * certificate types PEM_read_bio_X509_AUX() takes, any private key. */
+static int
+lr_tls_pem_is(const char *type, enum lr_tls_pem want)
+{
+    if (want == LR_TLS_PEM_CERT)
+        return !strcmp(type, PEM_STRING_X509)
+               || !strcmp(type, PEM_STRING_X509_OLD)
+               || !strcmp(type, PEM_STRING_X509_TRUSTED);
+    return strstr(type, "PRIVATE KEY") != NULL;
+}
+
+const char *
+lr_tls_file_reason(const char *path, enum lr_tls_pem want, char *buf,
+                   size_t len)
+{
+    const char *what = want == LR_TLS_PEM_CERT ? "certificate"
+                                                : "private key";
+    char ossl[256];
+    struct stat st;
+    /* OpenSSL's reason first: it is the answer when the file is PEM of
+     * the right kind and still did not load (a key of another
+     * certificate, bad base64), and reading the file below would queue
+     * errors of its own. */
+    lr_tls_reason(ossl, sizeof ossl);
+    if (stat(path, &st)) {
+        snprintf(buf, len, "%s", strerror(errno));
+        return buf;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(buf, len, "%s", strerror(EISDIR));
+        return buf;
+    }
+    BIO *in = BIO_new_file(path, "r");
+    if (!in) {
+        lr_tls_reason(buf, len);
+        return buf;
+    }
+    /* The types of the file's PEM blocks, for a file of other kinds. */
+    char types[128] = "";
+    int n = 0, found = 0;
+    char *type = NULL, *header = NULL;
+    unsigned char *data = NULL;
+    long dlen;
+    while (!found && PEM_read_bio(in, &type, &header, &data, &dlen) == 1) {
+        found = lr_tls_pem_is(type, want);
+        size_t l = strlen(types);
+        if (!found && n < 4)
+            snprintf(types + l, sizeof types - l, "%s'%s'", n ? ", " : "",
+                     type);
+        n++;
+        OPENSSL_free(type);
+        OPENSSL_free(header);
+        OPENSSL_free(data);
+    }
+    BIO_free(in);
+    ERR_clear_error();
+    if (found)
+        snprintf(buf, len, "%s", ossl);
+    else if (!n)
+        snprintf(buf, len, "not a PEM %s: no -----BEGIN line", what);
+    else
+        snprintf(buf, len, "not a PEM %s: its PEM blocks are %s%s", what,
+                 types, n > 4 ? ", ..." : "");
     return buf;
 }

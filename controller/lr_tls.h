@@ -1,12 +1,17 @@
 /*
- * lr_tls: the two OpenSSL chores every TLS end of Lightrail shares: load
- * a certificate with its key, and say why OpenSSL failed.
+ * lr_tls: the OpenSSL chores every TLS end of Lightrail shares: load a
+ * certificate with its key, say why OpenSSL failed (and, of a file that
+ * did not load, what is wrong with it).
  *
  * Three ends use it, each with its own wording and error convention: the
  * northbound server (northbound/nb_tls.c), the NETCONF-over-TLS client
  * (southbound/sb_netconf_tls.c) and the CDynP agents
- * (controller/lr_agent_party.c).  This file only tells them which part
- * failed; the message, which names the configuration to mend, is theirs.
+ * (controller/lr_agent_party.c, and tools/lightrail/cmd_agent.c's CA).
+ * This file only tells them which part failed and why; the message,
+ * which names the configuration to mend, is theirs.  The agents' ends
+ * say what is wrong with a file that does not load
+ * (lr_tls_file_reason); the northbound and NETCONF ends still give
+ * OpenSSL's reason.
  */
 #ifndef LR_TLS_H
 #define LR_TLS_H
@@ -28,6 +33,24 @@ enum lr_tls_pair {
  * error queue still holds the reason, for lr_tls_reason(). */
 enum lr_tls_pair lr_tls_use_pair(SSL_CTX *ctx, const char *cert,
                                  const char *key);
+
+/* What a PEM file given for a certificate (or a CA's certificates) or
+ * a private key should hold. */
+enum lr_tls_pem {
+    LR_TLS_PEM_CERT,
+    LR_TLS_PEM_KEY,
+};
+
+/* Why 'path', which OpenSSL just failed to load as 'want', did not load,
+ * as text in 'buf': the system's words when it is no regular file one
+ * may read ("Is a directory", "No such file or directory"), "not a PEM
+ * certificate: no -----BEGIN line" (or "... private key: ...") when it
+ * holds no PEM block, "not a PEM certificate: its PEM blocks are
+ * 'PRIVATE KEY'" when none of that kind, else lr_tls_reason()'s.
+ * OpenSSL's own "PEM lib" or "no start line" says neither which file
+ * nor what is wrong with it.  Clears OpenSSL's queue.  Returns 'buf'. */
+const char *lr_tls_file_reason(const char *path, enum lr_tls_pem want,
+                               char *buf, size_t len);
 
 /* OpenSSL's last queued error as text in 'buf', or the system's words
  * when a system call failed beneath it ("No such file or directory"), or

@@ -1094,6 +1094,32 @@ if [ $rc -ne 0 ] && [ ! -s "$tmp/out" ] \
 else
     notok "coordinator with a wrong key: exit $rc, $(cat "$tmp/err" "$tmp/out")"
 fi
+# TLS files that are a folder, no PEM or PEM of the other kind: the file
+# and what is wrong with it, where OpenSSL said 'PEM lib' or 'no start
+# line' (lr_tls_file_reason).
+mkdir -p "$tmp/tlsdir"
+echo "a certificate, not PEM" > "$tmp/notpem.txt"
+tls_bad() {   # tls_bad FILE WHAT SED: --check on dc1's file edited by SED
+    sed "$3" "$A/dc1.json" > "$A/dc1-bad.json"
+    expect_bad "dc1-bad.json: $2" \
+        $LIGHTRAIL agent --config "$A/dc1-bad.json" --listen 127.0.0.1:0 --check
+}
+tls_bad dir "TLS certificate '$tmp/tlsdir': Is a directory (want a PEM certificate chain)" \
+    "s|\.\./certs/dc1.pem|$tmp/tlsdir|"
+tls_bad notpem "TLS certificate '$tmp/notpem.txt': not a PEM certificate: no -----BEGIN line (want a PEM certificate chain)" \
+    "s|\.\./certs/dc1.pem|$tmp/notpem.txt|"
+tls_bad keydir "TLS key '$tmp/tlsdir': Is a directory (want an unencrypted PEM private key)" \
+    "s|\.\./certs/dc1.key|$tmp/tlsdir|"
+tls_bad certkey "TLS key '$A/../certs/dc1.pem': not a PEM private key: its PEM blocks are 'CERTIFICATE'" \
+    "s|\.\./certs/dc1.key|../certs/dc1.pem|"
+tls_bad cadir "TLS CA '$tmp/tlsdir': Is a directory (want PEM certificates)" \
+    "s|\.\./certs/ca.pem|$tmp/tlsdir|"
+tls_bad canotpem "TLS CA '$tmp/notpem.txt': not a PEM certificate: no -----BEGIN line (want PEM certificates)" \
+    "s|\.\./certs/ca.pem|$tmp/notpem.txt|"
+# The coordinator's end (lr_agent_party, lightraild's too): its CA.
+expect_bad "TLS CA '$tmp/tlsdir': Is a directory (want PEM certificates)" \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json" \
+    --cert "$C/coordinator.pem" --key "$C/coordinator.key" --ca "$tmp/tlsdir"
 
 # SIGTERM: each agent exits 0 and removes its state files.
 for p in "dc1 $PID1" "dc2 $PID2" "dc3 $PID3"; do

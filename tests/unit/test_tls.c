@@ -2,7 +2,9 @@
  * Tests of controller/lr_tls.c: which part of a certificate and key pair
  * lr_tls_use_pair() blames, on files made here (two self-signed P-256
  * certificates and their keys, a file that is no key, a missing file),
- * and lr_tls_reason()'s text and its emptying of OpenSSL's error queue.
+ * lr_tls_reason()'s text and its emptying of OpenSSL's error queue,
+ * and lr_tls_file_reason()'s words for a folder, a file that is no PEM
+ * and PEM of the other kind.
  *
  * The three TLS ends word their own messages; their tests check those
  * (tests/cli/api.sh, agent.sh, sb_netconf_tls.sh).
@@ -17,19 +19,25 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include "controller/lr_tls.h"
 
 #include "tests/lr_test.h"
 
 static char dir[] = "/tmp/lr-test-tls-XXXXXX";
-static char path[6][64];
-enum { CERT_A, KEY_A, CERT_B, KEY_B, NOT_A_KEY, MISSING };
+#define N_PATHS 11
+static char path[N_PATHS][64];
+enum { CERT_A, KEY_A, CERT_B, KEY_B, NOT_A_KEY, MISSING, NOT_PEM, CA, CA_KEY,
+       LEAF, LEAF_KEY };
 
 /* A self-signed certificate for 'cn' with a new P-256 key, both written
- * as PEM; 0 on success. */
+ * as PEM; 0 on success.  'ca' < 0: a version 1 certificate, without
+ * extensions; else version 3 with basicConstraints CA:TRUE (1) or
+ * CA:FALSE (0). */
 static int
-make_pair(const char *cn, const char *cert_path, const char *key_path)
+make_cert(const char *cn, int ca, const char *cert_path,
+          const char *key_path)
 {
     EVP_PKEY *k = EVP_EC_gen("P-256");
     X509 *x = X509_new();
@@ -44,6 +52,18 @@ make_pair(const char *cn, const char *cert_path, const char *key_path)
                                (const unsigned char *)cn, -1, -1, 0);
     X509_set_issuer_name(x, n);
     X509_set_pubkey(x, k);
+    if (ca >= 0) {
+        BASIC_CONSTRAINTS *bc = BASIC_CONSTRAINTS_new();
+        int added = bc && X509_set_version(x, 2);
+        if (added) {
+            bc->ca = ca ? 0xFF : 0;
+            added = X509_add1_ext_i2d(x, NID_basic_constraints, bc, 1,
+                                      X509V3_ADD_DEFAULT) == 1;
+        }
+        BASIC_CONSTRAINTS_free(bc);
+        if (!added)
+            goto out;
+    }
     if (!X509_sign(x, k, EVP_sha256()))
         goto out;
     FILE *fc = fopen(cert_path, "w"), *fk = fopen(key_path, "w");
@@ -63,11 +83,12 @@ out:
 static int
 setup(void)
 {
-    static const char *names[] = { "a.pem", "a.key", "b.pem", "b.key",
-                                   "junk.key", "missing.pem" };
+    static const char *names[N_PATHS] = {
+        "a.pem", "a.key", "b.pem", "b.key", "junk.key", "missing.pem",
+        "notes.txt", "ca.pem", "ca.key", "leaf.pem", "leaf.key" };
     if (!mkdtemp(dir))
         return 1;
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < N_PATHS; i++)
         snprintf(path[i], sizeof path[i], "%s/%s", dir, names[i]);
     FILE *f = fopen(path[NOT_A_KEY], "w");
     if (!f)
@@ -75,14 +96,20 @@ setup(void)
     fputs("-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n"
           "-----END PRIVATE KEY-----\n", f);
     fclose(f);
-    return make_pair("a", path[CERT_A], path[KEY_A])
-           || make_pair("b", path[CERT_B], path[KEY_B]);
+    if (!(f = fopen(path[NOT_PEM], "w")))
+        return 1;
+    fputs("a certificate, not PEM\n", f);
+    fclose(f);
+    return make_cert("a", -1, path[CERT_A], path[KEY_A])
+           || make_cert("b", -1, path[CERT_B], path[KEY_B])
+           || make_cert("ca", 1, path[CA], path[CA_KEY])
+           || make_cert("leaf", 0, path[LEAF], path[LEAF_KEY]);
 }
 
 static int
 teardown(void)
 {
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < N_PATHS; i++)
         unlink(path[i]);
     return rmdir(dir) != 0;
 }
@@ -155,9 +182,60 @@ test_reason(void)
     CU_ASSERT_EQUAL(strlen(lr_tls_reason(tiny, sizeof tiny)), 7);
 }
 
+/* lr_tls_use_pair() with 'cert' and 'key', then lr_tls_file_reason() of
+ * the file it blamed. */
+static const char *
+file_reason(int cert, int key, char *buf, size_t len)
+{
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+    enum lr_tls_pair r = lr_tls_use_pair(ctx, cert < 0 ? dir : path[cert],
+                                         key < 0 ? dir : path[key]);
+    SSL_CTX_free(ctx);
+    CU_ASSERT(r == LR_TLS_PAIR_CERT || r == LR_TLS_PAIR_KEY);
+    if (r == LR_TLS_PAIR_CERT)
+        lr_tls_file_reason(cert < 0 ? dir : path[cert], LR_TLS_PEM_CERT,
+                           buf, len);
+    else
+        lr_tls_file_reason(key < 0 ? dir : path[key], LR_TLS_PEM_KEY, buf,
+                           len);
+    CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+    return buf;
+}
+
+/* OpenSSL says "PEM lib" of a folder, of a file with no PEM in it and
+ * of a key given as the certificate: the file's own fault is said. */
+static void
+test_file_reason(void)
+{
+    char buf[256];
+    CU_ASSERT_STRING_EQUAL(file_reason(-1, KEY_A, buf, sizeof buf),
+                           strerror(EISDIR));
+    CU_ASSERT_STRING_EQUAL(file_reason(CERT_A, -1, buf, sizeof buf),
+                           strerror(EISDIR));
+    CU_ASSERT_STRING_EQUAL(file_reason(NOT_PEM, KEY_A, buf, sizeof buf),
+                           "not a PEM certificate: no -----BEGIN line");
+    CU_ASSERT_STRING_EQUAL(file_reason(CERT_A, NOT_PEM, buf, sizeof buf),
+                           "not a PEM private key: no -----BEGIN line");
+    CU_ASSERT_STRING_EQUAL(file_reason(KEY_A, KEY_A, buf, sizeof buf),
+                           "not a PEM certificate: its PEM blocks are "
+                           "'PRIVATE KEY'");
+    CU_ASSERT_STRING_EQUAL(file_reason(CERT_A, CERT_A, buf, sizeof buf),
+                           "not a PEM private key: its PEM blocks are "
+                           "'CERTIFICATE'");
+    CU_ASSERT_STRING_EQUAL(file_reason(MISSING, KEY_A, buf, sizeof buf),
+                           strerror(ENOENT));
+    /* PEM of the right kind that still does not load: OpenSSL's words,
+     * the file's kind being no news. */
+    file_reason(CERT_A, NOT_A_KEY, buf, sizeof buf);
+    CU_ASSERT_PTR_NULL(strstr(buf, "not a PEM"));
+    CU_ASSERT_STRING_NOT_EQUAL(buf, "no OpenSSL reason");
+}
+
 static CU_TestInfo tests[] = {
     { "use_pair blames the right file", test_pair_blame },
     { "reason: text, empty queue", test_reason },
+    { "file_reason: folder, no PEM, the other kind", test_file_reason },
     CU_TEST_INFO_NULL,
 };
 

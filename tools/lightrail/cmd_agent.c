@@ -1293,7 +1293,8 @@ server_ctx(const struct lr_agent_config *cfg, char *err, size_t errlen)
     if (!names || SSL_CTX_load_verify_locations(ctx, cfg->ca, NULL) != 1) {
         sk_X509_NAME_pop_free(names, X509_NAME_free);
         snprintf(err, errlen, "TLS CA '%s': %s (want PEM certificates)",
-                 cfg->ca, lr_tls_reason(why, sizeof why));
+                 cfg->ca, lr_tls_file_reason(cfg->ca, LR_TLS_PEM_CERT, why,
+                                             sizeof why));
         goto fail;
     }
     SSL_CTX_set_client_CA_list(ctx, names);    /* takes 'names' */
