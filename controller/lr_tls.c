@@ -9,6 +9,7 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include "controller/lr_tls.h"
 
@@ -131,4 +132,27 @@ lr_tls_file_reason(const char *path, enum lr_tls_pem want, char *buf,
         snprintf(buf, len, "not a PEM %s: its PEM blocks are %s%s", what,
                  types, n > 4 ? ", ..." : "");
     return buf;
+}
+
+int
+lr_tls_ca_file_check(const char *path, char *subject, size_t len)
+{
+    BIO *in = BIO_new_file(path, "r");
+    X509 *x;
+    int pos = 0, bad = 0;
+    if (!in) {
+        ERR_clear_error();
+        return -1;
+    }
+    while (!bad && (x = PEM_read_bio_X509_AUX(in, NULL, NULL, NULL))) {
+        pos++;
+        if (!X509_check_ca(x)) {
+            bad = pos;
+            X509_NAME_oneline(X509_get_subject_name(x), subject, (int) len);
+        }
+        X509_free(x);
+    }
+    BIO_free(in);
+    ERR_clear_error();
+    return bad ? bad : pos ? 0 : -1;
 }

@@ -1,7 +1,8 @@
 /*
  * lr_tls: the OpenSSL chores every TLS end of Lightrail shares: load a
  * certificate with its key, say why OpenSSL failed (and, of a file that
- * did not load, what is wrong with it).
+ * did not load, what is wrong with it), and tell a CA's certificate from
+ * a leaf's.
  *
  * Three ends use it, each with its own wording and error convention: the
  * northbound server (northbound/nb_tls.c), the NETCONF-over-TLS client
@@ -51,6 +52,16 @@ enum lr_tls_pem {
  * nor what is wrong with it.  Clears OpenSSL's queue.  Returns 'buf'. */
 const char *lr_tls_file_reason(const char *path, enum lr_tls_pem want,
                                char *buf, size_t len);
+
+/* Whether every certificate in the PEM file 'path' is a CA's
+ * (X509_check_ca(): basicConstraints CA:TRUE, or an old v1 self-signed
+ * root): 0 if so, else the position (from 1) of the first that is not,
+ * its subject in 'subject' (one line); -1 when the file holds no
+ * certificate that reads.  A leaf certificate given as a CA verifies
+ * no certificate it signed, having signed none, and passes only its
+ * own holder when self-signed: a mistake a deployment's check should
+ * name.  Clears OpenSSL's queue. */
+int lr_tls_ca_file_check(const char *path, char *subject, size_t len);
 
 /* OpenSSL's last queued error as text in 'buf', or the system's words
  * when a system call failed beneath it ("No such file or directory"), or

@@ -1096,7 +1096,7 @@ else
 fi
 # TLS files that are a folder, no PEM or PEM of the other kind: the file
 # and what is wrong with it, where OpenSSL said 'PEM lib' or 'no start
-# line' (lr_tls_file_reason).
+# line' (lr_tls_file_reason); --check refuses a leaf given as the CA.
 mkdir -p "$tmp/tlsdir"
 echo "a certificate, not PEM" > "$tmp/notpem.txt"
 tls_bad() {   # tls_bad FILE WHAT SED: --check on dc1's file edited by SED
@@ -1116,6 +1116,8 @@ tls_bad cadir "TLS CA '$tmp/tlsdir': Is a directory (want PEM certificates)" \
     "s|\.\./certs/ca.pem|$tmp/tlsdir|"
 tls_bad canotpem "TLS CA '$tmp/notpem.txt': not a PEM certificate: no -----BEGIN line (want PEM certificates)" \
     "s|\.\./certs/ca.pem|$tmp/notpem.txt|"
+tls_bad leaf "TLS CA '$A/../certs/dc2.pem': certificate 1 (/CN=dc2) is no CA's (its basicConstraints lack CA:TRUE): give the certificate of the CA that signed the coordinators' certificates, not a leaf's" \
+    "s|\.\./certs/ca.pem|../certs/dc2.pem|"
 # The coordinator's end (lr_agent_party, lightraild's too): its CA.
 expect_bad "TLS CA '$tmp/tlsdir': Is a directory (want PEM certificates)" \
     $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json" \

@@ -3,8 +3,9 @@
  * lr_tls_use_pair() blames, on files made here (two self-signed P-256
  * certificates and their keys, a file that is no key, a missing file),
  * lr_tls_reason()'s text and its emptying of OpenSSL's error queue,
- * and lr_tls_file_reason()'s words for a folder, a file that is no PEM
- * and PEM of the other kind.
+ * lr_tls_file_reason()'s words for a folder, a file that is no PEM and
+ * PEM of the other kind, and lr_tls_ca_file_check() on a CA's
+ * certificate (CA:TRUE), a leaf's (CA:FALSE) and a bundle of both.
  *
  * The three TLS ends word their own messages; their tests check those
  * (tests/cli/api.sh, agent.sh, sb_netconf_tls.sh).
@@ -232,10 +233,50 @@ test_file_reason(void)
     CU_ASSERT_STRING_NOT_EQUAL(buf, "no OpenSSL reason");
 }
 
+static void
+test_ca_file_check(void)
+{
+    char subject[128] = "", bundle[80];
+    CU_ASSERT_EQUAL(lr_tls_ca_file_check(path[CA], subject, sizeof subject),
+                    0);
+    /* An old version 1 self-signed root counts as a CA, as OpenSSL
+     * counts it. */
+    CU_ASSERT_EQUAL(lr_tls_ca_file_check(path[CERT_A], subject,
+                                         sizeof subject), 0);
+    CU_ASSERT_EQUAL(lr_tls_ca_file_check(path[LEAF], subject,
+                                         sizeof subject), 1);
+    CU_ASSERT_STRING_EQUAL(subject, "/CN=leaf");
+    CU_ASSERT_EQUAL(lr_tls_ca_file_check(path[NOT_PEM], subject,
+                                         sizeof subject), -1);
+    CU_ASSERT_EQUAL(lr_tls_ca_file_check(path[MISSING], subject,
+                                         sizeof subject), -1);
+    CU_ASSERT_EQUAL(lr_tls_ca_file_check(dir, subject, sizeof subject), -1);
+    /* A bundle: the leaf after the CA is named by its place. */
+    snprintf(bundle, sizeof bundle, "%s/bundle.pem", dir);
+    FILE *out = fopen(bundle, "w"), *in;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    for (int i = 0; i < 2; i++) {
+        int c;
+        in = fopen(path[i ? LEAF : CA], "r");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+        while ((c = fgetc(in)) != EOF)
+            fputc(c, out);
+        fclose(in);
+    }
+    fclose(out);
+    subject[0] = '\0';
+    CU_ASSERT_EQUAL(lr_tls_ca_file_check(bundle, subject, sizeof subject),
+                    2);
+    CU_ASSERT_STRING_EQUAL(subject, "/CN=leaf");
+    unlink(bundle);
+    CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+}
+
 static CU_TestInfo tests[] = {
     { "use_pair blames the right file", test_pair_blame },
     { "reason: text, empty queue", test_reason },
     { "file_reason: folder, no PEM, the other kind", test_file_reason },
+    { "ca_file_check: a CA, a leaf, a bundle", test_ca_file_check },
     CU_TEST_INFO_NULL,
 };
 

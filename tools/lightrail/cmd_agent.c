@@ -1375,7 +1375,8 @@ usage(FILE *f)
 "  --listen A:P      address and TCP port, e.g. 127.0.0.1:7001 or\n"
 "                    [::1]:7001; port 0 picks a free one\n"
 "  --check           load and check everything (the file, the certificate,\n"
-"                    key and CA, the listening address's form, the saved\n"
+"                    key and CA, whose certificates must be CAs', not\n"
+"                    a leaf's; the listening address's form, the saved\n"
 "                    reservations against the inventory), say what was\n"
 "                    found, and exit (0) without listening: a deployment's\n"
 "                    check (systemd's ExecStartPre), also beside a\n"
@@ -1654,6 +1655,27 @@ lr_cmd_agent(int argc, char **argv)
     }
     if (restore_reservations(&a, err, sizeof err)) {
         lr_cli_err(CMD, "%s", err);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    /* The CA verifies the coordinators' certificates: a leaf there (the
+     * agent's own certificate, say) verifies none that a CA signed, and
+     * the handshakes would fail one by one long after the start.  Only
+     * --check refuses it, as a deployment's check: a start keeps taking
+     * a self-signed coordinator's certificate pinned as its own CA. */
+    char subject[256];
+    int not_ca;
+    if (o.check && (not_ca = lr_tls_ca_file_check(a.cfg.ca, subject,
+                                                  sizeof subject))) {
+        if (not_ca < 0)
+            lr_cli_err(CMD, "%s: TLS CA '%s': no certificate reads in it "
+                       "(want PEM certificates)", o.config, a.cfg.ca);
+        else
+            lr_cli_err(CMD, "%s: TLS CA '%s': certificate %d (%s) is no "
+                       "CA's (its basicConstraints lack CA:TRUE): give "
+                       "the certificate of the CA that signed the "
+                       "coordinators' certificates, not a leaf's",
+                       o.config, a.cfg.ca, not_ca, subject);
         rc = LR_EXIT_USAGE;
         goto cleanup;
     }
