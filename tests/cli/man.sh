@@ -6,7 +6,10 @@
 # or of a shared .SH section whose title that section names, as
 # "CLIENT OPTIONS"), and the page has no item the --help lacks; every
 # command has its section and every section a command.  man renders
-# the pages without a warning.  Before, there were no pages.
+# the pages without a warning.  Before, there were no pages.  Every
+# command's --help (and that of the subcommands that have their own
+# options) exits 0 with its text on stdout alone, and an unknown option
+# exits 2 with one line naming it, as lightrail(1) EXIT STATUS says.
 . "${srcdir:-.}/tests/cli/lib.sh"
 LIGHTRAILD=${LIGHTRAILD:-./lightraild}
 page1=docs/man/lightrail.1
@@ -155,6 +158,41 @@ for c in $(cat "$tmp/cmds"); do
     "$LIGHTRAIL" "$c" --help | help_items > "$tmp/hi"
     page_text "$page1" ".SS \"lightrail $c\"" > "$tmp/pt"
     described "lightrail $c" "$tmp/hi" "$tmp/pt"
+done
+
+# --help and an unknown option, for every command of `lightrail --help`
+# (the list above) and the subcommands that read options of their own.
+for c in $(cat "$tmp/cmds") "topo import" "topo check" "mnoptical check" \
+         "job submit" "job list" "job show" "job delete" "policy show" \
+         "policy reload"; do
+    $LIGHTRAIL $c --help > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q "^usage: lightrail ${c%% *} " "$tmp/out" \
+       && [ ! -s "$tmp/err" ]; then
+        ok "lightrail $c --help: exit 0, the usage on stdout"
+    else
+        notok "lightrail $c --help: exit $rc, $(head -2 "$tmp/out") $(cat "$tmp/err")"
+    fi
+    expect_bad "'--no-such-option' (see lightrail ${c%% *} --help)" \
+        $LIGHTRAIL $c --no-such-option
+done
+# lightraild's refusal is getopt's line, then its usage.
+$LIGHTRAILD --no-such-option > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] \
+   && head -1 "$tmp/err" | grep -q "unrecognized option '--no-such-option'"; then
+    ok "lightraild --no-such-option: exit 2, naming it"
+else
+    notok "lightraild --no-such-option: exit $rc, $(head -1 "$tmp/err")"
+fi
+for p in "$LIGHTRAIL" "$LIGHTRAILD"; do
+    $p --help > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q "^usage: " "$tmp/out" && [ ! -s "$tmp/err" ]; then
+        ok "$p --help: exit 0, the usage on stdout"
+    else
+        notok "$p --help: exit $rc, $(cat "$tmp/err")"
+    fi
 done
 
 "$LIGHTRAILD" --help | help_opts > "$tmp/h"
