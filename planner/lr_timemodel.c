@@ -220,31 +220,39 @@ lr_tm_explain(const struct lr_tm *tm, enum lr_tm_why why, char *buf, size_t len)
 {
     const struct lr_model *m = tm->model;
     if (why == LR_TM_MEMORY) {
-        /* The least any layer can need: alone, on a whole DC, one stage. */
+        /* The least any layer can need: alone, on a whole DC, one stage.
+         * Only the DCs the plan may use count: a DC given no devices (one
+         * outside a candidate's chain, say) lends none of its memory. */
         double need = INFINITY, have = 0;
         int worst = 0;
         for (int l = 0; l < m->n_layers; l++) {
             double least = INFINITY;
             for (int k = 0; k < tm->n_dcs; k++)
-                least = fmin(least, lr_tm_stage_mem(tm, l, l,
-                                                    tm->dcs[k].n_devices, 1));
+                if (tm->dcs[k].n_devices > 0)
+                    least = fmin(least,
+                                 lr_tm_stage_mem(tm, l, l,
+                                                 tm->dcs[k].n_devices, 1));
             if (!isfinite(need) || least > need) {
                 need = least;
                 worst = l;
             }
         }
         for (int k = 0; k < tm->n_dcs; k++)
-            have = fmax(have, tm->dcs[k].mem);
+            if (tm->dcs[k].n_devices > 0)
+                have = fmax(have, tm->dcs[k].mem);
+        /* Devices under 0.1 GB (test rigs) would read as "0.0 GB". */
+        int prec = have < 1e8 ? 4 : 1;
         if (need > have)
             snprintf(buf, len, "memory: layer %d alone needs %.1f GB per "
                      "device (16 bytes per parameter for mixed-precision "
-                     "Adam plus activations), the largest device has "
-                     "%.1f GB", worst + 1, need / 1e9, have / 1e9);
+                     "Adam plus activations), the largest device it may "
+                     "use has %.*f GB", worst + 1, need / 1e9, prec, have / 1e9);
         else
             /* A microbatch of one sample cannot be made smaller. */
             snprintf(buf, len, "memory: no cut of the %d layers into stages "
-                     "fits the devices of the data centers (largest device "
-                     "%.1f GB); use more devices%s", m->n_layers, have / 1e9,
+                     "fits the devices it may use (the largest has "
+                     "%.*f GB); use more devices%s", m->n_layers, prec,
+                     have / 1e9,
                      tm->train.micro > 1 ? " or a smaller microbatch"
                                          : " (the microbatch is one sample "
                                            "already)");

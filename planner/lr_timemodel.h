@@ -161,7 +161,8 @@ enum lr_tm_why lr_tm_evaluate(const struct lr_tm *, const struct lr_plan *,
 const char *lr_tm_why_str(enum lr_tm_why);
 
 /* A reason a user can act on, for 'why' on 'tm' (for memory: the largest
- * single layer's need against the largest device), into buf[len]. */
+ * single layer's need against the largest device of the DCs given
+ * devices in 'tm'), into buf[len]. */
 void lr_tm_explain(const struct lr_tm *, enum lr_tm_why, char *buf,
                    size_t len);
 

@@ -2482,12 +2482,13 @@ test_plan_failures(void)
     snprintf(path, sizeof path, "%s/plans.pol", dir);
     write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
                         p, 0, false, false);
-    /* No cut of gpt-1.9b fits dct's devices. */
+    /* No layer of gpt-1.9b fits dct's devices: the reason names those,
+     * not the largest device of the DCs outside the chain (80 GB). */
     struct lr_intent in = intent("h", "gpt-1.9b", 16, 16);
     snprintf(why, sizeof why, "candidate %d has no plan over its chain: "
-             "memory: no cut of the 36 layers into stages fits the devices "
-             "of the data centers (largest device 80.0 GB); use more "
-             "devices (the microbatch is one sample already)", t);
+             "memory: layer 1 alone needs 2.5 GB per device (16 bytes per "
+             "parameter for mixed-precision Adam plus activations), the "
+             "largest device it may use has 0.0010 GB", t);
     check_fallback(path, true, -1, t, &in, why);
     check_fallback(path, true, p, t, &in, why);
     /* dcs's four devices at batch 1e6: a policy trained at that batch
