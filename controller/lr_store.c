@@ -1710,29 +1710,41 @@ lr_store_list_jobs(struct lr_store *s, struct lr_job **out, int *n)
  * The invariants.
  */
 
-/* Every slot row lies on a link and in the slot range of a lightpath of
- * its job. */
+/* Runs the invariant query 'id', whose rows are the violations: none is
+ * 0, the first is EINVAL with 'say' describing it into 'err', a failed
+ * read lr_store_sqlerr()'s errno for 'what'. */
 static int
-lr_store_check_slot_rows(struct lr_store *s, char *err, size_t errlen)
+lr_store_check_rows(struct lr_store *s, enum lr_store_stmt id,
+                    const char *what,
+                    void (*say)(sqlite3_stmt *, char *, size_t), char *err,
+                    size_t errlen)
 {
-    sqlite3_stmt *stmt = lr_store_stmt(s, ST_CHK_SLOT_OWNER);
+    sqlite3_stmt *stmt = lr_store_stmt(s, id);
     int ret = 0;
     int rc = sqlite3_step(stmt);
 
     if (rc == SQLITE_ROW) {
-        const char *job = (const char *) sqlite3_column_text(stmt, 2);
-        snprintf(err, errlen, "slot (link %d, slot %d) is held by job '%s' "
-                 "lightpath %d, which %s", sqlite3_column_int(stmt, 0),
-                 sqlite3_column_int(stmt, 1), job ? job : "",
-                 sqlite3_column_int(stmt, 3),
-                 sqlite3_column_int(stmt, 4) ? "does not cover it"
-                                             : "does not exist");
+        say(stmt, err, errlen);
         ret = EINVAL;
     } else if (rc != SQLITE_DONE) {
-        ret = lr_store_sqlerr(s, rc, "cannot check slots");
+        ret = lr_store_sqlerr(s, rc, what);
     }
     lr_store_done(stmt);
     return ret;
+}
+
+/* Every slot row lies on a link and in the slot range of a lightpath of
+ * its job (ST_CHK_SLOT_OWNER). */
+static void
+lr_store_say_slot_row(sqlite3_stmt *stmt, char *err, size_t errlen)
+{
+    const char *job = (const char *) sqlite3_column_text(stmt, 2);
+    snprintf(err, errlen, "slot (link %d, slot %d) is held by job '%s' "
+             "lightpath %d, which %s", sqlite3_column_int(stmt, 0),
+             sqlite3_column_int(stmt, 1), job ? job : "",
+             sqlite3_column_int(stmt, 3),
+             sqlite3_column_int(stmt, 4) ? "does not cover it"
+                                         : "does not exist");
 }
 
 /* Whether (link, slot) is booked for lightpath lp of 'job'. */
@@ -1755,7 +1767,7 @@ lr_store_slot_of(struct lr_store *s, int link, int slot, const char *job,
     return ret;
 }
 
-/* Every lightpath holds all its slots.  Given lr_store_check_slot_rows(),
+/* Every lightpath holds all its slots.  Given ST_CHK_SLOT_OWNER's check,
  * a count per lightpath is enough to know; the slot-by-slot search only
  * runs to name the first missing one. */
 static int
@@ -1806,53 +1818,26 @@ lr_store_check_lightpaths(struct lr_store *s, char *err, size_t errlen)
     return ret;
 }
 
-/* Blocked and failed jobs hold nothing. */
-static int
-lr_store_check_idle(struct lr_store *s, char *err, size_t errlen)
+/* Blocked and failed jobs hold nothing (ST_CHK_IDLE). */
+static void
+lr_store_say_idle(sqlite3_stmt *stmt, char *err, size_t errlen)
 {
-    sqlite3_stmt *stmt = lr_store_stmt(s, ST_CHK_IDLE);
-    int ret = 0;
-    int rc = sqlite3_step(stmt);
-
-    if (rc == SQLITE_ROW) {
-        const char *job = (const char *) sqlite3_column_text(stmt, 0);
-        const char *phase = (const char *) sqlite3_column_text(stmt, 1);
-        snprintf(err, errlen, "job '%s' is %s but holds %lld slots and %lld "
-                 "GPUs", job ? job : "", phase ? phase : "",
-                 sqlite3_column_int64(stmt, 2), sqlite3_column_int64(stmt, 3));
-        ret = EINVAL;
-    } else if (rc != SQLITE_DONE) {
-        ret = lr_store_sqlerr(s, rc, "cannot check phases");
-    }
-    lr_store_done(stmt);
-    return ret;
+    const char *job = (const char *) sqlite3_column_text(stmt, 0);
+    const char *phase = (const char *) sqlite3_column_text(stmt, 1);
+    snprintf(err, errlen, "job '%s' is %s but holds %lld slots and %lld "
+             "GPUs", job ? job : "", phase ? phase : "",
+             sqlite3_column_int64(stmt, 2), sqlite3_column_int64(stmt, 3));
 }
 
-/* GPU rows equal the per-DC sums of the stages, both ways round. */
-static int
-lr_store_check_gpus(struct lr_store *s, char *err, size_t errlen)
+/* GPU rows equal the per-DC sums of the stages, both ways round
+ * (ST_CHK_GPU_ROWS, ST_CHK_STAGE_SUMS). */
+static void
+lr_store_say_gpus(sqlite3_stmt *stmt, char *err, size_t errlen)
 {
-    static const enum lr_store_stmt ids[] = {
-        ST_CHK_GPU_ROWS, ST_CHK_STAGE_SUMS,
-    };
-    int ret = 0;
-
-    for (size_t i = 0; !ret && i < sizeof ids / sizeof ids[0]; i++) {
-        sqlite3_stmt *stmt = lr_store_stmt(s, ids[i]);
-        int rc = sqlite3_step(stmt);
-        if (rc == SQLITE_ROW) {
-            const char *job = (const char *) sqlite3_column_text(stmt, 0);
-            snprintf(err, errlen, "job '%s' holds %d GPUs in DC %d but its "
-                     "stages use %d", job ? job : "",
-                     sqlite3_column_int(stmt, 2), sqlite3_column_int(stmt, 1),
-                     sqlite3_column_int(stmt, 3));
-            ret = EINVAL;
-        } else if (rc != SQLITE_DONE) {
-            ret = lr_store_sqlerr(s, rc, "cannot check GPUs");
-        }
-        lr_store_done(stmt);
-    }
-    return ret;
+    const char *job = (const char *) sqlite3_column_text(stmt, 0);
+    snprintf(err, errlen, "job '%s' holds %d GPUs in DC %d but its stages "
+             "use %d", job ? job : "", sqlite3_column_int(stmt, 2),
+             sqlite3_column_int(stmt, 1), sqlite3_column_int(stmt, 3));
 }
 
 int
@@ -1863,13 +1848,19 @@ lr_store_check(struct lr_store *s, char *err, size_t errlen)
 
     if (ret)
         goto cleanup;
-    ret = lr_store_check_slot_rows(s, buf, sizeof buf);
+    ret = lr_store_check_rows(s, ST_CHK_SLOT_OWNER, "cannot check slots",
+                              lr_store_say_slot_row, buf, sizeof buf);
     if (!ret)
         ret = lr_store_check_lightpaths(s, buf, sizeof buf);
     if (!ret)
-        ret = lr_store_check_idle(s, buf, sizeof buf);
+        ret = lr_store_check_rows(s, ST_CHK_IDLE, "cannot check phases",
+                                  lr_store_say_idle, buf, sizeof buf);
     if (!ret)
-        ret = lr_store_check_gpus(s, buf, sizeof buf);
+        ret = lr_store_check_rows(s, ST_CHK_GPU_ROWS, "cannot check GPUs",
+                                  lr_store_say_gpus, buf, sizeof buf);
+    if (!ret)
+        ret = lr_store_check_rows(s, ST_CHK_STAGE_SUMS, "cannot check GPUs",
+                                  lr_store_say_gpus, buf, sizeof buf);
     /* A violation is a finding, not a failure of the read: end the read
      * transaction normally. */
     if (ret == EINVAL)
