@@ -28,28 +28,48 @@
 #define LR_BITS_PER_BYTE 8.0
 
 
-/* Validates 'root' and prints it; the shared tail of the printers.  Takes
- * the tree from '*rootp' and frees it. */
+/* Builds the module's top container 'top' with 'build' (given 'arg'),
+ * validates it and prints it into '*out': the printers' whole path.
+ * 'range' (NULL: none) is the message for LY_EINVAL without a libyang
+ * error, which only a builder's own index check returns. */
 static int
-lr_yang_state_finish(struct ly_ctx *ctx, LY_ERR rc, struct lyd_node **rootp,
-                     const char *doc, char **out, char *err, size_t errlen)
+lr_yang_state_print(struct ly_ctx *ctx, const char *module, const char *top,
+                    LY_ERR (*build)(const struct lys_module *, const void *,
+                                    struct lyd_node *),
+                    const void *arg, const char *range, char **out,
+                    char *err, size_t errlen)
 {
+    const struct lys_module *mod;
+    struct lyd_node *root = NULL;
     char *text = NULL;
     int ret = 0;
+    LY_ERR rc;
 
+    *out = NULL;
+    if (!(mod = lr_yang_module(ctx, module, module, err, errlen)))
+        return EINVAL;
+    ly_err_clean(ctx, NULL);
+    rc = lyd_new_inner(NULL, mod, top, 0, &root);
     if (!rc)
-        rc = lyd_validate_all(rootp, ctx, LYD_VALIDATE_PRESENT, NULL);
-    if (!rc)
-        rc = lyd_print_mem(&text, *rootp, LYD_JSON, LYD_PRINT_WITHSIBLINGS);
-    if (rc)
-        ret = lr_yang_ly_err(ctx, rc, doc, err, errlen);
-    lyd_free_all(*rootp);
-    *rootp = NULL;
-    if (ret) {
-        free(text);
-        text = NULL;
+        rc = build(mod, arg, root);
+    if (range && rc == LY_EINVAL && !ly_err_first(ctx)) {
+        lr_yang_errf(err, errlen, module, NULL, "%s", range);
+        ret = EINVAL;
+        goto cleanup;
     }
-    *out = text;
+    if (!rc)
+        rc = lyd_validate_all(&root, ctx, LYD_VALIDATE_PRESENT, NULL);
+    if (!rc)
+        rc = lyd_print_mem(&text, root, LYD_JSON, LYD_PRINT_WITHSIBLINGS);
+    if (rc)
+        ret = lr_yang_ly_err(ctx, rc, module, err, errlen);
+
+cleanup:
+    lyd_free_all(root);
+    if (ret)
+        free(text);
+    else
+        *out = text;
     return ret;
 }
 
@@ -109,10 +129,12 @@ lr_yang_state_ppo(const struct lys_module *mod,
     return LY_SUCCESS;
 }
 
+/* 'arg' is the struct lr_state_view. */
 static LY_ERR
-lr_yang_state_build(const struct lys_module *mod,
-                    const struct lr_state_view *v, struct lyd_node *root)
+lr_yang_state_build(const struct lys_module *mod, const void *arg,
+                    struct lyd_node *root)
 {
+    const struct lr_state_view *v = arg;
     const struct lr_state_counters *c = &v->counters;
     struct lyd_node *cnt;
     LY_ERR rc;
@@ -213,20 +235,9 @@ int
 lr_yang_state_to_json(struct ly_ctx *ctx, const struct lr_state_view *v,
                       char **out, char *err, size_t errlen)
 {
-    const struct lys_module *mod;
-    struct lyd_node *root = NULL;
-    LY_ERR rc;
-
-    *out = NULL;
-    if (!(mod = lr_yang_module(ctx, LR_YANG_LRST, LR_YANG_LRST, err,
-                               errlen)))
-        return EINVAL;
-    ly_err_clean(ctx, NULL);
-    rc = lyd_new_inner(NULL, mod, "state", 0, &root);
-    if (!rc)
-        rc = lr_yang_state_build(mod, v, root);
-    return lr_yang_state_finish(ctx, rc, &root, LR_YANG_LRST, out, err,
-                                errlen);
+    return lr_yang_state_print(ctx, LR_YANG_LRST, "state",
+                               lr_yang_state_build, v, NULL, out, err,
+                               errlen);
 }
 
 /* A number of the module's unit, to its three fraction digits. */
@@ -237,10 +248,13 @@ lr_yang_cluster_dec(struct lyd_node *parent, const struct lys_module *mod,
     return lr_yang_termf(parent, mod, name, "%.3f", v);
 }
 
+/* 'arg' is the struct lr_cluster.  LY_EINVAL without a libyang error
+ * is an index out of range. */
 static LY_ERR
-lr_yang_cluster_build(const struct lys_module *mod,
-                      const struct lr_cluster *c, struct lyd_node *root)
+lr_yang_cluster_build(const struct lys_module *mod, const void *arg,
+                      struct lyd_node *root)
 {
+    const struct lr_cluster *c = arg;
     LY_ERR rc;
 
     for (int i = 0; i < c->n_types; i++) {
@@ -306,26 +320,8 @@ int
 lr_yang_cluster_to_json(struct ly_ctx *ctx, const struct lr_cluster *c,
                         char **out, char *err, size_t errlen)
 {
-    const struct lys_module *mod;
-    struct lyd_node *root = NULL;
-    LY_ERR rc;
-
-    *out = NULL;
-    if (!(mod = lr_yang_module(ctx, LR_YANG_LRC, LR_YANG_LRC, err,
-                               errlen)))
-        return EINVAL;
-    ly_err_clean(ctx, NULL);
-    rc = lyd_new_inner(NULL, mod, "compute", 0, &root);
-    if (!rc)
-        rc = lr_yang_cluster_build(mod, c, root);
-    /* LY_EINVAL without a libyang error is our own index check. */
-    if (rc == LY_EINVAL && !ly_err_first(ctx)) {
-        lyd_free_all(root);
-        lr_yang_errf(err, errlen, LR_YANG_LRC, NULL,
-                     "a DC or link refers to a device type or DC index out "
-                     "of range");
-        return EINVAL;
-    }
-    return lr_yang_state_finish(ctx, rc, &root, LR_YANG_LRC, out, err,
-                                errlen);
+    return lr_yang_state_print(ctx, LR_YANG_LRC, "compute",
+                               lr_yang_cluster_build, c,
+                               "a DC or link refers to a device type or DC "
+                               "index out of range", out, err, errlen);
 }

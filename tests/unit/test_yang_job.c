@@ -1215,6 +1215,27 @@ test_cluster_unprintable(void)
     lr_cluster_free(c);
 }
 
+/* A DC whose device type is no index of the cluster's types is the
+ * printer's own refusal, in its words, with no text (libyang has none to
+ * give: the tree is never built). */
+static void
+test_cluster_bad_index(void)
+{
+    struct lr_cluster *c = lr_cluster_new();
+    char *text = NULL, err[512];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(c, "gpu", 1e14, 0.5, 1e10), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "a", "gpu", 1, 1e11, 1e-6, NULL),
+                    0);
+    c->dcs[0].device_type = 1;
+    CU_ASSERT_EQUAL(lr_yang_cluster_to_json(ctx, c, &text, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(text);
+    CU_ASSERT_STRING_EQUAL(err, "lightrail-compute: a DC or link refers to "
+                           "a device type or DC index out of range");
+    lr_cluster_free(c);
+}
+
 /* ---- Daemon configuration ---- */
 
 /* The demo configuration: paths resolved against examples/lightraild/,
@@ -1796,6 +1817,7 @@ static CU_TestInfo tests[] = {
     { "reconcile: its output", test_reconcile_output },
     { "cluster round trip", test_cluster_round_trip },
     { "cluster not printable", test_cluster_unprintable },
+    { "cluster index out of range", test_cluster_bad_index },
     { "config: demo", test_config_demo },
     { "config: every leaf", test_config_full },
     { "config: ppo-mean-job-s must be positive", test_config_mean_job },
