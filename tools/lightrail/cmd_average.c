@@ -143,12 +143,8 @@ lr_cmd_average(int argc, char **argv)
     }
     /* Refused as train refuses its --out: by name, before any file is
      * read, and not as the failure to rename a FILE.tmp never named. */
-    int e = lr_cli_file_writable(out);
-    if (e) {
-        lr_cli_err(CMD, "--out %s: cannot write a file there: %s", out,
-                   strerror(e));
+    if (lr_cli_output_check(CMD, "--out", out))
         return LR_EXIT_USAGE;
-    }
     struct lr_policy_meta *meta = calloc((size_t) n, sizeof *meta);
     struct lr_ppo **agent = calloc((size_t) n, sizeof *agent);
     const struct lr_mlp **actor = calloc((size_t) n, sizeof *actor),

@@ -482,12 +482,8 @@ lr_cmd_plan(int argc, char **argv)
         return rc < 0 ? LR_EXIT_OK : rc;
     /* The chart is drawn after the plan, which --algo exact or a large
      * cluster can take minutes to find. */
-    int e = o.plot ? lr_cli_file_writable(o.plot) : 0;
-    if (e) {
-        lr_cli_err(CMD, "--plot %s: cannot write a file there: %s", o.plot,
-                   strerror(e));
+    if (lr_cli_output_check(CMD, "--plot", o.plot))
         return LR_EXIT_USAGE;
-    }
 
     struct ly_ctx *ctx = NULL;
     struct lr_model *model = NULL;

@@ -447,12 +447,8 @@ lr_cmd_rsa_sim(int argc, char **argv)
     if (rc)
         return rc < 0 ? LR_EXIT_OK : rc;
     /* The plot is drawn after every run, minutes of MSCL later. */
-    int e = o.plot ? lr_cli_file_writable(o.plot) : 0;
-    if (e) {
-        lr_cli_err(CMD, "--plot %s: cannot write a file there: %s", o.plot,
-                   strerror(e));
+    if (lr_cli_output_check(CMD, "--plot", o.plot))
         return LR_EXIT_USAGE;
-    }
 
     const struct lr_rsa_policy *policies[16];
     int n_pol = parse_policies(o.policies, policies, 16);

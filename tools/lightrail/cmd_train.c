@@ -1029,17 +1029,11 @@ lr_cmd_train(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? LR_EXIT_OK : rc;
-    const char *where[2][2] = { { "--out", o.out }, { "--plot", o.plot } };
-    for (int i = 0; i < 2; i++) {
-        /* The policy is first written at a checkpoint or at the end,
-         * after minutes or hours of imitation and training. */
-        int e = where[i][1] ? lr_cli_file_writable(where[i][1]) : 0;
-        if (e) {
-            lr_cli_err(CMD, "%s %s: cannot write a file there: %s",
-                       where[i][0], where[i][1], strerror(e));
-            return LR_EXIT_USAGE;
-        }
-    }
+    /* The policy is first written at a checkpoint or at the end, after
+     * minutes or hours of imitation and training. */
+    if (lr_cli_output_check(CMD, "--out", o.out)
+        || lr_cli_output_check(CMD, "--plot", o.plot))
+        return LR_EXIT_USAGE;
     /* One BLAS thread: one core, and bit-for-bit repeatable runs. */
     openblas_set_num_threads(1);
     struct lr_jenv_cli j;

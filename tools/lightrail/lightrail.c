@@ -125,6 +125,17 @@ lr_cli_file_writable(const char *path)
 }
 
 int
+lr_cli_output_check(const char *cmd, const char *option, const char *path)
+{
+    int e = path ? lr_cli_file_writable(path) : 0;
+    if (!e)
+        return 0;
+    lr_cli_err(cmd, "%s %s: cannot write a file there: %s", option, path,
+               strerror(e));
+    return LR_EXIT_USAGE;
+}
+
+int
 lr_cli_bad_value(const char *cmd, const char *why, const char *value)
 {
     lr_cli_err(cmd, "%s, not '%s'", why, value);

@@ -129,6 +129,13 @@ int lr_cli_check_microbatch(const char *cmd, double batch, double micro);
  * long work writes only at its end, to be refused before it. */
 int lr_cli_file_writable(const char *path);
 
+/* The refusal of an output path, for the commands that write theirs only
+ * at the end: 0 when 'path' is NULL or lr_cli_file_writable(), else
+ * LR_EXIT_USAGE with "OPTION PATH: cannot write a file there: reason" on
+ * stderr. */
+int lr_cli_output_check(const char *cmd, const char *option,
+                        const char *path);
+
 /* Monotonic wall-clock seconds. */
 double lr_cli_now(void);
 
