@@ -1523,95 +1523,83 @@ cleanup:
     return ret;
 }
 
+/* Steps the rows of job 'name' that query 'id' returns through 'row',
+ * which reads one into 'out' (0, or lr_store_corrupt()'s errno, which
+ * stops the read); a failed step is lr_store_sqlerr()'s for 'what'. */
 static int
-lr_store_load_stages(struct lr_store *s, const char *name, struct lr_job *out)
+lr_store_load_rows(struct lr_store *s, enum lr_store_stmt id,
+                   const char *what, const char *name, struct lr_job *out,
+                   int (*row)(struct lr_store *, sqlite3_stmt *,
+                              const char *, struct lr_job *))
 {
-    sqlite3_stmt *stmt = lr_store_stmt(s, ST_STAGES_GET);
+    sqlite3_stmt *stmt = lr_store_stmt(s, id);
     int ret = 0, rc;
 
     lr_store_bind_text(stmt, 1, name);
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        int i = out->plan.n_stages;
-        if (sqlite3_column_int(stmt, 0) != i || i >= LR_PLAN_MAX_STAGES) {
-            ret = lr_store_corrupt(s, name, "stages are not numbered 0..n-1");
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+        if ((ret = row(s, stmt, name, out)))
             goto cleanup;
-        }
-        struct lr_stage *st = &out->plan.stages[i];
-        st->first = sqlite3_column_int(stmt, 1);
-        st->last = sqlite3_column_int(stmt, 2);
-        st->dc = sqlite3_column_int(stmt, 3);
-        st->g = sqlite3_column_int(stmt, 4);
-        out->plan.n_stages++;
-    }
     if (rc != SQLITE_DONE)
-        ret = lr_store_sqlerr(s, rc, "cannot read stages");
+        ret = lr_store_sqlerr(s, rc, what);
 
 cleanup:
     lr_store_done(stmt);
     return ret;
 }
 
+/* A row of ST_STAGES_GET. */
 static int
-lr_store_load_gpus(struct lr_store *s, const char *name, struct lr_job *out)
+lr_store_stage_row(struct lr_store *s, sqlite3_stmt *stmt, const char *name,
+                   struct lr_job *out)
 {
-    sqlite3_stmt *stmt = lr_store_stmt(s, ST_GPUS_GET);
-    int ret = 0, rc;
-
-    lr_store_bind_text(stmt, 1, name);
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        int dc = sqlite3_column_int(stmt, 0);
-        if (dc < 0 || dc >= LR_TM_MAX_DCS) {
-            ret = lr_store_corrupt(s, name, "GPUs in a DC out of range");
-            goto cleanup;
-        }
-        out->gpus[dc] = sqlite3_column_int(stmt, 1);
-    }
-    if (rc != SQLITE_DONE)
-        ret = lr_store_sqlerr(s, rc, "cannot read GPUs");
-
-cleanup:
-    lr_store_done(stmt);
-    return ret;
+    int i = out->plan.n_stages;
+    if (sqlite3_column_int(stmt, 0) != i || i >= LR_PLAN_MAX_STAGES)
+        return lr_store_corrupt(s, name, "stages are not numbered 0..n-1");
+    struct lr_stage *st = &out->plan.stages[i];
+    st->first = sqlite3_column_int(stmt, 1);
+    st->last = sqlite3_column_int(stmt, 2);
+    st->dc = sqlite3_column_int(stmt, 3);
+    st->g = sqlite3_column_int(stmt, 4);
+    out->plan.n_stages++;
+    return 0;
 }
 
+/* A row of ST_GPUS_GET. */
 static int
-lr_store_load_lightpaths(struct lr_store *s, const char *name,
-                         struct lr_job *out)
+lr_store_gpu_row(struct lr_store *s, sqlite3_stmt *stmt, const char *name,
+                 struct lr_job *out)
 {
-    sqlite3_stmt *stmt = lr_store_stmt(s, ST_LPS_GET);
-    int ret = 0, rc;
+    int dc = sqlite3_column_int(stmt, 0);
+    if (dc < 0 || dc >= LR_TM_MAX_DCS)
+        return lr_store_corrupt(s, name, "GPUs in a DC out of range");
+    out->gpus[dc] = sqlite3_column_int(stmt, 1);
+    return 0;
+}
 
-    lr_store_bind_text(stmt, 1, name);
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        int k = out->n_lightpaths;
-        if (sqlite3_column_int(stmt, 0) != k || k >= LR_JOB_MAX_LIGHTPATHS) {
-            ret = lr_store_corrupt(s, name, "lightpaths are not numbered "
-                                   "0..n-1");
-            goto cleanup;
-        }
-        struct lr_lightpath *lp = &out->lp[k];
-        lp->from_dc = sqlite3_column_int(stmt, 1);
-        lp->to_dc = sqlite3_column_int(stmt, 2);
-        if (!lr_store_links_parse((const char *) sqlite3_column_text(stmt, 3),
-                                  lp->links, &lp->n_links)) {
-            ret = lr_store_corrupt(s, name, "a lightpath's links are not "
-                                   "a list of link indices");
-            goto cleanup;
-        }
-        lp->length_km = lr_store_col_double(stmt, 4);
-        lp->mod = sqlite3_column_int(stmt, 5);
-        lp->first = sqlite3_column_int(stmt, 6);
-        lp->m = sqlite3_column_int(stmt, 7);
-        lp->n = sqlite3_column_int(stmt, 8);
-        lp->capacity_gbps = lr_store_col_double(stmt, 9);
-        out->n_lightpaths++;
-    }
-    if (rc != SQLITE_DONE)
-        ret = lr_store_sqlerr(s, rc, "cannot read lightpaths");
-
-cleanup:
-    lr_store_done(stmt);
-    return ret;
+/* A row of ST_LPS_GET. */
+static int
+lr_store_lightpath_row(struct lr_store *s, sqlite3_stmt *stmt,
+                       const char *name, struct lr_job *out)
+{
+    int k = out->n_lightpaths;
+    if (sqlite3_column_int(stmt, 0) != k || k >= LR_JOB_MAX_LIGHTPATHS)
+        return lr_store_corrupt(s, name, "lightpaths are not numbered "
+                                "0..n-1");
+    struct lr_lightpath *lp = &out->lp[k];
+    lp->from_dc = sqlite3_column_int(stmt, 1);
+    lp->to_dc = sqlite3_column_int(stmt, 2);
+    if (!lr_store_links_parse((const char *) sqlite3_column_text(stmt, 3),
+                              lp->links, &lp->n_links))
+        return lr_store_corrupt(s, name, "a lightpath's links are not a "
+                                "list of link indices");
+    lp->length_km = lr_store_col_double(stmt, 4);
+    lp->mod = sqlite3_column_int(stmt, 5);
+    lp->first = sqlite3_column_int(stmt, 6);
+    lp->m = sqlite3_column_int(stmt, 7);
+    lp->n = sqlite3_column_int(stmt, 8);
+    lp->capacity_gbps = lr_store_col_double(stmt, 9);
+    out->n_lightpaths++;
+    return 0;
 }
 
 /* Reads one job; the caller holds a transaction so that the four reads
@@ -1624,11 +1612,14 @@ lr_store_load_job(struct lr_store *s, const char *name, struct lr_job *out)
     memset(out, 0, sizeof *out);
     ret = lr_store_load_row(s, name, out);
     if (!ret)
-        ret = lr_store_load_stages(s, name, out);
+        ret = lr_store_load_rows(s, ST_STAGES_GET, "cannot read stages", name,
+                                 out, lr_store_stage_row);
     if (!ret)
-        ret = lr_store_load_gpus(s, name, out);
+        ret = lr_store_load_rows(s, ST_GPUS_GET, "cannot read GPUs", name,
+                                 out, lr_store_gpu_row);
     if (!ret)
-        ret = lr_store_load_lightpaths(s, name, out);
+        ret = lr_store_load_rows(s, ST_LPS_GET, "cannot read lightpaths",
+                                 name, out, lr_store_lightpath_row);
     char what[160];
     if (!ret && !lr_store_job_printable(out, what, sizeof what))
         ret = lr_store_corrupt(s, name, what);

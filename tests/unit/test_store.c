@@ -683,6 +683,17 @@ static const struct {
     { "UPDATE lightpaths SET \"first\" = 65536 WHERE job = 'a' AND idx = 1",
       "job 'a': lightpath 1's first slot 65536 or slots 4 is not within "
       "0..65535" },
+    /* Rows that do not read as a job's at all. */
+    { "DELETE FROM stages WHERE job = 'a' AND idx = 0",
+      "job 'a': stages are not numbered 0..n-1: the database is corrupt" },
+    { "INSERT INTO gpus VALUES ('a', 1000000, 1)",
+      "job 'a': GPUs in a DC out of range: the database is corrupt" },
+    { "UPDATE lightpaths SET idx = 5 WHERE job = 'a' AND idx = 0",
+      "job 'a': lightpaths are not numbered 0..n-1: the database is "
+      "corrupt" },
+    { "UPDATE lightpaths SET links = '3,x' WHERE job = 'a' AND idx = 1",
+      "job 'a': a lightpath's links are not a list of link indices: the "
+      "database is corrupt" },
 };
 
 static void
