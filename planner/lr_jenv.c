@@ -14,6 +14,7 @@
 #include "planner/lr_modulation.h"
 #include "planner/lr_rate.h"
 #include "planner/lr_spectrum.h"
+#include "planner/lr_util.h"
 
 const int lr_jenv_tier_gbps[LR_JENV_N_TIERS] = { 100, 200, 400 };
 
@@ -130,17 +131,6 @@ struct lr_jenv {
     long m_arrivals, m_blocked, m_admitted, m_refused;
     double sum_T, sum_slow, area_gpu, area_var, area_spec;
 };
-
-static void
-set_err(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    if (!err || !len)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-}
 
 static int
 job_class(const struct lr_jenv *e)
@@ -295,22 +285,22 @@ static int
 check_splits(const struct lr_jenv_split *sp, int n, char *err, size_t errlen)
 {
     if (n < 0 || n > LR_JENV_MAX_SPLITS) {
-        set_err(err, errlen, "%d GPU shares; give 1 to %d", n,
-                LR_JENV_MAX_SPLITS);
+        lr_set_err(err, errlen, "%d GPU shares; give 1 to %d", n,
+                   LR_JENV_MAX_SPLITS);
         return EINVAL;
     }
     for (int i = 0; i < n; i++) {
         if (sp[i].den < 2 || sp[i].den > 64 || sp[i].num < 1
             || sp[i].num >= sp[i].den) {
-            set_err(err, errlen, "GPU share %d/%d: give num/den with "
-                    "0 < num < den <= 64, e.g. 1/4", sp[i].num, sp[i].den);
+            lr_set_err(err, errlen, "GPU share %d/%d: give num/den with "
+                       "0 < num < den <= 64, e.g. 1/4", sp[i].num, sp[i].den);
             return EINVAL;
         }
         for (int j = 0; j < i; j++)
             if ((long) sp[i].num * sp[j].den == (long) sp[j].num * sp[i].den) {
-                set_err(err, errlen, "GPU share %d/%d equals %d/%d: give "
-                        "each share once", sp[i].num, sp[i].den, sp[j].num,
-                        sp[j].den);
+                lr_set_err(err, errlen, "GPU share %d/%d equals %d/%d: give "
+                           "each share once", sp[i].num, sp[i].den, sp[j].num,
+                           sp[j].den);
                 return EINVAL;
             }
     }
@@ -330,8 +320,8 @@ lr_jenv_splits_parse(const char *s, struct lr_jenv_split *out, char *err,
         long num, den = 0;
         char *q;
         if (len == 0 || len >= sizeof tok) {
-            set_err(err, errlen, "'%s': give shares num/den separated by "
-                    "commas, e.g. 1/4,1/2", s);
+            lr_set_err(err, errlen, "'%s': give shares num/den separated by "
+                       "commas, e.g. 1/4,1/2", s);
             return -1;
         }
         memcpy(tok, p, len);
@@ -344,22 +334,22 @@ lr_jenv_splits_parse(const char *s, struct lr_jenv_split *out, char *err,
             ok = q != d && !*q && *d >= '0' && *d <= '9';
         }
         if (!ok || num < 1 || den < 2 || den > 64 || num >= den) {
-            set_err(err, errlen, "'%s' is no share of the GPUs in the first "
-                    "DC: give num/den with 0 < num < den <= 64, e.g. "
-                    "1/4,1/2", tok);
+            lr_set_err(err, errlen, "'%s' is no share of the GPUs in the "
+                       "first DC: give num/den with 0 < num < den <= 64, "
+                       "e.g. 1/4,1/2", tok);
             return -1;
         }
         if (n == LR_JENV_MAX_SPLITS) {
-            set_err(err, errlen, "'%s': at most %d shares", s,
-                    LR_JENV_MAX_SPLITS);
+            lr_set_err(err, errlen, "'%s': at most %d shares", s,
+                       LR_JENV_MAX_SPLITS);
             return -1;
         }
         int gd = gcd((int) num, (int) den);
         struct lr_jenv_split sp = { (int) num / gd, (int) den / gd };
         for (int i = 0; i < n; i++)
             if (out[i].num == sp.num && out[i].den == sp.den) {
-                set_err(err, errlen, "'%s' equals %d/%d given before: give "
-                        "each share once", tok, sp.num, sp.den);
+                lr_set_err(err, errlen, "'%s' equals %d/%d given before: give "
+                           "each share once", tok, sp.num, sp.den);
                 return -1;
             }
         out[n++] = sp;
@@ -412,16 +402,17 @@ tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
     struct lr_cdynp_pool *pool = lr_cdynp_pool_new();
     int rc = lr_tm_new(e->cfg.models[mi], e->cl, &e->cfg.train, &base);
     if (rc) {
-        set_err(err, errlen, "model '%s': cannot build the time model "
-                "(%s): check the batch and microbatch", e->cfg.models[mi]->name,
-                rc == EINVAL ? "batch, microbatch or cluster invalid"
-                             : "out of memory");
+        lr_set_err(err, errlen, "model '%s': cannot build the time model "
+                   "(%s): check the batch and microbatch",
+                   e->cfg.models[mi]->name,
+                   rc == EINVAL ? "batch, microbatch or cluster invalid"
+                                : "out of memory");
         goto cleanup;
     }
     tm = malloc(sizeof *tm);
     if (!plan || !ev || !tm || !pool) {
         rc = ENOMEM;
-        set_err(err, errlen, "out of memory");
+        lr_set_err(err, errlen, "out of memory");
         goto cleanup;
     }
     memcpy(tm, base, sizeof *tm);
@@ -475,7 +466,7 @@ tabulate(struct lr_jenv *e, int mi, char *err, size_t errlen)
             if (why == LR_TM_NOMEM) {
                 /* Not a candidate without a plan: the table is unknown. */
                 rc = ENOMEM;
-                set_err(err, errlen, "out of memory");
+                lr_set_err(err, errlen, "out of memory");
                 goto cleanup;
             }
             if (why == LR_TM_OK)
@@ -712,14 +703,14 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
 {
     *out = NULL;
     if (cl->n_dcs < 1 || cl->n_dcs > LR_JENV_MAX_DCS) {
-        set_err(err, errlen, "the cluster has %d DCs; the environment takes "
-                "1 to %d", cl->n_dcs, LR_JENV_MAX_DCS);
+        lr_set_err(err, errlen, "the cluster has %d DCs; the environment "
+                   "takes 1 to %d", cl->n_dcs, LR_JENV_MAX_DCS);
         return EINVAL;
     }
     if (cfg->n_models < 1 || cfg->n_models > LR_JENV_MAX_MODELS
         || cfg->n_demands < 1 || cfg->n_demands > LR_JENV_MAX_DEMANDS) {
-        set_err(err, errlen, "give 1 to %d models and 1 to %d GPU demands",
-                LR_JENV_MAX_MODELS, LR_JENV_MAX_DEMANDS);
+        lr_set_err(err, errlen, "give 1 to %d models and 1 to %d GPU demands",
+                   LR_JENV_MAX_MODELS, LR_JENV_MAX_DEMANDS);
         return EINVAL;
     }
     if (!(cfg->load > 0) || !isfinite(cfg->load) || !(cfg->holding > 0)
@@ -727,27 +718,27 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
         || !(cfg->block_penalty >= 0) || !isfinite(cfg->block_penalty)
         || (cfg->holding_mode != LR_JENV_HOLD_EXP
             && cfg->holding_mode != LR_JENV_HOLD_WORK)) {
-        set_err(err, errlen, "load, holding time and K must be positive and "
-                "finite, guard and block penalty not negative (the penalty "
-                "finite), holding mode exp or work");
+        lr_set_err(err, errlen, "load, holding time and K must be positive "
+                   "and finite, guard and block penalty not negative (the "
+                   "penalty finite), holding mode exp or work");
         return EINVAL;
     }
     if (check_splits(cfg->splits, cfg->n_splits, err, errlen))
         return EINVAL;
     if (cfg->held_work && !cfg->known_work) {
-        set_err(err, errlen, "held work (the GPU-time running jobs still "
-                "hold) is observable only with known work");
+        lr_set_err(err, errlen, "held work (the GPU-time running jobs still "
+                   "hold) is observable only with known work");
         return EINVAL;
     }
     for (int i = 0; i < cfg->n_demands; i++)
         if (cfg->demands[i] < 1) {
-            set_err(err, errlen, "GPU demand %d: must be at least 1",
-                    cfg->demands[i]);
+            lr_set_err(err, errlen, "GPU demand %d: must be at least 1",
+                       cfg->demands[i]);
             return EINVAL;
         }
     struct lr_jenv *e = calloc(1, sizeof *e);
     if (!e) {
-        set_err(err, errlen, "out of memory");
+        lr_set_err(err, errlen, "out of memory");
         return ENOMEM;
     }
     int rc = 0;
@@ -766,15 +757,15 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
                                             cl->dcs[d].attach_node);
         if (e->dc_node[d] < 0) {
             if (cl->dcs[d].attach_node[0])
-                set_err(err, errlen, "DC '%s': its attachment-node '%s' is "
-                        "not a node of topology '%s'; attach every DC to a "
-                        "ROADM", cl->dcs[d].name, cl->dcs[d].attach_node,
-                        topo->name);
+                lr_set_err(err, errlen, "DC '%s': its attachment-node '%s' is "
+                           "not a node of topology '%s'; attach every DC to a "
+                           "ROADM", cl->dcs[d].name, cl->dcs[d].attach_node,
+                           topo->name);
             else
-                set_err(err, errlen, "DC '%s' attaches to no ROADM: give it "
-                        "a dc-attachment in topology '%s' or an "
-                        "attachment-node in the inventory", cl->dcs[d].name,
-                        topo->name);
+                lr_set_err(err, errlen, "DC '%s' attaches to no ROADM: give "
+                           "it a dc-attachment in topology '%s' or an "
+                           "attachment-node in the inventory", cl->dcs[d].name,
+                           topo->name);
             rc = EINVAL;
             goto fail;
         }
@@ -783,7 +774,7 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     }
     lr_modtable_default(&e->mods);
     if (topo->n_links < 1) {
-        set_err(err, errlen, "topology '%s' has no links", topo->name);
+        lr_set_err(err, errlen, "topology '%s' has no links", topo->name);
         rc = EINVAL;
         goto fail;
     }
@@ -791,7 +782,7 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
      * needs (the whole |V|^2 table cost |V|^4 over a ring). */
     unsigned char *ends = calloc((size_t) topo->n_nodes, 1);
     if (!ends) {
-        set_err(err, errlen, "out of memory");
+        lr_set_err(err, errlen, "out of memory");
         rc = ENOMEM;
         goto fail;
     }
@@ -802,20 +793,21 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
         rc = fill_dist(e, ends);
     free(ends);
     if (rc) {
-        set_err(err, errlen, "cannot compute the K shortest paths: %s",
-                strerror(rc));
+        lr_set_err(err, errlen, "cannot compute the K shortest paths: %s",
+                   strerror(rc));
         goto fail;
     }
     e->max_slots = lr_topo_max_slots(topo);
     if (e->max_slots > LR_BITS_MAX_WORDS * 64) {
-        set_err(err, errlen, "topology '%s' has a link of %d slots: at most "
-                "%d", topo->name, e->max_slots, LR_BITS_MAX_WORDS * 64);
+        lr_set_err(err, errlen, "topology '%s' has a link of %d slots: at "
+                   "most %d", topo->name, e->max_slots,
+                   LR_BITS_MAX_WORDS * 64);
         rc = EINVAL;
         goto fail;
     }
     e->sp = lr_spectrum_new(topo);
     if (!e->sp) {
-        set_err(err, errlen, "out of memory");
+        lr_set_err(err, errlen, "out of memory");
         rc = ENOMEM;
         goto fail;
     }
@@ -823,7 +815,7 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
         e->sp_slots += topo->links[l].n_slots;
     if ((rc = build_routes(e)) || (rc = build_candidates(e))
         || (rc = build_link_routes(e))) {
-        set_err(err, errlen, "out of memory");
+        lr_set_err(err, errlen, "out of memory");
         goto fail;
     }
     e->T = malloc((size_t) e->n_classes * e->n_cands * sizeof *e->T);
@@ -838,7 +830,7 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     e->act = malloc((size_t) e->cap_act * sizeof *e->act);
     if (!e->T || !e->tref || !e->by_time || !e->ratio || !e->need
         || !e->act) {
-        set_err(err, errlen, "out of memory");
+        lr_set_err(err, errlen, "out of memory");
         rc = ENOMEM;
         goto fail;
     }
@@ -857,11 +849,11 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
         for (int c = 0; c < e->n_cands; c++)
             best = fmin(best, e->T[(size_t) cls * e->n_cands + c]);
         if (!isfinite(best)) {
-            set_err(err, errlen, "model '%s' on %d GPUs fits no DC and no "
-                    "pair of DCs even on an empty network (memory or GPU "
-                    "count); drop it from the job mix",
-                    cfg->models[cls / cfg->n_demands]->name,
-                    cfg->demands[cls % cfg->n_demands]);
+            lr_set_err(err, errlen, "model '%s' on %d GPUs fits no DC and no "
+                       "pair of DCs even on an empty network (memory or GPU "
+                       "count); drop it from the job mix",
+                       cfg->models[cls / cfg->n_demands]->name,
+                       cfg->demands[cls % cfg->n_demands]);
             rc = EINVAL;
             goto fail;
         }
@@ -875,7 +867,7 @@ lr_jenv_new(const struct lr_topo *topo, const struct lr_cluster *cl,
     if (!(rc = build_candmask(e)) && !(e->mask = mask_alloc(e)))
         rc = ENOMEM;
     if (rc) {
-        set_err(err, errlen, "out of memory");
+        lr_set_err(err, errlen, "out of memory");
         goto fail;
     }
     lr_jenv_reset(e, 1, 0);
@@ -1568,14 +1560,15 @@ lr_jenv_set_state(struct lr_jenv *e, const int *used, const uint64_t *occ,
                   int nw, char *err, size_t errlen)
 {
     if (nw != e->sp->nw) {
-        set_err(err, errlen, "spectrum of %d words per link, the environment "
-                "has %d: build it on the same topology", nw, e->sp->nw);
+        lr_set_err(err, errlen, "spectrum of %d words per link, the "
+                   "environment has %d: build it on the same topology", nw,
+                   e->sp->nw);
         return EINVAL;
     }
     for (int d = 0; d < e->n_dcs; d++)
         if (used[d] < 0 || used[d] > e->dc_gpus[d]) {
-            set_err(err, errlen, "DC '%s': %d GPUs used of %d",
-                    e->cl->dcs[d].name, used[d], e->dc_gpus[d]);
+            lr_set_err(err, errlen, "DC '%s': %d GPUs used of %d",
+                       e->cl->dcs[d].name, used[d], e->dc_gpus[d]);
             return EINVAL;
         }
     memcpy(e->used, used, (size_t) e->n_dcs * sizeof *used);
@@ -1597,7 +1590,7 @@ running_err(char *err, size_t errlen, int i, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    set_err(err, errlen, "running job %d: %s", i, what);
+    lr_set_err(err, errlen, "running job %d: %s", i, what);
     return EINVAL;
 }
 
@@ -1606,12 +1599,12 @@ lr_jenv_set_running(struct lr_jenv *e, const struct lr_jenv_running *jobs,
                     int n, char *err, size_t errlen)
 {
     if (e->proto) {
-        set_err(err, errlen, "set the running jobs on the environment, "
-                "not on a clone");
+        lr_set_err(err, errlen, "set the running jobs on the environment, "
+                   "not on a clone");
         return EINVAL;
     }
     if (n < 0 || (n > 0 && !jobs)) {
-        set_err(err, errlen, "%d running jobs", n);
+        lr_set_err(err, errlen, "%d running jobs", n);
         return EINVAL;
     }
     /* Check everything against a scratch copy of the occupancy: each

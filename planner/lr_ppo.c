@@ -1,7 +1,6 @@
 /* lr_ppo: see lr_ppo.h for the model. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "planner/lr_jenv.h"
 #include "planner/lr_ppo.h"
 #include "planner/lr_simd.h"
+#include "planner/lr_util.h"
 
 void
 lr_ppo_defaults(struct lr_ppo_config *c, int n_obs, int n_act)
@@ -778,17 +778,6 @@ lr_ppo_encode(const struct lr_ppo *p, uint8_t *buf, size_t len)
     return need;
 }
 
-static void
-set_err(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    if (!err || !len)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-}
-
 static bool
 all_finite(const struct lr_mlp *m)
 {
@@ -804,16 +793,16 @@ lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
 {
     *out = NULL;
     if (len < HEADER + 8 || memcmp(buf, magic, 8)) {
-        set_err(err, errlen, "not a Lightrail PPO policy (bad magic)");
+        lr_set_err(err, errlen, "not a Lightrail PPO policy (bad magic)");
         return EPROTO;
     }
     uint32_t h[7];
     for (int i = 0; i < 7; i++)
         h[i] = lr_get32(buf + 8 + 4 * i);
     if (h[0] != LR_PPO_FORMAT_VERSION) {
-        set_err(err, errlen, "policy format version %u, this build reads "
-                "version %d: train it again with this lightrail", h[0],
-                LR_PPO_FORMAT_VERSION);
+        lr_set_err(err, errlen, "policy format version %u, this build reads "
+                   "version %d: train it again with this lightrail", h[0],
+                   LR_PPO_FORMAT_VERSION);
         return EPROTO;
     }
     /* Sizes, lengths and the checksum are checked before anything is
@@ -821,28 +810,28 @@ lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
      * network of gigabytes. */
     if (h[1] < 1 || h[1] > 1000000 || h[2] < 1 || h[2] > 1000000
         || h[3] < 1 || h[3] > 100000 || h[4] < 1 || h[4] > 100000) {
-        set_err(err, errlen, "policy sizes out of range");
+        lr_set_err(err, errlen, "policy sizes out of range");
         return EINVAL;
     }
     int hid[2] = { (int) h[3], (int) h[4] };
     long n_actor = lr_mlp_param_count((int) h[1], hid, 2, (int) h[2]);
     long n_critic = lr_mlp_param_count((int) h[1], hid, 2, 1);
     if (n_actor < 0 || n_critic < 0) {
-        set_err(err, errlen, "policy sizes out of range (%u inputs, %u "
-                "actions, hidden %u and %u: more than %ld parameters)",
-                h[1], h[2], h[3], h[4], (long) LR_MLP_MAX_PARAMS);
+        lr_set_err(err, errlen, "policy sizes out of range (%u inputs, %u "
+                   "actions, hidden %u and %u: more than %ld parameters)",
+                   h[1], h[2], h[3], h[4], (long) LR_MLP_MAX_PARAMS);
         return EINVAL;
     }
     size_t need = encoded_size((size_t) n_actor, (size_t) n_critic);
     if ((uint32_t) n_actor != h[5] || (uint32_t) n_critic != h[6]
         || len != need) {
-        set_err(err, errlen, "policy truncated or of inconsistent size "
-                "(%zu bytes, %zu expected)", len, need);
+        lr_set_err(err, errlen, "policy truncated or of inconsistent size "
+                   "(%zu bytes, %zu expected)", len, need);
         return EINVAL;
     }
     if (lr_fnv1a64(buf, len - 8) != lr_get64(buf + len - 8)) {
-        set_err(err, errlen, "policy checksum mismatch: the file is "
-                "corrupt; copy or train it again");
+        lr_set_err(err, errlen, "policy checksum mismatch: the file is "
+                   "corrupt; copy or train it again");
         return EPROTO;
     }
     struct lr_ppo_config c;
@@ -854,7 +843,7 @@ lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
     struct lr_ppo *p = NULL;
     int rc = lr_ppo_new(&c, &p);
     if (rc) {
-        set_err(err, errlen, "out of memory");
+        lr_set_err(err, errlen, "out of memory");
         return rc;
     }
     const uint8_t *w = buf + HEADER;
@@ -865,7 +854,7 @@ lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
     lr_mlp_params_changed(p->actor);
     lr_mlp_params_changed(p->critic);
     if (!all_finite(p->actor) || !all_finite(p->critic)) {
-        set_err(err, errlen, "policy has a weight that is not finite");
+        lr_set_err(err, errlen, "policy has a weight that is not finite");
         lr_ppo_free(p);
         return EINVAL;
     }

@@ -1,5 +1,7 @@
 /* lr_util: see lr_util.h. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,4 +31,15 @@ lr_copy_name(char *dst, size_t size, const char *src)
         return EINVAL;
     memcpy(dst, src, n + 1);
     return 0;
+}
+
+void
+lr_set_err(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err || !len)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
 }

@@ -1,5 +1,5 @@
 /*
- * lr_util: the two helpers every planner container shares.
+ * lr_util: the helpers the planner's modules share.
  */
 #ifndef LR_UTIL_H
 #define LR_UTIL_H 1
@@ -14,5 +14,11 @@ int lr_grow(void **arr, int *cap, int need, size_t elem);
 /* Copies NUL-terminated 'src' into 'dst' of 'size' bytes.  EINVAL when
  * 'src' is NULL, empty, or does not fit. */
 int lr_copy_name(char *dst, size_t size, const char *src);
+
+/* Writes the printf-style message into 'err' of 'len' bytes (cut to
+ * fit); nothing when 'err' is NULL or 'len' 0, for callers that want no
+ * reason. */
+void lr_set_err(char *err, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "planner/lr_bytes.h"
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_policy_file.h"
 
 /* Number parsers of our own: this file is a library (liblrpolicy.a) that
@@ -38,15 +39,6 @@ pf_parse_double(const char *s, double lo, double hi, double *out)
 }
 
 #define MAX_FILE (256u << 20)
-
-static void
-set_err(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-}
 
 int
 lr_policy_save(const char *path, const struct lr_policy_meta *m,
@@ -87,13 +79,13 @@ lr_policy_save(const char *path, const struct lr_policy_meta *m,
                       m->n_act,
                       m->command);
     if (hn < 0 || (size_t) hn >= sizeof head) {
-        set_err(err, errlen, "%s: policy header too long", path);
+        lr_set_err(err, errlen, "%s: policy header too long", path);
         return EINVAL;
     }
     size_t wn = lr_ppo_encoded_size(p), n = (size_t) hn + wn + 8;
     uint8_t *buf = malloc(n);
     if (!buf) {
-        set_err(err, errlen, "out of memory");
+        lr_set_err(err, errlen, "out of memory");
         return ENOMEM;
     }
     memcpy(buf, head, (size_t) hn);
@@ -105,16 +97,16 @@ lr_policy_save(const char *path, const struct lr_policy_meta *m,
     int rc = 0;
     if (!f || fwrite(buf, 1, n, f) != n) {
         rc = errno ? errno : EIO;
-        set_err(err, errlen, "%s: cannot write: %s", tmp, strerror(rc));
+        lr_set_err(err, errlen, "%s: cannot write: %s", tmp, strerror(rc));
     }
     if (f && fclose(f) && !rc) {
         rc = errno ? errno : EIO;
-        set_err(err, errlen, "%s: cannot write: %s", tmp, strerror(rc));
+        lr_set_err(err, errlen, "%s: cannot write: %s", tmp, strerror(rc));
     }
     if (!rc && rename(tmp, path)) {
         rc = errno;
-        set_err(err, errlen, "%s: cannot rename to %s: %s", tmp, path,
-                strerror(rc));
+        lr_set_err(err, errlen, "%s: cannot rename to %s: %s", tmp, path,
+                   strerror(rc));
     }
     if (rc)
         unlink(tmp);
@@ -153,13 +145,13 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
     memset(m, 0, sizeof *m);
     int rc = 0;
     if (n < 16 || memcmp(buf, "LRPOLICY ", 9)) {
-        set_err(err, errlen, "%s: not a Lightrail policy file (make one "
-                "with lightrail train)", name);
+        lr_set_err(err, errlen, "%s: not a Lightrail policy file (make one "
+                   "with lightrail train)", name);
         return EPROTO;
     }
     if (lr_fnv1a64(buf, n - 8) != lr_get64(buf + n - 8)) {
-        set_err(err, errlen, "%s: checksum mismatch: the file is truncated "
-                "or corrupt; copy or train it again", name);
+        lr_set_err(err, errlen, "%s: checksum mismatch: the file is truncated "
+                   "or corrupt; copy or train it again", name);
         return EPROTO;
     }
     m->checksum = lr_get64(buf + n - 8);
@@ -172,13 +164,13 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
             break;
         }
     if (!end) {
-        set_err(err, errlen, "%s: no end of header", name);
+        lr_set_err(err, errlen, "%s: no end of header", name);
         return EPROTO;
     }
     size_t hl = (size_t) (end - buf);
     char *head = malloc(hl + 1);
     if (!head) {
-        set_err(err, errlen, "out of memory");
+        lr_set_err(err, errlen, "out of memory");
         return ENOMEM;
     }
     memcpy(head, buf, hl);
@@ -188,9 +180,9 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
     const char *missing = NULL;
     if (version != LR_POLICY_VERSION) {
         rc = EPROTO;
-        set_err(err, errlen, "%s: policy file version %d, this lightrail "
-                "reads version %d: train it again", name, version,
-                LR_POLICY_VERSION);
+        lr_set_err(err, errlen, "%s: policy file version %d, this lightrail "
+                   "reads version %d: train it again", name, version,
+                   LR_POLICY_VERSION);
     } else if (get_key(head, "models", m->models, sizeof m->models))
         missing = "models";
     else if (get_key(head, "demands", m->demands, sizeof m->demands))
@@ -271,21 +263,21 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
     free(head);
     if (missing) {
         rc = EPROTO;
-        set_err(err, errlen, "%s: header key '%s' missing or invalid",
-                name, missing);
+        lr_set_err(err, errlen, "%s: header key '%s' missing or invalid",
+                   name, missing);
     }
     if (rc)
         return rc;
     char e2[256];
     rc = lr_ppo_decode(end, (size_t) (buf + n - 8 - end), out, e2, sizeof e2);
     if (rc) {
-        set_err(err, errlen, "%s: %s", name, e2);
+        lr_set_err(err, errlen, "%s: %s", name, e2);
         return rc;
     }
     if ((*out)->cfg.n_obs != m->n_obs || (*out)->cfg.n_act != m->n_act) {
         rc = EPROTO;
-        set_err(err, errlen, "%s: the agent's sizes disagree with its "
-                "header", name);
+        lr_set_err(err, errlen, "%s: the agent's sizes disagree with its "
+                   "header", name);
         lr_ppo_free(*out);
         *out = NULL;
     }
@@ -304,7 +296,7 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        set_err(err, errlen, "%s: %s", path, strerror(e));
+        lr_set_err(err, errlen, "%s: %s", path, strerror(e));
         return e;
     }
     uint8_t *buf = NULL;
@@ -313,24 +305,24 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
     struct stat st;
     if (fstat(fd, &st)) {
         rc = errno;
-        set_err(err, errlen, "%s: %s", path, strerror(rc));
+        lr_set_err(err, errlen, "%s: %s", path, strerror(rc));
         goto cleanup;
     }
     if (!S_ISREG(st.st_mode)) {
         rc = EINVAL;
-        set_err(err, errlen, "%s: not a regular file, not a policy", path);
+        lr_set_err(err, errlen, "%s: not a regular file, not a policy", path);
         goto cleanup;
     }
     if (st.st_size > (off_t) MAX_FILE) {
         rc = EFBIG;
-        set_err(err, errlen, "%s: larger than %u MB, not a policy", path,
-                MAX_FILE >> 20);
+        lr_set_err(err, errlen, "%s: larger than %u MB, not a policy", path,
+                   MAX_FILE >> 20);
         goto cleanup;
     }
     size_t size = (size_t) st.st_size;
     if (!(buf = malloc(size + 1))) {
         rc = ENOMEM;
-        set_err(err, errlen, "%s: out of memory", path);
+        lr_set_err(err, errlen, "%s: out of memory", path);
         goto cleanup;
     }
     /* A file cut meanwhile reads short; one that grew is read to the
@@ -341,7 +333,7 @@ lr_policy_load(const char *path, struct lr_policy_meta *m,
             continue;
         if (got < 0) {
             rc = errno;
-            set_err(err, errlen, "%s: %s", path, strerror(rc));
+            lr_set_err(err, errlen, "%s: %s", path, strerror(rc));
             goto cleanup;
         }
         if (got == 0)
