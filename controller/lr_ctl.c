@@ -38,12 +38,7 @@ lr_ctl_fail(char *err, size_t errlen, int code, const char *fmt, ...)
     va_start(ap, fmt);
     /* Marked when cut, as the drivers' (sb_errf) and the job's reason:
      * a device's message in it may be long. */
-    if (errlen > sizeof LR_UTF8_CUT_MARK) {
-        err[0] = '\0';
-        lr_utf8_vappendf(err, errlen, fmt, ap);
-    } else {
-        vsnprintf(err, errlen, fmt, ap);
-    }
+    lr_utf8_vsetf(err, errlen, fmt, ap);
     va_end(ap);
     return code;
 }

@@ -107,6 +107,21 @@ lr_utf8_vappendf(char *buf, size_t size, const char *fmt, va_list ap)
     return true;
 }
 
+/* vsnprintf() into buf[size], a cut marked as lr_utf8_vappendf() marks
+ * it when the mark fits (size > sizeof LR_UTF8_CUT_MARK), unmarked in a
+ * buffer too small for it: the errors of the drivers (sb_errf) and of
+ * lr_ctl (lr_ctl_fail), where a device's message may be long. */
+static inline void
+lr_utf8_vsetf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+    if (size > sizeof LR_UTF8_CUT_MARK) {
+        buf[0] = '\0';
+        lr_utf8_vappendf(buf, size, fmt, ap);
+    } else {
+        vsnprintf(buf, size, fmt, ap);
+    }
+}
+
 static inline bool __attribute__((format(printf, 3, 4)))
 lr_utf8_appendf(char *buf, size_t size, const char *fmt, ...)
 {

@@ -39,12 +39,7 @@ sb_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
         /* A device's message may be longer than the caller's buffer: the
          * cut is marked, so that whoever reads it knows its end (what to
          * do, often) was lost. */
-        if (errlen > sizeof LR_UTF8_CUT_MARK) {
-            err[0] = '\0';
-            lr_utf8_vappendf(err, errlen, fmt, ap);
-        } else {
-            vsnprintf(err, errlen, fmt, ap);
-        }
+        lr_utf8_vsetf(err, errlen, fmt, ap);
         va_end(ap);
     }
     return ret;
