@@ -485,15 +485,9 @@ parse_args(int argc, char **argv, struct opts *o)
             usage(stdout);
             return -1;
         default:
-            if (c >= LR_RO_O_FIRST && c < LR_RO_O_LAST) {
-                bad = lr_rollout_cli_option(c, optarg, &o->ro);
-                if (!ro_opt)
-                    ro_opt = lr_rollout_cli_name(c);
-            } else if (c >= LR_JENV_O_FIRST && c < LR_JENV_O_LAST) {
-                bad = lr_jenv_cli_option(c, optarg, &o->env);
-            } else {
+            if (!lr_rollout_cli_env_option(c, optarg, &o->ro, &o->env,
+                                           &ro_opt, &bad))
                 return lr_cli_bad_option(CMD, argv, optind);
-            }
         }
         if (bad)
             return lr_cli_bad_value(CMD, bad, optarg);

@@ -69,3 +69,22 @@ lr_rollout_cli_name(int code)
             return opts[i].name;
     return "rollout-?";
 }
+
+bool
+lr_rollout_cli_env_option(int code, const char *arg,
+                          struct lr_jenv_rollout_config *ro,
+                          struct lr_jenv_cli_opts *env, const char **first,
+                          const char **bad)
+{
+    if (code >= LR_RO_O_FIRST && code < LR_RO_O_LAST) {
+        *bad = lr_rollout_cli_option(code, arg, ro);
+        if (!*first)
+            *first = lr_rollout_cli_name(code);
+        return true;
+    }
+    if (code >= LR_JENV_O_FIRST && code < LR_JENV_O_LAST) {
+        *bad = lr_jenv_cli_option(code, arg, env);
+        return true;
+    }
+    return false;
+}

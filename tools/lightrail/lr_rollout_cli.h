@@ -9,8 +9,10 @@
 #define LR_ROLLOUT_CLI_H 1
 
 #include <getopt.h>
+#include <stdbool.h>
 
 #include "planner/lr_jenv_rollout.h"
+#include "tools/lightrail/lr_jenv_cli.h"
 
 /* getopt_long() codes and table entries, above lr_jenv_cli's. */
 enum {
@@ -37,6 +39,16 @@ const char *lr_rollout_cli_option(int code, const char *arg,
 /* The long name of option 'code' ("rollout-samples"), for a message that
  * says which one does not apply. */
 const char *lr_rollout_cli_name(int code);
+
+/* For a command that takes these options and lr_jenv_cli's (sim, train):
+ * applies 'code' with value 'arg' to 'ro' or to 'env' and returns true,
+ * '*bad' set to NULL or why the value is wrong (for lr_cli_bad_value())
+ * and '*first', when still NULL, to the name of a rollout option given;
+ * false, nothing set, for a code of neither (for lr_cli_bad_option()). */
+bool lr_rollout_cli_env_option(int code, const char *arg,
+                               struct lr_jenv_rollout_config *ro,
+                               struct lr_jenv_cli_opts *env,
+                               const char **first, const char **bad);
 
 /* The option lines of --help for these options. */
 extern const char lr_rollout_cli_help[];
