@@ -379,6 +379,36 @@ lr_yang_ly_err(const struct ly_ctx *ctx, int rc, const char *file,
     return rc == LY_EMEM ? ENOMEM : EINVAL;
 }
 
+int
+lr_yang_print_doc(struct ly_ctx *ctx, LY_ERR rc, struct lyd_node *root,
+                  const char *doc, const char *range, char **out, char *err,
+                  size_t errlen)
+{
+    char *text = NULL;
+    int ret = 0;
+
+    if (range && rc == LY_EINVAL && !ly_err_first(ctx)) {
+        lr_yang_errf(err, errlen, doc, NULL, "%s", range);
+        ret = EINVAL;
+        goto cleanup;
+    }
+    if (!rc)
+        rc = lyd_validate_all(&root, ctx, LYD_VALIDATE_PRESENT, NULL);
+    if (!rc)
+        rc = lyd_print_mem(&text, root, LYD_JSON, LYD_PRINT_WITHSIBLINGS);
+    if (rc)
+        ret = lr_yang_ly_err(ctx, rc, doc, err, errlen);
+
+cleanup:
+    lyd_free_all(root);
+    if (ret) {
+        free(text);
+        text = NULL;
+    }
+    *out = text;
+    return ret;
+}
+
 static LY_ERR
 lr_yang_import_clb(const char *mod_name, const char *mod_rev,
                    const char *submod_name, const char *submod_rev,

@@ -97,6 +97,17 @@ int lr_yang_load_top(struct ly_ctx *, const char *path, const char *module,
 int lr_yang_ly_err(const struct ly_ctx *, int rc, const char *file,
                    char *err, size_t errlen);
 
+/* The end of a printer of a whole document (topology, inventory, state):
+ * 'rc' says how building 'root' went, the caller having cleaned the
+ * context's errors before.  LY_EINVAL with no libyang error is the
+ * builder's own index check, said as 'range' (NULL: the builder has
+ * none); else the tree is validated and printed, with its siblings, into
+ * '*out' (the caller frees it; NULL on failure).  Frees 'root'.  0 or an
+ * errno value with err filled, "DOC: ...". */
+int lr_yang_print_doc(struct ly_ctx *, LY_ERR rc, struct lyd_node *root,
+                      const char *doc, const char *range, char **out,
+                      char *err, size_t errlen);
+
 /* The first node named 'name' from module 'module' among 'first' and its
  * following siblings, or NULL.  Borrowed from the tree. */
 struct lyd_node *lr_yang_sibling(const struct lyd_node *first,

@@ -28,10 +28,8 @@
 #define LR_BITS_PER_BYTE 8.0
 
 
-/* Builds the module's top container 'top' with 'build' (given 'arg'),
- * validates it and prints it into '*out': the printers' whole path.
- * 'range' (NULL: none) is the message for LY_EINVAL without a libyang
- * error, which only a builder's own index check returns. */
+/* Builds the module's top container 'top' with 'build' (given 'arg')
+ * and prints it (lr_yang_print_doc(), 'range' its index message). */
 static int
 lr_yang_state_print(struct ly_ctx *ctx, const char *module, const char *top,
                     LY_ERR (*build)(const struct lys_module *, const void *,
@@ -41,8 +39,6 @@ lr_yang_state_print(struct ly_ctx *ctx, const char *module, const char *top,
 {
     const struct lys_module *mod;
     struct lyd_node *root = NULL;
-    char *text = NULL;
-    int ret = 0;
     LY_ERR rc;
 
     *out = NULL;
@@ -52,25 +48,7 @@ lr_yang_state_print(struct ly_ctx *ctx, const char *module, const char *top,
     rc = lyd_new_inner(NULL, mod, top, 0, &root);
     if (!rc)
         rc = build(mod, arg, root);
-    if (range && rc == LY_EINVAL && !ly_err_first(ctx)) {
-        lr_yang_errf(err, errlen, module, NULL, "%s", range);
-        ret = EINVAL;
-        goto cleanup;
-    }
-    if (!rc)
-        rc = lyd_validate_all(&root, ctx, LYD_VALIDATE_PRESENT, NULL);
-    if (!rc)
-        rc = lyd_print_mem(&text, root, LYD_JSON, LYD_PRINT_WITHSIBLINGS);
-    if (rc)
-        ret = lr_yang_ly_err(ctx, rc, module, err, errlen);
-
-cleanup:
-    lyd_free_all(root);
-    if (ret)
-        free(text);
-    else
-        *out = text;
-    return ret;
+    return lr_yang_print_doc(ctx, rc, root, module, range, out, err, errlen);
 }
 
 /* The container ppo-policy: the leaves with a value, in the module's

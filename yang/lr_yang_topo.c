@@ -324,32 +324,12 @@ lr_yang_topo_to_json(struct ly_ctx *ctx, const struct lr_topo *t,
                      char **out, char *err, size_t errlen)
 {
     struct lyd_node *root = NULL;
-    char *text = NULL;
     const char *name = t->name[0] ? t->name : "topology";
-    int ret = 0;
 
     *out = NULL;
     ly_err_clean(ctx, NULL);
     LY_ERR rc = lr_yang_topo_build(ctx, t, &root);
-    if (rc == LY_EINVAL && !ly_err_first(ctx)) {
-        lr_yang_errf(err, errlen, name, NULL,
-                     "a link or attachment names a node index out of range");
-        ret = EINVAL;
-        goto cleanup;
-    }
-    if (!rc)
-        rc = lyd_validate_all(&root, ctx, LYD_VALIDATE_PRESENT, NULL);
-    if (!rc)
-        rc = lyd_print_mem(&text, root, LYD_JSON, LYD_PRINT_WITHSIBLINGS);
-    if (rc)
-        ret = lr_yang_ly_err(ctx, rc, name, err, errlen);
-
-cleanup:
-    lyd_free_all(root);
-    if (ret) {
-        free(text);
-        text = NULL;
-    }
-    *out = text;
-    return ret;
+    return lr_yang_print_doc(ctx, rc, root, name, "a link or attachment "
+                             "names a node index out of range", out, err,
+                             errlen);
 }

@@ -505,6 +505,22 @@ test_print_invalid(void)
     CU_ASSERT_PTR_NULL(text);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "a link carries 1 to 1024 slots"));
     lr_topo_free(t);
+
+    /* A node index out of range (a struct edited by hand) is the
+     * printer's own refusal, in its words: libyang has none to give. */
+    t = lr_topo_new("indexed");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(lr_topo_add_node(t, "a"), 0);
+    CU_ASSERT_EQUAL(lr_topo_add_node(t, "b"), 0);
+    CU_ASSERT_EQUAL(lr_topo_add_link(t, "a-b", 0, 1, 10, 16, 0), 0);
+    t->links[0].dst = 2;
+    text = (char *) "unchanged";
+    CU_ASSERT_EQUAL(lr_yang_topo_to_json(ctx, t, &text, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(text);
+    CU_ASSERT_STRING_EQUAL(err, "indexed: a link or attachment names a "
+                           "node index out of range");
+    lr_topo_free(t);
 }
 
 static CU_TestInfo tests[] = {
