@@ -54,11 +54,14 @@ nb_tls_ctx_new(const char *cert_file, const char *key_file,
     case LR_TLS_PAIR_CERT:
         snprintf(err, errlen, "TLS certificate '%s': %s (want a PEM "
                  "certificate chain)", cert_file,
-                 lr_tls_reason(why, sizeof why));
+                 lr_tls_file_reason(cert_file, LR_TLS_PEM_CERT, why,
+                                    sizeof why));
         goto cleanup;
     case LR_TLS_PAIR_KEY:
         snprintf(err, errlen, "TLS key '%s': %s (want an unencrypted "
-                 "PEM private key)", key_file, lr_tls_reason(why, sizeof why));
+                 "PEM private key)", key_file,
+                 lr_tls_file_reason(key_file, LR_TLS_PEM_KEY, why,
+                                    sizeof why));
         goto cleanup;
     case LR_TLS_PAIR_MISMATCH:
         snprintf(err, errlen, "TLS key '%s' does not match certificate "
@@ -76,7 +79,8 @@ nb_tls_ctx_new(const char *cert_file, const char *key_file,
             sk_X509_NAME_pop_free(names, X509_NAME_free);
             snprintf(err, errlen, "TLS client CA '%s': %s (want PEM "
                      "certificates)", client_ca_file,
-                     lr_tls_reason(why, sizeof why));
+                     lr_tls_file_reason(client_ca_file, LR_TLS_PEM_CERT,
+                                        why, sizeof why));
             goto cleanup;
         }
         SSL_CTX_set_client_CA_list(ctx, names);    /* takes 'names' */

@@ -1107,6 +1107,69 @@ test_config_refused(void)
     event_base_free(base);
 }
 
+/* A certificate, key or client CA file that is a folder, holds no PEM
+ * or PEM of the other kind is refused with the file and what is wrong
+ * with it (lr_tls_file_reason()), not OpenSSL's "PEM lib". */
+static void
+test_tls_files_refused(void)
+{
+    if (!fx.have_tls) {
+        fprintf(stderr, "skipped: no certificates\n");
+        return;
+    }
+    char notpem[160];
+    snprintf(notpem, sizeof notpem, "%s/notpem.txt", fx.dir);
+    FILE *f = fopen(notpem, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("hello\n", f);
+    fclose(f);
+    const char *crt = fx.server_crt, *key = fx.server_key;
+    const struct {
+        const char *cert, *key, *ca, *bad, *want;
+    } cases[] = {
+        { fx.dir, key, NULL, fx.dir, "TLS certificate '%s': Is a directory "
+          "(want a PEM certificate chain)" },
+        { notpem, key, NULL, notpem, "TLS certificate '%s': not a PEM "
+          "certificate: no -----BEGIN line (want a PEM certificate chain)" },
+        { key, key, NULL, key, "TLS certificate '%s': not a PEM "
+          "certificate: its PEM blocks are 'PRIVATE KEY' (want a PEM "
+          "certificate chain)" },
+        { crt, fx.dir, NULL, fx.dir, "TLS key '%s': Is a directory (want "
+          "an unencrypted PEM private key)" },
+        { crt, notpem, NULL, notpem, "TLS key '%s': not a PEM private key: "
+          "no -----BEGIN line (want an unencrypted PEM private key)" },
+        { crt, crt, NULL, crt, "TLS key '%s': not a PEM private key: its "
+          "PEM blocks are 'CERTIFICATE' (want an unencrypted PEM private "
+          "key)" },
+        { crt, key, fx.dir, fx.dir, "TLS client CA '%s': Is a directory "
+          "(want PEM certificates)" },
+        { crt, key, notpem, notpem, "TLS client CA '%s': not a PEM "
+          "certificate: no -----BEGIN line (want PEM certificates)" },
+        { crt, key, key, key, "TLS client CA '%s': not a PEM certificate: "
+          "its PEM blocks are 'PRIVATE KEY' (want PEM certificates)" },
+    };
+    struct event_base *base = event_base_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(base);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct nb_server_config c = {
+            .address = "127.0.0.1", .tls = true, .cert_file = cases[i].cert,
+            .key_file = cases[i].key, .client_ca_file = cases[i].ca,
+            .tokens = tokens, .n_tokens = 2,
+        };
+        struct nb_server *s = NULL;
+        char err[512] = "", want[512];
+        snprintf(want, sizeof want, cases[i].want, cases[i].bad);
+        CU_ASSERT_EQUAL(nb_server_new(base, &c, routes, N_ROUTES, NULL, &s,
+                                      err, sizeof err), EINVAL);
+        CU_ASSERT_PTR_NULL(s);
+        if (!strstr(err, want))
+            fprintf(stderr, "case %zu: '%s' lacks '%s'\n", i, err, want);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    }
+    event_base_free(base);
+    unlink(notpem);
+}
+
 /* Runs after the others: the counters have seen 2xx, 4xx and 413s. */
 static void
 test_metrics(void)
@@ -1445,6 +1508,8 @@ static CU_TestInfo tests[] = {
     { "HTTPS with a self-signed certificate", test_https },
     { "client certificate: principal = CN", test_client_certificate },
     { "plain HTTP off loopback and bad configs refused", test_config_refused },
+    { "a TLS file that is a folder, not PEM or the other kind is named",
+      test_tls_files_refused },
     { "metrics: counters and histogram", test_metrics },
     { "a deferred reply comes later; others are served meanwhile", test_deferred_reply },
     { "a deferred request answered before its handler returns", test_deferred_answered_at_once },
