@@ -483,9 +483,10 @@ main(int argc, char **argv)
         goto cleanup;
     }
     /* The listener nb_server_new() would refuse (plain HTTP on an
-     * address other hosts reach, say): refused here, exit 2, before the
-     * state directory, the store and recovery's device work, which it
-     * used to come after (exit 1). */
+     * address other hosts reach, a certificate, key or client CA file
+     * that does not load): refused here, exit 2, before the state
+     * directory, the store and recovery's device work, which it used to
+     * come after (exit 1). */
     struct nb_server_config listen_cfg = {
         .address = cfg->address, .port = cfg->port, .tls = cfg->tls,
         .cert_file = cfg->cert, .key_file = cfg->key,

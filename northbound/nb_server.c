@@ -1068,9 +1068,11 @@ nb_server_listen(struct nb_server *srv, const char *address, int port,
     return 0;
 }
 
-int
-nb_server_config_check(const struct nb_server_config *cfg, char *err,
-                       size_t errlen)
+/* nb_server_config_check() but the TLS files, which nb_server_new()
+ * loads once, for the server. */
+static int
+nb_server_config_sane(const struct nb_server_config *cfg, char *err,
+                      size_t errlen)
 {
     const char *address = cfg->address ? cfg->address : "127.0.0.1";
     if (cfg->port < 0 || cfg->port > 65535) {
@@ -1100,6 +1102,23 @@ nb_server_config_check(const struct nb_server_config *cfg, char *err,
 }
 
 int
+nb_server_config_check(const struct nb_server_config *cfg, char *err,
+                       size_t errlen)
+{
+    int rc = nb_server_config_sane(cfg, err, errlen);
+    if (rc || !cfg->tls)
+        return rc;
+    /* The files are loaded as the server will load them, and let go:
+     * one that does not load is the configuration's fault as much as a
+     * port out of range. */
+    SSL_CTX *ctx = NULL;
+    rc = nb_tls_ctx_new(cfg->cert_file, cfg->key_file, cfg->client_ca_file,
+                        &ctx, err, errlen);
+    SSL_CTX_free(ctx);
+    return rc;
+}
+
+int
 nb_server_new(struct event_base *base, const struct nb_server_config *cfg,
               const struct nb_route *routes, int n_routes, void *arg,
               struct nb_server **out, char *err, size_t errlen)
@@ -1120,7 +1139,7 @@ nb_server_new(struct event_base *base, const struct nb_server_config *cfg,
     }
     *out = NULL;
     const char *address = cfg->address ? cfg->address : "127.0.0.1";
-    if (nb_server_config_check(cfg, err, errlen))
+    if (nb_server_config_sane(cfg, err, errlen))
         goto cleanup;
 
     if (!(srv = calloc(1, sizeof *srv))) {

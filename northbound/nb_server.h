@@ -100,7 +100,9 @@ struct nb_server_config {
 
 /* What nb_server_new() refuses of 'cfg' before it opens anything (the
  * port's range, HTTPS without its files, a client CA without HTTPS,
- * plain HTTP on an address that is not a loopback one): 0, or EINVAL
+ * plain HTTP on an address that is not a loopback one, a certificate,
+ * key or client CA file that does not load: it loads them, and lets
+ * them go): 0, or EINVAL (ENOMEM when OpenSSL cannot make a context)
  * with the reason in 'err'.  For a caller that must refuse such a
  * configuration before it makes anything else (lightraild, before its
  * state directory and store). */

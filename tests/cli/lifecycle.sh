@@ -79,6 +79,29 @@ rc=$?
     && ok "plain HTTP on 0.0.0.0: exit 2, nothing made, $(cat "$tmp/err")" \
     || notok "plain HTTP on 0.0.0.0: exit $rc, $(cat "$tmp/err"), $(ls "$D")"
 
+# A certificate, key or client CA file that does not load (a folder, no
+# PEM, the other kind of PEM): refused at once, exit 2, nothing made, the
+# file named with what is wrong with it; it was exit 1 with OpenSSL's
+# 'PEM lib' or 'no start line', after the state directory, the store and
+# recovery.
+mkdir -p "$D/tls/folder"
+echo "not a certificate" > "$D/tls/notpem.txt"
+for c in "certificate tls/folder TLS certificate '$D/tls/folder': Is a directory (want a PEM certificate chain)" \
+         "key tls/notpem.txt TLS key '$D/tls/notpem.txt': not a PEM private key: no -----BEGIN line (want an unencrypted PEM private key)" \
+         "client-ca tls/key.pem TLS client CA '$D/tls/key.pem': not a PEM certificate: its PEM blocks are 'PRIVATE KEY' (want PEM certificates)"; do
+    leaf=${c%% *}; rest=${c#* }; file=${rest%% *}; want=${rest#* }
+    jq --arg leaf "$leaf" --arg file "$file" \
+        '.["lightrail-config:lightraild"].listen[$leaf] = $file
+         | .["lightrail-config:lightraild"]["state-dir"] = "badtls"' \
+        "$D/lightraild.json" > "$D/badtls.json"
+    timeout 20 $LIGHTRAILD --config "$D/badtls.json" --foreground \
+        > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -qF "listen: $want" "$tmp/err" && [ ! -e "$D/badtls" ] \
+        && ok "listen $leaf $file: exit 2, nothing made, $(cat "$tmp/err")" \
+        || notok "listen $leaf $file: exit $rc, $(cat "$tmp/err"), $(ls "$D")"
+done
+
 # A southbound device listed under a name no ROADM of the topology has
 # (a typo): the daemon starts, and its log says so, naming the file.
 jq '.["lightrail-config:lightraild"]["state-dir"] = "typo"
