@@ -9,10 +9,8 @@
  * (southbound/sb_netconf_tls.c) and the CDynP agents
  * (controller/lr_agent_party.c, and tools/lightrail/cmd_agent.c's CA).
  * This file only tells them which part failed and why; the message,
- * which names the configuration to mend, is theirs.  The agents' ends
- * say what is wrong with a file that does not load
- * (lr_tls_file_reason); the northbound and NETCONF ends still give
- * OpenSSL's reason.
+ * which names the configuration to mend, is theirs.  Each says what is
+ * wrong with a file that does not load (lr_tls_file_reason).
  */
 #ifndef LR_TLS_H
 #define LR_TLS_H

@@ -80,6 +80,7 @@ sb_nc_tls_ctx(const char *cert, const char *key, const char *ca,
               SSL_CTX **out, char *err, size_t errlen)
 {
     SSL_CTX *ctx;
+    char why[256];
     int ret = 0;
 
     *out = NULL;
@@ -90,20 +91,25 @@ sb_nc_tls_ctx(const char *cert, const char *key, const char *ca,
                        "context: %s", sb_nct_reason("out of memory"));
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    /* A file that does not load is named with what is wrong with it (a
+     * folder, no PEM, PEM of the other kind): OpenSSL's "PEM lib" or
+     * "no start line" says neither. */
     switch (lr_tls_use_pair(ctx, cert, key)) {
     case LR_TLS_PAIR_OK:
         break;
     case LR_TLS_PAIR_CERT:
         ret = sb_errf(err, errlen, EINVAL, "cannot use the client "
                       "certificate %s (%s): give a PEM certificate "
-                      "chain in southbound/netconf/tls/certificate",
-                      cert, sb_nct_reason("unreadable"));
+                      "chain in southbound/netconf/tls/certificate", cert,
+                      lr_tls_file_reason(cert, LR_TLS_PEM_CERT, why,
+                                         sizeof why));
         break;
     case LR_TLS_PAIR_KEY:
         ret = sb_errf(err, errlen, EINVAL, "cannot use the client key "
                       "%s (%s): give the PEM private key in "
                       "southbound/netconf/tls/key", key,
-                      sb_nct_reason("unreadable"));
+                      lr_tls_file_reason(key, LR_TLS_PEM_KEY, why,
+                                         sizeof why));
         break;
     case LR_TLS_PAIR_MISMATCH:
         ret = sb_errf(err, errlen, EINVAL, "the key %s is not the "
@@ -115,7 +121,8 @@ sb_nc_tls_ctx(const char *cert, const char *key, const char *ca,
         ret = sb_errf(err, errlen, EINVAL, "cannot use the CA file %s "
                       "(%s): give the PEM certificate of the CA that "
                       "signs the devices in southbound/netconf/tls/ca",
-                      ca, sb_nct_reason("unreadable"));
+                      ca, lr_tls_file_reason(ca, LR_TLS_PEM_CERT, why,
+                                             sizeof why));
     if (ret) {
         SSL_CTX_free(ctx);
         return ret;

@@ -296,6 +296,59 @@ test_netconf_tls(void)
         CU_ASSERT_EQUAL(strncmp(err, "r9: ", 4), 0);
     }
 
+    /* A certificate, key or CA file that is a folder, holds no PEM or
+     * PEM of the other kind is named with what is wrong with it
+     * (lr_tls_file_reason()), not OpenSSL's "PEM lib". */
+    char notpem[128];
+    snprintf(notpem, sizeof notpem, "%s/tls.txt", dir);
+    FILE *f = fopen(notpem, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("hello\n", f);
+    fclose(f);
+    const struct {
+        const char *cert, *key, *ca, *bad, *want;
+    } files[] = {
+        { dir, key, cert, dir, "cannot use the client certificate %s (Is a "
+          "directory): give a PEM certificate chain in "
+          "southbound/netconf/tls/certificate" },
+        { notpem, key, cert, notpem, "cannot use the client certificate %s "
+          "(not a PEM certificate: no -----BEGIN line): give" },
+        { key, key, cert, key, "cannot use the client certificate %s (not a "
+          "PEM certificate: its PEM blocks are 'PRIVATE KEY'): give" },
+        { cert, dir, cert, dir, "cannot use the client key %s (Is a "
+          "directory): give the PEM private key in "
+          "southbound/netconf/tls/key" },
+        { cert, notpem, cert, notpem, "cannot use the client key %s (not a "
+          "PEM private key: no -----BEGIN line): give" },
+        { cert, cert, cert, cert, "cannot use the client key %s (not a PEM "
+          "private key: its PEM blocks are 'CERTIFICATE'): give" },
+        { cert, key, dir, dir, "cannot use the CA file %s (Is a directory): "
+          "give the PEM certificate of the CA that signs the devices in "
+          "southbound/netconf/tls/ca" },
+        { cert, key, notpem, notpem, "cannot use the CA file %s (not a PEM "
+          "certificate: no -----BEGIN line): give" },
+        { cert, key, key, key, "cannot use the CA file %s (not a PEM "
+          "certificate: its PEM blocks are 'PRIVATE KEY'): give" },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        struct sb_device_config c = nc_config("127.0.0.1", "", "");
+        struct sb_device *d = (struct sb_device *) &c;
+        char err[512] = "", want[512];
+        snprintf(want, sizeof want, files[i].want, files[i].bad);
+        snprintf(c.transport, sizeof c.transport, "tls");
+        snprintf(c.tls_cert, sizeof c.tls_cert, "%s", files[i].cert);
+        snprintf(c.tls_key, sizeof c.tls_key, "%s", files[i].key);
+        snprintf(c.tls_ca, sizeof c.tls_ca, "%s", files[i].ca);
+        CU_ASSERT_EQUAL(sb_netconf_class.open(&c, &d, err, sizeof err),
+                        EINVAL);
+        CU_ASSERT_PTR_NULL(d);
+        if (!strstr(err, want))
+            fprintf(stderr, "tls file case %zu: '%s' lacks '%s'\n", i, err,
+                    want);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    }
+    unlink(notpem);
+
     /* Nobody on port 1: open() succeeds (the device may come later);
      * every call says so at once. */
     struct sb_device_config c = nc_config("127.0.0.1:1", "", "");
