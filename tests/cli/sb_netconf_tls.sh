@@ -397,6 +397,28 @@ else
     notok "lightraild with another CA: exit $RC, $(cat "$D/wrong.log")"
 fi
 
+# lightraild refuses to start when its certificate, key or CA for the
+# devices does not load, and says which file and what is wrong with it
+# (it said OpenSSL's 'PEM lib' or 'no certificate or crl found'); exit 1,
+# a device that refuses (lightraild(8)).
+mkdir -p "$C/folder"
+echo "not a certificate" > "$C/notpem.txt"
+for c in "certificate $C/folder client certificate $C/folder (Is a directory): give a PEM certificate chain in southbound/netconf/tls/certificate" \
+         "key $C/notpem.txt client key $C/notpem.txt (not a PEM private key: no -----BEGIN line): give the PEM private key in southbound/netconf/tls/key" \
+         "ca $C/ctl.key CA file $C/ctl.key (not a PEM certificate: its PEM blocks are 'PRIVATE KEY'): give the PEM certificate of the CA"; do
+    leaf=${c%% *}; rest=${c#* }; file=${rest%% *}; want=${rest#* }
+    jq --arg leaf "$leaf" --arg file "$file" \
+        '.["lightrail-config:lightraild"].southbound.netconf.tls[$leaf] = $file' \
+        "$D/lightraild.json" > "$D/badfile.json"
+    if ! daemon_exits "$D/badfile.json" "$D/badfile.log"; then
+        notok "lightraild started with the devices' $leaf $file"
+    elif [ $RC -eq 1 ] && grep -qF "cannot use the $want" "$D/badfile.log"; then
+        ok "lightraild refuses the devices' $leaf $file (exit 1): $(grep -F "cannot use" "$D/badfile.log" | cut -c26-)"
+    else
+        notok "lightraild with the devices' $leaf $file: exit $RC, $(cat "$D/badfile.log")"
+    fi
+done
+
 for r in r1 r2 r3 r4; do kill "$(pid "$r")" 2>/dev/null; done
 for r in r1 r2 r3 r4; do
     wait "$(pid "$r")"
