@@ -30,7 +30,8 @@
  * invalid-value at PATH): MESSAGE; nothing applied".  404 on DELETE is
  * ENOENT, 409 on PUT EEXIST, other refusals EPROTO; a certificate that
  * does not chain to the pinned CA is EACCES, no connection EHOSTUNREACH,
- * no answer within timeout_ms ETIMEDOUT.
+ * no answer within timeout_ms ETIMEDOUT; a ca-file that does not load
+ * is open()'s EINVAL, before any connection.
  *
  * Threads: one call at a time per device (d->lock); one curl handle per
  * device, kept for its connection.
@@ -44,7 +45,10 @@
 #include <string.h>
 
 #include <json-c/json.h>
+#include <openssl/err.h>
+#include <openssl/x509_vfy.h>
 
+#include "controller/lr_tls.h"
 #include "planner/lr_utf8.h"
 #include "southbound/sb_chtab.h"
 #include "southbound/sb_driver.h"
@@ -459,6 +463,28 @@ sb_restconf_open(const struct sb_device_config *config,
                        "needs a ca-file (the one CA its certificate must "
                        "chain to): set it in the southbound "
                        "configuration", config->name);
+    /* The CA file is loaded here as libcurl's OpenSSL will load it:
+     * handed over as it is, one that does not load failed every call
+     * with "the server's certificate is refused (error setting
+     * certificate file: F)", blaming the device for the file. */
+    if (https) {
+        ERR_clear_error();
+        X509_STORE *st = X509_STORE_new();
+        int loaded = st && X509_STORE_load_locations(st, config->ca_file,
+                                                     NULL) == 1;
+        X509_STORE_free(st);
+        if (!loaded) {
+            char why[256];
+            return sb_errf(err, errlen, EINVAL, "%.63s: cannot use the "
+                           "ca-file %s (%s): give the PEM certificate of "
+                           "the CA that signs the device's certificate "
+                           "(southbound restconf ca-file, or the "
+                           "device's)", config->name, config->ca_file,
+                           lr_tls_file_reason(config->ca_file,
+                                              LR_TLS_PEM_CERT, why,
+                                              sizeof why));
+        }
+    }
     d = calloc(1, sizeof *d);
     if (!d || !(d->h = curl_easy_init())) {
         free(d);

@@ -212,6 +212,26 @@ elif [ $RC -ne 0 ] && grep -q "ROADM r1: the server's certificate is refused (.*
 else
     notok "lightraild with the wrong CA: exit $RC, $(cat "$D/wrong.log")"
 fi
+# A ca-file that does not load (a folder, no PEM, a key): lightraild
+# refuses to start (exit 1, a device that refuses: lightraild(8)), naming
+# the file and what is wrong with it; it blamed the device ("the
+# server's certificate is refused (error setting certificate file:
+# ...)").
+mkdir -p "$T/folder"
+echo "not a certificate" > "$T/notpem.txt"
+for c in "$T/folder Is a directory" \
+         "$T/notpem.txt not a PEM certificate: no -----BEGIN line" \
+         "$T/ca.key not a PEM certificate: its PEM blocks are 'PRIVATE KEY'"; do
+    file=${c%% *}; why=${c#* }
+    write_config "$file" > "$D/badca.json"
+    if ! daemon_exits "$D/badca.json" "$D/badca.log"; then
+        notok "lightraild started with the ca-file $file"
+    elif [ $RC -eq 1 ] && grep -qF "ROADM r1: cannot use the ca-file $file ($why): give the PEM certificate of the CA" "$D/badca.log"; then
+        ok "lightraild refuses the ca-file $file (exit 1): $why"
+    else
+        notok "lightraild with the ca-file $file: exit $RC, $(cat "$D/badca.log")"
+    fi
+done
 actual > "$tmp/have"
 expected_after=$(wc -l < "$tmp/have")
 [ "$expected_after" -eq 8 ] && ok "the refused start changed no device" \

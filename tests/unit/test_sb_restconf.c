@@ -307,6 +307,48 @@ test_pinned_ca_and_faults(void)
                         EINVAL);
         CU_ASSERT_PTR_NOT_NULL(strstr(err, "plain http only on 127.0.0.1"));
     }
+
+    /* A ca-file that is a folder, holds no PEM or PEM of another kind
+     * is refused by open(), named with what is wrong with it
+     * (lr_tls_file_reason()): it was handed to libcurl, and every call
+     * blamed the device ("the server's certificate is refused (error
+     * setting certificate file: ...)"). */
+    char notpem[128];
+    snprintf(notpem, sizeof notpem, "%s/ca.txt", dir);
+    FILE *f = fopen(notpem, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("hello\n", f);
+    fclose(f);
+    const struct {
+        const char *ca, *why;
+    } bad_ca[] = {
+        { dir, "Is a directory" },
+        { notpem, "not a PEM certificate: no -----BEGIN line" },
+        { key, "not a PEM certificate: its PEM blocks are 'PRIVATE KEY'" },
+    };
+    for (size_t i = 0; i < sizeof bad_ca / sizeof *bad_ca; i++) {
+        char want[512];
+        c = config(bad_ca[i].ca, 2000);
+        d = NULL;
+        snprintf(want, sizeof want, "r7: cannot use the ca-file %s (%s): "
+                 "give the PEM certificate of the CA that signs the "
+                 "device's certificate", bad_ca[i].ca, bad_ca[i].why);
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(sb_restconf_class.open(&c, &d, err, sizeof err),
+                        EINVAL);
+        CU_ASSERT_PTR_NULL(d);
+        if (!strstr(err, want)) {
+            fprintf(stderr, "ca-file case %zu: '%s' lacks '%s'\n", i, err,
+                    want);
+            if (d && sb_restconf_class.read(d, &mc, &n, err,
+                                            sizeof err) != 0)
+                fprintf(stderr, "  its read: '%s'\n", err);
+        }
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+        if (d)
+            sb_restconf_class.close(d);
+    }
+    unlink(notpem);
 }
 
 /* A device that answers 200 with media channels that are not a list,
