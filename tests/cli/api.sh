@@ -196,10 +196,18 @@ jq -e '."lightrail-job:jobs".job | length == 2 and .[0].name == "p3"
        and .[0]["@"] == {"lightrail-job:remaining": 2}' "$tmp/body" > /dev/null \
     && ok "limit=2&offset=3: p3, p4, remaining 2 on p3" \
     || notok "limit=2&offset=3: $(cat "$tmp/body")"
-if command -v yanglint > /dev/null; then
+# lint_page FILE: FILE, a jobs container, is valid lightrail-job data.
+# yanglint takes the format from the name's extension: of a name without
+# one it says "unknown format" and exits 0, having checked nothing.  Each
+# module named is implemented, and lightrail-model's would want a model
+# in the document: only lightrail-job is named (it imports the other).
+lint_page() {
+    cp "$1" "$tmp/page.json"
     yanglint -D -p /usr/share/yuma/modules/ietf -p "$srcdir/yang" \
-        "$srcdir/yang/lightrail-model.yang" "$srcdir/yang/lightrail-job.yang" \
-        "$tmp/body" > "$tmp/lint" 2>&1 \
+        "$srcdir/yang/lightrail-job.yang" "$tmp/page.json" > "$tmp/lint" 2>&1
+}
+if command -v yanglint > /dev/null; then
+    lint_page "$tmp/body" \
         && ok "a page with its annotation is valid lightrail-job data (yanglint)" \
         || notok "yanglint on a page: $(cat "$tmp/lint")"
 fi
