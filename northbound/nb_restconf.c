@@ -15,7 +15,8 @@
 #include "yang/lr_yang_job.h"
 
 #define JOBS "/restconf/data/lightrail-job:jobs"
-#define JOB JOBS "/job="
+#define JOB_LIST JOBS "/job"
+#define JOB JOB_LIST "="
 
 static void
 json_reply(struct nb_response *resp, int status, char *body)
@@ -481,16 +482,19 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
 }
 
 /* The jobs, or the page of them the query asks for (list pagination,
- * draft-ietf-netconf-list-pagination-rc: limit, offset, direction).
- * The list is in the order of its key, the job's name (lr_ctl_list_refs
- * sorts by name; the list is ordered-by system), so two GETs page the
- * same order as long as no job comes or goes between them.  Only the
- * page's jobs are built and printed; when the limit left some out, the
- * page's first entry carries the annotation lightrail-job:remaining. */
+ * draft-ietf-netconf-list-pagination-rc: limit, offset, direction), in
+ * the jobs container or, with 'list', as the list resource .../jobs/job
+ * (the draft's target; lr_yang_job_page_to_json).  Both answer the same
+ * entries and refusals: one parse, one slice, one printer.  The list is
+ * in the order of its key, the job's name (lr_ctl_list_refs sorts by
+ * name; the list is ordered-by system), so two GETs page the same order
+ * as long as no job comes or goes between them.  Only the page's jobs
+ * are built and printed; when the limit left some out, the page's first
+ * entry carries the annotation lightrail-job:remaining. */
 static void
-h_jobs_get(void *arg, const struct nb_request *req, struct nb_response *resp)
+jobs_page(struct nb_app *app, const struct nb_request *req,
+          struct nb_response *resp, bool list)
 {
-    struct nb_app *app = arg;
     const struct lr_job **jobs = NULL, **page = NULL;
     struct nb_page pg;
     size_t count = 0, remaining = 0;
@@ -522,7 +526,8 @@ h_jobs_get(void *arg, const struct nb_request *req, struct nb_response *resp)
     char *out = NULL;
     lr_modtable_default(&mods);
     if (lr_yang_job_page_to_json(app->ly, page, (int) count,
-                                 (uint32_t) remaining, lr_ctl_topo(app->ctl),
+                                 (uint32_t) remaining, list,
+                                 lr_ctl_topo(app->ctl),
                                  lr_ctl_cluster(app->ctl), &mods, &out, err,
                                  sizeof err))
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
@@ -532,6 +537,13 @@ h_jobs_get(void *arg, const struct nb_request *req, struct nb_response *resp)
 cleanup:
     free(page);
     free(jobs);
+}
+
+/* GET (and HEAD) of the list resource .../jobs/job. */
+static void
+h_job_list(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    jobs_page(arg, req, resp, true);
 }
 
 static void
@@ -1257,6 +1269,7 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
 
 static struct nb_route routes[] = {
     { NB_GET | NB_POST, JOBS, NULL, false, NB_PAGE_PARAMS },
+    { NB_GET, JOB_LIST, h_job_list, false, NB_PAGE_PARAMS },
     { NB_GET | NB_DELETE, JOB, h_job, false, NULL },
     { NB_GET | NB_PUT, "/restconf/data/ietf-network:networks", h_topology,
       false, NULL },
@@ -1282,7 +1295,7 @@ h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
     else if (req->method == NB_POST)
         h_jobs_post(arg, req, resp);
     else
-        h_jobs_get(arg, req, resp);
+        jobs_page(arg, req, resp, false);
 }
 
 const struct nb_route *

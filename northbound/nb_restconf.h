@@ -8,6 +8,13 @@
  *                                                       page (?limit,
  *                                                       offset, direction:
  *                                                       nb_query.h)
+ *   GET    /restconf/data/lightrail-job:jobs/job        the list resource
+ *                                                       (draft-ietf-netconf-
+ *                                                       list-pagination-rc):
+ *                                                       the same jobs or
+ *                                                       page, as
+ *                                                       {"lightrail-job:
+ *                                                       job":[...]}
  *   GET    /restconf/data/lightrail-job:jobs/job=NAME   one job
  *   DELETE /restconf/data/lightrail-job:jobs/job=NAME   release it
  *   GET    /restconf/data/ietf-network:networks         the topology

@@ -761,11 +761,15 @@ lr_yang_jobs_to_json(struct ly_ctx *ctx, const struct lr_job *jobs, int n,
     return ret;
 }
 
+/* What job_print() prints: the jobs container, the one job's entry
+ * (RFC 8040's form of one list entry), or the list resource. */
+enum job_form { JOB_FORM_JOBS, JOB_FORM_ONE, JOB_FORM_LIST };
+
 static int
 job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
           uint32_t remaining, const struct lr_topo *topo,
           const struct lr_cluster *cluster, const struct lr_modtable *mods,
-          int single, char **out, char *err, size_t errlen);
+          enum job_form form, char **out, char *err, size_t errlen);
 
 int
 lr_yang_job_refs_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
@@ -774,27 +778,27 @@ lr_yang_job_refs_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                          const struct lr_modtable *mods, int single,
                          char **out, char *err, size_t errlen)
 {
-    return job_print(ctx, jobs, n, 0, topo, cluster, mods, single, out, err,
-                     errlen);
+    return job_print(ctx, jobs, n, 0, topo, cluster, mods,
+                     single ? JOB_FORM_ONE : JOB_FORM_JOBS, out, err, errlen);
 }
 
 int
 lr_yang_job_page_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
-                         int n, uint32_t remaining,
+                         int n, uint32_t remaining, bool list,
                          const struct lr_topo *topo,
                          const struct lr_cluster *cluster,
                          const struct lr_modtable *mods, char **out,
                          char *err, size_t errlen)
 {
-    return job_print(ctx, jobs, n, remaining, topo, cluster, mods, 0, out,
-                     err, errlen);
+    return job_print(ctx, jobs, n, remaining, topo, cluster, mods,
+                     list ? JOB_FORM_LIST : JOB_FORM_JOBS, out, err, errlen);
 }
 
 static int
 job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
           uint32_t remaining, const struct lr_topo *topo,
           const struct lr_cluster *cluster, const struct lr_modtable *mods,
-          int single, char **out, char *err, size_t errlen)
+          enum job_form form, char **out, char *err, size_t errlen)
 {
     struct lr_yang_job_env env = {
         .topo = topo, .cluster = cluster, .mods = mods,
@@ -806,7 +810,7 @@ job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
     LY_ERR rc = LY_SUCCESS;
 
     *out = NULL;
-    if (n < 0 || (single && n != 1)) {
+    if (n < 0 || (form == JOB_FORM_ONE && n != 1)) {
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL,
                      "%d jobs to print; a single job needs exactly one", n);
         ret = EINVAL;
@@ -838,13 +842,27 @@ job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
             goto cleanup;
     }
     /* Printing the list entry alone gives the RFC 8040 form of one
-     * resource, {"lightrail-job:job":[{...}]}.  With no jobs, the empty
-     * container is kept: {"lightrail-job:jobs":{}} says "none" where an
-     * empty document would say nothing. */
-    rc = single ? lyd_print_mem(&text, lyd_child(root), LYD_JSON, 0)
-                : lyd_print_mem(&text, root, LYD_JSON,
-                                LYD_PRINT_WITHSIBLINGS
-                                    | LYD_PRINT_KEEPEMPTYCONT);
+     * resource, {"lightrail-job:job":[{...}]}; with its siblings, the
+     * list resource, every entry in that one array.  With no jobs, the
+     * empty container is kept: {"lightrail-job:jobs":{}} says "none"
+     * where an empty document would say nothing; the list has no node
+     * to print, and its empty array says the same (RFC 7951 does not
+     * forbid it; libyang 2.1 parses it as no entry). */
+    if (form == JOB_FORM_LIST && !lyd_child(root)) {
+        if (!(text = strdup("{\"" LR_YANG_LRJ ":job\":[]}"))) {
+            lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "out of memory");
+            ret = ENOMEM;
+        }
+    } else if (form == JOB_FORM_LIST) {
+        rc = lyd_print_mem(&text, lyd_child(root), LYD_JSON,
+                           LYD_PRINT_WITHSIBLINGS);
+    } else {
+        rc = form == JOB_FORM_ONE
+             ? lyd_print_mem(&text, lyd_child(root), LYD_JSON, 0)
+             : lyd_print_mem(&text, root, LYD_JSON,
+                             LYD_PRINT_WITHSIBLINGS
+                                 | LYD_PRINT_KEEPEMPTYCONT);
+    }
 
 cleanup:
     if (!ret && rc)

@@ -106,14 +106,17 @@ int lr_yang_job_refs_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
                              const struct lr_modtable *mods, int single,
                              char **out, char *err, size_t errlen);
 
-/* A page of the jobs list (GET with limit, offset, direction): the jobs
- * container holding 'jobs' in the order given, as
- * lr_yang_job_refs_to_json() with single 0.  When 'remaining' is not 0
- * (the entries the page's limit left out) and the page holds a job, its
- * first entry carries the annotation lightrail-job:remaining (RFC 7952:
- * "@": {"lightrail-job:remaining": N} in JSON). */
+/* A page of the jobs list (GET with limit, offset, direction): 'jobs' in
+ * the order given, in the jobs container as lr_yang_job_refs_to_json()
+ * with single 0, or with 'list' as the list resource itself (GET of
+ * .../jobs/job, draft-ietf-netconf-list-pagination-rc):
+ * {"lightrail-job:job":[...]}, and {"lightrail-job:job":[]} for a page
+ * of no job.  When 'remaining' is not 0 (the entries the page's limit
+ * left out) and the page holds a job, its first entry carries the
+ * annotation lightrail-job:remaining (RFC 7952: "@":
+ * {"lightrail-job:remaining": N} in JSON), in either form. */
 int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
-                             int n, uint32_t remaining,
+                             int n, uint32_t remaining, bool list,
                              const struct lr_topo *topo,
                              const struct lr_cluster *cluster,
                              const struct lr_modtable *mods, char **out,

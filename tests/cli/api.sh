@@ -86,6 +86,7 @@ bad() {
     api "$@"
     got=$STATUS
     cp "$tmp/body" "$tmp/bad-body"
+    cp "$tmp/headers" "$tmp/bad-headers"
     after=$(snapshot)
     if [ "$got" = "$want" ] && [ "$before" = "$after" ] \
        && { [ -z "$tag" ] || jq -e --arg t "$tag" \
@@ -163,32 +164,56 @@ jq -c '[."lightrail-job:jobs".job[].name]' "$tmp/body" > "$tmp/all"
 [ "$(cat "$tmp/all")" = '["j1","p1","p2","p3","p4","p5","p6"]' ] \
     && ok "GET of every job: in the order of their names" \
     || notok "GET of every job: $(cat "$tmp/all")"
-# page LIMIT DIRECTION: pages from offset 0 until one has no remaining;
-# prints the names in the order received, and "!" after a page whose
-# remaining is not what follows it or whose annotation is not on its
-# first entry alone.
+# entries FILE: the jobs of a GET's body as one array, from the jobs
+# container ({"lightrail-job:jobs":{"job":[...]}}) or from the list
+# resource ({"lightrail-job:job":[...]}, nothing else at the top).
+entries() {
+    jq -c 'if keys == ["lightrail-job:job"] then ."lightrail-job:job"
+           else ."lightrail-job:jobs".job // [] end' "$1"
+}
+# page RESOURCE LIMIT DIRECTION: pages of RESOURCE ($JOBS or $JOBS/job)
+# from offset 0 until one has no remaining; prints the names in the
+# order received, and "!" after a page whose remaining is not what
+# follows it or whose annotation is not on its first entry alone; the
+# pages' entries, one line a page, go to $tmp/pages.
 page() {
     off=0
+    : > "$tmp/pages"
     while :; do
-        api GET "$JOBS?limit=$1&offset=$off&direction=$2"
+        api GET "$1?limit=$2&offset=$off&direction=$3"
         [ "$STATUS" = 200 ] || { echo "status $STATUS"; return; }
-        n=$(jq '."lightrail-job:jobs".job // [] | length' "$tmp/body")
-        rem=$(jq '."lightrail-job:jobs".job[0]["@"]["lightrail-job:remaining"] // 0' "$tmp/body")
-        jq -r '."lightrail-job:jobs".job // [] | .[].name' "$tmp/body"
-        jq -e '[."lightrail-job:jobs".job // [] | .[1:][] | select(has("@"))] | length == 0' \
-            "$tmp/body" > /dev/null || echo "!"
+        entries "$tmp/body" > "$tmp/page"
+        cat "$tmp/page" >> "$tmp/pages"
+        n=$(jq length "$tmp/page")
+        rem=$(jq '.[0]["@"]["lightrail-job:remaining"] // 0' "$tmp/page")
+        jq -r '.[].name' "$tmp/page"
+        jq -e '[.[1:][] | select(has("@"))] | length == 0' \
+            "$tmp/page" > /dev/null || echo "!"
         [ "$rem" -eq $((7 - off - n)) ] || echo "!"
         [ "$rem" -eq 0 ] && return
         off=$((off + n))
     done
 }
 for l in 1 2 3 6 7 8 unbounded; do
-    f=$(page $l forwards | jq -R . | jq -sc .)
-    b=$(page $l backwards | jq -R . | jq -sc .)
+    f=$(page $JOBS $l forwards | jq -R . | jq -sc .)
+    cp "$tmp/pages" "$tmp/pages-f"
+    b=$(page $JOBS $l backwards | jq -R . | jq -sc .)
+    cp "$tmp/pages" "$tmp/pages-b"
     if [ "$f" = "$(cat "$tmp/all")" ] && [ "$b" = "$(jq -c reverse "$tmp/all")" ]; then
         ok "pages of limit $l tile the list forwards and backwards, remaining right"
     else
         notok "pages of limit $l: forwards $f, backwards $b"
+    fi
+    # The list resource (the drafts' target): the same pages, entry for
+    # entry, annotations included.
+    f=$(page "$JOBS/job" $l forwards | jq -R . | jq -sc .)
+    cmp -s "$tmp/pages" "$tmp/pages-f" || f="$f, pages differ from the container's"
+    b=$(page "$JOBS/job" $l backwards | jq -R . | jq -sc .)
+    cmp -s "$tmp/pages" "$tmp/pages-b" || b="$b, pages differ from the container's"
+    if [ "$f" = "$(cat "$tmp/all")" ] && [ "$b" = "$(jq -c reverse "$tmp/all")" ]; then
+        ok "pages of limit $l of .../jobs/job tile the list both ways, as the container's"
+    else
+        notok "pages of limit $l of .../jobs/job: forwards $f, backwards $b"
     fi
 done
 api GET "$JOBS?limit=2&offset=3"
@@ -215,15 +240,48 @@ api GET "$JOBS?offset=7"
 [ "$STATUS" = 200 ] && [ "$(jq -c . "$tmp/body")" = '{"lightrail-job:jobs":{}}' ] \
     && ok "offset=7 of 7: 200, the empty list" \
     || notok "offset=7: $STATUS $(cat "$tmp/body")"
-# badq STATUS TAG APP-TAG MESSAGE-PART QUERY [METHOD]: as bad, and the
-# error-app-tag (or none) and a part of the message.
+# The list resource: its member name with the array, the annotation on
+# the first entry; valid as the jobs container's list (yanglint reads no
+# list without its parent, so the array goes back into the container).
+api GET "$JOBS/job?limit=2&offset=3"
+jq -e 'keys == ["lightrail-job:job"] and (."lightrail-job:job" | length == 2
+       and .[0].name == "p3" and .[0]["@"] == {"lightrail-job:remaining": 2})' \
+    "$tmp/body" > /dev/null \
+    && ok ".../jobs/job?limit=2&offset=3: {\"lightrail-job:job\":[p3, p4]}, remaining 2 on p3" \
+    || notok ".../jobs/job?limit=2&offset=3: $STATUS $(cat "$tmp/body")"
+if command -v yanglint > /dev/null; then
+    jq '{"lightrail-job:jobs": {job: ."lightrail-job:job"}}' "$tmp/body" > "$tmp/list.json"
+    lint_page "$tmp/list.json" \
+        && ok "a page of .../jobs/job is valid lightrail-job data (yanglint)" \
+        || notok "yanglint on a page of .../jobs/job: $(cat "$tmp/lint")"
+fi
+api GET "$JOBS"
+entries "$tmp/body" > "$tmp/every"
+api GET "$JOBS/job"
+[ "$STATUS" = 200 ] && [ "$(entries "$tmp/body")" = "$(cat "$tmp/every")" ] \
+    && ok "GET .../jobs/job without a query: every job, as the container's" \
+    || notok "GET .../jobs/job: $STATUS $(cat "$tmp/body")"
+curl -s -I -o /dev/null -w '%{http_code} %header{content-length}' \
+    --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
+    "$URL$JOBS/job" > "$tmp/head"
+[ "$(cat "$tmp/head")" = "200 $(wc -c < "$tmp/body")" ] \
+    && ok "HEAD .../jobs/job: 200, the GET's length" \
+    || notok "HEAD .../jobs/job: $(cat "$tmp/head"), GET $(wc -c < "$tmp/body") bytes"
+api GET "$JOBS/job?offset=7"
+[ "$STATUS" = 200 ] && [ "$(jq -c . "$tmp/body")" = '{"lightrail-job:job":[]}' ] \
+    && ok ".../jobs/job?offset=7 of 7: 200, the empty array" \
+    || notok ".../jobs/job?offset=7: $STATUS $(cat "$tmp/body")"
+# badq STATUS TAG APP-TAG MESSAGE-PART QUERY [METHOD]: as bad, on the
+# resource $res, and the error-app-tag (or none) and a part of the
+# message.
+res=$JOBS
 badq() {
-    bad "$1" "$2" "${6:-GET} ?$5" "${6:-GET}" "$JOBS?$5" ${6:+"$tmp/p.json"}
+    bad "$1" "$2" "${6:-GET} ${res#$JOBS}?$5" "${6:-GET}" "$res?$5" ${6:+"$tmp/p.json"}
     jq -e --arg a "$3" --arg m "$4" '."ietf-restconf:errors".error[0]
             | (."error-app-tag" // "") == $a and (."error-message" | contains($m))' \
         "$tmp/bad-body" > /dev/null \
-        && ok "?$5: error-app-tag '$3', says what to send" \
-        || notok "?$5: $(cat "$tmp/bad-body")"
+        && ok "${res#$JOBS}?$5: error-app-tag '$3', says what to send" \
+        || notok "${res#$JOBS}?$5: $(cat "$tmp/bad-body")"
 }
 badq 400 invalid-value "" "send a whole number from 1 to 4294967295, or 'unbounded'" "limit=0"
 badq 400 invalid-value "" "limit '-1' is not a page size" "limit=-1"
@@ -238,6 +296,22 @@ badq 501 operation-not-supported "" "parameter 'sort-by'" "sort-by=name"
 badq 501 operation-not-supported "" "parameter 'cursor'" "limit=2&cursor=p2"
 badq 400 invalid-value "" "unknown query parameter 'page'" "page=2"
 badq 400 operation-not-supported "" "applies to GET of the jobs list" "limit=1" POST
+# The list resource refuses as the container does.
+res=$JOBS/job
+badq 400 invalid-value "" "send a whole number from 1 to 4294967295, or 'unbounded'" "limit=0"
+badq 400 invalid-value "" "direction 'up' is not one: send 'forwards'" "direction=up"
+badq 416 invalid-value offset-out-of-range "offset 8 is past the end of the list, which has 7 entries: send an offset from 0 to 7" "offset=8"
+badq 501 operation-not-supported "" "parameter 'cursor'" "limit=2&cursor=p2"
+badq 400 invalid-value "" "unknown query parameter 'page'" "page=2"
+res=$JOBS
+# GET and HEAD only: a job is submitted to the container, released by
+# its own resource.
+for m in POST PUT DELETE PATCH; do
+    bad 405 operation-not-supported "$m .../jobs/job" $m "$JOBS/job" "$tmp/p.json"
+    tr -d '\r' < "$tmp/bad-headers" | grep -q -i '^Allow: GET, HEAD, OPTIONS$' \
+        && ok "$m .../jobs/job: Allow: GET, HEAD, OPTIONS" \
+        || notok "$m .../jobs/job: $(cat "$tmp/bad-headers")"
+done
 # The client: one page, and what follows it.
 lr_job() {
     $LIGHTRAIL job "$@" --server "$URL" --token "$TOKEN" \

@@ -690,6 +690,77 @@ test_jobs_empty(void)
     free(text);
 }
 
+/* A page printed as the list resource (GET .../jobs/job): the list's
+ * member name with the array, the entries in the order given, the
+ * annotation on the first; libyang reads it back under the jobs
+ * container, as RFC 8040 reads a child resource.  No job: the empty
+ * array, which reads back as no entry. */
+static void
+test_job_list_page(void)
+{
+    struct fixture f;
+    struct lr_job j[2];
+    const struct lr_job *page[2] = { &j[0], &j[1] };
+    char *text = NULL, err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    active_job(&f, &j[0]);
+    j[1] = j[0];
+    snprintf(j[1].intent.name, sizeof j[1].intent.name, "j0");
+    int rc = lr_yang_job_page_to_json(ctx, page, 2, 5, true, f.topo,
+                                      f.cluster, &f.mods, &text, err,
+                                      sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    const char *p = text;
+    while (*p == ' ' || *p == '\n' || *p == '{')
+        p++;
+    CU_ASSERT_EQUAL(strncmp(p, "\"lightrail-job:job\": [", 22), 0);
+    CU_ASSERT_PTR_NULL(strstr(text, "lightrail-job:jobs"));
+    /* In the order given (j1 before j0), not re-sorted by the printer. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"j1\""));
+    CU_ASSERT(strstr(text, "\"j1\"") < strstr(text, "\"j0\""));
+
+    const struct lys_module *mod = ly_ctx_get_module_implemented(ctx,
+                                                                 LR_YANG_LRJ);
+    struct lyd_node *jobs = NULL;
+    struct ly_in *lin = NULL;
+    CU_ASSERT_EQUAL_FATAL(lyd_new_inner(NULL, mod, "jobs", 0, &jobs), 0);
+    CU_ASSERT_EQUAL_FATAL(ly_in_new_memory(text, &lin), 0);
+    CU_ASSERT_EQUAL(lyd_parse_data(ctx, jobs, lin, LYD_JSON, LYD_PARSE_STRICT,
+                                   LYD_VALIDATE_PRESENT, NULL),
+                    LY_SUCCESS);
+    CHECK_VAL(jobs, "/lightrail-job:jobs/job[name='j0']/state/phase",
+              "active");
+    struct lyd_node *first = lyd_child(jobs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(first);
+    struct lyd_meta *m = lyd_find_meta(first->meta, mod, "remaining");
+    CU_ASSERT_PTR_NOT_NULL(m);
+    if (m)
+        CU_ASSERT_STRING_EQUAL(lyd_get_meta_value(m), "5");
+    CU_ASSERT_PTR_NULL(lyd_find_meta(first->next->meta, mod, "remaining"));
+    ly_in_free(lin, 0);
+    lyd_free_all(jobs);
+    free(text);
+
+    CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(ctx, NULL, 0, 0, true,
+                                                   f.topo, f.cluster,
+                                                   &f.mods, &text, err,
+                                                   sizeof err),
+                          0);
+    CU_ASSERT_STRING_EQUAL(text, "{\"lightrail-job:job\":[]}");
+    CU_ASSERT_EQUAL_FATAL(lyd_new_inner(NULL, mod, "jobs", 0, &jobs), 0);
+    CU_ASSERT_EQUAL_FATAL(ly_in_new_memory(text, &lin), 0);
+    CU_ASSERT_EQUAL(lyd_parse_data(ctx, jobs, lin, LYD_JSON, LYD_PARSE_STRICT,
+                                   LYD_VALIDATE_PRESENT, NULL),
+                    LY_SUCCESS);
+    CU_ASSERT_PTR_NULL(lyd_child(jobs));
+    ly_in_free(lin, 0);
+    lyd_free_all(jobs);
+    free(text);
+    fixture_free(&f);
+}
+
 /* Indices the inventories do not have, and values the schema refuses,
  * are errors with the job's path, never a wrong document. */
 static void
@@ -1807,6 +1878,7 @@ static CU_TestInfo tests[] = {
     { "jobs round trip", test_jobs_round_trip },
     { "one job", test_job_single },
     { "no jobs", test_jobs_empty },
+    { "a page as the list resource", test_job_list_page },
     { "text printed as valid UTF-8", test_jobs_utf8 },
     { "a reason too long is cut at a character, marked",
       test_reason_cut_marked },
