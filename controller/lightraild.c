@@ -465,6 +465,7 @@ main(int argc, char **argv)
     struct daemon d = { 0 };
     char err[2048], *topo_json = NULL, *cluster_json = NULL, *report = NULL;
     struct nb_app app = { 0 };
+    struct nb_server_tls *listen_tls = NULL;
     bool wrote_files = false;
 
     if (!cfg || lr_yang_ctx_new(&ly, err, sizeof err)
@@ -486,13 +487,15 @@ main(int argc, char **argv)
      * address other hosts reach, a certificate, key or client CA file
      * that does not load): refused here, exit 2, before the state
      * directory, the store and recovery's device work, which it used to
-     * come after (exit 1). */
+     * come after (exit 1).  The files are loaded here only: the server
+     * is made with the context the check keeps (listen_tls, ours until
+     * cleanup; the server takes a reference of its own). */
     struct nb_server_config listen_cfg = {
         .address = cfg->address, .port = cfg->port, .tls = cfg->tls,
         .cert_file = cfg->cert, .key_file = cfg->key,
         .client_ca_file = cfg->client_ca[0] ? cfg->client_ca : NULL,
     };
-    if (nb_server_config_check(&listen_cfg, err, sizeof err)) {
+    if (nb_server_config_check(&listen_cfg, &listen_tls, err, sizeof err)) {
         fprintf(stderr, "lightraild: %s: listen: %s\n", config_path, err);
         rc = 2;
         goto cleanup;
@@ -615,7 +618,7 @@ main(int argc, char **argv)
         .cert_file = cfg->cert, .key_file = cfg->key,
         .client_ca_file = cfg->client_ca[0] ? cfg->client_ca : NULL,
         .tokens = tokens, .n_tokens = cfg->n_tokens,
-        .max_body = 1 << 20,
+        .max_body = 1 << 20, .loaded = listen_tls,
     };
     if (!d.base || nb_server_new(d.base, &sc, routes, n_routes, &app, &d.srv,
                                  err, sizeof err)) {
@@ -623,6 +626,8 @@ main(int argc, char **argv)
         goto cleanup;
     }
     app.srv = d.srv;
+    nb_server_tls_free(listen_tls);
+    listen_tls = NULL;
     if (lr_worker_new(d.base, &d.worker, err, sizeof err)) {
         lr_log(LR_LOG_ERR, "%s", err);
         goto cleanup;
@@ -710,6 +715,7 @@ cleanup:
     if (d.telemetry)
         event_free(d.telemetry);
     nb_server_free(d.srv);
+    nb_server_tls_free(listen_tls);
     if (d.base)
         event_base_free(d.base);
     lr_ctl_free(ctl);

@@ -45,6 +45,12 @@ int nb_tls_ctx_new(const char *cert_file, const char *key_file,
                    const char *client_ca_file, SSL_CTX **out,
                    char *err, size_t errlen);
 
+/* nb_server_tls (nb_server.h) is one reference to a context of
+ * nb_tls_ctx_new(). */
+struct nb_server_tls {
+    SSL_CTX *ctx;
+};
+
 /* The common name of the peer's verified certificate, copied into 'buf':
  * 0, or ENOENT when there is no verified certificate with a usable CN
  * (one that fits 'len' and holds no control characters). */

@@ -1068,8 +1068,8 @@ nb_server_listen(struct nb_server *srv, const char *address, int port,
     return 0;
 }
 
-/* nb_server_config_check() but the TLS files, which nb_server_new()
- * loads once, for the server. */
+/* nb_server_config_check() but the TLS files, which are loaded once:
+ * by the check, for the server, or else by nb_server_new(). */
 static int
 nb_server_config_sane(const struct nb_server_config *cfg, char *err,
                       size_t errlen)
@@ -1102,20 +1102,44 @@ nb_server_config_sane(const struct nb_server_config *cfg, char *err,
 }
 
 int
-nb_server_config_check(const struct nb_server_config *cfg, char *err,
-                       size_t errlen)
+nb_server_config_check(const struct nb_server_config *cfg,
+                       struct nb_server_tls **tls, char *err, size_t errlen)
 {
-    int rc = nb_server_config_sane(cfg, err, errlen);
-    if (rc || !cfg->tls)
-        return rc;
-    /* The files are loaded as the server will load them, and let go:
-     * one that does not load is the configuration's fault as much as a
-     * port out of range. */
-    SSL_CTX *ctx = NULL;
-    rc = nb_tls_ctx_new(cfg->cert_file, cfg->key_file, cfg->client_ca_file,
-                        &ctx, err, errlen);
-    SSL_CTX_free(ctx);
+    struct nb_server_tls *t = NULL;
+    int rc;
+
+    if (tls)
+        *tls = NULL;
+    if ((rc = nb_server_config_sane(cfg, err, errlen)) || !cfg->tls)
+        goto cleanup;
+    /* A file that does not load is the configuration's fault as much as
+     * a port out of range; one that does is kept for the server, which
+     * then reads no file: they are loaded once. */
+    if (!(t = calloc(1, sizeof *t))) {
+        snprintf(err, errlen, "out of memory");
+        rc = ENOMEM;
+        goto cleanup;
+    }
+    if ((rc = nb_tls_ctx_new(cfg->cert_file, cfg->key_file,
+                             cfg->client_ca_file, &t->ctx, err, errlen)))
+        goto cleanup;
+    if (tls) {
+        *tls = t;
+        t = NULL;
+    }
+
+cleanup:
+    nb_server_tls_free(t);
     return rc;
+}
+
+void
+nb_server_tls_free(struct nb_server_tls *tls)
+{
+    if (!tls)
+        return;
+    SSL_CTX_free(tls->ctx);
+    free(tls);
 }
 
 int
@@ -1133,7 +1157,7 @@ nb_server_new(struct event_base *base, const struct nb_server_config *cfg,
     }
     if (!out || !base || !cfg || n_routes < 0 || (n_routes && !routes)
         || cfg->n_tokens < 0 || (cfg->n_tokens && !cfg->tokens)
-        || cfg->max_conns < 0) {
+        || cfg->max_conns < 0 || (cfg->loaded && !cfg->tls)) {
         snprintf(err, errlen, "nb_server_new: invalid arguments");
         goto cleanup;
     }
@@ -1154,9 +1178,21 @@ nb_server_new(struct event_base *base, const struct nb_server_config *cfg,
     if ((rc = nb_server_copy_tables(srv, routes, n_routes, cfg->tokens,
                                     cfg->n_tokens, err, errlen)))
         goto cleanup;
-    if (cfg->tls && (rc = nb_tls_ctx_new(cfg->cert_file, cfg->key_file,
-                                         cfg->client_ca_file, &srv->ssl,
-                                         err, errlen)))
+    /* The server's own reference to the check's context: the caller
+     * frees its nb_server_tls whatever this returns, and
+     * nb_server_free() lets go of this one. */
+    if (cfg->loaded) {
+        if (!SSL_CTX_up_ref(cfg->loaded->ctx)) {
+            snprintf(err, errlen, "TLS: cannot share the context: out of "
+                     "memory");
+            rc = ENOMEM;
+            goto cleanup;
+        }
+        srv->ssl = cfg->loaded->ctx;
+    } else if (cfg->tls && (rc = nb_tls_ctx_new(cfg->cert_file,
+                                                cfg->key_file,
+                                                cfg->client_ca_file,
+                                                &srv->ssl, err, errlen)))
         goto cleanup;
     if (!(srv->http = evhttp_new(base))) {
         snprintf(err, errlen, "out of memory");

@@ -80,6 +80,10 @@ struct nb_token {
     const char *secret;
 };
 
+/* The listener's TLS context: its certificate, key and client CA as
+ * nb_server_config_check() loaded them, for nb_server_new() (opaque). */
+struct nb_server_tls;
+
 struct nb_server_config {
     const char *address;      /* "127.0.0.1" */
     int port;                 /* 0 = any free port (see nb_server_port) */
@@ -95,22 +99,34 @@ struct nb_server_config {
      * at the cap: new connections wait in the kernel's backlog until one
      * closes (idle ones close after a minute). */
     int max_conns;
+    /* HTTPS: the context nb_server_config_check() made of cert_file,
+     * key_file and client_ca_file, or NULL: nb_server_new() then loads
+     * the files itself.  Borrowed: the server takes a reference of its
+     * own to the one context, and the caller still frees its
+     * nb_server_tls, whatever nb_server_new() returned. */
+    struct nb_server_tls *loaded;
 };
 #define NB_MAX_CONNS 64
 
 /* What nb_server_new() refuses of 'cfg' before it opens anything (the
  * port's range, HTTPS without its files, a client CA without HTTPS,
  * plain HTTP on an address that is not a loopback one, a certificate,
- * key or client CA file that does not load: it loads them, and lets
- * them go): 0, or EINVAL (ENOMEM when OpenSSL cannot make a context)
- * with the reason in 'err'.  For a caller that must refuse such a
- * configuration before it makes anything else (lightraild, before its
- * state directory and store). */
+ * key or client CA file that does not load): 0, or EINVAL (ENOMEM when
+ * OpenSSL cannot make a context) with the reason in 'err'.  For a caller
+ * that must refuse such a configuration before it makes anything else
+ * (lightraild, before its state directory and store).  Of an HTTPS
+ * configuration the files are loaded once, here: '*tls' gets the
+ * context, which the caller gives nb_server_new() as cfg->loaded and
+ * frees with nb_server_tls_free(); NULL for plain HTTP and on error.
+ * 'tls' NULL: the context is let go (a check alone). */
 int nb_server_config_check(const struct nb_server_config *,
+                           struct nb_server_tls **tls,
                            char *err, size_t errlen);
+void nb_server_tls_free(struct nb_server_tls *);
 
 /* Listens and serves on 'base'.  Plain HTTP (tls = false) is refused
- * unless the address is a loopback one (nb_server_config_check()).  The
+ * unless the address is a loopback one (nb_server_config_check()).
+ * With cfg->loaded the server uses that context and reads no file.  The
  * caller frees the server with nb_server_free() before the base. */
 int nb_server_new(struct event_base *, const struct nb_server_config *,
                   const struct nb_route *routes, int n_routes, void *arg,

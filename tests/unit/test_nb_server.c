@@ -1165,9 +1165,111 @@ test_tls_files_refused(void)
         if (!strstr(err, want))
             fprintf(stderr, "case %zu: '%s' lacks '%s'\n", i, err, want);
         CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+        /* The check lightraild makes first says the same, and keeps no
+         * context. */
+        struct nb_server_tls *tls = (struct nb_server_tls *) &c; /* set */
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(nb_server_config_check(&c, &tls, err, sizeof err),
+                        EINVAL);
+        CU_ASSERT_PTR_NULL(tls);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
     }
     event_base_free(base);
     unlink(notpem);
+}
+
+static void
+on_own_stop(evutil_socket_t fd, short what, void *base)
+{
+    event_base_loopbreak(base);
+}
+
+static void *
+own_loop(void *base)
+{
+    event_base_dispatch(base);
+    return NULL;
+}
+
+/* The listener's files are loaded once, by nb_server_config_check(): a
+ * server made with the check's context reads none of them.  With the
+ * certificate, key and client CA removed after the check it is still
+ * made, and serves with what they held (the client certificate the CA
+ * signed is verified: its CN is the principal); without the context
+ * the same configuration fails on the missing file. */
+static void
+test_tls_loaded_once(void)
+{
+    if (!fx.have_tls) {
+        fprintf(stderr, "skipped: no certificates\n");
+        return;
+    }
+    char crt[160], key[160], ca[160], err[512] = "";
+    snprintf(crt, sizeof crt, "%s/once.crt", fx.dir);
+    snprintf(key, sizeof key, "%s/once.key", fx.dir);
+    snprintf(ca, sizeof ca, "%s/once-ca.crt", fx.dir);
+    CU_ASSERT_EQUAL_FATAL(link(fx.server_crt, crt), 0);
+    CU_ASSERT_EQUAL_FATAL(link(fx.server_key, key), 0);
+    CU_ASSERT_EQUAL_FATAL(link(fx.client_crt, ca), 0);
+    struct nb_server_config c = {
+        .address = "127.0.0.1", .tls = true, .cert_file = crt,
+        .key_file = key, .client_ca_file = ca, .tokens = tokens,
+        .n_tokens = 2, .max_body = MAX_BODY,
+    };
+    struct nb_server_tls *tls = NULL;
+    CU_ASSERT_EQUAL(nb_server_config_check(&c, &tls, err, sizeof err), 0);
+    unlink(crt);
+    unlink(key);
+    unlink(ca);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tls);
+
+    struct event_base *base = event_base_new();
+    int stop[2];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(base);
+    CU_ASSERT_EQUAL_FATAL(pipe(stop), 0);
+    struct nb_server *s = NULL;
+    CU_ASSERT_EQUAL(nb_server_new(base, &c, routes, N_ROUTES, &s, &s, err,
+                                  sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "No such file or directory"));
+    /* A context is HTTPS's only. */
+    struct nb_server_config plain = { .address = "127.0.0.1",
+                                      .loaded = tls };
+    CU_ASSERT_EQUAL(nb_server_new(base, &plain, routes, N_ROUTES, &s, &s,
+                                  err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "invalid arguments"));
+    c.loaded = tls;
+    err[0] = '\0';
+    CU_ASSERT_EQUAL(nb_server_new(base, &c, routes, N_ROUTES, &s, &s, err,
+                                  sizeof err), 0);
+    if (err[0])
+        fprintf(stderr, "nb_server_new: %s\n", err);
+    /* The server holds a reference of its own. */
+    nb_server_tls_free(tls);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+
+    struct event *ev = event_new(base, stop[0], EV_READ, on_own_stop, base);
+    pthread_t loop;
+    CU_ASSERT_FATAL(ev && !event_add(ev, NULL)
+                    && !pthread_create(&loop, NULL, own_loop, base));
+    char url[256];
+    struct reply r;
+    url_of(url, sizeof url, s, true, "/restconf/data/test:echo");
+    struct call cc = { .cacert = fx.server_crt, .cert = fx.client_crt,
+                       .key = fx.client_key };
+    fetch(url, &cc, &r);
+    CU_ASSERT_EQUAL(r.curl, CURLE_OK);
+    CU_ASSERT_EQUAL(r.status, 200);
+    json_object *j = r.body ? json_tokener_parse(r.body) : NULL;
+    CU_ASSERT_STRING_EQUAL(field(j, "principal"), "carol");
+    json_object_put(j);
+    free(r.body);
+    CU_ASSERT_EQUAL(write(stop[1], "q", 1), 1);
+    pthread_join(loop, NULL);
+    event_free(ev);
+    nb_server_free(s);
+    event_base_free(base);
+    close(stop[0]);
+    close(stop[1]);
 }
 
 /* Runs after the others: the counters have seen 2xx, 4xx and 413s. */
@@ -1510,6 +1612,8 @@ static CU_TestInfo tests[] = {
     { "plain HTTP off loopback and bad configs refused", test_config_refused },
     { "a TLS file that is a folder, not PEM or the other kind is named",
       test_tls_files_refused },
+    { "the listener's TLS files are loaded once, by the check",
+      test_tls_loaded_once },
     { "metrics: counters and histogram", test_metrics },
     { "a deferred reply comes later; others are served meanwhile", test_deferred_reply },
     { "a deferred request answered before its handler returns", test_deferred_answered_at_once },
