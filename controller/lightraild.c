@@ -500,6 +500,16 @@ main(int argc, char **argv)
         rc = 2;
         goto cleanup;
     }
+    /* So is a device's certificate, key or CA file that does not load,
+     * which opening the devices found after the state directory and
+     * the store (exit 1). */
+    if (lr_ctl_check_device_files(cfg->devices, cfg->n_devices, err,
+                                  sizeof err)) {
+        fprintf(stderr, "lightraild: %s: southbound: %s\n", config_path,
+                err);
+        rc = 2;
+        goto cleanup;
+    }
     lr_log_use_syslog(cfg->log == LR_CONFIG_LOG_SYSLOG);
     if (ensure_dir(cfg->state_dir) || ensure_dir(cfg->dummy_dir)) {
         lr_log(LR_LOG_ERR, "cannot create %s or %s: %s", cfg->state_dir,

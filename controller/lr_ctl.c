@@ -1612,6 +1612,34 @@ device_config(const struct lr_ctl *c, int node, struct sb_device_config *dc)
     return listed;
 }
 
+/* A driver's refusal 'e' of the device 'name' as lr_ctl says it:
+ * "ROADM NAME: ...", without the name the drivers' messages begin
+ * with already. */
+static int
+device_fail(char *err, size_t errlen, int rc, const char *name,
+            const char *e)
+{
+    size_t ln = strlen(name);
+    const char *m = !strncmp(e, name, ln) && !strncmp(e + ln, ": ", 2)
+                    ? e + ln + 2 : e;
+    return lr_ctl_fail(err, errlen, rc, "ROADM %s: %s", name, m);
+}
+
+int
+lr_ctl_check_device_files(const struct sb_device_config *devices, int n,
+                          char *err, size_t errlen)
+{
+    char e[512];
+    for (int i = 0; i < n; i++) {
+        const struct sb_driver_class *cls = sb_driver_find(devices[i].driver);
+        int rc = cls && cls->check_files
+                 ? cls->check_files(&devices[i], e, sizeof e) : 0;
+        if (rc)
+            return device_fail(err, errlen, rc, devices[i].name, e);
+    }
+    return 0;
+}
+
 static int
 open_devices(struct lr_ctl *c, char *err, size_t errlen)
 {
@@ -1642,14 +1670,8 @@ open_devices(struct lr_ctl *c, char *err, size_t errlen)
                                  ? c->cls[node]->check(&dc, e, sizeof e) : 0
                                : c->cls[node]->open(&dc, &c->dev[node], e,
                                                     sizeof e);
-            if (rc) {
-                /* The drivers' messages name the device already. */
-                size_t ln = strlen(dc.name);
-                const char *m = !strncmp(e, dc.name, ln)
-                                && !strncmp(e + ln, ": ", 2) ? e + ln + 2 : e;
-                return lr_ctl_fail(err, errlen, rc, "ROADM %s: %s", dc.name,
-                                   m);
-            }
+            if (rc)
+                return device_fail(err, errlen, rc, dc.name, e);
         }
     return 0;
 }

@@ -234,6 +234,18 @@ int lr_ctl_new(const struct lr_ctl_config *, struct lr_ctl **out,
                char **report, char *err, size_t errlen);
 void lr_ctl_free(struct lr_ctl *);
 
+/* Whether the TLS files (certificates, keys, CAs) of each of the 'n'
+ * southbound devices a configuration lists load, by their driver's
+ * rules (sb_driver_class's check_files, which open() applies too),
+ * whether or not a ROADM of the topology is the device yet (a PUT may
+ * name it): 0, or EINVAL with the first that does not, "ROADM NAME:
+ * what is wrong, what to give" as lr_ctl_new() would say it.  Reads
+ * the files, makes nothing: lightraild refuses such a configuration
+ * before its state directory or store.  A device of
+ * an unknown driver passes (lr_ctl_new() refuses it). */
+int lr_ctl_check_device_files(const struct sb_device_config *devices, int n,
+                              char *err, size_t errlen);
+
 /* Admits 'intent'; '*job' gets the job as it ends (active, blocked or
  * failed). */
 int lr_ctl_submit(struct lr_ctl *, const struct lr_intent *intent,

@@ -113,6 +113,16 @@ struct sb_driver_class {
      * new device's state file when it opens it).  0 or EINVAL with the
      * line open() would give. */
     int (*check)(const struct sb_device_config *, char *err, size_t errlen);
+    /* Optional: whether the TLS files 'config' names (a certificate, a
+     * key, a CA) load as open() will load them, by open()'s own rules
+     * and in its words (the device, the file, what is wrong with it:
+     * lr_tls_file_reason(), what to give): 0, or EINVAL (ENOMEM).
+     * Reads the files and nothing else; a setting missing or of another
+     * kind passes (open() refuses it).  lightraild runs it on every
+     * device the configuration lists, before it makes anything
+     * (lr_ctl_check_device_files()). */
+    int (*check_files)(const struct sb_device_config *, char *err,
+                       size_t errlen);
     /* Connects to (or creates) the device. */
     int (*open)(const struct sb_device_config *, struct sb_device **out,
                 char *err, size_t errlen);

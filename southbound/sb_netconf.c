@@ -1160,6 +1160,57 @@ sb_netconf_close(struct sb_device *dev)
     free(d);
 }
 
+/* Whether every string of 'config' the driver reads ends in its
+ * buffer. */
+static bool
+sb_nc_terminated(const struct sb_device_config *config)
+{
+    return memchr(config->name, '\0', sizeof config->name)
+           && memchr(config->address, '\0', sizeof config->address)
+           && memchr(config->ssh_key, '\0', sizeof config->ssh_key)
+           && memchr(config->known_hosts, '\0', sizeof config->known_hosts)
+           && memchr(config->transport, '\0', sizeof config->transport)
+           && memchr(config->tls_cert, '\0', sizeof config->tls_cert)
+           && memchr(config->tls_key, '\0', sizeof config->tls_key)
+           && memchr(config->tls_ca, '\0', sizeof config->tls_ca);
+}
+
+/* The TLS client context of a device whose transport is tls, made of
+ * its certificate, key and CA files ('*out' the caller's, freed with
+ * SSL_CTX_free()), NULL for any other: the rules of the files, which
+ * open() applies and check_files applies alone.  A tls device short of
+ * a file gets NULL too: open() refuses it in its own words. */
+static int
+sb_nc_tls_files(const struct sb_device_config *config, SSL_CTX **out,
+                char *err, size_t errlen)
+{
+    char e[400];
+    int r;
+
+    *out = NULL;
+    if (strcmp(config->transport, "tls") || !config->tls_cert[0]
+        || !config->tls_key[0] || !config->tls_ca[0])
+        return 0;
+    if ((r = sb_nc_tls_ctx(config->tls_cert, config->tls_key,
+                           config->tls_ca, out, e, sizeof e)))
+        return sb_errf(err, errlen, r, "%s: %s", config->name, e);
+    return 0;
+}
+
+static int
+sb_netconf_check_files(const struct sb_device_config *config, char *err,
+                       size_t errlen)
+{
+    SSL_CTX *ctx;
+
+    if (!sb_nc_terminated(config))
+        return sb_errf(err, errlen, EINVAL, "%.63s: a NETCONF setting is "
+                       "not terminated", config->name);
+    int r = sb_nc_tls_files(config, &ctx, err, errlen);
+    SSL_CTX_free(ctx);
+    return r;
+}
+
 static int
 sb_netconf_open(const struct sb_device_config *config,
                 struct sb_device **out, char *err, size_t errlen)
@@ -1169,14 +1220,7 @@ sb_netconf_open(const struct sb_device_config *config,
 
     *out = NULL;
     pthread_once(&sb_nc_once, sb_nc_init);
-    if (!memchr(config->name, '\0', sizeof config->name)
-        || !memchr(config->address, '\0', sizeof config->address)
-        || !memchr(config->ssh_key, '\0', sizeof config->ssh_key)
-        || !memchr(config->known_hosts, '\0', sizeof config->known_hosts)
-        || !memchr(config->transport, '\0', sizeof config->transport)
-        || !memchr(config->tls_cert, '\0', sizeof config->tls_cert)
-        || !memchr(config->tls_key, '\0', sizeof config->tls_key)
-        || !memchr(config->tls_ca, '\0', sizeof config->tls_ca))
+    if (!sb_nc_terminated(config))
         return sb_errf(err, errlen, EINVAL, "%.63s: a NETCONF setting is "
                        "not terminated", config->name);
     bool tls = !strcmp(config->transport, "tls");
@@ -1228,14 +1272,10 @@ sb_netconf_open(const struct sb_device_config *config,
                            strerror(e));
         }
     }
-    if (tls) {
-        char e[400];
-        int r = sb_nc_tls_ctx(config->tls_cert, config->tls_key,
-                              config->tls_ca, &d->ssl_ctx, e, sizeof e);
-        if (r) {
-            free(d);
-            return sb_errf(err, errlen, r, "%s: %s", config->name, e);
-        }
+    int r = sb_nc_tls_files(config, &d->ssl_ctx, err, errlen);
+    if (r) {
+        free(d);
+        return r;
     }
     /* A schema path without ietf-netconf is a configuration error,
      * said now and not on every connection: a session made with it
@@ -1273,6 +1313,7 @@ sb_netconf_open(const struct sb_device_config *config,
 
 const struct sb_driver_class sb_netconf_class = {
     .name = "netconf",
+    .check_files = sb_netconf_check_files,
     .open = sb_netconf_open,
     .apply = sb_netconf_apply,
     .read = sb_netconf_read,

@@ -424,35 +424,95 @@ sb_restconf_close(struct sb_device *dev)
     free(d);
 }
 
+/* Whether the address and the ca-file end in their buffers. */
+static bool
+sb_rc_terminated(const struct sb_device_config *config)
+{
+    return memchr(config->address, '\0', sizeof config->address)
+           && memchr(config->ca_file, '\0', sizeof config->ca_file);
+}
+
+/* The address's scheme as libcurl will read it: '*https', or plain
+ * http on 127.0.0.1 ('*loop_http'); neither for anything else
+ * ("http://127.0.0.1:1@host" is a user name and another host). */
+static void
+sb_rc_scheme(const char *a, bool *https, bool *loop_http)
+{
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL, *user = NULL;
+
+    *https = *loop_http = false;
+    if (u && !curl_url_set(u, CURLUPART_URL, a, 0)
+        && !curl_url_get(u, CURLUPART_SCHEME, &scheme, 0)
+        && !curl_url_get(u, CURLUPART_HOST, &host, 0)
+        && curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_NO_USER) {
+        *https = !strcmp(scheme, "https");
+        *loop_http = !strcmp(scheme, "http") && !strcmp(host, "127.0.0.1");
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(user);
+    curl_url_cleanup(u);
+}
+
+/* The ca-file of an https device, loaded as libcurl's OpenSSL will load
+ * it: handed over as it is, one that does not load failed every call
+ * with "the server's certificate is refused (error setting certificate
+ * file: F)", blaming the device for the file.  The rule of the file,
+ * which open() applies and check_files applies alone; a device of
+ * another address, or without a ca-file, passes: open() refuses those
+ * in its own words. */
+static int
+sb_rc_ca_file(const struct sb_device_config *config, bool https, char *err,
+              size_t errlen)
+{
+    if (!https || !config->ca_file[0])
+        return 0;
+    ERR_clear_error();
+    X509_STORE *st = X509_STORE_new();
+    int loaded = st && X509_STORE_load_locations(st, config->ca_file,
+                                                 NULL) == 1;
+    X509_STORE_free(st);
+    if (loaded)
+        return 0;
+    char why[256];
+    return sb_errf(err, errlen, EINVAL, "%.63s: cannot use the ca-file %s "
+                   "(%s): give the PEM certificate of the CA that signs the "
+                   "device's certificate (southbound restconf ca-file, or "
+                   "the device's)", config->name, config->ca_file,
+                   lr_tls_file_reason(config->ca_file, LR_TLS_PEM_CERT, why,
+                                      sizeof why));
+}
+
+static int
+sb_restconf_check_files(const struct sb_device_config *config, char *err,
+                        size_t errlen)
+{
+    bool https, loop_http;
+
+    sb_http_global_init();
+    if (!sb_rc_terminated(config))
+        return sb_errf(err, errlen, EINVAL, "%.63s: a RESTCONF setting "
+                       "is not terminated", config->name);
+    sb_rc_scheme(config->address, &https, &loop_http);
+    return sb_rc_ca_file(config, https, err, errlen);
+}
+
 static int
 sb_restconf_open(const struct sb_device_config *config,
                  struct sb_device **out, char *err, size_t errlen)
 {
     struct sb_restconf *d;
     const char *a = config->address;
+    bool https, loop_http;
+    int rc;
 
     *out = NULL;
     sb_http_global_init();
-    if (!memchr(a, '\0', sizeof config->address)
-        || !memchr(config->ca_file, '\0', sizeof config->ca_file))
+    if (!sb_rc_terminated(config))
         return sb_errf(err, errlen, EINVAL, "%.63s: a RESTCONF setting "
                        "is not terminated", config->name);
-    /* The URL as libcurl will read it: "http://127.0.0.1:1@host" is a
-     * user name and another host. */
-    bool https = false, loop_http = false;
-    CURLU *u = curl_url();
-    char *scheme = NULL, *host = NULL, *user = NULL;
-    if (u && !curl_url_set(u, CURLUPART_URL, a, 0)
-        && !curl_url_get(u, CURLUPART_SCHEME, &scheme, 0)
-        && !curl_url_get(u, CURLUPART_HOST, &host, 0)
-        && curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_NO_USER) {
-        https = !strcmp(scheme, "https");
-        loop_http = !strcmp(scheme, "http") && !strcmp(host, "127.0.0.1");
-    }
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(user);
-    curl_url_cleanup(u);
+    sb_rc_scheme(a, &https, &loop_http);
     if (!https && !loop_http)
         return sb_errf(err, errlen, EINVAL, "%.63s: RESTCONF address '%s' "
                        "is not https://HOST:PORT (plain http only on "
@@ -463,28 +523,8 @@ sb_restconf_open(const struct sb_device_config *config,
                        "needs a ca-file (the one CA its certificate must "
                        "chain to): set it in the southbound "
                        "configuration", config->name);
-    /* The CA file is loaded here as libcurl's OpenSSL will load it:
-     * handed over as it is, one that does not load failed every call
-     * with "the server's certificate is refused (error setting
-     * certificate file: F)", blaming the device for the file. */
-    if (https) {
-        ERR_clear_error();
-        X509_STORE *st = X509_STORE_new();
-        int loaded = st && X509_STORE_load_locations(st, config->ca_file,
-                                                     NULL) == 1;
-        X509_STORE_free(st);
-        if (!loaded) {
-            char why[256];
-            return sb_errf(err, errlen, EINVAL, "%.63s: cannot use the "
-                           "ca-file %s (%s): give the PEM certificate of "
-                           "the CA that signs the device's certificate "
-                           "(southbound restconf ca-file, or the "
-                           "device's)", config->name, config->ca_file,
-                           lr_tls_file_reason(config->ca_file,
-                                              LR_TLS_PEM_CERT, why,
-                                              sizeof why));
-        }
-    }
+    if ((rc = sb_rc_ca_file(config, https, err, errlen)))
+        return rc;
     d = calloc(1, sizeof *d);
     if (!d || !(d->h = curl_easy_init())) {
         free(d);
@@ -512,6 +552,7 @@ sb_restconf_open(const struct sb_device_config *config,
 
 const struct sb_driver_class sb_restconf_class = {
     .name = "restconf",
+    .check_files = sb_restconf_check_files,
     .open = sb_restconf_open,
     .apply = sb_restconf_apply,
     .read = sb_restconf_read,

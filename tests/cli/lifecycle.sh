@@ -102,6 +102,44 @@ for c in "certificate tls/folder TLS certificate '$D/tls/folder': Is a directory
         || notok "listen $leaf $file: exit $rc, $(cat "$tmp/err"), $(ls "$D")"
 done
 
+# A southbound device's certificate, key or CA file that does not load
+# (a folder, no PEM, the other kind, a file that is not there): refused
+# as the listener's are, exit 2, nothing made, the device, the file,
+# what is wrong with it and what to give; it was exit 1 once the state
+# directory and the store were made, when the device was opened.  Its
+# driver's own rule (check_files, which open() applies): no device is
+# reached (nothing listens on 127.0.0.1:1).
+for c in "netconf certificate tls/folder client certificate $D/tls/folder (Is a directory): give a PEM certificate chain in southbound/netconf/tls/certificate" \
+         "netconf key tls/notpem.txt client key $D/tls/notpem.txt (not a PEM private key: no -----BEGIN line): give the PEM private key in southbound/netconf/tls/key" \
+         "netconf ca tls/missing.pem CA file $D/tls/missing.pem (No such file or directory): give the PEM certificate of the CA that signs the devices in southbound/netconf/tls/ca" \
+         "restconf ca-file tls/key.pem ca-file $D/tls/key.pem (not a PEM certificate: its PEM blocks are 'PRIVATE KEY'): give the PEM certificate of the CA that signs the device's certificate" \
+         "restconf ca-file tls/folder ca-file $D/tls/folder (Is a directory): give the PEM certificate of the CA"; do
+    driver=${c%% *}; rest=${c#* }; leaf=${rest%% *}; rest=${rest#* }
+    file=${rest%% *}; want=${rest#* }
+    jq --arg driver "$driver" --arg leaf "$leaf" --arg file "$file" \
+        '.["lightrail-config:lightraild"]["state-dir"] = "baddev"
+         | .["lightrail-config:lightraild"].southbound =
+           (if $driver == "netconf" then
+              {"default-driver": "dummy",
+               "netconf": {"transport": "tls",
+                           "tls": ({"certificate": "tls/cert.pem", "key": "tls/key.pem",
+                                    "ca": "tls/cert.pem"} | .[$leaf] = $file)},
+               "device": [{"name": "r2", "driver": "netconf", "address": "127.0.0.1:1"}]}
+            else
+              {"default-driver": "dummy", "restconf": {"ca-file": $file},
+               "device": [{"name": "r2", "driver": "restconf",
+                           "address": "https://127.0.0.1:1"}]}
+            end)' \
+        "$D/lightraild.json" > "$D/baddev.json"
+    timeout 20 $LIGHTRAILD --config "$D/baddev.json" --foreground \
+        > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -qF "lightraild: $D/baddev.json: southbound: ROADM r2: cannot use the $want" "$tmp/err" \
+        && [ ! -e "$D/baddev" ] \
+        && ok "$driver $leaf $file: exit 2, nothing made, $(cat "$tmp/err")" \
+        || notok "$driver $leaf $file: exit $rc, $(cat "$tmp/err"), $(ls "$D")"
+done
+
 # A southbound device listed under a name no ROADM of the topology has
 # (a typo): the daemon starts, and its log says so, naming the file.
 jq '.["lightrail-config:lightraild"]["state-dir"] = "typo"

@@ -399,8 +399,9 @@ fi
 
 # lightraild refuses to start when its certificate, key or CA for the
 # devices does not load, and says which file and what is wrong with it
-# (it said OpenSSL's 'PEM lib' or 'no certificate or crl found'); exit 1,
-# a device that refuses (lightraild(8)).
+# (it said OpenSSL's 'PEM lib' or 'no certificate or crl found'); exit 2,
+# a configuration refused before anything is made (lightraild(8)); it
+# was exit 1, found when the devices were opened.
 mkdir -p "$C/folder"
 echo "not a certificate" > "$C/notpem.txt"
 for c in "certificate $C/folder client certificate $C/folder (Is a directory): give a PEM certificate chain in southbound/netconf/tls/certificate" \
@@ -412,8 +413,8 @@ for c in "certificate $C/folder client certificate $C/folder (Is a directory): g
         "$D/lightraild.json" > "$D/badfile.json"
     if ! daemon_exits "$D/badfile.json" "$D/badfile.log"; then
         notok "lightraild started with the devices' $leaf $file"
-    elif [ $RC -eq 1 ] && grep -qF "cannot use the $want" "$D/badfile.log"; then
-        ok "lightraild refuses the devices' $leaf $file (exit 1): $(grep -F "cannot use" "$D/badfile.log" | cut -c26-)"
+    elif [ $RC -eq 2 ] && grep -qF "southbound: ROADM r1: cannot use the $want" "$D/badfile.log"; then
+        ok "lightraild refuses the devices' $leaf $file (exit 2): $(grep -F "cannot use" "$D/badfile.log")"
     else
         notok "lightraild with the devices' $leaf $file: exit $RC, $(cat "$D/badfile.log")"
     fi

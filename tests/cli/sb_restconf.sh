@@ -213,8 +213,9 @@ else
     notok "lightraild with the wrong CA: exit $RC, $(cat "$D/wrong.log")"
 fi
 # A ca-file that does not load (a folder, no PEM, a key): lightraild
-# refuses to start (exit 1, a device that refuses: lightraild(8)), naming
-# the file and what is wrong with it; it blamed the device ("the
+# refuses to start (exit 2, a configuration refused before anything is
+# made: lightraild(8); it was exit 1, when the device was opened),
+# naming the file and what is wrong with it; it blamed the device ("the
 # server's certificate is refused (error setting certificate file:
 # ...)").
 mkdir -p "$T/folder"
@@ -226,8 +227,8 @@ for c in "$T/folder Is a directory" \
     write_config "$file" > "$D/badca.json"
     if ! daemon_exits "$D/badca.json" "$D/badca.log"; then
         notok "lightraild started with the ca-file $file"
-    elif [ $RC -eq 1 ] && grep -qF "ROADM r1: cannot use the ca-file $file ($why): give the PEM certificate of the CA" "$D/badca.log"; then
-        ok "lightraild refuses the ca-file $file (exit 1): $why"
+    elif [ $RC -eq 2 ] && grep -qF "southbound: ROADM r1: cannot use the ca-file $file ($why): give the PEM certificate of the CA" "$D/badca.log"; then
+        ok "lightraild refuses the ca-file $file (exit 2): $why"
     else
         notok "lightraild with the ca-file $file: exit $RC, $(cat "$D/badca.log")"
     fi

@@ -346,8 +346,28 @@ test_netconf_tls(void)
             fprintf(stderr, "tls file case %zu: '%s' lacks '%s'\n", i, err,
                     want);
         CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+        /* check_files, which lightraild runs before it makes anything,
+         * refuses it with open()'s very line. */
+        char check[512] = "";
+        CU_ASSERT_EQUAL(sb_netconf_class.check_files(&c, check,
+                                                     sizeof check), EINVAL);
+        CU_ASSERT_STRING_EQUAL(check, err);
     }
     unlink(notpem);
+    /* The files of the right kind pass; a device over SSH, or of TLS
+     * short of a file (open()'s to refuse), has none to judge. */
+    struct sb_device_config good = nc_config("127.0.0.1", "", "");
+    char gerr[512] = "";
+    snprintf(good.transport, sizeof good.transport, "tls");
+    snprintf(good.tls_cert, sizeof good.tls_cert, "%s", cert);
+    snprintf(good.tls_key, sizeof good.tls_key, "%s", key);
+    snprintf(good.tls_ca, sizeof good.tls_ca, "%s", cert);
+    CU_ASSERT_EQUAL(sb_netconf_class.check_files(&good, gerr, sizeof gerr), 0);
+    good.tls_ca[0] = '\0';
+    CU_ASSERT_EQUAL(sb_netconf_class.check_files(&good, gerr, sizeof gerr), 0);
+    snprintf(good.transport, sizeof good.transport, "ssh");
+    snprintf(good.tls_cert, sizeof good.tls_cert, "%s", dir);
+    CU_ASSERT_EQUAL(sb_netconf_class.check_files(&good, gerr, sizeof gerr), 0);
 
     /* Nobody on port 1: open() succeeds (the device may come later);
      * every call says so at once. */

@@ -347,8 +347,21 @@ test_pinned_ca_and_faults(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
         if (d)
             sb_restconf_class.close(d);
+        /* check_files, which lightraild runs before it makes anything,
+         * refuses it with open()'s very line. */
+        char check[512] = "";
+        CU_ASSERT_EQUAL(sb_restconf_class.check_files(&c, check,
+                                                      sizeof check), EINVAL);
+        CU_ASSERT_STRING_EQUAL(check, err);
     }
     unlink(notpem);
+    /* The CA's certificate passes; so does any file on a plain-http
+     * address, which open() gives libcurl no CA for. */
+    c = config(cert, 2000);
+    CU_ASSERT_EQUAL(sb_restconf_class.check_files(&c, err, sizeof err), 0);
+    c = config(dir, 2000);
+    snprintf(c.address, sizeof c.address, "http://127.0.0.1:1");
+    CU_ASSERT_EQUAL(sb_restconf_class.check_files(&c, err, sizeof err), 0);
 }
 
 /* A device that answers 200 with media channels that are not a list,
