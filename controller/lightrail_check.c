@@ -10,10 +10,11 @@
  * every active job's channels on its ROADMs and no orphan channel.
  * The network is the one the store holds (lightraild's, PUTs included),
  * the configuration's files only for a store that has none.  Exit 0 when
- * all hold, 1 with the first violation on stderr, 2 for bad input: no
- * store in the state directory, a store it cannot open (no SQLite file,
- * not lightrail's, of a newer schema), or a lightraild serving it (its
- * lock).
+ * all hold, 1 with the first violation on stderr, 2 for bad input: a
+ * listed device's certificate, key or CA file that does not load (as
+ * lightraild refuses it), no store in the state directory, a store it
+ * cannot open (no SQLite file, not lightrail's, of a newer schema), or
+ * a lightraild serving it (its lock).
  * It judges a copy of the store in a directory of its own under $TMPDIR
  * (lr_store_copy()), removed at the end: the store is only read, and
  * one of an older schema is checked as lightraild would migrate it, not
@@ -47,8 +48,9 @@ usage(FILE *f)
           "channels on its ROADMs and no orphan channel.\n"
           "\n"
           "exit status: 0 all hold; 1 a violation (the first on stderr);\n"
-          "2 bad input: no store, one it cannot open, one whose network\n"
-          "does not load, or a lightraild serving it\n"
+          "2 bad input: a device's TLS file that does not load, no store,\n"
+          "one it cannot open, one whose network does not load, or a\n"
+          "lightraild serving it\n"
           "\n"
           "The store is read, never written: the check runs on a copy in\n"
           "$TMPDIR (default /tmp), so a store of an older schema is judged\n"
@@ -96,6 +98,15 @@ main(int argc, char **argv)
     if (!cfg || lr_yang_ctx_new(&ly, err, sizeof err)
         || lr_yang_load_config(ly, argv[2], cfg, err, sizeof err)) {
         fprintf(stderr, "lightrail-check: %s\n", cfg ? err : "out of memory");
+        goto cleanup;
+    }
+    /* A device whose TLS files do not load is bad input, refused as
+     * lightraild refuses it, in its words: opening the devices would
+     * fail on it and say nothing of the invariants. */
+    if (lr_ctl_check_device_files(cfg->devices, cfg->n_devices, err,
+                                  sizeof err)) {
+        fprintf(stderr, "lightrail-check: %s: southbound: %s\n", argv[2],
+                err);
         goto cleanup;
     }
     snprintf(db, sizeof db, "%s/lightrail.db", cfg->state_dir);

@@ -240,8 +240,8 @@ void lr_ctl_free(struct lr_ctl *);
  * whether or not a ROADM of the topology is the device yet (a PUT may
  * name it): 0, or EINVAL with the first that does not, "ROADM NAME:
  * what is wrong, what to give" as lr_ctl_new() would say it.  Reads
- * the files, makes nothing: lightraild refuses such a configuration
- * before its state directory or store.  A device of
+ * the files, makes nothing: lightraild and lightrail-check refuse such
+ * a configuration before their state directory or store.  A device of
  * an unknown driver passes (lr_ctl_new() refuses it). */
 int lr_ctl_check_device_files(const struct sb_device_config *devices, int n,
                               char *err, size_t errlen);

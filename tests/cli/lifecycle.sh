@@ -108,7 +108,9 @@ done
 # what is wrong with it and what to give; it was exit 1 once the state
 # directory and the store were made, when the device was opened.  Its
 # driver's own rule (check_files, which open() applies): no device is
-# reached (nothing listens on 127.0.0.1:1).
+# reached (nothing listens on 127.0.0.1:1).  lightrail-check refuses the
+# same configuration with the same words (exit 2, bad input), before it
+# looks for a store; it said exit 1, a violation.
 for c in "netconf certificate tls/folder client certificate $D/tls/folder (Is a directory): give a PEM certificate chain in southbound/netconf/tls/certificate" \
          "netconf key tls/notpem.txt client key $D/tls/notpem.txt (not a PEM private key: no -----BEGIN line): give the PEM private key in southbound/netconf/tls/key" \
          "netconf ca tls/missing.pem CA file $D/tls/missing.pem (No such file or directory): give the PEM certificate of the CA that signs the devices in southbound/netconf/tls/ca" \
@@ -138,6 +140,12 @@ for c in "netconf certificate tls/folder client certificate $D/tls/folder (Is a 
         && [ ! -e "$D/baddev" ] \
         && ok "$driver $leaf $file: exit 2, nothing made, $(cat "$tmp/err")" \
         || notok "$driver $leaf $file: exit $rc, $(cat "$tmp/err"), $(ls "$D")"
+    $CHECK --config "$D/baddev.json" > "$tmp/out" 2> "$tmp/cerr"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(sed 's/^lightrail-check: //' "$tmp/cerr")" = "$(sed 's/^lightraild: //' "$tmp/err")" ] \
+        && [ ! -e "$D/baddev" ] \
+        && ok "lightrail-check, $driver $leaf $file: exit 2, the same words" \
+        || notok "lightrail-check, $driver $leaf $file: exit $rc, $(cat "$tmp/cerr")"
 done
 
 # A southbound device listed under a name no ROADM of the topology has
