@@ -300,11 +300,14 @@ nb_media_check(struct evhttp_request *req, size_t body_len, char *err,
                  "application/yang-data+json", ct);
         return 415;
     }
-    /* Accept is RFC 8040's concern under /restconf only (/metrics
-     * answers Prometheus's text). */
+    /* Accept is RFC 8040's concern for the root /restconf and under it
+     * only (/metrics answers Prometheus's text, host-meta XRD);
+     * strchr() finds the terminator too: "/restconf" itself. */
     const char *acc = evhttp_find_header(h, "Accept");
     const char *uri = evhttp_request_get_uri(req);
-    if (!acc || !*acc || strncmp(uri ? uri : "", "/restconf/", 10))
+    if (!uri || strncmp(uri, "/restconf", 9) || !strchr("/?", uri[9]))
+        return 0;
+    if (!acc || !*acc)
         return 0;
     for (const char *p = acc; *p; p += *p == ',') {
         if (nb_json_type(p, true))

@@ -192,6 +192,8 @@ static const struct nb_route routes[] = {
     { NB_GET | NB_DELETE, "/restconf/data/test:jobs/job=", h_job, false, NULL },
     { NB_GET, "/restconf/data/test:conflict", h_conflict, false, NULL },
     { NB_GET, "/metrics", h_metrics, true, NULL },
+    { NB_GET, "/restconf", h_echo, false, NULL },
+    { NB_GET, "/restconfig", h_echo, false, NULL },
     { NB_POST, "/test/drain", h_drain, false, NULL },
     { NB_GET, "/test/defer", h_defer, false, NULL },
     { NB_GET, "/test/defer-now", h_defer_now, false, NULL },
@@ -1522,8 +1524,8 @@ test_error_body_utf8(void)
 }
 
 /* RFC 8040 5.2: a body in a type other than JSON is 415, an Accept that
- * takes no JSON 406 (under /restconf; /metrics is text), before the
- * handler. */
+ * takes no JSON 406 (/restconf and under it; /metrics is text), before
+ * the handler. */
 static void
 test_media_types(void)
 {
@@ -1547,14 +1549,20 @@ test_media_types(void)
         { "/restconf/data/test:echo", NULL, "*/*", 200 },
         { "/restconf/data/test:echo", NULL, "application/*;q=0.2", 200 },
         { "/metrics", NULL, "text/plain", 200 },
+        /* The root itself is RESTCONF's (its API resource), a path that
+         * only begins with its name is not. */
+        { "/restconf", NULL, "application/yang-data+xml", 406 },
+        { "/restconf", NULL, "application/yang-data+json", 200 },
+        { "/restconfig", NULL, "text/plain", 200 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct reply r;
-        bool metrics = !strcmp(cases[i].path, "/metrics");
-        struct call c = { .method = metrics ? "GET" : "POST",
+        /* Every path but test:echo takes GET only. */
+        bool get = strncmp(cases[i].path, "/restconf/", 10) != 0;
+        struct call c = { .method = get ? "GET" : "POST",
                           .token = "another-secret-for-bob",
-                          .body = metrics ? NULL : body,
-                          .body_len = metrics ? 0 : strlen(body),
+                          .body = get ? NULL : body,
+                          .body_len = get ? 0 : strlen(body),
                           .ctype = cases[i].ctype,
                           .accept = cases[i].accept };
         call_plain(cases[i].path, &c, &r);
