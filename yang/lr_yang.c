@@ -443,9 +443,12 @@ lr_yang_ctx_new(struct ly_ctx **ctxp, char *err, size_t errlen)
      * per-thread ly_temp_log_options() does not hold. */
     ly_log_options(LY_LOSTORE);
     /* No search directories at all: a module found on the disk of the
-     * machine we run on could differ from the one we were built with. */
-    LY_ERR rc = ly_ctx_new(NULL, LY_CTX_NO_YANGLIBRARY
-                           | LY_CTX_DISABLE_SEARCHDIRS, &ctx);
+     * machine we run on could differ from the one we were built with.
+     * libyang's own ietf-yang-library (compiled into libyang, as its
+     * neighbours ietf-datastores and ietf-yang-types) is implemented:
+     * lightraild serves the library of its API from this context
+     * (RFC 8040 section 10, lr_yang_restconf.h). */
+    LY_ERR rc = ly_ctx_new(NULL, LY_CTX_DISABLE_SEARCHDIRS, &ctx);
     if (rc) {
         lr_yang_errf(err, errlen, "libyang", NULL,
                      "cannot create a context (error %d)", (int) rc);

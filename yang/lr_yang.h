@@ -5,10 +5,12 @@
  * The modules (lightrail-topology, lightrail-compute, lightrail-model,
  * lightrail-job, lightrail-state, lightrail-config, lightrail-agent,
  * and the RFC 8345 ietf-network modules they augment) are compiled into
- * the binary, so a context needs no search path at run time.  This
+ * the binary, so a context needs no search path at run time; a context
+ * also implements libyang's own ietf-yang-library.  This
  * header covers the network, compute and model files; yang/lr_yang_job.h
  * the daemon's jobs, state and configuration; yang/lr_yang_agent.h a DC
- * agent's configuration.  libyang
+ * agent's configuration; yang/lr_yang_restconf.h the YANG library and
+ * RESTCONF's API resource.  libyang
  * stays behind this header: callers get planner structs
  * (planner/lr_topo.h, planner/lr_cluster.h, planner/lr_model.h) or JSON
  * text, never a data tree.
@@ -59,8 +61,9 @@ struct lr_model;
 /* Files larger than this are refused (EFBIG) before parsing. */
 #define LR_YANG_MAX_FILE (64u << 20)
 
-/* Creates a libyang context with every embedded module implemented and
- * stores it in '*ctxp'.  The caller frees it with lr_yang_ctx_free().
+/* Creates a libyang context with every embedded module and libyang's
+ * ietf-yang-library implemented and stores it in '*ctxp'.  The caller
+ * frees it with lr_yang_ctx_free().
  *
  * Sets libyang's process-wide log options to LY_LOSTORE (store errors,
  * print nothing): every error reaches the caller through 'err' instead,

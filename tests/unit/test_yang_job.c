@@ -27,6 +27,7 @@
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_int.h"
 #include "yang/lr_yang_job.h"
+#include "yang/lr_yang_restconf.h"
 
 #include "tests/unit/lr_test_yang.h"
 #include "tests/lr_test.h"
@@ -1866,6 +1867,121 @@ test_custom_model(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "unknown model 'tiny'"));
 }
 
+/* Parses a printed YANG library back, strictly, without validation:
+ * ietf-yang-library's deprecated modules-state holds a mandatory leaf,
+ * so the container alone never validates (the printer validated it
+ * beside its modules-state); NULL when it does not parse.  The caller
+ * frees it with lyd_free_all(). */
+static struct lyd_node *
+yanglib_parse(const char *text)
+{
+    struct lyd_node *tree = NULL;
+    if (lyd_parse_data_mem(ctx, text, LYD_JSON, LYD_PARSE_STRICT
+                           | LYD_PARSE_ONLY, 0, &tree)) {
+        fprintf(stderr, "%s\n", ly_errmsg(ctx));
+        return NULL;
+    }
+    return tree;
+}
+
+#define YL_SET "/ietf-yang-library:yang-library/module-set[name='complete']"
+
+/* The library of an API lists its modules, those that augment or
+ * deviate them and what they import, not the rest of the context's;
+ * its content-id follows the set of modules and nothing else. */
+static void
+test_yang_library(void)
+{
+    static const char *const jobs[] = { "lightrail-job" };
+    static const char *const api[] = {
+        "lightrail-job", "ietf-network", "ietf-yang-library",
+    };
+    char *a = NULL, *b = NULL, *c = NULL, err[512];
+    CU_ASSERT_EQUAL_FATAL(lr_yang_library_to_json(ctx, jobs, 1, &a, err,
+                                                  sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_library_to_json(ctx, jobs, 1, &b, err,
+                                                  sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_library_to_json(ctx, api, 3, &c, err,
+                                                  sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    struct lyd_node *ta = yanglib_parse(a), *tc = yanglib_parse(c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ta);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tc);
+    /* lightrail-job and the lightrail-model it imports; ietf-yang-types
+     * and ietf-yang-metadata import-only. */
+    CU_ASSERT_EQUAL(count(ta, YL_SET "/module"), 2);
+    CU_ASSERT_PTR_NOT_NULL(val(ta, YL_SET "/module[name='lightrail-model']"
+                               "/revision"));
+    CU_ASSERT_EQUAL(count(ta, YL_SET "/import-only-module"), 2);
+    CU_ASSERT_EQUAL(count(ta, YL_SET "/module[name='lightrail-config']"), 0);
+    /* ietf-network brings the modules that augment and deviate it;
+     * lightrail-config and lightrail-agent, in the context for the
+     * daemon's files, are nobody's. */
+    CU_ASSERT_EQUAL(count(tc, YL_SET "/module[name='lightrail-topology']"),
+                    1);
+    CU_ASSERT_EQUAL(count(tc, YL_SET
+                          "/module[name='ietf-network-topology']"), 1);
+    CU_ASSERT_STRING_EQUAL(val(tc, YL_SET "/module[name='ietf-network']"
+                               "/deviation"), "lightrail-topology");
+    CU_ASSERT_EQUAL(count(tc, YL_SET "/module[name='ietf-datastores']"), 1);
+    CU_ASSERT_EQUAL(count(tc, YL_SET "/module[name='lightrail-config']"), 0);
+    CU_ASSERT_EQUAL(count(tc, YL_SET "/module[name='lightrail-agent']"), 0);
+    CU_ASSERT_EQUAL(count(tc, "/ietf-yang-library:modules-state"), 0);
+    CU_ASSERT_EQUAL(count(tc, "/ietf-yang-library:yang-library/datastore"),
+                    2);
+    const char *ida = val(ta, "/ietf-yang-library:yang-library/content-id");
+    const char *idc = val(tc, "/ietf-yang-library:yang-library/content-id");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ida);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(idc);
+    CU_ASSERT_STRING_NOT_EQUAL(ida, idc);
+    lyd_free_all(ta);
+    lyd_free_all(tc);
+    free(a);
+    free(b);
+    free(c);
+
+    static const char *const bad[] = { "lightrail-job", "nothing-here" };
+    CU_ASSERT_EQUAL(lr_yang_library_to_json(ctx, bad, 2, &a, err,
+                                            sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(a);
+    CU_ASSERT_STRING_EQUAL(err, "yang-library: the API's module "
+                           "'nothing-here' is not implemented in the "
+                           "context");
+}
+
+/* RFC 8040 3.3: the API resource, its version and its operations. */
+static void
+test_restconf_api(void)
+{
+    static const char *const ops[] = {
+        "lightrail-job:reconcile", "lightrail-state:reload-ppo-policy",
+    };
+    static const char *const bad[] = { "lightrail-job:jobs" };
+    char *out = NULL, err[256];
+    CU_ASSERT_STRING_EQUAL(lr_yang_library_revision(ctx), "2019-01-04");
+    CU_ASSERT_EQUAL_FATAL(lr_yang_api_to_json(ctx, &out, err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(out, "{\"ietf-restconf:restconf\":{\"data\":{},"
+                           "\"operations\":{},\"yang-library-version\":"
+                           "\"2019-01-04\"}}");
+    free(out);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_api_version_to_json(ctx, &out, err,
+                                                      sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(out, "{\"ietf-restconf:yang-library-version\":"
+                           "\"2019-01-04\"}");
+    free(out);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_api_operations_to_json(ctx, ops, 2, &out,
+                                                         err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(out, "{\"ietf-restconf:operations\":{"
+                           "\"lightrail-job:reconcile\":[null],"
+                           "\"lightrail-state:reload-ppo-policy\":[null]}}");
+    free(out);
+    CU_ASSERT_EQUAL(lr_yang_api_operations_to_json(ctx, bad, 1, &out, err,
+                                                   sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(out);
+    CU_ASSERT_STRING_EQUAL(err, "operations: 'lightrail-job:jobs' is no rpc "
+                           "of the context's modules");
+}
+
 static CU_TestInfo tests[] = {
     { "custom transformer in an intent", test_custom_model },
     { "embedded modules", test_embedded_modules },
@@ -1887,6 +2003,8 @@ static CU_TestInfo tests[] = {
     { "state: the ppo policy, usable or not", test_state_ppo },
     { "reconcile: its input", test_reconcile_input },
     { "reconcile: its output", test_reconcile_output },
+    { "the YANG library of an API", test_yang_library },
+    { "RESTCONF's API resource", test_restconf_api },
     { "cluster round trip", test_cluster_round_trip },
     { "cluster not printable", test_cluster_unprintable },
     { "cluster index out of range", test_cluster_bad_index },

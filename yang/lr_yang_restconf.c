@@ -1,0 +1,288 @@
+/* lr_yang_restconf: see lr_yang_restconf.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <libyang/libyang.h>
+
+#include "yang/lr_yang_int.h"
+#include "yang/lr_yang_restconf.h"
+
+#define LR_YANG_YL "ietf-yang-library"
+
+const char *
+lr_yang_library_revision(const struct ly_ctx *ctx)
+{
+    const struct lys_module *m = ly_ctx_get_module_implemented(ctx,
+                                                               LR_YANG_YL);
+    return m ? m->revision : NULL;
+}
+
+/* The modules a YANG library of the API lists: 'set' (n of them, room
+ * for every module of the context) grows until nothing it holds is
+ * augmented or deviated by a module outside it, or imports one. */
+static bool
+lr_yang_in(const struct lys_module *const *set, size_t n,
+           const struct lys_module *m)
+{
+    for (size_t i = 0; i < n; i++)
+        if (set[i] == m)
+            return true;
+    return false;
+}
+
+static void
+lr_yang_closure(const struct lys_module **set, size_t *n)
+{
+    for (size_t i = 0; i < *n; i++) {
+        const struct lys_module *m = set[i];
+        LY_ARRAY_COUNT_TYPE k;
+        /* An augment adds nodes to the payloads, a deviation changes
+         * them: their modules are part of what a client must know. */
+        LY_ARRAY_FOR(m->augmented_by, k)
+            if (!lr_yang_in(set, *n, m->augmented_by[k]))
+                set[(*n)++] = m->augmented_by[k];
+        LY_ARRAY_FOR(m->deviated_by, k)
+            if (!lr_yang_in(set, *n, m->deviated_by[k]))
+                set[(*n)++] = m->deviated_by[k];
+        if (!m->parsed)
+            continue;
+        LY_ARRAY_FOR(m->parsed->imports, k) {
+            const struct lys_module *imp = m->parsed->imports[k].module;
+            if (imp && !lr_yang_in(set, *n, imp))
+                set[(*n)++] = imp;
+        }
+    }
+}
+
+/* Frees every entry of the list 'name' under 'parent' whose module
+ * (by name and revision) is not in 'set'. */
+static void
+lr_yang_prune(struct lyd_node *parent, const char *name,
+              const struct ly_ctx *ctx, const struct lys_module *const *set,
+              size_t n)
+{
+    struct lyd_node *e, *next;
+    LY_LIST_FOR_SAFE(lyd_child(parent), next, e) {
+        struct lyd_node *nm = NULL, *rev = NULL;
+        if (strcmp(LYD_NAME(e), name) || lyd_find_path(e, "name", 0, &nm))
+            continue;
+        lyd_find_path(e, "revision", 0, &rev);
+        const char *r = rev ? lyd_get_value(rev) : NULL;
+        const struct lys_module *m = ly_ctx_get_module(ctx, lyd_get_value(nm),
+                                                       r && *r ? r : NULL);
+        if (!m || !lr_yang_in(set, n, m))
+            lyd_free_tree(e);
+    }
+}
+
+/* FNV-1a, 64 bits: a content-id needs to change with the text, not to
+ * resist anyone. */
+static uint64_t
+lr_yang_fnv(const char *s)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+    for (; *s; s++) {
+        h ^= (unsigned char) *s;
+        h *= UINT64_C(1099511628211);
+    }
+    return h;
+}
+
+int
+lr_yang_library_to_json(struct ly_ctx *ctx, const char *const *api, int n,
+                        char **out, char *err, size_t errlen)
+{
+    static const char *const doc = "yang-library";
+    struct lyd_node *tree = NULL, *yl = NULL, *st = NULL, *ms = NULL;
+    struct lyd_node *cid = NULL;
+    const struct lys_module **set = NULL;
+    char *text = NULL, id[17];
+    size_t n_set = 0, n_mods = 0;
+    uint32_t idx = 0;
+    int ret = 0;
+
+    *out = NULL;
+    ly_err_clean(ctx, NULL);
+    while (ly_ctx_get_module_iter(ctx, &idx))
+        n_mods++;
+    if (!(set = calloc(n_mods + 1, sizeof *set))) {
+        lr_yang_errf(err, errlen, doc, NULL, "out of memory");
+        return ENOMEM;
+    }
+    for (int i = 0; i < n; i++) {
+        const struct lys_module *m = ly_ctx_get_module_implemented(ctx,
+                                                                   api[i]);
+        if (!m) {
+            lr_yang_errf(err, errlen, doc, NULL, "the API's module '%s' "
+                         "is not implemented in the context", api[i]);
+            ret = EINVAL;
+            goto cleanup;
+        }
+        if (!lr_yang_in(set, n_set, m))
+            set[n_set++] = m;
+    }
+    lr_yang_closure(set, &n_set);
+
+    /* The placeholder content-id is replaced by the digest of the rest. */
+    LY_ERR rc = ly_ctx_get_yanglib_data(ctx, &tree, "0");
+    if (!rc)
+        rc = lyd_find_path(tree, "/" LR_YANG_YL ":yang-library", 0, &yl);
+    if (!rc)
+        rc = lyd_find_path(tree, "/" LR_YANG_YL ":modules-state", 0, &st);
+    if (rc) {
+        ret = lr_yang_ly_err(ctx, rc, doc, err, errlen);
+        goto cleanup;
+    }
+    LY_LIST_FOR(lyd_child(yl), ms)
+        if (!strcmp(LYD_NAME(ms), "module-set")) {
+            lr_yang_prune(ms, "module", ctx, set, n_set);
+            lr_yang_prune(ms, "import-only-module", ctx, set, n_set);
+        }
+    /* The deprecated modules-state (RFC 7895) is not served (the API
+     * names yang-library 2019-01-04 as its version), but its module
+     * validates with it: it lists the same modules, under the same id. */
+    lr_yang_prune(st, "module", ctx, set, n_set);
+    /* libyang leaves the datastores to the caller.  RFC 8040's unified
+     * datastore is running (the jobs, topology and inventory a client
+     * writes) with the operational state beside it; both see every
+     * module listed. */
+    rc = lyd_new_path(yl, NULL, "datastore[name='ietf-datastores:running']"
+                      "/schema", "complete", 0, NULL);
+    if (!rc)
+        rc = lyd_new_path(yl, NULL, "datastore[name='ietf-datastores:"
+                          "operational']/schema", "complete", 0, NULL);
+    if (!rc)
+        rc = lyd_find_path(yl, "content-id", 0, &cid);
+    if (!rc)
+        rc = lyd_print_mem(&text, yl, LYD_JSON, LYD_PRINT_SHRINK);
+    if (!rc) {
+        snprintf(id, sizeof id, "%016" PRIx64, lr_yang_fnv(text));
+        rc = lyd_change_term(cid, id);
+    }
+    if (!rc && !lyd_find_path(st, "module-set-id", 0, &cid))
+        rc = lyd_change_term(cid, id);
+    free(text);
+    text = NULL;
+    if (!rc)
+        rc = lyd_validate_all(&tree, ctx, LYD_VALIDATE_PRESENT, NULL);
+    if (!rc)
+        rc = lyd_print_mem(&text, yl, LYD_JSON, 0);
+    if (rc) {
+        ret = lr_yang_ly_err(ctx, rc, doc, err, errlen);
+        goto cleanup;
+    }
+    *out = text;
+    text = NULL;
+
+cleanup:
+    lyd_free_all(tree);
+    free(text);
+    free(set);
+    return ret;
+}
+
+/* Prints 'obj' (taken) into '*out'. */
+static int
+lr_yang_json_out(json_object *obj, const char *doc, char **out, char *err,
+                 size_t errlen)
+{
+    const char *s = obj ? json_object_to_json_string_ext(
+                              obj, JSON_C_TO_STRING_PLAIN) : NULL;
+    *out = s ? strdup(s) : NULL;
+    json_object_put(obj);
+    if (!*out) {
+        lr_yang_errf(err, errlen, doc, NULL, "out of memory");
+        return ENOMEM;
+    }
+    return 0;
+}
+
+/* The context's ietf-yang-library revision, or EINVAL. */
+static int
+lr_yang_api_rev(const struct ly_ctx *ctx, const char *doc, const char **rev,
+                char *err, size_t errlen)
+{
+    *rev = lr_yang_library_revision(ctx);
+    if (*rev)
+        return 0;
+    lr_yang_errf(err, errlen, doc, NULL, "the context implements no "
+                 "ietf-yang-library");
+    return EINVAL;
+}
+
+int
+lr_yang_api_to_json(const struct ly_ctx *ctx, char **out, char *err,
+                    size_t errlen)
+{
+    const char *rev;
+    *out = NULL;
+    if (lr_yang_api_rev(ctx, "restconf", &rev, err, errlen))
+        return EINVAL;
+    json_object *api = json_object_new_object();
+    json_object *top = json_object_new_object();
+    if (api && top) {
+        json_object_object_add(api, "data", json_object_new_object());
+        json_object_object_add(api, "operations", json_object_new_object());
+        json_object_object_add(api, "yang-library-version",
+                               json_object_new_string(rev));
+        json_object_object_add(top, "ietf-restconf:restconf", api);
+        api = NULL;
+    }
+    json_object_put(api);
+    return lr_yang_json_out(top, "restconf", out, err, errlen);
+}
+
+int
+lr_yang_api_version_to_json(const struct ly_ctx *ctx, char **out, char *err,
+                            size_t errlen)
+{
+    const char *rev;
+    *out = NULL;
+    if (lr_yang_api_rev(ctx, "yang-library-version", &rev, err, errlen))
+        return EINVAL;
+    json_object *top = json_object_new_object();
+    if (top)
+        json_object_object_add(top, "ietf-restconf:yang-library-version",
+                               json_object_new_string(rev));
+    return lr_yang_json_out(top, "yang-library-version", out, err, errlen);
+}
+
+int
+lr_yang_api_operations_to_json(const struct ly_ctx *ctx,
+                               const char *const *ops, int n, char **out,
+                               char *err, size_t errlen)
+{
+    static const char *const doc = "operations";
+    char path[256];
+    *out = NULL;
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "/%s", ops[i]);
+        const struct lysc_node *s = lys_find_path(ctx, NULL, path, 0);
+        if (!s || s->nodetype != LYS_RPC) {
+            lr_yang_errf(err, errlen, doc, NULL, "'%s' is no rpc of the "
+                         "context's modules", ops[i]);
+            return EINVAL;
+        }
+    }
+    json_object *list = json_object_new_object();
+    json_object *top = json_object_new_object();
+    for (int i = 0; list && i < n; i++) {
+        /* RFC 8040 3.3.2: each operation is an empty leaf, [null] in
+         * JSON (RFC 7951 6.9). */
+        json_object *empty = json_object_new_array();
+        if (empty)
+            json_object_array_add(empty, NULL);
+        json_object_object_add(list, ops[i], empty);
+    }
+    if (list && top) {
+        json_object_object_add(top, "ietf-restconf:operations", list);
+        list = NULL;
+    }
+    json_object_put(list);
+    return lr_yang_json_out(top, doc, out, err, errlen);
+}

@@ -1,0 +1,62 @@
+/*
+ * lr_yang_restconf: what a RESTCONF server says of itself (RFC 8040
+ * sections 3.3 and 10): the YANG library of the modules its API uses
+ * (RFC 8525), and the API resource, its operations and its
+ * yang-library-version.
+ *
+ * The YANG library is libyang's own (ly_ctx_get_yanglib_data()) for the
+ * context the server validates with, cut to the modules the API's
+ * payloads use, and validated before it is printed.  The API resource
+ * and its children are ietf-restconf's yang-api (RFC 8040 section 8),
+ * a module this machine does not have (no package ships it, and libyang
+ * embeds only ietf-yang-library's neighbours): they are built with json-c
+ * and not validated.  libyang 2.1 parses rc:yang-data
+ * (lyd_parse_ext_data), so embedding ietf-restconf@2017-01-26, its text
+ * taken from RFC 8040, is all they would need to be.
+ *
+ * Errors: 0 or a positive errno value, with one line in err[errlen] as
+ * yang/lr_yang.h says.
+ */
+#ifndef LR_YANG_RESTCONF_H
+#define LR_YANG_RESTCONF_H 1
+
+#include <stddef.h>
+
+struct ly_ctx;
+
+/* The revision of ietf-yang-library the context implements (libyang
+ * 2.1: "2019-01-04"), borrowed from the context; NULL when it implements
+ * none. */
+const char *lr_yang_library_revision(const struct ly_ctx *);
+
+/* Prints /ietf-yang-library:yang-library for the 'n' modules named in
+ * 'api' (the modules of the API's resources, e.g. "lightrail-job"), as
+ * RFC 7951 JSON into '*out' (the caller frees it with free()).  The
+ * module set "complete" lists them, every module of the context that
+ * augments or deviates one listed, and what those import (implemented,
+ * or import-only); one schema "complete" serves the datastores running
+ * and operational.  The content-id is a digest of what the library
+ * lists, so it changes only when the set of modules (their revisions,
+ * features, deviations) does.  EINVAL names a module of 'api' the
+ * context does not implement. */
+int lr_yang_library_to_json(struct ly_ctx *, const char *const *api, int n,
+                            char **out, char *err, size_t errlen);
+
+/* The API resource {"ietf-restconf:restconf":{"data":{},"operations":{},
+ * "yang-library-version":REV}} (RFC 8040 3.3, B.1.1), with the
+ * context's ietf-yang-library revision.  The caller frees '*out'. */
+int lr_yang_api_to_json(const struct ly_ctx *, char **out, char *err,
+                        size_t errlen);
+
+/* {"ietf-restconf:yang-library-version":REV} (RFC 8040 3.3.3). */
+int lr_yang_api_version_to_json(const struct ly_ctx *, char **out,
+                                char *err, size_t errlen);
+
+/* {"ietf-restconf:operations":{"MOD:OP":[null],...}} (RFC 8040 3.3.2)
+ * for the 'n' operations of 'ops' ("module:operation"), each of which
+ * must be an rpc of the context: EINVAL names one that is not. */
+int lr_yang_api_operations_to_json(const struct ly_ctx *,
+                                   const char *const *ops, int n, char **out,
+                                   char *err, size_t errlen);
+
+#endif
