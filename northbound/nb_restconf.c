@@ -13,7 +13,10 @@
 #include "northbound/nb_restconf.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
+#include "yang/lr_yang_restconf.h"
 
+#define DATA "/restconf/data/"
+#define OPS "/restconf/operations/"
 #define JOBS "/restconf/data/lightrail-job:jobs"
 #define JOB_LIST JOBS "/job"
 #define JOB JOB_LIST "="
@@ -1267,6 +1270,64 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
     resp->content_type = "text/plain; version=0.0.4";
 }
 
+/* RFC 8040 3.1: where the RESTCONF root is.  Public: it says only that
+ * the root is /restconf, which every client of lightraild is told
+ * anyway, and a client asks it before it knows where its token goes;
+ * everything under the root wants the token. */
+static void
+h_host_meta(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    (void) arg;
+    (void) req;
+    resp->body = strdup("<XRD xmlns='http://docs.oasis-open.org/ns/xri/"
+                        "xrd-1.0'>\n    <Link rel='restconf' "
+                        "href='/restconf'/>\n</XRD>\n");
+    if (!resp->body) {
+        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        return;
+    }
+    resp->status = 200;
+    resp->content_type = "application/xrd+xml";
+}
+
+/* A body of lr_yang_restconf.h's printers, or their refusal as a 500. */
+static void
+api_reply(struct nb_response *resp, int rc, char *out, const char *err)
+{
+    if (rc)
+        nb_error(resp, 500, rc == ENOMEM ? "resource-denied"
+                                         : "operation-failed", NULL, "%s",
+                 err);
+    else
+        json_reply(resp, 200, out);
+}
+
+/* GET /restconf, the API resource (RFC 8040 3.3). */
+static void
+h_api(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    char *out = NULL, err[256];
+    (void) req;
+    int rc = lr_yang_api_to_json(app->ly, &out, err, sizeof err);
+    api_reply(resp, rc, out, err);
+}
+
+/* GET /restconf/yang-library-version (RFC 8040 3.3.3). */
+static void
+h_api_version(void *arg, const struct nb_request *req,
+              struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    char *out = NULL, err[256];
+    (void) req;
+    int rc = lr_yang_api_version_to_json(app->ly, &out, err, sizeof err);
+    api_reply(resp, rc, out, err);
+}
+
+/* Defined after the table they read. */
+static nb_handler h_operations, h_yang_library;
+
 static struct nb_route routes[] = {
     { NB_GET | NB_POST, JOBS, NULL, false, NB_PAGE_PARAMS },
     { NB_GET, JOB_LIST, h_job_list, false, NB_PAGE_PARAMS },
@@ -1281,7 +1342,71 @@ static struct nb_route routes[] = {
     { NB_POST, "/restconf/operations/lightrail-state:reload-ppo-policy",
       h_reload, false, NULL },
     { NB_GET, "/metrics", h_metrics, true, NULL },
+    { NB_GET, "/.well-known/host-meta", h_host_meta, true, NULL },
+    { NB_GET, "/restconf", h_api, false, NULL },
+    { NB_GET, "/restconf/yang-library-version", h_api_version, false, NULL },
+    { NB_GET, "/restconf/operations", h_operations, false, NULL },
+    { NB_GET, DATA "ietf-yang-library:yang-library", h_yang_library, false,
+      NULL },
 };
+
+#define N_ROUTES (sizeof routes / sizeof *routes)
+
+/* GET /restconf/operations (RFC 8040 3.3.2): the operations of the
+ * table's rows, "module:operation" as their paths name them. */
+static void
+h_operations(void *arg, const struct nb_request *req,
+             struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    const char *ops[N_ROUTES];
+    char *out = NULL, err[256];
+    int n = 0;
+    (void) req;
+    for (size_t i = 0; i < N_ROUTES; i++)
+        if (!strncmp(routes[i].path, OPS, strlen(OPS)))
+            ops[n++] = routes[i].path + strlen(OPS);
+    int rc = lr_yang_api_operations_to_json(app->ly, ops, n, &out, err,
+                                            sizeof err);
+    api_reply(resp, rc, out, err);
+}
+
+/* GET /restconf/data/ietf-yang-library:yang-library (RFC 8040 section
+ * 10, RFC 8525): the library of the modules the table's resources and
+ * operations name (this one's included), with what they need. */
+static void
+h_yang_library(void *arg, const struct nb_request *req,
+               struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    char names[N_ROUTES][64], *out = NULL, err[512];
+    const char *mods[N_ROUTES];
+    int n = 0;
+    (void) req;
+    for (size_t i = 0; i < N_ROUTES; i++) {
+        const char *p = routes[i].path;
+        if (!strncmp(p, DATA, strlen(DATA)))
+            p += strlen(DATA);
+        else if (!strncmp(p, OPS, strlen(OPS)))
+            p += strlen(OPS);
+        else
+            continue;
+        /* Every row there names its module ("module:node"); one that
+         * did not, or longer than a name, would name no module. */
+        size_t len = strcspn(p, ":");
+        bool seen = !p[len] || len >= sizeof names[0];
+        for (int k = 0; k < n && !seen; k++)
+            seen = strlen(names[k]) == len && !strncmp(names[k], p, len);
+        if (seen)
+            continue;
+        snprintf(names[n], sizeof names[n], "%.*s", (int) len, p);
+        mods[n] = names[n];
+        n++;
+    }
+    int rc = lr_yang_library_to_json(app->ly, mods, n, &out, err,
+                                     sizeof err);
+    api_reply(resp, rc, out, err);
+}
 
 /* GET and POST on the jobs list share a path: dispatch on the method. */
 static void
@@ -1301,7 +1426,7 @@ h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
 const struct nb_route *
 nb_restconf_routes(int *n, int metrics_public)
 {
-    *n = (int) (sizeof routes / sizeof *routes);
+    *n = (int) N_ROUTES;
     routes[0].handler = h_jobs;
     for (int i = 0; i < *n; i++)
         if (!strcmp(routes[i].path, "/metrics"))

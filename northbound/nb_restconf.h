@@ -31,6 +31,17 @@
  *                                                       load the ppo
  *                                                       policy file again
  *   GET    /metrics                                     Prometheus text
+ *   GET    /.well-known/host-meta                       the root, as XRD
+ *                                                       (RFC 8040 3.1;
+ *                                                       public)
+ *   GET    /restconf                                    the API resource
+ *   GET    /restconf/yang-library-version               (RFC 8040 3.3)
+ *   GET    /restconf/operations                         the table's
+ *                                                       operations
+ *   GET    /restconf/data/ietf-yang-library:yang-library
+ *                                                       the modules the
+ *                                                       payloads use
+ *                                                       (RFC 8525)
  *
  * With a device worker, a POST or DELETE of a job that has devices to
  * program is answered later (nb_defer): the loop plans and reserves

@@ -152,6 +152,120 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | endswith("attachment-n
     && ok "the attachment's refusal names the topology by its network-id" \
     || notok "attachment refusal: $(cat "$tmp/bad-body")"
 
+# Where a generic client starts (RFC 8040 3.1, 3.3, section 10): the
+# root's discovery, the API resource, its operations and version, and
+# the YANG library.  Each: the status, Content-Type and body of a GET;
+# HEAD the GET's length; OPTIONS and the 405 of another method with
+# Allow: GET, HEAD, OPTIONS.
+# root_get PATH TYPE [TOKEN]: GET, the status 200 and Content-Type TYPE
+# checked; the body in $tmp/body.
+root_get() {
+    api GET "$1" "" "${3-$TOKEN}"
+    ctype=$(tr -d '\r' < "$tmp/headers" | sed -n 's/^[Cc]ontent-[Tt]ype: //p')
+    if [ "$STATUS" = 200 ] && [ "$ctype" = "$2" ]; then
+        ok "GET $1: 200, $2"
+    else
+        notok "GET $1: $STATUS, $ctype: $(cat "$tmp/body")"
+    fi
+}
+# root_methods PATH [TOKEN]: HEAD, OPTIONS, and 405 for the rest.
+root_methods() {
+    tok=${2-$TOKEN}
+    len=$(wc -c < "$tmp/body")
+    curl -s -I -o /dev/null -w '%{http_code} %header{content-length}' \
+        --cacert "$D/tls/cert.pem" ${tok:+-H "Authorization: Bearer $tok"} \
+        "$URL$1" > "$tmp/head"
+    [ "$(cat "$tmp/head")" = "200 $len" ] \
+        && ok "HEAD $1: 200, the GET's length" \
+        || notok "HEAD $1: $(cat "$tmp/head"), GET $len bytes"
+    curl -s -o /dev/null -D "$tmp/opt" -w '%{http_code}' -X OPTIONS \
+        --cacert "$D/tls/cert.pem" ${tok:+-H "Authorization: Bearer $tok"} \
+        "$URL$1" > "$tmp/optst"
+    [ "$(cat "$tmp/optst")" = 204 ] \
+        && tr -d '\r' < "$tmp/opt" | grep -q -i '^Allow: GET, HEAD, OPTIONS$' \
+        && ok "OPTIONS $1: 204, Allow: GET, HEAD, OPTIONS" \
+        || notok "OPTIONS $1: $(cat "$tmp/optst") $(cat "$tmp/opt")"
+    for m in POST PUT DELETE PATCH; do
+        bad 405 operation-not-supported "$m $1" $m "$1" "$tmp/j1.json" "$tok"
+        tr -d '\r' < "$tmp/bad-headers" | grep -q -i '^Allow: GET, HEAD, OPTIONS$' \
+            || notok "$m $1: no Allow: GET, HEAD, OPTIONS: $(cat "$tmp/bad-headers")"
+    done
+}
+# RFC 8040 3.1: host-meta names the root, to anyone (it tells nothing
+# else; the root's resources want the token).
+root_get /.well-known/host-meta application/xrd+xml ""
+printf "<XRD xmlns='http://docs.oasis-open.org/ns/xri/xrd-1.0'>\n    <Link rel='restconf' href='/restconf'/>\n</XRD>\n" > "$tmp/xrd"
+cmp -s "$tmp/body" "$tmp/xrd" && ok "host-meta: the XRD with Link rel=restconf href=/restconf" \
+    || notok "host-meta: $(cat "$tmp/body")"
+root_methods /.well-known/host-meta ""
+root_get /restconf application/yang-data+json
+[ "$(jq -c . "$tmp/body")" = '{"ietf-restconf:restconf":{"data":{},"operations":{},"yang-library-version":"2019-01-04"}}' ] \
+    && ok "GET /restconf: the API resource, yang-library-version 2019-01-04" \
+    || notok "GET /restconf: $(cat "$tmp/body")"
+root_methods /restconf
+bad 401 "" "GET /restconf without a token" GET /restconf "" ""
+curl -s -o /dev/null -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+    -H "Authorization: Bearer $TOKEN" -H 'Accept: application/yang-data+xml' \
+    "$URL/restconf" > "$tmp/st"
+[ "$(cat "$tmp/st")" = 406 ] && ok "GET /restconf asking for XML: 406" \
+    || notok "GET /restconf, Accept XML: $(cat "$tmp/st")"
+root_get /restconf/yang-library-version application/yang-data+json
+[ "$(jq -c . "$tmp/body")" = '{"ietf-restconf:yang-library-version":"2019-01-04"}' ] \
+    && ok "GET /restconf/yang-library-version: 2019-01-04" \
+    || notok "yang-library-version: $(cat "$tmp/body")"
+root_methods /restconf/yang-library-version
+# The operations listed are those served: each answers a POST (a 405
+# would say the path is unknown to POST, a 404 that it is unknown).
+root_get /restconf/operations application/yang-data+json
+cp "$tmp/body" "$tmp/ops-body"
+[ "$(jq -c . "$tmp/body")" = '{"ietf-restconf:operations":{"lightrail-job:reconcile":[null],"lightrail-state:reload-ppo-policy":[null]}}' ] \
+    && ok "GET /restconf/operations: reconcile and reload-ppo-policy, as [null]" \
+    || notok "operations: $(cat "$tmp/body")"
+root_methods /restconf/operations
+jq -r '."ietf-restconf:operations" | keys[]' "$tmp/ops-body" > "$tmp/ops"
+[ "$(wc -l < "$tmp/ops")" -eq 2 ] || notok "operations listed: $(cat "$tmp/ops-body")"
+while read -r op; do
+    curl -s -o /dev/null -w '%{http_code}' -X OPTIONS --cacert "$D/tls/cert.pem" \
+        -H "Authorization: Bearer $TOKEN" "$URL/restconf/operations/$op" > "$tmp/st"
+    [ "$(cat "$tmp/st")" = 204 ] && ok "operation $op is served" \
+        || notok "operation $op: OPTIONS $(cat "$tmp/st")"
+done < "$tmp/ops"
+# The YANG library (RFC 8525): the modules every payload names, what
+# they import, the modules that augment or deviate them, and no other
+# (lightraild's configuration and the agents' modules are no API's).
+YL=/restconf/data/ietf-yang-library:yang-library
+root_get $YL application/yang-data+json
+cp "$tmp/body" "$tmp/yl"
+jq -r '."ietf-yang-library:yang-library"."module-set"[0].module[].name' "$tmp/yl" \
+    | sort > "$tmp/yl-mods"
+printf '%s\n' ietf-datastores ietf-network ietf-network-topology \
+    ietf-yang-library lightrail-compute lightrail-job lightrail-model \
+    lightrail-state lightrail-topology | sort > "$tmp/yl-want"
+cmp -s "$tmp/yl-mods" "$tmp/yl-want" \
+    && ok "yang-library: the API's modules, those that augment or deviate them, and what they import" \
+    || notok "yang-library modules: $(tr '\n' ' ' < "$tmp/yl-mods")"
+# Every module a payload's member names is listed.
+: > "$tmp/used"
+for p in $JOBS /restconf/data/ietf-network:networks \
+         /restconf/data/lightrail-compute:compute \
+         /restconf/data/lightrail-state:state /restconf/operations; do
+    api GET "$p"
+    jq -r '[paths | .[] | strings | select(contains(":"))
+            | split(":")[0] | ltrimstr("@")] | unique[]' "$tmp/body" >> "$tmp/used"
+done
+sort -u "$tmp/used" | grep -v -x ietf-restconf > "$tmp/used-mods"
+if [ -s "$tmp/used-mods" ] && [ -z "$(comm -23 "$tmp/used-mods" "$tmp/yl-mods")" ]; then
+    ok "every module the payloads name is in the yang-library ($(tr '\n' ' ' < "$tmp/used-mods"))"
+else
+    notok "payload modules not in the yang-library: $(comm -23 "$tmp/used-mods" "$tmp/yl-mods" | tr '\n' ' ')"
+fi
+jq -e '."ietf-yang-library:yang-library" | (.datastore | map(.name) == ["ietf-datastores:running", "ietf-datastores:operational"])
+       and (."content-id" | test("^[0-9a-f]{16}$"))' "$tmp/yl" > /dev/null \
+    && ok "yang-library: running and operational, a content-id" \
+    || notok "yang-library: $(jq -c '."ietf-yang-library:yang-library" | {datastore, "content-id"}' "$tmp/yl")"
+api GET $YL
+root_methods $YL
+
 # List pagination (draft-ietf-netconf-list-pagination-rc): GET of the
 # jobs with limit, offset and direction.  Seven jobs (j1 and p1..p6, the
 # p's blocked or not, it does not matter), in the order of their names.
@@ -366,6 +480,12 @@ api PUT /restconf/data/lightrail-compute:compute "$tmp/inv.json"
 [ "$STATUS" = 204 ] && ok "PUT inventory: 204" || notok "PUT inventory: $STATUS $(cat "$tmp/body")"
 stop_daemon
 start_daemon || notok "no restart"
+# The same modules: the same content-id, whatever else changed.
+api GET $YL
+[ "$(jq -r '."ietf-yang-library:yang-library"."content-id"' "$tmp/body")" \
+  = "$(jq -r '."ietf-yang-library:yang-library"."content-id"' "$tmp/yl")" ] \
+    && ok "yang-library: the same content-id after a restart and a new inventory" \
+    || notok "yang-library content-id changed: $(jq -c . "$tmp/body")"
 api GET /restconf/data/lightrail-compute:compute
 if [ "$STATUS" = 200 ] && jq -e '."lightrail-compute:compute".dc[0]."device-count" == 20' "$tmp/body" > /dev/null; then
     ok "the new inventory survives a restart"
