@@ -3,9 +3,10 @@
  * pagination of draft-ietf-netconf-list-pagination(-rc) read from them.
  * Pure: no I/O, no allocation; the unit test is tests/unit/test_nb_query.
  *
- * nb_server has already refused a query with a parameter its row does
- * not take, or with one given twice (400 invalid-value): these
- * functions judge the values only, and take the first of a name.
+ * nb_server has already percent-decoded each name and value, and
+ * refused a query with a broken escape, a parameter its row does not
+ * take, or one given twice (400): these functions judge the values
+ * only, and take the first of a name.
  */
 #ifndef NB_QUERY_H
 #define NB_QUERY_H 1
@@ -22,10 +23,10 @@
 #define NB_PAGE_PARAMS \
     "limit offset direction cursor where sort-by locale sublist-limit"
 
-/* Whether parameter 'name' is in the raw 'query' ("a&b=c"); if so,
- * '*val' points at its raw (not percent-decoded) value in 'query' and
- * '*len' is its length, or '*val' is NULL when the name has no '='.
- * 'query' may be NULL (no query). */
+/* Whether parameter 'name' is in 'query' ("a&b=c", as nb_server hands
+ * it over: names and values decoded); if so, '*val' points at its value
+ * in 'query' and '*len' is its length, or '*val' is NULL when the name
+ * has no '='.  'query' may be NULL (no query). */
 bool nb_query_value(const char *query, const char *name, const char **val,
                     size_t *len);
 

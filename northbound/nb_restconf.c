@@ -860,8 +860,8 @@ recon_work_done(void *cookie, struct lr_ctl_op *op)
     free(w);
 }
 
-/* Boolean query parameter 'name' of the raw 'query' (nb_server has let
- * through only known names, each once) into '*on': absent false,
+/* Boolean query parameter 'name' of the decoded 'query' (nb_server has
+ * let through only known names, each once) into '*on': absent false,
  * "name" or "name=true" true, "name=false" false; EINVAL for another
  * value. */
 static int

@@ -24,8 +24,10 @@
  *      OPTIONS                               204 with Allow
  *      no row takes the method               405 operation-not-supported
  *                                                with Allow
+ *      a broken percent-escape or a control character in a query
+ *      parameter's name or value             400 malformed-message
  *      a query parameter the row does not take, or one given twice
- *                                            400 invalid-value
+ *      (names compared decoded)              400 invalid-value
  *      a body whose Content-Type is not JSON 415 invalid-value
  *      under /restconf, an Accept without JSON 406 invalid-value
  *   8. the handler; it answers now, or defers (nb_defer): then the
@@ -228,38 +230,53 @@ nb_hex(int c)
     return -1;
 }
 
-/* Percent-decodes 'raw' into a malloc'ed '*out': 0, EINVAL for a broken
- * escape or a control character (NUL included) before or after decoding,
- * or ENOMEM.  '+' stays '+': it means space only in form queries. */
-static int
-nb_decode_path(const char *raw, char **out)
+/* Percent-decodes the 'n' bytes at 's' into 'w' (room for 'n' bytes; no
+ * NUL is added): the decoded length, or -1 for a broken escape ('%' not
+ * followed by two hex digits) or a control character (NUL included)
+ * before or after decoding.  '+' stays '+': RFC 3986 gives it no
+ * meaning, and '+' for a space is HTML forms' (x-www-form-urlencoded),
+ * which RFC 8040's paths and queries are not.  libevent's
+ * evhttp_uridecode() would do, but it copies a broken escape as it is
+ * where a request with one must be refused. */
+static long
+nb_decode(const char *s, size_t n, char *w)
 {
-    char *p = malloc(strlen(raw) + 1), *w = p;
-    int rc = EINVAL;
-    if (!p)
-        return ENOMEM;
-    for (const char *s = raw; *s; s++) {
+    const char *end = s + n;
+    char *w0 = w;
+    for (; s < end; s++) {
         unsigned char c = (unsigned char) *s;
         if (c == '%') {
-            int hi = nb_hex(s[1]);
+            int hi = end - s >= 3 ? nb_hex(s[1]) : -1;
             int lo = hi >= 0 ? nb_hex(s[2]) : -1;
             if (lo < 0)
-                goto cleanup;
+                return -1;
             c = (unsigned char) (hi * 16 + lo);
             s += 2;
         }
         if (c < 0x20 || c == 0x7f)
-            goto cleanup;
+            return -1;
         *w++ = (char) c;
     }
-    *w = '\0';
-    *out = p;
-    p = NULL;
-    rc = 0;
+    return (long) (w - w0);
+}
 
-cleanup:
-    free(p);
-    return rc;
+/* Percent-decodes 'raw' into a malloc'ed '*out': 0, EINVAL for what
+ * nb_decode() refuses, or ENOMEM. */
+static int
+nb_decode_path(const char *raw, char **out)
+{
+    size_t n = strlen(raw);
+    char *p = malloc(n + 1);
+    if (!p)
+        return ENOMEM;
+    long len = nb_decode(raw, n, p);
+    if (len < 0) {
+        free(p);
+        return EINVAL;
+    }
+    p[len] = '\0';
+    *out = p;
+    return 0;
 }
 
 static bool
@@ -354,41 +371,113 @@ nb_word_in(const char *words, const char *name, size_t n)
     return false;
 }
 
-/* 0 when every parameter of the raw 'query' ("a&b=c") is one of
- * 'allowed' (space-separated names; NULL: none) and none comes twice;
- * else EINVAL with the line in err[]. */
-static int
-nb_query_check(const char *query, const char *allowed, char *err,
-               size_t errlen)
+/* Whether the 'n' bytes at 's' print as they are in a message. */
+static bool
+nb_printable(const char *s, size_t n)
 {
-    for (const char *p = query; p && *p;) {
+    bool ok = n > 0;
+    for (size_t i = 0; i < n && ok; i++)
+        ok = s[i] > ' ' && s[i] < 0x7f;
+    return ok;
+}
+
+/* The raw 'query' ("a&b=c") with each parameter's name and value
+ * percent-decoded (RFC 3986 6.2.2.2: %6Cimit=%31 is limit=1), into a
+ * malloc'ed '*out' that the caller frees (NULL for no query), which the
+ * handlers match and parse; the separators '&' and '=' stay as sent.
+ * 0 when every parameter is one of 'allowed' (space-separated names;
+ * NULL: none), none comes twice once decoded and every escape is whole;
+ * else, with the line in err[]: EILSEQ for a broken escape or a control
+ * character in a name or a value (400 malformed-message, as in the
+ * path), EINVAL for a parameter not allowed, one twice, or a value with
+ * an escaped '&' (the decoded query could not show where it ends; no
+ * value of an allowed parameter has one) (400 invalid-value), or
+ * ENOMEM. */
+static int
+nb_query_decode(const char *query, const char *allowed, char **out,
+                char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!query)
+        return 0;
+    char *d = malloc(strlen(query) + 1), *w = d;
+    if (!d)
+        return ENOMEM;
+    int rc = 0;
+    for (const char *p = query; *p;) {
         const char *end = p + strcspn(p, "&");
         size_t n = strcspn(p, "&=");
         if (end == p) {               /* "a&&b": nothing between */
-            p++;
+            *w++ = *p++;
             continue;
         }
-        bool printable = n > 0;
-        for (size_t i = 0; i < n; i++)
-            printable = printable && p[i] > ' ' && p[i] < 0x7f;
+        char *name = w;
+        long len = nb_decode(p, n, name);
+        if (len < 0) {
+            bool printable = nb_printable(p, n);
+            snprintf(err, errlen, "the query parameter %s%.*s%s has a "
+                     "malformed percent-escape or a control character: "
+                     "send each escape as '%%' and two hex digits "
+                     "(%%6Cimit is limit), and no control character",
+                     printable ? "'" : "", printable ? (int) (n < 40 ? n
+                                                                : 40) : 0,
+                     p, printable ? "'" : "(not printable)");
+            rc = EILSEQ;
+            goto cleanup;
+        }
+        size_t nl = (size_t) len;
+        w += nl;
+        /* The names before this one are allowed ones, so none holds a
+         * decoded '&' or '=', nor does a value before it a '&'. */
         bool twice = false;
-        for (const char *q = query; q < p && !twice;) {
+        for (const char *q = d; q < name && !twice;) {
             size_t m = strcspn(q, "&=");
-            twice = m == n && !memcmp(q, p, n);
+            twice = m == nl && !memcmp(q, name, nl);
             q += strcspn(q, "&");
             q += *q == '&';
         }
-        if (!nb_word_in(allowed, p, n) || twice) {
+        if (!nb_word_in(allowed, name, nl) || twice) {
+            bool printable = nb_printable(name, nl);
             snprintf(err, errlen, "%s query parameter %s%.*s%s: this "
                      "resource takes %s%s", twice ? "a repeated" : "an "
-                     "unknown", printable ? "'" : "", printable ? (int) n : 0,
-                     p, printable ? "'" : "(not printable)",
+                     "unknown", printable ? "'" : "",
+                     printable ? (int) nl : 0, name,
+                     printable ? "'" : "(not printable)",
                      allowed ? "only " : "none", allowed ? allowed : "");
-            return EINVAL;
+            rc = EINVAL;
+            goto cleanup;
         }
-        p = *end ? end + 1 : end;
+        if (p[n] == '=') {
+            const char *v = p + n + 1;
+            *w++ = '=';
+            len = nb_decode(v, (size_t) (end - v), w);
+            if (len < 0 || memchr(w, '&', (size_t) len)) {
+                size_t vl = (size_t) (end - v);
+                snprintf(err, errlen, "the query's %.*s has %s in its "
+                         "value '%.*s': send each escape as '%%' and two "
+                         "hex digits (%.*s=%%31 is %.*s=1)%s", (int) nl,
+                         name, len < 0 ? "a malformed percent-escape or a "
+                         "control character" : "an escaped '&'",
+                         nb_printable(v, vl) ? (int) (vl < 40 ? vl : 40)
+                                             : 0, v, (int) nl, name,
+                         (int) nl, name, len < 0 ? ", and no control "
+                         "character" : ", and no '&' (%26) in a value");
+                rc = len < 0 ? EILSEQ : EINVAL;
+                goto cleanup;
+            }
+            w += len;
+        }
+        p = end;
+        if (*p)
+            *w++ = *p++;
     }
-    return 0;
+    *w = '\0';
+    *out = d;
+    d = NULL;
+
+cleanup:
+    free(d);
+    return rc;
 }
 
 static void
@@ -658,7 +747,7 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     struct nb_request rq = { .body = "", .principal = "",
                              .server_ctx = &defer };
     char principal[NB_PRINCIPAL_MAX] = "", err_query[256];
-    char *path = NULL, *body = NULL;
+    char *path = NULL, *query = NULL, *body = NULL;
     const char *www_auth = NULL;
     unsigned allow = 0;
     bool head = false, options = false, close = false;
@@ -708,7 +797,6 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
         goto send;
     }
     rq.path = path;
-    rq.query = evhttp_uri_get_query(uri);
 
     enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
     switch (cmd) {
@@ -790,12 +878,19 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
         goto send;
     }
     allow = 0;
-    if (nb_query_check(rq.query, hit->r.query, err_query,
-                       sizeof err_query)) {
-        nb_error_protocol(&resp, 400, "invalid-value", NULL, "%s",
-                          err_query);
+    rc = nb_query_decode(evhttp_uri_get_query(uri), hit->r.query, &query,
+                         err_query, sizeof err_query);
+    if (rc) {
+        if (rc == ENOMEM)
+            nb_error_protocol(&resp, 500, "operation-failed", NULL,
+                              "out of memory");
+        else
+            nb_error_protocol(&resp, 400, rc == EILSEQ
+                              ? "malformed-message" : "invalid-value",
+                              NULL, "%s", err_query);
         goto send;
     }
+    rq.query = query;
     int media = nb_media_check(req, body_len, err_query, sizeof err_query);
     if (media) {
         nb_error_protocol(&resp, media, "invalid-value", NULL, "%s",
@@ -837,6 +932,7 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
             nb_pending_watch(p, c);
         }
         free(body);
+        free(query);
         free(path);
         return;
     }
@@ -850,6 +946,7 @@ send:
     nb_metrics_observe(&srv->metrics, resp.status, nb_now() - t0);
     free(resp.body);
     free(body);
+    free(query);
     free(path);
 }
 

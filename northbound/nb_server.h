@@ -44,7 +44,8 @@ enum nb_method {
 struct nb_request {
     enum nb_method method;
     const char *path;         /* decoded, without the query */
-    const char *query;        /* raw query string or NULL */
+    const char *query;        /* each name and value percent-decoded,
+                               * '&' and '=' as sent; or NULL */
     const char *body;         /* NUL-terminated; "" when none */
     size_t body_len;
     const char *principal;    /* who: the token's name or the cert CN */
@@ -70,8 +71,9 @@ struct nb_route {
     bool public;              /* answered without authentication */
     /* The query parameters the resource takes, space-separated (NULL:
      * none): a request with another, or with one twice, is answered 400
-     * invalid-value before the handler runs (RFC 8040, 4.8); the
-     * handler judges the values. */
+     * invalid-value before the handler runs (RFC 8040, 4.8), one with a
+     * broken percent-escape 400 malformed-message; the handler judges
+     * the decoded values. */
     const char *query;
 };
 

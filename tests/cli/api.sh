@@ -385,6 +385,16 @@ api GET "$JOBS/job?offset=7"
 [ "$STATUS" = 200 ] && [ "$(jq -c . "$tmp/body")" = '{"lightrail-job:job":[]}' ] \
     && ok ".../jobs/job?offset=7 of 7: 200, the empty array" \
     || notok ".../jobs/job?offset=7: $STATUS $(cat "$tmp/body")"
+# Names and values are percent-decoded (RFC 3986 6.2.2.2): %6Cimit=%32
+# is limit=2, on both resources; '+' is no space (not a form).
+api GET "$JOBS?limit=2&offset=3&direction=backwards"
+entries "$tmp/body" > "$tmp/plain"
+for r in "$JOBS" "$JOBS/job"; do
+    api GET "$r?%6Cimit=%32&offset=%33&direction=%62ack%77ards"
+    [ "$STATUS" = 200 ] && [ "$(entries "$tmp/body")" = "$(cat "$tmp/plain")" ] \
+        && ok "${r#$JOBS}?%6Cimit=%32&offset=%33&direction=%62ack%77ards: the page of limit=2&offset=3&direction=backwards" \
+        || notok "${r#$JOBS}?%6Cimit=%32...: $STATUS $(cat "$tmp/body"), want $(cat "$tmp/plain")"
+done
 # badq STATUS TAG APP-TAG MESSAGE-PART QUERY [METHOD]: as bad, on the
 # resource $res, and the error-app-tag (or none) and a part of the
 # message.
@@ -410,6 +420,12 @@ badq 501 operation-not-supported "" "parameter 'sort-by'" "sort-by=name"
 badq 501 operation-not-supported "" "parameter 'cursor'" "limit=2&cursor=p2"
 badq 400 invalid-value "" "unknown query parameter 'page'" "page=2"
 badq 400 operation-not-supported "" "applies to GET of the jobs list" "limit=1" POST
+badq 400 invalid-value "" "a repeated query parameter 'limit'" "limit=1&%6Cimit=2"
+badq 400 malformed-message "" "the query's limit has a malformed percent-escape or a control character in its value '%G1': send each escape as '%' and two hex digits (limit=%31 is limit=1)" "limit=%G1"
+badq 400 malformed-message "" "in its value '%3': send each escape" "limit=%3"
+badq 400 malformed-message "" "in its value '%00': send each escape" "limit=%00"
+badq 400 malformed-message "" "the query parameter 'lim%6' has a malformed percent-escape" "lim%6"
+badq 400 invalid-value "" "limit '+1' is not a page size" "limit=+1"
 # The list resource refuses as the container does.
 res=$JOBS/job
 badq 400 invalid-value "" "send a whole number from 1 to 4294967295, or 'unbounded'" "limit=0"
@@ -417,6 +433,8 @@ badq 400 invalid-value "" "direction 'up' is not one: send 'forwards'" "directio
 badq 416 invalid-value offset-out-of-range "offset 8 is past the end of the list, which has 7 entries: send an offset from 0 to 7" "offset=8"
 badq 501 operation-not-supported "" "parameter 'cursor'" "limit=2&cursor=p2"
 badq 400 invalid-value "" "unknown query parameter 'page'" "page=2"
+badq 400 invalid-value "" "a repeated query parameter 'offset'" "%6F%66fset=1&offset=1"
+badq 400 malformed-message "" "in its value '%G1': send each escape" "offset=%G1"
 res=$JOBS
 # GET and HEAD only: a job is submitted to the container, released by
 # its own resource.

@@ -73,7 +73,8 @@ printf '{"lightrail-job:input":{"dry-run":true,"dry-run":false}}' > "$tmp/b4.jso
 # once repaired: the query was searched for "dry-run").
 for b in "b1 invalid-value" "b2 malformed-message" "b3 invalid-value" \
          "b4 invalid-value" "b0 invalid-value ?dry_run=true" \
-         "b0 invalid-value ?dry-run=maybe" "b0 invalid-value ?dry-run&dry-run"; do
+         "b0 invalid-value ?dry-run=maybe" "b0 invalid-value ?dry-run&dry-run" \
+         "b0 invalid-value ?dry-run&%64ry-run" "b0 malformed-message ?dry-run=%G1"; do
     set -- $b
     api POST "$RECON${3:-}" "$tmp/$1.json"
     if [ "$STATUS" = 400 ] && jq -e --arg t "$2" '."ietf-restconf:errors".error[0]."error-tag" == $t' "$tmp/body" > /dev/null \
@@ -83,6 +84,12 @@ for b in "b1 invalid-value" "b2 malformed-message" "b3 invalid-value" \
         notok "reconcile${3:-} with '$(cat "$tmp/$1.json")': $STATUS $(cat "$tmp/body")"
     fi
 done
+# The query percent-decoded: ?%64ry-run=%74rue is ?dry-run=true.
+api POST "$RECON?%64ry-run=%74rue" "$tmp/b0.json"
+[ "$STATUS" = 200 ] && jq -e '."lightrail-job:output" | .differences == 2 and .repaired == false' "$tmp/body" > /dev/null \
+   && diff -r "$tmp/before" "$DEV" > /dev/null \
+    && ok "reconcile?%64ry-run=%74rue: a dry run, no device changed" \
+    || notok "reconcile?%64ry-run=%74rue: $STATUS $(cat "$tmp/body")"
 
 rec > "$tmp/out" 2> "$tmp/err"
 rc=$?

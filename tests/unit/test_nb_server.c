@@ -576,6 +576,61 @@ test_query_parameters_checked(void)
     free(r.body);
 }
 
+/* RFC 3986 6.2.2.2: a parameter's name and value reach the handler
+ * percent-decoded ('+' stays '+': no form decoding), so %64epth=%32 is
+ * depth=2, also when it comes twice; a broken escape or a control
+ * character is 400 malformed-message naming the parameter, an escaped
+ * '&' in a value 400 invalid-value. */
+static void
+test_query_decoded(void)
+{
+    static const struct {
+        const char *query, *tag, *says;
+    } bad[] = {
+        { "depth=1&%64epth=2", "invalid-value",
+          "a repeated query parameter 'depth'" },
+        { "%64epth=1&depth", "invalid-value",
+          "a repeated query parameter 'depth'" },
+        { "%63olour=red", "invalid-value",
+          "an unknown query parameter 'colour'" },
+        { "depth=%G1", "malformed-message", "the query's depth has a "
+          "malformed percent-escape or a control character in its value "
+          "'%G1': send each escape as '%' and two hex digits" },
+        { "depth=%3", "malformed-message", "value '%3'" },
+        { "depth=1%3&content=all", "malformed-message", "value '1%3'" },
+        { "depth=%00", "malformed-message", "value '%00'" },
+        { "depth=%0a", "malformed-message", "value '%0a'" },
+        { "dep%7", "malformed-message", "the query parameter 'dep%7' has "
+          "a malformed percent-escape" },
+        { "de%00pth=1", "malformed-message", "parameter 'de%00pth'" },
+        { "depth=1%262", "invalid-value", "an escaped '&'" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char url[128];
+        struct reply r;
+        struct call c = { .method = "GET",
+                          .token = "another-secret-for-bob" };
+        snprintf(url, sizeof url, "/restconf/data/test:echo?%s",
+                 bad[i].query);
+        call_plain(url, &c, &r);
+        expect_error(&r, 400, "protocol", bad[i].tag);
+        if (!r.body || !strstr(r.body, bad[i].says))
+            fprintf(stderr, "?%s: %s\n", bad[i].query,
+                    r.body ? r.body : "(none)");
+        CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, bad[i].says));
+        free(r.body);
+    }
+    struct reply r;
+    struct call c = { .method = "GET", .token = "another-secret-for-bob" };
+    call_plain("/restconf/data/test:echo?%64ept%68=%32&&content=a+%2Bb%3D",
+               &c, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    json_object *j = r.body ? json_tokener_parse(r.body) : NULL;
+    CU_ASSERT_STRING_EQUAL(field(j, "query"), "depth=2&&content=a++b=");
+    json_object_put(j);
+    free(r.body);
+}
+
 static void
 test_no_or_wrong_token(void)
 {
@@ -1601,6 +1656,8 @@ static CU_TestInfo tests[] = {
     { "POST body and query reach the handler", test_post_body_and_query },
     { "unknown and repeated query parameters are refused",
       test_query_parameters_checked },
+    { "query names and values are percent-decoded, broken escapes refused",
+      test_query_decoded },
     { "an error body is UTF-8 whatever the path", test_error_body_utf8 },
     { "a route's own part percent-encoded is not found",
       test_route_not_encoded },
