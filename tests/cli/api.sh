@@ -444,6 +444,13 @@ for m in POST PUT DELETE PATCH; do
         && ok "$m .../jobs/job: Allow: GET, HEAD, OPTIONS" \
         || notok "$m .../jobs/job: $(cat "$tmp/bad-headers")"
 done
+curl -s -X OPTIONS -o /dev/null -D "$tmp/opt-headers" -w '%{http_code}' \
+    --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
+    "$URL$JOBS/job" > "$tmp/opt"
+[ "$(cat "$tmp/opt")" = 204 ] \
+    && tr -d '\r' < "$tmp/opt-headers" | grep -q -i '^Allow: GET, HEAD, OPTIONS$' \
+    && ok "OPTIONS .../jobs/job: 204, Allow: GET, HEAD, OPTIONS" \
+    || notok "OPTIONS .../jobs/job: $(cat "$tmp/opt") $(cat "$tmp/opt-headers")"
 # The client: one page, and what follows it.
 lr_job() {
     $LIGHTRAIL job "$@" --server "$URL" --token "$TOKEN" \
