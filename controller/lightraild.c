@@ -19,6 +19,13 @@
  * Without --foreground it detaches first of all (see detach()): the
  * command returns once the daemon serves, or fails with its error.
  *
+ * Every reconcile-interval seconds (300 by default, 0 never) a timer
+ * of the loop queues a reconciliation with repair on the devices'
+ * thread, as POST .../lightrail-job:reconcile does
+ * (nb_restconf_reconcile): one at a time, logged when it found drift or
+ * failed, counted in /metrics (docs/controller.md "Periodic
+ * reconciliation").
+ *
  * With the emulated data plane configured (container emulation), it
  * makes the DC namespaces before the controller recovers (recovery
  * re-makes the active jobs' lightpaths in them), samples their link
@@ -232,6 +239,8 @@ struct daemon {
     struct nb_server *srv;
     struct event *sigterm, *sigint;
     struct event *telemetry;      /* NULL without a data plane */
+    struct event *reconcile;      /* NULL with reconcile-interval 0 */
+    bool reconciling;             /* a periodic one queued or running */
     struct lr_ctl *ctl;
     bool telemetry_failing;       /* logged once until it recovers */
     struct lr_worker *worker;     /* the devices' thread */
@@ -362,6 +371,75 @@ on_telemetry(evutil_socket_t fd, short what, void *arg)
     } else {
         d->telemetry_failing = false;
     }
+}
+
+/* reconcile-interval: a repair of every device through the API's queue
+ * (nb_restconf_reconcile), behind the job work begun before it.  One at
+ * a time: a tick while the last is queued or running (devices slow to
+ * answer, a long queue) is skipped rather than piling reads up on
+ * devices that are already slow; none once stopping, whose wait must
+ * not grow. */
+static void
+on_reconcile_tick(evutil_socket_t fd, short what, void *arg)
+{
+    struct daemon *d = arg;
+    (void) fd;
+    (void) what;
+    if (d->stopping)
+        return;
+    if (d->reconciling) {
+        lr_log(LR_LOG_DEBUG, "periodic reconciliation: the last one is "
+               "still queued or running; this tick skipped");
+        return;
+    }
+    /* Set before: a reconciliation that could not be queued has ended
+     * (on_reconciled) by the time the call returns. */
+    d->reconciling = true;
+    if (nb_restconf_reconcile(d->app)) {
+        d->reconciling = false;
+        lr_log(LR_LOG_WARN, "periodic reconciliation not begun: out of "
+               "memory; the next tick tries again");
+    }
+}
+
+/* A periodic reconciliation ended (nb_app.reconciled): said only when
+ * it found differences or failed, with the first lines of its report
+ * and how many more there were; one with nothing to say is in /metrics
+ * alone. */
+static void
+on_reconciled(void *arg, int rc, const char *report, int drift,
+              const char *err)
+{
+    struct daemon *d = arg;
+    enum { SHOWN = 5 };
+    char lines[2048], more[64] = "";
+    int n_lines = 0;
+    size_t len = 0;
+    d->reconciling = false;
+    if (!rc && !drift)
+        return;
+    lines[0] = '\0';
+    for (const char *p = report; p && *p; n_lines++) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int) (nl - p) : (int) strlen(p);
+        int w = n_lines < SHOWN
+            ? snprintf(lines + len, sizeof lines - len, "\n  %.*s", n, p)
+            : 0;
+        if (w > 0 && (size_t) w < sizeof lines - len)
+            len += (size_t) w;
+        else
+            lines[len] = '\0';
+        p = nl ? nl + 1 : p + n;
+    }
+    if (n_lines > SHOWN)
+        snprintf(more, sizeof more, "\n  (and %d more)", n_lines - SHOWN);
+    if (rc)
+        lr_log(LR_LOG_WARN, "periodic reconciliation failed: %s; the next "
+               "tick tries again (%d difference(s))%s%s", err, drift, lines,
+               more);
+    else
+        lr_log(LR_LOG_INFO, "periodic reconciliation: %d difference(s), "
+               "repaired%s%s", drift, lines, more);
 }
 
 /* Stopping: the loop ends once the device work in flight has ended and
@@ -669,6 +747,8 @@ main(int argc, char **argv)
     /* An agent the start's KEEP did not reach is down from the start:
      * said now, and when it answers again. */
     nb_restconf_agents_seen(&app);
+    app.reconciled = on_reconciled;
+    app.reconciled_arg = &d;
     d.app = &app;
     d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
     d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
@@ -685,6 +765,16 @@ main(int argc, char **argv)
             goto cleanup;
         }
         on_telemetry(-1, 0, &d);
+    }
+    /* Not at once: start-up has just reconciled (lr_ctl_new). */
+    if (cfg->reconcile_s > 0) {
+        struct timeval every = { cfg->reconcile_s, 0 };
+        d.reconcile = event_new(d.base, -1, EV_PERSIST, on_reconcile_tick,
+                                &d);
+        if (!d.reconcile || event_add(d.reconcile, &every)) {
+            lr_log(LR_LOG_ERR, "cannot start the reconciliation timer");
+            goto cleanup;
+        }
     }
     if (write_small_file(cfg->state_dir, "lightraild.pid", (long) getpid())
         || write_small_file(cfg->state_dir, "lightraild.port",
@@ -724,6 +814,8 @@ cleanup:
         event_free(d.sighup);
     if (d.telemetry)
         event_free(d.telemetry);
+    if (d.reconcile)
+        event_free(d.reconcile);
     nb_server_free(d.srv);
     nb_server_tls_free(listen_tls);
     if (d.base)

@@ -838,12 +838,27 @@ answer_reconcile(struct nb_app *app, struct nb_response *resp, int rc,
     free(report);
 }
 
-/* A reconciliation whose devices are being read (and repaired). */
+/* A reconciliation whose devices are being read (and repaired): a
+ * request's ('pending' its answer) or a periodic one (NULL). */
 struct recon_work {
     struct nb_app *app;
     struct nb_pending *pending;
     bool repair;
 };
+
+/* A periodic reconciliation ended with lr_ctl_reconcile_end's 'rc',
+ * 'report' (taken), 'drift' and 'err': counted, and told to
+ * app->reconciled. */
+static void
+periodic_ended(struct nb_app *app, int rc, char *report, int drift,
+               const char *err)
+{
+    app->periodic_reconciles++;
+    app->periodic_reconcile_failures += rc != 0;
+    if (app->reconciled)
+        app->reconciled(app->reconciled_arg, rc, report, drift, err);
+    free(report);
+}
 
 /* The worker is done with the devices: on the loop again. */
 static void
@@ -855,6 +870,11 @@ recon_work_done(void *cookie, struct lr_ctl_op *op)
     int drift = 0;
     int rc = lr_ctl_reconcile_end(w->app->ctl, op, &report, &drift, err,
                                   sizeof err);
+    if (!w->pending) {
+        periodic_ended(w->app, rc, report, drift, err);
+        free(w);
+        return;
+    }
     answer_reconcile(w->app, &resp, rc, w->repair, report, drift, err);
     nb_pending_reply(w->pending, &resp);
     free(w);
@@ -929,6 +949,32 @@ h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
     lr_ctl_op_run(op);
     rc = lr_ctl_reconcile_end(app->ctl, op, &report, &drift, err, sizeof err);
     answer_reconcile(app, resp, rc, repair, report, drift, err);
+}
+
+int
+nb_restconf_reconcile(struct nb_app *app)
+{
+    struct lr_ctl_op *op = NULL;
+    char *report = NULL, err[512];
+    int drift = 0;
+    struct recon_work *w = calloc(1, sizeof *w);
+    if (!w)
+        return ENOMEM;
+    *w = (struct recon_work) { .app = app, .pending = NULL, .repair = true };
+    int rc = lr_ctl_reconcile_begin(app->ctl, true, &op, err, sizeof err);
+    if (rc) {
+        free(w);
+        return rc;
+    }
+    if (!app->worker || lr_worker_push(app->worker, op, recon_work_done, w)) {
+        /* Begun, so ended: here, on the loop, as a request's would be. */
+        free(w);
+        lr_ctl_op_run(op);
+        rc = lr_ctl_reconcile_end(app->ctl, op, &report, &drift, err,
+                                  sizeof err);
+        periodic_ended(app, rc, report, drift, err);
+    }
+    return 0;
 }
 
 /* Reloads the ppo policy now and answers in 'resp' (204, or why not);
@@ -1147,9 +1193,20 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "# HELP lightrail_reconcile_drift_total Differences between the "
         "devices and the store that reconciliations found.\n"
         "# TYPE lightrail_reconcile_drift_total counter\n"
-        "lightrail_reconcile_drift_total %llu\n",
+        "lightrail_reconcile_drift_total %llu\n"
+        "# HELP lightrail_reconciles_periodic_total Reconciliations of "
+        "reconcile-interval's timer ended (lightrail_reconciles_total "
+        "counts them too).\n"
+        "# TYPE lightrail_reconciles_periodic_total counter\n"
+        "lightrail_reconciles_periodic_total %llu\n"
+        "# HELP lightrail_reconcile_periodic_failures_total Periodic "
+        "reconciliations that ended in an error: a device that could not "
+        "be read or refused its repair (the log says which).\n"
+        "# TYPE lightrail_reconcile_periodic_failures_total counter\n"
+        "lightrail_reconcile_periodic_failures_total %llu\n",
         c->admissions, c->blocks_gpus, c->blocks_plan, c->blocks_spectrum,
-        c->failures, c->deletes, c->reconciles, c->drift);
+        c->failures, c->deletes, c->reconciles, c->drift,
+        app->periodic_reconciles, app->periodic_reconcile_failures);
     put(&buf, &len, &cap,
         "# HELP lightrail_ppo_decisions_total Intents for algorithm ppo, by "
         "what planned them: the policy's candidate, the policy's refusal, "

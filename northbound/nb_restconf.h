@@ -116,6 +116,16 @@ struct nb_app {
                           const char *why);
     void *agent_changed_arg;
     uint64_t agents_down;
+    /* Called when a periodic reconciliation (nb_restconf_reconcile)
+     * ended, with lr_ctl_reconcile_end's code, report (borrowed for the
+     * call: one line per difference), drift and message, or NULL:
+     * lightraild logs it.  The counts are /metrics'
+     * lightrail_reconciles_periodic_total and
+     * lightrail_reconcile_periodic_failures_total. */
+    void (*reconciled)(void *arg, int rc, const char *report, int drift,
+                       const char *err);
+    void *reconciled_arg;
+    unsigned long long periodic_reconciles, periodic_reconcile_failures;
 };
 
 /* A reload of the ppo policy asked outside the API ('how', e.g.
@@ -124,6 +134,14 @@ struct nb_app {
  * for as long as they come), else it is done now.  The outcome goes to
  * app->reloaded.  0, or ENOMEM (nothing queued). */
 int nb_restconf_reload(struct nb_app *app, const char *how);
+
+/* A reconciliation asked outside the API (lightraild's
+ * reconcile-interval timer): a repair, begun and queued on app->worker
+ * behind the device work begun before it, exactly as POST
+ * .../lightrail-job:reconcile (no worker, or none to queue on: run now,
+ * on the caller's thread).  Its end goes to app->reconciled.  0, or
+ * ENOMEM: nothing begun, no call. */
+int nb_restconf_reconcile(struct nb_app *app);
 
 /* RELEASEs to the agents wait (lr_ctl_set_release_hook): with a planner,
  * they are sent there in its next free turn (a plan begun takes them

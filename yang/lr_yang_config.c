@@ -155,6 +155,9 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
     c->cdynp_step = !step || !strcmp(step, "auto") ? 0
                     : !strcmp(step, "best") ? LR_CDYNP_STEP_BEST
                     : (int) strtol(step, NULL, 10);
+    const char *every = lr_yang_leaf(top, LR_YANG_LRCFG,
+                                     "reconcile-interval");
+    c->reconcile_s = every ? (int) strtol(every, NULL, 10) : 300;
     /* ppo-rollout: the schema's defaults, should validation not have
      * made them. */
     const struct lyd_node *ro = lr_yang_child(top, LR_YANG_LRCFG,

@@ -264,6 +264,8 @@ struct lr_config {
     double ppo_mean_job_s;             /* seconds, > 0; 3600 */
     int cdynp_step;                    /* 0 auto, LR_CDYNP_STEP_BEST, or
                                         * 1..1000000 */
+    int reconcile_s;                   /* reconcile-interval, s: 300;
+                                        * 0 = no periodic one */
     bool ppo_rollout;                  /* the ppo-rollout container */
     struct lr_ctl_ppo_rollout ppo_ro;  /* its leaves, when present */
     char default_driver[32];           /* "dummy" */

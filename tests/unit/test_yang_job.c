@@ -88,7 +88,7 @@ test_embedded_modules(void)
         { LR_YANG_LRJ, "yang/lightrail-job.yang", "urn:lightrail:job",
           "2026-12-05" },
         { LR_YANG_LRCFG, "yang/lightrail-config.yang",
-          "urn:lightrail:config", "2026-12-05" },
+          "urn:lightrail:config", "2026-12-06" },
         { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",
           "2026-12-05" },
     };
@@ -1507,6 +1507,59 @@ test_config_union(void)
 #undef CFG_HEAD
 }
 
+/* reconcile-interval: 300 s when absent, 0 (off), 1 and 86400 taken; a
+ * value past 86400 refused with the bounds, a negative one or one not a
+ * number with libyang's words for any uint32 leaf, each with its path. */
+static void
+test_config_reconcile(void)
+{
+#define CFG_HEAD "{\"lightrail-config:lightraild\":{" \
+    "\"state-dir\":\"s\",\"topology-file\":\"t.json\"," \
+    "\"cluster-file\":\"c.json\",\"listen\":{\"tls\":false}"
+    static const struct {
+        const char *text;
+        int want;
+    } good[] = {
+        { CFG_HEAD "}}", 300 },
+        { CFG_HEAD ",\"reconcile-interval\":0}}", 0 },
+        { CFG_HEAD ",\"reconcile-interval\":1}}", 1 },
+        { CFG_HEAD ",\"reconcile-interval\":86400}}", 86400 },
+    };
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        { CFG_HEAD ",\"reconcile-interval\":86401}}",
+          "reconcile-interval: Unsatisfied range - value \"86401\" is out "
+          "of the allowed range. Allowed: 0 to 86400 seconds. (line 1)" },
+        { CFG_HEAD ",\"reconcile-interval\":-1}}",
+          "reconcile-interval: Value \"-1\" is out of type uint32 min/max "
+          "bounds. (line 1)" },
+        { CFG_HEAD ",\"reconcile-interval\":\"5m\"}}",
+          "reconcile-interval: Invalid non-number-encoded uint32 value "
+          "\"5m\". (line 1)" },
+    };
+    static struct lr_config c;
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char dir[] = "/tmp/lr-config-XXXXXX", err[1024] = "";
+        int rc = load_config_text(dir, good[i].text, &c, err, sizeof err);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc)
+            fprintf(stderr, "good %zu: %s\n", i, err);
+        CU_ASSERT_EQUAL(c.reconcile_s, good[i].want);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char dir[] = "/tmp/lr-config-XXXXXX", err[1024] = "", want[1200];
+        CU_ASSERT_EQUAL(load_config_text(dir, bad[i].text, &c, err,
+                                         sizeof err), EINVAL);
+        snprintf(want, sizeof want, "%s/lightraild.json: /lightrail-config:"
+                 "lightraild/%s", dir, bad[i].want);
+        CU_ASSERT_STRING_EQUAL(err, want);
+        if (strcmp(err, want))
+            fprintf(stderr, "bad %zu: %s\n", i, err);
+    }
+#undef CFG_HEAD
+}
+
 /* ppo-rollout: absent, no rollout; present with its load alone, the
  * schema's defaults; every leaf given, read back; no load, or screen 1,
  * refused with the path. */
@@ -2012,6 +2065,7 @@ static CU_TestInfo tests[] = {
     { "config: every leaf", test_config_full },
     { "config: ppo-mean-job-s must be positive", test_config_mean_job },
     { "config: a union's refusal says what it takes", test_config_union },
+    { "config: reconcile-interval", test_config_reconcile },
     { "ppo-rollout: defaults, every leaf, and refusals",
       test_config_rollout },
     { "config: southbound settings", test_config_southbound },
