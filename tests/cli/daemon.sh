@@ -1,6 +1,9 @@
 # Shared by the daemon tests (sourced after lib.sh): a lightraild of our
 # own on 127.0.0.1, an any-free port, a fresh state directory and a
 # throw-away certificate; stopped by its PID, never by name.
+# reconcile-interval 0: a periodic repair (300 s by default) would undo
+# drift a test makes on purpose and move the reconcile counters it
+# reads, in a test slow enough (valgrind); reconcile_timer.sh sets it.
 LIGHTRAILD=${LIGHTRAILD:-./lightraild}
 CHECK=${CHECK:-./controller/lightrail-check}
 TOKEN=test-token-0123456789abcdef
@@ -17,6 +20,7 @@ cat > "$D/lightraild.json" <<CFG
                 "certificate": "tls/cert.pem", "key": "tls/key.pem" },
     "token": [ { "name": "test", "secret": "$TOKEN" } ],
     "state-dir": "state",
+    "reconcile-interval": 0,
     "topology-file": "$(cd "$srcdir" && pwd)/examples/topologies/metro.json",
     "cluster-file": "$(cd "$srcdir" && pwd)/examples/clusters/metro.json",
     "southbound": { "default-driver": "dummy" }

@@ -7,6 +7,7 @@
 # devcfg_head TOPOLOGY CLUSTER DRIVER: lightraild's config up to and
 # including the southbound's default driver, on stdout; the caller
 # writes the driver's settings and ends it (devcfg_devices does).
+# No periodic reconciliation (reconcile-interval 0), as daemon.sh.
 devcfg_head() {
     cat <<CFG
 {
@@ -15,6 +16,7 @@ devcfg_head() {
                 "certificate": "tls/cert.pem", "key": "tls/key.pem" },
     "token": [ { "name": "test", "secret": "$TOKEN" } ],
     "state-dir": "state",
+    "reconcile-interval": 0,
     "topology-file": "$1",
     "cluster-file": "$2",
     "southbound": {
