@@ -77,6 +77,7 @@
 #include <openssl/sha.h>
 #include <openssl/ssl.h>
 
+#include "northbound/nb_cond.h"
 #include "northbound/nb_int.h"
 
 #define NB_CONTENT_TYPE "application/yang-data+json"
@@ -549,6 +550,52 @@ nb_authenticate(const struct nb_server *srv, struct evhttp_request *req,
     return 0;
 }
 
+/* The preconditions of 'req' into 'rq' (RFC 9110 13.1).  A field sent
+ * on several lines is one list (RFC 9110 5.3): its lines are joined with
+ * ", " into one header of 'req' (libevent's find would give the first
+ * alone, which could match where the whole list should not; two dates
+ * joined are no date, and are ignored).  0, or ENOMEM. */
+static int
+nb_conditions(struct evhttp_request *req, struct nb_request *rq)
+{
+    static const char *const names[] = {
+        "If-Match", "If-None-Match", "If-Modified-Since",
+        "If-Unmodified-Since",
+    };
+    const char **fields[] = {
+        &rq->if_match, &rq->if_none_match, &rq->if_modified_since,
+        &rq->if_unmodified_since,
+    };
+    struct evkeyvalq *h = evhttp_request_get_input_headers(req);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        size_t n = 0, len = 0;
+        for (struct evkeyval *kv = h->tqh_first; kv; kv = kv->next.tqe_next)
+            if (!strcasecmp(kv->key, names[i])) {
+                n++;
+                len += strlen(kv->value) + 2;
+            }
+        if (n > 1) {
+            char *joined = malloc(len);
+            if (!joined)
+                return ENOMEM;
+            joined[0] = '\0';
+            for (struct evkeyval *kv = h->tqh_first; kv;
+                 kv = kv->next.tqe_next)
+                if (!strcasecmp(kv->key, names[i]))
+                    strcat(strcat(joined, joined[0] ? ", " : ""),
+                          kv->value);
+            while (!evhttp_remove_header(h, names[i]))
+                continue;
+            int rc = evhttp_add_header(h, names[i], joined);
+            free(joined);
+            if (rc)
+                return ENOMEM;
+        }
+        *fields[i] = evhttp_find_header(h, names[i]);
+    }
+    return 0;
+}
+
 /* Sends 'resp'; 'allow' (when not 0) goes into an Allow header,
  * 'www_auth' (when not NULL) into WWW-Authenticate. */
 static void
@@ -565,6 +612,12 @@ nb_send(struct evhttp_request *req, const struct nb_response *resp,
         evhttp_add_header(h, "WWW-Authenticate", www_auth);
     if (resp->location[0])
         evhttp_add_header(h, "Location", resp->location);
+    if (resp->etag[0])
+        evhttp_add_header(h, "ETag", resp->etag);
+    if (resp->last_modified) {
+        nb_http_date(resp->last_modified, buf, sizeof buf);
+        evhttp_add_header(h, "Last-Modified", buf);
+    }
     if (close)
         evhttp_add_header(h, "Connection", "close");
     /* Answers carry job and resource state: never from a cache. */
@@ -895,6 +948,12 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     if (media) {
         nb_error_protocol(&resp, media, "invalid-value", NULL, "%s",
                           err_query);
+        goto send;
+    }
+
+    if (nb_conditions(req, &rq)) {
+        nb_error_protocol(&resp, 500, "operation-failed", NULL,
+                          "out of memory");
         goto send;
     }
 

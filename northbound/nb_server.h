@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 struct event_base;
 struct nb_server;
@@ -50,7 +51,16 @@ struct nb_request {
     size_t body_len;
     const char *principal;    /* who: the token's name or the cert CN */
     void *server_ctx;         /* the server's, for nb_defer() */
+    /* The preconditions (RFC 9110 section 13.1) as sent, or NULL when
+     * absent: a handler whose resource has validators judges them with
+     * nb_cond_check() (nb_cond.h).  A field sent on several lines
+     * comes joined with ", " (RFC 9110 5.3). */
+    const char *if_match, *if_none_match;
+    const char *if_modified_since, *if_unmodified_since;
 };
+
+/* An entity-tag as sent in ETag: '"', 32 hex digits, '"' (nb_cond.h). */
+#define NB_ETAG_MAX 35
 
 struct nb_response {
     int status;
@@ -58,6 +68,11 @@ struct nb_response {
     const char *content_type; /* default "application/yang-data+json" */
     char location[320];       /* a Location header when not "" (RFC 8040
                                * 4.4.1: a 201's new resource) */
+    /* The resource's validators (RFC 8040 3.4.1.2, 3.4.1.3): an ETag
+     * header when not "" (the tag with its quotes), a Last-Modified
+     * header (an HTTP-date) when not 0. */
+    char etag[NB_ETAG_MAX];
+    time_t last_modified;
 };
 
 typedef void nb_handler(void *arg, const struct nb_request *,

@@ -1,0 +1,207 @@
+/* Conditional requests (northbound/nb_cond): entity-tags of a text,
+ * If-Match and If-None-Match lists, HTTP-dates, and the verdict of
+ * RFC 9110 13.2.2 for each precondition. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "northbound/nb_cond.h"
+#include "tests/lr_test.h"
+
+#define TAG "\"0123456789abcdef0123456789abcdef\""
+
+static void
+test_etag_of(void)
+{
+    char a[NB_ETAG_MAX], b[NB_ETAG_MAX], c[NB_ETAG_MAX];
+    nb_etag_of("{\"x\":1}", 7, a);
+    nb_etag_of("{\"x\":1}", 7, b);
+    nb_etag_of("{\"x\":2}", 7, c);
+    CU_ASSERT_EQUAL(strlen(a), 34);
+    CU_ASSERT_EQUAL(a[0], '"');
+    CU_ASSERT_EQUAL(a[33], '"');
+    CU_ASSERT_EQUAL(strspn(a + 1, "0123456789abcdef"), 32);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    CU_ASSERT_STRING_NOT_EQUAL(a, c);
+    /* SHA-256 of "abc", its first 16 bytes. */
+    nb_etag_of("abc", 3, a);
+    CU_ASSERT_STRING_EQUAL(a, "\"ba7816bf8f01cfea414140de5dae2223\"");
+}
+
+static void
+test_match(void)
+{
+    static const struct {
+        const char *header;
+        bool strong, weak;            /* the match by each comparison */
+    } good[] = {
+        { TAG, true, true },
+        { "*", true, true },
+        { "  *  ", true, true },
+        { "\"other\"", false, false },
+        { "W/" TAG, false, true },
+        { "\"a\", W/\"b\", " TAG, true, true },
+        { "\"a\",W/" TAG, false, true },
+        { ", ,\"a\" ,, " TAG " ,", true, true },
+        { "\"\"", false, false },
+        { "\"a\", \"b\"", false, false },
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        bool m = !good[i].strong;
+        CU_ASSERT_EQUAL(nb_etag_match(good[i].header, TAG, false, &m), 0);
+        CU_ASSERT_EQUAL(m, good[i].strong);
+        m = !good[i].weak;
+        CU_ASSERT_EQUAL(nb_etag_match(good[i].header, TAG, true, &m), 0);
+        CU_ASSERT_EQUAL(m, good[i].weak);
+    }
+    static const char *const bad[] = {
+        "", "   ", ",", "abc", "0123456789abcdef0123456789abcdef",
+        "\"a", "\"a\" \"b\"", "\"a\";", "* , \"a\"", "\"a\", *", "w/\"a\"",
+        "W/ \"a\"", "\"a b\"", "\"a\"x",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        bool m = true;
+        CU_ASSERT_EQUAL(nb_etag_match(bad[i], TAG, false, &m), EINVAL);
+        CU_ASSERT_FALSE(m);
+    }
+}
+
+static void
+test_dates(void)
+{
+    time_t t;
+    char buf[32];
+    /* RFC 9110 5.6.7's three forms of one moment. */
+    CU_ASSERT_EQUAL(nb_http_date_parse("Sun, 06 Nov 1994 08:49:37 GMT", &t),
+                    0);
+    CU_ASSERT_EQUAL(t, 784111777);
+    t = 0;
+    CU_ASSERT_EQUAL(nb_http_date_parse("Sunday, 06-Nov-94 08:49:37 GMT",
+                                       &t), 0);
+    CU_ASSERT_EQUAL(t, 784111777);
+    t = 0;
+    CU_ASSERT_EQUAL(nb_http_date_parse("Sun Nov  6 08:49:37 1994", &t), 0);
+    CU_ASSERT_EQUAL(t, 784111777);
+    nb_http_date(784111777, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "Sun, 06 Nov 1994 08:49:37 GMT");
+    nb_http_date(0, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "Thu, 01 Jan 1970 00:00:00 GMT");
+    static const char *const bad[] = {
+        "", "yesterday", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Nov 1994 "
+        "08:49:37 GMT x", "Sun, 06 Foo 1994 08:49:37 GMT", "Xyz, 06 Nov "
+        "1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "784111777",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CU_ASSERT_EQUAL(nb_http_date_parse(bad[i], &t), EINVAL);
+}
+
+/* The verdict on 'rq' for a resource of tag TAG last changed at 1000. */
+static int
+verdict(struct nb_request *rq, struct nb_response *resp)
+{
+    memset(resp, 0, sizeof *resp);
+    return nb_cond_check(rq, TAG, 1000, resp);
+}
+
+static const char *
+error_tag_message(const struct nb_response *resp)
+{
+    return resp->body ? strstr(resp->body, "error-message") : NULL;
+}
+
+static void
+test_check(void)
+{
+    struct nb_response resp;
+    struct nb_request get = { .method = NB_GET }, put = { .method = NB_PUT };
+    const char *before = "Thu, 01 Jan 1970 00:16:39 GMT";   /* 999 */
+    const char *at = "Thu, 01 Jan 1970 00:16:40 GMT";       /* 1000 */
+
+    /* None: on. */
+    CU_ASSERT_EQUAL(verdict(&get, &resp), 0);
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 0);
+
+    /* If-Match: a tag that is not the resource's, or weak, is 412. */
+    put.if_match = TAG;
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 0);
+    put.if_match = "*";
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 0);
+    put.if_match = "\"old\"";
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 412);
+    CU_ASSERT_EQUAL(resp.status, 412);
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "\"operation-failed\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "GET the resource again"));
+    CU_ASSERT_STRING_EQUAL(resp.etag, "");
+    free(resp.body);
+    put.if_match = "W/" TAG;
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 412);
+    free(resp.body);
+    put.if_match = "\"a\" \"b\"";
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 400);
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "\"invalid-value\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(error_tag_message(&resp),
+                                  "send the ETag a GET of the resource "
+                                  "answered, e.g. If-Match: "));
+    free(resp.body);
+
+    /* If-Unmodified-Since: only a date before the change fails; it does
+     * not count beside If-Match; a date that is none is ignored. */
+    put.if_match = NULL;
+    put.if_unmodified_since = at;
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 0);
+    put.if_unmodified_since = before;
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 412);
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "If-Unmodified-Since"));
+    free(resp.body);
+    put.if_match = TAG;
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 0);
+    put.if_match = NULL;
+    put.if_unmodified_since = "last week";
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 0);
+    put.if_unmodified_since = NULL;
+
+    /* If-None-Match: on a PUT, a match (or '*': the resource exists) is
+     * 412; on a GET, 304 with the validators and no body. */
+    put.if_none_match = "*";
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 412);
+    free(resp.body);
+    put.if_none_match = "\"other\"";
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 0);
+    get.if_none_match = "\"a\", W/" TAG;
+    CU_ASSERT_EQUAL(verdict(&get, &resp), 304);
+    CU_ASSERT_EQUAL(resp.status, 304);
+    CU_ASSERT_PTR_NULL(resp.body);
+    CU_ASSERT_STRING_EQUAL(resp.etag, TAG);
+    CU_ASSERT_EQUAL(resp.last_modified, 1000);
+    get.if_none_match = "\"other\"";
+    CU_ASSERT_EQUAL(verdict(&get, &resp), 0);
+    get.if_none_match = "nope";
+    CU_ASSERT_EQUAL(verdict(&get, &resp), 400);
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "If-None-Match is neither"));
+    free(resp.body);
+
+    /* If-Modified-Since: 304 from the change on, not before; ignored
+     * beside If-None-Match, on a PUT, and for a date in the future. */
+    get.if_none_match = NULL;
+    get.if_modified_since = at;
+    CU_ASSERT_EQUAL(verdict(&get, &resp), 304);
+    get.if_modified_since = before;
+    CU_ASSERT_EQUAL(verdict(&get, &resp), 0);
+    get.if_modified_since = "Fri, 01 Jan 2100 00:00:00 GMT";
+    CU_ASSERT_EQUAL(verdict(&get, &resp), 0);
+    get.if_modified_since = at;
+    get.if_none_match = "\"other\"";
+    CU_ASSERT_EQUAL(verdict(&get, &resp), 0);
+    put.if_modified_since = at;
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 0);
+}
+
+static CU_TestInfo tests[] = {
+    { "the entity-tag of a text", test_etag_of },
+    { "If-Match and If-None-Match lists", test_match },
+    { "HTTP-dates, three forms", test_dates },
+    { "the preconditions' verdicts", test_check },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN("nb_cond", tests)
