@@ -694,6 +694,10 @@ main(int argc, char **argv)
     app.ctl = ctl;
     app.ly = ly;
     app.topo_json = topo_json;
+    /* The store keeps no time of change: the network's Last-Modified
+     * is the start until a PUT (docs/controller.md, "Concurrent
+     * edits"). */
+    app.started = time(NULL);
     int n_routes;
     const struct nb_route *routes = nb_restconf_routes(&n_routes,
                                                        cfg->metrics_public);

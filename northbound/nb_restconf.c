@@ -9,6 +9,7 @@
 
 #include "controller/lr_ctl.h"
 #include "controller/lr_worker.h"
+#include "northbound/nb_cond.h"
 #include "northbound/nb_query.h"
 #include "northbound/nb_restconf.h"
 #include "yang/lr_yang.h"
@@ -580,36 +581,94 @@ h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
     reply_job_refs(app, resp, 200, &ref, 1, 1);
 }
 
+/* The topology or the inventory as GET sends it, and its validators
+ * (nb_cond.h): the tag is the text's digest, the time the one when
+ * lightraild first saw that text (app->started for the one it started
+ * with).  0, or a 500 in 'resp'.  The caller frees '*out'. */
+static int
+inventory_text(struct nb_app *app, bool is_topology, char **out,
+               const struct nb_version **ver, struct nb_response *resp)
+{
+    struct nb_version *v = is_topology ? &app->topo_version
+                                       : &app->compute_version;
+    char err[512], etag[NB_ETAG_MAX];
+    int rc = is_topology
+             ? lr_yang_topo_to_json(app->ly, lr_ctl_topo(app->ctl), out, err,
+                                    sizeof err)
+             : lr_yang_cluster_to_json(app->ly, lr_ctl_cluster(app->ctl),
+                                       out, err, sizeof err);
+    if (rc) {
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+        return rc;
+    }
+    nb_etag_of(*out, strlen(*out), etag);
+    if (strcmp(etag, v->etag)) {
+        v->modified = !v->etag[0] && app->started ? app->started
+                                                  : time(NULL);
+        memcpy(v->etag, etag, sizeof etag);
+    }
+    *ver = v;
+    return 0;
+}
+
+static void
+set_validators(struct nb_response *resp, const struct nb_version *v)
+{
+    memcpy(resp->etag, v->etag, sizeof resp->etag);
+    resp->last_modified = v->modified;
+}
+
 static void put_inventory(struct nb_app *, const struct nb_request *,
                           struct nb_response *, bool);
+
+/* GET of the topology or the inventory, conditional (RFC 8040 3.5.2,
+ * RFC 9110 13): 304 to an If-None-Match or If-Modified-Since that
+ * already has it. */
+static void
+get_inventory(struct nb_app *app, const struct nb_request *req,
+              struct nb_response *resp, bool is_topology)
+{
+    const struct nb_version *v;
+    char *out = NULL;
+    if (inventory_text(app, is_topology, &out, &v, resp))
+        return;
+    if (nb_cond_check(req, v->etag, v->modified, resp)) {
+        free(out);
+        return;
+    }
+    json_reply(resp, 200, out);
+    set_validators(resp, v);
+}
 
 static void
 h_topology(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
-    struct nb_app *app = arg;
-    char *out = NULL, err[512];
-    if (req->method == NB_PUT) {
-        put_inventory(app, req, resp, true);
-        return;
-    }
-    if (lr_yang_topo_to_json(app->ly, lr_ctl_topo(app->ctl), &out, err,
-                             sizeof err)) {
-        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
-        return;
-    }
-    json_reply(resp, 200, out);
+    if (req->method == NB_PUT)
+        put_inventory(arg, req, resp, true);
+    else
+        get_inventory(arg, req, resp, true);
 }
 
 /* PUT of the topology or the inventory: the new document replaces the
- * old one when it loads, agrees with the other, and no job holds
- * resources of the network it replaces. */
+ * old one when its preconditions hold (If-Match...: RFC 8040 3.4.1.2,
+ * 3.4.1.3; judged before the body, as RFC 9110 13.2.1 says), it loads,
+ * agrees with the other, and no job holds resources of the network it
+ * replaces.  The loop does nothing else from the check to the change,
+ * so no other PUT comes between them.  204 carries the new validators. */
 static void
 put_inventory(struct nb_app *app, const struct nb_request *req,
               struct nb_response *resp, bool is_topology)
 {
     struct lr_topo *topo = NULL;
     struct lr_cluster *cluster = NULL;
-    char err[1024];
+    const struct nb_version *v;
+    char err[1024], *now = NULL;
+    if (inventory_text(app, is_topology, &now, &v, resp))
+        return;
+    free(now);
+    now = NULL;
+    if (nb_cond_check(req, v->etag, v->modified, resp))
+        return;
     int rc = is_topology
              ? lr_yang_load_topo_mem(app->ly, req->body, req->body_len,
                                      "body", &topo, err, sizeof err)
@@ -652,6 +711,13 @@ put_inventory(struct nb_app *app, const struct nb_request *req,
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     else
         resp->status = 204;
+    /* The change is made: a text that does not print now leaves the
+     * 204 without validators, not a 500. */
+    struct nb_response unsaid = { .status = 0 };
+    if (!rc && !inventory_text(app, is_topology, &now, &v, &unsaid))
+        set_validators(resp, v);
+    free(unsaid.body);
+    free(now);
     /* DC indices change: each agent seen anew, without a word (one down
      * before is down still, lr_ctl.h; said when it answers again). */
     for (int k = 0; !rc && k < LR_TM_MAX_DCS; k++) {
@@ -671,18 +737,10 @@ cleanup:
 static void
 h_compute(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
-    struct nb_app *app = arg;
-    char *out = NULL, err[512];
-    if (req->method == NB_PUT) {
-        put_inventory(app, req, resp, false);
-        return;
-    }
-    if (lr_yang_cluster_to_json(app->ly, lr_ctl_cluster(app->ctl), &out, err,
-                                sizeof err)) {
-        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
-        return;
-    }
-    json_reply(resp, 200, out);
+    if (req->method == NB_PUT)
+        put_inventory(arg, req, resp, false);
+    else
+        get_inventory(arg, req, resp, false);
 }
 
 static void

@@ -17,11 +17,17 @@
  *                                                       job":[...]}
  *   GET    /restconf/data/lightrail-job:jobs/job=NAME   one job
  *   DELETE /restconf/data/lightrail-job:jobs/job=NAME   release it
- *   GET    /restconf/data/ietf-network:networks         the topology
+ *   GET    /restconf/data/ietf-network:networks         the topology,
+ *                                                       with ETag and
+ *                                                       Last-Modified (304
+ *                                                       to If-None-Match...)
  *   PUT    (same)                                       replace it (409
- *                                                       while jobs hold it)
- *   GET    /restconf/data/lightrail-compute:compute     the inventory
- *   PUT    (same)                                       replace it
+ *                                                       while jobs hold it;
+ *                                                       412 when If-Match
+ *                                                       no longer holds)
+ *   GET    /restconf/data/lightrail-compute:compute     the inventory (as
+ *                                                       the topology)
+ *   PUT    (same)                                       replace it (same)
  *   GET    /restconf/data/lightrail-state:state         spectrum, GPUs,
  *                                                       counters
  *   POST   /restconf/operations/lightrail-job:reconcile compare devices
@@ -60,6 +66,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "northbound/nb_server.h"
 
@@ -67,6 +74,13 @@ struct lr_ctl;
 struct ly_ctx;
 struct nb_decision;
 struct nb_planned;
+
+/* A resource's validators as last seen (nb_restconf.c's
+ * inventory_text): its entity-tag, and when it took that tag. */
+struct nb_version {
+    char etag[NB_ETAG_MAX];
+    time_t modified;
+};
 
 struct nb_app {
     struct lr_ctl *ctl;       /* borrowed */
@@ -126,6 +140,13 @@ struct nb_app {
                        const char *err);
     void *reconciled_arg;
     unsigned long long periodic_reconciles, periodic_reconcile_failures;
+    /* The validators of the topology and of the inventory (RFC 8040
+     * 3.4.1.2, 3.4.1.3), computed from the text a GET sends; a text not
+     * seen before takes 'started' (when lightraild loaded what it
+     * started with; 0: the time it is first printed) the first time,
+     * then the time it is seen. */
+    struct nb_version topo_version, compute_version;
+    time_t started;
 };
 
 /* A reload of the ppo policy asked outside the API ('how', e.g.

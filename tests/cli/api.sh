@@ -27,6 +27,8 @@ api GET /restconf/data/lightrail-state:state
     && ok "GET state: GPUs in use" || notok "GET state: $STATUS $(cat "$tmp/body")"
 api GET /restconf/data/ietf-network:networks
 [ "$STATUS" = 200 ] && ok "GET topology" || notok "GET topology: $STATUS"
+# Its entity-tag with a job active, for "Concurrent edits" below.
+tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/etag-busy"
 # The ROADMs keep the names and descriptions the file gave them.
 jq -e '."ietf-network:networks".network[0].node[] | select(."node-id" == "r1")
        | ."lightrail-topology:roadm" == {"name": "ROADM R1", "description": "north"}' \
@@ -73,9 +75,14 @@ api DELETE "$JOBS/job=iters"
 snapshot() {
     api GET $JOBS; cp "$tmp/body" "$tmp/snap-jobs"
     api GET /restconf/data/lightrail-state:state; cp "$tmp/body" "$tmp/snap-state"
+    API_HEADER= api GET /restconf/data/ietf-network:networks
+    cp "$tmp/body" "$tmp/snap-net"
+    API_HEADER= api GET /restconf/data/lightrail-compute:compute
+    cat "$tmp/body" >> "$tmp/snap-net"
     { ls "$D/state/devices"; cat "$D/state/devices"/*.json; } 2>/dev/null \
         | md5sum > "$tmp/snap-dev"
-    cat "$tmp/snap-jobs" "$tmp/snap-state" "$tmp/snap-dev" | md5sum
+    cat "$tmp/snap-jobs" "$tmp/snap-state" "$tmp/snap-net" "$tmp/snap-dev" \
+        | md5sum
 }
 
 # bad STATUS TAG DESCRIPTION METHOD PATH [BODY-FILE] [TOKEN]
@@ -498,11 +505,136 @@ bad 400 invalid-value "PUT of a topology with a node the driver refuses" \
 [ ! -e "$D/state/devices/new1.json" ] && ok "no device file for the refused network's new node" \
     || notok "the refused network left $D/state/devices/new1.json"
 
+# Concurrent edits (RFC 8040 3.4.1.2, 3.4.1.3, 3.5.2; RFC 9110 13): the
+# topology and the inventory carry a strong ETag and a Last-Modified; a
+# PUT whose If-Match (If-Unmodified-Since) no longer holds is 412 and
+# changes nothing; a GET whose If-None-Match (If-Modified-Since) holds
+# is 304 without a body.
+NET=/restconf/data/ietf-network:networks
+INV=/restconf/data/lightrail-compute:compute
+# hdr NAME: the value of header NAME in the last answer ($tmp/headers).
+hdr() {
+    tr -d '\r' < "$tmp/headers" | awk -v n="$1" -F': ' \
+        'tolower($1) == tolower(n) { sub(/^[^:]*: /, ""); print }'
+}
+api GET $NET
+etag=$(hdr ETag) lm=$(hdr Last-Modified)
+if printf '%s\n' "$etag" | grep -q -x '"[0-9a-f]\{32\}"' \
+   && printf '%s\n' "$lm" | grep -q -x '[A-Z][a-z][a-z], [0-9][0-9] [A-Z][a-z][a-z] [0-9]\{4\} [0-9:]\{8\} GMT'; then
+    ok "GET topology: ETag $etag, Last-Modified $lm"
+else
+    notok "GET topology: ETag '$etag', Last-Modified '$lm': $(cat "$tmp/headers")"
+fi
+[ "$etag" = "$(cat "$tmp/etag-busy")" ] \
+    && ok "the topology's ETag is the same with a job active and without" \
+    || notok "topology ETag with a job $(cat "$tmp/etag-busy"), without $etag"
+curl -s -I --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
+    "$URL$NET" > "$tmp/headers"
+[ "$(hdr ETag)" = "$etag" ] && [ "$(hdr Last-Modified)" = "$lm" ] \
+    && ok "HEAD topology: the same ETag and Last-Modified" \
+    || notok "HEAD topology: $(cat "$tmp/headers")"
+api GET $INV
+inv_etag=$(hdr ETag)
+[ -n "$inv_etag" ] && [ "$inv_etag" != "$etag" ] \
+    && ok "GET inventory: an ETag of its own ($inv_etag)" \
+    || notok "GET inventory: ETag '$inv_etag' (topology's $etag)"
+# not_modified HEADER: a GET of the topology with HEADER is 304, no body,
+# the ETag.
+not_modified() {
+    rm -f "$tmp/body"     # curl makes no file of an answer without a body
+    API_HEADER=$1 api GET $NET
+    if [ "$STATUS" = 304 ] && [ ! -s "$tmp/body" ] && [ "$(hdr ETag)" = "$etag" ] \
+       && ! grep -q -i '^Content-Type' "$tmp/headers"; then
+        ok "GET topology with $1: 304, no body, the ETag"
+    else
+        notok "GET topology with $1: $STATUS, ETag '$(hdr ETag)', $(cat "$tmp/body")"
+    fi
+}
+not_modified "If-None-Match: $etag"
+not_modified "If-None-Match: \"x\", W/$etag"
+not_modified "If-None-Match: *"
+not_modified "If-Modified-Since: $lm"
+for h in 'If-None-Match: "x"' 'If-Modified-Since: Thu, 01 Jan 1970 00:00:00 GMT' \
+         'If-Modified-Since: not a date'; do
+    API_HEADER=$h api GET $NET
+    [ "$STATUS" = 200 ] && [ "$(hdr ETag)" = "$etag" ] && [ -s "$tmp/body" ] \
+        && ok "GET topology with $h: 200 with the body" \
+        || notok "GET topology with $h: $STATUS"
+done
+# A second operator's PUT: a tag or a date the topology no longer has.
+jq '(."ietf-network:networks".network[0].node[] | select(."node-id" == "r1")
+     | ."lightrail-topology:roadm".description) = "north, edited"' \
+    "$srcdir/examples/topologies/metro.json" > "$tmp/edit.json"
+API_HEADER='If-Match: "0123456789abcdef0123456789abcdef"' \
+    bad 412 operation-failed "PUT topology with If-Match of another tag" PUT $NET "$tmp/edit.json"
+jq -e '."ietf-restconf:errors".error[0]."error-message"
+       | test("changed since the entity-tag in If-Match was read: GET the resource again")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "412: the message says to GET the resource again" \
+    || notok "412 message: $(cat "$tmp/bad-body")"
+API_HEADER="If-Match: W/$etag" \
+    bad 412 operation-failed "PUT topology with If-Match of the weak tag" PUT $NET "$tmp/edit.json"
+API_HEADER='If-Unmodified-Since: Thu, 01 Jan 1970 00:00:00 GMT' \
+    bad 412 operation-failed "PUT topology with If-Unmodified-Since before its change" PUT $NET "$tmp/edit.json"
+API_HEADER='If-None-Match: *' \
+    bad 412 operation-failed "PUT topology with If-None-Match: *" PUT $NET "$tmp/edit.json"
+API_HEADER="If-Match: ${etag#?}" \
+    bad 400 invalid-value "PUT topology with an unquoted If-Match" PUT $NET "$tmp/edit.json"
+jq -e '."ietf-restconf:errors".error[0]."error-message"
+       | test("If-Match is neither .*: send the ETag a GET of the resource answered")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "400: the message says what to send" \
+    || notok "400 message: $(cat "$tmp/bad-body")"
+# Two If-Match lines are one list (RFC 9110 5.3): the second's tag
+# counts, a stale first line alone does not refuse the PUT.  The list
+# of two stale tags on two lines is 412.
+curl -s -o "$tmp/two" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+    -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/yang-data+json' \
+    -H 'If-Match: "x"' -H "If-Match: $etag" -X GET -H "If-None-Match: \"y\"" \
+    -H "If-None-Match: $etag" "$URL$NET" > "$tmp/st"
+[ "$(cat "$tmp/st")" = 304 ] \
+    && ok "If-Match and If-None-Match on two lines each: one list each (304)" \
+    || notok "two lines each: $(cat "$tmp/st") $(cat "$tmp/two")"
+before=$(snapshot)
+curl -s -o "$tmp/two" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+    -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/yang-data+json' \
+    -H 'If-Match: "x"' -H 'If-Match: "y"' -X PUT --data-binary @"$tmp/edit.json" \
+    "$URL$NET" > "$tmp/st"
+[ "$(cat "$tmp/st")" = 412 ] && [ "$before" = "$(snapshot)" ] \
+    && ok "two If-Match lines of stale tags: 412, nothing changed" \
+    || notok "two stale If-Match lines: $(cat "$tmp/st") $(cat "$tmp/two")"
+# The tag it has: applied, and the answer has the new tag.
+API_HEADER="If-Match: \"x\", $etag" api PUT $NET "$tmp/edit.json"
+new=$(hdr ETag)
+if [ "$STATUS" = 204 ] && [ -n "$new" ] && [ "$new" != "$etag" ] && [ -n "$(hdr Last-Modified)" ]; then
+    ok "PUT topology with If-Match of its tag: 204, the new ETag $new"
+else
+    notok "PUT topology with If-Match: $STATUS, ETag '$new': $(cat "$tmp/headers" "$tmp/body")"
+fi
+api GET $NET
+[ "$(hdr ETag)" = "$new" ] \
+    && jq -e '."ietf-network:networks".network[0].node[] | select(."node-id" == "r1")
+              | ."lightrail-topology:roadm".description == "north, edited"' "$tmp/body" > /dev/null \
+    && ok "GET topology after it: the edit, the ETag the PUT gave" \
+    || notok "GET after the PUT: ETag $(hdr ETag) (PUT's $new)"
+# The other operator, with the tag read before: 412, the edit stays.
+cp "$srcdir/examples/topologies/metro.json" "$tmp/orig.json"
+API_HEADER="If-Match: $etag" \
+    bad 412 operation-failed "the second PUT with the tag read before the first" PUT $NET "$tmp/orig.json"
+API_HEADER='If-Match: *' api PUT $NET "$tmp/orig.json"
+[ "$STATUS" = 204 ] && [ "$(hdr ETag)" = "$etag" ] \
+    && ok "PUT topology with If-Match: *: 204, the first text's tag again" \
+    || notok "PUT with If-Match *: $STATUS, ETag $(hdr ETag) (want $etag)"
+
 # With no job left, a new inventory (dc1 grows to 20 devices) is taken,
-# and it survives a restart: the store, not the file, holds it now.
+# and it survives a restart: the store, not the file, holds it now; so
+# does its ETag.
 jq '."lightrail-compute:compute".dc[0]."device-count" = 20' "$srcdir/examples/clusters/metro.json" > "$tmp/inv.json"
-api PUT /restconf/data/lightrail-compute:compute "$tmp/inv.json"
-[ "$STATUS" = 204 ] && ok "PUT inventory: 204" || notok "PUT inventory: $STATUS $(cat "$tmp/body")"
+API_HEADER="If-Match: $inv_etag" api PUT /restconf/data/lightrail-compute:compute "$tmp/inv.json"
+inv_new=$(hdr ETag)
+[ "$STATUS" = 204 ] && [ -n "$inv_new" ] && [ "$inv_new" != "$inv_etag" ] \
+    && ok "PUT inventory with If-Match: 204, a new ETag" \
+    || notok "PUT inventory: $STATUS $(cat "$tmp/headers" "$tmp/body")"
 stop_daemon
 start_daemon || notok "no restart"
 # The same modules: the same content-id, whatever else changed.
@@ -517,6 +649,9 @@ if [ "$STATUS" = 200 ] && jq -e '."lightrail-compute:compute".dc[0]."device-coun
 else
     notok "inventory after restart: $STATUS $(cat "$tmp/body")"
 fi
+[ "$(hdr ETag)" = "$inv_new" ] \
+    && ok "the inventory's ETag survives a restart" \
+    || notok "inventory ETag after restart: $(hdr ETag), before $inv_new"
 
 # SIGTERM: a clean stop, then the state is whole.
 stop_daemon

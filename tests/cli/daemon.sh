@@ -62,7 +62,9 @@ check_store() {
     fi
 }
 
-# api METHOD PATH [BODY-FILE] [TOKEN]: sets STATUS and writes $tmp/body.
+# api METHOD PATH [BODY-FILE] [TOKEN]: sets STATUS and writes $tmp/body
+# (and the answer's headers to $tmp/headers); API_HEADER, when set, is
+# one more request header ("If-Match: ...").
 api() {
     tok=${4-$TOKEN}
     set -- "$1" "$2" "${3:-}"
@@ -70,6 +72,7 @@ api() {
     STATUS=$(curl -s -o "$tmp/body" -D "$tmp/headers" -w '%{http_code}' \
         --cacert "$D/tls/cert.pem" \
         ${tok:+-H "Authorization: Bearer $tok"} \
+        ${API_HEADER:+-H "$API_HEADER"} \
         -H 'Content-Type: application/yang-data+json' \
         -X "$1" $data "$URL$2")
 }
