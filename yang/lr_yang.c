@@ -588,9 +588,43 @@ json_line(const char *text, size_t at)
     return line;
 }
 
+/* 0 when 'module':'top' is the one top-level node of 'tree' (or the tree
+ * is empty: the caller says what is missing); else EINVAL with err
+ * naming the node that is not (another module's data, ietf-yang-library's
+ * state...), or, when 'top' is absent, saying that the document is not
+ * one of 'module' at all. */
+static int
+lr_yang_only_top(const struct lyd_node *tree, const char *module,
+                 const char *top, const char *holder, const char *name,
+                 char *err, size_t errlen)
+{
+    if (tree && !lr_yang_sibling(tree, module, top)) {
+        char where[128];
+        snprintf(where, sizeof where, "/%s:%s", module, top);
+        if (tree->schema)
+            lr_yang_errf(err, errlen, name, where, "missing: not a %s "
+                         "file (its first top-level member is \"%s:%s\")",
+                         module, tree->schema->module->name,
+                         tree->schema->name);
+        else
+            lr_yang_errf(err, errlen, name, where, "missing: not a %s "
+                         "file", module);
+        return EINVAL;
+    }
+    for (const struct lyd_node *n = tree; n; n = n->next)
+        if (!n->schema || strcmp(n->schema->name, top)
+            || strcmp(n->schema->module->name, module))
+            return lr_yang_node_err(err, errlen, name, n, "%s holds %s "
+                                    "data only: its one top-level member "
+                                    "is \"%s:%s\"; remove this one",
+                                    holder, module, module, top);
+    return 0;
+}
+
 int
 lr_yang_parse(struct ly_ctx *ctx, const char *data, size_t len,
-              const char *name, struct lyd_node **treep,
+              const char *name, const char *module, const char *top,
+              const char *holder, struct lyd_node **treep,
               char *err, size_t errlen)
 {
     struct lyd_node *tree = NULL;
@@ -624,8 +658,19 @@ lr_yang_parse(struct ly_ctx *ctx, const char *data, size_t len,
     LY_ERR rc = lyd_parse_data_mem(ctx, copy, LYD_JSON,
                                    LYD_PARSE_STRICT | LYD_PARSE_ONLY, 0,
                                    &tree);
-    if (!rc)
-        rc = lyd_validate_all(&tree, ctx, LYD_VALIDATE_PRESENT, NULL);
+    if (rc) {
+        ret = lr_yang_ly_err(ctx, rc, name, err, errlen);
+        goto cleanup;
+    }
+    /* Before validation: a foreign top-level node (another module's
+     * data, ietf-yang-library's state) is never the document's and
+     * would otherwise be stored with it; validated first, it would be
+     * refused for a mandatory node of its own module, which says nothing
+     * of what is wrong. */
+    ret = lr_yang_only_top(tree, module, top, holder, name, err, errlen);
+    if (ret)
+        goto cleanup;
+    rc = lyd_validate_all(&tree, ctx, LYD_VALIDATE_PRESENT, NULL);
     if (rc) {
         ret = lr_yang_ly_err(ctx, rc, name, err, errlen);
         goto cleanup;
@@ -733,7 +778,8 @@ lr_yang_load_top(struct ly_ctx *ctx, const char *path, const char *module,
     ret = lr_yang_read_file(path, &buf, &len, err, errlen);
     if (ret)
         goto cleanup;
-    ret = lr_yang_parse(ctx, buf, len, path, tree, err, errlen);
+    ret = lr_yang_parse(ctx, buf, len, path, module, name, holder, tree,
+                        err, errlen);
     if (ret)
         goto cleanup;
     *top = lr_yang_sibling(*tree, module, name);
@@ -745,12 +791,6 @@ lr_yang_load_top(struct ly_ctx *ctx, const char *path, const char *module,
         ret = EINVAL;
         goto cleanup;
     }
-    for (const struct lyd_node *n = *tree; n; n = n->next)
-        if (n != *top && !(n->flags & LYD_DEFAULT)) {
-            ret = lr_yang_node_err(err, errlen, path, n, "%s holds %s data "
-                                   "only", holder, module);
-            goto cleanup;
-        }
     *dir = strdup(path);
     if (!*dir) {
         lr_yang_errf(err, errlen, path, NULL, "out of memory");

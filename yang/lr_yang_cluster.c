@@ -128,7 +128,8 @@ lr_yang_load_cluster_mem(struct ly_ctx *ctx, const char *data, size_t len,
     int ret;
 
     *out = NULL;
-    ret = lr_yang_parse(ctx, data, len, name, &tree, err, errlen);
+    ret = lr_yang_parse(ctx, data, len, name, LR_YANG_LRC, "compute",
+                        "an inventory", &tree, err, errlen);
     if (ret)
         goto cleanup;
     const struct lyd_node *compute = lr_yang_sibling(tree, LR_YANG_LRC,

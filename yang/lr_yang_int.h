@@ -47,10 +47,14 @@ int lr_yang_node_err(char *err, size_t errlen, const char *file,
     __attribute__((format(printf, 5, 6)));
 
 /* Parses and validates the JSON in data[len] into a new tree stored in
- * '*tree' (NULL for an empty document).  The caller frees it with
- * lyd_free_all(). */
+ * '*tree' (NULL for an empty document).  Its one top-level node may be
+ * 'module':'top' (a document without it is the caller's to refuse): any
+ * other is refused, named, before validation ('holder' names such a
+ * document in the message, e.g. "a topology").  The caller frees the tree
+ * with lyd_free_all(). */
 int lr_yang_parse(struct ly_ctx *, const char *data, size_t len,
-                  const char *name, struct lyd_node **tree,
+                  const char *name, const char *module, const char *top,
+                  const char *holder, struct lyd_node **tree,
                   char *err, size_t errlen);
 
 /* Turns libyang's recorded error into "FILE: PATH: message", and LY_ERR

@@ -139,7 +139,8 @@ lr_yang_load_model_mem(struct ly_ctx *ctx, const char *data, size_t len,
     int ret;
 
     *out = NULL;
-    ret = lr_yang_parse(ctx, data, len, name, &tree, err, errlen);
+    ret = lr_yang_parse(ctx, data, len, name, LR_YANG_LRM, "model",
+                        "a model file", &tree, err, errlen);
     if (ret)
         goto cleanup;
     const struct lyd_node *model = lr_yang_sibling(tree, LR_YANG_LRM,

@@ -174,7 +174,8 @@ lr_yang_load_topo_mem(struct ly_ctx *ctx, const char *data, size_t len,
     int ret;
 
     *out = NULL;
-    ret = lr_yang_parse(ctx, data, len, name, &tree, err, errlen);
+    ret = lr_yang_parse(ctx, data, len, name, LR_YANG_NW, "networks",
+                        "a topology", &tree, err, errlen);
     if (ret)
         goto cleanup;
     ret = lr_yang_find_network(tree, name, &net, err, errlen);

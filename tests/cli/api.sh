@@ -505,13 +505,58 @@ bad 400 invalid-value "PUT of a topology with a node the driver refuses" \
 [ ! -e "$D/state/devices/new1.json" ] && ok "no device file for the refused network's new node" \
     || notok "the refused network left $D/state/devices/new1.json"
 
+NET=/restconf/data/ietf-network:networks
+INV=/restconf/data/lightrail-compute:compute
+# A topology or an inventory holds its own module's data only: another
+# module's top-level node beside it (ietf-yang-library's state, which the
+# YANG context implements; jobs; the other document) is 400 naming it,
+# nothing changed, and the store does not keep it (read with the daemon
+# stopped: it locks the store while it runs).
+lib='"ietf-yang-library:yang-library":{"content-id":"x"}'
+mods='"ietf-yang-library:modules-state":{"module-set-id":"x"}'
+# foreign WHAT RESOURCE DOCUMENT EXTRA-MEMBERS NODE HOLDER MODULE (NODE a
+# regular expression)
+foreign() {
+    jq -c ". + {$4}" "$3" > "$tmp/foreign.json"
+    bad 400 invalid-value "$1" PUT "$2" "$tmp/foreign.json"
+    want="body: /$5: $6 holds $7 data only: its one top-level member is"
+    jq -e --arg w "$want" '."ietf-restconf:errors".error[0]."error-message" | test("^" + $w)' \
+        "$tmp/bad-body" > /dev/null \
+        && ok "$1: the error names /$5 and what the body holds" \
+        || notok "$1: $(cat "$tmp/bad-body")"
+}
+topo="$srcdir/examples/topologies/metro.json"
+inv="$srcdir/examples/clusters/metro.json"
+foreign "PUT topology with the YANG library's state" $NET "$topo" "$lib,$mods" \
+    "ietf-yang-library:[a-z-]*" "a topology" ietf-network
+foreign "PUT topology with yang-library" $NET "$topo" "$lib" \
+    ietf-yang-library:yang-library "a topology" ietf-network
+foreign "PUT topology with modules-state" $NET "$topo" "$mods" \
+    ietf-yang-library:modules-state "a topology" ietf-network
+foreign "PUT topology with the inventory" $NET "$topo" \
+    "$(jq -c '."lightrail-compute:compute"' "$inv" | sed 's/^/"lightrail-compute:compute":/')" \
+    lightrail-compute:compute "a topology" ietf-network
+foreign "PUT topology with jobs" $NET "$topo" '"lightrail-job:jobs":{}' \
+    lightrail-job:jobs "a topology" ietf-network
+foreign "PUT inventory with the YANG library's state" $INV "$inv" "$lib,$mods" \
+    "ietf-yang-library:[a-z-]*" "an inventory" lightrail-compute
+foreign "PUT inventory with jobs" $INV "$inv" '"lightrail-job:jobs":{}' \
+    lightrail-job:jobs "an inventory" lightrail-compute
+foreign "PUT inventory with the topology" $INV "$inv" \
+    "$(jq -c '."ietf-network:networks"' "$topo" | sed 's/^/"ietf-network:networks":/')" \
+    ietf-network:networks "an inventory" lightrail-compute
+stop_daemon
+n=$(sqlite3 "$D/state/lightrail.db" \
+    "SELECT count(*) FROM docs WHERE key IN ('topology', 'cluster') AND (json LIKE '%yang-library%' OR json LIKE '%lightrail-job:%' OR (key = 'topology' AND json LIKE '%lightrail-compute:compute%') OR (key = 'cluster' AND json LIKE '%ietf-network:%'))")
+[ "$n" = 0 ] && ok "the store's topology and inventory hold no foreign node" \
+    || notok "the store holds $n document(s) with a foreign node"
+start_daemon || notok "no restart"
+
 # Concurrent edits (RFC 8040 3.4.1.2, 3.4.1.3, 3.5.2; RFC 9110 13): the
 # topology and the inventory carry a strong ETag and a Last-Modified; a
 # PUT whose If-Match (If-Unmodified-Since) no longer holds is 412 and
 # changes nothing; a GET whose If-None-Match (If-Modified-Since) holds
 # is 304 without a body.
-NET=/restconf/data/ietf-network:networks
-INV=/restconf/data/lightrail-compute:compute
 # hdr NAME: the value of header NAME in the last answer ($tmp/headers).
 hdr() {
     tr -d '\r' < "$tmp/headers" | awk -v n="$1" -F': ' \

@@ -84,6 +84,20 @@ bad "$srcdir/tests/data/bad/link_unknown_node.json" \
     "/ietf-network:networks/network[network-id='bad']/ietf-network-topology:link[link-id='A-X']/destination/dest-node: Invalid leafref value \"X\"" \
     check "$srcdir/tests/data/bad/link_unknown_node.json"
 
+# A file holds its own module's data only: another module's top-level
+# node beside it is named (it was loaded, and ietf-yang-library's state
+# was refused for a mandatory node of its own).
+jq '. + {"ietf-yang-library:yang-library":{"content-id":"x"}}' \
+    "$srcdir/examples/topologies/metro.json" > "$tmp/lib.json"
+bad "$tmp/lib.json" \
+    "/ietf-yang-library:yang-library: a topology holds ietf-network data only: its one top-level member is \"ietf-network:networks\"; remove this one" \
+    check "$tmp/lib.json"
+jq '. + {"lightrail-job:jobs":{}}' "$srcdir/examples/clusters/metro.json" \
+    > "$tmp/jobs.json"
+bad "$tmp/jobs.json" \
+    "/lightrail-job:jobs: an inventory holds lightrail-compute data only" \
+    check "$srcdir/examples/topologies/metro.json" --cluster "$tmp/jobs.json"
+
 # Garbage never crashes (a crash would exit with 128 + signal).
 printf '\001\002{["\377\n\000x' > "$tmp/garbage.json"
 for sub in import check; do

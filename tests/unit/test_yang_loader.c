@@ -294,7 +294,8 @@ static const struct bad_case {
       "Too few \"dc\" instances" },
     { "examples/topologies/metro.json", BAD_CLUSTER, EINVAL,
       "metro.json: /lightrail-compute:compute: ",
-      "not a lightrail-compute file" },
+      "missing: not a lightrail-compute file (its first top-level member "
+      "is \"ietf-network:networks\")" },
     { "cluster_attach_unknown.json", BAD_ATTACH, EINVAL,
       ": /lightrail-compute:compute/dc[name='dc2']/attachment-node: ",
       "node 'r9' is not in topology metro.json" },
@@ -385,6 +386,110 @@ test_mem_edges(void)
     CU_ASSERT_EQUAL(strlen(small), sizeof small - 1);
     free(copy);
     free(text);
+}
+
+/* 'text' (one JSON object) with 'extra' members added at its end, in a
+ * new string the caller frees. */
+static char *
+with_members(const char *text, const char *extra)
+{
+    const char *close = strrchr(text, '}');
+    size_t head = (size_t) (close - text);
+    char *out = malloc(head + strlen(extra) + 3);
+    if (!out)
+        return NULL;
+    memcpy(out, text, head);
+    sprintf(out + head, ",%s}", extra);
+    return out;
+}
+
+/* A document holds its own module's top-level node and nothing else:
+ * another module's data beside it (ietf-yang-library's state, which the
+ * context implements, the inventory in a topology, jobs) is refused,
+ * named, before validation could speak of its mandatory nodes, so that
+ * no caller stores it. */
+static void
+test_foreign_top(void)
+{
+    static const struct {
+        int topo;
+        const char *extra, *want;
+    } cases[] = {
+        { 1, "\"ietf-yang-library:yang-library\":{\"content-id\":\"x\"},"
+             "\"ietf-yang-library:modules-state\":{\"module-set-id\":\"x\"}",
+          "m: /ietf-yang-library:" },
+        { 1, "\"ietf-yang-library:yang-library\":{\"content-id\":\"x\"}",
+          "m: /ietf-yang-library:yang-library: a topology holds "
+          "ietf-network data only: its one top-level member is "
+          "\"ietf-network:networks\"; remove this one" },
+        { 1, "\"ietf-yang-library:modules-state\":{\"module-set-id\":\"x\"}",
+          "m: /ietf-yang-library:modules-state: a topology holds "
+          "ietf-network data only" },
+        { 1, "\"lightrail-job:jobs\":{}",
+          "m: /lightrail-job:jobs: a topology holds ietf-network data "
+          "only" },
+        { 0, "\"ietf-yang-library:yang-library\":{\"content-id\":\"x\"}",
+          "m: /ietf-yang-library:yang-library: an inventory holds "
+          "lightrail-compute data only: its one top-level member is "
+          "\"lightrail-compute:compute\"; remove this one" },
+        { 0, "\"lightrail-job:jobs\":{}",
+          "m: /lightrail-job:jobs: an inventory holds lightrail-compute "
+          "data only" },
+    };
+    size_t tlen, clen;
+    char *topo = slurp(src("examples/topologies/metro.json"), &tlen);
+    char *cluster = slurp(src("examples/clusters/metro.json"), &clen);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(topo);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cluster);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *doc = with_members(cases[i].topo ? topo : cluster,
+                                 cases[i].extra);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+        char err[1024] = "";
+        struct lr_topo *t = NULL;
+        struct lr_cluster *c = NULL;
+        int rc = cases[i].topo
+                 ? lr_yang_load_topo_mem(ctx, doc, strlen(doc), "m", &t, err,
+                                         sizeof err)
+                 : lr_yang_load_cluster_mem(ctx, doc, strlen(doc), "m", &c,
+                                            err, sizeof err);
+        CU_ASSERT_EQUAL(rc, EINVAL);
+        CU_ASSERT_PTR_NULL(t);
+        CU_ASSERT_PTR_NULL(c);
+        if (!strstr(err, cases[i].want))
+            fprintf(stderr, "\ncase %zu: want '%s', got '%s'\n", i,
+                    cases[i].want, err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].want));
+        lr_topo_free(t);
+        lr_cluster_free(c);
+        free(doc);
+    }
+
+    /* The inventory in the topology's place, and the topology in the
+     * inventory's: both documents in one. */
+    char *both = with_members(topo, "\"lightrail-compute:compute\":{}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(both);
+    char err[1024] = "";
+    struct lr_topo *t = NULL;
+    CU_ASSERT_EQUAL(lr_yang_load_topo_mem(ctx, both, strlen(both), "m", &t,
+                                          err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(t);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "m: /lightrail-compute:compute: a "
+                                       "topology holds ietf-network data "
+                                       "only"));
+    free(both);
+
+    /* The library alone is no topology at all. */
+    static const char lib[] = "{\"ietf-yang-library:yang-library\":"
+                              "{\"content-id\":\"x\"}}";
+    CU_ASSERT_EQUAL(lr_yang_load_topo_mem(ctx, lib, strlen(lib), "m", &t,
+                                          err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(t);
+    CU_ASSERT_STRING_EQUAL(err, "m: /ietf-network:networks: missing: not a "
+                           "ietf-network file (its first top-level member "
+                           "is \"ietf-yang-library:yang-library\")");
+    free(cluster);
+    free(topo);
 }
 
 /*
@@ -532,6 +637,7 @@ static CU_TestInfo tests[] = {
     { "attachments agree", test_attachments_agree },
     { "bad inputs", test_bad_inputs },
     { "in-memory edges", test_mem_edges },
+    { "foreign top-level nodes", test_foreign_top },
     { "print golden", test_print_golden },
     { "print round trip", test_print_round_trip },
     { "print invalid", test_print_invalid },

@@ -293,6 +293,19 @@ test_bad_mem(void)
           "\"index\":1,\"forward-flops-per-sample\":\"5\",\"parameters\":"
           "1000,\"activation-elements\":\"0\"}]}}",
           "/parameters: Invalid non-num64-encoded uint64 value \"1000\"" },
+        /* Another module's data beside the model (ietf-yang-library's
+         * state, which the context implements): named, where it was
+         * taken with the model (or refused for its mandatory nodes). */
+        { "{\"lightrail-model:model\":{\"name\":\"toy\",\"layer\":[{"
+          "\"index\":1,\"forward-flops-per-sample\":\"5\","
+          "\"parameters\":\"0\",\"activation-elements\":\"0\"}]},"
+          "\"lightrail-job:jobs\":{}}",
+          "mem: /lightrail-job:jobs: a model file holds lightrail-model data "
+          "only: its one top-level member is \"lightrail-model:model\"" },
+        { "{\"ietf-yang-library:yang-library\":{\"content-id\":\"x\"}}",
+          "mem: /lightrail-model:model: missing: not a lightrail-model file "
+          "(its first top-level member is "
+          "\"ietf-yang-library:yang-library\")" },
         /* Index 0 is not a layer. */
         { "{\"lightrail-model:model\":{\"name\":\"i0\",\"layer\":[{"
           "\"index\":0,\"forward-flops-per-sample\":\"5\",\"parameters\":"
