@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "controller/lr_store.h"
 #include "controller/lr_stored.h"
 #include "yang/lr_yang.h"
@@ -31,6 +33,41 @@ damaged(const char *db, char *err, size_t errlen, int code,
              "WHERE key IN ('topology', 'cluster')\") and the files seed it "
              "again (no device was touched)", db, what, db);
     return code;
+}
+
+/* '*json' (malloc'ed) without the top-level members other than 'key',
+ * if it has any.  lightraild before 2026-12-06 took a PUT of the
+ * topology or inventory with another module's data beside it (the
+ * inventory, jobs, ietf-yang-library's state), ignored it and stored
+ * the body as sent; the loaders now refuse such a document, and a store
+ * that holds one would otherwise stop the start.  What is dropped was
+ * never read.  A text that does not parse, or lacks 'key', is left as
+ * it is for the loader to refuse in its own words.  0 or ENOMEM. */
+static int
+own_member_only(char **json, const char *key)
+{
+    json_object *doc = json_tokener_parse(*json), *own = NULL;
+    int rc = 0;
+    if (!doc || !json_object_is_type(doc, json_type_object)
+        || !json_object_object_get_ex(doc, key, &own)
+        || json_object_object_length(doc) == 1)
+        goto cleanup;
+    json_object *clean = json_object_new_object();
+    char *text = NULL;
+    if (clean && !json_object_object_add(clean, key, json_object_get(own)))
+        text = strdup(json_object_to_json_string_ext(clean,
+                                                     JSON_C_TO_STRING_PLAIN));
+    json_object_put(clean);
+    if (!text) {
+        rc = ENOMEM;
+        goto cleanup;
+    }
+    free(*json);
+    *json = text;
+
+cleanup:
+    json_object_put(doc);
+    return rc;
 }
 
 int
@@ -74,6 +111,12 @@ lr_stored_network(struct ly_ctx *ly, const char *db, char **topo_json,
         rc = damaged(db, err, errlen, EINVAL, "it holds %s but no %s",
                      rc_topo ? "an inventory" : "a topology",
                      rc_topo ? "topology" : "inventory");
+        goto cleanup;
+    }
+    if (own_member_only(topo_json, "ietf-network:networks")
+        || own_member_only(cluster_json, "lightrail-compute:compute")) {
+        snprintf(err, errlen, "store %s: out of memory", db);
+        rc = ENOMEM;
         goto cleanup;
     }
     if (lr_yang_load_topo_mem(ly, *topo_json, strlen(*topo_json),
