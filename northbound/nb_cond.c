@@ -94,8 +94,15 @@ nb_name_index(const char *name, const char (*names)[4], int n)
 int
 nb_http_date_parse(const char *s, time_t *t)
 {
+    return nb_http_date_parse_at(s, time(NULL), t);
+}
+
+int
+nb_http_date_parse_at(const char *s, time_t now, time_t *t)
+{
     char wday[10], mon[4];
     int day, year, h, m, sec, end = -1;
+    bool two_digits = false;
     /* IMF-fixdate, then RFC 850's and asctime's forms (RFC 9110 5.6.7:
      * a recipient takes all three).  %n is set only when the whole form
      * matched: 'end' -1 is a mismatch after the last conversion. */
@@ -108,9 +115,14 @@ nb_http_date_parse(const char *s, time_t *t)
                sscanf(s, "%9[A-Za-z], %2d-%3[A-Za-z]-%2d %2d:%2d:%2d GMT%n",
                       wday, &day, mon, &year, &h, &m, &sec, &end) == 7
                && end >= 0 && !s[end]) {
-        /* Two digits: RFC 9110 5.6.7 reads one more than 50 years ahead
-         * as the past; of the years a server sees, 70..99 are 19xx. */
-        year += year < 70 ? 2000 : 1900;
+        /* Two digits: the year with them from 50 years before now's
+         * on, unless that is more than 50 years after now (below). */
+        struct tm cur;
+        gmtime_r(&now, &cur);
+        int this_year = cur.tm_year + 1900;
+        year += this_year - this_year % 100;
+        year += year < this_year - 50 ? 100 : 0;
+        two_digits = true;
     } else if (end = -1,
                sscanf(s, "%3[A-Za-z] %3[A-Za-z] %2d %2d:%2d:%2d %4d%n", wday,
                       mon, &day, &h, &m, &sec, &year, &end) == 7
@@ -121,6 +133,20 @@ nb_http_date_parse(const char *s, time_t *t)
         return EINVAL;
     }
     int mo = nb_name_index(mon, nb_months, 12);
+    if (two_digits && mo >= 0) {
+        /* RFC 9110 5.6.7: a date more than 50 years after now is the
+         * latest past year with those digits.  Relative to now, not a
+         * fixed cut, which would drift from the rule as years pass. */
+        struct tm lim;
+        gmtime_r(&now, &lim);
+        lim.tm_year += 50;
+        struct tm tm = {
+            .tm_year = year - 1900, .tm_mon = mo, .tm_mday = day,
+            .tm_hour = h, .tm_min = m, .tm_sec = sec,
+        };
+        if (timegm(&tm) > timegm(&lim))
+            year -= 100;
+    }
     if (mo < 0 || day < 1 || day > 31 || h > 23 || m > 59 || sec > 60
         || year < 1970 || h < 0 || m < 0 || sec < 0)
         return EINVAL;
@@ -130,6 +156,16 @@ nb_http_date_parse(const char *s, time_t *t)
     };
     *t = timegm(&tm);
     return *t == (time_t) -1 ? EINVAL : 0;
+}
+
+time_t
+nb_last_modified(time_t modified, time_t now)
+{
+    /* A date has one-second resolution: a change later in the current
+     * second would have the same one, so a client that sent it back in
+     * If-Modified-Since would get a false 304.  Without Last-Modified it
+     * goes by the ETag, which follows every change. */
+    return modified < now ? modified : 0;
 }
 
 void
@@ -162,36 +198,80 @@ nb_cond_failed(struct nb_response *resp, const char *why)
     return 412;
 }
 
+/* Whether the If-Match or If-None-Match value 'header' is '*'. */
+static bool
+nb_cond_star(const char *header)
+{
+    const char *p = header + strspn(header, " \t");
+    return *p == '*' && !p[1 + strspn(p + 1, " \t")];
+}
+
 int
 nb_cond_check(const struct nb_request *req, const char *etag,
               time_t modified, struct nb_response *resp)
 {
     bool get = req->method == NB_GET, match = true, none = false;
-    time_t t;
+    time_t t, now = time(NULL);
     if (req->if_match && nb_etag_match(req->if_match, etag, false, &match))
         return nb_cond_bad(resp, "If-Match");
     if (req->if_none_match
         && nb_etag_match(req->if_none_match, etag, true, &none))
         return nb_cond_bad(resp, "If-None-Match");
-    if (!match)
+    if (!match) {
+        /* A weak tag equal to ours is what a proxy that compresses sends
+         * back: "the resource changed" would send the client to GET and
+         * fail again. */
+        bool weak = false;
+        nb_etag_match(req->if_match, etag, true, &weak);
+        if (weak) {
+            nb_error(resp, 412, "operation-failed", NULL, "a weak "
+                     "entity-tag (W/...) never matches If-Match: send "
+                     "the ETag exactly as the GET gave it (%s), without "
+                     "W/", etag);
+            return 412;
+        }
         return nb_cond_failed(resp, "the resource changed since the "
                               "entity-tag in If-Match was read");
+    }
     if (!req->if_match && req->if_unmodified_since
         && !nb_http_date_parse(req->if_unmodified_since, &t) && modified > t)
         return nb_cond_failed(resp, "the resource changed after the date "
                               "in If-Unmodified-Since");
+    if (none && !get && nb_cond_star(req->if_none_match)) {
+        nb_error(resp, 412, "operation-failed", NULL, "the resource "
+                 "exists, and If-None-Match: * lets a request only create "
+                 "one: send the request without If-None-Match to replace "
+                 "it");
+        return 412;
+    }
     if (none && !get)
         return nb_cond_failed(resp, "the resource is one that "
                               "If-None-Match names");
-    /* A date later than now is no date (RFC 9110 13.1.3). */
+    /* A date later than now is no date (RFC 9110 13.1.3); one of the
+     * current second could see a change later in that second. */
     if (none
         || (get && !req->if_none_match && req->if_modified_since
             && !nb_http_date_parse(req->if_modified_since, &t)
-            && t <= time(NULL) && modified <= t)) {
+            && t < now && modified <= t)) {
         resp->status = 304;
         snprintf(resp->etag, sizeof resp->etag, "%s", etag);
-        resp->last_modified = modified;
+        resp->last_modified = nb_last_modified(modified, now);
         return 304;
     }
     return 0;
+}
+
+int
+nb_cond_check_untagged(const struct nb_request *req,
+                       struct nb_response *resp)
+{
+    bool match;
+    if (!req->if_match || nb_cond_star(req->if_match))
+        return 0;
+    if (nb_etag_match(req->if_match, "\"\"", false, &match))
+        return nb_cond_bad(resp, "If-Match");
+    nb_error(resp, 412, "operation-failed", NULL, "this resource has no "
+             "entity-tag, so no tag in If-Match can match it: If-Match "
+             "can only be '*' here; send the request without If-Match");
+    return 412;
 }

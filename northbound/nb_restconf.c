@@ -615,7 +615,7 @@ static void
 set_validators(struct nb_response *resp, const struct nb_version *v)
 {
     memcpy(resp->etag, v->etag, sizeof resp->etag);
-    resp->last_modified = v->modified;
+    resp->last_modified = nb_last_modified(v->modified, time(NULL));
 }
 
 static void put_inventory(struct nb_app *, const struct nb_request *,
@@ -1444,25 +1444,27 @@ h_api_version(void *arg, const struct nb_request *req,
 static nb_handler h_operations, h_yang_library;
 
 static struct nb_route routes[] = {
-    { NB_GET | NB_POST, JOBS, NULL, false, NB_PAGE_PARAMS },
-    { NB_GET, JOB_LIST, h_job_list, false, NB_PAGE_PARAMS },
-    { NB_GET | NB_DELETE, JOB, h_job, false, NULL },
+    { NB_GET | NB_POST, JOBS, NULL, false, NB_PAGE_PARAMS, false },
+    { NB_GET, JOB_LIST, h_job_list, false, NB_PAGE_PARAMS, false },
+    { NB_GET | NB_DELETE, JOB, h_job, false, NULL, false },
     { NB_GET | NB_PUT, "/restconf/data/ietf-network:networks", h_topology,
-      false, NULL },
+      false, NULL, true },
     { NB_GET | NB_PUT, "/restconf/data/lightrail-compute:compute", h_compute,
-      false, NULL },
-    { NB_GET, "/restconf/data/lightrail-state:state", h_state, false, NULL },
+      false, NULL, true },
+    { NB_GET, "/restconf/data/lightrail-state:state", h_state, false, NULL,
+      false },
     { NB_POST, "/restconf/operations/lightrail-job:reconcile", h_reconcile,
-      false, "dry-run" },
+      false, "dry-run", false },
     { NB_POST, "/restconf/operations/lightrail-state:reload-ppo-policy",
-      h_reload, false, NULL },
-    { NB_GET, "/metrics", h_metrics, true, NULL },
-    { NB_GET, "/.well-known/host-meta", h_host_meta, true, NULL },
-    { NB_GET, "/restconf", h_api, false, NULL },
-    { NB_GET, "/restconf/yang-library-version", h_api_version, false, NULL },
-    { NB_GET, "/restconf/operations", h_operations, false, NULL },
+      h_reload, false, NULL, false },
+    { NB_GET, "/metrics", h_metrics, true, NULL, false },
+    { NB_GET, "/.well-known/host-meta", h_host_meta, true, NULL, false },
+    { NB_GET, "/restconf", h_api, false, NULL, false },
+    { NB_GET, "/restconf/yang-library-version", h_api_version, false, NULL,
+      false },
+    { NB_GET, "/restconf/operations", h_operations, false, NULL, false },
     { NB_GET, DATA "ietf-yang-library:yang-library", h_yang_library, false,
-      NULL },
+      NULL, false },
 };
 
 #define N_ROUTES (sizeof routes / sizeof *routes)

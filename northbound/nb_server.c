@@ -437,6 +437,13 @@ nb_query_decode(const char *query, const char *allowed, char **out,
             q += strcspn(q, "&");
             q += *q == '&';
         }
+        if (!nl) {                    /* "?=1": nothing to name */
+            snprintf(err, errlen, "a query parameter without a name: "
+                     "this resource takes %s%s", allowed ? "only " : "none",
+                     allowed ? allowed : "");
+            rc = EINVAL;
+            goto cleanup;
+        }
         if (!nb_word_in(allowed, name, nl) || twice) {
             bool printable = nb_printable(name, nl);
             snprintf(err, errlen, "%s query parameter %s%.*s%s: this "
@@ -956,6 +963,9 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
                           "out of memory");
         goto send;
     }
+    /* Before the body is read, as RFC 9110 13.2.1 says. */
+    if (!hit->r.validators && nb_cond_check_untagged(&rq, &resp))
+        goto send;
 
     body = malloc(body_len + 1);
     if (!body) {

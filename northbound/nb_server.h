@@ -53,7 +53,7 @@ struct nb_request {
     void *server_ctx;         /* the server's, for nb_defer() */
     /* The preconditions (RFC 9110 section 13.1) as sent, or NULL when
      * absent: a handler whose resource has validators judges them with
-     * nb_cond_check() (nb_cond.h).  A field sent on several lines
+     * nb_cond_check() (nb_cond.h); for other routes the server has.  A field sent on several lines
      * comes joined with ", " (RFC 9110 5.3). */
     const char *if_match, *if_none_match;
     const char *if_modified_since, *if_unmodified_since;
@@ -90,6 +90,11 @@ struct nb_route {
      * broken percent-escape 400 malformed-message; the handler judges
      * the decoded values. */
     const char *query;
+    /* The handler knows the resource's validators and judges the
+     * preconditions itself (nb_cond_check()); false: the server does
+     * before the handler runs (nb_cond_check_untagged(): an If-Match
+     * other than '*' is 412, nothing done). */
+    bool validators;
 };
 
 struct nb_token {

@@ -73,8 +73,9 @@ api DELETE "$JOBS/job=iters"
 
 # A snapshot of everything a request could change.
 snapshot() {
-    api GET $JOBS; cp "$tmp/body" "$tmp/snap-jobs"
-    api GET /restconf/data/lightrail-state:state; cp "$tmp/body" "$tmp/snap-state"
+    API_HEADER= api GET $JOBS; cp "$tmp/body" "$tmp/snap-jobs"
+    API_HEADER= api GET /restconf/data/lightrail-state:state
+    cp "$tmp/body" "$tmp/snap-state"
     API_HEADER= api GET /restconf/data/ietf-network:networks
     cp "$tmp/body" "$tmp/snap-net"
     API_HEADER= api GET /restconf/data/lightrail-compute:compute
@@ -433,6 +434,7 @@ badq 400 malformed-message "" "in its value '%3': send each escape" "limit=%3"
 badq 400 malformed-message "" "in its value '%00': send each escape" "limit=%00"
 badq 400 malformed-message "" "the query parameter 'lim%6' has a malformed percent-escape" "lim%6"
 badq 400 invalid-value "" "limit '+1' is not a page size" "limit=+1"
+badq 400 invalid-value "" "a query parameter without a name: this resource takes only" "=1"
 # The list resource refuses as the container does.
 res=$JOBS/job
 badq 400 invalid-value "" "send a whole number from 1 to 4294967295, or 'unbounded'" "limit=0"
@@ -487,6 +489,16 @@ api GET "$JOBS/job=p1?limit=1"
 for i in 1 2 3 4 5 6; do
     api DELETE "$JOBS/job=p$i"
 done
+
+# A job has no entity-tag: If-Match other than '*' cannot match it, so
+# a DELETE with one is 412 and the job stays (RFC 9110 13.1.1).
+API_HEADER='If-Match: "stale"' \
+    bad 412 operation-failed "DELETE of a job with If-Match: \"stale\"" DELETE "$JOBS/job=j1"
+jq -e '."ietf-restconf:errors".error[0]."error-message"
+       | test("this resource has no entity-tag.*If-Match can only be .\\*. here; send the request without If-Match")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "the 412 says the job has no entity-tag and what to send" \
+    || notok "DELETE with a stale If-Match says: $(cat "$tmp/bad-body")"
 
 # Delete: the channels leave the devices.
 api DELETE "$JOBS/job=j1"
@@ -632,10 +644,20 @@ jq -e '."ietf-restconf:errors".error[0]."error-message"
     || notok "412 message: $(cat "$tmp/bad-body")"
 API_HEADER="If-Match: W/$etag" \
     bad 412 operation-failed "PUT topology with If-Match of the weak tag" PUT $NET "$tmp/edit.json"
+jq -e '."ietf-restconf:errors".error[0]."error-message"
+       | test("a weak entity-tag .W/....* never matches If-Match: send the ETag exactly as the GET gave it")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "the weak tag's 412 says to send the tag as the GET gave it" \
+    || notok "weak If-Match says: $(cat "$tmp/bad-body")"
 API_HEADER='If-Unmodified-Since: Thu, 01 Jan 1970 00:00:00 GMT' \
     bad 412 operation-failed "PUT topology with If-Unmodified-Since before its change" PUT $NET "$tmp/edit.json"
 API_HEADER='If-None-Match: *' \
     bad 412 operation-failed "PUT topology with If-None-Match: *" PUT $NET "$tmp/edit.json"
+jq -e '."ietf-restconf:errors".error[0]."error-message"
+       | test("the resource exists, and If-None-Match: [*] lets a request only create one: send the request without If-None-Match to replace it")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "If-None-Match: *'s 412 says the resource exists, leave it out" \
+    || notok "If-None-Match: * says: $(cat "$tmp/bad-body")"
 API_HEADER="If-Match: ${etag#?}" \
     bad 400 invalid-value "PUT topology with an unquoted If-Match" PUT $NET "$tmp/edit.json"
 jq -e '."ietf-restconf:errors".error[0]."error-message"
@@ -664,17 +686,38 @@ curl -s -o "$tmp/two" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
 # The tag it has: applied, and the answer has the new tag.
 API_HEADER="If-Match: \"x\", $etag" api PUT $NET "$tmp/edit.json"
 new=$(hdr ETag)
-if [ "$STATUS" = 204 ] && [ -n "$new" ] && [ "$new" != "$etag" ] && [ -n "$(hdr Last-Modified)" ]; then
-    ok "PUT topology with If-Match of its tag: 204, the new ETag $new"
+# No Last-Modified of the second the answer is sent in (its Date): a
+# change later in that second would have the same date, and a GET with
+# If-Modified-Since of it would be a false 304.  The ETag tells.
+# no_fresh_date: the last answer has no Last-Modified equal to its Date.
+no_fresh_date() {
+    [ -z "$(hdr Last-Modified)" ] || [ "$(hdr Last-Modified)" != "$(hdr Date)" ]
+}
+if [ "$STATUS" = 204 ] && [ -n "$new" ] && [ "$new" != "$etag" ] && no_fresh_date; then
+    ok "PUT topology with If-Match of its tag: 204, the new ETag $new, no Last-Modified of this second"
 else
     notok "PUT topology with If-Match: $STATUS, ETag '$new': $(cat "$tmp/headers" "$tmp/body")"
 fi
 api GET $NET
-[ "$(hdr ETag)" = "$new" ] \
+[ "$(hdr ETag)" = "$new" ] && no_fresh_date \
     && jq -e '."ietf-network:networks".network[0].node[] | select(."node-id" == "r1")
               | ."lightrail-topology:roadm".description == "north, edited"' "$tmp/body" > /dev/null \
-    && ok "GET topology after it: the edit, the ETag the PUT gave" \
-    || notok "GET after the PUT: ETag $(hdr ETag) (PUT's $new)"
+    && ok "GET topology after it: the edit, the ETag the PUT gave, no Last-Modified of this second" \
+    || notok "GET after the PUT: ETag $(hdr ETag) (PUT's $new): $(cat "$tmp/headers")"
+# From the next second on, the change's date is sent, and a GET with it
+# in If-Modified-Since is 304 (polled: no duration asserted).
+for i in $(seq 50); do
+    api GET $NET
+    lm_new=$(hdr Last-Modified)
+    [ -n "$lm_new" ] && break
+    sleep 0.1
+done
+[ -n "$lm_new" ] && [ "$lm_new" != "$lm" ] && [ "$lm_new" != "$(hdr Date)" ] \
+    && ok "GET topology a second after the PUT: Last-Modified $lm_new" \
+    || notok "no Last-Modified after the PUT's second: $(cat "$tmp/headers")"
+etag_before=$etag etag=$new
+not_modified "If-Modified-Since: $lm_new"
+etag=$etag_before
 # The other operator, with the tag read before: 412, the edit stays.
 cp "$srcdir/examples/topologies/metro.json" "$tmp/orig.json"
 API_HEADER="If-Match: $etag" \

@@ -95,6 +95,58 @@ test_dates(void)
         CU_ASSERT_EQUAL(nb_http_date_parse(bad[i], &t), EINVAL);
 }
 
+/* The time 'y'-'mo'-'d' 00:00:00 UTC. */
+static time_t
+utc(int y, int mo, int d)
+{
+    struct tm tm = { .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d };
+    return timegm(&tm);
+}
+
+/* RFC 9110 5.6.7: a two-digit year more than 50 years after now is the
+ * latest past year with those digits; relative to now, no fixed cut. */
+static void
+test_two_digit_years(void)
+{
+    static const struct {
+        int now_year;
+        const char *date;
+        int year;
+    } cases[] = {
+        { 2026, "Friday, 06-Nov-76 08:49:37 GMT", 2076 },  /* 49.9 years */
+        { 2026, "Monday, 07-Dec-76 00:00:00 GMT", 1976 },  /* over 50 */
+        { 2026, "Sunday, 06-Nov-94 08:49:37 GMT", 1994 },
+        { 2026, "Saturday, 06-Dec-25 00:00:00 GMT", 2025 },
+        { 2050, "Sunday, 06-Nov-80 08:49:37 GMT", 2080 },
+        { 2050, "Friday, 06-Nov-99 08:49:37 GMT", 2099 },
+        { 2090, "Monday, 06-Nov-45 08:49:37 GMT", 2045 },
+        { 2090, "Thursday, 06-Dec-40 00:00:01 GMT", 2040 },
+        { 2090, "Sunday, 06-Nov-39 08:49:37 GMT", 2139 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        time_t t = 0;
+        CU_ASSERT_EQUAL(nb_http_date_parse_at(cases[i].date,
+                                              utc(cases[i].now_year, 12, 6),
+                                              &t), 0);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        if (tm.tm_year + 1900 != cases[i].year)
+            fprintf(stderr, "%s at %d: %d\n", cases[i].date,
+                    cases[i].now_year, tm.tm_year + 1900);
+        CU_ASSERT_EQUAL(tm.tm_year + 1900, cases[i].year);
+    }
+}
+
+/* Last-Modified is sent only for a change before the current second. */
+static void
+test_last_modified(void)
+{
+    CU_ASSERT_EQUAL(nb_last_modified(1000, 1001), 1000);
+    CU_ASSERT_EQUAL(nb_last_modified(1000, 5000), 1000);
+    CU_ASSERT_EQUAL(nb_last_modified(1000, 1000), 0);
+    CU_ASSERT_EQUAL(nb_last_modified(1001, 1000), 0);  /* clock stepped */
+}
+
 /* The verdict on 'rq' for a resource of tag TAG last changed at 1000. */
 static int
 verdict(struct nb_request *rq, struct nb_response *resp)
@@ -135,6 +187,19 @@ test_check(void)
     free(resp.body);
     put.if_match = "W/" TAG;
     CU_ASSERT_EQUAL(verdict(&put, &resp), 412);
+    CU_ASSERT_PTR_NOT_NULL(strstr(error_tag_message(&resp), "a weak "
+                                  "entity-tag (W/...) never matches "
+                                  "If-Match: send the ETag exactly as the "
+                                  "GET gave it"));
+    CU_ASSERT_PTR_NULL(strstr(resp.body, "changed since"));
+    free(resp.body);
+    put.if_match = "W/\"old\", W/" TAG;
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 412);
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "a weak entity-tag"));
+    free(resp.body);
+    put.if_match = "W/\"old\"";
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 412);
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "changed since"));
     free(resp.body);
     put.if_match = "\"a\" \"b\"";
     CU_ASSERT_EQUAL(verdict(&put, &resp), 400);
@@ -164,6 +229,16 @@ test_check(void)
      * 412; on a GET, 304 with the validators and no body. */
     put.if_none_match = "*";
     CU_ASSERT_EQUAL(verdict(&put, &resp), 412);
+    CU_ASSERT_PTR_NOT_NULL(strstr(error_tag_message(&resp), "the resource "
+                                  "exists, and If-None-Match: * lets a "
+                                  "request only create one: send the "
+                                  "request without If-None-Match to "
+                                  "replace it"));
+    CU_ASSERT_PTR_NULL(strstr(resp.body, "If-Match: the ETag"));
+    free(resp.body);
+    put.if_none_match = TAG;
+    CU_ASSERT_EQUAL(verdict(&put, &resp), 412);
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "If-None-Match names"));
     free(resp.body);
     put.if_none_match = "\"other\"";
     CU_ASSERT_EQUAL(verdict(&put, &resp), 0);
@@ -194,13 +269,59 @@ test_check(void)
     CU_ASSERT_EQUAL(verdict(&get, &resp), 0);
     put.if_modified_since = at;
     CU_ASSERT_EQUAL(verdict(&put, &resp), 0);
+
+    /* A change in the current second: a date of that second could be
+     * followed by another change in it, so no 304 by date and no
+     * Last-Modified (the ETag tells); 304 by tag without the date. */
+    time_t now = time(NULL);
+    char date[32];
+    nb_http_date(now, date, sizeof date);
+    struct nb_request fresh = { .method = NB_GET, .if_modified_since = date };
+    memset(&resp, 0, sizeof resp);
+    CU_ASSERT_EQUAL(nb_cond_check(&fresh, TAG, now, &resp), 0);
+    fresh.if_modified_since = NULL;
+    fresh.if_none_match = TAG;
+    CU_ASSERT_EQUAL(nb_cond_check(&fresh, TAG, now, &resp), 304);
+    CU_ASSERT_EQUAL(resp.last_modified, 0);
+}
+
+/* A resource without validators: If-Match only as '*'. */
+static void
+test_check_untagged(void)
+{
+    struct nb_response resp = { 0 };
+    struct nb_request rq = { .method = NB_DELETE };
+    CU_ASSERT_EQUAL(nb_cond_check_untagged(&rq, &resp), 0);
+    rq.if_match = " * ";
+    CU_ASSERT_EQUAL(nb_cond_check_untagged(&rq, &resp), 0);
+    rq.if_match = NULL;
+    rq.if_unmodified_since = "Thu, 01 Jan 1970 00:00:00 GMT";
+    CU_ASSERT_EQUAL(nb_cond_check_untagged(&rq, &resp), 0);
+    rq.if_match = "\"stale\"";
+    CU_ASSERT_EQUAL(nb_cond_check_untagged(&rq, &resp), 412);
+    CU_ASSERT_EQUAL(resp.status, 412);
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "\"operation-failed\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(error_tag_message(&resp), "this resource "
+                                  "has no entity-tag"));
+    free(resp.body);
+    memset(&resp, 0, sizeof resp);
+    rq.if_match = "\"\"";
+    CU_ASSERT_EQUAL(nb_cond_check_untagged(&rq, &resp), 412);
+    free(resp.body);
+    memset(&resp, 0, sizeof resp);
+    rq.if_match = "*, \"a\"";
+    CU_ASSERT_EQUAL(nb_cond_check_untagged(&rq, &resp), 400);
+    free(resp.body);
 }
 
 static CU_TestInfo tests[] = {
     { "the entity-tag of a text", test_etag_of },
     { "If-Match and If-None-Match lists", test_match },
     { "HTTP-dates, three forms", test_dates },
+    { "two-digit years relative to now", test_two_digit_years },
+    { "Last-Modified not within the current second", test_last_modified },
     { "the preconditions' verdicts", test_check },
+    { "If-Match on a resource without validators", test_check_untagged },
     CU_TEST_INFO_NULL,
 };
 

@@ -188,17 +188,18 @@ h_defer_now(void *arg, const struct nb_request *rq, struct nb_response *resp)
 
 static const struct nb_route routes[] = {
     { NB_GET | NB_POST, "/restconf/data/test:echo", h_echo, false,
-      "depth content" },
-    { NB_GET | NB_DELETE, "/restconf/data/test:jobs/job=", h_job, false, NULL },
-    { NB_GET, "/restconf/data/test:conflict", h_conflict, false, NULL },
-    { NB_GET, "/metrics", h_metrics, true, NULL },
-    { NB_GET, "/restconf", h_echo, false, NULL },
-    { NB_GET, "/restconfig", h_echo, false, NULL },
-    { NB_POST, "/test/drain", h_drain, false, NULL },
-    { NB_GET, "/test/defer", h_defer, false, NULL },
-    { NB_GET, "/test/defer-now", h_defer_now, false, NULL },
-    { NB_GET, "/test/held", h_held, false, NULL },
-    { NB_POST, "/test/answer", h_answer, false, NULL },
+      "depth content", false },
+    { NB_GET | NB_DELETE, "/restconf/data/test:jobs/job=", h_job, false, NULL,
+      false },
+    { NB_GET, "/restconf/data/test:conflict", h_conflict, false, NULL, false },
+    { NB_GET, "/metrics", h_metrics, true, NULL, false },
+    { NB_GET, "/restconf", h_echo, false, NULL, false },
+    { NB_GET, "/restconfig", h_echo, false, NULL, false },
+    { NB_POST, "/test/drain", h_drain, false, NULL, false },
+    { NB_GET, "/test/defer", h_defer, false, NULL, false },
+    { NB_GET, "/test/defer-now", h_defer_now, false, NULL, false },
+    { NB_GET, "/test/held", h_held, false, NULL, false },
+    { NB_POST, "/test/answer", h_answer, false, NULL, false },
 };
 #define N_ROUTES ((int) (sizeof routes / sizeof routes[0]))
 
@@ -344,6 +345,7 @@ struct call {
     const char *ctype;        /* NULL: application/yang-data+json with a
                                * body */
     const char *accept;       /* NULL: no Accept header */
+    const char *header;       /* one more header line, or NULL */
     long timeout_ms;          /* 0: none */
 };
 
@@ -431,6 +433,8 @@ fetch(const char *url, const struct call *c, struct reply *r)
         snprintf(accept, sizeof accept, "Accept: %s", c->accept);
         hdrs = curl_slist_append(hdrs, accept);
     }
+    if (c->header)
+        hdrs = curl_slist_append(hdrs, c->header);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
     if (c->cacert)
         curl_easy_setopt(h, CURLOPT_CAINFO, c->cacert);
@@ -604,6 +608,9 @@ test_query_decoded(void)
           "a malformed percent-escape" },
         { "de%00pth=1", "malformed-message", "parameter 'de%00pth'" },
         { "depth=1%262", "invalid-value", "an escaped '&'" },
+        { "=1", "invalid-value", "a query parameter without a name: this "
+          "resource takes only depth content" },
+        { "depth=1&=", "invalid-value", "a query parameter without a name" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char url[128];
@@ -629,6 +636,49 @@ test_query_decoded(void)
     CU_ASSERT_STRING_EQUAL(field(j, "query"), "depth=2&&content=a++b=");
     json_object_put(j);
     free(r.body);
+}
+
+/* A route without validators (test:jobs/job=): no entity-tag can match
+ * it, so If-Match other than '*' is 412 and the handler does not run
+ * (it would answer 200); '*' and If-Unmodified-Since let it run. */
+static void
+test_if_match_untagged(void)
+{
+    static const struct {
+        const char *method, *header;
+        long status;
+        const char *says;
+    } cases[] = {
+        { "DELETE", "If-Match: \"stale\"", 412, "this resource has no "
+          "entity-tag, so no tag in If-Match can match it: If-Match can "
+          "only be '*' here; send the request without If-Match" },
+        { "GET", "If-Match: W/\"x\", \"y\"", 412, "has no entity-tag" },
+        { "DELETE", "If-Match: stale", 400, "If-Match is neither '*' nor "
+          "entity-tags" },
+        { "DELETE", "If-Match: *", 200, NULL },
+        { "DELETE", "If-Unmodified-Since: Thu, 01 Jan 1970 00:00:00 GMT", 200,
+          NULL },
+        { "DELETE", NULL, 200, NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct reply r;
+        struct call c = { .method = cases[i].method, .token = TOKEN,
+                          .header = cases[i].header };
+        call_plain("/restconf/data/test:jobs/job=a", &c, &r);
+        CU_ASSERT_EQUAL(r.status, cases[i].status);
+        if (cases[i].says)
+            expect_error(&r, cases[i].status, "application",
+                         cases[i].status == 412 ? "operation-failed"
+                                                : "invalid-value");
+        else
+            CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"a\""));
+        if (cases[i].says && (!r.body || !strstr(r.body, cases[i].says)))
+            fprintf(stderr, "%s: %s\n", cases[i].header,
+                    r.body ? r.body : "(none)");
+        CU_ASSERT_PTR_NOT_NULL(!cases[i].says
+                               || (r.body && strstr(r.body, cases[i].says)));
+        free(r.body);
+    }
 }
 
 static void
@@ -1142,7 +1192,8 @@ test_config_refused(void)
     CU_ASSERT_EQUAL(nb_server_new(base, &missing, routes, N_ROUTES, NULL,
                                   &s, err, sizeof err), EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/server.crt"));
-    struct nb_route bad_route = { NB_GET, "no-slash", h_echo, false, NULL };
+    struct nb_route bad_route = { NB_GET, "no-slash", h_echo, false, NULL,
+                                  false };
     struct nb_server_config ok = { .address = "127.0.0.1" };
     CU_ASSERT_EQUAL(nb_server_new(base, &ok, &bad_route, 1, NULL, &s,
                                   err, sizeof err), EINVAL);
@@ -1658,6 +1709,8 @@ static CU_TestInfo tests[] = {
       test_query_parameters_checked },
     { "query names and values are percent-decoded, broken escapes refused",
       test_query_decoded },
+    { "If-Match on a route without validators: 412 unless '*'",
+      test_if_match_untagged },
     { "an error body is UTF-8 whatever the path", test_error_body_utf8 },
     { "a route's own part percent-encoded is not found",
       test_route_not_encoded },
