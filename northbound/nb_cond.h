@@ -61,9 +61,8 @@ int nb_cond_check(const struct nb_request *req, const char *etag,
                   time_t modified, struct nb_response *resp);
 
 /* The same for a resource without validators: no entity-tag can match
- * it (RFC 9110 13.1.1), so an If-Match other than '*' is 412
- * operation-failed (400 invalid-value when it is no list of tags), else
- * 0.  If-Unmodified-Since is ignored, as RFC 9110 13.1.4 says for a
+ * it (RFC 9110 13.1.1), so an If-Match other than '*' (tags or not)
+ * is 412 operation-failed, else 0.  If-Unmodified-Since is ignored, as RFC 9110 13.1.4 says for a
  * resource without a modification date; If-None-Match and
  * If-Modified-Since are not judged (docs/controller.md says so). */
 int nb_cond_check_untagged(const struct nb_request *req,

@@ -309,8 +309,9 @@ test_check_untagged(void)
     CU_ASSERT_EQUAL(nb_cond_check_untagged(&rq, &resp), 412);
     free(resp.body);
     memset(&resp, 0, sizeof resp);
-    rq.if_match = "*, \"a\"";
-    CU_ASSERT_EQUAL(nb_cond_check_untagged(&rq, &resp), 400);
+    rq.if_match = "*, \"a\"";      /* no list: the same 412 */
+    CU_ASSERT_EQUAL(nb_cond_check_untagged(&rq, &resp), 412);
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "has no entity-tag"));
     free(resp.body);
 }
 
