@@ -1013,8 +1013,7 @@ int
 nb_restconf_reconcile(struct nb_app *app)
 {
     struct lr_ctl_op *op = NULL;
-    char *report = NULL, err[512];
-    int drift = 0;
+    char err[512];
     struct recon_work *w = calloc(1, sizeof *w);
     if (!w)
         return ENOMEM;
@@ -1026,11 +1025,8 @@ nb_restconf_reconcile(struct nb_app *app)
     }
     if (!app->worker || lr_worker_push(app->worker, op, recon_work_done, w)) {
         /* Begun, so ended: here, on the loop, as a request's would be. */
-        free(w);
         lr_ctl_op_run(op);
-        rc = lr_ctl_reconcile_end(app->ctl, op, &report, &drift, err,
-                                  sizeof err);
-        periodic_ended(app, rc, report, drift, err);
+        recon_work_done(w, op);
     }
     return 0;
 }
