@@ -92,17 +92,24 @@ intent() {   # intent NAME MODEL GPUS-MAX > file
 
 # dummy_drift FILE-A CHANNEL FILE-B: drift behind the daemon's back on
 # two dummy ROADMs (their JSON files): CHANNEL removed from A, a stranger
-# channel "stranger/lp1" (n=100 m=4) added to B.
+# channel "stranger/lp1" (n=100 m=4) added to B.  Each file is replaced
+# whole (rename), as sb_dummy writes it: a periodic reconciliation may
+# read it at any moment, and a file truncated in place fails that read
+# ('is not JSON'), a failure the test did not make.
 dummy_drift() {
     /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
+import json, os, sys
 a, name, b = sys.argv[1], sys.argv[2], sys.argv[3]
+def put(path, d):
+    with open(path + ".drift", "w") as f:
+        json.dump(d, f)
+    os.replace(path + ".drift", path)
 d = json.load(open(a))
 d["media-channels"] = [c for c in d["media-channels"] if c["name"] != name]
-json.dump(d, open(a, "w"))
+put(a, d)
 d = json.load(open(b))
 d["media-channels"].append({"name": "stranger/lp1", "in-port": "", "out-port": "",
                             "n": 100, "m": 4, "enabled": True})
-json.dump(d, open(b, "w"))
+put(b, d)
 PY
 }
