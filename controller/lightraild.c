@@ -23,7 +23,8 @@
  * of the loop queues a reconciliation with repair on the devices'
  * thread, as POST .../lightrail-job:reconcile does
  * (nb_restconf_reconcile): one at a time, logged when it found drift or
- * failed, counted in /metrics (docs/controller.md "Periodic
+ * failed (failures in a row once, and once more when a tick succeeds
+ * again), counted in /metrics (docs/controller.md "Periodic
  * reconciliation").
  *
  * With the emulated data plane configured (container emulation), it
@@ -241,6 +242,7 @@ struct daemon {
     struct event *telemetry;      /* NULL without a data plane */
     struct event *reconcile;      /* NULL with reconcile-interval 0 */
     bool reconciling;             /* a periodic one queued or running */
+    int recon_failed;             /* periodic ones failed in a row */
     struct lr_ctl *ctl;
     bool telemetry_failing;       /* logged once until it recovers */
     struct lr_worker *worker;     /* the devices' thread */
@@ -405,7 +407,15 @@ on_reconcile_tick(evutil_socket_t fd, short what, void *arg)
 /* A periodic reconciliation ended (nb_app.reconciled): said only when
  * it found differences or failed, with the first lines of its report
  * and how many more there were; one with nothing to say is in /metrics
- * alone. */
+ * alone.  Failures in a row are said as telemetry's and an agent's are:
+ * a warning for the first, one line when a tick succeeds again (with
+ * how many failed), so that a ROADM down for a day is not 288 equal
+ * warnings at the default interval.  The ticks between are debug lines
+ * even when their message differs from the first's: a device that is
+ * rebooting may alternate between refusing and timing out, and a warning
+ * on each change would bring the flood back; every failure still counts
+ * in lightrail_reconcile_periodic_failures_total, the thing to alert on,
+ * and the debug line says the current cause. */
 static void
 on_reconciled(void *arg, int rc, const char *report, int drift,
               const char *err)
@@ -413,10 +423,17 @@ on_reconciled(void *arg, int rc, const char *report, int drift,
     struct daemon *d = arg;
     enum { SHOWN = 5 };
     char lines[2048], more[64] = "";
-    int n_lines = 0;
+    int n_lines = 0, failed = d->recon_failed;
     size_t len = 0;
     d->reconciling = false;
-    if (!rc && !drift)
+    d->recon_failed = rc ? failed + 1 : 0;
+    if (rc && failed) {
+        lr_log(LR_LOG_DEBUG, "periodic reconciliation failed again (%d "
+               "ticks in a row): %s (%d difference(s))", failed + 1, err,
+               drift);
+        return;
+    }
+    if (!rc && !drift && !failed)
         return;
     lines[0] = '\0';
     for (const char *p = report; p && *p; n_lines++) {
@@ -435,8 +452,16 @@ on_reconciled(void *arg, int rc, const char *report, int drift,
         snprintf(more, sizeof more, "\n  (and %d more)", n_lines - SHOWN);
     if (rc)
         lr_log(LR_LOG_WARN, "periodic reconciliation failed: %s; the next "
-               "tick tries again (%d difference(s))%s%s", err, drift, lines,
-               more);
+               "tick tries again (%d difference(s); until one succeeds, "
+               "failures are debug lines, counted in /metrics)%s%s", err,
+               drift, lines, more);
+    else if (failed && !drift)
+        lr_log(LR_LOG_INFO, "periodic reconciliation succeeded again after "
+               "%d failed tick(s)", failed);
+    else if (failed)
+        lr_log(LR_LOG_INFO, "periodic reconciliation succeeded again after "
+               "%d failed tick(s): %d difference(s), repaired%s%s", failed,
+               drift, lines, more);
     else
         lr_log(LR_LOG_INFO, "periodic reconciliation: %d difference(s), "
                "repaired%s%s", drift, lines, more);

@@ -3,9 +3,10 @@
 # ROADMs, whose state files this test edits behind the daemon's back: at
 # 1 s, drift (a job's channel removed, a stranger added) is repaired with
 # nobody asking, counted in /metrics and logged with its lines; a tick
-# while the last one is held in a device is skipped and said; a device
-# that refuses the repair fails the tick (logged, counted), the daemon
-# keeps serving and a later tick repairs once the device accepts; at 0
+# while the last one is held in a device is skipped and said; a device that refuses the repair
+# fails every tick (each counted, one warning for them all), the daemon
+# keeps serving and a later tick repairs once the device accepts, said
+# once with the count of failed ticks; at 0
 # the same drift stays and the counters do not move; a bad interval is
 # refused at start, exit 2.  Nothing is timed: each step polls (every
 # 0.1 s, at most 20 s) for the state it expects, and the interval-0 check
@@ -103,21 +104,43 @@ api GET "$JOBS"
 rm -f "$DEV/$fdev.hold"
 await repaired && ok "released: repaired" || notok "released: not repaired"
 
-# A device that refuses the repair: the tick fails, logged and counted;
-# the daemon serves; a later tick repairs once the device accepts.
+# A device that refuses the repair: every tick fails, each counted, the
+# first said as a warning and the next ones at debug; the daemon serves;
+# a later tick repairs once the device accepts, said once with how many
+# ticks failed (the counter's rise).  The log and the counter from here.
+log0=$(wc -l < "$D/log")
+since() { tail -n "+$((log0 + 1))" "$D/log"; }
+fail1=$(metric lightrail_reconcile_periodic_failures_total)
 echo always > "$DEV/$fdev.fail"
 dummy_drift "$first" r1job/lp1 "$other"
-if await counted lightrail_reconcile_periodic_failures_total "$fail0" \
+if await counted lightrail_reconcile_periodic_failures_total "$fail1" \
    && await logged "periodic reconciliation failed: $fdev: .*the next tick tries again"; then
     ok "$fdev refuses: the tick failed, counted and logged ($(grep -m1 'periodic reconciliation failed' "$D/log" | cut -c1-160))"
 else
     notok "$fdev refuses: $(metric lightrail_reconcile_periodic_failures_total) failures, $(grep -A2 'periodic' "$D/log" | tail -n 6)"
+fi
+if await counted lightrail_reconcile_periodic_failures_total $((fail1 + 2)); then
+    n=$(since | grep -c 'warning: periodic reconciliation failed')
+    [ "$n" = 1 ] && since | grep -q "debug: periodic reconciliation failed again ([0-9]* ticks in a row): $fdev: " \
+        && ok "3 or more ticks failed ($(metric lightrail_reconcile_periodic_failures_total) counted): one warning, the next ones at debug" \
+        || notok "$n warnings for $(metric lightrail_reconcile_periodic_failures_total) failed ticks: $(since | grep 'periodic reconciliation failed' | cut -c1-160)"
+else
+    notok "$fdev refuses: only $(metric lightrail_reconcile_periodic_failures_total) failed ticks in 20 s"
 fi
 api GET "$JOBS/job=r1job"
 [ "$STATUS" = 200 ] && ok "the daemon serves while ticks fail" || notok "GET while failing: $STATUS"
 rm -f "$DEV/$fdev.fail"
 await repaired && ok "$fdev accepts again: a later tick repairs" \
     || notok "after the refusal: not repaired"
+failed=$(( $(metric lightrail_reconcile_periodic_failures_total) - fail1 ))
+if await logged "info: periodic reconciliation succeeded again after $failed failed tick(s): 1 difference(s), repaired"; then
+    n=$(since | grep -c 'periodic reconciliation succeeded again')
+    [ "$n" = 1 ] && since | grep -A1 'periodic reconciliation succeeded again' | grep -q 'r1job/lp1 of job r1job is missing: re-applied' \
+        && ok "recovered: said once, with the $failed failed ticks and what it repaired" \
+        || notok "recovered: $n lines: $(since | grep -A1 'succeeded again')"
+else
+    notok "recovered after $failed failed ticks: $(since | grep 'periodic' | tail -n 4 | cut -c1-200)"
+fi
 stop_daemon
 
 # 0: the same drift stays, the counters do not move (after 3 s: three
