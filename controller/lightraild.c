@@ -390,6 +390,9 @@ on_reconcile_tick(evutil_socket_t fd, short what, void *arg)
     if (d->stopping)
         return;
     if (d->reconciling) {
+        /* Counted as well: a debug line alone would hide from the
+         * operator an interval too short for the devices. */
+        d->app->periodic_reconcile_skips++;
         lr_log(LR_LOG_DEBUG, "periodic reconciliation: the last one is "
                "still queued or running; this tick skipped");
         return;

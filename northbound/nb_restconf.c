@@ -1257,10 +1257,17 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "reconciliations that ended in an error: a device that could not "
         "be read or refused its repair (the log says which).\n"
         "# TYPE lightrail_reconcile_periodic_failures_total counter\n"
-        "lightrail_reconcile_periodic_failures_total %llu\n",
+        "lightrail_reconcile_periodic_failures_total %llu\n"
+        "# HELP lightrail_reconcile_periodic_skipped_total Ticks of "
+        "reconcile-interval's timer skipped because the last periodic "
+        "reconciliation was still queued or running (rising: the interval "
+        "is too short for the devices).\n"
+        "# TYPE lightrail_reconcile_periodic_skipped_total counter\n"
+        "lightrail_reconcile_periodic_skipped_total %llu\n",
         c->admissions, c->blocks_gpus, c->blocks_plan, c->blocks_spectrum,
         c->failures, c->deletes, c->reconciles, c->drift,
-        app->periodic_reconciles, app->periodic_reconcile_failures);
+        app->periodic_reconciles, app->periodic_reconcile_failures,
+        app->periodic_reconcile_skips);
     put(&buf, &len, &cap,
         "# HELP lightrail_ppo_decisions_total Intents for algorithm ppo, by "
         "what planned them: the policy's candidate, the policy's refusal, "

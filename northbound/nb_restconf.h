@@ -135,11 +135,16 @@ struct nb_app {
      * call: one line per difference), drift and message, or NULL:
      * lightraild logs it.  The counts are /metrics'
      * lightrail_reconciles_periodic_total and
-     * lightrail_reconcile_periodic_failures_total. */
+     * lightrail_reconcile_periodic_failures_total.
+     * 'periodic_reconcile_skips' is counted by the caller of
+     * nb_restconf_reconcile (lightraild's timer): ticks it skipped, the
+     * last one still queued or running, /metrics'
+     * lightrail_reconcile_periodic_skipped_total. */
     void (*reconciled)(void *arg, int rc, const char *report, int drift,
                        const char *err);
     void *reconciled_arg;
     unsigned long long periodic_reconciles, periodic_reconcile_failures;
+    unsigned long long periodic_reconcile_skips;
     /* The validators of the topology and of the inventory (RFC 8040
      * 3.4.1.2, 3.4.1.3), computed from the text a GET sends; a text not
      * seen before takes 'started' (when lightraild loaded what it

@@ -3,12 +3,13 @@
 # ROADMs, whose state files this test edits behind the daemon's back: at
 # 1 s, drift (a job's channel removed, a stranger added) is repaired with
 # nobody asking, counted in /metrics and logged with its lines; a tick
-# while the last one is held in a device is skipped and said; a device that refuses the repair
+# while the last one is held in a device is skipped, said and counted
+# (the counter equals the lines said); a device that refuses the repair
 # fails every tick (each counted, one warning for them all), the daemon
 # keeps serving and a later tick repairs once the device accepts, said
-# once with the count of failed ticks; at 0
-# the same drift stays and the counters do not move; a bad interval is
-# refused at start, exit 2.  Nothing is timed: each step polls (every
+# once with the count of failed ticks; at 0 the same drift stays and the
+# counters do not move (none skipped); a bad interval is refused at
+# start, exit 2.  Nothing is timed: each step polls (every
 # 0.1 s, at most 20 s) for the state it expects, and the interval-0 check
 # waits 3 s, three ticks of the 1 s interval that repaired above.
 . "${srcdir:-.}/tests/cli/lib.sh"
@@ -64,9 +65,13 @@ rec0=$(metric lightrail_reconciles_total)
 drift0=$(metric lightrail_reconcile_drift_total)
 per0=$(metric lightrail_reconciles_periodic_total)
 fail0=$(metric lightrail_reconcile_periodic_failures_total)
+skip0=$(metric lightrail_reconcile_periodic_skipped_total)
 [ -n "$rec0" ] && [ -n "$drift0" ] && [ -n "$per0" ] && [ "$fail0" = 0 ] \
-    && ok "/metrics has the reconciliation counters (periodic: $per0 ended, $fail0 failed)" \
-    || notok "/metrics: '$rec0' '$drift0' '$per0' '$fail0'"
+    && [ -n "$skip0" ] \
+    && grep -q '^# TYPE lightrail_reconcile_periodic_skipped_total counter$' "$tmp/body" \
+    && grep -q '^# HELP lightrail_reconcile_periodic_skipped_total ' "$tmp/body" \
+    && ok "/metrics has the reconciliation counters (periodic: $per0 ended, $fail0 failed, $skip0 skipped)" \
+    || notok "/metrics: '$rec0' '$drift0' '$per0' '$fail0' '$skip0'"
 dummy_drift "$first" r1job/lp1 "$other"
 if await repaired; then
     ok "interval 1 s: the stranger removed from $odev, r1job/lp1 back on $fdev, nobody asking"
@@ -98,6 +103,9 @@ if await ls "$DEV/$fdev.held" > /dev/null 2>&1 \
 else
     notok "held: no skipped tick: $(tail -n 5 "$D/log")"
 fi
+await counted lightrail_reconcile_periodic_skipped_total "$skip0" \
+    && ok "the skipped tick counted: lightrail_reconcile_periodic_skipped_total $skip0 -> $(metric lightrail_reconcile_periodic_skipped_total)" \
+    || notok "held: lightrail_reconcile_periodic_skipped_total '$skip0' -> '$(metric lightrail_reconcile_periodic_skipped_total)'"
 api GET "$JOBS"
 [ "$STATUS" = 200 ] && ok "GET answers while a periodic reconciliation is held" \
     || notok "GET while held: $STATUS"
@@ -141,6 +149,14 @@ if await logged "info: periodic reconciliation succeeded again after $failed fai
 else
     notok "recovered after $failed failed ticks: $(since | grep 'periodic' | tail -n 4 | cut -c1-200)"
 fi
+# Every skipped tick counted: the lines said lie between two reads of
+# the counter (a skip is counted and said in one turn of the loop).
+s1=$(metric lightrail_reconcile_periodic_skipped_total)
+n=$(grep -c 'this tick skipped' "$D/log")
+s2=$(metric lightrail_reconcile_periodic_skipped_total)
+[ "$n" -ge 1 ] && [ "$s1" -le "$n" ] && [ "$n" -le "$s2" ] \
+    && ok "lightrail_reconcile_periodic_skipped_total counts every skipped tick ($n said, $s1..$s2 counted)" \
+    || notok "skipped ticks: $n said, '$s1'..'$s2' counted"
 stop_daemon
 
 # 0: the same drift stays, the counters do not move (after 3 s: three
@@ -154,10 +170,11 @@ dummy_drift "$first" r1job/lp1 "$other"
 sleep 3
 if drifted && [ "$(metric lightrail_reconciles_total)" = "$rec0" ] \
    && [ "$(metric lightrail_reconcile_drift_total)" = "$drift0" ] \
-   && [ "$(metric lightrail_reconciles_periodic_total)" = "$per0" ] && [ "$per0" = 0 ]; then
-    ok "interval 0: the drift stays and the counters are unchanged"
+   && [ "$(metric lightrail_reconciles_periodic_total)" = "$per0" ] && [ "$per0" = 0 ] \
+   && [ "$(metric lightrail_reconcile_periodic_skipped_total)" = 0 ]; then
+    ok "interval 0: the drift stays and the counters are unchanged (none skipped)"
 else
-    notok "interval 0: drifted=$(drifted && echo yes || echo no), reconciles $rec0 -> $(metric lightrail_reconciles_total), drift $drift0 -> $(metric lightrail_reconcile_drift_total), periodic $per0"
+    notok "interval 0: drifted=$(drifted && echo yes || echo no), reconciles $rec0 -> $(metric lightrail_reconciles_total), drift $drift0 -> $(metric lightrail_reconcile_drift_total), periodic $per0, skipped $(metric lightrail_reconcile_periodic_skipped_total)"
 fi
 LIGHTRAIL_TOKEN=$TOKEN $LIGHTRAIL reconcile --server "$URL" --cacert "$D/tls/cert.pem" > "$tmp/out" 2>&1 \
     && repaired && ok "interval 0: a requested reconciliation still repairs" \
