@@ -7,7 +7,12 @@
  *   job list | show | delete   GET / GET / DELETE .../jobs[/job=NAME]
  *   job list --limit --offset  GET .../jobs?limit=N&offset=K: one page
  *                              (list pagination), and how many follow
- *   topology show              GET /restconf/data/ietf-network:networks
+ *   topology show | get | put  GET / GET into a file / PUT (with
+ *                              If-Match) /restconf/data/ietf-network:
+ *                              networks
+ *   inventory show | get | put the same of /restconf/data/lightrail-
+ *                              compute:compute (show adds the state's
+ *                              devices in use)
  *   spectrum show [LINK]       GET /restconf/data/lightrail-state:state
  *   reconcile [--dry-run]      POST /restconf/operations/lightrail-job:
  *                              reconcile (input dry-run): the daemon
@@ -31,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <curl/curl.h>
 #include <json-c/json.h>
@@ -43,6 +49,7 @@
 #define DEFAULT_SERVER "https://127.0.0.1:8443"
 #define JOBS_PATH "/restconf/data/lightrail-job:jobs"
 #define NETWORKS_PATH "/restconf/data/ietf-network:networks"
+#define COMPUTE_PATH "/restconf/data/lightrail-compute:compute"
 #define STATE_PATH "/restconf/data/lightrail-state:state"
 #define RECONCILE_PATH "/restconf/operations/lightrail-job:reconcile"
 #define RELOAD_PATH "/restconf/operations/lightrail-state:reload-ppo-policy"
@@ -51,7 +58,8 @@
 #define MAP_WIDTH 100
 #define MAX_SLOTS (1L << 20)
 
-enum client_cmd { C_JOB, C_TOPOLOGY, C_SPECTRUM, C_RECONCILE, C_POLICY };
+enum client_cmd { C_JOB, C_TOPOLOGY, C_INVENTORY, C_SPECTRUM, C_RECONCILE,
+                  C_POLICY };
 
 struct client_opts {
     const char *cmd;            /* "job", for messages */
@@ -66,6 +74,10 @@ struct client_opts {
     bool submit_opts;
     /* job list --limit, --offset: -1 = not given */
     long limit, offset;
+    /* topology | inventory: put's --if-match (quoted, as sent), get's
+     * --out */
+    const char *if_match, *out;
+    char if_match_buf[128];
     /* what is left of argv: the action and its arguments */
     char **args;
     int n_args;
@@ -75,6 +87,7 @@ struct client_reply {
     long status;
     char *body;
     size_t len;
+    char etag[128];     /* the answer's ETag, "" when none (or longer) */
 };
 
 static void
@@ -119,12 +132,53 @@ client_usage(FILE *f, enum client_cmd c)
 "  --limit N           at most N jobs (1 to 4294967295)\n"
 "  --offset K          skip the first K jobs (0 to the number of jobs;\n"
 "                      more is refused by the server)\n");
-    else if (c == C_TOPOLOGY)
-        fprintf(f,
+    else if (c == C_TOPOLOGY || c == C_INVENTORY) {
+        const char *w = c == C_TOPOLOGY ? "topology" : "inventory";
+        if (c == C_TOPOLOGY)
+            fprintf(f,
 "usage: lightrail topology show [OPTIONS]\n"
+"       lightrail topology get --out FILE [OPTIONS]\n"
+"       lightrail topology put FILE [--if-match ETAG] [OPTIONS]\n"
 "\n"
-"Shows the optical topology lightraild manages: ROADMs, the data centers\n"
+"show: the optical topology lightraild manages: ROADMs, the data centers\n"
 "attached to them, and the links with their length and slots.\n");
+        else
+            fprintf(f,
+"usage: lightrail inventory show [OPTIONS]\n"
+"       lightrail inventory get --out FILE [OPTIONS]\n"
+"       lightrail inventory put FILE [--if-match ETAG] [OPTIONS]\n"
+"\n"
+"show: the compute inventory lightraild plans with: each data center,\n"
+"the ROADM it is attached to, its GPUs (kind, how many, how many jobs\n"
+"hold now and how many are free), its agent if it is remote; the GPU\n"
+"kinds and the links between data centers.\n");
+        fprintf(f,
+"With --format json, show prints the server's JSON alone (no etag).\n"
+"Text output ends with the line 'etag: \"...\"', the version shown.\n"
+"\n"
+"get --out FILE writes the server's JSON to FILE and prints its etag\n"
+"alone on stdout, for scripts:\n"
+"  tag=$(lightrail %s get --out f.json)\n"
+"  ... edit f.json ...\n"
+"  lightrail %s put f.json --if-match \"$tag\"\n"
+"\n"
+"put FILE replaces the %s with FILE ('-' reads stdin): the file is\n"
+"validated here first (a file that is not a %s exits 2, nothing\n"
+"sent); the server then checks it against the %s and the jobs.  put\n"
+"prints what changed (added, removed and changed items) and the new\n"
+"etag.  Without --if-match it overwrites whatever the server holds,\n"
+"someone else's edit made since you read it included.\n"
+"\n"
+"  --out FILE          (get) where to write the JSON\n"
+"  --if-match ETAG     (put) replace only the version with this etag (as\n"
+"                      show or get printed it, quotes optional); if\n"
+"                      someone changed it since, nothing is changed and\n"
+"                      put exits 3: get it again, redo your change, put\n"
+"\n"
+"exit status (besides those below): 3 also when the server has another\n"
+"version than --if-match (412) or a job holds what put would replace.\n",
+                w, w, w, w, c == C_TOPOLOGY ? "inventory" : "topology");
+    }
     else if (c == C_RECONCILE)
         fprintf(f,
 "usage: lightrail reconcile [--dry-run] [OPTIONS]\n"
@@ -186,9 +240,39 @@ client_usage(FILE *f, enum client_cmd c)
 "  --format FMT        text (default) or json (the server's RFC 7951 JSON)\n"
 "\n"
 "exit status: 0 done; 2 usage or bad input (also the server's 400, 416);\n"
-"3 infeasible: the server refused the request (409, 422) or the job is\n"
-"blocked, with the reason printed; 4 not found (404); 5 unauthorised\n"
+"3 infeasible: the server refused the request (409, 412, 422) or the job\n"
+"is blocked, with the reason printed; 4 not found (404); 5 unauthorised\n"
 "(401, 403); 6 cannot connect, or TLS failed; 1 anything else\n");
+}
+
+/* --if-match: the tag as show and get print it, with its quotes or
+ * without (the shell takes them off "$tag" typed by hand), into
+ * o->if_match, quoted; NULL, or why not. */
+static const char *
+client_if_match(struct client_opts *o, const char *arg)
+{
+    size_t n = strlen(arg);
+    bool quoted = n >= 2 && arg[0] == '"' && arg[n - 1] == '"';
+    const char *in = quoted ? arg + 1 : arg;
+    size_t k = quoted ? n - 2 : n;
+
+    if (!strcmp(arg, "*"))
+        return "--if-match * matches any version: leave --if-match out to "
+               "overwrite whatever the server holds";
+    if (!k || k + 3 > sizeof o->if_match_buf)
+        return "--if-match wants the etag show or get printed "
+               "(\"0123...\")";
+    /* RFC 9110 8.8.3's etagc: no blank, no control, no inner quote. */
+    for (size_t i = 0; i < k; i++) {
+        unsigned char ch = (unsigned char) in[i];
+        if (ch < 0x21 || ch == '"' || ch == 0x7f)
+            return "--if-match wants the etag show or get printed "
+                   "(\"0123...\"), without blanks or inner quotes";
+    }
+    snprintf(o->if_match_buf, sizeof o->if_match_buf, "\"%.*s\"", (int) k,
+             in);
+    o->if_match = o->if_match_buf;
+    return NULL;
 }
 
 /* Parses argv into 'o': 0, -1 after --help, or an exit code. */
@@ -197,7 +281,8 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
 {
     enum { O_SERVER = 256, O_TOKEN, O_CACERT, O_CERT, O_KEY, O_INSECURE,
            O_TIMEOUT, O_FORMAT, O_NAME, O_MODEL, O_BATCH, O_MICRO, O_GMIN,
-           O_GMAX, O_ALGO, O_DRY_RUN, O_ITER, O_LIMIT, O_OFFSET, O_HELP };
+           O_GMAX, O_ALGO, O_DRY_RUN, O_ITER, O_LIMIT, O_OFFSET, O_IF_MATCH,
+           O_OUT, O_HELP };
     static const struct option longopts[] = {
         { "server", required_argument, NULL, O_SERVER },
         { "token", required_argument, NULL, O_TOKEN },
@@ -218,6 +303,8 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         { "dry-run", no_argument, NULL, O_DRY_RUN },
         { "limit", required_argument, NULL, O_LIMIT },
         { "offset", required_argument, NULL, O_OFFSET },
+        { "if-match", required_argument, NULL, O_IF_MATCH },
+        { "out", required_argument, NULL, O_OUT },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -281,6 +368,18 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
                       : "--offset wants a non-negative integer, up to "
                         "4294967295";
             break;
+        case O_IF_MATCH:
+        case O_OUT:
+            if (c != C_TOPOLOGY && c != C_INVENTORY) {
+                lr_cli_err(o->cmd, "--if-match and --out go with topology "
+                           "and inventory (put, get) only");
+                return LR_EXIT_USAGE;
+            }
+            if (opt == O_OUT)
+                o->out = optarg;
+            else if ((bad = client_if_match(o, optarg)))
+                return lr_cli_bad_value(o->cmd, bad, optarg);
+            break;
         case O_HELP:
             client_usage(stdout, c);
             return -1;
@@ -318,7 +417,8 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
     if (o->n_args == 0 && c != C_RECONCILE) {
         lr_cli_err(o->cmd, "which action: %s? (see lightrail %s --help)",
                    c == C_JOB ? "submit, list, show or delete"
-                   : c == C_POLICY ? "show or reload" : "show", o->cmd);
+                   : c == C_POLICY ? "show or reload"
+                   : c == C_SPECTRUM ? "show" : "show, get or put", o->cmd);
         return LR_EXIT_USAGE;
     }
     return 0;
@@ -416,6 +516,31 @@ client_on_body(char *p, size_t size, size_t n, void *arg)
     return k;
 }
 
+/* Keeps the ETag header of the last answer (a 100 Continue's block
+ * comes first; its status line starts the block again). */
+static size_t
+client_on_header(char *p, size_t size, size_t n, void *arg)
+{
+    struct client_reply *r = arg;
+    size_t k = size * n, v;
+    if (k >= 5 && !strncmp(p, "HTTP/", 5))
+        r->etag[0] = '\0';
+    if (k > 5 && !strncasecmp(p, "ETag:", 5)) {
+        p += 5;
+        k -= 5;
+        while (k && (*p == ' ' || *p == '\t'))
+            p++, k--;
+        for (v = k; v && (p[v - 1] == '\r' || p[v - 1] == '\n'
+                          || p[v - 1] == ' ' || p[v - 1] == '\t'); v--)
+            ;
+        if (v < sizeof r->etag) {
+            memcpy(r->etag, p, v);
+            r->etag[v] = '\0';
+        }
+    }
+    return size * n;
+}
+
 static int
 client_exit_for(long status)
 {
@@ -425,7 +550,7 @@ client_exit_for(long status)
     case 400: case 416: return LR_EXIT_USAGE;
     case 401: case 403: return LR_EXIT_UNAUTHORISED;
     case 404: return LR_EXIT_NOT_FOUND;
-    case 409: case 422: return LR_EXIT_INFEASIBLE;
+    case 409: case 412: case 422: return LR_EXIT_INFEASIBLE;
     }
     return LR_EXIT_FAIL;
 }
@@ -440,6 +565,7 @@ client_status_text(long status)
     case 404: return "not found";
     case 405: return "method not allowed (is --server a lightraild?)";
     case 409: return "conflict";
+    case 412: return "precondition failed (the resource changed)";
     case 413: return "request too large";
     case 416: return "offset past the end of the list";
     case 422: return "unprocessable request";
@@ -490,7 +616,7 @@ static int
 client_call(const struct client_opts *o, const char *method, const char *path,
             const char *body, size_t body_len, struct client_reply *r)
 {
-    char errbuf[CURL_ERROR_SIZE] = "", auth[1024];
+    char errbuf[CURL_ERROR_SIZE] = "", auth[1024], if_match[160];
     struct curl_slist *hdrs = NULL;
     size_t n = strlen(o->server);
     char *url = NULL;
@@ -517,7 +643,10 @@ client_call(const struct client_opts *o, const char *method, const char *path,
     if (add_header(&hdrs, "Accept: " YANG_JSON)
         || (body && add_header(&hdrs, "Content-Type: " YANG_JSON))
         || add_header(&hdrs, "Expect:")     /* no 100-continue wait */
-        || (o->token && add_header(&hdrs, auth))) {
+        || (o->token && add_header(&hdrs, auth))
+        || (body && o->if_match
+            && (snprintf(if_match, sizeof if_match, "If-Match: %s",
+                         o->if_match), add_header(&hdrs, if_match)))) {
         lr_cli_err(o->cmd, "out of memory");
         goto cleanup;
     }
@@ -531,6 +660,8 @@ client_call(const struct client_opts *o, const char *method, const char *path,
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, client_on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, client_on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
     if (body) {
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
@@ -1065,6 +1196,356 @@ spectrum_show(const struct client_opts *o, json_object *top)
     return 0;
 }
 
+/* The compute inventory as a table; 'state' (may be NULL) adds the
+ * devices jobs hold per DC. */
+static void
+print_inventory(json_object *top, json_object *state)
+{
+    json_object *comp = jget(top, "lightrail-compute:compute");
+    json_object *dcs = jget(comp, "dc"), *types = jget(comp, "device-type");
+    json_object *links = jget(comp, "inter-dc-link");
+    json_object *used = jget(jget(state, "lightrail-state:state"), "dc");
+    printf("inventory: %zu data center%s, %zu GPU kind%s, %zu inter-DC "
+           "link%s\n", jlen(dcs), jlen(dcs) == 1 ? "" : "s", jlen(types),
+           jlen(types) == 1 ? "" : "s", jlen(links),
+           jlen(links) == 1 ? "" : "s");
+    printf("%-12s %-12s %-14s %6s %6s %6s  %s\n", "DC", "ROADM", "GPU",
+           "GPUS", "IN USE", "FREE", "AGENT");
+    for (size_t i = 0; i < jlen(dcs); i++) {
+        json_object *d = jidx(dcs, i), *u = NULL, *remote = jget(d, "remote");
+        const char *name = jstr(d, "name", "?");
+        char agent[300] = "-", in_use[24] = "-", free_[24] = "-";
+        for (size_t k = 0; k < jlen(used) && !u; k++)
+            if (!strcmp(jstr(jidx(used, k), "name", ""), name))
+                u = jidx(used, k);
+        /* A remote DC's devices are its agent's: the state says 0. */
+        if (u && !remote) {
+            long n = jlong(d, "device-count"), h = jlong(u, "in-use");
+            snprintf(in_use, sizeof in_use, "%ld", h);
+            snprintf(free_, sizeof free_, "%ld", n - h);
+        }
+        if (remote)
+            snprintf(agent, sizeof agent, "%s:%s",
+                     jstr(remote, "address", "?"),
+                     jstr(remote, "port", "?"));
+        printf("%-12s %-12s %-14s %6s %6s %6s  %s\n", name,
+               jstr(d, "attachment-node", "?"), jstr(d, "device-type", "?"),
+               jstr(d, "device-count", "?"), in_use, free_, agent);
+    }
+    printf("%-14s %8s %10s %8s %6s\n", "GPU KIND", "TFLOPS", "EFFICIENCY",
+           "MEM (GB)", "GPUS");
+    for (size_t i = 0; i < jlen(types); i++) {
+        json_object *t = jidx(types, i);
+        long n = 0;
+        for (size_t k = 0; k < jlen(dcs); k++)
+            if (!strcmp(jstr(jidx(dcs, k), "device-type", ""),
+                        jstr(t, "name", "?")))
+                n += jlong(jidx(dcs, k), "device-count");
+        printf("%-14s %8s %10s %8s %6ld\n", jstr(t, "name", "?"),
+               jstr(t, "peak-tflops", "-"), jstr(t, "efficiency", "-"),
+               jstr(t, "memory-gb", "-"), n);
+    }
+    printf("%-24s %8s %12s\n", "INTER-DC LINK", "GBPS", "LATENCY (ms)");
+    for (size_t i = 0; i < jlen(links); i++) {
+        json_object *l = jidx(links, i);
+        char ends[64];
+        snprintf(ends, sizeof ends, "%s -> %s", jstr(l, "from", "?"),
+                 jstr(l, "to", "?"));
+        printf("%-24s %8s %12s\n", ends, jstr(l, "bandwidth-gbps", "-"),
+               jstr(l, "latency-ms", "-"));
+    }
+}
+
+/* An item's key for the diff: 'key', or "from -> to" for inter-DC
+ * links (key NULL). */
+static void
+diff_key(json_object *item, const char *key, char *buf, size_t size)
+{
+    if (key)
+        snprintf(buf, size, "%s", jstr(item, key, "?"));
+    else
+        snprintf(buf, size, "%s -> %s", jstr(item, "from", "?"),
+                 jstr(item, "to", "?"));
+}
+
+static json_object *
+diff_find(json_object *list, const char *key, const char *want)
+{
+    char k[300];
+    for (size_t i = 0; i < jlen(list); i++) {
+        diff_key(jidx(list, i), key, k, sizeof k);
+        if (!strcmp(k, want))
+            return jidx(list, i);
+    }
+    return NULL;
+}
+
+/* Prints "  WHAT ID added|removed|changed" for the items of two lists,
+ * matched by key; returns how many lines. */
+static int
+diff_list(const char *what, json_object *old, json_object *new_,
+          const char *key)
+{
+    char k[300];
+    int n = 0;
+    for (size_t i = 0; i < jlen(old); i++) {
+        json_object *a = jidx(old, i), *b;
+        diff_key(a, key, k, sizeof k);
+        if (!(b = diff_find(new_, key, k)))
+            printf("  %s %s removed\n", what, k), n++;
+        else if (!json_object_equal(a, b))
+            printf("  %s %s changed\n", what, k), n++;
+    }
+    for (size_t i = 0; i < jlen(new_); i++) {
+        diff_key(jidx(new_, i), key, k, sizeof k);
+        if (!diff_find(old, key, k))
+            printf("  %s %s added\n", what, k), n++;
+    }
+    return n;
+}
+
+/* What a put changed, from the server's text before and after (both its
+ * own printing, so a file's other spelling of a number or a default it
+ * leaves out is no change). */
+static void
+print_changes(enum client_cmd c, json_object *old, json_object *new_)
+{
+    const char *w = c == C_TOPOLOGY ? "topology" : "inventory";
+    int n = 0;
+    if (json_object_equal(old, new_)) {
+        printf("%s unchanged: the server held this content already\n", w);
+        return;
+    }
+    printf("%s replaced:\n", w);
+    if (c == C_TOPOLOGY) {
+        json_object *a = jget(jget(old, "ietf-network:networks"), "network");
+        json_object *b = jget(jget(new_, "ietf-network:networks"), "network");
+        char id[300];
+        n += diff_list("network", a, b, "network-id");
+        /* The nodes and links of the networks in both (one, as a rule):
+         * each network's line above says only that something in it
+         * changed. */
+        for (size_t i = 0; i < jlen(a); i++) {
+            json_object *na = jidx(a, i), *nb;
+            diff_key(na, "network-id", id, sizeof id);
+            if (!(nb = diff_find(b, "network-id", id)))
+                continue;
+            n += diff_list("node", jget(na, "node"), jget(nb, "node"),
+                           "node-id");
+            n += diff_list("link", jget(na, "ietf-network-topology:link"),
+                           jget(nb, "ietf-network-topology:link"),
+                           "link-id");
+        }
+    } else {
+        json_object *a = jget(old, "lightrail-compute:compute");
+        json_object *b = jget(new_, "lightrail-compute:compute");
+        n += diff_list("GPU kind", jget(a, "device-type"),
+                       jget(b, "device-type"), "name");
+        n += diff_list("DC", jget(a, "dc"), jget(b, "dc"), "name");
+        n += diff_list("inter-DC link", jget(a, "inter-dc-link"),
+                       jget(b, "inter-dc-link"), NULL);
+    }
+    if (!n)
+        printf("  (no item added, removed or changed: other leaves)\n");
+}
+
+/* GET the topology or the inventory into '*top' (the caller puts it),
+ * with its raw text in 'r' (the caller frees r->body). */
+static int
+doc_get(const struct client_opts *o, enum client_cmd c,
+        struct client_reply *r, json_object **top)
+{
+    int rc = client_call(o, "GET", c == C_TOPOLOGY ? NETWORKS_PATH
+                                                   : COMPUTE_PATH,
+                         NULL, 0, r);
+    *top = NULL;
+    if (rc)
+        return rc;
+    if (!r->body || !(*top = json_tokener_parse(r->body))) {
+        lr_cli_err(o->cmd, "the server's answer is not JSON");
+        return LR_EXIT_FAIL;
+    }
+    return 0;
+}
+
+/* put FILE: checked here with the YANG modules the server has, sent with
+ * o->if_match, what changed printed from GETs before and after. */
+static int
+doc_put(const struct client_opts *o, enum client_cmd c)
+{
+    const char *w = c == C_TOPOLOGY ? "topology" : "inventory";
+    const char *file = strcmp(o->args[1], "-") ? o->args[1] : "/dev/stdin";
+    struct client_reply before = { 0 }, r = { 0 }, after = { 0 };
+    json_object *old = NULL, *new_ = NULL;
+    struct lr_topo *topo = NULL;
+    struct lr_cluster *cluster = NULL;
+    struct ly_ctx *ly = NULL;
+    char *body = NULL, err[1024];
+    size_t len = 0;
+    int rc;
+
+    if (lr_yang_read_file(file, &body, &len, err, sizeof err)) {
+        lr_cli_err(o->cmd, "%s", err);
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (lr_yang_ctx_new(&ly, err, sizeof err)) {
+        lr_cli_err(o->cmd, "%s", err);
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    /* The file alone; whether it agrees with the other document and
+     * the jobs only the server can say. */
+    rc = c == C_TOPOLOGY
+         ? lr_yang_load_topo_mem(ly, body, len, o->args[1], &topo, err,
+                                 sizeof err)
+         : lr_yang_load_cluster_mem(ly, body, len, o->args[1], &cluster,
+                                    err, sizeof err);
+    if (rc) {
+        lr_cli_err(o->cmd, "%s (nothing was sent: fix the file; lightrail "
+                   "%s get --out FILE gives the server's)", err, o->cmd);
+        rc = rc == ENOMEM ? LR_EXIT_FAIL : LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    if ((rc = doc_get(o, c, &before, &old)))
+        goto cleanup;
+    if ((rc = client_call(o, "PUT", c == C_TOPOLOGY ? NETWORKS_PATH
+                                                    : COMPUTE_PATH,
+                          body, len, &r))) {
+        if (r.status == 412)
+            lr_cli_err(o->cmd, "the %s was not changed: lightrail %s get "
+                       "--out FILE (or show) for the version it holds now "
+                       "and its etag, redo your change on it, put it with "
+                       "--if-match that etag", w, o->cmd);
+        else if (r.status >= 400 && r.status < 500)
+            lr_cli_err(o->cmd, "the %s was not changed", w);
+        goto cleanup;
+    }
+    /* The change is made: a GET that fails now says so in its words,
+     * and the exit status is its. */
+    if ((rc = doc_get(o, c, &after, &new_))) {
+        lr_cli_err(o->cmd, "the %s was replaced (etag %s), but reading it "
+                   "back failed", w, r.etag[0] ? r.etag : "unknown");
+        goto cleanup;
+    }
+    print_changes(c, old, new_);
+    if (r.etag[0])
+        printf("etag: %s\n", r.etag);
+
+cleanup:
+    json_object_put(old);
+    json_object_put(new_);
+    free(before.body);
+    free(r.body);
+    free(after.body);
+    lr_topo_free(topo);
+    lr_cluster_free(cluster);
+    lr_yang_ctx_free(ly);
+    free(body);
+    return rc;
+}
+
+/* get --out FILE: the server's JSON as it came, the etag on stdout. */
+static int
+doc_save(const struct client_opts *o, enum client_cmd c)
+{
+    struct client_reply r = { 0 };
+    json_object *top = NULL;
+    FILE *f;
+    int rc;
+
+    if ((rc = doc_get(o, c, &r, &top)))
+        goto cleanup;
+    f = fopen(o->out, "w");
+    bool written = f && fwrite(r.body, 1, r.len, f) == r.len;
+    if ((f && fclose(f)) || !written) {
+        lr_cli_err(o->cmd, "--out %s: cannot write it: %s", o->out,
+                   strerror(errno));
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    if (!r.etag[0]) {
+        lr_cli_err(o->cmd, "wrote %s, but the server sent no ETag (a "
+                   "lightraild before 'Concurrent edits'?): put it without "
+                   "--if-match", o->out);
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    printf("%s\n", r.etag);
+
+cleanup:
+    json_object_put(top);
+    free(r.body);
+    return rc;
+}
+
+/* topology | inventory show | get | put. */
+static int
+client_doc(struct client_opts *o, enum client_cmd c)
+{
+    const char *act = o->args[0];
+    struct client_reply r = { 0 }, st = { 0 };
+    json_object *top = NULL, *state = NULL;
+    int rc;
+
+    if (strcmp(act, "show") && strcmp(act, "get") && strcmp(act, "put")) {
+        lr_cli_err(o->cmd, "unknown action '%s': show, get or put (see "
+                   "lightrail %s --help)", act, o->cmd);
+        return LR_EXIT_USAGE;
+    }
+    if (o->if_match && strcmp(act, "put")) {
+        lr_cli_err(o->cmd, "--if-match goes with put only");
+        return LR_EXIT_USAGE;
+    }
+    if (!!o->out != !strcmp(act, "get")) {
+        lr_cli_err(o->cmd, o->out ? "--out goes with get only"
+                                  : "get needs --out FILE");
+        return LR_EXIT_USAGE;
+    }
+    if (o->json && strcmp(act, "show")) {
+        lr_cli_err(o->cmd, "--format json goes with show (get writes the "
+                   "server's JSON to --out)");
+        return LR_EXIT_USAGE;
+    }
+    if (!strcmp(act, "put"))
+        return client_want_args(o, 1, 1, "a FILE")
+               ? LR_EXIT_USAGE : doc_put(o, c);
+    if ((rc = client_want_args(o, 0, 0, "")))
+        return rc;
+    if (o->out)
+        return lr_cli_output_check(o->cmd, "--out", o->out)
+               ? LR_EXIT_USAGE : doc_save(o, c);
+    if ((rc = doc_get(o, c, &r, &top)))
+        goto cleanup;
+    if (o->json) {
+        /* The server's JSON alone, for a script: the tag is get's. */
+        print_json(top);
+        goto cleanup;
+    }
+    if (c == C_TOPOLOGY)
+        print_topology(top);
+    else {
+        /* The devices jobs hold are the state's. */
+        if ((rc = client_call(o, "GET", STATE_PATH, NULL, 0, &st)))
+            goto cleanup;
+        if (!st.body || !(state = json_tokener_parse(st.body))) {
+            lr_cli_err(o->cmd, "the server's state is not JSON");
+            rc = LR_EXIT_FAIL;
+            goto cleanup;
+        }
+        print_inventory(top, state);
+    }
+    if (r.etag[0])
+        printf("etag: %s\n", r.etag);
+
+cleanup:
+    json_object_put(top);
+    json_object_put(state);
+    free(r.body);
+    free(st.body);
+    return rc;
+}
+
 /* GET one resource and show it. */
 static int
 client_show(struct client_opts *o, enum client_cmd c)
@@ -1080,21 +1561,14 @@ client_show(struct client_opts *o, enum client_cmd c)
     }
     if ((rc = client_want_args(o, 0, c == C_SPECTRUM, "")))
         return rc;
-    if ((rc = client_call(o, "GET", c == C_TOPOLOGY ? NETWORKS_PATH
-                                                    : STATE_PATH,
-                          NULL, 0, &r)))
+    if ((rc = client_call(o, "GET", STATE_PATH, NULL, 0, &r)))
         goto cleanup;
     if (!r.body || !(top = json_tokener_parse(r.body))) {
         lr_cli_err(o->cmd, "the server's answer is not JSON");
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
-    if (c == C_SPECTRUM)
-        rc = spectrum_show(o, top);
-    else if (o->json)
-        print_json(top);
-    else
-        print_topology(top);
+    rc = spectrum_show(o, top);
 
 cleanup:
     json_object_put(top);
@@ -1288,6 +1762,8 @@ client_main(int argc, char **argv, enum client_cmd c, const char *cmd)
         rc = client_reconcile(&o);
     else if (c == C_POLICY)
         rc = client_policy(&o);
+    else if (c == C_TOPOLOGY || c == C_INVENTORY)
+        rc = client_doc(&o, c);
     else if (c != C_JOB)
         rc = client_show(&o, c);
     else if (!strcmp(o.args[0], "submit"))
@@ -1317,6 +1793,12 @@ int
 lr_cmd_topology(int argc, char **argv)
 {
     return client_main(argc, argv, C_TOPOLOGY, "topology");
+}
+
+int
+lr_cmd_inventory(int argc, char **argv)
+{
+    return client_main(argc, argv, C_INVENTORY, "inventory");
 }
 
 int

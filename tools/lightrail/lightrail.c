@@ -1,6 +1,6 @@
 /*
  * lightrail: the one command-line tool.  Offline tools (rsa-sim, sim,
- * train, plan, topo), the client of lightraild (job, topology, spectrum)
+ * train, plan, topo), the client of lightraild (job, topology, inventory, spectrum)
  * and the demo that runs them all.
  */
 #include <errno.h>
@@ -57,7 +57,9 @@ static const struct lr_cli_command commands[] = {
     { "job", lr_cmd_job,
       "submit, list, show and delete training jobs on lightraild" },
     { "topology", lr_cmd_topology,
-      "show the optical topology lightraild manages" },
+      "show, save or replace the optical topology lightraild manages" },
+    { "inventory", lr_cmd_inventory,
+      "show, save or replace the compute inventory lightraild plans with" },
     { "spectrum", lr_cmd_spectrum,
       "show the spectrum of every link on lightraild, slot by slot" },
     { "reconcile", lr_cmd_reconcile,

@@ -43,6 +43,7 @@ int lr_cmd_plan(int argc, char **argv);
 /* The client of lightraild (cmd_client.c). */
 int lr_cmd_job(int argc, char **argv);
 int lr_cmd_topology(int argc, char **argv);
+int lr_cmd_inventory(int argc, char **argv);
 int lr_cmd_spectrum(int argc, char **argv);
 int lr_cmd_reconcile(int argc, char **argv);
 int lr_cmd_policy(int argc, char **argv);
