@@ -177,6 +177,7 @@ expect_bad "--out goes with get only" L inventory show --out "$tmp/x"
 expect_bad "--if-match goes with put only" L topology show --if-match "$new"
 expect_bad "--if-match * matches any version: leave --if-match out" L topology put "$tmp/net.json" --if-match '*'
 expect_bad "--if-match wants the etag show or get printed" L topology put "$tmp/net.json" --if-match 'a b'
+expect_bad "a weak tag (W/...) never matches a PUT's If-Match: give the etag show or get printed, without W/" L topology put "$tmp/net.json" --if-match "W/$new"
 expect_bad "topology put needs a FILE" L topology put
 expect_bad "--format json goes with show" L inventory put "$tmp/inv.json" --format json
 expect_bad "--if-match and --out go with topology and inventory" L job list --out "$tmp/x"

@@ -256,6 +256,9 @@ client_if_match(struct client_opts *o, const char *arg)
     const char *in = quoted ? arg + 1 : arg;
     size_t k = quoted ? n - 2 : n;
 
+    if (!strncmp(arg, "W/", 2))
+        return "--if-match: a weak tag (W/...) never matches a PUT's "
+               "If-Match: give the etag show or get printed, without W/";
     if (!strcmp(arg, "*"))
         return "--if-match * matches any version: leave --if-match out to "
                "overwrite whatever the server holds";
