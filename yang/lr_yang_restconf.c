@@ -186,6 +186,95 @@ cleanup:
     return ret;
 }
 
+int
+lr_yang_datastore_to_json(struct ly_ctx *ctx, const char *const *docs, int n,
+                          char **out, char *err, size_t errlen)
+{
+    static const char *const doc = "data";
+    struct lyd_node *tree = NULL, *part = NULL, *lib = NULL, *st = NULL;
+    char *text = NULL;
+    LY_ERR rc = LY_SUCCESS;
+    int ret = 0;
+
+    *out = NULL;
+    ly_err_clean(ctx, NULL);
+    /* Tree by tree, not one text: each document stays the text its
+     * printer validated (a merged text would need JSON rewritten outside
+     * libyang), and a member two documents hold is found by name.  Its
+     * trees are relinked side by side (lyd_insert_sibling()): members of
+     * distinct modules have nothing to merge, and lyd_merge_siblings()
+     * would fuse two instances of one member without a word. */
+    for (int i = 0; i < n; i++) {
+        rc = lyd_parse_data_mem(ctx, docs[i], LYD_JSON,
+                                LYD_PARSE_ONLY | LYD_PARSE_STRICT, 0, &part);
+        if (rc)
+            goto cleanup;
+        for (const struct lyd_node *p = part; p; p = p->next)
+            if (lr_yang_sibling(tree, p->schema->module->name,
+                                LYD_NAME(p))) {
+                lr_yang_errf(err, errlen, doc, NULL, "two documents hold "
+                             "%s:%s", p->schema->module->name, LYD_NAME(p));
+                ret = EINVAL;
+                goto cleanup;
+            }
+        if (part && (rc = lyd_insert_sibling(tree, part, &tree)))
+            goto cleanup;
+        part = NULL;
+    }
+    if (!tree) {
+        if (!(text = strdup("{}\n"))) {
+            lr_yang_errf(err, errlen, doc, NULL, "out of memory");
+            ret = ENOMEM;
+        }
+        goto cleanup;
+    }
+    /* ietf-yang-library 2019-01-04 makes the deprecated modules-state
+     * mandatory beside yang-library, and the API does not serve it (as
+     * lr_yang_library_to_json(), which validates its library beside it):
+     * libyang's own stands there for the validation and is freed before
+     * the print.  It holds no reference to anything else. */
+    if (lr_yang_sibling(tree, LR_YANG_YL, "yang-library")
+        && !lr_yang_sibling(tree, LR_YANG_YL, "modules-state")) {
+        rc = ly_ctx_get_yanglib_data(ctx, &lib, "0");
+        if (!rc && !(st = lr_yang_sibling(lib, LR_YANG_YL, "modules-state")))
+            rc = LY_ENOTFOUND;
+        if (rc)
+            goto cleanup;
+        /* Alone: inserted first of its siblings, it would bring them. */
+        lyd_unlink_tree(st);
+        if ((rc = lyd_insert_sibling(tree, st, &tree))) {
+            lyd_free_tree(st);
+            goto cleanup;
+        }
+    }
+    rc = lyd_validate_all(&tree, ctx, LYD_VALIDATE_PRESENT, NULL);
+    if (!rc && st) {
+        if (tree == st)
+            tree = st->next;
+        lyd_free_tree(st);
+    }
+    /* An empty container stays, as its own resource prints it: the jobs
+     * say {"lightrail-job:jobs":{}} when there are none.  The other
+     * documents have none to keep: their printers drop them, and their
+     * trees here come from that text. */
+    if (!rc)
+        rc = lyd_print_mem(&text, tree, LYD_JSON, LYD_PRINT_WITHSIBLINGS
+                                                  | LYD_PRINT_KEEPEMPTYCONT);
+
+cleanup:
+    if (!ret && rc)
+        ret = lr_yang_ly_err(ctx, rc, doc, err, errlen);
+    lyd_free_all(part);
+    lyd_free_all(tree);
+    lyd_free_all(lib);
+    if (ret) {
+        free(text);
+        text = NULL;
+    }
+    *out = text;
+    return ret;
+}
+
 /* Prints 'obj' (taken) into '*out'. */
 static int
 lr_yang_json_out(json_object *obj, const char *doc, char **out, char *err,

@@ -1,7 +1,8 @@
 /*
  * lr_yang_restconf: what a RESTCONF server says of itself (RFC 8040
  * sections 3.3 and 10): the YANG library of the modules its API uses
- * (RFC 8525), and the API resource, its operations and its
+ * (RFC 8525), the datastore resource that holds every document of the
+ * API in one, and the API resource, its operations and its
  * yang-library-version.
  *
  * The YANG library is libyang's own (ly_ctx_get_yanglib_data()) for the
@@ -41,6 +42,17 @@ const char *lr_yang_library_revision(const struct ly_ctx *);
  * context does not implement. */
 int lr_yang_library_to_json(struct ly_ctx *, const char *const *api, int n,
                             char **out, char *err, size_t errlen);
+
+/* Prints RFC 8040 3.3.1's datastore resource, /restconf/data as a
+ * whole: one RFC 7951 object with the top-level members of the 'n'
+ * documents 'docs' (each a JSON text of this library's printers: the
+ * topology, the jobs, the YANG library...), into '*out' (the caller
+ * frees it).  The members are those documents' own, parsed strictly,
+ * put side by side and validated together before they are printed.
+ * EINVAL names a document that does not parse or a member that two
+ * documents hold; an empty set is "{}". */
+int lr_yang_datastore_to_json(struct ly_ctx *, const char *const *docs,
+                              int n, char **out, char *err, size_t errlen);
 
 /* The API resource {"ietf-restconf:restconf":{"data":{},"operations":{},
  * "yang-library-version":REV}} (RFC 8040 3.3, B.1.1), with the

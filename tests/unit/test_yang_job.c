@@ -2002,6 +2002,58 @@ test_yang_library(void)
                            "context");
 }
 
+/* RFC 8040 3.3.1: the datastore resource holds each document's member
+ * as it was, the library validated without its modules-state, the jobs
+ * container even when empty; a member twice, or a document the context
+ * does not know, is refused. */
+static void
+test_datastore(void)
+{
+    static const char *const api[] = { "lightrail-job" };
+    char *lib = NULL, *out = NULL, *again = NULL, err[512];
+    CU_ASSERT_EQUAL_FATAL(lr_yang_library_to_json(ctx, api, 1, &lib, err,
+                                                  sizeof err), 0);
+    const char *docs[] = { "{\"lightrail-job:jobs\":{}}", lib };
+    CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(ctx, docs, 2, &out, err,
+                                                    sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(ctx, docs, 2, &again,
+                                                    err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(out, again);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"lightrail-job:jobs\": {}"));
+    CU_ASSERT_PTR_NULL(strstr(out, "modules-state"));
+    struct lyd_node *t = yanglib_parse(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    /* The library's text is the library's member, byte for byte. */
+    struct lyd_node *yl = lr_yang_sibling(t, "ietf-yang-library",
+                                          "yang-library");
+    char *yl_text = NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(yl);
+    CU_ASSERT_EQUAL(lyd_print_mem(&yl_text, yl, LYD_JSON, 0), LY_SUCCESS);
+    CU_ASSERT_STRING_EQUAL(yl_text, lib);
+    free(yl_text);
+    lyd_free_all(t);
+    free(out);
+    free(again);
+
+    const char *twice[] = { lib, "{\"lightrail-job:jobs\":{}}", lib };
+    CU_ASSERT_EQUAL(lr_yang_datastore_to_json(ctx, twice, 3, &out, err,
+                                              sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(out);
+    CU_ASSERT_STRING_EQUAL(err, "data: two documents hold "
+                           "ietf-yang-library:yang-library");
+    const char *unknown[] = { "{\"nothing-here:x\":1}" };
+    CU_ASSERT_EQUAL(lr_yang_datastore_to_json(ctx, unknown, 1, &out, err,
+                                              sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(out);
+    CU_ASSERT_STRING_EQUAL(err, "data: line 1: No module named "
+                           "\"nothing-here\" in the context.");
+    CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(ctx, NULL, 0, &out, err,
+                                                    sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(out, "{}\n");
+    free(out);
+    free(lib);
+}
+
 /* RFC 8040 3.3: the API resource, its version and its operations. */
 static void
 test_restconf_api(void)
@@ -2058,6 +2110,7 @@ static CU_TestInfo tests[] = {
     { "reconcile: its output", test_reconcile_output },
     { "the YANG library of an API", test_yang_library },
     { "RESTCONF's API resource", test_restconf_api },
+    { "the datastore resource, all documents in one", test_datastore },
     { "cluster round trip", test_cluster_round_trip },
     { "cluster not printable", test_cluster_unprintable },
     { "cluster index out of range", test_cluster_bad_index },
