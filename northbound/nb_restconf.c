@@ -1443,8 +1443,9 @@ h_api_version(void *arg, const struct nb_request *req,
     api_reply(resp, rc, out, err);
 }
 
-/* Defined after the table they read. */
-static nb_handler h_operations, h_yang_library;
+/* Defined after the table they read (h_datastore through
+ * h_yang_library). */
+static nb_handler h_operations, h_yang_library, h_datastore;
 
 static struct nb_route routes[] = {
     { NB_GET | NB_POST, JOBS, NULL, false, NB_PAGE_PARAMS, false },
@@ -1468,6 +1469,7 @@ static struct nb_route routes[] = {
     { NB_GET, "/restconf/operations", h_operations, false, NULL, false },
     { NB_GET, DATA "ietf-yang-library:yang-library", h_yang_library, false,
       NULL, false },
+    { NB_GET, "/restconf/data", h_datastore, false, NULL, true },
 };
 
 #define N_ROUTES (sizeof routes / sizeof *routes)
@@ -1541,6 +1543,67 @@ h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
         h_jobs_post(arg, req, resp);
     else
         jobs_page(arg, req, resp, false);
+}
+
+/* GET /restconf/data, the datastore resource (RFC 8040 3.3.1): every
+ * top-level member the data resources serve, in one object, each as
+ * its own GET answers it now (its handler, asked without a query or a
+ * precondition: the jobs whole, not a page), validated together
+ * (lr_yang_datastore_to_json()).  A part that fails is the answer, as
+ * its own GET would give it.  The tag is the digest of the text, as the
+ * topology's (nb_cond.h); there is no Last-Modified, as the state's
+ * counters change with no time kept, so the dates of the preconditions
+ * are ignored (RFC 9110 13.1.3, 13.1.4: a resource without one).  No
+ * query (content, depth, fields...: 400 before the handler). */
+static void
+h_datastore(void *arg, const struct nb_request *req,
+            struct nb_response *resp)
+{
+    static const struct {
+        nb_handler *handler;
+        const char *path;
+    } parts[] = {
+        { h_topology, DATA "ietf-network:networks" },
+        { h_compute, DATA "lightrail-compute:compute" },
+        { h_jobs, JOBS },
+        { h_state, DATA "lightrail-state:state" },
+        { h_yang_library, DATA "ietf-yang-library:yang-library" },
+    };
+    enum { N_PARTS = sizeof parts / sizeof *parts };
+    struct nb_app *app = arg;
+    char *docs[N_PARTS] = { NULL }, *out = NULL, err[512];
+    char etag[NB_ETAG_MAX];
+    int n = 0;
+    for (; n < N_PARTS; n++) {
+        struct nb_request get = { .method = NB_GET, .path = parts[n].path,
+                                  .body = "", .principal = req->principal };
+        struct nb_response part = { .status = 0 };
+        parts[n].handler(app, &get, &part);
+        if (part.status != 200) {
+            *resp = part;
+            goto cleanup;
+        }
+        docs[n] = part.body;
+    }
+    int rc = lr_yang_datastore_to_json(app->ly, (const char *const *) docs,
+                                       n, &out, err, sizeof err);
+    if (rc) {
+        api_reply(resp, rc, NULL, err);
+        goto cleanup;
+    }
+    nb_etag_of(out, strlen(out), etag);
+    struct nb_request tagged = *req;
+    tagged.if_modified_since = tagged.if_unmodified_since = NULL;
+    if (nb_cond_check(&tagged, etag, 0, resp)) {
+        free(out);
+        goto cleanup;
+    }
+    json_reply(resp, 200, out);
+    memcpy(resp->etag, etag, sizeof etag);
+
+cleanup:
+    for (int k = 0; k < n; k++)
+        free(docs[k]);
 }
 
 const struct nb_route *

@@ -48,6 +48,10 @@
  *                                                       the modules the
  *                                                       payloads use
  *                                                       (RFC 8525)
+ *   GET    /restconf/data                               all of the above
+ *                                                       data in one (RFC
+ *                                                       8040 3.3.1), with
+ *                                                       an ETag
  *
  * With a device worker, a POST or DELETE of a job that has devices to
  * program is answered later (nb_defer): the loop plans and reserves

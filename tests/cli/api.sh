@@ -273,6 +273,69 @@ jq -e '."ietf-yang-library:yang-library" | (.datastore | map(.name) == ["ietf-da
     || notok "yang-library: $(jq -c '."ietf-yang-library:yang-library" | {datastore, "content-id"}' "$tmp/yl")"
 api GET $YL
 root_methods $YL
+# The datastore resource (RFC 8040 3.3.1): every member the data
+# resources serve, in one object, each as its own GET sends it (the jobs
+# all of them), with an entity-tag of its own; no query.
+DS=/restconf/data
+for j in d1 d2; do
+    intent $j bert-large 1 > "$tmp/d.json"
+    api POST $JOBS "$tmp/d.json"
+done
+root_get $DS application/yang-data+json
+cp "$tmp/body" "$tmp/ds"
+tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/ds-etag"
+[ "$(jq -c keys "$tmp/ds")" = '["ietf-network:networks","ietf-yang-library:yang-library","lightrail-compute:compute","lightrail-job:jobs","lightrail-state:state"]' ] \
+    && ok "GET $DS: the topology, the inventory, the jobs, the state and the library" \
+    || notok "GET $DS: members $(jq -c keys "$tmp/ds")"
+for m in ietf-network:networks lightrail-compute:compute lightrail-job:jobs \
+         lightrail-state:state ietf-yang-library:yang-library; do
+    api GET "$DS/$m"
+    if [ "$STATUS" = 200 ] && [ "$(jq -cS . "$tmp/body")" = "$(jq -cS --arg m $m '{($m): .[$m]}' "$tmp/ds")" ]; then
+        ok "GET $DS: $m as GET $DS/$m sends it"
+    else
+        notok "GET $DS: $m differs from its own GET ($STATUS)"
+    fi
+done
+[ "$(jq -c '[."lightrail-job:jobs".job[].name]' "$tmp/ds")" = '["d1","d2","j1"]' ] \
+    && ok "GET $DS: every job" \
+    || notok "GET $DS: jobs $(jq -c '[."lightrail-job:jobs".job[].name]' "$tmp/ds")"
+grep -q -x '"[0-9a-f]\{32\}"' "$tmp/ds-etag" \
+    && ! tr -d '\r' < "$tmp/headers" | grep -q -i '^Last-Modified:' \
+    && ok "GET $DS: a strong ETag ($(cat "$tmp/ds-etag")), no Last-Modified" \
+    || notok "GET $DS: ETag '$(cat "$tmp/ds-etag")', headers $(cat "$tmp/headers")"
+rm -f "$tmp/body"     # curl makes no file of an answer without a body
+API_HEADER="If-None-Match: $(cat "$tmp/ds-etag")" api GET $DS
+[ "$STATUS" = 304 ] && [ ! -s "$tmp/body" ] \
+    && tr -d '\r' < "$tmp/headers" | grep -q -i -x "ETag: $(cat "$tmp/ds-etag")" \
+    && ok "GET $DS with If-None-Match of its tag: 304, no body, the tag" \
+    || notok "GET $DS, If-None-Match of its tag: $STATUS $(cat "$tmp/body")"
+# No date to judge: If-Modified-Since of now is no 304.
+date=$(tr -d '\r' < "$tmp/headers" | sed -n 's/^[Dd]ate: //p')
+API_HEADER="If-Modified-Since: $date" api GET $DS
+[ "$STATUS" = 200 ] && ok "GET $DS with If-Modified-Since: 200 (it has no date)" \
+    || notok "GET $DS, If-Modified-Since: $STATUS"
+api DELETE "$JOBS/job=d1"
+api DELETE "$JOBS/job=d2"
+API_HEADER="If-None-Match: $(cat "$tmp/ds-etag")" api GET $DS
+[ "$STATUS" = 200 ] && [ "$(jq -c '[."lightrail-job:jobs".job[].name]' "$tmp/body")" = '["j1"]' ] \
+    && ! tr -d '\r' < "$tmp/headers" | grep -q -i -x "ETag: $(cat "$tmp/ds-etag")" \
+    && ok "GET $DS after two jobs went: 200, a new tag" \
+    || notok "GET $DS after the DELETEs: $STATUS $(cat "$tmp/headers")"
+api GET $DS
+root_methods $DS
+bad 401 "" "GET $DS without a token" GET $DS "" ""
+curl -s -o /dev/null -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+    -H "Authorization: Bearer $TOKEN" -H 'Accept: application/yang-data+xml' \
+    "$URL$DS" > "$tmp/st"
+[ "$(cat "$tmp/st")" = 406 ] && ok "GET $DS asking for XML: 406" \
+    || notok "GET $DS, Accept XML: $(cat "$tmp/st")"
+for q in content=config depth=1; do
+    bad 400 invalid-value "GET $DS?$q" GET "$DS?$q"
+    jq -e --arg n "'${q%%=*}'" '."ietf-restconf:errors".error[0]."error-message" | contains($n)' \
+        "$tmp/bad-body" > /dev/null \
+        && ok "GET $DS?$q: the refusal names ${q%%=*}" \
+        || notok "GET $DS?$q: $(cat "$tmp/bad-body")"
+done
 
 # List pagination (draft-ietf-netconf-list-pagination-rc): GET of the
 # jobs with limit, offset and direction.  Seven jobs (j1 and p1..p6, the
