@@ -248,9 +248,11 @@ nb_cond_check(const struct nb_request *req, const char *etag,
         return nb_cond_failed(resp, "the resource is one that "
                               "If-None-Match names");
     /* A date later than now is no date (RFC 9110 13.1.3); one of the
-     * current second could see a change later in that second. */
+     * current second could see a change later in that second.  Without
+     * a modification date (0) there is nothing to compare it with: a
+     * date would be a 304 for ever (RFC 9110 13.1.3: ignored). */
     if (none
-        || (get && !req->if_none_match && req->if_modified_since
+        || (get && modified && !req->if_none_match && req->if_modified_since
             && !nb_http_date_parse(req->if_modified_since, &t)
             && t < now && modified <= t)) {
         resp->status = 304;

@@ -51,7 +51,8 @@ void nb_http_date(time_t t, char *buf, size_t len);
 /* Evaluates the preconditions of 'req' (RFC 9110 13.2.2: If-Match, else
  * If-Unmodified-Since; then If-None-Match, else for GET
  * If-Modified-Since) against the resource's 'etag' and 'modified' (its
- * last change).  0: the request goes on.  Otherwise 'resp' is the
+ * last change; 0 when it has no modification date: both dates are then
+ * ignored, RFC 9110 13.1.3, 13.1.4).  0: the request goes on.  Otherwise 'resp' is the
  * answer and its status is returned: 304 (GET; no body, the validators
  * set; Last-Modified as nb_last_modified() says), 412 operation-failed
  * (RFC 8040 section 7) saying what did not hold and what to send, or 400 invalid-value for an If-Match or

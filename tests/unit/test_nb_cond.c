@@ -285,6 +285,38 @@ test_check(void)
     CU_ASSERT_EQUAL(resp.last_modified, 0);
 }
 
+/* A resource with an entity-tag and no modification date (modified 0,
+ * the jobs'): the dates are ignored (RFC 9110 13.1.3, 13.1.4), the tag
+ * judged as ever, and no 304 carries a Last-Modified. */
+static void
+test_check_undated(void)
+{
+    struct nb_response resp = { 0 };
+    struct nb_request get = {
+        .method = NB_GET,
+        .if_modified_since = "Fri, 01 Jan 2021 00:00:00 GMT",
+    };
+    CU_ASSERT_EQUAL(nb_cond_check(&get, TAG, 0, &resp), 0);
+    get.if_modified_since = "Thu, 01 Jan 1970 00:00:00 GMT";
+    CU_ASSERT_EQUAL(nb_cond_check(&get, TAG, 0, &resp), 0);
+    get.if_none_match = TAG;
+    CU_ASSERT_EQUAL(nb_cond_check(&get, TAG, 0, &resp), 304);
+    CU_ASSERT_STRING_EQUAL(resp.etag, TAG);
+    CU_ASSERT_EQUAL(resp.last_modified, 0);
+    struct nb_request del = {
+        .method = NB_DELETE,
+        .if_unmodified_since = "Thu, 01 Jan 1970 00:00:00 GMT",
+    };
+    memset(&resp, 0, sizeof resp);
+    CU_ASSERT_EQUAL(nb_cond_check(&del, TAG, 0, &resp), 0);
+    del.if_match = TAG;
+    CU_ASSERT_EQUAL(nb_cond_check(&del, TAG, 0, &resp), 0);
+    del.if_match = "\"ffffffffffffffffffffffffffffffff\"";
+    CU_ASSERT_EQUAL(nb_cond_check(&del, TAG, 0, &resp), 412);
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "changed since the entity-tag"));
+    free(resp.body);
+}
+
 /* A resource without validators: If-Match only as '*'. */
 static void
 test_check_untagged(void)
@@ -322,6 +354,7 @@ static CU_TestInfo tests[] = {
     { "two-digit years relative to now", test_two_digit_years },
     { "Last-Modified not within the current second", test_last_modified },
     { "the preconditions' verdicts", test_check },
+    { "a tag and no date", test_check_undated },
     { "If-Match on a resource without validators", test_check_untagged },
     CU_TEST_INFO_NULL,
 };
