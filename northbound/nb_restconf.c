@@ -44,21 +44,51 @@ bad_body(struct nb_response *resp, int rc, const char *path, const char *msg)
                  path[0] ? path : NULL, "%s", msg);
 }
 
+/* One job (or all) as the YANG edge prints it into '*out' (the
+ * caller's to free): 0, or a 500 in 'resp'. */
+static int
+job_refs_text(struct nb_app *app, struct nb_response *resp,
+              const struct lr_job *const *jobs, int n, int single,
+              char **out)
+{
+    struct lr_modtable mods;
+    char err[512];
+    lr_modtable_default(&mods);
+    if (lr_yang_job_refs_to_json(app->ly, jobs, n, lr_ctl_topo(app->ctl),
+                                 lr_ctl_cluster(app->ctl), &mods, single,
+                                 out, err, sizeof err)) {
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+        return EIO;
+    }
+    return 0;
+}
+
 /* Prints one job (or all) through the YANG edge. */
 static void
 reply_job_refs(struct nb_app *app, struct nb_response *resp, int status,
                const struct lr_job *const *jobs, int n, int single)
 {
-    struct lr_modtable mods;
-    char *out = NULL, err[512];
-    lr_modtable_default(&mods);
-    if (lr_yang_job_refs_to_json(app->ly, jobs, n, lr_ctl_topo(app->ctl),
-                                 lr_ctl_cluster(app->ctl), &mods, single,
-                                 &out, err, sizeof err)) {
-        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+    char *out = NULL;
+    if (!job_refs_text(app, resp, jobs, n, single, &out))
+        json_reply(resp, status, out);
+}
+
+/* A 200 of 'out' (taken) with its entity-tag, or the answer to the
+ * preconditions of 'req' (304, 412, 400; 'out' freed) judged against
+ * that tag.  For the jobs: a strong tag of the text sent and no date
+ * (docs/controller.md "Concurrent edits" says why). */
+static void
+tagged_reply(const struct nb_request *req, struct nb_response *resp,
+             char *out)
+{
+    char etag[NB_ETAG_MAX];
+    nb_etag_of(out, strlen(out), etag);
+    if (nb_cond_check(req, etag, 0, resp)) {
+        free(out);
         return;
     }
-    json_reply(resp, status, out);
+    json_reply(resp, 200, out);
+    memcpy(resp->etag, etag, sizeof etag);
 }
 
 /* A POST or DELETE whose devices are being programmed. */
@@ -536,7 +566,7 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
                                  sizeof err))
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     else
-        json_reply(resp, 200, out);
+        tagged_reply(req, resp, out);
 
 cleanup:
     free(page);
@@ -564,6 +594,22 @@ h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
     }
     if (req->method == NB_DELETE) {
         struct lr_ctl_op *op = NULL;
+        /* Preconditions against what a GET would send now; the loop
+         * does nothing between them and the delete.  A job that is not
+         * there is the delete's 404: RFC 9110 13.2.1 ignores them when
+         * the answer without them is no 2xx (If-Match: * too).  A job
+         * has no date: If-Unmodified-Since is ignored. */
+        if ((req->if_match || req->if_none_match)
+            && !lr_ctl_get(app->ctl, name, &job)) {
+            const struct lr_job *ref = &job;
+            char *out = NULL, etag[NB_ETAG_MAX];
+            if (job_refs_text(app, resp, &ref, 1, 1, &out))
+                return;
+            nb_etag_of(out, strlen(out), etag);
+            free(out);
+            if (nb_cond_check(req, etag, 0, resp))
+                return;
+        }
         int rc = lr_ctl_delete_begin(app->ctl, name, &op, err, sizeof err);
         if (!rc && op) {
             if (run_devices(app, req, op, true))
@@ -578,7 +624,9 @@ h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
         return;
     }
     const struct lr_job *ref = &job;
-    reply_job_refs(app, resp, 200, &ref, 1, 1);
+    char *out = NULL;
+    if (!job_refs_text(app, resp, &ref, 1, 1, &out))
+        tagged_reply(req, resp, out);
 }
 
 /* The topology or the inventory as GET sends it, and its validators
@@ -1448,9 +1496,9 @@ h_api_version(void *arg, const struct nb_request *req,
 static nb_handler h_operations, h_yang_library, h_datastore;
 
 static struct nb_route routes[] = {
-    { NB_GET | NB_POST, JOBS, NULL, false, NB_PAGE_PARAMS, false },
-    { NB_GET, JOB_LIST, h_job_list, false, NB_PAGE_PARAMS, false },
-    { NB_GET | NB_DELETE, JOB, h_job, false, NULL, false },
+    { NB_GET | NB_POST, JOBS, NULL, false, NB_PAGE_PARAMS, true },
+    { NB_GET, JOB_LIST, h_job_list, false, NB_PAGE_PARAMS, true },
+    { NB_GET | NB_DELETE, JOB, h_job, false, NULL, true },
     { NB_GET | NB_PUT, "/restconf/data/ietf-network:networks", h_topology,
       false, NULL, true },
     { NB_GET | NB_PUT, "/restconf/data/lightrail-compute:compute", h_compute,
@@ -1534,6 +1582,10 @@ h_yang_library(void *arg, const struct nb_request *req,
 static void
 h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
+    /* The row has validators for its GET (a page's tag); a POST has no
+     * tag to match, as a route without them (nb_server.c). */
+    if (req->method == NB_POST && nb_cond_check_untagged(req, resp))
+        return;
     if (req->method == NB_POST && req->query && *req->query)
         /* The row takes the pagination parameters for GET only. */
         nb_error(resp, 400, "operation-not-supported", NULL, "list "

@@ -15,8 +15,13 @@
  *                                                       page, as
  *                                                       {"lightrail-job:
  *                                                       job":[...]}
- *   GET    /restconf/data/lightrail-job:jobs/job=NAME   one job
- *   DELETE /restconf/data/lightrail-job:jobs/job=NAME   release it
+ *   GET    /restconf/data/lightrail-job:jobs/job=NAME   one job, with ETag
+ *                                                       (304 to If-None-
+ *                                                       Match); the jobs'
+ *                                                       pages have one too
+ *   DELETE /restconf/data/lightrail-job:jobs/job=NAME   release it (412
+ *                                                       when If-Match no
+ *                                                       longer holds)
  *   GET    /restconf/data/ietf-network:networks         the topology,
  *                                                       with ETag and
  *                                                       Last-Modified (304

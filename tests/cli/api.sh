@@ -549,22 +549,135 @@ rc=$?
 api GET "$JOBS/job=p1?limit=1"
 [ "$STATUS" = 400 ] && ok "GET of one job with limit: 400, as before" \
     || notok "GET one job ?limit: $STATUS $(cat "$tmp/body")"
+# Entity-tags of the jobs (RFC 8040 3.4.1.2, 3.5.2; RFC 9110 13): one
+# job's is a digest of what its GET sends, a page's of the page sent;
+# no Last-Modified (docs/controller.md "Concurrent edits").
+# hdr NAME: the value of header NAME in the last answer ($tmp/headers).
+hdr() {
+    tr -d '\r' < "$tmp/headers" | awk -v n="$1" -F': ' \
+        'tolower($1) == tolower(n) { sub(/^[^:]*: /, ""); print }'
+}
+api GET "$JOBS/job=p1"
+p1_tag=$(hdr ETag)
+[ "$STATUS" = 200 ] && printf '%s\n' "$p1_tag" | grep -q -x '"[0-9a-f]\{32\}"' \
+    && [ -z "$(hdr Last-Modified)" ] \
+    && ok "GET one job: 200, ETag $p1_tag, no Last-Modified" \
+    || notok "GET one job: $STATUS, $(cat "$tmp/headers")"
+api GET "$JOBS/job=p1"
+[ "$STATUS" = 200 ] && [ "$(hdr ETag)" = "$p1_tag" ] \
+    && ok "GET the job again, nothing changed: the same ETag" \
+    || notok "GET the job again: $STATUS, ETag $(hdr ETag), first $p1_tag"
+curl -s -I --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
+    "$URL$JOBS/job=p1" > "$tmp/headers"
+[ "$(hdr ETag)" = "$p1_tag" ] \
+    && ok "HEAD of the job: the same ETag" \
+    || notok "HEAD of the job: $(cat "$tmp/headers")"
+api GET "$JOBS/job=p2"
+[ "$STATUS" = 200 ] && [ -n "$(hdr ETag)" ] && [ "$(hdr ETag)" != "$p1_tag" ] \
+    && ok "another job: another ETag" \
+    || notok "GET p2: $STATUS, ETag '$(hdr ETag)' (p1's $p1_tag)"
+# not_modified_at PATH TAG: a GET of PATH with If-None-Match: TAG is
+# 304, no body, no Content-Type, the ETag TAG.
+not_modified_at() {
+    rm -f "$tmp/body"     # curl makes no file of an answer without a body
+    API_HEADER="If-None-Match: $2" api GET "$1"
+    if [ "$STATUS" = 304 ] && [ ! -s "$tmp/body" ] && [ "$(hdr ETag)" = "$2" ] \
+       && ! grep -q -i '^Content-Type' "$tmp/headers"; then
+        ok "GET ${1#$JOBS} with If-None-Match of its tag: 304, no body, the ETag"
+    else
+        notok "GET ${1#$JOBS} with If-None-Match: $2: $STATUS, $(cat "$tmp/headers")"
+    fi
+}
+not_modified_at "$JOBS/job=p1" "$p1_tag"
+for h in 'If-None-Match: "x"' 'If-Modified-Since: Thu, 01 Jan 1970 00:00:00 GMT'; do
+    API_HEADER=$h api GET "$JOBS/job=p1"
+    [ "$STATUS" = 200 ] && [ "$(hdr ETag)" = "$p1_tag" ] && [ -s "$tmp/body" ] \
+        && ok "GET of the job with $h: 200 with the body" \
+        || notok "GET of the job with $h: $STATUS"
+done
+# A page's tag: the page's own.
+api GET "$JOBS?limit=2"
+page0=$(hdr ETag)
+api GET "$JOBS?limit=2&offset=3"
+page3=$(hdr ETag)
+api GET "$JOBS?limit=2&offset=3"
+[ -n "$page0" ] && [ -n "$page3" ] && [ "$page0" != "$page3" ] \
+    && [ "$(hdr ETag)" = "$page3" ] \
+    && ok "pages of the jobs: an ETag each, the same one twice" \
+    || notok "page ETags: $page0, $page3, again $(hdr ETag)"
+not_modified_at "$JOBS?limit=2" "$page0"
+api GET "$JOBS/job?limit=2"
+list0=$(hdr ETag)
+[ "$STATUS" = 200 ] && [ -n "$list0" ] \
+    && ok ".../jobs/job?limit=2: ETag $list0" \
+    || notok ".../jobs/job?limit=2: $STATUS $(cat "$tmp/headers")"
+not_modified_at "$JOBS/job?limit=2" "$list0"
+# p1 deleted and submitted again with more GPUs: another job text,
+# another tag; a DELETE with the old one is 412, the job stays.
+api DELETE "$JOBS/job=p1"
+intent p1 bert-large 2 > "$tmp/p.json"
+api POST $JOBS "$tmp/p.json"
+api GET "$JOBS/job=p1"
+p1_new=$(hdr ETag)
+[ "$STATUS" = 200 ] && [ -n "$p1_new" ] && [ "$p1_new" != "$p1_tag" ] \
+    && ok "the job deleted and submitted again: a new ETag" \
+    || notok "p1 again: $STATUS, ETag '$p1_new' (before $p1_tag)"
+API_HEADER="If-Match: $p1_tag" \
+    bad 412 operation-failed "DELETE of a job with the tag it had before" DELETE "$JOBS/job=p1"
+jq -e '."ietf-restconf:errors".error[0]."error-message"
+       | test("changed since the entity-tag in If-Match was read: GET the resource again")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "the job's 412 says to GET it again" \
+    || notok "DELETE with a stale If-Match says: $(cat "$tmp/bad-body")"
+api GET "$JOBS/job=p1"
+[ "$STATUS" = 200 ] && [ "$(hdr ETag)" = "$p1_new" ] \
+    && ok "after the 412 the job is there, its tag unchanged" \
+    || notok "after the 412: $STATUS, ETag $(hdr ETag)"
+API_HEADER="If-None-Match: $p1_tag" api GET "$JOBS/job=p1"
+[ "$STATUS" = 200 ] && [ -s "$tmp/body" ] \
+    && ok "GET with If-None-Match of the old tag: 200 with the body" \
+    || notok "GET with the old tag: $STATUS"
+api GET "$JOBS?limit=2"
+[ "$(hdr ETag)" != "$page0" ] \
+    && ok "the first page (j1, p1): a new ETag" \
+    || notok "the first page kept its ETag $page0"
+api GET "$JOBS?limit=2&offset=3"
+[ "$(hdr ETag)" = "$page3" ] \
+    && ok "the page of p3 and p4: its ETag unchanged (the page's, not the list's)" \
+    || notok "the page p3, p4: ETag $(hdr ETag), before $page3"
+API_HEADER="If-Match: $p1_new" api DELETE "$JOBS/job=p1"
+del=$STATUS
+api GET "$JOBS/job=p1"
+[ "$del" = 204 ] && [ "$STATUS" = 404 ] \
+    && ok "DELETE with If-Match of the job's tag: 204, gone" \
+    || notok "DELETE with the tag: $del, then GET $STATUS"
+# No current representation: the DELETE would be 404 without the
+# precondition, and 404 it stays (RFC 9110 13.2.1).
+API_HEADER='If-Match: *' \
+    bad 404 invalid-value "DELETE of a job that is not there with If-Match: *" DELETE "$JOBS/job=p1"
+# The POST has no tag to match.
+intent p9 bert-large 1 > "$tmp/p.json"
+API_HEADER='If-Match: "x"' \
+    bad 412 operation-failed "POST of a job with If-Match" POST $JOBS "$tmp/p.json"
 for i in 1 2 3 4 5 6; do
     api DELETE "$JOBS/job=p$i"
 done
 
-# A job has no entity-tag: If-Match other than '*' cannot match it, so
-# a DELETE with one is 412 and the job stays (RFC 9110 13.1.1).
+# A job with channels on the devices: a DELETE with a tag it does not
+# have is 412, the job, the stores and the devices as they were; with
+# its tag, the channels leave the devices.
+api GET "$JOBS/job=j1"
+j1_tag=$(hdr ETag)
 API_HEADER='If-Match: "stale"' \
     bad 412 operation-failed "DELETE of a job with If-Match: \"stale\"" DELETE "$JOBS/job=j1"
 jq -e '."ietf-restconf:errors".error[0]."error-message"
-       | test("this resource has no entity-tag.*If-Match can only be .\\*. here; send the request without If-Match")' \
+       | test("the resource changed since the entity-tag in If-Match was read")' \
     "$tmp/bad-body" > /dev/null \
-    && ok "the 412 says the job has no entity-tag and what to send" \
+    && ok "the 412 says the job changed and what to send" \
     || notok "DELETE with a stale If-Match says: $(cat "$tmp/bad-body")"
 
 # Delete: the channels leave the devices.
-api DELETE "$JOBS/job=j1"
+API_HEADER="If-Match: $j1_tag" api DELETE "$JOBS/job=j1"
 if [ "$STATUS" = 204 ] && ! grep -q '"j1/' "$D/state/devices"/*.json; then
     ok "DELETE: 204, no channel left on any device"
 else
@@ -645,11 +758,7 @@ fi
 # PUT whose If-Match (If-Unmodified-Since) no longer holds is 412 and
 # changes nothing; a GET whose If-None-Match (If-Modified-Since) holds
 # is 304 without a body.
-# hdr NAME: the value of header NAME in the last answer ($tmp/headers).
-hdr() {
-    tr -d '\r' < "$tmp/headers" | awk -v n="$1" -F': ' \
-        'tolower($1) == tolower(n) { sub(/^[^:]*: /, ""); print }'
-}
+# hdr NAME: above.
 # The topology's date is the start's (the store keeps none), sent once
 # that second has passed: no Last-Modified in the second of a change.
 for i in $(seq 1 50); do
