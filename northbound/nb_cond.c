@@ -240,8 +240,8 @@ nb_cond_check(const struct nb_request *req, const char *etag,
     if (none && !get && nb_cond_star(req->if_none_match)) {
         nb_error(resp, 412, "operation-failed", NULL, "the resource "
                  "exists, and If-None-Match: * lets a request only create "
-                 "one: send the request without If-None-Match to replace "
-                 "it");
+                 "one: send the request without If-None-Match to %s it",
+                 req->method == NB_DELETE ? "delete" : "replace");
         return 412;
     }
     if (none && !get)

@@ -675,6 +675,13 @@ jq -e '."ietf-restconf:errors".error[0]."error-message"
     "$tmp/bad-body" > /dev/null \
     && ok "the 412 says the job changed and what to send" \
     || notok "DELETE with a stale If-Match says: $(cat "$tmp/bad-body")"
+API_HEADER='If-None-Match: *' \
+    bad 412 operation-failed "DELETE of a job with If-None-Match: *" DELETE "$JOBS/job=j1"
+jq -e '."ietf-restconf:errors".error[0]."error-message"
+       | test("the resource exists, .*send the request without If-None-Match to delete it")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "If-None-Match: * on a DELETE: the 412 says to leave it out to delete" \
+    || notok "DELETE with If-None-Match: * says: $(cat "$tmp/bad-body")"
 
 # Delete: the channels leave the devices.
 API_HEADER="If-Match: $j1_tag" api DELETE "$JOBS/job=j1"

@@ -236,6 +236,13 @@ test_check(void)
                                   "replace it"));
     CU_ASSERT_PTR_NULL(strstr(resp.body, "If-Match: the ETag"));
     free(resp.body);
+    /* A job's DELETE: nothing to replace. */
+    struct nb_request del = { .method = NB_DELETE, .if_none_match = "*" };
+    CU_ASSERT_EQUAL(verdict(&del, &resp), 412);
+    CU_ASSERT_PTR_NOT_NULL(strstr(error_tag_message(&resp), "send the "
+                                  "request without If-None-Match to "
+                                  "delete it"));
+    free(resp.body);
     put.if_none_match = TAG;
     CU_ASSERT_EQUAL(verdict(&put, &resp), 412);
     CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "If-None-Match names"));
