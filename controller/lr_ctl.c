@@ -1488,20 +1488,24 @@ lr_ctl_delete_begin(struct lr_ctl *c, const char *name, struct lr_ctl_op **op,
     /* Only a job with channels on devices needs the releasing phase; a
      * job that holds GPUs alone is released by the delete itself. */
     if (job.n_lightpaths > 0) {
+        long long now = ctl_now_ms(c);
         if (lr_ctl_op_new(c, &job, true, op))
             return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
         if (lr_store_set_phase(c->store, name, LR_JOB_RELEASING, "",
-                               ctl_now_ms(c))) {
+                               now)) {
             lr_ctl_op_free(*op);
             *op = NULL;
             return lr_ctl_fail(err, errlen, EIO, "store: %s",
                                lr_store_error(c->store));
         }
         /* The store cleared the reason too: a former one (a release
-         * that failed, "stays provisioning") no longer holds. */
+         * that failed, "stays provisioning") no longer holds; and took
+         * the time, which a GET shows (memory equals the store). */
         j->phase = LR_JOB_RELEASING;
         j->reason[0] = '\0';
+        j->updated_ms = now;
         (*op)->job.phase = LR_JOB_RELEASING;
+        (*op)->job.updated_ms = now;
         lr_ctl_op_lend(c, *op);
         return 0;
     }

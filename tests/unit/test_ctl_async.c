@@ -525,6 +525,23 @@ test_clock(void)
     CU_ASSERT_EQUAL(job.updated_ms, t);
     t += 5000;
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "clocked", err, sizeof err), 0);
+    /* A release of channels in steps: releasing from the begin's time
+     * on, in memory (a GET's 'updated', its ETag) as the store has it
+     * (lr_store_set_phase() at that time). */
+    struct lr_intent lit = intent("lit", 16);
+    struct lr_ctl_op *op = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &lit, &job, err, sizeof err), 0);
+    CU_ASSERT_FATAL(job.n_lightpaths > 0);
+    t += 5000;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_delete_begin(c, "lit", &op, err,
+                                              sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "lit", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
+    CU_ASSERT_EQUAL(job.updated_ms, t);
+    lr_ctl_op_run(op);
+    CU_ASSERT_EQUAL(lr_ctl_op_end(c, op, NULL, err, sizeof err), 0);
+    assert_consistent(c);
     lr_ctl_free(c);
 }
 
