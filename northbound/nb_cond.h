@@ -52,10 +52,11 @@ void nb_http_date(time_t t, char *buf, size_t len);
  * If-Unmodified-Since; then If-None-Match, else for GET
  * If-Modified-Since) against the resource's 'etag' and 'modified' (its
  * last change; 0 when it has no modification date: both dates are then
- * ignored, RFC 9110 13.1.3, 13.1.4).  0: the request goes on.  Otherwise 'resp' is the
- * answer and its status is returned: 304 (GET; no body, the validators
- * set; Last-Modified as nb_last_modified() says), 412 operation-failed
- * (RFC 8040 section 7) saying what did not hold and what to send, or 400 invalid-value for an If-Match or
+ * ignored, RFC 9110 13.1.3, 13.1.4).  0: the request goes on.
+ * Otherwise 'resp' is the answer and its status is returned: 304 (GET;
+ * no body, the validators set; Last-Modified as nb_last_modified()
+ * says), 412 operation-failed (RFC 8040 section 7) saying what did not
+ * hold and what to send, or 400 invalid-value for an If-Match or
  * If-None-Match that is no list of entity-tags.  A date that is no
  * HTTP-date is ignored, as RFC 9110 13.1.3 and 13.1.4 say. */
 int nb_cond_check(const struct nb_request *req, const char *etag,
@@ -63,8 +64,8 @@ int nb_cond_check(const struct nb_request *req, const char *etag,
 
 /* The same for a resource without validators: no entity-tag can match
  * it (RFC 9110 13.1.1), so an If-Match other than '*' (tags or not)
- * is 412 operation-failed, else 0.  If-Unmodified-Since is ignored, as RFC 9110 13.1.4 says for a
- * resource without a modification date; If-None-Match and
+ * is 412 operation-failed, else 0.  If-Unmodified-Since is ignored,
+ * as RFC 9110 13.1.4 says for a resource without a modification date; If-None-Match and
  * If-Modified-Since are not judged (docs/controller.md says so). */
 int nb_cond_check_untagged(const struct nb_request *req,
                            struct nb_response *resp);

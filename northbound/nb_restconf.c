@@ -1644,9 +1644,7 @@ h_datastore(void *arg, const struct nb_request *req,
         goto cleanup;
     }
     nb_etag_of(out, strlen(out), etag);
-    struct nb_request tagged = *req;
-    tagged.if_modified_since = tagged.if_unmodified_since = NULL;
-    if (nb_cond_check(&tagged, etag, 0, resp)) {
+    if (nb_cond_check(req, etag, 0, resp)) {
         free(out);
         goto cleanup;
     }
