@@ -952,6 +952,12 @@ op_in_flight(const struct lr_ctl *c, const char *name)
     return NULL;
 }
 
+bool
+lr_ctl_job_in_flight(const struct lr_ctl *c, const char *name)
+{
+    return op_in_flight(c, name) != NULL;
+}
+
 void
 lr_ctl_op_lend(struct lr_ctl *c, struct lr_ctl_op *op)
 {

@@ -436,6 +436,10 @@ int lr_ctl_op_end(struct lr_ctl *, struct lr_ctl_op *op, struct lr_job *job,
 /* How many ops are in flight (begun, not ended). */
 int lr_ctl_busy(const struct lr_ctl *);
 
+/* Whether job 'name' has an op in flight (its devices are being
+ * programmed): a delete of it now is EBUSY. */
+bool lr_ctl_job_in_flight(const struct lr_ctl *, const char *name);
+
 /* The job, or ENOENT. */
 int lr_ctl_get(struct lr_ctl *, const char *name, struct lr_job *job);
 

@@ -596,10 +596,12 @@ h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
         struct lr_ctl_op *op = NULL;
         /* Preconditions against what a GET would send now; the loop
          * does nothing between them and the delete.  A job that is not
-         * there is the delete's 404: RFC 9110 13.2.1 ignores them when
-         * the answer without them is no 2xx (If-Match: * too).  A job
-         * has no date: If-Unmodified-Since is ignored. */
+         * there is the delete's 404, one in flight its 409: RFC 9110
+         * 13.2.1 ignores them when the answer without them is no 2xx
+         * (If-Match: * too).  A job has no date: If-Unmodified-Since is
+         * ignored. */
         if ((req->if_match || req->if_none_match)
+            && !lr_ctl_job_in_flight(app->ctl, name)
             && !lr_ctl_get(app->ctl, name, &job)) {
             const struct lr_job *ref = &job;
             char *out = NULL, etag[NB_ETAG_MAX];

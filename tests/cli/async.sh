@@ -119,6 +119,15 @@ fg DELETE "$JOBS/job=j1"
     && grep -q 'try again when' "$tmp/body" \
     && ok "DELETE of j1 while provisioning: 409 in-use, try again when ..." \
     || notok "DELETE in flight: $STATUS $(cat "$tmp/body")"
+# With a stale If-Match too: the delete's answer without it is no 2xx,
+# so the precondition is not judged (RFC 9110 13.2.1): 409, not 412.
+STATUS=$(curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+    -H "Authorization: Bearer $TOKEN" -H 'If-Match: "0000"' --max-time 20 \
+    -X DELETE "$URL$JOBS/job=j1")
+[ "$STATUS" = 409 ] && grep -q '"error-tag": *"in-use"' "$tmp/body" \
+    && [ "$(phase j1)" = provisioning ] \
+    && ok "DELETE of j1 in flight with a stale If-Match: 409 in-use, not 412" \
+    || notok "DELETE in flight with If-Match: $STATUS $(cat "$tmp/body")"
 # A reconcile now queues behind j1 (no 409); j2, submitted after it,
 # queues behind the reconcile.  Its snapshot leaves j1 alone (in flight)
 # and does not know j2: it finds nothing to do.
