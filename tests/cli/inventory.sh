@@ -100,6 +100,18 @@ if [ $rc -eq 0 ] && grep -q '^topology unchanged' "$tmp/out" \
 else
     notok "topology put round trip -> $rc: $(cat "$tmp/out" "$tmp/err")"
 fi
+# Data lightraild does not keep (a termination point): dropped, and put
+# says the server's topology is as it was, not that it held the data.
+jq '."ietf-network:networks".network[0].node |=
+    map(if ."node-id" == "r1" then ."ietf-network-topology:termination-point" = [{"tp-id": "tp9"}] else . end)' \
+    "$tmp/net.json" > "$tmp/net-tp.json"
+run L topology put "$tmp/net-tp.json" --if-match "$tag"
+if [ $rc -eq 0 ] && grep -q "^topology unchanged: the server's topology is as it was (the file held nothing new, or only data lightraild does not keep" "$tmp/out" \
+   && [ "$(server_tag "$NETS")" = "$tag" ] && ! grep -q tp9 "$tmp/body"; then
+    ok "topology put of a termination point: unchanged, 'data lightraild does not keep'"
+else
+    notok "topology put of a termination point -> $rc: $(cat "$tmp/out" "$tmp/err")"
+fi
 # An edit with the tag show printed (the shell's quotes gone): taken.
 jq '."ietf-network:networks".network[0]."ietf-network-topology:link" |=
     map(if ."link-id" == "r1-r2" then ."lightrail-topology:length-km" = "26.5" else . end)' \
@@ -171,6 +183,16 @@ else
     notok "inventory put 400 -> $rc: $(cat "$tmp/out" "$tmp/err")"
 fi
 
+# Only the order of the DCs changed: said so, not 'other leaves' alone.
+L inventory get --out "$tmp/inv3.json" > "$tmp/itag"
+jq '."lightrail-compute:compute".dc |= reverse' "$tmp/inv3.json" > "$tmp/inv4.json"
+run L inventory put "$tmp/inv4.json" --if-match "$(cat "$tmp/itag")"
+if [ $rc -eq 0 ] && [ "$(sed -n 2p "$tmp/out")" = "  (no item added, removed or changed: their order or other leaves changed)" ]; then
+    ok "inventory put of the DCs reversed: their order changed"
+else
+    notok "inventory put reversed -> $rc: $(cat "$tmp/out" "$tmp/err")"
+fi
+
 # The options' misuse: exit 2, one line, before any request.
 expect_bad "get needs --out FILE" L topology get
 expect_bad "--out goes with get only" L inventory show --out "$tmp/x"
@@ -184,10 +206,12 @@ expect_bad "--if-match and --out go with topology and inventory" L job list --ou
 expect_bad "unknown action 'edit': show, get or put" L inventory edit
 expect_bad "which action: show, get or put?" $LIGHTRAIL inventory
 expect_bad "--out $tmp/none/x: cannot write a file there" L inventory get --out "$tmp/none/x"
+expect_bad "--out - is not stdout here: get prints the etag there" L topology get --out -
+[ ! -e ./- ] && ok "no file named - made" || { rm -f ./-; notok "get --out - made ./-"; }
 [ ! -e "$tmp/x" ] && ok "no --out file made by a refused command" || notok "$tmp/x made"
 # --help says what put without --if-match does, and how a script goes.
 $LIGHTRAIL topology --help > "$tmp/help"
-tr -s ' \n' ' ' < "$tmp/help" | grep -q 'Without --if-match it overwrites whatever the server holds' \
+tr -s ' \n' ' ' < "$tmp/help" | grep -q 'Without --if-match put overwrites whatever the server holds' \
     && grep -q 'tag=$(lightrail topology get --out f.json)' "$tmp/help" \
     && $LIGHTRAIL inventory --help | grep -q '^usage: lightrail inventory show' \
     && ok "--help: put without --if-match overwrites; the script's way" \

@@ -163,11 +163,14 @@ client_usage(FILE *f, enum client_cmd c)
 "  lightrail %s put f.json --if-match \"$tag\"\n"
 "\n"
 "put FILE replaces the %s with FILE ('-' reads stdin): the file is\n"
-"validated here first (a file that is not a %s exits 2, nothing\n"
-"sent); the server then checks it against the %s and the jobs.  put\n"
-"prints what changed (added, removed and changed items) and the new\n"
-"etag.  Without --if-match it overwrites whatever the server holds,\n"
-"someone else's edit made since you read it included.\n"
+"validated here first (a file that does not hold a valid %s exits 2,\n"
+"nothing sent); the server then checks it against the %s and the\n"
+"jobs.  put prints what changed (added, removed and changed items) and\n"
+"the new etag.  lightraild keeps what it plans with: other data of the\n"
+"file (a termination point, say) is dropped, and a put that brought only\n"
+"such data says 'unchanged'; get shows what it holds.  Without\n"
+"--if-match put overwrites whatever the server holds, someone else's\n"
+"edit made since you read it included.\n"
 "\n"
 "  --out FILE          (get) where to write the JSON\n"
 "  --if-match ETAG     (put) replace only the version with this etag (as\n"
@@ -1316,7 +1319,12 @@ print_changes(enum client_cmd c, json_object *old, json_object *new_)
     const char *w = c == C_TOPOLOGY ? "topology" : "inventory";
     int n = 0;
     if (json_object_equal(old, new_)) {
-        printf("%s unchanged: the server held this content already\n", w);
+        /* The same text as before: the file brought nothing new, or
+         * only data lightraild does not keep (it dropped it). */
+        printf("%s unchanged: the server's %s is as it was (the file held "
+               "nothing new, or only data lightraild does not keep; "
+               "lightrail %s get --out FILE shows what it holds)\n", w, w,
+               w);
         return;
     }
     printf("%s replaced:\n", w);
@@ -1349,7 +1357,8 @@ print_changes(enum client_cmd c, json_object *old, json_object *new_)
                        jget(b, "inter-dc-link"), NULL);
     }
     if (!n)
-        printf("  (no item added, removed or changed: other leaves)\n");
+        printf("  (no item added, removed or changed: their order or "
+               "other leaves changed)\n");
 }
 
 /* GET the topology or the inventory into '*top' (the caller puts it),
@@ -1515,6 +1524,12 @@ client_doc(struct client_opts *o, enum client_cmd c)
                ? LR_EXIT_USAGE : doc_put(o, c);
     if ((rc = client_want_args(o, 0, 0, "")))
         return rc;
+    if (o->out && !strcmp(o->out, "-")) {
+        /* stdout carries the tag: the JSON and it would be one stream. */
+        lr_cli_err(o->cmd, "--out - is not stdout here: get prints the etag "
+                   "there; give a file name (or use show --format json)");
+        return LR_EXIT_USAGE;
+    }
     if (o->out)
         return lr_cli_output_check(o->cmd, "--out", o->out)
                ? LR_EXIT_USAGE : doc_save(o, c);
