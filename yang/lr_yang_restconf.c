@@ -375,3 +375,166 @@ lr_yang_api_operations_to_json(const struct ly_ctx *ctx,
     json_object_put(list);
     return lr_yang_json_out(top, doc, out, err, errlen);
 }
+
+/* Whether 'node' is of the kind 'content' keeps (its own schema flag;
+ * a config false node's descendants are config false too). */
+static bool
+lr_yang_kind(const struct lyd_node *node, enum lr_yang_content content)
+{
+    uint16_t f = node->schema ? node->schema->flags : 0;
+    return content == LR_YANG_CONTENT_CONFIG ? (f & LYS_CONFIG_W) != 0
+                                             : (f & LYS_CONFIG_R) != 0;
+}
+
+/* RFC 8040 4.8.1 under 'node': frees each child (its keys aside) that
+ * 'content' drops, as lr_yang_filter_json() says; true when 'node'
+ * itself stays, as a descendant of the target. */
+static bool
+lr_yang_content_cut(struct lyd_node *node, enum lr_yang_content content)
+{
+    if (!node->schema || !(node->schema->nodetype & LYD_NODE_INNER))
+        return lr_yang_kind(node, content);
+    struct lyd_node *c = lyd_child_no_keys(node), *next;
+    bool had = c != NULL, kept = false;
+    for (; c; c = next) {
+        next = c->next;
+        if (lr_yang_content_cut(c, content))
+            kept = true;
+        else
+            lyd_free_tree(c);
+    }
+    if (kept)
+        return true;
+    return lr_yang_kind(node, content)
+           && (!had || node->schema->nodetype == LYS_LIST
+               || (node->schema->flags & LYS_PRESENCE));
+}
+
+/* RFC 8040 4.8.2 from 'node' at 'level': at 'depth', every child but
+ * the list keys goes. */
+static void
+lr_yang_depth_cut(struct lyd_node *node, uint32_t level, uint16_t depth)
+{
+    struct lyd_node *c = lyd_child_no_keys(node), *next;
+    for (; c; c = next) {
+        next = c->next;
+        if (level >= depth)
+            lyd_free_tree(c);
+        else
+            lr_yang_depth_cut(c, level + 1, depth);
+    }
+}
+
+/* The container of 'mod' whose child list is named name[len], when the
+ * top level of 'mod' has no node of that name (a list resource's
+ * entries, printed without their parent: {"lightrail-job:job":[...]});
+ * NULL when the name is a top-level node or nothing. */
+static const struct lysc_node *
+lr_yang_list_parent(const struct lys_module *mod, const char *name,
+                    size_t len)
+{
+    if (!mod || lys_find_child(NULL, mod, name, len, 0, 0))
+        return NULL;
+    for (const struct lysc_node *s = NULL;
+         (s = lys_getnext(s, NULL, mod->compiled, 0));)
+        if (s->nodetype == LYS_CONTAINER
+            && lys_find_child(s, mod, name, len, LYS_LIST, 0))
+            return s;
+    return NULL;
+}
+
+int
+lr_yang_filter_json(struct ly_ctx *ctx, const char *text,
+                    enum lr_yang_content content, uint16_t depth,
+                    bool datastore, char **out, char *err, size_t errlen)
+{
+    static const char *const doc = "filter";
+    struct lyd_node *tree = NULL, *first, *wrapper = NULL;
+    char *wrapped = NULL, *printed = NULL;
+    LY_ERR rc = LY_SUCCESS;
+    int ret = 0;
+
+    *out = NULL;
+    ly_err_clean(ctx, NULL);
+    /* The first member, "module:name", which every printer's text
+     * starts with: {"module:name":... (white space aside). */
+    const char *m = text + strspn(text, " \t\r\n");
+    m = *m == '{' ? m + 1 + strspn(m + 1, " \t\r\n") : "";
+    m = *m == '"' ? m + 1 : "";
+    size_t mlen = strcspn(m, ":\""), nlen = m[mlen] == ':'
+                                            ? strcspn(m + mlen + 1, "\"")
+                                            : 0;
+    char module[64];
+    snprintf(module, sizeof module, "%.*s",
+             (int) (mlen < sizeof module ? mlen : sizeof module - 1), m);
+    const struct lysc_node *parent =
+        nlen ? lr_yang_list_parent(ly_ctx_get_module_implemented(ctx,
+                                                                 module),
+                                   m + mlen + 1, nlen)
+             : NULL;
+    if (parent) {
+        /* As lr_yang_parse_job wraps a short job body: libyang reads a
+         * list's entries in their container. */
+        size_t tlen = strlen(text);
+        wrapped = malloc(strlen(module) + strlen(parent->name) + tlen + 8);
+        if (!wrapped) {
+            rc = LY_EMEM;
+            goto cleanup;
+        }
+        sprintf(wrapped, "{\"%s:%s\":%s}", module, parent->name, text);
+    }
+    rc = lyd_parse_data_mem(ctx, wrapped ? wrapped : text, LYD_JSON,
+                            LYD_PARSE_ONLY | LYD_PARSE_STRICT, 0, &tree);
+    if (rc)
+        goto cleanup;
+    /* The top-level members, or the entries of the list resource; an
+     * empty list resource ({"...:job":[]}) has none and is its text. */
+    first = parent && tree ? lyd_child(tree) : tree;
+    if (parent)
+        wrapper = tree;
+    if (!first) {
+        if (!(printed = strdup(text)))
+            rc = LY_EMEM;
+        goto cleanup;
+    }
+    struct lyd_node *n, *next;
+    for (n = first; n; n = next) {
+        next = n->next;
+        if (content == LR_YANG_CONTENT_ALL)
+            continue;
+        if (datastore && !lr_yang_content_cut(n, content)) {
+            if (n == tree)
+                tree = next;
+            lyd_free_tree(n);
+        } else if (!datastore)
+            (void) lr_yang_content_cut(n, content);
+    }
+    first = wrapper ? lyd_child(wrapper) : tree;
+    if (depth && datastore && depth == 1) {
+        lyd_free_all(tree);
+        tree = first = NULL;
+    }
+    for (n = first; n && depth; n = n->next)
+        lr_yang_depth_cut(n, datastore ? 2 : 1, depth);
+    if (!first) {
+        if (!(printed = strdup("{}\n")))
+            rc = LY_EMEM;
+        goto cleanup;
+    }
+    rc = lyd_print_mem(&printed, first, LYD_JSON, LYD_PRINT_WITHSIBLINGS
+                                                  | LYD_PRINT_KEEPEMPTYCONT);
+
+cleanup:
+    if (rc)
+        ret = rc == LY_EMEM ? (lr_yang_errf(err, errlen, doc, NULL,
+                                            "out of memory"), ENOMEM)
+                            : lr_yang_ly_err(ctx, rc, doc, err, errlen);
+    lyd_free_all(tree);
+    free(wrapped);
+    if (ret) {
+        free(printed);
+        printed = NULL;
+    }
+    *out = printed;
+    return ret;
+}

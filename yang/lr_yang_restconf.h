@@ -21,7 +21,9 @@
 #ifndef LR_YANG_RESTCONF_H
 #define LR_YANG_RESTCONF_H 1
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct ly_ctx;
 
@@ -53,6 +55,44 @@ int lr_yang_library_to_json(struct ly_ctx *, const char *const *api, int n,
  * documents hold; an empty set is "{}". */
 int lr_yang_datastore_to_json(struct ly_ctx *, const char *const *docs,
                               int n, char **out, char *err, size_t errlen);
+
+/* What RFC 8040 4.8.1's content parameter keeps of a data resource. */
+enum lr_yang_content {
+    LR_YANG_CONTENT_ALL,        /* every node */
+    LR_YANG_CONTENT_CONFIG,     /* configuration (config true) nodes */
+    LR_YANG_CONTENT_NONCONFIG,  /* state (config false) nodes */
+};
+
+/* A data resource's text 'text' (RFC 7951 JSON of this library's
+ * printers: the topology, a job, a page of the jobs list, the state, the
+ * datastore...) as RFC 8040 4.8.1 'content' and 4.8.2 'depth' cut it,
+ * into '*out' (the caller frees it).  The target is what the text's
+ * top-level members are (each a list entry when they are the entries of
+ * a list resource, which is parsed in its parent container), or, with
+ * 'datastore', the datastore that holds them.
+ *
+ * content: the target itself stays (the RFC filters its descendants);
+ * a descendant leaf, leaf-list or anydata stays when its schema node is
+ * config true (CONFIG) or false (NONCONFIG); a container or list entry
+ * stays when a descendant of it stays, a list entry with its keys; one
+ * of the kind asked for stays also when nothing under it was ever of
+ * the other kind but it held nothing (an empty container as printed),
+ * or when it is a list entry (its keys) or a presence container;
+ * anything else under it gone, it goes too.
+ * depth (1..65535; 0 unbounded): the target is level 1 (the datastore
+ * too, so that depth 1 of the datastore is "{}"), its children 2...;
+ * a node at the last level keeps no child but its list keys, which an
+ * entry cannot be printed without.  content cuts first, then depth.
+ * Metadata (a page's lightrail-job:remaining) stays on its node.
+ *
+ * The text is parsed without validation (it was validated when
+ * printed) and printed with its empty containers, as the jobs' and the
+ * datastore's printers print them.  EINVAL with libyang's line for a
+ * text that does not parse (a printer's bug), ENOMEM. */
+int lr_yang_filter_json(struct ly_ctx *, const char *text,
+                        enum lr_yang_content content, uint16_t depth,
+                        bool datastore, char **out, char *err,
+                        size_t errlen);
 
 /* The API resource {"ietf-restconf:restconf":{"data":{},"operations":{},
  * "yang-library-version":REV}} (RFC 8040 3.3, B.1.1), with the

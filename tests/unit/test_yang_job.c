@@ -2002,6 +2002,163 @@ test_yang_library(void)
                            "context");
 }
 
+/* 'json' parsed (not validated) and printed as lr_yang_filter_json()
+ * prints: the text a filter's answer must be.  The caller frees it. */
+static char *
+filter_canon(const char *json)
+{
+    struct lyd_node *t = NULL;
+    char *text = NULL;
+    CU_ASSERT_EQUAL_FATAL(lyd_parse_data_mem(ctx, json, LYD_JSON,
+                                             LYD_PARSE_ONLY
+                                             | LYD_PARSE_STRICT, 0, &t), 0);
+    CU_ASSERT_EQUAL(lyd_print_mem(&text, t, LYD_JSON, LYD_PRINT_WITHSIBLINGS
+                                                      | LYD_PRINT_KEEPEMPTYCONT),
+                    0);
+    lyd_free_all(t);
+    return text;
+}
+
+/* RFC 8040 4.8.1 and 4.8.2 on the jobs (config true, with the state
+ * container config false, a state list keyed by index, nested
+ * containers): what each content and depth keeps, keys and parents
+ * with their kept descendants; the list resource's entries each a
+ * target; the datastore's members descendants. */
+static void
+test_filter(void)
+{
+    static const char jobs[] =
+        "{\"lightrail-job:jobs\":{\"job\":["
+        "{\"name\":\"a\",\"model\":\"m\",\"gpus\":{\"min\":2,\"max\":4},"
+        "\"state\":{\"phase\":\"active\",\"stage\":[{\"index\":1,"
+        "\"dc\":\"d1\",\"devices\":2}]}},"
+        "{\"name\":\"b\",\"state\":{\"phase\":\"blocked\"}},"
+        "{\"name\":\"c\",\"priority\":3}]}}";
+    static const struct {
+        enum lr_yang_content content;
+        uint16_t depth;
+        const char *want;
+    } cases[] = {
+        /* config: the state container goes, each entry with its
+         * config leaves; b keeps its key alone (a config entry). */
+        { LR_YANG_CONTENT_CONFIG, 0,
+          "{\"lightrail-job:jobs\":{\"job\":["
+          "{\"name\":\"a\",\"model\":\"m\",\"gpus\":{\"min\":2,\"max\":4}},"
+          "{\"name\":\"b\"},{\"name\":\"c\",\"priority\":3}]}}" },
+        /* nonconfig: the entries with state, with their keys; c, with
+         * none, goes; the config container gpus goes. */
+        { LR_YANG_CONTENT_NONCONFIG, 0,
+          "{\"lightrail-job:jobs\":{\"job\":["
+          "{\"name\":\"a\",\"state\":{\"phase\":\"active\",\"stage\":["
+          "{\"index\":1,\"dc\":\"d1\",\"devices\":2}]}},"
+          "{\"name\":\"b\",\"state\":{\"phase\":\"blocked\"}}]}}" },
+        /* depth 1: the target alone; 2: its children, entries with
+         * their keys only; 3: the entries' children, containers empty. */
+        { LR_YANG_CONTENT_ALL, 1, "{\"lightrail-job:jobs\":{}}" },
+        { LR_YANG_CONTENT_ALL, 2,
+          "{\"lightrail-job:jobs\":{\"job\":[{\"name\":\"a\"},"
+          "{\"name\":\"b\"},{\"name\":\"c\"}]}}" },
+        { LR_YANG_CONTENT_ALL, 3,
+          "{\"lightrail-job:jobs\":{\"job\":["
+          "{\"name\":\"a\",\"model\":\"m\",\"gpus\":{},\"state\":{}},"
+          "{\"name\":\"b\",\"state\":{}},{\"name\":\"c\",\"priority\":3}]}}" },
+        /* Content first, then depth. */
+        { LR_YANG_CONTENT_NONCONFIG, 3,
+          "{\"lightrail-job:jobs\":{\"job\":["
+          "{\"name\":\"a\",\"state\":{}},{\"name\":\"b\",\"state\":{}}]}}" },
+        /* Unbounded and a depth past the leaves: everything. */
+        { LR_YANG_CONTENT_ALL, 0, jobs },
+        { LR_YANG_CONTENT_ALL, 65535, jobs },
+    };
+    char err[512];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *out = NULL, *want = filter_canon(cases[i].want);
+        CU_ASSERT_EQUAL(lr_yang_filter_json(ctx, jobs, cases[i].content,
+                                            cases[i].depth, false, &out,
+                                            err, sizeof err), 0);
+        CU_ASSERT_PTR_NOT_NULL(out);
+        if (out && want && strcmp(out, want)) {
+            CU_FAIL("filtered text");
+            fprintf(stderr, "case %zu:\n%s\nwanted:\n%s\n", i, out, want);
+        }
+        free(out);
+        free(want);
+    }
+
+    /* The list resource .../jobs/job: each entry a target, kept with
+     * its key whatever the content; depth 1 is the keys. */
+    static const char list[] =
+        "{\"lightrail-job:job\":[{\"name\":\"b\",\"state\":"
+        "{\"phase\":\"blocked\"}},{\"name\":\"c\",\"priority\":3}]}";
+    char *out = NULL;
+    CU_ASSERT_EQUAL(lr_yang_filter_json(ctx, list, LR_YANG_CONTENT_CONFIG,
+                                        0, false, &out, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"lightrail-job:job\": ["));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"name\": \"b\""));
+    CU_ASSERT_PTR_NULL(strstr(out, "blocked"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"priority\": 3"));
+    free(out);
+    CU_ASSERT_EQUAL(lr_yang_filter_json(ctx, list, LR_YANG_CONTENT_ALL, 1,
+                                        false, &out, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"name\": \"c\""));
+    CU_ASSERT_PTR_NULL(strstr(out, "priority"));
+    CU_ASSERT_PTR_NULL(strstr(out, "state"));
+    free(out);
+    /* An empty list resource stays what it was. */
+    CU_ASSERT_EQUAL(lr_yang_filter_json(ctx, "{\"lightrail-job:job\":[]}",
+                                        LR_YANG_CONTENT_CONFIG, 1, false,
+                                        &out, err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(out, "{\"lightrail-job:job\":[]}");
+    free(out);
+
+    /* A config false target stays, emptied: its descendants are what
+     * content filters. */
+    static const char state[] =
+        "{\"lightrail-state:state\":{\"counters\":{\"admissions\":\"1\"}}}";
+    CU_ASSERT_EQUAL(lr_yang_filter_json(ctx, state, LR_YANG_CONTENT_CONFIG,
+                                        0, false, &out, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    char *want = filter_canon("{\"lightrail-state:state\":{}}");
+    CU_ASSERT_STRING_EQUAL(out, want);
+    free(want);
+    free(out);
+
+    /* The datastore: its members are descendants (a member with nothing
+     * left goes) and level 2 (depth 1 is the datastore alone). */
+    char *both = malloc(sizeof jobs + sizeof state + 8);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(both);
+    sprintf(both, "{%.*s,%s", (int) strlen(state) - 2, state + 1,
+            jobs + 1);
+    CU_ASSERT_EQUAL(lr_yang_filter_json(ctx, both, LR_YANG_CONTENT_CONFIG,
+                                        0, true, &out, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NULL(strstr(out, "lightrail-state:state"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"lightrail-job:jobs\""));
+    CU_ASSERT_PTR_NULL(strstr(out, "blocked"));
+    free(out);
+    CU_ASSERT_EQUAL(lr_yang_filter_json(ctx, both, LR_YANG_CONTENT_ALL, 1,
+                                        true, &out, err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(out, "{}\n");
+    free(out);
+    CU_ASSERT_EQUAL(lr_yang_filter_json(ctx, both, LR_YANG_CONTENT_ALL, 2,
+                                        true, &out, err, sizeof err), 0);
+    want = filter_canon("{\"lightrail-state:state\":{},"
+                        "\"lightrail-job:jobs\":{}}");
+    CU_ASSERT_STRING_EQUAL(out, want);
+    free(want);
+    free(out);
+    free(both);
+
+    /* A text that is no data of the context: EINVAL, said. */
+    CU_ASSERT_EQUAL(lr_yang_filter_json(ctx, "{\"nothing:here\":{}}",
+                                        LR_YANG_CONTENT_CONFIG, 0, false,
+                                        &out, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "filter: "));
+}
+
 /* RFC 8040 3.3.1: the datastore resource holds each document's member
  * as it was, the library validated without its modules-state, the jobs
  * container even when empty; a member twice, or a document the context
@@ -2111,6 +2268,7 @@ static CU_TestInfo tests[] = {
     { "the YANG library of an API", test_yang_library },
     { "RESTCONF's API resource", test_restconf_api },
     { "the datastore resource, all documents in one", test_datastore },
+    { "content and depth cut a resource", test_filter },
     { "cluster round trip", test_cluster_round_trip },
     { "cluster not printable", test_cluster_unprintable },
     { "cluster index out of range", test_cluster_bad_index },
