@@ -137,3 +137,51 @@ nb_page_entry(const struct nb_page *pg, size_t n, size_t k)
     size_t i = pg->offset + k;
     return pg->backwards ? n - 1 - i : i;
 }
+
+int
+nb_read_parse(const char *query, struct nb_read *rd, char *err,
+              size_t errlen)
+{
+    const char *v;
+    size_t len;
+    uint32_t d = 0;
+
+    rd->content = NB_CONTENT_ALL;
+    rd->depth = 0;
+    if (nb_query_value(query, "content", &v, &len)) {
+        if (nb_query_is(v, len, "config"))
+            rd->content = NB_CONTENT_CONFIG;
+        else if (nb_query_is(v, len, "nonconfig"))
+            rd->content = NB_CONTENT_NONCONFIG;
+        else if (!nb_query_is(v, len, "all")) {
+            snprintf(err, errlen, "the query's content '%.*s' is not one: "
+                     "send 'config' (configuration nodes), 'nonconfig' "
+                     "(state nodes) or 'all' (RFC 8040 4.8.1)",
+                     (int) (len < NB_QUERY_QUOTE_MAX ? len
+                                                     : NB_QUERY_QUOTE_MAX),
+                     v ? v : "");
+            return EINVAL;
+        }
+    }
+    if (nb_query_value(query, "depth", &v, &len)
+        && !nb_query_is(v, len, "unbounded")) {
+        if (!nb_query_u32(v, len, &d) || d < 1 || d > UINT16_MAX) {
+            snprintf(err, errlen, "the query's depth '%.*s' is not a depth: "
+                     "send a whole number from 1 (the resource alone) to "
+                     "%u, or 'unbounded' (RFC 8040 4.8.2)",
+                     (int) (len < NB_QUERY_QUOTE_MAX ? len
+                                                     : NB_QUERY_QUOTE_MAX),
+                     v ? v : "", (unsigned) UINT16_MAX);
+            rd->content = NB_CONTENT_ALL;
+            return EINVAL;
+        }
+        rd->depth = (uint16_t) d;
+    }
+    return 0;
+}
+
+bool
+nb_read_cuts(const struct nb_read *rd)
+{
+    return rd->content != NB_CONTENT_ALL || rd->depth;
+}

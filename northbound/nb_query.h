@@ -23,6 +23,31 @@
 #define NB_PAGE_PARAMS \
     "limit offset direction cursor where sort-by locale sublist-limit"
 
+/* The parameters of RFC 8040 4.8.1 and 4.8.2 that GET and HEAD of
+ * every data resource take, for its row of the route table. */
+#define NB_READ_PARAMS "content depth"
+
+/* What a GET asks of a data resource: its content (4.8.1) and depth
+ * (4.8.2), the yang layer's lr_yang_filter_json() doing the cut. */
+enum nb_content {
+    NB_CONTENT_ALL,
+    NB_CONTENT_CONFIG,
+    NB_CONTENT_NONCONFIG,
+};
+struct nb_read {
+    enum nb_content content;
+    uint16_t depth;             /* 1..65535; 0: unbounded */
+};
+
+/* content= and depth= of 'query' (absent: all, unbounded).  0, or
+ * EINVAL for a value RFC 8040 does not allow (400 invalid-value), with
+ * err[] naming the parameter and the values it takes. */
+int nb_read_parse(const char *query, struct nb_read *rd, char *err,
+                  size_t errlen);
+
+/* Whether 'rd' changes what a GET sends (lr_yang_filter_json() needed). */
+bool nb_read_cuts(const struct nb_read *rd);
+
 /* Whether parameter 'name' is in 'query' ("a&b=c", as nb_server hands
  * it over: names and values decoded); if so, '*val' points at its value
  * in 'query' and '*len' is its length, or '*val' is NULL when the name

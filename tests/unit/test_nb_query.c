@@ -150,11 +150,60 @@ test_pages_tile(void)
     CU_ASSERT_EQUAL(remaining, 0);
 }
 
+/* RFC 8040 4.8.1 and 4.8.2: each good value read, each bad one told
+ * the parameter and the values it takes; absent is all, unbounded. */
+static void
+test_read(void)
+{
+    static const struct {
+        const char *query;
+        int rc;
+        enum nb_content content;
+        uint16_t depth;
+        const char *said;
+    } cases[] = {
+        { NULL, 0, NB_CONTENT_ALL, 0, NULL },
+        { "limit=2", 0, NB_CONTENT_ALL, 0, NULL },
+        { "content=config", 0, NB_CONTENT_CONFIG, 0, NULL },
+        { "content=nonconfig&depth=2", 0, NB_CONTENT_NONCONFIG, 2, NULL },
+        { "content=all&depth=unbounded", 0, NB_CONTENT_ALL, 0, NULL },
+        { "depth=1", 0, NB_CONTENT_ALL, 1, NULL },
+        { "depth=65535", 0, NB_CONTENT_ALL, 65535, NULL },
+        { "content=non-config", EINVAL, 0, 0,
+          "content 'non-config' is not one: send 'config' (configuration "
+          "nodes), 'nonconfig' (state nodes) or 'all'" },
+        { "content", EINVAL, 0, 0, "content '' is not one" },
+        { "content=Config", EINVAL, 0, 0, "'Config'" },
+        { "depth=0", EINVAL, 0, 0, "depth '0' is not a depth: send a whole "
+          "number from 1 (the resource alone) to 65535, or 'unbounded'" },
+        { "depth=65536", EINVAL, 0, 0, "depth '65536'" },
+        { "depth=-1", EINVAL, 0, 0, "depth '-1'" },
+        { "depth=infinity", EINVAL, 0, 0, "depth 'infinity'" },
+        { "depth", EINVAL, 0, 0, "depth ''" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct nb_read rd;
+        char err[256] = "";
+        int rc = nb_read_parse(cases[i].query, &rd, err, sizeof err);
+        CU_ASSERT_EQUAL(rc, cases[i].rc);
+        if (!rc) {
+            CU_ASSERT_EQUAL(rd.content, cases[i].content);
+            CU_ASSERT_EQUAL(rd.depth, cases[i].depth);
+            CU_ASSERT_EQUAL(nb_read_cuts(&rd),
+                            cases[i].content || cases[i].depth);
+        } else
+            CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].said));
+        if (rc != cases[i].rc || (rc && !strstr(err, cases[i].said)))
+            fprintf(stderr, "%s: %d %s\n", cases[i].query, rc, err);
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "a parameter's raw value", test_value },
     { "good limit, offset and direction", test_parse_good },
     { "each bad value told what to send", test_parse_bad },
     { "pages tile the list both ways", test_pages_tile },
+    { "content and depth read, bad ones told", test_read },
     CU_TEST_INFO_NULL,
 };
 
