@@ -30,6 +30,9 @@ json_reply(struct nb_response *resp, int status, char *body)
     resp->content_type = "application/yang-data+json";
 }
 
+static void api_reply(struct nb_response *, int rc, char *out,
+                      const char *err);
+
 /* A body the YANG edge refused (lr_yang_parse_*: EBADMSG, EINVAL or
  * ENOMEM) as RFC 8040 says: malformed-message or invalid-value, with the
  * data path when there is one. */
@@ -89,6 +92,66 @@ tagged_reply(const struct nb_request *req, struct nb_response *resp,
     }
     json_reply(resp, 200, out);
     memcpy(resp->etag, etag, sizeof etag);
+}
+
+/* RFC 8040 4.8.1 content= and 4.8.2 depth= of a GET of a data
+ * resource into '*rd': 0, or a 400 invalid-value in 'resp' that names
+ * the parameter and the values it takes.  Judged before anything is
+ * read or any precondition. */
+static int
+read_query(const struct nb_request *req, struct nb_response *resp,
+           struct nb_read *rd)
+{
+    char err[256];
+    if (!nb_read_parse(req->query, rd, err, sizeof err))
+        return 0;
+    nb_error(resp, 400, "invalid-value", NULL, "%s", err);
+    return EINVAL;
+}
+
+/* content and depth on a method other than GET (RFC 8040 4.8.1,
+ * 4.8.2: "only allowed for GET methods"): a 400 in 'resp', nonzero. */
+static int
+read_query_refused(const struct nb_request *req, struct nb_response *resp)
+{
+    static const char *const names[] = { "content", "depth" };
+    const char *v;
+    size_t len;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (nb_query_value(req->query, names[i], &v, &len)) {
+            nb_error(resp, 400, "invalid-value", NULL, "the query "
+                     "parameter '%s' applies to GET and HEAD only: send "
+                     "the %s without it", names[i],
+                     req->method == NB_PUT ? "PUT" : req->method == NB_POST
+                     ? "POST" : "DELETE");
+            return EINVAL;
+        }
+    return 0;
+}
+
+/* '*out' (a data resource's text, taken) as 'rd' cuts it (the yang
+ * layer's lr_yang_filter_json(); 'datastore': the text is the
+ * datastore's); unchanged when 'rd' cuts nothing.  0, or a 500 in
+ * 'resp' with '*out' freed and NULL. */
+static int
+read_cut(struct nb_app *app, const struct nb_read *rd, bool datastore,
+         char **out, struct nb_response *resp)
+{
+    char *cut = NULL, err[512];
+    if (!nb_read_cuts(rd))
+        return 0;
+    int rc = lr_yang_filter_json(app->ly, *out,
+                                 rd->content == NB_CONTENT_CONFIG
+                                 ? LR_YANG_CONTENT_CONFIG
+                                 : rd->content == NB_CONTENT_NONCONFIG
+                                 ? LR_YANG_CONTENT_NONCONFIG
+                                 : LR_YANG_CONTENT_ALL, rd->depth,
+                                 datastore, &cut, err, sizeof err);
+    free(*out);
+    *out = cut;
+    if (rc)
+        api_reply(resp, rc, NULL, err);
+    return rc;
 }
 
 /* A POST or DELETE whose devices are being programmed. */
@@ -531,9 +594,12 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
 {
     const struct lr_job **jobs = NULL, **page = NULL;
     struct nb_page pg;
+    struct nb_read rd;
     size_t count = 0, remaining = 0;
     char err[512];
     int n = 0, rc = nb_page_parse(req->query, &pg, err, sizeof err);
+    if (!rc && read_query(req, resp, &rd))
+        return;
     if (rc) {
         nb_error(resp, rc == ENOTSUP ? 501 : 400, rc == ENOTSUP
                  ? "operation-not-supported" : "invalid-value", NULL, "%s",
@@ -565,7 +631,9 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
                                  lr_ctl_cluster(app->ctl), &mods, &out, err,
                                  sizeof err))
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
-    else
+    else if (!read_cut(app, &rd, false, &out, resp))
+        /* The page first, then content and depth: the tag is that of
+         * what is sent. */
         tagged_reply(req, resp, out);
 
 cleanup:
@@ -594,6 +662,8 @@ h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
     }
     if (req->method == NB_DELETE) {
         struct lr_ctl_op *op = NULL;
+        if (read_query_refused(req, resp))
+            return;
         /* Preconditions against what a GET would send now; the loop
          * does nothing between them and the delete.  A job that is not
          * there is the delete's 404, one in flight its 409: RFC 9110
@@ -621,13 +691,17 @@ h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
         answer_delete(resp, rc, err);
         return;
     }
+    struct nb_read rd;
+    if (read_query(req, resp, &rd))
+        return;
     if (lr_ctl_get(app->ctl, name, &job)) {
         nb_error(resp, 404, "invalid-value", NULL, "no job named '%s'", name);
         return;
     }
     const struct lr_job *ref = &job;
     char *out = NULL;
-    if (!job_refs_text(app, resp, &ref, 1, 1, &out))
+    if (!job_refs_text(app, resp, &ref, 1, 1, &out)
+        && !read_cut(app, &rd, false, &out, resp))
         tagged_reply(req, resp, out);
 }
 
@@ -679,22 +753,35 @@ get_inventory(struct nb_app *app, const struct nb_request *req,
               struct nb_response *resp, bool is_topology)
 {
     const struct nb_version *v;
-    char *out = NULL;
-    if (inventory_text(app, is_topology, &out, &v, resp))
+    struct nb_read rd;
+    char *out = NULL, etag[NB_ETAG_MAX];
+    if (read_query(req, resp, &rd)
+        || inventory_text(app, is_topology, &out, &v, resp))
         return;
-    if (nb_cond_check(req, v->etag, v->modified, resp)) {
+    /* A cut text has its own tag, the digest of what is sent; its date
+     * stays the whole text's, which moves whenever the cut one does. */
+    memcpy(etag, v->etag, sizeof etag);
+    if (nb_read_cuts(&rd)) {
+        if (read_cut(app, &rd, false, &out, resp))
+            return;
+        nb_etag_of(out, strlen(out), etag);
+    }
+    if (nb_cond_check(req, etag, v->modified, resp)) {
         free(out);
         return;
     }
     json_reply(resp, 200, out);
     set_validators(resp, v);
+    memcpy(resp->etag, etag, sizeof etag);
 }
 
 static void
 h_topology(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
-    if (req->method == NB_PUT)
+    if (req->method == NB_PUT && !read_query_refused(req, resp))
         put_inventory(arg, req, resp, true);
+    else if (req->method == NB_PUT)
+        return;
     else
         get_inventory(arg, req, resp, true);
 }
@@ -787,8 +874,10 @@ cleanup:
 static void
 h_compute(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
-    if (req->method == NB_PUT)
+    if (req->method == NB_PUT && !read_query_refused(req, resp))
         put_inventory(arg, req, resp, false);
+    else if (req->method == NB_PUT)
+        return;
     else
         get_inventory(arg, req, resp, false);
 }
@@ -800,8 +889,10 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
     const struct lr_topo *t = lr_ctl_topo(app->ctl);
     const struct lr_cluster *cl = lr_ctl_cluster(app->ctl);
     const struct lr_job **jobs = NULL;
+    struct nb_read rd;
     int n_jobs = 0;
-    (void) req;
+    if (read_query(req, resp, &rd))
+        return;
     if (lr_ctl_list_refs(app->ctl, &jobs, &n_jobs)) {
         nb_error(resp, 500, "resource-denied", NULL, "out of memory");
         return;
@@ -908,7 +999,7 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
     }
     if (lr_yang_state_to_json(app->ly, &v, &out, err, sizeof err))
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
-    else
+    else if (!read_cut(app, &rd, false, &out, resp))
         json_reply(resp, 200, out);
 
 cleanup:
@@ -1498,15 +1589,17 @@ h_api_version(void *arg, const struct nb_request *req,
 static nb_handler h_operations, h_yang_library, h_datastore;
 
 static struct nb_route routes[] = {
-    { NB_GET | NB_POST, JOBS, NULL, false, NB_PAGE_PARAMS, true },
-    { NB_GET, JOB_LIST, h_job_list, false, NB_PAGE_PARAMS, true },
-    { NB_GET | NB_DELETE, JOB, h_job, false, NULL, true },
+    { NB_GET | NB_POST, JOBS, NULL, false,
+      NB_PAGE_PARAMS " " NB_READ_PARAMS, true },
+    { NB_GET, JOB_LIST, h_job_list, false, NB_PAGE_PARAMS " " NB_READ_PARAMS,
+      true },
+    { NB_GET | NB_DELETE, JOB, h_job, false, NB_READ_PARAMS, true },
     { NB_GET | NB_PUT, "/restconf/data/ietf-network:networks", h_topology,
-      false, NULL, true },
+      false, NB_READ_PARAMS, true },
     { NB_GET | NB_PUT, "/restconf/data/lightrail-compute:compute", h_compute,
-      false, NULL, true },
-    { NB_GET, "/restconf/data/lightrail-state:state", h_state, false, NULL,
-      false },
+      false, NB_READ_PARAMS, true },
+    { NB_GET, "/restconf/data/lightrail-state:state", h_state, false,
+      NB_READ_PARAMS, false },
     { NB_POST, "/restconf/operations/lightrail-job:reconcile", h_reconcile,
       false, "dry-run", false },
     { NB_POST, "/restconf/operations/lightrail-state:reload-ppo-policy",
@@ -1518,8 +1611,8 @@ static struct nb_route routes[] = {
       false },
     { NB_GET, "/restconf/operations", h_operations, false, NULL, false },
     { NB_GET, DATA "ietf-yang-library:yang-library", h_yang_library, false,
-      NULL, false },
-    { NB_GET, "/restconf/data", h_datastore, false, NULL, true },
+      NB_READ_PARAMS, false },
+    { NB_GET, "/restconf/data", h_datastore, false, NB_READ_PARAMS, true },
 };
 
 #define N_ROUTES (sizeof routes / sizeof *routes)
@@ -1553,8 +1646,10 @@ h_yang_library(void *arg, const struct nb_request *req,
     struct nb_app *app = arg;
     char names[N_ROUTES][64], *out = NULL, err[512];
     const char *mods[N_ROUTES];
+    struct nb_read rd;
     int n = 0;
-    (void) req;
+    if (read_query(req, resp, &rd))
+        return;
     for (size_t i = 0; i < N_ROUTES; i++) {
         const char *p = routes[i].path;
         if (!strncmp(p, DATA, strlen(DATA)))
@@ -1577,7 +1672,8 @@ h_yang_library(void *arg, const struct nb_request *req,
     }
     int rc = lr_yang_library_to_json(app->ly, mods, n, &out, err,
                                      sizeof err);
-    api_reply(resp, rc, out, err);
+    if (rc || !read_cut(app, &rd, false, &out, resp))
+        api_reply(resp, rc, out, err);
 }
 
 /* GET and POST on the jobs list share a path: dispatch on the method. */
@@ -1587,6 +1683,8 @@ h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
     /* The row has validators for its GET (a page's tag); a POST has no
      * tag to match, as a route without them (nb_server.c). */
     if (req->method == NB_POST && nb_cond_check_untagged(req, resp))
+        return;
+    if (req->method == NB_POST && read_query_refused(req, resp))
         return;
     if (req->method == NB_POST && req->query && *req->query)
         /* The row takes the pagination parameters for GET only. */
@@ -1607,8 +1705,10 @@ h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
  * its own GET would give it.  The tag is the digest of the text, as the
  * topology's (nb_cond.h); there is no Last-Modified, as the state's
  * counters change with no time kept, so the dates of the preconditions
- * are ignored (RFC 9110 13.1.3, 13.1.4: a resource without one).  No
- * query (content, depth, fields...: 400 before the handler). */
+ * are ignored (RFC 9110 13.1.3, 13.1.4: a resource without one).
+ * content and depth cut the whole (its members are descendants, level
+ * 2), and the tag is of what is sent; any other query is a 400 before
+ * the handler. */
 static void
 h_datastore(void *arg, const struct nb_request *req,
             struct nb_response *resp)
@@ -1627,7 +1727,10 @@ h_datastore(void *arg, const struct nb_request *req,
     struct nb_app *app = arg;
     char *docs[N_PARTS] = { NULL }, *out = NULL, err[512];
     char etag[NB_ETAG_MAX];
+    struct nb_read rd;
     int n = 0;
+    if (read_query(req, resp, &rd))
+        return;
     for (; n < N_PARTS; n++) {
         struct nb_request get = { .method = NB_GET, .path = parts[n].path,
                                   .body = "", .principal = req->principal };
@@ -1645,6 +1748,8 @@ h_datastore(void *arg, const struct nb_request *req,
         api_reply(resp, rc, NULL, err);
         goto cleanup;
     }
+    if (read_cut(app, &rd, true, &out, resp))
+        goto cleanup;
     nb_etag_of(out, strlen(out), etag);
     if (nb_cond_check(req, etag, 0, resp)) {
         free(out);

@@ -329,13 +329,115 @@ curl -s -o /dev/null -w '%{http_code}' --cacert "$D/tls/cert.pem" \
     "$URL$DS" > "$tmp/st"
 [ "$(cat "$tmp/st")" = 406 ] && ok "GET $DS asking for XML: 406" \
     || notok "GET $DS, Accept XML: $(cat "$tmp/st")"
-for q in content=config depth=1; do
-    bad 400 invalid-value "GET $DS?$q" GET "$DS?$q"
-    jq -e --arg n "'${q%%=*}'" '."ietf-restconf:errors".error[0]."error-message" | contains($n)' \
-        "$tmp/bad-body" > /dev/null \
-        && ok "GET $DS?$q: the refusal names ${q%%=*}" \
-        || notok "GET $DS?$q: $(cat "$tmp/bad-body")"
+
+# RFC 8040 4.8.1 content and 4.8.2 depth on GET and HEAD of every data
+# resource.  All of it (content=all, depth unbounded or past the leaves)
+# is the answer without them; config, nonconfig and depth=1 answer 200,
+# HEAD the same length; bad values are 400 naming the parameter.
+J1=$JOBS/job=j1
+NW=$DS/ietf-network:networks
+for r in $DS $NW $DS/lightrail-compute:compute $JOBS $JOBS/job $J1 \
+         $DS/lightrail-state:state $YL; do
+    api GET "$r"
+    jq -cS . "$tmp/body" > "$tmp/q-whole"
+    for q in content=all depth=unbounded 'content=all&depth=unbounded' depth=65535; do
+        api GET "$r?$q"
+        [ "$STATUS" = 200 ] && [ "$(jq -cS . "$tmp/body")" = "$(cat "$tmp/q-whole")" ] \
+            && ok "GET $r?$q: 200, as without it" \
+            || notok "GET $r?$q: $STATUS $(head -c 300 "$tmp/body")"
+    done
+    for q in content=config content=nonconfig depth=1 'content=nonconfig&depth=2'; do
+        api GET "$r?$q"
+        len=$(wc -c < "$tmp/body")
+        curl -s -I -o /dev/null -w '%{http_code} %header{content-length}' \
+            --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
+            "$URL$r?$q" > "$tmp/head"
+        [ "$STATUS" = 200 ] && jq -e . "$tmp/body" > /dev/null \
+            && [ "$(cat "$tmp/head")" = "200 $len" ] \
+            && ok "GET $r?$q: 200, HEAD the same length" \
+            || notok "GET $r?$q: $STATUS, HEAD $(cat "$tmp/head"), GET $len bytes"
+    done
+    for q in content=non-config depth=0 depth=65536 depth=all; do
+        bad 400 invalid-value "GET $r?$q" GET "$r?$q"
+        jq -e --arg n "the query's ${q%%=*} '${q#*=}'" \
+            '."ietf-restconf:errors".error[0]."error-message" | contains($n)' \
+            "$tmp/bad-body" > /dev/null \
+            && ok "GET $r?$q: the refusal names ${q%%=*} and its value" \
+            || notok "GET $r?$q: $(cat "$tmp/bad-body")"
+    done
 done
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("send a whole number from 1 (the resource alone) to 65535, or '"'unbounded'"'")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "a bad depth: told the values it takes" \
+    || notok "a bad depth's words: $(cat "$tmp/bad-body")"
+bad 400 invalid-value "GET $NW?content=config&content=all" GET "$NW?content=config&content=all"
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("a repeated query parameter '"'content'"'")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "content twice: refused as repeated" \
+    || notok "content twice: $(cat "$tmp/bad-body")"
+# The jobs are configuration (the intent) with state (config false):
+# config keeps the intent of every job, nonconfig its name and state.
+ck() {   # ck PATH?QUERY JQ-EXPRESSION WHAT
+    api GET "$1"
+    [ "$STATUS" = 200 ] && jq -e "$2" "$tmp/body" > /dev/null \
+        && ok "GET $1: $3" || notok "GET $1: $STATUS $(head -c 400 "$tmp/body")"
+}
+ck "$JOBS?content=config" '."lightrail-job:jobs".job | length == 1 and all(has("state") | not) and all(.model == "gpt-1.9b" and .name == "j1")' \
+    "the intent, no state"
+ck "$JOBS?content=nonconfig" '."lightrail-job:jobs".job | length == 1 and all(keys == ["name", "state"]) and all(.state.phase == "active")' \
+    "the name (the key) and the state"
+ck "$J1?content=nonconfig" '."lightrail-job:job" | length == 1 and (.[0] | keys == ["name", "state"] and (.state.lightpath | length > 0))' \
+    "the key and the state, its lists whole"
+ck "$J1?content=config" '."lightrail-job:job"[0] | has("state") | not' "no state"
+ck "$J1?depth=1" '. == {"lightrail-job:job": [{"name": "j1"}]}' "the entry and its key"
+ck "$J1?depth=2" '."lightrail-job:job"[0] | (.gpus == {}) and (.state == {}) and .model == "gpt-1.9b"' \
+    "its children, containers empty"
+ck "$JOBS/job?depth=1" '. == {"lightrail-job:job": [{"name": "j1"}]}' "each entry a target, with its key"
+ck "$JOBS?depth=1" '. == {"lightrail-job:jobs": {}}' "the container alone"
+ck "$NW?depth=1" '. == {"ietf-network:networks": {}}' "the container alone"
+ck "$NW?content=nonconfig" '. == {"ietf-network:networks": {}}' "no state in a topology: the container, empty"
+ck "$NW?content=config" '."ietf-network:networks".network[0].node | length > 0' "the whole topology"
+ck "$DS/lightrail-state:state?content=config" '. == {"lightrail-state:state": {}}' "state only: the container, empty"
+ck "$YL?content=config" '. == {"ietf-yang-library:yang-library": {}}' "state only: the container, empty"
+# The datastore: its members are descendants, level 2.
+ck "$DS?content=config" 'keys == ["ietf-network:networks", "lightrail-compute:compute", "lightrail-job:jobs"] and (."lightrail-job:jobs".job[0] | has("state") | not)' \
+    "the topology, the inventory and the jobs' intents"
+ck "$DS?content=nonconfig" 'keys == ["ietf-yang-library:yang-library", "lightrail-job:jobs", "lightrail-state:state"] and (."lightrail-job:jobs".job[0] | keys == ["name", "state"])' \
+    "the library, the jobs' state and the state"
+ck "$DS?depth=1" '. == {}' "the datastore alone"
+ck "$DS?depth=2" 'map_values(. == {}) | all' "each member, empty"
+# Paged, then cut: the page's one job, its remaining said, its intent.
+intent q1 bert-large 1 > "$tmp/q.json"
+api POST $JOBS "$tmp/q.json"
+ck "$JOBS/job?limit=1&content=config" '."lightrail-job:job" | length == 1 and (.[0] | .name == "j1" and (has("state") | not) and ."@"."lightrail-job:remaining" == 1)' \
+    "the page first (j1, one remaining), then its intent"
+api DELETE "$JOBS/job=q1"
+# A cut answer has its own tag, the digest of what is sent: 304 to it
+# with the same query, 200 without the query.
+api GET "$NW?content=config"
+tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/q-etag"
+api GET "$NW?depth=2"
+tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/q-etag2"
+api GET "$NW"
+tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/q-etag0"
+grep -q -x '"[0-9a-f]\{32\}"' "$tmp/q-etag2" && ! cmp -s "$tmp/q-etag2" "$tmp/q-etag0" \
+    && ok "GET $NW?depth=2: a tag of its own" \
+    || notok "GET $NW?depth=2: tag $(cat "$tmp/q-etag2"), whole $(cat "$tmp/q-etag0")"
+API_HEADER="If-None-Match: $(cat "$tmp/q-etag2")" api GET "$NW?depth=2"
+[ "$STATUS" = 304 ] && ok "GET $NW?depth=2 with If-None-Match of its tag: 304" \
+    || notok "GET $NW?depth=2, If-None-Match: $STATUS"
+API_HEADER="If-None-Match: $(cat "$tmp/q-etag2")" api GET "$NW"
+[ "$STATUS" = 200 ] && ok "GET $NW with If-None-Match of the cut tag: 200" \
+    || notok "GET $NW, If-None-Match of the cut tag: $STATUS"
+# Only GET and HEAD take them (RFC 8040 4.8.1, 4.8.2).
+api GET "$NW"; cp "$tmp/body" "$tmp/q-nw"
+bad 400 invalid-value "PUT $NW?content=config" PUT "$NW?content=config" "$tmp/q-nw"
+bad 400 invalid-value "DELETE $J1?depth=1" DELETE "$J1?depth=1"
+bad 400 invalid-value "POST $JOBS?content=config" POST "$JOBS?content=config" "$tmp/q.json"
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("the query parameter '"'content'"' applies to GET and HEAD only: send the POST without it")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "POST with content: told to send it without" \
+    || notok "POST with content: $(cat "$tmp/bad-body")"
 
 # List pagination (draft-ietf-netconf-list-pagination-rc): GET of the
 # jobs with limit, offset and direction.  Seven jobs (j1 and p1..p6, the
