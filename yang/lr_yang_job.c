@@ -875,3 +875,209 @@ cleanup:
     *out = text;
     return ret;
 }
+
+/* ---- Selection: list pagination's where and sort-by ---- */
+
+/* One job being sorted: its value of the sort-by leaf (NULL: it has
+ * none; borrowed from the jobs tree), its index in the list's order. */
+struct job_sel {
+    const struct lr_job *job;
+    const char *key;
+    size_t idx;
+    int kind;            /* JOB_KEY_*, the same for all */
+};
+
+enum { JOB_KEY_TEXT, JOB_KEY_SIGNED, JOB_KEY_UNSIGNED, JOB_KEY_DECIMAL };
+
+static int
+job_key_kind(const struct lysc_node *leaf)
+{
+    switch (((const struct lysc_node_leaf *) leaf)->type->basetype) {
+    case LY_TYPE_INT8: case LY_TYPE_INT16: case LY_TYPE_INT32:
+    case LY_TYPE_INT64:
+        return JOB_KEY_SIGNED;
+    case LY_TYPE_UINT8: case LY_TYPE_UINT16: case LY_TYPE_UINT32:
+    case LY_TYPE_UINT64:
+        return JOB_KEY_UNSIGNED;
+    case LY_TYPE_DEC64:
+        return JOB_KEY_DECIMAL;
+    default:
+        return JOB_KEY_TEXT;
+    }
+}
+
+/* Ascending by key, a job without one after every job with one, ties
+ * (and equal absences) in the list's order: qsort is not stable. */
+static int
+job_sel_cmp(const void *a, const void *b)
+{
+    const struct job_sel *x = a, *y = b;
+    int c = 0;
+    if (!x->key || !y->key)
+        c = !x->key - !y->key;
+    else if (x->kind == JOB_KEY_SIGNED) {
+        long long u = strtoll(x->key, NULL, 10), v = strtoll(y->key, NULL, 10);
+        c = (u > v) - (u < v);
+    } else if (x->kind == JOB_KEY_UNSIGNED) {
+        unsigned long long u = strtoull(x->key, NULL, 10);
+        unsigned long long v = strtoull(y->key, NULL, 10);
+        c = (u > v) - (u < v);
+    } else if (x->kind == JOB_KEY_DECIMAL) {
+        double u = strtod(x->key, NULL), v = strtod(y->key, NULL);
+        c = (u > v) - (u < v);
+    } else
+        c = strcmp(x->key, y->key);
+    return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* libyang's last words on 'ctx', or a stand-in. */
+static const char *
+job_ly_msg(const struct ly_ctx *ctx)
+{
+    const struct ly_err_item *e = ly_err_last(ctx);
+    return e && e->msg ? e->msg : "libyang gave no reason";
+}
+
+/* The schema leaf 'sort_by' names under the job entry 'list', or NULL
+ * with err[] saying why (EINVAL). */
+static const struct lysc_node *
+job_sort_leaf(struct ly_ctx *ctx, const struct lysc_node *list,
+              const char *sort_by, char *err, size_t errlen)
+{
+    const struct lysc_node *leaf = NULL;
+    ly_err_clean(ctx, NULL);
+    if (*sort_by && *sort_by != '/')
+        leaf = lys_find_path(ctx, list, sort_by, 0);
+    if (!leaf || leaf->nodetype != LYS_LEAF) {
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
+                     "sort-by '%s' is not a leaf of a job (%s): send the "
+                     "path of one below the entry, such as name, "
+                     "state/phase or state/created", sort_by,
+                     leaf ? "it is no leaf" : job_ly_msg(ctx));
+        return NULL;
+    }
+    for (const struct lysc_node *p = leaf->parent; p && p != list;
+         p = p->parent)
+        if (p->nodetype == LYS_LIST) {
+            lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
+                         "sort-by '%s' is a leaf of the list '%s' inside a "
+                         "job, which has many or none: send the path of a "
+                         "leaf a job has at most once, such as name, "
+                         "state/phase or state/created", sort_by, p->name);
+            return NULL;
+        }
+    return leaf;
+}
+
+int
+lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
+                   int n, const char *where, const char *sort_by,
+                   const struct lr_topo *topo,
+                   const struct lr_cluster *cluster,
+                   const struct lr_modtable *mods,
+                   const struct lr_job ***out, int *nout, char *err,
+                   size_t errlen)
+{
+    struct lr_yang_job_env env = {
+        .topo = topo, .cluster = cluster, .mods = mods,
+        .err = err, .errlen = errlen,
+    };
+    const struct lysc_node *list, *leaf = NULL;
+    struct lyd_node *root = NULL;
+    struct job_sel *sel = NULL;
+    struct ly_set *atoms = NULL;
+    size_t m = 0;
+    int ret = 0;
+    LY_ERR rc = LY_SUCCESS;
+
+    *out = NULL;
+    *nout = 0;
+    if (n < 0)
+        n = 0;
+    if (!(env.mod = lr_yang_module(ctx, LR_YANG_LRJ, LR_YANG_JOB_DOC, err,
+                                   errlen)))
+        return EIO;
+    list = lys_find_path(ctx, NULL, "/" LR_YANG_LRJ ":jobs/job", 0);
+    if (!list) {
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the schema has no "
+                     "job list");
+        return EIO;
+    }
+    /* Judged on the schema first, so that a bad query is refused even
+     * when there is no job to evaluate it on. */
+    ly_err_clean(ctx, NULL);
+    if (where && lys_find_xpath_atoms(ctx, list, where,
+                                      LYS_FIND_NO_MATCH_ERROR, &atoms)) {
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
+                     "'%s' is not an XPath 1.0 expression over a job (%s): "
+                     "send one whose names are a job's nodes, unprefixed, "
+                     "such as state/phase='blocked'", where,
+                     job_ly_msg(ctx));
+        ly_set_free(atoms, NULL);
+        return EINVAL;
+    }
+    ly_set_free(atoms, NULL);
+    if (sort_by && !(leaf = job_sort_leaf(ctx, list, sort_by, err, errlen)))
+        return EINVAL;
+
+    if (!(sel = malloc(((size_t) n + 1) * sizeof *sel))
+        || !(*out = malloc(((size_t) n + 1) * sizeof **out))) {
+        ret = ENOMEM;
+        goto cleanup;
+    }
+    /* The whole list as GET prints it (defaults too), so that where sees
+     * what the client reads and may look at other entries. */
+    if ((rc = lyd_new_inner(NULL, env.mod, "jobs", 0, &root)))
+        goto cleanup;
+    for (int i = 0; i < n; i++)
+        if ((ret = lr_yang_job_add(&env, jobs[i], root, &rc)) || rc) {
+            ret = ret ? EIO : 0;
+            goto cleanup;
+        }
+    if ((rc = lyd_validate_all(&root, ctx, LYD_VALIDATE_PRESENT, NULL)))
+        goto cleanup;
+    /* Validation keeps the entries in the order they were added. */
+    size_t i = 0;
+    for (struct lyd_node *e = lyd_child(root); e && i < (size_t) n;
+         e = e->next, i++) {
+        ly_bool keep = 1;
+        struct lyd_node *k = NULL;
+        if (where && (rc = lyd_eval_xpath(e, where, &keep))) {
+            /* The schema check passed: a failure here is evaluation's. */
+            lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
+                         "where '%s' could not be evaluated (%s): send a "
+                         "simpler expression", where, job_ly_msg(ctx));
+            rc = LY_SUCCESS;
+            ret = EINVAL;
+            goto cleanup;
+        }
+        if (!keep)
+            continue;
+        sel[m].job = jobs[i];
+        sel[m].idx = i;
+        sel[m].kind = leaf ? job_key_kind(leaf) : JOB_KEY_TEXT;
+        sel[m].key = leaf && !lyd_find_path(e, sort_by, 0, &k)
+                     ? lyd_get_value(k) : NULL;
+        m++;
+    }
+    if (leaf)
+        qsort(sel, m, sizeof *sel, job_sel_cmp);
+    for (size_t j = 0; j < m; j++)
+        (*out)[j] = sel[j].job;
+    *nout = (int) m;
+
+cleanup:
+    if (!ret && rc)
+        ret = lr_yang_ly_err(ctx, rc, LR_YANG_JOB_DOC, err, errlen) == ENOMEM
+              ? ENOMEM : EIO;
+    else if (ret == ENOMEM)
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "out of memory");
+    lyd_free_all(root);
+    free(sel);
+    if (ret) {
+        free(*out);
+        *out = NULL;
+        *nout = 0;
+    }
+    return ret;
+}

@@ -122,6 +122,34 @@ int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
                              const struct lr_modtable *mods, char **out,
                              char *err, size_t errlen);
 
+/* The jobs of a list that list pagination's 'where' selects, in the
+ * order its 'sort-by' asks for (draft-ietf-netconf-list-pagination),
+ * before the page's offset and limit take their slice.  'jobs' is the
+ * list in its own order (by name, lr_ctl_list_refs()), read, not kept.
+ * 'where' (NULL: every job) is an XPath 1.0 expression in RFC 7951's
+ * form (names unprefixed within lightrail-job), evaluated with each
+ * job's entry as the context node over the whole jobs tree as GET
+ * prints it; the jobs for which it is false are left out.  'sort_by'
+ * (NULL: the list's order) is the path of a leaf of the entry
+ * ("name", "state/phase", "gpus/min"), no leaf of a list inside it:
+ * the jobs in ascending order of its value (numbers by value, other
+ * types by their canonical text, byte by byte), those without the leaf
+ * last, ties in the list's order.  '*out' gets the jobs selected, in
+ * that order: '*nout' of them, '*out' a new array of 'n' pointers
+ * (the caller frees it, not the jobs).
+ * 0; EINVAL when 'where' is no expression or names a node the schema
+ * lacks, or 'sort_by' is no leaf of the entry: err[] names the
+ * parameter and gives libyang's words (RFC 8040 400 invalid-value);
+ * another errno for the server's own failure (ENOMEM; EIO when a job
+ * does not print: err[] as lr_yang_job_refs_to_json()'s). */
+int lr_yang_job_select(struct ly_ctx *, const struct lr_job *const *jobs,
+                       int n, const char *where, const char *sort_by,
+                       const struct lr_topo *topo,
+                       const struct lr_cluster *cluster,
+                       const struct lr_modtable *mods,
+                       const struct lr_job ***out, int *nout, char *err,
+                       size_t errlen);
+
 /* ---- Resource state (lightrail-state) ---- */
 
 /* A block of slots [first, first + m) of a link, held by 'job'. */

@@ -762,6 +762,127 @@ test_job_list_page(void)
     fixture_free(&f);
 }
 
+/* The names of the 'n' jobs of 'sel', joined by ',', into buf. */
+static const char *
+sel_names(const struct lr_job *const *sel, int n, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i ? "," : "",
+                 sel[i]->intent.name);
+    return buf;
+}
+
+/* lr_yang_job_select() over 'jobs' (n): the names it selects, or
+ * "error N: message". */
+static const char *
+select_names(const struct fixture *f, const struct lr_job *const *jobs, int n,
+             const char *where, const char *sort_by, char *buf, size_t size)
+{
+    const struct lr_job **sel = NULL;
+    char err[1024] = "";
+    int m = -1;
+    int rc = lr_yang_job_select(ctx, jobs, n, where, sort_by, f->topo,
+                                f->cluster, &f->mods, &sel, &m, err,
+                                sizeof err);
+    if (rc) {
+        CU_ASSERT_PTR_NULL(sel);
+        CU_ASSERT_EQUAL(m, 0);
+        snprintf(buf, size, "error %d: %s", rc, err);
+    } else
+        sel_names(sel, m, buf, size);
+    free(sel);
+    return buf;
+}
+
+#define CHECK_SELECT(where, sort_by, want)                                   \
+    do {                                                                     \
+        char b_[2048];                                                       \
+        select_names(&f, refs, 4, (where), (sort_by), b_, sizeof b_);        \
+        if (strcmp(b_, (want)))                                              \
+            fprintf(stderr, "where %s sort-by %s: got '%s', want '%s'\n",   \
+                    (where) ? (where) : "-", (sort_by) ? (sort_by) : "-",    \
+                    b_, (want));                                             \
+        CU_ASSERT_STRING_EQUAL(b_, (want));                                  \
+    } while (0)
+
+/* Whether selecting with 'where' and 'sort_by' over 'n' jobs is refused
+ * with EINVAL and a message holding 'want'. */
+static void
+check_select_bad(const struct fixture *f, const struct lr_job *const *jobs,
+                 int n, const char *where, const char *sort_by,
+                 const char *want)
+{
+    char b[2048];
+    select_names(f, jobs, n, where, sort_by, b, sizeof b);
+    if (strncmp(b, "error 22: ", 10) || !strstr(b, want))
+        fprintf(stderr, "where %s sort-by %s: got '%s', want EINVAL '%s'\n",
+                where ? where : "-", sort_by ? sort_by : "-", b, want);
+    CU_ASSERT_EQUAL(strncmp(b, "error 22: ", 10), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(b, want));
+}
+
+/* List pagination's where and sort-by on the jobs (the list in name
+ * order: ja active, jb blocked, jc active, jd blocked): the filter keeps
+ * the order, sort-by orders numbers as numbers, puts the jobs without
+ * the leaf last and keeps ties in name order; bad expressions and nodes
+ * are EINVAL naming the parameter, with no job as with some. */
+static void
+test_job_select(void)
+{
+    struct fixture f;
+    struct lr_job j[4];
+    const struct lr_job *refs[4] = { &j[0], &j[1], &j[2], &j[3] };
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    for (int i = 0; i < 4; i++) {
+        active_job(&f, &j[i]);
+        snprintf(j[i].intent.name, sizeof j[i].intent.name, "j%c", 'a' + i);
+        if (i % 2) {
+            j[i].phase = LR_JOB_BLOCKED;
+            j[i].plan.n_stages = 0;
+            j[i].n_lightpaths = 0;
+            memset(j[i].gpus, 0, sizeof j[i].gpus);
+        }
+    }
+    j[0].created_ms = 1800000003000;
+    j[1].created_ms = 1800000001000;
+    j[2].created_ms = 1800000002000;
+    j[3].created_ms = 0;
+    j[1].intent.priority = 10;
+    j[3].intent.priority = 1;
+    j[0].iteration_s = 2.5;
+    j[2].iteration_s = 1.25;
+
+    CHECK_SELECT(NULL, NULL, "ja,jb,jc,jd");
+    CHECK_SELECT("state/phase='blocked'", NULL, "jb,jd");
+    CHECK_SELECT("count(state/lightpath)>0", NULL, "ja,jc");
+    CHECK_SELECT("priority > 2 and state/phase = 'active'", NULL, "ja,jc");
+    CHECK_SELECT("name='nobody'", NULL, "");
+    /* The whole list is there: an entry may look at the others. */
+    CHECK_SELECT("count(../job[priority > current()/priority]) = 0", NULL,
+                 "jb");
+    /* 10 after 3 (by value, not text); ja and jc tie, in name order. */
+    CHECK_SELECT(NULL, "priority", "jd,ja,jc,jb");
+    CHECK_SELECT(NULL, "state/created", "jb,jc,ja,jd");
+    CHECK_SELECT(NULL, "state/iteration-time-s", "jc,ja,jb,jd");
+    CHECK_SELECT(NULL, "state/phase", "ja,jc,jb,jd");
+    CHECK_SELECT(NULL, "gpus/min", "ja,jb,jc,jd");
+    CHECK_SELECT("state/phase='active'", "state/created", "jc,ja");
+
+    check_select_bad(&f, refs, 4, "state/phase=", NULL, "the query's where "
+                     "'state/phase=' is not an XPath 1.0 expression");
+    check_select_bad(&f, refs, 4, "nosuch='x'", NULL, "where 'nosuch='x''");
+    check_select_bad(&f, refs, 0, "state/nosuch", NULL, "nosuch");
+    check_select_bad(&f, refs, 4, NULL, "nosuch", "sort-by 'nosuch' is not "
+                     "a leaf of a job");
+    check_select_bad(&f, refs, 0, NULL, "state", "it is no leaf");
+    check_select_bad(&f, refs, 4, NULL, "state/lightpath", "it is no leaf");
+    check_select_bad(&f, refs, 4, NULL, "state/stage/dc", "the list 'stage'");
+    check_select_bad(&f, refs, 4, NULL, "/lightrail-job:jobs/job/name",
+                     "not a leaf of a job");
+    fixture_free(&f);
+}
+
 /* Indices the inventories do not have, and values the schema refuses,
  * are errors with the job's path, never a wrong document. */
 static void
@@ -2255,6 +2376,7 @@ static CU_TestInfo tests[] = {
     { "intent with a NUL byte", test_intent_nul },
     { "jobs round trip", test_jobs_round_trip },
     { "one job", test_job_single },
+    { "where and sort-by on the jobs", test_job_select },
     { "no jobs", test_jobs_empty },
     { "a page as the list resource", test_job_list_page },
     { "text printed as valid UTF-8", test_jobs_utf8 },
