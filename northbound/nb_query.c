@@ -60,7 +60,7 @@ nb_page_parse(const char *query, struct nb_page *pg, char *err,
               size_t errlen)
 {
     static const char *const unimplemented[] = {
-        "cursor", "where", "sort-by", "locale", "sublist-limit",
+        "cursor", "locale", "sublist-limit",
     };
     const char *v;
     size_t len;
@@ -68,13 +68,14 @@ nb_page_parse(const char *query, struct nb_page *pg, char *err,
     pg->offset = 0;
     pg->limit = 0;
     pg->backwards = false;
+    pg->where = pg->sort_by = NULL;
+    pg->where_len = pg->sort_by_len = 0;
     for (size_t i = 0; i < sizeof unimplemented / sizeof *unimplemented;
          i++)
         if (nb_query_value(query, unimplemented[i], &v, &len)) {
             snprintf(err, errlen, "this server does not implement the "
                      "query parameter '%s' of list pagination: page with "
-                     "limit, offset and direction (the list is in the "
-                     "order of its key), and filter or sort on the client",
+                     "limit, offset, direction, where and sort-by",
                      unimplemented[i]);
             return ENOTSUP;
         }
@@ -109,6 +110,26 @@ nb_page_parse(const char *query, struct nb_page *pg, char *err,
                      v ? v : "");
             return EINVAL;
         }
+    }
+    if (nb_query_value(query, "where", &v, &len)) {
+        if (!len) {
+            snprintf(err, errlen, "the query's where is empty: send an "
+                     "XPath 1.0 expression over an entry, such as "
+                     "where=state/phase='active', or no where");
+            return EINVAL;
+        }
+        pg->where = v;
+        pg->where_len = len;
+    }
+    if (nb_query_value(query, "sort-by", &v, &len)) {
+        if (!len) {
+            snprintf(err, errlen, "the query's sort-by is empty: send the "
+                     "path of a leaf of an entry, such as sort-by=name, or "
+                     "no sort-by");
+            return EINVAL;
+        }
+        pg->sort_by = v;
+        pg->sort_by_len = len;
     }
     return 0;
 }

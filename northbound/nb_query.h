@@ -16,10 +16,10 @@
 #include <stdint.h>
 
 /* The pagination parameters a list resource that pages takes, for its
- * row of the route table (struct nb_route's query).  limit, offset and
- * direction are implemented; the others are named so that they get the
- * draft's "not implemented" (nb_page_parse's ENOTSUP) rather than
- * "unknown parameter". */
+ * row of the route table (struct nb_route's query).  limit, offset,
+ * direction, where and sort-by are implemented; the others are named so
+ * that they get the draft's "not implemented" (nb_page_parse's ENOTSUP)
+ * rather than "unknown parameter". */
 #define NB_PAGE_PARAMS \
     "limit offset direction cursor where sort-by locale sublist-limit"
 
@@ -56,17 +56,23 @@ bool nb_query_value(const char *query, const char *name, const char **val,
                     size_t *len);
 
 /* A page of a list, in the list's order ("forwards") or the reverse:
- * skip 'offset' entries, then give at most 'limit' (0: unbounded). */
+ * skip 'offset' entries, then give at most 'limit' (0: unbounded).  The
+ * list is first the entries 'where' selects, in the order of 'sort-by'
+ * (the list's own without it): both are the query's text, borrowed from
+ * it, 'where_len' and 'sort_by_len' bytes, NULL when not given; the
+ * list's layer judges them. */
 struct nb_page {
     uint32_t offset;
     uint32_t limit;
     bool backwards;
+    const char *where, *sort_by;
+    size_t where_len, sort_by_len;
 };
 
 /* The page 'query' asks for (no query: the whole list, forwards).
  * 0; EINVAL for a bad value of limit, offset or direction (RFC 8040
- * 400 invalid-value); ENOTSUP for cursor, where, sort-by, locale or
- * sublist-limit, which this server does not implement (501
+ * 400 invalid-value; also a where or sort-by with no value); ENOTSUP for
+ * cursor, locale or sublist-limit, which this server does not implement (501
  * operation-not-supported, the draft's answer for a cursor it does not
  * support).  Else err[] says what was wrong and what to send. */
 int nb_page_parse(const char *query, struct nb_page *pg, char *err,

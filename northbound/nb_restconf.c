@@ -579,7 +579,9 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
 }
 
 /* The jobs, or the page of them the query asks for (list pagination,
- * draft-ietf-netconf-list-pagination-rc: limit, offset, direction), in
+ * draft-ietf-netconf-list-pagination-rc: limit, offset, direction, and
+ * where and sort-by, which lr_yang_job_select() applies before the
+ * slice: remaining then counts the matching entries), in
  * the jobs container or, with 'list', as the list resource .../jobs/job
  * (the draft's target; lr_yang_job_page_to_json).  Both answer the same
  * entries and refusals: one parse, one slice, one printer.  The list is
@@ -588,6 +590,42 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
  * as long as no job comes or goes between them.  Only the page's jobs
  * are built and printed; when the limit left some out, the page's first
  * entry carries the annotation lightrail-job:remaining. */
+/* The jobs '*jobs' ('*n', from lr_ctl_list_refs()) replaced by those
+ * the page's where selects, in its sort-by's order; false, or true when
+ * the query was refused (400 invalid-value) or failed (500), answered in
+ * 'resp'. */
+static bool
+jobs_select(struct nb_app *app, const struct nb_page *pg,
+            const struct lr_job ***jobs, int *n, struct nb_response *resp)
+{
+    const struct lr_job **sel = NULL;
+    char *where = pg->where ? strndup(pg->where, pg->where_len) : NULL;
+    char *sort_by = pg->sort_by ? strndup(pg->sort_by, pg->sort_by_len)
+                                : NULL;
+    char err[1024];
+    struct lr_modtable mods;
+    int m = 0, rc = ENOMEM;
+    lr_modtable_default(&mods);
+    if ((!pg->where || where) && (!pg->sort_by || sort_by))
+        rc = lr_yang_job_select(app->ly, *jobs, *n, where, sort_by,
+                                lr_ctl_topo(app->ctl),
+                                lr_ctl_cluster(app->ctl), &mods, &sel, &m,
+                                err, sizeof err);
+    else
+        snprintf(err, sizeof err, "out of memory");
+    free(where);
+    free(sort_by);
+    if (rc) {
+        nb_error(resp, rc == EINVAL ? 400 : 500, rc == EINVAL
+                 ? "invalid-value" : "operation-failed", NULL, "%s", err);
+        return true;
+    }
+    free(*jobs);
+    *jobs = sel;
+    *n = m;
+    return false;
+}
+
 static void
 jobs_page(struct nb_app *app, const struct nb_request *req,
           struct nb_response *resp, bool list)
@@ -610,6 +648,8 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
         nb_error(resp, 500, "resource-denied", NULL, "out of memory");
         return;
     }
+    if ((pg.where || pg.sort_by) && jobs_select(app, &pg, &jobs, &n, resp))
+        goto cleanup;
     if (nb_page_slice(&pg, (size_t) n, &count, &remaining, err,
                       sizeof err)) {
         nb_error(resp, 416, "invalid-value", NULL, "%s", err);

@@ -568,6 +568,52 @@ for r in "$JOBS" "$JOBS/job"; do
         && ok "${r#$JOBS}?%6Cimit=%32&offset=%33&direction=%62ack%77ards: the page of limit=2&offset=3&direction=backwards" \
         || notok "${r#$JOBS}?%6Cimit=%32...: $STATUS $(cat "$tmp/body"), want $(cat "$tmp/plain")"
 done
+# where (an XPath 1.0 expression over each entry) and sort-by (a leaf of
+# the entry, ascending, ties in name order), before offset and limit:
+# the names each gives, against what jq makes of every job; the value
+# percent-encoded or not.  remaining counts the matching entries.
+api GET $JOBS
+entries "$tmp/body" > "$tmp/every"
+# sel QUERY JQ: the names QUERY gives on both resources, and whether
+# they are what JQ makes of every job (an array of names).
+sel() {
+    want=$(jq -c "$2" "$tmp/every")
+    for r in "$JOBS" "$JOBS/job"; do
+        api GET "$r?$1"
+        got=$(entries "$tmp/body" | jq -c '[.[].name]')
+        [ "$STATUS" = 200 ] && [ "$got" = "$want" ] \
+            && ok "${r#$JOBS}?$1: $got" \
+            || notok "${r#$JOBS}?$1: $STATUS $got, want $want $(cat "$tmp/body")"
+    done
+}
+# j1 holds lightpaths (its DCs differ), the p's none; j1's model sorts
+# after bert-large.
+lp='[.[] | select((.state.lightpath // []) | length > 0) | .name]'
+ps='[.[] | select(.name | startswith("p")) | .name]'
+[ "$(jq -c "$lp" "$tmp/every")" = '["j1"]' ] \
+    && ok "j1 alone holds lightpaths" \
+    || notok "the lightpaths: $(jq -c "$lp" "$tmp/every")"
+sel "where=count(state/lightpath)>0" "$lp"
+sel "where=count(state%2Flightpath)%3E0" "$lp"
+sel "where=state/phase='active'%20and%20not(count(state/lightpath))" "$ps"
+sel "where=starts-with(name,'p')" "$ps"
+sel "where=name='nobody'" '[]'
+sel "sort-by=model" '[sort_by(.model) | .[].name]'
+[ "$(jq -c '[sort_by(.model) | .[].name]' "$tmp/every")" = '["p1","p2","p3","p4","p5","p6","j1"]' ] \
+    && ok "sort-by=model moves j1 last, the p's (a tie) in name order" \
+    || notok "sort-by=model: $(jq -c '[sort_by(.model) | .[].name]' "$tmp/every")"
+sel "sort-by=state/created" '[sort_by(.state.created) | .[].name]'
+sel "sort-by=model&direction=backwards" '[sort_by(.model) | reverse | .[].name]'
+sel "where=starts-with(name,'p')&sort-by=state/created&direction=backwards" \
+    "[.[] | select(.name | startswith(\"p\"))] | sort_by(.state.created) | reverse | [.[].name]"
+sel "where=starts-with(name,'p')&limit=2&offset=1" "$ps | .[1:3]"
+sel "sort-by=model&limit=2&offset=5" '[sort_by(.model) | .[5:7][].name]'
+sel "sort-by=model&limit=2&offset=5&direction=backwards" '[sort_by(.model) | reverse | .[5:7][].name]'
+api GET "$JOBS/job?where=starts-with(name,'p')&limit=2"
+jq -e '."lightrail-job:job"[0]["@"] == {"lightrail-job:remaining": 4}' \
+    "$tmp/body" > /dev/null \
+    && ok "where=starts-with(name,'p')&limit=2: remaining 4, the matching entries left out" \
+    || notok "where=...&limit=2: $STATUS $(cat "$tmp/body")"
 # badq STATUS TAG APP-TAG MESSAGE-PART QUERY [METHOD]: as bad, on the
 # resource $res, and the error-app-tag (or none) and a part of the
 # message.
@@ -588,8 +634,16 @@ badq 400 invalid-value "" "offset '-2' is not a count of entries to skip: send a
 badq 416 invalid-value offset-out-of-range "offset 8 is past the end of the list, which has 7 entries: send an offset from 0 to 7" "offset=8"
 badq 400 invalid-value "" "direction 'up' is not one: send 'forwards'" "direction=up"
 badq 400 invalid-value "" "a repeated query parameter 'limit'" "limit=2&limit=3"
-badq 501 operation-not-supported "" "does not implement the query parameter 'where'" "where=name"
-badq 501 operation-not-supported "" "parameter 'sort-by'" "sort-by=name"
+badq 400 invalid-value "" "the query's where 'state/phase=' is not an XPath 1.0 expression over a job" "where=state/phase="
+badq 400 invalid-value "" "the query's where 'nosuch='x'' is not an XPath 1.0 expression over a job" "where=nosuch='x'"
+badq 400 invalid-value "" "the query's where is empty" "where="
+badq 400 invalid-value "" "the query's sort-by 'nosuch' is not a leaf of a job" "sort-by=nosuch"
+badq 400 invalid-value "" "the query's sort-by 'state' is not a leaf of a job (it is no leaf)" "sort-by=state"
+badq 400 invalid-value "" "sort-by 'state/stage/dc' is a leaf of the list 'stage'" "sort-by=state/stage/dc"
+badq 400 invalid-value "" "the query's sort-by is empty" "limit=1&sort-by="
+badq 416 invalid-value offset-out-of-range "offset 1 is past the end of the list, which has 0 entries" "where=name='nobody'&offset=1"
+badq 501 operation-not-supported "" "parameter 'locale'" "sort-by=name&locale=sv_SE"
+badq 501 operation-not-supported "" "parameter 'sublist-limit'" "sublist-limit=1"
 badq 501 operation-not-supported "" "parameter 'cursor'" "limit=2&cursor=p2"
 badq 400 invalid-value "" "unknown query parameter 'page'" "page=2"
 badq 400 operation-not-supported "" "applies to GET of the jobs list" "limit=1" POST
@@ -606,6 +660,8 @@ badq 400 invalid-value "" "send a whole number from 1 to 4294967295, or 'unbound
 badq 400 invalid-value "" "direction 'up' is not one: send 'forwards'" "direction=up"
 badq 416 invalid-value offset-out-of-range "offset 8 is past the end of the list, which has 7 entries: send an offset from 0 to 7" "offset=8"
 badq 501 operation-not-supported "" "parameter 'cursor'" "limit=2&cursor=p2"
+badq 400 invalid-value "" "the query's where 'state/phase=' is not an XPath 1.0 expression over a job" "where=state/phase="
+badq 400 invalid-value "" "the query's sort-by 'nosuch' is not a leaf of a job" "sort-by=nosuch"
 badq 400 invalid-value "" "unknown query parameter 'page'" "page=2"
 badq 400 invalid-value "" "a repeated query parameter 'offset'" "%6F%66fset=1&offset=1"
 badq 400 malformed-message "" "in its value '%G1': send each escape" "offset=%G1"

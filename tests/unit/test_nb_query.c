@@ -51,6 +51,17 @@ test_parse_good(void)
                                   err, sizeof err), 0);
     CU_ASSERT_EQUAL(pg.limit, UINT32_MAX);
     CU_ASSERT_EQUAL(pg.offset, UINT32_MAX);
+    CU_ASSERT_PTR_NULL(pg.where);
+    CU_ASSERT_PTR_NULL(pg.sort_by);
+    /* where and sort-by: the query's text, borrowed, for the list's
+     * layer to judge. */
+    const char *q = "limit=2&where=state/phase='active'&sort-by=state/created";
+    CU_ASSERT_EQUAL(nb_page_parse(q, &pg, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(pg.limit, 2);
+    CU_ASSERT_PTR_EQUAL(pg.where, strstr(q, "state/phase"));
+    CU_ASSERT_EQUAL(pg.where_len, strlen("state/phase='active'"));
+    CU_ASSERT_PTR_EQUAL(pg.sort_by, strstr(q, "state/created"));
+    CU_ASSERT_EQUAL(pg.sort_by_len, strlen("state/created"));
 }
 
 /* Each bad value: its code, and a message that quotes it and says what
@@ -75,9 +86,10 @@ test_parse_bad(void)
         { "offset=", EINVAL, "''", "from 0 to" },
         { "direction=up", EINVAL, "'up'", "'forwards'" },
         { "direction", EINVAL, "''", "'backwards'" },
-        { "where=//name", ENOTSUP, "'where'", "filter or sort on the client" },
-        { "sort-by=name", ENOTSUP, "'sort-by'", "limit, offset and direction" },
-        { "limit=2&cursor=x", ENOTSUP, "'cursor'", "limit, offset" },
+        { "where=", EINVAL, "where is empty", "or no where" },
+        { "limit=2&where", EINVAL, "where is empty", "XPath 1.0" },
+        { "sort-by=", EINVAL, "sort-by is empty", "sort-by=name" },
+        { "limit=2&cursor=x", ENOTSUP, "'cursor'", "where and sort-by" },
         { "locale=sv_SE", ENOTSUP, "'locale'", "limit, offset" },
         { "sublist-limit=1", ENOTSUP, "'sublist-limit'", "limit, offset" },
     };
