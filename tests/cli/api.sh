@@ -699,6 +699,36 @@ rc=$?
 [ $rc -eq 0 ] && ! grep -q "more job" "$tmp/cli-out" && grep -q "^p6 " "$tmp/cli-out" \
     && ok "job list's last page: no 'more' line" \
     || notok "job list --limit 2 --offset 5: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
+# --where and --sort-by, percent-encoded by the client (the expression
+# has a space, quotes, '=' and '>'), before --offset and --limit.
+lr_job list --where "starts-with(name, 'p') and priority >= 0" --sort-by state/created --limit 2 --offset 1
+rc=$?
+if [ $rc -eq 0 ] && [ "$(awk 'NR > 1 && NF { print $1 }' "$tmp/cli-out" | head -2 | tr '\n' ' ')" = "p2 p3 " ] \
+   && [ "$(tail -1 "$tmp/cli-out")" = "3 more job(s): lightrail job list --limit 2 --offset 3 (with the same --where and --sort-by)" ]; then
+    ok "lightrail job list --where ... --sort-by ... --limit 2 --offset 1: p2, p3, 3 more"
+else
+    notok "job list --where --sort-by: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
+fi
+lr_job list --sort-by model
+rc=$?
+[ $rc -eq 0 ] && [ "$(awk 'NR > 1 && NF { print $1 }' "$tmp/cli-out" | tr '\n' ' ')" = "p1 p2 p3 p4 p5 p6 j1 " ] \
+    && ok "job list --sort-by model: the p's (bert-large), then j1" \
+    || notok "job list --sort-by model: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
+lr_job list --where "state/phase = 'no such phase'"
+rc=$?
+[ $rc -eq 0 ] && [ "$(cat "$tmp/cli-out")" = "no jobs" ] \
+    && ok "job list --where that nothing matches: 'no jobs'" \
+    || notok "job list --where nothing: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
+lr_job list --where "state/phase ="
+rc=$?
+[ $rc -eq 2 ] && grep -q "^lightrail job: 400: .*the query's where 'state/phase =' is not an XPath 1.0 expression over a job" "$tmp/cli-err" \
+    && ok "job list --where with a bad expression: exit 2, the server's reason" \
+    || notok "job list --where bad: exit $rc, $(cat "$tmp/cli-err")"
+lr_job list --sort-by state/nosuch
+rc=$?
+[ $rc -eq 2 ] && grep -q "^lightrail job: 400: .*the query's sort-by 'state/nosuch' is not a leaf of a job" "$tmp/cli-err" \
+    && ok "job list --sort-by of no leaf: exit 2, the server's reason" \
+    || notok "job list --sort-by bad: exit $rc, $(cat "$tmp/cli-err")"
 lr_job list --offset 8
 rc=$?
 [ $rc -eq 2 ] && grep -q "^lightrail job: 416: the query's offset 8 is past the end of the list, which has 7 entries" "$tmp/cli-err" \

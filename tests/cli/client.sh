@@ -42,6 +42,11 @@ expect_bad "lightrail job: --offset wants a non-negative integer, up to 42949672
 expect_bad "lightrail job: --limit and --offset go with job list only" $LIGHTRAIL job show a --limit 2
 expect_bad "lightrail job: --limit and --offset go with job list only" $LIGHTRAIL job submit f.json --offset 2
 expect_bad "lightrail spectrum: --limit and --offset go with job list only" $LIGHTRAIL spectrum show --limit 2
+expect_bad "lightrail job: --where and --sort-by go with job list only" $LIGHTRAIL job show a --where "name='a'"
+expect_bad "lightrail job: --where and --sort-by go with job list only" $LIGHTRAIL job delete a --sort-by name
+expect_bad "lightrail topology: --where and --sort-by go with job list only" $LIGHTRAIL topology show --sort-by name
+expect_bad "lightrail job: --where wants an XPath expression" $LIGHTRAIL job list --where ""
+expect_bad "lightrail job: --sort-by wants the path of a leaf" $LIGHTRAIL job list --sort-by ""
 expect_bad "lightrail job: --batch wants a positive whole number, not '0'" $LIGHTRAIL job submit --name x --model y --batch 0
 expect_bad "lightrail job: --gpus-max wants a positive whole number, not 'many'" \
     $LIGHTRAIL job submit --name x --model y --gpus-min 4 --gpus-max many

@@ -72,8 +72,10 @@ struct client_opts {
     long batch, micro, gpus_min, gpus_max;  /* 0 = leave to the server */
     long iterations;                        /* 0 = not given */
     bool submit_opts;
-    /* job list --limit, --offset: -1 = not given */
+    /* job list --limit, --offset: -1 = not given; --where, --sort-by:
+     * NULL = not given */
     long limit, offset;
+    const char *where, *sort_by;
     /* topology | inventory: put's --if-match (quoted, as sent), get's
      * --out */
     const char *if_match, *out;
@@ -101,7 +103,8 @@ client_usage(FILE *f, enum client_cmd c)
 "                 [--iterations N]\n"
 "                 [--algorithm cdynp|exact|dp|pipedream|spp|zone|ppo]\n"
 "                 [OPTIONS]\n"
-"       lightrail job list [--limit N] [--offset K] [OPTIONS]\n"
+"       lightrail job list [--where EXPR] [--sort-by LEAF] [--limit N]\n"
+"                 [--offset K] [OPTIONS]\n"
 "       lightrail job show NAME [OPTIONS]\n"
 "       lightrail job delete NAME [OPTIONS]\n"
 "\n"
@@ -128,7 +131,17 @@ client_usage(FILE *f, enum client_cmd c)
 "asks for one page (lightraild builds only that: a GET of thousands of\n"
 "jobs holds its other clients), and after the table says how many jobs\n"
 "follow and the --offset that lists them; it does not fetch them itself.\n"
+"--where and --sort-by choose and order the jobs on the server, before\n"
+"--offset and --limit take the page.\n"
 "\n"
+"  --where EXPR        only the jobs for which the XPath 1.0 expression\n"
+"                      EXPR, evaluated on each job's entry, is true, e.g.\n"
+"                      \"state/phase='blocked'\" or\n"
+"                      'count(state/lightpath)>0'\n"
+"  --sort-by LEAF      the jobs in ascending order of a leaf of the entry\n"
+"                      (name, model, priority, state/phase, state/created,\n"
+"                      ...; numbers by value), those without it last, ties\n"
+"                      by name\n"
 "  --limit N           at most N jobs (1 to 4294967295)\n"
 "  --offset K          skip the first K jobs (0 to the number of jobs;\n"
 "                      more is refused by the server)\n");
@@ -287,7 +300,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
 {
     enum { O_SERVER = 256, O_TOKEN, O_CACERT, O_CERT, O_KEY, O_INSECURE,
            O_TIMEOUT, O_FORMAT, O_NAME, O_MODEL, O_BATCH, O_MICRO, O_GMIN,
-           O_GMAX, O_ALGO, O_DRY_RUN, O_ITER, O_LIMIT, O_OFFSET, O_IF_MATCH,
+           O_GMAX, O_ALGO, O_DRY_RUN, O_ITER, O_LIMIT, O_OFFSET, O_WHERE, O_SORT_BY, O_IF_MATCH,
            O_OUT, O_HELP };
     static const struct option longopts[] = {
         { "server", required_argument, NULL, O_SERVER },
@@ -309,6 +322,8 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         { "dry-run", no_argument, NULL, O_DRY_RUN },
         { "limit", required_argument, NULL, O_LIMIT },
         { "offset", required_argument, NULL, O_OFFSET },
+        { "where", required_argument, NULL, O_WHERE },
+        { "sort-by", required_argument, NULL, O_SORT_BY },
         { "if-match", required_argument, NULL, O_IF_MATCH },
         { "out", required_argument, NULL, O_OUT },
         { "help", no_argument, NULL, O_HELP },
@@ -373,6 +388,18 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
                       ? "--limit wants a positive integer, up to 4294967295"
                       : "--offset wants a non-negative integer, up to "
                         "4294967295";
+            break;
+        case O_WHERE:
+        case O_SORT_BY:
+            if (c != C_JOB) {
+                lr_cli_err(o->cmd, "--where and --sort-by go with job list "
+                           "only");
+                return LR_EXIT_USAGE;
+            }
+            if (!*optarg)
+                bad = opt == O_WHERE ? "--where wants an XPath expression"
+                                     : "--sort-by wants the path of a leaf";
+            *(opt == O_WHERE ? &o->where : &o->sort_by) = optarg;
             break;
         case O_IF_MATCH:
         case O_OUT:
@@ -981,6 +1008,43 @@ cleanup:
     return rc;
 }
 
+/* The jobs list's path with the query of list pagination the options
+ * ask for, values percent-encoded (the server decodes them); the server
+ * judges them, and the offset against the list it has.  A new string,
+ * or NULL when out of memory. */
+static char *
+job_list_path(const struct client_opts *o)
+{
+    char *w = o->where ? curl_easy_escape(NULL, o->where, 0) : NULL;
+    char *sb = o->sort_by ? curl_easy_escape(NULL, o->sort_by, 0) : NULL;
+    char *path = NULL;
+    if ((!o->where || w) && (!o->sort_by || sb)) {
+        size_t len = strlen(JOBS_PATH) + 64 + (w ? strlen(w) + 7 : 0)
+                     + (sb ? strlen(sb) + 9 : 0);
+        if ((path = malloc(len))) {
+            char *q = path + sprintf(path, "%s", JOBS_PATH);
+            char sep = '?';
+            if (w) {
+                q += sprintf(q, "%cwhere=%s", sep, w);
+                sep = '&';
+            }
+            if (sb) {
+                q += sprintf(q, "%csort-by=%s", sep, sb);
+                sep = '&';
+            }
+            if (o->limit >= 0) {
+                q += sprintf(q, "%climit=%ld", sep, o->limit);
+                sep = '&';
+            }
+            if (o->offset >= 0)
+                sprintf(q, "%coffset=%ld", sep, o->offset);
+        }
+    }
+    curl_free(w);
+    curl_free(sb);
+    return path;
+}
+
 static int
 job_list_or_show(struct client_opts *o, bool show)
 {
@@ -995,21 +1059,11 @@ job_list_or_show(struct client_opts *o, bool show)
         lr_cli_err(o->cmd, "out of memory");
         return LR_EXIT_FAIL;
     }
-    if (!show && (o->limit >= 0 || o->offset >= 0)) {
-        /* The query of list pagination; the server judges the offset
-         * against the list it has. */
-        char q[80] = "";
-        if (o->limit >= 0)
-            snprintf(q, sizeof q, "?limit=%ld", o->limit);
-        if (o->offset >= 0)
-            snprintf(q + strlen(q), sizeof q - strlen(q), "%soffset=%ld",
-                     *q ? "&" : "?", o->offset);
-        if (!(path = malloc(strlen(JOBS_PATH) + strlen(q) + 1))) {
-            lr_cli_err(o->cmd, "out of memory");
-            return LR_EXIT_FAIL;
-        }
-        strcpy(path, JOBS_PATH);
-        strcat(path, q);
+    if (!show && (o->limit >= 0 || o->offset >= 0 || o->where
+                  || o->sort_by)
+        && !(path = job_list_path(o))) {
+        lr_cli_err(o->cmd, "out of memory");
+        return LR_EXIT_FAIL;
     }
     if ((rc = client_call(o, "GET", path ? path : JOBS_PATH, NULL, 0, &r)))
         goto cleanup;
@@ -1039,8 +1093,10 @@ job_list_or_show(struct client_opts *o, bool show)
                                    "lightrail-job:remaining") : NULL;
         if (more && o->limit > 0)
             printf("%" PRId64 " more job(s): lightrail job list --limit %ld "
-                   "--offset %ld\n", json_object_get_int64(more), o->limit,
-                   (o->offset > 0 ? o->offset : 0) + (long) jlen(list));
+                   "--offset %ld%s\n", json_object_get_int64(more), o->limit,
+                   (o->offset > 0 ? o->offset : 0) + (long) jlen(list),
+                   o->where || o->sort_by
+                   ? " (with the same --where and --sort-by)" : "");
     }
 
 cleanup:
@@ -1770,6 +1826,10 @@ client_main(int argc, char **argv, enum client_cmd c, const char *cmd)
     if (c == C_JOB && strcmp(o.args[0], "list")
         && (o.limit >= 0 || o.offset >= 0)) {
         lr_cli_err(cmd, "--limit and --offset go with job list only");
+        return LR_EXIT_USAGE;
+    }
+    if (c == C_JOB && strcmp(o.args[0], "list") && (o.where || o.sort_by)) {
+        lr_cli_err(cmd, "--where and --sort-by go with job list only");
         return LR_EXIT_USAGE;
     }
     if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
