@@ -930,6 +930,10 @@ job_sel_cmp(const void *a, const void *b)
     return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
+/* A client's expression or path is quoted up to this many bytes: the
+ * message must keep its advice whatever was sent. */
+#define JOB_QUOTE_MAX 80
+
 /* libyang's last words on 'ctx', or a stand-in. */
 static const char *
 job_ly_msg(const struct ly_ctx *ctx)
@@ -950,9 +954,9 @@ job_sort_leaf(struct ly_ctx *ctx, const struct lysc_node *list,
         leaf = lys_find_path(ctx, list, sort_by, 0);
     if (!leaf || leaf->nodetype != LYS_LEAF) {
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
-                     "sort-by '%s' is not a leaf of a job (%s): send the "
+                     "sort-by '%.*s' is not a leaf of a job (%s): send the "
                      "path of one below the entry, such as name, "
-                     "state/phase or state/created", sort_by,
+                     "state/phase or state/created", JOB_QUOTE_MAX, sort_by,
                      leaf ? "it is no leaf" : job_ly_msg(ctx));
         return NULL;
     }
@@ -960,10 +964,11 @@ job_sort_leaf(struct ly_ctx *ctx, const struct lysc_node *list,
          p = p->parent)
         if (p->nodetype == LYS_LIST) {
             lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
-                         "sort-by '%s' is a leaf of the list '%s' inside a "
-                         "job, which has many or none: send the path of a "
+                         "sort-by '%.*s' is a leaf of the list '%s' inside "
+                         "a job, which has many or none: send the path of a "
                          "leaf a job has at most once, such as name, "
-                         "state/phase or state/created", sort_by, p->name);
+                         "state/phase or state/created", JOB_QUOTE_MAX,
+                         sort_by, p->name);
             return NULL;
         }
     return leaf;
@@ -1009,12 +1014,29 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
     if (where && lys_find_xpath_atoms(ctx, list, where,
                                       LYS_FIND_NO_MATCH_ERROR, &atoms)) {
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%s' is not an XPath 1.0 expression over a job (%s): "
-                     "send one whose names are a job's nodes, unprefixed, "
-                     "such as state/phase='blocked'", where,
-                     job_ly_msg(ctx));
+                     "'%.*s' is not an XPath 1.0 expression over a job "
+                     "(%s): send one whose names are a job's nodes, "
+                     "unprefixed, such as state/phase='blocked'",
+                     JOB_QUOTE_MAX, where, job_ly_msg(ctx));
         ly_set_free(atoms, NULL);
         return EINVAL;
+    }
+    /* Within the entry only: an expression that reaches the other jobs
+     * ('..', an absolute path) would cost each job's evaluation the
+     * whole list, n times over (10,000 jobs: 10^8 steps on the loop). */
+    for (uint32_t a = 0; atoms && a < atoms->count; a++) {
+        const struct lysc_node *sn = atoms->snodes[a];
+        while (sn && sn != list)
+            sn = sn->parent;
+        if (!sn) {
+            lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
+                         "where '%.*s' reaches '%s', outside the job it is "
+                         "evaluated on: send one over the job's own nodes, "
+                         "such as state/phase='blocked'", JOB_QUOTE_MAX,
+                         where, atoms->snodes[a]->name);
+            ly_set_free(atoms, NULL);
+            return EINVAL;
+        }
     }
     ly_set_free(atoms, NULL);
     if (sort_by && !(leaf = job_sort_leaf(ctx, list, sort_by, err, errlen)))
@@ -1026,7 +1048,7 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
         goto cleanup;
     }
     /* The whole list as GET prints it (defaults too), so that where sees
-     * what the client reads and may look at other entries. */
+     * what the client reads; built and validated once, not per job. */
     if ((rc = lyd_new_inner(NULL, env.mod, "jobs", 0, &root)))
         goto cleanup;
     for (int i = 0; i < n; i++)
@@ -1045,8 +1067,9 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
         if (where && (rc = lyd_eval_xpath(e, where, &keep))) {
             /* The schema check passed: a failure here is evaluation's. */
             lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
-                         "where '%s' could not be evaluated (%s): send a "
-                         "simpler expression", where, job_ly_msg(ctx));
+                         "where '%.*s' could not be evaluated (%s): send a "
+                         "simpler expression", JOB_QUOTE_MAX, where,
+                         job_ly_msg(ctx));
             rc = LY_SUCCESS;
             ret = EINVAL;
             goto cleanup;

@@ -128,8 +128,9 @@ int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
  * list in its own order (by name, lr_ctl_list_refs()), read, not kept.
  * 'where' (NULL: every job) is an XPath 1.0 expression in RFC 7951's
  * form (names unprefixed within lightrail-job), evaluated with each
- * job's entry as the context node over the whole jobs tree as GET
- * prints it; the jobs for which it is false are left out.  'sort_by'
+ * job's entry as the context node on the jobs tree as GET prints it,
+ * and naming nodes of that entry only (so that its cost is the list's
+ * size, not its square); the jobs for which it is false are left out.  'sort_by'
  * (NULL: the list's order) is the path of a leaf of the entry
  * ("name", "state/phase", "gpus/min"), no leaf of a list inside it:
  * the jobs in ascending order of its value (numbers by value, other
@@ -137,8 +138,8 @@ int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
  * last, ties in the list's order.  '*out' gets the jobs selected, in
  * that order: '*nout' of them, '*out' a new array of 'n' pointers
  * (the caller frees it, not the jobs).
- * 0; EINVAL when 'where' is no expression or names a node the schema
- * lacks, or 'sort_by' is no leaf of the entry: err[] names the
+ * 0; EINVAL when 'where' is no expression, names a node the schema
+ * lacks or one outside the entry, or 'sort_by' is no leaf of the entry: err[] names the
  * parameter and gives libyang's words (RFC 8040 400 invalid-value);
  * another errno for the server's own failure (ENOMEM; EIO when a job
  * does not print: err[] as lr_yang_job_refs_to_json()'s). */

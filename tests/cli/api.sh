@@ -636,6 +636,7 @@ badq 400 invalid-value "" "direction 'up' is not one: send 'forwards'" "directio
 badq 400 invalid-value "" "a repeated query parameter 'limit'" "limit=2&limit=3"
 badq 400 invalid-value "" "the query's where 'state/phase=' is not an XPath 1.0 expression over a job" "where=state/phase="
 badq 400 invalid-value "" "the query's where 'nosuch='x'' is not an XPath 1.0 expression over a job" "where=nosuch='x'"
+badq 400 invalid-value "" "the query's where 'count(../job)>1' reaches 'jobs', outside the job it is evaluated on" "where=count(../job)>1"
 badq 400 invalid-value "" "the query's where is empty" "where="
 badq 400 invalid-value "" "the query's sort-by 'nosuch' is not a leaf of a job" "sort-by=nosuch"
 badq 400 invalid-value "" "the query's sort-by 'state' is not a leaf of a job (it is no leaf)" "sort-by=state"

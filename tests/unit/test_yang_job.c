@@ -858,9 +858,8 @@ test_job_select(void)
     CHECK_SELECT("count(state/lightpath)>0", NULL, "ja,jc");
     CHECK_SELECT("priority > 2 and state/phase = 'active'", NULL, "ja,jc");
     CHECK_SELECT("name='nobody'", NULL, "");
-    /* The whole list is there: an entry may look at the others. */
-    CHECK_SELECT("count(../job[priority > current()/priority]) = 0", NULL,
-                 "jb");
+    CHECK_SELECT("current()/state/phase = 'active' and ./priority = 3", NULL,
+                 "ja,jc");
     /* 10 after 3 (by value, not text); ja and jc tie, in name order. */
     CHECK_SELECT(NULL, "priority", "jd,ja,jc,jb");
     CHECK_SELECT(NULL, "state/created", "jb,jc,ja,jd");
@@ -872,6 +871,13 @@ test_job_select(void)
     check_select_bad(&f, refs, 4, "state/phase=", NULL, "the query's where "
                      "'state/phase=' is not an XPath 1.0 expression");
     check_select_bad(&f, refs, 4, "nosuch='x'", NULL, "where 'nosuch='x''");
+    /* Within the entry only: one reaching the other jobs would cost the
+     * list's square. */
+    check_select_bad(&f, refs, 4, "count(../job[priority > "
+                     "current()/priority]) = 0", NULL, "reaches 'jobs', "
+                     "outside the job");
+    check_select_bad(&f, refs, 0, "/lightrail-job:jobs/job/name = 'ja'",
+                     NULL, "outside the job it is evaluated on");
     check_select_bad(&f, refs, 0, "state/nosuch", NULL, "nosuch");
     check_select_bad(&f, refs, 4, NULL, "nosuch", "sort-by 'nosuch' is not "
                      "a leaf of a job");
