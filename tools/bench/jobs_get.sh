@@ -7,7 +7,10 @@
 # time (the whole list).  Prints the jobs, the body's bytes and the
 # median and slowest GET in seconds: that long, lightraild's loop serves
 # no other client.  With LIMIT, a second row: RUNS GETs of a page of
-# LIMIT jobs from the middle of the list (?limit=LIMIT&offset=JOBS/2).
+# LIMIT jobs from the middle of the list (?limit=LIMIT&offset=JOBS/2);
+# then a page of LIMIT of the blocked jobs (where=), of the jobs by
+# their creation time (sort-by=), and of the jobs by name cut to their
+# intent (content=config) and to two levels (depth=2).
 # Run from the top of a built tree.
 set -eu
 JOBS=${1:-10000} RUNS=${2:-5} LIMIT=${3:-}
@@ -49,5 +52,14 @@ get() {
           bytes, t[int((NR + 1) / 2)], t[NR] }'
 }
 get "" "$JOBS"
-[ -z "$LIMIT" ] || get "?limit=$LIMIT&offset=$((JOBS / 2))" \
-    "$LIMIT of $JOBS"
+[ -z "$LIMIT" ] || {
+    get "?limit=$LIMIT&offset=$((JOBS / 2))" "$LIMIT of $JOBS"
+    get "?where=state/phase%3D'blocked'&limit=$LIMIT&offset=$((JOBS / 2))" \
+        "$LIMIT of $JOBS, where= blocked"
+    get "?sort-by=state/created&limit=$LIMIT&offset=$((JOBS / 2))" \
+        "$LIMIT of $JOBS, sort-by=created"
+    get "?content=config&limit=$LIMIT&offset=$((JOBS / 2))" \
+        "$LIMIT of $JOBS, content=config"
+    get "?depth=2&limit=$LIMIT&offset=$((JOBS / 2))" \
+        "$LIMIT of $JOBS, depth=2"
+}
