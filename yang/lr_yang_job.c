@@ -15,9 +15,11 @@
  * Printing.  The tree is built node by node (values as canonical text),
  * validated as operational data, then printed.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -933,6 +935,9 @@ job_sel_cmp(const void *a, const void *b)
 /* A client's expression or path is quoted up to this many bytes: the
  * message must keep its advice whatever was sent. */
 #define JOB_QUOTE_MAX 80
+/* libyang 2.1 parses an expression in time quadratic in its nesting (60 KB
+ * of parentheses: 20 s on the loop): longer ones are refused unread. */
+#define JOB_WHERE_MAX 1024
 
 /* libyang's last words on 'ctx', or a stand-in. */
 static const char *
@@ -950,6 +955,13 @@ job_sort_leaf(struct ly_ctx *ctx, const struct lysc_node *list,
 {
     const struct lysc_node *leaf = NULL;
     ly_err_clean(ctx, NULL);
+    if (strlen(sort_by) > JOB_WHERE_MAX) {
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
+                     "sort-by is %zu bytes long: send the path of a leaf, "
+                     "such as name, state/phase or state/created",
+                     strlen(sort_by));
+        return NULL;
+    }
     if (*sort_by && *sort_by != '/')
         leaf = lys_find_path(ctx, list, sort_by, 0);
     if (!leaf || leaf->nodetype != LYS_LEAF) {
@@ -972,6 +984,32 @@ job_sort_leaf(struct ly_ctx *ctx, const struct lysc_node *list,
             return NULL;
         }
     return leaf;
+}
+
+/* Whether 'where' calls deref() (outside its string literals): libyang
+ * 2.1's evaluation of it on a leaf that is no leafref reads a NULL
+ * target and crashes, and a job has no leafref to follow. */
+static bool
+job_where_derefs(const char *where)
+{
+    for (const char *p = where; *p; p++) {
+        if (*p == '\'' || *p == '"') {
+            const char *q = strchr(p + 1, *p);
+            if (!q)
+                return false;
+            p = q;
+            continue;
+        }
+        if (strncmp(p, "deref", 5)
+            || (p > where && (isalnum((unsigned char) p[-1])
+                              || strchr("_-.:", p[-1]))))
+            continue;
+        const char *q = p + 5;
+        q += strspn(q, " \t\r\n");
+        if (*q == '(')
+            return true;
+    }
+    return false;
 }
 
 int
@@ -1007,6 +1045,18 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the schema has no "
                      "job list");
         return EIO;
+    }
+    if (where && strlen(where) > JOB_WHERE_MAX) {
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
+                     "is %zu bytes long: send one of at most %d",
+                     strlen(where), JOB_WHERE_MAX);
+        return EINVAL;
+    }
+    if (where && job_where_derefs(where)) {
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
+                     "'%.*s' calls deref(): a job has no leafref to follow; "
+                     "send one without it", JOB_QUOTE_MAX, where);
+        return EINVAL;
     }
     /* Judged on the schema first, so that a bad query is refused even
      * when there is no job to evaluate it on. */
@@ -1067,8 +1117,9 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
         if (where && (rc = lyd_eval_xpath(e, where, &keep))) {
             /* The schema check passed: a failure here is evaluation's. */
             lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
-                         "where '%.*s' could not be evaluated (%s): send a "
-                         "simpler expression", JOB_QUOTE_MAX, where,
+                         "where '%.*s' could not be evaluated (%s): send "
+                         "one whose functions apply to a job's nodes",
+                         JOB_QUOTE_MAX, where,
                          job_ly_msg(ctx));
             rc = LY_SUCCESS;
             ret = EINVAL;

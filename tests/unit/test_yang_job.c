@@ -879,6 +879,20 @@ test_job_select(void)
     check_select_bad(&f, refs, 0, "/lightrail-job:jobs/job/name = 'ja'",
                      NULL, "outside the job it is evaluated on");
     check_select_bad(&f, refs, 0, "state/nosuch", NULL, "nosuch");
+    /* deref() of a leaf that is no leafref crashes libyang 2.1. */
+    check_select_bad(&f, refs, 4, "deref(name) = 'ja'", NULL,
+                     "calls deref()");
+    CHECK_SELECT("name = 'deref(x)' or name = 'ja'", NULL, "ja");
+    {
+        /* libyang's parse is quadratic in nesting: a cap, not 20 s. */
+        char big[3000];
+        memset(big, '(', 1400);
+        strcpy(big + 1400, "name");
+        memset(big + 1404, ')', 1400);
+        strcpy(big + 2804, "='ja'");
+        check_select_bad(&f, refs, 4, big, NULL, "2809 bytes long");
+        check_select_bad(&f, refs, 4, NULL, big, "2809 bytes long");
+    }
     check_select_bad(&f, refs, 4, NULL, "nosuch", "sort-by 'nosuch' is not "
                      "a leaf of a job");
     check_select_bad(&f, refs, 0, NULL, "state", "it is no leaf");
