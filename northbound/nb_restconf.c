@@ -1742,8 +1742,8 @@ h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
  * its own GET answers it now (its handler, asked without a query or a
  * precondition: the jobs whole, not a page), validated together
  * (lr_yang_datastore_to_json()).  A part that fails is the answer, as
- * its own GET would give it.  The tag is the digest of the text, as the
- * topology's (nb_cond.h); there is no Last-Modified, as the state's
+ * its own GET would give it.  The tag is the digest of the text, as a
+ * job's (tagged_reply()); there is no Last-Modified, as the state's
  * counters change with no time kept, so the dates of the preconditions
  * are ignored (RFC 9110 13.1.3, 13.1.4: a resource without one).
  * content and depth cut the whole (its members are descendants, level
@@ -1766,7 +1766,6 @@ h_datastore(void *arg, const struct nb_request *req,
     enum { N_PARTS = sizeof parts / sizeof *parts };
     struct nb_app *app = arg;
     char *docs[N_PARTS] = { NULL }, *out = NULL, err[512];
-    char etag[NB_ETAG_MAX];
     struct nb_read rd;
     int n = 0;
     if (read_query(req, resp, &rd))
@@ -1788,15 +1787,8 @@ h_datastore(void *arg, const struct nb_request *req,
         api_reply(resp, rc, NULL, err);
         goto cleanup;
     }
-    if (read_cut(app, &rd, true, &out, resp))
-        goto cleanup;
-    nb_etag_of(out, strlen(out), etag);
-    if (nb_cond_check(req, etag, 0, resp)) {
-        free(out);
-        goto cleanup;
-    }
-    json_reply(resp, 200, out);
-    memcpy(resp->etag, etag, sizeof etag);
+    if (!read_cut(app, &rd, true, &out, resp))
+        tagged_reply(req, resp, out);
 
 cleanup:
     for (int k = 0; k < n; k++)
