@@ -823,6 +823,33 @@ api GET "$JOBS/job=p1"
 [ "$STATUS" = 200 ] && [ "$(hdr ETag)" = "$p1_new" ] \
     && ok "after the 412 the job is there, its tag unchanged" \
     || notok "after the 412: $STATUS, ETag $(hdr ETag)"
+# The client: show prints the server's tag last (--format json the
+# server's JSON alone); delete --if-match with the old tag exits 3 with
+# the server's 412 and what to do, nothing changed.
+lr_job show p1
+rc=$?
+api GET "$JOBS/job=p1"
+[ $rc -eq 0 ] && grep -q '^job p1: ' "$tmp/cli-out" \
+    && [ "$(tail -n 1 "$tmp/cli-out")" = "etag: $(hdr ETag)" ] \
+    && ok "lightrail job show: the server's ETag last ($(hdr ETag))" \
+    || notok "job show p1: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err") (ETag $(hdr ETag))"
+lr_job show p1 --format json
+rc=$?
+[ $rc -eq 0 ] && [ ! -s "$tmp/cli-err" ] \
+    && [ "$(jq -S . "$tmp/cli-out")" = "$(jq -S . "$tmp/body")" ] \
+    && ok "lightrail job show --format json: the server's JSON alone" \
+    || notok "job show p1 --format json: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
+before=$(snapshot)
+lr_job delete p1 --if-match "$p1_tag"
+rc=$?
+after=$(snapshot)
+api GET "$JOBS/job=p1"
+[ $rc -eq 3 ] && [ ! -s "$tmp/cli-out" ] \
+    && grep -q "^lightrail job: 412: the resource changed since the entity-tag in If-Match was read" "$tmp/cli-err" \
+    && grep -q "^lightrail job: job p1 was not deleted: lightrail job show p1 for" "$tmp/cli-err" \
+    && [ "$before" = "$after" ] && [ "$STATUS" = 200 ] && [ "$(hdr ETag)" = "$p1_new" ] \
+    && ok "lightrail job delete --if-match of the old tag: exit 3, the 412's words, p1 there, nothing changed" \
+    || notok "job delete p1 --if-match stale: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err"), changed: $([ "$before" = "$after" ] && echo no || echo yes), GET $STATUS"
 API_HEADER="If-None-Match: $p1_tag" api GET "$JOBS/job=p1"
 [ "$STATUS" = 200 ] && [ -s "$tmp/body" ] \
     && ok "GET with If-None-Match of the old tag: 200 with the body" \
@@ -841,6 +868,11 @@ api GET "$JOBS/job=p1"
 [ "$del" = 204 ] && [ "$STATUS" = 404 ] \
     && ok "DELETE with If-Match of the job's tag: 204, gone" \
     || notok "DELETE with the tag: $del, then GET $STATUS"
+lr_job delete p1 --if-match "$p1_new"
+rc=$?
+[ $rc -eq 4 ] && grep -q "^lightrail job: 404: no job named 'p1'" "$tmp/cli-err" \
+    && ok "lightrail job delete --if-match of a job gone: exit 4, 404 as without it" \
+    || notok "job delete p1 gone --if-match: exit $rc, $(cat "$tmp/cli-err")"
 # No current representation: the DELETE would be 404 without the
 # precondition, and 404 it stays (RFC 9110 13.2.1).
 API_HEADER='If-Match: *' \
@@ -849,6 +881,16 @@ API_HEADER='If-Match: *' \
 intent p9 bert-large 1 > "$tmp/p.json"
 API_HEADER='If-Match: "x"' \
     bad 412 operation-failed "POST of a job with If-Match" POST $JOBS "$tmp/p.json"
+# The client with the tag show printed (its quotes off): deleted.
+lr_job show p2
+p2_tag=$(sed -n 's/^etag: //p' "$tmp/cli-out")
+lr_job delete p2 --if-match "$(printf '%s' "$p2_tag" | tr -d '"')"
+rc=$?
+api GET "$JOBS/job=p2"
+[ -n "$p2_tag" ] && [ $rc -eq 0 ] && [ "$(cat "$tmp/cli-out")" = "job p2 deleted" ] \
+    && [ "$STATUS" = 404 ] \
+    && ok "lightrail job delete --if-match of show's tag (unquoted): deleted" \
+    || notok "job delete p2 --if-match $p2_tag: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err"), GET $STATUS"
 for i in 1 2 3 4 5 6; do
     api DELETE "$JOBS/job=p$i"
 done
@@ -873,6 +915,17 @@ jq -e '."ietf-restconf:errors".error[0]."error-message"
     && ok "If-None-Match: * on a DELETE: the 412 says to leave it out to delete" \
     || notok "DELETE with If-None-Match: * says: $(cat "$tmp/bad-body")"
 
+# The client with a tag j1 does not have: exit 3, j1, the store and
+# the devices as they were.
+before=$(snapshot)
+lr_job delete j1 --if-match '"0123456789abcdef0123456789abcdef"'
+rc=$?
+after=$(snapshot)
+[ $rc -eq 3 ] && grep -q "^lightrail job: 412: " "$tmp/cli-err" \
+    && grep -q "job j1 was not deleted" "$tmp/cli-err" && [ "$before" = "$after" ] \
+    && grep -q '"j1/' "$D/state/devices"/*.json \
+    && ok "lightrail job delete j1 --if-match of another tag: exit 3, j1 and its channels kept" \
+    || notok "job delete j1 stale: exit $rc, $(cat "$tmp/cli-err"), changed: $([ "$before" = "$after" ] && echo no || echo yes)"
 # Delete: the channels leave the devices.
 API_HEADER="If-Match: $j1_tag" api DELETE "$JOBS/job=j1"
 if [ "$STATUS" = 204 ] && ! grep -q '"j1/' "$D/state/devices"/*.json; then

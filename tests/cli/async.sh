@@ -128,6 +128,14 @@ STATUS=$(curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
     && [ "$(phase j1)" = provisioning ] \
     && ok "DELETE of j1 in flight with a stale If-Match: 409 in-use, not 412" \
     || notok "DELETE in flight with If-Match: $STATUS $(cat "$tmp/body")"
+# The client keeps its exit for the 409 (3) and gives no 412 advice.
+$LIGHTRAIL job delete j1 --if-match '"0000"' --server "$URL" --token "$TOKEN" \
+    --cacert "$D/tls/cert.pem" --timeout 20 > "$tmp/cli-out" 2> "$tmp/cli-err"
+rc=$?
+[ $rc -eq 3 ] && grep -q "^lightrail job: 409: .*try again when" "$tmp/cli-err" \
+    && ! grep -q "not deleted" "$tmp/cli-err" && [ "$(phase j1)" = provisioning ] \
+    && ok "lightrail job delete --if-match of j1 in flight: exit 3, the 409's words" \
+    || notok "job delete j1 in flight --if-match: exit $rc, $(cat "$tmp/cli-err")"
 # A reconcile now queues behind j1 (no 409); j2, submitted after it,
 # queues behind the reconcile.  Its snapshot leaves j1 alone (in flight)
 # and does not know j2: it finds nothing to do.

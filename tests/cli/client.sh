@@ -44,6 +44,12 @@ expect_bad "lightrail job: --limit and --offset go with job list only" $LIGHTRAI
 expect_bad "lightrail spectrum: --limit and --offset go with job list only" $LIGHTRAIL spectrum show --limit 2
 expect_bad "lightrail job: --where and --sort-by go with job list only" $LIGHTRAIL job show a --where "name='a'"
 expect_bad "lightrail job: --where and --sort-by go with job list only" $LIGHTRAIL job delete a --sort-by name
+expect_bad "lightrail job: --if-match goes with job delete only" $LIGHTRAIL job show a --if-match '"abc"'
+expect_bad "lightrail job: --if-match goes with job delete only" $LIGHTRAIL job list --if-match '"abc"'
+expect_bad "lightrail spectrum: --if-match goes with topology put, inventory put and job delete only" $LIGHTRAIL spectrum show --if-match '"abc"'
+expect_bad "lightrail job: --if-match * matches any version: leave --if-match out to delete the job whatever version the server holds" $LIGHTRAIL job delete a --if-match '*'
+expect_bad "lightrail job: --if-match: a weak tag (W/...) never matches a DELETE's If-Match: give the etag show printed, without W/" $LIGHTRAIL job delete a --if-match 'W/"abc"'
+expect_bad "lightrail job: --if-match wants the etag show printed" $LIGHTRAIL job delete a --if-match 'a b'
 expect_bad "lightrail topology: --where and --sort-by go with job list only" $LIGHTRAIL topology show --sort-by name
 expect_bad "lightrail job: --where wants an XPath expression" $LIGHTRAIL job list --where ""
 expect_bad "lightrail job: --sort-by wants the path of a leaf" $LIGHTRAIL job list --sort-by ""

@@ -202,7 +202,7 @@ expect_bad "--if-match wants the etag show or get printed" L topology put "$tmp/
 expect_bad "a weak tag (W/...) never matches a PUT's If-Match: give the etag show or get printed, without W/" L topology put "$tmp/net.json" --if-match "W/$new"
 expect_bad "topology put needs a FILE" L topology put
 expect_bad "--format json goes with show" L inventory put "$tmp/inv.json" --format json
-expect_bad "--if-match and --out go with topology and inventory" L job list --out "$tmp/x"
+expect_bad "--out goes with topology and inventory get only" L job list --out "$tmp/x"
 expect_bad "unknown action 'edit': show, get or put" L inventory edit
 expect_bad "which action: show, get or put?" $LIGHTRAIL inventory
 expect_bad "--out $tmp/none/x: cannot write a file there" L inventory get --out "$tmp/none/x"

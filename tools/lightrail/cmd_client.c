@@ -5,6 +5,7 @@
  *   job submit FILE            POST FILE (RFC 7951 JSON) as it is
  *   job submit --name --model  POST a body built here with json-c
  *   job list | show | delete   GET / GET / DELETE .../jobs[/job=NAME]
+ *                              (delete with If-Match)
  *   job list --limit --offset  GET .../jobs?limit=N&offset=K: one page
  *                              (list pagination), and how many follow
  *   topology show | get | put  GET / GET into a file / PUT (with
@@ -76,8 +77,8 @@ struct client_opts {
      * NULL = not given */
     long limit, offset;
     const char *where, *sort_by;
-    /* topology | inventory: put's --if-match (quoted, as sent), get's
-     * --out */
+    /* topology | inventory put's and job delete's --if-match (quoted,
+     * as sent); topology | inventory get's --out */
     const char *if_match, *out;
     char if_match_buf[128];
     /* what is left of argv: the action and its arguments */
@@ -106,7 +107,7 @@ client_usage(FILE *f, enum client_cmd c)
 "       lightrail job list [--where EXPR] [--sort-by LEAF] [--limit N]\n"
 "                 [--offset K] [OPTIONS]\n"
 "       lightrail job show NAME [OPTIONS]\n"
-"       lightrail job delete NAME [OPTIONS]\n"
+"       lightrail job delete NAME [--if-match ETAG] [OPTIONS]\n"
 "\n"
 "Submits, lists, shows and deletes training jobs on lightraild.  submit\n"
 "FILE sends a lightrail-job JSON file as it is ('-' reads stdin); with\n"
@@ -144,7 +145,18 @@ client_usage(FILE *f, enum client_cmd c)
 "                      by name\n"
 "  --limit N           at most N jobs (1 to 4294967295)\n"
 "  --offset K          skip the first K jobs (0 to the number of jobs;\n"
-"                      more is refused by the server)\n");
+"                      more is refused by the server)\n"
+"\n"
+"show ends with the line 'etag: \"...\"', the version of the job shown\n"
+"(with --format json it prints the server's JSON alone, no etag).\n"
+"delete with --if-match deletes the job only if it is still that\n"
+"version: one whose state moved since (or deleted and submitted again)\n"
+"is left as it is.\n"
+"\n"
+"  --if-match ETAG     (delete) delete only the version with this etag\n"
+"                      (as show printed it, quotes optional); if the job\n"
+"                      changed since, nothing is deleted and delete\n"
+"                      exits 3: show it again, then decide\n");
     else if (c == C_TOPOLOGY || c == C_INVENTORY) {
         const char *w = c == C_TOPOLOGY ? "topology" : "inventory";
         if (c == C_TOPOLOGY)
@@ -263,30 +275,42 @@ client_usage(FILE *f, enum client_cmd c)
 
 /* --if-match: the tag as show and get print it, with its quotes or
  * without (the shell takes them off "$tag" typed by hand), into
- * o->if_match, quoted; NULL, or why not. */
+ * o->if_match, quoted; NULL, or why not (in the words of c's put, or
+ * job delete's). */
 static const char *
-client_if_match(struct client_opts *o, const char *arg)
+client_if_match(struct client_opts *o, enum client_cmd c, const char *arg)
 {
+    bool job = c == C_JOB;
     size_t n = strlen(arg);
     bool quoted = n >= 2 && arg[0] == '"' && arg[n - 1] == '"';
     const char *in = quoted ? arg + 1 : arg;
     size_t k = quoted ? n - 2 : n;
 
     if (!strncmp(arg, "W/", 2))
-        return "--if-match: a weak tag (W/...) never matches a PUT's "
-               "If-Match: give the etag show or get printed, without W/";
+        return job ? "--if-match: a weak tag (W/...) never matches a "
+                     "DELETE's If-Match: give the etag show printed, "
+                     "without W/"
+                   : "--if-match: a weak tag (W/...) never matches a PUT's "
+                     "If-Match: give the etag show or get printed, without "
+                     "W/";
     if (!strcmp(arg, "*"))
-        return "--if-match * matches any version: leave --if-match out to "
-               "overwrite whatever the server holds";
+        return job ? "--if-match * matches any version: leave --if-match "
+                     "out to delete the job whatever version the server "
+                     "holds"
+                   : "--if-match * matches any version: leave --if-match "
+                     "out to overwrite whatever the server holds";
     if (!k || k + 3 > sizeof o->if_match_buf)
-        return "--if-match wants the etag show or get printed "
-               "(\"0123...\")";
+        return job ? "--if-match wants the etag show printed (\"0123...\")"
+                   : "--if-match wants the etag show or get printed "
+                     "(\"0123...\")";
     /* RFC 9110 8.8.3's etagc: no blank, no control, no inner quote. */
     for (size_t i = 0; i < k; i++) {
         unsigned char ch = (unsigned char) in[i];
         if (ch < 0x21 || ch == '"' || ch == 0x7f)
-            return "--if-match wants the etag show or get printed "
-                   "(\"0123...\"), without blanks or inner quotes";
+            return job ? "--if-match wants the etag show printed "
+                         "(\"0123...\"), without blanks or inner quotes"
+                       : "--if-match wants the etag show or get printed "
+                         "(\"0123...\"), without blanks or inner quotes";
     }
     snprintf(o->if_match_buf, sizeof o->if_match_buf, "\"%.*s\"", (int) k,
              in);
@@ -402,16 +426,21 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
             *(opt == O_WHERE ? &o->where : &o->sort_by) = optarg;
             break;
         case O_IF_MATCH:
-        case O_OUT:
-            if (c != C_TOPOLOGY && c != C_INVENTORY) {
-                lr_cli_err(o->cmd, "--if-match and --out go with topology "
-                           "and inventory (put, get) only");
+            if (c != C_TOPOLOGY && c != C_INVENTORY && c != C_JOB) {
+                lr_cli_err(o->cmd, "--if-match goes with topology put, "
+                           "inventory put and job delete only");
                 return LR_EXIT_USAGE;
             }
-            if (opt == O_OUT)
-                o->out = optarg;
-            else if ((bad = client_if_match(o, optarg)))
+            if ((bad = client_if_match(o, c, optarg)))
                 return lr_cli_bad_value(o->cmd, bad, optarg);
+            break;
+        case O_OUT:
+            if (c != C_TOPOLOGY && c != C_INVENTORY) {
+                lr_cli_err(o->cmd, "--out goes with topology and inventory "
+                           "get only");
+                return LR_EXIT_USAGE;
+            }
+            o->out = optarg;
             break;
         case O_HELP:
             client_usage(stdout, c);
@@ -677,7 +706,9 @@ client_call(const struct client_opts *o, const char *method, const char *path,
         || (body && add_header(&hdrs, "Content-Type: " YANG_JSON))
         || add_header(&hdrs, "Expect:")     /* no 100-continue wait */
         || (o->token && add_header(&hdrs, auth))
-        || (body && o->if_match
+        /* The precondition goes with the request that changes (put's
+         * PUT, delete's DELETE), not with the GETs put makes around it. */
+        || (o->if_match && strcmp(method, "GET")
             && (snprintf(if_match, sizeof if_match, "If-Match: %s",
                          o->if_match), add_header(&hdrs, if_match)))) {
         lr_cli_err(o->cmd, "out of memory");
@@ -1084,6 +1115,10 @@ job_list_or_show(struct client_opts *o, bool show)
             goto cleanup;
         }
         print_job(job);
+        /* The version shown, for delete --if-match; the JSON is the
+         * server's alone, as topology show's. */
+        if (r.etag[0])
+            printf("etag: %s\n", r.etag);
     } else {
         json_object *list = jget(jget(top, "lightrail-job:jobs"), "job");
         print_job_table(list);
@@ -1119,8 +1154,16 @@ job_delete(struct client_opts *o)
         lr_cli_err(o->cmd, "out of memory");
         return LR_EXIT_FAIL;
     }
-    if ((rc = client_call(o, "DELETE", path, NULL, 0, &r)))
+    if ((rc = client_call(o, "DELETE", path, NULL, 0, &r))) {
+        /* A 404 or 409 stays what it is without --if-match: lightraild
+         * does not judge the tag then (RFC 9110 13.2.1). */
+        if (r.status == 412)
+            lr_cli_err(o->cmd, "job %s was not deleted: lightrail job show "
+                       "%s for the version it is now and its etag; to "
+                       "delete that version, delete it with --if-match "
+                       "that etag", o->args[1], o->args[1]);
         goto cleanup;
+    }
     if (!o->json)
         printf("job %s deleted\n", o->args[1]);
     else if (r.len)
@@ -1830,6 +1873,10 @@ client_main(int argc, char **argv, enum client_cmd c, const char *cmd)
     }
     if (c == C_JOB && strcmp(o.args[0], "list") && (o.where || o.sort_by)) {
         lr_cli_err(cmd, "--where and --sort-by go with job list only");
+        return LR_EXIT_USAGE;
+    }
+    if (c == C_JOB && strcmp(o.args[0], "delete") && o.if_match) {
+        lr_cli_err(cmd, "--if-match goes with job delete only");
         return LR_EXIT_USAGE;
     }
     if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
