@@ -11,7 +11,8 @@
  * devices' certificates; a device's certificate must chain to it and
  * name the device (its topology name as a DNS subject alternative
  * name).  The TLS session is made by sb_netconf_tls.c, with an SSL_CTX
- * per device made at open(), and handed to nc_connect_libssl(): see
+ * per device made at open() (at lightraild's start, the one check_files
+ * made: sb_nc_checked below), and handed to nc_connect_libssl(): see
  * sb_netconf_tls.h for why not nc_connect_tls().  Everything after the
  * connection (RPCs, sessions kept and re-made, timeouts) is the same
  * for both transports.  A certificate refused by either side is
@@ -148,6 +149,25 @@ struct sb_netconf {
 };
 
 static pthread_once_t sb_nc_once = PTHREAD_ONCE_INIT;
+/* The TLS contexts check_files made, each kept for the first open() of
+ * its device (the same name and files) to take, so that lightraild's
+ * start reads a device's files once: its early check and the device
+ * then use the same load, where a file replaced between the check and
+ * open() (after the store and recovery) could pass the one and fail
+ * the other.  An open() that finds none (a later one, a device the
+ * network gained, files other than those checked) reads the files then.
+ * Entries of devices never opened (lightrail-check; a listed device the
+ * topology lacks) stay until the process ends: one context each.  The
+ * list owns one reference of each context; guarded by
+ * sb_nc_checked_lock (open() may run on another thread than the
+ * check). */
+struct sb_nc_checked {
+    char name[64], cert[256], key[256], ca[256];
+    SSL_CTX *ctx;
+    struct sb_nc_checked *next;
+};
+static struct sb_nc_checked *sb_nc_checked;
+static pthread_mutex_t sb_nc_checked_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The last error libnetconf2 logged on this thread (the first, on a
  * connecting thread: sb_nc_first_err), and why our host-key check
  * refused (libnetconf2 logs its own vaguer line after it). */
@@ -1197,18 +1217,66 @@ sb_nc_tls_files(const struct sb_device_config *config, SSL_CTX **out,
     return 0;
 }
 
+/* Whether entry 'k' was made for the device 'config' with its files. */
+static bool
+sb_nc_checked_is(const struct sb_nc_checked *k,
+                 const struct sb_device_config *config)
+{
+    return !strcmp(k->name, config->name)
+           && !strcmp(k->cert, config->tls_cert)
+           && !strcmp(k->key, config->tls_key)
+           && !strcmp(k->ca, config->tls_ca);
+}
+
+/* Unlinks and returns the context kept for 'config' (the caller's
+ * reference), or NULL. */
+static SSL_CTX *
+sb_nc_checked_take(const struct sb_device_config *config)
+{
+    SSL_CTX *ctx = NULL;
+    pthread_mutex_lock(&sb_nc_checked_lock);
+    for (struct sb_nc_checked **p = &sb_nc_checked; *p; p = &(*p)->next)
+        if (sb_nc_checked_is(*p, config)) {
+            struct sb_nc_checked *k = *p;
+            *p = k->next;
+            ctx = k->ctx;
+            free(k);
+            break;
+        }
+    pthread_mutex_unlock(&sb_nc_checked_lock);
+    return ctx;
+}
+
 static int
 sb_netconf_check_files(const struct sb_device_config *config, char *err,
                        size_t errlen)
 {
+    struct sb_nc_checked *k;
     SSL_CTX *ctx;
 
     if (!sb_nc_terminated(config))
         return sb_errf(err, errlen, EINVAL, "%.63s: a NETCONF setting is "
                        "not terminated", config->name);
     int r = sb_nc_tls_files(config, &ctx, err, errlen);
-    SSL_CTX_free(ctx);
-    return r;
+    if (r || !ctx)
+        return r;
+    /* Kept for open(), in place of what an earlier check kept (the
+     * files as they are now). */
+    SSL_CTX_free(sb_nc_checked_take(config));
+    if (!(k = calloc(1, sizeof *k))) {
+        SSL_CTX_free(ctx);      /* open() reads the files itself */
+        return 0;
+    }
+    snprintf(k->name, sizeof k->name, "%s", config->name);
+    snprintf(k->cert, sizeof k->cert, "%s", config->tls_cert);
+    snprintf(k->key, sizeof k->key, "%s", config->tls_key);
+    snprintf(k->ca, sizeof k->ca, "%s", config->tls_ca);
+    k->ctx = ctx;
+    pthread_mutex_lock(&sb_nc_checked_lock);
+    k->next = sb_nc_checked;
+    sb_nc_checked = k;
+    pthread_mutex_unlock(&sb_nc_checked_lock);
+    return 0;
 }
 
 static int
@@ -1272,7 +1340,11 @@ sb_netconf_open(const struct sb_device_config *config,
                            strerror(e));
         }
     }
-    int r = sb_nc_tls_files(config, &d->ssl_ctx, err, errlen);
+    /* The context check_files loaded at the start, else the files as
+     * they are now. */
+    int r = 0;
+    if (tls && !(d->ssl_ctx = sb_nc_checked_take(config)))
+        r = sb_nc_tls_files(config, &d->ssl_ctx, err, errlen);
     if (r) {
         free(d);
         return r;

@@ -391,11 +391,60 @@ test_netconf_tls(void)
     sb_netconf_class.close(d);
 }
 
+/* lightraild's start reads a TLS device's files once: check_files, run
+ * before anything is made, keeps the context it loaded for the device's
+ * open(), which comes after the store and recovery; a file replaced
+ * between them cannot make the two disagree.  A later open() (after a
+ * close, a device the network gained) reads the files as they are then,
+ * and so does one whose files are not those checked. */
+static void
+test_netconf_tls_read_once(void)
+{
+    char cert[128], key[128], e[512], err[512] = "";
+    snprintf(cert, sizeof cert, "%s/once.pem", dir);
+    snprintf(key, sizeof key, "%s/once.key", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_tls_selfsigned(cert, key, e, sizeof e), 0);
+    struct sb_device_config c = nc_config("127.0.0.1:1", "", "");
+    struct sb_device *d = NULL;
+    snprintf(c.name, sizeof c.name, "r8");
+    snprintf(c.transport, sizeof c.transport, "tls");
+    snprintf(c.tls_cert, sizeof c.tls_cert, "%s", cert);
+    snprintf(c.tls_key, sizeof c.tls_key, "%s", key);
+    snprintf(c.tls_ca, sizeof c.tls_ca, "%s", cert);
+    CU_ASSERT_EQUAL_FATAL(sb_netconf_class.check_files(&c, err, sizeof err),
+                          0);
+    FILE *f = fopen(cert, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("not a certificate\n", f);
+    fclose(f);
+    /* Before, open() read the certificate again: EINVAL "cannot use the
+     * client certificate ... (not a PEM certificate ...)". */
+    CU_ASSERT_EQUAL(sb_netconf_class.open(&c, &d, err, sizeof err), 0);
+    if (d)
+        sb_netconf_class.close(d);
+    else
+        fprintf(stderr, "open after the check: %s\n", err);
+    d = NULL;
+    CU_ASSERT_EQUAL(sb_netconf_class.open(&c, &d, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot use the client certificate"));
+    CU_ASSERT_PTR_NULL(d);
+
+    /* Checked with one CA, opened with another: open() reads its own. */
+    CU_ASSERT_EQUAL_FATAL(lr_tls_selfsigned(cert, key, e, sizeof e), 0);
+    CU_ASSERT_EQUAL(sb_netconf_class.check_files(&c, err, sizeof err), 0);
+    snprintf(c.tls_ca, sizeof c.tls_ca, "%s", key);
+    CU_ASSERT_EQUAL(sb_netconf_class.open(&c, &d, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot use the CA file"));
+    CU_ASSERT_PTR_NULL(d);
+}
+
 static CU_TestInfo tests[] = {
     { "parallel apply on dummies, one failing", test_parallel_dummies },
     { "netconf: bad configurations refused", test_netconf_bad_config },
     { "netconf: nobody listening", test_netconf_unreachable },
     { "netconf over TLS: refusals, nobody listening", test_netconf_tls },
+    { "netconf over TLS: the start reads the files once",
+      test_netconf_tls_read_once },
     CU_TEST_INFO_NULL,
 };
 
