@@ -1,4 +1,5 @@
 /* lr_yang_restconf: see lr_yang_restconf.h. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -410,18 +411,238 @@ lr_yang_content_cut(struct lyd_node *node, enum lr_yang_content content)
                || (node->schema->flags & LYS_PRESENCE));
 }
 
-/* RFC 8040 4.8.2 from 'node' at 'level': at 'depth', every child but
- * the list keys goes. */
+/* RFC 8040 4.8.3's fields, resolved on the schema: each node a path
+ * names, selected (its subtree kept whole), or on the way to one (kept
+ * for what is selected under it).  A schema node stands for one path
+ * from the target, so the set of them is the whole selection. */
+enum lr_yang_field_kind {
+    LR_YANG_FIELD_OUT,          /* named by no path: the node goes */
+    LR_YANG_FIELD_WAY,          /* an ancestor of a selected node */
+    LR_YANG_FIELD_SELECTED,
+};
+struct lr_yang_fields {
+    struct {
+        const struct lysc_node *schema;
+        enum lr_yang_field_kind kind;
+    } node[LR_YANG_FIELDS_MAX / 2 + 1]; /* an identifier and a separator
+                                         * each at least */
+    size_t n;
+};
+
+/* A fields expression nests no deeper than this.  Each '(' goes a
+ * schema level down, so no module of the API comes near it; it bounds
+ * the parser's stack whatever a client sends. */
+#define LR_YANG_FIELDS_NEST 64
+/* A client's expression is quoted up to this many bytes, so that the
+ * advice stays in the message. */
+#define LR_YANG_FIELDS_QUOTE 80
+
+static enum lr_yang_field_kind
+lr_yang_field_of(const struct lr_yang_fields *f,
+                 const struct lysc_node *schema)
+{
+    for (size_t i = 0; schema && i < f->n; i++)
+        if (f->node[i].schema == schema)
+            return f->node[i].kind;
+    return LR_YANG_FIELD_OUT;
+}
+
+/* 'schema' into 'f' as 'kind' (selected wins over on the way). */
 static void
-lr_yang_depth_cut(struct lyd_node *node, uint32_t level, uint16_t depth)
+lr_yang_field_add(struct lr_yang_fields *f, const struct lysc_node *schema,
+                  enum lr_yang_field_kind kind)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (f->node[i].schema == schema) {
+            if (kind > f->node[i].kind)
+                f->node[i].kind = kind;
+            return;
+        }
+    f->node[f->n].schema = schema;
+    f->node[f->n++].kind = kind;
+}
+
+/* The length of the YANG identifier (RFC 7950 6.2) at 's', 0 if none. */
+static size_t
+lr_yang_ident_len(const char *s)
+{
+    size_t n = 0;
+    if (!isalpha((unsigned char) *s) && *s != '_')
+        return 0;
+    while (isalnum((unsigned char) s[n]) || s[n] == '_' || s[n] == '-'
+           || s[n] == '.')
+        n++;
+    return n;
+}
+
+/* The data node that the api-identifier (RFC 8040 3.5.3.1) at '*p'
+ * names under 'parent' (NULL: the datastore, whose children need their
+ * module; below, a node of another module than its parent's needs its
+ * own, as RFC 7951 names it), '*p' moved past it; NULL with err[]
+ * saying why. */
+static const struct lysc_node *
+lr_yang_field_step(struct ly_ctx *ctx, const struct lysc_node *parent,
+                   const char **p, const char *fields, char *err,
+                   size_t errlen)
+{
+    static const char *const doc = "filter";
+    const char *id = *p, *name = id;
+    size_t len = lr_yang_ident_len(id);
+    const struct lys_module *mod = parent ? parent->module : NULL;
+    if (len && id[len] == ':') {
+        char module[64];
+        snprintf(module, sizeof module, "%.*s",
+                 (int) (len < sizeof module ? len : sizeof module - 1), id);
+        mod = len < sizeof module
+              ? ly_ctx_get_module_implemented(ctx, module) : NULL;
+        if (!mod) {
+            lr_yang_errf(err, errlen, doc, NULL, "the query's fields names "
+                         "the module '%s', which the server does not "
+                         "implement: send the module of a node under the "
+                         "resource (the YANG library lists them)", module);
+            return NULL;
+        }
+        name = id + len + 1;
+        len = lr_yang_ident_len(name);
+    }
+    if (!len) {
+        lr_yang_errf(err, errlen, doc, NULL, "the query's fields '%.*s' "
+                     "has %s at byte %zu, where a node's name was expected: "
+                     "send the paths of nodes under the resource, separated "
+                     "by ';', a node's children in parentheses, such as "
+                     "a;b/c;d(e;f) (RFC 8040 4.8.3)", LR_YANG_FIELDS_QUOTE,
+                     fields, *name ? "a bad character" : "nothing",
+                     (size_t) (name - fields) + 1);
+        return NULL;
+    }
+    *p = name + len;
+    if (!mod) {
+        lr_yang_errf(err, errlen, doc, NULL, "the query's fields names "
+                     "'%.*s' under the datastore without its module: send "
+                     "a top-level node as module:name, such as "
+                     "ietf-network:networks", (int) len, name);
+        return NULL;
+    }
+    const struct lysc_node *s =
+        lys_find_child(parent, mod, name, len, LYS_CONTAINER | LYS_LIST
+                       | LYS_LEAF | LYS_LEAFLIST | LYS_ANYDATA, 0);
+    if (!s)
+        lr_yang_errf(err, errlen, doc, NULL, "the query's fields names "
+                     "'%.*s', which is no data node of %s under %s%s%s: "
+                     "send the paths of nodes under the resource, a node of "
+                     "another module than its parent's as module:name "
+                     "(RFC 7951)",
+                     (int) (*p - id < LR_YANG_FIELDS_QUOTE
+                            ? *p - id : LR_YANG_FIELDS_QUOTE), id, mod->name,
+                     parent ? "'" : "", parent ? parent->name
+                                               : "the datastore",
+                     parent ? "'" : "");
+    return s;
+}
+
+/* RFC 8040 4.8.3's fields-expr 'fields' under the target 'target'
+ * (NULL: the datastore) into 'f'.  The RFC's grammar,
+ *     fields-expr = path "(" fields-expr ")" / path ";" fields-expr / path
+ *     path = api-identifier [ "/" path ]
+ * is read as a list of paths separated by ';', each maybe followed by a
+ * list in parentheses under its last node: "a(b);c" too, which the ABNF
+ * leaves out and other servers take.  No recursion: the nodes whose
+ * parentheses are open are on a stack of LR_YANG_FIELDS_NEST.  0, or
+ * EINVAL with err[] naming what is wrong and where. */
+static int
+lr_yang_fields_parse(struct ly_ctx *ctx, const struct lysc_node *target,
+                     const char *fields, struct lr_yang_fields *f, char *err,
+                     size_t errlen)
+{
+    const struct lysc_node *open[LR_YANG_FIELDS_NEST + 1] = { target };
+    const char *p = fields, *why;
+    size_t depth = 0;
+
+    f->n = 0;
+    if (strlen(fields) > LR_YANG_FIELDS_MAX) {
+        lr_yang_errf(err, errlen, "filter", NULL, "the query's fields is "
+                     "%zu bytes long: send one of at most %d",
+                     strlen(fields), LR_YANG_FIELDS_MAX);
+        return EINVAL;
+    }
+    for (;;) {
+        const struct lysc_node *s = open[depth];
+        do {
+            if (!(s = lr_yang_field_step(ctx, s, &p, fields, err, errlen)))
+                return EINVAL;
+            lr_yang_field_add(f, s, LR_YANG_FIELD_WAY);
+        } while (*p == '/' && p++);
+        if (*p == '(') {
+            if (depth == LR_YANG_FIELDS_NEST) {
+                why = "parentheses nested too deep";
+                break;
+            }
+            open[++depth] = s;
+            p++;
+            continue;
+        }
+        lr_yang_field_add(f, s, LR_YANG_FIELD_SELECTED);
+        for (; *p == ')' && depth; p++)
+            depth--;
+        if (*p == ';') {
+            p++;
+            continue;
+        }
+        if (!*p && !depth)
+            return 0;
+        why = !*p ? "a '(' not closed" : *p == ')'
+              ? "a ')' that closes no '('" : "a bad character";
+        break;
+    }
+    lr_yang_errf(err, errlen, "filter", NULL, "the query's fields '%.*s' has "
+                 "%s at byte %zu: send the paths of nodes under the "
+                 "resource, separated by ';', a node's children in "
+                 "parentheses, such as a;b/c;d(e;f) (RFC 8040 4.8.3)",
+                 LR_YANG_FIELDS_QUOTE, fields, why,
+                 (size_t) (p - fields) + 1);
+    return EINVAL;
+}
+
+/* RFC 8040 4.8.3 under 'node' (the target, or a node on the way):
+ * frees each child (its keys aside) that 'f' does not select or lead
+ * to; true when something under 'node' stays, or 'node' is a list entry
+ * (its keys) or a presence container, which stay as content keeps
+ * them.  The recursion follows the data's depth, the schema's. */
+static bool
+lr_yang_fields_cut(struct lyd_node *node, const struct lr_yang_fields *f)
+{
+    struct lyd_node *c = lyd_child_no_keys(node), *next;
+    bool kept = false;
+    for (; c; c = next) {
+        next = c->next;
+        enum lr_yang_field_kind k = lr_yang_field_of(f, c->schema);
+        if (k == LR_YANG_FIELD_SELECTED
+            || (k == LR_YANG_FIELD_WAY && lr_yang_fields_cut(c, f)))
+            kept = true;
+        else
+            lyd_free_tree(c);
+    }
+    return kept || (node->schema
+                    && (node->schema->nodetype == LYS_LIST
+                        || (node->schema->flags & LYS_PRESENCE)));
+}
+
+/* RFC 8040 4.8.2 under 'node' at 'level': a child is at the next level,
+ * or at 1 when 'f' (NULL: no fields) selects or leads to it (4.8.2:
+ * "these nodes and all of their ancestor nodes have a depth value of
+ * 1"); past 'depth', it goes, but for the list keys. */
+static void
+lr_yang_depth_cut(struct lyd_node *node, uint32_t level, uint16_t depth,
+                  const struct lr_yang_fields *f)
 {
     struct lyd_node *c = lyd_child_no_keys(node), *next;
     for (; c; c = next) {
         next = c->next;
-        if (level >= depth)
+        uint32_t l = f && lr_yang_field_of(f, c->schema) ? 1 : level + 1;
+        if (l > depth)
             lyd_free_tree(c);
         else
-            lr_yang_depth_cut(c, level + 1, depth);
+            lr_yang_depth_cut(c, l, depth, f);
     }
 }
 
@@ -448,8 +669,18 @@ lr_yang_filter_json(struct ly_ctx *ctx, const char *text,
                     enum lr_yang_content content, uint16_t depth,
                     bool datastore, char **out, char *err, size_t errlen)
 {
+    return lr_yang_select_json(ctx, text, NULL, content, depth, datastore,
+                               out, err, errlen);
+}
+
+int
+lr_yang_select_json(struct ly_ctx *ctx, const char *text, const char *fields,
+                    enum lr_yang_content content, uint16_t depth,
+                    bool datastore, char **out, char *err, size_t errlen)
+{
     static const char *const doc = "filter";
     struct lyd_node *tree = NULL, *first, *wrapper = NULL;
+    struct lr_yang_fields *sel = NULL;
     char *wrapped = NULL, *printed = NULL;
     LY_ERR rc = LY_SUCCESS;
     int ret = 0;
@@ -467,11 +698,10 @@ lr_yang_filter_json(struct ly_ctx *ctx, const char *text,
     char module[64];
     snprintf(module, sizeof module, "%.*s",
              (int) (mlen < sizeof module ? mlen : sizeof module - 1), m);
+    const struct lys_module *mod = ly_ctx_get_module_implemented(ctx,
+                                                                 module);
     const struct lysc_node *parent =
-        nlen ? lr_yang_list_parent(ly_ctx_get_module_implemented(ctx,
-                                                                 module),
-                                   m + mlen + 1, nlen)
-             : NULL;
+        nlen ? lr_yang_list_parent(mod, m + mlen + 1, nlen) : NULL;
     if (parent) {
         /* As lr_yang_parse_job wraps a short job body: libyang reads a
          * list's entries in their container. */
@@ -487,6 +717,30 @@ lr_yang_filter_json(struct ly_ctx *ctx, const char *text,
                             LYD_PARSE_ONLY | LYD_PARSE_STRICT, 0, &tree);
     if (rc)
         goto cleanup;
+    /* The fields are judged on the schema, so that a bad one is refused
+     * whatever the data holds, an empty list too.  The target is the
+     * text's top-level member, a list resource's list, or the
+     * datastore. */
+    if (fields) {
+        const struct lysc_node *target =
+            datastore || !mod ? NULL
+                              : lys_find_child(parent, mod, m + mlen + 1,
+                                               nlen, 0, 0);
+        if (!(sel = malloc(sizeof *sel))) {
+            rc = LY_EMEM;
+            goto cleanup;
+        }
+        if (!datastore && !target) {
+            lr_yang_errf(err, errlen, doc, NULL, "the text's first member "
+                         "'%.*s' is no node of the context", (int) (mlen + 1
+                                                                  + nlen), m);
+            ret = EIO;
+            goto cleanup;
+        }
+        if ((ret = lr_yang_fields_parse(ctx, target, fields, sel, err,
+                                        errlen)))
+            goto cleanup;
+    }
     /* The top-level members, or the entries of the list resource; an
      * empty list resource ({"...:job":[]}) has none and is its text. */
     first = parent && tree ? lyd_child(tree) : tree;
@@ -497,25 +751,45 @@ lr_yang_filter_json(struct ly_ctx *ctx, const char *text,
             rc = LY_EMEM;
         goto cleanup;
     }
+    /* Fields select, content filters what they kept, depth cuts last.
+     * A target stays whatever is cut under it; a member of the
+     * datastore is a descendant, cut as any. */
     struct lyd_node *n, *next;
     for (n = first; n; n = next) {
         next = n->next;
-        if (content == LR_YANG_CONTENT_ALL)
-            continue;
-        if (datastore && !lr_yang_content_cut(n, content)) {
+        bool stays = true;
+        if (sel) {
+            enum lr_yang_field_kind k = datastore
+                                        ? lr_yang_field_of(sel, n->schema)
+                                        : LR_YANG_FIELD_WAY;
+            stays = k == LR_YANG_FIELD_SELECTED
+                    || (k == LR_YANG_FIELD_WAY && lr_yang_fields_cut(n, sel));
+        }
+        if (stays && content != LR_YANG_CONTENT_ALL)
+            stays = lr_yang_content_cut(n, content);
+        if (!stays && datastore) {
             if (n == tree)
                 tree = next;
             lyd_free_tree(n);
-        } else if (!datastore)
-            (void) lr_yang_content_cut(n, content);
+        }
     }
     first = wrapper ? lyd_child(wrapper) : tree;
-    if (depth && datastore && depth == 1) {
-        lyd_free_all(tree);
-        tree = first = NULL;
+    /* The target is level 1; the datastore's members are level 2, or 1
+     * when the fields select or lead to them. */
+    for (n = first; n && depth; n = next) {
+        next = n->next;
+        uint32_t level = !datastore || (sel && lr_yang_field_of(sel,
+                                                                n->schema))
+                         ? 1 : 2;
+        if (level <= depth)
+            lr_yang_depth_cut(n, level, depth, sel);
+        else {
+            if (n == tree)
+                tree = next;
+            lyd_free_tree(n);
+        }
     }
-    for (n = first; n && depth; n = n->next)
-        lr_yang_depth_cut(n, datastore ? 2 : 1, depth);
+    first = wrapper ? lyd_child(wrapper) : tree;
     if (!first) {
         if (!(printed = strdup("{}\n")))
             rc = LY_EMEM;
@@ -528,9 +802,11 @@ cleanup:
     if (rc)
         ret = rc == LY_EMEM ? (lr_yang_errf(err, errlen, doc, NULL,
                                             "out of memory"), ENOMEM)
-                            : lr_yang_ly_err(ctx, rc, doc, err, errlen);
+                            : (lr_yang_ly_err(ctx, rc, doc, err, errlen),
+                               EIO);
     lyd_free_all(tree);
     free(wrapped);
+    free(sel);
     if (ret) {
         free(printed);
         printed = NULL;

@@ -87,12 +87,42 @@ enum lr_yang_content {
  *
  * The text is parsed without validation (it was validated when
  * printed) and printed with its empty containers, as the jobs' and the
- * datastore's printers print them.  EINVAL with libyang's line for a
- * text that does not parse (a printer's bug), ENOMEM. */
+ * datastore's printers print them.  EIO with libyang's line for a text
+ * that does not parse (a printer's bug), ENOMEM. */
 int lr_yang_filter_json(struct ly_ctx *, const char *text,
                         enum lr_yang_content content, uint16_t depth,
                         bool datastore, char **out, char *err,
                         size_t errlen);
+
+/* The longest fields expression lr_yang_select_json() reads, in bytes:
+ * a client's text is refused above it before it is parsed. */
+#define LR_YANG_FIELDS_MAX 1024
+
+/* lr_yang_filter_json() with RFC 8040 4.8.3's 'fields' too (NULL: none,
+ * as lr_yang_filter_json()): a fields-expr, "a;b/c;d(e;f)", of paths of
+ * api-identifiers (RFC 8040 3.5.3.1: a node of another module than its
+ * parent's, and a member of the datastore, as module:name, as RFC 7951
+ * names it), ';' between paths, a node's own in parentheses after it.
+ * Each path names a data node under the target (the datastore: a
+ * top-level node), judged on the schema (whatever the data holds):
+ * the nodes it names are kept whole, those on the way to them kept for
+ * what they lead to (a list entry with its keys, a presence container,
+ * as content keeps them; a container that leads to nothing kept goes);
+ * anything else under the target goes, the target itself stays.
+ * Fields select first, then content filters, then depth cuts, where a
+ * node fields select or lead to is at level 1 (RFC 8040 4.8.2: "these
+ * nodes and all of their ancestor nodes have a depth value of 1"), its
+ * children at 2...
+ * EINVAL, with err[] saying what and where, for an expression that is
+ * longer than LR_YANG_FIELDS_MAX, does not parse (an empty path, a
+ * parenthesis unbalanced, another character than the grammar's, nesting
+ * deeper than 64) or names a module the context does not implement or a
+ * node the schema has not there (RFC 8040 400 invalid-value); else as
+ * lr_yang_filter_json(). */
+int lr_yang_select_json(struct ly_ctx *, const char *text,
+                        const char *fields, enum lr_yang_content content,
+                        uint16_t depth, bool datastore, char **out,
+                        char *err, size_t errlen);
 
 /* The API resource {"ietf-restconf:restconf":{"data":{},"operations":{},
  * "yang-library-version":REV}} (RFC 8040 3.3, B.1.1), with the
