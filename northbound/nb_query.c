@@ -169,6 +169,8 @@ nb_read_parse(const char *query, struct nb_read *rd, char *err,
 
     rd->content = NB_CONTENT_ALL;
     rd->depth = 0;
+    rd->fields = NULL;
+    rd->fields_len = 0;
     if (nb_query_value(query, "content", &v, &len)) {
         if (nb_query_is(v, len, "config"))
             rd->content = NB_CONTENT_CONFIG;
@@ -198,11 +200,25 @@ nb_read_parse(const char *query, struct nb_read *rd, char *err,
         }
         rd->depth = (uint16_t) d;
     }
+    if (nb_query_value(query, "fields", &v, &len)) {
+        if (!len) {
+            snprintf(err, errlen, "the query's fields is empty: send the "
+                     "paths of the nodes to keep, separated by ';', a "
+                     "node's children in parentheses, such as "
+                     "fields=state/phase;gpus(min) (RFC 8040 4.8.3), or no "
+                     "fields");
+            rd->content = NB_CONTENT_ALL;
+            rd->depth = 0;
+            return EINVAL;
+        }
+        rd->fields = v;
+        rd->fields_len = len;
+    }
     return 0;
 }
 
 bool
 nb_read_cuts(const struct nb_read *rd)
 {
-    return rd->content != NB_CONTENT_ALL || rd->depth;
+    return rd->content != NB_CONTENT_ALL || rd->depth || rd->fields;
 }

@@ -23,12 +23,13 @@
 #define NB_PAGE_PARAMS \
     "limit offset direction cursor where sort-by locale sublist-limit"
 
-/* The parameters of RFC 8040 4.8.1 and 4.8.2 that GET and HEAD of
- * every data resource take, for its row of the route table. */
-#define NB_READ_PARAMS "content depth"
+/* The parameters of RFC 8040 4.8.1, 4.8.2 and 4.8.3 that GET and HEAD
+ * of every data resource take, for its row of the route table. */
+#define NB_READ_PARAMS "content depth fields"
 
-/* What a GET asks of a data resource: its content (4.8.1) and depth
- * (4.8.2), the yang layer's lr_yang_filter_json() doing the cut. */
+/* What a GET asks of a data resource: its content (4.8.1), depth
+ * (4.8.2) and fields (4.8.3), the yang layer's lr_yang_select_json()
+ * doing the cut. */
 enum nb_content {
     NB_CONTENT_ALL,
     NB_CONTENT_CONFIG,
@@ -37,15 +38,21 @@ enum nb_content {
 struct nb_read {
     enum nb_content content;
     uint16_t depth;             /* 1..65535; 0: unbounded */
+    /* The fields-expr, borrowed from the query, 'fields_len' bytes;
+     * NULL when not given.  The yang layer judges it against the
+     * resource's schema. */
+    const char *fields;
+    size_t fields_len;
 };
 
-/* content= and depth= of 'query' (absent: all, unbounded).  0, or
- * EINVAL for a value RFC 8040 does not allow (400 invalid-value), with
- * err[] naming the parameter and the values it takes. */
+/* content=, depth= and fields= of 'query' (absent: all, unbounded,
+ * none).  0, or EINVAL for a value RFC 8040 does not allow (400
+ * invalid-value; a fields with no value too), with err[] naming the
+ * parameter and the values it takes. */
 int nb_read_parse(const char *query, struct nb_read *rd, char *err,
                   size_t errlen);
 
-/* Whether 'rd' changes what a GET sends (lr_yang_filter_json() needed). */
+/* Whether 'rd' changes what a GET sends (lr_yang_select_json() needed). */
 bool nb_read_cuts(const struct nb_read *rd);
 
 /* Whether parameter 'name' is in 'query' ("a&b=c", as nb_server hands

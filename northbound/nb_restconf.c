@@ -94,10 +94,11 @@ tagged_reply(const struct nb_request *req, struct nb_response *resp,
     memcpy(resp->etag, etag, sizeof etag);
 }
 
-/* RFC 8040 4.8.1 content= and 4.8.2 depth= of a GET of a data
- * resource into '*rd': 0, or a 400 invalid-value in 'resp' that names
- * the parameter and the values it takes.  Judged before anything is
- * read or any precondition. */
+/* RFC 8040 4.8.1 content=, 4.8.2 depth= and 4.8.3 fields= of a GET of
+ * a data resource into '*rd': 0, or a 400 invalid-value in 'resp' that
+ * names the parameter and the values it takes.  Judged before anything
+ * is read or any precondition; the paths of fields against the
+ * resource's schema, when it is cut (read_cut()). */
 static int
 read_query(const struct nb_request *req, struct nb_response *resp,
            struct nb_read *rd)
@@ -109,12 +110,13 @@ read_query(const struct nb_request *req, struct nb_response *resp,
     return EINVAL;
 }
 
-/* content and depth on a method other than GET (RFC 8040 4.8.1,
- * 4.8.2: "only allowed for GET methods"): a 400 in 'resp', nonzero. */
+/* content, depth and fields on a method other than GET (RFC 8040
+ * 4.8.1 to 4.8.3: "only allowed for GET methods"): a 400 in 'resp',
+ * nonzero. */
 static int
 read_query_refused(const struct nb_request *req, struct nb_response *resp)
 {
-    static const char *const names[] = { "content", "depth" };
+    static const char *const names[] = { "content", "depth", "fields" };
     const char *v;
     size_t len;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
@@ -130,26 +132,34 @@ read_query_refused(const struct nb_request *req, struct nb_response *resp)
 }
 
 /* '*out' (a data resource's text, taken) as 'rd' cuts it (the yang
- * layer's lr_yang_filter_json(); 'datastore': the text is the
- * datastore's); unchanged when 'rd' cuts nothing.  0, or a 500 in
- * 'resp' with '*out' freed and NULL. */
+ * layer's lr_yang_select_json(); 'datastore': the text is the
+ * datastore's); unchanged when 'rd' cuts nothing.  0, or with '*out'
+ * freed and NULL a 400 invalid-value in 'resp' for fields that name no
+ * node of the resource or do not parse, a 500 for the server's own
+ * failure. */
 static int
 read_cut(struct nb_app *app, const struct nb_read *rd, bool datastore,
          char **out, struct nb_response *resp)
 {
-    char *cut = NULL, err[512];
+    char *cut = NULL, err[1024];
     if (!nb_read_cuts(rd))
         return 0;
-    int rc = lr_yang_filter_json(app->ly, *out,
-                                 rd->content == NB_CONTENT_CONFIG
-                                 ? LR_YANG_CONTENT_CONFIG
-                                 : rd->content == NB_CONTENT_NONCONFIG
-                                 ? LR_YANG_CONTENT_NONCONFIG
-                                 : LR_YANG_CONTENT_ALL, rd->depth,
-                                 datastore, &cut, err, sizeof err);
+    char *fields = rd->fields ? strndup(rd->fields, rd->fields_len) : NULL;
+    int rc = rd->fields && !fields
+             ? (snprintf(err, sizeof err, "out of memory"), ENOMEM)
+             : lr_yang_select_json(app->ly, *out, fields,
+                                   rd->content == NB_CONTENT_CONFIG
+                                   ? LR_YANG_CONTENT_CONFIG
+                                   : rd->content == NB_CONTENT_NONCONFIG
+                                   ? LR_YANG_CONTENT_NONCONFIG
+                                   : LR_YANG_CONTENT_ALL, rd->depth,
+                                   datastore, &cut, err, sizeof err);
+    free(fields);
     free(*out);
     *out = cut;
-    if (rc)
+    if (rc == EINVAL)
+        nb_error(resp, 400, "invalid-value", NULL, "%s", err);
+    else if (rc)
         api_reply(resp, rc, NULL, err);
     return rc;
 }
@@ -672,8 +682,8 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
                                  sizeof err))
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     else if (!read_cut(app, &rd, false, &out, resp))
-        /* The page first, then content and depth: the tag is that of
-         * what is sent. */
+        /* The page first, then fields, content and depth: the tag is
+         * that of what is sent. */
         tagged_reply(req, resp, out);
 
 cleanup:
@@ -1746,9 +1756,9 @@ h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
  * job's (tagged_reply()); there is no Last-Modified, as the state's
  * counters change with no time kept, so the dates of the preconditions
  * are ignored (RFC 9110 13.1.3, 13.1.4: a resource without one).
- * content and depth cut the whole (its members are descendants, level
- * 2), and the tag is of what is sent; any other query is a 400 before
- * the handler. */
+ * content, depth and fields cut the whole (its members are
+ * descendants, level 2; fields name them by their module), and the tag
+ * is of what is sent; any other query is a 400 before the handler. */
 static void
 h_datastore(void *arg, const struct nb_request *req,
             struct nb_response *resp)

@@ -58,11 +58,12 @@
  *                                                       8040 3.3.1), with
  *                                                       an ETag
  *
- * Every GET under /restconf/data takes RFC 8040 4.8.1 content= and
- * 4.8.2 depth= (nb_query.h's nb_read_parse(); the cut is the YANG
- * layer's lr_yang_filter_json(), one function for every resource), the
- * ETag then being that of the cut text; any other method with them is
- * 400.
+ * Every GET under /restconf/data takes RFC 8040 4.8.1 content=, 4.8.2
+ * depth= and 4.8.3 fields= (nb_query.h's nb_read_parse(); the cut is
+ * the YANG layer's lr_yang_select_json(), one function for every
+ * resource, which judges the fields' paths against its schema: 400
+ * when one names no node there), the ETag then being that of the cut
+ * text; any other method with them is 400.
  *
  * With a device worker, a POST or DELETE of a job that has devices to
  * program is answered later (nb_defer): the loop plans and reserves

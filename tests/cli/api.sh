@@ -429,7 +429,74 @@ API_HEADER="If-None-Match: $(cat "$tmp/q-etag2")" api GET "$NW?depth=2"
 API_HEADER="If-None-Match: $(cat "$tmp/q-etag2")" api GET "$NW"
 [ "$STATUS" = 200 ] && ok "GET $NW with If-None-Match of the cut tag: 200" \
     || notok "GET $NW, If-None-Match of the cut tag: $STATUS"
-# Only GET and HEAD take them (RFC 8040 4.8.1, 4.8.2).
+# RFC 8040 4.8.3 fields: the named nodes of the target, list entries
+# with their keys, a node of another module than its parent's by its
+# module's name; with depth (the named nodes level 1), content and the
+# jobs' paging; a path naming no node is 400 naming it.
+ck "$NW?fields=network(network-id)" '."ietf-network:networks".network | length > 0 and all(keys == ["network-id"])' \
+    "each network's key alone"
+ck "$NW?fields=network(node(lightrail-topology:roadm))" '."ietf-network:networks".network[0] | keys == ["network-id", "node"] and (.node | all(keys - ["lightrail-topology:roadm", "node-id"] == [])) and (.node[] | select(."node-id" == "r1") | ."lightrail-topology:roadm".name == "ROADM R1")' \
+    "the nodes' keys and roadm (lightrail-topology's augment)"
+ck "$NW?fields=network/node&depth=1" '."ietf-network:networks".network[0] | keys == ["network-id", "node"] and (.node | length > 0 and all(keys == ["node-id"]))' \
+    "the named list at level 1: its entries, keys alone"
+ck "$J1?fields=state/phase" '. == {"lightrail-job:job": [{"name": "j1", "state": {"phase": "active"}}]}' \
+    "its key and its phase"
+ck "$J1?fields=model;gpus(min)" '."lightrail-job:job"[0] | keys == ["gpus", "model", "name"] and (.gpus | keys == ["min"])' \
+    "two paths, one with its own in parentheses"
+ck "$J1?fields=model;state&content=config" '. == {"lightrail-job:job": [{"name": "j1", "model": "gpt-1.9b"}]}' \
+    "fields, then content (the state is config false)"
+ck "$JOBS?fields=job(state)&depth=1" '."lightrail-job:jobs".job | length > 0 and all(keys == ["name", "state"] and .state == {})' \
+    "depth counts from the named node"
+ck "$DS?fields=lightrail-job:jobs/job(name);ietf-network:networks/network(network-id)" 'keys == ["ietf-network:networks", "lightrail-job:jobs"] and (."lightrail-job:jobs".job | length > 0 and all(keys == ["name"]))' \
+    "two members, cut, the others gone"
+ck "$YL?fields=module-set(name)" '. == {"ietf-yang-library:yang-library": {"module-set": [{"name": "complete"}]}}' \
+    "the module set's name (RFC 8040 B.3.3's kind)"
+ck "$DS/lightrail-state:state?fields=counters/admissions" '."lightrail-state:state" | keys == ["counters"] and (.counters | keys == ["admissions"])' \
+    "one counter"
+api GET "$J1?fields=state/phase"
+len=$(wc -c < "$tmp/body")
+curl -s -I -o /dev/null -w '%{http_code} %header{content-length}' \
+    --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
+    "$URL$J1?fields=state/phase" > "$tmp/head"
+[ "$(cat "$tmp/head")" = "200 $len" ] && ok "HEAD $J1?fields=state/phase: the GET's length" \
+    || notok "HEAD $J1?fields=state/phase: $(cat "$tmp/head"), GET $len bytes"
+# Paged, then cut: the page's one job with its remaining.
+api POST $JOBS "$tmp/q.json"
+ck "$JOBS/job?limit=1&fields=state/phase" '."lightrail-job:job" | length == 1 and (.[0] | .name == "j1" and ."@"."lightrail-job:remaining" == 1 and .state == {"phase": "active"} and (keys == ["@", "name", "state"]))' \
+    "the page first (j1, one remaining), then its phase"
+ck "$JOBS?limit=1&offset=1&fields=job(model)" '."lightrail-job:jobs".job == [{"name": "q1", "model": "bert-large"}]' \
+    "the container's page, cut"
+api DELETE "$JOBS/job=q1"
+# Its own tag, the digest of what is sent: 304 to it with the query.
+api GET "$J1?fields=state/phase"
+tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/f-etag"
+api GET "$J1"
+tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/f-etag0"
+grep -q -x '"[0-9a-f]\{32\}"' "$tmp/f-etag" && ! cmp -s "$tmp/f-etag" "$tmp/f-etag0" \
+    && ok "GET $J1?fields=state/phase: a tag of its own" \
+    || notok "GET $J1?fields: tag $(cat "$tmp/f-etag"), whole $(cat "$tmp/f-etag0")"
+API_HEADER="If-None-Match: $(cat "$tmp/f-etag")" api GET "$J1?fields=state/phase"
+[ "$STATUS" = 304 ] && ok "GET $J1?fields=state/phase with If-None-Match of its tag: 304" \
+    || notok "GET $J1?fields, If-None-Match: $STATUS"
+# badf PATH?QUERY WORDS: 400 invalid-value, nothing changed, the words.
+badf() {
+    bad 400 invalid-value "GET $1" GET "$1"
+    jq -e --arg m "$2" '."ietf-restconf:errors".error[0]."error-message" | contains($m)' \
+        "$tmp/bad-body" > /dev/null \
+        && ok "GET $1: says '$2'" || notok "GET $1: $(cat "$tmp/bad-body")"
+}
+badf "$NW?fields=network(nope)" "the query's fields names 'nope', which is no data node of ietf-network under 'network'"
+badf "$NW?fields=network(node(roadm))" "'roadm', which is no data node of ietf-network under 'node'"
+badf "$J1?fields=" "the query's fields is empty"
+badf "$JOBS/job?limit=1&fields=state(phase" "has a '(' not closed at byte 12"
+badf "$JOBS?fields=job;;model" "has a bad character at byte 5"
+badf "$DS?fields=networks" "'networks' under the datastore without its module"
+badf "$J1?fields=model&fields=name" "a repeated query parameter 'fields'"
+long=$(printf 'model;%.0s' $(seq 1 200))model
+badf "$J1?fields=$long" "the query's fields is 1205 bytes long: send one of at most 1024"
+# No job: a bad one is refused all the same (judged on the schema).
+badf "$JOBS/job?offset=1&fields=nope" "'nope', which is no data node of lightrail-job under 'job'"
+# Only GET and HEAD take them (RFC 8040 4.8.1, 4.8.2, 4.8.3).
 api GET "$NW"; cp "$tmp/body" "$tmp/q-nw"
 bad 400 invalid-value "PUT $NW?content=config" PUT "$NW?content=config" "$tmp/q-nw"
 bad 400 invalid-value "DELETE $J1?depth=1" DELETE "$J1?depth=1"
@@ -438,6 +505,13 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("the query pa
     "$tmp/bad-body" > /dev/null \
     && ok "POST with content: told to send it without" \
     || notok "POST with content: $(cat "$tmp/bad-body")"
+bad 400 invalid-value "PUT $NW?fields=network" PUT "$NW?fields=network" "$tmp/q-nw"
+bad 400 invalid-value "DELETE $J1?fields=name" DELETE "$J1?fields=name"
+bad 400 invalid-value "POST $JOBS?fields=job" POST "$JOBS?fields=job" "$tmp/q.json"
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("the query parameter '"'fields'"' applies to GET and HEAD only: send the POST without it")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "POST with fields: told to send it without" \
+    || notok "POST with fields: $(cat "$tmp/bad-body")"
 
 # List pagination (draft-ietf-netconf-list-pagination-rc): GET of the
 # jobs with limit, offset and direction.  Seven jobs (j1 and p1..p6, the

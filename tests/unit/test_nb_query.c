@@ -201,6 +201,7 @@ test_read(void)
         if (!rc) {
             CU_ASSERT_EQUAL(rd.content, cases[i].content);
             CU_ASSERT_EQUAL(rd.depth, cases[i].depth);
+            CU_ASSERT_PTR_NULL(rd.fields);
             CU_ASSERT_EQUAL(nb_read_cuts(&rd),
                             cases[i].content || cases[i].depth);
         } else
@@ -210,12 +211,40 @@ test_read(void)
     }
 }
 
+/* RFC 8040 4.8.3: fields is the query's text, borrowed, judged by the
+ * yang layer; with content and depth; empty, told what to send. */
+static void
+test_read_fields(void)
+{
+    static const char q[] = "content=config&fields=a(b;c/d)&depth=2";
+    struct nb_read rd;
+    char err[256] = "";
+    CU_ASSERT_EQUAL(nb_read_parse(q, &rd, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(rd.content, NB_CONTENT_CONFIG);
+    CU_ASSERT_EQUAL(rd.depth, 2);
+    CU_ASSERT_PTR_EQUAL(rd.fields, q + strlen("content=config&fields="));
+    CU_ASSERT_EQUAL(rd.fields_len, strlen("a(b;c/d)"));
+    CU_ASSERT_EQUAL(nb_read_parse("fields=x", &rd, err, sizeof err), 0);
+    CU_ASSERT_TRUE(nb_read_cuts(&rd));
+    CU_ASSERT_EQUAL(rd.fields_len, 1);
+    /* Not judged here: the schema says which paths are good. */
+    CU_ASSERT_EQUAL(nb_read_parse("fields=((", &rd, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(nb_read_parse("depth=1&fields=", &rd, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "the query's fields is empty: send "
+                                  "the paths of the nodes to keep"));
+    CU_ASSERT_EQUAL(nb_read_parse("fields", &rd, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(rd.fields);
+    CU_ASSERT_EQUAL(rd.depth, 0);
+}
+
 static CU_TestInfo tests[] = {
     { "a parameter's raw value", test_value },
     { "good limit, offset and direction", test_parse_good },
     { "each bad value told what to send", test_parse_bad },
     { "pages tile the list both ways", test_pages_tile },
     { "content and depth read, bad ones told", test_read },
+    { "fields read, an empty one told", test_read_fields },
     CU_TEST_INFO_NULL,
 };
 
