@@ -188,6 +188,29 @@ cleanup:
 }
 
 int
+lr_yang_top_config(const struct ly_ctx *ctx, const char *name, bool *config,
+                   char *err, size_t errlen)
+{
+    const char *colon = strchr(name, ':');
+    char mod[64];
+    *config = false;
+    const struct lys_module *m = NULL;
+    if (colon && (size_t) (colon - name) < sizeof mod) {
+        snprintf(mod, sizeof mod, "%.*s", (int) (colon - name), name);
+        m = ly_ctx_get_module_implemented(ctx, mod);
+    }
+    const struct lysc_node *sn = m ? lys_find_child(NULL, m, colon + 1, 0,
+                                                    0, 0) : NULL;
+    if (!sn) {
+        lr_yang_errf(err, errlen, "data", NULL, "no top-level node '%s' "
+                     "in the modules lightraild implements", name);
+        return EINVAL;
+    }
+    *config = (sn->flags & LYS_CONFIG_W) != 0;
+    return 0;
+}
+
+int
 lr_yang_datastore_to_json(struct ly_ctx *ctx, const char *const *docs, int n,
                           char **out, char *err, size_t errlen)
 {

@@ -56,6 +56,13 @@ int lr_yang_library_to_json(struct ly_ctx *, const char *const *api, int n,
 int lr_yang_datastore_to_json(struct ly_ctx *, const char *const *docs,
                               int n, char **out, char *err, size_t errlen);
 
+/* Whether the top-level data node 'name' ("module:node", as the path of
+ * a data resource begins) is configuration (config true), which RFC
+ * 8342's running datastore can hold, into '*config'.  EINVAL when the
+ * context implements no such node (err[] names it). */
+int lr_yang_top_config(const struct ly_ctx *, const char *name,
+                       bool *config, char *err, size_t errlen);
+
 /* What RFC 8040 4.8.1's content parameter keeps of a data resource. */
 enum lr_yang_content {
     LR_YANG_CONTENT_ALL,        /* every node */

@@ -2475,6 +2475,41 @@ test_select(void)
     free(lng);
 }
 
+/* RFC 8342's running holds configuration only: which of the API's
+ * top-level nodes are config true, and a name that is none refused. */
+static void
+test_top_config(void)
+{
+    static const struct {
+        const char *name;
+        bool config;
+    } cases[] = {
+        { "ietf-network:networks", true },
+        { "lightrail-compute:compute", true },
+        { "lightrail-job:jobs", true },
+        { "lightrail-state:state", false },
+        { "ietf-yang-library:yang-library", false },
+    };
+    char err[256];
+    bool config;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        config = !cases[i].config;
+        CU_ASSERT_EQUAL(lr_yang_top_config(ctx, cases[i].name, &config, err,
+                                           sizeof err), 0);
+        CU_ASSERT_EQUAL(config, cases[i].config);
+    }
+    static const char *const bad[] = {
+        "lightrail-job:job", "nothing:here", "networks", "lightrail-job:",
+        ":jobs", "",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(lr_yang_top_config(ctx, bad[i], &config, err,
+                                           sizeof err), EINVAL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "no top-level node"));
+    }
+}
+
 /* RFC 8040 3.3.1: the datastore resource holds each document's member
  * as it was, the library validated without its modules-state, the jobs
  * container even when empty; a member twice, or a document the context
@@ -2587,6 +2622,7 @@ static CU_TestInfo tests[] = {
     { "the datastore resource, all documents in one", test_datastore },
     { "content and depth cut a resource", test_filter },
     { "fields select a resource's nodes", test_select },
+    { "which top-level nodes are configuration", test_top_config },
     { "cluster round trip", test_cluster_round_trip },
     { "cluster not printable", test_cluster_unprintable },
     { "cluster index out of range", test_cluster_bad_index },
