@@ -358,8 +358,7 @@ nb_framing_bad(struct evhttp_request *req)
     return encodings || (cl && strcmp(cl, "0"));
 }
 
-/* Whether [name, name + n) is one of the space-separated 'words'. */
-static bool
+bool
 nb_word_in(const char *words, const char *name, size_t n)
 {
     for (const char *w = words; w && *w;) {
@@ -857,6 +856,7 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
         goto send;
     }
     rq.path = path;
+    rq.raw_path = raw;
 
     enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
     switch (cmd) {
@@ -880,8 +880,8 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
         goto send;
     }
 
-    const struct nb_srv_route *hit = NULL;
-    bool known = false, all_public = true;
+    const struct nb_srv_route *hit = NULL, *known = NULL;
+    bool all_public = true;
     for (int i = 0; i < srv->n_routes; i++) {
         const struct nb_srv_route *r = &srv->routes[i];
         /* The route's own part as sent, not percent-encoded: only what
@@ -890,7 +890,8 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
          * see it). */
         if (!nb_route_matches(r, path) || !nb_route_matches(r, raw))
             continue;
-        known = true;
+        if (!known)
+            known = r;
         allow |= r->r.methods;
         all_public = all_public && r->r.public;
         if (!hit && (r->r.methods & (unsigned) rq.method))
@@ -933,8 +934,10 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
         char list[96];
         nb_allow_string(allow, list, sizeof list);
         nb_error_protocol(&resp, 405, "operation-not-supported", path,
-                          "%s is not allowed on this resource; allowed: %s",
-                          nb_method_name(cmd), list);
+                          "%s is not allowed on this resource; allowed: "
+                          "%s%s%s", nb_method_name(cmd), list,
+                          known->r.not_allowed ? ": " : "",
+                          known->r.not_allowed ? known->r.not_allowed : "");
         goto send;
     }
     allow = 0;

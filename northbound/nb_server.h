@@ -45,6 +45,10 @@ enum nb_method {
 struct nb_request {
     enum nb_method method;
     const char *path;         /* decoded, without the query */
+    const char *raw_path;     /* as sent (percent-encoded), for a handler
+                               * that routes below its own prefix row as
+                               * the server does (a row's own part must be
+                               * sent as written); NULL when not sent */
     const char *query;        /* each name and value percent-decoded,
                                * '&' and '=' as sent; or NULL */
     const char *body;         /* NUL-terminated; "" when none */
@@ -95,6 +99,10 @@ struct nb_route {
      * before the handler runs (nb_cond_check_untagged(): an If-Match
      * other than '*' is 412, nothing done). */
     bool validators;
+    /* What a 405 from this row adds to its message (NULL: nothing),
+     * e.g. where the writes it refuses go instead; the first row that
+     * knows the path gives it.  Borrowed, as 'query'. */
+    const char *not_allowed;
 };
 
 struct nb_token {
@@ -189,6 +197,10 @@ void nb_server_drain(struct nb_server *);
  * (lightrail_http_requests_total, lightrail_http_request_seconds
  * histogram) to a malloc'ed string '*buf' of length '*len'. */
 int nb_server_metrics(const struct nb_server *, char **buf, size_t *len);
+
+/* Whether the 'n' bytes at 'name' are one of the space-separated
+ * 'words' (NULL: none), as a row's 'query' is matched. */
+bool nb_word_in(const char *words, const char *name, size_t n);
 
 /* Fills 'resp' with an RFC 8040 error: status, error-tag (e.g.
  * "invalid-value", "data-exists", "access-denied"), error-path (may be

@@ -89,7 +89,8 @@ h_echo(void *arg, const struct nb_request *rq, struct nb_response *resp)
     reply_json(resp, 200, j);
 }
 
-/* The key after ".../job=", decoded by the server. */
+/* The key after ".../job=", decoded by the server, and the path as
+ * sent. */
 static void
 h_job(void *arg, const struct nb_request *rq, struct nb_response *resp)
 {
@@ -100,6 +101,7 @@ h_job(void *arg, const struct nb_request *rq, struct nb_response *resp)
     }
     json_object *j = json_object_new_object();
     json_object_object_add(j, "name", json_object_new_string(key));
+    json_object_object_add(j, "raw-path", json_object_new_string(rq->raw_path));
     reply_json(resp, 200, j);
 }
 
@@ -188,18 +190,19 @@ h_defer_now(void *arg, const struct nb_request *rq, struct nb_response *resp)
 
 static const struct nb_route routes[] = {
     { NB_GET | NB_POST, "/restconf/data/test:echo", h_echo, false,
-      "depth content", false },
+      "depth content", false, NULL },
     { NB_GET | NB_DELETE, "/restconf/data/test:jobs/job=", h_job, false, NULL,
-      false },
-    { NB_GET, "/restconf/data/test:conflict", h_conflict, false, NULL, false },
-    { NB_GET, "/metrics", h_metrics, true, NULL, false },
-    { NB_GET, "/restconf", h_echo, false, NULL, false },
-    { NB_GET, "/restconfig", h_echo, false, NULL, false },
-    { NB_POST, "/test/drain", h_drain, false, NULL, false },
-    { NB_GET, "/test/defer", h_defer, false, NULL, false },
-    { NB_GET, "/test/defer-now", h_defer_now, false, NULL, false },
-    { NB_GET, "/test/held", h_held, false, NULL, false },
-    { NB_POST, "/test/answer", h_answer, false, NULL, false },
+      false, "POST jobs to /restconf/data/test:jobs" },
+    { NB_GET, "/restconf/data/test:conflict", h_conflict, false, NULL, false,
+      NULL },
+    { NB_GET, "/metrics", h_metrics, true, NULL, false, NULL },
+    { NB_GET, "/restconf", h_echo, false, NULL, false, NULL },
+    { NB_GET, "/restconfig", h_echo, false, NULL, false, NULL },
+    { NB_POST, "/test/drain", h_drain, false, NULL, false, NULL },
+    { NB_GET, "/test/defer", h_defer, false, NULL, false, NULL },
+    { NB_GET, "/test/defer-now", h_defer_now, false, NULL, false, NULL },
+    { NB_GET, "/test/held", h_held, false, NULL, false, NULL },
+    { NB_POST, "/test/answer", h_answer, false, NULL, false, NULL },
 };
 #define N_ROUTES ((int) (sizeof routes / sizeof routes[0]))
 
@@ -745,11 +748,17 @@ test_method_not_allowed(void)
     call_plain("/restconf/data/test:echo", &c, &r);
     expect_error(&r, 405, "protocol", "operation-not-supported");
     CU_ASSERT_STRING_EQUAL(r.allow, "GET, HEAD, POST, OPTIONS");
+    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "allowed: GET, HEAD, "
+                                            "POST, OPTIONS\""));
     free(r.body);
+    /* A row's words on where else to go follow the methods it takes. */
     struct call p = { .method = "PATCH", .token = TOKEN, .body = "{}", .body_len = 2 };
     call_plain("/restconf/data/test:jobs/job=x", &p, &r);
     expect_error(&r, 405, "protocol", "operation-not-supported");
     CU_ASSERT_STRING_EQUAL(r.allow, "GET, HEAD, DELETE, OPTIONS");
+    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "allowed: GET, HEAD, "
+                                            "DELETE, OPTIONS: POST jobs to "
+                                            "/restconf/data/test:jobs\""));
     free(r.body);
     /* Methods libevent would answer 501 for get our 405 too. */
     struct call t = { .method = "TRACE", .token = TOKEN };
@@ -816,6 +825,8 @@ test_prefix_and_decoding(void)
     CU_ASSERT_EQUAL(r.status, 200);
     json_object *j = r.body ? json_tokener_parse(r.body) : NULL;
     CU_ASSERT_STRING_EQUAL(field(j, "name"), "a b/c=");
+    CU_ASSERT_STRING_EQUAL(field(j, "raw-path"),
+                           "/restconf/data/test:jobs/job=a%20b%2Fc%3D");
     json_object_put(j);
     free(r.body);
     c.method = "DELETE";
@@ -1190,7 +1201,7 @@ test_config_refused(void)
                                   &s, err, sizeof err), EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/server.crt"));
     struct nb_route bad_route = { NB_GET, "no-slash", h_echo, false, NULL,
-                                  false };
+                                  false, NULL };
     struct nb_server_config ok = { .address = "127.0.0.1" };
     CU_ASSERT_EQUAL(nb_server_new(base, &ok, &bad_route, 1, NULL, &s,
                                   err, sizeof err), EINVAL);
