@@ -22,6 +22,24 @@
 #define JOB_LIST JOBS "/job"
 #define JOB JOB_LIST "="
 
+/* The datastores of RFC 8527 3.1 that lightraild serves under
+ * /restconf/ds: operational (everything /restconf/data holds) and
+ * running (its configuration); their rows take the parameters of the
+ * data resources, and with-origin to refuse it in words. */
+#define DS "/restconf/ds/"
+#define DS_OPERATIONAL "ietf-datastores:operational"
+#define DS_RUNNING "ietf-datastores:running"
+#define DS_PARAMS NB_READ_PARAMS " with-origin"
+#define DS_SUB_PARAMS NB_PAGE_PARAMS " " DS_PARAMS
+/* What a 405 of their rows adds: where the writes go. */
+#define DS_WRITE_TO "write through /restconf/data instead (PUT " \
+    ".../ietf-network:networks or .../lightrail-compute:compute, POST " \
+    ".../lightrail-job:jobs, DELETE .../lightrail-job:jobs/job=NAME)"
+#define DS_READ_ONLY "the operational datastore is read-only (RFC 8342 " \
+    "5.3): " DS_WRITE_TO
+#define DS_WRITES "lightraild serves the datastores under /restconf/ds " \
+    "for reading: " DS_WRITE_TO
+
 static void
 json_reply(struct nb_response *resp, int status, char *body)
 {
@@ -1635,8 +1653,8 @@ h_api_version(void *arg, const struct nb_request *req,
 }
 
 /* Defined after the table they read (h_datastore through
- * h_yang_library). */
-static nb_handler h_operations, h_yang_library, h_datastore;
+ * h_yang_library, h_ds). */
+static nb_handler h_operations, h_yang_library, h_datastore, h_ds;
 
 static struct nb_route routes[] = {
     { NB_GET | NB_POST, JOBS, NULL, false,
@@ -1664,6 +1682,15 @@ static struct nb_route routes[] = {
       NB_READ_PARAMS, false, NULL },
     { NB_GET, "/restconf/data", h_datastore, false, NB_READ_PARAMS, true,
       NULL },
+    { NB_GET, DS DS_OPERATIONAL, h_ds, false, DS_PARAMS, true,
+      DS_READ_ONLY },
+    { NB_GET, DS DS_OPERATIONAL "/", h_ds, false, DS_SUB_PARAMS, true,
+      DS_READ_ONLY },
+    { NB_GET, DS DS_RUNNING, h_ds, false, DS_PARAMS, true, DS_WRITES },
+    { NB_GET, DS DS_RUNNING "/", h_ds, false, DS_SUB_PARAMS, true,
+      DS_WRITES },
+    /* Any other datastore: h_ds's 404 names those served. */
+    { NB_GET, DS, h_ds, false, DS_SUB_PARAMS, true, DS_WRITES },
 };
 
 #define N_ROUTES (sizeof routes / sizeof *routes)
@@ -1748,21 +1775,15 @@ h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
         jobs_page(arg, req, resp, false);
 }
 
-/* GET /restconf/data, the datastore resource (RFC 8040 3.3.1): every
- * top-level member the data resources serve, in one object, each as
- * its own GET answers it now (its handler, asked without a query or a
- * precondition: the jobs whole, not a page), validated together
- * (lr_yang_datastore_to_json()).  A part that fails is the answer, as
- * its own GET would give it.  The tag is the digest of the text, as a
- * job's (tagged_reply()); there is no Last-Modified, as the state's
- * counters change with no time kept, so the dates of the preconditions
- * are ignored (RFC 9110 13.1.3, 13.1.4: a resource without one).
- * content, depth and fields cut the whole (its members are
- * descendants, level 2; fields name them by their module), and the tag
- * is of what is sent; any other query is a 400 before the handler. */
-static void
-h_datastore(void *arg, const struct nb_request *req,
-            struct nb_response *resp)
+/* The datastore's text (RFC 8040 3.3.1) into '*out' (the caller's to
+ * free): every top-level member the data resources serve, in one object,
+ * each as its own GET answers it now (its handler, asked without a
+ * query or a precondition: the jobs whole, not a page), validated
+ * together (lr_yang_datastore_to_json()).  0, or the answer in 'resp':
+ * a part that fails, as its own GET would give it, or a 500. */
+static int
+datastore_text(struct nb_app *app, const struct nb_request *req,
+               struct nb_response *resp, char **out)
 {
     static const struct {
         nb_handler *handler;
@@ -1775,12 +1796,8 @@ h_datastore(void *arg, const struct nb_request *req,
         { h_yang_library, DATA "ietf-yang-library:yang-library" },
     };
     enum { N_PARTS = sizeof parts / sizeof *parts };
-    struct nb_app *app = arg;
-    char *docs[N_PARTS] = { NULL }, *out = NULL, err[512];
-    struct nb_read rd;
-    int n = 0;
-    if (read_query(req, resp, &rd))
-        return;
+    char *docs[N_PARTS] = { NULL }, err[512];
+    int n = 0, rc = EIO;
     for (; n < N_PARTS; n++) {
         struct nb_request get = { .method = NB_GET, .path = parts[n].path,
                                   .body = "", .principal = req->principal };
@@ -1792,18 +1809,210 @@ h_datastore(void *arg, const struct nb_request *req,
         }
         docs[n] = part.body;
     }
-    int rc = lr_yang_datastore_to_json(app->ly, (const char *const *) docs,
-                                       n, &out, err, sizeof err);
-    if (rc) {
+    rc = lr_yang_datastore_to_json(app->ly, (const char *const *) docs, n,
+                                   out, err, sizeof err);
+    if (rc)
         api_reply(resp, rc, NULL, err);
-        goto cleanup;
-    }
-    if (!read_cut(app, &rd, true, &out, resp))
-        tagged_reply(req, resp, out);
 
 cleanup:
     for (int k = 0; k < n; k++)
         free(docs[k]);
+    return rc;
+}
+
+/* GET /restconf/data, the datastore resource (RFC 8040 3.3.1), as
+ * datastore_text() makes it.  The tag is the digest of the text, as a
+ * job's (tagged_reply()); there is no Last-Modified, as the state's
+ * counters change with no time kept, so the dates of the preconditions
+ * are ignored (RFC 9110 13.1.3, 13.1.4: a resource without one).
+ * content, depth and fields cut the whole (its members are
+ * descendants, level 2; fields name them by their module), and the tag
+ * is of what is sent; any other query is a 400 before the handler. */
+static void
+h_datastore(void *arg, const struct nb_request *req,
+            struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    char *out = NULL;
+    struct nb_read rd;
+    if (read_query(req, resp, &rd) || datastore_text(app, req, resp, &out))
+        return;
+    if (!read_cut(app, &rd, true, &out, resp))
+        tagged_reply(req, resp, out);
+}
+
+/* The resource 'sub' (a data path as under /restconf/data, after its
+ * '/'; 'raw_sub' the same as sent) of a datastore under /restconf/ds,
+ * as the row of the table that serves it under /restconf/data answers
+ * a GET of it, into '*out' (the caller's to free): asked without the
+ * read parameters (the caller cuts) or a precondition (the caller
+ * judges them on what it sends), with the other parameters of the
+ * query, which that row must take.  0, or the answer in 'resp': 404
+ * for a path no row serves, 400 for a parameter the row does not take,
+ * or the row's own refusal (a job not there, a bad page). */
+static int
+ds_resource_text(struct nb_app *app, const struct nb_request *req,
+                 const char *sub, const char *raw_sub,
+                 struct nb_response *resp, char **out)
+{
+    const struct nb_route *row = NULL;
+    size_t pl = strlen(DATA) + strlen(sub) + 1;
+    size_t rl = strlen(DATA) + strlen(raw_sub) + 1;
+    char *path = malloc(pl), *raw = malloc(rl), *query = NULL;
+    int rc = EINVAL;
+    if (!path || !raw) {
+        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        goto cleanup;
+    }
+    snprintf(path, pl, DATA "%s", sub);
+    snprintf(raw, rl, DATA "%s", raw_sub);
+    /* As the server matches a row: its own part as written in both the
+     * decoded and the raw path, only what follows a prefix decoded. */
+    for (size_t i = 0; i < N_ROUTES && !row; i++) {
+        const struct nb_route *r = &routes[i];
+        size_t len = strlen(r->path);
+        bool prefix = r->path[len - 1] == '=' || r->path[len - 1] == '/';
+        if ((r->methods & NB_GET) && !strncmp(r->path, DATA, strlen(DATA))
+            && (prefix ? !strncmp(path, r->path, len)
+                         && !strncmp(raw, r->path, len)
+                       : !strcmp(path, r->path) && !strcmp(raw, r->path)))
+            row = r;
+    }
+    if (!row) {
+        nb_error(resp, 404, "invalid-value", req->path, "no resource at "
+                 "this path: below a datastore, lightraild serves the "
+                 "resources of /restconf/data (GET /restconf/data/%s has "
+                 "none either)", sub);
+        goto cleanup;
+    }
+    /* The row's parameters pass to its handler; content, depth and
+     * fields are the caller's, which cuts the text for the datastore. */
+    if (req->query && !(query = calloc(1, strlen(req->query) + 1))) {
+        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        goto cleanup;
+    }
+    for (const char *p = req->query; p && *p;) {
+        size_t end = strcspn(p, "&"), n = strcspn(p, "&=");
+        if (n && !nb_word_in(NB_READ_PARAMS " with-origin", p, n)) {
+            if (!nb_word_in(row->query, p, n)) {
+                nb_error(resp, 400, "invalid-value", NULL, "an unknown "
+                         "query parameter '%.*s': this resource takes %s%s",
+                         (int) n, p, row->query ? "only " : "none",
+                         row->query ? row->query : "");
+                goto cleanup;
+            }
+            if (*query)
+                strcat(query, "&");
+            strncat(query, p, end);
+        }
+        p += end;
+        p += *p == '&';
+    }
+    struct nb_request get = { .method = NB_GET, .path = path,
+                              .raw_path = raw, .body = "",
+                              .query = query && *query ? query : NULL,
+                              .principal = req->principal };
+    struct nb_response part = { .status = 0 };
+    row->handler(app, &get, &part);
+    if (part.status != 200) {
+        *resp = part;
+        goto cleanup;
+    }
+    *out = part.body;
+    rc = 0;
+
+cleanup:
+    free(path);
+    free(raw);
+    free(query);
+    return rc;
+}
+
+/* GET /restconf/ds/<datastore>[/<path>] (RFC 8527 3.1): 'operational'
+ * is /restconf/data's text (the datastore, or the resource at 'path'),
+ * 'running' the same with only its configuration, the cut of content
+ * config (RFC 8342 5.1.3: running holds config true nodes only; a
+ * resource that is state, config false, is not in it: 404).  Both take
+ * content, depth and fields as /restconf/data does, running's cutting
+ * within its configuration (nonconfig leaves the target and its keys).
+ * The tag is the digest of what is sent (tagged_reply()), no date, as
+ * the datastore resource's.  with-origin (RFC 8527 3.2.2, optional) is
+ * refused: lightraild keeps no origin of its nodes.  Writes are 405
+ * (the rows say where they go); a datastore lightraild does not have is
+ * 404 naming those it serves. */
+static void
+h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    const char *name = req->path + strlen(DS), *v;
+    const char *rest = name + strcspn(name, "/");
+    size_t n = (size_t) (rest - name), vl;
+    bool running = n == strlen(DS_RUNNING) && !strncmp(name, DS_RUNNING, n);
+    bool oper = n == strlen(DS_OPERATIONAL)
+                && !strncmp(name, DS_OPERATIONAL, n);
+    char *out = NULL, err[512];
+    struct nb_read rd;
+    /* The server matched the rows of the two datastores as written; one
+     * sent percent-encoded (ietf-datastores%3Arunning) came here by the
+     * last row, which matches anything: no datastore, as the server
+     * would say of /restconf/data's resources sent so. */
+    bool encoded = req->raw_path
+                   && strncmp(req->raw_path, req->path,
+                              (size_t) (rest - req->path));
+    if (encoded || (!running && !oper)) {
+        nb_error(resp, 404, "invalid-value", req->path, "no datastore "
+                 "'%.*s'%s here: lightraild serves " DS DS_OPERATIONAL
+                 " (all it holds) and " DS DS_RUNNING " (its "
+                 "configuration); it has no candidate, startup or intended",
+                 (int) (n < 80 ? n : 80), name, encoded ? " sent "
+                 "percent-encoded (send its name as written)" : "");
+        return;
+    }
+    if (nb_query_value(req->query, "with-origin", &v, &vl)) {
+        nb_error(resp, 400, "invalid-value", NULL, "%s", oper
+                 ? "with-origin (RFC 8527 3.2.2) is not implemented: "
+                   "lightraild keeps no origin of its nodes; send the GET "
+                   "without it"
+                 : "with-origin applies to the operational datastore only "
+                   "(RFC 8527 3.2.2): send it to " DS DS_OPERATIONAL);
+        return;
+    }
+    if (read_query(req, resp, &rd))
+        return;
+    if (!*rest) {
+        if (datastore_text(app, req, resp, &out))
+            return;
+    } else {
+        const char *sub = rest + 1;
+        bool config = true;
+        /* The server matched this row's prefix as written: the raw path
+         * holds it as the decoded one does. */
+        const char *raw = req->raw_path ? req->raw_path + (sub - req->path)
+                                        : sub;
+        size_t top = strcspn(sub, "/=");
+        char node[128];
+        snprintf(node, sizeof node, "%.*s",
+                 (int) (top < sizeof node ? top : sizeof node - 1), sub);
+        if (running && !lr_yang_top_config(app->ly, node, &config, err,
+                                           sizeof err) && !config) {
+            nb_error(resp, 404, "invalid-value", req->path, "%s is state "
+                     "(config false): the running datastore holds "
+                     "configuration only; GET " DS DS_OPERATIONAL "/%s",
+                     node, sub);
+            return;
+        }
+        if (ds_resource_text(app, req, sub, raw, resp, &out))
+            return;
+    }
+    if (running) {
+        /* Configuration only, then the query's cut within it (fields
+         * before depth: the cut of one pass, read_cut()'s order). */
+        const struct nb_read cfg = { .content = NB_CONTENT_CONFIG };
+        if (read_cut(app, &cfg, !*rest, &out, resp))
+            return;
+    }
+    if (!read_cut(app, &rd, !*rest, &out, resp))
+        tagged_reply(req, resp, out);
 }
 
 const struct nb_route *

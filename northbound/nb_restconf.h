@@ -57,13 +57,22 @@
  *                                                       data in one (RFC
  *                                                       8040 3.3.1), with
  *                                                       an ETag
+ *   GET    /restconf/ds/ietf-datastores:operational[/PATH]
+ *                                                       the same, and the
+ *                                                       resources below
+ *                                                       it (RFC 8527)
+ *   GET    /restconf/ds/ietf-datastores:running[/PATH]  their
+ *                                                       configuration
+ *                                                       only; writes 405
+ *                                                       (they go to
+ *                                                       /restconf/data)
  *
- * Every GET under /restconf/data takes RFC 8040 4.8.1 content=, 4.8.2
- * depth= and 4.8.3 fields= (nb_query.h's nb_read_parse(); the cut is
- * the YANG layer's lr_yang_select_json(), one function for every
- * resource, which judges the fields' paths against its schema: 400
- * when one names no node there), the ETag then being that of the cut
- * text; any other method with them is 400.
+ * Every GET under /restconf/data and /restconf/ds takes RFC 8040 4.8.1
+ * content=, 4.8.2 depth= and 4.8.3 fields= (nb_query.h's
+ * nb_read_parse(); the cut is the YANG layer's lr_yang_select_json(),
+ * one function for every resource, which judges the fields' paths
+ * against its schema: 400 when one names no node there), the ETag then
+ * being that of the cut text; any other method with them is 400.
  *
  * With a device worker, a POST or DELETE of a job that has devices to
  * program is answered later (nb_defer): the loop plans and reserves

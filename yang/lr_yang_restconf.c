@@ -148,10 +148,11 @@ lr_yang_library_to_json(struct ly_ctx *ctx, const char *const *api, int n,
      * names yang-library 2019-01-04 as its version), but its module
      * validates with it: it lists the same modules, under the same id. */
     lr_yang_prune(st, "module", ctx, set, n_set);
-    /* libyang leaves the datastores to the caller.  RFC 8040's unified
-     * datastore is running (the jobs, topology and inventory a client
-     * writes) with the operational state beside it; both see every
-     * module listed. */
+    /* libyang leaves the datastores to the caller: the two the API
+     * serves under /restconf/ds (RFC 8527), running (the jobs, topology
+     * and inventory a client writes: the config true nodes) and
+     * operational (those and the state); both see every module
+     * listed. */
     rc = lyd_new_path(yl, NULL, "datastore[name='ietf-datastores:running']"
                       "/schema", "complete", 0, NULL);
     if (!rc)

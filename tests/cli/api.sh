@@ -513,6 +513,173 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("the query pa
     && ok "POST with fields: told to send it without" \
     || notok "POST with fields: $(cat "$tmp/bad-body")"
 
+# RFC 8527 (NMDA): the datastores under /restconf/ds.  operational holds
+# all that /restconf/data does, running its configuration (no
+# config false node: the jobs without their state, no state, no
+# library), both with content and depth as there and a tag of what is
+# sent; read here only: writes are 405 saying where they go.
+OPER=/restconf/ds/ietf-datastores:operational
+RUN=/restconf/ds/ietf-datastores:running
+api GET $DS; jq -cS . "$tmp/body" > "$tmp/nmda-ds"
+jq -cS 'del(."lightrail-state:state", ."ietf-yang-library:yang-library")
+        | del(."lightrail-job:jobs".job[].state)' "$tmp/nmda-ds" > "$tmp/nmda-cfg"
+root_get $OPER application/yang-data+json
+[ "$(jq -cS . "$tmp/body")" = "$(cat "$tmp/nmda-ds")" ] \
+    && ok "GET $OPER: what GET $DS sends" \
+    || notok "GET $OPER: $(head -c 300 "$tmp/body")"
+tr -d '\r' < "$tmp/headers" > "$tmp/oper-headers"
+sed -n 's/^[Ee][Tt][Aa][Gg]: //p' "$tmp/oper-headers" > "$tmp/oper-etag"
+root_methods $OPER
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("the operational datastore is read-only") and contains("write through /restconf/data instead (PUT")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "PATCH $OPER: 405 says it is read-only and where to write" \
+    || notok "PATCH $OPER: $(cat "$tmp/bad-body")"
+root_get $RUN application/yang-data+json
+[ "$(jq -cS . "$tmp/body")" = "$(cat "$tmp/nmda-cfg")" ] \
+    && ok "GET $RUN: $DS without its config false nodes (jq)" \
+    || notok "GET $RUN: $(head -c 300 "$tmp/body")"
+tr -d '\r' < "$tmp/headers" > "$tmp/run-headers"
+sed -n 's/^[Ee][Tt][Aa][Gg]: //p' "$tmp/run-headers" > "$tmp/run-etag"
+root_methods $RUN
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("PATCH is not allowed") and contains("for reading: write through /restconf/data instead (PUT")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "PATCH $RUN: 405 says where to write" \
+    || notok "PATCH $RUN: $(cat "$tmp/bad-body")"
+for t in oper run; do
+    if [ $t = oper ]; then p=$OPER; else p=$RUN; fi
+    grep -q -x '"[0-9a-f]\{32\}"' "$tmp/$t-etag" \
+        && ! grep -q -i '^Last-Modified:' "$tmp/$t-headers" \
+        && ok "GET $p: a strong ETag, no Last-Modified" \
+        || notok "GET $p: $(cat "$tmp/$t-headers")"
+    rm -f "$tmp/body"
+    API_HEADER="If-None-Match: $(cat "$tmp/$t-etag")" api GET "$p"
+    [ "$STATUS" = 304 ] && [ ! -s "$tmp/body" ] \
+        && ok "GET $p with If-None-Match of its tag: 304, no body" \
+        || notok "GET $p, If-None-Match of its tag: $STATUS"
+    bad 401 "" "GET $p without a token" GET "$p" "" ""
+done
+! cmp -s "$tmp/oper-etag" "$tmp/run-etag" \
+    && ok "operational and running: tags of their own" \
+    || notok "operational and running: one tag $(cat "$tmp/run-etag")"
+# The tag moves with what is sent: a job more, another tag.
+intent n1 bert-large 1 > "$tmp/n.json"
+api POST $JOBS "$tmp/n.json"
+API_HEADER="If-None-Match: $(cat "$tmp/run-etag")" api GET "$RUN"
+[ "$STATUS" = 200 ] && jq -e '."lightrail-job:jobs".job | map(.name) == ["j1", "n1"]' "$tmp/body" > /dev/null \
+    && ok "GET $RUN after a POST: 200, the new job's intent" \
+    || notok "GET $RUN after a POST: $STATUS $(head -c 300 "$tmp/body")"
+api DELETE "$JOBS/job=n1"
+# content and depth as on /restconf/data; running's content within its
+# configuration.
+for q in content=config content=nonconfig depth=1 depth=2 'content=nonconfig&depth=2'; do
+    api GET "$DS?$q"; jq -cS . "$tmp/body" > "$tmp/nmda-q"
+    ck "$OPER?$q" ". == $(cat "$tmp/nmda-q")" "as GET $DS?$q"
+done
+ck "$RUN?content=config" ". == $(cat "$tmp/nmda-cfg")" "its configuration"
+ck "$RUN?content=all" ". == $(cat "$tmp/nmda-cfg")" "its configuration"
+ck "$RUN?content=nonconfig" '. == {}' "no state in running: {}"
+ck "$RUN?depth=1" '. == {}' "the datastore alone"
+api GET "$DS?content=config&depth=2"; jq -cS . "$tmp/body" > "$tmp/nmda-q"
+ck "$RUN?depth=2" ". == $(cat "$tmp/nmda-q")" "as GET $DS?content=config&depth=2"
+bad 400 invalid-value "GET $RUN?depth=0" GET "$RUN?depth=0"
+bad 400 invalid-value "GET $OPER?fields=x" GET "$OPER?fields=x"
+# fields as on /restconf/data; running's within its configuration, a
+# state node it names selecting nothing there.
+F='lightrail-job:jobs/job(name;state/phase);ietf-network:networks/network(network-id)'
+api GET "$DS?fields=$F"; jq -cS . "$tmp/body" > "$tmp/nmda-q"
+ck "$OPER?fields=$F" ". == $(cat "$tmp/nmda-q")" "as GET $DS?fields=..."
+ck "$RUN?fields=$F" '(keys == ["ietf-network:networks", "lightrail-job:jobs"]) and (."lightrail-job:jobs".job | length > 0 and all(keys == ["name"]))' \
+    "the jobs' names, no state"
+api GET "$DS?fields=lightrail-job:jobs/job(name)&depth=1"; jq -cS . "$tmp/body" > "$tmp/nmda-q"
+ck "$RUN?fields=lightrail-job:jobs/job(name)&depth=1" ". == $(cat "$tmp/nmda-q")" \
+    "fields and depth as on $DS (the selected nodes level 1)"
+api GET "$JOBS/job=j1?fields=model;state"; jq -cS 'del(."lightrail-job:job"[].state)' "$tmp/body" > "$tmp/nmda-q"
+ck "$RUN/lightrail-job:jobs/job=j1?fields=model;state" ". == $(cat "$tmp/nmda-q")" "j1's model, its state not in running"
+bad 400 invalid-value "GET $OPER?with-origin" GET "$OPER?with-origin"
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("with-origin (RFC 8527 3.2.2) is not implemented")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "with-origin on operational: not implemented, said" \
+    || notok "with-origin on operational: $(cat "$tmp/bad-body")"
+bad 400 invalid-value "GET $RUN?with-origin" GET "$RUN?with-origin"
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("applies to the operational datastore only")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "with-origin on running: operational only, said" \
+    || notok "with-origin on running: $(cat "$tmp/bad-body")"
+# The resources below a datastore: those of /restconf/data, through the
+# same handlers; running's cut to their configuration.
+for m in ietf-network:networks lightrail-compute:compute lightrail-job:jobs \
+         lightrail-job:jobs/job lightrail-job:jobs/job=j1 lightrail-state:state \
+         ietf-yang-library:yang-library; do
+    api GET "$DS/$m"; jq -cS . "$tmp/body" > "$tmp/nmda-m"
+    ck "$OPER/$m" ". == $(cat "$tmp/nmda-m")" "as GET $DS/$m"
+    case $m in
+    lightrail-state:*|ietf-yang-library:*)
+        bad 404 invalid-value "GET $RUN/$m (state)" GET "$RUN/$m"
+        jq -e --arg m "$m" '."ietf-restconf:errors".error[0]."error-message" | contains($m + " is state (config false)") and contains("GET /restconf/ds/ietf-datastores:operational/" + $m)' \
+            "$tmp/bad-body" > /dev/null \
+            && ok "GET $RUN/$m: state, told to GET it from operational" \
+            || notok "GET $RUN/$m: $(cat "$tmp/bad-body")";;
+    *)
+        api GET "$DS/$m?content=config"; jq -cS . "$tmp/body" > "$tmp/nmda-m"
+        ck "$RUN/$m" ". == $(cat "$tmp/nmda-m")" "as GET $DS/$m?content=config";;
+    esac
+done
+ck "$RUN/lightrail-job:jobs/job=j1" '."lightrail-job:job"[0] | .name == "j1" and (has("state") | not)' "j1's intent"
+ck "$RUN/lightrail-job:jobs?content=nonconfig" '. == {"lightrail-job:jobs": {}}' "no state in running: the container"
+ck "$RUN/lightrail-job:jobs/job=j1?depth=1" '. == {"lightrail-job:job": [{"name": "j1"}]}' "the entry and its key"
+ck "$OPER/lightrail-job:jobs/job=j1?content=nonconfig" '."lightrail-job:job"[0] | keys == ["name", "state"]' "its key and state"
+api GET "$JOBS/job?limit=1&content=config"; jq -cS . "$tmp/body" > "$tmp/nmda-m"
+ck "$RUN/lightrail-job:jobs/job?limit=1" ". == $(cat "$tmp/nmda-m")" "the page, then its configuration"
+api GET "$RUN/ietf-network:networks"
+tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/nmda-tag"
+rm -f "$tmp/body"
+API_HEADER="If-None-Match: $(cat "$tmp/nmda-tag")" api GET "$RUN/ietf-network:networks"
+[ "$STATUS" = 304 ] && ok "GET $RUN/ietf-network:networks with If-None-Match of its tag: 304" \
+    || notok "GET $RUN/ietf-network:networks, If-None-Match: $STATUS"
+bad 404 invalid-value "GET $OPER/lightrail-job:jobs/job=nobody" GET "$OPER/lightrail-job:jobs/job=nobody"
+bad 400 invalid-value "GET $RUN/ietf-network:networks?limit=1" GET "$RUN/ietf-network:networks?limit=1"
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("an unknown query parameter '"'limit'"'")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "limit on the topology under running: unknown there, said" \
+    || notok "limit under running: $(cat "$tmp/bad-body")"
+bad 404 invalid-value "GET $OPER/nothing:here" GET "$OPER/nothing:here"
+bad 404 invalid-value "GET $OPER/lightrail-job:jobs%2Fjob=j1" GET "$OPER/lightrail-job:jobs%2Fjob=j1"
+bad 404 invalid-value "GET $OPER/ (no resource)" GET "$OPER/"
+for m in PUT POST PATCH; do
+    bad 405 operation-not-supported "$m $RUN/ietf-network:networks" $m "$RUN/ietf-network:networks" "$tmp/q-nw"
+    tr -d '\r' < "$tmp/bad-headers" | grep -q -i '^Allow: GET, HEAD, OPTIONS$' \
+        && jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("write through /restconf/data instead")' "$tmp/bad-body" > /dev/null \
+        && ok "$m $RUN/ietf-network:networks: Allow GET, HEAD, OPTIONS; told where to write" \
+        || notok "$m $RUN/ietf-network:networks: $(cat "$tmp/bad-headers" "$tmp/bad-body")"
+done
+bad 405 operation-not-supported "DELETE $RUN/lightrail-job:jobs/job=j1" DELETE "$RUN/lightrail-job:jobs/job=j1"
+bad 405 operation-not-supported "POST $OPER/lightrail-job:jobs" POST "$OPER/lightrail-job:jobs" "$tmp/q.json"
+# A datastore lightraild does not have: 404 naming those it serves.
+for d in ietf-datastores:intended ietf-datastores:candidate \
+         ietf-datastores:startup running ietf-datastores%3Arunning; do
+    bad 404 invalid-value "GET /restconf/ds/$d" GET "/restconf/ds/$d"
+    jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("lightraild serves /restconf/ds/ietf-datastores:operational (all it holds) and /restconf/ds/ietf-datastores:running")' \
+        "$tmp/bad-body" > /dev/null \
+        && ok "GET /restconf/ds/$d: the datastores served named" \
+        || notok "GET /restconf/ds/$d: $(cat "$tmp/bad-body")"
+done
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("sent percent-encoded (send its name as written)")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "a datastore's name percent-encoded: told to send it as written" \
+    || notok "a datastore's name percent-encoded: $(cat "$tmp/bad-body")"
+bad 404 invalid-value "GET /restconf/ds/ietf-datastores:startup/ietf-network:networks" \
+    GET /restconf/ds/ietf-datastores:startup/ietf-network:networks
+# The library (RFC 8527 2: read from operational) names the datastores
+# served, and no other.
+ck "$OPER/ietf-yang-library:yang-library" '."ietf-yang-library:yang-library".datastore | map(.name) == ["ietf-datastores:running", "ietf-datastores:operational"]' \
+    "running and operational"
+jq -r '."ietf-yang-library:yang-library".datastore[].name' "$tmp/body" > "$tmp/nmda-names"
+while read -r d; do
+    api GET "/restconf/ds/$d"
+    [ "$STATUS" = 200 ] && ok "the library's datastore $d is served" \
+        || notok "the library's datastore $d: GET /restconf/ds/$d $STATUS"
+done < "$tmp/nmda-names"
+
 # List pagination (draft-ietf-netconf-list-pagination-rc): GET of the
 # jobs with limit, offset and direction.  Seven jobs (j1 and p1..p6, the
 # p's blocked or not, it does not matter), in the order of their names.
