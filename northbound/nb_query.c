@@ -55,12 +55,70 @@ nb_query_is(const char *v, size_t len, const char *word)
     return v && len == strlen(word) && !strncmp(v, word, len);
 }
 
+static const char nb_b64url[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+bool
+nb_cursor_encode(const char *key, char *out)
+{
+    size_t len = strlen(key), o = 0;
+    if (!len || len > NB_CURSOR_KEY_MAX)
+        return false;
+    for (size_t i = 0; i < len; i += 3) {
+        const unsigned char *b = (const unsigned char *) key + i;
+        size_t k = len - i < 3 ? len - i : 3;
+        uint32_t w = (uint32_t) b[0] << 16
+                     | (k > 1 ? (uint32_t) b[1] << 8 : 0)
+                     | (k > 2 ? b[2] : 0);
+        for (size_t j = 0; j <= k; j++)
+            out[o++] = nb_b64url[(w >> (18 - 6 * j)) & 63];
+    }
+    out[o] = '\0';
+    return true;
+}
+
+/* [v, v + len), a cursor's text, decoded into key[NB_CURSOR_KEY_MAX +
+ * 1]; false unless it is one nb_cursor_encode() makes: base64url
+ * characters only, no padding, no length that no key gives, no bits set
+ * past the key's last byte (one text a key), no NUL in the key. */
+static bool
+nb_cursor_decode(const char *v, size_t len, char *key)
+{
+    uint32_t w = 0;
+    size_t o = 0;
+    if (!v || !len || len >= NB_CURSOR_TEXT_MAX || len % 4 == 1)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        const char *c = v[i] ? strchr(nb_b64url, v[i]) : NULL;
+        if (!c)
+            return false;
+        w = w << 6 | (uint32_t) (c - nb_b64url);
+        if (i % 4 == 3 || i == len - 1) {
+            /* 4 characters hold 3 bytes, 3 hold 2, 2 hold 1. */
+            size_t chars = i % 4 + 1, bytes = chars - 1;
+            size_t spare = 6 * chars - 8 * bytes;
+            if (w & ((1u << spare) - 1))
+                return false;
+            w >>= spare;
+            for (size_t j = bytes; j-- > 0;) {
+                char b = (char) ((w >> (8 * j)) & 0xff);
+                if (!b)
+                    return false;
+                key[o++] = b;
+            }
+            w = 0;
+        }
+    }
+    key[o] = '\0';
+    return true;
+}
+
 int
 nb_page_parse(const char *query, struct nb_page *pg, char *err,
               size_t errlen)
 {
     static const char *const unimplemented[] = {
-        "cursor", "locale", "sublist-limit",
+        "locale", "sublist-limit",
     };
     const char *v;
     size_t len;
@@ -70,12 +128,14 @@ nb_page_parse(const char *query, struct nb_page *pg, char *err,
     pg->backwards = false;
     pg->where = pg->sort_by = NULL;
     pg->where_len = pg->sort_by_len = 0;
+    pg->cursor[0] = '\0';
     for (size_t i = 0; i < sizeof unimplemented / sizeof *unimplemented;
          i++)
         if (nb_query_value(query, unimplemented[i], &v, &len)) {
             snprintf(err, errlen, "this server does not implement the "
                      "query parameter '%s' of list pagination: page with "
-                     "limit, offset, direction, where and sort-by",
+                     "limit, offset or cursor, direction, where and "
+                     "sort-by",
                      unimplemented[i]);
             return ENOTSUP;
         }
@@ -98,6 +158,29 @@ nb_page_parse(const char *query, struct nb_page *pg, char *err,
                  v ? v : "", (unsigned) UINT32_MAX);
         pg->offset = 0;
         return EINVAL;
+    }
+    if (nb_query_value(query, "cursor", &v, &len)) {
+        /* An empty cursor is the list's start (the draft's default, "the
+         * same as the cursor of the first element"). */
+        if (len && !nb_cursor_decode(v, len, pg->cursor)) {
+            snprintf(err, errlen, "the query's cursor '%.*s' is not one "
+                     "this server gives: send the value of a page's "
+                     "'next' or 'previous' annotation as it came, or page "
+                     "with offset",
+                     (int) (len < NB_QUERY_QUOTE_MAX ? len
+                                                     : NB_QUERY_QUOTE_MAX),
+                     v ? v : "");
+            pg->cursor[0] = '\0';
+            return EINVAL;
+        }
+        if (nb_query_value(query, "offset", &v, &len)) {
+            snprintf(err, errlen, "the query has both a cursor and an "
+                     "offset: send one, the cursor to start at the entry "
+                     "it names or the offset to skip that many");
+            pg->cursor[0] = '\0';
+            pg->offset = 0;
+            return EINVAL;
+        }
     }
     if (nb_query_value(query, "direction", &v, &len)) {
         if (nb_query_is(v, len, "backwards"))
@@ -157,6 +240,32 @@ nb_page_entry(const struct nb_page *pg, size_t n, size_t k)
 {
     size_t i = pg->offset + k;
     return pg->backwards ? n - 1 - i : i;
+}
+
+void
+nb_page_at(struct nb_page *pg, size_t n, size_t i)
+{
+    /* n is a count of entries in memory: n - 1 fits the offset. */
+    pg->offset = (uint32_t) (pg->backwards ? n - 1 - i : i);
+}
+
+bool
+nb_page_next(const struct nb_page *pg, size_t n, size_t count, size_t *i)
+{
+    if ((size_t) pg->offset + count >= n)
+        return false;
+    *i = nb_page_entry(pg, n, count);
+    return true;
+}
+
+bool
+nb_page_previous(const struct nb_page *pg, size_t n, size_t *i)
+{
+    if (!pg->offset || pg->offset > n)
+        return false;
+    size_t at = pg->offset - 1;
+    *i = pg->backwards ? n - 1 - at : at;
+    return true;
 }
 
 int

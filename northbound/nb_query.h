@@ -17,9 +17,9 @@
 
 /* The pagination parameters a list resource that pages takes, for its
  * row of the route table (struct nb_route's query).  limit, offset,
- * direction, where and sort-by are implemented; the others are named so
- * that they get the draft's "not implemented" (nb_page_parse's ENOTSUP)
- * rather than "unknown parameter". */
+ * direction, cursor, where and sort-by are implemented; the others are
+ * named so that they get the draft's "not implemented" (nb_page_parse's
+ * ENOTSUP) rather than "unknown parameter". */
 #define NB_PAGE_PARAMS \
     "limit offset direction cursor where sort-by locale sublist-limit"
 
@@ -62,26 +62,40 @@ bool nb_read_cuts(const struct nb_read *rd);
 bool nb_query_value(const char *query, const char *name, const char **val,
                     size_t *len);
 
+/* The most bytes of a key a cursor names, and of the cursor's text
+ * (the key in base64url, RFC 4648 section 5, without padding: 4
+ * characters for 3 bytes), its NUL included. */
+#define NB_CURSOR_KEY_MAX 255
+#define NB_CURSOR_TEXT_MAX (4 * ((NB_CURSOR_KEY_MAX + 2) / 3) + 1)
+
 /* A page of a list, in the list's order ("forwards") or the reverse:
  * skip 'offset' entries, then give at most 'limit' (0: unbounded).  The
  * list is first the entries 'where' selects, in the order of 'sort-by'
  * (the list's own without it): both are the query's text, borrowed from
  * it, 'where_len' and 'sort_by_len' bytes, NULL when not given; the
- * list's layer judges them. */
+ * list's layer judges them.  With a cursor (the draft's, an opaque value
+ * the server sent as a page's "next" or "previous"), 'cursor' is the key
+ * of the entry it names, decoded (a string; "" when no cursor was given,
+ * or an empty one, which the draft makes the list's start): the list's
+ * layer finds that entry and starts the page there (nb_page_at()), where
+ * an offset would count entries. */
 struct nb_page {
     uint32_t offset;
     uint32_t limit;
     bool backwards;
     const char *where, *sort_by;
     size_t where_len, sort_by_len;
+    char cursor[NB_CURSOR_KEY_MAX + 1];
 };
 
 /* The page 'query' asks for (no query: the whole list, forwards).
- * 0; EINVAL for a bad value of limit, offset or direction (RFC 8040
- * 400 invalid-value; also a where or sort-by with no value); ENOTSUP for
- * cursor, locale or sublist-limit, which this server does not implement (501
- * operation-not-supported, the draft's answer for a cursor it does not
- * support).  Else err[] says what was wrong and what to send. */
+ * 0; EINVAL for a bad value of limit, offset, direction or cursor (RFC
+ * 8040 400 invalid-value; also a where or sort-by with no value, and a
+ * cursor with an offset, which the draft makes one or the other);
+ * ENOTSUP for locale or sublist-limit, which this server does not
+ * implement (501 operation-not-supported, the draft's answer for a
+ * parameter a server does not support).  Else err[] says what was wrong
+ * and what to send. */
 int nb_page_parse(const char *query, struct nb_page *pg, char *err,
                   size_t errlen);
 
@@ -97,5 +111,25 @@ int nb_page_slice(const struct nb_page *pg, size_t n, size_t *count,
 
 /* The index, in the list's own order, of the page's k-th entry. */
 size_t nb_page_entry(const struct nb_page *pg, size_t n, size_t k);
+
+/* The page of a cursor: 'pg' starts at entry 'i' of a list of 'n' (i <
+ * n, in the list's own order: the entry the cursor names), in its
+ * direction, as an offset (then nb_page_slice()). */
+void nb_page_at(struct nb_page *pg, size_t n, size_t i);
+
+/* The entries the page's "next" and "previous" cursors name, for a page
+ * of 'count' entries (nb_page_slice()) of a list of 'n': '*i' the index,
+ * in the list's own order, of the entry after the page's last, or of
+ * the one before its first, in the page's direction; false when there
+ * is none (the page reaches that end). */
+bool nb_page_next(const struct nb_page *pg, size_t n, size_t count,
+                  size_t *i);
+bool nb_page_previous(const struct nb_page *pg, size_t n, size_t *i);
+
+/* The cursor naming the entry whose key is 'key' (a string of 1 to
+ * NB_CURSOR_KEY_MAX bytes) into out[NB_CURSOR_TEXT_MAX]: base64url
+ * without padding, which a query carries unescaped.  false when 'key'
+ * is empty or longer. */
+bool nb_cursor_encode(const char *key, char *out);
 
 #endif

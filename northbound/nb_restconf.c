@@ -607,17 +607,21 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
 }
 
 /* The jobs, or the page of them the query asks for (list pagination,
- * draft-ietf-netconf-list-pagination-rc: limit, offset, direction, and
- * where and sort-by, which lr_yang_job_select() applies before the
- * slice: remaining then counts the matching entries), in
+ * draft-ietf-netconf-list-pagination-rc: limit, offset or cursor,
+ * direction, and where and sort-by, which lr_yang_job_select() applies
+ * before the slice: remaining then counts the matching entries), in
  * the jobs container or, with 'list', as the list resource .../jobs/job
  * (the draft's target; lr_yang_job_page_to_json).  Both answer the same
  * entries and refusals: one parse, one slice, one printer.  The list is
  * in the order of its key, the job's name (lr_ctl_list_refs sorts by
  * name; the list is ordered-by system), so two GETs page the same order
- * as long as no job comes or goes between them.  Only the page's jobs
- * are built and printed; when the limit left some out, the page's first
- * entry carries the annotation lightrail-job:remaining. */
+ * as long as no job comes or goes between them; a cursor (a job's name
+ * in base64url, nb_cursor_encode()) starts the page at the job it names
+ * wherever it now is, so jobs that come or go before it shift nothing.
+ * Only the page's jobs are built and printed; with a limit, the page's
+ * first entry carries the annotations lightrail-job:remaining (when the
+ * limit left some out), next and previous (the cursors of the jobs
+ * after and before it). */
 /* The jobs '*jobs' ('*n', from lr_ctl_list_refs()) replaced by those
  * the page's where selects, in its sort-by's order; false, or true when
  * the query was refused (400 invalid-value) or failed (500), answered in
@@ -678,6 +682,29 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
     }
     if ((pg.where || pg.sort_by) && jobs_select(app, &pg, &jobs, &n, resp))
         goto cleanup;
+    if (pg.cursor[0]) {
+        /* The job the cursor names, where the where and sort-by put it:
+         * one pass over the pointers (the selection is in sort-by's
+         * order, not the name's). */
+        int at = 0;
+        while (at < n && strcmp(jobs[at]->intent.name, pg.cursor))
+            at++;
+        if (at == n) {
+            const char *v;
+            size_t vl;
+            nb_query_value(req->query, "cursor", &v, &vl);
+            nb_error(resp, 404, "invalid-value", NULL, "the query's cursor "
+                     "'%.*s' names a job that is not in the list%s (deleted "
+                     "since the page that gave it%s): page again from the "
+                     "start, without a cursor, or from an offset",
+                     (int) (vl < 40 ? vl : 40), v,
+                     pg.where ? " the query's where selects" : "",
+                     pg.where ? ", or no longer selected by the where" : "");
+            nb_error_app_tag(resp, "cursor-not-found");
+            goto cleanup;
+        }
+        nb_page_at(&pg, (size_t) n, (size_t) at);
+    }
     if (nb_page_slice(&pg, (size_t) n, &count, &remaining, err,
                       sizeof err)) {
         nb_error(resp, 416, "invalid-value", NULL, "%s", err);
@@ -690,11 +717,20 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
     }
     for (size_t k = 0; k < count; k++)
         page[k] = jobs[nb_page_entry(&pg, (size_t) n, k)];
+    /* The cursors of a limited page: the draft's next and previous. */
+    struct lr_yang_page_meta meta = { .remaining = (uint32_t) remaining };
+    char next[NB_CURSOR_TEXT_MAX], previous[NB_CURSOR_TEXT_MAX];
+    size_t at;
+    if (pg.limit && nb_page_next(&pg, (size_t) n, count, &at)
+        && nb_cursor_encode(jobs[at]->intent.name, next))
+        meta.next = next;
+    if (pg.limit && nb_page_previous(&pg, (size_t) n, &at)
+        && nb_cursor_encode(jobs[at]->intent.name, previous))
+        meta.previous = previous;
     struct lr_modtable mods;
     char *out = NULL;
     lr_modtable_default(&mods);
-    if (lr_yang_job_page_to_json(app->ly, page, (int) count,
-                                 (uint32_t) remaining, list,
+    if (lr_yang_job_page_to_json(app->ly, page, (int) count, &meta, list,
                                  lr_ctl_topo(app->ctl),
                                  lr_ctl_cluster(app->ctl), &mods, &out, err,
                                  sizeof err))

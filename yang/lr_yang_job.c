@@ -769,7 +769,7 @@ enum job_form { JOB_FORM_JOBS, JOB_FORM_ONE, JOB_FORM_LIST };
 
 static int
 job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
-          uint32_t remaining, const struct lr_topo *topo,
+          const struct lr_yang_page_meta *meta, const struct lr_topo *topo,
           const struct lr_cluster *cluster, const struct lr_modtable *mods,
           enum job_form form, char **out, char *err, size_t errlen);
 
@@ -780,25 +780,25 @@ lr_yang_job_refs_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                          const struct lr_modtable *mods, int single,
                          char **out, char *err, size_t errlen)
 {
-    return job_print(ctx, jobs, n, 0, topo, cluster, mods,
+    return job_print(ctx, jobs, n, NULL, topo, cluster, mods,
                      single ? JOB_FORM_ONE : JOB_FORM_JOBS, out, err, errlen);
 }
 
 int
 lr_yang_job_page_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
-                         int n, uint32_t remaining, bool list,
-                         const struct lr_topo *topo,
+                         int n, const struct lr_yang_page_meta *meta,
+                         bool list, const struct lr_topo *topo,
                          const struct lr_cluster *cluster,
                          const struct lr_modtable *mods, char **out,
                          char *err, size_t errlen)
 {
-    return job_print(ctx, jobs, n, remaining, topo, cluster, mods,
+    return job_print(ctx, jobs, n, meta, topo, cluster, mods,
                      list ? JOB_FORM_LIST : JOB_FORM_JOBS, out, err, errlen);
 }
 
 static int
 job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
-          uint32_t remaining, const struct lr_topo *topo,
+          const struct lr_yang_page_meta *meta, const struct lr_topo *topo,
           const struct lr_cluster *cluster, const struct lr_modtable *mods,
           enum job_form form, char **out, char *err, size_t errlen)
 {
@@ -833,14 +833,25 @@ job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
     }
     if ((rc = lyd_validate_all(&root, ctx, LYD_VALIDATE_PRESENT, NULL)))
         goto cleanup;
-    if (remaining && lyd_child(root)) {
+    if (meta && lyd_child(root)) {
         /* On the first entry, where the list pagination draft's RESTCONF
          * mapping puts its "remaining" (after validation, which would
-         * not move it: metadata is no data node). */
+         * not move it: metadata is no data node); "next" and "previous"
+         * with it.  lyd_new_meta() checks each value against its
+         * annotation's type. */
         char v[16];
-        snprintf(v, sizeof v, "%" PRIu32, remaining);
-        if ((rc = lyd_new_meta(ctx, lyd_child(root), env.mod,
-                               LR_YANG_LRJ ":remaining", v, 0, NULL)))
+        snprintf(v, sizeof v, "%" PRIu32, meta->remaining);
+        if ((meta->remaining
+             && (rc = lyd_new_meta(ctx, lyd_child(root), env.mod,
+                                   LR_YANG_LRJ ":remaining", v, 0, NULL)))
+            || (meta->next
+                && (rc = lyd_new_meta(ctx, lyd_child(root), env.mod,
+                                      LR_YANG_LRJ ":next", meta->next, 0,
+                                      NULL)))
+            || (meta->previous
+                && (rc = lyd_new_meta(ctx, lyd_child(root), env.mod,
+                                      LR_YANG_LRJ ":previous",
+                                      meta->previous, 0, NULL))))
             goto cleanup;
     }
     /* Printing the list entry alone gives the RFC 8040 form of one

@@ -106,18 +106,30 @@ int lr_yang_job_refs_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
                              const struct lr_modtable *mods, int single,
                              char **out, char *err, size_t errlen);
 
-/* A page of the jobs list (GET with limit, offset, direction): 'jobs' in
- * the order given, in the jobs container as lr_yang_job_refs_to_json()
- * with single 0, or with 'list' as the list resource itself (GET of
- * .../jobs/job, draft-ietf-netconf-list-pagination-rc):
- * {"lightrail-job:job":[...]}, and {"lightrail-job:job":[]} for a page
- * of no job.  When 'remaining' is not 0 (the entries the page's limit
- * left out) and the page holds a job, its first entry carries the
- * annotation lightrail-job:remaining (RFC 7952: "@":
- * {"lightrail-job:remaining": N} in JSON), in either form. */
+/* The annotations (RFC 7952) of a page of the jobs list, which its
+ * first entry carries: the list pagination draft's "remaining" (the
+ * entries past the page that the limit left out; 0: none, no
+ * annotation) and its "next" and "previous" cursors (the text of the
+ * cursor naming the entry after the page, and before it; NULL: none),
+ * as lightrail-job defines them. */
+struct lr_yang_page_meta {
+    uint32_t remaining;
+    const char *next, *previous;
+};
+
+/* A page of the jobs list (GET with limit, offset or cursor,
+ * direction): 'jobs' in the order given, in the jobs container as
+ * lr_yang_job_refs_to_json() with single 0, or with 'list' as the list
+ * resource itself (GET of .../jobs/job,
+ * draft-ietf-netconf-list-pagination-rc): {"lightrail-job:job":[...]},
+ * and {"lightrail-job:job":[]} for a page of no job.  When the page
+ * holds a job, its first entry carries the annotations of 'meta' (may
+ * be NULL: none), in either form: "@": {"lightrail-job:remaining": N,
+ * "lightrail-job:next": "...", ...} in JSON; a cursor's text is
+ * validated as the annotation's type (a string). */
 int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
-                             int n, uint32_t remaining, bool list,
-                             const struct lr_topo *topo,
+                             int n, const struct lr_yang_page_meta *meta,
+                             bool list, const struct lr_topo *topo,
                              const struct lr_cluster *cluster,
                              const struct lr_modtable *mods, char **out,
                              char *err, size_t errlen);

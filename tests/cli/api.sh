@@ -746,8 +746,10 @@ for l in 1 2 3 6 7 8 unbounded; do
 done
 api GET "$JOBS?limit=2&offset=3"
 jq -e '."lightrail-job:jobs".job | length == 2 and .[0].name == "p3"
-       and .[0]["@"] == {"lightrail-job:remaining": 2}' "$tmp/body" > /dev/null \
-    && ok "limit=2&offset=3: p3, p4, remaining 2 on p3" \
+       and (.[0]["@"] | keys == ["lightrail-job:next", "lightrail-job:previous",
+                                 "lightrail-job:remaining"])
+       and .[0]["@"]["lightrail-job:remaining"] == 2' "$tmp/body" > /dev/null \
+    && ok "limit=2&offset=3: p3, p4, remaining 2 on p3 with the next and previous cursors" \
     || notok "limit=2&offset=3: $(cat "$tmp/body")"
 # lint_page FILE: FILE, a jobs container, is valid lightrail-job data.
 # yanglint takes the format from the name's extension: of a name without
@@ -773,7 +775,8 @@ api GET "$JOBS?offset=7"
 # list without its parent, so the array goes back into the container).
 api GET "$JOBS/job?limit=2&offset=3"
 jq -e 'keys == ["lightrail-job:job"] and (."lightrail-job:job" | length == 2
-       and .[0].name == "p3" and .[0]["@"] == {"lightrail-job:remaining": 2})' \
+       and .[0].name == "p3" and .[0]["@"]["lightrail-job:remaining"] == 2
+       and (.[0]["@"] | length == 3))' \
     "$tmp/body" > /dev/null \
     && ok ".../jobs/job?limit=2&offset=3: {\"lightrail-job:job\":[p3, p4]}, remaining 2 on p3" \
     || notok ".../jobs/job?limit=2&offset=3: $STATUS $(cat "$tmp/body")"
@@ -851,7 +854,7 @@ sel "where=starts-with(name,'p')&limit=2&offset=1" "$ps | .[1:3]"
 sel "sort-by=model&limit=2&offset=5" '[sort_by(.model) | .[5:7][].name]'
 sel "sort-by=model&limit=2&offset=5&direction=backwards" '[sort_by(.model) | reverse | .[5:7][].name]'
 api GET "$JOBS/job?where=starts-with(name,'p')&limit=2"
-jq -e '."lightrail-job:job"[0]["@"] == {"lightrail-job:remaining": 4}' \
+jq -e '."lightrail-job:job"[0]["@"]["lightrail-job:remaining"] == 4' \
     "$tmp/body" > /dev/null \
     && ok "where=starts-with(name,'p')&limit=2: remaining 4, the matching entries left out" \
     || notok "where=...&limit=2: $STATUS $(cat "$tmp/body")"
@@ -867,6 +870,115 @@ badq() {
         && ok "${res#$JOBS}?$5: error-app-tag '$3', says what to send" \
         || notok "${res#$JOBS}?$5: $(cat "$tmp/bad-body")"
 }
+# Cursors (the drafts' cursor, and the annotations next and previous):
+# a page asked with a limit carries, on its first entry, the cursor of
+# the job after it (next) and of the one before it (previous), opaque to
+# the client; cursor=NEXT starts the next page at that job wherever it
+# now is, so a job submitted or deleted before it shifts nothing, where
+# an offset shifts.
+# names FILE, nextc FILE, prevc FILE: a page's names, its cursors ("" when
+# absent).
+names() { entries "$1" | jq -c '[.[].name]'; }
+nextc() { entries "$1" | jq -r '.[0]["@"]["lightrail-job:next"] // ""'; }
+prevc() { entries "$1" | jq -r '.[0]["@"]["lightrail-job:previous"] // ""'; }
+api GET "$JOBS?limit=2"
+c2=$(nextc "$tmp/body")
+[ "$STATUS" = 200 ] && [ "$(names "$tmp/body")" = '["j1","p1"]' ] \
+    && [ -n "$c2" ] && [ -z "$(prevc "$tmp/body")" ] \
+    && entries "$tmp/body" | jq -e '.[0]["@"]["lightrail-job:remaining"] == 5' > /dev/null \
+    && ok "limit=2: j1, p1, remaining 5, a next cursor, no previous (the start)" \
+    || notok "limit=2: $STATUS $(cat "$tmp/body")"
+# p0 is submitted: it sorts before p1, so the offset of the next page
+# now gives p1 again.
+intent p0 bert-large 1 > "$tmp/p.json"
+api POST $JOBS "$tmp/p.json"
+api GET "$JOBS?limit=1"
+c0=$(nextc "$tmp/body")
+api GET "$JOBS?limit=2&offset=2"
+[ "$(names "$tmp/body")" = '["p1","p2"]' ] \
+    && ok "p0 submitted: offset=2 gives p1 again (offset paging shifts)" \
+    || notok "offset=2 with p0: $(cat "$tmp/body")"
+api GET "$JOBS?limit=2&cursor=$c2"
+c4=$(nextc "$tmp/body")
+back=$(prevc "$tmp/body")
+[ "$STATUS" = 200 ] && [ "$(names "$tmp/body")" = '["p2","p3"]' ] && [ -n "$c4" ] \
+    && entries "$tmp/body" | jq -e '.[0]["@"]["lightrail-job:remaining"] == 3' > /dev/null \
+    && ok "p0 submitted before it: the next cursor's page is p2, p3, remaining 3" \
+    || notok "cursor page 2: $STATUS $(cat "$tmp/body")"
+api GET "$JOBS?limit=2&cursor=$back&direction=backwards"
+[ "$(names "$tmp/body")" = '["p1","p0"]' ] \
+    && ok "its previous cursor backwards: p1, p0, the jobs before the page, nearest first" \
+    || notok "previous backwards: $STATUS $(cat "$tmp/body")"
+# p0 deleted: before the cursor's job, it shifts nothing either.
+api DELETE "$JOBS/job=p0"
+api GET "$JOBS?limit=2&cursor=$c4"
+c6=$(nextc "$tmp/body")
+[ "$STATUS" = 200 ] && [ "$(names "$tmp/body")" = '["p4","p5"]' ] && [ -n "$c6" ] \
+    && ok "p0 deleted before it: the next page is p4, p5" \
+    || notok "cursor page 3: $STATUS $(cat "$tmp/body")"
+api GET "$JOBS/job?limit=2&cursor=$c6"
+[ "$STATUS" = 200 ] && [ "$(names "$tmp/body")" = '["p6"]' ] \
+    && entries "$tmp/body" | jq -e '.[0]["@"] | keys == ["lightrail-job:previous"]' > /dev/null \
+    && ok "the last page (of .../jobs/job): p6, a previous cursor, no next, no remaining" \
+    || notok "cursor last page: $STATUS $(cat "$tmp/body")"
+if command -v yanglint > /dev/null; then
+    jq '{"lightrail-job:jobs": {job: ."lightrail-job:job"}}' "$tmp/body" > "$tmp/list.json"
+    api GET "$JOBS?limit=2&cursor=$c4"
+    lint_page "$tmp/body" && lint_page "$tmp/list.json" \
+        && ok "pages with cursors are valid lightrail-job data (yanglint)" \
+        || notok "yanglint on pages with cursors: $(cat "$tmp/lint")"
+fi
+# follow RESOURCE QUERY: the names of the pages from QUERY on, each the
+# page of the one before's next cursor, until a page has none.
+follow() {
+    q=$2 all='[]' i=0
+    while [ $i -lt 20 ]; do
+        api GET "$1?$q"
+        [ "$STATUS" = 200 ] || { echo "status $STATUS"; return; }
+        all=$(printf '%s %s' "$all" "$(names "$tmp/body")" | jq -sc add)
+        c=$(nextc "$tmp/body")
+        [ -n "$c" ] || break
+        q="$2&cursor=$c" i=$((i + 1))
+    done
+    echo "$all"
+}
+api GET $JOBS
+entries "$tmp/body" > "$tmp/every"
+# curs RESOURCE QUERY JQ: following the cursors from QUERY gives what JQ
+# makes of every job.
+curs() {
+    want=$(jq -c "$3" "$tmp/every")
+    got=$(follow "$1" "$2")
+    [ "$got" = "$want" ] \
+        && ok "${1#$JOBS}?$2, then each next cursor: $got" \
+        || notok "${1#$JOBS}?$2 following next: $got, want $want"
+}
+curs $JOBS "limit=3" '[.[].name]'
+curs "$JOBS/job" "limit=3&direction=backwards" '[reverse[].name]'
+curs $JOBS "limit=2&sort-by=model" '[sort_by(.model) | .[].name]'
+curs "$JOBS/job" "limit=2&where=starts-with(name,'p')&sort-by=state/created&direction=backwards" \
+    "[.[] | select(.name | startswith(\"p\"))] | sort_by(.state.created) | reverse | [.[].name]"
+# A cursor is the job it names in the query's order: p2's with
+# sort-by=model starts at p2, then the p's after it, then j1.
+api GET "$JOBS?limit=3&sort-by=model&cursor=$c2"
+[ "$(names "$tmp/body")" = '["p2","p3","p4"]' ] \
+    && ok "sort-by=model&cursor (p2's): p2, p3, p4" \
+    || notok "sort-by=model&cursor: $STATUS $(cat "$tmp/body")"
+api GET "$JOBS?limit=3&sort-by=model&direction=backwards&cursor=$c2"
+[ "$(names "$tmp/body")" = '["p2","p1"]' ] \
+    && ok "sort-by=model&direction=backwards&cursor (p2's): p2, p1" \
+    || notok "sort-by=model backwards &cursor: $STATUS $(cat "$tmp/body")"
+# The refusals: a cursor this server gives no job (malformed), with an
+# offset, of a job gone or not selected: 404 invalid-value, error-app-tag
+# cursor-not-found (the RESTCONF draft's).
+res=$JOBS
+badq 400 invalid-value "" "the query's cursor 'not a cursor' is not one this server gives" "limit=2&cursor=not%20a%20cursor"
+badq 400 invalid-value "" "the query has both a cursor and an offset: send one" "limit=2&cursor=$c2&offset=1"
+badq 404 invalid-value cursor-not-found "the query's cursor '$c0' names a job that is not in the list (deleted since the page that gave it): page again from the start" "limit=2&cursor=$c0"
+badq 404 invalid-value cursor-not-found "is not in the list the query's where selects (deleted since the page that gave it, or no longer selected by the where)" "limit=2&where=name!='p2'&cursor=$c2"
+res=$JOBS/job
+badq 404 invalid-value cursor-not-found "names a job that is not in the list" "limit=2&cursor=$c0"
+res=$JOBS
 badq 400 invalid-value "" "send a whole number from 1 to 4294967295, or 'unbounded'" "limit=0"
 badq 400 invalid-value "" "limit '-1' is not a page size" "limit=-1"
 badq 400 invalid-value "" "limit 'abc' is not a page size" "limit=abc"
@@ -887,7 +999,7 @@ badq 400 invalid-value "" "the query's sort-by is empty" "limit=1&sort-by="
 badq 416 invalid-value offset-out-of-range "offset 1 is past the end of the list, which has 0 entries" "where=name='nobody'&offset=1"
 badq 501 operation-not-supported "" "parameter 'locale'" "sort-by=name&locale=sv_SE"
 badq 501 operation-not-supported "" "parameter 'sublist-limit'" "sublist-limit=1"
-badq 501 operation-not-supported "" "parameter 'cursor'" "limit=2&cursor=p2"
+badq 400 invalid-value "" "the query's cursor 'p2' is not one this server gives: send the value of a page's 'next' or 'previous' annotation" "limit=2&cursor=p2"
 badq 400 invalid-value "" "unknown query parameter 'page'" "page=2"
 badq 400 operation-not-supported "" "applies to GET of the jobs list" "limit=1" POST
 badq 400 invalid-value "" "a repeated query parameter 'limit'" "limit=1&%6Cimit=2"
@@ -902,7 +1014,7 @@ res=$JOBS/job
 badq 400 invalid-value "" "send a whole number from 1 to 4294967295, or 'unbounded'" "limit=0"
 badq 400 invalid-value "" "direction 'up' is not one: send 'forwards'" "direction=up"
 badq 416 invalid-value offset-out-of-range "offset 8 is past the end of the list, which has 7 entries: send an offset from 0 to 7" "offset=8"
-badq 501 operation-not-supported "" "parameter 'cursor'" "limit=2&cursor=p2"
+badq 400 invalid-value "" "the query's cursor 'p2' is not one this server gives: send the value of a page's 'next' or 'previous' annotation" "limit=2&cursor=p2"
 badq 400 invalid-value "" "the query's where 'state/phase=' is not an XPath 1.0 expression over a job" "where=state/phase="
 badq 400 invalid-value "" "the query's sort-by 'nosuch' is not a leaf of a job" "sort-by=nosuch"
 badq 400 invalid-value "" "unknown query parameter 'page'" "page=2"

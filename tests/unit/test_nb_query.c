@@ -89,7 +89,8 @@ test_parse_bad(void)
         { "where=", EINVAL, "where is empty", "or no where" },
         { "limit=2&where", EINVAL, "where is empty", "XPath 1.0" },
         { "sort-by=", EINVAL, "sort-by is empty", "sort-by=name" },
-        { "limit=2&cursor=x", ENOTSUP, "'cursor'", "where and sort-by" },
+        { "limit=2&cursor=x", EINVAL, "cursor 'x' is not one this server "
+          "gives", "'next' or 'previous' annotation" },
         { "locale=sv_SE", ENOTSUP, "'locale'", "limit, offset" },
         { "sublist-limit=1", ENOTSUP, "'sublist-limit'", "limit, offset" },
     };
@@ -160,6 +161,129 @@ test_pages_tile(void)
                                   sizeof err), 0);
     CU_ASSERT_EQUAL(count, 3);
     CU_ASSERT_EQUAL(remaining, 0);
+}
+
+/* The cursor: the key of any entry, of 1 to NB_CURSOR_KEY_MAX bytes,
+ * goes out as URL-safe text and comes back as that key; any other text
+ * (a character outside base64url, padding, a length no key gives, bits
+ * past the last byte, a NUL in the key, too long) is refused, and so is
+ * a cursor with an offset.  An empty cursor is the start. */
+static void
+test_cursor(void)
+{
+    char key[NB_CURSOR_KEY_MAX + 2], text[NB_CURSOR_TEXT_MAX],
+         query[NB_CURSOR_TEXT_MAX + 32], err[256];
+    struct nb_page pg;
+    for (size_t len = 1; len <= NB_CURSOR_KEY_MAX; len++) {
+        for (size_t i = 0; i < len; i++)
+            key[i] = (char) (1 + (i * 37 + len * 11) % 255);
+        key[len] = '\0';
+        CU_ASSERT_TRUE_FATAL(nb_cursor_encode(key, text));
+        CU_ASSERT_EQUAL(strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij"
+                               "klmnopqrstuvwxyz0123456789-_"),
+                        strlen(text));
+        CU_ASSERT(strlen(text) < NB_CURSOR_TEXT_MAX);
+        snprintf(query, sizeof query, "limit=2&cursor=%s", text);
+        CU_ASSERT_EQUAL(nb_page_parse(query, &pg, err, sizeof err), 0);
+        CU_ASSERT_STRING_EQUAL(pg.cursor, key);
+        CU_ASSERT_EQUAL(pg.limit, 2);
+    }
+    CU_ASSERT_TRUE(nb_cursor_encode("p1", text));
+    CU_ASSERT_STRING_EQUAL(text, "cDE");
+    CU_ASSERT_FALSE(nb_cursor_encode("", text));
+    memset(key, 'k', NB_CURSOR_KEY_MAX + 1);
+    key[NB_CURSOR_KEY_MAX + 1] = '\0';
+    CU_ASSERT_FALSE(nb_cursor_encode(key, text));
+
+    static const char *const bad[] = {
+        "cursor=cDE=", "cursor=cD+x", "cursor=cD/x", "cursor=c", "cursor=cDF",
+        "cursor=AA", "cursor=cDE%", "cursor=cDEx1",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(nb_page_parse(bad[i], &pg, err, sizeof err), EINVAL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not one this server gives"));
+        CU_ASSERT_STRING_EQUAL(pg.cursor, "");
+    }
+    memset(query, 'A', sizeof query);
+    memcpy(query, "cursor=", 7);
+    query[7 + NB_CURSOR_TEXT_MAX] = '\0';      /* 341 characters */
+    CU_ASSERT_EQUAL(nb_page_parse(query, &pg, err, sizeof err), EINVAL);
+    CU_ASSERT_EQUAL(nb_page_parse("cursor=cDE&offset=0", &pg, err,
+                                  sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "both a cursor and an offset: send "
+                                  "one"));
+    CU_ASSERT_EQUAL(nb_page_parse("offset=2&cursor=", &pg, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_EQUAL(nb_page_parse("cursor=&limit=3", &pg, err, sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(pg.cursor, "");
+    CU_ASSERT_EQUAL(pg.offset, 0);
+}
+
+/* A page that starts at a cursor's entry, each way, over lists of 1..8:
+ * its entries are those from that entry on in the direction, its next
+ * cursor's entry the one after its last, its previous cursor's the one
+ * before its first; following next from the first entry visits the list
+ * once, and the previous cursor with the other direction gives the
+ * entries before the page, nearest first. */
+static void
+test_cursor_pages(void)
+{
+    char err[256];
+    for (size_t n = 1; n <= 8; n++)
+        for (uint32_t limit = 1; limit <= 9; limit++)
+            for (int back = 0; back < 2; back++)
+                for (size_t at = 0; at < n; at++) {
+                    struct nb_page pg = { .limit = limit, .backwards = back };
+                    size_t count, remaining, i;
+                    nb_page_at(&pg, n, at);
+                    CU_ASSERT_EQUAL_FATAL(nb_page_slice(&pg, n, &count,
+                                                        &remaining, err,
+                                                        sizeof err), 0);
+                    CU_ASSERT(count >= 1);
+                    CU_ASSERT_EQUAL(nb_page_entry(&pg, n, 0), at);
+                    size_t last = nb_page_entry(&pg, n, count - 1);
+                    if (nb_page_next(&pg, n, count, &i)) {
+                        CU_ASSERT(remaining > 0);
+                        CU_ASSERT_EQUAL(i, back ? last - 1 : last + 1);
+                    } else {
+                        CU_ASSERT_EQUAL(remaining, 0);
+                        CU_ASSERT_EQUAL(last, back ? 0 : n - 1);
+                    }
+                    if (nb_page_previous(&pg, n, &i)) {
+                        CU_ASSERT_EQUAL(i, back ? at + 1 : at - 1);
+                        struct nb_page rev = { .limit = limit,
+                                               .backwards = !back };
+                        size_t rc, rr;
+                        nb_page_at(&rev, n, i);
+                        CU_ASSERT_EQUAL(nb_page_slice(&rev, n, &rc, &rr, err,
+                                                      sizeof err), 0);
+                        CU_ASSERT_EQUAL(nb_page_entry(&rev, n, 0), i);
+                    } else {
+                        CU_ASSERT_EQUAL(at, back ? n - 1 : 0);
+                    }
+                }
+    /* Following next from the start tiles the list, both ways. */
+    for (size_t n = 1; n <= 8; n++)
+        for (uint32_t limit = 1; limit <= 9; limit++)
+            for (int back = 0; back < 2; back++) {
+                struct nb_page pg = { .limit = limit, .backwards = back };
+                size_t want = 0, count, remaining, i;
+                nb_page_at(&pg, n, back ? n - 1 : 0);
+                for (;;) {
+                    CU_ASSERT_EQUAL_FATAL(nb_page_slice(&pg, n, &count,
+                                                        &remaining, err,
+                                                        sizeof err), 0);
+                    for (size_t k = 0; k < count; k++, want++)
+                        CU_ASSERT_EQUAL(nb_page_entry(&pg, n, k),
+                                        back ? n - 1 - want : want);
+                    if (!nb_page_next(&pg, n, count, &i))
+                        break;
+                    nb_page_at(&pg, n, i);
+                }
+                CU_ASSERT_EQUAL(want, n);
+            }
 }
 
 /* RFC 8040 4.8.1 and 4.8.2: each good value read, each bad one told
@@ -243,6 +367,8 @@ static CU_TestInfo tests[] = {
     { "good limit, offset and direction", test_parse_good },
     { "each bad value told what to send", test_parse_bad },
     { "pages tile the list both ways", test_pages_tile },
+    { "a cursor's text: its key back, anything else refused", test_cursor },
+    { "pages from a cursor, their next and previous", test_cursor_pages },
     { "content and depth read, bad ones told", test_read },
     { "fields read, an empty one told", test_read_fields },
     CU_TEST_INFO_NULL,

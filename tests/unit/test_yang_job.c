@@ -86,7 +86,7 @@ test_embedded_modules(void)
         const char *name, *file, *ns, *revision;
     } mods[] = {
         { LR_YANG_LRJ, "yang/lightrail-job.yang", "urn:lightrail:job",
-          "2026-12-05" },
+          "2026-12-06" },
         { LR_YANG_LRCFG, "yang/lightrail-config.yang",
           "urn:lightrail:config", "2026-12-06" },
         { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",
@@ -693,8 +693,10 @@ test_jobs_empty(void)
 
 /* A page printed as the list resource (GET .../jobs/job): the list's
  * member name with the array, the entries in the order given, the
- * annotation on the first; libyang reads it back under the jobs
- * container, as RFC 8040 reads a child resource.  No job: the empty
+ * annotations (remaining, next, previous) on the first; libyang reads it
+ * back under the jobs container, as RFC 8040 reads a child resource,
+ * each annotation against lightrail-job's md:annotation (an empty
+ * cursor, which that refuses, fails the print).  No job: the empty
  * array, which reads back as no entry. */
 static void
 test_job_list_page(void)
@@ -707,7 +709,8 @@ test_job_list_page(void)
     active_job(&f, &j[0]);
     j[1] = j[0];
     snprintf(j[1].intent.name, sizeof j[1].intent.name, "j0");
-    int rc = lr_yang_job_page_to_json(ctx, page, 2, 5, true, f.topo,
+    struct lr_yang_page_meta meta = { 5, "ajI", "ajA" };
+    int rc = lr_yang_job_page_to_json(ctx, page, 2, &meta, true, f.topo,
                                       f.cluster, &f.mods, &text, err,
                                       sizeof err);
     if (rc)
@@ -739,12 +742,40 @@ test_job_list_page(void)
     CU_ASSERT_PTR_NOT_NULL(m);
     if (m)
         CU_ASSERT_STRING_EQUAL(lyd_get_meta_value(m), "5");
-    CU_ASSERT_PTR_NULL(lyd_find_meta(first->next->meta, mod, "remaining"));
+    m = lyd_find_meta(first->meta, mod, "next");
+    CU_ASSERT_PTR_NOT_NULL(m);
+    if (m)
+        CU_ASSERT_STRING_EQUAL(lyd_get_meta_value(m), "ajI");
+    m = lyd_find_meta(first->meta, mod, "previous");
+    CU_ASSERT_PTR_NOT_NULL(m);
+    if (m)
+        CU_ASSERT_STRING_EQUAL(lyd_get_meta_value(m), "ajA");
+    CU_ASSERT_PTR_NULL(first->next->meta);
     ly_in_free(lin, 0);
     lyd_free_all(jobs);
     free(text);
 
-    CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(ctx, NULL, 0, 0, true,
+    /* Annotations only where asked: none but the next cursor. */
+    struct lr_yang_page_meta only_next = { 0, "ajI", NULL };
+    CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(ctx, page, 2, &only_next,
+                                                   false, f.topo, f.cluster,
+                                                   &f.mods, &text, err,
+                                                   sizeof err),
+                          0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"lightrail-job:next\": \"ajI\""));
+    CU_ASSERT_PTR_NULL(strstr(text, "remaining"));
+    CU_ASSERT_PTR_NULL(strstr(text, "previous"));
+    free(text);
+    text = NULL;
+    struct lr_yang_page_meta empty = { 0, "", NULL };
+    CU_ASSERT_NOT_EQUAL(lr_yang_job_page_to_json(ctx, page, 2, &empty, true,
+                                                 f.topo, f.cluster, &f.mods,
+                                                 &text, err, sizeof err),
+                        0);
+    CU_ASSERT_PTR_NULL(text);
+    free(text);
+
+    CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(ctx, NULL, 0, NULL, true,
                                                    f.topo, f.cluster,
                                                    &f.mods, &text, err,
                                                    sizeof err),
