@@ -1041,14 +1041,31 @@ lr_job() {
     $LIGHTRAIL job "$@" --server "$URL" --token "$TOKEN" \
         --cacert "$D/tls/cert.pem" > "$tmp/cli-out" 2> "$tmp/cli-err"
 }
+api GET "$JOBS?limit=2&offset=3"
+c5=$(nextc "$tmp/body")
 lr_job list --limit 2 --offset 3
 rc=$?
 if [ $rc -eq 0 ] && [ "$(awk 'NR > 1 && NF { print $1 }' "$tmp/cli-out" | head -2 | tr '\n' ' ')" = "p3 p4 " ] \
-   && [ "$(tail -1 "$tmp/cli-out")" = "2 more job(s): lightrail job list --limit 2 --offset 5" ]; then
-    ok "lightrail job list --limit 2 --offset 3: p3, p4, then how to list the 2 more"
+   && [ "$(tail -2 "$tmp/cli-out")" = "2 more job(s): lightrail job list --limit 2 --cursor $c5
+next: $c5" ]; then
+    ok "lightrail job list --limit 2 --offset 3: p3, p4, then how to list the 2 more, and the next cursor"
 else
     notok "job list --limit 2 --offset 3: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
 fi
+# The command it printed: the next page, from p5 whatever came before.
+intent p00 bert-large 1 > "$tmp/p.json"
+api POST $JOBS "$tmp/p.json"
+lr_job list --limit 2 --cursor "$(sed -n 's/^next: //p' "$tmp/cli-out")"
+rc=$?
+api DELETE "$JOBS/job=p00"
+[ $rc -eq 0 ] && [ "$(awk 'NR > 1 && NF { print $1 }' "$tmp/cli-out" | tr '\n' ' ')" = "p5 p6 " ] \
+    && ok "job list --limit 2 --cursor (its next:), a job submitted before: p5, p6, no 'more' line" \
+    || notok "job list --cursor: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
+lr_job list --limit 2 --cursor "$c0"
+rc=$?
+[ $rc -eq 4 ] && grep -q "^lightrail job: 404: the query's cursor '$c0' names a job that is not in the list" "$tmp/cli-err" \
+    && ok "job list --cursor of a job deleted: exit 4, the server's reason" \
+    || notok "job list --cursor gone: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
 lr_job list --limit 2 --offset 5
 rc=$?
 [ $rc -eq 0 ] && ! grep -q "more job" "$tmp/cli-out" && grep -q "^p6 " "$tmp/cli-out" \
@@ -1059,7 +1076,8 @@ rc=$?
 lr_job list --where "starts-with(name, 'p') and priority >= 0" --sort-by state/created --limit 2 --offset 1
 rc=$?
 if [ $rc -eq 0 ] && [ "$(awk 'NR > 1 && NF { print $1 }' "$tmp/cli-out" | head -2 | tr '\n' ' ')" = "p2 p3 " ] \
-   && [ "$(tail -1 "$tmp/cli-out")" = "3 more job(s): lightrail job list --limit 2 --offset 3 (with the same --where and --sort-by)" ]; then
+   && [ "$(tail -2 "$tmp/cli-out" | head -1)" = "3 more job(s): lightrail job list --limit 2 --cursor $(sed -n 's/^next: //p' "$tmp/cli-out") (with the same --where and --sort-by)" ] \
+   && [ -n "$(sed -n 's/^next: //p' "$tmp/cli-out")" ]; then
     ok "lightrail job list --where ... --sort-by ... --limit 2 --offset 1: p2, p3, 3 more"
 else
     notok "job list --where --sort-by: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"

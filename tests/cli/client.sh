@@ -53,6 +53,10 @@ expect_bad "lightrail job: --if-match wants the etag show printed" $LIGHTRAIL jo
 expect_bad "lightrail topology: --where and --sort-by go with job list only" $LIGHTRAIL topology show --sort-by name
 expect_bad "lightrail job: --where wants an XPath expression" $LIGHTRAIL job list --where ""
 expect_bad "lightrail job: --sort-by wants the path of a leaf" $LIGHTRAIL job list --sort-by ""
+expect_bad "lightrail job: --cursor wants the 'next:' of a page" $LIGHTRAIL job list --cursor ""
+expect_bad "lightrail job: --cursor and --offset: give one (the cursor starts at the job it names, the offset skips that many jobs)" $LIGHTRAIL job list --limit 2 --cursor cDE --offset 1
+expect_bad "lightrail job: --cursor goes with job list only" $LIGHTRAIL job show a --cursor cDE
+expect_bad "lightrail topology: --cursor goes with job list only" $LIGHTRAIL topology show --cursor cDE
 expect_bad "lightrail job: --batch wants a positive whole number, not '0'" $LIGHTRAIL job submit --name x --model y --batch 0
 expect_bad "lightrail job: --gpus-max wants a positive whole number, not 'many'" \
     $LIGHTRAIL job submit --name x --model y --gpus-min 4 --gpus-max many

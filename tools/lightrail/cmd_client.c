@@ -7,7 +7,8 @@
  *   job list | show | delete   GET / GET / DELETE .../jobs[/job=NAME]
  *                              (delete with If-Match)
  *   job list --limit --offset  GET .../jobs?limit=N&offset=K: one page
- *                              (list pagination), and how many follow
+ *   job list --limit --cursor  (list pagination), from the job a cursor
+ *                              names; how many follow, the next cursor
  *   topology show | get | put  GET / GET into a file / PUT (with
  *                              If-Match) /restconf/data/ietf-network:
  *                              networks
@@ -73,10 +74,10 @@ struct client_opts {
     long batch, micro, gpus_min, gpus_max;  /* 0 = leave to the server */
     long iterations;                        /* 0 = not given */
     bool submit_opts;
-    /* job list --limit, --offset: -1 = not given; --where, --sort-by:
-     * NULL = not given */
+    /* job list --limit, --offset: -1 = not given; --where, --sort-by,
+     * --cursor: NULL = not given */
     long limit, offset;
-    const char *where, *sort_by;
+    const char *where, *sort_by, *cursor;
     /* topology | inventory put's and job delete's --if-match (quoted,
      * as sent); topology | inventory get's --out */
     const char *if_match, *out;
@@ -105,7 +106,7 @@ client_usage(FILE *f, enum client_cmd c)
 "                 [--algorithm cdynp|exact|dp|pipedream|spp|zone|ppo]\n"
 "                 [OPTIONS]\n"
 "       lightrail job list [--where EXPR] [--sort-by LEAF] [--limit N]\n"
-"                 [--offset K] [OPTIONS]\n"
+"                 [--offset K | --cursor C] [OPTIONS]\n"
 "       lightrail job show NAME [OPTIONS]\n"
 "       lightrail job delete NAME [--if-match ETAG] [OPTIONS]\n"
 "\n"
@@ -130,10 +131,13 @@ client_usage(FILE *f, enum client_cmd c)
 "\n"
 "list prints every job, in the order of their names.  With --limit it\n"
 "asks for one page (lightraild builds only that: a GET of thousands of\n"
-"jobs holds its other clients), and after the table says how many jobs\n"
-"follow and the --offset that lists them; it does not fetch them itself.\n"
-"--where and --sort-by choose and order the jobs on the server, before\n"
-"--offset and --limit take the page.\n"
+"jobs holds its other clients), and when jobs follow it ends with two\n"
+"lines: how many and the command that lists the next page, then\n"
+"'next: C', that page's cursor, for scripts; it does not fetch them\n"
+"itself.  A cursor starts the page at the job it names, so jobs\n"
+"submitted or deleted before it since do not shift the pages, as they\n"
+"shift an offset's.  --where and --sort-by choose and order the jobs on\n"
+"the server, before --offset or --cursor and --limit take the page.\n"
 "\n"
 "  --where EXPR        only the jobs for which the XPath 1.0 expression\n"
 "                      EXPR, evaluated on each job's entry, is true, e.g.\n"
@@ -146,6 +150,9 @@ client_usage(FILE *f, enum client_cmd c)
 "  --limit N           at most N jobs (1 to 4294967295)\n"
 "  --offset K          skip the first K jobs (0 to the number of jobs;\n"
 "                      more is refused by the server)\n"
+"  --cursor C          start at the job the cursor C names (the 'next:'\n"
+"                      of a page asked with the same --where and\n"
+"                      --sort-by); a job deleted since is exit 4\n"
 "\n"
 "show ends with the line 'etag: \"...\"', the version of the job shown\n"
 "(with --format json it prints the server's JSON alone, no etag).\n"
@@ -324,7 +331,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
 {
     enum { O_SERVER = 256, O_TOKEN, O_CACERT, O_CERT, O_KEY, O_INSECURE,
            O_TIMEOUT, O_FORMAT, O_NAME, O_MODEL, O_BATCH, O_MICRO, O_GMIN,
-           O_GMAX, O_ALGO, O_DRY_RUN, O_ITER, O_LIMIT, O_OFFSET, O_WHERE, O_SORT_BY, O_IF_MATCH,
+           O_GMAX, O_ALGO, O_DRY_RUN, O_ITER, O_LIMIT, O_OFFSET, O_WHERE, O_SORT_BY, O_CURSOR, O_IF_MATCH,
            O_OUT, O_HELP };
     static const struct option longopts[] = {
         { "server", required_argument, NULL, O_SERVER },
@@ -348,6 +355,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         { "offset", required_argument, NULL, O_OFFSET },
         { "where", required_argument, NULL, O_WHERE },
         { "sort-by", required_argument, NULL, O_SORT_BY },
+        { "cursor", required_argument, NULL, O_CURSOR },
         { "if-match", required_argument, NULL, O_IF_MATCH },
         { "out", required_argument, NULL, O_OUT },
         { "help", no_argument, NULL, O_HELP },
@@ -424,6 +432,16 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
                 bad = opt == O_WHERE ? "--where wants an XPath expression"
                                      : "--sort-by wants the path of a leaf";
             *(opt == O_WHERE ? &o->where : &o->sort_by) = optarg;
+            break;
+        case O_CURSOR:
+            if (c != C_JOB) {
+                lr_cli_err(o->cmd, "--cursor goes with job list only");
+                return LR_EXIT_USAGE;
+            }
+            /* The server judges it: it is opaque here. */
+            if (!*optarg)
+                bad = "--cursor wants the 'next:' of a page";
+            o->cursor = optarg;
             break;
         case O_IF_MATCH:
             if (c != C_TOPOLOGY && c != C_INVENTORY && c != C_JOB) {
@@ -1048,10 +1066,12 @@ job_list_path(const struct client_opts *o)
 {
     char *w = o->where ? curl_easy_escape(NULL, o->where, 0) : NULL;
     char *sb = o->sort_by ? curl_easy_escape(NULL, o->sort_by, 0) : NULL;
+    char *cu = o->cursor ? curl_easy_escape(NULL, o->cursor, 0) : NULL;
     char *path = NULL;
-    if ((!o->where || w) && (!o->sort_by || sb)) {
+    if ((!o->where || w) && (!o->sort_by || sb) && (!o->cursor || cu)) {
         size_t len = strlen(JOBS_PATH) + 64 + (w ? strlen(w) + 7 : 0)
-                     + (sb ? strlen(sb) + 9 : 0);
+                     + (sb ? strlen(sb) + 9 : 0)
+                     + (cu ? strlen(cu) + 8 : 0);
         if ((path = malloc(len))) {
             char *q = path + sprintf(path, "%s", JOBS_PATH);
             char sep = '?';
@@ -1067,12 +1087,17 @@ job_list_path(const struct client_opts *o)
                 q += sprintf(q, "%climit=%ld", sep, o->limit);
                 sep = '&';
             }
+            if (cu) {
+                q += sprintf(q, "%ccursor=%s", sep, cu);
+                sep = '&';
+            }
             if (o->offset >= 0)
                 sprintf(q, "%coffset=%ld", sep, o->offset);
         }
     }
     curl_free(w);
     curl_free(sb);
+    curl_free(cu);
     return path;
 }
 
@@ -1091,7 +1116,7 @@ job_list_or_show(struct client_opts *o, bool show)
         return LR_EXIT_FAIL;
     }
     if (!show && (o->limit >= 0 || o->offset >= 0 || o->where
-                  || o->sort_by)
+                  || o->sort_by || o->cursor)
         && !(path = job_list_path(o))) {
         lr_cli_err(o->cmd, "out of memory");
         return LR_EXIT_FAIL;
@@ -1122,16 +1147,19 @@ job_list_or_show(struct client_opts *o, bool show)
     } else {
         json_object *list = jget(jget(top, "lightrail-job:jobs"), "job");
         print_job_table(list);
-        /* The page's remaining (RFC 7952 metadata on its first job). */
-        json_object *more = jlen(list)
-                            ? jget(jget(jidx(list, 0), "@"),
-                                   "lightrail-job:remaining") : NULL;
-        if (more && o->limit > 0)
+        /* The page's remaining and next cursor (RFC 7952 metadata on its
+         * first job): lightraild sends them together. */
+        json_object *meta = jlen(list) ? jget(jidx(list, 0), "@") : NULL;
+        json_object *more = jget(meta, "lightrail-job:remaining");
+        const char *next = json_object_get_string(
+            jget(meta, "lightrail-job:next"));
+        if (more && next && o->limit > 0) {
             printf("%" PRId64 " more job(s): lightrail job list --limit %ld "
-                   "--offset %ld%s\n", json_object_get_int64(more), o->limit,
-                   (o->offset > 0 ? o->offset : 0) + (long) jlen(list),
-                   o->where || o->sort_by
+                   "--cursor %s%s\n", json_object_get_int64(more), o->limit,
+                   next, o->where || o->sort_by
                    ? " (with the same --where and --sort-by)" : "");
+            printf("next: %s\n", next);
+        }
     }
 
 cleanup:
@@ -1873,6 +1901,15 @@ client_main(int argc, char **argv, enum client_cmd c, const char *cmd)
     }
     if (c == C_JOB && strcmp(o.args[0], "list") && (o.where || o.sort_by)) {
         lr_cli_err(cmd, "--where and --sort-by go with job list only");
+        return LR_EXIT_USAGE;
+    }
+    if (c == C_JOB && strcmp(o.args[0], "list") && o.cursor) {
+        lr_cli_err(cmd, "--cursor goes with job list only");
+        return LR_EXIT_USAGE;
+    }
+    if (o.cursor && o.offset >= 0) {
+        lr_cli_err(cmd, "--cursor and --offset: give one (the cursor starts "
+                   "at the job it names, the offset skips that many jobs)");
         return LR_EXIT_USAGE;
     }
     if (c == C_JOB && strcmp(o.args[0], "delete") && o.if_match) {
