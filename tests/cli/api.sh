@@ -464,8 +464,8 @@ curl -s -I -o /dev/null -w '%{http_code} %header{content-length}' \
 api POST $JOBS "$tmp/q.json"
 ck "$JOBS/job?limit=1&fields=state/phase" '."lightrail-job:job" | length == 1 and (.[0] | .name == "j1" and ."@"."lightrail-job:remaining" == 1 and .state == {"phase": "active"} and (keys == ["@", "name", "state"]))' \
     "the page first (j1, one remaining), then its phase"
-ck "$JOBS?limit=1&offset=1&fields=job(model)" '."lightrail-job:jobs".job == [{"name": "q1", "model": "bert-large"}]' \
-    "the container's page, cut"
+ck "$JOBS?limit=1&offset=1&fields=job(model)" '."lightrail-job:jobs".job == [{"@": {"lightrail-job:previous": "ajE"}, "name": "q1", "model": "bert-large"}]' \
+    "the container's page, cut, its cursor to j1 kept"
 api DELETE "$JOBS/job=q1"
 # Its own tag, the digest of what is sent: 304 to it with the query.
 api GET "$J1?fields=state/phase"
