@@ -1031,6 +1031,10 @@ enum job_where_ban {
      * (LeakSanitizer: 3.7 MB a request over 10,000 jobs); (a = b) = c
      * does not, and a < b < c is no range anyway. */
     JOB_WHERE_CHAIN,
+    /* A path from the root: '/' alone names no node, so the schema check
+     * lets it by, yet string(/) prints the whole list for each job
+     * (2,000 jobs: over 100 s) and sum(/) crashes that check (SEGV). */
+    JOB_WHERE_ROOT,
 };
 
 /* Comparisons seen at one level of nesting since its last 'and', 'or',
@@ -1090,6 +1094,19 @@ job_where_banned(const char *where, const char **name)
         }
         if (*p == '|')
             return JOB_WHERE_UNION;
+        if (*p == '/') {
+            /* A step's '/' follows what ends one (a name, '.', '*', a
+             * predicate, node()); any other starts at the root. */
+            const char *b = p;
+            while (b > where && strchr(" \t\r\n", b[-1]))
+                b--;
+            if (b == where || !(isalnum((unsigned char) b[-1])
+                                || strchr("_.*)]", b[-1])))
+                return JOB_WHERE_ROOT;
+            if (p[1] == '/')
+                p++;
+            continue;
+        }
         if ((*p == '(' || *p == '[') && d < JOB_WHERE_DEPTH - 1)
             lv[++d] = (struct job_where_level) { 0, 0 };
         else if ((*p == ')' || *p == ']') && d > 0)
@@ -1224,6 +1241,13 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                      "which are no range: join them with and, such as "
                      "priority > 1 and priority < 5, or parenthesise, such "
                      "as (a = b) = c", JOB_QUOTE_MAX, where);
+        return EINVAL;
+    case JOB_WHERE_ROOT:
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
+                     "'%.*s' starts a path at the root ('/'), outside the "
+                     "job it is evaluated on: send one over the job's own "
+                     "nodes, such as state/phase='blocked'", JOB_QUOTE_MAX,
+                     where);
         return EINVAL;
     case JOB_WHERE_UNION:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "

@@ -151,7 +151,11 @@ int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
  * that order: '*nout' of them, '*out' a new array of 'n' pointers
  * (the caller frees it, not the jobs).
  * 0; EINVAL when 'where' is no expression, names a node the schema
- * lacks or one outside the entry, or 'sort_by' is no leaf of the entry: err[] names the
+ * lacks or one outside the entry, uses what libyang 2.1 cannot evaluate
+ * safely or cheaply (deref(), mod, the axes but child, self, attribute,
+ * a union, chained comparisons, the root: lr_yang_job.c's
+ * job_where_banned()), or
+ * 'sort_by' is no leaf of the entry: err[] names the
  * parameter and gives libyang's words (RFC 8040 400 invalid-value);
  * another errno for the server's own failure (ENOMEM; EIO when a job
  * does not print: err[] as lr_yang_job_refs_to_json()'s). */

@@ -962,6 +962,16 @@ test_job_select(void)
     CHECK_SELECT("count(state/lightpath/m/..) = 2 and state//../name", NULL,
                  "ja,jc");
     CHECK_SELECT("name = 'ja|jb' or name = 'jb'", NULL, "jb");
+    /* The root alone names no node, which the schema check let by:
+     * sum(/) crashes it (the test dies here), string(/) prints the whole
+     * list for each job. */
+    check_select_bad(&f, refs, 0, "sum(/)", NULL, "starts a path at the "
+                     "root ('/'), outside the job it is evaluated on");
+    check_select_bad(&f, refs, 4, "string( / ) != ''", NULL,
+                     "starts a path at the root");
+    check_select_bad(&f, refs, 4, "1 - //name", NULL, "at the root");
+    CHECK_SELECT("state/lightpath[1]/link = 'r1-r2' and ./name != '' and "
+                 "count(*/*) > 0 and state/ lightpath/ m = 5", NULL, "ja,jc");
     /* Chained comparisons leak in libyang for each job (LeakSanitizer
      * fails the test without the refusal); joined or parenthesised they
      * stay. */
