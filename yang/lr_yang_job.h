@@ -153,6 +153,7 @@ int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
  * 0; EINVAL when 'where' is no expression, names a node the schema
  * lacks or one outside the entry, uses what libyang 2.1 cannot evaluate
  * safely or cheaply (deref(), mod, the axes but child, self, attribute,
+ * '..',
  * a union, chained comparisons, the root: lr_yang_job.c's
  * job_where_banned()), or
  * 'sort_by' is no leaf of the entry: err[] names the
