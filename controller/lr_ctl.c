@@ -2213,6 +2213,10 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     if (rc)
         goto fail;
     rc = open_network(c, cfg->topo, cfg->cluster, err, errlen);
+    /* What the early check of the TLS files kept for this opening
+     * (lr_ctl_check_device_files()) has served: a device a PUT adds
+     * later reads its files then. */
+    sb_driver_forget_files();
     if (rc)
         goto fail;
     for (int i = 0; i < c->n_term; i++) {

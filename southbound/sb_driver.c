@@ -30,6 +30,16 @@ sb_driver_find(const char *name)
     return NULL;
 }
 
+void
+sb_driver_forget_files(void)
+{
+    size_t n = sizeof sb_driver_classes / sizeof sb_driver_classes[0];
+
+    for (size_t i = 0; i < n; i++)
+        if (sb_driver_classes[i]->forget_files)
+            sb_driver_classes[i]->forget_files();
+}
+
 int
 sb_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
 {

@@ -119,12 +119,15 @@ struct sb_driver_class {
      * lr_tls_file_reason(), what to give): 0, or EINVAL (ENOMEM).
      * Reads the files and nothing else (a driver may keep what it
      * loaded for the device's first open(), as netconf does, so that
-     * the start reads them once); a setting missing or of another
-     * kind passes (open() refuses it).  lightraild and lightrail-check
-     * run it on every device the configuration lists, before they make
-     * anything (lr_ctl_check_device_files()). */
+     * the start reads them once, until forget_files); a setting missing
+     * or of another kind passes (open() refuses it).  lightraild and
+     * lightrail-check run it on every device the configuration lists,
+     * before they make anything (lr_ctl_check_device_files()). */
     int (*check_files)(const struct sb_device_config *, char *err,
                        size_t errlen);
+    /* Optional: drops whatever check_files kept for open(), every
+     * device's (sb_driver_forget_files()). */
+    void (*forget_files)(void);
     /* Connects to (or creates) the device. */
     int (*open)(const struct sb_device_config *, struct sb_device **out,
                 char *err, size_t errlen);
@@ -156,6 +159,13 @@ struct sb_driver_class {
 
 /* The driver class named 'name', or NULL. */
 const struct sb_driver_class *sb_driver_find(const char *name);
+
+/* Every driver's forget_files: what check_files kept is dropped, so
+ * that an open() from now on reads the files as they are then.  lr_ctl
+ * calls it once the start has opened its devices (or failed to): a
+ * device a topology PUT adds later must not open with the files as
+ * they were at the start (a certificate replaced or revoked since). */
+void sb_driver_forget_files(void);
 
 /* The layer's error convention in one call: writes the printf-style
  * line into err[errlen] (when err is not NULL and errlen is not 0; a

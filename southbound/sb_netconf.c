@@ -154,13 +154,13 @@ static pthread_once_t sb_nc_once = PTHREAD_ONCE_INIT;
  * start reads a device's files once: its early check and the device
  * then use the same load, where a file replaced between the check and
  * open() (after the store and recovery) could pass the one and fail
- * the other.  An open() that finds none (a later one, a device the
- * network gained, files other than those checked) reads the files then.
- * Entries of devices never opened (lightrail-check; a listed device the
- * topology lacks) stay until the process ends: one context each.  The
- * list owns one reference of each context; guarded by
- * sb_nc_checked_lock (open() may run on another thread than the
- * check). */
+ * the other.  An open() that finds none (a reopen, files other than
+ * those checked) reads the files then.  The entries the start's opening
+ * left (a listed device the topology lacks) are dropped once it is done
+ * (forget_files, from lr_ctl), so that a device the network gains later
+ * reads its files as they are then.  The list owns one reference of
+ * each context; guarded by sb_nc_checked_lock (open() may run on
+ * another thread than the check). */
 struct sb_nc_checked {
     char name[64], cert[256], key[256], ca[256];
     SSL_CTX *ctx;
@@ -1247,6 +1247,19 @@ sb_nc_checked_take(const struct sb_device_config *config)
     return ctx;
 }
 
+static void
+sb_netconf_forget_files(void)
+{
+    pthread_mutex_lock(&sb_nc_checked_lock);
+    while (sb_nc_checked) {
+        struct sb_nc_checked *k = sb_nc_checked;
+        sb_nc_checked = k->next;
+        SSL_CTX_free(k->ctx);
+        free(k);
+    }
+    pthread_mutex_unlock(&sb_nc_checked_lock);
+}
+
 static int
 sb_netconf_check_files(const struct sb_device_config *config, char *err,
                        size_t errlen)
@@ -1386,6 +1399,7 @@ sb_netconf_open(const struct sb_device_config *config,
 const struct sb_driver_class sb_netconf_class = {
     .name = "netconf",
     .check_files = sb_netconf_check_files,
+    .forget_files = sb_netconf_forget_files,
     .open = sb_netconf_open,
     .apply = sb_netconf_apply,
     .read = sb_netconf_read,

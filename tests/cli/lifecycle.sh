@@ -151,8 +151,12 @@ done
 # A southbound device listed under a name no ROADM of the topology has
 # (a typo): the daemon starts, and its log says so, naming the file.
 jq '.["lightrail-config:lightraild"]["state-dir"] = "typo"
-    | .["lightrail-config:lightraild"].southbound.device = [{"name": "r9", "driver": "dummy"}]' \
+    | .["lightrail-config:lightraild"].southbound.device = [{"name": "r9", "driver": "dummy"},
+        {"name": "r8", "driver": "netconf", "address": "127.0.0.1:1"}]
+    | .["lightrail-config:lightraild"].southbound.netconf = {"transport": "tls",
+        "tls": {"certificate": "tls/r8-cert.pem", "key": "tls/key.pem", "ca": "tls/cert.pem"}}' \
     "$D/lightraild.json" > "$D/typo.json"
+cp "$D/tls/cert.pem" "$D/tls/r8-cert.pem"
 rm -f "$D/typo.log"
 $LIGHTRAILD --config "$D/typo.json" --foreground 2> "$D/typo.log" &
 TPID=$!
@@ -161,6 +165,28 @@ if await_file "$D/typo/lightraild.port" $TPID "$D/typo.log" lightraild \
     ok "a device no ROADM is named: $(grep -o "southbound device 'r9'.*" "$D/typo.log")"
 else
     notok "a device no ROADM is named: $(cat "$D/typo.log")"
+fi
+# A NETCONF-over-TLS device listed and unused (r8): its files, loaded
+# by the start's early check, are read again when a PUT of the topology
+# names it, so a certificate replaced since is refused then (400, the
+# topology as it was).  The start's load was kept for that opening once,
+# and the PUT succeeded with the files of the start.
+if [ -s "$D/typo/lightraild.port" ]; then
+    TURL=https://127.0.0.1:$(cat "$D/typo/lightraild.port")
+    SAVED_URL=$URL; URL=$TURL
+    api GET /restconf/data/ietf-network:networks
+    cp "$tmp/body" "$tmp/typo-topo-before"
+    echo "not a certificate" > "$D/tls/r8-cert.pem"
+    jq '."ietf-network:networks".network[0].node += [{"node-id": "r8", "lightrail-topology:roadm": {"name": "ROADM R8"}}]' \
+        "$tmp/typo-topo-before" > "$tmp/typo-topo-r8.json"
+    api PUT /restconf/data/ietf-network:networks "$tmp/typo-topo-r8.json"
+    st=$STATUS; cp "$tmp/body" "$tmp/typo-put"
+    api GET /restconf/data/ietf-network:networks
+    [ "$st" = 400 ] && grep -q "ROADM r8: cannot use the client certificate" "$tmp/typo-put" \
+        && cmp -s "$tmp/body" "$tmp/typo-topo-before" \
+        && ok "a listed TLS device a PUT adds reads its files then: 400, $(jq -r '."ietf-restconf:errors".error[0]."error-message"' "$tmp/typo-put" | head -c 120)" \
+        || notok "a listed TLS device a PUT adds, its certificate replaced since the start: $st $(cat "$tmp/typo-put")"
+    URL=$SAVED_URL
 fi
 kill $TPID 2>/dev/null
 wait $TPID 2>/dev/null

@@ -436,6 +436,19 @@ test_netconf_tls_read_once(void)
     CU_ASSERT_EQUAL(sb_netconf_class.open(&c, &d, err, sizeof err), EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot use the CA file"));
     CU_ASSERT_PTR_NULL(d);
+
+    /* Checked, then forgotten (lr_ctl once the start has opened its
+     * devices): a later open() reads the files as they are then. */
+    snprintf(c.tls_ca, sizeof c.tls_ca, "%s", cert);
+    CU_ASSERT_EQUAL(sb_netconf_class.check_files(&c, err, sizeof err), 0);
+    f = fopen(cert, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("not a certificate\n", f);
+    fclose(f);
+    sb_driver_forget_files();
+    CU_ASSERT_EQUAL(sb_netconf_class.open(&c, &d, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot use the client certificate"));
+    CU_ASSERT_PTR_NULL(d);
 }
 
 static CU_TestInfo tests[] = {
@@ -443,7 +456,7 @@ static CU_TestInfo tests[] = {
     { "netconf: bad configurations refused", test_netconf_bad_config },
     { "netconf: nobody listening", test_netconf_unreachable },
     { "netconf over TLS: refusals, nobody listening", test_netconf_tls },
-    { "netconf over TLS: the start reads the files once",
+    { "netconf over TLS: the start reads the files once, then forgets",
       test_netconf_tls_read_once },
     CU_TEST_INFO_NULL,
 };
