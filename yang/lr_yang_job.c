@@ -1219,10 +1219,10 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
     case JOB_WHERE_MOD:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' uses mod, which the server's XPath library "
-                     "cannot compute safely (a divisor between -1 and 1 crashes it): "
-                     "send one without it (for x >= 0 and y >= 1, "
-                     "x - y * floor(x div y) is x mod y)", JOB_QUOTE_MAX,
-                     where);
+                     "cannot compute safely (a divisor between -1 and 1 "
+                     "crashes it): send one without it (for x >= 0 and "
+                     "y >= 1, x - y * floor(x div y) is x mod y)",
+                     JOB_QUOTE_MAX, where);
         return EINVAL;
     case JOB_WHERE_AXIS_OUT:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
