@@ -1989,19 +1989,24 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
     char *out = NULL, err[512];
     struct nb_read rd;
     /* The server matched the rows of the two datastores as written; one
-     * sent percent-encoded (ietf-datastores%3Arunning) came here by the
-     * last row, which matches anything: no datastore, as the server
-     * would say of /restconf/data's resources sent so. */
+     * sent percent-encoded (ietf-datastores%3Arunning, or its separator
+     * ietf-datastores:running%2F...) came here by the last row, which
+     * matches anything: no datastore, as the server would say of
+     * /restconf/data's resources sent so.  The comparison runs through
+     * the separator: past it the raw path is where the decoded one is. */
     bool encoded = req->raw_path
                    && strncmp(req->raw_path, req->path,
-                              (size_t) (rest - req->path));
+                              (size_t) (rest - req->path) + (*rest != '\0'));
     if (encoded || (!running && !oper)) {
+        /* The first segment as sent: what the client should look at. */
+        const char *seg = encoded ? req->raw_path + strlen(DS) : name;
+        size_t sl = encoded ? strcspn(seg, "/") : n;
         nb_error(resp, 404, "invalid-value", req->path, "no datastore "
                  "'%.*s'%s here: lightraild serves " DS DS_OPERATIONAL
                  " (all it holds) and " DS DS_RUNNING " (its "
                  "configuration); it has no candidate, startup or intended",
-                 (int) (n < 80 ? n : 80), name, encoded ? " sent "
-                 "percent-encoded (send its name as written)" : "");
+                 (int) (sl < 80 ? sl : 80), seg, encoded ? " sent "
+                 "percent-encoded (send it as written)" : "");
         return;
     }
     if (nb_query_value(req->query, "with-origin", &v, &vl)) {

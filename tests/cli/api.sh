@@ -663,10 +663,18 @@ for d in ietf-datastores:intended ietf-datastores:candidate \
         && ok "GET /restconf/ds/$d: the datastores served named" \
         || notok "GET /restconf/ds/$d: $(cat "$tmp/bad-body")"
 done
-jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("sent percent-encoded (send its name as written)")' \
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("sent percent-encoded (send it as written)")' \
     "$tmp/bad-body" > /dev/null \
     && ok "a datastore's name percent-encoded: told to send it as written" \
     || notok "a datastore's name percent-encoded: $(cat "$tmp/bad-body")"
+# Its separator percent-encoded: the same 404 (it named the path under
+# /restconf/data two bytes off).
+bad 404 invalid-value "GET /restconf/ds/ietf-datastores:running%2Flightrail-job:jobs" \
+    GET /restconf/ds/ietf-datastores:running%2Flightrail-job:jobs
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("no datastore '"'ietf-datastores:running%2Flightrail-job:jobs'"' sent percent-encoded (send it as written)")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "a datastore's separator percent-encoded: told to send it as written" \
+    || notok "a datastore's separator percent-encoded: $(cat "$tmp/bad-body")"
 bad 404 invalid-value "GET /restconf/ds/ietf-datastores:startup/ietf-network:networks" \
     GET /restconf/ds/ietf-datastores:startup/ietf-network:networks
 # The library (RFC 8527 2: read from operational) names the datastores
