@@ -10,6 +10,7 @@
 #include "controller/lr_ctl.h"
 #include "controller/lr_worker.h"
 #include "northbound/nb_cond.h"
+#include "northbound/nb_int.h"
 #include "northbound/nb_query.h"
 #include "northbound/nb_restconf.h"
 #include "yang/lr_yang.h"
@@ -1931,10 +1932,15 @@ ds_resource_text(struct nb_app *app, const struct nb_request *req,
         size_t end = strcspn(p, "&"), n = strcspn(p, "&=");
         if (n && !nb_word_in(NB_READ_PARAMS " with-origin", p, n)) {
             if (!nb_word_in(row->query, p, n)) {
-                nb_error(resp, 400, "invalid-value", NULL, "an unknown "
-                         "query parameter '%.*s': this resource takes %s%s",
-                         (int) n, p, row->query ? "only " : "none",
-                         row->query ? row->query : "");
+                /* The server's own 400 for a parameter a row does not
+                 * take (its type, its words), listing what is taken
+                 * here: the row's and the datastore's with-origin. */
+                nb_error_protocol(resp, 400, "invalid-value", NULL, "an "
+                                  "unknown query parameter '%.*s': this "
+                                  "resource takes only %s%s",
+                                  (int) n, p, row->query ? row->query
+                                                         : NB_READ_PARAMS,
+                                  " with-origin");
                 goto cleanup;
             }
             if (*query)
