@@ -40,6 +40,14 @@
     "5.3): " DS_WRITE_TO
 #define DS_WRITES "lightraild serves the datastores under /restconf/ds " \
     "for reading: " DS_WRITE_TO
+/* The datastores there are, for the 404 of one that is not and the
+ * 405 of the row that matches it (the server answers OPTIONS and
+ * judges the method before any handler, so a write there is 405). */
+#define DS_SERVED "lightraild serves " DS DS_OPERATIONAL " (all it holds) " \
+    "and " DS DS_RUNNING " (its configuration); it has no candidate, " \
+    "startup or intended"
+#define DS_UNKNOWN "no datastore of this name exists here (a name sent " \
+    "percent-encoded names none): " DS_SERVED
 
 static void
 json_reply(struct nb_response *resp, int status, char *body)
@@ -1726,8 +1734,9 @@ static struct nb_route routes[] = {
     { NB_GET, DS DS_RUNNING, h_ds, false, DS_PARAMS, true, DS_WRITES },
     { NB_GET, DS DS_RUNNING "/", h_ds, false, DS_SUB_PARAMS, true,
       DS_WRITES },
-    /* Any other datastore: h_ds's 404 names those served. */
-    { NB_GET, DS, h_ds, false, DS_SUB_PARAMS, true, DS_WRITES },
+    /* Any other datastore: h_ds's 404 names those served, as this
+     * row's 405 does. */
+    { NB_GET, DS, h_ds, false, DS_SUB_PARAMS, true, DS_UNKNOWN },
 };
 
 #define N_ROUTES (sizeof routes / sizeof *routes)
@@ -2008,9 +2017,7 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
         const char *seg = encoded ? req->raw_path + strlen(DS) : name;
         size_t sl = encoded ? strcspn(seg, "/") : n;
         nb_error(resp, 404, "invalid-value", req->path, "no datastore "
-                 "'%.*s'%s here: lightraild serves " DS DS_OPERATIONAL
-                 " (all it holds) and " DS DS_RUNNING " (its "
-                 "configuration); it has no candidate, startup or intended",
+                 "'%.*s'%s here: " DS_SERVED,
                  (int) (sl < 80 ? sl : 80), seg, encoded ? " sent "
                  "percent-encoded (send it as written)" : "");
         return;

@@ -677,6 +677,16 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("no datastore
     || notok "a datastore's separator percent-encoded: $(cat "$tmp/bad-body")"
 bad 404 invalid-value "GET /restconf/ds/ietf-datastores:startup/ietf-network:networks" \
     GET /restconf/ds/ietf-datastores:startup/ietf-network:networks
+# Other methods there: the server judges them before any handler (405),
+# whose text says the datastore does not exist, not that it is read-only.
+for m in PUT DELETE; do
+    bad 405 operation-not-supported "$m /restconf/ds/ietf-datastores:candidate" \
+        $m /restconf/ds/ietf-datastores:candidate "$tmp/q-nw"
+    jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("no datastore of this name exists here") and contains("it has no candidate") and (contains("for reading") | not)' \
+        "$tmp/bad-body" > /dev/null \
+        && ok "$m /restconf/ds/ietf-datastores:candidate: 405 says there is no such datastore" \
+        || notok "$m /restconf/ds/ietf-datastores:candidate: $(cat "$tmp/bad-body")"
+done
 # The library (RFC 8527 2: read from operational) names the datastores
 # served, and no other.
 ck "$OPER/ietf-yang-library:yang-library" '."ietf-yang-library:yang-library".datastore | map(.name) == ["ietf-datastores:running", "ietf-datastores:operational"]' \
