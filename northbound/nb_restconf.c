@@ -648,7 +648,7 @@ jobs_select(struct nb_app *app, const struct nb_page *pg,
     int m = 0, rc = ENOMEM;
     lr_modtable_default(&mods);
     if ((!pg->where || where) && (!pg->sort_by || sort_by))
-        rc = lr_yang_job_select(app->ly, *jobs, *n, where, sort_by,
+        rc = lr_yang_job_select(app->ly, *jobs, *n, where, sort_by, false,
                                 lr_ctl_topo(app->ctl),
                                 lr_ctl_cluster(app->ctl), &mods, &sel, &m,
                                 err, sizeof err);
@@ -1979,6 +1979,47 @@ cleanup:
     return rc;
 }
 
+/* false, or true with a 400 in 'resp' when the query of a resource
+ * under running, which its row took (so a where and sort-by are the
+ * jobs' and well-formed), tests or orders by a config false node: RFC
+ * 8342 5.1.3's running holds none, so a where on state would select
+ * from what it does not have (the yang layer judges, on no job).  'sub'
+ * is the resource's path under the datastore, for the advice. */
+static bool
+ds_running_query_refused(struct nb_app *app, const struct nb_request *req,
+                         const char *sub, struct nb_response *resp)
+{
+    const char *w = NULL, *s = NULL;
+    size_t wl = 0, sl = 0;
+    bool has_w = nb_query_value(req->query, "where", &w, &wl);
+    bool has_s = nb_query_value(req->query, "sort-by", &s, &sl);
+    if (!has_w && !has_s)
+        return false;
+    char *where = has_w ? strndup(w, wl) : NULL;
+    char *sort_by = has_s ? strndup(s, sl) : NULL;
+    const struct lr_job **sel = NULL;
+    struct lr_modtable mods;
+    char err[1024];
+    int m = 0, rc = ENOMEM;
+    lr_modtable_default(&mods);
+    if ((!has_w || where) && (!has_s || sort_by))
+        rc = lr_yang_job_select(app->ly, NULL, 0, where, sort_by, true,
+                                lr_ctl_topo(app->ctl),
+                                lr_ctl_cluster(app->ctl), &mods, &sel, &m,
+                                err, sizeof err);
+    else
+        snprintf(err, sizeof err, "out of memory");
+    free(where);
+    free(sort_by);
+    free(sel);
+    if (rc == EINVAL)
+        nb_error(resp, 400, "invalid-value", NULL, "%s: send it to "
+                 DS DS_OPERATIONAL "/%s", err, sub);
+    else if (rc)
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
+    return rc != 0;
+}
+
 /* GET /restconf/ds/<datastore>[/<path>] (RFC 8527 3.1): 'operational'
  * is /restconf/data's text (the datastore, or the resource at 'path'),
  * 'running' the same with only its configuration, the cut of content
@@ -2057,6 +2098,10 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
         }
         if (ds_resource_text(app, req, sub, raw, resp, &out))
             return;
+        if (running && ds_running_query_refused(app, req, sub, resp)) {
+            free(out);
+            return;
+        }
     }
     if (running) {
         /* Configuration only, then the query's cut within it (fields

@@ -1167,7 +1167,7 @@ job_where_banned(const char *where, const char **name)
 int
 lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                    int n, const char *where, const char *sort_by,
-                   const struct lr_topo *topo,
+                   bool config_only, const struct lr_topo *topo,
                    const struct lr_cluster *cluster,
                    const struct lr_modtable *mods,
                    const struct lr_job ***out, int *nout, char *err,
@@ -1296,6 +1296,16 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
             ly_set_free(atoms, NULL);
             return EINVAL;
         }
+        /* RFC 8342 5.1.3: running has no config false node to test. */
+        if (config_only && (atoms->snodes[a]->flags & LYS_CONFIG_R)) {
+            lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
+                         "where '%.*s' names '%s', which is state (config "
+                         "false): the running datastore holds configuration "
+                         "only", JOB_QUOTE_MAX, where,
+                         atoms->snodes[a]->name);
+            ly_set_free(atoms, NULL);
+            return EINVAL;
+        }
     }
     ly_set_free(atoms, NULL);
     if (ban == JOB_WHERE_DOTS) {
@@ -1308,6 +1318,13 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
     }
     if (sort_by && !(leaf = job_sort_leaf(ctx, list, sort_by, err, errlen)))
         return EINVAL;
+    if (config_only && leaf && (leaf->flags & LYS_CONFIG_R)) {
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
+                     "sort-by '%.*s' is state (config false): the running "
+                     "datastore holds configuration only", JOB_QUOTE_MAX,
+                     sort_by);
+        return EINVAL;
+    }
 
     if (!(sel = malloc(((size_t) n + 1) * sizeof *sel))
         || !(*out = malloc(((size_t) n + 1) * sizeof **out))) {

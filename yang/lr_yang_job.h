@@ -156,13 +156,15 @@ int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
  * '..',
  * a union, chained comparisons, the root: lr_yang_job.c's
  * job_where_banned()), or
- * 'sort_by' is no leaf of the entry: err[] names the
+ * 'sort_by' is no leaf of the entry, or, with 'config_only' (the
+ * running datastore, RFC 8342 5.1.3: configuration only), either names
+ * a config false node (a job's state): err[] names the
  * parameter and gives libyang's words (RFC 8040 400 invalid-value);
  * another errno for the server's own failure (ENOMEM; EIO when a job
  * does not print: err[] as lr_yang_job_refs_to_json()'s). */
 int lr_yang_job_select(struct ly_ctx *, const struct lr_job *const *jobs,
                        int n, const char *where, const char *sort_by,
-                       const struct lr_topo *topo,
+                       bool config_only, const struct lr_topo *topo,
                        const struct lr_cluster *cluster,
                        const struct lr_modtable *mods,
                        const struct lr_job ***out, int *nout, char *err,

@@ -630,6 +630,18 @@ ck "$RUN/lightrail-job:jobs/job=j1?depth=1" '. == {"lightrail-job:job": [{"name"
 ck "$OPER/lightrail-job:jobs/job=j1?content=nonconfig" '."lightrail-job:job"[0] | keys == ["name", "state"]' "its key and state"
 api GET "$JOBS/job?limit=1&content=config"; jq -cS . "$tmp/body" > "$tmp/nmda-m"
 ck "$RUN/lightrail-job:jobs/job?limit=1" ". == $(cat "$tmp/nmda-m")" "the page, then its configuration"
+# where and sort-by on running test the intent only: state is not there
+# (RFC 8342 5.1.3), so one naming it is 400 saying where it is.
+for q in "where=state/phase='active'&sort-by=state/created" \
+         "sort-by=state/created" "where=count(state/lightpath)>0"; do
+    bad 400 invalid-value "GET $RUN/lightrail-job:jobs/job?$q" GET "$RUN/lightrail-job:jobs/job?$q"
+    jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("is state (config false): the running datastore holds configuration only: send it to /restconf/ds/ietf-datastores:operational/lightrail-job:jobs/job")' \
+        "$tmp/bad-body" > /dev/null \
+        && ok "GET $RUN/...job?$q: state, told to send it to operational" \
+        || notok "GET $RUN/...job?$q: $(cat "$tmp/bad-body")"
+done
+api GET "$JOBS/job?where=priority>=0&sort-by=model&content=config"; jq -cS . "$tmp/body" > "$tmp/nmda-m"
+ck "$RUN/lightrail-job:jobs/job?where=priority>=0&sort-by=model" ". == $(cat "$tmp/nmda-m")" "where and sort-by on the intent"
 api GET "$RUN/ietf-network:networks"
 tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/nmda-tag"
 rm -f "$tmp/body"

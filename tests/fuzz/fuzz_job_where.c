@@ -170,7 +170,7 @@ jobs_build(void)
      * find nothing. */
     const struct lr_job **sel = NULL;
     int n = 0;
-    if (lr_yang_job_select(ctx, refs, N_JOBS, "name", "name", topo,
+    if (lr_yang_job_select(ctx, refs, N_JOBS, "name", "name", false, topo,
                            cluster, &mods, &sel, &n, err, sizeof err)
         || n != N_JOBS) {
         fprintf(stderr, LR_FUZZ_NAME ": %s\n", err);
@@ -213,8 +213,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool rematch = where && strstr(where, "re-match");
     if (rematch)
         __lsan_disable();
-    int rc = lr_yang_job_select(ctx, refs, N_JOBS, where, sort_by, topo,
-                                cluster, &mods, &sel, &n, err, sizeof err);
+    int rc = lr_yang_job_select(ctx, refs, N_JOBS, where, sort_by, false,
+                                topo, cluster, &mods, &sel, &n, err,
+                                sizeof err);
     if (rematch)
         __lsan_enable();
     if (rc) {

@@ -813,7 +813,7 @@ select_names(const struct fixture *f, const struct lr_job *const *jobs, int n,
     const struct lr_job **sel = NULL;
     char err[1024] = "";
     int m = -1;
-    int rc = lr_yang_job_select(ctx, jobs, n, where, sort_by, f->topo,
+    int rc = lr_yang_job_select(ctx, jobs, n, where, sort_by, false, f->topo,
                                 f->cluster, &f->mods, &sel, &m, err,
                                 sizeof err);
     if (rc) {
@@ -993,6 +993,42 @@ test_job_select(void)
                  NULL, "ja,jc");
     CHECK_SELECT("count(state/lightpath[m = 5]) = 2 or(name = 'jb')", NULL,
                  "ja,jb,jc");
+    {
+        /* Running (config_only): state is not there to test or sort by;
+         * the intent's nodes still select and order. */
+        static const struct {
+            const char *where, *sort_by, *want;
+        } run[] = {
+            { "state/phase='active'", NULL, "names 'state', which is state "
+              "(config false): the running datastore holds configuration "
+              "only" },
+            { "count(state/lightpath[m = 5]) = 2", NULL, "names 'state'" },
+            { NULL, "state/created", "sort-by 'state/created' is state "
+              "(config false): the running datastore holds configuration "
+              "only" },
+            { "priority > 2", "state/phase", "sort-by 'state/phase' is "
+              "state" },
+            { "priority > 2", "priority", NULL },
+            { NULL, "gpus/min", NULL },
+        };
+        for (size_t i = 0; i < sizeof run / sizeof *run; i++) {
+            const struct lr_job **sel = NULL;
+            char err[1024] = "";
+            int m = -1;
+            int rc = lr_yang_job_select(ctx, refs, 4, run[i].where,
+                                        run[i].sort_by, true, f.topo,
+                                        f.cluster, &f.mods, &sel, &m, err,
+                                        sizeof err);
+            CU_ASSERT_EQUAL(rc, run[i].want ? EINVAL : 0);
+            CU_ASSERT(!run[i].want || strstr(err, run[i].want));
+            if (rc != (run[i].want ? EINVAL : 0)
+                || (run[i].want && !strstr(err, run[i].want)))
+                fprintf(stderr, "running: where %s sort-by %s: %d '%s'\n",
+                        run[i].where ? run[i].where : "-",
+                        run[i].sort_by ? run[i].sort_by : "-", rc, err);
+            free(sel);
+        }
+    }
     {
         /* libyang's parse is quadratic in nesting: a cap, not 20 s. */
         char big[3000];
