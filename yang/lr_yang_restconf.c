@@ -528,6 +528,17 @@ lr_yang_field_step(struct ly_ctx *ctx, const struct lysc_node *parent,
         }
         name = id + len + 1;
         len = lr_yang_ident_len(name);
+        /* a:b:c would be judged as the node 'b:c' otherwise, "no data
+         * node" hiding that the module was named twice. */
+        if (len && name[len] == ':') {
+            lr_yang_errf(err, errlen, doc, NULL, "the query's fields '%.*s' "
+                         "gives a module prefix twice ('%.*s:%.*s:') at "
+                         "byte %zu: send a node as module:name, its module "
+                         "once (RFC 7951)", LR_YANG_FIELDS_QUOTE, fields,
+                         (int) (name - 1 - id), id, (int) len, name,
+                         (size_t) (name - fields) + 1);
+            return NULL;
+        }
     }
     if (!len) {
         lr_yang_errf(err, errlen, doc, NULL, "the query's fields '%.*s' "

@@ -2601,6 +2601,15 @@ test_select(void)
                    "'jobs'");
     select_refused(both, "jobs", true, "'jobs' under the datastore without "
                    "its module: send a top-level node as module:name");
+    /* A module prefix given twice: said so, where, not "no data node". */
+    select_refused(both, "lightrail-job:lightrail-job:jobs", true,
+                   "the query's fields 'lightrail-job:lightrail-job:jobs' "
+                   "gives a module prefix twice ('lightrail-job:"
+                   "lightrail-job:') at byte 15: send a node as "
+                   "module:name, its module once");
+    select_refused(jobs, "job(lightrail-job:lightrail-job:name)", false,
+                   "gives a module prefix twice ('lightrail-job:"
+                   "lightrail-job:') at byte 19");
     /* Judged on the schema: an empty list resource too. */
     select_refused("{\"lightrail-job:job\":[]}", "nope", false,
                    "'nope', which is no data node of lightrail-job under "
