@@ -1039,6 +1039,10 @@ enum job_where_ban {
      * lets it by, yet string(/) prints the whole list for each job
      * (2,000 jobs: over 100 s) and sum(/) crashes that check (SEGV). */
     JOB_WHERE_ROOT,
+    /* Brackets nested deeper than the scan follows (JOB_WHERE_DEPTH - 1):
+     * past them its levels, and so the chained comparisons' check, would
+     * be wrong (68 levels around 1 = (*) = 1 leaked as the chain does). */
+    JOB_WHERE_DEEP,
 };
 
 /* Comparisons seen at one level of nesting since its last 'and', 'or',
@@ -1054,6 +1058,34 @@ static bool
 job_xpath_name_char(char c)
 {
     return c && (isalnum((unsigned char) c) || strchr("_-.:", c));
+}
+
+/* Whether the text before 'p' (white space skipped) ends an operand,
+ * by XPath 1.0's disambiguation (3.7): its last token is no operator
+ * and none of @ :: ( [ , ; 'and', 'or', 'div', 'mod' and '*' are
+ * operators only after an operand themselves. */
+static bool
+job_where_after_operand(const char *where, const char *p)
+{
+    while (p > where && strchr(" \t\r\n", p[-1]))
+        p--;
+    if (p == where)
+        return false;
+    char c = p[-1];
+    if (c == '*')
+        return !job_where_after_operand(where, p - 1);
+    if (strchr(")]'\"", c))
+        return true;
+    if (c == ':' || c == '-' || !job_xpath_name_char(c))
+        return false;
+    const char *w = p;
+    while (w > where && job_xpath_name_char(w[-1]))
+        w--;
+    static const char *const ops[] = { "and", "or", "div", "mod" };
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if ((size_t) (p - w) == strlen(ops[i]) && !strncmp(w, ops[i], p - w))
+            return !job_where_after_operand(where, w);
+    return true;
 }
 
 /* Whether 'name' is at 'p', not followed by more of a name, and then
@@ -1102,20 +1134,21 @@ job_where_banned(const char *where, const char **name)
         if (p[0] == '.' && p[1] == '.')
             dots = true;
         if (*p == '/') {
-            /* A step's '/' follows what ends one (a name, '.', '*', a
-             * predicate, node()); any other starts at the root. */
-            const char *b = p;
-            while (b > where && strchr(" \t\r\n", b[-1]))
-                b--;
-            if (b == where || !(isalnum((unsigned char) b[-1])
-                                || strchr("_.*)]", b[-1])))
+            /* A step's '/' follows what ends an operand (a name that is
+             * no operator, '.', a '*' that is no multiplication, a
+             * predicate, a call: job_where_after_operand()); any other
+             * ('or /', '0 * /', '(/') starts at the root. */
+            if (!job_where_after_operand(where, p))
                 return JOB_WHERE_ROOT;
             if (p[1] == '/')
                 p++;
             continue;
         }
-        if ((*p == '(' || *p == '[') && d < JOB_WHERE_DEPTH - 1)
+        if (*p == '(' || *p == '[') {
+            if (d == JOB_WHERE_DEPTH - 1)
+                return JOB_WHERE_DEEP;
             lv[++d] = (struct job_where_level) { 0, 0 };
+        }
         else if ((*p == ')' || *p == ']') && d > 0)
             d--;
         else if (*p == ',')
@@ -1152,14 +1185,8 @@ job_where_banned(const char *where, const char **name)
          * model" 7 mod el): after anything that may end an operand it is
          * refused; after '/', ':', '(', '[', ',', '@', an operator or
          * nothing it is a name (model, modulation). */
-        if (!strncmp(p, "mod", 3)) {
-            const char *b = p;
-            while (b > where && strchr(" \t\r\n", b[-1]))
-                b--;
-            if (b > where && b[-1] != ':' && (job_xpath_name_char(b[-1])
-                                              || strchr(")]'\"*", b[-1])))
-                return JOB_WHERE_MOD;
-        }
+        if (!strncmp(p, "mod", 3) && job_where_after_operand(where, p))
+            return JOB_WHERE_MOD;
     }
     return dots ? JOB_WHERE_DOTS : JOB_WHERE_OK;
 }
@@ -1251,6 +1278,11 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                      "which are no range: join them with and, such as "
                      "priority > 1 and priority < 5, or parenthesise, such "
                      "as (a = b) = c", JOB_QUOTE_MAX, where);
+        return EINVAL;
+    case JOB_WHERE_DEEP:
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
+                     "'%.*s' nests brackets more than %d deep: send one "
+                     "with fewer", JOB_QUOTE_MAX, where, JOB_WHERE_DEPTH - 1);
         return EINVAL;
     case JOB_WHERE_ROOT:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "

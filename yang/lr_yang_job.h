@@ -142,8 +142,8 @@ int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
  * form (names unprefixed within lightrail-job), evaluated with each
  * job's entry as the context node on the jobs tree as GET prints it,
  * and naming nodes of that entry only (so that its cost is the list's
- * size, not its square); the jobs for which it is false are left out.  'sort_by'
- * (NULL: the list's order) is the path of a leaf of the entry
+ * size, not its square); the jobs for which it is false are left out.
+ * 'sort_by' (NULL: the list's order) is the path of a leaf of the entry
  * ("name", "state/phase", "gpus/min"), no leaf of a list inside it:
  * the jobs in ascending order of its value (numbers by value, other
  * types by their canonical text, byte by byte), those without the leaf
@@ -152,14 +152,13 @@ int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
  * (the caller frees it, not the jobs).
  * 0; EINVAL when 'where' is no expression, names a node the schema
  * lacks or one outside the entry, uses what libyang 2.1 cannot evaluate
- * safely or cheaply (deref(), mod, the axes but child, self, attribute,
- * '..',
- * a union, chained comparisons, the root: lr_yang_job.c's
- * job_where_banned()), or
- * 'sort_by' is no leaf of the entry, or, with 'config_only' (the
- * running datastore, RFC 8342 5.1.3: configuration only), either names
- * a config false node (a job's state): err[] names the
- * parameter and gives libyang's words (RFC 8040 400 invalid-value);
+ * safely or cheaply (deref(), mod, the axes but child, self,
+ * attribute, '..', a union, chained comparisons, the root, brackets
+ * nested past 63: lr_yang_job.c's job_where_banned()), or 'sort_by' is
+ * no leaf of the entry, or, with 'config_only' (the running datastore,
+ * RFC 8342 5.1.3: configuration only), either names a config false
+ * node (a job's state): err[] names the parameter and gives libyang's
+ * words (RFC 8040 400 invalid-value);
  * another errno for the server's own failure (ENOMEM; EIO when a job
  * does not print: err[] as lr_yang_job_refs_to_json()'s). */
 int lr_yang_job_select(struct ly_ctx *, const struct lr_job *const *jobs,

@@ -933,6 +933,12 @@ test_job_select(void)
                  NULL, "ja,jc");
     CHECK_SELECT("child::model = 'gpt-1.9b' and name = 'x mod 0' or "
                  "name = 'jb'", NULL, "jb");
+    /* After 'and', 'or' or 'div' "mod" begins a name: these were refused
+     * as "uses mod" (found by review). */
+    CHECK_SELECT("name != 'zz' and model = 'gpt-1.9b' and "
+                 "state/lightpath/modulation != ''", NULL, "ja,jc");
+    CHECK_SELECT("name = 'jb' or model = 'gpt-1.9b' and "
+                 "state/lightpath/modulation != ''", NULL, "ja,jb,jc");
     /* Axes that leave the entry for the other jobs (the schema check does
      * not see them), and the descendant axes and unions, which libyang
      * sorts walking the whole list for each job: the list's square. */
@@ -975,6 +981,18 @@ test_job_select(void)
     check_select_bad(&f, refs, 4, "string( / ) != ''", NULL,
                      "starts a path at the root");
     check_select_bad(&f, refs, 4, "1 - //name", NULL, "at the root");
+    /* After an operator that is a word or a '*' that multiplies, '/' is
+     * the root too: these were evaluated, the list's square (found by
+     * review: false() or / = 'x' held the loop over 300 s with 1,000
+     * jobs). */
+    check_select_bad(&f, refs, 4, "false() or / = 'x'", NULL,
+                     "at the root");
+    check_select_bad(&f, refs, 4, "name = 'x' or 0 * / = 1", NULL,
+                     "at the root");
+    check_select_bad(&f, refs, 4, "priority div / = 1", NULL, "at the root");
+    check_select_bad(&f, refs, 4, "priority and //name", NULL,
+                     "at the root");
+    check_select_bad(&f, refs, 4, "priority mod / = 1", NULL, "uses mod");
     CHECK_SELECT("state/lightpath[1]/link = 'r1-r2' and ./name != '' and "
                  "count(*/*) > 0 and state/ lightpath/ m = 5", NULL, "ja,jc");
     /* Chained comparisons leak in libyang for each job (LeakSanitizer
@@ -993,6 +1011,25 @@ test_job_select(void)
                  NULL, "ja,jc");
     CHECK_SELECT("count(state/lightpath[m = 5]) = 2 or(name = 'jb')", NULL,
                  "ja,jb,jc");
+    {
+        /* Past the scan's 63 levels its count of comparisons went wrong
+         * and 68 levels around a chain leaked as the chain does (found
+         * by review; LeakSanitizer fails the test without the refusal);
+         * 63 are followed. */
+        char deep[256];
+        snprintf(deep, sizeof deep, "%.68s1 = (*) = 1%.68s",
+                 "((((((((((((((((((((((((((((((((((((((((((((((((((((((("
+                 "(((((((((((((", "))))))))))))))))))))))))))))))))))))))"
+                 "))))))))))))))))))))))))))))))");
+        check_select_bad(&f, refs, 4, deep, NULL,
+                         "nests brackets more than 63 deep");
+        snprintf(deep, sizeof deep, "%.62s1 = 1%.62s",
+                 "((((((((((((((((((((((((((((((((((((((((((((((((((((((("
+                 "(((((((((((((", "))))))))))))))))))))))))))))))))))))))"
+                 "))))))))))))))))))))))))))))))");
+        const char *dp = deep;  /* a pointer: the macro tests it */
+        CHECK_SELECT(dp, NULL, "ja,jb,jc,jd");
+    }
     {
         /* Running (config_only): state is not there to test or sort by;
          * the intent's nodes still select and order. */
