@@ -632,12 +632,14 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
  * limit left some out), next and previous (the cursors of the jobs
  * after and before it). */
 /* The jobs '*jobs' ('*n', from lr_ctl_list_refs()) replaced by those
- * the page's where selects, in its sort-by's order; false, or true when
- * the query was refused (400 invalid-value) or failed (500), answered in
- * 'resp'. */
+ * the page's where selects, in its sort-by's order ('config_only': both
+ * judged as running's, lr_yang_job_select()); false, or true when the
+ * query was refused (400 invalid-value, 'advice' after its words when
+ * not NULL) or failed (500), answered in 'resp'. */
 static bool
-jobs_select(struct nb_app *app, const struct nb_page *pg,
-            const struct lr_job ***jobs, int *n, struct nb_response *resp)
+jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
+            const char *advice, const struct lr_job ***jobs, int *n,
+            struct nb_response *resp)
 {
     const struct lr_job **sel = NULL;
     char *where = pg->where ? strndup(pg->where, pg->where_len) : NULL;
@@ -648,17 +650,21 @@ jobs_select(struct nb_app *app, const struct nb_page *pg,
     int m = 0, rc = ENOMEM;
     lr_modtable_default(&mods);
     if ((!pg->where || where) && (!pg->sort_by || sort_by))
-        rc = lr_yang_job_select(app->ly, *jobs, *n, where, sort_by, false,
-                                lr_ctl_topo(app->ctl),
+        rc = lr_yang_job_select(app->ly, *jobs, *n, where, sort_by,
+                                config_only, lr_ctl_topo(app->ctl),
                                 lr_ctl_cluster(app->ctl), &mods, &sel, &m,
                                 err, sizeof err);
     else
         snprintf(err, sizeof err, "out of memory");
     free(where);
     free(sort_by);
+    if (rc == EINVAL)
+        nb_error(resp, 400, "invalid-value", NULL, "%s%s%s", err,
+                 advice ? ": " : "", advice ? advice : "");
+    else if (rc)
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     if (rc) {
-        nb_error(resp, rc == EINVAL ? 400 : 500, rc == EINVAL
-                 ? "invalid-value" : "operation-failed", NULL, "%s", err);
+        free(sel);
         return true;
     }
     free(*jobs);
@@ -689,7 +695,8 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
         nb_error(resp, 500, "resource-denied", NULL, "out of memory");
         return;
     }
-    if ((pg.where || pg.sort_by) && jobs_select(app, &pg, &jobs, &n, resp))
+    if ((pg.where || pg.sort_by)
+        && jobs_select(app, &pg, false, NULL, &jobs, &n, resp))
         goto cleanup;
     if (pg.cursor[0]) {
         /* The job the cursor names, where the where and sort-by put it:
@@ -1989,35 +1996,21 @@ static bool
 ds_running_query_refused(struct nb_app *app, const struct nb_request *req,
                          const char *sub, struct nb_response *resp)
 {
-    const char *w = NULL, *s = NULL;
-    size_t wl = 0, sl = 0;
-    bool has_w = nb_query_value(req->query, "where", &w, &wl);
-    bool has_s = nb_query_value(req->query, "sort-by", &s, &sl);
+    struct nb_page pg = { .where = NULL };
+    bool has_w = nb_query_value(req->query, "where", &pg.where,
+                                &pg.where_len);
+    bool has_s = nb_query_value(req->query, "sort-by", &pg.sort_by,
+                                &pg.sort_by_len);
     if (!has_w && !has_s)
         return false;
-    char *where = has_w ? strndup(w, wl) : NULL;
-    char *sort_by = has_s ? strndup(s, sl) : NULL;
-    const struct lr_job **sel = NULL;
-    struct lr_modtable mods;
-    char err[1024];
-    int m = 0, rc = ENOMEM;
-    lr_modtable_default(&mods);
-    if ((!has_w || where) && (!has_s || sort_by))
-        rc = lr_yang_job_select(app->ly, NULL, 0, where, sort_by, true,
-                                lr_ctl_topo(app->ctl),
-                                lr_ctl_cluster(app->ctl), &mods, &sel, &m,
-                                err, sizeof err);
-    else
-        snprintf(err, sizeof err, "out of memory");
-    free(where);
-    free(sort_by);
-    free(sel);
-    if (rc == EINVAL)
-        nb_error(resp, 400, "invalid-value", NULL, "%s: send it to "
-                 DS DS_OPERATIONAL "/%s", err, sub);
-    else if (rc)
-        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
-    return rc != 0;
+    char advice[512];
+    snprintf(advice, sizeof advice, "send it to " DS DS_OPERATIONAL "/%s",
+             sub);
+    const struct lr_job **none = NULL;
+    int n = 0;
+    bool refused = jobs_select(app, &pg, true, advice, &none, &n, resp);
+    free(none);
+    return refused;
 }
 
 /* GET /restconf/ds/<datastore>[/<path>] (RFC 8527 3.1): 'operational'
