@@ -158,6 +158,15 @@ read_query_refused(const struct nb_request *req, struct nb_response *resp)
     return 0;
 }
 
+/* The yang layer's word for 'rd''s content. */
+static enum lr_yang_content
+read_content(const struct nb_read *rd)
+{
+    return rd->content == NB_CONTENT_CONFIG ? LR_YANG_CONTENT_CONFIG
+           : rd->content == NB_CONTENT_NONCONFIG ? LR_YANG_CONTENT_NONCONFIG
+           : LR_YANG_CONTENT_ALL;
+}
+
 /* '*out' (a data resource's text, taken) as 'rd' cuts it (the yang
  * layer's lr_yang_select_json(); 'datastore': the text is the
  * datastore's); unchanged when 'rd' cuts nothing.  0, or with '*out'
@@ -175,12 +184,8 @@ read_cut(struct nb_app *app, const struct nb_read *rd, bool datastore,
     int rc = rd->fields && !fields
              ? (snprintf(err, sizeof err, "out of memory"), ENOMEM)
              : lr_yang_select_json(app->ly, *out, fields,
-                                   rd->content == NB_CONTENT_CONFIG
-                                   ? LR_YANG_CONTENT_CONFIG
-                                   : rd->content == NB_CONTENT_NONCONFIG
-                                   ? LR_YANG_CONTENT_NONCONFIG
-                                   : LR_YANG_CONTENT_ALL, rd->depth,
-                                   datastore, &cut, err, sizeof err);
+                                   read_content(rd), rd->depth, datastore,
+                                   &cut, err, sizeof err);
     free(fields);
     free(*out);
     *out = cut;
@@ -1828,14 +1833,53 @@ h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
         jobs_page(arg, req, resp, false);
 }
 
+/* Which of the datastore's 'n' members 'members' ("module:node") the
+ * cut of 'rd' can send anything of (running: within its configuration),
+ * as the yang layer judges on the schema (lr_yang_datastore_needs()):
+ * need[i] false for one it drops whatever it holds.  0, or the answer
+ * in 'resp': fields it refuses are the 400 read_cut() would give. */
+static int
+datastore_needs(struct nb_app *app, const struct nb_read *rd, bool running,
+                const char *const *members, int n, bool *need,
+                struct nb_response *resp)
+{
+    char err[1024];
+    int rc = 0;
+    for (int i = 0; i < n; i++)
+        need[i] = true;
+    if (running)
+        rc = lr_yang_datastore_needs(app->ly, NULL, LR_YANG_CONTENT_CONFIG,
+                                     0, members, n, need, err, sizeof err);
+    char *fields = rd->fields ? strndup(rd->fields, rd->fields_len) : NULL;
+    if (!rc)
+        rc = rd->fields && !fields
+             ? (snprintf(err, sizeof err, "out of memory"), ENOMEM)
+             : lr_yang_datastore_needs(app->ly, fields, read_content(rd),
+                                       rd->depth, members, n, need, err,
+                                       sizeof err);
+    free(fields);
+    if (rc == EINVAL)
+        nb_error(resp, 400, "invalid-value", NULL, "%s", err);
+    else if (rc)
+        api_reply(resp, rc, NULL, err);
+    return rc;
+}
+
 /* The datastore's text (RFC 8040 3.3.1) into '*out' (the caller's to
- * free): every top-level member the data resources serve, in one object,
+ * free): the top-level members the data resources serve that the cut
+ * of 'rd' (running: within its configuration) can keep any of
+ * (datastore_needs(): those it would drop whole are not built, so that
+ * fields naming the topology do not print every job), in one object,
  * each as its own GET answers it now (its handler, asked without a
  * query or a precondition: the jobs whole, not a page), validated
- * together (lr_yang_datastore_to_json()).  0, or the answer in 'resp':
- * a part that fails, as its own GET would give it, or a 500. */
+ * together (lr_yang_datastore_to_json()).  The members hold nothing of
+ * one another (no reference crosses them), so the cut of this text is
+ * the cut of the whole datastore, byte for byte.  0, or the answer in
+ * 'resp': the query's fields refused, a part built that fails, as its
+ * own GET would give it, or a 500. */
 static int
 datastore_text(struct nb_app *app, const struct nb_request *req,
+               const struct nb_read *rd, bool running,
                struct nb_response *resp, char **out)
 {
     static const struct {
@@ -1849,18 +1893,29 @@ datastore_text(struct nb_app *app, const struct nb_request *req,
         { h_yang_library, DATA "ietf-yang-library:yang-library" },
     };
     enum { N_PARTS = sizeof parts / sizeof *parts };
+    const char *members[N_PARTS];
     char *docs[N_PARTS] = { NULL }, err[512];
-    int n = 0, rc = EIO;
-    for (; n < N_PARTS; n++) {
-        struct nb_request get = { .method = NB_GET, .path = parts[n].path,
+    bool need[N_PARTS];
+    int n = 0, rc;
+    /* Each path is DATA and the member's name. */
+    for (int i = 0; i < N_PARTS; i++)
+        members[i] = parts[i].path + strlen(DATA);
+    if ((rc = datastore_needs(app, rd, running, members, N_PARTS, need,
+                              resp)))
+        return rc;
+    rc = EIO;
+    for (int i = 0; i < N_PARTS; i++) {
+        if (!need[i])
+            continue;
+        struct nb_request get = { .method = NB_GET, .path = parts[i].path,
                                   .body = "", .principal = req->principal };
         struct nb_response part = { .status = 0 };
-        parts[n].handler(app, &get, &part);
+        parts[i].handler(app, &get, &part);
         if (part.status != 200) {
             *resp = part;
             goto cleanup;
         }
-        docs[n] = part.body;
+        docs[n++] = part.body;
     }
     rc = lr_yang_datastore_to_json(app->ly, (const char *const *) docs, n,
                                    out, err, sizeof err);
@@ -1888,7 +1943,8 @@ h_datastore(void *arg, const struct nb_request *req,
     struct nb_app *app = arg;
     char *out = NULL;
     struct nb_read rd;
-    if (read_query(req, resp, &rd) || datastore_text(app, req, resp, &out))
+    if (read_query(req, resp, &rd)
+        || datastore_text(app, req, &rd, false, resp, &out))
         return;
     if (!read_cut(app, &rd, true, &out, resp))
         tagged_reply(req, resp, out);
@@ -2068,7 +2124,7 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
     if (read_query(req, resp, &rd))
         return;
     if (!*rest) {
-        if (datastore_text(app, req, resp, &out))
+        if (datastore_text(app, req, &rd, running, resp, &out))
             return;
     } else {
         const char *sub = rest + 1;

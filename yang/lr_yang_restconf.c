@@ -188,20 +188,27 @@ cleanup:
     return ret;
 }
 
-int
-lr_yang_top_config(const struct ly_ctx *ctx, const char *name, bool *config,
-                   char *err, size_t errlen)
+/* The top-level data node 'name' ("module:node") of the modules the
+ * context implements, or NULL. */
+static const struct lysc_node *
+lr_yang_top_node(const struct ly_ctx *ctx, const char *name)
 {
     const char *colon = strchr(name, ':');
     char mod[64];
-    *config = false;
     const struct lys_module *m = NULL;
     if (colon && (size_t) (colon - name) < sizeof mod) {
         snprintf(mod, sizeof mod, "%.*s", (int) (colon - name), name);
         m = ly_ctx_get_module_implemented(ctx, mod);
     }
-    const struct lysc_node *sn = m ? lys_find_child(NULL, m, colon + 1, 0,
-                                                    0, 0) : NULL;
+    return m ? lys_find_child(NULL, m, colon + 1, 0, 0, 0) : NULL;
+}
+
+int
+lr_yang_top_config(const struct ly_ctx *ctx, const char *name, bool *config,
+                   char *err, size_t errlen)
+{
+    const struct lysc_node *sn = lr_yang_top_node(ctx, name);
+    *config = false;
     if (!sn) {
         lr_yang_errf(err, errlen, "data", NULL, "no top-level node '%s' "
                      "in the modules lightraild implements", name);
@@ -847,5 +854,78 @@ cleanup:
         printed = NULL;
     }
     *out = printed;
+    return ret;
+}
+
+/* Whether the schema subtree at 's' holds a config false data node ('s'
+ * itself included): state that content nonconfig could keep. */
+static bool
+lr_yang_schema_has_state(const struct lysc_node *s)
+{
+    if (s->flags & LYS_CONFIG_R)
+        return true;
+    for (const struct lysc_node *c = NULL;
+         (c = lys_getnext(c, s, NULL, 0));)
+        if (lr_yang_schema_has_state(c))
+            return true;
+    return false;
+}
+
+/* Whether lr_yang_select_json() on the datastore drops the member of
+ * schema 's' whatever it holds, under 'sel' (NULL: no fields), 'content'
+ * and 'depth': the member's own steps of that function, judged on the
+ * schema. */
+static bool
+lr_yang_member_dropped(const struct lysc_node *s,
+                       const struct lr_yang_fields *sel,
+                       enum lr_yang_content content, uint16_t depth)
+{
+    enum lr_yang_field_kind k = sel ? lr_yang_field_of(sel, s)
+                                    : LR_YANG_FIELD_OUT;
+    if (sel && k == LR_YANG_FIELD_OUT)
+        return true;
+    /* content config: a config false member has nothing config true
+     * under it (its descendants inherit it), and is not kept itself;
+     * nonconfig: a member with no config false node under it keeps
+     * nothing, and is config true itself. */
+    if (content == LR_YANG_CONTENT_CONFIG && !(s->flags & LYS_CONFIG_W))
+        return true;
+    if (content == LR_YANG_CONTENT_NONCONFIG && !lr_yang_schema_has_state(s))
+        return true;
+    /* A member is level 2 unless the fields lead to it (level 1). */
+    return depth == 1 && k == LR_YANG_FIELD_OUT;
+}
+
+int
+lr_yang_datastore_needs(struct ly_ctx *ctx, const char *fields,
+                        enum lr_yang_content content, uint16_t depth,
+                        const char *const *members, int n, bool *need,
+                        char *err, size_t errlen)
+{
+    struct lr_yang_fields *sel = NULL;
+    int ret = 0;
+    if (fields) {
+        if (!(sel = malloc(sizeof *sel))) {
+            lr_yang_errf(err, errlen, "filter", NULL, "out of memory");
+            return ENOMEM;
+        }
+        if ((ret = lr_yang_fields_parse(ctx, NULL, fields, sel, err,
+                                        errlen)))
+            goto cleanup;
+    }
+    for (int i = 0; i < n; i++) {
+        const struct lysc_node *s = lr_yang_top_node(ctx, members[i]);
+        if (!s) {
+            lr_yang_errf(err, errlen, "data", NULL, "no top-level node '%s' "
+                         "in the modules lightraild implements", members[i]);
+            ret = EINVAL;
+            goto cleanup;
+        }
+        if (lr_yang_member_dropped(s, sel, content, depth))
+            need[i] = false;
+    }
+
+cleanup:
+    free(sel);
     return ret;
 }

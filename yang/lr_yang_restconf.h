@@ -131,6 +131,24 @@ int lr_yang_select_json(struct ly_ctx *, const char *text,
                         uint16_t depth, bool datastore, char **out,
                         char *err, size_t errlen);
 
+/* Which of the datastore's top-level members, the 'n' named in
+ * 'members' ("module:node", as in lr_yang_top_config()), a GET of the
+ * datastore can send anything of under 'fields' (NULL: none), 'content'
+ * and 'depth', as lr_yang_select_json() with 'datastore' cuts: need[i]
+ * is cleared for a member it drops whatever the member holds (the
+ * fields lead nowhere in it; content config and it is config false;
+ * content nonconfig and its schema has no config false node; depth 1
+ * and the fields do not lead to it), and left as it was otherwise.  So
+ * a caller builds only the members still needed, and the cut of their
+ * datastore is the cut of the whole.  Judged on the schema alone.
+ * EINVAL with err[] as lr_yang_select_json() for fields it refuses (its
+ * parser, its words), or naming a member that is no top-level node;
+ * ENOMEM. */
+int lr_yang_datastore_needs(struct ly_ctx *, const char *fields,
+                            enum lr_yang_content content, uint16_t depth,
+                            const char *const *members, int n, bool *need,
+                            char *err, size_t errlen);
+
 /* The API resource {"ietf-restconf:restconf":{"data":{},"operations":{},
  * "yang-library-version":REV}} (RFC 8040 3.3, B.1.1), with the
  * context's ietf-yang-library revision.  The caller frees '*out'. */

@@ -449,6 +449,29 @@ ck "$JOBS?fields=job(state)&depth=1" '."lightrail-job:jobs".job | length > 0 and
     "depth counts from the named node"
 ck "$DS?fields=lightrail-job:jobs/job(name);ietf-network:networks/network(network-id)" 'keys == ["ietf-network:networks", "lightrail-job:jobs"] and (."lightrail-job:jobs".job | length > 0 and all(keys == ["name"]))' \
     "two members, cut, the others gone"
+# The datastore builds only the members a query can keep: each answer
+# is the cut of the whole one (jq's), members left unbuilt or not.
+# ds_cut URL QUERY JQ-CUT: GET URL (whole) then URL?QUERY, compared.
+ds_cut() {
+    api GET "$1"; jq -cS "$3" "$tmp/body" > "$tmp/ds-want"
+    ck "$1?$2" ". == $(cat "$tmp/ds-want")" "the whole's cut ($3)"
+}
+NWID='{"ietf-network:networks": {network: [."ietf-network:networks".network[] | {"network-id"}]}}'
+CFG='del(."lightrail-state:state", ."ietf-yang-library:yang-library") | ."lightrail-job:jobs".job |= map(del(.state))'
+ds_cut $DS 'fields=ietf-network:networks/network/network-id' "$NWID"
+ds_cut $DS 'fields=lightrail-job:jobs/job(name;model)' \
+    '{"lightrail-job:jobs": {job: [."lightrail-job:jobs".job[] | {name, model}]}}'
+ds_cut $DS 'fields=lightrail-compute:compute' '{"lightrail-compute:compute"}'
+ds_cut $DS 'fields=ietf-yang-library:yang-library/module-set(name)' \
+    '{"ietf-yang-library:yang-library": {"module-set": [."ietf-yang-library:yang-library"."module-set"[] | {name}]}}'
+ds_cut $DS 'content=config' "$CFG"
+ds_cut $DS 'content=nonconfig' \
+    '{"ietf-yang-library:yang-library", "lightrail-state:state", "lightrail-job:jobs": {job: [."lightrail-job:jobs".job[] | {name, state}]}}'
+ds_cut $DS 'depth=1' '{}'
+ds_cut $DS 'fields=lightrail-job:jobs;lightrail-state:state&depth=1' \
+    '{"lightrail-job:jobs": {}, "lightrail-state:state": {}}'
+ds_cut $DS 'fields=lightrail-state:state&content=config' '{}'
+ds_cut $DS 'fields=lightrail-compute:compute&content=nonconfig' '{}'
 ck "$YL?fields=module-set(name)" '. == {"ietf-yang-library:yang-library": {"module-set": [{"name": "complete"}]}}' \
     "the module set's name (RFC 8040 B.3.3's kind)"
 ck "$DS/lightrail-state:state?fields=counters/admissions" '."lightrail-state:state" | keys == ["counters"] and (.counters | keys == ["admissions"])' \
@@ -588,6 +611,15 @@ bad 400 invalid-value "GET $OPER?fields=x" GET "$OPER?fields=x"
 F='lightrail-job:jobs/job(name;state/phase);ietf-network:networks/network(network-id)'
 api GET "$DS?fields=$F"; jq -cS . "$tmp/body" > "$tmp/nmda-q"
 ck "$OPER?fields=$F" ". == $(cat "$tmp/nmda-q")" "as GET $DS?fields=..."
+# Running builds neither the state nor the library: its answers are
+# the cuts of the operational datastore's whole.
+ds_cut $OPER 'fields=ietf-network:networks/network/network-id' "$NWID"
+ds_cut $OPER 'content=config' "$CFG"
+api GET "$OPER"; jq -cS "$CFG" "$tmp/body" > "$tmp/ds-want"
+ck "$RUN" ". == $(cat "$tmp/ds-want")" "the operational datastore's configuration"
+api GET "$OPER"; jq -cS "$CFG | $NWID" "$tmp/body" > "$tmp/ds-want"
+ck "$RUN?fields=ietf-network:networks/network/network-id" ". == $(cat "$tmp/ds-want")" \
+    "the operational datastore's network ids"
 ck "$RUN?fields=$F" '(keys == ["ietf-network:networks", "lightrail-job:jobs"]) and (."lightrail-job:jobs".job | length > 0 and all(keys == ["name"]))' \
     "the jobs' names, no state"
 api GET "$DS?fields=lightrail-job:jobs/job(name)&depth=1"; jq -cS . "$tmp/body" > "$tmp/nmda-q"

@@ -2754,6 +2754,168 @@ test_datastore(void)
     free(lib);
 }
 
+/* The datastore's members, in the order lightraild builds them. */
+static const char *const ds_members[] = {
+    "ietf-network:networks", "lightrail-compute:compute",
+    "lightrail-job:jobs", "lightrail-state:state",
+    "ietf-yang-library:yang-library",
+};
+enum { DS_MEMBERS = sizeof ds_members / sizeof *ds_members };
+
+/* lr_yang_select_json() of the datastore of the documents of 'docs'
+ * that 'need' marks (NULL: all), into '*out'; 0 or its error. */
+static int
+ds_cut(char *const *docs, const bool *need, const char *fields,
+       enum lr_yang_content content, uint16_t depth, char **out, char *err,
+       size_t errlen)
+{
+    const char *some[DS_MEMBERS];
+    char *text = NULL;
+    int n = 0;
+    for (int i = 0; i < DS_MEMBERS; i++)
+        if (!need || need[i])
+            some[n++] = docs[i];
+    int rc = lr_yang_datastore_to_json(ctx, some, n, &text, err, errlen);
+    if (!rc)
+        rc = lr_yang_select_json(ctx, text, fields, content, depth, true,
+                                 out, err, errlen);
+    free(text);
+    return rc;
+}
+
+/* The datastore built of the members lr_yang_datastore_needs() keeps is
+ * cut to the same bytes as the whole for each query, and the members it
+ * leaves out are those the cut drops: the fields' first steps, content
+ * config without the state and the library, nonconfig without the
+ * members whose schema has no state (the topology and the inventory),
+ * depth 1 without the members the fields do not lead to.  Fields it
+ * refuses are refused as the cut refuses them. */
+static void
+test_datastore_needs(void)
+{
+    static const char jobs[] =
+        "{\"lightrail-job:jobs\":{\"job\":["
+        "{\"name\":\"a\",\"model\":\"m\",\"gpus\":{\"min\":2,\"max\":4},"
+        "\"state\":{\"phase\":\"active\",\"stage\":[{\"index\":1,"
+        "\"dc\":\"d1\",\"devices\":2}]}},"
+        "{\"name\":\"b\",\"model\":\"m\",\"state\":{\"phase\":\"blocked\"}}]}}";
+    static const char state[] =
+        "{\"lightrail-state:state\":{\"counters\":{\"admissions\":\"1\"}}}";
+    static const struct {
+        const char *fields;
+        enum lr_yang_content content;
+        uint16_t depth;
+        const char *built;      /* the members needed, by their index */
+    } cases[] = {
+        { NULL, LR_YANG_CONTENT_ALL, 0, "01234" },
+        { "ietf-network:networks/network/network-id", LR_YANG_CONTENT_ALL,
+          0, "0" },
+        { "lightrail-job:jobs/job(name);ietf-network:networks/network("
+          "network-id)", LR_YANG_CONTENT_ALL, 0, "02" },
+        { "lightrail-job:jobs(job(state));lightrail-state:state",
+          LR_YANG_CONTENT_ALL, 0, "23" },
+        { "ietf-yang-library:yang-library/module-set(name)",
+          LR_YANG_CONTENT_ALL, 0, "4" },
+        { NULL, LR_YANG_CONTENT_CONFIG, 0, "012" },
+        { NULL, LR_YANG_CONTENT_NONCONFIG, 0, "234" },
+        { NULL, LR_YANG_CONTENT_NONCONFIG, 2, "234" },
+        { NULL, LR_YANG_CONTENT_ALL, 1, "" },
+        { NULL, LR_YANG_CONTENT_ALL, 2, "01234" },
+        { "lightrail-job:jobs;lightrail-state:state", LR_YANG_CONTENT_ALL,
+          1, "23" },
+        { "lightrail-job:jobs;lightrail-state:state",
+          LR_YANG_CONTENT_CONFIG, 0, "2" },
+        { "lightrail-compute:compute;lightrail-job:jobs/job/model",
+          LR_YANG_CONTENT_NONCONFIG, 0, "2" },
+        { "lightrail-state:state", LR_YANG_CONTENT_CONFIG, 0, "" },
+    };
+    static const char *const api[] = {
+        "ietf-network", "lightrail-compute", "lightrail-job",
+        "lightrail-state", "ietf-yang-library",
+    };
+    struct fixture f;
+    char *docs[DS_MEMBERS] = { NULL }, err[1024];
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_topo_to_json(ctx, f.topo, &docs[0], err,
+                                               sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_cluster_to_json(ctx, f.cluster, &docs[1],
+                                                  err, sizeof err), 0);
+    docs[2] = strdup(jobs);
+    docs[3] = strdup(state);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_library_to_json(ctx, api, 5, &docs[4], err,
+                                                  sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(docs[2]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(docs[3]);
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        bool need[DS_MEMBERS];
+        char built[DS_MEMBERS + 1] = "", *whole = NULL, *part = NULL;
+        for (int i = 0; i < DS_MEMBERS; i++)
+            need[i] = true;
+        CU_ASSERT_EQUAL(lr_yang_datastore_needs(ctx, cases[c].fields,
+                                                cases[c].content,
+                                                cases[c].depth, ds_members,
+                                                DS_MEMBERS, need, err,
+                                                sizeof err), 0);
+        for (int i = 0; i < DS_MEMBERS; i++)
+            if (need[i])
+                built[strlen(built)] = (char) ('0' + i);
+        CU_ASSERT_EQUAL(ds_cut(docs, NULL, cases[c].fields,
+                               cases[c].content, cases[c].depth, &whole, err,
+                               sizeof err), 0);
+        CU_ASSERT_EQUAL(ds_cut(docs, need, cases[c].fields,
+                               cases[c].content, cases[c].depth, &part, err,
+                               sizeof err), 0);
+        if (strcmp(built, cases[c].built) || !whole || !part
+            || strcmp(whole, part)) {
+            CU_FAIL("the members built, or their cut");
+            fprintf(stderr, "fields=%s content=%d depth=%u: built %s, "
+                    "wanted %s; %s (%s)\n", cases[c].fields,
+                    (int) cases[c].content, (unsigned) cases[c].depth, built,
+                    cases[c].built, whole && part && !strcmp(whole, part)
+                    ? "the same cut" : "another cut", err);
+        }
+        free(whole);
+        free(part);
+    }
+    /* A clear is kept: running's configuration, then the query. */
+    bool need[DS_MEMBERS] = { true, true, true, true, true };
+    CU_ASSERT_EQUAL(lr_yang_datastore_needs(ctx, NULL, LR_YANG_CONTENT_CONFIG,
+                                            0, ds_members, DS_MEMBERS, need,
+                                            err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_yang_datastore_needs(ctx, "lightrail-state:state;"
+                                            "lightrail-job:jobs",
+                                            LR_YANG_CONTENT_ALL, 0,
+                                            ds_members, DS_MEMBERS, need, err,
+                                            sizeof err), 0);
+    CU_ASSERT(!need[0] && !need[1] && need[2] && !need[3] && !need[4]);
+    /* Refusals: the cut's own words, and a member that is no node. */
+    static const char *const bad[] = {
+        "networks", "ietf-network:networks(nope)", "lightrail-job:jobs(",
+        "lightrail-job:lightrail-job:jobs",
+    };
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+        char cut_err[1024] = "", *out = NULL;
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(lr_yang_datastore_needs(ctx, bad[b],
+                                                LR_YANG_CONTENT_ALL, 0,
+                                                ds_members, DS_MEMBERS, need,
+                                                err, sizeof err), EINVAL);
+        CU_ASSERT_EQUAL(ds_cut(docs, NULL, bad[b], LR_YANG_CONTENT_ALL, 0,
+                               &out, cut_err, sizeof cut_err), EINVAL);
+        CU_ASSERT_STRING_EQUAL(err, cut_err);
+        free(out);
+    }
+    static const char *const nothing[] = { "lightrail-job:job" };
+    CU_ASSERT_EQUAL(lr_yang_datastore_needs(ctx, NULL, LR_YANG_CONTENT_ALL,
+                                            0, nothing, 1, need, err,
+                                            sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no top-level node "
+                                       "'lightrail-job:job'"));
+    for (int i = 0; i < DS_MEMBERS; i++)
+        free(docs[i]);
+    fixture_free(&f);
+}
+
 /* RFC 8040 3.3: the API resource, its version and its operations. */
 static void
 test_restconf_api(void)
@@ -2814,6 +2976,7 @@ static CU_TestInfo tests[] = {
     { "the datastore resource, all documents in one", test_datastore },
     { "content and depth cut a resource", test_filter },
     { "fields select a resource's nodes", test_select },
+    { "the datastore's members a query needs", test_datastore_needs },
     { "which top-level nodes are configuration", test_top_config },
     { "cluster round trip", test_cluster_round_trip },
     { "cluster not printable", test_cluster_unprintable },
