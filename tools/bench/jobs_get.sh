@@ -11,6 +11,10 @@
 # then a page of LIMIT of the blocked jobs (where=), of the jobs by
 # their creation time (sort-by=), and of the jobs by name cut to their
 # intent (content=config) and to two levels (depth=2).
+# With DATASTORE=1 in the environment, three rows of RUNS GETs of the
+# datastore, /restconf/data: whole, with fields naming the topology's
+# network ids, and with content=config.  LIGHTRAILD=PATH runs another
+# lightraild than ./lightraild (an older build, to compare in turn).
 # Run from the top of a built tree.
 set -eu
 JOBS=${1:-10000} RUNS=${2:-5} LIMIT=${3:-}
@@ -20,7 +24,7 @@ tmp=$(mktemp -d)
 trap '[ -n "$PID" ] && kill $PID 2>/dev/null; rm -rf "$tmp"' EXIT
 bench_config "$top/examples/topologies/metro.json" \
     "$top/examples/clusters/metro.json"
-bench_start
+bench_start "${LIGHTRAILD:-./lightraild}"
 python3 - "$URL" "$TOKEN" "$tmp/cert.pem" "$JOBS" <<'PY'
 import http.client, json, ssl, sys, urllib.parse
 url, token, ca, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -39,27 +43,36 @@ for i in range(n):
     if r.status != 201:
         sys.exit("POST j%d: %d" % (i, r.status))
 PY
-# get QUERY: RUNS GETs of the jobs with QUERY (may be ""), one row.
+# get PATH WHAT: RUNS GETs of PATH (with its query), one row saying
+# WHAT.
 get() {
     rm -f "$tmp/times"
     for i in $(seq 1 "$RUNS"); do
         curl -sS --cacert "$tmp/cert.pem" -H "Authorization: Bearer $TOKEN" \
             -o "$tmp/body" -w '%{time_total}\n' \
-            "$URL/restconf/data/lightrail-job:jobs$1" >> "$tmp/times"
+            "$URL$1" >> "$tmp/times"
     done
     sort -n "$tmp/times" | awk -v jobs="$2" -v bytes="$(wc -c < "$tmp/body")" \
         '{ t[NR] = $1 } END { printf "| %s | %d | %.3f | %.3f |\n", jobs,
           bytes, t[int((NR + 1) / 2)], t[NR] }'
 }
-get "" "$JOBS"
+J=/restconf/data/lightrail-job:jobs
+get "$J" "$JOBS"
 [ -z "$LIMIT" ] || {
-    get "?limit=$LIMIT&offset=$((JOBS / 2))" "$LIMIT of $JOBS"
-    get "?where=state/phase%3D'blocked'&limit=$LIMIT&offset=$((JOBS / 2))" \
+    get "$J?limit=$LIMIT&offset=$((JOBS / 2))" "$LIMIT of $JOBS"
+    get "$J?where=state/phase%3D'blocked'&limit=$LIMIT&offset=$((JOBS / 2))" \
         "$LIMIT of $JOBS, where= blocked"
-    get "?sort-by=state/created&limit=$LIMIT&offset=$((JOBS / 2))" \
+    get "$J?sort-by=state/created&limit=$LIMIT&offset=$((JOBS / 2))" \
         "$LIMIT of $JOBS, sort-by=created"
-    get "?content=config&limit=$LIMIT&offset=$((JOBS / 2))" \
+    get "$J?content=config&limit=$LIMIT&offset=$((JOBS / 2))" \
         "$LIMIT of $JOBS, content=config"
-    get "?depth=2&limit=$LIMIT&offset=$((JOBS / 2))" \
+    get "$J?depth=2&limit=$LIMIT&offset=$((JOBS / 2))" \
         "$LIMIT of $JOBS, depth=2"
+}
+[ -z "${DATASTORE:-}" ] || {
+    get /restconf/data "datastore of $JOBS jobs, whole"
+    get "/restconf/data?fields=ietf-network:networks/network/network-id" \
+        "datastore of $JOBS jobs, fields= network ids"
+    get "/restconf/data?content=config" \
+        "datastore of $JOBS jobs, content=config"
 }
