@@ -2,6 +2,7 @@
  * lr_tls: certificate and key loading shared by the TLS ends (lr_tls.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -79,12 +80,47 @@ lr_tls_pem_is(const char *type, enum lr_tls_pem want)
     return strstr(type, "PRIVATE KEY") != NULL;
 }
 
+/* Why PEM text 'in' did not load as 'want', given OpenSSL's reason
+ * 'ossl' for the failure: the types of its PEM blocks when none is of
+ * that kind, else 'ossl'.  Reads 'in' to its end; clears the queue. */
+static const char *
+lr_tls_bio_reason(BIO *in, enum lr_tls_pem want, const char *ossl,
+                  char *buf, size_t len)
+{
+    const char *what = want == LR_TLS_PEM_CERT ? "certificate"
+                                                : "private key";
+    /* The types of the PEM blocks, for text of other kinds. */
+    char types[128] = "";
+    int n = 0, found = 0;
+    char *type = NULL, *header = NULL;
+    unsigned char *data = NULL;
+    long dlen;
+    while (!found && PEM_read_bio(in, &type, &header, &data, &dlen) == 1) {
+        found = lr_tls_pem_is(type, want);
+        size_t l = strlen(types);
+        if (!found && n < 4)
+            snprintf(types + l, sizeof types - l, "%s'%s'", n ? ", " : "",
+                     type);
+        n++;
+        OPENSSL_free(type);
+        OPENSSL_free(header);
+        OPENSSL_free(data);
+    }
+    ERR_clear_error();
+    if (found)
+        snprintf(buf, len, "%s", ossl);
+    else if (!n)
+        snprintf(buf, len, "not a PEM %s: no -----BEGIN line", what);
+    else
+        snprintf(buf, len, "not a PEM %s: its PEM blocks are %s%s", what,
+                 types, n > 4 ? ", ..." : "");
+    return buf;
+}
+
 const char *
 lr_tls_file_reason(const char *path, enum lr_tls_pem want, char *buf,
                    size_t len)
 {
-    const char *what = want == LR_TLS_PEM_CERT ? "certificate"
-                                                : "private key";
     char ossl[256];
     struct stat st;
     /* OpenSSL's reason first: it is the answer when the file is PEM of
@@ -105,32 +141,26 @@ lr_tls_file_reason(const char *path, enum lr_tls_pem want, char *buf,
         lr_tls_reason(buf, len);
         return buf;
     }
-    /* The types of the file's PEM blocks, for a file of other kinds. */
-    char types[128] = "";
-    int n = 0, found = 0;
-    char *type = NULL, *header = NULL;
-    unsigned char *data = NULL;
-    long dlen;
-    while (!found && PEM_read_bio(in, &type, &header, &data, &dlen) == 1) {
-        found = lr_tls_pem_is(type, want);
-        size_t l = strlen(types);
-        if (!found && n < 4)
-            snprintf(types + l, sizeof types - l, "%s'%s'", n ? ", " : "",
-                     type);
-        n++;
-        OPENSSL_free(type);
-        OPENSSL_free(header);
-        OPENSSL_free(data);
-    }
+    lr_tls_bio_reason(in, want, ossl, buf, len);
     BIO_free(in);
-    ERR_clear_error();
-    if (found)
+    return buf;
+}
+
+const char *
+lr_tls_pem_reason(const void *pem, size_t n, enum lr_tls_pem want,
+                  char *buf, size_t len)
+{
+    char ossl[256];
+    /* OpenSSL's reason first, as for a file. */
+    lr_tls_reason(ossl, sizeof ossl);
+    BIO *in = n <= INT_MAX ? BIO_new_mem_buf(pem, (int) n) : NULL;
+    if (!in) {
         snprintf(buf, len, "%s", ossl);
-    else if (!n)
-        snprintf(buf, len, "not a PEM %s: no -----BEGIN line", what);
-    else
-        snprintf(buf, len, "not a PEM %s: its PEM blocks are %s%s", what,
-                 types, n > 4 ? ", ..." : "");
+        ERR_clear_error();
+        return buf;
+    }
+    lr_tls_bio_reason(in, want, ossl, buf, len);
+    BIO_free(in);
     return buf;
 }
 

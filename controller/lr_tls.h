@@ -51,6 +51,13 @@ enum lr_tls_pem {
 const char *lr_tls_file_reason(const char *path, enum lr_tls_pem want,
                                char *buf, size_t len);
 
+/* lr_tls_file_reason() of PEM text already read: the 'n' bytes at
+ * 'pem' (a file read once, checked and used from memory), which OpenSSL
+ * just failed to load as 'want'.  Reads no file.  Clears OpenSSL's
+ * queue.  Returns 'buf'. */
+const char *lr_tls_pem_reason(const void *pem, size_t n,
+                              enum lr_tls_pem want, char *buf, size_t len);
+
 /* Whether every certificate in the PEM file 'path' is a CA's
  * (X509_check_ca(): basicConstraints CA:TRUE, or an old v1 self-signed
  * root): 0 if so, else the position (from 1) of the first that is not,
