@@ -75,9 +75,21 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, rq->body);
         curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long) strlen(rq->body));
     }
-    /* The pinned CA only (the system's CAs are never consulted). */
-    if (rq->ca_file) {
-        curl_easy_setopt(h, CURLOPT_CAINFO, rq->ca_file);
+    /* The pinned CA only (the system's CAs are never consulted: the
+     * blob replaces CURLOPT_CAINFO's default bundle, and the default
+     * folder is unset), from the bytes the driver read and checked:
+     * a path would have libcurl read the file at its connections, so
+     * that one replaced since the check could fail them or, another
+     * CA's, be trusted.  CURL_BLOB_NOCOPY: the bytes outlive every
+     * use the handle makes of them (sb_http.h), and a copy per request
+     * would buy nothing. */
+    if (rq->ca_pem) {
+        struct curl_blob ca = {
+            .data = (void *) rq->ca_pem, .len = rq->ca_len,
+            .flags = CURL_BLOB_NOCOPY,
+        };
+        curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
+        curl_easy_setopt(h, CURLOPT_CAINFO, NULL);
         curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
     }
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);

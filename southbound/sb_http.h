@@ -4,8 +4,9 @@
  * and body, and transport failures as the driver convention's errno
  * values with one line that says what to do.
  *
- * Ownership: the handle belongs to the caller (one thread at a time);
- * reply->body is malloc'ed (NUL-terminated, NULL when empty) and freed by
+ * Ownership: the handle belongs to the caller (one thread at a time),
+ * and so do the request's CA bytes, which the handle points to after
+ * the request (libcurl does not copy them); reply->body is malloc'ed (NUL-terminated, NULL when empty) and freed by
  * the caller with free().
  */
 #ifndef SB_HTTP_H
@@ -29,7 +30,14 @@ struct sb_http_request {
     const char *body;         /* NULL: none */
     const char *accept;       /* media type, NULL: any */
     const char *content_type; /* of the body */
-    const char *ca_file;      /* the one CA trusted for https; NULL: none */
+    /* The one CA trusted for https: its PEM bytes, read once by the
+     * driver and handed to libcurl from memory (CURLOPT_CAINFO_BLOB,
+     * not copied: they must stay until the handle's next request or
+     * its cleanup); ca_file is where they were read, for the error
+     * line only.  NULL: none (no https). */
+    const char *ca_file;
+    const void *ca_pem;
+    size_t ca_len;
     int timeout_ms;
 };
 

@@ -33,19 +33,29 @@
  * no answer within timeout_ms ETIMEDOUT; a ca-file that does not load
  * is open()'s EINVAL, before any connection.
  *
+ * The ca-file is read once per device, its bytes checked and kept with
+ * the device, and handed to libcurl from memory (CURLOPT_CAINFO_BLOB),
+ * never as a path it would read at each connection: the device trusts
+ * what was checked, whatever becomes of the file.  At lightraild's
+ * start the bytes are those check_files read (sb_rc_checked below).
+ *
  * Threads: one call at a time per device (d->lock); one curl handle per
  * device, kept for its connection.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/x509_vfy.h>
 
 #include "controller/lr_tls.h"
@@ -56,6 +66,11 @@
 
 #define SB_RC_DEFAULT_TIMEOUT_MS 5000
 #define SB_RC_CHANNELS "/restconf/data/lightrail-roadm:roadm/media-channels"
+/* The most a ca-file may hold: a CA's certificate is 1-2 KiB and a
+ * bundle of a few hundred fits; more is no CA file (a disk image given
+ * by mistake) and is not read into memory.  Below libcurl's own bound
+ * on a blob (CURL_MAX_INPUT_LENGTH, 8,000,000 bytes). */
+#define SB_RC_CA_MAX (1 << 20)
 
 struct sb_restconf {
     struct sb_device_config config;
@@ -64,7 +79,34 @@ struct sb_restconf {
     pthread_mutex_t lock;
     CURL *h;
     struct sb_chtab cache;
+    /* The ca-file's bytes as open() had them checked (https; NULL on
+     * plain http), owned by the device; h points to them (sb_http.h),
+     * so they are freed after it. */
+    char *ca_pem;
+    size_t ca_len;
 };
+
+/* The ca-file bytes check_files read and checked, each kept for the
+ * first open() of its device (the same name and ca-file) to take, so
+ * that lightraild's start reads a device's ca-file once: the early check
+ * and the device then trust the same bytes, where a file replaced
+ * between the check and open() (after the store and recovery) could
+ * pass the one and fail the other.  An open() that finds none (a
+ * reopen, another ca-file) reads the file then.  The entries the
+ * start's opening left (a listed device the topology lacks) are dropped
+ * once it is done (forget_files, from lr_ctl), so that a device the
+ * network gains later reads its file as it is then: the netconf
+ * driver's contract (sb_nc_checked).  The list owns each entry and its
+ * bytes; guarded by sb_rc_checked_lock (open() may run on another
+ * thread than the check). */
+struct sb_rc_checked {
+    char name[64], ca_file[256];
+    char *pem;
+    size_t len;
+    struct sb_rc_checked *next;
+};
+static struct sb_rc_checked *sb_rc_checked;
+static pthread_mutex_t sb_rc_checked_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* One request; 0 with r->status set (any HTTP status), or the transport
  * error as ETIMEDOUT, EACCES or EHOSTUNREACH with its line. */
@@ -82,7 +124,9 @@ sb_rc_http(struct sb_restconf *d, const char *method, const char *path,
         .what = what, .body = body,
         .accept = "application/yang-data+json",
         .content_type = "application/yang-data+json",
-        .ca_file = d->config.ca_file, .timeout_ms = d->timeout_ms,
+        .ca_file = d->ca_pem ? d->config.ca_file : NULL,
+        .ca_pem = d->ca_pem, .ca_len = d->ca_len,
+        .timeout_ms = d->timeout_ms,
     };
     return sb_http_perform(d->h, &rq, r, err, errlen);
 }
@@ -419,6 +463,7 @@ sb_restconf_close(struct sb_device *dev)
     if (!d)
         return;
     curl_easy_cleanup(d->h);
+    free(d->ca_pem);
     pthread_mutex_destroy(&d->lock);
     sb_chtab_free(&d->cache);
     free(d);
@@ -455,47 +500,223 @@ sb_rc_scheme(const char *a, bool *https, bool *loop_http)
     curl_url_cleanup(u);
 }
 
-/* The ca-file of an https device, loaded as libcurl's OpenSSL will load
- * it: handed over as it is, one that does not load failed every call
- * with "the server's certificate is refused (error setting certificate
- * file: F)", blaming the device for the file.  The rule of the file,
- * which open() applies and check_files applies alone; a device of
- * another address, or without a ca-file, passes: open() refuses those
- * in its own words. */
+/* The refusal of the ca-file of 'config', 'why' being what is wrong
+ * with it: EINVAL, open()'s and check_files' one line. */
 static int
-sb_rc_ca_file(const struct sb_device_config *config, bool https, char *err,
-              size_t errlen)
+sb_rc_ca_refused(const struct sb_device_config *config, const char *why,
+                 char *err, size_t errlen)
 {
-    if (!https || !config->ca_file[0])
-        return 0;
-    ERR_clear_error();
-    X509_STORE *st = X509_STORE_new();
-    int loaded = st && X509_STORE_load_locations(st, config->ca_file,
-                                                 NULL) == 1;
-    X509_STORE_free(st);
-    if (loaded)
-        return 0;
-    char why[256];
     return sb_errf(err, errlen, EINVAL, "%.63s: cannot use the ca-file %s "
                    "(%s): give the PEM certificate of the CA that signs the "
                    "device's certificate (southbound restconf ca-file, or "
-                   "the device's)", config->name, config->ca_file,
-                   lr_tls_file_reason(config->ca_file, LR_TLS_PEM_CERT, why,
-                                      sizeof why));
+                   "the device's)", config->name, config->ca_file, why);
+}
+
+/* Reads the ca-file of 'config' whole, at most SB_RC_CA_MAX bytes, into
+ * '*pem' (malloc'ed and NUL-terminated, the caller's to free) and its
+ * length into '*len'; or EINVAL naming what stood in the way (the
+ * system's words, a folder, a file that is not a regular one, one too
+ * large).  One open(): what is read is what is checked and used. */
+static int
+sb_rc_ca_read(const struct sb_device_config *config, char **pem,
+              size_t *len, char *err, size_t errlen)
+{
+    char why[128];
+    struct stat st;
+    char *buf = NULL;
+    size_t n = 0;
+    int ret = 0;
+
+    *pem = NULL;
+    *len = 0;
+    /* O_NONBLOCK: a FIFO given for the file must not hang the start
+     * (it is refused below, not being a regular file). */
+    int fd = open(config->ca_file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return sb_rc_ca_refused(config, strerror(errno), err, errlen);
+    if (fstat(fd, &st)) {
+        ret = sb_rc_ca_refused(config, strerror(errno), err, errlen);
+        goto cleanup;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ret = sb_rc_ca_refused(config, S_ISDIR(st.st_mode)
+                               ? strerror(EISDIR) : "not a regular file",
+                               err, errlen);
+        goto cleanup;
+    }
+    if (!(buf = malloc(SB_RC_CA_MAX + 1))) {
+        ret = sb_errf(err, errlen, ENOMEM, "%.63s: out of memory for the "
+                      "ca-file %s", config->name, config->ca_file);
+        goto cleanup;
+    }
+    /* One byte more than the bound tells a file too large from one of
+     * exactly the bound (its size may change while it is read). */
+    while (n < SB_RC_CA_MAX + 1) {
+        ssize_t k = read(fd, buf + n, SB_RC_CA_MAX + 1 - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            ret = sb_rc_ca_refused(config, strerror(errno), err, errlen);
+            goto cleanup;
+        }
+        if (k == 0)
+            break;
+        n += (size_t) k;
+    }
+    if (n > SB_RC_CA_MAX) {
+        snprintf(why, sizeof why, "over %d bytes, the most a ca-file may "
+                 "hold", SB_RC_CA_MAX);
+        ret = sb_rc_ca_refused(config, why, err, errlen);
+        goto cleanup;
+    }
+    buf[n] = '\0';
+    char *fit = realloc(buf, n + 1);
+    *pem = fit ? fit : buf;
+    *len = n;
+    buf = NULL;
+cleanup:
+    free(buf);
+    close(fd);
+    return ret;
+}
+
+/* Whether the 'len' bytes at 'pem' load as the ca-file of 'config' as
+ * libcurl's OpenSSL will load them from CURLOPT_CAINFO_BLOB: every
+ * certificate and CRL of the PEM text into an X509_STORE, at least one
+ * (what X509_STORE_load_locations() asked of the file).  Handed over
+ * unchecked, bytes that do not load failed every call with "the
+ * server's certificate is refused", blaming the device for the file.
+ * 0, or EINVAL with what is wrong with them (lr_tls_pem_reason()). */
+static int
+sb_rc_ca_verify(const struct sb_device_config *config, const char *pem,
+                size_t len, char *err, size_t errlen)
+{
+    STACK_OF(X509_INFO) *inf = NULL;
+    X509_STORE *st = NULL;
+    BIO *in = NULL;
+    int count = 0, bad = 0;
+
+    ERR_clear_error();
+    if (len <= INT_MAX && (in = BIO_new_mem_buf(pem, (int) len))
+        && (st = X509_STORE_new()))
+        inf = PEM_X509_INFO_read_bio(in, NULL, NULL, NULL);
+    for (int i = 0; inf && !bad && i < sk_X509_INFO_num(inf); i++) {
+        X509_INFO *x = sk_X509_INFO_value(inf, i);
+        if (x->x509) {
+            bad = !X509_STORE_add_cert(st, x->x509);
+            count += !bad;
+        }
+        if (x->crl && !bad) {
+            bad = !X509_STORE_add_crl(st, x->crl);
+            count += !bad;
+        }
+    }
+    sk_X509_INFO_pop_free(inf, X509_INFO_free);
+    X509_STORE_free(st);
+    BIO_free(in);
+    if (inf && !bad && count > 0) {
+        ERR_clear_error();
+        return 0;
+    }
+    char why[256];
+    return sb_rc_ca_refused(config, lr_tls_pem_reason(pem, len,
+                                                      LR_TLS_PEM_CERT, why,
+                                                      sizeof why),
+                            err, errlen);
+}
+
+/* The ca-file of an https device, read once and checked: its bytes in
+ * '*pem' and '*len' (the caller's to free), or EINVAL.  A device of
+ * another address, or without a ca-file, passes with none: open()
+ * refuses those in its own words. */
+static int
+sb_rc_ca_load(const struct sb_device_config *config, bool https,
+              char **pem, size_t *len, char *err, size_t errlen)
+{
+    int ret;
+
+    *pem = NULL;
+    *len = 0;
+    if (!https || !config->ca_file[0])
+        return 0;
+    if ((ret = sb_rc_ca_read(config, pem, len, err, errlen)))
+        return ret;
+    if ((ret = sb_rc_ca_verify(config, *pem, *len, err, errlen))) {
+        free(*pem);
+        *pem = NULL;
+        *len = 0;
+    }
+    return ret;
+}
+
+/* Unlinks the bytes kept for 'config' (the same device and ca-file)
+ * and returns them with their length, the caller's to free; or NULL. */
+static char *
+sb_rc_checked_take(const struct sb_device_config *config, size_t *len)
+{
+    char *pem = NULL;
+    pthread_mutex_lock(&sb_rc_checked_lock);
+    for (struct sb_rc_checked **p = &sb_rc_checked; *p; p = &(*p)->next)
+        if (!strcmp((*p)->name, config->name)
+            && !strcmp((*p)->ca_file, config->ca_file)) {
+            struct sb_rc_checked *k = *p;
+            *p = k->next;
+            pem = k->pem;
+            *len = k->len;
+            free(k);
+            break;
+        }
+    pthread_mutex_unlock(&sb_rc_checked_lock);
+    return pem;
+}
+
+static void
+sb_restconf_forget_files(void)
+{
+    pthread_mutex_lock(&sb_rc_checked_lock);
+    while (sb_rc_checked) {
+        struct sb_rc_checked *k = sb_rc_checked;
+        sb_rc_checked = k->next;
+        free(k->pem);
+        free(k);
+    }
+    pthread_mutex_unlock(&sb_rc_checked_lock);
 }
 
 static int
 sb_restconf_check_files(const struct sb_device_config *config, char *err,
                         size_t errlen)
 {
+    struct sb_rc_checked *k;
     bool https, loop_http;
+    size_t len;
+    char *pem;
 
     sb_http_global_init();
     if (!sb_rc_terminated(config))
         return sb_errf(err, errlen, EINVAL, "%.63s: a RESTCONF setting "
                        "is not terminated", config->name);
     sb_rc_scheme(config->address, &https, &loop_http);
-    return sb_rc_ca_file(config, https, err, errlen);
+    int ret = sb_rc_ca_load(config, https, &pem, &len, err, errlen);
+    if (ret || !pem)
+        return ret;
+    /* Kept for open(), in place of what an earlier check kept (the
+     * file as it is now). */
+    size_t old_len;
+    free(sb_rc_checked_take(config, &old_len));
+    if (!(k = calloc(1, sizeof *k))) {
+        free(pem);      /* open() reads the file itself */
+        return 0;
+    }
+    snprintf(k->name, sizeof k->name, "%s", config->name);
+    snprintf(k->ca_file, sizeof k->ca_file, "%s", config->ca_file);
+    k->pem = pem;
+    k->len = len;
+    pthread_mutex_lock(&sb_rc_checked_lock);
+    k->next = sb_rc_checked;
+    sb_rc_checked = k;
+    pthread_mutex_unlock(&sb_rc_checked_lock);
+    return 0;
 }
 
 static int
@@ -523,14 +744,23 @@ sb_restconf_open(const struct sb_device_config *config,
                        "needs a ca-file (the one CA its certificate must "
                        "chain to): set it in the southbound "
                        "configuration", config->name);
-    if ((rc = sb_rc_ca_file(config, https, err, errlen)))
+    /* The bytes check_files read at the start, else the file as it is
+     * now. */
+    size_t ca_len = 0;
+    char *ca_pem = https ? sb_rc_checked_take(config, &ca_len) : NULL;
+    if (https && !ca_pem
+        && (rc = sb_rc_ca_load(config, https, &ca_pem, &ca_len, err,
+                               errlen)))
         return rc;
     d = calloc(1, sizeof *d);
     if (!d || !(d->h = curl_easy_init())) {
         free(d);
+        free(ca_pem);
         return sb_errf(err, errlen, ENOMEM, "%.63s: out of memory",
                        config->name);
     }
+    d->ca_pem = ca_pem;
+    d->ca_len = ca_len;
     d->config = *config;
     snprintf(d->base, sizeof d->base, "%s", a);
     size_t l = strlen(d->base);
@@ -553,6 +783,7 @@ sb_restconf_open(const struct sb_device_config *config,
 const struct sb_driver_class sb_restconf_class = {
     .name = "restconf",
     .check_files = sb_restconf_check_files,
+    .forget_files = sb_restconf_forget_files,
     .open = sb_restconf_open,
     .apply = sb_restconf_apply,
     .read = sb_restconf_read,

@@ -152,11 +152,14 @@ done
 # (a typo): the daemon starts, and its log says so, naming the file.
 jq '.["lightrail-config:lightraild"]["state-dir"] = "typo"
     | .["lightrail-config:lightraild"].southbound.device = [{"name": "r9", "driver": "dummy"},
-        {"name": "r8", "driver": "netconf", "address": "127.0.0.1:1"}]
+        {"name": "r8", "driver": "netconf", "address": "127.0.0.1:1"},
+        {"name": "r7", "driver": "restconf", "address": "https://127.0.0.1:1"}]
     | .["lightrail-config:lightraild"].southbound.netconf = {"transport": "tls",
-        "tls": {"certificate": "tls/r8-cert.pem", "key": "tls/key.pem", "ca": "tls/cert.pem"}}' \
+        "tls": {"certificate": "tls/r8-cert.pem", "key": "tls/key.pem", "ca": "tls/cert.pem"}}
+    | .["lightrail-config:lightraild"].southbound.restconf = {"ca-file": "tls/r7-ca.pem"}' \
     "$D/lightraild.json" > "$D/typo.json"
 cp "$D/tls/cert.pem" "$D/tls/r8-cert.pem"
+cp "$D/tls/cert.pem" "$D/tls/r7-ca.pem"
 rm -f "$D/typo.log"
 $LIGHTRAILD --config "$D/typo.json" --foreground 2> "$D/typo.log" &
 TPID=$!
@@ -186,6 +189,19 @@ if [ -s "$D/typo/lightraild.port" ]; then
         && cmp -s "$tmp/body" "$tmp/typo-topo-before" \
         && ok "a listed TLS device a PUT adds reads its files then: 400, $(jq -r '."ietf-restconf:errors".error[0]."error-message"' "$tmp/typo-put" | head -c 120)" \
         || notok "a listed TLS device a PUT adds, its certificate replaced since the start: $st $(cat "$tmp/typo-put")"
+    # The same of a RESTCONF device (r7): the ca-file's bytes its check
+    # read at the start are dropped once the start has opened its
+    # devices, so the PUT that names it reads the file as it is then.
+    echo "not a certificate" > "$D/tls/r7-ca.pem"
+    jq '."ietf-network:networks".network[0].node += [{"node-id": "r7", "lightrail-topology:roadm": {"name": "ROADM R7"}}]' \
+        "$tmp/typo-topo-before" > "$tmp/typo-topo-r7.json"
+    api PUT /restconf/data/ietf-network:networks "$tmp/typo-topo-r7.json"
+    st=$STATUS; cp "$tmp/body" "$tmp/typo-put"
+    api GET /restconf/data/ietf-network:networks
+    [ "$st" = 400 ] && grep -q "ROADM r7: cannot use the ca-file [^ ]*/tls/r7-ca.pem (not a PEM certificate: no -----BEGIN line)" "$tmp/typo-put" \
+        && cmp -s "$tmp/body" "$tmp/typo-topo-before" \
+        && ok "a listed RESTCONF device a PUT adds reads its ca-file then: 400, $(jq -r '."ietf-restconf:errors".error[0]."error-message"' "$tmp/typo-put" | head -c 120)" \
+        || notok "a listed RESTCONF device a PUT adds, its ca-file replaced since the start: $st $(cat "$tmp/typo-put")"
     URL=$SAVED_URL
 fi
 kill $TPID 2>/dev/null

@@ -13,10 +13,12 @@
  * nobody listens on, bad configurations.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "southbound/sb_driver.h"
@@ -30,6 +32,10 @@ static int
 setup(void)
 {
     char err[256];
+    /* As lightraild does: a request on a connection its server closed
+     * (the double restarted) must be an error, not the end of the
+     * process (the driver sets CURLOPT_NOSIGNAL). */
+    signal(SIGPIPE, SIG_IGN);
     snprintf(dir, sizeof dir, "/tmp/lr-test-sbrc-XXXXXX");
     if (!mkdtemp(dir))
         return 1;
@@ -319,12 +325,25 @@ test_pinned_ca_and_faults(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fputs("hello\n", f);
     fclose(f);
+    /* A file over the 1 MiB a ca-file may hold, read no further, and a
+     * FIFO, which hung the check (OpenSSL opened it and waited for a
+     * writer). */
+    char big[128], fifo[128];
+    snprintf(big, sizeof big, "%s/big.pem", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo.pem", dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(big, "w"));
+    for (int i = 0; i <= (1 << 20); i++)
+        fputc('A', f);
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
     const struct {
         const char *ca, *why;
     } bad_ca[] = {
         { dir, "Is a directory" },
         { notpem, "not a PEM certificate: no -----BEGIN line" },
         { key, "not a PEM certificate: its PEM blocks are 'PRIVATE KEY'" },
+        { big, "over 1048576 bytes, the most a ca-file may hold" },
+        { fifo, "not a regular file" },
     };
     for (size_t i = 0; i < sizeof bad_ca / sizeof *bad_ca; i++) {
         char want[512];
@@ -355,6 +374,8 @@ test_pinned_ca_and_faults(void)
         CU_ASSERT_STRING_EQUAL(check, err);
     }
     unlink(notpem);
+    unlink(big);
+    unlink(fifo);
     /* The CA's certificate passes; so does any file on a plain-http
      * address, which open() gives libcurl no CA for. */
     c = config(cert, 2000);
@@ -362,6 +383,105 @@ test_pinned_ca_and_faults(void)
     c = config(dir, 2000);
     snprintf(c.address, sizeof c.address, "http://127.0.0.1:1");
     CU_ASSERT_EQUAL(sb_restconf_class.check_files(&c, err, sizeof err), 0);
+}
+
+/* 'path' now holds 'text' (a certificate copied, or nonsense). */
+static void
+put_file(const char *path, const char *text, const char *from)
+{
+    char buf[8192];
+    size_t n = 0;
+    if (from) {
+        FILE *in = fopen(from, "r");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+        n = fread(buf, 1, sizeof buf, in);
+        fclose(in);
+    } else {
+        n = strlen(text);
+        memcpy(buf, text, n);
+    }
+    FILE *out = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_EQUAL(fwrite(buf, 1, n, out), n);
+    fclose(out);
+}
+
+/* The ca-file is read once per device: check_files keeps the bytes it
+ * checked for the device's first open(), and the device connects with
+ * the bytes open() holds, never the file again.  Before, open() read the
+ * file again after the check and libcurl read it at its connections
+ * (CURLOPT_CAINFO), so a file replaced after the start failed them. */
+static void
+test_ca_read_once(void)
+{
+    struct sb_device_config c;
+    struct sb_device *d = NULL;
+    struct sb_media_channel *mc = NULL;
+    char pinned[128], err[512];
+    int n, port = rcd.port;
+
+    snprintf(pinned, sizeof pinned, "%s/pinned.pem", dir);
+    c = config(pinned, 2000);
+
+    /* Checked, then replaced: the first open() uses what was checked
+     * (EINVAL 'cannot use the ca-file' before) and connects with it. */
+    put_file(pinned, NULL, cert);
+    CU_ASSERT_EQUAL(sb_restconf_class.check_files(&c, err, sizeof err), 0);
+    put_file(pinned, "not a certificate\n", NULL);
+    err[0] = '\0';
+    CU_ASSERT_EQUAL(sb_restconf_class.open(&c, &d, err, sizeof err), 0);
+    if (err[0])
+        fprintf(stderr, "open after the check: %s\n", err);
+    if (d) {
+        CU_ASSERT_EQUAL(sb_restconf_class.read(d, &mc, &n, err, sizeof err),
+                        0);
+        free(mc);
+        mc = NULL;
+        sb_restconf_class.close(d);
+        d = NULL;
+    }
+    /* What was kept served that open(): the next reads the file. */
+    CU_ASSERT_EQUAL(sb_restconf_class.open(&c, &d, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot use the ca-file"));
+    CU_ASSERT_PTR_NULL(d);
+
+    /* Checked, replaced, forgotten (lr_ctl once the start has opened
+     * its devices): a device opened later reads the file as it is. */
+    put_file(pinned, NULL, cert);
+    CU_ASSERT_EQUAL(sb_restconf_class.check_files(&c, err, sizeof err), 0);
+    put_file(pinned, "not a certificate\n", NULL);
+    sb_driver_forget_files();
+    CU_ASSERT_EQUAL(sb_restconf_class.open(&c, &d, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot use the ca-file"));
+    CU_ASSERT_PTR_NULL(d);
+
+    /* A device opened while its server is down (open() succeeds: first
+     * use says so), its ca-file replaced by nonsense, then the server
+     * up: the connection uses the bytes open() read.  Before, libcurl
+     * read the file at that first connection: EACCES 'error setting
+     * certificate file', the device blamed for the file. */
+    put_file(pinned, NULL, cert);
+    rc_double_stop();
+    CU_ASSERT_EQUAL(sb_restconf_class.open(&c, &d, err, sizeof err), 0);
+    put_file(pinned, "not a certificate\n", NULL);
+    CU_ASSERT_EQUAL_FATAL(rc_double_start(cert, key, port), 0);
+    if (d) {
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(sb_restconf_class.read(d, &mc, &n, err, sizeof err),
+                        0);
+        if (err[0])
+            fprintf(stderr, "read after the replacement: %s\n", err);
+        free(mc);
+        mc = NULL;
+        /* A new connection (the server restarted) too. */
+        rc_double_stop();
+        CU_ASSERT_EQUAL_FATAL(rc_double_start(cert, key, port), 0);
+        CU_ASSERT_EQUAL(sb_restconf_class.read(d, &mc, &n, err, sizeof err),
+                        0);
+        free(mc);
+        sb_restconf_class.close(d);
+    }
+    unlink(pinned);
 }
 
 /* A device that answers 200 with media channels that are not a list,
@@ -432,6 +552,7 @@ static CU_TestInfo tests[] = {
     { "a failing batch is undone; RFC 8040 errors", test_all_or_nothing },
     { "pinned CA, timeout, unreachable, bad config",
       test_pinned_ca_and_faults },
+    { "the ca-file is read once, then forgotten", test_ca_read_once },
     { "a device answering nonsense is refused, not obeyed",
       test_nonsense_answers },
     CU_TEST_INFO_NULL,
