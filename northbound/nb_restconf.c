@@ -22,6 +22,10 @@
 #define JOBS "/restconf/data/lightrail-job:jobs"
 #define JOB_LIST JOBS "/job"
 #define JOB JOB_LIST "="
+/* RFC 8040 9's monitoring, and what a write there is told. */
+#define RCMON DATA "ietf-restconf-monitoring:restconf-state"
+#define RCMON_WRITES "ietf-restconf-monitoring's restconf-state is state " \
+    "(config false) that lightraild keeps itself: it is read-only"
 
 /* The datastores of RFC 8527 3.1 that lightraild serves under
  * /restconf/ds: operational (everything /restconf/data holds) and
@@ -1709,6 +1713,42 @@ h_api_version(void *arg, const struct nb_request *req,
     api_reply(resp, rc, out, err);
 }
 
+/* RFC 8040 9.1.1's capabilities of this server: RFC 6243's basic mode
+ * of its answers, then one URI per optional query parameter it supports
+ * (no filter or replay: it has no event stream; no with-origin, which
+ * h_ds refuses).  The basic mode is report-all: every printer sets each
+ * leaf it holds, one left at its default by the client included (a
+ * job's priority 0, a link's first-slot-n -291), so no data node is
+ * default data in RFC 6243 2.1's sense. */
+static const char *const nb_capabilities[] = {
+    "urn:ietf:params:restconf:capability:defaults:1.0?basic-mode=report-all",
+    "urn:ietf:params:restconf:capability:depth:1.0",
+    "urn:ietf:params:restconf:capability:fields:1.0",
+};
+
+/* GET .../ietf-restconf-monitoring:restconf-state and its capabilities
+ * (RFC 8040 9): content, depth and fields cut it as any data resource,
+ * and its tag is the digest of what is sent (tagged_reply()), no date;
+ * streams is empty (lr_yang_restconf_state_to_json()). */
+static void
+h_restconf_state(void *arg, const struct nb_request *req,
+                 struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    char *out = NULL, err[512];
+    struct nb_read rd;
+    if (read_query(req, resp, &rd))
+        return;
+    int rc = lr_yang_restconf_state_to_json(
+        app->ly, nb_capabilities,
+        (int) (sizeof nb_capabilities / sizeof *nb_capabilities),
+        strcmp(req->path, RCMON) != 0, &out, err, sizeof err);
+    if (rc)
+        api_reply(resp, rc, NULL, err);
+    else if (!read_cut(app, &rd, false, &out, resp))
+        tagged_reply(req, resp, out);
+}
+
 /* Defined after the table they read (h_datastore through
  * h_yang_library, h_ds). */
 static nb_handler h_operations, h_yang_library, h_datastore, h_ds;
@@ -1737,6 +1777,10 @@ static struct nb_route routes[] = {
     { NB_GET, "/restconf/operations", h_operations, false, NULL, false, NULL },
     { NB_GET, DATA "ietf-yang-library:yang-library", h_yang_library, false,
       NB_READ_PARAMS, false, NULL },
+    { NB_GET, RCMON, h_restconf_state, false, NB_READ_PARAMS, true,
+      RCMON_WRITES },
+    { NB_GET, RCMON "/capabilities", h_restconf_state, false,
+      NB_READ_PARAMS, true, RCMON_WRITES },
     { NB_GET, "/restconf/data", h_datastore, false, NB_READ_PARAMS, true,
       NULL },
     { NB_GET, DS DS_OPERATIONAL, h_ds, false, DS_PARAMS, true,
@@ -1891,6 +1935,7 @@ datastore_text(struct nb_app *app, const struct nb_request *req,
         { h_jobs, JOBS },
         { h_state, DATA "lightrail-state:state" },
         { h_yang_library, DATA "ietf-yang-library:yang-library" },
+        { h_restconf_state, RCMON },
     };
     enum { N_PARTS = sizeof parts / sizeof *parts };
     const char *members[N_PARTS];

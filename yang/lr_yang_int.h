@@ -33,6 +33,7 @@ extern const struct lr_yang_embedded lr_yang_embedded[];
 #define LR_YANG_LRCFG "lightrail-config"
 #define LR_YANG_LRST "lightrail-state"
 #define LR_YANG_LRA "lightrail-agent"
+#define LR_YANG_RCMON "ietf-restconf-monitoring"
 
 /* Writes "FILE: PATH: message" into err[errlen] (no-op when 'err' is
  * NULL); a NULL 'path' drops the middle part. */

@@ -408,6 +408,57 @@ lr_yang_api_operations_to_json(const struct ly_ctx *ctx,
     return lr_yang_json_out(top, doc, out, err, errlen);
 }
 
+int
+lr_yang_restconf_state_to_json(struct ly_ctx *ctx, const char *const *caps,
+                               int n, bool capabilities, char **out,
+                               char *err, size_t errlen)
+{
+    static const char *const doc = "restconf-state";
+    const struct lys_module *mod = ly_ctx_get_module_implemented(
+        ctx, LR_YANG_RCMON);
+    struct lyd_node *top = NULL, *cap = NULL;
+    char *text = NULL;
+    int ret = 0;
+    LY_ERR rc;
+
+    *out = NULL;
+    ly_err_clean(ctx, NULL);
+    if (!mod) {
+        lr_yang_errf(err, errlen, doc, NULL, "the context implements no "
+                     LR_YANG_RCMON);
+        return EINVAL;
+    }
+    /* streams is there, empty: lightraild serves no event stream.  It
+     * is printed so, as the datastore prints it (its printer keeps empty
+     * containers, and RFC 6243's explicit mode, libyang's default,
+     * prints a config false container validation adds), so that the
+     * resource's text is the datastore's member. */
+    rc = lyd_new_inner(NULL, mod, "restconf-state", 0, &top);
+    if (!rc)
+        rc = lyd_new_inner(top, mod, "capabilities", 0, &cap);
+    if (!rc)
+        rc = lyd_new_inner(top, mod, "streams", 0, NULL);
+    for (int i = 0; !rc && i < n; i++)
+        rc = lyd_new_term(cap, mod, "capability", caps[i], 0, NULL);
+    /* Validated whole (inet:uri's pattern, a capability listed twice),
+     * then printed whole or its capabilities alone, which libyang
+     * prints as a resource of their own, named with their module. */
+    if (!rc)
+        rc = lyd_validate_all(&top, ctx, LYD_VALIDATE_PRESENT, NULL);
+    if (!rc)
+        rc = lyd_print_mem(&text, capabilities ? cap : top, LYD_JSON,
+                           LYD_PRINT_KEEPEMPTYCONT);
+    if (rc)
+        ret = lr_yang_ly_err(ctx, rc, doc, err, errlen);
+    lyd_free_all(top);
+    if (ret) {
+        free(text);
+        text = NULL;
+    }
+    *out = text;
+    return ret;
+}
+
 /* Whether 'node' is of the kind 'content' keeps (its own schema flag;
  * a config false node's descendants are config false too). */
 static bool
@@ -688,10 +739,14 @@ lr_yang_depth_cut(struct lyd_node *node, uint32_t level, uint16_t depth,
     }
 }
 
-/* The container of 'mod' whose child list is named name[len], when the
- * top level of 'mod' has no node of that name (a list resource's
- * entries, printed without their parent: {"lightrail-job:job":[...]});
- * NULL when the name is a top-level node or nothing. */
+/* The top-level container of 'mod' whose child list or container is
+ * named name[len], when the top level of 'mod' has no node of that name:
+ * a list resource's entries, printed without their parent
+ * ({"lightrail-job:job":[...]}), or a container below one
+ * ({"ietf-restconf-monitoring:capabilities":{...}}); NULL when the name
+ * is a top-level node or nothing.  The first such container: no module
+ * the API serves has two top-level containers with a child of the same
+ * name. */
 static const struct lysc_node *
 lr_yang_list_parent(const struct lys_module *mod, const char *name,
                     size_t len)
@@ -701,7 +756,8 @@ lr_yang_list_parent(const struct lys_module *mod, const char *name,
     for (const struct lysc_node *s = NULL;
          (s = lys_getnext(s, NULL, mod->compiled, 0));)
         if (s->nodetype == LYS_CONTAINER
-            && lys_find_child(s, mod, name, len, LYS_LIST, 0))
+            && lys_find_child(s, mod, name, len, LYS_LIST | LYS_CONTAINER,
+                              0))
             return s;
     return NULL;
 }

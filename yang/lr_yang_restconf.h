@@ -166,4 +166,19 @@ int lr_yang_api_operations_to_json(const struct ly_ctx *,
                                    const char *const *ops, int n, char **out,
                                    char *err, size_t errlen);
 
+/* RFC 8040 section 9's /ietf-restconf-monitoring:restconf-state for
+ * the 'n' capability URIs 'caps' (9.1.1: the defaults basic mode, one per
+ * optional query parameter the server supports), as RFC 7951 JSON into
+ * '*out' (the caller frees it); with 'capabilities', its capabilities
+ * container alone ({"ietf-restconf-monitoring:capabilities":{...}}, the
+ * resource .../restconf-state/capabilities).  streams is there and
+ * empty ({}): the server has no event stream to list (RFC 8040 6).  An
+ * empty capabilities prints as {} too.  Validated before it is printed
+ * (inet:uri is any string to libyang, and a state leaf-list may repeat a
+ * value: the caller's list is taken as it is); EINVAL for a context
+ * without the module. */
+int lr_yang_restconf_state_to_json(struct ly_ctx *, const char *const *caps,
+                                   int n, bool capabilities, char **out,
+                                   char *err, size_t errlen);
+
 #endif

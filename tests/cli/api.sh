@@ -247,7 +247,7 @@ cp "$tmp/body" "$tmp/yl"
 jq -r '."ietf-yang-library:yang-library"."module-set"[0].module[].name' "$tmp/yl" \
     | sort > "$tmp/yl-mods"
 printf '%s\n' ietf-datastores ietf-network ietf-network-topology \
-    ietf-yang-library lightrail-compute lightrail-job lightrail-model \
+    ietf-restconf-monitoring ietf-yang-library lightrail-compute lightrail-job lightrail-model \
     lightrail-state lightrail-topology | sort > "$tmp/yl-want"
 cmp -s "$tmp/yl-mods" "$tmp/yl-want" \
     && ok "yang-library: the API's modules, those that augment or deviate them, and what they import" \
@@ -284,11 +284,12 @@ done
 root_get $DS application/yang-data+json
 cp "$tmp/body" "$tmp/ds"
 tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/ds-etag"
-[ "$(jq -c keys "$tmp/ds")" = '["ietf-network:networks","ietf-yang-library:yang-library","lightrail-compute:compute","lightrail-job:jobs","lightrail-state:state"]' ] \
-    && ok "GET $DS: the topology, the inventory, the jobs, the state and the library" \
+[ "$(jq -c keys "$tmp/ds")" = '["ietf-network:networks","ietf-restconf-monitoring:restconf-state","ietf-yang-library:yang-library","lightrail-compute:compute","lightrail-job:jobs","lightrail-state:state"]' ] \
+    && ok "GET $DS: the topology, the inventory, the jobs, the state, the library and restconf-state" \
     || notok "GET $DS: members $(jq -c keys "$tmp/ds")"
 for m in ietf-network:networks lightrail-compute:compute lightrail-job:jobs \
-         lightrail-state:state ietf-yang-library:yang-library; do
+         lightrail-state:state ietf-yang-library:yang-library \
+         ietf-restconf-monitoring:restconf-state; do
     api GET "$DS/$m"
     if [ "$STATUS" = 200 ] && [ "$(jq -cS . "$tmp/body")" = "$(jq -cS --arg m $m '{($m): .[$m]}' "$tmp/ds")" ]; then
         ok "GET $DS: $m as GET $DS/$m sends it"
@@ -402,7 +403,7 @@ ck "$YL?content=config" '. == {"ietf-yang-library:yang-library": {}}' "state onl
 # The datastore: its members are descendants, level 2.
 ck "$DS?content=config" 'keys == ["ietf-network:networks", "lightrail-compute:compute", "lightrail-job:jobs"] and (."lightrail-job:jobs".job[0] | has("state") | not)' \
     "the topology, the inventory and the jobs' intents"
-ck "$DS?content=nonconfig" 'keys == ["ietf-yang-library:yang-library", "lightrail-job:jobs", "lightrail-state:state"] and (."lightrail-job:jobs".job[0] | keys == ["name", "state"])' \
+ck "$DS?content=nonconfig" 'keys == ["ietf-restconf-monitoring:restconf-state", "ietf-yang-library:yang-library", "lightrail-job:jobs", "lightrail-state:state"] and (."lightrail-job:jobs".job[0] | keys == ["name", "state"])' \
     "the library, the jobs' state and the state"
 ck "$DS?depth=1" '. == {}' "the datastore alone"
 ck "$DS?depth=2" 'map_values(. == {}) | all' "each member, empty"
@@ -544,7 +545,8 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("the query pa
 OPER=/restconf/ds/ietf-datastores:operational
 RUN=/restconf/ds/ietf-datastores:running
 api GET $DS; jq -cS . "$tmp/body" > "$tmp/nmda-ds"
-jq -cS 'del(."lightrail-state:state", ."ietf-yang-library:yang-library")
+jq -cS 'del(."lightrail-state:state", ."ietf-yang-library:yang-library",
+            ."ietf-restconf-monitoring:restconf-state")
         | del(."lightrail-job:jobs".job[].state)' "$tmp/nmda-ds" > "$tmp/nmda-cfg"
 root_get $OPER application/yang-data+json
 [ "$(jq -cS . "$tmp/body")" = "$(cat "$tmp/nmda-ds")" ] \
@@ -641,13 +643,14 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("applies to t
 # same handlers; running's cut to their configuration.
 for m in ietf-network:networks lightrail-compute:compute lightrail-job:jobs \
          lightrail-job:jobs/job lightrail-job:jobs/job=j1 lightrail-state:state \
-         ietf-yang-library:yang-library; do
+         ietf-yang-library:yang-library ietf-restconf-monitoring:restconf-state \
+         ietf-restconf-monitoring:restconf-state/capabilities; do
     api GET "$DS/$m"; jq -cS . "$tmp/body" > "$tmp/nmda-m"
     ck "$OPER/$m" ". == $(cat "$tmp/nmda-m")" "as GET $DS/$m"
     case $m in
-    lightrail-state:*|ietf-yang-library:*)
+    lightrail-state:*|ietf-yang-library:*|ietf-restconf-monitoring:*)
         bad 404 invalid-value "GET $RUN/$m (state)" GET "$RUN/$m"
-        jq -e --arg m "$m" '."ietf-restconf:errors".error[0]."error-message" | contains($m + " is state (config false)") and contains("GET /restconf/ds/ietf-datastores:operational/" + $m)' \
+        jq -e --arg m "$m" '."ietf-restconf:errors".error[0]."error-message" | contains(($m | split("/")[0]) + " is state (config false)") and contains("GET /restconf/ds/ietf-datastores:operational/" + $m)' \
             "$tmp/bad-body" > /dev/null \
             && ok "GET $RUN/$m: state, told to GET it from operational" \
             || notok "GET $RUN/$m: $(cat "$tmp/bad-body")";;
@@ -741,6 +744,48 @@ while read -r d; do
     [ "$STATUS" = 200 ] && ok "the library's datastore $d is served" \
         || notok "the library's datastore $d: GET /restconf/ds/$d $STATUS"
 done < "$tmp/nmda-names"
+
+# RFC 8040 9: ietf-restconf-monitoring's restconf-state, state (config
+# false) served as any data resource: its capabilities exactly (9.1.1:
+# the defaults basic mode, then depth and fields; no with-origin,
+# filter or replay), streams empty (lightraild serves no event stream).
+RCS=$DS/ietf-restconf-monitoring:restconf-state
+CAPS='["urn:ietf:params:restconf:capability:defaults:1.0?basic-mode=report-all", "urn:ietf:params:restconf:capability:depth:1.0", "urn:ietf:params:restconf:capability:fields:1.0"]'
+root_get $RCS application/yang-data+json
+jq -e ". == {\"ietf-restconf-monitoring:restconf-state\": {\"capabilities\": {\"capability\": $CAPS}, \"streams\": {}}}" \
+    "$tmp/body" > /dev/null \
+    && ok "GET $RCS: the capabilities exactly, streams empty" \
+    || notok "GET $RCS: $(cat "$tmp/body")"
+tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/rcs-etag"
+root_methods $RCS
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("restconf-state is state (config false) that lightraild keeps itself: it is read-only")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "PATCH $RCS: 405 says it is read-only state" \
+    || notok "PATCH $RCS: $(cat "$tmp/bad-body")"
+ck "$RCS/capabilities" ". == {\"ietf-restconf-monitoring:capabilities\": {\"capability\": $CAPS}}" \
+    "the capabilities alone"
+root_methods $RCS/capabilities
+ck "$RCS?depth=1" '. == {"ietf-restconf-monitoring:restconf-state": {}}' "the container alone"
+ck "$RCS?depth=2" '. == {"ietf-restconf-monitoring:restconf-state": {"capabilities": {}, "streams": {}}}' "its two containers, empty"
+ck "$RCS/capabilities?depth=1" '. == {"ietf-restconf-monitoring:capabilities": {}}' "the container alone"
+ck "$RCS?content=config" '. == {"ietf-restconf-monitoring:restconf-state": {}}' "state only: the container, empty"
+ck "$RCS?fields=capabilities/capability" ". == {\"ietf-restconf-monitoring:restconf-state\": {\"capabilities\": {\"capability\": $CAPS}}}" \
+    "the leaf-list named: all of it"
+ck "$OPER/ietf-restconf-monitoring:restconf-state/capabilities?depth=1" '. == {"ietf-restconf-monitoring:capabilities": {}}' \
+    "below operational, cut as under $DS"
+bad 400 invalid-value "GET $RCS?fields=streams/nope" GET "$RCS?fields=streams/nope"
+API_HEADER="If-None-Match: $(cat "$tmp/rcs-etag")" api GET $RCS
+grep -q -x '"[0-9a-f]\{32\}"' "$tmp/rcs-etag" && [ "$STATUS" = 304 ] \
+    && ok "GET $RCS with If-None-Match of its tag: 304" \
+    || notok "GET $RCS, If-None-Match $(cat "$tmp/rcs-etag"): $STATUS"
+# basic-mode=report-all is what the answers do: a leaf the intent left
+# at its YANG default (j1's priority, default 0; its algorithm, default
+# cdynp) is sent all the same, as RFC 6243 2.1 has report-all send it.
+ck "$J1" '."lightrail-job:job"[0] | .priority == 0 and .algorithm == "cdynp"' \
+    "priority and algorithm, left at their defaults by the intent, sent"
+grep -q '"priority"\|"algorithm"' "$tmp/j1.json" \
+    && notok "j1's intent names priority or algorithm: $(cat "$tmp/j1.json")" \
+    || ok "j1's intent names neither priority nor algorithm"
 
 # List pagination (draft-ietf-netconf-list-pagination-rc): GET of the
 # jobs with limit, offset and direction.  Seven jobs (j1 and p1..p6, the

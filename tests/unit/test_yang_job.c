@@ -91,6 +91,10 @@ test_embedded_modules(void)
           "urn:lightrail:config", "2026-12-06" },
         { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",
           "2026-12-05" },
+        /* RFC 8040 9.3's module, written from the RFC: its namespace. */
+        { LR_YANG_RCMON, "yang/ietf-restconf-monitoring@2017-01-26.yang",
+          "urn:ietf:params:xml:ns:yang:ietf-restconf-monitoring",
+          "2017-01-26" },
     };
     for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
         size_t len;
@@ -2949,6 +2953,79 @@ test_restconf_api(void)
                            "of the context's modules");
 }
 
+/* RFC 8040 9: restconf-state with the capabilities given, in their
+ * order, and streams empty; its capabilities alone as their own
+ * resource, which content, depth and fields cut as one below a
+ * top-level container. */
+static void
+test_restconf_state(void)
+{
+    static const char *const caps[] = {
+        "urn:ietf:params:restconf:capability:defaults:1.0?basic-mode="
+        "report-all",
+        "urn:ietf:params:restconf:capability:depth:1.0",
+    };
+    char *out = NULL, *cut = NULL, err[512];
+    CU_ASSERT_EQUAL_FATAL(lr_yang_restconf_state_to_json(ctx, caps, 2, false,
+                                                         &out, err,
+                                                         sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(out,
+        "{\n"
+        "  \"ietf-restconf-monitoring:restconf-state\": {\n"
+        "    \"capabilities\": {\n"
+        "      \"capability\": [\n"
+        "        \"urn:ietf:params:restconf:capability:defaults:1.0?"
+        "basic-mode=report-all\",\n"
+        "        \"urn:ietf:params:restconf:capability:depth:1.0\"\n"
+        "      ]\n"
+        "    },\n"
+        "    \"streams\": {}\n"
+        "  }\n"
+        "}\n");
+    /* The datastore holds it as its own GET prints it. */
+    const char *docs[] = { out };
+    CU_ASSERT_EQUAL(lr_yang_datastore_to_json(ctx, docs, 1, &cut, err,
+                                              sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(cut, out);
+    free(cut);
+    free(out);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_restconf_state_to_json(ctx, caps, 1, true,
+                                                         &out, err,
+                                                         sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(out,
+        "{\n"
+        "  \"ietf-restconf-monitoring:capabilities\": {\n"
+        "    \"capability\": [\n"
+        "      \"urn:ietf:params:restconf:capability:defaults:1.0?"
+        "basic-mode=report-all\"\n"
+        "    ]\n"
+        "  }\n"
+        "}\n");
+    CU_ASSERT_EQUAL(lr_yang_select_json(ctx, out, NULL, LR_YANG_CONTENT_ALL,
+                                        1, false, &cut, err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(cut, "{\n"
+                           "  \"ietf-restconf-monitoring:capabilities\": {}\n"
+                           "}\n");
+    free(cut);
+    CU_ASSERT_EQUAL(lr_yang_select_json(ctx, out, "capability",
+                                        LR_YANG_CONTENT_ALL, 0, false, &cut,
+                                        err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(cut, out);
+    free(cut);
+    CU_ASSERT_EQUAL(lr_yang_select_json(ctx, out, "stream",
+                                        LR_YANG_CONTENT_ALL, 0, false, &cut,
+                                        err, sizeof err), EINVAL);
+    free(out);
+    /* No capability: the container, empty. */
+    CU_ASSERT_EQUAL_FATAL(lr_yang_restconf_state_to_json(ctx, caps, 0, true,
+                                                         &out, err,
+                                                         sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(out, "{\n"
+                           "  \"ietf-restconf-monitoring:capabilities\": {}\n"
+                           "}\n");
+    free(out);
+}
+
 static CU_TestInfo tests[] = {
     { "custom transformer in an intent", test_custom_model },
     { "embedded modules", test_embedded_modules },
@@ -2973,6 +3050,7 @@ static CU_TestInfo tests[] = {
     { "reconcile: its output", test_reconcile_output },
     { "the YANG library of an API", test_yang_library },
     { "RESTCONF's API resource", test_restconf_api },
+    { "RESTCONF's restconf-state", test_restconf_state },
     { "the datastore resource, all documents in one", test_datastore },
     { "content and depth cut a resource", test_filter },
     { "fields select a resource's nodes", test_select },
