@@ -268,6 +268,38 @@ nb_page_previous(const struct nb_page *pg, size_t n, size_t *i)
     return true;
 }
 
+/* with-defaults= of 'query' into rd->with_defaults (RFC 8040 4.8.9:
+ * RFC 6243's four retrieval modes); EINVAL naming them for another. */
+static int
+nb_read_with_defaults(const char *query, struct nb_read *rd, char *err,
+                      size_t errlen)
+{
+    static const struct {
+        const char *name;
+        enum nb_with_defaults wd;
+    } modes[] = {
+        { "report-all", NB_WD_REPORT_ALL },
+        { "trim", NB_WD_TRIM },
+        { "explicit", NB_WD_EXPLICIT },
+        { "report-all-tagged", NB_WD_REPORT_ALL_TAGGED },
+    };
+    const char *v;
+    size_t len;
+    if (!nb_query_value(query, "with-defaults", &v, &len))
+        return 0;
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
+        if (nb_query_is(v, len, modes[i].name)) {
+            rd->with_defaults = modes[i].wd;
+            return 0;
+        }
+    snprintf(err, errlen, "the query's with-defaults '%.*s' is not one: "
+             "send 'report-all', 'trim', 'explicit' or 'report-all-tagged' "
+             "(RFC 8040 4.8.9)",
+             (int) (len < NB_QUERY_QUOTE_MAX ? len : NB_QUERY_QUOTE_MAX),
+             v ? v : "");
+    return EINVAL;
+}
+
 int
 nb_read_parse(const char *query, struct nb_read *rd, char *err,
               size_t errlen)
@@ -280,6 +312,9 @@ nb_read_parse(const char *query, struct nb_read *rd, char *err,
     rd->depth = 0;
     rd->fields = NULL;
     rd->fields_len = 0;
+    rd->with_defaults = NB_WD_NONE;
+    if (nb_read_with_defaults(query, rd, err, errlen))
+        return EINVAL;
     if (nb_query_value(query, "content", &v, &len)) {
         if (nb_query_is(v, len, "config"))
             rd->content = NB_CONTENT_CONFIG;
@@ -329,5 +364,6 @@ nb_read_parse(const char *query, struct nb_read *rd, char *err,
 bool
 nb_read_cuts(const struct nb_read *rd)
 {
-    return rd->content != NB_CONTENT_ALL || rd->depth || rd->fields;
+    return rd->content != NB_CONTENT_ALL || rd->depth || rd->fields
+           || rd->with_defaults != NB_WD_NONE;
 }

@@ -23,17 +23,24 @@
 #define NB_PAGE_PARAMS \
     "limit offset direction cursor where sort-by locale sublist-limit"
 
-/* The parameters of RFC 8040 4.8.1, 4.8.2 and 4.8.3 that GET and HEAD
- * of every data resource take, for its row of the route table. */
-#define NB_READ_PARAMS "content depth fields"
+/* The parameters of RFC 8040 4.8.1, 4.8.2, 4.8.3 and 4.8.9 that GET and
+ * HEAD of every data resource take, for its row of the route table. */
+#define NB_READ_PARAMS "content depth fields with-defaults"
 
 /* What a GET asks of a data resource: its content (4.8.1), depth
- * (4.8.2) and fields (4.8.3), the yang layer's lr_yang_select_json()
- * doing the cut. */
+ * (4.8.2), fields (4.8.3) and with-defaults (4.8.9), the yang layer's
+ * lr_yang_read_json() doing the cut. */
 enum nb_content {
     NB_CONTENT_ALL,
     NB_CONTENT_CONFIG,
     NB_CONTENT_NONCONFIG,
+};
+enum nb_with_defaults {
+    NB_WD_NONE,                 /* not given */
+    NB_WD_REPORT_ALL,
+    NB_WD_TRIM,
+    NB_WD_EXPLICIT,
+    NB_WD_REPORT_ALL_TAGGED,
 };
 struct nb_read {
     enum nb_content content;
@@ -43,12 +50,13 @@ struct nb_read {
      * resource's schema. */
     const char *fields;
     size_t fields_len;
+    enum nb_with_defaults with_defaults;
 };
 
-/* content=, depth= and fields= of 'query' (absent: all, unbounded,
- * none).  0, or EINVAL for a value RFC 8040 does not allow (400
- * invalid-value; a fields with no value too), with err[] naming the
- * parameter and the values it takes. */
+/* content=, depth=, fields= and with-defaults= of 'query' (absent: all,
+ * unbounded, none, none).  0, or EINVAL for a value RFC 8040 does not
+ * allow (400 invalid-value; a fields or with-defaults with no value too),
+ * with err[] naming the parameter and the values it takes. */
 int nb_read_parse(const char *query, struct nb_read *rd, char *err,
                   size_t errlen);
 

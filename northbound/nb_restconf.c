@@ -141,13 +141,15 @@ read_query(const struct nb_request *req, struct nb_response *resp,
     return EINVAL;
 }
 
-/* content, depth and fields on a method other than GET (RFC 8040
- * 4.8.1 to 4.8.3: "only allowed for GET methods"): a 400 in 'resp',
- * nonzero. */
+/* content, depth, fields and with-defaults on a method other than GET
+ * (RFC 8040 4.8.1 to 4.8.3, 4.8.9: "only allowed for GET methods"): a
+ * 400 in 'resp', nonzero. */
 static int
 read_query_refused(const struct nb_request *req, struct nb_response *resp)
 {
-    static const char *const names[] = { "content", "depth", "fields" };
+    static const char *const names[] = {
+        "content", "depth", "fields", "with-defaults",
+    };
     const char *v;
     size_t len;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
@@ -171,8 +173,17 @@ read_content(const struct nb_read *rd)
            : LR_YANG_CONTENT_ALL;
 }
 
+/* The yang layer's mode for each of nb_query's, in its order. */
+static const enum lr_yang_wd nb_wd_modes[] = {
+    [NB_WD_NONE] = LR_YANG_WD_NONE,
+    [NB_WD_REPORT_ALL] = LR_YANG_WD_REPORT_ALL,
+    [NB_WD_TRIM] = LR_YANG_WD_TRIM,
+    [NB_WD_EXPLICIT] = LR_YANG_WD_EXPLICIT,
+    [NB_WD_REPORT_ALL_TAGGED] = LR_YANG_WD_REPORT_ALL_TAGGED,
+};
+
 /* '*out' (a data resource's text, taken) as 'rd' cuts it (the yang
- * layer's lr_yang_select_json(); 'datastore': the text is the
+ * layer's lr_yang_read_json(); 'datastore': the text is the
  * datastore's); unchanged when 'rd' cuts nothing.  0, or with '*out'
  * freed and NULL a 400 invalid-value in 'resp' for fields that name no
  * node of the resource or do not parse, a 500 for the server's own
@@ -187,9 +198,9 @@ read_cut(struct nb_app *app, const struct nb_read *rd, bool datastore,
     char *fields = rd->fields ? strndup(rd->fields, rd->fields_len) : NULL;
     int rc = rd->fields && !fields
              ? (snprintf(err, sizeof err, "out of memory"), ENOMEM)
-             : lr_yang_select_json(app->ly, *out, fields,
-                                   read_content(rd), rd->depth, datastore,
-                                   &cut, err, sizeof err);
+             : lr_yang_read_json(app->ly, *out, fields, read_content(rd),
+                                 rd->depth, nb_wd_modes[rd->with_defaults],
+                                 datastore, &cut, err, sizeof err);
     free(fields);
     free(*out);
     *out = cut;
@@ -1724,6 +1735,7 @@ static const char *const nb_capabilities[] = {
     "urn:ietf:params:restconf:capability:defaults:1.0?basic-mode=report-all",
     "urn:ietf:params:restconf:capability:depth:1.0",
     "urn:ietf:params:restconf:capability:fields:1.0",
+    "urn:ietf:params:restconf:capability:with-defaults:1.0",
 };
 
 /* GET .../ietf-restconf-monitoring:restconf-state and its capabilities
@@ -1825,7 +1837,7 @@ h_yang_library(void *arg, const struct nb_request *req,
 {
     struct nb_app *app = arg;
     char names[N_ROUTES][64], *out = NULL, err[512];
-    const char *mods[N_ROUTES];
+    const char *mods[N_ROUTES + 1];
     struct nb_read rd;
     int n = 0;
     if (read_query(req, resp, &rd))
@@ -1850,6 +1862,10 @@ h_yang_library(void *arg, const struct nb_request *req,
         mods[n] = names[n];
         n++;
     }
+    /* No resource's path names ietf-netconf-with-defaults, but
+     * with-defaults=report-all-tagged's answers carry its 'default' tag
+     * (RFC 8040 4.8.9). */
+    mods[n++] = "ietf-netconf-with-defaults";
     int rc = lr_yang_library_to_json(app->ly, mods, n, &out, err,
                                      sizeof err);
     if (rc || !read_cut(app, &rd, false, &out, resp))
@@ -2198,11 +2214,25 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
         }
     }
     if (running) {
-        /* Configuration only, then the query's cut within it (fields
-         * before depth: the cut of one pass, read_cut()'s order). */
-        const struct nb_read cfg = { .content = NB_CONTENT_CONFIG };
+        /* Configuration only, with-defaults' defaults added to it (not
+         * state ones: content config) but not tagged yet (the tag is no
+         * annotation the next parse knows), then the query's cut within
+         * it (fields before depth: the cut of one pass, read_cut()'s
+         * order), which tags.  That second cut's content all is config
+         * (running has nothing else, and a report-all then adds no state
+         * default); its nonconfig leaves the targets and their keys,
+         * which have no default to add, trim or tag. */
+        const struct nb_read cfg = {
+            .content = NB_CONTENT_CONFIG,
+            .with_defaults = rd.with_defaults == NB_WD_REPORT_ALL_TAGGED
+                             ? NB_WD_REPORT_ALL : rd.with_defaults,
+        };
         if (read_cut(app, &cfg, !*rest, &out, resp))
             return;
+        if (rd.content == NB_CONTENT_ALL)
+            rd.content = NB_CONTENT_CONFIG;
+        else if (rd.content == NB_CONTENT_NONCONFIG)
+            rd.with_defaults = NB_WD_NONE;
     }
     if (!read_cut(app, &rd, !*rest, &out, resp))
         tagged_reply(req, resp, out);

@@ -776,6 +776,103 @@ lr_yang_select_json(struct ly_ctx *ctx, const char *text, const char *fields,
                     enum lr_yang_content content, uint16_t depth,
                     bool datastore, char **out, char *err, size_t errlen)
 {
+    return lr_yang_read_json(ctx, text, fields, content, depth,
+                             LR_YANG_WD_NONE, datastore, out, err, errlen);
+}
+
+/* Frees, under 'node', each container libyang added as implicit
+ * (LYD_DEFAULT) that holds nothing: report-all adds the non-presence
+ * containers on the way to defaults, and every other one, which would
+ * print as {} where the printers print nothing. */
+static void
+lr_yang_wd_prune(struct lyd_node *node)
+{
+    struct lyd_node *c, *next;
+    for (c = lyd_child(node); c; c = next) {
+        next = c->next;
+        if (c->schema && c->schema->nodetype == LYS_CONTAINER) {
+            lr_yang_wd_prune(c);
+            if ((c->flags & LYD_DEFAULT) && !lyd_child(c))
+                lyd_free_tree(c);
+        }
+    }
+}
+
+/* Frees, under 'node', each leaf and leaf-list entry whose value is its
+ * schema default (RFC 6243 3.2, trim). */
+static void
+lr_yang_wd_trim(struct lyd_node *node)
+{
+    struct lyd_node *c, *next;
+    for (c = lyd_child(node); c; c = next) {
+        next = c->next;
+        if (c->schema && (c->schema->nodetype & LYD_NODE_TERM)) {
+            if (lyd_is_default(c))
+                lyd_free_tree(c);
+        } else
+            lr_yang_wd_trim(c);
+    }
+}
+
+/* Marks the containers under 'node' explicit: libyang's parser flags an
+ * empty non-presence one LYD_DEFAULT, as if validation had added it, and
+ * lyd_new_implicit_tree() adds nothing under such a node, so a container
+ * the text holds empty would get none of its defaults. */
+static void
+lr_yang_wd_explicit(struct lyd_node *node)
+{
+    node->flags &= ~LYD_DEFAULT;
+    for (struct lyd_node *c = lyd_child(node); c; c = c->next)
+        if (c->schema && (c->schema->nodetype & LYD_NODE_INNER))
+            lr_yang_wd_explicit(c);
+}
+
+/* Flags LYD_DEFAULT each leaf and leaf-list entry under 'node' whose
+ * value is its default: libyang 2.1's JSON printer tags (WD_ALL_TAG) only
+ * the nodes so flagged, those validation added, while RFC 6243 3.4 tags
+ * every node at its default, one the printers set (a job's priority 0)
+ * too.  Only the print reads the flag after this. */
+static void
+lr_yang_wd_tag(struct lyd_node *node)
+{
+    for (struct lyd_node *c = lyd_child(node); c; c = c->next) {
+        if (c->schema && (c->schema->nodetype & LYD_NODE_TERM)) {
+            if (lyd_is_default(c))
+                c->flags |= LYD_DEFAULT;
+        } else
+            lr_yang_wd_tag(c);
+    }
+}
+
+/* with-defaults on one top-level member, list entry or container
+ * resource 'node' (lr_yang_read_json()). */
+static LY_ERR
+lr_yang_wd_apply(struct lyd_node *node, enum lr_yang_wd wd,
+                 enum lr_yang_content content)
+{
+    LY_ERR rc = LY_SUCCESS;
+    if (wd == LR_YANG_WD_TRIM)
+        lr_yang_wd_trim(node);
+    else if (wd == LR_YANG_WD_REPORT_ALL
+             || wd == LR_YANG_WD_REPORT_ALL_TAGGED) {
+        uint32_t opts = content == LR_YANG_CONTENT_CONFIG
+                        ? LYD_IMPLICIT_NO_STATE
+                        : content == LR_YANG_CONTENT_NONCONFIG
+                        ? LYD_IMPLICIT_NO_CONFIG : 0;
+        lr_yang_wd_explicit(node);
+        rc = lyd_new_implicit_tree(node, opts, NULL);
+        if (!rc)
+            lr_yang_wd_prune(node);
+    }
+    return rc;
+}
+
+int
+lr_yang_read_json(struct ly_ctx *ctx, const char *text, const char *fields,
+                  enum lr_yang_content content, uint16_t depth,
+                  enum lr_yang_wd wd, bool datastore, char **out, char *err,
+                  size_t errlen)
+{
     static const char *const doc = "filter";
     struct lyd_node *tree = NULL, *first, *wrapper = NULL;
     struct lr_yang_fields *sel = NULL;
@@ -849,10 +946,21 @@ lr_yang_select_json(struct ly_ctx *ctx, const char *text, const char *fields,
             rc = LY_EMEM;
         goto cleanup;
     }
+    /* with-defaults first: it says what the data holds. */
+    if (wd == LR_YANG_WD_REPORT_ALL_TAGGED
+        && !ly_ctx_get_module_implemented(ctx, LR_YANG_NCWD)) {
+        lr_yang_errf(err, errlen, doc, NULL, "report-all-tagged needs "
+                     LR_YANG_NCWD ", which the context does not implement");
+        ret = EINVAL;
+        goto cleanup;
+    }
+    struct lyd_node *n, *next;
+    for (n = first; n && wd != LR_YANG_WD_NONE; n = n->next)
+        if ((rc = lr_yang_wd_apply(n, wd, content)))
+            goto cleanup;
     /* Fields select, content filters what they kept, depth cuts last.
      * A target stays whatever is cut under it; a member of the
      * datastore is a descendant, cut as any. */
-    struct lyd_node *n, *next;
     for (n = first; n; n = next) {
         next = n->next;
         bool stays = true;
@@ -893,8 +1001,16 @@ lr_yang_select_json(struct ly_ctx *ctx, const char *text, const char *fields,
             rc = LY_EMEM;
         goto cleanup;
     }
+    /* The tree holds what with-defaults asked for; report-all prints
+     * the defaults it added (LYD_PRINT_WD_ALL), report-all-tagged tags
+     * the nodes lr_yang_wd_tag() flagged (LYD_PRINT_WD_ALL_TAG). */
+    for (n = first; n && wd == LR_YANG_WD_REPORT_ALL_TAGGED; n = n->next)
+        lr_yang_wd_tag(n);
+    uint32_t wdopt = wd == LR_YANG_WD_REPORT_ALL_TAGGED ? LYD_PRINT_WD_ALL_TAG
+                     : wd == LR_YANG_WD_REPORT_ALL ? LYD_PRINT_WD_ALL : 0;
     rc = lyd_print_mem(&printed, first, LYD_JSON, LYD_PRINT_WITHSIBLINGS
-                                                  | LYD_PRINT_KEEPEMPTYCONT);
+                                                  | LYD_PRINT_KEEPEMPTYCONT
+                                                  | wdopt);
 
 cleanup:
     if (rc)

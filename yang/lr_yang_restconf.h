@@ -149,6 +149,40 @@ int lr_yang_datastore_needs(struct ly_ctx *, const char *fields,
                             const char *const *members, int n, bool *need,
                             char *err, size_t errlen);
 
+/* What RFC 8040 4.8.9's with-defaults asks of a data resource (RFC 6243
+ * section 3's retrieval modes). */
+enum lr_yang_wd {
+    LR_YANG_WD_NONE,            /* not asked: the text as printed */
+    LR_YANG_WD_REPORT_ALL,      /* every node, defaults the text lacks
+                                 * added */
+    LR_YANG_WD_TRIM,            /* no leaf or leaf-list at its default */
+    LR_YANG_WD_EXPLICIT,        /* the nodes set: the text as printed */
+    LR_YANG_WD_REPORT_ALL_TAGGED, /* report-all, each node at its default
+                                   * tagged ietf-netconf-with-defaults:
+                                   * default (RFC 8040 4.8.9's "@") */
+};
+
+/* lr_yang_select_json() with RFC 8040 4.8.9's 'with-defaults' too
+ * (LR_YANG_WD_NONE: as lr_yang_select_json()).  with-defaults comes
+ * first, as it says which nodes the data holds, the other cuts then
+ * select from what it left: report-all and report-all-tagged add the
+ * default leaves, leaf-lists and the containers that hold them that the
+ * text lacks (state ones not with content CONFIG, configuration ones
+ * not with NONCONFIG: the content cut would drop them), under each
+ * top-level member, list entry or the container resource the text is
+ * (never beside it); trim removes every leaf and leaf-list whose value
+ * is its schema default (a container it empties stays, {}, as the
+ * printers keep an empty one); explicit keeps the text (lightraild sets
+ * every node it prints: its basic mode is report-all, RFC 6243 2.1).
+ * Then fields, content, depth; report-all-tagged tags, as it prints, each
+ * leaf and leaf-list whose value is its default, whoever set it (RFC 6243
+ * 3.4), which needs LR_YANG_NCWD in the context (EINVAL without it).
+ * Errors as lr_yang_select_json(). */
+int lr_yang_read_json(struct ly_ctx *, const char *text, const char *fields,
+                      enum lr_yang_content content, uint16_t depth,
+                      enum lr_yang_wd wd, bool datastore, char **out,
+                      char *err, size_t errlen);
+
 /* The API resource {"ietf-restconf:restconf":{"data":{},"operations":{},
  * "yang-library-version":REV}} (RFC 8040 3.3, B.1.1), with the
  * context's ietf-yang-library revision.  The caller frees '*out'. */

@@ -247,7 +247,8 @@ cp "$tmp/body" "$tmp/yl"
 jq -r '."ietf-yang-library:yang-library"."module-set"[0].module[].name' "$tmp/yl" \
     | sort > "$tmp/yl-mods"
 printf '%s\n' ietf-datastores ietf-network ietf-network-topology \
-    ietf-restconf-monitoring ietf-yang-library lightrail-compute lightrail-job lightrail-model \
+    ietf-netconf ietf-netconf-with-defaults ietf-restconf-monitoring \
+    ietf-yang-library lightrail-compute lightrail-job lightrail-model \
     lightrail-state lightrail-topology | sort > "$tmp/yl-want"
 cmp -s "$tmp/yl-mods" "$tmp/yl-want" \
     && ok "yang-library: the API's modules, those that augment or deviate them, and what they import" \
@@ -537,6 +538,55 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("the query pa
     && ok "POST with fields: told to send it without" \
     || notok "POST with fields: $(cat "$tmp/bad-body")"
 
+# RFC 8040 4.8.9 with-defaults (RFC 6243 3): j1's intent left priority
+# (0), microbatch (1), gpus/min (1) and algorithm (cdynp) at their
+# defaults and set batch to its default (32): report-all and explicit
+# send them (lightraild's basic mode is report-all), trim drops every
+# leaf at its default whoever set it, report-all-tagged tags each; first
+# of the cuts (fields then select from what is left), on a page and on
+# the datastore too, with a tag of what is sent.
+api GET "$J1"; jq -cS . "$tmp/body" > "$tmp/wd-plain"
+tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/wd-etag0"
+ck "$J1?with-defaults=report-all" ". == $(cat "$tmp/wd-plain")" "as without it: every leaf (basic mode report-all)"
+ck "$J1?with-defaults=explicit" ". == $(cat "$tmp/wd-plain")" "as without it: lightraild set every leaf it holds"
+ck "$J1?with-defaults=trim" '."lightrail-job:job"[0] | (has("priority") or has("batch") or has("microbatch") or has("algorithm") | not) and .gpus == {"max": 64} and .model == "gpt-1.9b" and .state.phase == "active"' \
+    "no leaf at its default (priority, batch, microbatch, algorithm, gpus/min)"
+tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/wd-etag"
+WDT='{"ietf-netconf-with-defaults:default": true}'
+ck "$J1?with-defaults=report-all-tagged" "(.\"lightrail-job:job\"[0] | .priority == 0 and .\"@priority\" == $WDT and .\"@batch\" == $WDT and .\"@microbatch\" == $WDT and .\"@algorithm\" == $WDT and .gpus.\"@min\" == $WDT and (.gpus | has(\"@max\") | not) and (has(\"@model\") | not) and (has(\"@name\") | not))" \
+    "each leaf at its default tagged, the others not"
+ck "$J1?with-defaults=trim&fields=priority;model" '. == {"lightrail-job:job": [{"name": "j1", "model": "gpt-1.9b"}]}' \
+    "trim first: fields then find no priority"
+ck "$J1?with-defaults=trim&content=config&depth=2" '."lightrail-job:job"[0] | keys == ["gpus", "model", "name"] and .gpus == {}' \
+    "trim, then content, then depth"
+api POST $JOBS "$tmp/q.json"
+ck "$JOBS/job?limit=1&with-defaults=trim" '."lightrail-job:job" | length == 1 and (.[0] | .name == "j1" and (has("priority") | not) and ."@"."lightrail-job:remaining" == 1)' \
+    "the page first (j1, one remaining), then trimmed"
+api DELETE "$JOBS/job=q1"
+ck "$DS?with-defaults=trim" '."lightrail-job:jobs".job | length > 0 and all(has("priority") | not)' "the datastore's jobs trimmed"
+ck "$DS?with-defaults=report-all-tagged" '."lightrail-job:jobs".job | length > 0 and all(."@priority" == {"ietf-netconf-with-defaults:default": true})' \
+    "the datastore's jobs tagged"
+grep -q -x '"[0-9a-f]\{32\}"' "$tmp/wd-etag" && ! cmp -s "$tmp/wd-etag" "$tmp/wd-etag0" \
+    && ok "GET $J1?with-defaults=trim: a tag of its own" \
+    || notok "GET $J1?with-defaults=trim: tag $(cat "$tmp/wd-etag"), whole $(cat "$tmp/wd-etag0")"
+API_HEADER="If-None-Match: $(cat "$tmp/wd-etag")" api GET "$J1?with-defaults=trim"
+[ "$STATUS" = 304 ] && ok "GET $J1?with-defaults=trim with If-None-Match of its tag: 304" \
+    || notok "GET $J1?with-defaults=trim, If-None-Match: $STATUS"
+for v in bogus "" report_all; do
+    bad 400 invalid-value "GET $J1?with-defaults=$v" GET "$J1?with-defaults=$v"
+    jq -e --arg v "$v" '."ietf-restconf:errors".error[0]."error-message" == "the query'"'"'s with-defaults '"'"'\($v)'"'"' is not one: send '"'"'report-all'"'"', '"'"'trim'"'"', '"'"'explicit'"'"' or '"'"'report-all-tagged'"'"' (RFC 8040 4.8.9)"' \
+        "$tmp/bad-body" > /dev/null \
+        && ok "with-defaults=$v: the four values named" \
+        || notok "with-defaults=$v: $(cat "$tmp/bad-body")"
+done
+bad 400 invalid-value "PUT $NW?with-defaults=trim" PUT "$NW?with-defaults=trim" "$tmp/q-nw"
+bad 400 invalid-value "DELETE $J1?with-defaults=trim" DELETE "$J1?with-defaults=trim"
+bad 400 invalid-value "POST $JOBS?with-defaults=trim" POST "$JOBS?with-defaults=trim" "$tmp/q.json"
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("the query parameter '"'with-defaults'"' applies to GET and HEAD only: send the POST without it")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "POST with with-defaults: told to send it without" \
+    || notok "POST with with-defaults: $(cat "$tmp/bad-body")"
+
 # RFC 8527 (NMDA): the datastores under /restconf/ds.  operational holds
 # all that /restconf/data does, running its configuration (no
 # config false node: the jobs without their state, no state, no
@@ -663,6 +713,9 @@ ck "$RUN/lightrail-job:jobs/job=j1" '."lightrail-job:job"[0] | .name == "j1" and
 ck "$RUN/lightrail-job:jobs?content=nonconfig" '. == {"lightrail-job:jobs": {}}' "no state in running: the container"
 ck "$RUN/lightrail-job:jobs/job=j1?depth=1" '. == {"lightrail-job:job": [{"name": "j1"}]}' "the entry and its key"
 ck "$OPER/lightrail-job:jobs/job=j1?content=nonconfig" '."lightrail-job:job"[0] | keys == ["name", "state"]' "its key and state"
+ck "$RUN/lightrail-job:jobs/job=j1?with-defaults=report-all-tagged" '."lightrail-job:job"[0] | ."@priority" == {"ietf-netconf-with-defaults:default": true} and (has("state") | not)' \
+    "the intent's defaults tagged, no state"
+ck "$RUN/lightrail-job:jobs/job=j1?with-defaults=trim&content=nonconfig" '. == {"lightrail-job:job": [{"name": "j1"}]}' "the entry and its key"
 api GET "$JOBS/job?limit=1&content=config"; jq -cS . "$tmp/body" > "$tmp/nmda-m"
 ck "$RUN/lightrail-job:jobs/job?limit=1" ". == $(cat "$tmp/nmda-m")" "the page, then its configuration"
 # where and sort-by on running test the intent only: state is not there
@@ -685,7 +738,7 @@ API_HEADER="If-None-Match: $(cat "$tmp/nmda-tag")" api GET "$RUN/ietf-network:ne
     || notok "GET $RUN/ietf-network:networks, If-None-Match: $STATUS"
 bad 404 invalid-value "GET $OPER/lightrail-job:jobs/job=nobody" GET "$OPER/lightrail-job:jobs/job=nobody"
 bad 400 invalid-value "GET $RUN/ietf-network:networks?limit=1" GET "$RUN/ietf-network:networks?limit=1"
-jq -e '."ietf-restconf:errors".error[0] | (."error-message" | contains("an unknown query parameter '"'limit'"': this resource takes only content depth fields with-origin")) and ."error-type" == "protocol"' \
+jq -e '."ietf-restconf:errors".error[0] | (."error-message" | contains("an unknown query parameter '"'limit'"': this resource takes only content depth fields with-defaults with-origin")) and ."error-type" == "protocol"' \
     "$tmp/bad-body" > /dev/null \
     && ok "limit on the topology under running: unknown there, with-origin listed, the server's type" \
     || notok "limit under running: $(cat "$tmp/bad-body")"
@@ -747,10 +800,11 @@ done < "$tmp/nmda-names"
 
 # RFC 8040 9: ietf-restconf-monitoring's restconf-state, state (config
 # false) served as any data resource: its capabilities exactly (9.1.1:
-# the defaults basic mode, then depth and fields; no with-origin,
+# the defaults basic mode, then depth, fields and with-defaults; no
+# with-origin,
 # filter or replay), streams empty (lightraild serves no event stream).
 RCS=$DS/ietf-restconf-monitoring:restconf-state
-CAPS='["urn:ietf:params:restconf:capability:defaults:1.0?basic-mode=report-all", "urn:ietf:params:restconf:capability:depth:1.0", "urn:ietf:params:restconf:capability:fields:1.0"]'
+CAPS='["urn:ietf:params:restconf:capability:defaults:1.0?basic-mode=report-all", "urn:ietf:params:restconf:capability:depth:1.0", "urn:ietf:params:restconf:capability:fields:1.0", "urn:ietf:params:restconf:capability:with-defaults:1.0"]'
 root_get $RCS application/yang-data+json
 jq -e ". == {\"ietf-restconf-monitoring:restconf-state\": {\"capabilities\": {\"capability\": $CAPS}, \"streams\": {}}}" \
     "$tmp/body" > /dev/null \

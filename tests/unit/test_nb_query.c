@@ -362,6 +362,50 @@ test_read_fields(void)
     CU_ASSERT_EQUAL(rd.depth, 0);
 }
 
+/* RFC 8040 4.8.9: with-defaults' four values, with the others; any
+ * other (a case or spelling off, none) told the four. */
+static void
+test_read_with_defaults(void)
+{
+    static const struct {
+        const char *query;
+        enum nb_with_defaults wd;
+    } good[] = {
+        { "", NB_WD_NONE },
+        { "with-defaults=report-all", NB_WD_REPORT_ALL },
+        { "with-defaults=trim", NB_WD_TRIM },
+        { "with-defaults=explicit", NB_WD_EXPLICIT },
+        { "depth=2&with-defaults=report-all-tagged&content=config",
+          NB_WD_REPORT_ALL_TAGGED },
+    };
+    static const char *const bad[] = {
+        "with-defaults=Trim", "with-defaults=report_all", "with-defaults=",
+        "with-defaults", "content=config&with-defaults=all",
+    };
+    struct nb_read rd;
+    char err[256] = "";
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        CU_ASSERT_EQUAL(nb_read_parse(good[i].query, &rd, err, sizeof err),
+                        0);
+        CU_ASSERT_EQUAL(rd.with_defaults, good[i].wd);
+        CU_ASSERT_EQUAL(nb_read_cuts(&rd), i > 0);
+    }
+    CU_ASSERT_EQUAL(rd.content, NB_CONTENT_CONFIG);
+    CU_ASSERT_EQUAL(rd.depth, 2);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CU_ASSERT_EQUAL(nb_read_parse(bad[i], &rd, err, sizeof err), EINVAL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not one: send 'report-all', "
+                                      "'trim', 'explicit' or "
+                                      "'report-all-tagged' (RFC 8040 "
+                                      "4.8.9)"));
+    }
+    CU_ASSERT_EQUAL(nb_read_parse("with-defaults=Trim", &rd, err,
+                                  sizeof err), EINVAL);
+    CU_ASSERT_STRING_EQUAL(err, "the query's with-defaults 'Trim' is not "
+                           "one: send 'report-all', 'trim', 'explicit' or "
+                           "'report-all-tagged' (RFC 8040 4.8.9)");
+}
+
 static CU_TestInfo tests[] = {
     { "a parameter's raw value", test_value },
     { "good limit, offset and direction", test_parse_good },
@@ -371,6 +415,8 @@ static CU_TestInfo tests[] = {
     { "pages from a cursor, their next and previous", test_cursor_pages },
     { "content and depth read, bad ones told", test_read },
     { "fields read, an empty one told", test_read_fields },
+    { "with-defaults read, a bad one told the four",
+      test_read_with_defaults },
     CU_TEST_INFO_NULL,
 };
 

@@ -3026,6 +3026,97 @@ test_restconf_state(void)
     free(out);
 }
 
+/* 'json' without its spaces and newlines (the texts of
+ * test_with_defaults() hold none in their strings); the caller frees
+ * it. */
+static char *
+wd_squeeze(const char *json)
+{
+    char *out = malloc(strlen(json) + 1), *o = out;
+    for (const char *p = json; out && *p; p++)
+        if (*p != ' ' && *p != '\n')
+            *o++ = *p;
+    if (out)
+        *o = '\0';
+    return out;
+}
+
+/* RFC 8040 4.8.9 / RFC 6243 3 on a job's text: the leaves at their
+ * defaults (batch 32 and priority 0 set, algorithm absent) kept, added,
+ * dropped or tagged; with-defaults before fields; a container the text
+ * holds empty gets its defaults. */
+static void
+test_with_defaults(void)
+{
+    static const char job[] =
+        "{\"lightrail-job:job\":[{\"name\":\"j\",\"model\":\"gpt-1.9b\","
+        "\"batch\":32,\"microbatch\":2,\"gpus\":{\"min\":1,\"max\":8},"
+        "\"priority\":0,\"state\":{\"phase\":\"active\"}}]}";
+    static const struct {
+        enum lr_yang_wd wd;
+        const char *fields;
+        enum lr_yang_content content;
+        const char *want;
+    } cases[] = {
+        { LR_YANG_WD_EXPLICIT, NULL, LR_YANG_CONTENT_ALL,
+          "{\"lightrail-job:job\":[{\"name\":\"j\",\"model\":\"gpt-1.9b\","
+          "\"batch\":32,\"microbatch\":2,\"gpus\":{\"min\":1,\"max\":8},"
+          "\"priority\":0,\"state\":{\"phase\":\"active\"}}]}" },
+        { LR_YANG_WD_REPORT_ALL, NULL, LR_YANG_CONTENT_ALL,
+          "{\"lightrail-job:job\":[{\"name\":\"j\",\"model\":\"gpt-1.9b\","
+          "\"batch\":32,\"microbatch\":2,\"gpus\":{\"min\":1,\"max\":8},"
+          "\"algorithm\":\"cdynp\",\"priority\":0,"
+          "\"state\":{\"phase\":\"active\"}}]}" },
+        { LR_YANG_WD_TRIM, NULL, LR_YANG_CONTENT_ALL,
+          "{\"lightrail-job:job\":[{\"name\":\"j\",\"model\":\"gpt-1.9b\","
+          "\"microbatch\":2,\"gpus\":{\"max\":8},"
+          "\"state\":{\"phase\":\"active\"}}]}" },
+        { LR_YANG_WD_REPORT_ALL_TAGGED, "priority;gpus;model",
+          LR_YANG_CONTENT_ALL,
+          "{\"lightrail-job:job\":[{\"name\":\"j\",\"model\":\"gpt-1.9b\","
+          "\"gpus\":{\"min\":1,\"@min\":{\"ietf-netconf-with-defaults:"
+          "default\":true},\"max\":8},\"priority\":0,\"@priority\":"
+          "{\"ietf-netconf-with-defaults:default\":true}}]}" },
+        /* Trim first: fields then find no priority. */
+        { LR_YANG_WD_TRIM, "priority;model", LR_YANG_CONTENT_ALL,
+          "{\"lightrail-job:job\":[{\"name\":\"j\",\"model\":\"gpt-1.9b\"}]}" },
+        /* No state default added with content config. */
+        { LR_YANG_WD_REPORT_ALL, "state;algorithm", LR_YANG_CONTENT_CONFIG,
+          "{\"lightrail-job:job\":[{\"name\":\"j\",\"algorithm\":\"cdynp\"}]}" },
+    };
+    char *out = NULL, *flat = NULL, err[512];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int rc = lr_yang_read_json(ctx, job, cases[i].fields,
+                                   cases[i].content, 0, cases[i].wd, false,
+                                   &out, err, sizeof err);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc)
+            fprintf(stderr, "case %zu: %s\n", i, err);
+        flat = out ? wd_squeeze(out) : NULL;
+        CU_ASSERT_PTR_NOT_NULL(flat);
+        if (flat && strcmp(flat, cases[i].want))
+            fprintf(stderr, "case %zu: %s\n", i, flat);
+        if (flat)
+            CU_ASSERT_STRING_EQUAL(flat, cases[i].want);
+        free(flat);
+        free(out);
+        out = NULL;
+    }
+    /* gpus held empty: its defaults added, tagged. */
+    CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(
+        ctx, "{\"lightrail-job:job\":[{\"name\":\"j\",\"model\":\"m\","
+        "\"gpus\":{}}]}", "gpus", LR_YANG_CONTENT_ALL, 0,
+        LR_YANG_WD_REPORT_ALL_TAGGED, false, &out, err, sizeof err), 0);
+    flat = wd_squeeze(out);
+    CU_ASSERT_STRING_EQUAL(flat, "{\"lightrail-job:job\":[{\"name\":\"j\","
+                           "\"gpus\":{\"min\":1,\"@min\":{\"ietf-netconf-"
+                           "with-defaults:default\":true},\"max\":65535,"
+                           "\"@max\":{\"ietf-netconf-with-defaults:default\":"
+                           "true}}}]}");
+    free(flat);
+    free(out);
+}
+
 static CU_TestInfo tests[] = {
     { "custom transformer in an intent", test_custom_model },
     { "embedded modules", test_embedded_modules },
@@ -3051,6 +3142,7 @@ static CU_TestInfo tests[] = {
     { "the YANG library of an API", test_yang_library },
     { "RESTCONF's API resource", test_restconf_api },
     { "RESTCONF's restconf-state", test_restconf_state },
+    { "with-defaults' four modes", test_with_defaults },
     { "the datastore resource, all documents in one", test_datastore },
     { "content and depth cut a resource", test_filter },
     { "fields select a resource's nodes", test_select },
