@@ -125,8 +125,8 @@ tagged_reply(const struct nb_request *req, struct nb_response *resp,
     memcpy(resp->etag, etag, sizeof etag);
 }
 
-/* RFC 8040 4.8.1 content=, 4.8.2 depth= and 4.8.3 fields= of a GET of
- * a data resource into '*rd': 0, or a 400 invalid-value in 'resp' that
+/* RFC 8040 4.8.1 content=, 4.8.2 depth=, 4.8.3 fields= and 4.8.9
+ * with-defaults= of a GET of a data resource into '*rd': 0, or a 400 invalid-value in 'resp' that
  * names the parameter and the values it takes.  Judged before anything
  * is read or any precondition; the paths of fields against the
  * resource's schema, when it is cut (read_cut()). */
@@ -1739,9 +1739,9 @@ static const char *const nb_capabilities[] = {
 };
 
 /* GET .../ietf-restconf-monitoring:restconf-state and its capabilities
- * (RFC 8040 9): content, depth and fields cut it as any data resource,
- * and its tag is the digest of what is sent (tagged_reply()), no date;
- * streams is empty (lr_yang_restconf_state_to_json()). */
+ * (RFC 8040 9): content, depth, fields and with-defaults cut it as any
+ * data resource, and its tag is the digest of what is sent
+ * (tagged_reply()), no date; streams is empty (lr_yang_restconf_state_to_json()). */
 static void
 h_restconf_state(void *arg, const struct nb_request *req,
                  struct nb_response *resp)
@@ -1994,9 +1994,9 @@ cleanup:
  * job's (tagged_reply()); there is no Last-Modified, as the state's
  * counters change with no time kept, so the dates of the preconditions
  * are ignored (RFC 9110 13.1.3, 13.1.4: a resource without one).
- * content, depth and fields cut the whole (its members are
- * descendants, level 2; fields name them by their module), and the tag
- * is of what is sent; any other query is a 400 before the handler. */
+ * content, depth, fields and with-defaults cut the whole (its members
+ * are descendants, level 2; fields name them by their module), and the
+ * tag is of what is sent; any other query is a 400 before the handler. */
 static void
 h_datastore(void *arg, const struct nb_request *req,
             struct nb_response *resp)
@@ -2135,8 +2135,9 @@ ds_running_query_refused(struct nb_app *app, const struct nb_request *req,
  * 'running' the same with only its configuration, the cut of content
  * config (RFC 8342 5.1.3: running holds config true nodes only; a
  * resource that is state, config false, is not in it: 404).  Both take
- * content, depth and fields as /restconf/data does, running's cutting
- * within its configuration (nonconfig leaves the target and its keys).
+ * content, depth, fields and with-defaults as /restconf/data does,
+ * running's cutting within its configuration (nonconfig leaves the
+ * target and its keys).
  * The tag is the digest of what is sent (tagged_reply()), no date, as
  * the datastore resource's.  with-origin (RFC 8527 3.2.2, optional) is
  * refused: lightraild keeps no origin of its nodes.  Writes are 405
