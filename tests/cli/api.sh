@@ -572,6 +572,29 @@ grep -q -x '"[0-9a-f]\{32\}"' "$tmp/wd-etag" && ! cmp -s "$tmp/wd-etag" "$tmp/wd
 API_HEADER="If-None-Match: $(cat "$tmp/wd-etag")" api GET "$J1?with-defaults=trim"
 [ "$STATUS" = 304 ] && ok "GET $J1?with-defaults=trim with If-None-Match of its tag: 304" \
     || notok "GET $J1?with-defaults=trim, If-None-Match: $STATUS"
+# Every data resource takes each mode (200), its text still parses as
+# JSON, and trim never sends priority; report-all and explicit send what
+# the GET without them does (the basic mode is report-all: no default
+# is missing from an answer).
+for p in "$NW" "$DS/lightrail-compute:compute" "$JOBS" "$JOBS/job" "$J1" \
+         "$DS/lightrail-state:state" "$YL" \
+         "$DS/ietf-restconf-monitoring:restconf-state" \
+         "$DS/ietf-restconf-monitoring:restconf-state/capabilities" "$DS" \
+         /restconf/ds/ietf-datastores:operational \
+         /restconf/ds/ietf-datastores:running; do
+    api GET "$p"; jq -cS . "$tmp/body" > "$tmp/wd-p"
+    for m in report-all trim explicit report-all-tagged; do
+        api GET "$p?with-defaults=$m"
+        if [ "$STATUS" = 200 ] && jq -e . "$tmp/body" > /dev/null \
+           && { [ $m != trim ] || ! grep -q '"priority"' "$tmp/body"; } \
+           && { [ $m = trim ] || [ $m = report-all-tagged ] \
+                || [ "$(jq -cS . "$tmp/body")" = "$(cat "$tmp/wd-p")" ]; }; then
+            ok "GET $p?with-defaults=$m: 200"
+        else
+            notok "GET $p?with-defaults=$m: $STATUS $(head -c 300 "$tmp/body")"
+        fi
+    done
+done
 for v in bogus "" report_all; do
     bad 400 invalid-value "GET $J1?with-defaults=$v" GET "$J1?with-defaults=$v"
     jq -e --arg v "$v" '."ietf-restconf:errors".error[0]."error-message" == "the query'"'"'s with-defaults '"'"'\($v)'"'"' is not one: send '"'"'report-all'"'"', '"'"'trim'"'"', '"'"'explicit'"'"' or '"'"'report-all-tagged'"'"' (RFC 8040 4.8.9)"' \
