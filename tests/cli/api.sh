@@ -459,7 +459,7 @@ ds_cut() {
     ck "$1?$2" ". == $(cat "$tmp/ds-want")" "the whole's cut ($3)"
 }
 NWID='{"ietf-network:networks": {network: [."ietf-network:networks".network[] | {"network-id"}]}}'
-CFG='del(."lightrail-state:state", ."ietf-yang-library:yang-library") | ."lightrail-job:jobs".job |= map(del(.state))'
+CFG='del(."lightrail-state:state", ."ietf-yang-library:yang-library", ."ietf-restconf-monitoring:restconf-state") | ."lightrail-job:jobs".job |= map(del(.state))'
 ds_cut $DS 'fields=ietf-network:networks/network/network-id' "$NWID"
 ds_cut $DS 'fields=lightrail-job:jobs/job(name;model)' \
     '{"lightrail-job:jobs": {job: [."lightrail-job:jobs".job[] | {name, model}]}}'
@@ -468,7 +468,7 @@ ds_cut $DS 'fields=ietf-yang-library:yang-library/module-set(name)' \
     '{"ietf-yang-library:yang-library": {"module-set": [."ietf-yang-library:yang-library"."module-set"[] | {name}]}}'
 ds_cut $DS 'content=config' "$CFG"
 ds_cut $DS 'content=nonconfig' \
-    '{"ietf-yang-library:yang-library", "lightrail-state:state", "lightrail-job:jobs": {job: [."lightrail-job:jobs".job[] | {name, state}]}}'
+    '{"ietf-restconf-monitoring:restconf-state", "ietf-yang-library:yang-library", "lightrail-state:state", "lightrail-job:jobs": {job: [."lightrail-job:jobs".job[] | {name, state}]}}'
 ds_cut $DS 'depth=1' '{}'
 ds_cut $DS 'fields=lightrail-job:jobs;lightrail-state:state&depth=1' \
     '{"lightrail-job:jobs": {}, "lightrail-state:state": {}}'
