@@ -715,8 +715,15 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
         nb_error(resp, 500, "resource-denied", NULL, "out of memory");
         return;
     }
+    /* Under running (req->config_only), a query that names state is
+     * refused with where to send it instead: operational holds it. */
+    char advice[512] = "";
+    if (req->config_only)
+        snprintf(advice, sizeof advice, "send it to " DS DS_OPERATIONAL
+                 "/%s", req->path + strlen(DATA));
     if ((pg.where || pg.sort_by)
-        && jobs_select(app, &pg, false, NULL, &jobs, &n, resp))
+        && jobs_select(app, &pg, req->config_only,
+                       req->config_only ? advice : NULL, &jobs, &n, resp))
         goto cleanup;
     if (pg.cursor[0]) {
         /* The job the cursor names, where the where and sort-by put it:
@@ -2017,12 +2024,15 @@ h_datastore(void *arg, const struct nb_request *req,
  * a GET of it, into '*out' (the caller's to free): asked without the
  * read parameters (the caller cuts) or a precondition (the caller
  * judges them on what it sends), with the other parameters of the
- * query, which that row must take.  0, or the answer in 'resp': 404
- * for a path no row serves, 400 for a parameter the row does not take,
- * or the row's own refusal (a job not there, a bad page). */
+ * query, which that row must take; with 'config_only' (running) the
+ * row selects as running's (nb_request's config_only: the jobs' where
+ * and sort-by judged on their configuration, a query naming state
+ * refused before any job is evaluated).  0, or the answer in 'resp':
+ * 404 for a path no row serves, 400 for a parameter the row does not
+ * take, or the row's own refusal (a job not there, a bad page). */
 static int
 ds_resource_text(struct nb_app *app, const struct nb_request *req,
-                 const char *sub, const char *raw_sub,
+                 const char *sub, const char *raw_sub, bool config_only,
                  struct nb_response *resp, char **out)
 {
     const struct nb_route *row = NULL;
@@ -2086,7 +2096,8 @@ ds_resource_text(struct nb_app *app, const struct nb_request *req,
     struct nb_request get = { .method = NB_GET, .path = path,
                               .raw_path = raw, .body = "",
                               .query = query && *query ? query : NULL,
-                              .principal = req->principal };
+                              .principal = req->principal,
+                              .config_only = config_only };
     struct nb_response part = { .status = 0 };
     row->handler(app, &get, &part);
     if (part.status != 200) {
@@ -2101,33 +2112,6 @@ cleanup:
     free(raw);
     free(query);
     return rc;
-}
-
-/* false, or true with a 400 in 'resp' when the query of a resource
- * under running, which its row took (so a where and sort-by are the
- * jobs' and well-formed), tests or orders by a config false node: RFC
- * 8342 5.1.3's running holds none, so a where on state would select
- * from what it does not have (the yang layer judges, on no job).  'sub'
- * is the resource's path under the datastore, for the advice. */
-static bool
-ds_running_query_refused(struct nb_app *app, const struct nb_request *req,
-                         const char *sub, struct nb_response *resp)
-{
-    struct nb_page pg = { .where = NULL };
-    bool has_w = nb_query_value(req->query, "where", &pg.where,
-                                &pg.where_len);
-    bool has_s = nb_query_value(req->query, "sort-by", &pg.sort_by,
-                                &pg.sort_by_len);
-    if (!has_w && !has_s)
-        return false;
-    char advice[512];
-    snprintf(advice, sizeof advice, "send it to " DS DS_OPERATIONAL "/%s",
-             sub);
-    const struct lr_job **none = NULL;
-    int n = 0;
-    bool refused = jobs_select(app, &pg, true, advice, &none, &n, resp);
-    free(none);
-    return refused;
 }
 
 /* GET /restconf/ds/<datastore>[/<path>] (RFC 8527 3.1): 'operational'
@@ -2207,12 +2191,8 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
                      node, sub);
             return;
         }
-        if (ds_resource_text(app, req, sub, raw, resp, &out))
+        if (ds_resource_text(app, req, sub, raw, running, resp, &out))
             return;
-        if (running && ds_running_query_refused(app, req, sub, resp)) {
-            free(out);
-            return;
-        }
     }
     if (running) {
         /* Configuration only, with-defaults' defaults added to it (not

@@ -61,6 +61,11 @@ struct nb_request {
      * comes joined with ", " (RFC 9110 5.3). */
     const char *if_match, *if_none_match;
     const char *if_modified_since, *if_unmodified_since;
+    /* Set by a handler that calls another's row for a datastore holding
+     * configuration only (RFC 8342 5.1.3's running, under /restconf/ds):
+     * what the called handler selects by (the jobs' where and sort-by)
+     * is judged on the configuration alone.  The server sets false. */
+    bool config_only;
 };
 
 /* An entity-tag as sent in ETag: '"', 32 hex digits, '"' (nb_cond.h). */

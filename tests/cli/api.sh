@@ -744,7 +744,8 @@ ck "$RUN/lightrail-job:jobs/job?limit=1" ". == $(cat "$tmp/nmda-m")" "the page, 
 # where and sort-by on running test the intent only: state is not there
 # (RFC 8342 5.1.3), so one naming it is 400 saying where it is.
 for q in "where=state/phase='active'&sort-by=state/created" \
-         "sort-by=state/created" "where=count(state/lightpath)>0"; do
+         "sort-by=state/created" "where=count(state/lightpath)>0" \
+         "where=*/phase='active'"; do
     bad 400 invalid-value "GET $RUN/lightrail-job:jobs/job?$q" GET "$RUN/lightrail-job:jobs/job?$q"
     jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("is state (config false): the running datastore holds configuration only: send it to /restconf/ds/ietf-datastores:operational/lightrail-job:jobs/job")' \
         "$tmp/bad-body" > /dev/null \
@@ -753,6 +754,13 @@ for q in "where=state/phase='active'&sort-by=state/created" \
 done
 api GET "$JOBS/job?where=priority>=0&sort-by=model&content=config"; jq -cS . "$tmp/body" > "$tmp/nmda-m"
 ck "$RUN/lightrail-job:jobs/job?where=priority>=0&sort-by=model" ". == $(cat "$tmp/nmda-m")" "where and sort-by on the intent"
+# A where that names no state is judged on the job as running holds it:
+# j1 is active, a word of its state only, and '*' finds no state there
+# (running selected j1 by its state, and refused count(*), before).
+ck "$OPER/lightrail-job:jobs/job?where=contains(string(.),'active')" '."lightrail-job:job" | map(.name) == ["j1"]' "j1, active in its state"
+ck "$RUN/lightrail-job:jobs/job?where=contains(string(.),'active')" '(."lightrail-job:job" // []) == []' "none: no state in running"
+ck "$RUN/lightrail-job:jobs/job?where=count(*)>0" '."lightrail-job:job" | map(.name) == ["j1"]' "j1, by its intent's nodes"
+ck "$RUN/lightrail-job:jobs/job?where=count(*%5Blocal-name()='state'%5D)=0" '."lightrail-job:job" | map(.name) == ["j1"]' "j1: '*' finds no state there"
 api GET "$RUN/ietf-network:networks"
 tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/nmda-tag"
 rm -f "$tmp/body"
