@@ -44,14 +44,11 @@
     "5.3): " DS_WRITE_TO
 #define DS_WRITES "lightraild serves the datastores under /restconf/ds " \
     "for reading: " DS_WRITE_TO
-/* The datastores there are, for the 404 of one that is not and the
- * 405 of the row that matches it (the server answers OPTIONS and
- * judges the method before any handler, so a write there is 405). */
+/* The datastores there are, for the 404 of one that is not
+ * (ds_exists(), whatever the method or query). */
 #define DS_SERVED "lightraild serves " DS DS_OPERATIONAL " (all it holds) " \
     "and " DS DS_RUNNING " (its configuration); it has no candidate, " \
     "startup or intended"
-#define DS_UNKNOWN "no datastore of this name exists here (a name sent " \
-    "percent-encoded names none): " DS_SERVED
 
 static void
 json_reply(struct nb_response *resp, int status, char *body)
@@ -1771,47 +1768,52 @@ h_restconf_state(void *arg, const struct nb_request *req,
 /* Defined after the table they read (h_datastore through
  * h_yang_library, h_ds). */
 static nb_handler h_operations, h_yang_library, h_datastore, h_ds;
+static nb_exists ds_exists;
 
 static struct nb_route routes[] = {
     { NB_GET | NB_POST, JOBS, NULL, false,
-      NB_PAGE_PARAMS " " NB_READ_PARAMS, true, NULL },
+      NB_PAGE_PARAMS " " NB_READ_PARAMS, true, NULL, NULL },
     { NB_GET, JOB_LIST, h_job_list, false, NB_PAGE_PARAMS " " NB_READ_PARAMS,
-      true, NULL },
-    { NB_GET | NB_DELETE, JOB, h_job, false, NB_READ_PARAMS, true, NULL },
-    { NB_GET | NB_PUT, "/restconf/data/ietf-network:networks", h_topology,
-      false, NB_READ_PARAMS, true, NULL },
-    { NB_GET | NB_PUT, "/restconf/data/lightrail-compute:compute", h_compute,
-      false, NB_READ_PARAMS, true, NULL },
-    { NB_GET, "/restconf/data/lightrail-state:state", h_state, false,
-      NB_READ_PARAMS, false, NULL },
-    { NB_POST, "/restconf/operations/lightrail-job:reconcile", h_reconcile,
-      false, "dry-run", false, NULL },
-    { NB_POST, "/restconf/operations/lightrail-state:reload-ppo-policy",
-      h_reload, false, NULL, false, NULL },
-    { NB_GET, "/metrics", h_metrics, true, NULL, false, NULL },
-    { NB_GET, "/.well-known/host-meta", h_host_meta, true, NULL, false, NULL },
-    { NB_GET, "/restconf", h_api, false, NULL, false, NULL },
-    { NB_GET, "/restconf/yang-library-version", h_api_version, false, NULL,
-      false, NULL },
-    { NB_GET, "/restconf/operations", h_operations, false, NULL, false, NULL },
-    { NB_GET, DATA "ietf-yang-library:yang-library", h_yang_library, false,
-      NB_READ_PARAMS, false, NULL },
-    { NB_GET, RCMON, h_restconf_state, false, NB_READ_PARAMS, true,
-      RCMON_WRITES },
-    { NB_GET, RCMON "/capabilities", h_restconf_state, false,
-      NB_READ_PARAMS, true, RCMON_WRITES },
-    { NB_GET, "/restconf/data", h_datastore, false, NB_READ_PARAMS, true,
+      true, NULL, NULL },
+    { NB_GET | NB_DELETE, JOB, h_job, false, NB_READ_PARAMS, true, NULL,
       NULL },
+    { NB_GET | NB_PUT, "/restconf/data/ietf-network:networks", h_topology,
+      false, NB_READ_PARAMS, true, NULL, NULL },
+    { NB_GET | NB_PUT, "/restconf/data/lightrail-compute:compute", h_compute,
+      false, NB_READ_PARAMS, true, NULL, NULL },
+    { NB_GET, "/restconf/data/lightrail-state:state", h_state, false,
+      NB_READ_PARAMS, false, NULL, NULL },
+    { NB_POST, "/restconf/operations/lightrail-job:reconcile", h_reconcile,
+      false, "dry-run", false, NULL, NULL },
+    { NB_POST, "/restconf/operations/lightrail-state:reload-ppo-policy",
+      h_reload, false, NULL, false, NULL, NULL },
+    { NB_GET, "/metrics", h_metrics, true, NULL, false, NULL, NULL },
+    { NB_GET, "/.well-known/host-meta", h_host_meta, true, NULL, false,
+      NULL, NULL },
+    { NB_GET, "/restconf", h_api, false, NULL, false, NULL, NULL },
+    { NB_GET, "/restconf/yang-library-version", h_api_version, false, NULL,
+      false, NULL, NULL },
+    { NB_GET, "/restconf/operations", h_operations, false, NULL, false,
+      NULL, NULL },
+    { NB_GET, DATA "ietf-yang-library:yang-library", h_yang_library, false,
+      NB_READ_PARAMS, false, NULL, NULL },
+    { NB_GET, RCMON, h_restconf_state, false, NB_READ_PARAMS, true,
+      RCMON_WRITES, NULL },
+    { NB_GET, RCMON "/capabilities", h_restconf_state, false,
+      NB_READ_PARAMS, true, RCMON_WRITES, NULL },
+    { NB_GET, "/restconf/data", h_datastore, false, NB_READ_PARAMS, true,
+      NULL, NULL },
     { NB_GET, DS DS_OPERATIONAL, h_ds, false, DS_PARAMS, true,
-      DS_READ_ONLY },
+      DS_READ_ONLY, NULL },
     { NB_GET, DS DS_OPERATIONAL "/", h_ds, false, DS_SUB_PARAMS, true,
-      DS_READ_ONLY },
-    { NB_GET, DS DS_RUNNING, h_ds, false, DS_PARAMS, true, DS_WRITES },
+      DS_READ_ONLY, NULL },
+    { NB_GET, DS DS_RUNNING, h_ds, false, DS_PARAMS, true, DS_WRITES,
+      NULL },
     { NB_GET, DS DS_RUNNING "/", h_ds, false, DS_SUB_PARAMS, true,
-      DS_WRITES },
-    /* Any other datastore: h_ds's 404 names those served, as this
-     * row's 405 does. */
-    { NB_GET, DS, h_ds, false, DS_SUB_PARAMS, true, DS_UNKNOWN },
+      DS_WRITES, NULL },
+    /* Any other datastore, or one sent percent-encoded: ds_exists()'s
+     * 404 names those served, to any method and query. */
+    { NB_GET, DS, h_ds, false, DS_SUB_PARAMS, true, NULL, ds_exists },
 };
 
 #define N_ROUTES (sizeof routes / sizeof *routes)
@@ -2114,6 +2116,40 @@ cleanup:
     return rc;
 }
 
+/* Whether the path of 'req', under /restconf/ds, names a datastore
+ * lightraild serves (the catch-all row's nb_exists, asked by the server
+ * before OPTIONS, the method and the query are judged, and by h_ds):
+ * true, or false with a 404 in 'resp' naming those served.  The server
+ * matched the rows of the two datastores as written; one sent
+ * percent-encoded (ietf-datastores%3Arunning, or its separator
+ * ietf-datastores:running%2F...) matched only the catch-all, which
+ * matches anything: no datastore, as the server would say of
+ * /restconf/data's resources sent so.  The comparison runs through the
+ * separator: past it the raw path is where the decoded one is. */
+static bool
+ds_exists(void *arg, const struct nb_request *req, struct nb_response *resp)
+{
+    (void) arg;
+    const char *name = req->path + strlen(DS);
+    const char *rest = name + strcspn(name, "/");
+    size_t n = (size_t) (rest - name);
+    bool known = (n == strlen(DS_RUNNING) && !strncmp(name, DS_RUNNING, n))
+                 || (n == strlen(DS_OPERATIONAL)
+                     && !strncmp(name, DS_OPERATIONAL, n));
+    bool encoded = req->raw_path
+                   && strncmp(req->raw_path, req->path,
+                              (size_t) (rest - req->path) + (*rest != '\0'));
+    if (known && !encoded)
+        return true;
+    /* The first segment as sent: what the client should look at. */
+    const char *seg = encoded ? req->raw_path + strlen(DS) : name;
+    size_t sl = encoded ? strcspn(seg, "/") : n;
+    nb_error(resp, 404, "invalid-value", req->path, "no datastore '%.*s'%s "
+             "here: " DS_SERVED, (int) (sl < 80 ? sl : 80), seg, encoded
+             ? " sent percent-encoded (send it as written)" : "");
+    return false;
+}
+
 /* GET /restconf/ds/<datastore>[/<path>] (RFC 8527 3.1): 'operational'
  * is /restconf/data's text (the datastore, or the resource at 'path'),
  * 'running' the same with only its configuration, the cut of content
@@ -2139,25 +2175,8 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
                 && !strncmp(name, DS_OPERATIONAL, n);
     char *out = NULL, err[512];
     struct nb_read rd;
-    /* The server matched the rows of the two datastores as written; one
-     * sent percent-encoded (ietf-datastores%3Arunning, or its separator
-     * ietf-datastores:running%2F...) came here by the last row, which
-     * matches anything: no datastore, as the server would say of
-     * /restconf/data's resources sent so.  The comparison runs through
-     * the separator: past it the raw path is where the decoded one is. */
-    bool encoded = req->raw_path
-                   && strncmp(req->raw_path, req->path,
-                              (size_t) (rest - req->path) + (*rest != '\0'));
-    if (encoded || (!running && !oper)) {
-        /* The first segment as sent: what the client should look at. */
-        const char *seg = encoded ? req->raw_path + strlen(DS) : name;
-        size_t sl = encoded ? strcspn(seg, "/") : n;
-        nb_error(resp, 404, "invalid-value", req->path, "no datastore "
-                 "'%.*s'%s here: " DS_SERVED,
-                 (int) (sl < 80 ? sl : 80), seg, encoded ? " sent "
-                 "percent-encoded (send it as written)" : "");
+    if (!ds_exists(app, req, resp))
         return;
-    }
     if (nb_query_value(req->query, "with-origin", &v, &vl)) {
         nb_error(resp, 400, "invalid-value", NULL, "%s", oper
                  ? "with-origin (RFC 8527 3.2.2) is not implemented: "

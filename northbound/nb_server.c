@@ -21,6 +21,8 @@
  *      (before 404 and 405, so that a stranger learns nothing of the
  *      table; public rows try it too, to name the principal if they can)
  *   7. no row knows the path                 404 invalid-value
+ *      the first row that knows it says it names nothing (its
+ *      'exists')                             its answer, a 404
  *      OPTIONS                               204 with Allow
  *      no row takes the method               405 operation-not-supported
  *                                                with Allow
@@ -923,6 +925,10 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     if (!known) {
         nb_error_protocol(&resp, 404, "invalid-value", path,
                           "no resource at this path");
+        allow = 0;
+        goto send;
+    }
+    if (known->r.exists && !known->r.exists(srv->arg, &rq, &resp)) {
         allow = 0;
         goto send;
     }

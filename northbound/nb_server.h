@@ -87,6 +87,13 @@ struct nb_response {
 typedef void nb_handler(void *arg, const struct nb_request *,
                         struct nb_response *);
 
+/* Whether the path of 'req' (req->path decoded, req->raw_path as sent)
+ * names a resource of a prefix row that matches more than it serves:
+ * true, or false with the answer (a 404 saying what there is) in the
+ * response. */
+typedef bool nb_exists(void *arg, const struct nb_request *,
+                       struct nb_response *);
+
 struct nb_route {
     unsigned methods;         /* NB_GET | NB_POST ... */
     const char *path;         /* exact path, or a prefix ending in '=' or
@@ -108,6 +115,12 @@ struct nb_route {
      * e.g. where the writes it refuses go instead; the first row that
      * knows the path gives it.  Borrowed, as 'query'. */
     const char *not_allowed;
+    /* NULL: every path the row matches is a resource.  Otherwise asked
+     * when this row is the first that knows the path, after
+     * authentication and before OPTIONS, the method and the query are
+     * judged, so that a path naming nothing is 404 to every method
+     * (the NMDA datastores' catch-all: a datastore lightraild has not). */
+    nb_exists *exists;
 };
 
 struct nb_token {

@@ -808,15 +808,20 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("no datastore
     || notok "a datastore's separator percent-encoded: $(cat "$tmp/bad-body")"
 bad 404 invalid-value "GET /restconf/ds/ietf-datastores:startup/ietf-network:networks" \
     GET /restconf/ds/ietf-datastores:startup/ietf-network:networks
-# Other methods there: the server judges them before any handler (405),
-# whose text says the datastore does not exist, not that it is read-only.
-for m in PUT DELETE; do
-    bad 405 operation-not-supported "$m /restconf/ds/ietf-datastores:candidate" \
-        $m /restconf/ds/ietf-datastores:candidate "$tmp/q-nw"
-    jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("no datastore of this name exists here") and contains("it has no candidate") and (contains("for reading") | not)' \
+# Other methods, OPTIONS and a query there: the same 404, the server
+# asking the row whether the datastore exists before it judges them
+# (PUT and DELETE were 405, OPTIONS 204 with Allow, a query 400).
+for c in "PUT ietf-datastores:candidate" "DELETE ietf-datastores:candidate" \
+         "OPTIONS ietf-datastores:candidate" "OPTIONS ietf-datastores%3Arunning" \
+         "GET ietf-datastores:candidate?nope=1" \
+         "GET ietf-datastores:candidate/lightrail-job:jobs/job?limit=1&cursor=eA"; do
+    m=${c%% *} d=${c#* }
+    bad 404 invalid-value "$m /restconf/ds/$d" $m "/restconf/ds/$d" "$tmp/q-nw"
+    jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("lightraild serves /restconf/ds/ietf-datastores:operational (all it holds) and /restconf/ds/ietf-datastores:running") and contains("it has no candidate")' \
         "$tmp/bad-body" > /dev/null \
-        && ok "$m /restconf/ds/ietf-datastores:candidate: 405 says there is no such datastore" \
-        || notok "$m /restconf/ds/ietf-datastores:candidate: $(cat "$tmp/bad-body")"
+        && ! tr -d '\r' < "$tmp/bad-headers" | grep -q -i '^Allow:' \
+        && ok "$m /restconf/ds/$d: 404 naming the datastores served, no Allow" \
+        || notok "$m /restconf/ds/$d: $(cat "$tmp/bad-headers" "$tmp/bad-body")"
 done
 # The library (RFC 8527 2: read from operational) names the datastores
 # served, and no other.

@@ -174,15 +174,15 @@ main(int argc, char **argv)
 {
     static const struct nb_route routes[] = {
         { NB_GET, "/restconf/data/lightrail-job:jobs", h_jobs_get,
-          false, NULL, false, NULL },
+          false, NULL, false, NULL, NULL },
         { NB_POST, "/restconf/data/lightrail-job:jobs", h_jobs_post,
-          false, NULL, false, NULL },
+          false, NULL, false, NULL, NULL },
         { NB_GET | NB_DELETE, JOB_PREFIX, h_job,
-          false, NULL, false, NULL },
+          false, NULL, false, NULL, NULL },
         { NB_GET, "/restconf/data/ietf-network:networks", h_networks,
-          false, NULL, false, NULL },
+          false, NULL, false, NULL, NULL },
         { NB_GET, "/restconf/data/lightrail-state:state", h_state,
-          false, NULL, false, NULL },
+          false, NULL, false, NULL, NULL },
     };
     static const struct nb_token tokens[] = { { "tester", "test-token" } };
     struct nb_server_config cfg = {

@@ -188,21 +188,37 @@ h_defer_now(void *arg, const struct nb_request *rq, struct nb_response *resp)
     resp->status = 500;
 }
 
+/* The row "/test/ds/" serves the store 'a' alone: any other name is
+ * 404 from the row's nb_exists, whatever the method or query. */
+static bool
+test_ds_exists(void *arg, const struct nb_request *rq,
+               struct nb_response *resp)
+{
+    const char *name = rq->path + strlen("/test/ds/");
+    if (!strcmp(name, "a") || !strncmp(name, "a/", 2))
+        return true;
+    nb_error(resp, 404, "invalid-value", rq->path, "no store '%s': this "
+             "server has a", name);
+    return false;
+}
+
 static const struct nb_route routes[] = {
     { NB_GET | NB_POST, "/restconf/data/test:echo", h_echo, false,
-      "depth content", false, NULL },
+      "depth content", false, NULL, NULL },
     { NB_GET | NB_DELETE, "/restconf/data/test:jobs/job=", h_job, false, NULL,
-      false, "POST jobs to /restconf/data/test:jobs" },
+      false, "POST jobs to /restconf/data/test:jobs", NULL },
     { NB_GET, "/restconf/data/test:conflict", h_conflict, false, NULL, false,
-      NULL },
-    { NB_GET, "/metrics", h_metrics, true, NULL, false, NULL },
-    { NB_GET, "/restconf", h_echo, false, NULL, false, NULL },
-    { NB_GET, "/restconfig", h_echo, false, NULL, false, NULL },
-    { NB_POST, "/test/drain", h_drain, false, NULL, false, NULL },
-    { NB_GET, "/test/defer", h_defer, false, NULL, false, NULL },
-    { NB_GET, "/test/defer-now", h_defer_now, false, NULL, false, NULL },
-    { NB_GET, "/test/held", h_held, false, NULL, false, NULL },
-    { NB_POST, "/test/answer", h_answer, false, NULL, false, NULL },
+      NULL, NULL },
+    { NB_GET, "/metrics", h_metrics, true, NULL, false, NULL, NULL },
+    { NB_GET, "/restconf", h_echo, false, NULL, false, NULL, NULL },
+    { NB_GET, "/restconfig", h_echo, false, NULL, false, NULL, NULL },
+    { NB_POST, "/test/drain", h_drain, false, NULL, false, NULL, NULL },
+    { NB_GET, "/test/defer", h_defer, false, NULL, false, NULL, NULL },
+    { NB_GET, "/test/defer-now", h_defer_now, false, NULL, false, NULL, NULL },
+    { NB_GET, "/test/held", h_held, false, NULL, false, NULL, NULL },
+    { NB_POST, "/test/answer", h_answer, false, NULL, false, NULL, NULL },
+    { NB_GET, "/test/ds/", h_echo, false, "depth", false, "read only",
+      test_ds_exists },
 };
 #define N_ROUTES ((int) (sizeof routes / sizeof routes[0]))
 
@@ -773,6 +789,52 @@ test_method_not_allowed(void)
     free(r.body);
 }
 
+/* A row's nb_exists answers for a path it says names nothing before
+ * OPTIONS, the method and the query are judged (they were 204, 405 and
+ * 400 before), after authentication; a path it says is there goes on
+ * as any row's. */
+static void
+test_row_exists(void)
+{
+    static const struct {
+        const char *method, *path;
+        int status;
+        const char *allow;
+    } cases[] = {
+        { "GET", "/test/ds/b", 404, NULL },
+        { "OPTIONS", "/test/ds/b", 404, NULL },
+        { "PUT", "/test/ds/b/x", 404, NULL },
+        { "GET", "/test/ds/b?nope=1", 404, NULL },
+        { "GET", "/test/ds/a?depth=1", 200, NULL },
+        { "OPTIONS", "/test/ds/a/x", 204, "GET, HEAD, OPTIONS" },
+        { "PUT", "/test/ds/a", 405, "GET, HEAD, OPTIONS" },
+        { "GET", "/test/ds/a?nope=1", 400, NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct reply r;
+        struct call c = { .method = cases[i].method, .token = TOKEN,
+                          .body = "{}", .body_len = 2 };
+        call_plain(cases[i].path, &c, &r);
+        CU_ASSERT_EQUAL(r.status, cases[i].status);
+        if (cases[i].status == 404) {
+            CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "no store "
+                                                    "'b"));
+        }
+        CU_ASSERT_STRING_EQUAL(r.allow, cases[i].allow ? cases[i].allow
+                                                       : "");
+        if (r.status != cases[i].status)
+            fprintf(stderr, "%s %s: %ld %s\n", cases[i].method,
+                    cases[i].path, r.status, r.body ? r.body : "");
+        free(r.body);
+    }
+    /* A stranger learns nothing of it. */
+    struct reply r;
+    struct call c = { .method = "OPTIONS" };
+    call_plain("/test/ds/b", &c, &r);
+    CU_ASSERT_EQUAL(r.status, 401);
+    free(r.body);
+}
+
 static void
 test_head(void)
 {
@@ -1201,7 +1263,7 @@ test_config_refused(void)
                                   &s, err, sizeof err), EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/server.crt"));
     struct nb_route bad_route = { NB_GET, "no-slash", h_echo, false, NULL,
-                                  false, NULL };
+                                  false, NULL, NULL };
     struct nb_server_config ok = { .address = "127.0.0.1" };
     CU_ASSERT_EQUAL(nb_server_new(base, &ok, &bad_route, 1, NULL, &s,
                                   err, sizeof err), EINVAL);
@@ -1728,6 +1790,8 @@ static CU_TestInfo tests[] = {
     { "public route without a token", test_public_route },
     { "unknown path: 404", test_not_found },
     { "other method: 405 with Allow; OPTIONS", test_method_not_allowed },
+    { "a row's nb_exists: 404 before OPTIONS, 405 and 400",
+      test_row_exists },
     { "HEAD is GET without the body", test_head },
     { "body over the limit: 413", test_body_too_large },
     { "prefix routes see the decoded path; bad escapes 400", test_prefix_and_decoding },
