@@ -690,6 +690,37 @@ jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
     return false;
 }
 
+/* false, or true with a 400 in 'resp' when the page's cursor names a
+ * key no job can have (lightrail-job's name: 1 to 63 bytes of letters,
+ * digits, '.', '_' and '-'): a cursor this server never gave, not a
+ * job gone since (404 cursor-not-found), so paging again would not
+ * help. */
+static bool
+jobs_cursor_refused(const struct nb_request *req, const struct nb_page *pg,
+                    struct nb_response *resp)
+{
+    size_t kl = strlen(pg->cursor);
+    bool too_long = kl >= LR_JOB_NAME_MAX;
+    if (!too_long && strspn(pg->cursor, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                         "abcdefghijklmnopqrstuvwxyz0123456789._-") == kl)
+        return false;
+    const char *v;
+    size_t vl;
+    char why[128];
+    nb_query_value(req->query, "cursor", &v, &vl);
+    if (too_long)
+        snprintf(why, sizeof why, "a key of %zu bytes, longer than a job's "
+                 "name can be (%d at most)", kl, LR_JOB_NAME_MAX - 1);
+    else
+        snprintf(why, sizeof why, "a key with a character a job's name "
+                 "cannot hold (letters, digits, '.', '_' and '-' only)");
+    nb_error(resp, 400, "invalid-value", NULL, "the query's cursor '%.*s' "
+             "names %s: no job has it; send a page's 'next' or 'previous' "
+             "annotation as it came, or page with offset",
+             (int) (vl < 40 ? vl : 40), v, why);
+    return true;
+}
+
 static void
 jobs_page(struct nb_app *app, const struct nb_request *req,
           struct nb_response *resp, bool list)
@@ -708,6 +739,8 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
                  err);
         return;
     }
+    if (pg.cursor[0] && jobs_cursor_refused(req, &pg, resp))
+        return;
     if (lr_ctl_list_refs(app->ctl, &jobs, &n)) {
         nb_error(resp, 500, "resource-denied", NULL, "out of memory");
         return;

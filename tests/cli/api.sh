@@ -1176,6 +1176,18 @@ badq 404 invalid-value cursor-not-found "is not in the list the query's where se
 res=$JOBS/job
 badq 404 invalid-value cursor-not-found "names a job that is not in the list" "limit=2&cursor=$c0"
 res=$JOBS
+# A cursor whose name no job can have (longer than 63 bytes, lightrail-
+# job's name, or a character its pattern refuses) is no job gone: 400
+# saying why (404 cursor-not-found before); 63 bytes may be a job's.
+b64url() { printf '%s' "$1" | base64 -w0 | tr '+/' '-_' | tr -d '='; }
+n64=$(printf 'a%.0s' $(seq 64)) n63=$(printf 'a%.0s' $(seq 63))
+c64=$(b64url "$n64") c63=$(b64url "$n63") csp=$(b64url "a b")
+badq 400 invalid-value "" "the query's cursor '${c64%${c64#????????????????????????????????????????}}' names a key of 64 bytes, longer than a job's name can be (63 at most): no job has it; send a page's 'next' or 'previous' annotation as it came, or page with offset" "limit=2&cursor=$c64"
+badq 400 invalid-value "" "names a key with a character a job's name cannot hold (letters, digits, '.', '_' and '-' only): no job has it" "limit=2&cursor=$csp"
+badq 404 invalid-value cursor-not-found "names a job that is not in the list" "limit=2&cursor=$c63"
+res=$JOBS/job
+badq 400 invalid-value "" "names a key of 64 bytes, longer than a job's name can be" "cursor=$c64"
+res=$JOBS
 badq 400 invalid-value "" "send a whole number from 1 to 4294967295, or 'unbounded'" "limit=0"
 badq 400 invalid-value "" "limit '-1' is not a page size" "limit=-1"
 badq 400 invalid-value "" "limit 'abc' is not a page size" "limit=abc"
