@@ -723,20 +723,24 @@ lr_yang_fields_cut(struct lyd_node *node, const struct lr_yang_fields *f)
 /* RFC 8040 4.8.2 under 'node' at 'level': a child is at the next level,
  * or at 1 when 'f' (NULL: no fields) selects or leads to it (4.8.2:
  * "these nodes and all of their ancestor nodes have a depth value of
- * 1"); past 'depth', it goes, but for the list keys. */
-static void
+ * 1"); past 'depth', it goes, but for the list keys.  true when a node
+ * went. */
+static bool
 lr_yang_depth_cut(struct lyd_node *node, uint32_t level, uint16_t depth,
                   const struct lr_yang_fields *f)
 {
     struct lyd_node *c = lyd_child_no_keys(node), *next;
+    bool cut = false;
     for (; c; c = next) {
         next = c->next;
         uint32_t l = f && lr_yang_field_of(f, c->schema) ? 1 : level + 1;
-        if (l > depth)
+        if (l > depth) {
             lyd_free_tree(c);
-        else
-            lr_yang_depth_cut(c, l, depth, f);
+            cut = true;
+        } else
+            cut |= lr_yang_depth_cut(c, l, depth, f);
     }
+    return cut;
 }
 
 /* The top-level container of 'mod' whose child list or container is
@@ -982,18 +986,28 @@ lr_yang_read_json(struct ly_ctx *ctx, const char *text, const char *fields,
     first = wrapper ? lyd_child(wrapper) : tree;
     /* The target is level 1; the datastore's members are level 2, or 1
      * when the fields select or lead to them. */
+    bool cut = sel || content != LR_YANG_CONTENT_ALL;
     for (n = first; n && depth; n = next) {
         next = n->next;
         uint32_t level = !datastore || (sel && lr_yang_field_of(sel,
                                                                 n->schema))
                          ? 1 : 2;
         if (level <= depth)
-            lr_yang_depth_cut(n, level, depth, sel);
+            cut |= lr_yang_depth_cut(n, level, depth, sel);
         else {
             if (n == tree)
                 tree = next;
             lyd_free_tree(n);
+            cut = true;
         }
+    }
+    /* Nothing cut (a depth past the leaves, 65535 or any): the text as
+     * it came, as without the query, so that its tag is the same; a
+     * re-print would differ in form alone. */
+    if (!cut) {
+        if (!(printed = strdup(text)))
+            rc = LY_EMEM;
+        goto cleanup;
     }
     first = wrapper ? lyd_child(wrapper) : tree;
     if (!first) {

@@ -94,7 +94,9 @@ enum lr_yang_content {
  *
  * The text is parsed without validation (it was validated when
  * printed) and printed with its empty containers, as the jobs' and the
- * datastore's printers print them.  EIO with libyang's line for a text
+ * datastore's printers print them; when nothing is cut (content all,
+ * no fields and a depth past the leaves, or none) '*out' is the text
+ * itself, byte for byte, not a re-print.  EIO with libyang's line for a text
  * that does not parse (a printer's bug), ENOMEM. */
 int lr_yang_filter_json(struct ly_ctx *, const char *text,
                         enum lr_yang_content content, uint16_t depth,

@@ -2418,13 +2418,25 @@ test_filter(void)
         { LR_YANG_CONTENT_NONCONFIG, 3,
           "{\"lightrail-job:jobs\":{\"job\":["
           "{\"name\":\"a\",\"state\":{}},{\"name\":\"b\",\"state\":{}}]}}" },
-        /* Unbounded and a depth past the leaves: everything. */
+        /* Unbounded and a depth that reaches the leaves (dc, devices
+         * are level 5) cut nothing: the text itself, byte for byte, so
+         * that its tag is the whole resource's (65535 was re-printed,
+         * another text and tag); depth 4 cuts the stage's leaves. */
         { LR_YANG_CONTENT_ALL, 0, jobs },
         { LR_YANG_CONTENT_ALL, 65535, jobs },
+        { LR_YANG_CONTENT_ALL, 5, jobs },
+        { LR_YANG_CONTENT_ALL, 4,
+          "{\"lightrail-job:jobs\":{\"job\":["
+          "{\"name\":\"a\",\"model\":\"m\",\"gpus\":{\"min\":2,\"max\":4},"
+          "\"state\":{\"phase\":\"active\",\"stage\":[{\"index\":1}]}},"
+          "{\"name\":\"b\",\"state\":{\"phase\":\"blocked\"}},"
+          "{\"name\":\"c\",\"priority\":3}]}}" },
     };
     char err[512];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char *out = NULL, *want = filter_canon(cases[i].want);
+        char *out = NULL, *want = cases[i].want == jobs
+                                  ? strdup(jobs)
+                                  : filter_canon(cases[i].want);
         CU_ASSERT_EQUAL(lr_yang_filter_json(ctx, jobs, cases[i].content,
                                             cases[i].depth, false, &out,
                                             err, sizeof err), 0);
