@@ -1271,7 +1271,7 @@ lr_job() {
         --cacert "$D/tls/cert.pem" > "$tmp/cli-out" 2> "$tmp/cli-err"
 }
 api GET "$JOBS?limit=2&offset=3"
-c5=$(nextc "$tmp/body")
+c5=$(nextc "$tmp/body") cp2=$(prevc "$tmp/body")
 lr_job list --limit 2 --offset 3
 rc=$?
 if [ $rc -eq 0 ] && [ "$(awk 'NR > 1 && NF { print $1 }' "$tmp/cli-out" | head -2 | tr '\n' ' ')" = "p3 p4 " ] \
@@ -1281,14 +1281,21 @@ next: $c5" ]; then
 else
     notok "job list --limit 2 --offset 3: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
 fi
+# The page's previous cursor (p2's), printed before the 'more' line (a
+# script reading the last two lines reads them as before); a first page
+# has none.
+[ -n "$cp2" ] && grep -q -x "previous: $cp2" "$tmp/cli-out" \
+    && ok "job list --limit 2 --offset 3: 'previous: C', p2's cursor" \
+    || notok "job list --offset 3, previous ($cp2): $(cat "$tmp/cli-out" "$tmp/cli-err")"
 # The command it printed: the next page, from p5 whatever came before.
 intent p00 bert-large 1 > "$tmp/p.json"
 api POST $JOBS "$tmp/p.json"
 lr_job list --limit 2 --cursor "$(sed -n 's/^next: //p' "$tmp/cli-out")"
 rc=$?
 api DELETE "$JOBS/job=p00"
-[ $rc -eq 0 ] && [ "$(awk 'NR > 1 && NF { print $1 }' "$tmp/cli-out" | tr '\n' ' ')" = "p5 p6 " ] \
-    && ok "job list --limit 2 --cursor (its next:), a job submitted before: p5, p6, no 'more' line" \
+[ $rc -eq 0 ] && [ "$(awk 'NR > 1 && NF && $1 != "previous:" { print $1 }' "$tmp/cli-out" | tr '\n' ' ')" = "p5 p6 " ] \
+    && grep -q "^previous: " "$tmp/cli-out" \
+    && ok "job list --limit 2 --cursor (its next:), a job submitted before: p5, p6, its previous, no 'more' line" \
     || notok "job list --cursor: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
 lr_job list --limit 2 --cursor "$c0"
 rc=$?
@@ -1300,6 +1307,27 @@ rc=$?
 [ $rc -eq 0 ] && ! grep -q "more job" "$tmp/cli-out" && grep -q "^p6 " "$tmp/cli-out" \
     && ok "job list's last page: no 'more' line" \
     || notok "job list --limit 2 --offset 5: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
+lr_job list --limit 2
+[ $? -eq 0 ] && ! grep -q "^previous:" "$tmp/cli-out" \
+    && ok "job list --limit 2: the first page, no 'previous:'" \
+    || notok "job list --limit 2: $(cat "$tmp/cli-out" "$tmp/cli-err")"
+# --direction backwards from the previous cursor: the jobs before the
+# page, nearest first, and the command for the page before them.
+api GET "$JOBS?limit=2&direction=backwards&cursor=$cp2"
+cb=$(nextc "$tmp/body") cb3=$(prevc "$tmp/body")
+lr_job list --limit 2 --cursor "$cp2" --direction backwards
+rc=$?
+[ $rc -eq 0 ] && [ "$(awk 'NR > 1 && NF { print $1 }' "$tmp/cli-out" | head -2 | tr '\n' ' ')" = "p2 p1 " ] \
+    && [ -n "$cb" ] && [ -n "$cb3" ] \
+    && [ "$(tail -3 "$tmp/cli-out")" = "previous: $cb3
+1 more job(s): lightrail job list --limit 2 --cursor $cb --direction backwards
+next: $cb" ] \
+    && ok "job list --cursor (previous) --direction backwards: p2, p1, previous (p3), the command for the one before" \
+    || notok "job list --direction backwards: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err")"
+lr_job list --limit 2 --direction forwards --offset 5
+[ $? -eq 0 ] && [ "$(awk 'NR > 1 && NF { print $1 }' "$tmp/cli-out" | head -2 | tr '\n' ' ')" = "p5 p6 " ] \
+    && ok "job list --direction forwards --offset 5: p5, p6" \
+    || notok "job list --direction forwards: $(cat "$tmp/cli-out" "$tmp/cli-err")"
 # --where and --sort-by, percent-encoded by the client (the expression
 # has a space, quotes, '=' and '>'), before --offset and --limit.
 lr_job list --where "starts-with(name, 'p') and priority >= 0" --sort-by state/created --limit 2 --offset 1

@@ -57,6 +57,10 @@ expect_bad "lightrail job: --cursor wants the 'next:' of a page" $LIGHTRAIL job 
 expect_bad "lightrail job: --cursor and --offset: give one (the cursor starts at the job it names, the offset skips that many jobs)" $LIGHTRAIL job list --limit 2 --cursor cDE --offset 1
 expect_bad "lightrail job: --cursor goes with job list only" $LIGHTRAIL job show a --cursor cDE
 expect_bad "lightrail topology: --cursor goes with job list only" $LIGHTRAIL topology show --cursor cDE
+expect_bad "lightrail job: --direction wants 'forwards' or 'backwards', not 'up'" $LIGHTRAIL job list --direction up
+expect_bad "lightrail job: --direction wants 'forwards' or 'backwards', not ''" $LIGHTRAIL job list --direction ""
+expect_bad "lightrail job: --direction goes with job list only" $LIGHTRAIL job show a --direction backwards
+expect_bad "lightrail topology: --direction goes with job list only" $LIGHTRAIL topology show --direction backwards
 expect_bad "lightrail job: --batch wants a positive whole number, not '0'" $LIGHTRAIL job submit --name x --model y --batch 0
 expect_bad "lightrail job: --gpus-max wants a positive whole number, not 'many'" \
     $LIGHTRAIL job submit --name x --model y --gpus-min 4 --gpus-max many

@@ -8,7 +8,8 @@
  *                              (delete with If-Match)
  *   job list --limit --offset  GET .../jobs?limit=N&offset=K: one page
  *   job list --limit --cursor  (list pagination), from the job a cursor
- *                              names; how many follow, the next cursor
+ *     --direction              names, in either direction; how many
+ *                              follow, the next and previous cursors
  *   topology show | get | put  GET / GET into a file / PUT (with
  *                              If-Match) /restconf/data/ietf-network:
  *                              networks
@@ -75,9 +76,10 @@ struct client_opts {
     long iterations;                        /* 0 = not given */
     bool submit_opts;
     /* job list --limit, --offset: -1 = not given; --where, --sort-by,
-     * --cursor: NULL = not given */
+     * --cursor, --direction ("forwards" or "backwards"): NULL = not
+     * given */
     long limit, offset;
-    const char *where, *sort_by, *cursor;
+    const char *where, *sort_by, *cursor, *direction;
     /* topology | inventory put's and job delete's --if-match (quoted,
      * as sent); topology | inventory get's --out */
     const char *if_match, *out;
@@ -106,7 +108,7 @@ client_usage(FILE *f, enum client_cmd c)
 "                 [--algorithm cdynp|exact|dp|pipedream|spp|zone|ppo]\n"
 "                 [OPTIONS]\n"
 "       lightrail job list [--where EXPR] [--sort-by LEAF] [--limit N]\n"
-"                 [--offset K | --cursor C] [OPTIONS]\n"
+"                 [--offset K | --cursor C] [--direction D] [OPTIONS]\n"
 "       lightrail job show NAME [OPTIONS]\n"
 "       lightrail job delete NAME [--if-match ETAG] [OPTIONS]\n"
 "\n"
@@ -134,10 +136,14 @@ client_usage(FILE *f, enum client_cmd c)
 "jobs holds its other clients), and when jobs follow it ends with two\n"
 "lines: how many and the command that lists the next page, then\n"
 "'next: C', that page's cursor, for scripts; it does not fetch them\n"
-"itself.  A cursor starts the page at the job it names, so jobs\n"
+"itself.  A page that does not start the list prints, before those,\n"
+"'previous: C', the cursor of the job before its first: --cursor C\n"
+"with the other --direction lists the jobs before the page, nearest\n"
+"first.  A cursor starts the page at the job it names, so jobs\n"
 "submitted or deleted before it since do not shift the pages, as they\n"
 "shift an offset's.  --where and --sort-by choose and order the jobs on\n"
-"the server, before --offset or --cursor and --limit take the page.\n"
+"the server, before --direction, --offset or --cursor and --limit take\n"
+"the page.\n"
 "\n"
 "  --where EXPR        only the jobs for which the XPath 1.0 expression\n"
 "                      EXPR, evaluated on each job's entry, is true, e.g.\n"
@@ -151,8 +157,12 @@ client_usage(FILE *f, enum client_cmd c)
 "  --offset K          skip the first K jobs (0 to the number of jobs;\n"
 "                      more is refused by the server)\n"
 "  --cursor C          start at the job the cursor C names (the 'next:'\n"
-"                      of a page asked with the same --where and\n"
-"                      --sort-by); a job deleted since is exit 4\n"
+"                      of a page asked with the same --where, --sort-by\n"
+"                      and --direction, or its 'previous:' with the\n"
+"                      other --direction); a job deleted since is exit 4\n"
+"  --direction D       forwards (the default: the list's order) or\n"
+"                      backwards (from its end, or from the cursor's job\n"
+"                      towards the start)\n"
 "\n"
 "show ends with the line 'etag: \"...\"', the version of the job shown\n"
 "(with --format json it prints the server's JSON alone, no etag).\n"
@@ -332,7 +342,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
     enum { O_SERVER = 256, O_TOKEN, O_CACERT, O_CERT, O_KEY, O_INSECURE,
            O_TIMEOUT, O_FORMAT, O_NAME, O_MODEL, O_BATCH, O_MICRO, O_GMIN,
            O_GMAX, O_ALGO, O_DRY_RUN, O_ITER, O_LIMIT, O_OFFSET, O_WHERE,
-           O_SORT_BY, O_CURSOR, O_IF_MATCH, O_OUT, O_HELP };
+           O_SORT_BY, O_CURSOR, O_DIRECTION, O_IF_MATCH, O_OUT, O_HELP };
     static const struct option longopts[] = {
         { "server", required_argument, NULL, O_SERVER },
         { "token", required_argument, NULL, O_TOKEN },
@@ -356,6 +366,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         { "where", required_argument, NULL, O_WHERE },
         { "sort-by", required_argument, NULL, O_SORT_BY },
         { "cursor", required_argument, NULL, O_CURSOR },
+        { "direction", required_argument, NULL, O_DIRECTION },
         { "if-match", required_argument, NULL, O_IF_MATCH },
         { "out", required_argument, NULL, O_OUT },
         { "help", no_argument, NULL, O_HELP },
@@ -442,6 +453,17 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
             if (!*optarg)
                 bad = "--cursor wants the 'next:' of a page";
             o->cursor = optarg;
+            break;
+        case O_DIRECTION:
+            if (c != C_JOB) {
+                lr_cli_err(o->cmd, "--direction goes with job list only");
+                return LR_EXIT_USAGE;
+            }
+            /* Judged here, the server's two words: a typo is a usage
+             * error before any connection. */
+            if (strcmp(optarg, "forwards") && strcmp(optarg, "backwards"))
+                bad = "--direction wants 'forwards' or 'backwards'";
+            o->direction = optarg;
             break;
         case O_IF_MATCH:
             if (c != C_TOPOLOGY && c != C_INVENTORY && c != C_JOB) {
@@ -1069,7 +1091,7 @@ job_list_path(const struct client_opts *o)
     char *cu = o->cursor ? curl_easy_escape(NULL, o->cursor, 0) : NULL;
     char *path = NULL;
     if ((!o->where || w) && (!o->sort_by || sb) && (!o->cursor || cu)) {
-        size_t len = strlen(JOBS_PATH) + 64 + (w ? strlen(w) + 7 : 0)
+        size_t len = strlen(JOBS_PATH) + 84 + (w ? strlen(w) + 7 : 0)
                      + (sb ? strlen(sb) + 9 : 0)
                      + (cu ? strlen(cu) + 8 : 0);
         if ((path = malloc(len))) {
@@ -1089,6 +1111,10 @@ job_list_path(const struct client_opts *o)
             }
             if (cu) {
                 q += sprintf(q, "%ccursor=%s", sep, cu);
+                sep = '&';
+            }
+            if (o->direction) {
+                q += sprintf(q, "%cdirection=%s", sep, o->direction);
                 sep = '&';
             }
             if (o->offset >= 0)
@@ -1116,7 +1142,7 @@ job_list_or_show(struct client_opts *o, bool show)
         return LR_EXIT_FAIL;
     }
     if (!show && (o->limit >= 0 || o->offset >= 0 || o->where
-                  || o->sort_by || o->cursor)
+                  || o->sort_by || o->cursor || o->direction)
         && !(path = job_list_path(o))) {
         lr_cli_err(o->cmd, "out of memory");
         return LR_EXIT_FAIL;
@@ -1147,16 +1173,25 @@ job_list_or_show(struct client_opts *o, bool show)
     } else {
         json_object *list = jget(jget(top, "lightrail-job:jobs"), "job");
         print_job_table(list);
-        /* The page's remaining and next cursor (RFC 7952 metadata on its
-         * first job): lightraild sends them together. */
+        /* The page's remaining and cursors (RFC 7952 metadata on its
+         * first job): lightraild sends remaining and next together, and
+         * previous when the page does not start the list.  previous
+         * comes first, so that the last two lines stay the 'more' line
+         * and next: for the scripts that read them. */
         json_object *meta = jlen(list) ? jget(jidx(list, 0), "@") : NULL;
         json_object *more = jget(meta, "lightrail-job:remaining");
         const char *next = json_object_get_string(
             jget(meta, "lightrail-job:next"));
+        const char *previous = json_object_get_string(
+            jget(meta, "lightrail-job:previous"));
+        bool backwards = o->direction && !strcmp(o->direction, "backwards");
+        if (previous && o->limit > 0)
+            printf("previous: %s\n", previous);
         if (more && next && o->limit > 0) {
             printf("%" PRId64 " more job(s): lightrail job list --limit %ld "
-                   "--cursor %s%s\n", json_object_get_int64(more), o->limit,
-                   next, o->where || o->sort_by
+                   "--cursor %s%s%s\n", json_object_get_int64(more),
+                   o->limit, next, backwards ? " --direction backwards" : "",
+                   o->where || o->sort_by
                    ? " (with the same --where and --sort-by)" : "");
             printf("next: %s\n", next);
         }
@@ -1905,6 +1940,10 @@ client_main(int argc, char **argv, enum client_cmd c, const char *cmd)
     }
     if (c == C_JOB && strcmp(o.args[0], "list") && o.cursor) {
         lr_cli_err(cmd, "--cursor goes with job list only");
+        return LR_EXIT_USAGE;
+    }
+    if (c == C_JOB && strcmp(o.args[0], "list") && o.direction) {
+        lr_cli_err(cmd, "--direction goes with job list only");
         return LR_EXIT_USAGE;
     }
     if (o.cursor && o.offset >= 0) {
