@@ -10,7 +10,11 @@
 # LIMIT jobs from the middle of the list (?limit=LIMIT&offset=JOBS/2);
 # then a page of LIMIT of the blocked jobs (where=), of the jobs by
 # their creation time (sort-by=), and of the jobs by name cut to their
-# intent (content=config) and to two levels (depth=2).
+# intent (content=config) and to two levels (depth=2); then offset
+# against cursor from the same job, the middle one: a page of LIMIT
+# backwards from offset JOBS/2, and forwards and backwards from the
+# cursor of the job at offset JOBS/2 (the next cursor of the page of
+# one before it).
 # With DATASTORE=1 in the environment, three rows of RUNS GETs of the
 # datastore, /restconf/data: whole, with fields naming the topology's
 # network ids, and with content=config.  LIGHTRAILD=PATH runs another
@@ -68,6 +72,17 @@ get "$J" "$JOBS"
         "$LIMIT of $JOBS, content=config"
     get "$J?depth=2&limit=$LIMIT&offset=$((JOBS / 2))" \
         "$LIMIT of $JOBS, depth=2"
+    get "$J?limit=$LIMIT&offset=$((JOBS / 2))&direction=backwards" \
+        "$LIMIT of $JOBS, offset, backwards"
+    curl -sS --cacert "$tmp/cert.pem" -H "Authorization: Bearer $TOKEN" \
+        -o "$tmp/mid" \
+        "$URL/restconf/data/lightrail-job:jobs?limit=1&offset=$((JOBS / 2 - 1))"
+    cur=$(python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["lightrail-job:jobs"]["job"][0]
+print(j["@"]["lightrail-job:next"])' "$tmp/mid")
+    get "$J?limit=$LIMIT&cursor=$cur" "$LIMIT of $JOBS, cursor, forwards"
+    get "$J?limit=$LIMIT&cursor=$cur&direction=backwards" \
+        "$LIMIT of $JOBS, cursor, backwards"
 }
 [ -z "${DATASTORE:-}" ] || {
     get /restconf/data "datastore of $JOBS jobs, whole"
