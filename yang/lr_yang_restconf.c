@@ -986,7 +986,9 @@ lr_yang_read_json(struct ly_ctx *ctx, const char *text, const char *fields,
     first = wrapper ? lyd_child(wrapper) : tree;
     /* The target is level 1; the datastore's members are level 2, or 1
      * when the fields select or lead to them. */
-    bool cut = sel || content != LR_YANG_CONTENT_ALL;
+    /* with-defaults but explicit (the text itself) changes it too. */
+    bool cut = sel || content != LR_YANG_CONTENT_ALL
+               || (wd != LR_YANG_WD_NONE && wd != LR_YANG_WD_EXPLICIT);
     for (n = first; n && depth; n = next) {
         next = n->next;
         uint32_t level = !datastore || (sel && lr_yang_field_of(sel,
