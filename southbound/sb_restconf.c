@@ -697,13 +697,14 @@ sb_restconf_check_files(const struct sb_device_config *config, char *err,
         return sb_errf(err, errlen, EINVAL, "%.63s: a RESTCONF setting "
                        "is not terminated", config->name);
     sb_rc_scheme(config->address, &https, &loop_http);
+    /* What an earlier check kept goes first, whatever this one finds:
+     * the file as it is now is kept, or nothing, so that open() never
+     * trusts bytes a later check of the file refused. */
+    size_t old_len;
+    free(sb_rc_checked_take(config, &old_len));
     int ret = sb_rc_ca_load(config, https, &pem, &len, err, errlen);
     if (ret || !pem)
         return ret;
-    /* Kept for open(), in place of what an earlier check kept (the
-     * file as it is now). */
-    size_t old_len;
-    free(sb_rc_checked_take(config, &old_len));
     if (!(k = calloc(1, sizeof *k))) {
         free(pem);      /* open() reads the file itself */
         return 0;

@@ -484,6 +484,35 @@ test_ca_read_once(void)
     unlink(pinned);
 }
 
+/* A check that fails after one that passed (the file replaced between
+ * them) leaves nothing for open(): the device reads the file as it is,
+ * and is refused as the last check was.  Before, the first check's
+ * bytes stayed kept and open() connected with what the last check had
+ * refused. */
+static void
+test_ca_check_fails_after_pass(void)
+{
+    struct sb_device_config c;
+    struct sb_device *d = NULL;
+    char pinned[128], err[512];
+
+    snprintf(pinned, sizeof pinned, "%s/recheck.pem", dir);
+    c = config(pinned, 2000);
+    put_file(pinned, NULL, cert);
+    CU_ASSERT_EQUAL(sb_restconf_class.check_files(&c, err, sizeof err), 0);
+    put_file(pinned, "not a certificate\n", NULL);
+    CU_ASSERT_EQUAL(sb_restconf_class.check_files(&c, err, sizeof err),
+                    EINVAL);
+    err[0] = '\0';
+    CU_ASSERT_EQUAL(sb_restconf_class.open(&c, &d, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot use the ca-file"));
+    CU_ASSERT_PTR_NULL(d);
+    if (d)
+        sb_restconf_class.close(d);
+    sb_driver_forget_files();
+    unlink(pinned);
+}
+
 /* A device that answers 200 with media channels that are not a list,
  * or not objects: refused with a reason, never json-c's assertion (its
  * array calls abort on another type; a "channel" object once took
@@ -553,6 +582,8 @@ static CU_TestInfo tests[] = {
     { "pinned CA, timeout, unreachable, bad config",
       test_pinned_ca_and_faults },
     { "the ca-file is read once, then forgotten", test_ca_read_once },
+    { "a check that fails after a pass leaves nothing kept",
+      test_ca_check_fails_after_pass },
     { "a device answering nonsense is refused, not obeyed",
       test_nonsense_answers },
     CU_TEST_INFO_NULL,
