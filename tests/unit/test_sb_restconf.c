@@ -513,6 +513,29 @@ test_ca_check_fails_after_pass(void)
     unlink(pinned);
 }
 
+/* The system's CAs are never consulted: a server whose certificate
+ * OpenSSL's default locations trust (SSL_CERT_FILE, SSL_CERT_DIR: the
+ * system bundle's stand-ins a test may set) and the ca-file does not is
+ * refused. */
+static void
+test_system_cas_ignored(void)
+{
+    struct sb_device_config c = config(other_cert, 2000);
+    struct sb_device *d = NULL;
+    char err[512];
+
+    CU_ASSERT_EQUAL_FATAL(setenv("SSL_CERT_FILE", cert, 1), 0);
+    CU_ASSERT_EQUAL_FATAL(setenv("SSL_CERT_DIR", dir, 1), 0);
+    CU_ASSERT_EQUAL(sb_restconf_class.check_files(&c, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sb_restconf_class.open(&c, &d, err, sizeof err), EACCES);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "it must chain to the pinned CA"));
+    CU_ASSERT_PTR_NULL(d);
+    if (d)
+        sb_restconf_class.close(d);
+    unsetenv("SSL_CERT_FILE");
+    unsetenv("SSL_CERT_DIR");
+}
+
 /* A device that answers 200 with media channels that are not a list,
  * or not objects: refused with a reason, never json-c's assertion (its
  * array calls abort on another type; a "channel" object once took
@@ -584,6 +607,7 @@ static CU_TestInfo tests[] = {
     { "the ca-file is read once, then forgotten", test_ca_read_once },
     { "a check that fails after a pass leaves nothing kept",
       test_ca_check_fails_after_pass },
+    { "the system's CAs are never consulted", test_system_cas_ignored },
     { "a device answering nonsense is refused, not obeyed",
       test_nonsense_answers },
     CU_TEST_INFO_NULL,
