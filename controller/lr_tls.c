@@ -92,10 +92,27 @@ lr_tls_bio_reason(BIO *in, enum lr_tls_pem want, const char *ossl,
     /* The types of the PEM blocks, for text of other kinds. */
     char types[128] = "";
     int n = 0, found = 0;
+    const char *broken = NULL;
     char *type = NULL, *header = NULL;
     unsigned char *data = NULL;
     long dlen;
-    while (!found && PEM_read_bio(in, &type, &header, &data, &dlen) == 1) {
+    /* 'ossl' holds what the queue said; what the scan queues tells
+     * how it stopped: at the text's end (no start line), or in a block
+     * the count would not show: one whose END line is missing (a file
+     * copied short) or of another type, or whose base64 is bad. */
+    ERR_clear_error();
+    while (!found) {
+        if (PEM_read_bio(in, &type, &header, &data, &dlen) != 1) {
+            unsigned long e = ERR_peek_last_error();
+            if (ERR_GET_LIB(e) == ERR_LIB_PEM
+                && ERR_GET_REASON(e) == PEM_R_BAD_END_LINE)
+                broken = "has no -----END line matching its -----BEGIN "
+                         "line";
+            else if (ERR_GET_LIB(e) == ERR_LIB_PEM
+                     && ERR_GET_REASON(e) == PEM_R_BAD_BASE64_DECODE)
+                broken = "holds base64 that does not decode";
+            break;
+        }
         found = lr_tls_pem_is(type, want);
         size_t l = strlen(types);
         if (!found && n < 4)
@@ -109,6 +126,9 @@ lr_tls_bio_reason(BIO *in, enum lr_tls_pem want, const char *ossl,
     ERR_clear_error();
     if (found)
         snprintf(buf, len, "%s", ossl);
+    else if (broken)
+        snprintf(buf, len, "not a PEM %s: %s%s%sa PEM block %s", what,
+                 n ? "after " : "", n ? types : "", n ? ", " : "", broken);
     else if (!n)
         snprintf(buf, len, "not a PEM %s: no -----BEGIN line", what);
     else

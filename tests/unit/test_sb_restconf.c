@@ -336,6 +336,16 @@ test_pinned_ca_and_faults(void)
         fputc('A', f);
     fclose(f);
     CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    /* The CA's certificate cut after its first lines (a copy cut
+     * short): 'no -----BEGIN line' before, of a file that has one. */
+    char cutpem[128], text[4096] = "";
+    snprintf(cutpem, sizeof cutpem, "%s/cut.pem", dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(cert, "r"));
+    CU_ASSERT(fread(text, 1, sizeof text - 1, f) > 100);
+    fclose(f);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(cutpem, "w"));
+    fwrite(text, 1, 100, f);
+    fclose(f);
     const struct {
         const char *ca, *why;
     } bad_ca[] = {
@@ -344,6 +354,8 @@ test_pinned_ca_and_faults(void)
         { key, "not a PEM certificate: its PEM blocks are 'PRIVATE KEY'" },
         { big, "over 1048576 bytes, the most a ca-file may hold" },
         { fifo, "not a regular file" },
+        { cutpem, "not a PEM certificate: a PEM block has no -----END "
+                  "line matching its -----BEGIN line" },
     };
     for (size_t i = 0; i < sizeof bad_ca / sizeof *bad_ca; i++) {
         char want[512];
@@ -376,6 +388,7 @@ test_pinned_ca_and_faults(void)
     unlink(notpem);
     unlink(big);
     unlink(fifo);
+    unlink(cutpem);
     /* The CA's certificate passes; so does any file on a plain-http
      * address, which open() gives libcurl no CA for. */
     c = config(cert, 2000);

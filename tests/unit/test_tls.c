@@ -272,11 +272,83 @@ test_ca_file_check(void)
     CU_ASSERT_EQUAL(ERR_peek_error(), 0);
 }
 
+/* lr_tls_pem_reason() of text already read, odd text included: each
+ * says what the text is, leaves OpenSSL's queue empty, and a PEM block
+ * cut before its -----END line (a file copied short), or with bad
+ * base64, is said so, not "no -----BEGIN line", which sent the reader
+ * looking for a line the text has. */
+static void
+test_pem_reason(void)
+{
+    char buf[256], pem[4096] = "";
+    FILE *in = fopen(path[CERT_A], "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    size_t n = fread(pem, 1, sizeof pem - 1, in);
+    fclose(in);
+    const char *nl = strchr(pem, '\n');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(nl);
+    /* The BEGIN line and one line of base64, then nothing. */
+    size_t cut = (size_t) (strchr(nl + 1, '\n') - pem) + 1;
+    const char *keyish = "-----BEGIN PRIVATE KEY-----\nAAAA\n"
+                         "-----END PRIVATE KEY-----\n";
+    char *big = malloc(1 << 20);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    memset(big, 'A', 1 << 20);
+    const struct {
+        const char *text;
+        size_t len;
+        const char *want;
+    } odd[] = {
+        { "", 0, "not a PEM certificate: no -----BEGIN line" },
+        { "\0\0\0\0", 4, "not a PEM certificate: no -----BEGIN line" },
+        { "-----BEGIN CERTIFICATE-----", 27, "not a PEM certificate: a "
+          "PEM block has no -----END line matching its -----BEGIN line" },
+        { keyish, strlen(keyish),
+          "not a PEM certificate: its PEM blocks are 'PRIVATE KEY'" },
+        { keyish, strlen(keyish) - 9, "not a PEM certificate: a PEM block "
+          "has no -----END line matching its -----BEGIN line" },
+        { "-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n",
+          59, "not a PEM certificate: a PEM block holds base64 that does "
+          "not decode" },
+        { "-----BEGIN CERTIFICATE-----\nAAAA\n-----END FOO-----\n", 51,
+          "not a PEM certificate: a PEM block has no -----END line "
+          "matching its -----BEGIN line" },
+        { big, 1 << 20, "not a PEM certificate: no -----BEGIN line" },
+        { pem, cut, "not a PEM certificate: a PEM block has no -----END "
+                    "line matching its -----BEGIN line" },
+        { pem, n - 2, "not a PEM certificate: a PEM block has no "
+                      "-----END line matching its -----BEGIN line" },
+    };
+    /* A key, then the certificate cut short. */
+    char both[8192];
+    size_t kl = strlen(keyish);
+    memcpy(both, keyish, kl);
+    memcpy(both + kl, pem, cut);
+    ERR_clear_error();
+    lr_tls_pem_reason(both, kl + cut, LR_TLS_PEM_CERT, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "not a PEM certificate: after 'PRIVATE "
+                           "KEY', a PEM block has no -----END line "
+                           "matching its -----BEGIN line");
+    CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+    for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+        ERR_clear_error();
+        lr_tls_pem_reason(odd[i].text, odd[i].len, LR_TLS_PEM_CERT, buf,
+                          sizeof buf);
+        if (!strstr(buf, odd[i].want))
+            fprintf(stderr, "pem_reason case %zu: '%s' lacks '%s'\n", i,
+                    buf, odd[i].want);
+        CU_ASSERT_PTR_NOT_NULL(strstr(buf, odd[i].want));
+        CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+    }
+    free(big);
+}
+
 static CU_TestInfo tests[] = {
     { "use_pair blames the right file", test_pair_blame },
     { "reason: text, empty queue", test_reason },
     { "file_reason: folder, no PEM, the other kind", test_file_reason },
     { "ca_file_check: a CA, a leaf, a bundle", test_ca_file_check },
+    { "pem_reason: odd text, a block cut short", test_pem_reason },
     CU_TEST_INFO_NULL,
 };
 
