@@ -1270,12 +1270,13 @@ sb_netconf_check_files(const struct sb_device_config *config, char *err,
     if (!sb_nc_terminated(config))
         return sb_errf(err, errlen, EINVAL, "%.63s: a NETCONF setting is "
                        "not terminated", config->name);
+    /* What an earlier check kept goes first, whatever this one finds:
+     * the files as they are now are kept, or nothing, so that open()
+     * never uses a context a later check of the files refused. */
+    SSL_CTX_free(sb_nc_checked_take(config));
     int r = sb_nc_tls_files(config, &ctx, err, errlen);
     if (r || !ctx)
         return r;
-    /* Kept for open(), in place of what an earlier check kept (the
-     * files as they are now). */
-    SSL_CTX_free(sb_nc_checked_take(config));
     if (!(k = calloc(1, sizeof *k))) {
         SSL_CTX_free(ctx);      /* open() reads the files itself */
         return 0;

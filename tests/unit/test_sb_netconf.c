@@ -449,6 +449,25 @@ test_netconf_tls_read_once(void)
     CU_ASSERT_EQUAL(sb_netconf_class.open(&c, &d, err, sizeof err), EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot use the client certificate"));
     CU_ASSERT_PTR_NULL(d);
+
+    /* Checked (passes), replaced, checked again (refused): nothing is
+     * kept, and open() is refused as the last check was.  Before, the
+     * first check's context stayed and open() used it. */
+    CU_ASSERT_EQUAL_FATAL(lr_tls_selfsigned(cert, key, e, sizeof e), 0);
+    CU_ASSERT_EQUAL(sb_netconf_class.check_files(&c, err, sizeof err), 0);
+    f = fopen(cert, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("not a certificate\n", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(sb_netconf_class.check_files(&c, err, sizeof err),
+                    EINVAL);
+    err[0] = '\0';
+    CU_ASSERT_EQUAL(sb_netconf_class.open(&c, &d, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot use the client certificate"));
+    CU_ASSERT_PTR_NULL(d);
+    if (d)
+        sb_netconf_class.close(d);
+    sb_driver_forget_files();
 }
 
 static CU_TestInfo tests[] = {
