@@ -12,7 +12,7 @@
  * name the device (its topology name as a DNS subject alternative
  * name).  The TLS session is made by sb_netconf_tls.c, with an SSL_CTX
  * per device made at open() (at lightraild's start, the one check_files
- * made: sb_nc_checked below), and handed to nc_connect_libssl(): see
+ * made: sb_nc_kept below), and handed to nc_connect_libssl(): see
  * sb_netconf_tls.h for why not nc_connect_tls().  Everything after the
  * connection (RPCs, sessions kept and re-made, timeouts) is the same
  * for both transports.  A certificate refused by either side is
@@ -109,6 +109,7 @@
 
 #include "southbound/sb_chtab.h"
 #include "southbound/sb_driver.h"
+#include "southbound/sb_kept.h"
 #include "southbound/sb_netconf_tls.h"
 
 #define SB_NC_NS "urn:lightrail:roadm"
@@ -150,24 +151,11 @@ struct sb_netconf {
 
 static pthread_once_t sb_nc_once = PTHREAD_ONCE_INIT;
 /* The TLS contexts check_files made, each kept for the first open() of
- * its device (the same name and files) to take, so that lightraild's
- * start reads a device's files once: its early check and the device
- * then use the same load, where a file replaced between the check and
- * open() (after the store and recovery) could pass the one and fail
- * the other.  An open() that finds none (a reopen, files other than
- * those checked) reads the files then.  The entries the start's opening
- * left (a listed device the topology lacks) are dropped once it is done
- * (forget_files, from lr_ctl), so that a device the network gains later
- * reads its files as they are then.  The list owns one reference of
- * each context; guarded by sb_nc_checked_lock (open() may run on
- * another thread than the check). */
-struct sb_nc_checked {
-    char name[64], cert[256], key[256], ca[256];
-    SSL_CTX *ctx;
-    struct sb_nc_checked *next;
-};
-static struct sb_nc_checked *sb_nc_checked;
-static pthread_mutex_t sb_nc_checked_lock = PTHREAD_MUTEX_INITIALIZER;
+ * its device (the same name and files) to take (sb_kept.h: the start
+ * reads a device's files once).  The list holds one reference of each
+ * context. */
+static void sb_nc_ctx_free(void *);
+static struct sb_kept sb_nc_kept = SB_KEPT_INIT(sb_nc_ctx_free);
 /* The last error libnetconf2 logged on this thread (the first, on a
  * connecting thread: sb_nc_first_err), and why our host-key check
  * refused (libnetconf2 logs its own vaguer line after it). */
@@ -1217,80 +1205,46 @@ sb_nc_tls_files(const struct sb_device_config *config, SSL_CTX **out,
     return 0;
 }
 
-/* Whether entry 'k' was made for the device 'config' with its files. */
-static bool
-sb_nc_checked_is(const struct sb_nc_checked *k,
-                 const struct sb_device_config *config)
+static void
+sb_nc_ctx_free(void *ctx)
 {
-    return !strcmp(k->name, config->name)
-           && !strcmp(k->cert, config->tls_cert)
-           && !strcmp(k->key, config->tls_key)
-           && !strcmp(k->ca, config->tls_ca);
+    SSL_CTX_free(ctx);
 }
 
-/* Unlinks and returns the context kept for 'config' (the caller's
- * reference), or NULL. */
-static SSL_CTX *
-sb_nc_checked_take(const struct sb_device_config *config)
+/* The key of what is kept for 'config' ('key' holds 5): its name and
+ * the paths of its three files. */
+static const char *const *
+sb_nc_kept_key(const struct sb_device_config *config, const char **key)
 {
-    SSL_CTX *ctx = NULL;
-    pthread_mutex_lock(&sb_nc_checked_lock);
-    for (struct sb_nc_checked **p = &sb_nc_checked; *p; p = &(*p)->next)
-        if (sb_nc_checked_is(*p, config)) {
-            struct sb_nc_checked *k = *p;
-            *p = k->next;
-            ctx = k->ctx;
-            free(k);
-            break;
-        }
-    pthread_mutex_unlock(&sb_nc_checked_lock);
-    return ctx;
+    key[0] = config->name;
+    key[1] = config->tls_cert;
+    key[2] = config->tls_key;
+    key[3] = config->tls_ca;
+    key[4] = NULL;
+    return key;
 }
 
 static void
 sb_netconf_forget_files(void)
 {
-    pthread_mutex_lock(&sb_nc_checked_lock);
-    while (sb_nc_checked) {
-        struct sb_nc_checked *k = sb_nc_checked;
-        sb_nc_checked = k->next;
-        SSL_CTX_free(k->ctx);
-        free(k);
-    }
-    pthread_mutex_unlock(&sb_nc_checked_lock);
+    sb_kept_clear(&sb_nc_kept);
 }
 
 static int
 sb_netconf_check_files(const struct sb_device_config *config, char *err,
                        size_t errlen)
 {
-    struct sb_nc_checked *k;
+    const char *key[5];
     SSL_CTX *ctx;
 
     if (!sb_nc_terminated(config))
         return sb_errf(err, errlen, EINVAL, "%.63s: a NETCONF setting is "
                        "not terminated", config->name);
-    /* What an earlier check kept goes first, whatever this one finds:
-     * the files as they are now are kept, or nothing, so that open()
-     * never uses a context a later check of the files refused. */
-    SSL_CTX_free(sb_nc_checked_take(config));
+    sb_kept_drop(&sb_nc_kept, sb_nc_kept_key(config, key));
     int r = sb_nc_tls_files(config, &ctx, err, errlen);
-    if (r || !ctx)
-        return r;
-    if (!(k = calloc(1, sizeof *k))) {
-        SSL_CTX_free(ctx);      /* open() reads the files itself */
-        return 0;
-    }
-    snprintf(k->name, sizeof k->name, "%s", config->name);
-    snprintf(k->cert, sizeof k->cert, "%s", config->tls_cert);
-    snprintf(k->key, sizeof k->key, "%s", config->tls_key);
-    snprintf(k->ca, sizeof k->ca, "%s", config->tls_ca);
-    k->ctx = ctx;
-    pthread_mutex_lock(&sb_nc_checked_lock);
-    k->next = sb_nc_checked;
-    sb_nc_checked = k;
-    pthread_mutex_unlock(&sb_nc_checked_lock);
-    return 0;
+    if (!r && ctx)
+        sb_kept_put(&sb_nc_kept, key, ctx, 0);
+    return r;
 }
 
 static int
@@ -1357,7 +1311,10 @@ sb_netconf_open(const struct sb_device_config *config,
     /* The context check_files loaded at the start, else the files as
      * they are now. */
     int r = 0;
-    if (tls && !(d->ssl_ctx = sb_nc_checked_take(config)))
+    const char *key[5];
+    if (tls && !(d->ssl_ctx = sb_kept_take(&sb_nc_kept,
+                                           sb_nc_kept_key(config, key),
+                                           NULL)))
         r = sb_nc_tls_files(config, &d->ssl_ctx, err, errlen);
     if (r) {
         free(d);

@@ -37,7 +37,7 @@
  * the device, and handed to libcurl from memory (CURLOPT_CAINFO_BLOB),
  * never as a path it would read at each connection: the device trusts
  * what was checked, whatever becomes of the file.  At lightraild's
- * start the bytes are those check_files read (sb_rc_checked below).
+ * start the bytes are those check_files read (sb_rc_kept below).
  *
  * Threads: one call at a time per device (d->lock); one curl handle per
  * device, kept for its connection.
@@ -63,6 +63,7 @@
 #include "southbound/sb_chtab.h"
 #include "southbound/sb_driver.h"
 #include "southbound/sb_http.h"
+#include "southbound/sb_kept.h"
 
 #define SB_RC_DEFAULT_TIMEOUT_MS 5000
 #define SB_RC_CHANNELS "/restconf/data/lightrail-roadm:roadm/media-channels"
@@ -87,26 +88,10 @@ struct sb_restconf {
 };
 
 /* The ca-file bytes check_files read and checked, each kept for the
- * first open() of its device (the same name and ca-file) to take, so
- * that lightraild's start reads a device's ca-file once: the early check
- * and the device then trust the same bytes, where a file replaced
- * between the check and open() (after the store and recovery) could
- * pass the one and fail the other.  An open() that finds none (a
- * reopen, another ca-file) reads the file then.  The entries the
- * start's opening left (a listed device the topology lacks) are dropped
- * once it is done (forget_files, from lr_ctl), so that a device the
- * network gains later reads its file as it is then: the netconf
- * driver's contract (sb_nc_checked).  The list owns each entry and its
- * bytes; guarded by sb_rc_checked_lock (open() may run on another
- * thread than the check). */
-struct sb_rc_checked {
-    char name[64], ca_file[256];
-    char *pem;
-    size_t len;
-    struct sb_rc_checked *next;
-};
-static struct sb_rc_checked *sb_rc_checked;
-static pthread_mutex_t sb_rc_checked_lock = PTHREAD_MUTEX_INITIALIZER;
+ * first open() of its device (the same name and ca-file) to take
+ * (sb_kept.h: the start reads a device's ca-file once, and the check
+ * and the device trust the same bytes). */
+static struct sb_kept sb_rc_kept = SB_KEPT_INIT(free);
 
 /* One request; 0 with r->status set (any HTTP status), or the transport
  * error as ETIMEDOUT, EACCES or EHOSTUNREACH with its line. */
@@ -649,45 +634,28 @@ sb_rc_ca_load(const struct sb_device_config *config, bool https,
     return ret;
 }
 
-/* Unlinks the bytes kept for 'config' (the same device and ca-file)
- * and returns them with their length, the caller's to free; or NULL. */
-static char *
-sb_rc_checked_take(const struct sb_device_config *config, size_t *len)
+/* The key of what is kept for 'config' ('key' holds 3): its name and
+ * its ca-file. */
+static const char *const *
+sb_rc_kept_key(const struct sb_device_config *config, const char **key)
 {
-    char *pem = NULL;
-    pthread_mutex_lock(&sb_rc_checked_lock);
-    for (struct sb_rc_checked **p = &sb_rc_checked; *p; p = &(*p)->next)
-        if (!strcmp((*p)->name, config->name)
-            && !strcmp((*p)->ca_file, config->ca_file)) {
-            struct sb_rc_checked *k = *p;
-            *p = k->next;
-            pem = k->pem;
-            *len = k->len;
-            free(k);
-            break;
-        }
-    pthread_mutex_unlock(&sb_rc_checked_lock);
-    return pem;
+    key[0] = config->name;
+    key[1] = config->ca_file;
+    key[2] = NULL;
+    return key;
 }
 
 static void
 sb_restconf_forget_files(void)
 {
-    pthread_mutex_lock(&sb_rc_checked_lock);
-    while (sb_rc_checked) {
-        struct sb_rc_checked *k = sb_rc_checked;
-        sb_rc_checked = k->next;
-        free(k->pem);
-        free(k);
-    }
-    pthread_mutex_unlock(&sb_rc_checked_lock);
+    sb_kept_clear(&sb_rc_kept);
 }
 
 static int
 sb_restconf_check_files(const struct sb_device_config *config, char *err,
                         size_t errlen)
 {
-    struct sb_rc_checked *k;
+    const char *key[3];
     bool https, loop_http;
     size_t len;
     char *pem;
@@ -697,27 +665,11 @@ sb_restconf_check_files(const struct sb_device_config *config, char *err,
         return sb_errf(err, errlen, EINVAL, "%.63s: a RESTCONF setting "
                        "is not terminated", config->name);
     sb_rc_scheme(config->address, &https, &loop_http);
-    /* What an earlier check kept goes first, whatever this one finds:
-     * the file as it is now is kept, or nothing, so that open() never
-     * trusts bytes a later check of the file refused. */
-    size_t old_len;
-    free(sb_rc_checked_take(config, &old_len));
+    sb_kept_drop(&sb_rc_kept, sb_rc_kept_key(config, key));
     int ret = sb_rc_ca_load(config, https, &pem, &len, err, errlen);
-    if (ret || !pem)
-        return ret;
-    if (!(k = calloc(1, sizeof *k))) {
-        free(pem);      /* open() reads the file itself */
-        return 0;
-    }
-    snprintf(k->name, sizeof k->name, "%s", config->name);
-    snprintf(k->ca_file, sizeof k->ca_file, "%s", config->ca_file);
-    k->pem = pem;
-    k->len = len;
-    pthread_mutex_lock(&sb_rc_checked_lock);
-    k->next = sb_rc_checked;
-    sb_rc_checked = k;
-    pthread_mutex_unlock(&sb_rc_checked_lock);
-    return 0;
+    if (!ret && pem)
+        sb_kept_put(&sb_rc_kept, key, pem, len);
+    return ret;
 }
 
 static int
@@ -748,7 +700,11 @@ sb_restconf_open(const struct sb_device_config *config,
     /* The bytes check_files read at the start, else the file as it is
      * now. */
     size_t ca_len = 0;
-    char *ca_pem = https ? sb_rc_checked_take(config, &ca_len) : NULL;
+    const char *key[3];
+    char *ca_pem = https ? sb_kept_take(&sb_rc_kept,
+                                        sb_rc_kept_key(config, key),
+                                        &ca_len)
+                         : NULL;
     if (https && !ca_pem
         && (rc = sb_rc_ca_load(config, https, &ca_pem, &ca_len, err,
                                errlen)))
