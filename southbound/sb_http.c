@@ -88,7 +88,17 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
             .data = (void *) rq->ca_pem, .len = rq->ca_len,
             .flags = CURL_BLOB_NOCOPY,
         };
-        curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
+        /* A libcurl without blobs (before 7.77, or a TLS backend that
+         * takes none) would otherwise fail every certificate with
+         * words that blame the device. */
+        if (curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca) != CURLE_OK) {
+            curl_slist_free_all(hdrs);
+            return sb_errf(err, errlen, EACCES, "%s: this libcurl cannot "
+                           "take the ca-file %s from memory "
+                           "(CURLOPT_CAINFO_BLOB: libcurl 7.77 or later "
+                           "with OpenSSL): install such a libcurl",
+                           rq->device, rq->ca_file ? rq->ca_file : "");
+        }
         curl_easy_setopt(h, CURLOPT_CAINFO, NULL);
         curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
     }
