@@ -313,6 +313,7 @@ nb_read_parse(const char *query, struct nb_read *rd, char *err,
     rd->fields = NULL;
     rd->fields_len = 0;
     rd->with_defaults = NB_WD_NONE;
+    rd->with_origin = false;
     if (nb_read_with_defaults(query, rd, err, errlen))
         return EINVAL;
     if (nb_query_value(query, "content", &v, &len)) {
@@ -365,5 +366,5 @@ bool
 nb_read_cuts(const struct nb_read *rd)
 {
     return rd->content != NB_CONTENT_ALL || rd->depth || rd->fields
-           || rd->with_defaults != NB_WD_NONE;
+           || rd->with_defaults != NB_WD_NONE || rd->with_origin;
 }

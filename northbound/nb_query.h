@@ -51,6 +51,10 @@ struct nb_read {
     const char *fields;
     size_t fields_len;
     enum nb_with_defaults with_defaults;
+    /* RFC 8527 3.2.2's with-origin: never set by nb_read_parse(), as
+     * only the operational datastore takes it (its handler judges it
+     * and sets this). */
+    bool with_origin;
 };
 
 /* content=, depth=, fields= and with-defaults= of 'query' (absent: all,

@@ -197,7 +197,8 @@ read_cut(struct nb_app *app, const struct nb_read *rd, bool datastore,
              ? (snprintf(err, sizeof err, "out of memory"), ENOMEM)
              : lr_yang_read_json(app->ly, *out, fields, read_content(rd),
                                  rd->depth, nb_wd_modes[rd->with_defaults],
-                                 datastore, &cut, err, sizeof err);
+                                 rd->with_origin, datastore, &cut, err,
+                                 sizeof err);
     free(fields);
     free(*out);
     *out = cut;
@@ -1763,8 +1764,8 @@ h_api_version(void *arg, const struct nb_request *req,
 
 /* RFC 8040 9.1.1's capabilities of this server: RFC 6243's basic mode
  * of its answers, then one URI per optional query parameter it supports
- * (no filter or replay: it has no event stream; no with-origin, which
- * h_ds refuses).  The basic mode is report-all: every printer sets each
+ * (no filter or replay: it has no event stream; with-origin, RFC 8527
+ * 3.2.2, on the operational datastore, h_ds).  The basic mode is report-all: every printer sets each
  * leaf it holds, one left at its default by the client included (a
  * job's priority 0, a link's first-slot-n -291), so no data node is
  * default data in RFC 6243 2.1's sense. */
@@ -1773,6 +1774,7 @@ static const char *const nb_capabilities[] = {
     "urn:ietf:params:restconf:capability:depth:1.0",
     "urn:ietf:params:restconf:capability:fields:1.0",
     "urn:ietf:params:restconf:capability:with-defaults:1.0",
+    "urn:ietf:params:restconf:capability:with-origin:1.0",
 };
 
 /* GET .../ietf-restconf-monitoring:restconf-state and its capabilities
@@ -1879,7 +1881,7 @@ h_yang_library(void *arg, const struct nb_request *req,
 {
     struct nb_app *app = arg;
     char names[N_ROUTES][64], *out = NULL, err[512];
-    const char *mods[N_ROUTES + 1];
+    const char *mods[N_ROUTES + 2];
     struct nb_read rd;
     int n = 0;
     if (read_query(req, resp, &rd))
@@ -1904,10 +1906,12 @@ h_yang_library(void *arg, const struct nb_request *req,
         mods[n] = names[n];
         n++;
     }
-    /* No resource's path names ietf-netconf-with-defaults, but
-     * with-defaults=report-all-tagged's answers carry its 'default' tag
-     * (RFC 8040 4.8.9). */
+    /* No resource's path names ietf-netconf-with-defaults nor
+     * ietf-origin, but with-defaults=report-all-tagged's answers carry
+     * the former's 'default' tag (RFC 8040 4.8.9), with-origin's the
+     * latter's 'origin' (RFC 8527 3.2.2). */
     mods[n++] = "ietf-netconf-with-defaults";
+    mods[n++] = "ietf-origin";
     int rc = lr_yang_library_to_json(app->ly, mods, n, &out, err,
                                      sizeof err);
     if (rc || !read_cut(app, &rd, false, &out, resp))
@@ -2192,8 +2196,10 @@ ds_exists(void *arg, const struct nb_request *req, struct nb_response *resp)
  * running's cutting within its configuration (nonconfig leaves the
  * target and its keys).
  * The tag is the digest of what is sent (tagged_reply()), no date, as
- * the datastore resource's.  with-origin (RFC 8527 3.2.2, optional) is
- * refused: lightraild keeps no origin of its nodes.  Writes are 405
+ * the datastore resource's.  with-origin (RFC 8527 3.2.2), on
+ * operational alone and without a value, annotates the configuration
+ * nodes of the answer with their origin after every other cut
+ * (lr_yang_read_json()); on running it is 400.  Writes are 405
  * (the rows say where they go); a datastore lightraild does not have is
  * 404 naming those it serves. */
 static void
@@ -2210,17 +2216,22 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
     struct nb_read rd;
     if (!ds_exists(app, req, resp))
         return;
-    if (nb_query_value(req->query, "with-origin", &v, &vl)) {
-        nb_error(resp, 400, "invalid-value", NULL, "%s", oper
-                 ? "with-origin (RFC 8527 3.2.2) is not implemented: "
-                   "lightraild keeps no origin of its nodes; send the GET "
-                   "without it"
-                 : "with-origin applies to the operational datastore only "
-                   "(RFC 8527 3.2.2): send it to " DS DS_OPERATIONAL);
+    bool origin = nb_query_value(req->query, "with-origin", &v, &vl);
+    if (origin && !oper) {
+        nb_error(resp, 400, "invalid-value", NULL, "with-origin applies "
+                 "to the operational datastore only (RFC 8527 3.2.2): send "
+                 "it to " DS DS_OPERATIONAL " or its resources");
+        return;
+    }
+    if (origin && v) {
+        nb_error(resp, 400, "invalid-value", NULL, "with-origin takes no "
+                 "value (RFC 8527 3.2.2), not '%.*s': send it alone, "
+                 "?with-origin", (int) (vl < 64 ? vl : 64), v);
         return;
     }
     if (read_query(req, resp, &rd))
         return;
+    rd.with_origin = origin;
     if (!*rest) {
         if (datastore_text(app, req, &rd, running, resp, &out))
             return;

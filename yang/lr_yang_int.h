@@ -37,6 +37,9 @@ extern const struct lr_yang_embedded lr_yang_embedded[];
 /* RFC 6243's module: the "default" tag of report-all-tagged (RFC 8040
  * 4.8.9), which libyang prints only when the context implements it. */
 #define LR_YANG_NCWD "ietf-netconf-with-defaults"
+/* RFC 8342's module: the "origin" annotation of with-origin (RFC 8527
+ * 3.2.2) on the operational datastore. */
+#define LR_YANG_OR "ietf-origin"
 
 /* Writes "FILE: PATH: message" into err[errlen] (no-op when 'err' is
  * NULL); a NULL 'path' drops the middle part. */

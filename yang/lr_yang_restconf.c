@@ -781,7 +781,8 @@ lr_yang_select_json(struct ly_ctx *ctx, const char *text, const char *fields,
                     bool datastore, char **out, char *err, size_t errlen)
 {
     return lr_yang_read_json(ctx, text, fields, content, depth,
-                             LR_YANG_WD_NONE, datastore, out, err, errlen);
+                             LR_YANG_WD_NONE, false, datastore, out, err,
+                             errlen);
 }
 
 /* Frees, under 'node', each container libyang added as implicit
@@ -871,11 +872,36 @@ lr_yang_wd_apply(struct lyd_node *node, enum lr_yang_wd wd,
     return rc;
 }
 
+/* RFC 8342 7's origin of each configuration node under 'node' and of
+ * 'node' itself, as an "ietf-origin:origin" annotation where it is not
+ * 'inherited' (the parent's origin; NULL at the top of the answer,
+ * where RFC 8342 5.3.4 wants it given): or:default for a node
+ * with-defaults added (LYD_DEFAULT, the text's own nodes having had the
+ * flag cleared by lr_yang_wd_explicit()), or:intended for every other,
+ * the operator's configuration as lightraild stores it.  A state node
+ * (config false) carries none, nor does anything under it, which is
+ * state too. */
+static LY_ERR
+lr_yang_origin_mark(struct lyd_node *node, const char *inherited)
+{
+    if (!node->schema || !(node->schema->flags & LYS_CONFIG_W))
+        return LY_SUCCESS;
+    const char *o = node->flags & LYD_DEFAULT ? LR_YANG_OR ":default"
+                                              : LR_YANG_OR ":intended";
+    LY_ERR rc = LY_SUCCESS;
+    if (!inherited || strcmp(o, inherited))
+        rc = lyd_new_meta(LYD_CTX(node), node, NULL, LR_YANG_OR ":origin", o,
+                          0, NULL);
+    for (struct lyd_node *c = lyd_child(node); c && !rc; c = c->next)
+        rc = lr_yang_origin_mark(c, o);
+    return rc;
+}
+
 int
 lr_yang_read_json(struct ly_ctx *ctx, const char *text, const char *fields,
                   enum lr_yang_content content, uint16_t depth,
-                  enum lr_yang_wd wd, bool datastore, char **out, char *err,
-                  size_t errlen)
+                  enum lr_yang_wd wd, bool origin, bool datastore,
+                  char **out, char *err, size_t errlen)
 {
     static const char *const doc = "filter";
     struct lyd_node *tree = NULL, *first, *wrapper = NULL;
@@ -958,9 +984,30 @@ lr_yang_read_json(struct ly_ctx *ctx, const char *text, const char *fields,
         ret = EINVAL;
         goto cleanup;
     }
+    if (origin && !ly_ctx_get_module_implemented(ctx, LR_YANG_OR)) {
+        lr_yang_errf(err, errlen, doc, NULL, "with-origin needs "
+                     LR_YANG_OR ", which the context does not implement");
+        ret = EINVAL;
+        goto cleanup;
+    }
     struct lyd_node *n, *next;
+    /* The parser flags an empty container of the text default: it is
+     * the operator's, not one with-defaults adds (the origin's test). */
+    for (n = first; n && origin; n = n->next)
+        lr_yang_wd_explicit(n);
     for (n = first; n && wd != LR_YANG_WD_NONE; n = n->next)
         if ((rc = lr_yang_wd_apply(n, wd, content)))
+            goto cleanup;
+    /* The origins once with-defaults has said what the data holds: the
+     * nodes it added are still the only ones flagged default (a cut
+     * that empties a container flags it so, and report-all-tagged flags
+     * the text's leaves at their defaults, which are the operator's).
+     * Each top of the answer (a member of the datastore, a list
+     * resource's entry, the container resource) carries its own; every
+     * cut after keeps the tops it keeps and a node with its ancestors,
+     * so what it leaves inherits as it did. */
+    for (n = first; n && origin; n = n->next)
+        if ((rc = lr_yang_origin_mark(n, NULL)))
             goto cleanup;
     /* Fields select, content filters what they kept, depth cuts last.
      * A target stays whatever is cut under it; a member of the
@@ -987,7 +1034,7 @@ lr_yang_read_json(struct ly_ctx *ctx, const char *text, const char *fields,
     /* The target is level 1; the datastore's members are level 2, or 1
      * when the fields select or lead to them. */
     /* with-defaults but explicit (the text itself) changes it too. */
-    bool cut = sel || content != LR_YANG_CONTENT_ALL
+    bool cut = sel || content != LR_YANG_CONTENT_ALL || origin
                || (wd != LR_YANG_WD_NONE && wd != LR_YANG_WD_EXPLICIT);
     for (n = first; n && depth; n = next) {
         next = n->next;

@@ -179,11 +179,21 @@ enum lr_yang_wd {
  * Then fields, content, depth; report-all-tagged tags, as it prints, each
  * leaf and leaf-list whose value is its default, whoever set it (RFC 6243
  * 3.4), which needs LR_YANG_NCWD in the context (EINVAL without it).
- * Errors as lr_yang_select_json(). */
+ * With 'origin' (RFC 8527 3.2.2's with-origin), after with-defaults and
+ * before the other cuts (which keep a node with its ancestors), each
+ * configuration node carries RFC 8342's "ietf-origin:origin"
+ * annotation (RFC 7952's "@") where its origin is not its parent's
+ * (RFC 8342 5.3.4: a child inherits it): each top of the answer (a
+ * datastore's member, a list resource's entry, the container resource)
+ * has it, then only a node with-defaults added, "ietf-origin:default",
+ * under an "ietf-origin:intended" one (the text's nodes: the operator's
+ * configuration, lightraild making none of its own); state nodes
+ * (config false) none.  It needs LR_YANG_OR in the context (EINVAL
+ * without it).  Errors as lr_yang_select_json(). */
 int lr_yang_read_json(struct ly_ctx *, const char *text, const char *fields,
                       enum lr_yang_content content, uint16_t depth,
-                      enum lr_yang_wd wd, bool datastore, char **out,
-                      char *err, size_t errlen);
+                      enum lr_yang_wd wd, bool origin, bool datastore,
+                      char **out, char *err, size_t errlen);
 
 /* The API resource {"ietf-restconf:restconf":{"data":{},"operations":{},
  * "yang-library-version":REV}} (RFC 8040 3.3, B.1.1), with the

@@ -247,8 +247,8 @@ cp "$tmp/body" "$tmp/yl"
 jq -r '."ietf-yang-library:yang-library"."module-set"[0].module[].name' "$tmp/yl" \
     | sort > "$tmp/yl-mods"
 printf '%s\n' ietf-datastores ietf-network ietf-network-topology \
-    ietf-netconf ietf-netconf-with-defaults ietf-restconf-monitoring \
-    ietf-yang-library lightrail-compute lightrail-job lightrail-model \
+    ietf-netconf ietf-netconf-with-defaults ietf-origin \
+    ietf-restconf-monitoring ietf-yang-library lightrail-compute lightrail-job lightrail-model \
     lightrail-state lightrail-topology | sort > "$tmp/yl-want"
 cmp -s "$tmp/yl-mods" "$tmp/yl-want" \
     && ok "yang-library: the API's modules, those that augment or deviate them, and what they import" \
@@ -722,16 +722,80 @@ ck "$RUN?fields=lightrail-job:jobs/job(name)&depth=1" ". == $(cat "$tmp/nmda-q")
     "fields and depth as on $DS (the selected nodes level 1)"
 api GET "$JOBS/job=j1?fields=model;state"; jq -cS 'del(."lightrail-job:job"[].state)' "$tmp/body" > "$tmp/nmda-q"
 ck "$RUN/lightrail-job:jobs/job=j1?fields=model;state" ". == $(cat "$tmp/nmda-q")" "j1's model, its state not in running"
-bad 400 invalid-value "GET $OPER?with-origin" GET "$OPER?with-origin"
-jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("with-origin (RFC 8527 3.2.2) is not implemented")' \
+# RFC 8527 3.2.2's with-origin on operational: each configuration member
+# carries RFC 8342's origin, intended; what is under it inherits it (no
+# other annotation); the state none.  Without the annotations, the answer
+# is the plain one.
+OR_I='{"ietf-origin:origin": "ietf-origin:intended"}'
+NOAT='walk(if type == "object" then with_entries(select(.key | startswith("@") | not)) else . end)'
+ORS='[.. | objects | select(has("ietf-origin:origin"))]'
+api GET "$OPER"; jq -cS . "$tmp/body" > "$tmp/or-plain"
+ck "$OPER?with-origin" "(.\"ietf-network:networks\"[\"@\"] == $OR_I) and (.\"lightrail-compute:compute\"[\"@\"] == $OR_I) and (.\"lightrail-job:jobs\"[\"@\"] == $OR_I) and ($ORS | length == 3) and (.\"lightrail-state:state\" | has(\"@\") | not) and ($NOAT == $(cat "$tmp/or-plain"))" \
+    "the three configuration members intended, nothing else annotated, else the plain answer"
+cp "$tmp/body" "$tmp/or-ds"
+tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/or-etag"
+grep -q -x '"[0-9a-f]\{32\}"' "$tmp/or-etag" && ! cmp -s "$tmp/or-etag" "$tmp/oper-etag" \
+    && ok "GET $OPER?with-origin: a tag of its own" \
+    || notok "GET $OPER?with-origin: tag $(cat "$tmp/or-etag"), plain $(cat "$tmp/oper-etag")"
+API_HEADER="If-None-Match: $(cat "$tmp/or-etag")" api GET "$OPER?with-origin"
+[ "$STATUS" = 304 ] && ok "GET $OPER?with-origin with If-None-Match of its tag: 304" \
+    || notok "GET $OPER?with-origin, If-None-Match: $STATUS"
+curl -s -I -o /dev/null -w '%{http_code} %header{content-length}' \
+    --cacert "$D/tls/cert.pem" ${TOKEN:+-H "Authorization: Bearer $TOKEN"} \
+    "$URL$OPER?with-origin" > "$tmp/head"
+[ "$(cat "$tmp/head")" = "200 $(wc -c < "$tmp/or-ds" | tr -d ' ')" ] \
+    && ok "HEAD $OPER?with-origin: 200, the GET's length" \
+    || notok "HEAD $OPER?with-origin: $(cat "$tmp/head"), GET $(wc -c < "$tmp/or-ds")"
+ck "$OPER/lightrail-job:jobs/job=j1?with-origin" "(.\"lightrail-job:job\"[0][\"@\"] == $OR_I) and ($ORS | length == 1) and (.\"lightrail-job:job\"[0].state | length > 0)" \
+    "the entry intended, its intent inheriting, its state none"
+ck "$OPER/lightrail-job:jobs/job=j1?with-origin&content=nonconfig" "(.\"lightrail-job:job\"[0] | keys == [\"@\", \"name\", \"state\"]) and ($ORS | length == 1)" \
+    "content nonconfig: the entry and its key annotated, the state not"
+# report-all-tagged: a node it adds (not in the store) is or:default
+# beside its tag; a node set at its default is tagged but intended (the
+# operator's, inherited); nothing else changes.
+api GET "$OPER?with-defaults=report-all-tagged"; jq -cS "$NOAT" "$tmp/body" > "$tmp/or-plain"
+ck "$OPER?with-origin&with-defaults=report-all-tagged" "($NOAT == $(cat "$tmp/or-plain")) and ([.. | objects | select(has(\"ietf-origin:origin\") and .\"ietf-origin:origin\" != \"ietf-origin:intended\")] | all(.\"ietf-origin:origin\" == \"ietf-origin:default\" and .\"ietf-netconf-with-defaults:default\" == true)) and ([.. | objects | select(.\"ietf-netconf-with-defaults:default\" == true and (has(\"ietf-origin:origin\") | not))] | length > 0)" \
+    "or:default only beside the default tag; a leaf set at its default tagged, intended"
+echo "# with-origin&with-defaults=report-all-tagged: $(jq '[.. | objects | select(."ietf-origin:origin" == "ietf-origin:default")] | length' "$tmp/body") or:default"
+ck "$OPER?with-origin&depth=2" "(.\"lightrail-job:jobs\" == {\"@\": $OR_I}) and (.\"lightrail-state:state\" == {})" \
+    "depth 2: the members, empty, with their origins"
+ck "$OPER?with-origin&fields=lightrail-job:jobs/job(name;state/phase)" "(keys == [\"lightrail-job:jobs\"]) and (.\"lightrail-job:jobs\"[\"@\"] == $OR_I) and ($ORS | length == 1)" \
+    "fields: the jobs, annotated at their top only"
+api GET "$OPER/lightrail-job:jobs?limit=1"; jq -cS . "$tmp/body" > "$tmp/or-plain"
+ck "$OPER/lightrail-job:jobs?with-origin&limit=1" "(.\"lightrail-job:jobs\"[\"@\"] == $OR_I) and ($ORS | length == 1) and (del(.\"lightrail-job:jobs\"[\"@\"]) == $(cat "$tmp/or-plain"))" \
+    "a page: the container intended, the page as without it"
+# Valid under libyang: the jobs of the whole answer, with lightrail-job
+# and ietf-origin implemented.
+if command -v yanglint > /dev/null; then
+    jq '{"lightrail-job:jobs": ."lightrail-job:jobs"}' "$tmp/or-ds" > "$tmp/or-jobs.json"
+    yanglint -D -p /usr/share/yuma/modules/ietf -p "$srcdir/yang" \
+        "$srcdir/yang/lightrail-job.yang" "$srcdir/yang/ietf-origin@2018-02-14.yang" \
+        "$tmp/or-jobs.json" > "$tmp/lint" 2>&1 \
+        && ok "the jobs with their origin are valid lightrail-job data (yanglint)" \
+        || notok "yanglint on the jobs with their origin: $(cat "$tmp/lint")"
+    jq '."lightrail-job:jobs"["@"]["ietf-origin:origin"] = "ietf-origin:nowhere"' "$tmp/or-jobs.json" > "$tmp/or-bad.json"
+    ! yanglint -D -p /usr/share/yuma/modules/ietf -p "$srcdir/yang" \
+        "$srcdir/yang/lightrail-job.yang" "$srcdir/yang/ietf-origin@2018-02-14.yang" \
+        "$tmp/or-bad.json" > /dev/null 2>&1 \
+        && ok "yanglint refuses an origin that is no identity (the check checks)" \
+        || notok "yanglint took ietf-origin:nowhere"
+fi
+bad 400 invalid-value "GET $OPER?with-origin=true" GET "$OPER?with-origin=true"
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("with-origin takes no value (RFC 8527 3.2.2), not '"'true'"'")' \
     "$tmp/bad-body" > /dev/null \
-    && ok "with-origin on operational: not implemented, said" \
-    || notok "with-origin on operational: $(cat "$tmp/bad-body")"
-bad 400 invalid-value "GET $RUN?with-origin" GET "$RUN?with-origin"
-jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("applies to the operational datastore only")' \
-    "$tmp/bad-body" > /dev/null \
-    && ok "with-origin on running: operational only, said" \
-    || notok "with-origin on running: $(cat "$tmp/bad-body")"
+    && ok "with-origin=true on operational: it takes no value, said" \
+    || notok "with-origin=true on operational: $(cat "$tmp/bad-body")"
+for q in with-origin with-origin=true; do
+    bad 400 invalid-value "GET $RUN?$q" GET "$RUN?$q"
+    jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("applies to the operational datastore only")' \
+        "$tmp/bad-body" > /dev/null \
+        && ok "$q on running: operational only, said" \
+        || notok "$q on running: $(cat "$tmp/bad-body")"
+done
+bad 400 invalid-value "GET $RUN/lightrail-job:jobs?with-origin" GET "$RUN/lightrail-job:jobs?with-origin"
+# RFC 8527 defines it on the datastores' resources: /restconf/data has
+# no origin to give.
+bad 400 "" "GET $DS?with-origin" GET "$DS?with-origin"
 # The resources below a datastore: those of /restconf/data, through the
 # same handlers; running's cut to their configuration.
 for m in ietf-network:networks lightrail-compute:compute lightrail-job:jobs \
@@ -858,11 +922,10 @@ done < "$tmp/nmda-names"
 
 # RFC 8040 9: ietf-restconf-monitoring's restconf-state, state (config
 # false) served as any data resource: its capabilities exactly (9.1.1:
-# the defaults basic mode, then depth, fields and with-defaults; no
-# with-origin,
-# filter or replay), streams empty (lightraild serves no event stream).
+# the defaults basic mode, then depth, fields, with-defaults and
+# with-origin (RFC 8527 3.2.2); no filter or replay), streams empty (lightraild serves no event stream).
 RCS=$DS/ietf-restconf-monitoring:restconf-state
-CAPS='["urn:ietf:params:restconf:capability:defaults:1.0?basic-mode=report-all", "urn:ietf:params:restconf:capability:depth:1.0", "urn:ietf:params:restconf:capability:fields:1.0", "urn:ietf:params:restconf:capability:with-defaults:1.0"]'
+CAPS='["urn:ietf:params:restconf:capability:defaults:1.0?basic-mode=report-all", "urn:ietf:params:restconf:capability:depth:1.0", "urn:ietf:params:restconf:capability:fields:1.0", "urn:ietf:params:restconf:capability:with-defaults:1.0", "urn:ietf:params:restconf:capability:with-origin:1.0"]'
 root_get $RCS application/yang-data+json
 jq -e ". == {\"ietf-restconf-monitoring:restconf-state\": {\"capabilities\": {\"capability\": $CAPS}, \"streams\": {}}}" \
     "$tmp/body" > /dev/null \

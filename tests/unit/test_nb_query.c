@@ -351,6 +351,13 @@ test_read_fields(void)
     CU_ASSERT_EQUAL(nb_read_parse("fields=x", &rd, err, sizeof err), 0);
     CU_ASSERT_TRUE(nb_read_cuts(&rd));
     CU_ASSERT_EQUAL(rd.fields_len, 1);
+    /* with-origin is the operational datastore's to judge: never set
+     * here, even when the query has it; set, it is a cut. */
+    CU_ASSERT_EQUAL(nb_read_parse("with-origin", &rd, err, sizeof err), 0);
+    CU_ASSERT_FALSE(rd.with_origin);
+    CU_ASSERT_FALSE(nb_read_cuts(&rd));
+    rd.with_origin = true;
+    CU_ASSERT_TRUE(nb_read_cuts(&rd));
     /* Not judged here: the schema says which paths are good. */
     CU_ASSERT_EQUAL(nb_read_parse("fields=((", &rd, err, sizeof err), 0);
     CU_ASSERT_EQUAL(nb_read_parse("depth=1&fields=", &rd, err, sizeof err),

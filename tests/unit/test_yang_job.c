@@ -3124,7 +3124,7 @@ test_with_defaults(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int rc = lr_yang_read_json(ctx, job, cases[i].fields,
                                    cases[i].content, 0, cases[i].wd, false,
-                                   &out, err, sizeof err);
+                                   false, &out, err, sizeof err);
         CU_ASSERT_EQUAL(rc, 0);
         if (rc)
             fprintf(stderr, "case %zu: %s\n", i, err);
@@ -3142,7 +3142,8 @@ test_with_defaults(void)
     CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(
         ctx, "{\"lightrail-job:job\":[{\"name\":\"j\",\"model\":\"m\","
         "\"gpus\":{}}]}", "gpus", LR_YANG_CONTENT_ALL, 0,
-        LR_YANG_WD_REPORT_ALL_TAGGED, false, &out, err, sizeof err), 0);
+        LR_YANG_WD_REPORT_ALL_TAGGED, false, false, &out, err, sizeof err),
+        0);
     flat = wd_squeeze(out);
     CU_ASSERT_STRING_EQUAL(flat, "{\"lightrail-job:job\":[{\"name\":\"j\","
                            "\"gpus\":{\"min\":1,\"@min\":{\"ietf-netconf-"
@@ -3151,6 +3152,73 @@ test_with_defaults(void)
                            "true}}}]}");
     free(flat);
     free(out);
+}
+
+/* RFC 8527 3.2.2's with-origin on a job's text: the annotation on the
+ * entry (the top of the answer) and not repeated on its intent's nodes,
+ * which inherit it (RFC 8342 5.3.4); none on its state (config false);
+ * or:default on a leaf with-defaults added, beside report-all-tagged's
+ * tag; the datastore's member carries it, its entries inherit it; after
+ * content nonconfig the entry and its key still carry it. */
+static void
+test_with_origin(void)
+{
+    static const char job[] =
+        "{\"lightrail-job:job\":[{\"name\":\"j\",\"model\":\"gpt-1.9b\","
+        "\"batch\":32,\"microbatch\":2,\"gpus\":{\"min\":1,\"max\":8},"
+        "\"priority\":0,\"state\":{\"phase\":\"active\"}}]}";
+#define OR_AT(o) "{\"ietf-origin:origin\":\"ietf-origin:" o "\"}"
+    static const struct {
+        enum lr_yang_wd wd;
+        const char *fields;
+        enum lr_yang_content content;
+        bool datastore;
+        const char *text;
+        const char *want;
+    } cases[] = {
+        { LR_YANG_WD_NONE, NULL, LR_YANG_CONTENT_ALL, false, job,
+          "{\"lightrail-job:job\":[{\"@\":" OR_AT("intended") ","
+          "\"name\":\"j\",\"model\":\"gpt-1.9b\","
+          "\"batch\":32,\"microbatch\":2,\"gpus\":{\"min\":1,\"max\":8},"
+          "\"priority\":0,\"state\":{\"phase\":\"active\"}}]}" },
+        { LR_YANG_WD_REPORT_ALL_TAGGED, "priority;algorithm",
+          LR_YANG_CONTENT_ALL, false, job,
+          "{\"lightrail-job:job\":[{\"@\":" OR_AT("intended") ","
+          "\"name\":\"j\",\"algorithm\":\"cdynp\",\"@algorithm\":"
+          "{\"ietf-netconf-with-defaults:default\":true,"
+          "\"ietf-origin:origin\":\"ietf-origin:default\"},"
+          "\"priority\":0,\"@priority\":"
+          "{\"ietf-netconf-with-defaults:default\":true}}]}" },
+        { LR_YANG_WD_NONE, NULL, LR_YANG_CONTENT_NONCONFIG, false, job,
+          "{\"lightrail-job:job\":[{\"@\":" OR_AT("intended") ","
+          "\"name\":\"j\",\"state\":{\"phase\":\"active\"}}]}" },
+        { LR_YANG_WD_NONE, "lightrail-job:jobs/job(name;state)",
+          LR_YANG_CONTENT_ALL, true,
+          "{\"lightrail-job:jobs\":{\"job\":[{\"name\":\"j\",\"model\":"
+          "\"m\",\"state\":{\"phase\":\"active\"}}]}}",
+          "{\"lightrail-job:jobs\":{\"@\":" OR_AT("intended") ","
+          "\"job\":[{\"name\":\"j\",\"state\":{\"phase\":\"active\"}}]}}" },
+    };
+#undef OR_AT
+    char *out = NULL, *flat = NULL, err[512];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int rc = lr_yang_read_json(ctx, cases[i].text, cases[i].fields,
+                                   cases[i].content, 0, cases[i].wd, true,
+                                   cases[i].datastore, &out, err,
+                                   sizeof err);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc)
+            fprintf(stderr, "case %zu: %s\n", i, err);
+        flat = out ? wd_squeeze(out) : NULL;
+        CU_ASSERT_PTR_NOT_NULL(flat);
+        if (flat && strcmp(flat, cases[i].want))
+            fprintf(stderr, "case %zu: %s\n", i, flat);
+        if (flat)
+            CU_ASSERT_STRING_EQUAL(flat, cases[i].want);
+        free(flat);
+        free(out);
+        out = NULL;
+    }
 }
 
 static CU_TestInfo tests[] = {
@@ -3179,6 +3247,7 @@ static CU_TestInfo tests[] = {
     { "RESTCONF's API resource", test_restconf_api },
     { "RESTCONF's restconf-state", test_restconf_state },
     { "with-defaults' four modes", test_with_defaults },
+    { "with-origin: the intent annotated, not the state", test_with_origin },
     { "the datastore resource, all documents in one", test_datastore },
     { "content and depth cut a resource", test_filter },
     { "fields select a resource's nodes", test_select },
