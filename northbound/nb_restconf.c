@@ -30,7 +30,8 @@
 /* The datastores of RFC 8527 3.1 that lightraild serves under
  * /restconf/ds: operational (everything /restconf/data holds) and
  * running (its configuration); their rows take the parameters of the
- * data resources, and with-origin to refuse it in words. */
+ * data resources, and with-origin: operational's (RFC 8527 3.2.2),
+ * taken by both rows so that running refuses it in words (h_ds). */
 #define DS "/restconf/ds/"
 #define DS_OPERATIONAL "ietf-datastores:operational"
 #define DS_RUNNING "ietf-datastores:running"
