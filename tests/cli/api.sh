@@ -769,13 +769,13 @@ ck "$OPER/lightrail-job:jobs?with-origin&limit=1" "(.\"lightrail-job:jobs\"[\"@\
 if command -v yanglint > /dev/null; then
     jq '{"lightrail-job:jobs": ."lightrail-job:jobs"}' "$tmp/or-ds" > "$tmp/or-jobs.json"
     yanglint -D -p /usr/share/yuma/modules/ietf -p "$srcdir/yang" \
-        "$srcdir/yang/lightrail-job.yang" "$srcdir/yang/ietf-origin@2018-02-14.yang" \
+        "$srcdir/yang/lightrail-job.yang" /usr/share/yuma/modules/ietf/ietf-origin@2018-02-14.yang \
         "$tmp/or-jobs.json" > "$tmp/lint" 2>&1 \
         && ok "the jobs with their origin are valid lightrail-job data (yanglint)" \
         || notok "yanglint on the jobs with their origin: $(cat "$tmp/lint")"
     jq '."lightrail-job:jobs"["@"]["ietf-origin:origin"] = "ietf-origin:nowhere"' "$tmp/or-jobs.json" > "$tmp/or-bad.json"
     ! yanglint -D -p /usr/share/yuma/modules/ietf -p "$srcdir/yang" \
-        "$srcdir/yang/lightrail-job.yang" "$srcdir/yang/ietf-origin@2018-02-14.yang" \
+        "$srcdir/yang/lightrail-job.yang" /usr/share/yuma/modules/ietf/ietf-origin@2018-02-14.yang \
         "$tmp/or-bad.json" > /dev/null 2>&1 \
         && ok "yanglint refuses an origin that is no identity (the check checks)" \
         || notok "yanglint took ietf-origin:nowhere"
