@@ -788,18 +788,21 @@ lr_yang_select_json(struct ly_ctx *ctx, const char *text, const char *fields,
 /* Frees, under 'node', each container libyang added as implicit
  * (LYD_DEFAULT) that holds nothing: report-all adds the non-presence
  * containers on the way to defaults, and every other one, which would
- * print as {} where the printers print nothing. */
+ * print as {} where the printers print nothing.  It walks list entries
+ * too: lyd_new_implicit_tree() adds under every one (a network's
+ * network-types, a job's state), not only under the resource. */
 static void
 lr_yang_wd_prune(struct lyd_node *node)
 {
     struct lyd_node *c, *next;
     for (c = lyd_child(node); c; c = next) {
         next = c->next;
-        if (c->schema && c->schema->nodetype == LYS_CONTAINER) {
-            lr_yang_wd_prune(c);
-            if ((c->flags & LYD_DEFAULT) && !lyd_child(c))
-                lyd_free_tree(c);
-        }
+        if (!c->schema || !(c->schema->nodetype & LYD_NODE_INNER))
+            continue;
+        lr_yang_wd_prune(c);
+        if (c->schema->nodetype == LYS_CONTAINER && (c->flags & LYD_DEFAULT)
+            && !lyd_child(c))
+            lyd_free_tree(c);
     }
 }
 
