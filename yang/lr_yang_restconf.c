@@ -806,20 +806,64 @@ lr_yang_wd_prune(struct lyd_node *node)
     }
 }
 
-/* Frees, under 'node', each leaf and leaf-list entry whose value is its
- * schema default (RFC 6243 3.2, trim). */
-static void
+/* Whether the leaf or leaf-list entry 'c' holds a default in use (RFC
+ * 7950 7.6.1, 7.7.2, 7.9.3), the node trim drops and report-all-tagged
+ * tags (RFC 6243 3.2, 3.4).  lyd_is_default() compares the value alone,
+ * so it also takes an entry of a leaf-list set to other values than its
+ * defaults (1 of [1,5] where the defaults are [1,2]: trimmed, [5] would
+ * be another value) and a case's nodes when the case is not the choice's
+ * default and nothing else holds it (trimmed, the default case would).
+ * A case within a case is judged at its own level only. */
+static bool
+lr_yang_wd_in_use(const struct lyd_node *c)
+{
+    const struct lysc_node *s = c->schema, *cs = s->parent;
+    const struct lyd_node *e;
+    if (!lyd_is_default(c))
+        return false;
+    if (s->nodetype == LYS_LEAFLIST) {
+        LY_ARRAY_COUNT_TYPE have = 0, want = LY_ARRAY_COUNT(
+            ((const struct lysc_node_leaflist *) s)->dflts);
+        for (e = lyd_first_sibling(c); e; e = e->next)
+            if (e->schema == s) {
+                if (!lyd_is_default(e))
+                    return false;
+                have++;
+            }
+        if (have != want)
+            return false;
+    }
+    if (!cs || cs->nodetype != LYS_CASE
+        || ((const struct lysc_node_choice *) cs->parent)->dflt
+               == (const struct lysc_node_case *) cs)
+        return true;
+    for (e = lyd_first_sibling(c); e; e = e->next)
+        if (e->schema && e->schema->parent == cs && e->schema != s
+            && !((e->schema->nodetype & LYD_NODE_TERM) && lyd_is_default(e)))
+            return true;
+    return false;
+}
+
+/* Frees, under 'node', each leaf and leaf-list entry whose default is in
+ * use (RFC 6243 3.2, trim), judged on all the siblings before any goes:
+ * lr_yang_wd_in_use() reads them.  LY_EMEM. */
+static LY_ERR
 lr_yang_wd_trim(struct lyd_node *node)
 {
-    struct lyd_node *c, *next;
-    for (c = lyd_child(node); c; c = next) {
-        next = c->next;
+    struct ly_set *gone = NULL;
+    struct lyd_node *c;
+    LY_ERR rc = ly_set_new(&gone);
+    for (c = lyd_child(node); c && !rc; c = c->next) {
         if (c->schema && (c->schema->nodetype & LYD_NODE_TERM)) {
-            if (lyd_is_default(c))
-                lyd_free_tree(c);
+            if (lr_yang_wd_in_use(c))
+                rc = ly_set_add(gone, c, 1, NULL);
         } else
-            lr_yang_wd_trim(c);
+            rc = lr_yang_wd_trim(c);
     }
+    for (uint32_t i = 0; !rc && i < gone->count; i++)
+        lyd_free_tree(gone->dnodes[i]);
+    ly_set_free(gone, NULL);
+    return rc;
 }
 
 /* Marks the containers under 'node' explicit: libyang's parser flags an
@@ -836,17 +880,21 @@ lr_yang_wd_explicit(struct lyd_node *node)
 }
 
 /* Flags LYD_DEFAULT each leaf and leaf-list entry under 'node' whose
- * value is its default: libyang 2.1's JSON printer tags (WD_ALL_TAG) only
- * the nodes so flagged, those validation added, while RFC 6243 3.4 tags
- * every node at its default, one the printers set (a job's priority 0)
- * too.  Only the print reads the flag after this. */
+ * default is in use, and clears it on every other, for the print with
+ * LYD_PRINT_WD_IMPL_TAG, which tags the nodes so flagged: RFC 6243 3.4
+ * tags a node at its default whoever set it (a job's priority 0 the
+ * printers set too), which LYD_PRINT_WD_ALL_TAG does (lyd_is_default())
+ * but also on the nodes lr_yang_wd_in_use() turns down.  Only the print
+ * reads the flag after this. */
 static void
 lr_yang_wd_tag(struct lyd_node *node)
 {
     for (struct lyd_node *c = lyd_child(node); c; c = c->next) {
         if (c->schema && (c->schema->nodetype & LYD_NODE_TERM)) {
-            if (lyd_is_default(c))
+            if (lr_yang_wd_in_use(c))
                 c->flags |= LYD_DEFAULT;
+            else
+                c->flags &= ~LYD_DEFAULT;
         } else
             lr_yang_wd_tag(c);
     }
@@ -860,7 +908,7 @@ lr_yang_wd_apply(struct lyd_node *node, enum lr_yang_wd wd,
 {
     LY_ERR rc = LY_SUCCESS;
     if (wd == LR_YANG_WD_TRIM)
-        lr_yang_wd_trim(node);
+        rc = lr_yang_wd_trim(node);
     else if (wd == LR_YANG_WD_REPORT_ALL
              || wd == LR_YANG_WD_REPORT_ALL_TAGGED) {
         uint32_t opts = content == LR_YANG_CONTENT_CONFIG
@@ -1069,10 +1117,10 @@ lr_yang_read_json(struct ly_ctx *ctx, const char *text, const char *fields,
     }
     /* The tree holds what with-defaults asked for; report-all prints
      * the defaults it added (LYD_PRINT_WD_ALL), report-all-tagged tags
-     * the nodes lr_yang_wd_tag() flagged (LYD_PRINT_WD_ALL_TAG). */
+     * the nodes lr_yang_wd_tag() flagged (LYD_PRINT_WD_IMPL_TAG). */
     for (n = first; n && wd == LR_YANG_WD_REPORT_ALL_TAGGED; n = n->next)
         lr_yang_wd_tag(n);
-    uint32_t wdopt = wd == LR_YANG_WD_REPORT_ALL_TAGGED ? LYD_PRINT_WD_ALL_TAG
+    uint32_t wdopt = wd == LR_YANG_WD_REPORT_ALL_TAGGED ? LYD_PRINT_WD_IMPL_TAG
                      : wd == LR_YANG_WD_REPORT_ALL ? LYD_PRINT_WD_ALL : 0;
     rc = lyd_print_mem(&printed, first, LYD_JSON, LYD_PRINT_WITHSIBLINGS
                                                   | LYD_PRINT_KEEPEMPTYCONT

@@ -172,12 +172,14 @@ enum lr_yang_wd {
  * text lacks (state ones not with content CONFIG, configuration ones
  * not with NONCONFIG: the content cut would drop them), under each
  * top-level member, list entry or the container resource the text is
- * (never beside it); trim removes every leaf and leaf-list whose value
- * is its schema default (a container it empties stays, {}, as the
+ * (never beside it); trim removes every leaf and leaf-list entry whose
+ * default is in use (its value the default; a leaf-list's entries all
+ * its defaults; a case's leaf only beside another node of a case not
+ * the default) (a container it empties stays, {}, as the
  * printers keep an empty one); explicit keeps the text (lightraild sets
  * every node it prints: its basic mode is report-all, RFC 6243 2.1).
  * Then fields, content, depth; report-all-tagged tags, as it prints, each
- * leaf and leaf-list whose value is its default, whoever set it (RFC 6243
+ * node trim would remove, whoever set it (RFC 6243
  * 3.4), which needs LR_YANG_NCWD in the context (EINVAL without it).
  * With 'origin' (RFC 8527 3.2.2's with-origin), after with-defaults and
  * before the other cuts (which keep a node with its ancestors), each

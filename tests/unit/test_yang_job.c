@@ -3263,6 +3263,63 @@ test_with_defaults_no_empty(void)
         }
 }
 
+/* trim and report-all-tagged on the nodes whose default is in use only
+ * (RFC 7950 7.7.2, 7.9.3; RFC 6243 3.2, 3.4), on a module of the test's
+ * own (lightraild's have no leaf-list default and no choice): a
+ * leaf-list set to other values than its defaults keeps and does not tag
+ * an entry equal to one of them, and the one leaf of a case that is not
+ * the default stays untagged, as without it the default case would hold. */
+static void
+test_with_defaults_in_use(void)
+{
+    static const char mod[] =
+        "module lr-test-wd { yang-version 1.1; namespace urn:lr-test-wd;"
+        " prefix t; container top { list e { key k;"
+        " leaf k { type string; }"
+        " leaf-list ll { type uint8; default 1; default 2; }"
+        " choice ch { default a; case a { leaf a1 { type uint8; default 10; } }"
+        " case b { leaf b1 { type uint8; default 20; }"
+        " leaf b2 { type uint8; } } } } } }";
+    static const char text[] =
+        "{\"lr-test-wd:top\":{\"e\":[{\"k\":\"x\",\"ll\":[1,5]},"
+        "{\"k\":\"y\",\"ll\":[1,2],\"b1\":20},"
+        "{\"k\":\"z\",\"b1\":20,\"b2\":3}]}}";
+    static const char tag[] = "{\"ietf-netconf-with-defaults:default\":true}";
+    static const struct {
+        enum lr_yang_wd wd;
+        const char *want;
+    } cases[] = {
+        { LR_YANG_WD_TRIM,
+          "{\"lr-test-wd:top\":{\"e\":[{\"k\":\"x\",\"ll\":[1,5]},"
+          "{\"k\":\"y\",\"b1\":20},{\"k\":\"z\",\"b2\":3}]}}" },
+        { LR_YANG_WD_REPORT_ALL_TAGGED, NULL },
+    };
+    struct ly_ctx *own = NULL;
+    char *out = NULL, *flat, err[512], want[1024];
+    CU_ASSERT_EQUAL_FATAL(lr_yang_ctx_new(&own, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lys_parse_mem(own, mod, LYS_IN_YANG, NULL), 0);
+    snprintf(want, sizeof want,
+             "{\"lr-test-wd:top\":{\"e\":[{\"k\":\"x\",\"ll\":[1,5],"
+             "\"a1\":10,\"@a1\":%s},"
+             "{\"k\":\"y\",\"ll\":[1,2],\"@ll\":[%s,%s],\"b1\":20},"
+             "{\"k\":\"z\",\"ll\":[1,2],\"@ll\":[%s,%s],\"b1\":20,\"@b1\":%s,"
+             "\"b2\":3}]}}", tag, tag, tag, tag, tag, tag);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *w = cases[i].want ? cases[i].want : want;
+        CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(
+            own, text, NULL, LR_YANG_CONTENT_ALL, 0, cases[i].wd, false,
+            &out, err, sizeof err), 0);
+        flat = wd_squeeze(out);
+        if (strcmp(flat, w))
+            fprintf(stderr, "case %zu: %s\n", i, flat);
+        CU_ASSERT_STRING_EQUAL(flat, w);
+        free(flat);
+        free(out);
+        out = NULL;
+    }
+    lr_yang_ctx_free(own);
+}
+
 static CU_TestInfo tests[] = {
     { "custom transformer in an intent", test_custom_model },
     { "embedded modules", test_embedded_modules },
@@ -3291,6 +3348,7 @@ static CU_TestInfo tests[] = {
     { "with-defaults' four modes", test_with_defaults },
     { "with-origin: the intent annotated, not the state", test_with_origin },
     { "report-all adds no empty container", test_with_defaults_no_empty },
+    { "trim and tags: defaults in use only", test_with_defaults_in_use },
     { "the datastore resource, all documents in one", test_datastore },
     { "content and depth cut a resource", test_filter },
     { "fields select a resource's nodes", test_select },
