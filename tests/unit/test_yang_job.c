@@ -3219,6 +3219,8 @@ test_with_origin(void)
         free(out);
         out = NULL;
     }
+}
+
 /* report-all adds the defaults a text lacks, not the empty non-presence
  * containers libyang adds on its way: under a list entry below the
  * resource either (a network's network-types, a job's state), where a
@@ -3308,7 +3310,7 @@ test_with_defaults_in_use(void)
         const char *w = cases[i].want ? cases[i].want : want;
         CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(
             own, text, NULL, LR_YANG_CONTENT_ALL, 0, cases[i].wd, false,
-            &out, err, sizeof err), 0);
+            false, &out, err, sizeof err), 0);
         flat = wd_squeeze(out);
         if (strcmp(flat, w))
             fprintf(stderr, "case %zu: %s\n", i, flat);
