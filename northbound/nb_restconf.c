@@ -77,18 +77,22 @@ bad_body(struct nb_response *resp, int rc, const char *path, const char *msg)
 }
 
 /* One job (or all) as the YANG edge prints it into '*out' (the
- * caller's to free): 0, or a 500 in 'resp'. */
+ * caller's to free), without the state with 'config_only' (for a cut
+ * to the configuration: lr_yang_job_refs_config_to_json()): 0, or a 500
+ * in 'resp'. */
 static int
 job_refs_text(struct nb_app *app, struct nb_response *resp,
               const struct lr_job *const *jobs, int n, int single,
-              char **out)
+              bool config_only, char **out)
 {
     struct lr_modtable mods;
     char err[512];
     lr_modtable_default(&mods);
-    if (lr_yang_job_refs_to_json(app->ly, jobs, n, lr_ctl_topo(app->ctl),
-                                 lr_ctl_cluster(app->ctl), &mods, single,
-                                 out, err, sizeof err)) {
+    if ((config_only ? lr_yang_job_refs_config_to_json
+                     : lr_yang_job_refs_to_json)(
+            app->ly, jobs, n, lr_ctl_topo(app->ctl),
+            lr_ctl_cluster(app->ctl), &mods, single, out, err,
+            sizeof err)) {
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
         return EIO;
     }
@@ -101,7 +105,7 @@ reply_job_refs(struct nb_app *app, struct nb_response *resp, int status,
                const struct lr_job *const *jobs, int n, int single)
 {
     char *out = NULL;
-    if (!job_refs_text(app, resp, jobs, n, single, &out))
+    if (!job_refs_text(app, resp, jobs, n, single, false, &out))
         json_reply(resp, status, out);
 }
 
@@ -208,6 +212,17 @@ read_cut(struct nb_app *app, const struct nb_read *rd, bool datastore,
     else if (rc)
         api_reply(resp, rc, NULL, err);
     return rc;
+}
+
+/* Whether the text of a GET's resource is cut to its configuration,
+ * so that it can be built without the state: content=config in its own
+ * query 'rd', or its caller's cut (req->config_text: running, or a
+ * datastore's content=config).  The cut of that text is the cut of the
+ * whole, byte for byte (lr_yang_job_page_config_to_json()). */
+static bool
+read_config_text(const struct nb_request *req, const struct nb_read *rd)
+{
+    return req->config_text || rd->content == NB_CONTENT_CONFIG;
 }
 
 /* A POST or DELETE whose devices are being programmed. */
@@ -805,10 +820,13 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
     struct lr_modtable mods;
     char *out = NULL;
     lr_modtable_default(&mods);
-    if (lr_yang_job_page_to_json(app->ly, page, (int) count, &meta, list,
-                                 lr_ctl_topo(app->ctl),
-                                 lr_ctl_cluster(app->ctl), &mods, &out, err,
-                                 sizeof err))
+    /* The state, which the cut to the configuration drops, is not built:
+     * the where above saw it as asked (operational's), the text does
+     * not need it. */
+    if ((read_config_text(req, &rd) ? lr_yang_job_page_config_to_json
+                                    : lr_yang_job_page_to_json)(
+            app->ly, page, (int) count, &meta, list, lr_ctl_topo(app->ctl),
+            lr_ctl_cluster(app->ctl), &mods, &out, err, sizeof err))
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     else if (!read_cut(app, &rd, false, &out, resp))
         /* The page first, then fields, content and depth: the tag is
@@ -854,7 +872,7 @@ h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
             && !lr_ctl_get(app->ctl, name, &job)) {
             const struct lr_job *ref = &job;
             char *out = NULL, etag[NB_ETAG_MAX];
-            if (job_refs_text(app, resp, &ref, 1, 1, &out))
+            if (job_refs_text(app, resp, &ref, 1, 1, false, &out))
                 return;
             nb_etag_of(out, strlen(out), etag);
             free(out);
@@ -879,7 +897,8 @@ h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
     }
     const struct lr_job *ref = &job;
     char *out = NULL;
-    if (!job_refs_text(app, resp, &ref, 1, 1, &out)
+    if (!job_refs_text(app, resp, &ref, 1, 1, read_config_text(req, &rd),
+                       &out)
         && !read_cut(app, &rd, false, &out, resp))
         tagged_reply(req, resp, out);
 }
@@ -2016,7 +2035,9 @@ datastore_text(struct nb_app *app, const struct nb_request *req,
         if (!need[i])
             continue;
         struct nb_request get = { .method = NB_GET, .path = parts[i].path,
-                                  .body = "", .principal = req->principal };
+                                  .body = "", .principal = req->principal,
+                                  .config_text = running || rd->content
+                                                 == NB_CONTENT_CONFIG };
         struct nb_response part = { .status = 0 };
         parts[i].handler(app, &get, &part);
         if (part.status != 200) {
@@ -2067,13 +2088,16 @@ h_datastore(void *arg, const struct nb_request *req,
  * query, which that row must take; with 'config_only' (running) the
  * row selects as running's (nb_request's config_only: the jobs' where
  * and sort-by judged on their configuration, a query naming state
- * refused before any job is evaluated).  0, or the answer in 'resp':
+ * refused before any job is evaluated); with it or content=config in
+ * 'rd' (the caller's cut) the row may build its text without the state
+ * (nb_request's config_text).  0, or the answer in 'resp':
  * 404 for a path no row serves, 400 for a parameter the row does not
  * take, or the row's own refusal (a job not there, a bad page). */
 static int
 ds_resource_text(struct nb_app *app, const struct nb_request *req,
                  const char *sub, const char *raw_sub, bool config_only,
-                 struct nb_response *resp, char **out)
+                 const struct nb_read *rd, struct nb_response *resp,
+                 char **out)
 {
     const struct nb_route *row = NULL;
     size_t pl = strlen(DATA) + strlen(sub) + 1;
@@ -2137,7 +2161,9 @@ ds_resource_text(struct nb_app *app, const struct nb_request *req,
                               .raw_path = raw, .body = "",
                               .query = query && *query ? query : NULL,
                               .principal = req->principal,
-                              .config_only = config_only };
+                              .config_only = config_only,
+                              .config_text = config_only || rd->content
+                                             == NB_CONTENT_CONFIG };
     struct nb_response part = { .status = 0 };
     row->handler(app, &get, &part);
     if (part.status != 200) {
@@ -2255,7 +2281,7 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
                      node, sub);
             return;
         }
-        if (ds_resource_text(app, req, sub, raw, running, resp, &out))
+        if (ds_resource_text(app, req, sub, raw, running, &rd, resp, &out))
             return;
     }
     if (running) {

@@ -66,6 +66,12 @@ struct nb_request {
      * what the called handler selects by (the jobs' where and sort-by)
      * is judged on the configuration alone.  The server sets false. */
     bool config_only;
+    /* Set by a handler that cuts what the called one answers to its
+     * configuration (content=config, or running, RFC 8342 5.1.3): the
+     * called handler may build its text without the state (config false
+     * nodes) the cut drops, which selects as before (config_only says
+     * how).  The server sets false. */
+    bool config_text;
 };
 
 /* An entity-tag as sent in ETag: '"', 32 hex digits, '"' (nb_cond.h). */

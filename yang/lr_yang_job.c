@@ -777,7 +777,8 @@ static int
 job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
           const struct lr_yang_page_meta *meta, const struct lr_topo *topo,
           const struct lr_cluster *cluster, const struct lr_modtable *mods,
-          enum job_form form, char **out, char *err, size_t errlen);
+          enum job_form form, bool config_only, char **out, char *err,
+          size_t errlen);
 
 int
 lr_yang_job_refs_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
@@ -787,7 +788,21 @@ lr_yang_job_refs_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                          char **out, char *err, size_t errlen)
 {
     return job_print(ctx, jobs, n, NULL, topo, cluster, mods,
-                     single ? JOB_FORM_ONE : JOB_FORM_JOBS, out, err, errlen);
+                     single ? JOB_FORM_ONE : JOB_FORM_JOBS, false, out, err,
+                     errlen);
+}
+
+int
+lr_yang_job_refs_config_to_json(struct ly_ctx *ctx,
+                                const struct lr_job *const *jobs, int n,
+                                const struct lr_topo *topo,
+                                const struct lr_cluster *cluster,
+                                const struct lr_modtable *mods, int single,
+                                char **out, char *err, size_t errlen)
+{
+    return job_print(ctx, jobs, n, NULL, topo, cluster, mods,
+                     single ? JOB_FORM_ONE : JOB_FORM_JOBS, true, out, err,
+                     errlen);
 }
 
 int
@@ -799,18 +814,36 @@ lr_yang_job_page_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                          char *err, size_t errlen)
 {
     return job_print(ctx, jobs, n, meta, topo, cluster, mods,
-                     list ? JOB_FORM_LIST : JOB_FORM_JOBS, out, err, errlen);
+                     list ? JOB_FORM_LIST : JOB_FORM_JOBS, false, out, err,
+                     errlen);
 }
 
+int
+lr_yang_job_page_config_to_json(struct ly_ctx *ctx,
+                                const struct lr_job *const *jobs, int n,
+                                const struct lr_yang_page_meta *meta,
+                                bool list, const struct lr_topo *topo,
+                                const struct lr_cluster *cluster,
+                                const struct lr_modtable *mods, char **out,
+                                char *err, size_t errlen)
+{
+    return job_print(ctx, jobs, n, meta, topo, cluster, mods,
+                     list ? JOB_FORM_LIST : JOB_FORM_JOBS, true, out, err,
+                     errlen);
+}
+
+/* 'config_only': each entry without its state container, validated so
+ * that none is added back (lr_yang_job_select()'s running tree). */
 static int
 job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
           const struct lr_yang_page_meta *meta, const struct lr_topo *topo,
           const struct lr_cluster *cluster, const struct lr_modtable *mods,
-          enum job_form form, char **out, char *err, size_t errlen)
+          enum job_form form, bool config_only, char **out, char *err,
+          size_t errlen)
 {
     struct lr_yang_job_env env = {
         .topo = topo, .cluster = cluster, .mods = mods,
-        .err = err, .errlen = errlen,
+        .err = err, .errlen = errlen, .config_only = config_only,
     };
     struct lyd_node *root = NULL;
     char *text = NULL;
@@ -837,7 +870,9 @@ job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
         if (ret || rc)
             goto cleanup;
     }
-    if ((rc = lyd_validate_all(&root, ctx, LYD_VALIDATE_PRESENT, NULL)))
+    if ((rc = lyd_validate_all(&root, ctx, LYD_VALIDATE_PRESENT
+                               | (config_only ? LYD_VALIDATE_NO_STATE : 0),
+                               NULL)))
         goto cleanup;
     if (meta && lyd_child(root)) {
         /* On the first entry, where the list pagination draft's RESTCONF

@@ -134,6 +134,29 @@ int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
                              const struct lr_modtable *mods, char **out,
                              char *err, size_t errlen);
 
+/* lr_yang_job_refs_to_json() and lr_yang_job_page_to_json() without
+ * each job's state (its config false container, which validation does
+ * not add back): what content=config (RFC 8040 4.8.1) and the running
+ * datastore (RFC 8342 5.1.3) keep of a job, with the page's
+ * annotations as the whole's.  Its cut by lr_yang_read_json() with
+ * content config is the cut of the whole text, byte for byte, for the
+ * same fields, depth and with-defaults; the state, which content config
+ * would drop, is neither built nor printed nor parsed again. */
+int lr_yang_job_refs_config_to_json(struct ly_ctx *,
+                                    const struct lr_job *const *jobs, int n,
+                                    const struct lr_topo *topo,
+                                    const struct lr_cluster *cluster,
+                                    const struct lr_modtable *mods,
+                                    int single, char **out, char *err,
+                                    size_t errlen);
+int lr_yang_job_page_config_to_json(struct ly_ctx *,
+                                    const struct lr_job *const *jobs, int n,
+                                    const struct lr_yang_page_meta *meta,
+                                    bool list, const struct lr_topo *topo,
+                                    const struct lr_cluster *cluster,
+                                    const struct lr_modtable *mods,
+                                    char **out, char *err, size_t errlen);
+
 /* The jobs of a list that list pagination's 'where' selects, in the
  * order its 'sort-by' asks for (draft-ietf-netconf-list-pagination),
  * before the page's offset and limit take their slice.  'jobs' is the

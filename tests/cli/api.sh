@@ -1584,6 +1584,50 @@ api GET "$JOBS/job=p2"
     && [ "$STATUS" = 404 ] \
     && ok "lightrail job delete --if-match of show's tag (unquoted): deleted" \
     || notok "job delete p2 --if-match $p2_tag: exit $rc, $(cat "$tmp/cli-out" "$tmp/cli-err"), GET $STATUS"
+# content=config and running build the jobs without their state, which
+# the cut drops: each answer is jq's cut of the whole (every state
+# deleted), for fields, depth, with-defaults and the pages (their
+# annotations kept), on jobs active (lightpaths, stages) and blocked
+# (a reason); a where on state still selects under operational.
+intent pb llama2-70b 1 > "$tmp/pb.json"
+api POST $JOBS "$tmp/pb.json"
+ck "$JOBS" '[."lightrail-job:jobs".job[].state | select(.lightpath and .stage)] | length > 0' \
+    "a job with lightpaths and stages"
+ck "$JOBS" '[."lightrail-job:jobs".job[].state | select(.phase == "blocked" and .reason)] | length > 0' \
+    "a blocked job with its reason"
+NOSTATE='walk(if type == "object" then del(.state) else . end)'
+# cfg_cut PATH QUERY [oper]: PATH?QUERY with content=config, under
+# /restconf/data and operational, and PATH?QUERY under running (unless
+# 'oper': a where on state), against jq's cut of PATH?QUERY.
+cfg_cut() {
+    api GET "$1${2:+?$2}"; jq -cS "$NOSTATE" "$tmp/body" > "$tmp/cfg-want"
+    sub=${1#/restconf/data/}
+    ck "$1?${2:+$2&}content=config" ". == $(cat "$tmp/cfg-want")" "the whole's cut, no state"
+    ck "$OPER/$sub?${2:+$2&}content=config" ". == $(cat "$tmp/cfg-want")" "the whole's cut, no state"
+    [ "${3:-}" = oper ] \
+        || ck "$RUN/$sub${2:+?$2}" ". == $(cat "$tmp/cfg-want")" "the whole's cut, no state"
+}
+cfg_cut $JOBS ''
+cfg_cut $JOBS 'depth=3'
+cfg_cut $JOBS 'fields=job(name;state/phase;gpus)'
+cfg_cut $JOBS 'with-defaults=report-all'
+cfg_cut $JOBS 'with-defaults=trim&depth=2'
+cfg_cut $JOBS 'with-defaults=report-all-tagged'
+cfg_cut $JOBS 'limit=2&offset=2&fields=job(model)'
+cfg_cut $JOBS/job 'limit=2&offset=1'
+cfg_cut $JOBS/job 'limit=1&offset=3&direction=backwards&with-defaults=report-all'
+cfg_cut $J1 ''
+cfg_cut $J1 'fields=state;model&with-defaults=report-all-tagged'
+cfg_cut $JOBS/job "where=state/phase='blocked'&sort-by=state/created&limit=1" oper
+cfg_cut $JOBS "where=count(state/lightpath)>0&limit=1" oper
+api GET "$JOBS/job?where=state/phase='blocked'&limit=1&content=config"
+jq -e '."lightrail-job:job" | length == 1 and (.[0] | has("state") | not) and (.[0]."@"."lightrail-job:remaining" // 0) >= 0' "$tmp/body" > /dev/null \
+    && ok "a where on state with content=config: a blocked job, its state not sent" \
+    || notok "where on state, content=config: $STATUS $(head -c 300 "$tmp/body")"
+api GET "$DS?with-defaults=report-all"; jq -cS "$CFG" "$tmp/body" > "$tmp/cfg-want"
+ck "$DS?with-defaults=report-all&content=config" ". == $(cat "$tmp/cfg-want")" "the whole's cut"
+ck "$RUN?with-defaults=report-all" ". == $(cat "$tmp/cfg-want")" "the whole's cut"
+api DELETE "$JOBS/job=pb"
 for i in 1 2 3 4 5 6; do
     api DELETE "$JOBS/job=p$i"
 done

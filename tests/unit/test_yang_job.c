@@ -2802,6 +2802,159 @@ static const char *const ds_members[] = {
 };
 enum { DS_MEMBERS = sizeof ds_members / sizeof *ds_members };
 
+/* lr_yang_read_json() of 'whole' and of 'cfg' (the same jobs printed
+ * without their state) with content config give the same bytes, or the
+ * same refusal, for each of 'fields' (NULL-ended after its NULL first),
+ * each depth and each with-defaults mode: the cut of the configuration
+ * text is the cut of the whole.  'what' names the form in a failure. */
+static void
+check_config_cut(const char *whole, const char *cfg, bool datastore,
+                 const char *const *fields, int n_fields, const char *what)
+{
+    static const enum lr_yang_wd wds[] = {
+        LR_YANG_WD_NONE, LR_YANG_WD_EXPLICIT, LR_YANG_WD_TRIM,
+        LR_YANG_WD_REPORT_ALL, LR_YANG_WD_REPORT_ALL_TAGGED,
+    };
+    static const uint16_t depths[] = { 0, 1, 2, 3, 4 };
+    for (int f = 0; f < n_fields; f++)
+        for (size_t d = 0; d < sizeof depths / sizeof *depths; d++)
+            for (size_t w = 0; w < sizeof wds / sizeof *wds; w++) {
+                char *a = NULL, *b = NULL, ea[1024] = "", eb[1024] = "";
+                int ra = lr_yang_read_json(ctx, whole, fields[f],
+                                           LR_YANG_CONTENT_CONFIG, depths[d],
+                                           wds[w], datastore, &a, ea,
+                                           sizeof ea);
+                int rb = lr_yang_read_json(ctx, cfg, fields[f],
+                                           LR_YANG_CONTENT_CONFIG, depths[d],
+                                           wds[w], datastore, &b, eb,
+                                           sizeof eb);
+                bool same = ra == rb && !strcmp(ea, eb)
+                            && (ra || (a && b && !strcmp(a, b)));
+                if (!same)
+                    fprintf(stderr, "%s: fields %s depth %u wd %d: %d '%s' "
+                            "%s against %d '%s' %s\n", what,
+                            fields[f] ? fields[f] : "-", depths[d],
+                            (int) wds[w], ra, ea, a ? a : "-", rb, eb,
+                            b ? b : "-");
+                CU_ASSERT(same);
+                free(a);
+                free(b);
+            }
+}
+
+/* The jobs printed without their state (lr_yang_job_refs_config_to_json,
+ * lr_yang_job_page_config_to_json: what content=config and running are
+ * built from) hold no state, keep the page's annotations, and are cut
+ * with content config to the bytes of the whole's cut, for every
+ * fields, depth and with-defaults, in each form: the jobs container,
+ * one job, the list resource and the jobs' page with its annotations,
+ * and the datastore holding the jobs.  The jobs have a rich state:
+ * stages and lightpaths (active), a blocked reason and a planner note,
+ * a failed one with iterations and its intent's defaults (priority 0,
+ * the default algorithm) for trim and report-all. */
+static void
+test_job_config_text(void)
+{
+    static const char *const fields[] = {
+        NULL, "name", "state", "state/phase", "state/lightpath/m;model",
+        "gpus/min;state(stage/dc;reason)", "priority;algorithm",
+        "gpus", "nosuch",
+    };
+    static const char *const ds_fields[] = {
+        NULL, "lightrail-job:jobs", "lightrail-job:jobs/job/state",
+        "lightrail-job:jobs/job(name;state/phase)",
+        "lightrail-job:jobs/job/gpus;lightrail-state:state",
+    };
+    enum { N_FIELDS = sizeof fields / sizeof *fields,
+           N_DS_FIELDS = sizeof ds_fields / sizeof *ds_fields };
+    struct fixture f;
+    struct lr_job j[3];
+    const struct lr_job *refs[3] = { &j[0], &j[1], &j[2] };
+    char *whole = NULL, *cfg = NULL, err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    for (int i = 0; i < 3; i++) {
+        active_job(&f, &j[i]);
+        snprintf(j[i].intent.name, sizeof j[i].intent.name, "j%c", 'a' + i);
+    }
+    j[1].phase = LR_JOB_BLOCKED;
+    j[1].plan.n_stages = 0;
+    j[1].n_lightpaths = 0;
+    memset(j[1].gpus, 0, sizeof j[1].gpus);
+    snprintf(j[1].reason, sizeof j[1].reason, "no spectrum on r2-r3");
+    snprintf(j[1].note, sizeof j[1].note, "planned with fewer GPUs");
+    j[2].phase = LR_JOB_FAILED;
+    j[2].intent.priority = 0;
+    j[2].intent.iterations = 1000;
+    snprintf(j[2].reason, sizeof j[2].reason, "a device refused");
+
+    /* The jobs container and one job. */
+    for (int single = 0; single < 2; single++) {
+        int n = single ? 1 : 3;
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_to_json(ctx, refs, n, f.topo,
+                                                       f.cluster, &f.mods,
+                                                       single, &whole, err,
+                                                       sizeof err), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_config_to_json(
+                                  ctx, refs, n, f.topo, f.cluster, &f.mods,
+                                  single, &cfg, err, sizeof err), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(whole, "\"lightpath\""));
+        CU_ASSERT_PTR_NULL(strstr(cfg, "\"state\""));
+        CU_ASSERT_PTR_NOT_NULL(strstr(cfg, "\"gpt-1.9b\""));
+        check_config_cut(whole, cfg, false, fields, N_FIELDS,
+                         single ? "one job" : "the jobs");
+        if (!single) {
+            /* The datastore of the jobs, and of the jobs and the state
+             * (a member content config drops whole). */
+            char *dw = NULL, *dc = NULL;
+            CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(
+                                      ctx, (const char *const *) &whole, 1,
+                                      &dw, err, sizeof err), 0);
+            CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(
+                                      ctx, (const char *const *) &cfg, 1,
+                                      &dc, err, sizeof err), 0);
+            check_config_cut(dw, dc, true, ds_fields, N_DS_FIELDS,
+                             "the datastore");
+            free(dw);
+            free(dc);
+        }
+        free(whole);
+        free(cfg);
+    }
+    /* A page, in both forms, with its annotations. */
+    struct lr_yang_page_meta meta = { 4, "ams", "amE" };
+    for (int list = 0; list < 2; list++) {
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(
+                                  ctx, refs + 1, 2, &meta, list, f.topo,
+                                  f.cluster, &f.mods, &whole, err,
+                                  sizeof err), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_config_to_json(
+                                  ctx, refs + 1, 2, &meta, list, f.topo,
+                                  f.cluster, &f.mods, &cfg, err,
+                                  sizeof err), 0);
+        CU_ASSERT_PTR_NULL(strstr(cfg, "\"state\""));
+        CU_ASSERT_PTR_NOT_NULL(strstr(cfg, "\"lightrail-job:remaining\": 4"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(cfg, "\"lightrail-job:previous\": "
+                                           "\"amE\""));
+        check_config_cut(whole, cfg, false, fields, N_FIELDS,
+                         list ? "the list's page" : "the jobs' page");
+        free(whole);
+        free(cfg);
+    }
+    /* No job: the same empty texts. */
+    for (int list = 0; list < 2; list++) {
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(
+                                  ctx, NULL, 0, NULL, list, f.topo, f.cluster,
+                                  &f.mods, &whole, err, sizeof err), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_config_to_json(
+                                  ctx, NULL, 0, NULL, list, f.topo, f.cluster,
+                                  &f.mods, &cfg, err, sizeof err), 0);
+        CU_ASSERT_STRING_EQUAL(whole, cfg);
+        free(whole);
+        free(cfg);
+    }
+    fixture_free(&f);
+}
+
 /* lr_yang_select_json() of the datastore of the documents of 'docs'
  * that 'need' marks (NULL: all), into '*out'; 0 or its error. */
 static int
@@ -3355,6 +3508,8 @@ static CU_TestInfo tests[] = {
     { "content and depth cut a resource", test_filter },
     { "fields select a resource's nodes", test_select },
     { "the datastore's members a query needs", test_datastore_needs },
+    { "content=config's text built without the state",
+      test_job_config_text },
     { "which top-level nodes are configuration", test_top_config },
     { "cluster round trip", test_cluster_round_trip },
     { "cluster not printable", test_cluster_unprintable },
