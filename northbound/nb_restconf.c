@@ -661,10 +661,11 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
  * as long as no job comes or goes between them; a cursor (a job's name
  * in base64url, nb_cursor_encode()) starts the page at the job it names
  * wherever it now is, so jobs that come or go before it shift nothing.
- * Only the page's jobs are built and printed; with a limit, the page's
- * first entry carries the annotations lightrail-job:remaining (when the
- * limit left some out), next and previous (the cursors of the jobs
- * after and before it). */
+ * Only the page's jobs are built and printed (without their state when
+ * the text is cut to the configuration: read_config_text()); with a
+ * limit, the page's first entry carries the annotations
+ * lightrail-job:remaining (when the limit left some out), next and
+ * previous (the cursors of the jobs after and before it). */
 /* The jobs '*jobs' ('*n', from lr_ctl_list_refs()) replaced by those
  * the page's where selects, in its sort-by's order ('config_only': both
  * judged as running's, lr_yang_job_select()); false, or true when the
