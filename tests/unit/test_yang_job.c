@@ -2805,8 +2805,9 @@ enum { DS_MEMBERS = sizeof ds_members / sizeof *ds_members };
 /* lr_yang_read_json() of 'whole' and of 'cfg' (the same jobs printed
  * without their state) with content config give the same bytes, or the
  * same refusal, for each of 'fields' (NULL-ended after its NULL first),
- * each depth and each with-defaults mode: the cut of the configuration
- * text is the cut of the whole.  'what' names the form in a failure. */
+ * each depth and each with-defaults mode, with-origin on every other
+ * case: the cut of the configuration text is the cut of the whole.
+ * 'what' names the form in a failure. */
 static void
 check_config_cut(const char *whole, const char *cfg, bool datastore,
                  const char *const *fields, int n_fields, const char *what)
@@ -2820,14 +2821,16 @@ check_config_cut(const char *whole, const char *cfg, bool datastore,
         for (size_t d = 0; d < sizeof depths / sizeof *depths; d++)
             for (size_t w = 0; w < sizeof wds / sizeof *wds; w++) {
                 char *a = NULL, *b = NULL, ea[1024] = "", eb[1024] = "";
+                /* with-origin on every other case (operational's). */
+                bool origin = (f + d + w) % 2;
                 int ra = lr_yang_read_json(ctx, whole, fields[f],
                                            LR_YANG_CONTENT_CONFIG, depths[d],
-                                           wds[w], datastore, &a, ea,
-                                           sizeof ea);
+                                           wds[w], origin, datastore, &a,
+                                           ea, sizeof ea);
                 int rb = lr_yang_read_json(ctx, cfg, fields[f],
                                            LR_YANG_CONTENT_CONFIG, depths[d],
-                                           wds[w], datastore, &b, eb,
-                                           sizeof eb);
+                                           wds[w], origin, datastore, &b,
+                                           eb, sizeof eb);
                 bool same = ra == rb && !strcmp(ea, eb)
                             && (ra || (a && b && !strcmp(a, b)));
                 if (!same)
