@@ -923,22 +923,39 @@ lr_yang_wd_apply(struct lyd_node *node, enum lr_yang_wd wd,
     return rc;
 }
 
+/* What lr_yang_origin_text() sets in the priv of each node of the
+ * text: the address alone is read, never what it points at. */
+static char lr_yang_origin_of_text;
+
+/* Marks 'node' and every node under it as the text's, before
+ * with-defaults adds any: LYD_DEFAULT cannot tell them apart after,
+ * since libyang flags a non-presence container default once a free
+ * leaves it empty (trim dropping the leaves of a job's gpus, report-all's
+ * prune), and such a container is still the operator's.  The priv is
+ * libyang's user pointer, unused elsewhere on these private trees. */
+static void
+lr_yang_origin_text(struct lyd_node *node)
+{
+    node->priv = &lr_yang_origin_of_text;
+    for (struct lyd_node *c = lyd_child(node); c; c = c->next)
+        lr_yang_origin_text(c);
+}
+
 /* RFC 8342 7's origin of each configuration node under 'node' and of
  * 'node' itself, as an "ietf-origin:origin" annotation where it is not
  * 'inherited' (the parent's origin; NULL at the top of the answer,
- * where RFC 8342 5.3.4 wants it given): or:default for a node
- * with-defaults added (LYD_DEFAULT, the text's own nodes having had the
- * flag cleared by lr_yang_wd_explicit()), or:intended for every other,
- * the operator's configuration as lightraild stores it.  A state node
- * (config false) carries none, nor does anything under it, which is
- * state too. */
+ * where RFC 8342 5.3.4 wants it given): or:intended for a node of the
+ * text (lr_yang_origin_text()), the operator's configuration as
+ * lightraild stores it, or:default for every other, which with-defaults
+ * added.  A state node (config false) carries none, nor does anything
+ * under it, which is state too. */
 static LY_ERR
 lr_yang_origin_mark(struct lyd_node *node, const char *inherited)
 {
     if (!node->schema || !(node->schema->flags & LYS_CONFIG_W))
         return LY_SUCCESS;
-    const char *o = node->flags & LYD_DEFAULT ? LR_YANG_OR ":default"
-                                              : LR_YANG_OR ":intended";
+    const char *o = node->priv == &lr_yang_origin_of_text
+                    ? LR_YANG_OR ":intended" : LR_YANG_OR ":default";
     LY_ERR rc = LY_SUCCESS;
     if (!inherited || strcmp(o, inherited))
         rc = lyd_new_meta(LYD_CTX(node), node, NULL, LR_YANG_OR ":origin", o,
@@ -1043,16 +1060,16 @@ lr_yang_read_json(struct ly_ctx *ctx, const char *text, const char *fields,
     }
     struct lyd_node *n, *next;
     /* The parser flags an empty container of the text default: it is
-     * the operator's, not one with-defaults adds (the origin's test). */
-    for (n = first; n && origin; n = n->next)
+     * the operator's, printed as report-all prints it.  The text's
+     * nodes are told from those with-defaults adds. */
+    for (n = first; n && origin; n = n->next) {
         lr_yang_wd_explicit(n);
+        lr_yang_origin_text(n);
+    }
     for (n = first; n && wd != LR_YANG_WD_NONE; n = n->next)
         if ((rc = lr_yang_wd_apply(n, wd, content)))
             goto cleanup;
-    /* The origins once with-defaults has said what the data holds: the
-     * nodes it added are still the only ones flagged default (a cut
-     * that empties a container flags it so, and report-all-tagged flags
-     * the text's leaves at their defaults, which are the operator's).
+    /* The origins once with-defaults has said what the data holds.
      * Each top of the answer (a member of the datastore, a list
      * resource's entry, the container resource) carries its own; every
      * cut after keeps the tops it keeps and a node with its ancestors,

@@ -761,6 +761,14 @@ ck "$OPER?with-origin&depth=2" "(.\"lightrail-job:jobs\" == {\"@\": $OR_I}) and 
     "depth 2: the members, empty, with their origins"
 ck "$OPER?with-origin&fields=lightrail-job:jobs/job(name;state/phase)" "(keys == [\"lightrail-job:jobs\"]) and (.\"lightrail-job:jobs\"[\"@\"] == $OR_I) and ($ORS | length == 1)" \
     "fields: the jobs, annotated at their top only"
+# trim on a job whose gpus hold only their defaults leaves the operator's
+# gpus empty, still intended (inherited): trim adds nothing, so nothing
+# is or:default.
+printf '{"lightrail-job:job":[{"name":"ortrim","model":"gpt-1.9b","gpus":{"min":1}}]}' > "$tmp/ortrim.json"
+api POST $JOBS "$tmp/ortrim.json"
+ck "$OPER/lightrail-job:jobs/job=ortrim?with-origin&with-defaults=trim" "(.\"lightrail-job:job\"[0].gpus == {}) and ($ORS | length == 1) and (.\"lightrail-job:job\"[0][\"@\"] == $OR_I)" \
+    "trim: the emptied gpus inherits intended, no or:default"
+api DELETE "$JOBS/job=ortrim"
 api GET "$OPER/lightrail-job:jobs?limit=1"; jq -cS . "$tmp/body" > "$tmp/or-plain"
 ck "$OPER/lightrail-job:jobs?with-origin&limit=1" "(.\"lightrail-job:jobs\"[\"@\"] == $OR_I) and ($ORS | length == 1) and (del(.\"lightrail-job:jobs\"[\"@\"]) == $(cat "$tmp/or-plain"))" \
     "a page: the container intended, the page as without it"

@@ -3354,6 +3354,14 @@ test_with_origin(void)
           "\"m\",\"state\":{\"phase\":\"active\"}}]}}",
           "{\"lightrail-job:jobs\":{\"@\":" OR_AT("intended") ","
           "\"job\":[{\"name\":\"j\",\"state\":{\"phase\":\"active\"}}]}}" },
+        /* trim empties the operator's gpus (both leaves at their
+         * defaults), which libyang then flags default as if added: it
+         * stays intended, inherited, as the operator sent it. */
+        { LR_YANG_WD_TRIM, NULL, LR_YANG_CONTENT_CONFIG, false,
+          "{\"lightrail-job:job\":[{\"name\":\"j\",\"model\":\"m\","
+          "\"gpus\":{\"min\":1,\"max\":65535}}]}",
+          "{\"lightrail-job:job\":[{\"@\":" OR_AT("intended") ","
+          "\"name\":\"j\",\"model\":\"m\",\"gpus\":{}}]}" },
     };
 #undef OR_AT
     char *out = NULL, *flat = NULL, err[512];
