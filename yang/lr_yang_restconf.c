@@ -799,9 +799,12 @@ lr_yang_wd_prune(struct lyd_node *node)
         next = c->next;
         if (!c->schema || !(c->schema->nodetype & LYD_NODE_INNER))
             continue;
+        /* Whether libyang added it, read before the prune under it:
+         * freeing its last child flags a container of the text default
+         * too (lyd_free_tree()), which would then go. */
+        bool added = c->flags & LYD_DEFAULT;
         lr_yang_wd_prune(c);
-        if (c->schema->nodetype == LYS_CONTAINER && (c->flags & LYD_DEFAULT)
-            && !lyd_child(c))
+        if (c->schema->nodetype == LYS_CONTAINER && added && !lyd_child(c))
             lyd_free_tree(c);
     }
 }

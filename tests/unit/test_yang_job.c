@@ -3486,6 +3486,45 @@ test_with_defaults_in_use(void)
     lr_yang_ctx_free(own);
 }
 
+/* report-all's prune, on a module of the test's own (lightraild's have
+ * no container that way): the text's c held empty, report-all adds
+ * inner under it (no default below) and its prune frees it, which
+ * leaves c empty and flagged default by libyang; c is still the text's,
+ * kept, and under with-origin intended, inherited; d, which report-all
+ * adds, default. */
+static void
+test_with_defaults_pruned(void)
+{
+    static const char mod[] =
+        "module lr-test-or { yang-version 1.1; namespace urn:lr-test-or;"
+        " prefix t; container top { container c { container inner {"
+        " leaf x { type string; } } } leaf d { type uint8; default 7; } } }";
+    struct ly_ctx *own = NULL;
+    char *out = NULL, *flat, err[512];
+    CU_ASSERT_EQUAL_FATAL(lr_yang_ctx_new(&own, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lys_parse_mem(own, mod, LYS_IN_YANG, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(
+        own, "{\"lr-test-or:top\":{\"c\":{}}}", NULL, LR_YANG_CONTENT_ALL,
+        0, LR_YANG_WD_REPORT_ALL, true, false, &out, err, sizeof err), 0);
+    flat = wd_squeeze(out);
+    CU_ASSERT_STRING_EQUAL(flat, "{\"lr-test-or:top\":{\"@\":{\"ietf-origin:"
+                           "origin\":\"ietf-origin:intended\"},\"c\":{},"
+                           "\"d\":7,\"@d\":{\"ietf-origin:origin\":"
+                           "\"ietf-origin:default\"}}}");
+    if (!strstr(flat, "\"c\":{}"))
+        fprintf(stderr, "pruned: %s\n", flat);
+    free(flat);
+    free(out);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(
+        own, "{\"lr-test-or:top\":{\"c\":{}}}", NULL, LR_YANG_CONTENT_ALL,
+        0, LR_YANG_WD_REPORT_ALL, false, false, &out, err, sizeof err), 0);
+    flat = wd_squeeze(out);
+    CU_ASSERT_STRING_EQUAL(flat, "{\"lr-test-or:top\":{\"c\":{},\"d\":7}}");
+    free(flat);
+    free(out);
+    lr_yang_ctx_free(own);
+}
+
 static CU_TestInfo tests[] = {
     { "custom transformer in an intent", test_custom_model },
     { "embedded modules", test_embedded_modules },
@@ -3515,6 +3554,8 @@ static CU_TestInfo tests[] = {
     { "with-origin: the intent annotated, not the state", test_with_origin },
     { "report-all adds no empty container", test_with_defaults_no_empty },
     { "trim and tags: defaults in use only", test_with_defaults_in_use },
+    { "report-all's prune keeps the text's containers",
+      test_with_defaults_pruned },
     { "the datastore resource, all documents in one", test_datastore },
     { "content and depth cut a resource", test_filter },
     { "fields select a resource's nodes", test_select },
