@@ -670,7 +670,8 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
  * the page's where selects, in its sort-by's order ('config_only': both
  * judged as running's, lr_yang_job_select()); false, or true when the
  * query was refused (400 invalid-value, 'advice' after its words when
- * not NULL) or failed (500), answered in 'resp'. */
+ * not NULL and the refusal is of state under running) or failed (500),
+ * answered in 'resp'. */
 static bool
 jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
             const char *advice, const struct lr_job ***jobs, int *n,
@@ -693,9 +694,12 @@ jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
         snprintf(err, sizeof err, "out of memory");
     free(where);
     free(sort_by);
-    if (rc == EINVAL)
+    /* The advice only for state under running (ENODATA): a query
+     * refused for anything else operational refuses too. */
+    if (rc == EINVAL || rc == ENODATA)
         nb_error(resp, 400, "invalid-value", NULL, "%s%s%s", err,
-                 advice ? ": " : "", advice ? advice : "");
+                 rc == ENODATA && advice ? ": " : "",
+                 rc == ENODATA && advice ? advice : "");
     else if (rc)
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     if (rc) {

@@ -1431,7 +1431,7 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                      "running datastore holds configuration only",
                      JOB_QUOTE_MAX, where, st->name);
         ly_set_free(atoms, NULL);
-        return EINVAL;
+        return ENODATA;
     }
     ly_set_free(atoms, NULL);
     if (ban == JOB_WHERE_DOTS) {
@@ -1449,7 +1449,7 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                      "sort-by '%.*s' is state (config false): the running "
                      "datastore holds configuration only", JOB_QUOTE_MAX,
                      sort_by);
-        return EINVAL;
+        return ENODATA;
     }
 
     if (!(sel = malloc(((size_t) n + 1) * sizeof *sel))

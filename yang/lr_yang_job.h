@@ -178,12 +178,14 @@ int lr_yang_job_page_config_to_json(struct ly_ctx *,
  * safely or cheaply (deref(), mod, the axes but child, self,
  * attribute, '..', a union, chained comparisons, the root, brackets
  * nested past 63: lr_yang_job.c's job_where_banned()), or 'sort_by' is
- * no leaf of the entry, or, with 'config_only' (the running datastore,
- * RFC 8342 5.1.3: configuration only), 'where' names a config false
- * node that no config true node of it shares a name with (state/phase;
- * not a wildcard, '.' or gpus) or 'sort_by' is one: err[] names the
- * parameter and gives libyang's words (RFC 8040 400 invalid-value),
- * refused before any job is evaluated.  With 'config_only' each job's
+ * no leaf of the entry: err[] names the parameter and gives libyang's
+ * words (RFC 8040 400 invalid-value); ENODATA, with 'config_only' (the
+ * running datastore, RFC 8342 5.1.3: configuration only), when 'where'
+ * names a config false node that no config true node of it shares a
+ * name with (state/phase; not a wildcard, '.' or gpus) or 'sort_by' is
+ * one, a query the operational datastore takes (err[] says which node;
+ * also a 400, the caller says where to send it); either refused before
+ * any job is evaluated.  With 'config_only' each job's
  * entry is built without its state, so 'where' and 'sort_by' see what
  * running holds;
  * another errno for the server's own failure (ENOMEM; EIO when a job

@@ -846,6 +846,15 @@ for q in "where=state/phase='active'&sort-by=state/created" \
         && ok "GET $RUN/...job?$q: state, told to send it to operational" \
         || notok "GET $RUN/...job?$q: $(cat "$tmp/bad-body")"
 done
+# A where or sort-by refused for another reason than state is refused on
+# operational too: no advice to send it there (it had one, from bce2e45).
+for q in "sort-by=gpus" "sort-by=nosuch" "where=name=" "where=../job"; do
+    bad 400 invalid-value "GET $RUN/lightrail-job:jobs/job?$q" GET "$RUN/lightrail-job:jobs/job?$q"
+    jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("the query'"'"'s") and (contains("operational") | not)' \
+        "$tmp/bad-body" > /dev/null \
+        && ok "GET $RUN/...job?$q: not state, not sent to operational" \
+        || notok "GET $RUN/...job?$q: $(cat "$tmp/bad-body")"
+done
 api GET "$JOBS/job?where=priority>=0&sort-by=model&content=config"; jq -cS . "$tmp/body" > "$tmp/nmda-m"
 ck "$RUN/lightrail-job:jobs/job?where=priority>=0&sort-by=model" ". == $(cat "$tmp/nmda-m")" "where and sort-by on the intent"
 # A where that names no state is judged on the job as running holds it:

@@ -1071,6 +1071,11 @@ test_job_select(void)
             /* gpus is the intent's container and state's list: running
              * has one (operational has three in ja and jc). */
             { "count(.//gpus) = 1", NULL, NULL, "ja,jb,jc,jd" },
+            /* Refused on any datastore: EINVAL, not state's ENODATA
+             * ('sel' set to say so). */
+            { NULL, "gpus", "it is no leaf", "" },
+            { "name =", NULL, "is not an XPath 1.0 expression", "" },
+            { "../job", NULL, "outside the job", "" },
         };
         for (size_t i = 0; i < sizeof run / sizeof *run; i++) {
             const struct lr_job **sel = NULL;
@@ -1082,8 +1087,11 @@ test_job_select(void)
                                         sizeof err);
             if (!rc)
                 sel_names(sel, m, names, sizeof names);
+            /* ENODATA: refused as state, which operational holds;
+             * EINVAL: refused whatever the datastore. */
             bool good = run[i].err
-                        ? rc == EINVAL && strstr(err, run[i].err)
+                        ? rc == (run[i].sel ? EINVAL : ENODATA)
+                          && strstr(err, run[i].err)
                         : rc == 0 && !strcmp(names, run[i].sel);
             CU_ASSERT(good);
             if (!good)
