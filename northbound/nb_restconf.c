@@ -1866,11 +1866,11 @@ static struct nb_route routes[] = {
     { NB_GET, DS DS_OPERATIONAL, h_ds, false, DS_PARAMS, true,
       DS_READ_ONLY, NULL },
     { NB_GET, DS DS_OPERATIONAL "/", h_ds, false, DS_SUB_PARAMS, true,
-      DS_READ_ONLY, NULL },
+      DS_READ_ONLY, ds_exists },
     { NB_GET, DS DS_RUNNING, h_ds, false, DS_PARAMS, true, DS_WRITES,
       NULL },
     { NB_GET, DS DS_RUNNING "/", h_ds, false, DS_SUB_PARAMS, true,
-      DS_WRITES, NULL },
+      DS_WRITES, ds_exists },
     /* Any other datastore, or one sent percent-encoded: ds_exists()'s
      * 404 names those served, to any method and query. */
     { NB_GET, DS, h_ds, false, DS_SUB_PARAMS, true, NULL, ds_exists },
@@ -2084,6 +2084,30 @@ h_datastore(void *arg, const struct nb_request *req,
         tagged_reply(req, resp, out);
 }
 
+/* The GET row of /restconf/data that serves 'sub', a path below a
+ * datastore (decoded; 'raw_sub' as sent), or NULL.  As the server
+ * matches a row: its own part as written in both the decoded and the
+ * raw path, only what follows a prefix decoded. */
+static const struct nb_route *
+ds_data_row(const char *sub, const char *raw_sub)
+{
+    const size_t dl = strlen(DATA);
+    for (size_t i = 0; i < N_ROUTES; i++) {
+        const struct nb_route *r = &routes[i];
+        size_t len = strlen(r->path);
+        if (!(r->methods & NB_GET) || len <= dl
+            || strncmp(r->path, DATA, dl))
+            continue;
+        const char *own = r->path + dl;
+        bool prefix = r->path[len - 1] == '=' || r->path[len - 1] == '/';
+        if (prefix ? !strncmp(sub, own, len - dl)
+                     && !strncmp(raw_sub, own, len - dl)
+                   : !strcmp(sub, own) && !strcmp(raw_sub, own))
+            return r;
+    }
+    return NULL;
+}
+
 /* The resource 'sub' (a data path as under /restconf/data, after its
  * '/'; 'raw_sub' the same as sent) of a datastore under /restconf/ds,
  * as the row of the table that serves it under /restconf/data answers
@@ -2095,9 +2119,9 @@ h_datastore(void *arg, const struct nb_request *req,
  * and sort-by judged on their configuration, a query naming state
  * refused before any job is evaluated); with it or content=config in
  * 'rd' (the caller's cut) the row may build its text without the state
- * (nb_request's config_text).  0, or the answer in 'resp':
- * 404 for a path no row serves, 400 for a parameter the row does not
- * take, or the row's own refusal (a job not there, a bad page). */
+ * (nb_request's config_text).  0, or the answer in 'resp': 400 for a
+ * parameter the row does not take, or the row's own refusal (a job not
+ * there, a bad page); a path no row serves was ds_exists()'s 404. */
 static int
 ds_resource_text(struct nb_app *app, const struct nb_request *req,
                  const char *sub, const char *raw_sub, bool config_only,
@@ -2115,23 +2139,10 @@ ds_resource_text(struct nb_app *app, const struct nb_request *req,
     }
     snprintf(path, pl, DATA "%s", sub);
     snprintf(raw, rl, DATA "%s", raw_sub);
-    /* As the server matches a row: its own part as written in both the
-     * decoded and the raw path, only what follows a prefix decoded. */
-    for (size_t i = 0; i < N_ROUTES && !row; i++) {
-        const struct nb_route *r = &routes[i];
-        size_t len = strlen(r->path);
-        bool prefix = r->path[len - 1] == '=' || r->path[len - 1] == '/';
-        if ((r->methods & NB_GET) && !strncmp(r->path, DATA, strlen(DATA))
-            && (prefix ? !strncmp(path, r->path, len)
-                         && !strncmp(raw, r->path, len)
-                       : !strcmp(path, r->path) && !strcmp(raw, r->path)))
-            row = r;
-    }
-    if (!row) {
-        nb_error(resp, 404, "invalid-value", req->path, "no resource at "
-                 "this path: below a datastore, lightraild serves the "
-                 "resources of /restconf/data (GET /restconf/data/%s has "
-                 "none either)", sub);
+    /* ds_exists() answered 404 for a path no row serves. */
+    if (!(row = ds_data_row(sub, raw_sub))) {
+        nb_error(resp, 500, "operation-failed", req->path, "no row serves "
+                 "a path ds_exists() took");
         goto cleanup;
     }
     /* The row's parameters pass to its handler; content, depth and
@@ -2185,6 +2196,46 @@ cleanup:
     return rc;
 }
 
+/* Whether 'sub', the path of 'req' below a datastore served (decoded;
+ * past the datastore's '/'), names a resource the datastore has: one a
+ * GET row of /restconf/data serves (ds_data_row()), and under running
+ * no state (config false) top node (RFC 8342 5.1.3).  true, or false
+ * with a 404 in 'resp' saying what there is, for every method and
+ * query alike (ds_exists()), as /restconf/data's unknown paths are:
+ * its entries (a job of that name) are judged by the row's handler. */
+static bool
+ds_resource_exists(struct nb_app *app, const struct nb_request *req,
+                   const char *sub, struct nb_response *resp)
+{
+    bool running = !strncmp(req->path + strlen(DS), DS_RUNNING "/",
+                            strlen(DS_RUNNING) + 1);
+    /* ds_exists() matched the datastore's segment as written: the raw
+     * path holds it as the decoded one does. */
+    const char *raw_sub = req->raw_path ? req->raw_path + (sub - req->path)
+                                        : sub;
+    size_t top = strcspn(sub, "/=");
+    char node[128], err[512];
+    bool config = true;
+    snprintf(node, sizeof node, "%.*s",
+             (int) (top < sizeof node ? top : sizeof node - 1), sub);
+    if (running && !lr_yang_top_config(app->ly, node, &config, err,
+                                       sizeof err) && !config) {
+        nb_error(resp, 404, "invalid-value", req->path, "%s is state "
+                 "(config false): the running datastore holds "
+                 "configuration only; GET " DS DS_OPERATIONAL "/%s", node,
+                 sub);
+        return false;
+    }
+    if (!ds_data_row(sub, raw_sub)) {
+        nb_error(resp, 404, "invalid-value", req->path, "no resource at "
+                 "this path: below a datastore, lightraild serves the "
+                 "resources of /restconf/data (GET /restconf/data/%s has "
+                 "none either)", sub);
+        return false;
+    }
+    return true;
+}
+
 /* Whether the path of 'req', under /restconf/ds, names a datastore
  * lightraild serves (the catch-all row's nb_exists, asked by the server
  * before OPTIONS, the method and the query are judged, and by h_ds):
@@ -2194,11 +2245,12 @@ cleanup:
  * ietf-datastores:running%2F...) matched only the catch-all, which
  * matches anything: no datastore, as the server would say of
  * /restconf/data's resources sent so.  The comparison runs through the
- * separator: past it the raw path is where the decoded one is. */
+ * separator: past it the raw path is where the decoded one is.  Below
+ * a datastore served, the resource must be (ds_resource_exists()); the
+ * rows of both datastores' paths ask too.  'arg' is the nb_app. */
 static bool
 ds_exists(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
-    (void) arg;
     const char *name = req->path + strlen(DS);
     const char *rest = name + strcspn(name, "/");
     size_t n = (size_t) (rest - name);
@@ -2209,7 +2261,7 @@ ds_exists(void *arg, const struct nb_request *req, struct nb_response *resp)
                    && strncmp(req->raw_path, req->path,
                               (size_t) (rest - req->path) + (*rest != '\0'));
     if (known && !encoded)
-        return true;
+        return !*rest || ds_resource_exists(arg, req, rest + 1, resp);
     /* The first segment as sent: what the client should look at. */
     const char *seg = encoded ? req->raw_path + strlen(DS) : name;
     size_t sl = encoded ? strcspn(seg, "/") : n;
@@ -2244,7 +2296,7 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
     bool running = n == strlen(DS_RUNNING) && !strncmp(name, DS_RUNNING, n);
     bool oper = n == strlen(DS_OPERATIONAL)
                 && !strncmp(name, DS_OPERATIONAL, n);
-    char *out = NULL, err[512];
+    char *out = NULL;
     struct nb_read rd;
     if (!ds_exists(app, req, resp))
         return;
@@ -2269,23 +2321,11 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
             return;
     } else {
         const char *sub = rest + 1;
-        bool config = true;
         /* The server matched this row's prefix as written: the raw path
-         * holds it as the decoded one does. */
+         * holds it as the decoded one does.  ds_exists() above judged
+         * the resource there (state under running, no row: 404). */
         const char *raw = req->raw_path ? req->raw_path + (sub - req->path)
                                         : sub;
-        size_t top = strcspn(sub, "/=");
-        char node[128];
-        snprintf(node, sizeof node, "%.*s",
-                 (int) (top < sizeof node ? top : sizeof node - 1), sub);
-        if (running && !lr_yang_top_config(app->ly, node, &config, err,
-                                           sizeof err) && !config) {
-            nb_error(resp, 404, "invalid-value", req->path, "%s is state "
-                     "(config false): the running datastore holds "
-                     "configuration only; GET " DS DS_OPERATIONAL "/%s",
-                     node, sub);
-            return;
-        }
         if (ds_resource_text(app, req, sub, raw, running, &rd, resp, &out))
             return;
     }

@@ -926,6 +926,28 @@ for c in "PUT ietf-datastores:candidate" "DELETE ietf-datastores:candidate" \
         && ok "$m /restconf/ds/$d: 404 naming the datastores served, no Allow" \
         || notok "$m /restconf/ds/$d: $(cat "$tmp/bad-headers" "$tmp/bad-body")"
 done
+# Below a datastore, a path no resource of /restconf/data has, or state
+# under running, is 404 for OPTIONS and every method as for GET (as
+# /restconf/data's own unknown paths are): OPTIONS was 204 with Allow,
+# PUT 405, the catch-all row knowing any path.
+for c in "OPTIONS ietf-datastores:operational/lightrail-job:nosuch" \
+         "PUT ietf-datastores:operational/lightrail-job:nosuch" \
+         "OPTIONS ietf-datastores:running/lightrail-state:state" \
+         "DELETE ietf-datastores:running/lightrail-state:state" \
+         "OPTIONS ietf-datastores:running/" \
+         "GET ietf-datastores:operational/lightrail-job:nosuch?nope=1"; do
+    m=${c%% *} d=${c#* }
+    bad 404 invalid-value "$m /restconf/ds/$d" $m "/restconf/ds/$d" "$tmp/q-nw"
+    jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("no resource at this path") or contains("is state (config false)")' \
+        "$tmp/bad-body" > /dev/null \
+        && ! tr -d '\r' < "$tmp/bad-headers" | grep -q -i '^Allow:' \
+        && ok "$m /restconf/ds/$d: 404 as GET, no Allow" \
+        || notok "$m /restconf/ds/$d: $(cat "$tmp/bad-headers" "$tmp/bad-body")"
+done
+api OPTIONS /restconf/ds/ietf-datastores:running/lightrail-job:jobs/job=nobody
+[ "$STATUS" = 204 ] && tr -d '\r' < "$tmp/headers" | grep -q -i '^Allow: GET, HEAD, OPTIONS$' \
+    && ok "OPTIONS of a job entry under running: 204 with Allow, as under /restconf/data" \
+    || notok "OPTIONS .../running/lightrail-job:jobs/job=nobody: $STATUS $(cat "$tmp/headers")"
 # The library (RFC 8527 2: read from operational) names the datastores
 # served, and no other.
 ck "$OPER/ietf-yang-library:yang-library" '."ietf-yang-library:yang-library".datastore | map(.name) == ["ietf-datastores:running", "ietf-datastores:operational"]' \
