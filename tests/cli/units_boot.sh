@@ -151,10 +151,21 @@ for u in lightrail-agent@dc2 lightrail-agent@dc3 lightraild; do
         notok "$u: $(in_ct systemctl status --no-pager "$u" 2>&1 | tail -8)"
     fi
 done
-# The sandbox is in force in each main process.
+# The sandbox is in force in each main process.  Type=simple: start
+# returns once systemd has forked, and the child sets its user, drops its
+# capabilities and execs a moment later (a read at once once found uid 0
+# and every capability; nspawn's own seccomp filter was there already):
+# wait up to 10 s for the exec (the process's name is no longer that of
+# systemd's child) before judging.
 for u in lightrail-agent@dc2 lightraild; do
     pid=$(in_ct systemctl show -p MainPID --value "$u")
-    st=$(in_ct cat /proc/"$pid"/status 2>/dev/null)
+    for i in $(seq 1 50); do
+        st=$(in_ct cat /proc/"$pid"/status 2>/dev/null)
+        case $(echo "$st" | awk '/^Name:/ { print $2 }') in
+        lightrail*) break ;;
+        esac
+        sleep 0.2
+    done
     uid=$(echo "$st" | awk '/^Uid:/ { print $2 }')
     if echo "$st" | grep -q '^NoNewPrivs:[[:space:]]*1$' \
        && echo "$st" | grep -q '^Seccomp:[[:space:]]*2$' \
@@ -162,7 +173,7 @@ for u in lightrail-agent@dc2 lightraild; do
        && [ -n "$uid" ] && [ "$uid" != 0 ]; then
         ok "$u: no new privileges, seccomp filter, no capability, uid $uid"
     else
-        notok "$u (pid $pid): $(echo "$st" | grep -E '^(Uid|NoNewPrivs|Seccomp|CapEff):' | tr '\n' ' ')"
+        notok "$u (pid $pid): $(echo "$st" | grep -E '^(Name|Uid|NoNewPrivs|Seccomp|CapEff):' | tr '\n' ' ')"
     fi
 done
 
