@@ -1103,8 +1103,9 @@ lr_yang_read_json(struct ly_ctx *ctx, const char *text, const char *fields,
     }
     first = wrapper ? lyd_child(wrapper) : tree;
     /* The target is level 1; the datastore's members are level 2, or 1
-     * when the fields select or lead to them. */
-    /* with-defaults but explicit (the text itself) changes it too. */
+     * when the fields select or lead to them.  Whether anything changed
+     * the text: fields, content, with-origin's annotations, with-defaults
+     * but explicit (the text itself), or a node the depth cut. */
     bool cut = sel || content != LR_YANG_CONTENT_ALL || origin
                || (wd != LR_YANG_WD_NONE && wd != LR_YANG_WD_EXPLICIT);
     for (n = first; n && depth; n = next) {
