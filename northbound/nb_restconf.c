@@ -128,8 +128,9 @@ tagged_reply(const struct nb_request *req, struct nb_response *resp,
 }
 
 /* RFC 8040 4.8.1 content=, 4.8.2 depth=, 4.8.3 fields= and 4.8.9
- * with-defaults= of a GET of a data resource into '*rd': 0, or a 400 invalid-value in 'resp' that
- * names the parameter and the values it takes.  Judged before anything
+ * with-defaults= of a GET of a data resource into '*rd': 0, or a 400
+ * invalid-value in 'resp' that names the parameter and the values it
+ * takes.  Judged before anything
  * is read or any precondition; the paths of fields against the
  * resource's schema, when it is cut (read_cut()). */
 static int
@@ -175,6 +176,33 @@ read_content(const struct nb_read *rd)
            : LR_YANG_CONTENT_ALL;
 }
 
+/* The query's fields as a string in '*fields' (NULL when it has none;
+ * the caller's to free): 0, or ENOMEM with err[] saying so. */
+static int
+read_fields(const struct nb_read *rd, char **fields, char *err,
+            size_t errlen)
+{
+    *fields = rd->fields ? strndup(rd->fields, rd->fields_len) : NULL;
+    if (rd->fields && !*fields) {
+        snprintf(err, errlen, "out of memory");
+        return ENOMEM;
+    }
+    return 0;
+}
+
+/* The answer to 'rc' from the yang layer's reading of a query (err[]
+ * its words): 400 invalid-value for EINVAL (the client's query), else
+ * api_reply()'s (0: none).  Returns 'rc'. */
+static int
+read_refused(struct nb_response *resp, int rc, const char *err)
+{
+    if (rc == EINVAL)
+        nb_error(resp, 400, "invalid-value", NULL, "%s", err);
+    else if (rc)
+        api_reply(resp, rc, NULL, err);
+    return rc;
+}
+
 /* The yang layer's mode for each of nb_query's, in its order. */
 static const enum lr_yang_wd nb_wd_modes[] = {
     [NB_WD_NONE] = LR_YANG_WD_NONE,
@@ -194,24 +222,19 @@ static int
 read_cut(struct nb_app *app, const struct nb_read *rd, bool datastore,
          char **out, struct nb_response *resp)
 {
-    char *cut = NULL, err[1024];
+    char *fields, *cut = NULL, err[1024];
     if (!nb_read_cuts(rd))
         return 0;
-    char *fields = rd->fields ? strndup(rd->fields, rd->fields_len) : NULL;
-    int rc = rd->fields && !fields
-             ? (snprintf(err, sizeof err, "out of memory"), ENOMEM)
-             : lr_yang_read_json(app->ly, *out, fields, read_content(rd),
-                                 rd->depth, nb_wd_modes[rd->with_defaults],
-                                 rd->with_origin, datastore, &cut, err,
-                                 sizeof err);
+    int rc = read_fields(rd, &fields, err, sizeof err);
+    if (!rc)
+        rc = lr_yang_read_json(app->ly, *out, fields, read_content(rd),
+                               rd->depth, nb_wd_modes[rd->with_defaults],
+                               rd->with_origin, datastore, &cut, err,
+                               sizeof err);
     free(fields);
     free(*out);
     *out = cut;
-    if (rc == EINVAL)
-        nb_error(resp, 400, "invalid-value", NULL, "%s", err);
-    else if (rc)
-        api_reply(resp, rc, NULL, err);
-    return rc;
+    return read_refused(resp, rc, err);
 }
 
 /* Whether the text of a GET's resource is cut to its configuration,
@@ -1790,10 +1813,11 @@ h_api_version(void *arg, const struct nb_request *req,
 /* RFC 8040 9.1.1's capabilities of this server: RFC 6243's basic mode
  * of its answers, then one URI per optional query parameter it supports
  * (no filter or replay: it has no event stream; with-origin, RFC 8527
- * 3.2.2, on the operational datastore, h_ds).  The basic mode is report-all: every printer sets each
- * leaf it holds, one left at its default by the client included (a
- * job's priority 0, a link's first-slot-n -291), so no data node is
- * default data in RFC 6243 2.1's sense. */
+ * 3.2.2, on the operational datastore, h_ds).  The basic mode is
+ * report-all: every printer sets each leaf it holds, one left at its
+ * default by the client included (a job's priority 0, a link's
+ * first-slot-n -291), so no data node is default data in RFC 6243
+ * 2.1's sense. */
 static const char *const nb_capabilities[] = {
     "urn:ietf:params:restconf:capability:defaults:1.0?basic-mode=report-all",
     "urn:ietf:params:restconf:capability:depth:1.0",
@@ -1805,7 +1829,8 @@ static const char *const nb_capabilities[] = {
 /* GET .../ietf-restconf-monitoring:restconf-state and its capabilities
  * (RFC 8040 9): content, depth, fields and with-defaults cut it as any
  * data resource, and its tag is the digest of what is sent
- * (tagged_reply()), no date; streams is empty (lr_yang_restconf_state_to_json()). */
+ * (tagged_reply()), no date; streams is empty
+ * (lr_yang_restconf_state_to_json()). */
 static void
 h_restconf_state(void *arg, const struct nb_request *req,
                  struct nb_response *resp)
@@ -1974,26 +1999,21 @@ datastore_needs(struct nb_app *app, const struct nb_read *rd, bool running,
                 const char *const *members, int n, bool *need,
                 struct nb_response *resp)
 {
-    char err[1024];
+    char *fields = NULL, err[1024];
     int rc = 0;
     for (int i = 0; i < n; i++)
         need[i] = true;
     if (running)
         rc = lr_yang_datastore_needs(app->ly, NULL, LR_YANG_CONTENT_CONFIG,
                                      0, members, n, need, err, sizeof err);
-    char *fields = rd->fields ? strndup(rd->fields, rd->fields_len) : NULL;
     if (!rc)
-        rc = rd->fields && !fields
-             ? (snprintf(err, sizeof err, "out of memory"), ENOMEM)
-             : lr_yang_datastore_needs(app->ly, fields, read_content(rd),
-                                       rd->depth, members, n, need, err,
-                                       sizeof err);
+        rc = read_fields(rd, &fields, err, sizeof err);
+    if (!rc)
+        rc = lr_yang_datastore_needs(app->ly, fields, read_content(rd),
+                                     rd->depth, members, n, need, err,
+                                     sizeof err);
     free(fields);
-    if (rc == EINVAL)
-        nb_error(resp, 400, "invalid-value", NULL, "%s", err);
-    else if (rc)
-        api_reply(resp, rc, NULL, err);
-    return rc;
+    return read_refused(resp, rc, err);
 }
 
 /* The datastore's text (RFC 8040 3.3.1) into '*out' (the caller's to

@@ -120,9 +120,10 @@ struct sb_driver_class {
      * Reads the files and nothing else (a driver may keep what it
      * loaded for the device's first open(), as netconf and restconf
      * do, so that the start reads them once, until forget_files); a
-     * setting missing or of another kind passes (open() refuses it).  lightraild and
-     * lightrail-check run it on every device the configuration lists,
-     * before they make anything (lr_ctl_check_device_files()). */
+     * setting missing or of another kind passes (open() refuses it).
+     * lightraild and lightrail-check run it on every device the
+     * configuration lists, before they make anything
+     * (lr_ctl_check_device_files()). */
     int (*check_files)(const struct sb_device_config *, char *err,
                        size_t errlen);
     /* Optional: drops whatever check_files kept for open(), every

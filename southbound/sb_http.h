@@ -6,8 +6,9 @@
  *
  * Ownership: the handle belongs to the caller (one thread at a time),
  * and so do the request's CA bytes, which the handle points to after
- * the request (libcurl does not copy them); reply->body is malloc'ed (NUL-terminated, NULL when empty) and freed by
- * the caller with free().
+ * the request (libcurl does not copy them); reply->body is malloc'ed
+ * (NUL-terminated, NULL when empty) and freed by the caller with
+ * free().
  */
 #ifndef SB_HTTP_H
 #define SB_HTTP_H 1
