@@ -3241,6 +3241,30 @@ wd_squeeze(const char *json)
     return out;
 }
 
+/* lr_yang_read_json() of 'text' (no depth cut) must succeed and send,
+ * squeezed, exactly 'want'; 'what' and 'i' name the case on stderr when
+ * it does not. */
+static void
+read_expect(struct ly_ctx *c, const char *text, const char *fields,
+            enum lr_yang_content content, enum lr_yang_wd wd, bool origin,
+            bool datastore, const char *want, const char *what, size_t i)
+{
+    char *out = NULL, *flat, err[512];
+    int rc = lr_yang_read_json(c, text, fields, content, 0, wd, origin,
+                               datastore, &out, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, 0);
+    if (rc)
+        fprintf(stderr, "%s %zu: %s\n", what, i, err);
+    flat = out ? wd_squeeze(out) : NULL;
+    CU_ASSERT_PTR_NOT_NULL(flat);
+    if (flat && strcmp(flat, want))
+        fprintf(stderr, "%s %zu: %s\n", what, i, flat);
+    if (flat)
+        CU_ASSERT_STRING_EQUAL(flat, want);
+    free(flat);
+    free(out);
+}
+
 /* RFC 8040 4.8.9 / RFC 6243 3 on a job's text: the leaves at their
  * defaults (batch 32 and priority 0 set, algorithm absent) kept, added,
  * dropped or tagged; with-defaults before fields; a container the text
@@ -3284,38 +3308,18 @@ test_with_defaults(void)
         { LR_YANG_WD_REPORT_ALL, "state;algorithm", LR_YANG_CONTENT_CONFIG,
           "{\"lightrail-job:job\":[{\"name\":\"j\",\"algorithm\":\"cdynp\"}]}" },
     };
-    char *out = NULL, *flat = NULL, err[512];
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        int rc = lr_yang_read_json(ctx, job, cases[i].fields,
-                                   cases[i].content, 0, cases[i].wd, false,
-                                   false, &out, err, sizeof err);
-        CU_ASSERT_EQUAL(rc, 0);
-        if (rc)
-            fprintf(stderr, "case %zu: %s\n", i, err);
-        flat = out ? wd_squeeze(out) : NULL;
-        CU_ASSERT_PTR_NOT_NULL(flat);
-        if (flat && strcmp(flat, cases[i].want))
-            fprintf(stderr, "case %zu: %s\n", i, flat);
-        if (flat)
-            CU_ASSERT_STRING_EQUAL(flat, cases[i].want);
-        free(flat);
-        free(out);
-        out = NULL;
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        read_expect(ctx, job, cases[i].fields, cases[i].content,
+                    cases[i].wd, false, false, cases[i].want, "case", i);
     /* gpus held empty: its defaults added, tagged. */
-    CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(
-        ctx, "{\"lightrail-job:job\":[{\"name\":\"j\",\"model\":\"m\","
-        "\"gpus\":{}}]}", "gpus", LR_YANG_CONTENT_ALL, 0,
-        LR_YANG_WD_REPORT_ALL_TAGGED, false, false, &out, err, sizeof err),
-        0);
-    flat = wd_squeeze(out);
-    CU_ASSERT_STRING_EQUAL(flat, "{\"lightrail-job:job\":[{\"name\":\"j\","
-                           "\"gpus\":{\"min\":1,\"@min\":{\"ietf-netconf-"
-                           "with-defaults:default\":true},\"max\":65535,"
-                           "\"@max\":{\"ietf-netconf-with-defaults:default\":"
-                           "true}}}]}");
-    free(flat);
-    free(out);
+    read_expect(ctx, "{\"lightrail-job:job\":[{\"name\":\"j\","
+                "\"model\":\"m\",\"gpus\":{}}]}", "gpus",
+                LR_YANG_CONTENT_ALL, LR_YANG_WD_REPORT_ALL_TAGGED, false,
+                false, "{\"lightrail-job:job\":[{\"name\":\"j\","
+                "\"gpus\":{\"min\":1,\"@min\":{\"ietf-netconf-"
+                "with-defaults:default\":true},\"max\":65535,"
+                "\"@max\":{\"ietf-netconf-with-defaults:default\":"
+                "true}}}]}", "empty gpus", 0);
 }
 
 /* RFC 8527 3.2.2's with-origin on a job's text: the annotation on the
@@ -3372,25 +3376,10 @@ test_with_origin(void)
           "\"name\":\"j\",\"model\":\"m\",\"gpus\":{}}]}" },
     };
 #undef OR_AT
-    char *out = NULL, *flat = NULL, err[512];
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        int rc = lr_yang_read_json(ctx, cases[i].text, cases[i].fields,
-                                   cases[i].content, 0, cases[i].wd, true,
-                                   cases[i].datastore, &out, err,
-                                   sizeof err);
-        CU_ASSERT_EQUAL(rc, 0);
-        if (rc)
-            fprintf(stderr, "case %zu: %s\n", i, err);
-        flat = out ? wd_squeeze(out) : NULL;
-        CU_ASSERT_PTR_NOT_NULL(flat);
-        if (flat && strcmp(flat, cases[i].want))
-            fprintf(stderr, "case %zu: %s\n", i, flat);
-        if (flat)
-            CU_ASSERT_STRING_EQUAL(flat, cases[i].want);
-        free(flat);
-        free(out);
-        out = NULL;
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        read_expect(ctx, cases[i].text, cases[i].fields, cases[i].content,
+                    cases[i].wd, true, cases[i].datastore, cases[i].want,
+                    "case", i);
 }
 
 /* report-all adds the defaults a text lacks, not the empty non-presence
@@ -3419,21 +3408,13 @@ test_with_defaults_no_empty(void)
     static const enum lr_yang_wd modes[] = {
         LR_YANG_WD_REPORT_ALL, LR_YANG_WD_REPORT_ALL_TAGGED,
     };
-    char *out = NULL, *flat, err[512];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (size_t k = 0; k < sizeof modes / sizeof *modes; k++) {
             if (modes[k] == LR_YANG_WD_REPORT_ALL_TAGGED && i == 1)
                 continue;       /* its leaves at their defaults are tagged */
-            CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(
-                ctx, cases[i].text, NULL, LR_YANG_CONTENT_ALL, 0, modes[k],
-                false, cases[i].datastore, &out, err, sizeof err), 0);
-            flat = wd_squeeze(out);
-            if (strcmp(flat, cases[i].want))
-                fprintf(stderr, "case %zu mode %d: %s\n", i, modes[k], flat);
-            CU_ASSERT_STRING_EQUAL(flat, cases[i].want);
-            free(flat);
-            free(out);
-            out = NULL;
+            read_expect(ctx, cases[i].text, NULL, LR_YANG_CONTENT_ALL,
+                        modes[k], false, cases[i].datastore, cases[i].want,
+                        k ? "case (tagged)" : "case", i);
         }
 }
 
@@ -3469,7 +3450,7 @@ test_with_defaults_in_use(void)
         { LR_YANG_WD_REPORT_ALL_TAGGED, NULL },
     };
     struct ly_ctx *own = NULL;
-    char *out = NULL, *flat, err[512], want[1024];
+    char err[512], want[1024];
     CU_ASSERT_EQUAL_FATAL(lr_yang_ctx_new(&own, err, sizeof err), 0);
     CU_ASSERT_EQUAL_FATAL(lys_parse_mem(own, mod, LYS_IN_YANG, NULL), 0);
     snprintf(want, sizeof want,
@@ -3478,19 +3459,10 @@ test_with_defaults_in_use(void)
              "{\"k\":\"y\",\"ll\":[1,2],\"@ll\":[%s,%s],\"b1\":20},"
              "{\"k\":\"z\",\"ll\":[1,2],\"@ll\":[%s,%s],\"b1\":20,\"@b1\":%s,"
              "\"b2\":3}]}}", tag, tag, tag, tag, tag, tag);
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const char *w = cases[i].want ? cases[i].want : want;
-        CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(
-            own, text, NULL, LR_YANG_CONTENT_ALL, 0, cases[i].wd, false,
-            false, &out, err, sizeof err), 0);
-        flat = wd_squeeze(out);
-        if (strcmp(flat, w))
-            fprintf(stderr, "case %zu: %s\n", i, flat);
-        CU_ASSERT_STRING_EQUAL(flat, w);
-        free(flat);
-        free(out);
-        out = NULL;
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        read_expect(own, text, NULL, LR_YANG_CONTENT_ALL, cases[i].wd,
+                    false, false, cases[i].want ? cases[i].want : want,
+                    "case", i);
     lr_yang_ctx_free(own);
 }
 
@@ -3508,28 +3480,18 @@ test_with_defaults_pruned(void)
         " prefix t; container top { container c { container inner {"
         " leaf x { type string; } } } leaf d { type uint8; default 7; } } }";
     struct ly_ctx *own = NULL;
-    char *out = NULL, *flat, err[512];
+    char err[512];
     CU_ASSERT_EQUAL_FATAL(lr_yang_ctx_new(&own, err, sizeof err), 0);
     CU_ASSERT_EQUAL_FATAL(lys_parse_mem(own, mod, LYS_IN_YANG, NULL), 0);
-    CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(
-        own, "{\"lr-test-or:top\":{\"c\":{}}}", NULL, LR_YANG_CONTENT_ALL,
-        0, LR_YANG_WD_REPORT_ALL, true, false, &out, err, sizeof err), 0);
-    flat = wd_squeeze(out);
-    CU_ASSERT_STRING_EQUAL(flat, "{\"lr-test-or:top\":{\"@\":{\"ietf-origin:"
-                           "origin\":\"ietf-origin:intended\"},\"c\":{},"
-                           "\"d\":7,\"@d\":{\"ietf-origin:origin\":"
-                           "\"ietf-origin:default\"}}}");
-    if (!strstr(flat, "\"c\":{}"))
-        fprintf(stderr, "pruned: %s\n", flat);
-    free(flat);
-    free(out);
-    CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(
-        own, "{\"lr-test-or:top\":{\"c\":{}}}", NULL, LR_YANG_CONTENT_ALL,
-        0, LR_YANG_WD_REPORT_ALL, false, false, &out, err, sizeof err), 0);
-    flat = wd_squeeze(out);
-    CU_ASSERT_STRING_EQUAL(flat, "{\"lr-test-or:top\":{\"c\":{},\"d\":7}}");
-    free(flat);
-    free(out);
+    read_expect(own, "{\"lr-test-or:top\":{\"c\":{}}}", NULL,
+                LR_YANG_CONTENT_ALL, LR_YANG_WD_REPORT_ALL, true, false,
+                "{\"lr-test-or:top\":{\"@\":{\"ietf-origin:"
+                "origin\":\"ietf-origin:intended\"},\"c\":{},"
+                "\"d\":7,\"@d\":{\"ietf-origin:origin\":"
+                "\"ietf-origin:default\"}}}", "pruned, with-origin", 0);
+    read_expect(own, "{\"lr-test-or:top\":{\"c\":{}}}", NULL,
+                LR_YANG_CONTENT_ALL, LR_YANG_WD_REPORT_ALL, false, false,
+                "{\"lr-test-or:top\":{\"c\":{},\"d\":7}}", "pruned", 0);
     lr_yang_ctx_free(own);
 }
 
