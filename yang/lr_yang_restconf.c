@@ -1236,3 +1236,65 @@ cleanup:
     free(sel);
     return ret;
 }
+
+/* Whether 'a' is 's' or one of its schema ancestors. */
+static bool
+lr_yang_schema_under(const struct lysc_node *s, const struct lysc_node *a)
+{
+    for (; s; s = s->parent)
+        if (s == a)
+            return true;
+    return false;
+}
+
+int
+lr_yang_cut_keeps_state(struct ly_ctx *ctx, const char *target,
+                        const char *fields, enum lr_yang_content content,
+                        const char *under, bool *keeps, char *err,
+                        size_t errlen)
+{
+    const struct lysc_node *t = NULL, *u;
+    struct lr_yang_fields *sel = NULL;
+    int ret = 0;
+    *keeps = true;
+    if ((target && !(t = lys_find_path(ctx, NULL, target, 0)))
+        || !(u = lys_find_path(ctx, NULL, under, 0))
+        || (t && !lr_yang_schema_under(u, t))) {
+        lr_yang_errf(err, errlen, "data", NULL, "'%s' is no data node "
+                     "%s%s%s of the modules lightraild implements", under,
+                     t ? "at or under '" : "", t ? target : "",
+                     t ? "'" : "");
+        return EINVAL;
+    }
+    if (fields) {
+        if (!(sel = malloc(sizeof *sel))) {
+            lr_yang_errf(err, errlen, "filter", NULL, "out of memory");
+            return ENOMEM;
+        }
+        if ((ret = lr_yang_fields_parse(ctx, t, fields, sel, err, errlen)))
+            goto cleanup;
+    }
+    if (content == LR_YANG_CONTENT_CONFIG) {
+        *keeps = false;
+        goto cleanup;
+    }
+    *keeps = lr_yang_schema_has_state(u);
+    if (!sel || !*keeps)
+        goto cleanup;
+    /* A config false node stays only as a selected node, under one, or
+     * on the way to one (below a config false node, so config false
+     * too): some selected node in 'u' with state under it, or one above
+     * 'u', which keeps 'u' whole.  The target itself is no field. */
+    *keeps = false;
+    for (size_t i = 0; i < sel->n && !*keeps; i++) {
+        const struct lysc_node *s = sel->node[i].schema;
+        if (sel->node[i].kind != LR_YANG_FIELD_SELECTED)
+            continue;
+        *keeps = lr_yang_schema_under(s, u)
+                 ? lr_yang_schema_has_state(s) : lr_yang_schema_under(u, s);
+    }
+
+cleanup:
+    free(sel);
+    return ret;
+}

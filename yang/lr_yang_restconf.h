@@ -151,6 +151,29 @@ int lr_yang_datastore_needs(struct ly_ctx *, const char *fields,
                             const char *const *members, int n, bool *need,
                             char *err, size_t errlen);
 
+/* Whether lr_yang_read_json() of the resource 'target' (the schema path
+ * of its node, as lys_find_path() takes it: "/lightrail-job:jobs", or
+ * "/lightrail-job:jobs/job" for the list resource and one entry; NULL:
+ * the datastore) can send any config false node of the schema subtree
+ * 'under' (a schema path at or below 'target': the target itself, or a
+ * member of the datastore) under 'fields' (NULL: none) and 'content',
+ * whatever the data holds: '*keeps' false when content is config, or
+ * when the fields select no node with state under it and no ancestor
+ * of it (RFC 8040 4.8.3: every node the fields do not select or lead to
+ * goes, and a node on the way to a state node is state itself); true
+ * otherwise, and on any error.  So a caller may build the text of
+ * 'under' without its state when it is false: the cut is the same,
+ * byte for byte, provided the text without the state holds the whole's
+ * configuration (lr_yang_job_page_config_to_json()).  Judged on the
+ * schema alone; with-defaults and depth do not change it (they add or
+ * cut under what the fields keep).  0; EINVAL with err[] as
+ * lr_yang_select_json() for fields it refuses, or naming a path that is
+ * no node or not under 'target'; ENOMEM. */
+int lr_yang_cut_keeps_state(struct ly_ctx *, const char *target,
+                            const char *fields, enum lr_yang_content content,
+                            const char *under, bool *keeps, char *err,
+                            size_t errlen);
+
 /* What RFC 8040 4.8.9's with-defaults asks of a data resource (RFC 6243
  * section 3's retrieval modes). */
 enum lr_yang_wd {

@@ -2966,6 +2966,267 @@ test_job_config_text(void)
     fixture_free(&f);
 }
 
+/* lr_yang_cut_keeps_state() for each of the 'n' 'fields' on 'target'
+ * (its subtree 'under'), with each content, and where it says the cut
+ * keeps no state, the cut of the text without the state ('cfg') is the
+ * cut of the whole, byte for byte (with every depth and with-defaults,
+ * with-origin on every other case); where it says the cut keeps some
+ * and the content is not config, the whole's cut holds a state node
+ * ('state', a member no configuration has).  Returns the cases judged
+ * without state. */
+static int
+check_stateless_cut(const char *whole, const char *cfg, const char *target,
+                    const char *under, const char *const *fields, int n,
+                    const char *what)
+{
+    static const enum lr_yang_content contents[] = {
+        LR_YANG_CONTENT_ALL, LR_YANG_CONTENT_NONCONFIG, LR_YANG_CONTENT_CONFIG,
+    };
+    static const enum lr_yang_wd wds[] = {
+        LR_YANG_WD_NONE, LR_YANG_WD_EXPLICIT, LR_YANG_WD_TRIM,
+        LR_YANG_WD_REPORT_ALL, LR_YANG_WD_REPORT_ALL_TAGGED,
+    };
+    static const uint16_t depths[] = { 0, 1, 2, 3, 4 };
+    int stateless = 0;
+    for (int f = 0; f < n; f++)
+        for (size_t c = 0; c < sizeof contents / sizeof *contents; c++) {
+            char err[1024] = "";
+            bool keeps = false;
+            CU_ASSERT_EQUAL(lr_yang_cut_keeps_state(ctx, target, fields[f],
+                                                    contents[c], under,
+                                                    &keeps, err, sizeof err),
+                            0);
+            stateless += !keeps;
+            for (size_t d = 0; d < sizeof depths / sizeof *depths; d++)
+                for (size_t w = 0; w < sizeof wds / sizeof *wds; w++) {
+                    char *a = NULL, *b = NULL, ea[1024] = "", eb[1024] = "";
+                    bool origin = (f + c + d + w) % 2;
+                    int ra = lr_yang_read_json(ctx, whole, fields[f],
+                                               contents[c], depths[d], wds[w],
+                                               origin, !target, &a, ea,
+                                               sizeof ea);
+                    CU_ASSERT_EQUAL(ra, 0);
+                    if (keeps) {
+                        /* The state is there to keep when nothing cuts
+                         * it below the fields' nodes. */
+                        if (!ra && !depths[d]
+                            && contents[c] != LR_YANG_CONTENT_CONFIG
+                            && !strstr(a, "\"state\"")) {
+                            CU_FAIL("a cut judged to keep state has none");
+                            fprintf(stderr, "%s: fields %s content %d: %s\n",
+                                    what, fields[f] ? fields[f] : "-",
+                                    (int) contents[c], a);
+                        }
+                        free(a);
+                        continue;
+                    }
+                    int rb = lr_yang_read_json(ctx, cfg, fields[f],
+                                               contents[c], depths[d], wds[w],
+                                               origin, !target, &b, eb,
+                                               sizeof eb);
+                    bool same = ra == rb && !strcmp(ea, eb)
+                                && (ra || (a && b && !strcmp(a, b)));
+                    if (!same)
+                        fprintf(stderr, "%s: fields %s content %d depth %u "
+                                "wd %d: %d '%s' %s against %d '%s' %s\n",
+                                what, fields[f] ? fields[f] : "-",
+                                (int) contents[c], depths[d], (int) wds[w],
+                                ra, ea, a ? a : "-", rb, eb, b ? b : "-");
+                    CU_ASSERT(same);
+                    free(a);
+                    free(b);
+                }
+        }
+    return stateless;
+}
+
+/* fields= that keeps nothing of a job's state is judged so on the
+ * schema (lr_yang_cut_keeps_state()), for the jobs container, the list
+ * and one job, and the jobs member of the datastore; fields naming the
+ * state, a node above it, or none keep it; content config never does.
+ * Where it is judged stateless, the jobs printed without their state
+ * are cut to the bytes of the whole's cut (every content, depth,
+ * with-defaults, with-origin), so that the resources may build them so;
+ * the page's annotations too.  Fields it refuses are the cut's refusal,
+ * and it says "keeps" then. */
+static void
+test_job_fields_state(void)
+{
+    static const struct {
+        const char *target, *fields;
+        enum lr_yang_content content;
+        const char *under;
+        int keeps;              /* -1: EINVAL */
+    } cases[] = {
+        { "/lightrail-job:jobs", "job/name", LR_YANG_CONTENT_ALL, NULL, 0 },
+        { "/lightrail-job:jobs", "job(name;priority)", LR_YANG_CONTENT_ALL,
+          NULL, 0 },
+        { "/lightrail-job:jobs", "job/gpus;job/transformer(layers)",
+          LR_YANG_CONTENT_ALL, NULL, 0 },
+        { "/lightrail-job:jobs", "job/name", LR_YANG_CONTENT_NONCONFIG, NULL,
+          0 },
+        { "/lightrail-job:jobs", "job/state/phase", LR_YANG_CONTENT_ALL,
+          NULL, 1 },
+        { "/lightrail-job:jobs", "job(name;state)", LR_YANG_CONTENT_ALL,
+          NULL, 1 },
+        { "/lightrail-job:jobs", "job", LR_YANG_CONTENT_ALL, NULL, 1 },
+        { "/lightrail-job:jobs", NULL, LR_YANG_CONTENT_ALL, NULL, 1 },
+        { "/lightrail-job:jobs", NULL, LR_YANG_CONTENT_NONCONFIG, NULL, 1 },
+        { "/lightrail-job:jobs", NULL, LR_YANG_CONTENT_CONFIG, NULL, 0 },
+        { "/lightrail-job:jobs", "job/state", LR_YANG_CONTENT_CONFIG, NULL,
+          0 },
+        { "/lightrail-job:jobs/job", "name;priority", LR_YANG_CONTENT_ALL,
+          NULL, 0 },
+        { "/lightrail-job:jobs/job", "state/lightpath/m",
+          LR_YANG_CONTENT_ALL, NULL, 1 },
+        { "/lightrail-job:jobs/job", "gpus", LR_YANG_CONTENT_ALL, NULL, 0 },
+        { NULL, "lightrail-job:jobs/job/name", LR_YANG_CONTENT_ALL,
+          "/lightrail-job:jobs", 0 },
+        { NULL, "lightrail-state:state;lightrail-job:jobs/job(name;gpus)",
+          LR_YANG_CONTENT_ALL, "/lightrail-job:jobs", 0 },
+        { NULL, "lightrail-state:state", LR_YANG_CONTENT_ALL,
+          "/lightrail-state:state", 1 },
+        { NULL, "lightrail-job:jobs", LR_YANG_CONTENT_ALL,
+          "/lightrail-job:jobs", 1 },
+        { NULL, "lightrail-job:jobs/job(name;state/phase)",
+          LR_YANG_CONTENT_ALL, "/lightrail-job:jobs", 1 },
+        { NULL, NULL, LR_YANG_CONTENT_ALL, "/lightrail-job:jobs", 1 },
+        { NULL, "ietf-network:networks", LR_YANG_CONTENT_ALL,
+          "/ietf-network:networks", 0 },
+        { "/lightrail-job:jobs", "job/nosuch", LR_YANG_CONTENT_ALL, NULL,
+          -1 },
+        { "/lightrail-job:jobs", "job(", LR_YANG_CONTENT_ALL, NULL, -1 },
+        { "/lightrail-job:jobs/job", "name", LR_YANG_CONTENT_ALL,
+          "/lightrail-job:jobs", -1 },
+        { "/lightrail-job:nosuch", "name", LR_YANG_CONTENT_ALL, NULL, -1 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char err[1024] = "";
+        bool keeps = false;
+        int rc = lr_yang_cut_keeps_state(ctx, cases[c].target,
+                                         cases[c].fields, cases[c].content,
+                                         cases[c].under ? cases[c].under
+                                                        : cases[c].target,
+                                         &keeps, err, sizeof err);
+        if (rc != (cases[c].keeps < 0 ? EINVAL : 0)
+            || keeps != (cases[c].keeps != 0)) {
+            CU_FAIL("the state judged kept or not");
+            fprintf(stderr, "%s fields=%s content=%d: %d, keeps %d (%s)\n",
+                    cases[c].target ? cases[c].target : "datastore",
+                    cases[c].fields ? cases[c].fields : "-",
+                    (int) cases[c].content, rc, (int) keeps, err);
+        }
+    }
+
+    static const char *const fields[] = {
+        NULL, "job/name", "job(name;priority)", "job/gpus(min)",
+        "job(model;transformer;algorithm;iterations)", "job/state/phase",
+        "job(name;state)", "job", "job/state/lightpath/m",
+    };
+    static const char *const entry_fields[] = {
+        NULL, "name", "name;priority", "gpus/max;iterations", "state/phase",
+        "state", "model;state(stage/dc;reason)",
+    };
+    static const char *const ds_fields[] = {
+        NULL, "lightrail-job:jobs/job/name",
+        "lightrail-job:jobs/job(name;priority)",
+        "lightrail-job:jobs(job(gpus))",
+        "lightrail-job:jobs/job/state",
+        "lightrail-job:jobs/job(name;state/phase)",
+    };
+    enum { N_FIELDS = sizeof fields / sizeof *fields,
+           N_ENTRY = sizeof entry_fields / sizeof *entry_fields,
+           N_DS = sizeof ds_fields / sizeof *ds_fields };
+    struct fixture f;
+    struct lr_job j[3];
+    const struct lr_job *refs[3] = { &j[0], &j[1], &j[2] };
+    char *whole = NULL, *cfg = NULL, err[1024] = "";
+    int stateless = 0;
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    for (int i = 0; i < 3; i++) {
+        active_job(&f, &j[i]);
+        snprintf(j[i].intent.name, sizeof j[i].intent.name, "j%c", 'a' + i);
+    }
+    j[1].phase = LR_JOB_BLOCKED;
+    j[1].plan.n_stages = 0;
+    j[1].n_lightpaths = 0;
+    memset(j[1].gpus, 0, sizeof j[1].gpus);
+    snprintf(j[1].reason, sizeof j[1].reason, "no spectrum on r2-r3");
+    j[2].phase = LR_JOB_FAILED;
+    j[2].intent.priority = 0;
+    j[2].intent.iterations = 1000;
+
+    /* The jobs container, with the datastore of it; one job. */
+    for (int single = 0; single < 2; single++) {
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_to_json(
+                                  ctx, refs, single ? 1 : 3, f.topo,
+                                  f.cluster, &f.mods, single, &whole, err,
+                                  sizeof err), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_config_to_json(
+                                  ctx, refs, single ? 1 : 3, f.topo,
+                                  f.cluster, &f.mods, single, &cfg, err,
+                                  sizeof err), 0);
+        if (single) {
+            stateless += check_stateless_cut(whole, cfg,
+                                             "/lightrail-job:jobs/job",
+                                             "/lightrail-job:jobs/job",
+                                             entry_fields, N_ENTRY,
+                                             "one job");
+        } else {
+            char *dw = NULL, *dc = NULL;
+            stateless += check_stateless_cut(whole, cfg,
+                                             "/lightrail-job:jobs",
+                                             "/lightrail-job:jobs", fields,
+                                             N_FIELDS, "the jobs");
+            CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(
+                                      ctx, (const char *const *) &whole, 1,
+                                      &dw, err, sizeof err), 0);
+            CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(
+                                      ctx, (const char *const *) &cfg, 1,
+                                      &dc, err, sizeof err), 0);
+            stateless += check_stateless_cut(dw, dc, NULL,
+                                             "/lightrail-job:jobs",
+                                             ds_fields, N_DS,
+                                             "the datastore");
+            free(dw);
+            free(dc);
+        }
+        free(whole);
+        free(cfg);
+    }
+    /* A page, in both forms, with its annotations. */
+    struct lr_yang_page_meta meta = { 4, "ams", "amE" };
+    for (int list = 0; list < 2; list++) {
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(
+                                  ctx, refs + 1, 2, &meta, list, f.topo,
+                                  f.cluster, &f.mods, &whole, err,
+                                  sizeof err), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_config_to_json(
+                                  ctx, refs + 1, 2, &meta, list, f.topo,
+                                  f.cluster, &f.mods, &cfg, err,
+                                  sizeof err), 0);
+        stateless += list
+                     ? check_stateless_cut(whole, cfg,
+                                           "/lightrail-job:jobs/job",
+                                           "/lightrail-job:jobs/job",
+                                           entry_fields, N_ENTRY,
+                                           "the list's page")
+                     : check_stateless_cut(whole, cfg,
+                                           "/lightrail-job:jobs",
+                                           "/lightrail-job:jobs", fields,
+                                           N_FIELDS, "the jobs' page");
+        free(whole);
+        free(cfg);
+    }
+    /* Content config for every fields, and each content for the
+     * fields that keep no state: one job and the list's page 7 + 2 * 3,
+     * the jobs and their page 9 + 4 * 2, the datastore 6 + 3 * 2; so
+     * that the comparisons above ran. */
+    CU_ASSERT_EQUAL(stateless, 2 * (7 + 2 * 3) + 2 * (9 + 4 * 2)
+                               + (6 + 3 * 2));
+    fixture_free(&f);
+}
+
 /* lr_yang_select_json() of the datastore of the documents of 'docs'
  * that 'need' marks (NULL: all), into '*out'; 0 or its error. */
 static int
@@ -3532,6 +3793,8 @@ static CU_TestInfo tests[] = {
     { "the datastore's members a query needs", test_datastore_needs },
     { "content=config's text built without the state",
       test_job_config_text },
+    { "fields= that keeps no state of a job, judged on the schema",
+      test_job_fields_state },
     { "which top-level nodes are configuration", test_top_config },
     { "cluster round trip", test_cluster_round_trip },
     { "cluster not printable", test_cluster_unprintable },
