@@ -237,15 +237,47 @@ read_cut(struct nb_app *app, const struct nb_read *rd, bool datastore,
     return read_refused(resp, rc, err);
 }
 
-/* Whether the text of a GET's resource is cut to its configuration,
- * so that it can be built without the state: content=config in its own
- * query 'rd', or its caller's cut (req->config_text: running, or a
- * datastore's content=config).  The cut of that text is the cut of the
- * whole, byte for byte (lr_yang_job_page_config_to_json()). */
+/* The schema nodes of the jobs' resources, as lr_yang_cut_keeps_state()
+ * takes them: the container, and the list (its resource and one
+ * entry's). */
+#define JOBS_NODE "/lightrail-job:jobs"
+#define JOB_NODE JOBS_NODE "/job"
+
+/* Whether the cut of 'rd' of the resource 'target' (a schema node; NULL:
+ * the datastore) can keep any state (config false node) under 'under'
+ * (the target, or a member of the datastore), judged on the schema
+ * (lr_yang_cut_keeps_state()).  Fields it refuses keep it: the text is
+ * built whole, as before, and read_cut() refuses them with its words. */
 static bool
-read_config_text(const struct nb_request *req, const struct nb_read *rd)
+read_keeps_state(struct nb_app *app, const struct nb_read *rd,
+                 const char *target, const char *under)
 {
-    return req->config_text || rd->content == NB_CONTENT_CONFIG;
+    char *fields, err[1024];
+    bool keeps = true;
+    if (!rd->fields && rd->content != NB_CONTENT_CONFIG)
+        return true;
+    if (read_fields(rd, &fields, err, sizeof err))
+        return true;
+    if (lr_yang_cut_keeps_state(app->ly, target, fields, read_content(rd),
+                                under, &keeps, err, sizeof err))
+        keeps = true;
+    free(fields);
+    return keeps;
+}
+
+/* Whether the text of a GET's resource, of schema node 'target', can be
+ * built without the state, as its cut keeps none of it: content=config
+ * or fields that select nothing of it in its own query 'rd', or its
+ * caller's cut (req->config_text: running, a datastore's content=config
+ * or fields; req->cut: a datastore's parameters on this resource).  The
+ * cut of that text is the cut of the whole, byte for byte
+ * (lr_yang_job_page_config_to_json(), lr_yang_cut_keeps_state()). */
+static bool
+read_config_text(struct nb_app *app, const struct nb_request *req,
+                 const struct nb_read *rd, const char *target)
+{
+    return req->config_text || !read_keeps_state(app, rd, target, target)
+           || (req->cut && !read_keeps_state(app, req->cut, target, target));
 }
 
 /* A POST or DELETE whose devices are being programmed. */
@@ -685,7 +717,8 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
  * in base64url, nb_cursor_encode()) starts the page at the job it names
  * wherever it now is, so jobs that come or go before it shift nothing.
  * Only the page's jobs are built and printed (without their state when
- * the text is cut to the configuration: read_config_text()); with a
+ * the cut keeps none of it, content=config or fields that select none:
+ * read_config_text()); with a
  * limit, the page's first entry carries the annotations
  * lightrail-job:remaining (when the limit left some out), next and
  * previous (the cursors of the jobs after and before it). */
@@ -851,8 +884,8 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
     /* The state, which the cut to the configuration drops, is not built:
      * the where above saw it as asked (operational's), the text does
      * not need it. */
-    if ((read_config_text(req, &rd) ? lr_yang_job_page_config_to_json
-                                    : lr_yang_job_page_to_json)(
+    if ((read_config_text(app, req, &rd, list ? JOB_NODE : JOBS_NODE)
+         ? lr_yang_job_page_config_to_json : lr_yang_job_page_to_json)(
             app->ly, page, (int) count, &meta, list, lr_ctl_topo(app->ctl),
             lr_ctl_cluster(app->ctl), &mods, &out, err, sizeof err))
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
@@ -925,8 +958,8 @@ h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
     }
     const struct lr_job *ref = &job;
     char *out = NULL;
-    if (!job_refs_text(app, resp, &ref, 1, 1, read_config_text(req, &rd),
-                       &out)
+    if (!job_refs_text(app, resp, &ref, 1, 1,
+                       read_config_text(app, req, &rd, JOB_NODE), &out)
         && !read_cut(app, &rd, false, &out, resp))
         tagged_reply(req, resp, out);
 }
@@ -2022,7 +2055,8 @@ datastore_needs(struct nb_app *app, const struct nb_read *rd, bool running,
  * (datastore_needs(): those it would drop whole are not built, so that
  * fields naming the topology do not print every job), in one object,
  * each as its own GET answers it now (its handler, asked without a
- * query or a precondition: the jobs whole, not a page), validated
+ * query or a precondition: the jobs whole, not a page; without their
+ * state when the cut keeps none of it), validated
  * together (lr_yang_datastore_to_json()).  The members hold nothing of
  * one another (no reference crosses them), so the cut of this text is
  * the cut of the whole datastore, byte for byte.  0, or the answer in
@@ -2057,12 +2091,18 @@ datastore_text(struct nb_app *app, const struct nb_request *req,
         return rc;
     rc = EIO;
     for (int i = 0; i < N_PARTS; i++) {
+        char under[128];
         if (!need[i])
             continue;
+        /* Built without its state when the cut keeps none of it:
+         * running, content=config, or fields that select none. */
+        snprintf(under, sizeof under, "/%s", members[i]);
         struct nb_request get = { .method = NB_GET, .path = parts[i].path,
                                   .body = "", .principal = req->principal,
-                                  .config_text = running || rd->content
-                                                 == NB_CONTENT_CONFIG };
+                                  .config_text = running
+                                                 || !read_keeps_state(
+                                                        app, rd, NULL,
+                                                        under) };
         struct nb_response part = { .status = 0 };
         parts[i].handler(app, &get, &part);
         if (part.status != 200) {
@@ -2137,9 +2177,11 @@ ds_data_row(const char *sub, const char *raw_sub)
  * query, which that row must take; with 'config_only' (running) the
  * row selects as running's (nb_request's config_only: the jobs' where
  * and sort-by judged on their configuration, a query naming state
- * refused before any job is evaluated); with it or content=config in
- * 'rd' (the caller's cut) the row may build its text without the state
- * (nb_request's config_text).  0, or the answer in 'resp': 400 for a
+ * refused before any job is evaluated); with it the row may build its
+ * text without the state (nb_request's config_text), and so with 'rd'
+ * (the caller's cut, nb_request's cut) when that keeps none of it
+ * (content=config, fields that select none).  0, or the answer in
+ * 'resp': 400 for a
  * parameter the row does not take, or the row's own refusal (a job not
  * there, a bad page); a path no row serves was ds_exists()'s 404. */
 static int
@@ -2198,8 +2240,8 @@ ds_resource_text(struct nb_app *app, const struct nb_request *req,
                               .query = query && *query ? query : NULL,
                               .principal = req->principal,
                               .config_only = config_only,
-                              .config_text = config_only || rd->content
-                                             == NB_CONTENT_CONFIG };
+                              .config_text = config_only,
+                              .cut = rd };
     struct nb_response part = { .status = 0 };
     row->handler(app, &get, &part);
     if (part.status != 200) {

@@ -32,6 +32,7 @@
 #include <time.h>
 
 struct event_base;
+struct nb_read;
 struct nb_server;
 
 enum nb_method {
@@ -70,8 +71,16 @@ struct nb_request {
      * configuration (content=config, or running, RFC 8342 5.1.3): the
      * called handler may build its text without the state (config false
      * nodes) the cut drops, which selects as before (config_only says
-     * how).  The server sets false. */
+     * how).  The server sets false.  Also set by the datastore's
+     * handler for a member whose state its fields keep none of. */
     bool config_text;
+    /* Set by a handler that cuts what the called one answers with read
+     * parameters the called resource's own query does not hold (a
+     * resource under /restconf/ds: content, depth and fields judged on
+     * that resource): the called handler may build its text without the
+     * state these keep none of, as it would for its own query.  The
+     * server sets NULL. */
+    const struct nb_read *cut;
 };
 
 /* An entity-tag as sent in ETag: '"', 32 hex digits, '"' (nb_cond.h). */

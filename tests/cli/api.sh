@@ -1666,6 +1666,38 @@ jq -e '."lightrail-job:job" | length == 1 and (.[0] | has("state") | not) and (.
 api GET "$DS?with-defaults=report-all"; jq -cS "$CFG" "$tmp/body" > "$tmp/cfg-want"
 ck "$DS?with-defaults=report-all&content=config" ". == $(cat "$tmp/cfg-want")" "the whole's cut"
 ck "$RUN?with-defaults=report-all" ". == $(cat "$tmp/cfg-want")" "the whole's cut"
+# fields= that selects nothing of a job's state builds the jobs without
+# it (docs/controller.md "Fields"): each answer is the same query with
+# the state added to its fields, that state deleted by jq, for the
+# container, the list, one job, operational and the datastore, with
+# depth, with-defaults, a page and a where on state (which selects as
+# before); fields naming the state print it.
+# fld_cut PATH FIELDS FIELDS-WITH-STATE [QUERY]
+fld_cut() {
+    api GET "$1?fields=$3${4:+&$4}"
+    jq -cS "$NOSTATE" "$tmp/body" > "$tmp/fld-want"
+    ck "$1?fields=$2${4:+&$4}" ". == $(cat "$tmp/fld-want")" \
+        "as with its state asked, the state deleted"
+}
+fld_cut $JOBS 'job/name' 'job(name;state)'
+fld_cut $JOBS 'job(name;priority)' 'job(name;priority;state)' 'depth=2'
+fld_cut $JOBS 'job(name;priority)' 'job(name;priority;state)' \
+    'with-defaults=report-all'
+fld_cut $JOBS 'job/gpus' 'job(gpus;state)' 'limit=2&offset=1'
+fld_cut $JOBS 'job/model' 'job(model;state)' "where=state/phase='blocked'&limit=1"
+fld_cut $JOBS/job 'name;priority' 'name;priority;state' \
+    'limit=1&offset=2&with-defaults=trim'
+fld_cut $J1 'model;gpus' 'model;gpus;state' 'with-defaults=report-all-tagged'
+fld_cut $OPER/lightrail-job:jobs 'job/name' 'job(name;state)'
+fld_cut $DS 'lightrail-job:jobs/job/name' 'lightrail-job:jobs/job(name;state)'
+ck "$JOBS?fields=job/state/phase" '."lightrail-job:jobs".job | length > 2 and all(keys == ["name", "state"] and (.state | keys == ["phase"]))' \
+    "every job's phase"
+ck "$JOBS?fields=job(name;state)" '."lightrail-job:jobs".job | length > 2 and all(keys == ["name", "state"] and (.state.phase | type == "string")) and any(.state.lightpath)' \
+    "every job's state, lightpaths too"
+ck "$JOBS/job?fields=state/phase&limit=1&where=state/phase='blocked'" '."lightrail-job:job" | length == 1 and .[0].state == {"phase": "blocked"}' \
+    "the blocked job's phase"
+ck "$DS?fields=lightrail-job:jobs/job(name;state/reason)" '[."lightrail-job:jobs".job[] | select(.state.reason)] | length > 0' \
+    "a blocked job's reason"
 api DELETE "$JOBS/job=pb"
 for i in 1 2 3 4 5 6; do
     api DELETE "$JOBS/job=p$i"
