@@ -1,0 +1,154 @@
+#!/bin/sh
+# The same GETs of the jobs answered by two lightraild builds serving
+# one store in turn, to show that a change in how the text is built
+# left what is sent alone:
+#     tools/bench/jobs_same.sh OLD [NEW] [JOBS]
+# OLD (a lightraild binary) starts first and is sent JOBS intents
+# (default 30; the metro example: the first admitted, with stages and
+# lightpaths, the rest blocked with a reason); then OLD, NEW (default
+# ./lightraild) and OLD again, each started on the store the one before
+# left, answer every query below: the jobs container, the list, one
+# job, operational, running and the datastore, with fields (most
+# selecting nothing of the state, some selecting it) x depth x content
+# x with-defaults, and pages with a where and a sort-by on the state.
+# Each answer's status, ETag and body are compared between OLD and NEW,
+# and between OLD's two runs (a store that moved between runs shows
+# there, not as a difference of the builds).  Prints the number of
+# queries and each that differs; exit 1 when any does.  Run from the
+# top of a built tree.
+set -eu
+OLD=$1 NEW=${2:-./lightraild} JOBS=${3:-30}
+top=$(pwd)
+tmp=$(mktemp -d)
+. "$top/tools/bench/daemon_lib.sh"
+trap '[ -n "$PID" ] && kill $PID 2>/dev/null; rm -rf "$tmp"' EXIT
+bench_config "$top/examples/topologies/metro.json" \
+    "$top/examples/clusters/metro.json"
+
+# stop: the daemon started last, by its PID, and the port it wrote, so
+# that the next bench_start waits for its own.
+stop() {
+    kill "$PID"
+    wait "$PID" 2>/dev/null || true
+    PID=
+    rm -f "$tmp/state/lightraild.port"
+}
+
+J=/restconf/data/lightrail-job:jobs
+O=/restconf/ds/ietf-datastores:operational
+R=/restconf/ds/ietf-datastores:running
+# The queries, one a line: PATH?QUERY.
+{
+    for d in '' '&depth=1' '&depth=2' '&depth=3'; do
+        for c in '' '&content=config' '&content=nonconfig'; do
+            for w in '' '&with-defaults=report-all' '&with-defaults=trim' \
+                     '&with-defaults=report-all-tagged'; do
+                q="$d$c$w"
+                for f in job/name 'job(name;priority)' 'job/gpus(min)' \
+                         'job(model;transformer;iterations)' \
+                         job/state/phase 'job(name;state)' job; do
+                    echo "$J?fields=$f$q"
+                    echo "$O/lightrail-job:jobs?fields=$f$q"
+                done
+                for f in name 'name;priority' gpus 'algorithm;iterations' \
+                         state/phase 'state(stage;reason)'; do
+                    echo "$J/job?fields=$f$q"
+                    echo "$J/job=j1?fields=$f$q"
+                    echo "$J/job=j$((JOBS - 1))?fields=$f$q"
+                done
+                for f in lightrail-job:jobs/job/name \
+                         'lightrail-job:jobs/job(name;priority);lightrail-state:state' \
+                         'lightrail-job:jobs/job(name;state/phase)'; do
+                    echo "/restconf/data?fields=$f$q"
+                done
+                echo "$J$(echo "$q" | sed 's/^&/?/')"
+            done
+        done
+    done
+    for f in job/name 'job(name;priority)' 'job/state(phase;reason)'; do
+        for p in 'limit=3&offset=2' 'limit=2&direction=backwards' \
+                 "where=state/phase='blocked'&limit=4" \
+                 "where=state/phase='active'" \
+                 'sort-by=state/created&limit=5&offset=1' \
+                 "where=priority>=0&sort-by=state/phase&limit=3"; do
+            for w in '' '&with-defaults=report-all-tagged' '&depth=2'; do
+                echo "$J?fields=$f&$p$w"
+                echo "$O/lightrail-job:jobs?fields=$f&$p$w"
+            done
+        done
+    done
+    for f in name 'name;priority' state/phase; do
+        echo "$J/job?fields=$f&limit=2&offset=3"
+        echo "$J/job?fields=$f&where=state/phase='blocked'&limit=2"
+    done
+    for f in job/name 'job(name;priority)' job/state; do
+        echo "$O/lightrail-job:jobs?with-origin&fields=$f"
+        echo "$R/lightrail-job:jobs?fields=$f"
+        echo "$O?fields=lightrail-job:jobs/$f"
+    done
+    echo "$R?fields=lightrail-job:jobs/job/name"
+    echo "$J?fields=job/nosuch"
+    echo "$J?fields=job(name"
+} > "$tmp/queries"
+
+# run LIGHTRAILD DIR: the daemon on the store, each query's status,
+# ETag and body into DIR/N.
+run() {
+    bench_start "$1"
+    mkdir -p "$2"
+    n=0
+    while read -r q; do
+        n=$((n + 1))
+        curl -gsS --cacert "$tmp/cert.pem" -H "Authorization: Bearer $TOKEN" \
+            -D "$tmp/h" -o "$2/$n.body" "$URL$q"
+        tr -d '\r' < "$tmp/h" | grep -i '^\(HTTP/\|etag:\)' > "$2/$n.head"
+    done < "$tmp/queries"
+    stop
+}
+
+bench_start "$OLD"
+python3 - "$URL" "$TOKEN" "$tmp/cert.pem" "$JOBS" <<'PY'
+import http.client, json, ssl, sys, urllib.parse
+url, token, ca, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+u = urllib.parse.urlparse(url)
+ctx = ssl.create_default_context(cafile=ca)
+c = http.client.HTTPSConnection(u.hostname, u.port, context=ctx)
+hdr = {"Authorization": "Bearer " + token,
+       "Content-Type": "application/yang-data+json"}
+models = ["gpt-1.9b", "bert-large", "llama2-7b"]
+for i in range(n):
+    job = {"name": "j%d" % i, "model": models[i % 3], "batch": 32,
+           "microbatch": 1, "gpus": {"min": 1, "max": 8},
+           "priority": i % 4}
+    if i % 5 == 0:
+        job["iterations"] = str(1000 * (i + 1))
+    c.request("POST", "/restconf/data/lightrail-job:jobs",
+              json.dumps({"lightrail-job:job": [job]}), hdr)
+    r = c.getresponse()
+    r.read()
+    if r.status != 201:
+        sys.exit("POST j%d: %d" % (i, r.status))
+PY
+stop
+run "$OLD" "$tmp/old"
+run "$NEW" "$tmp/new"
+run "$OLD" "$tmp/old2"
+total=$(wc -l < "$tmp/queries")
+diff=0 moved=0 n=0
+while read -r q; do
+    n=$((n + 1))
+    if ! cmp -s "$tmp/old/$n.head" "$tmp/old2/$n.head" \
+        || ! cmp -s "$tmp/old/$n.body" "$tmp/old2/$n.body"; then
+        moved=$((moved + 1))
+        echo "moved between OLD's runs: $q"
+    elif ! cmp -s "$tmp/old/$n.head" "$tmp/new/$n.head" \
+        || ! cmp -s "$tmp/old/$n.body" "$tmp/new/$n.body"; then
+        diff=$((diff + 1))
+        echo "differs: $q ($(head -1 "$tmp/old/$n.head") against" \
+            "$(head -1 "$tmp/new/$n.head"))"
+    fi
+done < "$tmp/queries"
+ok=$(cat "$tmp"/new/*.head | grep -c '^HTTP/1.1 200')
+echo "$total queries ($ok answered 200 by NEW): $diff differ," \
+    "$moved moved between OLD's runs"
+[ "$diff" -eq 0 ] && [ "$moved" -eq 0 ]
