@@ -17,7 +17,11 @@
 # one before it).
 # With DATASTORE=1 in the environment, three rows of RUNS GETs of the
 # datastore, /restconf/data: whole, with fields naming the topology's
-# network ids, and with content=config.  LIGHTRAILD=PATH runs another
+# network ids, and with content=config.  With FIELDS=1, three rows of
+# RUNS GETs of every job cut by fields: to their names
+# (fields=job/name), to their names and priorities
+# (fields=job(name;priority)), and to their phases (fields=job/state/
+# phase, which needs the state).  LIGHTRAILD=PATH runs another
 # lightraild than ./lightraild (an older build, to compare in turn).
 # Run from the top of a built tree.
 set -eu
@@ -83,6 +87,11 @@ print(j["@"]["lightrail-job:next"])' "$tmp/mid")
     get "$J?limit=$LIMIT&cursor=$cur" "$LIMIT of $JOBS, cursor, forwards"
     get "$J?limit=$LIMIT&cursor=$cur&direction=backwards" \
         "$LIMIT of $JOBS, cursor, backwards"
+}
+[ -z "${FIELDS:-}" ] || {
+    get "$J?fields=job/name" "$JOBS, fields=job/name"
+    get "$J?fields=job(name;priority)" "$JOBS, fields=job(name;priority)"
+    get "$J?fields=job/state/phase" "$JOBS, fields=job/state/phase"
 }
 [ -z "${DATASTORE:-}" ] || {
     get /restconf/data "datastore of $JOBS jobs, whole"
