@@ -165,8 +165,10 @@ int lr_yang_datastore_needs(struct ly_ctx *, const char *fields,
  * 'under' without its state when it is false: the cut is the same,
  * byte for byte, provided the text without the state holds the whole's
  * configuration (lr_yang_job_page_config_to_json()).  Judged on the
- * schema alone; with-defaults and depth do not change it (they add or
- * cut under what the fields keep).  0; EINVAL with err[] as
+ * schema alone, without with-defaults and depth: the defaults
+ * with-defaults adds come before the fields, which drop those of the
+ * state with the rest of it, and depth only cuts more (a depth that
+ * cuts all the state still answers true).  0; EINVAL with err[] as
  * lr_yang_select_json() for fields it refuses, or naming a path that is
  * no node or not under 'target'; ENOMEM. */
 int lr_yang_cut_keeps_state(struct ly_ctx *, const char *target,
