@@ -29,14 +29,14 @@
 
 /* The datastores of RFC 8527 3.1 that lightraild serves under
  * /restconf/ds: operational (everything /restconf/data holds) and
- * running (its configuration); their rows take the parameters of the
- * data resources, and with-origin: operational's (RFC 8527 3.2.2),
- * taken by both rows so that running refuses it in words (h_ds). */
+ * running (its configuration).  Each resource there takes the
+ * parameters it takes under /restconf/data, and on operational
+ * with-origin (RFC 8527 3.2.2): the datastores' own rows list them,
+ * ds_exists() gives those of a resource below (ds_query()). */
 #define DS "/restconf/ds/"
 #define DS_OPERATIONAL "ietf-datastores:operational"
 #define DS_RUNNING "ietf-datastores:running"
-#define DS_PARAMS NB_READ_PARAMS " with-origin"
-#define DS_SUB_PARAMS NB_PAGE_PARAMS " " DS_PARAMS
+#define DS_WITH_ORIGIN "with-origin"
 /* What a 405 of their rows adds: where the writes go. */
 #define DS_WRITE_TO "write through /restconf/data instead (PUT " \
     ".../ietf-network:networks or .../lightrail-compute:compute, POST " \
@@ -1921,17 +1921,20 @@ static struct nb_route routes[] = {
       NB_READ_PARAMS, true, RCMON_WRITES, NULL },
     { NB_GET, "/restconf/data", h_datastore, false, NB_READ_PARAMS, true,
       NULL, NULL },
-    { NB_GET, DS DS_OPERATIONAL, h_ds, false, DS_PARAMS, true,
-      DS_READ_ONLY, NULL },
-    { NB_GET, DS DS_OPERATIONAL "/", h_ds, false, DS_SUB_PARAMS, true,
+    /* The datastores take what /restconf/data takes, operational
+     * with-origin too; below them ds_exists() names what the resource
+     * there takes (the rows' NULL is never used). */
+    { NB_GET, DS DS_OPERATIONAL, h_ds, false,
+      NB_READ_PARAMS " " DS_WITH_ORIGIN, true, DS_READ_ONLY, NULL },
+    { NB_GET, DS DS_OPERATIONAL "/", h_ds, false, NULL, true,
       DS_READ_ONLY, ds_exists },
-    { NB_GET, DS DS_RUNNING, h_ds, false, DS_PARAMS, true, DS_WRITES,
+    { NB_GET, DS DS_RUNNING, h_ds, false, NB_READ_PARAMS, true, DS_WRITES,
       NULL },
-    { NB_GET, DS DS_RUNNING "/", h_ds, false, DS_SUB_PARAMS, true,
-      DS_WRITES, ds_exists },
+    { NB_GET, DS DS_RUNNING "/", h_ds, false, NULL, true, DS_WRITES,
+      ds_exists },
     /* Any other datastore, or one sent percent-encoded: ds_exists()'s
      * 404 names those served, to any method and query. */
-    { NB_GET, DS, h_ds, false, DS_SUB_PARAMS, true, NULL, ds_exists },
+    { NB_GET, DS, h_ds, false, NULL, true, NULL, ds_exists },
 };
 
 #define N_ROUTES (sizeof routes / sizeof *routes)
@@ -2168,22 +2171,43 @@ ds_data_row(const char *sub, const char *raw_sub)
     return NULL;
 }
 
+/* The query parameters the resource of 'row' (a GET row of
+ * /restconf/data, ds_data_row()) takes below a datastore: the row's,
+ * and on operational with-origin (RFC 8527 3.2.2).  Borrowed: the
+ * row's, or one built once per row here (the loop's thread alone asks,
+ * and a row's query never changes). */
+static const char *
+ds_query(const struct nb_route *row, bool oper)
+{
+    /* Every row's list is at most the pagination's and the read
+     * parameters (70 bytes): snprintf() could cut only a list far
+     * longer than any a row has. */
+    static char with_origin[N_ROUTES][256];
+    char *q = with_origin[row - routes];
+    if (!oper)
+        return row->query;
+    if (!*q)
+        snprintf(q, sizeof with_origin[0], "%s%s" DS_WITH_ORIGIN,
+                 row->query ? row->query : "", row->query ? " " : "");
+    return q;
+}
+
 /* The resource 'sub' (a data path as under /restconf/data, after its
  * '/'; 'raw_sub' the same as sent) of a datastore under /restconf/ds,
  * as the row of the table that serves it under /restconf/data answers
  * a GET of it, into '*out' (the caller's to free): asked without the
  * read parameters (the caller cuts) or a precondition (the caller
  * judges them on what it sends), with the other parameters of the
- * query, which that row must take; with 'config_only' (running) the
+ * query, which that row takes (the server judged the query by the
+ * row's list, ds_exists()); with 'config_only' (running) the
  * row selects as running's (nb_request's config_only: the jobs' where
  * and sort-by judged on their configuration, a query naming state
  * refused before any job is evaluated); with it the row may build its
  * text without the state (nb_request's config_text), and so with 'rd'
  * (the caller's cut, nb_request's cut) when that keeps none of it
  * (content=config, fields that select none).  0, or the answer in
- * 'resp': 400 for a
- * parameter the row does not take, or the row's own refusal (a job not
- * there, a bad page); a path no row serves was ds_exists()'s 404. */
+ * 'resp': the row's own refusal (a job not there, a bad page); a path
+ * no row serves was ds_exists()'s 404. */
 static int
 ds_resource_text(struct nb_app *app, const struct nb_request *req,
                  const char *sub, const char *raw_sub, bool config_only,
@@ -2215,19 +2239,7 @@ ds_resource_text(struct nb_app *app, const struct nb_request *req,
     }
     for (const char *p = req->query; p && *p;) {
         size_t end = strcspn(p, "&"), n = strcspn(p, "&=");
-        if (n && !nb_word_in(NB_READ_PARAMS " with-origin", p, n)) {
-            if (!nb_word_in(row->query, p, n)) {
-                /* The server's own 400 for a parameter a row does not
-                 * take (its type, its words), listing what is taken
-                 * here: the row's and the datastore's with-origin. */
-                nb_error_protocol(resp, 400, "invalid-value", NULL, "an "
-                                  "unknown query parameter '%.*s': this "
-                                  "resource takes only %s%s",
-                                  (int) n, p, row->query ? row->query
-                                                         : NB_READ_PARAMS,
-                                  " with-origin");
-                goto cleanup;
-            }
+        if (n && !nb_word_in(NB_READ_PARAMS " " DS_WITH_ORIGIN, p, n)) {
             if (*query)
                 strcat(query, "&");
             strncat(query, p, end);
@@ -2261,13 +2273,15 @@ cleanup:
 /* Whether 'sub', the path of 'req' below a datastore served (decoded;
  * past the datastore's '/'), names a resource the datastore has: one a
  * GET row of /restconf/data serves (ds_data_row()), and under running
- * no state (config false) top node (RFC 8342 5.1.3).  true, or false
- * with a 404 in 'resp' saying what there is, for every method and
- * query alike (ds_exists()), as /restconf/data's unknown paths are:
- * its entries (a job of that name) are judged by the row's handler. */
+ * no state (config false) top node (RFC 8342 5.1.3).  true, with what
+ * that resource takes in '*params' (ds_query()), or false with a 404 in
+ * 'resp' saying what there is, for every method and query alike
+ * (ds_exists()), as /restconf/data's unknown paths are: its entries (a
+ * job of that name) are judged by the row's handler. */
 static bool
 ds_resource_exists(struct nb_app *app, const struct nb_request *req,
-                   const char *sub, struct nb_response *resp)
+                   const char *sub, const char **params,
+                   struct nb_response *resp)
 {
     bool running = !strncmp(req->path + strlen(DS), DS_RUNNING "/",
                             strlen(DS_RUNNING) + 1);
@@ -2288,13 +2302,15 @@ ds_resource_exists(struct nb_app *app, const struct nb_request *req,
                  sub);
         return false;
     }
-    if (!ds_data_row(sub, raw_sub)) {
+    const struct nb_route *row = ds_data_row(sub, raw_sub);
+    if (!row) {
         nb_error(resp, 404, "invalid-value", req->path, "no resource at "
                  "this path: below a datastore, lightraild serves the "
                  "resources of /restconf/data (GET /restconf/data/%s has "
                  "none either)", sub);
         return false;
     }
+    *params = ds_query(row, !running);
     return true;
 }
 
@@ -2308,10 +2324,12 @@ ds_resource_exists(struct nb_app *app, const struct nb_request *req,
  * matches anything: no datastore, as the server would say of
  * /restconf/data's resources sent so.  The comparison runs through the
  * separator: past it the raw path is where the decoded one is.  Below
- * a datastore served, the resource must be (ds_resource_exists()); the
- * rows of both datastores' paths ask too.  'arg' is the nb_app. */
+ * a datastore served, the resource must be (ds_resource_exists()),
+ * and '*params' is what it takes there; the rows of both datastores'
+ * paths ask too.  'arg' is the nb_app. */
 static bool
-ds_exists(void *arg, const struct nb_request *req, struct nb_response *resp)
+ds_exists(void *arg, const struct nb_request *req, const char **params,
+          struct nb_response *resp)
 {
     const char *name = req->path + strlen(DS);
     const char *rest = name + strcspn(name, "/");
@@ -2323,7 +2341,8 @@ ds_exists(void *arg, const struct nb_request *req, struct nb_response *resp)
                    && strncmp(req->raw_path, req->path,
                               (size_t) (rest - req->path) + (*rest != '\0'));
     if (known && !encoded)
-        return !*rest || ds_resource_exists(arg, req, rest + 1, resp);
+        return !*rest || ds_resource_exists(arg, req, rest + 1, params,
+                                            resp);
     /* The first segment as sent: what the client should look at. */
     const char *seg = encoded ? req->raw_path + strlen(DS) : name;
     size_t sl = encoded ? strcspn(seg, "/") : n;
@@ -2345,7 +2364,8 @@ ds_exists(void *arg, const struct nb_request *req, struct nb_response *resp)
  * the datastore resource's.  with-origin (RFC 8527 3.2.2), on
  * operational alone and without a value, annotates the configuration
  * nodes of the answer with their origin after every other cut
- * (lr_yang_read_json()); on running it is 400.  Writes are 405
+ * (lr_yang_read_json()); running's rows do not take it (the server's
+ * 400, as /restconf/data's, ds_exists()).  Writes are 405
  * (the rows say where they go); a datastore lightraild does not have is
  * 404 naming those it serves. */
 static void
@@ -2356,19 +2376,13 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
     const char *rest = name + strcspn(name, "/");
     size_t n = (size_t) (rest - name), vl;
     bool running = n == strlen(DS_RUNNING) && !strncmp(name, DS_RUNNING, n);
-    bool oper = n == strlen(DS_OPERATIONAL)
-                && !strncmp(name, DS_OPERATIONAL, n);
+    const char *params;
     char *out = NULL;
     struct nb_read rd;
-    if (!ds_exists(app, req, resp))
+    if (!ds_exists(app, req, &params, resp))
         return;
-    bool origin = nb_query_value(req->query, "with-origin", &v, &vl);
-    if (origin && !oper) {
-        nb_error(resp, 400, "invalid-value", NULL, "with-origin applies "
-                 "to the operational datastore only (RFC 8527 3.2.2): send "
-                 "it to " DS DS_OPERATIONAL " or its resources");
-        return;
-    }
+    /* Only operational's rows take it (the server judged the name). */
+    bool origin = nb_query_value(req->query, DS_WITH_ORIGIN, &v, &vl);
     if (origin && v) {
         nb_error(resp, 400, "invalid-value", NULL, "with-origin takes no "
                  "value (RFC 8527 3.2.2), not '%.*s': send it alone, "

@@ -28,8 +28,9 @@
  *                                                with Allow
  *      a broken percent-escape or a control character in a query
  *      parameter's name or value             400 malformed-message
- *      a query parameter the row does not take, or one given twice
- *      (names compared decoded)              400 invalid-value
+ *      a query parameter the row does not take (the resource's list
+ *      when 'exists' gave one), or one given twice (names compared
+ *      decoded)                              400 invalid-value
  *      a body whose Content-Type is not JSON 415 invalid-value
  *      under /restconf, an Accept without JSON 406 invalid-value
  *   8. the handler; it answers now, or defers (nb_defer): then the
@@ -928,7 +929,11 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
         allow = 0;
         goto send;
     }
-    if (known->r.exists && !known->r.exists(srv->arg, &rq, &resp)) {
+    /* What the resource takes: the row's list, unless its exists names
+     * the resource's own (a row serving many). */
+    const char *params = known->r.query;
+    if (known->r.exists
+        && !known->r.exists(srv->arg, &rq, &params, &resp)) {
         allow = 0;
         goto send;
     }
@@ -946,8 +951,13 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
                           known->r.not_allowed ? known->r.not_allowed : "");
         goto send;
     }
+    /* The row taking the method judges the query by its own list,
+     * unless the resource's list came from exists (the same row, the
+     * only one that knows such a path). */
+    if (!(known->r.exists && hit == known))
+        params = hit->r.query;
     allow = 0;
-    rc = nb_query_decode(evhttp_uri_get_query(uri), hit->r.query, &query,
+    rc = nb_query_decode(evhttp_uri_get_query(uri), params, &query,
                          err_query, sizeof err_query);
     if (rc) {
         if (rc == ENOMEM)

@@ -103,11 +103,20 @@ typedef void nb_handler(void *arg, const struct nb_request *,
                         struct nb_response *);
 
 /* Whether the path of 'req' (req->path decoded, req->raw_path as sent)
- * names a resource of a prefix row that matches more than it serves:
- * true, or false with the answer (a 404 saying what there is) in the
- * response. */
+ * names a resource of a prefix row that matches more than it serves,
+ * and what that resource takes: true, or false with the answer (a 404
+ * saying what there is) in the response.  On true, '*params' may be set
+ * to the query parameters of the resource found (space-separated, as
+ * nb_route's 'query'; NULL: none), borrowed for as long as the route
+ * table lives: the server then judges the query by them, not by the
+ * row's 'query', so that a row serving resources that take different
+ * parameters (the NMDA datastores' rows, each resource below one
+ * taking what it takes under /restconf/data) refuses each parameter as
+ * the resource's own row would, in the same words.  Left alone, the
+ * row's 'query' is what is taken.  The server sets it to the row's
+ * 'query' before it asks. */
 typedef bool nb_exists(void *arg, const struct nb_request *,
-                       struct nb_response *);
+                       const char **params, struct nb_response *);
 
 struct nb_route {
     unsigned methods;         /* NB_GET | NB_POST ... */
@@ -119,7 +128,8 @@ struct nb_route {
      * none): a request with another, or with one twice, is answered 400
      * invalid-value before the handler runs (RFC 8040, 4.8), one with a
      * broken percent-escape 400 malformed-message; the handler judges
-     * the decoded values. */
+     * the decoded values.  'exists' may name others for the resource a
+     * path names (nb_exists). */
     const char *query;
     /* The handler knows the resource's validators and judges the
      * preconditions itself (nb_cond_check()); false: the server does
@@ -134,7 +144,8 @@ struct nb_route {
      * when this row is the first that knows the path, after
      * authentication and before OPTIONS, the method and the query are
      * judged, so that a path naming nothing is 404 to every method
-     * (the NMDA datastores' catch-all: a datastore lightraild has not). */
+     * (the NMDA datastores' catch-all: a datastore lightraild has not),
+     * and what it names may take its own query parameters. */
     nb_exists *exists;
 };
 

@@ -793,11 +793,14 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("with-origin 
     "$tmp/bad-body" > /dev/null \
     && ok "with-origin=true on operational: it takes no value, said" \
     || notok "with-origin=true on operational: $(cat "$tmp/bad-body")"
+# On running (RFC 8527 3.2.2: operational's alone) with-origin is a
+# parameter running's resources do not take, refused as /restconf/data
+# refuses it (same_refusal below), its value unread.
 for q in with-origin with-origin=true; do
     bad 400 invalid-value "GET $RUN?$q" GET "$RUN?$q"
-    jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("applies to the operational datastore only")' \
+    jq -e '."ietf-restconf:errors".error[0]."error-message" == "an unknown query parameter '"'with-origin'"': this resource takes only content depth fields with-defaults"' \
         "$tmp/bad-body" > /dev/null \
-        && ok "$q on running: operational only, said" \
+        && ok "$q on running: not taken there, what is taken listed" \
         || notok "$q on running: $(cat "$tmp/bad-body")"
 done
 bad 400 invalid-value "GET $RUN/lightrail-job:jobs?with-origin" GET "$RUN/lightrail-job:jobs?with-origin"
@@ -871,11 +874,40 @@ API_HEADER="If-None-Match: $(cat "$tmp/nmda-tag")" api GET "$RUN/ietf-network:ne
 [ "$STATUS" = 304 ] && ok "GET $RUN/ietf-network:networks with If-None-Match of its tag: 304" \
     || notok "GET $RUN/ietf-network:networks, If-None-Match: $STATUS"
 bad 404 invalid-value "GET $OPER/lightrail-job:jobs/job=nobody" GET "$OPER/lightrail-job:jobs/job=nobody"
-bad 400 invalid-value "GET $RUN/ietf-network:networks?limit=1" GET "$RUN/ietf-network:networks?limit=1"
-jq -e '."ietf-restconf:errors".error[0] | (."error-message" | contains("an unknown query parameter '"'limit'"': this resource takes only content depth fields with-defaults with-origin")) and ."error-type" == "protocol"' \
-    "$tmp/bad-body" > /dev/null \
-    && ok "limit on the topology under running: unknown there, with-origin listed, the server's type" \
-    || notok "limit under running: $(cat "$tmp/bad-body")"
+# A query below a datastore is judged as the resource there judges it
+# under /restconf/data: the same status, error-type, error-tag,
+# error-app-tag and message, whose list of what the resource takes is
+# /restconf/data's, with with-origin added on operational alone.  The
+# rows of both datastores took the union of every resource's parameters
+# (the pagination's on the topology, with-origin on running's) and
+# listed it, or judged another parameter before the one not taken.
+# same_refusal DATASTORE-PATH RESOURCE QUERY
+same_refusal() {
+    api GET "$DS${2:+/$2}?$3"
+    jq -cS --arg o "$([ "$1" = "$OPER" ] && echo " with-origin")" \
+        '."ietf-restconf:errors".error[0] | {t: ."error-type", g: ."error-tag", a: ."error-app-tag",
+         m: (."error-message" | if test("this resource takes only ") then . + $o else . end)}' \
+        "$tmp/body" > "$tmp/sr-want" 2> /dev/null
+    sr_want="$STATUS $(cat "$tmp/sr-want")"
+    # bad sets $got (and its own $want).
+    bad "$STATUS" "" "GET $1${2:+/$2}?$3" GET "$1${2:+/$2}?$3"
+    sr_got="$got $(jq -cS '."ietf-restconf:errors".error[0] | {t: ."error-type", g: ."error-tag", a: ."error-app-tag", m: ."error-message"}' "$tmp/bad-body" 2> /dev/null)"
+    [ "$sr_got" = "$sr_want" ] \
+        && ok "GET $1${2:+/$2}?$3: as GET $DS${2:+/$2}?$3 ($(jq -r .m "$tmp/sr-want"))" \
+        || notok "GET $1${2:+/$2}?$3: $sr_got, want $sr_want"
+}
+for m in "" ietf-network:networks lightrail-compute:compute lightrail-job:jobs \
+         lightrail-job:jobs/job lightrail-job:jobs/job=j1 lightrail-state:state \
+         ietf-yang-library:yang-library ietf-restconf-monitoring:restconf-state \
+         ietf-restconf-monitoring:restconf-state/capabilities; do
+    for q in "nosuch=1" "depth=0&limit=1" "limit=1&limit=2" "with-origin"; do
+        [ "$q" = with-origin ] || same_refusal "$OPER" "$m" "$q"
+        case $m in
+        lightrail-state:*|ietf-yang-library:*|ietf-restconf-monitoring:*) ;;
+        *) same_refusal "$RUN" "$m" "$q";;
+        esac
+    done
+done
 bad 404 invalid-value "GET $OPER/nothing:here" GET "$OPER/nothing:here"
 bad 404 invalid-value "GET $OPER/lightrail-job:jobs%2Fjob=j1" GET "$OPER/lightrail-job:jobs%2Fjob=j1"
 bad 404 invalid-value "GET $OPER/ (no resource)" GET "$OPER/"

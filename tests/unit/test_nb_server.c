@@ -189,12 +189,15 @@ h_defer_now(void *arg, const struct nb_request *rq, struct nb_response *resp)
 }
 
 /* The row "/test/ds/" serves the store 'a' alone: any other name is
- * 404 from the row's nb_exists, whatever the method or query. */
+ * 404 from the row's nb_exists, whatever the method or query.  Its
+ * resource 'c' takes content, not the row's depth. */
 static bool
-test_ds_exists(void *arg, const struct nb_request *rq,
+test_ds_exists(void *arg, const struct nb_request *rq, const char **params,
                struct nb_response *resp)
 {
     const char *name = rq->path + strlen("/test/ds/");
+    if (!strcmp(name, "a/c"))
+        *params = "content";
     if (!strcmp(name, "a") || !strncmp(name, "a/", 2))
         return true;
     nb_error(resp, 404, "invalid-value", rq->path, "no store '%s': this "
@@ -792,7 +795,8 @@ test_method_not_allowed(void)
 /* A row's nb_exists answers for a path it says names nothing before
  * OPTIONS, the method and the query are judged (they were 204, 405 and
  * 400 before), after authentication; a path it says is there goes on
- * as any row's. */
+ * as any row's, its query judged by what nb_exists says the resource
+ * takes when it says (a/c: content, not the row's depth). */
 static void
 test_row_exists(void)
 {
@@ -809,6 +813,8 @@ test_row_exists(void)
         { "OPTIONS", "/test/ds/a/x", 204, "GET, HEAD, OPTIONS" },
         { "PUT", "/test/ds/a", 405, "GET, HEAD, OPTIONS" },
         { "GET", "/test/ds/a?nope=1", 400, NULL },
+        { "GET", "/test/ds/a/c?content=config", 200, NULL },
+        { "GET", "/test/ds/a/c?depth=1", 400, NULL },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct reply r;
@@ -819,6 +825,12 @@ test_row_exists(void)
         if (cases[i].status == 404) {
             CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "no store "
                                                     "'b"));
+        }
+        /* The list is the resource's: c's, or the row's. */
+        if (cases[i].status == 400) {
+            CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, strstr(
+                cases[i].path, "/a/c") ? "this resource takes only "
+                "content\"" : "this resource takes only depth\""));
         }
         CU_ASSERT_STRING_EQUAL(r.allow, cases[i].allow ? cases[i].allow
                                                        : "");
