@@ -23,14 +23,14 @@
  *   7. no row knows the path                 404 invalid-value
  *      the first row that knows it says it names nothing (its
  *      'exists')                             its answer, a 404
- *      OPTIONS                               204 with Allow
- *      no row takes the method               405 operation-not-supported
+ *      no row takes the method (not OPTIONS) 405 operation-not-supported
  *                                                with Allow
  *      a broken percent-escape or a control character in a query
  *      parameter's name or value             400 malformed-message
  *      a query parameter the row does not take (the resource's list
- *      when 'exists' gave one), or one given twice (names compared
- *      decoded)                              400 invalid-value
+ *      when 'exists' gave one; OPTIONS: the first row's), or one given
+ *      twice (names compared decoded)        400 invalid-value
+ *      OPTIONS                               204 with Allow
  *      a body whose Content-Type is not JSON 415 invalid-value
  *      under /restconf, an Accept without JSON 406 invalid-value
  *   8. the handler; it answers now, or defers (nb_defer): then the
@@ -937,11 +937,7 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
         allow = 0;
         goto send;
     }
-    if (options) {
-        resp.status = 204;
-        goto send;
-    }
-    if (!hit) {
+    if (!hit && !options) {
         char list[96];
         nb_allow_string(allow, list, sizeof list);
         nb_error_protocol(&resp, 405, "operation-not-supported", path,
@@ -953,13 +949,13 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     }
     /* The row taking the method judges the query by its own list,
      * unless the resource's list came from exists (the same row, the
-     * only one that knows such a path). */
-    if (!(known->r.exists && hit == known))
+     * only one that knows such a path); OPTIONS by the resource's. */
+    if (hit && !(known->r.exists && hit == known))
         params = hit->r.query;
-    allow = 0;
     rc = nb_query_decode(evhttp_uri_get_query(uri), params, &query,
                          err_query, sizeof err_query);
     if (rc) {
+        allow = 0;
         if (rc == ENOMEM)
             nb_error_protocol(&resp, 500, "operation-failed", NULL,
                               "out of memory");
@@ -969,6 +965,11 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
                               NULL, "%s", err_query);
         goto send;
     }
+    if (options) {
+        resp.status = 204;
+        goto send;
+    }
+    allow = 0;
     rq.query = query;
     int media = nb_media_check(req, body_len, err_query, sizeof err_query);
     if (media) {

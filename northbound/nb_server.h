@@ -129,7 +129,11 @@ struct nb_route {
      * invalid-value before the handler runs (RFC 8040, 4.8), one with a
      * broken percent-escape 400 malformed-message; the handler judges
      * the decoded values.  'exists' may name others for the resource a
-     * path names (nb_exists). */
+     * path names (nb_exists).  OPTIONS is judged by the same list (of
+     * the first row that knows the path): its target is the resource
+     * the query names too (RFC 9110 7.1), so a parameter no method of
+     * it takes is the GET's 400, and one it takes is no question OPTIONS
+     * answers: 204 as without it. */
     const char *query;
     /* The handler knows the resource's validators and judges the
      * preconditions itself (nb_cond_check()); false: the server does

@@ -908,6 +908,24 @@ for m in "" ietf-network:networks lightrail-compute:compute lightrail-job:jobs \
         esac
     done
 done
+# OPTIONS (RFC 9110 9.3.7) asks about the resource the target names,
+# query included (RFC 9110 7.1): a parameter no method of it takes is
+# the GET's 400, no Allow (any query was 204); one it takes is 204.
+for c in "$JOBS?nosuch=1" "$JOBS?limit=1&limit=2" "$J1?limit=1" \
+         "$OPER/ietf-network:networks?limit=1" "$RUN/lightrail-job:jobs?with-origin"; do
+    api GET "$c"; cp "$tmp/body" "$tmp/opt-get"
+    bad 400 invalid-value "OPTIONS $c" OPTIONS "$c"
+    cmp -s "$tmp/bad-body" "$tmp/opt-get" \
+        && ! tr -d '\r' < "$tmp/bad-headers" | grep -q -i '^Allow:' \
+        && ok "OPTIONS $c: the GET's 400, no Allow" \
+        || notok "OPTIONS $c: $(cat "$tmp/bad-headers" "$tmp/bad-body")"
+done
+for c in "$JOBS?limit=1" "$OPER/ietf-network:networks?with-origin&depth=1" "$RUN?content=config"; do
+    api OPTIONS "$c"
+    [ "$STATUS" = 204 ] && tr -d '\r' < "$tmp/headers" | grep -q -i '^Allow: ' \
+        && ok "OPTIONS $c: 204 with Allow" \
+        || notok "OPTIONS $c: $STATUS $(cat "$tmp/headers")"
+done
 bad 404 invalid-value "GET $OPER/nothing:here" GET "$OPER/nothing:here"
 bad 404 invalid-value "GET $OPER/lightrail-job:jobs%2Fjob=j1" GET "$OPER/lightrail-job:jobs%2Fjob=j1"
 bad 404 invalid-value "GET $OPER/ (no resource)" GET "$OPER/"

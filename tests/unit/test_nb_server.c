@@ -790,13 +790,40 @@ test_method_not_allowed(void)
     CU_ASSERT_EQUAL(r.status, 204);
     CU_ASSERT_STRING_EQUAL(r.allow, "GET, HEAD, POST, OPTIONS");
     free(r.body);
+    /* With a query, the query the resource takes (any of its
+     * methods') as without one; one it does not take is the GET's 400,
+     * no Allow (any query was 204). */
+    call_plain("/restconf/data/test:echo?depth=1&content=all", &o, &r);
+    CU_ASSERT_EQUAL(r.status, 204);
+    CU_ASSERT_STRING_EQUAL(r.allow, "GET, HEAD, POST, OPTIONS");
+    free(r.body);
+    static const char *const refused[] = { "nope=1", "depth=1&depth=2",
+                                           "=1", "de%ZZpth=1" };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        char path[96];
+        snprintf(path, sizeof path, "/restconf/data/test:echo?%s",
+                 refused[i]);
+        struct reply g;
+        struct call get = { .method = "GET", .token = TOKEN };
+        call_plain(path, &get, &g);
+        call_plain(path, &o, &r);
+        CU_ASSERT_EQUAL(g.status, 400);
+        CU_ASSERT_EQUAL(r.status, g.status);
+        CU_ASSERT_STRING_EQUAL(r.allow, "");
+        CU_ASSERT_STRING_EQUAL(r.body ? r.body : "", g.body ? g.body : "-");
+        if (r.status != 400)
+            fprintf(stderr, "OPTIONS %s: %ld\n", path, r.status);
+        free(g.body);
+        free(r.body);
+    }
 }
 
 /* A row's nb_exists answers for a path it says names nothing before
  * OPTIONS, the method and the query are judged (they were 204, 405 and
  * 400 before), after authentication; a path it says is there goes on
  * as any row's, its query judged by what nb_exists says the resource
- * takes when it says (a/c: content, not the row's depth). */
+ * takes when it says (a/c: content, not the row's depth), OPTIONS'
+ * too. */
 static void
 test_row_exists(void)
 {
@@ -815,6 +842,11 @@ test_row_exists(void)
         { "GET", "/test/ds/a?nope=1", 400, NULL },
         { "GET", "/test/ds/a/c?content=config", 200, NULL },
         { "GET", "/test/ds/a/c?depth=1", 400, NULL },
+        { "OPTIONS", "/test/ds/a/c?depth=1", 400, NULL },
+        { "OPTIONS", "/test/ds/a/c?content=config", 204,
+          "GET, HEAD, OPTIONS" },
+        { "OPTIONS", "/test/ds/a?depth=1", 204, "GET, HEAD, OPTIONS" },
+        { "OPTIONS", "/test/ds/a?nope=1", 400, NULL },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct reply r;
