@@ -196,9 +196,11 @@ nb_page_parse(const char *query, struct nb_page *pg, char *err,
     }
     if (nb_query_value(query, "where", &v, &len)) {
         if (!len) {
+            /* An example both datastores take (running has no state,
+             * RFC 8342 5.1.3). */
             snprintf(err, errlen, "the query's where is empty: send an "
                      "XPath 1.0 expression over an entry, such as "
-                     "where=state/phase='active', or no where");
+                     "where=priority>5, or no where");
             return EINVAL;
         }
         pg->where = v;

@@ -999,19 +999,43 @@ job_ly_msg(const struct ly_ctx *ctx)
     return e && e->msg ? e->msg : "libyang gave no reason";
 }
 
+/* The examples a refusal of a where or a sort-by gives, over what the
+ * datastore asked holds: operational's name state, running's (RFC 8342
+ * 5.1.3: configuration only) must not, or the query sent next on the
+ * advice would be refused as state.  Each is one the same datastore
+ * takes. */
+struct job_examples {
+    const char *own;            /* a where over the job's own nodes */
+    const char *desc;           /* one with // */
+    const char *pred;           /* one with a predicate */
+    const char *either;         /* conditions joined with or */
+    const char *leaves;         /* leaves to sort by */
+};
+
+/* [config_only] */
+static const struct job_examples job_examples[2] = {
+    { "state/phase='blocked'", "count(state//link) > 0",
+      "count(state/lightpath[m = 5]) = 2",
+      "state/phase='blocked' or priority > 5",
+      "name, state/phase or state/created" },
+    { "priority > 5", "count(transformer//*) > 0",
+      "count(gpus[max > 8]) = 1", "model='gpt-1.9b' or priority > 5",
+      "name, priority or gpus/min" },
+};
+
 /* The schema leaf 'sort_by' names under the job entry 'list', or NULL
- * with err[] saying why (EINVAL). */
+ * with err[] saying why (EINVAL), its examples from 'ex'. */
 static const struct lysc_node *
 job_sort_leaf(struct ly_ctx *ctx, const struct lysc_node *list,
-              const char *sort_by, char *err, size_t errlen)
+              const char *sort_by, const struct job_examples *ex,
+              char *err, size_t errlen)
 {
     const struct lysc_node *leaf = NULL;
     ly_err_clean(ctx, NULL);
     if (strlen(sort_by) > JOB_WHERE_MAX) {
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
                      "sort-by is %zu bytes long: send the path of a leaf, "
-                     "such as name, state/phase or state/created",
-                     strlen(sort_by));
+                     "such as %s", strlen(sort_by), ex->leaves);
         return NULL;
     }
     if (*sort_by && *sort_by != '/')
@@ -1019,9 +1043,9 @@ job_sort_leaf(struct ly_ctx *ctx, const struct lysc_node *list,
     if (!leaf || leaf->nodetype != LYS_LEAF) {
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
                      "sort-by '%.*s' is not a leaf of a job (%s): send the "
-                     "path of one below the entry, such as name, "
-                     "state/phase or state/created", JOB_QUOTE_MAX, sort_by,
-                     leaf ? "it is no leaf" : job_ly_msg(ctx));
+                     "path of one below the entry, such as %s",
+                     JOB_QUOTE_MAX, sort_by,
+                     leaf ? "it is no leaf" : job_ly_msg(ctx), ex->leaves);
         return NULL;
     }
     for (const struct lysc_node *p = leaf->parent; p && p != list;
@@ -1030,9 +1054,8 @@ job_sort_leaf(struct ly_ctx *ctx, const struct lysc_node *list,
             lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
                          "sort-by '%.*s' is a leaf of the list '%s' inside "
                          "a job, which has many or none: send the path of a "
-                         "leaf a job has at most once, such as name, "
-                         "state/phase or state/created", JOB_QUOTE_MAX,
-                         sort_by, p->name);
+                         "leaf a job has at most once, such as %s",
+                         JOB_QUOTE_MAX, sort_by, p->name, ex->leaves);
             return NULL;
         }
     return leaf;
@@ -1295,6 +1318,7 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
         .topo = topo, .cluster = cluster, .mods = mods,
         .err = err, .errlen = errlen, .config_only = config_only,
     };
+    const struct job_examples *ex = &job_examples[config_only];
     const struct lysc_node *list, *leaf = NULL;
     struct lyd_node *root = NULL;
     struct job_sel *sel = NULL;
@@ -1345,22 +1369,21 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
     case JOB_WHERE_AXIS_OUT:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' uses the axis %s::, which reaches the other "
-                     "jobs: send one over the job's own nodes, such as "
-                     "state/phase='blocked'", JOB_QUOTE_MAX, where, axis);
+                     "jobs: send one over the job's own nodes, such as %s",
+                     JOB_QUOTE_MAX, where, axis, ex->own);
         return EINVAL;
     case JOB_WHERE_AXIS_DESC:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' uses the axis %s::, whose cost for each job "
                      "grows with the whole list: send one with // instead, "
-                     "such as count(state//link) > 0", JOB_QUOTE_MAX, where,
-                     axis);
+                     "such as %s", JOB_QUOTE_MAX, where, axis, ex->desc);
         return EINVAL;
     case JOB_WHERE_AXIS_UP:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' uses the axis %s::, which crashes the server's "
                      "XPath library after //: send one with a predicate "
-                     "instead, such as count(state/lightpath[m = 5]) = 2",
-                     JOB_QUOTE_MAX, where, axis);
+                     "instead, such as %s", JOB_QUOTE_MAX, where, axis,
+                     ex->pred);
         return EINVAL;
     case JOB_WHERE_CHAIN:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
@@ -1379,15 +1402,13 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' starts a path at the root ('/'), outside the "
                      "job it is evaluated on: send one over the job's own "
-                     "nodes, such as state/phase='blocked'", JOB_QUOTE_MAX,
-                     where);
+                     "nodes, such as %s", JOB_QUOTE_MAX, where, ex->own);
         return EINVAL;
     case JOB_WHERE_UNION:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' uses | (a union), whose cost for each job grows "
                      "with the whole list: send the conditions joined with "
-                     "or, such as state/phase='blocked' or priority > 5",
-                     JOB_QUOTE_MAX, where);
+                     "or, such as %s", JOB_QUOTE_MAX, where, ex->either);
         return EINVAL;
     }
     /* Judged on the schema first, so that a bad query is refused even
@@ -1398,8 +1419,8 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' is not an XPath 1.0 expression over a job "
                      "(%s): send one whose names are a job's nodes, "
-                     "unprefixed, such as state/phase='blocked'",
-                     JOB_QUOTE_MAX, where, job_ly_msg(ctx));
+                     "unprefixed, such as %s", JOB_QUOTE_MAX, where,
+                     job_ly_msg(ctx), ex->own);
         ly_set_free(atoms, NULL);
         return EINVAL;
     }
@@ -1414,8 +1435,8 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
             lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
                          "where '%.*s' reaches '%s', outside the job it is "
                          "evaluated on: send one over the job's own nodes, "
-                         "such as state/phase='blocked'", JOB_QUOTE_MAX,
-                         where, atoms->snodes[a]->name);
+                         "such as %s", JOB_QUOTE_MAX, where,
+                         atoms->snodes[a]->name, ex->own);
             ly_set_free(atoms, NULL);
             return EINVAL;
         }
@@ -1438,11 +1459,11 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' uses .., whose cost for each job grows with the "
                      "whole list: send one with a predicate instead, such "
-                     "as count(state/lightpath[m = 5]) = 2", JOB_QUOTE_MAX,
-                     where);
+                     "as %s", JOB_QUOTE_MAX, where, ex->pred);
         return EINVAL;
     }
-    if (sort_by && !(leaf = job_sort_leaf(ctx, list, sort_by, err, errlen)))
+    if (sort_by
+        && !(leaf = job_sort_leaf(ctx, list, sort_by, ex, err, errlen)))
         return EINVAL;
     if (config_only && leaf && (leaf->flags & LYS_CONFIG_R)) {
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "

@@ -1103,6 +1103,75 @@ test_job_select(void)
         }
     }
     {
+        /* Running's refusals that are not of state (EINVAL) give their
+         * examples in its configuration: they named state
+         * (state/phase='blocked', state/created), which running
+         * refuses.  Operational's keep theirs. */
+        char longer[1100];
+        memset(longer, 'a', sizeof longer - 1);
+        longer[sizeof longer - 1] = '\0';
+        const struct {
+            const char *where, *sort_by, *example;
+        } ex[] = {
+            { "count(following::node()) > 0", NULL, "such as priority > 5" },
+            { "count(descendant::*) > 40", NULL,
+              "such as count(transformer//*) > 0" },
+            { ".//parent::m", NULL, "such as count(gpus[max > 8]) = 1" },
+            { "sum(/)", NULL, "such as priority > 5" },
+            { "count(gpus | transformer) > 0", NULL,
+              "such as model='gpt-1.9b' or priority > 5" },
+            { "name =", NULL, "such as priority > 5" },
+            { "../job", NULL, "such as priority > 5" },
+            { "count(gpus/min/..) = 1", NULL,
+              "such as count(gpus[max > 8]) = 1" },
+            { NULL, "gpus", "such as name, priority or gpus/min" },
+            { NULL, "nosuch", "such as name, priority or gpus/min" },
+            { NULL, longer, "such as name, priority or gpus/min" },
+        };
+        for (size_t i = 0; i < sizeof ex / sizeof *ex; i++) {
+            for (int run = 0; run < 2; run++) {
+                const struct lr_job **sel = NULL;
+                char err[2048] = "";
+                int m = -1;
+                int rc = lr_yang_job_select(ctx, refs, 4, ex[i].where,
+                                            ex[i].sort_by, run, f.topo,
+                                            f.cluster, &f.mods, &sel, &m,
+                                            err, sizeof err);
+                bool good = rc == EINVAL
+                            && (run ? strstr(err, ex[i].example)
+                                      && !strstr(err, "state")
+                                    : strstr(err, "state") != NULL);
+                CU_ASSERT(good);
+                if (!good)
+                    fprintf(stderr, "%s: where %s sort-by %.20s: %d '%s'\n",
+                            run ? "running" : "operational",
+                            ex[i].where ? ex[i].where : "-",
+                            ex[i].sort_by ? ex[i].sort_by : "-", rc, err);
+                free(sel);
+            }
+        }
+        /* What running's examples advise, running takes. */
+        static const char *const taken[][2] = {
+            { "priority > 5", NULL }, { "count(transformer//*) > 0", NULL },
+            { "count(gpus[max > 8]) = 1", NULL },
+            { "model='gpt-1.9b' or priority > 5", NULL },
+            { NULL, "name" }, { NULL, "priority" }, { NULL, "gpus/min" },
+        };
+        for (size_t i = 0; i < sizeof taken / sizeof *taken; i++) {
+            const struct lr_job **sel = NULL;
+            char err[1024] = "";
+            int m = -1;
+            int rc = lr_yang_job_select(ctx, refs, 4, taken[i][0],
+                                        taken[i][1], true, f.topo, f.cluster,
+                                        &f.mods, &sel, &m, err, sizeof err);
+            CU_ASSERT_EQUAL(rc, 0);
+            if (rc)
+                fprintf(stderr, "running's example %s: %d %s\n",
+                        taken[i][0] ? taken[i][0] : taken[i][1], rc, err);
+            free(sel);
+        }
+    }
+    {
         /* libyang's parse is quadratic in nesting: a cap, not 20 s. */
         char big[3000];
         memset(big, '(', 1400);
