@@ -2180,7 +2180,7 @@ static const char *
 ds_query(const struct nb_route *row, bool oper)
 {
     /* Every row's list is at most the pagination's and the read
-     * parameters (70 bytes): snprintf() could cut only a list far
+     * parameters (99 bytes): snprintf() could cut only a list far
      * longer than any a row has. */
     static char with_origin[N_ROUTES][256];
     char *q = with_origin[row - routes];
