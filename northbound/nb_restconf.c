@@ -1967,7 +1967,7 @@ h_yang_library(void *arg, const struct nb_request *req,
 {
     struct nb_app *app = arg;
     char names[N_ROUTES][64], *out = NULL, err[512];
-    const char *mods[N_ROUTES + 2];
+    const char *mods[N_ROUTES + 3];
     struct nb_read rd;
     int n = 0;
     if (read_query(req, resp, &rd))
@@ -1998,6 +1998,10 @@ h_yang_library(void *arg, const struct nb_request *req,
      * latter's 'origin' (RFC 8527 3.2.2). */
     mods[n++] = "ietf-netconf-with-defaults";
     mods[n++] = "ietf-origin";
+    /* Nor ietf-restconf, whose yang-data templates every body of the API
+     * resource (yang-api) and every error body (yang-errors) is (RFC
+     * 8040 8); RFC 8040 servers list it. */
+    mods[n++] = "ietf-restconf";
     int rc = lr_yang_library_to_json(app->ly, mods, n, &out, err,
                                      sizeof err);
     if (rc || !read_cut(app, &rd, false, &out, resp))

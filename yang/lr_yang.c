@@ -24,7 +24,7 @@
 static const char *const lr_yang_implemented[] = {
     LR_YANG_NW, LR_YANG_NT, LR_YANG_LRT, LR_YANG_LRC, LR_YANG_LRM,
     LR_YANG_LRJ, LR_YANG_LRCFG, LR_YANG_LRST, LR_YANG_LRA, LR_YANG_RCMON,
-    LR_YANG_NCWD, LR_YANG_OR,
+    LR_YANG_NCWD, LR_YANG_OR, LR_YANG_RC,
 };
 
 /* An error is one line, yet libyang quotes the input it stopped at, and

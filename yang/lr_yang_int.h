@@ -34,6 +34,9 @@ extern const struct lr_yang_embedded lr_yang_embedded[];
 #define LR_YANG_LRST "lightrail-state"
 #define LR_YANG_LRA "lightrail-agent"
 #define LR_YANG_RCMON "ietf-restconf-monitoring"
+/* RFC 8040 8's module: the yang-data templates yang-api (the API
+ * resource) and yang-errors (every error body). */
+#define LR_YANG_RC "ietf-restconf"
 /* RFC 6243's module: the "default" tag of report-all-tagged (RFC 8040
  * 4.8.9), which libyang prints only when the context implements it. */
 #define LR_YANG_NCWD "ietf-netconf-with-defaults"

@@ -240,14 +240,16 @@ while read -r op; do
 done < "$tmp/ops"
 # The YANG library (RFC 8525): the modules every payload names, what
 # they import, the modules that augment or deviate them, and no other
-# (lightraild's configuration and the agents' modules are no API's).
+# (lightraild's configuration and the agents' modules are no API's);
+# ietf-restconf, whose yang-api and yang-errors every body of the API
+# resource and every error is (RFC 8040 8).
 YL=/restconf/data/ietf-yang-library:yang-library
 root_get $YL application/yang-data+json
 cp "$tmp/body" "$tmp/yl"
 jq -r '."ietf-yang-library:yang-library"."module-set"[0].module[].name' "$tmp/yl" \
     | sort > "$tmp/yl-mods"
 printf '%s\n' ietf-datastores ietf-network ietf-network-topology \
-    ietf-netconf ietf-netconf-with-defaults ietf-origin \
+    ietf-netconf ietf-netconf-with-defaults ietf-origin ietf-restconf \
     ietf-restconf-monitoring ietf-yang-library lightrail-compute lightrail-job lightrail-model \
     lightrail-state lightrail-topology | sort > "$tmp/yl-want"
 cmp -s "$tmp/yl-mods" "$tmp/yl-want" \

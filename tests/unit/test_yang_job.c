@@ -95,6 +95,10 @@ test_embedded_modules(void)
         { LR_YANG_RCMON, "yang/ietf-restconf-monitoring@2017-01-26.yang",
           "urn:ietf:params:xml:ns:yang:ietf-restconf-monitoring",
           "2017-01-26" },
+        /* RFC 8040 8's module, written from the RFC as well: its
+         * yang-data templates model the API resource and the errors. */
+        { LR_YANG_RC, "yang/ietf-restconf@2017-01-26.yang",
+          "urn:ietf:params:xml:ns:yang:ietf-restconf", "2017-01-26" },
     };
     for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
         size_t len;
