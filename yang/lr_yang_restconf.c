@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
 #include <libyang/libyang.h>
 
 #include "yang/lr_yang_int.h"
@@ -307,80 +306,124 @@ cleanup:
     return ret;
 }
 
-/* Prints 'obj' (taken) into '*out'. */
-static int
-lr_yang_json_out(json_object *obj, const char *doc, char **out, char *err,
-                 size_t errlen)
+/* The yang-data template 'name' of ietf-restconf (RFC 8040 8:
+ * "yang-api", "yang-errors"), borrowed from the context, or NULL with
+ * err[] ("DOC: ...") saying the context lacks it. */
+static const struct lysc_ext_instance *
+lr_yang_rc_template(const struct ly_ctx *ctx, const char *name,
+                    const char *doc, char *err, size_t errlen)
 {
-    const char *s = obj ? json_object_to_json_string_ext(
-                              obj, JSON_C_TO_STRING_PLAIN) : NULL;
-    *out = s ? strdup(s) : NULL;
-    json_object_put(obj);
-    if (!*out) {
-        lr_yang_errf(err, errlen, doc, NULL, "out of memory");
-        return ENOMEM;
-    }
-    return 0;
-}
-
-/* The context's ietf-yang-library revision, or EINVAL. */
-static int
-lr_yang_api_rev(const struct ly_ctx *ctx, const char *doc, const char **rev,
-                char *err, size_t errlen)
-{
-    *rev = lr_yang_library_revision(ctx);
-    if (*rev)
-        return 0;
+    const struct lys_module *m = ly_ctx_get_module_implemented(ctx,
+                                                               LR_YANG_RC);
+    LY_ARRAY_COUNT_TYPE i;
+    if (m && m->compiled)
+        LY_ARRAY_FOR(m->compiled->exts, i) {
+            const struct lysc_ext_instance *e = &m->compiled->exts[i];
+            if (!strcmp(e->def->name, "yang-data") && e->argument
+                && !strcmp(e->argument, name))
+                return e;
+        }
     lr_yang_errf(err, errlen, doc, NULL, "the context implements no "
-                 "ietf-yang-library");
-    return EINVAL;
+                 LR_YANG_RC ", whose yang-data '%s' models this body",
+                 name);
+    return NULL;
 }
 
-int
-lr_yang_api_to_json(const struct ly_ctx *ctx, char **out, char *err,
-                    size_t errlen)
+/* The API resource as yang-api's tree: restconf {data {}, operations {},
+ * yang-library-version}, with the context's ietf-yang-library revision,
+ * validated.  '*top' is the caller's to free with lyd_free_all(); '*ops'
+ * and '*version' are borrowed from it.  0, or EINVAL / ENOMEM with err[]
+ * ("DOC: ..."): no template, no library, libyang's refusal. */
+static int
+lr_yang_api_tree(struct ly_ctx *ctx, const char *doc, struct lyd_node **top,
+                 struct lyd_node **ops, struct lyd_node **version,
+                 char *err, size_t errlen)
 {
-    const char *rev;
-    *out = NULL;
-    if (lr_yang_api_rev(ctx, "restconf", &rev, err, errlen))
+    const char *rev = lr_yang_library_revision(ctx);
+    const struct lysc_ext_instance *api;
+    LY_ERR rc;
+
+    *top = NULL;
+    ly_err_clean(ctx, NULL);
+    if (!(api = lr_yang_rc_template(ctx, "yang-api", doc, err, errlen)))
         return EINVAL;
-    json_object *api = json_object_new_object();
-    json_object *top = json_object_new_object();
-    if (api && top) {
-        json_object_object_add(api, "data", json_object_new_object());
-        json_object_object_add(api, "operations", json_object_new_object());
-        json_object_object_add(api, "yang-library-version",
-                               json_object_new_string(rev));
-        json_object_object_add(top, "ietf-restconf:restconf", api);
-        api = NULL;
+    if (!rev) {
+        lr_yang_errf(err, errlen, doc, NULL, "the context implements no "
+                     LR_YANG_YL);
+        return EINVAL;
     }
-    json_object_put(api);
-    return lr_yang_json_out(top, "restconf", out, err, errlen);
+    rc = lyd_new_ext_inner(api, "restconf", top);
+    if (!rc)
+        rc = lyd_new_inner(*top, NULL, "data", 0, NULL);
+    if (!rc)
+        rc = lyd_new_inner(*top, NULL, "operations", 0, ops);
+    if (!rc)
+        rc = lyd_new_term(*top, NULL, "yang-library-version", rev, 0,
+                          version);
+    /* The version's pattern is checked as the leaf is made; the
+     * validation checks what the template says of the whole (its
+     * mandatory leaf). */
+    if (!rc)
+        rc = lyd_validate_all(top, ctx, LYD_VALIDATE_PRESENT, NULL);
+    if (!rc)
+        return 0;
+    lyd_free_all(*top);
+    *top = NULL;
+    return lr_yang_ly_err(ctx, rc, doc, err, errlen);
+}
+
+/* Prints 'node' alone, compact (as the API's bodies were printed when
+ * json-c built them: the same bytes), into '*out' (NULL on failure). */
+static int
+lr_yang_api_print(struct ly_ctx *ctx, const struct lyd_node *node,
+                  const char *doc, char **out, char *err, size_t errlen)
+{
+    /* data and operations are empty: RFC 8040 3.3 sends them so. */
+    LY_ERR rc = lyd_print_mem(out, node, LYD_JSON, LYD_PRINT_SHRINK
+                                                   | LYD_PRINT_KEEPEMPTYCONT);
+    if (!rc)
+        return 0;
+    free(*out);
+    *out = NULL;
+    return lr_yang_ly_err(ctx, rc, doc, err, errlen);
 }
 
 int
-lr_yang_api_version_to_json(const struct ly_ctx *ctx, char **out, char *err,
+lr_yang_api_to_json(struct ly_ctx *ctx, char **out, char *err, size_t errlen)
+{
+    struct lyd_node *top, *ops, *version;
+    *out = NULL;
+    int ret = lr_yang_api_tree(ctx, "restconf", &top, &ops, &version, err,
+                               errlen);
+    if (!ret)
+        ret = lr_yang_api_print(ctx, top, "restconf", out, err, errlen);
+    lyd_free_all(top);
+    return ret;
+}
+
+int
+lr_yang_api_version_to_json(struct ly_ctx *ctx, char **out, char *err,
                             size_t errlen)
 {
-    const char *rev;
+    static const char *const doc = "yang-library-version";
+    struct lyd_node *top, *ops, *version;
     *out = NULL;
-    if (lr_yang_api_rev(ctx, "yang-library-version", &rev, err, errlen))
-        return EINVAL;
-    json_object *top = json_object_new_object();
-    if (top)
-        json_object_object_add(top, "ietf-restconf:yang-library-version",
-                               json_object_new_string(rev));
-    return lr_yang_json_out(top, "yang-library-version", out, err, errlen);
+    /* The leaf of the validated whole, printed alone: libyang names it
+     * with its module, as RFC 8040 3.3.3's body does. */
+    int ret = lr_yang_api_tree(ctx, doc, &top, &ops, &version, err, errlen);
+    if (!ret)
+        ret = lr_yang_api_print(ctx, version, doc, out, err, errlen);
+    lyd_free_all(top);
+    return ret;
 }
 
-int
-lr_yang_api_operations_to_json(const struct ly_ctx *ctx,
-                               const char *const *ops, int n, char **out,
-                               char *err, size_t errlen)
+/* Whether each of the 'n' operations 'ops' is an rpc of the context,
+ * named once: 0, or EINVAL with err[] naming the first that is not. */
+static int
+lr_yang_api_ops_check(const struct ly_ctx *ctx, const char *const *ops,
+                      int n, const char *doc, char *err, size_t errlen)
 {
-    static const char *const doc = "operations";
     char path[256];
-    *out = NULL;
     for (int i = 0; i < n; i++) {
         snprintf(path, sizeof path, "/%s", ops[i]);
         const struct lysc_node *s = lys_find_path(ctx, NULL, path, 0);
@@ -389,23 +432,50 @@ lr_yang_api_operations_to_json(const struct ly_ctx *ctx,
                          "context's modules", ops[i]);
             return EINVAL;
         }
+        for (int k = 0; k < i; k++)
+            if (!strcmp(ops[k], ops[i])) {
+                lr_yang_errf(err, errlen, doc, NULL, "'%s' is named twice",
+                             ops[i]);
+                return EINVAL;
+            }
     }
-    json_object *list = json_object_new_object();
-    json_object *top = json_object_new_object();
-    for (int i = 0; list && i < n; i++) {
-        /* RFC 8040 3.3.2: each operation is an empty leaf, [null] in
-         * JSON (RFC 7951 6.9). */
-        json_object *empty = json_object_new_array();
-        if (empty)
-            json_object_array_add(empty, NULL);
-        json_object_object_add(list, ops[i], empty);
+    return 0;
+}
+
+int
+lr_yang_api_operations_to_json(struct ly_ctx *ctx, const char *const *ops,
+                               int n, char **out, char *err, size_t errlen)
+{
+    static const char *const doc = "operations";
+    struct lyd_node *top, *list, *version, *leaf;
+    LY_ERR rc = LY_SUCCESS;
+    int ret;
+
+    *out = NULL;
+    if ((ret = lr_yang_api_ops_check(ctx, ops, n, doc, err, errlen)))
+        return ret;
+    if ((ret = lr_yang_api_tree(ctx, doc, &top, &list, &version, err,
+                                errlen)))
+        return ret;
+    /* RFC 8040 3.3.2's members are conceptual empty leaves, one per
+     * rpc, that no module defines ("will not actually be found in the
+     * module"), so yang-api's operations has no child in the schema:
+     * the container is validated empty above, each operation checked
+     * as an rpc of the context, and the leaves added after as opaque
+     * nodes of the rpc's module, which libyang prints as an empty leaf
+     * is, [null] (RFC 7951 6.9), once told the value is empty. */
+    for (int i = 0; !rc && i < n; i++) {
+        const char *colon = strchr(ops[i], ':');
+        char mod[64];
+        snprintf(mod, sizeof mod, "%.*s", (int) (colon - ops[i]), ops[i]);
+        rc = lyd_new_opaq(list, NULL, colon + 1, "", NULL, mod, &leaf);
+        if (!rc)
+            ((struct lyd_node_opaq *) leaf)->hints |= LYD_VALHINT_EMPTY;
     }
-    if (list && top) {
-        json_object_object_add(top, "ietf-restconf:operations", list);
-        list = NULL;
-    }
-    json_object_put(list);
-    return lr_yang_json_out(top, doc, out, err, errlen);
+    ret = rc ? lr_yang_ly_err(ctx, rc, doc, err, errlen)
+             : lr_yang_api_print(ctx, list, doc, out, err, errlen);
+    lyd_free_all(top);
+    return ret;
 }
 
 int

@@ -8,12 +8,10 @@
  * The YANG library is libyang's own (ly_ctx_get_yanglib_data()) for the
  * context the server validates with, cut to the modules the API's
  * payloads use, and validated before it is printed.  The API resource
- * and its children are ietf-restconf's yang-api (RFC 8040 section 8),
- * a module this machine does not have (no package ships it, and libyang
- * embeds only ietf-yang-library's neighbours): they are built with json-c
- * and not validated.  libyang 2.1 parses rc:yang-data
- * (lyd_parse_ext_data), so embedding ietf-restconf@2017-01-26, its text
- * taken from RFC 8040, is all they would need to be.
+ * and its children are ietf-restconf's yang-api (RFC 8040 section 8,
+ * the module embedded from yang/ietf-restconf@2017-01-26.yang, as no
+ * package ships it), built by libyang in that yang-data template and
+ * validated before they are printed.
  *
  * Errors: 0 or a positive errno value, with one line in err[errlen] as
  * yang/lr_yang.h says.
@@ -224,20 +222,28 @@ int lr_yang_read_json(struct ly_ctx *, const char *text, const char *fields,
 
 /* The API resource {"ietf-restconf:restconf":{"data":{},"operations":{},
  * "yang-library-version":REV}} (RFC 8040 3.3, B.1.1), with the
- * context's ietf-yang-library revision.  The caller frees '*out'. */
-int lr_yang_api_to_json(const struct ly_ctx *, char **out, char *err,
+ * context's ietf-yang-library revision, compact.  Built in ietf-restconf's
+ * yang-data yang-api and validated: EINVAL, err[] saying why, for a
+ * context without the module or without ietf-yang-library, or a body
+ * libyang refuses (a revision not YYYY-MM-DD).  The caller frees '*out'. */
+int lr_yang_api_to_json(struct ly_ctx *, char **out, char *err,
                         size_t errlen);
 
-/* {"ietf-restconf:yang-library-version":REV} (RFC 8040 3.3.3). */
-int lr_yang_api_version_to_json(const struct ly_ctx *, char **out,
-                                char *err, size_t errlen);
+/* {"ietf-restconf:yang-library-version":REV} (RFC 8040 3.3.3): the leaf
+ * of lr_yang_api_to_json()'s validated tree, printed alone; errors as
+ * there. */
+int lr_yang_api_version_to_json(struct ly_ctx *, char **out, char *err,
+                                size_t errlen);
 
 /* {"ietf-restconf:operations":{"MOD:OP":[null],...}} (RFC 8040 3.3.2)
  * for the 'n' operations of 'ops' ("module:operation"), each of which
- * must be an rpc of the context: EINVAL names one that is not. */
-int lr_yang_api_operations_to_json(const struct ly_ctx *,
-                                   const char *const *ops, int n, char **out,
-                                   char *err, size_t errlen);
+ * must be an rpc of the context, named once: EINVAL names one that is
+ * not, or is twice.  The container is yang-api's, validated (errors as
+ * lr_yang_api_to_json()); its members, the RFC's conceptual empty
+ * leaves that no module defines, are added to it after. */
+int lr_yang_api_operations_to_json(struct ly_ctx *, const char *const *ops,
+                                   int n, char **out, char *err,
+                                   size_t errlen);
 
 /* RFC 8040 section 9's /ietf-restconf-monitoring:restconf-state for
  * the 'n' capability URIs 'caps' (9.1.1: the defaults basic mode, one per

@@ -3487,6 +3487,57 @@ test_restconf_api(void)
                            "of the context's modules");
 }
 
+/* The three bodies are ietf-restconf's yang-api, built and validated by
+ * libyang: a context without the module has no template to build them
+ * from, and says so rather than send a body nothing checked. */
+static void
+test_restconf_api_template(void)
+{
+    static const char *const ops[] = { "lightrail-job:reconcile" };
+    struct ly_ctx *bare = NULL;
+    char *out = NULL, err[256];
+    /* libyang's own ietf-yang-library is implemented there, so the
+     * version is known: the template alone is missing. */
+    CU_ASSERT_EQUAL_FATAL(ly_ctx_new(NULL, LY_CTX_DISABLE_SEARCHDIRS, &bare),
+                          LY_SUCCESS);
+    CU_ASSERT_EQUAL(lr_yang_api_to_json(bare, &out, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(out);
+    CU_ASSERT_STRING_EQUAL(err, "restconf: the context implements no "
+                           "ietf-restconf, whose yang-data 'yang-api' "
+                           "models this body");
+    CU_ASSERT_EQUAL(lr_yang_api_version_to_json(bare, &out, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(out);
+    CU_ASSERT_STRING_EQUAL(err, "yang-library-version: the context "
+                           "implements no ietf-restconf, whose yang-data "
+                           "'yang-api' models this body");
+    free(out);
+    out = NULL;
+    /* No operation to list: the container still needs the template. */
+    CU_ASSERT_EQUAL(lr_yang_api_operations_to_json(bare, ops, 0, &out, err,
+                                                   sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(out);
+    free(out);
+    ly_ctx_destroy(bare);
+    /* An operation named twice would be one member twice, which no JSON
+     * reader keeps (RFC 7951 forbids it): refused, named. */
+    static const char *const twice[] = { "lightrail-job:reconcile",
+                                         "lightrail-job:reconcile" };
+    out = NULL;
+    CU_ASSERT_EQUAL(lr_yang_api_operations_to_json(ctx, twice, 2, &out, err,
+                                                   sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(out);
+    CU_ASSERT_STRING_EQUAL(err, "operations: 'lightrail-job:reconcile' is "
+                           "named twice");
+    free(out);
+    /* None: the container empty, as the API resource holds it. */
+    CU_ASSERT_EQUAL_FATAL(lr_yang_api_operations_to_json(ctx, ops, 0, &out,
+                                                         err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(out, "{\"ietf-restconf:operations\":{}}");
+    free(out);
+}
+
 /* RFC 8040 9: restconf-state with the capabilities given, in their
  * order, and streams empty; its capabilities alone as their own
  * resource, which content, depth and fields cut as one below a
@@ -3853,6 +3904,8 @@ static CU_TestInfo tests[] = {
     { "reconcile: its output", test_reconcile_output },
     { "the YANG library of an API", test_yang_library },
     { "RESTCONF's API resource", test_restconf_api },
+    { "RESTCONF's API resource: ietf-restconf's yang-api",
+      test_restconf_api_template },
     { "RESTCONF's restconf-state", test_restconf_state },
     { "with-defaults' four modes", test_with_defaults },
     { "with-origin: the intent annotated, not the state", test_with_origin },
