@@ -746,6 +746,10 @@ main(int argc, char **argv)
         goto cleanup;
     }
     app.srv = d.srv;
+    /* Every error body sent is checked against ietf-restconf's
+     * yang-errors: the northbound library, free of libyang, builds them
+     * with json-c. */
+    nb_server_set_error_check(d.srv, nb_restconf_error_check, &app);
     nb_server_tls_free(listen_tls);
     listen_tls = NULL;
     if (lr_worker_new(d.base, &d.worker, err, sizeof err)) {

@@ -67,6 +67,8 @@ struct nb_metrics {
     uint64_t by_class[5];               /* 1xx .. 5xx */
     uint64_t deferred;                  /* answered later (nb_defer) */
     uint64_t abandoned;                 /* ... whose client had left */
+    uint64_t invalid_errors;            /* error bodies the server's
+                                         * nb_error_check refused */
 };
 
 void nb_metrics_observe(struct nb_metrics *, int status, double seconds);

@@ -120,8 +120,13 @@ nb_metrics_append(const struct nb_metrics *m, char **buf, size_t *len)
             "# HELP lightrail_http_abandoned_total Deferred requests whose "
             "client left before the answer.\n"
             "# TYPE lightrail_http_abandoned_total counter\n"
-            "lightrail_http_abandoned_total %" PRIu64 "\n",
-            m->deferred, m->abandoned);
+            "lightrail_http_abandoned_total %" PRIu64 "\n"
+            "# HELP lightrail_http_error_bodies_invalid_total Error bodies "
+            "sent that ietf-restconf's yang-errors refuses (a bug: the "
+            "log says which).\n"
+            "# TYPE lightrail_http_error_bodies_invalid_total counter\n"
+            "lightrail_http_error_bodies_invalid_total %" PRIu64 "\n",
+            m->deferred, m->abandoned, m->invalid_errors);
     if (rc)
         goto cleanup;
     free(*buf);

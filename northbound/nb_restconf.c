@@ -8,6 +8,7 @@
 #include <event2/http.h>
 
 #include "controller/lr_ctl.h"
+#include "controller/lr_log.h"
 #include "controller/lr_worker.h"
 #include "northbound/nb_cond.h"
 #include "northbound/nb_int.h"
@@ -66,14 +67,25 @@ static void api_reply(struct nb_response *, int rc, char *out,
  * ENOMEM) as RFC 8040 says: malformed-message or invalid-value, with the
  * data path when there is one. */
 static void
-bad_body(struct nb_response *resp, int rc, const char *path, const char *msg)
+bad_body(struct nb_app *app, struct nb_response *resp, int rc,
+         const char *path, const char *msg)
 {
+    /* libyang's location is not always an instance-identifier of the
+     * schema, as ietf-restconf's error-path must be: the path of a
+     * member the client sent that no module has, or of metadata
+     * (".../@job/..."), is not.  Such a one leads the message instead,
+     * so that the client still learns where. */
+    bool iid = path[0] && lr_yang_error_path_ok(app->ly, path);
     if (rc == ENOMEM)
         nb_error(resp, 500, "resource-denied", NULL, "%s", msg);
+    else if (path[0] && !iid)
+        nb_error(resp, 400, rc == EBADMSG ? "malformed-message"
+                                          : "invalid-value",
+                 NULL, "%s: %s", path, msg);
     else
         nb_error(resp, 400, rc == EBADMSG ? "malformed-message"
                                           : "invalid-value",
-                 path[0] ? path : NULL, "%s", msg);
+                 iid ? path : NULL, "%s", msg);
 }
 
 /* One job (or all) as the YANG edge prints it into '*out' (the
@@ -685,7 +697,7 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
     int prc = lr_yang_parse_intent(app->ly, req->body, req->body_len, &in,
                                    path, sizeof path, msg, sizeof msg);
     if (prc) {
-        bad_body(resp, prc, path, msg);
+        bad_body(app, resp, prc, path, msg);
         return;
     }
     if (app->decider && !strcmp(in.algorithm, "ppo")
@@ -1373,7 +1385,7 @@ h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
                                      &dry_run, path, sizeof path, err,
                                      sizeof err);
     if (rc) {
-        bad_body(resp, rc, path, err);
+        bad_body(app, resp, rc, path, err);
         return;
     }
     bool query_dry = false;
@@ -1467,7 +1479,7 @@ h_reload(void *arg, const struct nb_request *req, struct nb_response *resp)
                                      req->body_len, path, sizeof path, msg,
                                      sizeof msg);
     if (prc) {
-        bad_body(resp, prc, path, msg);
+        bad_body(app, resp, prc, path, msg);
         return;
     }
     if (app->decider && queue_decision(app, req, NULL, "reload-ppo-policy"))
@@ -1818,6 +1830,20 @@ api_reply(struct nb_response *resp, int rc, char *out, const char *err)
                  err);
     else
         json_reply(resp, 200, out);
+}
+
+bool
+nb_restconf_error_check(void *arg, int status, const char *body)
+{
+    struct nb_app *app = arg;
+    char err[512];
+    if (!lr_yang_errors_check(app->ly, body, err, sizeof err))
+        return true;
+    /* Loud, as tests/cli/api.sh looks for it after every request. */
+    lr_log(LR_LOG_ERR, "error body invalid (a bug): a %d's body is no "
+           "ietf-restconf:errors (RFC 8040 7.1): %s; sent: %.300s", status,
+           err, body);
+    return false;
 }
 
 /* GET /restconf, the API resource (RFC 8040 3.3). */
@@ -2231,7 +2257,7 @@ ds_resource_text(struct nb_app *app, const struct nb_request *req,
     snprintf(raw, rl, DATA "%s", raw_sub);
     /* ds_exists() answered 404 for a path no row serves. */
     if (!(row = ds_data_row(sub, raw_sub))) {
-        nb_error(resp, 500, "operation-failed", req->path, "no row serves "
+        nb_error(resp, 500, "operation-failed", NULL, "no row serves "
                  "a path ds_exists() took");
         goto cleanup;
     }
@@ -2300,7 +2326,7 @@ ds_resource_exists(struct nb_app *app, const struct nb_request *req,
              (int) (top < sizeof node ? top : sizeof node - 1), sub);
     if (running && !lr_yang_top_config(app->ly, node, &config, err,
                                        sizeof err) && !config) {
-        nb_error(resp, 404, "invalid-value", req->path, "%s is state "
+        nb_error(resp, 404, "invalid-value", NULL, "%s is state "
                  "(config false): the running datastore holds "
                  "configuration only; GET " DS DS_OPERATIONAL "/%s", node,
                  sub);
@@ -2308,7 +2334,7 @@ ds_resource_exists(struct nb_app *app, const struct nb_request *req,
     }
     const struct nb_route *row = ds_data_row(sub, raw_sub);
     if (!row) {
-        nb_error(resp, 404, "invalid-value", req->path, "no resource at "
+        nb_error(resp, 404, "invalid-value", NULL, "no resource at "
                  "this path: below a datastore, lightraild serves the "
                  "resources of /restconf/data (GET /restconf/data/%s has "
                  "none either)", sub);
@@ -2350,7 +2376,7 @@ ds_exists(void *arg, const struct nb_request *req, const char **params,
     /* The first segment as sent: what the client should look at. */
     const char *seg = encoded ? req->raw_path + strlen(DS) : name;
     size_t sl = encoded ? strcspn(seg, "/") : n;
-    nb_error(resp, 404, "invalid-value", req->path, "no datastore '%.*s'%s "
+    nb_error(resp, 404, "invalid-value", NULL, "no datastore '%.*s'%s "
              "here: " DS_SERVED, (int) (sl < 80 ? sl : 80), seg, encoded
              ? " sent percent-encoded (send it as written)" : "");
     return false;

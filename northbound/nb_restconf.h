@@ -204,6 +204,14 @@ void nb_restconf_releases(struct nb_app *app);
  * those the start's KEEP did not reach. */
 void nb_restconf_agents_seen(struct nb_app *app);
 
+/* The server's nb_error_check (nb_server_set_error_check(), 'arg' the
+ * nb_app): whether 'body', an error body about to be sent with
+ * 'status', is ietf-restconf's yang-errors (lr_yang_errors_check()).
+ * One that is not is lightraild's bug: logged at LR_LOG_ERR, "error
+ * body invalid", with libyang's words and the body's beginning (the
+ * body is still sent). */
+bool nb_restconf_error_check(void *arg, int status, const char *body);
+
 /* The route table; 'metrics_public' makes /metrics answer without
  * authentication. */
 const struct nb_route *nb_restconf_routes(int *n, int metrics_public);

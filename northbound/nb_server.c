@@ -165,6 +165,8 @@ struct nb_server {
     struct sockaddr_storage local;
     int n_plain;
     struct event *resume;
+    nb_error_check *error_check;        /* NULL: error bodies unjudged */
+    void *error_check_arg;              /* the caller's */
 };
 
 /* A deferred request.  'req' is NULL once libevent no longer has it for
@@ -605,6 +607,26 @@ nb_conditions(struct evhttp_request *req, struct nb_request *rq)
     return 0;
 }
 
+/* Asks the caller's check (nb_server_set_error_check()) of the error
+ * body in 'resp', if any, and counts a refusal.  'srv' may be NULL (the
+ * server gone before a deferred answer). */
+static void
+nb_error_judge(struct nb_server *srv, const struct nb_response *resp)
+{
+    if (srv && srv->error_check && resp->status >= 400 && resp->body
+        && !srv->error_check(srv->error_check_arg, resp->status,
+                             resp->body))
+        srv->metrics.invalid_errors++;
+}
+
+void
+nb_server_set_error_check(struct nb_server *srv, nb_error_check *check,
+                          void *arg)
+{
+    srv->error_check = check;
+    srv->error_check_arg = arg;
+}
+
 /* Sends 'resp'; 'allow' (when not 0) goes into an Allow header,
  * 'www_auth' (when not NULL) into WWW-Authenticate. */
 static void
@@ -784,6 +806,7 @@ nb_pending_reply(struct nb_pending *p, struct nb_response *resp)
         struct evhttp_connection *c = evhttp_request_get_connection(p->req);
         if (c)
             evhttp_connection_set_closecb(c, NULL, NULL);
+        nb_error_judge(p->srv, resp);
         /* Sent, or freed by libevent when it has no connection left. */
         nb_send(p->req, resp, 0, p->head, NULL, false);
         p->req = NULL;
@@ -924,7 +947,10 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
             conn->trusted = true;
     }
     if (!known) {
-        nb_error_protocol(&resp, 404, "invalid-value", path,
+        /* No error-path: it is an instance-identifier of the schema
+         * (nb_error()), and a URL naming nothing has none; the client
+         * knows the URL it sent.  So for the 405 and the 500 below. */
+        nb_error_protocol(&resp, 404, "invalid-value", NULL,
                           "no resource at this path");
         allow = 0;
         goto send;
@@ -940,7 +966,7 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     if (!hit && !options) {
         char list[96];
         nb_allow_string(allow, list, sizeof list);
-        nb_error_protocol(&resp, 405, "operation-not-supported", path,
+        nb_error_protocol(&resp, 405, "operation-not-supported", NULL,
                           "%s is not allowed on this resource; allowed: "
                           "%s%s%s", nb_method_name(cmd), list,
                           known->r.not_allowed ? ": " : "",
@@ -1026,11 +1052,12 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
         return;
     }
     if (resp.status < 100 || resp.status > 599)
-        nb_error_protocol(&resp, 500, "operation-failed", path,
+        nb_error_protocol(&resp, 500, "operation-failed", NULL,
                           "the handler gave no status (a bug; see the "
                           "controller's log)");
 
 send:
+    nb_error_judge(srv, &resp);
     nb_send(req, &resp, allow, head, www_auth, close);
     nb_metrics_observe(&srv->metrics, resp.status, nb_now() - t0);
     free(resp.body);

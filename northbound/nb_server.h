@@ -241,9 +241,23 @@ int nb_server_port(const struct nb_server *);
 /* From now on every request gets 503 (shutdown in progress). */
 void nb_server_drain(struct nb_server *);
 
+/* Judges an error body the server is about to send (a status of 400 or
+ * above, with a body: RFC 8040 7.1's ietf-restconf:errors), for a
+ * caller that knows the schema the server, free of libyang, does not
+ * (lightraild: ietf-restconf's yang-errors).  True when it is valid; the
+ * caller reports why it is not.  Called on the loop's thread, before the
+ * body is sent, as it is whatever the answer; one judged invalid counts
+ * in lightrail_http_error_bodies_invalid_total. */
+typedef bool nb_error_check(void *arg, int status, const char *body);
+
+/* Sets the check of every error body the server sends ('check' NULL:
+ * none, the default).  'arg' is borrowed until the server is freed. */
+void nb_server_set_error_check(struct nb_server *, nb_error_check *check,
+                               void *arg);
+
 /* Appends the server's own metrics in Prometheus text format
  * (lightrail_http_requests_total, lightrail_http_request_seconds
- * histogram) to a malloc'ed string '*buf' of length '*len'. */
+ * histogram, lightrail_http_error_bodies_invalid_total...) to a malloc'ed string '*buf' of length '*len'. */
 int nb_server_metrics(const struct nb_server *, char **buf, size_t *len);
 
 /* Whether the 'n' bytes at 'name' are one of the space-separated
@@ -251,8 +265,12 @@ int nb_server_metrics(const struct nb_server *, char **buf, size_t *len);
 bool nb_word_in(const char *words, const char *name, size_t n);
 
 /* Fills 'resp' with an RFC 8040 error: status, error-tag (e.g.
- * "invalid-value", "data-exists", "access-denied"), error-path (may be
- * NULL) and a message. */
+ * "invalid-value", "data-exists", "access-denied"), error-path and a
+ * message.  The error-path is ietf-restconf's instance-identifier (RFC
+ * 7951 6.11: "/lightrail-job:jobs/job[name='j1']"), naming a node of
+ * the server's schema, never a request's URL: NULL when there is none
+ * (a path that names no resource, a refusal of the request as a
+ * whole). */
 void nb_error(struct nb_response *resp, int status, const char *tag,
               const char *path, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

@@ -478,6 +478,88 @@ lr_yang_api_operations_to_json(struct ly_ctx *ctx, const char *const *ops,
     return ret;
 }
 
+/* The first child of each error entry under 'errors' named 'name',
+ * freed. */
+static void
+lr_yang_errors_drop(struct lyd_node *errors, const char *name)
+{
+    struct lyd_node *e, *leaf;
+    LY_LIST_FOR(lyd_child(errors), e)
+        if ((leaf = lr_yang_child(e, LR_YANG_RC, name)))
+            lyd_free_tree(leaf);
+}
+
+int
+lr_yang_errors_check(struct ly_ctx *ctx, const char *body, char *err,
+                     size_t errlen)
+{
+    static const char *const doc = "errors";
+    const struct lysc_ext_instance *tpl;
+    struct ly_in *in = NULL;
+    struct lyd_node *tree = NULL;
+    size_t len = strlen(body);
+    long line;
+    LY_ERR rc;
+
+    ly_err_clean(ctx, NULL);
+    if (!(tpl = lr_yang_rc_template(ctx, "yang-errors", doc, err, errlen)))
+        return EINVAL;
+    /* libyang stops after the first object and would take the rest. */
+    if (lr_yang_json_end(body, len, &line) != len) {
+        lr_yang_errf(err, errlen, doc, NULL, "text after the body's object "
+                     "(line %ld)", line);
+        return EINVAL;
+    }
+    /* Parsed only: error-path is an instance-identifier, whose
+     * require-instance (true, YANG's default) asks for its target in
+     * the document, and the document is the template's tree alone (RFC
+     * 8040 8: "The XPath document root is the extension statement
+     * itself"), never the datastore the path names: validation would
+     * refuse every error-path.  The parse checks what can be: its
+     * syntax, that it names nodes of the context's schema (a module
+     * implemented, its nodes, keys of their types), as every other
+     * value's type; validation then checks the rest without it (the
+     * mandatory error-type and error-tag). */
+    rc = ly_in_new_memory(body, &in);
+    if (!rc)
+        rc = lyd_parse_ext_data(tpl, NULL, in, LYD_JSON, LYD_PARSE_STRICT
+                                                         | LYD_PARSE_ONLY, 0,
+                                &tree);
+    if (!rc && !tree) {
+        lr_yang_errf(err, errlen, doc, NULL, "no ietf-restconf:errors in "
+                     "the body");
+        ly_in_free(in, 0);
+        return EINVAL;
+    }
+    if (!rc) {
+        lr_yang_errors_drop(tree, "error-path");
+        rc = lyd_validate_all(&tree, ctx, LYD_VALIDATE_PRESENT, NULL);
+    }
+    int ret = rc ? lr_yang_ly_err(ctx, rc, doc, err, errlen) : 0;
+    lyd_free_all(tree);
+    ly_in_free(in, 0);
+    return ret;
+}
+
+bool
+lr_yang_error_path_ok(struct ly_ctx *ctx, const char *path)
+{
+    const struct lysc_ext_instance *tpl =
+        lr_yang_rc_template(ctx, "yang-errors", "errors", NULL, 0);
+    struct lyd_node *top = NULL, *e = NULL;
+    /* The leaf made in the template: its value is stored, which
+     * resolves the path on the schema, as lr_yang_errors_check()'s
+     * parse does. */
+    LY_ERR rc = tpl ? lyd_new_ext_inner(tpl, "errors", &top) : LY_ENOTFOUND;
+    if (!rc)
+        rc = lyd_new_list(top, NULL, "error", 0, &e);
+    if (!rc)
+        rc = lyd_new_term(e, NULL, "error-path", path, 0, NULL);
+    lyd_free_all(top);
+    ly_err_clean(ctx, NULL);
+    return !rc;
+}
+
 int
 lr_yang_restconf_state_to_json(struct ly_ctx *ctx, const char *const *caps,
                                int n, bool capabilities, char **out,

@@ -245,6 +245,24 @@ int lr_yang_api_operations_to_json(struct ly_ctx *, const char *const *ops,
                                    int n, char **out, char *err,
                                    size_t errlen);
 
+/* Whether 'body' is an RFC 8040 7.1 error body, as ietf-restconf's
+ * yang-data yang-errors says: parsed strictly in the template (no member
+ * it lacks, each value of its type, error-info any object), nothing after
+ * the object, and validated (error-type and error-tag mandatory).
+ * error-path is checked as an instance-identifier of the context's
+ * schema (its syntax, a module implemented, its nodes and keys) but not
+ * for an instance: its target is in the datastore, never in the error
+ * document that validation would look in.  0, or EINVAL with err[]
+ * ("errors: ...") saying what is wrong, ENOMEM. */
+int lr_yang_errors_check(struct ly_ctx *, const char *body, char *err,
+                         size_t errlen);
+
+/* Whether 'path' is an error-path lr_yang_errors_check() takes: an
+ * instance-identifier (RFC 7951 6.11) naming nodes of the context's
+ * schema.  A request's URL path, or the path of a node a client sent that
+ * no module has, is not. */
+bool lr_yang_error_path_ok(struct ly_ctx *, const char *path);
+
 /* RFC 8040 section 9's /ietf-restconf-monitoring:restconf-state for
  * the 'n' capability URIs 'caps' (9.1.1: the defaults basic mode, one per
  * optional query parameter the server supports), as RFC 7951 JSON into

@@ -2048,6 +2048,13 @@ fi
     && ok "the inventory's ETag survives a restart" \
     || notok "inventory ETag after restart: $(hdr ETag), before $inv_new"
 
+# The server judges each error body it sends (this daemon has sent some
+# since its start: the 404s above) and counts those yang-errors refuses.
+api GET /metrics "" ""
+grep -q '^lightrail_http_error_bodies_invalid_total 0$' "$tmp/body" \
+    && ok "/metrics: lightrail_http_error_bodies_invalid_total 0" \
+    || notok "metrics, invalid error bodies: $(grep error_bodies "$tmp/body")"
+
 # SIGTERM: a clean stop, then the state is whole.
 stop_daemon
 check_store "state consistent after stop"
@@ -2060,6 +2067,13 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
 jq '.["lightrail-config:lightraild"].listen.key = "tls/other-key.pem"
     | .["lightrail-config:lightraild"]["state-dir"] = "state-wrongkey"' \
     "$D/lightraild.json" > "$D/wrongkey.json"
+# Every error body every lightraild of this run sent was checked
+# against ietf-restconf's yang-errors (RFC 8040 7.1, 8): none refused.
+if grep -q "error body invalid" "$D/log"; then
+    notok "error bodies not valid against yang-errors: $(grep -c "error body invalid" "$D/log"): $(grep "error body invalid" "$D/log" | head -5)"
+else
+    ok "every error body sent is ietf-restconf's yang-errors: lightraild's log has no 'error body invalid'"
+fi
 $LIGHTRAILD --config "$D/wrongkey.json" --foreground > "$tmp/out" 2> "$tmp/err"
 rc=$?
 if [ $rc -eq 2 ] && grep -q "TLS key '.*other-key.pem' does not match certificate '.*cert.pem'" "$tmp/err" \

@@ -51,6 +51,25 @@ struct fixture {
 };
 static struct fixture fx = { .pipe = { -1, -1 } };
 
+/* What the plain server's nb_error_check saw last, written on the
+ * loop's thread before the reply, read by the test after it. */
+static struct {
+    int calls, status;
+    char body[1024];
+} judged;
+
+/* Judges as lightraild's would, but by status: a 409 is "invalid", so
+ * that the refusals are counted. */
+static bool
+judge_error(void *arg, int status, const char *body)
+{
+    (void) arg;
+    judged.calls++;
+    judged.status = status;
+    snprintf(judged.body, sizeof judged.body, "%s", body);
+    return status != 409;
+}
+
 /* Handlers ---------------------------------------------------------------- */
 
 static const char *
@@ -301,6 +320,7 @@ setup(void)
     if (start(&fx.plain, false, false, 0) || start(&fx.drainable, false, false, 0)
         || start(&fx.capped, false, false, CAPPED))
         return 1;
+    nb_server_set_error_check(fx.plain, judge_error, NULL);
     if (make_certs() == 0) {
         if (start(&fx.tls, true, false, 0) || start(&fx.mtls, true, true, 0))
             return 1;
@@ -974,6 +994,55 @@ test_error_body_escaped(void)
     CU_ASSERT_STRING_EQUAL(field(e, "error-path"),
                            "/test:jobs/job[name='a\"b']");
     json_object_put(top);
+    free(r.body);
+}
+
+/* Each error body the server sends goes to its nb_error_check first,
+ * with its status: a refusal is counted in /metrics; a path that names
+ * no resource is no instance-identifier, so its 404 and 405 carry no
+ * error-path (ietf-restconf's yang-errors would refuse it). */
+static void
+test_error_check(void)
+{
+    struct reply r;
+    struct call c = { .token = TOKEN };
+    json_object *top;
+    int before = judged.calls;
+    call_plain("/restconf/data/nowhere", &c, &r);
+    expect_error(&r, 404, "protocol", "invalid-value");
+    CU_ASSERT_EQUAL(judged.calls, before + 1);
+    CU_ASSERT_EQUAL(judged.status, 404);
+    CU_ASSERT_STRING_EQUAL(judged.body, r.body ? r.body : "");
+    json_object *e = rfc8040_error(&r, &top);
+    CU_ASSERT_FALSE(json_object_object_get_ex(e, "error-path", NULL));
+    json_object_put(top);
+    free(r.body);
+    c.method = "PATCH";
+    call_plain("/restconf/data/test:echo", &c, &r);
+    expect_error(&r, 405, "protocol", "operation-not-supported");
+    e = rfc8040_error(&r, &top);
+    CU_ASSERT_FALSE(json_object_object_get_ex(e, "error-path", NULL));
+    json_object_put(top);
+    free(r.body);
+    /* A 2xx is no error body: not judged. */
+    before = judged.calls;
+    call_plain("/restconf/data/test:echo", &(struct call) {
+        .token = TOKEN }, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    CU_ASSERT_EQUAL(judged.calls, before);
+    free(r.body);
+    /* The handler's 409, "invalid" to this check: counted. */
+    call_plain("/restconf/data/test:conflict", &(struct call) {
+        .token = TOKEN }, &r);
+    CU_ASSERT_EQUAL(judged.status, 409);
+    free(r.body);
+    call_plain("/metrics", &(struct call) { 0 }, &r);
+    unsigned long n = 0;
+    const char *p = r.body ? strstr(r.body, "\nlightrail_http_error_bodies_"
+                                            "invalid_total ") : NULL;
+    CU_ASSERT(p && sscanf(p, "\nlightrail_http_error_bodies_invalid_total "
+                             "%lu", &n) == 1);
+    CU_ASSERT(n >= 1);
     free(r.body);
 }
 
@@ -1727,11 +1796,22 @@ test_deferred_outlives_server(void)
     CU_ASSERT_PTR_NULL(late.body);
 }
 
-/* A path that is not UTF-8 once decoded, echoed in the 404: the body
- * stays UTF-8 (RFC 8259), each bad byte U+FFFD, a good sequence kept. */
+/* An error-path and a message that are not UTF-8 (a handler quoting
+ * what a client sent): the body stays UTF-8 (RFC 8259), each bad byte
+ * U+FFFD, a good sequence kept.  A path not UTF-8 once decoded, whose
+ * 404 no longer echoes it (no error-path for a URL), is UTF-8 too. */
 static void
 test_error_body_utf8(void)
 {
+    struct nb_response resp = { 0 };
+    nb_error(&resp, 400, "invalid-value", "/t:x[k='x\xff\xc3y\xc3\xa9']",
+             "m\xed\xa0\x80n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(resp.body);
+    CU_ASSERT_PTR_NULL(strchr(resp.body, '\xff'));
+    CU_ASSERT_PTR_NULL(strstr(resp.body, "\xed\xa0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp.body,
+                                  "x\xef\xbf\xbd\xef\xbf\xbdy\xc3\xa9"));
+    free(resp.body);
     struct reply r;
     struct call c = { .method = "GET", .token = "another-secret-for-bob" };
     call_plain("/restconf/data/x%ff%c3y%c3%a9%ed%a0%80", &c, &r);
@@ -1739,7 +1819,6 @@ test_error_body_utf8(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(r.body);
     CU_ASSERT_PTR_NULL(strchr(r.body, '\xff'));
     CU_ASSERT_PTR_NULL(strstr(r.body, "\xed\xa0"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "x\xef\xbf\xbd\xef\xbf\xbdy\xc3\xa9"));
     free(r.body);
 }
 
@@ -1840,6 +1919,8 @@ static CU_TestInfo tests[] = {
     { "body over the limit: 413", test_body_too_large },
     { "prefix routes see the decoded path; bad escapes 400", test_prefix_and_decoding },
     { "handler errors are escaped JSON", test_error_body_escaped },
+    { "error bodies judged, without a URL for error-path",
+      test_error_check },
     { "drain: 503 for everything", test_drain },
     { "HTTPS with a self-signed certificate", test_https },
     { "client certificate: principal = CN", test_client_certificate },

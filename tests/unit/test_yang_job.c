@@ -18,6 +18,8 @@
 #include <libyang/libyang.h>
 
 #include "controller/lr_job.h"
+#include "northbound/nb_int.h"
+#include "northbound/nb_server.h"
 #include "planner/lr_cluster.h"
 #include "planner/lr_model.h"
 #include "planner/lr_modulation.h"
@@ -3538,6 +3540,86 @@ test_restconf_api_template(void)
     free(out);
 }
 
+/* Every shape of error body nb_error.c makes, checked against
+ * ietf-restconf's yang-errors (RFC 8040 7.1) as lightraild checks each
+ * one it sends: with and without error-path, error-app-tag and
+ * error-info, both error-types, a message quoting anything. */
+static void
+test_restconf_errors(void)
+{
+    struct nb_response r = { 0 };
+    char err[512];
+    int rc;
+
+    nb_error(&r, 400, "invalid-value", NULL, "no path");
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err), 0);
+    nb_error(&r, 400, "malformed-message", NULL, "protocol's type");
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err), 0);
+    nb_error(&r, 409, "data-exists", "/lightrail-job:jobs/job[name='j1']",
+             "a quote \" a backslash \\ a newline\n a byte \xff");
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err), 0);
+    nb_error(&r, 400, "invalid-value",
+             "/lightrail-job:jobs/job[name='j1']/iterations", "a leaf");
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err), 0);
+    nb_error(&r, 400, "invalid-value", NULL, "paged");
+    nb_error_app_tag(&r, "offset-out-of-range");
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "offset-out-of-range"));
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err), 0);
+    nb_error(&r, 500, "operation-failed", NULL, "a device failed");
+    nb_error_info(&r, "{\"lightrail-job:output\":{\"drift\":1,"
+                      "\"repaired\":false,\"difference\":[\"r1: x\"]}}");
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "error-info"));
+    rc = lr_yang_errors_check(ctx, r.body, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, 0);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    nb_error_protocol(&r, 401, "access-denied", NULL, "who are you");
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err), 0);
+
+    /* A request's URL is no instance-identifier: no module prefix on
+     * its first step, which is no node. */
+    nb_error_protocol(&r, 404, "invalid-value", "/restconf/data/nosuch",
+                      "no resource at this path");
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "error-path"));
+    CU_ASSERT_FALSE(lr_yang_error_path_ok(ctx, "/restconf/data/nosuch"));
+    /* Nor the path of a node no module has, a client's unknown member. */
+    CU_ASSERT_FALSE(lr_yang_error_path_ok(ctx, "/lightrail-job:jobs/nosuch"));
+    CU_ASSERT_FALSE(lr_yang_error_path_ok(ctx, "/nosuch:jobs"));
+    CU_ASSERT_TRUE(lr_yang_error_path_ok(ctx, "/lightrail-job:jobs/"
+                                              "job[name='j1']/gpus"));
+    /* A node of the schema is taken whether it exists or not: its
+     * instance is in the datastore, which the check does not see. */
+    CU_ASSERT_TRUE(lr_yang_error_path_ok(ctx, "/lightrail-job:jobs/"
+                                              "job[name='nobody']"));
+    free(r.body);
+
+    /* What yang-errors refuses besides: an error-type not of its four, a
+     * member it lacks, no error-tag, text after the object, no errors. */
+    static const struct {
+        const char *body, *words;
+    } bad[] = {
+        { "{\"ietf-restconf:errors\":{\"error\":[{\"error-type\":\"app\","
+          "\"error-tag\":\"x\"}]}}", "enumeration" },
+        { "{\"ietf-restconf:errors\":{\"error\":[{\"error-type\":\"rpc\","
+          "\"error-tag\":\"x\",\"error-pth\":\"/a:b\"}]}}", "error-pth" },
+        { "{\"ietf-restconf:errors\":{\"error\":[{\"error-type\":\"rpc\"}]}}",
+          "error-tag" },
+        { "{\"ietf-restconf:errors\":{\"error\":[{\"error-type\":\"rpc\","
+          "\"error-tag\":\"x\"}]}}{}", "text after" },
+        { "{}", "no ietf-restconf:errors" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, bad[i].body, err,
+                                             sizeof err), EINVAL);
+        if (!strstr(err, bad[i].words))
+            fprintf(stderr, "case %zu: %s\n", i, err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i].words));
+    }
+}
+
 /* RFC 8040 9: restconf-state with the capabilities given, in their
  * order, and streams empty; its capabilities alone as their own
  * resource, which content, depth and fields cut as one below a
@@ -3906,6 +3988,8 @@ static CU_TestInfo tests[] = {
     { "RESTCONF's API resource", test_restconf_api },
     { "RESTCONF's API resource: ietf-restconf's yang-api",
       test_restconf_api_template },
+    { "RESTCONF's errors: ietf-restconf's yang-errors",
+      test_restconf_errors },
     { "RESTCONF's restconf-state", test_restconf_state },
     { "with-defaults' four modes", test_with_defaults },
     { "with-origin: the intent annotated, not the state", test_with_origin },
