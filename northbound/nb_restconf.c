@@ -25,6 +25,10 @@
 #define JOB JOB_LIST "="
 /* RFC 8040 9's monitoring, and what a write there is told. */
 #define RCMON DATA "ietf-restconf-monitoring:restconf-state"
+/* RFC 8525's library, and RFC 7895's deprecated one for the clients that
+ * read only that (h_yang_library). */
+#define YLIB DATA "ietf-yang-library:yang-library"
+#define YLIB_STATE DATA "ietf-yang-library:modules-state"
 #define RCMON_WRITES "ietf-restconf-monitoring's restconf-state is state " \
     "(config false) that lightraild keeps itself: it is read-only"
 
@@ -1939,8 +1943,10 @@ static struct nb_route routes[] = {
       false, NULL, NULL },
     { NB_GET, "/restconf/operations", h_operations, false, NULL, false,
       NULL, NULL },
-    { NB_GET, DATA "ietf-yang-library:yang-library", h_yang_library, false,
-      NB_READ_PARAMS, false, NULL, NULL },
+    { NB_GET, YLIB, h_yang_library, false, NB_READ_PARAMS, false, NULL,
+      NULL },
+    { NB_GET, YLIB_STATE, h_yang_library, false, NB_READ_PARAMS, false,
+      NULL, NULL },
     { NB_GET, RCMON, h_restconf_state, false, NB_READ_PARAMS, true,
       RCMON_WRITES, NULL },
     { NB_GET, RCMON "/capabilities", h_restconf_state, false,
@@ -1986,7 +1992,9 @@ h_operations(void *arg, const struct nb_request *req,
 
 /* GET /restconf/data/ietf-yang-library:yang-library (RFC 8040 section
  * 10, RFC 8525): the library of the modules the table's resources and
- * operations name (this one's included), with what they need. */
+ * operations name (this one's included), with what they need; at
+ * .../ietf-yang-library:modules-state, the same modules as RFC 7895's
+ * library, deprecated by RFC 8525 but what older clients read. */
 static void
 h_yang_library(void *arg, const struct nb_request *req,
                struct nb_response *resp)
@@ -2028,8 +2036,11 @@ h_yang_library(void *arg, const struct nb_request *req,
      * resource (yang-api) and every error body (yang-errors) is (RFC
      * 8040 8); RFC 8040 servers list it. */
     mods[n++] = "ietf-restconf";
-    int rc = lr_yang_library_to_json(app->ly, mods, n, &out, err,
-                                     sizeof err);
+    int rc = strcmp(req->path, YLIB_STATE)
+             ? lr_yang_library_to_json(app->ly, mods, n, &out, err,
+                                       sizeof err)
+             : lr_yang_modules_state_to_json(app->ly, mods, n, &out, err,
+                                             sizeof err);
     if (rc || !read_cut(app, &rd, false, &out, resp))
         api_reply(resp, rc, out, err);
 }
@@ -2108,7 +2119,8 @@ datastore_text(struct nb_app *app, const struct nb_request *req,
         { h_compute, DATA "lightrail-compute:compute" },
         { h_jobs, JOBS },
         { h_state, DATA "lightrail-state:state" },
-        { h_yang_library, DATA "ietf-yang-library:yang-library" },
+        { h_yang_library, YLIB },
+        { h_yang_library, YLIB_STATE },
         { h_restconf_state, RCMON },
     };
     enum { N_PARTS = sizeof parts / sizeof *parts };

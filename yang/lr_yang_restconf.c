@@ -93,11 +93,13 @@ lr_yang_fnv(const char *s)
     return h;
 }
 
-int
-lr_yang_library_to_json(struct ly_ctx *ctx, const char *const *api, int n,
-                        char **out, char *err, size_t errlen)
+/* lr_yang_library_to_json(), or with 'state' the deprecated
+ * modules-state the same tree holds (lr_yang_modules_state_to_json()). */
+static int
+lr_yang_library_print(struct ly_ctx *ctx, const char *const *api, int n,
+                      bool state, char **out, char *err, size_t errlen)
 {
-    static const char *const doc = "yang-library";
+    const char *const doc = state ? "modules-state" : "yang-library";
     struct lyd_node *tree = NULL, *yl = NULL, *st = NULL, *ms = NULL;
     struct lyd_node *cid = NULL;
     const struct lys_module **set = NULL;
@@ -143,9 +145,10 @@ lr_yang_library_to_json(struct ly_ctx *ctx, const char *const *api, int n,
             lr_yang_prune(ms, "module", ctx, set, n_set);
             lr_yang_prune(ms, "import-only-module", ctx, set, n_set);
         }
-    /* The deprecated modules-state (RFC 7895) is not served (the API
-     * names yang-library 2019-01-04 as its version), but its module
-     * validates with it: it lists the same modules, under the same id. */
+    /* The deprecated modules-state (RFC 7895), which ietf-yang-library
+     * 2019-01-04 makes mandatory beside yang-library, lists the same
+     * modules under the same id: one schema serves every datastore, as
+     * RFC 7895's library has it. */
     lr_yang_prune(st, "module", ctx, set, n_set);
     /* libyang leaves the datastores to the caller: the two the API
      * serves under /restconf/ds (RFC 8527), running (the jobs, topology
@@ -172,7 +175,7 @@ lr_yang_library_to_json(struct ly_ctx *ctx, const char *const *api, int n,
     if (!rc)
         rc = lyd_validate_all(&tree, ctx, LYD_VALIDATE_PRESENT, NULL);
     if (!rc)
-        rc = lyd_print_mem(&text, yl, LYD_JSON, 0);
+        rc = lyd_print_mem(&text, state ? st : yl, LYD_JSON, 0);
     if (rc) {
         ret = lr_yang_ly_err(ctx, rc, doc, err, errlen);
         goto cleanup;
@@ -185,6 +188,20 @@ cleanup:
     free(text);
     free(set);
     return ret;
+}
+
+int
+lr_yang_library_to_json(struct ly_ctx *ctx, const char *const *api, int n,
+                        char **out, char *err, size_t errlen)
+{
+    return lr_yang_library_print(ctx, api, n, false, out, err, errlen);
+}
+
+int
+lr_yang_modules_state_to_json(struct ly_ctx *ctx, const char *const *api,
+                              int n, char **out, char *err, size_t errlen)
+{
+    return lr_yang_library_print(ctx, api, n, true, out, err, errlen);
 }
 
 /* The top-level data node 'name' ("module:node") of the modules the
@@ -260,10 +277,10 @@ lr_yang_datastore_to_json(struct ly_ctx *ctx, const char *const *docs, int n,
         goto cleanup;
     }
     /* ietf-yang-library 2019-01-04 makes the deprecated modules-state
-     * mandatory beside yang-library, and the API does not serve it (as
-     * lr_yang_library_to_json(), which validates its library beside it):
-     * libyang's own stands there for the validation and is freed before
-     * the print.  It holds no reference to anything else. */
+     * mandatory beside yang-library: a set of documents with the library
+     * and without it (a cut that dropped it) gets libyang's own for the
+     * validation, freed before the print.  It holds no reference to
+     * anything else. */
     if (lr_yang_sibling(tree, LR_YANG_YL, "yang-library")
         && !lr_yang_sibling(tree, LR_YANG_YL, "modules-state")) {
         rc = ly_ctx_get_yanglib_data(ctx, &lib, "0");

@@ -43,6 +43,16 @@ const char *lr_yang_library_revision(const struct ly_ctx *);
 int lr_yang_library_to_json(struct ly_ctx *, const char *const *api, int n,
                             char **out, char *err, size_t errlen);
 
+/* Prints RFC 7895's /ietf-yang-library:modules-state, deprecated by RFC
+ * 8525 and kept for the clients that read only it, for the same 'api'
+ * as lr_yang_library_to_json(): the same modules (each implemented one
+ * conformance-type implement, the others import), its module-set-id the
+ * library's content-id, validated beside the library.  Errors as
+ * there. */
+int lr_yang_modules_state_to_json(struct ly_ctx *, const char *const *api,
+                                  int n, char **out, char *err,
+                                  size_t errlen);
+
 /* Prints RFC 8040 3.3.1's datastore resource, /restconf/data as a
  * whole: one RFC 7951 object with the top-level members of the 'n'
  * documents 'docs' (each a JSON text of this library's printers: the

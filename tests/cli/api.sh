@@ -270,7 +270,7 @@ for p in $JOBS /restconf/data/ietf-network:networks \
     jq -r '[paths | .[] | strings | select(contains(":"))
             | split(":")[0] | ltrimstr("@")] | unique[]' "$tmp/body" >> "$tmp/used"
 done
-sort -u "$tmp/used" | grep -v -x ietf-restconf > "$tmp/used-mods"
+sort -u "$tmp/used" > "$tmp/used-mods"
 if [ -s "$tmp/used-mods" ] && [ -z "$(comm -23 "$tmp/used-mods" "$tmp/yl-mods")" ]; then
     ok "every module the payloads name is in the yang-library ($(tr '\n' ' ' < "$tmp/used-mods"))"
 else
@@ -282,6 +282,25 @@ jq -e '."ietf-yang-library:yang-library" | (.datastore | map(.name) == ["ietf-da
     || notok "yang-library: $(jq -c '."ietf-yang-library:yang-library" | {datastore, "content-id"}' "$tmp/yl")"
 api GET $YL
 root_methods $YL
+# RFC 7895's modules-state, deprecated by RFC 8525 and what older
+# clients read: the library's modules (those it implements conformance
+# implement), its module-set-id the library's content-id.
+YLS=/restconf/data/ietf-yang-library:modules-state
+root_get $YLS application/yang-data+json
+cp "$tmp/body" "$tmp/yls"
+jq -r '."ietf-yang-library:modules-state".module[] | select(."conformance-type" == "implement") | .name' "$tmp/yls" \
+    | sort > "$tmp/yls-mods"
+cmp -s "$tmp/yls-mods" "$tmp/yl-mods" \
+    && ok "modules-state: the library's modules, implemented" \
+    || notok "modules-state modules: $(tr '\n' ' ' < "$tmp/yls-mods")"
+[ "$(jq -r '."ietf-yang-library:modules-state"."module-set-id"' "$tmp/yls")" \
+  = "$(jq -r '."ietf-yang-library:yang-library"."content-id"' "$tmp/yl")" ] \
+    && ok "modules-state: module-set-id is the library's content-id" \
+    || notok "modules-state id: $(jq -c '."ietf-yang-library:modules-state"."module-set-id"' "$tmp/yls")"
+jq -e '."ietf-yang-library:modules-state".module | map(select(."conformance-type" == "import")) | length > 0' "$tmp/yls" > /dev/null \
+    && ok "modules-state: the import-only modules, conformance import" \
+    || notok "modules-state: no import-only module"
+root_methods $YLS
 # The datastore resource (RFC 8040 3.3.1): every member the data
 # resources serve, in one object, each as its own GET sends it (the jobs
 # all of them), with an entity-tag of its own; no query.
@@ -293,11 +312,12 @@ done
 root_get $DS application/yang-data+json
 cp "$tmp/body" "$tmp/ds"
 tr -d '\r' < "$tmp/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' > "$tmp/ds-etag"
-[ "$(jq -c keys "$tmp/ds")" = '["ietf-network:networks","ietf-restconf-monitoring:restconf-state","ietf-yang-library:yang-library","lightrail-compute:compute","lightrail-job:jobs","lightrail-state:state"]' ] \
-    && ok "GET $DS: the topology, the inventory, the jobs, the state, the library and restconf-state" \
+[ "$(jq -c keys "$tmp/ds")" = '["ietf-network:networks","ietf-restconf-monitoring:restconf-state","ietf-yang-library:modules-state","ietf-yang-library:yang-library","lightrail-compute:compute","lightrail-job:jobs","lightrail-state:state"]' ] \
+    && ok "GET $DS: the topology, the inventory, the jobs, the state, the library, modules-state and restconf-state" \
     || notok "GET $DS: members $(jq -c keys "$tmp/ds")"
 for m in ietf-network:networks lightrail-compute:compute lightrail-job:jobs \
          lightrail-state:state ietf-yang-library:yang-library \
+         ietf-yang-library:modules-state \
          ietf-restconf-monitoring:restconf-state; do
     api GET "$DS/$m"
     if [ "$STATUS" = 200 ] && [ "$(jq -cS . "$tmp/body")" = "$(jq -cS --arg m $m '{($m): .[$m]}' "$tmp/ds")" ]; then
@@ -425,7 +445,7 @@ ck "$YL?content=config" '. == {"ietf-yang-library:yang-library": {}}' "state onl
 # The datastore: its members are descendants, level 2.
 ck "$DS?content=config" 'keys == ["ietf-network:networks", "lightrail-compute:compute", "lightrail-job:jobs"] and (."lightrail-job:jobs".job[0] | has("state") | not)' \
     "the topology, the inventory and the jobs' intents"
-ck "$DS?content=nonconfig" 'keys == ["ietf-restconf-monitoring:restconf-state", "ietf-yang-library:yang-library", "lightrail-job:jobs", "lightrail-state:state"] and (."lightrail-job:jobs".job[0] | keys == ["name", "state"])' \
+ck "$DS?content=nonconfig" 'keys == ["ietf-restconf-monitoring:restconf-state", "ietf-yang-library:modules-state", "ietf-yang-library:yang-library", "lightrail-job:jobs", "lightrail-state:state"] and (."lightrail-job:jobs".job[0] | keys == ["name", "state"])' \
     "the library, the jobs' state and the state"
 ck "$DS?depth=1" '. == {}' "the datastore alone"
 ck "$DS?depth=2" 'map_values(. == {}) | all' "each member, empty"
@@ -483,7 +503,7 @@ ds_cut() {
     ck "$1?$2" ". == $(cat "$tmp/ds-want")" "the whole's cut ($3)"
 }
 NWID='{"ietf-network:networks": {network: [."ietf-network:networks".network[] | {"network-id"}]}}'
-CFG='del(."lightrail-state:state", ."ietf-yang-library:yang-library", ."ietf-restconf-monitoring:restconf-state") | ."lightrail-job:jobs".job |= map(del(.state))'
+CFG='del(."lightrail-state:state", ."ietf-yang-library:yang-library", ."ietf-yang-library:modules-state", ."ietf-restconf-monitoring:restconf-state") | ."lightrail-job:jobs".job |= map(del(.state))'
 ds_cut $DS 'fields=ietf-network:networks/network/network-id' "$NWID"
 ds_cut $DS 'fields=lightrail-job:jobs/job(name;model)' \
     '{"lightrail-job:jobs": {job: [."lightrail-job:jobs".job[] | {name, model}]}}'
@@ -492,7 +512,7 @@ ds_cut $DS 'fields=ietf-yang-library:yang-library/module-set(name)' \
     '{"ietf-yang-library:yang-library": {"module-set": [."ietf-yang-library:yang-library"."module-set"[] | {name}]}}'
 ds_cut $DS 'content=config' "$CFG"
 ds_cut $DS 'content=nonconfig' \
-    '{"ietf-restconf-monitoring:restconf-state", "ietf-yang-library:yang-library", "lightrail-state:state", "lightrail-job:jobs": {job: [."lightrail-job:jobs".job[] | {name, state}]}}'
+    '{"ietf-restconf-monitoring:restconf-state", "ietf-yang-library:yang-library", "ietf-yang-library:modules-state", "lightrail-state:state", "lightrail-job:jobs": {job: [."lightrail-job:jobs".job[] | {name, state}]}}'
 ds_cut $DS 'depth=1' '{}'
 ds_cut $DS 'fields=lightrail-job:jobs;lightrail-state:state&depth=1' \
     '{"lightrail-job:jobs": {}, "lightrail-state:state": {}}'
@@ -500,6 +520,11 @@ ds_cut $DS 'fields=lightrail-state:state&content=config' '{}'
 ds_cut $DS 'fields=lightrail-compute:compute&content=nonconfig' '{}'
 ck "$YL?fields=module-set(name)" '. == {"ietf-yang-library:yang-library": {"module-set": [{"name": "complete"}]}}' \
     "the module set's name (RFC 8040 B.3.3's kind)"
+ck "$YLS?fields=module-set-id" '."ietf-yang-library:modules-state" | keys == ["module-set-id"]' "its id alone"
+ck "$YLS?depth=1" '. == {"ietf-yang-library:modules-state": {}}' "the container alone"
+ck "$YLS?content=config" '. == {"ietf-yang-library:modules-state": {}}' "state only: the container, empty"
+ck "$YLS?fields=module(name)&depth=3" '."ietf-yang-library:modules-state".module | length > 0 and all(keys == ["name", "revision"])' \
+    "each module's keys, name and revision"
 ck "$DS/lightrail-state:state?fields=counters/admissions" '."lightrail-state:state" | keys == ["counters"] and (.counters | keys == ["admissions"])' \
     "one counter"
 api GET "$J1?fields=state/phase"
@@ -643,6 +668,7 @@ OPER=/restconf/ds/ietf-datastores:operational
 RUN=/restconf/ds/ietf-datastores:running
 api GET $DS; jq -cS . "$tmp/body" > "$tmp/nmda-ds"
 jq -cS 'del(."lightrail-state:state", ."ietf-yang-library:yang-library",
+            ."ietf-yang-library:modules-state",
             ."ietf-restconf-monitoring:restconf-state")
         | del(."lightrail-job:jobs".job[].state)' "$tmp/nmda-ds" > "$tmp/nmda-cfg"
 root_get $OPER application/yang-data+json
@@ -819,7 +845,8 @@ bad 400 "" "GET $DS?with-origin" GET "$DS?with-origin"
 # same handlers; running's cut to their configuration.
 for m in ietf-network:networks lightrail-compute:compute lightrail-job:jobs \
          lightrail-job:jobs/job lightrail-job:jobs/job=j1 lightrail-state:state \
-         ietf-yang-library:yang-library ietf-restconf-monitoring:restconf-state \
+         ietf-yang-library:yang-library ietf-yang-library:modules-state \
+         ietf-restconf-monitoring:restconf-state \
          ietf-restconf-monitoring:restconf-state/capabilities; do
     api GET "$DS/$m"; jq -cS . "$tmp/body" > "$tmp/nmda-m"
     ck "$OPER/$m" ". == $(cat "$tmp/nmda-m")" "as GET $DS/$m"

@@ -2437,6 +2437,71 @@ test_yang_library(void)
                            "context");
 }
 
+#define MS "/ietf-yang-library:modules-state"
+
+/* RFC 7895's deprecated modules-state, for the clients that read only
+ * it: the library's modules (implemented: conformance-type implement;
+ * import-only: import), under the library's content-id; with the
+ * library in the datastore, both are members. */
+static void
+test_modules_state(void)
+{
+    static const char *const api[] = {
+        "lightrail-job", "ietf-network", "ietf-yang-library",
+    };
+    char *lib = NULL, *ms = NULL, *ds = NULL, err[512];
+    CU_ASSERT_EQUAL_FATAL(lr_yang_library_to_json(ctx, api, 3, &lib, err,
+                                                  sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_modules_state_to_json(ctx, api, 3, &ms,
+                                                        err, sizeof err), 0);
+    struct lyd_node *tl = yanglib_parse(lib), *tm = yanglib_parse(ms);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tl);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tm);
+    CU_ASSERT_EQUAL(count(tm, "/ietf-yang-library:yang-library"), 0);
+    CU_ASSERT_STRING_EQUAL(val(tm, MS "/module-set-id"),
+                           val(tl, "/ietf-yang-library:yang-library/"
+                                   "content-id"));
+    CU_ASSERT_EQUAL(count(tm, MS "/module"),
+                    count(tl, YL_SET "/module")
+                    + count(tl, YL_SET "/import-only-module"));
+    CU_ASSERT_EQUAL(count(tm, MS "/module[conformance-type='implement']"),
+                    count(tl, YL_SET "/module"));
+    CU_ASSERT_STRING_EQUAL(val(tm, MS "/module[name='lightrail-job']"
+                               "/conformance-type"), "implement");
+    CU_ASSERT_STRING_EQUAL(val(tm, MS "/module[name='ietf-yang-types']"
+                               "/conformance-type"), "import");
+    CU_ASSERT_STRING_EQUAL(val(tm, MS "/module[name='ietf-network']"
+                               "/deviation[name='lightrail-topology']"
+                               "/revision"),
+                           val(tl, YL_SET "/module[name='lightrail-"
+                                   "topology']/revision"));
+    CU_ASSERT_EQUAL(count(tm, MS "/module[name='lightrail-config']"), 0);
+    /* The datastore keeps it beside the library (it no longer stands
+     * in for the validation alone). */
+    const char *docs[] = { lib, ms };
+    CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(ctx, docs, 2, &ds, err,
+                                                    sizeof err), 0);
+    struct lyd_node *td = yanglib_parse(ds);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(td);
+    CU_ASSERT_EQUAL(count(td, MS), 1);
+    CU_ASSERT_EQUAL(count(td, "/ietf-yang-library:yang-library"), 1);
+    CU_ASSERT_STRING_EQUAL(val(td, MS "/module-set-id"),
+                           val(tm, MS "/module-set-id"));
+    lyd_free_all(td);
+    free(ds);
+    /* The library alone: still no modules-state sent. */
+    CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(ctx, docs, 1, &ds, err,
+                                                    sizeof err), 0);
+    td = yanglib_parse(ds);
+    CU_ASSERT_EQUAL(count(td, MS), 0);
+    lyd_free_all(td);
+    lyd_free_all(tl);
+    lyd_free_all(tm);
+    free(ds);
+    free(lib);
+    free(ms);
+}
+
 /* 'json' parsed (not validated) and printed as lr_yang_filter_json()
  * prints: the text a filter's answer must be.  The caller frees it. */
 static char *
@@ -3985,6 +4050,7 @@ static CU_TestInfo tests[] = {
     { "reconcile: its input", test_reconcile_input },
     { "reconcile: its output", test_reconcile_output },
     { "the YANG library of an API", test_yang_library },
+    { "the deprecated modules-state of an API", test_modules_state },
     { "RESTCONF's API resource", test_restconf_api },
     { "RESTCONF's API resource: ietf-restconf's yang-api",
       test_restconf_api_template },
