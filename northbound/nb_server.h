@@ -257,7 +257,8 @@ void nb_server_set_error_check(struct nb_server *, nb_error_check *check,
 
 /* Appends the server's own metrics in Prometheus text format
  * (lightrail_http_requests_total, lightrail_http_request_seconds
- * histogram, lightrail_http_error_bodies_invalid_total...) to a malloc'ed string '*buf' of length '*len'. */
+ * histogram, lightrail_http_error_bodies_invalid_total...) to a
+ * malloc'ed string '*buf' of length '*len'. */
 int nb_server_metrics(const struct nb_server *, char **buf, size_t *len);
 
 /* Whether the 'n' bytes at 'name' are one of the space-separated
