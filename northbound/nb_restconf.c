@@ -42,6 +42,10 @@
 #define DS_OPERATIONAL "ietf-datastores:operational"
 #define DS_RUNNING "ietf-datastores:running"
 #define DS_WITH_ORIGIN "with-origin"
+/* What a 400 for with-origin on running says after its name (the
+ * server's words, nb_query_rule). */
+#define DS_WITH_ORIGIN_ADVICE "applies to the operational datastore only " \
+    "(RFC 8527 3.2.2): send it to " DS DS_OPERATIONAL " or its resources"
 /* What a 405 of their rows adds: where the writes go. */
 #define DS_WRITE_TO "write through /restconf/data instead (PUT " \
     ".../ietf-network:networks or .../lightrail-compute:compute, POST " \
@@ -1955,13 +1959,14 @@ static struct nb_route routes[] = {
       NULL, NULL },
     /* The datastores take what /restconf/data takes, operational
      * with-origin too; below them ds_exists() names what the resource
-     * there takes (the rows' NULL is never used). */
+     * there takes (the rows' NULL is never used), and for running's
+     * datastore and resources why with-origin is not among it. */
     { NB_GET, DS DS_OPERATIONAL, h_ds, false,
       NB_READ_PARAMS " " DS_WITH_ORIGIN, true, DS_READ_ONLY, NULL },
     { NB_GET, DS DS_OPERATIONAL "/", h_ds, false, NULL, true,
       DS_READ_ONLY, ds_exists },
     { NB_GET, DS DS_RUNNING, h_ds, false, NB_READ_PARAMS, true, DS_WRITES,
-      NULL },
+      ds_exists },
     { NB_GET, DS DS_RUNNING "/", h_ds, false, NULL, true, DS_WRITES,
       ds_exists },
     /* Any other datastore, or one sent percent-encoded: ds_exists()'s
@@ -2316,13 +2321,13 @@ cleanup:
  * past the datastore's '/'), names a resource the datastore has: one a
  * GET row of /restconf/data serves (ds_data_row()), and under running
  * no state (config false) top node (RFC 8342 5.1.3).  true, with what
- * that resource takes in '*params' (ds_query()), or false with a 404 in
- * 'resp' saying what there is, for every method and query alike
+ * that resource takes in 'rule->taken' (ds_query()), or false with a
+ * 404 in 'resp' saying what there is, for every method and query alike
  * (ds_exists()), as /restconf/data's unknown paths are: its entries (a
  * job of that name) are judged by the row's handler. */
 static bool
 ds_resource_exists(struct nb_app *app, const struct nb_request *req,
-                   const char *sub, const char **params,
+                   const char *sub, struct nb_query_rule *rule,
                    struct nb_response *resp)
 {
     bool running = !strncmp(req->path + strlen(DS), DS_RUNNING "/",
@@ -2352,7 +2357,7 @@ ds_resource_exists(struct nb_app *app, const struct nb_request *req,
                  "none either)", sub);
         return false;
     }
-    *params = ds_query(row, !running);
+    rule->taken = ds_query(row, !running);
     return true;
 }
 
@@ -2367,24 +2372,31 @@ ds_resource_exists(struct nb_app *app, const struct nb_request *req,
  * /restconf/data's resources sent so.  The comparison runs through the
  * separator: past it the raw path is where the decoded one is.  Below
  * a datastore served, the resource must be (ds_resource_exists()),
- * and '*params' is what it takes there; the rows of both datastores'
- * paths ask too.  'arg' is the nb_app. */
+ * and 'rule' says what it takes there; running's datastore and its
+ * resources refuse with-origin with advice (the server's 400, its
+ * words: operational's alone).  The rows of both datastores' paths
+ * ask too; h_ds asks again.  'arg' is the nb_app. */
 static bool
-ds_exists(void *arg, const struct nb_request *req, const char **params,
-          struct nb_response *resp)
+ds_exists(void *arg, const struct nb_request *req,
+          struct nb_query_rule *rule, struct nb_response *resp)
 {
     const char *name = req->path + strlen(DS);
     const char *rest = name + strcspn(name, "/");
     size_t n = (size_t) (rest - name);
-    bool known = (n == strlen(DS_RUNNING) && !strncmp(name, DS_RUNNING, n))
-                 || (n == strlen(DS_OPERATIONAL)
-                     && !strncmp(name, DS_OPERATIONAL, n));
+    bool running = n == strlen(DS_RUNNING) && !strncmp(name, DS_RUNNING, n);
+    bool known = running || (n == strlen(DS_OPERATIONAL)
+                             && !strncmp(name, DS_OPERATIONAL, n));
     bool encoded = req->raw_path
                    && strncmp(req->raw_path, req->path,
                               (size_t) (rest - req->path) + (*rest != '\0'));
-    if (known && !encoded)
-        return !*rest || ds_resource_exists(arg, req, rest + 1, params,
+    if (known && !encoded) {
+        if (running) {
+            rule->refused = DS_WITH_ORIGIN;
+            rule->advice = DS_WITH_ORIGIN_ADVICE;
+        }
+        return !*rest || ds_resource_exists(arg, req, rest + 1, rule,
                                             resp);
+    }
     /* The first segment as sent: what the client should look at. */
     const char *seg = encoded ? req->raw_path + strlen(DS) : name;
     size_t sl = encoded ? strcspn(seg, "/") : n;
@@ -2407,7 +2419,7 @@ ds_exists(void *arg, const struct nb_request *req, const char **params,
  * operational alone and without a value, annotates the configuration
  * nodes of the answer with their origin after every other cut
  * (lr_yang_read_json()); running's rows do not take it (the server's
- * 400, as /restconf/data's, ds_exists()).  Writes are 405
+ * 400, saying where to send it, ds_exists()).  Writes are 405
  * (the rows say where they go); a datastore lightraild does not have is
  * 404 naming those it serves. */
 static void
@@ -2418,10 +2430,10 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
     const char *rest = name + strcspn(name, "/");
     size_t n = (size_t) (rest - name), vl;
     bool running = n == strlen(DS_RUNNING) && !strncmp(name, DS_RUNNING, n);
-    const char *params;
+    struct nb_query_rule rule = { NULL };
     char *out = NULL;
     struct nb_read rd;
-    if (!ds_exists(app, req, &params, resp))
+    if (!ds_exists(app, req, &rule, resp))
         return;
     /* Only operational's rows take it (the server judged the name). */
     bool origin = nb_query_value(req->query, DS_WITH_ORIGIN, &v, &vl);

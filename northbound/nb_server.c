@@ -28,8 +28,9 @@
  *      a broken percent-escape or a control character in a query
  *      parameter's name or value             400 malformed-message
  *      a query parameter the row does not take (the resource's list
- *      when 'exists' gave one; OPTIONS: the first row's), or one given
- *      twice (names compared decoded)        400 invalid-value
+ *      when 'exists' gave one, with its advice for one it refuses;
+ *      OPTIONS: the first row's), or one given twice (names compared
+ *      decoded)                              400 invalid-value
  *      OPTIONS                               204 with Allow
  *      a body whose Content-Type is not JSON 415 invalid-value
  *      under /restconf, an Accept without JSON 406 invalid-value
@@ -390,18 +391,19 @@ nb_printable(const char *s, size_t n)
  * percent-decoded (RFC 3986 6.2.2.2: %6Cimit=%31 is limit=1), into a
  * malloc'ed '*out' that the caller frees (NULL for no query), which the
  * handlers match and parse; the separators '&' and '=' stay as sent.
- * 0 when every parameter is one of 'allowed' (space-separated names;
- * NULL: none), none comes twice once decoded and every escape is whole;
+ * 0 when every parameter is one 'rule' takes ('allowed', its 'taken'),
+ * none comes twice once decoded and every escape is whole;
  * else, with the line in err[]: EILSEQ for a broken escape or a control
  * character in a name or a value (400 malformed-message, as in the
- * path), EINVAL for a parameter not allowed, one twice, or a value with
- * an escaped '&' (the decoded query could not show where it ends; no
- * value of an allowed parameter has one) (400 invalid-value), or
- * ENOMEM. */
+ * path), EINVAL for a parameter not allowed (one the rule refuses in
+ * the words of its advice), one twice, or a value with an escaped '&'
+ * (the decoded query could not show where it ends; no value of an
+ * allowed parameter has one) (400 invalid-value), or ENOMEM. */
 static int
-nb_query_decode(const char *query, const char *allowed, char **out,
-                char *err, size_t errlen)
+nb_query_decode(const char *query, const struct nb_query_rule *rule,
+                char **out, char *err, size_t errlen)
 {
+    const char *allowed = rule->taken;
     *out = NULL;
     if (!query)
         return 0;
@@ -445,6 +447,14 @@ nb_query_decode(const char *query, const char *allowed, char **out,
             snprintf(err, errlen, "a query parameter without a name: "
                      "this resource takes %s%s", allowed ? "only " : "none",
                      allowed ? allowed : "");
+            rc = EINVAL;
+            goto cleanup;
+        }
+        if (!twice && !nb_word_in(allowed, name, nl)
+            && nb_word_in(rule->refused, name, nl)) {
+            snprintf(err, errlen, "the query parameter '%.*s' %s; this "
+                     "resource takes %s%s", (int) nl, name, rule->advice,
+                     allowed ? "only " : "none", allowed ? allowed : "");
             rc = EINVAL;
             goto cleanup;
         }
@@ -831,7 +841,8 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     struct nb_defer_ctx defer = { NULL };
     struct nb_request rq = { .body = "", .principal = "",
                              .server_ctx = &defer };
-    char principal[NB_PRINCIPAL_MAX] = "", err_query[256];
+    /* The longest line: a refused parameter's advice and a list. */
+    char principal[NB_PRINCIPAL_MAX] = "", err_query[512];
     char *path = NULL, *query = NULL, *body = NULL;
     const char *www_auth = NULL;
     unsigned allow = 0;
@@ -957,9 +968,9 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     }
     /* What the resource takes: the row's list, unless its exists names
      * the resource's own (a row serving many). */
-    const char *params = known->r.query;
+    struct nb_query_rule rule = { .taken = known->r.query };
     if (known->r.exists
-        && !known->r.exists(srv->arg, &rq, &params, &resp)) {
+        && !known->r.exists(srv->arg, &rq, &rule, &resp)) {
         allow = 0;
         goto send;
     }
@@ -973,12 +984,12 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
                           known->r.not_allowed ? known->r.not_allowed : "");
         goto send;
     }
-    /* The row taking the method judges the query by its own list,
-     * unless the resource's list came from exists (the same row, the
-     * only one that knows such a path); OPTIONS by the resource's. */
-    if (hit && !(known->r.exists && hit == known))
-        params = hit->r.query;
-    rc = nb_query_decode(evhttp_uri_get_query(uri), params, &query,
+    /* The row taking the method judges the query by its own list (the
+     * resource's when it is the first row, whose exists may have named
+     * it); OPTIONS by the first row's. */
+    if (hit && hit != known)
+        rule = (struct nb_query_rule) { .taken = hit->r.query };
+    rc = nb_query_decode(evhttp_uri_get_query(uri), &rule, &query,
                          err_query, sizeof err_query);
     if (rc) {
         allow = 0;

@@ -102,21 +102,34 @@ struct nb_response {
 typedef void nb_handler(void *arg, const struct nb_request *,
                         struct nb_response *);
 
+/* What the resource a path names takes in its query (nb_exists). */
+struct nb_query_rule {
+    /* The parameters taken, space-separated as nb_route's 'query'
+     * (NULL: none). */
+    const char *taken;
+    /* Parameters (space-separated; NULL: none) the resource knows of
+     * but does not take here, and what to do instead: a phrase after
+     * "the query parameter 'NAME' ".  One of them is refused as any
+     * parameter not taken, in these words before the list taken (e.g.
+     * with-origin on the running datastore: operational's alone). */
+    const char *refused;
+    const char *advice;
+};
+
 /* Whether the path of 'req' (req->path decoded, req->raw_path as sent)
  * names a resource of a prefix row that matches more than it serves,
  * and what that resource takes: true, or false with the answer (a 404
- * saying what there is) in the response.  On true, '*params' may be set
- * to the query parameters of the resource found (space-separated, as
- * nb_route's 'query'; NULL: none), borrowed for as long as the route
- * table lives: the server then judges the query by them, not by the
- * row's 'query', so that a row serving resources that take different
- * parameters (the NMDA datastores' rows, each resource below one
- * taking what it takes under /restconf/data) refuses each parameter as
- * the resource's own row would, in the same words.  Left alone, the
- * row's 'query' is what is taken.  The server sets it to the row's
- * 'query' before it asks. */
+ * saying what there is) in the response.  On true, '*rule' may be set
+ * to the query parameters of the resource found, its strings borrowed
+ * for as long as the route table lives: the server then judges the
+ * query by them, not by the row's 'query', so that a row serving
+ * resources that take different parameters (the NMDA datastores' rows,
+ * each resource below one taking what it takes under /restconf/data)
+ * refuses each parameter as the resource's own row would, in the same
+ * words.  The server sets it to the row's 'query' (nothing refused)
+ * before it asks. */
 typedef bool nb_exists(void *arg, const struct nb_request *,
-                       const char **params, struct nb_response *);
+                       struct nb_query_rule *rule, struct nb_response *);
 
 struct nb_route {
     unsigned methods;         /* NB_GET | NB_POST ... */

@@ -828,19 +828,35 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("with-origin 
     && ok "with-origin=true on operational: it takes no value, said" \
     || notok "with-origin=true on operational: $(cat "$tmp/bad-body")"
 # On running (RFC 8527 3.2.2: operational's alone) with-origin is a
-# parameter running's resources do not take, refused as /restconf/data
-# refuses it (same_refusal below), its value unread.
-for q in with-origin with-origin=true; do
-    bad 400 invalid-value "GET $RUN?$q" GET "$RUN?$q"
-    jq -e '."ietf-restconf:errors".error[0]."error-message" == "an unknown query parameter '"'with-origin'"': this resource takes only content depth fields with-defaults"' \
-        "$tmp/bad-body" > /dev/null \
-        && ok "$q on running: not taken there, what is taken listed" \
-        || notok "$q on running: $(cat "$tmp/bad-body")"
+# parameter running's resources do not take: the server's 400 (its
+# type) says where it goes, then what is taken there (same_refusal
+# below), its value unread, however the name is sent, to OPTIONS too.
+WO_ADVICE="the query parameter 'with-origin' applies to the operational datastore only (RFC 8527 3.2.2): send it to $OPER or its resources; this resource takes only"
+for c in "$RUN?with-origin" "$RUN?with-origin=true" "$RUN?%77ith-origin" \
+         "$RUN?depth=1&with-origin&with-origin" \
+         "$RUN/lightrail-job:jobs/job=j1?with-origin" \
+         "$RUN/ietf-network:networks?content=config&with-origin"; do
+    for m in GET OPTIONS; do
+        bad 400 invalid-value "$m $c" $m "$c"
+        jq -e --arg a "$WO_ADVICE content depth fields with-defaults" \
+            '."ietf-restconf:errors".error[0] | ."error-message" == $a and ."error-type" == "protocol"' \
+            "$tmp/bad-body" > /dev/null \
+            && ok "$m $c: operational's alone, said, what is taken listed" \
+            || notok "$m $c: $(cat "$tmp/bad-body")"
+    done
 done
 bad 400 invalid-value "GET $RUN/lightrail-job:jobs?with-origin" GET "$RUN/lightrail-job:jobs?with-origin"
+jq -e --arg a "$WO_ADVICE limit offset direction cursor where sort-by locale sublist-limit content depth fields with-defaults" \
+    '."ietf-restconf:errors".error[0]."error-message" == $a' "$tmp/bad-body" > /dev/null \
+    && ok "GET $RUN/lightrail-job:jobs?with-origin: operational's alone, said, the jobs' list" \
+    || notok "GET $RUN/lightrail-job:jobs?with-origin: $(cat "$tmp/bad-body")"
 # RFC 8527 defines it on the datastores' resources: /restconf/data has
-# no origin to give.
+# no origin to give, and says only what it takes.
 bad 400 "" "GET $DS?with-origin" GET "$DS?with-origin"
+jq -e '."ietf-restconf:errors".error[0]."error-message" == "an unknown query parameter '"'with-origin'"': this resource takes only content depth fields with-defaults"' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "GET $DS?with-origin: not taken, what is taken listed" \
+    || notok "GET $DS?with-origin: $(cat "$tmp/bad-body")"
 # The resources below a datastore: those of /restconf/data, through the
 # same handlers; running's cut to their configuration.
 for m in ietf-network:networks lightrail-compute:compute lightrail-job:jobs \
@@ -912,7 +928,8 @@ bad 404 invalid-value "GET $OPER/lightrail-job:jobs/job=nobody" GET "$OPER/light
 # A query below a datastore is judged as the resource there judges it
 # under /restconf/data: the same status, error-type, error-tag,
 # error-app-tag and message, whose list of what the resource takes is
-# /restconf/data's, with with-origin added on operational alone.  The
+# /restconf/data's, with with-origin added on operational alone, and
+# on running with-origin's refusal says where it goes first.  The
 # rows of both datastores took the union of every resource's parameters
 # (the pagination's on the topology, with-origin on running's) and
 # listed it, or judged another parameter before the one not taken.
@@ -920,8 +937,10 @@ bad 404 invalid-value "GET $OPER/lightrail-job:jobs/job=nobody" GET "$OPER/light
 same_refusal() {
     api GET "$DS${2:+/$2}?$3"
     jq -cS --arg o "$([ "$1" = "$OPER" ] && echo " with-origin")" \
+        --arg w "$([ "$1" = "$RUN" ] && echo "${WO_ADVICE% this resource takes only}")" \
         '."ietf-restconf:errors".error[0] | {t: ."error-type", g: ."error-tag", a: ."error-app-tag",
-         m: (."error-message" | if test("this resource takes only ") then . + $o else . end)}' \
+         m: (."error-message" | if test("this resource takes only ") then . + $o else . end
+             | if $w != "" then sub("^an unknown query parameter .with-origin.:"; $w) else . end)}' \
         "$tmp/body" > "$tmp/sr-want" 2> /dev/null
     sr_want="$STATUS $(cat "$tmp/sr-want")"
     # bad sets $got (and its own $want).

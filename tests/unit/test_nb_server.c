@@ -209,14 +209,17 @@ h_defer_now(void *arg, const struct nb_request *rq, struct nb_response *resp)
 
 /* The row "/test/ds/" serves the store 'a' alone: any other name is
  * 404 from the row's nb_exists, whatever the method or query.  Its
- * resource 'c' takes content, not the row's depth. */
+ * resource 'c' takes content, not the row's depth; none of 'a' takes
+ * origin, which the store b would (with advice). */
 static bool
-test_ds_exists(void *arg, const struct nb_request *rq, const char **params,
-               struct nb_response *resp)
+test_ds_exists(void *arg, const struct nb_request *rq,
+               struct nb_query_rule *rule, struct nb_response *resp)
 {
     const char *name = rq->path + strlen("/test/ds/");
     if (!strcmp(name, "a/c"))
-        *params = "content";
+        rule->taken = "content";
+    rule->refused = "origin";
+    rule->advice = "applies to the store b only: send it there";
     if (!strcmp(name, "a") || !strncmp(name, "a/", 2))
         return true;
     nb_error(resp, 404, "invalid-value", rq->path, "no store '%s': this "
@@ -897,6 +900,50 @@ test_row_exists(void)
     call_plain("/test/ds/b", &c, &r);
     CU_ASSERT_EQUAL(r.status, 401);
     free(r.body);
+}
+
+/* A parameter a resource knows of but does not take (its nb_exists'
+ * rule) is refused with the rule's advice before the list of what the
+ * resource takes (the row's, or its exists'), however sent:
+ * percent-encoded, with a value, twice, to OPTIONS.  Any other
+ * parameter gets the generic words. */
+static void
+test_query_refused(void)
+{
+    static const struct {
+        const char *method, *path, *body;
+    } cases[] = {
+        { "GET", "/test/ds/a?origin", "the query parameter 'origin' "
+          "applies to the store b only: send it there; this resource "
+          "takes only depth\"" },
+        { "GET", "/test/ds/a?%6Frigin=1", "the query parameter 'origin' "
+          "applies to the store b only: send it there; this resource "
+          "takes only depth\"" },
+        { "GET", "/test/ds/a?depth=1&origin&origin", "the query parameter "
+          "'origin' applies to the store b only: send it there; this "
+          "resource takes only depth\"" },
+        { "OPTIONS", "/test/ds/a/c?origin", "the query parameter 'origin' "
+          "applies to the store b only: send it there; this resource "
+          "takes only content\"" },
+        { "GET", "/test/ds/a?depth=1&depth=2", "a repeated query "
+          "parameter 'depth': this resource takes only depth\"" },
+        { "GET", "/test/ds/a?origins", "an unknown query parameter "
+          "'origins': this resource takes only depth\"" },
+        { "GET", "/restconf/data/test:echo?origin", "an unknown query "
+          "parameter 'origin': this resource takes only depth content\"" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct reply r;
+        struct call c = { .method = cases[i].method, .token = TOKEN };
+        call_plain(cases[i].path, &c, &r);
+        expect_error(&r, 400, "protocol", "invalid-value");
+        CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, cases[i].body));
+        CU_ASSERT_STRING_EQUAL(r.allow, "");
+        if (!r.body || !strstr(r.body, cases[i].body))
+            fprintf(stderr, "%s %s: %ld %s\n", cases[i].method,
+                    cases[i].path, r.status, r.body ? r.body : "");
+        free(r.body);
+    }
 }
 
 static void
@@ -1915,6 +1962,7 @@ static CU_TestInfo tests[] = {
     { "other method: 405 with Allow; OPTIONS", test_method_not_allowed },
     { "a row's nb_exists: 404 before OPTIONS, 405 and 400",
       test_row_exists },
+    { "a parameter a row refuses with advice", test_query_refused },
     { "HEAD is GET without the body", test_head },
     { "body over the limit: 413", test_body_too_large },
     { "prefix routes see the decoded path; bad escapes 400", test_prefix_and_decoding },
