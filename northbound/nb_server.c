@@ -29,7 +29,8 @@
  *      parameter's name or value             400 malformed-message
  *      a query parameter the row does not take (the resource's list
  *      when 'exists' gave one, with its advice for one it refuses;
- *      OPTIONS: the first row's), or one given twice (names compared
+ *      OPTIONS: the first row's, unless another row knowing the path
+ *      takes the whole query), or one given twice (names compared
  *      decoded)                              400 invalid-value
  *      OPTIONS                               204 with Allow
  *      a body whose Content-Type is not JSON 415 invalid-value
@@ -500,6 +501,29 @@ nb_query_decode(const char *query, const struct nb_query_rule *rule,
 cleanup:
     free(d);
     return rc;
+}
+
+/* Whether a row after 'first' that knows the path ('path' decoded,
+ * 'raw' as sent; as nb_server_on_request() matches) takes 'query' by its
+ * own list: OPTIONS of a resource whose methods are rows of their own
+ * is no 400 for a query one of those methods takes. */
+static bool
+nb_later_row_takes(const struct nb_server *srv,
+                   const struct nb_srv_route *first, const char *path,
+                   const char *raw, const char *query)
+{
+    char *decoded, err[512];
+    for (const struct nb_srv_route *r = first + 1;
+         r < srv->routes + srv->n_routes; r++) {
+        if (!nb_route_matches(r, path) || !nb_route_matches(r, raw))
+            continue;
+        struct nb_query_rule rule = { .taken = r->r.query };
+        if (!nb_query_decode(query, &rule, &decoded, err, sizeof err)) {
+            free(decoded);
+            return true;
+        }
+    }
+    return false;
 }
 
 static void
@@ -986,11 +1010,16 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     }
     /* The row taking the method judges the query by its own list (the
      * resource's when it is the first row, whose exists may have named
-     * it); OPTIONS by the first row's. */
+     * it); OPTIONS by the first row's, or any later row's that takes
+     * it (another method's), its 400 the first's. */
     if (hit && hit != known)
         rule = (struct nb_query_rule) { .taken = hit->r.query };
     rc = nb_query_decode(evhttp_uri_get_query(uri), &rule, &query,
                          err_query, sizeof err_query);
+    if (rc == EINVAL && options
+        && nb_later_row_takes(srv, known, path, raw,
+                              evhttp_uri_get_query(uri)))
+        rc = 0;
     if (rc) {
         allow = 0;
         if (rc == ENOMEM)

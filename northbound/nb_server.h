@@ -143,10 +143,11 @@ struct nb_route {
      * broken percent-escape 400 malformed-message; the handler judges
      * the decoded values.  'exists' may name others for the resource a
      * path names (nb_exists).  OPTIONS is judged by the same list (of
-     * the first row that knows the path): its target is the resource
-     * the query names too (RFC 9110 7.1), so a parameter no method of
-     * it takes is the GET's 400, and one it takes is no question OPTIONS
-     * answers: 204 as without it. */
+     * the first row that knows the path), or by a later row's that
+     * knows it (another method's) when that one takes the query: its
+     * target is the resource the query names too (RFC 9110 7.1), so a
+     * query no method of it takes is the first row's 400, and one a
+     * method takes is no question OPTIONS answers: 204 as without it. */
     const char *query;
     /* The handler knows the resource's validators and judges the
      * preconditions itself (nb_cond_check()); false: the server does

@@ -244,6 +244,9 @@ static const struct nb_route routes[] = {
     { NB_POST, "/test/answer", h_answer, false, NULL, false, NULL, NULL },
     { NB_GET, "/test/ds/", h_echo, false, "depth", false, "read only",
       test_ds_exists },
+    /* One resource, two rows: its methods take different parameters. */
+    { NB_GET, "/test/pair", h_echo, false, "depth", false, NULL, NULL },
+    { NB_POST, "/test/pair", h_echo, false, "dry-run", false, NULL, NULL },
 };
 #define N_ROUTES ((int) (sizeof routes / sizeof routes[0]))
 
@@ -837,6 +840,52 @@ test_method_not_allowed(void)
         if (r.status != 400)
             fprintf(stderr, "OPTIONS %s: %ld\n", path, r.status);
         free(g.body);
+        free(r.body);
+    }
+}
+
+/* A resource whose methods are rows of their own, each taking its
+ * parameters (GET depth, POST dry-run): OPTIONS takes a parameter any
+ * of its methods takes (204 with all of them in Allow), and answers
+ * one none takes as the first row's GET (its 400, its list); each
+ * method is judged by its own row. */
+static void
+test_options_rows(void)
+{
+    static const struct {
+        const char *method, *query;
+        long status;
+        const char *allow;
+    } cases[] = {
+        { "OPTIONS", "dry-run", 204, "GET, HEAD, POST, OPTIONS" },
+        { "OPTIONS", "depth=1", 204, "GET, HEAD, POST, OPTIONS" },
+        { "OPTIONS", "nope=1", 400, "" },
+        { "OPTIONS", "dry-run&dry-run", 400, "" },
+        { "OPTIONS", "dry-run&depth=1", 400, "" },
+        { "GET", "dry-run", 400, "" },
+        { "POST", "dry-run", 200, "" },
+        { "POST", "depth=1", 400, "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/test/pair?%s", cases[i].query);
+        struct reply r;
+        struct call c = { .method = cases[i].method, .token = TOKEN,
+                          .body = "{}", .body_len = 2 };
+        call_plain(path, &c, &r);
+        CU_ASSERT_EQUAL(r.status, cases[i].status);
+        CU_ASSERT_STRING_EQUAL(r.allow, cases[i].allow);
+        if (r.status != cases[i].status)
+            fprintf(stderr, "%s %s: %ld %s\n", cases[i].method, path,
+                    r.status, r.body ? r.body : "");
+        if (!strcmp(cases[i].method, "OPTIONS") && r.status == 400) {
+            struct reply g;
+            struct call get = { .method = "GET", .token = TOKEN };
+            call_plain(path, &get, &g);
+            CU_ASSERT_STRING_EQUAL(r.body ? r.body : "",
+                                   g.body ? g.body : "-");
+            free(g.body);
+        }
         free(r.body);
     }
 }
@@ -1963,6 +2012,7 @@ static CU_TestInfo tests[] = {
     { "a row's nb_exists: 404 before OPTIONS, 405 and 400",
       test_row_exists },
     { "a parameter a row refuses with advice", test_query_refused },
+    { "OPTIONS of a resource served by two rows", test_options_rows },
     { "HEAD is GET without the body", test_head },
     { "body over the limit: 413", test_body_too_large },
     { "prefix routes see the decoded path; bad escapes 400", test_prefix_and_decoding },
