@@ -26,7 +26,10 @@
  *   always   every apply fails with EIO and changes nothing;
  *   timeout  every apply is carried out (or refused, as usual) and then
  *            answers ETIMEDOUT: the reply was lost, the caller must read
- *            the device back.
+ *            the device back;
+ *   down     every apply and every read answers EHOSTUNREACH and
+ *            touches nothing: the device is unreachable (unplugged), as
+ *            a netconf or restconf device without a session.
  *
  * Holding an apply (tests only): when the environment has
  * LIGHTRAIL_TEST_DUMMY_HOLD=1 and <address>/<name>.hold exists, apply()
@@ -416,6 +419,7 @@ enum sb_dummy_fail {
     SB_DUMMY_ONCE,
     SB_DUMMY_ALWAYS,
     SB_DUMMY_TIMEOUT,
+    SB_DUMMY_DOWN,
 };
 
 /* Reads the failure the test asked for, if any. */
@@ -427,6 +431,7 @@ sb_dummy_read_fail(const struct sb_dummy *d, enum sb_dummy_fail *mode,
         [SB_DUMMY_ONCE] = "once",
         [SB_DUMMY_ALWAYS] = "always",
         [SB_DUMMY_TIMEOUT] = "timeout",
+        [SB_DUMMY_DOWN] = "down",
     };
     char *text = NULL, *word, *end;
     int ret;
@@ -448,19 +453,28 @@ sb_dummy_read_fail(const struct sb_dummy *d, enum sb_dummy_fail *mode,
                      && *end != '\r'; end++)
         continue;
     *end = '\0';
-    for (int i = SB_DUMMY_ONCE; i <= SB_DUMMY_TIMEOUT; i++)
+    for (int i = SB_DUMMY_ONCE; i <= SB_DUMMY_DOWN; i++)
         if (!strcmp(word, words[i])) {
             *mode = (enum sb_dummy_fail) i;
             goto cleanup;
         }
     ret = sb_errf(err, errlen, EINVAL, "%s: %s says '%.32s': write "
-                  "once, always or timeout in it, or remove it; "
+                  "once, always, timeout or down in it, or remove it; "
                   "nothing applied", d->config.name, d->fail_path,
                   word);
 
 cleanup:
     free(text);
     return ret;
+}
+
+/* The answer of a device injected 'down' (EHOSTUNREACH). */
+static int
+sb_dummy_unreachable(const struct sb_dummy *d, char *err, size_t errlen)
+{
+    return sb_errf(err, errlen, EHOSTUNREACH, "%s: unreachable (injected "
+                   "'down', from %s): nothing done; remove the file to "
+                   "bring the device back", d->config.name, d->fail_path);
 }
 
 /* Applies one change to the working state 'st'. */
@@ -550,6 +564,10 @@ sb_dummy_apply(struct sb_device *dev, const struct sb_change *changes, int n,
     ret = sb_dummy_read_fail(d, &mode, err, errlen);
     if (ret)
         goto cleanup;
+    if (mode == SB_DUMMY_DOWN) {
+        ret = sb_dummy_unreachable(d, err, errlen);
+        goto cleanup;
+    }
     if (mode == SB_DUMMY_ONCE || mode == SB_DUMMY_ALWAYS) {
         if (mode == SB_DUMMY_ONCE)
             unlink(d->fail_path);
@@ -586,6 +604,13 @@ sb_dummy_read(struct sb_device *dev, struct sb_media_channel **out, int *n,
 
     *out = NULL;
     *n = 0;
+    /* Only 'down' stops a read; a .fail file that does not read as a
+     * mode is an apply's refusal, as before reads looked at it. */
+    enum sb_dummy_fail mode;
+    char ignore[8];
+    if (!sb_dummy_read_fail(d, &mode, ignore, sizeof ignore)
+        && mode == SB_DUMMY_DOWN)
+        return sb_dummy_unreachable(d, err, errlen);
     ret = sb_dummy_load(d, &st, err, errlen);
     if (ret)
         return ret;

@@ -290,7 +290,7 @@ test_fail_always(void)
     write_file(fail, "sometimes");
     CU_ASSERT_EQUAL(dummy->apply(dev, &ch, 1, err, sizeof err), EINVAL);
     snprintf(want, sizeof want, "roadm-4: %s says 'sometimes': write once, "
-             "always or timeout in it, or remove it; nothing applied", fail);
+             "always, timeout or down in it, or remove it; nothing applied", fail);
     CU_ASSERT_STRING_EQUAL(err, want);
     unlink(fail);
     dummy->close(dev);
@@ -316,6 +316,36 @@ test_fail_timeout(void)
     CU_ASSERT_STRING_EQUAL(names(dev), "a");
     CU_ASSERT_EQUAL(access(fail, F_OK), 0);
     unlink(fail);
+    dummy->close(dev);
+}
+
+/* 'down': unreachable, reads as well as applies, nothing touched; the
+ * device back once the file goes. */
+static void
+test_fail_down(void)
+{
+    struct sb_device *dev = open_dev("down", "roadm-7");
+    const char *fail = file_of("down", "roadm-7", ".fail");
+    struct sb_change ch = add("a", "", "l1", 0, 4);
+    struct sb_media_channel *mc = NULL;
+    int n = -1;
+    char err[512], want[640];
+
+    CU_ASSERT_EQUAL(dummy->apply(dev, &ch, 1, err, sizeof err), 0);
+    write_file(fail, "down");
+    snprintf(want, sizeof want, "roadm-7: unreachable (injected 'down', "
+             "from %s): nothing done; remove the file to bring the device "
+             "back", fail);
+    CU_ASSERT_EQUAL(dummy->apply(dev, &ch, 1, err, sizeof err),
+                    EHOSTUNREACH);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    CU_ASSERT_EQUAL(dummy->read(dev, &mc, &n, err, sizeof err),
+                    EHOSTUNREACH);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    CU_ASSERT_PTR_NULL(mc);
+    CU_ASSERT_EQUAL(n, 0);
+    CU_ASSERT_EQUAL(unlink(fail), 0);
+    CU_ASSERT_STRING_EQUAL(names(dev), "a");
     dummy->close(dev);
 }
 
@@ -481,6 +511,7 @@ static CU_TestInfo tests[] = {
     { "fail once", test_fail_once },
     { "fail always", test_fail_always },
     { "timeout after applying", test_fail_timeout },
+    { "down: unreachable, reads too", test_fail_down },
     { "state survives close and open", test_reopen },
     { "two devices are independent", test_independent },
     { "a damaged state file", test_corrupt },
