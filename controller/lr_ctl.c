@@ -1451,6 +1451,7 @@ lr_ctl_op_end(struct lr_ctl *c, struct lr_ctl_op *op, struct lr_job *job,
     struct lr_job scratch;
     int rc = 0;
     lr_ctl_op_unlend(c, op);
+    lr_ctl_devs_fold(c, op);
     if (c->deciding == op)
         c->deciding = NULL;
     if (op->recon)
@@ -1656,7 +1657,8 @@ open_devices(struct lr_ctl *c, char *err, size_t errlen)
     int n = c->topo->n_nodes;
     c->cls = calloc((size_t) n + 1, sizeof *c->cls);
     c->dev = calloc((size_t) n + 1, sizeof *c->dev);
-    if (!c->cls || !c->dev)
+    c->devst = calloc((size_t) n + 1, sizeof *c->devst);
+    if (!c->cls || !c->dev || !c->devst)
         return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     /* Every device checked before any is opened (sb_driver_class's
      * check): opening may create one. */
@@ -1680,6 +1682,10 @@ open_devices(struct lr_ctl *c, char *err, size_t errlen)
                                  ? c->cls[node]->check(&dc, e, sizeof e) : 0
                                : c->cls[node]->open(&dc, &c->dev[node], e,
                                                     sizeof e);
+            if (pass == 0)
+                lr_ctl_dev_init(&c->devst[node], &dc);
+            else
+                lr_ctl_dev_note(&c->devst[node], rc, e, ctl_now_ms(c));
             if (rc)
                 return device_fail(err, errlen, rc, dc.name, e);
         }
@@ -1766,6 +1772,8 @@ close_network(struct lr_ctl *c)
             c->cls[i]->close(c->dev[i]);
     free(c->dev);
     free(c->cls);
+    free(c->devst);
+    c->devst = NULL;
     for (int k = 0; k < LR_TM_MAX_DCS; k++) {
         if (c->agent[k])
             c->agent[k]->cls->free(c->agent[k]);
@@ -1780,6 +1788,31 @@ close_network(struct lr_ctl *c)
     c->rsa = NULL;
     c->cluster = NULL;
     c->topo = NULL;
+}
+
+/* A ROADM the new network keeps (the same name, driver and address)
+ * keeps its history (counts, last failure and its reason), its new
+ * open counted after it and deciding whether it is up. */
+static void
+carry_devices(struct lr_ctl *c, const struct lr_ctl *old)
+{
+    for (int i = 0; c->devst && i < c->topo->n_nodes; i++)
+        for (int o = 0; old->devst && o < old->topo->n_nodes; o++) {
+            struct lr_ctl_dev *now = &c->devst[i];
+            const struct lr_ctl_dev *then = &old->devst[o];
+            if (strcmp(now->name, then->name)
+                || strcmp(now->driver, then->driver)
+                || strcmp(now->address, then->address))
+                continue;
+            struct lr_ctl_dev opened = *now;
+            *now = *then;
+            now->ops += opened.ops;
+            now->failures += opened.failures;
+            if (opened.ok_ms)
+                now->ok_ms = opened.ok_ms;
+            now->up = opened.up;
+            break;
+        }
 }
 
 /* Whether job 'j', holding nothing, keeps a plan whose DC indices
@@ -1911,6 +1944,7 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
     c->rsa = NULL;
     c->cls = NULL;
     c->dev = NULL;
+    c->devst = NULL;
     memset(c->agent, 0, sizeof c->agent);
     int rc = open_network(c, topo, cluster, err, errlen);
     if (!rc)
@@ -1923,6 +1957,7 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
         c->rsa = old.rsa;
         c->cls = old.cls;
         c->dev = old.dev;
+        c->devst = old.devst;
         memcpy(c->agent, old.agent, sizeof c->agent);
         c->n_remote = old.n_remote;
         memcpy(c->dc_node, old.dc_node, sizeof c->dc_node);
@@ -1937,6 +1972,7 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
      * agents freed with it.  A refused network keeps them queued. */
     lr_ctl_send_deferred(c);
     carry_keeps(c, &old);
+    carry_devices(c, &old);
     close_network(&old);
     return 0;
 }
@@ -2368,6 +2404,49 @@ const struct lr_cluster *lr_ctl_cluster(const struct lr_ctl *c)
 }
 const struct lr_rsa *lr_ctl_rsa(const struct lr_ctl *c) { return c->rsa; }
 const int *lr_ctl_gpus_used(const struct lr_ctl *c) { return c->gpus_used; }
+/* What 'op' saw of the ROADMs, into c->devst, at the controller's
+ * clock now.  Owner's thread, once the op's step is over; an op of
+ * another network (none: a new network waits for the ops) is skipped. */
+void
+lr_ctl_devs_fold(struct lr_ctl *c, const struct lr_ctl_op *op)
+{
+    if (!op->seen || !c->devst || !c->topo || op->n_seen != c->topo->n_nodes)
+        return;
+    long long now = ctl_now_ms(c);
+    for (int i = 0; i < op->n_seen; i++)
+        lr_ctl_dev_fold(&c->devst[i], &op->seen[i], now);
+}
+
+int
+lr_ctl_devices(const struct lr_ctl *c)
+{
+    return c->devst && c->topo ? c->topo->n_nodes : 0;
+}
+
+int
+lr_ctl_device_status(const struct lr_ctl *c, int i,
+                     struct lr_ctl_device_status *out)
+{
+    if (i < 0 || i >= lr_ctl_devices(c))
+        return ENOENT;
+    const struct lr_ctl_dev *d = &c->devst[i];
+    *out = (struct lr_ctl_device_status) {
+        .name = d->name, .driver = d->driver, .address = d->address,
+        .up = d->up, .ok_ms = d->ok_ms, .fail_ms = d->fail_ms,
+        .why = d->why, .ops = d->ops, .failures = d->failures,
+    };
+    /* The jobs' channels there, as their device work puts them. */
+    for (int j = 0; j < c->n_jobs; j++) {
+        struct sb_change ch[LR_JOB_MAX_LIGHTPATHS];
+        enum lr_job_phase ph = c->jobs[j].phase;
+        if (ph == LR_JOB_PROVISIONING || ph == LR_JOB_ACTIVE
+            || ph == LR_JOB_RELEASING)
+            out->channels += lr_ctl_changes_for(c, &c->jobs[j], i, SB_ADD,
+                                                ch);
+    }
+    return 0;
+}
+
 const struct lr_ctl_counters *lr_ctl_counters(const struct lr_ctl *c)
 {
     return &c->counters;

@@ -527,6 +527,29 @@ const struct lr_ctl_counters *lr_ctl_counters(const struct lr_ctl *);
 /* The emulated data plane (borrowed), or NULL. */
 struct sb_linux *lr_ctl_dataplane(const struct lr_ctl *);
 
+/* ROADM i (a topology node, 0 <= i < lr_ctl_devices()) as the owner
+ * last saw it: up unless the last operation on it (open, apply, read)
+ * got no answer (sb_driver.h: ETIMEDOUT, no session; a refusal of the
+ * device's own is an answer), the times of the last success and failure
+ * (the controller's clock when the op that saw them ended; 0: none),
+ * the last failure's line, operations and failures counted since the
+ * start, and the media channels this controller's jobs hold on it (or
+ * are provisioning or releasing there).  Step 6b's whole-lightpath
+ * check (check_lightpath) is not counted: it judges a path, not one
+ * device.  Owner's thread; the strings are borrowed until the network
+ * changes.  0, or ENOENT. */
+struct lr_ctl_device_status {
+    const char *name, *driver, *address;  /* address: no password */
+    bool up;
+    long long ok_ms, fail_ms;
+    const char *why;                      /* "" when none */
+    unsigned long long ops, failures;
+    int channels;
+};
+int lr_ctl_devices(const struct lr_ctl *);
+int lr_ctl_device_status(const struct lr_ctl *, int i,
+                         struct lr_ctl_device_status *out);
+
 /* One emulated lightpath as the last sample saw it. */
 struct lr_ctl_emulated {
     struct sb_linux_link link;    /* the counters */

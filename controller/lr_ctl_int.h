@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "controller/lr_ctl.h"
+#include "controller/lr_ctl_dev.h"
 #include "controller/lr_job.h"
 #include "planner/lr_cdynp.h"
 #include "planner/lr_cdynp_wire.h"
@@ -71,6 +72,10 @@ struct lr_ctl {
     int n_jobs, cap_jobs;
     const struct sb_driver_class **cls;   /* per topology node */
     struct sb_device **dev;
+    /* Each ROADM's health, per topology node (lr_ctl_dev.h): written on
+     * the owner's thread only, from what the ops saw (op->seen) as they
+     * end and from the opens. */
+    struct lr_ctl_dev *devst;
     struct lr_ctl_counters counters;
     struct plan_memo *memo;           /* [LR_CTL_MEMO] */
     unsigned long long memo_clock;
@@ -238,6 +243,14 @@ struct lr_ctl_op {
     struct sb_linux *dp;              /* NULL: no emulated data plane */
     pthread_mutex_t *dp_lock;
     struct lr_ctl_recon *recon;       /* a reconciliation, else NULL */
+    /* What the device step saw of each ROADM, per topology node
+     * ([n_seen], the network's n_nodes; NULL for an op that touches no
+     * ROADM): written by the step's thread only, folded into c->devst
+     * when the op ends (lr_ctl_devs_fold).  'item_node': each item's
+     * node ([n_items]). */
+    struct lr_ctl_dev_seen *seen;
+    int n_seen;
+    int *item_node;
     struct lr_ctl_decision *dec;      /* a ppo decision, else NULL */
     struct lr_ctl_plan *plan;         /* a plan to make, else NULL */
     /* RELEASEs to send first (owned; lr_ctl_release_begin, or taken
@@ -259,6 +272,7 @@ struct lr_ctl_op {
 };
 
 /* lr_ctl.c */
+void lr_ctl_devs_fold(struct lr_ctl *, const struct lr_ctl_op *);
 int lr_ctl_fail(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void lr_ctl_op_lend(struct lr_ctl *, struct lr_ctl_op *);

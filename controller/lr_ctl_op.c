@@ -77,6 +77,8 @@ lr_ctl_op_free(struct lr_ctl_op *op)
     free(op->undo);
     free(op->ch);
     free(op->node);
+    free(op->seen);
+    free(op->item_node);
     free(op->rel);
     lr_ctl_keep_free(op);
     lr_ctl_recon_free(op->recon);
@@ -101,7 +103,11 @@ lr_ctl_op_new(struct lr_ctl *c, const struct lr_job *job, bool release,
     op->ch = calloc(((size_t) nn + 1) * 2 * LR_JOB_MAX_LIGHTPATHS,
                     sizeof *op->ch);
     op->node = calloc((size_t) nn + 1, sizeof *op->node);
-    if (!op->items || !op->undo || !op->ch || !op->node) {
+    op->seen = calloc((size_t) nn + 1, sizeof *op->seen);
+    op->item_node = calloc((size_t) nn + 1, sizeof *op->item_node);
+    op->n_seen = nn;
+    if (!op->items || !op->undo || !op->ch || !op->node || !op->seen
+        || !op->item_node) {
         lr_ctl_op_free(op);
         return ENOMEM;
     }
@@ -130,6 +136,7 @@ lr_ctl_op_new(struct lr_ctl *c, const struct lr_job *job, bool release,
             };
         snprintf(op->node[op->n_items], SB_NAME_MAX, "%s",
                  c->topo->nodes[node].name);
+        op->item_node[op->n_items] = node;
         op->n_items++;
     }
     for (int k = 0; !release && k < job->n_lightpaths; k++)
@@ -138,16 +145,31 @@ lr_ctl_op_new(struct lr_ctl *c, const struct lr_job *job, bool release,
     return 0;
 }
 
+/* What the devices of 'items' (op->items or op->undo) answered, into
+ * op->seen; an item that sent nothing (n 0) saw nothing.  The step's
+ * thread, after sb_apply_parallel() has joined its threads. */
+static void
+op_see(struct lr_ctl_op *op, const struct sb_par_item *items)
+{
+    for (int i = 0; op->seen && i < op->n_items; i++)
+        if (items[i].n > 0)
+            lr_ctl_dev_see(&op->seen[op->item_node[i]], items[i].rc,
+                           items[i].err);
+}
+
 /* How many of the 'n' channels 'ch' the device of 'it' holds (one
- * read); -1 when the device cannot be read, with the driver's line in
- * e[elen]. */
+ * read, its answer into 'seen' when not NULL); -1 when the device
+ * cannot be read, with the driver's line in e[elen]. */
 static int
 device_holds(const struct sb_par_item *it, const struct sb_change *ch, int n,
-             char *e, size_t elen)
+             struct lr_ctl_dev_seen *seen, char *e, size_t elen)
 {
     struct sb_media_channel *mc = NULL;
     int have = 0, found = 0;
-    if (it->cls->read(it->dev, &mc, &have, e, elen))
+    int rc = it->cls->read(it->dev, &mc, &have, e, elen);
+    if (seen)
+        lr_ctl_dev_see(seen, rc, e);
+    if (rc)
         return -1;
     for (int k = 0; k < n; k++)
         for (int i = 0; i < have; i++)
@@ -176,12 +198,14 @@ op_unprovision(struct lr_ctl_op *op, char *err, size_t errlen)
         if (op->items[i].rc && op->items[i].rc != ETIMEDOUT)
             op->undo[i].n = 0;
     sb_apply_parallel(op->undo, op->n_items);
+    op_see(op, op->undo);
     for (int i = 0; i < op->n_items; i++) {
         struct sb_par_item *u = &op->undo[i];
         char e[256], lost[sizeof u->err];
         if (u->rc != ETIMEDOUT)
             continue;
-        int left = device_holds(u, u->changes, u->n, e, sizeof e);
+        int left = device_holds(u, u->changes, u->n,
+                                &op->seen[op->item_node[i]], e, sizeof e);
         if (left == 0) {
             u->rc = 0;
             continue;
@@ -300,12 +324,14 @@ op_provision(struct lr_ctl_op *op)
 {
     int rc = 0;
     sb_apply_parallel(op->items, op->n_items);
+    op_see(op, op->items);
     for (int i = 0; i < op->n_items && !rc; i++) {
         struct sb_par_item *it = &op->items[i];
         if (it->rc == ETIMEDOUT) {
             /* Outcome unknown: what the device holds decides. */
             char e[256];
-            it->rc = device_holds(it, it->changes, it->n, e, sizeof e)
+            it->rc = device_holds(it, it->changes, it->n,
+                                  &op->seen[op->item_node[i]], e, sizeof e)
                      == it->n ? 0 : ETIMEDOUT;
         }
         if (it->rc)
@@ -438,6 +464,7 @@ lr_ctl_unprovision_now(struct lr_ctl *c, const struct lr_job *job, char *err,
     if (lr_ctl_op_new(c, job, true, &op))
         return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     op_run(op);
+    lr_ctl_devs_fold(c, op);
     int rc = op->rc ? lr_ctl_fail(err, errlen, op->rc, "%s", op->err) : 0;
     lr_ctl_op_free(op);
     return rc;

@@ -226,6 +226,8 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
     op->rc = 0;
     op->err[0] = '\0';
     sb_apply_parallel(r->rd, r->n_nodes);
+    for (int node = 0; op->seen && node < r->n_nodes; node++)
+        lr_ctl_dev_see(&op->seen[node], r->rd[node].rc, r->rd[node].err);
     size_t cap = (size_t) r->n_want + 1;
     for (int node = 0; node < r->n_nodes; node++)
         cap += (size_t) r->rd[node].n_mc;
@@ -352,6 +354,10 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
     }
     if (n_fix)
         sb_apply_parallel(fix, n_fix);
+    for (int node = 0; op->seen && node < r->n_nodes; node++)
+        if (node_fix[node] >= 0)
+            lr_ctl_dev_see(&op->seen[node], fix[node_fix[node]].rc,
+                           fix[node_fix[node]].err);
     for (int k = 0; k < n_lines; k++) {
         const struct recon_line *l = &lines[k];
         const struct sb_par_item *it = node_fix[l->node] >= 0
@@ -420,14 +426,18 @@ lr_ctl_reconcile_begin(struct lr_ctl *c, bool repair, struct lr_ctl_op **out,
     if (op && r) {
         r->rd = calloc((size_t) nn + 1, sizeof *r->rd);
         r->node = calloc((size_t) nn + 1, sizeof *r->node);
+        op->seen = calloc((size_t) nn + 1, sizeof *op->seen);
+        op->n_seen = nn;
         r->want = calloc((size_t) n_want + 1, sizeof *r->want);
         r->pair = calloc((size_t) n_pair + 1, sizeof *r->pair);
         r->skip = calloc((size_t) n_skip + 1, sizeof *r->skip);
         r->held = calloc((size_t) c->n_jobs + 1, sizeof *r->held);
     }
     if (!op || !r || !r->rd || !r->node || !r->want || !r->pair
-        || !r->skip || !r->held) {
+        || !r->skip || !r->held || !op->seen) {
         lr_ctl_recon_free(r);
+        if (op)
+            free(op->seen);
         free(op);
         return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     }
@@ -515,6 +525,7 @@ lr_ctl_reconcile_end(struct lr_ctl *c, struct lr_ctl_op *op, char **report,
 {
     int rc;
     lr_ctl_op_unlend(c, op);
+    lr_ctl_devs_fold(c, op);
     rc = op->recon ? lr_ctl_end_reconcile(c, op, report, drift, err, errlen)
                    : lr_ctl_fail(err, errlen, EINVAL, "not a reconciliation");
     lr_ctl_op_free(op);

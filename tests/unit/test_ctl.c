@@ -1126,7 +1126,118 @@ test_paths_only_between_dcs(void)
     lr_ctl_free(c);
 }
 
+/* A clock the test moves, so that a success after a failure is later
+ * than it whatever the machine's speed. */
+static long long dev_clock_ms = 1000;
+
+static long long
+dev_clock(void *arg)
+{
+    (void) arg;
+    return dev_clock_ms;
+}
+
+/* The status of ROADM 'name'; the test stops when there is none. */
+static struct lr_ctl_device_status
+device_named(struct lr_ctl *c, const char *name)
+{
+    struct lr_ctl_device_status st = { 0 };
+    int i = 0;
+    while (!lr_ctl_device_status(c, i, &st) && strcmp(st.name, name))
+        i++;
+    CU_ASSERT_EQUAL_FATAL(i < lr_ctl_devices(c), true);
+    return st;
+}
+
+/* Each ROADM's health from its operations: opened (up, one success),
+ * a job's channels counted on its path, a refusal (up, the reason
+ * kept), a device that does not answer (down, its reason; the job
+ * stays releasing with its channels counted there), back up once a
+ * reconciliation reads it. */
+static void
+test_device_health(void)
+{
+    struct lr_ctl_config cfg = { .clock_ms = dev_clock };
+    dev_clock_ms = 1000;
+    struct lr_ctl *c = lr_test_ctl_open(&cfg);
+    struct lr_ctl_device_status st;
+    struct lr_job job;
+    char err[1024];
+    CU_ASSERT_EQUAL(lr_ctl_devices(c), topo->n_nodes);
+    CU_ASSERT_EQUAL(lr_ctl_device_status(c, topo->n_nodes, &st), ENOENT);
+    for (int i = 0; i < topo->n_nodes; i++) {
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_device_status(c, i, &st), 0);
+        CU_ASSERT_STRING_EQUAL(st.name, topo->nodes[i].name);
+        CU_ASSERT_STRING_EQUAL(st.driver, "dummy");
+        CU_ASSERT_STRING_EQUAL(st.address, devdir);
+        CU_ASSERT(st.up);
+        CU_ASSERT(st.ops >= 1);
+        CU_ASSERT_EQUAL(st.failures, 0);
+        CU_ASSERT_EQUAL(st.ok_ms, 1000);
+        CU_ASSERT_EQUAL(st.fail_ms, 0);
+        CU_ASSERT_STRING_EQUAL(st.why, "");
+        CU_ASSERT_EQUAL(st.channels, 0);
+    }
+
+    struct lr_intent in = intent("hd", "gpt-1.9b", 40, 40);
+    dev_clock_ms = 2000;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    const char *node[8];
+    int nn = nodes_with("hd/", node, 8);
+    CU_ASSERT_FATAL(nn >= 1);
+    st = device_named(c, node[0]);
+    CU_ASSERT(st.up);
+    CU_ASSERT_EQUAL(st.ok_ms, 2000);
+    CU_ASSERT_EQUAL(st.channels, lr_test_ctl_channels_on(node[0], "hd/"));
+    unsigned long long ops = st.ops;
+    int held = st.channels;
+    CU_ASSERT(held > 0);
+    /* A refusal of the device's own: up, counted, said (the delete
+     * fails, the job stays releasing). */
+    lr_test_ctl_fail(node[0], "always");
+    dev_clock_ms = 3000;
+    CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "hd", err, sizeof err), 0);
+    st = device_named(c, node[0]);
+    CU_ASSERT(st.ops > ops);
+    CU_ASSERT(st.up);
+    CU_ASSERT_EQUAL(st.failures, 1);
+    CU_ASSERT_EQUAL(st.fail_ms, 3000);
+    CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "injected failure"));
+
+    /* Unreachable: the delete fails, the device is down with its
+     * reason, the job's channels still counted there. */
+    lr_test_ctl_fail(node[0], "down");
+    dev_clock_ms = 4000;
+    CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "hd", err, sizeof err), 0);
+    st = device_named(c, node[0]);
+    CU_ASSERT(!st.up);
+    CU_ASSERT_EQUAL(st.fail_ms, 4000);
+    CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "unreachable (injected 'down'"));
+    CU_ASSERT_EQUAL(st.channels, held);     /* the driver cannot read it */
+    for (int i = 1; i < nn; i++)
+        CU_ASSERT(device_named(c, node[i]).up);
+
+    /* Back: a reconciliation reads it, up again, the failure kept. */
+    lr_test_ctl_fail(node[0], NULL);
+    dev_clock_ms = 5000;
+    char *report = NULL;
+    int drift = 0;
+    lr_ctl_reconcile(c, false, &report, &drift, err, sizeof err);
+    free(report);
+    st = device_named(c, node[0]);
+    CU_ASSERT(st.up);
+    CU_ASSERT_EQUAL(st.ok_ms, 5000);
+    CU_ASSERT_EQUAL(st.fail_ms, 4000);
+    CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "unreachable"));
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "hd", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(device_named(c, node[0]).channels, 0);
+    lr_ctl_free(c);
+}
+
 static CU_TestInfo tests[] = {
+    { "each ROADM's health: up, refused, down, back",
+      test_device_health },
     { "admit, refuse, block, release", test_admit_and_release },
     { "paths only between the DCs' ROADMs", test_paths_only_between_dcs },
     { "the zone baseline keeps a job in one DC", test_zone_admission },

@@ -1,0 +1,142 @@
+/*
+ * lr_ctl_dev: a ROADM's health from its operations' answers — success,
+ * a refusal of the device's own (up, the reason kept), a timeout (down:
+ * the outcome unknown), recovery — and an address shown without its
+ * password.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "controller/lr_ctl_dev.h"
+#include "tests/lr_test.h"
+
+static struct lr_ctl_dev
+fresh(void)
+{
+    struct sb_device_config cfg = { .name = "roadm-1", .driver = "restconf",
+        .address = "https://ops:s3cret@10.0.0.1:8443/restconf" };
+    struct lr_ctl_dev d;
+    lr_ctl_dev_init(&d, &cfg);
+    return d;
+}
+
+static void
+test_track(void)
+{
+    struct lr_ctl_dev d = fresh();
+    /* Never tried: up, nothing counted, no times. */
+    CU_ASSERT(d.up);
+    CU_ASSERT_EQUAL(d.ops, 0);
+    CU_ASSERT_EQUAL(d.ok_ms, 0);
+    CU_ASSERT_EQUAL(d.fail_ms, 0);
+    CU_ASSERT_STRING_EQUAL(d.why, "");
+    CU_ASSERT_STRING_EQUAL(d.address, "https://ops@10.0.0.1:8443/restconf");
+
+    lr_ctl_dev_note(&d, 0, NULL, 1000);
+    CU_ASSERT(d.up);
+    CU_ASSERT_EQUAL(d.ok_ms, 1000);
+    CU_ASSERT_EQUAL(d.ops, 1);
+    CU_ASSERT_EQUAL(d.failures, 0);
+
+    /* A refusal is an answer: up, the failure and its line kept. */
+    lr_ctl_dev_note(&d, EPROTO, "roadm-1: the device refused the edit:\n"
+                    "in-use", 2000);
+    CU_ASSERT(d.up);
+    CU_ASSERT_EQUAL(d.fail_ms, 2000);
+    CU_ASSERT_EQUAL(d.ok_ms, 1000);
+    CU_ASSERT_STRING_EQUAL(d.why, "roadm-1: the device refused the edit: "
+                           "in-use");
+    CU_ASSERT_EQUAL(d.ops, 2);
+    CU_ASSERT_EQUAL(d.failures, 1);
+
+    /* A timeout: down, the outcome unknown. */
+    lr_ctl_dev_note(&d, ETIMEDOUT, "roadm-1: no reply within 5000 ms", 3000);
+    CU_ASSERT(!d.up);
+    CU_ASSERT_EQUAL(d.fail_ms, 3000);
+    CU_ASSERT_STRING_EQUAL(d.why, "roadm-1: no reply within 5000 ms");
+    CU_ASSERT_EQUAL(d.failures, 2);
+    /* Unreachable, no line: down, strerror's words. */
+    lr_ctl_dev_note(&d, EHOSTUNREACH, "", 3500);
+    CU_ASSERT(!d.up);
+    CU_ASSERT_STRING_EQUAL(d.why, strerror(EHOSTUNREACH));
+
+    /* Recovery: up, the last failure still said with its time. */
+    lr_ctl_dev_note(&d, 0, NULL, 4000);
+    CU_ASSERT(d.up);
+    CU_ASSERT_EQUAL(d.ok_ms, 4000);
+    CU_ASSERT_EQUAL(d.fail_ms, 3500);
+    CU_ASSERT_STRING_EQUAL(d.why, strerror(EHOSTUNREACH));
+    CU_ASSERT_EQUAL(d.ops, 5);
+    CU_ASSERT_EQUAL(d.failures, 3);
+}
+
+/* An op's operations, seen on its thread and folded at its end: the
+ * last decides up, the last failure's line is kept. */
+static void
+test_fold(void)
+{
+    struct lr_ctl_dev d = fresh();
+    struct lr_ctl_dev_seen s = { 0 };
+    lr_ctl_dev_fold(&d, &s, 500);     /* saw nothing: nothing changes */
+    CU_ASSERT_EQUAL(d.ops, 0);
+    CU_ASSERT_EQUAL(d.ok_ms, 0);
+    /* An apply that timed out, then the read back that answered. */
+    lr_ctl_dev_see(&s, ETIMEDOUT, "roadm-1: no answer");
+    lr_ctl_dev_see(&s, 0, NULL);
+    lr_ctl_dev_fold(&d, &s, 1000);
+    CU_ASSERT(d.up);
+    CU_ASSERT_EQUAL(d.ops, 2);
+    CU_ASSERT_EQUAL(d.failures, 1);
+    CU_ASSERT_EQUAL(d.ok_ms, 1000);
+    CU_ASSERT_EQUAL(d.fail_ms, 1000);
+    CU_ASSERT_STRING_EQUAL(d.why, "roadm-1: no answer");
+    /* Only failures: no success stamped. */
+    struct lr_ctl_dev_seen t = { 0 };
+    lr_ctl_dev_see(&t, ETIMEDOUT, "roadm-1: no answer again");
+    lr_ctl_dev_fold(&d, &t, 2000);
+    CU_ASSERT(!d.up);
+    CU_ASSERT_EQUAL(d.ok_ms, 1000);
+    CU_ASSERT_EQUAL(d.fail_ms, 2000);
+}
+
+static void
+test_unreached(void)
+{
+    static const int down[] = { ETIMEDOUT, EHOSTUNREACH, EAGAIN, EACCES,
+                                ECONNREFUSED, ECONNRESET, EPIPE };
+    static const int up[] = { 0, EPROTO, EEXIST, ENOENT, EINVAL, EIO,
+                              ENOMEM, ERANGE };
+    for (size_t i = 0; i < sizeof down / sizeof down[0]; i++)
+        CU_ASSERT(lr_ctl_dev_unreached(down[i]));
+    for (size_t i = 0; i < sizeof up / sizeof up[0]; i++)
+        CU_ASSERT(!lr_ctl_dev_unreached(up[i]));
+}
+
+static void
+test_address(void)
+{
+    static const struct { const char *in, *out; } rows[] = {
+        { "https://10.0.0.1:8443", "https://10.0.0.1:8443" },
+        { "https://u:p@h:1/x", "https://u@h:1/x" },
+        { "https://u:p@ss@h:1", "https://u@h:1" },
+        { "admin@10.0.0.2:830", "admin@10.0.0.2:830" },
+        { "/var/lib/lightrail/roadms", "/var/lib/lightrail/roadms" },
+        { "http://127.0.0.1:8080#r1", "http://127.0.0.1:8080#r1" },
+        { "http://h/p:q@r", "http://h/p:q@r" },   /* '@' past the host */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char out[256];
+        lr_ctl_dev_address(rows[i].in, out, sizeof out);
+        CU_ASSERT_STRING_EQUAL(out, rows[i].out);
+    }
+}
+
+static CU_TestInfo tests[] = {
+    { "success, refusal, timeout, recovery", test_track },
+    { "an op's operations folded at its end", test_fold },
+    { "down is no answer, up any answer", test_unreached },
+    { "an address without its password", test_address },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN("ctl_dev", tests)
