@@ -1188,8 +1188,10 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
     /* The agents' reasons, read by the view until it is printed. */
     struct lr_ctl_agent_status *agents = calloc((size_t) cl->n_dcs + 1,
                                                 sizeof *agents);
+    int n_devs = lr_ctl_devices(app->ctl);
+    struct lr_state_device *devs = calloc((size_t) n_devs + 1, sizeof *devs);
     char *out = NULL, err[512];
-    if (!links || !ch || !dcs || !agents) {
+    if (!links || !ch || !dcs || !agents || !devs) {
         nb_error(resp, 500, "resource-denied", NULL, "out of memory");
         goto cleanup;
     }
@@ -1225,6 +1227,17 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
             dcs[k].agent_up = agents[k].up;
             dcs[k].agent_why = agents[k].why;
         }
+    }
+    for (int i = 0; i < n_devs; i++) {
+        struct lr_ctl_device_status st;
+        if (lr_ctl_device_status(app->ctl, i, &st))
+            continue;
+        devs[i] = (struct lr_state_device) {
+            .name = st.name, .driver = st.driver, .address = st.address,
+            .up = st.up, .ok_ms = st.ok_ms, .fail_ms = st.fail_ms,
+            .why = st.why, .ops = st.ops, .failures = st.failures,
+            .channels = st.channels,
+        };
     }
     struct lr_ctl_emulated *emu = NULL;
     int n_emu = 0;
@@ -1267,7 +1280,8 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
     struct lr_state_view v = {
         .ppo = has_ppo ? &ppo : NULL,
         .n_links = t->n_links, .links = links, .n_dcs = cl->n_dcs,
-        .dcs = dcs, .n_emulated = n_emu, .emulated = em,
+        .dcs = dcs, .n_devices = n_devs, .devices = devs,
+        .n_emulated = n_emu, .emulated = em,
         .counters = { .admissions = cn->admissions, .blocks = cn->blocks,
                       .deletes = cn->deletes },
     };
@@ -1286,6 +1300,7 @@ cleanup:
     free(ch);
     free(dcs);
     free(agents);
+    free(devs);
     free(em);
     free(jobs);
 }

@@ -223,6 +223,17 @@ struct lr_state_dc {
     const char *agent_why;
 };
 
+/* A ROADM as the controller last saw it (controller/lr_ctl.h's
+ * lr_ctl_device_status); the strings are borrowed. */
+struct lr_state_device {
+    const char *name, *driver, *address;
+    bool up;
+    int64_t ok_ms, fail_ms;           /* Unix ms; 0: none */
+    const char *why;                  /* "" or NULL when none */
+    uint64_t ops, failures;
+    int channels;
+};
+
 struct lr_state_counters {
     uint64_t jobs_active, jobs_blocked, jobs_failed;
     uint64_t admissions, blocks, deletes;
@@ -250,6 +261,8 @@ struct lr_state_view {
     const struct lr_state_link *links;        /* [n_links] */
     int n_dcs;
     const struct lr_state_dc *dcs;            /* [n_dcs] */
+    int n_devices;
+    const struct lr_state_device *devices;    /* [n_devices] */
     int n_emulated;
     const struct lr_state_emulated *emulated; /* [n_emulated] */
     struct lr_state_counters counters;

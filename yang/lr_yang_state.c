@@ -107,6 +107,44 @@ lr_yang_state_ppo(const struct lys_module *mod,
     return LY_SUCCESS;
 }
 
+/* One entry of the device list: the times and the reason only when
+ * there are any. */
+static LY_ERR
+lr_yang_state_device(const struct lys_module *mod,
+                     const struct lr_state_device *d, struct lyd_node *root)
+{
+    struct lyd_node *n;
+    char ts[40];
+    LY_ERR rc;
+
+    if ((rc = lyd_new_list(root, mod, "device", 0, &n, d->name))
+        || (d->driver
+            && (rc = lr_yang_term_text(n, mod, "driver", d->driver, false)))
+        || (d->address
+            && (rc = lr_yang_term_text(n, mod, "address", d->address,
+                                       false)))
+        || (rc = lr_yang_term_bool(n, mod, "up", d->up, false)))
+        return rc;
+    if (d->ok_ms > 0) {
+        lr_yang_job_time(d->ok_ms, ts, sizeof ts);
+        if ((rc = lyd_new_term(n, mod, "last-success", ts, 0, NULL)))
+            return rc;
+    }
+    if (d->fail_ms > 0) {
+        lr_yang_job_time(d->fail_ms, ts, sizeof ts);
+        if ((rc = lyd_new_term(n, mod, "last-failure", ts, 0, NULL)))
+            return rc;
+    }
+    if (d->why && d->why[0]
+        && (rc = lr_yang_term_text(n, mod, "reason", d->why, false)))
+        return rc;
+    if ((rc = lr_yang_termf(n, mod, "operations", "%" PRIu64, d->ops))
+        || (rc = lr_yang_termf(n, mod, "failures", "%" PRIu64,
+                               d->failures)))
+        return rc;
+    return lr_yang_termf(n, mod, "media-channels", "%d", d->channels);
+}
+
 /* 'arg' is the struct lr_state_view. */
 static LY_ERR
 lr_yang_state_build(const struct lys_module *mod, const void *arg,
@@ -153,6 +191,9 @@ lr_yang_state_build(const struct lys_module *mod, const void *arg,
                                                d->agent_why, false)))))
             return rc;
     }
+    for (int i = 0; i < v->n_devices; i++)
+        if ((rc = lr_yang_state_device(mod, &v->devices[i], root)))
+            return rc;
     for (int i = 0; i < v->n_emulated; i++) {
         const struct lr_state_emulated *e = &v->emulated[i];
         struct lyd_node *en;

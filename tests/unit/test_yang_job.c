@@ -92,7 +92,7 @@ test_embedded_modules(void)
         { LR_YANG_LRCFG, "yang/lightrail-config.yang",
           "urn:lightrail:config", "2026-12-06" },
         { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",
-          "2026-12-05" },
+          "2026-12-06" },
         /* RFC 8040 9.3's module, written from the RFC: its namespace. */
         { LR_YANG_RCMON, "yang/ietf-restconf-monitoring@2017-01-26.yang",
           "urn:ietf:params:xml:ns:yang:ietf-restconf-monitoring",
@@ -1329,6 +1329,61 @@ test_state_round_trip(void)
                     EINVAL);
     CU_ASSERT_PTR_NULL(text);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "lightrail-state: "));
+}
+
+/* The state's device list: an up ROADM that never failed (no
+ * last-failure, no reason), one down with its reason and both times, one
+ * never reached by an operation (no times); a duplicate name refused. */
+static void
+test_state_devices(void)
+{
+    static const struct lr_state_device devs[3] = {
+        { .name = "roadm-1", .driver = "dummy", .address = "/var/lib/x",
+          .up = true, .ok_ms = 1764633600123, .ops = 7, .channels = 2,
+          .why = "" },
+        { .name = "roadm-2", .driver = "restconf",
+          .address = "https://ops@10.0.0.2:8443", .up = false,
+          .ok_ms = 1764633600123, .fail_ms = 1764633660000,
+          .why = "roadm-2: no answer within 5000 ms", .ops = 9,
+          .failures = 18446744073709551615ull, .channels = 1 },
+        { .name = "roadm-3", .driver = "netconf", .address = "h:830",
+          .up = true },
+    };
+    struct lr_state_view v = { .n_devices = 3, .devices = devs };
+    char *text = NULL, err[512] = "";
+    struct lyd_node *tree = state_tree(&v, &text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
+#define D(n, leaf) "/lightrail-state:state/device[name='" n "']/" leaf
+    CHECK_VAL(tree, D("roadm-1", "driver"), "dummy");
+    CHECK_VAL(tree, D("roadm-1", "address"), "/var/lib/x");
+    CHECK_VAL(tree, D("roadm-1", "up"), "true");
+    CHECK_VAL(tree, D("roadm-1", "last-success"), "2025-12-02T00:00:00.123+00:00");
+    CU_ASSERT_EQUAL(count(tree, D("roadm-1", "last-failure")), 0);
+    CU_ASSERT_EQUAL(count(tree, D("roadm-1", "reason")), 0);
+    CHECK_VAL(tree, D("roadm-1", "operations"), "7");
+    CHECK_VAL(tree, D("roadm-1", "failures"), "0");
+    CHECK_VAL(tree, D("roadm-1", "media-channels"), "2");
+    CHECK_VAL(tree, D("roadm-2", "up"), "false");
+    CHECK_VAL(tree, D("roadm-2", "address"), "https://ops@10.0.0.2:8443");
+    CHECK_VAL(tree, D("roadm-2", "last-failure"), "2025-12-02T00:01:00.000+00:00");
+    CHECK_VAL(tree, D("roadm-2", "reason"),
+              "roadm-2: no answer within 5000 ms");
+    CHECK_VAL(tree, D("roadm-2", "failures"), "18446744073709551615");
+    CU_ASSERT_EQUAL(count(tree, D("roadm-3", "last-success")), 0);
+    CU_ASSERT_EQUAL(count(tree, D("roadm-3", "last-failure")), 0);
+    CHECK_VAL(tree, D("roadm-3", "operations"), "0");
+#undef D
+    lyd_free_all(tree);
+    free(text);
+
+    static const struct lr_state_device dup[2] = {
+        { .name = "roadm-1", .driver = "dummy", .up = true, .why = "" },
+        { .name = "roadm-1", .driver = "dummy", .up = true, .why = "" },
+    };
+    struct lr_state_view w = { .n_devices = 2, .devices = dup };
+    CU_ASSERT_EQUAL(lr_yang_state_to_json(ctx, &w, &text, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(text);
 }
 
 /* The state's ppo-policy: a usable policy with what its file says (the
@@ -4046,6 +4101,7 @@ static CU_TestInfo tests[] = {
       test_reason_cut_marked },
     { "jobs the schema refuses", test_jobs_bad },
     { "state round trip", test_state_round_trip },
+    { "state: each ROADM's health", test_state_devices },
     { "state: the ppo policy, usable or not", test_state_ppo },
     { "reconcile: its input", test_reconcile_input },
     { "reconcile: its output", test_reconcile_output },
