@@ -45,6 +45,27 @@ nb_metrics_observe(struct nb_metrics *m, int status, double seconds)
         m->by_class[status / 100 - 1]++;
 }
 
+void
+nb_metrics_label(const char *in, char *out, size_t len)
+{
+    size_t o = 0;
+    if (!len)
+        return;
+    for (; *in; in++) {
+        const char *rep = *in == '\\' ? "\\\\" : *in == '"' ? "\\\""
+                        : *in == '\n' ? "\\n" : NULL;
+        size_t n = rep ? 2 : 1;
+        if (o + n >= len)
+            break;
+        if (rep)
+            memcpy(out + o, rep, 2);
+        else
+            out[o] = *in;
+        o += n;
+    }
+    out[o] = '\0';
+}
+
 /* Appends printf output to a growing buffer; 0 or ENOMEM. */
 static int __attribute__((format(printf, 4, 5)))
 nb_metrics_printf(char **buf, size_t *len, size_t *cap, const char *fmt, ...)

@@ -1555,22 +1555,6 @@ put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
     }
 }
 
-/* A Prometheus label value: backslash, quote and newline escaped. */
-static void
-label_escape(const char *in, char *out, size_t len)
-{
-    size_t o = 0;
-    for (; *in && o + 3 < len; in++) {
-        if (*in == '\\' || *in == '"' || *in == '\n') {
-            out[o++] = '\\';
-            out[o++] = *in == '\n' ? 'n' : *in;
-        } else {
-            out[o++] = *in;
-        }
-    }
-    out[o] = '\0';
-}
-
 /* The emulated data plane's telemetry, when there is one. */
 static void
 put_emulated(struct nb_app *app, char **buf, size_t *len, size_t *cap)
@@ -1608,9 +1592,9 @@ put_emulated(struct nb_app *app, char **buf, size_t *len, size_t *cap)
             char lp[2 * SB_NAME_MAX], from[2 * LR_NAME_MAX],
                  to[2 * LR_NAME_MAX];
             double v;
-            label_escape(l->name, lp, sizeof lp);
-            label_escape(cl->dcs[l->from_dc].name, from, sizeof from);
-            label_escape(cl->dcs[l->to_dc].name, to, sizeof to);
+            nb_metrics_label(l->name, lp, sizeof lp);
+            nb_metrics_label(cl->dcs[l->from_dc].name, from, sizeof from);
+            nb_metrics_label(cl->dcs[l->to_dc].name, to, sizeof to);
             switch (f) {
             case 0: v = (double) l->tx_bytes; break;
             case 1: v = (double) l->tx_packets; break;
@@ -1628,6 +1612,58 @@ put_emulated(struct nb_app *app, char **buf, size_t *len, size_t *cap)
         }
     }
     free(emu);
+}
+
+/* Each ROADM's health (lr_ctl_device_status): up, its operations by
+ * result, the media channels the jobs hold there. */
+static void
+put_devices(struct nb_app *app, char **buf, size_t *len, size_t *cap)
+{
+    int n = lr_ctl_devices(app->ctl);
+    struct lr_ctl_device_status st;
+    if (n <= 0)
+        return;
+    put(buf, len, cap, "# HELP lightrail_device_up Each ROADM: 0 when the "
+        "last operation on it (open, apply, read) got no answer "
+        "(unreachable, session broken or refused, timed out), else 1 (a "
+        "refusal is an answer); the state's device list says why.\n"
+        "# TYPE lightrail_device_up gauge\n");
+    for (int i = 0; i < n; i++) {
+        char dev[2 * 64], drv[2 * 32];
+        if (lr_ctl_device_status(app->ctl, i, &st))
+            continue;
+        nb_metrics_label(st.name, dev, sizeof dev);
+        nb_metrics_label(st.driver, drv, sizeof drv);
+        put(buf, len, cap, "lightrail_device_up{device=\"%s\",driver=\"%s\"} "
+            "%d\n", dev, drv, st.up ? 1 : 0);
+    }
+    put(buf, len, cap, "# HELP lightrail_device_operations_total Operations "
+        "on each ROADM since the start, by result (failed: refused or "
+        "unanswered).\n"
+        "# TYPE lightrail_device_operations_total counter\n");
+    for (int i = 0; i < n; i++) {
+        char dev[2 * 64];
+        if (lr_ctl_device_status(app->ctl, i, &st))
+            continue;
+        nb_metrics_label(st.name, dev, sizeof dev);
+        put(buf, len, cap, "lightrail_device_operations_total{device=\"%s\","
+            "result=\"ok\"} %llu\n"
+            "lightrail_device_operations_total{device=\"%s\","
+            "result=\"failed\"} %llu\n", dev, st.ops - st.failures, dev,
+            st.failures);
+    }
+    put(buf, len, cap, "# HELP lightrail_device_media_channels Media "
+        "channels the jobs hold on each ROADM (or are adding or removing "
+        "there), from their plans.\n"
+        "# TYPE lightrail_device_media_channels gauge\n");
+    for (int i = 0; i < n; i++) {
+        char dev[2 * 64];
+        if (lr_ctl_device_status(app->ctl, i, &st))
+            continue;
+        nb_metrics_label(st.name, dev, sizeof dev);
+        put(buf, len, cap, "lightrail_device_media_channels{device=\"%s\"} "
+            "%d\n", dev, st.channels);
+    }
 }
 
 static void
@@ -1773,19 +1809,12 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
                 "Seen when the planner last had the agents.\n"
                 "# TYPE lightrail_agent_up gauge\n");
         first = 0;
-        /* A name is anything but white space: '"' and '\\' escaped as
-         * the exposition format wants. */
         char dc[2 * LR_NAME_MAX + 1];
-        size_t o = 0;
-        for (const char *s = st.dc; *s && o + 2 < sizeof dc; s++) {
-            if (*s == '"' || *s == '\\')
-                dc[o++] = '\\';
-            dc[o++] = *s;
-        }
-        dc[o] = '\0';
+        nb_metrics_label(st.dc, dc, sizeof dc);
         put(&buf, &len, &cap, "lightrail_agent_up{dc=\"%s\"} %d\n", dc,
             st.up ? 1 : 0);
     }
+    put_devices(app, &buf, &len, &cap);
     struct lr_ctl_ppo_info pi;
     if (!lr_ctl_ppo_info(app->ctl, &pi))
         put(&buf, &len, &cap,

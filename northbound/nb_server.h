@@ -275,6 +275,11 @@ void nb_server_set_error_check(struct nb_server *, nb_error_check *check,
  * malloc'ed string '*buf' of length '*len'. */
 int nb_server_metrics(const struct nb_server *, char **buf, size_t *len);
 
+/* 'in' as a label value of the Prometheus text format (0.0.4: '\\',
+ * '"' and a line feed escaped) into out[len], cut before a character
+ * that does not fit whole. */
+void nb_metrics_label(const char *in, char *out, size_t len);
+
 /* Whether the 'n' bytes at 'name' are one of the space-separated
  * 'words' (NULL: none), as a row's 'query' is matched. */
 bool nb_word_in(const char *words, const char *name, size_t n);

@@ -1991,7 +1991,33 @@ test_route_not_encoded(void)
     }
 }
 
+/* A label value as the Prometheus text format wants it: '\\', '"'
+ * and a line feed escaped, the rest as given; cut whole, never in an
+ * escape, when the room ends. */
+static void
+test_metrics_label(void)
+{
+    static const struct { const char *in, *out; } rows[] = {
+        { "roadm-1", "roadm-1" },
+        { "a\"b", "a\\\"b" },
+        { "c\\d", "c\\\\d" },
+        { "l1\nl2", "l1\\nl2" },
+        { "", "" },
+    };
+    char out[64];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        nb_metrics_label(rows[i].in, out, sizeof out);
+        CU_ASSERT_STRING_EQUAL(out, rows[i].out);
+    }
+    char small[4];
+    nb_metrics_label("ab\"", small, sizeof small);
+    CU_ASSERT_STRING_EQUAL(small, "ab");
+    nb_metrics_label("abc\"", small, sizeof small);
+    CU_ASSERT_STRING_EQUAL(small, "abc");
+}
+
 static CU_TestInfo tests[] = {
+    { "a metric's label value escaped", test_metrics_label },
     { "a valid token: 200 and the principal", test_token_ok },
     { "POST body and query reach the handler", test_post_body_and_query },
     { "unknown and repeated query parameters are refused",
