@@ -1,5 +1,5 @@
 /*
- * lightrail job | topology | spectrum | reconcile | policy: the client
+ * lightrail job | topology | spectrum | reconcile | devices | policy: the client
  * of lightraild's RESTCONF API, over libcurl.
  *
  *   job submit FILE            POST FILE (RFC 7951 JSON) as it is
@@ -21,6 +21,8 @@
  *                              reconcile (input dry-run): the daemon
  *                              compares every device with its store (and
  *                              repairs)
+ *   devices [NAME]             GET the state's device list: each
+ *                              ROADM, whether it answers, why not
  *   policy show                GET the state's ppo-policy
  *   policy reload              POST /restconf/operations/lightrail-state:
  *                              reload-ppo-policy, then as show
@@ -62,7 +64,7 @@
 #define MAX_SLOTS (1L << 20)
 
 enum client_cmd { C_JOB, C_TOPOLOGY, C_INVENTORY, C_SPECTRUM, C_RECONCILE,
-                  C_POLICY };
+                  C_POLICY, C_DEVICES };
 
 struct client_opts {
     const char *cmd;            /* "job", for messages */
@@ -243,6 +245,22 @@ client_usage(FILE *f, enum client_cmd c)
 "or every difference was repaired; 3 --dry-run found drift; 1 the\n"
 "daemon could not read or repair a device (its message says which; the\n"
 "lines of the other devices, and what was done there, still follow).\n");
+    else if (c == C_DEVICES)
+        fprintf(f,
+"usage: lightrail devices [NAME] [OPTIONS]\n"
+"\n"
+"Shows every ROADM lightraild programs (or NAME) as it last saw it, one\n"
+"row each: its southbound driver and address, whether it is up (no: the\n"
+"last open, apply or read got no answer: unreachable, session refused\n"
+"or broken, timed out; a refusal of the device's own is an answer), the\n"
+"media channels the jobs hold there, when an operation on it last\n"
+"succeeded and last failed (UTC), and the last failure's reason (kept\n"
+"once the device is back).  A device down shows up again with the next\n"
+"operation that reaches it: a job on it, or lightrail reconcile\n"
+"--dry-run.  --format json prints the state's device list.\n"
+"\n"
+"exit status (besides those below): 0 every device shown is up; 3 one\n"
+"is down; 4 no ROADM is named NAME.\n");
     else if (c == C_POLICY)
         fprintf(f,
 "usage: lightrail policy show [OPTIONS]\n"
@@ -511,12 +529,13 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         lr_cli_err(o->cmd, "--cert and --key go together");
         return LR_EXIT_USAGE;
     }
-    if (c == C_RECONCILE && o->n_args > 0) {
+    if ((c == C_RECONCILE && o->n_args > 0)
+        || (c == C_DEVICES && o->n_args > 1)) {
         lr_cli_err(o->cmd, "unexpected argument '%s' (see lightrail "
-                   "reconcile --help)", o->args[0]);
+                   "%s --help)", o->args[c == C_DEVICES], o->cmd);
         return LR_EXIT_USAGE;
     }
-    if (o->n_args == 0 && c != C_RECONCILE) {
+    if (o->n_args == 0 && c != C_RECONCILE && c != C_DEVICES) {
         lr_cli_err(o->cmd, "which action: %s? (see lightrail %s --help)",
                    c == C_JOB ? "submit, list, show or delete"
                    : c == C_POLICY ? "show or reload"
@@ -1912,6 +1931,93 @@ cleanup:
     return rc;
 }
 
+/* "2026-12-06T14:33:04.123+00:00" as "2026-12-06 14:33:04" into
+ * out[len] (the leaves are UTC, lr_yang_job_time); "-" when absent. */
+static const char *
+devices_time(json_object *d, const char *key, char *out, size_t len)
+{
+    const char *t = jstr(d, key, NULL);
+    if (!t || strlen(t) < 19) {
+        snprintf(out, len, "%s", t ? t : "-");
+        return out;
+    }
+    snprintf(out, len, "%.10s %.8s", t, t + 11);
+    return out;
+}
+
+/* GET the state's device list and show it (all, or o->args[0]). */
+static int
+client_devices(const struct client_opts *o)
+{
+    struct client_reply r = { 0 };
+    json_object *top = NULL, *shown = json_object_new_array();
+    const char *name = o->n_args ? o->args[0] : NULL;
+    int rc, down = 0;
+    int w_name = 4, w_drv = 6, w_addr = 7;
+
+    if (!shown)
+        return LR_EXIT_FAIL;
+    if ((rc = client_call(o, "GET", STATE_PATH, NULL, 0, &r)))
+        goto cleanup;
+    if (!r.body || !(top = json_tokener_parse(r.body))
+        || !jget(top, "lightrail-state:state")) {
+        lr_cli_err(o->cmd, "the server's answer is not lightrail-state "
+                   "(is --server a lightraild?)");
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    json_object *list = jget(jget(top, "lightrail-state:state"), "device");
+    for (size_t i = 0; i < jlen(list); i++) {
+        json_object *d = jidx(list, i);
+        if (name && strcmp(jstr(d, "name", ""), name))
+            continue;
+        json_object_array_add(shown, json_object_get(d));
+        down += !jtrue(d, "up");
+        int n = (int) strlen(jstr(d, "name", "?"));
+        w_name = n > w_name ? n : w_name;
+        n = (int) strlen(jstr(d, "driver", "-"));
+        w_drv = n > w_drv ? n : w_drv;
+        n = (int) strlen(jstr(d, "address", "-"));
+        w_addr = n > w_addr ? n : w_addr;
+    }
+    if (name && !jlen(shown)) {
+        lr_cli_err(o->cmd, "no ROADM named '%s' (lightrail devices lists "
+                   "them)", name);
+        rc = LR_EXIT_NOT_FOUND;
+        goto cleanup;
+    }
+    if (o->json) {
+        json_object *one = json_object_new_object();
+        json_object_object_add(one, "lightrail-state:device",
+                               json_object_get(shown));
+        print_json(one);
+        json_object_put(one);
+    } else {
+        printf("%-*s  %-*s  %-*s  %-4s  %8s  %-19s  %-19s  %s\n", w_name,
+               "NAME", w_drv, "DRIVER", w_addr, "ADDRESS", "UP", "CHANNELS",
+               "LAST-OK", "LAST-FAILURE", "REASON");
+        for (size_t i = 0; i < jlen(shown); i++) {
+            json_object *d = jidx(shown, i);
+            char ok[32], bad[32];
+            printf("%-*s  %-*s  %-*s  %-4s  %8s  %-19s  %-19s  %s\n",
+                   w_name, jstr(d, "name", "?"), w_drv,
+                   jstr(d, "driver", "-"), w_addr, jstr(d, "address", "-"),
+                   jtrue(d, "up") ? "yes" : "no",
+                   jstr(d, "media-channels", "0"),
+                   devices_time(d, "last-success", ok, sizeof ok),
+                   devices_time(d, "last-failure", bad, sizeof bad),
+                   jstr(d, "reason", "-"));
+        }
+    }
+    rc = down ? LR_EXIT_INFEASIBLE : LR_EXIT_OK;
+
+cleanup:
+    json_object_put(shown);
+    json_object_put(top);
+    free(r.body);
+    return rc;
+}
+
 /* Entry points ------------------------------------------------------------- */
 
 static int
@@ -1961,6 +2067,8 @@ client_main(int argc, char **argv, enum client_cmd c, const char *cmd)
     }
     if (c == C_RECONCILE)
         rc = client_reconcile(&o);
+    else if (c == C_DEVICES)
+        rc = client_devices(&o);
     else if (c == C_POLICY)
         rc = client_policy(&o);
     else if (c == C_TOPOLOGY || c == C_INVENTORY)
@@ -2012,6 +2120,12 @@ int
 lr_cmd_reconcile(int argc, char **argv)
 {
     return client_main(argc, argv, C_RECONCILE, "reconcile");
+}
+
+int
+lr_cmd_devices(int argc, char **argv)
+{
+    return client_main(argc, argv, C_DEVICES, "devices");
 }
 
 int

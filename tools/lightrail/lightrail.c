@@ -65,6 +65,9 @@ static const struct lr_cli_command commands[] = {
     { "reconcile", lr_cmd_reconcile,
       "compare every ROADM with lightraild's store, report drift, repair "
       "it (--dry-run: report only)" },
+    { "devices", lr_cmd_devices,
+      "show each ROADM lightraild programs: up or not and why, its "
+      "channels, last success and failure" },
     { "policy", lr_cmd_policy,
       "show the PPO policy lightraild decides with, or load its file again "
       "(reload)" },

@@ -47,6 +47,7 @@ int lr_cmd_inventory(int argc, char **argv);
 int lr_cmd_spectrum(int argc, char **argv);
 int lr_cmd_reconcile(int argc, char **argv);
 int lr_cmd_policy(int argc, char **argv);
+int lr_cmd_devices(int argc, char **argv);
 int lr_cmd_demo(int argc, char **argv);
 /* A data center's agent for distributed CDynP (cmd_agent.c). */
 int lr_cmd_agent(int argc, char **argv);

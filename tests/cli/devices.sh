@@ -1,0 +1,139 @@
+#!/bin/sh
+# Each ROADM's health as an operator sees it, against a real lightraild
+# with dummy ROADMs: every device up in lightrail-state's device list and
+# lightrail_device_up; one made unreachable (its .fail says 'down')
+# fails a DELETE and shows down, with its reason, in the state, the
+# metric and `lightrail devices` (exit 3); back up once a reconciliation
+# reads it.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "$srcdir/tests/cli/daemon.sh"
+
+STATE=/restconf/data/lightrail-state:state
+DEVS=$D/state/devices
+LIGHTRAIL=${LIGHTRAIL:-./lightrail}
+
+# cli ARGS...: `lightrail devices ARGS` against our daemon; sets RC and
+# writes $tmp/out, $tmp/err.
+cli() {
+    $LIGHTRAIL devices --server "$URL" --token "$TOKEN" \
+        --cacert "$D/tls/cert.pem" "$@" > "$tmp/out" 2> "$tmp/err"
+    RC=$?
+}
+
+start_daemon || { notok "lightraild did not start"; lr_summary; exit 1; }
+
+intent d1 gpt-1.9b 64 > "$tmp/d1.json"
+api POST $JOBS "$tmp/d1.json"
+[ "$STATUS" = 201 ] && ok "POST d1" || notok "POST d1: $STATUS $(cat "$tmp/body")"
+
+# Every ROADM of the topology listed, up, dummy, its directory; d1's
+# channels counted where they are.
+api GET $STATE
+nodes=$(jq '."ietf-network:networks".network[0].node | length' \
+        "$srcdir/examples/topologies/metro.json")
+jq -e --argjson n "$nodes" --arg dir "$DEVS" '."lightrail-state:state".device
+       | length == $n and all(.up and .driver == "dummy" and .address == $dir
+                              and (."last-success" | type == "string"))' \
+    "$tmp/body" > /dev/null \
+    && ok "state: $nodes ROADMs, all up" \
+    || notok "state's devices: $(jq -c '."lightrail-state:state".device' "$tmp/body")"
+# The ROADM holding most of d1's channels, by its file.
+victim=
+best=0
+for f in "$DEVS"/*.json; do
+    n=$(jq '[."media-channels"[]? | select(.name | startswith("d1/"))] | length' "$f")
+    if [ "$n" -gt "$best" ]; then best=$n; victim=$(basename "$f" .json); fi
+done
+[ -n "$victim" ] || { notok "no ROADM holds d1's channels"; lr_summary; exit 1; }
+jq -e --arg v "$victim" --argjson n "$best" '."lightrail-state:state".device[]
+       | select(.name == $v) | ."media-channels" == $n and (has("reason") | not)' \
+    "$tmp/body" > /dev/null \
+    && ok "state: $victim holds d1's $best channel(s), no failure" \
+    || notok "state: $victim: $(jq -c --arg v "$victim" '."lightrail-state:state".device[] | select(.name == $v)' "$tmp/body")"
+api GET /metrics "" ""
+[ "$(grep -c '^lightrail_device_up{device="[^"]*",driver="dummy"} 1$' "$tmp/body")" = "$nodes" ] \
+    && grep -q "^lightrail_device_media_channels{device=\"$victim\"} $best\$" "$tmp/body" \
+    && grep -q "^lightrail_device_operations_total{device=\"$victim\",result=\"failed\"} 0\$" "$tmp/body" \
+    && ok "metrics: every ROADM up, $victim's channels, no failure" \
+    || notok "metrics: $(grep '^lightrail_device' "$tmp/body")"
+
+cli
+[ $RC = 0 ] && head -1 "$tmp/out" | grep -q '^NAME  *DRIVER  *ADDRESS  *UP  *CHANNELS  *LAST-OK  *LAST-FAILURE  *REASON$' \
+    && [ "$(grep -c ' yes  ' "$tmp/out")" = "$nodes" ] \
+    && grep -q "^$victim  *dummy  *$DEVS  *yes  *$best  *[0-9-]* [0-9:]*  *-  *-\$" "$tmp/out" \
+    && ok "lightrail devices: the table, every ROADM up, exit 0" \
+    || notok "lightrail devices: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+
+# The ROADM unplugged: the DELETE cannot remove d1's channels there.
+echo down > "$DEVS/$victim.fail"
+api DELETE "$JOBS/job=d1"
+[ "$STATUS" != 204 ] && ok "DELETE d1 with $victim unreachable fails ($STATUS)" \
+    || notok "DELETE d1 with $victim down: 204"
+api GET $STATE
+jq -e --arg v "$victim" --argjson n "$best" '."lightrail-state:state".device[]
+       | select(.name == $v) | .up == false and ."media-channels" == $n
+         and (.reason | test("unreachable \\(injected .down."))
+         and (."last-failure" | type == "string")
+         and (.failures | tonumber) > 0' "$tmp/body" > /dev/null \
+    && ok "state: $victim down, its reason, d1's channels still there" \
+    || notok "state: $victim: $(jq -c --arg v "$victim" '."lightrail-state:state".device[] | select(.name == $v)' "$tmp/body")"
+jq -e --arg v "$victim" '[."lightrail-state:state".device[]
+       | select(.name != $v) | .up] | all' "$tmp/body" > /dev/null \
+    && ok "state: the other ROADMs up" || notok "state: another ROADM down"
+api GET /metrics "" ""
+grep -q "^lightrail_device_up{device=\"$victim\",driver=\"dummy\"} 0\$" "$tmp/body" \
+    && [ "$(grep -c '^lightrail_device_up{.*} 1$' "$tmp/body")" = $((nodes - 1)) ] \
+    && grep -q "^lightrail_device_operations_total{device=\"$victim\",result=\"failed\"} [1-9]" "$tmp/body" \
+    && ok "metrics: $victim at 0, its failure counted" \
+    || notok "metrics when down: $(grep '^lightrail_device' "$tmp/body")"
+
+cli
+[ $RC = 3 ] && grep -q "^$victim  *dummy  *$DEVS  *no  *$best  .*unreachable (injected 'down'" "$tmp/out" \
+    && [ "$(grep -c ' yes  ' "$tmp/out")" = $((nodes - 1)) ] \
+    && ok "lightrail devices: $victim no, its reason, exit 3" \
+    || notok "lightrail devices when down: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+cat "$tmp/out"      # the table, for the log
+cli "$victim" --format json
+[ $RC = 3 ] && jq -e --arg v "$victim" '."lightrail-state:device" | length == 1
+       and .[0].name == $v and .[0].up == false' "$tmp/out" > /dev/null \
+    && ok "lightrail devices $victim --format json: the one, down" \
+    || notok "devices --format json: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+cli nosuch
+[ $RC = 4 ] && grep -q "no ROADM named 'nosuch'" "$tmp/err" \
+    && ok "lightrail devices nosuch: exit 4, named" \
+    || notok "devices nosuch: exit $RC: $(cat "$tmp/err")"
+cli a b
+[ $RC = 2 ] && grep -q "unexpected argument 'b'" "$tmp/err" \
+    && ok "lightrail devices a b: exit 2" || notok "devices a b: exit $RC: $(cat "$tmp/err")"
+
+# Back: a reconciliation reads it; up again, the failure still said.
+rm -f "$DEVS/$victim.fail"
+printf '{"lightrail-job:input":{"dry-run":true}}' > "$tmp/dry.json"
+api POST /restconf/operations/lightrail-job:reconcile "$tmp/dry.json"
+[ "$STATUS" = 200 ] && ok "reconcile with $victim back" \
+    || notok "reconcile: $STATUS $(cat "$tmp/body")"
+api GET $STATE
+jq -e --arg v "$victim" '."lightrail-state:state".device[]
+       | select(.name == $v) | .up and (.reason | test("unreachable"))
+         and ."last-success" >= ."last-failure"' "$tmp/body" > /dev/null \
+    && ok "state: $victim up again, the last failure kept" \
+    || notok "state after: $(jq -c --arg v "$victim" '."lightrail-state:state".device[] | select(.name == $v)' "$tmp/body")"
+api GET /metrics "" ""
+[ "$(grep -c '^lightrail_device_up{.*} 1$' "$tmp/body")" = "$nodes" ] \
+    && ok "metrics: every ROADM up again" \
+    || notok "metrics after: $(grep '^lightrail_device_up' "$tmp/body")"
+cli
+[ $RC = 0 ] && grep -q "^$victim  *dummy  *$DEVS  *yes  .*unreachable (injected 'down'" "$tmp/out" \
+    && ok "lightrail devices: $victim yes again, the last failure kept, exit 0" \
+    || notok "lightrail devices after: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+api DELETE "$JOBS/job=d1"
+[ "$STATUS" = 204 ] && ok "DELETE d1 once $victim is back" \
+    || notok "DELETE d1 after: $STATUS $(cat "$tmp/body")"
+api GET $STATE
+jq -e '[."lightrail-state:state".device[]."media-channels"] | add == 0' \
+    "$tmp/body" > /dev/null \
+    && ok "state: no channel left" || notok "state: channels left"
+
+stop_daemon
+check_store "the store and the devices agree"
+lr_summary
