@@ -77,6 +77,14 @@ jq -e --arg v "$victim" --argjson n "$best" '."lightrail-state:state".device[]
          and (.failures | tonumber) > 0' "$tmp/body" > /dev/null \
     && ok "state: $victim down, its reason, d1's channels still there" \
     || notok "state: $victim: $(jq -c --arg v "$victim" '."lightrail-state:state".device[] | select(.name == $v)' "$tmp/body")"
+# What an operator may check for themselves: the state as served is
+# lightrail-state data (yanglint, with the module lightraild embeds).
+if command -v yanglint > /dev/null; then
+    yanglint -D -p /usr/share/yuma/modules/ietf -p "$srcdir/yang" \
+        "$srcdir/yang/lightrail-state.yang" "$tmp/body" > "$tmp/lint" 2>&1 \
+        && ok "the state with $victim down is valid lightrail-state data (yanglint)" \
+        || notok "yanglint on the state: $(cat "$tmp/lint")"
+fi
 jq -e --arg v "$victim" '[."lightrail-state:state".device[]
        | select(.name != $v) | .up] | all' "$tmp/body" > /dev/null \
     && ok "state: the other ROADMs up" || notok "state: another ROADM down"
