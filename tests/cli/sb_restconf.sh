@@ -11,6 +11,9 @@
 #     ROADMs, exactly; deleting it leaves nothing;
 #   - a device that answers 500, and one that dies in the middle of its
 #     batch: the job fails with the reason and no device holds anything;
+#     the one that refused is up in the state's device list, the one
+#     that died down (the state, lightrail_device_up, `lightrail
+#     devices`), up again once the DELETE reaches it;
 #   - drift made behind the daemon's back (a stranger added, a channel
 #     removed) is found by `lightrail reconcile --dry-run` (exit 3) and
 #     repaired by `lightrail reconcile`;
@@ -177,6 +180,13 @@ else
     notok "j2 with r3 answering 500: $STATUS $(cat "$tmp/body")"
 fi
 devices_empty "j2 rolled back after r3's 500"
+# A refusal is an answer: r3 is up, its reason said.
+api GET /restconf/data/lightrail-state:state
+jq -e '."lightrail-state:state".device[] | select(.name == "r3")
+       | .up and .driver == "restconf" and (.reason | contains("HTTP 500"))
+         and (.failures | tonumber) >= 1' "$tmp/body" > /dev/null \
+    && ok "state: r3 refused, up, the 500 its reason" \
+    || notok "state's r3 after its 500: $(jq -c '."lightrail-state:state".device' "$tmp/body")"
 
 # 3. A device dies in the middle of its batch (r2 ends at its second
 # PUT, having accepted the first, before it answers): whether r2 holds
@@ -192,10 +202,30 @@ else
 fi
 wait "$pid_r2" 2>/dev/null
 [ $? -eq 9 ] && ok "r2's double died as asked (exit 9)" || notok "r2's double did not die"
+# r2 gone: down in the state, the metric and `lightrail devices`.
+api GET /restconf/data/lightrail-state:state
+jq -e '."lightrail-state:state".device[] | select(.name == "r2")
+       | .up == false and (.reason | length > 0)' "$tmp/body" > /dev/null \
+    && ok "state: r2 down: $(jq -r '."lightrail-state:state".device[] | select(.name == "r2") | .reason' "$tmp/body")" \
+    || notok "state's r2 after it died: $(jq -c '."lightrail-state:state".device' "$tmp/body")"
+api GET /metrics "" ""
+grep -q '^lightrail_device_up{device="r2",driver="restconf"} 0$' "$tmp/body" \
+    && ok "lightrail_device_up of r2 at 0" \
+    || notok "metrics after r2 died: $(grep '^lightrail_device_up' "$tmp/body")"
+LIGHTRAIL_TOKEN=$TOKEN $LIGHTRAIL devices r2 --server "$URL" --cacert "$D/tls/cert.pem" > "$tmp/out" 2>&1
+rc_=$?
+[ $rc_ -eq 3 ] && grep -q '^r2  *restconf  *https://127.0.0.1:[0-9]*  *no  ' "$tmp/out" \
+    && ok "lightrail devices r2: no (exit 3)" \
+    || notok "lightrail devices r2: exit $rc_, $(cat "$tmp/out")"
 start_double r2 "$(cat "$tmp/r2.port")" || notok "r2 did not restart on its port"
 api DELETE "$JOBS/job=j3"
 [ "$STATUS" = 204 ] && ok "j3 deleted once r2 is back" || notok "DELETE j3: $STATUS $(cat "$tmp/body")"
 devices_empty "j3 rolled back after r2 died (r2 restarted)"
+api GET /restconf/data/lightrail-state:state
+jq -e '."lightrail-state:state".device[] | select(.name == "r2") | .up' \
+    "$tmp/body" > /dev/null \
+    && ok "state: r2 up again once the DELETE reached it" \
+    || notok "state's r2 after its restart: $(jq -c '."lightrail-state:state".device' "$tmp/body")"
 
 # 4. r2 is back: provisioning works again.
 submit j4
