@@ -348,6 +348,20 @@ on_ppo_rechecked(void *arg, const char *what)
 
 /* An agent seen down, or up again (nb_app.agent_changed): one line each
  * way, not one per job it blocks. */
+/* A ROADM seen down, or answering again (lr_ctl_set_device_hook): one
+ * line each way, not one per operation that fails on it. */
+static void
+on_device_changed(void *arg, const char *name, bool up, const char *why)
+{
+    (void) arg;
+    if (up)
+        lr_log(LR_LOG_INFO, "ROADM %s answers again", name);
+    else
+        lr_log(LR_LOG_WARN, "ROADM %s down: %s (lightrail_device_up 0 "
+               "until an operation reaches it: the next job on it, or a "
+               "reconcile)", name, why);
+}
+
 static void
 on_agent_changed(void *arg, const char *dc, bool up, const char *why)
 {
@@ -780,6 +794,7 @@ main(int argc, char **argv)
     app.ppo_rechecked = on_ppo_rechecked;
     app.ppo_rechecked_arg = &d;
     app.agent_changed = on_agent_changed;
+    lr_ctl_set_device_hook(ctl, on_device_changed, NULL);
     /* An agent the start's KEEP did not reach is down from the start:
      * said now, and when it answers again. */
     nb_restconf_agents_seen(&app);

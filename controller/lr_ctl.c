@@ -2413,8 +2413,23 @@ lr_ctl_devs_fold(struct lr_ctl *c, const struct lr_ctl_op *op)
     if (!op->seen || !c->devst || !c->topo || op->n_seen != c->topo->n_nodes)
         return;
     long long now = ctl_now_ms(c);
-    for (int i = 0; i < op->n_seen; i++)
-        lr_ctl_dev_fold(&c->devst[i], &op->seen[i], now);
+    for (int i = 0; i < op->n_seen; i++) {
+        struct lr_ctl_dev *d = &c->devst[i];
+        bool was = d->up;
+        lr_ctl_dev_fold(d, &op->seen[i], now);
+        if (d->up != was && c->device_hook)
+            c->device_hook(c->device_arg, d->name, d->up,
+                           d->up ? "" : d->why);
+    }
+}
+
+void
+lr_ctl_set_device_hook(struct lr_ctl *c,
+                       void (*hook)(void *, const char *, bool, const char *),
+                       void *arg)
+{
+    c->device_hook = hook;
+    c->device_arg = arg;
 }
 
 int

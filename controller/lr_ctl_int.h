@@ -76,6 +76,8 @@ struct lr_ctl {
      * the owner's thread only, from what the ops saw (op->seen) as they
      * end and from the opens. */
     struct lr_ctl_dev *devst;
+    void (*device_hook)(void *, const char *, bool, const char *);
+    void *device_arg;                 /* lr_ctl_set_device_hook() */
     struct lr_ctl_counters counters;
     struct plan_memo *memo;           /* [LR_CTL_MEMO] */
     unsigned long long memo_clock;

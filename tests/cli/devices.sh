@@ -3,8 +3,8 @@
 # with dummy ROADMs: every device up in lightrail-state's device list and
 # lightrail_device_up; one made unreachable (its .fail says 'down')
 # fails a DELETE and shows down, with its reason, in the state, the
-# metric and `lightrail devices` (exit 3); back up once a reconciliation
-# reads it.
+# metric and `lightrail devices` (exit 3), said once in the log; back up
+# once a reconciliation reads it.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 
@@ -77,6 +77,12 @@ jq -e --arg v "$victim" --argjson n "$best" '."lightrail-state:state".device[]
          and (.failures | tonumber) > 0' "$tmp/body" > /dev/null \
     && ok "state: $victim down, its reason, d1's channels still there" \
     || notok "state: $victim: $(jq -c --arg v "$victim" '."lightrail-state:state".device[] | select(.name == $v)' "$tmp/body")"
+# Said once in the log, whatever fails on it meanwhile.
+api DELETE "$JOBS/job=d1"
+[ "$(grep -c "ROADM $victim down: $victim: unreachable (injected 'down'" "$D/log")" = 1 ] \
+    && ok "log: '$victim down' once, with its reason, after two failed DELETEs" \
+    || notok "log: $(grep "ROADM $victim" "$D/log")"
+api GET $STATE
 # What an operator may check for themselves: the state as served is
 # lightrail-state data (yanglint, with the module lightraild embeds).
 if command -v yanglint > /dev/null; then
@@ -126,6 +132,9 @@ jq -e --arg v "$victim" '."lightrail-state:state".device[]
          and ."last-success" >= ."last-failure"' "$tmp/body" > /dev/null \
     && ok "state: $victim up again, the last failure kept" \
     || notok "state after: $(jq -c --arg v "$victim" '."lightrail-state:state".device[] | select(.name == $v)' "$tmp/body")"
+[ "$(grep -c "ROADM $victim answers again" "$D/log")" = 1 ] \
+    && ok "log: '$victim answers again' once" \
+    || notok "log after: $(grep "ROADM $victim" "$D/log")"
 api GET /metrics "" ""
 [ "$(grep -c '^lightrail_device_up{.*} 1$' "$tmp/body")" = "$nodes" ] \
     && ok "metrics: every ROADM up again" \

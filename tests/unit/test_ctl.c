@@ -1137,6 +1137,20 @@ dev_clock(void *arg)
     return dev_clock_ms;
 }
 
+/* What the device hook was told, in order: "NAME up" or "NAME down:
+ * WHY", one a line. */
+static char dev_said[1024];
+
+static void
+dev_hook(void *arg, const char *name, bool up, const char *why)
+{
+    size_t n = strlen(dev_said);
+    (void) arg;
+    /* The reason up to its first comma: the rest names a path. */
+    snprintf(dev_said + n, sizeof dev_said - n, "%s %s%.*s\n", name,
+             up ? "up" : "down: ", (int) strcspn(why, ","), why);
+}
+
 /* The status of ROADM 'name'; the test stops when there is none. */
 static struct lr_ctl_device_status
 device_named(struct lr_ctl *c, const char *name)
@@ -1161,6 +1175,8 @@ test_device_health(void)
     dev_clock_ms = 1000;
     struct lr_ctl *c = lr_test_ctl_open(&cfg);
     struct lr_ctl_device_status st;
+    dev_said[0] = '\0';
+    lr_ctl_set_device_hook(c, dev_hook, NULL);
     struct lr_job job;
     char err[1024];
     CU_ASSERT_EQUAL(lr_ctl_devices(c), topo->n_nodes);
@@ -1204,6 +1220,7 @@ test_device_health(void)
     CU_ASSERT_EQUAL(st.failures, 1);
     CU_ASSERT_EQUAL(st.fail_ms, 3000);
     CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "injected failure"));
+    CU_ASSERT_STRING_EQUAL(dev_said, "");     /* a refusal: no change */
 
     /* Unreachable: the delete fails, the device is down with its
      * reason, the job's channels still counted there. */
@@ -1215,6 +1232,13 @@ test_device_health(void)
     CU_ASSERT_EQUAL(st.fail_ms, 4000);
     CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "unreachable (injected 'down'"));
     CU_ASSERT_EQUAL(st.channels, held);     /* the driver cannot read it */
+    char want[256];
+    snprintf(want, sizeof want, "%s down: %s: unreachable (injected 'down'\n",
+             node[0], node[0]);
+    CU_ASSERT_STRING_EQUAL(dev_said, want);
+    /* Down again: no second word. */
+    CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "hd", err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(dev_said, want);
     for (int i = 1; i < nn; i++)
         CU_ASSERT(device_named(c, node[i]).up);
 
@@ -1230,6 +1254,9 @@ test_device_health(void)
     CU_ASSERT_EQUAL(st.ok_ms, 5000);
     CU_ASSERT_EQUAL(st.fail_ms, 4000);
     CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "unreachable"));
+    snprintf(want + strlen(want), sizeof want - strlen(want), "%s up\n",
+             node[0]);
+    CU_ASSERT_STRING_EQUAL(dev_said, want);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "hd", err, sizeof err), 0);
     CU_ASSERT_EQUAL(device_named(c, node[0]).channels, 0);
     lr_ctl_free(c);
