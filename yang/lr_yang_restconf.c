@@ -276,19 +276,25 @@ lr_yang_datastore_to_json(struct ly_ctx *ctx, const char *const *docs, int n,
         }
         goto cleanup;
     }
-    /* ietf-yang-library 2019-01-04 makes the deprecated modules-state
-     * mandatory beside yang-library: a set of documents with the library
-     * and without it (a cut that dropped it) gets libyang's own for the
-     * validation, freed before the print.  It holds no reference to
-     * anything else. */
-    if (lr_yang_sibling(tree, LR_YANG_YL, "yang-library")
-        && !lr_yang_sibling(tree, LR_YANG_YL, "modules-state")) {
+    /* ietf-yang-library 2019-01-04 has a mandatory leaf in each of its
+     * two top-level containers (content-id, module-set-id), so either
+     * one makes the other mandatory: a set of documents with one and
+     * without the other (a cut that dropped it: fields naming only one)
+     * gets libyang's own other for the validation, freed before the
+     * print.  It holds no reference to anything else. */
+    bool has_yl = lr_yang_sibling(tree, LR_YANG_YL, "yang-library");
+    bool has_ms = lr_yang_sibling(tree, LR_YANG_YL, "modules-state");
+    if (has_yl != has_ms) {
+        const char *other = has_yl ? "modules-state" : "yang-library";
         rc = ly_ctx_get_yanglib_data(ctx, &lib, "0");
-        if (!rc && !(st = lr_yang_sibling(lib, LR_YANG_YL, "modules-state")))
+        if (!rc && !(st = lr_yang_sibling(lib, LR_YANG_YL, other)))
             rc = LY_ENOTFOUND;
         if (rc)
             goto cleanup;
-        /* Alone: inserted first of its siblings, it would bring them. */
+        /* Alone: inserted first of its siblings, it would bring them.
+         * 'lib' keeps the rest: its first, yang-library, may be it. */
+        if (lib == st)
+            lib = st->next;
         lyd_unlink_tree(st);
         if ((rc = lyd_insert_sibling(tree, st, &tree))) {
             lyd_free_tree(st);

@@ -510,6 +510,11 @@ ds_cut $DS 'fields=lightrail-job:jobs/job(name;model)' \
 ds_cut $DS 'fields=lightrail-compute:compute' '{"lightrail-compute:compute"}'
 ds_cut $DS 'fields=ietf-yang-library:yang-library/module-set(name)' \
     '{"ietf-yang-library:yang-library": {"module-set": [."ietf-yang-library:yang-library"."module-set"[] | {name}]}}'
+# modules-state without the library (was 500: the library's mandatory
+# content-id missing).
+ds_cut $DS 'fields=ietf-yang-library:modules-state/module-set-id' \
+    '{"ietf-yang-library:modules-state": {"module-set-id": ."ietf-yang-library:modules-state"."module-set-id"}}'
+ds_cut $DS 'fields=ietf-yang-library:modules-state' '{"ietf-yang-library:modules-state"}'
 ds_cut $DS 'content=config' "$CFG"
 ds_cut $DS 'content=nonconfig' \
     '{"ietf-restconf-monitoring:restconf-state", "ietf-yang-library:yang-library", "ietf-yang-library:modules-state", "lightrail-state:state", "lightrail-job:jobs": {job: [."lightrail-job:jobs".job[] | {name, state}]}}'
@@ -744,6 +749,8 @@ ck "$OPER?fields=$F" ". == $(cat "$tmp/nmda-q")" "as GET $DS?fields=..."
 # the cuts of the operational datastore's whole.
 ds_cut $OPER 'fields=ietf-network:networks/network/network-id' "$NWID"
 ds_cut $OPER 'content=config' "$CFG"
+ds_cut $OPER 'fields=ietf-yang-library:modules-state/module(name)' \
+    '{"ietf-yang-library:modules-state": {module: [."ietf-yang-library:modules-state".module[] | {name, revision}]}}'
 api GET "$OPER"; jq -cS "$CFG" "$tmp/body" > "$tmp/ds-want"
 ck "$RUN" ". == $(cat "$tmp/ds-want")" "the operational datastore's configuration"
 api GET "$OPER"; jq -cS "$CFG | $NWID" "$tmp/body" > "$tmp/ds-want"

@@ -2550,6 +2550,20 @@ test_modules_state(void)
     td = yanglib_parse(ds);
     CU_ASSERT_EQUAL(count(td, MS), 0);
     lyd_free_all(td);
+    free(ds);
+    /* modules-state alone (GET /restconf/data?fields=ietf-yang-library:
+     * modules-state cuts the library away): the library's mandatory
+     * content-id must not refuse it, and no library is sent. */
+    ds = NULL;
+    const char *alone[] = { ms };
+    CU_ASSERT_EQUAL(lr_yang_datastore_to_json(ctx, alone, 1, &ds, err,
+                                              sizeof err), 0);
+    td = ds ? yanglib_parse(ds) : NULL;
+    CU_ASSERT_PTR_NOT_NULL(td);
+    CU_ASSERT_EQUAL(count(td, MS), 1);
+    CU_ASSERT_EQUAL(count(td, "/ietf-yang-library:yang-library"), 0);
+    CU_ASSERT_STRING_EQUAL(ds ? ds : "", ms);
+    lyd_free_all(td);
     lyd_free_all(tl);
     lyd_free_all(tm);
     free(ds);
