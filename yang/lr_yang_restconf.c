@@ -512,6 +512,41 @@ lr_yang_errors_drop(struct lyd_node *errors, const char *name)
             lyd_free_tree(leaf);
 }
 
+/* Whether each error under 'errors' has one of the error-tags RFC 8040
+ * section 7 lists (RFC 6241 Appendix A's): the template types it as a
+ * string, but 7.1 makes it "the enumerated error-tag".  0, or EINVAL
+ * with err[] naming the first that is not. */
+static int
+lr_yang_errors_tags(const struct lyd_node *errors, const char *doc,
+                    char *err, size_t errlen)
+{
+    static const char *const tags[] = {
+        "in-use", "invalid-value", "too-big", "missing-attribute",
+        "bad-attribute", "unknown-attribute", "bad-element",
+        "unknown-element", "unknown-namespace", "access-denied",
+        "lock-denied", "resource-denied", "rollback-failed", "data-exists",
+        "data-missing", "operation-not-supported", "operation-failed",
+        "partial-operation", "malformed-message",
+    };
+    const struct lyd_node *e, *tag;
+    LY_LIST_FOR(lyd_child(errors), e) {
+        /* Validation has found it there. */
+        if (!(tag = lr_yang_child(e, LR_YANG_RC, "error-tag")))
+            continue;
+        const char *v = lyd_get_value(tag);
+        size_t i = 0;
+        while (i < sizeof tags / sizeof *tags && strcmp(tags[i], v))
+            i++;
+        if (i == sizeof tags / sizeof *tags) {
+            lr_yang_errf(err, errlen, doc, NULL, "error-tag '%s' is none "
+                         "of RFC 8040 section 7's (invalid-value, "
+                         "operation-failed...)", v);
+            return EINVAL;
+        }
+    }
+    return 0;
+}
+
 int
 lr_yang_errors_check(struct ly_ctx *ctx, const char *body, char *err,
                      size_t errlen)
@@ -558,7 +593,8 @@ lr_yang_errors_check(struct ly_ctx *ctx, const char *body, char *err,
         lr_yang_errors_drop(tree, "error-path");
         rc = lyd_validate_all(&tree, ctx, LYD_VALIDATE_PRESENT, NULL);
     }
-    int ret = rc ? lr_yang_ly_err(ctx, rc, doc, err, errlen) : 0;
+    int ret = rc ? lr_yang_ly_err(ctx, rc, doc, err, errlen)
+                 : lr_yang_errors_tags(tree, doc, err, errlen);
     lyd_free_all(tree);
     ly_in_free(in, 0);
     return ret;

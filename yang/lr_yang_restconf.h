@@ -258,7 +258,9 @@ int lr_yang_api_operations_to_json(struct ly_ctx *, const char *const *ops,
 /* Whether 'body' is an RFC 8040 7.1 error body, as ietf-restconf's
  * yang-data yang-errors says: parsed strictly in the template (no member
  * it lacks, each value of its type, error-info any object), nothing after
- * the object, and validated (error-type and error-tag mandatory).
+ * the object, and validated (error-type and error-tag mandatory), each
+ * error-tag one of RFC 8040 section 7's (a string in the template, "the
+ * enumerated error-tag" in 7.1).
  * error-path is checked as an instance-identifier of the context's
  * schema (its syntax, a module implemented, its nodes and keys) but not
  * for an instance: its target is in the datastore, never in the error

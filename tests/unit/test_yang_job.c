@@ -3709,6 +3709,20 @@ test_restconf_errors(void)
         fprintf(stderr, "%s\n", err);
     nb_error_protocol(&r, 401, "access-denied", NULL, "who are you");
     CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err), 0);
+    /* Every error-tag RFC 8040 7 lists is taken. */
+    static const char *const tags[] = {
+        "in-use", "invalid-value", "too-big", "missing-attribute",
+        "bad-attribute", "unknown-attribute", "bad-element",
+        "unknown-element", "unknown-namespace", "access-denied",
+        "lock-denied", "resource-denied", "rollback-failed", "data-exists",
+        "data-missing", "operation-not-supported", "operation-failed",
+        "partial-operation", "malformed-message",
+    };
+    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
+        nb_error(&r, 400, tags[i], NULL, "a tag");
+        CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err),
+                        0);
+    }
 
     /* A request's URL is no instance-identifier: no module prefix on
      * its first step, which is no node. */
@@ -3743,6 +3757,14 @@ test_restconf_errors(void)
         { "{\"ietf-restconf:errors\":{\"error\":[{\"error-type\":\"rpc\","
           "\"error-tag\":\"x\"}]}}{}", "text after" },
         { "{}", "no ietf-restconf:errors" },
+        /* error-tag is a string in the template, but RFC 8040 7.1 has it
+         * "the enumerated error-tag", RFC 6241 Appendix A's (section
+         * 7's table): a tag outside them, a typo, is no error body. */
+        { "{\"ietf-restconf:errors\":{\"error\":[{\"error-type\":\"rpc\","
+          "\"error-tag\":\"invalid-valu\"}]}}", "'invalid-valu'" },
+        { "{\"ietf-restconf:errors\":{\"error\":[{\"error-type\":\"rpc\","
+          "\"error-tag\":\"in-use\"},{\"error-type\":\"rpc\","
+          "\"error-tag\":\"Data-Exists\"}]}}", "'Data-Exists'" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
