@@ -5,23 +5,28 @@
 #     tools/bench/jobs_same.sh OLD [NEW] [JOBS]
 # OLD (a lightraild binary) starts first and is sent JOBS intents
 # (default 30; the metro example: the first admitted, with stages and
-# lightpaths, the rest blocked with a reason); then OLD, NEW (default
-# ./lightraild) and OLD again, each started on the store the one before
-# left, answer every query below: the jobs container, the list, one
-# job, operational, running and the datastore, with fields (most
-# selecting nothing of the state, some selecting it) x depth x content
-# x with-defaults, and pages with a where and a sort-by on the state.
-# Each answer's status, ETag and body are compared between OLD and NEW,
-# and between OLD's two runs (a store that moved between runs shows
-# there, not as a difference of the builds).  Prints the number of
-# queries and each that differs; exit 1 when any does.  Run from the
-# top of a built tree.
+# lightpaths, the rest blocked with a reason; some with a custom
+# transformer, some with an algorithm; 0 leaves the list empty); then
+# OLD, NEW (default ./lightraild) and OLD again, each started on the
+# store the one before left, answer every query below: the jobs
+# container, the list, one job, operational, running and the
+# datastore, with fields (most selecting nothing of the state, some
+# selecting it; module prefixes, nested parentheses) x depth x content
+# x with-defaults, with-origin, pages with a where and a sort-by on the
+# state or the configuration and cursors, refused fields, HEAD, and
+# If-None-Match with the ETag OLD first gave.  Each answer's status,
+# ETag, Content-Length and body are compared between OLD and NEW, and
+# between OLD's two runs (a store that moved between runs shows there,
+# not as a difference of the builds).  Prints the number of queries and
+# each that differs; exit 1 when any does.  KEEP=1 in the environment
+# leaves the answers in the temporary directory.  Run from the top of a
+# built tree.
 set -eu
 OLD=$1 NEW=${2:-./lightraild} JOBS=${3:-30}
 top=$(pwd)
 tmp=$(mktemp -d)
 . "$top/tools/bench/daemon_lib.sh"
-trap '[ -n "$PID" ] && kill $PID 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -n "$PID" ] && kill $PID 2>/dev/null; [ -n "${KEEP:-}" ] && echo "answers in $tmp" >&2 || rm -rf "$tmp"' EXIT
 bench_config "$top/examples/topologies/metro.json" \
     "$top/examples/clusters/metro.json"
 
@@ -89,6 +94,90 @@ R=/restconf/ds/ietf-datastores:running
     echo "$R?fields=lightrail-job:jobs/job/name"
     echo "$J?fields=job/nosuch"
     echo "$J?fields=job(name"
+    # Module prefixes, nested parentheses, a path given twice, the
+    # state's nodes beside config ones, parentheses at the datastore.
+    for f in lightrail-job:job/name 'job/lightrail-job:name' \
+             'lightrail-job:job(lightrail-job:name;priority)' \
+             'job(gpus(min;max);transformer(layers))' 'job(name;gpus/min)' \
+             'job(name);job(priority)' 'job/name;job/state/phase' \
+             'job(name;state/gpus/count)' 'job/transformer' 'job/gpus/max'; do
+        for q in '' '&content=nonconfig' '&with-defaults=report-all-tagged' \
+                 '&depth=1' '&with-defaults=trim&depth=3'; do
+            echo "$J?fields=$f$q"
+            echo "$J/job?fields=$(echo "$f" | sed 's,^[a-z-]*:*job/,,')$q"
+            echo "$O/lightrail-job:jobs?fields=$f$q"
+            echo "$O/lightrail-job:jobs?with-origin&fields=$f$q"
+            echo "$O/lightrail-job:jobs/job=j1?with-origin&fields=$(echo "$f" | sed 's,^[a-z-]*:*job/,,')$q"
+            echo "$R/lightrail-job:jobs?fields=$f$q"
+            echo "$O?with-origin&fields=lightrail-job:jobs/$f$q"
+            echo "/restconf/data?fields=lightrail-job:jobs/$f;lightrail-state:state$q"
+        done
+    done
+    for f in 'lightrail-job:jobs(job/name)' \
+             'lightrail-job:jobs(job(name;priority));ietf-network:networks' \
+             'lightrail-job:jobs/job(name;gpus);lightrail-job:jobs/job/state/phase'; do
+        for q in '' '&content=config' '&content=nonconfig' '&depth=2' \
+                 '&with-defaults=report-all'; do
+            echo "/restconf/data?fields=$f$q"
+            echo "$O?with-origin&fields=$f$q"
+            echo "$R?fields=$f$q"
+        done
+    done
+    # with-origin with every other parameter, on each resource.
+    for f in job/name 'job(name;priority;gpus)' job/state/phase; do
+        for q in '&content=config' '&content=nonconfig' '&depth=2' \
+                 '&with-defaults=report-all' '&with-defaults=trim' \
+                 '&with-defaults=report-all-tagged'; do
+            echo "$O/lightrail-job:jobs?with-origin&fields=$f$q"
+            echo "$O/lightrail-job:jobs/job?with-origin&fields=${f#job/}$q"
+        done
+    done
+    # Pages: cursors, where and sort-by on the state or the
+    # configuration, under operational, running and /restconf/data.
+    c3=$(printf j3 | base64 | tr '+/' '-_' | tr -d '=')
+    c12=$(printf j12 | base64 | tr '+/' '-_' | tr -d '=')
+    for f in name 'name;priority' 'gpus(max)' state/phase; do
+        for p in "limit=2&cursor=$c3" "limit=3&cursor=$c12&direction=backwards" \
+                 "where=state/phase='blocked'&limit=2&cursor=$c12" \
+                 "sort-by=priority&limit=4&offset=2" \
+                 "where=priority>1&sort-by=state/phase&direction=backwards&limit=3" \
+                 "where=count(state/stage)>0" "where=priority=2&limit=1" \
+                 "sort-by=state/updated&limit=2&cursor=$c3"; do
+            echo "$J/job?fields=$f&$p"
+            echo "$J?fields=job/$f&$p&with-defaults=report-all"
+            echo "$O/lightrail-job:jobs/job?fields=$f&$p"
+            echo "$O/lightrail-job:jobs/job?with-origin&fields=$f&$p&depth=2"
+            echo "$R/lightrail-job:jobs/job?fields=$f&$p"
+        done
+    done
+    # Refusals: their status and words.
+    for f in 'job/nosuch' 'job(name' 'nosuch:job' 'lightrail-job:lightrail-job:job' \
+             'job/state/nosuch' 'job(name;)' 'job//name' '*' 'job/*' \
+             'lightrail-state:state'; do
+        for q in '' '&content=config' '&content=nonconfig'; do
+            echo "$J?fields=$f$q"
+            echo "$J/job=j1?fields=${f#job/}$q"
+            echo "$O/lightrail-job:jobs?fields=$f$q"
+            echo "/restconf/data?fields=lightrail-job:jobs/$f$q"
+        done
+    done
+    echo "$R/lightrail-job:jobs/job?fields=name&where=state/phase='blocked'"
+    echo "$R/lightrail-job:jobs?fields=job/name&sort-by=state/phase"
+    echo "$J/job=nosuch?fields=name"
+    echo "$J/job?fields=name&limit=2&offset=999"
+    echo "$J/job?fields=name&limit=2&cursor=bm9zdWNo"
+    # HEAD, and If-None-Match with the ETag OLD's first run gave for
+    # the query on the line before (304 when the tag is the same).
+    for q in "$J?fields=job/name" "$J/job?fields=name;priority&limit=3" \
+             "$J/job=j1?fields=model;gpus&with-defaults=report-all-tagged" \
+             "$O/lightrail-job:jobs?with-origin&fields=job/name" \
+             "/restconf/data?fields=lightrail-job:jobs/job/name" \
+             "$R?fields=lightrail-job:jobs/job(name;priority)" \
+             "$J?fields=job/state/phase"; do
+        echo "$q"
+        echo "INM $q"
+        echo "HEAD $q"
+    done
 } > "$tmp/queries"
 
 # run LIGHTRAILD DIR: the daemon on the store, each query's status,
@@ -99,9 +188,21 @@ run() {
     n=0
     while read -r q; do
         n=$((n + 1))
+        case $q in
+        "HEAD "*) m=-I; q=${q#HEAD }; inm= ;;
+        "INM "*) m=; q=${q#INM }
+            inm=$(sed -n 's/^[Ee][Tt][Aa][Gg]: //p' "$tmp/old/$((n - 1)).head") ;;
+        *) m=; inm= ;;
+        esac
+        # A 304 writes no body: an empty one is what it sent.
+        : > "$2/$n.body"
         curl -gsS --cacert "$tmp/cert.pem" -H "Authorization: Bearer $TOKEN" \
+            ${inm:+-H "If-None-Match: $inm"} ${m:+"$m"} \
             -D "$tmp/h" -o "$2/$n.body" "$URL$q"
-        tr -d '\r' < "$tmp/h" | grep -i '^\(HTTP/\|etag:\)' > "$2/$n.head"
+        # HEAD's output is its headers: its length says what GET sends.
+        [ -z "$m" ] || : > "$2/$n.body"
+        tr -d '\r' < "$tmp/h" \
+            | grep -i '^\(HTTP/\|etag:\|content-length:\)' > "$2/$n.head"
     done < "$tmp/queries"
     stop
 }
@@ -122,6 +223,13 @@ for i in range(n):
            "priority": i % 4}
     if i % 5 == 0:
         job["iterations"] = str(1000 * (i + 1))
+    if i % 6 == 1:
+        job["algorithm"] = "dp"
+    if i % 7 == 3:
+        job["model"] = "custom-%d" % i
+        job["transformer"] = {"arch": "gpt", "layers": 12, "hidden": 768,
+                              "heads": 12, "ffn": 3072, "vocab": 50257,
+                              "seq": 1024}
     c.request("POST", "/restconf/data/lightrail-job:jobs",
               json.dumps({"lightrail-job:job": [job]}), hdr)
     r = c.getresponse()
