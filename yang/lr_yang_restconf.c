@@ -1468,13 +1468,17 @@ lr_yang_cut_keeps_state(struct ly_ctx *ctx, const char *target,
     struct lr_yang_fields *sel = NULL;
     int ret = 0;
     *keeps = true;
-    if ((target && !(t = lys_find_path(ctx, NULL, target, 0)))
-        || !(u = lys_find_path(ctx, NULL, under, 0))
+    if (target && !(t = lys_find_path(ctx, NULL, target, 0))) {
+        lr_yang_errf(err, errlen, "data", NULL, "'%s' is no data node of "
+                     "the modules lightraild implements", target);
+        return EINVAL;
+    }
+    if (!(u = lys_find_path(ctx, NULL, under, 0))
         || (t && !lr_yang_schema_under(u, t))) {
         lr_yang_errf(err, errlen, "data", NULL, "'%s' is no data node "
-                     "%s%s%s of the modules lightraild implements", under,
+                     "%s%s%sof the modules lightraild implements", under,
                      t ? "at or under '" : "", t ? target : "",
-                     t ? "'" : "");
+                     t ? "' " : "");
         return EINVAL;
     }
     if (fields) {

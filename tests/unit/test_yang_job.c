@@ -3326,6 +3326,35 @@ test_job_fields_state(void)
                     (int) cases[c].content, rc, (int) keeps, err);
         }
     }
+    /* A path refused is the one named: a target that is no node, an
+     * 'under' that is none or not under the target. */
+    static const struct {
+        const char *target, *under, *said;
+    } bad[] = {
+        { "/lightrail-job:nosuch", "/lightrail-job:jobs",
+          "'/lightrail-job:nosuch' is no data node of the modules" },
+        { "/lightrail-job:jobs", "/lightrail-job:nosuch",
+          "'/lightrail-job:nosuch' is no data node at or under "
+          "'/lightrail-job:jobs'" },
+        { "/lightrail-job:jobs/job", "/lightrail-job:jobs",
+          "'/lightrail-job:jobs' is no data node at or under "
+          "'/lightrail-job:jobs/job'" },
+        { NULL, "/lightrail-job:nosuch",
+          "'/lightrail-job:nosuch' is no data node of the modules" },
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof *bad; c++) {
+        char err[1024] = "";
+        bool keeps = false;
+        CU_ASSERT_EQUAL(lr_yang_cut_keeps_state(ctx, bad[c].target, NULL,
+                                                LR_YANG_CONTENT_ALL,
+                                                bad[c].under, &keeps, err,
+                                                sizeof err), EINVAL);
+        CU_ASSERT(keeps);
+        if (!strstr(err, bad[c].said)) {
+            CU_FAIL("the path refused is named");
+            fprintf(stderr, "wanted \"%s\" in: %s\n", bad[c].said, err);
+        }
+    }
 
     static const char *const fields[] = {
         NULL, "job/name", "job(name;priority)", "job/gpus(min)",
