@@ -738,10 +738,9 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
  * wherever it now is, so jobs that come or go before it shift nothing.
  * Only the page's jobs are built and printed (without their state when
  * the cut keeps none of it, content=config or fields that select none:
- * read_config_text()); with a
- * limit, the page's first entry carries the annotations
- * lightrail-job:remaining (when the limit left some out), next and
- * previous (the cursors of the jobs after and before it). */
+ * read_config_text()); with a limit, the page's first entry carries the
+ * annotations lightrail-job:remaining (when the limit left some out),
+ * next and previous (the cursors of the jobs after and before it). */
 /* The jobs '*jobs' ('*n', from lr_ctl_list_refs()) replaced by those
  * the page's where selects, in its sort-by's order ('config_only': both
  * judged as running's, lr_yang_job_select()); false, or true when the
@@ -901,9 +900,10 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
     struct lr_modtable mods;
     char *out = NULL;
     lr_modtable_default(&mods);
-    /* The state, which the cut to the configuration drops, is not built:
-     * the where above saw it as asked (operational's), the text does
-     * not need it. */
+    /* The state, when the cut keeps none of it (content=config, fields
+     * that select none: read_config_text()), is not built: the where
+     * above saw it as asked (operational's), the text does not need
+     * it. */
     if ((read_config_text(app, req, &rd, list ? JOB_NODE : JOBS_NODE)
          ? lr_yang_job_page_config_to_json : lr_yang_job_page_to_json)(
             app->ly, page, (int) count, &meta, list, lr_ctl_topo(app->ctl),
@@ -2149,8 +2149,8 @@ datastore_needs(struct nb_app *app, const struct nb_read *rd, bool running,
  * fields naming the topology do not print every job), in one object,
  * each as its own GET answers it now (its handler, asked without a
  * query or a precondition: the jobs whole, not a page; without their
- * state when the cut keeps none of it), validated
- * together (lr_yang_datastore_to_json()).  The members hold nothing of
+ * state when the cut keeps none of it), validated together
+ * (lr_yang_datastore_to_json()).  The members hold nothing of
  * one another (no reference crosses them), so the cut of this text is
  * the cut of the whole datastore, byte for byte.  0, or the answer in
  * 'resp': the query's fields refused, a part built that fails, as its

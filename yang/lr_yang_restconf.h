@@ -166,9 +166,10 @@ int lr_yang_datastore_needs(struct ly_ctx *, const char *fields,
  * 'under' (a schema path at or below 'target': the target itself, or a
  * member of the datastore) under 'fields' (NULL: none) and 'content',
  * whatever the data holds: '*keeps' false when content is config, or
- * when the fields select no node with state under it and no ancestor
- * of it (RFC 8040 4.8.3: every node the fields do not select or lead to
- * goes, and a node on the way to a state node is state itself); true
+ * when the fields select no node of 'under' with state under it and no
+ * ancestor of 'under' (RFC 8040 4.8.3: every node the fields do not
+ * select or lead to goes, and a state node on the way to a selected one
+ * makes that one state too, config false being inherited); true
  * otherwise, and on any error.  So a caller may build the text of
  * 'under' without its state when it is false: the cut is the same,
  * byte for byte, provided the text without the state holds the whole's

@@ -3462,6 +3462,21 @@ test_job_fields_state(void)
      * that the comparisons above ran. */
     CU_ASSERT_EQUAL(stateless, 2 * (7 + 2 * 3) + 2 * (9 + 4 * 2)
                                + (6 + 3 * 2));
+    /* A job whose state the printer refuses (a stage in a DC the
+     * cluster does not have) fails the text with its state, not the one
+     * without it (docs/controller.md "Fields": the one answer that can
+     * differ). */
+    j[0].plan.stages[0].dc = f.cluster->n_dcs;
+    CU_ASSERT_EQUAL(lr_yang_job_page_to_json(ctx, refs, 1, NULL, false,
+                                             f.topo, f.cluster, &f.mods,
+                                             &whole, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NULL(whole);
+    CU_ASSERT_EQUAL(lr_yang_job_page_config_to_json(ctx, refs, 1, NULL,
+                                                    false, f.topo, f.cluster,
+                                                    &f.mods, &cfg, err,
+                                                    sizeof err), 0);
+    free(cfg);
     fixture_free(&f);
 }
 
