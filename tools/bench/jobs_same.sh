@@ -26,7 +26,8 @@ OLD=$1 NEW=${2:-./lightraild} JOBS=${3:-30}
 top=$(pwd)
 tmp=$(mktemp -d)
 . "$top/tools/bench/daemon_lib.sh"
-trap '[ -n "$PID" ] && kill $PID 2>/dev/null; [ -n "${KEEP:-}" ] && echo "answers in $tmp" >&2 || rm -rf "$tmp"' EXIT
+trap '[ -n "$PID" ] && kill $PID 2>/dev/null
+      [ -n "${KEEP:-}" ] && echo "answers in $tmp" >&2 || rm -rf "$tmp"' EXIT
 bench_config "$top/examples/topologies/metro.json" \
     "$top/examples/clusters/metro.json"
 
@@ -42,6 +43,7 @@ stop() {
 J=/restconf/data/lightrail-job:jobs
 O=/restconf/ds/ietf-datastores:operational
 R=/restconf/ds/ietf-datastores:running
+ST=lightrail-state:state
 # The queries, one a line: PATH?QUERY.
 {
     for d in '' '&depth=1' '&depth=2' '&depth=3'; do
@@ -101,21 +103,23 @@ R=/restconf/ds/ietf-datastores:running
              'job(gpus(min;max);transformer(layers))' 'job(name;gpus/min)' \
              'job(name);job(priority)' 'job/name;job/state/phase' \
              'job(name;state/gpus/count)' 'job/transformer' 'job/gpus/max'; do
+        # The same under a job (a refusal where it starts job().
+        e=$(echo "$f" | sed 's,^[a-z-]*:*job/,,')
         for q in '' '&content=nonconfig' '&with-defaults=report-all-tagged' \
                  '&depth=1' '&with-defaults=trim&depth=3'; do
             echo "$J?fields=$f$q"
-            echo "$J/job?fields=$(echo "$f" | sed 's,^[a-z-]*:*job/,,')$q"
+            echo "$J/job?fields=$e$q"
             echo "$O/lightrail-job:jobs?fields=$f$q"
             echo "$O/lightrail-job:jobs?with-origin&fields=$f$q"
-            echo "$O/lightrail-job:jobs/job=j1?with-origin&fields=$(echo "$f" | sed 's,^[a-z-]*:*job/,,')$q"
+            echo "$O/lightrail-job:jobs/job=j1?with-origin&fields=$e$q"
             echo "$R/lightrail-job:jobs?fields=$f$q"
             echo "$O?with-origin&fields=lightrail-job:jobs/$f$q"
-            echo "/restconf/data?fields=lightrail-job:jobs/$f;lightrail-state:state$q"
+            echo "/restconf/data?fields=lightrail-job:jobs/$f;$ST$q"
         done
     done
     for f in 'lightrail-job:jobs(job/name)' \
              'lightrail-job:jobs(job(name;priority));ietf-network:networks' \
-             'lightrail-job:jobs/job(name;gpus);lightrail-job:jobs/job/state/phase'; do
+             'lightrail-job:jobs/job(name;gpus);lightrail-job:jobs/job/state'; do
         for q in '' '&content=config' '&content=nonconfig' '&depth=2' \
                  '&with-defaults=report-all'; do
             echo "/restconf/data?fields=$f$q"
@@ -137,10 +141,11 @@ R=/restconf/ds/ietf-datastores:running
     c3=$(printf j3 | base64 | tr '+/' '-_' | tr -d '=')
     c12=$(printf j12 | base64 | tr '+/' '-_' | tr -d '=')
     for f in name 'name;priority' 'gpus(max)' state/phase; do
-        for p in "limit=2&cursor=$c3" "limit=3&cursor=$c12&direction=backwards" \
+        for p in "limit=2&cursor=$c3" \
+                 "limit=3&cursor=$c12&direction=backwards" \
                  "where=state/phase='blocked'&limit=2&cursor=$c12" \
                  "sort-by=priority&limit=4&offset=2" \
-                 "where=priority>1&sort-by=state/phase&direction=backwards&limit=3" \
+                 "where=priority>1&sort-by=state/phase&limit=3" \
                  "where=count(state/stage)>0" "where=priority=2&limit=1" \
                  "sort-by=state/updated&limit=2&cursor=$c3"; do
             echo "$J/job?fields=$f&$p"
@@ -151,7 +156,8 @@ R=/restconf/ds/ietf-datastores:running
         done
     done
     # Refusals: their status and words.
-    for f in 'job/nosuch' 'job(name' 'nosuch:job' 'lightrail-job:lightrail-job:job' \
+    for f in 'job/nosuch' 'job(name' 'nosuch:job' \
+             'lightrail-job:lightrail-job:job' \
              'job/state/nosuch' 'job(name;)' 'job//name' '*' 'job/*' \
              'lightrail-state:state'; do
         for q in '' '&content=config' '&content=nonconfig'; do
@@ -191,7 +197,8 @@ run() {
         case $q in
         "HEAD "*) m=-I; q=${q#HEAD }; inm= ;;
         "INM "*) m=; q=${q#INM }
-            inm=$(sed -n 's/^[Ee][Tt][Aa][Gg]: //p' "$tmp/old/$((n - 1)).head") ;;
+            inm=$(sed -n 's/^[Ee][Tt][Aa][Gg]: //p' \
+                      "$tmp/old/$((n - 1)).head") ;;
         *) m=; inm= ;;
         esac
         # A 304 writes no body: an empty one is what it sent.
