@@ -1889,7 +1889,7 @@ nb_restconf_error_check(void *arg, int status, const char *body)
 {
     struct nb_app *app = arg;
     char err[512];
-    if (!lr_yang_errors_check(app->ly, body, err, sizeof err))
+    if (!lr_yang_errors_check(app->ly, status, body, err, sizeof err))
         return true;
     /* Loud, as tests/cli/api.sh looks for it after every request. */
     lr_log(LR_LOG_ERR, "error body invalid (a bug): a %d's body is no "

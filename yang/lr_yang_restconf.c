@@ -512,35 +512,132 @@ lr_yang_errors_drop(struct lyd_node *errors, const char *name)
             lyd_free_tree(leaf);
 }
 
+/* RFC 8040 section 7's table: each error-tag (RFC 6241 Appendix A's)
+ * with the status codes that go with it.  too-big has two rows, 413 for
+ * a request too big and 400 for a response.  The RFC's table is
+ * normative for the tags (7.1: "the enumerated error-tag") and says
+ * which status each is sent with; a pair outside it tells a client one
+ * thing in the status line and another in the body. */
+static const struct lr_yang_error_row {
+    const char *tag;
+    int status[3];                      /* 0 ends a shorter row */
+} lr_yang_error_rows[] = {
+    { "in-use", { 409 } },
+    { "invalid-value", { 400, 404, 406 } },
+    { "too-big", { 413, 400 } },
+    { "missing-attribute", { 400 } },
+    { "bad-attribute", { 400 } },
+    { "unknown-attribute", { 400 } },
+    { "bad-element", { 400 } },
+    { "unknown-element", { 400 } },
+    { "unknown-namespace", { 400 } },
+    { "access-denied", { 401, 403 } },
+    { "lock-denied", { 409 } },
+    { "resource-denied", { 409 } },
+    { "rollback-failed", { 500 } },
+    { "data-exists", { 409 } },
+    { "data-missing", { 409 } },
+    { "operation-not-supported", { 405, 501 } },
+    { "operation-failed", { 412, 500 } },
+    { "partial-operation", { 500 } },
+    { "malformed-message", { 400 } },
+};
+
+/* The statuses lightraild must send that RFC 8040 section 7 has no row
+ * for, each with the one tag it goes with.  Nothing else is taken
+ * outside the table.
+ * - 415 invalid-value: RFC 8040 5.2 (and RFC 9110 15.5.16) answer a body
+ *   in a media type the server does not take with 415, but section 7
+ *   gives 415 no tag.  The Content-Type's value is what is wrong, as the
+ *   Accept's is for 406, which the table does give to invalid-value.
+ * - 416 invalid-value: the list-pagination drafts' offset past the end
+ *   of the list, sent with error-app-tag offset-out-of-range; the value
+ *   of the offset is what is wrong.
+ * - 503 resource-denied: a server shutting down (nb_server.c's drain).
+ *   RFC 9110 15.6.4 makes 503 the status a client retries, later or
+ *   elsewhere, which 409 does not say; the table's tag for a request
+ *   refused for want of a resource ("insufficient resources", RFC 6241
+ *   Appendix A) is resource-denied, whose own row is 409. */
+static const struct {
+    const char *tag;
+    int status;
+} lr_yang_error_extra[] = {
+    { "invalid-value", 415 },
+    { "invalid-value", 416 },
+    { "resource-denied", 503 },
+};
+
+/* The row of 'tag', or NULL for a tag that is none of the table's. */
+static const struct lr_yang_error_row *
+lr_yang_error_row(const char *tag)
+{
+    for (size_t i = 0; i < sizeof lr_yang_error_rows
+                            / sizeof *lr_yang_error_rows; i++)
+        if (!strcmp(tag, lr_yang_error_rows[i].tag))
+            return &lr_yang_error_rows[i];
+    return NULL;
+}
+
+bool
+lr_yang_error_pair_ok(const char *tag, int status)
+{
+    for (size_t i = 0; i < sizeof lr_yang_error_extra
+                            / sizeof *lr_yang_error_extra; i++)
+        if (status == lr_yang_error_extra[i].status
+            && !strcmp(tag, lr_yang_error_extra[i].tag))
+            return true;
+    const struct lr_yang_error_row *row = lr_yang_error_row(tag);
+    for (int k = 0; row && k < 3 && row->status[k]; k++)
+        if (row->status[k] == status)
+            return true;
+    return false;
+}
+
+/* The statuses 'row' lists, "409" or "400, 404 or 406", into buf. */
+static void
+lr_yang_error_statuses(const struct lr_yang_error_row *row, char *buf,
+                       size_t len)
+{
+    int n = 0;
+    while (n < 3 && row->status[n])
+        n++;
+    if (n == 1)
+        snprintf(buf, len, "%d", row->status[0]);
+    else if (n == 2)
+        snprintf(buf, len, "%d or %d", row->status[0], row->status[1]);
+    else
+        snprintf(buf, len, "%d, %d or %d", row->status[0], row->status[1],
+                 row->status[2]);
+}
+
 /* Whether each error under 'errors' has one of the error-tags RFC 8040
- * section 7 lists (RFC 6241 Appendix A's): the template types it as a
- * string, but 7.1 makes it "the enumerated error-tag".  0, or EINVAL
+ * section 7 lists (the template types it as a string, but 7.1 makes it
+ * "the enumerated error-tag"), and 'status' is one its row of the table
+ * gives (or lightraild's exception for that tag, above).  0, or EINVAL
  * with err[] naming the first that is not. */
 static int
-lr_yang_errors_tags(const struct lyd_node *errors, const char *doc,
-                    char *err, size_t errlen)
+lr_yang_errors_tags(const struct lyd_node *errors, int status,
+                    const char *doc, char *err, size_t errlen)
 {
-    static const char *const tags[] = {
-        "in-use", "invalid-value", "too-big", "missing-attribute",
-        "bad-attribute", "unknown-attribute", "bad-element",
-        "unknown-element", "unknown-namespace", "access-denied",
-        "lock-denied", "resource-denied", "rollback-failed", "data-exists",
-        "data-missing", "operation-not-supported", "operation-failed",
-        "partial-operation", "malformed-message",
-    };
     const struct lyd_node *e, *tag;
     LY_LIST_FOR(lyd_child(errors), e) {
         /* Validation has found it there. */
         if (!(tag = lr_yang_child(e, LR_YANG_RC, "error-tag")))
             continue;
         const char *v = lyd_get_value(tag);
-        size_t i = 0;
-        while (i < sizeof tags / sizeof *tags && strcmp(tags[i], v))
-            i++;
-        if (i == sizeof tags / sizeof *tags) {
+        const struct lr_yang_error_row *row = lr_yang_error_row(v);
+        char statuses[32];
+        if (!row) {
             lr_yang_errf(err, errlen, doc, NULL, "error-tag '%s' is none "
                          "of RFC 8040 section 7's (invalid-value, "
                          "operation-failed...)", v);
+            return EINVAL;
+        }
+        if (!lr_yang_error_pair_ok(v, status)) {
+            lr_yang_error_statuses(row, statuses, sizeof statuses);
+            lr_yang_errf(err, errlen, doc, NULL, "error-tag '%s' goes with "
+                         "%s (RFC 8040 section 7), not with %d", v,
+                         statuses, status);
             return EINVAL;
         }
     }
@@ -548,8 +645,8 @@ lr_yang_errors_tags(const struct lyd_node *errors, const char *doc,
 }
 
 int
-lr_yang_errors_check(struct ly_ctx *ctx, const char *body, char *err,
-                     size_t errlen)
+lr_yang_errors_check(struct ly_ctx *ctx, int status, const char *body,
+                     char *err, size_t errlen)
 {
     static const char *const doc = "errors";
     const struct lysc_ext_instance *tpl;
@@ -594,7 +691,7 @@ lr_yang_errors_check(struct ly_ctx *ctx, const char *body, char *err,
         rc = lyd_validate_all(&tree, ctx, LYD_VALIDATE_PRESENT, NULL);
     }
     int ret = rc ? lr_yang_ly_err(ctx, rc, doc, err, errlen)
-                 : lr_yang_errors_tags(tree, doc, err, errlen);
+                 : lr_yang_errors_tags(tree, status, doc, err, errlen);
     lyd_free_all(tree);
     ly_in_free(in, 0);
     return ret;

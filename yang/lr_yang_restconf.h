@@ -256,19 +256,28 @@ int lr_yang_api_operations_to_json(struct ly_ctx *, const char *const *ops,
                                    int n, char **out, char *err,
                                    size_t errlen);
 
-/* Whether 'body' is an RFC 8040 7.1 error body, as ietf-restconf's
- * yang-data yang-errors says: parsed strictly in the template (no member
- * it lacks, each value of its type, error-info any object), nothing after
- * the object, and validated (error-type and error-tag mandatory), each
- * error-tag one of RFC 8040 section 7's (a string in the template, "the
- * enumerated error-tag" in 7.1).
+/* Whether 'body', sent with 'status', is an RFC 8040 7.1 error body, as
+ * ietf-restconf's yang-data yang-errors says: parsed strictly in the
+ * template (no member it lacks, each value of its type, error-info any
+ * object), nothing after the object, and validated (error-type and
+ * error-tag mandatory), each error-tag one of RFC 8040 section 7's (a
+ * string in the template, "the enumerated error-tag" in 7.1) and
+ * 'status' one of those the section's table gives that tag
+ * (lr_yang_error_pair_ok()).
  * error-path is checked as an instance-identifier of the context's
  * schema (its syntax, a module implemented, its nodes and keys) but not
  * for an instance: its target is in the datastore, never in the error
  * document that validation would look in.  0, or EINVAL with err[]
  * ("errors: ...") saying what is wrong, ENOMEM. */
-int lr_yang_errors_check(struct ly_ctx *, const char *body, char *err,
-                         size_t errlen);
+int lr_yang_errors_check(struct ly_ctx *, int status, const char *body,
+                         char *err, size_t errlen);
+
+/* Whether RFC 8040 section 7's table gives 'status' to 'tag' (too-big:
+ * 413 for a request, 400 for a response), or 'status' is one the table
+ * has no row for that lightraild sends with 'tag': 415 and 416 with
+ * invalid-value, 503 with resource-denied (lr_yang_restconf.c says
+ * why).  False for a tag that is none of the table's. */
+bool lr_yang_error_pair_ok(const char *tag, int status);
 
 /* Whether 'path' is an error-path lr_yang_errors_check() takes: an
  * instance-identifier (RFC 7951 6.11) naming nodes of the context's

@@ -3730,49 +3730,34 @@ test_restconf_errors(void)
     int rc;
 
     nb_error(&r, 400, "invalid-value", NULL, "no path");
-    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.status, r.body, err, sizeof err), 0);
     nb_error(&r, 400, "malformed-message", NULL, "protocol's type");
-    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.status, r.body, err, sizeof err), 0);
     nb_error(&r, 409, "data-exists", "/lightrail-job:jobs/job[name='j1']",
              "a quote \" a backslash \\ a newline\n a byte \xff");
-    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.status, r.body, err, sizeof err), 0);
     nb_error(&r, 400, "invalid-value",
              "/lightrail-job:jobs/job[name='j1']/iterations", "a leaf");
-    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.status, r.body, err, sizeof err), 0);
     nb_error(&r, 400, "invalid-value", NULL, "paged");
     nb_error_app_tag(&r, "offset-out-of-range");
     CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "offset-out-of-range"));
-    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.status, r.body, err, sizeof err), 0);
     nb_error(&r, 500, "operation-failed", NULL, "a device failed");
     nb_error_info(&r, "{\"lightrail-job:output\":{\"drift\":1,"
                       "\"repaired\":false,\"difference\":[\"r1: x\"]}}");
     CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "error-info"));
-    rc = lr_yang_errors_check(ctx, r.body, err, sizeof err);
+    rc = lr_yang_errors_check(ctx, r.status, r.body, err, sizeof err);
     CU_ASSERT_EQUAL(rc, 0);
     if (rc)
         fprintf(stderr, "%s\n", err);
     nb_error_protocol(&r, 401, "access-denied", NULL, "who are you");
-    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err), 0);
-    /* Every error-tag RFC 8040 7 lists is taken. */
-    static const char *const tags[] = {
-        "in-use", "invalid-value", "too-big", "missing-attribute",
-        "bad-attribute", "unknown-attribute", "bad-element",
-        "unknown-element", "unknown-namespace", "access-denied",
-        "lock-denied", "resource-denied", "rollback-failed", "data-exists",
-        "data-missing", "operation-not-supported", "operation-failed",
-        "partial-operation", "malformed-message",
-    };
-    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
-        nb_error(&r, 400, tags[i], NULL, "a tag");
-        CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err),
-                        0);
-    }
-
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.status, r.body, err, sizeof err), 0);
     /* A request's URL is no instance-identifier: no module prefix on
      * its first step, which is no node. */
     nb_error_protocol(&r, 404, "invalid-value", "/restconf/data/nosuch",
                       "no resource at this path");
-    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.body, err, sizeof err),
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, r.status, r.body, err, sizeof err),
                     EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "error-path"));
     CU_ASSERT_FALSE(lr_yang_error_path_ok(ctx, "/restconf/data/nosuch"));
@@ -3812,12 +3797,108 @@ test_restconf_errors(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
-        CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, bad[i].body, err,
+        CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, 409, bad[i].body, err,
                                              sizeof err), EINVAL);
         if (!strstr(err, bad[i].words))
             fprintf(stderr, "case %zu: %s\n", i, err);
         CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i].words));
     }
+}
+
+/* RFC 8040 section 7's table, row by row: each error-tag is taken with
+ * each status its row gives and refused with every other status from
+ * 100 to 599, the refusal naming the tag, the row's statuses and the
+ * status sent; lightraild's three pairs outside the table (415 and 416
+ * invalid-value, 503 resource-denied) are taken, and those statuses with
+ * any other tag refused. */
+static void
+test_restconf_error_pairs(void)
+{
+    static const struct {
+        const char *tag;
+        int status[3];
+        const char *words;              /* the row in the refusal */
+    } rows[] = {
+        { "in-use", { 409 }, "409" },
+        { "invalid-value", { 400, 404, 406 }, "400, 404 or 406" },
+        { "too-big", { 413, 400 }, "413 or 400" },
+        { "missing-attribute", { 400 }, "400" },
+        { "bad-attribute", { 400 }, "400" },
+        { "unknown-attribute", { 400 }, "400" },
+        { "bad-element", { 400 }, "400" },
+        { "unknown-element", { 400 }, "400" },
+        { "unknown-namespace", { 400 }, "400" },
+        { "access-denied", { 401, 403 }, "401 or 403" },
+        { "lock-denied", { 409 }, "409" },
+        { "resource-denied", { 409 }, "409" },
+        { "rollback-failed", { 500 }, "500" },
+        { "data-exists", { 409 }, "409" },
+        { "data-missing", { 409 }, "409" },
+        { "operation-not-supported", { 405, 501 }, "405 or 501" },
+        { "operation-failed", { 412, 500 }, "412 or 500" },
+        { "partial-operation", { 500 }, "500" },
+        { "malformed-message", { 400 }, "400" },
+    };
+    static const struct {
+        const char *tag;
+        int status;
+    } extra[] = {
+        { "invalid-value", 415 },
+        { "invalid-value", 416 },
+        { "resource-denied", 503 },
+    };
+    struct nb_response r = { 0 };
+    char err[512], want[256];
+    int taken = 0, refused = 0;
+
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        for (int status = 100; status < 600; status++) {
+            bool row = false, ext = false;
+            for (int k = 0; k < 3; k++)
+                row = row || rows[i].status[k] == status;
+            for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++)
+                ext = ext || (extra[k].status == status
+                              && !strcmp(extra[k].tag, rows[i].tag));
+            nb_error(&r, status, rows[i].tag, NULL, "a pair");
+            err[0] = '\0';
+            int rc = lr_yang_errors_check(ctx, status, r.body, err,
+                                          sizeof err);
+            CU_ASSERT_EQUAL(lr_yang_error_pair_ok(rows[i].tag, status),
+                            row || ext);
+            if (row || ext) {
+                CU_ASSERT_EQUAL(rc, 0);
+                if (rc)
+                    fprintf(stderr, "%s %d refused: %s\n", rows[i].tag,
+                            status, err);
+                taken++;
+                continue;
+            }
+            snprintf(want, sizeof want, "errors: error-tag '%s' goes with "
+                     "%s (RFC 8040 section 7), not with %d", rows[i].tag,
+                     rows[i].words, status);
+            CU_ASSERT_EQUAL(rc, EINVAL);
+            CU_ASSERT_STRING_EQUAL(err, want);
+            refused++;
+        }
+    }
+    /* 19 rows' 25 statuses, and the three pairs outside the table. */
+    CU_ASSERT_EQUAL(taken, 25 + 3);
+    CU_ASSERT_EQUAL(refused, 19 * 500 - 28);
+    /* The pairs a review found lightraild sending, refused. */
+    CU_ASSERT_FALSE(lr_yang_error_pair_ok("resource-denied", 500));
+    CU_ASSERT_FALSE(lr_yang_error_pair_ok("operation-not-supported", 400));
+    CU_ASSERT_FALSE(lr_yang_error_pair_ok("operation-failed", 503));
+    CU_ASSERT_FALSE(lr_yang_error_pair_ok("nosuch", 400));
+    /* Each error of a body is judged: the second's tag does not go with
+     * the status. */
+    CU_ASSERT_EQUAL(lr_yang_errors_check(ctx, 409, "{\"ietf-restconf:errors"
+                    "\":{\"error\":[{\"error-type\":\"rpc\",\"error-tag\":"
+                    "\"in-use\"},{\"error-type\":\"rpc\",\"error-tag\":"
+                    "\"invalid-value\"}]}}", err, sizeof err), EINVAL);
+    CU_ASSERT_STRING_EQUAL(err, "errors: error-tag 'invalid-value' goes "
+                           "with 400, 404 or 406 (RFC 8040 section 7), "
+                           "not with 409");
+    free(r.body);
 }
 
 /* RFC 8040 9: restconf-state with the capabilities given, in their
@@ -4192,6 +4273,8 @@ static CU_TestInfo tests[] = {
       test_restconf_api_template },
     { "RESTCONF's errors: ietf-restconf's yang-errors",
       test_restconf_errors },
+    { "RESTCONF's errors: error-tag and status as RFC 8040 7 pairs them",
+      test_restconf_error_pairs },
     { "RESTCONF's restconf-state", test_restconf_state },
     { "with-defaults' four modes", test_with_defaults },
     { "with-origin: the intent annotated, not the state", test_with_origin },
