@@ -85,7 +85,7 @@ bad_body(struct nb_app *app, struct nb_response *resp, int rc,
      * so that the client still learns where. */
     bool iid = path[0] && lr_yang_error_path_ok(app->ly, path);
     if (rc == ENOMEM)
-        nb_error(resp, 500, "resource-denied", NULL, "%s", msg);
+        nb_error(resp, 500, "operation-failed", NULL, "%s", msg);
     else if (path[0] && !iid)
         nb_error(resp, 400, rc == EBADMSG ? "malformed-message"
                                           : "invalid-value",
@@ -668,7 +668,7 @@ queue_plan(struct nb_app *app, const struct nb_request *req,
         return false;
     if (!queue_planned(app, pending, in)) {
         struct nb_response resp = { .status = 0 };
-        nb_error(&resp, 500, "resource-denied", NULL, "out of memory");
+        nb_error(&resp, 500, "operation-failed", NULL, "out of memory");
         nb_pending_reply(pending, &resp);
     }
     return true;
@@ -839,7 +839,7 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
     if (pg.cursor[0] && jobs_cursor_refused(req, &pg, resp))
         return;
     if (lr_ctl_list_refs(app->ctl, &jobs, &n)) {
-        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        nb_error(resp, 500, "operation-failed", NULL, "out of memory");
         return;
     }
     /* Under running (req->config_only), a query that names state is
@@ -877,12 +877,14 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
     }
     if (nb_page_slice(&pg, (size_t) n, &count, &remaining, err,
                       sizeof err)) {
+        /* 416 has no row in RFC 8040 section 7: the offset's value is
+         * what is wrong (lr_yang_error_pair_ok() takes the pair). */
         nb_error(resp, 416, "invalid-value", NULL, "%s", err);
         nb_error_app_tag(resp, "offset-out-of-range");
         goto cleanup;
     }
     if (count && !(page = malloc(count * sizeof *page))) {
-        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        nb_error(resp, 500, "operation-failed", NULL, "out of memory");
         goto cleanup;
     }
     for (size_t k = 0; k < count; k++)
@@ -1173,7 +1175,7 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
     if (read_query(req, resp, &rd))
         return;
     if (lr_ctl_list_refs(app->ctl, &jobs, &n_jobs)) {
-        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        nb_error(resp, 500, "operation-failed", NULL, "out of memory");
         return;
     }
     int total = 0;
@@ -1192,7 +1194,7 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
     struct lr_state_device *devs = calloc((size_t) n_devs + 1, sizeof *devs);
     char *out = NULL, err[512];
     if (!links || !ch || !dcs || !agents || !devs) {
-        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        nb_error(resp, 500, "operation-failed", NULL, "out of memory");
         goto cleanup;
     }
     /* Channels grouped by link, in link order. */
@@ -1242,13 +1244,13 @@ h_state(void *arg, const struct nb_request *req, struct nb_response *resp)
     struct lr_ctl_emulated *emu = NULL;
     int n_emu = 0;
     if (lr_ctl_emulated_links(app->ctl, &emu, &n_emu)) {
-        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        nb_error(resp, 500, "operation-failed", NULL, "out of memory");
         goto cleanup;
     }
     em = calloc((size_t) n_emu + 1, sizeof *em);
     if (!em) {
         free(emu);
-        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        nb_error(resp, 500, "operation-failed", NULL, "out of memory");
         goto cleanup;
     }
     for (int i = 0; i < n_emu; i++) {
@@ -1674,7 +1676,7 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
     char *buf = malloc(cap);
     (void) req;
     if (!buf) {
-        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        nb_error(resp, 500, "operation-failed", NULL, "out of memory");
         return;
     }
     buf[0] = '\0';
@@ -1865,21 +1867,21 @@ h_host_meta(void *arg, const struct nb_request *req, struct nb_response *resp)
                         "xrd-1.0'>\n    <Link rel='restconf' "
                         "href='/restconf'/>\n</XRD>\n");
     if (!resp->body) {
-        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        nb_error(resp, 500, "operation-failed", NULL, "out of memory");
         return;
     }
     resp->status = 200;
     resp->content_type = "application/xrd+xml";
 }
 
-/* A body of lr_yang_restconf.h's printers, or their refusal as a 500. */
+/* A body of lr_yang_restconf.h's printers, or their refusal as a 500
+ * (out of memory too: RFC 8040 section 7 gives 500 operation-failed,
+ * resource-denied only 409). */
 static void
 api_reply(struct nb_response *resp, int rc, char *out, const char *err)
 {
     if (rc)
-        nb_error(resp, 500, rc == ENOMEM ? "resource-denied"
-                                         : "operation-failed", NULL, "%s",
-                 err);
+        nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     else
         json_reply(resp, 200, out);
 }
@@ -2105,8 +2107,11 @@ h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
     if (req->method == NB_POST && read_query_refused(req, resp))
         return;
     if (req->method == NB_POST && req->query && *req->query)
-        /* The row takes the pagination parameters for GET only. */
-        nb_error(resp, 400, "operation-not-supported", NULL, "list "
+        /* The row takes the pagination parameters for GET only.  A
+         * parameter a request does not take is invalid-value, as the
+         * server's own check says (nb_server.c): RFC 8040 section 7
+         * gives operation-not-supported 405 or 501, never 400. */
+        nb_error(resp, 400, "invalid-value", NULL, "list "
                  "pagination (limit, offset, direction, ...) applies to GET "
                  "of the jobs list; send the POST without a query");
     else if (req->method == NB_POST)
@@ -2311,7 +2316,7 @@ ds_resource_text(struct nb_app *app, const struct nb_request *req,
     char *path = malloc(pl), *raw = malloc(rl), *query = NULL;
     int rc = EINVAL;
     if (!path || !raw) {
-        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        nb_error(resp, 500, "operation-failed", NULL, "out of memory");
         goto cleanup;
     }
     snprintf(path, pl, DATA "%s", sub);
@@ -2325,7 +2330,7 @@ ds_resource_text(struct nb_app *app, const struct nb_request *req,
     /* The row's parameters pass to its handler; content, depth and
      * fields are the caller's, which cuts the text for the datastore. */
     if (req->query && !(query = calloc(1, strlen(req->query) + 1))) {
-        nb_error(resp, 500, "resource-denied", NULL, "out of memory");
+        nb_error(resp, 500, "operation-failed", NULL, "out of memory");
         goto cleanup;
     }
     for (const char *p = req->query; p && *p;) {

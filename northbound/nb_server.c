@@ -3,7 +3,8 @@
  * nb_server.h.
  *
  * One request, in this order; each step that refuses answers and stops
- * (tags as in RFC 8040 section 7):
+ * (tags as in RFC 8040 section 7's table, but for 415 and 503, which
+ * it has no row for: lr_yang_error_pair_ok() says which tag and why):
  *   0. framing in doubt (Content-Length twice or with Transfer-Encoding,
  *      a body on HEAD)                       400 malformed-message, closed
  *   1. draining                              503 resource-denied
@@ -874,6 +875,10 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     int rc;
 
     if (srv->draining) {
+        /* RFC 8040 section 7 has no row for 503, which RFC 9110 15.6.4
+         * makes the status a client retries; resource-denied is the
+         * table's tag for want of a resource (lr_yang_error_pair_ok()
+         * takes the pair as lightraild's exception). */
         nb_error_protocol(&resp, 503, "resource-denied", NULL,
                           "the server is shutting down; retry later or "
                           "on another controller");
@@ -1039,6 +1044,9 @@ nb_server_on_request(struct evhttp_request *req, void *srv_)
     rq.query = query;
     int media = nb_media_check(req, body_len, err_query, sizeof err_query);
     if (media) {
+        /* 406 is invalid-value's in RFC 8040 section 7; 415 has no row
+         * there, and the header's value is as much what is wrong
+         * (lr_yang_error_pair_ok() takes the pair as an exception). */
         nb_error_protocol(&resp, media, "invalid-value", NULL, "%s",
                           err_query);
         goto send;

@@ -1445,7 +1445,7 @@ badq 501 operation-not-supported "" "parameter 'locale'" "sort-by=name&locale=sv
 badq 501 operation-not-supported "" "parameter 'sublist-limit'" "sublist-limit=1"
 badq 400 invalid-value "" "the query's cursor 'p2' is not one this server gives: send the value of a page's 'next' or 'previous' annotation" "limit=2&cursor=p2"
 badq 400 invalid-value "" "unknown query parameter 'page'" "page=2"
-badq 400 operation-not-supported "" "applies to GET of the jobs list" "limit=1" POST
+badq 400 invalid-value "" "applies to GET of the jobs list" "limit=1" POST
 badq 400 invalid-value "" "a repeated query parameter 'limit'" "limit=1&%6Cimit=2"
 badq 400 malformed-message "" "the query's limit has a malformed percent-escape or a control character in its value '%G1': send each escape as '%' and two hex digits (limit=%31 is limit=1)" "limit=%G1"
 badq 400 malformed-message "" "in its value '%3': send each escape" "limit=%3"
