@@ -2041,22 +2041,15 @@ h_operations(void *arg, const struct nb_request *req,
     api_reply(resp, rc, out, err);
 }
 
-/* GET /restconf/data/ietf-yang-library:yang-library (RFC 8040 section
- * 10, RFC 8525): the library of the modules the table's resources and
- * operations name (this one's included), with what they need; at
- * .../ietf-yang-library:modules-state, the same modules as RFC 7895's
- * library, deprecated by RFC 8525 but what older clients read. */
-static void
-h_yang_library(void *arg, const struct nb_request *req,
-               struct nb_response *resp)
+/* The modules a YANG library of the API lists into mods[] (N_ROUTES + 3
+ * room; the names borrowed from names[] or static): those the table's
+ * resources and operations name (the library's own included), and the
+ * three whose nodes the answers carry though no path names them.  Their
+ * count. */
+static int
+api_modules(char names[][64], const char **mods)
 {
-    struct nb_app *app = arg;
-    char names[N_ROUTES][64], *out = NULL, err[512];
-    const char *mods[N_ROUTES + 3];
-    struct nb_read rd;
     int n = 0;
-    if (read_query(req, resp, &rd))
-        return;
     for (size_t i = 0; i < N_ROUTES; i++) {
         const char *p = routes[i].path;
         if (!strncmp(p, DATA, strlen(DATA)))
@@ -2068,12 +2061,12 @@ h_yang_library(void *arg, const struct nb_request *req,
         /* Every row there names its module ("module:node"); one that
          * did not, or longer than a name, would name no module. */
         size_t len = strcspn(p, ":");
-        bool seen = !p[len] || len >= sizeof names[0];
+        bool seen = !p[len] || len >= 64;
         for (int k = 0; k < n && !seen; k++)
             seen = strlen(names[k]) == len && !strncmp(names[k], p, len);
         if (seen)
             continue;
-        snprintf(names[n], sizeof names[n], "%.*s", (int) len, p);
+        snprintf(names[n], 64, "%.*s", (int) len, p);
         mods[n] = names[n];
         n++;
     }
@@ -2087,6 +2080,25 @@ h_yang_library(void *arg, const struct nb_request *req,
      * resource (yang-api) and every error body (yang-errors) is (RFC
      * 8040 8); RFC 8040 servers list it. */
     mods[n++] = "ietf-restconf";
+    return n;
+}
+
+/* GET /restconf/data/ietf-yang-library:yang-library (RFC 8040 section
+ * 10, RFC 8525): the library of the modules the table's resources and
+ * operations name (this one's included), with what they need; at
+ * .../ietf-yang-library:modules-state, the same modules as RFC 7895's
+ * library, deprecated by RFC 8525 but what older clients read. */
+static void
+h_yang_library(void *arg, const struct nb_request *req,
+               struct nb_response *resp)
+{
+    struct nb_app *app = arg;
+    char names[N_ROUTES][64], *out = NULL, err[512];
+    const char *mods[N_ROUTES + 3];
+    struct nb_read rd;
+    if (read_query(req, resp, &rd))
+        return;
+    int n = api_modules(names, mods);
     int rc = strcmp(req->path, YLIB_STATE)
              ? lr_yang_library_to_json(app->ly, mods, n, &out, err,
                                        sizeof err)
@@ -2094,6 +2106,22 @@ h_yang_library(void *arg, const struct nb_request *req,
                                              sizeof err);
     if (rc || !read_cut(app, &rd, false, &out, resp))
         api_reply(resp, rc, out, err);
+}
+
+/* The datastore's member for both of the YANG library's resources
+ * (yang-library and modules-state, one object holding the two), as
+ * their GETs without a query answer them, but from one build of the
+ * library: building it is most of either answer's time.  The answer in
+ * 'part': 200 with the text, or the 500 h_yang_library() gives. */
+static void
+yang_library_both(struct nb_app *app, struct nb_response *part)
+{
+    char names[N_ROUTES][64], *out = NULL, err[512];
+    const char *mods[N_ROUTES + 3];
+    int n = api_modules(names, mods);
+    int rc = lr_yang_library_both_to_json(app->ly, mods, n, &out, err,
+                                          sizeof err);
+    api_reply(part, rc, out, err);
 }
 
 /* GET and POST on the jobs list share a path: dispatch on the method. */
@@ -2193,6 +2221,21 @@ datastore_text(struct nb_app *app, const struct nb_request *req,
         char under[128];
         if (!need[i])
             continue;
+        /* yang-library and modules-state, which follow each other in
+         * parts[], from one build when the cut keeps both (neither has
+         * state to leave out: config false, whole). */
+        if (!strcmp(parts[i].path, YLIB) && i + 1 < N_PARTS
+            && !strcmp(parts[i + 1].path, YLIB_STATE) && need[i + 1]) {
+            struct nb_response part = { .status = 0 };
+            yang_library_both(app, &part);
+            if (part.status != 200) {
+                *resp = part;
+                goto cleanup;
+            }
+            docs[n++] = part.body;
+            i++;
+            continue;
+        }
         /* Built without its state when the cut keeps none of it:
          * running, content=config, or fields that select none. */
         snprintf(under, sizeof under, "/%s", members[i]);

@@ -93,13 +93,23 @@ lr_yang_fnv(const char *s)
     return h;
 }
 
-/* lr_yang_library_to_json(), or with 'state' the deprecated
- * modules-state the same tree holds (lr_yang_modules_state_to_json()). */
+/* What lr_yang_library_print() prints of the tree it builds. */
+enum lr_yang_library_part {
+    LR_YANG_LIBRARY,            /* yang-library alone */
+    LR_YANG_LIBRARY_STATE,      /* modules-state alone */
+    LR_YANG_LIBRARY_BOTH,       /* both, siblings in one object */
+};
+
+/* lr_yang_library_to_json(), the deprecated modules-state the same tree
+ * holds (lr_yang_modules_state_to_json()), or both from the one tree
+ * (lr_yang_library_both_to_json()), as 'part' says. */
 static int
 lr_yang_library_print(struct ly_ctx *ctx, const char *const *api, int n,
-                      bool state, char **out, char *err, size_t errlen)
+                      enum lr_yang_library_part part, char **out, char *err,
+                      size_t errlen)
 {
-    const char *const doc = state ? "modules-state" : "yang-library";
+    const char *const doc = part == LR_YANG_LIBRARY_STATE
+                            ? "modules-state" : "yang-library";
     struct lyd_node *tree = NULL, *yl = NULL, *st = NULL, *ms = NULL;
     struct lyd_node *cid = NULL;
     const struct lys_module **set = NULL;
@@ -174,8 +184,13 @@ lr_yang_library_print(struct ly_ctx *ctx, const char *const *api, int n,
     text = NULL;
     if (!rc)
         rc = lyd_validate_all(&tree, ctx, LYD_VALIDATE_PRESENT, NULL);
-    if (!rc)
-        rc = lyd_print_mem(&text, state ? st : yl, LYD_JSON, 0);
+    /* Both: the tree's top-level siblings, which are these two
+     * (libyang builds nothing else there). */
+    if (!rc && part == LR_YANG_LIBRARY_BOTH)
+        rc = lyd_print_mem(&text, tree, LYD_JSON, LYD_PRINT_WITHSIBLINGS);
+    else if (!rc)
+        rc = lyd_print_mem(&text, part == LR_YANG_LIBRARY_STATE ? st : yl,
+                           LYD_JSON, 0);
     if (rc) {
         ret = lr_yang_ly_err(ctx, rc, doc, err, errlen);
         goto cleanup;
@@ -194,14 +209,24 @@ int
 lr_yang_library_to_json(struct ly_ctx *ctx, const char *const *api, int n,
                         char **out, char *err, size_t errlen)
 {
-    return lr_yang_library_print(ctx, api, n, false, out, err, errlen);
+    return lr_yang_library_print(ctx, api, n, LR_YANG_LIBRARY, out, err,
+                                 errlen);
 }
 
 int
 lr_yang_modules_state_to_json(struct ly_ctx *ctx, const char *const *api,
                               int n, char **out, char *err, size_t errlen)
 {
-    return lr_yang_library_print(ctx, api, n, true, out, err, errlen);
+    return lr_yang_library_print(ctx, api, n, LR_YANG_LIBRARY_STATE, out,
+                                 err, errlen);
+}
+
+int
+lr_yang_library_both_to_json(struct ly_ctx *ctx, const char *const *api,
+                             int n, char **out, char *err, size_t errlen)
+{
+    return lr_yang_library_print(ctx, api, n, LR_YANG_LIBRARY_BOTH, out,
+                                 err, errlen);
 }
 
 /* The top-level data node 'name' ("module:node") of the modules the

@@ -53,6 +53,15 @@ int lr_yang_modules_state_to_json(struct ly_ctx *, const char *const *api,
                                   int n, char **out, char *err,
                                   size_t errlen);
 
+/* Both: /ietf-yang-library:yang-library and modules-state, as the two
+ * above print them, side by side in one RFC 7951 object into '*out'
+ * (the caller frees it), from one build of the library, for the
+ * datastore resource that holds both (lr_yang_datastore_to_json()).
+ * Errors as there. */
+int lr_yang_library_both_to_json(struct ly_ctx *, const char *const *api,
+                                 int n, char **out, char *err,
+                                 size_t errlen);
+
 /* Prints RFC 8040 3.3.1's datastore resource, /restconf/data as a
  * whole: one RFC 7951 object with the top-level members of the 'n'
  * documents 'docs' (each a JSON text of this library's printers: the

@@ -2564,6 +2564,36 @@ test_modules_state(void)
     CU_ASSERT_EQUAL(count(td, "/ietf-yang-library:yang-library"), 0);
     CU_ASSERT_STRING_EQUAL(ds ? ds : "", ms);
     lyd_free_all(td);
+    free(ds);
+    /* Both from one build (GET /restconf/data): the datastore's text is
+     * the one of the two printed apart, byte for byte, and the object
+     * holds those two members alone. */
+    char *both = NULL, *ds2 = NULL;
+    ds = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_yang_library_both_to_json(ctx, api, 3, &both,
+                                                       err, sizeof err), 0);
+    const char *one[] = { both };
+    CU_ASSERT_EQUAL(lr_yang_datastore_to_json(ctx, docs, 2, &ds, err,
+                                              sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_yang_datastore_to_json(ctx, one, 1, &ds2, err,
+                                              sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(ds2 ? ds2 : "", ds ? ds : "-");
+    td = yanglib_parse(both);
+    CU_ASSERT_PTR_NOT_NULL(td);
+    CU_ASSERT_EQUAL(count(td, MS), 1);
+    CU_ASSERT_EQUAL(count(td, "/ietf-yang-library:yang-library"), 1);
+    CU_ASSERT_EQUAL(count(td, "/*"), 2);
+    lyd_free_all(td);
+    /* A module the context does not implement: refused, named, as
+     * apart. */
+    static const char *const nosuch[] = { "nosuch" };
+    char *none = NULL;
+    CU_ASSERT_EQUAL(lr_yang_library_both_to_json(ctx, nosuch, 1, &none, err,
+                                                 sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(none);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "'nosuch'"));
+    free(ds2);
+    free(both);
     lyd_free_all(tl);
     lyd_free_all(tm);
     free(ds);
