@@ -465,17 +465,40 @@ lr_yang_api_version_to_json(struct ly_ctx *ctx, char **out, char *err,
     return ret;
 }
 
+/* The rpc the operation 'op' ("module:rpc") names, or NULL when it
+ * names none, into '*rpc'.  The path is as long as the name, which YANG
+ * does not bound.  0 or ENOMEM. */
+static int
+lr_yang_api_rpc(const struct ly_ctx *ctx, const char *op,
+                const struct lysc_node **rpc)
+{
+    size_t len = strlen(op) + 2;
+    char *path = malloc(len);
+    *rpc = NULL;
+    if (!path)
+        return ENOMEM;
+    snprintf(path, len, "/%s", op);
+    const struct lysc_node *s = lys_find_path(ctx, NULL, path, 0);
+    free(path);
+    if (s && s->nodetype == LYS_RPC)
+        *rpc = s;
+    return 0;
+}
+
 /* Whether each of the 'n' operations 'ops' is an rpc of the context,
- * named once: 0, or EINVAL with err[] naming the first that is not. */
+ * named once: 0, or EINVAL with err[] naming the first that is not,
+ * ENOMEM. */
 static int
 lr_yang_api_ops_check(const struct ly_ctx *ctx, const char *const *ops,
                       int n, const char *doc, char *err, size_t errlen)
 {
-    char path[256];
+    const struct lysc_node *s;
     for (int i = 0; i < n; i++) {
-        snprintf(path, sizeof path, "/%s", ops[i]);
-        const struct lysc_node *s = lys_find_path(ctx, NULL, path, 0);
-        if (!s || s->nodetype != LYS_RPC) {
+        if (lr_yang_api_rpc(ctx, ops[i], &s)) {
+            lr_yang_errf(err, errlen, doc, NULL, "out of memory");
+            return ENOMEM;
+        }
+        if (!s) {
             lr_yang_errf(err, errlen, doc, NULL, "'%s' is no rpc of the "
                          "context's modules", ops[i]);
             return EINVAL;
@@ -513,15 +536,23 @@ lr_yang_api_operations_to_json(struct ly_ctx *ctx, const char *const *ops,
      * nodes of the rpc's module, which libyang prints as an empty leaf
      * is, [null] (RFC 7951 6.9), once told the value is empty. */
     for (int i = 0; !rc && i < n; i++) {
-        const char *colon = strchr(ops[i], ':');
-        char mod[64];
-        snprintf(mod, sizeof mod, "%.*s", (int) (colon - ops[i]), ops[i]);
-        rc = lyd_new_opaq(list, NULL, colon + 1, "", NULL, mod, &leaf);
+        /* The rpc's own names, whole (the check found it; a failure to
+         * find it again is memory's). */
+        const struct lysc_node *s = NULL;
+        if (lr_yang_api_rpc(ctx, ops[i], &s) || !s) {
+            lr_yang_errf(err, errlen, doc, NULL, "out of memory");
+            ret = ENOMEM;
+            goto cleanup;
+        }
+        rc = lyd_new_opaq(list, NULL, s->name, "", NULL, s->module->name,
+                          &leaf);
         if (!rc)
             ((struct lyd_node_opaq *) leaf)->hints |= LYD_VALHINT_EMPTY;
     }
     ret = rc ? lr_yang_ly_err(ctx, rc, doc, err, errlen)
              : lr_yang_api_print(ctx, list, doc, out, err, errlen);
+
+cleanup:
     lyd_free_all(top);
     return ret;
 }

@@ -3748,6 +3748,40 @@ test_restconf_api_template(void)
     free(out);
 }
 
+/* An operation of a module whose name is longer than a buffer of 64
+ * or an operation longer than one of 256 (YANG bounds neither): listed
+ * by its whole name, as any other.  Its own context, which a module of
+ * the test's loads into. */
+static void
+test_restconf_api_long_names(void)
+{
+    struct ly_ctx *own = NULL;
+    char err[512], name[301], mod[1024], want[1024], op[320], *out = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_yang_ctx_new(&own, err, sizeof err), 0);
+    static const size_t lens[] = { 63, 64, 80, 300 };
+    for (size_t i = 0; i < sizeof lens / sizeof *lens; i++) {
+        snprintf(name, sizeof name, "lr-test-%0*d", (int) lens[i] - 8, 0);
+        CU_ASSERT_EQUAL_FATAL(strlen(name), lens[i]);
+        snprintf(mod, sizeof mod, "module %s { yang-version 1.1; "
+                 "namespace \"urn:lr-test:long:%zu\"; prefix l%zu; "
+                 "rpc go { } }", name, i, i);
+        CU_ASSERT_EQUAL_FATAL(lys_parse_mem(own, mod, LYS_IN_YANG, NULL), 0);
+        snprintf(op, sizeof op, "%s:go", name);
+        const char *ops[] = { op };
+        out = NULL;
+        int rc = lr_yang_api_operations_to_json(own, ops, 1, &out, err,
+                                                sizeof err);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc)
+            fprintf(stderr, "%zu bytes: %s\n", lens[i], err);
+        snprintf(want, sizeof want, "{\"ietf-restconf:operations\":{"
+                 "\"%s:go\":[null]}}", name);
+        CU_ASSERT_STRING_EQUAL(out ? out : "", want);
+        free(out);
+    }
+    lr_yang_ctx_free(own);
+}
+
 /* Every shape of error body nb_error.c makes, checked against
  * ietf-restconf's yang-errors (RFC 8040 7.1) as lightraild checks each
  * one it sends: with and without error-path, error-app-tag and
@@ -4301,6 +4335,8 @@ static CU_TestInfo tests[] = {
     { "RESTCONF's API resource", test_restconf_api },
     { "RESTCONF's API resource: ietf-restconf's yang-api",
       test_restconf_api_template },
+    { "RESTCONF's API resource: operations of long names",
+      test_restconf_api_long_names },
     { "RESTCONF's errors: ietf-restconf's yang-errors",
       test_restconf_errors },
     { "RESTCONF's errors: error-tag and status as RFC 8040 7 pairs them",
