@@ -1682,10 +1682,12 @@ open_devices(struct lr_ctl *c, char *err, size_t errlen)
                                  ? c->cls[node]->check(&dc, e, sizeof e) : 0
                                : c->cls[node]->open(&dc, &c->dev[node], e,
                                                     sizeof e);
+            /* An opening is no operation on the device: netconf and
+             * restconf open one that does not answer without error
+             * (first use connects), and a refused one refuses the
+             * whole network.  What reaches it first judges it. */
             if (pass == 0)
                 lr_ctl_dev_init(&c->devst[node], &dc);
-            else
-                lr_ctl_dev_note(&c->devst[node], rc, e, ctl_now_ms(c));
             if (rc)
                 return device_fail(err, errlen, rc, dc.name, e);
         }
@@ -1791,8 +1793,9 @@ close_network(struct lr_ctl *c)
 }
 
 /* A ROADM the new network keeps (the same name, driver and address)
- * keeps its history (counts, last failure and its reason), its new
- * open counted after it and deciding whether it is up. */
+ * keeps its history whole, up or down: its opening reached nothing
+ * (open_devices()), so it stays as the last operation on it left it,
+ * and nothing is said.  Any other starts afresh (lr_ctl_dev_init()). */
 static void
 carry_devices(struct lr_ctl *c, const struct lr_ctl *old)
 {
@@ -1800,18 +1803,12 @@ carry_devices(struct lr_ctl *c, const struct lr_ctl *old)
         for (int o = 0; old->devst && o < old->topo->n_nodes; o++) {
             struct lr_ctl_dev *now = &c->devst[i];
             const struct lr_ctl_dev *then = &old->devst[o];
-            if (strcmp(now->name, then->name)
-                || strcmp(now->driver, then->driver)
-                || strcmp(now->address, then->address))
-                continue;
-            struct lr_ctl_dev opened = *now;
-            *now = *then;
-            now->ops += opened.ops;
-            now->failures += opened.failures;
-            if (opened.ok_ms)
-                now->ok_ms = opened.ok_ms;
-            now->up = opened.up;
-            break;
+            if (!strcmp(now->name, then->name)
+                && !strcmp(now->driver, then->driver)
+                && !strcmp(now->address, then->address)) {
+                *now = *then;
+                break;
+            }
         }
 }
 

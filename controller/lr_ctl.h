@@ -528,8 +528,8 @@ const struct lr_ctl_counters *lr_ctl_counters(const struct lr_ctl *);
 struct sb_linux *lr_ctl_dataplane(const struct lr_ctl *);
 
 /* ROADM i (a topology node, 0 <= i < lr_ctl_devices()) as the owner
- * last saw it: up unless the last operation on it (open, apply, read)
- * got no answer (sb_driver.h: ETIMEDOUT, no session; a refusal of the
+ * last saw it: up unless the last operation on it (an apply or a read;
+ * opening it is none) got no answer (sb_driver.h: ETIMEDOUT, no session; a refusal of the
  * device's own is an answer), the times of the last success and failure
  * (the controller's clock when the op that saw them ended; 0: none),
  * the last failure's line, operations and failures counted since the

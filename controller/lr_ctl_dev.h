@@ -65,7 +65,8 @@ void lr_ctl_dev_see(struct lr_ctl_dev_seen *s, int rc, const char *err);
 void lr_ctl_dev_fold(struct lr_ctl_dev *d, const struct lr_ctl_dev_seen *s,
                      long long now_ms);
 
-/* One operation at once (the owner's thread): see and fold. */
+/* One operation at once (the owner's thread): see and fold (the
+ * tests of lr_ctl_dev use it; the controller folds ops whole). */
 void lr_ctl_dev_note(struct lr_ctl_dev *d, int rc, const char *err,
                      long long now_ms);
 

@@ -1626,7 +1626,7 @@ put_devices(struct nb_app *app, char **buf, size_t *len, size_t *cap)
     if (n <= 0)
         return;
     put(buf, len, cap, "# HELP lightrail_device_up Each ROADM: 0 when the "
-        "last operation on it (open, apply, read) got no answer "
+        "last operation on it (apply, read) got no answer "
         "(unreachable, session broken or refused, timed out), else 1 (a "
         "refusal is an answer); the state's device list says why.\n"
         "# TYPE lightrail_device_up gauge\n");

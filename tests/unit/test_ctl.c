@@ -1262,9 +1262,70 @@ test_device_health(void)
     lr_ctl_free(c);
 }
 
+/* A ROADM that does not answer from the start: its opening reached
+ * nothing (the netconf and restconf drivers open a device that does not
+ * answer without error: first use connects), so it claims no success
+ * and counts nothing; the start's reconciliation, whose read gets no
+ * answer, finds it down.  A new network keeps the history of a ROADM
+ * it keeps (down stays down: nothing has reached it since, and nothing
+ * is said), and a renamed one starts afresh. */
+static void
+test_device_health_network(void)
+{
+    struct lr_ctl_config cfg = { .clock_ms = dev_clock };
+    const char *r0 = topo->nodes[0].name;
+    char err[1024];
+    dev_clock_ms = 1000;
+    lr_test_ctl_fail(r0, "down");
+    struct lr_ctl *c = lr_test_ctl_open(&cfg);
+    dev_said[0] = '\0';
+    lr_ctl_set_device_hook(c, dev_hook, NULL);
+    struct lr_ctl_device_status st = device_named(c, r0);
+    CU_ASSERT(!st.up);
+    CU_ASSERT_EQUAL(st.ops, 1);                 /* the start's read */
+    CU_ASSERT_EQUAL(st.failures, 1);
+    CU_ASSERT_EQUAL(st.fail_ms, 1000);
+    CU_ASSERT_EQUAL(st.ok_ms, 0);
+    unsigned long long r1_ops = device_named(c, topo->nodes[1].name).ops;
+    CU_ASSERT_EQUAL(r1_ops, 1);
+
+    /* The same network again (a PUT of the topology as it is). */
+    dev_clock_ms = 3000;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_set_inventory(c, topo, cluster, NULL, NULL,
+                                               err, sizeof err), 0);
+    st = device_named(c, r0);
+    CU_ASSERT(!st.up);
+    CU_ASSERT_EQUAL(st.ops, 1);
+    CU_ASSERT_EQUAL(st.failures, 1);
+    CU_ASSERT_EQUAL(st.fail_ms, 1000);
+    CU_ASSERT_EQUAL(st.ok_ms, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "unreachable (injected 'down'"));
+    CU_ASSERT_STRING_EQUAL(dev_said, "");
+
+    /* r0 renamed: a ROADM with no history; the others keep theirs. */
+    struct lr_topo *renamed = lr_topo_clone(topo);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(renamed);
+    snprintf(renamed->nodes[0].name, sizeof renamed->nodes[0].name,
+             "%s-new", r0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_set_inventory(c, renamed, cluster, NULL,
+                                               NULL, err, sizeof err), 0);
+    st = device_named(c, renamed->nodes[0].name);
+    CU_ASSERT(st.up);
+    CU_ASSERT_EQUAL(st.ops, 0);
+    CU_ASSERT_EQUAL(st.fail_ms, 0);
+    CU_ASSERT_STRING_EQUAL(st.why, "");
+    CU_ASSERT_EQUAL(device_named(c, topo->nodes[1].name).ops, r1_ops);
+    CU_ASSERT_STRING_EQUAL(dev_said, "");
+    lr_ctl_free(c);
+    lr_topo_free(renamed);
+    lr_test_ctl_fail(r0, NULL);
+}
+
 static CU_TestInfo tests[] = {
     { "each ROADM's health: up, refused, down, back",
       test_device_health },
+    { "each ROADM's health: down from the start, a new network",
+      test_device_health_network },
     { "admit, refuse, block, release", test_admit_and_release },
     { "paths only between the DCs' ROADMs", test_paths_only_between_dcs },
     { "the zone baseline keeps a job in one DC", test_zone_admission },
