@@ -11,7 +11,10 @@
 #     ROADMs, exactly; deleting it leaves nothing;
 #   - a device dies (netconfd SIGKILLed while the controller waits on it)
 #     in the middle of provisioning a 4-ROADM lightpath: the job fails
-#     with a reason naming it and no device holds anything;
+#     with a reason naming it and no device holds anything; r3 is down
+#     (the state's device list with the driver's line, lightrail_device_up,
+#     the log once), the others up, r3 up again once the DELETE reaches
+#     it;
 #   - a schema-violating edit is refused with the device's message and
 #     changes nothing; a wrong pinned host key is refused;
 #   - a session swallowed in its setup (a proxy that never answers the
@@ -161,11 +164,38 @@ if grep -q "EHOSTUNREACH: r3: .*SSH channel unexpected EOF. (is the NETCONF serv
 else
     notok "r3 with its netconfd dead: $(cat "$tmp/err")"
 fi
+# r3 gone: down in the state with the driver's line, in the metric and
+# in the log, once; the other ROADMs answered and are up.
+api GET /restconf/data/lightrail-state:state
+jq -e '."lightrail-state:state".device[] | select(.name == "r3")
+       | .up == false and .driver == "netconf"
+         and (.reason | startswith("r3: ")) and has("last-failure")' \
+    "$tmp/body" > /dev/null \
+    && ok "state: r3 down: $(jq -r '."lightrail-state:state".device[] | select(.name == "r3") | .reason' "$tmp/body")" \
+    || notok "state's r3 after it died: $(jq -c '."lightrail-state:state".device' "$tmp/body")"
+[ "$(jq '[."lightrail-state:state".device[] | select(.up)] | length' "$tmp/body")" = 3 ] \
+    && ok "state: r1, r2 and r4 up" \
+    || notok "state's devices: $(jq -c '."lightrail-state:state".device' "$tmp/body")"
+api GET /metrics "" ""
+grep -q '^lightrail_device_up{device="r3",driver="netconf"} 0$' "$tmp/body" \
+    && ok "lightrail_device_up of r3 at 0" \
+    || notok "metrics after r3 died: $(grep '^lightrail_device_up' "$tmp/body")"
+[ "$(grep -c 'ROADM r3 down: r3: ' "$D/log")" = 1 ] \
+    && ok "log: 'ROADM r3 down' once" \
+    || notok "log: $(grep 'ROADM r3' "$D/log")"
 nc_restart r3 || notok "r3's netconfd did not restart"
 api DELETE "$JOBS/job=j2"
 [ "$STATUS" = 204 ] && ok "j2 deleted once r3 is back" \
     || notok "DELETE j2: $STATUS $(cat "$tmp/body")"
 devices_empty "j2 rolled back after r3 died"
+api GET /restconf/data/lightrail-state:state
+jq -e '."lightrail-state:state".device[] | select(.name == "r3")
+       | .up and (.reason | startswith("r3: "))' "$tmp/body" > /dev/null \
+    && ok "state: r3 up again once the DELETE reached it, its last reason kept" \
+    || notok "state's r3 after its restart: $(jq -c '."lightrail-state:state".device' "$tmp/body")"
+[ "$(grep -c 'ROADM r3 answers again' "$D/log")" = 1 ] \
+    && ok "log: 'ROADM r3 answers again' once" \
+    || notok "log after: $(grep 'ROADM r3' "$D/log")"
 
 # 3. The device is back: provisioning works again, on a new session.
 submit j3

@@ -251,7 +251,7 @@ client_usage(FILE *f, enum client_cmd c)
 "\n"
 "Shows every ROADM lightraild programs (or NAME) as it last saw it, one\n"
 "row each: its southbound driver and address, whether it is up (no: the\n"
-"last open, apply or read got no answer: unreachable, session refused\n"
+"last apply or read got no answer: unreachable, session refused\n"
 "or broken, timed out; a refusal of the device's own is an answer), the\n"
 "media channels the jobs hold there, when an operation on it last\n"
 "succeeded and last failed (UTC), and the last failure's reason (kept\n"
