@@ -1306,7 +1306,7 @@ test_device_health_network(void)
     struct lr_topo *renamed = lr_topo_clone(topo);
     CU_ASSERT_PTR_NOT_NULL_FATAL(renamed);
     snprintf(renamed->nodes[0].name, sizeof renamed->nodes[0].name,
-             "%s-new", r0);
+             "%.50s-new", r0);
     CU_ASSERT_EQUAL_FATAL(lr_ctl_set_inventory(c, renamed, cluster, NULL,
                                                NULL, err, sizeof err), 0);
     st = device_named(c, renamed->nodes[0].name);
