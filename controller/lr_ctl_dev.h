@@ -58,7 +58,9 @@ void lr_ctl_dev_init(struct lr_ctl_dev *, const struct sb_device_config *cfg);
 void lr_ctl_dev_address(const char *address, char *out, size_t len);
 
 /* One operation's answer 'rc' ('err' its driver's line when rc != 0,
- * may be NULL) into 's'. */
+ * may be NULL) into 's'; the line kept is one line of whole UTF-8
+ * characters (control characters as spaces, a byte that is no UTF-8
+ * as '?'), fit for the state's JSON, the log and a terminal. */
 void lr_ctl_dev_see(struct lr_ctl_dev_seen *s, int rc, const char *err);
 
 /* What 's' saw into 'd', at 'now_ms' (nothing when 's' saw nothing). */

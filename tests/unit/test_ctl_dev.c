@@ -5,6 +5,7 @@
  * password.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "controller/lr_ctl_dev.h"
@@ -131,11 +132,56 @@ test_address(void)
     }
 }
 
+/* Whether 's' is well-formed UTF-8 (RFC 3629: no overlong form, no
+ * surrogate, nothing past U+10FFFF). */
+static bool
+utf8_ok(const char *s)
+{
+    const unsigned char *p = (const unsigned char *) s;
+    while (*p) {
+        int n = *p < 0x80 ? 0 : *p >= 0xc2 && *p <= 0xdf ? 1
+              : *p >= 0xe0 && *p <= 0xef ? 2 : *p >= 0xf0 && *p <= 0xf4 ? 3
+              : -1;
+        if (n < 0)
+            return false;
+        unsigned lo = *p == 0xe0 ? 0xa0 : *p == 0xf0 ? 0x90 : 0x80;
+        unsigned hi = *p == 0xed ? 0x9f : *p == 0xf4 ? 0x8f : 0xbf;
+        p++;
+        for (int k = 0; k < n; k++, p++, lo = 0x80, hi = 0xbf)
+            if (*p < lo || *p > hi)
+                return false;
+    }
+    return true;
+}
+
+/* The reason goes to the state (RFC 7951 JSON: UTF-8), the log and a
+ * terminal (lightrail devices): a line cut at its size keeps whole
+ * characters, a device's control characters (a tab, an escape
+ * sequence) are spaces, a byte that is no UTF-8 is '?'. */
+static void
+test_reason_text(void)
+{
+    char line[600] = "xx";
+    for (int i = 0; i < 200; i++)
+        strcat(line, "\xc3\xa9");              /* U+00E9, 2 bytes */
+    struct lr_ctl_dev_seen s = { 0 };
+    lr_ctl_dev_see(&s, EPROTO, line);
+    CU_ASSERT(utf8_ok(s.why));
+    CU_ASSERT_EQUAL(strlen(s.why), LR_CTL_DEV_WHY - 2);
+    CU_ASSERT_EQUAL(strncmp(s.why, line, strlen(s.why)), 0);
+    lr_ctl_dev_see(&s, EPROTO, "r1: refused\t(\x1b[31mred\x1b[0m)\x7f");
+    CU_ASSERT_STRING_EQUAL(s.why, "r1: refused ( [31mred [0m) ");
+    lr_ctl_dev_see(&s, EPROTO, "r1: \xff\xc3(\xed\xa0\x80) \xe2\x82\xac ok");
+    CU_ASSERT_STRING_EQUAL(s.why, "r1: ?\?(?\?\?) \xe2\x82\xac ok");
+    CU_ASSERT(utf8_ok(s.why));
+}
+
 static CU_TestInfo tests[] = {
     { "success, refusal, timeout, recovery", test_track },
     { "an op's operations folded at its end", test_fold },
     { "down is no answer, up any answer", test_unreached },
     { "an address without its password", test_address },
+    { "a reason in whole characters, one line", test_reason_text },
     CU_TEST_INFO_NULL,
 };
 
