@@ -346,8 +346,6 @@ on_ppo_rechecked(void *arg, const char *what)
     log_policy(arg, done);
 }
 
-/* An agent seen down, or up again (nb_app.agent_changed): one line each
- * way, not one per job it blocks. */
 /* A ROADM seen down, or answering again (lr_ctl_set_device_hook): one
  * line each way, not one per operation that fails on it. */
 static void
@@ -362,6 +360,8 @@ on_device_changed(void *arg, const char *name, bool up, const char *why)
                "reconcile)", name, why);
 }
 
+/* An agent seen down, or up again (nb_app.agent_changed): one line each
+ * way, not one per job it blocks. */
 static void
 on_agent_changed(void *arg, const char *dc, bool up, const char *why)
 {
