@@ -2427,6 +2427,13 @@ lr_ctl_set_device_hook(struct lr_ctl *c,
 {
     c->device_hook = hook;
     c->device_arg = arg;
+    /* A ROADM starts up (lr_ctl_dev_init()): one the start's
+     * reconciliation found down has changed already, before any hook
+     * could hear it; said now, or its coming back would be the first
+     * word of it. */
+    for (int i = 0; hook && i < lr_ctl_devices(c); i++)
+        if (!c->devst[i].up)
+            hook(arg, c->devst[i].name, false, c->devst[i].why);
 }
 
 int

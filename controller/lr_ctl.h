@@ -550,8 +550,10 @@ int lr_ctl_devices(const struct lr_ctl *);
 /* 'hook' (NULL: none) is called on the owner's thread each time a
  * ROADM goes down ('up' false, 'why' the failure's line) or answers
  * again ('up' true, 'why' ""), as the op that saw it ends: once per
- * change, not per operation, so that a log says it once.  The strings
- * are borrowed for the call. */
+ * change, not per operation, so that a log says it once.  A ROADM
+ * already down when the hook is set (lr_ctl_new()'s reconciliation found
+ * it so) is said at once, from here.  The strings are borrowed for the
+ * call. */
 void lr_ctl_set_device_hook(struct lr_ctl *,
                             void (*hook)(void *arg, const char *name,
                                          bool up, const char *why),

@@ -4,7 +4,8 @@
 # lightrail_device_up; one made unreachable (its .fail says 'down')
 # fails a DELETE and shows down, with its reason, in the state, the
 # metric and `lightrail devices` (exit 3), said once in the log; back up
-# once a reconciliation reads it.
+# once a reconciliation reads it; down from the start of a restart (the
+# list starts empty), said in the log.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 
@@ -153,4 +154,22 @@ jq -e '[."lightrail-state:state".device[]."media-channels"] | add == 0' \
 
 stop_daemon
 check_store "the store and the devices agree"
+
+# A restart with the ROADM unreachable: the list starts empty (nothing
+# stored), the start's reconciliation finds it down: no success claimed
+# for its opening, one operation (that read), and the log says it.
+echo down > "$DEVS/$victim.fail"
+start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
+api GET $STATE
+jq -e --arg v "$victim" '."lightrail-state:state".device[]
+       | select(.name == $v) | (.up | not) and .operations == "1"
+         and .failures == "1" and (has("last-success") | not)
+         and (.reason | test("unreachable"))' "$tmp/body" > /dev/null \
+    && ok "restart: $victim down from the start, one failed read, no success" \
+    || notok "restart: $(jq -c --arg v "$victim" '."lightrail-state:state".device[] | select(.name == $v)' "$tmp/body")"
+[ "$(grep -c "ROADM $victim down: " "$D/log")" = 2 ] \
+    && ok "log: '$victim down' said again at the restart" \
+    || notok "log at the restart: $(grep "ROADM $victim" "$D/log")"
+stop_daemon
+rm -f "$DEVS/$victim.fail"
 lr_summary

@@ -1266,7 +1266,8 @@ test_device_health(void)
  * nothing (the netconf and restconf drivers open a device that does not
  * answer without error: first use connects), so it claims no success
  * and counts nothing; the start's reconciliation, whose read gets no
- * answer, finds it down.  A new network keeps the history of a ROADM
+ * answer, finds it down, which the device hook is told when it is set.
+ * A new network keeps the history of a ROADM
  * it keeps (down stays down: nothing has reached it since, and nothing
  * is said), and a renamed one starts afresh. */
 static void
@@ -1279,7 +1280,14 @@ test_device_health_network(void)
     lr_test_ctl_fail(r0, "down");
     struct lr_ctl *c = lr_test_ctl_open(&cfg);
     dev_said[0] = '\0';
+    /* Down from the start: said once the hook is there (lightraild
+     * sets it after the start). */
     lr_ctl_set_device_hook(c, dev_hook, NULL);
+    char want[256];
+    snprintf(want, sizeof want, "%s down: %s: unreachable (injected "
+             "'down'\n", r0, r0);
+    CU_ASSERT_STRING_EQUAL(dev_said, want);
+    dev_said[0] = '\0';
     struct lr_ctl_device_status st = device_named(c, r0);
     CU_ASSERT(!st.up);
     CU_ASSERT_EQUAL(st.ops, 1);                 /* the start's read */
