@@ -158,8 +158,9 @@ op_see(struct lr_ctl_op *op, const struct sb_par_item *items)
 }
 
 /* How many of the 'n' channels 'ch' the device of 'it' holds (one
- * read, its answer into 'seen' when not NULL); -1 when the device
- * cannot be read, with the driver's line in e[elen]. */
+ * read, its answer into 'seen' when not NULL and the read asks the
+ * device: not a driver's record, sb_driver.h read_is_record); -1 when
+ * the device cannot be read, with the driver's line in e[elen]. */
 static int
 device_holds(const struct sb_par_item *it, const struct sb_change *ch, int n,
              struct lr_ctl_dev_seen *seen, char *e, size_t elen)
@@ -167,7 +168,7 @@ device_holds(const struct sb_par_item *it, const struct sb_change *ch, int n,
     struct sb_media_channel *mc = NULL;
     int have = 0, found = 0;
     int rc = it->cls->read(it->dev, &mc, &have, e, elen);
-    if (seen)
+    if (seen && !it->cls->read_is_record)
         lr_ctl_dev_see(seen, rc, e);
     if (rc)
         return -1;

@@ -226,8 +226,12 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
     op->rc = 0;
     op->err[0] = '\0';
     sb_apply_parallel(r->rd, r->n_nodes);
+    /* A driver's record (sb_driver.h read_is_record) is no answer of
+     * the device: not counted. */
     for (int node = 0; op->seen && node < r->n_nodes; node++)
-        lr_ctl_dev_see(&op->seen[node], r->rd[node].rc, r->rd[node].err);
+        if (!r->rd[node].cls->read_is_record)
+            lr_ctl_dev_see(&op->seen[node], r->rd[node].rc,
+                           r->rd[node].err);
     size_t cap = (size_t) r->n_want + 1;
     for (int node = 0; node < r->n_nodes; node++)
         cap += (size_t) r->rd[node].n_mc;

@@ -140,6 +140,12 @@ struct sb_driver_class {
      * free(); '*n' gets the count. */
     int (*read)(struct sb_device *, struct sb_media_channel **out, int *n,
                 char *err, size_t errlen);
+    /* read() answers from the driver's own record of what it applied,
+     * without asking the device (mnoptical: the emulator cannot list its
+     * rules): a read then says nothing of whether the device answers,
+     * and lr_ctl's health of each ROADM (lr_ctl_dev.h) does not count
+     * it. */
+    bool read_is_record;
     void (*close)(struct sb_device *);
     /* Optional: NULL for a family that programs ROADMs only (dummy,
      * netconf, restconf), which lr_ctl then never asks.  Called by lr_ctl

@@ -483,6 +483,7 @@ const struct sb_driver_class sb_mnoptical_class = {
     .open = sb_mnoptical_open,
     .apply = sb_mnoptical_apply,
     .read = sb_mnoptical_read,
+    .read_is_record = true,
     .close = sb_mnoptical_close,
     .check_lightpath = sb_mnoptical_check_lightpath,
 };

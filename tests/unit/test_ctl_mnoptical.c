@@ -206,10 +206,66 @@ test_terminal_of_unknown_dc(void)
                                        "inventory does not have"));
 }
 
+/* The status of ROADM 'name' (the test stops when there is none). */
+static struct lr_ctl_device_status
+device_named(struct lr_ctl *c, const char *name)
+{
+    struct lr_ctl_device_status st = { 0 };
+    int i = 0;
+    while (!lr_ctl_device_status(c, i, &st) && strcmp(st.name, name))
+        i++;
+    CU_ASSERT_EQUAL_FATAL(i < lr_ctl_devices(c), true);
+    return st;
+}
+
+/* The driver's read() is its own record, not the emulator (sb_driver.h
+ * read_is_record): it says nothing of whether a ROADM answers, so
+ * neither the start's reconciliation nor a later one counts it or
+ * brings a ROADM that did not answer back up.  Last: the double is
+ * stopped and started again on a new port. */
+static void
+test_health_without_reads(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in = intent("gone");
+    char err[1024], *report = NULL;
+    int drift = 0;
+
+    mno_double_reset();
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    struct lr_ctl_device_status st = device_named(c, "r1");
+    CU_ASSERT(st.up);
+    CU_ASSERT_EQUAL(st.ops, 0);                 /* the start read none */
+    CU_ASSERT_EQUAL(st.ok_ms, 0);
+
+    mno_double_stop();                          /* every ROADM gone */
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
+    st = device_named(c, "r1");
+    CU_ASSERT(!st.up);
+    CU_ASSERT_EQUAL(st.ops, 1);
+    CU_ASSERT_EQUAL(st.failures, 1);
+    lr_ctl_reconcile(c, false, &report, &drift, err, sizeof err);
+    free(report);
+    st = device_named(c, "r1");
+    CU_ASSERT(!st.up);                          /* nothing reached it */
+    CU_ASSERT_EQUAL(st.ops, 1);
+    CU_ASSERT_EQUAL(st.ok_ms, 0);
+    lr_ctl_free(c);
+
+    CU_ASSERT_EQUAL_FATAL(mno_double_start(), 0);
+    for (int i = 0; i < 3; i++)
+        snprintf(devs[i].address, sizeof devs[i].address,
+                 "http://127.0.0.1:%d", dbl.port);
+}
+
 static CU_TestInfo tests[] = {
     { "gOSNR checked in provisioning: received, refused",
       test_received_and_refused },
     { "a terminal of an unknown DC", test_terminal_of_unknown_dc },
+    { "health: read() is no answer of the device",
+      test_health_without_reads },
     CU_TEST_INFO_NULL,
 };
 
