@@ -1617,55 +1617,57 @@ put_emulated(struct nb_app *app, char **buf, size_t *len, size_t *cap)
 }
 
 /* Each ROADM's health (lr_ctl_device_status): up, its operations by
- * result, the media channels the jobs hold there. */
+ * result, the media channels the jobs hold there.  Each status is asked
+ * once: it counts the channels over every job. */
 static void
 put_devices(struct nb_app *app, char **buf, size_t *len, size_t *cap)
 {
     int n = lr_ctl_devices(app->ctl);
-    struct lr_ctl_device_status st;
-    if (n <= 0)
-        return;
+    struct lr_ctl_device_status *st = n > 0 ? calloc((size_t) n, sizeof *st)
+                                            : NULL;
+    /* Labels: each character escaped is two. */
+    char (*dev)[2 * 64] = n > 0 ? calloc((size_t) n, sizeof *dev) : NULL;
+    if (!st || !dev)
+        goto cleanup;
+    for (int i = 0; i < n; i++)
+        if (!lr_ctl_device_status(app->ctl, i, &st[i]))
+            nb_metrics_label(st[i].name, dev[i], sizeof dev[i]);
     put(buf, len, cap, "# HELP lightrail_device_up Each ROADM: 0 when the "
         "last operation on it (apply, read) got no answer "
         "(unreachable, session broken or refused, timed out), else 1 (a "
         "refusal is an answer); the state's device list says why.\n"
         "# TYPE lightrail_device_up gauge\n");
     for (int i = 0; i < n; i++) {
-        char dev[2 * 64], drv[2 * 32];
-        if (lr_ctl_device_status(app->ctl, i, &st))
+        char drv[2 * 32];
+        if (!st[i].name)
             continue;
-        nb_metrics_label(st.name, dev, sizeof dev);
-        nb_metrics_label(st.driver, drv, sizeof drv);
+        nb_metrics_label(st[i].driver, drv, sizeof drv);
         put(buf, len, cap, "lightrail_device_up{device=\"%s\",driver=\"%s\"} "
-            "%d\n", dev, drv, st.up ? 1 : 0);
+            "%d\n", dev[i], drv, st[i].up ? 1 : 0);
     }
     put(buf, len, cap, "# HELP lightrail_device_operations_total Operations "
         "on each ROADM since the start, by result (failed: refused or "
         "unanswered).\n"
         "# TYPE lightrail_device_operations_total counter\n");
-    for (int i = 0; i < n; i++) {
-        char dev[2 * 64];
-        if (lr_ctl_device_status(app->ctl, i, &st))
-            continue;
-        nb_metrics_label(st.name, dev, sizeof dev);
-        put(buf, len, cap, "lightrail_device_operations_total{device=\"%s\","
-            "result=\"ok\"} %llu\n"
-            "lightrail_device_operations_total{device=\"%s\","
-            "result=\"failed\"} %llu\n", dev, st.ops - st.failures, dev,
-            st.failures);
-    }
+    for (int i = 0; i < n; i++)
+        if (st[i].name)
+            put(buf, len, cap, "lightrail_device_operations_total{device="
+                "\"%s\",result=\"ok\"} %llu\n"
+                "lightrail_device_operations_total{device=\"%s\","
+                "result=\"failed\"} %llu\n", dev[i],
+                st[i].ops - st[i].failures, dev[i], st[i].failures);
     put(buf, len, cap, "# HELP lightrail_device_media_channels Media "
         "channels the jobs hold on each ROADM (or are adding or removing "
         "there), from their plans.\n"
         "# TYPE lightrail_device_media_channels gauge\n");
-    for (int i = 0; i < n; i++) {
-        char dev[2 * 64];
-        if (lr_ctl_device_status(app->ctl, i, &st))
-            continue;
-        nb_metrics_label(st.name, dev, sizeof dev);
-        put(buf, len, cap, "lightrail_device_media_channels{device=\"%s\"} "
-            "%d\n", dev, st.channels);
-    }
+    for (int i = 0; i < n; i++)
+        if (st[i].name)
+            put(buf, len, cap, "lightrail_device_media_channels{device="
+                "\"%s\"} %d\n", dev[i], st[i].channels);
+
+cleanup:
+    free(st);
+    free(dev);
 }
 
 static void
