@@ -109,10 +109,18 @@ cli
     || notok "lightrail devices when down: exit $RC: $(cat "$tmp/out" "$tmp/err")"
 cat "$tmp/out"      # the table, for the log
 cli "$victim" --format json
-[ $RC = 3 ] && jq -e --arg v "$victim" '."lightrail-state:device" | length == 1
-       and .[0].name == $v and .[0].up == false' "$tmp/out" > /dev/null \
+[ $RC = 3 ] && jq -e --arg v "$victim" '."lightrail-state:state".device
+       | length == 1 and .[0].name == $v and .[0].up == false' "$tmp/out" \
+       > /dev/null \
     && ok "lightrail devices $victim --format json: the one, down" \
     || notok "devices --format json: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+if command -v yanglint > /dev/null; then
+    cp "$tmp/out" "$tmp/one.json"
+    yanglint -D -p /usr/share/yuma/modules/ietf -p "$srcdir/yang" \
+        "$srcdir/yang/lightrail-state.yang" "$tmp/one.json" > "$tmp/lint" 2>&1 \
+        && ok "lightrail devices --format json is lightrail-state data (yanglint)" \
+        || notok "yanglint on devices --format json: $(cat "$tmp/lint")"
+fi
 cli nosuch
 [ $RC = 4 ] && grep -q "no ROADM named 'nosuch'" "$tmp/err" \
     && ok "lightrail devices nosuch: exit 4, named" \

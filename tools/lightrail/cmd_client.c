@@ -257,7 +257,8 @@ client_usage(FILE *f, enum client_cmd c)
 "succeeded and last failed (UTC), and the last failure's reason (kept\n"
 "once the device is back).  A device down shows up again with the next\n"
 "operation that reaches it: a job on it, or lightrail reconcile\n"
-"--dry-run.  --format json prints the state's device list.\n"
+"--dry-run.  --format json prints the state cut to those devices\n"
+"(lightrail-state data, {\"lightrail-state:state\":{\"device\":[...]}}).\n"
 "\n"
 "exit status (besides those below): 0 every device shown is up; 3 one\n"
 "is down; 4 no ROADM is named NAME.\n");
@@ -1987,9 +1988,13 @@ client_devices(const struct client_opts *o)
         goto cleanup;
     }
     if (o->json) {
+        /* The state cut to the devices shown: still lightrail-state
+         * data, which yanglint takes (a bare list would not be). */
         json_object *one = json_object_new_object();
-        json_object_object_add(one, "lightrail-state:device",
-                               json_object_get(shown));
+        json_object *st = json_object_new_object();
+        if (st)
+            json_object_object_add(st, "device", json_object_get(shown));
+        json_object_object_add(one, "lightrail-state:state", st);
         print_json(one);
         json_object_put(one);
     } else {
