@@ -274,24 +274,25 @@ read_keeps_state(struct nb_app *app, const struct nb_read *rd,
 {
     char *fields, err[1024];
     bool keeps = true;
-    if (!rd->fields && rd->content != NB_CONTENT_CONFIG)
+    if (!rd->fields && rd->content != NB_CONTENT_CONFIG && !rd->depth)
         return true;
     if (read_fields(rd, &fields, err, sizeof err))
         return true;
     if (lr_yang_cut_keeps_state(app->ly, target, fields, read_content(rd),
-                                under, &keeps, err, sizeof err))
+                                rd->depth, under, &keeps, err, sizeof err))
         keeps = true;
     free(fields);
     return keeps;
 }
 
 /* Whether the text of a GET's resource, of schema node 'target', can be
- * built without the state, as its cut keeps none of it: content=config
- * or fields that select nothing of it in its own query 'rd', or its
- * caller's cut (req->config_text: running, a datastore's content=config
- * or fields; req->cut: a datastore's parameters on this resource).  The
- * cut of that text is the cut of the whole, byte for byte
- * (lr_yang_job_page_config_to_json(), lr_yang_cut_keeps_state()). */
+ * built without the state, as its cut keeps none of it: content=config,
+ * fields that select nothing of it or a depth that cuts all of it in
+ * its own query 'rd', or its caller's cut (req->config_text: running,
+ * a datastore's content=config, fields or depth; req->cut: a
+ * datastore's parameters on this resource).  The cut of that text is
+ * the cut of the whole, byte for byte (lr_yang_job_page_config_to_json(),
+ * lr_yang_cut_keeps_state()). */
 static bool
 read_config_text(struct nb_app *app, const struct nb_request *req,
                  const struct nb_read *rd, const char *target)
@@ -737,10 +738,11 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
  * in base64url, nb_cursor_encode()) starts the page at the job it names
  * wherever it now is, so jobs that come or go before it shift nothing.
  * Only the page's jobs are built and printed (without their state when
- * the cut keeps none of it, content=config or fields that select none:
- * read_config_text()); with a limit, the page's first entry carries the
- * annotations lightrail-job:remaining (when the limit left some out),
- * next and previous (the cursors of the jobs after and before it). */
+ * the cut keeps none of it, content=config, fields that select none or
+ * a depth that cuts it: read_config_text()); with a limit, the page's
+ * first entry carries the annotations lightrail-job:remaining (when the
+ * limit left some out), next and previous (the cursors of the jobs
+ * after and before it). */
 /* The jobs '*jobs' ('*n', from lr_ctl_list_refs()) replaced by those
  * the page's where selects, in its sort-by's order ('config_only': both
  * judged as running's, lr_yang_job_select()); false, or true when the
@@ -903,9 +905,9 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
     char *out = NULL;
     lr_modtable_default(&mods);
     /* The state, when the cut keeps none of it (content=config, fields
-     * that select none: read_config_text()), is not built: the where
-     * above saw it as asked (operational's), the text does not need
-     * it. */
+     * that select none, a depth that cuts it: read_config_text()), is
+     * not built: the where above saw it as asked (operational's), the
+     * text does not need it. */
     if ((read_config_text(app, req, &rd, list ? JOB_NODE : JOBS_NODE)
          ? lr_yang_job_page_config_to_json : lr_yang_job_page_to_json)(
             app->ly, page, (int) count, &meta, list, lr_ctl_topo(app->ctl),
@@ -2239,7 +2241,8 @@ datastore_text(struct nb_app *app, const struct nb_request *req,
             continue;
         }
         /* Built without its state when the cut keeps none of it:
-         * running, content=config, or fields that select none. */
+         * running, content=config, fields that select none or a depth
+         * that cuts it. */
         snprintf(under, sizeof under, "/%s", members[i]);
         struct nb_request get = { .method = NB_GET, .path = parts[i].path,
                                   .body = "", .principal = req->principal,
@@ -2346,9 +2349,9 @@ ds_query(const struct nb_route *row, bool oper)
  * refused before any job is evaluated); with it the row may build its
  * text without the state (nb_request's config_text), and so with 'rd'
  * (the caller's cut, nb_request's cut) when that keeps none of it
- * (content=config, fields that select none).  0, or the answer in
- * 'resp': the row's own refusal (a job not there, a bad page); a path
- * no row serves was ds_exists()'s 404. */
+ * (content=config, fields that select none, a depth that cuts it).
+ * 0, or the answer in 'resp': the row's own refusal (a job not there,
+ * a bad page); a path no row serves was ds_exists()'s 404. */
 static int
 ds_resource_text(struct nb_app *app, const struct nb_request *req,
                  const char *sub, const char *raw_sub, bool config_only,

@@ -1601,6 +1601,11 @@ cleanup:
     return ret;
 }
 
+/* The data nodes lr_yang_cut_keeps_state() follows from a target down
+ * to the subtree it judges: more than any module lightraild implements
+ * nests. */
+#define LR_YANG_CHAIN_MAX 64
+
 /* Whether 'a' is 's' or one of its schema ancestors. */
 static bool
 lr_yang_schema_under(const struct lysc_node *s, const struct lysc_node *a)
@@ -1611,15 +1616,59 @@ lr_yang_schema_under(const struct lysc_node *s, const struct lysc_node *a)
     return false;
 }
 
+/* One step of lr_yang_read_json()'s cuts, judged on the schema: whether
+ * the child 'c' of a node kept at 'level' (below a selected node when
+ * '*insel') can stay, and then its level and whether it is below a
+ * selected node, in '*level' and '*insel'.  The fields (NULL: none)
+ * keep a node they select or lead to, or one below a selected node; the
+ * depth (0: unbounded) keeps a node whose level is at most it, that of
+ * a node the fields select or lead to being 1 (RFC 8040 4.8.2), of any
+ * other its parent's and one (lr_yang_depth_cut()). */
+static bool
+lr_yang_cut_step(const struct lysc_node *c, const struct lr_yang_fields *sel,
+                 uint16_t depth, uint32_t *level, bool *insel)
+{
+    enum lr_yang_field_kind k = sel ? lr_yang_field_of(sel, c)
+                                    : LR_YANG_FIELD_OUT;
+    if (sel && !*insel && k == LR_YANG_FIELD_OUT)
+        return false;
+    *level = k != LR_YANG_FIELD_OUT ? 1 : *level + 1;
+    *insel = *insel || k == LR_YANG_FIELD_SELECTED;
+    return !depth || *level <= depth;
+}
+
+/* Whether the cuts keep a config false node at or under 's', a node
+ * they keep at 'level' (below a selected node when 'insel'): 's' is
+ * state, or a child they keep reaches one.  A node past the depth goes
+ * with its subtree, so nothing below it is looked at. */
+static bool
+lr_yang_cut_reaches_state(const struct lysc_node *s, uint32_t level,
+                          bool insel, const struct lr_yang_fields *sel,
+                          uint16_t depth)
+{
+    if (s->flags & LYS_CONFIG_R)
+        return true;
+    for (const struct lysc_node *c = NULL;
+         (c = lys_getnext(c, s, NULL, 0));) {
+        uint32_t l = level;
+        bool in = insel;
+        if (lr_yang_cut_step(c, sel, depth, &l, &in)
+            && lr_yang_cut_reaches_state(c, l, in, sel, depth))
+            return true;
+    }
+    return false;
+}
+
 int
 lr_yang_cut_keeps_state(struct ly_ctx *ctx, const char *target,
                         const char *fields, enum lr_yang_content content,
-                        const char *under, bool *keeps, char *err,
-                        size_t errlen)
+                        uint16_t depth, const char *under, bool *keeps,
+                        char *err, size_t errlen)
 {
-    const struct lysc_node *t = NULL, *u;
+    const struct lysc_node *t = NULL, *u, *chain[LR_YANG_CHAIN_MAX];
     struct lr_yang_fields *sel = NULL;
     int ret = 0;
+    size_t n = 0;
     *keeps = true;
     if (target && !(t = lys_find_path(ctx, NULL, target, 0))) {
         lr_yang_errf(err, errlen, "data", NULL, "'%s' is no data node of "
@@ -1646,21 +1695,34 @@ lr_yang_cut_keeps_state(struct ly_ctx *ctx, const char *target,
         *keeps = false;
         goto cleanup;
     }
-    *keeps = lr_yang_schema_has_state(u);
-    if (!sel || !*keeps)
-        goto cleanup;
-    /* A config false node stays only as a selected node, under one, or
-     * on the way to one (below a config false node, so config false
-     * too): some selected node in 'u' with state under it, or one above
-     * 'u', which keeps 'u' whole.  The target itself is no field. */
-    *keeps = false;
-    for (size_t i = 0; i < sel->n && !*keeps; i++) {
-        const struct lysc_node *s = sel->node[i].schema;
-        if (sel->node[i].kind != LR_YANG_FIELD_SELECTED)
-            continue;
-        *keeps = lr_yang_schema_under(s, u)
-                 ? lr_yang_schema_has_state(s) : lr_yang_schema_under(u, s);
+    /* content=nonconfig keeps the nodes on the way to each state node
+     * (lr_yang_content_cut()) before the depth cuts: a job kept for its
+     * state stays, its keys at least, where the depth cuts the state.
+     * The depth alone cannot tell that from the jobs without state,
+     * which that content drops whole: not judged. */
+    if (content == LR_YANG_CONTENT_NONCONFIG)
+        depth = 0;
+    /* The data nodes from below the target down to 'under', each cut
+     * as lr_yang_read_json() cuts it: the target is level 1 and no
+     * field, and so is the datastore (its members are level 2 unless
+     * the fields select or lead to them).  A path deeper than any the
+     * modules have keeps the state. */
+    for (const struct lysc_node *s = u; s != t; s = lysc_data_parent(s)) {
+        if (n == LR_YANG_CHAIN_MAX)
+            goto cleanup;
+        chain[n++] = s;
     }
+    uint32_t level = 1;
+    bool insel = false;
+    while (n)
+        if (!lr_yang_cut_step(chain[--n], sel, depth, &level, &insel)) {
+            *keeps = false;
+            goto cleanup;
+        }
+    /* A config false node stays where the cuts reach it: under a
+     * selected node, or on the way to one (below a config false node,
+     * so config false too), at a level the depth keeps. */
+    *keeps = lr_yang_cut_reaches_state(u, level, insel, sel, depth);
 
 cleanup:
     free(sel);

@@ -173,26 +173,34 @@ int lr_yang_datastore_needs(struct ly_ctx *, const char *fields,
  * "/lightrail-job:jobs/job" for the list resource and one entry; NULL:
  * the datastore) can send any config false node of the schema subtree
  * 'under' (a schema path at or below 'target': the target itself, or a
- * member of the datastore) under 'fields' (NULL: none) and 'content',
- * whatever the data holds: '*keeps' false when content is config, or
- * when the fields select no node of 'under' with state under it and no
- * ancestor of 'under' (RFC 8040 4.8.3: every node the fields do not
- * select or lead to goes, and a state node on the way to a selected one
- * makes that one state too, config false being inherited); true
- * otherwise, and on any error.  So a caller may build the text of
- * 'under' without its state when it is false: the cut is the same,
- * byte for byte, provided the text without the state holds the whole's
- * configuration (lr_yang_job_page_config_to_json()).  Judged on the
- * schema alone, without with-defaults and depth: the defaults
- * with-defaults adds come before the fields, which drop those of the
- * state with the rest of it, and depth only cuts more (a depth that
- * cuts all the state still answers true).  0; EINVAL with err[] as
+ * member of the datastore) under 'fields' (NULL: none), 'content' and
+ * 'depth' (0: unbounded), whatever the data holds: '*keeps' false when
+ * content is config, or when no config false node of 'under' is both
+ * kept by the fields and within the depth; true otherwise, and on any
+ * error.  The fields (RFC 8040 4.8.3) keep a node they select, one
+ * under it, and one on the way to it (a state node on the way to a
+ * selected one makes that one state too, config false being
+ * inherited); the depth (4.8.2) keeps a node whose level is at most
+ * it: the target is level 1 (a list resource's entries), the
+ * datastore's members level 2, a node the fields select or lead to
+ * level 1, any other its parent's and one; a node past it goes with
+ * all under it.  So on the jobs container depth=2 keeps no job's state
+ * (depth=3 keeps each state container, empty), on the list or one job
+ * depth=1, on the datastore depth=3.  Under content nonconfig the
+ * depth is not judged: that content keeps the nodes on the way to each
+ * state node, which a depth cutting the state leaves.  A caller may
+ * build the text of 'under' without its state when it is false: the
+ * cut is the same, byte for byte, provided the text without the state
+ * holds the whole's configuration (lr_yang_job_page_config_to_json()).
+ * Judged on the schema alone, without with-defaults: the defaults it
+ * adds come before the fields and the depth, which drop those of the
+ * state with the rest of it.  0; EINVAL with err[] as
  * lr_yang_select_json() for fields it refuses, or naming a path that is
  * no node or not under 'target'; ENOMEM. */
 int lr_yang_cut_keeps_state(struct ly_ctx *, const char *target,
                             const char *fields, enum lr_yang_content content,
-                            const char *under, bool *keeps, char *err,
-                            size_t errlen);
+                            uint16_t depth, const char *under, bool *keeps,
+                            char *err, size_t errlen);
 
 /* What RFC 8040 4.8.9's with-defaults asks of a data resource (RFC 6243
  * section 3's retrieval modes). */

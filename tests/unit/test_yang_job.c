@@ -3206,13 +3206,13 @@ test_job_config_text(void)
 }
 
 /* lr_yang_cut_keeps_state() for each of the 'n' 'fields' on 'target'
- * (its subtree 'under'), with each content, and where it says the cut
- * keeps no state, the cut of the text without the state ('cfg') is the
- * cut of the whole, byte for byte (with every depth and with-defaults,
- * with-origin on every other case); where it says the cut keeps some
- * and the content is not config, the whole's cut holds a state node
- * ('state', a member no configuration has).  Returns the cases judged
- * without state. */
+ * (its subtree 'under'), with each content and depth, and where it says
+ * the cut keeps no state, the cut of the text without the state ('cfg')
+ * is the cut of the whole, byte for byte (with every with-defaults,
+ * with-origin on every other case); where it says the cut keeps some,
+ * the whole's cut holds a state node ('state', a member no
+ * configuration has: every job has one).  Returns the cases (fields,
+ * content, depth) judged without state. */
 static int
 check_stateless_cut(const char *whole, const char *cfg, const char *target,
                     const char *under, const char *const *fields, int n,
@@ -3228,15 +3228,17 @@ check_stateless_cut(const char *whole, const char *cfg, const char *target,
     static const uint16_t depths[] = { 0, 1, 2, 3, 4 };
     int stateless = 0;
     for (int f = 0; f < n; f++)
-        for (size_t c = 0; c < sizeof contents / sizeof *contents; c++) {
-            char err[1024] = "";
-            bool keeps = false;
-            CU_ASSERT_EQUAL(lr_yang_cut_keeps_state(ctx, target, fields[f],
-                                                    contents[c], under,
-                                                    &keeps, err, sizeof err),
-                            0);
-            stateless += !keeps;
-            for (size_t d = 0; d < sizeof depths / sizeof *depths; d++)
+        for (size_t c = 0; c < sizeof contents / sizeof *contents; c++)
+            for (size_t d = 0; d < sizeof depths / sizeof *depths; d++) {
+                char err[1024] = "";
+                bool keeps = false;
+                CU_ASSERT_EQUAL(lr_yang_cut_keeps_state(ctx, target,
+                                                        fields[f],
+                                                        contents[c],
+                                                        depths[d], under,
+                                                        &keeps, err,
+                                                        sizeof err), 0);
+                stateless += !keeps;
                 for (size_t w = 0; w < sizeof wds / sizeof *wds; w++) {
                     char *a = NULL, *b = NULL, ea[1024] = "", eb[1024] = "";
                     bool origin = (f + c + d + w) % 2;
@@ -3246,15 +3248,19 @@ check_stateless_cut(const char *whole, const char *cfg, const char *target,
                                                sizeof ea);
                     CU_ASSERT_EQUAL(ra, 0);
                     if (keeps) {
-                        /* The state is there to keep when nothing cuts
-                         * it below the fields' nodes. */
-                        if (!ra && !depths[d]
-                            && contents[c] != LR_YANG_CONTENT_CONFIG
-                            && !strstr(a, "\"state\"")) {
+                        /* Every job has a state: a cut judged to keep
+                         * it shows it (an empty container at the
+                         * depth's last level), but under nonconfig,
+                         * whose depth is not judged (the jobs kept on
+                         * the way to a state the depth cuts). */
+                        if (!ra && !strstr(a, "\"state\"")
+                            && !(depths[d] && contents[c]
+                                              == LR_YANG_CONTENT_NONCONFIG)) {
                             CU_FAIL("a cut judged to keep state has none");
-                            fprintf(stderr, "%s: fields %s content %d: %s\n",
-                                    what, fields[f] ? fields[f] : "-",
-                                    (int) contents[c], a);
+                            fprintf(stderr, "%s: fields %s content %d "
+                                    "depth %u: %s\n", what,
+                                    fields[f] ? fields[f] : "-",
+                                    (int) contents[c], depths[d], a);
                         }
                         free(a);
                         continue;
@@ -3275,7 +3281,7 @@ check_stateless_cut(const char *whole, const char *cfg, const char *target,
                     free(a);
                     free(b);
                 }
-        }
+            }
     return stateless;
 }
 
@@ -3296,64 +3302,95 @@ test_job_fields_state(void)
         enum lr_yang_content content;
         const char *under;
         int keeps;              /* -1: EINVAL */
+        uint16_t depth;         /* 0: unbounded */
     } cases[] = {
-        { "/lightrail-job:jobs", "job/name", LR_YANG_CONTENT_ALL, NULL, 0 },
+        { "/lightrail-job:jobs", "job/name", LR_YANG_CONTENT_ALL, NULL, 0, 0 },
         { "/lightrail-job:jobs", "job(name;priority)", LR_YANG_CONTENT_ALL,
-          NULL, 0 },
+          NULL, 0, 0 },
         { "/lightrail-job:jobs", "job/gpus;job/transformer(layers)",
-          LR_YANG_CONTENT_ALL, NULL, 0 },
+          LR_YANG_CONTENT_ALL, NULL, 0, 0 },
         { "/lightrail-job:jobs", "job/name", LR_YANG_CONTENT_NONCONFIG, NULL,
-          0 },
+          0, 0 },
         { "/lightrail-job:jobs", "job/state/phase", LR_YANG_CONTENT_ALL,
-          NULL, 1 },
+          NULL, 1, 0 },
         { "/lightrail-job:jobs", "job(name;state)", LR_YANG_CONTENT_ALL,
-          NULL, 1 },
-        { "/lightrail-job:jobs", "job", LR_YANG_CONTENT_ALL, NULL, 1 },
-        { "/lightrail-job:jobs", NULL, LR_YANG_CONTENT_ALL, NULL, 1 },
-        { "/lightrail-job:jobs", NULL, LR_YANG_CONTENT_NONCONFIG, NULL, 1 },
-        { "/lightrail-job:jobs", NULL, LR_YANG_CONTENT_CONFIG, NULL, 0 },
+          NULL, 1, 0 },
+        { "/lightrail-job:jobs", "job", LR_YANG_CONTENT_ALL, NULL, 1, 0 },
+        { "/lightrail-job:jobs", NULL, LR_YANG_CONTENT_ALL, NULL, 1, 0 },
+        { "/lightrail-job:jobs", NULL, LR_YANG_CONTENT_NONCONFIG, NULL, 1, 0 },
+        { "/lightrail-job:jobs", NULL, LR_YANG_CONTENT_CONFIG, NULL, 0, 0 },
         { "/lightrail-job:jobs", "job/state", LR_YANG_CONTENT_CONFIG, NULL,
-          0 },
+          0, 0 },
         { "/lightrail-job:jobs/job", "name;priority", LR_YANG_CONTENT_ALL,
-          NULL, 0 },
+          NULL, 0, 0 },
         { "/lightrail-job:jobs/job", "state/lightpath/m",
-          LR_YANG_CONTENT_ALL, NULL, 1 },
-        { "/lightrail-job:jobs/job", "gpus", LR_YANG_CONTENT_ALL, NULL, 0 },
+          LR_YANG_CONTENT_ALL, NULL, 1, 0 },
+        { "/lightrail-job:jobs/job", "gpus", LR_YANG_CONTENT_ALL, NULL, 0, 0 },
         { NULL, "lightrail-job:jobs/job/name", LR_YANG_CONTENT_ALL,
-          "/lightrail-job:jobs", 0 },
+          "/lightrail-job:jobs", 0, 0 },
         { NULL, "lightrail-state:state;lightrail-job:jobs/job(name;gpus)",
-          LR_YANG_CONTENT_ALL, "/lightrail-job:jobs", 0 },
+          LR_YANG_CONTENT_ALL, "/lightrail-job:jobs", 0, 0 },
         { NULL, "lightrail-state:state", LR_YANG_CONTENT_ALL,
-          "/lightrail-state:state", 1 },
+          "/lightrail-state:state", 1, 0 },
         { NULL, "lightrail-job:jobs", LR_YANG_CONTENT_ALL,
-          "/lightrail-job:jobs", 1 },
+          "/lightrail-job:jobs", 1, 0 },
         { NULL, "lightrail-job:jobs/job(name;state/phase)",
-          LR_YANG_CONTENT_ALL, "/lightrail-job:jobs", 1 },
-        { NULL, NULL, LR_YANG_CONTENT_ALL, "/lightrail-job:jobs", 1 },
+          LR_YANG_CONTENT_ALL, "/lightrail-job:jobs", 1, 0 },
+        { NULL, NULL, LR_YANG_CONTENT_ALL, "/lightrail-job:jobs", 1, 0 },
         { NULL, "ietf-network:networks", LR_YANG_CONTENT_ALL,
-          "/ietf-network:networks", 0 },
+          "/ietf-network:networks", 0, 0 },
+        /* A depth alone: a job's state is level 3 of the container,
+         * 2 of the list or one job, 4 of the datastore; at its level it
+         * is an empty container, kept.  Under nonconfig the depth is
+         * not judged (it keeps the jobs on the way to their state). */
+        { "/lightrail-job:jobs", NULL, LR_YANG_CONTENT_ALL, NULL, 0, 2 },
+        { "/lightrail-job:jobs", NULL, LR_YANG_CONTENT_ALL, NULL, 1, 3 },
+        { "/lightrail-job:jobs", NULL, LR_YANG_CONTENT_NONCONFIG, NULL, 1,
+          1 },
+        { "/lightrail-job:jobs/job", NULL, LR_YANG_CONTENT_ALL, NULL, 0, 1 },
+        { "/lightrail-job:jobs/job", NULL, LR_YANG_CONTENT_ALL, NULL, 1, 2 },
+        { NULL, NULL, LR_YANG_CONTENT_ALL, "/lightrail-job:jobs", 0, 3 },
+        { NULL, NULL, LR_YANG_CONTENT_ALL, "/lightrail-job:jobs", 1, 4 },
+        /* With fields, a node they select or lead to is level 1: the
+         * state below a selected job is level 2, a selected state and
+         * the nodes on the way to it 1, kept by any depth. */
+        { "/lightrail-job:jobs", "job", LR_YANG_CONTENT_ALL, NULL, 0, 1 },
+        { "/lightrail-job:jobs", "job", LR_YANG_CONTENT_ALL, NULL, 1, 2 },
+        { "/lightrail-job:jobs", "job/state/phase", LR_YANG_CONTENT_ALL,
+          NULL, 1, 1 },
+        { "/lightrail-job:jobs", "job(name;state)", LR_YANG_CONTENT_ALL,
+          NULL, 1, 1 },
+        { NULL, "lightrail-job:jobs", LR_YANG_CONTENT_ALL,
+          "/lightrail-job:jobs", 0, 2 },
+        { NULL, "lightrail-job:jobs", LR_YANG_CONTENT_ALL,
+          "/lightrail-job:jobs", 1, 3 },
+        { NULL, "lightrail-state:state", LR_YANG_CONTENT_ALL,
+          "/lightrail-state:state", 1, 1 },
         { "/lightrail-job:jobs", "job/nosuch", LR_YANG_CONTENT_ALL, NULL,
-          -1 },
-        { "/lightrail-job:jobs", "job(", LR_YANG_CONTENT_ALL, NULL, -1 },
+          -1, 0 },
+        { "/lightrail-job:jobs", "job(", LR_YANG_CONTENT_ALL, NULL, -1, 0 },
         { "/lightrail-job:jobs/job", "name", LR_YANG_CONTENT_ALL,
-          "/lightrail-job:jobs", -1 },
-        { "/lightrail-job:nosuch", "name", LR_YANG_CONTENT_ALL, NULL, -1 },
+          "/lightrail-job:jobs", -1, 0 },
+        { "/lightrail-job:nosuch", "name", LR_YANG_CONTENT_ALL, NULL, -1, 0 },
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         char err[1024] = "";
         bool keeps = false;
         int rc = lr_yang_cut_keeps_state(ctx, cases[c].target,
                                          cases[c].fields, cases[c].content,
+                                         cases[c].depth,
                                          cases[c].under ? cases[c].under
                                                         : cases[c].target,
                                          &keeps, err, sizeof err);
         if (rc != (cases[c].keeps < 0 ? EINVAL : 0)
             || keeps != (cases[c].keeps != 0)) {
             CU_FAIL("the state judged kept or not");
-            fprintf(stderr, "%s fields=%s content=%d: %d, keeps %d (%s)\n",
+            fprintf(stderr, "%s fields=%s content=%d depth=%u: %d, keeps "
+                    "%d (%s)\n",
                     cases[c].target ? cases[c].target : "datastore",
                     cases[c].fields ? cases[c].fields : "-",
-                    (int) cases[c].content, rc, (int) keeps, err);
+                    (int) cases[c].content, cases[c].depth, rc, (int) keeps,
+                    err);
         }
     }
     /* A path refused is the one named: a target that is no node, an
@@ -3376,7 +3413,7 @@ test_job_fields_state(void)
         char err[1024] = "";
         bool keeps = false;
         CU_ASSERT_EQUAL(lr_yang_cut_keeps_state(ctx, bad[c].target, NULL,
-                                                LR_YANG_CONTENT_ALL,
+                                                LR_YANG_CONTENT_ALL, 0,
                                                 bad[c].under, &keeps, err,
                                                 sizeof err), EINVAL);
         CU_ASSERT(keeps);
@@ -3486,12 +3523,17 @@ test_job_fields_state(void)
         free(whole);
         free(cfg);
     }
-    /* Content config for every fields, and each content for the
-     * fields that keep no state: one job and the list's page 7 + 2 * 3,
-     * the jobs and their page 9 + 4 * 2, the datastore 6 + 3 * 2; so
-     * that the comparisons above ran. */
-    CU_ASSERT_EQUAL(stateless, 2 * (7 + 2 * 3) + 2 * (9 + 4 * 2)
-                               + (6 + 3 * 2));
+    /* At each of the 5 depths, content config for every fields, and
+     * each content for the fields that keep no state: one job and the
+     * list's page 7 + 2 * 3, the jobs and their page 9 + 4 * 2, the
+     * datastore 6 + 3 * 2.  And the depths that cut all the state under
+     * content all: one job and the list's page depth=1 without fields,
+     * the jobs and their page depth=1 and 2 without fields and depth=1
+     * with fields=job, the datastore depth=1, 2 and 3 without fields.
+     * So that the comparisons above ran. */
+    CU_ASSERT_EQUAL(stateless, 5 * (2 * (7 + 2 * 3) + 2 * (9 + 4 * 2)
+                                    + (6 + 3 * 2))
+                               + 2 * 1 + 2 * 3 + 3);
     /* A job whose state the printer refuses (a stage in a DC the
      * cluster does not have) fails the text with its state, not the one
      * without it (docs/controller.md "Fields": the one answer that can
