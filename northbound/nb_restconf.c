@@ -2197,17 +2197,21 @@ datastore_text(struct nb_app *app, const struct nb_request *req,
                const struct nb_read *rd, bool running,
                struct nb_response *resp, char **out)
 {
+    /* 'stateless': the handler builds its text without the state on
+     * nb_request's config_text (the jobs alone: read_config_text()),
+     * so the cut is judged for it alone. */
     static const struct {
         nb_handler *handler;
         const char *path;
+        bool stateless;
     } parts[] = {
-        { h_topology, DATA "ietf-network:networks" },
-        { h_compute, DATA "lightrail-compute:compute" },
-        { h_jobs, JOBS },
-        { h_state, DATA "lightrail-state:state" },
-        { h_yang_library, YLIB },
-        { h_yang_library, YLIB_STATE },
-        { h_restconf_state, RCMON },
+        { h_topology, DATA "ietf-network:networks", false },
+        { h_compute, DATA "lightrail-compute:compute", false },
+        { h_jobs, JOBS, true },
+        { h_state, DATA "lightrail-state:state", false },
+        { h_yang_library, YLIB, false },
+        { h_yang_library, YLIB_STATE, false },
+        { h_restconf_state, RCMON, false },
     };
     enum { N_PARTS = sizeof parts / sizeof *parts };
     const char *members[N_PARTS];
@@ -2246,10 +2250,11 @@ datastore_text(struct nb_app *app, const struct nb_request *req,
         snprintf(under, sizeof under, "/%s", members[i]);
         struct nb_request get = { .method = NB_GET, .path = parts[i].path,
                                   .body = "", .principal = req->principal,
-                                  .config_text = running
-                                                 || !read_keeps_state(
-                                                        app, rd, NULL,
-                                                        under) };
+                                  .config_text = parts[i].stateless
+                                                 && (running
+                                                     || !read_keeps_state(
+                                                            app, rd, NULL,
+                                                            under)) };
         struct nb_response part = { .status = 0 };
         parts[i].handler(app, &get, &part);
         if (part.status != 200) {
