@@ -21,8 +21,12 @@
 # RUNS GETs of every job cut by fields: to their names
 # (fields=job/name), to their names and priorities
 # (fields=job(name;priority)), and to their phases (fields=job/state/
-# phase, which needs the state).  LIGHTRAILD=PATH runs another
-# lightraild than ./lightraild (an older build, to compare in turn).
+# phase, which needs the state).  With DEPTH=1, three rows of RUNS GETs
+# of every job cut by depth alone: depth=2 (the container, its jobs'
+# keys: no state), depth=3 (each job's state an empty container: built)
+# and the list resource with depth=1 (no state).  LIGHTRAILD=PATH runs
+# another lightraild than ./lightraild (an older build, to compare in
+# turn).
 # Run from the top of a built tree.
 set -eu
 JOBS=${1:-10000} RUNS=${2:-5} LIMIT=${3:-}
@@ -92,6 +96,11 @@ print(j["@"]["lightrail-job:next"])' "$tmp/mid")
     get "$J?fields=job/name" "$JOBS, fields=job/name"
     get "$J?fields=job(name;priority)" "$JOBS, fields=job(name;priority)"
     get "$J?fields=job/state/phase" "$JOBS, fields=job/state/phase"
+}
+[ -z "${DEPTH:-}" ] || {
+    get "$J?depth=2" "$JOBS, depth=2"
+    get "$J?depth=3" "$JOBS, depth=3"
+    get "$J/job?depth=1" "$JOBS, the list, depth=1"
 }
 [ -z "${DATASTORE:-}" ] || {
     get /restconf/data "datastore of $JOBS jobs, whole"

@@ -12,8 +12,9 @@
 # container, the list, one job, operational, running and the
 # datastore, with fields (most selecting nothing of the state, some
 # selecting it; module prefixes, nested parentheses) x depth x content
-# x with-defaults, with-origin, pages with a where and a sort-by on the
-# state or the configuration and cursors, refused fields, HEAD, and
+# x with-defaults, with-origin, a depth alone (1 to 5) x content x
+# with-defaults on each, pages with a where and a sort-by on the state
+# or the configuration and cursors, refused fields, HEAD, and
 # If-None-Match with the ETag OLD first gave.  Each answer's status,
 # ETag, Content-Length and body are compared between OLD and NEW, and
 # between OLD's two runs (a store that moved between runs shows there,
@@ -155,6 +156,39 @@ ST=lightrail-state:state
             echo "$R/lightrail-job:jobs/job?fields=$f&$p"
         done
     done
+    # A depth alone, at the levels around each resource's state (the
+    # container's 3, the list's and a job's 2, the datastore's 4), with
+    # each content and some with-defaults, on every resource; pages.
+    for d in 1 2 3 4 5; do
+        for c in '' '&content=config' '&content=nonconfig'; do
+            for w in '' '&with-defaults=report-all-tagged' \
+                     '&with-defaults=trim'; do
+                q="depth=$d$c$w"
+                echo "$J?$q"
+                echo "$J/job?$q"
+                echo "$J/job=j1?$q"
+                echo "$J/job=j$((JOBS - 1))?$q"
+                echo "$O/lightrail-job:jobs?$q"
+                echo "$O/lightrail-job:jobs?with-origin&$q"
+                echo "$O/lightrail-job:jobs/job=j1?with-origin&$q"
+                echo "$R/lightrail-job:jobs?$q"
+                echo "$R/lightrail-job:jobs/job?$q"
+                echo "/restconf/data?$q"
+                echo "$O?$q"
+                echo "$O?with-origin&$q"
+                echo "$R?$q"
+            done
+        done
+        for p in 'limit=3&offset=2' "limit=2&cursor=$c3" \
+                 "where=state/phase='blocked'&limit=2" \
+                 'sort-by=state/created&limit=4' \
+                 'limit=2&direction=backwards' 'where=priority>1'; do
+            echo "$J?depth=$d&$p"
+            echo "$J/job?depth=$d&$p"
+            echo "$O/lightrail-job:jobs/job?with-origin&depth=$d&$p"
+            echo "$R/lightrail-job:jobs/job?depth=$d&$p"
+        done
+    done
     # Refusals: their status and words.
     for f in 'job/nosuch' 'job(name' 'nosuch:job' \
              'lightrail-job:lightrail-job:job' \
@@ -179,7 +213,8 @@ ST=lightrail-state:state
              "$O/lightrail-job:jobs?with-origin&fields=job/name" \
              "/restconf/data?fields=lightrail-job:jobs/job/name" \
              "$R?fields=lightrail-job:jobs/job(name;priority)" \
-             "$J?fields=job/state/phase"; do
+             "$J?fields=job/state/phase" "$J?depth=2" "$J/job=j1?depth=1" \
+             "/restconf/data?depth=3"; do
         echo "$q"
         echo "INM $q"
         echo "HEAD $q"
