@@ -137,7 +137,7 @@ rcd_put(struct evhttp_request *req, long index, int at)
     size_t len = evbuffer_get_length(in);
     char *body = calloc(1, len + 1);
     if (!body) {
-        rcd_error(req, 500, "resource-denied", NULL, "out of memory");
+        rcd_error(req, 500, "operation-failed", NULL, "out of memory");
         return;
     }
     evbuffer_copyout(in, body, len);
@@ -196,7 +196,8 @@ rcd_put(struct evhttp_request *req, long index, int at)
             continue;
     if (at == RCD_MAX_CH) {
         json_object_put(top);
-        rcd_error(req, 500, "resource-denied", path,
+        /* RFC 8040 section 7 gives resource-denied 409 alone. */
+        rcd_error(req, 409, "resource-denied", path,
                   "the test double holds 64 channels at most");
         return;
     }

@@ -612,6 +612,36 @@ test_nonsense_answers(void)
     sb_restconf_class.close(d);
 }
 
+/* A device with no room for one more channel refuses it as RFC 8040
+ * section 7's table pairs the want of a resource: 409 resource-denied
+ * (the double sent 500, which the table gives no such tag). */
+static void
+test_device_full(void)
+{
+    struct sb_device *d = open_dev();
+    struct sb_change ch[RCD_MAX_CH + 1];
+    char err[512] = "";
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    rc_double_clear();
+    for (int i = 0; i <= RCD_MAX_CH; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "full/lp%d", i);
+        change(&ch[i], SB_ADD, name, 8 * i, 4);
+    }
+    CU_ASSERT_EQUAL(sb_restconf_class.apply(d, ch, RCD_MAX_CH, err,
+                                            sizeof err), 0);
+    CU_ASSERT_EQUAL(rc_double_count(), RCD_MAX_CH);
+    CU_ASSERT_NOT_EQUAL(sb_restconf_class.apply(d, &ch[RCD_MAX_CH], 1, err,
+                                                sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "(HTTP 409, resource-denied"));
+    if (!strstr(err, "(HTTP 409, resource-denied"))
+        fprintf(stderr, "full: %s\n", err);
+    CU_ASSERT_EQUAL(rc_double_count(), RCD_MAX_CH);
+    rc_double_clear();
+    sb_restconf_class.close(d);
+}
+
 static CU_TestInfo tests[] = {
     { "round trip, EEXIST, ENOENT", test_round_trip },
     { "a failing batch is undone; RFC 8040 errors", test_all_or_nothing },
@@ -623,6 +653,7 @@ static CU_TestInfo tests[] = {
     { "the system's CAs are never consulted", test_system_cas_ignored },
     { "a device answering nonsense is refused, not obeyed",
       test_nonsense_answers },
+    { "a full device: 409 resource-denied", test_device_full },
     CU_TEST_INFO_NULL,
 };
 
