@@ -2065,12 +2065,12 @@ api_modules(char names[][64], const char **mods)
         /* Every row there names its module ("module:node"); one that
          * did not, or longer than a name, would name no module. */
         size_t len = strcspn(p, ":");
-        bool seen = !p[len] || len >= 64;
+        bool seen = !p[len] || len >= sizeof names[0];
         for (int k = 0; k < n && !seen; k++)
             seen = strlen(names[k]) == len && !strncmp(names[k], p, len);
         if (seen)
             continue;
-        snprintf(names[n], 64, "%.*s", (int) len, p);
+        snprintf(names[n], sizeof names[n], "%.*s", (int) len, p);
         mods[n] = names[n];
         n++;
     }
