@@ -1992,8 +1992,14 @@ client_devices(const struct client_opts *o)
          * data, which yanglint takes (a bare list would not be). */
         json_object *one = json_object_new_object();
         json_object *st = json_object_new_object();
-        if (st)
-            json_object_object_add(st, "device", json_object_get(shown));
+        if (!one || !st) {
+            json_object_put(one);
+            json_object_put(st);
+            lr_cli_err(o->cmd, "out of memory");
+            rc = LR_EXIT_FAIL;
+            goto cleanup;
+        }
+        json_object_object_add(st, "device", json_object_get(shown));
         json_object_object_add(one, "lightrail-state:state", st);
         print_json(one);
         json_object_put(one);
