@@ -17,6 +17,7 @@
 #include "controller/lr_ctl.h"
 #include "controller/lr_store.h"
 #include "tests/unit/lr_test_ctl.h"
+#include "tests/unit/lr_test_dev.h"
 
 static int
 setup(void)
@@ -1151,18 +1152,6 @@ dev_hook(void *arg, const char *name, bool up, const char *why)
              up ? "up" : "down: ", (int) strcspn(why, ","), why);
 }
 
-/* The status of ROADM 'name'; the test stops when there is none. */
-static struct lr_ctl_device_status
-device_named(struct lr_ctl *c, const char *name)
-{
-    struct lr_ctl_device_status st = { 0 };
-    int i = 0;
-    while (!lr_ctl_device_status(c, i, &st) && strcmp(st.name, name))
-        i++;
-    CU_ASSERT_EQUAL_FATAL(i < lr_ctl_devices(c), true);
-    return st;
-}
-
 /* Each ROADM's health from its operations: opened (up, one success),
  * a job's channels counted on its path, a refusal (up, the reason
  * kept), a device that does not answer (down, its reason; the job
@@ -1202,7 +1191,7 @@ test_device_health(void)
     const char *node[8];
     int nn = nodes_with("hd/", node, 8);
     CU_ASSERT_FATAL(nn >= 1);
-    st = device_named(c, node[0]);
+    st = lr_test_device_named(c, node[0]);
     CU_ASSERT(st.up);
     CU_ASSERT_EQUAL(st.ok_ms, 2000);
     CU_ASSERT_EQUAL(st.channels, lr_test_ctl_channels_on(node[0], "hd/"));
@@ -1214,7 +1203,7 @@ test_device_health(void)
     lr_test_ctl_fail(node[0], "always");
     dev_clock_ms = 3000;
     CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "hd", err, sizeof err), 0);
-    st = device_named(c, node[0]);
+    st = lr_test_device_named(c, node[0]);
     CU_ASSERT(st.ops > ops);
     CU_ASSERT(st.up);
     CU_ASSERT_EQUAL(st.failures, 1);
@@ -1227,7 +1216,7 @@ test_device_health(void)
     lr_test_ctl_fail(node[0], "down");
     dev_clock_ms = 4000;
     CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "hd", err, sizeof err), 0);
-    st = device_named(c, node[0]);
+    st = lr_test_device_named(c, node[0]);
     CU_ASSERT(!st.up);
     CU_ASSERT_EQUAL(st.fail_ms, 4000);
     CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "unreachable (injected 'down'"));
@@ -1240,7 +1229,7 @@ test_device_health(void)
     CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "hd", err, sizeof err), 0);
     CU_ASSERT_STRING_EQUAL(dev_said, want);
     for (int i = 1; i < nn; i++)
-        CU_ASSERT(device_named(c, node[i]).up);
+        CU_ASSERT(lr_test_device_named(c, node[i]).up);
 
     /* Back: a reconciliation reads it, up again, the failure kept. */
     lr_test_ctl_fail(node[0], NULL);
@@ -1249,7 +1238,7 @@ test_device_health(void)
     int drift = 0;
     lr_ctl_reconcile(c, false, &report, &drift, err, sizeof err);
     free(report);
-    st = device_named(c, node[0]);
+    st = lr_test_device_named(c, node[0]);
     CU_ASSERT(st.up);
     CU_ASSERT_EQUAL(st.ok_ms, 5000);
     CU_ASSERT_EQUAL(st.fail_ms, 4000);
@@ -1258,7 +1247,7 @@ test_device_health(void)
              node[0]);
     CU_ASSERT_STRING_EQUAL(dev_said, want);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "hd", err, sizeof err), 0);
-    CU_ASSERT_EQUAL(device_named(c, node[0]).channels, 0);
+    CU_ASSERT_EQUAL(lr_test_device_named(c, node[0]).channels, 0);
     lr_ctl_free(c);
 }
 
@@ -1288,20 +1277,21 @@ test_device_health_network(void)
              "'down'\n", r0, r0);
     CU_ASSERT_STRING_EQUAL(dev_said, want);
     dev_said[0] = '\0';
-    struct lr_ctl_device_status st = device_named(c, r0);
+    struct lr_ctl_device_status st = lr_test_device_named(c, r0);
     CU_ASSERT(!st.up);
     CU_ASSERT_EQUAL(st.ops, 1);                 /* the start's read */
     CU_ASSERT_EQUAL(st.failures, 1);
     CU_ASSERT_EQUAL(st.fail_ms, 1000);
     CU_ASSERT_EQUAL(st.ok_ms, 0);
-    unsigned long long r1_ops = device_named(c, topo->nodes[1].name).ops;
+    unsigned long long r1_ops =
+        lr_test_device_named(c, topo->nodes[1].name).ops;
     CU_ASSERT_EQUAL(r1_ops, 1);
 
     /* The same network again (a PUT of the topology as it is). */
     dev_clock_ms = 3000;
     CU_ASSERT_EQUAL_FATAL(lr_ctl_set_inventory(c, topo, cluster, NULL, NULL,
                                                err, sizeof err), 0);
-    st = device_named(c, r0);
+    st = lr_test_device_named(c, r0);
     CU_ASSERT(!st.up);
     CU_ASSERT_EQUAL(st.ops, 1);
     CU_ASSERT_EQUAL(st.failures, 1);
@@ -1317,12 +1307,12 @@ test_device_health_network(void)
              "%.50s-new", r0);
     CU_ASSERT_EQUAL_FATAL(lr_ctl_set_inventory(c, renamed, cluster, NULL,
                                                NULL, err, sizeof err), 0);
-    st = device_named(c, renamed->nodes[0].name);
+    st = lr_test_device_named(c, renamed->nodes[0].name);
     CU_ASSERT(st.up);
     CU_ASSERT_EQUAL(st.ops, 0);
     CU_ASSERT_EQUAL(st.fail_ms, 0);
     CU_ASSERT_STRING_EQUAL(st.why, "");
-    CU_ASSERT_EQUAL(device_named(c, topo->nodes[1].name).ops, r1_ops);
+    CU_ASSERT_EQUAL(lr_test_device_named(c, topo->nodes[1].name).ops, r1_ops);
     CU_ASSERT_STRING_EQUAL(dev_said, "");
     lr_ctl_free(c);
     lr_topo_free(renamed);

@@ -26,6 +26,7 @@
 
 #include "controller/lr_ctl.h"
 #include "tests/lr_test.h"
+#include "tests/unit/lr_test_dev.h"
 #include "tests/unit/mno_double.h"
 #include "yang/lr_yang.h"
 
@@ -206,18 +207,6 @@ test_terminal_of_unknown_dc(void)
                                        "inventory does not have"));
 }
 
-/* The status of ROADM 'name' (the test stops when there is none). */
-static struct lr_ctl_device_status
-device_named(struct lr_ctl *c, const char *name)
-{
-    struct lr_ctl_device_status st = { 0 };
-    int i = 0;
-    while (!lr_ctl_device_status(c, i, &st) && strcmp(st.name, name))
-        i++;
-    CU_ASSERT_EQUAL_FATAL(i < lr_ctl_devices(c), true);
-    return st;
-}
-
 /* The driver's read() is its own record, not the emulator (sb_driver.h
  * read_is_record): it says nothing of whether a ROADM answers, so
  * neither the start's reconciliation nor a later one counts it or
@@ -234,7 +223,7 @@ test_health_without_reads(void)
 
     mno_double_reset();
     CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
-    struct lr_ctl_device_status st = device_named(c, "r1");
+    struct lr_ctl_device_status st = lr_test_device_named(c, "r1");
     CU_ASSERT(st.up);
     CU_ASSERT_EQUAL(st.ops, 0);                 /* the start read none */
     CU_ASSERT_EQUAL(st.ok_ms, 0);
@@ -242,13 +231,13 @@ test_health_without_reads(void)
     mno_double_stop();                          /* every ROADM gone */
     CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
-    st = device_named(c, "r1");
+    st = lr_test_device_named(c, "r1");
     CU_ASSERT(!st.up);
     CU_ASSERT_EQUAL(st.ops, 1);
     CU_ASSERT_EQUAL(st.failures, 1);
     lr_ctl_reconcile(c, false, &report, &drift, err, sizeof err);
     free(report);
-    st = device_named(c, "r1");
+    st = lr_test_device_named(c, "r1");
     CU_ASSERT(!st.up);                          /* nothing reached it */
     CU_ASSERT_EQUAL(st.ops, 1);
     CU_ASSERT_EQUAL(st.ok_ms, 0);
