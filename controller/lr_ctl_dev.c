@@ -27,6 +27,21 @@ lr_ctl_dev_unreached(int rc)
     }
 }
 
+/* EINVAL is, by sb_driver.h's conventions, what a driver says of what
+ * it was given rather than of what it met: a netconf connection that
+ * stops at the schema path or a key file before anything is sent, a
+ * restconf ca-file that does not load.  Counting it as the device's
+ * answer showed a device up that was never asked; counting it as down
+ * would blame the device (and page its operator) for a file on the
+ * controller's host.  So it judges nothing: up or down stays as the
+ * last answer that came from the device left it, while the failure is
+ * counted and its line shown as the reason, which names the file. */
+bool
+lr_ctl_dev_local(int rc)
+{
+    return rc == EINVAL;
+}
+
 void
 lr_ctl_dev_address(const char *address, char *out, size_t len)
 {
@@ -106,7 +121,10 @@ void
 lr_ctl_dev_see(struct lr_ctl_dev_seen *s, int rc, const char *err)
 {
     s->ops++;
-    s->last_rc = rc;
+    if (!lr_ctl_dev_local(rc)) {
+        s->judged = true;
+        s->last_rc = rc;
+    }
     if (!rc)
         return;
     s->failures++;
@@ -122,7 +140,8 @@ lr_ctl_dev_fold(struct lr_ctl_dev *d, const struct lr_ctl_dev_seen *s,
         return;
     d->ops += s->ops;
     d->failures += s->failures;
-    d->up = !lr_ctl_dev_unreached(s->last_rc);
+    if (s->judged)
+        d->up = !lr_ctl_dev_unreached(s->last_rc);
     if (s->failures) {
         d->fail_ms = now_ms;
         snprintf(d->why, sizeof d->why, "%s", s->why);

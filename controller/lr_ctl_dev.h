@@ -42,12 +42,19 @@ struct lr_ctl_dev {
 /* What one op saw of one device, on the op's thread. */
 struct lr_ctl_dev_seen {
     unsigned long ops, failures;
-    int last_rc;              /* the last operation's answer */
+    bool judged;              /* an operation said whether it reached */
+    int last_rc;              /* the last such operation's answer */
     char why[LR_CTL_DEV_WHY]; /* the last failure's line */
 };
 
 /* Whether driver answer 'rc' means the device was not reached. */
 bool lr_ctl_dev_unreached(int rc);
+
+/* Whether driver answer 'rc' is a failure on the controller's side
+ * (EINVAL: a setting, schema path, key or CA file the driver cannot
+ * use), which neither reached the device nor proves it unreachable:
+ * it leaves up or down as it was. */
+bool lr_ctl_dev_local(int rc);
 
 /* A new entry for 'cfg': up, nothing counted. */
 void lr_ctl_dev_init(struct lr_ctl_dev *, const struct sb_device_config *cfg);

@@ -113,6 +113,55 @@ test_unreached(void)
         CU_ASSERT(!lr_ctl_dev_unreached(up[i]));
 }
 
+/* A failure on the controller's side (EINVAL: a schema path, a key or
+ * CA file the driver cannot use) never reached the device and proves
+ * nothing of it: up or down stays as it was, the failure and its line
+ * are kept, no success is stamped. */
+static void
+test_local(void)
+{
+    struct lr_ctl_dev d = fresh();
+    CU_ASSERT(lr_ctl_dev_local(EINVAL));
+    CU_ASSERT(!lr_ctl_dev_local(0));
+    CU_ASSERT(!lr_ctl_dev_local(EPROTO));
+    CU_ASSERT(!lr_ctl_dev_local(ETIMEDOUT));
+
+    lr_ctl_dev_note(&d, EINVAL, "roadm-1: cannot make a YANG context on "
+                    "the schema path /nope: check schema-path", 1000);
+    CU_ASSERT(d.up);
+    CU_ASSERT_EQUAL(d.ops, 1);
+    CU_ASSERT_EQUAL(d.failures, 1);
+    CU_ASSERT_EQUAL(d.ok_ms, 0);
+    CU_ASSERT_EQUAL(d.fail_ms, 1000);
+    CU_ASSERT_PTR_NOT_NULL(strstr(d.why, "schema path /nope"));
+
+    /* Down, then a local failure: still down, with the new line. */
+    lr_ctl_dev_note(&d, EHOSTUNREACH, "roadm-1: cannot connect", 2000);
+    CU_ASSERT(!d.up);
+    lr_ctl_dev_note(&d, EINVAL, "roadm-1: cannot use the client key k.pem",
+                    3000);
+    CU_ASSERT(!d.up);
+    CU_ASSERT_EQUAL(d.fail_ms, 3000);
+    CU_ASSERT_STRING_EQUAL(d.why, "roadm-1: cannot use the client key "
+                           "k.pem");
+    CU_ASSERT_EQUAL(d.ok_ms, 0);
+
+    /* In one op the last answer from the device decides, not a local
+     * failure after it. */
+    struct lr_ctl_dev_seen s = { 0 };
+    lr_ctl_dev_see(&s, 0, NULL);
+    lr_ctl_dev_see(&s, EINVAL, "roadm-1: cannot use the CA file ca.pem");
+    lr_ctl_dev_fold(&d, &s, 4000);
+    CU_ASSERT(d.up);
+    CU_ASSERT_EQUAL(d.ok_ms, 4000);
+    struct lr_ctl_dev_seen t = { 0 };
+    lr_ctl_dev_see(&t, ETIMEDOUT, "roadm-1: no answer");
+    lr_ctl_dev_see(&t, EINVAL, "roadm-1: cannot use the CA file ca.pem");
+    lr_ctl_dev_fold(&d, &t, 5000);
+    CU_ASSERT(!d.up);
+    CU_ASSERT_STRING_EQUAL(d.why, "roadm-1: cannot use the CA file ca.pem");
+}
+
 static void
 test_address(void)
 {
@@ -180,6 +229,7 @@ static CU_TestInfo tests[] = {
     { "success, refusal, timeout, recovery", test_track },
     { "an op's operations folded at its end", test_fold },
     { "down is no answer, up any answer", test_unreached },
+    { "a local failure leaves up or down as it was", test_local },
     { "an address without its password", test_address },
     { "a reason in whole characters, one line", test_reason_text },
     CU_TEST_INFO_NULL,
