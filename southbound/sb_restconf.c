@@ -31,7 +31,11 @@
  * ENOENT, 409 on PUT EEXIST, other refusals EPROTO; a certificate that
  * does not chain to the pinned CA is EACCES, no connection EHOSTUNREACH,
  * no answer within timeout_ms ETIMEDOUT; a ca-file that does not load
- * is open()'s EINVAL, before any connection.
+ * is open()'s EINVAL, before any connection.  A 502, 503 or 504 is no
+ * refusal of the device's (RFC 9110 15.6.3-15.6.5, sb_rc_not_done()):
+ * 502 EHOSTUNREACH and 503 EAGAIN (nothing applied), 504 ETIMEDOUT
+ * (outcome unknown), each an answer the controller judges no answer
+ * from the device (lr_ctl_dev_unreached()).
  *
  * The ca-file is read once per device, its bytes checked and kept with
  * the device, and handed to libcurl from memory (CURLOPT_CAINFO_BLOB),
@@ -116,13 +120,58 @@ sb_rc_http(struct sb_restconf *d, const char *method, const char *path,
     return sb_http_perform(d->h, &rq, r, err, errlen);
 }
 
+/* A status by which something before the device, or the device, says
+ * it did not do the request (RFC 9110 15.6.3-15.6.5): its errno, its
+ * words and what follows for the change, into the out-parameters; false
+ * for any other status (the device's own answer).  502: a gateway got no
+ * valid answer from the device; 504: none in time; 503: the device, or
+ * a gateway for it, cannot take requests now.  Each is an errno that
+ * lr_ctl_dev_unreached() judges down: EHOSTUNREACH (502, as a device
+ * the driver cannot connect to), EAGAIN (503, no service for now),
+ * ETIMEDOUT (504: the device may have done it after the gateway gave up
+ * waiting, the outcome is unknown as for our own timeout, and the
+ * caller reads the device back).  502 and 503 say nothing applied, as
+ * a refused connection does. */
+static bool
+sb_rc_not_done(long status, int *code, const char **said,
+               const char **status_line, const char **then)
+{
+    switch (status) {
+    case 502:
+        *code = EHOSTUNREACH;
+        *said = "a gateway got no valid answer from the device";
+        *status_line = "HTTP 502 Bad Gateway";
+        *then = "nothing applied; check the device and the gateway";
+        return true;
+    case 503:
+        *code = EAGAIN;
+        *said = "the device or a gateway before it is unavailable";
+        *status_line = "HTTP 503 Service Unavailable";
+        *then = "nothing applied; retry later";
+        return true;
+    case 504:
+        *code = ETIMEDOUT;
+        *said = "a gateway got no answer from the device in time";
+        *status_line = "HTTP 504 Gateway Timeout";
+        *then = "the outcome is unknown; read the device back";
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* The first RFC 8040 error of 'r' in one line into err (EPROTO, or
- * 'code' when given). */
+ * 'code' when given); a 502, 503 or 504 in sb_rc_not_done()'s words and
+ * errno instead, which are not the device's refusal. */
 static int
 sb_rc_refused(struct sb_restconf *d, const char *what,
               const struct sb_http_reply *r, int code, char *err,
               size_t errlen)
 {
+    const char *said, *status_line, *then;
+    int gw_code;
+    bool gateway = sb_rc_not_done(r->status, &gw_code, &said, &status_line,
+                                  &then);
     json_object *top = r->body ? json_tokener_parse(r->body) : NULL;
     json_object *errs = NULL, *list = NULL, *e = NULL, *v;
     const char *tag = NULL, *path = NULL, *msg = NULL;
@@ -138,7 +187,15 @@ sb_rc_refused(struct sb_restconf *d, const char *what,
         path = json_object_get_string(v);
     if (e && json_object_object_get_ex(e, "error-message", &v))
         msg = json_object_get_string(v);
-    int ret = sb_errf(err, errlen, code ? code : EPROTO, "%s: the device "
+    int ret;
+    if (gateway)
+        /* A gateway's page is no RFC 8040 body: only an error-message
+         * is worth the reason's room. */
+        ret = sb_errf(err, errlen, gw_code, "%s: %s (%s to %s)%s%s; %s",
+                      d->config.name, said, status_line, what,
+                      msg ? ": " : "", msg ? msg : "", then);
+    else
+        ret = sb_errf(err, errlen, code ? code : EPROTO, "%s: the device "
                       "refused %s (HTTP %ld%s%s%s%s): %s; nothing applied",
                       d->config.name, what, r->status, tag ? ", " : "",
                       tag ? tag : "", path ? " at " : "",

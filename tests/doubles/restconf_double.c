@@ -32,6 +32,27 @@ rcd_error(struct evhttp_request *req, int status, const char *tag,
     evhttp_send_reply(req, status, NULL, NULL);
 }
 
+/* An injected failure: 500 operation-failed, or the status of
+ * 'fail_status' (502, 503, 504) as a gateway before the device sends
+ * it: a page of its own, no RFC 8040 error body (section 7's table
+ * pairs no error-tag with these statuses). */
+static void
+rcd_fail(struct evhttp_request *req)
+{
+    int status = atomic_load(&rcd.fail_status);
+    if (!status || status == 500) {
+        rcd_error(req, 500, "operation-failed", NULL,
+                  "injected failure (test double)");
+        return;
+    }
+    evbuffer_add_printf(evhttp_request_get_output_buffer(req),
+                        "<html><body><h1>%d</h1>injected by the test "
+                        "double</body></html>\n", status);
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                      "text/html");
+    evhttp_send_reply(req, status, NULL, NULL);
+}
+
 int
 rc_double_find(long index)
 {
@@ -249,8 +270,7 @@ rcd_handle(struct evhttp_request *req)
     if ((f > 0 && n == f)
         || (cmd == EVHTTP_REQ_DELETE && atomic_load(&rcd.fail_deletes))) {
         atomic_store(&rcd.fail_change, 0);
-        rcd_error(req, 500, "operation-failed", NULL,
-                  "injected failure (test double)");
+        rcd_fail(req);
         return;
     }
     int at = index > 0 ? rc_double_find(index) : -1;

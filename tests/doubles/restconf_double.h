@@ -17,7 +17,8 @@
  *                                that dies mid-provisioning; processes
  *                                only)
  * plus, for the in-process test, 'fail_deletes' (every DELETE answers
- * 500: an undo the device refuses), 'delay_ms' (every answer late) and
+ * 500: an undo the device refuses), 'fail_status' (those failures answer
+ * a gateway's 502, 503 or 504 instead), 'delay_ms' (every answer late) and
  * 'raw_get' (the next GET of media-channels answers 200 with that text,
  * a device that answers nonsense).
  *
@@ -48,6 +49,8 @@ struct rc_double {
     atomic_int fail_change;       /* the Nth PUT/DELETE from 'changes' = 0 */
     atomic_int die_change;        /* likewise, ends the process */
     atomic_int fail_deletes;      /* every DELETE answers 500 */
+    atomic_int fail_status;       /* what those answer: 0 is 500, or a
+                                   * gateway's 502, 503, 504 */
     atomic_int delay_ms;
     _Atomic(const char *) raw_get;  /* the caller's; NULL after use */
     atomic_int changes;           /* PUT/POST/DELETE taken */

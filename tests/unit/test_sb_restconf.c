@@ -10,7 +10,8 @@
  * fails half-way is undone on the device, a refusal's RFC 8040 message
  * reaches the caller, ENOENT/EEXIST, a certificate that does not chain
  * to the pinned CA is refused, a late answer is ETIMEDOUT, a device
- * nobody listens on, bad configurations.
+ * nobody listens on, bad configurations, a gateway's 502/503/504 judged
+ * no answer (lr_ctl_dev).
  */
 #include <errno.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "controller/lr_ctl_dev.h"
 #include "southbound/sb_driver.h"
 #include "tests/doubles/restconf_double.h"
 #include "tests/lr_test.h"
@@ -642,6 +644,59 @@ test_device_full(void)
     sb_restconf_class.close(d);
 }
 
+/* RFC 9110 15.6.3-15.6.5: a 502 or 504 is a gateway's word that the
+ * device gave it no (valid) answer, a 503 that the server cannot take
+ * the request now; none is the device's refusal, so the ROADM shows
+ * down (lr_ctl_dev) with the status in its reason.  502 and 503: the
+ * change was not made; 504: the outcome is unknown (ETIMEDOUT: the
+ * caller reads the device back).  Either way the batch's earlier
+ * change is undone. */
+static void
+test_gateway(void)
+{
+    static const struct { int status, rc; const char *says, *then; } rows[] = {
+        { 502, EHOSTUNREACH, "(HTTP 502 Bad Gateway to POST channel=2",
+          "nothing applied" },
+        { 503, EAGAIN, "(HTTP 503 Service Unavailable to POST channel=2",
+          "nothing applied" },
+        { 504, ETIMEDOUT, "(HTTP 504 Gateway Timeout to POST channel=2",
+          "the outcome is unknown; read the device back" },
+    };
+    struct sb_device *d = open_dev();
+    struct sb_change ch[2];
+    char err[512];
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct sb_device_config cfg = { .name = "r7", .driver = "restconf",
+                                        .address = "https://127.0.0.1" };
+        struct lr_ctl_dev dev;
+        lr_ctl_dev_init(&dev, &cfg);
+        rc_double_clear();
+        change(&ch[0], SB_ADD, "gw/lp1", 0, 4);
+        change(&ch[1], SB_ADD, "gw/lp2", 8, 4);
+        atomic_store(&rcd.changes, 0);
+        atomic_store(&rcd.fail_status, rows[i].status);
+        atomic_store(&rcd.fail_change, 2);
+        err[0] = '\0';
+        int rc = sb_restconf_class.apply(d, ch, 2, err, sizeof err);
+        atomic_store(&rcd.fail_change, 0);
+        atomic_store(&rcd.fail_status, 0);
+        CU_ASSERT_EQUAL(rc, rows[i].rc);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, rows[i].says));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, rows[i].then));
+        CU_ASSERT_PTR_NULL(strstr(err, "the device refused"));
+        CU_ASSERT_EQUAL(rc_double_count(), 0);
+        lr_ctl_dev_note(&dev, rc, err, 1000);
+        CU_ASSERT_FALSE(dev.up);
+        CU_ASSERT_PTR_NOT_NULL(strstr(dev.why, rows[i].says));
+        if (rc != rows[i].rc || !strstr(err, rows[i].says))
+            fprintf(stderr, "HTTP %d: rc %d: %s\n", rows[i].status, rc, err);
+    }
+    rc_double_clear();
+    sb_restconf_class.close(d);
+}
+
 static CU_TestInfo tests[] = {
     { "round trip, EEXIST, ENOENT", test_round_trip },
     { "a failing batch is undone; RFC 8040 errors", test_all_or_nothing },
@@ -654,6 +709,8 @@ static CU_TestInfo tests[] = {
     { "a device answering nonsense is refused, not obeyed",
       test_nonsense_answers },
     { "a full device: 409 resource-denied", test_device_full },
+    { "a gateway's 502, 503, 504: the device down, with the status",
+      test_gateway },
     CU_TEST_INFO_NULL,
 };
 
