@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "controller/lr_ctl_dev.h"
+#include "planner/lr_utf8.h"
 
 bool
 lr_ctl_dev_unreached(int rc)
@@ -72,43 +73,19 @@ lr_ctl_dev_init(struct lr_ctl_dev *d, const struct sb_device_config *cfg)
     d->up = true;
 }
 
-/* How many bytes the UTF-8 character at 'p' takes (RFC 3629: no
- * overlong form, no surrogate, nothing past U+10FFFF); 0 when it is
- * none, -1 when the string ends inside it. */
-static int
-dev_utf8_len(const unsigned char *p)
-{
-    int n = *p < 0x80 ? 1 : *p >= 0xc2 && *p <= 0xdf ? 2
-          : *p >= 0xe0 && *p <= 0xef ? 3 : *p >= 0xf0 && *p <= 0xf4 ? 4 : 0;
-    unsigned lo = *p == 0xe0 ? 0xa0 : *p == 0xf0 ? 0x90 : 0x80;
-    unsigned hi = *p == 0xed ? 0x9f : *p == 0xf4 ? 0x8f : 0xbf;
-    for (int k = 1; k < n; k++, lo = 0x80, hi = 0xbf) {
-        if (!p[k])
-            return -1;
-        if (p[k] < lo || p[k] > hi)
-            return 0;
-    }
-    return n;
-}
-
 /* 'line' made fit for where a reason goes, in place: the state (RFC
  * 7951 JSON, UTF-8 only), the log and an operator's terminal (`lightrail
  * devices`).  A driver's line is one line of text, but it may carry a
  * device's own message (an rpc-error's, an HTTP body's) with line
- * breaks, tabs or escape sequences, in any encoding, and a cut at the
- * buffer's size may end inside a character: control characters become
- * spaces, a byte that is no UTF-8 '?', and a character the cut left
- * incomplete at the end is dropped. */
+ * breaks, tabs or escape sequences, in any encoding: control characters
+ * become spaces and a byte that is no UTF-8 '?' (lr_utf8_len()).  A
+ * line too long was cut at a character already (lr_ctl_dev_see()). */
 static void
 dev_line_clean(char *line)
 {
     unsigned char *p = (unsigned char *) line;
     while (*p) {
-        int n = dev_utf8_len(p);
-        if (n < 0) {
-            *p = '\0';
-            break;
-        }
+        size_t n = lr_utf8_len(p);
         if (n == 0)
             *p = '?';
         else if (n == 1 && (*p < 0x20 || *p == 0x7f))
@@ -128,7 +105,10 @@ lr_ctl_dev_see(struct lr_ctl_dev_seen *s, int rc, const char *err)
     if (!rc)
         return;
     s->failures++;
-    snprintf(s->why, sizeof s->why, "%s", err && *err ? err : strerror(rc));
+    /* Cut at a character and marked, as the job's reasons are. */
+    s->why[0] = '\0';
+    lr_utf8_appendf(s->why, sizeof s->why, "%s",
+                    err && *err ? err : strerror(rc));
     dev_line_clean(s->why);
 }
 
