@@ -3092,16 +3092,89 @@ check_config_cut(const char *whole, const char *cfg, bool datastore,
             }
 }
 
-/* The jobs printed without their state (lr_yang_job_refs_config_to_json,
- * lr_yang_job_page_config_to_json: what content=config and running are
- * built from) hold no state, keep the page's annotations, and are cut
- * with content config to the bytes of the whole's cut, for every
- * fields, depth and with-defaults, in each form: the jobs container,
- * one job, the list resource and the jobs' page with its annotations,
- * and the datastore holding the jobs.  The jobs have a rich state:
- * stages and lightpaths (active), a blocked reason and a planner note,
- * a failed one with iterations and its intent's defaults (priority 0,
- * the default algorithm) for trim and report-all. */
+/* The forms lightraild prints the jobs in, each with its state (whole)
+ * and without it (lr_yang_job_refs_config_to_json,
+ * lr_yang_job_page_config_to_json: what content=config, running and the
+ * cuts that keep no state are built from).  Two tests compare them. */
+enum job_form { JF_JOBS, JF_DATASTORE, JF_ONE, JF_PAGE, JF_LIST_PAGE, JF_N };
+static const char *const job_form_names[JF_N] = {
+    "the jobs", "the datastore", "one job", "the jobs' page",
+    "the list's page",
+};
+struct job_forms {
+    char *whole[JF_N], *cfg[JF_N];     /* owned; job_forms_free() */
+};
+
+/* Three jobs with a rich state into 'j': stages and lightpaths
+ * (active), a blocked one with its reason and a planner note, a failed
+ * one with iterations and its intent's defaults (priority 0, the
+ * default algorithm) for trim and report-all. */
+static void
+rich_jobs(const struct fixture *f, struct lr_job j[3])
+{
+    for (int i = 0; i < 3; i++) {
+        active_job(f, &j[i]);
+        snprintf(j[i].intent.name, sizeof j[i].intent.name, "j%c", 'a' + i);
+    }
+    j[1].phase = LR_JOB_BLOCKED;
+    j[1].plan.n_stages = 0;
+    j[1].n_lightpaths = 0;
+    memset(j[1].gpus, 0, sizeof j[1].gpus);
+    snprintf(j[1].reason, sizeof j[1].reason, "no spectrum on r2-r3");
+    snprintf(j[1].note, sizeof j[1].note, "planned with fewer GPUs");
+    j[2].phase = LR_JOB_FAILED;
+    j[2].intent.priority = 0;
+    j[2].intent.iterations = 1000;
+    snprintf(j[2].reason, sizeof j[2].reason, "a device refused");
+}
+
+/* Each form of the jobs 'j' (rich_jobs()), whole and without state:
+ * the container and the datastore of it hold the three, one job the
+ * first, the pages the last two with annotations (4 remaining, cursors
+ * "ams" and "amE"). */
+static void
+job_forms_build(const struct fixture *f, const struct lr_job j[3],
+                struct job_forms *jf)
+{
+    const struct lr_job *refs[3] = { &j[0], &j[1], &j[2] };
+    struct lr_yang_page_meta meta = { 4, "ams", "amE" };
+    char err[1024] = "";
+    memset(jf, 0, sizeof *jf);
+    for (int cfg = 0; cfg < 2; cfg++) {
+        char **out = cfg ? jf->cfg : jf->whole;
+        for (int single = 0; single < 2; single++)
+            CU_ASSERT_EQUAL_FATAL(
+                (cfg ? lr_yang_job_refs_config_to_json
+                     : lr_yang_job_refs_to_json)(
+                    ctx, refs, single ? 1 : 3, f->topo, f->cluster, &f->mods,
+                    single, &out[single ? JF_ONE : JF_JOBS], err,
+                    sizeof err), 0);
+        for (int list = 0; list < 2; list++)
+            CU_ASSERT_EQUAL_FATAL(
+                (cfg ? lr_yang_job_page_config_to_json
+                     : lr_yang_job_page_to_json)(
+                    ctx, refs + 1, 2, &meta, list, f->topo, f->cluster,
+                    &f->mods, &out[list ? JF_LIST_PAGE : JF_PAGE], err,
+                    sizeof err), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(
+                                  ctx, (const char *const *) &out[JF_JOBS],
+                                  1, &out[JF_DATASTORE], err, sizeof err), 0);
+    }
+}
+
+static void
+job_forms_free(struct job_forms *jf)
+{
+    for (int i = 0; i < JF_N; i++) {
+        free(jf->whole[i]);
+        free(jf->cfg[i]);
+    }
+}
+
+/* The jobs printed without their state hold no state, keep the page's
+ * annotations, and are cut with content config to the bytes of the
+ * whole's cut, for every fields, depth and with-defaults, in each form
+ * (job_forms_build()).  And with no job, the two texts are the same. */
 static void
 test_job_config_text(void)
 {
@@ -3119,77 +3192,33 @@ test_job_config_text(void)
            N_DS_FIELDS = sizeof ds_fields / sizeof *ds_fields };
     struct fixture f;
     struct lr_job j[3];
-    const struct lr_job *refs[3] = { &j[0], &j[1], &j[2] };
+    struct job_forms jf;
     char *whole = NULL, *cfg = NULL, err[1024] = "";
     CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
-    for (int i = 0; i < 3; i++) {
-        active_job(&f, &j[i]);
-        snprintf(j[i].intent.name, sizeof j[i].intent.name, "j%c", 'a' + i);
+    rich_jobs(&f, j);
+    job_forms_build(&f, j, &jf);
+    for (int i = 0; i < JF_N; i++) {
+        CU_ASSERT_PTR_NOT_NULL(strstr(jf.whole[i], "\"state\""));
+        /* The datastore's text is made from the jobs' by libyang, which
+         * adds the empty state containers back (the cut drops them). */
+        if (i != JF_DATASTORE)
+            CU_ASSERT_PTR_NULL(strstr(jf.cfg[i], "\"state\""));
+        CU_ASSERT_PTR_NOT_NULL(strstr(jf.cfg[i], "\"gpt-1.9b\""));
+        if (i == JF_DATASTORE)
+            check_config_cut(jf.whole[i], jf.cfg[i], true, ds_fields,
+                             N_DS_FIELDS, job_form_names[i]);
+        else
+            check_config_cut(jf.whole[i], jf.cfg[i], false, fields,
+                             N_FIELDS, job_form_names[i]);
     }
-    j[1].phase = LR_JOB_BLOCKED;
-    j[1].plan.n_stages = 0;
-    j[1].n_lightpaths = 0;
-    memset(j[1].gpus, 0, sizeof j[1].gpus);
-    snprintf(j[1].reason, sizeof j[1].reason, "no spectrum on r2-r3");
-    snprintf(j[1].note, sizeof j[1].note, "planned with fewer GPUs");
-    j[2].phase = LR_JOB_FAILED;
-    j[2].intent.priority = 0;
-    j[2].intent.iterations = 1000;
-    snprintf(j[2].reason, sizeof j[2].reason, "a device refused");
-
-    /* The jobs container and one job. */
-    for (int single = 0; single < 2; single++) {
-        int n = single ? 1 : 3;
-        CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_to_json(ctx, refs, n, f.topo,
-                                                       f.cluster, &f.mods,
-                                                       single, &whole, err,
-                                                       sizeof err), 0);
-        CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_config_to_json(
-                                  ctx, refs, n, f.topo, f.cluster, &f.mods,
-                                  single, &cfg, err, sizeof err), 0);
-        CU_ASSERT_PTR_NOT_NULL(strstr(whole, "\"lightpath\""));
-        CU_ASSERT_PTR_NULL(strstr(cfg, "\"state\""));
-        CU_ASSERT_PTR_NOT_NULL(strstr(cfg, "\"gpt-1.9b\""));
-        check_config_cut(whole, cfg, false, fields, N_FIELDS,
-                         single ? "one job" : "the jobs");
-        if (!single) {
-            /* The datastore of the jobs, and of the jobs and the state
-             * (a member content config drops whole). */
-            char *dw = NULL, *dc = NULL;
-            CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(
-                                      ctx, (const char *const *) &whole, 1,
-                                      &dw, err, sizeof err), 0);
-            CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(
-                                      ctx, (const char *const *) &cfg, 1,
-                                      &dc, err, sizeof err), 0);
-            check_config_cut(dw, dc, true, ds_fields, N_DS_FIELDS,
-                             "the datastore");
-            free(dw);
-            free(dc);
-        }
-        free(whole);
-        free(cfg);
+    CU_ASSERT_PTR_NOT_NULL(strstr(jf.whole[JF_JOBS], "\"lightpath\""));
+    for (int i = JF_PAGE; i <= JF_LIST_PAGE; i++) {
+        CU_ASSERT_PTR_NOT_NULL(strstr(jf.cfg[i],
+                                      "\"lightrail-job:remaining\": 4"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(jf.cfg[i], "\"lightrail-job:previous\""
+                                                 ": \"amE\""));
     }
-    /* A page, in both forms, with its annotations. */
-    struct lr_yang_page_meta meta = { 4, "ams", "amE" };
-    for (int list = 0; list < 2; list++) {
-        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(
-                                  ctx, refs + 1, 2, &meta, list, f.topo,
-                                  f.cluster, &f.mods, &whole, err,
-                                  sizeof err), 0);
-        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_config_to_json(
-                                  ctx, refs + 1, 2, &meta, list, f.topo,
-                                  f.cluster, &f.mods, &cfg, err,
-                                  sizeof err), 0);
-        CU_ASSERT_PTR_NULL(strstr(cfg, "\"state\""));
-        CU_ASSERT_PTR_NOT_NULL(strstr(cfg, "\"lightrail-job:remaining\": 4"));
-        CU_ASSERT_PTR_NOT_NULL(strstr(cfg, "\"lightrail-job:previous\": "
-                                           "\"amE\""));
-        check_config_cut(whole, cfg, false, fields, N_FIELDS,
-                         list ? "the list's page" : "the jobs' page");
-        free(whole);
-        free(cfg);
-    }
+    job_forms_free(&jf);
     /* No job: the same empty texts. */
     for (int list = 0; list < 2; list++) {
         CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(
@@ -3442,87 +3471,39 @@ test_job_fields_state(void)
     enum { N_FIELDS = sizeof fields / sizeof *fields,
            N_ENTRY = sizeof entry_fields / sizeof *entry_fields,
            N_DS = sizeof ds_fields / sizeof *ds_fields };
+    /* Each form's target and subtree (the datastore: none, the jobs
+     * member) and the fields asked of it. */
+    static const struct {
+        const char *target, *under;
+        const char *const *fields;
+        int n;
+    } forms[JF_N] = {
+        [JF_JOBS] = { "/lightrail-job:jobs", "/lightrail-job:jobs", fields,
+                      N_FIELDS },
+        [JF_DATASTORE] = { NULL, "/lightrail-job:jobs", ds_fields, N_DS },
+        [JF_ONE] = { "/lightrail-job:jobs/job", "/lightrail-job:jobs/job",
+                     entry_fields, N_ENTRY },
+        [JF_PAGE] = { "/lightrail-job:jobs", "/lightrail-job:jobs", fields,
+                      N_FIELDS },
+        [JF_LIST_PAGE] = { "/lightrail-job:jobs/job",
+                           "/lightrail-job:jobs/job", entry_fields,
+                           N_ENTRY },
+    };
     struct fixture f;
     struct lr_job j[3];
     const struct lr_job *refs[3] = { &j[0], &j[1], &j[2] };
+    struct job_forms jf;
     char *whole = NULL, *cfg = NULL, err[1024] = "";
     int stateless = 0;
     CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
-    for (int i = 0; i < 3; i++) {
-        active_job(&f, &j[i]);
-        snprintf(j[i].intent.name, sizeof j[i].intent.name, "j%c", 'a' + i);
-    }
-    j[1].phase = LR_JOB_BLOCKED;
-    j[1].plan.n_stages = 0;
-    j[1].n_lightpaths = 0;
-    memset(j[1].gpus, 0, sizeof j[1].gpus);
-    snprintf(j[1].reason, sizeof j[1].reason, "no spectrum on r2-r3");
-    j[2].phase = LR_JOB_FAILED;
-    j[2].intent.priority = 0;
-    j[2].intent.iterations = 1000;
-
-    /* The jobs container, with the datastore of it; one job. */
-    for (int single = 0; single < 2; single++) {
-        CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_to_json(
-                                  ctx, refs, single ? 1 : 3, f.topo,
-                                  f.cluster, &f.mods, single, &whole, err,
-                                  sizeof err), 0);
-        CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_config_to_json(
-                                  ctx, refs, single ? 1 : 3, f.topo,
-                                  f.cluster, &f.mods, single, &cfg, err,
-                                  sizeof err), 0);
-        if (single) {
-            stateless += check_stateless_cut(whole, cfg,
-                                             "/lightrail-job:jobs/job",
-                                             "/lightrail-job:jobs/job",
-                                             entry_fields, N_ENTRY,
-                                             "one job");
-        } else {
-            char *dw = NULL, *dc = NULL;
-            stateless += check_stateless_cut(whole, cfg,
-                                             "/lightrail-job:jobs",
-                                             "/lightrail-job:jobs", fields,
-                                             N_FIELDS, "the jobs");
-            CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(
-                                      ctx, (const char *const *) &whole, 1,
-                                      &dw, err, sizeof err), 0);
-            CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(
-                                      ctx, (const char *const *) &cfg, 1,
-                                      &dc, err, sizeof err), 0);
-            stateless += check_stateless_cut(dw, dc, NULL,
-                                             "/lightrail-job:jobs",
-                                             ds_fields, N_DS,
-                                             "the datastore");
-            free(dw);
-            free(dc);
-        }
-        free(whole);
-        free(cfg);
-    }
-    /* A page, in both forms, with its annotations. */
-    struct lr_yang_page_meta meta = { 4, "ams", "amE" };
-    for (int list = 0; list < 2; list++) {
-        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(
-                                  ctx, refs + 1, 2, &meta, list, f.topo,
-                                  f.cluster, &f.mods, &whole, err,
-                                  sizeof err), 0);
-        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_config_to_json(
-                                  ctx, refs + 1, 2, &meta, list, f.topo,
-                                  f.cluster, &f.mods, &cfg, err,
-                                  sizeof err), 0);
-        stateless += list
-                     ? check_stateless_cut(whole, cfg,
-                                           "/lightrail-job:jobs/job",
-                                           "/lightrail-job:jobs/job",
-                                           entry_fields, N_ENTRY,
-                                           "the list's page")
-                     : check_stateless_cut(whole, cfg,
-                                           "/lightrail-job:jobs",
-                                           "/lightrail-job:jobs", fields,
-                                           N_FIELDS, "the jobs' page");
-        free(whole);
-        free(cfg);
-    }
+    rich_jobs(&f, j);
+    job_forms_build(&f, j, &jf);
+    for (int i = 0; i < JF_N; i++)
+        stateless += check_stateless_cut(jf.whole[i], jf.cfg[i],
+                                         forms[i].target, forms[i].under,
+                                         forms[i].fields, forms[i].n,
+                                         job_form_names[i]);
+    job_forms_free(&jf);
     /* At each of the 5 depths, content config for every fields, and
      * each content for the fields that keep no state: one job and the
      * list's page 7 + 2 * 3, the jobs and their page 9 + 4 * 2, the
