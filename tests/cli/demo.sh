@@ -11,8 +11,26 @@ if $LIGHTRAIL demo --format json --lightraild ./lightraild > "$tmp/demo.json" 2>
     else
         notok "demo summary: $(cat "$tmp/demo.json")"
     fi
+    # The ROADMs it programmed: the metro's six, each answering, and a
+    # media channel on every ROADM of each lightpath (two or more).
+    if jq -e '.roadms == 6 and .roadms_up == 6
+              and .media_channels >= 2 * .lightpaths' "$tmp/demo.json" > /dev/null; then
+        ok "demo: six ROADMs up, the lightpaths' media channels on them"
+    else
+        notok "demo ROADMs: $(jq -c '{roadms, roadms_up, media_channels, lightpaths}' "$tmp/demo.json")"
+    fi
 else
     notok "demo failed: $(cat "$tmp/err")"
+fi
+# The text shows the ROADMs as `lightrail devices` does: a row for each,
+# up.
+$LIGHTRAIL demo --lightraild ./lightraild > "$tmp/demo.txt" 2> "$tmp/err"
+sed -n '/^\$ lightrail devices$/,/^$/p' "$tmp/demo.txt" > "$tmp/devices.txt"
+if [ "$(grep -c '^r[1-6] .* dummy .* yes ' "$tmp/devices.txt")" = 6 ] \
+   && grep -q '^NAME .*DRIVER .*UP .*CHANNELS' "$tmp/devices.txt"; then
+    ok "demo text: the devices table, six ROADMs up"
+else
+    notok "demo text devices: $(cat "$tmp/devices.txt" "$tmp/err")"
 fi
 # It cleans up after itself.
 if ls -d /tmp/lightrail-demo-* 2>/dev/null | while read -r d; do

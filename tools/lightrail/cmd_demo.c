@@ -5,7 +5,8 @@
  * of examples/, dummy ROADMs) in a fresh temporary state directory with a
  * throw-away certificate and token, admits sample jobs of different models
  * over the HTTPS API, prints each job's plan, lightpaths and predicted
- * iteration time and the spectrum map, and stops the daemon.
+ * iteration time, the spectrum map and the ROADMs it programmed, and
+ * stops the daemon.
  *
  * The daemon is stopped by its PID and the directory removed (or, when
  * the daemon would not start, kept and named) however the demo ends:
@@ -35,6 +36,7 @@
 
 #define CMD "demo"
 #define JOBS "/restconf/data/lightrail-job:jobs"
+#define DEVICES "/restconf/data/lightrail-state:state?fields=device"
 
 /* Generated from examples/ by tools/embed-text.sh. */
 extern const char lr_demo_topology[];
@@ -75,10 +77,12 @@ usage(FILE *f)
 "Starts lightraild on embedded defaults (a 6-ROADM metro ring with three\n"
 "data centers, dummy ROADMs) in a temporary state directory, admits %d\n"
 "sample jobs over HTTPS, prints their plans, lightpaths, predicted\n"
-"iteration times and the spectrum map, and stops the daemon.\n"
+"iteration times, the spectrum map and the ROADMs it programmed\n"
+"(lightrail devices), and stops the daemon.\n"
 "\n"
 "  --format json     a summary object instead (jobs_submitted, jobs_active,\n"
-"                    jobs_blocked, jobs_failed, lightpaths, jobs)\n"
+"                    jobs_blocked, jobs_failed, lightpaths, jobs, roadms,\n"
+"                    roadms_up, media_channels)\n"
 "  --keep            keep the temporary directory (state, log, config)\n"
 "  --lightraild PATH the daemon to start (default: beside this program,\n"
 "                    then in ../sbin from it, then %s/lightraild,\n"
@@ -171,6 +175,41 @@ random_token(char *out, size_t len)
  * refused their lightpaths), read back once all are submitted; the
  * first one's name and reason into 'first'.  -1 when the list cannot be
  * read (the request said why on stderr). */
+/* The ROADMs lightraild programs ('*n'), how many answered their last
+ * operation ('*up') and the media channels the jobs hold on them
+ * ('*channels'), from the state's device list; -1 when it cannot be
+ * read, else 0. */
+static int
+count_roadms(const char *url, const char *token, const char *cert, int *n,
+             int *up, int *channels)
+{
+    long status;
+    char *reply = NULL;
+    int rc = -1;
+    *n = *up = *channels = 0;
+    lr_client_request(url, token, cert, "GET", DEVICES, NULL, &status,
+                      &reply);
+    json_object *doc = reply ? json_tokener_parse(reply) : NULL, *st, *arr;
+    if (status == 200 && doc
+        && json_object_object_get_ex(doc, "lightrail-state:state", &st)
+        && json_object_object_get_ex(st, "device", &arr)
+        && json_object_is_type(arr, json_type_array)) {
+        rc = 0;
+        for (size_t i = 0; i < json_object_array_length(arr); i++) {
+            json_object *d = json_object_array_get_idx(arr, i), *v;
+            (*n)++;
+            *up += json_object_object_get_ex(d, "up", &v)
+                   && json_object_get_boolean(v);
+            /* uint32 (RFC 7951 6.1: a number). */
+            if (json_object_object_get_ex(d, "media-channels", &v))
+                *channels += json_object_get_int(v);
+        }
+    }
+    json_object_put(doc);
+    free(reply);
+    return rc;
+}
+
 static int
 count_failed(const char *url, const char *token, const char *cert,
              char *first, size_t len)
@@ -447,6 +486,19 @@ lr_cmd_demo(int argc, char **argv)
         goto interrupted;
     }
     if (json) {
+        int n_roadms, n_up, n_channels;
+        if (count_roadms(url, token, cert, &n_roadms, &n_up, &n_channels)) {
+            lr_cli_err(CMD, "cannot read the ROADMs back from lightraild");
+            json_object_put(list);
+            rc = LR_EXIT_FAIL;
+            goto cleanup;
+        }
+        json_object_object_add(summary, "roadms",
+                               json_object_new_int(n_roadms));
+        json_object_object_add(summary, "roadms_up",
+                               json_object_new_int(n_up));
+        json_object_object_add(summary, "media_channels",
+                               json_object_new_int(n_channels));
         json_object_object_add(summary, "jobs_submitted",
                                json_object_new_int(N_SAMPLES));
         json_object_object_add(summary, "jobs_active",
@@ -467,6 +519,13 @@ lr_cmd_demo(int argc, char **argv)
         char *av[] = { "spectrum", "show", "--server", url, "--token", token,
                        "--cacert", cert, NULL };
         lr_cmd_spectrum((int) (sizeof av / sizeof *av) - 1, av);
+        /* Every dummy ROADM answers: its exit status (3 for one down)
+         * is not the demo's, which judges the jobs below. */
+        printf("\n$ lightrail devices\n");
+        fflush(stdout);
+        char *ad[] = { "devices", "--server", url, "--token", token,
+                       "--cacert", cert, NULL };
+        lr_cmd_devices((int) (sizeof ad / sizeof *ad) - 1, ad);
         printf("\n$ lightrail job list\n");
         fflush(stdout);
         char *al[] = { "job", "list", "--server", url, "--token", token,
