@@ -6,28 +6,6 @@
 #include "controller/lr_ctl_dev.h"
 #include "planner/lr_utf8.h"
 
-bool
-lr_ctl_dev_unreached(int rc)
-{
-    switch (rc) {
-    case ETIMEDOUT:           /* no answer: the outcome is unknown */
-    case EHOSTUNREACH:        /* no session (netconf, restconf) */
-    case EAGAIN:              /* netconf: no session for now */
-    case EACCES:              /* TLS or SSH refused: no session */
-    case ECONNREFUSED:
-    case ECONNRESET:
-    case ECONNABORTED:
-    case ENOTCONN:
-    case EPIPE:
-    case ENETUNREACH:
-    case ENETDOWN:
-    case EHOSTDOWN:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* EINVAL is, by sb_driver.h's conventions, what a driver says of what
  * it was given rather than of what it met: a netconf connection that
  * stops at the schema path or a key file before anything is sent, a
@@ -121,7 +99,7 @@ lr_ctl_dev_fold(struct lr_ctl_dev *d, const struct lr_ctl_dev_seen *s,
     d->ops += s->ops;
     d->failures += s->failures;
     if (s->judged)
-        d->up = !lr_ctl_dev_unreached(s->last_rc);
+        d->up = !sb_unanswered(s->last_rc);
     if (s->failures) {
         d->fail_ms = now_ms;
         snprintf(d->why, sizeof d->why, "%s", s->why);

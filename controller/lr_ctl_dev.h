@@ -14,11 +14,12 @@
  * a test's) is only ever read on the owner's thread.
  *
  * Up or down follows sb_driver.h's conventions: a device that answered,
- * even with a refusal of its own (EPROTO, EEXIST, ENOENT, EINVAL, the
- * dummy's EIO), is up; one that did not (ETIMEDOUT: the outcome is
+ * even with a refusal of its own (EPROTO, EEXIST, ENOENT, the dummy's
+ * EIO), is up; one that did not (sb_unanswered(): ETIMEDOUT, the outcome
  * unknown; EHOSTUNREACH, EAGAIN: no session; EACCES: its identity or our
  * credentials refused, no session; a connection refused, reset or
- * broken) is down.  A device no operation has tried yet is up.
+ * broken) is down; EINVAL judges nothing (lr_ctl_dev_local()).  A device
+ * no operation has tried yet is up.
  */
 #ifndef LR_CTL_DEV_H
 #define LR_CTL_DEV_H 1
@@ -46,9 +47,6 @@ struct lr_ctl_dev_seen {
     int last_rc;              /* the last such operation's answer */
     char why[LR_CTL_DEV_WHY]; /* the last failure's line */
 };
-
-/* Whether driver answer 'rc' means the device was not reached. */
-bool lr_ctl_dev_unreached(int rc);
 
 /* Whether driver answer 'rc' is a failure on the controller's side
  * (EINVAL: a setting, schema path, key or CA file the driver cannot

@@ -4,6 +4,7 @@
  * A static table rather than registration at start-up: the families are
  * known when the program is linked, and a table cannot be half filled.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -38,6 +39,28 @@ sb_driver_forget_files(void)
     for (size_t i = 0; i < n; i++)
         if (sb_driver_classes[i]->forget_files)
             sb_driver_classes[i]->forget_files();
+}
+
+bool
+sb_unanswered(int rc)
+{
+    switch (rc) {
+    case ETIMEDOUT:           /* no answer: the outcome is unknown */
+    case EHOSTUNREACH:        /* no session (netconf, restconf) */
+    case EAGAIN:              /* no session for now; restconf: a 503 */
+    case EACCES:              /* TLS or SSH refused: no session */
+    case ECONNREFUSED:
+    case ECONNRESET:
+    case ECONNABORTED:
+    case ENOTCONN:
+    case EPIPE:
+    case ENETUNREACH:
+    case ENETDOWN:
+    case EHOSTDOWN:
+        return true;
+    default:
+        return false;
+    }
 }
 
 int

@@ -174,6 +174,18 @@ const struct sb_driver_class *sb_driver_find(const char *name);
  * they were at the start (a certificate replaced or revoked since). */
 void sb_driver_forget_files(void);
 
+/* Whether driver answer 'rc' says the device did not answer: no
+ * session (EHOSTUNREACH; EAGAIN: none for now, a restconf gateway's
+ * 503; EACCES: TLS or SSH refused on either side; a connection refused,
+ * reset, aborted or broken; the network or host down) or no answer in
+ * time (ETIMEDOUT: the outcome is unknown).  Any other errno is the
+ * device's own answer (EPROTO, EEXIST, ENOENT, the dummy's EIO) or the
+ * controller's (EINVAL).  One list for whoever must tell the two apart:
+ * sb_parallel stops sending a device its next changes on such an answer
+ * (each would wait its timeout, or be refused the same way), and
+ * lr_ctl_dev judges the device down by it. */
+bool sb_unanswered(int rc);
+
 /* The layer's error convention in one call: writes the printf-style
  * line into err[errlen] (when err is not NULL and errlen is not 0; a
  * line too long is cut at a character, ending with " [...]") and

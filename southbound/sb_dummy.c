@@ -29,7 +29,11 @@
  *            the device back;
  *   down     every apply and every read answers EHOSTUNREACH and
  *            touches nothing: the device is unreachable (unplugged), as
- *            a netconf or restconf device without a session.
+ *            a netconf or restconf device without a session;
+ *   refused  every apply and every read answers ECONNREFUSED and
+ *            touches nothing: the host is there and nothing listens
+ *            (a netconf server restarting), no answer of the device's
+ *            (sb_unanswered()) in another errno than 'down's.
  *
  * Holding an apply (tests only): when the environment has
  * LIGHTRAIL_TEST_DUMMY_HOLD=1 and <address>/<name>.hold exists, apply()
@@ -420,6 +424,7 @@ enum sb_dummy_fail {
     SB_DUMMY_ALWAYS,
     SB_DUMMY_TIMEOUT,
     SB_DUMMY_DOWN,
+    SB_DUMMY_REFUSED,
 };
 
 /* Reads the failure the test asked for, if any. */
@@ -432,6 +437,7 @@ sb_dummy_read_fail(const struct sb_dummy *d, enum sb_dummy_fail *mode,
         [SB_DUMMY_ALWAYS] = "always",
         [SB_DUMMY_TIMEOUT] = "timeout",
         [SB_DUMMY_DOWN] = "down",
+        [SB_DUMMY_REFUSED] = "refused",
     };
     char *text = NULL, *word, *end;
     int ret;
@@ -453,13 +459,14 @@ sb_dummy_read_fail(const struct sb_dummy *d, enum sb_dummy_fail *mode,
                      && *end != '\r'; end++)
         continue;
     *end = '\0';
-    for (int i = SB_DUMMY_ONCE; i <= SB_DUMMY_DOWN; i++)
+    for (int i = SB_DUMMY_ONCE; i <= SB_DUMMY_REFUSED; i++)
         if (!strcmp(word, words[i])) {
             *mode = (enum sb_dummy_fail) i;
             goto cleanup;
         }
     ret = sb_errf(err, errlen, EINVAL, "%s: %s says '%.32s': write "
-                  "once, always, timeout or down in it, or remove it; "
+                  "once, always, timeout, down or refused in it, or "
+                  "remove it; "
                   "nothing applied", d->config.name, d->fail_path,
                   word);
 
@@ -468,10 +475,17 @@ cleanup:
     return ret;
 }
 
-/* The answer of a device injected 'down' (EHOSTUNREACH). */
+/* The answer of a device injected 'down' (EHOSTUNREACH) or 'refused'
+ * (ECONNREFUSED). */
 static int
-sb_dummy_unreachable(const struct sb_dummy *d, char *err, size_t errlen)
+sb_dummy_unreachable(const struct sb_dummy *d, enum sb_dummy_fail mode,
+                     char *err, size_t errlen)
 {
+    if (mode == SB_DUMMY_REFUSED)
+        return sb_errf(err, errlen, ECONNREFUSED, "%s: connection refused "
+                       "(injected 'refused', from %s): nothing done; "
+                       "remove the file to bring the device back",
+                       d->config.name, d->fail_path);
     return sb_errf(err, errlen, EHOSTUNREACH, "%s: unreachable (injected "
                    "'down', from %s): nothing done; remove the file to "
                    "bring the device back", d->config.name, d->fail_path);
@@ -564,8 +578,8 @@ sb_dummy_apply(struct sb_device *dev, const struct sb_change *changes, int n,
     ret = sb_dummy_read_fail(d, &mode, err, errlen);
     if (ret)
         goto cleanup;
-    if (mode == SB_DUMMY_DOWN) {
-        ret = sb_dummy_unreachable(d, err, errlen);
+    if (mode == SB_DUMMY_DOWN || mode == SB_DUMMY_REFUSED) {
+        ret = sb_dummy_unreachable(d, mode, err, errlen);
         goto cleanup;
     }
     if (mode == SB_DUMMY_ONCE || mode == SB_DUMMY_ALWAYS) {
@@ -604,13 +618,14 @@ sb_dummy_read(struct sb_device *dev, struct sb_media_channel **out, int *n,
 
     *out = NULL;
     *n = 0;
-    /* Only 'down' stops a read; a .fail file that does not read as a
-     * mode is an apply's refusal, as before reads looked at it. */
+    /* Only 'down' and 'refused' stop a read; a .fail file that does not
+     * read as a mode is an apply's refusal, as before reads looked at
+     * it. */
     enum sb_dummy_fail mode;
     char ignore[8];
     if (!sb_dummy_read_fail(d, &mode, ignore, sizeof ignore)
-        && mode == SB_DUMMY_DOWN)
-        return sb_dummy_unreachable(d, err, errlen);
+        && (mode == SB_DUMMY_DOWN || mode == SB_DUMMY_REFUSED))
+        return sb_dummy_unreachable(d, mode, err, errlen);
     ret = sb_dummy_load(d, &st, err, errlen);
     if (ret)
         return ret;

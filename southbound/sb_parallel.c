@@ -68,9 +68,10 @@ sb_par_run(void *arg)
             it->rc = rc;
             snprintf(it->err, sizeof it->err, "%s", e);
         }
-        /* A device that does not answer will not answer the next
-         * change either: do not wait for it once per change. */
-        if (rc == ETIMEDOUT || rc == EHOSTUNREACH)
+        /* A device that did not answer will not answer the next
+         * change either: do not wait for it (or be refused by it)
+         * once per change.  The rest stay -1 in each_rc. */
+        if (sb_unanswered(rc))
             break;
     }
     return NULL;

@@ -17,7 +17,7 @@ struct sb_par_item {
     bool each;                /* one change at a time, ENOENT is done
                                * (for removing what may be gone
                                * already); stops at a device that does
-                               * not answer (ETIMEDOUT, EHOSTUNREACH) */
+                               * not answer (sb_unanswered()) */
     int *each_rc;             /* each, optional, [n]: every change's
                                * answer (0 done, ENOENT included; an
                                * errno; -1 never sent: the device had

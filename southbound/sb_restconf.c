@@ -35,7 +35,7 @@
  * refusal of the device's (RFC 9110 15.6.3-15.6.5, sb_rc_not_done()):
  * 503 EAGAIN (nothing applied), 502 and 504 ETIMEDOUT (outcome
  * unknown), each an answer the controller judges no answer from the
- * device (lr_ctl_dev_unreached()).
+ * device (sb_unanswered()).
  *
  * The ca-file is read once per device, its bytes checked and kept with
  * the device, and handed to libcurl from memory (CURLOPT_CAINFO_BLOB),
@@ -126,13 +126,14 @@ sb_rc_http(struct sb_restconf *d, const char *method, const char *path,
  * for any other status (the device's own answer).  502: a gateway got no
  * valid answer from the device; 504: none in time; 503: the device, or
  * a gateway for it, cannot take requests now.  Each is an errno that
- * lr_ctl_dev_unreached() judges down: EAGAIN (503, no service for now:
- * nothing applied, as a refused connection), ETIMEDOUT (504: the device
- * may have done it after the gateway gave up waiting; 502: the gateway's
- * "invalid response" includes a device that closed the connection in
- * the middle of its answer, which a proxy such as nginx reports so,
- * after the device may have done it; the outcome is unknown as for our
- * own timeout, and the caller reads the device back). */
+ * sb_unanswered() takes for no answer (the ROADM shown down): EAGAIN
+ * (503, no service for now: nothing applied, as a refused connection),
+ * ETIMEDOUT (504: the device may have done it after the gateway gave
+ * up waiting; 502: the gateway's "invalid response" includes a device
+ * that closed the connection in the middle of its answer, which a proxy
+ * such as nginx reports so, after the device may have done it; the
+ * outcome is unknown as for our own timeout, and the caller reads the
+ * device back). */
 static bool
 sb_rc_not_done(long status, int *code, const char **said,
                const char **status_line, const char **then)

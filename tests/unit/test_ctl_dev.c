@@ -109,9 +109,9 @@ test_unreached(void)
     static const int up[] = { 0, EPROTO, EEXIST, ENOENT, EINVAL, EIO,
                               ENOMEM, ERANGE };
     for (size_t i = 0; i < sizeof down / sizeof down[0]; i++)
-        CU_ASSERT(lr_ctl_dev_unreached(down[i]));
+        CU_ASSERT(sb_unanswered(down[i]));
     for (size_t i = 0; i < sizeof up / sizeof up[0]; i++)
-        CU_ASSERT(!lr_ctl_dev_unreached(up[i]));
+        CU_ASSERT(!sb_unanswered(up[i]));
 }
 
 /* A failure on the controller's side (EINVAL: a schema path, a key or

@@ -290,7 +290,8 @@ test_fail_always(void)
     write_file(fail, "sometimes");
     CU_ASSERT_EQUAL(dummy->apply(dev, &ch, 1, err, sizeof err), EINVAL);
     snprintf(want, sizeof want, "roadm-4: %s says 'sometimes': write once, "
-             "always, timeout or down in it, or remove it; nothing applied", fail);
+             "always, timeout, down or refused in it, or remove it; nothing "
+             "applied", fail);
     CU_ASSERT_STRING_EQUAL(err, want);
     unlink(fail);
     dummy->close(dev);
@@ -320,7 +321,7 @@ test_fail_timeout(void)
 }
 
 /* 'down': unreachable, reads as well as applies, nothing touched; the
- * device back once the file goes. */
+ * device back once the file goes.  'refused' likewise. */
 static void
 test_fail_down(void)
 {
@@ -344,6 +345,18 @@ test_fail_down(void)
     CU_ASSERT_STRING_EQUAL(err, want);
     CU_ASSERT_PTR_NULL(mc);
     CU_ASSERT_EQUAL(n, 0);
+    /* 'refused': the same, in ECONNREFUSED. */
+    write_file(fail, "refused");
+    snprintf(want, sizeof want, "roadm-7: connection refused (injected "
+             "'refused', from %s): nothing done; remove the file to bring "
+             "the device back", fail);
+    CU_ASSERT_EQUAL(dummy->apply(dev, &ch, 1, err, sizeof err),
+                    ECONNREFUSED);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    CU_ASSERT_EQUAL(dummy->read(dev, &mc, &n, err, sizeof err),
+                    ECONNREFUSED);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    CU_ASSERT_PTR_NULL(mc);
     CU_ASSERT_EQUAL(unlink(fail), 0);
     CU_ASSERT_STRING_EQUAL(names(dev), "a");
     dummy->close(dev);
@@ -511,7 +524,7 @@ static CU_TestInfo tests[] = {
     { "fail once", test_fail_once },
     { "fail always", test_fail_always },
     { "timeout after applying", test_fail_timeout },
-    { "down: unreachable, reads too", test_fail_down },
+    { "down, refused: unreachable, reads too", test_fail_down },
     { "state survives close and open", test_reopen },
     { "two devices are independent", test_independent },
     { "a damaged state file", test_corrupt },

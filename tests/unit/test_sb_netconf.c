@@ -3,9 +3,9 @@
  * are in tests/cli/sb_netconf.sh, which needs root): several dummy
  * ROADMs programmed at once, one of them failing, each item all or
  * nothing and the others applied; one-at-a-time deletes that skip what
- * is gone; the netconf driver's refusals of a bad configuration, and its
- * answer for a device nobody listens on (a clear line, nothing hangs),
- * over SSH and over TLS (tests/cli/sb_netconf_tls.sh has TLS devices).
+ * is gone, and stop at a device that does not answer; the netconf
+ * driver's refusals of a bad configuration, and its answer for a device
+ * nobody listens on (a clear line, nothing hangs), over SSH and over TLS (tests/cli/sb_netconf_tls.sh has TLS devices).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -139,6 +139,103 @@ test_parallel_dummies(void)
 
     for (int i = 0; i < N_DEV; i++)
         sb_dummy_class.close(dev[i]);
+}
+
+/* A driver that answers every apply with 'fake_rc' and counts the
+ * calls: what sb_parallel does after each answer, without a device.
+ * One item, so on the caller's thread. */
+static int fake_rc, fake_applies;
+
+static int
+fake_apply(struct sb_device *dev, const struct sb_change *changes, int n,
+           char *err, size_t errlen)
+{
+    fake_applies++;
+    if (fake_rc)
+        snprintf(err, errlen, "fake: %s", strerror(fake_rc));
+    return fake_rc;
+}
+
+/* The dummy's apply, counted. */
+static int
+counted_apply(struct sb_device *dev, const struct sb_change *changes, int n,
+              char *err, size_t errlen)
+{
+    fake_applies++;
+    return sb_dummy_class.apply(dev, changes, n, err, errlen);
+}
+
+/* 'each' stops at the first answer that says the device did not answer
+ * (sb_unanswered()): every other change would wait its timeout, or be
+ * refused the same way, once per change.  Any answer of the device
+ * itself goes on to the next change. */
+static void
+test_each_stops_unanswered(void)
+{
+    static const struct {
+        int rc, calls;
+    } cases[] = {
+        { ETIMEDOUT, 1 }, { EHOSTUNREACH, 1 }, { EAGAIN, 1 },
+        { EACCES, 1 }, { ECONNREFUSED, 1 }, { ECONNRESET, 1 },
+        { EPIPE, 1 }, { ENETUNREACH, 1 }, { EHOSTDOWN, 1 },
+        { EIO, 3 }, { EPROTO, 3 }, { EEXIST, 3 }, { EINVAL, 3 },
+        { 0, 3 },
+    };
+    struct sb_driver_class fake = { .name = "fake", .apply = fake_apply };
+    struct sb_change ch[3];
+    int each_rc[3];
+
+    for (int k = 0; k < 3; k++)
+        mc(&ch[k], SB_DELETE, k == 0 ? "j/lp1" : k == 1 ? "j/lp2" : "j/lp3",
+           0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sb_par_item it = { .cls = &fake, .changes = ch, .n = 3,
+                                  .each = true, .each_rc = each_rc };
+        fake_rc = cases[i].rc;
+        fake_applies = 0;
+        CU_ASSERT_EQUAL(sb_apply_parallel(&it, 1), cases[i].rc != 0);
+        if (fake_applies != cases[i].calls)
+            fprintf(stderr, "%s: %d applies, want %d\n",
+                    strerror(cases[i].rc), fake_applies, cases[i].calls);
+        CU_ASSERT_EQUAL(fake_applies, cases[i].calls);
+        CU_ASSERT_EQUAL(it.rc, cases[i].rc);
+        for (int k = 0; k < 3; k++)
+            CU_ASSERT_EQUAL(each_rc[k], k < cases[i].calls ? cases[i].rc
+                                                          : -1);
+    }
+
+    /* A dummy refusing the connection ('refused'): one apply, its line
+     * kept, the other changes never sent, the device untouched. */
+    struct sb_driver_class counted = sb_dummy_class;
+    struct sb_device_config c;
+    struct sb_device *dev = NULL;
+    char err[256], path[256];
+    counted.apply = counted_apply;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "ref");
+    snprintf(c.driver, sizeof c.driver, "dummy");
+    snprintf(c.address, sizeof c.address, "%s", dir);
+    CU_ASSERT_EQUAL_FATAL(sb_dummy_class.open(&c, &dev, err, sizeof err), 0);
+    for (int k = 0; k < 3; k++)
+        mc(&ch[k], SB_ADD, k == 0 ? "j/lp1" : k == 1 ? "j/lp2" : "j/lp3", k);
+    snprintf(path, sizeof path, "%s/ref.fail", dir);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("refused\n", f);
+    fclose(f);
+    struct sb_par_item it = { .cls = &counted, .dev = dev, .changes = ch,
+                              .n = 3, .each = true, .each_rc = each_rc };
+    fake_applies = 0;
+    CU_ASSERT_EQUAL(sb_apply_parallel(&it, 1), 1);
+    CU_ASSERT_EQUAL(fake_applies, 1);
+    CU_ASSERT_EQUAL(it.rc, ECONNREFUSED);
+    CU_ASSERT_EQUAL(each_rc[0], ECONNREFUSED);
+    CU_ASSERT_EQUAL(each_rc[1], -1);
+    CU_ASSERT_EQUAL(each_rc[2], -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(it.err, "ref: connection refused"));
+    CU_ASSERT_EQUAL(unlink(path), 0);
+    CU_ASSERT_EQUAL(count(dev), 0);
+    sb_dummy_class.close(dev);
 }
 
 static struct sb_device_config
@@ -472,6 +569,8 @@ test_netconf_tls_read_once(void)
 
 static CU_TestInfo tests[] = {
     { "parallel apply on dummies, one failing", test_parallel_dummies },
+    { "each: stops at a device that does not answer",
+      test_each_stops_unanswered },
     { "netconf: bad configurations refused", test_netconf_bad_config },
     { "netconf: nobody listening", test_netconf_unreachable },
     { "netconf over TLS: refusals, nobody listening", test_netconf_tls },
