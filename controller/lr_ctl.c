@@ -1795,7 +1795,14 @@ close_network(struct lr_ctl *c)
 /* A ROADM the new network keeps (the same name, driver and address)
  * keeps its history whole, up or down: its opening reached nothing
  * (open_devices()), so it stays as the last operation on it left it,
- * and nothing is said.  Any other starts afresh (lr_ctl_dev_init()). */
+ * and nothing is said.  Any other starts afresh (lr_ctl_dev_init()),
+ * silently: a name reached elsewhere is another device, whose first
+ * answer must not read as the old one's coming back ("answers again"),
+ * nor its counts and last failure as its own.  The driver and address
+ * come from the configuration (device_config()), which a PUT does not
+ * change, so lightraild keeps every name's history; the comparison
+ * holds for whatever gives them another way (test_ctl moves the dummy
+ * directory). */
 static void
 carry_devices(struct lr_ctl *c, const struct lr_ctl *old)
 {

@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "controller/lr_ctl.h"
+#include "controller/lr_ctl_int.h"
 #include "controller/lr_store.h"
 #include "tests/unit/lr_test_ctl.h"
 #include "tests/unit/lr_test_dev.h"
@@ -1319,11 +1321,89 @@ test_device_health_network(void)
     lr_test_ctl_fail(r0, NULL);
 }
 
+/* A ROADM that keeps its name but is reached elsewhere (another driver
+ * or address) is another device: a new network starts its history
+ * afresh (up, nothing counted, no reason) and says nothing of it, in
+ * particular not that it answers again; what reaches it next judges
+ * it.  lightraild cannot do this with a PUT (a name's driver and
+ * address come from its configuration, fixed for its life): the test
+ * moves the dummy ROADMs' directory under the controller
+ * (lr_ctl_int.h), as a configuration that gave them other addresses
+ * would. */
+static void
+test_device_health_readdressed(void)
+{
+    struct lr_ctl_config cfg = { .clock_ms = dev_clock };
+    const char *r0 = topo->nodes[0].name;
+    char err[1024], moved[sizeof devdir + 8], *report = NULL;
+    int drift = 0;
+    dev_clock_ms = 1000;
+    lr_test_ctl_fail(r0, "down");
+    struct lr_ctl *c = lr_test_ctl_open(&cfg);
+    lr_ctl_set_device_hook(c, dev_hook, NULL);
+    dev_said[0] = '\0';
+    CU_ASSERT(!lr_test_device_named(c, r0).up);
+
+    /* Every unlisted dummy ROADM to another directory. */
+    snprintf(moved, sizeof moved, "%s/moved", devdir);
+    CU_ASSERT_EQUAL_FATAL(mkdir(moved, 0755) == 0 || errno == EEXIST, 1);
+    snprintf(c->dummy_dir, sizeof c->dummy_dir, "%s", moved);
+    dev_clock_ms = 2000;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_set_inventory(c, topo, cluster, NULL, NULL,
+                                               err, sizeof err), 0);
+    struct lr_ctl_device_status st = lr_test_device_named(c, r0);
+    CU_ASSERT(st.up);
+    CU_ASSERT_STRING_EQUAL(st.address, moved);
+    CU_ASSERT_EQUAL(st.ops, 0);
+    CU_ASSERT_EQUAL(st.failures, 0);
+    CU_ASSERT_EQUAL(st.fail_ms, 0);
+    CU_ASSERT_EQUAL(st.ok_ms, 0);
+    CU_ASSERT_STRING_EQUAL(st.why, "");
+    CU_ASSERT_EQUAL(lr_test_device_named(c, topo->nodes[1].name).ops, 0);
+    CU_ASSERT_STRING_EQUAL(dev_said, "");
+    /* The new device answers: a success, and still no word (it was
+     * never down). */
+    lr_ctl_reconcile(c, false, &report, &drift, err, sizeof err);
+    free(report);
+    report = NULL;
+    st = lr_test_device_named(c, r0);
+    CU_ASSERT(st.up);
+    CU_ASSERT_EQUAL(st.ops, 1);
+    CU_ASSERT_EQUAL(st.ok_ms, 2000);
+    CU_ASSERT_STRING_EQUAL(dev_said, "");
+
+    /* Back to the old directory, where r0 is down: afresh again, up
+     * until an operation meets it down, which is said. */
+    snprintf(c->dummy_dir, sizeof c->dummy_dir, "%s", devdir);
+    dev_clock_ms = 3000;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_set_inventory(c, topo, cluster, NULL, NULL,
+                                               err, sizeof err), 0);
+    st = lr_test_device_named(c, r0);
+    CU_ASSERT(st.up);
+    CU_ASSERT_EQUAL(st.ops, 0);
+    CU_ASSERT_STRING_EQUAL(st.address, devdir);
+    CU_ASSERT_STRING_EQUAL(dev_said, "");
+    lr_ctl_reconcile(c, false, &report, &drift, err, sizeof err);
+    free(report);
+    st = lr_test_device_named(c, r0);
+    CU_ASSERT(!st.up);
+    CU_ASSERT_EQUAL(st.ops, 1);
+    CU_ASSERT_EQUAL(st.fail_ms, 3000);
+    char want[256];
+    snprintf(want, sizeof want, "%s down: %s: unreachable (injected "
+             "'down'\n", r0, r0);
+    CU_ASSERT_STRING_EQUAL(dev_said, want);
+    lr_ctl_free(c);
+    lr_test_ctl_fail(r0, NULL);
+}
+
 static CU_TestInfo tests[] = {
     { "each ROADM's health: up, refused, down, back",
       test_device_health },
     { "each ROADM's health: down from the start, a new network",
       test_device_health_network },
+    { "each ROADM's health: a ROADM reached elsewhere starts afresh",
+      test_device_health_readdressed },
     { "admit, refuse, block, release", test_admit_and_release },
     { "paths only between the DCs' ROADMs", test_paths_only_between_dcs },
     { "the zone baseline keeps a job in one DC", test_zone_admission },
