@@ -5,7 +5,10 @@
 # fails a DELETE and shows down, with its reason, in the state, the
 # metric and `lightrail devices` (exit 3), said once in the log; back up
 # once a reconciliation reads it; down from the start of a restart (the
-# list starts empty), said in the log.
+# list starts empty), said in the log.  A lightraild older than the
+# device list (a fake one: lightrail-state 2026-12-05 in its YANG
+# library, or no library) is told from one with no ROADM (2026-12-06):
+# `lightrail devices` says so and exits 7, not an empty table.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 
@@ -180,4 +183,83 @@ jq -e --arg v "$victim" '."lightrail-state:state".device[]
     || notok "log at the restart: $(grep "ROADM $victim" "$D/log")"
 stop_daemon
 rm -f "$DEVS/$victim.fail"
+
+# A fake lightraild on 127.0.0.1 (plain HTTP) whose state has no device
+# list, as one older than 2026-12-06 serves it or one without a ROADM;
+# its YANG library names lightrail-state at REV ("none": no library, a
+# 404).  Stopped by its PID.
+cat > "$tmp/fake_state.py" <<'PY'
+import http.server, json, sys
+rev, port_file = sys.argv[1], sys.argv[2]
+STATE = {"lightrail-state:state": {"counters": {"admitted": "0"}}}
+LIB = {"ietf-yang-library:yang-library": {"content-id": "1", "module-set": [
+    {"name": "lightrail", "module": [
+        {"name": "ietf-network", "revision": "2018-02-26"},
+        {"name": "lightrail-state", "revision": rev}]}]}}
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if self.path == "/restconf/data/lightrail-state:state":
+            body = STATE
+        elif (self.path == "/restconf/data/ietf-yang-library:yang-library"
+              and rev != "none"):
+            body = LIB
+        else:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/yang-data+json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+with open(port_file + ".tmp", "w") as f:
+    f.write(str(s.server_address[1]))
+import os
+os.rename(port_file + ".tmp", port_file)
+s.serve_forever()
+PY
+# fake_devices REV [ARGS...]: `lightrail devices ARGS` against the fake
+# at REV; sets RC, $tmp/out, $tmp/err and FAKE (its URL).
+fake_devices() {
+    rev=$1
+    shift
+    rm -f "$tmp/fake.port"
+    python3 "$tmp/fake_state.py" "$rev" "$tmp/fake.port" &
+    FPID=$!
+    await_file "$tmp/fake.port" $FPID /dev/null fake-lightraild \
+        || { kill $FPID 2>/dev/null; RC=; notok "the fake lightraild ($rev) did not start"; return; }
+    FAKE=http://127.0.0.1:$(cat "$tmp/fake.port")
+    $LIGHTRAIL devices --server "$FAKE" --token "$TOKEN" "$@" \
+        > "$tmp/out" 2> "$tmp/err"
+    RC=$?
+    kill $FPID 2>/dev/null
+    wait $FPID 2>/dev/null
+}
+if command -v python3 > /dev/null; then
+    fake_devices 2026-12-05
+    [ $RC = 7 ] && [ ! -s "$tmp/out" ] \
+        && grep -qx "lightrail devices: lightraild at $FAKE does not report its ROADMs' health (lightrail-state 2026-12-05, before 2026-12-06): upgrade it" "$tmp/err" \
+        && ok "lightrail devices against a lightraild of 2026-12-05: exit 7, says so" \
+        || notok "devices against an old lightraild: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+    fake_devices 2026-12-05 r1 --format json
+    [ $RC = 7 ] && [ ! -s "$tmp/out" ] && grep -q "upgrade it" "$tmp/err" \
+        && ok "lightrail devices r1 --format json against it: exit 7, not 'no ROADM named'" \
+        || notok "devices r1 against an old lightraild: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+    fake_devices none
+    [ $RC = 7 ] && grep -q "its YANG library names no lightrail-state revision; the device list came with 2026-12-06): upgrade it" "$tmp/err" \
+        && ok "lightrail devices against a lightraild without a YANG library: exit 7" \
+        || notok "devices without a library: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+    fake_devices 2026-12-06
+    [ $RC = 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l < "$tmp/out")" = 1 ] \
+        && head -1 "$tmp/out" | grep -q '^NAME  *DRIVER' \
+        && ok "lightrail devices against a lightraild of 2026-12-06 with no ROADM: the empty table, exit 0" \
+        || notok "devices against a new lightraild without ROADMs: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+else
+    echo "# skip: no python3 for the fake old lightraild"
+fi
 lr_summary

@@ -23,6 +23,8 @@
  *                              repairs)
  *   devices [NAME]             GET the state's device list: each
  *                              ROADM, whether it answers, why not
+ *                              (none: the YANG library tells a daemon
+ *                              without ROADMs from an older one)
  *   policy show                GET the state's ppo-policy
  *   policy reload              POST /restconf/operations/lightrail-state:
  *                              reload-ppo-policy, then as show
@@ -58,6 +60,9 @@
 #define STATE_PATH "/restconf/data/lightrail-state:state"
 #define RECONCILE_PATH "/restconf/operations/lightrail-job:reconcile"
 #define RELOAD_PATH "/restconf/operations/lightrail-state:reload-ppo-policy"
+#define YLIB_PATH "/restconf/data/ietf-yang-library:yang-library"
+/* The first revision of lightrail-state with the device list. */
+#define STATE_DEVICES_REVISION "2026-12-06"
 #define YANG_JSON "application/yang-data+json"
 /* Slots per row of a spectrum map: 100 slots of 12.5 GHz = 1.25 THz. */
 #define MAP_WIDTH 100
@@ -261,7 +266,9 @@ client_usage(FILE *f, enum client_cmd c)
 "(lightrail-state data, {\"lightrail-state:state\":{\"device\":[...]}}).\n"
 "\n"
 "exit status (besides those below): 0 every device shown is up; 3 one\n"
-"is down; 4 no ROADM is named NAME.\n");
+"is down; 4 no ROADM is named NAME; 7 lightraild is older than the\n"
+"device list (its YANG library's lightrail-state revision is before\n"
+"2026-12-06, or it names none): it cannot say, upgrade it.\n");
     else if (c == C_POLICY)
         fprintf(f,
 "usage: lightrail policy show [OPTIONS]\n"
@@ -732,11 +739,14 @@ add_header(struct curl_slist **list, const char *h)
 
 /* One request to the server; 'path' is already percent-encoded.  Returns
  * LR_EXIT_OK with the reply in 'r' (the caller frees r->body) for a 2xx
- * answer; otherwise prints the reason and returns the exit code, leaving
- * in 'r' what the server said. */
+ * answer; otherwise returns the exit code, leaving in 'r' what the
+ * server said, and prints the reason: always when no answer came (the
+ * server unreachable, TLS), for an answer that is no 2xx when 'report'
+ * (a caller that only probes what the server has passes false). */
 static int
-client_call(const struct client_opts *o, const char *method, const char *path,
-            const char *body, size_t body_len, struct client_reply *r)
+client_request(const struct client_opts *o, const char *method,
+               const char *path, const char *body, size_t body_len,
+               struct client_reply *r, bool report)
 {
     char errbuf[CURL_ERROR_SIZE] = "", auth[1024], if_match[160];
     struct curl_slist *hdrs = NULL;
@@ -834,7 +844,7 @@ client_call(const struct client_opts *o, const char *method, const char *path,
     }
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
     rc = client_exit_for(r->status);
-    if (rc)
+    if (rc && report)
         client_report(o, r);
 
 cleanup:
@@ -842,6 +852,14 @@ cleanup:
     curl_easy_cleanup(c);
     free(url);
     return rc;
+}
+
+/* client_request(), the reason of any failure printed. */
+static int
+client_call(const struct client_opts *o, const char *method, const char *path,
+            const char *body, size_t body_len, struct client_reply *r)
+{
+    return client_request(o, method, path, body, body_len, r, true);
 }
 
 /* The path of one job, its name percent-encoded. */
@@ -1946,6 +1964,65 @@ devices_time(json_object *d, const char *key, char *out, size_t len)
     return out;
 }
 
+/* The revision of module 'name' in the YANG library the server serves
+ * (RFC 8525: its module-sets' modules), into rev[len]; "" when the
+ * library cannot be had or does not name the module.  LR_EXIT_OK, or
+ * the exit code when the server cannot be reached (said). */
+static int
+server_revision(const struct client_opts *o, const char *name, char *rev,
+                size_t len)
+{
+    struct client_reply r = { 0 };
+    json_object *top = NULL;
+    rev[0] = '\0';
+    int rc = client_request(o, "GET", YLIB_PATH, NULL, 0, &r, false);
+    /* No answer at all (said already), unlike a library refused. */
+    if (rc && !r.status) {
+        free(r.body);
+        return rc;
+    }
+    top = !rc && r.body ? json_tokener_parse(r.body) : NULL;
+    json_object *sets = jget(jget(top, "ietf-yang-library:yang-library"),
+                             "module-set");
+    for (size_t i = 0; i < jlen(sets) && !rev[0]; i++) {
+        json_object *mods = jget(jidx(sets, i), "module");
+        for (size_t k = 0; k < jlen(mods); k++)
+            if (!strcmp(jstr(jidx(mods, k), "name", ""), name)) {
+                snprintf(rev, len, "%s", jstr(jidx(mods, k), "revision", ""));
+                break;
+            }
+    }
+    json_object_put(top);
+    free(r.body);
+    return LR_EXIT_OK;
+}
+
+/* A state without a device list: a lightraild that has no ROADM (RFC
+ * 7951 leaves an empty list out), or one older than the list, which an
+ * empty table would pass off as the first.  The YANG library tells
+ * them apart: LR_EXIT_OK for the first, else LR_EXIT_TOO_OLD (or the
+ * exit code of a server that cannot be reached), said. */
+static int
+devices_listed_by(const struct client_opts *o)
+{
+    char rev[32];
+    int rc = server_revision(o, "lightrail-state", rev, sizeof rev);
+    if (rc)
+        return rc;
+    if (rev[0] && strcmp(rev, STATE_DEVICES_REVISION) >= 0)
+        return LR_EXIT_OK;
+    if (rev[0])
+        lr_cli_err(o->cmd, "lightraild at %s does not report its ROADMs' "
+                   "health (lightrail-state %s, before %s): upgrade it",
+                   o->server, rev, STATE_DEVICES_REVISION);
+    else
+        lr_cli_err(o->cmd, "lightraild at %s does not report its ROADMs' "
+                   "health (its YANG library names no lightrail-state "
+                   "revision; the device list came with %s): upgrade it",
+                   o->server, STATE_DEVICES_REVISION);
+    return LR_EXIT_TOO_OLD;
+}
+
 /* GET the state's device list and show it (all, or o->args[0]). */
 static int
 client_devices(const struct client_opts *o)
@@ -1968,6 +2045,8 @@ client_devices(const struct client_opts *o)
         goto cleanup;
     }
     json_object *list = jget(jget(top, "lightrail-state:state"), "device");
+    if (!list && (rc = devices_listed_by(o)))
+        goto cleanup;
     for (size_t i = 0; i < jlen(list); i++) {
         json_object *d = jidx(list, i);
         if (name && strcmp(jstr(d, "name", ""), name))

@@ -10,6 +10,8 @@
  *   4  the server has no such resource (404)
  *   5  the server refused the credentials (401, 403)
  *   6  the server cannot be reached, or TLS with it failed
+ *   7  the server is older than what the command asks of it (a
+ *      lightraild whose modules lack it: `lightrail devices`)
  * An error is one line on stderr: "lightrail SUBCOMMAND: FILE: PATH: reason".
  */
 #ifndef LR_CLI_H
@@ -27,6 +29,7 @@ enum {
     LR_EXIT_NOT_FOUND = 4,
     LR_EXIT_UNAUTHORISED = 5,
     LR_EXIT_UNREACHABLE = 6,
+    LR_EXIT_TOO_OLD = 7,
 };
 
 /* Each takes argv[0] = the subcommand name and returns an exit code. */
