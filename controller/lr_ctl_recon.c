@@ -379,9 +379,14 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
         else if (!rc)
             lr_ctl_say(&r->report, &r->len, "%s: %s", l->text, verb);
         else
+            /* ETIMEDOUT (sb_driver.h): the device may have done it; a
+             * failure it is not said to be.  This repair does not read
+             * the device back: the next reconciliation does. */
             lr_ctl_say(&r->report, &r->len, "%s: not %s: %s", l->text,
                        verb, rc < 0 ? "not tried, the device had "
-                       "stopped answering" : rc_del ? "the removal failed"
+                       "stopped answering" : rc == ETIMEDOUT ? "no answer, "
+                       "the outcome is unknown (a reconciliation reads the "
+                       "device again)" : rc_del ? "the removal failed"
                        : "applying it failed");
     }
     for (int i = 0; i < n_fix; i++) {

@@ -631,6 +631,60 @@ test_reconcile_replaces_what_differs(void)
     lr_ctl_free(c);
 }
 
+/* A repair sent one change at a time stops at a ROADM that does not
+ * answer (sb_parallel, sb_unanswered()): the report says of the change
+ * whose answer was lost that its outcome is unknown (the dummy's
+ * 'timeout' made it: a failure it is not), of the next that it was not
+ * tried; the next reconciliation reads the device again and finishes. */
+static void
+test_reconcile_stops_at_silent_device(void)
+{
+    struct lr_ctl *c = open_ctl();
+    const char *r0 = topo->nodes[0].name;
+    char err[1024], *report = NULL;
+    int drift = -1;
+    struct sb_device_config dc = { .driver = "dummy" };
+    snprintf(dc.name, sizeof dc.name, "%s", r0);
+    snprintf(dc.address, sizeof dc.address, "%s", devdir);
+    struct sb_device *d;
+    struct sb_change ch[2] = { { .op = SB_ADD }, { .op = SB_ADD } };
+    for (int i = 0; i < 2; i++) {
+        snprintf(ch[i].mc.name, sizeof ch[i].mc.name, "x/lp%d", i + 1);
+        ch[i].mc.n = 8 * i;
+        ch[i].mc.m = 4;
+        ch[i].mc.enabled = true;
+    }
+    CU_ASSERT_EQUAL_FATAL(sb_dummy_class.open(&dc, &d, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sb_dummy_class.apply(d, ch, 2, err, sizeof err), 0);
+    sb_dummy_class.close(d);
+
+    lr_test_ctl_fail(r0, "timeout");
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
+                                     sizeof err), EIO);
+    CU_ASSERT_EQUAL(drift, 2);
+    char want[256];
+    snprintf(want, sizeof want, "%s: channel x/lp1 (n=0 m=4) is not in the "
+             "store: not removed: no answer, the outcome is unknown (a "
+             "reconciliation reads the device again)", r0);
+    if (!report || !strstr(report, want))
+        fprintf(stderr, "report: %s\nwants: %s\n", report, want);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, want));
+    snprintf(want, sizeof want, "%s: channel x/lp2 (n=8 m=4) is not in the "
+             "store: not removed: not tried, the device had stopped "
+             "answering", r0);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, want));
+    free(report);
+    report = NULL;
+    CU_ASSERT_EQUAL(lr_test_ctl_channels_on(r0, "x/"), 1);
+    lr_test_ctl_fail(r0, NULL);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, 1);
+    free(report);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels_on(r0, "x/"), 0);
+    lr_ctl_free(c);
+}
+
 /* The ROADMs holding channels of 'prefix', into node[max] (names in
  * topo); how many. */
 static int
@@ -1420,6 +1474,8 @@ static CU_TestInfo tests[] = {
       test_store_failure_frees_nothing },
     { "reconcile replaces a channel that differs, and says what it did",
       test_reconcile_replaces_what_differs },
+    { "a repair stops at a ROADM that does not answer, and says so",
+      test_reconcile_stops_at_silent_device },
     { "channels left on a device keep their slots",
       test_channels_left_keep_their_slots },
     { "a release whose answers are lost is read back",
