@@ -7,8 +7,9 @@
 # once a reconciliation reads it; down from the start of a restart (the
 # list starts empty), said in the log.  A lightraild older than the
 # device list (a fake one: lightrail-state 2026-12-05 in its YANG
-# library, or no library) is told from one with no ROADM (2026-12-06):
-# `lightrail devices` says so and exits 7, not an empty table.
+# library, or no library, or no date) is told from one with no ROADM
+# (2026-12-06): `lightrail devices` says so and exits 7, not an empty
+# table.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 
@@ -254,6 +255,13 @@ if command -v python3 > /dev/null; then
     [ $RC = 7 ] && grep -q "its YANG library names no lightrail-state revision; the device list came with 2026-12-06): upgrade it" "$tmp/err" \
         && ok "lightrail devices against a lightraild without a YANG library: exit 7" \
         || notok "devices without a library: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+    # A revision that is no date (here with an escape sequence) is none,
+    # and never printed.
+    fake_devices "$(printf '2099-01-01\033[2J')"
+    [ $RC = 7 ] && grep -q "names no lightrail-state revision" "$tmp/err" \
+        && ! grep -q "$(printf '\033')" "$tmp/err" \
+        && ok "lightrail devices: a revision that is no date is none, not printed" \
+        || notok "devices with a bad revision: exit $RC: $(cat -v "$tmp/err")"
     fake_devices 2026-12-06
     [ $RC = 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l < "$tmp/out")" = 1 ] \
         && head -1 "$tmp/out" | grep -q '^NAME  *DRIVER' \

@@ -1964,10 +1964,22 @@ devices_time(json_object *d, const char *key, char *out, size_t len)
     return out;
 }
 
+/* Whether 's' is a YANG revision date, YYYY-MM-DD (RFC 7950 7.1.9):
+ * what the server says is printed, and compared as text. */
+static bool
+is_revision(const char *s)
+{
+    for (int i = 0; i < 10; i++)
+        if (i == 4 || i == 7 ? s[i] != '-' : s[i] < '0' || s[i] > '9')
+            return false;
+    return s[10] == '\0';
+}
+
 /* The revision of module 'name' in the YANG library the server serves
  * (RFC 8525: its module-sets' modules), into rev[len]; "" when the
- * library cannot be had or does not name the module.  LR_EXIT_OK, or
- * the exit code when the server cannot be reached (said). */
+ * library cannot be had, does not name the module or gives it no
+ * revision date.  LR_EXIT_OK, or the exit code when the server cannot
+ * be reached (said). */
 static int
 server_revision(const struct client_opts *o, const char *name, char *rev,
                 size_t len)
@@ -1988,7 +2000,9 @@ server_revision(const struct client_opts *o, const char *name, char *rev,
         json_object *mods = jget(jidx(sets, i), "module");
         for (size_t k = 0; k < jlen(mods); k++)
             if (!strcmp(jstr(jidx(mods, k), "name", ""), name)) {
-                snprintf(rev, len, "%s", jstr(jidx(mods, k), "revision", ""));
+                const char *v = jstr(jidx(mods, k), "revision", "");
+                if (is_revision(v))
+                    snprintf(rev, len, "%s", v);
                 break;
             }
     }
