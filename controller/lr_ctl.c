@@ -2248,10 +2248,6 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
         if (rc)
             goto fail;
     }
-    rc = store_network(c, cfg->topo_json, cfg->cluster_json, NULL, err,
-                       errlen);
-    if (rc)
-        goto fail;
     rc = open_network(c, cfg->topo, cfg->cluster, err, errlen);
     /* What the early check of the TLS files kept for this opening
      * (lr_ctl_check_device_files()) has served: a device a PUT adds
@@ -2289,6 +2285,15 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
             goto fail;
         c->ppo_loaded_ms = ctl_now_ms(c);
     }
+    /* The network stored only now that the start stands on it: the
+     * files seed a store that holds none (lr_stored.h), so one stored
+     * by a start refused above (a terminal's DC the inventory lacks, a
+     * ROADM the configuration cannot open) would have every later start
+     * take it, and ignore the fixed file. */
+    rc = store_network(c, cfg->topo_json, cfg->cluster_json, NULL, err,
+                       errlen);
+    if (rc)
+        goto fail;
     rc = cfg->inspect ? inspect(c, err, errlen)
                       : recover(c, report, err, errlen);
     if (rc)

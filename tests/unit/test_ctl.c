@@ -524,6 +524,50 @@ test_corrupt_store_touches_no_device(void)
     lr_ctl_free(c);
 }
 
+/* A start that fails after the store opened (here a terminal for a DC
+ * the inventory lacks; a topology or inventory file with a wrong name
+ * alike) must not have seeded the store with the files' network: the
+ * files seed a store that holds none (lr_stored.h), so the operator's
+ * fix of a file was ignored at every later start, which took the
+ * network stored by the failed one and failed the same way. */
+static void
+test_failed_start_stores_no_network(void)
+{
+    char path[256], err[1024], *report = NULL, *json = NULL;
+    snprintf(path, sizeof path, "%s/failed-start.db", dir);
+    struct sb_terminal term = { .dc = "nowhere", .node = "t1" };
+    struct lr_ctl_config cfg = {
+        .db_path = path, .topo = topo, .cluster = cluster,
+        .topo_json = "{\"ietf-network:networks\":{}}",
+        .cluster_json = "{\"lightrail-compute:compute\":{}}",
+        .default_driver = "dummy", .dummy_dir = devdir,
+        .terminals = &term, .n_terminals = 1,
+    };
+    struct lr_ctl *c = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(c);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "'nowhere'"));
+    free(report);
+    struct lr_store *st = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(path, &st, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_store_get_doc(st, "topology", &json), ENOENT);
+    free(json);
+    json = NULL;
+    CU_ASSERT_EQUAL(lr_store_get_doc(st, "cluster", &json), ENOENT);
+    free(json);
+    lr_store_close(st);
+    /* Fixed, the start stores them. */
+    cfg.n_terminals = 0;
+    c = lr_test_ctl_open(&cfg);
+    lr_ctl_free(c);
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(path, &st, err, sizeof err), 0);
+    json = NULL;
+    CU_ASSERT_EQUAL(lr_store_get_doc(st, "topology", &json), 0);
+    CU_ASSERT_PTR_NOT_NULL(json && strstr(json, "ietf-network"));
+    free(json);
+    lr_store_close(st);
+}
+
 /* Replaces channel 'mc' on dummy ROADM 'node' by 'with' (the same
  * name), behind the controller's back. */
 static void
@@ -1472,6 +1516,8 @@ static CU_TestInfo tests[] = {
       test_corrupt_store_touches_no_device },
     { "a store that fails a write frees nothing",
       test_store_failure_frees_nothing },
+    { "a start that fails stores no network",
+      test_failed_start_stores_no_network },
     { "reconcile replaces a channel that differs, and says what it did",
       test_reconcile_replaces_what_differs },
     { "a repair stops at a ROADM that does not answer, and says so",
