@@ -307,6 +307,14 @@ lr_store_sqlerr(struct lr_store *s, int rc, const char *what)
 {
     int sys = sqlite3_system_errno(s->db);
     switch (rc & 0xff) {
+    case SQLITE_READONLY:
+        /* "attempt to write a readonly database", also on a read: a
+         * WAL store needs its -wal and -shm files beside it. */
+        lr_store_errf(s, 0, "%s: %s: %s: the store or its directory "
+                      "cannot be written: give the user lightrail runs as "
+                      "write access to both", s->path, what,
+                      sqlite3_errmsg(s->db));
+        break;
     case SQLITE_CORRUPT:
         /* SQLite's "database disk image is malformed" says no remedy. */
         lr_store_errf(s, 0, "%s: %s: %s: the file is damaged: restore a "
@@ -714,6 +722,16 @@ lr_store_open(const char *path, struct lr_store **out, char *err,
     if (rc != SQLITE_OK) {
         ret = s->db ? lr_store_sqlerr(s, rc, "cannot open")
                     : lr_store_errf(s, ENOMEM, "%s: out of memory", path);
+        goto cleanup;
+    }
+    /* SQLITE_OPEN_READWRITE falls back to read-only on a file this
+     * process may not write, and the first write failed, once the
+     * daemon served: refused here, before anything is read. */
+    if (sqlite3_db_readonly(s->db, "main") == 1) {
+        ret = lr_store_errf(s, EACCES, "%s: the store cannot be written "
+                            "(its mode, its owner or a read-only file "
+                            "system): give the user lightrail runs as "
+                            "write access to it and its directory", path);
         goto cleanup;
     }
     sqlite3_extended_result_codes(s->db, 1);

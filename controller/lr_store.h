@@ -19,7 +19,8 @@
  * Conventions: functions return 0 or a positive errno value (ENOENT: no
  * such job; EEXIST: a slot or a job name already taken; EINVAL: a job
  * that would break an invariant of lr_store_check(); ENOTSUP: the file's
- * schema is newer than this code; EIO: SQLite failed, with its message
+ * schema is newer than this code; EACCES: the file cannot be written;
+ * EIO: SQLite failed, with its message
  * in the store's last error); one connection, one thread.  Each write
  * is its own transaction unless the caller has opened one with
  * lr_store_begin(); nested begins are savepoints.

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1012,6 +1013,84 @@ test_damage_is_said(void)
         fprintf(stderr, "store full: %s\n", got_err);
 }
 
+/* lr_store_open() of store 'name' in a child that cannot write it (as
+ * root: the child runs as nobody), with the directory's mode 'dir_mode'
+ * meanwhile: its errno, and its message in err[len]. */
+static int
+open_unwritable(const char *name, mode_t dir_mode, char *err, size_t len)
+{
+    int pipefd[2], status = 0;
+    err[0] = '\0';
+    CU_ASSERT_EQUAL_FATAL(chmod(dir, dir_mode), 0);
+    CU_ASSERT_EQUAL_FATAL(pipe(pipefd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        struct lr_store *s = NULL;
+        char e[1024] = "";
+        close(pipefd[0]);
+        if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+            _exit(100);
+        int ret = lr_store_open(db_path(name), &s, e, sizeof e);
+        lr_store_close(s);
+        if (write(pipefd[1], e, strlen(e) + 1) < 0)
+            _exit(101);
+        _exit(ret);
+    }
+    close(pipefd[1]);
+    ssize_t n = read(pipefd[0], err, len - 1);
+    err[n > 0 ? n : 0] = '\0';
+    close(pipefd[0]);
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT_EQUAL(chmod(dir, 0700), 0);
+    CU_ASSERT_FATAL(WIFEXITED(status) && WEXITSTATUS(status) < 100);
+    return WEXITSTATUS(status);
+}
+
+/* A store this process cannot write (its mode or owner, a read-only
+ * file system) opened read-only in silence, and the first write failed,
+ * "attempt to write a readonly database", after lightraild had started
+ * on it; in a directory it cannot write, the open failed "cannot read
+ * the schema version: attempt to write a readonly database".  Both are
+ * now refused at open, saying what to do, and the store is unchanged. */
+static void
+test_unwritable_store(void)
+{
+    struct lr_store *s = open_store("ro");
+    struct lr_job a;
+    char err[1024], wal[600];
+    make_job(&a, "a", 10, 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    lr_store_close(s);
+    CU_ASSERT_EQUAL_FATAL(chmod(db_path("ro"), 0444), 0);
+    snprintf(wal, sizeof wal, "%s-wal", db_path("ro"));
+
+    /* The file read-only, its directory writable. */
+    CU_ASSERT_EQUAL(open_unwritable("ro", geteuid() == 0 ? 0777 : 0700,
+                                    err, sizeof err), EACCES);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, db_path("ro")));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot be written"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "give the user"));
+    if (!strstr(err, "cannot be written"))
+        fprintf(stderr, "read-only store: '%s'\n", err);
+    CU_ASSERT_NOT_EQUAL(access(wal, F_OK), 0);
+
+    /* The file writable, its directory not: no -wal or -shm. */
+    CU_ASSERT_EQUAL(chmod(db_path("ro"), geteuid() == 0 ? 0666 : 0600), 0);
+    CU_ASSERT(open_unwritable("ro", 0555, err, sizeof err) != 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot be written"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "give the user"));
+    if (!strstr(err, "give the user"))
+        fprintf(stderr, "read-only directory: '%s'\n", err);
+
+    CU_ASSERT_EQUAL(chmod(db_path("ro"), 0600), 0);
+    CU_ASSERT_EQUAL(raw_int("ro", "SELECT count(*) FROM jobs"), 1);
+    CU_ASSERT_EQUAL(raw_int("ro", "SELECT value FROM meta"
+                            " WHERE key = 'schema_version'"),
+                    LR_STORE_SCHEMA_VERSION);
+}
+
 /* A child commits a job and dies without closing the database (no
  * checkpoint, the WAL and its index left behind); the parent finds the
  * job. */
@@ -1116,6 +1195,8 @@ static CU_TestInfo tests[] = {
     { "a newer schema is refused", test_newer_schema },
     { "foreign files are refused", test_foreign_files },
     { "a damaged or full file is said so", test_damage_is_said },
+    { "a store that cannot be written is refused at open",
+      test_unwritable_store },
     { "a new store from no file", test_migrate_empty },
     { "a commit survives a crash", test_crash_durability },
     { "a copy holds the WAL's commits and leaves the source", test_copy },
