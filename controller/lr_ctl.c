@@ -1338,16 +1338,31 @@ end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
         /* Some channels may be left on the devices: the job keeps its
          * GPUs and slots as a job being released does, until a DELETE
          * (or the recovery of a restart) removes them. */
-        job->phase = LR_JOB_RELEASING;
-        set_reason(job, "%s", op->err);
-        job->updated_ms = ctl_now_ms(c);
+        struct lr_job stuck = *job;
+        stuck.phase = LR_JOB_RELEASING;
+        set_reason(&stuck, "%s", op->err);
+        stuck.updated_ms = ctl_now_ms(c);
         c->counters.failures++;
-        int rc = remember_job(c, job);
+        /* The store first: when it cannot record the job releasing it
+         * still holds it provisioning, and so does memory (memory equals
+         * the store); either way it holds its GPUs and slots, which a
+         * DELETE or a restart's rollback frees once the devices answer. */
         if (lr_store_set_phase(c->store, job->intent.name, LR_JOB_RELEASING,
-                               job->reason, job->updated_ms))
-            return lr_ctl_fail(err, errlen, EIO, "store: %s",
-                               lr_store_error(c->store));
-        return rc;
+                               stuck.reason, stuck.updated_ms)) {
+            /* The advice first: a cut reason (LR_JOB_REASON_MAX)
+             * loses the rest. */
+            int rc = lr_ctl_fail(err, errlen, EIO, "job '%s' stays "
+                                 "provisioning: DELETE it, or restart "
+                                 "lightraild to roll it back; the store "
+                                 "cannot record it releasing (%s): %s",
+                                 job->intent.name, lr_store_error(c->store),
+                                 op->err);
+            set_reason(job, "%s", err);
+            (void) remember_job(c, job);
+            return rc;
+        }
+        *job = stuck;
+        return remember_job(c, job);
     }
     if (op->rc) {
         struct lr_job failed = *job;

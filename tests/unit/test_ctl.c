@@ -830,6 +830,63 @@ test_channels_left_keep_their_slots(void)
     lr_ctl_free(c);
 }
 
+/* An admission whose channels cannot be removed again (one ROADM
+ * refuses, another's answer is lost and its removal too) while the store
+ * cannot record the job releasing: memory said releasing (it was set
+ * before the store was asked) where the store says provisioning, and
+ * the error said only "store: ...".  Memory now says what the store
+ * says, and the error what became of the job and what to do. */
+static void
+test_stuck_unrecorded_stays_provisioning(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job, stored;
+    char err[1024];
+    const char *node[8];
+    struct lr_intent in = intent("u0", "gpt-1.9b", 40, 40);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_FATAL(nodes_with("u0/", node, 8) >= 2);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "u0", err, sizeof err), 0);
+    lr_ctl_free(c);
+    db_exec("CREATE TRIGGER test_no_releasing BEFORE UPDATE OF phase ON jobs "
+            "WHEN NEW.phase = 'releasing' "
+            "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
+    c = open_ctl();
+
+    /* The same job again takes the same path. */
+    lr_test_ctl_fail(node[0], "always");
+    lr_test_ctl_fail(node[1], "timeout");
+    snprintf(in.name, sizeof in.name, "u1");
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "job 'u1' stays provisioning"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "DELETE it"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "injected failure"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "refused the lightpaths"));
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "u1", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_PROVISIONING);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "stays provisioning"));
+    CU_ASSERT(holds_its_gpus(c, &job));
+    lr_ctl_free(c);
+    struct lr_store *st = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(db, &st, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_store_get_job(st, "u1", &stored), 0);
+    CU_ASSERT_EQUAL(stored.phase, job.phase);
+    lr_store_close(st);
+
+    /* Once the devices answer, a restart rolls it back. */
+    db_exec("DROP TRIGGER test_no_releasing;");
+    lr_test_ctl_fail(node[0], NULL);
+    lr_test_ctl_fail(node[1], NULL);
+    c = open_ctl();
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "u1", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("u1/"), 0);
+    CU_ASSERT(holds_nothing(c));
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "u1", err, sizeof err), 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+}
+
 /* The most channels of 'prefix' one ROADM holds. */
 static int
 most_on_one(const char *prefix)
@@ -1524,6 +1581,8 @@ static CU_TestInfo tests[] = {
       test_reconcile_stops_at_silent_device },
     { "channels left on a device keep their slots",
       test_channels_left_keep_their_slots },
+    { "a stuck admission the store cannot record releasing stays "
+      "provisioning", test_stuck_unrecorded_stays_provisioning },
     { "a release whose answers are lost is read back",
       test_timed_out_release_is_read_back },
     { "listed dummy ROADMs default their address; unlisted others are "
