@@ -1996,6 +1996,62 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
     return 0;
 }
 
+/* Whether job 'j' of the store holds only what the network has: the
+ * links and data centers of its lightpaths, the data centers of its
+ * stages.  Stored jobs and network agree unless the network's documents
+ * were replaced by hand (docs/controller.md says how, for files of the
+ * same network); then recovery would name the ROADMs of a job's channels
+ * from links beyond the topology's table, and book its GPUs in data
+ * centers the inventory does not count.  0, or EINVAL saying which. */
+static int
+job_fits_network(const struct lr_ctl *c, const struct lr_job *j, char *err,
+                 size_t errlen)
+{
+    static const char *const todo = "its jobs were planned on another "
+        "network: restore the state directory from a backup, or put back "
+        "the topology and inventory they were planned on (no device was "
+        "touched)";
+    const char *name = j->intent.name;
+    int n_links = c->topo->n_links, n_dcs = c->cluster->n_dcs;
+    for (int k = 0; k < j->n_lightpaths; k++) {
+        const struct lr_lightpath *lp = &j->lp[k];
+        for (int i = 0; i < lp->n_links; i++)
+            if (lp->links[i] >= n_links)
+                return lr_ctl_fail(err, errlen, EINVAL, "store: job %s: "
+                                   "lightpath %d uses link %d, which the "
+                                   "network does not have (%d links); %s",
+                                   name, k, lp->links[i], n_links, todo);
+        if (lp->from_dc < 0 || lp->from_dc >= n_dcs || lp->to_dc < 0
+            || lp->to_dc >= n_dcs)
+            return lr_ctl_fail(err, errlen, EINVAL, "store: job %s: "
+                               "lightpath %d joins data centers %d and %d, "
+                               "which the network does not have (%d data "
+                               "centers); %s", name, k, lp->from_dc,
+                               lp->to_dc, n_dcs, todo);
+    }
+    /* A blocked or failed job holds nothing: its plan is only read. */
+    if (j->phase == LR_JOB_BLOCKED || j->phase == LR_JOB_FAILED)
+        return 0;
+    for (int s = 0; s < j->plan.n_stages; s++)
+        if (j->plan.stages[s].dc >= n_dcs)
+            return lr_ctl_fail(err, errlen, EINVAL, "store: job %s: stage %d "
+                               "is in data center %d, which the network "
+                               "does not have (%d data centers); %s", name,
+                               s, j->plan.stages[s].dc, n_dcs, todo);
+    return 0;
+}
+
+/* job_fits_network() for every job, before any is acted on. */
+static int
+jobs_fit_network(const struct lr_ctl *c, const struct lr_job *jobs, int n,
+                 char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++)
+        rc = job_fits_network(c, &jobs[i], err, errlen);
+    return rc;
+}
+
 /* Loads the store as it is, for lr_ctl_check(): active jobs are booked,
  * nothing is rolled back or repaired. */
 static int
@@ -2006,6 +2062,7 @@ inspect(struct lr_ctl *c, char *err, size_t errlen)
     if (lr_store_list_jobs(c->store, &jobs, &n))
         return lr_ctl_fail(err, errlen, EIO, "store: %s",
                            lr_store_error(c->store));
+    rc = jobs_fit_network(c, jobs, n, err, errlen);
     for (int i = 0; i < n && !rc; i++) {
         if (jobs[i].phase == LR_JOB_ACTIVE && book(c, &jobs[i]))
             rc = lr_ctl_fail(err, errlen, EINVAL, "job %s: its slots collide "
@@ -2054,6 +2111,7 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
     if (rc)
         return lr_ctl_fail(err, errlen, EIO, "store: %s",
                            lr_store_error(c->store));
+    rc = jobs_fit_network(c, jobs, n, err, errlen);
     for (int i = 0; i < n && !rc; i++) {
         struct lr_job *j = &jobs[i];
         char e[512];

@@ -568,6 +568,69 @@ test_failed_start_stores_no_network(void)
     lr_store_close(st);
 }
 
+/* A store whose jobs name links the network does not have (its
+ * documents replaced by files of another network, as docs/controller.md
+ * tells how for files "of the same network"; a hand edit): the start
+ * read the topology's links out of bounds to name the ROADMs of a job
+ * it rolled back, and refused an active one for slots that "collide".
+ * It is now refused, naming the job, the link and the network's size,
+ * before a device is touched. */
+static void
+test_jobs_beyond_the_network(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job;
+    char err[1024], *report = NULL;
+    struct lr_intent wide = intent("b1", "gpt-1.9b", 40, 40);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &wide, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_FATAL(job.n_lightpaths > 0);
+    int before = lr_test_ctl_channels("b1/");
+    CU_ASSERT(before > 0);
+    lr_ctl_free(c);
+    /* The network of that name with fewer links: the job's last link is
+     * beyond it. */
+    int top = 0;
+    for (int k = 0; k < job.n_lightpaths; k++)
+        for (int i = 0; i < job.lp[k].n_links; i++)
+            top = job.lp[k].links[i] > top ? job.lp[k].links[i] : top;
+    struct lr_topo *small = lr_topo_clone(topo);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(small);
+    small->n_links = top;
+    for (int phase = 0; phase < 2; phase++) {
+        db_exec(phase ? "UPDATE jobs SET phase = 'provisioning'"
+                        " WHERE name = 'b1'"
+                      : "SELECT 1");
+        struct lr_ctl_config cfg = {
+            .db_path = db, .topo = small, .cluster = cluster,
+            .default_driver = "dummy", .dummy_dir = devdir,
+        };
+        c = NULL;
+        CU_ASSERT_EQUAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err),
+                        EINVAL);
+        CU_ASSERT_PTR_NULL(c);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "job b1: lightpath "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "which the network does not "
+                                      "have"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "no device was touched"));
+        if (!strstr(err, "which the network does not have"))
+            fprintf(stderr, "jobs beyond the network: %s\n", err);
+        CU_ASSERT_EQUAL(lr_test_ctl_channels("b1/"), before);
+        free(report);
+        report = NULL;
+        lr_ctl_free(c);
+    }
+    lr_topo_free(small);
+    /* On its own network it starts, and rolls the job back. */
+    c = open_ctl();
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "b1", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("b1/"), 0);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "b1", err, sizeof err), 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+}
+
 /* Replaces channel 'mc' on dummy ROADM 'node' by 'with' (the same
  * name), behind the controller's back. */
 static void
@@ -1575,6 +1638,8 @@ static CU_TestInfo tests[] = {
       test_store_failure_frees_nothing },
     { "a start that fails stores no network",
       test_failed_start_stores_no_network },
+    { "jobs on links the network does not have are refused at start",
+      test_jobs_beyond_the_network },
     { "reconcile replaces a channel that differs, and says what it did",
       test_reconcile_replaces_what_differs },
     { "a repair stops at a ROADM that does not answer, and says so",
