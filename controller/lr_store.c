@@ -315,6 +315,14 @@ lr_store_sqlerr(struct lr_store *s, int rc, const char *what)
                       "write access to both", s->path, what,
                       sqlite3_errmsg(s->db));
         break;
+    case SQLITE_BUSY:
+        /* "database is locked" once the busy timeout has passed: not
+         * another lightraild (its state directory's lock refuses that
+         * first) but a tool with the file open. */
+        lr_store_errf(s, 0, "%s: %s: %s: another process holds the store "
+                      "(a sqlite3 shell, a backup tool): end it, then try "
+                      "again", s->path, what, sqlite3_errmsg(s->db));
+        break;
     case SQLITE_CORRUPT:
         /* SQLite's "database disk image is malformed" says no remedy. */
         lr_store_errf(s, 0, "%s: %s: %s: the file is damaged: restore a "

@@ -1091,6 +1091,35 @@ test_unwritable_store(void)
                     LR_STORE_SCHEMA_VERSION);
 }
 
+/* A store another process holds (a sqlite3 shell in a transaction, a
+ * backup tool; another lightraild is refused by the state directory's
+ * lock before this): after the busy timeout the open said only "cannot
+ * read the schema version: database is locked". */
+static void
+test_locked_store(void)
+{
+    struct lr_store *s = open_store("locked");
+    lr_store_close(s);
+    sqlite3 *db = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(db_path("locked"), &db), SQLITE_OK);
+    CU_ASSERT_EQUAL_FATAL(sqlite3_exec(db, "PRAGMA locking_mode = EXCLUSIVE;"
+                                       "BEGIN EXCLUSIVE", NULL, NULL, NULL),
+                          SQLITE_OK);
+    char err[1024];
+    s = NULL;
+    CU_ASSERT_EQUAL(lr_store_open(db_path("locked"), &s, err, sizeof err),
+                    EIO);
+    CU_ASSERT_PTR_NULL(s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "database is locked"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "another process holds the store"));
+    if (!strstr(err, "another process holds the store"))
+        fprintf(stderr, "locked store: '%s'\n", err);
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+    s = open_store("locked");
+    lr_store_close(s);
+}
+
 /* A child commits a job and dies without closing the database (no
  * checkpoint, the WAL and its index left behind); the parent finds the
  * job. */
@@ -1197,6 +1226,7 @@ static CU_TestInfo tests[] = {
     { "a damaged or full file is said so", test_damage_is_said },
     { "a store that cannot be written is refused at open",
       test_unwritable_store },
+    { "a store another process holds says so", test_locked_store },
     { "a new store from no file", test_migrate_empty },
     { "a commit survives a crash", test_crash_durability },
     { "a copy holds the WAL's commits and leaves the source", test_copy },
