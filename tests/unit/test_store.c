@@ -1015,7 +1015,8 @@ test_damage_is_said(void)
 
 /* lr_store_open() of store 'name' in a child that cannot write it (as
  * root: the child runs as nobody), with the directory's mode 'dir_mode'
- * meanwhile: its errno, and its message in err[len]. */
+ * meanwhile: its errno, and its message in err[len]; -1 when the child
+ * cannot become nobody (a user namespace that maps no such user). */
 static int
 open_unwritable(const char *name, mode_t dir_mode, char *err, size_t len)
 {
@@ -1044,8 +1045,8 @@ open_unwritable(const char *name, mode_t dir_mode, char *err, size_t len)
     close(pipefd[0]);
     CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
     CU_ASSERT_EQUAL(chmod(dir, 0700), 0);
-    CU_ASSERT_FATAL(WIFEXITED(status) && WEXITSTATUS(status) < 100);
-    return WEXITSTATUS(status);
+    CU_ASSERT_FATAL(WIFEXITED(status) && WEXITSTATUS(status) <= 100);
+    return WEXITSTATUS(status) == 100 ? -1 : WEXITSTATUS(status);
 }
 
 /* A store this process cannot write (its mode or owner, a read-only
@@ -1067,8 +1068,15 @@ test_unwritable_store(void)
     snprintf(wal, sizeof wal, "%s-wal", db_path("ro"));
 
     /* The file read-only, its directory writable. */
-    CU_ASSERT_EQUAL(open_unwritable("ro", geteuid() == 0 ? 0777 : 0700,
-                                    err, sizeof err), EACCES);
+    int ret = open_unwritable("ro", geteuid() == 0 ? 0777 : 0700, err,
+                              sizeof err);
+    if (ret < 0) {
+        fprintf(stderr, "unwritable store: not tested: root cannot become "
+                "nobody here\n");
+        CU_ASSERT_EQUAL(chmod(db_path("ro"), 0600), 0);
+        return;
+    }
+    CU_ASSERT_EQUAL(ret, EACCES);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, db_path("ro")));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot be written"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "give the user"));
