@@ -627,8 +627,9 @@ lr_store_configure(struct lr_store *s)
     /* One process owns the database (lightraild, or a tool while the
      * daemon is stopped): an exclusive lock, taken once and held, spares
      * every transaction its fcntl() lock calls and WAL its shared-memory
-     * index.  Another process opening the file meanwhile gets "database
-     * is locked". */
+     * index.  SQLite takes it at the first write (a shared lock from the
+     * first read until then; lightraild writes at its start).  Another
+     * process opening the file meanwhile gets "database is locked". */
     int rc = sqlite3_exec(s->db, "PRAGMA locking_mode = EXCLUSIVE", NULL,
                           NULL, NULL);
     if (rc != SQLITE_OK) {
