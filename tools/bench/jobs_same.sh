@@ -15,7 +15,8 @@
 # x with-defaults, with-origin, a depth alone (1 to 5) x content x
 # with-defaults on each, pages with a where and a sort-by on the state
 # or the configuration and cursors, refused fields, HEAD, and
-# If-None-Match with the ETag OLD first gave.  Each answer's status,
+# If-None-Match with the ETag OLD first gave; running's resources with
+# content and with-defaults alone.  Each answer's status,
 # ETag, Content-Length and body are compared between OLD and NEW, and
 # between OLD's two runs (a store that moved between runs shows there,
 # not as a difference of the builds), the state's device list left out
@@ -202,6 +203,20 @@ ST=lightrail-state:state
             echo "/restconf/data?fields=lightrail-job:jobs/$f$q"
         done
     done
+    # running's reads without fields or depth, on each resource: content
+    # and with-defaults alone, each cut within the configuration the
+    # answer already is (h_ds()).
+    for r in "$R" "$R/lightrail-job:jobs" "$R/lightrail-job:jobs/job" \
+             "$R/lightrail-job:jobs/job=j1" "$R/ietf-network:networks" \
+             "$R/lightrail-compute:compute"; do
+        for q in '' content=config content=nonconfig \
+                 with-defaults=report-all with-defaults=trim \
+                 with-defaults=explicit with-defaults=report-all-tagged \
+                 'content=config&with-defaults=trim' \
+                 'content=nonconfig&with-defaults=report-all'; do
+            echo "$r${q:+?$q}"
+        done
+    done
     echo "$R/lightrail-job:jobs/job?fields=name&where=state/phase='blocked'"
     echo "$R/lightrail-job:jobs?fields=job/name&sort-by=state/phase"
     echo "$J/job=nosuch?fields=name"
@@ -215,7 +230,8 @@ ST=lightrail-state:state
              "/restconf/data?fields=lightrail-job:jobs/job/name" \
              "$R?fields=lightrail-job:jobs/job(name;priority)" \
              "$J?fields=job/state/phase" "$J?depth=2" "$J/job=j1?depth=1" \
-             "/restconf/data?depth=3"; do
+             "/restconf/data?depth=3" "$R" "$R/lightrail-job:jobs/job=j1" \
+             "$R/ietf-network:networks?with-defaults=trim"; do
         echo "$q"
         echo "INM $q"
         echo "HEAD $q"
