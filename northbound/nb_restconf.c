@@ -210,6 +210,23 @@ read_fields(const struct nb_read *rd, char **fields, char *err,
     return 0;
 }
 
+/* Whether the cuts 'a' and 'b' are one: the same content, depth,
+ * with-defaults and with-origin, and the same fields or none.  A text
+ * that read_cut() cut as 'a' is then already as 'b' cuts it
+ * (lr_yang_read_json() parsing and printing its own answer again gives
+ * the same bytes), so a caller holding it need not cut it again. */
+static bool
+read_cut_same(const struct nb_read *a, const struct nb_read *b)
+{
+    return a->content == b->content && a->depth == b->depth
+           && a->with_defaults == b->with_defaults
+           && a->with_origin == b->with_origin
+           && !a->fields == !b->fields
+           && (!a->fields || (a->fields_len == b->fields_len
+                              && !memcmp(a->fields, b->fields,
+                                         a->fields_len)));
+}
+
 /* The answer to 'rc' from the yang layer's reading of a query (err[]
  * its words): 400 invalid-value for EINVAL (the client's query), else
  * api_reply()'s (0: none).  Returns 'rc'. */
@@ -2581,6 +2598,16 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
             rd.content = NB_CONTENT_CONFIG;
         else if (rd.content == NB_CONTENT_NONCONFIG)
             rd.with_defaults = NB_WD_NONE;
+        /* A query with no fields nor depth, and no tagging (content all
+         * or config, with-defaults other than report-all-tagged), is
+         * that cut again: the text is its answer already.  Cut twice,
+         * it was parsed and printed twice to the same bytes, a fifth
+         * to a quarter of such a GET's instructions
+         * (docs/benchmarks.md "Work repeated per request"). */
+        if (read_cut_same(&rd, &cfg)) {
+            tagged_reply(req, resp, out);
+            return;
+        }
     }
     if (!read_cut(app, &rd, !*rest, &out, resp))
         tagged_reply(req, resp, out);
