@@ -188,7 +188,9 @@ rm -f "$DEVS/$victim.fail"
 # A fake lightraild on 127.0.0.1 (plain HTTP) whose state has no device
 # list, as one older than 2026-12-06 serves it or one without a ROADM;
 # its YANG library names lightrail-state at REV ("none": no library, a
-# 404).  Stopped by its PID.
+# 404; "status:N": the library refused with HTTP N and an RFC 8040
+# error, as a proxy or an access rule in front of the daemon may).
+# Stopped by its PID.
 cat > "$tmp/fake_state.py" <<'PY'
 import http.server, json, sys
 rev, port_file = sys.argv[1], sys.argv[2]
@@ -199,6 +201,19 @@ LIB = {"ietf-yang-library:yang-library": {"content-id": "1", "module-set": [
         {"name": "lightrail-state", "revision": rev}]}]}}
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
+        if (self.path == "/restconf/data/ietf-yang-library:yang-library"
+                and rev.startswith("status:")):
+            code = int(rev[7:])
+            data = json.dumps({"ietf-restconf:errors": {"error": [{
+                "error-type": "protocol", "error-tag": "access-denied",
+                "error-message": "the fake refuses the library (%d)"
+                                 % code}]}}).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/yang-data+json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
         if self.path == "/restconf/data/lightrail-state:state":
             body = STATE
         elif (self.path == "/restconf/data/ietf-yang-library:yang-library"
@@ -262,6 +277,21 @@ if command -v python3 > /dev/null; then
         && ! grep -q "$(printf '\033')" "$tmp/err" \
         && ok "lightrail devices: a revision that is no date is none, not printed" \
         || notok "devices with a bad revision: exit $RC: $(cat -v "$tmp/err")"
+    # A library refused (403, 503) is not a library without the module:
+    # the refusal is said with its exit status, as for any request, and
+    # the daemon is not called old.
+    fake_devices status:403
+    [ $RC = 5 ] && [ ! -s "$tmp/out" ] \
+        && grep -qx "lightrail devices: 403: the fake refuses the library (403)" "$tmp/err" \
+        && ! grep -q "upgrade it" "$tmp/err" \
+        && ok "lightrail devices: a YANG library refused (403) is exit 5 with the reason, not 'upgrade it'" \
+        || notok "devices with the library refused (403): exit $RC: $(cat "$tmp/out" "$tmp/err")"
+    fake_devices status:503
+    [ $RC = 1 ] && [ ! -s "$tmp/out" ] \
+        && grep -qx "lightrail devices: 503: the fake refuses the library (503)" "$tmp/err" \
+        && ! grep -q "upgrade it" "$tmp/err" \
+        && ok "lightrail devices: a YANG library unavailable (503) is exit 1 with the reason, not 'upgrade it'" \
+        || notok "devices with the library unavailable (503): exit $RC: $(cat "$tmp/out" "$tmp/err")"
     fake_devices 2026-12-06
     [ $RC = 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l < "$tmp/out")" = 1 ] \
         && head -1 "$tmp/out" | grep -q '^NAME  *DRIVER' \

@@ -268,7 +268,9 @@ client_usage(FILE *f, enum client_cmd c)
 "exit status (besides those below): 0 every device shown is up; 3 one\n"
 "is down; 4 no ROADM is named NAME; 7 lightraild is older than the\n"
 "device list (its YANG library's lightrail-state revision is before\n"
-"2026-12-06, or it names none): it cannot say, upgrade it.\n");
+"2026-12-06, or it names none, or it has no library): it cannot say,\n"
+"upgrade it.  A library refused (401, 403, 503...) is that refusal's\n"
+"status, with its reason.\n");
     else if (c == C_POLICY)
         fprintf(f,
 "usage: lightrail policy show [OPTIONS]\n"
@@ -1977,9 +1979,11 @@ is_revision(const char *s)
 
 /* The revision of module 'name' in the YANG library the server serves
  * (RFC 8525: its module-sets' modules), into rev[len]; "" when the
- * library cannot be had, does not name the module or gives it no
- * revision date.  LR_EXIT_OK, or the exit code when the server cannot
- * be reached (said). */
+ * server has no library (404: a lightraild before the library had one
+ * at no path), does not name the module or gives it no revision date.
+ * LR_EXIT_OK, or the exit code, said, when the server cannot be reached
+ * or refuses the library (401, 403, a 503 of a proxy...): a refusal is
+ * no answer about the modules, and must not pass for an old daemon. */
 static int
 server_revision(const struct client_opts *o, const char *name, char *rev,
                 size_t len)
@@ -1988,8 +1992,10 @@ server_revision(const struct client_opts *o, const char *name, char *rev,
     json_object *top = NULL;
     rev[0] = '\0';
     int rc = client_request(o, "GET", YLIB_PATH, NULL, 0, &r, false);
-    /* No answer at all (said already), unlike a library refused. */
-    if (rc && !r.status) {
+    /* No answer at all (said already), or a refusal (said here). */
+    if (rc && r.status != 404) {
+        if (r.status)
+            client_report(o, &r);
         free(r.body);
         return rc;
     }
