@@ -208,6 +208,23 @@ recon_rc(const struct sb_par_item *it, int k)
     return k < 0 ? 0 : !it ? -1 : it->each_rc[k];
 }
 
+/* Why a repair's change 'rc' (recon_rc(), not 0) was not done, for its
+ * line; 'del' when the change was a removal.  ETIMEDOUT (sb_driver.h):
+ * the device may have done it, and a failure it is not said to be; this
+ * repair does not read the device back, the next reconciliation does.
+ * -1: never sent, sb_parallel stopped at an earlier change the device
+ * did not answer (sb_unanswered()). */
+static const char *
+recon_why(int rc, bool del)
+{
+    if (rc < 0)
+        return "not tried, the device had stopped answering";
+    if (rc == ETIMEDOUT)
+        return "no answer, the outcome is unknown (a reconciliation reads "
+               "the device again)";
+    return del ? "the removal failed" : "applying it failed";
+}
+
 /* The device step of a reconciliation: every device read at once
  * (sb_parallel), the drift against the snapshot, and with 'repair' the
  * channels that are not what the store implies removed (a channel of
@@ -378,16 +395,16 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
                        l->text, verb);
         else if (!rc)
             lr_ctl_say(&r->report, &r->len, "%s: %s", l->text, verb);
+        else if (l->del >= 0 && l->add >= 0 && !rc_del)
+            /* A replace is a removal, then an add: the device took the
+             * first and not the second, so the job's channel is gone
+             * from it, which "not replaced" would hide (it reads as
+             * the old channel still there). */
+            lr_ctl_say(&r->report, &r->len, "%s: removed, not applied "
+                       "again: %s", l->text, recon_why(rc_add, false));
         else
-            /* ETIMEDOUT (sb_driver.h): the device may have done it; a
-             * failure it is not said to be.  This repair does not read
-             * the device back: the next reconciliation does. */
             lr_ctl_say(&r->report, &r->len, "%s: not %s: %s", l->text,
-                       verb, rc < 0 ? "not tried, the device had "
-                       "stopped answering" : rc == ETIMEDOUT ? "no answer, "
-                       "the outcome is unknown (a reconciliation reads the "
-                       "device again)" : rc_del ? "the removal failed"
-                       : "applying it failed");
+                       verb, recon_why(rc, rc_del != 0));
     }
     for (int i = 0; i < n_fix; i++) {
         if (fix[i].rc) {

@@ -792,6 +792,118 @@ test_reconcile_stops_at_silent_device(void)
     lr_ctl_free(c);
 }
 
+/* The dummy driver, except that every add answers EHOSTUNREACH and
+ * does nothing: a ROADM that stops answering after a repair's removals,
+ * before its adds. */
+static int
+adds_unreached_apply(struct sb_device *dev, const struct sb_change *ch,
+                     int n, char *err, size_t errlen)
+{
+    for (int i = 0; i < n; i++)
+        if (ch[i].op == SB_ADD) {
+            snprintf(err, errlen, "unreachable (test: the adds)");
+            return EHOSTUNREACH;
+        }
+    return sb_dummy_class.apply(dev, ch, n, err, errlen);
+}
+
+/* A topology node whose dummy ROADM holds two channels or more: its
+ * index, the first two into mc[2]; -1 when none does. */
+static int
+node_with_two_channels(struct sb_media_channel mc[2])
+{
+    for (int i = 0; i < topo->n_nodes; i++) {
+        struct sb_device_config dc = { .driver = "dummy" };
+        snprintf(dc.name, sizeof dc.name, "%s", topo->nodes[i].name);
+        snprintf(dc.address, sizeof dc.address, "%s", devdir);
+        struct sb_device *d;
+        struct sb_media_channel *have = NULL;
+        int n = 0;
+        char err[256];
+        if (sb_dummy_class.open(&dc, &d, err, sizeof err))
+            continue;
+        if (sb_dummy_class.read(d, &have, &n, err, sizeof err))
+            n = 0;
+        if (n >= 2) {
+            mc[0] = have[0];
+            mc[1] = have[1];
+        }
+        free(have);
+        sb_dummy_class.close(d);
+        if (n >= 2)
+            return i;
+    }
+    return -1;
+}
+
+/* A replaced channel is removed, then applied again (one change at a
+ * time): a ROADM that stops answering between the two has lost the
+ * job's channel, and the report must say it was removed and not
+ * applied again, not that it was "not replaced" (which reads as the old
+ * channel still there), whether its add failed or was never sent.  The
+ * next reconciliation finds the channels missing and re-applies them. */
+static void
+test_reconcile_replace_half_done(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job;
+    char err[1024], *report = NULL;
+    int drift = -1;
+    struct lr_intent in = intent("h1", "gpt-1.9b", 40, 40);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    in = intent("h2", "gpt-1.9b", 8, 40);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    struct sb_media_channel mc[2];
+    int k = node_with_two_channels(mc);
+    CU_ASSERT_FATAL(k >= 0);
+    const char *node = topo->nodes[k].name;
+    for (int i = 0; i < 2; i++) {
+        struct sb_media_channel odd = mc[i];
+        snprintf(odd.out_port, sizeof odd.out_port, "elsewhere");
+        tamper(node, &mc[i], &odd);
+    }
+    struct sb_driver_class adds_unreached = sb_dummy_class;
+    adds_unreached.apply = adds_unreached_apply;
+    const struct sb_driver_class *was = c->cls[k];
+    c->cls[k] = &adds_unreached;
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
+                                     sizeof err), EIO);
+    c->cls[k] = was;
+    CU_ASSERT_EQUAL(drift, 2);
+    if (!report || strstr(report, "not replaced"))
+        fprintf(stderr, "report: %s\n", report ? report : "(none)");
+    CU_ASSERT_PTR_NULL(report && strstr(report, "not replaced"));
+    int removed = 0;
+    for (const char *p = report; p && (p = strstr(p, ": removed, not "
+                                                   "applied again: "));
+         p++)
+        removed++;
+    CU_ASSERT_EQUAL(removed, 2);
+    /* The first add failed, the second was not sent. */
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, ": removed, not applied "
+                                            "again: applying it failed"));
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, ": removed, not applied "
+                                            "again: not tried, the device "
+                                            "had stopped answering"));
+    free(report);
+    report = NULL;
+    for (int i = 0; i < 2; i++)
+        CU_ASSERT_EQUAL(lr_test_ctl_channels_on(node, mc[i].name), 0);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, 2);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "is missing: "
+                                            "re-applied"));
+    free(report);
+    for (int i = 0; i < 2; i++)
+        CU_ASSERT_EQUAL(lr_test_ctl_channels_on(node, mc[i].name), 1);
+    assert_consistent(c);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "h1", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "h2", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels("h"), 0);
+    lr_ctl_free(c);
+}
+
 /* The ROADMs holding channels of 'prefix', into node[max] (names in
  * topo); how many. */
 static int
@@ -1644,6 +1756,8 @@ static CU_TestInfo tests[] = {
       test_reconcile_replaces_what_differs },
     { "a repair stops at a ROADM that does not answer, and says so",
       test_reconcile_stops_at_silent_device },
+    { "a replace removed but not applied again says so",
+      test_reconcile_replace_half_done },
     { "channels left on a device keep their slots",
       test_channels_left_keep_their_slots },
     { "a stuck admission the store cannot record releasing stays "
