@@ -171,10 +171,6 @@ random_token(char *out, size_t len)
     return 0;
 }
 
-/* The sample jobs lightraild holds failed (planned, and the devices
- * refused their lightpaths), read back once all are submitted; the
- * first one's name and reason into 'first'.  -1 when the list cannot be
- * read (the request said why on stderr). */
 /* The ROADMs lightraild programs ('*n'), how many answered their last
  * operation ('*up') and the media channels the jobs hold on them
  * ('*channels'), from the state's device list; -1 when it cannot be
@@ -210,6 +206,10 @@ count_roadms(const char *url, const char *token, const char *cert, int *n,
     return rc;
 }
 
+/* The sample jobs lightraild holds failed (planned, and the devices
+ * refused their lightpaths), read back once all are submitted; the
+ * first one's name and reason into 'first'.  -1 when the list cannot be
+ * read (the request said why on stderr). */
 static int
 count_failed(const char *url, const char *token, const char *cert,
              char *first, size_t len)
