@@ -70,9 +70,16 @@ sb_par_run(void *arg)
         }
         /* A device that did not answer will not answer the next
          * change either: do not wait for it (or be refused by it)
-         * once per change.  The rest stay -1 in each_rc. */
-        if (sb_unanswered(rc))
+         * once per change.  The rest stay -1 in each_rc.  That answer
+         * is the item's, even after an earlier refusal: it is where
+         * the device is now (lr_ctl_dev judges it down by it), and a
+         * lost answer (ETIMEDOUT) is what makes a caller read the
+         * device back; each_rc keeps the refusal. */
+        if (sb_unanswered(rc)) {
+            it->rc = rc;
+            snprintf(it->err, sizeof it->err, "%s", e);
             break;
+        }
     }
     return NULL;
 }

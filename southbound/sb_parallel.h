@@ -24,7 +24,10 @@ struct sb_par_item {
                                * stopped answering) */
     bool read;                /* read the device instead (changes and
                                * n unused): 'mc' gets its channels */
-    int rc;                   /* the driver's answer: 0 or errno */
+    int rc;                   /* the driver's answer: 0 or errno;
+                               * each: the first failure, or the
+                               * answer that stopped the batch (the
+                               * device did not answer) */
     char err[512];            /* its line when rc != 0 */
     struct sb_media_channel *mc;  /* read: the driver's malloc'ed
                                    * array, the caller frees it */

@@ -836,6 +836,81 @@ node_with_two_channels(struct sb_media_channel mc[2])
     return -1;
 }
 
+/* The dummy driver's channels, but its first apply is refused (EPROTO,
+ * nothing done) and every later one gets no answer (ETIMEDOUT, nothing
+ * done): a ROADM that refuses a change and then stops answering. */
+static int refused_then_silent_calls;
+
+static int
+refused_then_silent_apply(struct sb_device *dev, const struct sb_change *ch,
+                          int n, char *err, size_t errlen)
+{
+    if (refused_then_silent_calls++ == 0) {
+        snprintf(err, errlen, "refused (test)");
+        return EPROTO;
+    }
+    snprintf(err, errlen, "no answer (test): the outcome is unknown");
+    return ETIMEDOUT;
+}
+
+/* A repair's batch on a ROADM that refuses its first change and does
+ * not answer its second: the device's last answer is none, so it is
+ * down with that reason, though the batch's first failure was an
+ * answer of its own (sb_parallel: the item's answer is the one that
+ * stopped it).  The lines say each change's fate. */
+static void
+test_reconcile_refused_then_silent(void)
+{
+    struct lr_ctl *c = open_ctl();
+    const char *r0 = topo->nodes[0].name;
+    char err[1024], *report = NULL;
+    int drift = -1;
+    struct sb_device_config dc = { .driver = "dummy" };
+    snprintf(dc.name, sizeof dc.name, "%s", r0);
+    snprintf(dc.address, sizeof dc.address, "%s", devdir);
+    struct sb_device *d;
+    struct sb_change ch[2] = { { .op = SB_ADD }, { .op = SB_ADD } };
+    for (int i = 0; i < 2; i++) {
+        snprintf(ch[i].mc.name, sizeof ch[i].mc.name, "y/lp%d", i + 1);
+        ch[i].mc.n = 8 * i;
+        ch[i].mc.m = 4;
+        ch[i].mc.enabled = true;
+    }
+    CU_ASSERT_EQUAL_FATAL(sb_dummy_class.open(&dc, &d, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sb_dummy_class.apply(d, ch, 2, err, sizeof err), 0);
+    sb_dummy_class.close(d);
+
+    struct sb_driver_class odd = sb_dummy_class;
+    odd.apply = refused_then_silent_apply;
+    const struct sb_driver_class *was = c->cls[0];
+    c->cls[0] = &odd;
+    refused_then_silent_calls = 0;
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
+                                     sizeof err), EIO);
+    c->cls[0] = was;
+    CU_ASSERT_EQUAL(refused_then_silent_calls, 2);
+    CU_ASSERT_EQUAL(drift, 2);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "y/lp1 (n=0 m=4) is not "
+                                            "in the store: not removed: the "
+                                            "removal failed"));
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "y/lp2 (n=8 m=4) is not "
+                                            "in the store: not removed: no "
+                                            "answer, the outcome is "
+                                            "unknown"));
+    free(report);
+    struct lr_ctl_device_status st = lr_test_device_named(c, r0);
+    if (st.up)
+        fprintf(stderr, "%s up, reason '%s'\n", r0, st.why);
+    CU_ASSERT(!st.up);
+    CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "no answer (test)"));
+    /* The ROADM back: the next repair removes both, and it is up. */
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, NULL, &drift, err, sizeof err),
+                    0);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels_on(r0, "y/"), 0);
+    CU_ASSERT(lr_test_device_named(c, r0).up);
+    lr_ctl_free(c);
+}
+
 /* A replaced channel is removed, then applied again (one change at a
  * time): a ROADM that stops answering between the two has lost the
  * job's channel, and the report must say it was removed and not
@@ -1758,6 +1833,8 @@ static CU_TestInfo tests[] = {
       test_reconcile_stops_at_silent_device },
     { "a replace removed but not applied again says so",
       test_reconcile_replace_half_done },
+    { "a repair refused, then unanswered: the ROADM down",
+      test_reconcile_refused_then_silent },
     { "channels left on a device keep their slots",
       test_channels_left_keep_their_slots },
     { "a stuck admission the store cannot record releasing stays "

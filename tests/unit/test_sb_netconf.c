@@ -156,6 +156,18 @@ fake_apply(struct sb_device *dev, const struct sb_change *changes, int n,
     return fake_rc;
 }
 
+/* A driver that answers its k-th apply fake_seq[k], counted. */
+static int fake_seq[3];
+
+static int
+fake_seq_apply(struct sb_device *dev, const struct sb_change *changes, int n,
+               char *err, size_t errlen)
+{
+    int rc = fake_seq[fake_applies++ % 3];
+    snprintf(err, errlen, "fake %d: %s", fake_applies, strerror(rc));
+    return rc;
+}
+
 /* The dummy's apply, counted. */
 static int
 counted_apply(struct sb_device *dev, const struct sb_change *changes, int n,
@@ -203,6 +215,24 @@ test_each_stops_unanswered(void)
             CU_ASSERT_EQUAL(each_rc[k], k < cases[i].calls ? cases[i].rc
                                                           : -1);
     }
+
+    /* A refusal, then no answer: the item's answer is the one that
+     * stopped the batch (where the device is now), each_rc keeps the
+     * refusal. */
+    struct sb_driver_class seq = { .name = "fake", .apply = fake_seq_apply };
+    struct sb_par_item st = { .cls = &seq, .changes = ch, .n = 3,
+                              .each = true, .each_rc = each_rc };
+    fake_seq[0] = EPROTO;
+    fake_seq[1] = ETIMEDOUT;
+    fake_seq[2] = 0;
+    fake_applies = 0;
+    CU_ASSERT_EQUAL(sb_apply_parallel(&st, 1), 1);
+    CU_ASSERT_EQUAL(fake_applies, 2);
+    CU_ASSERT_EQUAL(st.rc, ETIMEDOUT);
+    CU_ASSERT_STRING_EQUAL(st.err, "fake 2: Connection timed out");
+    CU_ASSERT_EQUAL(each_rc[0], EPROTO);
+    CU_ASSERT_EQUAL(each_rc[1], ETIMEDOUT);
+    CU_ASSERT_EQUAL(each_rc[2], -1);
 
     /* A dummy refusing the connection ('refused'): one apply, its line
      * kept, the other changes never sent, the device untouched. */
