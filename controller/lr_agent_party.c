@@ -773,6 +773,60 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
     return 0;
 }
 
+/* An answer of the right type that does not answer its request: the
+ * agent's failure (sticky, as an ERROR answer's), said with what was
+ * wrong.  The frames were sound, so the connection stays.  Returns
+ * EPROTO.  Taken as it came, such an answer read as the planner's own
+ * verdict (an entry past the window as 'does not fit memory'), or went
+ * on to the next DC, which refused it and was blamed. */
+static int
+not_an_answer(struct agent_party *ap, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int
+not_an_answer(struct agent_party *ap, const char *fmt, ...)
+{
+    char what[512];
+    va_list va;
+    va_start(va, fmt);
+    vsnprintf(what, sizeof what, fmt, va);
+    va_end(va);
+    snprintf(ap->why, sizeof ap->why, "%s port %d answered %s: no answer "
+             "to the request (a fault of the agent's)", ap->address,
+             ap->port, what);
+    ap->failed = EPROTO;
+    return EPROTO;
+}
+
+/* 0 when STEP_OK's summary 's' answers STEP (obj, assumed, lo, hi): of
+ * the version that goes with the objective, every entry's layer in
+ * lo..hi and, counted, its stage count in 1..assumed (the decoder has
+ * checked their order); else the agent's failure. */
+static int
+check_step_answer(struct agent_party *ap, enum lr_cdynp_objective obj,
+                  int assumed, int lo, int hi,
+                  const struct lr_cdynp_summary *s)
+{
+    const bool counted = lr_cdynp_obj_bound(obj);
+    if ((s->version == LR_CDYNP_VERSION_COUNTS) != counted)
+        return not_an_answer(ap, "step (%s) with a summary of version %u, "
+                             "which goes with %s", lr_wire_objective_name(obj),
+                             s->version, counted ? "lex and time"
+                             : "lex-bound and time-bound only");
+    for (int i = 0; i < s->n; i++) {
+        const struct lr_cdynp_entry *e = &s->e[i];
+        if (e->layer < (uint32_t) lo || e->layer > (uint32_t) hi)
+            return not_an_answer(ap, "step with an entry for layer %u, "
+                                 "outside the layers %d-%d it was asked "
+                                 "for", e->layer, lo, hi);
+        if (counted && (e->stages < 1 || e->stages > assumed))
+            return not_an_answer(ap, "step with an entry of %u stages, "
+                                 "outside 1-%d (the stages assumed)",
+                                 e->stages, assumed);
+    }
+    return 0;
+}
+
 static int
 ensure_hello(struct agent_party *ap)
 {
@@ -842,7 +896,8 @@ ap_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj, int assumed,
     }, ans;
     if (in_link)
         req.link = *in_link;
-    if ((rc = exchange(ap, &req, LR_WIRE_STEP_OK, &ans)))
+    if ((rc = exchange(ap, &req, LR_WIRE_STEP_OK, &ans))
+        || (rc = check_step_answer(ap, obj, assumed, lo, hi, ap->sum)))
         return rc;
     /* The entries in use only: a summary is 32 KiB when full. */
     out->version = ap->sum->version;
@@ -875,6 +930,19 @@ ap_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
                     "stage count", ap->address, ap->port,
                     lr_wire_objective_name(obj),
                     counted ? "without" : "with");
+    /* The predecessor ends before 'last' (-1: this DC is the head), and
+     * counted, holds fewer stages than the prefix up to 'last'. */
+    if (ans.prev_last >= last
+        || (counted && (ans.prev_stages >= stages
+                        || (ans.prev_last < 0) != (ans.prev_stages == 0))))
+        return counted
+               ? not_an_answer(ap, "backtrack from layer %d with %d stages "
+                               "with its predecessor's last layer %d with %d "
+                               "stages", last, stages, ans.prev_last,
+                               ans.prev_stages)
+               : not_an_answer(ap, "backtrack from layer %d with its "
+                               "predecessor's last layer %d, not before it",
+                               last, ans.prev_last);
     *prev_last = ans.prev_last;
     *prev_stages = ans.prev_stages;
     return 0;
@@ -898,6 +966,20 @@ finish_request(struct agent_party *ap, enum lr_wire_type type,
         snprintf(req.name, sizeof req.name, "%s", tag);
     if ((rc = exchange(ap, &req, LR_WIRE_FINISH_OK, &ans)))
         return rc;
+    /* A stage holds a layer at least; counted, the DC lays out exactly
+     * the stages asked.  A COMMIT's count is not judged: the agent that
+     * answered FINISH_OK has reserved, and the coordinator releases
+     * only what failed to commit (lr_ctl_agents.c); the count it plans
+     * with is FINISH's. */
+    if (type == LR_WIRE_FINISH
+        && (ans.n_stages < 1 || ans.n_stages > last - first + 1
+            || (lr_cdynp_obj_bound(obj) && ans.n_stages != stages)))
+        return not_an_answer(ap, "%s of layers %d-%d with %d stages (want "
+                             "%s%d)", lr_wire_type_name(type), first, last,
+                             ans.n_stages,
+                             lr_cdynp_obj_bound(obj) ? "" : "1 to ",
+                             lr_cdynp_obj_bound(obj) ? stages
+                                                     : last - first + 1);
     *n_stages = ans.n_stages;
     return 0;
 }

@@ -665,6 +665,117 @@ test_misbehaving_agent(void)
     fk_stop(&f);
 }
 
+/* An agent whose answers are sound frames but no answer to the request
+ * (a bug, or a peer that lies), by the job's number, which the test sets
+ * for each plan: job 2, a STEP_OK with an entry past the layers the STEP
+ * asked (here past the model); 3, a summary of version 2 (stage counts)
+ * to a lex or time STEP; 4, a BACKTRACK_OK whose predecessor does not
+ * end before the layer asked; 5, a FINISH_OK of no stage; 6, a FINISH_OK
+ * of more stages than the layers asked; 7, sound answers.  Sound
+ * otherwise: the tail's one entry for the last layer, the head before
+ * it, one stage. */
+static void
+script_nonsense(struct fk_conn *c)
+{
+    struct lr_wire_msg m;
+    uint32_t job = 0;
+    while (fk_read(c, &m)) {
+        struct lr_wire_msg a = { .type = LR_WIRE_OK, .id = m.id };
+        switch (m.type) {
+        case LR_WIRE_HELLO:
+            fk_hello_ok(c, m.id);
+            continue;
+        case LR_WIRE_JOB:
+            job = m.job;
+            break;
+        case LR_WIRE_STEP:
+            a.type = LR_WIRE_STEP_OK;
+            a.summary = &fk_sum;
+            fk_sum.version = job == 3 ? LR_CDYNP_VERSION_COUNTS
+                                      : LR_CDYNP_VERSION;
+            fk_sum.from = 0;
+            fk_sum.n = 1;
+            fk_sum.e[0].layer = (uint32_t) m.hi + (job == 2 ? 1 : 0);
+            fk_sum.e[0].stages = job == 3 ? 1 : 0;
+            fk_sum.e[0].cost = (struct lr_cdynp_cost) { 1, 1, 0 };
+            break;
+        case LR_WIRE_BACKTRACK:
+            a.type = LR_WIRE_BACKTRACK_OK;
+            a.prev_last = job == 4 ? m.last : -1;
+            break;
+        case LR_WIRE_FINISH:
+            a.type = LR_WIRE_FINISH_OK;
+            a.n_stages = job == 5 ? 0 : job == 6 ? m.last - m.first + 2 : 1;
+            break;
+        default:
+            break;
+        }
+        fk_send(c, &a, 0, 0);
+    }
+}
+
+/* An answer that does not answer its request is the agent's failure,
+ * named with what was wrong: it was taken as it came, and an entry past
+ * the window read as 'does not fit memory' (no plan, no agent named), a
+ * summary of the wrong version was passed on for the next DC to refuse
+ * (that DC blamed), a FINISH_OK of 0 or 65,535 stages made the plan's
+ * stage count. */
+static void
+test_nonsense_answers(void)
+{
+    static const char *const says[] = {
+        [2] = "answered step with an entry for layer",
+        [3] = "answered step (lex) with a summary of version 2",
+        [4] = "answered backtrack from layer",
+        [5] = "answered finish of layers 0-",
+        [6] = "answered finish of layers 0-",
+    };
+    struct fake f;
+    if (!fk_begin() || !fk_start(&f, script_nonsense, 1))
+        return;
+    struct lr_cluster *cl = lr_cluster_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cl);
+    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_type(cl, "v100", 125e12, 0.4,
+                                              32e9), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_cluster_add_dc(cl, "dc1", "v100", 8, 100e9,
+                                            1e-6, NULL), 0);
+    struct lr_tm *tm = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(fk_in.model, cl, &fk_in.train, &tm), 0);
+    struct lr_cdynp_party *p = fk_party(&f, tm, 5);   /* job 1 */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    struct lr_cdynp_result *res = calloc(1, sizeof *res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    struct lr_cdynp_party *parties[1] = { p };
+    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+    for (int job = 2; job <= 7; job++) {
+        enum lr_tm_why verdict = LR_TM_OK;
+        char why[1024] = "";
+        lr_agent_party_set_job(p, tm);
+        int rc = lr_agent_plan(cl, parties, NULL, &view, res, NULL,
+                               &verdict, why, sizeof why);
+        if (job == 7) {
+            CU_ASSERT_EQUAL(rc, 0);
+            CU_ASSERT_EQUAL(verdict, LR_TM_OK);
+            CU_ASSERT_EQUAL(res->n_stages[0], 1);
+            continue;
+        }
+        if (rc != EPROTO || !strstr(why, "agent dc1 failed: ")
+            || !strstr(why, says[job]))
+            fprintf(stderr, "job %d: rc %d, verdict %d, stages %d: %s\n",
+                    job, rc, (int) verdict, res->n_stages[0], why);
+        CU_ASSERT_EQUAL(rc, EPROTO);
+        CU_ASSERT_PTR_NOT_NULL(strstr(why, "agent dc1 failed: "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(why, says[job]));
+        /* The frames were sound: the connection stays for the next job. */
+        CU_ASSERT(lr_agent_party_connected(p));
+    }
+    p->cls->free(p);
+    free(res);
+    lr_tm_free(tm);
+    lr_cluster_free(cl);
+    fk_stop(&f);
+}
+
 /* An agent older than a request's objective: HELLO and JOB answered,
  * then the STEP refused as an agent from before that objective refuses
  * it, an ERROR of id 0 (it could not read the request) saying
@@ -1284,6 +1395,7 @@ static CU_TestInfo tests[] = {
     { "release after the agent closed", test_release_after_agent_closed },
     { "budget spent before the request", test_budget_spent_before_request },
     { "misbehaving agent", test_misbehaving_agent },
+    { "answers that answer no request", test_nonsense_answers },
     { "an agent older than the objective", test_old_agent },
     { "an old agent: the plan of the ordinary runs, with a note",
       test_old_agent_degrades },
