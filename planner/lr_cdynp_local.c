@@ -1392,6 +1392,12 @@ lr_cdynp_local_party_work(struct lr_cdynp_party *p,
                           const struct lr_cdynp_summary *in, int first,
                           int lo, int hi)
 {
+    /* Layers out of range count 0, checked before any counting: the
+     * ranges of a window past the model (a peer's STEP to 2^31 - 1) are
+     * none, and their count overflowed an int. */
+    const int L = ((const struct local_party *) p)->tm->model->n_layers;
+    if (first >= 0 ? hi < first || hi >= L : lo < 0 || hi < lo || hi >= L)
+        return 0;
     const struct lr_cdynp_dc *d = local_handle((struct local_party *) p,
                                                obj, assumed);
     if (!d)
@@ -1407,8 +1413,6 @@ lr_cdynp_local_party_work(struct lr_cdynp_party *p,
     }
     if (first >= 0)
         return grids_work(d, first, hi);
-    if (lo < 0 || hi < lo || hi >= d->model->n_layers)
-        return 0;
     if (!in)
         return grids_work(d, 0, hi);
     double w = 0;

@@ -5,6 +5,7 @@
  * plans over a pool of shared DC handles against plans without.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1371,6 +1372,26 @@ test_party_work(void)
     /* Past the last layer: nothing (the step refuses it). */
     CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, NULL, -1, 0, 4),
                            0, 0);
+    /* The same under the one-stage objectives, whose count is per range:
+     * a window or a final range past the model counted ranges that do
+     * not exist (a peer's STEP to 0..2^31-1 was refused as too much work,
+     * "plan with a narrower --window", its count overflowing an int on
+     * the way), though the step refuses it as out of range. */
+    const enum lr_cdynp_objective one = LR_CDYNP_LEX_ONE;
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, one, 1, NULL, -1, 0,
+                                                     3), 4 * 2, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, one, 1, NULL, 1, -1,
+                                                     3), 2, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, one, 1, NULL, -1, 0,
+                                                     4), 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, one, 1, NULL, -1, 0,
+                                                     INT_MAX), 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, one, 1, NULL, 2, -1,
+                                                     9), 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, one, 1, NULL, 3, -1,
+                                                     2), 0, 0);
+    CU_ASSERT_EQUAL(p->cls->step(p, one, 1, NULL, NULL, 0, 0, 4, out),
+                    EINVAL);
     /* Counted (a _BOUND objective, q = 3): every cell once per count,
      * so the head over 0..3 is 10 x 3 x 3, and 7 x 3 x 3 once a step
      * over 0..1 has computed two rows.  A counted summary has a layer
