@@ -37,6 +37,10 @@
  * verification parameters' host list, so a refused peer never reaches
  * the protocol.  TLS 1.3 only.
  *
+ * The log (stderr) has every answer sent, as it left: "PEER: sent
+ * {JSON}", the message in the form --record writes (log_sent()), so that
+ * the operator sees what the DC revealed and that it is nothing more.
+ *
  * Test hooks: --record FILE appends every decoded message received as a
  * JSON line (lr_agent_record()); --delay-ms N holds each answer back N ms
  * (a timer, the loop keeps serving other connections), --delay-commit-ms
@@ -328,6 +332,34 @@ conn_delay_done(evutil_socket_t fd, short what, void *arg)
     conn_read(c->bev, c);
 }
 
+/* Logs the answer 'm' as sent to the peer of 'c': the message exactly,
+ * in the form --record gives what a party receives (lr_agent_record()),
+ * so that the operator reads in the log what left the DC (layer
+ * indices, times, the aggregate compute, stage counts, error texts) and
+ * that it is nothing more.  Before, only what the agent was asked (JOB,
+ * the layouts) and its own figures were logged, never what it sent. */
+static void
+log_sent(const struct conn *c, const struct lr_wire_msg *m)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f) {
+        lr_agent_record(f, m);
+        if (fclose(f))
+            len = 0;
+    }
+    if (!text || !len) {
+        alog(c->a, "%s: sent %s %u (out of memory to log it whole)",
+             c->peer, lr_wire_type_name(m->type), m->id);
+    } else {
+        if (text[len - 1] == '\n')
+            text[len - 1] = '\0';
+        alog(c->a, "%s: sent %s", c->peer, text);
+    }
+    free(text);
+}
+
 static void
 conn_error(struct conn *c, uint32_t id, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -341,8 +373,10 @@ conn_error(struct conn *c, uint32_t id, int code, const char *fmt, ...)
     vsnprintf(m.text, sizeof m.text, fmt, va);
     va_end(va);
     size_t n = lr_wire_encode(&m, c->a->frame, AGENT_FRAME);
-    if (n)
+    if (n) {
+        log_sent(c, &m);
         conn_answer(c, n);
+    }
 }
 
 /* A STEP, FINISH or COMMIT whose local DP would exceed --max-step-cells
@@ -672,6 +706,7 @@ conn_send(struct conn *c, const struct lr_wire_msg *ans)
                    lr_wire_type_name(ans->type));
         return;
     }
+    log_sent(c, ans);
     /* --delay-commit-ms: the devices are reserved now, the coordinator
      * hears of it late (or never, past its timeout). */
     conn_answer_after(c, n, ans->type == LR_WIRE_FINISH_OK
@@ -1009,8 +1044,10 @@ conn_refuse(struct conn *c, int code, const char *what)
     /* Straight out, even with --delay-ms: reading (and so refusing) is
      * paused while an answer is held, so nothing is overtaken. */
     size_t n = lr_wire_encode(&m, c->a->frame, AGENT_FRAME);
-    if (n)
+    if (n) {
+        log_sent(c, &m);
         bufferevent_write(c->bev, c->a->frame, n);
+    }
     if (!evbuffer_get_length(bufferevent_get_output(c->bev)))
         conn_free(c);
 }
@@ -1408,8 +1445,10 @@ usage(FILE *f)
 "  --delay-save-ms N  hold each save of the reservations back N ms, off\n"
 "                    the main thread (tests of a slow disk)\n"
 "\n"
-"Logs to stderr; stops on SIGTERM or SIGINT.  exit status: 0 stopped by\n"
-"a signal, 2 bad input, 1 cannot listen or other failure\n",
+"Logs to stderr, with each answer sent to a peer as it left (a 'sent' line:\n"
+"the message as JSON, as --record writes one received); stops on SIGTERM\n"
+"or SIGINT.  exit status: 0 stopped by a signal, 2 bad input, 1 cannot\n"
+"listen or other failure\n",
             LR_CDYNP_AUTO_CELLS, AGENT_MAX_THREADS, AGENT_DEFAULT_THREADS);
 }
 
