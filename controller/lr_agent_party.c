@@ -744,11 +744,19 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
                 disconnect(ap);
                 return ENOTSUP;
             }
+            /* Not every such refusal is of a frame: an agent at its
+             * limit of connections for us refuses the first request of a
+             * new one so (its text says why, cmd_agent.c). */
+            const bool malformed = !ans->text[0]
+                || !strncmp(ans->text, "malformed frame", 15)
+                || !strncmp(ans->text, "frame length", 12);
             return fail(ap, ans->code > 0 ? ans->code : EPROTO,
-                        "%s port %d refused %s as a malformed frame "
-                        "(%s)%s", ap->address, ap->port,
-                        lr_wire_type_name(req->type),
-                        ans->text[0] ? ans->text : "no reason given", hint);
+                        "%s port %d refused %s%s (%s)%s", ap->address,
+                        ap->port, lr_wire_type_name(req->type),
+                        malformed ? " as a malformed frame"
+                                  : " and closed the connection",
+                        ans->text[0] ? ans->text : "no reason given",
+                        malformed ? hint : "");
         }
         return fail(ap, EPROTO, "%s port %d answered request %u instead "
                     "of %u", ap->address, ap->port, ans->id, req->id);

@@ -627,6 +627,15 @@ if command -v python3 > /dev/null && mk_cert ca coord2 coord2; then
     else
         notok "commitments: $(grep -v '^ok: ' "$tmp/tags.out" | head -5)"
     fi
+    # One coordinator cannot take every connection (64): 16 at most, the
+    # others refused with the reason; the second coordinator is served.
+    if python3 "$srcdir/tests/cli/agent_peers.py" "$C" "$TWO" dc2 \
+           coordinator coord2 > "$tmp/peers.out" 2>&1 &&
+       grep -q "refused: at most 16 connections of one coordinator" "$A/two.log"; then
+        ok "one coordinator holds at most 16 connections, the other is served ($(grep -c '^ok: ' "$tmp/peers.out") steps)"
+    else
+        notok "connections of one coordinator: $(grep -v '^ok: ' "$tmp/peers.out" | head -5)"
+    fi
     stop_agent $TWOPID
 fi
 # The same with two certificates that share their subject CN (a service

@@ -835,6 +835,50 @@ test_old_agent(void)
     fk_stop(&f);
 }
 
+/* An agent at its limit of connections for one coordinator answers the
+ * first request on a new one with an ERROR of id 0 saying so, and closes
+ * it (cmd_agent.c, peer_at_limit()). */
+static void
+script_peer_limit(struct fk_conn *c)
+{
+    struct lr_wire_msg m;
+    if (!fk_read(c, &m))
+        return;
+    struct lr_wire_msg a = { .type = LR_WIRE_ERROR, .code = EUSERS };
+    snprintf(a.text, sizeof a.text, "refused: at most 16 connections of one "
+             "coordinator, and 'coordinator' has 16 open (an idle one "
+             "closes after 600 s): closing");
+    fk_send(c, &a, 0, 0);
+}
+
+/* The coordinator says the agent's reason, not "as a malformed frame",
+ * which it said of every ERROR of id 0: the operator went looking for a
+ * broken frame. */
+static void
+test_refused_not_malformed(void)
+{
+    struct fake f;
+    if (!fk_begin() || !fk_start(&f, script_peer_limit, 1))
+        return;
+    struct lr_cdynp_party *p = fk_party(&f, fk_tm, 5);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    double flops;
+    CU_ASSERT_EQUAL(p->cls->compute(p, &flops), EUSERS);
+    const char *why = lr_agent_party_error(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    if (!strstr(why, "refused hello and closed the connection (refused: at "
+                     "most 16 connections of one coordinator")
+        || strstr(why, "malformed"))
+        fprintf(stderr, "why: %s\n", why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "refused hello and closed the "
+                                       "connection (refused: at most 16 "
+                                       "connections of one coordinator"));
+    CU_ASSERT_PTR_NULL(strstr(why, "malformed"));
+    CU_ASSERT(!lr_agent_party_connected(p));
+    p->cls->free(p);
+    fk_stop(&f);
+}
+
 /* ---- an old agent that plans ---- */
 
 /* What the fake agent of script_old_planner() plans: DC op_dc of op_tm
@@ -1397,6 +1441,7 @@ static CU_TestInfo tests[] = {
     { "misbehaving agent", test_misbehaving_agent },
     { "answers that answer no request", test_nonsense_answers },
     { "an agent older than the objective", test_old_agent },
+    { "a refusal of id 0 is no malformed frame", test_refused_not_malformed },
     { "an old agent: the plan of the ordinary runs, with a note",
       test_old_agent_degrades },
     { "an old agent: no plan without its runs; other refusals fail",

@@ -109,6 +109,13 @@
  * from four addresses or more would otherwise refuse every coordinator,
  * ten seconds at a time, for as long as they came back. */
 #define AGENT_MAX_CONNS 64
+/* Of those, at most this many of one peer (the peer name its certificate
+ * was admitted by) once connected: a coordinator that leaks connections,
+ * or opens them to hold the agent, would otherwise refuse every other
+ * coordinator at accept, 600 s for each silent one (AGENT_IDLE_S), for
+ * ever with a request now and then.  A quarter: four coordinators at
+ * their limit fill the agent, and one plan needs one connection. */
+#define AGENT_MAX_CONNS_PER_PEER 16
 #define AGENT_MAX_HANDSHAKES 16
 #define AGENT_MAX_HANDSHAKES_PER_HOST 4
 #define AGENT_HANDSHAKE_S 10
@@ -1166,6 +1173,27 @@ peer_cn(SSL *ssl, char *buf, size_t len)
     OPENSSL_free(u);
 }
 
+/* True, with 'c' refused (an ERROR that says why, then closed), when
+ * its peer has AGENT_MAX_CONNS_PER_PEER connections open already; 'c'
+ * has just finished its handshake and may be freed. */
+static bool
+peer_at_limit(struct conn *c)
+{
+    char what[LR_WIRE_TEXT_MAX - 16];
+    int n = 0;
+    for (const struct conn *o = c->a->conns; o; o = o->next)
+        n += o != c && o->ready && !o->closing
+             && !strcmp(o->owner, c->owner);
+    if (n < AGENT_MAX_CONNS_PER_PEER)
+        return false;
+    snprintf(what, sizeof what, "refused: at most %d connections of one "
+             "coordinator, and '%.63s' has %d open (an idle one closes "
+             "after %d s)", AGENT_MAX_CONNS_PER_PEER, c->owner, n,
+             AGENT_IDLE_S);
+    conn_refuse(c, EUSERS, what);
+    return true;
+}
+
 static void
 conn_event(struct bufferevent *bev, short what, void *arg)
 {
@@ -1184,6 +1212,8 @@ conn_event(struct bufferevent *bev, short what, void *arg)
         snprintf(c->peer + l, sizeof c->peer - l, " (%s)", c->cn);
         c->ready = true;
         evtimer_del(c->handshake);
+        if (peer_at_limit(c))
+            return;
         alog(a, "%s: connected", c->peer);
         return;
     }
