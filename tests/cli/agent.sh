@@ -1005,7 +1005,9 @@ if command -v python3 > /dev/null; then
         && BUD=$APORT && BUDPID=$APID
     if python3 "$srcdir/tests/cli/agent_budget.py" "$C" "$BUD" dc2 \
            coordinator > "$tmp/budget.out" 2>&1 \
-       && grep -q "step refused: 4.52e+05 cells of local DP" "$A/budget.log"; then
+       && grep -q "step refused: 4.52e+05 cells of local DP" "$A/budget.log" \
+       && grep -q "sent .*over this agent's bound of 1e+05" "$A/budget.log" \
+       && ! grep "sent " "$A/budget.log" | grep -q "4\.5[12]e+05"; then
         ok "a request over --max-step-cells is refused before it runs ($(grep -c '^ok: ' "$tmp/budget.out") steps)"
     else
         notok "--max-step-cells: $(grep -v '^ok: ' "$tmp/budget.out" | head -5; tail -2 "$A/budget.log")"

@@ -405,11 +405,13 @@ over_budget(struct conn *c, const struct lr_wire_msg *m)
     alog(a, "%s: job %u: %s refused: %.3g cells of local DP, over "
          "--max-step-cells %.3g", c->peer, c->job,
          lr_wire_type_name(m->type), cells, a->max_cells);
-    conn_error(c, m->id, E2BIG, "%s: about %.3g cells of local DP, over "
-               "this agent's bound of %.3g (a few seconds): plan with a "
-               "narrower --window, or have the agent run with a larger "
-               "--max-step-cells", lr_wire_type_name(m->type), cells,
-               a->max_cells);
+    /* The count stays in our log: it is rows x N (N + 1) / 2 for the
+     * rows the coordinator chose, so it would tell it our free devices
+     * N exactly (docs/privacy.md: no device count is sent). */
+    conn_error(c, m->id, E2BIG, "%s: over this agent's bound of %.3g cells "
+               "of local DP (a few seconds): plan with a narrower --window, "
+               "or have the agent run with a larger --max-step-cells",
+               lr_wire_type_name(m->type), a->max_cells);
     return true;
 }
 
