@@ -5,7 +5,8 @@
  * nothing and the others applied; one-at-a-time deletes that skip what
  * is gone, and stop at a device that does not answer; the netconf
  * driver's refusals of a bad configuration, and its answer for a device
- * nobody listens on (a clear line, nothing hangs), over SSH and over TLS (tests/cli/sb_netconf_tls.sh has TLS devices).
+ * nobody listens on (a clear line, nothing hangs), over SSH and over
+ * TLS (tests/cli/sb_netconf_tls.sh has TLS devices).
  */
 #include <dirent.h>
 #include <errno.h>

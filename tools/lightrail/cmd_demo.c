@@ -200,7 +200,11 @@ count_roadms(const char *url, const char *token, const char *cert, int *n,
             if (json_object_object_get_ex(d, "media-channels", &v))
                 *channels += json_object_get_int(v);
         }
+    } else if (status == 200) {
+        lr_cli_err(CMD, "lightraild's state lists no ROADM (GET %s): the "
+                   "demo's network has six", DEVICES);
     }
+    /* (Any other answer: lr_client_request() said what it was.) */
     json_object_put(doc);
     free(reply);
     return rc;
