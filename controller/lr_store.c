@@ -286,7 +286,9 @@ struct lr_store {
     sqlite3_stmt *st[ST_N];
     int depth;                /* open transactions and savepoints */
     char *path;               /* for messages */
-    char errmsg[512];         /* the last failure, "" when none */
+    char *kept;               /* the copy this open kept, or NULL */
+    int kept_version;         /* the schema version it holds */
+    char errmsg[1024];        /* the last failure, "" when none */
 };
 
 /* Records a message for lr_store_error() and returns 'ret'. */
@@ -558,6 +560,124 @@ lr_store_read_version(struct lr_store *s, long long *version)
     return 0;
 }
 
+static int lr_store_copy_files(const char *from, const char *to, bool sync,
+                               char *err, size_t errlen);
+
+/* Whether none of the files of a store at 'path' exists: its database
+ * and the journals lr_store_copy() would copy. */
+static bool
+lr_store_name_free(const char *path)
+{
+    static const char *const tails[] = { "", "-wal", "-journal" };
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        char f[PATH_MAX];
+        struct stat st;
+        if (snprintf(f, sizeof f, "%s%s", path, tails[i]) >= (int) sizeof f
+            || lstat(f, &st) == 0 || errno != ENOENT)
+            return false;
+    }
+    return true;
+}
+
+/* The name for the copy of 'path' at schema 'version': "PATH.schema-V.bak",
+ * or, when a copy of an earlier upgrade has it, the first free of
+ * "PATH.schema-V.bak.2" to ".99".  That earlier copy is not written
+ * over: the operator who went back by copying it over the store left it
+ * there and may still want it, and it holds less than the store does
+ * now; nor is the start refused for it, which would stop an unattended
+ * upgrade for a file that is nobody's mistake.  0, ENAMETOOLONG, or
+ * EEXIST when all 99 names are taken. */
+static int
+lr_store_kept_name(const char *path, long long version, char *to,
+                   size_t len)
+{
+    for (int i = 1; i <= 99; i++) {
+        int n = i == 1
+                ? snprintf(to, len, "%s.schema-%lld.bak", path, version)
+                : snprintf(to, len, "%s.schema-%lld.bak.%d", path, version,
+                           i);
+        if (n < 0 || (size_t) n >= len)
+            return ENAMETOOLONG;
+        if (lr_store_name_free(to))
+            return 0;
+    }
+    return EEXIST;
+}
+
+/* Makes the names of the files just copied into the directory of 'path'
+ * durable: fsync() of a file keeps its data, not its directory entry. */
+static int
+lr_store_sync_dir(const char *path, char *err, size_t errlen)
+{
+    char d[PATH_MAX];
+    snprintf(d, sizeof d, "%s", path);
+    char *slash = strrchr(d, '/');
+    if (!slash)
+        snprintf(d, sizeof d, ".");
+    else if (slash == d)
+        d[1] = '\0';
+    else
+        *slash = '\0';
+    int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
+    if (fd < 0 || fsync(fd)) {
+        ret = errno;
+        if (err && errlen)
+            snprintf(err, errlen, "%s: cannot sync: %s", d, strerror(ret));
+    }
+    if (fd >= 0)
+        close(fd);
+    return ret;
+}
+
+/*
+ * Keeps the store of schema 'version' (older than ours) as it is, beside
+ * it, before the first migration step writes it: a start that then
+ * fails, or an operator going back to the older lightraild, has the file
+ * the older code wrote.  Called before the connection writes anything,
+ * the journal mode included, so the copy is the file as it was found.
+ * Copied as files (lr_store_copy()'s way: SQLite's backup API would
+ * write a new file of its own, not the one the older code left), synced
+ * before the migration can be: the migration's commit may reach the disk
+ * before an unsynced copy does.  The caller makes sure no other process
+ * writes the store meanwhile (lightraild holds its state directory's
+ * lock).  0, or the copy's errno with the refusal in s->errmsg; no part
+ * of a copy is left then.
+ */
+static int
+lr_store_keep(struct lr_store *s, long long version)
+{
+    char to[PATH_MAX], why[PATH_MAX + 128];
+    int ret = lr_store_kept_name(s->path, version, to, sizeof to);
+    if (ret == ENAMETOOLONG)
+        snprintf(why, sizeof why, "its path is too long for a copy's");
+    else if (ret == EEXIST)
+        snprintf(why, sizeof why, "%s.schema-%lld.bak and .2 to .99 all "
+                 "exist: remove the copies no longer needed", s->path,
+                 version);
+    if (!ret)
+        ret = lr_store_copy_files(s->path, to, true, why, sizeof why);
+    if (ret)
+        return lr_store_errf(s, ret, "%s: schema version %lld, older than "
+                             "this lightrail's %d: no copy of it could be "
+                             "kept before migrating (%s): the store is left "
+                             "as it was; make room on its file system, or "
+                             "give the user lightrail runs as write access "
+                             "to its directory, and start again", s->path,
+                             version, LR_STORE_SCHEMA_VERSION, why);
+    if (!(s->kept = strdup(to)))
+        return lr_store_errf(s, ENOMEM, "%s: out of memory", s->path);
+    s->kept_version = (int) version;
+    return 0;
+}
+
+const char *
+lr_store_kept(const struct lr_store *s, int *version)
+{
+    if (version)
+        *version = s && s->kept ? s->kept_version : 0;
+    return s ? s->kept : NULL;
+}
+
 static int
 lr_store_migrate(struct lr_store *s)
 {
@@ -672,6 +792,7 @@ lr_store_close(struct lr_store *s)
     /* An open transaction is rolled back by the close. */
     sqlite3_close(s->db);
     free(s->path);
+    free(s->kept);
     free(s);
 }
 
@@ -689,9 +810,11 @@ lr_store_empty_file(const char *path)
     return stat(wal, &st) || !st.st_size;
 }
 
-int
-lr_store_open(const char *path, struct lr_store **out, char *err,
-              size_t errlen)
+/* lr_store_open() and lr_store_open_unkept(): 'keep' says whether an
+ * older store is kept before its migration. */
+static int
+lr_store_open_keep(const char *path, bool keep, struct lr_store **out,
+                   char *err, size_t errlen)
 {
     struct lr_store *s = NULL;
     long long version = 0, fk = 0;
@@ -770,6 +893,12 @@ lr_store_open(const char *path, struct lr_store **out, char *err,
                             version, LR_STORE_SCHEMA_VERSION);
         goto cleanup;
     }
+    /* Version 0 is a new store: nothing to keep. */
+    if (version > 0 && version < LR_STORE_SCHEMA_VERSION && keep) {
+        ret = lr_store_keep(s, version);
+        if (ret)
+            goto cleanup;
+    }
     ret = lr_store_configure(s);
     if (!ret && version < LR_STORE_SCHEMA_VERSION)
         ret = lr_store_migrate(s);
@@ -796,10 +925,25 @@ cleanup:
     return ret;
 }
 
-/* Copies file 'from' to a new file 'to'; ENOENT when 'from' does not
- * exist (nothing made). */
+int
+lr_store_open(const char *path, struct lr_store **out, char *err,
+              size_t errlen)
+{
+    return lr_store_open_keep(path, true, out, err, errlen);
+}
+
+int
+lr_store_open_unkept(const char *path, struct lr_store **out, char *err,
+                     size_t errlen)
+{
+    return lr_store_open_keep(path, false, out, err, errlen);
+}
+
+/* Copies file 'from' to a new file 'to', synced to its disk when 'sync';
+ * ENOENT when 'from' does not exist (nothing made).  A failed copy is
+ * removed. */
 static int
-lr_store_copy_file(const char *from, const char *to, char *err,
+lr_store_copy_file(const char *from, const char *to, bool sync, char *err,
                    size_t errlen)
 {
     int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, ret = 0;
@@ -849,17 +993,34 @@ lr_store_copy_file(const char *from, const char *to, char *err,
         if (ret)
             break;
     }
+    if (sync && !ret && fsync(out)) {
+        ret = errno;
+        if (err && errlen)
+            snprintf(err, errlen, "%s: cannot sync: %s", to, strerror(ret));
+    }
     if (close(out) && !ret) {
         ret = errno;
         if (err && errlen)
             snprintf(err, errlen, "%s: cannot write: %s", to, strerror(ret));
     }
     close(in);
+    /* Half a copy (a full disk) is no copy: it would be taken for one. */
+    if (ret)
+        unlink(to);
     return ret;
 }
 
 int
 lr_store_copy(const char *from, const char *to, char *err, size_t errlen)
+{
+    return lr_store_copy_files(from, to, false, err, errlen);
+}
+
+/* lr_store_copy(), each file and then their directory synced when
+ * 'sync'.  On a failure the files it made are removed. */
+static int
+lr_store_copy_files(const char *from, const char *to, bool sync, char *err,
+                    size_t errlen)
 {
     /* The database and its journals, as files: SQLite would have to
      * recover a crashed daemon's WAL to read it, which makes a -shm file
@@ -867,7 +1028,9 @@ lr_store_copy(const char *from, const char *to, char *err, size_t errlen)
      * read-only connection fails).  No process holds them: the caller
      * made sure no lightraild serves the store. */
     static const char *const tails[] = { "", "-wal", "-journal" };
+    bool made[sizeof tails / sizeof *tails] = { false };
     char f[PATH_MAX], t[PATH_MAX];
+    int ret = 0;
     for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
         bool long_from = snprintf(f, sizeof f, "%s%s", from, tails[i])
                          >= (int) sizeof f;
@@ -877,17 +1040,31 @@ lr_store_copy(const char *from, const char *to, char *err, size_t errlen)
             if (err && errlen)
                 snprintf(err, errlen, "%s%s: path too long",
                          long_from ? from : to, tails[i]);
-            return ENAMETOOLONG;
+            ret = ENAMETOOLONG;
+            goto cleanup;
         }
-        int ret = lr_store_copy_file(f, t, err, errlen);
-        if (ret == ENOENT && i > 0)
+        ret = lr_store_copy_file(f, t, sync, err, errlen);
+        if (ret == ENOENT && i > 0) {
+            ret = 0;
             continue;   /* no journal: nothing left uncheckpointed */
+        }
         if (ret == ENOENT && err && errlen)
             snprintf(err, errlen, "%s: no such file", from);
         if (ret)
-            return ret;
+            goto cleanup;
+        made[i] = true;
     }
-    return 0;
+    if (sync)
+        ret = lr_store_sync_dir(to, err, errlen);
+
+cleanup:
+    /* Part of a copy is no copy: it would be taken for one. */
+    for (size_t k = 0; ret && k < sizeof tails / sizeof *tails; k++)
+        if (made[k]) {
+            snprintf(t, sizeof t, "%s%s", to, tails[k]);
+            unlink(t);
+        }
+    return ret;
 }
 
 int

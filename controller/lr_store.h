@@ -20,6 +20,7 @@
  * such job; EEXIST: a slot or a job name already taken; EINVAL: a job
  * that would break an invariant of lr_store_check(); ENOTSUP: the file's
  * schema is newer than this code; EACCES: the file cannot be written;
+ * at open, the errno of a copy of an older store that cannot be kept;
  * EIO: SQLite failed, with its message
  * in the store's last error); one connection, one thread.  Each write
  * is its own transaction unless the caller has opened one with
@@ -37,13 +38,35 @@
 struct lr_store;
 
 /* Opens (creating or migrating) the database at 'path'.  The caller
- * closes it with lr_store_close(). */
+ * closes it with lr_store_close().
+ * Before the first migration step writes a store of an older schema V,
+ * its files as they are (the database and its WAL) are copied beside
+ * it to PATH.schema-V.bak (PATH.schema-V.bak.2 and on when a copy of an
+ * earlier upgrade has that name) and synced; lr_store_kept() names the
+ * copy.  The copy is taken as files, so no other process may use the
+ * store meanwhile (lightraild holds its state directory's lock).  A copy
+ * that cannot be made (a full disk: ENOSPC or EFBIG; a directory that
+ * cannot be written: EACCES) refuses the open with the copy's errno,
+ * leaving the store as it was and no part of a copy.  A new store, or a
+ * current one, makes no copy. */
 int lr_store_open(const char *path, struct lr_store **out, char *err,
                   size_t errlen);
+
+/* lr_store_open() of a store that is itself a copy (lightrail-check's,
+ * in $TMPDIR, removed after the check): an older one is migrated with
+ * no copy of the copy kept. */
+int lr_store_open_unkept(const char *path, struct lr_store **out,
+                         char *err, size_t errlen);
 void lr_store_close(struct lr_store *);
 
+/* The copy lr_store_open() kept of the store it migrated: its path,
+ * owned by the store, and in '*version' (if not NULL) the schema
+ * version the store held; NULL and 0 when this open migrated nothing. */
+const char *lr_store_kept(const struct lr_store *, int *version);
+
 /* Copies the database at 'from' and its journals (a crashed daemon's
- * WAL), as files, to 'to' and its journals, which must not exist.
+ * WAL), as files, to 'to' and its journals, which must not exist; on a
+ * failure, no part of the copy is left.
  * 'from' is only read: lightrail-check judges a copy, so that checking
  * a store of an older schema does not upgrade it behind its daemon's
  * back.  No process may write 'from' meanwhile (the caller checks the

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,19 +89,27 @@ raw_exec(const char *name, const char *sql)
     return rc;
 }
 
+/* One integer from the database at 'path' (a store's kept copy has a
+ * name of its own); -1 when there is none. */
 static long long
-raw_int(const char *name, const char *sql)
+raw_int_at(const char *path, const char *sql)
 {
     sqlite3 *db = NULL;
     sqlite3_stmt *stmt = NULL;
     long long v = -1;
-    if (sqlite3_open(db_path(name), &db) == SQLITE_OK
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK
         && sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) == SQLITE_OK
         && sqlite3_step(stmt) == SQLITE_ROW)
         v = sqlite3_column_int64(stmt, 0);
     sqlite3_finalize(stmt);
     sqlite3_close(db);
     return v;
+}
+
+static long long
+raw_int(const char *name, const char *sql)
+{
+    return raw_int_at(db_path(name), sql);
 }
 
 /* A job with every field set to something distinctive.  Its lightpaths
@@ -793,6 +802,14 @@ test_migrate_v1(void)
                              " WHERE key = 'schema_version'"), SQLITE_OK);
     CU_ASSERT_EQUAL_FATAL(lr_store_open(db_path("v1"), &s, err, sizeof err),
                           0);
+    /* Kept first, as version 1 (test_migrate_keeps_copy). */
+    int kept_version = 0;
+    char want[600];
+    snprintf(want, sizeof want, "%s.schema-1.bak", db_path("v1"));
+    const char *kept = lr_store_kept(s, &kept_version);
+    CU_ASSERT(kept && !strcmp(kept, want) && kept_version == 1);
+    CU_ASSERT_EQUAL(raw_int_at(want, "SELECT value FROM meta"
+                               " WHERE key = 'schema_version'"), 1);
     CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), 0);
     /* A row from before iterations reads 0: not given. */
     CU_ASSERT_EQUAL(got.intent.iterations, 0);
@@ -823,6 +840,241 @@ test_migrate_v1(void)
     CU_ASSERT_EQUAL(got.intent.iterations, 123456789);
     assert_check_ok(s);
     lr_store_close(s);
+}
+
+/* Store 'name' with job "a" (and, when 'big', a document of 512 KiB),
+ * taken back to what schema 'version' (1 or 3) wrote.  Its bytes, as
+ * the older lightraild left it, in a buffer the caller frees, their
+ * count in '*n'. */
+static unsigned char *
+make_old_store(const char *name, int version, bool big, size_t *n)
+{
+    struct lr_store *s = open_store(name);
+    struct lr_job a;
+    make_job(&a, "a", 10, 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    if (big) {
+        size_t len = 512 * 1024;
+        char *doc = malloc(len + 1);
+        CU_ASSERT_FATAL(doc != NULL);
+        memset(doc, 'x', len);
+        doc[len] = '\0';
+        CU_ASSERT_EQUAL(lr_store_put_doc(s, "padding", doc), 0);
+        free(doc);
+    }
+    lr_store_close(s);
+    char sql[512];
+    snprintf(sql, sizeof sql, "ALTER TABLE jobs DROP COLUMN iterations;%s"
+             "UPDATE meta SET value = %d WHERE key = 'schema_version'",
+             version == 1 ? "ALTER TABLE jobs DROP COLUMN note;"
+                            "ALTER TABLE jobs DROP COLUMN shape;" : "",
+             version);
+    CU_ASSERT_EQUAL_FATAL(raw_exec(name, sql), SQLITE_OK);
+    unsigned char *b = lr_test_read_file(db_path(name), n);
+    CU_ASSERT_FATAL(b != NULL);
+    return b;
+}
+
+/* How many files of the test's directory are copies kept of store
+ * 'name' (their names begin "name.db.schema-"), journals included. */
+static int
+count_kept(const char *name)
+{
+    char prefix[128];
+    int n = 0;
+    snprintf(prefix, sizeof prefix, "%s.db.schema-", name);
+    DIR *d = opendir(dir);
+    CU_ASSERT_FATAL(d != NULL);
+    for (struct dirent *e; (e = readdir(d));)
+        n += !strncmp(e->d_name, prefix, strlen(prefix));
+    closedir(d);
+    return n;
+}
+
+/* A store of an older schema was migrated in place with no copy kept:
+ * a failed start, or an operator going back to the older lightraild,
+ * had only a backup they might not have made.  Now the open keeps the
+ * file as it was beside it, named for its version, before the first
+ * migration step, says so (lr_store_kept()), and never again for the
+ * same store; a copy there already is not written over. */
+static void
+test_migrate_keeps_copy(void)
+{
+    size_t n_old = 0, n_bak = 0;
+    unsigned char *old = make_old_store("v3", 3, false, &n_old);
+    struct lr_store *s = NULL;
+    char err[1024], bak[600];
+    int version = -1;
+    snprintf(bak, sizeof bak, "%s.schema-3.bak", db_path("v3"));
+
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(db_path("v3"), &s, err, sizeof err),
+                          0);
+    const char *kept = lr_store_kept(s, &version);
+    CU_ASSERT_PTR_NOT_NULL(kept);
+    CU_ASSERT(kept && !strcmp(kept, bak));
+    CU_ASSERT_EQUAL(version, 3);
+    lr_store_close(s);
+    CU_ASSERT_EQUAL(raw_int("v3", "SELECT value FROM meta"
+                            " WHERE key = 'schema_version'"),
+                    LR_STORE_SCHEMA_VERSION);
+    /* The file as the older lightraild left it, byte for byte, and
+     * SQLite opens it as that schema: the way back. */
+    unsigned char *b = lr_test_read_file(bak, &n_bak);
+    CU_ASSERT_FATAL(b != NULL);
+    CU_ASSERT(n_bak == n_old && !memcmp(b, old, n_old));
+    free(b);
+    CU_ASSERT_EQUAL(raw_int_at(bak, "SELECT value FROM meta"
+                               " WHERE key = 'schema_version'"), 3);
+    CU_ASSERT_EQUAL(raw_int_at(bak, "SELECT count(*) FROM pragma_table_info"
+                               "('jobs') WHERE name = 'iterations'"), 0);
+    CU_ASSERT_EQUAL(raw_int_at(bak, "SELECT count(*) FROM jobs"), 1);
+
+    /* A second open: the store is current, nothing kept again. */
+    int before = count_kept("v3");
+    CU_ASSERT(before >= 1);
+    s = open_store("v3");
+    version = -1;
+    CU_ASSERT_PTR_NULL(lr_store_kept(s, &version));
+    CU_ASSERT_EQUAL(version, 0);
+    lr_store_close(s);
+    CU_ASSERT_EQUAL(count_kept("v3"), before);
+
+    /* The operator went back (the copy copied over the store, and left
+     * in place) and forward again: the earlier copy holds less than the
+     * store and stays; this one gets a name of its own. */
+    free(old);
+    CU_ASSERT_EQUAL(unlink(db_path("v3")), 0);
+    old = make_old_store("v3", 3, false, &n_old);
+    size_t n_first = 0;
+    unsigned char *first = lr_test_read_file(bak, &n_first);
+    CU_ASSERT_FATAL(first != NULL);
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(db_path("v3"), &s, err, sizeof err),
+                          0);
+    char bak2[620];
+    snprintf(bak2, sizeof bak2, "%s.2", bak);
+    kept = lr_store_kept(s, &version);
+    CU_ASSERT(kept && !strcmp(kept, bak2) && version == 3);
+    if (kept && strcmp(kept, bak2))
+        fprintf(stderr, "kept again: %s\n", kept);
+    lr_store_close(s);
+    b = lr_test_read_file(bak, &n_bak);
+    CU_ASSERT(b && n_bak == n_first && !memcmp(b, first, n_first));
+    free(b);
+    b = lr_test_read_file(bak2, &n_bak);
+    CU_ASSERT(b && n_bak == n_old && !memcmp(b, old, n_old));
+    free(b);
+    free(first);
+    free(old);
+
+    /* A new store and a current one keep nothing. */
+    s = open_store("fresh");
+    CU_ASSERT_PTR_NULL(lr_store_kept(s, NULL));
+    lr_store_close(s);
+    s = open_store("fresh");
+    CU_ASSERT_PTR_NULL(lr_store_kept(s, NULL));
+    lr_store_close(s);
+    CU_ASSERT_EQUAL(count_kept("fresh"), 0);
+}
+
+/* The refusal when no copy can be kept: the store's error says what to
+ * do, the store is left at its old version, and no partial copy stays. */
+static void
+assert_not_kept(const char *name, const char *err)
+{
+    char want[700];
+    snprintf(want, sizeof want, "%s: schema version 3, older than this "
+             "lightrail's %d: no copy of it could be kept before migrating",
+             db_path(name), LR_STORE_SCHEMA_VERSION);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "the store is left as it was"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "and start again"));
+    if (!strstr(err, want) || !strstr(err, "and start again"))
+        fprintf(stderr, "not kept: '%s'\n", err);
+    CU_ASSERT_EQUAL(raw_int(name, "SELECT value FROM meta"
+                            " WHERE key = 'schema_version'"), 3);
+    CU_ASSERT_EQUAL(raw_int(name, "SELECT count(*) FROM pragma_table_info"
+                            "('jobs') WHERE name = 'iterations'"), 0);
+    CU_ASSERT_EQUAL(count_kept(name), 0);
+}
+
+/* lr_store_open() of store 'name' in a child whose files may not grow
+ * past 'limit' bytes (as on a full disk, EFBIG for ENOSPC): its errno,
+ * its message in err[len]. */
+static int
+open_limited(const char *name, rlim_t limit, char *err, size_t len)
+{
+    int pipefd[2], status = 0;
+    err[0] = '\0';
+    CU_ASSERT_EQUAL_FATAL(pipe(pipefd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        struct rlimit rl = { limit, limit };
+        struct lr_store *s = NULL;
+        char e[1024] = "";
+        signal(SIGXFSZ, SIG_IGN);
+        close(pipefd[0]);
+        if (setrlimit(RLIMIT_FSIZE, &rl))
+            _exit(100);
+        int ret = lr_store_open(db_path(name), &s, e, sizeof e);
+        lr_store_close(s);
+        if (write(pipefd[1], e, strlen(e) + 1) < 0)
+            _exit(101);
+        _exit(ret);
+    }
+    close(pipefd[1]);
+    ssize_t n = read(pipefd[0], err, len - 1);
+    err[n > 0 ? n : 0] = '\0';
+    close(pipefd[0]);
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT_FATAL(WIFEXITED(status) && WEXITSTATUS(status) < 100);
+    return WEXITSTATUS(status);
+}
+
+static int open_unwritable(const char *name, mode_t dir_mode, char *err,
+                           size_t len);
+
+/* A copy that cannot be made refuses the migration: on a full disk, and
+ * in a directory the daemon may not write (its -wal and -shm left by a
+ * crash, so SQLite itself needs nothing new there). */
+static void
+test_migrate_copy_refused(void)
+{
+    size_t n_old = 0;
+    char err[1024];
+    free(make_old_store("full", 3, true, &n_old));
+    CU_ASSERT_FATAL(n_old > 512 * 1024);
+    /* Room for SQLite's -shm (32 KiB), not for the copy. */
+    CU_ASSERT_EQUAL(open_limited("full", 128 * 1024, err, sizeof err), EFBIG);
+    assert_not_kept("full", err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, strerror(EFBIG)));
+    /* With room, the same store is kept and migrated. */
+    struct lr_store *s = open_store("full");
+    CU_ASSERT_PTR_NOT_NULL(lr_store_kept(s, NULL));
+    lr_store_close(s);
+
+    free(make_old_store("rodir", 3, false, &n_old));
+    static const char *const tails[] = { "", "-wal", "-shm" };
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        char f[600];
+        snprintf(f, sizeof f, "%s%s", db_path("rodir"), tails[i]);
+        if (i) {
+            FILE *fp = fopen(f, "a");
+            CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+            fclose(fp);
+        }
+        CU_ASSERT_EQUAL(chmod(f, 0666), 0);
+    }
+    int ret = open_unwritable("rodir", 0555, err, sizeof err);
+    if (ret < 0) {
+        fprintf(stderr, "read-only directory: not tested: root cannot "
+                "become nobody here\n");
+        return;
+    }
+    CU_ASSERT_EQUAL(ret, EACCES);
+    assert_not_kept("rodir", err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "write access to"));
 }
 
 static void
@@ -1229,6 +1481,10 @@ static CU_TestInfo tests[] = {
     { "check() finds corrupted rows", test_check_corrupt },
     { "reopen keeps everything", test_reopen },
     { "a version 1 database is migrated", test_migrate_v1 },
+    { "an older store is kept before it is migrated",
+      test_migrate_keeps_copy },
+    { "an older store that cannot be kept is not migrated",
+      test_migrate_copy_refused },
     { "a newer schema is refused", test_newer_schema },
     { "foreign files are refused", test_foreign_files },
     { "a damaged or full file is said so", test_damage_is_said },
