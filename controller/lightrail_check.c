@@ -18,7 +18,7 @@
  * It judges a copy of the store in a directory of its own under $TMPDIR
  * (lr_store_copy()), removed at the end: the store is only read, and
  * one of an older schema is checked as lightraild would migrate it, not
- * migrated.
+ * migrated, and no copy of it kept beside it (lightraild keeps one).
  * The crash test runs it after every kill -9 and restart.
  */
 #include <errno.h>
@@ -153,6 +153,16 @@ main(int argc, char **argv)
                 "directory with room for it" : "");
         goto cleanup;
     }
+    /* The copy of an older schema migrated here, with no copy of it
+     * kept (lr_store_open_unkept()): lr_store_open(), below, would keep
+     * one beside it, in $TMPDIR, which the cleanup does not know of,
+     * and would name it as the store's own in its messages. */
+    struct lr_store *st = NULL;
+    if (lr_store_open_unkept(copy, &st, err, sizeof err)) {
+        say(err, copy, db);
+        goto cleanup;
+    }
+    lr_store_close(st);
     /* A store that does not open, or whose network does not load, says
      * nothing of the invariants: bad input, as lightraild refuses it. */
     int src = lr_stored_network(ly, copy, &topo_json, &cluster_json, &topo,

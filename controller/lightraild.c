@@ -197,6 +197,29 @@ detached_serving(void)
     detach_fd = -1;
 }
 
+/* Opens the store at 'db', if there is one, on its own before anything
+ * reads it: one of an older schema is migrated here, after the copy
+ * lr_store_open() keeps of it, which is said (the way back to the older
+ * lightraild).  A new state directory has no store yet: lr_ctl_new()
+ * makes it.  0, or -1 with the refusal in err[errlen]. */
+static int
+open_store_first(const char *db, char *err, size_t errlen)
+{
+    struct lr_store *st = NULL;
+    int version = 0;
+    if (access(db, F_OK))
+        return 0;
+    if (lr_store_open(db, &st, err, errlen))
+        return -1;
+    const char *kept = lr_store_kept(st, &version);
+    if (kept)
+        lr_log(LR_LOG_INFO, "store %s was schema %d; kept as %s before "
+               "migrating to %d", db, version, kept,
+               LR_STORE_SCHEMA_VERSION);
+    lr_store_close(st);
+    return 0;
+}
+
 /* The state directory's lock, held for the daemon's life (the fd is
  * never closed): a second lightraild on it is refused at once, saying
  * which. */
@@ -653,6 +676,10 @@ main(int argc, char **argv)
         lr_log(LR_LOG_WARN, "the store's files were open to other users "
                "(made by a lightraild before umask 027), now closed to them: "
                "%s", changed);
+    if (open_store_first(db, err, sizeof err)) {
+        lr_log(LR_LOG_ERR, "%s", err);
+        goto cleanup;
+    }
     /* The files seed a new state directory; after that the store holds
      * the network (a PUT changes it there), and the files are not read:
      * a stored network that does not load stops the start, as the stored

@@ -2,7 +2,8 @@
 # lightraild's life on 127.0.0.1: detached (no --foreground) it returns
 # once it serves, holds its state directory (a second daemon on it is
 # refused at once, naming the first), says a start-up error where it was
-# started, survives a SIGHUP while still starting, and removes its pid
+# started, survives a SIGHUP while still starting, keeps a store of an
+# older schema beside it before migrating it, and removes its pid
 # and port files when it stops.  Stopped by PID, never by name.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
@@ -236,13 +237,17 @@ db.execute("PRAGMA journal_mode = DELETE")
 db.close()
 PY
 before="$(ls "$D/old") $(sha256sum < "$D/old/lightrail.db")"
-$CHECK --config "$D/old.json" 2> "$tmp/err"
+# Its copy, migrated, is no store to keep a copy of before migrating:
+# its $TMPDIR is left empty.
+mkdir -p "$tmp/checktmp"
+TMPDIR="$tmp/checktmp" $CHECK --config "$D/old.json" 2> "$tmp/err"
 rc=$?
 after="$(ls "$D/old") $(sha256sum < "$D/old/lightrail.db")"
-[ $rc -eq 0 ] && [ "$before" = "$after" ] \
+left="$(find "$tmp/checktmp" -mindepth 1)"
+[ $rc -eq 0 ] && [ "$before" = "$after" ] && [ -z "$left" ] \
     && [ "$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT value FROM meta WHERE key = \"schema_version\"").fetchone()[0])' "$D/old/lightrail.db")" = 3 ] \
-    && ok "lightrail-check on a version 3 store: exit 0, the file unchanged" \
-    || notok "lightrail-check on a version 3 store: exit $rc, $(cat "$tmp/err"), before $before, after $after"
+    && ok "lightrail-check on a version 3 store: exit 0, the file unchanged, nothing left in TMPDIR" \
+    || notok "lightrail-check on a version 3 store: exit $rc, $(cat "$tmp/err"), before $before, after $after, left in TMPDIR: $left"
 # A copy that cannot be written (a file size limit: write() fails with
 # EFBIG, SIGXFSZ ignored) is $TMPDIR's failure: the message names the
 # copy, not the store, which is never written.
@@ -260,6 +265,22 @@ rc=$?
     && ! grep -q "Success" "$tmp/err" \
     && ok "lightrail-check, TMPDIR too long: exit 2, $(cat "$tmp/err")" \
     || notok "lightrail-check, TMPDIR too long: exit $rc, $(cut -c1-200 "$tmp/err")"
+# lightraild on that version 3 store keeps it, byte for byte, as
+# lightrail.db.schema-3.bak before migrating it to the current version,
+# and says so.  It migrated in place and kept nothing.
+sum3=$(sha256sum < "$D/old/lightrail.db")
+rm -f "$D/old/lightraild.port"
+$LIGHTRAILD --config "$D/old.json" --foreground 2> "$tmp/old.log" &
+PID=$!
+await_file "$D/old/lightraild.port" $PID "$tmp/old.log" lightraild \
+    > "$tmp/old.wait" 2>&1 || notok "lightraild on a version 3 store: $(cat "$tmp/old.wait")"
+stop_daemon
+said="store $D/old/lightrail.db was schema 3; kept as $D/old/lightrail.db.schema-3.bak before migrating to 4"
+[ "$(sha256sum < "$D/old/lightrail.db.schema-3.bak" 2>/dev/null)" = "$sum3" ] \
+    && [ "$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT value FROM meta WHERE key = \"schema_version\"").fetchone()[0])' "$D/old/lightrail.db")" = 4 ] \
+    && [ "$(grep -c -F "$said" "$tmp/old.log")" = 1 ] \
+    && ok "lightraild on a version 3 store: kept before migrating, said: $(grep -o 'store .*schema 3.*' "$tmp/old.log")" \
+    || notok "lightraild on a version 3 store: $(ls "$D/old"); $(grep -i 'store' "$tmp/old.log")"
 # lightrail-check --help: the usage on stdout and exit 0, as every
 # lightrail command's; a wrong command line: the usage on stderr, exit 2.
 $CHECK --help > "$tmp/out" 2> "$tmp/err"
