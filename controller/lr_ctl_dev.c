@@ -9,16 +9,18 @@
 /* EINVAL is, by sb_driver.h's conventions, what a driver says of what
  * it was given rather than of what it met: a netconf connection that
  * stops at the schema path or a key file before anything is sent, a
- * restconf ca-file that does not load.  Counting it as the device's
- * answer showed a device up that was never asked; counting it as down
- * would blame the device (and page its operator) for a file on the
- * controller's host.  So it judges nothing: up or down stays as the
- * last answer that came from the device left it, while the failure is
- * counted and its line shown as the reason, which names the file. */
+ * restconf ca-file that does not load.  ENOMEM is what the controller's
+ * host lacked: memory, a thread to connect on, a socket, an answer from
+ * its own resolver.  Counting either as the device's answer showed a
+ * device up that was never asked; counting it as down would blame the
+ * device (and page its operator) for something on the controller's
+ * host.  So it judges nothing: up or down stays as the last answer that
+ * came from the device left it, while the failure is counted and its
+ * line shown as the reason, which names the file or the resource. */
 bool
 lr_ctl_dev_local(int rc)
 {
-    return rc == EINVAL;
+    return sb_local(rc);
 }
 
 void

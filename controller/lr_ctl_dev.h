@@ -18,8 +18,9 @@
  * EIO), is up; one that did not (sb_unanswered(): ETIMEDOUT, the outcome
  * unknown; EHOSTUNREACH, EAGAIN: no session; EACCES: its identity or our
  * credentials refused, no session; a connection refused, reset or
- * broken) is down; EINVAL judges nothing (lr_ctl_dev_local()).  A device
- * no operation has tried yet is up.
+ * broken) is down; a failure on the controller's side (EINVAL: what it
+ * was given; ENOMEM: what its host lacked) judges nothing
+ * (lr_ctl_dev_local()).  A device no operation has tried yet is up.
  */
 #ifndef LR_CTL_DEV_H
 #define LR_CTL_DEV_H 1
@@ -49,9 +50,11 @@ struct lr_ctl_dev_seen {
 };
 
 /* Whether driver answer 'rc' is a failure on the controller's side
- * (EINVAL: a setting, schema path, key or CA file the driver cannot
- * use), which neither reached the device nor proves it unreachable:
- * it leaves up or down as it was. */
+ * (sb_local(): EINVAL, a setting, schema path, key or CA file the
+ * driver cannot use; ENOMEM, memory, a thread, a socket or an answer
+ * from its resolver that the controller's host lacked), which neither
+ * reached the device nor proves it unreachable: it leaves up or down as
+ * it was. */
 bool lr_ctl_dev_local(int rc);
 
 /* A new entry for 'cfg': up, nothing counted. */

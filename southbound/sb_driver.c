@@ -63,6 +63,14 @@ sb_unanswered(int rc)
     }
 }
 
+/* Two codes, not one per cause: the callers need only "not the
+ * device's", and the line says which file, or which resource, it was. */
+bool
+sb_local(int rc)
+{
+    return rc == EINVAL || rc == ENOMEM;
+}
+
 int
 sb_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
 {

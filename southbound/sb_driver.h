@@ -18,6 +18,13 @@
  * Conventions: functions return 0 or a positive errno value and, on
  * error, write one line into err[errlen] that says what failed and what
  * to do.  ETIMEDOUT means the outcome is unknown: read the device back.
+ * An errno says whose the failure is, in three lists: the device did
+ * not answer (sb_unanswered()), the controller failed on its own side
+ * before anything reached the device (sb_local(): EINVAL, what it was
+ * given; ENOMEM, what its host lacked), or else the device answered
+ * (EPROTO, EEXIST, ENOENT, ...).  A driver must not use a "no answer"
+ * errno for a failure of its own: the ROADM would be shown down, and
+ * its operator paged, for something on the controller's host.
  * Ownership: a device belongs to the caller from open() to close().
  */
 #ifndef SB_DRIVER_H
@@ -180,11 +187,21 @@ void sb_driver_forget_files(void);
  * reset, aborted or broken; the network or host down) or no answer in
  * time (ETIMEDOUT: the outcome is unknown).  Any other errno is the
  * device's own answer (EPROTO, EEXIST, ENOENT, the dummy's EIO) or the
- * controller's (EINVAL).  One list for whoever must tell the two apart:
- * sb_parallel stops sending a device its next changes on such an answer
- * (each would wait its timeout, or be refused the same way), and
+ * controller's (sb_local()).  One list for whoever must tell the two
+ * apart: sb_parallel stops sending a device its next changes on such an
+ * answer (each would wait its timeout, or be refused the same way), and
  * lr_ctl_dev judges the device down by it. */
 bool sb_unanswered(int rc);
+
+/* Whether driver answer 'rc' is a failure on the controller's own side,
+ * before anything reached the device: EINVAL, what the controller was
+ * given (a setting, a schema path, a key or CA file, CA bytes its
+ * libcurl will not load); ENOMEM, what the controller's host lacked for
+ * the operation (memory, a thread to connect on, a socket, an answer
+ * from its own resolver: retry later).  Such an answer proves nothing
+ * of the device: lr_ctl_dev leaves its up or down as it was.  No errno
+ * is in both lists. */
+bool sb_local(int rc);
 
 /* The layer's error convention in one call: writes the printf-style
  * line into err[errlen] (when err is not NULL and errlen is not 0; a

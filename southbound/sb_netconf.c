@@ -81,9 +81,11 @@
  * EPROTO the device refused (its rpc-error: tag, app-tag, path, message),
  * EEXIST/ENOENT as the dummy, EACCES a host key that is not the pinned
  * one or a certificate refused by either side (TLS), EINVAL a TLS file
- * that cannot be used, EHOSTUNREACH no session, EAGAIN no session for
- * now (no thread to connect, or a resolver that cannot answer now: TLS),
- * ETIMEDOUT outcome unknown.
+ * or schema path that cannot be used, EHOSTUNREACH no session,
+ * ETIMEDOUT outcome unknown; ENOMEM the controller's host lacked
+ * something before anything was sent (a thread to connect on, memory,
+ * a socket, an answer from its resolver: TLS), which sb_driver.h
+ * counts as local, not as the device's silence.
  * SB_NC_DEBUG=1 in the environment copies libnetconf2's messages to
  * stderr (a diagnostic for operators, off by default).
  */
@@ -636,7 +638,8 @@ sb_nc_drop(struct sb_netconf *d)
 
 /* Makes d->session a live session (see the top comment); d->lock held.
  * EHOSTUNREACH (refused, unreachable, host key, authentication) or
- * ETIMEDOUT (no answer within timeout_ms).
+ * ETIMEDOUT (no answer within timeout_ms); EACCES, EINVAL or ENOMEM as
+ * the top comment says.
  *
  * Hedged: an attempt still pending timeout_ms after it started (a
  * connection takes hundreds of milliseconds) gets a second one beside
@@ -659,9 +662,14 @@ sb_nc_connect(struct sb_netconf *d, char *err, size_t errlen)
     if (d->session && nc_session_get_status(d->session) == NC_STATUS_RUNNING)
         return 0;
     sb_nc_drop(d);
+    /* No thread (or no memory for the attempt) is the controller's
+     * host, not the device, which was sent nothing: ENOMEM, local
+     * (sb_local()), where EAGAIN would show the ROADM down. */
     if (!d->attempt && !(d->attempt = sb_nc_attempt_start(d)))
-        return sb_errf(err, errlen, EAGAIN, "%s: cannot start a thread "
-                       "to connect; retry", d->config.name);
+        return sb_errf(err, errlen, ENOMEM, "%s: cannot start a thread "
+                       "to connect (the controller's host is out of "
+                       "threads or memory): nothing sent; retry",
+                       d->config.name);
     struct sb_nc_attempt *a = d->attempt, *b = NULL, *won = NULL;
     sb_nc_deadline_from(&end, NULL, SB_NC_CONNECT_FACTOR * d->timeout_ms);
     sb_nc_deadline_from(&hedge, &a->started, d->timeout_ms);

@@ -74,7 +74,11 @@ sb_par_run(void *arg)
          * is the item's, even after an earlier refusal: it is where
          * the device is now (lr_ctl_dev judges it down by it), and a
          * lost answer (ETIMEDOUT) is what makes a caller read the
-         * device back; each_rc keeps the refusal. */
+         * device back; each_rc keeps the refusal.  A failure on the
+         * controller's side (sb_local()) does not stop the batch: it
+         * says nothing of the device, an EINVAL fails the next change
+         * at once, and an ENOMEM (a thread, memory) may be over by
+         * then. */
         if (sb_unanswered(rc)) {
             it->rc = rc;
             snprintf(it->err, sizeof it->err, "%s", e);

@@ -17,7 +17,8 @@ struct sb_par_item {
     bool each;                /* one change at a time, ENOENT is done
                                * (for removing what may be gone
                                * already); stops at a device that does
-                               * not answer (sb_unanswered()) */
+                               * not answer (sb_unanswered()), not at a
+                               * failure of the controller's (sb_local()) */
     int *each_rc;             /* each, optional, [n]: every change's
                                * answer (0 done, ENOENT included; an
                                * errno; -1 never sent: the device had

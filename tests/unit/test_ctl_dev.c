@@ -163,6 +163,39 @@ test_local(void)
     CU_ASSERT_STRING_EQUAL(d.why, "roadm-1: cannot use the CA file ca.pem");
 }
 
+/* ENOMEM is the controller's host lacking what an operation needs (a
+ * thread to connect, memory, a descriptor, an answer from its own
+ * resolver): nothing went to the device, whose up or down stays as the
+ * device's last answer left it.  Before, ENOMEM counted as the
+ * device's own answer: a ROADM shown down came back up on it. */
+static void
+test_local_resources(void)
+{
+    struct lr_ctl_dev d = fresh();
+    CU_ASSERT(lr_ctl_dev_local(ENOMEM));
+    CU_ASSERT(sb_local(ENOMEM));
+    CU_ASSERT(sb_local(EINVAL));
+    CU_ASSERT(!sb_local(EAGAIN));
+    CU_ASSERT(!sb_local(EPROTO));
+    CU_ASSERT(!sb_local(0));
+    /* No code is both: the two lists tell three cases apart. */
+    for (int rc = 0; rc < 200; rc++)
+        CU_ASSERT(!(sb_local(rc) && sb_unanswered(rc)));
+
+    lr_ctl_dev_note(&d, ENOMEM, "roadm-1: cannot start a thread to "
+                    "connect; retry", 1000);
+    CU_ASSERT(d.up);
+    CU_ASSERT_EQUAL(d.failures, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(d.why, "cannot start a thread"));
+    lr_ctl_dev_note(&d, ETIMEDOUT, "roadm-1: no answer", 2000);
+    CU_ASSERT(!d.up);
+    lr_ctl_dev_note(&d, ENOMEM, "roadm-1: cannot resolve r1.example "
+                    "(Temporary failure in name resolution)", 3000);
+    CU_ASSERT(!d.up);
+    CU_ASSERT_EQUAL(d.ok_ms, 0);
+    CU_ASSERT_EQUAL(d.fail_ms, 3000);
+}
+
 static void
 test_address(void)
 {
@@ -235,6 +268,8 @@ static CU_TestInfo tests[] = {
     { "an op's operations folded at its end", test_fold },
     { "down is no answer, up any answer", test_unreached },
     { "a local failure leaves up or down as it was", test_local },
+    { "ENOMEM (a thread, memory, the resolver) is local",
+      test_local_resources },
     { "an address without its password", test_address },
     { "a reason in whole characters, one line", test_reason_text },
     CU_TEST_INFO_NULL,
