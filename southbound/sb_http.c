@@ -43,6 +43,44 @@ sb_http_on_body(char *p, size_t size, size_t n, void *arg)
     return k;
 }
 
+/* Whose failure 'cc' is decides its errno (sb_driver.h): the device's
+ * (its certificate refused in the handshake: EACCES; no connection:
+ * EHOSTUNREACH; no answer: ETIMEDOUT) or the controller's own, before
+ * any byte of the request went out (EINVAL: CA bytes, a client
+ * certificate, a URL or a protocol this libcurl will not take; ENOMEM:
+ * its memory).  CURLE_SSL_CACERT_BADFILE is libcurl refusing the CA it
+ * was handed, at the start of the handshake and before any answer: it
+ * was EACCES, "the server's certificate is refused", and showed the
+ * ROADM down for a file on the controller's host.  A change that went
+ * out, even in part, before libcurl failed may have been made: the
+ * outcome is unknown (ETIMEDOUT), which matters more to the caller
+ * than whose the failure was, so it wins over ENOMEM. */
+int
+sb_http_errno(CURLcode cc, bool change_sent)
+{
+    switch (cc) {
+    case CURLE_OK:
+        return 0;
+    case CURLE_OPERATION_TIMEDOUT:
+        return ETIMEDOUT;
+    case CURLE_PEER_FAILED_VERIFICATION:
+        return EACCES;
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_NOT_BUILT_IN:
+    case CURLE_BAD_FUNCTION_ARGUMENT:
+    case CURLE_UNKNOWN_OPTION:
+        return EINVAL;
+    case CURLE_OUT_OF_MEMORY:
+    case CURLE_FAILED_INIT:
+        return change_sent ? ETIMEDOUT : ENOMEM;
+    default:
+        return change_sent ? ETIMEDOUT : EHOSTUNREACH;
+    }
+}
+
 int
 sb_http_perform(CURL *h, const struct sb_http_request *rq,
                 struct sb_http_reply *r, char *err, size_t errlen)
@@ -91,13 +129,18 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
         /* A libcurl without blobs (before 7.77, or a TLS backend that
          * takes none) would otherwise fail every certificate with
          * words that blame the device. */
-        if (curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca) != CURLE_OK) {
+        CURLcode bc = curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
+        if (bc != CURLE_OK) {
+            /* The controller's own libcurl, not the device: EINVAL
+             * (ENOMEM if it ran out of memory), never EACCES, which
+             * would show the ROADM down. */
             curl_slist_free_all(hdrs);
-            return sb_errf(err, errlen, EACCES, "%s: this libcurl cannot "
-                           "take the ca-file %s from memory "
-                           "(CURLOPT_CAINFO_BLOB: libcurl 7.77 or later "
-                           "with OpenSSL): install such a libcurl",
-                           rq->device, rq->ca_file ? rq->ca_file : "");
+            return sb_errf(err, errlen, bc == CURLE_OUT_OF_MEMORY ? ENOMEM
+                           : EINVAL, "%s: this libcurl cannot take the "
+                           "ca-file %s from memory (CURLOPT_CAINFO_BLOB: "
+                           "libcurl 7.77 or later with OpenSSL): nothing "
+                           "sent; install such a libcurl", rq->device,
+                           rq->ca_file ? rq->ca_file : "");
         }
         curl_easy_setopt(h, CURLOPT_CAINFO, NULL);
         curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
@@ -107,45 +150,45 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
     CURLcode cc = curl_easy_perform(h);
     curl_slist_free_all(hdrs);
     const char *why = ebuf[0] ? ebuf : curl_easy_strerror(cc);
-    int ret = 0;
-    switch (cc) {
-    case CURLE_OK:
+    if (cc == CURLE_OK) {
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
         return 0;
-    case CURLE_OPERATION_TIMEDOUT:
-        ret = ETIMEDOUT;
+    }
+    /* A change whose request went out, even in part, may have been
+     * made: the answer was lost (an empty reply, a reset, an answer
+     * over 8 MiB), which is a timeout's case, not "nothing applied". */
+    long sent = 0;
+    curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
+    int ret = sb_http_errno(cc, sent > 0 && strcmp(rq->method, "GET"));
+    if (cc == CURLE_OPERATION_TIMEDOUT)
         sb_errf(err, errlen, 0, "%s: no answer to %s within %d ms: the "
                 "outcome is unknown; read the device back", rq->device,
                 rq->what, rq->timeout_ms);
-        break;
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_CERTPROBLEM:
-        ret = EACCES;
+    else if (ret == ETIMEDOUT)
+        sb_errf(err, errlen, 0, "%s: %s went out but its answer was lost "
+                "(%s): the outcome is unknown; read the device back",
+                rq->device, rq->what, why);
+    else if (ret == EACCES)
         sb_errf(err, errlen, 0, "%s: the server's certificate is refused "
                 "(%s): it must chain to the pinned CA %s; nothing applied",
                 rq->device, why, rq->ca_file ? rq->ca_file : "(none)");
-        break;
-    default: {
-        /* A change whose request went out, even in part, may have been
-         * made: the answer was lost (an empty reply, a reset, an answer
-         * over 8 MiB), which is a timeout's case, not "nothing applied". */
-        long sent = 0;
-        curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
-        if (sent > 0 && strcmp(rq->method, "GET")) {
-            ret = ETIMEDOUT;
-            sb_errf(err, errlen, 0, "%s: %s went out but its answer was lost "
-                    "(%s): the outcome is unknown; read the device back",
-                    rq->device, rq->what, why);
-            break;
-        }
-        ret = EHOSTUNREACH;
+    else if (cc == CURLE_SSL_CACERT_BADFILE)
+        sb_errf(err, errlen, 0, "%s: libcurl cannot load the ca-file %s "
+                "(%s): nothing sent; give the PEM certificate of the CA "
+                "that signs the device's", rq->device,
+                rq->ca_file ? rq->ca_file : "(none)", why);
+    else if (ret == EINVAL)
+        sb_errf(err, errlen, 0, "%s: libcurl cannot make %s to %s (%s): "
+                "nothing sent; check the device's address and ca-file",
+                rq->device, rq->what, rq->url, why);
+    else if (ret == ENOMEM)
+        sb_errf(err, errlen, 0, "%s: libcurl cannot make %s (%s): the "
+                "controller's host is out of memory; nothing sent, retry",
+                rq->device, rq->what, why);
+    else
         sb_errf(err, errlen, 0, "%s: cannot reach %s (%s): nothing applied; "
                 "check the device and its address", rq->device, rq->url,
                 why);
-        break;
-    }
-    }
     free(r->body);
     memset(r, 0, sizeof r[0]);
     return ret;

@@ -13,6 +13,7 @@
 #ifndef SB_HTTP_H
 #define SB_HTTP_H 1
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <curl/curl.h>
@@ -46,10 +47,18 @@ struct sb_http_request {
 void sb_http_global_init(void);
 
 /* Sends one request.  0 with reply->status set (any HTTP status), or
- * ETIMEDOUT (no answer within timeout_ms: the outcome is unknown),
- * EACCES (the certificate does not chain to ca_file) or EHOSTUNREACH (no
- * connection) with one line in err. */
+ * ETIMEDOUT (no answer within timeout_ms, or a change that went out
+ * whose answer was lost: the outcome is unknown), EACCES (the server's
+ * certificate does not chain to ca_file) or EHOSTUNREACH (no
+ * connection), the device's; or EINVAL (CA bytes, a URL this libcurl
+ * will not take) or ENOMEM, the controller's own before anything went
+ * out (sb_local()); with one line in err. */
 int sb_http_perform(CURL *h, const struct sb_http_request *rq,
                     struct sb_http_reply *reply, char *err, size_t errlen);
+
+/* libcurl's failure 'cc' as the driver convention's errno (0 for
+ * CURLE_OK); 'change_sent': a request other than a GET went out, in
+ * part at least, so that its outcome is unknown (ETIMEDOUT). */
+int sb_http_errno(CURLcode cc, bool change_sent);
 
 #endif

@@ -31,7 +31,10 @@
  * ENOENT, 409 on PUT EEXIST, other refusals EPROTO; a certificate that
  * does not chain to the pinned CA is EACCES, no connection EHOSTUNREACH,
  * no answer within timeout_ms ETIMEDOUT; a ca-file that does not load
- * is open()'s EINVAL, before any connection.  A 502, 503 or 504 is no
+ * is open()'s EINVAL, before any connection, and so are CA bytes that
+ * libcurl will not load (sb_http.c), which open() refuses as well;
+ * ENOMEM the controller's host out of memory.  EINVAL and ENOMEM are
+ * the controller's side (sb_local()), not the device's.  A 502, 503 or 504 is no
  * refusal of the device's (RFC 9110 15.6.3-15.6.5, sb_rc_not_done()):
  * 503 EAGAIN (nothing applied), 502 and 504 ETIMEDOUT (outcome
  * unknown), each an answer the controller judges no answer from the
@@ -98,7 +101,8 @@ struct sb_restconf {
 static struct sb_kept sb_rc_kept = SB_KEPT_INIT(free);
 
 /* One request; 0 with r->status set (any HTTP status), or the transport
- * error as ETIMEDOUT, EACCES or EHOSTUNREACH with its line. */
+ * error as sb_http_perform() gives it (ETIMEDOUT, EACCES, EHOSTUNREACH;
+ * EINVAL or ENOMEM, the controller's) with its line. */
 static int
 sb_rc_http(struct sb_restconf *d, const char *method, const char *path,
            const char *body, struct sb_http_reply *r, char *err,
@@ -786,11 +790,14 @@ sb_restconf_open(const struct sb_device_config *config,
                                            : SB_RC_DEFAULT_TIMEOUT_MS;
     pthread_mutex_init(&d->lock, NULL);
     /* A certificate that is not the pinned CA's is a configuration error
-     * and says so now; a device that is down is not (first use). */
+     * and says so now, and so is a CA libcurl will not load (EINVAL); a
+     * device that is down is not (first use), nor a host short of
+     * memory for now (ENOMEM). */
     char e[512];
-    if (sb_rc_refresh(d, e, sizeof e) == EACCES) {
+    int rc0 = sb_rc_refresh(d, e, sizeof e);
+    if (rc0 == EACCES || rc0 == EINVAL) {
         sb_restconf_close((struct sb_device *) d);
-        return sb_errf(err, errlen, EACCES, "%s", e);
+        return sb_errf(err, errlen, rc0, "%s", e);
     }
     *out = (struct sb_device *) d;
     return 0;

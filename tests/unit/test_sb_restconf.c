@@ -24,6 +24,7 @@
 
 #include "controller/lr_ctl_dev.h"
 #include "southbound/sb_driver.h"
+#include "southbound/sb_http.h"
 #include "tests/doubles/restconf_double.h"
 #include "tests/lr_test.h"
 #include "tools/lightrail/lr_tls_selfsigned.h"
@@ -698,6 +699,97 @@ test_gateway(void)
     sb_restconf_class.close(d);
 }
 
+/* CA bytes that libcurl will not load are the controller's failure,
+ * not the device's: before, sb_http_perform() said "the server's
+ * certificate is refused" (EACCES), and the ROADM was shown down for a
+ * file on the controller's host.  Now EINVAL, with a line that names
+ * the ca-file and what to do, and the ROADM's health as the device
+ * last left it (up stays up, down stays down).  The restconf driver
+ * checks its ca-file as libcurl loads it (sb_rc_ca_verify()), so the
+ * bytes are handed to sb_http_perform() directly: the case of a
+ * libcurl whose loader and the check disagree. */
+static void
+test_ca_refused_by_libcurl(void)
+{
+    static const char junk[] = "-----BEGIN CERTIFICATE-----\n"
+                               "bm90IGEgY2VydGlmaWNhdGU=\n"
+                               "-----END CERTIFICATE-----\n";
+    char url[128], err[512];
+    struct sb_http_reply r;
+    CURL *h = curl_easy_init();
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    snprintf(url, sizeof url, "https://127.0.0.1:%d/restconf/data", rcd.port);
+    for (int pass = 0; pass < 2; pass++) {
+        struct sb_http_request rq = {
+            .device = "r7", .method = pass ? "POST" : "GET", .url = url,
+            .what = "GET media-channels", .body = pass ? "{}" : NULL,
+            .content_type = "application/yang-data+json",
+            .ca_file = "/etc/lr/ca.pem", .ca_pem = junk,
+            .ca_len = sizeof junk - 1, .timeout_ms = 2000,
+        };
+        err[0] = '\0';
+        int rc = sb_http_perform(h, &rq, &r, err, sizeof err);
+        CU_ASSERT_EQUAL(rc, EINVAL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "/etc/lr/ca.pem"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "nothing sent"));
+        CU_ASSERT_PTR_NULL(strstr(err, "server's certificate"));
+        if (rc != EINVAL)
+            fprintf(stderr, "rc %d: %s\n", rc, err);
+
+        struct sb_device_config cfg = { .name = "r7", .driver = "restconf",
+                                        .address = "https://127.0.0.1" };
+        struct lr_ctl_dev dev;
+        lr_ctl_dev_init(&dev, &cfg);
+        lr_ctl_dev_note(&dev, rc, err, 1000);
+        CU_ASSERT(dev.up);
+        lr_ctl_dev_note(&dev, EHOSTUNREACH, "r7: cannot reach", 2000);
+        lr_ctl_dev_note(&dev, rc, err, 3000);
+        CU_ASSERT_FALSE(dev.up);
+        CU_ASSERT_PTR_NOT_NULL(strstr(dev.why, "/etc/lr/ca.pem"));
+    }
+    curl_easy_cleanup(h);
+}
+
+/* libcurl's failures as the driver convention's errno: the device's
+ * (its certificate refused, no connection, no answer) or the
+ * controller's own (what it was given, its memory), so that lr_ctl_dev
+ * shows a ROADM down only for the former. */
+static void
+test_http_errno(void)
+{
+    static const struct { CURLcode cc; bool sent; int rc; } rows[] = {
+        { CURLE_OK, false, 0 },
+        { CURLE_OPERATION_TIMEDOUT, false, ETIMEDOUT },
+        { CURLE_PEER_FAILED_VERIFICATION, false, EACCES },
+        { CURLE_COULDNT_CONNECT, false, EHOSTUNREACH },
+        { CURLE_COULDNT_RESOLVE_HOST, false, EHOSTUNREACH },
+        { CURLE_RECV_ERROR, false, EHOSTUNREACH },
+        { CURLE_RECV_ERROR, true, ETIMEDOUT },
+        { CURLE_GOT_NOTHING, true, ETIMEDOUT },
+        /* The controller's own. */
+        { CURLE_SSL_CACERT_BADFILE, false, EINVAL },
+        { CURLE_SSL_CERTPROBLEM, false, EINVAL },
+        { CURLE_URL_MALFORMAT, false, EINVAL },
+        { CURLE_UNSUPPORTED_PROTOCOL, false, EINVAL },
+        { CURLE_NOT_BUILT_IN, false, EINVAL },
+        { CURLE_OUT_OF_MEMORY, false, ENOMEM },
+        { CURLE_FAILED_INIT, false, ENOMEM },
+        /* Memory that ran out after a change went out: its outcome is
+         * unknown, which matters more (the caller reads back). */
+        { CURLE_OUT_OF_MEMORY, true, ETIMEDOUT },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        int rc = sb_http_errno(rows[i].cc, rows[i].sent);
+        CU_ASSERT_EQUAL(rc, rows[i].rc);
+        if (rc != rows[i].rc)
+            fprintf(stderr, "CURLcode %d (sent %d): %d, want %d\n",
+                    (int) rows[i].cc, rows[i].sent, rc, rows[i].rc);
+        if (rows[i].rc == EINVAL || rows[i].rc == ENOMEM)
+            CU_ASSERT(lr_ctl_dev_local(rc) && !sb_unanswered(rc));
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "round trip, EEXIST, ENOENT", test_round_trip },
     { "a failing batch is undone; RFC 8040 errors", test_all_or_nothing },
@@ -712,6 +804,10 @@ static CU_TestInfo tests[] = {
     { "a full device: 409 resource-denied", test_device_full },
     { "a gateway's 502, 503, 504: the device down, with the status",
       test_gateway },
+    { "CA bytes libcurl refuses: the controller's, the ROADM as it was",
+      test_ca_refused_by_libcurl },
+    { "libcurl's failures: the device's or the controller's",
+      test_http_errno },
     CU_TEST_INFO_NULL,
 };
 
