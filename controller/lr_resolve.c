@@ -173,8 +173,18 @@ lr_lookup_error(int gai, int sys_errno, char *err, size_t errlen)
                                                       : gai_strerror(gai));
     /* EAI_AGAIN: the resolver could not answer now (a server failure, or
      * none reachable), which says nothing of the name: the same lookup
-     * may succeed later.  Every other failure is the name's. */
-    return gai == EAI_AGAIN ? EAGAIN : EHOSTUNREACH;
+     * may succeed later.  EAI_MEMORY, and a system call that ran out of
+     * memory or descriptors, are this host's, not the name's: ENOMEM
+     * (the southbound counts it as the controller's side, sb_local()).
+     * Every other failure is the name's. */
+    if (gai == EAI_AGAIN)
+        return EAGAIN;
+    if (gai == EAI_MEMORY
+        || (gai == EAI_SYSTEM
+            && (sys_errno == ENOMEM || sys_errno == EMFILE
+                || sys_errno == ENFILE || sys_errno == ENOBUFS)))
+        return ENOMEM;
+    return EHOSTUNREACH;
 }
 
 int

@@ -44,8 +44,9 @@ int lr_lookup_start(const char *host, const char *service,
  * Returns 0 with '*res' set (free with freeaddrinfo()), ETIMEDOUT when
  * the resolver had not answered by then, EAGAIN when it answered that
  * it cannot answer now (EAI_AGAIN: "Temporary failure in name
- * resolution"; try again later), or EHOSTUNREACH when it answered that
- * the name does not resolve; on failure 'err' (may be NULL) gets the
+ * resolution"; try again later), ENOMEM when this host failed it
+ * (EAI_MEMORY; out of memory or descriptors), or EHOSTUNREACH when it
+ * answered that the name does not resolve; on failure 'err' (may be NULL) gets the
  * reason ("Name or service not known", "no answer from the resolver"),
  * without the host name or the time: the caller says what it was
  * resolving for, and its timeout as the user set it. */
@@ -53,8 +54,10 @@ int lr_lookup_wait(struct lr_lookup *l, double timeout_s,
                    struct addrinfo **res, char *err, size_t errlen);
 
 /* getaddrinfo()'s failure 'gai' (with 'sys_errno', errno for EAI_SYSTEM)
- * as lr_lookup_wait() returns it: EAGAIN for EAI_AGAIN, EHOSTUNREACH
- * for any other, the reason in err[errlen] (may be NULL). */
+ * as lr_lookup_wait() returns it: EAGAIN for EAI_AGAIN, ENOMEM for
+ * EAI_MEMORY and EAI_SYSTEM with ENOMEM, EMFILE, ENFILE or ENOBUFS,
+ * EHOSTUNREACH for any other, the reason in err[errlen] (may be
+ * NULL). */
 int lr_lookup_error(int gai, int sys_errno, char *err, size_t errlen);
 
 /* Both: getaddrinfo() that gives up after 'timeout_s' seconds.  EINVAL

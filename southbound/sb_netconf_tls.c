@@ -157,6 +157,22 @@ sb_nct_wait(int fd, short events, long long deadline)
     }
 }
 
+/* lr_resolve()'s answers, whose errno values speak of the lookup, in
+ * the driver convention's, which speak of the device.  A name that does
+ * not resolve (EHOSTUNREACH) stays so: it is as far as the controller
+ * can tell an address nobody answers at, like a wrong or gone IP
+ * address, which it cannot tell from a device that is down either.  A
+ * resolver that answers nothing (EAGAIN: EAI_AGAIN, no server answered,
+ * or one failed; ETIMEDOUT: none within the connection's time) has
+ * said nothing of the name, and the device was sent nothing: the
+ * controller's host lacked its name service, ENOMEM (sb_local()), not
+ * the device's silence, nor an unknown outcome. */
+int
+sb_nc_tls_resolve_errno(int rc)
+{
+    return rc == EAGAIN || rc == ETIMEDOUT ? ENOMEM : rc;
+}
+
 /* A non-blocking TCP connection to HOST:PORT by 'deadline' (the
  * connection's 'timeout_ms', for the messages) or -1 and err. */
 static int
@@ -174,31 +190,39 @@ sb_nct_tcp(const char *host, uint16_t port, long long deadline,
                      (deadline - sb_nct_now_ms()) / 1e3, &res, why,
                      sizeof why);
     if (gai == ETIMEDOUT) {
-        *ret = sb_errf(err, errlen, ETIMEDOUT, "cannot resolve %s (%s "
-                       "within the connection's %d ms): check the resolver "
+        *ret = sb_errf(err, errlen, sb_nc_tls_resolve_errno(gai),
+                       "cannot resolve %s (%s within the connection's %d "
+                       "ms): nothing sent; check the resolver "
                        "(/etc/resolv.conf), or give the device's address "
                        "as an IP address", host, why, timeout_ms);
         return -1;
     }
     if (gai == EAGAIN) {
-        *ret = sb_errf(err, errlen, EAGAIN, "cannot resolve %s (%s): the "
-                       "resolver cannot answer now; nothing sent: retry, "
-                       "and check the resolver (/etc/resolv.conf) if it "
-                       "lasts", host, why);
+        *ret = sb_errf(err, errlen, sb_nc_tls_resolve_errno(gai),
+                       "cannot resolve %s (%s): the resolver cannot answer "
+                       "now; nothing sent: retry, and check the resolver "
+                       "(/etc/resolv.conf) if it lasts", host, why);
         return -1;
     }
     if (gai) {
-        *ret = sb_errf(err, errlen, gai, "cannot resolve %s (%s): check "
-                       "the address", host, why);
+        *ret = sb_errf(err, errlen, sb_nc_tls_resolve_errno(gai),
+                       "cannot resolve %s (%s): check the address", host,
+                       why);
         return -1;
     }
+    /* 'local': the last failure was the host's (no socket, a poll that
+     * failed), and no address was refused by anything on the network
+     * after it: the device was not tried, which is no sign of it. */
+    bool local = false;
     for (ai = res; ai; ai = ai->ai_next) {
         fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
                     0);
         if (fd < 0) {
             e = errno;
+            local = true;
             continue;
         }
+        local = false;
         if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
             break;
         if (errno == EINPROGRESS) {
@@ -206,9 +230,10 @@ sb_nct_tcp(const char *host, uint16_t port, long long deadline,
             socklen_t len = sizeof e;
             if (w == 0)
                 e = ETIMEDOUT;
-            else if (w < 0)
+            else if (w < 0) {
                 e = errno;
-            else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) == 0
+                local = true;
+            } else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) == 0
                      && e == 0)
                 break;
         } else
@@ -217,6 +242,13 @@ sb_nct_tcp(const char *host, uint16_t port, long long deadline,
         fd = -1;
     }
     freeaddrinfo(res);
+    if (fd < 0 && local) {
+        *ret = sb_errf(err, errlen, ENOMEM, "cannot connect to %s:%u (%s): "
+                       "the controller's host cannot make or wait on a "
+                       "socket (descriptors or memory): nothing sent; retry",
+                       host, (unsigned) port, strerror(e));
+        return -1;
+    }
     if (fd < 0) {
         *ret = sb_errf(err, errlen, e == ETIMEDOUT ? ETIMEDOUT
                        : EHOSTUNREACH, "cannot connect to %s:%u (%s): "
@@ -332,7 +364,15 @@ sb_nc_tls_connect(SSL_CTX *ctx, const char *name, const char *host,
                                 deadline);
             if (w > 0)
                 continue;
-            ret = sb_errf(err, errlen, w == 0 ? ETIMEDOUT : EHOSTUNREACH,
+            if (w < 0) {
+                /* poll() itself failed: the host's, not the device's. */
+                ret = sb_errf(err, errlen, ENOMEM, "%s with %s:%u: cannot "
+                              "wait on the socket (%s): retry",
+                              handshake ? "TLS handshake" : "TLS session",
+                              host, (unsigned) port, strerror(errno));
+                goto fail;
+            }
+            ret = sb_errf(err, errlen, ETIMEDOUT,
                           "%s from %s:%u within %d ms (device hung?): "
                           "nothing sent; retry later", handshake
                           ? "no TLS handshake" : "no NETCONF hello",

@@ -21,9 +21,11 @@
  * Errors: 0 or a positive errno and one line in err[] without the
  * device's name in front (the driver adds it): EINVAL (a file cannot
  * be used), EACCES (a certificate refused by either side), EHOSTUNREACH
- * (nobody answers, or the connection broke), EAGAIN (the resolver
- * cannot answer now: retry), ETIMEDOUT (no handshake or no hello before
- * the deadline: device hung?), ENOMEM.
+ * (nobody answers, the name does not resolve, or the connection broke),
+ * ETIMEDOUT (no handshake or no hello before the deadline: device
+ * hung?), ENOMEM (the controller's host: memory, a socket, or a
+ * resolver that gave no answer, sb_nc_tls_resolve_errno(); nothing was
+ * sent, retry).
  */
 #ifndef SB_NETCONF_TLS_H
 #define SB_NETCONF_TLS_H 1
@@ -36,6 +38,12 @@
 /* Makes the TLS client context of one device from PEM files: our
  * certificate chain 'cert' and its 'key', and 'ca', the one CA that
  * signs devices.  The caller frees '*out' with SSL_CTX_free(). */
+/* lr_resolve()'s answer 'rc' as this transport returns it: 0,
+ * EHOSTUNREACH (the name does not resolve) and EINVAL as they are;
+ * EAGAIN and ETIMEDOUT (the resolver answered nothing, now or in time)
+ * ENOMEM: the controller's side (sb_local()), not the device's. */
+int sb_nc_tls_resolve_errno(int rc);
+
 int sb_nc_tls_ctx(const char *cert, const char *key, const char *ca,
                   SSL_CTX **out, char *err, size_t errlen);
 

@@ -36,6 +36,7 @@ errname(int e)
     case EACCES: return "EACCES";
     case EINVAL: return "EINVAL";
     case EAGAIN: return "EAGAIN";
+    case ENOMEM: return "ENOMEM";
     default: return "EIO";
     }
 }

@@ -1422,6 +1422,11 @@ test_resolve(void)
     CU_ASSERT_EQUAL(lr_lookup_error(EAI_SYSTEM, ECONNREFUSED, err,
                                     sizeof err), EHOSTUNREACH);
     CU_ASSERT_STRING_EQUAL(err, strerror(ECONNREFUSED));
+    /* This host's failures are no answer about the name. */
+    CU_ASSERT_EQUAL(lr_lookup_error(EAI_MEMORY, 0, NULL, 0), ENOMEM);
+    CU_ASSERT_EQUAL(lr_lookup_error(EAI_SYSTEM, EMFILE, err, sizeof err),
+                    ENOMEM);
+    CU_ASSERT_STRING_EQUAL(err, strerror(EMFILE));
 
     CU_ASSERT_EQUAL(lr_resolve("localhost", "7", &hints, 30, &res, err,
                                sizeof err), 0);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "southbound/sb_driver.h"
+#include "southbound/sb_netconf_tls.h"
 #include "southbound/sb_parallel.h"
 #include "tests/lr_test.h"
 #include "tools/lightrail/lr_tls_selfsigned.h"
@@ -598,6 +599,34 @@ test_netconf_tls_read_once(void)
     sb_driver_forget_files();
 }
 
+/* The resolver's answers as the TLS transport reports them.  A name
+ * that does not resolve is kept as an address nobody answers at
+ * (EHOSTUNREACH: the ROADM shown down, as for a wrong IP address, which
+ * the controller cannot tell from a device gone either); a resolver
+ * that gives no answer (EAI_AGAIN: no server answered, or one failed;
+ * none in time) or fails itself says nothing of the device, which was
+ * sent nothing: ENOMEM, the controller's side (sb_local()).  Before,
+ * EAI_AGAIN was EAGAIN and a resolver's timeout ETIMEDOUT, both the
+ * device not answering. */
+static void
+test_netconf_tls_resolver(void)
+{
+    static const struct { int in, out; } rows[] = {
+        { 0, 0 },
+        { EHOSTUNREACH, EHOSTUNREACH },
+        { EAGAIN, ENOMEM },
+        { ETIMEDOUT, ENOMEM },
+        { ENOMEM, ENOMEM },
+        { EINVAL, EINVAL },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        int rc = sb_nc_tls_resolve_errno(rows[i].in);
+        CU_ASSERT_EQUAL(rc, rows[i].out);
+        if (rows[i].out == ENOMEM || rows[i].out == EINVAL)
+            CU_ASSERT(sb_local(rc) && !sb_unanswered(rc));
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "parallel apply on dummies, one failing", test_parallel_dummies },
     { "each: stops at a device that does not answer",
@@ -607,6 +636,8 @@ static CU_TestInfo tests[] = {
     { "netconf over TLS: refusals, nobody listening", test_netconf_tls },
     { "netconf over TLS: the start reads the files once, then forgets",
       test_netconf_tls_read_once },
+    { "netconf over TLS: a resolver without an answer is local",
+      test_netconf_tls_resolver },
     CU_TEST_INFO_NULL,
 };
 
