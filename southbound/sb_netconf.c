@@ -488,13 +488,22 @@ sb_nc_connect_thread(void *arg)
     nc_client_ssh_set_auth_pref(NC_SSH_AUTH_PASSWORD, -1);
     nc_client_ssh_set_auth_pref(NC_SSH_AUTH_INTERACTIVE, -1);
     nc_client_ssh_set_auth_hostkey_check_clb(sb_nc_hostkey, a);
-    if (nc_client_ssh_add_keypair(a->pubkey, a->key))
-        snprintf(sb_nc_lasterr, sizeof sb_nc_lasterr, "cannot use the key "
-                 "pair %.150s(.pub)", a->key);
-    else if (ly_ctx_new(a->schema_path, 0, &ctx))
-        snprintf(sb_nc_lasterr, sizeof sb_nc_lasterr, "cannot make a YANG "
-                 "context on the schema path %.150s", a->schema_path);
-    else
+    /* A key pair or a schema path this thread cannot use (libnetconf2
+     * refuses a private key it cannot read a line of; a directory gone
+     * since open() checked the path) stops the connection before
+     * anything is sent: EINVAL, the controller's files (sb_local()),
+     * as on the TLS side, not "no session" with the ROADM shown down. */
+    if (nc_client_ssh_add_keypair(a->pubkey, a->key)) {
+        a->code = EINVAL;
+        snprintf(a->err, sizeof a->err, "cannot use the key pair "
+                 "%.150s(.pub): nothing sent; give a readable OpenSSH "
+                 "key pair in ssh-key", a->key);
+    } else if (ly_ctx_new(a->schema_path, 0, &ctx)) {
+        a->code = EINVAL;
+        snprintf(a->err, sizeof a->err, "cannot make a YANG context on "
+                 "the schema path %.150s: nothing sent; check "
+                 "schema-path", a->schema_path);
+    } else
         s = nc_connect_ssh(a->host, a->port, ctx);
 
 done:

@@ -14,12 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "southbound/sb_driver.h"
 #include "southbound/sb_netconf_tls.h"
 #include "southbound/sb_parallel.h"
 #include "tests/lr_test.h"
 #include "tools/lightrail/lr_tls_selfsigned.h"
+
+#define NC_IETF "/usr/share/yuma/modules/ietf"
 
 static char dir[64];
 static char idkey[96];        /* an (empty) key pair: idkey and idkey.pub */
@@ -34,8 +37,14 @@ setup(void)
         return 1;
     snprintf(idkey, sizeof idkey, "%s/id", dir);
     snprintf(pub, sizeof pub, "%s.pub", idkey);
-    if (!(f = fopen(idkey, "w")) || fclose(f) || !(f = fopen(pub, "w"))
-        || fclose(f))
+    /* Lines as OpenSSH writes a private key, which libnetconf2 reads
+     * before a connection, looking for "ENCRYPTED" (an empty file it
+     * refuses: test_netconf_local_at_connect); nobody checks the key
+     * itself, as no connection gets as far as authentication. */
+    if (!(f = fopen(idkey, "w"))
+        || fputs("-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n"
+                 "-----END OPENSSH PRIVATE KEY-----\n", f) < 0
+        || fclose(f) || !(f = fopen(pub, "w")) || fclose(f))
         return 1;
     return 0;
 }
@@ -356,6 +365,9 @@ test_netconf_unreachable(void)
 {
     struct sb_device_config c = nc_config("u@127.0.0.1:1", "ID",
                                           "/nonexistent");
+    /* A schema path whose every directory exists, so that the attempt
+     * gets as far as the connection that is refused. */
+    snprintf(c.schema_path, sizeof c.schema_path, "%s", NC_IETF);
     struct sb_device *d = NULL;
     struct sb_media_channel *m = NULL;
     struct sb_change ch;
@@ -375,6 +387,55 @@ test_netconf_unreachable(void)
     CU_ASSERT_EQUAL(sb_netconf_class.apply(d, &ch, -1, err, sizeof err),
                     EINVAL);
     sb_netconf_class.close(d);
+}
+
+/* What the SSH connection's thread is given but cannot use is the
+ * controller's, not the device's: a schema path directory removed
+ * since open() checked the path, a private key libnetconf2 will not
+ * take (it reads its first line: an empty file).  The connection stops
+ * before anything is sent, EINVAL naming what to fix, and the ROADM's
+ * health stays as it was.  Before, that thread left no code and the
+ * driver said EHOSTUNREACH "cannot open a NETCONF session", the ROADM
+ * down. */
+static void
+test_netconf_local_at_connect(void)
+{
+    char sub[128], empty[128], empty_pub[160];
+    snprintf(sub, sizeof sub, "%s/yang", dir);
+    snprintf(empty, sizeof empty, "%s/empty", dir);
+    snprintf(empty_pub, sizeof empty_pub, "%s.pub", empty);
+    FILE *f = fopen(empty, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fclose(f);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(empty_pub, "w"));
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0700), 0);
+    static const char *const want[] = { "the schema path",
+                                        "cannot use the key pair" };
+    for (int pass = 0; pass < 2; pass++) {
+        struct sb_device_config c = nc_config("u@127.0.0.1:1",
+                                              pass ? empty : "ID",
+                                              "/nonexistent");
+        snprintf(c.schema_path, sizeof c.schema_path, "%s%s%s", NC_IETF,
+                 pass ? "" : ":", pass ? "" : sub);
+        struct sb_device *d = NULL;
+        struct sb_media_channel *m = NULL;
+        char err[512];
+        int n = -1;
+
+        CU_ASSERT_EQUAL_FATAL(sb_netconf_class.open(&c, &d, err,
+                                                    sizeof err), 0);
+        if (pass == 0)
+            rmdir(sub);
+        int rc = sb_netconf_class.read(d, &m, &n, err, sizeof err);
+        CU_ASSERT_EQUAL(rc, EINVAL);
+        CU_ASSERT(sb_local(rc) && !sb_unanswered(rc));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, want[pass]));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "nothing sent"));
+        if (rc != EINVAL || !strstr(err, want[pass]))
+            fprintf(stderr, "pass %d: rc %d: %s\n", pass, rc, err);
+        sb_netconf_class.close(d);
+    }
 }
 
 /* NETCONF over TLS: what open() refuses before any connection, and a
@@ -633,6 +694,8 @@ static CU_TestInfo tests[] = {
       test_each_stops_unanswered },
     { "netconf: bad configurations refused", test_netconf_bad_config },
     { "netconf: nobody listening", test_netconf_unreachable },
+    { "netconf: a file gone since open() is local",
+      test_netconf_local_at_connect },
     { "netconf over TLS: refusals, nobody listening", test_netconf_tls },
     { "netconf over TLS: the start reads the files once, then forgets",
       test_netconf_tls_read_once },
