@@ -31,11 +31,15 @@ sb_http_on_body(char *p, size_t size, size_t n, void *arg)
 {
     struct sb_http_reply *r = arg;
     size_t k = size * n;
-    if (r->len + k > SB_HTTP_MAX_BODY)
-        return 0;   /* refuse answers over 8 MiB */
-    char *b = realloc(r->body, r->len + k + 1);
-    if (!b)
+    if (r->len + k > SB_HTTP_MAX_BODY) {
+        r->refused = EPROTO;   /* refuse answers over 8 MiB */
         return 0;
+    }
+    char *b = realloc(r->body, r->len + k + 1);
+    if (!b) {
+        r->refused = ENOMEM;
+        return 0;
+    }
     memcpy(b + r->len, p, k);
     r->len += k;
     b[r->len] = '\0';
@@ -159,8 +163,23 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
      * over 8 MiB), which is a timeout's case, not "nothing applied". */
     long sent = 0;
     curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
-    int ret = sb_http_errno(cc, sent > 0 && strcmp(rq->method, "GET"));
-    if (cc == CURLE_OPERATION_TIMEDOUT)
+    bool change_sent = sent > 0 && strcmp(rq->method, "GET");
+    int ret = sb_http_errno(cc, change_sent);
+    /* An answer refused while it came in was an answer: the device was
+     * reached, and a body over 8 MiB is its own (EPROTO, no ROADM
+     * answers so), memory for it ours (ENOMEM); neither is "cannot
+     * reach".  A change's outcome is still unknown (ETIMEDOUT). */
+    if (cc == CURLE_WRITE_ERROR && r->refused && !change_sent)
+        ret = r->refused;
+    if (cc == CURLE_WRITE_ERROR && ret == EPROTO)
+        sb_errf(err, errlen, 0, "%s: the answer to %s is over %u MiB, "
+                "which no ROADM answers: nothing applied; check what "
+                "serves %s", rq->device, rq->what, SB_HTTP_MAX_BODY >> 20,
+                rq->url);
+    else if (cc == CURLE_WRITE_ERROR && ret == ENOMEM)
+        sb_errf(err, errlen, 0, "%s: out of memory for the answer to %s: "
+                "nothing applied; retry", rq->device, rq->what);
+    else if (cc == CURLE_OPERATION_TIMEDOUT)
         sb_errf(err, errlen, 0, "%s: no answer to %s within %d ms: the "
                 "outcome is unknown; read the device back", rq->device,
                 rq->what, rq->timeout_ms);

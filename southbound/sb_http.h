@@ -22,6 +22,9 @@ struct sb_http_reply {
     long status;
     char *body;
     size_t len;
+    int refused;              /* why the body was not taken: EPROTO
+                               * (over 8 MiB: the device's answer) or
+                               * ENOMEM (ours); 0 */
 };
 
 struct sb_http_request {
@@ -49,8 +52,9 @@ void sb_http_global_init(void);
 /* Sends one request.  0 with reply->status set (any HTTP status), or
  * ETIMEDOUT (no answer within timeout_ms, or a change that went out
  * whose answer was lost: the outcome is unknown), EACCES (the server's
- * certificate does not chain to ca_file) or EHOSTUNREACH (no
- * connection), the device's; or EINVAL (CA bytes, a URL this libcurl
+ * certificate does not chain to ca_file), EHOSTUNREACH (no
+ * connection) or EPROTO (a GET answered with a body over 8 MiB), the
+ * device's; or EINVAL (CA bytes, a URL this libcurl
  * will not take) or ENOMEM, the controller's own before anything went
  * out (sb_local()); with one line in err. */
 int sb_http_perform(CURL *h, const struct sb_http_request *rq,

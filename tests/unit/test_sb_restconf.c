@@ -751,6 +751,42 @@ test_ca_refused_by_libcurl(void)
     curl_easy_cleanup(h);
 }
 
+/* A GET answered with a body over 8 MiB reached the device: its answer
+ * is refused (EPROTO, up), not "cannot reach" (EHOSTUNREACH, down) as
+ * before. */
+static void
+test_answer_too_large(void)
+{
+    size_t n = (9u << 20);
+    char *big = malloc(n + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    memset(big, ' ', n);
+    big[0] = '{';
+    big[n - 1] = '}';
+    big[n] = '\0';
+    struct sb_device *d = open_dev();
+    struct sb_media_channel *mc = NULL;
+    char err[512] = "";
+    int cnt = -1;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    atomic_store(&rcd.raw_get, big);
+    int rc = sb_restconf_class.read(d, &mc, &cnt, err, sizeof err);
+    atomic_store(&rcd.raw_get, NULL);
+    CU_ASSERT_EQUAL(rc, EPROTO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "is over 8 MiB"));
+    if (rc != EPROTO)
+        fprintf(stderr, "rc %d: %s\n", rc, err);
+    struct sb_device_config cfg = { .name = "r7", .driver = "restconf",
+                                    .address = "https://127.0.0.1" };
+    struct lr_ctl_dev dev;
+    lr_ctl_dev_init(&dev, &cfg);
+    lr_ctl_dev_note(&dev, EHOSTUNREACH, "r7: cannot reach", 1000);
+    lr_ctl_dev_note(&dev, rc, err, 2000);
+    CU_ASSERT(dev.up);
+    sb_restconf_class.close(d);
+    free(big);
+}
+
 /* libcurl's failures as the driver convention's errno: the device's
  * (its certificate refused, no connection, no answer) or the
  * controller's own (what it was given, its memory), so that lr_ctl_dev
@@ -808,6 +844,8 @@ static CU_TestInfo tests[] = {
       test_ca_refused_by_libcurl },
     { "libcurl's failures: the device's or the controller's",
       test_http_errno },
+    { "an answer over 8 MiB is the device's, not no answer",
+      test_answer_too_large },
     CU_TEST_INFO_NULL,
 };
 
