@@ -163,14 +163,18 @@ sb_nct_wait(int fd, short events, long long deadline)
  * can tell an address nobody answers at, like a wrong or gone IP
  * address, which it cannot tell from a device that is down either.  A
  * resolver that answers nothing (EAGAIN: EAI_AGAIN, no server answered,
- * or one failed; ETIMEDOUT: none within the connection's time) has
- * said nothing of the name, and the device was sent nothing: the
- * controller's host lacked its name service, ENOMEM (sb_local()), not
- * the device's silence, nor an unknown outcome. */
+ * or one failed; ETIMEDOUT: none within the connection's time) leaves a
+ * device known by its name unreachable from here until it answers:
+ * EAGAIN, no session for now (sb_unanswered(): the ROADM shown down,
+ * with this line as the reason, and a batch stops there rather than
+ * wait once per change).  Not ETIMEDOUT, whose outcome is unknown:
+ * nothing was sent.  Not a failure of the controller's own
+ * (sb_local()): a ROADM shown up that no operation can reach would
+ * hide the outage it is in; the line names the resolver. */
 int
 sb_nc_tls_resolve_errno(int rc)
 {
-    return rc == EAGAIN || rc == ETIMEDOUT ? ENOMEM : rc;
+    return rc == ETIMEDOUT ? EAGAIN : rc;
 }
 
 /* A non-blocking TCP connection to HOST:PORT by 'deadline' (the

@@ -23,9 +23,9 @@
  * be used), EACCES (a certificate refused by either side), EHOSTUNREACH
  * (nobody answers, the name does not resolve, or the connection broke),
  * ETIMEDOUT (no handshake or no hello before the deadline: device
- * hung?), ENOMEM (the controller's host: memory, a socket, or a
- * resolver that gave no answer, sb_nc_tls_resolve_errno(); nothing was
- * sent, retry).
+ * hung?), EAGAIN (a resolver that gave no answer, now or in time,
+ * sb_nc_tls_resolve_errno(); nothing was sent), ENOMEM (the
+ * controller's host: memory, a socket; nothing was sent, retry).
  */
 #ifndef SB_NETCONF_TLS_H
 #define SB_NETCONF_TLS_H 1
@@ -39,9 +39,9 @@
  * certificate chain 'cert' and its 'key', and 'ca', the one CA that
  * signs devices.  The caller frees '*out' with SSL_CTX_free(). */
 /* lr_resolve()'s answer 'rc' as this transport returns it: 0,
- * EHOSTUNREACH (the name does not resolve) and EINVAL as they are;
- * EAGAIN and ETIMEDOUT (the resolver answered nothing, now or in time)
- * ENOMEM: the controller's side (sb_local()), not the device's. */
+ * EHOSTUNREACH (the name does not resolve), EAGAIN and EINVAL as they
+ * are; ETIMEDOUT (the resolver answered nothing in time) EAGAIN: the
+ * device unreachable for now, nothing sent (no outcome to read back). */
 int sb_nc_tls_resolve_errno(int rc);
 
 int sb_nc_tls_ctx(const char *cert, const char *key, const char *ca,

@@ -7,8 +7,8 @@
 #      timeout, though the namespace's resolv.conf says wait 30 s;
 #   2. the NETCONF-over-TLS driver (sbctl) on a device named so: the
 #      same within its connection timeout (2 x SB_TIMEOUT_MS,
-#      sb_netconf.c; one retry), ENOMEM: the controller's side, not the
-#      device's silence (sb_local(); ETIMEDOUT until 2026-12-06);
+#      sb_netconf.c; one retry), EAGAIN: unreachable for now, nothing
+#      sent (ETIMEDOUT, an unknown outcome, until 2026-12-06);
 #   3. a name the namespace's hosts file knows, looked up on the lookup's
 #      thread: the plan over that agent equals the in-process plan;
 #   4. dc2's agent by its address, behind a proxy that holds its answers
@@ -18,8 +18,8 @@
 #   5. a resolver that refuses (127.0.0.1, where nothing listens on port
 #      53: getaddrinfo's EAI_AGAIN, "Temporary failure in name
 #      resolution"): the coordinator says the resolver cannot answer
-#      now, and the driver gives ENOMEM (the controller's side: retry;
-#      EAGAIN, a ROADM shown down, until 2026-12-06), not EHOSTUNREACH.
+#      now, and the driver gives EAGAIN (unreachable for now, nothing
+#      sent: retry), not EHOSTUNREACH.
 # `ip netns exec` puts /etc/netns/NS/resolv.conf and hosts in place of
 # /etc's for the commands it runs; the resolver there is 10.77.0.2,
 # whose queries go to a MAC address nobody has.  Everything made here
@@ -103,9 +103,9 @@ in_ns env SB_TRANSPORT=tls SB_TLS_CERT="$C/ctl.pem" SB_TLS_KEY="$C/ctl.key" \
     > "$tmp/out" 2> "$tmp/err"
 rc=$? t=$(took "$t0")
 if [ $rc -eq 1 ] \
-   && grep -q "ENOMEM: .*cannot resolve r1.lightrail.invalid (no answer from the resolver within the connection's 2000 ms): nothing sent" "$tmp/err" \
+   && grep -q "EAGAIN: .*cannot resolve r1.lightrail.invalid (no answer from the resolver within the connection's 2000 ms): nothing sent" "$tmp/err" \
    && awk -v t="$t" 'BEGIN { exit !(t < 15) }'; then
-    ok "a device name the resolver sits on: ENOMEM in ${t}s: $(cat "$tmp/err")"
+    ok "a device name the resolver sits on: EAGAIN in ${t}s: $(cat "$tmp/err")"
 else
     notok "device name, silent resolver: exit $rc in ${t}s: $(cat "$tmp/err" "$tmp/out" | head -5)"
 fi
@@ -178,7 +178,7 @@ in_ns env SB_TRANSPORT=tls SB_TLS_CERT="$C/ctl.pem" SB_TLS_KEY="$C/ctl.key" \
     > "$tmp/out" 2> "$tmp/err"
 rc=$?
 if [ $rc -eq 1 ] \
-   && grep -q "ENOMEM: .*cannot resolve r1.lightrail.invalid (Temporary failure in name resolution): the resolver cannot answer now; nothing sent: retry" "$tmp/err"; then
+   && grep -q "EAGAIN: .*cannot resolve r1.lightrail.invalid (Temporary failure in name resolution): the resolver cannot answer now; nothing sent: retry" "$tmp/err"; then
     ok "a device name the resolver refuses: $(cat "$tmp/err")"
 else
     notok "device name, refusing resolver: exit $rc: $(cat "$tmp/err" "$tmp/out" | head -5)"

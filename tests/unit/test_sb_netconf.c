@@ -665,18 +665,19 @@ test_netconf_tls_read_once(void)
  * (EHOSTUNREACH: the ROADM shown down, as for a wrong IP address, which
  * the controller cannot tell from a device gone either); a resolver
  * that gives no answer (EAI_AGAIN: no server answered, or one failed;
- * none in time) or fails itself says nothing of the device, which was
- * sent nothing: ENOMEM, the controller's side (sb_local()).  Before,
- * EAI_AGAIN was EAGAIN and a resolver's timeout ETIMEDOUT, both the
- * device not answering. */
+ * none in time) leaves the device unreachable for now, nothing sent:
+ * EAGAIN, never ETIMEDOUT (an unknown outcome, read back), and a batch
+ * stops there (sb_unanswered()).  A resolver that fails itself, out of
+ * memory or descriptors (lr_lookup_error()'s ENOMEM), is the
+ * controller's side (sb_local()). */
 static void
 test_netconf_tls_resolver(void)
 {
     static const struct { int in, out; } rows[] = {
         { 0, 0 },
         { EHOSTUNREACH, EHOSTUNREACH },
-        { EAGAIN, ENOMEM },
-        { ETIMEDOUT, ENOMEM },
+        { EAGAIN, EAGAIN },
+        { ETIMEDOUT, EAGAIN },
         { ENOMEM, ENOMEM },
         { EINVAL, EINVAL },
     };
@@ -685,6 +686,8 @@ test_netconf_tls_resolver(void)
         CU_ASSERT_EQUAL(rc, rows[i].out);
         if (rows[i].out == ENOMEM || rows[i].out == EINVAL)
             CU_ASSERT(sb_local(rc) && !sb_unanswered(rc));
+        if (rows[i].out == EAGAIN || rows[i].out == EHOSTUNREACH)
+            CU_ASSERT(sb_unanswered(rc) && !sb_local(rc));
     }
 }
 
@@ -699,7 +702,7 @@ static CU_TestInfo tests[] = {
     { "netconf over TLS: refusals, nobody listening", test_netconf_tls },
     { "netconf over TLS: the start reads the files once, then forgets",
       test_netconf_tls_read_once },
-    { "netconf over TLS: a resolver without an answer is local",
+    { "netconf over TLS: a resolver without an answer: unreachable",
       test_netconf_tls_resolver },
     CU_TEST_INFO_NULL,
 };
