@@ -3234,6 +3234,114 @@ test_job_config_text(void)
     fixture_free(&f);
 }
 
+/* The cut of 'own' as the datastore (lr_yang_read_json(), 'datastore'
+ * true) is the cut of the datastore's text 'ds' for each of the 'n'
+ * 'fields' with each content, depth, with-defaults and with-origin,
+ * byte for byte, a refusal in the same words; with 'stateless' ('own'
+ * the jobs without their state) only where lr_yang_cut_keeps_state()
+ * says the cut keeps none of the jobs' state, as lightraild builds
+ * that text then alone.  Returns the cases compared. */
+static int
+check_ds_alone_cut(const char *own, const char *ds, bool stateless,
+                   const char *const *fields, int n, const char *what)
+{
+    static const enum lr_yang_content contents[] = {
+        LR_YANG_CONTENT_ALL, LR_YANG_CONTENT_NONCONFIG, LR_YANG_CONTENT_CONFIG,
+    };
+    static const enum lr_yang_wd wds[] = {
+        LR_YANG_WD_NONE, LR_YANG_WD_EXPLICIT, LR_YANG_WD_TRIM,
+        LR_YANG_WD_REPORT_ALL, LR_YANG_WD_REPORT_ALL_TAGGED,
+    };
+    static const uint16_t depths[] = { 0, 1, 2, 3, 4, 5 };
+    int compared = 0;
+    for (int f = 0; f < n; f++)
+        for (size_t c = 0; c < sizeof contents / sizeof *contents; c++)
+            for (size_t d = 0; d < sizeof depths / sizeof *depths; d++) {
+                char err[1024] = "";
+                bool keeps = true;
+                if (stateless
+                    && (lr_yang_cut_keeps_state(ctx, NULL, fields[f],
+                                                contents[c], depths[d],
+                                                "/lightrail-job:jobs",
+                                                &keeps, err, sizeof err)
+                        || keeps))
+                    continue;
+                for (size_t w = 0; w < sizeof wds / sizeof *wds; w++)
+                    for (int origin = 0; origin < 2; origin++) {
+                        char *a = NULL, *b = NULL, ea[1024] = "",
+                             eb[1024] = "";
+                        int ra = lr_yang_read_json(ctx, own, fields[f],
+                                                   contents[c], depths[d],
+                                                   wds[w], origin, true, &a,
+                                                   ea, sizeof ea);
+                        int rb = lr_yang_read_json(ctx, ds, fields[f],
+                                                   contents[c], depths[d],
+                                                   wds[w], origin, true, &b,
+                                                   eb, sizeof eb);
+                        compared++;
+                        CU_ASSERT_EQUAL(ra, rb);
+                        CU_ASSERT_STRING_EQUAL(ea, eb);
+                        if (!a != !b || (a && strcmp(a, b))) {
+                            CU_FAIL("the member's own text cut otherwise");
+                            fprintf(stderr, "%s: fields %s content %d "
+                                    "depth %u wd %d origin %d:\n%s\n"
+                                    "against\n%s\n", what, fields[f],
+                                    (int) contents[c], depths[d],
+                                    (int) wds[w], origin, a ? a : "-",
+                                    b ? b : "-");
+                        }
+                        free(a);
+                        free(b);
+                    }
+            }
+    return compared;
+}
+
+/* What datastore_text() (nb_restconf.c) relies on when the jobs are the
+ * one member a GET of the datastore with fields needs: the cut of
+ * their own text, with or without the state, read as the datastore, is
+ * the cut of the datastore's text made from it
+ * (lr_yang_datastore_to_json()), for fields that need the jobs alone;
+ * with rich jobs and with none. */
+static void
+test_ds_jobs_alone(void)
+{
+    static const char *const fields[] = {
+        "lightrail-job:jobs", "lightrail-job:jobs/job/name",
+        "lightrail-job:jobs/job(name;priority)",
+        "lightrail-job:jobs(job/name)", "lightrail-job:jobs/job/state",
+        "lightrail-job:jobs/job(name;state/phase)",
+        "lightrail-job:jobs/job(gpus(min;max);transformer(layers))",
+        "lightrail-job:jobs/job/state/lightpath",
+        "lightrail-job:jobs/job/nosuch", "lightrail-job:jobs/job(name",
+    };
+    enum { N_FIELDS = sizeof fields / sizeof *fields };
+    struct fixture f;
+    struct lr_job j[3];
+    struct job_forms jf;
+    char *empty = NULL, *ds = NULL, err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    rich_jobs(&f, j);
+    job_forms_build(&f, j, &jf);
+    CU_ASSERT(check_ds_alone_cut(jf.whole[JF_JOBS], jf.whole[JF_DATASTORE],
+                                 false, fields, N_FIELDS, "whole") > 0);
+    CU_ASSERT(check_ds_alone_cut(jf.cfg[JF_JOBS], jf.whole[JF_DATASTORE],
+                                 true, fields, N_FIELDS, "stateless") > 0);
+    job_forms_free(&jf);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_to_json(ctx, NULL, 0, f.topo,
+                                                   f.cluster, &f.mods, 0,
+                                                   &empty, err, sizeof err),
+                          0);
+    const char *docs[] = { empty };
+    CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(ctx, docs, 1, &ds, err,
+                                                    sizeof err), 0);
+    CU_ASSERT(check_ds_alone_cut(empty, ds, false, fields, N_FIELDS,
+                                 "no job") > 0);
+    free(empty);
+    free(ds);
+    fixture_free(&f);
+}
+
 /* lr_yang_cut_keeps_state() for each of the 'n' 'fields' on 'target'
  * (its subtree 'under'), with each content and depth, and where it says
  * the cut keeps no state, the cut of the text without the state ('cfg')
@@ -4377,6 +4485,8 @@ static CU_TestInfo tests[] = {
     { "the datastore's members a query needs", test_datastore_needs },
     { "content=config's text built without the state",
       test_job_config_text },
+    { "the datastore's jobs alone cut from their own text",
+      test_ds_jobs_alone },
     { "fields= that keeps no state of a job, judged on the schema",
       test_job_fields_state },
     { "which top-level nodes are configuration", test_top_config },

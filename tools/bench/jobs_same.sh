@@ -97,6 +97,19 @@ ST=lightrail-state:state
         echo "$O?fields=lightrail-job:jobs/$f"
     done
     echo "$R?fields=lightrail-job:jobs/job/name"
+    # The datastore with fields naming one member (the jobs alone, whose
+    # own text the cut reads then, with or without their state; or
+    # another) and two, under running too.
+    for f in lightrail-job:jobs 'lightrail-job:jobs/job(name;state)' \
+             ietf-network:networks/network/network-id \
+             'lightrail-job:jobs/job/name;lightrail-compute:compute' \
+             'lightrail-job:jobs/job/name;ietf-yang-library:modules-state/module-set-id'; do
+        for q in '' '&depth=3' '&content=nonconfig' \
+                 '&with-defaults=report-all-tagged'; do
+            echo "/restconf/data?fields=$f$q"
+            echo "$R?fields=$f$q"
+        done
+    done
     echo "$J?fields=job/nosuch"
     echo "$J?fields=job(name"
     # Module prefixes, nested parentheses, a path given twice, the
