@@ -329,7 +329,11 @@ struct lr_cdynp_party *lr_cdynp_pool_party_new(struct lr_cdynp_pool *pool,
  * (a stage that does not fit memory ends its count early), 0 for rows
  * already computed.  1.5-2.4 ns a cell here (docs/agent-protocol.md).
  * For a server (lightrail agent) that must not let one request hold it:
- * ask first, refuse above a budget.  Out-of-range layers count 0 (the step refuses them).
+ * ask first, refuse above a budget.  Out-of-range layers count 0 (the
+ * step refuses them).  Asking takes nothing: a pair the party has no
+ * handle for is counted on a handle made and freed here, so a request
+ * refused for its work leaves the party as it was (so does one a step
+ * or finish refuses: the handle made for it is given back).
  * 'p' must come from lr_cdynp_local_party_new() or
  * lr_cdynp_pool_party_new(). */
 double lr_cdynp_local_party_work(struct lr_cdynp_party *p,

@@ -1164,18 +1164,51 @@ pool_lend(struct lr_cdynp_pool *pool, struct local_party *lp,
     return pool->n++;
 }
 
+/* The party's handle under (obj, assumed), or NULL when it has none:
+ * looks, makes nothing. */
 static struct lr_cdynp_dc *
-local_handle(struct local_party *lp, enum lr_cdynp_objective obj,
-             int assumed)
+local_find(const struct local_party *lp, enum lr_cdynp_objective obj,
+           int assumed)
 {
     if (assumed > lp->tm->m)
         assumed = lp->tm->m;   /* only min(m, p) matters */
     for (int i = 0; i < lp->n_sets; i++)
         if (lp->sets[i].obj == obj && lp->sets[i].assumed == assumed)
             return lp->sets[i].dc;
+    return NULL;
+}
+
+/* A new handle of DC 'lp->k' under (obj, assumed), at the party's step,
+ * owned by the caller (lr_cdynp_dc_free()); NULL when out of memory. */
+static struct lr_cdynp_dc *
+handle_new(const struct local_party *lp, enum lr_cdynp_objective obj,
+           int assumed)
+{
+    struct lr_cdynp_dc *dc = lr_cdynp_dc_new(lp->tm, lp->k, assumed);
+    if (!dc)
+        return NULL;
+    lr_cdynp_dc_reset(dc, assumed, obj);
+    lr_cdynp_dc_set_step(dc, lp->step);
+    return dc;
+}
+
+/* The party's handle under (obj, assumed), made (or borrowed from the
+ * pool) when it has none, '*made' then true; NULL when out of memory or
+ * when the party holds LR_CDYNP_MAX_SETS already.  A request that fails
+ * on a handle made for it gives it back (local_forget()), so that
+ * refused requests cannot fill the party's sets. */
+static struct lr_cdynp_dc *
+local_handle(struct local_party *lp, enum lr_cdynp_objective obj,
+             int assumed, bool *made)
+{
+    *made = false;
+    if (assumed > lp->tm->m)
+        assumed = lp->tm->m;
+    struct lr_cdynp_dc *dc = local_find(lp, obj, assumed);
+    if (dc)
+        return dc;
     if (lp->n_sets == LR_CDYNP_MAX_SETS)
         return NULL;
-    struct lr_cdynp_dc *dc = NULL;
     int pooled = -1;
     if (lp->pool) {
         pooled = pool_lend(lp->pool, lp, obj, assumed);
@@ -1184,15 +1217,10 @@ local_handle(struct local_party *lp, enum lr_cdynp_objective obj,
         if (pooled >= 0)
             dc = lp->pool->e[pooled].handle;
     }
-    if (!dc) {
-        /* No pool, or its handle is lent to another DC of this plan
-         * with the same figures: one of the party's own. */
-        dc = lr_cdynp_dc_new(lp->tm, lp->k, assumed);
-        if (!dc)
-            return NULL;
-        lr_cdynp_dc_reset(dc, assumed, obj);
-        lr_cdynp_dc_set_step(dc, lp->step);
-    }
+    /* No pool, or its handle is lent to another DC of this plan with the
+     * same figures: one of the party's own. */
+    if (!dc && !(dc = handle_new(lp, obj, assumed)))
+        return NULL;
     /* Kin: the party's first handle under the same objective (the one
      * most chains have asked), so that every assumption shares its rows
      * where memory does not tell them apart. */
@@ -1207,7 +1235,35 @@ local_handle(struct local_party *lp, enum lr_cdynp_objective obj,
     lp->sets[lp->n_sets].dc = dc;
     lp->sets[lp->n_sets].pooled = pooled;
     lp->n_sets++;
+    *made = true;
     return dc;
+}
+
+/* Gives back set 'i': to the pool, with no link to this party's other
+ * handles, or freed. */
+static void
+set_drop(struct local_party *lp, int i)
+{
+    if (lp->sets[i].pooled >= 0) {
+        lr_cdynp_dc_set_kin(lp->sets[i].dc, NULL);
+        lp->pool->e[lp->sets[i].pooled].owner = NULL;
+    } else {
+        lr_cdynp_dc_free(lp->sets[i].dc);
+    }
+}
+
+/* Undoes local_handle()'s last making ('made'), when the request it was
+ * made for failed ('err'): a request refused (layers out of range, out
+ * of memory) must take nothing, or a peer could fill the party's
+ * LR_CDYNP_MAX_SETS with refusals and be refused its own job.  The
+ * newest set is nobody's kin (the kin is the first of its objective),
+ * so dropping it leaves the others' links valid. */
+static void
+local_forget(struct local_party *lp, bool made, int err)
+{
+    if (!made || !err)
+        return;
+    set_drop(lp, --lp->n_sets);
 }
 
 static int
@@ -1225,10 +1281,13 @@ local_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
            const struct lr_tm_link *in_link, uint16_t position, int lo,
            int hi, struct lr_cdynp_summary *out)
 {
-    struct lr_cdynp_dc *dc = local_handle((struct local_party *) p, obj,
-                                          assumed);
-    return dc ? lr_cdynp_dc_step(dc, in, in_link, position, lo, hi, out)
-              : ENOMEM;
+    struct local_party *lp = (struct local_party *) p;
+    bool made;
+    struct lr_cdynp_dc *dc = local_handle(lp, obj, assumed, &made);
+    int err = dc ? lr_cdynp_dc_step(dc, in, in_link, position, lo, hi, out)
+                 : ENOMEM;
+    local_forget(lp, made, err);
+    return err;
 }
 
 static int
@@ -1236,11 +1295,12 @@ local_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
                 int assumed, int last, int stages, int *prev_last,
                 int *prev_stages)
 {
-    struct lr_cdynp_dc *dc = local_handle((struct local_party *) p, obj,
-                                          assumed);
+    /* Only after a step under the same pair: nothing to make. */
+    const struct lr_cdynp_dc *dc = local_find((struct local_party *) p, obj,
+                                              assumed);
     return dc ? lr_cdynp_dc_backtrack(dc, last, stages, prev_last,
                                       prev_stages)
-              : ENOMEM;
+              : EINVAL;
 }
 
 static int
@@ -1248,19 +1308,21 @@ local_finish(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
              int assumed, int first, int last, int stages, int dc_index,
              struct lr_plan *plan, int *n_stages)
 {
-    struct lr_cdynp_dc *dc = local_handle((struct local_party *) p, obj,
-                                          assumed);
+    struct local_party *lp = (struct local_party *) p;
     struct lr_plan *own = plan ? plan : malloc(sizeof *own);
-    if (!dc || !own) {
+    bool made = false;
+    struct lr_cdynp_dc *dc = own ? local_handle(lp, obj, assumed, &made)
+                                 : NULL;
+    int err = ENOMEM;
+    *n_stages = 0;
+    if (dc) {
         if (!plan)
-            free(own);
-        return ENOMEM;
+            own->n_stages = 0;
+        int before = own->n_stages;
+        err = lr_cdynp_dc_stages(dc, first, last, stages, dc_index, own);
+        *n_stages = own->n_stages - before;
     }
-    if (!plan)
-        own->n_stages = 0;
-    int before = own->n_stages;
-    int err = lr_cdynp_dc_stages(dc, first, last, stages, dc_index, own);
-    *n_stages = own->n_stages - before;
+    local_forget(lp, made, err);
     if (!plan)
         free(own);
     return err;
@@ -1272,15 +1334,8 @@ local_free(struct lr_cdynp_party *p)
     struct local_party *lp = (struct local_party *) p;
     if (!lp)
         return;
-    for (int i = 0; i < lp->n_sets; i++) {
-        if (lp->sets[i].pooled >= 0) {
-            /* Returned, with no link to this party's other handles. */
-            lr_cdynp_dc_set_kin(lp->sets[i].dc, NULL);
-            lp->pool->e[lp->sets[i].pooled].owner = NULL;
-        } else {
-            lr_cdynp_dc_free(lp->sets[i].dc);
-        }
-    }
+    for (int i = 0; i < lp->n_sets; i++)
+        set_drop(lp, i);
     free(lp);
 }
 
@@ -1386,22 +1441,11 @@ grids_work(const struct lr_cdynp_dc *d, int a, int b)
     return w;
 }
 
-double
-lr_cdynp_local_party_work(struct lr_cdynp_party *p,
-                          enum lr_cdynp_objective obj, int assumed,
-                          const struct lr_cdynp_summary *in, int first,
-                          int lo, int hi)
+/* lr_cdynp_local_party_work() on handle 'd'. */
+static double
+party_work(const struct lr_cdynp_dc *d, enum lr_cdynp_objective obj,
+           const struct lr_cdynp_summary *in, int first, int lo, int hi)
 {
-    /* Layers out of range count 0, checked before any counting: the
-     * ranges of a window past the model (a peer's STEP to 2^31 - 1) are
-     * none, and their count overflowed an int. */
-    const int L = ((const struct local_party *) p)->tm->model->n_layers;
-    if (first >= 0 ? hi < first || hi >= L : lo < 0 || hi < lo || hi >= L)
-        return 0;
-    const struct lr_cdynp_dc *d = local_handle((struct local_party *) p,
-                                               obj, assumed);
-    if (!d)
-        return 0;   /* the step itself will say out of memory */
     if (lr_cdynp_obj_one(obj)) {
         /* N cells per range asked: one per (entry, b), or the one. */
         double ranges = first >= 0 ? 1
@@ -1424,5 +1468,34 @@ lr_cdynp_local_party_work(struct lr_cdynp_party *p,
         if (a >= 0 && a < hi)
             w += grids_work(d, a + 1, hi);
     }
+    return w;
+}
+
+double
+lr_cdynp_local_party_work(struct lr_cdynp_party *p,
+                          enum lr_cdynp_objective obj, int assumed,
+                          const struct lr_cdynp_summary *in, int first,
+                          int lo, int hi)
+{
+    /* Layers out of range count 0, checked before any counting: the
+     * ranges of a window past the model (a peer's STEP to 2^31 - 1) are
+     * none, and their count overflowed an int. */
+    const int L = ((const struct local_party *) p)->tm->model->n_layers;
+    if (first >= 0 ? hi < first || hi >= L : lo < 0 || hi < lo || hi >= L)
+        return 0;
+    const struct local_party *lp = (const struct local_party *) p;
+    /* A pair the party has no handle for yet is counted on a handle of
+     * our own, freed after, never on one of the party's: a request
+     * refused for its work must take nothing (it filled the party's
+     * LR_CDYNP_MAX_SETS, and the peer's own job was refused ENOMEM).
+     * A new handle has no rows, so the count from its kin's fewest
+     * (extend_work()) is the count from none, as here. */
+    const struct lr_cdynp_dc *d = local_find(lp, obj, assumed);
+    struct lr_cdynp_dc *tmp = NULL;
+    if (!d && !(d = tmp = handle_new(lp, obj, assumed > lp->tm->m
+                                                ? lp->tm->m : assumed)))
+        return 0;   /* the step itself will say out of memory */
+    double w = party_work(d, obj, in, first, lo, hi);
+    lr_cdynp_dc_free(tmp);
     return w;
 }

@@ -1446,10 +1446,13 @@ test_party_work(void)
  * dc1 (N = 2: 3 cells per (row, h) pair) with memory that never binds,
  * so assumptions 1 and 5 share every row.  A pool keeps a handle for
  * (LEX, 5) with rows 0..1 of start 0 from an earlier plan; a party
- * whose handle for (LEX, 1), the kin, is its own and new (the pool's is
- * lent to another party of the same figures) asks the head up to layer
- * 3 under 5: rows 2..3 of its own (7 x 3 = 21 cells), taken from the
- * kin, which computes rows 0..3 for them (10 x 3 = 30). */
+ * whose handle for (LEX, 1), the kin, is its own with row 0 only (the
+ * pool's is lent to another party of the same figures) borrows it with
+ * a step over layer 0, then asks the head up to layer 3 under 5: rows
+ * 2..3 of its own, taken from the kin, which computes rows 1..3 for
+ * them (9 x 3 = 27 cells), not the 7 x 3 = 21 of its own rows.  (Work
+ * is asked on the party's handles only once a request made them: a
+ * pair it has none for counts from no rows.) */
 static void
 test_party_work_kin(void)
 {
@@ -1472,21 +1475,82 @@ test_party_work_kin(void)
     struct lr_cdynp_party *other = lr_cdynp_pool_party_new(pool, tm, 1);
     struct lr_cdynp_party *p = lr_cdynp_pool_party_new(pool, tm, 1);
     CU_ASSERT_FATAL(other && p);
-    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(other, o, 1, NULL, -1,
-                                                     0, 3), 30, 0);
+    /* A pair not made yet counts from no rows: 10 x 3. */
     CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, NULL, -1, 0,
                                                      3), 30, 0);
+    CU_ASSERT_EQUAL(other->cls->step(other, o, 1, NULL, NULL, 0, 0, 0, out),
+                    0);
+    CU_ASSERT_EQUAL(p->cls->step(p, o, 1, NULL, NULL, 0, 0, 0, out), 0);
+    CU_ASSERT_EQUAL(p->cls->step(p, o, 5, NULL, NULL, 0, 0, 0, out), 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(other, o, 1, NULL, -1,
+                                                     0, 3), 27, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, NULL, -1, 0,
+                                                     3), 27, 0);
     double bound = lr_cdynp_local_party_work(p, o, 5, NULL, -1, 0, 3);
+    CU_ASSERT_DOUBLE_EQUAL(bound, 27, 0);
     CU_ASSERT_EQUAL(p->cls->step(p, o, 5, NULL, NULL, 0, 0, 3, out), 0);
-    /* The kin's rows were all computed for the step: 30 cells there. */
+    /* The kin's rows were all computed for the step: 27 cells there. */
     double kin_left = lr_cdynp_local_party_work(p, o, 1, NULL, -1, 0, 3);
     CU_ASSERT_DOUBLE_EQUAL(kin_left, 0, 0);
-    CU_ASSERT(30 - kin_left <= bound);
+    CU_ASSERT(27 - kin_left <= bound);
     CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 5, NULL, -1, 0,
                                                      3), 0, 0);
     p->cls->free(p);
     other->cls->free(other);
     lr_cdynp_pool_free(pool);
+    free(out);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
+/* A request refused takes none of the party's LR_CDYNP_MAX_SETS
+ * handles: a server (lightrail agent) asks lr_cdynp_local_party_work()
+ * before each request and refuses it above a budget, and the step
+ * itself refuses layers out of range; each of those made a handle for
+ * its (objective, assumed) pair, so a peer's refused requests under 64
+ * pairs filled the party, and its own next request failed ENOMEM.  The
+ * toy's dc1 with 64 microbatches (assumed 1..64 are 64 pairs). */
+static void
+test_party_refusals_take_nothing(void)
+{
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_cluster *c = lr_test_toy_cluster();
+    struct lr_train tr = { 64, 1, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    CU_ASSERT_EQUAL_FATAL(tm->m, 64);
+    CU_ASSERT_EQUAL_FATAL(m->n_layers, 4);
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    struct lr_plan *plan = malloc(sizeof *plan);
+    CU_ASSERT_FATAL(out && plan);
+    const enum lr_cdynp_objective o = LR_CDYNP_LEX;
+    struct lr_cdynp_party *p = lr_cdynp_local_party_new(tm, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    int n;
+    /* Work asked (and the request refused for it), 64 pairs. */
+    for (int q = 1; q <= LR_CDYNP_MAX_SETS; q++)
+        CU_ASSERT(lr_cdynp_local_party_work(p, o, q, NULL, -1, 0, 3) > 0);
+    /* Steps and finishes out of range, backtracks with no step. */
+    for (int q = 1; q <= LR_CDYNP_MAX_SETS; q++) {
+        CU_ASSERT_EQUAL(p->cls->step(p, LR_CDYNP_TIME, q, NULL, NULL, 0, 0,
+                                     4, out), EINVAL);
+        CU_ASSERT_NOT_EQUAL(p->cls->finish(p, LR_CDYNP_LEX_ONE, q, 2, 9, 1,
+                                           0, plan, &n), 0);
+        int pl, ps;
+        CU_ASSERT_EQUAL(p->cls->backtrack(p, LR_CDYNP_TIME_ONE, q, 3, 1,
+                                          &pl, &ps), EINVAL);
+    }
+    /* The party's own request is served, and its work then counts the
+     * rows it computed. */
+    CU_ASSERT_EQUAL(p->cls->step(p, o, 1, NULL, NULL, 0, 0, 3, out), 0);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_work(p, o, 1, NULL, -1, 0,
+                                                     3), 0, 0);
+    plan->n_stages = 0;
+    CU_ASSERT_EQUAL(p->cls->finish(p, o, 1, 0, 3, 1, 0, plan, &n), 0);
+    CU_ASSERT(n > 0);
+    p->cls->free(p);
+    free(plan);
     free(out);
     lr_tm_free(tm);
     lr_cluster_free(c);
@@ -1521,6 +1585,8 @@ static CU_TestInfo tests[] = {
     { "a local party's work, by hand", test_party_work },
     { "a party's work counts the rows its kin computes first",
       test_party_work_kin },
+    { "a request refused takes none of the party's handles",
+      test_party_refusals_take_nothing },
     { "the local DP, pruned, = its recurrence without pruning",
       test_local_dp_reference },
     { "a kin reset to another stage count: rows checked again",
