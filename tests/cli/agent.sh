@@ -1017,6 +1017,25 @@ fi
 expect_bad "--max-step-cells wants a number of cells" \
     $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --max-step-cells -1
 
+# A frame begun must be whole --frame-timeout seconds after its first
+# byte: a coordinator sending one a byte at a time is refused and closed
+# (each byte restarted the 600 s idle timeout: it held its connection
+# for ever); a pause between whole frames is no frame's.
+if command -v python3 > /dev/null; then
+    start_agent trickle "$A/dc2.json" --frame-timeout 2 \
+        && TRK=$APORT && TRKPID=$APID
+    if python3 "$srcdir/tests/cli/agent_trickle.py" "$C" "$TRK" dc2 \
+           coordinator > "$tmp/trickle.out" 2>&1 \
+       && grep -q "refused: a frame not whole 2 s after its first byte .*connection closed" "$A/trickle.log"; then
+        ok "a frame trickled is refused and closed after --frame-timeout ($(grep -c '^ok: ' "$tmp/trickle.out") steps)"
+    else
+        notok "--frame-timeout: $(grep -v '^ok: ' "$tmp/trickle.out" | head -5; tail -2 "$A/trickle.log")"
+    fi
+    stop_agent $TRKPID
+fi
+expect_bad "--frame-timeout wants seconds in 1..3600" \
+    $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --frame-timeout 0
+
 # A long request holds one DP thread, not the agent: with --threads 2 a
 # STEP over 256 layers of 1,024 devices (about a second of DP here) runs
 # while a second connection is served from its handshake to its fifth

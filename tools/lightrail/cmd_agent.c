@@ -122,6 +122,12 @@
 /* A connection silent this long is closed (a coordinator between jobs
  * reconnects at once when it needs us). */
 #define AGENT_IDLE_S 600
+/* --frame-timeout's default: a frame begun must be whole this many
+ * seconds after we first see its first byte.  The idle timeout restarts
+ * with every byte, so a peer sending a frame a byte at a time held its
+ * connection (and its place under AGENT_MAX_CONNS_PER_PEER) for ever;
+ * a coordinator writes each frame at once (at most 1 MB). */
+#define AGENT_FRAME_S 30
 /* A peer that does not read its answers: reading its requests stops
  * while this much is queued for it, and a connection whose output has
  * not moved for AGENT_WRITE_S (one being closed included) is closed. */
@@ -156,6 +162,8 @@ struct conn {
     bool closing;                 /* free once the output is flushed */
     bool full;                    /* reading paused: AGENT_OUT_MAX queued */
     struct event *handshake;      /* AGENT_HANDSHAKE_S from accept */
+    struct event *frame_late;     /* --frame-timeout: pending while the
+                                   * input holds part of a frame */
     /* The job: the public model and training shape over our inventory. */
     bool has_job;
     uint32_t job;
@@ -188,6 +196,7 @@ struct agent {
     FILE *record;
     int delay_ms;
     int delay_commit_ms;          /* --delay-commit-ms; 0: as delay_ms */
+    int frame_s;                  /* --frame-timeout */
     double max_cells;             /* --max-step-cells; 0: no bound */
     int device_step;              /* --device-step; 0: automatic */
     const char *state_dir;
@@ -276,11 +285,13 @@ conn_free(struct conn *c)
             event_free(c->delay);
         if (c->handshake)
             event_free(c->handshake);
+        if (c->frame_late)
+            event_free(c->frame_late);
         if (c->held)
             evbuffer_free(c->held);
         if (c->bev)
             bufferevent_free(c->bev);
-        c->delay = c->handshake = NULL;
+        c->delay = c->handshake = c->frame_late = NULL;
         c->held = NULL;
         c->bev = NULL;
         if (c->prev)
@@ -1061,6 +1072,35 @@ conn_refuse(struct conn *c, int code, const char *what)
         conn_free(c);
 }
 
+/* The input holds 'avail' bytes of a frame not yet whole: its
+ * --frame-timeout starts now, unless it started already. */
+static void
+conn_frame_begun(struct conn *c, size_t avail)
+{
+    if (!avail || evtimer_pending(c->frame_late, NULL))
+        return;
+    struct timeval tv = { c->a->frame_s, 0 };
+    evtimer_add(c->frame_late, &tv);
+}
+
+/* --frame-timeout passed with a frame still partial: the peer (past its
+ * handshake: a coordinator) trickles it, or has stopped mid-frame.
+ * Refused and closed, so that bytes cannot hold a connection. */
+static void
+conn_frame_late(evutil_socket_t fd, short what, void *arg)
+{
+    struct conn *c = arg;
+    char why[LR_WIRE_TEXT_MAX - 16];
+    (void) fd;
+    (void) what;
+    if (c->closing || c->busy)
+        return;
+    snprintf(why, sizeof why, "refused: a frame not whole %d s after its "
+             "first byte (%zu byte(s) of it came): send each frame at once",
+             c->a->frame_s, evbuffer_get_length(bufferevent_get_input(c->bev)));
+    conn_refuse(c, ETIMEDOUT, why);
+}
+
 static void
 conn_read(struct bufferevent *bev, void *arg)
 {
@@ -1071,15 +1111,19 @@ conn_read(struct bufferevent *bev, void *arg)
     while (!c->closing && !c->busy && !evtimer_pending(c->delay, NULL)) {
         if (evbuffer_get_length(bufferevent_get_output(bev))
             >= AGENT_OUT_MAX) {
-            /* conn_write resumes once the peer has read it all. */
+            /* conn_write resumes once the peer has read it all; the
+             * pause is ours, so the frame's time stops meanwhile. */
             c->full = true;
             bufferevent_disable(bev, EV_READ);
+            evtimer_del(c->frame_late);
             return;
         }
         uint8_t head[4];
         size_t avail = evbuffer_get_length(in);
-        if (avail < 4)
+        if (avail < 4) {
+            conn_frame_begun(c, avail);
             return;
+        }
         evbuffer_copyout(in, head, 4);
         int err;
         size_t size = lr_wire_frame_size(head, 4, &err);
@@ -1087,8 +1131,11 @@ conn_read(struct bufferevent *bev, void *arg)
             conn_refuse(c, err, "frame length out of bounds");
             return;
         }
-        if (avail < size)
+        if (avail < size) {
+            conn_frame_begun(c, avail);
             return;
+        }
+        evtimer_del(c->frame_late);
         const uint8_t *frame = evbuffer_pullup(in, (ev_ssize_t) size);
         struct lr_wire_msg m = {
             .layers = a->layers, .layers_cap = LR_MODEL_MAX_LAYERS,
@@ -1312,6 +1359,7 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
                                             BEV_OPT_CLOSE_ON_FREE);
     c->delay = evtimer_new(a->base, conn_delay_done, c);
     c->handshake = evtimer_new(a->base, conn_handshake_late, c);
+    c->frame_late = evtimer_new(a->base, conn_frame_late, c);
     c->held = evbuffer_new();
     c->next = a->conns;
     if (a->conns)
@@ -1322,7 +1370,8 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
         SSL_free(ssl);
         evutil_closesocket(fd);
     }
-    if (!c->bev || !c->delay || !c->handshake || !c->held) {
+    if (!c->bev || !c->delay || !c->handshake || !c->frame_late
+        || !c->held) {
         alog(a, "%s: refused: out of memory", c->peer);
         conn_free(c);
         return;
@@ -1430,6 +1479,7 @@ usage(FILE *f)
 "usage: lightrail agent --config DC.json --listen ADDR:PORT\n"
 "                       [--state-dir DIR] [--max-step-cells N]\n"
 "                       [--device-step S] [--threads N]\n"
+"                       [--frame-timeout S]\n"
 "                       [--record FILE] [--delay-ms N]\n"
 "                       [--delay-commit-ms N] [--delay-save-ms N]\n"
 "       lightrail agent --config DC.json --listen ADDR:PORT --check\n"
@@ -1470,6 +1520,10 @@ usage(FILE *f)
 "                    online, at most %d): the requests of N coordinators\n"
 "                    run at once, one at a time per connection, while\n"
 "                    the main thread keeps answering the others\n"
+"  --frame-timeout S  close a connection (after an ERROR saying why) whose\n"
+"                    frame is not whole S seconds after its first byte,\n"
+"                    1..3600 (default %d): a peer cannot hold its\n"
+"                    connection by sending a frame a byte at a time\n"
 "  --record FILE     append every message received as a JSON line (tests)\n"
 "  --delay-ms N      hold each answer back N ms (tests of timeouts)\n"
 "  --delay-commit-ms N  hold the answer to a COMMIT back N ms, after its\n"
@@ -1481,7 +1535,8 @@ usage(FILE *f)
 "the message as JSON, as --record writes one received); stops on SIGTERM\n"
 "or SIGINT.  exit status: 0 stopped by a signal, 2 bad input, 1 cannot\n"
 "listen or other failure\n",
-            LR_CDYNP_AUTO_CELLS, AGENT_MAX_THREADS, AGENT_DEFAULT_THREADS);
+            LR_CDYNP_AUTO_CELLS, AGENT_MAX_THREADS, AGENT_DEFAULT_THREADS,
+            AGENT_FRAME_S);
 }
 
 struct agent_opts {
@@ -1490,6 +1545,7 @@ struct agent_opts {
     double max_cells;
     long device_step;
     long threads;
+    long frame_s;
     bool check;
 };
 
@@ -1498,7 +1554,7 @@ parse_args(int argc, char **argv, struct agent_opts *o)
 {
     enum { O_CONFIG = 256, O_LISTEN, O_STATE, O_RECORD, O_DELAY, O_CELLS,
            O_DELAY_COMMIT, O_DELAY_SAVE, O_HELP, O_STEP, O_THREADS,
-           O_CHECK };
+           O_CHECK, O_FRAME };
     static const struct option longopts[] = {
         { "config", required_argument, NULL, O_CONFIG },
         { "listen", required_argument, NULL, O_LISTEN },
@@ -1511,6 +1567,7 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         { "device-step", required_argument, NULL, O_STEP },
         { "threads", required_argument, NULL, O_THREADS },
         { "check", no_argument, NULL, O_CHECK },
+        { "frame-timeout", required_argument, NULL, O_FRAME },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -1529,6 +1586,13 @@ parse_args(int argc, char **argv, struct agent_opts *o)
                                   &o->threads)) {
                 lr_cli_err(CMD, "--threads wants a number from 1 to %d, "
                            "not '%s'", AGENT_MAX_THREADS, optarg);
+                return LR_EXIT_USAGE;
+            }
+            break;
+        case O_FRAME:
+            if (lr_cli_parse_long(optarg, 1, 3600, &o->frame_s)) {
+                lr_cli_err(CMD, "--frame-timeout wants seconds in 1..3600, "
+                           "not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
             break;
@@ -1648,6 +1712,7 @@ lr_cmd_agent(int argc, char **argv)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     struct agent_opts o = {
         .max_cells = AGENT_MAX_STEP_CELLS,
+        .frame_s = AGENT_FRAME_S,
         .threads = cpus < 1 ? 1 : cpus > AGENT_DEFAULT_THREADS
                                   ? AGENT_DEFAULT_THREADS : cpus,
     };
@@ -1658,6 +1723,7 @@ lr_cmd_agent(int argc, char **argv)
     struct agent a = { .delay_ms = (int) o.delay_ms,
                        .delay_commit_ms = (int) o.delay_commit_ms,
                        .delay_save_ms = (int) o.delay_save_ms,
+                       .frame_s = (int) o.frame_s,
                        .max_cells = o.max_cells,
                        .device_step = (int) o.device_step,
                        .state_dir = o.state_dir, .state_fd = -1 };
