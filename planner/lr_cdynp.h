@@ -341,6 +341,17 @@ double lr_cdynp_local_party_work(struct lr_cdynp_party *p,
                                  const struct lr_cdynp_summary *in,
                                  int first, int lo, int hi);
 
+/* The bytes local party 'p' holds for its caches: its handles (one per
+ * (objective, assumed) pair asked) with the rows of local DP they have
+ * computed, 32 bytes a cell, kept until the party is freed.  Each
+ * request adds rows, bounded by lr_cdynp_local_party_work(), but their
+ * total is not: a server (lightrail agent) asks this before each request
+ * and refuses above a bound.  The rows of a handle borrowed from a pool
+ * count as the party's while it holds it.  A sum over the party's
+ * handles and their starts, O(sets x layers); 'p' as for
+ * lr_cdynp_local_party_work(). */
+double lr_cdynp_local_party_bytes(const struct lr_cdynp_party *p);
+
 /* ---- the coordinator (lr_cdynp_chain.c) ---- */
 
 struct lr_cdynp_options {

@@ -1499,3 +1499,37 @@ lr_cdynp_local_party_work(struct lr_cdynp_party *p,
     lr_cdynp_dc_free(tmp);
     return w;
 }
+
+/* What handle 'd' and its grids hold that a request made grow: the
+ * handle itself without the link table it leaves untouched, its starts
+ * and chain-step memory (one each per layer), and 32 bytes (3 doubles,
+ * 2 ints) per cell of every row computed.  A start's columns are
+ * allocated for all its rows at once, but only the rows computed are
+ * written, so they alone take memory. */
+static double
+handle_bytes(const struct lr_cdynp_dc *d)
+{
+    const double cell = 3 * sizeof(double) + 2 * sizeof(int32_t);
+    const int L = d->model->n_layers;
+    double b = offsetof(struct lr_cdynp_dc, tm1) + offsetof(struct lr_tm, link)
+               + (double) L * (sizeof *d->starts + sizeof *d->back)
+               + (double) d->cback_cap * sizeof *d->cback;
+    for (int a = 0; a < L; a++) {
+        const struct start *s = &d->starts[a];
+        b += cell * (d->cells + 1)
+             * ((double) s->rows + (double) s->crows * s->cq);
+    }
+    for (int i = 0; i < d->n_made; i++)
+        b += handle_bytes(d->alt[i]);
+    return b;
+}
+
+double
+lr_cdynp_local_party_bytes(const struct lr_cdynp_party *p)
+{
+    const struct local_party *lp = (const struct local_party *) p;
+    double b = sizeof *lp;
+    for (int i = 0; i < lp->n_sets; i++)
+        b += handle_bytes(lp->sets[i].dc);
+    return b;
+}

@@ -1033,6 +1033,25 @@ if command -v python3 > /dev/null; then
     fi
     stop_agent $TRKPID
 fi
+# One connection's DP caches are bounded: a STEP that would compute
+# rows while they hold --max-cache-bytes is refused (they grew with
+# every STEP of a new window or assumed count, kept until the job
+# ended); the count is in the log, not in the answer.
+if command -v python3 > /dev/null; then
+    start_agent cache "$A/dc2.json" --max-cache-bytes 2e5 \
+        && CCH=$APORT && CCHPID=$APID
+    if python3 "$srcdir/tests/cli/agent_cache.py" "$C" "$CCH" dc2 \
+           coordinator > "$tmp/cache.out" 2>&1 \
+       && grep -q "step refused: its DP caches hold [0-9.e+]* bytes, at --max-cache-bytes 2e+05" "$A/cache.log" \
+       && ! grep "sent .*\"error\"" "$A/cache.log" | grep -q "hold"; then
+        ok "a STEP over --max-cache-bytes is refused, the job again served ($(grep -c '^ok: ' "$tmp/cache.out") steps)"
+    else
+        notok "--max-cache-bytes: $(grep -v '^ok: ' "$tmp/cache.out" | head -5; grep refused "$A/cache.log" | tail -2)"
+    fi
+    stop_agent $CCHPID
+fi
+expect_bad "--max-cache-bytes wants a number of bytes" \
+    $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --max-cache-bytes -1
 expect_bad "--frame-timeout wants seconds in 1..3600" \
     $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --frame-timeout 0
 

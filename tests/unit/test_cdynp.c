@@ -1557,6 +1557,47 @@ test_party_refusals_take_nothing(void)
     lr_model_free(m);
 }
 
+/* The bytes a local party's caches hold, by hand: the toy's dc1 (N = 2:
+ * 3 cells a row, 32 bytes a cell).  A head step over 0..3 computes rows
+ * 0..3 of start 0, one over 0..1 rows 0..1: two rows apart, 192 bytes.
+ * A request answered from rows computed adds nothing; a second pair
+ * adds a handle and its rows. */
+static void
+test_party_bytes(void)
+{
+    struct lr_model *m = lr_test_toy_model();
+    struct lr_cluster *c = lr_test_toy_cluster();
+    struct lr_train tr = { 8, 2, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    CU_ASSERT_EQUAL_FATAL(tm->dcs[1].n_devices, 2);
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    struct lr_cdynp_party *a = lr_cdynp_local_party_new(tm, 1);
+    struct lr_cdynp_party *b = lr_cdynp_local_party_new(tm, 1);
+    CU_ASSERT_FATAL(out && a && b);
+    const enum lr_cdynp_objective o = LR_CDYNP_LEX;
+    double empty = lr_cdynp_local_party_bytes(a);
+    CU_ASSERT(empty > 0);
+    CU_ASSERT_EQUAL(a->cls->step(a, o, 1, NULL, NULL, 0, 0, 1, out), 0);
+    CU_ASSERT_EQUAL(b->cls->step(b, o, 1, NULL, NULL, 0, 0, 3, out), 0);
+    double two = lr_cdynp_local_party_bytes(a);
+    double four = lr_cdynp_local_party_bytes(b);
+    CU_ASSERT(two > empty);
+    CU_ASSERT_DOUBLE_EQUAL(four - two, 2 * 3 * 32, 0);
+    /* Rows computed already: nothing more; refused: nothing more. */
+    CU_ASSERT_EQUAL(b->cls->step(b, o, 1, NULL, NULL, 0, 0, 2, out), 0);
+    CU_ASSERT_EQUAL(b->cls->step(b, o, 3, NULL, NULL, 0, 0, 4, out), EINVAL);
+    CU_ASSERT_DOUBLE_EQUAL(lr_cdynp_local_party_bytes(b), four, 0);
+    CU_ASSERT_EQUAL(b->cls->step(b, o, 2, NULL, NULL, 0, 0, 3, out), 0);
+    CU_ASSERT(lr_cdynp_local_party_bytes(b) >= four + (four - empty));
+    a->cls->free(a);
+    b->cls->free(b);
+    free(out);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
 static CU_TestInfo tests[] = {
     { "a plan past 512 stages is refused as such",
       test_cdynp_too_many_stages },
@@ -1587,6 +1628,7 @@ static CU_TestInfo tests[] = {
       test_party_work_kin },
     { "a request refused takes none of the party's handles",
       test_party_refusals_take_nothing },
+    { "the bytes a local party's caches hold, by hand", test_party_bytes },
     { "the local DP, pruned, = its recurrence without pruning",
       test_local_dp_reference },
     { "a kin reset to another stage count: rows checked again",

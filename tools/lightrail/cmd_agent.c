@@ -29,7 +29,11 @@
  * legal frames) can hold a worker for minutes, a STEP, FINISH or COMMIT
  * whose local DP would update more than --max-step-cells cells (0.2-3 ns
  * each) is refused with E2BIG before any of it runs
- * (lr_cdynp_local_party_work() counts them).
+ * (lr_cdynp_local_party_work() counts them).  As each connection's job
+ * keeps the rows its requests computed, one that would compute more
+ * while they hold --max-cache-bytes is refused with ENOBUFS
+ * (lr_cdynp_local_party_bytes()).  A frame begun must be whole
+ * --frame-timeout seconds after its first byte.
  *
  * Who may connect: a client whose certificate chains to the configured
  * CA and names one of the configured peers (subject CN or a DNS SAN,
@@ -138,6 +142,12 @@
  * docs/agent-protocol.md), within the coordinator's default agent
  * timeout of 5 s. */
 #define AGENT_MAX_STEP_CELLS 2e9
+/* --max-cache-bytes' default: the DP caches one connection's job may
+ * hold (lr_cdynp_local_party_bytes()).  Each request adds rows, bounded
+ * by --max-step-cells, but every STEP of a new window or assumed stage
+ * count adds more, kept until the job ends: an authorised coordinator
+ * could grow one connection until the agent ran out of memory. */
+#define AGENT_MAX_CACHE_BYTES 4e9
 /* See controller/lr_agent_party.c: exact names, CN or DNS SAN. */
 #define AGENT_HOSTFLAGS (X509_CHECK_FLAG_ALWAYS_CHECK_SUBJECT                \
                          | X509_CHECK_FLAG_NO_WILDCARDS)
@@ -198,6 +208,7 @@ struct agent {
     int delay_commit_ms;          /* --delay-commit-ms; 0: as delay_ms */
     int frame_s;                  /* --frame-timeout */
     double max_cells;             /* --max-step-cells; 0: no bound */
+    double max_bytes;             /* --max-cache-bytes; 0: no bound */
     int device_step;              /* --device-step; 0: automatic */
     const char *state_dir;
     int state_fd;                 /* --state-dir, locked; -1: none */
@@ -397,21 +408,26 @@ conn_error(struct conn *c, uint32_t id, int code, const char *fmt, ...)
     }
 }
 
+/* The local DP cells request 'm' (a STEP, FINISH or COMMIT) would
+ * update on c's party: 0 when its rows are computed already. */
+static double
+request_cells(const struct conn *c, const struct lr_wire_msg *m)
+{
+    const bool step = m->type == LR_WIRE_STEP;
+    return lr_cdynp_local_party_work(
+        c->party, m->objective, m->assumed,
+        step && m->has_summary ? m->summary : NULL, step ? -1 : m->first,
+        m->lo, step ? m->hi : m->last);
+}
+
 /* A STEP, FINISH or COMMIT whose local DP would exceed --max-step-cells
  * is answered E2BIG before any of it runs: one request may not hold the
  * loop that serves every coordinator. */
 static bool
-over_budget(struct conn *c, const struct lr_wire_msg *m)
+over_budget(struct conn *c, const struct lr_wire_msg *m, double cells)
 {
     struct agent *a = c->a;
-    if (!(a->max_cells > 0) || m->type == LR_WIRE_BACKTRACK)
-        return false;
-    const bool step = m->type == LR_WIRE_STEP;
-    double cells = lr_cdynp_local_party_work(
-        c->party, m->objective, m->assumed,
-        step && m->has_summary ? m->summary : NULL, step ? -1 : m->first,
-        m->lo, step ? m->hi : m->last);
-    if (cells <= a->max_cells)
+    if (!(a->max_cells > 0) || cells <= a->max_cells)
         return false;
     alog(a, "%s: job %u: %s refused: %.3g cells of local DP, over "
          "--max-step-cells %.3g", c->peer, c->job,
@@ -423,6 +439,36 @@ over_budget(struct conn *c, const struct lr_wire_msg *m)
                "of local DP (a few seconds): plan with a narrower --window, "
                "or have the agent run with a larger --max-step-cells",
                lr_wire_type_name(m->type), a->max_cells);
+    return true;
+}
+
+/* A STEP, FINISH or COMMIT that would compute rows ('cells' > 0) while
+ * the connection's caches hold --max-cache-bytes or more is answered
+ * ENOBUFS before it runs: each request's rows are bounded, their total
+ * was not, and one coordinator could run the agent out of memory.  A
+ * request answered from the rows computed still is served, so that a
+ * plan whose chains are done can still be finished and committed.  The
+ * caches can pass the bound by one request's rows (checked before it
+ * runs, a request's rows bounded by --max-step-cells). */
+static bool
+over_memory(struct conn *c, const struct lr_wire_msg *m, double cells)
+{
+    struct agent *a = c->a;
+    if (!(a->max_bytes > 0) || !(cells > 0))
+        return false;
+    double held = lr_cdynp_local_party_bytes(c->party);
+    if (held < a->max_bytes)
+        return false;
+    alog(a, "%s: job %u: %s refused: its DP caches hold %.3g bytes, at "
+         "--max-cache-bytes %.3g", c->peer, c->job,
+         lr_wire_type_name(m->type), held, a->max_bytes);
+    /* The bytes held stay in our log: the rows are the coordinator's
+     * choice, 32 (N + 1) bytes each, so they would tell it N. */
+    conn_error(c, m->id, ENOBUFS, "%s: this connection's DP caches are at "
+               "this agent's bound of %.3g bytes: send JOB again (it "
+               "starts them afresh) or plan on a new connection, or have "
+               "the agent run with a larger --max-cache-bytes",
+               lr_wire_type_name(m->type), a->max_bytes);
     return true;
 }
 
@@ -1038,8 +1084,11 @@ conn_handle(struct conn *c, const struct lr_wire_msg *m)
             conn_error(c, m->id, rc, "%s", why);
             return;
         }
-        if (over_budget(c, m))
-            return;
+        if (m->type != LR_WIRE_BACKTRACK) {
+            double cells = request_cells(c, m);
+            if (over_budget(c, m, cells) || over_memory(c, m, cells))
+                return;
+        }
         conn_work(c, m);
         return;
     default:
@@ -1478,6 +1527,7 @@ usage(FILE *f)
     fprintf(f,
 "usage: lightrail agent --config DC.json --listen ADDR:PORT\n"
 "                       [--state-dir DIR] [--max-step-cells N]\n"
+"                       [--max-cache-bytes N]\n"
 "                       [--device-step S] [--threads N]\n"
 "                       [--frame-timeout S]\n"
 "                       [--record FILE] [--delay-ms N]\n"
@@ -1509,6 +1559,12 @@ usage(FILE *f)
 "                    here; default 2e9, about a second; 0: no bound): one\n"
 "                    request may not hold the agent from its other\n"
 "                    coordinators\n"
+"  --max-cache-bytes N  refuse (ENOBUFS) a STEP, FINISH or COMMIT that\n"
+"                    would compute rows of local DP while the\n"
+"                    connection's caches hold N bytes or more (default\n"
+"                    4e9; 0: no bound; the coordinator is told to send\n"
+"                    JOB again or use a new connection): one coordinator\n"
+"                    may not run the agent out of memory\n"
 "  --device-step S   give stages multiples of S devices, the DP's cost\n"
 "                    that of a DC of N/S (default auto: 1 up to %d\n"
 "                    devices, else the least S keeping N/S within it;\n"
@@ -1542,7 +1598,7 @@ usage(FILE *f)
 struct agent_opts {
     const char *config, *listen, *state_dir, *record;
     long delay_ms, delay_commit_ms, delay_save_ms;
-    double max_cells;
+    double max_cells, max_bytes;
     long device_step;
     long threads;
     long frame_s;
@@ -1554,7 +1610,7 @@ parse_args(int argc, char **argv, struct agent_opts *o)
 {
     enum { O_CONFIG = 256, O_LISTEN, O_STATE, O_RECORD, O_DELAY, O_CELLS,
            O_DELAY_COMMIT, O_DELAY_SAVE, O_HELP, O_STEP, O_THREADS,
-           O_CHECK, O_FRAME };
+           O_CHECK, O_FRAME, O_BYTES };
     static const struct option longopts[] = {
         { "config", required_argument, NULL, O_CONFIG },
         { "listen", required_argument, NULL, O_LISTEN },
@@ -1568,6 +1624,7 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         { "threads", required_argument, NULL, O_THREADS },
         { "check", no_argument, NULL, O_CHECK },
         { "frame-timeout", required_argument, NULL, O_FRAME },
+        { "max-cache-bytes", required_argument, NULL, O_BYTES },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -1620,6 +1677,13 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         case O_CELLS:
             if (lr_cli_parse_double(optarg, 0, 1e18, &o->max_cells)) {
                 lr_cli_err(CMD, "--max-step-cells wants a number of cells "
+                           "in 0..1e18 (0: no bound), not '%s'", optarg);
+                return LR_EXIT_USAGE;
+            }
+            break;
+        case O_BYTES:
+            if (lr_cli_parse_double(optarg, 0, 1e18, &o->max_bytes)) {
+                lr_cli_err(CMD, "--max-cache-bytes wants a number of bytes "
                            "in 0..1e18 (0: no bound), not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
@@ -1713,6 +1777,7 @@ lr_cmd_agent(int argc, char **argv)
     struct agent_opts o = {
         .max_cells = AGENT_MAX_STEP_CELLS,
         .frame_s = AGENT_FRAME_S,
+        .max_bytes = AGENT_MAX_CACHE_BYTES,
         .threads = cpus < 1 ? 1 : cpus > AGENT_DEFAULT_THREADS
                                   ? AGENT_DEFAULT_THREADS : cpus,
     };
@@ -1725,6 +1790,7 @@ lr_cmd_agent(int argc, char **argv)
                        .delay_save_ms = (int) o.delay_save_ms,
                        .frame_s = (int) o.frame_s,
                        .max_cells = o.max_cells,
+                       .max_bytes = o.max_bytes,
                        .device_step = (int) o.device_step,
                        .state_dir = o.state_dir, .state_fd = -1 };
     struct ly_ctx *ctx = NULL;
