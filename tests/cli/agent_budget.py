@@ -8,7 +8,9 @@ count in the agent's log only (it tells the device count); a STEP
 over 0..9 (550 cells) is answered, as is a second connection meanwhile;
 a FINISH of 0..299 (rows 10..299 left: (300 x 301 - 10 x 11) / 2 x 10 =
 450,950 cells) is refused, one of 0..9 (its rows computed by the STEP: 0
-cells) is answered.  Prints "ok: " or "FAIL: "
+cells) is answered; 63 STEPs refused under other (objective, assumed
+count) pairs leave the connection's 64 caches to its own requests.
+Prints "ok: " or "FAIL: "
 lines and exits 1 on any failure.
 
     agent_budget.py CERTS_DIR PORT AGENT_NAME COORDINATOR
@@ -16,10 +18,11 @@ lines and exits 1 on any failure.
 import struct
 import sys
 
-from agentwire import ERROR, FINISH_OK, OK, STEP_OK, Checks, connect, \
-    finish, job, step_head
+from agentwire import ERROR, FINISH_OK, LEX, OK, STEP, STEP_OK, TIME, \
+    Checks, ask, connect, finish, job, step_head
 
 E2BIG = 7
+LEX_ONE = 2
 certs, port, agent, coord = sys.argv[1:5]
 checks = Checks()
 a = connect(certs, port, agent, coord)
@@ -45,4 +48,22 @@ checks.expect("FINISH of 0..299 refused", finish(a, 0, 299), ERROR,
               says="finish: over this agent's bound", not_says="4.5")
 checks.expect("FINISH of 0..9 (rows computed) answered", finish(a, 0, 9),
               FINISH_OK)
+# Refusals take none of the connection's 64 caches (one per objective
+# and assumed count): 63 more pairs refused over 0..299 (LEX 2..32,
+# TIME 1..32; the JOB's microbatches are 32), then a STEP under a pair
+# of its own is answered.  Before, each refusal made its pair's cache,
+# and that STEP was answered ENOMEM.
+refusals = 0
+for obj, first in ((LEX, 2), (TIME, 1)):
+    for q in range(first, 33):
+        refusals += ask(a, STEP, struct.pack(">IBHHiiddI", 1, obj, q, 0, 0,
+                                             299, 0.0, 0.0, 0))[0] == ERROR
+if refusals == 63:
+    print("ok: 63 STEPs of other objectives and counts refused")
+else:
+    checks.failed = True
+    print(f"FAIL: {refusals} of 63 STEPs refused")
+checks.expect("... then a STEP of objective lex-one answered",
+              ask(a, STEP, struct.pack(">IBHHiiddI", 1, LEX_ONE, 1, 0, 0, 9,
+                                       0.0, 0.0, 0)), STEP_OK)
 sys.exit(1 if checks.failed else 0)
