@@ -1020,14 +1020,17 @@ expect_bad "--max-step-cells wants a number of cells" \
 # A frame begun must be whole --frame-timeout seconds after its first
 # byte: a coordinator sending one a byte at a time is refused and closed
 # (each byte restarted the 600 s idle timeout: it held its connection
-# for ever); a pause between whole frames is no frame's.
+# for ever); a pause between whole frames is no frame's.  A connection
+# with no whole frame for --idle-timeout is closed, however many bytes
+# of a TLS record it sends.
 if command -v python3 > /dev/null; then
-    start_agent trickle "$A/dc2.json" --frame-timeout 2 \
+    start_agent trickle "$A/dc2.json" --frame-timeout 2 --idle-timeout 5 \
         && TRK=$APORT && TRKPID=$APID
     if python3 "$srcdir/tests/cli/agent_trickle.py" "$C" "$TRK" dc2 \
            coordinator > "$tmp/trickle.out" 2>&1 \
-       && grep -q "refused: a frame not whole 2 s after its first byte .*connection closed" "$A/trickle.log"; then
-        ok "a frame trickled is refused and closed after --frame-timeout ($(grep -c '^ok: ' "$tmp/trickle.out") steps)"
+       && grep -q "refused: a frame not whole 2 s after its first byte .*connection closed" "$A/trickle.log" \
+       && grep -q "no whole frame for 5 s: closed" "$A/trickle.log"; then
+        ok "a frame, or its TLS record, trickled is closed after --frame-timeout, --idle-timeout ($(grep -c '^ok: ' "$tmp/trickle.out") steps)"
     else
         notok "--frame-timeout: $(grep -v '^ok: ' "$tmp/trickle.out" | head -5; tail -2 "$A/trickle.log")"
     fi
@@ -1054,6 +1057,8 @@ expect_bad "--max-cache-bytes wants a number of bytes" \
     $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --max-cache-bytes -1
 expect_bad "--frame-timeout wants seconds in 1..3600" \
     $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --frame-timeout 0
+expect_bad "--idle-timeout wants seconds in 1..86400" \
+    $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --idle-timeout 0
 
 # A long request holds one DP thread, not the agent: with --threads 2 a
 # STEP over 256 layers of 1,024 devices (about a second of DP here) runs

@@ -2,14 +2,18 @@
 """A coordinator cannot hold a connection by trickling a frame
 (tests/cli/agent.sh).
 
-An agent started with --frame-timeout 2: a coordinator says HELLO (it is
-past its handshake, then), waits longer than that between two whole
-frames (an idle connection is no trickle: its next HELLO is answered),
-then sends a JOB one byte each 0.25 s.  The agent answers an ERROR that
-says why and closes the connection before the frame is whole (within
-60 s: far more than the 2 s, the whole frame would take 20 s or more),
-and serves another connection meanwhile.  (Before, each byte restarted
-the 600 s idle timeout, and the frame held its connection for ever.)
+An agent started with --frame-timeout 2 --idle-timeout 5: a coordinator
+says HELLO (it is past its handshake, then), waits 3 s between two whole
+frames (a pause between frames is no trickle: its next HELLO is
+answered), then sends a JOB one byte each 0.25 s.  The agent answers an
+ERROR that says why and closes the connection before the frame is whole
+(within 60 s: far more than the 2 s, the whole frame would take 36 s),
+and serves another connection meanwhile.  Below the frame, a connection
+that sends a JOB's TLS record a byte each 0.25 s after its HELLO (no
+byte of the frame decrypted before the record is whole) is closed
+before the record is whole (41 s), --idle-timeout after the HELLO.
+(Before, each byte restarted the 600 s idle timeout, and either held
+its connection for ever.)
 Prints one line per step, "ok: " or "FAIL: ", and exits 1 on any failure.
 
     agent_trickle.py CERTS_DIR PORT AGENT_NAME COORDINATOR
@@ -74,4 +78,55 @@ else:
           f"({sent} of {len(job)} bytes)")
 b = connect(certs, port, agent, coord)
 checks.expect("another connection served", ask(b, HELLO), HELLO_OK)
+
+
+def tls_trickled():
+    """A connection past its handshake and a HELLO whose next frame's
+    TLS record comes a byte each 0.25 s: none of the frame reaches the
+    agent before the record is whole.  'closed' when the agent closed
+    it (before the record was whole), else why not."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    ctx.load_verify_locations(f"{certs}/ca.pem")
+    ctx.load_cert_chain(f"{certs}/{coord}.pem", f"{certs}/{coord}.key")
+    raw = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
+    inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = ctx.wrap_bio(inc, out, server_hostname=agent)
+    while True:
+        try:
+            tls.do_handshake()
+            break
+        except ssl.SSLWantReadError:
+            raw.sendall(out.read())
+            inc.write(raw.recv(65536))
+    tls.write(frame(HELLO, 1, b""))
+    raw.sendall(out.read())
+    got = b""
+    while len(got) < 4 or len(got) < 4 + struct.unpack(">I", got[:4])[0]:
+        try:
+            got += tls.read(65536)
+        except ssl.SSLWantReadError:
+            inc.write(raw.recv(65536))
+    if struct.unpack(">H", got[10:12])[0] != HELLO_OK:
+        return f"HELLO answered {got!r}"
+    tls.write(job)
+    record = out.read()
+    start = time.monotonic()
+    for i in range(len(record) - 1):
+        if time.monotonic() - start > 60:
+            return "open after 60 s"
+        try:
+            raw.sendall(record[i:i + 1])
+        except OSError:
+            return "closed"
+        if select.select([raw], [], [], 0.25)[0]:
+            try:
+                return "closed" if raw.recv(65536) == b"" else "answered"
+            except OSError:
+                return "closed"
+    return f"open: the record's {len(record) - 1} bytes but its last sent"
+
+
+checks.expect("a frame's TLS record trickled: closed before it was whole",
+              (tls_trickled(), b""), "closed")
 sys.exit(1 if checks.failed else 0)

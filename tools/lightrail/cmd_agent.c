@@ -123,8 +123,12 @@
 #define AGENT_MAX_HANDSHAKES 16
 #define AGENT_MAX_HANDSHAKES_PER_HOST 4
 #define AGENT_HANDSHAKE_S 10
-/* A connection silent this long is closed (a coordinator between jobs
- * reconnects at once when it needs us). */
+/* --idle-timeout's default: a connection with no whole frame this long
+ * is closed (a coordinator between jobs reconnects at once when it needs
+ * us).  Whole frames, not bytes: libevent's read timeout restarted with
+ * every byte of a TLS record, so a peer sending a record a byte at a
+ * time (below the frame: none of it decrypted, --frame-timeout not
+ * started) held its connection for ever. */
 #define AGENT_IDLE_S 600
 /* --frame-timeout's default: a frame begun must be whole this many
  * seconds after we first see its first byte.  The idle timeout restarts
@@ -174,6 +178,8 @@ struct conn {
     struct event *handshake;      /* AGENT_HANDSHAKE_S from accept */
     struct event *frame_late;     /* --frame-timeout: pending while the
                                    * input holds part of a frame */
+    struct event *idle;           /* --idle-timeout from the last whole
+                                   * frame (or the handshake) */
     /* The job: the public model and training shape over our inventory. */
     bool has_job;
     uint32_t job;
@@ -207,6 +213,7 @@ struct agent {
     int delay_ms;
     int delay_commit_ms;          /* --delay-commit-ms; 0: as delay_ms */
     int frame_s;                  /* --frame-timeout */
+    int idle_s;                   /* --idle-timeout */
     double max_cells;             /* --max-step-cells; 0: no bound */
     double max_bytes;             /* --max-cache-bytes; 0: no bound */
     int device_step;              /* --device-step; 0: automatic */
@@ -298,11 +305,13 @@ conn_free(struct conn *c)
             event_free(c->handshake);
         if (c->frame_late)
             event_free(c->frame_late);
+        if (c->idle)
+            event_free(c->idle);
         if (c->held)
             evbuffer_free(c->held);
         if (c->bev)
             bufferevent_free(c->bev);
-        c->delay = c->handshake = c->frame_late = NULL;
+        c->delay = c->handshake = c->frame_late = c->idle = NULL;
         c->held = NULL;
         c->bev = NULL;
         if (c->prev)
@@ -1121,6 +1130,35 @@ conn_refuse(struct conn *c, int code, const char *what)
         conn_free(c);
 }
 
+/* --idle-timeout starts again: a whole frame came, or the handshake is
+ * done. */
+static void
+conn_idle_restart(struct conn *c)
+{
+    struct timeval tv = { c->a->idle_s, 0 };
+    evtimer_add(c->idle, &tv);
+}
+
+/* --idle-timeout passed with no whole frame: closed, unless the wait is
+ * ours (a request running or its save, an answer held, 1 MiB of answers
+ * unread: reading paused), which starts it again. */
+static void
+conn_idle_late(evutil_socket_t fd, short what, void *arg)
+{
+    struct conn *c = arg;
+    (void) fd;
+    (void) what;
+    if (c->closing)
+        return;
+    if (c->busy || c->full || evtimer_pending(c->delay, NULL)) {
+        conn_idle_restart(c);
+        return;
+    }
+    alog(c->a, "%s: no whole frame for %d s: closed", c->peer,
+         c->a->idle_s);
+    conn_free(c);
+}
+
 /* The input holds 'avail' bytes of a frame not yet whole: its
  * --frame-timeout starts now, unless it started already. */
 static void
@@ -1185,6 +1223,7 @@ conn_read(struct bufferevent *bev, void *arg)
             return;
         }
         evtimer_del(c->frame_late);
+        conn_idle_restart(c);
         const uint8_t *frame = evbuffer_pullup(in, (ev_ssize_t) size);
         struct lr_wire_msg m = {
             .layers = a->layers, .layers_cap = LR_MODEL_MAX_LAYERS,
@@ -1287,7 +1326,7 @@ peer_at_limit(struct conn *c)
     snprintf(what, sizeof what, "refused: at most %d connections of one "
              "coordinator, and '%.63s' has %d open (an idle one closes "
              "after %d s)", AGENT_MAX_CONNS_PER_PEER, c->owner, n,
-             AGENT_IDLE_S);
+             c->a->idle_s);
     conn_refuse(c, EUSERS, what);
     return true;
 }
@@ -1312,6 +1351,7 @@ conn_event(struct bufferevent *bev, short what, void *arg)
         evtimer_del(c->handshake);
         if (peer_at_limit(c))
             return;
+        conn_idle_restart(c);
         alog(a, "%s: connected", c->peer);
         return;
     }
@@ -1339,8 +1379,8 @@ conn_event(struct bufferevent *bev, short what, void *arg)
         if (what & BEV_EVENT_WRITING)
             alog(a, "%s: its answers unread for %d s: closed", c->peer,
                  AGENT_WRITE_S);
-        else
-            alog(a, "%s: idle for %d s: closed", c->peer, AGENT_IDLE_S);
+        else   /* not armed: conn_idle_late() does it */
+            alog(a, "%s: read timed out: closed", c->peer);
     } else if (what & BEV_EVENT_EOF) {
         alog(a, "%s: closed by the peer", c->peer);
     }
@@ -1409,6 +1449,7 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
     c->delay = evtimer_new(a->base, conn_delay_done, c);
     c->handshake = evtimer_new(a->base, conn_handshake_late, c);
     c->frame_late = evtimer_new(a->base, conn_frame_late, c);
+    c->idle = evtimer_new(a->base, conn_idle_late, c);
     c->held = evbuffer_new();
     c->next = a->conns;
     if (a->conns)
@@ -1420,16 +1461,17 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
         evutil_closesocket(fd);
     }
     if (!c->bev || !c->delay || !c->handshake || !c->frame_late
-        || !c->held) {
+        || !c->idle || !c->held) {
         alog(a, "%s: refused: out of memory", c->peer);
         conn_free(c);
         return;
     }
     /* A coordinator that hangs up without close_notify is no error. */
     bufferevent_openssl_set_allow_dirty_shutdown(c->bev, 1);
-    struct timeval idle = { AGENT_IDLE_S, 0 }, stuck = { AGENT_WRITE_S, 0 };
+    /* No read timeout: it restarts with every byte (conn_idle_late()). */
+    struct timeval stuck = { AGENT_WRITE_S, 0 };
     struct timeval hs = { AGENT_HANDSHAKE_S, 0 };
-    bufferevent_set_timeouts(c->bev, &idle, &stuck);
+    bufferevent_set_timeouts(c->bev, NULL, &stuck);
     evtimer_add(c->handshake, &hs);
     bufferevent_setcb(c->bev, conn_read, conn_write, conn_event, c);
     bufferevent_enable(c->bev, EV_READ | EV_WRITE);
@@ -1529,7 +1571,7 @@ usage(FILE *f)
 "                       [--state-dir DIR] [--max-step-cells N]\n"
 "                       [--max-cache-bytes N]\n"
 "                       [--device-step S] [--threads N]\n"
-"                       [--frame-timeout S]\n"
+"                       [--frame-timeout S] [--idle-timeout S]\n"
 "                       [--record FILE] [--delay-ms N]\n"
 "                       [--delay-commit-ms N] [--delay-save-ms N]\n"
 "       lightrail agent --config DC.json --listen ADDR:PORT --check\n"
@@ -1580,6 +1622,8 @@ usage(FILE *f)
 "                    frame is not whole S seconds after its first byte,\n"
 "                    1..3600 (default %d): a peer cannot hold its\n"
 "                    connection by sending a frame a byte at a time\n"
+"  --idle-timeout S  close a connection with no whole frame for S seconds\n"
+"                    (its bytes do not count), 1..86400 (default %d)\n"
 "  --record FILE     append every message received as a JSON line (tests)\n"
 "  --delay-ms N      hold each answer back N ms (tests of timeouts)\n"
 "  --delay-commit-ms N  hold the answer to a COMMIT back N ms, after its\n"
@@ -1592,7 +1636,7 @@ usage(FILE *f)
 "or SIGINT.  exit status: 0 stopped by a signal, 2 bad input, 1 cannot\n"
 "listen or other failure\n",
             LR_CDYNP_AUTO_CELLS, AGENT_MAX_THREADS, AGENT_DEFAULT_THREADS,
-            AGENT_FRAME_S);
+            AGENT_FRAME_S, AGENT_IDLE_S);
 }
 
 struct agent_opts {
@@ -1601,7 +1645,7 @@ struct agent_opts {
     double max_cells, max_bytes;
     long device_step;
     long threads;
-    long frame_s;
+    long frame_s, idle_s;
     bool check;
 };
 
@@ -1610,7 +1654,7 @@ parse_args(int argc, char **argv, struct agent_opts *o)
 {
     enum { O_CONFIG = 256, O_LISTEN, O_STATE, O_RECORD, O_DELAY, O_CELLS,
            O_DELAY_COMMIT, O_DELAY_SAVE, O_HELP, O_STEP, O_THREADS,
-           O_CHECK, O_FRAME, O_BYTES };
+           O_CHECK, O_FRAME, O_BYTES, O_IDLE };
     static const struct option longopts[] = {
         { "config", required_argument, NULL, O_CONFIG },
         { "listen", required_argument, NULL, O_LISTEN },
@@ -1625,6 +1669,7 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         { "check", no_argument, NULL, O_CHECK },
         { "frame-timeout", required_argument, NULL, O_FRAME },
         { "max-cache-bytes", required_argument, NULL, O_BYTES },
+        { "idle-timeout", required_argument, NULL, O_IDLE },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -1643,6 +1688,13 @@ parse_args(int argc, char **argv, struct agent_opts *o)
                                   &o->threads)) {
                 lr_cli_err(CMD, "--threads wants a number from 1 to %d, "
                            "not '%s'", AGENT_MAX_THREADS, optarg);
+                return LR_EXIT_USAGE;
+            }
+            break;
+        case O_IDLE:
+            if (lr_cli_parse_long(optarg, 1, 86400, &o->idle_s)) {
+                lr_cli_err(CMD, "--idle-timeout wants seconds in 1..86400, "
+                           "not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
             break;
@@ -1777,6 +1829,7 @@ lr_cmd_agent(int argc, char **argv)
     struct agent_opts o = {
         .max_cells = AGENT_MAX_STEP_CELLS,
         .frame_s = AGENT_FRAME_S,
+        .idle_s = AGENT_IDLE_S,
         .max_bytes = AGENT_MAX_CACHE_BYTES,
         .threads = cpus < 1 ? 1 : cpus > AGENT_DEFAULT_THREADS
                                   ? AGENT_DEFAULT_THREADS : cpus,
@@ -1789,6 +1842,7 @@ lr_cmd_agent(int argc, char **argv)
                        .delay_commit_ms = (int) o.delay_commit_ms,
                        .delay_save_ms = (int) o.delay_save_ms,
                        .frame_s = (int) o.frame_s,
+                       .idle_s = (int) o.idle_s,
                        .max_cells = o.max_cells,
                        .max_bytes = o.max_bytes,
                        .device_step = (int) o.device_step,
