@@ -279,11 +279,16 @@ alog(const struct agent *a, const char *fmt, ...)
 
 /* ---- connections ---- */
 
+/* Ends the connection's job, logging what its DP caches held (what
+ * --max-cache-bytes is to be sized by; the log only: it tells N). */
 static void
 conn_drop_job(struct conn *c)
 {
-    if (c->party)
+    if (c->party) {
+        alog(c->a, "%s: job %u: ended, its DP caches held %.3g bytes",
+             c->peer, c->job, lr_cdynp_local_party_bytes(c->party));
         c->party->cls->free(c->party);
+    }
     lr_tm_free(c->tm);
     lr_model_free(c->model);
     c->party = NULL;
