@@ -19,8 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "controller/lr_ctl_dev.h"
 #include "southbound/sb_driver.h"
@@ -792,6 +797,74 @@ test_answer_too_large(void)
     free(big);
 }
 
+/* One connection on 127.0.0.1 served by a child: whatever the request,
+ * the answer 'answer', then the connection closed.  Returns the port
+ * and the child's PID in *pid, or -1. */
+static int
+serve_one_answer(const char *answer, pid_t *pid)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    socklen_t alen = sizeof a;
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (s < 0 || bind(s, (struct sockaddr *) &a, sizeof a) || listen(s, 1)
+        || getsockname(s, (struct sockaddr *) &a, &alen)) {
+        if (s >= 0)
+            close(s);
+        return -1;
+    }
+    if ((*pid = fork()) == 0) {
+        char buf[4096];
+        int c = accept(s, NULL, NULL);
+        if (c >= 0 && read(c, buf, sizeof buf) > 0)
+            (void) !write(c, answer, strlen(answer));
+        _exit(0);
+    }
+    close(s);
+    return *pid > 0 ? ntohs(a.sin_port) : -1;
+}
+
+/* An answer libcurl refuses after the request went out ("HTTP/1.2",
+ * CURLE_UNSUPPORTED_PROTOCOL) is no failure of the controller's own:
+ * e137b71 mapped that code to EINVAL, "nothing sent", so a PUT that
+ * reached the device was taken for one never sent (no read back, no
+ * undo) and the ROADM's health was left as it was.  A change's outcome
+ * is unknown (ETIMEDOUT); a GET's answer is the device's (EPROTO). */
+static void
+test_answer_libcurl_refuses(void)
+{
+    static const char answer[] = "HTTP/1.2 200 OK\r\nContent-Length: 0"
+                                 "\r\n\r\n";
+    CURL *h = curl_easy_init();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    for (int pass = 0; pass < 2; pass++) {
+        char url[128], err[512] = "";
+        pid_t pid = -1;
+        int port = serve_one_answer(answer, &pid), status;
+        CU_ASSERT_FATAL(port > 0);
+        snprintf(url, sizeof url, "http://127.0.0.1:%d/restconf/data/x",
+                 port);
+        struct sb_http_request rq = {
+            .device = "r7", .method = pass ? "PUT" : "GET", .url = url,
+            .what = pass ? "PUT x" : "GET x", .body = pass ? "{}" : NULL,
+            .content_type = "application/yang-data+json",
+            .timeout_ms = 5000,
+        };
+        struct sb_http_reply r;
+        int rc = sb_http_perform(h, &rq, &r, err, sizeof err), want
+            = pass ? ETIMEDOUT : EPROTO;
+        CU_ASSERT_EQUAL(rc, want);
+        CU_ASSERT_PTR_NULL(strstr(err, "nothing sent"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, pass ? "the outcome is unknown"
+                                                : "nothing applied"));
+        CU_ASSERT_FALSE(lr_ctl_dev_local(rc));
+        if (rc != want)
+            fprintf(stderr, "%s: rc %d: %s\n", rq.method, rc, err);
+        waitpid(pid, &status, 0);
+    }
+    curl_easy_cleanup(h);
+}
+
 /* libcurl's failures as the driver convention's errno: the device's
  * (its certificate refused, no connection, no answer) or the
  * controller's own (what it was given, its memory), so that lr_ctl_dev
@@ -819,6 +892,11 @@ test_http_errno(void)
         /* Memory that ran out after a change went out: its outcome is
          * unknown, which matters more (the caller reads back). */
         { CURLE_OUT_OF_MEMORY, true, ETIMEDOUT },
+        /* What libcurl refuses in the answer to a change that went out
+         * ("Unsupported HTTP version in response" is
+         * CURLE_UNSUPPORTED_PROTOCOL): its outcome is unknown too. */
+        { CURLE_UNSUPPORTED_PROTOCOL, true, ETIMEDOUT },
+        { CURLE_BAD_FUNCTION_ARGUMENT, true, ETIMEDOUT },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         int rc = sb_http_errno(rows[i].cc, rows[i].sent);
@@ -849,6 +927,8 @@ static CU_TestInfo tests[] = {
       test_ca_refused_by_libcurl },
     { "libcurl's failures: the device's or the controller's",
       test_http_errno },
+    { "an answer libcurl refuses after the request went out is not local",
+      test_answer_libcurl_refuses },
     { "an answer over 8 MiB is the device's, not no answer",
       test_answer_too_large },
     CU_TEST_INFO_NULL,
