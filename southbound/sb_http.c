@@ -76,7 +76,11 @@ sb_http_errno(CURLcode cc, bool change_sent)
     case CURLE_NOT_BUILT_IN:
     case CURLE_BAD_FUNCTION_ARGUMENT:
     case CURLE_UNKNOWN_OPTION:
-        return EINVAL;
+        /* Not only what the controller gave: libcurl also fails an
+         * answer with some of these ("Unsupported HTTP version in
+         * response" is CURLE_UNSUPPORTED_PROTOCOL), after the request
+         * went out. */
+        return change_sent ? ETIMEDOUT : EINVAL;
     case CURLE_OUT_OF_MEMORY:
     case CURLE_FAILED_INIT:
         return change_sent ? ETIMEDOUT : ENOMEM;
@@ -171,11 +175,21 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
      * reach".  A change's outcome is still unknown (ETIMEDOUT). */
     if (cc == CURLE_WRITE_ERROR && r->refused && !change_sent)
         ret = r->refused;
+    /* A GET that went out is never "nothing sent": libcurl refused
+     * what came back (an HTTP version it does not speak), which is the
+     * device's answer, refused as one over 8 MiB is. */
+    bool answer_refused = ret == EINVAL && sent > 0;
+    if (answer_refused)
+        ret = EPROTO;
     if (cc == CURLE_WRITE_ERROR && ret == EPROTO)
         sb_errf(err, errlen, 0, "%s: the answer to %s is over %u MiB, "
                 "which no ROADM answers: nothing applied; check what "
                 "serves %s", rq->device, rq->what, SB_HTTP_MAX_BODY >> 20,
                 rq->url);
+    else if (answer_refused)
+        sb_errf(err, errlen, 0, "%s: libcurl refused the answer to %s "
+                "(%s): nothing applied; check what serves %s", rq->device,
+                rq->what, why, rq->url);
     else if (cc == CURLE_WRITE_ERROR && ret == ENOMEM)
         sb_errf(err, errlen, 0, "%s: out of memory for the answer to %s: "
                 "nothing applied; retry", rq->device, rq->what);

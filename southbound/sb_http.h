@@ -53,8 +53,9 @@ void sb_http_global_init(void);
  * ETIMEDOUT (no answer within timeout_ms, or a change that went out
  * whose answer was lost: the outcome is unknown), EACCES (the server's
  * certificate does not chain to ca_file), EHOSTUNREACH (no
- * connection) or EPROTO (a GET answered with a body over 8 MiB), the
- * device's; or EINVAL (CA bytes, a URL this libcurl
+ * connection) or EPROTO (a GET answered with a body over 8 MiB, or
+ * with what libcurl refuses, such as an HTTP version it does not
+ * speak), the device's; or EINVAL (CA bytes, a URL this libcurl
  * will not take) or ENOMEM, the controller's own before anything went
  * out (sb_local()); with one line in err. */
 int sb_http_perform(CURL *h, const struct sb_http_request *rq,
@@ -62,7 +63,9 @@ int sb_http_perform(CURL *h, const struct sb_http_request *rq,
 
 /* libcurl's failure 'cc' as the driver convention's errno (0 for
  * CURLE_OK); 'change_sent': a request other than a GET went out, in
- * part at least, so that its outcome is unknown (ETIMEDOUT). */
+ * part at least, so that its outcome is unknown (ETIMEDOUT), whatever
+ * libcurl's code says: some that name what the controller gave it
+ * (CURLE_UNSUPPORTED_PROTOCOL) also fail an answer. */
 int sb_http_errno(CURLcode cc, bool change_sent);
 
 #endif
