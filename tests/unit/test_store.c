@@ -976,6 +976,38 @@ test_migrate_keeps_copy(void)
     CU_ASSERT_EQUAL(count_kept("fresh"), 0);
 }
 
+/* An older store whose migration fails (here a step that cannot run on
+ * it: version 3 recorded, 4's column there already; likewise a store
+ * another process holds) stays at its version, as it was: the copy kept
+ * for it holds nothing the store does not, and was left behind; a
+ * daemon restarted on the failure made another each time, .bak.2 to
+ * .99, a whole store each, until a disk was full or every name taken.
+ * The copy of a migration that did not happen is removed. */
+static void
+test_migrate_failed_keeps_nothing(void)
+{
+    struct lr_store *s = open_store("mfail");
+    lr_store_close(s);
+    CU_ASSERT_EQUAL_FATAL(raw_exec("mfail", "UPDATE meta SET value = 3"
+                                   " WHERE key = 'schema_version'"),
+                          SQLITE_OK);
+    for (int i = 0; i < 2; i++) {
+        char err[1024] = "";
+        s = NULL;
+        CU_ASSERT_EQUAL(lr_store_open(db_path("mfail"), &s, err, sizeof err),
+                        EIO);
+        CU_ASSERT_PTR_NULL(s);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "migration to schema version 4 "
+                                      "failed"));
+        CU_ASSERT_EQUAL(raw_int("mfail", "SELECT value FROM meta"
+                                " WHERE key = 'schema_version'"), 3);
+        CU_ASSERT_EQUAL(count_kept("mfail"), 0);
+        if (count_kept("mfail"))
+            fprintf(stderr, "a failed migration left %d kept file(s): %s\n",
+                    count_kept("mfail"), err);
+    }
+}
+
 /* The refusal when no copy can be kept: the store's error says what to
  * do, the store is left at its old version, and no partial copy stays. */
 static void
@@ -1485,6 +1517,8 @@ static CU_TestInfo tests[] = {
       test_migrate_keeps_copy },
     { "an older store that cannot be kept is not migrated",
       test_migrate_copy_refused },
+    { "an older store whose migration fails keeps no copy",
+      test_migrate_failed_keeps_nothing },
     { "a newer schema is refused", test_newer_schema },
     { "foreign files are refused", test_foreign_files },
     { "a damaged or full file is said so", test_damage_is_said },
