@@ -670,6 +670,35 @@ lr_store_keep(struct lr_store *s, long long version)
     return 0;
 }
 
+/* Removes the copy this open kept when the store is still at the
+ * version it holds: a migration that failed rolled back, and a copy of
+ * a store as it still is would only pile up, one per start that fails
+ * the same way (lr_store_kept_name() never writes over one).  A store
+ * whose version cannot be read now, or differs, keeps its copy: it may
+ * be the only older file left.  s->errmsg, the open's refusal, is kept. */
+static void
+lr_store_unkeep(struct lr_store *s)
+{
+    static const char *const tails[] = { "", "-wal", "-journal" };
+    char why[sizeof s->errmsg];
+    long long now = -1;
+    if (!s->kept)
+        return;
+    memcpy(why, s->errmsg, sizeof why);
+    bool same = !lr_store_read_version(s, &now) && now == s->kept_version;
+    memcpy(s->errmsg, why, sizeof why);
+    if (!same)
+        return;
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        char f[PATH_MAX];
+        if (snprintf(f, sizeof f, "%s%s", s->kept, tails[i])
+            < (int) sizeof f)
+            (void) unlink(f);
+    }
+    free(s->kept);
+    s->kept = NULL;
+}
+
 const char *
 lr_store_kept(const struct lr_store *s, int *version)
 {
@@ -916,6 +945,7 @@ lr_store_open_keep(const char *path, bool keep, struct lr_store **out,
 
 cleanup:
     if (ret) {
+        lr_store_unkeep(s);
         if (err && errlen)
             snprintf(err, errlen, "%s", s->errmsg);
         lr_store_close(s);
