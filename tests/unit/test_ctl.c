@@ -631,6 +631,61 @@ test_jobs_beyond_the_network(void)
     lr_ctl_free(c);
 }
 
+/* The files of another network put in the place of the stored one as
+ * docs/controller.md says for files of the same network (the stored
+ * documents deleted, the files seed the store again): 3418f49 refuses
+ * the start for the jobs they do not fit, and says to put back the
+ * topology and inventory the jobs were planned on; but the start had
+ * stored the files' network first, and every later start took that one
+ * and ignored the files put back, refused the same way.  A start so
+ * refused stores no network. */
+static void
+test_jobs_beyond_the_files_store_nothing(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job job;
+    char err[1024], *report = NULL, *json = NULL;
+    struct lr_intent wide = intent("b2", "gpt-1.9b", 40, 40);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &wide, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    lr_ctl_free(c);
+    int top = 0;
+    for (int k = 0; k < job.n_lightpaths; k++)
+        for (int i = 0; i < job.lp[k].n_links; i++)
+            top = job.lp[k].links[i] > top ? job.lp[k].links[i] : top;
+    struct lr_topo *small = lr_topo_clone(topo);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(small);
+    small->n_links = top;
+    db_exec("DELETE FROM docs WHERE key IN ('topology', 'cluster')");
+    struct lr_ctl_config cfg = {
+        .db_path = db, .topo = small, .cluster = cluster,
+        .topo_json = "{\"ietf-network:networks\":{}}",
+        .cluster_json = "{\"lightrail-compute:compute\":{}}",
+        .default_driver = "dummy", .dummy_dir = devdir,
+    };
+    c = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(c);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "which the network does not have"));
+    free(report);
+    lr_topo_free(small);
+    struct lr_store *st = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(db, &st, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_store_get_doc(st, "topology", &json), ENOENT);
+    free(json);
+    json = NULL;
+    CU_ASSERT_EQUAL(lr_store_get_doc(st, "cluster", &json), ENOENT);
+    free(json);
+    lr_store_close(st);
+    /* On its own network it starts, the job as it was. */
+    c = open_ctl();
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "b2", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "b2", err, sizeof err), 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+}
+
 /* Replaces channel 'mc' on dummy ROADM 'node' by 'with' (the same
  * name), behind the controller's back. */
 static void
@@ -1827,6 +1882,8 @@ static CU_TestInfo tests[] = {
       test_failed_start_stores_no_network },
     { "jobs on links the network does not have are refused at start",
       test_jobs_beyond_the_network },
+    { "a start refused for jobs beyond the files stores no network",
+      test_jobs_beyond_the_files_store_nothing },
     { "reconcile replaces a channel that differs, and says what it did",
       test_reconcile_replaces_what_differs },
     { "a repair stops at a ROADM that does not answer, and says so",
