@@ -2041,14 +2041,22 @@ job_fits_network(const struct lr_ctl *c, const struct lr_job *j, char *err,
     return 0;
 }
 
-/* job_fits_network() for every job, before any is acted on. */
+/* job_fits_network() for every job of the store, before any is acted
+ * on, and before the start stores the files' network in a store that
+ * holds none (store_network()): a start refused here must leave it
+ * none, or the next start would take the network just refused and
+ * ignore the files put back, as this refusal tells the operator to. */
 static int
-jobs_fit_network(const struct lr_ctl *c, const struct lr_job *jobs, int n,
-                 char *err, size_t errlen)
+stored_jobs_fit_network(const struct lr_ctl *c, char *err, size_t errlen)
 {
-    int rc = 0;
+    struct lr_job *jobs = NULL;
+    int n = 0, rc = 0;
+    if (lr_store_list_jobs(c->store, &jobs, &n))
+        return lr_ctl_fail(err, errlen, EIO, "store: %s",
+                           lr_store_error(c->store));
     for (int i = 0; i < n && !rc; i++)
         rc = job_fits_network(c, &jobs[i], err, errlen);
+    free(jobs);
     return rc;
 }
 
@@ -2062,7 +2070,6 @@ inspect(struct lr_ctl *c, char *err, size_t errlen)
     if (lr_store_list_jobs(c->store, &jobs, &n))
         return lr_ctl_fail(err, errlen, EIO, "store: %s",
                            lr_store_error(c->store));
-    rc = jobs_fit_network(c, jobs, n, err, errlen);
     for (int i = 0; i < n && !rc; i++) {
         if (jobs[i].phase == LR_JOB_ACTIVE && book(c, &jobs[i]))
             rc = lr_ctl_fail(err, errlen, EINVAL, "job %s: its slots collide "
@@ -2111,7 +2118,6 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
     if (rc)
         return lr_ctl_fail(err, errlen, EIO, "store: %s",
                            lr_store_error(c->store));
-    rc = jobs_fit_network(c, jobs, n, err, errlen);
     for (int i = 0; i < n && !rc; i++) {
         struct lr_job *j = &jobs[i];
         char e[512];
@@ -2363,6 +2369,9 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
      * by a start refused above (a terminal's DC the inventory lacks, a
      * ROADM the configuration cannot open) would have every later start
      * take it, and ignore the fixed file. */
+    rc = stored_jobs_fit_network(c, err, errlen);
+    if (rc)
+        goto fail;
     rc = store_network(c, cfg->topo_json, cfg->cluster_json, NULL, err,
                        errlen);
     if (rc)
