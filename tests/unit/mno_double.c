@@ -142,6 +142,13 @@ dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
     }
     if (dbl.n_rules < MAX_RULES)
         dbl.rules[dbl.n_rules++] = r;
+    if (atomic_exchange(&dbl.cut_connect, false)) {
+        /* Done, and the answer lost on the way: a length the body does
+         * not reach, and the connection closed after it. */
+        struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+        evhttp_add_header(h, "Content-Length", "100");
+        evhttp_add_header(h, "Connection", "close");
+    }
     dbl_text(req, "text/html", "OK");
 }
 
@@ -263,6 +270,7 @@ mno_double_reset(void)
     atomic_store(&dbl.fail_connect, 0);
     atomic_store(&dbl.fail_from, 0);
     atomic_store(&dbl.late_connect_ms, 0);
+    atomic_store(&dbl.cut_connect, false);
     atomic_store(&dbl.hide_r2, false);
     atomic_store(&dbl.short_ports, false);
 }

@@ -8,7 +8,8 @@
  * bad or missing parameter) and quirks (/rules 500 once a rule exists, a
  * bare Infinity in the monitor's JSON).  Faults: the Nth /connect from
  * now fails with 500, r2 disappears (404), /ports of r3 lacks a port
- * /links gives it, the next /connect answers late.  Used by
+ * /links gives it, the next /connect answers late, or is done and its
+ * answer cut short.  Used by
  * tests/unit/test_sb_mnoptical.c and, as a process, by
  * tests/cli/mnoptical.sh (tests/cli/mno_double_main.c).
  *
@@ -56,6 +57,9 @@ struct mno_double {
     atomic_bool short_ports;      /* /ports?node=r3 forgets port 11 */
     atomic_int late_connect_ms;   /* the next /connect answers this late
                                    * (the server thread sleeps) */
+    atomic_bool cut_connect;      /* the next /connect of a ROADM rule is
+                                   * done, and its answer cut short (the
+                                   * connection closed mid-body) */
     double gosnr;
 };
 

@@ -376,6 +376,39 @@ test_parse(void)
     CU_ASSERT_PTR_NULL(sb_mno_parse("{\"a\": 1} trailing"));
 }
 
+/* Mininet-Optical's /connect is a GET that changes the emulator.
+ * sb_http_perform() judged "a change went out" by the method alone, so a
+ * /connect whose answer was lost after the emulator made the rule was
+ * EHOSTUNREACH, "nothing applied": the driver neither removed the rule
+ * (it does for ETIMEDOUT) nor recorded it, and the emulator kept a rule
+ * nobody knew of.  It is ETIMEDOUT, the outcome unknown, and the rule
+ * is removed again. */
+static void
+test_answer_lost(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int ret, n = -1;
+    struct sb_change ch;
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    atomic_store(&dbl.cut_connect, true);
+    change(&ch, SB_ADD, "cut/lp0", "r1-r2", "r2-r3", n_of(5, 1), 4);
+    ret = k->apply(r2, &ch, 1, err, sizeof err);
+    CU_ASSERT_EQUAL(ret, ETIMEDOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "the outcome is unknown"));
+    CU_ASSERT_PTR_NULL(strstr(err, "nothing applied"));
+    if (ret != ETIMEDOUT)
+        fprintf(stderr, "a lost /connect answer: %d: %s\n", ret, err);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    struct sb_media_channel *mcs = NULL;
+    CU_ASSERT_EQUAL(k->read(r2, &mcs, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 0);
+    free(mcs);
+    k->close(r2);
+}
+
 /* A /connect answered long after the timeout: ETIMEDOUT, "outcome
  * unknown", the record unchanged.  Last of the suite: the double is still
  * busy with the late request (and the driver's removal after it) when
@@ -451,6 +484,8 @@ static CU_TestInfo tests[] = {
     { "an undo the emulator refuses is kept on record", test_undo_refused },
     { "terminals and gOSNR", test_gosnr },
     { "lenient JSON", test_parse },
+    { "a /connect whose answer was lost: ETIMEDOUT, removed",
+      test_answer_lost },
     { "a late answer: ETIMEDOUT", test_timeout },
     CU_TEST_INFO_NULL,
 };
