@@ -167,7 +167,8 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
      * over 8 MiB), which is a timeout's case, not "nothing applied". */
     long sent = 0;
     curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
-    bool change_sent = sent > 0 && strcmp(rq->method, "GET");
+    bool change_sent = sent > 0 && (rq->change
+                                    || strcmp(rq->method, "GET"));
     int ret = sb_http_errno(cc, change_sent);
     /* An answer refused while it came in was an answer: the device was
      * reached, and a body over 8 MiB is its own (EPROTO, no ROADM

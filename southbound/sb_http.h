@@ -30,6 +30,10 @@ struct sb_http_reply {
 struct sb_http_request {
     const char *device;       /* for the error line */
     const char *method;       /* "GET", "PUT", ... */
+    /* A GET that changes the device (Mininet-Optical's /connect): its
+     * outcome is unknown when its answer is lost, as any other
+     * method's.  A GET is otherwise taken for a read. */
+    bool change;
     const char *url;          /* the whole URL */
     const char *what;         /* how the error line names the request */
     const char *body;         /* NULL: none */
@@ -62,10 +66,11 @@ int sb_http_perform(CURL *h, const struct sb_http_request *rq,
                     struct sb_http_reply *reply, char *err, size_t errlen);
 
 /* libcurl's failure 'cc' as the driver convention's errno (0 for
- * CURLE_OK); 'change_sent': a request other than a GET went out, in
- * part at least, so that its outcome is unknown (ETIMEDOUT), whatever
- * libcurl's code says: some that name what the controller gave it
- * (CURLE_UNSUPPORTED_PROTOCOL) also fail an answer. */
+ * CURLE_OK); 'change_sent': a change (a method other than GET, or
+ * sb_http_request.change) went out, in part at least, so that its
+ * outcome is unknown (ETIMEDOUT), whatever libcurl's code says: some
+ * that name what the controller gave it (CURLE_UNSUPPORTED_PROTOCOL)
+ * also fail an answer. */
 int sb_http_errno(CURLcode cc, bool change_sent);
 
 #endif

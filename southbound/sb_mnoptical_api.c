@@ -143,6 +143,17 @@ sb_mno_html_line(const char *html, char *out, size_t size)
     out[o] = '\0';
 }
 
+/* Whether GET 'path' changes the emulator: Mininet-Optical's REST API
+ * makes its changes with GETs (/connect installs and removes rules and
+ * tunes terminals, /reset and /turn_on act on a node), whose outcome is
+ * unknown when the answer is lost (sb_http_request.change). */
+static bool
+sb_mno_changes(const char *path)
+{
+    return !strcmp(path, "/connect") || !strcmp(path, "/reset")
+           || !strcmp(path, "/turn_on");
+}
+
 int
 sb_mno_get(struct sb_mno *c, const char *path, const char *query,
            char **body, char *err, size_t errlen)
@@ -157,8 +168,8 @@ sb_mno_get(struct sb_mno *c, const char *path, const char *query,
     snprintf(what, sizeof what, "GET %s%s%s", path,
              query && *query ? "?" : "", query ? query : "");
     struct sb_http_request rq = {
-        .device = c->device, .method = "GET", .url = url, .what = what,
-        .timeout_ms = c->timeout_ms,
+        .device = c->device, .method = "GET", .change = sb_mno_changes(path),
+        .url = url, .what = what, .timeout_ms = c->timeout_ms,
     };
     int ret = sb_http_perform(c->h, &rq, &r, err, errlen);
     if (ret)
