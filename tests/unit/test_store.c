@@ -976,6 +976,51 @@ test_migrate_keeps_copy(void)
     CU_ASSERT_EQUAL(count_kept("fresh"), 0);
 }
 
+/* An older store a crashed lightraild left with transactions only in
+ * its WAL: the copy kept is the database and that WAL, and SQLite reads
+ * the copy back at the old version with those transactions. */
+static void
+test_migrate_keeps_wal(void)
+{
+    size_t n_old = 0;
+    char err[1024], bak[600], wal[620];
+    struct stat st;
+    free(make_old_store("walv3", 3, false, &n_old));
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        /* A commit left in the WAL, and no close to checkpoint it. */
+        sqlite3 *h = NULL;
+        if (sqlite3_open(db_path("walv3"), &h) != SQLITE_OK
+            || sqlite3_exec(h, "PRAGMA wal_autocheckpoint = 0;"
+                            "INSERT INTO docs(key, json)"
+                            " VALUES ('in-wal', '{}')", NULL, NULL, NULL)
+               != SQLITE_OK)
+            _exit(1);
+        _exit(0);
+    }
+    int status = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT_FATAL(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    snprintf(wal, sizeof wal, "%s-wal", db_path("walv3"));
+    CU_ASSERT_FATAL(stat(wal, &st) == 0 && st.st_size > 0);
+    struct lr_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(db_path("walv3"), &s, err,
+                                        sizeof err), 0);
+    snprintf(bak, sizeof bak, "%s.schema-3.bak", db_path("walv3"));
+    CU_ASSERT(lr_store_kept(s, NULL) && !strcmp(lr_store_kept(s, NULL), bak));
+    lr_store_close(s);
+    snprintf(wal, sizeof wal, "%s-wal", bak);
+    CU_ASSERT(stat(wal, &st) == 0 && st.st_size > 0);
+    CU_ASSERT_EQUAL(raw_int_at(bak, "SELECT value FROM meta"
+                               " WHERE key = 'schema_version'"), 3);
+    CU_ASSERT_EQUAL(raw_int_at(bak, "SELECT count(*) FROM docs"
+                               " WHERE key = 'in-wal'"), 1);
+    CU_ASSERT_EQUAL(raw_int("walv3", "SELECT count(*) FROM docs"
+                            " WHERE key = 'in-wal'"), 1);
+}
+
 /* An older store whose migration fails (here a step that cannot run on
  * it: version 3 recorded, 4's column there already; likewise a store
  * another process holds) stays at its version, as it was: the copy kept
@@ -1517,6 +1562,8 @@ static CU_TestInfo tests[] = {
       test_migrate_keeps_copy },
     { "an older store that cannot be kept is not migrated",
       test_migrate_copy_refused },
+    { "an older store's WAL is kept with it",
+      test_migrate_keeps_wal },
     { "an older store whose migration fails keeps no copy",
       test_migrate_failed_keeps_nothing },
     { "a newer schema is refused", test_newer_schema },
