@@ -47,8 +47,11 @@ struct lr_store;
  * store meanwhile (lightraild holds its state directory's lock).  A copy
  * that cannot be made (a full disk: ENOSPC or EFBIG; a directory that
  * cannot be written: EACCES) refuses the open with the copy's errno,
- * leaving the store as it was and no part of a copy.  A new store, or a
- * current one, makes no copy. */
+ * leaving the store as it was and no part of a copy.  An open that fails
+ * after the copy was made (a migration step refused, a store another
+ * process holds) removes it when the store still reads as version V:
+ * it is then the store as it is.  A new store, or a current one, makes
+ * no copy. */
 int lr_store_open(const char *path, struct lr_store **out, char *err,
                   size_t errlen);
 
