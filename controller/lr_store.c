@@ -654,8 +654,24 @@ lr_store_keep(struct lr_store *s, long long version)
         snprintf(why, sizeof why, "%s.schema-%lld.bak and .2 to .99 all "
                  "exist: remove the copies no longer needed", s->path,
                  version);
-    if (!ret)
+    /* A read transaction held over the copy: the state directory's lock
+     * keeps other lightraild processes off the store, not a sqlite3
+     * shell, which could otherwise checkpoint and restart the WAL
+     * between the database's copy and the WAL's, pairing a database
+     * with a WAL of another generation.  WAL is not restarted while a
+     * reader holds a snapshot of it. */
+    int rc = SQLITE_OK;
+    if (!ret) {
+        rc = sqlite3_exec(s->db, "BEGIN; SELECT count(*) FROM sqlite_master",
+                          NULL, NULL, NULL);
+        if (rc != SQLITE_OK) {
+            (void) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+            return lr_store_sqlerr(s, rc, "cannot hold the store to copy "
+                                   "it before migrating");
+        }
         ret = lr_store_copy_files(s->path, to, true, why, sizeof why);
+        (void) sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+    }
     if (ret)
         return lr_store_errf(s, ret, "%s: schema version %lld, older than "
                              "this lightrail's %d: no copy of it could be "
