@@ -208,6 +208,13 @@ sb_nct_tcp(const char *host, uint16_t port, long long deadline,
                        "(/etc/resolv.conf) if it lasts", host, why);
         return -1;
     }
+    if (gai == ENOMEM) {
+        /* The resolver's own failure (lr_lookup_error()): this host's. */
+        *ret = sb_errf(err, errlen, ENOMEM, "cannot resolve %s (%s): this "
+                       "host is short of memory or descriptors; nothing "
+                       "sent: retry", host, why);
+        return -1;
+    }
     if (gai) {
         *ret = sb_errf(err, errlen, sb_nc_tls_resolve_errno(gai),
                        "cannot resolve %s (%s): check the address", host,
