@@ -1036,6 +1036,22 @@ if command -v python3 > /dev/null; then
     fi
     stop_agent $TRKPID
 fi
+# --idle-timeout counts the coordinator's silence, not the agent's own
+# time to answer: a HELLO answered after --delay-ms 4000 and asked
+# again 2.5 s later is answered (before, the 5 s counted from the first
+# HELLO's frame closed the connection 1 s after its answer).
+if command -v python3 > /dev/null; then
+    start_agent idle "$A/dc2.json" --idle-timeout 5 --delay-ms 4000 \
+        && IDL=$APORT && IDLPID=$APID
+    if python3 "$srcdir/tests/cli/agent_idle.py" "$C" "$IDL" dc2 \
+           coordinator > "$tmp/idle.out" 2>&1 \
+       && ! grep -q "no whole frame" "$A/idle.log"; then
+        ok "--idle-timeout counts from the answer, not the request ($(grep -c '^ok: ' "$tmp/idle.out") steps)"
+    else
+        notok "--idle-timeout during the agent's own answer: $(grep -v '^ok: ' "$tmp/idle.out" | head -5; tail -2 "$A/idle.log")"
+    fi
+    stop_agent $IDLPID
+fi
 # One connection's DP caches are bounded: a STEP that would compute
 # rows while they hold --max-cache-bytes is refused (they grew with
 # every STEP of a new window or assumed count, kept until the job

@@ -341,6 +341,8 @@ conn_free(struct conn *c)
 
 static void conn_read(struct bufferevent *bev, void *arg);
 
+static void conn_idle_restart(struct conn *c);
+
 /* Queues the answer in a->frame[0..n) now or after 'delay_ms'. */
 static void
 conn_answer_after(struct conn *c, size_t n, int delay_ms)
@@ -348,6 +350,7 @@ conn_answer_after(struct conn *c, size_t n, int delay_ms)
     struct agent *a = c->a;
     if (delay_ms <= 0) {
         bufferevent_write(c->bev, a->frame, n);
+        conn_idle_restart(c);
         return;
     }
     /* Reading pauses while an answer is held, so that answers keep the
@@ -370,6 +373,7 @@ conn_delay_done(evutil_socket_t fd, short what, void *arg)
 {
     struct conn *c = arg;
     bufferevent_write_buffer(c->bev, c->held);
+    conn_idle_restart(c);
     bufferevent_enable(c->bev, EV_READ);
     /* Requests that arrived meanwhile are already in the input. */
     conn_read(c->bev, c);
@@ -1135,8 +1139,12 @@ conn_refuse(struct conn *c, int code, const char *what)
         conn_free(c);
 }
 
-/* --idle-timeout starts again: a whole frame came, or the handshake is
- * done. */
+/* --idle-timeout starts again: a whole frame came, the handshake is
+ * done, an answer went out, or the peer read the answers that paused
+ * reading.  The coordinator's silence is counted from our answer, not
+ * from its request: counted from the request, a STEP the agent took
+ * 599 s to answer left its coordinator 1 s of the 600 to send the
+ * next, and a slow DP closed the connections it served. */
 static void
 conn_idle_restart(struct conn *c)
 {
@@ -1255,6 +1263,7 @@ conn_write(struct bufferevent *bev, void *arg)
     }
     if (c->full) {
         c->full = false;
+        conn_idle_restart(c);
         bufferevent_enable(bev, EV_READ);
         conn_read(bev, c);
     }
@@ -1628,7 +1637,8 @@ usage(FILE *f)
 "                    1..3600 (default %d): a peer cannot hold its\n"
 "                    connection by sending a frame a byte at a time\n"
 "  --idle-timeout S  close a connection with no whole frame for S seconds\n"
-"                    (its bytes do not count), 1..86400 (default %d)\n"
+"                    after its last whole frame or answer (its bytes do\n"
+"                    not count), 1..86400 (default %d)\n"
 "  --record FILE     append every message received as a JSON line (tests)\n"
 "  --delay-ms N      hold each answer back N ms (tests of timeouts)\n"
 "  --delay-commit-ms N  hold the answer to a COMMIT back N ms, after its\n"
