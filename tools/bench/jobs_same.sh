@@ -13,7 +13,8 @@
 # datastore, with fields (most selecting nothing of the state, some
 # selecting it; module prefixes, nested parentheses) x depth x content
 # x with-defaults, with-origin, a depth alone (1 to 5) x content x
-# with-defaults on each, pages with a where and a sort-by on the state
+# with-defaults on each (with-defaults=explicit on the jobs alone at
+# the datastore too), pages with a where and a sort-by on the state
 # or the configuration and cursors, refused fields, HEAD, and
 # If-None-Match with the ETag OLD first gave; running's resources with
 # content and with-defaults alone.  Each answer's status,
@@ -108,6 +109,28 @@ ST=lightrail-state:state
                  '&with-defaults=report-all-tagged'; do
             echo "/restconf/data?fields=$f$q"
             echo "$R?fields=$f$q"
+        done
+    done
+    # The jobs alone at the datastore with the modes the loops above
+    # leave out: with-defaults=explicit, content with with-defaults or
+    # depth, with-origin with content, and HEAD and If-None-Match of
+    # those cuts (each cut of the jobs' own text, efc10ee).
+    for f in lightrail-job:jobs 'lightrail-job:jobs(job/state/phase)' \
+             lightrail-job:jobs/job/state; do
+        for q in '&with-defaults=explicit' '&content=config&with-defaults=explicit' \
+                 '&content=nonconfig&with-defaults=report-all-tagged' \
+                 '&depth=4&with-defaults=explicit' \
+                 '&content=nonconfig&depth=3&with-defaults=trim'; do
+            echo "/restconf/data?fields=$f$q"
+            echo "$R?fields=$f$q"
+            echo "$O?with-origin&fields=$f$q"
+        done
+        for r in "/restconf/data?fields=$f&content=nonconfig" \
+                 "$R?fields=$f&with-defaults=explicit" \
+                 "$O?with-origin&fields=$f&content=config"; do
+            echo "$r"
+            echo "INM $r"
+            echo "HEAD $r"
         done
     done
     echo "$J?fields=job/nosuch"
