@@ -1074,11 +1074,13 @@ assert_not_kept(const char *name, const char *err)
     CU_ASSERT_EQUAL(count_kept(name), 0);
 }
 
-/* lr_store_open() of store 'name' in a child whose files may not grow
- * past 'limit' bytes (as on a full disk, EFBIG for ENOSPC): its errno,
- * its message in err[len]. */
+/* lr_store_open() of store 'name' in a child process that 'prepare'
+ * (with 'arg') sets up first, its message in err[len]: the open's
+ * errno, or -1 when the child could not be set up (prepare's nonzero
+ * return). */
 static int
-open_limited(const char *name, rlim_t limit, char *err, size_t len)
+open_in_child(const char *name, int (*prepare)(void *), void *arg,
+              char *err, size_t len)
 {
     int pipefd[2], status = 0;
     err[0] = '\0';
@@ -1087,12 +1089,10 @@ open_limited(const char *name, rlim_t limit, char *err, size_t len)
     pid_t pid = fork();
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) {
-        struct rlimit rl = { limit, limit };
         struct lr_store *s = NULL;
         char e[1024] = "";
-        signal(SIGXFSZ, SIG_IGN);
         close(pipefd[0]);
-        if (setrlimit(RLIMIT_FSIZE, &rl))
+        if (prepare(arg))
             _exit(100);
         int ret = lr_store_open(db_path(name), &s, e, sizeof e);
         lr_store_close(s);
@@ -1105,8 +1105,28 @@ open_limited(const char *name, rlim_t limit, char *err, size_t len)
     err[n > 0 ? n : 0] = '\0';
     close(pipefd[0]);
     CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
-    CU_ASSERT_FATAL(WIFEXITED(status) && WEXITSTATUS(status) < 100);
-    return WEXITSTATUS(status);
+    CU_ASSERT_FATAL(WIFEXITED(status) && WEXITSTATUS(status) <= 100);
+    return WEXITSTATUS(status) == 100 ? -1 : WEXITSTATUS(status);
+}
+
+/* The child's files may not grow past *(rlim_t *) 'arg' bytes (as on a
+ * full disk, EFBIG for ENOSPC). */
+static int
+prepare_limited(void *arg)
+{
+    struct rlimit rl = { *(rlim_t *) arg, *(rlim_t *) arg };
+    signal(SIGXFSZ, SIG_IGN);
+    return setrlimit(RLIMIT_FSIZE, &rl);
+}
+
+/* lr_store_open() of store 'name' in a child whose files may not grow
+ * past 'limit' bytes: its errno, its message in err[len]. */
+static int
+open_limited(const char *name, rlim_t limit, char *err, size_t len)
+{
+    int ret = open_in_child(name, prepare_limited, &limit, err, len);
+    CU_ASSERT_FATAL(ret >= 0);
+    return ret;
 }
 
 static int open_unwritable(const char *name, mode_t dir_mode, char *err,
@@ -1342,6 +1362,14 @@ test_damage_is_said(void)
         fprintf(stderr, "store full: %s\n", got_err);
 }
 
+/* As root, the child runs as nobody. */
+static int
+prepare_unwritable(void *arg)
+{
+    (void) arg;
+    return geteuid() == 0 && (setgid(65534) || setuid(65534));
+}
+
 /* lr_store_open() of store 'name' in a child that cannot write it (as
  * root: the child runs as nobody), with the directory's mode 'dir_mode'
  * meanwhile: its errno, and its message in err[len]; -1 when the child
@@ -1349,33 +1377,10 @@ test_damage_is_said(void)
 static int
 open_unwritable(const char *name, mode_t dir_mode, char *err, size_t len)
 {
-    int pipefd[2], status = 0;
-    err[0] = '\0';
     CU_ASSERT_EQUAL_FATAL(chmod(dir, dir_mode), 0);
-    CU_ASSERT_EQUAL_FATAL(pipe(pipefd), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    CU_ASSERT_FATAL(pid >= 0);
-    if (pid == 0) {
-        struct lr_store *s = NULL;
-        char e[1024] = "";
-        close(pipefd[0]);
-        if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
-            _exit(100);
-        int ret = lr_store_open(db_path(name), &s, e, sizeof e);
-        lr_store_close(s);
-        if (write(pipefd[1], e, strlen(e) + 1) < 0)
-            _exit(101);
-        _exit(ret);
-    }
-    close(pipefd[1]);
-    ssize_t n = read(pipefd[0], err, len - 1);
-    err[n > 0 ? n : 0] = '\0';
-    close(pipefd[0]);
-    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    int ret = open_in_child(name, prepare_unwritable, NULL, err, len);
     CU_ASSERT_EQUAL(chmod(dir, 0700), 0);
-    CU_ASSERT_FATAL(WIFEXITED(status) && WEXITSTATUS(status) <= 100);
-    return WEXITSTATUS(status) == 100 ? -1 : WEXITSTATUS(status);
+    return ret;
 }
 
 /* A store this process cannot write (its mode or owner, a read-only
