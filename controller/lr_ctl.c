@@ -2041,35 +2041,30 @@ job_fits_network(const struct lr_ctl *c, const struct lr_job *j, char *err,
     return 0;
 }
 
-/* job_fits_network() for every job of the store, before any is acted
- * on, and before the start stores the files' network in a store that
- * holds none (store_network()): a start refused here must leave it
- * none, or the next start would take the network just refused and
- * ignore the files put back, as this refusal tells the operator to. */
+/* job_fits_network() for each of the 'n' 'jobs' of the store, before
+ * any is acted on, and before the start stores the files' network in a
+ * store that holds none (store_network()): a start refused here must
+ * leave it none, or the next start would take the network just refused
+ * and ignore the files put back, as this refusal tells the operator
+ * to. */
 static int
-stored_jobs_fit_network(const struct lr_ctl *c, char *err, size_t errlen)
+stored_jobs_fit_network(const struct lr_ctl *c, const struct lr_job *jobs,
+                        int n, char *err, size_t errlen)
 {
-    struct lr_job *jobs = NULL;
-    int n = 0, rc = 0;
-    if (lr_store_list_jobs(c->store, &jobs, &n))
-        return lr_ctl_fail(err, errlen, EIO, "store: %s",
-                           lr_store_error(c->store));
+    int rc = 0;
     for (int i = 0; i < n && !rc; i++)
         rc = job_fits_network(c, &jobs[i], err, errlen);
-    free(jobs);
     return rc;
 }
 
-/* Loads the store as it is, for lr_ctl_check(): active jobs are booked,
- * nothing is rolled back or repaired. */
+/* Loads the 'n' 'jobs' of the store as they are, for lr_ctl_check():
+ * active jobs are booked, nothing is rolled back or repaired.  The
+ * caller owns 'jobs'. */
 static int
-inspect(struct lr_ctl *c, char *err, size_t errlen)
+inspect(struct lr_ctl *c, struct lr_job *jobs, int n, char *err,
+        size_t errlen)
 {
-    struct lr_job *jobs = NULL;
-    int n = 0, rc = 0;
-    if (lr_store_list_jobs(c->store, &jobs, &n))
-        return lr_ctl_fail(err, errlen, EIO, "store: %s",
-                           lr_store_error(c->store));
+    int rc = 0;
     for (int i = 0; i < n && !rc; i++) {
         if (jobs[i].phase == LR_JOB_ACTIVE && book(c, &jobs[i]))
             rc = lr_ctl_fail(err, errlen, EINVAL, "job %s: its slots collide "
@@ -2077,7 +2072,6 @@ inspect(struct lr_ctl *c, char *err, size_t errlen)
         else
             rc = remember_job(c, &jobs[i]);
     }
-    free(jobs);
     return rc;
 }
 
@@ -2108,16 +2102,17 @@ keep_releasing(struct lr_ctl *c, struct lr_job *j, const char *what,
 
 static void keep_agents(struct lr_ctl *, char **buf, size_t *len);
 
+/* The start's recovery of the 'n' 'jobs' of the store (the caller owns
+ * them; each is changed in place as it is recovered): interrupted ones
+ * rolled back or released, active ones booked, then the devices
+ * reconciled; what it did into '*report'. */
 static int
-recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
+recover(struct lr_ctl *c, struct lr_job *jobs, int n, char **report,
+        char *err, size_t errlen)
 {
-    struct lr_job *jobs = NULL;
-    int n = 0, rc = lr_store_list_jobs(c->store, &jobs, &n);
+    int rc = 0;
     char *buf = NULL;
     size_t len = 0;
-    if (rc)
-        return lr_ctl_fail(err, errlen, EIO, "store: %s",
-                           lr_store_error(c->store));
     for (int i = 0; i < n && !rc; i++) {
         struct lr_job *j = &jobs[i];
         char e[512];
@@ -2181,7 +2176,6 @@ recover(struct lr_ctl *c, char **report, char *err, size_t errlen)
             break;
         }
     }
-    free(jobs);
     if (!rc)
         keep_agents(c, &buf, &len);
     if (!rc) {
@@ -2369,15 +2363,22 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
      * by a start refused above (a terminal's DC the inventory lacks, a
      * ROADM the configuration cannot open) would have every later start
      * take it, and ignore the fixed file. */
-    rc = stored_jobs_fit_network(c, err, errlen);
-    if (rc)
+    /* The store's jobs, read once for the check and the recovery. */
+    struct lr_job *jobs = NULL;
+    int n_jobs = 0;
+    if (lr_store_list_jobs(c->store, &jobs, &n_jobs)) {
+        rc = lr_ctl_fail(err, errlen, EIO, "store: %s",
+                         lr_store_error(c->store));
         goto fail;
-    rc = store_network(c, cfg->topo_json, cfg->cluster_json, NULL, err,
-                       errlen);
-    if (rc)
-        goto fail;
-    rc = cfg->inspect ? inspect(c, err, errlen)
-                      : recover(c, report, err, errlen);
+    }
+    rc = stored_jobs_fit_network(c, jobs, n_jobs, err, errlen);
+    if (!rc)
+        rc = store_network(c, cfg->topo_json, cfg->cluster_json, NULL, err,
+                           errlen);
+    if (!rc)
+        rc = cfg->inspect ? inspect(c, jobs, n_jobs, err, errlen)
+                          : recover(c, jobs, n_jobs, report, err, errlen);
+    free(jobs);
     if (rc)
         goto fail;
     *out = c;
