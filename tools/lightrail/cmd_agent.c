@@ -131,10 +131,12 @@
  * started) held its connection for ever. */
 #define AGENT_IDLE_S 600
 /* --frame-timeout's default: a frame begun must be whole this many
- * seconds after we first see its first byte.  The idle timeout restarts
- * with every byte, so a peer sending a frame a byte at a time held its
- * connection (and its place under AGENT_MAX_CONNS_PER_PEER) for ever;
- * a coordinator writes each frame at once (at most 1 MB). */
+ * seconds after we first see its first byte.  Without it a peer sending
+ * a frame a byte at a time held its connection (and its place under
+ * AGENT_MAX_CONNS_PER_PEER) for ever: libevent's read timeout, which
+ * the idle timer replaced, restarted with every byte, and the idle
+ * timer waits for whole frames.  A coordinator writes each frame at
+ * once (at most 1 MB). */
 #define AGENT_FRAME_S 30
 /* A peer that does not read its answers: reading its requests stops
  * while this much is queued for it, and a connection whose output has
