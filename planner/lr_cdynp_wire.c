@@ -415,7 +415,7 @@ lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *m)
         if (lr_cdynp_obj_bound(m->objective)) {
             m->stages = r16(&c);
             if (!c.bad && (m->stages < 1 || m->stages > m->assumed
-                           || m->stages > m->last - m->first + 1))
+                           || m->stages > (int64_t) m->last - m->first + 1))
                 return EINVAL;
         }
         if (m->type == LR_WIRE_COMMIT) {
