@@ -59,6 +59,8 @@ struct agent_party {
     bool out_of_budget;           /* the sticky failure is the budget's */
     bool starved;                 /* ... spent before its request was sent,
                                      its connection up in time */
+    bool answered;                /* the failure came as its answer (an
+                                     ERROR, then it closed): reachable */
     /* When the connection's address was resolved, its TCP connection
      * accepted and its handshake finished (now_s()): which of them a
      * budget ran out in. */
@@ -187,6 +189,7 @@ fail(struct agent_party *ap, int err, const char *fmt, ...)
     vsnprintf(ap->why, sizeof ap->why, fmt, va);
     va_end(va);
     ap->failed = err;
+    ap->answered = false;     /* the caller says when it was an answer */
     disconnect(ap);
     return err;
 }
@@ -199,6 +202,7 @@ clear_failure(struct agent_party *ap)
     ap->failed = 0;
     ap->out_of_budget = false;
     ap->starved = false;
+    ap->answered = false;
     ap->why[0] = '\0';
     ap->refused[0] = '\0';
 }
@@ -750,13 +754,17 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
             const bool malformed = !ans->text[0]
                 || !strncmp(ans->text, "malformed frame", 15)
                 || !strncmp(ans->text, "frame length", 12);
-            return fail(ap, ans->code > 0 ? ans->code : EPROTO,
-                        "%s port %d refused %s%s (%s)%s", ap->address,
-                        ap->port, lr_wire_type_name(req->type),
-                        malformed ? " as a malformed frame"
-                                  : " and closed the connection",
-                        ans->text[0] ? ans->text : "no reason given",
-                        malformed ? hint : "");
+            int refused = fail(ap, ans->code > 0 ? ans->code : EPROTO,
+                               "%s port %d refused %s%s (%s)%s",
+                               ap->address, ap->port,
+                               lr_wire_type_name(req->type),
+                               malformed ? " as a malformed frame"
+                                         : " and closed the connection",
+                               ans->text[0] ? ans->text
+                                            : "no reason given",
+                               malformed ? hint : "");
+            ap->answered = true;
+            return refused;
         }
         return fail(ap, EPROTO, "%s port %d answered request %u instead "
                     "of %u", ap->address, ap->port, ans->id, req->id);
@@ -1169,8 +1177,9 @@ lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
 }
 
 /* The first agent among parties[0..n-1] that failed, as "agent DC
- * unreachable: why" (or "failed" when it answered but refused); 'err'
- * when none says why.  One that failed on its own comes before one that
+ * unreachable: why" (or "failed" when it answered but refused, on a
+ * connection still up or in the ERROR it closed after); 'err' when none
+ * says why.  One that failed on its own comes before one that
  * ran out of the plan's budget, which all share: an agent whose connect
  * took its whole timeout leaves the others none, and they are not the
  * cause.  Among those out of budget, one that ran out in its own
@@ -1196,8 +1205,9 @@ agent_failure(const struct lr_cluster *cl,
                 continue;
             snprintf(why, len, "agent %s %s: %s", cl->dcs[k].name,
                      ap_of(parties[k])->out_of_budget ? "too slow"
-                     : lr_agent_party_connected(parties[k]) ? "failed"
-                                                            : "unreachable",
+                     : lr_agent_party_connected(parties[k])
+                       || ap_of(parties[k])->answered ? "failed"
+                                                      : "unreachable",
                      e);
             return err;
         }
@@ -1221,6 +1231,7 @@ old_agents(const struct lr_cluster *cl, struct lr_cdynp_party *const *parties,
         struct agent_party *ap = ap_of(parties[k]);
         if (verdict != LR_TM_OK) {
             fail(ap, EINVAL, "%s", ap->refused);
+            ap->answered = true;      /* its refusal, then it closed */
             return agent_failure(cl, parties, EINVAL, why, len);
         }
         const bool one = lr_cdynp_obj_one(ap->refused_obj);

@@ -123,7 +123,7 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * may be dearer than with current agents; upgrade it to the agent of
  * this coordinator's release"; one per such agent, "; " between).  When
  * no plan was found without those runs, the refusal is the agent's
- * failure, as below ("agent dc2 unreachable: ADDR port P refused step
+ * failure, as below ("agent dc2 failed: ADDR port P refused step
  * as a malformed frame (...): objective lex-bound is unknown to agents
  * from before 2026-12-05; run the agent of this coordinator's
  * release", EINVAL).  Otherwise, with one line in
