@@ -1009,6 +1009,7 @@ struct job_examples {
     const char *desc;           /* one with // */
     const char *pred;           /* one with a predicate */
     const char *either;         /* conditions joined with or */
+    const char *nested;         /* a predicate in a predicate, split */
     const char *leaves;         /* leaves to sort by */
 };
 
@@ -1017,9 +1018,11 @@ static const struct job_examples job_examples[2] = {
     { "state/phase='blocked'", "count(state//link) > 0",
       "count(state/lightpath[m = 5]) = 2",
       "state/phase='blocked' or priority > 5",
+      "state/lightpath[m = 5] or state/lightpath[m = 6]",
       "name, state/phase or state/created" },
     { "priority > 5", "count(transformer//*) > 0",
       "count(gpus[max > 8]) = 1", "model='gpt-1.9b' or priority > 5",
+      "transformer[layers > 24] or transformer[layers < 8]",
       "name, priority or gpus/min" },
 };
 
@@ -1103,6 +1106,14 @@ enum job_where_ban {
      * lets it by, yet string(/) prints the whole list for each job
      * (2,000 jobs: over 100 s) and sum(/) crashes that check (SEGV). */
     JOB_WHERE_ROOT,
+    /* 'and' or 'or' inside a predicate of an expression that has more
+     * than one (x[y[a or b]], state/lightpath[stage[dc or gpus]],
+     * state/lightpath[n<0]/p[t or o]/t, with parentheses around them
+     * too): where a step matches no node there it crashes the schema
+     * check, lys_find_xpath_atoms() (SEGV, libyang 2.1.30; make fuzz,
+     * 2026-12-06).  Outside the predicates (x/y[a] or x/y[b]), or in the
+     * only one, they do not. */
+    JOB_WHERE_NESTED,
     /* Brackets nested deeper than the scan follows (JOB_WHERE_DEPTH - 1):
      * past them its levels, and so the chained comparisons' check, would
      * be wrong (68 levels around 1 = (*) = 1 leaked as the chain does). */
@@ -1152,6 +1163,28 @@ job_where_after_operand(const char *where, const char *p)
     return true;
 }
 
+/* Whether 'and' or 'or' at 'p' is the operator as libyang reads it: at
+ * the start of a token (after no name character, or after a number,
+ * which its tokenizer ends at the letter: "0or0" is 0 or 0), after an
+ * operand, whatever follows ("t oro" is t or o). */
+static bool
+job_where_andor(const char *where, const char *p)
+{
+    if (strncmp(p, "and", 3) && strncmp(p, "or", 2))
+        return false;
+    if (p > where && job_xpath_name_char(p[-1])) {
+        const char *w = p;
+        while (w > where && job_xpath_name_char(w[-1]))
+            w--;
+        if (!isdigit((unsigned char) *w) && *w != '.')
+            return false;
+        for (const char *q = w; q < p; q++)
+            if (!isdigit((unsigned char) *q) && *q != '.')
+                return false;
+    }
+    return job_where_after_operand(where, p);
+}
+
 /* Whether 'name' is at 'p', not followed by more of a name, and then
  * by 'next' (after white space).  What comes before does not count:
  * "-deref(x)" is minus deref(x) (a job has no node whose name ends in
@@ -1183,7 +1216,18 @@ job_where_banned(const char *where, const char **name)
         "parent", "ancestor-or-self", "ancestor",
     };
     struct job_where_level lv[JOB_WHERE_DEPTH] = { { 0, 0 } };
-    int d = 0;
+    /* Each level's bracket ('(' or '['), and how many '[' are open. */
+    char open[JOB_WHERE_DEPTH] = { 0 };
+    int d = 0, preds = 0, all_preds = 0;
+    for (const char *p = where; *p; p++) {
+        if (*p == '\'' || *p == '"') {
+            const char *q = strchr(p + 1, *p);
+            if (!q)
+                break;
+            p = q;
+        } else
+            all_preds += *p == '[';
+    }
     bool dots = false;
     for (const char *p = where; *p; p++) {
         if (*p == '\'' || *p == '"') {
@@ -1212,9 +1256,11 @@ job_where_banned(const char *where, const char **name)
             if (d == JOB_WHERE_DEPTH - 1)
                 return JOB_WHERE_DEEP;
             lv[++d] = (struct job_where_level) { 0, 0 };
+            open[d] = *p;
+            preds += *p == '[';
         }
         else if ((*p == ')' || *p == ']') && d > 0)
-            d--;
+            preds -= open[d--] == '[';
         else if (*p == ',')
             lv[d] = (struct job_where_level) { 0, 0 };
         else if ((*p == '=' && (p == where || !strchr("!<>", p[-1])))
@@ -1225,8 +1271,13 @@ job_where_banned(const char *where, const char **name)
         } else if ((*p == '<' || *p == '>') && ++lv[d].rel > 1)
             return JOB_WHERE_CHAIN;
         else if ((job_where_word(p, "and", "") || job_where_word(p, "or", ""))
-                 && (p == where || !isalpha((unsigned char) p[-1])))
+                 && (p == where || !isalpha((unsigned char) p[-1]))) {
+            if (preds > 0 && all_preds > 1)
+                return JOB_WHERE_NESTED;
             lv[d] = (struct job_where_level) { 0, 0 };
+        }
+        if (preds > 0 && all_preds > 1 && job_where_andor(where, p))
+            return JOB_WHERE_NESTED;
         if (job_where_word(p, "deref", "("))
             return JOB_WHERE_DEREF;
         for (size_t i = 0; i < sizeof out / sizeof *out; i++)
@@ -1392,6 +1443,14 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                      "which are no range: join them with and, such as "
                      "priority > 1 and priority < 5, or parenthesise, such "
                      "as (a = b) = c", JOB_QUOTE_MAX, where);
+        return EINVAL;
+    case JOB_WHERE_NESTED:
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
+                     "'%.*s' joins conditions with and or or inside a "
+                     "predicate, beside another predicate, which can crash "
+                     "the server's XPath library: join them outside the "
+                     "predicates, x/y[a] or x/y[b] for x[y[a or b]], such as "
+                     "%s", JOB_QUOTE_MAX, where, ex->nested);
         return EINVAL;
     case JOB_WHERE_DEEP:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "

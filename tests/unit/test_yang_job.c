@@ -988,6 +988,36 @@ test_job_select(void)
      * list for each job. */
     check_select_bad(&f, refs, 0, "sum(/)", NULL, "starts a path at the "
                      "root ('/'), outside the job it is evaluated on");
+    /* 'and' or 'or' in a predicate within a predicate crashes the
+     * schema check where the inner step matches nothing there (make
+     * fuzz's fuzz_job_where, 2026-12-06; the test dies here), with
+     * parentheses too, after a number or a string alike; split, the
+     * same conditions are taken. */
+    check_select_bad(&f, refs, 0, "state/lightpath[stage[dc or gpus]]",
+                     NULL, "joins conditions with and or or inside a "
+                     "predicate, beside another predicate");
+    check_select_bad(&f, refs, 0, "state/lightpath[n<0][h[(t and o)]]",
+                     NULL, "x/y[a] or x/y[b] for x[y[a or b]]");
+    check_select_bad(&f, refs, 0, "state[5[f or s]]", NULL,
+                     "which can crash the server's XPath library");
+    check_select_bad(&f, refs, 0, "state[0/d[0 or 0]]", NULL,
+                     "such as state/lightpath[m = 5] or "
+                     "state/lightpath[m = 6]");
+    /* libyang reads or after an operand whatever follows ("t oro"), and
+     * ends a number at a letter ("0or0"). */
+    check_select_bad(&f, refs, 0, "state/lightpath[n<0][h[t oro]]", NULL,
+                     "beside another predicate");
+    check_select_bad(&f, refs, 0, "state[0/d[0or0]]", NULL,
+                     "beside another predicate");
+    check_select_bad(&f, refs, 0, "state/lightpath[n<0]/p[t or o]/t", NULL,
+                     "beside another predicate");
+    CHECK_SELECT("state/lightpath[m = 5 and n < 1000]", NULL, "ja,jc");
+    CHECK_SELECT("state/lightpath[m = 5] or state/lightpath[m = 6]", NULL,
+                 "ja,jc");
+    CHECK_SELECT("count(state/lightpath[m = 5]) = 2 and "
+                 "state[lightpath[m = 5]]", NULL, "ja,jc");
+    CHECK_SELECT("count(state/lightpath[m = 5][n > -1000]) = 2", NULL,
+                 "ja,jc");
     check_select_bad(&f, refs, 4, "string( / ) != ''", NULL,
                      "starts a path at the root");
     check_select_bad(&f, refs, 4, "1 - //name", NULL, "at the root");
