@@ -1128,11 +1128,17 @@ struct job_where_level {
     unsigned char eq, rel;
 };
 
-/* Whether 'c' may be part of an XPath name (a prefix's ':' too). */
+/* Whether 'c' may be part of an XPath name (a prefix's ':' too).  Any
+ * byte past ASCII counts: libyang reads UTF-8 names (a letter such as
+ * U+00E9 is one), and one that is no name character makes the whole
+ * expression a 400 there, so erring this way refuses nothing libyang
+ * would take.  Read as not a name, "\xc3\xa9 mod 0" slipped past the
+ * mod check (SIGFPE; make fuzz, 2026-12-06). */
 static bool
 job_xpath_name_char(char c)
 {
-    return c && (isalnum((unsigned char) c) || strchr("_-.:", c));
+    return c && ((unsigned char) c >= 0x80 || isalnum((unsigned char) c)
+                 || strchr("_-.:", c));
 }
 
 /* Whether the text before 'p' (white space skipped) ends an operand,

@@ -939,6 +939,13 @@ test_job_select(void)
     check_select_bad(&f, refs, 4, "priority modpriority = 0", NULL,
                      "x - y * floor(x div y)");
     check_select_bad(&f, refs, 0, "(7)mod(2) = 1", NULL, "uses mod");
+    /* A name's bytes past ASCII are part of it: after one "mod" is the
+     * operator too (make fuzz, 2026-12-06: SIGFPE without the refusal). */
+    check_select_bad(&f, refs, 4, "state/lightpath[n<0][\xc3\xa9 mod 0]",
+                     NULL, "uses mod");
+    check_select_bad(&f, refs, 4,
+                     "state/lightpath[n<0][\xd3\x8c mod \xd3\x8c]",
+                     NULL, "uses mod");
     CHECK_SELECT("model = 'gpt-1.9b' and state/lightpath/modulation != ''",
                  NULL, "ja,jc");
     CHECK_SELECT("child::model = 'gpt-1.9b' and name = 'x mod 0' or "
