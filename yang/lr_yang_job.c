@@ -1114,6 +1114,13 @@ enum job_where_ban {
      * 2026-12-06).  Outside the predicates (x/y[a] or x/y[b]), or in the
      * only one, they do not. */
     JOB_WHERE_NESTED,
+    /* A predicate on what is no node set: a number, a literal or a
+     * call or parentheses other than current(), node() and text()
+     * ('a'[0 or 1], 2[x or y], true()[a or b], (2)[0 or 1]).  XPath 1.0
+     * filters only node sets; with 'and' or 'or' inside, beside another
+     * operand (1 = 2[0 or 1]), libyang 2.1.30 crashes (SEGV; make fuzz,
+     * 2026-12-06). */
+    JOB_WHERE_FILTER,
     /* Brackets nested deeper than the scan follows (JOB_WHERE_DEPTH - 1):
      * past them its levels, and so the chained comparisons' check, would
      * be wrong (68 levels around 1 = (*) = 1 leaked as the chain does). */
@@ -1191,6 +1198,52 @@ job_where_andor(const char *where, const char *p)
     return job_where_after_operand(where, p);
 }
 
+/* Whether a predicate may open at 'p' (a '['): after a step (a name,
+ * '*', '.', '..'), another predicate, or current(), node() or text(),
+ * which are node sets; not after a number, a literal, another call or
+ * parentheses (JOB_WHERE_FILTER), which libyang 2.1.30 can crash on. */
+static bool
+job_where_filter_ok(const char *where, const char *p)
+{
+    while (p > where && strchr(" \t\r\n", p[-1]))
+        p--;
+    if (p == where)
+        return false;
+    char c = p[-1];
+    if (c == ']' || c == '*')
+        return true;
+    if (c == ')') {
+        p--;
+        while (p > where && strchr(" \t\r\n", p[-1]))
+            p--;
+        if (p == where || p[-1] != '(')
+            return false;
+        p--;
+        while (p > where && strchr(" \t\r\n", p[-1]))
+            p--;
+        static const char *const sets[] = { "current", "node", "text" };
+        for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
+            size_t len = strlen(sets[i]);
+            if ((size_t) (p - where) >= len
+                && !strncmp(p - len, sets[i], len)
+                && (p - len == where || !job_xpath_name_char(p[-len - 1])))
+                return true;
+        }
+        return false;
+    }
+    if (!job_xpath_name_char(c))
+        return false;
+    const char *w = p;
+    while (w > where && job_xpath_name_char(w[-1]))
+        w--;
+    /* No name begins with '-': "-1" is minus one. */
+    while (w < p && *w == '-')
+        w++;
+    /* A number begins with a digit, or with '.' and a digit. */
+    return w < p && !isdigit((unsigned char) w[0])
+           && !(w[0] == '.' && isdigit((unsigned char) w[1]));
+}
+
 /* Whether 'name' is at 'p', not followed by more of a name, and then
  * by 'next' (after white space).  What comes before does not count:
  * "-deref(x)" is minus deref(x) (a job has no node whose name ends in
@@ -1258,6 +1311,8 @@ job_where_banned(const char *where, const char **name)
                 p++;
             continue;
         }
+        if (*p == '[' && !job_where_filter_ok(where, p))
+            return JOB_WHERE_FILTER;
         if (*p == '(' || *p == '[') {
             if (d == JOB_WHERE_DEPTH - 1)
                 return JOB_WHERE_DEEP;
@@ -1457,6 +1512,14 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                      "the server's XPath library: join them outside the "
                      "predicates, x/y[a] or x/y[b] for x[y[a or b]], such as "
                      "%s", JOB_QUOTE_MAX, where, ex->nested);
+        return EINVAL;
+    case JOB_WHERE_FILTER:
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
+                     "'%.*s' puts a predicate after what is no step (a "
+                     "number, a literal, a call or parentheses), which can "
+                     "crash the server's XPath library: put it after a name, "
+                     "*, ., .., current(), node() or text(), such as %s",
+                     JOB_QUOTE_MAX, where, ex->pred);
         return EINVAL;
     case JOB_WHERE_DEEP:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "

@@ -1018,6 +1018,23 @@ test_job_select(void)
                      "beside another predicate");
     check_select_bad(&f, refs, 0, "state/lightpath[n<0]/p[t or o]/t", NULL,
                      "beside another predicate");
+    /* A predicate on a number, a literal, a call or parentheses, with
+     * 'or' inside beside another operand, crashes libyang 2.1.30 (SEGV;
+     * make fuzz, 2026-12-06: the test dies here without the refusal). */
+    check_select_bad(&f, refs, 4, "1 = 2[0 or 1]", NULL, "no step");
+    check_select_bad(&f, refs, 4, "1 = 'a'[0 or 1]", NULL, "no step");
+    check_select_bad(&f, refs, 4, "1 = true()[0 or 1]", NULL, "no step");
+    check_select_bad(&f, refs, 4, "1 = (2)[0 or 1]", NULL, "no step");
+    check_select_bad(&f, refs, 4, "1 = -1[0 or 1]", NULL, "no step");
+    check_select_bad(&f, refs, 4, "1 = .5 [0 or 1]", NULL, "no step");
+    check_select_bad(&f, refs, 4, "9=0[0ort]", NULL, "no step");
+    /* After a step, another predicate, current(), node() and text() a
+     * predicate stays. */
+    CHECK_SELECT("count(state/lightpath[m = 5][n > -1000]) = 2 and "
+                 "count(current()[priority = 3]) = 1 and "
+                 "count(state/node()[1]) = 1 and "
+                 "count(state/*[1]) = 1 and count(state/lightpath/capacity-gbps[1]) >= 0", NULL,
+                 "ja,jc");
     CHECK_SELECT("state/lightpath[m = 5 and n < 1000]", NULL, "ja,jc");
     CHECK_SELECT("state/lightpath[m = 5] or state/lightpath[m = 6]", NULL,
                  "ja,jc");
