@@ -986,8 +986,10 @@ lr_store_open_unkept(const char *path, struct lr_store **out, char *err,
 }
 
 /* Copies file 'from' to a new file 'to', synced to its disk when 'sync';
- * ENOENT when 'from' does not exist (nothing made).  A failed copy is
- * removed. */
+ * ENOENT when 'from' does not exist (nothing made).  The copy has the
+ * permission bits of 'from' (a store the operator made readable by a
+ * group, copied back with cp -p, stays so), set once it is whole: until
+ * then only its owner may read it.  A failed copy is removed. */
 static int
 lr_store_copy_file(const char *from, const char *to, bool sync, char *err,
                    size_t errlen)
@@ -1038,6 +1040,13 @@ lr_store_copy_file(const char *from, const char *to, bool sync, char *err,
         }
         if (ret)
             break;
+    }
+    struct stat st;
+    if (!ret && (fstat(in, &st) || fchmod(out, st.st_mode & 0777))) {
+        ret = errno;
+        if (err && errlen)
+            snprintf(err, errlen, "%s: cannot give it the mode of %s: %s",
+                     to, from, strerror(ret));
     }
     if (sync && !ret && fsync(out)) {
         ret = errno;
