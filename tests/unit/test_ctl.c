@@ -686,6 +686,106 @@ test_jobs_beyond_the_files_store_nothing(void)
     lr_ctl_free(c);
 }
 
+/* Starts lightrail with 'inventory' in place of the stored one and
+ * asserts it is refused (EINVAL) with 'want' in the reason, no device
+ * touched: the channels under 'prefix' are 'channels' still. */
+static void
+assert_start_refused(const struct lr_cluster *inventory, const char *want,
+                     const char *prefix, int channels)
+{
+    char err[1024], *report = NULL;
+    struct lr_ctl_config cfg = {
+        .db_path = db, .topo = topo, .cluster = inventory,
+        .default_driver = "dummy", .dummy_dir = devdir,
+    };
+    struct lr_ctl *c = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(c);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "which the network does not have"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no device was touched"));
+    if (!strstr(err, want))
+        fprintf(stderr, "start with fewer data centers: %s\n", err);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels(prefix), channels);
+    free(report);
+    lr_ctl_free(c);
+}
+
+/* The data centers' side of 3418f49's check (job_fits_network()): a
+ * stored job's lightpath ending in, or its only stage in, a data center
+ * the inventory does not have refuses the start, naming them; before
+ * only the links' side was tested.  The stage's case is a job of one
+ * data center moved by hand to one past the inventory (the store checks
+ * that its GPUs and stages agree, not that the data center exists). */
+static void
+test_jobs_beyond_the_inventory(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_job wide, one;
+    char err[1024], sql[256];
+    struct lr_intent in = intent("b3", "gpt-1.9b", 40, 40);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &wide, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(wide.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_FATAL(wide.n_lightpaths > 0);
+    in = intent("b4", "gpt-1.9b", 1, 1);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &one, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(one.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL_FATAL(one.n_lightpaths, 0);
+    int channels = lr_test_ctl_channels("b3/");
+    CU_ASSERT(channels > 0);
+    lr_ctl_free(c);
+
+    /* The inventory without the last data center the wide job's
+     * lightpaths reach. */
+    int top = 0;
+    for (int k = 0; k < wide.n_lightpaths; k++) {
+        top = wide.lp[k].from_dc > top ? wide.lp[k].from_dc : top;
+        top = wide.lp[k].to_dc > top ? wide.lp[k].to_dc : top;
+    }
+    CU_ASSERT_FATAL(top > 0);
+    struct lr_cluster *fewer = lr_cluster_clone(cluster);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fewer);
+    fewer->n_dcs = top;
+    int n_links = 0;    /* and without the links that reach it */
+    for (int i = 0; i < fewer->n_links; i++)
+        if (fewer->links[i].a < top && fewer->links[i].b < top)
+            fewer->links[n_links++] = fewer->links[i];
+    fewer->n_links = n_links;
+    assert_start_refused(fewer, "job b3: lightpath ", "b3/", channels);
+    lr_cluster_free(fewer);
+
+    /* The wide job gone, the one-DC job moved past the inventory. */
+    c = open_ctl();
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "b3", err, sizeof err), 0);
+    lr_ctl_free(c);
+    snprintf(sql, sizeof sql, "UPDATE stages SET dc = %d WHERE job = 'b4'",
+             cluster->n_dcs);
+    db_exec(sql);
+    snprintf(sql, sizeof sql, "UPDATE gpus SET dc = %d WHERE job = 'b4'",
+             cluster->n_dcs);
+    db_exec(sql);
+    struct lr_cluster *same = lr_cluster_clone(cluster);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(same);
+    char want[64];
+    snprintf(want, sizeof want, "job b4: stage 0 is in data center %d",
+             cluster->n_dcs);
+    assert_start_refused(same, want, "b4/", 0);
+    lr_cluster_free(same);
+    /* Put back, it starts with the job as it was. */
+    snprintf(sql, sizeof sql, "UPDATE stages SET dc = %d WHERE job = 'b4'",
+             one.plan.stages[0].dc);
+    db_exec(sql);
+    snprintf(sql, sizeof sql, "UPDATE gpus SET dc = %d WHERE job = 'b4'",
+             one.plan.stages[0].dc);
+    db_exec(sql);
+    c = open_ctl();
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "b4", &one), 0);
+    CU_ASSERT_EQUAL(one.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "b4", err, sizeof err), 0);
+    assert_consistent(c);
+    lr_ctl_free(c);
+}
+
 /* Replaces channel 'mc' on dummy ROADM 'node' by 'with' (the same
  * name), behind the controller's back. */
 static void
@@ -1882,6 +1982,8 @@ static CU_TestInfo tests[] = {
       test_failed_start_stores_no_network },
     { "jobs on links the network does not have are refused at start",
       test_jobs_beyond_the_network },
+    { "jobs in data centers the inventory does not have are refused",
+      test_jobs_beyond_the_inventory },
     { "a start refused for jobs beyond the files stores no network",
       test_jobs_beyond_the_files_store_nothing },
     { "reconcile replaces a channel that differs, and says what it did",
