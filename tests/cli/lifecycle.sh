@@ -470,4 +470,50 @@ rc=$?
     && [ "$(md5sum < "$D/state/lightrail.db")" = "$sum0" ] \
     && ok "lightraild refuses to start on it, the store unchanged: exit $rc, $(tail -n 1 "$tmp/err")" \
     || notok "lightraild on a NaN: exit $rc, $(cat "$tmp/err")"
+
+# 7. A stored job on a link the network does not have (a hand edit; or
+# the network's files replaced by another's): lightrail-check names the
+# job, the lightpath and the link (exit 1: the state is wrong, not the
+# input) and leaves the store as it was.  Tested before for lightraild
+# only (test_ctl).
+python3 - "$D/state/lightrail.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("DELETE FROM jobs WHERE name = 'nan1'")
+db.commit()
+PY
+start_daemon || notok "lightraild did not start again: $(tail -n 3 "$D/log")"
+printf '{"lightrail-job:job":[{"name":"wide1","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":40,"max":40}}]}\n' > "$tmp/wide1.json"
+api POST $JOBS "$tmp/wide1.json"
+posted=$STATUS
+stop_daemon
+cp -a "$D/state" "$D/beyond"
+jq '.["lightrail-config:lightraild"]["state-dir"] = "beyond"' \
+    "$D/lightraild.json" > "$D/beyond.json"
+moved=$(python3 - "$D/beyond/lightrail.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+row = db.execute("SELECT idx, links FROM lightpaths WHERE job = 'wide1'"
+                 " ORDER BY idx LIMIT 1").fetchone()
+if row:
+    idx, links = row
+    first = int(links.split(",")[0])
+    rest = links.split(",")[1:]
+    db.execute("UPDATE lightpaths SET links = ? WHERE job = 'wide1' AND idx = ?",
+               (",".join(["999"] + rest), idx))
+    db.execute("UPDATE slots SET link = 999 WHERE job = 'wide1' AND lp = ?"
+               " AND link = ?", (idx, first))
+    db.commit()
+    print(idx)
+PY
+)
+sum0=$(md5sum < "$D/beyond/lightrail.db")
+$CHECK --config "$D/beyond.json" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ "$posted" = 201 ] && [ -n "$moved" ] && [ $rc -eq 1 ] \
+    && grep -q "job wide1: lightpath $moved uses link 999, which the network does not have" "$tmp/err" \
+    && grep -q "no device was touched" "$tmp/err" \
+    && [ "$(md5sum < "$D/beyond/lightrail.db")" = "$sum0" ] \
+    && ok "lightrail-check on a job beyond the network: exit 1, the store unchanged, $(cut -c1-120 "$tmp/err")..." \
+    || notok "lightrail-check on a job beyond the network: POST $posted, lightpath '$moved', exit $rc, $(cat "$tmp/err")"
 lr_summary
