@@ -368,7 +368,11 @@ struct lr_cdynp_options {
 /* The default chain order: start at the DC with the most compute, then
  * repeatedly append the unvisited DC with the fastest link from the tail
  * (ties: more compute, then lower index).  DCs that cannot be reached are
- * left out.  Writes up to tm->n_dcs indices to 'order'; returns how many. */
+ * left out, and so are DCs without compute (no devices, as lightraild
+ * leaves a DC whose devices other jobs hold): no stage can run there, and
+ * the pipeline cannot pass through a DC without a stage.  The head is
+ * always there, so at least one index is written even when no DC has
+ * devices.  Writes up to tm->n_dcs indices to 'order'; returns how many. */
 int lr_cdynp_order(const struct lr_tm *, int *order);
 
 /* Plans with CDynP on 'tm' and keeps the chain of least T: the given

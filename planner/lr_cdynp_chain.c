@@ -71,7 +71,10 @@ order_by(const struct lr_cdynp_view *tm, const double *compute, int *order)
         int tail = order[n - 1], next = -1;
         for (int k = 0; k < tm->n_dcs; k++) {
             double bw = tm->link[tail][k].bw;
-            if (used[k] || !(bw > 0))
+            /* A DC without compute (no devices) can hold no stage, and
+             * a pipeline cannot pass through a DC it has no stage in:
+             * appended, it would end every longer prefix. */
+            if (used[k] || !(bw > 0) || !(compute[k] > 0))
                 continue;
             if (next < 0 || bw > tm->link[tail][next].bw
                 || (bw == tm->link[tail][next].bw

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,6 +187,80 @@ test_cdynp_forced_order(void)
     CU_ASSERT_EQUAL(p.stages[0].first, 0);
     CU_ASSERT_EQUAL(p.stages[p.n_stages - 1].last, 3);
     CU_ASSERT_EQUAL(p.stages[0].dc, 1);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
+/* Seven DCs (beyond LR_CDYNP_ALL_ORDERS: the greedy chain and its
+ * prefixes only) where the DC behind the head's fastest link has no
+ * devices, as lightraild's trim leaves a DC whose devices other jobs
+ * hold.  Four layers of F 1e12, W 1e8, A 1e6; B = 8, b = 1 (m = 8),
+ * e = 2; devices of 4 GB.  A stage of l layers on one device needs
+ * 16 x 1e8 l + min(8, p) x 2e6 l <= 1.616e9 l bytes: two layers fit,
+ * three do not, so the model needs two devices.  dc0 (one device of 300
+ * TFLOP/s, the most compute, the head) links to dc1 at 10 GB/s and to
+ * dc2..dc6 at 1 GB/s; dc1 (no devices) links to dc2..dc6 at 5 GB/s;
+ * dc2..dc6 have one device of 100 TFLOP/s each.  Until 2026-12-06 the
+ * greedy chain was dc0, dc1, dc2: every prefix beyond dc0 held a DC
+ * that can run no stage, and CDynP answered "memory" where dc0 -> dc2
+ * is a plan.  A DC without compute is left out of the chain (after the
+ * head), as one that cannot be reached is. */
+static void
+test_cdynp_chain_skips_empty_dc(void)
+{
+    struct lr_layer layers[4];
+    for (int l = 0; l < 4; l++)
+        layers[l] = (struct lr_layer) { 1e12, 1e8, 1e6 };
+    struct lr_model *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("four", layers, 4, &m), 0);
+    struct lr_cluster *c = lr_cluster_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(c, "fast", 300e12, 0.5, 4e9), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(c, "slow", 100e12, 0.5, 4e9), 0);
+    char name[16];
+    for (int k = 0; k < 7; k++) {
+        snprintf(name, sizeof name, "dc%d", k);
+        CU_ASSERT_EQUAL(lr_cluster_add_dc(c, name, k ? "slow" : "fast", 1,
+                                          10e9, 1e-5, NULL), 0);
+    }
+    CU_ASSERT_EQUAL(lr_cluster_add_link(c, "dc0", "dc1", 10e9, 1e-3), 0);
+    for (int k = 2; k < 7; k++) {
+        snprintf(name, sizeof name, "dc%d", k);
+        CU_ASSERT_EQUAL(lr_cluster_add_link(c, "dc0", name, 1e9, 1e-3), 0);
+        CU_ASSERT_EQUAL(lr_cluster_add_link(c, "dc1", name, 5e9, 1e-3), 0);
+    }
+    struct lr_train tr = { 8, 1, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    tm->dcs[1].n_devices = 0;
+    CU_ASSERT(lr_tm_stage_fits(tm, 0, 0, 1, 1, 8));
+    CU_ASSERT_FALSE(lr_tm_stage_fits(tm, 0, 0, 2, 1, 1));
+
+    int order[LR_TM_MAX_DCS];
+    CU_ASSERT_EQUAL(lr_cdynp_order(tm, order), 2);
+    CU_ASSERT_EQUAL(order[0], 0);
+    CU_ASSERT_EQUAL(order[1], 2);   /* dc1 left out; dc2: the lowest index */
+
+    struct lr_plan *p = malloc(sizeof *p), *pe = malloc(sizeof *pe);
+    struct lr_tm_eval *ev = malloc(sizeof *ev), *ee = malloc(sizeof *ee);
+    CU_ASSERT_FATAL(p && pe && ev && ee);
+    CU_ASSERT_EQUAL_FATAL(lr_cdynp_plan(tm, NULL, p, ev), LR_TM_OK);
+    for (int s = 0; s < p->n_stages; s++)
+        CU_ASSERT_NOT_EQUAL(p->stages[s].dc, 1);
+    struct lr_exact_stats st;
+    CU_ASSERT_EQUAL(lr_exact_plan(tm, 0, pe, ee, &st), LR_TM_OK);
+    CU_ASSERT(st.complete);
+    CU_ASSERT(ee->T <= ev->T * (1 + 1e-12));
+    /* No DC with devices at all: no chain, and the head alone says so. */
+    for (int k = 0; k < 7; k++)
+        tm->dcs[k].n_devices = 0;
+    CU_ASSERT_EQUAL(lr_cdynp_order(tm, order), 1);
+    CU_ASSERT_NOT_EQUAL(lr_cdynp_plan(tm, NULL, p, ev), LR_TM_OK);
+    free(p);
+    free(pe);
+    free(ev);
+    free(ee);
     lr_tm_free(tm);
     lr_cluster_free(c);
     lr_model_free(m);
@@ -1606,6 +1681,8 @@ static CU_TestInfo tests[] = {
     { "CDynP is never below the exact optimum", test_cdynp_never_below_exact },
     { "CDynP on the toy instance", test_cdynp_toy },
     { "CDynP with a given chain order", test_cdynp_forced_order },
+    { "the greedy chain leaves out a DC without devices",
+      test_cdynp_chain_skips_empty_dc },
     { "each chain assumes its own stage count",
       test_cdynp_assumption_per_chain },
     { "a jump that lands on no plan resumes below it",
