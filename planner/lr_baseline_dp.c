@@ -14,8 +14,9 @@
  *   memory: 16 sum W + b e sum A <= M_k on every device
  *
  * Which DCs: the chains of lr_cdynp_order() and their prefixes (a DC
- * behind a slow link can cost more than its compute gives); the least T
- * wins.  Cost O(K^2).
+ * behind a slow link can cost more than its compute gives; a DC without
+ * devices is in none); the least T wins; LR_TM_DEVICES when no DC has
+ * devices.  Cost O(K^2).
  */
 #include <math.h>
 
@@ -45,6 +46,13 @@ lr_baseline_dp(const struct lr_tm *tm, struct lr_plan *plan,
 
     eval->why = LR_TM_MEMORY;
     eval->T = INFINITY;
+    /* The head has the most compute: without devices there, there are
+     * none anywhere, and a replica needs one (its compute time would
+     * be 3 B F / 0, a T of inf "planned"). */
+    if (!(tm->dcs[order[0]].n_devices > 0)) {
+        eval->why = LR_TM_DEVICES;
+        return LR_TM_DEVICES;
+    }
     for (int used = 1; used <= n; used++) {
         int k = order[used - 1];
         if (mem > tm->dcs[k].mem)

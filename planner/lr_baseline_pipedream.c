@@ -17,16 +17,19 @@
  * (its partitioner has none; the plan is checked against memory when
  * evaluated).
  *
- * Mapping: the stages, in order, go to the DCs of lr_cdynp_order() in
- * order; a stage moves on to the next DC when the current one has fewer
- * free devices than its replicas, and a stage wider than a whole DC is
- * cut down to that DC's size (the v1 model keeps a stage in one DC).  The
- * plan is evaluated with the real devices and links.
+ * Mapping: the stages, in order, go to the DCs of lr_cdynp_order() (which
+ * leaves out DCs without devices) in order; a stage moves on to the next
+ * DC when the current one has fewer free devices than its replicas, and
+ * a stage wider than a whole DC is cut down to that DC's size (the v1
+ * model keeps a stage in one DC).  The plan is evaluated with the real
+ * devices and links.
  *
  * The recurrence has no bound on the number of stages: with more than
  * LR_PLAN_MAX_STAGES layers and devices its best cut can have more
  * stages than a plan holds, and we refuse it (LR_TM_STAGES) rather than
  * cut it short.
+ *
+ * No devices at all (N = 0): LR_TM_DEVICES.
  *
  * Cost O(L^2 N^2) time, O(L N) space: past
  * LR_BASELINE_PIPEDREAM_MAX_STEPS steps we refuse (LR_TM_WORK) before
@@ -64,6 +67,13 @@ lr_baseline_pipedream_max(const struct lr_tm *tm, int max_stages,
         speed += tm->dcs[k].n_devices * tm->dcs[k].peak * tm->dcs[k].eff;
         beta += tm->dcs[k].beta / tm->n_dcs;
         alpha += tm->dcs[k].alpha / tm->n_dcs;
+    }
+    if (N < 1) {
+        /* No cell to walk back from (the table's columns are 1..N). */
+        eval->why = LR_TM_DEVICES;
+        eval->bad_stage = -1;
+        eval->T = INFINITY;
+        return LR_TM_DEVICES;
     }
     if (lr_baseline_pipedream_steps(L, N) > LR_BASELINE_PIPEDREAM_MAX_STEPS) {
         eval->why = LR_TM_WORK;

@@ -312,12 +312,75 @@ test_pipedream_work_bound(void)
     lr_model_free(m);
 }
 
+/* DCs without devices (lightraild's trim leaves a DC whose devices other
+ * jobs hold with none).  Four layers of F 1e12, W 1e7, A 1e6; B = 1024,
+ * b = 1; dc0 8 devices, dc1 none, dc2 7, all of 50 TFLOP/s (100 x 0.5)
+ * and 80 GB; dc0-dc1 and dc1-dc2 at 10 GB/s, dc0-dc2 at 1 GB/s.  Data
+ * parallel: until 2026-12-06 the greedy chain went dc0, dc1, dc2 and the
+ * plan held dc1 as a replica of 0 devices (its link in the ring), a plan
+ * lr_tm_evaluate() refuses.  With no devices anywhere, data parallelism
+ * answered LR_TM_OK with T = inf, and PipeDream walked back cells it
+ * had never written (N = 0); both now say LR_TM_DEVICES. */
+static void
+test_baselines_without_devices(void)
+{
+    struct lr_layer layers[4];
+    for (int l = 0; l < 4; l++)
+        layers[l] = (struct lr_layer) { 1e12, 1e7, 1e6 };
+    struct lr_model *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("four", layers, 4, &m), 0);
+    struct lr_cluster *c = lr_cluster_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(c, "gpu", 100e12, 0.5, 80e9), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "dc0", "gpu", 8, 100e9, 1e-5, NULL),
+                    0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "dc1", "gpu", 8, 100e9, 1e-5, NULL),
+                    0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "dc2", "gpu", 7, 100e9, 1e-5, NULL),
+                    0);
+    CU_ASSERT_EQUAL(lr_cluster_add_link(c, "dc0", "dc1", 10e9, 1e-3), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_link(c, "dc1", "dc2", 10e9, 1e-3), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_link(c, "dc0", "dc2", 1e9, 1e-3), 0);
+    struct lr_train tr = { 1024, 1, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    tm->dcs[1].n_devices = 0;
+    struct lr_plan *p = malloc(sizeof *p);
+    struct lr_tm_eval *ev = malloc(sizeof *ev);
+    CU_ASSERT_FATAL(p && ev);
+    CU_ASSERT_EQUAL(lr_baseline_dp(tm, p, ev), LR_TM_OK);
+    CU_ASSERT(isfinite(ev->T));
+    for (int s = 0; s < p->n_stages; s++) {
+        CU_ASSERT_NOT_EQUAL(p->stages[s].dc, 1);
+        CU_ASSERT(p->stages[s].g >= 1);
+    }
+    CU_ASSERT_EQUAL(lr_baseline_pipedream(tm, p, ev), LR_TM_OK);
+    for (int s = 0; s < p->n_stages; s++)
+        CU_ASSERT_NOT_EQUAL(p->stages[s].dc, 1);
+
+    for (int k = 0; k < 3; k++)
+        tm->dcs[k].n_devices = 0;
+    CU_ASSERT_EQUAL(lr_baseline_dp(tm, p, ev), LR_TM_DEVICES);
+    CU_ASSERT_EQUAL(ev->why, LR_TM_DEVICES);
+    CU_ASSERT(isinf(ev->T));
+    CU_ASSERT_EQUAL(lr_baseline_pipedream(tm, p, ev), LR_TM_DEVICES);
+    CU_ASSERT_EQUAL(ev->why, LR_TM_DEVICES);
+    CU_ASSERT(isinf(ev->T));
+    free(p);
+    free(ev);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
 static CU_TestInfo tests[] = {
     { "pipedream past its work bound is refused at once", test_pipedream_work_bound },
     { "zone: the fewest DCs first", test_zone_fewest_dcs },
     { "zone: the pair follows the measured network",
       test_zone_follows_telemetry },
     { "data parallel by hand", test_dp_by_hand },
+    { "data parallel and PipeDream on DCs without devices",
+      test_baselines_without_devices },
     { "PipeDream: more stages than a plan holds are refused as such",
       test_pipedream_too_many_stages },
     { "PipeDream and SPP never beat the exact optimum",
