@@ -1096,6 +1096,140 @@ test_local_dp_reference(void)
     CU_ASSERT(same > 100);
 }
 
+/* The least bottleneck of layers a..b in DC k over every layout (cuts
+ * and device counts, at most 'avail' devices, each stage fitting memory
+ * for n_stages stages), 'cur' the bottleneck so far: brute force, no
+ * recurrence. */
+static double
+brute_bottleneck(const struct lr_tm *tm, int k, int n_stages, int a, int b,
+                 int avail, double cur)
+{
+    double best = INFINITY;
+    for (int j = a; j <= b; j++)
+        for (int g = 1; g <= avail; g++) {
+            if (!lr_tm_stage_fits(tm, k, a, j, g, n_stages))
+                continue;
+            double v = fmax(cur, lr_tm_stage_time(tm, k, a, j, g));
+            if (j < b) {
+                double c, x;
+                lr_tm_boundary(tm, j, k, k, &c, &x);
+                v = brute_bottleneck(tm, k, n_stages, j + 1, b, avail - g,
+                                     fmax(v, x));
+            }
+            best = fmin(best, v);
+        }
+    return best;
+}
+
+/* The local DP against the model itself rather than its recurrence:
+ * under LR_CDYNP_LEX the bottleneck of every range is the least of every
+ * layout (the max terms make the bottleneck, and only it, decompose);
+ * under either objective the stages lr_cdynp_dc_stages() lays out are
+ * the range, within the DC's devices, fit memory, and add up to the
+ * cost reported, all three parts.  Random instances with memory from
+ * ample to tight, with a DC of no devices, one to three layers, or
+ * intra-DC bandwidths of 10 kB/s and 100 TB/s. */
+static void
+test_local_dp_against_layouts(void)
+{
+    int feasible = 0, infeasible = 0;
+    for (uint64_t seed = 1; seed <= 48; seed++) {
+        struct lr_instance in;
+        struct lr_model *m, *few = NULL;
+        struct lr_tm *tm;
+        dp_instance(seed, seed + 1000, 1, 4, &in, &m, &tm);
+        struct lr_rng r;
+        lr_rng_seed(&r, seed);
+        if (seed % 4 == 1) {
+            /* one to three layers: the time model points at 'few' */
+            int n = 1 + (int) lr_rng_below(&r, 3);
+            CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("few", m->layers, n,
+                                                       &few), 0);
+            tm->model = few;
+        }
+        if (seed % 4 == 2)
+            tm->dcs[lr_rng_below(&r, (uint32_t) tm->n_dcs)].n_devices = 0;
+        if (seed % 4 == 3)
+            for (int k = 0; k < tm->n_dcs; k++)
+                tm->dcs[k].beta = lr_rng_uniform(&r) < 0.5 ? 1e4 : 1e14;
+        const int L = tm->model->n_layers;
+        if (L > 6) {
+            lr_tm_free(tm);
+            lr_model_free(m);
+            lr_instance_free(&in);
+            continue;
+        }
+        for (int k = 0; k < tm->n_dcs; k++)
+            for (int o = 0; o < 2; o++)
+                for (int ns = 1; ns <= 5; ns += 4) {
+                    enum lr_cdynp_objective obj = o ? LR_CDYNP_TIME
+                                                    : LR_CDYNP_LEX;
+                    struct lr_cdynp_dc *d = new_handle(tm, k, ns, obj, 0);
+                    for (int a = 0; a < L; a++)
+                        for (int b = a; b < L; b++) {
+                            struct lr_cdynp_cost got;
+                            bool ok = lr_cdynp_dc_cost(d, a, b, &got);
+                            double want = brute_bottleneck(
+                                tm, k, ns, a, b, tm->dcs[k].n_devices, 0);
+                            CU_ASSERT_EQUAL(ok, isfinite(want));
+                            if (!ok) {
+                                infeasible++;
+                                continue;
+                            }
+                            feasible++;
+                            if (obj == LR_CDYNP_LEX)
+                                CU_ASSERT_DOUBLE_EQUAL(got.bottleneck, want,
+                                                       1e-12 * want);
+                            struct lr_plan *p = calloc(1, sizeof *p);
+                            CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+                            CU_ASSERT_EQUAL_FATAL(
+                                lr_cdynp_dc_stages(d, a, b, 0, k, p), 0);
+                            double B = 0, U = 0, Y = 0;
+                            int used = 0;
+                            for (int s = 0; s < p->n_stages; s++) {
+                                const struct lr_stage *q = &p->stages[s];
+                                CU_ASSERT_EQUAL(q->first,
+                                                s ? q[-1].last + 1 : a);
+                                CU_ASSERT(q->g >= 1);
+                                CU_ASSERT(lr_tm_stage_fits(tm, k, q->first,
+                                                           q->last, q->g,
+                                                           ns));
+                                double t = lr_tm_stage_time(tm, k, q->first,
+                                                            q->last, q->g);
+                                B = fmax(B, t);
+                                U += t;
+                                Y = fmax(Y, lr_tm_stage_sync(tm, k, q->first,
+                                                             q->last, q->g));
+                                if (s) {
+                                    double c, x;
+                                    lr_tm_boundary(tm, q->first - 1, k, k,
+                                                   &c, &x);
+                                    B = fmax(B, x);
+                                    U += 2 * c;
+                                }
+                                used += q->g;
+                            }
+                            CU_ASSERT_EQUAL(p->stages[p->n_stages - 1].last,
+                                            b);
+                            CU_ASSERT(used <= tm->dcs[k].n_devices);
+                            CU_ASSERT(B >= want * (1 - 1e-12));
+                            CU_ASSERT_DOUBLE_EQUAL(B, got.bottleneck,
+                                                   1e-12 * B);
+                            CU_ASSERT_DOUBLE_EQUAL(U, got.sum, 1e-12 * U);
+                            CU_ASSERT_DOUBLE_EQUAL(Y, got.sync, 1e-12 * Y);
+                            free(p);
+                        }
+                    lr_cdynp_dc_free(d);
+                }
+        lr_tm_free(tm);
+        lr_model_free(few);
+        lr_model_free(m);
+        lr_instance_free(&in);
+    }
+    CU_ASSERT(feasible > 1000);
+    CU_ASSERT(infeasible > 200);
+}
+
 /* A kin reset to another assumed stage count after rows were taken
  * from it: the rows known to match the kin's matched under its old
  * count, so they must be checked again.  Three layers (W, A): (3.125e9,
@@ -1706,6 +1840,8 @@ static CU_TestInfo tests[] = {
     { "a request refused takes none of the party's handles",
       test_party_refusals_take_nothing },
     { "the bytes a local party's caches hold, by hand", test_party_bytes },
+    { "the local DP against every layout of the model",
+      test_local_dp_against_layouts },
     { "the local DP, pruned, = its recurrence without pruning",
       test_local_dp_reference },
     { "a kin reset to another stage count: rows checked again",
