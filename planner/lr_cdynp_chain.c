@@ -6,8 +6,12 @@
  * share of the chain's compute, N P eta (the one number each DC reveals):
  * boundary beta_k = the first layer l with
  *     sum_{i <= l} F_i >= (sum_{i <= k} compute_i / sum_i compute_i) sum F,
- * clamped so that every DC keeps at least one layer.  DC c_k may end its
- * range anywhere in [beta_k - w, beta_k + w] (the last DC ends at L - 1).
+ * clamped to [k, L - n + k] so that every DC keeps at least one layer.
+ * DC c_k may end its range anywhere in [beta_k - w, beta_k + w] within
+ * that (the last DC ends at L - 1): the clamped boundary's window, so
+ * it has w + 1 layers at least (until 2026-12-06 the window's ends were
+ * clamped instead, which left a boundary past the clamp a window of
+ * fewer, one when it was w or more past).
  * The head computes F_0(b) = Cost_0(0, b) on its window; each next DC
  * takes the summary {(a, F_{k-1}(a))} and computes F_k on its window
  * (lr_cdynp_local.c); the tail picks b = L - 1 and the choices are walked
@@ -187,10 +191,14 @@ run_chain(struct plan_search *ps, const int *order, int n,
         int beta = 0;
         while (beta < L - 1 && lr_model_flops(m, 0, beta) < target)
             beta++;
+        /* The boundary first, then its window: clamping the window's
+         * ends instead narrowed it to fewer than w + 1 layers (to one
+         * when beta was w or more past the clamp). */
+        beta = beta < min_b ? min_b : beta > max_b ? max_b : beta;
         int l0 = ps->window < 0 ? min_b : beta - ps->window;
         int h0 = ps->window < 0 ? max_b : beta + ps->window;
-        lo[k] = l0 < min_b ? min_b : l0 > max_b ? max_b : l0;
-        hi[k] = h0 > max_b ? max_b : h0 < min_b ? min_b : h0;
+        lo[k] = l0 < min_b ? min_b : l0;
+        hi[k] = h0 > max_b ? max_b : h0;
         if (hi[k] - lo[k] + 1 > LR_CDYNP_MAX_ENTRIES)
             hi[k] = lo[k] + LR_CDYNP_MAX_ENTRIES - 1;
     }

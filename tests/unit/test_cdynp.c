@@ -266,6 +266,55 @@ test_cdynp_chain_skips_empty_dc(void)
     lr_model_free(m);
 }
 
+/* The pre-partition window around a clamped boundary (lr_cdynp_chain.c:
+ * beta_k is clamped so that every DC keeps a layer, then DC k may end
+ * anywhere in [beta_k - w, beta_k + w]).  Three layers of F 1e12, W 1e8,
+ * A 1e3; B = 2, b = 1; devices of 2 GB, so a device holds one layer
+ * (1.6 GB) and not two.  dcA: one device of 1,000 TFLOP/s (eta 0.5),
+ * dcB: two of 100; the chain dcA -> dcB with w = 1.  dcA's share is
+ * 500 / 600 of the FLOPs, so beta_0 = 2, past the last layer dcA may end
+ * at (1, leaving dcB one); clamped, beta_0 = 1 and the window is [0, 1].
+ * The only plans end dcA at layer 0 (it holds one layer): until
+ * 2026-12-06 the window was clamped instead of beta, [1, 1], and the
+ * chain had no plan. */
+static void
+test_cdynp_window_clamped_boundary(void)
+{
+    struct lr_layer layers[3];
+    for (int l = 0; l < 3; l++)
+        layers[l] = (struct lr_layer) { 1e12, 1e8, 1e3 };
+    struct lr_model *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("three", layers, 3, &m), 0);
+    struct lr_cluster *c = lr_cluster_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(c, "fast", 1000e12, 0.5, 2e9), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(c, "slow", 100e12, 0.5, 2e9), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "dcA", "fast", 1, 10e9, 1e-5, NULL),
+                    0);
+    CU_ASSERT_EQUAL(lr_cluster_add_dc(c, "dcB", "slow", 2, 10e9, 1e-5, NULL),
+                    0);
+    CU_ASSERT_EQUAL(lr_cluster_add_link(c, "dcA", "dcB", 1e9, 1e-3), 0);
+    struct lr_train tr = { 2, 1, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    CU_ASSERT(lr_tm_stage_fits(tm, 0, 0, 0, 1, 3));
+    CU_ASSERT_FALSE(lr_tm_stage_fits(tm, 0, 0, 1, 1, 1));
+    int order[] = { 0, 1 };
+    struct lr_cdynp_options opt = { .window = 1, .order = order,
+                                    .n_order = 2 };
+    struct lr_plan p;
+    struct lr_tm_eval ev;
+    CU_ASSERT_EQUAL_FATAL(lr_cdynp_plan(tm, &opt, &p, &ev), LR_TM_OK);
+    CU_ASSERT_EQUAL(p.n_stages, 3);
+    CU_ASSERT_EQUAL(p.stages[0].dc, 0);
+    CU_ASSERT_EQUAL(p.stages[0].last, 0);
+    CU_ASSERT_EQUAL(p.stages[1].dc, 1);
+    CU_ASSERT_EQUAL(p.stages[2].dc, 1);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
 /* Over parties that keep their stages private, the coordinator's T (from
  * the tail's summary) is the model's T of the plan the parties lay out,
  * and the ranges and stage counts agree with that plan. */
@@ -1815,6 +1864,8 @@ static CU_TestInfo tests[] = {
     { "CDynP is never below the exact optimum", test_cdynp_never_below_exact },
     { "CDynP on the toy instance", test_cdynp_toy },
     { "CDynP with a given chain order", test_cdynp_forced_order },
+    { "the window around a boundary clamped to the chain",
+      test_cdynp_window_clamped_boundary },
     { "the greedy chain leaves out a DC without devices",
       test_cdynp_chain_skips_empty_dc },
     { "each chain assumes its own stage count",
