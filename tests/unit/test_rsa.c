@@ -1,8 +1,11 @@
 /*
  * RMSA policies: hand-made spectra where each policy's answer is known,
- * and a randomised check of every policy against slot-by-slot searches.
+ * and randomised checks of every policy against slot-by-slot searches
+ * and against its own definition (MSCL's cost by brute force).
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "planner/lr_rsa.h"
 #include "tests/lr_test.h"
@@ -371,6 +374,245 @@ test_random_policies(void)
     }
 }
 
+/* The narrowest link of path p: the slots every link of it has. */
+static int
+path_width(const struct lr_rsa *rsa, const struct lr_path *p)
+{
+    int w = rsa->sp->n_slots[p->links[0]];
+    for (int l = 1; l < p->n_links; l++)
+        if (rsa->sp->n_slots[p->links[l]] < w)
+            w = rsa->sp->n_slots[p->links[l]];
+    return w;
+}
+
+/* Policy 'pol' by its definition (the headers of lr_rsa_ksp_*.c),
+ * slot by slot on path p: the first slot of its block, or -1. */
+static int
+naive_pick(const char *pol, const struct lr_rsa *rsa, const struct lr_path *p,
+           int m)
+{
+    int W = path_width(rsa, p);
+    if (!strcmp(pol, "ksp-lf")) {
+        for (int s = W - 1; s >= 0; s--)
+            if (naive_fits(rsa, p, s, m))
+                return s;
+        return -1;
+    }
+    /* The maximal free runs, low to high. */
+    int best = -1, best_len = 0, exact = -1, first = -1;
+    for (int a = 0; a < W;) {
+        if (!naive_fits(rsa, p, a, 1)) {
+            a++;
+            continue;
+        }
+        int b = a;
+        while (b < W && naive_fits(rsa, p, b, 1))
+            b++;
+        if (b - a >= m && first < 0)
+            first = a;
+        if (b - a >= m && (best < 0 || b - a < best_len)) {
+            best = a;
+            best_len = b - a;
+        }
+        if (b - a == m && exact < 0)
+            exact = a;
+        a = b;
+    }
+    if (!strcmp(pol, "ksp-bf"))
+        return best;
+    if (!strcmp(pol, "ksp-ef"))
+        return exact >= 0 ? exact : first;
+    return first;             /* ksp-ff, ff-ksp */
+}
+
+/* F(L) with every demand size: sum_{s = 1..L} (L - s + 1). */
+static long
+run_f(int L)
+{
+    return (long) L * (L + 1) / 2;
+}
+
+/* Capacity route (or link) R loses when [p, p + m) is booked: the
+ * runs of R's free mask that meet the block (lr_rsa_mscl.c). */
+static long
+naive_route_loss(const struct lr_rsa *rsa, const struct lr_path *R, int p,
+                 int m)
+{
+    int W = path_width(rsa, R);
+    long loss = 0;
+    for (int a = 0; a < W;) {
+        if (!naive_fits(rsa, R, a, 1)) {
+            a++;
+            continue;
+        }
+        int b = a;
+        while (b < W && naive_fits(rsa, R, b, 1))
+            b++;
+        if (a < p + m && b > p)
+            loss += run_f(b - a) - run_f(p > a ? p - a : 0)
+                    - run_f(b > p + m ? b - p - m : 0);
+        a = b;
+    }
+    return loss;
+}
+
+/* MSCL's cost of booking [p, p + m) on P: the loss on every K-path
+ * route sharing a link with P (mscl), or on P's own links (mscl-link). */
+static long
+naive_mscl_cost(const struct lr_rsa *rsa, const struct lr_path *P, int p,
+                int m, bool own_links)
+{
+    long cost = 0;
+    if (own_links) {
+        for (int l = 0; l < P->n_links; l++) {
+            struct lr_path one = { 1, &P->links[l], 0 };
+            cost += naive_route_loss(rsa, &one, p, m);
+        }
+        return cost;
+    }
+    for (int r = 0; r < rsa->ksp->n_paths; r++) {
+        const struct lr_path *R = &rsa->ksp->paths[r];
+        bool shares = false;
+        for (int i = 0; i < P->n_links && !shares; i++)
+            for (int j = 0; j < R->n_links; j++)
+                shares |= P->links[i] == R->links[j];
+        if (shares)
+            cost += naive_route_loss(rsa, R, p, m);
+    }
+    return cost;
+}
+
+/* Every policy against its own definition, slot by slot: KSP-LF, -BF
+ * and -EF on the first path with a block, FF-KSP the lowest block over
+ * all paths (path order on ties), MSCL and MSCL-link the least cost over
+ * every path and start (ties: path order, then the lower start); links
+ * of different widths (60 to 359 slots, the two directions of a fibre
+ * apart, so padding sits inside a path's spectrum), guard 0 to 2, both
+ * path orders, and a release for every three requests.
+ * test_random_policies checks KSP-FF the same way on uniform links. */
+static void
+test_policies_by_definition(void)
+{
+    for (int pi = 0; lr_rsa_policies[pi]; pi++) {
+        const char *pol = lr_rsa_policies[pi]->name;
+        const bool mscl = !strncmp(pol, "mscl", 4);
+        for (int trial = 0; trial < 2; trial++) {
+            struct lr_rng r;
+            lr_rng_seed(&r, 700 + 10 * pi + trial);
+            const int n = 6;
+            struct lr_topo *t = lr_topo_new("widths");
+            char name[LR_NAME_MAX];
+            for (int i = 0; i < n; i++) {
+                snprintf(name, sizeof name, "n%d", i);
+                lr_topo_add_node(t, name);
+            }
+            for (int a = 0; a < n; a++)
+                for (int b = a + 1; b < n; b++)
+                    if (b == a + 1 || lr_rng_uniform(&r) < 0.3) {
+                        double km = 50 + lr_rng_below(&r, 1500);
+                        snprintf(name, sizeof name, "%d-%d", a, b);
+                        lr_topo_add_link(t, name, a, b, km,
+                                         60 + (int) lr_rng_below(&r, 300), 0);
+                        snprintf(name, sizeof name, "%d-%d", b, a);
+                        lr_topo_add_link(t, name, b, a, km,
+                                         60 + (int) lr_rng_below(&r, 300), 0);
+                    }
+            struct lr_modtable mods;
+            lr_modtable_default(&mods);
+            const int guard = (pi + trial) % 3;
+            struct lr_rsa_config cfg = {
+                .k = 3, .order = trial ? LR_KSP_HOPS : LR_KSP_KM,
+                .guard = guard,
+            };
+            struct lr_rsa *rsa = NULL;
+            CU_ASSERT_EQUAL_FATAL(lr_rsa_new(t, &cfg, &mods,
+                                             lr_rsa_policies[pi], &rsa), 0);
+            struct lr_rsa_choice *live = calloc(800, sizeof *live);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(live);
+            int n_live = 0, ok = 0, blocked = 0, checked = 0;
+            for (int step = 0; step < 800; step++) {
+                if (n_live > 0 && lr_rng_uniform(&r) < 0.25) {
+                    int i = (int) lr_rng_below(&r, (uint32_t) n_live);
+                    CU_ASSERT_EQUAL(lr_rsa_release(rsa, &live[i]), 0);
+                    live[i] = live[--n_live];
+                    continue;
+                }
+                struct lr_rsa_request req = {
+                    .src = (int) lr_rng_below(&r, n),
+                    .rate_gbps = 10 + lr_rng_below(&r, 400),
+                };
+                req.dst = (req.src + 1 + (int) lr_rng_below(&r, n - 1)) % n;
+                int np;
+                const struct lr_path *p = lr_ksp_paths(rsa->ksp, req.src,
+                                                       req.dst, &np);
+                /* MSCL's brute force is slow: every fourth request. */
+                bool check = !mscl || step % 4 == 0;
+                int want_path = -1, want_first = -1;
+                long want_cost = 0;
+                for (int i = 0; i < np && check; i++) {
+                    int mod = lr_mod_choose(&mods, p[i].length_km);
+                    if (mod < 0)
+                        continue;
+                    int m = lr_mod_slots(&mods.f[mod], req.rate_gbps, guard);
+                    if (mscl) {
+                        for (int s = 0; s < path_width(rsa, &p[i]); s++) {
+                            if (!naive_fits(rsa, &p[i], s, m))
+                                continue;
+                            long cost = naive_mscl_cost(
+                                rsa, &p[i], s, m, !strcmp(pol, "mscl-link"));
+                            if (want_path < 0 || cost < want_cost) {
+                                want_path = i;
+                                want_first = s;
+                                want_cost = cost;
+                            }
+                        }
+                        continue;
+                    }
+                    int s = naive_pick(pol, rsa, &p[i], m);
+                    if (s >= 0 && (want_path < 0
+                                   || (!strcmp(pol, "ff-ksp")
+                                       && s < want_first))) {
+                        want_path = i;
+                        want_first = s;
+                    }
+                }
+                struct lr_rsa_choice c;
+                enum lr_rsa_block b = lr_rsa_decide(rsa, &req, &c);
+                if (check) {
+                    checked++;
+                    CU_ASSERT_EQUAL(b == LR_RSA_OK, want_path >= 0);
+                    if (b == LR_RSA_OK && want_path >= 0) {
+                        CU_ASSERT_EQUAL(c.path, (int) (&p[want_path]
+                                                       - rsa->ksp->paths));
+                        CU_ASSERT_EQUAL(c.first, want_first);
+                    }
+                }
+                if (b != LR_RSA_OK) {
+                    blocked++;
+                    continue;
+                }
+                CU_ASSERT(naive_fits(rsa, &rsa->ksp->paths[c.path], c.first,
+                                     c.m));
+                CU_ASSERT_EQUAL_FATAL(lr_rsa_commit(rsa, &c), 0);
+                live[n_live++] = c;
+                ok++;
+            }
+            /* Releasing every lightpath leaves the spectrum empty. */
+            while (n_live > 0)
+                CU_ASSERT_EQUAL(lr_rsa_release(rsa, &live[--n_live]), 0);
+            long used, total;
+            lr_spectrum_usage(rsa->sp, &used, &total);
+            CU_ASSERT_EQUAL(used, 0);
+            CU_ASSERT(ok > 100);
+            CU_ASSERT(blocked > 10);
+            CU_ASSERT(checked > 100);
+            free(live);
+            lr_rsa_free(rsa);
+            lr_topo_free(t);
+        }
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "first, last, best, exact fit and MSCL by hand",
       test_fit_rules_by_hand },
@@ -381,6 +623,8 @@ static CU_TestInfo tests[] = {
     { "block reasons: no path, no reach, no spectrum", test_block_reasons },
     { "a refusal's explanation with two formats", test_explain_formats },
     { "every policy against slot-by-slot searches", test_random_policies },
+    { "every policy against its definition, links of several widths",
+      test_policies_by_definition },
     CU_TEST_INFO_NULL,
 };
 
