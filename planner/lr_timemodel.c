@@ -237,9 +237,20 @@ lr_tm_explain(const struct lr_tm *tm, enum lr_tm_why why, char *buf, size_t len)
                 worst = l;
             }
         }
+        int devices = 0;
         for (int k = 0; k < tm->n_dcs; k++)
-            if (tm->dcs[k].n_devices > 0)
+            if (tm->dcs[k].n_devices > 0) {
                 have = fmax(have, tm->dcs[k].mem);
+                devices += tm->dcs[k].n_devices;
+            }
+        if (!devices) {
+            /* Not "layer 1 alone needs inf GB": no memory to compare. */
+            snprintf(buf, len, "memory: no data center has a device the "
+                     "plan may use (their devices are held by other jobs, "
+                     "or none were given): wait for jobs to end, or free "
+                     "some");
+            return;
+        }
         /* Devices under 0.1 GB (test rigs) would read as "0.0 GB". */
         int prec = have < 1e8 ? 4 : 1;
         if (need > have)

@@ -7,7 +7,9 @@
  */
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "planner/lr_baseline.h"
 #include "planner/lr_cdynp.h"
@@ -366,6 +368,15 @@ test_baselines_without_devices(void)
     CU_ASSERT_EQUAL(lr_baseline_pipedream(tm, p, ev), LR_TM_DEVICES);
     CU_ASSERT_EQUAL(ev->why, LR_TM_DEVICES);
     CU_ASSERT(isinf(ev->T));
+    /* A planner that answers "memory" there (CDynP does) is explained
+     * by what is missing, the devices, not "layer 1 alone needs inf GB"
+     * (review, 2026-12-06). */
+    char why[512];
+    lr_tm_explain(tm, LR_TM_MEMORY, why, sizeof why);
+    CU_ASSERT_PTR_NULL(strstr(why, "inf"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "no data center has a device"));
+    if (!strstr(why, "no data center has a device"))
+        fprintf(stderr, "memory without devices: %s\n", why);
     free(p);
     free(ev);
     lr_tm_free(tm);
