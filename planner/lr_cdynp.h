@@ -356,7 +356,11 @@ double lr_cdynp_local_party_bytes(const struct lr_cdynp_party *p);
 
 struct lr_cdynp_options {
     int window;               /* +-w layers around each pre-partition
-                               * boundary; < 0 = the whole range */
+                               * boundary; < 0 = the whole range, cut
+                               * like any window to its first
+                               * LR_CDYNP_MAX_ENTRIES boundaries (a
+                               * summary's most): "whole" only up to
+                               * 1,024 layers a DC */
     const int *order;         /* DC indices in chain order, or NULL for
                                * the rule of lr_cdynp_order() */
     int n_order;
