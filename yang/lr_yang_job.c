@@ -1224,9 +1224,10 @@ job_where_filter_ok(const char *where, const char *p)
         static const char *const sets[] = { "current", "node", "text" };
         for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
             size_t len = strlen(sets[i]);
+            /* p[-len - 1] would add a wrapped size_t (UBSan). */
             if ((size_t) (p - where) >= len
                 && !strncmp(p - len, sets[i], len)
-                && (p - len == where || !job_xpath_name_char(p[-len - 1])))
+                && (p - len == where || !job_xpath_name_char(*(p - len - 1))))
                 return true;
         }
         return false;
