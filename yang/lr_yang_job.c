@@ -1148,10 +1148,65 @@ job_xpath_name_char(char c)
                  || strchr("_-.:", c));
 }
 
+/* What libyang's tokenizer reads in a run of name characters from
+ * 'w' (where one begins: after none) up to 'p': 'n' a name, '9' a
+ * number, '.' '.' or '..', '-' a minus, ':' a colon, for the token
+ * that ends at 'p' (its start in '*start' when 'start' is not NULL);
+ * 0 when one runs past it ('p' inside a name or a number).  A number
+ * is digits, '.' and digits ("1.", ".5"; "1e5" is 1 and a name e5); a
+ * name begins with none of a digit, '.', '-' and ':' and takes the
+ * rest but ':' ("t-", "x-1or"); a minus is the operator. */
+static char
+job_where_token_at(const char *w, const char *p, const char **start)
+{
+    char kind = 0;
+    while (w < p) {
+        if (start)
+            *start = w;
+        if (isdigit((unsigned char) *w)
+            || (*w == '.' && isdigit((unsigned char) w[1]))) {
+            kind = '9';
+            while (isdigit((unsigned char) *w))
+                w++;
+            if (*w == '.')
+                for (w++; isdigit((unsigned char) *w); w++)
+                    ;
+        } else if (*w == '.' || *w == '-' || *w == ':') {
+            kind = *w;
+            w += *w == '.' && w[1] == '.' ? 2 : 1;
+        } else {
+            kind = 'n';
+            while (job_xpath_name_char(*w) && *w != ':')
+                w++;
+        }
+    }
+    return w == p ? kind : 0;
+}
+
+/* The start of the run of name characters that ends at 'p'. */
+static const char *
+job_where_run_start(const char *where, const char *p)
+{
+    while (p > where && job_xpath_name_char(p[-1]))
+        p--;
+    return p;
+}
+
+/* Whether libyang's tokenizer begins a token at 'p': after no name
+ * character, or where a token of the run before ends ("2mod" is 2 mod,
+ * "2-1or" 2 - 1 or; "xmod" and "x-or" are names). */
+static bool
+job_where_token_start(const char *where, const char *p)
+{
+    return p == where || !job_xpath_name_char(p[-1])
+           || job_where_token_at(job_where_run_start(where, p), p, NULL);
+}
+
 /* Whether the text before 'p' (white space skipped) ends an operand,
  * by XPath 1.0's disambiguation (3.7): its last token is no operator
  * and none of @ :: ( [ , ; 'and', 'or', 'div', 'mod' and '*' are
- * operators only after an operand themselves. */
+ * operators only after an operand themselves.  The last token is read
+ * as libyang reads it: "t-" is a name, "2-" a number and a minus. */
 static bool
 job_where_after_operand(const char *where, const char *p)
 {
@@ -1164,11 +1219,18 @@ job_where_after_operand(const char *where, const char *p)
         return !job_where_after_operand(where, p - 1);
     if (strchr(")]'\"", c))
         return true;
-    if (c == ':' || c == '-' || !job_xpath_name_char(c))
+    if (!job_xpath_name_char(c))
         return false;
-    const char *w = p;
-    while (w > where && job_xpath_name_char(w[-1]))
-        w--;
+    const char *w = NULL;
+    switch (job_where_token_at(job_where_run_start(where, p), p, &w)) {
+    case 'n':
+        break;
+    case '9':
+    case '.':
+        return true;
+    default:                    /* a minus, a colon, or inside a token */
+        return false;
+    }
     static const char *const ops[] = { "and", "or", "div", "mod" };
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         if ((size_t) (p - w) == strlen(ops[i]) && !strncmp(w, ops[i], p - w))
@@ -1177,25 +1239,15 @@ job_where_after_operand(const char *where, const char *p)
 }
 
 /* Whether 'and' or 'or' at 'p' is the operator as libyang reads it: at
- * the start of a token (after no name character, or after a number,
- * which its tokenizer ends at the letter: "0or0" is 0 or 0), after an
- * operand, whatever follows ("t oro" is t or o). */
+ * the start of a token (job_where_token_start(): "0or0" is 0 or 0),
+ * after an operand, whatever follows ("t oro" is t or o). */
 static bool
 job_where_andor(const char *where, const char *p)
 {
     if (strncmp(p, "and", 3) && strncmp(p, "or", 2))
         return false;
-    if (p > where && job_xpath_name_char(p[-1])) {
-        const char *w = p;
-        while (w > where && job_xpath_name_char(w[-1]))
-            w--;
-        if (!isdigit((unsigned char) *w) && *w != '.')
-            return false;
-        for (const char *q = w; q < p; q++)
-            if (!isdigit((unsigned char) *q) && *q != '.')
-                return false;
-    }
-    return job_where_after_operand(where, p);
+    return job_where_token_start(where, p)
+           && job_where_after_operand(where, p);
 }
 
 /* Whether a predicate may open at 'p' (a '['): after a step (a name,
@@ -1332,14 +1384,11 @@ job_where_banned(const char *where, const char **name)
                 return JOB_WHERE_CHAIN;
         } else if ((*p == '<' || *p == '>') && ++lv[d].rel > 1)
             return JOB_WHERE_CHAIN;
-        else if ((job_where_word(p, "and", "") || job_where_word(p, "or", ""))
-                 && (p == where || !isalpha((unsigned char) p[-1]))) {
+        else if (job_where_andor(where, p)) {
             if (preds > 0 && all_preds > 1)
                 return JOB_WHERE_NESTED;
             lv[d] = (struct job_where_level) { 0, 0 };
         }
-        if (preds > 0 && all_preds > 1 && job_where_andor(where, p))
-            return JOB_WHERE_NESTED;
         if (job_where_word(p, "deref", "("))
             return JOB_WHERE_DEREF;
         for (size_t i = 0; i < sizeof out / sizeof *out; i++)
@@ -1362,7 +1411,8 @@ job_where_banned(const char *where, const char **name)
          * model" 7 mod el): after anything that may end an operand it is
          * refused; after '/', ':', '(', '[', ',', '@', an operator or
          * nothing it is a name (model, modulation). */
-        if (!strncmp(p, "mod", 3) && job_where_after_operand(where, p))
+        if (!strncmp(p, "mod", 3) && job_where_token_start(where, p)
+            && job_where_after_operand(where, p))
             return JOB_WHERE_MOD;
     }
     return dots ? JOB_WHERE_DOTS : JOB_WHERE_OK;

@@ -1018,6 +1018,18 @@ test_job_select(void)
                      "beside another predicate");
     check_select_bad(&f, refs, 0, "state/lightpath[n<0]/p[t or o]/t", NULL,
                      "beside another predicate");
+    /* A name may end with '-' ("t-"), after which libyang reads or, and
+     * and mod as operators; a number ends at '-' ("2-1or" is 2 - 1 or):
+     * both slipped past the scan (SEGV, SIGFPE without the refusal);
+     * "length-km or" is a name and an or, in the only predicate. */
+    check_select_bad(&f, refs, 4, "state/lightpath[n<0]/p[t- oro]/t", NULL,
+                     "beside another predicate");
+    check_select_bad(&f, refs, 4, "state/lightpath[n<0]/p[2-1oro]/t", NULL,
+                     "beside another predicate");
+    check_select_bad(&f, refs, 4, "state/lightpath[n<0]/p[-1oro]/t", NULL,
+                     "beside another predicate");
+    check_select_bad(&f, refs, 4, "@x- mod 0 = 1", NULL, "uses mod");
+    CHECK_SELECT("state/lightpath[length-km > 0 or m = 5]", NULL, "ja,jc");
     /* A predicate on a number, a literal, a call or parentheses, with
      * 'or' inside beside another operand, crashes libyang 2.1.30 (SEGV;
      * make fuzz, 2026-12-06: the test dies here without the refusal). */
