@@ -1106,13 +1106,21 @@ enum job_where_ban {
      * lets it by, yet string(/) prints the whole list for each job
      * (2,000 jobs: over 100 s) and sum(/) crashes that check (SEGV). */
     JOB_WHERE_ROOT,
-    /* 'and' or 'or' inside a predicate of an expression that has more
-     * than one (x[y[a or b]], state/lightpath[stage[dc or gpus]],
-     * state/lightpath[n<0]/p[t or o]/t, with parentheses around them
-     * too): where a step matches no node there it crashes the schema
-     * check, lys_find_xpath_atoms() (SEGV, libyang 2.1.30; make fuzz,
-     * 2026-12-06).  Outside the predicates (x/y[a] or x/y[b]), or in the
-     * only one, they do not. */
+    /* 'and' or 'or' inside a predicate of an expression that has
+     * another predicate, or a path after parentheses or a call other
+     * than current() (x[y[a or b]], state/lightpath[n<0]/p[t or o]/t,
+     * (priority = 3)/x[0 or 1] = 1).  In the schema check,
+     * lys_find_xpath_atoms(), libyang 2.1.30 only parses a predicate
+     * with no node in context, and parsing casts the set an 'and' or
+     * 'or' works on to a boolean, which empties a schema node set
+     * (lyxp_set_cast()); whatever reads it next (a comparison's
+     * warning, the next step's no-match test) takes the last of its
+     * 0 nodes (SEGV).  Such a predicate follows a step that matched no
+     * node yet passed the no-match test, which counts a node an earlier
+     * predicate or parenthesised comparison used as a value (in_ctx
+     * ATOM_VAL) as a match (make fuzz, 2026-12-06; review of xpath.c).
+     * Outside the predicates (x/y[a] or x/y[b]), or in the only one on
+     * a path from the job, they do not. */
     JOB_WHERE_NESTED,
     /* A predicate on what is no node set: a number, a literal or a
      * call or parentheses other than current(), node() and text()
@@ -1297,6 +1305,18 @@ job_where_filter_ok(const char *where, const char *p)
            && !(w[0] == '.' && isdigit((unsigned char) w[1]));
 }
 
+/* Whether the '/' at 'p' continues a path from parentheses or a call
+ * other than current(), node() and text() ("(a = b)/x", "f(a)/x"),
+ * whose set may hold a node used as a value (JOB_WHERE_NESTED). */
+static bool
+job_where_value_path(const char *where, const char *p)
+{
+    const char *q = p;
+    while (q > where && strchr(" \t\r\n", q[-1]))
+        q--;
+    return q > where && q[-1] == ')' && !job_where_filter_ok(where, p);
+}
+
 /* Whether 'name' is at 'p', not followed by more of a name, and then
  * by 'next' (after white space).  What comes before does not count:
  * "-deref(x)" is minus deref(x) (a job has no node whose name ends in
@@ -1331,15 +1351,21 @@ job_where_banned(const char *where, const char **name)
     /* Each level's bracket ('(' or '['), and how many '[' are open. */
     char open[JOB_WHERE_DEPTH] = { 0 };
     int d = 0, preds = 0, all_preds = 0;
+    bool value_path = false;
     for (const char *p = where; *p; p++) {
         if (*p == '\'' || *p == '"') {
             const char *q = strchr(p + 1, *p);
             if (!q)
                 break;
             p = q;
-        } else
+        } else {
             all_preds += *p == '[';
+            value_path = value_path
+                         || (*p == '/' && job_where_value_path(where, p));
+        }
     }
+    /* Where a predicate's 'and' or 'or' can meet an emptied set. */
+    bool nested = all_preds > 1 || value_path;
     bool dots = false;
     for (const char *p = where; *p; p++) {
         if (*p == '\'' || *p == '"') {
@@ -1385,7 +1411,7 @@ job_where_banned(const char *where, const char **name)
         } else if ((*p == '<' || *p == '>') && ++lv[d].rel > 1)
             return JOB_WHERE_CHAIN;
         else if (job_where_andor(where, p)) {
-            if (preds > 0 && all_preds > 1)
+            if (preds > 0 && nested)
                 return JOB_WHERE_NESTED;
             lv[d] = (struct job_where_level) { 0, 0 };
         }
@@ -1559,8 +1585,9 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
     case JOB_WHERE_NESTED:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' joins conditions with and or or inside a "
-                     "predicate, beside another predicate, which can crash "
-                     "the server's XPath library: join them outside the "
+                     "predicate, beside another predicate or after a path "
+                     "from parentheses or a call, which can crash the "
+                     "server's XPath library: join them outside the "
                      "predicates, x/y[a] or x/y[b] for x[y[a or b]], such as "
                      "%s", JOB_QUOTE_MAX, where, ex->nested);
         return EINVAL;

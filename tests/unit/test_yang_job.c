@@ -1030,6 +1030,19 @@ test_job_select(void)
                      "beside another predicate");
     check_select_bad(&f, refs, 4, "@x- mod 0 = 1", NULL, "uses mod");
     CHECK_SELECT("state/lightpath[length-km > 0 or m = 5]", NULL, "ja,jc");
+    /* The same parse-only 'or' with one predicate, after a path from
+     * parentheses or a call that used a node as a value: the step then
+     * passes libyang's no-match test (review of libyang's xpath.c; the
+     * test dies here without the refusal).  One predicate on a path
+     * from current(), or one without 'or' after parentheses, stays. */
+    check_select_bad(&f, refs, 4, "(priority = 3)/x[0 or 1] = 1", NULL,
+                     "after a path from parentheses or a call");
+    check_select_bad(&f, refs, 4, "string(priority = 1)/x[0 or 1] = 1",
+                     NULL, "beside another predicate or after a path");
+    check_select_bad(&f, refs, 4, "(current() = 1)//x[0 and 1] = 1", NULL,
+                     "join them outside the predicates");
+    CHECK_SELECT("current()/state/lightpath[m = 5 or m = 6]", NULL, "ja,jc");
+    CHECK_SELECT("count((state)/lightpath[m = 5]) = 2", NULL, "ja,jc");
     /* A predicate on a number, a literal, a call or parentheses, with
      * 'or' inside beside another operand, crashes libyang 2.1.30 (SEGV;
      * make fuzz, 2026-12-06: the test dies here without the refusal). */
