@@ -995,6 +995,14 @@ test_job_select(void)
      * list for each job. */
     check_select_bad(&f, refs, 0, "sum(/)", NULL, "starts a path at the "
                      "root ('/'), outside the job it is evaluated on");
+    /* Two '..' from the job reach the root too, whose schema node sum()
+     * reads (NULL: SEGV in the schema check, before '..' is judged;
+     * the test dies here without the refusal). */
+    check_select_bad(&f, refs, 0, "sum(../..) = 0", NULL,
+                     "uses .. inside sum()");
+    check_select_bad(&f, refs, 4, "sum(current()/../..) > 0", NULL,
+                     "send one with a predicate instead");
+    CHECK_SELECT("sum(state/lightpath/m) = 10", NULL, "ja,jc");
     /* 'and' or 'or' in a predicate within a predicate crashes the
      * schema check where the inner step matches nothing there (make
      * fuzz's fuzz_job_where, 2026-12-06; the test dies here), with
