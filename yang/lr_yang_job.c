@@ -1107,9 +1107,10 @@ enum job_where_ban {
      * (2,000 jobs: over 100 s) and sum(/) crashes that check (SEGV). */
     JOB_WHERE_ROOT,
     /* 'and' or 'or' inside a predicate of an expression that has
-     * another predicate, or a path after parentheses or a call other
-     * than current() (x[y[a or b]], state/lightpath[n<0]/p[t or o]/t,
-     * (priority = 3)/x[0 or 1] = 1).  In the schema check,
+     * another predicate, a path after parentheses or a call other than
+     * current(), or a predicate on text() or an attribute step
+     * (x[y[a or b]], state/lightpath[n<0]/p[t or o]/t,
+     * (priority = 3)/x[0 or 1] = 1, name/text()[0 or 1] = 1).  In the schema check,
      * lys_find_xpath_atoms(), libyang 2.1.30 only parses a predicate
      * with no node in context, and parsing casts the set an 'and' or
      * 'or' works on to a boolean, which empties a schema node set
@@ -1118,7 +1119,9 @@ enum job_where_ban {
      * 0 nodes (SEGV).  Such a predicate follows a step that matched no
      * node yet passed the no-match test, which counts a node an earlier
      * predicate or parenthesised comparison used as a value (in_ctx
-     * ATOM_VAL) as a match (make fuzz, 2026-12-06; review of xpath.c).
+     * ATOM_VAL) as a match, or text() or an attribute step, which the
+     * schema check takes to no node (make fuzz, 2026-12-06; review of
+     * xpath.c).
      * Outside the predicates (x/y[a] or x/y[b]), or in the only one on
      * a path from the job, they do not. */
     JOB_WHERE_NESTED,
@@ -1322,6 +1325,48 @@ job_where_value_path(const char *where, const char *p)
     return q > where && q[-1] == ')' && !job_where_filter_ok(where, p);
 }
 
+/* Whether the '[' at 'p' opens a predicate on text() or on an attribute
+ * step ('@x', '@*', attribute::x), which the schema check leaves with
+ * no node in context (JOB_WHERE_NESTED). */
+static bool
+job_where_on_no_node(const char *where, const char *p)
+{
+    const char *q = p;
+    while (q > where && strchr(" \t\r\n", q[-1]))
+        q--;
+    if (q > where && q[-1] == ')') {
+        /* text(), as job_where_filter_ok() finds it. */
+        for (q--; q > where && strchr(" \t\r\n", q[-1]); q--)
+            ;
+        if (q == where || q[-1] != '(')
+            return false;
+        for (q--; q > where && strchr(" \t\r\n", q[-1]); q--)
+            ;
+        return q - where >= 4 && !strncmp(q - 4, "text", 4)
+               && (q - 4 == where || !job_xpath_name_char(*(q - 5)));
+    }
+    /* The name test, then what is before it. */
+    if (q > where && q[-1] == '*')
+        q--;
+    else
+        while (q > where && job_xpath_name_char(q[-1]) && q[-1] != ':')
+            q--;
+    if (q - where >= 2 && q[-1] == ':' && q[-2] != ':')
+        for (q--; q > where && job_xpath_name_char(q[-1]) && q[-1] != ':';
+             q--)
+            ;                   /* a prefix */
+    while (q > where && strchr(" \t\r\n", q[-1]))
+        q--;
+    if (q > where && q[-1] == '@')
+        return true;
+    if (q - where < 2 || strncmp(q - 2, "::", 2))
+        return false;
+    for (q -= 2; q > where && strchr(" \t\r\n", q[-1]); q--)
+        ;
+    return q - where >= 9 && !strncmp(q - 9, "attribute", 9)
+           && (q - 9 == where || !job_xpath_name_char(*(q - 10)));
+}
+
 /* Whether 'name' is at 'p', not followed by more of a name, and then
  * by 'next' (after white space).  What comes before does not count:
  * "-deref(x)" is minus deref(x) (a job has no node whose name ends in
@@ -1358,6 +1403,7 @@ job_where_banned(const char *where, const char **name)
     int d = 0, preds = 0, all_preds = 0;
     /* Set at the first '(' of sum()'s argument (its level), 0 outside. */
     int sum_d = 0;
+    /* A set the schema check may leave with no node in context. */
     bool value_path = false;
     for (const char *p = where; *p; p++) {
         if (*p == '\'' || *p == '"') {
@@ -1368,7 +1414,8 @@ job_where_banned(const char *where, const char **name)
         } else {
             all_preds += *p == '[';
             value_path = value_path
-                         || (*p == '/' && job_where_value_path(where, p));
+                         || (*p == '/' && job_where_value_path(where, p))
+                         || (*p == '[' && job_where_on_no_node(where, p));
         }
     }
     /* Where a predicate's 'and' or 'or' can meet an emptied set. */
@@ -1601,7 +1648,8 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' joins conditions with and or or inside a "
                      "predicate, beside another predicate or after a path "
-                     "from parentheses or a call, which can crash the "
+                     "from parentheses or a call, or on text() or an "
+                     "attribute, which can crash the "
                      "server's XPath library: join them outside the "
                      "predicates, x/y[a] or x/y[b] for x[y[a or b]], such as "
                      "%s", JOB_QUOTE_MAX, where, ex->nested);

@@ -1051,6 +1051,18 @@ test_job_select(void)
                      "join them outside the predicates");
     CHECK_SELECT("current()/state/lightpath[m = 5 or m = 6]", NULL, "ja,jc");
     CHECK_SELECT("count((state)/lightpath[m = 5]) = 2", NULL, "ja,jc");
+    /* text() and an attribute step leave no node in context in the
+     * schema check either (xpath_pi_text(), moveto of '@'): an 'or' in
+     * their one predicate crashed it (SEGV; the test dies here without
+     * the refusal).  A predicate without one stays. */
+    check_select_bad(&f, refs, 4, "name/text()[0 or 1] = 1", NULL,
+                     "on text() or an attribute");
+    check_select_bad(&f, refs, 4, "@x[0 or 1] = 1", NULL,
+                     "join them outside the predicates");
+    check_select_bad(&f, refs, 4, "state/attribute::*[0 and 1]/y", NULL,
+                     "beside another predicate");
+    CHECK_SELECT("count(state/phase/text()[1]) = 1 and count(@x[1]) = 0",
+                 NULL, "ja,jb,jc,jd");
     /* A predicate on a number, a literal, a call or parentheses, with
      * 'or' inside beside another operand, crashes libyang 2.1.30 (SEGV;
      * make fuzz, 2026-12-06: the test dies here without the refusal). */
