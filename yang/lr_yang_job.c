@@ -1108,9 +1108,9 @@ enum job_where_ban {
     JOB_WHERE_ROOT,
     /* 'and' or 'or' inside a predicate of an expression that has
      * another predicate, a path after parentheses or a call other than
-     * current(), or a predicate on text() or an attribute step
+     * current(), or a predicate on node(), text() or an attribute step
      * (x[y[a or b]], state/lightpath[n<0]/p[t or o]/t,
-     * (priority = 3)/x[0 or 1] = 1, name/text()[0 or 1] = 1).  In the schema check,
+     * (priority = 3)/x[0 or 1] = 1, name/node()[0 or 1] = 1).  In the schema check,
      * lys_find_xpath_atoms(), libyang 2.1.30 only parses a predicate
      * with no node in context, and parsing casts the set an 'and' or
      * 'or' works on to a boolean, which empties a schema node set
@@ -1119,9 +1119,9 @@ enum job_where_ban {
      * 0 nodes (SEGV).  Such a predicate follows a step that matched no
      * node yet passed the no-match test, which counts a node an earlier
      * predicate or parenthesised comparison used as a value (in_ctx
-     * ATOM_VAL) as a match, or text() or an attribute step, which the
-     * schema check takes to no node (make fuzz, 2026-12-06; review of
-     * xpath.c).
+     * ATOM_VAL) as a match, or node() under a leaf, text() or an
+     * attribute step, which take the schema check to no node and have
+     * no no-match test (make fuzz, 2026-12-06; review of xpath.c).
      * Outside the predicates (x/y[a] or x/y[b]), or in the only one on
      * a path from the job, they do not. */
     JOB_WHERE_NESTED,
@@ -1325,9 +1325,11 @@ job_where_value_path(const char *where, const char *p)
     return q > where && q[-1] == ')' && !job_where_filter_ok(where, p);
 }
 
-/* Whether the '[' at 'p' opens a predicate on text() or on an attribute
- * step ('@x', '@*', attribute::x), which the schema check leaves with
- * no node in context (JOB_WHERE_NESTED). */
+/* Whether the '[' at 'p' opens a predicate on node() or text(), or on
+ * an attribute step ('@x', '@*', attribute::x), which the schema check
+ * can leave with no node in context (node() under a leaf, text() and
+ * attributes always) and, unlike a name test, does not skip for that
+ * (JOB_WHERE_NESTED). */
 static bool
 job_where_on_no_node(const char *where, const char *p)
 {
@@ -1335,14 +1337,15 @@ job_where_on_no_node(const char *where, const char *p)
     while (q > where && strchr(" \t\r\n", q[-1]))
         q--;
     if (q > where && q[-1] == ')') {
-        /* text(), as job_where_filter_ok() finds it. */
+        /* node() or text(), as job_where_filter_ok() finds them. */
         for (q--; q > where && strchr(" \t\r\n", q[-1]); q--)
             ;
         if (q == where || q[-1] != '(')
             return false;
         for (q--; q > where && strchr(" \t\r\n", q[-1]); q--)
             ;
-        return q - where >= 4 && !strncmp(q - 4, "text", 4)
+        return q - where >= 4
+               && (!strncmp(q - 4, "text", 4) || !strncmp(q - 4, "node", 4))
                && (q - 4 == where || !job_xpath_name_char(*(q - 5)));
     }
     /* The name test, then what is before it. */
@@ -1648,8 +1651,8 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' joins conditions with and or or inside a "
                      "predicate, beside another predicate or after a path "
-                     "from parentheses or a call, or on text() or an "
-                     "attribute, which can crash the "
+                     "from parentheses or a call, or on node(), text() or "
+                     "an attribute, which can crash the "
                      "server's XPath library: join them outside the "
                      "predicates, x/y[a] or x/y[b] for x[y[a or b]], such as "
                      "%s", JOB_QUOTE_MAX, where, ex->nested);

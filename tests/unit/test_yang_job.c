@@ -1056,13 +1056,20 @@ test_job_select(void)
      * their one predicate crashed it (SEGV; the test dies here without
      * the refusal).  A predicate without one stays. */
     check_select_bad(&f, refs, 4, "name/text()[0 or 1] = 1", NULL,
-                     "on text() or an attribute");
+                     "text() or an attribute");
     check_select_bad(&f, refs, 4, "@x[0 or 1] = 1", NULL,
                      "join them outside the predicates");
     check_select_bad(&f, refs, 4, "state/attribute::*[0 and 1]/y", NULL,
                      "beside another predicate");
     CHECK_SELECT("count(state/phase/text()[1]) = 1 and count(@x[1]) = 0",
                  NULL, "ja,jb,jc,jd");
+    /* node() under a leaf is no node either, and unlike a name it has
+     * no no-match test to skip its predicate (SEGV; the test dies here
+     * without the refusal). */
+    check_select_bad(&f, refs, 4, "name/node()[0 or 1] = 1", NULL,
+                     "on node(), text() or an attribute");
+    check_select_bad(&f, refs, 4, "current()/name//node()[0 and 1]/x",
+                     NULL, "beside another predicate");
     /* A predicate on a number, a literal, a call or parentheses, with
      * 'or' inside beside another operand, crashes libyang 2.1.30 (SEGV;
      * make fuzz, 2026-12-06: the test dies here without the refusal). */
