@@ -1110,20 +1110,20 @@ enum job_where_ban {
      * another predicate, a path after parentheses or a call other than
      * current(), or a predicate on node(), text() or an attribute step
      * (x[y[a or b]], state/lightpath[n<0]/p[t or o]/t,
-     * (priority = 3)/x[0 or 1] = 1, name/node()[0 or 1] = 1).  In the schema check,
-     * lys_find_xpath_atoms(), libyang 2.1.30 only parses a predicate
-     * with no node in context, and parsing casts the set an 'and' or
-     * 'or' works on to a boolean, which empties a schema node set
-     * (lyxp_set_cast()); whatever reads it next (a comparison's
-     * warning, the next step's no-match test) takes the last of its
-     * 0 nodes (SEGV).  Such a predicate follows a step that matched no
-     * node yet passed the no-match test, which counts a node an earlier
-     * predicate or parenthesised comparison used as a value (in_ctx
-     * ATOM_VAL) as a match, or node() under a leaf, text() or an
-     * attribute step, which take the schema check to no node and have
-     * no no-match test (make fuzz, 2026-12-06; review of xpath.c).
-     * Outside the predicates (x/y[a] or x/y[b]), or in the only one on
-     * a path from the job, they do not. */
+     * (priority = 3)/x[0 or 1] = 1, name/node()[0 or 1] = 1).  The
+     * schema check, lys_find_xpath_atoms(), only parses a predicate
+     * whose set has no node in context, and in libyang 2.1.30 parsing
+     * an 'and' or 'or' still casts that set to a boolean, which empties
+     * a schema node set (lyxp_set_cast()); the next reader (a
+     * comparison's warning, the next step's no-match test) takes the
+     * last of its 0 nodes (SEGV; make fuzz, 2026-12-06; the 2.1 source
+     * read, a later one, skips the cast when parsing).  Such sets: a
+     * step that matched no node yet passed the no-match test, which
+     * takes a node an earlier predicate or parenthesised comparison
+     * used as a value (in_ctx ATOM_VAL) for a match; node() under a
+     * leaf, text() and attribute steps, which have no no-match test;
+     * values (JOB_WHERE_FILTER).  Outside the predicates (x/y[a] or
+     * x/y[b]), or in the only one on a path from the job, they do not. */
     JOB_WHERE_NESTED,
     /* A predicate on what is no node set: a number, a literal or a
      * call or parentheses other than current(), node() and text()
@@ -1406,8 +1406,9 @@ job_where_banned(const char *where, const char **name)
     int d = 0, preds = 0, all_preds = 0;
     /* Set at the first '(' of sum()'s argument (its level), 0 outside. */
     int sum_d = 0;
-    /* A set the schema check may leave with no node in context. */
-    bool value_path = false;
+    /* A step or a path the schema check may leave with no node in
+     * context, whose predicate it then only parses. */
+    bool no_context = false;
     for (const char *p = where; *p; p++) {
         if (*p == '\'' || *p == '"') {
             const char *q = strchr(p + 1, *p);
@@ -1416,13 +1417,13 @@ job_where_banned(const char *where, const char **name)
             p = q;
         } else {
             all_preds += *p == '[';
-            value_path = value_path
+            no_context = no_context
                          || (*p == '/' && job_where_value_path(where, p))
                          || (*p == '[' && job_where_on_no_node(where, p));
         }
     }
     /* Where a predicate's 'and' or 'or' can meet an emptied set. */
-    bool nested = all_preds > 1 || value_path;
+    bool nested = all_preds > 1 || no_context;
     bool dots = false;
     for (const char *p = where; *p; p++) {
         if (*p == '\'' || *p == '"') {
@@ -1501,7 +1502,8 @@ job_where_banned(const char *where, const char **name)
          * follows ("priority modpriority" is priority mod priority, "7
          * model" 7 mod el): after anything that may end an operand it is
          * refused; after '/', ':', '(', '[', ',', '@', an operator or
-         * nothing it is a name (model, modulation). */
+         * nothing it is a name (model, modulation), and inside a name
+         * it is none (job_where_token_start(): x-model). */
         if (!strncmp(p, "mod", 3) && job_where_token_start(where, p)
             && job_where_after_operand(where, p))
             return JOB_WHERE_MOD;
@@ -1652,10 +1654,10 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                      "'%.*s' joins conditions with and or or inside a "
                      "predicate, beside another predicate or after a path "
                      "from parentheses or a call, or on node(), text() or "
-                     "an attribute, which can crash the "
-                     "server's XPath library: join them outside the "
-                     "predicates, x/y[a] or x/y[b] for x[y[a or b]], such as "
-                     "%s", JOB_QUOTE_MAX, where, ex->nested);
+                     "an attribute, which can crash the server's XPath "
+                     "library: join them outside the predicates, x/y[a] or "
+                     "x/y[b] for x[y[a or b]], such as %s", JOB_QUOTE_MAX,
+                     where, ex->nested);
         return EINVAL;
     case JOB_WHERE_SUM_DOTS:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
