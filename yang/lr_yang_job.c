@@ -1292,10 +1292,10 @@ job_where_filter_ok(const char *where, const char *p)
         static const char *const sets[] = { "current", "node", "text" };
         for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
             size_t len = strlen(sets[i]);
-            /* p[-len - 1] would add a wrapped size_t (UBSan). */
+            /* A token there: "-current()" is minus current(). */
             if ((size_t) (p - where) >= len
                 && !strncmp(p - len, sets[i], len)
-                && (p - len == where || !job_xpath_name_char(*(p - len - 1))))
+                && job_where_token_start(where, p - len))
                 return true;
         }
         return false;
@@ -1346,7 +1346,7 @@ job_where_on_no_node(const char *where, const char *p)
             ;
         return q - where >= 4
                && (!strncmp(q - 4, "text", 4) || !strncmp(q - 4, "node", 4))
-               && (q - 4 == where || !job_xpath_name_char(*(q - 5)));
+               && job_where_token_start(where, q - 4);
     }
     /* The name test, then what is before it. */
     if (q > where && q[-1] == '*')
@@ -1367,7 +1367,7 @@ job_where_on_no_node(const char *where, const char *p)
     for (q -= 2; q > where && strchr(" \t\r\n", q[-1]); q--)
         ;
     return q - where >= 9 && !strncmp(q - 9, "attribute", 9)
-           && (q - 9 == where || !job_xpath_name_char(*(q - 10)));
+           && job_where_token_start(where, q - 9);
 }
 
 /* Whether 'name' is at 'p', not followed by more of a name, and then

@@ -1070,6 +1070,11 @@ test_job_select(void)
                      "on node(), text() or an attribute");
     check_select_bad(&f, refs, 4, "current()/name//node()[0 and 1]/x",
                      NULL, "beside another predicate");
+    /* "-current()" is minus current(), whose path and predicate stay (both
+     * were refused, the '-' taken for part of a name "-current"). */
+    CHECK_SELECT("0-current()/priority = -3 and "
+                 "state/lightpath[m = 5 or m = 6]", NULL, "ja,jc");
+    CHECK_SELECT("1-current()[priority = 3]/priority = -2", NULL, "ja,jc");
     /* A predicate on a number, a literal, a call or parentheses, with
      * 'or' inside beside another operand, crashes libyang 2.1.30 (SEGV;
      * make fuzz, 2026-12-06: the test dies here without the refusal). */
