@@ -1063,6 +1063,16 @@ test_job_select(void)
                      "beside another predicate");
     CHECK_SELECT("count(state/phase/text()[1]) = 1 and count(@x[1]) = 0",
                  NULL, "ja,jb,jc,jd");
+    /* The same after a minus, '@ x' and attribute::* (the lead's local
+     * fuzz runs found them: SEGV). */
+    check_select_bad(&f, refs, 4, "-@n[o oro]", NULL,
+                     "join them outside the predicates");
+    check_select_bad(&f, refs, 4, "1 = @ x[a or b]", NULL,
+                     "join them outside the predicates");
+    check_select_bad(&f, refs, 4, "-attribute::*[a or b]", NULL,
+                     "join them outside the predicates");
+    check_select_bad(&f, refs, 4, "state[0/d[-0or0]]", NULL,
+                     "beside another predicate");
     /* node() under a leaf is no node either, and unlike a name it has
      * no no-match test to skip its predicate (SEGV; the test dies here
      * without the refusal). */
