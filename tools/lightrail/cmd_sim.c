@@ -95,7 +95,9 @@ usage(FILE *f)
 "slots, 100/200/400G); a job with no feasible choice is blocked.\n"
 "Reports per policy and load, mean over seeds with a 95%% confidence\n"
 "interval: blocking, mean iteration time of admitted jobs, GPU\n"
-"utilisation, variance of load across DCs, spectrum utilisation.\n"
+"utilisation, variance of load across DCs, spectrum utilisation; the\n"
+"iteration time and the slowdown over the seeds whose run admitted a\n"
+"job (n/a, null in JSON, when none did; seeds_admitting counts them).\n"
 "Results are printed when every run is done: stopped before (Ctrl-C,\n"
 "SIGTERM), sim prints none and leaves the --trace file cut short, its\n"
 "last line perhaps incomplete, and no plot.\n"
@@ -311,6 +313,11 @@ struct cell {
     const char *policy;
     double load;
     struct lr_stats m[N_METRICS];
+    /* Seeds whose run admitted a job after the warm-up: the mean
+     * iteration time and slowdown (m[1], m[5]) are over these alone,
+     * a run that admitted none having no such figure (m[i].n = 0: null
+     * in JSON, n/a in the table). */
+    int admitting;
     bool rollout;                 /* a rollout policy: 'deviated' is set */
     double deviated;              /* its choices not the base's, per job */
     double *block, *iter;         /* per seed (in the caller's arrays) */
@@ -321,6 +328,25 @@ struct cell {
     int block_undefined;          /* seeds where only the base's is 0 */
     int iter_undefined;           /* or only its own (no job admitted) */
 };
+
+/* Moves to the front of the mean iteration time's and the slowdown's
+ * rows of x[N_METRICS][seeds] the seeds whose run admitted a job (their
+ * iteration time in iter[] > 0; lr_jenv_metrics reads 0 for a run that
+ * admitted none), and returns their count.  A 0 averaged in made the
+ * mean over seeds a fraction of the admitting seeds' (and a slowdown
+ * below its floor of 1). */
+static int
+keep_admitting(double *x, int seeds, const double *iter)
+{
+    int n = 0;
+    for (int s = 0; s < seeds; s++)
+        if (iter[s] > 0) {
+            x[1 * seeds + n] = x[1 * seeds + s];
+            x[5 * seeds + n] = x[5 * seeds + s];
+            n++;
+        }
+    return n;
+}
 
 /* c's paired change against 'base' (the same seeds, the same arrivals):
  * per seed (x - x_base) / x_base; 0 where both are 0, and left out where
@@ -402,12 +428,16 @@ print_json(const struct opts *o, const struct cell *c)
     json_object_object_add(j, "load", json_object_new_double(c->load));
     for (int i = 0; i < N_METRICS; i++) {
         char key[64];
-        json_object_object_add(j, metrics[i].key,
-                               json_object_new_double(c->m[i].mean));
+        bool none = c->m[i].n == 0;   /* no seed admitted a job */
+        json_object_object_add(j, metrics[i].key, none ? NULL
+                               : json_object_new_double(c->m[i].mean));
         snprintf(key, sizeof key, "%s_ci95", i == 0 ? "blocking"
                  : metrics[i].key);
-        json_object_object_add(j, key, json_object_new_double(c->m[i].ci95));
+        json_object_object_add(j, key, none ? NULL
+                               : json_object_new_double(c->m[i].ci95));
     }
+    json_object_object_add(j, "seeds_admitting",
+                           json_object_new_int(c->admitting));
     if (c->rollout)
         json_object_object_add(j, "deviated",
                                json_object_new_double(c->deviated));
@@ -545,8 +575,9 @@ write_plots(const struct opts *o, const char *topo, const struct cell *cells,
                                         metrics[mi].label, false);
         int rc = p ? 0 : ENOMEM;
         for (int i = 0; !rc && i < n; i++)
-            rc = lr_plot_add(p, cells[i].policy, cells[i].load,
-                             cells[i].m[mi].mean, cells[i].m[mi].ci95);
+            if (cells[i].m[mi].n > 0)   /* else no job admitted: no point */
+                rc = lr_plot_add(p, cells[i].policy, cells[i].load,
+                                 cells[i].m[mi].mean, cells[i].m[mi].ci95);
         snprintf(path, sizeof path, "%s/%s", o->plot, metrics[mi].file);
         if (rc) {
             lr_cli_err(CMD, "out of memory");
@@ -840,13 +871,16 @@ lr_cmd_sim(int argc, char **argv)
                 x[5 * o.seeds + s] = m.mean_slowdown;
                 x[6 * o.seeds + s] = m.refusing;
             }
-            for (int mi = 0; mi < N_METRICS; mi++)
-                lr_stats_compute(x + mi * o.seeds, o.seeds, &c->m[mi]);
             c->block = per_seed + (size_t) (pi * o.n_loads + li) * 2
                                   * o.seeds;
             c->iter = c->block + o.seeds;
             memcpy(c->block, x, (size_t) o.seeds * sizeof *x);
             memcpy(c->iter, x + o.seeds, (size_t) o.seeds * sizeof *x);
+            c->admitting = keep_admitting(x, o.seeds, c->iter);
+            for (int mi = 0; mi < N_METRICS; mi++)
+                lr_stats_compute(x + mi * o.seeds,
+                                 mi == 1 || mi == 5 ? c->admitting : o.seeds,
+                                 &c->m[mi]);
         }
     if (trace_f) {
         int bad = fclose(trace_f) ? errno : tr.err;
@@ -892,14 +926,30 @@ lr_cmd_sim(int argc, char **argv)
         printf("%-14s %7s %17s %17s %8s %10s %8s %8s %8s\n", "policy",
                "load(E)", "blocking", "iteration(s)", "gpu", "dc-var",
                "spectrum", "slowdown", "refused");
+        bool some_left_out = false;
         for (int i = 0; i < n_pol * o.n_loads; i++) {
             const struct cell *c = &cells[i];
-            printf("%-14s %7.2f %7.3f%% +-%5.3f%% %8.4f +-%6.4f %7.2f%% "
-                   "%10.5f %7.2f%% %8.4f %7.3f%%\n", c->policy, c->load,
-                   100 * c->m[0].mean, 100 * c->m[0].ci95, c->m[1].mean,
-                   c->m[1].ci95, 100 * c->m[2].mean, c->m[3].mean,
-                   100 * c->m[4].mean, c->m[5].mean, 100 * c->m[6].mean);
+            char it[32], sl[16];
+            if (c->admitting) {
+                snprintf(it, sizeof it, "%8.4f +-%6.4f", c->m[1].mean,
+                         c->m[1].ci95);
+                snprintf(sl, sizeof sl, "%8.4f", c->m[5].mean);
+            } else {
+                snprintf(it, sizeof it, "%17s", "n/a");
+                snprintf(sl, sizeof sl, "%8s", "n/a");
+            }
+            some_left_out |= c->admitting < o.seeds;
+            printf("%-14s %7.2f %7.3f%% +-%5.3f%% %s %7.2f%% "
+                   "%10.5f %7.2f%% %s %7.3f%%\n", c->policy, c->load,
+                   100 * c->m[0].mean, 100 * c->m[0].ci95, it,
+                   100 * c->m[2].mean, c->m[3].mean,
+                   100 * c->m[4].mean, sl, 100 * c->m[6].mean);
         }
+        for (int i = 0; some_left_out && i < n_pol * o.n_loads; i++)
+            if (cells[i].admitting < o.seeds)
+                printf("# %s at %.2f E: iteration and slowdown over the %d "
+                       "of %d seeds that admitted a job\n", cells[i].policy,
+                       cells[i].load, cells[i].admitting, o.seeds);
         if (pb >= 0)
             printf("# paired against %s, seed by seed on the same "
                    "arrivals: mean change, 95%% CI, seeds lower\n",
