@@ -403,7 +403,7 @@ expect_bad "--steps N, --seed S and --out FILE are required" \
 expect_bad "--steps wants a positive integer" \
     $LIGHTRAIL train --topology "$T" --cluster "$C" --steps 0 --seed 1 --out "$tmp/x"
 expect_bad "fits no DC" $LIGHTRAIL train --topology "$T" --cluster "$C" \
-    --steps 10 --seed 1 --out "$tmp/x" --demands 200
+    --steps 512 --seed 1 --out "$tmp/x" --demands 200
 expect_bad "--envs 3 does not divide --rollout 256" $TRAIN --seed 1 \
     --out "$tmp/x" --envs 3
 expect_bad "--envs wants an integer in 1..4096" $TRAIN --seed 1 \
@@ -602,7 +602,7 @@ fi
 expect_bad "--init $tmp/im.pol: trained for" \
     $TRAIN --seed 3 --init "$tmp/im.pol" --out "$tmp/x"
 expect_bad "--init: $tmp/none.pol" \
-    $IM --init "$tmp/none.pol" --steps 256 --out "$tmp/x"
+    $IM --init "$tmp/none.pol" --steps 512 --out "$tmp/x"
 # --norm-obs N: the networks train on standardised observations, and the
 # file gets the statistics folded into its first layers.  From im.pol at
 # --lr 1e-9 (unfolded at the start, folded again at the end) the file
@@ -889,6 +889,21 @@ expect_bad "--checkpoint wants a positive integer, up to 10000000000, not '1e11'
     $IM --checkpoint 1e11 --steps 10 --out "$tmp/x"
 expect_bad "--steps wants a positive integer, not '0'" \
     $IM --steps 0 --out "$tmp/x"
+# Fewer steps than one rollout make no PPO update: the file written was
+# its start (random weights here) with exit 0, a note at most.  Refused,
+# with or without a teacher, and nothing written; one rollout's worth
+# (after rounding up to --envs) is enough.
+rm -f "$tmp/x"
+expect_bad "--steps 100 makes no PPO update: PPO learns once every --rollout (512) steps" \
+    $IM --steps 100 --out "$tmp/x"
+expect_bad "--steps 496 makes no PPO update" \
+    $IM --teacher greedy --imitate 64 --steps 496 --out "$tmp/x"
+[ ! -e "$tmp/x" ] && ok "--steps below one rollout: nothing written" \
+    || notok "--steps below one rollout wrote $tmp/x"
+$IM --steps 113 --rollout 128 --envs 16 --minibatches 4 --quiet \
+    --out "$tmp/r128.pol" 2> "$tmp/err" \
+    && ok "--steps 113 --rollout 128: 128 steps after rounding, one update" \
+    || notok "--steps 113 --rollout 128: $(cat "$tmp/err")"
 expect_bad "--imitate-lr wants a number in (0, 1]" \
     $IM --teacher greedy --imitate-lr 0 --steps 0 --out "$tmp/x"
 expect_bad "--imitate-buffer wants an integer in 256..100000000" \

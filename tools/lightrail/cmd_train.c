@@ -129,7 +129,9 @@ usage(FILE *f)
 "\n"
 "  --steps N           environment steps (decisions) to train for, over\n"
 "                      all environments (rounded up to a multiple of\n"
-"                      --envs)\n"
+"                      --envs), at least one --rollout: PPO updates once\n"
+"                      per rollout, and the steps past the last whole one\n"
+"                      are not learned from\n"
 "  --seed S            seed of the agent and of the training arrivals,\n"
 "                      1 to 2147483647\n"
 "  --out FILE          the policy file (versioned, checksummed binary)\n"
@@ -593,6 +595,19 @@ parse_args(int argc, char **argv, struct opts *o)
                    "--rollout %d's minibatches, whose advantage normalises "
                    "to 0 (the actor would not learn): pick at most %d",
                    o->minibatches, o->rollout, o->rollout / 2);
+        return LR_EXIT_USAGE;
+    }
+    /* PPO updates once per full rollout and drops a partial last one
+     * (lr_ppo.h): a run of fewer steps, once rounded up to --envs, would
+     * write its start (random weights, --init's or the imitation's) as
+     * if trained, and exit 0. */
+    long run = (o->steps + o->envs - 1) / o->envs * o->envs;
+    if (o->steps > 0 && run < o->rollout) {
+        lr_cli_err(CMD, "--steps %ld makes no PPO update: PPO learns once "
+                   "every --rollout (%d) steps, and the file would be its "
+                   "start, untrained; give --steps %d or more, or a "
+                   "smaller --rollout%s", o->steps, o->rollout, o->rollout,
+                   o->imitate ? " (--steps 0: imitation alone)" : "");
         return LR_EXIT_USAGE;
     }
     return LR_EXIT_OK;
