@@ -68,6 +68,35 @@ else
     notok "bandwidth sweep: 10 Gb/s $t10, 1 Gb/s $t1"
 fi
 
+# Every setting that changes the plan is in its JSON, as rsa-sim and sim
+# name theirs: the cluster, the inter-DC rate of a bandwidth sweep (null:
+# the cluster's own links), CDynP's window, order and device step, and
+# exact's node bound; the text's first line names a --inter-dc-gbps too.
+# Before, a sweep's JSON files could not tell their rates apart.
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --inter-dc-gbps 10 \
+    --window 2 --order dc1,dc2 --device-step 2 --format json > "$tmp/set.json"
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --format json > "$tmp/def.json"
+$LIGHTRAIL plan --model-file "$TOY" --cluster "$MAN3" --algo exact \
+    --format json > "$tmp/ex.json"
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo dp \
+    --format json > "$tmp/dp.json"
+if jq -e --arg c "$MAN3" '.cluster == $c and .inter_dc_gbps == 10
+        and .window == 2 and .order == "dc1,dc2" and .device_step == 2' \
+        "$tmp/set.json" > /dev/null \
+   && jq -e --arg c "$MAN3" '.cluster == $c and .inter_dc_gbps == null
+        and .window == 4 and .order == null and .device_step == "auto"' \
+        "$tmp/def.json" > /dev/null \
+   && jq -e '.max_nodes == 50000000 and (has("window") | not)' \
+        "$tmp/ex.json" > /dev/null \
+   && jq -e '(has("window") or has("max_nodes") or has("device_step")) | not' \
+        "$tmp/dp.json" > /dev/null \
+   && $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --inter-dc-gbps 10 \
+        | head -1 | grep -q '; inter-DC links at 10 Gb/s (--inter-dc-gbps)$'; then
+    ok "the JSON names cluster, inter-DC rate and the algorithm's settings"
+else
+    notok "plan settings: $(jq -c 'del(.stages, .boundaries)' "$tmp/set.json" "$tmp/def.json" "$tmp/ex.json")"
+fi
+
 # Well-formed but impossible: exit 3, the reason on stderr and in JSON.
 $LIGHTRAIL plan --model llama2-70b --cluster "$MAN3" --format json > "$tmp/no.json" 2> "$tmp/err"
 rc=$?

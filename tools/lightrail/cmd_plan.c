@@ -102,7 +102,10 @@ usage(FILE *f)
 "  --max-nodes N       bound on exact's search (default 50000000)\n"
 "  --inter-dc-gbps G   set every inter-DC link of the cluster to G Gb/s\n"
 "                      (latencies kept), for bandwidth sweeps\n"
-"  --format FMT        text (a table) or json\n"
+"  --format FMT        text (a table) or json (but --distributed, the\n"
+"                      plan names what it was made with: cluster,\n"
+"                      inter_dc_gbps, and window, order and device_step\n"
+"                      for cdynp, max_nodes for exact)\n"
 "  --plot FILE.png     Gantt chart of one iteration (gnuplot)\n"
 "  --distributed       CDynP with the agents of the DCs that the cluster\n"
 "                      marks 'remote' (docs/agent-protocol.md); their\n"
@@ -362,6 +365,32 @@ out:
     return end;
 }
 
+/* The settings that change the plan, into 'j', so that a JSON file read
+ * alone says what it planned (a bandwidth sweep's files differ only in
+ * inter_dc_gbps): the cluster, the inter-DC rate (null: the cluster's
+ * links), and the options of the algorithm that ran (the others are
+ * refused with it). */
+static void
+plan_json_settings(json_object *j, const struct opts *o)
+{
+    json_object_object_add(j, "cluster", json_object_new_string(o->cluster));
+    json_object_object_add(j, "inter_dc_gbps", o->inter_gbps > 0
+                           ? json_object_new_double(o->inter_gbps) : NULL);
+    if (o->algo == A_CDYNP) {
+        json_object_object_add(j, "window", json_object_new_int(o->window));
+        json_object_object_add(j, "order", o->order
+                               ? json_object_new_string(o->order) : NULL);
+        json_object_object_add(j, "device_step",
+            o->device_step == 0 ? json_object_new_string("auto")
+            : o->device_step == LR_CDYNP_STEP_BEST
+            ? json_object_new_string("best")
+            : json_object_new_int(o->device_step));
+    }
+    if (o->algo == A_EXACT)
+        json_object_object_add(j, "max_nodes",
+                               json_object_new_int64(o->max_nodes));
+}
+
 static json_object *
 plan_json(const struct opts *o, const struct lr_tm *tm, const char *model,
           enum lr_tm_why why, const char *reason, const struct lr_plan *p,
@@ -375,6 +404,7 @@ plan_json(const struct opts *o, const struct lr_tm *tm, const char *model,
     json_object_object_add(j, "batch", json_object_new_double(o->batch));
     json_object_object_add(j, "microbatch", json_object_new_double(o->micro));
     json_object_object_add(j, "microbatches", json_object_new_int(tm->m));
+    plan_json_settings(j, o);
     json_object_object_add(j, "feasible",
                            json_object_new_boolean(why == LR_TM_OK));
     if (why != LR_TM_OK)
@@ -432,9 +462,13 @@ print_text(const struct opts *o, const struct lr_tm *tm, const char *model,
            const struct lr_plan *p, const struct lr_tm_eval *ev,
            double search_s)
 {
-    printf("# %s on %s: B=%g, b=%g (m=%d), %s, search %.3f ms\n", model,
+    printf("# %s on %s: B=%g, b=%g (m=%d), %s, search %.3f ms", model,
            o->cluster, o->batch, o->micro, tm->m, algo_names[o->algo],
            search_s * 1e3);
+    if (o->inter_gbps > 0)
+        printf("; inter-DC links at %g Gb/s (--inter-dc-gbps)",
+               o->inter_gbps);
+    putchar('\n');
     if (o->algo == A_DP) {
         printf("data parallel over %d data center(s), a full replica on "
                "every device:\n", p->n_stages);
