@@ -573,6 +573,41 @@ else
     notok "pooled bound out of iterations: $(echo "$out" | grep pooled)"
 fi
 
+# What a row's policy ran with is in its JSON line and the table's
+# header, as the environment is: greedy-cap's --cap (its default too),
+# greedy-work's --work-cap, ppo's --policy-file and the rollout's search;
+# none on the rows of other policies.  Before, two runs of greedy-cap at
+# --cap 1.5 and 3 printed the same settings.
+R="--loads 1 --seeds 2 --arrivals 300 --warmup 10 --quiet"
+$S $R --policy greedy-cap --cap 1.5 --format json > "$tmp/cap15.json"
+$S $R --policy greedy-cap,greedy --format json > "$tmp/cap3.json"
+$S $R --policy greedy --format json > "$tmp/nocap.json"
+$S $R --policy greedy-work --holding work --known-work --work-cap 2 \
+    --format json > "$tmp/wcap.json"
+$S $R --rollout greedy --rollout-samples 4 --rollout-horizon 3 \
+    --format json > "$tmp/ro.json"
+$S $R --policy-file "$srcdir/examples/policies/metro.pol" --format json \
+    > "$tmp/pf.json"
+txt=$($S $R --policy greedy-cap --cap 1.5 --rollout greedy \
+      --rollout-samples 4 --rollout-horizon 3)
+if jq -e '.cap == 1.5' "$tmp/cap15.json" > /dev/null \
+   && jq -s -e '.[0].cap == 3 and (.[1] | has("cap") | not)' "$tmp/cap3.json" > /dev/null \
+   && jq -e '(has("cap") or has("work_cap") or has("policy_file")
+              or has("rollout_samples")) | not' "$tmp/nocap.json" > /dev/null \
+   && jq -e '.work_cap == 2 and (has("cap") | not)' "$tmp/wcap.json" > /dev/null \
+   && jq -e '.rollout_samples == 4 and .rollout_horizon == 3
+             and .rollout_top == 8 and .rollout_margin == 1
+             and .rollout_min_gpus == 0 and .rollout_refusal == false
+             and .rollout_screen == 0' "$tmp/ro.json" > /dev/null \
+   && jq -e --arg f "$srcdir/examples/policies/metro.pol" '.policy_file == $f' \
+       "$tmp/pf.json" > /dev/null \
+   && echo "$txt" | grep -q '^# greedy-cap refuses a job whose least slowdown exceeds 1.5 (--cap)$' \
+   && echo "$txt" | grep -q '^# rollout-greedy: 4 futures per alternative, the base.s choice and 8 others, horizon 3, margin 1, jobs of 0 GPUs or more, screen 0$'; then
+    ok "the JSON and the table name --cap, --work-cap, --policy-file and the rollout's settings"
+else
+    notok "policy settings: $(head -c 300 "$tmp/cap15.json"; jq -c '{cap, work_cap, policy_file, rollout_samples}' "$tmp/cap3.json" "$tmp/wcap.json" "$tmp/ro.json" "$tmp/pf.json"; echo "$txt" | grep '^#')"
+fi
+
 # lightrail average (policies for sim) says a bad option in one line,
 # as sim does, not getopt's and the whole usage.
 expect_bad "lightrail average: unknown or incomplete option '--out' (see lightrail average --help)" \

@@ -120,7 +120,10 @@ usage(FILE *f)
 "  --seed S            first seed (default 1001, never used by train)\n"
 "  --arrivals N        jobs per run, warm-up included (default 5000)\n"
 "  --warmup N          jobs not counted at the start (default 500)\n"
-"  --format FMT        text (a table) or json (one object per line)\n"
+"  --format FMT        text (a table) or json (one object per line: the\n"
+"                      metrics, the environment, and what the row's\n"
+"                      policy ran with: cap, work_cap, policy_file,\n"
+"                      rollout_*)\n"
 "  --plot DIR          one PNG per metric against load in DIR (gnuplot)\n"
 "  --cap THETA         greedy-cap refuses a job whose least slowdown\n"
 "                      T / T_ref exceeds THETA (>= 1; default 3); only\n"
@@ -314,6 +317,7 @@ parse_policies(const char *list, struct entry *out, int max)
 
 struct cell {
     const char *policy;
+    const struct lr_jenv_policy *p;   /* the row's policy */
     double load;
     struct lr_stats m[N_METRICS];
     /* Seeds whose run admitted a job after the warm-up: the mean
@@ -423,6 +427,88 @@ add_change(json_object *j, const char *key, const struct lr_stats *d,
     json_object_object_add(j, k, json_object_new_int(undefined));
 }
 
+/* What a row's policy was run with: greedy-cap's and greedy-work's
+ * thresholds, ppo's file, the rollout policy's search (and its base's).
+ * Each changes the row's numbers and was said nowhere: two runs of
+ * greedy-cap at --cap 1.5 and 3 printed the same settings. */
+struct row_settings {
+    bool cap, work_cap, policy_file, rollout;
+};
+
+static struct row_settings
+row_settings(const struct opts *o, const struct lr_jenv_policy *p)
+{
+    bool ro = p == &lr_jenv_rollout_policy;
+    const struct lr_jenv_policy *q = ro ? o->ro.base : p;
+    return (struct row_settings) {
+        .cap = q == &lr_jenv_greedy_cap,
+        .work_cap = q == &lr_jenv_greedy_work,
+        .policy_file = q == &lr_ppo_jenv_policy,
+        .rollout = ro,
+    };
+}
+
+static void
+json_settings(json_object *j, const struct opts *o,
+              const struct lr_jenv_policy *p)
+{
+    struct row_settings r = row_settings(o, p);
+    if (r.cap)
+        json_object_object_add(j, "cap", json_object_new_double(o->cap));
+    if (r.work_cap)
+        json_object_object_add(j, "work_cap",
+                               json_object_new_double(o->work_cap));
+    if (r.policy_file)
+        json_object_object_add(j, "policy_file",
+                               json_object_new_string(o->policy_file));
+    if (!r.rollout)
+        return;
+    const struct lr_jenv_rollout_config *c = &o->ro;
+    json_object_object_add(j, "rollout_samples",
+                           json_object_new_int(c->samples));
+    json_object_object_add(j, "rollout_top", json_object_new_int(c->top));
+    json_object_object_add(j, "rollout_horizon",
+                           json_object_new_int64(c->horizon));
+    json_object_object_add(j, "rollout_margin",
+                           json_object_new_double(c->margin));
+    json_object_object_add(j, "rollout_min_gpus",
+                           json_object_new_int(c->min_gpus));
+    json_object_object_add(j, "rollout_refusal",
+                           json_object_new_boolean(c->refusal));
+    json_object_object_add(j, "rollout_screen",
+                           json_object_new_int(c->screen));
+}
+
+/* The same, a line each under the table's first lines, for the policies
+ * run (pol[n]). */
+static void
+print_settings(const struct opts *o, const struct entry *pol, int n)
+{
+    struct row_settings any = { false, false, false, false };
+    for (int i = 0; i < n; i++) {
+        struct row_settings r = row_settings(o, pol[i].p);
+        any.cap |= r.cap;
+        any.work_cap |= r.work_cap;
+        any.policy_file |= r.policy_file;
+        any.rollout |= r.rollout;
+    }
+    if (any.cap)
+        printf("# greedy-cap refuses a job whose least slowdown exceeds "
+               "%g (--cap)\n", o->cap);
+    if (any.work_cap)
+        printf("# greedy-work refuses a job whose GPUs x work x slowdown "
+               "exceed %g x the cluster's GPUs (--work-cap)\n", o->work_cap);
+    if (any.policy_file)
+        printf("# ppo: the policy of %s\n", o->policy_file);
+    if (any.rollout)
+        printf("# rollout-%s: %d futures per alternative, the base's "
+               "choice and %d others, horizon %ld, margin %g, jobs of %d "
+               "GPUs or more%s, screen %d\n", o->ro.base->name,
+               o->ro.samples, o->ro.top, o->ro.horizon, o->ro.margin,
+               o->ro.min_gpus, o->ro.refusal ? ", refusal tried" : "",
+               o->ro.screen);
+}
+
 static void
 print_json(const struct opts *o, const struct cell *c)
 {
@@ -492,6 +578,7 @@ print_json(const struct opts *o, const struct cell *c)
         json_object_object_add(j, "triples", json_object_new_boolean(1));
     if (o->env.quads)
         json_object_object_add(j, "quads", json_object_new_boolean(1));
+    json_settings(j, o, c->p);
     printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
     json_object_put(j);
 }
@@ -846,6 +933,7 @@ lr_cmd_sim(int argc, char **argv)
         for (int li = 0; li < o.n_loads; li++) {
             struct cell *c = &cells[pi * o.n_loads + li];
             c->policy = pol[pi].name ? pol[pi].name : pol[pi].p->name;
+            c->p = pol[pi].p;
             c->load = o.loads[li];
             lr_jenv_set_load(j.env, c->load);
             for (int s = 0; s < o.seeds; s++) {
@@ -936,6 +1024,7 @@ lr_cmd_sim(int argc, char **argv)
             printf("# each job's length is known when it arrives%s\n",
                    o.env.held_work ? "; PPO observes the GPU-time the "
                    "running jobs hold per DC" : "");
+        print_settings(&o, pol, n_pol);
         printf("%-14s %7s %17s %17s %8s %10s %8s %8s %8s\n", "policy",
                "load(E)", "blocking", "iteration(s)", "gpu", "dc-var",
                "spectrum", "slowdown", "refused");
