@@ -920,7 +920,8 @@ S1="$S --policy-file"
 if $AV --out "$tmp/self.pol" "$tmp/seed3.pol" "$tmp/seed3.pol" > /dev/null \
    && $S1 "$tmp/seed3.pol" --format json > "$tmp/av0.json" \
    && $S1 "$tmp/self.pol" --format json > "$tmp/av1.json" \
-   && cmp -s "$tmp/av0.json" "$tmp/av1.json"; then
+   && [ "$(jq -c 'del(.policy_file)' "$tmp/av0.json")" \
+        = "$(jq -c 'del(.policy_file)' "$tmp/av1.json")" ]; then
     ok "average of a policy with itself decides as the policy"
 else
     notok "average with itself: $(cat "$tmp/av0.json" "$tmp/av1.json")"
