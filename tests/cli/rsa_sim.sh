@@ -81,6 +81,17 @@ else
     notok "text output: $out"
 fi
 
+# A load is printed with the digits it has: --loads 10:10.5:0.25 read
+# 10.0, 10.2 and 10.5 (one decimal); the last, FROM + 2 x STEP, keeps no
+# float noise.
+out=$($LIGHTRAIL rsa-sim --topology "$T" --loads 10:10.5:0.25 --requests 200 \
+      --warmup 10 --seeds 1 --quiet)
+if [ "$(echo "$out" | awk '$1 == "ksp-ff" && NF == 7 { printf "%s ", $2 }')" = "10.0 10.25 10.5 " ]; then
+    ok "loads in the table: 10.0 10.25 10.5"
+else
+    notok "loads in the table: $out"
+fi
+
 # --help lists every policy.
 if $LIGHTRAIL rsa-sim --help > "$tmp/help" \
    && grep -q mscl-link "$tmp/help" && grep -q ksp-ef "$tmp/help"; then

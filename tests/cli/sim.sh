@@ -608,6 +608,17 @@ else
     notok "policy settings: $(head -c 300 "$tmp/cap15.json"; jq -c '{cap, work_cap, policy_file, rollout_samples}' "$tmp/cap3.json" "$tmp/wcap.json" "$tmp/ro.json" "$tmp/pf.json"; echo "$txt" | grep '^#')"
 fi
 
+# A load is printed with the digits it has: the three rows and bound
+# lines of --loads 0.001:0.003:0.001 all read 0.00 before.
+out=$($S --policy greedy --loads 0.001:0.003:0.001 --seeds 1 --arrivals 50 \
+      --warmup 5 --quiet)
+if [ "$(echo "$out" | awk '$1 == "greedy" { printf "%s ", $2 }')" = "0.001 0.002 0.003 " ] \
+   && echo "$out" | grep -q '^# pooled bound at 0.003 E: '; then
+    ok "loads in the table: 0.001 0.002 0.003"
+else
+    notok "loads in the table: $out"
+fi
+
 # lightrail average (policies for sim) says a bad option in one line,
 # as sim does, not getopt's and the whole usage.
 expect_bad "lightrail average: unknown or incomplete option '--out' (see lightrail average --help)" \

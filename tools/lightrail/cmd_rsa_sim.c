@@ -604,8 +604,11 @@ lr_cmd_rsa_sim(int argc, char **argv)
                "blocking", "ci95", "bit-block", "util", "requests/s");
         for (int i = 0; i < n_pol * o.n_loads; i++) {
             const struct cell *c = &cells[i];
-            printf("%-8s %9.1f %9.4f%% %9.4f%% %9.4f%% %7.2f%% %12.0f\n",
-                   c->policy->name, c->load, 100 * c->blocking.mean,
+            char ld[32];
+            printf("%-8s %9s %9.4f%% %9.4f%% %9.4f%% %7.2f%% %12.0f\n",
+                   c->policy->name,
+                   lr_cli_format_load(c->load, 1, ld, sizeof ld),
+                   100 * c->blocking.mean,
                    100 * c->blocking.ci95, 100 * c->bit_blocking.mean,
                    100 * c->util.mean, c->requests_per_s);
         }

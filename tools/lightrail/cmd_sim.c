@@ -610,6 +610,8 @@ print_bound(const struct opts *o, const struct lr_jenv_cli *j)
             cl[k].load += o->loads[l] / j->cfg.n_demands;
         }
         struct lr_lossbound cs, opt;
+        char ld[32];
+        lr_cli_format_load(o->loads[l], 2, ld, sizeof ld);
         int rc = lr_lossbound_cs(gpus, cl, n, &cs);
         if (!rc)
             rc = lr_lossbound_optimal(gpus, cl, n, 1e-12, BOUND_MAX_ITER,
@@ -625,12 +627,11 @@ print_bound(const struct opts *o, const struct lr_jenv_cli *j)
             else
                 snprintf(why, sizeof why, "%s", rc == E2BIG
                          ? "too many states" : strerror(rc));
-            printf("# pooled bound at %.2f E: not computed: %s\n",
-                   o->loads[l], why);
+            printf("# pooled bound at %s E: not computed: %s\n", ld, why);
             continue;
         }
-        printf("# pooled bound at %.2f E: no policy blocks less than "
-               "%.3f%% (all %d GPUs in one pool; %s)\n", o->loads[l],
+        printf("# pooled bound at %s E: no policy blocks less than "
+               "%.3f%% (all %d GPUs in one pool; %s)\n", ld,
                100 * opt.blocking, gpus, opt.refusing_states
                ? "refusing some jobs on purpose" : "admitting whenever "
                "they fit is optimal");
@@ -1041,17 +1042,22 @@ lr_cmd_sim(int argc, char **argv)
                 snprintf(sl, sizeof sl, "%8s", "n/a");
             }
             some_left_out |= c->admitting < o.seeds;
-            printf("%-14s %7.2f %7.3f%% +-%5.3f%% %s %7.2f%% "
-                   "%10.5f %7.2f%% %s %7.3f%%\n", c->policy, c->load,
+            char ld[32];
+            printf("%-14s %7s %7.3f%% +-%5.3f%% %s %7.2f%% "
+                   "%10.5f %7.2f%% %s %7.3f%%\n", c->policy,
+                   lr_cli_format_load(c->load, 2, ld, sizeof ld),
                    100 * c->m[0].mean, 100 * c->m[0].ci95, it,
                    100 * c->m[2].mean, c->m[3].mean,
                    100 * c->m[4].mean, sl, 100 * c->m[6].mean);
         }
-        for (int i = 0; some_left_out && i < n_pol * o.n_loads; i++)
+        for (int i = 0; some_left_out && i < n_pol * o.n_loads; i++) {
+            char ld[32];
             if (cells[i].admitting < o.seeds)
-                printf("# %s at %.2f E: iteration and slowdown over the %d "
+                printf("# %s at %s E: iteration and slowdown over the %d "
                        "of %d seeds that admitted a job\n", cells[i].policy,
-                       cells[i].load, cells[i].admitting, o.seeds);
+                       lr_cli_format_load(cells[i].load, 2, ld, sizeof ld),
+                       cells[i].admitting, o.seeds);
+        }
         if (pb >= 0)
             printf("# paired against %s, seed by seed on the same "
                    "arrivals: mean change, 95%% CI, seeds lower\n",
@@ -1060,16 +1066,17 @@ lr_cmd_sim(int argc, char **argv)
             const struct cell *c = &cells[i];
             if (!c->paired)
                 continue;
-            char db[32], di[32];
+            char db[32], di[32], ld[32];
             change_text(&c->d_block, 6, db, sizeof db);
             change_text(&c->d_iter, 5, di, sizeof di);
-            printf("%-14s %7.2f blocking %s (%d of %d lower), iteration "
-                   "%s\n", c->policy, c->load, db, c->lower, o.seeds, di);
+            lr_cli_format_load(c->load, 2, ld, sizeof ld);
+            printf("%-14s %7s blocking %s (%d of %d lower), iteration "
+                   "%s\n", c->policy, ld, db, c->lower, o.seeds, di);
             if (c->block_undefined || c->iter_undefined)
-                printf("%-14s %7.2f   left out, no ratio (%s's 0 and "
+                printf("%-14s %7s   left out, no ratio (%s's 0 and "
                        "this one's not; iteration: either admitted no job): "
                        "blocking %d seed(s), iteration %d\n", c->policy,
-                       c->load, o.paired, c->block_undefined,
+                       ld, o.paired, c->block_undefined,
                        c->iter_undefined);
         }
         print_bound(&o, &j);

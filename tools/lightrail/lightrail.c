@@ -200,6 +200,20 @@ lr_cli_parse_loads(const char *s, double *loads, int max)
     return n;
 }
 
+const char *
+lr_cli_format_load(double load, int decimals, char *buf, size_t len)
+{
+    /* 1e-9 relative: a load of a FROM:TO:STEP range is FROM + i x STEP,
+     * whose last bits are noise (0.30000000000000004 is 0.3). */
+    for (int d = decimals; d <= 12; d++) {
+        snprintf(buf, len, "%.*f", d, load);
+        if (fabs(strtod(buf, NULL) - load) <= 1e-9 * fabs(load))
+            return buf;
+    }
+    snprintf(buf, len, "%.17g", load);
+    return buf;
+}
+
 int
 lr_cli_split_list(const char *cmd, const char *opt, const char *what,
                   const char *list, char *buf, size_t size, char **items,

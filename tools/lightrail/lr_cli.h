@@ -102,6 +102,12 @@ const char *lr_cli_parse_format(const char *arg, bool *json);
  * (> 0); their count, or -1. */
 int lr_cli_parse_loads(const char *s, double *loads, int max);
 
+/* A load for a table, into buf[len] (returned): 'decimals' digits after
+ * the point, more where fewer would change it (rows of --loads
+ * 0.001:0.003:0.001 all read 0.00 at two, and 10.25 read 10.2 at one). */
+const char *lr_cli_format_load(double load, int decimals, char *buf,
+                               size_t len);
+
 /* A comma-separated option value, 'list' of option 'opt' ("--models"),
  * copied into buf[size] and cut there into items[] (pointers into buf),
  * at most 'max' of them.  Returns their count (at least 1), or -1 with
