@@ -154,7 +154,9 @@ expect_bad "--seed wants a non-negative integer, up to 2147483647, not '21474836
 expect_bad "--requests wants a positive integer, up to 1000000000, not '1e10'" \
     $LIGHTRAIL rsa-sim --topology "$T" --load 1 --requests 1e10
 expect_bad "unknown or incomplete option '--frobnicate'" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --frobnicate
-expect_bad "$tmp/bad.csv: line 2:" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/bad.csv"
+# The columns as the header names them (it said reach_km, a name the
+# file does not have).
+expect_bad "$tmp/bad.csv: line 2: expected name,maximum_length,spectral_efficiency as the header names them" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/bad.csv"
 expect_bad "$tmp/nohdr.csv: line 1:" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/nohdr.csv"
 # A directory opens; only its read fails: that is the reason, not "no
 # modulation formats".

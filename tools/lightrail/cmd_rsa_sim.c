@@ -157,9 +157,10 @@ load_modulations(const char *path, struct lr_modtable *t)
         double r, s;
         if (!name || !reach || !se || lr_cli_parse_double(reach, 1e-9, 1e9, &r)
             || lr_cli_parse_double(se, 1e-9, 64, &s)) {
-            lr_cli_err(CMD, "%s: line %d: expected name,reach_km,"
-                       "spectral_efficiency with positive numbers", path,
-                       lineno);
+            lr_cli_err(CMD, "%s: line %d: expected name,maximum_length,"
+                       "spectral_efficiency as the header names them: a "
+                       "reach in km (up to 1e9) and bits per symbol (up to "
+                       "64), both positive", path, lineno);
             rc = LR_EXIT_USAGE;
             break;
         }
