@@ -185,7 +185,11 @@ if jq -s -e '.[0].refused == 0 and .[1].refused == 0
 else
     notok "greedy-cap: $(cat "$tmp/cap.json" "$tmp/cap1.json")"
 fi
-expect_bad "--cap wants a slowdown of at least 1" $W --policy greedy-cap --cap 0.5
+# Each number's message gives both its bounds (--block-penalty said
+# only ">= 0" for 2e6, above its 1e6).
+expect_bad "--cap wants a slowdown in [1, 1e9]" $W --policy greedy-cap --cap 0.5
+expect_bad "--cap wants a slowdown in [1, 1e9]" $W --policy greedy-cap --cap 2e9
+expect_bad "--block-penalty wants a number in [0, 1e6]" $W --policy greedy --block-penalty 2e6
 # A value past the bound is told the bound: the message named only the
 # kind of number ('a non-negative integer'), which the value was.
 expect_bad "--seed wants a non-negative integer, up to 2147483647, not '9223372036854775807'" \

@@ -700,7 +700,7 @@ else
 fi
 expect_bad "--anchor-final anneals the anchor: add --anchor C" \
     $IM --init "$tmp/im.pol" --steps 256 --anchor-final 0 --out "$tmp/x"
-expect_bad "--anchor-final wants a number >= 0" \
+expect_bad "--anchor-final wants a number in [0, 1e6]" \
     $IM --init "$tmp/im.pol" --steps 256 --anchor 1 --anchor-final -1 --out "$tmp/x"
 expect_bad "--anchor fine-tunes a start: add --init FILE or --teacher NAME" \
     $TRAIN --seed 1 --anchor 1 --out "$tmp/x"

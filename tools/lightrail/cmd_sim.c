@@ -244,7 +244,7 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_QUIET: o->quiet = 1; break;
         case O_CAP:
             if (lr_cli_parse_double(optarg, 1, 1e9, &o->cap))
-                bad = "--cap wants a slowdown of at least 1";
+                bad = "--cap wants a slowdown in [1, 1e9]";
             o->cap_set = true;
             break;
         case O_WCAP:

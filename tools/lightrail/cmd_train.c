@@ -456,7 +456,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_AFINAL:
             if (lr_cli_parse_double(optarg, 0, 1e6, &o->anchor_final))
-                bad = "--anchor-final wants a number >= 0";
+                bad = "--anchor-final wants a number in [0, 1e6]";
             break;
         case O_RWEIGHT:
             if (lr_cli_parse_double(optarg, 1e-6, 1e6, &o->refusal_weight))

@@ -74,7 +74,7 @@ lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
         return NULL;
     case LR_JENV_O_PENALTY:
         return lr_cli_parse_double(arg, 0, 1e6, &o->block_penalty)
-               ? "--block-penalty wants a number >= 0" : NULL;
+               ? "--block-penalty wants a number in [0, 1e6]" : NULL;
     case LR_JENV_O_HOLDING:
         o->holding_set = true;
         return lr_jenv_holding_parse(arg, &o->holding_mode)
