@@ -55,6 +55,7 @@ lr_ppo_free(struct lr_ppo *p)
     free(p->done);
     free(p->adv);
     free(p->ret);
+    free(p->boot);
     free(p->logits);
     free(p->probs);
     free(p->dlogits);
@@ -172,6 +173,7 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
     p->done = malloc(n * sizeof *p->done);
     p->adv = malloc(n * sizeof *p->adv);
     p->ret = malloc(n * sizeof *p->ret);
+    p->boot = malloc(n * sizeof *p->boot);
     p->logits = malloc((size_t) c->n_act * sizeof *p->logits);
     p->probs = malloc((size_t) c->n_act * sizeof *p->probs);
     p->dlogits = malloc((size_t) c->n_act * sizeof *p->dlogits);
@@ -180,7 +182,7 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
     p->perm = malloc(n * sizeof *p->perm);
     p->ret_run = calloc((size_t) c->n_envs, sizeof *p->ret_run);
     if (!p->ret_run || !p->obs || !p->mask || !p->act || !p->logp || !p->value
-        || !p->reward || !p->done || !p->adv || !p->ret || !p->logits
+        || !p->reward || !p->done || !p->adv || !p->ret || !p->boot || !p->logits
         || !p->probs || !p->dlogits || !p->x || !p->fobs || !p->perm) {
         lr_ppo_free(p);
         return ENOMEM;
@@ -368,8 +370,22 @@ lr_ppo_store(struct lr_ppo *p, const float *obs, const uint8_t *mask,
         reward = scale_reward(p, t % p->cfg.n_envs, reward, done);
     p->reward[t] = reward;
     p->done[t] = done;
+    p->boot[t] = 0;
     p->n++;
     return p->n == p->cfg.n_steps;
+}
+
+int
+lr_ppo_truncate(struct lr_ppo *p, int e, double next_value)
+{
+    int N = p->cfg.n_envs;
+    if (e < 0 || e >= N || p->n <= e || !isfinite(next_value))
+        return EINVAL;
+    int t = e + (p->n - 1 - e) / N * N;
+    if (!p->done[t])
+        return EINVAL;
+    p->boot[t] = next_value;
+    return 0;
 }
 
 /* Mean and deviation of the advantages of idx[0..count). */
@@ -622,7 +638,8 @@ lr_ppo_loss_grad(struct lr_ppo *p, int first, int count)
 }
 
 /* GAE along each environment's sequence: transitions e, e + N, e + 2N,
- * ... of the time-major rollout. */
+ * ... of the time-major rollout; an episode's last transition
+ * bootstraps from boot[t] (0 for an end, V(s') for a cut). */
 static void
 compute_gae(struct lr_ppo *p, const double *last_values)
 {
@@ -632,8 +649,8 @@ compute_gae(struct lr_ppo *p, const double *last_values)
         double next_adv = 0, next_v = last_values[e];
         for (int t = p->n - N + e; t >= 0; t -= N) {
             double nd = 1 - p->done[t];
-            double delta = p->reward[t] + c->gamma * next_v * nd
-                           - p->value[t];
+            double next = p->done[t] != 0 ? p->boot[t] : next_v;
+            double delta = p->reward[t] + c->gamma * next - p->value[t];
             next_adv = delta + c->gamma * c->lambda * nd * next_adv;
             p->adv[t] = next_adv;
             p->ret[t] = next_adv + p->value[t];

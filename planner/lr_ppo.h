@@ -11,8 +11,14 @@
  *     disallowed action gets logit -1e8: probability 0, never sampled,
  *     left out of the entropy; the mask is stored with the transition and
  *     applied again when the update recomputes log-probabilities);
- *   GAE: delta_t = r_t + gamma V(s_{t+1}) (1 - d_t) - V(s_t),
- *        A_t = delta_t + gamma lambda (1 - d_t) A_{t+1}, R_t = A_t + V(s_t);
+ *   GAE: delta_t = r_t + gamma V(s_{t+1}) (1 - d_t) + gamma B_t d_t
+ *          - V(s_t),
+ *        A_t = delta_t + gamma lambda (1 - d_t) A_{t+1}, R_t = A_t + V(s_t),
+ *        d_t = 1 after an episode's last transition, B_t = 0 when the
+ *        episode ended (termination) and V of the state after it when
+ *        it was cut by a time limit (truncation, lr_ppo_truncate: F.
+ *        Pardo et al., "Time limits in reinforcement learning", ICML
+ *        2018); CleanRL treats both as termination;
  *   per minibatch, advantages normalised to mean 0, deviation 1;
  *   L = E[max(-A rho, -A clip(rho, 1 - eps, 1 + eps))] - c_H E[H(pi)]
  *       + c_V 0.5 E[max((V - R)^2, (V_old + clip(V - V_old, -eps, eps)
@@ -158,6 +164,7 @@ struct lr_ppo {
     uint8_t *mask;            /* [n_steps * n_act] */
     int *act;
     double *logp, *value, *reward, *done, *adv, *ret;
+    double *boot;             /* B_t above: 0 unless lr_ppo_truncate */
     /* Scratch. */
     double *logits, *probs, *dlogits, *x;
     float *fobs;
@@ -226,6 +233,16 @@ int lr_ppo_act_batch(struct lr_ppo *, int n, const float *obs,
 bool lr_ppo_store(struct lr_ppo *, const float *obs, const uint8_t *mask,
                   int action, double logp, double value, double reward,
                   bool done);
+
+/* Marks environment e's last stored transition (of index e mod n_envs;
+ * its done set) as the last of an episode cut by a time limit, not
+ * ended: GAE bootstraps it from 'next_value', V of the state after it
+ * (in the critic's units, as the stored values), instead of 0.  The
+ * episode still ends there: nothing flows back from the environment's
+ * next transition.  EINVAL (nothing changed) for e not in 0..n_envs-1,
+ * no transition of e stored, its last one not done, or next_value not
+ * finite. */
+int lr_ppo_truncate(struct lr_ppo *, int e, double next_value);
 
 /* Learns from the full rollout, 'last_value' being V of the state after
  * its last transition (of every environment's, for n_envs > 1); empties

@@ -216,6 +216,7 @@ lr_ppo_imitate_free(struct lr_ppo_imitate *im)
     free(im->s_reward);
     free(im->s_done);
     free(im->s_ret);
+    free(im->s_boot);
     free(im->perm);
     free(im->b_obs);
     free(im->b_mask);
@@ -260,6 +261,7 @@ lr_ppo_imitate_new(int n_obs, int n_act,
     im->s_reward = malloc(seg * sizeof *im->s_reward);
     im->s_done = malloc(seg * sizeof *im->s_done);
     im->s_ret = malloc(seg * sizeof *im->s_ret);
+    im->s_boot = malloc(seg * sizeof *im->s_boot);
     im->perm = malloc(cap * sizeof *im->perm);
     im->b_obs = malloc(mb * no * sizeof *im->b_obs);
     im->b_mask = malloc(mb * na);
@@ -268,7 +270,8 @@ lr_ppo_imitate_new(int n_obs, int n_act,
     im->b_ret = malloc(mb * sizeof *im->b_ret);
     if (!im->obs || !im->mask || !im->act || !im->w || !im->ret
         || !im->s_obs || !im->s_mask || !im->s_act || !im->s_w
-        || !im->s_reward || !im->s_done || !im->s_ret || !im->perm
+        || !im->s_reward || !im->s_done || !im->s_ret || !im->s_boot
+        || !im->perm
         || !im->b_obs || !im->b_mask || !im->b_act || !im->b_w
         || !im->b_ret) {
         lr_ppo_imitate_free(im);
@@ -302,8 +305,22 @@ lr_ppo_imitate_store_w(struct lr_ppo_imitate *im, const float *obs,
     im->s_w[t] = weight > 0 && isfinite(weight) ? weight : 1.0;
     im->s_reward[t] = reward;
     im->s_done[t] = done;
+    im->s_boot[t] = 0;
     im->seg_n++;
     return im->seg_n == im->cfg.segment;
+}
+
+int
+lr_ppo_imitate_truncate(struct lr_ppo_imitate *im, int e, double next_value)
+{
+    int N = im->cfg.n_envs;
+    if (e < 0 || e >= N || im->seg_n <= e || !isfinite(next_value))
+        return EINVAL;
+    int t = e + (im->seg_n - 1 - e) / N * N;
+    if (!im->s_done[t])
+        return EINVAL;
+    im->s_boot[t] = next_value;
+    return 0;
 }
 
 /* Copies segment state t into buffer slot i. */
@@ -326,13 +343,15 @@ lr_ppo_imitate_close(struct lr_ppo_imitate *im, const double *last_values)
     im->seg_n = 0;
     if (n < N || n % N)
         return;
-    /* R_t = r_t + gamma (1 - d_t) R_{t+N} along each environment, R after
-     * the last state its bootstrap value. */
+    /* R_t = r_t + gamma (d_t ? B_t : R_{t+N}) along each environment, R
+     * after the last state its bootstrap value, B_t that of a cut
+     * episode (0 for an ended one). */
     for (int e = 0; e < N; e++) {
         double next = last_values[e];
         for (int t = n - N + e; t >= 0; t -= N) {
             next = im->s_reward[t]
-                   + (im->s_done[t] ? 0 : im->cfg.gamma * next);
+                   + im->cfg.gamma * (im->s_done[t] ? im->s_boot[t]
+                                                    : next);
             im->s_ret[t] = next;
         }
     }

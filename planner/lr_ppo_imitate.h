@@ -26,7 +26,8 @@
  *   (lightrail train: beta = 1 in the first iteration, 0 after).
  *   The critic, optionally in the same step: L_V = E[0.5 (V(s) - R)^2]
  *   with R the discounted return observed from s (lr_ppo's gamma, cut at
- *   an episode's end, bootstrapped from the critic at a segment's end:
+ *   an episode's end, bootstrapped from the critic at a segment's end
+ *   and at an episode cut by a time limit, lr_ppo_imitate_truncate:
  *   PPO's R_t with lambda = 1): gradient Monte Carlo evaluation of the
  *   behaviour that produced the states (R. Sutton and A. Barto,
  *   "Reinforcement learning: an introduction", 2nd ed., 2018, section
@@ -160,6 +161,8 @@ struct lr_ppo_imitate {
     int *s_act;
     double *s_w;
     double *s_reward, *s_done, *s_ret;
+    double *s_boot;           /* V(s') of a cut episode's last state
+                               * (lr_ppo_imitate_truncate), else 0 */
     /* Scratch of lr_ppo_imitate_fit(): a permutation and a minibatch. */
     int *perm;
     float *b_obs;
@@ -194,6 +197,15 @@ bool lr_ppo_imitate_store(struct lr_ppo_imitate *, const float *obs,
 bool lr_ppo_imitate_store_w(struct lr_ppo_imitate *, const float *obs,
                             const uint8_t *mask, int teacher_action,
                             double weight, double reward, bool done);
+
+/* Marks environment e's last stored state of the open segment (of
+ * index e mod n_envs; its done set) as the last of an episode cut by a
+ * time limit, not ended: its return is r + gamma next_value, V of the
+ * state after it, instead of r (lr_ppo_truncate's rule).  EINVAL
+ * (nothing changed) for e not in 0..n_envs-1, no state of e stored, its
+ * last one not done, or next_value not finite. */
+int lr_ppo_imitate_truncate(struct lr_ppo_imitate *, int e,
+                            double next_value);
 
 /* Closes the segment: computes each state's discounted return along its
  * environment's sequence, last_values[e] being V of environment e's

@@ -673,6 +673,82 @@ test_gae_envs(void)
     lr_ppo_free(p);
 }
 
+/* An episode cut by a time limit (lr_ppo_truncate) is bootstrapped from
+ * the value of the state after its last transition, an episode that
+ * ended is not: with two environments interleaved, environment 1 cut
+ * after step 2 (V of its next state 0.6) and environment 0 ended after
+ * step 3, GAE equals the hand computation
+ *   delta_t = r_t + gamma (d_t ? B_t : V_{t+1}) - V_t,
+ *   A_t = delta_t + gamma lambda (1 - d_t) A_{t+1},
+ * B_t = 0.6 for the cut one and 0 for the ended one.  Before
+ * lr_ppo_truncate, `lightrail train` stored the end of every episode
+ * (every --episode steps of a process that never ends) as done, and the
+ * last transitions' targets lost gamma V(s'). */
+static void
+test_gae_truncation(void)
+{
+    enum { E = 2, T = 5 };
+    struct lr_ppo *p = agent_envs(2, 3, 33, E * T, E);
+    p->cfg.gamma = 0.9;
+    p->cfg.lambda = 0.8;
+    struct lr_rng r;
+    lr_rng_seed(&r, 34);
+    double rew[T][E], val[T][E], boot[T][E] = { { 0 } };
+    bool done[T][E] = { { false } };
+    done[2][1] = true;
+    boot[2][1] = 0.6;
+    done[3][0] = true;
+    uint8_t mask[3] = { 1, 1, 1 };
+    float obs[2] = { 0, 0 };
+    /* Nothing of e stored, e out of range, or e's last transition did
+     * not end: refused. */
+    CU_ASSERT_EQUAL(lr_ppo_truncate(p, 0, 0.6), EINVAL);
+    for (int t = 0; t < T; t++) {
+        for (int e = 0; e < E; e++) {
+            rew[t][e] = lr_rng_uniform(&r) * 2 - 1;
+            val[t][e] = lr_rng_uniform(&r) * 2 - 1;
+            lr_ppo_store(p, obs, mask, 0, -1, val[t][e], rew[t][e],
+                         done[t][e]);
+        }
+        /* After the step of both, as lightrail train marks them. */
+        for (int e = 0; e < E; e++) {
+            if (!done[t][e])
+                CU_ASSERT_EQUAL(lr_ppo_truncate(p, e, 0.6), EINVAL);
+            if (boot[t][e] != 0) {
+                CU_ASSERT_EQUAL(lr_ppo_truncate(p, e, NAN), EINVAL);
+                CU_ASSERT_EQUAL(lr_ppo_truncate(p, e, boot[t][e]), 0);
+            }
+        }
+    }
+    CU_ASSERT_EQUAL(lr_ppo_truncate(p, E, 0.6), EINVAL);
+    CU_ASSERT_EQUAL(lr_ppo_truncate(p, -1, 0.6), EINVAL);
+    double last[E] = { 0.7, -0.4 };
+    lr_ppo_update_envs(p, last, NULL);
+    double worst = 0;
+    for (int e = 0; e < E; e++) {
+        double next_adv = 0, next_v = last[e];
+        for (int t = T - 1; t >= 0; t--) {
+            double nd = done[t][e] ? 0 : 1;
+            double next = done[t][e] ? boot[t][e] : next_v;
+            double delta = rew[t][e] + 0.9 * next - val[t][e];
+            next_adv = delta + 0.9 * 0.8 * nd * next_adv;
+            worst = fmax(worst, fabs(p->adv[t * E + e] - next_adv));
+            worst = fmax(worst, fabs(p->ret[t * E + e]
+                                     - (next_adv + val[t][e])));
+            next_v = val[t][e];
+        }
+    }
+    CU_ASSERT(worst < 1e-12);
+    /* The cut transition's return is r + gamma 0.6, not r. */
+    CU_ASSERT_DOUBLE_EQUAL(p->ret[2 * E + 1], rew[2][1] + 0.9 * 0.6, 1e-12);
+    /* A new rollout starts with no bootstrap left over. */
+    for (int t = 0; t < E * T; t++)
+        lr_ppo_store(p, obs, mask, 0, -1, 0, 1, t == 1 * E + 1);
+    lr_ppo_update_envs(p, last, NULL);
+    CU_ASSERT_DOUBLE_EQUAL(p->ret[1 * E + 1], 1, 1e-12);
+    lr_ppo_free(p);
+}
+
 /* An agent of n_steps 'n' and 'mb' minibatches, one epoch, gamma 0 (a
  * transition's advantage is its own r - V), holding the rollout of
  * seed 50 with reward k raised by 1 (k < 0: none), updated. */
@@ -1248,6 +1324,8 @@ static CU_TestInfo tests[] = {
     { "reserve grows the batch, which chooses as smaller ones",
       test_reserve },
     { "GAE along each environment", test_gae_envs },
+    { "GAE bootstraps a cut episode, not an ended one",
+      test_gae_truncation },
     { "n_envs must divide the rollout", test_envs_config },
     { "coefficients that are not finite are refused", test_coef_config },
     { "every transition in a minibatch of 2 or more, none empty",

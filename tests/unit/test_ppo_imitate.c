@@ -783,12 +783,72 @@ test_choose_batch(void)
     lr_jenv_free(e);
 }
 
+/* A cut episode (lr_ppo_imitate_truncate) bootstraps from the value of
+ * the state after it, an ended one from 0 (gamma 0.5):
+ *   env 0: rewards -1, -2, -3, last value 4: R = -2.25, -2.5, -1;
+ *   env 1: rewards -1, -1 (cut, V of the next state 6), -2, last value
+ *          8: R_3 = -1 + 0.5 * 6 = 2, R_1 = -1 + 0.5 * 2 = 0, R_5 = 2.
+ * Before the call existed, `lightrail train` stored every cut (every
+ * --episode steps of a process that never ends) as an end: R_3 = -1,
+ * R_1 = -1.5, the critic fitted to returns short of gamma V(s'). */
+static void
+test_returns_truncated(void)
+{
+    struct lr_ppo_imitate_config c = {
+        .capacity = 8, .segment = 6, .n_envs = 2, .minibatch = 4,
+        .gamma = 0.5, .seed = 1,
+    };
+    struct lr_ppo_imitate *im = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_imitate_new(1, 2, &c, &im), 0);
+    static const double rw[6] = { -1, -1, -2, -1, -3, -2 };
+    static const bool dn[6] = { false, false, false, true, false, false };
+    uint8_t mask[2] = { 1, 1 };
+    CU_ASSERT_EQUAL(lr_ppo_imitate_truncate(im, 0, 6), EINVAL);
+    for (int t = 0; t < 6; t++) {
+        float o = (float) t;
+        lr_ppo_imitate_store(im, &o, mask, t % 2, rw[t], dn[t]);
+        if (t % 2 == 0)
+            continue;
+        /* After both environments' step, as lightrail train marks. */
+        CU_ASSERT_EQUAL(lr_ppo_imitate_truncate(im, 0, 6), EINVAL);
+        if (t == 3) {
+            CU_ASSERT_EQUAL(lr_ppo_imitate_truncate(im, 1, INFINITY),
+                            EINVAL);
+            CU_ASSERT_EQUAL(lr_ppo_imitate_truncate(im, 1, 6), 0);
+        } else {
+            CU_ASSERT_EQUAL(lr_ppo_imitate_truncate(im, 1, 6), EINVAL);
+        }
+    }
+    CU_ASSERT_EQUAL(lr_ppo_imitate_truncate(im, 2, 6), EINVAL);
+    double last[2] = { 4, 8 };
+    lr_ppo_imitate_close(im, last);
+    static const double want[6] = { -2.25, 0, -2.5, 2, -1, 2 };
+    CU_ASSERT_EQUAL_FATAL(im->size, 6);
+    for (int t = 0; t < 6; t++)
+        CU_ASSERT_DOUBLE_EQUAL(im->ret[t], want[t], 1e-12);
+    /* The next segment starts with no bootstrap left over: an end at
+     * state 3 is an end again. */
+    for (int t = 0; t < 6; t++) {
+        float o = (float) t;
+        lr_ppo_imitate_store(im, &o, mask, 0, rw[t], dn[t]);
+    }
+    lr_ppo_imitate_close(im, last);
+    CU_ASSERT_EQUAL(im->offered, 12);
+    /* (The reservoir may have dropped that state: checked if kept.) */
+    for (int i = 0; i < im->size; i++)
+        if (im->obs[i] == 3.0f && im->act[i] == 0)
+            CU_ASSERT_DOUBLE_EQUAL(im->ret[i], -1, 1e-12);
+    lr_ppo_imitate_free(im);
+}
+
 static CU_TestInfo tests[] = {
     { "cross-entropy gradient = finite differences", test_gradient },
     { "masked actions are outside the loss, exactly", test_masked_excluded },
     { "bad rows are refused and change nothing", test_bad_rows },
     { "returns by hand; the reservoir stays bounded",
       test_returns_and_reservoir },
+    { "a cut episode's return bootstraps, an ended one's does not",
+      test_returns_truncated },
     { "a label's weight: 1 changes nothing, 4 does, unless absent",
       test_label_weight },
     { "weights per row: the label weight's, bit for bit; 1 is none",

@@ -23,6 +23,12 @@
  * The mask of each transition is copied before the environment steps:
  * lr_jenv_mask() is the pending job's and changes with the step.
  *
+ * An episode's end at --episode steps is a time limit on a process that
+ * never ends (Poisson arrivals), not a terminal state: its last
+ * transition is stored as done (nothing flows back from the restarted
+ * network) and bootstrapped from V of the state the step left
+ * (lr_ppo_truncate, lr_ppo_imitate_truncate), not from 0.
+ *
  * With --teacher NAME [--imitate N], PPO starts from an imitation of the
  * teacher (planner/lr_ppo_imitate.h has the model): N decisions of
  * DAgger on the same N environments and their seeds, in segments of
@@ -138,7 +144,9 @@ usage(FILE *f)
 "  --load E            offered load in Erlang while training (default 3);\n"
 "                      FROM:TO, a range: each episode's load is drawn\n"
 "                      uniformly from it (from the episode's seed)\n"
-"  --episode N         restart the network every N steps (default 5000)\n"
+"  --episode N         restart the network every N steps (default 5000):\n"
+"                      a time limit, not an end, so the last step's\n"
+"                      return bootstraps from the critic\n"
 "  --rollout N         steps per PPO update (default 512)\n"
 "  --hidden N          units in each of the two hidden layers (default 64)\n"
 "  --epochs N          PPO's passes over each rollout (default 4)\n"
@@ -789,6 +797,36 @@ save_policy(const char *path, const struct lr_policy_meta *meta,
     return rc;
 }
 
+/* Whether environment e's episode was cut by --episode rather than
+ * ended (end[e]: either).  The process it samples never ends (Poisson
+ * arrivals); only a scripted trace runs out (lr_jenv_done). */
+static bool
+cut_short(const struct envs *v, const bool *end, int e)
+{
+    return end[e] && !lr_jenv_done(v->env[e]);
+}
+
+/* When an episode was cut (cut_short), V of each environment's state
+ * as its step left it, before any restart, into vals[e]: one batched
+ * pass of the critic over the rows obs, masks and acts (the caller's
+ * scratch of N rows, overwritten), no random draw.  The bootstrap of a
+ * cut episode: its last state is not terminal, and treating it as one
+ * (V = 0) gave the last transitions a target short of gamma V(s').
+ * Returns whether any episode was cut (vals untouched otherwise). */
+static bool
+values_of_cut(const struct envs *v, struct lr_ppo *ppo, const bool *end,
+              float *obs, uint8_t *masks, int *acts, double *vals)
+{
+    bool any = false;
+    for (int e = 0; e < v->N; e++)
+        any |= cut_short(v, end, e);
+    if (!any)
+        return false;
+    observe_all(v, obs, masks, ppo->cfg.n_obs, ppo->cfg.n_act);
+    lr_ppo_act_batch(ppo, v->N, obs, masks, false, acts, NULL, vals);
+    return true;
+}
+
 /* Restarts the environments whose episode ended (end[e]), each on the
  * next seed of its own sequence. */
 static void
@@ -963,6 +1001,10 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
                                           masks + (size_t) e * na, tacts[e],
                                           tw[e], r, end[e]);
         }
+        if (values_of_cut(v, ppo, end, obs, masks, sacts, lastv))
+            for (int e = 0; e < N; e++)
+                if (cut_short(v, end, e))
+                    lr_ppo_imitate_truncate(im, e, lastv[e]);
         n += N;
         if (full || n >= o->imitate) {
             observe_all(v, obs, masks, no, na);
@@ -1213,12 +1255,17 @@ lr_cmd_train(int argc, char **argv)
                                 masks + (size_t) e * pc.n_act, acts[e],
                                 logps[e], values[e], r, end[e]);
         }
+        if (values_of_cut(&v, ppo, end, obs, masks, acts, lastv))
+            for (int e = 0; e < N; e++)
+                if (cut_short(&v, end, e))
+                    lr_ppo_truncate(ppo, e, lastv[e]);
         long prev = step;
         step += N;
         if (full) {
             double blocking = blocking_since(&v);
-            /* V of each environment's next state; an ended one's is not
-             * used (GAE cuts at the end). */
+            /* V of each environment's next state; an ended or cut
+             * one's is not used (its episode stops there, a cut one
+             * bootstrapped by lr_ppo_truncate above). */
             observe_all(&v, obs, masks, pc.n_obs, pc.n_act);
             lr_ppo_act_batch(ppo, N, obs, masks, false, acts, NULL, lastv);
             for (int e = 0; e < N; e++)
