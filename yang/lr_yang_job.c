@@ -1010,6 +1010,7 @@ struct job_examples {
     const char *pred;           /* one with a predicate */
     const char *either;         /* conditions joined with or */
     const char *nested;         /* a predicate in a predicate, split */
+    const char *split;          /* count(x[a or b]), split */
     const char *leaves;         /* leaves to sort by */
 };
 
@@ -1019,10 +1020,14 @@ static const struct job_examples job_examples[2] = {
       "count(state/lightpath[m = 5]) = 2",
       "state/phase='blocked' or priority > 5",
       "state/lightpath[m = 5] or state/lightpath[m = 6]",
+      "count(state/lightpath[m = 5]) + "
+      "count(state/lightpath[m = 6][not(m = 5)]) = 2",
       "name, state/phase or state/created" },
     { "priority > 5", "count(transformer//*) > 0",
       "count(gpus[max > 8]) = 1", "model='gpt-1.9b' or priority > 5",
       "transformer[layers > 24] or transformer[layers < 8]",
+      "count(transformer[layers > 24]) + "
+      "count(transformer[layers < 8][not(layers > 24)]) = 1",
       "name, priority or gpus/min" },
 };
 
@@ -1123,8 +1128,28 @@ enum job_where_ban {
      * used as a value (in_ctx ATOM_VAL) for a match; node() under a
      * leaf, text() and attribute steps, which have no no-match test;
      * values (JOB_WHERE_FILTER).  Outside the predicates (x/y[a] or
-     * x/y[b]), or in the only one on a path from the job, they do not. */
+     * x/y[b]), or in the only one on a path from the job, they do not
+     * crash (but see JOB_WHERE_ANDOR_VALUE). */
     JOB_WHERE_NESTED,
+    /* 'and' or 'or' inside the only predicate of a path whose value is
+     * used (compared, computed with, counted, passed to a function other
+     * than not() and boolean(), or the path continued: x[a or b] != 'v',
+     * string(x[a and b]), count(x[a or b]), x[a or b]/y).  On a node set
+     * that is empty before the predicate, libyang 2.1.30's data
+     * evaluation makes the path the boolean false, not an empty node
+     * set, when the predicate holds 'and' or 'or' anywhere (in
+     * parentheses, not(), string() alike): seemingly the cast the
+     * schema check makes parsing one (JOB_WHERE_NESTED), here on the
+     * set.  A job without such nodes is then selected (!= 'v', = '',
+     * = 0, < 1, string() = 'false', + 1 = 1, contains()) or the request
+     * fails (count(), sum(), name(), a path after it: "Wrong type of
+     * argument", "path operator on boolean").  Where false means what
+     * the empty set means (a condition alone, an operand of 'and' or
+     * 'or', not(), boolean()) the answer is right; a set empty for no
+     * job (state[a or b], current()[a or b]) is right anywhere, which
+     * the scan tells for current() alone.  Measured on the unit test's
+     * jobs (test_job_select()), 2026-12-06. */
+    JOB_WHERE_ANDOR_VALUE,
     /* A predicate on what is no node set: a number, a literal or a
      * call or parentheses other than current(), node() and text()
      * ('a'[0 or 1], 2[x or y], true()[a or b], (2)[0 or 1]).  XPath 1.0
@@ -1386,6 +1411,162 @@ job_where_word(const char *p, const char *name, const char *next)
     return !strncmp(p, next, strlen(next));
 }
 
+/* The start of the white space that ends at 'p'. */
+static const char *
+job_where_ws_back(const char *where, const char *p)
+{
+    while (p > where && strchr(" \t\r\n", p[-1]))
+        p--;
+    return p;
+}
+
+/* The token that ends at 'p', white space skipped: its start in
+ * '*start' and its kind, job_where_token_at()'s for one of name
+ * characters ('n', '9', '.', '-', ':'; 0 when 'p' is inside one), else
+ * its last character ('/', '(', ')', ',', '@', '*', '=', a quote);
+ * '^' at the start of 'where' (no XPath token is). */
+static char
+job_where_token_before(const char *where, const char *p, const char **start)
+{
+    p = job_where_ws_back(where, p);
+    *start = p;
+    if (p == where)
+        return '^';
+    if (job_xpath_name_char(p[-1]))
+        return job_where_token_at(job_where_run_start(where, p), p, start);
+    *start = p - 1;
+    return p[-1];
+}
+
+/* The start of the path whose only predicate opens at 'p', read back
+ * step by step (a name test with its prefix, axis or '@', '*', '.',
+ * '..' or a call: what job_where_filter_ok() lets before a '['), each
+ * but the first after '/' or '//'; NULL when something else is there. */
+static const char *
+job_where_path_start(const char *where, const char *p)
+{
+    for (;;) {
+        const char *s, *q;
+        char k = job_where_token_before(where, p, &s);
+        if (k == ')') {
+            if (job_where_token_before(where, s, &s) != '('
+                || job_where_token_before(where, s, &s) != 'n')
+                return NULL;
+        } else if (k != 'n' && k != '*' && k != '.')
+            return NULL;
+        if (job_where_token_before(where, s, &q) == ':') {
+            /* A prefix (x:y), or an axis (child::y). */
+            char c = job_where_token_before(where, q, &q);
+            if (c == ':')
+                c = job_where_token_before(where, q, &q);
+            if (c != 'n')
+                return NULL;
+            s = q;
+        }
+        if (job_where_token_before(where, s, &q) == '@')
+            s = q;
+        if (job_where_token_before(where, s, &q) != '/')
+            return s;
+        p = q;
+        if (job_where_token_before(where, q, &q) == '/')
+            p = q;
+    }
+}
+
+/* What is next to a predicate's path, or to the parentheses around
+ * it, on one side: and or or (it is their operand), the start or end
+ * of 'where', '(' or ')', ',', or anything else (an operator that
+ * takes a value, '/', '['). */
+enum job_where_side {
+    JOB_SIDE_ANDOR, JOB_SIDE_EDGE, JOB_SIDE_OPEN, JOB_SIDE_CLOSE,
+    JOB_SIDE_COMMA, JOB_SIDE_VALUE,
+};
+
+static enum job_where_side
+job_where_left_side(const char *where, const char *p, const char **at)
+{
+    switch (job_where_token_before(where, p, at)) {
+    case '^':
+        return JOB_SIDE_EDGE;
+    case '(':
+        return JOB_SIDE_OPEN;
+    case ',':
+        return JOB_SIDE_COMMA;
+    case 'n':
+        return job_where_andor(where, *at) ? JOB_SIDE_ANDOR : JOB_SIDE_VALUE;
+    default:
+        return JOB_SIDE_VALUE;
+    }
+}
+
+static enum job_where_side
+job_where_right_side(const char *where, const char *p, const char **at)
+{
+    p += strspn(p, " \t\r\n");
+    *at = p;
+    switch (*p) {
+    case '\0':
+        return JOB_SIDE_EDGE;
+    case ')':
+        return JOB_SIDE_CLOSE;
+    case ',':
+        return JOB_SIDE_COMMA;
+    default:
+        return job_where_andor(where, p) ? JOB_SIDE_ANDOR : JOB_SIDE_VALUE;
+    }
+}
+
+/* Whether the path whose only predicate opens at 'p' (a '[') and holds
+ * 'and' or 'or' is read as a condition alone (JOB_WHERE_ANDOR_VALUE):
+ * the whole where, an operand of 'and' or 'or', the argument of not()
+ * or boolean(), in parentheses that are one of these; or whether the
+ * path is current() alone, never empty.  The scan errs towards no:
+ * '= true()' is a condition too, yet a comparison. */
+static bool
+job_where_pred_cond(const char *where, const char *p)
+{
+    const char *start = job_where_path_start(where, p), *end = p + 1, *q;
+    if (!start)
+        return false;
+    if (job_where_word(start, "current", "(")) {
+        q = strchr(start, '(') + 1;
+        q += strspn(q, " \t\r\n");
+        if (*q == ')' && job_where_ws_back(where, p) == q + 1)
+            return true;
+    }
+    /* The predicate's ']': the first outside literals, as it is the
+     * only one.  Without it libyang refuses the text anyway. */
+    for (; *end != ']'; end++) {
+        if (!*end)
+            return true;
+        if ((*end == '\'' || *end == '"') && !(end = strchr(end + 1, *end)))
+            return true;
+    }
+    end++;
+    for (;;) {
+        const char *l, *r;
+        enum job_where_side left = job_where_left_side(where, start, &l),
+            right = job_where_right_side(where, end, &r);
+        if (left == JOB_SIDE_VALUE || right == JOB_SIDE_VALUE)
+            return false;
+        if (left == JOB_SIDE_ANDOR || right == JOB_SIDE_ANDOR)
+            return true;
+        if (left == JOB_SIDE_EDGE && right == JOB_SIDE_EDGE)
+            return true;
+        if (left != JOB_SIDE_OPEN || right != JOB_SIDE_CLOSE)
+            return false;       /* an argument beside others */
+        /* A name before '(' not after an operand calls a function;
+         * after one it is an operator (and, or, div, mod). */
+        const char *f;
+        if (job_where_token_before(where, l, &f) == 'n'
+            && !job_where_after_operand(where, f))
+            return job_where_word(f, "not", "(")
+                   || job_where_word(f, "boolean", "(");
+        start = l;
+        end = r + 1;
+    }
+}
+
 /* The first thing 'where' may not use (JOB_WHERE_OK: none), '..' only
  * when nothing else; '*name' gets the axis's name for the axes. */
 static enum job_where_ban
@@ -1425,6 +1606,9 @@ job_where_banned(const char *where, const char **name)
     /* Where a predicate's 'and' or 'or' can meet an emptied set. */
     bool nested = all_preds > 1 || no_context;
     bool dots = false;
+    /* The last '[' opened: with 'and' or 'or' inside and 'nested'
+     * false, the expression's only one. */
+    const char *pred = NULL;
     for (const char *p = where; *p; p++) {
         if (*p == '\'' || *p == '"') {
             const char *q = strchr(p + 1, *p);
@@ -1459,6 +1643,8 @@ job_where_banned(const char *where, const char **name)
             lv[++d] = (struct job_where_level) { 0, 0 };
             open[d] = *p;
             preds += *p == '[';
+            if (*p == '[')
+                pred = p;
         }
         else if ((*p == ')' || *p == ']') && d > 0) {
             preds -= open[d--] == '[';
@@ -1477,6 +1663,8 @@ job_where_banned(const char *where, const char **name)
         else if (job_where_andor(where, p)) {
             if (preds > 0 && nested)
                 return JOB_WHERE_NESTED;
+            if (preds > 0 && !job_where_pred_cond(where, pred))
+                return JOB_WHERE_ANDOR_VALUE;
             lv[d] = (struct job_where_level) { 0, 0 };
         }
         if (job_where_word(p, "deref", "("))
@@ -1658,6 +1846,19 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                      "library: join them outside the predicates, x/y[a] or "
                      "x/y[b] for x[y[a or b]], such as %s", JOB_QUOTE_MAX,
                      where, ex->nested);
+        return EINVAL;
+    case JOB_WHERE_ANDOR_VALUE:
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
+                     "'%.*s' uses as a value (compared, computed, counted, "
+                     "passed to a function other than not() or boolean(), "
+                     "or followed by a step) a path whose predicate joins "
+                     "conditions with and or or, which the server's XPath "
+                     "library makes false, not an empty node set, for a "
+                     "job where the path reaches no node: send x[a][b] for "
+                     "x[a and b], x[a] != 'v' or x[b] != 'v' for x[a or b] "
+                     "!= 'v', count(x[a]) + count(x[b][not(a)]) for "
+                     "count(x[a or b]), such as %s (as a condition alone, "
+                     "x[a or b] is taken)", JOB_QUOTE_MAX, where, ex->split);
         return EINVAL;
     case JOB_WHERE_SUM_DOTS:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
