@@ -1243,6 +1243,16 @@ job_where_token_start(const char *where, const char *p)
            || job_where_token_at(job_where_run_start(where, p), p, NULL);
 }
 
+/* The start of the white space that ends at 'p' (XPath's: space, tab,
+ * carriage return, line feed), not before 'where'. */
+static const char *
+job_where_ws_back(const char *where, const char *p)
+{
+    while (p > where && strchr(" \t\r\n", p[-1]))
+        p--;
+    return p;
+}
+
 /* Whether the text before 'p' (white space skipped) ends an operand,
  * by XPath 1.0's disambiguation (3.7): its last token is no operator
  * and none of @ :: ( [ , ; 'and', 'or', 'div', 'mod' and '*' are
@@ -1251,8 +1261,7 @@ job_where_token_start(const char *where, const char *p)
 static bool
 job_where_after_operand(const char *where, const char *p)
 {
-    while (p > where && strchr(" \t\r\n", p[-1]))
-        p--;
+    p = job_where_ws_back(where, p);
     if (p == where)
         return false;
     char c = p[-1];
@@ -1298,8 +1307,7 @@ job_where_andor(const char *where, const char *p)
 static bool
 job_where_filter_ok(const char *where, const char *p)
 {
-    while (p > where && strchr(" \t\r\n", p[-1]))
-        p--;
+    p = job_where_ws_back(where, p);
     if (p == where)
         return false;
     char c = p[-1];
@@ -1307,13 +1315,11 @@ job_where_filter_ok(const char *where, const char *p)
         return true;
     if (c == ')') {
         p--;
-        while (p > where && strchr(" \t\r\n", p[-1]))
-            p--;
+        p = job_where_ws_back(where, p);
         if (p == where || p[-1] != '(')
             return false;
         p--;
-        while (p > where && strchr(" \t\r\n", p[-1]))
-            p--;
+        p = job_where_ws_back(where, p);
         static const char *const sets[] = { "current", "node", "text" };
         for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
             size_t len = strlen(sets[i]);
@@ -1344,9 +1350,7 @@ job_where_filter_ok(const char *where, const char *p)
 static bool
 job_where_value_path(const char *where, const char *p)
 {
-    const char *q = p;
-    while (q > where && strchr(" \t\r\n", q[-1]))
-        q--;
+    const char *q = job_where_ws_back(where, p);
     return q > where && q[-1] == ')' && !job_where_filter_ok(where, p);
 }
 
@@ -1358,17 +1362,13 @@ job_where_value_path(const char *where, const char *p)
 static bool
 job_where_on_no_node(const char *where, const char *p)
 {
-    const char *q = p;
-    while (q > where && strchr(" \t\r\n", q[-1]))
-        q--;
+    const char *q = job_where_ws_back(where, p);
     if (q > where && q[-1] == ')') {
         /* node() or text(), as job_where_filter_ok() finds them. */
-        for (q--; q > where && strchr(" \t\r\n", q[-1]); q--)
-            ;
+        q = job_where_ws_back(where, q - 1);
         if (q == where || q[-1] != '(')
             return false;
-        for (q--; q > where && strchr(" \t\r\n", q[-1]); q--)
-            ;
+        q = job_where_ws_back(where, q - 1);
         return q - where >= 4
                && (!strncmp(q - 4, "text", 4) || !strncmp(q - 4, "node", 4))
                && job_where_token_start(where, q - 4);
@@ -1383,14 +1383,12 @@ job_where_on_no_node(const char *where, const char *p)
         for (q--; q > where && job_xpath_name_char(q[-1]) && q[-1] != ':';
              q--)
             ;                   /* a prefix */
-    while (q > where && strchr(" \t\r\n", q[-1]))
-        q--;
+    q = job_where_ws_back(where, q);
     if (q > where && q[-1] == '@')
         return true;
     if (q - where < 2 || strncmp(q - 2, "::", 2))
         return false;
-    for (q -= 2; q > where && strchr(" \t\r\n", q[-1]); q--)
-        ;
+    q = job_where_ws_back(where, q - 2);
     return q - where >= 9 && !strncmp(q - 9, "attribute", 9)
            && job_where_token_start(where, q - 9);
 }
@@ -1409,15 +1407,6 @@ job_where_word(const char *p, const char *name, const char *next)
     p += len;
     p += strspn(p, " \t\r\n");
     return !strncmp(p, next, strlen(next));
-}
-
-/* The start of the white space that ends at 'p'. */
-static const char *
-job_where_ws_back(const char *where, const char *p)
-{
-    while (p > where && strchr(" \t\r\n", p[-1]))
-        p--;
-    return p;
 }
 
 /* The token that ends at 'p', white space skipped: its start in
