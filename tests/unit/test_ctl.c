@@ -568,6 +568,33 @@ test_failed_start_stores_no_network(void)
     lr_store_close(st);
 }
 
+/* Starts lightrail on 'network' and 'inventory' in place of the stored
+ * ones and asserts it is refused (EINVAL) for a job beyond them, with
+ * 'want' in the reason, no device touched: the channels under 'prefix'
+ * are 'channels' still. */
+static void
+assert_start_refused(const struct lr_topo *network,
+                     const struct lr_cluster *inventory, const char *want,
+                     const char *prefix, int channels)
+{
+    char err[1024], *report = NULL;
+    struct lr_ctl_config cfg = {
+        .db_path = db, .topo = network, .cluster = inventory,
+        .default_driver = "dummy", .dummy_dir = devdir,
+    };
+    struct lr_ctl *c = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(c);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "which the network does not have"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no device was touched"));
+    if (!strstr(err, want))
+        fprintf(stderr, "start beyond the network: %s\n", err);
+    CU_ASSERT_EQUAL(lr_test_ctl_channels(prefix), channels);
+    free(report);
+    lr_ctl_free(c);
+}
+
 /* A store whose jobs name links the network does not have (its
  * documents replaced by files of another network, as docs/controller.md
  * tells how for files "of the same network"; a hand edit): the start
@@ -580,7 +607,7 @@ test_jobs_beyond_the_network(void)
 {
     struct lr_ctl *c = open_ctl();
     struct lr_job job;
-    char err[1024], *report = NULL;
+    char err[1024];
     struct lr_intent wide = intent("b1", "gpt-1.9b", 40, 40);
     CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &wide, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
@@ -601,24 +628,8 @@ test_jobs_beyond_the_network(void)
         db_exec(phase ? "UPDATE jobs SET phase = 'provisioning'"
                         " WHERE name = 'b1'"
                       : "SELECT 1");
-        struct lr_ctl_config cfg = {
-            .db_path = db, .topo = small, .cluster = cluster,
-            .default_driver = "dummy", .dummy_dir = devdir,
-        };
-        c = NULL;
-        CU_ASSERT_EQUAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err),
-                        EINVAL);
-        CU_ASSERT_PTR_NULL(c);
-        CU_ASSERT_PTR_NOT_NULL(strstr(err, "job b1: lightpath "));
-        CU_ASSERT_PTR_NOT_NULL(strstr(err, "which the network does not "
-                                      "have"));
-        CU_ASSERT_PTR_NOT_NULL(strstr(err, "no device was touched"));
-        if (!strstr(err, "which the network does not have"))
-            fprintf(stderr, "jobs beyond the network: %s\n", err);
-        CU_ASSERT_EQUAL(lr_test_ctl_channels("b1/"), before);
-        free(report);
-        report = NULL;
-        lr_ctl_free(c);
+        assert_start_refused(small, cluster, "job b1: lightpath ", "b1/",
+                             before);
     }
     lr_topo_free(small);
     /* On its own network it starts, and rolls the job back. */
@@ -686,31 +697,6 @@ test_jobs_beyond_the_files_store_nothing(void)
     lr_ctl_free(c);
 }
 
-/* Starts lightrail with 'inventory' in place of the stored one and
- * asserts it is refused (EINVAL) with 'want' in the reason, no device
- * touched: the channels under 'prefix' are 'channels' still. */
-static void
-assert_start_refused(const struct lr_cluster *inventory, const char *want,
-                     const char *prefix, int channels)
-{
-    char err[1024], *report = NULL;
-    struct lr_ctl_config cfg = {
-        .db_path = db, .topo = topo, .cluster = inventory,
-        .default_driver = "dummy", .dummy_dir = devdir,
-    };
-    struct lr_ctl *c = NULL;
-    CU_ASSERT_EQUAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), EINVAL);
-    CU_ASSERT_PTR_NULL(c);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "which the network does not have"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no device was touched"));
-    if (!strstr(err, want))
-        fprintf(stderr, "start with fewer data centers: %s\n", err);
-    CU_ASSERT_EQUAL(lr_test_ctl_channels(prefix), channels);
-    free(report);
-    lr_ctl_free(c);
-}
-
 /* The data centers' side of 3418f49's check (job_fits_network()): a
  * stored job's lightpath ending in, or its only stage in, a data center
  * the inventory does not have refuses the start, naming them; before
@@ -751,7 +737,7 @@ test_jobs_beyond_the_inventory(void)
         if (fewer->links[i].a < top && fewer->links[i].b < top)
             fewer->links[n_links++] = fewer->links[i];
     fewer->n_links = n_links;
-    assert_start_refused(fewer, "job b3: lightpath ", "b3/", channels);
+    assert_start_refused(topo, fewer, "job b3: lightpath ", "b3/", channels);
     lr_cluster_free(fewer);
 
     /* The wide job gone, the one-DC job moved past the inventory. */
@@ -769,7 +755,7 @@ test_jobs_beyond_the_inventory(void)
     char want[64];
     snprintf(want, sizeof want, "job b4: stage 0 is in data center %d",
              cluster->n_dcs);
-    assert_start_refused(same, want, "b4/", 0);
+    assert_start_refused(topo, same, want, "b4/", 0);
     lr_cluster_free(same);
     /* Put back, it starts with the job as it was. */
     snprintf(sql, sizeof sql, "UPDATE stages SET dc = %d WHERE job = 'b4'",
