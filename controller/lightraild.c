@@ -197,27 +197,64 @@ detached_serving(void)
     detach_fd = -1;
 }
 
+/* lr_store_pruned_fn for lightraild: each copy removed is said, and
+ * one that could not be is a warning, not a refusal (the store itself
+ * is whole). */
+static void
+said_pruned(void *arg, const char *copy, int version, int err)
+{
+    const char *newest = arg;
+    if (!err)
+        lr_log(LR_LOG_INFO, "removed %s, a copy of schema %d an earlier "
+               "upgrade kept: of each schema only the newest copy is kept "
+               "(%s for schema %d)", copy, version, newest, version);
+    else
+        lr_log(LR_LOG_WARN, "cannot remove %s, an older copy of the store "
+               "(schema %d): %s: remove it by hand if it is not needed",
+               copy, version, strerror(err));
+}
+
 /* Opens the store at 'db', if there is one, on its own before anything
  * reads it: one of an older schema is migrated here, after the copy
  * lr_store_open() keeps of it, which is said (the way back to the older
- * lightraild).  A new state directory has no store yet: lr_ctl_new()
- * makes it.  0, or -1 with the refusal in err[errlen]. */
+ * lightraild).  Once migrated, the store is opened again, and only then
+ * are the copies the new one supersedes removed (lr_store_prune_kept()):
+ * a store that does not reopen keeps every copy.  A new state directory
+ * has no store yet: lr_ctl_new() makes it.  0, or -1 with the refusal
+ * in err[errlen]. */
 static int
 open_store_first(const char *db, char *err, size_t errlen)
 {
     struct lr_store *st = NULL;
-    int version = 0;
+    int version = 0, ret = -1;
+    char *kept = NULL;
     if (access(db, F_OK))
         return 0;
     if (lr_store_open(db, &st, err, errlen))
         return -1;
-    const char *kept = lr_store_kept(st, &version);
-    if (kept)
+    const char *k = lr_store_kept(st, &version);
+    if (k) {
         lr_log(LR_LOG_INFO, "store %s was schema %d; kept as %s before "
-               "migrating to %d", db, version, kept,
-               LR_STORE_SCHEMA_VERSION);
+               "migrating to %d", db, version, k, LR_STORE_SCHEMA_VERSION);
+        if (!(kept = strdup(k))) {
+            snprintf(err, errlen, "store %.1800s: out of memory", db);
+            goto cleanup;
+        }
+    }
     lr_store_close(st);
-    return 0;
+    st = NULL;
+    if (kept) {
+        if (lr_store_open(db, &st, err, errlen))
+            goto cleanup;
+        /* Failures were said one by one: the start goes on. */
+        (void) lr_store_prune_kept(db, kept, said_pruned, kept);
+    }
+    ret = 0;
+
+cleanup:
+    lr_store_close(st);
+    free(kept);
+    return ret;
 }
 
 /* The state directory's lock, held for the daemon's life (the fd is

@@ -19,6 +19,7 @@
  *     stays.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -583,8 +585,9 @@ lr_store_name_free(const char *path)
  * or, when a copy of an earlier upgrade has it, the first free of
  * "PATH.schema-V.bak.2" to ".99".  That earlier copy is not written
  * over: the operator who went back by copying it over the store left it
- * there and may still want it, and it holds less than the store does
- * now; nor is the start refused for it, which would stop an unattended
+ * there and may still want it until this migration has succeeded
+ * (lr_store_prune_kept() removes it then), and it holds less than the
+ * store does now; nor is the start refused for it, which would stop an unattended
  * upgrade for a file that is nobody's mistake.  0, ENAMETOOLONG, or
  * EEXIST when all 99 names are taken. */
 static int
@@ -721,6 +724,173 @@ lr_store_kept(const struct lr_store *s, int *version)
     if (version)
         *version = s && s->kept ? s->kept_version : 0;
     return s ? s->kept : NULL;
+}
+
+/* A copy an open kept beside the store (lr_store_kept_name()'s
+ * "BASE.schema-V.bak" or "BASE.schema-V.bak.N"), for
+ * lr_store_prune_kept(). */
+struct lr_store_copy {
+    char *name;               /* in the store's directory, owned */
+    long long version;
+    long n;                   /* 1 for ".bak", N for ".bak.N" */
+    struct timespec mtime;
+    bool just_made;           /* the 'kept' of lr_store_prune_kept() */
+};
+
+/* Parses 'name' as a copy of the store named 'base': its version and
+ * number in '*c'; false for any other name, a copy's journal included. */
+static bool
+lr_store_copy_parse(const char *base, const char *name,
+                    struct lr_store_copy *c)
+{
+    size_t blen = strlen(base);
+    const char *p = name;
+    char *end;
+    if (strncmp(p, base, blen) || strncmp(p + blen, ".schema-", 8))
+        return false;
+    p += blen + 8;
+    if (!isdigit((unsigned char) *p))
+        return false;
+    errno = 0;
+    c->version = strtoll(p, &end, 10);
+    if (errno || strncmp(end, ".bak", 4))
+        return false;
+    p = end + 4;
+    c->n = 1;
+    if (!*p)
+        return true;
+    if (*p != '.' || !isdigit((unsigned char) p[1]))
+        return false;
+    errno = 0;
+    c->n = strtol(p + 1, &end, 10);
+    return !errno && !*end && c->n >= 2;
+}
+
+/* Whether copy 'a' is newer than copy 'b' of the same version. */
+static bool
+lr_store_copy_newer(const struct lr_store_copy *a,
+                    const struct lr_store_copy *b)
+{
+    if (a->just_made != b->just_made)
+        return a->just_made;
+    if (a->mtime.tv_sec != b->mtime.tv_sec)
+        return a->mtime.tv_sec > b->mtime.tv_sec;
+    if (a->mtime.tv_nsec != b->mtime.tv_nsec)
+        return a->mtime.tv_nsec > b->mtime.tv_nsec;
+    return a->n > b->n;
+}
+
+/* Removes the copy at 'full' and then its journals: the database first,
+ * so that a failure leaves the copy whole (a database without its WAL
+ * would read as the store before its last commits).  0 or an errno. */
+static int
+lr_store_copy_remove(const char *full)
+{
+    static const char *const tails[] = { "-wal", "-journal" };
+    if (unlink(full))
+        return errno;
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        char f[PATH_MAX];
+        if (snprintf(f, sizeof f, "%s%s", full, tails[i]) >= (int) sizeof f)
+            return ENAMETOOLONG;
+        if (unlink(f) && errno != ENOENT)
+            return errno;
+    }
+    return 0;
+}
+
+/* The copies of the store named 'base' in directory 'dir' into '*out'
+ * ('*n' of them; the caller frees each name and the array), 'kept_base'
+ * marked as just made.  0, or an errno with nothing returned. */
+static int
+lr_store_copies(const char *dir, const char *base, const char *kept_base,
+                struct lr_store_copy **out, size_t *n)
+{
+    struct lr_store_copy *v = NULL;
+    size_t len = 0, cap = 0;
+    int ret = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno;
+    for (struct dirent *e; (e = readdir(d));) {
+        struct lr_store_copy c = { 0 };
+        struct stat st;
+        if (!lr_store_copy_parse(base, e->d_name, &c)
+            || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW)
+            || !S_ISREG(st.st_mode))
+            continue;
+        if (len == cap) {
+            size_t ncap = cap ? 2 * cap : 8;
+            struct lr_store_copy *nv = realloc(v, ncap * sizeof *v);
+            if (!nv) {
+                ret = ENOMEM;
+                break;
+            }
+            v = nv;
+            cap = ncap;
+        }
+        c.mtime = st.st_mtim;
+        c.just_made = kept_base && !strcmp(e->d_name, kept_base);
+        if (!(c.name = strdup(e->d_name))) {
+            ret = ENOMEM;
+            break;
+        }
+        v[len++] = c;
+    }
+    closedir(d);
+    if (ret) {
+        for (size_t i = 0; i < len; i++)
+            free(v[i].name);
+        free(v);
+        return ret;
+    }
+    *out = v;
+    *n = len;
+    return 0;
+}
+
+int
+lr_store_prune_kept(const char *path, const char *kept,
+                    lr_store_pruned_fn *said, void *arg)
+{
+    /* 'dir' for opendir(), 'prefix' to name a copy as 'path' names the
+     * store (the copy lr_store_kept() names is "PATH.schema-V.bak"). */
+    char dir[PATH_MAX], prefix[PATH_MAX], full[PATH_MAX];
+    struct lr_store_copy *c = NULL;
+    size_t n = 0;
+    int first = 0;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *kslash = kept ? strrchr(kept, '/') : NULL;
+    const char *kept_base = kslash ? kslash + 1 : kept;
+    if (snprintf(prefix, sizeof prefix, "%.*s", (int) (base - path), path)
+        >= (int) sizeof prefix)
+        return ENAMETOOLONG;
+    snprintf(dir, sizeof dir, "%s", *prefix ? prefix : ".");
+    int ret = lr_store_copies(dir, base, kept_base, &c, &n);
+    if (ret)
+        return ret;
+    for (size_t i = 0; i < n; i++) {
+        bool superseded = false;
+        for (size_t j = 0; j < n && !superseded; j++)
+            superseded = j != i && c[j].version == c[i].version
+                         && lr_store_copy_newer(&c[j], &c[i]);
+        if (!superseded)
+            continue;
+        if (snprintf(full, sizeof full, "%s%s", prefix, c[i].name)
+            >= (int) sizeof full)
+            ret = ENAMETOOLONG;
+        else
+            ret = lr_store_copy_remove(full);
+        if (ret && !first)
+            first = ret;
+        if (said)
+            said(arg, full, (int) c[i].version, ret);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(c[i].name);
+    free(c);
+    return first;
 }
 
 static int

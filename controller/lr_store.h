@@ -67,6 +67,30 @@ void lr_store_close(struct lr_store *);
  * version the store held; NULL and 0 when this open migrated nothing. */
 const char *lr_store_kept(const struct lr_store *, int *version);
 
+/* Said by lr_store_prune_kept() of each copy it removed ('err' 0) or
+ * could not remove (its errno): the copy's path and schema version. */
+typedef void lr_store_pruned_fn(void *arg, const char *copy, int version,
+                                int err);
+
+/* The retention of the copies lr_store_open() keeps before migrating:
+ * of each schema version, only the newest copy beside the store at
+ * 'path' stays, 'kept' (the copy this open just made, lr_store_kept())
+ * being the newest of its version whatever the clocks say, the others
+ * by their modification time (the time of the copy), then by their
+ * number (.bak.2 after .bak).  An older copy of a version is the store
+ * as it was before a later copy of that version: the operator who went
+ * back copied one of them over the store, and the newest holds what
+ * that store became.  The only copy of another version stays: it is
+ * the way back to that version's lightraild.  A copy goes with its
+ * journals (-wal, -journal).  Call it only once the migration that made
+ * 'kept' committed and the store opens again: until then the older
+ * copies may be the only good ones.  'said' (may be NULL) hears each
+ * copy removed or not; a copy that cannot be removed does not stop the
+ * others.  0, or the errno of the first failure (the directory that
+ * cannot be read, or a copy that cannot be removed). */
+int lr_store_prune_kept(const char *path, const char *kept,
+                        lr_store_pruned_fn *said, void *arg);
+
 /* Copies the database at 'from' and its journals (a crashed daemon's
  * WAL), as files, to 'to' and its journals, which must not exist; on a
  * failure, no part of the copy is left.

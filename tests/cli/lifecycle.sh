@@ -281,6 +281,26 @@ said="store $D/old/lightrail.db was schema 3; kept as $D/old/lightrail.db.schema
     && [ "$(grep -c -F "$said" "$tmp/old.log")" = 1 ] \
     && ok "lightraild on a version 3 store: kept before migrating, said: $(grep -o 'store .*schema 3.*' "$tmp/old.log")" \
     || notok "lightraild on a version 3 store: $(ls "$D/old"); $(grep -i 'store' "$tmp/old.log")"
+# The operator went back to the older lightraild (its copy over the
+# store) and forward again: each upgrade kept one more copy, forever.
+# Once the store migrated and reopens, the older copies of a schema are
+# removed, each said; the one just made, and the only copy of another
+# schema (2 here, from an upgrade long ago), stay.
+cp -p "$D/old/lightrail.db.schema-3.bak" "$D/old/lightrail.db"
+rm -f "$D/old/lightrail.db-wal" "$D/old/lightrail.db-shm"
+cp -p "$D/old/lightrail.db.schema-3.bak" "$D/old/lightrail.db.schema-2.bak"
+rm -f "$D/old/lightraild.port"
+$LIGHTRAILD --config "$D/old.json" --foreground 2> "$tmp/old2.log" &
+PID=$!
+await_file "$D/old/lightraild.port" $PID "$tmp/old2.log" lightraild \
+    > "$tmp/old.wait" 2>&1 || notok "lightraild upgrading again: $(cat "$tmp/old.wait")"
+stop_daemon
+copies="$(cd "$D/old" && ls -d lightrail.db.schema-* | tr '\n' ' ')"
+said="removed $D/old/lightrail.db.schema-3.bak, a copy of schema 3 an earlier upgrade kept"
+[ "$copies" = "lightrail.db.schema-2.bak lightrail.db.schema-3.bak.2 " ] \
+    && [ "$(grep -c -F "$said" "$tmp/old2.log")" = 1 ] \
+    && ok "upgraded again: the older copy of schema 3 removed, said: $(grep -o 'removed .*' "$tmp/old2.log")" \
+    || notok "upgraded again: copies left: $copies; $(grep -i 'store\|copy' "$tmp/old2.log")"
 # lightrail-check --help: the usage on stdout and exit 0, as every
 # lightrail command's; a wrong command line: the usage on stderr, exit 2.
 $CHECK --help > "$tmp/out" 2> "$tmp/err"

@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -1553,6 +1555,140 @@ test_copy(void)
     free(to);
 }
 
+/* A file 'name' in the test's directory with 'text', modified at
+ * 'mtime' (seconds since the epoch). */
+static void
+make_file_at(const char *name, const char *text, time_t mtime)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(text, f);
+    CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+    struct timespec t[2] = { { mtime, 0 }, { mtime, 0 } };
+    CU_ASSERT_EQUAL_FATAL(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+static bool
+exists_in_dir(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* What lr_store_prune_kept() said, one "copy version err;" each. */
+struct pruned {
+    char said[2048];
+};
+
+static void
+record_pruned(void *arg, const char *copy, int version, int err)
+{
+    struct pruned *p = arg;
+    const char *slash = strrchr(copy, '/');
+    size_t len = strlen(p->said);
+    snprintf(p->said + len, sizeof p->said - len, "%s %d %d;",
+             slash ? slash + 1 : copy, version, err);
+}
+
+/* Every migration kept one more copy beside the store, forever: an
+ * operator going back and forth between two lightraild versions filled
+ * the disk with them.  Now, of each schema version, the newest copy
+ * stays (the one just made for its version, by modification time for
+ * the others), with its journals; the older ones go with theirs; other
+ * files, and copies of another store, are not touched; a copy that
+ * cannot be removed is said and does not stop the others. */
+static void
+test_prune_kept(void)
+{
+    time_t now = time(NULL);
+    /* Schema 3: the copy just made has the lowest number and is older
+     * by the clock (a restored clock): it is still the one kept. */
+    make_file_at("pr.db.schema-3.bak", "just made", now - 100);
+    make_file_at("pr.db.schema-3.bak.2", "older", now - 50);
+    make_file_at("pr.db.schema-3.bak.2-wal", "older's wal", now - 50);
+    make_file_at("pr.db.schema-3.bak.3", "older", now - 60);
+    /* Schema 2: the newest by time stays, whatever its number. */
+    make_file_at("pr.db.schema-2.bak", "newest of 2", now - 10);
+    make_file_at("pr.db.schema-2.bak-wal", "its wal", now - 10);
+    make_file_at("pr.db.schema-2.bak.7", "old 2", now - 1000);
+    make_file_at("pr.db.schema-2.bak.7-journal", "its journal", now - 1000);
+    /* Schema 1: a single copy is the way back to its lightraild. */
+    make_file_at("pr.db.schema-1.bak", "only 1", now - 5000);
+    /* Names that are not copies of this store. */
+    make_file_at("pr.db.schema-2.bak.txt", "a note", now - 2000);
+    make_file_at("pr.db.schema-x.bak", "?", now - 2000);
+    make_file_at("pr2.db.schema-2.bak", "another store's", now - 2000);
+    make_file_at("other.db.schema-2.bak", "another store's", now - 2000);
+
+    char kept[600];
+    snprintf(kept, sizeof kept, "%s.schema-3.bak", db_path("pr"));
+    struct pruned p = { "" };
+    CU_ASSERT_EQUAL(lr_store_prune_kept(db_path("pr"), kept, record_pruned,
+                                        &p), 0);
+    static const char *const stay[] = {
+        "pr.db.schema-3.bak", "pr.db.schema-2.bak", "pr.db.schema-2.bak-wal",
+        "pr.db.schema-1.bak", "pr.db.schema-2.bak.txt", "pr.db.schema-x.bak",
+        "pr2.db.schema-2.bak", "other.db.schema-2.bak",
+    };
+    static const char *const gone[] = {
+        "pr.db.schema-3.bak.2", "pr.db.schema-3.bak.2-wal",
+        "pr.db.schema-3.bak.3", "pr.db.schema-2.bak.7",
+        "pr.db.schema-2.bak.7-journal",
+    };
+    for (size_t i = 0; i < sizeof stay / sizeof *stay; i++) {
+        CU_ASSERT(exists_in_dir(stay[i]));
+        if (!exists_in_dir(stay[i]))
+            fprintf(stderr, "removed: %s\n", stay[i]);
+    }
+    for (size_t i = 0; i < sizeof gone / sizeof *gone; i++) {
+        CU_ASSERT(!exists_in_dir(gone[i]));
+        if (exists_in_dir(gone[i]))
+            fprintf(stderr, "left: %s\n", gone[i]);
+    }
+    /* Each removal said once, journals with their copy. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(p.said, "pr.db.schema-3.bak.2 3 0;"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(p.said, "pr.db.schema-3.bak.3 3 0;"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(p.said, "pr.db.schema-2.bak.7 2 0;"));
+    CU_ASSERT_EQUAL(strlen(p.said), strlen("pr.db.schema-3.bak.2 3 0;")
+                                    + strlen("pr.db.schema-3.bak.3 3 0;")
+                                    + strlen("pr.db.schema-2.bak.7 2 0;"));
+
+    /* A copy whose journal cannot be removed (a directory in its
+     * place): said with its errno, returned, and the other copies
+     * still go. */
+    char wal_dir[600], inside[700];
+    make_file_at("pr.db.schema-1.bak.2", "old 1", now - 9000);
+    make_file_at("pr.db.schema-2.bak.8", "old 2", now - 9000);
+    snprintf(wal_dir, sizeof wal_dir, "%s.schema-1.bak.2-wal", db_path("pr"));
+    CU_ASSERT_EQUAL_FATAL(mkdir(wal_dir, 0700), 0);
+    snprintf(inside, sizeof inside, "%s/x", wal_dir);
+    FILE *f = fopen(inside, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fclose(f);
+    p.said[0] = '\0';
+    CU_ASSERT_EQUAL(lr_store_prune_kept(db_path("pr"), kept, record_pruned,
+                                        &p), EISDIR);
+    char want[64];
+    snprintf(want, sizeof want, "pr.db.schema-1.bak.2 1 %d;", EISDIR);
+    CU_ASSERT_PTR_NOT_NULL(strstr(p.said, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(p.said, "pr.db.schema-2.bak.8 2 0;"));
+    CU_ASSERT(!exists_in_dir("pr.db.schema-2.bak.8"));
+    CU_ASSERT(exists_in_dir("pr.db.schema-1.bak"));
+    if (!strstr(p.said, "pr.db.schema-2.bak.8 2 0;"))
+        fprintf(stderr, "said: %s\n", p.said);
+    unlink(inside);
+    rmdir(wal_dir);
+
+    /* A directory that cannot be read: its errno, nothing said. */
+    p.said[0] = '\0';
+    CU_ASSERT_EQUAL(lr_store_prune_kept("/nonexistent-lr/pr.db", NULL,
+                                        record_pruned, &p), ENOENT);
+    CU_ASSERT_EQUAL(p.said[0], '\0');
+}
+
 static CU_TestInfo tests[] = {
     { "round trip of every field", test_round_trip },
     { "reasons and notes of LR_JOB_REASON_MAX - 1 bytes are kept",
@@ -1587,6 +1723,7 @@ static CU_TestInfo tests[] = {
     { "a new store from no file", test_migrate_empty },
     { "a commit survives a crash", test_crash_durability },
     { "a copy holds the WAL's commits and leaves the source", test_copy },
+    { "of each schema only the newest copy kept stays", test_prune_kept },
     CU_TEST_INFO_NULL,
 };
 
