@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -304,6 +306,80 @@ lr_store_errf(struct lr_store *s, int ret, const char *fmt, ...)
     return ret;
 }
 
+/* The process other than this one that holds a POSIX lock on the file
+ * at 'path' (SQLite's locks are POSIX locks), as Linux lists them in
+ * /proc/locks ("1: POSIX ADVISORY WRITE PID MAJ:MIN:INODE START END",
+ * the device in hex): its pid, and its command name in comm[len] ("" if
+ * unknown).  The file is matched by device and inode, so a store
+ * reached through a symbolic or hard link is found too.  0 when none
+ * is known: another system, a lock held from another host, or only
+ * this process's (another connection of ours). */
+static pid_t
+lr_store_lock_holder(const char *path, char *comm, size_t len)
+{
+    struct stat st;
+    char line[256];
+    pid_t holder = 0;
+    comm[0] = '\0';
+    if (stat(path, &st))
+        return 0;
+    FILE *f = fopen("/proc/locks", "re");
+    if (!f)
+        return 0;
+    while (!holder && fgets(line, sizeof line, f)) {
+        unsigned maj, min;
+        unsigned long long ino;
+        long pid;
+        /* Waiters are listed as "N: -> POSIX ...": not holders. */
+        if (sscanf(line, "%*d: POSIX %*s %*s %ld %x:%x:%llu", &pid, &maj,
+                   &min, &ino) == 4
+            && maj == major(st.st_dev) && min == minor(st.st_dev)
+            && ino == (unsigned long long) st.st_ino && pid > 0
+            && pid != (long) getpid())
+            holder = (pid_t) pid;
+    }
+    fclose(f);
+    if (!holder)
+        return 0;
+    snprintf(line, sizeof line, "/proc/%ld/comm", (long) holder);
+    if ((f = fopen(line, "re"))) {
+        if (fgets(comm, (int) len, f))
+            comm[strcspn(comm, "\n")] = '\0';
+        else
+            comm[0] = '\0';
+        fclose(f);
+    }
+    return holder;
+}
+
+/* The refusal of a store another process holds ("database is locked"
+ * once the busy timeout has passed), naming that process when Linux
+ * says which.  A second lightraild on the same state directory is
+ * refused by that directory's lock before this; one whose state
+ * directory differs but whose store is the same file (a link) gets
+ * here, and was told it was "a sqlite3 shell, a backup tool". */
+static void
+lr_store_busy(struct lr_store *s, const char *what)
+{
+    char comm[64];
+    pid_t pid = lr_store_lock_holder(s->path, comm, sizeof comm);
+    if (pid && !strcmp(comm, "lightraild"))
+        lr_store_errf(s, 0, "%s: %s: %s: another lightraild (pid %ld) "
+                      "serves the store (the same file, through a link or "
+                      "from another state directory): stop it first, or "
+                      "give this one a store of its own", s->path, what,
+                      sqlite3_errmsg(s->db), (long) pid);
+    else if (pid)
+        lr_store_errf(s, 0, "%s: %s: %s: another process holds the store "
+                      "(pid %ld, %s): end it, then try again", s->path,
+                      what, sqlite3_errmsg(s->db), (long) pid,
+                      comm[0] ? comm : "command unknown");
+    else
+        lr_store_errf(s, 0, "%s: %s: %s: another process holds the store "
+                      "(a sqlite3 shell, a backup tool): end it, then try "
+                      "again", s->path, what, sqlite3_errmsg(s->db));
+}
+
 /* Records SQLite's message for a failure of 'what' and returns the errno
  * the header promises for it. */
 static int
@@ -320,12 +396,7 @@ lr_store_sqlerr(struct lr_store *s, int rc, const char *what)
                       sqlite3_errmsg(s->db));
         break;
     case SQLITE_BUSY:
-        /* "database is locked" once the busy timeout has passed: not
-         * another lightraild (its state directory's lock refuses that
-         * first) but a tool with the file open. */
-        lr_store_errf(s, 0, "%s: %s: %s: another process holds the store "
-                      "(a sqlite3 shell, a backup tool): end it, then try "
-                      "again", s->path, what, sqlite3_errmsg(s->db));
+        lr_store_busy(s, what);
         break;
     case SQLITE_CORRUPT:
         /* SQLite's "database disk image is malformed" says no remedy. */

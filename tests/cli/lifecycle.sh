@@ -52,6 +52,28 @@ else
 fi
 kill -0 "$PID" 2>/dev/null && ok "the first daemon still serves" \
     || notok "the first daemon died"
+# 2b. A second daemon on the same store from another state directory
+# (its lightrail.db a link to the first's): the state directories'
+# locks differ, SQLite's exclusive lock on the store refuses it at
+# start, but the refusal blamed "a sqlite3 shell, a backup tool".  It
+# names the lightraild that holds the store now.
+mkdir -p "$D/linked"
+ln -s "$D/state/lightrail.db" "$D/linked/lightrail.db"
+jq '.["lightrail-config:lightraild"]["state-dir"] = "linked"' \
+    "$D/lightraild.json" > "$D/linked.json"
+timeout 20 $LIGHTRAILD --config "$D/linked.json" --foreground \
+    > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] \
+   && grep -q "another lightraild (pid $PID) serves the store" "$tmp/err" \
+   && grep -q "$D/linked/lightrail.db" "$tmp/err" \
+   && [ ! -e "$D/linked/lightraild.port" ]; then
+    ok "a second daemon on the same store through a link: exit $rc, $(tail -n 1 "$tmp/err")"
+else
+    notok "a second daemon on the same store through a link: exit $rc, $(cat "$tmp/err")"
+fi
+kill -0 "$PID" 2>/dev/null && ok "the first daemon still serves its store" \
+    || notok "the first daemon died"
 
 # A configuration without a token or a client CA: no client could use
 # the API; refused at once, exit 2, nothing made.

@@ -1555,6 +1555,61 @@ test_copy(void)
     free(to);
 }
 
+/* The same with the lock held by another process, as a second
+ * lightraild whose state directory differs but whose store is the same
+ * file (a link) holds it: the refusal names that process, through a
+ * link too.  It blamed "a sqlite3 shell, a backup tool" whoever it
+ * was. */
+static void
+test_locked_store_names_holder(void)
+{
+    struct lr_store *s = open_store("held");
+    lr_store_close(s);
+    char link[600];
+    snprintf(link, sizeof link, "%s/held-link.db", dir);
+    CU_ASSERT_EQUAL_FATAL(symlink(db_path("held"), link), 0);
+    int ready[2], done[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(ready), 0);
+    CU_ASSERT_EQUAL_FATAL(pipe(done), 0);
+    pid_t child = fork();
+    CU_ASSERT_FATAL(child >= 0);
+    if (child == 0) {
+        /* Holds the store exclusively until the parent closes 'done'. */
+        sqlite3 *db = NULL;
+        char c = 'x';
+        close(ready[0]);
+        close(done[1]);
+        if (sqlite3_open(db_path("held"), &db) != SQLITE_OK
+            || sqlite3_exec(db, "PRAGMA locking_mode = EXCLUSIVE;"
+                            "BEGIN EXCLUSIVE", NULL, NULL, NULL) != SQLITE_OK)
+            _exit(1);
+        if (write(ready[1], &c, 1) != 1)
+            _exit(1);
+        (void) read(done[0], &c, 1);
+        _exit(0);
+    }
+    close(ready[1]);
+    close(done[0]);
+    char c, err[1024], want[64];
+    CU_ASSERT_EQUAL_FATAL(read(ready[0], &c, 1), 1);
+    s = NULL;
+    CU_ASSERT_EQUAL(lr_store_open(link, &s, err, sizeof err), EIO);
+    CU_ASSERT_PTR_NULL(s);
+    snprintf(want, sizeof want, "(pid %ld, test_store)", (long) child);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "another process holds the store"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, link));
+    if (!strstr(err, want))
+        fprintf(stderr, "held store: '%s', want '%s'\n", err, want);
+    close(done[1]);
+    close(ready[0]);
+    int status = -1;
+    CU_ASSERT_EQUAL(waitpid(child, &status, 0), child);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    s = open_store("held");
+    lr_store_close(s);
+}
+
 /* A file 'name' in the test's directory with 'text', modified at
  * 'mtime' (seconds since the epoch). */
 static void
@@ -1720,6 +1775,7 @@ static CU_TestInfo tests[] = {
     { "a store that cannot be written is refused at open",
       test_unwritable_store },
     { "a store another process holds says so", test_locked_store },
+    { "a store another process holds names it", test_locked_store_names_holder },
     { "a new store from no file", test_migrate_empty },
     { "a commit survives a crash", test_crash_durability },
     { "a copy holds the WAL's commits and leaves the source", test_copy },
