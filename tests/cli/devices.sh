@@ -184,6 +184,21 @@ jq -e --arg v "$victim" '."lightrail-state:state".device[]
     || notok "log at the restart: $(grep "ROADM $victim" "$D/log")"
 stop_daemon
 rm -f "$DEVS/$victim.fail"
+# Down when the daemon stopped, answering at the next start: shown up,
+# as it is, with no reason from before (the history is the log's); a
+# stored health would have shown it down, or an old reason, until the
+# start's reconciliation replaced it (docs/controller.md, "Each ROADM's
+# health": why nothing is stored).
+start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
+api GET $STATE
+jq -e --arg v "$victim" '."lightrail-state:state".device[]
+       | select(.name == $v) | .up and .operations == "1"
+         and .failures == "0" and has("last-success")
+         and (has("last-failure") | not) and (has("reason") | not)' \
+    "$tmp/body" > /dev/null \
+    && ok "restart: $victim answers again: up, one read, nothing from before" \
+    || notok "restart, back: $(jq -c --arg v "$victim" '."lightrail-state:state".device[] | select(.name == $v)' "$tmp/body")"
+stop_daemon
 
 # A fake lightraild on 127.0.0.1 (plain HTTP) whose state has no device
 # list, as one older than 2026-12-06 serves it or one without a ROADM;
