@@ -1,10 +1,12 @@
 #!/bin/sh
 # lightraild's life on 127.0.0.1: detached (no --foreground) it returns
 # once it serves, holds its state directory (a second daemon on it is
-# refused at once, naming the first), says a start-up error where it was
-# started, survives a SIGHUP while still starting, keeps a store of an
-# older schema beside it before migrating it, and removes its pid
-# and port files when it stops.  Stopped by PID, never by name.
+# refused at once, naming the first) and its store (a second daemon on
+# it through a link is refused at start, naming the first), says a
+# start-up error where it was started, survives a SIGHUP while still
+# starting, keeps a store of an older schema beside it before migrating
+# it (and then only the newest copy of each schema), and removes its
+# pid and port files when it stops.  Stopped by PID, never by name.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 
