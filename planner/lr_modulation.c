@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "planner/lr_modulation.h"
@@ -15,6 +16,8 @@ lr_modtable_default(struct lr_modtable *t)
     lr_modtable_add(t, "QPSK", 2500, 2);
     lr_modtable_add(t, "8QAM", 1250, 3);
     lr_modtable_add(t, "16QAM", 625, 4);
+    for (int i = 0; i < t->n; i++)
+        t->f[i].osnr_db = lr_mod_osnr_db(t->f[i].name);
 }
 
 int
@@ -32,8 +35,183 @@ lr_modtable_add(struct lr_modtable *t, const char *name, double reach_km,
             return EEXIST;
     f->reach_km = reach_km;
     f->se = se;
+    f->osnr_db = NAN;
     t->n++;
     return 0;
+}
+
+int
+lr_modtable_set_osnr(struct lr_modtable *t, int i, double db)
+{
+    if (i < 0 || i >= t->n
+        || !(isnan(db) || (db >= LR_MOD_OSNR_MIN_DB
+                           && db <= LR_MOD_OSNR_MAX_DB)))
+        return EINVAL;
+    t->f[i].osnr_db = db;
+    return 0;
+}
+
+int
+lr_modtable_find(const struct lr_modtable *t, const char *name)
+{
+    for (int i = 0; name && i < t->n; i++)
+        if (!strcmp(t->f[i].name, name))
+            return i;
+    return -1;
+}
+
+/* ---- the CSV reader ---- */
+
+/* The columns a line holds at most: a wider line is refused rather than
+ * cut, as a cut line would read other columns than its header names. */
+#define MODCSV_MAX_COLS 32
+
+/* Splits the NUL-terminated 'line' in place at each comma into at most
+ * MODCSV_MAX_COLS fields, keeping empty ones (strtok() would merge
+ * "a,,b" into two fields and shift every column after the gap).
+ * Returns the number of fields, or -1 when there are more. */
+static int
+modcsv_split(char *line, char **field)
+{
+    int n = 0;
+    for (char *p = line;; p++) {
+        if (n == MODCSV_MAX_COLS)
+            return -1;
+        field[n++] = p;
+        p += strcspn(p, ",");
+        if (!*p)
+            return n;
+        *p = '\0';
+    }
+}
+
+/* A whole field as a finite number within lo..hi; EINVAL otherwise. */
+static int
+modcsv_number(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo) || !(v <= hi))
+        return EINVAL;
+    *out = v;
+    return 0;
+}
+
+/* The header, line 1: name,maximum_length,spectral_efficiency first;
+ * '*osnr_col' the index of minimum_osnr, or -1 without it. */
+static int
+modcsv_header(char *line, int *osnr_col, char *err, size_t errlen)
+{
+    char *field[MODCSV_MAX_COLS];
+    int n = modcsv_split(line, field);
+    *osnr_col = -1;
+    if (n < 3 || strcmp(field[0], "name") || strcmp(field[1], "maximum_length")
+        || strcmp(field[2], "spectral_efficiency")) {
+        lr_set_err(err, errlen, "line 1: expected the header "
+                   "'name,maximum_length,spectral_efficiency,...'%s",
+                   n < 0 ? " of at most 32 columns" : "");
+        return EINVAL;
+    }
+    for (int i = 3; i < n; i++)
+        if (!strcmp(field[i], "minimum_osnr"))
+            *osnr_col = i;
+    return 0;
+}
+
+/* One format's line 'lineno' into 't' (a table being built). */
+static int
+modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
+           char *err, size_t errlen)
+{
+    char *field[MODCSV_MAX_COLS];
+    int n = modcsv_split(line, field);
+    double r, s, db = NAN;
+    if (n < 3 || modcsv_number(field[1], 1e-9, 1e9, &r)
+        || modcsv_number(field[2], 1e-9, 64, &s)) {
+        lr_set_err(err, errlen, "line %d: expected name,maximum_length,"
+                   "spectral_efficiency as the header names them: a reach "
+                   "in km (up to 1e9) and bits per symbol (up to 64), both "
+                   "positive%s", lineno,
+                   n < 0 ? ", in at most 32 columns" : "");
+        return EINVAL;
+    }
+    const char *name = field[0];
+    int rc = lr_modtable_add(t, name, r, s);
+    if (rc == ENOSPC)
+        lr_set_err(err, errlen, "line %d: format '%s': more than %d "
+                   "formats, the most a table holds: keep those the "
+                   "network uses", lineno, name, LR_MOD_MAX);
+    else if (rc)
+        lr_set_err(err, errlen, "line %d: format '%s': %s", lineno, name,
+                   rc == EEXIST ? "listed twice"
+                   : "its name must be 1 to 15 characters");
+    if (rc)
+        return rc;
+    /* An empty cell, or a line that ends before the column, says no
+     * more than a file without the column. */
+    if (osnr_col >= 0 && osnr_col < n && *field[osnr_col]) {
+        if (modcsv_number(field[osnr_col], LR_MOD_OSNR_MIN_DB,
+                          LR_MOD_OSNR_MAX_DB, &db)) {
+            lr_set_err(err, errlen, "line %d: format '%s': column %d, "
+                       "minimum_osnr, is '%s': give the OSNR its receiver "
+                       "needs in dB, from %g to %g, or leave the cell empty "
+                       "for the default's", lineno, name, osnr_col + 1,
+                       field[osnr_col], LR_MOD_OSNR_MIN_DB,
+                       LR_MOD_OSNR_MAX_DB);
+            return EINVAL;
+        }
+    } else
+        db = lr_mod_osnr_db(name);
+    t->f[t->n - 1].osnr_db = db;
+    return 0;
+}
+
+int
+lr_modtable_parse_csv(struct lr_modtable *t, const char *text, size_t len,
+                      char *err, size_t errlen)
+{
+    struct lr_modtable next = { 0 };
+    int rc = 0, lineno = 0, osnr_col = -1;
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        lr_set_err(err, errlen, "out of memory");
+        return ENOMEM;
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    if (strlen(copy) != len) {
+        /* strlen() stops at the first NUL: its line is the count of
+         * newlines before it, plus one. */
+        int at = 1;
+        for (const char *p = copy; (p = strchr(p, '\n')); p++)
+            at++;
+        lr_set_err(err, errlen, "line %d: a NUL byte: the file is not a "
+                   "CSV text", at);
+        rc = EINVAL;
+        goto cleanup;
+    }
+    for (char *line = copy, *next_line; line && !rc; line = next_line) {
+        next_line = strchr(line, '\n');
+        if (next_line)
+            *next_line++ = '\0';
+        line[strcspn(line, "\r")] = '\0';
+        lineno++;
+        if (lineno == 1)
+            rc = modcsv_header(line, &osnr_col, err, errlen);
+        else if (*line)
+            rc = modcsv_row(&next, line, lineno, osnr_col, err, errlen);
+    }
+    if (!rc && next.n == 0) {
+        lr_set_err(err, errlen, "no modulation formats");
+        rc = EINVAL;
+    }
+    if (!rc)
+        *t = next;
+
+cleanup:
+    free(copy);
+    return rc;
 }
 
 int

@@ -158,6 +158,11 @@ expect_bad "unknown or incomplete option '--frobnicate'" $LIGHTRAIL rsa-sim --to
 # file does not have).
 expect_bad "$tmp/bad.csv: line 2: expected name,maximum_length,spectral_efficiency as the header names them" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/bad.csv"
 expect_bad "$tmp/nohdr.csv: line 1:" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/nohdr.csv"
+# The table's OSNR thresholds are read with it, so a bad one is refused
+# by line and column, though rsa-sim does not use them.
+printf 'name,maximum_length,spectral_efficiency,minimum_osnr\nQPSK,2500,2,12.6\n16QAM,625,4,22,4\n8QAM,1250,3,1e3\n' > "$tmp/osnr.csv"
+expect_bad "$tmp/osnr.csv: line 4: format '8QAM': column 4, minimum_osnr, is '1e3': give the OSNR its receiver needs in dB, from 0 to 50, or leave the cell empty for the default's" \
+    $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/osnr.csv"
 # A directory opens; only its read fails: that is the reason, not "no
 # modulation formats".
 mkdir "$tmp/mods.d"

@@ -2,6 +2,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "planner/lr_modulation.h"
@@ -78,6 +79,148 @@ test_add_rejects(void)
     CU_ASSERT_EQUAL(t.n, 1);
 }
 
+/* The default thresholds are the documented engineering values, and a
+ * threshold outside 0..50 dB (or not a number) is refused, NAN is
+ * "unknown". */
+static void
+test_osnr_default_and_set(void)
+{
+    struct lr_modtable t;
+    lr_modtable_default(&t);
+    static const double want[] = { 9, 12, 16, 20 };
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT_DOUBLE_EQUAL(t.f[i].osnr_db, want[i], 0);
+    CU_ASSERT_EQUAL(lr_modtable_find(&t, "8QAM"), 2);
+    CU_ASSERT_EQUAL(lr_modtable_find(&t, "64QAM"), -1);
+    CU_ASSERT_EQUAL(lr_modtable_set_osnr(&t, 2, 18.6), 0);
+    CU_ASSERT_DOUBLE_EQUAL(t.f[2].osnr_db, 18.6, 0);
+    CU_ASSERT_EQUAL(lr_modtable_set_osnr(&t, 2, -0.5), EINVAL);
+    CU_ASSERT_EQUAL(lr_modtable_set_osnr(&t, 2, 50.5), EINVAL);
+    CU_ASSERT_EQUAL(lr_modtable_set_osnr(&t, 2, INFINITY), EINVAL);
+    CU_ASSERT_EQUAL(lr_modtable_set_osnr(&t, 4, 10), EINVAL);
+    CU_ASSERT_DOUBLE_EQUAL(t.f[2].osnr_db, 18.6, 0);
+    CU_ASSERT_EQUAL(lr_modtable_set_osnr(&t, 2, NAN), 0);
+    CU_ASSERT(isnan(t.f[2].osnr_db));
+    /* A format added by hand has no threshold until one is set. */
+    struct lr_modtable u = { 0 };
+    CU_ASSERT_EQUAL_FATAL(lr_modtable_add(&u, "16QAM", 625, 4), 0);
+    CU_ASSERT(isnan(u.f[0].osnr_db));
+}
+
+static int
+parse(struct lr_modtable *t, const char *text, char *err, size_t errlen)
+{
+    err[0] = '\0';
+    return lr_modtable_parse_csv(t, text, strlen(text), err, errlen);
+}
+
+/* The CSV's minimum_osnr sets each format's threshold, wherever the
+ * column is after the first three; a file without it, or an empty cell,
+ * takes the default's of the same name, NAN for a name the default does
+ * not have. */
+static void
+test_csv_thresholds(void)
+{
+    struct lr_modtable t;
+    char err[256];
+    CU_ASSERT_EQUAL(parse(&t, "name,maximum_length,spectral_efficiency,"
+                          "minimum_osnr,inband_xt\r\n"
+                          "QPSK,2500,2,12.6,-17\r\n"
+                          "\r\n"
+                          "16QAM,625,4,22.4,-23\r\n"
+                          "64QAM,300,6,28.5,-26\r\n", err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(err, "");
+    CU_ASSERT_EQUAL_FATAL(t.n, 3);
+    CU_ASSERT_STRING_EQUAL(t.f[2].name, "64QAM");
+    CU_ASSERT_DOUBLE_EQUAL(t.f[0].osnr_db, 12.6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(t.f[1].osnr_db, 22.4, 0);
+    CU_ASSERT_DOUBLE_EQUAL(t.f[2].osnr_db, 28.5, 0);
+    CU_ASSERT_DOUBLE_EQUAL(t.f[2].reach_km, 300, 0);
+    CU_ASSERT_DOUBLE_EQUAL(t.f[2].se, 6, 0);
+
+    /* The column last, one cell empty, one line ending before it. */
+    CU_ASSERT_EQUAL(parse(&t, "name,maximum_length,spectral_efficiency,"
+                          "note,minimum_osnr\n"
+                          "8QAM,1250,3,x,\n"
+                          "64QAM,300,6\n"
+                          "QPSK,2500,2,,13\n", err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(t.n, 3);
+    CU_ASSERT_DOUBLE_EQUAL(t.f[0].osnr_db, 16, 0);
+    CU_ASSERT(isnan(t.f[1].osnr_db));
+    CU_ASSERT_DOUBLE_EQUAL(t.f[2].osnr_db, 13, 0);
+
+    /* No column: the defaults by name, none for a new name. */
+    CU_ASSERT_EQUAL(parse(&t, "name,maximum_length,spectral_efficiency\n"
+                          "16QAM,625,4\nBPSK,100000,1\n64QAM,300,6,30\n",
+                          err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(t.n, 3);
+    CU_ASSERT_DOUBLE_EQUAL(t.f[0].osnr_db, 20, 0);
+    CU_ASSERT_DOUBLE_EQUAL(t.f[1].osnr_db, 9, 0);
+    CU_ASSERT(isnan(t.f[2].osnr_db));
+}
+
+/* Bad input: refused naming the line (and the column for a threshold),
+ * and the table is left as it was. */
+static void
+test_csv_refusals(void)
+{
+    static const struct {
+        const char *text;
+        int rc;
+        const char *err;
+    } cases[] = {
+        { "name,reach_km,se\nQPSK,2500,2\n", EINVAL,
+          "line 1: expected the header "
+          "'name,maximum_length,spectral_efficiency,...'" },
+        { "", EINVAL, "line 1: expected the header" },
+        { "name,maximum_length,spectral_efficiency\n\n", EINVAL,
+          "no modulation formats" },
+        { "name,maximum_length,spectral_efficiency\nQPSK,,2500,2\n",
+          EINVAL, "line 2: expected name,maximum_length,spectral_efficiency "
+          "as the header names them" },
+        { "name,maximum_length,spectral_efficiency\nQPSK,2500\n", EINVAL,
+          "line 2: expected name,maximum_length" },
+        { "name,maximum_length,spectral_efficiency\nQPSK,2500,2\n"
+          "QPSK,2500,2\n", EEXIST, "line 3: format 'QPSK': listed twice" },
+        { "name,maximum_length,spectral_efficiency,minimum_osnr\n"
+          "QPSK,2500,2,12\n16QAM,625,4,abc\n", EINVAL,
+          "line 3: format '16QAM': column 4, minimum_osnr, is 'abc': give "
+          "the OSNR its receiver needs in dB, from 0 to 50, or leave the "
+          "cell empty for the default's" },
+        { "name,maximum_length,spectral_efficiency,minimum_osnr\n"
+          "QPSK,2500,2,-3\n", EINVAL,
+          "line 2: format 'QPSK': column 4, minimum_osnr, is '-3'" },
+        { "name,maximum_length,spectral_efficiency,minimum_osnr\n"
+          "QPSK,2500,2,120\n", EINVAL, "is '120': give the OSNR" },
+        { "name,maximum_length,spectral_efficiency,minimum_osnr\n"
+          "QPSK,2500,2,inf\n", EINVAL, "is 'inf': give the OSNR" },
+        { "name,maximum_length,spectral_efficiency,minimum_osnr\n"
+          "QPSK,2500,2,nan\n", EINVAL, "is 'nan': give the OSNR" },
+        { "name,maximum_length,spectral_efficiency,minimum_osnr\n"
+          "QPSK,2500,2,12 dB\n", EINVAL, "is '12 dB': give the OSNR" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct lr_modtable t;
+        char err[512];
+        lr_modtable_default(&t);
+        CU_ASSERT_EQUAL(parse(&t, cases[i].text, err, sizeof err),
+                        cases[i].rc);
+        if (!strstr(err, cases[i].err))
+            fprintf(stderr, "case %zu: '%s'\n", i, err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].err));
+        CU_ASSERT_EQUAL(t.n, 4);
+        CU_ASSERT_DOUBLE_EQUAL(t.f[3].osnr_db, 20, 0);
+    }
+    /* A NUL byte is refused on its line, not read as the end. */
+    struct lr_modtable t;
+    char err[256];
+    static const char nul[] = "name,maximum_length,spectral_efficiency\n"
+                              "QPSK,2500,2\n16QAM\0,625,4\n";
+    CU_ASSERT_EQUAL(lr_modtable_parse_csv(&t, nul, sizeof nul - 1, err,
+                                          sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "line 3: a NUL byte"));
+}
+
 /* The built-in table must be the DeepRMSA file, when it is at hand. */
 static void
 test_default_matches_reference_file(void)
@@ -114,6 +257,39 @@ test_default_matches_reference_file(void)
     CU_ASSERT_EQUAL(rows, t.n);
 }
 
+/* The DeepRMSA file read as a table: its reaches and efficiencies are
+ * the default's, its minimum_osnr column its own (not the default's
+ * thresholds; lr_modulation.h says why they differ). */
+static void
+test_reference_file_thresholds(void)
+{
+    size_t n;
+    char *text = (char *) lr_test_read_file(
+        "../shared/data/modulations_deeprmsa.csv",
+                                   &n);
+    if (!text)
+        text = (char *) lr_test_read_file(LR_SHARED_DIR
+                                 "/data/modulations_deeprmsa.csv", &n);
+    if (!text) {
+        fprintf(stderr, "skip: ../shared/data/modulations_deeprmsa.csv "
+                "absent\n");
+        return;
+    }
+    struct lr_modtable t, d;
+    char err[256];
+    lr_modtable_default(&d);
+    CU_ASSERT_EQUAL_FATAL(lr_modtable_parse_csv(&t, text, n, err,
+                                                sizeof err), 0);
+    free(text);
+    static const double want[] = { 12.6, 12.6, 18.6, 22.4 };
+    CU_ASSERT_EQUAL_FATAL(t.n, 4);
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_STRING_EQUAL(t.f[i].name, d.f[i].name);
+        CU_ASSERT_DOUBLE_EQUAL(t.f[i].reach_km, d.f[i].reach_km, 0);
+        CU_ASSERT_DOUBLE_EQUAL(t.f[i].osnr_db, want[i], 0);
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "most efficient format within reach", test_choose },
     { "slots = ceil(rate / (SE x 12.5)) + guard", test_slots },
@@ -121,6 +297,11 @@ static CU_TestInfo tests[] = {
     { "bad formats are refused", test_add_rejects },
     { "default table equals modulations_deeprmsa.csv",
       test_default_matches_reference_file },
+    { "OSNR thresholds: defaults, set, refused", test_osnr_default_and_set },
+    { "CSV: minimum_osnr sets the thresholds", test_csv_thresholds },
+    { "CSV: bad input refused by line and column", test_csv_refusals },
+    { "CSV: the DeepRMSA file's thresholds",
+      test_reference_file_thresholds },
     CU_TEST_INFO_NULL,
 };
 

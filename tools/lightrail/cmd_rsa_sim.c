@@ -93,7 +93,8 @@ usage(FILE *f)
 "  --modulations FILE  reach table as CSV name,maximum_length,\n"
 "                      spectral_efficiency,..., at most 16 formats with\n"
 "                      names of 1 to 15 characters (default: the\n"
-"                      DeepRMSA table)\n"
+"                      DeepRMSA table); a minimum_osnr column, unused\n"
+"                      here, must hold dB from 0 to 50 or be empty\n"
 "  --format FMT        text (a table) or json (one object per line)\n"
 "  --plot FILE.png     draw blocking against load, log scale (gnuplot)\n"
 "  --quiet             no progress on stderr (else a line redrawn on a\n"
@@ -122,75 +123,6 @@ parse_rate(const char *s, struct opts *o)
     o->rate_min = (int) lo;
     o->rate_max = (int) hi;
     return 0;
-}
-
-/* Reads a modulation CSV: a header, then name,maximum_length,
- * spectral_efficiency[,...] per line. */
-static int
-load_modulations(const char *path, struct lr_modtable *t)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        lr_cli_err(CMD, "%s: %s", path, strerror(errno));
-        return LR_EXIT_USAGE;
-    }
-    char line[512];
-    int lineno = 0, rc = LR_EXIT_OK;
-    t->n = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (lineno == 1) {
-            if (strncmp(line, "name,maximum_length,spectral_efficiency", 39)) {
-                lr_cli_err(CMD, "%s: line 1: expected the header "
-                           "'name,maximum_length,spectral_efficiency,...'",
-                           path);
-                rc = LR_EXIT_USAGE;
-                break;
-            }
-            continue;
-        }
-        if (!*line)
-            continue;
-        char *name = strtok(line, ","), *reach = strtok(NULL, ","),
-             *se = strtok(NULL, ",");
-        double r, s;
-        if (!name || !reach || !se || lr_cli_parse_double(reach, 1e-9, 1e9, &r)
-            || lr_cli_parse_double(se, 1e-9, 64, &s)) {
-            lr_cli_err(CMD, "%s: line %d: expected name,maximum_length,"
-                       "spectral_efficiency as the header names them: a "
-                       "reach in km (up to 1e9) and bits per symbol (up to "
-                       "64), both positive", path, lineno);
-            rc = LR_EXIT_USAGE;
-            break;
-        }
-        int err = lr_modtable_add(t, name, r, s);
-        if (err) {
-            if (err == ENOSPC)
-                lr_cli_err(CMD, "%s: line %d: format '%s': more than %d "
-                           "formats, the most a table holds: keep those "
-                           "the network uses", path, lineno, name,
-                           LR_MOD_MAX);
-            else
-                lr_cli_err(CMD, "%s: line %d: format '%s': %s", path,
-                           lineno, name, err == EEXIST ? "listed twice"
-                           : "its name must be 1 to 15 characters");
-            rc = LR_EXIT_USAGE;
-            break;
-        }
-    }
-    /* fopen() opens a directory; only the read fails (EISDIR), and so
-     * does reading an unreadable device: say so, not "no formats". */
-    if (rc == LR_EXIT_OK && ferror(f)) {
-        lr_cli_err(CMD, "%s: %s", path, strerror(errno ? errno : EIO));
-        rc = LR_EXIT_USAGE;
-    }
-    fclose(f);
-    if (rc == LR_EXIT_OK && t->n == 0) {
-        lr_cli_err(CMD, "%s: no modulation formats", path);
-        rc = LR_EXIT_USAGE;
-    }
-    return rc;
 }
 
 struct cell {
@@ -458,7 +390,8 @@ lr_cmd_rsa_sim(int argc, char **argv)
 
     struct lr_modtable mods;
     lr_modtable_default(&mods);
-    if (o.modulations && (rc = load_modulations(o.modulations, &mods)))
+    if (o.modulations
+        && (rc = lr_cli_load_modulations(CMD, o.modulations, &mods)))
         return rc;
 
     struct ly_ctx *ctx = NULL;
