@@ -267,10 +267,14 @@ check_prepare(const struct lr_ctl *c, const struct lr_job *job, int k,
     p->rx = *rx;
     p->n = lp->n;
     p->m = lp->m;
-    if (lp->mod >= 0 && lp->mod < c->rsa->mods.n)
+    /* The threshold is the table's that chose the format: a format
+     * without one (NAN) is refused by check_run(), not passed. */
+    p->threshold_db = NAN;
+    if (lp->mod >= 0 && lp->mod < c->rsa->mods.n) {
         snprintf(p->modulation, sizeof p->modulation, "%s",
                  c->rsa->mods.f[lp->mod].name);
-    p->threshold_db = lr_mod_osnr_db(p->modulation);
+        p->threshold_db = c->rsa->mods.f[lp->mod].osnr_db;
+    }
     p->rate_gbps = lp->capacity_gbps;
 }
 
@@ -287,7 +291,8 @@ check_run(const struct lr_ctl_lpcheck *ck, char *err, size_t errlen)
     if (isnan(p->threshold_db))
         return lr_ctl_fail(err, errlen, EINVAL, "lightpath %s: no gOSNR "
                            "threshold is known for modulation '%s': it cannot "
-                           "be checked; add the format to lr_mod_osnr_db()",
+                           "be checked; give the format its minimum_osnr in "
+                           "the modulation table (planner/lr_modulation.h)",
                            p->name, p->modulation);
     int rc = ck->cls->check_lightpath(ck->a, ck->b, p, &q, e, sizeof e);
     if (rc)

@@ -8,6 +8,24 @@
 #include "planner/lr_modulation.h"
 #include "planner/lr_util.h"
 
+/* The default table's OSNR threshold of the format 'name', NAN for a
+ * format it does not have (lr_modulation.h says where the values come
+ * from).  Only tables are asked for a threshold elsewhere, so that the
+ * table in use decides. */
+static double
+mod_default_osnr_db(const char *name)
+{
+    static const struct {
+        const char *name;
+        double db;
+    } t[] = { { "BPSK", 9 }, { "QPSK", 12 }, { "8QAM", 16 },
+              { "16QAM", 20 } };
+    for (size_t i = 0; name && i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(t[i].name, name))
+            return t[i].db;
+    return NAN;
+}
+
 void
 lr_modtable_default(struct lr_modtable *t)
 {
@@ -17,7 +35,7 @@ lr_modtable_default(struct lr_modtable *t)
     lr_modtable_add(t, "8QAM", 1250, 3);
     lr_modtable_add(t, "16QAM", 625, 4);
     for (int i = 0; i < t->n; i++)
-        t->f[i].osnr_db = lr_mod_osnr_db(t->f[i].name);
+        t->f[i].osnr_db = mod_default_osnr_db(t->f[i].name);
 }
 
 int
@@ -162,7 +180,7 @@ modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
             return EINVAL;
         }
     } else
-        db = lr_mod_osnr_db(name);
+        db = mod_default_osnr_db(name);
     t->f[t->n - 1].osnr_db = db;
     return 0;
 }
@@ -250,18 +268,4 @@ double
 lr_mod_capacity(const struct lr_modformat *f, int slots, int guard)
 {
     return slots > guard ? (slots - guard) * f->se * LR_SLOT_GHZ : 0;
-}
-
-double
-lr_mod_osnr_db(const char *name)
-{
-    static const struct {
-        const char *name;
-        double db;
-    } t[] = { { "BPSK", 9 }, { "QPSK", 12 }, { "8QAM", 16 },
-              { "16QAM", 20 } };
-    for (size_t i = 0; name && i < sizeof t / sizeof t[0]; i++)
-        if (!strcmp(t[i].name, name))
-            return t[i].db;
-    return NAN;
 }

@@ -95,10 +95,6 @@ int lr_mod_choose(const struct lr_modtable *t, double length_km);
  * than any spectrum, so that the request blocks. */
 int lr_mod_slots(const struct lr_modformat *f, double rate_gbps, int guard);
 
-/* The default table's OSNR threshold of the format 'name' (above), NAN
- * for a format it does not have. */
-double lr_mod_osnr_db(const char *name);
-
 /* Capacity in Gb/s of 'slots' slots (guard included) with format 'f'. */
 double lr_mod_capacity(const struct lr_modformat *f, int slots, int guard);
 

@@ -12,8 +12,9 @@
  *     /monitor?monitor=t2-monitor -> {"osnr": {"K": {"gosnr": dB, ...}}}
  * The emulator does not say whether the signal is received: the
  * receiver's generalised OSNR (ASE and nonlinear noise) must reach the
- * modulation format's required OSNR (planner/lr_modulation.h,
- * lr_mod_osnr_db).  W1/W2 are the terminals' ports on their links to r1
+ * modulation format's required OSNR, the caller's threshold_db (the
+ * osnr_db of the format in its modulation table, planner/lr_modulation.h).
+ * W1/W2 are the terminals' ports on their links to r1
  * and rN (from /links); K is the lowest 50 GHz channel of the media
  * channel (a transceiver uses one channel).
  */

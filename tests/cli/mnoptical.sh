@@ -6,6 +6,7 @@
 # refused with exit 3 naming the 3.0 dB shortfall; bad input is exit 2
 # with one line, an emulator nobody serves exit 6.  The double is started
 # here on 127.0.0.1 (a free port) and stopped by its PID, also on failure.
+# With --modulations the thresholds are the CSV's minimum_osnr.
 . "${srcdir:-.}/tests/cli/lib.sh"
 DOUBLE=${MNO_DOUBLE:-./tests/cli/mno-double}
 dpid=
@@ -38,6 +39,40 @@ if [ $rc -eq 3 ] && grep -q 'margin -3.0 dB, NOT received' "$tmp/out" \
 else
     notok "16QAM: exit $rc, $(cat "$tmp/out" "$tmp/err")"
 fi
+
+# --modulations: the threshold is the table's.  8QAM at the DeepRMSA
+# file's 18.6 dB is refused at 17 dB; a format only the file names is
+# judged by its minimum_osnr; one the file gives no threshold is bad
+# input naming the column; 16QAM keeps its default where the cell is
+# empty.
+printf 'name,maximum_length,spectral_efficiency,minimum_osnr\n8QAM,1250,3,18.6\n64QAM,300,6,16.5\n32QAM,500,5,\n16QAM,625,4,\n' > "$tmp/mods.csv"
+chk --modulation 8QAM --modulations "$tmp/mods.csv" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 3 ] && grep -q -x 't1 -> t2 on channel 5: gOSNR 17.0 dB (OSNR 17.5 dB), 8QAM needs 18.6 dB: margin -1.6 dB, NOT received' "$tmp/out" \
+   && grep -q -F "1.6 dB below 8QAM's threshold of 18.6 dB" "$tmp/err"; then
+    ok "--modulations: 8QAM at the file's 18.6 dB refused (exit 3)"
+else
+    notok "--modulations 8QAM: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+chk --modulation 64QAM --modulations "$tmp/mods.csv" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q '64QAM needs 16.5 dB: margin +0.5 dB, received' "$tmp/out"; then
+    ok "--modulations: a format only the file names, judged by its minimum_osnr"
+else
+    notok "--modulations 64QAM: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+chk --modulation 16QAM --modulations "$tmp/mods.csv" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 3 ] && grep -q '16QAM needs 20.0 dB' "$tmp/out" \
+    && ok "--modulations: an empty cell keeps the default's 20 dB" \
+    || notok "--modulations 16QAM: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+expect_bad "--modulation: '32QAM' has no OSNR threshold in $tmp/mods.csv: give it in the file's minimum_osnr column (dB), or choose another format" \
+    chk --modulation 32QAM --modulations "$tmp/mods.csv"
+expect_bad "--modulation: one of 8QAM, 64QAM, 32QAM, 16QAM (the formats of $tmp/mods.csv), not 'QPSK'" \
+    chk --modulation QPSK --modulations "$tmp/mods.csv"
+printf 'name,maximum_length,spectral_efficiency,minimum_osnr\n8QAM,1250,3,18.6 dB\n' > "$tmp/badmods.csv"
+expect_bad "$tmp/badmods.csv: line 2: format '8QAM': column 4, minimum_osnr, is '18.6 dB'" \
+    chk --modulation 8QAM --modulations "$tmp/badmods.csv"
 
 expect_bad "check needs --emulator" $LIGHTRAIL mnoptical check --path t1,r1,t2
 expect_bad "--path: item 2 of 't1,,r1,r2,r3,t2' is empty: give the nodes separated by single commas" \

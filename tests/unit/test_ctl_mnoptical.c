@@ -16,15 +16,20 @@
  * then t1 -> t2) and its six ROADM rules installed; at 15 dB a job fails
  * with a reason naming the gOSNR, the threshold and the margin, and no
  * ROADM keeps a rule; the spectrum it took is free again; a terminal for
- * a data center the inventory does not have is refused at start.
+ * a data center the inventory does not have is refused at start.  The
+ * threshold is the controller's modulation table's: 8QAM at 18.6 dB
+ * there (the DeepRMSA file's) refuses the 17 dB a 16 dB table admits,
+ * and 8QAM without a threshold is refused, naming the table's column.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "controller/lr_ctl.h"
+#include "controller/lr_ctl_int.h"
 #include "tests/lr_test.h"
 #include "tests/unit/lr_test_dev.h"
 #include "tests/unit/mno_double.h"
@@ -193,6 +198,74 @@ test_received_and_refused(void)
     lr_ctl_free(c);
 }
 
+/* The controller's table, not a fixed list, sets the threshold.  Tests
+ * reach into the controller (lr_ctl_int.h) for it: lightraild's table is
+ * the default, which a test cannot otherwise change. */
+static void
+set_8qam_osnr(struct lr_ctl *c, double osnr_db)
+{
+    int i = lr_modtable_find(&c->rsa->mods, "8QAM");
+    CU_ASSERT_FATAL(i >= 0);
+    CU_ASSERT_EQUAL_FATAL(lr_modtable_set_osnr(&c->rsa->mods, i, osnr_db),
+                          0);
+}
+
+/* A job admitted against the test's expectation must not hold the GPUs
+ * and channels the next job or test needs (the store outlives 'c'). */
+static void
+drop_if_active(struct lr_ctl *c, const struct lr_job *job)
+{
+    char err[256];
+    if (job->phase == LR_JOB_ACTIVE)
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, job->intent.name, err, sizeof err),
+                        0);
+}
+
+static void
+test_threshold_from_table(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in;
+    char err[1024];
+
+    mno_double_reset();
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    set_8qam_osnr(c, 18.6);
+    dbl.gosnr = 17;
+    in = intent("strict");
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
+    if (!strstr(job.reason, "1.6 dB below 8QAM's threshold of 18.6 dB"))
+        fprintf(stderr, "strict: %s\n", job.reason);
+    drop_if_active(c, &job);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "gOSNR 17.0 dB on channel 5 "
+                                              "is 1.6 dB below 8QAM's "
+                                              "threshold of 18.6 dB"));
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+
+    /* No threshold: refused before a terminal is touched, as a lightpath
+     * that cannot be judged is not one that is received. */
+    mno_double_reset();
+    dbl.gosnr = 17;
+    set_8qam_osnr(c, NAN);
+    in = intent("unknown");
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
+    if (!strstr(job.reason, "minimum_osnr"))
+        fprintf(stderr, "unknown: %s\n", job.reason);
+    drop_if_active(c, &job);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "lightpath unknown/lp1: no "
+                                              "gOSNR threshold is known for "
+                                              "modulation '8QAM': it cannot "
+                                              "be checked; give the format "
+                                              "its minimum_osnr in the "
+                                              "modulation table"));
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT_EQUAL(lr_ctl_check(c, err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
 static void
 test_terminal_of_unknown_dc(void)
 {
@@ -252,6 +325,8 @@ test_health_without_reads(void)
 static CU_TestInfo tests[] = {
     { "gOSNR checked in provisioning: received, refused",
       test_received_and_refused },
+    { "gOSNR threshold from the controller's table",
+      test_threshold_from_table },
     { "a terminal of an unknown DC", test_terminal_of_unknown_dc },
     { "health: read() is no answer of the device",
       test_health_without_reads },

@@ -26,15 +26,16 @@ mno_usage(FILE *f)
     fprintf(f,
         "usage: lightrail mnoptical check --emulator URL --path T1,R1,...,T2\n"
         "           --eth-ports E1,E2 --n N --m M --modulation NAME\n"
-        "           [--monitor NAME] [--timeout-ms MS]\n"
+        "           [--modulations FILE.csv] [--monitor NAME] [--timeout-ms MS]\n"
         "\n"
         "Tunes the terminals T1 and T2 of a lightpath on a Mininet-Optical\n"
         "emulation to its channel (the lowest 50 GHz channel of the media\n"
         "channel n, m: centre 193.1 THz + n x 6.25 GHz, width m x 12.5 GHz,\n"
         "which must be whole, aligned 50 GHz channels), turns them on, reads\n"
         "the receiver's monitor (default T2-monitor) and compares its gOSNR\n"
-        "with the modulation's threshold (BPSK 9, QPSK 12, 8QAM 16, 16QAM\n"
-        "20 dB).  The ROADMs of the path must already be programmed.\n"
+        "with the modulation's threshold, its minimum OSNR in the modulation\n"
+        "table (by default BPSK 9, QPSK 12, 8QAM 16, 16QAM 20 dB).  The\n"
+        "ROADMs of the path must already be programmed.\n"
         "  --emulator URL   the emulator's REST API, http://HOST:PORT\n"
         "  --path LIST      the terminals and ROADMs in order, comma-\n"
         "                   separated\n"
@@ -43,7 +44,11 @@ mno_usage(FILE *f)
         "  --n N, --m M     the media channel as lightraild provisioned it\n"
         "                   (lightrail job show): n of its centre, m of its\n"
         "                   width\n"
-        "  --modulation NAME  BPSK, QPSK, 8QAM or 16QAM: the threshold\n"
+        "  --modulation NAME  a format of the table: the threshold\n"
+        "  --modulations FILE  the table as CSV name,maximum_length,\n"
+        "                   spectral_efficiency,minimum_osnr,... (rsa-sim's;\n"
+        "                   minimum_osnr in dB; a format without it, or\n"
+        "                   with its cell empty, keeps the default's)\n"
         "  --monitor NAME   the receiver's monitor (default T2-monitor)\n"
         "  --timeout-ms MS  per request (default 5000)\n"
         "\n"
@@ -74,6 +79,38 @@ mno_exit(int ret)
     }
 }
 
+/* lp->threshold_db from the table 'mods' (read from 'mods_path', or the
+ * default when NULL): 0, or LR_EXIT_USAGE with one line when the table
+ * has no such format or no threshold for it. */
+static int
+mno_threshold(const struct lr_modtable *mods, const char *mods_path,
+              struct sb_mno_lightpath *lp)
+{
+    char why[512];
+    int i = lr_modtable_find(mods, lp->modulation);
+    if (i < 0) {
+        int n = snprintf(why, sizeof why, "--modulation: one of");
+        for (int k = 0; k < mods->n && n >= 0 && (size_t) n < sizeof why;
+             k++)
+            n += snprintf(why + n, sizeof why - n, "%s %s", k ? "," : "",
+                          mods->f[k].name);
+        if (mods_path && n >= 0 && (size_t) n < sizeof why)
+            snprintf(why + n, sizeof why - n, " (the formats of %s)",
+                     mods_path);
+        return lr_cli_bad_value(MNO_CMD, why, lp->modulation);
+    }
+    lp->threshold_db = mods->f[i].osnr_db;
+    /* Only a file leaves a format without a threshold: every default
+     * format has one. */
+    if (isnan(lp->threshold_db)) {
+        lr_cli_err(MNO_CMD, "--modulation: '%s' has no OSNR threshold in "
+                   "%s: give it in the file's minimum_osnr column (dB), or "
+                   "choose another format", lp->modulation, mods_path);
+        return LR_EXIT_USAGE;
+    }
+    return LR_EXIT_OK;
+}
+
 static int
 mno_check(int argc, char **argv)
 {
@@ -84,13 +121,15 @@ mno_check(int argc, char **argv)
         { "n", required_argument, NULL, 'n' },
         { "m", required_argument, NULL, 'm' },
         { "modulation", required_argument, NULL, 'M' },
+        { "modulations", required_argument, NULL, 'T' },
         { "monitor", required_argument, NULL, 'o' },
         { "timeout-ms", required_argument, NULL, 't' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct sb_mno_lightpath lp;
-    const char *path_arg = NULL;
+    const char *path_arg = NULL, *mods_path = NULL;
+    struct lr_modtable mods;
     char path[1024], *hops[MNO_MAX_HOPS], err[1024];
     long v, n = LONG_MIN, m = -1, e1 = -1, e2 = -1;
     int c, n_hops = 0;
@@ -133,6 +172,9 @@ mno_check(int argc, char **argv)
         case 'M':
             lp.modulation = optarg;
             break;
+        case 'T':
+            mods_path = optarg;
+            break;
         case 'o':
             lp.monitor = optarg;
             break;
@@ -167,10 +209,12 @@ mno_check(int argc, char **argv)
                    "terminal, comma-separated (e.g. t1,r1,r2,t2)");
         return LR_EXIT_USAGE;
     }
-    lp.threshold_db = lr_mod_osnr_db(lp.modulation);
-    if (isnan(lp.threshold_db))
-        return lr_cli_bad_value(MNO_CMD, "--modulation: one of BPSK, QPSK, "
-                                "8QAM, 16QAM", lp.modulation);
+    lr_modtable_default(&mods);
+    if (mods_path
+        && (c = lr_cli_load_modulations(MNO_CMD, mods_path, &mods)))
+        return c;
+    if ((c = mno_threshold(&mods, mods_path, &lp)))
+        return c;
     lp.tx = hops[0];
     lp.first_roadm = hops[1];
     lp.last_roadm = hops[n_hops - 2];
