@@ -81,7 +81,8 @@ int lr_modtable_find(const struct lr_modtable *t, const char *name);
  * and has none (NAN) when the default has no such format.  Returns 0,
  * EINVAL (bad text or value, no format), ENOSPC (more than LR_MOD_MAX
  * formats) or EEXIST (a name twice), with "line N: what is wrong, what
- * to give" in 'err'; 't' is then left as it was. */
+ * to give" (or "no modulation formats") in 'err'; 't' is then left as
+ * it was.  Pure: the caller reads the file. */
 int lr_modtable_parse_csv(struct lr_modtable *t, const char *text,
                           size_t len, char *err, size_t errlen);
 
