@@ -42,9 +42,17 @@ cat > "$tmp/cluster.json" <<EOF
 EOF
 TLS="--cert $C/coordinator.pem --key $C/coordinator.key --ca $C/ca.pem"
 
-# sent_lines LOG: the messages of the log's 'sent' lines, one a line.
+# sent_lines LOG: the messages of the log's 'sent' lines, one a line: a
+# message logged in parts (past 16 KiB) is its parts joined, its head
+# line (type, length, digest) left out.
 sent_lines() {
-    sed -n 's/^[^ ]* lightrail agent dc2: [^ ]* ([^)]*): sent //p' "$1"
+    sed -n 's/^[^ ]* lightrail agent dc2: [^ ]* ([^)]*): sent //p' "$1" |
+    awk '/^[a-z-]+ [0-9]+ in [0-9]+ parts: / { next }
+         /^part [0-9]+\/[0-9]+ / {
+             split($2, k, "/"); sub(/^part [0-9]+\/[0-9]+ /, "")
+             acc = acc $0; if (k[1] == k[2]) { print acc; acc = "" }
+             next }
+         { print }'
 }
 
 if $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/cluster.json" \

@@ -44,6 +44,10 @@
  * The log (stderr) has every answer sent, as it left: "PEER: sent
  * {JSON}", the message in the form --record writes (log_sent()), so that
  * the operator sees what the DC revealed and that it is nothing more.
+ * A line carries at most AGENT_LOG_PART (16 KiB) of it: a longer one (a
+ * full STEP_OK is about 70 KB; journald splits lines past 48 KiB) is a
+ * head line "sent TYPE ID in N parts: LEN bytes, sha256 HEX" and then
+ * "sent part I/N PIECE" lines, which joined are the message.
  *
  * Test hooks: --record FILE appends every decoded message received as a
  * JSON line (lr_agent_record()); --delay-ms N holds each answer back N ms
@@ -88,6 +92,7 @@
 #include <event2/listener.h>
 #include <event2/util.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
@@ -381,12 +386,61 @@ conn_delay_done(evutil_socket_t fd, short what, void *arg)
     conn_read(c->bev, c);
 }
 
+/* The longest piece of a message one 'sent' line carries: journald
+ * splits a line past its LineMax (48 KiB by default) into lines that no
+ * longer say whose they are, and a full STEP_OK is about 70 KB as JSON
+ * (LR_CDYNP_MAX_ENTRIES entries of three %.17g numbers). */
+#define AGENT_LOG_PART 16384
+
+/* The length of the longest prefix of text[0..len) of at most 'max'
+ * bytes that ends at a character: a piece cut inside a UTF-8 character
+ * (an error text's) would be no text. */
+static size_t
+log_cut(const char *text, size_t len, size_t max)
+{
+    if (len <= max)
+        return len;
+    size_t n = max;
+    while (n > 0 && ((unsigned char) text[n] & 0xc0) == 0x80)
+        n--;
+    return n ? n : max;
+}
+
+/* Logs a message longer than AGENT_LOG_PART (text[0..len), its JSON) as
+ * a head line, with its type, id, length and SHA-256, then its pieces in
+ * order, "sent part I/N PIECE", each a line: joined without separators
+ * they are the message, whose digest the head gives. */
+static void
+log_sent_parts(const struct conn *c, const struct lr_wire_msg *m,
+               const char *text, size_t len)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int md_len = 0;
+    char hex[2 * EVP_MAX_MD_SIZE + 1] = "?";
+    if (EVP_Digest(text, len, md, &md_len, EVP_sha256(), NULL) == 1)
+        for (unsigned int i = 0; i < md_len; i++)
+            snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    int parts = 0;
+    for (size_t off = 0; off < len; parts++)
+        off += log_cut(text + off, len - off, AGENT_LOG_PART);
+    alog(c->a, "%s: sent %s %u in %d parts: %zu bytes, sha256 %s",
+         c->peer, lr_wire_type_name(m->type), m->id, parts, len, hex);
+    int i = 0;
+    for (size_t off = 0; off < len; i++) {
+        size_t n = log_cut(text + off, len - off, AGENT_LOG_PART);
+        alog(c->a, "%s: sent part %d/%d %.*s", c->peer, i + 1, parts,
+             (int) n, text + off);
+        off += n;
+    }
+}
+
 /* Logs the answer 'm' as sent to the peer of 'c': the message exactly,
  * in the form --record gives what a party receives (lr_agent_record()),
  * so that the operator reads in the log what left the DC (layer
  * indices, times, the aggregate compute, stage counts, error texts) and
  * that it is nothing more.  Before, only what the agent was asked (JOB,
- * the layouts) and its own figures were logged, never what it sent. */
+ * the layouts) and its own figures were logged, never what it sent.
+ * Past AGENT_LOG_PART bytes, in numbered pieces (log_sent_parts()). */
 static void
 log_sent(const struct conn *c, const struct lr_wire_msg *m)
 {
@@ -398,14 +452,15 @@ log_sent(const struct conn *c, const struct lr_wire_msg *m)
         if (fclose(f))
             len = 0;
     }
-    if (!text || !len) {
+    if (text && len && text[len - 1] == '\n')
+        text[--len] = '\0';
+    if (!text || !len)
         alog(c->a, "%s: sent %s %u (out of memory to log it whole)",
              c->peer, lr_wire_type_name(m->type), m->id);
-    } else {
-        if (text[len - 1] == '\n')
-            text[len - 1] = '\0';
+    else if (len <= AGENT_LOG_PART)
         alog(c->a, "%s: sent %s", c->peer, text);
-    }
+    else
+        log_sent_parts(c, m, text, len);
     free(text);
 }
 
@@ -1649,9 +1704,10 @@ usage(FILE *f)
 "                    the main thread (tests of a slow disk)\n"
 "\n"
 "Logs to stderr, with each answer sent to a peer as it left (a 'sent' line:\n"
-"the message as JSON, as --record writes one received); stops on SIGTERM\n"
-"or SIGINT.  exit status: 0 stopped by a signal, 2 bad input, 1 cannot\n"
-"listen or other failure\n",
+"the message as JSON, as --record writes one received; past 16 KiB a head\n"
+"line with its length and SHA-256, then numbered parts that join back into\n"
+"it); stops on SIGTERM or SIGINT.  exit status: 0 stopped by a signal,\n"
+"2 bad input, 1 cannot listen or other failure\n",
             LR_CDYNP_AUTO_CELLS, AGENT_MAX_THREADS, AGENT_DEFAULT_THREADS,
             AGENT_FRAME_S, AGENT_IDLE_S);
 }
