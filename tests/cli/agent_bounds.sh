@@ -26,6 +26,17 @@ jq '.["lightrail-agent:agent"].tls["peer-name"] += ["coord2"]' \
     "$A/dc2.json" > "$A/dc2-two.json"
 WIRE="PYTHONPATH=$srcdir/tests/cli"
 
+# ---- 2. a coordinator at its connection limit ----
+start_agent evict "$A/dc2.json" --idle-timeout 60 && EVPID=$APID
+if python3 "$srcdir/tests/cli/agent_evict.py" "$C" "$APORT" dc2 \
+       coordinator > "$tmp/evict.out" 2>&1 &&
+   grep -q "closed: no whole frame for [0-9]* s, it makes room for" "$A/evict.log"; then
+    ok "16 silent connections of a coordinator: a 17th is served in the place of the longest silent ($(grep -c '^ok: ' "$tmp/evict.out") steps)"
+else
+    notok "a 17th connection: $(grep -v '^ok: ' "$tmp/evict.out" | head -5; grep -i "room\|refused" "$A/evict.log" | tail -2)"
+fi
+stop_agent $EVPID
+
 # ---- 3. the log's lines are bounded ----
 # A STEP over layers 0..799 of an 800-layer job: its STEP_OK carries 800
 # entries, about 55 KB as JSON, over journald's 48 KiB line.  (Before,

@@ -39,7 +39,10 @@
  * CA and names one of the configured peers (subject CN or a DNS SAN,
  * exactly), checked by OpenSSL during the handshake through the
  * verification parameters' host list, so a refused peer never reaches
- * the protocol.  TLS 1.3 only.
+ * the protocol.  TLS 1.3 only.  At most AGENT_MAX_CONNS_PER_PEER
+ * connections of one peer: a new one past them takes the place of the
+ * peer's connection silent the longest, if one has had nothing in flight
+ * for a tenth of --idle-timeout (peer_at_limit()); else it is refused.
  *
  * The log (stderr) has every answer sent, as it left: "PEER: sent
  * {JSON}", the message in the form --record writes (log_sent()), so that
@@ -125,6 +128,17 @@
  * ever with a request now and then.  A quarter: four coordinators at
  * their limit fill the agent, and one plan needs one connection. */
 #define AGENT_MAX_CONNS_PER_PEER 16
+/* A peer at AGENT_MAX_CONNS_PER_PEER whose new connection finishes its
+ * handshake is served in the place of its connection silent the
+ * longest, when one has had nothing in flight (no request running,
+ * being saved or held, no frame begun, no answer unread) and no whole
+ * frame for --idle-timeout / AGENT_EVICT_DIV (60 s by default): the
+ * coordinator left it (a leak, a plan whose connections it never
+ * closed), and waiting for its idle timeout refused that coordinator
+ * for 600 s.  Not sooner: a plan's connection is silent while its
+ * coordinator waits for the other DCs (seconds), and closing it would
+ * fail a plan to serve another. */
+#define AGENT_EVICT_DIV 10
 #define AGENT_MAX_HANDSHAKES 16
 #define AGENT_MAX_HANDSHAKES_PER_HOST 4
 #define AGENT_HANDSHAKE_S 10
@@ -187,6 +201,7 @@ struct conn {
                                    * input holds part of a frame */
     struct event *idle;           /* --idle-timeout from the last whole
                                    * frame (or the handshake) */
+    double heard;                 /* when 'idle' last started (now_s()) */
     /* The job: the public model and training shape over our inventory. */
     bool has_job;
     uint32_t job;
@@ -285,6 +300,16 @@ alog(const struct agent *a, const char *fmt, ...)
 }
 
 /* ---- connections ---- */
+
+/* Seconds on the monotonic clock: what the connections' silences are
+ * compared by. */
+static double
+now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 /* Ends the connection's job, logging what its DP caches held (what
  * --max-cache-bytes is to be sized by; the log only: it tells N). */
@@ -1207,6 +1232,7 @@ conn_idle_restart(struct conn *c)
 {
     struct timeval tv = { c->a->idle_s, 0 };
     evtimer_add(c->idle, &tv);
+    c->heard = now_s();
 }
 
 /* --idle-timeout passed with no whole frame: closed, unless the wait is
@@ -1381,9 +1407,40 @@ peer_cn(SSL *ssl, char *buf, size_t len)
     OPENSSL_free(u);
 }
 
+/* True when nothing of 'c' is in flight: no request running or being
+ * saved, no answer held or unread, no frame begun.  Closing it then
+ * loses its peer nothing it asked for but the job kept. */
+static bool
+conn_quiet(struct conn *c)
+{
+    return c->ready && !c->closing && !c->busy && !c->full
+           && !evtimer_pending(c->delay, NULL)
+           && !evtimer_pending(c->frame_late, NULL)
+           && !evbuffer_get_length(bufferevent_get_input(c->bev))
+           && !evbuffer_get_length(bufferevent_get_output(c->bev));
+}
+
+/* Of the other connections of c's peer, the one quiet (conn_quiet())
+ * and silent the longest, at least --idle-timeout / AGENT_EVICT_DIV
+ * seconds; NULL when none. */
+static struct conn *
+peer_stalest(struct conn *c)
+{
+    struct agent *a = c->a;
+    double before = now_s() - (double) a->idle_s / AGENT_EVICT_DIV;
+    struct conn *best = NULL;
+    for (struct conn *o = a->conns; o; o = o->next)
+        if (o != c && !strcmp(o->owner, c->owner) && o->heard <= before
+            && conn_quiet(o) && (!best || o->heard < best->heard))
+            best = o;
+    return best;
+}
+
 /* True, with 'c' refused (an ERROR that says why, then closed), when
- * its peer has AGENT_MAX_CONNS_PER_PEER connections open already; 'c'
- * has just finished its handshake and may be freed. */
+ * its peer has AGENT_MAX_CONNS_PER_PEER connections open already and
+ * none of them left silent to make room (peer_stalest(), which is
+ * closed, with an ERROR that says why, when there is one); 'c' has just
+ * finished its handshake and may be freed. */
 static bool
 peer_at_limit(struct conn *c)
 {
@@ -1394,9 +1451,20 @@ peer_at_limit(struct conn *c)
              && !strcmp(o->owner, c->owner);
     if (n < AGENT_MAX_CONNS_PER_PEER)
         return false;
+    const int after = c->a->idle_s / AGENT_EVICT_DIV;
+    struct conn *stale = peer_stalest(c);
+    if (stale) {
+        snprintf(what, sizeof what, "closed: no whole frame for %.0f s, it "
+                 "makes room for a new connection of '%.63s' (at most %d "
+                 "of one coordinator)", now_s() - stale->heard, c->owner,
+                 AGENT_MAX_CONNS_PER_PEER);
+        conn_refuse(stale, ETIMEDOUT, what);
+        return false;
+    }
     snprintf(what, sizeof what, "refused: at most %d connections of one "
-             "coordinator, and '%.63s' has %d open (an idle one closes "
-             "after %d s)", AGENT_MAX_CONNS_PER_PEER, c->owner, n,
+             "coordinator, and '%.63s' has %d open, none silent for %d s "
+             "(close those it no longer needs; an idle one closes after "
+             "%d s)", AGENT_MAX_CONNS_PER_PEER, c->owner, n, after,
              c->a->idle_s);
     conn_refuse(c, EUSERS, what);
     return true;
@@ -1695,7 +1763,8 @@ usage(FILE *f)
 "                    connection by sending a frame a byte at a time\n"
 "  --idle-timeout S  close a connection with no whole frame for S seconds\n"
 "                    after its last whole frame or answer (its bytes do\n"
-"                    not count), 1..86400 (default %d)\n"
+"                    not count), 1..86400 (default %d); one silent for\n"
+"                    S/10 makes room for its coordinator's 17th\n"
 "  --record FILE     append every message received as a JSON line (tests)\n"
 "  --delay-ms N      hold each answer back N ms (tests of timeouts)\n"
 "  --delay-commit-ms N  hold the answer to a COMMIT back N ms, after its\n"
