@@ -343,7 +343,9 @@ double lr_cdynp_local_party_work(struct lr_cdynp_party *p,
 
 /* The bytes local party 'p' holds for its caches: its handles (one per
  * (objective, assumed) pair asked) with the rows of local DP they have
- * computed, 32 bytes a cell, kept until the party is freed.  Each
+ * reserved, 32 bytes a cell, kept until the party is freed: the memory
+ * asked of the allocator, at most twice the rows computed (a start's
+ * room doubles as it grows).  Each
  * request adds rows, bounded by lr_cdynp_local_party_work(), but their
  * total is not: a server (lightrail agent) asks this before each request
  * and refuses above a bound.  The rows of a handle borrowed from a pool

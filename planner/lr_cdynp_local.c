@@ -548,6 +548,41 @@ cols_alloc(struct lr_cdynp_dc *d, struct lr_cdynp_cols *c, size_t n)
     return true;
 }
 
+/* Room in columns '*c' (of '*cap' rows of 'row' cells each, the first
+ * 'used' cells of each column written) for 'need' rows, of at most
+ * 'max' (the start's layers): twice the rows there were, or 'need' if
+ * more, the written cells copied over.  Not room for every row a start
+ * may get at once, as until 2026-12-06: a window's few rows reserved
+ * the start's thousands, never written (so not resident, but counted
+ * by nothing, and a server's bound on its caches, which counted rows
+ * computed, let one request reserve thousands of times the bound).
+ * The copies cost at most what the rows' computation writes.  False,
+ * with d->nomem set and '*c' as it was, when out of memory. */
+static bool
+cols_room(struct lr_cdynp_dc *d, struct lr_cdynp_cols *c, int *cap,
+          int need, int max, size_t row, size_t used)
+{
+    if (need <= *cap && c->B)
+        return true;
+    int want = *cap > max / 2 ? max : 2 * *cap;
+    if (want < need)
+        want = need;
+    struct lr_cdynp_cols n;
+    if (!cols_alloc(d, &n, (size_t) want * row))
+        return false;
+    if (c->B && used) {
+        memcpy(n.B, c->B, used * sizeof *n.B);
+        memcpy(n.U, c->U, used * sizeof *n.U);
+        memcpy(n.Y, c->Y, used * sizeof *n.Y);
+        memcpy(n.h, c->h, used * sizeof *n.h);
+        memcpy(n.g, c->g, used * sizeof *n.g);
+    }
+    free(c->B);
+    *c = n;
+    *cap = want;
+    return true;
+}
+
 /* Computes rows of start 'a' up to layer 'b'; false when out of memory. */
 static bool
 extend(struct lr_cdynp_dc *d, int a, int b)
@@ -557,17 +592,12 @@ extend(struct lr_cdynp_dc *d, int a, int b)
     const int N = d->cells, U = d->step, need = b - a + 1;
     if (need <= s->rows)
         return true;
-    if (!s->col.B) {
-        /* Room for every row a start may get (layers a .. L-1), at once:
-         * no copies as rows are added, and rows never asked for are
-         * never touched.  The double columns first, then the ints. */
-        int cap = d->model->n_layers - a;
-        if (!cols_alloc(d, &s->col, (size_t) cap * (N + 1)))
-            return false;
-        s->cap = cap;
-    }
-    if (need > s->cap)
+    if (need > d->model->n_layers - a)
         return false;   /* b beyond the last layer: callers check first */
+    /* The double columns first, then the ints (cols_alloc()). */
+    if (!cols_room(d, &s->col, &s->cap, need, d->model->n_layers - a,
+                   (size_t) N + 1, (size_t) s->rows * (N + 1)))
+        return false;
     for (int i = a + s->rows; i <= b; i++) {
         int row = i - a;
         if (take_from_kin(d, a, row)) {
@@ -691,15 +721,15 @@ extend_counted(struct lr_cdynp_dc *d, int a, int b)
     const int Q = d->n_stages;
     if (need <= s->crows)
         return true;
-    if (!s->cc.B) {
-        int cap = d->model->n_layers - a;
-        if (!cols_alloc(d, &s->cc, (size_t) cap * (size_t) Q * (N + 1)))
-            return false;
-        s->ccap = cap;
-        s->cq = Q;
-    }
-    if (need > s->ccap)
+    if (need > d->model->n_layers - a)
         return false;
+    /* A reset frees the counted cells (their layout is the count's). */
+    if (!s->cc.B)
+        s->ccap = 0;
+    if (!cols_room(d, &s->cc, &s->ccap, need, d->model->n_layers - a,
+                   (size_t) Q * (N + 1), (size_t) s->crows * Q * (N + 1)))
+        return false;
+    s->cq = Q;
     const struct lr_cdynp_cols *c = &s->cc;
     for (int i = a + s->crows; i <= b; i++) {
         int row = i - a;
@@ -1503,9 +1533,10 @@ lr_cdynp_local_party_work(struct lr_cdynp_party *p,
 /* What handle 'd' and its grids hold that a request made grow: the
  * handle itself without the link table it leaves untouched, its starts
  * and chain-step memory (one each per layer), and 32 bytes (3 doubles,
- * 2 ints) per cell of every row computed.  A start's columns are
- * allocated for all its rows at once, but only the rows computed are
- * written, so they alone take memory. */
+ * 2 ints) per cell of every row reserved: at most twice the rows
+ * computed (cols_room()), and rows a reset emptied stay reserved.
+ * Reserved, not computed: what a bound on this must hold is memory
+ * asked of the system (overcommit, RLIMIT_AS, a heap reused). */
 static double
 handle_bytes(const struct lr_cdynp_dc *d)
 {
@@ -1517,7 +1548,8 @@ handle_bytes(const struct lr_cdynp_dc *d)
     for (int a = 0; a < L; a++) {
         const struct start *s = &d->starts[a];
         b += cell * (d->cells + 1)
-             * ((double) s->rows + (double) s->crows * s->cq);
+             * ((s->col.B ? (double) s->cap : 0)
+                + (s->cc.B ? (double) s->ccap * s->cq : 0));
     }
     for (int i = 0; i < d->n_made; i++)
         b += handle_bytes(d->alt[i]);

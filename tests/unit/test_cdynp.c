@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,33 @@
 #include "tests/lr_test.h"
 #include "tests/unit/lr_test_cluster.h"
 #include "tests/unit/lr_test_tight.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define LR_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LR_TEST_ASAN 1
+#endif
+#endif
+#ifdef LR_TEST_ASAN
+/* libasan's (sanitizer/allocator_interface.h, which gcc does not
+ * install). */
+size_t __sanitizer_get_current_allocated_bytes(void);
+#endif
+
+/* The bytes this process has allocated and not freed: the allocator's
+ * own count (AddressSanitizer's, or glibc's heap in use plus its mmap'd
+ * chunks), to hold what a structure says it holds against. */
+static double
+test_allocated(void)
+{
+#ifdef LR_TEST_ASAN
+    return (double) __sanitizer_get_current_allocated_bytes();
+#else
+    struct mallinfo2 mi = mallinfo2();
+    return (double) mi.uordblks + (double) mi.hblkhd;
+#endif
+}
 
 /* Under AddressSanitizer, a malloc too large for any machine returns NULL
  * (test_cdynp_out_of_memory), as it does without. */
@@ -1856,6 +1884,52 @@ test_party_bytes(void)
     lr_model_free(m);
 }
 
+/* lr_cdynp_local_party_bytes() counts the memory the caches reserve,
+ * not only the rows they computed: a FINISH of layers 10..11 of a
+ * 4,000-layer model computes two rows of start 10, and may reserve no
+ * more than the party then counts (a start's columns were allocated
+ * for all its 3,990 rows at once, 383 KB counted as 192 bytes, so a
+ * bound on the count let a request reserve 2,000 times it). */
+static void
+test_party_bytes_reserved(void)
+{
+    enum { L = 4000 };
+    struct lr_layer *layers = calloc(L, sizeof *layers);
+    CU_ASSERT_FATAL(layers != NULL);
+    for (int i = 0; i < L; i++)
+        layers[i] = (struct lr_layer) { 1e12, 1e6, 1e6 };
+    struct lr_model *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("long", layers, L, &m), 0);
+    struct lr_cluster *c = lr_test_toy_cluster();
+    struct lr_train tr = { 8, 2, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, c, &tr, &tm), 0);
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    struct lr_plan *plan = malloc(sizeof *plan);
+    struct lr_cdynp_party *p = lr_cdynp_local_party_new(tm, 1);
+    CU_ASSERT_FATAL(out && plan && p);
+    const enum lr_cdynp_objective o = LR_CDYNP_LEX;
+    /* The handle and its starts first: what is measured is rows. */
+    CU_ASSERT_EQUAL(p->cls->step(p, o, 1, NULL, NULL, 0, 0, 1, out), 0);
+    double held = lr_cdynp_local_party_bytes(p), had = test_allocated();
+    int n = 0;
+    plan->n_stages = 0;
+    CU_ASSERT_EQUAL(p->cls->finish(p, o, 1, 10, 11, 1, 0, plan, &n), 0);
+    double grew = lr_cdynp_local_party_bytes(p) - held;
+    double took = test_allocated() - had;
+    CU_ASSERT_DOUBLE_EQUAL(grew, 2 * 3 * 32, 0);
+    CU_ASSERT(took <= grew + 1024);
+    if (took > grew + 1024)
+        fprintf(stderr, "\nallocated %.0f bytes, counted %.0f\n", took, grew);
+    p->cls->free(p);
+    free(plan);
+    free(out);
+    free(layers);
+    lr_tm_free(tm);
+    lr_cluster_free(c);
+    lr_model_free(m);
+}
+
 static CU_TestInfo tests[] = {
     { "a plan past 512 stages is refused as such",
       test_cdynp_too_many_stages },
@@ -1891,6 +1965,8 @@ static CU_TestInfo tests[] = {
     { "a request refused takes none of the party's handles",
       test_party_refusals_take_nothing },
     { "the bytes a local party's caches hold, by hand", test_party_bytes },
+    { "a local party counts the bytes its caches reserve",
+      test_party_bytes_reserved },
     { "the local DP against every layout of the model",
       test_local_dp_against_layouts },
     { "the local DP, pruned, = its recurrence without pruning",
