@@ -26,6 +26,19 @@ jq '.["lightrail-agent:agent"].tls["peer-name"] += ["coord2"]' \
     "$A/dc2.json" > "$A/dc2-two.json"
 WIRE="PYTHONPATH=$srcdir/tests/cli"
 
+# ---- 1. the DP caches of all connections together ----
+start_agent total "$A/dc2.json" --max-total-cache-bytes 2e5 && TOTPID=$APID
+if python3 "$srcdir/tests/cli/agent_total.py" "$C" "$APORT" dc2 \
+       coordinator > "$tmp/total.out" 2>&1 &&
+   grep -q "step refused: the DP caches of all [0-9]* connections hold [0-9.e+]* bytes (this one [0-9.e+]*), at --max-total-cache-bytes 2e+05" "$A/total.log"; then
+    ok "the DP caches of all connections are bounded together ($(grep -c '^ok: ' "$tmp/total.out") steps)"
+else
+    notok "--max-total-cache-bytes: $(grep -v '^ok: ' "$tmp/total.out" | head -5; grep refused "$A/total.log" | tail -2)"
+fi
+stop_agent $TOTPID
+expect_bad "--max-total-cache-bytes wants a number of bytes" \
+    $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --max-total-cache-bytes x
+
 # ---- 2. a coordinator at its connection limit ----
 start_agent evict "$A/dc2.json" --idle-timeout 60 && EVPID=$APID
 if python3 "$srcdir/tests/cli/agent_evict.py" "$C" "$APORT" dc2 \

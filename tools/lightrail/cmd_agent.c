@@ -32,7 +32,9 @@
  * (lr_cdynp_local_party_work() counts them).  As each connection's job
  * keeps the rows its requests computed, one that would compute more
  * while they hold --max-cache-bytes is refused with ENOBUFS
- * (lr_cdynp_local_party_bytes()).  A frame begun must be whole
+ * (lr_cdynp_local_party_bytes(): the memory they reserve), and so is
+ * one while the caches of all connections together hold
+ * --max-total-cache-bytes (over_memory()).  A frame begun must be whole
  * --frame-timeout seconds after its first byte.
  *
  * Who may connect: a client whose certificate chains to the configured
@@ -173,6 +175,11 @@
  * count adds more, kept until the job ends: an authorised coordinator
  * could grow one connection until the agent ran out of memory. */
 #define AGENT_MAX_CACHE_BYTES 4e9
+/* --max-total-cache-bytes' default, when the memory installed is not
+ * known: --max-cache-bytes bounds one connection, and an agent serves
+ * 64 (16 of one coordinator), 256e9 bytes in all.  Known, the default
+ * is half of it (agent_total_default()). */
+#define AGENT_MAX_TOTAL_CACHE_BYTES 16e9
 /* See controller/lr_agent_party.c: exact names, CN or DNS SAN. */
 #define AGENT_HOSTFLAGS (X509_CHECK_FLAG_ALWAYS_CHECK_SUBJECT                \
                          | X509_CHECK_FLAG_NO_WILDCARDS)
@@ -222,6 +229,9 @@ struct conn {
     struct lr_cdynp_summary *in, *out;
     struct lr_plan *plan;
     int rc, n_stages, prev_last, prev_stages;  /* the worker's results */
+    /* What its job's DP caches reserve, as last counted on the loop
+     * (conn_count_bytes()): its share of a->cache_bytes. */
+    double bytes;
 };
 
 struct agent {
@@ -238,6 +248,8 @@ struct agent {
     int idle_s;                   /* --idle-timeout */
     double max_cells;             /* --max-step-cells; 0: no bound */
     double max_bytes;             /* --max-cache-bytes; 0: no bound */
+    double max_total;             /* --max-total-cache-bytes; 0: none */
+    double cache_bytes;           /* the connections' 'bytes', summed */
     int device_step;              /* --device-step; 0: automatic */
     const char *state_dir;
     int state_fd;                 /* --state-dir, locked; -1: none */
@@ -311,6 +323,19 @@ now_s(void)
     return (double) ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Counts what c's job's DP caches reserve into c->bytes and its share
+ * of a->cache_bytes, on the loop while no worker runs c's request: the
+ * total is summed from these, so that counting it never reads a party
+ * a worker is changing.  A request running elsewhere meanwhile is
+ * counted once it is done. */
+static void
+conn_count_bytes(struct conn *c)
+{
+    double now = c->party ? lr_cdynp_local_party_bytes(c->party) : 0;
+    c->a->cache_bytes += now - c->bytes;
+    c->bytes = now;
+}
+
 /* Ends the connection's job, logging what its DP caches held (what
  * --max-cache-bytes is to be sized by; the log only: it tells N). */
 static void
@@ -327,6 +352,7 @@ conn_drop_job(struct conn *c)
     c->tm = NULL;
     c->model = NULL;
     c->has_job = false;
+    conn_count_bytes(c);
 }
 
 /* Closes 'c' and frees it, or, while a worker runs its request, closes
@@ -542,6 +568,32 @@ over_budget(struct conn *c, const struct lr_wire_msg *m, double cells)
     return true;
 }
 
+/* A STEP, FINISH or COMMIT that would compute rows while the caches of
+ * all connections together reserve --max-total-cache-bytes or more is
+ * answered ENOBUFS before it runs: --max-cache-bytes bounds one
+ * connection, and 64 connections (16 of one coordinator) could hold 64
+ * times it.  The coordinator is told it is the agent's load, not its
+ * own connection's; the figures stay in our log (the other
+ * coordinators' rows, which tell their plans' sizes). */
+static bool
+over_total(struct conn *c, const struct lr_wire_msg *m)
+{
+    struct agent *a = c->a;
+    if (!(a->max_total > 0) || a->cache_bytes < a->max_total)
+        return false;
+    alog(a, "%s: job %u: %s refused: the DP caches of all %d connections "
+         "hold %.3g bytes (this one %.3g), at --max-total-cache-bytes "
+         "%.3g", c->peer, c->job, lr_wire_type_name(m->type), a->n_conns,
+         a->cache_bytes, c->bytes, a->max_total);
+    conn_error(c, m->id, ENOBUFS, "%s: the DP caches of all this agent's "
+               "connections are at its bound of %.3g bytes: plan again "
+               "later (other plans' caches go as their jobs end), close "
+               "connections whose jobs are done, or have the agent run "
+               "with a larger --max-total-cache-bytes",
+               lr_wire_type_name(m->type), a->max_total);
+    return true;
+}
+
 /* A STEP, FINISH or COMMIT that would compute rows ('cells' > 0) while
  * the connection's caches hold --max-cache-bytes or more is answered
  * ENOBUFS before it runs: each request's rows are bounded, their total
@@ -549,15 +601,19 @@ over_budget(struct conn *c, const struct lr_wire_msg *m, double cells)
  * request answered from the rows computed still is served, so that a
  * plan whose chains are done can still be finished and committed.  The
  * caches can pass the bound by one request's rows (checked before it
- * runs, a request's rows bounded by --max-step-cells). */
+ * runs, a request's rows bounded by --max-step-cells, and reserved at
+ * most twice those computed: lr_cdynp_local_party_bytes()); the total
+ * (over_total()) by one request's rows per connection running one. */
 static bool
 over_memory(struct conn *c, const struct lr_wire_msg *m, double cells)
 {
     struct agent *a = c->a;
-    if (!(a->max_bytes > 0) || !(cells > 0))
+    if (!(cells > 0))
         return false;
-    double held = lr_cdynp_local_party_bytes(c->party);
-    if (held < a->max_bytes)
+    if (over_total(c, m))
+        return true;
+    double held = c->bytes;
+    if (!(a->max_bytes > 0) || held < a->max_bytes)
         return false;
     alog(a, "%s: job %u: %s refused: its DP caches hold %.3g bytes, at "
          "--max-cache-bytes %.3g", c->peer, c->job,
@@ -607,6 +663,7 @@ do_job(struct conn *c, const struct lr_wire_msg *m, char *why, size_t len)
     c->party = party;
     c->job = m->job;
     c->has_job = true;
+    conn_count_bytes(c);
     alog(a, "%s: job %u: %d layers, batch %g, microbatch %g (%d of %d "
          "devices free)", c->peer, m->job, m->n_layers, m->batch, m->micro,
          a->cfg.n_devices - a->reserved, a->cfg.n_devices);
@@ -1033,6 +1090,7 @@ conn_work_answer(struct conn *c)
     struct lr_wire_msg ans = { .id = m->id };
     char why[LR_WIRE_TEXT_MAX];
     int rc = c->rc;
+    conn_count_bytes(c);
     if (m->type == LR_WIRE_COMMIT) {
         uint64_t serial = 0;
         if ((rc = do_commit(c, m, &serial, why, sizeof why)))
@@ -1708,7 +1766,7 @@ usage(FILE *f)
     fprintf(f,
 "usage: lightrail agent --config DC.json --listen ADDR:PORT\n"
 "                       [--state-dir DIR] [--max-step-cells N]\n"
-"                       [--max-cache-bytes N]\n"
+"                       [--max-cache-bytes N] [--max-total-cache-bytes N]\n"
 "                       [--device-step S] [--threads N]\n"
 "                       [--frame-timeout S] [--idle-timeout S]\n"
 "                       [--record FILE] [--delay-ms N]\n"
@@ -1746,6 +1804,10 @@ usage(FILE *f)
 "                    4e9; 0: no bound; the coordinator is told to send\n"
 "                    JOB again or use a new connection): one coordinator\n"
 "                    may not run the agent out of memory\n"
+"  --max-total-cache-bytes N  refuse (ENOBUFS) the same while the caches\n"
+"                    of all connections together hold N bytes or more\n"
+"                    (default: half the memory installed; 0: no bound):\n"
+"                    64 connections may not hold 64 times the above\n"
 "  --device-step S   give stages multiples of S devices, the DP's cost\n"
 "                    that of a DC of N/S (default auto: 1 up to %d\n"
 "                    devices, else the least S keeping N/S within it;\n"
@@ -1784,7 +1846,7 @@ usage(FILE *f)
 struct agent_opts {
     const char *config, *listen, *state_dir, *record;
     long delay_ms, delay_commit_ms, delay_save_ms;
-    double max_cells, max_bytes;
+    double max_cells, max_bytes, max_total;
     long device_step;
     long threads;
     long frame_s, idle_s;
@@ -1796,7 +1858,7 @@ parse_args(int argc, char **argv, struct agent_opts *o)
 {
     enum { O_CONFIG = 256, O_LISTEN, O_STATE, O_RECORD, O_DELAY, O_CELLS,
            O_DELAY_COMMIT, O_DELAY_SAVE, O_HELP, O_STEP, O_THREADS,
-           O_CHECK, O_FRAME, O_BYTES, O_IDLE };
+           O_CHECK, O_FRAME, O_BYTES, O_IDLE, O_TOTAL };
     static const struct option longopts[] = {
         { "config", required_argument, NULL, O_CONFIG },
         { "listen", required_argument, NULL, O_LISTEN },
@@ -1811,6 +1873,7 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         { "check", no_argument, NULL, O_CHECK },
         { "frame-timeout", required_argument, NULL, O_FRAME },
         { "max-cache-bytes", required_argument, NULL, O_BYTES },
+        { "max-total-cache-bytes", required_argument, NULL, O_TOTAL },
         { "idle-timeout", required_argument, NULL, O_IDLE },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
@@ -1882,6 +1945,14 @@ parse_args(int argc, char **argv, struct agent_opts *o)
                 return LR_EXIT_USAGE;
             }
             break;
+        case O_TOTAL:
+            if (lr_cli_parse_double(optarg, 0, 1e18, &o->max_total)) {
+                lr_cli_err(CMD, "--max-total-cache-bytes wants a number of "
+                           "bytes in 0..1e18 (0: no bound), not '%s'",
+                           optarg);
+                return LR_EXIT_USAGE;
+            }
+            break;
         case O_STEP:
             if (!strcmp(optarg, "auto")) {
                 o->device_step = 0;
@@ -1945,6 +2016,17 @@ parse_listen(const char *s, struct sockaddr_storage *ss, int *len)
     return 0;
 }
 
+/* --max-total-cache-bytes' default: half the memory installed, leaving
+ * the rest to the system and the agent's other needs;
+ * AGENT_MAX_TOTAL_CACHE_BYTES when the system does not say. */
+static double
+agent_total_default(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double) pages * (double) size / 2
+                                 : AGENT_MAX_TOTAL_CACHE_BYTES;
+}
+
 /* The one-DC cluster of our inventory, as lr_tm_new() wants it. */
 static int
 inventory_cluster(const struct lr_agent_config *cfg, struct lr_cluster **out)
@@ -1973,6 +2055,7 @@ lr_cmd_agent(int argc, char **argv)
         .frame_s = AGENT_FRAME_S,
         .idle_s = AGENT_IDLE_S,
         .max_bytes = AGENT_MAX_CACHE_BYTES,
+        .max_total = agent_total_default(),
         .threads = cpus < 1 ? 1 : cpus > AGENT_DEFAULT_THREADS
                                   ? AGENT_DEFAULT_THREADS : cpus,
     };
@@ -1987,6 +2070,7 @@ lr_cmd_agent(int argc, char **argv)
                        .idle_s = (int) o.idle_s,
                        .max_cells = o.max_cells,
                        .max_bytes = o.max_bytes,
+                       .max_total = o.max_total,
                        .device_step = (int) o.device_step,
                        .state_dir = o.state_dir, .state_fd = -1 };
     struct ly_ctx *ctx = NULL;
