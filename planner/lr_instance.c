@@ -14,10 +14,21 @@ uniform(struct lr_rng *r, double lo, double hi)
 int
 lr_instance_random(uint64_t seed, struct lr_instance *out)
 {
+    return lr_instance_random_dcs(seed, 1, 3, out);
+}
+
+int
+lr_instance_random_dcs(uint64_t seed, int min_dcs, int max_dcs,
+                       struct lr_instance *out)
+{
     static const double gbps[] = { 1, 2, 5, 10 };
     static const double micro[] = { 1, 2, 4, 8 };
     struct lr_rng r;
     struct lr_layer layers[10];
+    out->model = NULL;
+    out->cluster = NULL;
+    if (min_dcs < 1 || max_dcs < min_dcs || max_dcs > LR_TM_MAX_DCS)
+        return EINVAL;
     lr_rng_seed(&r, seed);
 
     int L = 4 + (int) lr_rng_below(&r, 7);
@@ -38,7 +49,9 @@ lr_instance_random(uint64_t seed, struct lr_instance *out)
     lr_cluster_add_type(c, "A100", 312e12, 0.45, 80e9);
     lr_cluster_add_type(c, "H100", 989e12, 0.40, 80e9);
     static const char *types[] = { "V100", "A100", "H100" };
-    int K = 1 + (int) lr_rng_below(&r, 3);
+    /* For 1..3 the draw lr_instance_random() has always made. */
+    int K = min_dcs + (int) lr_rng_below(&r, (uint32_t) (max_dcs - min_dcs
+                                                         + 1));
     for (int k = 0; k < K; k++) {
         char name[16];
         snprintf(name, sizeof name, "dc%d", k + 1);

@@ -35,4 +35,16 @@ else
 fi
 expect_bad "--first-seed is the first seed of --tight" "$B" --first-seed 3
 expect_bad "--tight" "$B" --tight 0
+
+# --wide: instances of 7 and 8 DCs, beyond the chains CDynP tries all of.
+if "$B" --wide 4 --first-seed 11 > "$tmp/out" 2> "$tmp/err" \
+   && grep -q 'beyond 6 DCs: 4 instances .*seeds 11\.\.14' "$tmp/out" \
+   && grep -qE '^\| default \| 4 \| 0 \|' "$tmp/out"; then
+    ok "--wide 4 --first-seed 11: four instances, every one with a plan"
+else
+    notok "--wide 4 --first-seed 11: $(cat "$tmp/out" "$tmp/err")"
+fi
+expect_bad "--wide" "$B" --wide 0
+expect_bad "two sweeps" "$B" --wide 2 --tight 2
+expect_bad "--wide runs instead" "$B" --wide 2 --runs 3
 lr_summary

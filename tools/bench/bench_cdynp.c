@@ -23,6 +23,13 @@
  * 5% above (seeds and ratios), the mean and worst gap, and the total
  * time of each planner.
  *
+ * With --wide N, instead of 1-4: CDynP against exact over random
+ * instances of 7 and 8 DCs (lr_instance_random_dcs(), seeds S..S+N-1),
+ * beyond LR_CDYNP_ALL_ORDERS, where the coordinator does not try every
+ * chain (docs/cdynp.md, "Which chains"): the instances with a plan, those
+ * where CDynP found none, those above exact and more than 5% above, the
+ * mean and worst gap, and the median search time of each planner.
+ *
  * Timing is wall clock on a shared machine: medians, not single runs.
  */
 #include <errno.h>
@@ -48,6 +55,7 @@ static const char usage[] =
     "usage: lr-bench-cdynp [--man3 FILE] [--instances N] [--runs R] "
     "[--plot FILE.png]\n"
     "       lr-bench-cdynp --tight N [--first-seed S]\n"
+    "       lr-bench-cdynp --wide N [--first-seed S]\n"
     "\n"
     "CDynP against the exact optimum, and CDynP's search time "
     "(docs/benchmarks.md).\n"
@@ -70,7 +78,14 @@ static const char usage[] =
     "worst\n"
     "                   gap, and each planner's total time "
     "(docs/cdynp.md)\n"
-    "  --first-seed S   first seed of --tight (default 1): seeds "
+    "  --wide N         instead of all the above: N random instances of 7 "
+    "and 8 DCs\n"
+    "                   (planner/lr_instance.h) planned by both; prints "
+    "the same\n"
+    "                   counts and gaps as --tight, and each planner's "
+    "median\n"
+    "                   search time (docs/cdynp.md, \"Which chains\")\n"
+    "  --first-seed S   first seed of --tight or --wide (default 1): seeds "
     "S..S+N-1\n";
 
 /* 'arg' of option 'opt', whole, as a number within [lo, hi] into
@@ -250,12 +265,131 @@ cleanup:
     return rc;
 }
 
+/* The fewest and most DCs of --wide's instances: beyond
+ * LR_CDYNP_ALL_ORDERS, and few enough for exact to finish. */
+#define WIDE_MIN_DCS 7
+#define WIDE_MAX_DCS 8
+
+/* What one planner did over --wide's instances. */
+struct wide_tally {
+    long missed, above, far, both;
+    double *gap, *secs;           /* by instance with a plan; by instance */
+    double worst;
+    uint64_t worst_seed;
+};
+
+/* Adds instance 'seed''s outcome under one planner: 'why' and 'T' its
+ * plan, 'T_exact' exact's (NAN when exact has none), 's' its search
+ * time, 'i' the instance's index. */
+static void
+wide_add(struct wide_tally *w, uint64_t seed, int i, enum lr_tm_why why,
+         double T, double T_exact, double s)
+{
+    w->secs[i] = s;
+    if (isnan(T_exact))
+        return;
+    if (why != LR_TM_OK) {
+        w->missed++;
+        return;
+    }
+    double g = T / T_exact - 1;
+    w->gap[w->both++] = g;
+    w->above += g > 1e-9;
+    w->far += g > 0.05;
+    if (w->both == 1 || g > w->worst) {
+        w->worst = g;
+        w->worst_seed = seed;
+    }
+}
+
+/* --wide: seeds first .. first + n - 1 of lr_instance_random_dcs() with
+ * WIDE_MIN_DCS..WIDE_MAX_DCS DCs, each planned by CDynP and by exact
+ * (whose first incumbent is CDynP's plan, so its time includes one
+ * CDynP search).  "Above exact" allows a relative 1e-9 as --tight does.
+ * 0, or 1 when an instance cannot be built or memory runs out. */
+static int
+wide_sweep(uint64_t first, int n)
+{
+    struct wide_tally cd = { 0 };
+    double *t_exact = calloc((size_t) n, sizeof *t_exact);
+    cd.gap = calloc((size_t) n, sizeof *cd.gap);
+    cd.secs = calloc((size_t) n, sizeof *cd.secs);
+    struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
+    struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
+    int rc = 1;
+    long have = 0, incomplete = 0, dcs[WIDE_MAX_DCS + 1] = { 0 };
+    if (!t_exact || !cd.gap || !cd.secs || !pc || !pe || !ec || !ee) {
+        fprintf(stderr, "lr-bench-cdynp: --wide %d: out of memory\n", n);
+        goto cleanup;
+    }
+    for (int i = 0; i < n; i++) {
+        uint64_t seed = first + (uint64_t) i;
+        struct lr_instance in;
+        struct lr_tm *tm;
+        int err = lr_instance_random_dcs(seed, WIDE_MIN_DCS, WIDE_MAX_DCS,
+                                         &in);
+        if (!err)
+            err = lr_tm_new(in.model, in.cluster, &in.train, &tm);
+        if (err) {
+            fprintf(stderr, "lr-bench-cdynp: wide instance %llu: %s\n",
+                    (unsigned long long) seed, strerror(err));
+            lr_instance_free(&in);
+            goto cleanup;
+        }
+        dcs[tm->n_dcs]++;
+        struct lr_exact_stats st;
+        double t0 = now_s();
+        enum lr_tm_why we = lr_exact_plan(tm, 0, pe, ee, &st);
+        double t1 = now_s();
+        enum lr_tm_why wc = lr_cdynp_plan(tm, NULL, pc, ec);
+        double t2 = now_s();
+        t_exact[i] = t1 - t0;
+        incomplete += !st.complete;
+        have += we == LR_TM_OK;
+        double T_exact = we == LR_TM_OK ? ee->T : NAN;
+        wide_add(&cd, seed, i, wc, ec->T, T_exact, t2 - t1);
+        lr_tm_free(tm);
+        lr_instance_free(&in);
+    }
+    struct lr_stats gs;
+    lr_stats_compute(cd.gap, (int) cd.both, &gs);
+    printf("## CDynP against the exact optimum beyond %d DCs: %d instances "
+           "(planner/lr_instance.h, %d-%d DCs: %ld of 7, %ld of 8; seeds "
+           "%llu..%llu)\n\n", LR_CDYNP_ALL_ORDERS, n, WIDE_MIN_DCS,
+           WIDE_MAX_DCS, dcs[7], dcs[8], (unsigned long long) first,
+           (unsigned long long) (first + (uint64_t) n - 1));
+    printf("| CDynP | instances with a plan (exact) | CDynP found none | "
+           "above exact | more than 5%% above | mean gap | worst | median "
+           "search |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    printf("| default | %ld | %ld | %ld | %ld | %.4f%% | ", have, cd.missed,
+           cd.above, cd.far, 100 * gs.mean);
+    if (cd.both)
+        printf("%.4f%% (seed %llu) |", 100 * cd.worst,
+               (unsigned long long) cd.worst_seed);
+    else
+        printf("- |");
+    printf(" %.3f ms |\n\n", 1e3 * lr_stats_median(cd.secs, n));
+    printf("(exact: median search %.3f ms, %ld searches incomplete)\n",
+           1e3 * lr_stats_median(t_exact, n), incomplete);
+    rc = 0;
+cleanup:
+    free(t_exact);
+    free(cd.gap);
+    free(cd.secs);
+    free(pc);
+    free(pe);
+    free(ec);
+    free(ee);
+    return rc;
+}
+
 int
 main(int argc, char **argv)
 {
     const char *man3 = "examples/clusters/man3.json";
     const char *plot = NULL;
-    int instances = 1000, runs = 21, tight = 0, first_seed = 1;
+    int instances = 1000, runs = 21, tight = 0, wide = 0, first_seed = 1;
     bool other = false, first_given = false;
     static const struct option longopts[] = {
         { "man3", required_argument, NULL, 'm' },
@@ -264,6 +398,7 @@ main(int argc, char **argv)
         { "plot", required_argument, NULL, 'p' },
         { "tight", required_argument, NULL, 't' },
         { "first-seed", required_argument, NULL, 's' },
+        { "wide", required_argument, NULL, 'w' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -280,6 +415,9 @@ main(int argc, char **argv)
         case 't':
             bad = parse_count("tight", optarg, 1, 100000000, &tight);
             break;
+        case 'w':
+            bad = parse_count("wide", optarg, 1, 100000000, &wide);
+            break;
         case 's':
             bad = parse_count("first-seed", optarg, 0, INT_MAX, &first_seed);
             first_given = true;
@@ -295,19 +433,26 @@ main(int argc, char **argv)
                 argv[optind], usage);
         return 2;
     }
-    if (first_given && !tight) {
+    if (first_given && !tight && !wide) {
         fprintf(stderr, "lr-bench-cdynp: --first-seed is the first seed of "
-                "--tight: give --tight N too\n");
+                "--tight or --wide: give --tight N or --wide N too\n");
         return 2;
     }
-    if (tight && other) {
-        fprintf(stderr, "lr-bench-cdynp: --tight runs instead of the other "
+    if (tight && wide) {
+        fprintf(stderr, "lr-bench-cdynp: --tight and --wide are two sweeps: "
+                "give one of them\n");
+        return 2;
+    }
+    if ((tight || wide) && other) {
+        fprintf(stderr, "lr-bench-cdynp: --%s runs instead of the other "
                 "measurements: leave out --man3, --instances, --runs and "
-                "--plot\n");
+                "--plot\n", tight ? "tight" : "wide");
         return 2;
     }
     if (tight)
         return tight_sweep((uint64_t) first_seed, tight);
+    if (wide)
+        return wide_sweep((uint64_t) first_seed, wide);
 
     /* 1. Optimality. */
     double *gap = calloc((size_t) instances, sizeof *gap);
