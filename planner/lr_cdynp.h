@@ -50,6 +50,14 @@
 #define LR_CDYNP_DEFAULT_WINDOW 4
 /* Up to this many DCs, CDynP tries every chain (lr_cdynp_chain.c). */
 #define LR_CDYNP_ALL_ORDERS 6
+/* Beyond, a beam search over chains keeps this many chains of each
+ * length (lr_cdynp_options.beam; lr_cdynp_chain.c), at most
+ * LR_CDYNP_MAX_BEAM, and narrower where more than LR_CDYNP_BEAM_CHAINS
+ * chains could be run at that width (8 wide up to 8 DCs, 2 at 14-16,
+ * 1 from 17). */
+#define LR_CDYNP_BEAM 8
+#define LR_CDYNP_MAX_BEAM 64
+#define LR_CDYNP_BEAM_CHAINS 512
 /* Caches the coordinator keeps: per objective and assumed stage count. */
 #define LR_CDYNP_MAX_SETS 64
 
@@ -369,6 +377,13 @@ struct lr_cdynp_options {
     int device_step;          /* of every DC planned in this process
                                * (lr_cdynp_dc_set_step()); <= 0, as a
                                * zeroed struct has it: automatic */
+    int beam;                 /* beyond LR_CDYNP_ALL_ORDERS DCs without
+                               * an order: the chains kept at each
+                               * length (lr_cdynp_chain.c); 0, as a
+                               * zeroed struct has it: LR_CDYNP_BEAM;
+                               * above LR_CDYNP_MAX_BEAM: that; < 0: no
+                               * beam, the greedy chain's prefixes only
+                               * (the search before 2026-12-06) */
 };
 
 /* The default chain order: start at the DC with the most compute, then
@@ -383,7 +398,8 @@ int lr_cdynp_order(const struct lr_tm *, int *order);
 
 /* Plans with CDynP on 'tm' and keeps the chain of least T: the given
  * order, else every ordered subset of linked DCs when there are at most
- * LR_CDYNP_ALL_ORDERS, else the prefixes of lr_cdynp_order().  Returns
+ * LR_CDYNP_ALL_ORDERS, else the prefixes of lr_cdynp_order() and the
+ * chains of a beam search (lr_cdynp_options.beam).  Returns
  * LR_TM_OK with 'plan' and 'eval' filled, or why no plan exists. */
 enum lr_tm_why lr_cdynp_plan(const struct lr_tm *,
                              const struct lr_cdynp_options *,

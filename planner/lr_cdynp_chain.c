@@ -38,8 +38,40 @@
  * Each DC's costs do not depend on the chain, so its cache serves every
  * chain (each party keeps one cache per objective and assumed stage
  * count, and the caches of one objective share the rows memory does not
- * tell apart: lr_cdynp_local.c).  Beyond that, the greedy chain of lr_cdynp_order() and each of
- * its prefixes.
+ * tell apart: lr_cdynp_local.c).  Beyond that, the greedy chain of
+ * lr_cdynp_order() and each of its prefixes (until 2026-12-06 the only
+ * chains: on random instances of 7-8 DCs, 496 of 600 plans above the
+ * exact optimum, 17.5% on average, lr-bench-cdynp --wide), then a beam
+ * search over chains of width B (lr_cdynp_options.beam, default
+ * LR_CDYNP_BEAM = 8):
+ *     C_1     = every one-DC chain (of a DC with compute);
+ *     C_{n+1} = the B chains of least T among the extensions of the B
+ *               best of C_n by one DC at the tail or at the head,
+ *               linked to that end;
+ * a chain's T is its own plan's, the tail's report, and a chain without
+ * a plan ranks after every chain with one, more compute first.  So the
+ * coordinator uses what it already had, the links, each DC's aggregate
+ * compute and the T the tails report, and a DC sees nothing of a kind
+ * it did not: summaries of predecessors, as in the search over every
+ * chain up to LR_CDYNP_ALL_ORDERS DCs (over agents, more chains are
+ * more round trips).  The beam keeps every plan it runs into (the least
+ * T of all chains run, the greedy ones first, ties to the earlier), so
+ * its plan is never worse than the greedy prefixes'.  Not exact: a chain
+ * whose prefixes are all poor plans is not reached (and the DP's
+ * choices depend on the chain's direction, which is why both ends
+ * extend); on the instances above 34 of 200 stay above exact, 0.54% on
+ * average (docs/cdynp.md).
+ *
+ * The beam's cost.  With K DCs with compute and L layers it runs at most
+ *     K + sum_{n=1}^{min(K,L)-1} 2 B (K - n)  <=  K + B K (K - 1)
+ * chains, each costing a chain's run (below); B narrows until that
+ * bound is within LR_CDYNP_BEAM_CHAINS = 512 chains (B = 8 up to 8 DCs,
+ * 6 at 9, 3 at 12, 2 at 14-16, 1 from 17), and at width 1 (beyond 22
+ * DCs) the beam stops before a length that could pass it.  The DCs'
+ * caches are shared by every chain as above, but a DC now sits at many
+ * positions, so it computes the rows of many more layer ranges: at
+ * worst its whole local DP, O(L^2 N^2) per (objective, assumed count),
+ * which dominates on deep models over many DCs (docs/benchmarks.md).
  *
  * Parties.  The coordinator talks to every DC through struct
  * lr_cdynp_party: a handle in this process or an agent across the
@@ -50,7 +82,12 @@
  *
  * Complexity: per chain, sum over DCs of the local DP on its windowed
  * ranges, O(sum_k (2w+1) R_k^2 N_k^2) with R_k the longest range DC k may
- * get, plus O(n (2w+1)^2) for the chain itself.
+ * get (rows already computed cost nothing), plus O(n (2w+1)^2) for the
+ * chain itself; times the chains run: sum_n K!/(K-n)! up to
+ * LR_CDYNP_ALL_ORDERS DCs, at most K + LR_CDYNP_BEAM_CHAINS beyond (the
+ * greedy prefixes and the beam), and the beam's bookkeeping,
+ * O(B K^2 log(B K)) sorting plus O((B K)^2 K) for the duplicate checks
+ * a level, is small beside them.
  */
 #include <errno.h>
 #include <limits.h>
@@ -115,6 +152,8 @@ struct plan_search {
     struct lr_cdynp_result run, *best;
     bool found;
     bool fixed;                   /* one chain, given by the caller */
+    double chain_T;               /* the chain try_chain() ran last: its
+                                   * least T, INFINITY for no plan */
     enum lr_tm_why why;           /* the last failure, when none found */
     int party_err;                /* the first error of a party */
     /* By DC index: the oldest generation (obj_gen()) of an objective
@@ -392,6 +431,8 @@ try_chain_obj(struct plan_search *ps, const int *order, int n,
             why = LR_TM_OK;
         }
     }
+    if (why == LR_TM_OK && ps->run.T < ps->chain_T)
+        ps->chain_T = ps->run.T;
     if (why == LR_TM_OK && (!ps->found || ps->run.T < ps->best->T)) {
         *ps->best = ps->run;
         if (ps->plan)
@@ -402,16 +443,21 @@ try_chain_obj(struct plan_search *ps, const int *order, int n,
     }
 }
 
-static void
+/* Plans the chain order[0..n-1] under both objectives, keeping its plan
+ * if it is the best so far; returns the chain's own least T (INFINITY
+ * when it has none), which the beam search ranks chains by. */
+static double
 try_chain(struct plan_search *ps, const int *order, int n)
 {
+    ps->chain_T = INFINITY;
     /* A chain of more DCs than layers is no plan; in the search over
      * chains its verdict must not stand for the reason the others gave
      * (a model that fits nowhere was told 'more devices'). */
     if (n > ps->tm->model->n_layers && !ps->fixed)
-        return;
+        return INFINITY;
     try_chain_obj(ps, order, n, LR_CDYNP_LEX);
     try_chain_obj(ps, order, n, LR_CDYNP_TIME);
+    return ps->chain_T;
 }
 
 /* Every ordered subset of linked DCs, extending 'order[0..n-1]'. */
@@ -430,6 +476,153 @@ all_chains(struct plan_search *ps, int *order, int n, bool *used)
         order[n] = k;
         all_chains(ps, order, n + 1, used);
         used[k] = false;
+    }
+}
+
+/* A chain of the beam search: its DCs, its own least T (INFINITY when
+ * it has no plan) and their aggregate compute; 'rank' is the order it
+ * was made in, the last tie-break, so that the beam does not depend on
+ * qsort()'s order among equals. */
+struct beam_chain {
+    int n;
+    int dc[LR_TM_MAX_DCS];
+    double T;
+    double compute;
+    int rank;
+};
+
+/* Less T first; among chains without a plan (or of equal T) more
+ * compute first, as a chain of more compute holds more; then the
+ * earlier made. */
+static int
+beam_cmp(const void *pa, const void *pb)
+{
+    const struct beam_chain *a = pa, *b = pb;
+    if (a->T != b->T)
+        return a->T < b->T ? -1 : 1;
+    if (a->compute != b->compute)
+        return a->compute > b->compute ? -1 : 1;
+    return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* The most chains the beam search over 'k' DCs with compute may run at
+ * width 'w' on a model of 'L' layers: the k one-DC chains, then for
+ * each length n below min(k, L) at most w chains, each extended at
+ * either end by each of the k - n DCs not in it. */
+static long
+beam_bound(int k, int L, int w)
+{
+    long chains = k;
+    for (int n = 1; n < k && n < L; n++)
+        chains += 2L * w * (k - n);
+    return chains;
+}
+
+/* The width the beam search runs at: 'want' (the option's), narrowed
+ * until beam_bound() is within LR_CDYNP_BEAM_CHAINS; 1 at least. */
+static int
+beam_width(const struct plan_search *ps, int want)
+{
+    int k = 0;
+    for (int i = 0; i < ps->tm->n_dcs; i++)
+        k += ps->compute[i] > 0;
+    while (want > 1
+           && beam_bound(k, ps->tm->model->n_layers, want)
+              > LR_CDYNP_BEAM_CHAINS)
+        want--;
+    return want;
+}
+
+/* Runs the chain 'c' and sets its T, unless it is one of the greedy
+ * chain's prefixes ('greedy[0..n_greedy-1]', 'greedy_T[i]' the T of
+ * its first i + 1 DCs), which ran before the beam and whose plans are
+ * already kept: then its T from there. */
+static void
+beam_run(struct plan_search *ps, struct beam_chain *c, const int *greedy,
+         const double *greedy_T, int n_greedy)
+{
+    bool prefix = c->n <= n_greedy;
+    for (int i = 0; prefix && i < c->n; i++)
+        prefix = c->dc[i] == greedy[i];
+    c->T = prefix ? greedy_T[c->n - 1] : try_chain(ps, c->dc, c->n);
+}
+
+/* True when chains[0..n-1] holds a chain of the DCs of 'c'. */
+static bool
+beam_has(const struct beam_chain *chains, int n, const struct beam_chain *c)
+{
+    for (int i = 0; i < n; i++)
+        if (!memcmp(chains[i].dc, c->dc, (size_t) c->n * sizeof *c->dc))
+            return true;
+    return false;
+}
+
+/* The beam search over chains beyond LR_CDYNP_ALL_ORDERS DCs (see the
+ * file's comment, "Which chains"): every one-DC chain, then each of
+ * the 'width' best chains of n DCs extended at its tail and at its head
+ * by every DC with compute linked to that end, keeping the 'width' best
+ * of n + 1, until no chain extends or the next length could take the
+ * chains run past LR_CDYNP_BEAM_CHAINS (which beam_width() keeps from
+ * happening but at width 1, beyond 22 DCs).  'cand' has room for
+ * width x (2 n_dcs + 1) chains: the kept chains and their extensions. */
+static void
+beam_chains(struct plan_search *ps, int width, struct beam_chain *cand,
+            const int *greedy, const double *greedy_T, int n_greedy)
+{
+    const struct lr_cdynp_view *tm = ps->tm;
+    int n_cand = 0;
+    long left = LR_CDYNP_BEAM_CHAINS;
+    for (int k = 0; k < tm->n_dcs && !ps->party_err; k++) {
+        if (!(ps->compute[k] > 0))
+            continue;
+        struct beam_chain *c = &cand[n_cand];
+        c->n = 1;
+        c->dc[0] = k;
+        c->compute = ps->compute[k];
+        c->rank = n_cand++;
+        beam_run(ps, c, greedy, greedy_T, n_greedy);
+    }
+    const int n_one = n_cand;
+    while (n_cand > 0 && !ps->party_err) {
+        qsort(cand, (size_t) n_cand, sizeof *cand, beam_cmp);
+        const int kept = n_cand < width ? n_cand : width, n = cand[0].n;
+        left -= n_cand;
+        if (n >= tm->n_dcs || n >= tm->model->n_layers
+            || 2L * kept * (n_one - n) > left)
+            return;   /* beyond LR_CDYNP_BEAM_CHAINS only at width 1 */
+        /* The extensions go after the kept chains they are made from,
+         * then down over them. */
+        struct beam_chain *next = cand + kept;
+        n_cand = 0;
+        for (int i = 0; i < kept && !ps->party_err; i++) {
+            bool used[LR_TM_MAX_DCS] = { false };
+            for (int j = 0; j < n; j++)
+                used[cand[i].dc[j]] = true;
+            const int head = cand[i].dc[0], tail = cand[i].dc[n - 1];
+            /* At the head as well as the tail: the DP's choices depend
+             * on the chain's direction, so a chain and its reverse may
+             * differ, and the best chain's prefixes need not be the
+             * best of their length (on lr-bench-cdynp --wide, 0.54%
+             * mean gap where the tail alone left 1.3% at width 8). */
+            for (int end = 0; end < 2; end++)
+                for (int k = 0; k < tm->n_dcs && !ps->party_err; k++) {
+                    if (used[k] || !(ps->compute[k] > 0)
+                        || !(end ? tm->link[k][head].bw > 0
+                                 : tm->link[tail][k].bw > 0))
+                        continue;
+                    struct beam_chain *c = &next[n_cand];
+                    c->n = n + 1;
+                    c->dc[end ? 0 : n] = k;
+                    memcpy(c->dc + (end ? 1 : 0), cand[i].dc,
+                           (size_t) n * sizeof *c->dc);
+                    if (beam_has(next, n_cand, c))
+                        continue;
+                    c->compute = cand[i].compute + ps->compute[k];
+                    c->rank = n_cand++;
+                    beam_run(ps, c, greedy, greedy_T, n_greedy);
+                }
+        }
+        memmove(cand, next, (size_t) n_cand * sizeof *cand);
     }
 }
 
@@ -483,9 +676,30 @@ lr_cdynp_plan_parties(const struct lr_cdynp_view *tm,
         try_chain(&ps, order, order_by(tm, ps.compute, order));
         all_chains(&ps, order, 0, used);
     } else {
+        /* The greedy chain's prefixes first, as before the beam search
+         * (among chains of equal T, the earlier one is kept), so the
+         * beam can only better their plan. */
+        double greedy_T[LR_TM_MAX_DCS];
         int n = order_by(tm, ps.compute, order);
-        for (int k = 1; k <= n && !ps.party_err; k++)
-            try_chain(&ps, order, k);
+        for (int k = 1; k <= n; k++)
+            greedy_T[k - 1] = ps.party_err ? INFINITY
+                              : try_chain(&ps, order, k);
+        int want = !opt || !opt->beam ? LR_CDYNP_BEAM
+                   : opt->beam > LR_CDYNP_MAX_BEAM ? LR_CDYNP_MAX_BEAM
+                   : opt->beam;
+        if (want > 0 && !ps.party_err) {
+            int width = beam_width(&ps, want);
+            struct beam_chain *cand
+                = malloc((size_t) width * (size_t) (2 * tm->n_dcs + 1)
+                         * sizeof *cand);
+            if (!cand) {
+                ps.why = LR_TM_NOMEM;
+                ps.found = false;
+                goto cleanup;
+            }
+            beam_chains(&ps, width, cand, order, greedy_T, n);
+            free(cand);
+        }
     }
 
 cleanup:

@@ -512,6 +512,97 @@ test_cdynp_assumption_per_chain(void)
     lr_model_free(m);
 }
 
+/* Beyond LR_CDYNP_ALL_ORDERS DCs the coordinator tried only the greedy
+ * chain and its prefixes; on lr-bench-cdynp --wide's instances of 7-8
+ * DCs that left 496 of 600 plans above exact's (docs/cdynp.md, "Which
+ * chains").  Seeds 7 (7 DCs) and 13 (8 DCs) of
+ * lr_instance_random_dcs(): the greedy chain's prefixes alone (beam
+ * -1, the search before the beam) stay 67% and 93% above exact; the
+ * beam search finds exact's T, whose chains (2 6 4 3 and 7 5 1) are no
+ * greedy prefix. */
+static void
+test_cdynp_beam_beyond_all_orders(void)
+{
+    static const uint64_t seeds[] = { 7, 13 };
+    struct lr_plan *p = malloc(sizeof *p);
+    struct lr_tm_eval *ee = malloc(sizeof *ee), *eg = malloc(sizeof *eg);
+    struct lr_tm_eval *eb = malloc(sizeof *eb);
+    CU_ASSERT_FATAL(p && ee && eg && eb);
+    for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
+        struct lr_instance in;
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random_dcs(seeds[i], 7, 8, &in),
+                              0);
+        struct lr_tm *tm = make_tm(&in);
+        CU_ASSERT_FATAL(tm != NULL);
+        CU_ASSERT(tm->n_dcs > LR_CDYNP_ALL_ORDERS);
+        struct lr_exact_stats st;
+        CU_ASSERT_EQUAL(lr_exact_plan(tm, 0, p, ee, &st), LR_TM_OK);
+        CU_ASSERT(st.complete);
+        const struct lr_cdynp_options greedy = {
+            .window = LR_CDYNP_DEFAULT_WINDOW, .beam = -1,
+        };
+        CU_ASSERT_EQUAL(lr_cdynp_plan(tm, &greedy, p, eg), LR_TM_OK);
+        CU_ASSERT(eg->T > 1.5 * ee->T);
+        CU_ASSERT_EQUAL(lr_cdynp_plan(tm, NULL, p, eb), LR_TM_OK);
+        CU_ASSERT(fabs(eb->T / ee->T - 1) < 1e-9);
+        /* A zeroed width is the default one. */
+        const struct lr_cdynp_options zero = {
+            .window = LR_CDYNP_DEFAULT_WINDOW,
+        };
+        CU_ASSERT_EQUAL(lr_cdynp_plan(tm, &zero, p, eg), LR_TM_OK);
+        CU_ASSERT_EQUAL(eg->T, eb->T);
+        lr_tm_free(tm);
+        lr_instance_free(&in);
+    }
+    free(p);
+    free(ee);
+    free(eg);
+    free(eb);
+}
+
+/* lr_instance_random_dcs() over 1..3 DCs is lr_instance_random(), so
+ * every figure made from the latter stands; a range it cannot draw
+ * from is refused. */
+static void
+test_instance_random_dcs(void)
+{
+    for (uint64_t seed = 1; seed <= 50; seed++) {
+        struct lr_instance a, b;
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random(seed, &a), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random_dcs(seed, 1, 3, &b), 0);
+        CU_ASSERT_EQUAL(a.model->n_layers, b.model->n_layers);
+        for (int l = 0; l < a.model->n_layers; l++)
+            CU_ASSERT(!memcmp(&a.model->layers[l], &b.model->layers[l],
+                              sizeof a.model->layers[l]));
+        CU_ASSERT_EQUAL(a.cluster->n_dcs, b.cluster->n_dcs);
+        for (int k = 0; k < a.cluster->n_dcs; k++) {
+            const struct lr_dc *x = &a.cluster->dcs[k];
+            const struct lr_dc *y = &b.cluster->dcs[k];
+            CU_ASSERT_STRING_EQUAL(x->name, y->name);
+            CU_ASSERT_EQUAL(x->device_type, y->device_type);
+            CU_ASSERT_EQUAL(x->n_devices, y->n_devices);
+            CU_ASSERT_EQUAL(x->intra_bw, y->intra_bw);
+            CU_ASSERT_EQUAL(x->intra_latency, y->intra_latency);
+        }
+        CU_ASSERT_EQUAL(a.cluster->n_links, b.cluster->n_links);
+        for (int j = 0; j < a.cluster->n_links; j++)
+            CU_ASSERT(!memcmp(&a.cluster->links[j], &b.cluster->links[j],
+                              sizeof a.cluster->links[j]));
+        CU_ASSERT(!memcmp(&a.train, &b.train, sizeof a.train));
+        lr_instance_free(&a);
+        lr_instance_free(&b);
+        CU_ASSERT_EQUAL_FATAL(lr_instance_random_dcs(seed, 7, 8, &b), 0);
+        CU_ASSERT(b.cluster->n_dcs >= 7 && b.cluster->n_dcs <= 8);
+        lr_instance_free(&b);
+    }
+    struct lr_instance c;
+    CU_ASSERT_EQUAL(lr_instance_random_dcs(1, 0, 3, &c), EINVAL);
+    CU_ASSERT_EQUAL(lr_instance_random_dcs(1, 4, 3, &c), EINVAL);
+    CU_ASSERT_EQUAL(lr_instance_random_dcs(1, 1, LR_TM_MAX_DCS + 1, &c),
+                    EINVAL);
+    CU_ASSERT(c.model == NULL && c.cluster == NULL);
+}
+
 /* An assumption carried over from a longer chain also made plans worse:
  * on random instances whose activations weigh (A x 10..10^4, device
  * memory x 0.05..1.05), CDynP's T against exact's.  Seeds 1..100 here;
@@ -1952,6 +2043,10 @@ static CU_TestInfo tests[] = {
     { "the counted local DP: exact counts, costs as laid out",
       test_local_dp_counted },
     { "CDynP near exact when memory is tight", test_cdynp_tight_memory },
+    { "beyond 6 DCs the beam finds chains greedy's prefixes miss",
+      test_cdynp_beam_beyond_all_orders },
+    { "random instances over a range of DC counts",
+      test_instance_random_dcs },
     { "no plan for memory, not for devices", test_cdynp_why_memory },
     { "the planner out of memory is not 'no plan'",
       test_cdynp_out_of_memory },

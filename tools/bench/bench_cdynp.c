@@ -30,6 +30,10 @@
  * where CDynP found none, those above exact and more than 5% above, the
  * mean and worst gap, and the median search time of each planner.
  *
+ * --beam B sets the beam width of the timed cases 2-4
+ * (lr_cdynp_options.beam; -1 the search before the beam), so that one
+ * build times both.
+ *
  * Timing is wall clock on a shared machine: medians, not single runs.
  */
 #include <errno.h>
@@ -54,6 +58,7 @@
 static const char usage[] =
     "usage: lr-bench-cdynp [--man3 FILE] [--instances N] [--runs R] "
     "[--plot FILE.png]\n"
+    "                      [--beam B]\n"
     "       lr-bench-cdynp --tight N [--first-seed S]\n"
     "       lr-bench-cdynp --wide N [--first-seed S]\n"
     "\n"
@@ -66,6 +71,11 @@ static const char usage[] =
     "                   (seeds 1..N, default 1000)\n"
     "  --runs R         timed runs of each case, median printed (21)\n"
     "  --plot FILE.png  search time against layers and DCs, as a PNG\n"
+    "  --beam B         beam width of the timed cases beyond 6 DCs (default "
+    "8;\n"
+    "                   -1: the greedy chain's prefixes only, the search "
+    "before\n"
+    "                   2026-12-06)\n"
     "  --tight N        instead of all the above: N random instances where "
     "memory\n"
     "                   binds (tests/unit/lr_test_tight.h) planned by "
@@ -114,17 +124,24 @@ now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The beam width of the timed cases (--beam; lr_cdynp_options.beam):
+ * 0 the default. */
+static int beam_width;
+
 /* Median search time of CDynP over 'runs' runs. */
 static double
 time_cdynp(const struct lr_tm *tm, int runs, double *T)
 {
+    const struct lr_cdynp_options opt = {
+        .window = LR_CDYNP_DEFAULT_WINDOW, .beam = beam_width,
+    };
     double *t = calloc((size_t) runs, sizeof *t);
     struct lr_plan *p = malloc(sizeof *p);
     struct lr_tm_eval *ev = malloc(sizeof *ev);
     *T = NAN;
     for (int r = 0; r < runs; r++) {
         double t0 = now_s();
-        enum lr_tm_why why = lr_cdynp_plan(tm, NULL, p, ev);
+        enum lr_tm_why why = lr_cdynp_plan(tm, &opt, p, ev);
         t[r] = now_s() - t0;
         if (why == LR_TM_OK)
             *T = ev->T;
@@ -302,23 +319,33 @@ wide_add(struct wide_tally *w, uint64_t seed, int i, enum lr_tm_why why,
     }
 }
 
+/* The beam widths --wide compares (lr_cdynp_options.beam): -1 the
+ * greedy chain's prefixes alone, as before the beam search. */
+static const int wide_beams[] = { -1, 1, 2, 4, LR_CDYNP_BEAM, 16 };
+#define N_WIDE_BEAMS (int) (sizeof wide_beams / sizeof *wide_beams)
+
 /* --wide: seeds first .. first + n - 1 of lr_instance_random_dcs() with
- * WIDE_MIN_DCS..WIDE_MAX_DCS DCs, each planned by CDynP and by exact
- * (whose first incumbent is CDynP's plan, so its time includes one
- * CDynP search).  "Above exact" allows a relative 1e-9 as --tight does.
- * 0, or 1 when an instance cannot be built or memory runs out. */
+ * WIDE_MIN_DCS..WIDE_MAX_DCS DCs, each planned by exact (whose first
+ * incumbent is CDynP's plan, so its time includes one CDynP search)
+ * and by CDynP under each of wide_beams[], one row each.  "Above exact"
+ * allows a relative 1e-9 as --tight does.  0, or 1 when an instance
+ * cannot be built or memory runs out. */
 static int
 wide_sweep(uint64_t first, int n)
 {
-    struct wide_tally cd = { 0 };
+    struct wide_tally cd[N_WIDE_BEAMS] = { { 0 } };
     double *t_exact = calloc((size_t) n, sizeof *t_exact);
-    cd.gap = calloc((size_t) n, sizeof *cd.gap);
-    cd.secs = calloc((size_t) n, sizeof *cd.secs);
+    bool oom = !t_exact;
+    for (int b = 0; b < N_WIDE_BEAMS; b++) {
+        cd[b].gap = calloc((size_t) n, sizeof *cd[b].gap);
+        cd[b].secs = calloc((size_t) n, sizeof *cd[b].secs);
+        oom |= !cd[b].gap || !cd[b].secs;
+    }
     struct lr_plan *pc = malloc(sizeof *pc), *pe = malloc(sizeof *pe);
     struct lr_tm_eval *ec = malloc(sizeof *ec), *ee = malloc(sizeof *ee);
     int rc = 1;
     long have = 0, incomplete = 0, dcs[WIDE_MAX_DCS + 1] = { 0 };
-    if (!t_exact || !cd.gap || !cd.secs || !pc || !pe || !ec || !ee) {
+    if (oom || !pc || !pe || !ec || !ee) {
         fprintf(stderr, "lr-bench-cdynp: --wide %d: out of memory\n", n);
         goto cleanup;
     }
@@ -340,43 +367,57 @@ wide_sweep(uint64_t first, int n)
         struct lr_exact_stats st;
         double t0 = now_s();
         enum lr_tm_why we = lr_exact_plan(tm, 0, pe, ee, &st);
-        double t1 = now_s();
-        enum lr_tm_why wc = lr_cdynp_plan(tm, NULL, pc, ec);
-        double t2 = now_s();
-        t_exact[i] = t1 - t0;
+        t_exact[i] = now_s() - t0;
         incomplete += !st.complete;
         have += we == LR_TM_OK;
         double T_exact = we == LR_TM_OK ? ee->T : NAN;
-        wide_add(&cd, seed, i, wc, ec->T, T_exact, t2 - t1);
+        for (int b = 0; b < N_WIDE_BEAMS; b++) {
+            struct lr_cdynp_options opt = {
+                .window = LR_CDYNP_DEFAULT_WINDOW, .beam = wide_beams[b],
+            };
+            double t1 = now_s();
+            enum lr_tm_why wc = lr_cdynp_plan(tm, &opt, pc, ec);
+            wide_add(&cd[b], seed, i, wc, ec->T, T_exact, now_s() - t1);
+        }
         lr_tm_free(tm);
         lr_instance_free(&in);
     }
-    struct lr_stats gs;
-    lr_stats_compute(cd.gap, (int) cd.both, &gs);
     printf("## CDynP against the exact optimum beyond %d DCs: %d instances "
            "(planner/lr_instance.h, %d-%d DCs: %ld of 7, %ld of 8; seeds "
            "%llu..%llu)\n\n", LR_CDYNP_ALL_ORDERS, n, WIDE_MIN_DCS,
            WIDE_MAX_DCS, dcs[7], dcs[8], (unsigned long long) first,
            (unsigned long long) (first + (uint64_t) n - 1));
-    printf("| CDynP | instances with a plan (exact) | CDynP found none | "
-           "above exact | more than 5%% above | mean gap | worst | median "
-           "search |\n");
+    printf("| chains beyond %d DCs | instances with a plan (exact) | "
+           "CDynP found none | above exact | more than 5%% above | mean gap "
+           "| worst | median search |\n", LR_CDYNP_ALL_ORDERS);
     printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    printf("| default | %ld | %ld | %ld | %ld | %.4f%% | ", have, cd.missed,
-           cd.above, cd.far, 100 * gs.mean);
-    if (cd.both)
-        printf("%.4f%% (seed %llu) |", 100 * cd.worst,
-               (unsigned long long) cd.worst_seed);
-    else
-        printf("- |");
-    printf(" %.3f ms |\n\n", 1e3 * lr_stats_median(cd.secs, n));
-    printf("(exact: median search %.3f ms, %ld searches incomplete)\n",
+    for (int b = 0; b < N_WIDE_BEAMS; b++) {
+        const struct wide_tally *w = &cd[b];
+        struct lr_stats gs;
+        lr_stats_compute(w->gap, (int) w->both, &gs);
+        if (wide_beams[b] < 0)
+            printf("| greedy prefixes |");
+        else
+            printf("| beam %d%s |", wide_beams[b],
+                   wide_beams[b] == LR_CDYNP_BEAM ? " (default)" : "");
+        printf(" %ld | %ld | %ld | %ld | %.4f%% | ", have, w->missed,
+               w->above, w->far, 100 * gs.mean);
+        if (w->both)
+            printf("%.4f%% (seed %llu) |", 100 * w->worst,
+                   (unsigned long long) w->worst_seed);
+        else
+            printf("- |");
+        printf(" %.3f ms |\n", 1e3 * lr_stats_median(w->secs, n));
+    }
+    printf("\n(exact: median search %.3f ms, %ld searches incomplete)\n",
            1e3 * lr_stats_median(t_exact, n), incomplete);
     rc = 0;
 cleanup:
     free(t_exact);
-    free(cd.gap);
-    free(cd.secs);
+    for (int b = 0; b < N_WIDE_BEAMS; b++) {
+        free(cd[b].gap);
+        free(cd[b].secs);
+    }
     free(pc);
     free(pe);
     free(ec);
@@ -399,12 +440,13 @@ main(int argc, char **argv)
         { "tight", required_argument, NULL, 't' },
         { "first-seed", required_argument, NULL, 's' },
         { "wide", required_argument, NULL, 'w' },
+        { "beam", required_argument, NULL, 'b' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     int c, bad = 0;
     while (!bad && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        other |= c == 'm' || c == 'i' || c == 'r' || c == 'p';
+        other |= c == 'm' || c == 'i' || c == 'r' || c == 'p' || c == 'b';
         switch (c) {
         case 'm': man3 = optarg; break;
         case 'i':
@@ -414,6 +456,10 @@ main(int argc, char **argv)
         case 'p': plot = optarg; break;
         case 't':
             bad = parse_count("tight", optarg, 1, 100000000, &tight);
+            break;
+        case 'b':
+            bad = parse_count("beam", optarg, -1, LR_CDYNP_MAX_BEAM,
+                              &beam_width);
             break;
         case 'w':
             bad = parse_count("wide", optarg, 1, 100000000, &wide);
@@ -445,8 +491,8 @@ main(int argc, char **argv)
     }
     if ((tight || wide) && other) {
         fprintf(stderr, "lr-bench-cdynp: --%s runs instead of the other "
-                "measurements: leave out --man3, --instances, --runs and "
-                "--plot\n", tight ? "tight" : "wide");
+                "measurements: leave out --man3, --instances, --runs, "
+                "--plot and --beam\n", tight ? "tight" : "wide");
         return 2;
     }
     if (tight)
@@ -514,6 +560,13 @@ main(int argc, char **argv)
     struct lr_tm *tm;
     double T;
     printf("## CDynP search time (median of %d runs)\n\n", runs);
+    if (beam_width < 0)
+        printf("Beyond %d DCs: the greedy chain's prefixes only "
+               "(--beam -1).\n\n", LR_CDYNP_ALL_ORDERS);
+    else
+        printf("Beyond %d DCs: beam width %d (narrower where it would run "
+               "more than %d chains).\n\n", LR_CDYNP_ALL_ORDERS,
+               beam_width ? beam_width : LR_CDYNP_BEAM, LR_CDYNP_BEAM_CHAINS);
     printf("| case | search time | T |\n|---|---:|---:|\n");
     lr_tm_new(gpt, cl, &tr, &tm);
     double s1 = time_cdynp(tm, runs, &T);
