@@ -424,13 +424,17 @@ struct lr_cdynp_view {
     int m;                    /* microbatches */
     int n_dcs;
     const struct lr_tm_link (*link)[LR_TM_MAX_DCS];   /* [n_dcs][n_dcs] */
+    double micro;             /* b, samples per microbatch; 0 when not
+                               * known, which only keeps the beam search
+                               * from skipping chains (lr_cdynp_chain.c) */
 };
 
 /* The coordinator's view of 'tm' (borrows tm's model and links). */
 static inline struct lr_cdynp_view
 lr_cdynp_view_of(const struct lr_tm *tm)
 {
-    struct lr_cdynp_view v = { tm->model, tm->m, tm->n_dcs, tm->link };
+    struct lr_cdynp_view v = { tm->model, tm->m, tm->n_dcs, tm->link,
+                               tm->train.micro };
     return v;
 }
 
