@@ -559,7 +559,8 @@ main(int argc, char **argv)
     struct lr_train tr = { 32, 1, 2 };
     struct lr_tm *tm;
     double T;
-    printf("## CDynP search time (median of %d runs)\n\n", runs);
+    printf("## CDynP search time (median of %d runs; LLaMA %d)\n\n", runs,
+           runs < 5 ? runs : 5);
     if (beam_width < 0)
         printf("Beyond %d DCs: the greedy chain's prefixes only "
                "(--beam -1).\n\n", LR_CDYNP_ALL_ORDERS);
@@ -591,7 +592,8 @@ main(int argc, char **argv)
                                             "layers", "search time (ms)",
                                             true) : NULL;
     printf("## Search time against layers and DCs (8 V100 per DC, "
-           "GPT-1.9B blocks, B=32, b=1; median of %d)\n\n| layers |", runs);
+           "GPT-1.9B blocks, B=32, b=1; median of %d)\n\n| layers |",
+           runs < 5 ? runs : 5);
     for (int k = 0; k < 4; k++)
         printf(" %d DCs |", Ks[k]);
     printf("\n|---:|---:|---:|---:|---:|\n");
