@@ -560,6 +560,143 @@ test_cdynp_beam_beyond_all_orders(void)
     free(eb);
 }
 
+/* A local party that counts the one-DC chains it is asked to plan: a
+ * step at position 0 whose window ends at the last layer is the head of
+ * a chain of one (a longer chain leaves its head a layer per DC after
+ * it).  Owns 'inner'. */
+struct counting_party {
+    struct lr_cdynp_party base;
+    struct lr_cdynp_party *inner;
+    int n_layers;
+    int alone;
+};
+
+static int
+counting_compute(struct lr_cdynp_party *p, double *flops)
+{
+    struct counting_party *c = (struct counting_party *) p;
+    return c->inner->cls->compute(c->inner, flops);
+}
+
+static int
+counting_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+              int assumed, const struct lr_cdynp_summary *in,
+              const struct lr_tm_link *in_link, uint16_t position, int lo,
+              int hi, struct lr_cdynp_summary *out)
+{
+    struct counting_party *c = (struct counting_party *) p;
+    c->alone += position == 0 && hi == c->n_layers - 1;
+    return c->inner->cls->step(c->inner, obj, assumed, in, in_link,
+                               position, lo, hi, out);
+}
+
+static int
+counting_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+                   int assumed, int last, int stages, int *prev_last,
+                   int *prev_stages)
+{
+    struct counting_party *c = (struct counting_party *) p;
+    return c->inner->cls->backtrack(c->inner, obj, assumed, last, stages,
+                                    prev_last, prev_stages);
+}
+
+static int
+counting_finish(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+                int assumed, int first, int last, int stages, int dc_index,
+                struct lr_plan *plan, int *n_stages)
+{
+    struct counting_party *c = (struct counting_party *) p;
+    return c->inner->cls->finish(c->inner, obj, assumed, first, last, stages,
+                                 dc_index, plan, n_stages);
+}
+
+static void
+counting_free(struct lr_cdynp_party *p)
+{
+    struct counting_party *c = (struct counting_party *) p;
+    c->inner->cls->free(c->inner);
+    free(c);
+}
+
+static const struct lr_cdynp_party_class counting_class = {
+    counting_compute, counting_step, counting_backtrack, counting_finish,
+    counting_free,
+};
+
+/* The beam skips a chain whose compute bound, m 3 b sum F over its DCs'
+ * compute, is above the best T found (lr_cdynp_chain.c, beam_run()).
+ * Seven DCs linked at 10 Gb/s: dc0 with 8 devices of 1e15 x 0.5, six of
+ * one device of 1e12 x 0.5; four layers of F = 1e12; B = 8, b = 1.
+ * dc0 alone plans T well under 1 s (the greedy chain's head, planned
+ * first); any tiny DC alone is bound to 8 x 3 x 4e12 / 5e11 = 192 s.
+ * Before the bound the beam planned every one-DC chain, each tiny one
+ * twice (once per objective) or more. */
+static void
+test_cdynp_beam_bound_skips(void)
+{
+    struct lr_layer layers[4] = {
+        { 1e12, 1e6, 1e5 }, { 1e12, 1e6, 1e5 }, { 1e12, 1e6, 1e5 },
+        { 1e12, 1e6, 1e5 },
+    };
+    struct lr_model *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_model_from_layers("four", layers, 4, &m), 0);
+    struct lr_cluster *cl = lr_cluster_new();
+    CU_ASSERT_FATAL(cl != NULL);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(cl, "fast", 1e15, 0.5, 80e9), 0);
+    CU_ASSERT_EQUAL(lr_cluster_add_type(cl, "slow", 1e12, 0.5, 80e9), 0);
+    for (int k = 0; k < 7; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "dc%d", k);
+        CU_ASSERT_EQUAL(lr_cluster_add_dc(cl, name, k ? "slow" : "fast",
+                                          k ? 1 : 8, 25e9, 5e-6, NULL), 0);
+    }
+    for (int a = 0; a < 7; a++)
+        for (int b = a + 1; b < 7; b++) {
+            char na[16], nb[16];
+            snprintf(na, sizeof na, "dc%d", a);
+            snprintf(nb, sizeof nb, "dc%d", b);
+            CU_ASSERT_EQUAL(lr_cluster_add_link(cl, na, nb, 10e9 / 8, 1e-3),
+                            0);
+        }
+    struct lr_train tr = { 8, 1, 2 };
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(m, cl, &tr, &tm), 0);
+    struct counting_party *party[7];
+    for (int k = 0; k < 7; k++) {
+        party[k] = calloc(1, sizeof *party[k]);
+        CU_ASSERT_FATAL(party[k] != NULL);
+        party[k]->base.cls = &counting_class;
+        party[k]->inner = lr_cdynp_local_party_new(tm, k);
+        CU_ASSERT_FATAL(party[k]->inner != NULL);
+        party[k]->n_layers = 4;
+    }
+    struct lr_cdynp_result *res = malloc(sizeof *res);
+    CU_ASSERT_FATAL(res != NULL);
+    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+    CU_ASSERT_EQUAL(lr_cdynp_plan_parties(&view,
+                                          (struct lr_cdynp_party *const *)
+                                          party, NULL, res, NULL, NULL),
+                    LR_TM_OK);
+    CU_ASSERT(res->T < 1);
+    CU_ASSERT(party[0]->alone >= 1);
+    for (int k = 1; k < 7; k++)
+        CU_ASSERT_EQUAL(party[k]->alone, 0);
+    /* A view without b bounds nothing: every DC is planned alone. */
+    view.micro = 0;
+    CU_ASSERT_EQUAL(lr_cdynp_plan_parties(&view,
+                                          (struct lr_cdynp_party *const *)
+                                          party, NULL, res, NULL, NULL),
+                    LR_TM_OK);
+    for (int k = 1; k < 7; k++)
+        CU_ASSERT(party[k]->alone >= 1);
+    for (int k = 0; k < 7; k++)
+        party[k]->base.cls->free(&party[k]->base);
+    free(res);
+    lr_tm_free(tm);
+    lr_cluster_free(cl);
+    lr_model_free(m);
+}
+
 /* lr_instance_random_dcs() over 1..3 DCs is lr_instance_random(), so
  * every figure made from the latter stands; a range it cannot draw
  * from is refused. */
@@ -2045,6 +2182,8 @@ static CU_TestInfo tests[] = {
     { "CDynP near exact when memory is tight", test_cdynp_tight_memory },
     { "beyond 6 DCs the beam finds chains greedy's prefixes miss",
       test_cdynp_beam_beyond_all_orders },
+    { "the beam skips chains bound above the best T",
+      test_cdynp_beam_bound_skips },
     { "random instances over a range of DC counts",
       test_instance_random_dcs },
     { "no plan for memory, not for devices", test_cdynp_why_memory },
