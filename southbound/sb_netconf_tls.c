@@ -260,11 +260,24 @@ sb_nct_tcp(const char *host, uint16_t port, long long deadline,
                        host, (unsigned) port, strerror(e));
         return -1;
     }
+    /* A connect that timed out (ours, or the kernel's SYN retries) has
+     * sent the device nothing: no session, EHOSTUNREACH as for one
+     * refused, not ETIMEDOUT, whose "outcome unknown" would have the
+     * caller read back a device that was never asked anything. */
+    if (fd < 0 && e == ETIMEDOUT) {
+        *ret = sb_errf(err, errlen, EHOSTUNREACH, "cannot connect to "
+                       "%s:%u: the connect timed out (no answer within "
+                       "the connection's %d ms): nothing sent; is the "
+                       "device up and reachable, listening for NETCONF "
+                       "over TLS there?", host, (unsigned) port,
+                       timeout_ms);
+        return -1;
+    }
     if (fd < 0) {
-        *ret = sb_errf(err, errlen, e == ETIMEDOUT ? ETIMEDOUT
-                       : EHOSTUNREACH, "cannot connect to %s:%u (%s): "
-                       "is the device up and listening for NETCONF over "
-                       "TLS there?", host, (unsigned) port, strerror(e));
+        *ret = sb_errf(err, errlen, EHOSTUNREACH, "cannot connect to %s:%u "
+                       "(%s): is the device up and listening for NETCONF "
+                       "over TLS there?", host, (unsigned) port,
+                       strerror(e));
         return -1;
     }
     int one = 1;

@@ -20,6 +20,7 @@
 #include "southbound/sb_netconf_tls.h"
 #include "southbound/sb_parallel.h"
 #include "tests/lr_test.h"
+#include "tests/unit/lr_test_stuck.h"
 #include "tools/lightrail/lr_tls_selfsigned.h"
 
 #define NC_IETF "/usr/share/yuma/modules/ietf"
@@ -691,6 +692,48 @@ test_netconf_tls_resolver(void)
     }
 }
 
+/* A TCP connect that times out (a listener that never answers the
+ * SYN: lr_test_stuck.h) sent the device nothing: EHOSTUNREACH, the
+ * ROADM unreachable, with a line that says the connect timed out.
+ * Before, the transport gave ETIMEDOUT "(Connection timed out)", an
+ * outcome unknown, which has lr_ctl_op read the device back for a
+ * change that never left the controller. */
+static void
+test_netconf_tls_connect_timeout(void)
+{
+    char cert[128], key[128], e[512], err[512] = "", want[128];
+    struct lr_test_stuck st;
+    snprintf(cert, sizeof cert, "%s/stuck.pem", dir);
+    snprintf(key, sizeof key, "%s/stuck.key", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_tls_selfsigned(cert, key, e, sizeof e), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_test_stuck_start(&st), 0);
+    char address[64];
+    snprintf(address, sizeof address, "127.0.0.1:%d", st.port);
+    struct sb_device_config c = nc_config(address, "", "");
+    struct sb_device *d = NULL;
+    struct sb_media_channel *m = NULL;
+    int n = -1;
+    snprintf(c.transport, sizeof c.transport, "tls");
+    snprintf(c.tls_cert, sizeof c.tls_cert, "%s", cert);
+    snprintf(c.tls_key, sizeof c.tls_key, "%s", key);
+    snprintf(c.tls_ca, sizeof c.tls_ca, "%s", cert);
+    c.timeout_ms = 200;
+    CU_ASSERT_EQUAL_FATAL(sb_netconf_class.open(&c, &d, err, sizeof err), 0);
+    int rc = sb_netconf_class.read(d, &m, &n, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, EHOSTUNREACH);
+    CU_ASSERT(sb_unanswered(rc) && !sb_local(rc));
+    snprintf(want, sizeof want, "r9: cannot connect to 127.0.0.1:%d: the "
+             "connect timed out", st.port);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "nothing sent"));
+    if (rc != EHOSTUNREACH || !strstr(err, want))
+        fprintf(stderr, "rc %d: %s\n", rc, err);
+    sb_netconf_class.close(d);
+    lr_test_stuck_stop(&st);
+    unlink(cert);
+    unlink(key);
+}
+
 static CU_TestInfo tests[] = {
     { "parallel apply on dummies, one failing", test_parallel_dummies },
     { "each: stops at a device that does not answer",
@@ -704,6 +747,8 @@ static CU_TestInfo tests[] = {
       test_netconf_tls_read_once },
     { "netconf over TLS: a resolver without an answer: unreachable",
       test_netconf_tls_resolver },
+    { "netconf over TLS: a connect that times out sent nothing",
+      test_netconf_tls_connect_timeout },
     CU_TEST_INFO_NULL,
 };
 
