@@ -89,6 +89,16 @@ sb_http_errno(CURLcode cc, bool change_sent)
     }
 }
 
+/* Whether the transfer on 'h' made its TCP connection (a reused one
+ * counts): libcurl records the connect's time only once it is made. */
+static bool
+sb_http_connected(CURL *h)
+{
+    curl_off_t t = 0;
+    return curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &t) == CURLE_OK
+           && t > 0;
+}
+
 int
 sb_http_perform(CURL *h, const struct sb_http_request *rq,
                 struct sb_http_reply *r, char *err, size_t errlen)
@@ -170,6 +180,14 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
     bool change_sent = sent > 0 && (rq->change
                                     || strcmp(rq->method, "GET"));
     int ret = sb_http_errno(cc, change_sent);
+    /* libcurl's timeout before the TCP connection was made: no byte
+     * went out, so no outcome is unknown.  The device cannot be reached
+     * (EHOSTUNREACH, as for a refused connect), and the caller need not
+     * read it back, which ETIMEDOUT would have it do. */
+    bool connect_timed_out = cc == CURLE_OPERATION_TIMEDOUT && sent == 0
+                             && !sb_http_connected(h);
+    if (connect_timed_out)
+        ret = EHOSTUNREACH;
     /* An answer refused while it came in was an answer: the device was
      * reached, and a body over 8 MiB is its own (EPROTO, no ROADM
      * answers so), memory for it ours (ENOMEM); neither is "cannot
@@ -182,7 +200,12 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
     bool answer_refused = ret == EINVAL && sent > 0;
     if (answer_refused)
         ret = EPROTO;
-    if (cc == CURLE_WRITE_ERROR && ret == EPROTO)
+    if (connect_timed_out)
+        sb_errf(err, errlen, 0, "%s: cannot connect to %s: the connect "
+                "timed out (no answer within %d ms): nothing sent; check "
+                "the device and its address", rq->device, rq->url,
+                rq->timeout_ms);
+    else if (cc == CURLE_WRITE_ERROR && ret == EPROTO)
         sb_errf(err, errlen, 0, "%s: the answer to %s is over %u MiB, "
                 "which no ROADM answers: nothing applied; check what "
                 "serves %s", rq->device, rq->what, SB_HTTP_MAX_BODY >> 20,

@@ -57,7 +57,8 @@ void sb_http_global_init(void);
  * ETIMEDOUT (no answer within timeout_ms, or a change that went out
  * whose answer was lost: the outcome is unknown), EACCES (the server's
  * certificate does not chain to ca_file), EHOSTUNREACH (no
- * connection) or EPROTO (a GET answered with a body over 8 MiB, or
+ * connection, a connect that timed out included: nothing went out) or
+ * EPROTO (a GET answered with a body over 8 MiB, or
  * with what libcurl refuses, such as an HTTP version it does not
  * speak), the device's; or EINVAL (CA bytes, a URL this libcurl
  * will not take) or ENOMEM, the controller's own before anything went
@@ -66,7 +67,8 @@ int sb_http_perform(CURL *h, const struct sb_http_request *rq,
                     struct sb_http_reply *reply, char *err, size_t errlen);
 
 /* libcurl's failure 'cc' as the driver convention's errno (0 for
- * CURLE_OK); 'change_sent': a change (a method other than GET, or
+ * CURLE_OK), without what only the handle knows (sb_http_perform()
+ * makes a CURLE_OPERATION_TIMEDOUT before the connection EHOSTUNREACH); 'change_sent': a change (a method other than GET, or
  * sb_http_request.change) went out, in part at least, so that its
  * outcome is unknown (ETIMEDOUT), whatever libcurl's code says: some
  * that name what the controller gave it (CURLE_UNSUPPORTED_PROTOCOL)

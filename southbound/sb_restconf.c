@@ -29,8 +29,9 @@
  * one line: "r1: the device refused PUT channel=3 (HTTP 400,
  * invalid-value at PATH): MESSAGE; nothing applied".  404 on DELETE is
  * ENOENT, 409 on PUT EEXIST, other refusals EPROTO; a certificate that
- * does not chain to the pinned CA is EACCES, no connection EHOSTUNREACH,
- * no answer within timeout_ms ETIMEDOUT; a ca-file that does not load
+ * does not chain to the pinned CA is EACCES, no connection EHOSTUNREACH
+ * (a connect that timed out too: nothing was sent), no answer within
+ * timeout_ms once connected ETIMEDOUT; a ca-file that does not load
  * is open()'s EINVAL, before any connection, and so are CA bytes that
  * libcurl will not load (sb_http.c), which open() refuses as well;
  * ENOMEM the controller's host out of memory.  EINVAL and ENOMEM are

@@ -32,6 +32,7 @@
 #include "southbound/sb_http.h"
 #include "tests/doubles/restconf_double.h"
 #include "tests/lr_test.h"
+#include "tests/unit/lr_test_stuck.h"
 #include "tools/lightrail/lr_tls_selfsigned.h"
 
 static char dir[64], cert[128], key[128], other_cert[128], other_key[128];
@@ -909,6 +910,63 @@ test_http_errno(void)
     }
 }
 
+/* A TCP connect that times out (a listener that never answers the
+ * SYN: lr_test_stuck.h) sent the device nothing, a change included:
+ * EHOSTUNREACH, the ROADM unreachable, with a line that says the
+ * connect timed out.  Before, libcurl's CURLE_OPERATION_TIMEDOUT was
+ * ETIMEDOUT whatever its stage, "the outcome is unknown; read the
+ * device back", for a change that never left the controller. */
+static void
+test_connect_timeout(void)
+{
+    struct lr_test_stuck st;
+    CU_ASSERT_EQUAL_FATAL(lr_test_stuck_start(&st), 0);
+    struct sb_device_config c = config(cert, 300);
+    snprintf(c.address, sizeof c.address, "https://127.0.0.1:%d", st.port);
+    struct sb_device *d = NULL;
+    struct sb_media_channel *mc = NULL;
+    char err[512] = "", want[256], url[128];
+    int n = -1;
+    CU_ASSERT_EQUAL_FATAL(sb_restconf_class.open(&c, &d, err, sizeof err),
+                          0);
+    CURL *h = curl_easy_init();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/restconf/data/x",
+             st.port);
+    /* A read through the driver, then a change made here: the driver
+     * reads the device before its first change, and that read is what
+     * would time out. */
+    for (int pass = 0; pass < 2; pass++) {
+        int rc;
+        if (pass == 0)
+            rc = sb_restconf_class.read(d, &mc, &n, err, sizeof err);
+        else {
+            struct sb_http_request rq = {
+                .device = "r7", .method = "POST", .url = url,
+                .what = "POST x", .body = "{}",
+                .content_type = "application/yang-data+json",
+                .timeout_ms = 300,
+            };
+            struct sb_http_reply r;
+            rc = sb_http_perform(h, &rq, &r, err, sizeof err);
+        }
+        snprintf(want, sizeof want, "r7: cannot connect to %s://127.0.0.1:"
+                 "%d/restconf/data/%s: the connect timed out",
+                 pass ? "http" : "https", st.port,
+                 pass ? "x" : "lightrail-roadm:roadm/media-channels");
+        CU_ASSERT_EQUAL(rc, EHOSTUNREACH);
+        CU_ASSERT(sb_unanswered(rc) && !lr_ctl_dev_local(rc));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "nothing sent"));
+        CU_ASSERT_PTR_NULL(strstr(err, "outcome is unknown"));
+        if (rc != EHOSTUNREACH || !strstr(err, want))
+            fprintf(stderr, "pass %d: rc %d: %s\n", pass, rc, err);
+    }
+    curl_easy_cleanup(h);
+    sb_restconf_class.close(d);
+    lr_test_stuck_stop(&st);
+}
+
 static CU_TestInfo tests[] = {
     { "round trip, EEXIST, ENOENT", test_round_trip },
     { "a failing batch is undone; RFC 8040 errors", test_all_or_nothing },
@@ -931,6 +989,8 @@ static CU_TestInfo tests[] = {
       test_answer_libcurl_refuses },
     { "an answer over 8 MiB is the device's, not no answer",
       test_answer_too_large },
+    { "a connect that timed out sent nothing: unreachable",
+      test_connect_timeout },
     CU_TEST_INFO_NULL,
 };
 
