@@ -81,11 +81,14 @@
  * EPROTO the device refused (its rpc-error: tag, app-tag, path, message),
  * EEXIST/ENOENT as the dummy, EACCES a host key that is not the pinned
  * one or a certificate refused by either side (TLS), EINVAL a TLS file
- * or schema path that cannot be used, EHOSTUNREACH no session,
- * ETIMEDOUT outcome unknown; ENOMEM the controller's host lacked
- * something before anything was sent (a thread to connect on, memory,
- * a socket, an answer from its resolver: TLS), which sb_driver.h
- * counts as local, not as the device's silence.
+ * or schema path that cannot be used, EHOSTUNREACH no session (a
+ * name that does not resolve, a connect refused or timed out: nothing
+ * sent), EAGAIN a resolver with no answer for the device's name
+ * (either transport: nothing sent), ETIMEDOUT outcome unknown; ENOMEM
+ * the controller's host lacked something before anything was sent (a
+ * thread to connect on, memory, a socket, memory or descriptors for its
+ * resolver), which sb_driver.h counts as local, not as the device's
+ * silence.
  * SB_NC_DEBUG=1 in the environment copies libnetconf2's messages to
  * stderr (a diagnostic for operators, off by default).
  */
@@ -465,6 +468,37 @@ sb_nc_connect_tls(struct sb_nc_attempt *a, struct ly_ctx **ctx)
     return s;
 }
 
+/* The SSH half's lookup of the device's name, before libnetconf2's:
+ * true with a->code and a->err when it fails.  libnetconf2 looks the
+ * name up with no bound and says only "Unable to translate the host
+ * address": a resolver that sits on the query outlasted the caller's
+ * wait (ETIMEDOUT "no NETCONF hello ... device hung?", an outcome to
+ * read back, for a device sent nothing), and a name that does not
+ * resolve was "cannot open a NETCONF session".  Looked up here within
+ * two thirds of the connection timeout, as the TLS transport does,
+ * the failure has the same errno and line: "cannot resolve HOST",
+ * nothing sent (EHOSTUNREACH, EAGAIN; ENOMEM the resolver's own).
+ * What it finds is dropped: libnetconf2 is given the name, which
+ * libssh matches against known-hosts, and looks it up again, from an
+ * answer the resolver has just given. */
+static bool
+sb_nc_ssh_resolve(struct sb_nc_attempt *a)
+{
+    struct addrinfo *res = NULL;
+    char e[400];
+    int ret = sb_nc_resolve(a->host, a->port,
+                            (SB_NC_CONNECT_FACTOR - 1) * a->timeout_ms,
+                            (SB_NC_CONNECT_FACTOR - 1) * a->timeout_ms,
+                            &res, e, sizeof e);
+    if (res)
+        freeaddrinfo(res);
+    if (!ret)
+        return false;
+    a->code = ret;
+    snprintf(a->err, sizeof a->err, "%s", e);
+    return true;
+}
+
 static void *
 sb_nc_connect_thread(void *arg)
 {
@@ -503,7 +537,7 @@ sb_nc_connect_thread(void *arg)
         snprintf(a->err, sizeof a->err, "cannot make a YANG context on "
                  "the schema path %.150s: nothing sent; check "
                  "schema-path", a->schema_path);
-    } else
+    } else if (!sb_nc_ssh_resolve(a))
         s = nc_connect_ssh(a->host, a->port, ctx);
 
 done:

@@ -177,50 +177,55 @@ sb_nc_tls_resolve_errno(int rc)
     return rc == ETIMEDOUT ? EAGAIN : rc;
 }
 
+int
+sb_nc_resolve(const char *host, uint16_t port, int wait_ms, int timeout_ms,
+              struct addrinfo **res, char *err, size_t errlen)
+{
+    struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+                              .ai_flags = AI_NUMERICSERV };
+    char service[8], why[128];
+    int gai;
+
+    *res = NULL;
+    snprintf(service, sizeof service, "%u", (unsigned) port);
+    gai = lr_resolve(host, service, &hints, wait_ms / 1e3, res, why,
+                     sizeof why);
+    if (gai == ETIMEDOUT)
+        return sb_errf(err, errlen, sb_nc_tls_resolve_errno(gai),
+                       "cannot resolve %s (%s within the connection's %d "
+                       "ms): nothing sent; check the resolver "
+                       "(/etc/resolv.conf), or give the device's address "
+                       "as an IP address", host, why, timeout_ms);
+    if (gai == EAGAIN)
+        return sb_errf(err, errlen, sb_nc_tls_resolve_errno(gai),
+                       "cannot resolve %s (%s): the resolver cannot answer "
+                       "now; nothing sent: retry, and check the resolver "
+                       "(/etc/resolv.conf) if it lasts", host, why);
+    if (gai == ENOMEM)
+        /* The resolver's own failure (lr_lookup_error()): this host's. */
+        return sb_errf(err, errlen, ENOMEM, "cannot resolve %s (%s): this "
+                       "host is short of memory or descriptors; nothing "
+                       "sent: retry", host, why);
+    if (gai)
+        return sb_errf(err, errlen, sb_nc_tls_resolve_errno(gai),
+                       "cannot resolve %s (%s): nothing sent; check the "
+                       "address", host, why);
+    return 0;
+}
+
 /* A non-blocking TCP connection to HOST:PORT by 'deadline' (the
  * connection's 'timeout_ms', for the messages) or -1 and err. */
 static int
 sb_nct_tcp(const char *host, uint16_t port, long long deadline,
            int timeout_ms, int *ret, char *err, size_t errlen)
 {
-    struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-                              .ai_flags = AI_NUMERICSERV }, *res, *ai;
-    char service[8];
-    int fd = -1, e = ECONNREFUSED, gai;
+    struct addrinfo *res, *ai;
+    int fd = -1, e = ECONNREFUSED;
 
-    char why[128];
-    snprintf(service, sizeof service, "%u", (unsigned) port);
-    gai = lr_resolve(host, service, &hints,
-                     (deadline - sb_nct_now_ms()) / 1e3, &res, why,
-                     sizeof why);
-    if (gai == ETIMEDOUT) {
-        *ret = sb_errf(err, errlen, sb_nc_tls_resolve_errno(gai),
-                       "cannot resolve %s (%s within the connection's %d "
-                       "ms): nothing sent; check the resolver "
-                       "(/etc/resolv.conf), or give the device's address "
-                       "as an IP address", host, why, timeout_ms);
+    *ret = sb_nc_resolve(host, port, (int) (deadline - sb_nct_now_ms()),
+                         timeout_ms, &res, err, errlen);
+    if (*ret)
         return -1;
-    }
-    if (gai == EAGAIN) {
-        *ret = sb_errf(err, errlen, sb_nc_tls_resolve_errno(gai),
-                       "cannot resolve %s (%s): the resolver cannot answer "
-                       "now; nothing sent: retry, and check the resolver "
-                       "(/etc/resolv.conf) if it lasts", host, why);
-        return -1;
-    }
-    if (gai == ENOMEM) {
-        /* The resolver's own failure (lr_lookup_error()): this host's. */
-        *ret = sb_errf(err, errlen, ENOMEM, "cannot resolve %s (%s): this "
-                       "host is short of memory or descriptors; nothing "
-                       "sent: retry", host, why);
-        return -1;
-    }
-    if (gai) {
-        *ret = sb_errf(err, errlen, sb_nc_tls_resolve_errno(gai),
-                       "cannot resolve %s (%s): check the address", host,
-                       why);
-        return -1;
-    }
     /* 'local': the last failure was the host's (no socket, a poll that
      * failed), and no address was refused by anything on the network
      * after it: the device was not tried, which is no sign of it. */

@@ -32,6 +32,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <netdb.h>
 
 #include <openssl/ssl.h>
 
@@ -43,6 +44,17 @@
  * are; ETIMEDOUT (the resolver answered nothing in time) EAGAIN: the
  * device unreachable for now, nothing sent (no outcome to read back). */
 int sb_nc_tls_resolve_errno(int rc);
+
+/* Looks up HOST:PORT (TCP) within 'wait_ms', for either transport (over
+ * SSH only to say why a name cannot be reached: libnetconf2 then looks
+ * it up again, sb_netconf.c).  0 with '*res' (free with
+ * freeaddrinfo()), or sb_nc_tls_resolve_errno()'s errno (ENOMEM for a
+ * resolver out of memory or descriptors) with one line "cannot resolve
+ * HOST (...): nothing sent; ..."; 'timeout_ms' is the connection's, for
+ * that line. */
+int sb_nc_resolve(const char *host, uint16_t port, int wait_ms,
+                  int timeout_ms, struct addrinfo **res, char *err,
+                  size_t errlen);
 
 int sb_nc_tls_ctx(const char *cert, const char *key, const char *ca,
                   SSL_CTX **out, char *err, size_t errlen);

@@ -9,6 +9,9 @@
 #      same within its connection timeout (2 x SB_TIMEOUT_MS,
 #      sb_netconf.c; one retry), EAGAIN: unreachable for now, nothing
 #      sent (ETIMEDOUT, an unknown outcome, until 2026-12-06);
+#      The same over SSH (the driver looks the name up itself, before
+#      libnetconf2: it was ETIMEDOUT "no NETCONF hello" until
+#      2026-12-06);
 #   3. a name the namespace's hosts file knows, looked up on the lookup's
 #      thread: the plan over that agent equals the in-process plan;
 #   4. dc2's agent by its address, behind a proxy that holds its answers
@@ -19,7 +22,7 @@
 #      53: getaddrinfo's EAI_AGAIN, "Temporary failure in name
 #      resolution"): the coordinator says the resolver cannot answer
 #      now, and the driver gives EAGAIN (unreachable for now, nothing
-#      sent: retry), not EHOSTUNREACH.
+#      sent: retry), not EHOSTUNREACH, over TLS and over SSH.
 # `ip netns exec` puts /etc/netns/NS/resolv.conf and hosts in place of
 # /etc's for the commands it runs; the resolver there is 10.77.0.2,
 # whose queries go to a MAC address nobody has.  Everything made here
@@ -110,6 +113,28 @@ else
     notok "device name, silent resolver: exit $rc in ${t}s: $(cat "$tmp/err" "$tmp/out" | head -5)"
 fi
 
+
+# 2b. The same over SSH: the driver looks the name up itself within the
+#     connection's time (libnetconf2 would wait as long as resolv.conf
+#     says, past the caller's wait: ETIMEDOUT "no NETCONF hello ...
+#     device hung?" until 2026-12-06, an outcome to read back for a
+#     device sent nothing).
+printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n' \
+    > "$tmp/id" && : > "$tmp/id.pub" && : > "$tmp/known_hosts" \
+    || { echo "FAIL: the SSH key files"; exit 99; }
+SSH_ENV="SB_KEY=$tmp/id SB_KNOWN_HOSTS=$tmp/known_hosts"
+t0=$(date +%s.%N)
+in_ns env $SSH_ENV SB_SCHEMA_PATH="$top/yang:/usr/share/yuma/modules/ietf" \
+    SB_TIMEOUT_MS=1000 \
+    ./tests/cli/sbctl netconf r1 u@r1.lightrail.invalid:830 read \
+    > "$tmp/out" 2> "$tmp/err"
+rc=$? t=$(took "$t0")
+if [ $rc -eq 1 ] \
+   && grep -q "EAGAIN: r1: cannot resolve r1.lightrail.invalid (no answer from the resolver within the connection's 2000 ms): nothing sent" "$tmp/err"; then
+    ok "over SSH, a device name the resolver sits on: EAGAIN in ${t}s: $(cat "$tmp/err")"
+else
+    notok "SSH device name, silent resolver: exit $rc in ${t}s: $(cat "$tmp/err" "$tmp/out" | head -5)"
+fi
 # 3. A name the hosts file knows, and an agent in the namespace.
 agent_file dc2 4 125 0.4 32 25
 LIGHTRAIL="ip netns exec $NS $LIGHTRAIL" start_agent dc2 "$A/dc2.json" \
@@ -182,6 +207,17 @@ if [ $rc -eq 1 ] \
     ok "a device name the resolver refuses: $(cat "$tmp/err")"
 else
     notok "device name, refusing resolver: exit $rc: $(cat "$tmp/err" "$tmp/out" | head -5)"
+fi
+in_ns env $SSH_ENV SB_SCHEMA_PATH="$top/yang:/usr/share/yuma/modules/ietf" \
+    SB_TIMEOUT_MS=1000 \
+    ./tests/cli/sbctl netconf r1 u@r1.lightrail.invalid:830 read \
+    > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] \
+   && grep -q "EAGAIN: r1: cannot resolve r1.lightrail.invalid (Temporary failure in name resolution): the resolver cannot answer now; nothing sent: retry" "$tmp/err"; then
+    ok "over SSH, a device name the resolver refuses: $(cat "$tmp/err")"
+else
+    notok "SSH device name, refusing resolver: exit $rc: $(cat "$tmp/err" "$tmp/out" | head -5)"
 fi
 
 lr_summary

@@ -734,6 +734,41 @@ test_netconf_tls_connect_timeout(void)
     unlink(key);
 }
 
+/* Over SSH, a device named by a host name the resolver does not give:
+ * the driver looks the name up itself first, within the connection's
+ * time, as the TLS transport does, and says "cannot resolve HOST",
+ * nothing sent.  A name under .invalid (RFC 6761) never resolves: the
+ * resolver answers it does not exist (EHOSTUNREACH, as an address
+ * nobody answers at) or, without a network, cannot answer now
+ * (EAGAIN); either is "no answer" (sb_unanswered()), never ETIMEDOUT,
+ * an outcome to read back.  Before, libnetconf2 looked it up and the
+ * line was its own, "cannot open a NETCONF session to
+ * u@r9.lightrail.invalid:830: ...", and a resolver slower than the
+ * connection's time made it ETIMEDOUT "no NETCONF hello (device
+ * hung?)" (tests/cli/resolve.sh). */
+static void
+test_netconf_ssh_unresolved(void)
+{
+    struct sb_device_config c = nc_config("u@r9.lightrail.invalid:830",
+                                          "ID", "/nonexistent");
+    snprintf(c.schema_path, sizeof c.schema_path, "%s", NC_IETF);
+    struct sb_device *d = NULL;
+    struct sb_media_channel *m = NULL;
+    char err[512] = "";
+    int n = -1;
+
+    CU_ASSERT_EQUAL_FATAL(sb_netconf_class.open(&c, &d, err, sizeof err), 0);
+    int rc = sb_netconf_class.read(d, &m, &n, err, sizeof err);
+    CU_ASSERT(rc == EHOSTUNREACH || rc == EAGAIN);
+    CU_ASSERT(sb_unanswered(rc) && !sb_local(rc));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r9: cannot resolve "
+                                       "r9.lightrail.invalid ("));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "nothing sent"));
+    if (!strstr(err, "cannot resolve"))
+        fprintf(stderr, "rc %d: %s\n", rc, err);
+    sb_netconf_class.close(d);
+}
+
 static CU_TestInfo tests[] = {
     { "parallel apply on dummies, one failing", test_parallel_dummies },
     { "each: stops at a device that does not answer",
@@ -749,6 +784,8 @@ static CU_TestInfo tests[] = {
       test_netconf_tls_resolver },
     { "netconf over TLS: a connect that times out sent nothing",
       test_netconf_tls_connect_timeout },
+    { "netconf over SSH: a name that does not resolve, said so",
+      test_netconf_ssh_unresolved },
     CU_TEST_INFO_NULL,
 };
 
