@@ -240,8 +240,8 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
                 rq->device, rq->what, rq->url, why);
     else if (ret == ENOMEM)
         sb_errf(err, errlen, 0, "%s: libcurl cannot make %s (%s): the "
-                "controller's host is out of memory; nothing sent, retry",
-                rq->device, rq->what, why);
+                "controller's host is out of memory; it was not sent: "
+                "retry", rq->device, rq->what, why);
     else
         sb_errf(err, errlen, 0, "%s: cannot reach %s (%s): nothing applied; "
                 "check the device and its address", rq->device, rq->url,

@@ -391,8 +391,9 @@ sb_rc_one(struct sb_restconf *d, bool create, const struct sb_chent *e,
             top, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
         json_object_put(top);
         if (!body)
-            return sb_errf(err, errlen, ENOMEM, "%s: out of memory",
-                           d->config.name);
+            return sb_errf(err, errlen, ENOMEM, "%s: out of memory for "
+                           "the body of %s: it was not sent; retry",
+                           d->config.name, what);
     }
     ret = sb_rc_http(d, create ? "POST" : "DELETE",
                      create ? SB_RC_CHANNELS : path, body, &r, err, errlen);
@@ -437,6 +438,16 @@ sb_restconf_apply_locked(struct sb_restconf *d,
                 undo_failed++;
         }
         d->cache.ok = false;
+        /* The failed change's line speaks of that change alone ("it
+         * was not sent", "nothing applied"): say what the batch had
+         * sent before it, undone, lest a failure of the controller's
+         * own (ENOMEM half-way) read as though the device had been
+         * sent nothing. */
+        if (done > 0 && !undo_failed && err
+            && errlen > sizeof LR_UTF8_CUT_MARK)
+            lr_utf8_appendf(err, errlen, "; the batch's %d earlier "
+                            "change(s) had gone out and were undone: "
+                            "nothing applied", done);
         if (undo_failed) {
             /* Not "nothing applied" any more: the caller must read the
              * device back, as after a lost answer. */

@@ -37,6 +37,29 @@
 
 static char dir[64], cert[128], key[128], other_cert[128], other_key[128];
 
+/* The driver's memory failing in the middle of a batch: this program's
+ * strdup() takes the place of the C library's for every caller (the
+ * driver's library, libcurl, json-c), and fails the Nth copy of a
+ * channel's POST body once 'fail_body' is set to N; any other copy it
+ * makes as the C library's does. */
+static atomic_int fail_body;
+
+char *
+strdup(const char *s)
+{
+    static const char body[] = "{\"lightrail-roadm:channel\"";
+    size_t n = strlen(s) + 1;
+    if (!strncmp(s, body, sizeof body - 1) && atomic_load(&fail_body) > 0
+        && atomic_fetch_sub(&fail_body, 1) == 1) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
 static int
 setup(void)
 {
@@ -967,6 +990,44 @@ test_connect_timeout(void)
     lr_test_stuck_stop(&st);
 }
 
+/* A batch whose second change cannot be made for want of memory
+ * (ENOMEM, the controller's) after its first went out: the first is
+ * undone, and the line says so.  Before, it said only "r7: out of
+ * memory", and a failure of libcurl's own for memory said "nothing
+ * sent", though the batch's first change had been sent (and
+ * undone). */
+static void
+test_batch_enomem(void)
+{
+    struct sb_device *d = open_dev();
+    struct sb_change ch[2];
+    char err[512] = "";
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    rc_double_clear();
+    change(&ch[0], SB_ADD, "oom/lp1", 8, 4);
+    change(&ch[1], SB_ADD, "oom/lp2", 16, 4);
+    atomic_store(&rcd.changes, 0);
+    atomic_store(&fail_body, 2);
+    int rc = sb_restconf_class.apply(d, ch, 2, err, sizeof err);
+    atomic_store(&fail_body, 0);
+    CU_ASSERT_EQUAL(rc, ENOMEM);
+    CU_ASSERT(lr_ctl_dev_local(rc) && !sb_unanswered(rc));
+    /* The first POST and its undo reached the device; the second
+     * never did. */
+    CU_ASSERT_EQUAL(atomic_load(&rcd.changes), 2);
+    CU_ASSERT_EQUAL(rc_double_count(), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r7: out of memory for the body of "
+                                       "POST channel="));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "the batch's 1 earlier change(s) "
+                                       "had gone out and were undone: "
+                                       "nothing applied"));
+    CU_ASSERT_PTR_NULL(strstr(err, "nothing sent"));
+    if (rc != ENOMEM || !strstr(err, "were undone"))
+        fprintf(stderr, "rc %d: %s\n", rc, err);
+    sb_restconf_class.close(d);
+}
+
 static CU_TestInfo tests[] = {
     { "round trip, EEXIST, ENOENT", test_round_trip },
     { "a failing batch is undone; RFC 8040 errors", test_all_or_nothing },
@@ -991,6 +1052,8 @@ static CU_TestInfo tests[] = {
       test_answer_too_large },
     { "a connect that timed out sent nothing: unreachable",
       test_connect_timeout },
+    { "a batch out of memory half-way: what went out is undone, said so",
+      test_batch_enomem },
     CU_TEST_INFO_NULL,
 };
 
