@@ -13,8 +13,10 @@
  * all hold, 1 with the first violation on stderr, 2 for bad input: a
  * listed device's certificate, key or CA file that does not load (as
  * lightraild refuses it), no store in the state directory, a store it
- * cannot open (no SQLite file, not lightrail's, of a newer schema), or
- * a lightraild serving it (its lock).
+ * cannot open (no SQLite file, not lightrail's, of a newer schema), a
+ * lightraild serving the state directory (its lock), or any process
+ * holding the store (SQLite's lock: a lightraild of another state
+ * directory whose lightrail.db is the same file, through a link).
  * It judges a copy of the store in a directory of its own under $TMPDIR
  * (lr_store_copy()), removed at the end: the store is only read, and
  * one of an older schema is checked as lightraild would migrate it, not
@@ -49,8 +51,9 @@ usage(FILE *f)
           "\n"
           "exit status: 0 all hold; 1 a violation (the first on stderr);\n"
           "2 bad input: a device's TLS file that does not load, no store,\n"
-          "one it cannot open, one whose network does not load, or a\n"
-          "lightraild serving it\n"
+          "one it cannot open, one whose network does not load, a\n"
+          "lightraild serving the state directory, or a process holding\n"
+          "the store (a lightraild whose lightrail.db is the same file)\n"
           "\n"
           "The store is read, never written: the check runs on a copy in\n"
           "$TMPDIR (default /tmp), so a store of an older schema is judged\n"
@@ -94,7 +97,7 @@ main(int argc, char **argv)
     char *topo_json = NULL, *cluster_json = NULL;
     char db[LR_CONFIG_PATH_MAX + 32], lock[LR_CONFIG_PATH_MAX + 32];
     char tmpdir[PATH_MAX] = "", copy[PATH_MAX + 32] = "";
-    int lock_fd = -1;
+    int lock_fd = -1, hold_fd = -1;
     if (!cfg || lr_yang_ctx_new(&ly, err, sizeof err)
         || lr_yang_load_config(ly, argv[2], cfg, err, sizeof err)) {
         fprintf(stderr, "lightrail-check: %s\n", cfg ? err : "out of memory");
@@ -125,6 +128,14 @@ main(int argc, char **argv)
                 "first\n", cfg->state_dir);
         goto cleanup;
     }
+    /* The store may be another state directory's too (lightrail.db a
+     * link to it), whose daemon the lock above does not see: held, as
+     * SQLite's readers hold it, until the copy is made, and refused
+     * when any process holds it, naming it. */
+    if (lr_store_hold(db, &hold_fd, err, sizeof err)) {
+        fprintf(stderr, "lightrail-check: %s\n", err);
+        goto cleanup;
+    }
     /* The copy, which lr_store_open() may migrate. */
     const char *t = getenv("TMPDIR");
     t = t && *t ? t : "/tmp";
@@ -153,6 +164,9 @@ main(int argc, char **argv)
                 "directory with room for it" : "");
         goto cleanup;
     }
+    /* The copy is all that is read from here on. */
+    close(hold_fd);
+    hold_fd = -1;
     /* The copy of an older schema migrated here, with no copy of it
      * kept (lr_store_open_unkept()): lr_store_open(), below, would keep
      * one beside it, in $TMPDIR, which the cleanup does not know of,
@@ -205,6 +219,8 @@ cleanup:
     }
     if (lock_fd >= 0)
         close(lock_fd);
+    if (hold_fd >= 0)
+        close(hold_fd);
     free(topo_json);
     free(cluster_json);
     lr_ctl_free(ctl);

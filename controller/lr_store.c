@@ -18,6 +18,9 @@
  *     lr_store_put_job() change nothing while the caller's own work
  *     stays.
  */
+/* F_OFD_SETLK (lr_store_hold()): a lock that closing another
+ * descriptor of the file does not drop. */
+#define _GNU_SOURCE 1
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -378,6 +381,65 @@ lr_store_busy(struct lr_store *s, const char *what)
         lr_store_errf(s, 0, "%s: %s: %s: another process holds the store "
                       "(a sqlite3 shell, a backup tool): end it, then try "
                       "again", s->path, what, sqlite3_errmsg(s->db));
+}
+
+/* SQLite's lock bytes (its os_unix.c): a reader holds a read lock on
+ * one of the SHARED_SIZE bytes from SHARED_FIRST, a writer about to
+ * write the database file (and a connection in locking_mode EXCLUSIVE,
+ * lightraild's, from its first read) a write lock on all of them. */
+#define LR_STORE_SHARED_FIRST (0x40000000 + 2)
+#define LR_STORE_SHARED_SIZE 510
+
+int
+lr_store_hold(const char *path, int *fd, char *err, size_t errlen)
+{
+    char comm[64];
+    pid_t pid;
+    int ret = 0;
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0) {
+        ret = errno;
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(ret));
+        return ret;
+    }
+    /* All of the range, unlike SQLite's reader: what matters is that no
+     * writer can take it whole.  An open file description's lock, not a
+     * POSIX one: lr_store_copy() opens and closes the file, and closing
+     * any descriptor of a file drops the process's POSIX locks on it. */
+    struct flock fl = {
+        .l_type = F_RDLCK, .l_whence = SEEK_SET,
+        .l_start = LR_STORE_SHARED_FIRST, .l_len = LR_STORE_SHARED_SIZE,
+    };
+    bool locked = !fcntl(*fd, F_OFD_SETLK, &fl);
+    if (!locked && errno != EAGAIN && errno != EACCES) {
+        ret = errno;
+        snprintf(err, errlen, "%s: cannot lock: %s", path, strerror(ret));
+        goto cleanup;
+    }
+    /* A reader's lock does not stop ours, but in WAL mode a connection
+     * writes while holding only a reader's lock on the database file:
+     * any holder may be writing. */
+    pid = lr_store_lock_holder(path, comm, sizeof comm);
+    if (locked && !pid)
+        return 0;
+    ret = EBUSY;
+    if (pid && !strcmp(comm, "lightraild"))
+        snprintf(err, errlen, "%s: another lightraild (pid %ld) serves the "
+                 "store (the same file, through a link or from another "
+                 "state directory): stop it first", path, (long) pid);
+    else if (pid)
+        snprintf(err, errlen, "%s: another process holds the store (pid %ld, "
+                 "%s): end it, then try again", path, (long) pid,
+                 comm[0] ? comm : "command unknown");
+    else
+        snprintf(err, errlen, "%s: another process holds the store (a "
+                 "sqlite3 shell, a backup tool): end it, then try again",
+                 path);
+
+cleanup:
+    close(*fd);
+    *fd = -1;
+    return ret;
 }
 
 /* Records SQLite's message for a failure of 'what' and returns the errno

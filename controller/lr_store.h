@@ -96,11 +96,25 @@ int lr_store_prune_kept(const char *path, const char *kept,
  * failure, no part of the copy is left.
  * 'from' is only read: lightrail-check judges a copy, so that checking
  * a store of an older schema does not upgrade it behind its daemon's
- * back.  No process may write 'from' meanwhile (the caller checks the
- * daemon's lock).  0, or an errno value with the reason in err[errlen].
+ * back.  No process may write 'from' meanwhile (the caller holds the
+ * daemon's lock and lr_store_hold()).  0, or an errno value with the reason in err[errlen].
  */
 int lr_store_copy(const char *from, const char *to, char *err,
                   size_t errlen);
+
+/* Holds the database at 'path' for a copy, as a reader holds it: a
+ * read lock on SQLite's lock bytes, which no writer of the file's
+ * database gets past, so a lightraild starting meanwhile on the same
+ * file (through a link too) is refused.  *fd is the descriptor the lock
+ * is on (an open file description's lock): the caller closes it to let
+ * go; closing other descriptors of the file does not.  Refused when
+ * another process holds a lock on the file, as Linux tells by device
+ * and inode: EBUSY with err[errlen] naming it ("PATH: another
+ * lightraild (pid N) serves the store (...): stop it first", "...
+ * (pid N, COMM) ..." for any other), since in WAL mode a reader's lock
+ * is all a writer holds.  0, EBUSY or the errno of the open; *fd is -1
+ * on a failure. */
+int lr_store_hold(const char *path, int *fd, char *err, size_t errlen);
 
 /* Takes the permissions of other users from the database at 'path' and
  * its journals where they have any: a store made before lightraild ran

@@ -76,6 +76,27 @@ else
 fi
 kill -0 "$PID" 2>/dev/null && ok "the first daemon still serves its store" \
     || notok "the first daemon died"
+# 2c. lightrail-check on that other state directory, its lightrail.db a
+# symbolic, then a hard link to the store the first daemon serves: the
+# directory's lock is free, and it copied the files the daemon writes
+# and judged them (exit 0, or a violation read from a torn copy).  It
+# is refused as on the daemon's own directory, naming the daemon.
+mkdir -p "$D/hard"
+ln "$D/state/lightrail.db" "$D/hard/lightrail.db"
+jq '.["lightrail-config:lightraild"]["state-dir"] = "hard"' \
+    "$D/lightraild.json" > "$D/hard.json"
+for dir_kind in linked:symbolic hard:hard; do
+    link=${dir_kind%%:*} kind=${dir_kind#*:}
+    $CHECK --config "$D/$link.json" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] \
+       && grep -q "^lightrail-check: $D/$link/lightrail.db: another lightraild (pid $PID) serves the store (the same file" "$tmp/err"; then
+        ok "lightrail-check on the served store through a $kind link: exit 2, $(cat "$tmp/err")"
+    else
+        notok "lightrail-check on the served store through a $kind link: exit $rc, $(cat "$tmp/err")"
+    fi
+done
+rm -rf "$D/hard" "$D/hard.json"
 
 # A configuration without a token or a client CA: no client could use
 # the API; refused at once, exit 2, nothing made.

@@ -1601,12 +1601,51 @@ test_locked_store_names_holder(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, link));
     if (!strstr(err, want))
         fprintf(stderr, "held store: '%s', want '%s'\n", err, want);
+    /* lightrail-check's hold before its copy is refused the same way. */
+    int fd = 0;
+    CU_ASSERT_EQUAL(lr_store_hold(link, &fd, err, sizeof err), EBUSY);
+    CU_ASSERT_EQUAL(fd, -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "another process holds the store"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
     close(done[1]);
     close(ready[0]);
     int status = -1;
     CU_ASSERT_EQUAL(waitpid(child, &status, 0), child);
     CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     s = open_store("held");
+    lr_store_close(s);
+}
+
+/* lightrail-check holds the store over its copy: a lightraild starting
+ * on the same file meanwhile (through a link, from another state
+ * directory, which the directory's lock does not see) cannot write it,
+ * even though the copy opens and closes the file (which would drop a
+ * POSIX lock), and writes it once the hold is let go. */
+static void
+test_hold_keeps_writers_off(void)
+{
+    struct lr_store *s = open_store("hold");
+    lr_store_close(s);
+    char link[600], to[600], err[1024];
+    snprintf(link, sizeof link, "%s/hold-link.db", dir);
+    snprintf(to, sizeof to, "%s/hold-copy.db", dir);
+    CU_ASSERT_EQUAL_FATAL(symlink(db_path("hold"), link), 0);
+    int fd = -1;
+    CU_ASSERT_EQUAL_FATAL(lr_store_hold(db_path("hold"), &fd, err,
+                                        sizeof err), 0);
+    CU_ASSERT(fd >= 0);
+    CU_ASSERT_EQUAL(lr_store_copy(db_path("hold"), to, err, sizeof err), 0);
+    /* It reads (SQLite's shared lock), and its first write, which
+     * lightraild makes at its start, is refused. */
+    s = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(link, &s, err, sizeof err), 0);
+    CU_ASSERT_NOT_EQUAL(lr_store_put_doc(s, "topology", "{}"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(lr_store_error(s), "database is locked"));
+    lr_store_close(s);
+    close(fd);
+    s = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(link, &s, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_store_put_doc(s, "topology", "{}"), 0);
     lr_store_close(s);
 }
 
@@ -1776,6 +1815,8 @@ static CU_TestInfo tests[] = {
       test_unwritable_store },
     { "a store another process holds says so", test_locked_store },
     { "a store another process holds names it", test_locked_store_names_holder },
+    { "a store held for a copy keeps a starting daemon off it",
+      test_hold_keeps_writers_off },
     { "a new store from no file", test_migrate_empty },
     { "a commit survives a crash", test_crash_durability },
     { "a copy holds the WAL's commits and leaves the source", test_copy },
