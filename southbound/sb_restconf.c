@@ -442,12 +442,16 @@ sb_restconf_apply_locked(struct sb_restconf *d,
          * was not sent", "nothing applied"): say what the batch had
          * sent before it, undone, lest a failure of the controller's
          * own (ENOMEM half-way) read as though the device had been
-         * sent nothing. */
+         * sent nothing.  "Nothing applied" only when the failed change
+         * was not made: after ETIMEDOUT (no answer, a 502 or 504) it
+         * may be on the device, and the line already says to read it
+         * back. */
         if (done > 0 && !undo_failed && err
             && errlen > sizeof LR_UTF8_CUT_MARK)
             lr_utf8_appendf(err, errlen, "; the batch's %d earlier "
-                            "change(s) had gone out and were undone: "
-                            "nothing applied", done);
+                            "change(s) had gone out and were undone%s",
+                            done, ret == ETIMEDOUT ? "" : ": nothing "
+                            "applied");
         if (undo_failed) {
             /* Not "nothing applied" any more: the caller must read the
              * device back, as after a lost answer. */
