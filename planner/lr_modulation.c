@@ -1,4 +1,5 @@
 /* lr_modulation: see lr_modulation.h for the model. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -155,6 +156,19 @@ modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
         return EINVAL;
     }
     const char *name = field[0];
+    /* No CSV quoting is read (no format name needs a comma), and a
+     * name is matched exactly: '"QPSK"' or 'QPSK ' would be a format
+     * of its own, without the default's threshold, found out only when
+     * a lightpath is checked.  Said here, where the file is wrong. */
+    size_t nlen = strlen(name);
+    if (strchr(name, '"')
+        || (nlen && (isspace((unsigned char) name[0])
+                     || isspace((unsigned char) name[nlen - 1])))) {
+        lr_set_err(err, errlen, "line %d: format '%s': a name in quotes or "
+                   "with spaces around it: write it bare, as QPSK (CSV "
+                   "quoting is not read)", lineno, name);
+        return EINVAL;
+    }
     int rc = lr_modtable_add(t, name, r, s);
     if (rc == ENOSPC)
         lr_set_err(err, errlen, "line %d: format '%s': more than %d "
@@ -209,7 +223,12 @@ lr_modtable_parse_csv(struct lr_modtable *t, const char *text, size_t len,
         rc = EINVAL;
         goto cleanup;
     }
-    for (char *line = copy, *next_line; line && !rc; line = next_line) {
+    /* A UTF-8 byte order mark, which spreadsheets write before a "CSV
+     * UTF-8" file's header: not part of the header's first name. */
+    char *start = copy;
+    if (!strncmp(start, "\xEF\xBB\xBF", 3))
+        start += 3;
+    for (char *line = start, *next_line; line && !rc; line = next_line) {
         next_line = strchr(line, '\n');
         if (next_line)
             *next_line++ = '\0';

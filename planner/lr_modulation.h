@@ -74,7 +74,9 @@ int lr_modtable_find(const struct lr_modtable *t, const char *name);
 /* Replaces 't' with the table of a modulation CSV, the 'len' bytes of
  * 'text': a header whose first columns are name,maximum_length,
  * spectral_efficiency, then one format per line (blank lines skipped,
- * CR LF accepted).  A column minimum_osnr anywhere after them gives each
+ * CR LF and a leading UTF-8 byte order mark accepted; a name bare: no
+ * CSV quoting is read, and one in quotes or with spaces around it is
+ * refused).  A column minimum_osnr anywhere after them gives each
  * format its OSNR threshold; a format whose cell is empty, or a file
  * without the column, takes the default table's threshold of the same
  * name (so a reach-only file keeps the documented values of BPSK..16QAM)

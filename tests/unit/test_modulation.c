@@ -221,6 +221,45 @@ test_csv_refusals(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "line 3: a NUL byte"));
 }
 
+/* What a spreadsheet writes: a UTF-8 byte order mark before the header
+ * ("CSV UTF-8"), read as the header it is; and names quoted or padded
+ * with spaces, refused on their line, since such a name matches no
+ * default format and left the format without a threshold (NAN), found
+ * only when a lightpath was checked.  Before: the BOM's header was
+ * "expected the header 'name,...'", the quoted and padded names were
+ * taken as formats '"QPSK"' and 'QPSK '. */
+static void
+test_csv_spreadsheet(void)
+{
+    struct lr_modtable t;
+    char err[512];
+    CU_ASSERT_EQUAL(parse(&t, "\xEF\xBB\xBFname,maximum_length,"
+                          "spectral_efficiency\r\nQPSK,2500,2\r\n", err,
+                          sizeof err), 0);
+    CU_ASSERT_EQUAL(t.n, 1);
+    CU_ASSERT_STRING_EQUAL(t.f[0].name, "QPSK");
+    CU_ASSERT_DOUBLE_EQUAL(t.f[0].osnr_db, 12, 0);
+    static const struct {
+        const char *text, *err;
+    } cases[] = {
+        { "name,maximum_length,spectral_efficiency\n\"QPSK\",2500,2\n",
+          "line 2: format '\"QPSK\"': a name in quotes or with spaces "
+          "around it" },
+        { "name,maximum_length,spectral_efficiency\nQPSK ,2500,2\n",
+          "line 2: format 'QPSK ': a name in quotes or with spaces" },
+        { "name,maximum_length,spectral_efficiency\n QPSK,2500,2\n",
+          "line 2: format ' QPSK': a name in quotes or with spaces" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lr_modtable_default(&t);
+        CU_ASSERT_EQUAL(parse(&t, cases[i].text, err, sizeof err), EINVAL);
+        if (!strstr(err, cases[i].err))
+            fprintf(stderr, "case %zu: '%s'\n", i, err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].err));
+        CU_ASSERT_EQUAL(t.n, 4);
+    }
+}
+
 /* The built-in table must be the DeepRMSA file, when it is at hand. */
 static void
 test_default_matches_reference_file(void)
@@ -300,6 +339,8 @@ static CU_TestInfo tests[] = {
     { "OSNR thresholds: defaults, set, refused", test_osnr_default_and_set },
     { "CSV: minimum_osnr sets the thresholds", test_csv_thresholds },
     { "CSV: bad input refused by line and column", test_csv_refusals },
+    { "CSV: a spreadsheet's BOM read, quoted or padded names refused",
+      test_csv_spreadsheet },
     { "CSV: the DeepRMSA file's thresholds",
       test_reference_file_thresholds },
     CU_TEST_INFO_NULL,
