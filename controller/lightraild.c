@@ -201,9 +201,10 @@ detached_serving(void)
  * one that could not be is a warning, not a refusal (the store itself
  * is whole). */
 static void
-said_pruned(void *arg, const char *copy, int version, int err)
+said_pruned(void *arg, const char *copy, int version, const char *newest,
+            int err)
 {
-    const char *newest = arg;
+    (void) arg;
     if (!err)
         lr_log(LR_LOG_INFO, "removed %s, a copy of schema %d an earlier "
                "upgrade kept: of each schema only the newest copy is kept "
@@ -247,7 +248,7 @@ open_store_first(const char *db, char *err, size_t errlen)
         if (lr_store_open(db, &st, err, errlen))
             goto cleanup;
         /* Failures were said one by one: the start goes on. */
-        (void) lr_store_prune_kept(db, kept, said_pruned, kept);
+        (void) lr_store_prune_kept(db, kept, said_pruned, NULL);
     }
     ret = 0;
 

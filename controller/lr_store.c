@@ -988,7 +988,7 @@ lr_store_prune_kept(const char *path, const char *kept,
 {
     /* 'dir' for opendir(), 'prefix' to name a copy as 'path' names the
      * store (the copy lr_store_kept() names is "PATH.schema-V.bak"). */
-    char dir[PATH_MAX], prefix[PATH_MAX], full[PATH_MAX];
+    char dir[PATH_MAX], prefix[PATH_MAX], full[PATH_MAX], stays[PATH_MAX];
     struct lr_store_copy *c = NULL;
     size_t n = 0;
     int first = 0;
@@ -1004,11 +1004,13 @@ lr_store_prune_kept(const char *path, const char *kept,
     if (ret)
         return ret;
     for (size_t i = 0; i < n; i++) {
-        bool superseded = false;
-        for (size_t j = 0; j < n && !superseded; j++)
-            superseded = j != i && c[j].version == c[i].version
-                         && lr_store_copy_newer(&c[j], &c[i]);
-        if (!superseded)
+        /* The newest copy of c[i]'s version: c[i] goes unless it is. */
+        size_t newest = i;
+        for (size_t j = 0; j < n; j++)
+            if (c[j].version == c[i].version
+                && lr_store_copy_newer(&c[j], &c[newest]))
+                newest = j;
+        if (newest == i)
             continue;
         if (snprintf(full, sizeof full, "%s%s", prefix, c[i].name)
             >= (int) sizeof full)
@@ -1017,8 +1019,9 @@ lr_store_prune_kept(const char *path, const char *kept,
             ret = lr_store_copy_remove(full);
         if (ret && !first)
             first = ret;
+        snprintf(stays, sizeof stays, "%s%s", prefix, c[newest].name);
         if (said)
-            said(arg, full, (int) c[i].version, ret);
+            said(arg, full, (int) c[i].version, stays, ret);
     }
     for (size_t i = 0; i < n; i++)
         free(c[i].name);

@@ -68,9 +68,11 @@ void lr_store_close(struct lr_store *);
 const char *lr_store_kept(const struct lr_store *, int *version);
 
 /* Said by lr_store_prune_kept() of each copy it removed ('err' 0) or
- * could not remove (its errno): the copy's path and schema version. */
+ * could not remove (its errno): the copy's path and schema version, and
+ * 'newest', the path of the copy of that version that stays (not
+ * 'kept' when the version differs). */
 typedef void lr_store_pruned_fn(void *arg, const char *copy, int version,
-                                int err);
+                                const char *newest, int err);
 
 /* The retention of the copies lr_store_open() keeps before migrating:
  * of each schema version, only the newest copy beside the store at

@@ -334,6 +334,11 @@ said="store $D/old/lightrail.db was schema 3; kept as $D/old/lightrail.db.schema
 cp -p "$D/old/lightrail.db.schema-3.bak" "$D/old/lightrail.db"
 rm -f "$D/old/lightrail.db-wal" "$D/old/lightrail.db-shm"
 cp -p "$D/old/lightrail.db.schema-3.bak" "$D/old/lightrail.db.schema-2.bak"
+# An older copy of schema 2 beside it: removed, and the line names the
+# copy of schema 2 that stays, not the one this start made (schema 3).
+cp "$D/old/lightrail.db.schema-3.bak" "$D/old/lightrail.db.schema-2.bak.2"
+touch -d '2 hours ago' "$D/old/lightrail.db.schema-2.bak.2"
+touch -d '1 hour ago' "$D/old/lightrail.db.schema-2.bak"
 rm -f "$D/old/lightraild.port"
 $LIGHTRAILD --config "$D/old.json" --foreground 2> "$tmp/old2.log" &
 PID=$!
@@ -341,9 +346,11 @@ await_file "$D/old/lightraild.port" $PID "$tmp/old2.log" lightraild \
     > "$tmp/old.wait" 2>&1 || notok "lightraild upgrading again: $(cat "$tmp/old.wait")"
 stop_daemon
 copies="$(cd "$D/old" && ls -d lightrail.db.schema-* | tr '\n' ' ')"
-said="removed $D/old/lightrail.db.schema-3.bak, a copy of schema 3 an earlier upgrade kept"
+said="removed $D/old/lightrail.db.schema-3.bak, a copy of schema 3 an earlier upgrade kept: of each schema only the newest copy is kept ($D/old/lightrail.db.schema-3.bak.2 for schema 3)"
+said2="removed $D/old/lightrail.db.schema-2.bak.2, a copy of schema 2 an earlier upgrade kept: of each schema only the newest copy is kept ($D/old/lightrail.db.schema-2.bak for schema 2)"
 [ "$copies" = "lightrail.db.schema-2.bak lightrail.db.schema-3.bak.2 " ] \
     && [ "$(grep -c -F "$said" "$tmp/old2.log")" = 1 ] \
+    && [ "$(grep -c -F "$said2" "$tmp/old2.log")" = 1 ] \
     && ok "upgraded again: the older copy of schema 3 removed, said: $(grep -o 'removed .*' "$tmp/old2.log")" \
     || notok "upgraded again: copies left: $copies; $(grep -i 'store\|copy' "$tmp/old2.log")"
 # lightrail-check --help: the usage on stdout and exit 0, as every

@@ -1672,19 +1672,22 @@ exists_in_dir(const char *name)
     return access(path, F_OK) == 0;
 }
 
-/* What lr_store_prune_kept() said, one "copy version err;" each. */
+/* What lr_store_prune_kept() said, one "copy version newest err;"
+ * each (names without their directory). */
 struct pruned {
     char said[2048];
 };
 
 static void
-record_pruned(void *arg, const char *copy, int version, int err)
+record_pruned(void *arg, const char *copy, int version, const char *newest,
+              int err)
 {
     struct pruned *p = arg;
-    const char *slash = strrchr(copy, '/');
+    const char *slash = strrchr(copy, '/'), *nslash = strrchr(newest, '/');
     size_t len = strlen(p->said);
-    snprintf(p->said + len, sizeof p->said - len, "%s %d %d;",
-             slash ? slash + 1 : copy, version, err);
+    snprintf(p->said + len, sizeof p->said - len, "%s %d %s %d;",
+             slash ? slash + 1 : copy, version,
+             nslash ? nslash + 1 : newest, err);
 }
 
 /* Every migration kept one more copy beside the store, forever: an
@@ -1743,12 +1746,12 @@ test_prune_kept(void)
             fprintf(stderr, "left: %s\n", gone[i]);
     }
     /* Each removal said once, journals with their copy. */
-    CU_ASSERT_PTR_NOT_NULL(strstr(p.said, "pr.db.schema-3.bak.2 3 0;"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(p.said, "pr.db.schema-3.bak.3 3 0;"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(p.said, "pr.db.schema-2.bak.7 2 0;"));
-    CU_ASSERT_EQUAL(strlen(p.said), strlen("pr.db.schema-3.bak.2 3 0;")
-                                    + strlen("pr.db.schema-3.bak.3 3 0;")
-                                    + strlen("pr.db.schema-2.bak.7 2 0;"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(p.said, "pr.db.schema-3.bak.2 3 pr.db.schema-3.bak 0;"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(p.said, "pr.db.schema-3.bak.3 3 pr.db.schema-3.bak 0;"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(p.said, "pr.db.schema-2.bak.7 2 pr.db.schema-2.bak 0;"));
+    CU_ASSERT_EQUAL(strlen(p.said), strlen("pr.db.schema-3.bak.2 3 pr.db.schema-3.bak 0;")
+                                    + strlen("pr.db.schema-3.bak.3 3 pr.db.schema-3.bak 0;")
+                                    + strlen("pr.db.schema-2.bak.7 2 pr.db.schema-2.bak 0;"));
 
     /* A copy whose journal cannot be removed (a directory in its
      * place): said with its errno, returned, and the other copies
@@ -1765,13 +1768,13 @@ test_prune_kept(void)
     p.said[0] = '\0';
     CU_ASSERT_EQUAL(lr_store_prune_kept(db_path("pr"), kept, record_pruned,
                                         &p), EISDIR);
-    char want[64];
-    snprintf(want, sizeof want, "pr.db.schema-1.bak.2 1 %d;", EISDIR);
+    char want[96];
+    snprintf(want, sizeof want, "pr.db.schema-1.bak.2 1 pr.db.schema-1.bak %d;", EISDIR);
     CU_ASSERT_PTR_NOT_NULL(strstr(p.said, want));
-    CU_ASSERT_PTR_NOT_NULL(strstr(p.said, "pr.db.schema-2.bak.8 2 0;"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(p.said, "pr.db.schema-2.bak.8 2 pr.db.schema-2.bak 0;"));
     CU_ASSERT(!exists_in_dir("pr.db.schema-2.bak.8"));
     CU_ASSERT(exists_in_dir("pr.db.schema-1.bak"));
-    if (!strstr(p.said, "pr.db.schema-2.bak.8 2 0;"))
+    if (!strstr(p.said, "pr.db.schema-2.bak.8 2 pr.db.schema-2.bak 0;"))
         fprintf(stderr, "said: %s\n", p.said);
     unlink(inside);
     rmdir(wal_dir);
