@@ -915,11 +915,13 @@ lr_store_copy_newer(const struct lr_store_copy *a,
 
 /* Removes the copy at 'full' and then its journals: the database first,
  * so that a failure leaves the copy whole (a database without its WAL
- * would read as the store before its last commits).  0 or an errno. */
+ * would read as the store before its last commits).  The -shm too: a
+ * copy is never written with one, but a sqlite3 shell that opened it
+ * leaves its wal-index, which would outlive the copy.  0 or an errno. */
 static int
 lr_store_copy_remove(const char *full)
 {
-    static const char *const tails[] = { "-wal", "-journal" };
+    static const char *const tails[] = { "-wal", "-journal", "-shm" };
     if (unlink(full))
         return errno;
     for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {

@@ -84,8 +84,9 @@ typedef void lr_store_pruned_fn(void *arg, const char *copy, int version,
  * back copied one of them over the store, and the newest holds what
  * that store became.  The only copy of another version stays: it is
  * the way back to that version's lightraild.  A copy goes with its
- * journals (-wal, -journal).  Call it only once the migration that made
- * 'kept' committed and the store opens again: until then the older
+ * journals (-wal, -journal) and a -shm a sqlite3 shell left.  Call it
+ * only once the migration that made 'kept' committed and the store
+ * opens again: until then the older
  * copies may be the only good ones.  'said' (may be NULL) hears each
  * copy removed or not; a copy that cannot be removed does not stop the
  * others.  0, or the errno of the first failure (the directory that

@@ -1712,6 +1712,9 @@ test_prune_kept(void)
     make_file_at("pr.db.schema-2.bak-wal", "its wal", now - 10);
     make_file_at("pr.db.schema-2.bak.7", "old 2", now - 1000);
     make_file_at("pr.db.schema-2.bak.7-journal", "its journal", now - 1000);
+    /* A sqlite3 shell that opened the copy (a WAL database) left its
+     * wal-index: it goes with the copy. */
+    make_file_at("pr.db.schema-2.bak.7-shm", "its wal-index", now - 1000);
     /* Schema 1: a single copy is the way back to its lightraild. */
     make_file_at("pr.db.schema-1.bak", "only 1", now - 5000);
     /* Names that are not copies of this store. */
@@ -1733,7 +1736,7 @@ test_prune_kept(void)
     static const char *const gone[] = {
         "pr.db.schema-3.bak.2", "pr.db.schema-3.bak.2-wal",
         "pr.db.schema-3.bak.3", "pr.db.schema-2.bak.7",
-        "pr.db.schema-2.bak.7-journal",
+        "pr.db.schema-2.bak.7-journal", "pr.db.schema-2.bak.7-shm",
     };
     for (size_t i = 0; i < sizeof stay / sizeof *stay; i++) {
         CU_ASSERT(exists_in_dir(stay[i]));
