@@ -205,4 +205,24 @@ if [ -w /dev/full ]; then
         || notok "results to /dev/full: exit $rc, $(cat "$tmp/err")"
 fi
 
+# Loads of a range are the decimal loads meant: 0.1:0.3:0.1 runs 0.3 (as
+# --load 0.3 does), not 0.1 + 2 x 0.1 = 0.30000000000000004, and JSON
+# prints each as its shortest text, not json-c's %.17g.
+$LIGHTRAIL rsa-sim --topology "$T" --loads 0.1:0.3:0.1 --requests 100 \
+    --warmup 10 --seeds 1 --quiet --format json > "$tmp/dec.json"
+[ "$(jq -c -s 'map(.load)' "$tmp/dec.json")" = "[0.1,0.2,0.3]" ] \
+    && jq -s -e '.[2].load == 0.3' "$tmp/dec.json" > /dev/null \
+    && ok "--loads 0.1:0.3:0.1 runs 0.1, 0.2 and 0.3 exactly" \
+    || notok "loads of 0.1:0.3:0.1: $(jq -c -s 'map(.load)' "$tmp/dec.json")"
+loads=$(grep -o '"load":[^,]*' "$tmp/dec.json" | tr '\n' ' ')
+[ "$loads" = '"load":0.1 "load":0.2 "load":0.3 ' ] \
+    && ok "JSON prints the loads 0.1, 0.2 and 0.3 as such" \
+    || notok "JSON loads printed as: $loads"
+$LIGHTRAIL rsa-sim --topology "$T" --loads 100:300:200 --requests 100 \
+    --warmup 10 --seeds 1 --quiet --format json > "$tmp/whole.json"
+loads=$(grep -o '"load":[^,]*' "$tmp/whole.json" | tr '\n' ' ')
+[ "$loads" = '"load":100.0 "load":300.0 ' ] \
+    && ok "JSON prints whole loads as before (100.0, 300.0)" \
+    || notok "JSON whole loads printed as: $loads"
+
 lr_summary

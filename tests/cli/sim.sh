@@ -632,4 +632,19 @@ expect_bad "lightrail average: unknown or incomplete option '--bogus' (see light
 # The README says every command's --help gives its exit statuses.
 $LIGHTRAIL average --help | grep -q '^exit status: 0 written, 2 bad input' \
     && ok "average --help: exit status" || notok "average --help: no exit status"
+# sim's loads, as rsa-sim's: 3:3.3:0.1 runs 3.3 (not 3.3000000000000003)
+# and its JSON and --trace print 3.3.
+$LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy \
+    --loads 3:3.3:0.1 --arrivals 30 --warmup 5 --seeds 1 --quiet \
+    --models bert-large --format json --trace "$tmp/dec.trace" > "$tmp/dec.json"
+loads=$(grep -o '"load":[^,]*' "$tmp/dec.json" | tr '\n' ' ')
+[ "$loads" = '"load":3.0 "load":3.1 "load":3.2 "load":3.3 ' ] \
+    && jq -s -e '.[3].load == 3.3' "$tmp/dec.json" > /dev/null \
+    && ok "sim --loads 3:3.3:0.1: 3.0, 3.1, 3.2 and 3.3, printed so" \
+    || notok "sim loads of 3:3.3:0.1: $loads"
+trace=$(grep -o '"load":[^,]*' "$tmp/dec.trace" | sort -u | tr '\n' ' ')
+[ "$trace" = '"load":3.0 "load":3.1 "load":3.2 "load":3.3 ' ] \
+    && ok "sim --trace prints the loads 3.0 to 3.3 as such" \
+    || notok "sim --trace loads: $trace"
+
 lr_summary

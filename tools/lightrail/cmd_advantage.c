@@ -292,7 +292,7 @@ print_json(const struct opts *o, const struct state *st,
     json_object *r = json_object_new_object();
 #define ADD(key, v) json_object_object_add(r, key, v)
     ADD("policy", json_object_new_string(o->policy));
-    ADD("load", json_object_new_double(o->env.load));
+    ADD("load", lr_cli_json_number(o->env.load));
     ADD("holding", json_object_new_string(
         lr_jenv_holding_name(o->env.holding_mode)));
     ADD("seed", json_object_new_int64((int64_t) o->seed));

@@ -72,8 +72,9 @@ usage(FILE *f)
 "\n"
 "  --topology FILE     lightrail-topology JSON (see examples/topologies)\n"
 "  --load E            one load in Erlang (nominal: arrival rate x mean holding)\n"
-"  --loads A:B:S       loads A, A+S, ... up to B, at most 1000 loads (one\n"
-"                      number: --load)\n"
+"  --loads A:B:S       loads A, A+S, ... up to B, at most 1000 loads, each\n"
+"                      to the decimals of A and S (0.1:0.3:0.1 runs 0.3);\n"
+"                      one number: --load\n"
 "  --policy LIST       comma-separated policies, or 'all' (default ksp-ff)\n"
 "  --k N               candidate paths per node pair, 1 to 100 (default 5)\n"
 "  --path-order ORDER  km: K shortest by length; hops: fewest hops, then\n"
@@ -141,7 +142,7 @@ print_json(const struct opts *o, const char *topo_name, const struct cell *c)
     json_object *j = json_object_new_object();
     json_object_object_add(j, "policy",
                            json_object_new_string(c->policy->name));
-    json_object_object_add(j, "load", json_object_new_double(c->load));
+    json_object_object_add(j, "load", lr_cli_json_number(c->load));
     json_object_object_add(j, "blocking",
                            json_object_new_double(c->blocking.mean));
     json_object_object_add(j, "ci95", json_object_new_double(c->blocking.ci95));

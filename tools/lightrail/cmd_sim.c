@@ -114,7 +114,8 @@ usage(FILE *f)
 "                      the file's); a policy trained with --refuse may\n"
 "                      refuse jobs (counted as blocked and as refused)\n"
 "  --loads A:B:S       loads A, A+S, ... up to B (Erlang), at most 200\n"
-"                      loads; one number E: that load alone\n"
+"                      loads, each to the decimals of A and S (3:3.3:0.1\n"
+"                      runs 3.3); one number E: that load alone\n"
 "  --seeds N           runs per (policy, load), seeds S..S+N-1 (default 5;\n"
 "                      one seed gives no confidence interval: it reads 0)\n"
 "  --seed S            first seed (default 1001, never used by train)\n"
@@ -514,7 +515,7 @@ print_json(const struct opts *o, const struct cell *c)
 {
     json_object *j = json_object_new_object();
     json_object_object_add(j, "policy", json_object_new_string(c->policy));
-    json_object_object_add(j, "load", json_object_new_double(c->load));
+    json_object_object_add(j, "load", lr_cli_json_number(c->load));
     for (int i = 0; i < N_METRICS; i++) {
         char key[64];
         bool none = c->m[i].n == 0;   /* no seed admitted a job */

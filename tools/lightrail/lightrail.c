@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "config.h"
 #include "planner/lr_modulation.h"
 #include "planner/lr_timemodel.h"
@@ -197,6 +199,36 @@ lr_cli_parse_format(const char *arg, bool *json)
     return NULL;
 }
 
+/* The digits after the point that the number in 's' is written with,
+ * its exponent counted ("0.25": 2, "5e-3": 3, "1.5e2": 0); -1 when that
+ * is more than 15, where rounding to them would keep no exact value. */
+static int
+lr_cli_text_decimals(const char *s)
+{
+    const char *dot = strchr(s, '.'), *e = strpbrk(s, "eE");
+    long digits = 0;
+    if (strpbrk(s, "xX"))         /* hexadecimal: no decimals to keep */
+        return -1;
+    if (dot)
+        digits = (e ? e : s + strlen(s)) - dot - 1;
+    if (e)
+        digits -= strtol(e + 1, NULL, 10);
+    if (digits < 0)
+        return 0;
+    return digits > 15 ? -1 : (int) digits;
+}
+
+/* 'x' rounded to 'decimals' digits after the point: the double nearest
+ * to that decimal number, as strtod() would read it (an integer over a
+ * power of ten, both exact, divided once).  'x' itself when the scaled
+ * value would not be an exact integer. */
+static double
+lr_cli_round_decimals(double x, int decimals)
+{
+    double scale = pow(10, decimals), n = round(x * scale);
+    return decimals < 0 || fabs(n) >= 0x1p53 ? x : n / scale;
+}
+
 int
 lr_cli_parse_loads(const char *s, double *loads, int max)
 {
@@ -220,12 +252,43 @@ lr_cli_parse_loads(const char *s, double *loads, int max)
         || lr_cli_parse_double(c, 1e-9, 1e9, &step)
         || (to - from) / step >= max)
         return -1;
+    /* FROM + i x STEP carries the binary error of STEP (0.1 + 2 x 0.1 is
+     * 0.30000000000000004): each load is rounded to the decimals FROM
+     * and STEP are written with, so that it is the double of the
+     * decimal load the user meant, the one --loads 0.3 alone runs and
+     * the output names.  Loads written with more than 15 decimals are
+     * left as computed. */
+    int da = lr_cli_text_decimals(a), dc = lr_cli_text_decimals(c);
+    int decimals = da < 0 || dc < 0 ? -1 : da > dc ? da : dc;
     /* The test above lets (to - from) / step reach max - 1 plus the
      * rounding slack below: at most max loads, said here too. */
     int n = 0;
     for (int i = 0; n < max && from + i * step <= to + step * 1e-9; i++)
-        loads[n++] = from + i * step;
+        loads[n++] = lr_cli_round_decimals(from + i * step, decimals);
     return n;
+}
+
+struct json_object *
+lr_cli_json_number(double x)
+{
+    /* json-c prints a double with %.17g (0.3 as 0.29999999999999999);
+     * the first precision that reads back to 'x' is the shortest text
+     * of it, with json-c's ".0" kept on whole numbers so that their
+     * output stays as it was. */
+    if (!isfinite(x))
+        return json_object_new_double(x);
+    char buf[40];
+    if (x == trunc(x) && fabs(x) < 1e15) {
+        /* %g would shorten 300 to 3e+02. */
+        snprintf(buf, sizeof buf, "%.1f", x);
+        return json_object_new_double_s(x, buf);
+    }
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    return json_object_new_double_s(x, buf);
 }
 
 const char *

@@ -99,8 +99,17 @@ const char *lr_cli_parse_format(const char *arg, bool *json);
 
 /* "FROM:TO:STEP" into loads[] (FROM, FROM+STEP, ... up to TO, with
  * 0 < FROM <= TO, STEP > 0, fewer than 'max' steps), or one load "E"
- * (> 0); their count, or -1. */
+ * (> 0); their count, or -1.  Load i is FROM + i x STEP rounded to the
+ * decimals of FROM and STEP (0.1:0.3:0.1 gives 0.3, the double --loads
+ * 0.3 gives, not 0.30000000000000004). */
 int lr_cli_parse_loads(const char *s, double *loads, int max);
+
+/* A JSON number for 'x' printed as the shortest text that reads back to
+ * 'x' (0.3, not json-c's 0.29999999999999999; a whole number as 100.0,
+ * as json-c prints it).  The caller owns the object (json_object_put,
+ * or adds it to one it owns). */
+struct json_object;
+struct json_object *lr_cli_json_number(double x);
 
 /* A load for a table, into buf[len] (returned): 'decimals' digits after
  * the point, more where fewer would change it (rows of --loads

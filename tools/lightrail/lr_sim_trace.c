@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_sim_trace.h"
 
 /* The pending job and the free GPUs of every DC, before the decision. */
@@ -16,7 +17,7 @@ trace_job(const struct lr_sim_trace *t, const struct lr_jenv *e)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "policy", json_object_new_string(t->name));
-    json_object_object_add(o, "load", json_object_new_double(t->load));
+    json_object_object_add(o, "load", lr_cli_json_number(t->load));
     json_object_object_add(o, "seed", json_object_new_uint64(t->seed));
     long job = lr_jenv_job_index(e);
     json_object_object_add(o, "job", json_object_new_int64(job));
