@@ -225,4 +225,18 @@ loads=$(grep -o '"load":[^,]*' "$tmp/whole.json" | tr '\n' ' ')
     && ok "JSON prints whole loads as before (100.0, 300.0)" \
     || notok "JSON whole loads printed as: $loads"
 
+# The text table's policy column is as wide as its longest name
+# (mscl-link has 9 characters), and so is the list of loads at target.
+out=$($LIGHTRAIL rsa-sim --topology "$T" --policy ksp-ff,mscl-link \
+    --loads 100:200:100 --requests 100 --warmup 10 --seeds 1 --quiet)
+bad=$(echo "$out" | awk '/^policy / { end = index($0, "load(E)") + 6; next }
+         /^$/ { done = 1 }
+         end && !done && /^[a-z]/ { match($0, /^[^ ]+ +[^ ]+/)
+                                    if (RLENGTH != end) bad = bad "|" $0 }
+         /^  [a-z]/ { match($0, /^  [^ ]+ +/); at[RLENGTH]++ }
+         END { if (!end) print "no header"; else if (bad) print bad
+               n = 0; for (k in at) n++; if (n != 1) print "targets:", n }')
+[ -z "$bad" ] && ok "rsa-sim's table and targets aligned with mscl-link" \
+    || notok "rsa-sim's table misaligned: $bad"
+
 lr_summary

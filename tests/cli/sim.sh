@@ -647,4 +647,23 @@ trace=$(grep -o '"load":[^,]*' "$tmp/dec.trace" | sort -u | tr '\n' ' ')
     && ok "sim --trace prints the loads 3.0 to 3.3 as such" \
     || notok "sim --trace loads: $trace"
 
+# The text table's policy column is as wide as its longest name:
+# rollout-greedy-cap (18 characters) pushed its row's figures right of
+# the header's.  columns_aligned: every row's load ends where the
+# header's load(E) does.
+columns_aligned() {
+    awk '/^policy / { end = index($0, "load(E)") + 6; next }
+         end && /^[a-z]/ { match($0, /^[^ ]+ +[^ ]+/)
+                           if (RLENGTH != end) bad = bad "|" $0 }
+         END { if (!end) print "no header"; else if (bad) print bad }'
+}
+out=$($LIGHTRAIL sim --topology "$T" --cluster "$C" --policy greedy \
+    --rollout greedy-cap --loads 4 --arrivals 60 --warmup 10 --seeds 2 \
+    --quiet --models bert-large --rollout-samples 2 --rollout-horizon 3 \
+    --paired greedy)
+bad=$(echo "$out" | columns_aligned)
+[ -z "$bad" ] && echo "$out" | grep -q '^rollout-greedy-cap ' \
+    && ok "sim's table: rows under their header with rollout-greedy-cap" \
+    || notok "sim's table misaligned: $bad"
+
 lr_summary

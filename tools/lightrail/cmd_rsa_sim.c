@@ -213,6 +213,18 @@ load_at_target(const struct cell *cells, int n, double target, char *buf,
     snprintf(buf, len, ">%g", cells[n - 1].load);
 }
 
+/* The width of the text's policy column: its longest name (mscl-link
+ * has 9 characters), at least the 8 the column had. */
+static int
+policy_width(const struct lr_rsa_policy *const *policies, int n)
+{
+    int w = 8;
+    for (int i = 0; i < n; i++)
+        if ((int) strlen(policies[i]->name) > w)
+            w = (int) strlen(policies[i]->name);
+    return w;
+}
+
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
@@ -537,13 +549,14 @@ lr_cmd_rsa_sim(int argc, char **argv)
         if (o.seeds < 2)
             printf("# one seed: no confidence interval (ci95 reads 0); "
                    "--seeds 2 or more gives one\n");
-        printf("%-8s %9s %10s %10s %10s %8s %12s\n", "policy", "load(E)",
+        int pw = policy_width(policies, n_pol);
+        printf("%-*s %9s %10s %10s %10s %8s %12s\n", pw, "policy", "load(E)",
                "blocking", "ci95", "bit-block", "util", "requests/s");
         for (int i = 0; i < n_pol * o.n_loads; i++) {
             const struct cell *c = &cells[i];
             char ld[32];
-            printf("%-8s %9s %9.4f%% %9.4f%% %9.4f%% %7.2f%% %12.0f\n",
-                   c->policy->name,
+            printf("%-*s %9s %9.4f%% %9.4f%% %9.4f%% %7.2f%% %12.0f\n",
+                   pw, c->policy->name,
                    lr_cli_format_load(c->load, 1, ld, sizeof ld),
                    100 * c->blocking.mean,
                    100 * c->blocking.ci95, 100 * c->bit_blocking.mean,
@@ -555,7 +568,7 @@ lr_cmd_rsa_sim(int argc, char **argv)
                 char buf[32];
                 load_at_target(&cells[pi * o.n_loads], o.n_loads, o.target,
                                buf, sizeof buf);
-                printf("  %-8s %s\n", policies[pi]->name, buf);
+                printf("  %-*s %s\n", pw, policies[pi]->name, buf);
             }
         }
     }

@@ -584,6 +584,20 @@ print_json(const struct opts *o, const struct cell *c)
     json_object_put(j);
 }
 
+/* The width of the text table's policy column: its longest name, so
+ * that a long one (rollout-greedy-cap) leaves the row's figures under
+ * their header; at least that of the header "policy" and of the 14
+ * columns the table had, so that the usual rows read as before. */
+static int
+policy_width(const struct cell *cells, int n)
+{
+    int w = 14;
+    for (int i = 0; i < n; i++)
+        if ((int) strlen(cells[i].policy) > w)
+            w = (int) strlen(cells[i].policy);
+    return w;
+}
+
 /* The pooled bound (planner/lr_lossbound.h) under the table: the least
  * blocking any policy could reach if every GPU were in one DC.  Only a
  * bound when holding times do not depend on the placement. */
@@ -1027,7 +1041,8 @@ lr_cmd_sim(int argc, char **argv)
                    o.env.held_work ? "; PPO observes the GPU-time the "
                    "running jobs hold per DC" : "");
         print_settings(&o, pol, n_pol);
-        printf("%-14s %7s %17s %17s %8s %10s %8s %8s %8s\n", "policy",
+        int pw = policy_width(cells, n_pol * o.n_loads);
+        printf("%-*s %7s %17s %17s %8s %10s %8s %8s %8s\n", pw, "policy",
                "load(E)", "blocking", "iteration(s)", "gpu", "dc-var",
                "spectrum", "slowdown", "refused");
         bool some_left_out = false;
@@ -1044,8 +1059,8 @@ lr_cmd_sim(int argc, char **argv)
             }
             some_left_out |= c->admitting < o.seeds;
             char ld[32];
-            printf("%-14s %7s %7.3f%% +-%5.3f%% %s %7.2f%% "
-                   "%10.5f %7.2f%% %s %7.3f%%\n", c->policy,
+            printf("%-*s %7s %7.3f%% +-%5.3f%% %s %7.2f%% "
+                   "%10.5f %7.2f%% %s %7.3f%%\n", pw, c->policy,
                    lr_cli_format_load(c->load, 2, ld, sizeof ld),
                    100 * c->m[0].mean, 100 * c->m[0].ci95, it,
                    100 * c->m[2].mean, c->m[3].mean,
@@ -1071,12 +1086,12 @@ lr_cmd_sim(int argc, char **argv)
             change_text(&c->d_block, 6, db, sizeof db);
             change_text(&c->d_iter, 5, di, sizeof di);
             lr_cli_format_load(c->load, 2, ld, sizeof ld);
-            printf("%-14s %7s blocking %s (%d of %d lower), iteration "
-                   "%s\n", c->policy, ld, db, c->lower, o.seeds, di);
+            printf("%-*s %7s blocking %s (%d of %d lower), iteration "
+                   "%s\n", pw, c->policy, ld, db, c->lower, o.seeds, di);
             if (c->block_undefined || c->iter_undefined)
-                printf("%-14s %7s   left out, no ratio (%s's 0 and "
+                printf("%-*s %7s   left out, no ratio (%s's 0 and "
                        "this one's not; iteration: either admitted no job): "
-                       "blocking %d seed(s), iteration %d\n", c->policy,
+                       "blocking %d seed(s), iteration %d\n", pw, c->policy,
                        ld, o.paired, c->block_undefined,
                        c->iter_undefined);
         }
