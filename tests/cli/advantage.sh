@@ -101,4 +101,9 @@ expect_bad "--horizon wants a positive integer, up to 1000000, not '99999999999'
 # ran for hours) and says so.
 expect_bad "no decision to examine in 8010 arrivals at 1e+09 E" \
     $M --load 1e9 --states 4 --every 2 --warmup 10 --arrivals 100 --quiet
+# An option that takes a value is given once (a second --load was taken
+# silently over the first).
+expect_bad "lightrail advantage: --load given twice ('1', then '2'): give it once" \
+    $M --load 1 --load 2
+
 lr_summary

@@ -215,4 +215,10 @@ fi
 expect_bad "--device-step wants a number of devices from 1 to 1000000, auto or best" \
     $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --device-step Best
 
+# An option that takes a value is given once (a second --inter-dc-gbps
+# was taken silently over the first).
+expect_bad "lightrail plan: --inter-dc-gbps given twice ('10', then '5'): give it once" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --inter-dc-gbps 10 \
+    --inter-dc-gbps 5
+
 lr_summary

@@ -239,4 +239,16 @@ bad=$(echo "$out" | awk '/^policy / { end = index($0, "load(E)") + 6; next }
 [ -z "$bad" ] && ok "rsa-sim's table and targets aligned with mscl-link" \
     || notok "rsa-sim's table misaligned: $bad"
 
+# An option that takes a value is given once: a second --seed was taken
+# silently over the first.  A flag given twice changes nothing and runs.
+expect_bad "lightrail rsa-sim: --seed given twice ('1', then '2'): give it once" \
+    $LIGHTRAIL rsa-sim --topology "$T" --load 100 --requests 100 --warmup 10 \
+    --seeds 1 --quiet --seed 1 --seed 2
+expect_bad "lightrail rsa-sim: --loads given twice ('100:200:100', then '300'): give it once" \
+    $LIGHTRAIL rsa-sim --topology "$T" --loads 100:200:100 --loads=300 \
+    --requests 100 --warmup 10 --seeds 1 --quiet
+$LIGHTRAIL rsa-sim --topology "$T" --load 100 --requests 100 --warmup 10 \
+    --seeds 1 --quiet --quiet > /dev/null 2> "$tmp/err" \
+    && ok "--quiet twice runs" || notok "--quiet twice: $(cat "$tmp/err")"
+
 lr_summary

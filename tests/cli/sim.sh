@@ -666,4 +666,18 @@ bad=$(echo "$out" | columns_aligned)
     && ok "sim's table: rows under their header with rollout-greedy-cap" \
     || notok "sim's table misaligned: $bad"
 
+# An option that takes a value is given once, its own and the
+# environment's and rollout's alike (a second was taken silently).
+SIM1="$LIGHTRAIL sim --topology $T --cluster $C --policy greedy --loads 4
+      --arrivals 30 --warmup 5 --seeds 1 --quiet"
+expect_bad "lightrail sim: --seed given twice ('1001', then '1002'): give it once" \
+    $SIM1 --seed 1001 --seed 1002
+expect_bad "lightrail sim: --models given twice ('bert-large', then 'gpt-1.9b'): give it once" \
+    $SIM1 --models bert-large --models gpt-1.9b
+expect_bad "lightrail sim: --rollout-samples given twice ('2', then '3'): give it once" \
+    $SIM1 --rollout greedy --rollout-samples 2 --rollout-samples 3
+expect_bad "lightrail average: --out given twice ('$tmp/x.pol', then '$tmp/y.pol'): give it once" \
+    $LIGHTRAIL average --out "$tmp/x.pol" --out "$tmp/y.pol" \
+    "$srcdir/examples/policies/metro.pol" "$srcdir/examples/policies/metro.pol"
+
 lr_summary

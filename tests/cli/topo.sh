@@ -147,5 +147,15 @@ usage_err "check: missing value for '--cluster' (see lightrail topo --help)" \
 usage_err "check: unknown option '--clusters' (see lightrail topo --help)" \
     check "$srcdir/examples/topologies/metro.json" --clusters x
 
+# An option is given once: a second --slots (or --name, --cluster) was
+# taken silently over the first.
+usage_err "import: --slots given twice ('8', then '16'): give it once" \
+    import "$DATA/tiny.json" --slots 8 --slots 16
+usage_err "import: --name given twice ('a', then 'b'): give it once" \
+    import "$DATA/tiny.json" --name a --name b
+usage_err "check: --cluster given twice ('$srcdir/examples/clusters/metro.json', then 'x'): give it once" \
+    check "$srcdir/examples/topologies/metro.json" \
+    --cluster "$srcdir/examples/clusters/metro.json" --cluster x
+
 echo "lr-test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -14,8 +14,11 @@
 . "${srcdir:-.}/tests/cli/lib.sh"
 T=$srcdir/examples/topologies/metro.json
 C=$srcdir/examples/clusters/metro.json
-TRAIN="$LIGHTRAIL train --topology $T --cluster $C --models bert-large,gpt-1.9b
-       --steps 1024 --rollout 256 --hidden 16 --quiet"
+# Each option once (lightrail refuses a repeat): TRAIN0 leaves out the
+# steps and the rollout, which some runs set otherwise.
+TRAIN0="$LIGHTRAIL train --topology $T --cluster $C --models bert-large,gpt-1.9b
+        --hidden 16 --quiet"
+TRAIN="$TRAIN0 --steps 1024 --rollout 256"
 
 if $TRAIN --seed 3 --out "$tmp/a.pol" --checkpoint 512 2> "$tmp/err"; then
     if [ "$(head -c 10 "$tmp/a.pol")" = "LRPOLICY 1" ]; then
@@ -34,7 +37,7 @@ if command -v gnuplot > /dev/null; then
         && ok "training curve PNG" || notok "no training curve at $tmp/a.pol.png"
     # One rollout of 512 steps: a curve of one point, whose flat axes
     # gnuplot would widen with a warning on stderr.
-    if $TRAIN --steps 512 --rollout 512 --seed 3 --out "$tmp/one.pol" \
+    if $TRAIN0 --steps 512 --rollout 512 --seed 3 --out "$tmp/one.pol" \
             2> "$tmp/err" && [ ! -s "$tmp/err" ]; then
         ok "a one-point training curve is drawn without a word on stderr"
     else
@@ -52,8 +55,11 @@ cmp -s "$tmp/a.pol" "$tmp/seed3.pol" && notok "seeds 3 and 4 gave the same polic
 cp "$tmp/a.pol" "$tmp/seed4.pol"
 cp "$tmp/seed3.pol" "$tmp/a.pol"
 
-S="$LIGHTRAIL sim --topology $T --cluster $C --loads 2:2:1 --seeds 2
-   --arrivals 800 --warmup 100 --quiet"
+# Each option once: S1 leaves out the load (S's 2 E), SIM0 the seeds and
+# arrivals too, for the runs that set them otherwise.
+SIM0="$LIGHTRAIL sim --topology $T --cluster $C --quiet"
+S1="$SIM0 --seeds 2 --arrivals 800 --warmup 100"
+S="$S1 --loads 2:2:1"
 if $S --policy greedy --policy-file "$tmp/a.pol" --format json > "$tmp/s.json"; then
     if jq -s -e 'length == 2 and .[1].policy == "ppo"
                  and .[1].blocking >= 0 and .[1].mean_iteration_s > 0' \
@@ -347,8 +353,8 @@ done
 # Where the policy or its curve cannot be written, nothing is trained: the
 # first write would come after the whole imitation.
 expect_bad "--out $tmp/no/such/dir/x.pol: cannot write a file there: No such file" \
-    $TRAIN --seed 1 --out "$tmp/no/such/dir/x.pol" --teacher greedy \
-    --imitate 2048 --steps 0
+    $TRAIN0 --rollout 256 --seed 1 --out "$tmp/no/such/dir/x.pol" \
+    --teacher greedy --imitate 2048 --steps 0
 expect_bad "--out $tmp: cannot write a file there: Is a directory" \
     $TRAIN --seed 1 --out "$tmp"
 expect_bad "--plot $tmp/no/p.png: cannot write a file there" \
@@ -445,7 +451,7 @@ if $IM --teacher greedy --imitate 20000 --steps 0 --out "$tmp/im.pol" \
         && grep -q '^command=lightrail train .*--teacher greedy' "$tmp/im.pol" \
         && ok "teacher=greedy and imitate=20000 recorded" \
         || notok "imitation header: $(grep -a '^teacher\|^imitate\|^command' "$tmp/im.pol")"
-    if $S --loads 2.5:2.5:1 --seeds 2 --seed 3001 --arrivals 2000 \
+    if $SIM0 --loads 2.5:2.5:1 --seeds 2 --seed 3001 --arrivals 2000 \
            --warmup 200 --policy greedy --policy-file "$tmp/im.pol" \
            --format json > "$tmp/im.json" \
        && jq -s -e 'length == 2 and .[0].policy == "greedy"
@@ -490,7 +496,7 @@ expect_bad "the teacher greedy-cap refused a job and the student cannot: add --r
 if $IM --teacher greedy-cap --imitate 8192 --steps 0 --refuse \
        --out "$tmp/cap.pol" 2> "$tmp/err" \
    && grep -q '^teacher=greedy-cap$' "$tmp/cap.pol" \
-   && $S --loads 2.5:2.5:1 --policy-file "$tmp/cap.pol" --format json \
+   && $S1 --loads 2.5:2.5:1 --policy-file "$tmp/cap.pol" --format json \
        > "$tmp/cap.json" && jq -e '.refused > 0' "$tmp/cap.json" > /dev/null; then
     ok "greedy-cap imitated with --refuse: the student refuses too"
 else
@@ -589,7 +595,7 @@ if [ -s "$tmp/im.pol" ] \
        --out "$tmp/init.pol" 2> "$tmp/err" \
    && grep -q '^teacher=greedy$' "$tmp/init.pol" \
    && grep -q '^imitate=20000$' "$tmp/init.pol" \
-   && $S --loads 2.5:2.5:1 --seeds 2 --seed 3001 --arrivals 2000 \
+   && $SIM0 --loads 2.5:2.5:1 --seeds 2 --seed 3001 --arrivals 2000 \
        --warmup 200 --policy-file "$tmp/init.pol" --format json \
        > "$tmp/init.json" \
    && jq -e --slurpfile a "$tmp/im.json" '$a[1].policy == "ppo"
@@ -612,7 +618,7 @@ expect_bad "--init: $tmp/none.pol" \
 if [ -s "$tmp/im.pol" ] \
    && $IM --init "$tmp/im.pol" --steps 256 --rollout 256 --lr 1e-9 \
        --norm-obs 2000 --out "$tmp/norm0.pol" 2> "$tmp/err" \
-   && $S --loads 2.5:2.5:1 --seeds 2 --seed 3001 --arrivals 2000 \
+   && $SIM0 --loads 2.5:2.5:1 --seeds 2 --seed 3001 --arrivals 2000 \
        --warmup 200 --policy-file "$tmp/norm0.pol" --format json \
        > "$tmp/norm0.json" \
    && jq -e --slurpfile a "$tmp/im.json" '$a[1].blocking == .blocking
@@ -660,7 +666,7 @@ ft_json() {         # ft_json OUT.json [train options]: train from im.pol, sim
     local out=$1; shift
     $IM --init "$tmp/im.pol" --steps 512 --rollout 256 --lr 1e-2 \
         --out "$tmp/ft2.pol" "$@" 2> "$tmp/err" \
-    && $S --loads 2.5:2.5:1 --seeds 2 --seed 3001 --arrivals 2000 \
+    && $SIM0 --loads 2.5:2.5:1 --seeds 2 --seed 3001 --arrivals 2000 \
         --warmup 200 --policy-file "$tmp/ft2.pol" --format json > "$out"
 }
 same_as_im='$a[1].blocking == .blocking
@@ -803,7 +809,7 @@ if $IM --holding work --known-work --refuse --teacher greedy-work \
        --work-cap 0.3 --imitate 8192 --steps 0 --out "$tmp/kw.pol" \
        2> "$tmp/err" \
    && grep -q '^known-work=1$' "$tmp/kw.pol" \
-   && $S --loads 2.5:2.5:1 --policy greedy-work --work-cap 0.3 \
+   && $S1 --loads 2.5:2.5:1 --policy greedy-work --work-cap 0.3 \
        --policy-file "$tmp/kw.pol" --format json > "$tmp/kw.json" \
    && jq -s -e '.[0].known_work and .[1].known_work and .[0].refused > 0.05
                 and .[1].refused > 0' "$tmp/kw.json" > /dev/null; then
@@ -846,7 +852,7 @@ if $IM --holding work --known-work --held-work --refuse --teacher greedy-work \
        2> "$tmp/err" \
    && grep -q '^held-work=1$' "$tmp/hw.pol" \
    && [ "$(sed -n 's/^n-obs=//p' "$tmp/hw.pol")" = $(( $(sed -n 's/^n-obs=//p' "$tmp/kw.pol") + 3 )) ] \
-   && $S --loads 2.5:2.5:1 --policy greedy --policy-file "$tmp/hw.pol" \
+   && $S1 --loads 2.5:2.5:1 --policy greedy --policy-file "$tmp/hw.pol" \
        --format json > "$tmp/hw.json" \
    && jq -s -e '.[1].known_work and .[1].policy == "ppo"' "$tmp/hw.json" > /dev/null; then
     ok "held-work=1 recorded with one more observation per DC (3); sim adopts it"
@@ -867,7 +873,7 @@ if $IM --holding work --known-work --held-work --refuse --init "$tmp/kw.pol" \
        --out "$tmp/wide.pol" 2> "$tmp/err" \
    && grep -q '^held-work=1$' "$tmp/wide.pol" \
    && [ "$(sed -n 's/^n-obs=//p' "$tmp/wide.pol")" = "$(sed -n 's/^n-obs=//p' "$tmp/hw.pol")" ] \
-   && $S --loads 2.5:2.5:1 --policy-file "$tmp/wide.pol" --format json > "$tmp/k1.json"; then
+   && $S1 --loads 2.5:2.5:1 --policy-file "$tmp/wide.pol" --format json > "$tmp/k1.json"; then
     ok "--init widened to --held-work: held-work=1, the held-work inputs added"
 else
     notok "--init widened: $(cat "$tmp/err" "$tmp/k1.json")"
@@ -952,7 +958,7 @@ expect_bad "--out $tmp/no/x: cannot write a file there: No such file or director
 
 # Stopped before its end, train leaves --out as of its last checkpoint, a
 # policy sim runs, and no curve, as its --help says.
-$TRAIN --seed 5 --steps 100000000 --checkpoint 256 --out "$tmp/stop.pol" \
+$TRAIN0 --rollout 256 --seed 5 --steps 100000000 --checkpoint 256 --out "$tmp/stop.pol" \
     2> "$tmp/stop.err" &
 pid=$!
 if await_file "$tmp/stop.pol" $pid "$tmp/stop.err" "lightrail train"; then
@@ -1011,4 +1017,12 @@ $LIGHTRAIL train --help | grep -q -- '--teacher NAME' \
     && $LIGHTRAIL train --help | grep -q -- '--imitate N' \
     && ok "--help lists --teacher and --imitate" \
     || notok "--help without the imitation options"
+# An option that takes a value is given once (a second --teacher was
+# taken silently over the first).
+expect_bad "lightrail train: --teacher given twice ('greedy', then 'nearest'): give it once" \
+    $TRAIN --seed 3 --teacher greedy --teacher nearest --imitate 0 \
+    --out "$tmp/twice.pol"
+[ ! -e "$tmp/twice.pol" ] && ok "--teacher twice: no policy written" \
+    || notok "--teacher twice wrote $tmp/twice.pol"
+
 lr_summary

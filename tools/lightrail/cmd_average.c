@@ -118,11 +118,16 @@ lr_cmd_average(int argc, char **argv)
     };
     const char *out = NULL;
     int c;
+    /* Each option that takes a value at most once (lr_cli_once()). */
+    struct lr_cli_once once = { 0 };
     /* One line, ours, for a bad option, as every command says it: not
      * getopt's "average: ..." and the whole usage after it. */
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        int rc_once = lr_cli_once(CMD, longopts, c, optarg, &once);
+        if (rc_once)
+            return rc_once;
         switch (c) {
         case 'o': out = optarg; break;
         case 'h': usage(stdout); return LR_EXIT_OK;

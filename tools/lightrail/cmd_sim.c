@@ -202,9 +202,14 @@ parse_args(int argc, char **argv, struct opts *o)
     int c;
     /* The first rollout option given, which only --rollout uses. */
     const char *ro_opt = NULL;
+    /* Each option that takes a value at most once (lr_cli_once()). */
+    struct lr_cli_once once = { 0 };
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        int rc_once = lr_cli_once(CMD, longopts, c, optarg, &once);
+        if (rc_once)
+            return rc_once;
         const char *bad = NULL;
         switch (c) {
         case O_TOPO: o->env.topology = optarg; break;

@@ -403,6 +403,23 @@ topo_exit_code(int rc)
     return rc == ENOMEM ? LR_EXIT_FAIL : LR_EXIT_USAGE;
 }
 
+/* An option of 'sub' ("import") given once, as lr_cli_once() has the
+ * getopt commands do: its value into '*seen', or LR_EXIT_USAGE with
+ * the two values when it was given before (a later one replaced the
+ * earlier without a word). */
+static int
+topo_once(const char *sub, const char *opt, const char **seen,
+          const char *val)
+{
+    if (*seen) {
+        lr_cli_err("topo", "%s: %s given twice ('%s', then '%s'): give it "
+                   "once", sub, opt, *seen, val);
+        return LR_EXIT_USAGE;
+    }
+    *seen = val;
+    return 0;
+}
+
 static int
 topo_import(int argc, char **argv)
 {
@@ -417,6 +434,7 @@ topo_import(int argc, char **argv)
     struct lr_topo *t = NULL, *back = NULL;
     struct ly_ctx *ctx = NULL;
     int rc, ret = LR_EXIT_OK;
+    const char *slots_given = NULL, *first_given = NULL;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -426,19 +444,22 @@ topo_import(int argc, char **argv)
         }
         if (a[0] == '-' && a[1]) {
             const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-            if (!strcmp(a, "--name") && val)
-                o.name = val;
-            else if (!strcmp(a, "--slots") && val)
+            if (!strcmp(a, "--name") && val) {
+                ret = topo_once("import", a, &o.name, val);
+            } else if (!strcmp(a, "--slots") && val) {
                 /* The planners' spectrum bitmaps bound a link, and
                  * lightrail-topology says so; refused here, the error
                  * names the option instead of a path of the output. */
-                ret = topo_parse_long(a, val, 1,
-                                      LR_BITS_MAX_WORDS * LR_BITS_PER_WORD,
-                                      &o.slots);
-            else if (!strcmp(a, "--first-slot-n") && val)
-                ret = topo_parse_long(a, val, INT_MIN, INT_MAX,
-                                      &o.first_slot_n);
-            else {
+                ret = topo_once("import", a, &slots_given, val);
+                if (!ret)
+                    ret = topo_parse_long(a, val, 1, LR_BITS_MAX_WORDS
+                                          * LR_BITS_PER_WORD, &o.slots);
+            } else if (!strcmp(a, "--first-slot-n") && val) {
+                ret = topo_once("import", a, &first_given, val);
+                if (!ret)
+                    ret = topo_parse_long(a, val, INT_MIN, INT_MAX,
+                                          &o.first_slot_n);
+            } else {
                 bool known = !strcmp(a, "--name") || !strcmp(a, "--slots")
                              || !strcmp(a, "--first-slot-n");
                 lr_cli_err("topo", "import: %s '%s' (see lightrail topo "
@@ -525,7 +546,9 @@ topo_check(int argc, char **argv)
             goto cleanup;
         }
         if (!strcmp(argv[i], "--cluster") && i + 1 < argc) {
-            cluster_file = argv[++i];
+            if ((ret = topo_once("check", "--cluster", &cluster_file,
+                                 argv[++i])))
+                goto cleanup;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             lr_cli_err("topo", "check: %s '%s' (see lightrail topo "
                        "--help)", !strcmp(argv[i], "--cluster")

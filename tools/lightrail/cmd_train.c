@@ -332,9 +332,14 @@ parse_args(int argc, char **argv, struct opts *o)
      * given, for the message. */
     const char *ro_opt = NULL, *im_opt = NULL;
     char known[512];
+    /* Each option that takes a value at most once (lr_cli_once()). */
+    struct lr_cli_once once = { 0 };
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        int rc_once = lr_cli_once(CMD, longopts, c, optarg, &once);
+        if (rc_once)
+            return rc_once;
         const char *bad = NULL;
         switch (c) {
         case O_TOPO: o->env.topology = optarg; break;
@@ -398,7 +403,7 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_REFUSE: o->env.refuse = true; break;
         case O_TEACHER:
             snprintf(o->teacher_name, sizeof o->teacher_name, "%s", optarg);
-            o->ro.base = NULL;            /* the last --teacher counts */
+            o->ro.base = NULL;
             if (!strcasecmp(optarg, "rollout-ppo")) {
                 /* the base is the agent of --init, kept frozen */
                 o->ro.base = &lr_ppo_jenv_policy;

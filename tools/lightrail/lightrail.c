@@ -4,6 +4,7 @@
  * and the demo that runs them all.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -168,6 +169,31 @@ lr_cli_output_check(const char *cmd, const char *option, const char *path)
     lr_cli_err(cmd, "%s %s: cannot write a file there: %s", option, path,
                strerror(e));
     return LR_EXIT_USAGE;
+}
+
+int
+lr_cli_once(const char *cmd, const struct option *longopts, int c,
+            const char *arg, struct lr_cli_once *once)
+{
+    int i = 0;
+    while (longopts[i].name && (longopts[i].val != c || longopts[i].flag))
+        i++;
+    if (!longopts[i].name || longopts[i].has_arg == no_argument)
+        return 0;
+    /* A table longer than 'given' is a programming error: said as one,
+     * rather than letting repeats of its last options through. */
+    if (i >= LR_CLI_MAX_OPTIONS) {
+        lr_cli_err(cmd, "internal error: more than %d options",
+                   LR_CLI_MAX_OPTIONS);
+        return LR_EXIT_FAIL;
+    }
+    if (once->given[i]) {
+        lr_cli_err(cmd, "--%s given twice ('%s', then '%s'): give it once",
+                   longopts[i].name, once->given[i], arg ? arg : "");
+        return LR_EXIT_USAGE;
+    }
+    once->given[i] = arg ? arg : "";
+    return 0;
 }
 
 int

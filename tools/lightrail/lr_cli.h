@@ -203,6 +203,27 @@ struct lr_modtable;
 int lr_cli_load_modulations(const char *cmd, const char *path,
                             struct lr_modtable *t);
 
+/* Options given twice.  getopt_long() lets a later --seed 2 replace an
+ * earlier --seed 1 without a word, so that a command line assembled
+ * from defaults and overrides runs what neither part says.  In the
+ * offline commands (rsa-sim, sim, train, advantage, average, plan; topo
+ * parses its own and checks alike) every option that takes a value is
+ * given at most once: none adds up its repeats.  A flag given twice
+ * changes nothing and passes.  Usage: a struct lr_cli_once zeroed
+ * before the loop, and first in the loop
+ *     if ((rc = lr_cli_once(CMD, longopts, c, optarg, &once))) return rc;
+ * which returns LR_EXIT_USAGE, with "--seed given twice ('1', then '2'):
+ * give it once" on stderr, when option code 'c' of 'longopts' was
+ * given before; else 0 (unknown options included, left to the loop).
+ * LR_EXIT_FAIL if 'longopts' has more than LR_CLI_MAX_OPTIONS rows. */
+#define LR_CLI_MAX_OPTIONS 128
+struct option;
+struct lr_cli_once {
+    const char *given[LR_CLI_MAX_OPTIONS];  /* by index into longopts */
+};
+int lr_cli_once(const char *cmd, const struct option *longopts, int c,
+                const char *arg, struct lr_cli_once *once);
+
 /* Prints "lightrail CMD: <message>\n" to stderr. */
 void lr_cli_err(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
