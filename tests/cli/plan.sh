@@ -221,4 +221,30 @@ expect_bad "lightrail plan: --inter-dc-gbps given twice ('10', then '5'): give i
     $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --inter-dc-gbps 10 \
     --inter-dc-gbps 5
 
+# --distributed (man3 has no remote DC: every DC is planned in this
+# process) names what it planned with as plan's cdynp does: the cluster,
+# the inter-DC rate (the cluster's: null), --window and --order; its
+# device step is each DC's own (null).  Its sum_s, the one part of T it
+# shares with plan, is plan's too (before, plan had no sum_s and
+# --distributed none of the settings).
+$LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --window 2 \
+    --order dc1,dc2,dc3 --format json > "$tmp/nd.json"
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$MAN3" \
+    --window 2 --order dc1,dc2,dc3 --format json > "$tmp/d.json"
+jq -e -n --slurpfile a "$tmp/nd.json" --slurpfile b "$tmp/d.json" '
+    $a[0] as $n | $b[0] as $d
+    | $d.algorithm == "cdynp-distributed"
+    and all("model", "batch", "microbatch", "microbatches", "cluster",
+            "inter_dc_gbps", "window", "order", "feasible";
+            . as $k | $d | has($k) and .[$k] == $n[$k])
+    and $d.window == 2 and $d.order == "dc1,dc2,dc3"
+    and $d.inter_dc_gbps == null and ($d | has("device_step"))
+    and $d.device_step == null
+    and ($n.sum_s - ($n.compute_sum_s + $n.comm_sum_s) | fabs) < 1e-12
+    and ($d.sum_s - $n.sum_s | fabs) <= 1e-9 * $n.sum_s
+    and ($d.iteration_time_s - $n.iteration_time_s | fabs)
+        <= 1e-9 * $n.iteration_time_s' > /dev/null \
+    && ok "plan --distributed JSON: the settings and sum_s of plan's" \
+    || notok "plan --distributed JSON against plan's: $(jq -c 'del(.stages, .boundaries, .dcs)' "$tmp/nd.json" "$tmp/d.json")"
+
 lr_summary

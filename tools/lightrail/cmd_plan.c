@@ -102,10 +102,10 @@ usage(FILE *f)
 "  --max-nodes N       bound on exact's search (default 50000000)\n"
 "  --inter-dc-gbps G   set every inter-DC link of the cluster to G Gb/s\n"
 "                      (latencies kept), for bandwidth sweeps\n"
-"  --format FMT        text (a table) or json (but --distributed, the\n"
-"                      plan names what it was made with: cluster,\n"
-"                      inter_dc_gbps, and window, order and device_step\n"
-"                      for cdynp, max_nodes for exact)\n"
+"  --format FMT        text (a table) or json; the plan names what it was\n"
+"                      made with: cluster, inter_dc_gbps, and window,\n"
+"                      order and device_step for cdynp (null with\n"
+"                      --distributed: each DC's own), max_nodes for exact\n"
 "  --plot FILE.png     Gantt chart of one iteration (gnuplot)\n"
 "  --distributed       CDynP with the agents of the DCs that the cluster\n"
 "                      marks 'remote' (docs/agent-protocol.md); their\n"
@@ -427,6 +427,10 @@ plan_json(const struct opts *o, const struct lr_tm *tm, const char *model,
     json_object_object_add(j, "iteration_time_s", json_object_new_double(ev->T));
     json_object_object_add(j, "bottleneck_s",
                            json_object_new_double(ev->bottleneck));
+    /* sum_s as --distributed gives it (its agents tell no finer), then
+     * its two parts. */
+    json_object_object_add(j, "sum_s", json_object_new_double(
+                               ev->compute_sum + ev->comm_sum));
     json_object_object_add(j, "compute_sum_s",
                            json_object_new_double(ev->compute_sum));
     json_object_object_add(j, "comm_sum_s", json_object_new_double(ev->comm_sum));
@@ -588,7 +592,7 @@ lr_cmd_plan(int argc, char **argv)
             .timeout = o.timeout > 0 ? o.timeout : 5, .budget = o.budget,
             .json = o.json,
             .window = o.window, .order = n_order ? order : NULL,
-            .n_order = n_order,
+            .n_order = n_order, .order_text = o.order,
         };
         rc = lr_plan_distributed(&d, tm, cluster);
         goto cleanup;

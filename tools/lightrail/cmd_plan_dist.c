@@ -79,6 +79,18 @@ result_json(const struct lr_plan_dist *d, const struct lr_tm *tm,
     json_object_object_add(j, "microbatch",
                            json_object_new_double(tm->train.micro));
     json_object_object_add(j, "microbatches", json_object_new_int(tm->m));
+    /* What the plan was made with, as plan's cdynp names it (its
+     * plan_json_settings()): --inter-dc-gbps is refused here, so the
+     * rate is always the cluster's (null), and the device step is each
+     * DC's own (an agent's --device-step; auto for a DC planned in this
+     * process), which the coordinator never learns (null). */
+    json_object_object_add(j, "cluster",
+                           json_object_new_string(d->cluster_file));
+    json_object_object_add(j, "inter_dc_gbps", NULL);
+    json_object_object_add(j, "window", json_object_new_int(d->window));
+    json_object_object_add(j, "order", d->order_text
+                           ? json_object_new_string(d->order_text) : NULL);
+    json_object_object_add(j, "device_step", NULL);
     json_object_object_add(j, "feasible",
                            json_object_new_boolean(why == LR_TM_OK));
     if (why != LR_TM_OK)

@@ -73,6 +73,7 @@ struct lr_plan_dist {
     int window;                   /* CDynP's options */
     const int *order;
     int n_order;
+    const char *order_text;       /* --order as given, or NULL */
 };
 /* Returns an exit code (LR_EXIT_INFEASIBLE when an agent cannot be
  * reached), the reason printed on stderr. */
