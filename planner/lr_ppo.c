@@ -56,6 +56,7 @@ lr_ppo_free(struct lr_ppo *p)
     free(p->adv);
     free(p->ret);
     free(p->boot);
+    free(p->cut);
     free(p->logits);
     free(p->probs);
     free(p->dlogits);
@@ -174,6 +175,7 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
     p->adv = malloc(n * sizeof *p->adv);
     p->ret = malloc(n * sizeof *p->ret);
     p->boot = malloc(n * sizeof *p->boot);
+    p->cut = malloc(n * sizeof *p->cut);
     p->logits = malloc((size_t) c->n_act * sizeof *p->logits);
     p->probs = malloc((size_t) c->n_act * sizeof *p->probs);
     p->dlogits = malloc((size_t) c->n_act * sizeof *p->dlogits);
@@ -182,7 +184,7 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
     p->perm = malloc(n * sizeof *p->perm);
     p->ret_run = calloc((size_t) c->n_envs, sizeof *p->ret_run);
     if (!p->ret_run || !p->obs || !p->mask || !p->act || !p->logp || !p->value
-        || !p->reward || !p->done || !p->adv || !p->ret || !p->boot || !p->logits
+        || !p->reward || !p->done || !p->adv || !p->ret || !p->boot || !p->cut || !p->logits
         || !p->probs || !p->dlogits || !p->x || !p->fobs || !p->perm) {
         lr_ppo_free(p);
         return ENOMEM;
@@ -371,6 +373,7 @@ lr_ppo_store(struct lr_ppo *p, const float *obs, const uint8_t *mask,
     p->reward[t] = reward;
     p->done[t] = done;
     p->boot[t] = 0;
+    p->cut[t] = 0;
     p->n++;
     return p->n == p->cfg.n_steps;
 }
@@ -385,6 +388,7 @@ lr_ppo_truncate(struct lr_ppo *p, int e, double next_value)
     if (!p->done[t])
         return EINVAL;
     p->boot[t] = next_value;
+    p->cut[t] = 1;
     return 0;
 }
 
@@ -694,6 +698,8 @@ lr_ppo_update_envs(struct lr_ppo *p, const double *last_values,
         return;
     }
     compute_gae(p, last_values);
+    for (int t = 0; t < n; t++)
+        st.truncated += p->cut[t];
     double lr = c->lr;
     if (c->anneal && c->total_steps > 0) {
         double done = (double) p->updates * c->n_steps / c->total_steps;

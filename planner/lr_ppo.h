@@ -139,6 +139,10 @@ struct lr_ppo_stats {
     double policy_loss, value_loss, entropy, approx_kl, clip_frac;
     double grad_norm, lr;
     double anchor_kl;         /* E[KL(pi_0 || pi)]; 0 without an anchor */
+    /* Transitions of the rollout that ended an episode cut by a time
+     * limit (lr_ppo_truncate), bootstrapped from V(s'): what a caller
+     * can show to say its cuts reached GAE. */
+    int truncated;
 };
 
 struct lr_ppo {
@@ -165,6 +169,7 @@ struct lr_ppo {
     int *act;
     double *logp, *value, *reward, *done, *adv, *ret;
     double *boot;             /* B_t above: 0 unless lr_ppo_truncate */
+    uint8_t *cut;             /* 1 where lr_ppo_truncate marked t */
     /* Scratch. */
     double *logits, *probs, *dlogits, *x;
     float *fobs;

@@ -1025,4 +1025,19 @@ expect_bad "lightrail train: --teacher given twice ('greedy', then 'nearest'): g
 [ ! -e "$tmp/twice.pol" ] && ok "--teacher twice: no policy written" \
     || notok "--teacher twice wrote $tmp/twice.pol"
 
+# --episode is a time limit, not an end: each cut reaches PPO's GAE as a
+# cut (lr_ppo_truncate), which counts them.  16 environments of 512 / 16
+# = 32 steps each, cut every 10: 3 cuts each, 48.  Stored as episode
+# ends (the cut never marked), PPO would count none and train would say
+# nothing; without a cut (--episode 1000) it says nothing either.
+CUT="$LIGHTRAIL train --topology $T --cluster $C --models bert-large
+     --hidden 8 --steps 512 --rollout 256 --seed 3"
+$CUT --episode 10 --out "$tmp/cut.pol" 2> "$tmp/cut.err"
+$CUT --episode 1000 --out "$tmp/nocut.pol" 2> "$tmp/nocut.err"
+grep -qx 'train: 48 episodes cut at --episode 10 steps, each bootstrapped from the critic by PPO' \
+        "$tmp/cut.err" \
+    && ! grep -q 'episodes cut' "$tmp/nocut.err" \
+    && ok "--episode 10: PPO bootstrapped the 48 cut episodes; none at 1000" \
+    || notok "--episode cuts at PPO: $(cat "$tmp/cut.err" "$tmp/nocut.err")"
+
 lr_summary

@@ -654,7 +654,10 @@ test_gae_envs(void)
                          done[t][e]);
         }
     double last[E] = { 0.7, -0.4 };
-    lr_ppo_update_envs(p, last, NULL);
+    /* Episodes that ended are no cuts: none counted. */
+    struct lr_ppo_stats st;
+    lr_ppo_update_envs(p, last, &st);
+    CU_ASSERT_EQUAL(st.truncated, 0);
     double worst = 0;
     for (int e = 0; e < E; e++) {
         double next_adv = 0, next_v = last[e];
@@ -723,7 +726,11 @@ test_gae_truncation(void)
     CU_ASSERT_EQUAL(lr_ppo_truncate(p, E, 0.6), EINVAL);
     CU_ASSERT_EQUAL(lr_ppo_truncate(p, -1, 0.6), EINVAL);
     double last[E] = { 0.7, -0.4 };
-    lr_ppo_update_envs(p, last, NULL);
+    /* The stats count the one cut (the end is none), what lightrail
+     * train prints to show its cuts reached GAE. */
+    struct lr_ppo_stats st;
+    lr_ppo_update_envs(p, last, &st);
+    CU_ASSERT_EQUAL(st.truncated, 1);
     double worst = 0;
     for (int e = 0; e < E; e++) {
         double next_adv = 0, next_v = last[e];
@@ -744,8 +751,9 @@ test_gae_truncation(void)
     /* A new rollout starts with no bootstrap left over. */
     for (int t = 0; t < E * T; t++)
         lr_ppo_store(p, obs, mask, 0, -1, 0, 1, t == 1 * E + 1);
-    lr_ppo_update_envs(p, last, NULL);
+    lr_ppo_update_envs(p, last, &st);
     CU_ASSERT_DOUBLE_EQUAL(p->ret[1 * E + 1], 1, 1e-12);
+    CU_ASSERT_EQUAL(st.truncated, 0);
     lr_ppo_free(p);
 }
 

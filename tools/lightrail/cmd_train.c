@@ -146,7 +146,8 @@ usage(FILE *f)
 "                      uniformly from it (from the episode's seed)\n"
 "  --episode N         restart the network every N steps (default 5000):\n"
 "                      a time limit, not an end, so the last step's\n"
-"                      return bootstraps from the critic\n"
+"                      return bootstraps from the critic (a line on\n"
+"                      stderr counts the episodes PPO learnt so)\n"
 "  --rollout N         steps per PPO update (default 512)\n"
 "  --hidden N          units in each of the two hidden layers (default 64)\n"
 "  --epochs N          PPO's passes over each rollout (default 4)\n"
@@ -1239,6 +1240,9 @@ lr_cmd_train(int argc, char **argv)
     }
     double t0 = lr_cli_now(), roll_reward = 0;
     long step = 0;
+    /* Cut episodes that reached PPO's GAE as cuts (its own count, not
+     * ours: a cut stored as an end would leave it 0). */
+    long truncated = 0;
     while (step < o.steps) {
         ppo->freeze_actor = step < o.critic_warmup;
         if (o.anchor_final >= 0) {
@@ -1280,6 +1284,7 @@ lr_cmd_train(int argc, char **argv)
             roll_reward = 0;
             struct lr_ppo_stats st;
             lr_ppo_update_envs(ppo, lastv, &st);
+            truncated += st.truncated;
             if (lr_plot_add(plot, PLOT_REWARD, (double) step,
                             moving_add(&avg_r, mean_r), 0)
                 || lr_plot_add(plot, PLOT_BLOCKING, (double) step,
@@ -1313,6 +1318,10 @@ lr_cmd_train(int argc, char **argv)
         fprintf(stderr, "%s: %ld steps (%d environments) in %.1f s (%.0f "
                 "steps/s); wrote %s\n", CMD, step, N, lr_cli_now() - t0,
                 step / fmax(1e-9, lr_cli_now() - t0), o.out);
+    if (!o.quiet && truncated > 0)
+        fprintf(stderr, "%s: %ld episodes cut at --episode %ld steps, "
+                "each bootstrapped from the critic by PPO\n", CMD,
+                truncated, o.episode);
     if (step < pc.n_steps) {
         if (!o.quiet && o.steps > 0)
             fprintf(stderr, "%s: no training curve: fewer steps than one "
