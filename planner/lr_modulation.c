@@ -104,19 +104,6 @@ modcsv_split(char *line, char **field)
     }
 }
 
-/* A whole field as a finite number within lo..hi; EINVAL otherwise. */
-static int
-modcsv_number(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo) || !(v <= hi))
-        return EINVAL;
-    *out = v;
-    return 0;
-}
-
 /* The header, line 1: name,maximum_length,spectral_efficiency first;
  * '*osnr_col' the index of minimum_osnr, or -1 without it. */
 static int
@@ -146,8 +133,8 @@ modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
     char *field[MODCSV_MAX_COLS];
     int n = modcsv_split(line, field);
     double r, s, db = NAN;
-    if (n < 3 || modcsv_number(field[1], 1e-9, 1e9, &r)
-        || modcsv_number(field[2], 1e-9, 64, &s)) {
+    if (n < 3 || lr_parse_double(field[1], 1e-9, 1e9, &r)
+        || lr_parse_double(field[2], 1e-9, 64, &s)) {
         lr_set_err(err, errlen, "line %d: expected name,maximum_length,"
                    "spectral_efficiency as the header names them: a reach "
                    "in km (up to 1e9) and bits per symbol (up to 64), both "
@@ -183,7 +170,7 @@ modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
     /* An empty cell, or a line that ends before the column, says no
      * more than a file without the column. */
     if (osnr_col >= 0 && osnr_col < n && *field[osnr_col]) {
-        if (modcsv_number(field[osnr_col], LR_MOD_OSNR_MIN_DB,
+        if (lr_parse_double(field[osnr_col], LR_MOD_OSNR_MIN_DB,
                           LR_MOD_OSNR_MAX_DB, &db)) {
             lr_set_err(err, errlen, "line %d: format '%s': column %d, "
                        "minimum_osnr, is '%s': give the OSNR its receiver "

@@ -43,3 +43,15 @@ lr_set_err(char *err, size_t len, const char *fmt, ...)
     vsnprintf(err, len, fmt, ap);
     va_end(ap);
 }
+
+int
+lr_parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo) || !(v <= hi))
+        return EINVAL;
+    *out = v;
+    return 0;
+}

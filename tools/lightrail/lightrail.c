@@ -22,6 +22,7 @@
 #include "config.h"
 #include "planner/lr_modulation.h"
 #include "planner/lr_timemodel.h"
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_cli.h"
 #include "yang/lr_yang.h"
 
@@ -426,13 +427,7 @@ lr_cli_parse_long(const char *s, long lo, long hi, long *out)
 int
 lr_cli_parse_double(const char *s, double lo, double hi, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo) || !(v <= hi))
-        return EINVAL;
-    *out = v;
-    return 0;
+    return lr_parse_double(s, lo, hi, out);
 }
 
 double

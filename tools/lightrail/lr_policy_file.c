@@ -26,18 +26,6 @@ pf_parse_long(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
-static int
-pf_parse_double(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo) || !(v <= hi))
-        return EINVAL;
-    *out = v;
-    return 0;
-}
-
 #define MAX_FILE (256u << 20)
 
 int
@@ -202,13 +190,13 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
              == EINVAL)
         missing = "net-sig";
     else if (get_key(head, "batch", v, sizeof v)
-             || pf_parse_double(v, 1, 1e9, &m->batch))
+             || lr_parse_double(v, 1, 1e9, &m->batch))
         missing = "batch";
     else if (get_key(head, "microbatch", v, sizeof v)
-             || pf_parse_double(v, 1e-9, 1e9, &m->micro))
+             || lr_parse_double(v, 1e-9, 1e9, &m->micro))
         missing = "microbatch";
     else if (get_key(head, "block-penalty", v, sizeof v)
-             || pf_parse_double(v, 0, 1e6, &m->block_penalty))
+             || lr_parse_double(v, 0, 1e6, &m->block_penalty))
         missing = "block-penalty";
     else if (!get_key(head, "holding", v, sizeof v)
              && lr_jenv_holding_parse(v, &m->holding_mode))
