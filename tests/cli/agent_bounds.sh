@@ -5,7 +5,8 @@
 #      (--max-total-cache-bytes), and what is counted is the memory
 #      reserved, not only the rows computed;
 #   2. a coordinator at its 16 connections, all silent, is served on a
-#      17th: its oldest idle one makes room;
+#      17th: its oldest idle one holding no job makes room, else its
+#      oldest idle one;
 #   3. a 'sent' line of the log is bounded: a long answer is logged as a
 #      head line (type, length, SHA-256) and numbered parts that join
 #      back into the message.
@@ -44,7 +45,7 @@ start_agent evict "$A/dc2.json" --idle-timeout 60 && EVPID=$APID
 if python3 "$srcdir/tests/cli/agent_evict.py" "$C" "$APORT" dc2 \
        coordinator > "$tmp/evict.out" 2>&1 &&
    grep -q "closed: no whole frame for [0-9]* s, it makes room for" "$A/evict.log"; then
-    ok "16 silent connections of a coordinator: a 17th is served in the place of the longest silent ($(grep -c '^ok: ' "$tmp/evict.out") steps)"
+    ok "16 silent connections of a coordinator: a 17th is served in the place of the longest silent, one without a job first ($(grep -c '^ok: ' "$tmp/evict.out") steps)"
 else
     notok "a 17th connection: $(grep -v '^ok: ' "$tmp/evict.out" | head -5; grep -i "room\|refused" "$A/evict.log" | tail -2)"
 fi

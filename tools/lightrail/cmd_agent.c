@@ -43,8 +43,9 @@
  * verification parameters' host list, so a refused peer never reaches
  * the protocol.  TLS 1.3 only.  At most AGENT_MAX_CONNS_PER_PEER
  * connections of one peer: a new one past them takes the place of the
- * peer's connection silent the longest, if one has had nothing in flight
- * for a tenth of --idle-timeout (peer_at_limit()); else it is refused.
+ * peer's connection silent the longest, one holding no job first, if
+ * one has had nothing in flight for a tenth of --idle-timeout
+ * (peer_at_limit()); else it is refused.
  *
  * The log (stderr) has every answer sent, as it left: "PEER: sent
  * {JSON}", the message in the form --record writes (log_sent()), so that
@@ -139,7 +140,8 @@
  * closed), and waiting for its idle timeout refused that coordinator
  * for 600 s.  Not sooner: a plan's connection is silent while its
  * coordinator waits for the other DCs (seconds), and closing it would
- * fail a plan to serve another. */
+ * fail a plan to serve another.  Of those, one holding no job goes
+ * first (peer_stalest()): a job's may still be in a plan. */
 #define AGENT_EVICT_DIV 10
 #define AGENT_MAX_HANDSHAKES 16
 #define AGENT_MAX_HANDSHAKES_PER_HOST 4
@@ -1478,9 +1480,37 @@ conn_quiet(struct conn *c)
            && !evbuffer_get_length(bufferevent_get_output(c->bev));
 }
 
-/* Of the other connections of c's peer, the one quiet (conn_quiet())
- * and silent the longest, at least --idle-timeout / AGENT_EVICT_DIV
- * seconds; NULL when none. */
+/* True when 'o' is to make room before 'best' (NULL: none yet): one
+ * holding no job before one holding a job, then the longer silent.  A
+ * job's connection may be in the middle of a plan, its coordinator
+ * waiting on the other DCs; closing it drops the job's DP caches, and
+ * the coordinator does not carry the plan over to a new connection
+ * (controller/lr_agent_party.c: drop_if_stale() runs before a job's
+ * first request and before RELEASE and KEEP, not between a plan's
+ * STEPs), so its next STEP, BACKTRACK, FINISH or COMMIT meets our
+ * ERROR and the whole plan fails ("refused step and closed the
+ * connection (closed: ...)": the job blocked, every DC's DP of it
+ * lost, until the operator submits it again).  A connection holding
+ * nothing loses its coordinator one reconnect (HELLO), made before
+ * its next request. */
+static bool
+evict_before(const struct conn *o, const struct conn *best)
+{
+    if (!best)
+        return true;
+    if (o->has_job != best->has_job)
+        return !o->has_job;
+    return o->heard < best->heard;
+}
+
+/* Of the other connections of c's peer, quiet (conn_quiet()) and
+ * silent at least --idle-timeout / AGENT_EVICT_DIV seconds, the one to
+ * close (evict_before()); NULL when none.  One holding a job is chosen
+ * only when none without one qualifies: refusing the new connection
+ * then would keep its coordinator out for up to --idle-timeout (600 s),
+ * and connections a coordinator leaked have each carried a job, as
+ * every plan's connection does (a job stays until the next JOB or the
+ * close, so a job held says it may be in use, not that it is). */
 static struct conn *
 peer_stalest(struct conn *c)
 {
@@ -1489,7 +1519,7 @@ peer_stalest(struct conn *c)
     struct conn *best = NULL;
     for (struct conn *o = a->conns; o; o = o->next)
         if (o != c && !strcmp(o->owner, c->owner) && o->heard <= before
-            && conn_quiet(o) && (!best || o->heard < best->heard))
+            && conn_quiet(o) && evict_before(o, best))
             best = o;
     return best;
 }
@@ -1512,10 +1542,14 @@ peer_at_limit(struct conn *c)
     const int after = c->a->idle_s / AGENT_EVICT_DIV;
     struct conn *stale = peer_stalest(c);
     if (stale) {
-        snprintf(what, sizeof what, "closed: no whole frame for %.0f s, it "
-                 "makes room for a new connection of '%.63s' (at most %d "
-                 "of one coordinator)", now_s() - stale->heard, c->owner,
-                 AGENT_MAX_CONNS_PER_PEER);
+        char dropped[48] = "";
+        if (stale->has_job)
+            snprintf(dropped, sizeof dropped, " (its job %u dropped)",
+                     stale->job);
+        snprintf(what, sizeof what, "closed: no whole frame for %.0f s%s, "
+                 "it makes room for a new connection of '%.63s' (at most "
+                 "%d of one coordinator)", now_s() - stale->heard, dropped,
+                 c->owner, AGENT_MAX_CONNS_PER_PEER);
         conn_refuse(stale, ETIMEDOUT, what);
         return false;
     }
