@@ -879,6 +879,88 @@ test_refused_not_malformed(void)
     fk_stop(&f);
 }
 
+/* The agent at its limit for this coordinator makes room with the
+ * first connection's job (cmd_agent.c, peer_at_limit()): HELLO and
+ * JOB answered, the first STEP "no feasible layer" (ENOENT, no
+ * failure), then, while the coordinator waits on the other DCs, an
+ * ERROR of id 0 saying so; the close comes once the next request is
+ * read (a real agent closes at once, and the request may then meet a
+ * reset instead: the plan fails either way).  A second connection
+ * answers every STEP ENOENT. */
+static void
+script_evicted(struct fk_conn *c)
+{
+    struct lr_wire_msg m;
+    while (fk_read(c, &m)) {
+        struct lr_wire_msg a = { .type = LR_WIRE_OK, .id = m.id };
+        if (m.type == LR_WIRE_HELLO) {
+            fk_hello_ok(c, m.id);
+            continue;
+        }
+        if (m.type == LR_WIRE_STEP) {
+            a.type = LR_WIRE_ERROR;
+            a.code = ENOENT;
+        }
+        fk_send(c, &a, 0, 0);
+        if (m.type == LR_WIRE_STEP && c->index == 0) {
+            a = (struct lr_wire_msg) { .type = LR_WIRE_ERROR,
+                                       .code = ETIMEDOUT };
+            snprintf(a.text, sizeof a.text, "closed: no whole frame for "
+                     "61 s (its job 1 dropped), it makes room for a new "
+                     "connection of 'coordinator' (at most 16 of one "
+                     "coordinator): closing");
+            fk_send(c, &a, 0, 0);
+            fk_note(c);
+            fk_read(c, &m);
+            return;
+        }
+    }
+}
+
+/* What an agent making room with a job's connection costs its plan
+ * (docs/agent-protocol.md, why cmd_agent.c's peer_stalest() spares
+ * such connections): the party does not carry the job over to a new
+ * connection.  Its next STEP fails with the agent's reason, the
+ * failure sticks for the rest of the job (the plan fails: every DC's
+ * DP of it is lost), and only the next job connects afresh. */
+static void
+test_evicted_mid_job(void)
+{
+    struct fake f;
+    if (!fk_begin() || !fk_start(&f, script_evicted, 2))
+        return;
+    struct lr_cdynp_party *p = fk_party(&f, fk_tm, 5);
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_EQUAL(p->cls->step(p, LR_CDYNP_LEX, 1, NULL, NULL, 0, 0, 1,
+                                 out), ENOENT);
+    fk_wait_note(&f);
+    CU_ASSERT_EQUAL(p->cls->step(p, LR_CDYNP_LEX, 1, NULL, NULL, 0, 0, 1,
+                                 out), ETIMEDOUT);
+    const char *why = lr_agent_party_error(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    if (!strstr(why, "refused step and closed the connection (closed: no "
+                     "whole frame for 61 s (its job 1 dropped)"))
+        fprintf(stderr, "why: %s\n", why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "refused step and closed the "
+                                       "connection (closed: no whole frame "
+                                       "for 61 s (its job 1 dropped)"));
+    CU_ASSERT(!lr_agent_party_connected(p));
+    /* The same job: no new connection, the failure as it was. */
+    CU_ASSERT_EQUAL(p->cls->step(p, LR_CDYNP_LEX, 1, NULL, NULL, 0, 0, 1,
+                                 out), ETIMEDOUT);
+    CU_ASSERT(!lr_agent_party_connected(p));
+    /* The next job: HELLO and JOB on a new connection. */
+    lr_agent_party_set_job(p, fk_tm);
+    CU_ASSERT_EQUAL(p->cls->step(p, LR_CDYNP_LEX, 1, NULL, NULL, 0, 0, 1,
+                                 out), ENOENT);
+    CU_ASSERT(lr_agent_party_connected(p));
+    free(out);
+    p->cls->free(p);
+    fk_stop(&f);
+}
+
 /* ---- an old agent that plans ---- */
 
 /* What the fake agent of script_old_planner() plans: DC op_dc of op_tm
@@ -1449,6 +1531,8 @@ static CU_TestInfo tests[] = {
     { "answers that answer no request", test_nonsense_answers },
     { "an agent older than the objective", test_old_agent },
     { "a refusal of id 0 is no malformed frame", test_refused_not_malformed },
+    { "evicted in the middle of a job: the plan fails, the next connects",
+      test_evicted_mid_job },
     { "an old agent: the plan of the ordinary runs, with a note",
       test_old_agent_degrades },
     { "an old agent: no plan without its runs; other refusals fail",

@@ -1488,9 +1488,10 @@ conn_quiet(struct conn *c)
  * (controller/lr_agent_party.c: drop_if_stale() runs before a job's
  * first request and before RELEASE and KEEP, not between a plan's
  * STEPs), so its next STEP, BACKTRACK, FINISH or COMMIT meets our
- * ERROR and the whole plan fails ("refused step and closed the
- * connection (closed: ...)": the job blocked, every DC's DP of it
- * lost, until the operator submits it again).  A connection holding
+ * ERROR (or the close's reset) and the whole plan fails ("refused step
+ * and closed the connection (closed: ...)": the job blocked, every
+ * DC's DP of it lost, until the operator submits it again;
+ * test_agent_party's test_evicted_mid_job()).  A connection holding
  * nothing loses its coordinator one reconnect (HELLO), made before
  * its next request. */
 static bool
