@@ -61,8 +61,9 @@
  * <hello>, and a hung device behind a live sshd (SIGSTOP in the tests)
  * accepts the SSH session and never says hello.  The connecting thread
  * may take that long; the caller waits at most the connection timeout
- * and gets ETIMEDOUT, and a later call collects the session once the device
- * wakes up.  An attempt still pending timeout_ms after it started gets a
+ * and gets EHOSTUNREACH (no session, so no edit sent: nothing to read
+ * back), and a later call collects the session once the device wakes
+ * up.  An attempt still pending timeout_ms after it started gets a
  * second one beside it, the first to finish wins (sb_nc_connect: netconfd
  * can lose a session in its setup).  libnetconf2's client settings
  * (user, keys, host-key callback, schema path) are per thread, so the
@@ -418,7 +419,7 @@ sb_nc_ssl_free(SSL *ssl)
 /* The TLS half of sb_nc_connect_thread(): a session or NULL with
  * a->code and a->err.  The TCP connection, the handshake and the
  * device's first bytes take at most two thirds of the connection
- * timeout, so that a hung device fails here (ETIMEDOUT) before the
+ * timeout, so that a hung device fails here (EHOSTUNREACH) before the
  * caller stops waiting; the <hello> itself and the schemas take the
  * rest. */
 static struct nc_session *
@@ -680,9 +681,10 @@ sb_nc_drop(struct sb_netconf *d)
 }
 
 /* Makes d->session a live session (see the top comment); d->lock held.
- * EHOSTUNREACH (refused, unreachable, host key, authentication) or
- * ETIMEDOUT (no answer within timeout_ms); EACCES, EINVAL or ENOMEM as
- * the top comment says.
+ * EHOSTUNREACH (refused, unreachable, authentication, or no session
+ * within the connection timeout: nothing sent), EAGAIN (a resolver
+ * with no answer); EACCES, EINVAL or ENOMEM as the top comment says.
+ * Never ETIMEDOUT: no RPC goes out before this succeeds.
  *
  * Hedged: an attempt still pending timeout_ms after it started (a
  * connection takes hundreds of milliseconds) gets a second one beside
@@ -742,7 +744,13 @@ sb_nc_connect(struct sb_netconf *d, char *err, size_t errlen)
             sb_nc_attempt_unref(a);
             d->attempt = b;
         }
-        return sb_errf(err, errlen, ETIMEDOUT, "%s: no NETCONF hello from "
+        /* The attempt had not given us a session, and an RPC goes
+         * out only on one (sb_nc_rpc() connects first): whatever the
+         * thread exchanged (SSH, TLS, <hello>, libnetconf2's own
+         * <get-schema>) changed nothing on the device.  EHOSTUNREACH,
+         * not ETIMEDOUT, whose "outcome unknown" would have the caller
+         * read back (or try to undo on) a device sent no edit. */
+        return sb_errf(err, errlen, EHOSTUNREACH, "%s: no NETCONF hello from "
                        "%s:%u within %d ms (device hung?): nothing sent; "
                        "retry later", d->config.name, d->host,
                        (unsigned) d->port,

@@ -401,7 +401,12 @@ sb_nc_tls_connect(SSL_CTX *ctx, const char *name, const char *host,
                               host, (unsigned) port, strerror(errno));
                 goto fail;
             }
-            ret = sb_errf(err, errlen, ETIMEDOUT,
+            /* No NETCONF session yet, so no RPC can have reached
+             * the device (an edit needs one): EHOSTUNREACH, as for a
+             * connect that timed out, not ETIMEDOUT, whose "outcome
+             * unknown" would have the controller read back a device
+             * it never changed. */
+            ret = sb_errf(err, errlen, EHOSTUNREACH,
                           "%s from %s:%u within %d ms (device hung?): "
                           "nothing sent; retry later", handshake
                           ? "no TLS handshake" : "no NETCONF hello",

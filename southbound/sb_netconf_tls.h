@@ -21,9 +21,11 @@
  * Errors: 0 or a positive errno and one line in err[] without the
  * device's name in front (the driver adds it): EINVAL (a file cannot
  * be used), EACCES (a certificate refused by either side), EHOSTUNREACH
- * (nobody answers, the TCP connect timed out: nothing sent, the name
- * does not resolve, or the connection broke), ETIMEDOUT (connected,
- * but no handshake or no hello before the deadline: device hung?), EAGAIN (a resolver that gave no answer, now or in time,
+ * (nobody answers, the TCP connect timed out, the name does not
+ * resolve, the connection broke, or connected but no handshake or no
+ * hello before the deadline: device hung?; in every case before any
+ * NETCONF RPC, so nothing was applied), EAGAIN (a resolver that gave
+ * no answer, now or in time,
  * sb_nc_tls_resolve_errno(); nothing was sent), ENOMEM (the
  * controller's host: memory, a socket; nothing was sent, retry).
  */

@@ -20,8 +20,9 @@
 #      no certificate at all, are refused by the device;
 #   5. a peer killed and restarted: the next read is made on a new
 #      session;
-#   6. a hung peer (SIGSTOP): ETIMEDOUT, for a new connection and for an
-#      edit on a live session;
+#   6. a hung peer (SIGSTOP): EHOSTUNREACH for a new connection (no
+#      session, nothing sent; ETIMEDOUT until 2026-12-06), ETIMEDOUT
+#      for an edit on a live session (outcome unknown);
 #   7. lightraild on four TLS peers (tests/data/netconf/line4.json):
 #      a job's lightpaths are exactly what the peers hold, deleting it
 #      leaves nothing, lightrail-check agrees, a restart changes nothing,
@@ -302,13 +303,13 @@ else
 fi
 
 # 6. A hung peer (SIGSTOP).  A new connection: no TLS handshake within
-# the connection timeout.  A live session: the edit's reply never comes
+# the connection timeout, no session, nothing sent.  A live session: the edit's reply never comes
 # (the outcome is unknown).
 kill -STOP "$(pid r1)"
 SB_TIMEOUT_MS=300 "$SBCTL_BIN" netconf r1 "$(addr r1)" read > "$tmp/out" 2> "$tmp/err"
 rc=$?
 kill -CONT "$(pid r1)"
-if [ $rc -eq 1 ] && grep -q "ETIMEDOUT: r1: no TLS handshake from $(addr r1) within [0-9]* ms (device hung?)" "$tmp/err"; then
+if [ $rc -eq 1 ] && grep -q "EHOSTUNREACH: r1: no TLS handshake from $(addr r1) within [0-9]* ms (device hung?): nothing sent" "$tmp/err"; then
     ok "a hung peer times out at connection: $(cat "$tmp/err")"
 else
     notok "hung peer at connection: rc $rc, $(cat "$tmp/out" "$tmp/err")"

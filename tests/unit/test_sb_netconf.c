@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "southbound/sb_driver.h"
@@ -769,6 +772,110 @@ test_netconf_ssh_unresolved(void)
     sb_netconf_class.close(d);
 }
 
+/* A listener on 127.0.0.1 that takes connections into its backlog and
+ * never accepts or writes: a device whose TCP stack answers and whose
+ * NETCONF server is hung (the SIGSTOP'd peers of tests/cli/sb_netconf*.sh,
+ * without a server).  The port, or -1; close the listener to end the
+ * connections waiting in it (they are reset, and a connecting thread
+ * still waiting on one ends too). */
+static int
+silent_listener(int *port)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    socklen_t alen = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || bind(fd, (struct sockaddr *) &a, sizeof a)
+        || listen(fd, 16) || getsockname(fd, (struct sockaddr *) &a, &alen)) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+/* Over TLS, a peer that takes the TCP connection and never answers the
+ * handshake: no NETCONF session, so no RPC can have reached it (an edit
+ * needs a session): EHOSTUNREACH, the ROADM unreachable, "nothing
+ * sent", never ETIMEDOUT, whose "outcome unknown" has lr_ctl_op read
+ * back a device it never changed.  Before, ETIMEDOUT "no TLS handshake
+ * ... (device hung?): nothing sent". */
+static void
+test_netconf_tls_silent_peer(void)
+{
+    char cert[128], key[128], e[512], err[512] = "", want[128];
+    int port = 0, l;
+    snprintf(cert, sizeof cert, "%s/silent.pem", dir);
+    snprintf(key, sizeof key, "%s/silent.key", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_tls_selfsigned(cert, key, e, sizeof e), 0);
+    CU_ASSERT_FATAL((l = silent_listener(&port)) >= 0);
+    char address[64];
+    snprintf(address, sizeof address, "127.0.0.1:%d", port);
+    struct sb_device_config c = nc_config(address, "", "");
+    struct sb_device *d = NULL;
+    struct sb_media_channel *m = NULL;
+    int n = -1;
+    snprintf(c.transport, sizeof c.transport, "tls");
+    snprintf(c.tls_cert, sizeof c.tls_cert, "%s", cert);
+    snprintf(c.tls_key, sizeof c.tls_key, "%s", key);
+    snprintf(c.tls_ca, sizeof c.tls_ca, "%s", cert);
+    c.timeout_ms = 200;
+    CU_ASSERT_EQUAL_FATAL(sb_netconf_class.open(&c, &d, err, sizeof err), 0);
+    int rc = sb_netconf_class.read(d, &m, &n, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, EHOSTUNREACH);
+    CU_ASSERT(sb_unanswered(rc) && !sb_local(rc));
+    snprintf(want, sizeof want, "r9: no TLS handshake from 127.0.0.1:%d "
+             "within 400 ms (device hung?): nothing sent", port);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    if (rc != EHOSTUNREACH || !strstr(err, want))
+        fprintf(stderr, "rc %d: %s\n", rc, err);
+    sb_netconf_class.close(d);
+    close(l);
+    unlink(cert);
+    unlink(key);
+}
+
+/* Over SSH, a peer that takes the TCP connection and never sends its
+ * SSH banner: the caller stops waiting for the connecting thread
+ * ("no NETCONF hello ... device hung?").  The thread had not reached
+ * the <hello>, and the driver sends an edit only on a session it has:
+ * nothing can have been applied.  EHOSTUNREACH, as over TLS; before,
+ * ETIMEDOUT. */
+static void
+test_netconf_ssh_silent_peer(void)
+{
+    char err[512] = "", want[128];
+    int port = 0, l;
+    CU_ASSERT_FATAL((l = silent_listener(&port)) >= 0);
+    char address[64];
+    snprintf(address, sizeof address, "u@127.0.0.1:%d", port);
+    struct sb_device_config c = nc_config(address, "ID", "/nonexistent");
+    snprintf(c.schema_path, sizeof c.schema_path, "%s", NC_IETF);
+    struct sb_device *d = NULL;
+    struct sb_media_channel *m = NULL;
+    struct sb_change ch;
+    int n = -1;
+    c.timeout_ms = 200;
+    CU_ASSERT_EQUAL_FATAL(sb_netconf_class.open(&c, &d, err, sizeof err), 0);
+    int rc = sb_netconf_class.read(d, &m, &n, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, EHOSTUNREACH);
+    CU_ASSERT(sb_unanswered(rc) && !sb_local(rc));
+    snprintf(want, sizeof want, "r9: no NETCONF hello from 127.0.0.1:%d "
+             "within 600 ms (device hung?): nothing sent", port);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    if (rc != EHOSTUNREACH || !strstr(err, want))
+        fprintf(stderr, "rc %d: %s\n", rc, err);
+    /* An edit: the same, nothing of it sent. */
+    mc(&ch, SB_ADD, "j/lp1", 0);
+    rc = sb_netconf_class.apply(d, &ch, 1, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, EHOSTUNREACH);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "nothing sent"));
+    sb_netconf_class.close(d);
+    close(l);
+}
+
 static CU_TestInfo tests[] = {
     { "parallel apply on dummies, one failing", test_parallel_dummies },
     { "each: stops at a device that does not answer",
@@ -786,6 +893,10 @@ static CU_TestInfo tests[] = {
       test_netconf_tls_connect_timeout },
     { "netconf over SSH: a name that does not resolve, said so",
       test_netconf_ssh_unresolved },
+    { "netconf over TLS: a peer that never answers the handshake",
+      test_netconf_tls_silent_peer },
+    { "netconf over SSH: a peer that never answers, nothing sent",
+      test_netconf_ssh_silent_peer },
     CU_TEST_INFO_NULL,
 };
 
