@@ -261,9 +261,17 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                             ? " and this controller's record is stale: "
                               "/reset the node" : ": read it back");
         }
-        else if (done && ret != ETIMEDOUT)
-            lr_utf8_appendf(err, errlen, "; the %d earlier rule(s) of the "
-                            "batch were undone", done);
+        /* The failed request's line speaks of that request alone: say
+         * what the batch had sent before it, undone, as the restconf
+         * driver does, after a lost answer too (it said nothing of
+         * them then).  "Nothing applied" only when the failed request
+         * was not made: after ETIMEDOUT it may be on the node (its
+         * removal above is best effort), and the line already says to
+         * read it back. */
+        else if (done)
+            lr_utf8_appendf(err, errlen, "; the batch's %d earlier "
+                            "rule(s) had gone out and were undone%s", done,
+                            ret == ETIMEDOUT ? "" : ": nothing applied");
         goto cleanup;
     }
     if (n_work > d->cap_rules) {

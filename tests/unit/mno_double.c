@@ -142,7 +142,10 @@ dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
     }
     if (dbl.n_rules < MAX_RULES)
         dbl.rules[dbl.n_rules++] = r;
-    if (atomic_exchange(&dbl.cut_connect, false)) {
+    int cut = atomic_load(&dbl.cut_connect);
+    if (cut > 0)
+        atomic_store(&dbl.cut_connect, cut - 1);
+    if (cut == 1) {
         /* Done, and the answer lost on the way: a length the body does
          * not reach, and the connection closed after it. */
         struct evkeyvalq *h = evhttp_request_get_output_headers(req);
@@ -270,7 +273,7 @@ mno_double_reset(void)
     atomic_store(&dbl.fail_connect, 0);
     atomic_store(&dbl.fail_from, 0);
     atomic_store(&dbl.late_connect_ms, 0);
-    atomic_store(&dbl.cut_connect, false);
+    atomic_store(&dbl.cut_connect, 0);
     atomic_store(&dbl.hide_r2, false);
     atomic_store(&dbl.short_ports, false);
 }

@@ -57,8 +57,9 @@ struct mno_double {
     atomic_bool short_ports;      /* /ports?node=r3 forgets port 11 */
     atomic_int late_connect_ms;   /* the next /connect answers this late
                                    * (the server thread sleeps) */
-    atomic_bool cut_connect;      /* the next /connect of a ROADM rule is
-                                   * done, and its answer cut short (the
+    atomic_int cut_connect;       /* the Nth /connect installing a ROADM
+                                   * rule from now (1: the next) is done,
+                                   * and its answer cut short (the
                                    * connection closed mid-body) */
     double gosnr;
 };
