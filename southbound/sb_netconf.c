@@ -527,18 +527,27 @@ sb_nc_connect_thread(void *arg)
      * refuses a private key it cannot read a line of; a directory gone
      * since open() checked the path) stops the connection before
      * anything is sent: EINVAL, the controller's files (sb_local()),
-     * as on the TLS side, not "no session" with the ROADM shown down. */
+     * as on the TLS side, not "no session" with the ROADM shown down.
+     * The name is looked up between the two: after the key pair (a
+     * few small files, read at once), so that a file to fix is said
+     * before a resolver's silence, and before the YANG context, which
+     * can take long on a busy machine: the lookup's bound (two thirds
+     * of the connection's time) then starts with the attempt, and a
+     * name that cannot be reached is said before the caller stops
+     * waiting, not hidden behind "no NETCONF hello". */
     if (nc_client_ssh_add_keypair(a->pubkey, a->key)) {
         a->code = EINVAL;
         snprintf(a->err, sizeof a->err, "cannot use the key pair "
                  "%.150s(.pub): nothing sent; give a readable OpenSSH "
                  "key pair in ssh-key", a->key);
+    } else if (sb_nc_ssh_resolve(a)) {
+        /* a->code and a->err are set. */
     } else if (ly_ctx_new(a->schema_path, 0, &ctx)) {
         a->code = EINVAL;
         snprintf(a->err, sizeof a->err, "cannot make a YANG context on "
                  "the schema path %.150s: nothing sent; check "
                  "schema-path", a->schema_path);
-    } else if (!sb_nc_ssh_resolve(a))
+    } else
         s = nc_connect_ssh(a->host, a->port, ctx);
 
 done:

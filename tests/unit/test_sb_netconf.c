@@ -6,10 +6,17 @@
  * is gone, and stop at a device that does not answer; the netconf
  * driver's refusals of a bad configuration, and its answer for a device
  * nobody listens on (a clear line, nothing hangs), over SSH and over
- * TLS (tests/cli/sb_netconf_tls.sh has TLS devices).
+ * TLS (tests/cli/sb_netconf_tls.sh has TLS devices); one that takes the
+ * connection and never answers (no session: nothing sent); over SSH
+ * the name looked up before a YANG context made slow on purpose (this
+ * program's ly_ctx_new() replaces libyang's).
  */
+#define _GNU_SOURCE 1   /* RTLD_NEXT */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +26,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include <libyang/libyang.h>
+
 #include "southbound/sb_driver.h"
 #include "southbound/sb_netconf_tls.h"
 #include "southbound/sb_parallel.h"
@@ -27,6 +36,34 @@
 #include "tools/lightrail/lr_tls_selfsigned.h"
 
 #define NC_IETF "/usr/share/yuma/modules/ietf"
+
+/* libyang's ly_ctx_new(), replaced in this program (the driver's
+ * reference binds to this one): it sleeps slow_ctx_ms first, for a
+ * YANG context that takes long to make (a loaded machine), then makes
+ * the context with libyang's own. */
+static atomic_int slow_ctx_ms;
+static LY_ERR (*real_ly_ctx_new)(const char *, uint16_t, struct ly_ctx **);
+static pthread_once_t real_ly_ctx_new_once = PTHREAD_ONCE_INIT;
+
+static void
+find_real_ly_ctx_new(void)
+{
+    *(void **) &real_ly_ctx_new = dlsym(RTLD_NEXT, "ly_ctx_new");
+}
+
+LY_ERR
+ly_ctx_new(const char *search_dir, uint16_t options, struct ly_ctx **new_ctx)
+{
+    pthread_once(&real_ly_ctx_new_once, find_real_ly_ctx_new);
+    int ms = atomic_load(&slow_ctx_ms);
+    if (ms > 0)
+        usleep((useconds_t) ms * 1000);
+    if (!real_ly_ctx_new) {
+        *new_ctx = NULL;
+        return LY_ESYS;
+    }
+    return real_ly_ctx_new(search_dir, options, new_ctx);
+}
 
 static char dir[64];
 static char idkey[96];        /* an (empty) key pair: idkey and idkey.pub */
@@ -876,6 +913,42 @@ test_netconf_ssh_silent_peer(void)
     close(l);
 }
 
+/* Over SSH, the device's name is looked up before the slow part of the
+ * connecting thread's work, the YANG context: a context that takes
+ * longer than the caller's waits (here ten times the timeout: open()
+ * and read() each wait three, and read() would otherwise collect the
+ * attempt open() left pending) must not hide a name that
+ * cannot be reached, which was then EHOSTUNREACH (ETIMEDOUT before
+ * 14138ee) "no NETCONF hello ... (device hung?)".  The lookup came
+ * after the context until this test; with a resolver that never
+ * answers (tests/cli/resolve.sh) the two waits added up the same way.
+ * A name under .invalid resolves to nothing at once, so the line is
+ * "cannot resolve r9.lightrail.invalid (", well within the wait. */
+static void
+test_netconf_ssh_resolve_first(void)
+{
+    struct sb_device_config c = nc_config("u@r9.lightrail.invalid:830",
+                                          "ID", "/nonexistent");
+    snprintf(c.schema_path, sizeof c.schema_path, "%s", NC_IETF);
+    c.timeout_ms = 300;
+    struct sb_device *d = NULL;
+    struct sb_media_channel *m = NULL;
+    char err[512] = "";
+    int n = -1;
+
+    atomic_store(&slow_ctx_ms, 10 * c.timeout_ms);
+    CU_ASSERT_EQUAL_FATAL(sb_netconf_class.open(&c, &d, err, sizeof err), 0);
+    int rc = sb_netconf_class.read(d, &m, &n, err, sizeof err);
+    atomic_store(&slow_ctx_ms, 0);
+    CU_ASSERT(rc == EHOSTUNREACH || rc == EAGAIN);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r9: cannot resolve "
+                                       "r9.lightrail.invalid ("));
+    CU_ASSERT_PTR_NULL(strstr(err, "no NETCONF hello"));
+    if (!strstr(err, "cannot resolve"))
+        fprintf(stderr, "rc %d: %s\n", rc, err);
+    sb_netconf_class.close(d);
+}
+
 static CU_TestInfo tests[] = {
     { "parallel apply on dummies, one failing", test_parallel_dummies },
     { "each: stops at a device that does not answer",
@@ -897,6 +970,8 @@ static CU_TestInfo tests[] = {
       test_netconf_tls_silent_peer },
     { "netconf over SSH: a peer that never answers, nothing sent",
       test_netconf_ssh_silent_peer },
+    { "netconf over SSH: the name is looked up before the YANG context",
+      test_netconf_ssh_resolve_first },
     CU_TEST_INFO_NULL,
 };
 
