@@ -83,13 +83,14 @@
  * EEXIST/ENOENT as the dummy, EACCES a host key that is not the pinned
  * one or a certificate refused by either side (TLS), EINVAL a TLS file
  * or schema path that cannot be used, EHOSTUNREACH no session (a
- * name that does not resolve, a connect refused or timed out: nothing
- * sent), EAGAIN a resolver with no answer for the device's name
- * (either transport: nothing sent), ETIMEDOUT outcome unknown; ENOMEM
- * the controller's host lacked something before anything was sent (a
- * thread to connect on, memory, a socket, memory or descriptors for its
- * resolver), which sb_driver.h counts as local, not as the device's
- * silence.
+ * name that does not resolve, a connect refused or timed out, no TLS
+ * handshake or no <hello> in time: nothing sent), EAGAIN a resolver
+ * with no answer for the device's name (either transport: nothing
+ * sent), ETIMEDOUT outcome unknown (an RPC went out on a session);
+ * ENOMEM the controller's host lacked something before anything was
+ * sent (a thread to connect on, memory, a socket, memory or
+ * descriptors for its resolver), which sb_driver.h counts as local,
+ * not as the device's silence.
  * SB_NC_DEBUG=1 in the environment copies libnetconf2's messages to
  * stderr (a diagnostic for operators, off by default).
  */
