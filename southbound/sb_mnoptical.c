@@ -71,7 +71,17 @@ sb_mno_connect(struct sb_mnoptical *d, const struct sb_mno_rule *r,
 {
     char q[768], *esc = curl_easy_escape(d->c.h, d->node, 0);
     if (!esc) {
-        sb_errf(err, errlen, 0, "%s: out of memory", d->config.name);
+        /* Said of this request, which did not go out: a batch's line
+         * adds what it had sent before (sb_mnoptical_apply_locked). */
+        char chs[32];
+        if (r->count > 1)
+            snprintf(chs, sizeof chs, "%d-%d", r->first,
+                     r->first + r->count - 1);
+        else
+            snprintf(chs, sizeof chs, "%d", r->first);
+        sb_errf(err, errlen, 0, "%s: out of memory for GET /connect "
+                "(channels %s, %s): it was not sent; retry",
+                d->config.name, chs, install ? "install" : "remove");
         return ENOMEM;
     }
     int l = snprintf(q, sizeof q, "node=%s&port1=%d&port2=%d&channels=",

@@ -8,8 +8,8 @@
  * bad or missing parameter) and quirks (/rules 500 once a rule exists, a
  * bare Infinity in the monitor's JSON).  Faults: the Nth /connect from
  * now fails with 500, r2 disappears (404), /ports of r3 lacks a port
- * /links gives it, the next /connect answers late, or is done and its
- * answer cut short.  Used by
+ * /links gives it, the next /connect answers late, or the Nth install
+ * from now is done and its answer cut short.  Used by
  * tests/unit/test_sb_mnoptical.c and, as a process, by
  * tests/cli/mnoptical.sh (tests/cli/mno_double_main.c).
  *

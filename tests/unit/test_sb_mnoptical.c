@@ -11,13 +11,18 @@
  * terminals (ethPort, no power) and gOSNR accepted or refused with the
  * margin.
  */
+#define _GNU_SOURCE 1   /* RTLD_NEXT */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <curl/curl.h>
 #include <json-c/json.h>
 
 #include "planner/lr_modulation.h"
@@ -25,6 +30,33 @@
 #include "southbound/sb_mnoptical.h"
 #include "tests/lr_test.h"
 #include "tests/unit/mno_double.h"
+
+/* libcurl's curl_easy_escape(), replaced in this program (the
+ * driver's reference binds to this one): once escape_fail_at is N > 0,
+ * the Nth call from then fails as out of memory; libcurl's own does
+ * the rest. */
+static atomic_int escape_fail_at;
+static char *(*real_escape)(CURL *, const char *, int);
+static pthread_once_t real_escape_once = PTHREAD_ONCE_INIT;
+
+static void
+find_real_escape(void)
+{
+    *(void **) &real_escape = dlsym(RTLD_NEXT, "curl_easy_escape");
+}
+
+char *
+curl_easy_escape(CURL *handle, const char *string, int length)
+{
+    pthread_once(&real_escape_once, find_real_escape);
+    int at = atomic_load(&escape_fail_at);
+    if (at > 0) {
+        atomic_store(&escape_fail_at, at - 1);
+        if (at == 1)
+            return NULL;
+    }
+    return real_escape ? real_escape(handle, string, length) : NULL;
+}
 
 /* ---- the tests ---- */
 
@@ -459,6 +491,39 @@ test_lost_half_way(void)
     k->close(r2);
 }
 
+/* Out of memory for a batch's second request (its node name could
+ * not be escaped): that request was not sent, the first is undone, and
+ * the line says both; ENOMEM, the controller's (sb_local()).  Before,
+ * the request's line was "r2: out of memory", which did not say
+ * whether it had gone out. */
+static void
+test_enomem_half_way(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int ret;
+    struct sb_change ch[2];
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch[0], SB_ADD, "m/lp0", "r1-r2", "r2-r3", n_of(1, 1), 4);
+    change(&ch[1], SB_ADD, "m/lp1", "r1-r2", "r2-r3", n_of(2, 1), 4);
+    atomic_store(&escape_fail_at, 2);
+    ret = k->apply(r2, ch, 2, err, sizeof err);
+    atomic_store(&escape_fail_at, 0);
+    CU_ASSERT_EQUAL(ret, ENOMEM);
+    CU_ASSERT(sb_local(ret));
+    CU_ASSERT_STRING_EQUAL(err, "r2: out of memory for GET /connect "
+                           "(channels 2, install): it was not sent; "
+                           "retry; the batch's 1 earlier rule(s) had gone "
+                           "out and were undone: nothing applied");
+    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 2);
+    CU_ASSERT_STRING_EQUAL(dbl.calls[1], "node=r2&port1=11&port2=12&"
+                           "channels=1&action=remove");
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    k->close(r2);
+}
+
 /* A /connect answered long after the timeout: ETIMEDOUT, "outcome
  * unknown", the record unchanged.  Last of the suite: the double is still
  * busy with the late request (and the driver's removal after it) when
@@ -538,6 +603,8 @@ static CU_TestInfo tests[] = {
       test_answer_lost },
     { "a batch whose answer was lost half-way: the undo said",
       test_lost_half_way },
+    { "out of memory half-way: not sent, the undo said",
+      test_enomem_half_way },
     { "a late answer: ETIMEDOUT", test_timeout },
     CU_TEST_INFO_NULL,
 };
