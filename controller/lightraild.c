@@ -599,7 +599,18 @@ main(int argc, char **argv)
     int foreground = 0, c, rc = 1;
     while ((c = getopt_long(argc, argv, "c:fh", longopts, NULL)) != -1) {
         switch (c) {
-        case 'c': config_path = optarg; break;
+        case 'c':
+            /* Given twice, getopt would keep the last silently: a unit
+             * file's -c plus an override would start a daemon on a
+             * configuration neither meant (lightrail's lr_cli_once()
+             * rule, for our one option with a value). */
+            if (config_path) {
+                fprintf(stderr, "lightraild: --config given twice ('%s', "
+                        "then '%s'): give it once\n", config_path, optarg);
+                return 2;
+            }
+            config_path = optarg;
+            break;
         case 'f': foreground = 1; break;
         case 'V': printf("lightraild %s\n", PACKAGE_VERSION); return 0;
         case 'h': usage(stdout); return 0;

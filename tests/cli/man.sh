@@ -176,6 +176,47 @@ for c in $(cat "$tmp/cmds") "topo import" "topo check" "mnoptical check" \
     expect_bad "'--no-such-option' (see lightrail ${c%% *} --help)" \
         $LIGHTRAIL $c --no-such-option
 done
+# An option that takes a value, given twice, for every command of
+# `lightrail --help` and for lightraild: exit 2, one line naming both
+# values, as lightrail(1) DESCRIPTION says; before, the daemon's
+# clients, agent, reservations, demo, mnoptical and lightraild kept the
+# second silently.  Each row runs nothing even where the rule is
+# missing: a client talks to port 1 at most, and the others lack
+# something they require.  A command without a row fails here.
+# Rows: command|options before|the option|its first value|the second.
+I=http://127.0.0.1:1
+while IFS='|' read -r c pre o v1 v2; do
+    echo "${c%% *}" >> "$tmp/twice"
+    # shellcheck disable=SC2086
+    expect_bad "--$o given twice ('$v1', then '$v2'): give it once" \
+        $LIGHTRAIL $c $pre --"$o" "$v1" --"$o" "$v2" < /dev/null
+done <<EOF2
+rsa-sim||seed|1|2
+sim||seed|1|2
+train||seed|1|2
+advantage||load|1|2
+average||out|$tmp/1.pol|$tmp/2.pol
+demo|--emulate --keep|format|text|json
+plan||batch|1|2
+agent||listen|127.0.0.1:0|127.0.0.1:1
+reservations|--tag x|state-dir|$tmp/1|$tmp/2
+topo import|x.json|name|1|2
+job list|--server $I|limit|1|2
+topology show|--server $I|token|1|2
+inventory show|--server $I|cacert|1|2
+spectrum show|--server $I|timeout|1|2
+reconcile|--dry-run --server $I|format|text|json
+devices||server|http://127.0.0.1:2|$I
+policy show|--server $I|token|1|2
+mnoptical check||n|1|2
+EOF2
+if sort -u "$tmp/twice" | cmp -s - "$tmp/cmds"; then
+    ok "a repeat of an option is tried for each of the $(wc -l < "$tmp/cmds") commands"
+else
+    notok "commands without a repeat tried: $(sort -u "$tmp/twice" | comm -13 - "$tmp/cmds" | tr '\n' ' ')"
+fi
+expect_bad "lightraild: --config given twice ('1', then '2'): give it once" \
+    $LIGHTRAILD -c 1 --config 2
 # lightraild's refusal is getopt's line, then its usage.
 $LIGHTRAILD --no-such-option > "$tmp/out" 2> "$tmp/err"
 rc=$?

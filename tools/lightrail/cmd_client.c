@@ -402,6 +402,11 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
     };
     const char *env;
     int opt;
+    /* Each option that takes a value at most once (lr_cli_once()): a
+     * second --server or --token is refused, not a silent override.
+     * LIGHTRAIL_SERVER and LIGHTRAIL_TOKEN are defaults, not options:
+     * --server and --token still replace them. */
+    struct lr_cli_once once = { 0 };
 
     o->server = (env = getenv("LIGHTRAIL_SERVER")) && *env ? env : DEFAULT_SERVER;
     o->token = (env = getenv("LIGHTRAIL_TOKEN")) && *env ? env : NULL;
@@ -410,6 +415,9 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        int rc_once = lr_cli_once(o->cmd, longopts, opt, optarg, &once);
+        if (rc_once)
+            return rc_once;
         const char *bad = NULL, *count_opt = NULL;
         long *count = NULL;
         switch (opt) {

@@ -284,9 +284,14 @@ lr_cmd_demo(int argc, char **argv)
      * prefix). */
     struct lr_demo_emulate emu = { 0, 1.0, "lrdemo" };
     const char *daemon_path = NULL;
+    /* Each option that takes a value at most once (lr_cli_once()). */
+    struct lr_cli_once once = { 0 };
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        int rc_once = lr_cli_once(CMD, longopts, c, optarg, &once);
+        if (rc_once)
+            return rc_once;
         switch (c) {
         case 'f':
             if ((why = lr_cli_parse_format(optarg, &json)))

@@ -133,11 +133,16 @@ mno_check(int argc, char **argv)
     char path[1024], *hops[MNO_MAX_HOPS], err[1024];
     long v, n = LONG_MIN, m = -1, e1 = -1, e2 = -1;
     int c, n_hops = 0;
+    /* Each option that takes a value at most once (lr_cli_once()). */
+    struct lr_cli_once once = { 0 };
 
     memset(&lp, 0, sizeof lp);
     optind = 1;
     opterr = 0;   /* one line, ours, for a bad option: not getopt's too */
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int rc_once = lr_cli_once(MNO_CMD, opts, c, optarg, &once);
+        if (rc_once)
+            return rc_once;
         switch (c) {
         case 'e':
             lp.base = optarg;

@@ -74,9 +74,14 @@ parse_args(int argc, char **argv, struct opts *o)
     };
     const char *why;
     int c;
+    /* Each option that takes a value at most once (lr_cli_once()). */
+    struct lr_cli_once once = { 0 };
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        int rc_once = lr_cli_once(CMD, longopts, c, optarg, &once);
+        if (rc_once)
+            return rc_once;
         switch (c) {
         case O_DIR: o->dir = optarg; break;
         case O_RELEASE: o->owner = optarg; break;

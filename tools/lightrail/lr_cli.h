@@ -206,10 +206,10 @@ int lr_cli_load_modulations(const char *cmd, const char *path,
 
 /* Options given twice.  getopt_long() lets a later --seed 2 replace an
  * earlier --seed 1 without a word, so that a command line assembled
- * from defaults and overrides runs what neither part says.  In the
- * offline commands (rsa-sim, sim, train, advantage, average, plan; topo
- * parses its own and checks alike) every option that takes a value is
- * given at most once: none adds up its repeats.  A flag given twice
+ * from defaults and overrides runs what neither part says.  In every
+ * command (topo parses its own and checks alike; lightraild, not ours,
+ * checks its --config) every option that takes a value is given at
+ * most once: none adds up its repeats.  A flag given twice
  * changes nothing and passes.  Usage: a struct lr_cli_once zeroed
  * before the loop, and first in the loop
  *     if ((rc = lr_cli_once(CMD, longopts, c, optarg, &once))) return rc;
