@@ -217,6 +217,7 @@ lr_ppo_imitate_free(struct lr_ppo_imitate *im)
     free(im->s_done);
     free(im->s_ret);
     free(im->s_boot);
+    free(im->s_cut);
     free(im->perm);
     free(im->b_obs);
     free(im->b_mask);
@@ -262,6 +263,7 @@ lr_ppo_imitate_new(int n_obs, int n_act,
     im->s_done = malloc(seg * sizeof *im->s_done);
     im->s_ret = malloc(seg * sizeof *im->s_ret);
     im->s_boot = malloc(seg * sizeof *im->s_boot);
+    im->s_cut = malloc(seg * sizeof *im->s_cut);
     im->perm = malloc(cap * sizeof *im->perm);
     im->b_obs = malloc(mb * no * sizeof *im->b_obs);
     im->b_mask = malloc(mb * na);
@@ -271,6 +273,7 @@ lr_ppo_imitate_new(int n_obs, int n_act,
     if (!im->obs || !im->mask || !im->act || !im->w || !im->ret
         || !im->s_obs || !im->s_mask || !im->s_act || !im->s_w
         || !im->s_reward || !im->s_done || !im->s_ret || !im->s_boot
+        || !im->s_cut
         || !im->perm
         || !im->b_obs || !im->b_mask || !im->b_act || !im->b_w
         || !im->b_ret) {
@@ -306,6 +309,7 @@ lr_ppo_imitate_store_w(struct lr_ppo_imitate *im, const float *obs,
     im->s_reward[t] = reward;
     im->s_done[t] = done;
     im->s_boot[t] = 0;
+    im->s_cut[t] = 0;
     im->seg_n++;
     return im->seg_n == im->cfg.segment;
 }
@@ -320,6 +324,7 @@ lr_ppo_imitate_truncate(struct lr_ppo_imitate *im, int e, double next_value)
     if (!im->s_done[t])
         return EINVAL;
     im->s_boot[t] = next_value;
+    im->s_cut[t] = 1;
     return 0;
 }
 
@@ -356,6 +361,7 @@ lr_ppo_imitate_close(struct lr_ppo_imitate *im, const double *last_values)
         }
     }
     for (int t = 0; t < n; t++) {
+        im->truncated += im->s_cut[t];
         im->offered++;
         if (im->size < im->cfg.capacity) {
             put(im, im->size++, t);

@@ -163,6 +163,12 @@ struct lr_ppo_imitate {
     double *s_reward, *s_done, *s_ret;
     double *s_boot;           /* V(s') of a cut episode's last state
                                * (lr_ppo_imitate_truncate), else 0 */
+    uint8_t *s_cut;           /* 1 where lr_ppo_imitate_truncate marked */
+    /* States closed as the last of an episode cut by a time limit, their
+     * return bootstrapped (since the start; a dropped segment's are not
+     * counted): what a caller can show to say its cuts reached the
+     * returns, as lr_ppo_stats' truncated does for PPO. */
+    long truncated;
     /* Scratch of lr_ppo_imitate_fit(): a permutation and a minibatch. */
     int *perm;
     float *b_obs;
@@ -210,8 +216,9 @@ int lr_ppo_imitate_truncate(struct lr_ppo_imitate *, int e,
 /* Closes the segment: computes each state's discounted return along its
  * environment's sequence, last_values[e] being V of environment e's
  * state after its last stored one (n_envs values; not read after an
- * end), and offers the states to the buffer (reservoir).  A segment of
- * fewer states than n_envs or not a multiple of it is dropped. */
+ * end), and offers the states to the buffer (reservoir); adds its cut
+ * episodes to 'truncated'.  A segment of fewer states than n_envs or
+ * not a multiple of it is dropped. */
 void lr_ppo_imitate_close(struct lr_ppo_imitate *,
                           const double *last_values);
 

@@ -1030,8 +1030,9 @@ expect_bad "lightrail train: --teacher given twice ('greedy', then 'nearest'): g
 # = 32 steps each, cut every 10: 3 cuts each, 48.  Stored as episode
 # ends (the cut never marked), PPO would count none and train would say
 # nothing; without a cut (--episode 1000) it says nothing either.
-CUT="$LIGHTRAIL train --topology $T --cluster $C --models bert-large
-     --hidden 8 --steps 512 --rollout 256 --seed 3"
+CUT0="$LIGHTRAIL train --topology $T --cluster $C --models bert-large
+      --hidden 8 --seed 3"
+CUT="$CUT0 --steps 512 --rollout 256"
 $CUT --episode 10 --out "$tmp/cut.pol" 2> "$tmp/cut.err"
 $CUT --episode 1000 --out "$tmp/nocut.pol" 2> "$tmp/nocut.err"
 grep -qx 'train: 48 episodes cut at --episode 10 steps, each bootstrapped from the critic by PPO' \
@@ -1039,5 +1040,21 @@ grep -qx 'train: 48 episodes cut at --episode 10 steps, each bootstrapped from t
     && ! grep -q 'episodes cut' "$tmp/nocut.err" \
     && ok "--episode 10: PPO bootstrapped the 48 cut episodes; none at 1000" \
     || notok "--episode cuts at PPO: $(cat "$tmp/cut.err" "$tmp/nocut.err")"
+
+# The imitation's cuts likewise (lr_ppo_imitate_truncate), counted by
+# the imitation when it closes a segment: 4160 decisions over 16
+# environments are 260 steps each, in two segments (4096 states, then
+# 64), cut every 10: 26 cuts each, 416, the last on the last step.
+# Stored as episode ends it would count none and train would say
+# nothing; --steps 0: no PPO line either.  About two seconds.
+CUT_IM="$CUT0 --teacher greedy --imitate 4160 --steps 0"
+$CUT_IM --episode 10 --out "$tmp/imcut.pol" 2> "$tmp/imcut.err"
+$CUT_IM --episode 1000 --out "$tmp/imnocut.pol" 2> "$tmp/imnocut.err"
+grep -qx 'train: 416 episodes cut at --episode 10 steps while imitating, each return bootstrapped from the critic' \
+        "$tmp/imcut.err" \
+    && [ "$(grep -c 'episodes cut' "$tmp/imcut.err")" -eq 1 ] \
+    && ! grep -q 'episodes cut' "$tmp/imnocut.err" \
+    && ok "--imitate, --episode 10: the imitation bootstrapped the 416 cut episodes; none at 1000" \
+    || notok "--episode cuts while imitating: $(cat "$tmp/imcut.err" "$tmp/imnocut.err")"
 
 lr_summary

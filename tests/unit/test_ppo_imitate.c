@@ -823,6 +823,9 @@ test_returns_truncated(void)
     double last[2] = { 4, 8 };
     lr_ppo_imitate_close(im, last);
     static const double want[6] = { -2.25, 0, -2.5, 2, -1, 2 };
+    /* The one cut is counted (what lightrail train prints), the ends
+     * are not. */
+    CU_ASSERT_EQUAL(im->truncated, 1);
     CU_ASSERT_EQUAL_FATAL(im->size, 6);
     for (int t = 0; t < 6; t++)
         CU_ASSERT_DOUBLE_EQUAL(im->ret[t], want[t], 1e-12);
@@ -834,6 +837,7 @@ test_returns_truncated(void)
     }
     lr_ppo_imitate_close(im, last);
     CU_ASSERT_EQUAL(im->offered, 12);
+    CU_ASSERT_EQUAL(im->truncated, 1);
     /* (The reservoir may have dropped that state: checked if kept.) */
     for (int i = 0; i < im->size; i++)
         if (im->obs[i] == 3.0f && im->act[i] == 0)

@@ -146,8 +146,9 @@ usage(FILE *f)
 "                      uniformly from it (from the episode's seed)\n"
 "  --episode N         restart the network every N steps (default 5000):\n"
 "                      a time limit, not an end, so the last step's\n"
-"                      return bootstraps from the critic (a line on\n"
-"                      stderr counts the episodes PPO learnt so)\n"
+"                      return bootstraps from the critic (lines on\n"
+"                      stderr count the episodes PPO and the imitation\n"
+"                      learnt so)\n"
 "  --rollout N         steps per PPO update (default 512)\n"
 "  --hidden N          units in each of the two hidden layers (default 64)\n"
 "  --epochs N          PPO's passes over each rollout (default 4)\n"
@@ -1045,6 +1046,12 @@ imitate(const struct opts *o, const struct lr_jenv_policy *teacher,
                 n, seg, N, lr_cli_now() - t0,
                 n / fmax(1e-9, lr_cli_now() - t0), 100 * agree,
                 100 * blocking, st.loss);
+    /* The imitation's own count of the cuts its returns bootstrapped,
+     * not ours: a cut stored as an episode end would leave it 0. */
+    if (!o->quiet && im->truncated > 0)
+        fprintf(stderr, "%s: %ld episodes cut at --episode %ld steps while "
+                "imitating, each return bootstrapped from the critic\n",
+                CMD, im->truncated, o->episode);
     if (!o->quiet && refuse >= 0)
         fprintf(stderr, "%s: refusals were %.2f%% of the labels in the last "
                 "fit's minibatches (weight %g); the student agreed on %.2f%% "
