@@ -919,7 +919,7 @@ test_netconf_ssh_silent_peer(void)
  * and read() each wait three, and read() would otherwise collect the
  * attempt open() left pending) must not hide a name that
  * cannot be reached, which was then EHOSTUNREACH (ETIMEDOUT before
- * 14138ee) "no NETCONF hello ... (device hung?)".  The lookup came
+ * 7f031a1) "no NETCONF hello ... (device hung?)".  The lookup came
  * after the context until this test; with a resolver that never
  * answers (tests/cli/resolve.sh) the two waits added up the same way.
  * A name under .invalid resolves to nothing at once, so the line is
