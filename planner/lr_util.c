@@ -44,10 +44,48 @@ lr_set_err(char *err, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The length of the run of decimal digits at 's'. */
+static size_t
+util_digits(const char *s)
+{
+    return strspn(s, "0123456789");
+}
+
+/* Whether the whole of 's' is [+-]digits[.digits][(e|E)[+-]digits] or
+ * [+-].digits[(e|E)[+-]digits].  strtod() takes more than that: hex
+ * ("0x1p3" is 8), leading white space, "inf", "nan", "5.", and in
+ * another locale a comma; each would be a number its writer never
+ * meant as one, so only what a person or "%g" writes is let through. */
+static int
+util_is_decimal(const char *s)
+{
+    const char *p = s + (*s == '+' || *s == '-');
+    size_t whole = util_digits(p);
+    p += whole;
+    if (*p == '.') {
+        size_t frac = util_digits(p + 1);
+        if (!frac)
+            return 0;
+        p += 1 + frac;
+    } else if (!whole)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        p += *p == '+' || *p == '-';
+        size_t exp = util_digits(p);
+        if (!exp)
+            return 0;
+        p += exp;
+    }
+    return *p == '\0';
+}
+
 int
 lr_parse_double(const char *s, double lo, double hi, double *out)
 {
     char *end;
+    if (!util_is_decimal(s))
+        return EINVAL;
     errno = 0;
     double v = strtod(s, &end);
     if (errno || end == s || *end || !(v >= lo) || !(v <= hi))

@@ -21,9 +21,11 @@ int lr_copy_name(char *dst, size_t size, const char *src);
 void lr_set_err(char *err, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Reads the whole of 's' as a number (strtod's syntax) within [lo, hi]
- * into '*out': 0, or EINVAL (nothing written) for no number, trailing
- * text, overflow, NaN or a value out of range. */
+/* Reads the whole of 's' as a plain decimal number within [lo, hi] into
+ * '*out': [+-]digits[.digits][e[+-]digits] or [+-].digits[e[+-]digits]
+ * ('E' as well as 'e').  0, or EINVAL (nothing written) for anything
+ * else (hex, white space, "inf", "nan", "5.", trailing text), overflow
+ * or a value out of range. */
 int lr_parse_double(const char *s, double lo, double hi, double *out);
 
 #endif

@@ -190,6 +190,9 @@ fi
 expect_bad "--cap wants a slowdown in [1, 1e9]" $W --policy greedy-cap --cap 0.5
 expect_bad "--cap wants a slowdown in [1, 1e9]" $W --policy greedy-cap --cap 2e9
 expect_bad "--block-penalty wants a number in [0, 1e6]" $W --policy greedy --block-penalty 2e6
+# A number is a plain decimal: strtod() took hex and a leading blank.
+expect_bad "--block-penalty wants a number in [0, 1e6]" $W --policy greedy --block-penalty 0x10
+expect_bad "--block-penalty wants a number in [0, 1e6]" $W --policy greedy --block-penalty " 5"
 # A value past the bound is told the bound: the message named only the
 # kind of number ('a non-negative integer'), which the value was.
 expect_bad "--seed wants a non-negative integer, up to 2147483647, not '9223372036854775807'" \

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "planner/lr_modulation.h"
+#include "planner/lr_util.h"
 #include "tests/lr_test.h"
 
 static void
@@ -107,6 +108,47 @@ test_osnr_default_and_set(void)
     CU_ASSERT(isnan(u.f[0].osnr_db));
 }
 
+/* lr_parse_double reads a plain decimal, [+-]digits[.digits][e[+-]digits]
+ * or [+-].digits, and nothing else of what strtod() takes: hex ("0x1p3"
+ * was 8), leading blanks (" 12" was 12), "inf"/"nan", "5." or a comma
+ * would each be a number nobody wrote as one, in a CSV cell, a policy
+ * file or a command's option.  Before: the hex and the blanks were read. */
+static void
+test_parse_double(void)
+{
+    static const struct {
+        const char *s;
+        double want;    /* NAN: refused */
+    } cases[] = {
+        { "12", 12 }, { "12.5", 12.5 }, { "-3", -3 }, { "+3", 3 },
+        { ".5", 0.5 }, { "-.5", -0.5 }, { "1e3", 1000 }, { "1E3", 1000 },
+        { "2.5e-1", 0.25 }, { "1e+09", 1e9 }, { "007", 7 },
+        { "0x1p3", NAN }, { "0x10", NAN }, { "0X10", NAN }, { " 12", NAN },
+        { "\t12", NAN }, { "\n12", NAN }, { "12 ", NAN }, { "inf", NAN },
+        { "-infinity", NAN }, { "nan", NAN }, { "NAN(1)", NAN },
+        { "5.", NAN }, { ".", NAN }, { "", NAN }, { "+", NAN },
+        { "1e", NAN }, { "1e+", NAN }, { "e3", NAN }, { "1,5", NAN },
+        { "--1", NAN }, { "+-1", NAN }, { "1e3.5", NAN }, { "1..2", NAN },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double v = -42;
+        int rc = lr_parse_double(cases[i].s, -1e9, 1e9, &v);
+        if (rc != (isnan(cases[i].want) ? EINVAL : 0))
+            fprintf(stderr, "case %zu '%s': %d\n", i, cases[i].s, rc);
+        if (isnan(cases[i].want)) {
+            CU_ASSERT_EQUAL(rc, EINVAL);
+            CU_ASSERT_DOUBLE_EQUAL(v, -42, 0);
+        } else {
+            CU_ASSERT_EQUAL(rc, 0);
+            CU_ASSERT_DOUBLE_EQUAL(v, cases[i].want, 0);
+        }
+    }
+    /* The bounds still hold for a well-formed number. */
+    double v;
+    CU_ASSERT_EQUAL(lr_parse_double("2", 0, 1, &v), EINVAL);
+    CU_ASSERT_EQUAL(lr_parse_double("1e999", 0, HUGE_VAL, &v), EINVAL);
+}
+
 static int
 parse(struct lr_modtable *t, const char *text, char *err, size_t errlen)
 {
@@ -198,6 +240,14 @@ test_csv_refusals(void)
           "QPSK,2500,2,nan\n", EINVAL, "is 'nan': give the OSNR" },
         { "name,maximum_length,spectral_efficiency,minimum_osnr\n"
           "QPSK,2500,2,12 dB\n", EINVAL, "is '12 dB': give the OSNR" },
+        { "name,maximum_length,spectral_efficiency,minimum_osnr\n"
+          "QPSK,2500,2,0x1p3\n", EINVAL, "is '0x1p3': give the OSNR" },
+        { "name,maximum_length,spectral_efficiency,minimum_osnr\n"
+          "QPSK,2500,2, 12\n", EINVAL, "is ' 12': give the OSNR" },
+        { "name,maximum_length,spectral_efficiency\nQPSK,0x9c4,2\n",
+          EINVAL, "line 2: expected name,maximum_length" },
+        { "name,maximum_length,spectral_efficiency\nQPSK,2500,\t2\n",
+          EINVAL, "line 2: expected name,maximum_length" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct lr_modtable t;
@@ -334,6 +384,7 @@ static CU_TestInfo tests[] = {
     { "slots = ceil(rate / (SE x 12.5)) + guard", test_slots },
     { "slot counts beyond INT_MAX saturate", test_slots_saturate },
     { "bad formats are refused", test_add_rejects },
+    { "numbers: plain decimals only", test_parse_double },
     { "default table equals modulations_deeprmsa.csv",
       test_default_matches_reference_file },
     { "OSNR thresholds: defaults, set, refused", test_osnr_default_and_set },

@@ -182,6 +182,8 @@ test_lying_header(void)
         { "n-actions=57", "n-actions=58", "the agent's sizes disagree" },
         { "LRPOLICY 1", "LRPOLICY 2", "version 2" },
         { "holding=exp", "holding=foo", "'holding' missing or invalid" },
+        /* strtod() read this as 2; lightrail writes no blank there. */
+        { "batch=32", "batch= 2", "'batch' missing or invalid" },
     };
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         uint8_t *b = malloc(n);
