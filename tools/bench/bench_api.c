@@ -22,6 +22,7 @@
 #include <curl/curl.h>
 
 #include "planner/lr_stats.h"
+#include "tools/lightrail/lr_opt_once.h"
 
 struct client {
     CURL *h;
@@ -104,7 +105,13 @@ main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int o;
+    /* Each option that takes a value at most once (lr_opt_once.h). */
+    struct lr_opt_once once = { 0 };
     while ((o = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        int rc_once = lr_opt_once("lr-bench-api", longopts, o, optarg,
+                                  &once);
+        if (rc_once)
+            return rc_once;
         switch (o) {
         case 's': server = optarg; break;
         case 't': token = optarg; break;

@@ -52,6 +52,7 @@
 #include "planner/lr_instance.h"
 #include "planner/lr_stats.h"
 #include "tests/unit/lr_test_tight.h"
+#include "tools/lightrail/lr_opt_once.h"
 #include "tools/lightrail/lr_plot.h"
 #include "yang/lr_yang.h"
 
@@ -445,7 +446,13 @@ main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int c, bad = 0;
+    /* Each option that takes a value at most once (lr_opt_once.h). */
+    struct lr_opt_once once = { 0 };
     while (!bad && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        int rc_once = lr_opt_once("lr-bench-cdynp", longopts, c, optarg,
+                                  &once);
+        if (rc_once)
+            return rc_once;
         other |= c == 'm' || c == 'i' || c == 'r' || c == 'p' || c == 'b';
         switch (c) {
         case 'm': man3 = optarg; break;

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "southbound/sb_linux.h"
+#include "tools/lightrail/lr_opt_once.h"
 
 static double
 now_s(void)
@@ -75,7 +76,13 @@ main(int argc, char **argv)
     };
     int pairs = 200, runs = 5, c, rc = 1;
     double scale = 1;
+    /* Each option that takes a value at most once (lr_opt_once.h). */
+    struct lr_opt_once once = { 0 };
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        int rc_once = lr_opt_once("lr-bench-linux", opts, c, optarg,
+                                  &once);
+        if (rc_once)
+            return rc_once;
         switch (c) {
         case 'n': pairs = atoi(optarg); break;
         case 'r': runs = atoi(optarg); break;

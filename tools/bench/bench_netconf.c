@@ -25,6 +25,7 @@
  * device refuses.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
 
 #include "southbound/sb_driver.h"
 #include "southbound/sb_parallel.h"
+#include "tools/lightrail/lr_opt_once.h"
 
 #define MAX_DEV 16
 
@@ -124,24 +126,32 @@ lightpath(int k, enum sb_op op, bool parallel)
 int
 main(int argc, char **argv)
 {
-    int runs = 50, batch = 100, rc = 0;
-    int i = 1;
-
-    if (argc == 2 && !strcmp(argv[1], "--help")) {
-        printf("usage: lr-bench-netconf [--runs N] [--batch N (1..1000)] "
-               "NAME=USER@HOST:PORT... (at most %d)\n", MAX_DEV);
-        return 0;
+    int runs = 50, batch = 100, rc = 0, c;
+    static const struct option longopts[] = {
+        { "runs", required_argument, NULL, 'r' },
+        { "batch", required_argument, NULL, 'b' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    /* Each option that takes a value at most once (lr_opt_once.h); "+"
+     * stops at the first device, as the hand-made loop this replaced. */
+    struct lr_opt_once once = { 0 };
+    while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+        int rc_once = lr_opt_once("lr-bench-netconf", longopts, c, optarg,
+                                  &once);
+        if (rc_once)
+            return rc_once;
+        switch (c) {
+        case 'r': runs = atoi(optarg); break;
+        case 'b': batch = atoi(optarg); break;
+        case 'h':
+            printf("usage: lr-bench-netconf [--runs N] [--batch N (1..1000)] "
+                   "NAME=USER@HOST:PORT... (at most %d)\n", MAX_DEV);
+            return 0;
+        default: goto usage;
+        }
     }
-    for (; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
-        if (i + 1 >= argc)
-            goto usage;
-        if (!strcmp(argv[i], "--runs"))
-            runs = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--batch"))
-            batch = atoi(argv[i + 1]);
-        else
-            goto usage;
-    }
+    int i = optind;
     if (runs < 1 || batch < 1 || batch > 1000 || argc - i < 1
         || argc - i > MAX_DEV)
         goto usage;

@@ -76,6 +76,7 @@ char *openblas_get_corename(void);
 #include "planner/lr_spectrum.h"
 #include "planner/lr_stats.h"
 #include "tools/bench/bench_jenv_case.h"
+#include "tools/lightrail/lr_opt_once.h"
 #include "yang/lr_yang.h"
 
 static double
@@ -758,7 +759,13 @@ main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int c;
+    /* Each option that takes a value at most once (lr_opt_once.h). */
+    struct lr_opt_once once = { 0 };
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        int rc_once = lr_opt_once("lr-bench-ppo", longopts, c, optarg,
+                                  &once);
+        if (rc_once)
+            return rc_once;
         switch (c) {
         case 'm': mt = optarg; break;
         case 'M': mc = optarg; break;

@@ -52,6 +52,7 @@
 #include "planner/lr_rng.h"
 #include "planner/lr_stats.h"
 #include "tools/bench/bench_jenv_case.h"
+#include "tools/lightrail/lr_opt_once.h"
 #include "yang/lr_yang.h"
 
 #define PROG "lr-bench-replay"
@@ -267,7 +268,13 @@ main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int ch;
+    /* Each option that takes a value at most once (lr_opt_once.h). */
+    struct lr_opt_once once = { 0 };
     while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+        int rc_once = lr_opt_once("lr-bench-replay", lo, ch, optarg,
+                                  &once);
+        if (rc_once)
+            return rc_once;
         switch (ch) {
         case 't': o.topo = optarg; break;
         case 'c': o.cluster = optarg; break;

@@ -26,6 +26,7 @@
 #include "planner/lr_rng.h"
 #include "planner/lr_rsa_sim.h"
 #include "planner/lr_stats.h"
+#include "tools/lightrail/lr_opt_once.h"
 #include "yang/lr_yang.h"
 
 static double
@@ -111,7 +112,13 @@ main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int c;
+    /* Each option that takes a value at most once (lr_opt_once.h). */
+    struct lr_opt_once once = { 0 };
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        int rc_once = lr_opt_once("lr-bench-rsa", longopts, c, optarg,
+                                  &once);
+        if (rc_once)
+            return rc_once;
         switch (c) {
         case 'n': nsfnet = optarg; break;
         case 'j': jpn48 = optarg; break;

@@ -172,29 +172,18 @@ lr_cli_output_check(const char *cmd, const char *option, const char *path)
     return LR_EXIT_USAGE;
 }
 
+/* lr_opt_once() returns 2 and 1, lightrail's codes for a usage error
+ * and a failure. */
+_Static_assert(LR_EXIT_USAGE == 2 && LR_EXIT_FAIL == 1,
+               "lr_opt_once's exit codes are lightrail's");
+
 int
 lr_cli_once(const char *cmd, const struct option *longopts, int c,
             const char *arg, struct lr_cli_once *once)
 {
-    int i = 0;
-    while (longopts[i].name && (longopts[i].val != c || longopts[i].flag))
-        i++;
-    if (!longopts[i].name || longopts[i].has_arg == no_argument)
-        return 0;
-    /* A table longer than 'given' is a programming error: said as one,
-     * rather than letting repeats of its last options through. */
-    if (i >= LR_CLI_MAX_OPTIONS) {
-        lr_cli_err(cmd, "internal error: more than %d options",
-                   LR_CLI_MAX_OPTIONS);
-        return LR_EXIT_FAIL;
-    }
-    if (once->given[i]) {
-        lr_cli_err(cmd, "--%s given twice ('%s', then '%s'): give it once",
-                   longopts[i].name, once->given[i], arg ? arg : "");
-        return LR_EXIT_USAGE;
-    }
-    once->given[i] = arg ? arg : "";
-    return 0;
+    char who[64];
+    snprintf(who, sizeof who, "lightrail %s", cmd);
+    return lr_opt_once(who, longopts, c, arg, &once->seen);
 }
 
 int

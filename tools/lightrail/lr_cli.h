@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tools/lightrail/lr_opt_once.h"
+
 enum {
     LR_EXIT_OK = 0,
     LR_EXIT_FAIL = 1,
@@ -216,11 +218,11 @@ int lr_cli_load_modulations(const char *cmd, const char *path,
  * which returns LR_EXIT_USAGE, with "--seed given twice ('1', then '2'):
  * give it once" on stderr, when option code 'c' of 'longopts' was
  * given before; else 0 (unknown options included, left to the loop).
- * LR_EXIT_FAIL if 'longopts' has more than LR_CLI_MAX_OPTIONS rows. */
-#define LR_CLI_MAX_OPTIONS 128
-struct option;
+ * LR_EXIT_FAIL if 'longopts' has more than LR_CLI_MAX_OPTIONS rows.
+ * The check is lr_opt_once(), which the benchmarks share. */
+#define LR_CLI_MAX_OPTIONS LR_OPT_ONCE_MAX
 struct lr_cli_once {
-    const char *given[LR_CLI_MAX_OPTIONS];  /* by index into longopts */
+    struct lr_opt_once seen;
 };
 int lr_cli_once(const char *cmd, const struct option *longopts, int c,
                 const char *arg, struct lr_cli_once *once);
