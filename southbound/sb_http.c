@@ -89,6 +89,64 @@ sb_http_errno(CURLcode cc, bool change_sent)
     }
 }
 
+/* 'url''s host and port (the scheme's default when none is written)
+ * into 'host' and 'port'; "?" for what cannot be parsed, as the line
+ * they go in is worth more than a refusal to write it. */
+static void
+sb_http_host_port(const char *url, char *host, size_t hlen, char *port,
+                  size_t plen)
+{
+    char *h = NULL, *p = NULL;
+    CURLU *u = curl_url();
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK) {
+        curl_url_get(u, CURLUPART_HOST, &h, 0);
+        curl_url_get(u, CURLUPART_PORT, &p, CURLU_DEFAULT_PORT);
+    }
+    snprintf(host, hlen, "%s", h ? h : "?");
+    snprintf(port, plen, "%s", p ? p : "?");
+    curl_free(h);
+    curl_free(p);
+    curl_url_cleanup(u);
+}
+
+void
+sb_http_no_connect(const char *device, const char *url, long os_errno,
+                   const char *why, char *err, size_t errlen)
+{
+    char host[256], port[16];
+    sb_http_host_port(url, host, sizeof host, port, sizeof port);
+    /* libcurl's own words ("Failed to connect to H port P after 0 ms:
+     * Couldn't connect to server") name neither the cause nor what to
+     * do; the connect's errno does, and each cause has its check. */
+    switch (os_errno) {
+    case ECONNREFUSED:
+        sb_errf(err, errlen, 0, "%s: cannot connect to %s: refused, "
+                "nothing listens on port %s of %s: nothing sent; check the "
+                "device's address and port, and that its server is "
+                "running", device, url, port, host);
+        break;
+    case ETIMEDOUT:
+        sb_errf(err, errlen, 0, "%s: cannot connect to %s: the connect "
+                "timed out (%s did not answer): nothing sent; check the "
+                "device's address, that it is up, and that no firewall "
+                "drops port %s", device, url, host, port);
+        break;
+    case EHOSTUNREACH:
+    case ENETUNREACH:
+        sb_errf(err, errlen, 0, "%s: cannot connect to %s: no route to %s "
+                "(%s): nothing sent; check the device's address and the "
+                "network between the controller and it", device, url, host,
+                strerror((int) os_errno));
+        break;
+    default:
+        sb_errf(err, errlen, 0, "%s: cannot connect to %s (%s): nothing "
+                "sent; check the device's address and port, that its "
+                "server listens there, and that no firewall blocks port %s",
+                device, url, why, port);
+        break;
+    }
+}
+
 /* Whether the transfer on 'h' made its TCP connection (a reused one
  * counts): libcurl records the connect's time only once it is made. */
 static bool
@@ -200,12 +258,18 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
     bool answer_refused = ret == EINVAL && sent > 0;
     if (answer_refused)
         ret = EPROTO;
-    if (connect_timed_out)
+    if (connect_timed_out) {
+        char host[256], port[16];
+        sb_http_host_port(rq->url, host, sizeof host, port, sizeof port);
         sb_errf(err, errlen, 0, "%s: cannot connect to %s: the connect "
                 "timed out (no answer within %d ms): nothing sent; check "
-                "the device and its address", rq->device, rq->url,
-                rq->timeout_ms);
-    else if (cc == CURLE_WRITE_ERROR && ret == EPROTO)
+                "the device's address, that it is up, and that no firewall "
+                "drops port %s", rq->device, rq->url, rq->timeout_ms, port);
+    } else if (cc == CURLE_COULDNT_CONNECT) {
+        long os_errno = 0;
+        curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &os_errno);
+        sb_http_no_connect(rq->device, rq->url, os_errno, why, err, errlen);
+    } else if (cc == CURLE_WRITE_ERROR && ret == EPROTO)
         sb_errf(err, errlen, 0, "%s: the answer to %s is over %u MiB, "
                 "which no ROADM answers: nothing applied; check what "
                 "serves %s", rq->device, rq->what, SB_HTTP_MAX_BODY >> 20,

@@ -66,6 +66,16 @@ void sb_http_global_init(void);
 int sb_http_perform(CURL *h, const struct sb_http_request *rq,
                     struct sb_http_reply *reply, char *err, size_t errlen);
 
+/* The line for a TCP connection libcurl could not make
+ * (CURLE_COULDNT_CONNECT: EHOSTUNREACH, nothing sent) to 'url' of
+ * 'device', into 'err': what happened, from the connect's errno
+ * 'os_errno' (CURLINFO_OS_ERRNO: ECONNREFUSED, ETIMEDOUT, EHOSTUNREACH,
+ * ENETUNREACH; libcurl's words 'why' for any other), and what to check
+ * for it (the address and port, the device being up, a firewall, the
+ * route).  sb_http_perform() writes it; exported for its tests. */
+void sb_http_no_connect(const char *device, const char *url, long os_errno,
+                        const char *why, char *err, size_t errlen);
+
 /* libcurl's failure 'cc' as the driver convention's errno (0 for
  * CURLE_OK), without what only the handle knows (sb_http_perform()
  * makes a CURLE_OPERATION_TIMEDOUT before the connection EHOSTUNREACH); 'change_sent': a change (a method other than GET, or

@@ -324,7 +324,11 @@ test_pinned_ca_and_faults(void)
     CU_ASSERT_EQUAL_FATAL(sb_restconf_class.open(&c, &d, err, sizeof err), 0);
     CU_ASSERT_EQUAL(sb_restconf_class.read(d, &mc, &n, err, sizeof err),
                     EHOSTUNREACH);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r7: cannot reach https://127.0.0.1:1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r7: cannot connect to "
+                                  "https://127.0.0.1:1/restconf/data/"
+                                  "lightrail-roadm:roadm/media-channels: "
+                                  "refused, nothing listens on port 1 of "
+                                  "127.0.0.1"));
     sb_restconf_class.close(d);
 
     /* Bad configurations. */
@@ -998,6 +1002,75 @@ test_connect_timeout(void)
     lr_test_stuck_stop(&st);
 }
 
+/* A closed port (nothing listens on 127.0.0.1:1): the line says the
+ * connection was refused, on which port of which host, and what to
+ * check; EHOSTUNREACH, nothing sent, for a read and for a change alike.
+ * Before, libcurl's generic "Couldn't connect to server" was all:
+ * "r7: cannot reach URL (Failed to connect to 127.0.0.1 port 1 after
+ * 0 ms: Couldn't connect to server): nothing applied; check the device
+ * and its address". */
+static void
+test_no_connect(void)
+{
+    CURL *h = curl_easy_init();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    static const char *const methods[] = { "GET", "POST" };
+    for (int i = 0; i < 2; i++) {
+        struct sb_http_request rq = {
+            .device = "r7", .method = methods[i],
+            .url = "http://127.0.0.1:1/restconf/data/x", .what = "x",
+            .body = i ? "{}" : NULL,
+            .content_type = "application/yang-data+json",
+            .timeout_ms = 2000,
+        };
+        struct sb_http_reply r;
+        char err[512] = "";
+        int rc = sb_http_perform(h, &rq, &r, err, sizeof err);
+        CU_ASSERT_EQUAL(rc, EHOSTUNREACH);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "r7: cannot connect to "
+                                      "http://127.0.0.1:1/restconf/data/x: "
+                                      "refused, nothing listens on port 1 "
+                                      "of 127.0.0.1: nothing sent; check "
+                                      "the device's address and port, and "
+                                      "that its server is running"));
+        if (rc != EHOSTUNREACH || !strstr(err, "nothing listens"))
+            fprintf(stderr, "%s: rc %d: %s\n", methods[i], rc, err);
+    }
+    curl_easy_cleanup(h);
+
+    /* The other causes, which no test host can make on demand: each
+     * its own check, the port the scheme's when the URL has none. */
+    static const struct {
+        long os_errno;
+        const char *url, *want;
+    } rows[] = {
+        { ETIMEDOUT, "https://10.0.0.2/x", "r7: cannot connect to "
+          "https://10.0.0.2/x: the connect timed out (10.0.0.2 did not "
+          "answer): nothing sent; check the device's address, that it is "
+          "up, and that no firewall drops port 443" },
+        { EHOSTUNREACH, "http://10.0.0.2:8080/x", "r7: cannot connect to "
+          "http://10.0.0.2:8080/x: no route to 10.0.0.2 (No route to "
+          "host): nothing sent; check the device's address and the "
+          "network between the controller and it" },
+        { ENETUNREACH, "http://10.0.0.2:8080/x", "no route to 10.0.0.2 "
+          "(Network is unreachable): nothing sent" },
+        { 0, "http://[2001:db8::2]/x", "r7: cannot connect to "
+          "http://[2001:db8::2]/x (libcurl's words): nothing sent; check "
+          "the device's address and port, that its server listens there, "
+          "and that no firewall blocks port 80" },
+        { ECONNREFUSED, "http://[2001:db8::2]:830/x", "refused, nothing "
+          "listens on port 830 of [2001:db8::2]: nothing sent" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char err[512] = "";
+        sb_http_no_connect("r7", rows[i].url, rows[i].os_errno,
+                           "libcurl's words", err, sizeof err);
+        if (!strstr(err, rows[i].want))
+            fprintf(stderr, "row %zu: %s\n", i, err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, rows[i].want));
+    }
+}
+
 /* A batch whose second change cannot be made for want of memory
  * (ENOMEM, the controller's) after its first went out: the first is
  * undone, and the line says so.  Before, it said only "r7: out of
@@ -1060,6 +1133,8 @@ static CU_TestInfo tests[] = {
       test_answer_too_large },
     { "a connect that timed out sent nothing: unreachable",
       test_connect_timeout },
+    { "a closed port: refused, on which port, what to check",
+      test_no_connect },
     { "a batch out of memory half-way: what went out is undone, said so",
       test_batch_enomem },
     CU_TEST_INFO_NULL,
