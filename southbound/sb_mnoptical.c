@@ -366,7 +366,9 @@ sb_mno_check_ports(struct sb_mnoptical *d, char *err, size_t errlen)
     int ret;
 
     if (!esc) {
-        sb_errf(err, errlen, 0, "%s: out of memory", d->config.name);
+        sb_errf(err, errlen, 0, "%s: out of memory for GET /ports (node "
+                "%s): it was not sent, and %s is not opened; retry",
+                d->config.name, d->node, d->config.name);
         return ENOMEM;
     }
     snprintf(q, sizeof q, "node=%s", esc);

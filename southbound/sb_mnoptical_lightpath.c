@@ -29,11 +29,17 @@
 #include "southbound/sb_driver.h"
 #include "southbound/sb_mnoptical.h"
 
-/* ENOMEM, with its line. */
+/* ENOMEM for the request 'path' ("/reset") whose node name could not
+ * be escaped, 'about' saying which ("node t1"): its line says it was not
+ * sent, as a /connect's does in sb_mnoptical.c.  What the check sent
+ * before it stays on the emulation, as after any failed check; the next
+ * check resets both terminals first. */
 static int
-sb_mno_oom(const struct sb_mno *c, char *err, size_t errlen)
+sb_mno_oom(const struct sb_mno *c, const char *path, const char *about,
+           char *err, size_t errlen)
 {
-    sb_errf(err, errlen, 0, "%s: out of memory", c->device);
+    sb_errf(err, errlen, 0, "%s: out of memory for GET %s (%s): it was not "
+            "sent; retry", c->device, path, about);
     return ENOMEM;
 }
 
@@ -67,8 +73,12 @@ sb_mno_terminal(struct sb_mno *c, const char *node, const char *roadm,
                                    errlen)))
         return ret;
     char *esc = curl_easy_escape(c->h, node, 0);
-    if (!esc)
-        return sb_mno_oom(c, err, errlen);
+    if (!esc) {
+        char about[128];
+        snprintf(about, sizeof about, "terminal %s, channel %d", node,
+                 channel);
+        return sb_mno_oom(c, "/connect", about, err, errlen);
+    }
     snprintf(q, sizeof q, "node=%s&ethPort=%d&wdmPort=%d&channel=%d", esc,
              eth, wdm, channel);
     curl_free(esc);
@@ -81,8 +91,11 @@ sb_mno_node_call(struct sb_mno *c, const char *path, const char *node,
                  char *err, size_t errlen)
 {
     char q[256], *esc = curl_easy_escape(c->h, node, 0);
-    if (!esc)
-        return sb_mno_oom(c, err, errlen);
+    if (!esc) {
+        char about[96];
+        snprintf(about, sizeof about, "node %s", node);
+        return sb_mno_oom(c, path, about, err, errlen);
+    }
     snprintf(q, sizeof q, "node=%s", esc);
     curl_free(esc);
     return sb_mno_get(c, path, q, NULL, err, errlen);
@@ -98,8 +111,11 @@ sb_mno_read_monitor(struct sb_mno *c, const char *monitor, int channel,
     json_object *top = NULL, *osnr, *ch, *v;
     int ret;
 
-    if (!esc)
-        return sb_mno_oom(c, err, errlen);
+    if (!esc) {
+        char about[128];
+        snprintf(about, sizeof about, "monitor %s", monitor);
+        return sb_mno_oom(c, "/monitor", about, err, errlen);
+    }
     snprintf(q, sizeof q, "monitor=%s", esc);
     curl_free(esc);
     if ((ret = sb_mno_get(c, "/monitor", q, &body, err, errlen)))

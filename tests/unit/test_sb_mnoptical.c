@@ -528,6 +528,67 @@ test_enomem_half_way(void)
     k->close(r2);
 }
 
+/* Out of memory for a request's node name (curl_easy_escape()), in
+ * open()'s GET /ports and in a lightpath check's /reset, /connect and
+ * /monitor: the line names the request and says it was not sent (the
+ * double saw none of it); ENOMEM (sb_local()).  Before, each line was
+ * "r2: out of memory" or "t2: out of memory", which named neither. */
+static void
+test_enomem_unsent(void)
+{
+    char err[512];
+    int ret;
+    mno_double_reset();
+    atomic_store(&escape_fail_at, 1);
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    atomic_store(&escape_fail_at, 0);
+    CU_ASSERT_PTR_NULL(r2);
+    CU_ASSERT_EQUAL(ret, ENOMEM);
+    CU_ASSERT(sb_local(ret));
+    CU_ASSERT_STRING_EQUAL(err, "r2: out of memory for GET /ports (node "
+                           "r2): it was not sent, and r2 is not opened; "
+                           "retry");
+    if (r2)
+        sb_mnoptical_class.close(r2);
+
+    char base[64];
+    snprintf(base, sizeof base, "http://127.0.0.1:%d", dbl.port);
+    struct sb_mno_lightpath lp = {
+        .base = base, .tx = "t1", .rx = "t2", .first_roadm = "r1",
+        .last_roadm = "r3", .tx_eth_port = 1, .rx_eth_port = 1,
+        .n = n_of(5, 2), .m = 8, .modulation = "16QAM",
+        .threshold_db = 20,
+    };
+    /* The check escapes a node name for each of its 7 requests: /reset
+     * t1 and t2, /connect t1 and t2, /turn_on t1 and t2, /monitor. */
+    static const struct {
+        int at, sent;
+        const char *want;
+    } rows[] = {
+        { 1, 0, "t2: out of memory for GET /reset (node t1): it was not "
+          "sent; retry" },
+        { 3, 2, "t2: out of memory for GET /connect (terminal t1, channel "
+          "5): it was not sent; retry" },
+        { 6, 5, "t2: out of memory for GET /turn_on (node t2): it was not "
+          "sent; retry" },
+        { 7, 6, "t2: out of memory for GET /monitor (monitor t2-monitor): "
+          "it was not sent; retry" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct sb_mno_gosnr g;
+        mno_double_reset();
+        dbl.gosnr = 25.0;
+        atomic_store(&escape_fail_at, rows[i].at);
+        ret = sb_mno_lightpath_check(&lp, &g, err, sizeof err);
+        atomic_store(&escape_fail_at, 0);
+        CU_ASSERT_EQUAL(ret, ENOMEM);
+        CU_ASSERT_STRING_EQUAL(err, rows[i].want);
+        CU_ASSERT_EQUAL(dbl.n_calls, rows[i].sent);
+        if (ret != ENOMEM || strcmp(err, rows[i].want))
+            fprintf(stderr, "row %zu: %d: %s\n", i, ret, err);
+    }
+}
+
 /* A /connect answered long after the timeout: ETIMEDOUT, "outcome
  * unknown", the record unchanged.  Last of the suite: the double is still
  * busy with the late request (and the driver's removal after it) when
@@ -609,6 +670,8 @@ static CU_TestInfo tests[] = {
       test_lost_half_way },
     { "out of memory half-way: not sent, the undo said",
       test_enomem_half_way },
+    { "out of memory before a request: named, not sent",
+      test_enomem_unsent },
     { "a late answer: ETIMEDOUT", test_timeout },
     CU_TEST_INFO_NULL,
 };
