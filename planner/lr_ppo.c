@@ -735,7 +735,8 @@ lr_ppo_update_envs(struct lr_ppo *p, const double *last_values,
             double na, nc;
             double sa = clip_scale(p->actor, c->max_grad_norm, &na);
             double sc = clip_scale(p->critic, c->max_grad_norm, &nc);
-            st.grad_norm += na + nc;
+            st.actor_grad_norm += na;
+            st.critic_grad_norm += nc;
             if (!p->freeze_actor)
                 lr_mlp_adam_step(p->actor, &p->adam_actor, lr, sa);
             lr_mlp_adam_step(p->critic, &p->adam_critic, lr, sc);
@@ -750,7 +751,8 @@ lr_ppo_update_envs(struct lr_ppo *p, const double *last_values,
         st.entropy /= batches;
         st.approx_kl /= batches;
         st.clip_frac /= batches;
-        st.grad_norm /= batches;
+        st.actor_grad_norm /= batches;
+        st.critic_grad_norm /= batches;
         st.anchor_kl /= batches;
         st.lr = lr;
         *out = st;

@@ -137,7 +137,13 @@ void lr_ppo_defaults(struct lr_ppo_config *, int n_obs, int n_act);
 
 struct lr_ppo_stats {
     double policy_loss, value_loss, entropy, approx_kl, clip_frac;
-    double grad_norm, lr;
+    /* The L2 norms of the actor's and of the critic's gradient before
+     * clipping, means over the update's minibatches: each network is
+     * clipped to max_grad_norm on its own (lr_ppo.c's clip_scale), so
+     * each is what its clip is compared with.  (Their sum, reported
+     * until 2026-12-07 as one "grad_norm", was the norm of nothing.) */
+    double actor_grad_norm, critic_grad_norm;
+    double lr;
     double anchor_kl;         /* E[KL(pi_0 || pi)]; 0 without an anchor */
     /* Transitions of the rollout that ended an episode cut by a time
      * limit (lr_ppo_truncate), bootstrapped from V(s'): what a caller

@@ -155,7 +155,7 @@ step_weighted(struct lr_ppo *p, int n, const float *obs, const uint8_t *mask,
         return EINVAL;
     struct lr_ppo_imitate_stats s = { 0 };
     loss_grad(p, n, obs, mask, act, rw, ret, lw, &s);
-    double na, nc;
+    double na, nc = 0;
     double sa = clip_scale(p->actor, p->cfg.max_grad_norm, &na);
     lr_mlp_adam_step(p->actor, &p->adam_actor, lr, sa);
     if (ret) {
@@ -166,7 +166,8 @@ step_weighted(struct lr_ppo *p, int n, const float *obs, const uint8_t *mask,
         st->loss = s.loss / n;
         st->value_loss = s.value_loss / n;
         st->agreement = s.agreement / n;
-        st->grad_norm = na;
+        st->actor_grad_norm = na;
+        st->critic_grad_norm = nc;
         st->rows = n;
         st->label_rows = s.label_rows;
         st->label_agreement = s.label_rows
@@ -429,7 +430,8 @@ lr_ppo_imitate_fit(struct lr_ppo_imitate *im, struct lr_ppo *p, int epochs,
         sum.loss += st.loss;
         sum.value_loss += st.value_loss;
         sum.agreement += st.agreement;
-        sum.grad_norm += st.grad_norm;
+        sum.actor_grad_norm += st.actor_grad_norm;
+        sum.critic_grad_norm += st.critic_grad_norm;
         sum.rows += st.rows;
         sum.label_rows += st.label_rows;
         sum.label_agreement += st.label_agreement * st.label_rows;
@@ -440,7 +442,8 @@ lr_ppo_imitate_fit(struct lr_ppo_imitate *im, struct lr_ppo *p, int epochs,
         out->loss = sum.loss / steps;
         out->value_loss = sum.value_loss / steps;
         out->agreement = sum.agreement / steps;
-        out->grad_norm = sum.grad_norm / steps;
+        out->actor_grad_norm = sum.actor_grad_norm / steps;
+        out->critic_grad_norm = sum.critic_grad_norm / steps;
         out->rows = sum.rows;
         out->label_rows = sum.label_rows;
         out->label_agreement = sum.label_rows

@@ -80,7 +80,10 @@ struct lr_ppo_imitate_stats {
     double loss;              /* mean -log pi(a*|s), unweighted */
     double value_loss;        /* mean 0.5 (V - R)^2; 0 without returns */
     double agreement;         /* share of rows with argmax pi = a* */
-    double grad_norm;         /* the actor's, before clipping */
+    /* The L2 norms of the actor's and the critic's gradient before
+     * clipping (lr_ppo_stats's); the critic's 0 when no returns are
+     * fitted. */
+    double actor_grad_norm, critic_grad_norm;
     long rows;                /* rows the means are over */
     /* With a label weight (lr_ppo_imitate_config): the rows labelled
      * label_action, and the share of them with argmax pi = a*. */

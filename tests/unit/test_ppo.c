@@ -1079,6 +1079,42 @@ test_deterministic(void)
     lr_ppo_free(b);
 }
 
+/* The update's gradient-norm statistics, against the networks' own
+ * gradients: one epoch of one minibatch leaves that minibatch's
+ * gradient in each network (Adam reads it, scaled, and leaves it), so
+ * its L2 norms are computed here from the weights' gradients.  The
+ * clip (1e-3, far below either norm) scales the steps only: the
+ * statistics are the norms before clipping.  Before: one grad_norm,
+ * the actor's norm plus the critic's (3.036 = 0.255 + 2.781 here), the
+ * norm of nothing. */
+static void
+test_grad_norm_stat(void)
+{
+    struct lr_ppo *p = agent(4, 6, 21, 32);
+    p->cfg.n_epochs = 1;
+    p->cfg.n_minibatches = 1;
+    p->cfg.max_grad_norm = 1e-3;
+    struct lr_rng r;
+    lr_rng_seed(&r, 22);
+    random_rollout(p, &r, 32, 0.3);
+    struct lr_ppo_stats st;
+    lr_ppo_update(p, 0, &st);
+    double sa = 0, sc = 0;
+    for (int i = 0; i < p->actor->n_params; i++)
+        sa += p->actor->grad[i] * p->actor->grad[i];
+    for (int i = 0; i < p->critic->n_params; i++)
+        sc += p->critic->grad[i] * p->critic->grad[i];
+    double na = sqrt(sa), nc = sqrt(sc);
+    CU_ASSERT(na > 1e-2 && nc > 1e-2);
+    CU_ASSERT_DOUBLE_EQUAL(st.actor_grad_norm, na, 1e-9 * na);
+    CU_ASSERT_DOUBLE_EQUAL(st.critic_grad_norm, nc, 1e-9 * nc);
+    if (fabs(st.actor_grad_norm - na) > 1e-9 * na
+        || fabs(st.critic_grad_norm - nc) > 1e-9 * nc)
+        fprintf(stderr, "actor %.17g (want %.17g), critic %.17g (want "
+                "%.17g)\n", st.actor_grad_norm, na, st.critic_grad_norm, nc);
+    lr_ppo_free(p);
+}
+
 /* n_envs must divide the rollout. */
 /* Coefficients that would make an update write inf or NaN weights are
  * refused; an infinite clip or gradient norm (no clipping) is not, and
@@ -1350,6 +1386,7 @@ static CU_TestInfo tests[] = {
     { "save and load give identical outputs", test_save_load },
     { "decode refuses absurd sizes before building, and NaN critics",
       test_decode_hostile },
+    { "update: the gradient norms are the networks'", test_grad_norm_stat },
     CU_TEST_INFO_NULL,
 };
 

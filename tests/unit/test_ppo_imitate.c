@@ -201,6 +201,50 @@ test_masked_excluded(void)
     lr_ppo_free(p);
 }
 
+/* The L2 norm of a network's gradient, computed here. */
+static double
+grad_l2(const struct lr_mlp *m)
+{
+    double s = 0;
+    for (int i = 0; i < m->n_params; i++)
+        s += m->grad[i] * m->grad[i];
+    return sqrt(s);
+}
+
+/* A step's gradient norms are each network's, before clipping (the
+ * clip, 1e-3, is far below them), as PPO's update reports them; the
+ * critic's 0 when no returns are fitted.  Before, one grad_norm, the
+ * actor's alone, while the update's was the two added. */
+static void
+test_grad_norm_stat(void)
+{
+    enum { NO = 3, NA = 4, N = 12 };
+    struct lr_ppo *p = agent(NO, NA, 8, 31);
+    p->cfg.max_grad_norm = 1e-3;
+    struct lr_rng r;
+    lr_rng_seed(&r, 32);
+    float obs[N * NO];
+    uint8_t mask[N * NA];
+    int act[N];
+    double ret[N];
+    random_rows(&r, N, NO, NA, obs, mask, act);
+    for (int t = 0; t < N; t++)
+        ret[t] = lr_rng_uniform(&r) * 4 - 2;
+    struct lr_ppo_imitate_stats st;
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_imitate_step(p, N, obs, mask, act, ret,
+                                              1e-3, &st), 0);
+    double na = grad_l2(p->actor), nc = grad_l2(p->critic);
+    CU_ASSERT(na > 1e-2 && nc > 1e-2);
+    CU_ASSERT_DOUBLE_EQUAL(st.actor_grad_norm, na, 1e-9 * na);
+    CU_ASSERT_DOUBLE_EQUAL(st.critic_grad_norm, nc, 1e-9 * nc);
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_imitate_step(p, N, obs, mask, act, NULL,
+                                              1e-3, &st), 0);
+    na = grad_l2(p->actor);
+    CU_ASSERT_DOUBLE_EQUAL(st.actor_grad_norm, na, 1e-9 * na);
+    CU_ASSERT_EQUAL(st.critic_grad_norm, 0);
+    lr_ppo_free(p);
+}
+
 /* A masked or out-of-range teacher action, no rows or a bad learning
  * rate: EINVAL, and the weights and Adam's state as they were. */
 static void
@@ -863,6 +907,7 @@ static CU_TestInfo tests[] = {
     { "DAgger learns the slowest candidate (>= 95% on unseen states)",
       test_learns_slowest },
     { "same seed, same weights", test_deterministic },
+    { "a step's gradient norms are the networks'", test_grad_norm_stat },
     CU_TEST_INFO_NULL,
 };
 
