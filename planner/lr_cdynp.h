@@ -386,6 +386,11 @@ struct lr_cdynp_options {
                                * (the search before 2026-12-06) */
 };
 
+/* lr_cdynp_options.beam for a beam width as users give it (lightrail
+ * plan --beam, lightraild's cdynp-beam): 0 there is the greedy chain's
+ * prefixes only, which the options, zeroed by default, spell -1. */
+int lr_cdynp_beam_option(int width);
+
 /* The default chain order: start at the DC with the most compute, then
  * repeatedly append the unvisited DC with the fastest link from the tail
  * (ties: more compute, then lower index).  DCs that cannot be reached are

@@ -135,6 +135,12 @@ order_by(const struct lr_cdynp_view *tm, const double *compute, int *order)
 }
 
 int
+lr_cdynp_beam_option(int width)
+{
+    return width > 0 ? width : -1;
+}
+
+int
 lr_cdynp_order(const struct lr_tm *tm, int *order)
 {
     double compute[LR_TM_MAX_DCS];

@@ -81,14 +81,17 @@ $LIGHTRAIL plan --model-file "$TOY" --cluster "$MAN3" --algo exact \
 $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo dp \
     --format json > "$tmp/dp.json"
 if jq -e --arg c "$MAN3" '.cluster == $c and .inter_dc_gbps == 10
-        and .window == 2 and .order == "dc1,dc2" and .device_step == 2' \
+        and .window == 2 and .order == "dc1,dc2" and .device_step == 2
+        and has("beam") and .beam == null' \
         "$tmp/set.json" > /dev/null \
    && jq -e --arg c "$MAN3" '.cluster == $c and .inter_dc_gbps == null
-        and .window == 4 and .order == null and .device_step == "auto"' \
+        and .window == 4 and .order == null and .device_step == "auto"
+        and .beam == 8' \
         "$tmp/def.json" > /dev/null \
-   && jq -e '.max_nodes == 50000000 and (has("window") | not)' \
+   && jq -e '.max_nodes == 50000000 and (has("window") or has("beam") | not)' \
         "$tmp/ex.json" > /dev/null \
-   && jq -e '(has("window") or has("max_nodes") or has("device_step")) | not' \
+   && jq -e '(has("window") or has("max_nodes") or has("device_step")
+              or has("beam")) | not' \
         "$tmp/dp.json" > /dev/null \
    && $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --inter-dc-gbps 10 \
         | head -1 | grep -q '; inter-DC links at 10 Gb/s (--inter-dc-gbps)$'; then
@@ -235,7 +238,7 @@ jq -e -n --slurpfile a "$tmp/nd.json" --slurpfile b "$tmp/d.json" '
     $a[0] as $n | $b[0] as $d
     | $d.algorithm == "cdynp-distributed"
     and all("model", "batch", "microbatch", "microbatches", "cluster",
-            "inter_dc_gbps", "window", "order", "feasible";
+            "inter_dc_gbps", "window", "order", "beam", "feasible";
             . as $k | $d | has($k) and .[$k] == $n[$k])
     and $d.window == 2 and $d.order == "dc1,dc2,dc3"
     and $d.inter_dc_gbps == null and ($d | has("device_step"))
@@ -246,5 +249,57 @@ jq -e -n --slurpfile a "$tmp/nd.json" --slurpfile b "$tmp/d.json" '
         <= 1e-9 * $n.iteration_time_s' > /dev/null \
     && ok "plan --distributed JSON: the settings and sum_s of plan's" \
     || notok "plan --distributed JSON against plan's: $(jq -c 'del(.stages, .boundaries, .dcs)' "$tmp/nd.json" "$tmp/d.json")"
+
+# --beam B: CDynP's beam width beyond 6 DCs (0: the greedy chain's
+# prefixes only, the search before 2026-12-06), which only
+# lr-bench-cdynp set before.  tests/data/wide-7 and wide-13 are seeds 7
+# (7 DCs) and 13 (8 DCs) of lr_instance_random_dcs(seed, 7, 8), the
+# instances test_cdynp_beam_beyond_all_orders plans, written as a
+# user's files (figures rounded to the files' decimals; seed 13 draws
+# microbatch 2): the greedy prefixes stay far above the beam's T (0.539
+# against 0.322 s, and 0.553 against 0.286 s), whose chains are no
+# greedy prefix.  The default is width 8, and the JSON names the width;
+# plan --distributed (every DC in this process here) takes it too.
+WIDE=$srcdir/tests/data
+: > "$tmp/err"
+for w in 7:1 13:2; do
+    s=${w%:*} m=${w#*:}
+    for b in 0 8 def; do
+        [ $b = def ] && beam= || beam="--beam $b"
+        $LIGHTRAIL plan --model-file "$WIDE/wide-$s/model.json" \
+            --cluster "$WIDE/wide-$s/cluster.json" --microbatch $m $beam \
+            --format json > "$tmp/w$s.$b.json" 2>> "$tmp/err"
+        $LIGHTRAIL plan --distributed --model-file "$WIDE/wide-$s/model.json" \
+            --cluster "$WIDE/wide-$s/cluster.json" --microbatch $m $beam \
+            --format json > "$tmp/wd$s.$b.json" 2>> "$tmp/err"
+    done
+    if jq -e -n --slurpfile g "$tmp/w$s.0.json" --slurpfile b "$tmp/w$s.8.json" \
+         --slurpfile d "$tmp/w$s.def.json" --slurpfile dg "$tmp/wd$s.0.json" \
+         --slurpfile db "$tmp/wd$s.8.json" '
+        $g[0].beam == 0 and $b[0].beam == 8 and $d[0].beam == 8
+        and $dg[0].beam == 0 and $db[0].beam == 8
+        and $g[0].iteration_time_s > 1.5 * $b[0].iteration_time_s
+        and $d[0].iteration_time_s == $b[0].iteration_time_s
+        and ($dg[0].iteration_time_s - $g[0].iteration_time_s | fabs)
+            <= 1e-9 * $g[0].iteration_time_s
+        and ($db[0].iteration_time_s - $b[0].iteration_time_s | fabs)
+            <= 1e-9 * $b[0].iteration_time_s' > /dev/null; then
+        ok "--beam on wide-$s: width 0 T $(jq .iteration_time_s "$tmp/w$s.0.json") s, width 8 (the default) $(jq .iteration_time_s "$tmp/w$s.8.json") s, --distributed alike"
+    else
+        notok "--beam on wide-$s: $(cat "$tmp/err") $(jq -c '[.beam, .iteration_time_s]' "$tmp/w$s.0.json" "$tmp/w$s.8.json" "$tmp/w$s.def.json" "$tmp/wd$s.0.json" "$tmp/wd$s.8.json" | tr '\n' ' ')"
+    fi
+done
+expect_bad "lightrail plan: --beam wants a width from 0 to 64 (0: the greedy chain's prefixes only), not '65'" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --beam 65
+expect_bad "lightrail plan: --beam wants a width from 0 to 64 (0: the greedy chain's prefixes only), not '-1'" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --beam -1
+expect_bad "lightrail plan: --beam wants a width from 0 to 64 (0: the greedy chain's prefixes only), not 'wide'" \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$MAN3" --beam wide
+expect_bad "lightrail plan: --beam given twice ('4', then '8'): give it once" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --beam 4 --beam 8
+expect_bad "--algo exact does not use them" \
+    $LIGHTRAIL plan --model-file "$TOY" --cluster "$MAN3" --algo exact --beam 4
+expect_bad "lightrail plan: --beam searches chains of DCs and --order gives the one chain: give one of them" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --order dc1,dc2 --beam 4
 
 lr_summary

@@ -30,6 +30,8 @@
 
 /* --window's message names the layer limit. */
 _Static_assert(LR_MODEL_MAX_LAYERS == 4096, "update --window's message");
+/* --beam's message names the widest beam. */
+_Static_assert(LR_CDYNP_MAX_BEAM == 64, "update --beam's message");
 
 enum algo { A_CDYNP, A_EXACT, A_DP, A_PIPEDREAM, A_SPP, A_ZONE };
 static const char *const algo_names[] = {
@@ -44,6 +46,9 @@ struct opts {
     bool window_set;
     int device_step;          /* 0: automatic */
     bool device_step_set;     /* --device-step given, auto included */
+    int beam;                 /* --beam: the width; 0: the greedy
+                               * chain's prefixes only */
+    bool beam_set;
     long max_nodes;
     double inter_gbps;        /* > 0: every inter-DC link at this rate */
     bool json;
@@ -61,7 +66,7 @@ usage(FILE *f)
 "usage: lightrail plan (--model NAME | --model-file FILE) --cluster FILE\n"
 "                      [--algo cdynp|exact|dp|pipedream|spp|zone]\n"
 "                      [--batch B] [--microbatch b] [--window w]\n"
-"                      [--order DC,DC,...] [--device-step S]\n"
+"                      [--order DC,DC,...] [--device-step S] [--beam B]\n"
 "                      [--max-nodes N] [--inter-dc-gbps G]\n"
 "                      [--format text|json] [--plot FILE.png]\n"
 "       lightrail plan --distributed (--model NAME | --model-file FILE)\n"
@@ -69,7 +74,7 @@ usage(FILE *f)
 "                      [--timeout S] [--plan-timeout S]\n"
 "                      [--record FILE] [--batch B]\n"
 "                      [--microbatch b] [--window w] [--order LIST]\n"
-"                      [--format text|json]\n"
+"                      [--beam B] [--format text|json]\n"
 "\n"
 "Cuts the model into pipeline stages over the data centers of the cluster\n"
 "and predicts one training iteration with the v1 time model.\n"
@@ -99,13 +104,19 @@ usage(FILE *f)
 "                      auto, 2, 4 and 8 times auto and, above %d\n"
 "                      devices, the finer steps over %d of them\n"
 "                      (slower; docs/cdynp.md, \"Device step\")\n"
+"  --beam B            beyond %d DCs without --order, CDynP's beam: the\n"
+"                      B best chains of each length grow by a DC at\n"
+"                      either end (default %d, at most %d, narrower on\n"
+"                      many DCs); 0 = the greedy chain's prefixes only,\n"
+"                      the search before 2026-12-06 (docs/cdynp.md)\n"
 "  --max-nodes N       bound on exact's search (default 50000000)\n"
 "  --inter-dc-gbps G   set every inter-DC link of the cluster to G Gb/s\n"
 "                      (latencies kept), for bandwidth sweeps\n"
 "  --format FMT        text (a table) or json; the plan names what it was\n"
 "                      made with: cluster, inter_dc_gbps, and window,\n"
-"                      order and device_step for cdynp (null with\n"
-"                      --distributed: each DC's own), max_nodes for exact\n"
+"                      order, beam (null with --order) and device_step\n"
+"                      for cdynp (null with --distributed: each DC's\n"
+"                      own), max_nodes for exact\n"
 "  --plot FILE.png     Gantt chart of one iteration (gnuplot)\n"
 "  --distributed       CDynP with the agents of the DCs that the cluster\n"
 "                      marks 'remote' (docs/agent-protocol.md); their\n"
@@ -122,7 +133,8 @@ usage(FILE *f)
 "exit status: 0 a plan, 3 no plan satisfies the request or an agent\n"
 "cannot be reached (the reason is printed), 2 bad input, 1 internal\n"
 "failure\n", LR_CDYNP_DEFAULT_WINDOW, LR_CDYNP_AUTO_CELLS,
-        LR_CDYNP_AUTO_CELLS, LR_CDYNP_AUTO_CELLS);
+        LR_CDYNP_AUTO_CELLS, LR_CDYNP_AUTO_CELLS,
+        LR_CDYNP_ALL_ORDERS, LR_CDYNP_BEAM, LR_CDYNP_MAX_BEAM);
 }
 
 static int
@@ -131,7 +143,7 @@ parse_args(int argc, char **argv, struct opts *o)
     enum { O_MODEL = 256, O_MFILE, O_CLUSTER, O_ALGO, O_BATCH, O_MICRO,
            O_WINDOW, O_ORDER, O_NODES, O_FORMAT, O_PLOT, O_GBPS, O_HELP,
            O_DIST, O_CERT, O_KEY, O_CA, O_TIMEOUT, O_RECORD, O_STEP,
-           O_BUDGET };
+           O_BUDGET, O_BEAM };
     static const struct option longopts[] = {
         { "model", required_argument, NULL, O_MODEL },
         { "model-file", required_argument, NULL, O_MFILE },
@@ -142,6 +154,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "window", required_argument, NULL, O_WINDOW },
         { "order", required_argument, NULL, O_ORDER },
         { "device-step", required_argument, NULL, O_STEP },
+        { "beam", required_argument, NULL, O_BEAM },
         { "max-nodes", required_argument, NULL, O_NODES },
         { "format", required_argument, NULL, O_FORMAT },
         { "plot", required_argument, NULL, O_PLOT },
@@ -207,6 +220,13 @@ parse_args(int argc, char **argv, struct opts *o)
             else
                 o->device_step = (int) v;
             break;
+        case O_BEAM:
+            if (lr_cli_parse_long(optarg, 0, LR_CDYNP_MAX_BEAM, &v))
+                bad = "--beam wants a width from 0 to 64 (0: the greedy "
+                      "chain's prefixes only)";
+            o->beam = (int) v;
+            o->beam_set = true;
+            break;
         case O_NODES:
             if (lr_cli_parse_long(optarg, 1, 1L << 40, &v))
                 bad = "--max-nodes wants a positive integer, "
@@ -264,11 +284,17 @@ parse_args(int argc, char **argv, struct opts *o)
         return LR_EXIT_USAGE;
     }
     /* Options of one algorithm, which the others would ignore. */
-    if ((o->order || o->window_set || o->device_step_set)
+    if ((o->order || o->window_set || o->device_step_set || o->beam_set)
         && o->algo != A_CDYNP) {
-        lr_cli_err(CMD, "--order, --window and --device-step set CDynP's "
-                   "search: --algo %s does not use them",
+        lr_cli_err(CMD, "--order, --window, --device-step and --beam set "
+                   "CDynP's search: --algo %s does not use them",
                    algo_names[o->algo]);
+        return LR_EXIT_USAGE;
+    }
+    /* The beam searches for a chain; --order is the chain. */
+    if (o->order && o->beam_set) {
+        lr_cli_err(CMD, "--beam searches chains of DCs and --order gives "
+                   "the one chain: give one of them");
         return LR_EXIT_USAGE;
     }
     if (o->plot && o->algo == A_DP) {
@@ -385,6 +411,9 @@ plan_json_settings(json_object *j, const struct opts *o)
         json_object_object_add(j, "window", json_object_new_int(o->window));
         json_object_object_add(j, "order", o->order
                                ? json_object_new_string(o->order) : NULL);
+        /* The beam plays no part in a given chain. */
+        json_object_object_add(j, "beam", o->order ? NULL
+                               : json_object_new_int(o->beam));
         json_object_object_add(j, "device_step",
             o->device_step == 0 ? json_object_new_string("auto")
             : o->device_step == LR_CDYNP_STEP_BEST
@@ -519,6 +548,7 @@ lr_cmd_plan(int argc, char **argv)
     struct opts o = {
         .algo = A_CDYNP, .batch = 32, .micro = 1,
         .window = LR_CDYNP_DEFAULT_WINDOW, .max_nodes = 50000000,
+        .beam = LR_CDYNP_BEAM,
     };
     int rc = parse_args(argc, argv, &o);
     if (rc)
@@ -592,7 +622,7 @@ lr_cmd_plan(int argc, char **argv)
             .timeout = o.timeout > 0 ? o.timeout : 5, .budget = o.budget,
             .json = o.json,
             .window = o.window, .order = n_order ? order : NULL,
-            .n_order = n_order, .order_text = o.order,
+            .n_order = n_order, .order_text = o.order, .beam = o.beam,
         };
         rc = lr_plan_distributed(&d, tm, cluster);
         goto cleanup;
@@ -606,6 +636,7 @@ lr_cmd_plan(int argc, char **argv)
         struct lr_cdynp_options co = {
             .window = o.window, .order = n_order ? order : NULL,
             .n_order = n_order, .device_step = o.device_step,
+            .beam = lr_cdynp_beam_option(o.beam),
         };
         why = lr_cdynp_plan(tm, &co, plan, ev);
         break;

@@ -90,6 +90,8 @@ result_json(const struct lr_plan_dist *d, const struct lr_tm *tm,
     json_object_object_add(j, "window", json_object_new_int(d->window));
     json_object_object_add(j, "order", d->order_text
                            ? json_object_new_string(d->order_text) : NULL);
+    json_object_object_add(j, "beam", d->order_text ? NULL
+                           : json_object_new_int(d->beam));
     json_object_object_add(j, "device_step", NULL);
     json_object_object_add(j, "feasible",
                            json_object_new_boolean(why == LR_TM_OK));
@@ -199,6 +201,7 @@ lr_plan_distributed(const struct lr_plan_dist *d, const struct lr_tm *tm,
     double t0 = lr_cli_now();
     struct lr_cdynp_options co = {
         .window = d->window, .order = d->order, .n_order = d->n_order,
+        .beam = lr_cdynp_beam_option(d->beam),
     };
     struct lr_cdynp_view view = lr_cdynp_view_of(tm);
     enum lr_tm_why why = LR_TM_OK;

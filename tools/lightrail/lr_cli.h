@@ -76,6 +76,8 @@ struct lr_plan_dist {
     const int *order;
     int n_order;
     const char *order_text;       /* --order as given, or NULL */
+    int beam;                     /* --beam's width; 0: the greedy
+                                   * chain's prefixes only */
 };
 /* Returns an exit code (LR_EXIT_INFEASIBLE when an agent cannot be
  * reached), the reason printed on stderr. */
