@@ -780,6 +780,7 @@ main(int argc, char **argv)
         .ppo_policy = cfg->ppo_policy[0] ? cfg->ppo_policy : NULL,
         .ppo_mean_job_s = cfg->ppo_mean_job_s,
         .cdynp_step = cfg->cdynp_step,
+        .cdynp_beam = cfg->cdynp_beam,
         .ppo_rollout = cfg->ppo_rollout ? &cfg->ppo_ro : NULL,
     };
     openblas_set_num_threads(1);

@@ -264,7 +264,7 @@ dc_node_of(const struct lr_topo *t, const struct lr_cluster *cl, int k)
 }
 
 static enum lr_tm_why
-run_planner(const struct lr_tm *tm, const char *algo, int step,
+run_planner(const struct lr_tm *tm, const char *algo, int step, int beam,
             struct lr_plan *plan, struct lr_tm_eval *ev);
 
 static bool
@@ -347,16 +347,16 @@ plan_memoised(struct lr_ctl *c, const struct lr_intent *in, const char *algo,
         *plan = m->plan;
         return m->why;
     }
-    key.why = run_planner(tm, algo, c->cdynp_step, plan, ev);
+    key.why = run_planner(tm, algo, c->cdynp_step, c->cdynp_beam, plan, ev);
     key.plan = *plan;
     memo_put(c, &key);
     return key.why;
 }
 
-/* 'algo' over 'tm'; CDynP with device step 'step'
- * (lr_cdynp_options.device_step). */
+/* 'algo' over 'tm'; CDynP with device step 'step' and beam width
+ * 'beam' (lr_cdynp_options.device_step and .beam). */
 static enum lr_tm_why
-run_planner(const struct lr_tm *tm, const char *algo, int step,
+run_planner(const struct lr_tm *tm, const char *algo, int step, int beam,
             struct lr_plan *plan, struct lr_tm_eval *ev)
 {
     if (!strcmp(algo, "exact")) {
@@ -373,6 +373,7 @@ run_planner(const struct lr_tm *tm, const char *algo, int step,
         return lr_baseline_zone(tm, NULL, plan, ev);
     const struct lr_cdynp_options o = {
         .window = LR_CDYNP_DEFAULT_WINDOW, .device_step = step,
+        .beam = beam,
     };
     return lr_cdynp_plan(tm, &o, plan, ev);
 }
@@ -747,8 +748,8 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
         } else {
             lr_ctl_settle_before_plan(c);
             v = lr_ctl_plan_with_agents(c->cluster, c->agent, tm,
-                                        c->cdynp_step, res, plan, why,
-                                        sizeof why);
+                                        c->cdynp_step, c->cdynp_beam, res,
+                                        plan, why, sizeof why);
         }
         if (v != LR_TM_OK) {
             job->phase = LR_JOB_BLOCKED;
@@ -1171,8 +1172,9 @@ lr_ctl_plan_run(struct lr_ctl_plan *p)
 {
     if (p->agents) {
         p->key.why = lr_ctl_plan_with_agents(p->cluster, p->agent, p->tm,
-                                             p->step, &p->res, &p->key.plan,
-                                             p->why, sizeof p->why);
+                                             p->step, p->beam, &p->res,
+                                             &p->key.plan, p->why,
+                                             sizeof p->why);
         if (p->key.why == LR_TM_OK) {
             p->commit_rc = lr_ctl_commit_chain(p->agent, p->cluster, &p->res,
                                                p->name, p->commit_why,
@@ -1184,7 +1186,7 @@ lr_ctl_plan_run(struct lr_ctl_plan *p)
     }
     struct lr_tm_eval *ev = malloc(sizeof *ev);
     p->key.why = ev ? run_planner(p->tm, p->key.algorithm, p->step,
-                                  &p->key.plan, ev)
+                                  p->beam, &p->key.plan, ev)
                     : LR_TM_NOMEM;
     free(ev);
 }
@@ -1243,6 +1245,7 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
     }
     p->network_gen = c->network_gen;
     p->step = c->cdynp_step;
+    p->beam = c->cdynp_beam;
     struct lr_ctl_op *o = calloc(1, sizeof *o);
     if (!o) {
         lr_ctl_plan_free(p);
@@ -2299,6 +2302,7 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     c->agent_budget = cfg->agent_budget_s > 0 ? cfg->agent_budget_s : 0;
     c->inspect = cfg->inspect;
     c->cdynp_step = cfg->cdynp_step;
+    c->cdynp_beam = cfg->cdynp_beam;
     c->clock_ms = cfg->clock_ms;
     c->clock_arg = cfg->clock_arg;
     rc = lr_store_open(cfg->db_path, &c->store, err, errlen);

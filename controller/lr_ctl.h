@@ -182,6 +182,11 @@ struct lr_ctl_config {
      * (lr_cdynp_options.device_step: 0 automatic, LR_CDYNP_STEP_BEST,
      * or a step). */
     int cdynp_step;
+    /* cdynp-beam: CDynP's beam width beyond LR_CDYNP_ALL_ORDERS DCs
+     * (lr_cdynp_options.beam: 0, as a zeroed config has it, the default
+     * width; -1 the greedy chain's prefixes only), for the chains of
+     * the DCs planned here and over the agents alike. */
+    int cdynp_beam;
     /* ppo-rollout: decide ppo intents by the rollout of the policy on
      * the network as it is and its running jobs (lr_ctl_ppo.h); NULL:
      * the policy alone.  A value out of range fails lr_ctl_new(). */

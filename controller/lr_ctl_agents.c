@@ -25,7 +25,9 @@
  * each remote DC of the chain, one stage with no devices (g = 0) over its
  * layers, in chain order.  A failed agent: LR_TM_DEVICES with its reason
  * in why[len]; LR_TM_OK with why[0] = '\0', or the note of an agent too
- * old for some runs (lr_agent_plan()).  Reads nothing of the controller:
+ * old for some runs (lr_agent_plan()).  'step' is the local DCs' device
+ * step, 'beam' the chain search's width (lr_cdynp_options).  Reads
+ * nothing of the controller:
  * it runs on the loop (admit) or on the planner's thread
  * (lr_ctl_plan_run), with 'cl' and the agents borrowed from it.  The
  * agents keep 'tm' as their job's (lr_agent_party_set_job): it must
@@ -33,7 +35,7 @@
 enum lr_tm_why
 lr_ctl_plan_with_agents(const struct lr_cluster *cl,
                         struct lr_cdynp_party *const *agent,
-                        const struct lr_tm *tm, int step,
+                        const struct lr_tm *tm, int step, int beam,
                         struct lr_cdynp_result *res, struct lr_plan *plan,
                         char *why, size_t len)
 {
@@ -55,7 +57,10 @@ lr_ctl_plan_with_agents(const struct lr_cluster *cl,
         }
     }
     struct lr_cdynp_view view = lr_cdynp_view_of(tm);
-    if (lr_agent_plan(cl, parties, NULL, &view, res, local, &verdict, why,
+    const struct lr_cdynp_options opts = {
+        .window = LR_CDYNP_DEFAULT_WINDOW, .beam = beam,
+    };
+    if (lr_agent_plan(cl, parties, &opts, &view, res, local, &verdict, why,
                       len)) {
         verdict = LR_TM_DEVICES;
         goto cleanup;

@@ -110,6 +110,7 @@ struct lr_ctl {
     char *ppo_path;
     double ppo_mean_job_s;
     int cdynp_step;                   /* lr_ctl_config's */
+    int cdynp_beam;                   /* lr_ctl_config's */
     struct lr_ctl_ppo_rollout ppo_ro;
     bool ppo_has_ro;
     /* When the policy in use was loaded (ctl_now_ms) and how many reloads
@@ -205,6 +206,7 @@ struct lr_ctl_plan {
     struct plan_memo key;             /* why and plan set by the run */
     unsigned long network_gen;        /* c->network_gen when begun */
     int step;                         /* c->cdynp_step */
+    int beam;                         /* c->cdynp_beam */
     /* With the agents: */
     bool agents;
     char name[LR_JOB_NAME_MAX];       /* the intent's */
@@ -299,7 +301,7 @@ void lr_ctl_unbook_lightpaths(struct lr_ctl *, const struct lr_job *);
 enum lr_tm_why lr_ctl_plan_with_agents(const struct lr_cluster *,
                                        struct lr_cdynp_party *const *agent,
                                        const struct lr_tm *, int step,
-                                       struct lr_cdynp_result *,
+                                       int beam, struct lr_cdynp_result *,
                                        struct lr_plan *, char *why,
                                        size_t len);
 int lr_ctl_commit_chain(struct lr_cdynp_party *const agent[],

@@ -155,6 +155,10 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
     c->cdynp_step = !step || !strcmp(step, "auto") ? 0
                     : !strcmp(step, "best") ? LR_CDYNP_STEP_BEST
                     : (int) strtol(step, NULL, 10);
+    /* It has a default: validation has created it. */
+    const char *beam = lr_yang_leaf(top, LR_YANG_LRCFG, "cdynp-beam");
+    c->cdynp_beam = lr_cdynp_beam_option(beam ? (int) strtol(beam, NULL, 10)
+                                         : LR_CDYNP_BEAM);
     const char *every = lr_yang_leaf(top, LR_YANG_LRCFG,
                                      "reconcile-interval");
     c->reconcile_s = every ? (int) strtol(every, NULL, 10) : 300;

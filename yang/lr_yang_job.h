@@ -353,6 +353,10 @@ struct lr_config {
     double ppo_mean_job_s;             /* seconds, > 0; 3600 */
     int cdynp_step;                    /* 0 auto, LR_CDYNP_STEP_BEST, or
                                         * 1..1000000 */
+    int cdynp_beam;                    /* cdynp-beam as
+                                        * lr_cdynp_options.beam takes it
+                                        * (lr_cdynp_beam_option()): -1
+                                        * for width 0, else 1..64 */
     int reconcile_s;                   /* reconcile-interval, s: 300;
                                         * 0 = no periodic one */
     bool ppo_rollout;                  /* the ppo-rollout container */

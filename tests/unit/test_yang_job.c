@@ -20,6 +20,7 @@
 #include "controller/lr_job.h"
 #include "northbound/nb_int.h"
 #include "northbound/nb_server.h"
+#include "planner/lr_cdynp.h"
 #include "planner/lr_cluster.h"
 #include "planner/lr_model.h"
 #include "planner/lr_modulation.h"
@@ -90,7 +91,7 @@ test_embedded_modules(void)
         { LR_YANG_LRJ, "yang/lightrail-job.yang", "urn:lightrail:job",
           "2026-12-06" },
         { LR_YANG_LRCFG, "yang/lightrail-config.yang",
-          "urn:lightrail:config", "2026-12-06" },
+          "urn:lightrail:config", "2026-12-07" },
         { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",
           "2026-12-06" },
         /* RFC 8040 9.3's module, written from the RFC: its namespace. */
@@ -2261,6 +2262,45 @@ test_config_reconcile(void)
         if (strcmp(err, want))
             fprintf(stderr, "bad %zu: %s\n", i, err);
     }
+#undef CFG_HEAD
+}
+
+/* cdynp-beam: lr_cdynp_options.beam's value for the width given (8
+ * when absent; 0, the greedy prefixes alone, is -1 there, where 0 is
+ * the default); a width past 64 refused with the bounds and the path. */
+static void
+test_config_beam(void)
+{
+#define CFG_HEAD "{\"lightrail-config:lightraild\":{" \
+    "\"state-dir\":\"s\",\"topology-file\":\"t.json\"," \
+    "\"cluster-file\":\"c.json\",\"listen\":{\"tls\":false}"
+    static const struct {
+        const char *text;
+        int want;
+    } good[] = {
+        { CFG_HEAD "}}", LR_CDYNP_BEAM },
+        { CFG_HEAD ",\"cdynp-beam\":0}}", -1 },
+        { CFG_HEAD ",\"cdynp-beam\":1}}", 1 },
+        { CFG_HEAD ",\"cdynp-beam\":64}}", 64 },
+    };
+    static struct lr_config c;
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char dir[] = "/tmp/lr-config-XXXXXX", err[1024] = "";
+        int rc = load_config_text(dir, good[i].text, &c, err, sizeof err);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc)
+            fprintf(stderr, "good %zu: %s\n", i, err);
+        CU_ASSERT_EQUAL(c.cdynp_beam, good[i].want);
+    }
+    char dir[] = "/tmp/lr-config-XXXXXX", err[1024] = "", want[1200];
+    CU_ASSERT_EQUAL(load_config_text(dir, CFG_HEAD ",\"cdynp-beam\":65}}",
+                                     &c, err, sizeof err), EINVAL);
+    snprintf(want, sizeof want, "%s/lightraild.json: /lightrail-config:"
+             "lightraild/cdynp-beam: Unsatisfied range - value \"65\" is "
+             "out of the allowed range. Allowed: 0 to 64. (line 1)", dir);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    if (strcmp(err, want))
+        fprintf(stderr, "bad: %s\n", err);
 #undef CFG_HEAD
 }
 
@@ -4712,6 +4752,7 @@ static CU_TestInfo tests[] = {
     { "config: ppo-mean-job-s must be positive", test_config_mean_job },
     { "config: a union's refusal says what it takes", test_config_union },
     { "config: reconcile-interval", test_config_reconcile },
+    { "config: cdynp-beam", test_config_beam },
     { "ppo-rollout: defaults, every leaf, and refusals",
       test_config_rollout },
     { "config: southbound settings", test_config_southbound },
