@@ -94,7 +94,8 @@ usage(FILE *f)
 "  --microbatch b      samples per microbatch, dividing B (default 1)\n"
 "  --window w          CDynP's search window, +-w layers around the\n"
 "                      pre-partition (default %d; -1 = whole range)\n"
-"  --order LIST        CDynP's chain of DCs (default: every chain)\n"
+"  --order LIST        CDynP's chain of DCs (default: every chain up to\n"
+"                      %d DCs, beyond them a search: --beam)\n"
 "  --device-step S     CDynP gives stages multiples of S devices (its DP\n"
 "                      then costs what a DC of N/S devices would); 1 =\n"
 "                      every count; default auto: 1 up to %d devices a\n"
@@ -132,8 +133,8 @@ usage(FILE *f)
 "\n"
 "exit status: 0 a plan, 3 no plan satisfies the request or an agent\n"
 "cannot be reached (the reason is printed), 2 bad input, 1 internal\n"
-"failure\n", LR_CDYNP_DEFAULT_WINDOW, LR_CDYNP_AUTO_CELLS,
-        LR_CDYNP_AUTO_CELLS, LR_CDYNP_AUTO_CELLS,
+"failure\n", LR_CDYNP_DEFAULT_WINDOW, LR_CDYNP_ALL_ORDERS,
+        LR_CDYNP_AUTO_CELLS, LR_CDYNP_AUTO_CELLS, LR_CDYNP_AUTO_CELLS,
         LR_CDYNP_ALL_ORDERS, LR_CDYNP_BEAM, LR_CDYNP_MAX_BEAM);
 }
 
