@@ -884,7 +884,8 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
             lp->n_links = p->n_links;
             memcpy(lp->links, p->links, (size_t) lp->n_links * sizeof(int));
             lp->length_km = p->length_km;
-            lp->mod = ch.mod;
+            snprintf(lp->modulation, sizeof lp->modulation, "%s",
+                     c->rsa->mods.f[ch.mod].name);
             lp->first = ch.first;
             lp->m = ch.m;
             int mm;

@@ -148,7 +148,8 @@ lr_ctl_admit_ppo(struct lr_ctl *c, const struct lr_model *model,
             memcpy(lp->links, p[dir]->links,
                    (size_t) lp->n_links * sizeof(int));
             lp->length_km = p[dir]->length_km;
-            lp->mod = mod;
+            snprintf(lp->modulation, sizeof lp->modulation, "%s",
+                     c->rsa->mods.f[mod].name);
             lp->first = first;
             lp->m = m;
             int mm;

@@ -267,14 +267,12 @@ check_prepare(const struct lr_ctl *c, const struct lr_job *job, int k,
     p->rx = *rx;
     p->n = lp->n;
     p->m = lp->m;
-    /* The threshold is the table's that chose the format: a format
-     * without one (NAN) is refused by check_run(), not passed. */
-    p->threshold_db = NAN;
-    if (lp->mod >= 0 && lp->mod < c->rsa->mods.n) {
-        snprintf(p->modulation, sizeof p->modulation, "%s",
-                 c->rsa->mods.f[lp->mod].name);
-        p->threshold_db = c->rsa->mods.f[lp->mod].osnr_db;
-    }
+    /* The threshold is the table's in use, found by the format's name:
+     * a format without one (NAN), or one the table no longer has, is
+     * refused by check_run(), not passed. */
+    snprintf(p->modulation, sizeof p->modulation, "%s", lp->modulation);
+    int f = lr_modtable_find(&c->rsa->mods, lp->modulation);
+    p->threshold_db = f >= 0 ? c->rsa->mods.f[f].osnr_db : NAN;
     p->rate_gbps = lp->capacity_gbps;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "planner/lr_model.h"
+#include "planner/lr_modulation.h"
 #include "planner/lr_timemodel.h"
 
 #define LR_JOB_NAME_MAX 64
@@ -72,7 +73,13 @@ struct lr_lightpath {
     int n_links;
     int links[LR_JOB_MAX_HOPS];   /* topology link indices, in order */
     double length_km;
-    int mod;                  /* index in the modulation table */
+    /* The format by its name in the modulation table that chose it,
+     * "" when not known (a lightpath stored by index before schema 5
+     * whose index the default table lacked).  By name, not index: the
+     * table is lightraild's configuration (modulation-table) and may
+     * change between two starts, which must not re-read a lightpath as
+     * another format (lr_ctl_mod_mismatch()). */
+    char modulation[LR_MOD_NAME_MAX];
     int first, m;             /* slots, guard included */
     int n;                    /* flexgrid n of the channel (m is m) */
     double capacity_gbps;

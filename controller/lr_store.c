@@ -126,6 +126,20 @@ static const char *const lr_store_migrations[] = {
      * bits: a count over 2^63 - 1 is stored as the int64 of the same
      * bits and read back to the same uint64. */
     "ALTER TABLE jobs ADD COLUMN iterations INTEGER NOT NULL DEFAULT 0;",
+    /* 4 -> 5: a lightpath keeps its modulation format by name, not by
+     * its index in the table (lr_lightpath.modulation): the table became
+     * lightraild's configuration, and an index read against another
+     * table names another format.  Every store before this was written
+     * with the default table (lr_modtable_default(): BPSK, QPSK, 8QAM,
+     * 16QAM, in that order), so its indices name those; an index
+     * outside it, which no lightraild wrote, becomes '' (not known),
+     * reported as such rather than guessed. */
+    "ALTER TABLE lightpaths ADD COLUMN modulation TEXT NOT NULL"
+    "  DEFAULT '';"
+    "UPDATE lightpaths SET modulation = CASE mod WHEN 0 THEN 'BPSK'"
+    "  WHEN 1 THEN 'QPSK' WHEN 2 THEN '8QAM' WHEN 3 THEN '16QAM'"
+    "  ELSE '' END;"
+    "ALTER TABLE lightpaths DROP COLUMN mod;",
 };
 #define LR_STORE_N_MIGRATIONS \
     ((int) (sizeof lr_store_migrations / sizeof lr_store_migrations[0]))
@@ -211,7 +225,7 @@ static const char *const lr_store_sql[ST_N] = {
                      " dc, g) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_GPU_INS] = "INSERT INTO gpus(job, dc, count) VALUES (?1, ?2, ?3)",
     [ST_LP_INS] = "INSERT INTO lightpaths(job, idx, from_dc, to_dc, links,"
-                  " length_km, mod, \"first\", m, n, capacity_gbps)"
+                  " length_km, modulation, \"first\", m, n, capacity_gbps)"
                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     [ST_SLOT_INS] = "INSERT INTO slots(link, slot, job, lp)"
                     " VALUES (?1, ?2, ?3, ?4)",
@@ -240,7 +254,8 @@ static const char *const lr_store_sql[ST_N] = {
     [ST_STAGES_GET] = "SELECT idx, first_layer, last_layer, dc, g"
                       " FROM stages WHERE job = ?1 ORDER BY idx",
     [ST_GPUS_GET] = "SELECT dc, count FROM gpus WHERE job = ?1",
-    [ST_LPS_GET] = "SELECT idx, from_dc, to_dc, links, length_km, mod,"
+    [ST_LPS_GET] = "SELECT idx, from_dc, to_dc, links, length_km,"
+                   " modulation,"
                    " \"first\", m, n, capacity_gbps"
                    " FROM lightpaths WHERE job = ?1 ORDER BY idx",
     [ST_JOB_NAMES] = "SELECT name FROM jobs ORDER BY name",
@@ -1702,6 +1717,11 @@ lr_store_job_printable(const struct lr_job *job, char *what, size_t len)
                      "is not within 0..65535", k, lp->first, lp->m);
             return false;
         }
+        if (!lr_store_terminated(lp->modulation, sizeof lp->modulation)) {
+            snprintf(what, len, "lightpath %d's modulation is not a "
+                     "terminated string", k);
+            return false;
+        }
     }
     return true;
 }
@@ -1828,7 +1848,7 @@ lr_store_insert_lightpath(struct lr_store *s, const struct lr_job *job, int k)
     sqlite3_bind_int(stmt, 4, lp->to_dc);
     lr_store_bind_text(stmt, 5, links);
     sqlite3_bind_double(stmt, 6, lp->length_km);
-    sqlite3_bind_int(stmt, 7, lp->mod);
+    lr_store_bind_text(stmt, 7, lp->modulation);
     sqlite3_bind_int(stmt, 8, lp->first);
     sqlite3_bind_int(stmt, 9, lp->m);
     sqlite3_bind_int(stmt, 10, lp->n);
@@ -2160,7 +2180,9 @@ lr_store_lightpath_row(struct lr_store *s, sqlite3_stmt *stmt,
         return lr_store_corrupt(s, name, "a lightpath's links are not a "
                                 "list of link indices");
     lp->length_km = lr_store_col_double(stmt, 4);
-    lp->mod = sqlite3_column_int(stmt, 5);
+    if (!lr_store_col_text(stmt, 5, lp->modulation, sizeof lp->modulation))
+        return lr_store_corrupt(s, name, "a lightpath's modulation name is "
+                                "longer than a format's");
     lp->first = sqlite3_column_int(stmt, 6);
     lp->m = sqlite3_column_int(stmt, 7);
     lp->n = sqlite3_column_int(stmt, 8);

@@ -33,7 +33,7 @@
 
 #include "controller/lr_job.h"
 
-#define LR_STORE_SCHEMA_VERSION 4
+#define LR_STORE_SCHEMA_VERSION 5
 
 struct lr_store;
 

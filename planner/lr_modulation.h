@@ -34,6 +34,9 @@
 #include <stddef.h>
 
 #define LR_MOD_MAX 16
+/* The bytes of a format's name, its NUL included.  A stored lightpath
+ * keeps its format by this name (controller/lr_job.h). */
+#define LR_MOD_NAME_MAX 16
 #define LR_SLOT_GHZ 12.5
 /* The OSNR thresholds a table accepts, dB: below 0 dB or above 50 dB in
  * 0.1 nm no coherent receiver works or needs, so such a value is a
@@ -42,7 +45,7 @@
 #define LR_MOD_OSNR_MAX_DB 50.0
 
 struct lr_modformat {
-    char name[16];
+    char name[LR_MOD_NAME_MAX];
     double reach_km;
     double se;                /* b/s/Hz */
     double osnr_db;           /* required OSNR, dB; NAN: unknown */

@@ -616,9 +616,9 @@ lr_yang_job_lightpaths(const struct lr_yang_job_env *env,
         if ((rc = lr_yang_termf(l, mod, "length-km", "%.3f",
                                 lp->length_km)))
             goto cleanup;
-        if (env->mods && lp->mod >= 0 && lp->mod < env->mods->n
-            && (rc = lyd_new_term(l, mod, "modulation",
-                                  env->mods->f[lp->mod].name, 0, NULL)))
+        if (lp->modulation[0]
+            && (rc = lyd_new_term(l, mod, "modulation", lp->modulation, 0,
+                                  NULL)))
             goto cleanup;
         if ((rc = lr_yang_termf(l, mod, "first-slot", "%d", lp->first))
             || (rc = lr_yang_termf(l, mod, "slots", "%d", lp->m))

@@ -87,8 +87,9 @@ int lr_yang_parse_intent(struct ly_ctx *, const char *body, size_t len,
  *
  * Names come from the inventories the indices refer to: DC names from
  * 'cluster' (needed when a job holds stages or devices), node and link
- * names from 'topo' (needed when it holds lightpaths), modulation names
- * from 'mods' (may be NULL: the modulation is then left out).  A stage's
+ * names from 'topo' (needed when it holds lightpaths); a lightpath
+ * names its modulation itself (lr_lightpath.modulation, left out when
+ * "").  'mods' may be NULL.  A stage's
  * time-s is the planner's stage time (lr_tm_stage_time()) when the
  * intent's model is a preset, and left out otherwise.  An index out of
  * range is EINVAL with the job's data path in 'err'. */

@@ -275,6 +275,11 @@ jq '.["lightrail-config:lightraild"]["state-dir"] = "old"' \
 python3 - "$D/old/lightrail.db" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
+# Schema 4's lightpaths: the format by its index in the default table.
+db.execute("ALTER TABLE lightpaths ADD COLUMN mod INTEGER NOT NULL DEFAULT -1")
+db.execute("UPDATE lightpaths SET mod = CASE modulation WHEN 'BPSK' THEN 0"
+           " WHEN 'QPSK' THEN 1 WHEN '8QAM' THEN 2 WHEN '16QAM' THEN 3 END")
+db.execute("ALTER TABLE lightpaths DROP COLUMN modulation")
 db.execute("ALTER TABLE jobs DROP COLUMN iterations")
 db.execute("UPDATE meta SET value = 3 WHERE key = 'schema_version'")
 db.commit()
@@ -320,9 +325,9 @@ PID=$!
 await_file "$D/old/lightraild.port" $PID "$tmp/old.log" lightraild \
     > "$tmp/old.wait" 2>&1 || notok "lightraild on a version 3 store: $(cat "$tmp/old.wait")"
 stop_daemon
-said="store $D/old/lightrail.db was schema 3; kept as $D/old/lightrail.db.schema-3.bak before migrating to 4"
+said="store $D/old/lightrail.db was schema 3; kept as $D/old/lightrail.db.schema-3.bak before migrating to 5"
 [ "$(sha256sum < "$D/old/lightrail.db.schema-3.bak" 2>/dev/null)" = "$sum3" ] \
-    && [ "$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT value FROM meta WHERE key = \"schema_version\"").fetchone()[0])' "$D/old/lightrail.db")" = 4 ] \
+    && [ "$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT value FROM meta WHERE key = \"schema_version\"").fetchone()[0])' "$D/old/lightrail.db")" = 5 ] \
     && [ "$(grep -c -F "$said" "$tmp/old.log")" = 1 ] \
     && ok "lightraild on a version 3 store: kept before migrating, said: $(grep -o 'store .*schema 3.*' "$tmp/old.log")" \
     || notok "lightraild on a version 3 store: $(ls "$D/old"); $(grep -i 'store' "$tmp/old.log")"

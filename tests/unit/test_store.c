@@ -145,13 +145,13 @@ make_job(struct lr_job *j, const char *name, int base, int first)
     j->lp[0] = (struct lr_lightpath) {
         .from_dc = 0, .to_dc = 3, .n_links = 3,
         .links = { base, base + 1, base + 2 },
-        .length_km = 812.5, .mod = 2, .first = first, .m = 4, .n = -97,
+        .length_km = 812.5, .modulation = "8QAM", .first = first, .m = 4, .n = -97,
         .capacity_gbps = 400.0,
     };
     j->lp[1] = (struct lr_lightpath) {
         .from_dc = 3, .to_dc = 0, .n_links = 2,
         .links = { base + 5, base + 4 },
-        .length_km = 640.25, .mod = 1, .first = first, .m = 4, .n = -97,
+        .length_km = 640.25, .modulation = "QPSK", .first = first, .m = 4, .n = -97,
         .capacity_gbps = 300.0,
     };
 }
@@ -190,7 +190,7 @@ assert_same_job(const struct lr_job *a, const struct lr_job *b)
         CU_ASSERT_EQUAL(memcmp(x->links, y->links,
                                (size_t) x->n_links * sizeof x->links[0]), 0);
         CU_ASSERT_EQUAL(x->length_km, y->length_km);
-        CU_ASSERT_EQUAL(x->mod, y->mod);
+        CU_ASSERT_STRING_EQUAL(x->modulation, y->modulation);
         CU_ASSERT_EQUAL(x->first, y->first);
         CU_ASSERT_EQUAL(x->m, y->m);
         CU_ASSERT_EQUAL(x->n, y->n);
@@ -706,6 +706,10 @@ static const struct {
     { "UPDATE lightpaths SET links = '3,x' WHERE job = 'a' AND idx = 1",
       "job 'a': a lightpath's links are not a list of link indices: the "
       "database is corrupt" },
+    { "UPDATE lightpaths SET modulation = '0123456789abcdef'"
+      " WHERE job = 'a' AND idx = 1",
+      "job 'a': a lightpath's modulation name is longer than a format's: "
+      "the database is corrupt" },
 };
 
 static void
@@ -784,6 +788,59 @@ test_reopen(void)
     lr_store_close(s);
 }
 
+/* What schema 4 wrote of the lightpaths, from schema 5's: the format by
+ * its index in the default table (lr_modtable_default()), the only one
+ * lightraild had. */
+#define LR_TEST_BACK_TO_V4 \
+    "ALTER TABLE lightpaths ADD COLUMN mod INTEGER NOT NULL DEFAULT -1;" \
+    "UPDATE lightpaths SET mod = CASE modulation WHEN 'BPSK' THEN 0" \
+    "  WHEN 'QPSK' THEN 1 WHEN '8QAM' THEN 2 WHEN '16QAM' THEN 3 END;" \
+    "ALTER TABLE lightpaths DROP COLUMN modulation;"
+
+/* A version 4 store kept a lightpath's format as its index in the
+ * table, which a table of lightraild's configuration would read as
+ * another format.  Migrated, each index is the default table's name
+ * (the only table lightraild had), and one outside it is "" (not
+ * known), never a guess; the column of indices is gone. */
+static void
+test_migrate_v4_names(void)
+{
+    struct lr_store *s = open_store("v4");
+    struct lr_job a, b, got;
+    char err[512];
+    make_job(&a, "a", 10, 0);
+    make_job(&b, "b", 30, 0);
+    snprintf(b.lp[0].modulation, sizeof b.lp[0].modulation, "BPSK");
+    snprintf(b.lp[1].modulation, sizeof b.lp[1].modulation, "16QAM");
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &b), 0);
+    lr_store_close(s);
+    CU_ASSERT_EQUAL_FATAL(raw_exec("v4", LR_TEST_BACK_TO_V4
+                                   "UPDATE lightpaths SET mod = 7"
+                                   " WHERE job = 'b' AND idx = 1;"
+                                   "UPDATE meta SET value = 4"
+                                   " WHERE key = 'schema_version'"),
+                          SQLITE_OK);
+    CU_ASSERT_EQUAL(raw_int("v4", "SELECT mod FROM lightpaths"
+                            " WHERE job = 'a' AND idx = 0"), 2);
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(db_path("v4"), &s, err, sizeof err),
+                          0);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), 0);
+    assert_same_job(&a, &got);
+    CU_ASSERT_STRING_EQUAL(got.lp[0].modulation, "8QAM");
+    CU_ASSERT_STRING_EQUAL(got.lp[1].modulation, "QPSK");
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "b", &got), 0);
+    CU_ASSERT_STRING_EQUAL(got.lp[0].modulation, "BPSK");
+    CU_ASSERT_STRING_EQUAL(got.lp[1].modulation, "");
+    assert_check_ok(s);
+    lr_store_close(s);
+    CU_ASSERT_EQUAL(raw_int("v4", "SELECT count(*) FROM pragma_table_info"
+                            "('lightpaths') WHERE name = 'mod'"), 0);
+    CU_ASSERT_EQUAL(raw_int("v4", "SELECT value FROM meta"
+                            " WHERE key = 'schema_version'"),
+                    LR_STORE_SCHEMA_VERSION);
+}
+
 /* A version 1 database (before custom models) is migrated to the current
  * version with its jobs intact (iterations 0: not given), and then keeps
  * a custom shape, a note and iterations. */
@@ -797,7 +854,8 @@ test_migrate_v1(void)
     CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
     lr_store_close(s);
     /* Back to what version 1 wrote. */
-    CU_ASSERT_EQUAL(raw_exec("v1", "ALTER TABLE jobs DROP COLUMN iterations;"
+    CU_ASSERT_EQUAL(raw_exec("v1", LR_TEST_BACK_TO_V4
+                             "ALTER TABLE jobs DROP COLUMN iterations;"
                              "ALTER TABLE jobs DROP COLUMN note;"
                              "ALTER TABLE jobs DROP COLUMN shape;"
                              "UPDATE meta SET value = 1"
@@ -865,8 +923,9 @@ make_old_store(const char *name, int version, bool big, size_t *n)
         free(doc);
     }
     lr_store_close(s);
-    char sql[512];
-    snprintf(sql, sizeof sql, "ALTER TABLE jobs DROP COLUMN iterations;%s"
+    char sql[1024];
+    snprintf(sql, sizeof sql, LR_TEST_BACK_TO_V4
+             "ALTER TABLE jobs DROP COLUMN iterations;%s"
              "UPDATE meta SET value = %d WHERE key = 'schema_version'",
              version == 1 ? "ALTER TABLE jobs DROP COLUMN note;"
                             "ALTER TABLE jobs DROP COLUMN shape;" : "",
@@ -1815,6 +1874,8 @@ static CU_TestInfo tests[] = {
     { "check() finds corrupted rows", test_check_corrupt },
     { "reopen keeps everything", test_reopen },
     { "a version 1 database is migrated", test_migrate_v1 },
+    { "a version 4 store's format indices become names",
+      test_migrate_v4_names },
     { "an older store is kept before it is migrated",
       test_migrate_keeps_copy },
     { "an older store that cannot be kept is not migrated",

@@ -479,7 +479,7 @@ active_job(const struct fixture *f, struct lr_job *j)
     lp->links[0] = link_of(f, "r1-r2");
     lp->links[1] = link_of(f, "r2-r3");
     lp->length_km = 65;
-    lp->mod = 3;
+    snprintf(lp->modulation, sizeof lp->modulation, "16QAM");
     lp->first = 10;
     lp->m = 5;
     lp->n = -291 + 2 * 10 + 4;
@@ -653,8 +653,8 @@ test_job_single(void)
     while (*p == ' ' || *p == '\n' || *p == '{')
         p++;
     CU_ASSERT_EQUAL(strncmp(p, "\"lightrail-job:job\": [", 22), 0);
-    /* No modulation table: no modulation. */
-    CU_ASSERT_PTR_NULL(strstr(text, "modulation"));
+    /* A lightpath names its own format: printed without a table. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"modulation\": \"16QAM\""));
 
     struct lr_intent in;
     char path[512], msg[512];
