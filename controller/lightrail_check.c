@@ -35,6 +35,7 @@
 #include "controller/lr_ctl.h"
 #include "controller/lr_store.h"
 #include "controller/lr_stored.h"
+#include "planner/lr_modulation.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
 
@@ -110,6 +111,16 @@ main(int argc, char **argv)
                                   sizeof err)) {
         fprintf(stderr, "lightrail-check: %s: southbound: %s\n", argv[2],
                 err);
+        goto cleanup;
+    }
+    /* So is a modulation table lightraild would refuse. */
+    struct lr_modtable mods;
+    lr_modtable_default(&mods);
+    if (cfg->modulation_table[0]
+        && lr_ctl_load_modtable(cfg->modulation_table, &mods, err,
+                                sizeof err)) {
+        fprintf(stderr, "lightrail-check: %s: modulation-table: %s\n",
+                argv[2], err);
         goto cleanup;
     }
     snprintf(db, sizeof db, "%s/lightrail.db", cfg->state_dir);
@@ -195,7 +206,7 @@ main(int argc, char **argv)
         .default_driver = cfg->default_driver, .dummy_dir = cfg->dummy_dir,
         .devices = cfg->devices, .n_devices = cfg->n_devices,
         .terminals = cfg->terminals, .n_terminals = cfg->n_terminals,
-        .inspect = true,
+        .inspect = true, .mods = &mods,
     };
     rc = 1;
     if (lr_ctl_new(&cc, &ctl, NULL, err, sizeof err)

@@ -55,6 +55,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,7 @@
 #include "controller/lr_stored.h"
 #include "controller/lr_worker.h"
 #include "northbound/nb_restconf.h"
+#include "planner/lr_modulation.h"
 #include "southbound/sb_linux.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
@@ -328,6 +330,29 @@ static void
 on_releases(evutil_socket_t fd, short what, void *arg)
 {
     nb_restconf_releases(arg);
+}
+
+/* The modulation table the jobs are planned with, once at start: its
+ * file (or "(default)") and each format's reach and threshold, what an
+ * operator compares with a datasheet. */
+static void
+log_modtable(const struct lr_modtable *t, const char *path)
+{
+    char line[LR_MOD_MAX * 64] = "";
+    size_t n = 0;
+    for (int i = 0; i < t->n && n < sizeof line; i++) {
+        const struct lr_modformat *f = &t->f[i];
+        n += (size_t) (isnan(f->osnr_db)
+                       ? snprintf(line + n, sizeof line - n, "%s%s %g km "
+                                  "no OSNR threshold", i ? ", " : "",
+                                  f->name, f->reach_km)
+                       : snprintf(line + n, sizeof line - n, "%s%s %g km "
+                                  "%.1f dB", i ? ", " : "", f->name,
+                                  f->reach_km, f->osnr_db));
+    }
+    lr_log(LR_LOG_INFO, "modulation table %s: %s", path[0] ? path
+                                                           : "(default)",
+           line);
 }
 
 /* One line on the ppo policy just loaded ('done': "loaded", "reloaded",
@@ -702,6 +727,18 @@ main(int argc, char **argv)
         rc = 2;
         goto cleanup;
     }
+    /* And a modulation table that does not load: the jobs would be
+     * planned with another table than the one configured. */
+    struct lr_modtable mods;
+    lr_modtable_default(&mods);
+    if (cfg->modulation_table[0]
+        && lr_ctl_load_modtable(cfg->modulation_table, &mods, err,
+                                sizeof err)) {
+        fprintf(stderr, "lightraild: %s: modulation-table: %s\n",
+                config_path, err);
+        rc = 2;
+        goto cleanup;
+    }
     lr_log_use_syslog(cfg->log == LR_CONFIG_LOG_SYSLOG);
     if (ensure_dir(cfg->state_dir) || ensure_dir(cfg->dummy_dir)) {
         lr_log(LR_LOG_ERR, "cannot create %s or %s: %s", cfg->state_dir,
@@ -782,6 +819,7 @@ main(int argc, char **argv)
         .cdynp_step = cfg->cdynp_step,
         .cdynp_beam = cfg->cdynp_beam,
         .ppo_rollout = cfg->ppo_rollout ? &cfg->ppo_ro : NULL,
+        .mods = &mods,
     };
     openblas_set_num_threads(1);
     if (lr_ctl_new(&cc, &ctl, &report, err, sizeof err)) {
@@ -793,6 +831,7 @@ main(int argc, char **argv)
     d.rollout = cc.ppo_rollout;
     if (d.policy)
         log_policy(&d, "loaded");
+    log_modtable(&mods, cfg->modulation_table);
     if (report && *report) {
         /* Its lines end in newlines; lr_log() ends the last. */
         size_t n = strlen(report);

@@ -1670,6 +1670,57 @@ lr_ctl_check_device_files(const struct sb_device_config *devices, int n,
     return 0;
 }
 
+/* A modulation CSV is a few lines: more than this is no such file. */
+#define LR_CTL_MODTABLE_MAX (64 * 1024)
+
+int
+lr_ctl_load_modtable(const char *path, struct lr_modtable *t, char *err,
+                     size_t errlen)
+{
+    char *text = malloc(LR_CTL_MODTABLE_MAX + 1), e[512];
+    FILE *f = text ? fopen(path, "rb") : NULL;
+    size_t len = 0;
+    int rc = 0;
+    if (!text) {
+        rc = lr_ctl_fail(err, errlen, ENOMEM, "%s: out of memory", path);
+        goto cleanup;
+    }
+    if (!f) {
+        rc = lr_ctl_fail(err, errlen, errno, "%s: %s: give the path of a "
+                         "readable modulation CSV (or leave "
+                         "modulation-table out for the default table)",
+                         path, strerror(errno));
+        goto cleanup;
+    }
+    len = fread(text, 1, LR_CTL_MODTABLE_MAX + 1, f);
+    if (ferror(f)) {
+        /* A directory opens and fails its first read (EISDIR). */
+        rc = lr_ctl_fail(err, errlen, errno ? errno : EIO, "%s: cannot read "
+                         "it: %s: give the path of a readable modulation CSV",
+                         path, strerror(errno ? errno : EIO));
+        goto cleanup;
+    }
+    if (len > LR_CTL_MODTABLE_MAX) {
+        rc = lr_ctl_fail(err, errlen, EFBIG, "%s: larger than %d KiB, no "
+                         "modulation CSV (a header and at most %d formats)",
+                         path, LR_CTL_MODTABLE_MAX / 1024, LR_MOD_MAX);
+        goto cleanup;
+    }
+    if ((rc = lr_modtable_parse_csv(t, text, len, e, sizeof e))) {
+        /* The message quotes the file's cells: one line in a log. */
+        for (unsigned char *p = (unsigned char *) e; *p; p++)
+            if (*p < 0x20 || *p == 0x7f)
+                *p = ' ';
+        lr_ctl_fail(err, errlen, rc, "%s: %s", path, e);
+    }
+
+cleanup:
+    if (f)
+        fclose(f);
+    free(text);
+    return rc;
+}
+
 static int
 open_devices(struct lr_ctl *c, char *err, size_t errlen)
 {
@@ -1759,8 +1810,6 @@ open_network(struct lr_ctl *c, const struct lr_topo *topo,
                            LR_TM_MAX_DCS);
     for (int k = 0; k < c->cluster->n_dcs; k++)
         c->dc_node[k] = dc_node_of(c->topo, c->cluster, k);
-    struct lr_modtable mods;
-    lr_modtable_default(&mods);
     /* Requests only ever join two DCs' ROADMs (place_lightpaths): paths
      * of the other pairs would cost start-up time, |V|^4 over a ring,
      * and never be read. */
@@ -1772,7 +1821,8 @@ open_network(struct lr_ctl *c, const struct lr_topo *topo,
             ends[c->dc_node[k]] = 1;
     struct lr_rsa_config rc_cfg = { .k = 5, .order = LR_KSP_HOPS,
                                     .guard = 1, .ends = ends };
-    int rc = lr_rsa_new(c->topo, &rc_cfg, &mods, &lr_rsa_ksp_ff, &c->rsa);
+    int rc = lr_rsa_new(c->topo, &rc_cfg, &c->mods, &lr_rsa_ksp_ff,
+                        &c->rsa);
     free(ends);
     if (rc)
         return lr_ctl_fail(err, errlen, rc, "cannot build the RMSA engine "
@@ -2106,6 +2156,33 @@ keep_releasing(struct lr_ctl *c, struct lr_job *j, const char *what,
 
 static void keep_agents(struct lr_ctl *, char **buf, size_t *len);
 
+/* Each lightpath of job 'j' whose format the table in use no longer
+ * fits (lr_mod_fits(): the table changed since it was planned) into the
+ * report.  The job stays as stored, its channels and format as they
+ * are: a configuration change reprograms no device, and the store is
+ * not written (GET shows the same as modulation-mismatch). */
+static void
+say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
+                 size_t *len)
+{
+    char why[LR_MOD_MAX * (LR_MOD_NAME_MAX + 2) + 128];
+    for (int k = 0; k < j->n_lightpaths; k++) {
+        const struct lr_lightpath *lp = &j->lp[k];
+        if (!lr_mod_fits(&c->rsa->mods, lp->modulation, lp->length_km, why,
+                         sizeof why))
+            continue;
+        lr_ctl_say(buf, len, "job %s: lightpath %d (%s -> %s, %s, %.1f km): "
+                   "%s: kept as stored, no device reprogrammed; give the "
+                   "modulation table the format back, or DELETE the job "
+                   "and submit it again to plan it with this table",
+                   j->intent.name, k + 1,
+                   c->cluster->dcs[lp->from_dc].name,
+                   c->cluster->dcs[lp->to_dc].name,
+                   lp->modulation[0] ? lp->modulation : "format not known",
+                   lp->length_km, why);
+    }
+}
+
 /* The start's recovery of the 'n' 'jobs' of the store (the caller owns
  * them; each is changed in place as it is recovered): interrupted ones
  * rolled back or released, active ones booked, then the devices
@@ -2180,6 +2257,8 @@ recover(struct lr_ctl *c, struct lr_job *jobs, int n, char **report,
             break;
         }
     }
+    for (int i = 0; i < c->n_jobs && !rc; i++)
+        say_mod_mismatch(c, &c->jobs[i], &buf, &len);
     if (!rc)
         keep_agents(c, &buf, &len);
     if (!rc) {
@@ -2306,6 +2385,10 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     c->cdynp_beam = cfg->cdynp_beam;
     c->clock_ms = cfg->clock_ms;
     c->clock_arg = cfg->clock_arg;
+    if (cfg->mods)
+        c->mods = *cfg->mods;
+    else
+        lr_modtable_default(&c->mods);
     rc = lr_store_open(cfg->db_path, &c->store, err, errlen);
     if (rc)
         goto fail;
@@ -2500,6 +2583,10 @@ const struct lr_cluster *lr_ctl_cluster(const struct lr_ctl *c)
     return c->cluster;
 }
 const struct lr_rsa *lr_ctl_rsa(const struct lr_ctl *c) { return c->rsa; }
+const struct lr_modtable *lr_ctl_modtable(const struct lr_ctl *c)
+{
+    return &c->rsa->mods;
+}
 const int *lr_ctl_gpus_used(const struct lr_ctl *c) { return c->gpus_used; }
 /* What 'op' saw of the ROADMs, into c->devst, at the controller's
  * clock now.  Owner's thread, once the op's step is over; an op of

@@ -201,6 +201,12 @@ struct lr_ctl_config {
      * replays in simulated time (tools/bench/lr-bench-replay). */
     long long (*clock_ms)(void *arg);
     void *clock_arg;
+    /* The modulation table every network is planned with (copied;
+     * lr_ctl_load_modtable() reads lightraild's modulation-table), or
+     * NULL: the default table.  Stored lightpaths keep their format by
+     * name; recovery reports each that this table no longer fits
+     * (lr_mod_fits()) and keeps it as stored. */
+    const struct lr_modtable *mods;
 };
 
 struct lr_ctl_counters {
@@ -250,6 +256,17 @@ void lr_ctl_free(struct lr_ctl *);
  * an unknown driver passes (lr_ctl_new() refuses it). */
 int lr_ctl_check_device_files(const struct sb_device_config *devices, int n,
                               char *err, size_t errlen);
+
+/* Reads the modulation CSV at 'path' into '*t' (lr_modtable_parse_csv:
+ * formats, reaches, efficiencies, minimum_osnr): 0, or an errno value
+ * with "PATH: what is wrong, what to give" in err[] ("PATH: line N:
+ * ..." for the text; its control characters made spaces, so that the
+ * refusal is one line of a log), '*t' then as it was.  lightraild and
+ * lightrail-check refuse a configuration whose modulation-table does
+ * not load before its state directory or store. */
+struct lr_modtable;
+int lr_ctl_load_modtable(const char *path, struct lr_modtable *t, char *err,
+                         size_t errlen);
 
 /* Admits 'intent'; '*job' gets the job as it ends (active, blocked or
  * failed). */
@@ -527,6 +544,9 @@ const struct lr_jenv *lr_ctl_ppo_mirror(const struct lr_ctl *);
 const struct lr_topo *lr_ctl_topo(const struct lr_ctl *);
 const struct lr_cluster *lr_ctl_cluster(const struct lr_ctl *);
 const struct lr_rsa *lr_ctl_rsa(const struct lr_ctl *);
+/* The modulation table the controller plans and checks with (the RMSA
+ * engine's, lr_ctl_config.mods), borrowed. */
+const struct lr_modtable *lr_ctl_modtable(const struct lr_ctl *);
 const int *lr_ctl_gpus_used(const struct lr_ctl *);   /* per DC */
 const struct lr_ctl_counters *lr_ctl_counters(const struct lr_ctl *);
 /* The emulated data plane (borrowed), or NULL. */

@@ -65,6 +65,9 @@ struct lr_ctl {
     struct lr_topo *topo;
     struct lr_cluster *cluster;
     struct lr_rsa *rsa;               /* owns the spectrum */
+    /* The configured modulation table (lr_ctl_config.mods), which every
+     * network opened builds its RMSA engine with. */
+    struct lr_modtable mods;
     struct lr_store *store;
     int dc_node[LR_TM_MAX_DCS];       /* ROADM each DC attaches to */
     int gpus_used[LR_TM_MAX_DCS];

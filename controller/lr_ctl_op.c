@@ -290,7 +290,8 @@ check_run(const struct lr_ctl_lpcheck *ck, char *err, size_t errlen)
         return lr_ctl_fail(err, errlen, EINVAL, "lightpath %s: no gOSNR "
                            "threshold is known for modulation '%s': it cannot "
                            "be checked; give the format its minimum_osnr in "
-                           "the modulation table (planner/lr_modulation.h)",
+                           "the modulation table (lightrail-config's "
+                           "modulation-table)",
                            p->name, p->modulation);
     int rc = ck->cls->check_lightpath(ck->a, ck->b, p, &q, e, sizeof e);
     if (rc)

@@ -105,14 +105,14 @@ job_refs_text(struct nb_app *app, struct nb_response *resp,
               const struct lr_job *const *jobs, int n, int single,
               bool config_only, char **out)
 {
-    struct lr_modtable mods;
     char err[512];
-    lr_modtable_default(&mods);
+    /* The controller's table: each lightpath is judged against it
+     * (modulation-mismatch). */
     if ((config_only ? lr_yang_job_refs_config_to_json
                      : lr_yang_job_refs_to_json)(
             app->ly, jobs, n, lr_ctl_topo(app->ctl),
-            lr_ctl_cluster(app->ctl), &mods, single, out, err,
-            sizeof err)) {
+            lr_ctl_cluster(app->ctl), lr_ctl_modtable(app->ctl), single, out,
+            err, sizeof err)) {
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
         return EIO;
     }
@@ -776,13 +776,12 @@ jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
     char *sort_by = pg->sort_by ? strndup(pg->sort_by, pg->sort_by_len)
                                 : NULL;
     char err[1024];
-    struct lr_modtable mods;
     int m = 0, rc = ENOMEM;
-    lr_modtable_default(&mods);
     if ((!pg->where || where) && (!pg->sort_by || sort_by))
         rc = lr_yang_job_select(app->ly, *jobs, *n, where, sort_by,
                                 config_only, lr_ctl_topo(app->ctl),
-                                lr_ctl_cluster(app->ctl), &mods, &sel, &m,
+                                lr_ctl_cluster(app->ctl),
+                                lr_ctl_modtable(app->ctl), &sel, &m,
                                 err, sizeof err);
     else
         snprintf(err, sizeof err, "out of memory");
@@ -918,9 +917,7 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
     if (pg.limit && nb_page_previous(&pg, (size_t) n, &at)
         && nb_cursor_encode(jobs[at]->intent.name, previous))
         meta.previous = previous;
-    struct lr_modtable mods;
     char *out = NULL;
-    lr_modtable_default(&mods);
     /* The state, when the cut keeps none of it (content=config, fields
      * that select none, a depth that cuts it: read_config_text()), is
      * not built: the where above saw it as asked (operational's), the
@@ -928,7 +925,8 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
     if ((read_config_text(app, req, &rd, list ? JOB_NODE : JOBS_NODE)
          ? lr_yang_job_page_config_to_json : lr_yang_job_page_to_json)(
             app->ly, page, (int) count, &meta, list, lr_ctl_topo(app->ctl),
-            lr_ctl_cluster(app->ctl), &mods, &out, err, sizeof err))
+            lr_ctl_cluster(app->ctl), lr_ctl_modtable(app->ctl), &out, err,
+            sizeof err))
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     else if (!read_cut(app, &rd, false, &out, resp))
         /* The page first, then fields, content and depth: the tag is

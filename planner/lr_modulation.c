@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -253,6 +254,39 @@ lr_mod_choose(const struct lr_modtable *t, double length_km)
             && (best < 0 || t->f[i].se > t->f[best].se))
             best = i;
     return best;
+}
+
+int
+lr_mod_fits(const struct lr_modtable *t, const char *name, double length_km,
+            char *why, size_t whylen)
+{
+    char say[LR_MOD_MAX * (LR_MOD_NAME_MAX + 2) + 128];
+    int i = name && *name ? lr_modtable_find(t, name) : -1;
+    int rc = 0;
+    if (i < 0 && !(name && *name)) {
+        snprintf(say, sizeof say, "its modulation format is not known");
+        rc = ENOENT;
+    } else if (i < 0) {
+        int n = snprintf(say, sizeof say, "the modulation table has no "
+                         "format %s (it has", name);
+        for (int k = 0; k < t->n && n > 0 && (size_t) n < sizeof say; k++)
+            n += snprintf(say + n, sizeof say - (size_t) n, "%s%s",
+                          k ? ", " : " ", t->f[k].name);
+        if (n > 0 && (size_t) n < sizeof say)
+            snprintf(say + n, sizeof say - (size_t) n, ")");
+        rc = ENOENT;
+    } else if (lr_mod_choose(&(struct lr_modtable) { .n = 1,
+                                                     .f = { t->f[i] } },
+                             length_km) < 0) {
+        /* lr_mod_choose() over the format alone: the same slack. */
+        snprintf(say, sizeof say, "%.1f km is beyond %s's reach of %g km "
+                 "in the modulation table", length_km, t->f[i].name,
+                 t->f[i].reach_km);
+        rc = ERANGE;
+    }
+    if (rc && why && whylen)
+        snprintf(why, whylen, "%s", say);
+    return rc;
 }
 
 int

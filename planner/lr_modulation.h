@@ -96,6 +96,19 @@ int lr_modtable_parse_csv(struct lr_modtable *t, const char *text,
  * the rounding of a sum of link lengths does not cost a format. */
 int lr_mod_choose(const struct lr_modtable *t, double length_km);
 
+/* Whether a lightpath of 'length_km' planned with the format named
+ * 'name' still fits table 't' (another table may have chosen it): 0
+ * when 't' has the format and its reach covers the length (within
+ * lr_mod_choose()'s slack); ENOENT when 't' has no such format ("" is
+ * none: a format not known), ERANGE when the length is beyond its reach
+ * in 't'.  Unless 0, 'why' (NULL: not written) gets the fact: "the
+ * modulation table has no format 8QAM (it has BPSK, QPSK)", "its
+ * modulation format is not known" (""), or "812.5 km is beyond 8QAM's
+ * reach of 500 km in the modulation table".
+ * The OSNR threshold is not judged: it needs a measurement. */
+int lr_mod_fits(const struct lr_modtable *t, const char *name,
+                double length_km, char *why, size_t whylen);
+
 /* Slots for 'rate_gbps' with format 'f' and 'guard' guard slots, in
  * 0..INT_MAX: a need beyond INT_MAX (or a NaN rate) reads INT_MAX, more
  * than any spectrum, so that the request blocks. */

@@ -146,7 +146,11 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
         || (ret = lr_yang_config_path(top, "ppo-policy", dir,
                                       c->ppo_policy,
                                       sizeof c->ppo_policy, file, err,
-                                      errlen)))
+                                      errlen))
+        || (ret = lr_yang_config_path(top, "modulation-table", dir,
+                                      c->modulation_table,
+                                      sizeof c->modulation_table, file,
+                                      err, errlen)))
         return ret;
     /* It has a default: validation has created it. */
     const char *mean = lr_yang_leaf(top, LR_YANG_LRCFG, "ppo-mean-job-s");

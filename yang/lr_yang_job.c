@@ -620,6 +620,13 @@ lr_yang_job_lightpaths(const struct lr_yang_job_env *env,
             && (rc = lyd_new_term(l, mod, "modulation", lp->modulation, 0,
                                   NULL)))
             goto cleanup;
+        char why[LR_MOD_MAX * (LR_MOD_NAME_MAX + 2) + 128];
+        if (env->mods
+            && lr_mod_fits(env->mods, lp->modulation, lp->length_km, why,
+                           sizeof why)
+            && (rc = lyd_new_term(l, mod, "modulation-mismatch", why, 0,
+                                  NULL)))
+            goto cleanup;
         if ((rc = lr_yang_termf(l, mod, "first-slot", "%d", lp->first))
             || (rc = lr_yang_termf(l, mod, "slots", "%d", lp->m))
             || (rc = lr_yang_termf(l, mod, "n", "%d", lp->n))

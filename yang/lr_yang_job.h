@@ -89,7 +89,10 @@ int lr_yang_parse_intent(struct ly_ctx *, const char *body, size_t len,
  * 'cluster' (needed when a job holds stages or devices), node and link
  * names from 'topo' (needed when it holds lightpaths); a lightpath
  * names its modulation itself (lr_lightpath.modulation, left out when
- * "").  'mods' may be NULL.  A stage's
+ * "").  'mods' is the modulation table the controller runs with (may
+ * be NULL: nothing judged): a lightpath whose format it lacks, or whose
+ * length is beyond the format's reach in it (lr_mod_fits()), gets the
+ * state leaf modulation-mismatch saying so.  A stage's
  * time-s is the planner's stage time (lr_tm_stage_time()) when the
  * intent's model is a preset, and left out otherwise.  An index out of
  * range is EINVAL with the job's data path in 'err'. */
@@ -351,6 +354,9 @@ struct lr_config {
     char topology_file[LR_CONFIG_PATH_MAX];
     char cluster_file[LR_CONFIG_PATH_MAX];
     char ppo_policy[LR_CONFIG_PATH_MAX];   /* "" when not configured */
+    /* The modulation CSV, read at start (lr_ctl_load_modtable()); ""
+     * when not configured: the default table. */
+    char modulation_table[LR_CONFIG_PATH_MAX];
     double ppo_mean_job_s;             /* seconds, > 0; 3600 */
     int cdynp_step;                    /* 0 auto, LR_CDYNP_STEP_BEST, or
                                         * 1..1000000 */

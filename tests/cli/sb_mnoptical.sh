@@ -10,7 +10,9 @@
 #     /rules answers 500 once a rule exists: the documented quirk, here
 #     an independent witness), and deleting it removes them (/rules {});
 #   - at 15 dB a job fails with the measured gOSNR, the threshold and the
-#     margin, and the emulator holds no rule.
+#     margin, and the emulator holds no rule;
+#   - with a modulation-table whose 8QAM needs 18.6 dB, a job fails at
+#     17 dB: the check takes the configured table's threshold.
 # Each double and daemon is stopped by its PID.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
@@ -76,6 +78,26 @@ else
 fi
 [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" && ok "refused: the emulator holds no rule" \
     || notok "/rules after the refusal: $(cat "$tmp/rules")"
+stop_daemon
+stop_double
+
+# 3. The threshold is the configured table's (modulation-table): the
+# DeepRMSA file's 8QAM needs 18.6 dB, so 17 dB, received above, is not.
+start_double 17 || { notok "the test double did not restart"; lr_summary; exit 1; }
+printf 'name,maximum_length,spectral_efficiency,minimum_osnr\nBPSK,100000,1,12.6\nQPSK,2500,2,12.6\n8QAM,1250,3,18.6\n16QAM,625,4,22.4\n' \
+    > "$D/deeprmsa.csv"
+jq '.["lightrail-config:lightraild"]["modulation-table"] = "deeprmsa.csv"' \
+    "$D/lightraild.json" > "$D/table.json" && mv "$D/table.json" "$D/lightraild.json"
+start_daemon || { notok "lightraild did not start with the table"; lr_summary; exit 1; }
+submit strict
+if [ "$STATUS" = 201 ] && [ "$(phase)" = failed ] \
+   && reason | grep -q 'gOSNR 17.0 dB on channel 5 is 1.6 dB below 8QAM'"'"'s threshold of 18.6 dB'; then
+    ok "with the table's 18.6 dB the job fails at 17 dB: $(reason)"
+else
+    notok "strict: $STATUS $(cat "$tmp/body")"
+fi
+[ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" && ok "refused by the table: the emulator holds no rule" \
+    || notok "/rules after the table's refusal: $(cat "$tmp/rules")"
 stop_daemon
 check_store "lightrail-check: store and devices agree"
 lr_summary

@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #include "controller/lr_ctl.h"
-#include "controller/lr_ctl_int.h"
 #include "tests/lr_test.h"
 #include "tests/unit/lr_test_dev.h"
 #include "tests/unit/mno_double.h"
@@ -90,19 +89,29 @@ teardown(void)
     return 0;
 }
 
+/* The controller on the double, planning with 'mods' (NULL: the
+ * default table), as lightraild with a modulation-table. */
 static int
-open_ctl(struct lr_ctl **c, const struct sb_terminal *t, int n_t, char *err,
-         size_t errlen)
+open_ctl_mods(struct lr_ctl **c, const struct sb_terminal *t, int n_t,
+              const struct lr_modtable *mods, char *err, size_t errlen)
 {
     struct lr_ctl_config cfg = {
         .db_path = db, .topo = topo, .cluster = cluster,
         .default_driver = "mnoptical", .dummy_dir = dir,
         .devices = devs, .n_devices = 3, .terminals = t, .n_terminals = n_t,
+        .mods = mods,
     };
     char *report = NULL;
     int rc = lr_ctl_new(&cfg, c, &report, err, errlen);
     free(report);
     return rc;
+}
+
+static int
+open_ctl(struct lr_ctl **c, const struct sb_terminal *t, int n_t, char *err,
+         size_t errlen)
+{
+    return open_ctl_mods(c, t, n_t, NULL, err, errlen);
 }
 
 static struct lr_intent
@@ -198,16 +207,18 @@ test_received_and_refused(void)
     lr_ctl_free(c);
 }
 
-/* The controller's table, not a fixed list, sets the threshold.  Tests
- * reach into the controller (lr_ctl_int.h) for it: lightraild's table is
- * the default, which a test cannot otherwise change. */
-static void
-set_8qam_osnr(struct lr_ctl *c, double osnr_db)
+/* The controller's table, not a fixed list, sets the threshold: the
+ * default table with 8QAM's threshold 'osnr_db', given to the
+ * controller as lightraild gives its modulation-table. */
+static struct lr_modtable
+table_8qam(double osnr_db)
 {
-    int i = lr_modtable_find(&c->rsa->mods, "8QAM");
+    struct lr_modtable t;
+    lr_modtable_default(&t);
+    int i = lr_modtable_find(&t, "8QAM");
     CU_ASSERT_FATAL(i >= 0);
-    CU_ASSERT_EQUAL_FATAL(lr_modtable_set_osnr(&c->rsa->mods, i, osnr_db),
-                          0);
+    CU_ASSERT_EQUAL_FATAL(lr_modtable_set_osnr(&t, i, osnr_db), 0);
+    return t;
 }
 
 /* A job admitted against the test's expectation must not hold the GPUs
@@ -229,9 +240,10 @@ test_threshold_from_table(void)
     struct lr_intent in;
     char err[1024];
 
+    struct lr_modtable t = table_8qam(18.6);
     mno_double_reset();
-    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
-    set_8qam_osnr(c, 18.6);
+    CU_ASSERT_EQUAL_FATAL(open_ctl_mods(&c, terms, 2, &t, err, sizeof err),
+                          0);
     dbl.gosnr = 17;
     in = intent("strict");
     CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
@@ -246,9 +258,13 @@ test_threshold_from_table(void)
 
     /* No threshold: refused before a terminal is touched, as a lightpath
      * that cannot be judged is not one that is received. */
+    lr_ctl_free(c);
+    c = NULL;
+    t = table_8qam(NAN);
     mno_double_reset();
+    CU_ASSERT_EQUAL_FATAL(open_ctl_mods(&c, terms, 2, &t, err, sizeof err),
+                          0);
     dbl.gosnr = 17;
-    set_8qam_osnr(c, NAN);
     in = intent("unknown");
     CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
@@ -260,7 +276,9 @@ test_threshold_from_table(void)
                                               "modulation '8QAM': it cannot "
                                               "be checked; give the format "
                                               "its minimum_osnr in the "
-                                              "modulation table"));
+                                              "modulation table "
+                                              "(lightrail-config's "
+                                              "modulation-table)"));
     CU_ASSERT_EQUAL(dbl.n_rules, 0);
     CU_ASSERT_EQUAL(lr_ctl_check(c, err, sizeof err), 0);
     lr_ctl_free(c);

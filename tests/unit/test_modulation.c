@@ -379,7 +379,37 @@ test_reference_file_thresholds(void)
     }
 }
 
+/* A stored lightpath's format judged against a table: found by name
+ * whatever its index there, refused by name when the table lacks it,
+ * and by the reach there when its path is longer (with lr_mod_choose()'s
+ * slack for a sum of link lengths). */
+static void
+test_fits(void)
+{
+    struct lr_modtable d, t = { 0 };
+    char why[256] = "";
+    lr_modtable_default(&d);
+    CU_ASSERT_EQUAL(lr_mod_fits(&d, "8QAM", 1250, why, sizeof why), 0);
+    CU_ASSERT_EQUAL(lr_mod_fits(&d, "16QAM", 297.8 + 258.1 + 69.1, NULL, 0),
+                    0);
+    /* 8QAM first in another table, shorter there. */
+    CU_ASSERT_EQUAL(lr_modtable_add(&t, "8QAM", 500, 3), 0);
+    CU_ASSERT_EQUAL(lr_modtable_add(&t, "QPSK", 2000, 2), 0);
+    CU_ASSERT_EQUAL(lr_mod_fits(&t, "8QAM", 500, why, sizeof why), 0);
+    CU_ASSERT_EQUAL(lr_mod_fits(&t, "8QAM", 812.5, why, sizeof why), ERANGE);
+    CU_ASSERT_STRING_EQUAL(why, "812.5 km is beyond 8QAM's reach of 500 km "
+                           "in the modulation table");
+    CU_ASSERT_EQUAL(lr_mod_fits(&t, "16QAM", 10, why, sizeof why), ENOENT);
+    CU_ASSERT_STRING_EQUAL(why, "the modulation table has no format 16QAM "
+                           "(it has 8QAM, QPSK)");
+    CU_ASSERT_EQUAL(lr_mod_fits(&t, "", 10, why, sizeof why), ENOENT);
+    CU_ASSERT_STRING_EQUAL(why, "its modulation format is not known");
+    /* Names are exact: no case folding. */
+    CU_ASSERT_EQUAL(lr_mod_fits(&t, "qpsk", 10, NULL, 0), ENOENT);
+}
+
 static CU_TestInfo tests[] = {
+    { "a stored format judged by name and reach", test_fits },
     { "most efficient format within reach", test_choose },
     { "slots = ceil(rate / (SE x 12.5)) + guard", test_slots },
     { "slot counts beyond INT_MAX saturate", test_slots_saturate },

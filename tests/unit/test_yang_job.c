@@ -89,7 +89,7 @@ test_embedded_modules(void)
         const char *name, *file, *ns, *revision;
     } mods[] = {
         { LR_YANG_LRJ, "yang/lightrail-job.yang", "urn:lightrail:job",
-          "2026-12-06" },
+          "2026-12-07" },
         { LR_YANG_LRCFG, "yang/lightrail-config.yang",
           "urn:lightrail:config", "2026-12-07" },
         { LR_YANG_LRST, "yang/lightrail-state.yang", "urn:lightrail:state",
@@ -630,6 +630,51 @@ test_jobs_round_trip(void)
     CU_ASSERT_EQUAL(count(tree, xp), 2);
     lyd_free_all(tree);
     free(text);
+    fixture_free(&f);
+}
+
+/* The table given is the controller's: a lightpath whose format it
+ * lacks, or whose length is past the format's reach in it, keeps its
+ * modulation and gets modulation-mismatch saying which (a valid leaf of
+ * the state); one that fits, or no table, gets none. */
+static void
+test_job_modulation_mismatch(void)
+{
+    struct fixture f;
+    struct lr_job j;
+    struct lr_modtable none = { 0 }, shorter = { 0 }, d;
+    char *text = NULL, err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    active_job(&f, &j);
+    lr_modtable_default(&d);
+    CU_ASSERT_EQUAL(lr_modtable_add(&none, "BPSK", 100000, 1), 0);
+    CU_ASSERT_EQUAL(lr_modtable_add(&shorter, "16QAM", 60, 4), 0);
+    const struct {
+        const struct lr_modtable *t;
+        const char *want;     /* NULL: no mismatch */
+    } cases[] = {
+        { NULL, NULL },
+        { &d, NULL },
+        { &none, "\"modulation-mismatch\": \"the modulation table has no "
+                 "format 16QAM (it has BPSK)\"" },
+        { &shorter, "\"modulation-mismatch\": \"65.0 km is beyond 16QAM's "
+                    "reach of 60 km in the modulation table\"" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        text = NULL;
+        int rc = lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
+                                      cases[i].t, 0, &text, err, sizeof err);
+        if (rc)
+            fprintf(stderr, "case %zu: %s\n", i, err);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"modulation\": \"16QAM\""));
+        if (cases[i].want) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(text, cases[i].want));
+        } else {
+            CU_ASSERT_PTR_NULL(strstr(text, "modulation-mismatch"));
+        }
+        free(text);
+    }
     fixture_free(&f);
 }
 
@@ -4703,6 +4748,8 @@ static CU_TestInfo tests[] = {
     { "intent with a NUL byte", test_intent_nul },
     { "jobs round trip", test_jobs_round_trip },
     { "one job", test_job_single },
+    { "a lightpath the table no longer fits says so",
+      test_job_modulation_mismatch },
     { "where and sort-by on the jobs", test_job_select },
     { "no jobs", test_jobs_empty },
     { "a page as the list resource", test_job_list_page },

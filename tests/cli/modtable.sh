@@ -1,0 +1,117 @@
+#!/bin/sh
+# lightraild's modulation-table (lightrail-config): the CSV it plans
+# lightpaths with, read at start.
+#   - a CSV that does not parse, or no file, stops the start (exit 2,
+#     one line naming the file, the line and the column) before the
+#     state directory is made; lightrail-check refuses it alike;
+#   - a job planned with the default table keeps its format by name: a
+#     restart on a table that lacks that format says so in the log and
+#     in the lightpath's modulation-mismatch and keeps the job's rows in
+#     the store as they were; deleted and submitted again, the job is
+#     planned with the new table.
+# The daemon is stopped by its PID (daemon.sh).
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "$srcdir/tests/cli/daemon.sh"
+. "$srcdir/tests/cli/devlib.sh"
+
+# with_table FILE: the configuration with modulation-table FILE.
+with_table() {
+    jq --arg f "$1" '.["lightrail-config:lightraild"]["modulation-table"] = $f' \
+        "$D/base.json" > "$D/lightraild.json"
+}
+# rows JOB: the store's rows of JOB (jobs, lightpaths, slots), one line
+# each, to compare before and after.
+rows() {
+    /usr/bin/python3 - "$D/state/lightrail.db" "$1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for t, k in (("jobs", "name"), ("lightpaths", "job"), ("slots", "job")):
+    for r in db.execute(f"SELECT * FROM {t} WHERE {k} = ? ORDER BY 1, 2",
+                        (sys.argv[2],)):
+        print(t, r)
+PY
+}
+cp "$D/lightraild.json" "$D/base.json"
+
+# 1. A CSV that does not parse: line 3's minimum_osnr is no number.
+printf 'name,maximum_length,spectral_efficiency,minimum_osnr\nQPSK,2500,2,12\n16QAM,625,4,abc\n' \
+    > "$D/bad.csv"
+with_table bad.csv
+daemon_exits "$D/lightraild.json" "$tmp/err" || notok "lightraild ran on a bad modulation table"
+if [ "$RC" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] \
+   && grep -q -F "lightraild: $D/lightraild.json: modulation-table: $D/bad.csv: line 3: format '16QAM': column 4, minimum_osnr, is 'abc': give the OSNR" "$tmp/err" \
+   && [ ! -e "$D/state" ]; then
+    ok "a bad CSV stops the start, exit 2, naming file, line and column: $(cat "$tmp/err")"
+else
+    notok "bad CSV: exit $RC, $(cat "$tmp/err"), state: $(ls "$D/state" 2>&1)"
+fi
+$CHECK --config "$D/lightraild.json" 2> "$tmp/err"
+rc=$?
+[ $rc = 2 ] && grep -q -F "lightrail-check: $D/lightraild.json: modulation-table: $D/bad.csv: line 3:" "$tmp/err" \
+    && ok "lightrail-check refuses it alike" \
+    || notok "lightrail-check on a bad CSV: exit $rc, $(cat "$tmp/err")"
+with_table missing.csv
+daemon_exits "$D/lightraild.json" "$tmp/err" || notok "lightraild ran without its modulation table"
+[ "$RC" = 2 ] && grep -q -F "modulation-table: $D/missing.csv: No such file or directory: give the path of a readable modulation CSV" "$tmp/err" \
+    && ok "no file stops the start, exit 2: $(cat "$tmp/err")" \
+    || notok "missing CSV: exit $RC, $(cat "$tmp/err")"
+with_table .
+daemon_exits "$D/lightraild.json" "$tmp/err" || notok "lightraild ran on a directory as its modulation table"
+[ "$RC" = 2 ] && grep -q -F "modulation-table: $D/.: cannot read it: Is a directory" "$tmp/err" \
+    && ok "a directory stops the start, exit 2: $(cat "$tmp/err")" \
+    || notok "directory as CSV: exit $RC, $(cat "$tmp/err")"
+
+# 2. A job planned with the default table.
+cp "$D/base.json" "$D/lightraild.json"
+start_daemon || { notok "lightraild did not start"; lr_summary; exit 1; }
+grep -q "modulation table (default): BPSK 100000 km 9.0 dB, QPSK 2500 km 12.0 dB, 8QAM 1250 km 16.0 dB, 16QAM 625 km 20.0 dB" "$D/log" \
+    && ok "the default table is logged" || notok "no default table in the log: $(cat "$D/log")"
+intent j1 gpt-1.9b 64 > "$tmp/j1.json"
+api POST "$JOBS" "$tmp/j1.json"
+fmt=$(jq -r '."lightrail-job:job"[0].state.lightpath[0].modulation // empty' "$tmp/body")
+[ "$STATUS" = 201 ] && [ -n "$fmt" ] && [ "$fmt" != BPSK ] \
+    && ok "j1 active, its first lightpath $fmt" \
+    || { notok "j1: $STATUS $(cat "$tmp/body")"; lr_summary; exit 1; }
+stop_daemon
+rows j1 > "$tmp/before"
+grep -q "^lightpaths .*'$fmt'" "$tmp/before" \
+    && ok "the store keeps the format by name" || notok "store rows: $(cat "$tmp/before")"
+
+# 3. A table without that format (BPSK only): said, kept as stored.
+printf 'name,maximum_length,spectral_efficiency\nBPSK,100000,1\n' > "$D/bpsk.csv"
+with_table bpsk.csv
+start_daemon || { notok "lightraild did not start on a table without $fmt"; lr_summary; exit 1; }
+grep -q -F "job j1: lightpath 1 (" "$D/log" \
+    && grep -q -F ", $fmt, " "$D/log" \
+    && grep -q -F "the modulation table has no format $fmt (it has BPSK): kept as stored, no device reprogrammed" "$D/log" \
+    && ok "the start says j1's lightpaths lack their format: $(grep -F 'job j1: lightpath 1 (' "$D/log")" \
+    || notok "no word of j1's format: $(cat "$D/log")"
+api GET "$JOBS/job=j1"
+if [ "$STATUS" = 200 ] \
+   && jq -e --arg f "$fmt" '."lightrail-job:job"[0].state | .phase == "active" and (.lightpath | all(.modulation == $f and (."modulation-mismatch" | startswith("the modulation table has no format " + $f))))' "$tmp/body" > /dev/null; then
+    ok "GET: j1 active, each lightpath $fmt with modulation-mismatch"
+else
+    notok "GET j1: $STATUS $(cat "$tmp/body")"
+fi
+api GET "$JOBS?where=state/lightpath/modulation-mismatch"
+[ "$STATUS" = 200 ] && [ "$(jq -r '[."lightrail-job:jobs".job[].name] | join(",")' "$tmp/body")" = j1 ] \
+    && ok "where=state/lightpath/modulation-mismatch selects j1" \
+    || notok "where on the mismatch: $STATUS $(cat "$tmp/body")"
+stop_daemon
+rows j1 > "$tmp/after"
+cmp -s "$tmp/before" "$tmp/after" \
+    && ok "j1's rows in the store are as they were" \
+    || notok "j1's rows changed: $(diff "$tmp/before" "$tmp/after")"
+# The remedy the mismatch names: DELETE and submit again, planned with
+# the table in use.
+start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
+api DELETE "$JOBS/job=j1"
+[ "$STATUS" = 204 ] || notok "DELETE j1: $STATUS $(cat "$tmp/body")"
+api POST "$JOBS" "$tmp/j1.json"
+[ "$STATUS" = 201 ] \
+    && jq -e '."lightrail-job:job"[0].state | (.lightpath | length > 0) and (.lightpath | all(.modulation == "BPSK" and (has("modulation-mismatch") | not)))' "$tmp/body" > /dev/null \
+    && ok "j1 submitted again is planned with the table: BPSK, no mismatch" \
+    || notok "j1 again: $STATUS $(jq -c '."lightrail-job:job"[0].state' "$tmp/body")"
+stop_daemon
+check_store "lightrail-check: store and devices agree"
+lr_summary
