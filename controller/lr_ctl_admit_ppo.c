@@ -129,6 +129,24 @@ lr_ctl_admit_ppo(struct lr_ctl *c, const struct lr_model *model,
                      c->cluster->dcs[cd->dc[h + 1]].name, km);
             goto cleanup;
         }
+        /* The policy sized the hop with its environment's table, the
+         * default one it was trained on (lr_jenv); the controller's
+         * (modulation-table) may give the same length another format
+         * and slot count.  Booking the policy's slots under another
+         * format would carry less than the rate, or hold spectrum the
+         * format does not need: the candidate is not taken. */
+        int need = lr_mod_slots(&c->rsa->mods.f[mod], rate,
+                                c->rsa->cfg.guard);
+        if (need != m) {
+            snprintf(why, len, "candidate %d: hop %s-%s takes %s and %d "
+                     "slots in the controller's modulation table, the "
+                     "policy sized it at %d slots with the default table "
+                     "it was trained on", a,
+                     c->cluster->dcs[cd->dc[h]].name,
+                     c->cluster->dcs[cd->dc[h + 1]].name,
+                     c->rsa->mods.f[mod].name, need, m);
+            goto cleanup;
+        }
         for (int dir = 0; dir < 2; dir++) {
             int first = lr_jenv_cand_hop_first(env, a, h, dir);
             if (first < 0

@@ -2513,9 +2513,66 @@ test_plan_failures(void)
     lr_cluster_free(cl);
 }
 
+/* A controller whose modulation table (lightraild's modulation-table)
+ * is not the default one the policy was trained on: BPSK alone needs
+ * more slots than the policy sized a pair's hop with, so such a
+ * candidate is not booked under another format (it carried less than
+ * its rate); CDynP plans the job, its note saying why, and every
+ * lightpath admitted has its format's slots. */
+static void
+test_other_table_not_booked(void)
+{
+    char err[1024];
+    struct lr_modtable bpsk = { 0 };
+    CU_ASSERT_EQUAL_FATAL(lr_modtable_add(&bpsk, "BPSK", 100000, 1), 0);
+    snprintf(db, sizeof db, "%s/db%d", dir, n_db++);
+    struct lr_ctl_config cfg = {
+        .ppo_policy = src("examples/policies/metro.pol"), .mods = &bpsk,
+    };
+    struct lr_ctl *c = lr_test_ctl_open(&cfg);
+    struct mirror m;
+    mirror_open(&m);
+    static const struct { const char *model; int mi, gmin, gmax, di; } jobs[] = {
+        { "llama2-7b", 2, 16, 16, 2 }, { "gpt-1.9b", 1, 6, 12, 1 },
+        { "bert-large", 0, 1, 4, 0 }, { "llama2-7b", 2, 10, 20, 2 },
+        { "gpt-1.9b", 1, 8, 8, 1 }, { "llama2-7b", 2, 16, 40, 2 },
+    };
+    int pairs = 0, refused = 0;
+    for (size_t i = 0; i < sizeof jobs / sizeof *jobs; i++) {
+        int a = expected(&m, c, jobs[i].mi, jobs[i].di);
+        char name[32];
+        snprintf(name, sizeof name, "b%zu", i);
+        struct lr_intent in = intent(name, jobs[i].model, jobs[i].gmin,
+                                     jobs[i].gmax);
+        struct lr_job job;
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err),
+                              0);
+        if (a >= 0 && lr_jenv_cand(m.env, a)->n_dcs > 1) {
+            pairs++;
+            refused += strstr(job.note, "in the controller's modulation "
+                              "table, the policy sized it at") != NULL;
+            if (!strstr(job.note, "the policy sized it at"))
+                fprintf(stderr, "job %s: note '%s'\n", name, job.note);
+        }
+        for (int k = 0; k < job.n_lightpaths; k++) {
+            CU_ASSERT_STRING_EQUAL(job.lp[k].modulation, "BPSK");
+            CU_ASSERT_EQUAL(job.lp[k].m,
+                            lr_mod_slots(&bpsk.f[0], job.lp[k].capacity_gbps,
+                                         1));
+        }
+        assert_consistent(c);
+    }
+    CU_ASSERT_EQUAL(refused, pairs);
+    fprintf(stderr, "(%d pair candidate(s) not booked) ", pairs);
+    mirror_close(&m);
+    lr_ctl_free(c);
+}
+
 static CU_TestInfo tests[] = {
     { "a mapped intent takes the actor's candidate",
       test_mapped_intents_follow_the_actor },
+    { "a candidate sized with another modulation table is not booked",
+      test_other_table_not_booked },
     { "an unmapped intent falls back with the reason",
       test_unmapped_intents_fall_back },
     { "a missing policy file: fall back, say why", test_missing_policy },
