@@ -95,7 +95,7 @@ active_job(struct lr_job *j, const char *name, int n_layers)
     lp->links[0] = link_of("r1-r2");
     lp->links[1] = link_of("r2-r3");
     lp->length_km = 65;
-    lp->mod = 3;
+    snprintf(lp->modulation, sizeof lp->modulation, "16QAM");
     lp->first = 10;
     lp->m = 5;
     lp->n = -291 + 2 * 10 + 4;
