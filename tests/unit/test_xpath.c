@@ -1,0 +1,212 @@
+/*
+ * test_xpath: yang/lr_xpath.c, XPath 1.0 parsed into a tree: tokens as
+ * libyang 2.1.30 reads them (section 3.7 and its liberties), precedence,
+ * the forms of steps and paths, syntax errors with their position, and
+ * the depth limit.  Each row compares the tree printed in prefix form.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "yang/lr_xpath.h"
+
+#include "tests/lr_test.h"
+
+/* 'text' parses to the tree printed 'want'. */
+static void
+check_tree(const char *text, const char *want)
+{
+    struct lr_xpath *x = NULL;
+    struct lr_xpath_err err;
+    char got[1024];
+    int rc = lr_xpath_parse(text, &x, &err);
+    CU_ASSERT_EQUAL(rc, 0);
+    if (rc) {
+        fprintf(stderr, "%s: refused at byte %u: %s\n", text, err.pos,
+                err.msg);
+        return;
+    }
+    lr_xpath_print(x, got, sizeof got);
+    CU_ASSERT_STRING_EQUAL(got, want);
+    if (strcmp(got, want))
+        fprintf(stderr, "%s: got %s, want %s\n", text, got, want);
+    lr_xpath_free(x);
+}
+
+/* 'text' is refused at byte 'pos' with a message holding 'want'. */
+static void
+check_error(const char *text, unsigned pos, const char *want)
+{
+    struct lr_xpath *x = (struct lr_xpath *) 1;
+    struct lr_xpath_err err;
+    CU_ASSERT_EQUAL(lr_xpath_parse(text, &x, &err), EINVAL);
+    CU_ASSERT_PTR_NULL(x);
+    CU_ASSERT_EQUAL(err.pos, pos);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
+    if (err.pos != pos || !strstr(err.msg, want))
+        fprintf(stderr, "%s: got byte %u '%s', want %u '%s'\n", text,
+                err.pos, err.msg, pos, want);
+}
+
+/* Operators bind as section 3 orders them, each level left to right. */
+static void
+test_precedence(void)
+{
+    check_tree("1 + 2 * 3 = 7 or a and b",
+               "(or (= (+ 1 (* 2 3)) 7) (and (path a) (path b)))");
+    check_tree("a or b or c", "(or (or (path a) (path b)) (path c))");
+    check_tree("a < b = c < d", "(= (< (path a) (path b)) (< (path c) "
+               "(path d)))");
+    check_tree("1 = * = 1", "(= (= 1 (path *)) 1)");
+    check_tree("(1 = *) = 1", "(= (paren (= 1 (path *))) 1)");
+    check_tree("8 div 2 mod 3 - 1", "(- (mod (div 8 2) 3) 1)");
+    check_tree("--a", "(neg (neg (path a)))");
+    check_tree("a - -b", "(- (path a) (neg (path b)))");
+    check_tree("-a | b", "(neg (| (path a) (path b)))");
+    check_tree("x | y | z", "(| (| (path x) (path y)) (path z))");
+    check_tree("$v + 1", "(+ $v 1)");
+}
+
+/* Section 3.7: '*' and the operator names are operators after an
+ * operand, names and wildcards elsewhere; libyang reads a prefix of
+ * one as the operator ("modx", "0or0", "t oro"), and a name may end
+ * with '-' or hold '.'. */
+static void
+test_disambiguation(void)
+{
+    check_tree("* * *", "(* (path *) (path *))");
+    check_tree("and = or", "(= (path and) (path or))");
+    check_tree("mod mod mod", "(mod (path mod) (path mod))");
+    check_tree("priority modpriority = 0",
+               "(= (mod (path priority) (path priority)) 0)");
+    check_tree("0or0", "(or 0 0)");
+    check_tree("t oro", "(or (path t) (path o))");
+    check_tree("2-1oro", "(or (- 2 1) (path o))");
+    check_tree("t- or x-model", "(or (path t-) (path x-model))");
+    check_tree("(7)mod(2)", "(mod (paren 7) (paren 2))");
+    check_tree("model div 2", "(div (path model) 2)");
+    check_tree("a.b and .5", "(and (path a.b) .5)");
+    check_tree("\xc3\xa9 mod 2", "(mod (path \xc3\xa9) 2)");
+    /* A name then '(' is a call or a node type; then '::' an axis. */
+    check_tree("count (x)", "(call count (path x))");
+    check_tree("node() and text ( )", "(and (path node()) (path text ( )))");
+    check_tree("preceding :: *", "(path preceding ::*)");
+    check_tree("child::x", "(path x)");
+}
+
+/* Paths: absolute, '//', steps with axes and predicates, filters. */
+static void
+test_paths(void)
+{
+    check_tree("/", "(path /)");
+    check_tree("//name", "(path / //name)");
+    check_tree("sum(/)", "(call sum (path /))");
+    check_tree("state//../name", "(path state //.. name)");
+    check_tree("lightrail-job:state/child::p:*[1][m = 5]/@x",
+               "(path lightrail-job:state p:*[1][(= (path m) 5)] @x)");
+    check_tree("descendant-or-self::node()[a]",
+               "(path descendant-or-self::node()[(path a)])");
+    check_tree("current ( ) [a or b]/name != 'x'",
+               "(!= (path (filter (call current) [(or (path a) (path b))]) "
+               "name) 'x')");
+    check_tree("1 = .5 [0 or 1]", "(= 1 (filter .5 [(or 0 1)]))");
+    check_tree("(a)//b", "(path (paren (path a)) //b)");
+    check_tree("processing-instruction('a')",
+               "(path processing-instruction('a'))");
+    check_tree("f(a, 'b', 3)", "(call f (path a) 'b' 3)");
+}
+
+/* What is no XPath is refused at its byte, saying what was expected. */
+static void
+test_errors(void)
+{
+    check_error("", 0, "an expression was expected");
+    check_error("state/phase=", 12, "an operand was expected, found the "
+                "end");
+    check_error("a b", 2, "an operator was expected");
+    check_error("1e5", 1, "an operator was expected");
+    check_error("name = 'x", 7, "no closing '");
+    check_error("x::y", 0, "'x' is no axis");
+    check_error("f(a,b,)", 6, "an operand was expected, found ')'");
+    check_error(".[1]", 1, "an operator or the end was expected, found '['");
+    check_error("a[1", 3, "']' closing the predicate");
+    check_error("(a", 2, "')'");
+    check_error("a/", 2, "a step was expected");
+    check_error("p:", 2, "a name must follow the prefix 'p:'");
+    check_error("#", 0, "'#' begins no name");
+    check_error("$", 0, "'$' must begin a variable's name");
+}
+
+/* Brackets nest up to LR_XPATH_DEPTH, calls and predicates as much as
+ * parentheses; deeper is refused as such, at the bracket too many. */
+static void
+test_depth(void)
+{
+    char text[512];
+    struct lr_xpath *x = NULL;
+    struct lr_xpath_err err;
+    int d = LR_XPATH_DEPTH;
+    snprintf(text, sizeof text, "%.*s1%.*s", d,
+             "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((("
+             "((((((((", d,
+             "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))"
+             "))))))))");
+    CU_ASSERT_EQUAL(lr_xpath_parse(text, &x, &err), 0);
+    lr_xpath_free(x);
+    snprintf(text, sizeof text, "(%.*s1%.*s)", d,
+             "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((("
+             "((((((((", d,
+             "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))"
+             "))))))))");
+    CU_ASSERT_EQUAL(lr_xpath_parse(text, &x, &err), EINVAL);
+    CU_ASSERT(err.deep);
+    CU_ASSERT_EQUAL(err.pos, (unsigned) d + 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nest more than 63 deep"));
+    /* Predicates and calls count alike. */
+    size_t n = 0;
+    for (int i = 0; i <= d; i++)
+        n += (size_t) snprintf(text + n, sizeof text - n, i % 2 ? "a[" : "f(");
+    snprintf(text + n, sizeof text - n, "1");
+    CU_ASSERT_EQUAL(lr_xpath_parse(text, &x, &err), EINVAL);
+    CU_ASSERT(err.deep);
+    /* A long flat expression is no nesting: 300 steps, 200 minus. */
+    n = 0;
+    for (int i = 0; i < 200; i++)
+        text[n++] = '-';
+    text[n] = '\0';
+    for (int i = 0; i < 100; i++)
+        n += (size_t) snprintf(text + n, sizeof text - n, "a/");
+    snprintf(text + n, sizeof text - n, "b");
+    CU_ASSERT_EQUAL(lr_xpath_parse(text, &x, &err), 0);
+    lr_xpath_free(x);
+}
+
+/* lr_xpath_named() reads a call's name and a name test's local part. */
+static void
+test_named(void)
+{
+    struct lr_xpath *x = NULL;
+    struct lr_xpath_err err;
+    CU_ASSERT_EQUAL_FATAL(lr_xpath_parse("deref (p:phase) and phase(1)",
+                                         &x, &err), 0);
+    int calls = 0, names = 0;
+    for (int i = 0; i < x->n; i++) {
+        calls += lr_xpath_named(x, i, "deref");
+        names += lr_xpath_named(x, i, "phase");
+    }
+    CU_ASSERT_EQUAL(calls, 1);
+    CU_ASSERT_EQUAL(names, 2);  /* the step p:phase and the call phase() */
+    lr_xpath_free(x);
+}
+
+static CU_TestInfo tests[] = {
+    { "precedence", test_precedence },
+    { "3.7 disambiguation", test_disambiguation },
+    { "paths", test_paths },
+    { "syntax errors", test_errors },
+    { "depth limit", test_depth },
+    { "names", test_named },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN("xpath", tests)
