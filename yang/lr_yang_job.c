@@ -15,7 +15,6 @@
  * Printing.  The tree is built node by node (values as canonical text),
  * validated as operational data, then printed.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -36,6 +35,7 @@
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_int.h"
 #include "yang/lr_yang_job.h"
+#include "yang/lr_xpath.h"
 
 #define LR_YANG_JOB_DOC "lightrail-job"
 #define LR_YANG_JOB_ENTRY "/lightrail-job:job"
@@ -1076,9 +1076,10 @@ job_sort_leaf(struct ly_ctx *ctx, const struct lysc_node *list,
     return leaf;
 }
 
-/* What a where may not use, found before libyang reads it (outside the
- * expression's string literals): each crashes libyang 2.1 or costs each
- * job's evaluation the whole list.  Measured with 2,000 jobs, -O2, where
+/* What a where may not use, found before libyang reads it, on its parse
+ * (yang/lr_xpath.h: the tree libyang evaluates, so that each rule is
+ * decided by the grammar, not by the text around a byte): each crashes
+ * libyang 2.1 or costs each job's evaluation the whole list.  Measured with 2,000 jobs, -O2, where
  * an expression without them takes 0.15-0.3 s: */
 enum job_where_ban {
     JOB_WHERE_OK,
@@ -1154,7 +1155,7 @@ enum job_where_ban {
      * the empty set means (a condition alone, an operand of 'and' or
      * 'or', not(), boolean()) the answer is right; a set empty for no
      * job (state[a or b], current()[a or b]) is right anywhere, which
-     * the scan tells for current() alone.  Measured on the unit test's
+     * the check tells for current() alone.  Measured on the unit test's
      * jobs (test_job_select()), 2026-12-06. */
     JOB_WHERE_ANDOR_VALUE,
     /* A predicate on what is no node set: a number, a literal or a
@@ -1169,557 +1170,313 @@ enum job_where_ban {
      * unchecked (xpath_sum(), SEGV in lys_find_xpath_atoms(), before
      * '..' is judged; found by review of xpath.c: sum(../..)). */
     JOB_WHERE_SUM_DOTS,
-    /* Brackets nested deeper than the scan follows (JOB_WHERE_DEPTH - 1):
-     * past them its levels, and so the chained comparisons' check, would
-     * be wrong (68 levels around 1 = (*) = 1 leaked as the chain does). */
+    /* Brackets nested deeper than the parse follows (LR_XPATH_DEPTH):
+     * its recursion is bounded so (68 levels around 1 = (*) = 1 leaked
+     * as the chain does when a scan lost count of them). */
     JOB_WHERE_DEEP,
+    /* No XPath 1.0 (lr_xpath.c): refused here, at the byte the parse
+     * stopped, rather than left to libyang, since every check above is
+     * decided on the parse. */
+    JOB_WHERE_SYNTAX,
 };
 
-/* Comparisons seen at one level of nesting since its last 'and', 'or',
- * '(' , '[' or ',': equality (=, !=) and relational (<, <=, >, >=);
- * a relational chain ends at an equality, which binds less tightly. */
-#define JOB_WHERE_DEPTH 64
-struct job_where_level {
-    unsigned char eq, rel;
+/* A where's first refusal, as the scan before the parse gave it: the
+ * first in the text, '..' only when there is nothing else. */
+struct job_where_found {
+    enum job_where_ban ban;
+    unsigned pos;               /* the byte that names it */
+    const char *axis;           /* JOB_WHERE_AXIS_*: the axis's name */
+    bool dots;
 };
 
-/* Whether 'c' may be part of an XPath name (a prefix's ':' too).  Any
- * byte past ASCII counts: libyang reads UTF-8 names (a letter such as
- * U+00E9 is one), and one that is no name character makes the whole
- * expression a 400 there, so erring this way refuses nothing libyang
- * would take.  Read as not a name, "\xc3\xa9 mod 0" slipped past the
- * mod check (SIGFPE; make fuzz, 2026-12-06). */
+/* Keeps 'ban', named at byte 'pos', when it comes before the one kept. */
+static void
+job_where_note(struct job_where_found *f, enum job_where_ban ban,
+               unsigned pos, const char *axis)
+{
+    if (f->ban != JOB_WHERE_OK && f->pos <= pos)
+        return;
+    f->ban = ban;
+    f->pos = pos;
+    f->axis = axis;
+}
+
 static bool
-job_xpath_name_char(char c)
+job_where_kind(const struct lr_xpath *x, int i, enum lr_xpath_kind kind)
 {
-    return c && ((unsigned char) c >= 0x80 || isalnum((unsigned char) c)
-                 || strchr("_-.:", c));
+    return i >= 0 && x->node[i].kind == kind;
 }
 
-/* What libyang's tokenizer reads in a run of name characters from
- * 'w' (where one begins: after none) up to 'p': 'n' a name, '9' a
- * number, '.' '.' or '..', '-' a minus, ':' a colon, for the token
- * that ends at 'p' (its start in '*start' when 'start' is not NULL);
- * 0 when one runs past it ('p' inside a name or a number).  A number
- * is digits, '.' and digits ("1.", ".5"; "1e5" is 1 and a name e5); a
- * name begins with none of a digit, '.', '-' and ':' and takes the
- * rest but ':' ("t-", "x-1or"); a minus is the operator. */
-static char
-job_where_token_at(const char *w, const char *p, const char **start)
+/* The comparison class of node 'i': 1 equality (=, !=), 2 relational
+ * (<, <=, >, >=), 0 none. */
+static int
+job_where_cmp(const struct lr_xpath *x, int i)
 {
-    char kind = 0;
-    while (w < p) {
-        if (start)
-            *start = w;
-        if (isdigit((unsigned char) *w)
-            || (*w == '.' && isdigit((unsigned char) w[1]))) {
-            kind = '9';
-            while (isdigit((unsigned char) *w))
-                w++;
-            if (*w == '.')
-                for (w++; isdigit((unsigned char) *w); w++)
-                    ;
-        } else if (*w == '.' || *w == '-' || *w == ':') {
-            kind = *w;
-            w += *w == '.' && w[1] == '.' ? 2 : 1;
-        } else {
-            kind = 'n';
-            while (job_xpath_name_char(*w) && *w != ':')
-                w++;
-        }
-    }
-    return w == p ? kind : 0;
-}
-
-/* The start of the run of name characters that ends at 'p'. */
-static const char *
-job_where_run_start(const char *where, const char *p)
-{
-    while (p > where && job_xpath_name_char(p[-1]))
-        p--;
-    return p;
-}
-
-/* Whether libyang's tokenizer begins a token at 'p': after no name
- * character, or where a token of the run before ends ("2mod" is 2 mod,
- * "2-1or" 2 - 1 or; "xmod" and "x-or" are names). */
-static bool
-job_where_token_start(const char *where, const char *p)
-{
-    return p == where || !job_xpath_name_char(p[-1])
-           || job_where_token_at(job_where_run_start(where, p), p, NULL);
-}
-
-/* The start of the white space that ends at 'p' (XPath's: space, tab,
- * carriage return, line feed), not before 'where'. */
-static const char *
-job_where_ws_back(const char *where, const char *p)
-{
-    while (p > where && strchr(" \t\r\n", p[-1]))
-        p--;
-    return p;
-}
-
-/* Whether the text before 'p' (white space skipped) ends an operand,
- * by XPath 1.0's disambiguation (3.7): its last token is no operator
- * and none of @ :: ( [ , ; 'and', 'or', 'div', 'mod' and '*' are
- * operators only after an operand themselves.  The last token is read
- * as libyang reads it: "t-" is a name, "2-" a number and a minus. */
-static bool
-job_where_after_operand(const char *where, const char *p)
-{
-    p = job_where_ws_back(where, p);
-    if (p == where)
-        return false;
-    char c = p[-1];
-    if (c == '*')
-        return !job_where_after_operand(where, p - 1);
-    if (strchr(")]'\"", c))
-        return true;
-    if (!job_xpath_name_char(c))
-        return false;
-    const char *w = NULL;
-    switch (job_where_token_at(job_where_run_start(where, p), p, &w)) {
-    case 'n':
-        break;
-    case '9':
-    case '.':
-        return true;
-    default:                    /* a minus, a colon, or inside a token */
-        return false;
-    }
-    static const char *const ops[] = { "and", "or", "div", "mod" };
-    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-        if ((size_t) (p - w) == strlen(ops[i]) && !strncmp(w, ops[i], p - w))
-            return !job_where_after_operand(where, w);
-    return true;
-}
-
-/* Whether 'and' or 'or' at 'p' is the operator as libyang reads it: at
- * the start of a token (job_where_token_start(): "0or0" is 0 or 0),
- * after an operand, whatever follows ("t oro" is t or o). */
-static bool
-job_where_andor(const char *where, const char *p)
-{
-    if (strncmp(p, "and", 3) && strncmp(p, "or", 2))
-        return false;
-    return job_where_token_start(where, p)
-           && job_where_after_operand(where, p);
-}
-
-/* Whether a predicate may open at 'p' (a '['): after a step (a name,
- * '*', '.', '..'), another predicate, or current(), node() or text(),
- * which are node sets; not after a number, a literal, another call or
- * parentheses (JOB_WHERE_FILTER), which libyang 2.1.30 can crash on. */
-static bool
-job_where_filter_ok(const char *where, const char *p)
-{
-    p = job_where_ws_back(where, p);
-    if (p == where)
-        return false;
-    char c = p[-1];
-    if (c == ']' || c == '*')
-        return true;
-    if (c == ')') {
-        p--;
-        p = job_where_ws_back(where, p);
-        if (p == where || p[-1] != '(')
-            return false;
-        p--;
-        p = job_where_ws_back(where, p);
-        static const char *const sets[] = { "current", "node", "text" };
-        for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
-            size_t len = strlen(sets[i]);
-            /* A token there: "-current()" is minus current(). */
-            if ((size_t) (p - where) >= len
-                && !strncmp(p - len, sets[i], len)
-                && job_where_token_start(where, p - len))
-                return true;
-        }
-        return false;
-    }
-    if (!job_xpath_name_char(c))
-        return false;
-    const char *w = p;
-    while (w > where && job_xpath_name_char(w[-1]))
-        w--;
-    /* No name begins with '-': "-1" is minus one. */
-    while (w < p && *w == '-')
-        w++;
-    /* A number begins with a digit, or with '.' and a digit. */
-    return w < p && !isdigit((unsigned char) w[0])
-           && !(w[0] == '.' && isdigit((unsigned char) w[1]));
-}
-
-/* Whether the '/' at 'p' continues a path from parentheses or a call
- * other than current(), node() and text() ("(a = b)/x", "f(a)/x"),
- * whose set may hold a node used as a value (JOB_WHERE_NESTED). */
-static bool
-job_where_value_path(const char *where, const char *p)
-{
-    const char *q = job_where_ws_back(where, p);
-    return q > where && q[-1] == ')' && !job_where_filter_ok(where, p);
-}
-
-/* Whether the '[' at 'p' opens a predicate on node() or text(), or on
- * an attribute step ('@x', '@*', attribute::x), which the schema check
- * can leave with no node in context (node() under a leaf, text() and
- * attributes always) and, unlike a name test, does not skip for that
- * (JOB_WHERE_NESTED). */
-static bool
-job_where_on_no_node(const char *where, const char *p)
-{
-    const char *q = job_where_ws_back(where, p);
-    if (q > where && q[-1] == ')') {
-        /* node() or text(), as job_where_filter_ok() finds them. */
-        q = job_where_ws_back(where, q - 1);
-        if (q == where || q[-1] != '(')
-            return false;
-        q = job_where_ws_back(where, q - 1);
-        return q - where >= 4
-               && (!strncmp(q - 4, "text", 4) || !strncmp(q - 4, "node", 4))
-               && job_where_token_start(where, q - 4);
-    }
-    /* The name test, then what is before it. */
-    if (q > where && q[-1] == '*')
-        q--;
-    else
-        while (q > where && job_xpath_name_char(q[-1]) && q[-1] != ':')
-            q--;
-    if (q - where >= 2 && q[-1] == ':' && q[-2] != ':')
-        for (q--; q > where && job_xpath_name_char(q[-1]) && q[-1] != ':';
-             q--)
-            ;                   /* a prefix */
-    q = job_where_ws_back(where, q);
-    if (q > where && q[-1] == '@')
-        return true;
-    if (q - where < 2 || strncmp(q - 2, "::", 2))
-        return false;
-    q = job_where_ws_back(where, q - 2);
-    return q - where >= 9 && !strncmp(q - 9, "attribute", 9)
-           && job_where_token_start(where, q - 9);
-}
-
-/* Whether 'name' is at 'p', not followed by more of a name, and then
- * by 'next' (after white space).  What comes before does not count:
- * "-deref(x)" is minus deref(x) (a job has no node whose name ends in
- * one of those looked for). */
-static bool
-job_where_word(const char *p, const char *name, const char *next)
-{
-    size_t len = strlen(name);
-    if (strncmp(p, name, len)
-        || (job_xpath_name_char(p[len]) && p[len] != ':'))
-        return false;
-    p += len;
-    p += strspn(p, " \t\r\n");
-    return !strncmp(p, next, strlen(next));
-}
-
-/* The token that ends at 'p', white space skipped: its start in
- * '*start' and its kind, job_where_token_at()'s for one of name
- * characters ('n', '9', '.', '-', ':'; 0 when 'p' is inside one), else
- * its last character ('/', '(', ')', ',', '@', '*', '=', a quote);
- * '^' at the start of 'where' (no XPath token is). */
-static char
-job_where_token_before(const char *where, const char *p, const char **start)
-{
-    p = job_where_ws_back(where, p);
-    *start = p;
-    if (p == where)
-        return '^';
-    if (job_xpath_name_char(p[-1]))
-        return job_where_token_at(job_where_run_start(where, p), p, start);
-    *start = p - 1;
-    return p[-1];
-}
-
-/* The start of the path whose only predicate opens at 'p', read back
- * step by step (a name test with its prefix, axis or '@', '*', '.',
- * '..' or a call: what job_where_filter_ok() lets before a '['), each
- * but the first after '/' or '//'; NULL when something else is there. */
-static const char *
-job_where_path_start(const char *where, const char *p)
-{
-    for (;;) {
-        const char *s, *q;
-        char k = job_where_token_before(where, p, &s);
-        if (k == ')') {
-            if (job_where_token_before(where, s, &s) != '('
-                || job_where_token_before(where, s, &s) != 'n')
-                return NULL;
-        } else if (k != 'n' && k != '*' && k != '.')
-            return NULL;
-        if (job_where_token_before(where, s, &q) == ':') {
-            /* A prefix (x:y), or an axis (child::y). */
-            char c = job_where_token_before(where, q, &q);
-            if (c == ':')
-                c = job_where_token_before(where, q, &q);
-            if (c != 'n')
-                return NULL;
-            s = q;
-        }
-        if (job_where_token_before(where, s, &q) == '@')
-            s = q;
-        if (job_where_token_before(where, s, &q) != '/')
-            return s;
-        p = q;
-        if (job_where_token_before(where, q, &q) == '/')
-            p = q;
-    }
-}
-
-/* What is next to a predicate's path, or to the parentheses around
- * it, on one side: and or or (it is their operand), the start or end
- * of 'where', '(' or ')', ',', or anything else (an operator that
- * takes a value, '/', '['). */
-enum job_where_side {
-    JOB_SIDE_ANDOR, JOB_SIDE_EDGE, JOB_SIDE_OPEN, JOB_SIDE_CLOSE,
-    JOB_SIDE_COMMA, JOB_SIDE_VALUE,
-};
-
-static enum job_where_side
-job_where_left_side(const char *where, const char *p, const char **at)
-{
-    switch (job_where_token_before(where, p, at)) {
-    case '^':
-        return JOB_SIDE_EDGE;
-    case '(':
-        return JOB_SIDE_OPEN;
-    case ',':
-        return JOB_SIDE_COMMA;
-    case 'n':
-        return job_where_andor(where, *at) ? JOB_SIDE_ANDOR : JOB_SIDE_VALUE;
+    if (!job_where_kind(x, i, LR_XPATH_BINARY))
+        return 0;
+    switch (x->node[i].op) {
+    case LR_XPATH_EQ: case LR_XPATH_NE:
+        return 1;
+    case LR_XPATH_LT: case LR_XPATH_LE: case LR_XPATH_GT: case LR_XPATH_GE:
+        return 2;
     default:
-        return JOB_SIDE_VALUE;
+        return 0;
     }
 }
 
-static enum job_where_side
-job_where_right_side(const char *where, const char *p, const char **at)
-{
-    p += strspn(p, " \t\r\n");
-    *at = p;
-    switch (*p) {
-    case '\0':
-        return JOB_SIDE_EDGE;
-    case ')':
-        return JOB_SIDE_CLOSE;
-    case ',':
-        return JOB_SIDE_COMMA;
-    default:
-        return job_where_andor(where, p) ? JOB_SIDE_ANDOR : JOB_SIDE_VALUE;
-    }
-}
-
-/* Whether the path whose only predicate opens at 'p' (a '[') and holds
- * 'and' or 'or' is read as a condition alone (JOB_WHERE_ANDOR_VALUE):
- * the whole where, an operand of 'and' or 'or', the argument of not()
- * or boolean(), in parentheses that are one of these; or whether the
- * path is current() alone, never empty.  The scan errs towards no:
- * '= true()' is a condition too, yet a comparison. */
+/* Whether node 'i' is a comparison whose left operand is one of its own
+ * class without parentheses (JOB_WHERE_CHAIN): a = b = c, a < b < c;
+ * a < b = c < d holds no chain, (a = b) = c neither. */
 static bool
-job_where_pred_cond(const char *where, const char *p)
+job_where_chain(const struct lr_xpath *x, int i)
 {
-    const char *start = job_where_path_start(where, p), *end = p + 1, *q;
-    if (!start)
-        return false;
-    if (job_where_word(start, "current", "(")) {
-        q = strchr(start, '(') + 1;
-        q += strspn(q, " \t\r\n");
-        if (*q == ')' && job_where_ws_back(where, p) == q + 1)
-            return true;
-    }
-    /* The predicate's ']': the first outside literals, as it is the
-     * only one.  Without it libyang refuses the text anyway. */
-    for (; *end != ']'; end++) {
-        if (!*end)
-            return true;
-        if ((*end == '\'' || *end == '"') && !(end = strchr(end + 1, *end)))
-            return true;
-    }
-    end++;
+    int c = job_where_cmp(x, i);
+    return c && job_where_cmp(x, x->node[i].child) == c;
+}
+
+/* The nearest predicate that holds node 'i', -1 for none. */
+static int
+job_where_pred_of(const struct lr_xpath *x, int i)
+{
+    for (i = x->node[i].parent; i >= 0; i = x->node[i].parent)
+        if (x->node[i].kind == LR_XPATH_PRED)
+            return i;
+    return -1;
+}
+
+/* Whether node 'i' is a call of current(), the job, never empty. */
+static bool
+job_where_current(const struct lr_xpath *x, int i)
+{
+    return job_where_kind(x, i, LR_XPATH_CALL)
+           && lr_xpath_named(x, i, "current");
+}
+
+/* Whether node 'i' is a path from parentheses or a call other than
+ * current() ("(a = b)/x", "f(a)/x"), whose set may hold a node used
+ * as a value (JOB_WHERE_NESTED). */
+static bool
+job_where_value_path(const struct lr_xpath *x, int i)
+{
+    int head = x->node[i].child;
+    return job_where_kind(x, i, LR_XPATH_PATH)
+           && (job_where_kind(x, head, LR_XPATH_PAREN)
+               || (job_where_kind(x, head, LR_XPATH_CALL)
+                   && !job_where_current(x, head)));
+}
+
+/* Whether node 'i' is a step with a predicate that the schema check
+ * can leave with no node in context and, unlike a name test, does not
+ * skip for that: node() (under a leaf), text(), comment() and attribute
+ * steps ('@x', '@*', attribute::x; JOB_WHERE_NESTED). */
+static bool
+job_where_no_node(const struct lr_xpath *x, int i)
+{
+    const struct lr_xpath_node *n = &x->node[i];
+    return n->kind == LR_XPATH_STEP && n->child >= 0
+           && (n->op == LR_XPATH_ATTRIBUTE || n->test == LR_XPATH_NODE
+               || n->test == LR_XPATH_TEXT || n->test == LR_XPATH_COMMENT);
+}
+
+/* Whether the path holding predicate 'p' (with 'and' or 'or' inside)
+ * is read as a condition alone (JOB_WHERE_ANDOR_VALUE): it ends with
+ * that predicate and is the whole where, an operand of 'and' or 'or',
+ * or the argument of not() or boolean(), in any parentheses; or the
+ * predicate is on current() alone, never empty. */
+static bool
+job_where_pred_cond(const struct lr_xpath *x, int p)
+{
+    int o = x->node[p].parent, e = o;
+    if (x->node[o].kind == LR_XPATH_FILTER
+        && job_where_current(x, x->node[o].child))
+        return true;
+    if (x->node[p].next >= 0 || x->node[o].next >= 0)
+        return false;           /* the path goes on after it */
+    if (x->node[o].kind == LR_XPATH_STEP)
+        e = x->node[o].parent;
     for (;;) {
-        const char *l, *r;
-        enum job_where_side left = job_where_left_side(where, start, &l),
-            right = job_where_right_side(where, end, &r);
-        if (left == JOB_SIDE_VALUE || right == JOB_SIDE_VALUE)
-            return false;
-        if (left == JOB_SIDE_ANDOR || right == JOB_SIDE_ANDOR)
+        int up = x->node[e].parent;
+        if (up < 0)
             return true;
-        if (left == JOB_SIDE_EDGE && right == JOB_SIDE_EDGE)
-            return true;
-        if (left != JOB_SIDE_OPEN || right != JOB_SIDE_CLOSE)
-            return false;       /* an argument beside others */
-        /* A name before '(' not after an operand calls a function;
-         * after one it is an operator (and, or, div, mod). */
-        const char *f;
-        if (job_where_token_before(where, l, &f) == 'n'
-            && !job_where_after_operand(where, f))
-            return job_where_word(f, "not", "(")
-                   || job_where_word(f, "boolean", "(");
-        start = l;
-        end = r + 1;
+        const struct lr_xpath_node *u = &x->node[up];
+        if (u->kind == LR_XPATH_PAREN) {
+            e = up;
+            continue;
+        }
+        if (u->kind == LR_XPATH_BINARY)
+            return u->op == LR_XPATH_AND || u->op == LR_XPATH_OR;
+        return u->kind == LR_XPATH_CALL
+               && (lr_xpath_named(x, up, "not")
+                   || lr_xpath_named(x, up, "boolean"));
     }
 }
 
-/* The first thing 'where' may not use (JOB_WHERE_OK: none), '..' only
- * when nothing else; '*name' gets the axis's name for the axes. */
+/* Whether node 'i' lies inside a call of sum(). */
+static bool
+job_where_in_sum(const struct lr_xpath *x, int i)
+{
+    for (; i >= 0; i = x->node[i].parent)
+        if (job_where_kind(x, i, LR_XPATH_CALL)
+            && lr_xpath_named(x, i, "sum"))
+            return true;
+    return false;
+}
+
+/* The refusal an axis step gives (JOB_WHERE_OK: none). */
 static enum job_where_ban
-job_where_banned(const char *where, const char **name)
+job_where_axis(int axis, const char **name)
 {
-    static const char *const out[] = {
-        "following-sibling", "following", "preceding-sibling", "preceding",
+    static const struct {
+        int axis;
+        const char *name;
+        enum job_where_ban ban;
+    } axes[] = {
+        { LR_XPATH_FOLLOWING_SIBLING, "following-sibling",
+          JOB_WHERE_AXIS_OUT },
+        { LR_XPATH_FOLLOWING, "following", JOB_WHERE_AXIS_OUT },
+        { LR_XPATH_PRECEDING_SIBLING, "preceding-sibling",
+          JOB_WHERE_AXIS_OUT },
+        { LR_XPATH_PRECEDING, "preceding", JOB_WHERE_AXIS_OUT },
+        { LR_XPATH_DESCENDANT_OR_SELF, "descendant-or-self",
+          JOB_WHERE_AXIS_DESC },
+        { LR_XPATH_DESCENDANT, "descendant", JOB_WHERE_AXIS_DESC },
+        { LR_XPATH_PARENT, "parent", JOB_WHERE_AXIS_UP },
+        { LR_XPATH_ANCESTOR_OR_SELF, "ancestor-or-self", JOB_WHERE_AXIS_UP },
+        { LR_XPATH_ANCESTOR, "ancestor", JOB_WHERE_AXIS_UP },
     };
-    static const char *const desc[] = {
-        "descendant-or-self", "descendant",
-    };
-    static const char *const up[] = {
-        "parent", "ancestor-or-self", "ancestor",
-    };
-    struct job_where_level lv[JOB_WHERE_DEPTH] = { { 0, 0 } };
-    /* Each level's bracket ('(' or '['), and how many '[' are open. */
-    char open[JOB_WHERE_DEPTH] = { 0 };
-    int d = 0, preds = 0, all_preds = 0;
-    /* Set at the first '(' of sum()'s argument (its level), 0 outside. */
-    int sum_d = 0;
-    /* A step or a path the schema check may leave with no node in
-     * context, whose predicate it then only parses. */
-    bool no_context = false;
-    for (const char *p = where; *p; p++) {
-        if (*p == '\'' || *p == '"') {
-            const char *q = strchr(p + 1, *p);
-            if (!q)
-                break;
-            p = q;
-        } else {
-            all_preds += *p == '[';
-            no_context = no_context
-                         || (*p == '/' && job_where_value_path(where, p))
-                         || (*p == '[' && job_where_on_no_node(where, p));
+    for (size_t i = 0; i < sizeof axes / sizeof *axes; i++)
+        if (axes[i].axis == axis) {
+            *name = axes[i].name;
+            return axes[i].ban;
         }
-    }
-    /* Where a predicate's 'and' or 'or' can meet an emptied set. */
-    bool nested = all_preds > 1 || no_context;
-    bool dots = false;
-    /* The last '[' opened: with 'and' or 'or' inside and 'nested'
-     * false, the expression's only one. */
-    const char *pred = NULL;
-    for (const char *p = where; *p; p++) {
-        if (*p == '\'' || *p == '"') {
-            const char *q = strchr(p + 1, *p);
-            if (!q)
-                return JOB_WHERE_OK;    /* libyang refuses it */
-            p = q;
-            continue;
-        }
-        if (*p == '|')
-            return JOB_WHERE_UNION;
-        if (p[0] == '.' && p[1] == '.') {
-            if (sum_d && d >= sum_d)
-                return JOB_WHERE_SUM_DOTS;
-            dots = true;
-        }
-        if (*p == '/') {
-            /* A step's '/' follows what ends an operand (a name that is
-             * no operator, '.', a '*' that is no multiplication, a
-             * predicate, a call: job_where_after_operand()); any other
-             * ('or /', '0 * /', '(/') starts at the root. */
-            if (!job_where_after_operand(where, p))
-                return JOB_WHERE_ROOT;
-            if (p[1] == '/')
-                p++;
-            continue;
-        }
-        if (*p == '[' && !job_where_filter_ok(where, p))
-            return JOB_WHERE_FILTER;
-        if (*p == '(' || *p == '[') {
-            if (d == JOB_WHERE_DEPTH - 1)
-                return JOB_WHERE_DEEP;
-            lv[++d] = (struct job_where_level) { 0, 0 };
-            open[d] = *p;
-            preds += *p == '[';
-            if (*p == '[')
-                pred = p;
-        }
-        else if ((*p == ')' || *p == ']') && d > 0) {
-            preds -= open[d--] == '[';
-            if (d < sum_d)
-                sum_d = 0;
-        }
-        else if (*p == ',')
-            lv[d] = (struct job_where_level) { 0, 0 };
-        else if ((*p == '=' && (p == where || !strchr("!<>", p[-1])))
-                 || (*p == '!' && p[1] == '=')) {
-            lv[d].rel = 0;
-            if (++lv[d].eq > 1)
-                return JOB_WHERE_CHAIN;
-        } else if ((*p == '<' || *p == '>') && ++lv[d].rel > 1)
-            return JOB_WHERE_CHAIN;
-        else if (job_where_andor(where, p)) {
-            if (preds > 0 && nested)
-                return JOB_WHERE_NESTED;
-            if (preds > 0 && !job_where_pred_cond(where, pred))
-                return JOB_WHERE_ANDOR_VALUE;
-            lv[d] = (struct job_where_level) { 0, 0 };
-        }
-        if (job_where_word(p, "deref", "("))
-            return JOB_WHERE_DEREF;
-        if (!sum_d && job_where_word(p, "sum", "("))
-            sum_d = d + 1;
-        for (size_t i = 0; i < sizeof out / sizeof *out; i++)
-            if (job_where_word(p, out[i], "::")) {
-                *name = out[i];
-                return JOB_WHERE_AXIS_OUT;
-            }
-        for (size_t i = 0; i < sizeof desc / sizeof *desc; i++)
-            if (job_where_word(p, desc[i], "::")) {
-                *name = desc[i];
-                return JOB_WHERE_AXIS_DESC;
-            }
-        for (size_t i = 0; i < sizeof up / sizeof *up; i++)
-            if (job_where_word(p, up[i], "::")) {
-                *name = up[i];
-                return JOB_WHERE_AXIS_UP;
-            }
-        /* libyang reads "mod" after an operand as the operator, whatever
-         * follows ("priority modpriority" is priority mod priority, "7
-         * model" 7 mod el): after anything that may end an operand it is
-         * refused; after '/', ':', '(', '[', ',', '@', an operator or
-         * nothing it is a name (model, modulation), and inside a name
-         * it is none (job_where_token_start(): x-model). */
-        if (!strncmp(p, "mod", 3) && job_where_token_start(where, p)
-            && job_where_after_operand(where, p))
-            return JOB_WHERE_MOD;
-    }
-    return dots ? JOB_WHERE_DOTS : JOB_WHERE_OK;
+    return JOB_WHERE_OK;
 }
 
-/* Whether 'where' has a name test for 'name' (outside its string
- * literals, with or without a module prefix; a function call of that
- * name is none). */
-static bool
-job_where_names(const char *where, const char *name)
+/* What step 'i' may not use: an axis, or '..' (inside sum() at once,
+ * elsewhere after the schema check). */
+static void
+job_where_step(const struct lr_xpath *x, int i, struct job_where_found *f)
 {
-    size_t len = strlen(name);
-    for (const char *p = where; *p; p++) {
-        if (*p == '\'' || *p == '"') {
-            const char *q = strchr(p + 1, *p);
-            if (!q)
-                return false;
-            p = q;
-            continue;
-        }
-        if ((p > where && job_xpath_name_char(p[-1]) && p[-1] != ':')
-            || strncmp(p, name, len))
-            continue;
-        const char *e = p + len;
-        if (job_xpath_name_char(*e) && !(e[0] == ':' && e[1] == ':'))
-            continue;
-        e += strspn(e, " \t\r\n");
-        if (*e != '(')
+    const struct lr_xpath_node *n = &x->node[i];
+    const char *name = NULL;
+    enum job_where_ban ban;
+    if (n->test == LR_XPATH_DOTS) {
+        if (job_where_in_sum(x, i))
+            job_where_note(f, JOB_WHERE_SUM_DOTS, n->pos, NULL);
+        f->dots = true;
+    } else if (n->test != LR_XPATH_DOT
+               && (ban = job_where_axis(n->op, &name)) != JOB_WHERE_OK)
+        job_where_note(f, ban, n->axis_pos, name);
+}
+
+/* What 'and' or 'or' node 'i' may not be (JOB_WHERE_NESTED,
+ * JOB_WHERE_ANDOR_VALUE): 'nested' when its predicate can meet an
+ * emptied set. */
+static void
+job_where_andor(const struct lr_xpath *x, int i, bool nested,
+                struct job_where_found *f)
+{
+    int p = job_where_pred_of(x, i);
+    if (p < 0)
+        return;
+    if (nested)
+        job_where_note(f, JOB_WHERE_NESTED, x->node[i].pos, NULL);
+    else if (!job_where_pred_cond(x, p))
+        job_where_note(f, JOB_WHERE_ANDOR_VALUE, x->node[i].pos, NULL);
+}
+
+/* What node 'i' may not be, noted in 'f'. */
+static void
+job_where_node(const struct lr_xpath *x, int i, bool nested,
+               struct job_where_found *f)
+{
+    const struct lr_xpath_node *n = &x->node[i];
+    switch (n->kind) {
+    case LR_XPATH_BINARY:
+        if (n->op == LR_XPATH_UNION)
+            job_where_note(f, JOB_WHERE_UNION, n->pos, NULL);
+        else if (n->op == LR_XPATH_MOD)
+            job_where_note(f, JOB_WHERE_MOD, n->pos, NULL);
+        else if (n->op == LR_XPATH_AND || n->op == LR_XPATH_OR)
+            job_where_andor(x, i, nested, f);
+        else if (job_where_chain(x, i))
+            job_where_note(f, JOB_WHERE_CHAIN, n->pos, NULL);
+        break;
+    case LR_XPATH_CALL:
+        if (lr_xpath_named(x, i, "deref"))
+            job_where_note(f, JOB_WHERE_DEREF, n->pos, NULL);
+        break;
+    case LR_XPATH_PATH:
+        if (n->absolute)
+            job_where_note(f, JOB_WHERE_ROOT, n->pos, NULL);
+        break;
+    case LR_XPATH_STEP:
+        job_where_step(x, i, f);
+        break;
+    case LR_XPATH_FILTER:
+        /* A predicate after what is no node set; current() is one. */
+        if (!job_where_current(x, n->child))
+            job_where_note(f, JOB_WHERE_FILTER,
+                           x->node[x->node[n->child].next].pos, NULL);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Whether an 'and' or 'or' in a predicate of 'x' can meet a set the
+ * schema check left with no node in context (JOB_WHERE_NESTED): there
+ * is another predicate, or a path from a value, or a predicate on a
+ * step without a no-match test. */
+static bool
+job_where_nested(const struct lr_xpath *x)
+{
+    int preds = 0;
+    for (int i = 0; i < x->n; i++) {
+        preds += x->node[i].kind == LR_XPATH_PRED;
+        if (job_where_value_path(x, i) || job_where_no_node(x, i))
             return true;
     }
+    return preds > 1;
+}
+
+/* The first thing the parsed where 'x' may not use, in 'f'. */
+static void
+job_where_judge(const struct lr_xpath *x, struct job_where_found *f)
+{
+    bool nested = job_where_nested(x);
+    for (int i = 0; i < x->n; i++)
+        job_where_node(x, i, nested, f);
+    if (f->ban == JOB_WHERE_OK && f->dots)
+        f->ban = JOB_WHERE_DOTS;
+}
+
+/* Parses 'where' and finds what it may not use (a syntax error or a
+ * nesting too deep: JOB_WHERE_SYNTAX, JOB_WHERE_DEEP, with 'perr'
+ * saying where); 0 or ENOMEM. */
+static int
+job_where_banned(const char *where, struct job_where_found *f,
+                 struct lr_xpath_err *perr)
+{
+    struct lr_xpath *x = NULL;
+    int rc = lr_xpath_parse(where, &x, perr);
+    *f = (struct job_where_found) { .ban = JOB_WHERE_OK };
+    if (rc == EINVAL)
+        f->ban = perr->deep ? JOB_WHERE_DEEP : JOB_WHERE_SYNTAX;
+    else if (!rc)
+        job_where_judge(x, f);
+    lr_xpath_free(x);
+    return rc == EINVAL ? 0 : rc;
+}
+
+/* Whether the parsed where 'x' has a name test for 'name' (with or
+ * without a module prefix; a function of that name is none). */
+static bool
+job_where_names(const struct lr_xpath *x, const char *name)
+{
+    for (int i = 0; i < x->n; i++)
+        if (x->node[i].kind == LR_XPATH_STEP && lr_xpath_named(x, i, name))
+            return true;
     return false;
 }
 
@@ -1731,18 +1488,26 @@ job_where_names(const char *where, const char *name)
 static const struct lysc_node *
 job_where_state_named(const struct ly_set *atoms, const char *where)
 {
-    for (uint32_t a = 0; atoms && a < atoms->count; a++) {
+    struct lr_xpath *x = NULL;
+    struct lr_xpath_err perr;
+    const struct lysc_node *found = NULL;
+    /* Parsed before, by job_where_banned(): it fails on no memory alone,
+     * and then no name is known to be state. */
+    if (!where || !atoms || lr_xpath_parse(where, &x, &perr))
+        return NULL;
+    for (uint32_t a = 0; atoms && a < atoms->count && !found; a++) {
         const struct lysc_node *sn = atoms->snodes[a];
-        if (!(sn->flags & LYS_CONFIG_R) || !job_where_names(where, sn->name))
+        if (!(sn->flags & LYS_CONFIG_R) || !job_where_names(x, sn->name))
             continue;
         bool namesake = false;
         for (uint32_t b = 0; b < atoms->count && !namesake; b++)
             namesake = (atoms->snodes[b]->flags & LYS_CONFIG_W)
                        && !strcmp(atoms->snodes[b]->name, sn->name);
         if (!namesake)
-            return sn;
+            found = sn;
     }
-    return NULL;
+    lr_xpath_free(x);
+    return found;
 }
 
 int
@@ -1786,13 +1551,22 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                      strlen(where), JOB_WHERE_MAX);
         return EINVAL;
     }
-    const char *axis = "";
-    enum job_where_ban ban = where ? job_where_banned(where, &axis)
-                                   : JOB_WHERE_OK;
-    switch (ban) {
+    struct job_where_found found = { .ban = JOB_WHERE_OK };
+    struct lr_xpath_err perr;
+    if (where && (ret = job_where_banned(where, &found, &perr)))
+        return ret;
+    const char *axis = found.axis;
+    switch (found.ban) {
     case JOB_WHERE_OK:
     case JOB_WHERE_DOTS:
         break;
+    case JOB_WHERE_SYNTAX:
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
+                     "'%.*s' is not an XPath 1.0 expression over a job (at "
+                     "byte %u, %s): send one whose names are a job's nodes, "
+                     "unprefixed, such as %s", JOB_QUOTE_MAX, where,
+                     perr.pos + 1, perr.msg, ex->own);
+        return EINVAL;
     case JOB_WHERE_DEREF:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' calls deref(): a job has no leafref to follow; "
@@ -1874,7 +1648,7 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
     case JOB_WHERE_DEEP:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' nests brackets more than %d deep: send one "
-                     "with fewer", JOB_QUOTE_MAX, where, JOB_WHERE_DEPTH - 1);
+                     "with fewer", JOB_QUOTE_MAX, where, LR_XPATH_DEPTH);
         return EINVAL;
     case JOB_WHERE_ROOT:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
@@ -1933,7 +1707,7 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
         return ENODATA;
     }
     ly_set_free(atoms, NULL);
-    if (ban == JOB_WHERE_DOTS) {
+    if (found.ban == JOB_WHERE_DOTS) {
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' uses .., whose cost for each job grows with the "
                      "whole list: send one with a predicate instead, such "

@@ -957,6 +957,13 @@ test_job_select(void)
 
     check_select_bad(&f, refs, 4, "state/phase=", NULL, "the query's where "
                      "'state/phase=' is not an XPath 1.0 expression");
+    /* A syntax error is told by our parse (yang/lr_xpath.c), which every
+     * check below is decided on, at its byte (libyang's message said
+     * "Unexpected XPath expression end."). */
+    check_select_bad(&f, refs, 4, "state/phase=", NULL, "over a job (at "
+                     "byte 13, an operand was expected, found the end)");
+    check_select_bad(&f, refs, 0, "name = 'a' or (priority", NULL,
+                     "(at byte 24, ')' was expected, found the end)");
     check_select_bad(&f, refs, 4, "nosuch='x'", NULL, "where 'nosuch='x''");
     /* Within the entry only: one reaching the other jobs would cost the
      * list's square. */
@@ -1141,6 +1148,9 @@ test_job_select(void)
     check_select_bad(&f, refs, 4, "1 = -1[0 or 1]", NULL, "no step");
     check_select_bad(&f, refs, 4, "1 = .5 [0 or 1]", NULL, "no step");
     check_select_bad(&f, refs, 4, "9=0[0ort]", NULL, "no step");
+    /* comment() is a node test, a step, as node() and text() are: its
+     * predicate was refused as one after a call ("no step"). */
+    CHECK_SELECT("count(state/comment()[1]) = 0", NULL, "ja,jb,jc,jd");
     /* After a step, another predicate, current(), node() and text() a
      * predicate stays. */
     CHECK_SELECT("count(state/lightpath[m = 5][n > -1000]) = 2 and "
