@@ -1119,10 +1119,11 @@ enum job_where_ban {
      * lets it by, yet string(/) prints the whole list for each job
      * (2,000 jobs: over 100 s) and sum(/) crashes that check (SEGV). */
     JOB_WHERE_ROOT,
-    /* 'and' or 'or' inside a predicate of an expression that has
-     * another predicate, a path after parentheses or a call other than
-     * current(), or a predicate on node(), text() or an attribute step
-     * (x[y[a or b]], state/lightpath[n<0]/p[t or o]/t,
+    /* 'and' or 'or' inside a predicate that another predicate opens
+     * before (around it, inside it or earlier) or follows on its path,
+     * in an expression with a path after parentheses or a call other
+     * than current(), or with a predicate on node(), text(), comment()
+     * or an attribute step (x[y[a or b]], state/lightpath[n<0]/p[t or o]/t,
      * (priority = 3)/x[0 or 1] = 1, name/node()[0 or 1] = 1).  The
      * schema check, lys_find_xpath_atoms(), only parses a predicate
      * whose set has no node in context, and in libyang 2.1.30 parsing
@@ -1136,8 +1137,10 @@ enum job_where_ban {
      * used as a value (in_ctx ATOM_VAL) for a match; node() under a
      * leaf, text() and attribute steps, which have no no-match test;
      * values (JOB_WHERE_FILTER).  Outside the predicates (x/y[a] or
-     * x/y[b]), or in the only one on a path from the job, they do not
-     * crash (but see JOB_WHERE_ANDOR_VALUE). */
+     * x/y[b]), or in the first one on a path from the job, whose step
+     * no earlier predicate can have marked, they do not crash (but see
+     * JOB_WHERE_ANDOR_VALUE): a predicate after it and on another path
+     * (x[a or b] and y[c]) is read after the cast. */
     JOB_WHERE_NESTED,
     /* 'and' or 'or' inside the only predicate of a path whose value is
      * used (compared, computed with, counted, passed to a function other
@@ -1153,7 +1156,8 @@ enum job_where_ban {
      * fails (count(), sum(), name(), a path after it: "Wrong type of
      * argument", "path operator on boolean").  Where false means what
      * the empty set means (a condition alone, an operand of 'and' or
-     * 'or', not(), boolean()) the answer is right; a set empty for no
+     * 'or', not(), boolean(), an operand of = or != beside a boolean,
+     * such as true() or a comparison) the answer is right; a set empty for no
      * job (state[a or b], current()[a or b]) is right anywhere, which
      * the check tells for current() alone.  Measured on the unit test's
      * jobs (test_job_select()), 2026-12-06. */
@@ -1278,11 +1282,43 @@ job_where_no_node(const struct lr_xpath *x, int i)
                || n->test == LR_XPATH_TEXT || n->test == LR_XPATH_COMMENT);
 }
 
+/* Whether node 'i' is a boolean whatever it is evaluated on: a
+ * comparison, 'and', 'or', or true(), false(), not(), boolean(), in
+ * any parentheses. */
+static bool
+job_where_boolean(const struct lr_xpath *x, int i)
+{
+    while (job_where_kind(x, i, LR_XPATH_PAREN))
+        i = x->node[i].child;
+    if (job_where_kind(x, i, LR_XPATH_BINARY))
+        return x->node[i].op == LR_XPATH_OR || x->node[i].op == LR_XPATH_AND
+               || job_where_cmp(x, i);
+    static const char *const fns[] = { "true", "false", "not", "boolean" };
+    for (size_t k = 0; k < sizeof fns / sizeof *fns; k++)
+        if (job_where_kind(x, i, LR_XPATH_CALL)
+            && lr_xpath_named(x, i, fns[k]))
+            return true;
+    return false;
+}
+
+/* Whether node 'e', an operand of the = or != 'up', is compared with a
+ * boolean, which XPath 1.0 compares with boolean(e): the false libyang
+ * makes of an empty path is then what the empty set gives. */
+static bool
+job_where_beside_boolean(const struct lr_xpath *x, int up, int e)
+{
+    const struct lr_xpath_node *u = &x->node[up];
+    int other = u->child == e ? x->node[e].next : u->child;
+    return (u->op == LR_XPATH_EQ || u->op == LR_XPATH_NE)
+           && job_where_boolean(x, other);
+}
+
 /* Whether the path holding predicate 'p' (with 'and' or 'or' inside)
  * is read as a condition alone (JOB_WHERE_ANDOR_VALUE): it ends with
  * that predicate and is the whole where, an operand of 'and' or 'or',
- * or the argument of not() or boolean(), in any parentheses; or the
- * predicate is on current() alone, never empty. */
+ * of = or != beside a boolean, or the argument of not() or boolean(),
+ * in any parentheses; or the predicate is on current() alone, never
+ * empty. */
 static bool
 job_where_pred_cond(const struct lr_xpath *x, int p)
 {
@@ -1304,7 +1340,8 @@ job_where_pred_cond(const struct lr_xpath *x, int p)
             continue;
         }
         if (u->kind == LR_XPATH_BINARY)
-            return u->op == LR_XPATH_AND || u->op == LR_XPATH_OR;
+            return u->op == LR_XPATH_AND || u->op == LR_XPATH_OR
+                   || job_where_beside_boolean(x, up, e);
         return u->kind == LR_XPATH_CALL
                && (lr_xpath_named(x, up, "not")
                    || lr_xpath_named(x, up, "boolean"));
@@ -1369,17 +1406,40 @@ job_where_step(const struct lr_xpath *x, int i, struct job_where_found *f)
         job_where_note(f, ban, n->axis_pos, name);
 }
 
+/* The path (or filter) that predicate 'p' is part of. */
+static int
+job_where_pred_path(const struct lr_xpath *x, int p)
+{
+    int o = x->node[p].parent, up = x->node[o].parent;
+    return job_where_kind(x, up, LR_XPATH_PATH) ? up : o;
+}
+
+/* Whether another predicate than 'p' opens before 'p' closes (around
+ * it, inside it or before it: read first by the schema check) or is on
+ * its path (JOB_WHERE_NESTED). */
+static bool
+job_where_pred_shared(const struct lr_xpath *x, int p)
+{
+    int path = job_where_pred_path(x, p);
+    for (int q = 0; q < x->n; q++)
+        if (q != p && x->node[q].kind == LR_XPATH_PRED
+            && (x->node[q].pos < x->node[p].end
+                || lr_xpath_within(x, q, path)))
+            return true;
+    return false;
+}
+
 /* What 'and' or 'or' node 'i' may not be (JOB_WHERE_NESTED,
- * JOB_WHERE_ANDOR_VALUE): 'nested' when its predicate can meet an
- * emptied set. */
+ * JOB_WHERE_ANDOR_VALUE): 'no_context' when the expression has a set
+ * the schema check can leave with no node in context. */
 static void
-job_where_andor(const struct lr_xpath *x, int i, bool nested,
+job_where_andor(const struct lr_xpath *x, int i, bool no_context,
                 struct job_where_found *f)
 {
     int p = job_where_pred_of(x, i);
     if (p < 0)
         return;
-    if (nested)
+    if (no_context || job_where_pred_shared(x, p))
         job_where_note(f, JOB_WHERE_NESTED, x->node[i].pos, NULL);
     else if (!job_where_pred_cond(x, p))
         job_where_note(f, JOB_WHERE_ANDOR_VALUE, x->node[i].pos, NULL);
@@ -1387,7 +1447,7 @@ job_where_andor(const struct lr_xpath *x, int i, bool nested,
 
 /* What node 'i' may not be, noted in 'f'. */
 static void
-job_where_node(const struct lr_xpath *x, int i, bool nested,
+job_where_node(const struct lr_xpath *x, int i, bool no_context,
                struct job_where_found *f)
 {
     const struct lr_xpath_node *n = &x->node[i];
@@ -1398,7 +1458,7 @@ job_where_node(const struct lr_xpath *x, int i, bool nested,
         else if (n->op == LR_XPATH_MOD)
             job_where_note(f, JOB_WHERE_MOD, n->pos, NULL);
         else if (n->op == LR_XPATH_AND || n->op == LR_XPATH_OR)
-            job_where_andor(x, i, nested, f);
+            job_where_andor(x, i, no_context, f);
         else if (job_where_chain(x, i))
             job_where_note(f, JOB_WHERE_CHAIN, n->pos, NULL);
         break;
@@ -1424,29 +1484,26 @@ job_where_node(const struct lr_xpath *x, int i, bool nested,
     }
 }
 
-/* Whether an 'and' or 'or' in a predicate of 'x' can meet a set the
+/* Whether an 'and' or 'or' in any predicate of 'x' can meet a set the
  * schema check left with no node in context (JOB_WHERE_NESTED): there
- * is another predicate, or a path from a value, or a predicate on a
- * step without a no-match test. */
+ * is a path from a value, or a predicate on a step without a no-match
+ * test. */
 static bool
-job_where_nested(const struct lr_xpath *x)
+job_where_no_context(const struct lr_xpath *x)
 {
-    int preds = 0;
-    for (int i = 0; i < x->n; i++) {
-        preds += x->node[i].kind == LR_XPATH_PRED;
+    for (int i = 0; i < x->n; i++)
         if (job_where_value_path(x, i) || job_where_no_node(x, i))
             return true;
-    }
-    return preds > 1;
+    return false;
 }
 
 /* The first thing the parsed where 'x' may not use, in 'f'. */
 static void
 job_where_judge(const struct lr_xpath *x, struct job_where_found *f)
 {
-    bool nested = job_where_nested(x);
+    bool no_context = job_where_no_context(x);
     for (int i = 0; i < x->n; i++)
-        job_where_node(x, i, nested, f);
+        job_where_node(x, i, no_context, f);
     if (f->ban == JOB_WHERE_OK && f->dots)
         f->ban = JOB_WHERE_DOTS;
 }
