@@ -181,6 +181,59 @@ test_depth(void)
     lr_xpath_free(x);
 }
 
+/* The shapes yang/lr_yang_job.c refuses a where for, as the tree shows
+ * them (the node each rule keys on), beside look-alikes it takes: the
+ * same text in a literal or a name, or the same operator elsewhere. */
+static void
+test_shapes(void)
+{
+    static const char *const rows[][2] = {
+        /* deref(): a call, after a minus too; in a literal none. */
+        { "-deref(priority) or name",
+          "(or (neg (call deref (path priority))) (path name))" },
+        { "name = 'deref(x)'", "(= (path name) 'deref(x)')" },
+        /* mod: the operator after a name ending in '-', none in one. */
+        { "@x- mod 0 = 1", "(= (mod (path @x-) 0) 1)" },
+        { "x-model = 1", "(= (path x-model) 1)" },
+        /* An axis, spaced; a union, none in a literal. */
+        { "count(state/preceding :: *)",
+          "(call count (path state preceding ::*))" },
+        { "name = 'ja|jb'", "(= (path name) 'ja|jb')" },
+        /* A chain: '=' whose left operand is '='; none in parentheses,
+         * nor '=' over '>'. */
+        { "1 = * = 1", "(= (= 1 (path *)) 1)" },
+        { "count(*) > 0 = (priority = 3)",
+          "(= (> (call count (path *)) 0) (paren (= (path priority) 3)))" },
+        /* The root: an absolute path after 'or' or a multiplication;
+         * '*' then '/' after an operand is a step. */
+        { "false() or / = 'x'", "(or (call false) (= (path /) 'x'))" },
+        { "0 * / = 1", "(= (* 0 (path /)) 1)" },
+        { "count(*/*) > 0", "(> (call count (path * *)) 0)" },
+        /* A filter on a literal; on current() it stays. */
+        { "1 = 'a'[0 or 1]", "(= 1 (filter 'a' [(or 0 1)]))" },
+        { "1-current()[priority = 3]/priority",
+          "(- 1 (path (filter (call current) [(= (path priority) 3)]) "
+          "priority))" },
+        /* A predicate on text(); a path from parentheses. */
+        { "name/text()[0 or 1]", "(path name text()[(or 0 1)])" },
+        { "(priority = 3)/x[0 or 1]",
+          "(path (paren (= (path priority) 3)) x[(or 0 1)])" },
+        /* '..' inside sum(); in a literal none. */
+        { "sum(current()/../..)", "(call sum (path (call current) .. ..))" },
+        { "name = '..'", "(= (path name) '..')" },
+        /* 'or' in the predicate of a path beside a boolean (taken), and
+         * with a second predicate on the path (refused). */
+        { "state/lightpath[m = 5 or m = 6] = true()",
+          "(= (path state lightpath[(or (= (path m) 5) (= (path m) 6))]) "
+          "(call true))" },
+        { "state/lightpath[m = 5 or m = 6][n > 0]",
+          "(path state lightpath[(or (= (path m) 5) (= (path m) 6))]"
+          "[(> (path n) 0)])" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        check_tree(rows[i][0], rows[i][1]);
+}
+
 /* lr_xpath_named() reads a call's name and a name test's local part. */
 static void
 test_named(void)
@@ -205,6 +258,7 @@ static CU_TestInfo tests[] = {
     { "paths", test_paths },
     { "syntax errors", test_errors },
     { "depth limit", test_depth },
+    { "refused shapes and look-alikes", test_shapes },
     { "names", test_named },
     CU_TEST_INFO_NULL,
 };
