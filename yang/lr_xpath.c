@@ -601,7 +601,6 @@ xp_binary(struct xp_parser *p, const struct xp_token *t, int op, int l, int r)
 {
     int b = xp_node(p, LR_XPATH_BINARY, t);
     p->x->node[b].op = op;
-    p->x->node[b].pos = t->pos;
     xp_adopt(p, b, l);
     xp_adopt(p, b, r);
     return b;

@@ -1320,10 +1320,10 @@ test_job_select(void)
     CHECK_SELECT("count(state/lightpath[m = 5]) = 2 or(name = 'jb')", NULL,
                  "ja,jb,jc");
     {
-        /* Past the scan's 63 levels its count of comparisons went wrong
-         * and 68 levels around a chain leaked as the chain does (found
-         * by review; LeakSanitizer fails the test without the refusal);
-         * 63 are followed. */
+        /* Past a text scan's 63 levels its count of comparisons went
+         * wrong and 68 levels around a chain leaked as the chain does
+         * (found by review; LeakSanitizer fails the test without the
+         * refusal); the parse follows 63 and refuses deeper. */
         char deep[256];
         snprintf(deep, sizeof deep, "%.68s1 = (*) = 1%.68s",
                  "((((((((((((((((((((((((((((((((((((((((((((((((((((((("
