@@ -61,6 +61,12 @@ struct agent_party {
                                      its connection up in time */
     bool answered;                /* the failure came as its answer (an
                                      ERROR, then it closed): reachable */
+    bool closed_by_agent;         /* the failure is the agent's closing
+                                     of a connection that had answered,
+                                     before it answered the request in
+                                     flight (exchange()): nothing of that
+                                     request ran, lr_agent_plan() may
+                                     run the plan again */
     /* When the connection's address was resolved, its TCP connection
      * accepted and its handshake finished (now_s()): which of them a
      * budget ran out in. */
@@ -190,6 +196,7 @@ fail(struct agent_party *ap, int err, const char *fmt, ...)
     va_end(va);
     ap->failed = err;
     ap->answered = false;     /* the caller says when it was an answer */
+    ap->closed_by_agent = false;  /* ... or the agent's closing */
     disconnect(ap);
     return err;
 }
@@ -203,6 +210,7 @@ clear_failure(struct agent_party *ap)
     ap->out_of_budget = false;
     ap->starved = false;
     ap->answered = false;
+    ap->closed_by_agent = false;
     ap->why[0] = '\0';
     ap->refused[0] = '\0';
 }
@@ -683,6 +691,10 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
     const bool by_plan = ap->plan_deadline > 0 && ap->plan_deadline < deadline;
     if (by_plan)
         deadline = ap->plan_deadline;
+    /* A connection that has answered before: its close now is the
+     * agent's (an eviction, an idle limit, a restart), not a refusal of
+     * our certificate, which comes at the first request. */
+    const bool answered_before = ap->hello;
     req->id = ++ap->next_id;
     size_t n = lr_wire_encode(req, ap->buf, AP_BUF);
     if (!n)
@@ -706,8 +718,13 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
     }
     if (!(rc = write_all(ap, ap->buf, n, deadline)))
         rc = read_all(ap, ap->buf, 4, deadline);
-    if (rc)
+    if (rc) {
+        /* Closed before the answer's length came: the request never
+         * ran, or ran on a connection (and a job) the agent dropped. */
+        ap->closed_by_agent = answered_before
+                              && (rc == ECONNRESET || rc == EPIPE);
         return by_plan ? out_of_budget(ap, rc, req) : rc;
+    }
     int err;
     size_t size = lr_wire_frame_size(ap->buf, 4, &err);
     uint32_t announced = (uint32_t) ap->buf[0] << 24
@@ -764,6 +781,10 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
                                             : "no reason given",
                                malformed ? hint : "");
             ap->answered = true;
+            /* The agent closed a quiet connection of ours to make room
+             * for another (cmd_agent.c's peer_at_limit(): "closed: ...",
+             * sent before our request was read, so it never ran). */
+            ap->closed_by_agent = !strncmp(ans->text, "closed: ", 8);
             return refused;
         }
         return fail(ap, EPROTO, "%s port %d answered request %u instead "
@@ -1178,7 +1199,8 @@ lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
 
 /* The first agent among parties[0..n-1] that failed, as "agent DC
  * unreachable: why" (or "failed" when it answered but refused, on a
- * connection still up or in the ERROR it closed after); 'err' when none
+ * connection still up or in the ERROR it closed after, or closed a
+ * connection that had answered before); 'err' when none
  * says why.  One that failed on its own comes before one that
  * ran out of the plan's budget, which all share: an agent whose connect
  * took its whole timeout leaves the others none, and they are not the
@@ -1206,7 +1228,8 @@ agent_failure(const struct lr_cluster *cl,
             snprintf(why, len, "agent %s %s: %s", cl->dcs[k].name,
                      ap_of(parties[k])->out_of_budget ? "too slow"
                      : lr_agent_party_connected(parties[k])
-                       || ap_of(parties[k])->answered ? "failed"
+                       || ap_of(parties[k])->answered
+                       || ap_of(parties[k])->closed_by_agent ? "failed"
                                                       : "unreachable",
                      e);
             return err;
@@ -1248,21 +1271,15 @@ old_agents(const struct lr_cluster *cl, struct lr_cdynp_party *const *parties,
     return 0;
 }
 
-int
-lr_agent_plan(const struct lr_cluster *cl,
-              struct lr_cdynp_party *const *parties,
-              const struct lr_cdynp_options *opts,
-              const struct lr_cdynp_view *view, struct lr_cdynp_result *res,
-              struct lr_plan *plan, enum lr_tm_why *verdict, char *why,
-              size_t len)
+/* One run of lr_agent_plan() (its contract), the plan's deadline set. */
+static int
+plan_once(const struct lr_cluster *cl, struct lr_cdynp_party *const *parties,
+          const struct lr_cdynp_options *opts,
+          const struct lr_cdynp_view *view, struct lr_cdynp_result *res,
+          struct lr_plan *plan, enum lr_tm_why *verdict, char *why,
+          size_t len)
 {
     int rc = 0, perr = 0;
-    const double start = now_s();
-    for (int k = 0; k < cl->n_dcs; k++)
-        if (lr_agent_party_is(parties[k])) {
-            struct agent_party *ap = ap_of(parties[k]);
-            ap->plan_deadline = ap->budget > 0 ? start + ap->budget : 0;
-        }
     lr_agent_parties_connect(parties, cl->n_dcs);
     /* Each connect that ends after the budget is the cause, whichever
      * agent's HELLO comes first and finds no time left. */
@@ -1292,6 +1309,85 @@ lr_agent_plan(const struct lr_cluster *cl,
             rc = agent_failure(cl, parties, perr, why, len);
         else
             rc = old_agents(cl, parties, *verdict, why, len);
+    }
+    return rc;
+}
+
+/* The DC index of the one agent party whose failure is the agent's
+ * closing of its connection (ap->closed_by_agent), when no other party
+ * failed; -1 otherwise.  A failure is sticky, so the first one ends a
+ * run: another party's would be its own, and running again would not
+ * mend it. */
+static int
+closed_party(const struct lr_cluster *cl,
+             struct lr_cdynp_party *const *parties)
+{
+    int found = -1;
+    for (int k = 0; k < cl->n_dcs; k++) {
+        if (!lr_agent_party_is(parties[k]) || !ap_of(parties[k])->failed)
+            continue;
+        if (!ap_of(parties[k])->closed_by_agent || found >= 0)
+            return -1;
+        found = k;
+    }
+    return found;
+}
+
+int
+lr_agent_plan(const struct lr_cluster *cl,
+              struct lr_cdynp_party *const *parties,
+              const struct lr_cdynp_options *opts,
+              const struct lr_cdynp_view *view, struct lr_cdynp_result *res,
+              struct lr_plan *plan, enum lr_tm_why *verdict, char *why,
+              size_t len)
+{
+    const double start = now_s();
+    char retried[2048] = "";
+    int rc;
+    for (int k = 0; k < cl->n_dcs; k++)
+        if (lr_agent_party_is(parties[k])) {
+            struct agent_party *ap = ap_of(parties[k]);
+            ap->plan_deadline = ap->budget > 0 ? start + ap->budget : 0;
+        }
+    /* An agent closes a connection in the middle of a plan when it makes
+     * room for another of this coordinator's (cmd_agent.c's
+     * peer_at_limit(): a connection quiet for a tenth of its idle
+     * timeout, while we waited on the other DCs), or when it restarts.
+     * The job's DP caches went with the connection, and a BACKTRACK
+     * reads its last STEP's: the plan runs again from its start, the
+     * agent given HELLO and JOB on a new connection (each run's T is
+     * the same: CDynP is deterministic), within the same budget.  Not
+     * after a time-out (the agent may still be computing the request:
+     * sent again, it would run twice on a slow agent and likely time
+     * out again, the plan waiting the timeout once more each time), nor
+     * after an ERROR answer (E2BIG, EINVAL, ...: the same request gets
+     * the same answer). */
+    for (int run = 0;; run++) {
+        rc = plan_once(cl, parties, opts, view, res, plan, verdict, why,
+                       len);
+        const int k = rc ? closed_party(cl, parties) : -1;
+        if (k < 0)
+            break;
+        struct agent_party *ap = ap_of(parties[k]);
+        if (run == LR_AGENT_PLAN_RETRIES) {
+            size_t at = strlen(why);
+            snprintf(why + at, len - at, "; the plan was run again from "
+                     "its start %d times, and agent %s closed its "
+                     "connection in each run (see its log for why)",
+                     LR_AGENT_PLAN_RETRIES, cl->dcs[k].name);
+            break;
+        }
+        size_t at = strlen(retried);
+        snprintf(retried + at, sizeof retried - at, "%sagent %s closed its "
+                 "connection in the middle of the plan (%s): the plan was "
+                 "run again from its start on a new connection (retry %d "
+                 "of at most %d)", at ? "; " : "", cl->dcs[k].name, ap->why,
+                 run + 1, LR_AGENT_PLAN_RETRIES);
+        clear_failure(ap);
+    }
+    if (!rc && retried[0]) {
+        size_t at = strlen(why);
+        snprintf(why + at, len - at, "%s%s", at ? "; " : "", retried);
     }
     /* The budget is the plan's: a COMMIT or RELEASE after it is not. */
     for (int k = 0; k < cl->n_dcs; k++)

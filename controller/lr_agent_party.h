@@ -130,7 +130,22 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * why[len]: EINVAL when an agent serves another DC ("the agent at ADDR
  * port P serves data center 'X', not 'Y'"), or the errno of the first
  * agent that failed ("agent DC unreachable: connect to ...: Connection
- * refused", "agent DC failed: ..."). */
+ * refused", "agent DC failed: ...").
+ *
+ * An agent that closes its connection in the middle of the plan, before
+ * answering the request in flight (its "closed: ..." ERROR when it makes
+ * room for another connection of this coordinator, or the connection's
+ * end, on a connection that had answered before), loses the job's state
+ * with it: the plan is run again from its start, that agent given HELLO
+ * and JOB on a new connection, at most LR_AGENT_PLAN_RETRIES times,
+ * within the same budget.  A plan found so carries a note for each run
+ * again ("agent DC closed its connection in the middle of the plan
+ * (...): the plan was run again from its start on a new connection
+ * (retry 1 of at most 2)"); when the agent closed it in every run, the
+ * failure says so ("...; the plan was run again from its start 2 times,
+ * and agent DC closed its connection in each run (see its log for
+ * why)").  A time-out or an ERROR answer is never run again. */
+#define LR_AGENT_PLAN_RETRIES 2
 int lr_agent_plan(const struct lr_cluster *cl,
                   struct lr_cdynp_party *const *parties,
                   const struct lr_cdynp_options *opts,

@@ -917,12 +917,14 @@ script_evicted(struct fk_conn *c)
     }
 }
 
-/* What an agent making room with a job's connection costs its plan
- * (docs/agent-protocol.md, why cmd_agent.c's peer_stalest() spares
- * such connections): the party does not carry the job over to a new
- * connection.  Its next STEP fails with the agent's reason, the
- * failure sticks for the rest of the job (the plan fails: every DC's
- * DP of it is lost), and only the next job connects afresh. */
+/* An agent making room with a job's connection, seen by the party
+ * alone (docs/agent-protocol.md, why cmd_agent.c's peer_stalest()
+ * spares such connections): the party does not carry the job over to a
+ * new connection (a BACKTRACK reads the state of the DC's last STEP,
+ * gone with the connection).  Its next STEP fails with the agent's
+ * reason and the failure sticks for the rest of the run; the next job,
+ * or lr_agent_plan()'s run of the plan again (test_closed_mid_plan),
+ * connects afresh. */
 static void
 test_evicted_mid_job(void)
 {
@@ -968,11 +970,30 @@ test_evicted_mid_job(void)
  * lightrail agent does.  A _ONE or _BOUND STEP gets, by op_mode: 0, the
  * refusal of an agent from before those objectives (ERROR of id 0,
  * EINVAL, "malformed frame: closing", the connection closed); 1, an
- * agent's own refusal of that request (E2BIG, its work bound).  Each
- * such refusal is noted to the test (fk_note). */
+ * agent's own refusal of that request (E2BIG, its work bound); 2, an
+ * answer, as a current agent gives.  Each such refusal is noted to the
+ * test (fk_note).
+ *
+ * The first op_close_conns connections are closed by the agent at their
+ * op_close_at-th STEP, BACKTRACK or FINISH (from 1), by op_close: 1,
+ * after answering the request before it, with the ERROR of id 0 an
+ * agent making room for another connection sends (cmd_agent.c's
+ * peer_at_limit()), the request not read; 2, with no answer to it (a
+ * restart).  Each close is noted to the test too. */
 static const struct lr_tm *op_tm;
 static const struct lr_cluster *op_cl;
-static int op_dc, op_mode;
+static int op_dc, op_mode, op_close, op_close_at, op_close_conns;
+
+/* The ERROR an agent sends a connection it closes to make room. */
+static void
+fk_send_closed(struct fk_conn *c)
+{
+    struct lr_wire_msg a = { .type = LR_WIRE_ERROR, .code = ETIMEDOUT };
+    snprintf(a.text, sizeof a.text, "closed: no whole frame for 61 s (its "
+             "job 1 dropped), it makes room for a new connection of "
+             "'coordinator' (at most 16 of one coordinator): closing");
+    fk_send(c, &a, 0, 0);
+}
 
 static void
 script_old_planner(struct fk_conn *c)
@@ -980,11 +1001,18 @@ script_old_planner(struct fk_conn *c)
     struct lr_cdynp_party *p = lr_cdynp_local_party_new(op_tm, op_dc);
     struct lr_cdynp_summary *out = malloc(sizeof *out);
     struct lr_wire_msg m;
+    int requests = 0;
     if (!p || !out)
         _exit(3);
     while (fk_read(c, &m)) {
         struct lr_wire_msg a = { .type = LR_WIRE_OK, .id = m.id };
         int rc = 0;
+        if ((m.type == LR_WIRE_STEP || m.type == LR_WIRE_BACKTRACK
+             || m.type == LR_WIRE_FINISH) && c->index < op_close_conns
+            && op_close && ++requests == op_close_at) {
+            fk_note(c);
+            goto done;
+        }
         switch (m.type) {
         case LR_WIRE_HELLO:
             a.type = LR_WIRE_HELLO_OK;
@@ -992,8 +1020,8 @@ script_old_planner(struct fk_conn *c)
             snprintf(a.name, sizeof a.name, "%s", op_cl->dcs[op_dc].name);
             break;
         case LR_WIRE_STEP:
-            if (lr_cdynp_obj_one(m.objective)
-                || lr_cdynp_obj_bound(m.objective)) {
+            if (op_mode != 2 && (lr_cdynp_obj_one(m.objective)
+                                 || lr_cdynp_obj_bound(m.objective))) {
                 fk_note(c);
                 a = (struct lr_wire_msg) { .type = LR_WIRE_ERROR,
                                            .id = op_mode ? m.id : 0,
@@ -1033,6 +1061,12 @@ script_old_planner(struct fk_conn *c)
             a = (struct lr_wire_msg) { .type = LR_WIRE_ERROR, .id = m.id,
                                        .code = (uint16_t) rc };
         fk_send(c, &a, 0, 0);
+        /* A real agent closes between two requests, having read none. */
+        if (op_close == 1 && c->index < op_close_conns
+            && requests == op_close_at - 1 && requests > 0
+            && (m.type == LR_WIRE_STEP || m.type == LR_WIRE_BACKTRACK
+                || m.type == LR_WIRE_FINISH))
+            fk_send_closed(c);
     }
 done:
     free(out);
@@ -1255,6 +1289,111 @@ test_old_agent_degrades(void)
     free(full);
 }
 
+/* An agent that closes a plan's connection before answering the
+ * request in flight, DC 0 of tight instance 3699 (the others in this
+ * process): with the ERROR it sends when it makes room for another
+ * connection of this coordinator (1), or with none (2, as when it
+ * restarts).  The plan is run again from its start on a new connection
+ * and is CDynP's in this process, the same T and chain, with a note
+ * saying so; an agent that closes it in every run fails the plan after
+ * LR_AGENT_PLAN_RETRIES runs again, saying so.  Until 2026-12-07 the
+ * plan failed at the first close ("agent dc.. failed: ... refused step
+ * and closed the connection (closed: ...)"), its job blocked. */
+static void
+test_closed_mid_plan(void)
+{
+    if (!fk_begin())
+        return;
+    struct lr_cdynp_result *res = calloc(1, sizeof *res),
+                           *full = calloc(1, sizeof *full);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(full);
+    struct lr_instance in;
+    struct lr_model *m;
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_test_tight_instance(3699, &in, &m, &tm), 0);
+    char dc0[64], want[512];
+    snprintf(dc0, sizeof dc0, "%s", in.cluster->dcs[0].name);
+    CU_ASSERT_EQUAL_FATAL(plan_here(tm, -1, full), LR_TM_OK);
+    lr_tm_free(tm);
+    lr_model_free(m);
+    lr_instance_free(&in);
+
+    static const char *const says[] = {
+        [1] = "and closed the connection (closed: no whole frame for 61 "
+              "s (its job 1 dropped)",
+        [2] = ": the agent closed the connection)",
+    };
+    enum lr_tm_why verdict;
+    char why[4096];
+    int closes;
+    bool connected;
+    /* 0: undisturbed, through the same fake agent. */
+    for (int how = 0; how <= 2; how++) {
+        op_close = how;
+        /* In the middle of the first chains. */
+        op_close_at = 4;
+        op_close_conns = 1;
+        verdict = LR_TM_DEVICES;
+        why[0] = '\0';
+        int rc = plan_old(3699, 2, &verdict, why, sizeof why, res, &closes,
+                          &connected);
+        if (rc || verdict != LR_TM_OK || res->T != full->T)
+            fprintf(stderr, "closed (%d): rc %d, T %g (want %g): %s\n",
+                    how, rc, res->T, full->T, why);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_EQUAL(verdict, LR_TM_OK);
+        CU_ASSERT_DOUBLE_EQUAL(res->T, full->T, 0);
+        CU_ASSERT_EQUAL(res->n_dcs, full->n_dcs);
+        for (int i = 0; i < full->n_dcs && i < res->n_dcs; i++) {
+            CU_ASSERT_EQUAL(res->dc[i], full->dc[i]);
+            CU_ASSERT_EQUAL(res->first[i], full->first[i]);
+            CU_ASSERT_EQUAL(res->last[i], full->last[i]);
+            CU_ASSERT_EQUAL(res->n_stages[i], full->n_stages[i]);
+        }
+        CU_ASSERT_EQUAL(closes, how ? 1 : 0);
+        CU_ASSERT(connected);
+        if (!how) {
+            CU_ASSERT_STRING_EQUAL(why, "");
+            continue;
+        }
+        snprintf(want, sizeof want, "agent %s closed its connection in the "
+                 "middle of the plan (", dc0);
+        if (strncmp(why, want, strlen(want)) || !strstr(why, says[how]))
+            fprintf(stderr, "note (%d): %s\n", how, why);
+        CU_ASSERT(!strncmp(why, want, strlen(want)));
+        CU_ASSERT_PTR_NOT_NULL(strstr(why, says[how]));
+        CU_ASSERT_PTR_NOT_NULL(strstr(why, "): the plan was run again from "
+                                           "its start on a new connection "
+                                           "(retry 1 of at most 2)"));
+    }
+
+    /* Closed in every run: the first and LR_AGENT_PLAN_RETRIES more;
+     * the agent answered before, so it "failed", not "unreachable". */
+    for (int how = 1; how <= 2; how++) {
+        op_close = how;
+        op_close_conns = 4;
+        CU_ASSERT_EQUAL(plan_old(3699, 2, &verdict, why, sizeof why, res,
+                                 &closes, &connected),
+                        how == 1 ? ETIMEDOUT : ECONNRESET);
+        CU_ASSERT_EQUAL(closes, 1 + LR_AGENT_PLAN_RETRIES);
+        snprintf(want, sizeof want, "agent %s failed: %s", dc0,
+                 how == 1 ? "127.0.0.1 port " : "reading from 127.0.0.1 ");
+        CU_ASSERT(!strncmp(why, want, strlen(want)));
+        CU_ASSERT_PTR_NOT_NULL(strstr(why, how == 1 ? says[1]
+                                      : ": the agent closed the connection"));
+        snprintf(want, sizeof want, "; the plan was run again from its "
+                 "start 2 times, and agent %s closed its connection in each "
+                 "run (see its log for why)", dc0);
+        if (!strstr(why, want))
+            fprintf(stderr, "why (%d): %s\n", how, why);
+        CU_ASSERT_PTR_NOT_NULL(strstr(why, want));
+    }
+    op_close = op_close_at = op_close_conns = 0;
+    free(res);
+    free(full);
+}
+
 /* With no plan but through the runs the old agent refused (tight
  * instance 1842, two DCs: its only plans come from them), the plan
  * fails as it did before the coordinator went on without them, saying
@@ -1307,6 +1446,9 @@ test_old_agent_no_plan(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(why, " refused step: step: 3e9 cells, "
                                        "more than --max-step-cells"));
     CU_ASSERT_PTR_NULL(strstr(why, "upgrade"));
+    /* An ERROR answer is the agent's verdict on the request: the plan
+     * is not run again for it (it would get the same). */
+    CU_ASSERT_PTR_NULL(strstr(why, "run again"));
     CU_ASSERT_EQUAL(refusals, 1);
     free(res);
 }
@@ -1531,12 +1673,14 @@ static CU_TestInfo tests[] = {
     { "answers that answer no request", test_nonsense_answers },
     { "an agent older than the objective", test_old_agent },
     { "a refusal of id 0 is no malformed frame", test_refused_not_malformed },
-    { "evicted in the middle of a job: the plan fails, the next connects",
+    { "evicted in the middle of a job: the call fails, the next connects",
       test_evicted_mid_job },
     { "an old agent: the plan of the ordinary runs, with a note",
       test_old_agent_degrades },
     { "an old agent: no plan without its runs; other refusals fail",
       test_old_agent_no_plan },
+    { "closed in the middle of a plan: run again, the same T",
+      test_closed_mid_plan },
     { "closed during the handshake", test_closed_during_handshake },
     { "bad frame length", test_bad_frame_length },
     { "KEEP of the most tags, the longest", test_keep_longest },

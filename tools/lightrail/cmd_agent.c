@@ -1483,17 +1483,14 @@ conn_quiet(struct conn *c)
 /* True when 'o' is to make room before 'best' (NULL: none yet): one
  * holding no job before one holding a job, then the longer silent.  A
  * job's connection may be in the middle of a plan, its coordinator
- * waiting on the other DCs; closing it drops the job's DP caches, and
- * the coordinator does not carry the plan over to a new connection
- * (controller/lr_agent_party.c: drop_if_stale() runs before a job's
- * first request and before RELEASE and KEEP, not between a plan's
- * STEPs), so its next STEP, BACKTRACK, FINISH or COMMIT meets our
- * ERROR (or the close's reset) and the whole plan fails ("refused step
- * and closed the connection (closed: ...)": the job blocked, every
- * DC's DP of it lost, until the operator submits it again;
- * test_agent_party's test_evicted_mid_job()).  A connection holding
- * nothing loses its coordinator one reconnect (HELLO), made before
- * its next request. */
+ * waiting on the other DCs; closing it drops the job's DP caches, so
+ * its next STEP, BACKTRACK or FINISH meets our ERROR (or the close's
+ * reset) and the coordinator runs the whole plan again from its start
+ * on a new connection (controller/lr_agent_party.c's lr_agent_plan(),
+ * at most twice; every DC's DP of it so far redone), and a COMMIT
+ * meeting it fails (the job blocked until submitted again).  A
+ * connection holding nothing loses its coordinator one reconnect
+ * (HELLO), made before its next request. */
 static bool
 evict_before(const struct conn *o, const struct conn *best)
 {
