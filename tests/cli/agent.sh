@@ -999,15 +999,20 @@ expect_bad "--delay-save-ms wants milliseconds" \
 
 # One request may not hold the agent: a STEP or FINISH whose local DP
 # would pass --max-step-cells is refused before it runs (a JOB of 4,096
-# layers and a STEP of 1,024 entries once held an agent 102 s).
+# layers and a STEP of 1,024 entries once held an agent 102 s), the
+# value that would serve it in the agent's log alone (it tells N), and
+# the job's largest request served (550 cells: the STEP over 0..9) when
+# it ends, to size the bound by.
 if command -v python3 > /dev/null; then
     start_agent budget "$A/dc2.json" --max-step-cells 1e5 \
         && BUD=$APORT && BUDPID=$APID
     if python3 "$srcdir/tests/cli/agent_budget.py" "$C" "$BUD" dc2 \
            coordinator > "$tmp/budget.out" 2>&1 \
-       && grep -q "step refused: 4.52e+05 cells of local DP" "$A/budget.log" \
+       && grep -q "step refused: 4.52e+05 cells of local DP, over --max-step-cells 1e+05: to serve it, run the agent with --max-step-cells 4.6e+05 or more" "$A/budget.log" \
+       && grep -q "finish refused: 4.51e+05 cells .* run the agent with --max-step-cells 4.6e+05 or more" "$A/budget.log" \
        && grep -q "sent .*over this agent's bound of 1e+05" "$A/budget.log" \
-       && ! grep "sent " "$A/budget.log" | grep -q "4\.5[12]e+05"; then
+       && ! grep "sent " "$A/budget.log" | grep -q "4\.5[12]e+05\|4\.6e+05" \
+       && grep -q "job 1: ended, its DP caches held .* bytes, its largest request 550 cells of local DP" "$A/budget.log"; then
         ok "a request over --max-step-cells is refused before it runs ($(grep -c '^ok: ' "$tmp/budget.out") steps)"
     else
         notok "--max-step-cells: $(grep -v '^ok: ' "$tmp/budget.out" | head -5; tail -2 "$A/budget.log")"

@@ -77,6 +77,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -234,6 +235,9 @@ struct conn {
     /* What its job's DP caches reserve, as last counted on the loop
      * (conn_count_bytes()): its share of a->cache_bytes. */
     double bytes;
+    /* The most cells of local DP one request of its job was let run
+     * (request_cells()): what --max-step-cells is to be sized by. */
+    double top_cells;
 };
 
 struct agent {
@@ -338,16 +342,19 @@ conn_count_bytes(struct conn *c)
     c->bytes = now;
 }
 
-/* Ends the connection's job, logging what its DP caches held (what
- * --max-cache-bytes is to be sized by; the log only: it tells N). */
+/* Ends the connection's job, logging what its DP caches held and its
+ * largest request (what --max-cache-bytes and --max-step-cells are to
+ * be sized by; the log only: both tell N). */
 static void
 conn_drop_job(struct conn *c)
 {
     if (c->party) {
-        alog(c->a, "%s: job %u: ended, its DP caches held %.3g bytes",
-             c->peer, c->job, lr_cdynp_local_party_bytes(c->party));
+        alog(c->a, "%s: job %u: ended, its DP caches held %.3g bytes, its "
+             "largest request %.3g cells of local DP", c->peer, c->job,
+             lr_cdynp_local_party_bytes(c->party), c->top_cells);
         c->party->cls->free(c->party);
     }
+    c->top_cells = 0;
     lr_tm_free(c->tm);
     lr_model_free(c->model);
     c->party = NULL;
@@ -548,9 +555,22 @@ request_cells(const struct conn *c, const struct lr_wire_msg *m)
         m->lo, step ? m->hi : m->last);
 }
 
+/* 'x' > 0 rounded up to two significant digits: printed with %.2g, a
+ * value no smaller than 'x'. */
+static double
+ceil2(double x)
+{
+    double unit = pow(10, floor(log10(x)) - 1);
+    return ceil(x / unit) * unit;
+}
+
 /* A STEP, FINISH or COMMIT whose local DP would exceed --max-step-cells
  * is answered E2BIG before any of it runs: one request may not hold the
- * loop that serves every coordinator. */
+ * loop that serves every coordinator.  What would serve it is said
+ * where the bound is set: our log names the value (our operator sets
+ * --max-step-cells), the answer sends the coordinator's operator there
+ * (the value tells N, below), and both say that a larger bound is a
+ * longer request, which the coordinators' timeout must cover. */
 static bool
 over_budget(struct conn *c, const struct lr_wire_msg *m, double cells)
 {
@@ -558,14 +578,21 @@ over_budget(struct conn *c, const struct lr_wire_msg *m, double cells)
     if (!(a->max_cells > 0) || cells <= a->max_cells)
         return false;
     alog(a, "%s: job %u: %s refused: %.3g cells of local DP, over "
-         "--max-step-cells %.3g", c->peer, c->job,
-         lr_wire_type_name(m->type), cells, a->max_cells);
+         "--max-step-cells %.3g: to serve it, run the agent with "
+         "--max-step-cells %.2g or more (0: no bound) and give its "
+         "coordinators a timeout (lightrail plan --timeout, lightraild's "
+         "coordinator timeout) over the DP's time at that many cells",
+         c->peer, c->job, lr_wire_type_name(m->type), cells, a->max_cells,
+         ceil2(cells));
     /* The count stays in our log: it is rows x N (N + 1) / 2 for the
      * rows the coordinator chose, so it would tell it our free devices
-     * N exactly (docs/privacy.md: no device count is sent). */
+     * N exactly (docs/privacy.md: no device count is sent), and even
+     * rounded, within a few devices. */
     conn_error(c, m->id, E2BIG, "%s: over this agent's bound of %.3g cells "
-               "of local DP (a few seconds): plan with a narrower --window, "
-               "or have the agent run with a larger --max-step-cells",
+               "of local DP: plan with a narrower --window, or ask the "
+               "agent's operator for a larger --max-step-cells (its log "
+               "names the value that serves this request) and raise your "
+               "--timeout to match",
                lr_wire_type_name(m->type), a->max_cells);
     return true;
 }
@@ -1248,6 +1275,8 @@ conn_handle(struct conn *c, const struct lr_wire_msg *m)
             double cells = request_cells(c, m);
             if (over_budget(c, m, cells) || over_memory(c, m, cells))
                 return;
+            if (cells > c->top_cells)
+                c->top_cells = cells;
         }
         conn_work(c, m);
         return;
@@ -1829,7 +1858,8 @@ usage(FILE *f)
 "                    DP would update more than N cells (0.2-0.4 ns each\n"
 "                    here; default 2e9, about a second; 0: no bound): one\n"
 "                    request may not hold the agent from its other\n"
-"                    coordinators\n"
+"                    coordinators; the log names the N that serves a\n"
+"                    request refused, and each job's largest request\n"
 "  --max-cache-bytes N  refuse (ENOBUFS) a STEP, FINISH or COMMIT that\n"
 "                    would compute rows of local DP while the\n"
 "                    connection's caches hold N bytes or more (default\n"
