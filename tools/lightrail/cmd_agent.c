@@ -629,10 +629,14 @@ over_total(struct conn *c, const struct lr_wire_msg *m)
  * was not, and one coordinator could run the agent out of memory.  A
  * request answered from the rows computed still is served, so that a
  * plan whose chains are done can still be finished and committed.  The
- * caches can pass the bound by one request's rows (checked before it
- * runs, a request's rows bounded by --max-step-cells, and reserved at
- * most twice those computed: lr_cdynp_local_party_bytes()); the total
- * (over_total()) by one request's rows per connection running one. */
+ * caches can pass the bound by what one request reserves (checked
+ * before it runs, not before its allocations): not its rows alone, as a
+ * start's room doubles (one row more on a start of R reserves R), but
+ * at most 64 x --max-step-cells / N bytes (each row reserved costs at
+ * least N (N + 1) / 2 cells); the total (over_total()) by that much per
+ * request running.  Refusing before the allocation would need a second
+ * model of the planner's allocator: docs/agent-protocol.md, "How far a
+ * bound is passed". */
 static bool
 over_memory(struct conn *c, const struct lr_wire_msg *m, double cells)
 {
