@@ -979,10 +979,13 @@ test_evicted_mid_job(void)
  * after answering the request before it, with the ERROR of id 0 an
  * agent making room for another connection sends (cmd_agent.c's
  * peer_at_limit()), the request not read; 2, with no answer to it (a
- * restart).  Each close is noted to the test too. */
+ * restart); 3, holding the request 1.5 s unanswered first (a slow agent,
+ * past the party's op_timeout of 1 s).  Each close is noted to the test
+ * too. */
 static const struct lr_tm *op_tm;
 static const struct lr_cluster *op_cl;
 static int op_dc, op_mode, op_close, op_close_at, op_close_conns;
+static double op_timeout = 30;    /* s, the coordinator's party's */
 
 /* The ERROR an agent sends a connection it closes to make room. */
 static void
@@ -1010,7 +1013,11 @@ script_old_planner(struct fk_conn *c)
         if ((m.type == LR_WIRE_STEP || m.type == LR_WIRE_BACKTRACK
              || m.type == LR_WIRE_FINISH) && c->index < op_close_conns
             && op_close && ++requests == op_close_at) {
-            fk_note(c);
+            /* Mode 1 noted its close with its ERROR. */
+            if (op_close != 1)
+                fk_note(c);
+            if (op_close == 3)
+                usleep(1500 * 1000);
             goto done;
         }
         switch (m.type) {
@@ -1065,8 +1072,12 @@ script_old_planner(struct fk_conn *c)
         if (op_close == 1 && c->index < op_close_conns
             && requests == op_close_at - 1 && requests > 0
             && (m.type == LR_WIRE_STEP || m.type == LR_WIRE_BACKTRACK
-                || m.type == LR_WIRE_FINISH))
+                || m.type == LR_WIRE_FINISH)) {
+            /* Noted first: the test counts the notes once the plan has
+             * read the ERROR. */
+            fk_note(c);
             fk_send_closed(c);
+        }
     }
 done:
     free(out);
@@ -1195,7 +1206,7 @@ plan_old(uint64_t seed, int mode, enum lr_tm_why *verdict, char *why,
     if (!fk_start(&f, script_old_planner, 4))
         return -1;
     struct lr_cdynp_party *parties[LR_TM_MAX_DCS];
-    bool made = (parties[0] = fk_party(&f, tm, 30)) != NULL;
+    bool made = (parties[0] = fk_party(&f, tm, op_timeout)) != NULL;
     for (int k = 1; k < tm->n_dcs; k++)
         made &= (parties[k] = lr_cdynp_local_party_new(tm, k)) != NULL;
     CU_ASSERT(made);
@@ -1296,7 +1307,8 @@ test_old_agent_degrades(void)
  * restarts).  The plan is run again from its start on a new connection
  * and is CDynP's in this process, the same T and chain, with a note
  * saying so; an agent that closes it in every run fails the plan after
- * LR_AGENT_PLAN_RETRIES runs again, saying so.  Until 2026-12-07 the
+ * LR_AGENT_PLAN_RETRIES runs again, saying so; one that times out is
+ * not run again.  Until 2026-12-07 the
  * plan failed at the first close ("agent dc.. failed: ... refused step
  * and closed the connection (closed: ...)"), its job blocked. */
 static void
@@ -1389,6 +1401,18 @@ test_closed_mid_plan(void)
             fprintf(stderr, "why (%d): %s\n", how, why);
         CU_ASSERT_PTR_NOT_NULL(strstr(why, want));
     }
+
+    /* A time-out is not run again: the agent may still be computing
+     * (the second connection would have answered the plan). */
+    op_close = 3;
+    op_close_conns = 1;
+    op_timeout = 1;
+    CU_ASSERT_EQUAL(plan_old(3699, 2, &verdict, why, sizeof why, res,
+                             &closes, &connected), ETIMEDOUT);
+    CU_ASSERT_EQUAL(closes, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "timed out"));
+    CU_ASSERT_PTR_NULL(strstr(why, "run again"));
+    op_timeout = 30;
     op_close = op_close_at = op_close_conns = 0;
     free(res);
     free(full);
