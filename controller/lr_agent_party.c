@@ -1371,10 +1371,11 @@ lr_agent_plan(const struct lr_cluster *cl,
         struct agent_party *ap = ap_of(parties[k]);
         if (run == LR_AGENT_PLAN_RETRIES) {
             size_t at = strlen(why);
+            /* The runs before may have met another agent's close. */
             snprintf(why + at, len - at, "; the plan was run again from "
-                     "its start %d times, and agent %s closed its "
-                     "connection in each run (see its log for why)",
-                     LR_AGENT_PLAN_RETRIES, cl->dcs[k].name);
+                     "its start %d times, the most it is, an agent closing "
+                     "its connection in each run (see the agents' logs for "
+                     "why)", LR_AGENT_PLAN_RETRIES);
             break;
         }
         size_t at = strlen(retried);

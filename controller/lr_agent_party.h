@@ -141,10 +141,11 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * within the same budget.  A plan found so carries a note for each run
  * again ("agent DC closed its connection in the middle of the plan
  * (...): the plan was run again from its start on a new connection
- * (retry 1 of at most 2)"); when the agent closed it in every run, the
+ * (retry 1 of at most 2)"); when an agent closed it in every run, the
  * failure says so ("...; the plan was run again from its start 2 times,
- * and agent DC closed its connection in each run (see its log for
- * why)").  A time-out or an ERROR answer is never run again. */
+ * the most it is, an agent closing its connection in each run (see the
+ * agents' logs for why)").  A time-out or an ERROR answer is never run
+ * again. */
 #define LR_AGENT_PLAN_RETRIES 2
 int lr_agent_plan(const struct lr_cluster *cl,
                   struct lr_cdynp_party *const *parties,

@@ -1395,8 +1395,8 @@ test_closed_mid_plan(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(why, how == 1 ? says[1]
                                       : ": the agent closed the connection"));
         snprintf(want, sizeof want, "; the plan was run again from its "
-                 "start 2 times, and agent %s closed its connection in each "
-                 "run (see its log for why)", dc0);
+                 "start 2 times, the most it is, an agent closing its "
+                 "connection in each run (see the agents' logs for why)");
         if (!strstr(why, want))
             fprintf(stderr, "why (%d): %s\n", how, why);
         CU_ASSERT_PTR_NOT_NULL(strstr(why, want));
