@@ -93,3 +93,28 @@ lr_parse_double(const char *s, double lo, double hi, double *out)
     *out = v;
     return 0;
 }
+
+/* Whether the whole of 's' is [+-]digits.  strtol() also skips leading
+ * white space (" 12" is 12); '+' is let through, as util_is_decimal()
+ * lets it through, so that one rule holds for every number. */
+static int
+util_is_whole(const char *s)
+{
+    const char *p = s + (*s == '+' || *s == '-');
+    size_t n = util_digits(p);
+    return n && p[n] == '\0';
+}
+
+int
+lr_parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    if (!util_is_whole(s))
+        return EINVAL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return EINVAL;
+    *out = v;
+    return 0;
+}

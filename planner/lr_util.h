@@ -28,4 +28,11 @@ void lr_set_err(char *err, size_t len, const char *fmt, ...)
  * or a value out of range. */
 int lr_parse_double(const char *s, double lo, double hi, double *out);
 
+/* Reads the whole of 's' as a whole number, [+-]digits in base 10, within
+ * [lo, hi] into '*out': the integers lr_parse_double() would read, and
+ * only those.  0, or EINVAL (nothing written) for anything else (white
+ * space, hex, a point or an exponent, trailing text), overflow or a
+ * value out of range. */
+int lr_parse_long(const char *s, long lo, long hi, long *out);
+
 #endif

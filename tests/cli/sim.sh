@@ -193,6 +193,13 @@ expect_bad "--block-penalty wants a number in [0, 1e6]" $W --policy greedy --blo
 # A number is a plain decimal: strtod() took hex and a leading blank.
 expect_bad "--block-penalty wants a number in [0, 1e6]" $W --policy greedy --block-penalty 0x10
 expect_bad "--block-penalty wants a number in [0, 1e6]" $W --policy greedy --block-penalty " 5"
+# So is a whole number: strtol() took leading blanks (" 5" was 5).
+expect_bad "--seed wants a non-negative integer, up to 2147483647, not ' 5'" \
+    $W --policy greedy --seed " 5"
+expect_bad "--seed wants a non-negative integer, up to 2147483647" \
+    $W --policy greedy --seed "$(printf '\t5')"
+expect_bad "--seed wants a non-negative integer, up to 2147483647, not '0x5'" \
+    $W --policy greedy --seed 0x5
 # A value past the bound is told the bound: the message named only the
 # kind of number ('a non-negative integer'), which the value was.
 expect_bad "--seed wants a non-negative integer, up to 2147483647, not '9223372036854775807'" \

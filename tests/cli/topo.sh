@@ -135,6 +135,9 @@ usage_err() {
 }
 usage_err "--slots: '2000' is not an integer from 1 to 1024" \
     import "$DATA/tiny.json" --slots 2000
+# A whole number and nothing around it (strtol() skipped the blank).
+usage_err "--slots: ' 80' is not an integer from 1 to 1024" \
+    import "$DATA/tiny.json" --slots " 80"
 
 # A misspelt option is unknown, also as the last word; a known one
 # without its value is missing it (each was said as the other).

@@ -149,6 +149,46 @@ test_parse_double(void)
     CU_ASSERT_EQUAL(lr_parse_double("1e999", 0, HUGE_VAL, &v), EINVAL);
 }
 
+/* lr_parse_long reads [+-]digits, in base 10, and nothing else of what
+ * strtol() takes: leading white space (" 12" was 12), and the sign
+ * alone or doubled; '+' is read, as lr_parse_double reads it.  "0x10"
+ * and "010" were already 0-and-refused and 10 (base 10, not 0), and
+ * stay so.  Before: the three blanks were read. */
+static void
+test_parse_long(void)
+{
+    static const struct {
+        const char *s;
+        int ok;
+        long want;
+    } cases[] = {
+        { "12", 1, 12 }, { "-3", 1, -3 }, { "+3", 1, 3 }, { "007", 1, 7 },
+        { "010", 1, 10 }, { "0", 1, 0 }, { "-0", 1, 0 },
+        { "9223372036854775807", 1, LONG_MAX },
+        { "-9223372036854775808", 1, LONG_MIN },
+        { " 12", 0, 0 }, { "\t12", 0, 0 }, { "\n12", 0, 0 }, { "12 ", 0, 0 },
+        { "0x10", 0, 0 }, { "0X10", 0, 0 }, { "1e3", 0, 0 }, { "1.0", 0, 0 },
+        { "", 0, 0 }, { "+", 0, 0 }, { "-", 0, 0 }, { "--1", 0, 0 },
+        { "+-1", 0, 0 }, { "1,5", 0, 0 }, { "9223372036854775808", 0, 0 },
+        { "- 1", 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        long v = -42;
+        int rc = lr_parse_long(cases[i].s, LONG_MIN, LONG_MAX, &v);
+        if (rc != (cases[i].ok ? 0 : EINVAL))
+            fprintf(stderr, "case %zu '%s': %d\n", i, cases[i].s, rc);
+        CU_ASSERT_EQUAL(rc, cases[i].ok ? 0 : EINVAL);
+        CU_ASSERT_EQUAL(v, cases[i].ok ? cases[i].want : -42);
+    }
+    /* The bounds hold, and a refusal writes nothing. */
+    long v = -42;
+    CU_ASSERT_EQUAL(lr_parse_long("2", 0, 1, &v), EINVAL);
+    CU_ASSERT_EQUAL(lr_parse_long("-1", 0, 1, &v), EINVAL);
+    CU_ASSERT_EQUAL(v, -42);
+    CU_ASSERT_EQUAL(lr_parse_long("1", 0, 1, &v), 0);
+    CU_ASSERT_EQUAL(v, 1);
+}
+
 static int
 parse(struct lr_modtable *t, const char *text, char *err, size_t errlen)
 {
@@ -415,6 +455,7 @@ static CU_TestInfo tests[] = {
     { "slot counts beyond INT_MAX saturate", test_slots_saturate },
     { "bad formats are refused", test_add_rejects },
     { "numbers: plain decimals only", test_parse_double },
+    { "whole numbers: [+-]digits only", test_parse_long },
     { "default table equals modulations_deeprmsa.csv",
       test_default_matches_reference_file },
     { "OSNR thresholds: defaults, set, refused", test_osnr_default_and_set },

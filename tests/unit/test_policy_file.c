@@ -184,6 +184,10 @@ test_lying_header(void)
         { "holding=exp", "holding=foo", "'holding' missing or invalid" },
         /* strtod() read this as 2; lightrail writes no blank there. */
         { "batch=32", "batch= 2", "'batch' missing or invalid" },
+        /* strtol() read these as 12 (blank) and 120 (+) would still be
+         * read: a whole number is as plain as lr_parse_double's. */
+        { "n-obs=120", "n-obs= 12", "'n-obs' missing or invalid" },
+        { "n-obs=120", "n-obs=\t12", "'n-obs' missing or invalid" },
     };
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         uint8_t *b = malloc(n);

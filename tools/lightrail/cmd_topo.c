@@ -30,6 +30,7 @@
 #include "planner/lr_bitset.h"
 #include "planner/lr_cluster.h"
 #include "planner/lr_topo.h"
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_cli.h"
 #include "yang/lr_yang.h"
 
@@ -72,20 +73,17 @@ topo_usage(FILE *f)
         TOPO_DEFAULT_SLOTS, LR_YANG_FIRST_SLOT_N_DEFAULT);
 }
 
-/* Parses a whole decimal integer in [min, max]. */
+/* Parses a whole decimal integer in [min, max] (lr_parse_long: digits
+ * and a sign, nothing around them). */
 static int
 topo_parse_long(const char *opt, const char *val, long min, long max,
                 long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(val, &end, 10);
-    if (!*val || *end || errno || v < min || v > max) {
+    if (lr_parse_long(val, min, max, out)) {
         lr_cli_err("topo", "%s: '%s' is not an integer from %ld to %ld",
                    opt, val, min, max);
         return LR_EXIT_USAGE;
     }
-    *out = v;
     return 0;
 }
 

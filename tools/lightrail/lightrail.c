@@ -404,13 +404,7 @@ lr_cli_pick_names(const char *cmd, const char *list,
 int
 lr_cli_parse_long(const char *s, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return EINVAL;
-    *out = v;
-    return 0;
+    return lr_parse_long(s, lo, hi, out);
 }
 
 int

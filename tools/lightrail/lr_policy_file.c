@@ -12,20 +12,6 @@
 #include "planner/lr_util.h"
 #include "tools/lightrail/lr_policy_file.h"
 
-/* Number parsers of our own: this file is a library (liblrpolicy.a) that
- * lightraild links too, without the CLI's lr_cli.c. */
-static int
-pf_parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return EINVAL;
-    *out = v;
-    return 0;
-}
-
 #define MAX_FILE (256u << 20)
 
 int
@@ -209,7 +195,7 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
                 < 0)
         missing = "splits";
     else if (!get_key(head, "imitate", v, sizeof v)
-             && pf_parse_long(v, 1, 10000000000L, &m->imitate))
+             && lr_parse_long(v, 1, 10000000000L, &m->imitate))
         missing = "imitate";
     else if ((m->imitate > 0) != !get_key(head, "teacher", m->teacher,
                                           sizeof m->teacher)
@@ -234,13 +220,13 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
         m->held_work = !get_key(head, "held-work", v, sizeof v);
         m->refuse = !get_key(head, "refuse", v, sizeof v) && !strcmp(v, "1");
         long k, no, na;
-        if (get_key(head, "k", v, sizeof v) || pf_parse_long(v, 1, 16, &k))
+        if (get_key(head, "k", v, sizeof v) || lr_parse_long(v, 1, 16, &k))
             missing = "k";
         else if (get_key(head, "n-obs", v, sizeof v)
-                 || pf_parse_long(v, 1, 1000000, &no))
+                 || lr_parse_long(v, 1, 1000000, &no))
             missing = "n-obs";
         else if (get_key(head, "n-actions", v, sizeof v)
-                 || pf_parse_long(v, 1, 1000000, &na))
+                 || lr_parse_long(v, 1, 1000000, &na))
             missing = "n-actions";
         else {
             m->k = (int) k;
