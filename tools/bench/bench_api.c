@@ -14,6 +14,7 @@
  * lightraild with the dummy driver and runs this against it.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,10 @@
 #include <curl/curl.h>
 
 #include "planner/lr_stats.h"
+#include "tools/bench/bench_opt.h"
 #include "tools/lightrail/lr_opt_once.h"
+
+#define PROG "lr-bench-api"
 
 struct client {
     CURL *h;
@@ -104,10 +108,10 @@ main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int o;
+    int o, bad = 0;
     /* Each option that takes a value at most once (lr_opt_once.h). */
     struct lr_opt_once once = { 0 };
-    while ((o = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while (!bad && (o = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         int rc_once = lr_opt_once("lr-bench-api", longopts, o, optarg,
                                   &once);
         if (rc_once)
@@ -116,10 +120,17 @@ main(int argc, char **argv)
         case 's': server = optarg; break;
         case 't': token = optarg; break;
         case 'c': cacert = optarg; break;
-        case 'n': n_clients = atoi(optarg); break;
-        case 'S': seconds = atof(optarg); break;
+        case 'n':
+            bad = bench_opt_int(PROG, "clients", optarg, 1, 256, &n_clients);
+            break;
+        case 'S':
+            bad = bench_opt_double(PROG, "seconds", optarg,
+                                   BENCH_OPT_POSITIVE, 86400, &seconds);
+            break;
         case 'm': model = optarg; break;
-        case 'g': gpus = atoi(optarg); break;
+        case 'g':
+            bad = bench_opt_int(PROG, "gpus", optarg, 1, INT_MAX, &gpus);
+            break;
         case 'h':
         default:
             fprintf(o == 'h' ? stdout : stderr,
@@ -129,10 +140,11 @@ main(int argc, char **argv)
             return o == 'h' ? 0 : 2;
         }
     }
-    if (!server || !token || n_clients < 1 || n_clients > 256
-        || !(seconds > 0)) {
-        fprintf(stderr, "lr-bench-api: --server and --token are required; "
-                "1..256 clients; seconds > 0\n");
+    if (bad)
+        return bad;
+    if (!server || !token) {
+        fprintf(stderr, "lr-bench-api: --server and --token are "
+                "required\n");
         return 2;
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);

@@ -36,7 +36,6 @@
  *
  * Timing is wall clock on a shared machine: medians, not single runs.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -52,6 +51,7 @@
 #include "planner/lr_instance.h"
 #include "planner/lr_stats.h"
 #include "tests/unit/lr_test_tight.h"
+#include "tools/bench/bench_opt.h"
 #include "tools/lightrail/lr_opt_once.h"
 #include "tools/lightrail/lr_plot.h"
 #include "yang/lr_yang.h"
@@ -99,22 +99,13 @@ static const char usage[] =
     "  --first-seed S   first seed of --tight or --wide (default 1): seeds "
     "S..S+N-1\n";
 
-/* 'arg' of option 'opt', whole, as a number within [lo, hi] into
- * '*out': 0, or 2 (the exit code of a usage error) with the reason on
- * stderr. */
+/* 'arg' of option 'opt' as a whole number within [lo, hi] into '*out':
+ * 0, or 2 (the exit code of a usage error) with the reason on stderr,
+ * as every benchmark reads its numbers (bench_opt.h). */
 static int
 parse_count(const char *opt, const char *arg, int lo, int hi, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(arg, &end, 10);
-    if (errno || end == arg || *end || v < lo || v > hi) {
-        fprintf(stderr, "lr-bench-cdynp: --%s '%s': give a whole number "
-                "from %d to %d\n", opt, arg, lo, hi);
-        return 2;
-    }
-    *out = (int) v;
-    return 0;
+    return bench_opt_int("lr-bench-cdynp", opt, arg, lo, hi, out);
 }
 
 static double

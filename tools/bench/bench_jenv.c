@@ -42,7 +42,10 @@
 #include "planner/lr_rng.h"
 #include "planner/lr_stats.h"
 #include "tools/bench/bench_jenv_case.h"
+#include "tools/bench/bench_opt.h"
 #include "tools/lightrail/lr_opt_once.h"
+
+#define PROG "lr-bench-jenv"
 #include "yang/lr_yang.h"
 
 static double
@@ -228,10 +231,10 @@ main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int c;
+    int c, bad = 0;
     /* Each option that takes a value at most once (lr_opt_once.h). */
     struct lr_opt_once once = { 0 };
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while (!bad && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         int rc_once = lr_opt_once("lr-bench-jenv", longopts, c, optarg,
                                   &once);
         if (rc_once)
@@ -241,7 +244,9 @@ main(int argc, char **argv)
         case 'M': mc = optarg; break;
         case 'n': nt = optarg; break;
         case 'N': nc = optarg; break;
-        case 'r': runs = atoi(optarg); break;
+        case 'r':
+            bad = bench_opt_int(PROG, "runs", optarg, 1, 32, &runs);
+            break;
         case 'd': dpath = optarg; break;
         case 'h':
         default:
@@ -252,9 +257,11 @@ main(int argc, char **argv)
             return c == 'h' ? 0 : 2;
         }
     }
-    if (!mt || !mc || !nt || !nc || runs < 1 || runs > 32) {
+    if (bad)
+        return bad;
+    if (!mt || !mc || !nt || !nc) {
         fprintf(stderr, "lr-bench-jenv: give --metro, --metro-cluster, "
-                "--nsfnet, --nsfnet-cluster; 1 <= runs <= 32\n");
+                "--nsfnet, --nsfnet-cluster\n");
         return 2;
     }
     FILE *dump = NULL;

@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,10 @@
 #include <unistd.h>
 
 #include "southbound/sb_linux.h"
+#include "tools/bench/bench_opt.h"
 #include "tools/lightrail/lr_opt_once.h"
+
+#define PROG "lr-bench-linux"
 
 static double
 now_s(void)
@@ -74,27 +78,32 @@ main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int pairs = 200, runs = 5, c, rc = 1;
+    int pairs = 200, runs = 5, c, rc = 1, bad = 0;
     double scale = 1;
     /* Each option that takes a value at most once (lr_opt_once.h). */
     struct lr_opt_once once = { 0 };
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while (!bad && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         int rc_once = lr_opt_once("lr-bench-linux", opts, c, optarg,
                                   &once);
         if (rc_once)
             return rc_once;
         switch (c) {
-        case 'n': pairs = atoi(optarg); break;
-        case 'r': runs = atoi(optarg); break;
-        case 's': scale = atof(optarg); break;
+        case 'n':
+            bad = bench_opt_int(PROG, "pairs", optarg, 1, INT_MAX, &pairs);
+            break;
+        case 'r':
+            bad = bench_opt_int(PROG, "runs", optarg, 1, INT_MAX, &runs);
+            break;
+        case 's':
+            bad = bench_opt_double(PROG, "scale", optarg, BENCH_OPT_POSITIVE,
+                                   1e6, &scale);
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
-    if (pairs < 1 || runs < 1 || !(scale > 0)) {
-        usage(stderr);
-        return 2;
-    }
+    if (bad)
+        return bad;
     if (geteuid() != 0) {
         fprintf(stderr, "lr-bench-linux: needs root (network namespaces); "
                 "skipped\n");

@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,11 @@
 
 #include "southbound/sb_driver.h"
 #include "southbound/sb_parallel.h"
+#include "planner/lr_util.h"
+#include "tools/bench/bench_opt.h"
 #include "tools/lightrail/lr_opt_once.h"
+
+#define PROG "lr-bench-netconf"
 
 #define MAX_DEV 16
 
@@ -55,6 +60,23 @@ env_copy(char *dst, size_t size, const char *name)
 {
     const char *v = getenv(name);
     snprintf(dst, size, "%s", v ? v : "");
+}
+
+/* SB_TIMEOUT_MS, each session's timeout (0, the driver's default, when
+ * unset), into '*out': 0, or 2 after saying why.  atoi() read "5s" as
+ * 5 ms and "x" as the default. */
+static int
+env_timeout_ms(int *out)
+{
+    const char *v = getenv("SB_TIMEOUT_MS");
+    long ms = 0;
+    if (v && lr_parse_long(v, 0, INT_MAX, &ms)) {
+        fprintf(stderr, PROG ": SB_TIMEOUT_MS wants a whole number of "
+                "milliseconds from 0 to %d, not '%s'\n", INT_MAX, v);
+        return 2;
+    }
+    *out = (int) ms;
+    return 0;
 }
 
 static int
@@ -126,7 +148,7 @@ lightpath(int k, enum sb_op op, bool parallel)
 int
 main(int argc, char **argv)
 {
-    int runs = 50, batch = 100, rc = 0, c;
+    int runs = 50, batch = 100, rc = 0, c, bad = 0, timeout_ms = 0;
     static const struct option longopts[] = {
         { "runs", required_argument, NULL, 'r' },
         { "batch", required_argument, NULL, 'b' },
@@ -136,14 +158,19 @@ main(int argc, char **argv)
     /* Each option that takes a value at most once (lr_opt_once.h); "+"
      * stops at the first device, as the hand-made loop this replaced. */
     struct lr_opt_once once = { 0 };
-    while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+    while (!bad
+           && (c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
         int rc_once = lr_opt_once("lr-bench-netconf", longopts, c, optarg,
                                   &once);
         if (rc_once)
             return rc_once;
         switch (c) {
-        case 'r': runs = atoi(optarg); break;
-        case 'b': batch = atoi(optarg); break;
+        case 'r':
+            bad = bench_opt_int(PROG, "runs", optarg, 1, INT_MAX, &runs);
+            break;
+        case 'b':
+            bad = bench_opt_int(PROG, "batch", optarg, 1, 1000, &batch);
+            break;
         case 'h':
             printf("usage: lr-bench-netconf [--runs N] [--batch N (1..1000)] "
                    "NAME=USER@HOST:PORT... (at most %d)\n", MAX_DEV);
@@ -151,10 +178,13 @@ main(int argc, char **argv)
         default: goto usage;
         }
     }
+    if (bad)
+        return bad;
     int i = optind;
-    if (runs < 1 || batch < 1 || batch > 1000 || argc - i < 1
-        || argc - i > MAX_DEV)
+    if (argc - i < 1 || argc - i > MAX_DEV)
         goto usage;
+    if ((bad = env_timeout_ms(&timeout_ms)))
+        return bad;
     for (; i < argc; i++) {
         struct sb_device_config cfg;
         char err[512];
@@ -173,8 +203,7 @@ main(int argc, char **argv)
                  getenv("SB_KNOWN_HOSTS") ? getenv("SB_KNOWN_HOSTS") : "");
         snprintf(cfg.schema_path, sizeof cfg.schema_path, "%s",
                  getenv("SB_SCHEMA_PATH") ? getenv("SB_SCHEMA_PATH") : "");
-        cfg.timeout_ms = getenv("SB_TIMEOUT_MS") ? atoi(getenv("SB_TIMEOUT_MS"))
-                                                 : 0;
+        cfg.timeout_ms = timeout_ms;
         env_copy(cfg.transport, sizeof cfg.transport, "SB_TRANSPORT");
         env_copy(cfg.tls_cert, sizeof cfg.tls_cert, "SB_TLS_CERT");
         env_copy(cfg.tls_key, sizeof cfg.tls_key, "SB_TLS_KEY");

@@ -57,6 +57,7 @@
  * 3b, 3c) are wall clock, as a caller would see them.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,10 @@ char *openblas_get_corename(void);
 #include "planner/lr_spectrum.h"
 #include "planner/lr_stats.h"
 #include "tools/bench/bench_jenv_case.h"
+#include "tools/bench/bench_opt.h"
 #include "tools/lightrail/lr_opt_once.h"
+
+#define PROG "lr-bench-ppo"
 #include "yang/lr_yang.h"
 
 static double
@@ -758,10 +762,10 @@ main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int c;
+    int c, bad = 0;
     /* Each option that takes a value at most once (lr_opt_once.h). */
     struct lr_opt_once once = { 0 };
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while (!bad && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         int rc_once = lr_opt_once("lr-bench-ppo", longopts, c, optarg,
                                   &once);
         if (rc_once)
@@ -771,8 +775,13 @@ main(int argc, char **argv)
         case 'M': mc = optarg; break;
         case 'n': nt = optarg; break;
         case 'N': nc = optarg; break;
-        case 'r': runs = atoi(optarg); break;
-        case 's': steps = atol(optarg); break;
+        case 'r':
+            bad = bench_opt_int(PROG, "runs", optarg, 1, 32, &runs);
+            break;
+        case 's':
+            bad = bench_opt_long(PROG, "steps", optarg, 1000, LONG_MAX,
+                                 &steps);
+            break;
         case 't': train_only = true; break;
         case 'i': imitate_only = true; break;
         case 'h':
@@ -784,10 +793,11 @@ main(int argc, char **argv)
             return c == 'h' ? 0 : 2;
         }
     }
-    if (!mt || !mc || !nt || !nc || runs < 1 || runs > 32 || steps < 1000) {
+    if (bad)
+        return bad;
+    if (!mt || !mc || !nt || !nc) {
         fprintf(stderr, "lr-bench-ppo: give --metro, --metro-cluster, "
-                "--nsfnet, --nsfnet-cluster; 1 <= runs <= 32, steps >= "
-                "1000\n");
+                "--nsfnet, --nsfnet-cluster\n");
         return 2;
     }
     openblas_set_num_threads(1);

@@ -52,6 +52,7 @@
 #include "planner/lr_rng.h"
 #include "planner/lr_stats.h"
 #include "tools/bench/bench_jenv_case.h"
+#include "tools/bench/bench_opt.h"
 #include "tools/lightrail/lr_opt_once.h"
 #include "yang/lr_yang.h"
 
@@ -267,10 +268,11 @@ main(int argc, char **argv)
         { "work-cap", 1, NULL, 'W' }, { "help", 0, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int ch;
+    int ch, bad = 0;
+    long first_seed = (long) o.seed;
     /* Each option that takes a value at most once (lr_opt_once.h). */
     struct lr_opt_once once = { 0 };
-    while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+    while (!bad && (ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
         int rc_once = lr_opt_once("lr-bench-replay", lo, ch, optarg,
                                   &once);
         if (rc_once)
@@ -279,23 +281,50 @@ main(int argc, char **argv)
         case 't': o.topo = optarg; break;
         case 'c': o.cluster = optarg; break;
         case 'p': o.policy = optarg; break;
-        case 'l': o.load = strtod(optarg, NULL); break;
-        case 'n': o.arrivals = atol(optarg); break;
-        case 'w': o.warmup = atol(optarg); break;
-        case 's': o.seeds = atoi(optarg); break;
-        case 'S': o.seed = strtoull(optarg, NULL, 10); break;
-        case 'm': o.mean_s = strtod(optarg, NULL); break;
+        case 'l':
+            bad = bench_opt_double(PROG, "load", optarg, BENCH_OPT_POSITIVE,
+                                   1e9, &o.load);
+            break;
+        case 'n':
+            bad = bench_opt_long(PROG, "arrivals", optarg, 1, 1000000000L,
+                                 &o.arrivals);
+            break;
+        case 'w':
+            bad = bench_opt_long(PROG, "warmup", optarg, 0, 1000000000L,
+                                 &o.warmup);
+            break;
+        case 's':
+            bad = bench_opt_int(PROG, "seeds", optarg, 1, 64, &o.seeds);
+            break;
+        case 'S':
+            /* lightrail sim's bound, so that a seed means the same run. */
+            bad = bench_opt_long(PROG, "seed", optarg, 0, 2147483647L,
+                                 &first_seed);
+            break;
+        case 'm':
+            bad = bench_opt_double(PROG, "mean-job-s", optarg,
+                                   BENCH_OPT_POSITIVE, 1e9, &o.mean_s);
+            break;
         case 'M': o.modes = optarg; break;
-        case 'W': o.work_cap = strtod(optarg, NULL); break;
+        case 'W':
+            bad = bench_opt_double(PROG, "work-cap", optarg,
+                                   BENCH_OPT_POSITIVE, 1e9, &o.work_cap);
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
-    if (!o.topo || !o.cluster || !o.policy || !(o.load > 0)
-        || o.arrivals < 1 || o.warmup < 0 || o.warmup >= o.arrivals
-        || o.seeds < 1 || o.seeds > 64 || !(o.mean_s > 0)
-        || !(o.work_cap > 0)) {
+    if (bad)
+        return bad;
+    o.seed = (unsigned long long) first_seed;
+    if (!o.topo || !o.cluster || !o.policy || !(o.load > 0)) {
         usage(stderr);
+        return 2;
+    }
+    if (o.warmup >= o.arrivals) {
+        fprintf(stderr, PROG ": --warmup %ld leaves nothing of --arrivals "
+                "%ld to measure: give a warmup below the arrivals\n",
+                o.warmup, o.arrivals);
         return 2;
     }
     openblas_set_num_threads(1);

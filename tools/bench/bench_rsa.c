@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,10 @@
 #include "planner/lr_rng.h"
 #include "planner/lr_rsa_sim.h"
 #include "planner/lr_stats.h"
+#include "tools/bench/bench_opt.h"
 #include "tools/lightrail/lr_opt_once.h"
+
+#define PROG "lr-bench-rsa"
 #include "yang/lr_yang.h"
 
 static double
@@ -111,10 +115,10 @@ main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int c;
+    int c, bad = 0;
     /* Each option that takes a value at most once (lr_opt_once.h). */
     struct lr_opt_once once = { 0 };
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while (!bad && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         int rc_once = lr_opt_once("lr-bench-rsa", longopts, c, optarg,
                                   &once);
         if (rc_once)
@@ -122,20 +126,28 @@ main(int argc, char **argv)
         switch (c) {
         case 'n': nsfnet = optarg; break;
         case 'j': jpn48 = optarg; break;
-        case 'r': runs = atoi(optarg); break;
-        case 'q': requests = atol(optarg); break;
-        case 'd': decisions = atol(optarg); break;
-        case 'l': jpn_load = atof(optarg); break;
+        case 'r':
+            bad = bench_opt_int(PROG, "runs", optarg, 1, INT_MAX, &runs);
+            break;
+        case 'q':
+            bad = bench_opt_long(PROG, "requests", optarg, 1000, LONG_MAX,
+                                 &requests);
+            break;
+        case 'd':
+            bad = bench_opt_long(PROG, "decisions", optarg, 1, LONG_MAX,
+                                 &decisions);
+            break;
+        case 'l':
+            bad = bench_opt_double(PROG, "jpn-load", optarg,
+                                   BENCH_OPT_POSITIVE, 1e9, &jpn_load);
+            break;
         case 'p': only = optarg; break;
         case 'h': usage(); return 0;
         default: usage(); return 2;
         }
     }
-    if (runs < 1 || requests < 1000 || decisions < 1 || !(jpn_load > 0)) {
-        fprintf(stderr, "lr-bench-rsa: runs >= 1, requests >= 1000, "
-                "decisions >= 1 and a positive load, please\n");
-        return 2;
-    }
+    if (bad)
+        return bad;
 
     struct ly_ctx *ctx;
     char err[1024], cpu[128];
