@@ -80,6 +80,7 @@
 #include "northbound/nb_restconf.h"
 #include "planner/lr_modulation.h"
 #include "southbound/sb_linux.h"
+#include "tools/lightrail/lr_opt_once.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
 
@@ -622,20 +623,17 @@ main(int argc, char **argv)
     };
     const char *config_path = NULL;
     int foreground = 0, c, rc = 1;
+    /* Given twice, getopt would keep the last --config silently: a unit
+     * file's -c plus an override would start a daemon on a configuration
+     * neither meant.  lightrail's and the benchmarks' check
+     * (lr_opt_once.h), which needs nothing of lightrail's CLI. */
+    struct lr_opt_once once = { 0 };
     while ((c = getopt_long(argc, argv, "c:fh", longopts, NULL)) != -1) {
+        int rc_once = lr_opt_once("lightraild", longopts, c, optarg, &once);
+        if (rc_once)
+            return rc_once;
         switch (c) {
-        case 'c':
-            /* Given twice, getopt would keep the last silently: a unit
-             * file's -c plus an override would start a daemon on a
-             * configuration neither meant (lightrail's lr_cli_once()
-             * rule, for our one option with a value). */
-            if (config_path) {
-                fprintf(stderr, "lightraild: --config given twice ('%s', "
-                        "then '%s'): give it once\n", config_path, optarg);
-                return 2;
-            }
-            config_path = optarg;
-            break;
+        case 'c': config_path = optarg; break;
         case 'f': foreground = 1; break;
         case 'V': printf("lightraild %s\n", PACKAGE_VERSION); return 0;
         case 'h': usage(stdout); return 0;

@@ -4,10 +4,10 @@
  * getopt_long() lets a later "--seed 2" replace an earlier "--seed 1"
  * without a word, so that a command line assembled from defaults and
  * overrides runs what neither part says.  lightrail's commands
- * (lr_cli_once() in lr_cli.h) and the benchmarks of tools/bench refuse
- * the second value through this one check; it depends on nothing but
- * <getopt.h> and stdio, so a benchmark links it without lightrail's
- * command-line code.
+ * (lr_cli_once() in lr_cli.h), the benchmarks of tools/bench and
+ * lightraild (its --config) refuse the second value through this one
+ * check; it depends on nothing but <getopt.h> and stdio, so a benchmark
+ * or the daemon links it without lightrail's command-line code.
  *
  * Usage: a struct lr_opt_once zeroed before the getopt_long() loop, and
  * first in the loop
