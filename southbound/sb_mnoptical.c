@@ -195,8 +195,9 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
     steps = malloc(((size_t) n + 1) * sizeof *steps);
     if (!work || !steps) {
         ret = ENOMEM;
-        sb_errf(err, errlen, 0, "%s: out of memory; nothing applied",
-                d->config.name);
+        sb_errf(err, errlen, 0, "%s: out of memory for a batch of %d "
+                "change(s): none was sent, nothing applied; retry",
+                d->config.name, n);
         goto cleanup;
     }
     if (d->n_rules)
@@ -336,7 +337,9 @@ sb_mnoptical_read(struct sb_device *dev, struct sb_media_channel **out,
     *out = malloc(((size_t) d->n_rules + 1) * sizeof **out);
     if (!*out) {
         ret = ENOMEM;
-        sb_errf(err, errlen, 0, "%s: out of memory", d->config.name);
+        sb_errf(err, errlen, 0, "%s: out of memory for a copy of the %d "
+                "media channel(s) on record: none was read (the record is "
+                "kept); retry", d->config.name, d->n_rules);
     } else {
         for (int i = 0; i < d->n_rules; i++)
             (*out)[i] = d->rules[i].mc;
@@ -420,7 +423,9 @@ sb_mnoptical_open(const struct sb_device_config *config,
         return EINVAL;
     }
     if (!(d = calloc(1, sizeof *d))) {
-        sb_errf(err, errlen, 0, "%s: out of memory", config->name);
+        sb_errf(err, errlen, 0, "%s: out of memory for its state: nothing "
+                "was sent, and %s is not opened; retry", config->name,
+                config->name);
         return ENOMEM;
     }
     d->config = *config;

@@ -90,7 +90,8 @@ sb_mno_open(struct sb_mno *c, const char *device, const char *base,
     c->timeout_ms = timeout_ms > 0 ? timeout_ms : SB_MNO_DEFAULT_TIMEOUT_MS;
     sb_http_global_init();
     if (!(c->h = curl_easy_init())) {
-        sb_errf(err, errlen, 0, "%s: out of memory", device);
+        sb_errf(err, errlen, 0, "%s: out of memory for a libcurl handle: "
+                "nothing was sent to %s; retry", device, c->base);
         return ENOMEM;
     }
     return 0;
@@ -228,6 +229,18 @@ sb_mno_bad(struct sb_mno *c, const char *what, char *err, size_t errlen)
     return EPROTO;
 }
 
+/* Out of memory for the table of the 'n' 'what' ("nodes", "links") that
+ * GET /'what' listed: a GET changes nothing on the emulator, and the
+ * answer is dropped, so "retry" is all there is to do. */
+static void
+sb_mno_table_oom(const struct sb_mno *c, size_t n, const char *what,
+                 char *err, size_t errlen)
+{
+    sb_errf(err, errlen, 0, "%s: out of memory for the %zu %s of GET /%s: "
+            "read from %s, not kept, nothing changed; retry", c->device, n,
+            what, what, c->base);
+}
+
 int
 sb_mno_discover(struct sb_mno *c, char *err, size_t errlen)
 {
@@ -253,7 +266,8 @@ sb_mno_discover(struct sb_mno *c, char *err, size_t errlen)
                       sizeof *c->nodes);
     if (!c->nodes) {
         ret = ENOMEM;
-        sb_errf(err, errlen, 0, "%s: out of memory", c->device);
+        sb_mno_table_oom(c, (size_t) json_object_object_length(v), "nodes",
+                         err, errlen);
         goto cleanup;
     }
     json_object_object_foreach(v, name, type) {
@@ -277,7 +291,7 @@ sb_mno_discover(struct sb_mno *c, char *err, size_t errlen)
     c->links = calloc(nl + 1, sizeof *c->links);
     if (!c->links) {
         ret = ENOMEM;
-        sb_errf(err, errlen, 0, "%s: out of memory", c->device);
+        sb_mno_table_oom(c, nl, "links", err, errlen);
         goto cleanup;
     }
     for (size_t i = 0; i < nl; i++) {

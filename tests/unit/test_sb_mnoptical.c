@@ -58,6 +58,60 @@ curl_easy_escape(CURL *handle, const char *string, int length)
     return real_escape ? real_escape(handle, string, length) : NULL;
 }
 
+/* libcurl's curl_easy_init(), replaced likewise: while init_fail is
+ * set, the next call fails as out of memory (libcurl's only reason). */
+static atomic_int init_fail;
+static CURL *(*real_init)(void);
+static pthread_once_t real_init_once = PTHREAD_ONCE_INIT;
+
+static void
+find_real_init(void)
+{
+    *(void **) &real_init = dlsym(RTLD_NEXT, "curl_easy_init");
+}
+
+CURL *
+curl_easy_init(void)
+{
+    pthread_once(&real_init_once, find_real_init);
+    if (atomic_exchange(&init_fail, 0))
+        return NULL;
+    return real_init ? real_init() : NULL;
+}
+
+/* calloc() and malloc() of the driver, and of every other object linked
+ * into this program from source (-Wl,--wrap in tests/netconf.am; libcurl,
+ * json-c, libc and the sanitizer's allocator are shared objects and keep
+ * theirs, so this counts only our code): once the calling thread's
+ * calloc_fail_at (malloc_fail_at) is N > 0, its Nth call from then
+ * returns NULL.  Per thread, so that the double, serving in its own
+ * thread meanwhile, is never failed nor counted. */
+static _Thread_local int calloc_fail_at, malloc_fail_at;
+
+void *__real_calloc(size_t n, size_t size);
+void *__real_malloc(size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_malloc(size_t size);
+
+/* Whether the call that '*at' counts down to is this one. */
+static int
+fail_now(int *at)
+{
+    return *at > 0 && --*at == 0;
+}
+
+void *
+__wrap_calloc(size_t n, size_t size)
+{
+    return fail_now(&calloc_fail_at) ? NULL : __real_calloc(n, size);
+}
+
+void *
+__wrap_malloc(size_t size)
+{
+    return fail_now(&malloc_fail_at) ? NULL : __real_malloc(size);
+}
+
 /* ---- the tests ---- */
 
 static struct sb_device *
@@ -589,6 +643,115 @@ test_enomem_unsent(void)
     }
 }
 
+/* Out of memory for the driver's own tables (its state, the libcurl
+ * handle, the /nodes and /links tables, read()'s copy of the record,
+ * apply()'s work lists): each line says what was not sent or read, and
+ * what was (the double's count of requests: a GET changes nothing);
+ * ENOMEM, the controller's (sb_local()); nothing is left half-made.
+ * Before, each was "r2: out of memory" (no seam reached them). */
+static void
+test_enomem_tables(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512], base[64], want[256];
+    int ret;
+    snprintf(base, sizeof base, "http://127.0.0.1:%d", dbl.port);
+    /* open(): the 1st calloc() is its state, the 2nd and 3rd the tables
+     * of GET /nodes and GET /links (the double's topology).  The double
+     * counts the requests that change something: none, in each. */
+    static const struct {
+        int calloc_at, init;
+        const char *want;   /* after "r2: out of memory for " */
+    } rows[] = {
+        { 1, 0, "its state: nothing was sent, and r2 is not opened; "
+          "retry" },
+        { 0, 1, "a libcurl handle: nothing was sent to %s; retry" },
+        { 2, 0, "the 8 nodes of GET /nodes: read from %s, not kept, "
+          "nothing changed; retry" },
+        { 3, 0, "the 5 links of GET /links: read from %s, not kept, "
+          "nothing changed; retry" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        mno_double_reset();
+        calloc_fail_at = rows[i].calloc_at;
+        atomic_store(&init_fail, rows[i].init);
+        struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+        calloc_fail_at = 0;
+        atomic_store(&init_fail, 0);
+        snprintf(want, sizeof want, "r2: out of memory for ");
+        snprintf(want + strlen(want), sizeof want - strlen(want),
+                 rows[i].want, base);
+        CU_ASSERT_PTR_NULL(r2);
+        CU_ASSERT_EQUAL(ret, ENOMEM);
+        CU_ASSERT(sb_local(ret));
+        CU_ASSERT_STRING_EQUAL(err, want);
+        CU_ASSERT_EQUAL(dbl.n_calls, 0);
+        if (ret != ENOMEM || strcmp(err, want) || dbl.n_calls)
+            fprintf(stderr, "row %zu: %d, %d sent: %s\n", i, ret,
+                    dbl.n_calls, err);
+        if (r2)
+            k->close(r2);
+    }
+
+    /* A batch, then read() of the record, each failing at its first
+     * malloc(). */
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    struct sb_change ch[2];
+    change(&ch[0], SB_ADD, "m/lp0", "r1-r2", "r2-r3", n_of(1, 1), 4);
+    change(&ch[1], SB_ADD, "m/lp1", "r1-r2", "r2-r3", n_of(2, 1), 4);
+    int before = dbl.n_calls;
+    malloc_fail_at = 1;
+    ret = k->apply(r2, ch, 2, err, sizeof err);
+    malloc_fail_at = 0;
+    CU_ASSERT_EQUAL(ret, ENOMEM);
+    CU_ASSERT_STRING_EQUAL(err, "r2: out of memory for a batch of 2 "
+                           "change(s): none was sent, nothing applied; "
+                           "retry");
+    CU_ASSERT_EQUAL(dbl.n_calls, before);
+    CU_ASSERT_EQUAL_FATAL(k->apply(r2, ch, 1, err, sizeof err), 0);
+
+    struct sb_media_channel *mc = NULL;
+    int n = -1;
+    malloc_fail_at = 1;
+    ret = k->read(r2, &mc, &n, err, sizeof err);
+    malloc_fail_at = 0;
+    CU_ASSERT_EQUAL(ret, ENOMEM);
+    CU_ASSERT(sb_local(ret));
+    CU_ASSERT_STRING_EQUAL(err, "r2: out of memory for a copy of the 1 "
+                           "media channel(s) on record: none was read (the "
+                           "record is kept); retry");
+    CU_ASSERT_EQUAL(n, 0);
+    free(mc);
+    mc = NULL;
+    /* The record is whole: read again, it has the one. */
+    CU_ASSERT_EQUAL(k->read(r2, &mc, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 1);
+    if (n == 1)
+        CU_ASSERT_STRING_EQUAL(mc[0].name, "m/lp0");
+    free(mc);
+    k->close(r2);
+
+    /* The lightpath check's own handle: said of its receiver. */
+    struct sb_mno_lightpath lp = {
+        .base = base, .tx = "t1", .rx = "t2", .first_roadm = "r1",
+        .last_roadm = "r3", .tx_eth_port = 1, .rx_eth_port = 1,
+        .n = n_of(5, 2), .m = 8, .modulation = "16QAM",
+        .threshold_db = 20,
+    };
+    struct sb_mno_gosnr g;
+    mno_double_reset();
+    atomic_store(&init_fail, 1);
+    ret = sb_mno_lightpath_check(&lp, &g, err, sizeof err);
+    atomic_store(&init_fail, 0);
+    snprintf(want, sizeof want, "t2: out of memory for a libcurl handle: "
+             "nothing was sent to %s; retry", base);
+    CU_ASSERT_EQUAL(ret, ENOMEM);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    CU_ASSERT_EQUAL(dbl.n_calls, 0);
+}
+
 /* A /connect answered long after the timeout: ETIMEDOUT, "outcome
  * unknown", the record unchanged.  Last of the suite: the double is still
  * busy with the late request (and the driver's removal after it) when
@@ -672,6 +835,8 @@ static CU_TestInfo tests[] = {
       test_enomem_half_way },
     { "out of memory before a request: named, not sent",
       test_enomem_unsent },
+    { "out of memory for the driver's tables: named, what was sent",
+      test_enomem_tables },
     { "a late answer: ETIMEDOUT", test_timeout },
     CU_TEST_INFO_NULL,
 };
