@@ -36,6 +36,7 @@
 #include "controller/lr_store.h"
 #include "controller/lr_stored.h"
 #include "planner/lr_modulation.h"
+#include "tools/lightrail/lr_modtable_file.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
 
@@ -117,8 +118,8 @@ main(int argc, char **argv)
     struct lr_modtable mods;
     lr_modtable_default(&mods);
     if (cfg->modulation_table[0]
-        && lr_ctl_load_modtable(cfg->modulation_table, &mods, err,
-                                sizeof err)) {
+        && lr_modtable_load(cfg->modulation_table, "modulation-table",
+                            &mods, err, sizeof err)) {
         fprintf(stderr, "lightrail-check: %s: modulation-table: %s\n",
                 argv[2], err);
         goto cleanup;

@@ -79,6 +79,7 @@
 #include "controller/lr_worker.h"
 #include "northbound/nb_restconf.h"
 #include "planner/lr_modulation.h"
+#include "tools/lightrail/lr_modtable_file.h"
 #include "southbound/sb_linux.h"
 #include "tools/lightrail/lr_opt_once.h"
 #include "yang/lr_yang.h"
@@ -730,8 +731,8 @@ main(int argc, char **argv)
     struct lr_modtable mods;
     lr_modtable_default(&mods);
     if (cfg->modulation_table[0]
-        && lr_ctl_load_modtable(cfg->modulation_table, &mods, err,
-                                sizeof err)) {
+        && lr_modtable_load(cfg->modulation_table, "modulation-table",
+                            &mods, err, sizeof err)) {
         fprintf(stderr, "lightraild: %s: modulation-table: %s\n",
                 config_path, err);
         rc = 2;

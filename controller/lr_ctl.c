@@ -1670,57 +1670,6 @@ lr_ctl_check_device_files(const struct sb_device_config *devices, int n,
     return 0;
 }
 
-/* A modulation CSV is a few lines: more than this is no such file. */
-#define LR_CTL_MODTABLE_MAX (64 * 1024)
-
-int
-lr_ctl_load_modtable(const char *path, struct lr_modtable *t, char *err,
-                     size_t errlen)
-{
-    char *text = malloc(LR_CTL_MODTABLE_MAX + 1), e[512];
-    FILE *f = text ? fopen(path, "rb") : NULL;
-    size_t len = 0;
-    int rc = 0;
-    if (!text) {
-        rc = lr_ctl_fail(err, errlen, ENOMEM, "%s: out of memory", path);
-        goto cleanup;
-    }
-    if (!f) {
-        rc = lr_ctl_fail(err, errlen, errno, "%s: %s: give the path of a "
-                         "readable modulation CSV (or leave "
-                         "modulation-table out for the default table)",
-                         path, strerror(errno));
-        goto cleanup;
-    }
-    len = fread(text, 1, LR_CTL_MODTABLE_MAX + 1, f);
-    if (ferror(f)) {
-        /* A directory opens and fails its first read (EISDIR). */
-        rc = lr_ctl_fail(err, errlen, errno ? errno : EIO, "%s: cannot read "
-                         "it: %s: give the path of a readable modulation CSV",
-                         path, strerror(errno ? errno : EIO));
-        goto cleanup;
-    }
-    if (len > LR_CTL_MODTABLE_MAX) {
-        rc = lr_ctl_fail(err, errlen, EFBIG, "%s: larger than %d KiB, no "
-                         "modulation CSV (a header and at most %d formats)",
-                         path, LR_CTL_MODTABLE_MAX / 1024, LR_MOD_MAX);
-        goto cleanup;
-    }
-    if ((rc = lr_modtable_parse_csv(t, text, len, e, sizeof e))) {
-        /* The message quotes the file's cells: one line in a log. */
-        for (unsigned char *p = (unsigned char *) e; *p; p++)
-            if (*p < 0x20 || *p == 0x7f)
-                *p = ' ';
-        lr_ctl_fail(err, errlen, rc, "%s: %s", path, e);
-    }
-
-cleanup:
-    if (f)
-        fclose(f);
-    free(text);
-    return rc;
-}
-
 static int
 open_devices(struct lr_ctl *c, char *err, size_t errlen)
 {

@@ -202,7 +202,7 @@ struct lr_ctl_config {
     long long (*clock_ms)(void *arg);
     void *clock_arg;
     /* The modulation table every network is planned with (copied;
-     * lr_ctl_load_modtable() reads lightraild's modulation-table), or
+     * lr_modtable_load() reads lightraild's modulation-table), or
      * NULL: the default table.  Stored lightpaths keep their format by
      * name; recovery reports each that this table no longer fits
      * (lr_mod_fits()) and keeps it as stored. */
@@ -256,17 +256,6 @@ void lr_ctl_free(struct lr_ctl *);
  * an unknown driver passes (lr_ctl_new() refuses it). */
 int lr_ctl_check_device_files(const struct sb_device_config *devices, int n,
                               char *err, size_t errlen);
-
-/* Reads the modulation CSV at 'path' into '*t' (lr_modtable_parse_csv:
- * formats, reaches, efficiencies, minimum_osnr): 0, or an errno value
- * with "PATH: what is wrong, what to give" in err[] ("PATH: line N:
- * ..." for the text; its control characters made spaces, so that the
- * refusal is one line of a log), '*t' then as it was.  lightraild and
- * lightrail-check refuse a configuration whose modulation-table does
- * not load before its state directory or store. */
-struct lr_modtable;
-int lr_ctl_load_modtable(const char *path, struct lr_modtable *t, char *err,
-                         size_t errlen);
 
 /* Admits 'intent'; '*job' gets the job as it ends (active, blocked or
  * failed). */

@@ -354,7 +354,7 @@ struct lr_config {
     char topology_file[LR_CONFIG_PATH_MAX];
     char cluster_file[LR_CONFIG_PATH_MAX];
     char ppo_policy[LR_CONFIG_PATH_MAX];   /* "" when not configured */
-    /* The modulation CSV, read at start (lr_ctl_load_modtable()); ""
+    /* The modulation CSV, read at start (lr_modtable_load()); ""
      * when not configured: the default table. */
     char modulation_table[LR_CONFIG_PATH_MAX];
     double ppo_mean_job_s;             /* seconds, > 0; 3600 */

@@ -57,7 +57,7 @@ daemon_exits "$D/lightraild.json" "$tmp/err" || notok "lightraild ran without it
     || notok "missing CSV: exit $RC, $(cat "$tmp/err")"
 with_table .
 daemon_exits "$D/lightraild.json" "$tmp/err" || notok "lightraild ran on a directory as its modulation table"
-[ "$RC" = 2 ] && grep -q -F "modulation-table: $D/.: cannot read it: Is a directory" "$tmp/err" \
+[ "$RC" = 2 ] && grep -q -F "modulation-table: $D/.: Is a directory: give the path of a readable modulation CSV (or leave modulation-table out for the default table)" "$tmp/err" \
     && ok "a directory stops the start, exit 2: $(cat "$tmp/err")" \
     || notok "directory as CSV: exit $RC, $(cat "$tmp/err")"
 

@@ -167,6 +167,10 @@ expect_bad "$tmp/osnr.csv: line 4: format '8QAM': column 4, minimum_osnr, is '1e
 # modulation formats".
 mkdir "$tmp/mods.d"
 expect_bad "$tmp/mods.d: Is a directory" $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/mods.d"
+# One loader with lightraild's modulation-table (lr_modtable_load): the
+# same words, the option named as the way back to the default table.
+expect_bad "$tmp/none.csv: No such file or directory: give the path of a readable modulation CSV (or leave --modulations out for the default table)" \
+    $LIGHTRAIL rsa-sim --topology "$T" --load 1 --modulations "$tmp/none.csv"
 expect_bad "node 'A' has no path to node 'C'" $LIGHTRAIL rsa-sim --topology "$srcdir/tests/data/bad/disconnected.json" --load 1
 # Cut short after the top member's name: libyang read it as a file
 # without networks ('no network has network-types ...').

@@ -24,6 +24,7 @@
 #include "planner/lr_timemodel.h"
 #include "planner/lr_util.h"
 #include "tools/lightrail/lr_cli.h"
+#include "tools/lightrail/lr_modtable_file.h"
 #include "yang/lr_yang.h"
 
 struct lr_cli_command {
@@ -97,23 +98,9 @@ int
 lr_cli_load_modulations(const char *cmd, const char *path,
                         struct lr_modtable *t)
 {
-    char *text = NULL, err[512];
-    size_t len;
-    /* lr_yang_read_file says "PATH: reason" itself, and reads a file
-     * whole: a line is never cut into two formats, and a directory's
-     * failed read is its reason (EISDIR), not "no formats". */
-    if (lr_yang_read_file(path, &text, &len, err, sizeof err)) {
+    char err[1024];
+    if (lr_modtable_load(path, "--modulations", t, err, sizeof err)) {
         lr_cli_err(cmd, "%s", err);
-        return LR_EXIT_USAGE;
-    }
-    int rc = lr_modtable_parse_csv(t, text, len, err, sizeof err);
-    free(text);
-    if (rc) {
-        /* The message quotes the file's cells: one line on a terminal. */
-        for (unsigned char *p = (unsigned char *) err; *p; p++)
-            if (*p < 0x20 || *p == 0x7f)
-                *p = ' ';
-        lr_cli_err(cmd, "%s: %s", path, err);
         return LR_EXIT_USAGE;
     }
     return LR_EXIT_OK;

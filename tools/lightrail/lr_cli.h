@@ -202,10 +202,11 @@ int lr_cli_bad_value(const char *cmd, const char *why, const char *value);
 int lr_cli_extra_args(const char *cmd, int argc, char *const *argv,
                       int optind_);
 
-/* Replaces '*t' with the modulation CSV at 'path'
- * (lr_modtable_parse_csv: reaches, efficiencies and OSNR thresholds):
- * 0, or LR_EXIT_USAGE after one line "lightrail CMD: PATH: line N: ..."
- * (or the reason the file cannot be read), '*t' then as it was. */
+/* Replaces '*t' with the modulation CSV at 'path' given as
+ * --modulations (lr_modtable_load(): reaches, efficiencies and OSNR
+ * thresholds): 0, or LR_EXIT_USAGE after one line "lightrail CMD: PATH:
+ * line N: ..." (or the reason the file cannot be read), '*t' then as it
+ * was. */
 struct lr_modtable;
 int lr_cli_load_modulations(const char *cmd, const char *path,
                             struct lr_modtable *t);

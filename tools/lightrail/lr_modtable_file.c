@@ -1,0 +1,68 @@
+/*
+ * lr_modtable_file: see lr_modtable_file.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/lr_modulation.h"
+#include "tools/lightrail/lr_modtable_file.h"
+
+/* "PATH: REASON: give ..." for a file that cannot be read (errno 'rc'). */
+static int
+lr_modtable_unreadable(char *err, size_t errlen, int rc, const char *path,
+                       const char *opt)
+{
+    snprintf(err, errlen, "%s: %s: give the path of a readable modulation "
+             "CSV%s%s%s", path, strerror(rc), opt ? " (or leave " : "",
+             opt ? opt : "", opt ? " out for the default table)" : "");
+    return rc;
+}
+
+int
+lr_modtable_load(const char *path, const char *opt, struct lr_modtable *t,
+                 char *err, size_t errlen)
+{
+    char *text = malloc(LR_MODTABLE_FILE_MAX + 1), e[512];
+    FILE *f = NULL;
+    size_t len = 0;
+    int rc = 0;
+    if (!text) {
+        rc = ENOMEM;
+        snprintf(err, errlen, "%s: out of memory reading it", path);
+        goto cleanup;
+    }
+    if (!(f = fopen(path, "rb"))) {
+        rc = lr_modtable_unreadable(err, errlen, errno ? errno : EIO, path,
+                                    opt);
+        goto cleanup;
+    }
+    /* One byte past the limit tells a file at the limit from a larger
+     * one. */
+    len = fread(text, 1, LR_MODTABLE_FILE_MAX + 1, f);
+    if (ferror(f)) {
+        rc = lr_modtable_unreadable(err, errlen, errno ? errno : EIO, path,
+                                    opt);
+        goto cleanup;
+    }
+    if (len > LR_MODTABLE_FILE_MAX) {
+        rc = EFBIG;
+        snprintf(err, errlen, "%s: larger than %d KiB, no modulation CSV (a "
+                 "header and at most %d formats)", path,
+                 LR_MODTABLE_FILE_MAX / 1024, LR_MOD_MAX);
+        goto cleanup;
+    }
+    if ((rc = lr_modtable_parse_csv(t, text, len, e, sizeof e))) {
+        for (unsigned char *p = (unsigned char *) e; *p; p++)
+            if (*p < 0x20 || *p == 0x7f)
+                *p = ' ';
+        snprintf(err, errlen, "%s: %s", path, e);
+    }
+
+cleanup:
+    if (f)
+        fclose(f);
+    free(text);
+    return rc;
+}
