@@ -22,6 +22,10 @@
  * one of an older schema is checked as lightraild would migrate it, not
  * migrated, and no copy of it kept beside it (lightraild keeps one).
  * The crash test runs it after every kill -9 and restart.
+ * A stored lightpath the configured modulation-table no longer fits is
+ * a warning on stderr, "lightrail-check: warning: job J: lightpath
+ * ...", as lightraild's start logs it (lr_ctl_mod_mismatch()), and
+ * leaves the exit status as the invariants set it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +55,11 @@ usage(FILE *f)
           "the active jobs hold, no slot held twice, every active job's\n"
           "channels on its ROADMs and no orphan channel.\n"
           "\n"
+          "A stored lightpath the configured modulation-table no longer\n"
+          "fits (its format missing, or its path beyond the format's reach)\n"
+          "is a warning on stderr, as lightraild logs it at start: the job\n"
+          "is carried as stored, so it does not change the exit status.\n"
+          "\n"
           "exit status: 0 all hold; 1 a violation (the first on stderr);\n"
           "2 bad input: a device's TLS file that does not load, no store,\n"
           "one it cannot open, one whose network does not load, a\n"
@@ -76,6 +85,27 @@ say(const char *err, const char *copy, const char *db)
         err = at + n;
     }
     fprintf(stderr, "%s\n", err);
+}
+
+/* Warns, one line each, of the stored lightpaths the configured
+ * modulation table no longer fits, as lightraild's start logs them.
+ * They leave the exit status alone: lightraild starts on them and
+ * carries them as stored, and what the store reserves still equals
+ * what the jobs hold and the devices carry; a changed configuration is
+ * no broken state, which is what exit 1 says. */
+static void
+say_mod_mismatch(const struct lr_ctl *ctl)
+{
+    char *report = NULL;
+    if (!lr_ctl_mod_mismatch(ctl, &report) || !report)
+        goto cleanup;
+    /* Each line of the report ends in a newline (lr_ctl_say()). */
+    for (char *line = report, *nl; (nl = strchr(line, '\n')); line = nl + 1)
+        fprintf(stderr, "lightrail-check: warning: %.*s\n",
+                (int) (nl - line), line);
+
+cleanup:
+    free(report);
 }
 
 int
@@ -210,8 +240,12 @@ main(int argc, char **argv)
         .inspect = true, .mods = &mods,
     };
     rc = 1;
-    if (lr_ctl_new(&cc, &ctl, NULL, err, sizeof err)
-        || lr_ctl_check(ctl, err, sizeof err)) {
+    if (lr_ctl_new(&cc, &ctl, NULL, err, sizeof err)) {
+        say(err, copy, db);
+        goto cleanup;
+    }
+    say_mod_mismatch(ctl);
+    if (lr_ctl_check(ctl, err, sizeof err)) {
         say(err, copy, db);
         goto cleanup;
     }

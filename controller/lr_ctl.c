@@ -2110,16 +2110,18 @@ static void keep_agents(struct lr_ctl *, char **buf, size_t *len);
  * report.  The job stays as stored, its channels and format as they
  * are: a configuration change reprograms no device, and the store is
  * not written (GET shows the same as modulation-mismatch). */
-static void
+static int
 say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
                  size_t *len)
 {
     char why[LR_MOD_MAX * (LR_MOD_NAME_MAX + 2) + 128];
+    int n = 0;
     for (int k = 0; k < j->n_lightpaths; k++) {
         const struct lr_lightpath *lp = &j->lp[k];
         if (!lr_mod_fits(&c->rsa->mods, lp->modulation, lp->length_km, why,
                          sizeof why))
             continue;
+        n++;
         lr_ctl_say(buf, len, "job %s: lightpath %d (%s -> %s, %s, %.1f km): "
                    "%s: kept as stored, no device reprogrammed; give the "
                    "modulation table the format back, or DELETE the job "
@@ -2130,6 +2132,19 @@ say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
                    lp->modulation[0] ? lp->modulation : "format not known",
                    lp->length_km, why);
     }
+    return n;
+}
+
+int
+lr_ctl_mod_mismatch(const struct lr_ctl *c, char **report)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    int n = 0;
+    for (int i = 0; i < c->n_jobs; i++)
+        n += say_mod_mismatch(c, &c->jobs[i], &buf, &len);
+    *report = buf;
+    return n;
 }
 
 /* The start's recovery of the 'n' 'jobs' of the store (the caller owns

@@ -607,4 +607,15 @@ const char *lr_ctl_slot_owner(const struct lr_ctl *, int link, int slot);
  * EINVAL with the first violation in err. */
 int lr_ctl_check(struct lr_ctl *, char *err, size_t errlen);
 
+/* The stored lightpaths the modulation table in use no longer fits (it
+ * lacks their format, or their path is beyond the format's reach in
+ * it: the table changed since they were planned), in the words of
+ * lightraild's start report, which says the same: one line each, "job
+ * J: lightpath K (A -> B, FORMAT, L km): why: kept as stored, ...", in
+ * a new string stored in '*report' (NULL when there is none, or no
+ * memory for the text; the caller frees it).  Returns how many there
+ * are.  Not a violation of lr_ctl_check()'s invariants: such a
+ * lightpath is held and carried as stored. */
+int lr_ctl_mod_mismatch(const struct lr_ctl *, char **report);
+
 #endif

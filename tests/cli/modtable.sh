@@ -8,7 +8,7 @@
 #     restart on a table that lacks that format says so in the log and
 #     in the lightpath's modulation-mismatch and keeps the job's rows in
 #     the store as they were; deleted and submitted again, the job is
-#     planned with the new table.
+#     planned with the new table; lightrail-check warns of it, exit 0.
 # The daemon is stopped by its PID (daemon.sh).
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
@@ -102,6 +102,21 @@ rows j1 > "$tmp/after"
 cmp -s "$tmp/before" "$tmp/after" \
     && ok "j1's rows in the store are as they were" \
     || notok "j1's rows changed: $(diff "$tmp/before" "$tmp/after")"
+# lightrail-check says it too, as warnings, one per lightpath in the
+# start's words; the state holds (the job is carried as stored): exit 0.
+$CHECK --config "$D/lightraild.json" 2> "$tmp/err"
+rc=$?
+n_lp=$(grep -c "^lightpaths " "$tmp/before")
+if [ $rc = 0 ] \
+   && [ "$(grep -c -F "lightrail-check: warning: job j1: lightpath " "$tmp/err")" = "$n_lp" ] \
+   && grep -q -F "lightrail-check: warning: job j1: lightpath 1 (" "$tmp/err" \
+   && grep -q -F ", $fmt, " "$tmp/err" \
+   && grep -q -F "the modulation table has no format $fmt (it has BPSK): kept as stored, no device reprogrammed" "$tmp/err" \
+   && [ "$(grep -c -v "^lightrail-check: warning: " "$tmp/err")" = 0 ]; then
+    ok "lightrail-check warns of j1's $n_lp lightpath(s), exit 0: $(head -n 1 "$tmp/err")"
+else
+    notok "lightrail-check on a table without $fmt: exit $rc, $n_lp lightpath(s), $(cat "$tmp/err")"
+fi
 # The remedy the mismatch names: DELETE and submit again, planned with
 # the table in use.
 start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }
