@@ -11,6 +11,7 @@
 #include "planner/lr_jenv_rollout.h"
 #include "planner/lr_ppo.h"
 #include "planner/lr_rng.h"
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_policy_file.h"
 
 struct lr_ctl_ppo {
@@ -95,10 +96,9 @@ parse_mix(struct lr_ctl_ppo *p)
     snprintf(buf, sizeof buf, "%s", p->meta.demands);
     for (char *t = strtok_r(buf, ",", &save); t;
          t = strtok_r(NULL, ",", &save)) {
-        char *end;
-        long v = strtol(t, &end, 10);
-        if (c->n_demands == LR_JENV_MAX_DEMANDS || *end || v < 1
-            || v > 100000) {
+        long v;
+        if (c->n_demands == LR_JENV_MAX_DEMANDS
+            || lr_parse_long(t, 1, 100000, &v)) {
             set_why(p, "%s: demand '%s' is no GPU count: train the policy "
                     "again", p->path, t);
             return EINVAL;

@@ -340,6 +340,19 @@ test_incompatible_policy(void)
     CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err, sizeof err),
                           0);
     check_bad_policy(path, "demand 'banana' is no GPU count");
+    /* strtol() took the blank (or tab) before 8 as no part of the
+     * number: a demand is lr_parse_long()'s, as the header's others. */
+    static const char *const loose[] = { "4, 8", "4,\t8" };
+    static const char *const says[] = { "demand ' 8' is no GPU count",
+                                        "demand '\t8' is no GPU count" };
+    for (size_t i = 0; i < sizeof loose / sizeof *loose; i++) {
+        bad = meta;
+        snprintf(bad.demands, sizeof bad.demands, "%s", loose[i]);
+        snprintf(path, sizeof path, "%s/loose%zu.pol", dir, i);
+        CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err,
+                                             sizeof err), 0);
+        check_bad_policy(path, says[i]);
+    }
     bad = meta;
     snprintf(bad.topology, sizeof bad.topology, "nsfnet");
     snprintf(path, sizeof path, "%s/other.pol", dir);

@@ -203,6 +203,61 @@ test_lying_header(void)
     free(whole);
 }
 
+/* The seed with its first line "LRPOLICY " 'version', sealed again,
+ * in a buffer of its size (*n2 bytes). */
+static uint8_t *
+with_version(const uint8_t *whole, size_t n, size_t at, const char *version,
+             size_t *n2)
+{
+    const uint8_t *nl = memchr(whole, '\n', at);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(nl);
+    size_t old = (size_t) (nl - whole) - 9, vl = strlen(version);
+    *n2 = n - old + vl;
+    uint8_t *b = malloc(*n2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    memcpy(b, "LRPOLICY ", 9);
+    memcpy(b + 9, version, vl);
+    memcpy(b + 9 + vl, nl, n - (size_t) (nl - whole));
+    seal(b, *n2, at - old + vl);
+    return b;
+}
+
+/* The version is a whole number and nothing else: atoi() read "1x",
+ * " 1" and "1.5" as 1 and took the file, and "" as version 0. */
+static void
+test_version_number(void)
+{
+    size_t n, at, n2;
+    uint8_t *whole = metro_seed(&n, &at);
+    const struct {
+        const char *version, *want;
+    } cases[] = {
+        { "1x", "policy file version '1x' is no whole number" },
+        { " 1", "policy file version ' 1' is no whole number" },
+        { "1.5", "policy file version '1.5' is no whole number" },
+        { "", "policy file version '' is no whole number" },
+        { "1\t", "policy file version '1?' is no whole number" },
+        { "99999999999999999999", "version '99999999999999999999' is no "
+                                  "whole number" },
+        { "2", "policy file version 2, this lightrail reads version 1" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t *b = with_version(whole, n, at, cases[i].version, &n2);
+        expect_refused(b, n2, cases[i].want);
+        free(b);
+    }
+    /* The seed's own "1" still reads, rebuilt the same way. */
+    uint8_t *b = with_version(whole, n, at, "1", &n2);
+    struct lr_policy_meta m;
+    struct lr_ppo *agent = NULL;
+    char err[512] = "";
+    CU_ASSERT_EQUAL(lr_policy_parse(b, n2, "t.pol", &m, &agent, err,
+                                    sizeof err), 0);
+    lr_ppo_free(agent);
+    free(b);
+    free(whole);
+}
+
 /* The keys that say what the policy was trained on (gpus, gpu-sig,
  * net-sig) are written in that order and read back; a file without them
  * (the seeds) reads them empty, unchecked. */
@@ -278,6 +333,8 @@ static CU_TestInfo tests[] = {
     { "a blank line in the checksum is no end of header",
       test_blank_line_in_checksum },
     { "header keys that lie about the agent are refused", test_lying_header },
+    { "the version is a whole number and nothing else",
+      test_version_number },
     { "a FIFO, a directory, a device are refused at once", test_not_a_file },
     { "gpus, gpu-sig and net-sig are written and read back",
       test_trained_on_keys },

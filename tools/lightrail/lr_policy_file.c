@@ -88,6 +88,30 @@ lr_policy_save(const char *path, const struct lr_policy_meta *m,
     return rc;
 }
 
+/* Reads the version, the rest of the first line at 'line' (the header
+ * ends in a newline), into '*version' as lr_parse_long() reads a whole
+ * number: 0, or EINVAL.  out[len] gets the text either way, cut to fit
+ * and its control characters made '?', for the refusal to quote in
+ * one line. */
+static int
+read_version(const char *line, char *out, size_t len, long *version)
+{
+    size_t n = strcspn(line, "\n");
+    /* A NUL before the newline, or a line cut to fit, is no number
+     * whatever its head reads as. */
+    int rc = line[n] != '\n' || n >= len ? EINVAL : 0;
+    if (n >= len)
+        n = len - 1;
+    memcpy(out, line, n);
+    out[n] = '\0';
+    if (!rc)
+        rc = lr_parse_long(out, 0, 1000000, version);
+    for (unsigned char *p = (unsigned char *) out; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return rc;
+}
+
 /* Reads "key=value" for 'key' from the header text into out[len]. */
 static int
 get_key(const char *head, const char *key, char *out, size_t len)
@@ -149,14 +173,19 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
     }
     memcpy(head, buf, hl);
     head[hl] = '\0';
-    int version = atoi(head + 9);
     char v[64];
+    long version = 0;
     const char *missing = NULL;
-    if (version != LR_POLICY_VERSION) {
+    if (read_version(head + 9, v, sizeof v, &version)) {
         rc = EPROTO;
-        lr_set_err(err, errlen, "%s: policy file version %d, this lightrail "
-                   "reads version %d: train it again", name, version,
-                   LR_POLICY_VERSION);
+        lr_set_err(err, errlen, "%s: policy file version '%s' is no whole "
+                   "number: not a file lightrail train wrote; train it "
+                   "again", name, v);
+    } else if (version != LR_POLICY_VERSION) {
+        rc = EPROTO;
+        lr_set_err(err, errlen, "%s: policy file version %ld, this "
+                   "lightrail reads version %d: train it again", name,
+                   version, LR_POLICY_VERSION);
     } else if (get_key(head, "models", m->models, sizeof m->models))
         missing = "models";
     else if (get_key(head, "demands", m->demands, sizeof m->demands))
