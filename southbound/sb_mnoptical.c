@@ -38,6 +38,7 @@
  * ENOENT; 500: bad parameter, EPROTO); transport errors as sb_http.h.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,8 +158,11 @@ struct sb_mno_step {
 
 /* The record of what this controller installed, after a rule's install
  * ('installed') or removal that could not be undone: so that read()
- * shows it and reconciliation can remove it.  ENOMEM or 0. */
-static int
+ * shows it and reconciliation can remove it.  Allocates nothing: the
+ * batch reserved room for every rule it may leave (sb_mno_reserve()),
+ * so that a rule sent is never left off the record for want of
+ * memory. */
+static void
 sb_mno_record(struct sb_mnoptical *d, const struct sb_mno_rule *r,
               bool installed)
 {
@@ -166,19 +170,34 @@ sb_mno_record(struct sb_mnoptical *d, const struct sb_mno_rule *r,
     if (!installed) {
         if (at >= 0)
             d->rules[at] = d->rules[--d->n_rules];
-        return 0;
+        return;
     }
-    if (at >= 0)
+    if (at < 0 && d->n_rules < d->cap_rules)
+        d->rules[d->n_rules++] = *r;
+}
+
+/* Room in the record for 'n' more rules than it holds, made before a
+ * batch of 'n' changes sends anything: a batch leaves at most that many
+ * (its installs, or those whose undo failed), and growing the record
+ * after the emulator has them could fail with rules on the node that
+ * read() and reconciliation would never see.  ENOMEM or 0; the record
+ * as it was either way. */
+static int
+sb_mno_reserve(struct sb_mnoptical *d, int n)
+{
+    size_t need = (size_t) d->n_rules + (size_t) n;
+    if (need <= (size_t) d->cap_rules)
         return 0;
-    if (d->n_rules == d->cap_rules) {
-        int cap = d->cap_rules ? 2 * d->cap_rules : 8;
-        struct sb_mno_rule *p = realloc(d->rules, (size_t) cap * sizeof *p);
-        if (!p)
-            return ENOMEM;
-        d->rules = p;
-        d->cap_rules = cap;
-    }
-    d->rules[d->n_rules++] = *r;
+    size_t cap = d->cap_rules ? 2 * (size_t) d->cap_rules : 8;
+    if (cap < need)
+        cap = need;
+    if (cap > INT_MAX / 2)
+        return ENOMEM;
+    struct sb_mno_rule *p = realloc(d->rules, cap * sizeof *p);
+    if (!p)
+        return ENOMEM;
+    d->rules = p;
+    d->cap_rules = (int) cap;
     return 0;
 }
 
@@ -193,7 +212,9 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
 
     work = malloc(((size_t) d->n_rules + (size_t) n + 1) * sizeof *work);
     steps = malloc(((size_t) n + 1) * sizeof *steps);
-    if (!work || !steps) {
+    /* The record's room is the batch's memory too: all of it is had
+     * before anything is sent. */
+    if (!work || !steps || sb_mno_reserve(d, n)) {
         ret = ENOMEM;
         sb_errf(err, errlen, 0, "%s: out of memory for a batch of %d "
                 "change(s): none was sent, nothing applied; retry",
@@ -254,13 +275,11 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
         /* A timed-out install may have happened: remove it, best effort. */
         if (ret == ETIMEDOUT && steps[done].install)
             (void) sb_mno_connect(d, &steps[done].r, false, e2, sizeof e2);
-        bool lost = false;
         for (int i = done - 1; i >= 0; i--)
             if (sb_mno_connect(d, &steps[i].r, !steps[i].install, e2,
                                sizeof e2)) {
                 undo_failed++;
-                lost = sb_mno_record(d, &steps[i].r, steps[i].install)
-                       || lost;
+                sb_mno_record(d, &steps[i].r, steps[i].install);
             }
         if (undo_failed) {
             /* Not "nothing applied": the caller reads the node back, and
@@ -268,9 +287,8 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
             ret = ETIMEDOUT;
             lr_utf8_appendf(err, errlen, "; %d of %d earlier rule(s) of "
                             "the batch could not be undone: the emulator "
-                            "may hold part of it%s", undo_failed, done, lost
-                            ? " and this controller's record is stale: "
-                              "/reset the node" : ": read it back");
+                            "may hold part of it: read it back",
+                            undo_failed, done);
         }
         /* The failed request's line speaks of that request alone: say
          * what the batch had sent before it, undone, as the restconf
@@ -285,19 +303,7 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                             ret == ETIMEDOUT ? "" : ": nothing applied");
         goto cleanup;
     }
-    if (n_work > d->cap_rules) {
-        struct sb_mno_rule *p = realloc(d->rules, (size_t) n_work
-                                                  * sizeof *p);
-        if (!p) {
-            ret = ENOMEM;
-            sb_errf(err, errlen, 0, "%s: out of memory after the batch was "
-                    "applied: the record is stale; /reset the node",
-                    d->config.name);
-            goto cleanup;
-        }
-        d->rules = p;
-        d->cap_rules = n_work;
-    }
+    /* n_work <= d->n_rules + n: the room reserved above. */
     if (n_work)
         memcpy(d->rules, work, (size_t) n_work * sizeof *work);
     d->n_rules = n_work;

@@ -79,19 +79,23 @@ curl_easy_init(void)
     return real_init ? real_init() : NULL;
 }
 
-/* calloc() and malloc() of the driver, and of every other object linked
- * into this program from source (-Wl,--wrap in tests/netconf.am; libcurl,
- * json-c, libc and the sanitizer's allocator are shared objects and keep
- * theirs, so this counts only our code): once the calling thread's
- * calloc_fail_at (malloc_fail_at) is N > 0, its Nth call from then
- * returns NULL.  Per thread, so that the double, serving in its own
- * thread meanwhile, is never failed nor counted. */
-static _Thread_local int calloc_fail_at, malloc_fail_at;
+/* calloc(), malloc() and realloc() of the driver, and of every other
+ * object linked into this program from source (-Wl,--wrap in
+ * tests/netconf.am; libcurl, json-c, libc and the sanitizer's allocator
+ * are shared objects and keep theirs, so this counts only our code):
+ * once the calling thread's calloc_fail_at (malloc_fail_at,
+ * realloc_fail_at) is N > 0, its Nth call from then returns NULL (a
+ * failed realloc() leaves its block as it was, as realloc() does).
+ * Per thread, so that the double, serving in its own thread meanwhile,
+ * is never failed nor counted. */
+static _Thread_local int calloc_fail_at, malloc_fail_at, realloc_fail_at;
 
 void *__real_calloc(size_t n, size_t size);
 void *__real_malloc(size_t size);
+void *__real_realloc(void *p, size_t size);
 void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_malloc(size_t size);
+void *__wrap_realloc(void *p, size_t size);
 
 /* Whether the call that '*at' counts down to is this one. */
 static int
@@ -110,6 +114,12 @@ void *
 __wrap_malloc(size_t size)
 {
     return fail_now(&malloc_fail_at) ? NULL : __real_malloc(size);
+}
+
+void *
+__wrap_realloc(void *p, size_t size)
+{
+    return fail_now(&realloc_fail_at) ? NULL : __real_realloc(p, size);
 }
 
 /* ---- the tests ---- */
@@ -752,6 +762,84 @@ test_enomem_tables(void)
     CU_ASSERT_EQUAL(dbl.n_calls, 0);
 }
 
+/* Out of memory for the driver's record of what it installed, which a
+ * batch grows (its first, then its 9th rule): refused before anything
+ * is sent, the record as it was.  Before, the record grew after the
+ * batch had gone out ("out of memory after the batch was applied: the
+ * record is stale; /reset the node": the emulator held rules that
+ * read() and reconciliation would never see), or, for a rule whose
+ * undo failed, in the middle of the undo. */
+static void
+test_enomem_record(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512], name[32];
+    int ret, n = 0;
+    struct sb_change ch[8];
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    for (int i = 0; i < 8; i++) {
+        snprintf(name, sizeof name, "rec/lp%d", i);
+        change(&ch[i], SB_ADD, name, "r1-r2", "r2-r3", n_of(1 + i, 1), 4);
+    }
+    /* The record's first room: the batch's first realloc(). */
+    int before = dbl.n_calls;
+    realloc_fail_at = 1;
+    ret = k->apply(r2, ch, 2, err, sizeof err);
+    realloc_fail_at = 0;
+    CU_ASSERT_EQUAL(ret, ENOMEM);
+    CU_ASSERT(sb_local(ret));
+    CU_ASSERT_STRING_EQUAL(err, "r2: out of memory for a batch of 2 "
+                           "change(s): none was sent, nothing applied; "
+                           "retry");
+    CU_ASSERT_EQUAL(dbl.n_calls, before);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    if (ret != ENOMEM || dbl.n_calls != before)
+        fprintf(stderr, "first room: %d, %d sent: %s\n", ret,
+                dbl.n_calls - before, err);
+    /* Eight rules fill the record's first room; a ninth grows it. */
+    CU_ASSERT_EQUAL_FATAL(k->apply(r2, ch, 8, err, sizeof err), 0);
+    struct sb_change ninth;
+    change(&ninth, SB_ADD, "rec/lp8", "r1-r2", "r2-r3", n_of(9, 1), 4);
+    before = dbl.n_calls;
+    realloc_fail_at = 1;
+    ret = k->apply(r2, &ninth, 1, err, sizeof err);
+    realloc_fail_at = 0;
+    CU_ASSERT_EQUAL(ret, ENOMEM);
+    CU_ASSERT_STRING_EQUAL(err, "r2: out of memory for a batch of 1 "
+                           "change(s): none was sent, nothing applied; "
+                           "retry");
+    CU_ASSERT_EQUAL(dbl.n_calls, before);
+    CU_ASSERT_EQUAL(dbl.n_rules, 8);
+    if (ret != ENOMEM || dbl.n_calls != before)
+        fprintf(stderr, "ninth rule: %d, %d sent: %s\n", ret,
+                dbl.n_calls - before, err);
+    struct sb_media_channel *mcs = NULL;
+    CU_ASSERT_EQUAL(k->read(r2, &mcs, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 8);
+    free(mcs);
+    /* A ninth rule whose undo fails (its batch's second install is
+     * refused, and so is every request after it): recorded, with room
+     * reserved before the batch, so that read() shows it. */
+    struct sb_change two[2];
+    change(&two[0], SB_ADD, "rec/lp8", "r1-r2", "r2-r3", n_of(9, 1), 4);
+    change(&two[1], SB_ADD, "rec/lp9", "r1-r2", "r2-r3", n_of(10, 1), 4);
+    atomic_store(&dbl.fail_from, 2);
+    ret = k->apply(r2, two, 2, err, sizeof err);
+    atomic_store(&dbl.fail_from, 0);
+    CU_ASSERT_EQUAL(ret, ETIMEDOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "1 of 1 earlier rule(s) of the "
+                                       "batch could not be undone: the "
+                                       "emulator may hold part of it: "
+                                       "read it back"));
+    mcs = NULL;
+    CU_ASSERT_EQUAL(k->read(r2, &mcs, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 9);
+    free(mcs);
+    k->close(r2);
+}
+
 /* A /connect answered long after the timeout: ETIMEDOUT, "outcome
  * unknown", the record unchanged.  Last of the suite: the double is still
  * busy with the late request (and the driver's removal after it) when
@@ -837,6 +925,8 @@ static CU_TestInfo tests[] = {
       test_enomem_unsent },
     { "out of memory for the driver's tables: named, what was sent",
       test_enomem_tables },
+    { "out of memory for the record: refused before a request",
+      test_enomem_record },
     { "a late answer: ETIMEDOUT", test_timeout },
     CU_TEST_INFO_NULL,
 };
