@@ -279,8 +279,17 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
                 "(%s): nothing applied; check what serves %s", rq->device,
                 rq->what, why, rq->url);
     else if (cc == CURLE_WRITE_ERROR && ret == ENOMEM)
-        sb_errf(err, errlen, 0, "%s: out of memory for the answer to %s: "
-                "nothing applied; retry", rq->device, rq->what);
+        sb_errf(err, errlen, 0, "%s: out of memory reading the answer to "
+                "%s: nothing applied; retry", rq->device, rq->what);
+    /* The controller's memory, not the wire, lost a change's answer:
+     * the line says so, and the errno stays ETIMEDOUT, since the
+     * request went out and ENOMEM would be taken for "nothing sent"
+     * (sb_local()), with no read back nor undo. */
+    else if (cc == CURLE_WRITE_ERROR && r->refused == ENOMEM
+             && ret == ETIMEDOUT)
+        sb_errf(err, errlen, 0, "%s: out of memory reading the answer to "
+                "%s: the request went out, its outcome is unknown; read "
+                "the device back, then retry", rq->device, rq->what);
     else if (cc == CURLE_OPERATION_TIMEDOUT)
         sb_errf(err, errlen, 0, "%s: no answer to %s within %d ms: the "
                 "outcome is unknown; read the device back", rq->device,

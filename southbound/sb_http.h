@@ -55,7 +55,8 @@ void sb_http_global_init(void);
 
 /* Sends one request.  0 with reply->status set (any HTTP status), or
  * ETIMEDOUT (no answer within timeout_ms, or a change that went out
- * whose answer was lost: the outcome is unknown), EACCES (the server's
+ * whose answer was lost, or could not be read for want of memory: the
+ * outcome is unknown), EACCES (the server's
  * certificate does not chain to ca_file), EHOSTUNREACH (no
  * connection, a connect that timed out included: nothing went out) or
  * EPROTO (a GET answered with a body over 8 MiB, or

@@ -840,6 +840,69 @@ test_enomem_record(void)
     k->close(r2);
 }
 
+/* Out of memory reading the answer (sb_http's write callback: this
+ * thread's first realloc() of the request): a /connect install had
+ * gone out, so its outcome is unknown (ETIMEDOUT, not ENOMEM, which
+ * sb_local() takes for "nothing sent"), the driver removes it again,
+ * and the line names the cause and what to do.  Before, it said the
+ * answer "was lost" (libcurl's "Failure writing output to
+ * destination"), which blamed the wire for the controller's memory.
+ * A read's answer so refused is ENOMEM: a GET of /nodes changes
+ * nothing. */
+static void
+test_enomem_answer(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512], base[64];
+    int ret;
+    struct sb_change ch;
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    /* A first rule gives the record room: the next batch reallocs
+     * nothing of the driver's before its request. */
+    change(&ch, SB_ADD, "ans/lp0", "r1-r2", "r2-r3", n_of(1, 1), 4);
+    CU_ASSERT_EQUAL_FATAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    int before = dbl.n_calls;
+    change(&ch, SB_ADD, "ans/lp1", "r1-r2", "r2-r3", n_of(2, 1), 4);
+    realloc_fail_at = 1;
+    ret = k->apply(r2, &ch, 1, err, sizeof err);
+    realloc_fail_at = 0;
+    CU_ASSERT_EQUAL(ret, ETIMEDOUT);
+    CU_ASSERT(!sb_local(ret));
+    CU_ASSERT_STRING_EQUAL(err, "r2: out of memory reading the answer to "
+                           "GET /connect?node=r2&port1=11&port2=12&"
+                           "channels=2&action=install: the request went "
+                           "out, its outcome is unknown; read the device "
+                           "back, then retry");
+    /* The install went out, and its removal after it. */
+    CU_ASSERT_EQUAL(dbl.n_calls, before + 2);
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
+    if (ret != ETIMEDOUT || dbl.n_calls != before + 2
+        || !strstr(err, "reading the answer"))
+        fprintf(stderr, "a change: %d, %d sent: %s\n", ret,
+                dbl.n_calls - before, err);
+    k->close(r2);
+
+    struct sb_mno c;
+    char *body = NULL;
+    snprintf(base, sizeof base, "http://127.0.0.1:%d", dbl.port);
+    CU_ASSERT_EQUAL_FATAL(sb_mno_open(&c, "r2", base, 5000, err,
+                                      sizeof err), 0);
+    realloc_fail_at = 1;
+    ret = sb_mno_get(&c, "/nodes", "", &body, err, sizeof err);
+    realloc_fail_at = 0;
+    CU_ASSERT_EQUAL(ret, ENOMEM);
+    CU_ASSERT(sb_local(ret));
+    CU_ASSERT_PTR_NULL(body);
+    CU_ASSERT_STRING_EQUAL(err, "r2: out of memory reading the answer to "
+                           "GET /nodes: nothing applied; retry");
+    if (ret != ENOMEM || !strstr(err, "reading the answer"))
+        fprintf(stderr, "a read: %d: %s\n", ret, err);
+    free(body);
+    sb_mno_close(&c);
+}
+
 /* A /connect answered long after the timeout: ETIMEDOUT, "outcome
  * unknown", the record unchanged.  Last of the suite: the double is still
  * busy with the late request (and the driver's removal after it) when
@@ -927,6 +990,8 @@ static CU_TestInfo tests[] = {
       test_enomem_tables },
     { "out of memory for the record: refused before a request",
       test_enomem_record },
+    { "out of memory for an answer: named, a change's outcome unknown",
+      test_enomem_answer },
     { "a late answer: ETIMEDOUT", test_timeout },
     CU_TEST_INFO_NULL,
 };
