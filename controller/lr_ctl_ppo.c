@@ -79,10 +79,19 @@ parse_mix(struct lr_ctl_ppo *p)
         .observe_load = p->meta.observe_load,
     };
     memcpy(c->splits, p->meta.splits, sizeof c->splits);
+    /* strsep(), not strtok_r(), which skips empty elements: "4,,8" or
+     * "4,8," (a hand-edited file: `lightrail train` writes no such
+     * list) would load as 4,8, a job mix the agent was not trained
+     * on. */
     snprintf(buf, sizeof buf, "%s", p->meta.models);
-    char *save = NULL;
-    for (char *t = strtok_r(buf, ",", &save); t;
-         t = strtok_r(NULL, ",", &save)) {
+    char *rest = buf;
+    for (char *t; (t = strsep(&rest, ","));) {
+        if (!*t) {
+            set_why(p, "%s: model %d of '%s' is empty: give model presets "
+                    "separated by single commas, or train the policy "
+                    "again", p->path, c->n_models + 1, p->meta.models);
+            return EINVAL;
+        }
         if (c->n_models == LR_JENV_MAX_MODELS
             || lr_model_preset(t, &p->models[c->n_models])) {
             set_why(p, "%s: model '%s' of the job mix is no preset this "
@@ -94,9 +103,15 @@ parse_mix(struct lr_ctl_ppo *p)
         c->n_models++;
     }
     snprintf(buf, sizeof buf, "%s", p->meta.demands);
-    for (char *t = strtok_r(buf, ",", &save); t;
-         t = strtok_r(NULL, ",", &save)) {
+    rest = buf;
+    for (char *t; (t = strsep(&rest, ","));) {
         long v;
+        if (!*t) {
+            set_why(p, "%s: demand %d of '%s' is empty: give GPU counts "
+                    "separated by single commas, or train the policy "
+                    "again", p->path, c->n_demands + 1, p->meta.demands);
+            return EINVAL;
+        }
         if (c->n_demands == LR_JENV_MAX_DEMANDS
             || lr_parse_long(t, 1, 100000, &v)) {
             set_why(p, "%s: demand '%s' is no GPU count: train the policy "

@@ -353,6 +353,36 @@ test_incompatible_policy(void)
                                              sizeof err), 0);
         check_bad_policy(path, says[i]);
     }
+    /* strtok_r() skipped empty elements: "4,,8" loaded as 4,8 and a
+     * trailing "4,8," as 4,8, a job mix the agent was not trained on,
+     * and an empty list as none.  `lightrail train` writes no such list
+     * (lr_cli_split_list() refuses one): a file with one was edited. */
+    static const struct {
+        const char *models, *demands, *says;
+    } holes[] = {
+        { NULL, "4,,8", "demand 2 of '4,,8' is empty: give GPU counts "
+          "separated by single commas, or train the policy again" },
+        { NULL, "4,8,", "demand 3 of '4,8,' is empty" },
+        { NULL, ",4,8", "demand 1 of ',4,8' is empty" },
+        { NULL, "", "demand 1 of '' is empty" },
+        { "bert-large,,gpt-1.9b", NULL, "model 2 of 'bert-large,,gpt-1.9b' "
+          "is empty: give model presets separated by single commas, or "
+          "train the policy again" },
+        { "bert-large,gpt-1.9b,llama2-7b,", NULL, "model 4 of 'bert-large,"
+          "gpt-1.9b,llama2-7b,' is empty" },
+    };
+    for (size_t i = 0; i < sizeof holes / sizeof *holes; i++) {
+        bad = meta;
+        if (holes[i].models)
+            snprintf(bad.models, sizeof bad.models, "%s", holes[i].models);
+        if (holes[i].demands)
+            snprintf(bad.demands, sizeof bad.demands, "%s",
+                     holes[i].demands);
+        snprintf(path, sizeof path, "%s/hole%zu.pol", dir, i);
+        CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err,
+                                             sizeof err), 0);
+        check_bad_policy(path, holes[i].says);
+    }
     bad = meta;
     snprintf(bad.topology, sizeof bad.topology, "nsfnet");
     snprintf(path, sizeof path, "%s/other.pol", dir);
