@@ -123,6 +123,23 @@ test_size_limit(void)
     free(b);
 }
 
+/* An empty file is said to be empty, with what to give: not the
+ * parser's "line 1: expected the header", which reads as a header
+ * written wrong. */
+static void
+test_empty(void)
+{
+    char path[128];
+    put_file("empty.csv", "", 0, path, sizeof path);
+    check_refused(path, "--modulations", EINVAL, "%s: the file is empty: "
+                  "give a modulation CSV, the header name,maximum_length,"
+                  "spectral_efficiency and a line per format (or leave "
+                  "--modulations out for the default table)");
+    check_refused(path, NULL, EINVAL, "%s: the file is empty: give a "
+                  "modulation CSV, the header name,maximum_length,"
+                  "spectral_efficiency and a line per format");
+}
+
 /* A good file replaces the table, OSNR thresholds included. */
 static void
 test_good(void)
@@ -182,6 +199,7 @@ static CU_TestInfo tests[] = {
     { "a missing file: named, what to give", test_missing },
     { "a directory: EISDIR, what to give", test_directory },
     { "over 64 KiB refused, 64 KiB loads", test_size_limit },
+    { "an empty file is said to be empty", test_empty },
     { "a good file replaces the table", test_good },
     { "a byte order mark and CRLF are read", test_bom },
     { "bad text: the parser's line, one line", test_bad_text },

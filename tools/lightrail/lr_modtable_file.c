@@ -20,6 +20,20 @@ lr_modtable_unreadable(char *err, size_t errlen, int rc, const char *path,
     return rc;
 }
 
+/* "PATH: the file is empty: give ..." (EINVAL).  Said here, where the
+ * file is known: the parser, given no text, would say "line 1:
+ * expected the header", which reads as a header written wrong. */
+static int
+lr_modtable_empty(char *err, size_t errlen, const char *path,
+                  const char *opt)
+{
+    snprintf(err, errlen, "%s: the file is empty: give a modulation CSV, "
+             "the header name,maximum_length,spectral_efficiency and a line "
+             "per format%s%s%s", path, opt ? " (or leave " : "",
+             opt ? opt : "", opt ? " out for the default table)" : "");
+    return EINVAL;
+}
+
 int
 lr_modtable_load(const char *path, const char *opt, struct lr_modtable *t,
                  char *err, size_t errlen)
@@ -51,6 +65,10 @@ lr_modtable_load(const char *path, const char *opt, struct lr_modtable *t,
         snprintf(err, errlen, "%s: larger than %d KiB, no modulation CSV (a "
                  "header and at most %d formats)", path,
                  LR_MODTABLE_FILE_MAX / 1024, LR_MOD_MAX);
+        goto cleanup;
+    }
+    if (len == 0) {
+        rc = lr_modtable_empty(err, errlen, path, opt);
         goto cleanup;
     }
     if ((rc = lr_modtable_parse_csv(t, text, len, e, sizeof e))) {
