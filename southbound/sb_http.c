@@ -231,8 +231,9 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
         return 0;
     }
     /* A change whose request went out, even in part, may have been
-     * made: the answer was lost (an empty reply, a reset, an answer
-     * over 8 MiB), which is a timeout's case, not "nothing applied". */
+     * made: its answer was lost (an empty reply, a reset) or not taken
+     * (over 8 MiB, no memory for it), which is a timeout's case, not
+     * "nothing applied". */
     long sent = 0;
     curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
     bool change_sent = sent > 0 && (rq->change
@@ -290,6 +291,13 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
         sb_errf(err, errlen, 0, "%s: out of memory reading the answer to "
                 "%s: the request went out, its outcome is unknown; read "
                 "the device back, then retry", rq->device, rq->what);
+    /* So is a change's answer over 8 MiB: refused here, not lost. */
+    else if (cc == CURLE_WRITE_ERROR && r->refused == EPROTO
+             && ret == ETIMEDOUT)
+        sb_errf(err, errlen, 0, "%s: the answer to %s is over %u MiB, "
+                "which no ROADM answers: the request went out, its outcome "
+                "is unknown; read the device back and check what serves %s",
+                rq->device, rq->what, SB_HTTP_MAX_BODY >> 20, rq->url);
     else if (cc == CURLE_OPERATION_TIMEDOUT)
         sb_errf(err, errlen, 0, "%s: no answer to %s within %d ms: the "
                 "outcome is unknown; read the device back", rq->device,

@@ -901,6 +901,53 @@ test_answer_libcurl_refuses(void)
     curl_easy_cleanup(h);
 }
 
+/* A change answered with a body over 8 MiB: the request went out, so
+ * its outcome is unknown (ETIMEDOUT, read back), and the line names
+ * why the answer was not taken.  Before, it said the answer "was
+ * lost" (libcurl's "Failure writing output to destination"), blaming
+ * the wire for the controller's refusal of the device's answer. */
+static void
+test_change_answer_too_large(void)
+{
+    static const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: "
+                               "application/yang-data+json\r\n"
+                               "Content-Length: %zu\r\n\r\n";
+    size_t body = (8u << 20) + 4096, n = sizeof head + 32 + body;
+    char *answer = malloc(n + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(answer);
+    int at = snprintf(answer, n, head, body);
+    memset(answer + at, ' ', body);
+    answer[at + body] = '\0';
+    char url[128], err[512] = "";
+    pid_t pid = -1;
+    int port = serve_one_answer(answer, &pid), status;
+    CU_ASSERT_FATAL(port > 0);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/restconf/data/x", port);
+    CURL *h = curl_easy_init();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    struct sb_http_request rq = {
+        .device = "r7", .method = "PUT", .url = url, .what = "PUT x",
+        .body = "{}", .content_type = "application/yang-data+json",
+        .timeout_ms = 60000,
+    };
+    struct sb_http_reply r;
+    int rc = sb_http_perform(h, &rq, &r, err, sizeof err);
+    char want[512];
+    snprintf(want, sizeof want, "r7: the answer to PUT x is over 8 MiB, "
+             "which no ROADM answers: the request went out, its outcome "
+             "is unknown; read the device back and check what serves %s",
+             url);
+    CU_ASSERT_EQUAL(rc, ETIMEDOUT);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    if (rc != ETIMEDOUT || strcmp(err, want))
+        fprintf(stderr, "rc %d: %s\n", rc, err);
+    CU_ASSERT_PTR_NULL(r.body);
+    curl_easy_cleanup(h);
+    kill(pid, SIGTERM);
+    waitpid(pid, &status, 0);
+    free(answer);
+}
+
 /* libcurl's failures as the driver convention's errno: the device's
  * (its certificate refused, no connection, no answer) or the
  * controller's own (what it was given, its memory), so that lr_ctl_dev
@@ -1125,6 +1172,8 @@ static CU_TestInfo tests[] = {
       test_gateway },
     { "CA bytes libcurl refuses: the controller's, the ROADM as it was",
       test_ca_refused_by_libcurl },
+    { "a change's answer over 8 MiB: outcome unknown, named",
+      test_change_answer_too_large },
     { "libcurl's failures: the device's or the controller's",
       test_http_errno },
     { "an answer libcurl refuses after the request went out is not local",
