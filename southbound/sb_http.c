@@ -266,7 +266,11 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
                 "timed out (no answer within %d ms): nothing sent; check "
                 "the device's address, that it is up, and that no firewall "
                 "drops port %s", rq->device, rq->url, rq->timeout_ms, port);
-    } else if (cc == CURLE_COULDNT_CONNECT) {
+    } else if (cc == CURLE_COULDNT_CONNECT && sent == 0) {
+        /* Only a connect that sent nothing: libcurl retries a request
+         * whose reused connection died before the answer on a fresh
+         * one, and that connect being refused leaves the first
+         * attempt's bytes sent (a change's outcome unknown, below). */
         long os_errno = 0;
         curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &os_errno);
         sb_http_no_connect(rq->device, rq->url, os_errno, why, err, errlen);
