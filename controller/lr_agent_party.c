@@ -1303,8 +1303,24 @@ plan_once(const struct lr_cluster *cl, struct lr_cdynp_party *const *parties,
         }
     }
     if (!rc) {
-        *verdict = lr_cdynp_plan_parties(view, parties, opts, res, plan,
+        /* Each agent behind a memo for this run: the beam search asks
+         * many requests again (lr_cdynp_memo.c), each a round trip.
+         * Per run, as a retry's agent has lost its caches and its last
+         * STEP with its connection. */
+        struct lr_cdynp_party *asked[LR_TM_MAX_DCS];
+        for (int k = 0; k < cl->n_dcs; k++) {
+            asked[k] = parties[k];
+            struct lr_cdynp_party *m
+                = lr_agent_party_is(parties[k])
+                  ? lr_cdynp_memo_party_new(parties[k]) : NULL;
+            if (m)
+                asked[k] = m;
+        }
+        *verdict = lr_cdynp_plan_parties(view, asked, opts, res, plan,
                                          &perr);
+        for (int k = 0; k < cl->n_dcs; k++)
+            if (asked[k] != parties[k])
+                asked[k]->cls->free(asked[k]);
         if (perr)
             rc = agent_failure(cl, parties, perr, why, len);
         else

@@ -362,6 +362,30 @@ double lr_cdynp_local_party_work(struct lr_cdynp_party *p,
  * lr_cdynp_local_party_work(). */
 double lr_cdynp_local_party_bytes(const struct lr_cdynp_party *p);
 
+/* ---- a party's answers kept by the coordinator (lr_cdynp_memo.c) ----
+ * A party around 'inner' (borrowed: it must outlive the memo party,
+ * which never frees it) that answers a STEP, BACKTRACK or FINISH it was
+ * asked before from what 'inner' answered then, without asking again:
+ * the beam search over agents asks many requests twice.  The plan is
+ * the same, bit for bit: a DC's answers depend on the request alone.
+ * 'inner' must keep its stages to itself at finish (an agent): a
+ * finish answered from the memo appends nothing to the plan.  Holds at
+ * most LR_CDYNP_MEMO_BYTES; one memo party per plan (free it with its
+ * cls->free() when the plan is done).  NULL when out of memory. */
+#define LR_CDYNP_MEMO_BYTES (64u << 20)
+struct lr_cdynp_party *lr_cdynp_memo_party_new(struct lr_cdynp_party *inner);
+bool lr_cdynp_memo_party_is(const struct lr_cdynp_party *p);
+
+/* The requests memo party 'p' sent its inner party and those it
+ * answered itself; a replay is a STEP sent again so that the inner
+ * party backtracks it (a BACKTRACK reads the last STEP). */
+struct lr_cdynp_memo_counts {
+    long steps, step_hits, backtracks, backtrack_hits, finishes,
+         finish_hits, replays;
+};
+struct lr_cdynp_memo_counts
+lr_cdynp_memo_party_counts(const struct lr_cdynp_party *p);
+
 /* ---- the coordinator (lr_cdynp_chain.c) ---- */
 
 struct lr_cdynp_options {

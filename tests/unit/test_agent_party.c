@@ -985,6 +985,9 @@ test_evicted_mid_job(void)
 static const struct lr_tm *op_tm;
 static const struct lr_cluster *op_cl;
 static int op_dc, op_mode, op_close, op_close_at, op_close_conns;
+/* When set, the fake agent notes every STEP, BACKTRACK and FINISH: the
+ * test counts the coordinator's round trips. */
+static bool op_count;
 static double op_timeout = 30;    /* s, the coordinator's party's */
 
 /* The ERROR an agent sends a connection it closes to make room. */
@@ -1020,6 +1023,10 @@ script_old_planner(struct fk_conn *c)
                 usleep(1500 * 1000);
             goto done;
         }
+        if (op_count && (m.type == LR_WIRE_STEP
+                         || m.type == LR_WIRE_BACKTRACK
+                         || m.type == LR_WIRE_FINISH))
+            fk_note(c);
         switch (m.type) {
         case LR_WIRE_HELLO:
             a.type = LR_WIRE_HELLO_OK;
@@ -1418,6 +1425,178 @@ test_closed_mid_plan(void)
     free(full);
 }
 
+/* A local party that counts the STEPs, BACKTRACKs and FINISHes it is
+ * asked, the round trips it would be as an agent.  Owns 'in'. */
+struct tally_party {
+    struct lr_cdynp_party base;
+    struct lr_cdynp_party *in;
+    int requests;
+};
+
+static struct lr_cdynp_party *
+tally_in(struct lr_cdynp_party *p)
+{
+    return ((struct tally_party *) p)->in;
+}
+
+static void
+tally(struct lr_cdynp_party *p)
+{
+    ((struct tally_party *) p)->requests++;
+}
+
+static int
+tally_compute(struct lr_cdynp_party *p, double *flops)
+{
+    struct lr_cdynp_party *in = ((struct tally_party *) p)->in;
+    return in->cls->compute(in, flops);
+}
+
+static int
+tally_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+           int assumed, const struct lr_cdynp_summary *in,
+           const struct lr_tm_link *link, uint16_t position, int lo, int hi,
+           struct lr_cdynp_summary *out)
+{
+    tally(p);
+    return tally_in(p)->cls->step(tally_in(p), obj, assumed, in, link,
+                                  position, lo, hi, out);
+}
+
+static int
+tally_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+                int assumed, int last, int stages, int *prev_last,
+                int *prev_stages)
+{
+    tally(p);
+    return tally_in(p)->cls->backtrack(tally_in(p), obj, assumed, last,
+                                       stages, prev_last, prev_stages);
+}
+
+static int
+tally_finish(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+             int assumed, int first, int last, int stages, int dc_index,
+             struct lr_plan *plan, int *n_stages)
+{
+    tally(p);
+    return tally_in(p)->cls->finish(tally_in(p), obj, assumed, first, last,
+                                    stages, dc_index, plan, n_stages);
+}
+
+static void
+tally_free(struct lr_cdynp_party *p)
+{
+    struct lr_cdynp_party *in = ((struct tally_party *) p)->in;
+    in->cls->free(in);
+    free(p);
+}
+
+static const struct lr_cdynp_party_class tally_class = {
+    tally_compute, tally_step, tally_backtrack, tally_finish, tally_free,
+};
+
+/* The beam search over agents asked a DC many requests it had answered
+ * already: on seeds 7 (7 DCs) and 13 (8 DCs) of lr_instance_random_dcs()
+ * (tests/data/wide-7 and wide-13) at width 8, each chain's STEP,
+ * BACKTRACK and FINISH went to the agent whether or not the same
+ * request had been answered, 25-45 times the round trips of width 0
+ * (docs/benchmarks.md, "The beam over agents").  The head of the greedy
+ * chain (on every chain of width 0) at a fake agent, the other DCs in
+ * this process: the plan (T, chain, ranges, stage counts) is in-process
+ * CDynP's at the same width, bit for bit, and the agent is sent well
+ * under the requests CDynP asks of its DC in process (all of them until
+ * 2026-12-07). */
+static void
+test_beam_requests(void)
+{
+    if (!fk_begin())
+        return;
+    static const uint64_t seeds[] = { 7, 13 };
+    static const int widths[] = { 0, 8 };
+    struct lr_cdynp_result *res = calloc(1, sizeof *res),
+                           *here = calloc(1, sizeof *here);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(here);
+    for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++)
+        for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+            struct lr_instance in;
+            struct lr_tm *tm;
+            CU_ASSERT_EQUAL_FATAL(lr_instance_random_dcs(seeds[i], 7, 8,
+                                                         &in), 0);
+            CU_ASSERT_EQUAL_FATAL(lr_tm_new(in.model, in.cluster, &in.train,
+                                            &tm), 0);
+            const struct lr_cdynp_options opts = {
+                .window = LR_CDYNP_DEFAULT_WINDOW,
+                .beam = lr_cdynp_beam_option(widths[w]),
+            };
+            struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+            int order[LR_TM_MAX_DCS];
+            CU_ASSERT_FATAL(lr_cdynp_order(tm, order) > 0);
+            const int a = order[0];
+
+            /* In process, DC a's requests counted. */
+            struct lr_cdynp_party *pp[LR_TM_MAX_DCS];
+            struct tally_party *t = calloc(1, sizeof *t);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+            t->base.cls = &tally_class;
+            t->in = lr_cdynp_local_party_new(tm, a);
+            for (int k = 0; k < tm->n_dcs; k++)
+                pp[k] = k == a ? &t->base : lr_cdynp_local_party_new(tm, k);
+            CU_ASSERT_EQUAL(lr_cdynp_plan_parties(&view, pp, &opts, here,
+                                                  NULL, NULL), LR_TM_OK);
+            const int asked = t->requests;
+            for (int k = 0; k < tm->n_dcs; k++)
+                pp[k]->cls->free(pp[k]);
+
+            /* Over the fake agent. */
+            struct fake f;
+            op_tm = tm;
+            op_cl = in.cluster;
+            op_dc = a;
+            op_mode = 2;
+            op_count = true;
+            CU_ASSERT_FATAL(fk_start(&f, script_old_planner, 1));
+            for (int k = 0; k < tm->n_dcs; k++)
+                pp[k] = k == a ? fk_party(&f, tm, op_timeout)
+                               : lr_cdynp_local_party_new(tm, k);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(pp[a]);
+            enum lr_tm_why verdict = LR_TM_DEVICES;
+            char why[1024] = "";
+            CU_ASSERT_EQUAL(lr_agent_plan(in.cluster, pp, &opts, &view, res,
+                                          NULL, &verdict, why, sizeof why),
+                            0);
+            for (int k = 0; k < tm->n_dcs; k++)
+                pp[k]->cls->free(pp[k]);
+            const int sent = fk_count_notes(&f);
+            fk_stop(&f);
+            op_count = false;
+
+            CU_ASSERT_EQUAL(verdict, LR_TM_OK);
+            CU_ASSERT_DOUBLE_EQUAL(res->T, here->T, 0);
+            CU_ASSERT_EQUAL(res->objective, here->objective);
+            CU_ASSERT_EQUAL(res->assumed, here->assumed);
+            CU_ASSERT_EQUAL_FATAL(res->n_dcs, here->n_dcs);
+            for (int k = 0; k < here->n_dcs; k++) {
+                CU_ASSERT_EQUAL(res->dc[k], here->dc[k]);
+                CU_ASSERT_EQUAL(res->first[k], here->first[k]);
+                CU_ASSERT_EQUAL(res->last[k], here->last[k]);
+                CU_ASSERT_EQUAL(res->n_stages[k], here->n_stages[k]);
+            }
+            fprintf(stderr, "seed %d width %d: DC %d sent %d of the %d "
+                    "requests in process\n", (int) seeds[i], widths[w], a,
+                    sent, asked);
+            CU_ASSERT(sent > 0 && sent <= asked);
+            /* At width 8, far fewer than in process: 657 of 1,158 and
+             * 346 of 1,140 on 2026-12-07 (of 42 and 30 at width 0). */
+            if (widths[w])
+                CU_ASSERT(10 * sent < 7 * asked);
+            lr_tm_free(tm);
+            lr_instance_free(&in);
+        }
+    free(res);
+    free(here);
+}
+
 /* With no plan but through the runs the old agent refused (tight
  * instance 1842, two DCs: its only plans come from them), the plan
  * fails as it did before the coordinator went on without them, saying
@@ -1705,6 +1884,8 @@ static CU_TestInfo tests[] = {
       test_old_agent_no_plan },
     { "closed in the middle of a plan: run again, the same T",
       test_closed_mid_plan },
+    { "beam over an agent: its answers asked once, the same plan",
+      test_beam_requests },
     { "closed during the handshake", test_closed_during_handshake },
     { "bad frame length", test_bad_frame_length },
     { "KEEP of the most tags, the longest", test_keep_longest },
