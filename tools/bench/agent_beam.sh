@@ -21,7 +21,12 @@
 # run ended (the agent logs it, to 3 digits), most and sum, and the
 # median wall time of the command and of the search it reports.  The
 # counts are the same every run (the search is deterministic); the
-# script says so if not.
+# script says so if not.  Each plan is checked against in-process
+# CDynP's at the same width (lightrail plan --beam B): the same chain,
+# layer ranges and stage counts per DC, and T within 1e-12 relative
+# (the coordinator's T is the tail's sum of terms, in-process T the
+# time model's evaluation of the same plan); a row that differs is
+# flagged in the T column and the script exits 1.
 set -eu
 RUNS=${1:-5}
 SRCDIR=${SRCDIR:-.}
@@ -35,6 +40,23 @@ TLS="--cert $C/coordinator.pem --key $C/coordinator.key --ca $C/ca.pem"
 DATA=$SRCDIR/tests/data
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+FAILED=0
+
+# same_plan LOCAL DIST: whether the in-process plan LOCAL (lightrail
+# plan --format json) and the distributed one DIST lay out the same
+# chain: per DC in chain order its layers and stage count, and T.
+same_plan() {
+    jq -n --slurpfile a "$1" --slurpfile b "$2" '
+        ([$a[0].stages[] | {dc, first_layer, last_layer}]
+         | reduce .[] as $s ([];
+             if length > 0 and .[-1].dc == $s.dc
+             then .[-1].last_layer = $s.last_layer | .[-1].stages += 1
+             else . + [$s + {stages: 1}] end)) as $here
+        | ([$b[0].dcs[] | {dc, first_layer, last_layer, stages}]) as $there
+        | $here == $there
+          and (($a[0].iteration_time_s - $b[0].iteration_time_s | fabs)
+               <= 1e-12 * $a[0].iteration_time_s)' | grep -qx true
+}
 
 # answers DC FROM: the answers agent DC logged after line FROM of its
 # log (a long one is logged in parts: its first line counts).
@@ -95,12 +117,19 @@ run_case() {
             done
             echo "$line" >> "$tmp/counts"
         done
+        $LIGHTRAIL plan "$@" --cluster "$cluster" --microbatch "$micro" \
+            --beam "$beam" --format json > "$tmp/here"
+        mark=
+        if ! same_plan "$tmp/here" "$tmp/out"; then
+            mark=" (NOT in-process CDynP's plan)"
+            FAILED=1
+        fi
         [ "$(sort -u "$tmp/counts" | wc -l)" -eq 1 ] \
             || echo "note: $label, beam $beam: the counts differ between runs" >&2
         req=$(head -1 "$tmp/counts" | tr ' ' '\n' | sed -n 's/:.*//p')
         bytes=$(head -1 "$tmp/counts" | tr ' ' '\n' | sed -n 's/.*://p')
-        printf '| %s | %d | %.4f s | %s-%s (%s) | %s (%s) | %.0f ms | %.0f ms |\n' \
-            "$label" "$beam" "$(jq .iteration_time_s "$tmp/out")" \
+        printf '| %s | %d | %.4f s%s | %s-%s (%s) | %s (%s) | %.0f ms | %.0f ms |\n' \
+            "$label" "$beam" "$(jq .iteration_time_s "$tmp/out")" "$mark" \
             "$(echo "$req" | sort -n | head -1)" \
             "$(echo "$req" | sort -n | tail -1)" \
             "$(echo "$req" | awk '{ s += $1 } END { print s }')" \
@@ -124,3 +153,4 @@ run_case "wide-13, GPT-1.9B, b=8" "$DATA/wide-13/cluster.json" 8 \
     --model gpt-1.9b
 echo
 echo "$RUNS runs each; one agent per DC on 127.0.0.1."
+exit $FAILED
