@@ -33,7 +33,7 @@ SRCDIR=${SRCDIR:-.}
 LIGHTRAIL=${LIGHTRAIL:-./lightrail}
 tmp=$(mktemp -d)
 PIDS=
-trap 'for p in $PIDS; do kill $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
+trap 'for p in $PIDS; do kill $p 2>/dev/null || :; done; rm -rf "$tmp"' EXIT
 . "$SRCDIR/tools/bench/agent_lib.sh"
 bench_certs dc1 dc2 dc3 dc4 dc5 dc6 dc7 dc8
 TLS="--cert $C/coordinator.pem --key $C/coordinator.key --ca $C/ca.pem"
