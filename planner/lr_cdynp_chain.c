@@ -57,7 +57,8 @@
  * compute and the T the tails report, and a DC sees nothing of a kind
  * it did not: summaries of predecessors, as in the search over every
  * chain up to LR_CDYNP_ALL_ORDERS DCs (over agents, more chains are
- * more round trips).  The beam keeps every plan it runs into (the least
+ * more round trips, but for the requests a DC answered already in the
+ * plan, which lr_agent_plan() answers from lr_cdynp_memo.c).  The beam keeps every plan it runs into (the least
  * T of all chains run, the greedy ones first, ties to the earlier), so
  * its plan is never worse than the greedy prefixes'.  Not exact: a chain
  * whose prefixes are all poor plans is not reached (and the DP's
