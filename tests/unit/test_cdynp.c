@@ -664,13 +664,14 @@ static const struct lr_cdynp_party_class tally_class = {
 
 /* CDynP over tm's DCs in this process, each party counted (a
  * counting_party's 'alone' counts every request here) and, when 'memo',
- * behind a memo party (lr_cdynp_memo.c); no plan laid out (a memo's
+ * behind a memo party (lr_cdynp_memo.c) holding at most 'bound' bytes
+ * (0: its default); no plan laid out (a memo's
  * inner party must keep its stages to itself).  The verdict; '*requests'
  * the requests the local parties got; '*c' the memos' counts summed. */
 static enum lr_tm_why
 memo_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
-          bool memo, struct lr_cdynp_result *res, int *requests,
-          struct lr_cdynp_memo_counts *c)
+          bool memo, size_t bound, struct lr_cdynp_result *res,
+          int *requests, struct lr_cdynp_memo_counts *c)
 {
     struct lr_cdynp_party *pp[LR_TM_MAX_DCS];
     struct counting_party *cp[LR_TM_MAX_DCS];
@@ -682,6 +683,8 @@ memo_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
         CU_ASSERT_PTR_NOT_NULL_FATAL(cp[k]->inner);
         pp[k] = memo ? lr_cdynp_memo_party_new(&cp[k]->base) : &cp[k]->base;
         CU_ASSERT_PTR_NOT_NULL_FATAL(pp[k]);
+        if (memo && bound)
+            lr_cdynp_memo_party_set_bound(pp[k], bound);
     }
     struct lr_cdynp_view v = lr_cdynp_view_of(tm);
     enum lr_tm_why why = lr_cdynp_plan_parties(&v, pp, opt, res, NULL, NULL);
@@ -698,6 +701,7 @@ memo_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
             c->finishes += m.finishes;
             c->finish_hits += m.finish_hits;
             c->replays += m.replays;
+            c->bytes = m.bytes > c->bytes ? m.bytes : c->bytes;
             pp[k]->cls->free(pp[k]);
         }
         cp[k]->base.cls->free(&cp[k]->base);
@@ -714,7 +718,8 @@ memo_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
  * bit for bit; the local parties get what the memos sent, no more; the
  * memos answered some requests themselves (at width 8) and, on the wide
  * instances, sent some STEP again for a BACKTRACK (the replay path) and
- * under 70% of the requests asked (2,669 of 5,424 and 1,797 of 4,608). */
+ * under 70% of the requests asked (2,669 of 5,424 and 1,797 of 4,608).
+ * Within a bound of 4,096 bytes a memo, the same plans too. */
 static void
 test_cdynp_memo_same_plan(void)
 {
@@ -743,8 +748,22 @@ test_cdynp_memo_same_plan(void)
         };
         int plain, sent;
         struct lr_cdynp_memo_counts c;
-        enum lr_tm_why wa = memo_plan(tm, &opt, false, a, &plain, &c);
-        enum lr_tm_why wb = memo_plan(tm, &opt, true, b, &sent, &c);
+        enum lr_tm_why wa = memo_plan(tm, &opt, false, 0, a, &plain, &c);
+        /* Past a bound set low, requests go unkept: the same plan. */
+        enum lr_tm_why wb = memo_plan(tm, &opt, true, 4096, b, &sent, &c);
+        CU_ASSERT_EQUAL(wa, wb);
+        CU_ASSERT(c.bytes <= 4096);
+        CU_ASSERT_EQUAL(memcmp(&a->T, &b->T, sizeof a->T), 0);
+        CU_ASSERT_EQUAL(a->n_dcs, b->n_dcs);
+        for (int k = 0; k < a->n_dcs && k < b->n_dcs; k++) {
+            CU_ASSERT_EQUAL(a->dc[k], b->dc[k]);
+            CU_ASSERT_EQUAL(a->first[k], b->first[k]);
+            CU_ASSERT_EQUAL(a->last[k], b->last[k]);
+            CU_ASSERT_EQUAL(a->n_stages[k], b->n_stages[k]);
+        }
+        fprintf(stderr, "memo %d within 4096 bytes: %d of %d requests "
+                "sent\n", i, sent, plain);
+        wb = memo_plan(tm, &opt, true, 0, b, &sent, &c);
         CU_ASSERT_EQUAL(wa, wb);
         CU_ASSERT_EQUAL(memcmp(&a->T, &b->T, sizeof a->T), 0);
         CU_ASSERT_EQUAL(a->objective, b->objective);
@@ -767,8 +786,9 @@ test_cdynp_memo_same_plan(void)
             CU_ASSERT(c.replays > 0);
             CU_ASSERT(10 * sent < 7 * plain);
         }
-        fprintf(stderr, "memo %d: %d of %d requests sent (%ld replays)\n",
-                i, sent, plain, c.replays);
+        fprintf(stderr, "memo %d: %d of %d requests sent (%ld replays), "
+                "%.3g bytes kept by one memo at most\n", i, sent, plain,
+                c.replays, c.bytes);
         lr_tm_free(tm);
         lr_model_free(m);
         lr_instance_free(&in);
