@@ -371,8 +371,8 @@ double lr_cdynp_local_party_bytes(const struct lr_cdynp_party *p);
  * 'inner' must keep its stages to itself at finish (an agent): a
  * finish answered from the memo appends nothing to the plan.  Holds at
  * most LR_CDYNP_MEMO_BYTES (past it, a request is sent and not kept);
- * one memo party per plan (free it with its
- * cls->free() when the plan is done).  NULL when out of memory. */
+ * one memo party per plan (free it with its cls->free() when the plan
+ * is done).  NULL when out of memory. */
 #define LR_CDYNP_MEMO_BYTES ((size_t) 16 << 20)
 struct lr_cdynp_party *lr_cdynp_memo_party_new(struct lr_cdynp_party *inner);
 bool lr_cdynp_memo_party_is(const struct lr_cdynp_party *p);
@@ -383,7 +383,9 @@ void lr_cdynp_memo_party_set_bound(struct lr_cdynp_party *p, size_t bytes);
 /* The requests memo party 'p' sent its inner party and those it
  * answered itself; a replay is a STEP sent again so that the inner
  * party backtracks it (a BACKTRACK reads the last STEP); 'bytes' what
- * its records hold (counted against LR_CDYNP_MEMO_BYTES). */
+ * its records hold (counted against LR_CDYNP_MEMO_BYTES).  'p' must come
+ * from lr_cdynp_memo_party_new() (lr_cdynp_memo_party_is()), as for
+ * lr_cdynp_memo_party_set_bound(). */
 struct lr_cdynp_memo_counts {
     long steps, step_hits, backtracks, backtrack_hits, finishes,
          finish_hits, replays;
