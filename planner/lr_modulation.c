@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "planner/lr_modulation.h"
+#include "planner/lr_utf8.h"
 #include "planner/lr_util.h"
 
 /* The default table's OSNR threshold of the format 'name', NAN for a
@@ -126,6 +127,26 @@ modcsv_header(char *line, int *osnr_col, char *err, size_t errlen)
     return 0;
 }
 
+/* The offset of the first byte of 'name' that is no text, strlen(name)
+ * when all are: a control character, or a byte that starts no UTF-8
+ * sequence.  A name is printed into the API's JSON (a lightpath's
+ * modulation, modulation-mismatch), which must be UTF-8 (RFC 8259), and
+ * into one-line logs and reports; libyang stores a string leaf's bytes
+ * unchecked, so a Latin-1 file's name would reach every client. */
+static size_t
+modcsv_name_text(const char *name)
+{
+    const unsigned char *s = (const unsigned char *) name;
+    size_t i = 0;
+    while (s[i]) {
+        size_t n = lr_utf8_len(s + i);
+        if (!n || s[i] < 0x20 || s[i] == 0x7f)
+            return i;
+        i += n;
+    }
+    return i;
+}
+
 /* One format's line 'lineno' into 't' (a table being built). */
 static int
 modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
@@ -155,6 +176,16 @@ modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
         lr_set_err(err, errlen, "line %d: format '%s': a name in quotes or "
                    "with spaces around it: write it bare, as QPSK (CSV "
                    "quoting is not read)", lineno, name);
+        return EINVAL;
+    }
+    size_t bad = modcsv_name_text(name);
+    if (bad < nlen) {
+        /* Not quoted: the byte would reach the log as it is. */
+        lr_set_err(err, errlen, "line %d: a format's name must be UTF-8 "
+                   "text without control characters; byte %zu is 0x%02x: "
+                   "save the file as UTF-8 and write the name in printable "
+                   "characters", lineno, bad + 1,
+                   (unsigned) (unsigned char) name[bad]);
         return EINVAL;
     }
     int rc = lr_modtable_add(t, name, r, s);

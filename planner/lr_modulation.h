@@ -79,8 +79,10 @@ int lr_modtable_find(const struct lr_modtable *t, const char *name);
  * spectral_efficiency, then one format per line (blank lines skipped,
  * CR LF and a leading UTF-8 byte order mark accepted; a name bare: no
  * CSV quoting is read, and one in quotes or with spaces around it is
- * refused).  A column minimum_osnr anywhere after them gives each
- * format its OSNR threshold; a format whose cell is empty, or a file
+ * refused, as is one that is no UTF-8 text or holds a control
+ * character, since names are printed into JSON and logs).  A column
+ * minimum_osnr anywhere after them gives each format its OSNR
+ * threshold; a format whose cell is empty, or a file
  * without the column, takes the default table's threshold of the same
  * name (so a reach-only file keeps the documented values of BPSK..16QAM)
  * and has none (NAN) when the default has no such format.  Returns 0,

@@ -288,6 +288,20 @@ test_csv_refusals(void)
           EINVAL, "line 2: expected name,maximum_length" },
         { "name,maximum_length,spectral_efficiency\nQPSK,2500,\t2\n",
           EINVAL, "line 2: expected name,maximum_length" },
+        /* A name goes into the API's JSON (a lightpath's modulation,
+         * modulation-mismatch), which must be UTF-8, and into one-line
+         * logs: a Latin-1 byte or a control character is refused on its
+         * line, not printed as is to every client. */
+        { "name,maximum_length,spectral_efficiency\nQPSK,2500,2\n"
+          "16QAM\xe9,625,4\n", EINVAL,
+          "line 3: a format's name must be UTF-8 text without control "
+          "characters; byte 6 is 0xe9: save the file as UTF-8" },
+        { "name,maximum_length,spectral_efficiency\n"
+          "QP\x1bSK,2500,2\n", EINVAL,
+          "line 2: a format's name must be UTF-8 text without control "
+          "characters; byte 3 is 0x1b" },
+        { "name,maximum_length,spectral_efficiency\n"
+          "Q\xed\xa0\x80,2500,2\n", EINVAL, "byte 2 is 0xed" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct lr_modtable t;
@@ -309,6 +323,10 @@ test_csv_refusals(void)
     CU_ASSERT_EQUAL(lr_modtable_parse_csv(&t, nul, sizeof nul - 1, err,
                                           sizeof err), EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "line 3: a NUL byte"));
+    /* UTF-8 beyond ASCII is text: taken. */
+    CU_ASSERT_EQUAL(parse(&t, "name,maximum_length,spectral_efficiency\n"
+                          "16QAM-\xc3\xa9,625,4\n", err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(t.f[0].name, "16QAM-\xc3\xa9");
 }
 
 /* What a spreadsheet writes: a UTF-8 byte order mark before the header
