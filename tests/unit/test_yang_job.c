@@ -982,6 +982,21 @@ test_job_select(void)
                      "calls deref()");
     check_select_bad(&f, refs, 4, "1-deref(name) = 0", NULL,
                      "calls deref()");
+    /* re-match() runs a regular expression libyang hands to PCRE2,
+     * bounded only by its match limit: 0.16 s a job for the pattern
+     * below (5 minutes over 2,000 jobs), and a pattern that is none
+     * leaks.  Refused by name, whatever its arguments; the text in a
+     * literal is none. */
+    check_select_bad(&f, refs, 4, "re-match('aaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                     "aaaaaaaaaaa', '.*.*.*.*.*.*[^a]')", NULL,
+                     "calls re-match()");
+    check_select_bad(&f, refs, 4, "re-match(name, 'j.*')", NULL,
+                     "calls re-match()");
+    check_select_bad(&f, refs, 4, "name = 'a' or not(re-match (name, "
+                     "name))", NULL, "calls re-match()");
+    CHECK_SELECT("name = 're-match(x)' or name = 'ja'", NULL, "ja");
+    CHECK_SELECT("starts-with(name, 'j') and contains(name, 'a')", NULL,
+                 "ja");
     /* libyang 2.1's mod divides whole numbers: a divisor between -1 and
      * 1 raises SIGFPE (without the refusal the test dies here); "mod"
      * after an operand is the operator whatever follows it. */
