@@ -1181,6 +1181,20 @@ enum job_where_ban {
      * unchecked (xpath_sum(), SEGV in lys_find_xpath_atoms(), before
      * '..' is judged; found by review of xpath.c: sum(../..)). */
     JOB_WHERE_SUM_DOTS,
+    /* A predicate on a path from current(), a call or parentheses (or on
+     * current() itself), inside another predicate.  Such a path walks
+     * the job again for each node the predicate around it is evaluated
+     * on, so nested, the cost is the job's size to the power of the
+     * levels: P[P[P[P[P[current()/name = 'zz']]]]], P the children of
+     * the lightpaths from current() (a step '*' after
+     * current()/state/lightpath), took 0.03 s with 3 levels, 1 s with 4,
+     * 34 s with 5 over two jobs of two lightpaths (the parse allows 63).
+     * A path from the node in context descends only, which bounds its
+     * nesting by the job's height; a predicate-free path from current()
+     * costs the job's size once (state[lightpath[n <
+     * current()/priority]]).  Said only when nothing else is: many
+     * shapes refused for a crash have one too. */
+    JOB_WHERE_RESTART,
     /* Brackets nested deeper than the parse follows (LR_XPATH_DEPTH):
      * its recursion is bounded so (68 levels around 1 = (*) = 1 leaked
      * as the chain does when a scan lost count of them). */
@@ -1198,6 +1212,8 @@ struct job_where_found {
     unsigned pos;               /* the byte that names it */
     const char *axis;           /* JOB_WHERE_AXIS_*: the axis's name */
     bool dots;
+    bool restart;               /* JOB_WHERE_RESTART, when nothing else */
+    unsigned restart_pos;
 };
 
 /* Keeps 'ban', named at byte 'pos', when it comes before the one kept. */
@@ -1436,6 +1452,21 @@ job_where_pred_shared(const struct lr_xpath *x, int p)
     return false;
 }
 
+/* Whether predicate 'p' is inside another predicate and on what walks
+ * the job again: a filter (current()[...]) or a path with a head, a
+ * call or parentheses (JOB_WHERE_RESTART). */
+static bool
+job_where_restart(const struct lr_xpath *x, int p)
+{
+    int o = x->node[p].parent, path = x->node[o].parent;
+    if (job_where_pred_of(x, p) < 0)
+        return false;
+    if (x->node[o].kind == LR_XPATH_FILTER)
+        return true;
+    return job_where_kind(x, path, LR_XPATH_PATH)
+           && !job_where_kind(x, x->node[path].child, LR_XPATH_STEP);
+}
+
 /* What 'and' or 'or' node 'i' may not be (JOB_WHERE_NESTED,
  * JOB_WHERE_ANDOR_VALUE): 'no_context' when the expression has a set
  * the schema check can leave with no node in context. */
@@ -1482,6 +1513,12 @@ job_where_node(const struct lr_xpath *x, int i, bool no_context,
     case LR_XPATH_STEP:
         job_where_step(x, i, f);
         break;
+    case LR_XPATH_PRED:
+        if (job_where_restart(x, i) && !f->restart) {
+            f->restart = true;
+            f->restart_pos = n->pos;
+        }
+        break;
     case LR_XPATH_FILTER:
         /* A predicate after what is no node set; current() is one. */
         if (!job_where_current(x, n->child))
@@ -1513,6 +1550,8 @@ job_where_judge(const struct lr_xpath *x, struct job_where_found *f)
     bool no_context = job_where_no_context(x);
     for (int i = 0; i < x->n; i++)
         job_where_node(x, i, no_context, f);
+    if (f->ban == JOB_WHERE_OK && f->restart)
+        job_where_note(f, JOB_WHERE_RESTART, f->restart_pos, NULL);
     if (f->ban == JOB_WHERE_OK && f->dots)
         f->ban = JOB_WHERE_DOTS;
 }
@@ -1645,6 +1684,17 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                      "job: send one with starts-with(), contains(), "
                      "substring-before() or substring-after() instead",
                      JOB_QUOTE_MAX, where);
+        return EINVAL;
+    case JOB_WHERE_RESTART:
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
+                     "'%.*s' puts a predicate on current() or on a path from "
+                     "current(), a call or parentheses inside another "
+                     "predicate, which walks the job again for each node "
+                     "of each level around it (the cost grows as the job's "
+                     "size to the power of the levels): send one whose "
+                     "inner paths start at the node in context, or move "
+                     "the inner predicate out (state[lightpath[n < "
+                     "current()/priority]] serves)", JOB_QUOTE_MAX, where);
         return EINVAL;
     case JOB_WHERE_MOD:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "

@@ -995,6 +995,19 @@ test_job_select(void)
     check_select_bad(&f, refs, 4, "name = 'a' or not(re-match (name, "
                      "name))", NULL, "calls re-match()");
     CHECK_SELECT("name = 're-match(x)' or name = 'ja'", NULL, "ja");
+    /* A path from current() (or a call, parentheses) walks the job again
+     * for each node in context: with a predicate inside a predicate the
+     * cost multiplies by the job's size at each level (5 levels of the
+     * shape below took 34 s over two jobs, 6 more than 15 minutes). */
+    check_select_bad(&f, refs, 4, "current()/state/lightpath/*[current()/"
+                     "state/lightpath/*[current()/name = 'zz']]", NULL,
+                     "inside another predicate");
+    check_select_bad(&f, refs, 4, "state[lightpath[current()[name = 'ja']"
+                     "]]", NULL, "inside another predicate");
+    CHECK_SELECT("current()/state/lightpath[current()/name = 'ja']", NULL,
+                 "ja");
+    CHECK_SELECT("state[lightpath[n < current()/priority]]", NULL,
+                 "ja,jc");
     CHECK_SELECT("starts-with(name, 'j') and contains(name, 'a')", NULL,
                  "ja");
     /* libyang 2.1's mod divides whole numbers: a divisor between -1 and
