@@ -1,11 +1,15 @@
 /*
  * sb_http: one libcurl request for the HTTP drivers.  See sb_http.h.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "southbound/sb_driver.h"
 #include "southbound/sb_http.h"
@@ -109,11 +113,120 @@ sb_http_host_port(const char *url, char *host, size_t hlen, char *port,
     curl_url_cleanup(u);
 }
 
+/* Whether the IPv4 address 'host' lies in the 'bits' first bits of
+ * 'net'; false when either is no IPv4 address. */
+static bool
+sb_http_in_cidr4(const char *host, const char *net, long bits)
+{
+    struct in_addr a, b;
+    if (inet_pton(AF_INET, host, &a) != 1
+        || inet_pton(AF_INET, net, &b) != 1 || bits < 0 || bits > 32)
+        return false;
+    uint32_t mask = bits ? 0xffffffffu << (32 - bits) : 0;
+    return (ntohl(a.s_addr) & mask) == (ntohl(b.s_addr) & mask);
+}
+
+/* Whether one no_proxy entry 'e' (not empty) exempts 'host' (IPv6
+ * without brackets) as libcurl 7.88 matches it: an address host by the
+ * same text or, IPv4, a CIDR range; a name by itself or a domain it
+ * ends in (a leading '.' ignored), in any case.  Where libcurl 7.88
+ * exempts nothing, or versions may differ (an IPv6 range, another
+ * spelling of an address), none is assumed: the line then says "may"
+ * rather than blame the device. */
+static bool
+sb_http_no_proxy_entry(const char *host, const char *e)
+{
+    unsigned char addr[16];
+    const bool ip = inet_pton(AF_INET, host, addr) == 1
+                    || inet_pton(AF_INET6, host, addr) == 1;
+    const char *slash = strchr(e, '/');
+    if (ip && slash) {
+        char net[16], *end;
+        size_t n = (size_t) (slash - e);
+        long bits = strtol(slash + 1, &end, 10);
+        if (n >= sizeof net || *end || end == slash + 1)
+            return false;
+        memcpy(net, e, n);
+        net[n] = '\0';
+        return sb_http_in_cidr4(host, net, bits);
+    }
+    if (ip)
+        return !strcasecmp(host, e);
+    e += *e == '.';
+    size_t hl = strlen(host), el = strlen(e);
+    return el && hl >= el && !strcasecmp(host + hl - el, e)
+           && (hl == el || host[hl - el - 1] == '.');
+}
+
+/* Whether no_proxy (or NO_PROXY) exempts the host of 'url' from a
+ * proxy: "*", or one of its comma-separated entries. */
+static bool
+sb_http_no_proxy(const char *url)
+{
+    const char *np = getenv("no_proxy");
+    if (!np || !np[0])
+        np = getenv("NO_PROXY");
+    if (!np || !np[0])
+        return false;
+    if (!strcmp(np, "*"))
+        return true;
+    char host[256], port[16], list[1024];
+    sb_http_host_port(url, host, sizeof host, port, sizeof port);
+    size_t hl = strlen(host);
+    if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+        memmove(host, host + 1, hl - 2);
+        host[hl - 2] = '\0';
+    }
+    snprintf(list, sizeof list, "%s", np);
+    char *save = NULL;
+    /* libcurl takes blanks as well as commas between entries. */
+    for (char *t = strtok_r(list, ", \t", &save); t;
+         t = strtok_r(NULL, ", \t", &save))
+        if (sb_http_no_proxy_entry(host, t))
+            return true;
+    return false;
+}
+
+/* The variable of the environment that names a proxy for 'url' as
+ * libcurl reads them when no CURLOPT_PROXY is set (its detect_proxy():
+ * "http_proxy" for http, in lower case only; "https_proxy", then
+ * "HTTPS_PROXY" for https; then "all_proxy", "ALL_PROXY"), NULL for
+ * none or when no_proxy exempts the URL's host. */
+static const char *
+sb_http_env_proxy(const char *url)
+{
+    static const char *const http[] = { "http_proxy", "all_proxy",
+                                        "ALL_PROXY", NULL };
+    static const char *const https[] = { "https_proxy", "HTTPS_PROXY",
+                                         "all_proxy", "ALL_PROXY", NULL };
+    const char *const *vars = !strncasecmp(url, "https://", 8) ? https
+                              : !strncasecmp(url, "http://", 7) ? http
+                              : NULL;
+    for (int i = 0; vars && vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && v[0])
+            return sb_http_no_proxy(url) ? NULL : vars[i];
+    }
+    return NULL;
+}
+
 void
 sb_http_no_connect(const char *device, const char *url, long os_errno,
                    const char *why, char *err, size_t errlen)
 {
     char host[256], port[16];
+    /* Through a proxy, the connect that failed was the proxy's: the
+     * errno says nothing of the device, and libcurl's words name the
+     * address it tried. */
+    const char *proxy = sb_http_env_proxy(url);
+    if (proxy) {
+        sb_errf(err, errlen, 0, "%s: cannot connect to %s (%s): nothing "
+                "sent; the environment's %s may send it through a proxy, "
+                "whose address libcurl names: check that proxy, or for a "
+                "direct connection unset %s or list the device in "
+                "no_proxy", device, url, why, proxy, proxy);
+        return;
+    }
     sb_http_host_port(url, host, sizeof host, port, sizeof port);
     /* libcurl's own words ("Failed to connect to H port P after 0 ms:
      * Couldn't connect to server") name neither the cause nor what to
@@ -259,14 +372,15 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
     bool answer_refused = ret == EINVAL && sent > 0;
     if (answer_refused)
         ret = EPROTO;
-    if (connect_timed_out) {
+    if (connect_timed_out && !sb_http_env_proxy(rq->url)) {
         char host[256], port[16];
         sb_http_host_port(rq->url, host, sizeof host, port, sizeof port);
         sb_errf(err, errlen, 0, "%s: cannot connect to %s: the connect "
                 "timed out (no answer within %d ms): nothing sent; check "
                 "the device's address, that it is up, and that no firewall "
                 "drops port %s", rq->device, rq->url, rq->timeout_ms, port);
-    } else if (cc == CURLE_COULDNT_CONNECT && sent == 0) {
+    } else if ((cc == CURLE_COULDNT_CONNECT && sent == 0)
+               || connect_timed_out) {
         /* Only a connect that sent nothing: libcurl retries a request
          * whose reused connection died before the answer on a fresh
          * one, and that connect being refused leaves the first

@@ -1118,6 +1118,115 @@ test_no_connect(void)
     }
 }
 
+/* A proxy named by the environment (http_proxy, HTTPS_PROXY, ...),
+ * which libcurl uses unless told otherwise: a connect that fails is the
+ * proxy's, not the device's, so the line must not say that nothing
+ * listens on the device's port.  It keeps libcurl's words, which name
+ * the address it tried, and names the variable.  Before, with
+ * http_proxy=http://127.0.0.1:1, a GET to 192.0.2.1:8080 said "refused,
+ * nothing listens on port 8080 of 192.0.2.1". */
+static void
+test_no_connect_proxy(void)
+{
+    CURL *h = curl_easy_init();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT_EQUAL_FATAL(setenv("http_proxy", "http://127.0.0.1:1", 1), 0);
+    struct sb_http_request rq = {
+        .device = "r7", .method = "GET",
+        .url = "http://192.0.2.1:8080/restconf/data/x", .what = "x",
+        .timeout_ms = 2000,
+    };
+    struct sb_http_reply r;
+    char err[768] = "";
+    int rc = sb_http_perform(h, &rq, &r, err, sizeof err);
+    unsetenv("http_proxy");
+    curl_easy_cleanup(h);
+    CU_ASSERT_EQUAL(rc, EHOSTUNREACH);
+    CU_ASSERT_PTR_NULL(strstr(err, "nothing listens"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r7: cannot connect to "
+                                  "http://192.0.2.1:8080/restconf/data/x ("));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "127.0.0.1 port 1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "): nothing sent; the environment's "
+                                  "http_proxy may send it through a proxy"));
+    if (rc != EHOSTUNREACH || strstr(err, "nothing listens")
+        || !strstr(err, "http_proxy"))
+        fprintf(stderr, "proxy: rc %d: %s\n", rc, err);
+
+    /* https reads https_proxy, then HTTPS_PROXY, then all_proxy and
+     * ALL_PROXY; http_proxy alone is not read for it, nor HTTP_PROXY
+     * for http (libcurl's rules); no_proxy=* sends nothing through. */
+    static const struct {
+        const char *var, *url, *want;
+    } rows[] = {
+        { "HTTPS_PROXY", "https://10.0.0.2/x", "HTTPS_PROXY may send" },
+        { "ALL_PROXY", "http://10.0.0.2/x", "ALL_PROXY may send" },
+        { "http_proxy", "https://10.0.0.2/x", "nothing listens on port 443" },
+        { "HTTP_PROXY", "http://10.0.0.2/x", "nothing listens on port 80" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char line[768] = "";
+        setenv(rows[i].var, "http://127.0.0.1:1", 1);
+        sb_http_no_connect("r7", rows[i].url, ECONNREFUSED,
+                           "libcurl's words", line, sizeof line);
+        unsetenv(rows[i].var);
+        if (!strstr(line, rows[i].want))
+            fprintf(stderr, "proxy row %zu: %s\n", i, line);
+        CU_ASSERT_PTR_NOT_NULL(strstr(line, rows[i].want));
+    }
+    /* no_proxy as libcurl 7.88 matches it (checked with it): "*", a
+     * host named or a domain it ends in, an address by its text or an
+     * IPv4 range; then the connect was direct and the line the
+     * device's (a CI with a proxy exempts 127.0.0.1).  An IPv6 range
+     * (libcurl 7.88 proxies, later ones may not) and another spelling
+     * of an address (0:0::1) are taken as proxied: "may". */
+    static const struct {
+        const char *no_proxy, *url;
+        bool direct;
+    } np[] = {
+        { "*", "http://10.0.0.2/x", true },
+        { "localhost,127.0.0.1", "http://127.0.0.1:1/x", true },
+        { "example.net, .lab.example", "http://r7.lab.example/x", true },
+        { "lab.example", "http://r7.LAB.example:80/x", true },
+        { "lab.example", "http://r7.otherlab.example/x", false },
+        { "10.0.0.0/8", "http://10.0.0.2/x", true },
+        { "10.0.0.0/24", "http://10.0.1.2/x", false },
+        { "2001:db8::/32", "http://[2001:db8::2]:830/x", false },
+        { "::1", "http://[::1]:830/x", true },
+        { "0:0::1", "http://[::1]:830/x", false },
+        { "10.0.0.20", "http://10.0.0.2/x", false },
+        { "0.0.2", "http://10.0.0.2/x", false },
+        { "10.0.0.0/8 ::1", "http://[::1]:830/x", true },
+    };
+    for (size_t i = 0; i < sizeof np / sizeof np[0]; i++) {
+        char line[768] = "";
+        setenv("all_proxy", "http://127.0.0.1:1", 1);
+        setenv("no_proxy", np[i].no_proxy, 1);
+        sb_http_no_connect("r7", np[i].url, ECONNREFUSED,
+                           "libcurl's words", line, sizeof line);
+        unsetenv("all_proxy");
+        unsetenv("no_proxy");
+        bool direct = strstr(line, "nothing listens on port") != NULL;
+        if (direct != np[i].direct)
+            fprintf(stderr, "no_proxy row %zu: %s\n", i, line);
+        CU_ASSERT_EQUAL(direct, np[i].direct);
+    }
+
+    /* The whole request, as a CI with a proxy that exempts 127.0.0.1
+     * runs it: direct, refused on the device's port. */
+    h = curl_easy_init();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    setenv("http_proxy", "http://192.0.2.1:3128", 1);
+    setenv("no_proxy", "localhost,127.0.0.1", 1);
+    rq.url = "http://127.0.0.1:1/restconf/data/x";
+    rc = sb_http_perform(h, &rq, &r, err, sizeof err);
+    unsetenv("http_proxy");
+    unsetenv("no_proxy");
+    curl_easy_cleanup(h);
+    CU_ASSERT_EQUAL(rc, EHOSTUNREACH);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "refused, nothing listens on port 1 "
+                                  "of 127.0.0.1"));
+}
+
 /* A batch whose second change cannot be made for want of memory
  * (ENOMEM, the controller's) after its first went out: the first is
  * undone, and the line says so.  Before, it said only "r7: out of
@@ -1184,6 +1293,8 @@ static CU_TestInfo tests[] = {
       test_connect_timeout },
     { "a closed port: refused, on which port, what to check",
       test_no_connect },
+    { "a proxy of the environment: its connect, not the device's",
+      test_no_connect_proxy },
     { "a batch out of memory half-way: what went out is undone, said so",
       test_batch_enomem },
     CU_TEST_INFO_NULL,
