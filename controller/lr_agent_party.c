@@ -1382,8 +1382,18 @@ lr_agent_plan(const struct lr_cluster *cl,
         rc = plan_once(cl, parties, opts, view, res, plan, verdict, why,
                        len);
         const int k = rc ? closed_party(cl, parties) : -1;
-        if (k < 0)
+        if (k < 0) {
+            /* A run again that failed for a cause of its own: the
+             * failure says what came before it, which explains a second
+             * connection (the agent's log shows two) and the time the
+             * plan took. */
+            if (rc && retried[0]) {
+                size_t at = strlen(why);
+                snprintf(why + at, len - at, "; in the run%s before: %s",
+                         run > 1 ? "s" : "", retried);
+            }
             break;
+        }
         struct agent_party *ap = ap_of(parties[k]);
         if (run == LR_AGENT_PLAN_RETRIES) {
             size_t at = strlen(why);

@@ -144,8 +144,9 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * (retry 1 of at most 2)"); when an agent closed it in every run, the
  * failure says so ("...; the plan was run again from its start 2 times,
  * the most it is, an agent closing its connection in each run (see the
- * agents' logs for why)").  A time-out or an ERROR answer is never run
- * again. */
+ * agents' logs for why)"); when a run again fails for another cause,
+ * its failure is followed by "; in the run before: " and those notes.
+ * A time-out or an ERROR answer is never run again. */
 #define LR_AGENT_PLAN_RETRIES 2
 int lr_agent_plan(const struct lr_cluster *cl,
                   struct lr_cdynp_party *const *parties,

@@ -988,6 +988,10 @@ static int op_dc, op_mode, op_close, op_close_at, op_close_conns;
 /* When set, the fake agent notes every STEP, BACKTRACK and FINISH: the
  * test counts the coordinator's round trips. */
 static bool op_count;
+/* From connection op_refuse_from on (0: none), the agent refuses each
+ * new connection as one at its limit of a coordinator's does
+ * (cmd_agent.c's peer_at_limit(): an ERROR of id 0, EUSERS, closed). */
+static int op_refuse_from;
 static double op_timeout = 30;    /* s, the coordinator's party's */
 
 /* The ERROR an agent sends a connection it closes to make room. */
@@ -1010,6 +1014,13 @@ script_old_planner(struct fk_conn *c)
     int requests = 0;
     if (!p || !out)
         _exit(3);
+    if (op_refuse_from && c->index >= op_refuse_from) {
+        struct lr_wire_msg a = { .type = LR_WIRE_ERROR, .code = EUSERS };
+        snprintf(a.text, sizeof a.text, "refused: at most 16 connections "
+                 "of one coordinator, and 'coordinator' has 16 open");
+        fk_send(c, &a, 0, 0);
+        goto done;
+    }
     while (fk_read(c, &m)) {
         struct lr_wire_msg a = { .type = LR_WIRE_OK, .id = m.id };
         int rc = 0;
@@ -1420,6 +1431,28 @@ test_closed_mid_plan(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "timed out"));
     CU_ASSERT_PTR_NULL(strstr(why, "run again"));
     op_timeout = 30;
+
+    /* Run again after a close, the plan failing for another cause (the
+     * new connection refused): the failure still says the plan was run
+     * again and why, which it dropped before (only a plan found, or one
+     * closed in every run, said so). */
+    op_close = 2;
+    op_close_at = 4;
+    op_close_conns = 1;
+    op_refuse_from = 1;
+    CU_ASSERT_EQUAL(plan_old(3699, 2, &verdict, why, sizeof why, res,
+                             &closes, &connected), EUSERS);
+    CU_ASSERT_EQUAL(closes, 1);
+    snprintf(want, sizeof want, "agent %s failed: 127.0.0.1 port ", dc0);
+    CU_ASSERT(!strncmp(why, want, strlen(want)));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "(refused: at most 16 connections"));
+    snprintf(want, sizeof want, "; in the run before: agent %s closed its "
+             "connection in the middle of the plan (", dc0);
+    if (!strstr(why, want) || !strstr(why, "(retry 1 of at most 2)"))
+        fprintf(stderr, "why (refused after a retry): %s\n", why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "(retry 1 of at most 2)"));
+    op_refuse_from = 0;
     op_close = op_close_at = op_close_conns = 0;
     free(res);
     free(full);
