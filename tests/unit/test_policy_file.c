@@ -298,6 +298,49 @@ test_trained_on_keys(void)
     rmdir(dir);
 }
 
+/* A job mix's GPU counts as lightrail train wrote them until
+ * 2026-12-07: the --demands it was given, verbatim, where a blank
+ * before a count was taken ("4, 8, 16").  lightrail sim --policy reads
+ * them by today's rule, which refuses " 8" ("--demands wants up to 8
+ * GPU counts ..., not ' 8'", an option the user never gave), and
+ * lightraild's strtol() took them: such a file is read as "4,8,16".
+ * Blanks elsewhere ("4 ,8") were never written: left to the readers. */
+static void
+test_demands_blanks(void)
+{
+    char dir[64], path[96], err[512];
+    struct lr_policy_meta m, back;
+    struct lr_ppo *p = NULL, *q = NULL;
+    snprintf(dir, sizeof dir, "/tmp/lr-test-policy-XXXXXX");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/blanks.pol", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_policy_load(src("tests/fuzz/corpus/policy/"
+                                             "metro-h1.pol"), &m, &p, err,
+                                         sizeof err), 0);
+    static const char *const rows[][2] = {
+        { "4, 8, 16", "4,8,16" },
+        { " 4,\t8", "4,8" },
+        { "4,8,16", "4,8,16" },
+        { "4 ,8", "4 ,8" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        snprintf(m.demands, sizeof m.demands, "%s", rows[i][0]);
+        CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &m, p, err, sizeof err),
+                              0);
+        CU_ASSERT_EQUAL_FATAL(lr_policy_load(path, &back, &q, err,
+                                             sizeof err), 0);
+        if (strcmp(back.demands, rows[i][1]))
+            fprintf(stderr, "demands '%s' read '%s'\n", rows[i][0],
+                    back.demands);
+        CU_ASSERT_STRING_EQUAL(back.demands, rows[i][1]);
+        lr_ppo_free(q);
+        q = NULL;
+    }
+    lr_ppo_free(p);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* What is no regular file is refused at once (lightraild reads the
  * policy on its event loop): a FIFO nobody writes (open() blocked for
  * good), a directory, /dev/zero (read to the cap); a regular file loads
@@ -335,6 +378,8 @@ static CU_TestInfo tests[] = {
     { "header keys that lie about the agent are refused", test_lying_header },
     { "the version is a whole number and nothing else",
       test_version_number },
+    { "a job mix's counts written with blanks are read without",
+      test_demands_blanks },
     { "a FIFO, a directory, a device are refused at once", test_not_a_file },
     { "gpus, gpu-sig and net-sig are written and read back",
       test_trained_on_keys },

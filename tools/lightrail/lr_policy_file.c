@@ -1,7 +1,9 @@
 /* lr_policy_file: see lr_policy_file.h for the format. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +136,27 @@ get_key(const char *head, const char *key, char *out, size_t len)
     return ENOENT;
 }
 
+/* Drops the white space before each item of the comma-separated list
+ * 's', in place.  lightrail train wrote --demands as it was given, and
+ * until 2026-12-07 it read a count with strtol(), which skips it: such
+ * a file ("4, 8, 16") is read as it was trained ("4,8,16"), where
+ * lightrail sim --policy-file, reading counts by today's rule, would
+ * refuse it as if the user had given --demands ' 8'.  Blanks anywhere
+ * else were refused then too, and are left to the readers. */
+static void
+pf_unblank_items(char *s)
+{
+    char *out = s;
+    bool item_start = true;
+    for (const char *in = s; *in; in++) {
+        if (item_start && isspace((unsigned char) *in))
+            continue;
+        item_start = *in == ',';
+        *out++ = *in;
+    }
+    *out = '\0';
+}
+
 int
 lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
                 struct lr_policy_meta *m, struct lr_ppo **out, char *err,
@@ -263,6 +286,8 @@ lr_policy_parse(const uint8_t *buf, size_t n, const char *name,
             m->n_act = (int) na;
         }
     }
+    if (!missing)
+        pf_unblank_items(m->demands);
     free(head);
     if (missing) {
         rc = EPROTO;
