@@ -57,4 +57,16 @@ expect_bad "two sweeps" "$B" --wide 2 --tight 2
 expect_bad "--wide runs instead" "$B" --wide 2 --runs 3
 expect_bad "--plot and --beam" "$B" --wide 2 --beam 3
 expect_bad "--beam" "$B" --beam 65
+
+# --beam 0 is the greedy chain's prefixes, as lightrail plan --beam 0 and
+# lightraild's cdynp-beam 0 take it (-1, its older spelling, still is);
+# it was the default width 8.  One instance and one run: only the line
+# that says which search the timed cases made is looked at.
+if "$B" --instances 1 --runs 1 --beam 0 > "$tmp/beam" 2>&1 \
+   && grep -q "^Beyond 6 DCs: the greedy chain's prefixes only (--beam 0)" \
+           "$tmp/beam"; then
+    ok "--beam 0: the greedy chain's prefixes, as plan --beam 0"
+else
+    notok "--beam 0: $(grep -i 'beyond\|beam' "$tmp/beam")"
+fi
 lr_summary

@@ -74,9 +74,9 @@ static const char usage[] =
     "  --plot FILE.png  search time against layers and DCs, as a PNG\n"
     "  --beam B         beam width of the timed cases beyond 6 DCs (default "
     "8;\n"
-    "                   -1: the greedy chain's prefixes only, the search "
-    "before\n"
-    "                   2026-12-06)\n"
+    "                   0, or -1: the greedy chain's prefixes only, the "
+    "search\n"
+    "                   before 2026-12-06, as lightrail plan --beam 0)\n"
     "  --tight N        instead of all the above: N random instances where "
     "memory\n"
     "                   binds (tests/unit/lr_test_tight.h) planned by "
@@ -456,8 +456,13 @@ main(int argc, char **argv)
             bad = parse_count("tight", optarg, 1, 100000000, &tight);
             break;
         case 'b':
+            /* As lightrail plan --beam and cdynp-beam read it: 0 the
+             * greedy prefixes (-1, this option's older spelling, too),
+             * not the default width it was here. */
             bad = parse_count("beam", optarg, -1, LR_CDYNP_MAX_BEAM,
                               &beam_width);
+            if (!bad)
+                beam_width = lr_cdynp_beam_option(beam_width);
             break;
         case 'w':
             bad = parse_count("wide", optarg, 1, 100000000, &wide);
@@ -561,7 +566,7 @@ main(int argc, char **argv)
            runs < 5 ? runs : 5);
     if (beam_width < 0)
         printf("Beyond %d DCs: the greedy chain's prefixes only "
-               "(--beam -1).\n\n", LR_CDYNP_ALL_ORDERS);
+               "(--beam 0).\n\n", LR_CDYNP_ALL_ORDERS);
     else
         printf("Beyond %d DCs: beam width %d (narrower where it would run "
                "more than %d chains).\n\n", LR_CDYNP_ALL_ORDERS,
