@@ -340,18 +340,24 @@ test_incompatible_policy(void)
     CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err, sizeof err),
                           0);
     check_bad_policy(path, "demand 'banana' is no GPU count");
-    /* strtol() took the blank (or tab) before 8 as no part of the
-     * number: a demand is lr_parse_long()'s, as the header's others. */
-    static const char *const loose[] = { "4, 8", "4,\t8" };
-    static const char *const says[] = { "demand ' 8' is no GPU count",
-                                        "demand '\t8' is no GPU count" };
+    /* A demand is lr_parse_long()'s, as the header's others are, but a
+     * file that lightrail train wrote from `--demands "4, 8, 16"` (which
+     * strtol() took) is read as it was trained: lr_policy_parse() drops
+     * the blank (or tab) before each item, so the policy stays usable. */
+    static const char *const loose[] = { "4, 8, 16", "4,\t8,\t16" };
     for (size_t i = 0; i < sizeof loose / sizeof *loose; i++) {
         bad = meta;
         snprintf(bad.demands, sizeof bad.demands, "%s", loose[i]);
         snprintf(path, sizeof path, "%s/loose%zu.pol", dir, i);
         CU_ASSERT_EQUAL_FATAL(lr_policy_save(path, &bad, agent, err,
                                              sizeof err), 0);
-        check_bad_policy(path, says[i]);
+        struct lr_ctl *c = open_ctl(path, -1);
+        bool usable = false;
+        const char *why = lr_ctl_ppo_status(c, &usable);
+        CU_ASSERT_TRUE(usable);
+        if (!usable && why)
+            printf("(%s: %s) ", loose[i], why);
+        lr_ctl_free(c);
     }
     /* strtok_r() skipped empty elements: "4,,8" loaded as 4,8 and a
      * trailing "4,8," as 4,8, a job mix the agent was not trained on,
