@@ -272,9 +272,27 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
     if (ret) {
         char e2[256];
         int undo_failed = 0;
-        /* A timed-out install may have happened: remove it, best effort. */
-        if (ret == ETIMEDOUT && steps[done].install)
-            (void) sb_mno_connect(d, &steps[done].r, false, e2, sizeof e2);
+        /* A timed-out install may have happened: remove it, best effort.
+         * A removal the emulator refuses leaves the rule there if the
+         * install was done, and read() and reconciliation see only the
+         * record ("read the device back" would not find it): it goes on
+         * the record, in the room reserved for the batch, so that a
+         * DELETE can remove it.  A removal that times out too is queued
+         * behind the install at the emulator, likely done after it: not
+         * recorded, said. */
+        if (ret == ETIMEDOUT && steps[done].install) {
+            int rm = sb_mno_connect(d, &steps[done].r, false, e2, sizeof e2);
+            if (rm && rm != ETIMEDOUT)
+                sb_mno_record(d, &steps[done].r, true);
+            if (rm)
+                lr_utf8_appendf(err, errlen, "; its removal failed too "
+                                "(%s): %s", e2, rm != ETIMEDOUT
+                                ? "the rule is kept on this controller's "
+                                  "record as if installed; delete it or "
+                                  "/reset the node"
+                                : "if the emulator holds it, /reset the "
+                                  "node");
+        }
         for (int i = done - 1; i >= 0; i--)
             if (sb_mno_connect(d, &steps[i].r, !steps[i].install, e2,
                                sizeof e2)) {

@@ -969,6 +969,51 @@ test_undo_refused(void)
     k->close(r2);
 }
 
+/* An install whose answer was lost (ETIMEDOUT) and whose removal, best
+ * effort, is refused too: the emulator may hold the rule.  read() answers
+ * from the driver's record, so a rule left off it is one neither read()
+ * nor reconciliation ever sees, and "read the device back" cannot find
+ * it.  It is kept on the record (its room was reserved before the
+ * batch), the line says the removal failed, and a DELETE removes it. */
+static void
+test_lost_removal_refused(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int ret, n = -1;
+    struct sb_change ch;
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch, SB_ADD, "lr/lp0", "r1-r2", "r2-r3", n_of(5, 1), 4);
+    /* The install is done and its answer cut; every /connect after it
+     * (the removal) is refused. */
+    atomic_store(&dbl.cut_connect, 1);
+    atomic_store(&dbl.fail_from, 2);
+    ret = k->apply(r2, &ch, 1, err, sizeof err);
+    atomic_store(&dbl.fail_from, 0);
+    CU_ASSERT_EQUAL(ret, ETIMEDOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "the outcome is unknown"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "; its removal failed too ("));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "kept on this controller's record"));
+    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 2);
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
+    struct sb_media_channel *mcs = NULL;
+    CU_ASSERT_EQUAL(k->read(r2, &mcs, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 1);
+    if (n == 1) {
+        CU_ASSERT_STRING_EQUAL(mcs[0].name, "lr/lp0");
+    } else {
+        fprintf(stderr, "a lost install whose removal failed: %d on "
+                "record, %d on the emulator: %s\n", n, dbl.n_rules, err);
+    }
+    free(mcs);
+    change(&ch, SB_DELETE, "lr/lp0", "", "", 0, 0);
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    k->close(r2);
+}
+
 static CU_TestInfo tests[] = {
     { "flexgrid -> 50 GHz channels", test_map },
     { "open refusals", test_open_refusals },
@@ -992,6 +1037,10 @@ static CU_TestInfo tests[] = {
       test_enomem_record },
     { "out of memory for an answer: named, a change's outcome unknown",
       test_enomem_answer },
+    /* Before test_timeout, whose late /connect the double may still be
+     * serving when the next test begins. */
+    { "a lost install whose removal fails is kept on record",
+      test_lost_removal_refused },
     { "a late answer: ETIMEDOUT", test_timeout },
     CU_TEST_INFO_NULL,
 };
