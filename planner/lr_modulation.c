@@ -193,10 +193,16 @@ modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
         lr_set_err(err, errlen, "line %d: format '%s': more than %d "
                    "formats, the most a table holds: keep those the "
                    "network uses", lineno, name, LR_MOD_MAX);
+    else if (rc == EEXIST)
+        lr_set_err(err, errlen, "line %d: format '%s': listed twice",
+                   lineno, name);
     else if (rc)
-        lr_set_err(err, errlen, "line %d: format '%s': %s", lineno, name,
-                   rc == EEXIST ? "listed twice"
-                   : "its name must be 1 to 15 characters");
+        /* The bound is the name's buffer, in bytes: a name of a few
+         * characters beyond ASCII passes it. */
+        lr_set_err(err, errlen, "line %d: format '%s': its name is %zu "
+                   "bytes: give 1 to %d bytes of UTF-8 (a character "
+                   "beyond ASCII takes 2 to 4)", lineno, name, nlen,
+                   LR_MOD_NAME_MAX - 1);
     if (rc)
         return rc;
     /* An empty cell, or a line that ends before the column, says no

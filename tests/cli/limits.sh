@@ -66,7 +66,7 @@ head -n 17 "$tmp/mod17.csv" > "$tmp/mod16.csv"
 printf 'name,maximum_length,spectral_efficiency\nabcdefghijklmnop,100,2\n' > "$tmp/modlong.csv"
 RS="rsa-sim --topology $srcdir/examples/topologies/metro.json --load 10 --requests 100 --warmup 10 --seeds 1 --quiet"
 expect_bad "line 18: format 'm17': more than 16 formats" $LIGHTRAIL $RS --modulations "$tmp/mod17.csv"
-expect_bad "format 'abcdefghijklmnop': its name must be 1 to 15 characters" \
+expect_bad "format 'abcdefghijklmnop': its name is 16 bytes: give 1 to 15 bytes" \
     $LIGHTRAIL $RS --modulations "$tmp/modlong.csv"
 $LIGHTRAIL $RS --modulations "$tmp/mod16.csv" > "$tmp/out" 2>&1 \
     && ok "rsa-sim with 16 formats" || notok "rsa-sim with 16 formats: $(cat "$tmp/out")"

@@ -302,6 +302,15 @@ test_csv_refusals(void)
           "characters; byte 3 is 0x1b" },
         { "name,maximum_length,spectral_efficiency\n"
           "Q\xed\xa0\x80,2500,2\n", EINVAL, "byte 2 is 0xed" },
+        /* The bound is bytes, as controller.md says: 6 characters of 3
+         * bytes each were refused as over "15 characters". */
+        { "name,maximum_length,spectral_efficiency\n"
+          "\xe5\x85\x89\xe5\x85\x89\xe5\x85\x89\xe5\x85\x89"
+          "\xe5\x85\x89\xe5\x85\x89,2500,2\n", EINVAL,
+          "its name is 18 bytes: give 1 to 15 bytes of UTF-8 (a character "
+          "beyond ASCII takes 2 to 4)" },
+        { "name,maximum_length,spectral_efficiency\n,2500,2\n", EINVAL,
+          "line 2: format '': its name is 0 bytes: give 1 to 15" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct lr_modtable t;

@@ -93,7 +93,7 @@ usage(FILE *f)
 "                      (default 0.001)\n"
 "  --modulations FILE  reach table as CSV name,maximum_length,\n"
 "                      spectral_efficiency,..., at most 16 formats with\n"
-"                      bare names of 1 to 15 characters (no quotes, no\n"
+"                      bare names of 1 to 15 bytes (no quotes, no\n"
 "                      spaces around them; a UTF-8 byte order mark is\n"
 "                      skipped) (default: the\n"
 "                      DeepRMSA table); a minimum_osnr column, unused\n"
