@@ -24,7 +24,9 @@
  * tracks, per pair, the record the coordinator's last STEP named and the
  * one the inner party was last sent.  A BACKTRACK not answered before,
  * after a STEP answered from the memo, first sends that STEP again (its
- * stored request) so the inner party backtracks the right one.  Only
+ * stored request) so the inner party backtracks the right one; an
+ * answer to it other than the one kept is EPROTO (a party at fault:
+ * the chain used the first).  Only
  * answers (0, and ENOENT "nothing fits" of a STEP) are kept; any other
  * error passes through, and a pair whose last STEP failed so is passed
  * through until its next STEP.
@@ -388,6 +390,28 @@ memo_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
     return err;
 }
 
+/* Whether 'out', the inner party's answer to 'r' sent again, is the one
+ * kept: entry by entry, field by field (an entry's padding is no part of
+ * it). */
+static bool
+same_answer(const struct memo_rec *r, const struct lr_cdynp_summary *out)
+{
+    if (r->err)
+        return true;
+    if (out->n != r->out_head.n)
+        return false;
+    for (int i = 0; i < out->n; i++) {
+        const struct lr_cdynp_entry *a = &out->e[i], *b = &r->out_e[i];
+        if (a->layer != b->layer || a->stages != b->stages
+            || memcmp(&a->cost.bottleneck, &b->cost.bottleneck,
+                      sizeof a->cost.bottleneck)
+            || memcmp(&a->cost.sum, &b->cost.sum, sizeof a->cost.sum)
+            || memcmp(&a->cost.sync, &b->cost.sync, sizeof a->cost.sync))
+            return false;
+    }
+    return true;
+}
+
 /* Has the inner party run 'r' again, so that it backtracks it. */
 static int
 replay(struct memo_party *mp, struct memo_pair *pair, struct memo_rec *r)
@@ -410,8 +434,15 @@ replay(struct memo_party *mp, struct memo_pair *pair, struct memo_rec *r)
                                 r->assumed, r->has_in ? in : NULL,
                                 r->has_link ? &r->link : NULL, r->position,
                                 r->lo, r->hi, mp->scratch[1]);
-    if (err != r->err)
-        return err ? err : EIO;   /* not the answer it gave: no answer */
+    /* An error of its own (a lost connection, a bound) is the party's,
+     * said by it.  Any other answer than the one the memo gave is none:
+     * the coordinator's chain used the first, and the party would
+     * backtrack the second.  ENOENT in particular must not pass, as the
+     * BACKTRACK's answer it would read as "does not fit memory". */
+    if (err && err != ENOENT && err != r->err)
+        return err;
+    if (err != r->err || !same_answer(r, mp->scratch[1]))
+        return EPROTO;
     pair->sent = r;
     return 0;
 }

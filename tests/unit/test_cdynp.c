@@ -2332,6 +2332,106 @@ test_party_bytes_reserved(void)
     lr_model_free(m);
 }
 
+/* A party whose answer to a STEP of window 0-0 changes after its first
+ * (an agent at fault: its DP is deterministic): then nothing fits
+ * (ENOENT) or the entry's cost doubles ('drift'). */
+struct flaky_party {
+    struct lr_cdynp_party base;
+    int steps_00, drift;
+};
+
+static int
+flaky_compute(struct lr_cdynp_party *p, double *flops)
+{
+    *flops = 1;
+    return 0;
+}
+
+static int
+flaky_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+           int assumed, const struct lr_cdynp_summary *in,
+           const struct lr_tm_link *in_link, uint16_t position, int lo,
+           int hi, struct lr_cdynp_summary *out)
+{
+    struct flaky_party *f = (struct flaky_party *) p;
+    if (lo == 0 && f->steps_00++ && !f->drift)
+        return ENOENT;
+    out->version = LR_CDYNP_VERSION;
+    out->from = position;
+    out->n = 1;
+    out->e[0] = (struct lr_cdynp_entry) { .layer = (uint32_t) hi };
+    out->e[0].cost = (struct lr_cdynp_cost) {
+        1.0 + (lo == 0 && f->steps_00 > 1), 1.0, 0.0,
+    };
+    return 0;
+}
+
+static int
+flaky_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+                int assumed, int last, int stages, int *prev_last,
+                int *prev_stages)
+{
+    *prev_last = -1;
+    *prev_stages = 0;
+    return 0;
+}
+
+static int
+flaky_finish(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+             int assumed, int first, int last, int stages, int dc_index,
+             struct lr_plan *plan, int *n_stages)
+{
+    *n_stages = 1;
+    return 0;
+}
+
+static void
+flaky_free(struct lr_cdynp_party *p)
+{
+    (void) p;
+}
+
+static const struct lr_cdynp_party_class flaky_class = {
+    flaky_compute, flaky_step, flaky_backtrack, flaky_finish, flaky_free,
+};
+
+/* A BACKTRACK after a STEP the memo answered sends that STEP again; an
+ * answer then other than the one the memo gave is no answer (EPROTO):
+ * the coordinator's chain used the first, and the party would backtrack
+ * the second.  Before, a replay answered ENOENT passed ENOENT to the
+ * BACKTRACK, which run_chain() reads as "the chain does not fit memory"
+ * (no failure said), and a replay answered with other entries was
+ * backtracked as if it were the first. */
+static void
+test_cdynp_memo_replay_differs(void)
+{
+    for (int drift = 0; drift < 2; drift++) {
+        struct flaky_party f = { .base.cls = &flaky_class, .drift = drift };
+        struct lr_cdynp_party *m = lr_cdynp_memo_party_new(&f.base);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        struct lr_cdynp_summary *out = malloc(sizeof *out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        int prev = 0, prev_stages = 0;
+        /* Window 0-0 sent, then 1-1 sent, then 0-0 from the memo. */
+        CU_ASSERT_EQUAL(m->cls->step(m, LR_CDYNP_LEX, 1, NULL, NULL, 0, 0,
+                                     0, out), 0);
+        CU_ASSERT_EQUAL(m->cls->step(m, LR_CDYNP_LEX, 1, NULL, NULL, 0, 1,
+                                     1, out), 0);
+        CU_ASSERT_EQUAL(m->cls->step(m, LR_CDYNP_LEX, 1, NULL, NULL, 0, 0,
+                                     0, out), 0);
+        CU_ASSERT_EQUAL(f.steps_00, 1);
+        int err = m->cls->backtrack(m, LR_CDYNP_LEX, 1, 0, 0, &prev,
+                                    &prev_stages);
+        CU_ASSERT_EQUAL(f.steps_00, 2);
+        CU_ASSERT_EQUAL(err, EPROTO);
+        if (err != EPROTO)
+            fprintf(stderr, "a replay answered %s: %d\n",
+                    drift ? "otherwise" : "ENOENT", err);
+        free(out);
+        m->cls->free(m);
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "a plan past 512 stages is refused as such",
       test_cdynp_too_many_stages },
@@ -2360,6 +2460,8 @@ static CU_TestInfo tests[] = {
       test_cdynp_beam_bound_skips },
     { "the memo of a party's answers: the same plan, fewer requests",
       test_cdynp_memo_same_plan },
+    { "the memo: a STEP sent again answered otherwise is no answer",
+      test_cdynp_memo_replay_differs },
     { "random instances over a range of DC counts",
       test_instance_random_dcs },
     { "no plan for memory, not for devices", test_cdynp_why_memory },
