@@ -2135,6 +2135,17 @@ say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
     return n;
 }
 
+/* Whether a start keeps a job of 'phase' as stored (recover()): one
+ * interrupted while provisioning is rolled back, one releasing has its
+ * release finished, so a store read as it is (lightrail-check) may hold
+ * lightpaths the start never carries. */
+static bool
+kept_as_stored(enum lr_job_phase phase)
+{
+    return phase == LR_JOB_ACTIVE || phase == LR_JOB_BLOCKED
+           || phase == LR_JOB_FAILED;
+}
+
 int
 lr_ctl_mod_mismatch(const struct lr_ctl *c, char **report)
 {
@@ -2142,7 +2153,8 @@ lr_ctl_mod_mismatch(const struct lr_ctl *c, char **report)
     size_t len = 0;
     int n = 0;
     for (int i = 0; i < c->n_jobs; i++)
-        n += say_mod_mismatch(c, &c->jobs[i], &buf, &len);
+        if (kept_as_stored(c->jobs[i].phase))
+            n += say_mod_mismatch(c, &c->jobs[i], &buf, &len);
     *report = buf;
     return n;
 }

@@ -615,7 +615,9 @@ int lr_ctl_check(struct lr_ctl *, char *err, size_t errlen);
  * a new string stored in '*report' (NULL when there is none, or no
  * memory for the text; the caller frees it).  Returns how many there
  * are.  Not a violation of lr_ctl_check()'s invariants: such a
- * lightpath is held and carried as stored. */
+ * lightpath is held and carried as stored.  Only jobs a start keeps
+ * as stored (active, blocked, failed): one interrupted while
+ * provisioning or releasing is rolled back or released by it. */
 int lr_ctl_mod_mismatch(const struct lr_ctl *, char **report);
 
 #endif
