@@ -1195,6 +1195,16 @@ enum job_where_ban {
      * current()/priority]]).  Said only when nothing else is: many
      * shapes refused for a crash have one too. */
     JOB_WHERE_RESTART,
+    /* A comparison inside a predicate whose two operands are both paths
+     * from current(), a call or parentheses: XPath compares every node
+     * of one set with every node of the other, each set the job's
+     * (all its links), for each node the predicate is tried on: the
+     * job's size cubed with no nesting.  state/lightpath[current()/
+     * state/lightpath/link < current()/state/lightpath/link] took
+     * 3.77 s on one job of the most lightpaths (review, 2026-12-07).
+     * One operand from the node in context, or the comparison outside
+     * any predicate, costs the size squared at most, and stays. */
+    JOB_WHERE_CROSS,
     /* Brackets nested deeper than the parse follows (LR_XPATH_DEPTH):
      * its recursion is bounded so (68 levels around 1 = (*) = 1 leaked
      * as the chain does when a scan lost count of them). */
@@ -1467,6 +1477,34 @@ job_where_restart(const struct lr_xpath *x, int p)
            && !job_where_kind(x, x->node[path].child, LR_XPATH_STEP);
 }
 
+/* Whether operand 'i' is a set a path from current(), a call or
+ * parentheses walks from the job again (JOB_WHERE_CROSS): a path with
+ * such a head and steps after it, a filter, or one in parentheses. */
+static bool
+job_where_rewalk(const struct lr_xpath *x, int i)
+{
+    while (job_where_kind(x, i, LR_XPATH_PAREN))
+        i = x->node[i].child;
+    if (job_where_kind(x, i, LR_XPATH_FILTER))
+        return true;
+    if (!job_where_kind(x, i, LR_XPATH_PATH))
+        return false;
+    int head = x->node[i].child;
+    return head >= 0 && !job_where_kind(x, head, LR_XPATH_STEP)
+           && x->node[head].next >= 0;
+}
+
+/* Whether comparison 'i' is inside a predicate with both operands sets
+ * walked from the job again (JOB_WHERE_CROSS). */
+static bool
+job_where_cross(const struct lr_xpath *x, int i)
+{
+    int left = x->node[i].child;
+    return job_where_cmp(x, i) && job_where_pred_of(x, i) >= 0
+           && left >= 0 && job_where_rewalk(x, left)
+           && job_where_rewalk(x, x->node[left].next);
+}
+
 /* What 'and' or 'or' node 'i' may not be (JOB_WHERE_NESTED,
  * JOB_WHERE_ANDOR_VALUE): 'no_context' when the expression has a set
  * the schema check can leave with no node in context. */
@@ -1499,6 +1537,8 @@ job_where_node(const struct lr_xpath *x, int i, bool no_context,
             job_where_andor(x, i, no_context, f);
         else if (job_where_chain(x, i))
             job_where_note(f, JOB_WHERE_CHAIN, n->pos, NULL);
+        else if (job_where_cross(x, i))
+            job_where_note(f, JOB_WHERE_CROSS, n->pos, NULL);
         break;
     case LR_XPATH_CALL:
         if (lr_xpath_named(x, i, "deref"))
@@ -1695,6 +1735,18 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                      "inner paths start at the node in context, or move "
                      "the inner predicate out (state[lightpath[n < "
                      "current()/priority]] serves)", JOB_QUOTE_MAX, where);
+        return EINVAL;
+    case JOB_WHERE_CROSS:
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
+                     "'%.*s' compares two paths from current(), a call or "
+                     "parentheses inside a predicate, which compares every "
+                     "node of the job's one set with every node of the "
+                     "other for each node the predicate is tried on (the "
+                     "cost grows as the job's size cubed): send one whose "
+                     "compared paths, one of them at least, start at the "
+                     "node in context (state/lightpath[link = "
+                     "current()/state/lightpath/link] serves), or compare "
+                     "outside the predicate", JOB_QUOTE_MAX, where);
         return EINVAL;
     case JOB_WHERE_MOD:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
