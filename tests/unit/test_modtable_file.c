@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "planner/lr_modulation.h"
@@ -102,6 +103,27 @@ test_directory(void)
     check_refused(dir, "modulation-table", EISDIR, "%s: Is a directory: "
                   "give the path of a readable modulation CSV (or leave "
                   "modulation-table out for the default table)");
+}
+
+/* A FIFO with no writer: open() for reading blocked for good, so
+ * lightraild (its modulation-table) and lightrail-check never started
+ * nor said why.  Refused at once, as lr_policy_load() refuses one; the
+ * alarm ends the test program if it blocks (before: killed by it).
+ * /dev/zero, a character device, is refused the same way. */
+static void
+test_not_regular(void)
+{
+    char fifo[128];
+    snprintf(fifo, sizeof fifo, "%s/fifo.csv", dir);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    alarm(5);
+    check_refused(fifo, "modulation-table", EINVAL, "%s: not a regular "
+                  "file: give the path of a readable modulation CSV (or "
+                  "leave modulation-table out for the default table)");
+    check_refused("/dev/zero", NULL, EINVAL, "%s: not a regular file: "
+                  "give the path of a readable modulation CSV");
+    alarm(0);
+    unlink(fifo);
 }
 
 /* One byte over the limit is refused before it is parsed; a file of
@@ -198,6 +220,7 @@ test_bad_text(void)
 static CU_TestInfo tests[] = {
     { "a missing file: named, what to give", test_missing },
     { "a directory: EISDIR, what to give", test_directory },
+    { "a FIFO, a device: refused at once", test_not_regular },
     { "over 64 KiB refused, 64 KiB loads", test_size_limit },
     { "an empty file is said to be empty", test_empty },
     { "a good file replaces the table", test_good },

@@ -2,9 +2,12 @@
  * lr_modtable_file: see lr_modtable_file.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "planner/lr_modulation.h"
 #include "tools/lightrail/lr_modtable_file.h"
@@ -34,6 +37,41 @@ lr_modtable_empty(char *err, size_t errlen, const char *path,
     return EINVAL;
 }
 
+/* The file at 'path' opened for reading in '*f', or an errno value with
+ * the line in err[].  Non-blocking, and a regular file only: a FIFO
+ * with no writer would block open() for good, and lightraild and
+ * lightrail-check would never start nor say why (lr_policy_load()
+ * refuses one alike).  A directory keeps strerror's reason. */
+static int
+lr_modtable_open(const char *path, const char *opt, FILE **f, char *err,
+                 size_t errlen)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc = 0;
+    if (fd < 0)
+        return lr_modtable_unreadable(err, errlen, errno ? errno : EIO,
+                                      path, opt);
+    if (fstat(fd, &st)) {
+        rc = lr_modtable_unreadable(err, errlen, errno ? errno : EIO, path,
+                                    opt);
+    } else if (S_ISDIR(st.st_mode)) {
+        rc = lr_modtable_unreadable(err, errlen, EISDIR, path, opt);
+    } else if (!S_ISREG(st.st_mode)) {
+        rc = EINVAL;
+        snprintf(err, errlen, "%s: not a regular file: give the path of a "
+                 "readable modulation CSV%s%s%s", path,
+                 opt ? " (or leave " : "", opt ? opt : "",
+                 opt ? " out for the default table)" : "");
+    } else if (!(*f = fdopen(fd, "rb"))) {
+        rc = lr_modtable_unreadable(err, errlen, errno ? errno : EIO, path,
+                                    opt);
+    } else {
+        return 0;   /* fd is *f's now */
+    }
+    close(fd);
+    return rc;
+}
+
 int
 lr_modtable_load(const char *path, const char *opt, struct lr_modtable *t,
                  char *err, size_t errlen)
@@ -47,11 +85,8 @@ lr_modtable_load(const char *path, const char *opt, struct lr_modtable *t,
         snprintf(err, errlen, "%s: out of memory reading it", path);
         goto cleanup;
     }
-    if (!(f = fopen(path, "rb"))) {
-        rc = lr_modtable_unreadable(err, errlen, errno ? errno : EIO, path,
-                                    opt);
+    if ((rc = lr_modtable_open(path, opt, &f, err, errlen)))
         goto cleanup;
-    }
     /* One byte past the limit tells a file at the limit from a larger
      * one. */
     len = fread(text, 1, LR_MODTABLE_FILE_MAX + 1, f);

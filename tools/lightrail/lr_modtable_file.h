@@ -24,7 +24,9 @@ struct lr_modtable;
  * reason, not "no formats"), then "give the path of a readable
  * modulation CSV (or leave OPT out for the default table)" when 'opt'
  * (the option or leaf that named the file: "--modulations",
- * "modulation-table") is not NULL; for an empty file "PATH: the file is
+ * "modulation-table") is not NULL; for a FIFO or a device (no regular
+ * file, no directory) "PATH: not a regular file: give ..." (EINVAL) at
+ * once, the file opened non-blocking; for an empty file "PATH: the file is
  * empty: give a modulation CSV, ..." (EINVAL), the same hint after it;
  * for its text "PATH: line N: ..."
  * (lr_modtable_parse_csv()), its control characters made spaces, since
