@@ -69,6 +69,23 @@ dbl_int(const char *s)
     return !*end;
 }
 
+/* Counts '*nth' down (1: this request) and, when it is this one, cuts
+ * the answer about to be sent: the request was done and its answer is
+ * lost on the way (a length the body does not reach, and the
+ * connection closed after it). */
+static void
+dbl_cut_if(struct evhttp_request *req, atomic_int *nth)
+{
+    int cut = atomic_load(nth);
+    if (cut > 0)
+        atomic_store(nth, cut - 1);
+    if (cut == 1) {
+        struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+        evhttp_add_header(h, "Content-Length", "100");
+        evhttp_add_header(h, "Connection", "close");
+    }
+}
+
 static void
 dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
 {
@@ -134,6 +151,7 @@ dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
         for (int i = 0; i < dbl.n_rules; i++)
             if (!memcmp(&dbl.rules[i], &r, sizeof r)) {
                 dbl.rules[i] = dbl.rules[--dbl.n_rules];
+                dbl_cut_if(req, &dbl.cut_remove);
                 dbl_text(req, "text/html", "OK");
                 return;
             }
@@ -142,16 +160,7 @@ dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
     }
     if (dbl.n_rules < MAX_RULES)
         dbl.rules[dbl.n_rules++] = r;
-    int cut = atomic_load(&dbl.cut_connect);
-    if (cut > 0)
-        atomic_store(&dbl.cut_connect, cut - 1);
-    if (cut == 1) {
-        /* Done, and the answer lost on the way: a length the body does
-         * not reach, and the connection closed after it. */
-        struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-        evhttp_add_header(h, "Content-Length", "100");
-        evhttp_add_header(h, "Connection", "close");
-    }
+    dbl_cut_if(req, &dbl.cut_connect);
     dbl_text(req, "text/html", "OK");
 }
 
@@ -274,6 +283,7 @@ mno_double_reset(void)
     atomic_store(&dbl.fail_from, 0);
     atomic_store(&dbl.late_connect_ms, 0);
     atomic_store(&dbl.cut_connect, 0);
+    atomic_store(&dbl.cut_remove, 0);
     atomic_store(&dbl.hide_r2, false);
     atomic_store(&dbl.short_ports, false);
 }

@@ -9,7 +9,7 @@
  * bare Infinity in the monitor's JSON).  Faults: the Nth /connect from
  * now fails with 500, r2 disappears (404), /ports of r3 lacks a port
  * /links gives it, the next /connect answers late, or the Nth install
- * from now is done and its answer cut short.  Used by
+ * (or removal) from now is done and its answer cut short.  Used by
  * tests/unit/test_sb_mnoptical.c and, as a process, by
  * tests/cli/mnoptical.sh (tests/cli/mno_double_main.c).
  *
@@ -61,6 +61,9 @@ struct mno_double {
                                    * rule from now (1: the next) is done,
                                    * and its answer cut short (the
                                    * connection closed mid-body) */
+    atomic_int cut_remove;        /* likewise the Nth /connect removing a
+                                   * ROADM rule the double holds:
+                                   * removed, its answer cut short */
     double gosnr;
 };
 
