@@ -32,7 +32,9 @@
  * opened the device (a restart of lightraild), are invisible -- they are
  * never reported as drift nor removed; after a restart reconcile re-
  * installs the store's channels over them.  Reset the emulator's ROADMs
- * (/reset) when starting the controller against a used emulation.
+ * (/reset) when starting the controller against a used emulation.  A
+ * rule whose request had no answer stays on the record marked unknown
+ * (sb_mno_record()) and is shown; a DELETE settles it.
  *
  * Errors: the emulator's HTML pages become one line (404: unknown node,
  * ENOENT; 500: bad parameter, EPROTO); transport errors as sb_http.h.
@@ -54,6 +56,9 @@ struct sb_mno_rule {
     struct sb_media_channel mc;
     int port1, port2;
     int first, count;         /* channels first .. first + count - 1 */
+    bool unknown;             /* on the record, but whether the emulator
+                               * holds it is unknown: a request on it had
+                               * no answer (sb_mno_record()) */
 };
 
 struct sb_mnoptical {
@@ -156,24 +161,52 @@ struct sb_mno_step {
     struct sb_mno_rule r;
 };
 
+/* What the record says of a rule after a failed batch. */
+enum sb_mno_held {
+    SB_MNO_GONE,              /* the emulator does not hold it */
+    SB_MNO_HELD,              /* it does */
+    SB_MNO_UNKNOWN,           /* it may: a request on it had no answer */
+};
+
 /* The record of what this controller installed, after a rule's install
- * ('installed') or removal that could not be undone: so that read()
- * shows it and reconciliation can remove it.  Allocates nothing: the
- * batch reserved room for every rule it may leave (sb_mno_reserve()),
- * so that a rule sent is never left off the record for want of
- * memory. */
+ * or removal that could not be undone, or whose answer was lost: so
+ * that read() shows every rule the emulator may hold, and a DELETE (or
+ * reconciliation's) can remove it.  A rule held UNKNOWN is shown as
+ * any other: the emulator cannot be asked (no rule listing), and a
+ * rule left off the record could never be removed but by /reset;
+ * its mark makes the removal that settles it take the emulator's 500
+ * for a rule it does not hold as done (sb_mno_remove_settles()).
+ * Allocates nothing: the batch reserved room for every rule it may
+ * leave (sb_mno_reserve()), so that a rule sent is never left off the
+ * record for want of memory. */
 static void
 sb_mno_record(struct sb_mnoptical *d, const struct sb_mno_rule *r,
-              bool installed)
+              enum sb_mno_held held)
 {
     int at = sb_mno_find(d->rules, d->n_rules, r->mc.name);
-    if (!installed) {
+    if (held == SB_MNO_GONE) {
         if (at >= 0)
             d->rules[at] = d->rules[--d->n_rules];
         return;
     }
     if (at < 0 && d->n_rules < d->cap_rules)
-        d->rules[d->n_rules++] = *r;
+        d->rules[at = d->n_rules++] = *r;
+    if (at >= 0)
+        d->rules[at].unknown = held == SB_MNO_UNKNOWN;
+}
+
+/* Whether the emulator's answer 'ret' to the removal of 'r' is done.
+ * Mininet-Optical refuses to remove a rule it does not hold (500,
+ * EPROTO): for a rule whose presence is unknown that refusal is the
+ * answer sought, the rule is not there, and the removal is done; were
+ * it taken as a refusal the rule could never leave the record (each
+ * DELETE refused again) but by /reset.  For a rule the record knows
+ * installed it stays a refusal.  The parameters are the ones its
+ * install was sent with, so a 500 says nothing else of them. */
+static bool
+sb_mno_remove_settles(const struct sb_mno_rule *r, int ret)
+{
+    return !ret || (ret == EPROTO && r->unknown);
 }
 
 /* Room in the record for 'n' more rules than it holds, made before a
@@ -265,10 +298,15 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
             goto cleanup;
         }
     }
-    for (done = 0; done < n_steps; done++)
-        if ((ret = sb_mno_connect(d, &steps[done].r, steps[done].install,
-                                  err, errlen)))
+    for (done = 0; done < n_steps; done++) {
+        ret = sb_mno_connect(d, &steps[done].r, steps[done].install, err,
+                             errlen);
+        if (!steps[done].install && sb_mno_remove_settles(&steps[done].r,
+                                                          ret))
+            ret = 0;
+        if (ret)
             break;
+    }
     if (ret) {
         char e2[256];
         int undo_failed = 0;
@@ -283,7 +321,7 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
         if (ret == ETIMEDOUT && steps[done].install) {
             int rm = sb_mno_connect(d, &steps[done].r, false, e2, sizeof e2);
             if (rm && rm != ETIMEDOUT)
-                sb_mno_record(d, &steps[done].r, true);
+                sb_mno_record(d, &steps[done].r, SB_MNO_HELD);
             if (rm)
                 lr_utf8_appendf(err, errlen, "; its removal failed too "
                                 "(%s): %s", e2, rm != ETIMEDOUT
@@ -293,12 +331,32 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                                 : "if the emulator holds it, /reset the "
                                   "node");
         }
-        for (int i = done - 1; i >= 0; i--)
-            if (sb_mno_connect(d, &steps[i].r, !steps[i].install, e2,
-                               sizeof e2)) {
+        /* A removal whose answer was lost may have been done: the rule
+         * stays on the record, as the failed batch leaves it, marked
+         * unknown so that a DELETE again is taken as done when the
+         * emulator no longer holds it (sb_mno_remove_settles()). */
+        else if (ret == ETIMEDOUT) {
+            sb_mno_record(d, &steps[done].r, SB_MNO_UNKNOWN);
+            lr_utf8_appendf(err, errlen, "; %s stays on this controller's "
+                            "record, marked unknown: delete it again (a "
+                            "refusal to remove a rule the emulator does "
+                            "not hold counts as done)",
+                            steps[done].r.mc.name);
+        }
+        /* An undone install is a rule the record did not hold: its
+         * removal refused is a refusal (the rule stays, held), and a
+         * re-installed removal refused leaves it gone. */
+        for (int i = done - 1; i >= 0; i--) {
+            int un = sb_mno_connect(d, &steps[i].r, !steps[i].install, e2,
+                                    sizeof e2);
+            if (un) {
                 undo_failed++;
-                sb_mno_record(d, &steps[i].r, steps[i].install);
+                sb_mno_record(d, &steps[i].r,
+                              un == ETIMEDOUT ? SB_MNO_UNKNOWN
+                              : steps[i].install ? SB_MNO_HELD
+                                                 : SB_MNO_GONE);
             }
+        }
         if (undo_failed) {
             /* Not "nothing applied": the caller reads the node back, and
              * the record shows what is left (reconcile removes it). */

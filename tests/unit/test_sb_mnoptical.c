@@ -1014,6 +1014,109 @@ test_lost_removal_refused(void)
     k->close(r2);
 }
 
+/* A DELETE whose removal was done and its answer lost (ETIMEDOUT): the
+ * rule stays on the record, the outcome being unknown, and a DELETE
+ * again is how it goes.  Before, that retry was refused for good
+ * (EPROTO: the emulator's 500 for a rule it no longer holds) until the
+ * node was reset.  Now the rule is marked unknown and the retry's 500
+ * counts as done; a rule the record knows is installed keeps its 500 as
+ * a refusal. */
+static void
+test_delete_lost(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int ret, n = -1;
+    struct sb_change ch[2];
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch[0], SB_ADD, "dl/lp0", "r1-r2", "r2-r3", n_of(7, 1), 4);
+    change(&ch[1], SB_ADD, "dl/lp1", "r1-r2", "r2-r3", n_of(8, 1), 4);
+    CU_ASSERT_EQUAL_FATAL(k->apply(r2, ch, 2, err, sizeof err), 0);
+    change(&ch[0], SB_DELETE, "dl/lp0", "", "", 0, 0);
+    /* Known installed: the emulator's refusal is one. */
+    atomic_store(&dbl.fail_connect, 1);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), EPROTO);
+    CU_ASSERT_EQUAL(dbl.n_rules, 2);
+    atomic_store(&dbl.cut_remove, 1);
+    ret = k->apply(r2, ch, 1, err, sizeof err);
+    CU_ASSERT_EQUAL(ret, ETIMEDOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "the outcome is unknown"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "; dl/lp0 stays on this "
+                                       "controller's record, marked "
+                                       "unknown: delete it again"));
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
+    struct sb_media_channel *mcs = NULL;
+    CU_ASSERT_EQUAL(k->read(r2, &mcs, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 2);
+    free(mcs);
+    ret = k->apply(r2, ch, 1, err, sizeof err);
+    CU_ASSERT_EQUAL(ret, 0);
+    if (ret)
+        fprintf(stderr, "a DELETE again after a lost one: %d: %s\n", ret,
+                err);
+    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 5);
+    CU_ASSERT_STRING_EQUAL(dbl.calls[4], "node=r2&port1=11&port2=12&"
+                           "channels=7&action=remove");
+    CU_ASSERT_EQUAL(k->read(r2, &mcs, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 1);
+    if (n == 1)
+        CU_ASSERT_STRING_EQUAL(mcs[0].name, "dl/lp1");
+    free(mcs);
+    /* The other rule, never in doubt, is removed as ever. */
+    change(&ch[0], SB_DELETE, "dl/lp1", "", "", 0, 0);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    k->close(r2);
+}
+
+/* A batch that removed a rule and then failed re-installs it (undo);
+ * that re-install's answer lost, the emulator may hold the rule again.
+ * Before, the record dropped it as if the undo had been refused: the
+ * emulator held a rule read() never showed and no DELETE could name
+ * (ENOENT).  It stays on the record marked unknown, and a DELETE
+ * removes it. */
+static void
+test_undo_lost(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int ret, n = -1;
+    struct sb_change ch[2];
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch[0], SB_ADD, "ul/lp0", "r1-r2", "r2-r3", n_of(3, 1), 4);
+    CU_ASSERT_EQUAL_FATAL(k->apply(r2, ch, 1, err, sizeof err), 0);
+    change(&ch[0], SB_DELETE, "ul/lp0", "", "", 0, 0);
+    change(&ch[1], SB_ADD, "ul/lp1", "r1-r2", "r2-r3", n_of(4, 1), 4);
+    /* The removal is done, the install refused, the re-install done
+     * and its answer cut. */
+    atomic_store(&dbl.fail_connect, 2);
+    atomic_store(&dbl.cut_connect, 1);
+    ret = k->apply(r2, ch, 2, err, sizeof err);
+    CU_ASSERT_EQUAL(ret, ETIMEDOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "1 of 1 earlier rule(s) of the "
+                                       "batch could not be undone"));
+    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 4);
+    CU_ASSERT_STRING_EQUAL(dbl.calls[3], "node=r2&port1=11&port2=12&"
+                           "channels=3&action=install");
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
+    struct sb_media_channel *mcs = NULL;
+    CU_ASSERT_EQUAL(k->read(r2, &mcs, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 1);
+    if (n == 1)
+        CU_ASSERT_STRING_EQUAL(mcs[0].name, "ul/lp0");
+    free(mcs);
+    ret = k->apply(r2, ch, 1, err, sizeof err);
+    CU_ASSERT_EQUAL(ret, 0);
+    if (ret)
+        fprintf(stderr, "a DELETE after a lost undo: %d: %s\n", ret, err);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    k->close(r2);
+}
+
 static CU_TestInfo tests[] = {
     { "flexgrid -> 50 GHz channels", test_map },
     { "open refusals", test_open_refusals },
@@ -1041,6 +1144,9 @@ static CU_TestInfo tests[] = {
      * serving when the next test begins. */
     { "a lost install whose removal fails is kept on record",
       test_lost_removal_refused },
+    { "a lost DELETE: marked unknown, a DELETE again settles it",
+      test_delete_lost },
+    { "a lost undo: on record, unknown", test_undo_lost },
     { "a late answer: ETIMEDOUT", test_timeout },
     CU_TEST_INFO_NULL,
 };
