@@ -311,25 +311,25 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
         char e2[256];
         int undo_failed = 0;
         /* A timed-out install may have happened: remove it, best effort.
-         * A removal the emulator refuses leaves the rule there if the
-         * install was done, and read() and reconciliation see only the
-         * record ("read the device back" would not find it): it goes on
-         * the record, in the room reserved for the batch, so that a
-         * DELETE can remove it.  A removal that times out too is queued
-         * behind the install at the emulator, likely done after it: not
-         * recorded, said. */
+         * A removal the emulator refuses (it does not hold the rule, or
+         * not yet) or whose answer is lost too (it may have come before
+         * the install, or not at all) leaves the rule there or not, and
+         * read() and reconciliation see only the record ("read the
+         * device back" would not find it): it goes on the record marked
+         * unknown, in the room reserved for the batch, so that a DELETE
+         * settles it either way.  Until 2026-12-07 a lost removal left
+         * it off the record. */
         if (ret == ETIMEDOUT && steps[done].install) {
             int rm = sb_mno_connect(d, &steps[done].r, false, e2, sizeof e2);
-            if (rm && rm != ETIMEDOUT)
-                sb_mno_record(d, &steps[done].r, SB_MNO_HELD);
-            if (rm)
+            if (rm) {
+                sb_mno_record(d, &steps[done].r, SB_MNO_UNKNOWN);
                 lr_utf8_appendf(err, errlen, "; its removal failed too "
-                                "(%s): %s", e2, rm != ETIMEDOUT
-                                ? "the rule is kept on this controller's "
-                                  "record as if installed; delete it or "
-                                  "/reset the node"
-                                : "if the emulator holds it, /reset the "
-                                  "node");
+                                "(%s): the rule is kept on this "
+                                "controller's record, marked unknown: "
+                                "delete it (a refusal to remove a rule "
+                                "the emulator does not hold counts as "
+                                "done) or /reset the node", e2);
+            }
         }
         /* A removal whose answer was lost may have been done: the rule
          * stays on the record, as the failed batch leaves it, marked
