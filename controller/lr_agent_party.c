@@ -1271,6 +1271,26 @@ old_agents(const struct lr_cluster *cl, struct lr_cdynp_party *const *parties,
     return 0;
 }
 
+/* When memo party 'm' around agent 'ap' failed the plan because the
+ * agent answered a STEP sent again otherwise than the first time, that
+ * is the agent's failure, said so: the memo's EPROTO names no one, and
+ * agent_failure() would say only "a data center failed: Protocol
+ * error". */
+static void
+memo_differed(const struct lr_cdynp_party *m, struct agent_party *ap)
+{
+    enum lr_cdynp_objective obj;
+    int lo, hi;
+    if (ap->failed || !lr_cdynp_memo_party_differed(m, &obj, &lo, &hi))
+        return;
+    fail(ap, EPROTO, "%s port %d answered the same step (%s, last layer "
+         "in %d-%d) otherwise than the first time, sent again before a "
+         "backtrack: an agent must answer a request as it did; see its "
+         "log, and restart it", ap->address, ap->port,
+         lr_wire_objective_name(obj), lo, hi);
+    ap->answered = true;
+}
+
 /* One run of lr_agent_plan() (its contract), the plan's deadline set. */
 static int
 plan_once(const struct lr_cluster *cl, struct lr_cdynp_party *const *parties,
@@ -1319,8 +1339,11 @@ plan_once(const struct lr_cluster *cl, struct lr_cdynp_party *const *parties,
         *verdict = lr_cdynp_plan_parties(view, asked, opts, res, plan,
                                          &perr);
         for (int k = 0; k < cl->n_dcs; k++)
-            if (asked[k] != parties[k])
+            if (asked[k] != parties[k]) {
+                if (perr)
+                    memo_differed(asked[k], ap_of(parties[k]));
                 asked[k]->cls->free(asked[k]);
+            }
         if (perr)
             rc = agent_failure(cl, parties, perr, why, len);
         else

@@ -394,6 +394,16 @@ struct lr_cdynp_memo_counts {
 struct lr_cdynp_memo_counts
 lr_cdynp_memo_party_counts(const struct lr_cdynp_party *p);
 
+/* Whether memo party 'p' (as for lr_cdynp_memo_party_set_bound()) had
+ * its inner party answer a STEP sent again (a replay) otherwise than the
+ * first time, and so failed a BACKTRACK with EPROTO: the inner party is
+ * at fault, and the EPROTO alone does not say which party raised it.
+ * When so, the first such STEP's objective and window in '*obj', '*lo',
+ * '*hi'. */
+bool lr_cdynp_memo_party_differed(const struct lr_cdynp_party *p,
+                                  enum lr_cdynp_objective *obj, int *lo,
+                                  int *hi);
+
 /* ---- the coordinator (lr_cdynp_chain.c) ---- */
 
 struct lr_cdynp_options {

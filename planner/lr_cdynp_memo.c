@@ -98,6 +98,10 @@ struct memo_party {
     struct memo_pair *pair;
     int n_pairs, cap_pairs;
     struct lr_cdynp_summary *scratch[2];   /* a replay's in and out */
+    /* The first STEP the inner party answered otherwise when sent
+     * again (replay()'s EPROTO), for the caller to name the party at
+     * fault: the EPROTO alone names none. */
+    const struct memo_rec *differed;
     struct lr_cdynp_memo_counts counts;
 };
 
@@ -441,8 +445,11 @@ replay(struct memo_party *mp, struct memo_pair *pair, struct memo_rec *r)
      * BACKTRACK's answer it would read as "does not fit memory". */
     if (err && err != ENOENT && err != r->err)
         return err;
-    if (err != r->err || !same_answer(r, mp->scratch[1]))
+    if (err != r->err || !same_answer(r, mp->scratch[1])) {
+        if (!mp->differed)
+            mp->differed = r;
         return EPROTO;
+    }
     pair->sent = r;
     return 0;
 }
@@ -576,4 +583,17 @@ lr_cdynp_memo_party_counts(const struct lr_cdynp_party *p)
     struct lr_cdynp_memo_counts c = mp->counts;
     c.bytes = (double) mp->bytes;
     return c;
+}
+
+bool
+lr_cdynp_memo_party_differed(const struct lr_cdynp_party *p,
+                             enum lr_cdynp_objective *obj, int *lo, int *hi)
+{
+    const struct memo_rec *r = ((const struct memo_party *) p)->differed;
+    if (!r)
+        return false;
+    *obj = (enum lr_cdynp_objective) r->obj;
+    *lo = r->lo;
+    *hi = r->hi;
+    return true;
 }

@@ -971,8 +971,10 @@ test_evicted_mid_job(void)
  * refusal of an agent from before those objectives (ERROR of id 0,
  * EINVAL, "malformed frame: closing", the connection closed); 1, an
  * agent's own refusal of that request (E2BIG, its work bound); 2, an
- * answer, as a current agent gives.  Each such refusal is noted to the
- * test (fk_note).
+ * answer, as a current agent gives; 3, an answer as 2, but a STEP sent
+ * again on the connection is answered with its first entry's bottleneck
+ * doubled (an agent at fault).  Each such refusal is noted to the test
+ * (fk_note).
  *
  * The first op_close_conns connections are closed by the agent at their
  * op_close_at-th STEP, BACKTRACK or FINISH (from 1), by op_close: 1,
@@ -1005,6 +1007,38 @@ fk_send_closed(struct fk_conn *c)
     fk_send(c, &a, 0, 0);
 }
 
+/* Whether STEP 'm' was seen before on this connection (its request's
+ * fields but the position, FNV-1a over them), noting it in seen[] when
+ * not.  A coordinator's memo sends a STEP again only to have the agent
+ * backtrack it. */
+static bool
+op_step_seen(uint64_t *seen, int *n_seen, const struct lr_wire_msg *m)
+{
+    uint64_t h = 14695981039346656037ULL;
+    const int head[] = { (int) m->objective, m->assumed, m->lo, m->hi,
+                         m->has_summary,
+                         m->has_summary ? m->summary->n : 0 };
+#define OP_MIX(p, n) \
+    for (size_t i_ = 0; i_ < (n); i_++) \
+        h = (h ^ ((const uint8_t *) (p))[i_]) * 1099511628211ULL
+    OP_MIX(head, sizeof head);
+    for (int i = 0; m->has_summary && i < m->summary->n; i++) {
+        const struct lr_cdynp_entry *e = &m->summary->e[i];
+        OP_MIX(&e->layer, sizeof e->layer);
+        OP_MIX(&e->stages, sizeof e->stages);
+        OP_MIX(&e->cost.bottleneck, sizeof e->cost.bottleneck);
+        OP_MIX(&e->cost.sum, sizeof e->cost.sum);
+        OP_MIX(&e->cost.sync, sizeof e->cost.sync);
+    }
+#undef OP_MIX
+    for (int i = 0; i < *n_seen; i++)
+        if (seen[i] == h)
+            return true;
+    if (*n_seen < 8192)
+        seen[(*n_seen)++] = h;
+    return false;
+}
+
 static void
 script_old_planner(struct fk_conn *c)
 {
@@ -1012,6 +1046,9 @@ script_old_planner(struct fk_conn *c)
     struct lr_cdynp_summary *out = malloc(sizeof *out);
     struct lr_wire_msg m;
     int requests = 0;
+    /* Mode 3's STEPs answered, by op_step_seen()'s key. */
+    static uint64_t seen[8192];
+    int n_seen = 0;
     if (!p || !out)
         _exit(3);
     if (op_refuse_from && c->index >= op_refuse_from) {
@@ -1045,7 +1082,7 @@ script_old_planner(struct fk_conn *c)
             snprintf(a.name, sizeof a.name, "%s", op_cl->dcs[op_dc].name);
             break;
         case LR_WIRE_STEP:
-            if (op_mode != 2 && (lr_cdynp_obj_one(m.objective)
+            if (op_mode < 2 && (lr_cdynp_obj_one(m.objective)
                                  || lr_cdynp_obj_bound(m.objective))) {
                 fk_note(c);
                 a = (struct lr_wire_msg) { .type = LR_WIRE_ERROR,
@@ -1063,6 +1100,9 @@ script_old_planner(struct fk_conn *c)
             rc = p->cls->step(p, m.objective, m.assumed,
                               m.has_summary ? m.summary : NULL, &m.link,
                               m.position, m.lo, m.hi, out);
+            if (op_mode == 3 && !rc && out->n
+                && op_step_seen(seen, &n_seen, &m))
+                out->e[0].cost.bottleneck *= 2;
             a.type = LR_WIRE_STEP_OK;
             a.has_summary = 1;
             a.summary = out;
@@ -1630,6 +1670,64 @@ test_beam_requests(void)
     free(here);
 }
 
+/* An agent that answers a STEP sent again otherwise than the first
+ * time (op_mode 3: its first entry's bottleneck doubled), behind the
+ * coordinator's memo, which sends a STEP again before a BACKTRACK of it
+ * (lr_cdynp_memo.c's replay()): the plan fails naming the agent and
+ * what it did.  Until 2026-12-07 the memo's EPROTO reached
+ * agent_failure() with no agent's failure set: "a data center failed:
+ * Protocol error", no DC named.  Seed 7 at width 8, as
+ * test_beam_requests(). */
+static void
+test_beam_replay_differs(void)
+{
+    if (!fk_begin())
+        return;
+    struct lr_cdynp_result *res = calloc(1, sizeof *res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    struct lr_instance in;
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_instance_random_dcs(7, 7, 8, &in), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(in.model, in.cluster, &in.train, &tm),
+                          0);
+    const struct lr_cdynp_options opts = {
+        .window = LR_CDYNP_DEFAULT_WINDOW,
+        .beam = lr_cdynp_beam_option(8),
+    };
+    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+    int order[LR_TM_MAX_DCS];
+    CU_ASSERT_FATAL(lr_cdynp_order(tm, order) > 0);
+    const int a = order[0];
+    struct fake f;
+    op_tm = tm;
+    op_cl = in.cluster;
+    op_dc = a;
+    op_mode = 3;
+    CU_ASSERT_FATAL(fk_start(&f, script_old_planner, 1));
+    struct lr_cdynp_party *pp[LR_TM_MAX_DCS];
+    for (int k = 0; k < tm->n_dcs; k++)
+        pp[k] = k == a ? fk_party(&f, tm, op_timeout)
+                       : lr_cdynp_local_party_new(tm, k);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pp[a]);
+    enum lr_tm_why verdict = LR_TM_OK;
+    char why[2048] = "", said[128];
+    int rc = lr_agent_plan(in.cluster, pp, &opts, &view, res, NULL,
+                           &verdict, why, sizeof why);
+    for (int k = 0; k < tm->n_dcs; k++)
+        pp[k]->cls->free(pp[k]);
+    fk_stop(&f);
+    fprintf(stderr, "a STEP answered otherwise: rc %d: %s\n", rc, why);
+    CU_ASSERT_EQUAL(rc, EPROTO);
+    snprintf(said, sizeof said, "agent %s failed: ", in.cluster->dcs[a].name);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, said));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "answered the same step ("));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "otherwise than the first time"));
+    CU_ASSERT_PTR_NULL(strstr(why, "a data center failed"));
+    lr_tm_free(tm);
+    lr_instance_free(&in);
+    free(res);
+}
+
 /* With no plan but through the runs the old agent refused (tight
  * instance 1842, two DCs: its only plans come from them), the plan
  * fails as it did before the coordinator went on without them, saying
@@ -1919,6 +2017,8 @@ static CU_TestInfo tests[] = {
       test_closed_mid_plan },
     { "beam over an agent: its answers asked once, the same plan",
       test_beam_requests },
+    { "beam over an agent: a STEP sent again answered otherwise",
+      test_beam_replay_differs },
     { "closed during the handshake", test_closed_during_handshake },
     { "bad frame length", test_bad_frame_length },
     { "KEEP of the most tags, the longest", test_keep_longest },
