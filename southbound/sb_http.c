@@ -114,7 +114,10 @@ sb_http_host_port(const char *url, char *host, size_t hlen, char *port,
 }
 
 /* Whether the IPv4 address 'host' lies in the 'bits' first bits of
- * 'net'; false when either is no IPv4 address. */
+ * 'net', as libcurl 7.88's Curl_cidr4_match() has it: 0 bits, like 32,
+ * is 'net' alone, not every address (no_proxy=0.0.0.0/0 exempts
+ * nothing else: curl 7.88.1 sent http://127.0.0.1:1/ to the proxy);
+ * false when either is no IPv4 address or bits is outside 0..32. */
 static bool
 sb_http_in_cidr4(const char *host, const char *net, long bits)
 {
@@ -122,7 +125,8 @@ sb_http_in_cidr4(const char *host, const char *net, long bits)
     if (inet_pton(AF_INET, host, &a) != 1
         || inet_pton(AF_INET, net, &b) != 1 || bits < 0 || bits > 32)
         return false;
-    uint32_t mask = bits ? 0xffffffffu << (32 - bits) : 0;
+    uint32_t mask = bits && bits < 32 ? 0xffffffffu << (32 - bits)
+                                      : 0xffffffffu;
     return (ntohl(a.s_addr) & mask) == (ntohl(b.s_addr) & mask);
 }
 
@@ -141,10 +145,13 @@ sb_http_no_proxy_entry(const char *host, const char *e)
                     || inet_pton(AF_INET6, host, addr) == 1;
     const char *slash = strchr(e, '/');
     if (ip && slash) {
-        char net[16], *end;
+        char net[16];
         size_t n = (size_t) (slash - e);
-        long bits = strtol(slash + 1, &end, 10);
-        if (n >= sizeof net || *end || end == slash + 1)
+        /* The bits as libcurl reads them, with atoi(): "/8x" is 8 and
+         * "/" is 0 (the address alone); strtol() saturates where atoi()
+         * would overflow, and either way that is outside 0..32. */
+        long bits = strtol(slash + 1, NULL, 10);
+        if (n >= sizeof net)
             return false;
         memcpy(net, e, n);
         net[n] = '\0';

@@ -1196,6 +1196,16 @@ test_no_connect_proxy(void)
         { "10.0.0.20", "http://10.0.0.2/x", false },
         { "0.0.2", "http://10.0.0.2/x", false },
         { "10.0.0.0/8 ::1", "http://[::1]:830/x", true },
+        /* A range of 0 bits (or 32) is the address alone in libcurl
+         * 7.88, no "every address" (checked with curl 7.88.1:
+         * no_proxy=0.0.0.0/0 sent http://127.0.0.1:1/ to the proxy);
+         * the bits read as atoi() reads them. */
+        { "0.0.0.0/0", "http://10.0.0.2/x", false },
+        { "10.0.0.0/0", "http://10.0.0.2/x", false },
+        { "10.0.0.2/0", "http://10.0.0.2/x", true },
+        { "10.0.0.2/32", "http://10.0.0.2/x", true },
+        { "10.0.0.0/8x", "http://10.0.0.2/x", true },
+        { "10.0.0.2/", "http://10.0.0.2/x", true },
     };
     for (size_t i = 0; i < sizeof np / sizeof np[0]; i++) {
         char line[768] = "";
