@@ -1332,7 +1332,7 @@ plan_once(const struct lr_cluster *cl, struct lr_cdynp_party *const *parties,
             asked[k] = parties[k];
             struct lr_cdynp_party *m
                 = lr_agent_party_is(parties[k])
-                  ? lr_cdynp_memo_party_new(parties[k]) : NULL;
+                  ? lr_cdynp_memo_party_new(parties[k], view->m) : NULL;
             if (m)
                 asked[k] = m;
         }

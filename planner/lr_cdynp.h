@@ -372,9 +372,12 @@ double lr_cdynp_local_party_bytes(const struct lr_cdynp_party *p);
  * finish answered from the memo appends nothing to the plan.  Holds at
  * most LR_CDYNP_MEMO_BYTES (past it, a request is sent and not kept);
  * one memo party per plan (free it with its cls->free() when the plan
- * is done).  NULL when out of memory. */
+ * is done).  'm', the model's microbatches, as 'inner' takes an assumed
+ * stage count past it for m (0: it takes each as given).  NULL when out
+ * of memory. */
 #define LR_CDYNP_MEMO_BYTES ((size_t) 16 << 20)
-struct lr_cdynp_party *lr_cdynp_memo_party_new(struct lr_cdynp_party *inner);
+struct lr_cdynp_party *lr_cdynp_memo_party_new(struct lr_cdynp_party *inner,
+                                               int m);
 bool lr_cdynp_memo_party_is(const struct lr_cdynp_party *p);
 /* The bytes memo party 'p' keeps at most, LR_CDYNP_MEMO_BYTES unless
  * set (tests set it low to reach the bound). */

@@ -81,9 +81,9 @@ struct memo_rec {
     int n_stages;
 };
 
-/* Per (objective, assumed): the record of the coordinator's last STEP
- * (NULL: pass BACKTRACK through) and of the last one the inner party
- * ran (NULL: unknown). */
+/* Per (objective, min(assumed, m)): the record of the coordinator's
+ * last STEP (NULL: pass BACKTRACK through) and of the last one the
+ * inner party ran (NULL: unknown). */
 struct memo_pair {
     int obj, assumed;
     struct memo_rec *asked, *sent;
@@ -92,6 +92,7 @@ struct memo_pair {
 struct memo_party {
     struct lr_cdynp_party base;
     struct lr_cdynp_party *in;    /* borrowed */
+    int m;                        /* the model's microbatches; 0: none */
     struct memo_rec **bucket;
     size_t n_buckets, n_recs;
     size_t bytes, bound;          /* held, and at most (LR_CDYNP_MEMO_BYTES) */
@@ -282,10 +283,15 @@ memo_rec_free(struct memo_rec *r)
 }
 
 /* The state of (obj, assumed), made when first met; NULL when out of
- * memory. */
+ * memory.  An assumed count past the model's m microbatches is m: a
+ * party keeps one last STEP per (obj, min(assumed, m)) (lr_cdynp_local.c's
+ * local_find(), the agent's alike), so a STEP under m + 1 replaces the
+ * one under m, and the pair must see it. */
 static struct memo_pair *
 memo_pair(struct memo_party *mp, enum lr_cdynp_objective obj, int assumed)
 {
+    if (mp->m > 0 && assumed > mp->m)
+        assumed = mp->m;
     for (int i = 0; i < mp->n_pairs; i++)
         if (mp->pair[i].obj == (int) obj && mp->pair[i].assumed == assumed)
             return &mp->pair[i];
@@ -553,13 +559,14 @@ static const struct lr_cdynp_party_class memo_class = {
 };
 
 struct lr_cdynp_party *
-lr_cdynp_memo_party_new(struct lr_cdynp_party *inner)
+lr_cdynp_memo_party_new(struct lr_cdynp_party *inner, int m)
 {
     struct memo_party *mp = calloc(1, sizeof *mp);
     if (!mp)
         return NULL;
     mp->base.cls = &memo_class;
     mp->in = inner;
+    mp->m = m;
     mp->bound = LR_CDYNP_MEMO_BYTES;
     return &mp->base;
 }

@@ -681,7 +681,8 @@ memo_plan(const struct lr_tm *tm, const struct lr_cdynp_options *opt,
         cp[k]->base.cls = &tally_class;
         cp[k]->inner = lr_cdynp_local_party_new(tm, k);
         CU_ASSERT_PTR_NOT_NULL_FATAL(cp[k]->inner);
-        pp[k] = memo ? lr_cdynp_memo_party_new(&cp[k]->base) : &cp[k]->base;
+        pp[k] = memo ? lr_cdynp_memo_party_new(&cp[k]->base, tm->m)
+                     : &cp[k]->base;
         CU_ASSERT_PTR_NOT_NULL_FATAL(pp[k]);
         if (memo && bound)
             lr_cdynp_memo_party_set_bound(pp[k], bound);
@@ -2407,7 +2408,7 @@ test_cdynp_memo_replay_differs(void)
 {
     for (int drift = 0; drift < 2; drift++) {
         struct flaky_party f = { .base.cls = &flaky_class, .drift = drift };
-        struct lr_cdynp_party *m = lr_cdynp_memo_party_new(&f.base);
+        struct lr_cdynp_party *m = lr_cdynp_memo_party_new(&f.base, 0);
         CU_ASSERT_PTR_NOT_NULL_FATAL(m);
         struct lr_cdynp_summary *out = malloc(sizeof *out);
         CU_ASSERT_PTR_NOT_NULL_FATAL(out);
@@ -2430,6 +2431,85 @@ test_cdynp_memo_replay_differs(void)
         free(out);
         m->cls->free(m);
     }
+}
+
+/* A party as lr_cdynp_local.c's keeps its last STEP: one per objective
+ * and assumed stage count, a count past the model's m microbatches
+ * being m (only min(m, p) stages matter for memory).  Its BACKTRACK
+ * answers the window's lo less one, which tells the STEP it read. */
+enum { CLAMP_M = 2 };
+struct clamp_party {
+    struct lr_cdynp_party base;
+    int last_lo[CLAMP_M + 1];     /* by min(assumed, CLAMP_M) */
+};
+
+static int
+clamp_compute(struct lr_cdynp_party *p, double *flops)
+{
+    *flops = 1;
+    return 0;
+}
+
+static int
+clamp_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+           int assumed, const struct lr_cdynp_summary *in,
+           const struct lr_tm_link *in_link, uint16_t position, int lo,
+           int hi, struct lr_cdynp_summary *out)
+{
+    struct clamp_party *c = (struct clamp_party *) p;
+    c->last_lo[assumed < CLAMP_M ? assumed : CLAMP_M] = lo;
+    out->version = LR_CDYNP_VERSION;
+    out->from = position;
+    out->n = 1;
+    out->e[0] = (struct lr_cdynp_entry) { .layer = (uint32_t) hi };
+    out->e[0].cost = (struct lr_cdynp_cost) { 1.0, 1.0, 0.0 };
+    return 0;
+}
+
+static int
+clamp_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+                int assumed, int last, int stages, int *prev_last,
+                int *prev_stages)
+{
+    struct clamp_party *c = (struct clamp_party *) p;
+    *prev_last = c->last_lo[assumed < CLAMP_M ? assumed : CLAMP_M] - 1;
+    *prev_stages = 0;
+    return 0;
+}
+
+static const struct lr_cdynp_party_class clamp_class = {
+    clamp_compute, clamp_step, clamp_backtrack, flaky_finish, flaky_free,
+};
+
+/* The memo tracks, per (objective, assumed), the STEP the inner party
+ * last ran, and a party keeps one per (objective, min(assumed, m)): an
+ * assumed count past m and m itself are one to the party.  Asked
+ * window 0-0 under m + 1, then 5-5 under m, then 0-0 under m + 1 again
+ * (from the memo), a BACKTRACK under m + 1 must read 0-0: the memo
+ * sends it again first.  Before, it held 0-0 as the party's last under
+ * m + 1 and passed the BACKTRACK on, which read 5-5. */
+static void
+test_cdynp_memo_assumed_past_m(void)
+{
+    struct clamp_party c = { .base.cls = &clamp_class };
+    struct lr_cdynp_party *m = lr_cdynp_memo_party_new(&c.base, CLAMP_M);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    int prev = 0, prev_stages = 0;
+    CU_ASSERT_EQUAL(m->cls->step(m, LR_CDYNP_LEX, CLAMP_M + 1, NULL, NULL,
+                                 0, 0, 0, out), 0);
+    CU_ASSERT_EQUAL(m->cls->step(m, LR_CDYNP_LEX, CLAMP_M, NULL, NULL, 0,
+                                 5, 5, out), 0);
+    CU_ASSERT_EQUAL(m->cls->step(m, LR_CDYNP_LEX, CLAMP_M + 1, NULL, NULL,
+                                 0, 0, 0, out), 0);
+    CU_ASSERT_EQUAL(m->cls->backtrack(m, LR_CDYNP_LEX, CLAMP_M + 1, 0, 0,
+                                      &prev, &prev_stages), 0);
+    if (prev != -1)
+        fprintf(stderr, "backtracked the STEP of lo %d, not 0\n", prev + 1);
+    CU_ASSERT_EQUAL(prev, -1);
+    free(out);
+    m->cls->free(m);
 }
 
 static CU_TestInfo tests[] = {
@@ -2462,6 +2542,8 @@ static CU_TestInfo tests[] = {
       test_cdynp_memo_same_plan },
     { "the memo: a STEP sent again answered otherwise is no answer",
       test_cdynp_memo_replay_differs },
+    { "the memo: an assumed count past m is m, as in the parties",
+      test_cdynp_memo_assumed_past_m },
     { "random instances over a range of DC counts",
       test_instance_random_dcs },
     { "no plan for memory, not for devices", test_cdynp_why_memory },
