@@ -133,7 +133,8 @@ sb_http_in_cidr4(const char *host, const char *net, long bits)
 /* Whether one no_proxy entry 'e' (not empty) exempts 'host' (IPv6
  * without brackets) as libcurl 7.88 matches it: an address host by the
  * same text or, IPv4, a CIDR range; a name by itself or a domain it
- * ends in (a leading '.' ignored), in any case.  Where libcurl 7.88
+ * ends in (a trailing '.' of either, then a leading '.' of 'e',
+ * ignored), in any case.  Where libcurl 7.88
  * exempts nothing, or versions may differ (an IPv6 range, another
  * spelling of an address), none is assumed: the line then says "may"
  * rather than blame the device. */
@@ -159,9 +160,16 @@ sb_http_no_proxy_entry(const char *host, const char *e)
     }
     if (ip)
         return !strcasecmp(host, e);
-    e += *e == '.';
+    /* A name's trailing dot (the root's) is no part of it to libcurl,
+     * in the host or the entry; then the entry's leading one. */
     size_t hl = strlen(host), el = strlen(e);
-    return el && hl >= el && !strcasecmp(host + hl - el, e)
+    hl -= hl && host[hl - 1] == '.';
+    el -= el && e[el - 1] == '.';
+    if (el && *e == '.') {
+        e++;
+        el--;
+    }
+    return el && hl >= el && !strncasecmp(host + hl - el, e, el)
            && (hl == el || host[hl - el - 1] == '.');
 }
 

@@ -1206,6 +1206,14 @@ test_no_connect_proxy(void)
         { "10.0.0.2/32", "http://10.0.0.2/x", true },
         { "10.0.0.0/8x", "http://10.0.0.2/x", true },
         { "10.0.0.2/", "http://10.0.0.2/x", true },
+        /* A name's trailing dot, in the entry or the host, is no part
+         * of it in libcurl 7.88, nor an entry's leading one after it
+         * (checked with curl 7.88.1 and localhost: "localhost." and
+         * ".localhost." direct, "." proxied). */
+        { "lab.example.", "http://r7.lab.example/x", true },
+        { ".lab.example.", "http://r7.lab.example/x", true },
+        { "r7.lab.example", "http://r7.lab.example./x", true },
+        { ".", "http://r7.lab.example/x", false },
     };
     for (size_t i = 0; i < sizeof np / sizeof np[0]; i++) {
         char line[768] = "";
