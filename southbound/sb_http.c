@@ -275,14 +275,27 @@ sb_http_no_connect(const char *device, const char *url, long os_errno,
     }
 }
 
-/* Whether the transfer on 'h' made its TCP connection (a reused one
- * counts): libcurl records the connect's time only once it is made. */
+/* Whether the transfer on 'h' made its connection (a reused one
+ * counts): libcurl 7.88 records the connect's time only once the whole
+ * of it is made, TCP and TLS (and a proxy's tunnel). */
 static bool
 sb_http_connected(CURL *h)
 {
     curl_off_t t = 0;
     return curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &t) == CURLE_OK
            && t > 0;
+}
+
+/* Whether the transfer on 'h', not connected (sb_http_connected()),
+ * made its TCP connection: libcurl 7.88 knows the local port once the
+ * TCP connect is made (checked: 0 for a SYN never answered, the port
+ * for a server that takes the connection and never starts TLS). */
+static bool
+sb_http_tcp_made(CURL *h)
+{
+    long port = 0;
+    return curl_easy_getinfo(h, CURLINFO_LOCAL_PORT, &port) == CURLE_OK
+           && port > 0;
 }
 
 int
@@ -387,7 +400,20 @@ sb_http_perform(CURL *h, const struct sb_http_request *rq,
     bool answer_refused = ret == EINVAL && sent > 0;
     if (answer_refused)
         ret = EPROTO;
-    if (connect_timed_out && !sb_http_env_proxy(rq->url)) {
+    if (connect_timed_out && !sb_http_env_proxy(rq->url)
+        && sb_http_tcp_made(h)) {
+        /* The device took the connection: no address, route or
+         * firewall to check, but what serves that port. */
+        char host[256], port[16];
+        sb_http_host_port(rq->url, host, sizeof host, port, sizeof port);
+        sb_errf(err, errlen, 0, "%s: connected to %s port %s, but %s "
+                "within %d ms: nothing sent; check that the device's server "
+                "on port %s speaks %s and is not stuck", rq->device, host,
+                port, strncasecmp(rq->url, "https:", 6)
+                      ? "could send nothing" : "no TLS handshake finished",
+                rq->timeout_ms, port,
+                strncasecmp(rq->url, "https:", 6) ? "HTTP" : "HTTPS");
+    } else if (connect_timed_out && !sb_http_env_proxy(rq->url)) {
         char host[256], port[16];
         sb_http_host_port(rq->url, host, sizeof host, port, sizeof port);
         sb_errf(err, errlen, 0, "%s: cannot connect to %s: the connect "

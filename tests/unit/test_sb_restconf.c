@@ -860,6 +860,73 @@ serve_one_answer(const char *answer, pid_t *pid)
     return *pid > 0 ? ntohs(a.sin_port) : -1;
 }
 
+/* One connection on 127.0.0.1 accepted by a child, which reads what
+ * comes and never writes, until killed.  Returns the port and the
+ * child's PID in *pid, or -1. */
+static int
+serve_silent(pid_t *pid)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    socklen_t alen = sizeof a;
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (s < 0 || bind(s, (struct sockaddr *) &a, sizeof a) || listen(s, 1)
+        || getsockname(s, (struct sockaddr *) &a, &alen)) {
+        if (s >= 0)
+            close(s);
+        return -1;
+    }
+    if ((*pid = fork()) == 0) {
+        char buf[4096];
+        int c = accept(s, NULL, NULL);
+        while (c >= 0 && read(c, buf, sizeof buf) > 0)
+            ;
+        pause();
+        _exit(0);
+    }
+    close(s);
+    return *pid > 0 ? ntohs(a.sin_port) : -1;
+}
+
+/* A device that takes the TCP connection but never starts TLS: the
+ * time-out came before any byte of the request went out, so a change
+ * was not sent (EHOSTUNREACH, "nothing sent", the ROADM unreachable),
+ * and the line says the connection was made and TLS did not finish.
+ * Before, it said "the connect timed out ... check the device's
+ * address, that it is up, and that no firewall drops port P", all of
+ * which the connection made rules out. */
+static void
+test_tls_handshake_timeout(void)
+{
+    pid_t pid = -1;
+    int port = serve_silent(&pid), status;
+    CU_ASSERT_FATAL(port > 0);
+    char url[128], err[512] = "";
+    snprintf(url, sizeof url, "https://127.0.0.1:%d/restconf/data/x", port);
+    CURL *h = curl_easy_init();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    struct sb_http_request rq = {
+        .device = "r7", .method = "PUT", .url = url, .what = "PUT x",
+        .body = "{}", .content_type = "application/yang-data+json",
+        .timeout_ms = 300,
+    };
+    struct sb_http_reply r;
+    int rc = sb_http_perform(h, &rq, &r, err, sizeof err);
+    curl_easy_cleanup(h);
+    kill(pid, SIGTERM);
+    waitpid(pid, &status, 0);
+    CU_ASSERT_EQUAL(rc, EHOSTUNREACH);
+    CU_ASSERT(sb_unanswered(rc) && !lr_ctl_dev_local(rc));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r7: connected to 127.0.0.1 port "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "nothing sent"));
+    CU_ASSERT_PTR_NULL(strstr(err, "outcome is unknown"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "but no TLS handshake finished "
+                                  "within 300 ms"));
+    CU_ASSERT_PTR_NULL(strstr(err, "the connect timed out"));
+    if (rc != EHOSTUNREACH || !strstr(err, "r7: connected to "))
+        fprintf(stderr, "rc %d: %s\n", rc, err);
+}
+
 /* An answer libcurl refuses after the request went out ("HTTP/1.2",
  * CURLE_UNSUPPORTED_PROTOCOL) is no failure of the controller's own:
  * e137b71 mapped that code to EINVAL, "nothing sent", so a PUT that
@@ -1309,6 +1376,8 @@ static CU_TestInfo tests[] = {
       test_answer_too_large },
     { "a connect that timed out sent nothing: unreachable",
       test_connect_timeout },
+    { "no TLS within the time-out sent nothing: unreachable",
+      test_tls_handshake_timeout },
     { "a closed port: refused, on which port, what to check",
       test_no_connect },
     { "a proxy of the environment: its connect, not the device's",
