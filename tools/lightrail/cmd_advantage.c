@@ -28,6 +28,7 @@
 #include "planner/lr_jenv.h"
 #include "planner/lr_jenv_advantage.h"
 #include "planner/lr_stats.h"
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_jenv_cli.h"
 
@@ -147,45 +148,45 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_TOPO: o->env.topology = optarg; break;
         case O_CLUSTER: o->env.cluster = optarg; break;
         case O_LOAD:
-            if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->env.load))
+            if (lr_parse_double(optarg, 1e-9, 1e9, &o->env.load))
                 bad = "--load wants a positive number of Erlang, up to 1e9";
             load_set = true;
             break;
         case O_POLICY: o->policy = optarg; break;
         case O_STATES:
-            if (lr_cli_parse_long(optarg, 2, 1000000, &v))
+            if (lr_parse_long(optarg, 2, 1000000, &v))
                 bad = "--states wants an integer in 2..1000000";
             o->states = (int) v;
             break;
         case O_EVERY:
-            if (lr_cli_parse_long(optarg, 1, 1000000, &v))
+            if (lr_parse_long(optarg, 1, 1000000, &v))
                 bad = "--every wants a positive integer, up to 1000000";
             o->every = (int) v;
             break;
         case O_SAMPLES:
-            if (lr_cli_parse_long(optarg, 4, 100000000, &v))
+            if (lr_parse_long(optarg, 4, 100000000, &v))
                 bad = "--samples wants an integer of at least 4 (two "
                       "halves of at least 2)";
             o->samples = (int) v;
             break;
         case O_HORIZON:
-            if (lr_cli_parse_long(optarg, 1, 1000000, &v))
+            if (lr_parse_long(optarg, 1, 1000000, &v))
                 bad = "--horizon wants a positive integer, up to 1000000";
             o->horizon = v;
             break;
         case O_TOP:
-            if (lr_cli_parse_long(optarg, 0, 100000, &v))
+            if (lr_parse_long(optarg, 0, 100000, &v))
                 bad = "--top wants a non-negative integer, up to 100000";
             o->top = (int) v;
             break;
         case O_REFUSAL: o->refusal = true; break;
         case O_SEED:
-            if (lr_cli_parse_long(optarg, 0, 2147483647L, &v))
+            if (lr_parse_long(optarg, 0, 2147483647L, &v))
                 bad = "--seed wants a non-negative integer, up to 2147483647";
             o->seed = (unsigned long long) v;
             break;
         case O_WARM:
-            if (lr_cli_parse_long(optarg, 0, 1000000000L, &v))
+            if (lr_parse_long(optarg, 0, 1000000000L, &v))
                 bad = "--warmup wants a non-negative integer, "
                     "up to 1000000000";
             o->warmup = v;
@@ -195,7 +196,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_QUIET: o->quiet = 1; break;
         case O_ARR:
-            if (lr_cli_parse_long(optarg, 1, 1000000000L, &v))
+            if (lr_parse_long(optarg, 1, 1000000000L, &v))
                 bad = "--arrivals wants a positive integer, up to 1000000000";
             o->arrivals = v;
             break;

@@ -109,6 +109,7 @@
 #include "planner/lr_cdynp.h"
 #include "planner/lr_cdynp_wire.h"
 #include "planner/lr_utf8.h"
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_agent_store.h"
 #include "tools/lightrail/lr_cli.h"
 #include "yang/lr_yang.h"
@@ -1961,64 +1962,64 @@ parse_args(int argc, char **argv, struct agent_opts *o)
         case O_STATE: o->state_dir = optarg; break;
         case O_RECORD: o->record = optarg; break;
         case O_THREADS:
-            if (lr_cli_parse_long(optarg, 1, AGENT_MAX_THREADS,
-                                  &o->threads)) {
+            if (lr_parse_long(optarg, 1, AGENT_MAX_THREADS,
+                              &o->threads)) {
                 lr_cli_err(CMD, "--threads wants a number from 1 to %d, "
                            "not '%s'", AGENT_MAX_THREADS, optarg);
                 return LR_EXIT_USAGE;
             }
             break;
         case O_IDLE:
-            if (lr_cli_parse_long(optarg, 1, 86400, &o->idle_s)) {
+            if (lr_parse_long(optarg, 1, 86400, &o->idle_s)) {
                 lr_cli_err(CMD, "--idle-timeout wants seconds in 1..86400, "
                            "not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
             break;
         case O_FRAME:
-            if (lr_cli_parse_long(optarg, 1, 3600, &o->frame_s)) {
+            if (lr_parse_long(optarg, 1, 3600, &o->frame_s)) {
                 lr_cli_err(CMD, "--frame-timeout wants seconds in 1..3600, "
                            "not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
             break;
         case O_DELAY:
-            if (lr_cli_parse_long(optarg, 0, 3600000, &o->delay_ms)) {
+            if (lr_parse_long(optarg, 0, 3600000, &o->delay_ms)) {
                 lr_cli_err(CMD, "--delay-ms wants milliseconds in "
                            "0..3600000, not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
             break;
         case O_DELAY_COMMIT:
-            if (lr_cli_parse_long(optarg, 0, 3600000, &o->delay_commit_ms)) {
+            if (lr_parse_long(optarg, 0, 3600000, &o->delay_commit_ms)) {
                 lr_cli_err(CMD, "--delay-commit-ms wants milliseconds in "
                            "0..3600000, not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
             break;
         case O_DELAY_SAVE:
-            if (lr_cli_parse_long(optarg, 0, 3600000, &o->delay_save_ms)) {
+            if (lr_parse_long(optarg, 0, 3600000, &o->delay_save_ms)) {
                 lr_cli_err(CMD, "--delay-save-ms wants milliseconds in "
                            "0..3600000, not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
             break;
         case O_CELLS:
-            if (lr_cli_parse_double(optarg, 0, 1e18, &o->max_cells)) {
+            if (lr_parse_double(optarg, 0, 1e18, &o->max_cells)) {
                 lr_cli_err(CMD, "--max-step-cells wants a number of cells "
                            "in 0..1e18 (0: no bound), not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
             break;
         case O_BYTES:
-            if (lr_cli_parse_double(optarg, 0, 1e18, &o->max_bytes)) {
+            if (lr_parse_double(optarg, 0, 1e18, &o->max_bytes)) {
                 lr_cli_err(CMD, "--max-cache-bytes wants a number of bytes "
                            "in 0..1e18 (0: no bound), not '%s'", optarg);
                 return LR_EXIT_USAGE;
             }
             break;
         case O_TOTAL:
-            if (lr_cli_parse_double(optarg, 0, 1e18, &o->max_total)) {
+            if (lr_parse_double(optarg, 0, 1e18, &o->max_total)) {
                 lr_cli_err(CMD, "--max-total-cache-bytes wants a number of "
                            "bytes in 0..1e18 (0: no bound), not '%s'",
                            optarg);
@@ -2030,8 +2031,8 @@ parse_args(int argc, char **argv, struct agent_opts *o)
                 o->device_step = 0;
             } else if (!strcmp(optarg, "best")) {
                 o->device_step = LR_CDYNP_STEP_BEST;
-            } else if (lr_cli_parse_long(optarg, 1, 1000000,
-                                         &o->device_step)) {
+            } else if (lr_parse_long(optarg, 1, 1000000,
+                                     &o->device_step)) {
                 lr_cli_err(CMD, "--device-step wants a number of devices "
                            "from 1 to 1000000, auto or best, not '%s'",
                            optarg);
@@ -2063,7 +2064,7 @@ parse_listen(const char *s, struct sockaddr_storage *ss, int *len)
     const char *colon = strrchr(s, ':');
     long port;
     if (!colon || (size_t) (colon - s) >= sizeof host
-        || lr_cli_parse_long(colon + 1, 0, 65535, &port))
+        || lr_parse_long(colon + 1, 0, 65535, &port))
         return EINVAL;
     memcpy(host, s, (size_t) (colon - s));
     host[colon - s] = '\0';

@@ -49,6 +49,7 @@
 #include <json-c/json.h>
 
 #include "config.h"
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_policy_file.h"
 #include "yang/lr_yang.h"
@@ -428,7 +429,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         case O_KEY: o->key = optarg; break;
         case O_INSECURE: o->insecure = true; break;
         case O_TIMEOUT:
-            if (lr_cli_parse_long(optarg, 1, 86400, &o->timeout))
+            if (lr_parse_long(optarg, 1, 86400, &o->timeout))
                 bad = "--timeout wants whole seconds, 1 to 86400";
             break;
         case O_FORMAT:
@@ -450,7 +451,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         case O_GMAX: count = &o->gpus_max; count_opt = "--gpus-max"; break;
         case O_ITER:
             o->submit_opts = true;
-            if (lr_cli_parse_long(optarg, 1, LONG_MAX, &o->iterations))
+            if (lr_parse_long(optarg, 1, LONG_MAX, &o->iterations))
                 bad = "--iterations wants a positive whole number";
             break;
         case O_LIMIT:
@@ -461,8 +462,8 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
                 return LR_EXIT_USAGE;
             }
             /* The bounds of the server's query parameters (uint32). */
-            if (lr_cli_parse_long(optarg, opt == O_LIMIT, 4294967295L,
-                                  opt == O_LIMIT ? &o->limit : &o->offset))
+            if (lr_parse_long(optarg, opt == O_LIMIT, 4294967295L,
+                              opt == O_LIMIT ? &o->limit : &o->offset))
                 bad = opt == O_LIMIT
                       ? "--limit wants a positive integer, up to 4294967295"
                       : "--offset wants a non-negative integer, up to "
@@ -526,7 +527,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         }
         if (count) {
             o->submit_opts = true;
-            if (lr_cli_parse_long(optarg, 1, 2147483647, count)) {
+            if (lr_parse_long(optarg, 1, 2147483647, count)) {
                 /* Say which count: "a count" left the user to guess. */
                 lr_cli_err(o->cmd, "%s wants a positive whole number, not "
                            "'%s'", count_opt, optarg);

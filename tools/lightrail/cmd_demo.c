@@ -30,6 +30,7 @@
 #include <json-c/json.h>
 
 #include "config.h"
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_demo_emulate.h"
 #include "tools/lightrail/lr_tls_selfsigned.h"
@@ -301,7 +302,7 @@ lr_cmd_demo(int argc, char **argv)
         case 'l': daemon_path = optarg; break;
         case 'e': emulate = 1; break;
         case 's':
-            if (lr_cli_parse_double(optarg, 1e-3, 1e4, &emu.scale))
+            if (lr_parse_double(optarg, 1e-3, 1e4, &emu.scale))
                 return lr_cli_bad_value(CMD, "--scale wants real Mb/s per "
                                         "emulated Gb/s in [0.001, 10000]",
                                         optarg);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "planner/lr_modulation.h"
+#include "planner/lr_util.h"
 #include "southbound/sb_mnoptical.h"
 #include "tools/lightrail/lr_cli.h"
 
@@ -156,8 +157,8 @@ mno_check(int argc, char **argv)
                 return lr_cli_bad_value(MNO_CMD, "--eth-ports: two port "
                                         "numbers E1,E2", optarg);
             *comma = '\0';
-            int bad = lr_cli_parse_long(optarg, 1, 65535, &e1)
-                      || lr_cli_parse_long(comma + 1, 1, 65535, &e2);
+            int bad = lr_parse_long(optarg, 1, 65535, &e1)
+                      || lr_parse_long(comma + 1, 1, 65535, &e2);
             *comma = ',';
             if (bad)
                 return lr_cli_bad_value(MNO_CMD, "--eth-ports: two port "
@@ -166,11 +167,11 @@ mno_check(int argc, char **argv)
             break;
         }
         case 'n':
-            if (lr_cli_parse_long(optarg, -100000, 100000, &n))
+            if (lr_parse_long(optarg, -100000, 100000, &n))
                 return lr_cli_bad_value(MNO_CMD, "--n: an integer", optarg);
             break;
         case 'm':
-            if (lr_cli_parse_long(optarg, 1, 100000, &m))
+            if (lr_parse_long(optarg, 1, 100000, &m))
                 return lr_cli_bad_value(MNO_CMD, "--m: a positive integer",
                                         optarg);
             break;
@@ -184,7 +185,7 @@ mno_check(int argc, char **argv)
             lp.monitor = optarg;
             break;
         case 't':
-            if (lr_cli_parse_long(optarg, 10, 600000, &v))
+            if (lr_parse_long(optarg, 10, 600000, &v))
                 return lr_cli_bad_value(MNO_CMD, "--timeout-ms: 10 to "
                                         "600000", optarg);
             lp.timeout_ms = (int) v;

@@ -22,6 +22,7 @@
 #include "planner/lr_baseline.h"
 #include "planner/lr_cdynp.h"
 #include "planner/lr_exact.h"
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_plot.h"
 #include "yang/lr_yang.h"
@@ -196,15 +197,15 @@ parse_args(int argc, char **argv, struct opts *o)
                 }
             break;
         case O_BATCH:
-            if (lr_cli_parse_double(optarg, 1, 1e9, &o->batch))
+            if (lr_parse_double(optarg, 1, 1e9, &o->batch))
                 bad = "--batch wants a number of samples from 1 to 1e9";
             break;
         case O_MICRO:
-            if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->micro))
+            if (lr_parse_double(optarg, 1e-9, 1e9, &o->micro))
                 bad = "--microbatch wants a number of samples from 1e-9 to 1e9";
             break;
         case O_WINDOW:
-            if (lr_cli_parse_long(optarg, -1, LR_MODEL_MAX_LAYERS, &v))
+            if (lr_parse_long(optarg, -1, LR_MODEL_MAX_LAYERS, &v))
                 bad = "--window wants an integer from -1 to 4096 (-1: "
                       "the whole range)";
             o->window = (int) v;
@@ -217,21 +218,21 @@ parse_args(int argc, char **argv, struct opts *o)
                 o->device_step = 0;
             else if (!strcmp(optarg, "best"))
                 o->device_step = LR_CDYNP_STEP_BEST;
-            else if (lr_cli_parse_long(optarg, 1, 1000000, &v))
+            else if (lr_parse_long(optarg, 1, 1000000, &v))
                 bad = "--device-step wants a number of devices from 1 to "
                       "1000000, auto or best";
             else
                 o->device_step = (int) v;
             break;
         case O_BEAM:
-            if (lr_cli_parse_long(optarg, 0, LR_CDYNP_MAX_BEAM, &v))
+            if (lr_parse_long(optarg, 0, LR_CDYNP_MAX_BEAM, &v))
                 bad = "--beam wants a width from 0 to 64 (0: the greedy "
                       "chain's prefixes only)";
             o->beam = (int) v;
             o->beam_set = true;
             break;
         case O_NODES:
-            if (lr_cli_parse_long(optarg, 1, 1L << 40, &v))
+            if (lr_parse_long(optarg, 1, 1L << 40, &v))
                 bad = "--max-nodes wants a positive integer, "
                     "up to 1099511627776";
             o->max_nodes = v;
@@ -241,7 +242,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_PLOT: o->plot = optarg; break;
         case O_GBPS:
-            if (lr_cli_parse_double(optarg, 1e-6, 1e6, &o->inter_gbps))
+            if (lr_parse_double(optarg, 1e-6, 1e6, &o->inter_gbps))
                 bad = "--inter-dc-gbps wants a positive rate in Gb/s, "
                     "up to 1e6";
             break;
@@ -251,11 +252,11 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_CA: o->ca = optarg; break;
         case O_RECORD: o->record = optarg; break;
         case O_TIMEOUT:
-            if (lr_cli_parse_double(optarg, 1e-3, 3600, &o->timeout))
+            if (lr_parse_double(optarg, 1e-3, 3600, &o->timeout))
                 bad = "--timeout wants seconds in [0.001, 3600]";
             break;
         case O_BUDGET:
-            if (lr_cli_parse_double(optarg, 1e-3, 86400, &o->budget))
+            if (lr_parse_double(optarg, 1e-3, 86400, &o->budget))
                 bad = "--plan-timeout wants seconds in [0.001, 86400]";
             break;
         case O_HELP:

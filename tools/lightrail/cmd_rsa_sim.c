@@ -24,6 +24,7 @@
 
 #include "planner/lr_rsa_sim.h"
 #include "planner/lr_stats.h"
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_plot.h"
 #include "yang/lr_yang.h"
@@ -123,7 +124,7 @@ parse_rate(const char *s, struct opts *o)
     if (strlen(s) >= sizeof buf || !(colon = strchr(strcpy(buf, s), ':')))
         return EINVAL;
     *colon = '\0';
-    if (lr_cli_parse_long(buf, 1, 100000, &lo) || lr_cli_parse_long(colon + 1, lo, 100000,
+    if (lr_parse_long(buf, 1, 100000, &lo) || lr_parse_long(colon + 1, lo, 100000,
                                                       &hi))
         return EINVAL;
     o->rate_min = (int) lo;
@@ -272,7 +273,7 @@ parse_args(int argc, char **argv, struct opts *o)
         switch (c) {
         case O_TOPO: o->topology = optarg; break;
         case O_LOAD:
-            if (lr_cli_parse_double(optarg, 1e-9, 1e9, &d))
+            if (lr_parse_double(optarg, 1e-9, 1e9, &d))
                 bad = "--load wants a positive number of Erlang, up to 1e9";
             o->loads[0] = d;
             o->n_loads = 1;
@@ -287,7 +288,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_POLICY: o->policies = optarg; break;
         case O_K:
-            if (lr_cli_parse_long(optarg, 1, 100, &v))
+            if (lr_parse_long(optarg, 1, 100, &v))
                 bad = "--k wants an integer in 1..100";
             o->k = (int) v;
             break;
@@ -296,33 +297,33 @@ parse_args(int argc, char **argv, struct opts *o)
                 bad = "--path-order wants 'km' or 'hops'";
             break;
         case O_SLOTS:
-            if (lr_cli_parse_long(optarg, 1, LR_BITS_MAX_WORDS * 64, &v))
+            if (lr_parse_long(optarg, 1, LR_BITS_MAX_WORDS * 64, &v))
                 bad = "--slots wants an integer in 1..1024";
             o->slots = (int) v;
             break;
         case O_GUARD:
-            if (lr_cli_parse_long(optarg, 0, 16, &v))
+            if (lr_parse_long(optarg, 0, 16, &v))
                 bad = "--guard wants an integer in 0..16";
             o->guard = (int) v;
             break;
         case O_REQ:
-            if (lr_cli_parse_long(optarg, 1, 1000000000L, &v))
+            if (lr_parse_long(optarg, 1, 1000000000L, &v))
                 bad = "--requests wants a positive integer, up to 1000000000";
             o->requests = v;
             break;
         case O_WARM:
-            if (lr_cli_parse_long(optarg, 0, 1000000000L, &v))
+            if (lr_parse_long(optarg, 0, 1000000000L, &v))
                 bad = "--warmup wants a non-negative integer, "
                     "up to 1000000000";
             o->warmup = v;
             break;
         case O_SEEDS:
-            if (lr_cli_parse_long(optarg, 1, 100000, &v))
+            if (lr_parse_long(optarg, 1, 100000, &v))
                 bad = "--seeds wants an integer in 1..100000";
             o->seeds = (int) v;
             break;
         case O_SEED:
-            if (lr_cli_parse_long(optarg, 0, 2147483647L, &v))
+            if (lr_parse_long(optarg, 0, 2147483647L, &v))
                 bad = "--seed wants a non-negative integer, up to 2147483647";
             o->seed = (unsigned long long) v;
             break;
@@ -332,7 +333,7 @@ parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_NOTRUNC: o->truncate = 0; break;
         case O_TARGET:
-            if (lr_cli_parse_double(optarg, 1e-12, 0.999999, &o->target))
+            if (lr_parse_double(optarg, 1e-12, 0.999999, &o->target))
                 bad = "--target wants a blocking probability in (0, 1)";
             break;
         case O_MODS: o->modulations = optarg; break;

@@ -24,6 +24,7 @@
 #include "planner/lr_jenv.h"
 #include "planner/lr_ppo.h"
 #include "planner/lr_stats.h"
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_cli.h"
 #include "planner/lr_lossbound.h"
 #include "tools/lightrail/lr_jenv_cli.h"
@@ -223,22 +224,22 @@ parse_args(int argc, char **argv, struct opts *o)
                       "0 < FROM <= TO, STEP > 0, at most 200 loads";
             break;
         case O_SEEDS:
-            if (lr_cli_parse_long(optarg, 1, 10000, &v))
+            if (lr_parse_long(optarg, 1, 10000, &v))
                 bad = "--seeds wants an integer in 1..10000";
             o->seeds = (int) v;
             break;
         case O_SEED:
-            if (lr_cli_parse_long(optarg, 0, 2147483647L, &v))
+            if (lr_parse_long(optarg, 0, 2147483647L, &v))
                 bad = "--seed wants a non-negative integer, up to 2147483647";
             o->seed = (unsigned long long) v;
             break;
         case O_ARR:
-            if (lr_cli_parse_long(optarg, 1, 1000000000L, &v))
+            if (lr_parse_long(optarg, 1, 1000000000L, &v))
                 bad = "--arrivals wants a positive integer, up to 1000000000";
             o->arrivals = v;
             break;
         case O_WARM:
-            if (lr_cli_parse_long(optarg, 0, 1000000000L, &v))
+            if (lr_parse_long(optarg, 0, 1000000000L, &v))
                 bad = "--warmup wants a non-negative integer, "
                     "up to 1000000000";
             o->warmup = v;
@@ -249,12 +250,12 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_PLOT: o->plot = optarg; break;
         case O_QUIET: o->quiet = 1; break;
         case O_CAP:
-            if (lr_cli_parse_double(optarg, 1, 1e9, &o->cap))
+            if (lr_parse_double(optarg, 1, 1e9, &o->cap))
                 bad = "--cap wants a slowdown in [1, 1e9]";
             o->cap_set = true;
             break;
         case O_WCAP:
-            if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->work_cap))
+            if (lr_parse_double(optarg, 1e-9, 1e9, &o->work_cap))
                 bad = "--work-cap wants a positive number, up to 1e9";
             o->work_cap_set = true;
             break;

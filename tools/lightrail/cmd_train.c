@@ -64,6 +64,7 @@
 #include "planner/lr_obsnorm.h"
 #include "planner/lr_ppo.h"
 #include "planner/lr_ppo_imitate.h"
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_jenv_cli.h"
 #include "tools/lightrail/lr_rollout_cli.h"
@@ -245,7 +246,7 @@ parse_load_range(const char *s, double *from, double *to)
     const char *colon = strchr(s, ':');
     double a, b;
     if (!colon) {
-        if (lr_cli_parse_double(s, 1e-6, 1e6, &a))
+        if (lr_parse_double(s, 1e-6, 1e6, &a))
             return -1;
         *from = *to = a;
         return 0;
@@ -256,8 +257,8 @@ parse_load_range(const char *s, double *from, double *to)
         return -1;
     memcpy(head, s, n);
     head[n] = '\0';
-    if (lr_cli_parse_double(head, 1e-6, 1e6, &a)
-        || lr_cli_parse_double(colon + 1, 1e-6, 1e6, &b) || b < a)
+    if (lr_parse_double(head, 1e-6, 1e6, &a)
+        || lr_parse_double(colon + 1, 1e-6, 1e6, &b) || b < a)
         return -1;
     *from = a;
     *to = b;
@@ -347,12 +348,12 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_TOPO: o->env.topology = optarg; break;
         case O_CLUSTER: o->env.cluster = optarg; break;
         case O_STEPS:
-            if (lr_cli_parse_long(optarg, 0, 10000000000L, &o->steps))
+            if (lr_parse_long(optarg, 0, 10000000000L, &o->steps))
                 bad = "--steps wants a positive integer, up to 10000000000";
             have_steps = 1;
             break;
         case O_SEED:
-            if (lr_cli_parse_long(optarg, 1, 2147483647L, &v))
+            if (lr_parse_long(optarg, 1, 2147483647L, &v))
                 bad = "--seed wants an integer from 1 to 2147483647";
             o->seed = (unsigned long long) v;
             have_seed = 1;
@@ -364,39 +365,39 @@ parse_args(int argc, char **argv, struct opts *o)
                       "range FROM:TO with 0 < FROM <= TO";
             break;
         case O_EP:
-            if (lr_cli_parse_long(optarg, 10, 1000000000L, &o->episode))
+            if (lr_parse_long(optarg, 10, 1000000000L, &o->episode))
                 bad = "--episode wants an integer >= 10";
             break;
         case O_ROLL:
-            if (lr_cli_parse_long(optarg, 8, 1000000, &v))
+            if (lr_parse_long(optarg, 8, 1000000, &v))
                 bad = "--rollout wants an integer in 8..1000000";
             o->rollout = (int) v;
             break;
         case O_HIDDEN:
-            if (lr_cli_parse_long(optarg, 1, 4096, &v))
+            if (lr_parse_long(optarg, 1, 4096, &v))
                 bad = "--hidden wants an integer in 1..4096";
             o->hidden = (int) v;
             break;
         case O_EPOCHS:
-            if (lr_cli_parse_long(optarg, 1, 64, &v))
+            if (lr_parse_long(optarg, 1, 64, &v))
                 bad = "--epochs wants an integer in 1..64";
             o->epochs = (int) v;
             break;
         case O_MINIB:
-            if (lr_cli_parse_long(optarg, 1, 1024, &v))
+            if (lr_parse_long(optarg, 1, 1024, &v))
                 bad = "--minibatches wants an integer in 1..1024";
             o->minibatches = (int) v;
             break;
         case O_LR:
-            if (lr_cli_parse_double(optarg, 1e-9, 1, &o->lr))
+            if (lr_parse_double(optarg, 1e-9, 1, &o->lr))
                 bad = "--lr wants a number in (0, 1]";
             break;
         case O_GAMMA:
-            if (lr_cli_parse_double(optarg, 0, 1, &o->gamma))
+            if (lr_parse_double(optarg, 0, 1, &o->gamma))
                 bad = "--gamma wants a number in [0, 1]";
             break;
         case O_CKPT:
-            if (lr_cli_parse_long(optarg, 1, 10000000000L, &o->checkpoint))
+            if (lr_parse_long(optarg, 1, 10000000000L, &o->checkpoint))
                 bad = "--checkpoint wants a positive integer, "
                     "up to 10000000000";
             break;
@@ -431,25 +432,25 @@ parse_args(int argc, char **argv, struct opts *o)
             }
             break;
         case O_NORM:
-            if (lr_cli_parse_long(optarg, 0, 100000000L, &o->norm_obs)
+            if (lr_parse_long(optarg, 0, 100000000L, &o->norm_obs)
                 || (o->norm_obs > 0 && o->norm_obs < 2))
                 bad = "--norm-obs wants a number of decisions >= 2 (0: off)";
             break;
         case O_NORMR: o->norm_reward = 1; break;
         case O_IMITATE:
-            if (lr_cli_parse_long(optarg, 0, 10000000000L, &o->imitate))
+            if (lr_parse_long(optarg, 0, 10000000000L, &o->imitate))
                 bad = "--imitate wants an integer >= 0 (decisions)";
             have_imitate = 1;
             break;
         case O_IMLR:
             im_opt = "--imitate-lr";
-            if (lr_cli_parse_double(optarg, 1e-9, 1, &o->imitate_lr))
+            if (lr_parse_double(optarg, 1e-9, 1, &o->imitate_lr))
                 bad = "--imitate-lr wants a number in (0, 1]";
             break;
         case O_IMBUF:
             im_opt = "--imitate-buffer";
-            if (lr_cli_parse_long(optarg, IMITATE_MINIBATCH, 100000000L,
-                                  &o->imitate_buffer))
+            if (lr_parse_long(optarg, IMITATE_MINIBATCH, 100000000L,
+                              &o->imitate_buffer))
                 bad = "--imitate-buffer wants an integer in 256..100000000";
             break;
         case O_INIT: o->init = optarg; break;
@@ -462,39 +463,39 @@ parse_args(int argc, char **argv, struct opts *o)
                 bad = "--reward wants slowdown or blocking";
             break;
         case O_ENTROPY:
-            if (lr_cli_parse_double(optarg, 0, 1, &o->entropy))
+            if (lr_parse_double(optarg, 0, 1, &o->entropy))
                 bad = "--entropy wants a number in [0, 1]";
             break;
         case O_ANCHOR:
-            if (lr_cli_parse_double(optarg, 1e-9, 1e6, &o->anchor))
+            if (lr_parse_double(optarg, 1e-9, 1e6, &o->anchor))
                 bad = "--anchor wants a positive number, up to 1e6";
             break;
         case O_AFINAL:
-            if (lr_cli_parse_double(optarg, 0, 1e6, &o->anchor_final))
+            if (lr_parse_double(optarg, 0, 1e6, &o->anchor_final))
                 bad = "--anchor-final wants a number in [0, 1e6]";
             break;
         case O_RWEIGHT:
-            if (lr_cli_parse_double(optarg, 1e-6, 1e6, &o->refusal_weight))
+            if (lr_parse_double(optarg, 1e-6, 1e6, &o->refusal_weight))
                 bad = "--refusal-weight wants a positive number, up to 1e6";
             have_rweight = 1;
             break;
         case O_DWEIGHT:
-            if (lr_cli_parse_double(optarg, 1e-6, 1e6, &o->deviation_weight))
+            if (lr_parse_double(optarg, 1e-6, 1e6, &o->deviation_weight))
                 bad = "--deviation-weight wants a positive number, up to 1e6";
             have_dweight = 1;
             break;
         case O_CWARM:
-            if (lr_cli_parse_long(optarg, 1, 10000000000L, &o->critic_warmup))
+            if (lr_parse_long(optarg, 1, 10000000000L, &o->critic_warmup))
                 bad = "--critic-warmup wants a positive integer (steps), "
                     "up to 10000000000";
             break;
         case O_WCAP:
-            if (lr_cli_parse_double(optarg, 1e-9, 1e9, &o->work_cap))
+            if (lr_parse_double(optarg, 1e-9, 1e9, &o->work_cap))
                 bad = "--work-cap wants a positive number, up to 1e9";
             have_wcap = 1;
             break;
         case O_ENVS:
-            if (lr_cli_parse_long(optarg, 1, 4096, &v))
+            if (lr_parse_long(optarg, 1, 4096, &v))
                 bad = "--envs wants an integer in 1..4096";
             o->envs = (int) v;
             break;

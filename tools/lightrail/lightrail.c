@@ -242,7 +242,7 @@ lr_cli_parse_loads(const char *s, double *loads, int max)
     strcpy(buf, s);
     if (!strchr(buf, ':')) {
         /* One load, E: as E:E:1. */
-        if (max < 1 || lr_cli_parse_double(buf, 1e-9, 1e9, &loads[0]))
+        if (max < 1 || lr_parse_double(buf, 1e-9, 1e9, &loads[0]))
             return -1;
         return 1;
     }
@@ -250,9 +250,9 @@ lr_cli_parse_loads(const char *s, double *loads, int max)
     b = strtok(NULL, ":");
     c = strtok(NULL, ":");
     if (!a || !b || !c || strtok(NULL, ":")
-        || lr_cli_parse_double(a, 1e-9, 1e9, &from)
-        || lr_cli_parse_double(b, from, 1e9, &to)
-        || lr_cli_parse_double(c, 1e-9, 1e9, &step)
+        || lr_parse_double(a, 1e-9, 1e9, &from)
+        || lr_parse_double(b, from, 1e9, &to)
+        || lr_parse_double(c, 1e-9, 1e9, &step)
         || (to - from) / step >= max)
         return -1;
     /* FROM + i x STEP carries the binary error of STEP (0.1 + 2 x 0.1 is
@@ -388,18 +388,6 @@ lr_cli_pick_names(const char *cmd, const char *list,
     return n;
 }
 
-int
-lr_cli_parse_long(const char *s, long lo, long hi, long *out)
-{
-    return lr_parse_long(s, lo, hi, out);
-}
-
-int
-lr_cli_parse_double(const char *s, double lo, double hi, double *out)
-{
-    return lr_parse_double(s, lo, hi, out);
-}
-
 double
 lr_cli_now(void)
 {
@@ -415,7 +403,7 @@ lr_cli_progress_init(struct lr_cli_progress *p, bool quiet)
     p->every = p->mode == 1 ? 0.25 : LR_CLI_PROGRESS_LOG_S;
     const char *env = getenv("LIGHTRAIL_PROGRESS_SECONDS");
     double v;
-    if (p->mode == 2 && env && !lr_cli_parse_double(env, 0, 1e6, &v))
+    if (p->mode == 2 && env && !lr_parse_double(env, 0, 1e6, &v))
         p->every = v;
     p->last = lr_cli_now();
     p->open = false;

@@ -94,12 +94,6 @@ int lr_client_request(const char *server, const char *token,
                       const char *path, const char *body, long *status,
                       char **reply);
 
-/* Parse the whole string as a number within [lo, hi]; 0 or EINVAL.
- * lr_parse_long() and lr_parse_double() (planner/lr_util.h): a whole
- * number is [+-]digits, a number a plain decimal, nothing around them. */
-int lr_cli_parse_long(const char *s, long lo, long hi, long *out);
-int lr_cli_parse_double(const char *s, double lo, double hi, double *out);
-
 /* --format: 'text' or 'json' into '*json'; NULL, or why not (for
  * lr_cli_bad_value()). */
 const char *lr_cli_parse_format(const char *arg, bool *json);

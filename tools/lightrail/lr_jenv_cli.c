@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_jenv_cli.h"
 #include "yang/lr_yang.h"
@@ -62,18 +63,18 @@ lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
         o->demands = arg;
         return NULL;
     case LR_JENV_O_BATCH:
-        return lr_cli_parse_double(arg, 1, 1e9, &o->batch)
+        return lr_parse_double(arg, 1, 1e9, &o->batch)
                ? "--batch wants a number of samples from 1 to 1e9" : NULL;
     case LR_JENV_O_MICRO:
-        return lr_cli_parse_double(arg, 1e-9, 1e9, &o->micro)
+        return lr_parse_double(arg, 1e-9, 1e9, &o->micro)
                ? "--microbatch wants a number of samples from 1e-9 to 1e9" : NULL;
     case LR_JENV_O_K:
-        if (lr_cli_parse_long(arg, 1, 16, &v))
+        if (lr_parse_long(arg, 1, 16, &v))
             return "--k wants an integer in 1..16";
         o->k = (int) v;
         return NULL;
     case LR_JENV_O_PENALTY:
-        return lr_cli_parse_double(arg, 0, 1e6, &o->block_penalty)
+        return lr_parse_double(arg, 0, 1e6, &o->block_penalty)
                ? "--block-penalty wants a number in [0, 1e6]" : NULL;
     case LR_JENV_O_HOLDING:
         o->holding_set = true;
@@ -185,7 +186,7 @@ lr_jenv_cli_open(const char *cmd, const struct lr_jenv_cli_opts *o,
         goto fail;
     for (int i = 0; i < n_items; i++) {
         long v;
-        if (lr_cli_parse_long(counts[i], 1, 100000, &v)) {
+        if (lr_parse_long(counts[i], 1, 100000, &v)) {
             lr_cli_err(cmd, "--demands wants up to %d GPU counts >= 1, "
                        "comma-separated, not '%s'", LR_JENV_MAX_DEMANDS,
                        counts[i]);

@@ -1,4 +1,5 @@
 /* lr_rollout_cli: see lr_rollout_cli.h. */
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_rollout_cli.h"
 
@@ -23,27 +24,27 @@ lr_rollout_cli_option(int code, const char *arg,
     long v;
     switch (code) {
     case LR_RO_O_SAMPLES:
-        if (lr_cli_parse_long(arg, 2, 1000000, &v))
+        if (lr_parse_long(arg, 2, 1000000, &v))
             return "--rollout-samples wants an integer from 2";
         c->samples = (int) v;
         return NULL;
     case LR_RO_O_TOP:
-        if (lr_cli_parse_long(arg, 0, 100000, &v))
+        if (lr_parse_long(arg, 0, 100000, &v))
             return "--rollout-top wants a non-negative integer, up to 100000";
         c->top = (int) v;
         return NULL;
     case LR_RO_O_HORIZON:
-        if (lr_cli_parse_long(arg, 1, 1000000000L, &v))
+        if (lr_parse_long(arg, 1, 1000000000L, &v))
             return "--rollout-horizon wants a positive integer, "
                 "up to 1000000000";
         c->horizon = v;
         return NULL;
     case LR_RO_O_MARGIN:
-        return lr_cli_parse_double(arg, 0, 1e9, &c->margin)
+        return lr_parse_double(arg, 0, 1e9, &c->margin)
                ? "--rollout-margin wants a non-negative number, "
                    "up to 1e9" : NULL;
     case LR_RO_O_MIN_GPUS:
-        if (lr_cli_parse_long(arg, 0, 1000000, &v))
+        if (lr_parse_long(arg, 0, 1000000, &v))
             return "--rollout-min-gpus wants a non-negative integer, "
                 "up to 1000000";
         c->min_gpus = (int) v;
@@ -52,7 +53,7 @@ lr_rollout_cli_option(int code, const char *arg,
         c->refusal = true;
         return NULL;
     case LR_RO_O_SCREEN:
-        if (lr_cli_parse_long(arg, 0, 1000000, &v) || v == 1)
+        if (lr_parse_long(arg, 0, 1000000, &v) || v == 1)
             return "--rollout-screen wants 0 (off) or an integer from 2";
         c->screen = (int) v;
         return NULL;
