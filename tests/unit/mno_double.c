@@ -69,21 +69,50 @@ dbl_int(const char *s)
     return !*end;
 }
 
-/* Counts '*nth' down (1: this request) and, when it is this one, cuts
- * the answer about to be sent: the request was done and its answer is
- * lost on the way (a length the body does not reach, and the
+/* Cuts the answer about to be sent: the request was done and its
+ * answer is lost on the way (a length the body does not reach, and the
  * connection closed after it). */
+static void
+dbl_cut(struct evhttp_request *req)
+{
+    struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+    evhttp_add_header(h, "Content-Length", "100");
+    evhttp_add_header(h, "Connection", "close");
+}
+
+/* Counts '*nth' down (1: this request) and, when it is this one, cuts
+ * the answer about to be sent. */
 static void
 dbl_cut_if(struct evhttp_request *req, atomic_int *nth)
 {
     int cut = atomic_load(nth);
     if (cut > 0)
         atomic_store(nth, cut - 1);
-    if (cut == 1) {
-        struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-        evhttp_add_header(h, "Content-Length", "100");
-        evhttp_add_header(h, "Connection", "close");
-    }
+    if (cut == 1)
+        dbl_cut(req);
+}
+
+/* Whether the answer cuts count this /connect on 'node': those of
+ * every ROADM, or of dbl.cut_node alone. */
+static bool
+dbl_cut_here(const char *node)
+{
+    return !dbl.cut_node[0] || !strcmp(dbl.cut_node, node);
+}
+
+/* The answer about to be sent for a removal of a rule the double held:
+ * cut when the Nth (cut_remove) or one of the next N (cut_removes). */
+static void
+dbl_cut_removal(struct evhttp_request *req, const char *node)
+{
+    if (!dbl_cut_here(node))
+        return;
+    int n = atomic_load(&dbl.cut_removes);
+    if (n > 0) {
+        atomic_store(&dbl.cut_removes, n - 1);
+        dbl_cut(req);
+    } else
+        dbl_cut_if(req, &dbl.cut_remove);
 }
 
 static void
@@ -151,7 +180,7 @@ dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
         for (int i = 0; i < dbl.n_rules; i++)
             if (!memcmp(&dbl.rules[i], &r, sizeof r)) {
                 dbl.rules[i] = dbl.rules[--dbl.n_rules];
-                dbl_cut_if(req, &dbl.cut_remove);
+                dbl_cut_removal(req, node);
                 dbl_text(req, "text/html", "OK");
                 return;
             }
@@ -160,7 +189,8 @@ dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
     }
     if (dbl.n_rules < MAX_RULES)
         dbl.rules[dbl.n_rules++] = r;
-    dbl_cut_if(req, &dbl.cut_connect);
+    if (dbl_cut_here(node))
+        dbl_cut_if(req, &dbl.cut_connect);
     dbl_text(req, "text/html", "OK");
 }
 
@@ -284,6 +314,8 @@ mno_double_reset(void)
     atomic_store(&dbl.late_connect_ms, 0);
     atomic_store(&dbl.cut_connect, 0);
     atomic_store(&dbl.cut_remove, 0);
+    atomic_store(&dbl.cut_removes, 0);
+    dbl.cut_node[0] = '\0';
     atomic_store(&dbl.hide_r2, false);
     atomic_store(&dbl.short_ports, false);
 }

@@ -9,7 +9,8 @@
  * bare Infinity in the monitor's JSON).  Faults: the Nth /connect from
  * now fails with 500, r2 disappears (404), /ports of r3 lacks a port
  * /links gives it, the next /connect answers late, or the Nth install
- * (or removal) from now is done and its answer cut short.  Used by
+ * (or removal, or the next N removals), on every ROADM or on one, from
+ * now is done and its answer cut short.  Used by
  * tests/unit/test_sb_mnoptical.c and, as a process, by
  * tests/cli/mnoptical.sh (tests/cli/mno_double_main.c).
  *
@@ -64,6 +65,13 @@ struct mno_double {
     atomic_int cut_remove;        /* likewise the Nth /connect removing a
                                    * ROADM rule the double holds:
                                    * removed, its answer cut short */
+    atomic_int cut_removes;       /* the next N such removals: each
+                                   * removed, its answer cut short */
+    char cut_node[16];            /* "": the cuts above count /connect
+                                   * on every ROADM; else on this one
+                                   * only (lr_ctl programs its ROADMs at
+                                   * once, so only one ROADM's order of
+                                   * requests is known) */
     double gosnr;
 };
 
