@@ -157,17 +157,22 @@ op_see(struct lr_ctl_op *op, const struct sb_par_item *items)
                            items[i].err);
 }
 
-/* How many of the 'n' channels 'ch' the device of 'it' holds (one
- * read, its answer into 'seen' when not NULL and the read asks the
+/* How many of the 'n' channels 'ch' the device of 'it' holds for sure
+ * (one read, its answer into 'seen' when not NULL and the read asks the
  * device: not a driver's record, sb_driver.h read_is_record); -1 when
- * the device cannot be read, with the driver's line in e[elen]. */
+ * the device cannot be read, with the driver's line in e[elen].
+ * '*unsure' gets how many more the driver's record shows marked
+ * unknown (sb_media_channel's unknown): the device may hold them or
+ * not, so an add does not count them as done and a removal does not
+ * count them as gone. */
 static int
 device_holds(const struct sb_par_item *it, const struct sb_change *ch, int n,
-             struct lr_ctl_dev_seen *seen, char *e, size_t elen)
+             struct lr_ctl_dev_seen *seen, int *unsure, char *e, size_t elen)
 {
     struct sb_media_channel *mc = NULL;
     int have = 0, found = 0;
     int rc = it->cls->read(it->dev, &mc, &have, e, elen);
+    *unsure = 0;
     if (seen && !it->cls->read_is_record)
         lr_ctl_dev_see(seen, rc, e);
     if (rc)
@@ -175,7 +180,12 @@ device_holds(const struct sb_par_item *it, const struct sb_change *ch, int n,
     for (int k = 0; k < n; k++)
         for (int i = 0; i < have; i++)
             if (!strcmp(mc[i].name, ch[k].mc.name)) {
-                found++;
+                /* Only a record can be unsure: a driver that reads the
+                 * device reports what is there. */
+                if (it->cls->read_is_record && mc[i].unknown)
+                    (*unsure)++;
+                else
+                    found++;
                 break;
             }
     free(mc);
@@ -186,8 +196,8 @@ device_holds(const struct sb_par_item *it, const struct sb_change *ch, int n,
  * the devices at once (sb_parallel).  A device that did not answer
  * (ETIMEDOUT: the outcome is unknown) is read back, as after an add
  * (op_provision): one that holds none of them is done; one that still
- * holds some, or cannot be read, fails, saying which.  Returns the
- * first error. */
+ * holds some, may (a channel its driver's record marks unknown), or
+ * cannot be read, fails, saying which.  Returns the first error. */
 static int
 op_unprovision(struct lr_ctl_op *op, char *err, size_t errlen)
 {
@@ -203,16 +213,26 @@ op_unprovision(struct lr_ctl_op *op, char *err, size_t errlen)
     for (int i = 0; i < op->n_items; i++) {
         struct sb_par_item *u = &op->undo[i];
         char e[256], lost[sizeof u->err];
+        int unsure;
         if (u->rc != ETIMEDOUT)
             continue;
         int left = device_holds(u, u->changes, u->n,
-                                &op->seen[op->item_node[i]], e, sizeof e);
-        if (left == 0) {
+                                &op->seen[op->item_node[i]], &unsure, e,
+                                sizeof e);
+        if (left == 0 && unsure == 0) {
             u->rc = 0;
             continue;
         }
         snprintf(lost, sizeof lost, "%s", u->err);
-        if (left > 0)
+        /* A channel marked unknown may still be there: not gone. */
+        if (left >= 0 && unsure)
+            snprintf(u->err, sizeof u->err, "ROADM %s did not answer the "
+                     "removal and, read back, still holds %d of the job's "
+                     "%d channels there and may still hold %d more (on "
+                     "its driver's record marked unknown: a request on %s "
+                     "had no answer) (%.280s)", op->node[i], left, u->n,
+                     unsure, unsure > 1 ? "them" : "it", lost);
+        else if (left > 0)
             snprintf(u->err, sizeof u->err, "ROADM %s did not answer the "
                      "removal and, read back, still holds %d of the job's "
                      "%d channels there (%.300s)", op->node[i], left, u->n,
@@ -332,14 +352,32 @@ op_provision(struct lr_ctl_op *op)
     op_see(op, op->items);
     for (int i = 0; i < op->n_items && !rc; i++) {
         struct sb_par_item *it = &op->items[i];
+        int unsure = 0, held = -1;
         if (it->rc == ETIMEDOUT) {
-            /* Outcome unknown: what the device holds decides. */
+            /* Outcome unknown: what the device holds for sure decides. */
             char e[256];
-            it->rc = device_holds(it, it->changes, it->n,
-                                  &op->seen[op->item_node[i]], e, sizeof e)
-                     == it->n ? 0 : ETIMEDOUT;
+            held = device_holds(it, it->changes, it->n,
+                                &op->seen[op->item_node[i]], &unsure, e,
+                                sizeof e);
+            if (held == it->n)
+                it->rc = 0;
         }
-        if (it->rc)
+        /* A record that marks a channel unknown says the driver does
+         * not know whether the ROADM holds it (its install and the
+         * removal after it both lost): not a channel added. */
+        if (it->rc && held >= 0 && unsure)
+            rc = lr_ctl_fail(op->err, sizeof op->err, EIO, "ROADM %s did "
+                             "not answer and, read back, holds %d of the "
+                             "job's %d channels there for sure; %d more %s "
+                             "on its driver's record marked unknown (a "
+                             "request on %s had no answer: the ROADM may "
+                             "not hold %s), so the lightpaths are not taken "
+                             "as added; submit the job again (%.200s)",
+                             op->node[i], held, it->n, unsure,
+                             unsure > 1 ? "are" : "is",
+                             unsure > 1 ? "them" : "it",
+                             unsure > 1 ? "them" : "it", it->err);
+        else if (it->rc)
             rc = lr_ctl_fail(op->err, sizeof op->err, EIO, "ROADM %s "
                              "refused the lightpaths: %s", op->node[i],
                              it->err);

@@ -44,6 +44,12 @@ struct sb_media_channel {
     int n;                    /* flexgrid centre: 193.1 THz + n 6.25 GHz */
     int m;                    /* width: m x 12.5 GHz */
     bool enabled;
+    bool unknown;             /* read() of a driver whose read is its
+                               * record (read_is_record) only: a request
+                               * on the channel had no answer, so the
+                               * device may hold it or not (mnoptical);
+                               * false from any other read, ignored by
+                               * apply() */
 };
 
 enum sb_op {

@@ -34,7 +34,8 @@
  * installs the store's channels over them.  Reset the emulator's ROADMs
  * (/reset) when starting the controller against a used emulation.  A
  * rule whose request had no answer stays on the record marked unknown
- * (sb_mno_record()) and is shown; a DELETE settles it.
+ * (sb_mno_record()) and is shown, with its mark (sb_media_channel's
+ * unknown); a DELETE settles it.
  *
  * Errors: the emulator's HTML pages become one line (404: unknown node,
  * ENOENT; 500: bad parameter, EPROTO); transport errors as sb_http.h.
@@ -423,8 +424,13 @@ sb_mnoptical_read(struct sb_device *dev, struct sb_media_channel **out,
                 "media channel(s) on record: none was read (the record is "
                 "kept); retry", d->config.name, d->n_rules);
     } else {
-        for (int i = 0; i < d->n_rules; i++)
+        /* The mark goes out with the rule: lr_ctl's read-back after a
+         * lost add must not take a rule that may not be there for one
+         * the emulator holds (sb_driver.h). */
+        for (int i = 0; i < d->n_rules; i++) {
             (*out)[i] = d->rules[i].mc;
+            (*out)[i].unknown = d->rules[i].unknown;
+        }
         *n = d->n_rules;
     }
     pthread_mutex_unlock(&d->lock);

@@ -20,6 +20,10 @@
  * threshold is the controller's modulation table's: 8QAM at 18.6 dB
  * there (the DeepRMSA file's) refuses the 17 dB a 16 dB table admits,
  * and 8QAM without a threshold is refused, naming the table's column.
+ * A rule the driver's record marks unknown (its request had no answer)
+ * is not taken as added after a lost add (the job fails, r1 left
+ * empty) nor as gone after a lost removal (the DELETE fails, saying
+ * the ROADM may still hold it, and a DELETE again settles it).
  */
 #include <errno.h>
 #include <math.h>
@@ -284,6 +288,106 @@ test_threshold_from_table(void)
     lr_ctl_free(c);
 }
 
+/* The rules the double holds on ROADM 'node'. */
+static int
+rules_on(const char *node)
+{
+    int n = 0;
+    for (int i = 0; i < dbl.n_rules; i++)
+        n += !strcmp(dbl.rules[i].node, node);
+    return n;
+}
+
+/* An add whose outcome on r1 is lost for both of the job's channels
+ * there: the install of lp2 (r1's second) is done and its answer cut,
+ * the driver's removal of it and its undo of lp1 are done and their
+ * answers cut too.  r1 holds neither rule; the driver keeps both on its
+ * record marked unknown (d10d421, dec4001), and lr_ctl's read-back after
+ * the lost answer took the record for the ROADM: both found, the add
+ * done, the job active over a ROADM without its rules.  A rule marked
+ * unknown is no proof of an add: the job fails, saying so, and its
+ * rollback settles both (the emulator's 500 for a rule it does not hold
+ * counts as done). */
+static void
+test_lost_add_unknown_not_held(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in = intent("unsure");
+    char err[1024], *report = NULL;
+    int drift = -1;
+
+    mno_double_reset();
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    dbl.gosnr = 17;
+    snprintf(dbl.cut_node, sizeof dbl.cut_node, "r1");
+    atomic_store(&dbl.cut_connect, 2);
+    atomic_store(&dbl.cut_removes, 2);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    /* Both cuts were spent on r1: its requests went as described. */
+    CU_ASSERT_EQUAL(atomic_load(&dbl.cut_connect), 0);
+    CU_ASSERT_EQUAL(atomic_load(&dbl.cut_removes), 0);
+    if (job.phase != LR_JOB_FAILED)
+        fprintf(stderr, "unsure: %s with %d rule(s) on r1\n",
+                job.phase == LR_JOB_ACTIVE ? "active" : "not failed",
+                rules_on("r1"));
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
+    drop_if_active(c, &job);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "ROADM r1 did not answer and, "
+                                              "read back, holds 0 of the "
+                                              "job's 2 channels there for "
+                                              "sure; 2 more are on its "
+                                              "driver's record marked "
+                                              "unknown"));
+    if (!strstr(job.reason, "ROADM r1 did not answer"))
+        fprintf(stderr, "unsure: %s\n", job.reason);
+    CU_ASSERT_EQUAL(job.n_lightpaths, 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    /* The rollback settled r1's record: nothing drifts, nothing is
+     * left for a DELETE. */
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, false, &report, &drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, 0);
+    free(report);
+    CU_ASSERT_EQUAL(lr_ctl_check(c, err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
+/* A removal whose answer is lost leaves a rule marked unknown: there it
+ * may still be, and the DELETE fails saying so (not "still holds"),
+ * with what to do; a DELETE again settles it. */
+static void
+test_lost_removal_unknown_maybe_held(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in = intent("maybe");
+    char err[1024];
+
+    mno_double_reset();
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    dbl.gosnr = 17;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    snprintf(dbl.cut_node, sizeof dbl.cut_node, "r1");
+    atomic_store(&dbl.cut_removes, 1);
+    int rc = lr_ctl_delete(c, "maybe", err, sizeof err);
+    CU_ASSERT_NOT_EQUAL(rc, 0);
+    if (!strstr(err, "may still hold"))
+        fprintf(stderr, "maybe: %d: %s\n", rc, err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "ROADM r1 did not answer the removal "
+                                       "and, read back, still holds 1 of "
+                                       "the job's 2 channels there and may "
+                                       "still hold 1 more (on its driver's "
+                                       "record marked unknown: a request "
+                                       "on it had no answer)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "DELETE it to retry"));
+    CU_ASSERT_EQUAL(rules_on("r1"), 1);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "maybe", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    lr_ctl_free(c);
+}
+
 static void
 test_terminal_of_unknown_dc(void)
 {
@@ -345,6 +449,10 @@ static CU_TestInfo tests[] = {
       test_received_and_refused },
     { "gOSNR threshold from the controller's table",
       test_threshold_from_table },
+    { "a lost add on record as unknown is not held",
+      test_lost_add_unknown_not_held },
+    { "a lost removal on record as unknown may be held",
+      test_lost_removal_unknown_maybe_held },
     { "a terminal of an unknown DC", test_terminal_of_unknown_dc },
     { "health: read() is no answer of the device",
       test_health_without_reads },
