@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,12 +128,23 @@ modcsv_header(char *line, int *osnr_col, char *err, size_t errlen)
     return 0;
 }
 
+/* Whether the UTF-8 sequence at 's' is a C1 control character,
+ * U+0080..U+009F (0xc2 0x80..0x9f): well-formed text, yet U+009B is a
+ * terminal's CSI and U+0085 a line break to some readers of a log, as
+ * harmful there as the C0 controls. */
+static bool
+modcsv_is_c1(const unsigned char *s)
+{
+    return s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f;
+}
+
 /* The offset of the first byte of 'name' that is no text, strlen(name)
- * when all are: a control character, or a byte that starts no UTF-8
- * sequence.  A name is printed into the API's JSON (a lightpath's
- * modulation, modulation-mismatch), which must be UTF-8 (RFC 8259), and
- * into one-line logs and reports; libyang stores a string leaf's bytes
- * unchecked, so a Latin-1 file's name would reach every client. */
+ * when all are: a control character (C0, DEL or C1), or a byte that
+ * starts no UTF-8 sequence.  A name is printed into the API's JSON (a
+ * lightpath's modulation, modulation-mismatch), which must be UTF-8
+ * (RFC 8259), and into one-line logs and reports; libyang stores a
+ * string leaf's bytes unchecked, so a Latin-1 file's name would reach
+ * every client. */
 static size_t
 modcsv_name_text(const char *name)
 {
@@ -140,7 +152,7 @@ modcsv_name_text(const char *name)
     size_t i = 0;
     while (s[i]) {
         size_t n = lr_utf8_len(s + i);
-        if (!n || s[i] < 0x20 || s[i] == 0x7f)
+        if (!n || s[i] < 0x20 || s[i] == 0x7f || modcsv_is_c1(s + i))
             return i;
         i += n;
     }
@@ -179,6 +191,17 @@ modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
         return EINVAL;
     }
     size_t bad = modcsv_name_text(name);
+    const unsigned char *b = (const unsigned char *) name + bad;
+    if (bad < nlen && modcsv_is_c1(b)) {
+        /* Said as the character it is (0xc2 0xNN is U+00NN): its first
+         * byte also starts printable ones (U+00A0..U+00BF). */
+        lr_set_err(err, errlen, "line %d: a format's name must be UTF-8 "
+                   "text without control characters; bytes %zu-%zu are "
+                   "U+%04X, a C1 control character: write the name in "
+                   "printable characters", lineno, bad + 1, bad + 2,
+                   (unsigned) b[1]);
+        return EINVAL;
+    }
     if (bad < nlen) {
         /* Not quoted: the byte would reach the log as it is. */
         lr_set_err(err, errlen, "line %d: a format's name must be UTF-8 "

@@ -80,7 +80,8 @@ int lr_modtable_find(const struct lr_modtable *t, const char *name);
  * CR LF and a leading UTF-8 byte order mark accepted; a name bare: no
  * CSV quoting is read, and one in quotes or with spaces around it is
  * refused, as is one that is no UTF-8 text or holds a control
- * character, since names are printed into JSON and logs).  A column
+ * character, C0, DEL or C1 (U+0080..U+009F), since names are printed
+ * into JSON and logs).  A column
  * minimum_osnr anywhere after them gives each format its OSNR
  * threshold; a format whose cell is empty, or a file
  * without the column, takes the default table's threshold of the same

@@ -200,7 +200,8 @@ test_bom(void)
 }
 
 /* The text's refusal is the parser's line after the path, its control
- * characters (here a name's escape byte) made spaces: one line. */
+ * characters (here a name's escape byte, C0 or C1) made spaces: one
+ * line. */
 static void
 test_bad_text(void)
 {
@@ -211,6 +212,15 @@ test_bad_text(void)
     put_file("bad.csv", bad_csv, sizeof bad_csv - 1, path, sizeof path);
     check_refused(path, "--modulations", EINVAL, "%s: line 2: format "
                   "'\"Q [2J\"': a name in quotes or with spaces around it: "
+                  "write it bare, as QPSK (CSV quoting is not read)");
+    /* A C1 control (U+009B, CSI to a terminal) in the same place: made
+     * one space, as a C0 one. */
+    static const char c1_csv[] =
+        "name,maximum_length,spectral_efficiency\n"
+        "\"Q\xc2\x9b" "2J\",2000,2\n";
+    put_file("c1.csv", c1_csv, sizeof c1_csv - 1, path, sizeof path);
+    check_refused(path, "--modulations", EINVAL, "%s: line 2: format "
+                  "'\"Q 2J\"': a name in quotes or with spaces around it: "
                   "write it bare, as QPSK (CSV quoting is not read)");
     put_file("header.csv", "name,reach\nQPSK,2000\n", 21, path, sizeof path);
     check_refused(path, NULL, EINVAL, "%s: line 1: expected the header "

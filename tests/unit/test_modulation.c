@@ -302,6 +302,20 @@ test_csv_refusals(void)
           "characters; byte 3 is 0x1b" },
         { "name,maximum_length,spectral_efficiency\n"
           "Q\xed\xa0\x80,2500,2\n", EINVAL, "byte 2 is 0xed" },
+        /* C1 controls (U+0080..U+009F) are well-formed UTF-8 but
+         * controls all the same: U+009B is a terminal's CSI, U+0085 a
+         * line break to some readers of a log. */
+        { "name,maximum_length,spectral_efficiency\n"
+          "QP\xc2\x85SK,2500,2\n", EINVAL,
+          "line 2: a format's name must be UTF-8 text without control "
+          "characters; bytes 3-4 are U+0085, a C1 control character: "
+          "write the name in printable characters" },
+        { "name,maximum_length,spectral_efficiency\n"
+          "\xc2\x80QAM,2500,2\n", EINVAL, "bytes 1-2 are U+0080, a C1" },
+        { "name,maximum_length,spectral_efficiency\n"
+          "Q\xc2\x9b" "2J,2500,2\n", EINVAL, "bytes 2-3 are U+009B, a C1" },
+        { "name,maximum_length,spectral_efficiency\n"
+          "8QAM\xc2\x9f,2500,2\n", EINVAL, "bytes 5-6 are U+009F, a C1" },
         /* The bound is bytes, as controller.md says: 6 characters of 3
          * bytes each were refused as over "15 characters". */
         { "name,maximum_length,spectral_efficiency\n"
@@ -336,6 +350,10 @@ test_csv_refusals(void)
     CU_ASSERT_EQUAL(parse(&t, "name,maximum_length,spectral_efficiency\n"
                           "16QAM-\xc3\xa9,625,4\n", err, sizeof err), 0);
     CU_ASSERT_STRING_EQUAL(t.f[0].name, "16QAM-\xc3\xa9");
+    /* U+00A1, just past the C1 block, is a printable character. */
+    CU_ASSERT_EQUAL(parse(&t, "name,maximum_length,spectral_efficiency\n"
+                          "\xc2\xa1QAM,625,4\n", err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(t.f[0].name, "\xc2\xa1QAM");
 }
 
 /* What a spreadsheet writes: a UTF-8 byte order mark before the header

@@ -37,6 +37,25 @@ lr_modtable_empty(char *err, size_t errlen, const char *path,
     return EINVAL;
 }
 
+/* The parser's message 'e' made one line of a log, in place: it quotes
+ * the file's cells, whose control characters become a space each, C0
+ * and DEL (one byte) as C1 (U+0080..U+009F, the two bytes 0xc2 0x80..
+ * 0x9f; U+009B is a terminal's CSI, U+0085 a line break to some). */
+static void
+lr_modtable_one_line(char *e)
+{
+    unsigned char *in = (unsigned char *) e, *out = in;
+    for (; *in; in++) {
+        if (in[0] == 0xc2 && in[1] >= 0x80 && in[1] <= 0x9f) {
+            *out++ = ' ';
+            in++;
+        } else {
+            *out++ = *in < 0x20 || *in == 0x7f ? ' ' : *in;
+        }
+    }
+    *out = '\0';
+}
+
 /* The file at 'path' opened for reading in '*f', or an errno value with
  * the line in err[].  Non-blocking, and a regular file only: a FIFO
  * with no writer would block open() for good, and lightraild and
@@ -107,9 +126,7 @@ lr_modtable_load(const char *path, const char *opt, struct lr_modtable *t,
         goto cleanup;
     }
     if ((rc = lr_modtable_parse_csv(t, text, len, e, sizeof e))) {
-        for (unsigned char *p = (unsigned char *) e; *p; p++)
-            if (*p < 0x20 || *p == 0x7f)
-                *p = ' ';
+        lr_modtable_one_line(e);
         snprintf(err, errlen, "%s: %s", path, e);
     }
 
