@@ -22,9 +22,11 @@
  * one of an older schema is checked as lightraild would migrate it, not
  * migrated, and no copy of it kept beside it (lightraild keeps one).
  * The crash test runs it after every kill -9 and restart.
- * A stored lightpath the configured modulation-table no longer fits is
- * a warning on stderr, "lightrail-check: warning: job J: lightpath
- * ...", as lightraild's start logs it (lr_ctl_mod_mismatch()), and
+ * A stored lightpath the configured modulation-table no longer fits
+ * (its format gone, its path beyond the format's reach, or its slot
+ * count not what the format's efficiency sizes) is a warning on
+ * stderr, "lightrail-check: warning: job J: lightpath ...", as
+ * lightraild's start logs it (lr_ctl_mod_mismatch()), and
  * leaves the exit status as the invariants set it.
  */
 #include <errno.h>

@@ -1769,7 +1769,8 @@ open_network(struct lr_ctl *c, const struct lr_topo *topo,
         if (c->dc_node[k] >= 0)
             ends[c->dc_node[k]] = 1;
     struct lr_rsa_config rc_cfg = { .k = 5, .order = LR_KSP_HOPS,
-                                    .guard = 1, .ends = ends };
+                                    .guard = LR_JOB_GUARD_SLOTS,
+                                    .ends = ends };
     int rc = lr_rsa_new(c->topo, &rc_cfg, &c->mods, &lr_rsa_ksp_ff,
                         &c->rsa);
     free(ends);
@@ -2105,11 +2106,12 @@ keep_releasing(struct lr_ctl *c, struct lr_job *j, const char *what,
 
 static void keep_agents(struct lr_ctl *, char **buf, size_t *len);
 
-/* Each lightpath of job 'j' whose format the table in use no longer
- * fits (lr_mod_fits(): the table changed since it was planned) into the
- * report.  The job stays as stored, its channels and format as they
- * are: a configuration change reprograms no device, and the store is
- * not written (GET shows the same as modulation-mismatch). */
+/* Each lightpath of job 'j' the table in use no longer fits as it was
+ * planned (lr_lightpath_fits(): the table changed since: the format
+ * gone, its reach shorter, or its spectral efficiency another) into
+ * the report.  The job stays as stored, its channels, slots and format
+ * as they are: a configuration change reprograms no device, and the
+ * store is not written (GET shows the same as modulation-mismatch). */
 static int
 say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
                  size_t *len)
@@ -2118,19 +2120,27 @@ say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
     int n = 0;
     for (int k = 0; k < j->n_lightpaths; k++) {
         const struct lr_lightpath *lp = &j->lp[k];
-        if (!lr_mod_fits(&c->rsa->mods, lp->modulation, lp->length_km, why,
-                         sizeof why))
+        int rc = lr_lightpath_fits(&c->rsa->mods, lp, why, sizeof why);
+        if (!rc)
             continue;
         n++;
+        /* The way back names what changed: a format's spectral
+         * efficiency alone is no format missing. */
+        char back[64 + LR_MOD_NAME_MAX];
+        if (rc == EDOM)
+            snprintf(back, sizeof back, "give %s its spectral efficiency "
+                     "back", lp->modulation);
+        else
+            snprintf(back, sizeof back, "give the modulation table the "
+                     "format back");
         lr_ctl_say(buf, len, "job %s: lightpath %d (%s -> %s, %s, %.1f km): "
-                   "%s: kept as stored, no device reprogrammed; give the "
-                   "modulation table the format back, or DELETE the job "
-                   "and submit it again to plan it with this table",
-                   j->intent.name, k + 1,
+                   "%s: kept as stored, no device reprogrammed; %s, or "
+                   "DELETE the job and submit it again to plan it with this "
+                   "table", j->intent.name, k + 1,
                    c->cluster->dcs[lp->from_dc].name,
                    c->cluster->dcs[lp->to_dc].name,
                    lp->modulation[0] ? lp->modulation : "format not known",
-                   lp->length_km, why);
+                   lp->length_km, why, back);
     }
     return n;
 }

@@ -205,7 +205,7 @@ struct lr_ctl_config {
      * lr_modtable_load() reads lightraild's modulation-table), or
      * NULL: the default table.  Stored lightpaths keep their format by
      * name; recovery reports each that this table no longer fits
-     * (lr_mod_fits()) and keeps it as stored. */
+     * (lr_lightpath_fits()) and keeps it as stored. */
     const struct lr_modtable *mods;
 };
 
@@ -608,8 +608,10 @@ const char *lr_ctl_slot_owner(const struct lr_ctl *, int link, int slot);
 int lr_ctl_check(struct lr_ctl *, char *err, size_t errlen);
 
 /* The stored lightpaths the modulation table in use no longer fits (it
- * lacks their format, or their path is beyond the format's reach in
- * it: the table changed since they were planned), in the words of
+ * lacks their format, their path is beyond the format's reach in it,
+ * or the format's spectral efficiency there sizes their rate at
+ * another slot count: lr_lightpath_fits(); the table changed since
+ * they were planned), in the words of
  * lightraild's start report, which says the same: one line each, "job
  * J: lightpath K (A -> B, FORMAT, L km): why: kept as stored, ...", in
  * a new string stored in '*report' (NULL when there is none, or no

@@ -33,6 +33,10 @@
 #define LR_JOB_REASON_MAX 4096
 #define LR_JOB_MAX_LIGHTPATHS 32
 #define LR_JOB_MAX_HOPS 32
+/* The guard slots a lightpath's m includes: the controller's RMSA
+ * engine sizes lightpaths with it (lr_ctl.c open_network()), and a
+ * stored lightpath is judged with it (lr_lightpath_fits()). */
+#define LR_JOB_GUARD_SLOTS 1
 /* The longest iteration a job may be planned for, in seconds: within what
  * lightrail-job's iteration-time-s and time-s (decimal64, 6 fraction
  * digits, at most 9223372036854.775807) can state.  About 285,000 years:
@@ -100,6 +104,22 @@ struct lr_job {
     struct lr_lightpath lp[LR_JOB_MAX_LIGHTPATHS];
     int64_t created_ms, updated_ms;   /* Unix time, milliseconds */
 };
+
+/* Whether lightpath 'lp' still fits table 't' as it was planned (the
+ * table may have changed since: lightraild's modulation-table): 0, or
+ * ENOENT (no such format), ERANGE (its path is beyond the format's
+ * reach) or EDOM (the format's spectral efficiency sizes its rate at
+ * another slot count than its m), the first that holds, with the fact
+ * in 'why' (lr_mod_fits(), lr_mod_sized()).  One judgement for the
+ * start's report, lightrail-check and GET's modulation-mismatch. */
+static inline int
+lr_lightpath_fits(const struct lr_modtable *t, const struct lr_lightpath *lp,
+                  char *why, size_t whylen)
+{
+    int rc = lr_mod_fits(t, lp->modulation, lp->length_km, why, whylen);
+    return rc ? rc : lr_mod_sized(t, lp->modulation, lp->capacity_gbps,
+                                  lp->m, LR_JOB_GUARD_SLOTS, why, whylen);
+}
 
 #define LR_JOB_N_PHASES 7
 

@@ -350,6 +350,29 @@ lr_mod_fits(const struct lr_modtable *t, const char *name, double length_km,
 }
 
 int
+lr_mod_sized(const struct lr_modtable *t, const char *name,
+             double rate_gbps, int m, int guard, char *why, size_t whylen)
+{
+    int i = name && *name ? lr_modtable_find(t, name) : -1;
+    if (i < 0)
+        return ENOENT;
+    /* A rate not known (a NULL column reads NaN) or 0 sized nothing
+     * that could be compared. */
+    if (!(rate_gbps > 0) || !isfinite(rate_gbps))
+        return 0;
+    const struct lr_modformat *f = &t->f[i];
+    int need = lr_mod_slots(f, rate_gbps, guard);
+    if (need == m)
+        return 0;
+    if (why && whylen)
+        snprintf(why, whylen, "it holds %d slots for %g Gb/s where the "
+                 "modulation table's %s, at %g bits per symbol (%g Gb/s per "
+                 "slot), sizes %d (guard band included)", m, rate_gbps,
+                 f->name, f->se, f->se * LR_SLOT_GHZ, need);
+    return EDOM;
+}
+
+int
 lr_mod_slots(const struct lr_modformat *f, double rate_gbps, int guard)
 {
     /* The epsilon keeps an exact multiple (100 Gb/s at 25 Gb/s per slot)

@@ -108,9 +108,24 @@ int lr_mod_choose(const struct lr_modtable *t, double length_km);
  * modulation table has no format 8QAM (it has BPSK, QPSK)", "its
  * modulation format is not known" (""), or "812.5 km is beyond 8QAM's
  * reach of 500 km in the modulation table".
- * The OSNR threshold is not judged: it needs a measurement. */
+ * The OSNR threshold is not judged: it needs a measurement; nor the
+ * slot count: lr_mod_sized(). */
 int lr_mod_fits(const struct lr_modtable *t, const char *name,
                 double length_km, char *why, size_t whylen);
+
+/* Whether a lightpath planned with the format named 'name' to carry
+ * 'rate_gbps' in 'm' slots ('guard' guard slots included) is still
+ * sized so by table 't' (whose spectral efficiency for the format may
+ * have changed since): 0 when lr_mod_slots() of the format in 't' is
+ * 'm', or when the rate is not known (not a positive number: nothing
+ * to size); ENOENT when 't' has no such format (lr_mod_fits() says
+ * which); EDOM when the count differs, 'why' (NULL: not written) then
+ * "it holds 9 slots for 400 Gb/s where the modulation table's 16QAM,
+ * at 2 bits per symbol (25 Gb/s per slot), sizes 17 (guard band
+ * included)". */
+int lr_mod_sized(const struct lr_modtable *t, const char *name,
+                 double rate_gbps, int m, int guard, char *why,
+                 size_t whylen);
 
 /* Slots for 'rate_gbps' with format 'f' and 'guard' guard slots, in
  * 0..INT_MAX: a need beyond INT_MAX (or a NaN rate) reads INT_MAX, more

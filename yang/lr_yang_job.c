@@ -622,8 +622,7 @@ lr_yang_job_lightpaths(const struct lr_yang_job_env *env,
             goto cleanup;
         char why[LR_MOD_MAX * (LR_MOD_NAME_MAX + 2) + 128];
         if (env->mods
-            && lr_mod_fits(env->mods, lp->modulation, lp->length_km, why,
-                           sizeof why)
+            && lr_lightpath_fits(env->mods, lp, why, sizeof why)
             && (rc = lyd_new_term(l, mod, "modulation-mismatch", why, 0,
                                   NULL)))
             goto cleanup;

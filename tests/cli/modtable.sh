@@ -8,7 +8,10 @@
 #     restart on a table that lacks that format says so in the log and
 #     in the lightpath's modulation-mismatch and keeps the job's rows in
 #     the store as they were; deleted and submitted again, the job is
-#     planned with the new table; lightrail-check warns of it, exit 0.
+#     planned with the new table; lightrail-check warns of it, exit 0;
+#   - a table whose format has another spectral efficiency sizes the
+#     stored lightpath at another slot count: said the same way, both
+#     counts named, kept as stored.
 # The daemon is stopped by its PID (daemon.sh).
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
@@ -76,6 +79,61 @@ stop_daemon
 rows j1 > "$tmp/before"
 grep -q "^lightpaths .*'$fmt'" "$tmp/before" \
     && ok "the store keeps the format by name" || notok "store rows: $(cat "$tmp/before")"
+
+# 2b. The same formats and reaches, but $fmt's spectral efficiency
+# halved: the table would size j1's lightpaths at more slots than they
+# hold.  Said like a missing format, with both counts; kept as stored.
+jq -r --arg f "$fmt" '."lightrail-job:job"[0].state.lightpath[]
+    | select(.modulation == $f) | "\(.m) \(."capacity-gbps")"' "$tmp/body" \
+    | head -n 1 > "$tmp/lp1"
+read -r m1 rate1 < "$tmp/lp1"
+rate1=$(awk -v r="$rate1" 'BEGIN { print r + 0 }')   # "400.0" -> "400"
+se=$(printf 'BPSK 1\nQPSK 2\n8QAM 3\n16QAM 4\n' | awk -v f="$fmt" '$1 == f { print $2 / 2 }')
+printf 'name,maximum_length,spectral_efficiency\nBPSK,100000,1\nQPSK,2500,2\n8QAM,1250,3\n16QAM,625,4\n' \
+    | awk -F, -v OFS=, -v f="$fmt" -v se="$se" '$1 == f { $3 = se } { print }' > "$D/halved.csv"
+# What the table sizes: ceil(rate / (SE x 12.5 GHz)) + 1 guard slot.
+m2=$(awk -v r="$rate1" -v se="$se" 'BEGIN { x = r / (se * 12.5); n = int(x); if (n < x) n++; print n + 1 }')
+with_table halved.csv
+start_daemon || { notok "lightraild did not start on a table with $fmt at SE $se"; lr_summary; exit 1; }
+want="it holds $m1 slots for $rate1 Gb/s where the modulation table's $fmt, at $se bits per symbol"
+grep -q -F "job j1: lightpath 1 (" "$D/log" \
+    && grep -q -F "$want" "$D/log" \
+    && grep -q -F "sizes $m2 (guard band included): kept as stored, no device reprogrammed; give $fmt its spectral efficiency back" "$D/log" \
+    && ok "the start says j1's slots differ from the table's: $(grep -F 'job j1: lightpath 1 (' "$D/log")" \
+    || notok "no word of j1's slots ($m1 held, $m2 in the table): $(cat "$D/log")"
+api GET "$JOBS/job=j1"
+if [ "$STATUS" = 200 ] \
+   && jq -e --arg f "$fmt" --arg w "$want" '."lightrail-job:job"[0].state | .phase == "active" and (.lightpath | all(.modulation == $f)) and (.lightpath[0]."modulation-mismatch" | startswith($w))' "$tmp/body" > /dev/null; then
+    ok "GET: j1 active, $fmt, modulation-mismatch on its slots"
+else
+    notok "GET j1 on halved SE: $STATUS $(cat "$tmp/body")"
+fi
+api GET "$JOBS?where=state/lightpath/modulation-mismatch"
+[ "$STATUS" = 200 ] && [ "$(jq -r '[."lightrail-job:jobs".job[].name] | join(",")' "$tmp/body")" = j1 ] \
+    && ok "where=state/lightpath/modulation-mismatch selects j1 on its slots" \
+    || notok "where on the slots mismatch: $STATUS $(cat "$tmp/body")"
+stop_daemon
+rows j1 > "$tmp/after"
+cmp -s "$tmp/before" "$tmp/after" \
+    && ok "j1's rows in the store are as they were (slots differ)" \
+    || notok "j1's rows changed on halved SE: $(diff "$tmp/before" "$tmp/after")"
+$CHECK --config "$D/lightraild.json" 2> "$tmp/err"
+rc=$?
+[ $rc = 0 ] \
+   && grep -q -F "lightrail-check: warning: job j1: lightpath 1 (" "$tmp/err" \
+   && grep -q -F "$want" "$tmp/err" \
+   && ok "lightrail-check warns of j1's slots, exit 0" \
+   || notok "lightrail-check on halved SE: exit $rc, $(cat "$tmp/err")"
+# The default table's own numbers in a file: nothing to say.
+printf 'name,maximum_length,spectral_efficiency\nBPSK,100000,1\nQPSK,2500,2\n8QAM,1250,3\n16QAM,625,4\n' > "$D/same.csv"
+with_table same.csv
+$CHECK --config "$D/lightraild.json" 2> "$tmp/err"
+rc=$?
+[ $rc = 0 ] && ! grep -q "warning" "$tmp/err" \
+    && ok "lightrail-check: the default table in a file, no warning" \
+    || notok "lightrail-check on the default table's file: exit $rc, $(cat "$tmp/err")"
+# The log is appended to by each start: step 3 reads its own.
+: > "$D/log"
 
 # 3. A table without that format (BPSK only): said, kept as stored.
 printf 'name,maximum_length,spectral_efficiency\nBPSK,100000,1\n' > "$D/bpsk.csv"

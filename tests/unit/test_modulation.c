@@ -493,8 +493,50 @@ test_fits(void)
     CU_ASSERT_EQUAL(lr_mod_fits(&t, "qpsk", 10, NULL, 0), ENOENT);
 }
 
+/* A stored lightpath's slot count judged against a table's spectral
+ * efficiency for its format: lr_mod_slots() of the format there, the
+ * planner's own sizing, or EDOM naming both counts; a rate not known
+ * sizes nothing. */
+static void
+test_sized(void)
+{
+    struct lr_modtable d, t = { 0 };
+    char why[256] = "";
+    lr_modtable_default(&d);
+    /* As the controller plans: 16QAM (4 b/s/Hz, 50 Gb/s per slot). */
+    CU_ASSERT_EQUAL(lr_mod_sized(&d, "16QAM", 400, 9, 1, why, sizeof why), 0);
+    CU_ASSERT_EQUAL(lr_mod_sized(&d, "QPSK", 100, 5, 1, why, sizeof why), 0);
+    CU_ASSERT_EQUAL(lr_mod_sized(&d, "8QAM", 200, 7, 1, NULL, 0), 0);
+    /* 16QAM halved: 400 Gb/s at 25 Gb/s per slot is 16 + 1. */
+    CU_ASSERT_EQUAL(lr_modtable_add(&t, "16QAM", 625, 2), 0);
+    CU_ASSERT_EQUAL(lr_mod_sized(&t, "16QAM", 400, 9, 1, why, sizeof why),
+                    EDOM);
+    CU_ASSERT_STRING_EQUAL(why, "it holds 9 slots for 400 Gb/s where the "
+                           "modulation table's 16QAM, at 2 bits per symbol "
+                           "(25 Gb/s per slot), sizes 17 (guard band "
+                           "included)");
+    /* Fewer slots too: an efficiency raised is a change as well. */
+    CU_ASSERT_EQUAL(lr_modtable_add(&t, "QPSK", 2500, 4), 0);
+    CU_ASSERT_EQUAL(lr_mod_sized(&t, "QPSK", 100, 5, 1, why, sizeof why),
+                    EDOM);
+    CU_ASSERT_STRING_EQUAL(why, "it holds 5 slots for 100 Gb/s where the "
+                           "modulation table's QPSK, at 4 bits per symbol "
+                           "(50 Gb/s per slot), sizes 3 (guard band "
+                           "included)");
+    /* The guard counts: 4 + 1 with one guard slot, 4 + 2 with two. */
+    CU_ASSERT_EQUAL(lr_mod_sized(&d, "QPSK", 100, 6, 2, NULL, 0), 0);
+    CU_ASSERT_EQUAL(lr_mod_sized(&d, "QPSK", 100, 6, 1, NULL, 0), EDOM);
+    /* No rate known (0, NaN): nothing sized, nothing to compare. */
+    CU_ASSERT_EQUAL(lr_mod_sized(&t, "16QAM", 0, 9, 1, NULL, 0), 0);
+    CU_ASSERT_EQUAL(lr_mod_sized(&t, "16QAM", NAN, 9, 1, NULL, 0), 0);
+    /* No such format: lr_mod_fits() says so. */
+    CU_ASSERT_EQUAL(lr_mod_sized(&t, "8QAM", 200, 7, 1, NULL, 0), ENOENT);
+    CU_ASSERT_EQUAL(lr_mod_sized(&t, "", 200, 7, 1, NULL, 0), ENOENT);
+}
+
 static CU_TestInfo tests[] = {
     { "a stored format judged by name and reach", test_fits },
+    { "a stored slot count judged by the table's SE", test_sized },
     { "most efficient format within reach", test_choose },
     { "slots = ceil(rate / (SE x 12.5)) + guard", test_slots },
     { "slot counts beyond INT_MAX saturate", test_slots_saturate },

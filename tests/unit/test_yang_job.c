@@ -634,21 +634,26 @@ test_jobs_round_trip(void)
 }
 
 /* The table given is the controller's: a lightpath whose format it
- * lacks, or whose length is past the format's reach in it, keeps its
- * modulation and gets modulation-mismatch saying which (a valid leaf of
- * the state); one that fits, or no table, gets none. */
+ * lacks, whose length is past the format's reach in it, or whose slot
+ * count is not what the format's spectral efficiency there sizes for
+ * its rate, keeps its modulation and gets modulation-mismatch saying
+ * which (a valid leaf of the state); one that fits, or no table, gets
+ * none. */
 static void
 test_job_modulation_mismatch(void)
 {
     struct fixture f;
     struct lr_job j;
-    struct lr_modtable none = { 0 }, shorter = { 0 }, d;
+    struct lr_modtable none = { 0 }, shorter = { 0 }, slower = { 0 }, d;
     char *text = NULL, err[1024] = "";
     CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
     active_job(&f, &j);
     lr_modtable_default(&d);
     CU_ASSERT_EQUAL(lr_modtable_add(&none, "BPSK", 100000, 1), 0);
     CU_ASSERT_EQUAL(lr_modtable_add(&shorter, "16QAM", 60, 4), 0);
+    /* Its reach, another efficiency: 200 Gb/s at 37.5 Gb/s per slot is
+     * 6 slots and a guard, the lightpath holds 5. */
+    CU_ASSERT_EQUAL(lr_modtable_add(&slower, "16QAM", 625, 3), 0);
     const struct {
         const struct lr_modtable *t;
         const char *want;     /* NULL: no mismatch */
@@ -659,6 +664,10 @@ test_job_modulation_mismatch(void)
                  "format 16QAM (it has BPSK)\"" },
         { &shorter, "\"modulation-mismatch\": \"65.0 km is beyond 16QAM's "
                     "reach of 60 km in the modulation table\"" },
+        { &slower, "\"modulation-mismatch\": \"it holds 5 slots for 200 "
+                   "Gb/s where the modulation table's 16QAM, at 3 bits per "
+                   "symbol (37.5 Gb/s per slot), sizes 7 (guard band "
+                   "included)\"" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         text = NULL;
