@@ -185,6 +185,19 @@ xp_lex_name(struct xp_parser *p, unsigned pos, struct xp_token *t)
             if (strlen(types[i]) == n && !strncmp(s, types[i], n))
                 t->kind = TK_NODETYPE;
     } else if (s[after] == ':' && s[after + 1] == ':' && !memchr(s, ':', n)) {
+        /* XPath 1.0 3.7 allows blanks around '::', but libyang 2.1.30
+         * takes a name as an axis only when '::' touches it, and the
+         * node test only when it touches '::': it refuses the rest
+         * ("perhaps child is supposed to be a function call"), so the
+         * tree would be of an expression libyang never evaluates. */
+        if (after > n)
+            return xp_fail(p, pos + n, "a blank between the axis '%.*s' "
+                           "and its '::': send %.*s:: with no blank",
+                           (int) n, s, (int) n, s);
+        if (xp_ws(s[after + 2]))
+            return xp_fail(p, pos + after + 2, "a blank after the axis "
+                           "'%.*s::': send the node test right after "
+                           "the '::'", (int) n, s);
         t->kind = TK_AXIS;
         t->len = after + 2;
         return 0;
