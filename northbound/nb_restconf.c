@@ -765,7 +765,12 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
  * judged as running's, lr_yang_job_select()); false, or true when the
  * query was refused (400 invalid-value, 'advice' after its words when
  * not NULL and the refusal is of state under running) or failed (500),
- * answered in 'resp'. */
+ * answered in 'resp'.  A where whose evaluation outlasts
+ * app->where_budget_s is refused too, with nothing sent but the error:
+ * 400 invalid-value (error-app-tag where-budget-exceeded), the where's
+ * value being what the client must change; not 503, which tells a
+ * client to retry (RFC 9110 15.6.4) and would have the same where
+ * hold the loop again, nor 413, which is the request's content. */
 static bool
 jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
             const char *advice, const struct lr_job ***jobs, int *n,
@@ -775,11 +780,14 @@ jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
     char *where = pg->where ? strndup(pg->where, pg->where_len) : NULL;
     char *sort_by = pg->sort_by ? strndup(pg->sort_by, pg->sort_by_len)
                                 : NULL;
+    const struct lr_yang_where_budget budget = {
+        .seconds = app->where_budget_s,
+    };
     char err[1024];
     int m = 0, rc = ENOMEM;
     if ((!pg->where || where) && (!pg->sort_by || sort_by))
         rc = lr_yang_job_select(app->ly, *jobs, *n, where, sort_by,
-                                config_only, lr_ctl_topo(app->ctl),
+                                config_only, &budget, lr_ctl_topo(app->ctl),
                                 lr_ctl_cluster(app->ctl),
                                 lr_ctl_modtable(app->ctl), &sel, &m,
                                 err, sizeof err);
@@ -793,7 +801,10 @@ jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
         nb_error(resp, 400, "invalid-value", NULL, "%s%s%s", err,
                  rc == ENODATA && advice ? ": " : "",
                  rc == ENODATA && advice ? advice : "");
-    else if (rc)
+    else if (rc == ETIMEDOUT) {
+        nb_error(resp, 400, "invalid-value", NULL, "%s", err);
+        nb_error_app_tag(resp, "where-budget-exceeded");
+    } else if (rc)
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     if (rc) {
         free(sel);

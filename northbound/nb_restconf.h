@@ -177,6 +177,10 @@ struct nb_app {
      * then the time it is seen. */
     struct nb_version topo_version, compute_version;
     time_t started;
+    /* How long a jobs list's where may take to evaluate over the jobs,
+     * in seconds (lightraild's where-budget; lr_yang_job_select()'s
+     * budget, read on CLOCK_MONOTONIC); 0: no bound. */
+    double where_budget_s;
 };
 
 /* A reload of the ppo policy asked outside the API ('how', e.g.

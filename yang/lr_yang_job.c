@@ -1654,10 +1654,51 @@ job_where_state_named(const struct ly_set *atoms, const char *where)
     return found;
 }
 
+/* The time in seconds by 'b''s clock, CLOCK_MONOTONIC when it names
+ * none (a wall clock stepped back or forth would stretch or cut the
+ * budget). */
+static double
+job_where_now(const struct lr_yang_where_budget *b)
+{
+    struct timespec ts;
+    if (b->now)
+        return b->now(b->arg);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* 0, or ETIMEDOUT with err[] when the where's evaluation on the first
+ * 'done' of the 'n' jobs, begun at 't0' by 'b''s clock, has taken
+ * longer than 'b' allows.  The advice is what bounds the cost: libyang
+ * skips the right operand of an 'and' whose left one is false, so a
+ * cheap condition first spares the costly rest on the jobs it rules
+ * out; a limit would not, as the jobs past the page are evaluated too
+ * (remaining counts them). */
+static int
+job_where_over(const struct lr_yang_where_budget *b, double t0, size_t done,
+               int n, const char *where, char *err, size_t errlen)
+{
+    double took = job_where_now(b) - t0;
+    if (took <= b->seconds)
+        return 0;
+    lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
+                 "'%.*s' was evaluated on %zu of the %d jobs in %.3f s, "
+                 "past the %g s this server gives a where, and nothing is "
+                 "returned: send a narrower where, with a cheap condition "
+                 "first joined by and (name = 'j1' and ..., state/phase = "
+                 "'active' and ...: the rest is skipped on the jobs it "
+                 "rules out), or one that compares fewer node sets with "
+                 "each other", JOB_QUOTE_MAX, where, done, n, took,
+                 b->seconds);
+    return ETIMEDOUT;
+}
+
 int
 lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                    int n, const char *where, const char *sort_by,
-                   bool config_only, const struct lr_topo *topo,
+                   bool config_only,
+                   const struct lr_yang_where_budget *budget,
+                   const struct lr_topo *topo,
                    const struct lr_cluster *cluster,
                    const struct lr_modtable *mods,
                    const struct lr_job ***out, int *nout, char *err,
@@ -1921,6 +1962,11 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                                | (config_only ? LYD_VALIDATE_NO_STATE : 0),
                                NULL)))
         goto cleanup;
+    /* The budget counts the evaluation alone: building the list is
+     * what a GET of every job costs anyway. */
+    const struct lr_yang_where_budget *bound =
+        where && budget && budget->seconds > 0 ? budget : NULL;
+    const double t0 = bound ? job_where_now(bound) : 0;
     /* Validation keeps the entries in the order they were added. */
     size_t i = 0;
     for (struct lyd_node *e = lyd_child(root); e && i < (size_t) n;
@@ -1938,6 +1984,9 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
             ret = EINVAL;
             goto cleanup;
         }
+        if (bound && (ret = job_where_over(bound, t0, i + 1, n, where, err,
+                                           errlen)))
+            goto cleanup;
         if (!keep)
             continue;
         sel[m].job = jobs[i];

@@ -162,6 +162,22 @@ int lr_yang_job_page_config_to_json(struct ly_ctx *,
                                     const struct lr_modtable *mods,
                                     char **out, char *err, size_t errlen);
 
+/* A bound on the time lr_yang_job_select() spends evaluating a where
+ * over the jobs (lightraild's where-budget).  The time since the first
+ * job's evaluation began is read after each job's, so a request overruns
+ * it by one job's evaluation at most: the shapes that cost polynomially
+ * in a job's size (two node sets compared, state/lightpath/link <
+ * state/lightpath/link: 0.23 s on one job of the most lightpaths) are
+ * too many to refuse each by its form, and over thousands of jobs they
+ * would hold the caller's loop for minutes.  'seconds' <= 0: no bound.
+ * 'now' (NULL: CLOCK_MONOTONIC) gives the time in seconds, called with
+ * 'arg': a test's clock decides after which job the budget runs out. */
+struct lr_yang_where_budget {
+    double seconds;
+    double (*now)(void *arg);
+    void *arg;
+};
+
 /* The jobs of a list that list pagination's 'where' selects, in the
  * order its 'sort-by' asks for (draft-ietf-netconf-list-pagination),
  * before the page's offset and limit take their slice.  'jobs' is the
@@ -193,11 +209,18 @@ int lr_yang_job_page_config_to_json(struct ly_ctx *,
  * any job is evaluated.  With 'config_only' each job's
  * entry is built without its state, so 'where' and 'sort_by' see what
  * running holds;
+ * ETIMEDOUT when evaluating 'where' took longer than 'budget' allows
+ * (NULL: no bound): nothing is selected, and err[] quotes the where and
+ * says on how many of the 'n' jobs it was evaluated, in how long, and
+ * what to send instead (a 400 too: the same where over the same list
+ * would run out again);
  * another errno for the server's own failure (ENOMEM; EIO when a job
  * does not print: err[] as lr_yang_job_refs_to_json()'s). */
 int lr_yang_job_select(struct ly_ctx *, const struct lr_job *const *jobs,
                        int n, const char *where, const char *sort_by,
-                       bool config_only, const struct lr_topo *topo,
+                       bool config_only,
+                       const struct lr_yang_where_budget *budget,
+                       const struct lr_topo *topo,
                        const struct lr_cluster *cluster,
                        const struct lr_modtable *mods,
                        const struct lr_job ***out, int *nout, char *err,

@@ -165,7 +165,7 @@ jobs_build(void)
      * find nothing. */
     const struct lr_job **sel = NULL;
     int n = 0;
-    if (lr_yang_job_select(ctx, refs, N_JOBS, "name", "name", false, topo,
+    if (lr_yang_job_select(ctx, refs, N_JOBS, "name", "name", false, NULL, topo,
                            cluster, &mods, &sel, &n, err, sizeof err)
         || n != N_JOBS) {
         fprintf(stderr, LR_FUZZ_NAME ": %s\n", err);
@@ -205,7 +205,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int n = -1;
     char err[1024] = "";
 
-    int rc = lr_yang_job_select(ctx, refs, N_JOBS, where, sort_by, false,
+    int rc = lr_yang_job_select(ctx, refs, N_JOBS, where, sort_by, false, NULL,
                                 topo, cluster, &mods, &sel, &n, err,
                                 sizeof err);
     if (rc) {

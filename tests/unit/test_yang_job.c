@@ -878,9 +878,9 @@ select_names(const struct fixture *f, const struct lr_job *const *jobs, int n,
     const struct lr_job **sel = NULL;
     char err[1024] = "";
     int m = -1;
-    int rc = lr_yang_job_select(ctx, jobs, n, where, sort_by, false, f->topo,
-                                f->cluster, &f->mods, &sel, &m, err,
-                                sizeof err);
+    int rc = lr_yang_job_select(ctx, jobs, n, where, sort_by, false, NULL,
+                                f->topo, f->cluster, &f->mods, &sel, &m,
+                                err, sizeof err);
     if (rc) {
         CU_ASSERT_PTR_NULL(sel);
         CU_ASSERT_EQUAL(m, 0);
@@ -1447,7 +1447,7 @@ test_job_select(void)
             char err[1024] = "", names[256] = "";
             int m = -1;
             int rc = lr_yang_job_select(ctx, refs, 4, run[i].where,
-                                        run[i].sort_by, true, f.topo,
+                                        run[i].sort_by, true, NULL, f.topo,
                                         f.cluster, &f.mods, &sel, &m, err,
                                         sizeof err);
             if (!rc)
@@ -1502,7 +1502,7 @@ test_job_select(void)
                 char err[2048] = "";
                 int m = -1;
                 int rc = lr_yang_job_select(ctx, refs, 4, ex[i].where,
-                                            ex[i].sort_by, run, f.topo,
+                                            ex[i].sort_by, run, NULL, f.topo,
                                             f.cluster, &f.mods, &sel, &m,
                                             err, sizeof err);
                 bool good = rc == EINVAL
@@ -1532,7 +1532,7 @@ test_job_select(void)
             char err[1024] = "";
             int m = -1;
             int rc = lr_yang_job_select(ctx, refs, 4, taken[i][0],
-                                        taken[i][1], true, f.topo, f.cluster,
+                                        taken[i][1], true, NULL, f.topo, f.cluster,
                                         &f.mods, &sel, &m, err, sizeof err);
             CU_ASSERT_EQUAL(rc, 0);
             if (rc)
@@ -1558,6 +1558,113 @@ test_job_select(void)
     check_select_bad(&f, refs, 4, NULL, "state/stage/dc", "the list 'stage'");
     check_select_bad(&f, refs, 4, NULL, "/lightrail-job:jobs/job/name",
                      "not a leaf of a job");
+    fixture_free(&f);
+}
+
+/* A clock that moves one second each time it is read ('arg': the
+ * reads so far, an int), so that a budget runs out after the job the
+ * test chooses, whatever the machine's speed. */
+static double
+tick_clock(void *arg)
+{
+    int *reads = arg;
+    return (double) (*reads)++;
+}
+
+/* lr_yang_job_select() over the four jobs of test_job_select() with
+ * 'where', sort-by priority and budget 'b': its code, and the names
+ * selected or the error in buf. */
+static int
+select_budget(const struct fixture *f, const struct lr_job *const *refs,
+              const char *where, const struct lr_yang_where_budget *b,
+              char *buf, size_t size)
+{
+    const struct lr_job **sel = NULL;
+    char err[1024] = "";
+    int m = -1;
+    int rc = lr_yang_job_select(ctx, refs, 4, where, "priority", false, b,
+                                f->topo, f->cluster, &f->mods, &sel, &m,
+                                err, sizeof err);
+    if (rc) {
+        CU_ASSERT_PTR_NULL(sel);
+        CU_ASSERT_EQUAL(m, 0);
+        snprintf(buf, size, "%s", err);
+    } else
+        sel_names(sel, m, buf, size);
+    free(sel);
+    return rc;
+}
+
+/* The where's budget: read after each job's evaluation, it fails the
+ * whole selection (ETIMEDOUT, nothing selected, the jobs untouched)
+ * once past, saying how far it got; within it, or without a where, the
+ * selection is as without a budget; 0 is no bound. */
+static void
+test_job_select_budget(void)
+{
+    struct fixture f;
+    struct lr_job j[4], before[4];
+    const struct lr_job *refs[4] = { &j[0], &j[1], &j[2], &j[3] };
+    char b[2048];
+    int reads = 0;
+    struct lr_yang_where_budget tick = { 1.5, tick_clock, &reads };
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    for (int i = 0; i < 4; i++) {
+        active_job(&f, &j[i]);
+        snprintf(j[i].intent.name, sizeof j[i].intent.name, "j%c", 'a' + i);
+        j[i].intent.priority = 4 - i;
+        if (i % 2)
+            j[i].phase = LR_JOB_BLOCKED;
+    }
+    memcpy(before, j, sizeof j);
+
+    /* Read before ja (0), after ja (1) and after jb (2, past 1.5). */
+    CU_ASSERT_EQUAL(select_budget(&f, refs, "state/phase='blocked'", &tick,
+                                  b, sizeof b), ETIMEDOUT);
+    CU_ASSERT_EQUAL(reads, 3);
+    CU_ASSERT_PTR_NOT_NULL(strstr(b, "lightrail-job: the query's where "
+                                  "'state/phase='blocked'' was evaluated "
+                                  "on 2 of the 4 jobs in 2.000 s, past the "
+                                  "1.5 s this server gives a where, and "
+                                  "nothing is returned: send a narrower "
+                                  "where, with a cheap condition first "
+                                  "joined by and (name = 'j1' and ..."));
+    CU_ASSERT_EQUAL(memcmp(before, j, sizeof j), 0);
+    if (!strstr(b, "on 2 of the 4 jobs in 2.000 s"))
+        fprintf(stderr, "budget 1.5: %s\n", b);
+    /* 2.5: past it after jc, with 3 read. */
+    reads = 0;
+    tick.seconds = 2.5;
+    CU_ASSERT_EQUAL(select_budget(&f, refs, "priority > 0", &tick, b,
+                                  sizeof b), ETIMEDOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(b, "on 3 of the 4 jobs in 3.000 s, past "
+                                  "the 2.5 s"));
+    /* 4: all four in 4 s, not past it: the selection, sorted. */
+    reads = 0;
+    tick.seconds = 4;
+    CU_ASSERT_EQUAL(select_budget(&f, refs, "state/phase='blocked'", &tick,
+                                  b, sizeof b), 0);
+    CU_ASSERT_STRING_EQUAL(b, "jd,jb");
+    CU_ASSERT_EQUAL(reads, 5);
+    /* No where, a where refused before any job, or no bound (0): the
+     * clock is not read. */
+    reads = 0;
+    tick.seconds = 0.5;
+    CU_ASSERT_EQUAL(select_budget(&f, refs, NULL, &tick, b, sizeof b), 0);
+    CU_ASSERT_STRING_EQUAL(b, "jd,jc,jb,ja");
+    CU_ASSERT_EQUAL(select_budget(&f, refs, "state/phase=", &tick, b,
+                                  sizeof b), EINVAL);
+    tick.seconds = 0;
+    CU_ASSERT_EQUAL(select_budget(&f, refs, "priority > 2", &tick, b,
+                                  sizeof b), 0);
+    CU_ASSERT_STRING_EQUAL(b, "jb,ja");
+    CU_ASSERT_EQUAL(reads, 0);
+    /* lightraild's default, 2 s on CLOCK_MONOTONIC, over four jobs. */
+    const struct lr_yang_where_budget dflt = { 2, NULL, NULL };
+    CU_ASSERT_EQUAL(select_budget(&f, refs, "state/phase='blocked'", &dflt,
+                                  b, sizeof b), 0);
+    CU_ASSERT_STRING_EQUAL(b, "jd,jb");
+    CU_ASSERT_EQUAL(memcmp(before, j, sizeof j), 0);
     fixture_free(&f);
 }
 
@@ -4855,6 +4962,7 @@ static CU_TestInfo tests[] = {
     { "a lightpath the table no longer fits says so",
       test_job_modulation_mismatch },
     { "where and sort-by on the jobs", test_job_select },
+    { "where: the evaluation budget", test_job_select_budget },
     { "no jobs", test_jobs_empty },
     { "a page as the list resource", test_job_list_page },
     { "text printed as valid UTF-8", test_jobs_utf8 },
