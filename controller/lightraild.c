@@ -855,6 +855,7 @@ main(int argc, char **argv)
      * is the start until a PUT (docs/controller.md, "Concurrent
      * edits"). */
     app.started = time(NULL);
+    app.where_budget_s = cfg->where_budget_s;
     int n_routes;
     const struct nb_route *routes = nb_restconf_routes(&n_routes,
                                                        cfg->metrics_public);

@@ -166,6 +166,9 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
     const char *every = lr_yang_leaf(top, LR_YANG_LRCFG,
                                      "reconcile-interval");
     c->reconcile_s = every ? (int) strtol(every, NULL, 10) : 300;
+    /* It has a default: validation has created it. */
+    const char *budget = lr_yang_leaf(top, LR_YANG_LRCFG, "where-budget");
+    c->where_budget_s = budget ? strtod(budget, NULL) : 2;
     /* ppo-rollout: the schema's defaults, should validation not have
      * made them. */
     const struct lyd_node *ro = lr_yang_child(top, LR_YANG_LRCFG,

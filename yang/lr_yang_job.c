@@ -1667,6 +1667,20 @@ job_where_now(const struct lr_yang_where_budget *b)
     return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
+/* 's' seconds in buf as where-budget is written: to the microsecond,
+ * without trailing zeros ("2", "1.5", "0.000043"). */
+static const char *
+job_secs(char *buf, size_t size, double s)
+{
+    snprintf(buf, size, "%.6f", s);
+    char *end = buf + strlen(buf);
+    while (end > buf && end[-1] == '0')
+        *--end = '\0';
+    if (end > buf && end[-1] == '.')
+        *--end = '\0';
+    return buf;
+}
+
 /* 0, or ETIMEDOUT with err[] when the where's evaluation on the first
  * 'done' of the 'n' jobs, begun at 't0' by 'b''s clock, has taken
  * longer than 'b' allows.  The advice is what bounds the cost: libyang
@@ -1679,17 +1693,19 @@ job_where_over(const struct lr_yang_where_budget *b, double t0, size_t done,
                int n, const char *where, char *err, size_t errlen)
 {
     double took = job_where_now(b) - t0;
+    char t[32], lim[32];
     if (took <= b->seconds)
         return 0;
     lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                 "'%.*s' was evaluated on %zu of the %d jobs in %.3f s, "
-                 "past the %g s this server gives a where, and nothing is "
+                 "'%.*s' was evaluated on %zu of the %d jobs in %s s, "
+                 "past the %s s this server gives a where, and nothing is "
                  "returned: send a narrower where, with a cheap condition "
                  "first joined by and (name = 'j1' and ..., state/phase = "
                  "'active' and ...: the rest is skipped on the jobs it "
                  "rules out), or one that compares fewer node sets with "
-                 "each other", JOB_QUOTE_MAX, where, done, n, took,
-                 b->seconds);
+                 "each other", JOB_QUOTE_MAX, where, done, n,
+                 job_secs(t, sizeof t, took),
+                 job_secs(lim, sizeof lim, b->seconds));
     return ETIMEDOUT;
 }
 

@@ -390,6 +390,7 @@ struct lr_config {
                                         * for width 0, else 1..64 */
     int reconcile_s;                   /* reconcile-interval, s: 300;
                                         * 0 = no periodic one */
+    double where_budget_s;             /* where-budget, s: 2; 0 = none */
     bool ppo_rollout;                  /* the ppo-rollout container */
     struct lr_ctl_ppo_rollout ppo_ro;  /* its leaves, when present */
     char default_driver[32];           /* "dummy" */

@@ -1302,6 +1302,36 @@ badq() {
         && ok "${res#$JOBS}?$5: error-app-tag '$3', says what to send" \
         || notok "${res#$JOBS}?$5: $(cat "$tmp/bad-body")"
 }
+# where-budget: a where's evaluation over the jobs is bounded (2 s by
+# default, within which every where above ran).  With a microsecond the
+# budget runs out after the first job's evaluation, whatever the where:
+# 400 invalid-value, error-app-tag where-budget-exceeded, the where
+# quoted, how many of the jobs it was evaluated on, what to send
+# instead, no job in the body, nothing changed.  A query without a
+# where evaluates nothing and is served.  Before, no budget: the
+# configuration refused the leaf.
+n_every=$(jq length "$tmp/every")
+stop_daemon
+cp "$D/lightraild.json" "$tmp/cfg-budget"
+jq '."lightrail-config:lightraild"."where-budget" = "0.000001"' \
+    "$tmp/cfg-budget" > "$D/lightraild.json"
+start_daemon || notok "lightraild with where-budget 0.000001 did not start"
+for res in "$JOBS" "$JOBS/job"; do
+    badq 400 invalid-value where-budget-exceeded \
+        "the query's where 'starts-with(name,'p')' was evaluated on " \
+        "where=starts-with(name,'p')"
+    jq -e --arg n " of the $n_every jobs in " '."ietf-restconf:errors".error[0]."error-message"
+            | contains($n) and contains("past the 0.000001 s this server gives a where, and nothing is returned: send a narrower where, with a cheap condition first joined by and")' \
+        "$tmp/bad-body" > /dev/null && ! grep -q '"p1"' "$tmp/bad-body" \
+        && ok "${res#$JOBS}?where=... past the budget: of how many jobs, in how long, what to send; no job sent" \
+        || notok "${res#$JOBS}?where=... past the budget: $(cat "$tmp/bad-body")"
+done
+res=$JOBS
+sel "sort-by=model" '[sort_by(.model) | .[].name]'
+cp "$tmp/cfg-budget" "$D/lightraild.json"
+stop_daemon
+start_daemon || notok "lightraild with the default where-budget did not start"
+sel "where=starts-with(name,'p')" "$ps"
 # Cursors (the drafts' cursor, and the annotations next and previous):
 # a page asked with a limit carries, on its first entry, the cursor of
 # the job after it (next) and of the one before it (previous), opaque to

@@ -1624,20 +1624,20 @@ test_job_select_budget(void)
     CU_ASSERT_EQUAL(reads, 3);
     CU_ASSERT_PTR_NOT_NULL(strstr(b, "lightrail-job: the query's where "
                                   "'state/phase='blocked'' was evaluated "
-                                  "on 2 of the 4 jobs in 2.000 s, past the "
+                                  "on 2 of the 4 jobs in 2 s, past the "
                                   "1.5 s this server gives a where, and "
                                   "nothing is returned: send a narrower "
                                   "where, with a cheap condition first "
                                   "joined by and (name = 'j1' and ..."));
     CU_ASSERT_EQUAL(memcmp(before, j, sizeof j), 0);
-    if (!strstr(b, "on 2 of the 4 jobs in 2.000 s"))
+    if (!strstr(b, "on 2 of the 4 jobs in 2 s"))
         fprintf(stderr, "budget 1.5: %s\n", b);
     /* 2.5: past it after jc, with 3 read. */
     reads = 0;
     tick.seconds = 2.5;
     CU_ASSERT_EQUAL(select_budget(&f, refs, "priority > 0", &tick, b,
                                   sizeof b), ETIMEDOUT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(b, "on 3 of the 4 jobs in 3.000 s, past "
+    CU_ASSERT_PTR_NOT_NULL(strstr(b, "on 3 of the 4 jobs in 3 s, past "
                                   "the 2.5 s"));
     /* 4: all four in 4 s, not past it: the selection, sorted. */
     reads = 0;
@@ -2507,6 +2507,61 @@ test_config_reconcile(void)
         if (rc)
             fprintf(stderr, "good %zu: %s\n", i, err);
         CU_ASSERT_EQUAL(c.reconcile_s, good[i].want);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char dir[] = "/tmp/lr-config-XXXXXX", err[1024] = "", want[1200];
+        CU_ASSERT_EQUAL(load_config_text(dir, bad[i].text, &c, err,
+                                         sizeof err), EINVAL);
+        snprintf(want, sizeof want, "%s/lightraild.json: /lightrail-config:"
+                 "lightraild/%s", dir, bad[i].want);
+        CU_ASSERT_STRING_EQUAL(err, want);
+        if (strcmp(err, want))
+            fprintf(stderr, "bad %zu: %s\n", i, err);
+    }
+#undef CFG_HEAD
+}
+
+/* where-budget: 2 s when absent, 0 (no bound), a microsecond and an
+ * hour taken (RFC 7951 gives a decimal64 as a string); past an hour, a
+ * negative one or a seventh decimal refused with libyang's words and
+ * the path. */
+static void
+test_config_where_budget(void)
+{
+#define CFG_HEAD "{\"lightrail-config:lightraild\":{" \
+    "\"state-dir\":\"s\",\"topology-file\":\"t.json\"," \
+    "\"cluster-file\":\"c.json\",\"listen\":{\"tls\":false}"
+    static const struct {
+        const char *text;
+        double want;
+    } good[] = {
+        { CFG_HEAD "}}", 2 },
+        { CFG_HEAD ",\"where-budget\":\"0\"}}", 0 },
+        { CFG_HEAD ",\"where-budget\":\"0.000001\"}}", 0.000001 },
+        { CFG_HEAD ",\"where-budget\":\"0.25\"}}", 0.25 },
+        { CFG_HEAD ",\"where-budget\":\"3600\"}}", 3600 },
+    };
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        { CFG_HEAD ",\"where-budget\":\"3600.000001\"}}",
+          "where-budget: Unsatisfied range - value \"3600.000001\" is out "
+          "of the allowed range. Allowed: 0 to 3600 seconds. (line 1)" },
+        { CFG_HEAD ",\"where-budget\":\"-1\"}}",
+          "where-budget: Unsatisfied range - value \"-1.0\" is out of the "
+          "allowed range. Allowed: 0 to 3600 seconds. (line 1)" },
+        { CFG_HEAD ",\"where-budget\":\"0.0000001\"}}",
+          "where-budget: Value \"0.0000001\" of decimal64 type exceeds "
+          "defined number (6) of fraction digits. (line 1)" },
+    };
+    static struct lr_config c;
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char dir[] = "/tmp/lr-config-XXXXXX", err[1024] = "";
+        int rc = load_config_text(dir, good[i].text, &c, err, sizeof err);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc)
+            fprintf(stderr, "good %zu: %s\n", i, err);
+        CU_ASSERT_DOUBLE_EQUAL(c.where_budget_s, good[i].want, 1e-9);
     }
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char dir[] = "/tmp/lr-config-XXXXXX", err[1024] = "", want[1200];
@@ -5011,6 +5066,7 @@ static CU_TestInfo tests[] = {
     { "config: ppo-mean-job-s must be positive", test_config_mean_job },
     { "config: a union's refusal says what it takes", test_config_union },
     { "config: reconcile-interval", test_config_reconcile },
+    { "config: where-budget", test_config_where_budget },
     { "config: cdynp-beam", test_config_beam },
     { "ppo-rollout: defaults, every leaf, and refusals",
       test_config_rollout },
