@@ -3,10 +3,14 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -69,7 +73,8 @@ lr_tls_reason(char *buf, size_t len)
 }
 
 /* Whether a PEM block's type is one OpenSSL loads as 'want': the
- * certificate types PEM_read_bio_X509_AUX() takes, any private key. */
+ * certificate types PEM_read_bio_X509_AUX() takes, an X509 CRL, any
+ * private key. */
 static int
 lr_tls_pem_is(const char *type, enum lr_tls_pem want)
 {
@@ -77,6 +82,8 @@ lr_tls_pem_is(const char *type, enum lr_tls_pem want)
         return !strcmp(type, PEM_STRING_X509)
                || !strcmp(type, PEM_STRING_X509_OLD)
                || !strcmp(type, PEM_STRING_X509_TRUSTED);
+    if (want == LR_TLS_PEM_CRL)
+        return !strcmp(type, PEM_STRING_X509_CRL);
     return strstr(type, "PRIVATE KEY") != NULL;
 }
 
@@ -88,7 +95,7 @@ lr_tls_bio_reason(BIO *in, enum lr_tls_pem want, const char *ossl,
                   char *buf, size_t len)
 {
     const char *what = want == LR_TLS_PEM_CERT ? "certificate"
-                                                : "private key";
+                       : want == LR_TLS_PEM_CRL ? "CRL" : "private key";
     /* The types of the PEM blocks, for text of other kinds. */
     char types[128] = "";
     int n = 0, found = 0;
@@ -205,4 +212,294 @@ lr_tls_ca_file_check(const char *path, char *subject, size_t len)
     BIO_free(in);
     ERR_clear_error();
     return bad ? bad : pos ? 0 : -1;
+}
+
+/* ---- certificate revocation ---- */
+
+/* 'name' as one line into buf[len]. */
+static const char *
+lr_tls_name(const X509_NAME *name, char *buf, size_t len)
+{
+    if (!name || !X509_NAME_oneline(name, buf, (int) len))
+        snprintf(buf, len, "?");
+    return buf;
+}
+
+/* 't' as "2026-12-07T03:10:49Z" into buf[len]. */
+static const char *
+lr_tls_time(const ASN1_TIME *t, char *buf, size_t len)
+{
+    struct tm tm;
+    if (!t || !ASN1_TIME_to_tm(t, &tm)
+        || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(buf, len, "?");
+    return buf;
+}
+
+/* 'serial' in hex as `openssl x509 -serial` prints it (i2a_ASN1_INTEGER)
+ * into buf[len]. */
+static const char *
+lr_tls_serial_hex(const ASN1_INTEGER *serial, char *buf, size_t len)
+{
+    BIO *b = BIO_new(BIO_s_mem());
+    char *p = NULL;
+    long n;
+    snprintf(buf, len, "?");
+    if (b && serial && i2a_ASN1_INTEGER(b, serial) > 0
+        && (n = BIO_get_mem_data(b, &p)) > 0)
+        snprintf(buf, len, "%.*s", (int) n, p);
+    BIO_free(b);
+    return buf;
+}
+
+/* The certificates of 'store' (the CA file's), each referenced: the
+ * caller frees them with sk_X509_pop_free(.., X509_free).  NULL when
+ * memory runs out. */
+static STACK_OF(X509) *
+lr_tls_store_certs(X509_STORE *store)
+{
+    STACK_OF(X509) *out = sk_X509_new_null();
+    STACK_OF(X509_OBJECT) *objs = X509_STORE_get0_objects(store);
+    for (int i = 0; out && i < sk_X509_OBJECT_num(objs); i++) {
+        X509 *x = X509_OBJECT_get0_X509(sk_X509_OBJECT_value(objs, i));
+        if (!x)
+            continue;
+        if (!X509_up_ref(x) || !sk_X509_push(out, x)) {
+            X509_free(x);
+            sk_X509_pop_free(out, X509_free);
+            out = NULL;
+        }
+    }
+    return out;
+}
+
+/* Whether CRL number 'pos' (from 1), 'crl', may be trusted now: issued
+ * and signed by one of 'cas', current.  The index of its CA in 'cas',
+ * or -1 with the reason in err[errlen]. */
+static int
+lr_tls_crl_judge(X509_CRL *crl, int pos, STACK_OF(X509) *cas, char *err,
+                 size_t errlen)
+{
+    char issuer[256], when[32];
+    const X509_NAME *in = X509_CRL_get_issuer(crl);
+    int named = 0;
+    lr_tls_name(in, issuer, sizeof issuer);
+    for (int i = 0; i < sk_X509_num(cas); i++) {
+        X509 *ca = sk_X509_value(cas, i);
+        if (X509_NAME_cmp(X509_get_subject_name(ca), in))
+            continue;
+        named = 1;
+        EVP_PKEY *key = X509_get0_pubkey(ca);
+        if (!key || X509_CRL_verify(crl, key) != 1)
+            continue;
+        /* OpenSSL refuses, handshake by handshake, a CRL of a CA whose
+         * keyUsage lacks cRLSign ("key usage does not include CRL
+         * signing"). */
+        if ((X509_get_extension_flags(ca) & EXFLAG_KUSAGE)
+            && !(X509_get_key_usage(ca) & KU_CRL_SIGN)) {
+            snprintf(err, errlen, "CRL %d is of %s, whose keyUsage lacks "
+                     "cRLSign: no CRL it signs is trusted; issue the CA "
+                     "certificate again with keyUsage cRLSign", pos,
+                     issuer);
+            return -1;
+        }
+        /* The clock: OpenSSL would refuse every handshake with such a
+         * CRL (X509_V_ERR_CRL_HAS_EXPIRED, _CRL_NOT_YET_VALID); said at
+         * the start, it names the file and what to do. */
+        const ASN1_TIME *next = X509_CRL_get0_nextUpdate(crl);
+        const ASN1_TIME *last = X509_CRL_get0_lastUpdate(crl);
+        if (next && X509_cmp_current_time(next) <= 0) {
+            snprintf(err, errlen, "CRL %d (of %s) expired at %s, its next "
+                     "update: a stale list may lack the latest "
+                     "revocations, so it is refused (fail closed); have "
+                     "the CA issue a fresh one (openssl ca -gencrl)", pos,
+                     issuer, lr_tls_time(next, when, sizeof when));
+            return -1;
+        }
+        if (last && X509_cmp_current_time(last) > 0) {
+            snprintf(err, errlen, "CRL %d (of %s) is not valid before %s, "
+                     "its last update: check this host's clock", pos,
+                     issuer, lr_tls_time(last, when, sizeof when));
+            return -1;
+        }
+        return i;
+    }
+    if (named)
+        snprintf(err, errlen, "CRL %d claims to be of %s, but its signature "
+                 "does not verify with that CA's key: give a CRL the CA "
+                 "signed", pos, issuer);
+    else
+        snprintf(err, errlen, "CRL %d is of %s, which is none of the CA "
+                 "certificates: give the CRL of the CA that signs the "
+                 "peers' certificates", pos, issuer);
+    return -1;
+}
+
+int
+lr_tls_use_crl(SSL_CTX *ctx, const char *crl, char *err, size_t errlen)
+{
+    X509_STORE *store = SSL_CTX_get_cert_store(ctx);
+    STACK_OF(X509) *cas = store ? lr_tls_store_certs(store) : NULL;
+    STACK_OF(X509_CRL) *crls = sk_X509_CRL_new_null();
+    BIO *in = NULL;
+    X509_CRL *x;
+    char why[256];
+    int rc = EINVAL, *covered = NULL;
+
+    ERR_clear_error();
+    if (!cas || !crls || !(covered = calloc((size_t) sk_X509_num(cas) + 1,
+                                            sizeof *covered))) {
+        snprintf(err, errlen, "out of memory");
+        rc = ENOMEM;
+        goto cleanup;
+    }
+    if (!(in = BIO_new_file(crl, "r"))) {
+        rc = errno ? errno : EINVAL;
+        snprintf(err, errlen, "%s", lr_tls_file_reason(crl, LR_TLS_PEM_CRL,
+                                                       why, sizeof why));
+        goto cleanup;
+    }
+    while ((x = PEM_read_bio_X509_CRL(in, NULL, NULL, NULL))) {
+        if (!sk_X509_CRL_push(crls, x)) {
+            X509_CRL_free(x);
+            snprintf(err, errlen, "out of memory");
+            rc = ENOMEM;
+            goto cleanup;
+        }
+    }
+    /* The end of the text queues "no start line"; anything else (a
+     * block cut short, bad base64) is a broken file. */
+    unsigned long e = ERR_peek_last_error();
+    if (!sk_X509_CRL_num(crls)
+        || !(ERR_GET_LIB(e) == ERR_LIB_PEM
+             && ERR_GET_REASON(e) == PEM_R_NO_START_LINE)) {
+        snprintf(err, errlen, "%s", lr_tls_file_reason(crl, LR_TLS_PEM_CRL,
+                                                       why, sizeof why));
+        goto cleanup;
+    }
+    ERR_clear_error();
+    for (int i = 0; i < sk_X509_CRL_num(crls); i++) {
+        int ca = lr_tls_crl_judge(sk_X509_CRL_value(crls, i), i + 1, cas,
+                                  err, errlen);
+        if (ca < 0)
+            goto cleanup;
+        covered[ca] = 1;
+    }
+    for (int i = 0; i < sk_X509_num(cas); i++)
+        if (!covered[i]) {
+            char subject[256];
+            snprintf(err, errlen, "holds no CRL of CA %s: the whole chain "
+                     "is checked, so each CA certificate needs its CRL in "
+                     "the file (cat them together)",
+                     lr_tls_name(X509_get_subject_name(sk_X509_value(cas, i)),
+                                 subject, sizeof subject));
+            goto cleanup;
+        }
+    for (int i = 0; i < sk_X509_CRL_num(crls); i++)
+        if (!X509_STORE_add_crl(store, sk_X509_CRL_value(crls, i))) {
+            snprintf(err, errlen, "cannot add CRL %d: %s", i + 1,
+                     lr_tls_reason(why, sizeof why));
+            goto cleanup;
+        }
+    /* The SSL's parameters, not the store's, govern a handshake's
+     * verification: set there. */
+    X509_VERIFY_PARAM_set_flags(SSL_CTX_get0_param(ctx),
+                                X509_V_FLAG_CRL_CHECK
+                                | X509_V_FLAG_CRL_CHECK_ALL);
+    rc = 0;
+
+cleanup:
+    BIO_free(in);
+    sk_X509_CRL_pop_free(crls, X509_CRL_free);
+    sk_X509_pop_free(cas, X509_free);
+    free(covered);
+    ERR_clear_error();
+    return rc;
+}
+
+/* The SSL ex_data index of the struct lr_tls_peer, made once. */
+static int lr_tls_peer_index = -1;
+static CRYPTO_ONCE lr_tls_peer_once = CRYPTO_ONCE_STATIC_INIT;
+
+static void
+lr_tls_peer_index_new(void)
+{
+    lr_tls_peer_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+}
+
+int
+lr_tls_watch(SSL *ssl, struct lr_tls_peer *p)
+{
+    memset(p, 0, sizeof *p);
+    if (!CRYPTO_THREAD_run_once(&lr_tls_peer_once, lr_tls_peer_index_new)
+        || lr_tls_peer_index < 0
+        || !SSL_set_ex_data(ssl, lr_tls_peer_index, p))
+        return -1;
+    return 0;
+}
+
+int
+lr_tls_verify_cb(int ok, X509_STORE_CTX *x)
+{
+    if (ok || lr_tls_peer_index < 0)
+        return ok;
+    SSL *ssl = X509_STORE_CTX_get_ex_data(
+        x, SSL_get_ex_data_X509_STORE_CTX_idx());
+    struct lr_tls_peer *p = ssl ? SSL_get_ex_data(ssl, lr_tls_peer_index)
+                                : NULL;
+    X509 *cert = X509_STORE_CTX_get_current_cert(x);
+    if (!p || p->error)
+        return ok;
+    p->error = X509_STORE_CTX_get_error(x);
+    p->depth = X509_STORE_CTX_get_error_depth(x);
+    lr_tls_serial_hex(cert ? X509_get0_serialNumber(cert) : NULL, p->serial,
+                      sizeof p->serial);
+    lr_tls_name(cert ? X509_get_subject_name(cert) : NULL, p->subject,
+                sizeof p->subject);
+    return ok;
+}
+
+const char *
+lr_tls_verify_text(long v, const struct lr_tls_peer *p, const char *crl,
+                   char *buf, size_t len)
+{
+    /* What the callback saw is about 'v' only when it saw the same. */
+    bool seen = p && p->error == v;
+    switch (v) {
+    case X509_V_ERR_CERT_REVOKED:
+        if (seen)
+            snprintf(buf, len, "%srevoked by CRL '%s' (serial %s, %s)",
+                     p->depth ? "the certificate of its CA is " : "",
+                     crl ? crl : "?", p->serial, p->subject);
+        else
+            snprintf(buf, len, "revoked by CRL '%s' (it or its CA's)",
+                     crl ? crl : "?");
+        return buf;
+    case X509_V_ERR_CRL_HAS_EXPIRED:
+        snprintf(buf, len, "CRL '%s' is out of date (its next update is "
+                 "past): every peer is refused until a fresh CRL is loaded "
+                 "(fail closed)", crl ? crl : "?");
+        return buf;
+    case X509_V_ERR_UNABLE_TO_GET_CRL:
+        snprintf(buf, len, "CRL '%s' holds no CRL of the issuer of %s: give "
+                 "the CRL of each CA of the chain", crl ? crl : "?",
+                 seen ? p->subject : "a certificate of its chain");
+        return buf;
+    default:
+        snprintf(buf, len, "%s", X509_verify_cert_error_string(v));
+        return buf;
+    }
+}
+
+int
+lr_tls_alert_revoked(const char *reason)
+{
+    return strstr(reason, "alert certificate revoked") != NULL;
+}
+
+const char *
+lr_tls_own_serial(SSL_CTX *ctx, char *buf, size_t len)
+{
+    X509 *x = SSL_CTX_get0_certificate(ctx);
+    return lr_tls_serial_hex(x ? X509_get0_serialNumber(x) : NULL, buf, len);
 }

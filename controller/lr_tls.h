@@ -33,11 +33,12 @@ enum lr_tls_pair {
 enum lr_tls_pair lr_tls_use_pair(SSL_CTX *ctx, const char *cert,
                                  const char *key);
 
-/* What a PEM file given for a certificate (or a CA's certificates) or
- * a private key should hold. */
+/* What a PEM file given for a certificate (or a CA's certificates), a
+ * private key or CRLs should hold. */
 enum lr_tls_pem {
     LR_TLS_PEM_CERT,
     LR_TLS_PEM_KEY,
+    LR_TLS_PEM_CRL,        /* certificate revocation lists */
 };
 
 /* Why 'path', which OpenSSL just failed to load as 'want', did not load,
@@ -73,5 +74,71 @@ int lr_tls_ca_file_check(const char *path, char *subject, size_t len);
  * "no OpenSSL reason" when the queue is empty; clears the queue.
  * Returns 'buf'. */
 const char *lr_tls_reason(char *buf, size_t len);
+
+/* ---- Certificate revocation ----
+ *
+ * A CRL file is PEM with one or more CRLs ("-----BEGIN X509 CRL-----"),
+ * checked against the whole chain (X509_V_FLAG_CRL_CHECK with
+ * _CRL_CHECK_ALL): a CA certificate of the chain can be revoked as well
+ * as the peer's own, so that the leak of an intermediate CA's key is
+ * mended like a leaf's.  The price is that every CA of the CA file
+ * needs a CRL of its own in the file (most deployments have one CA,
+ * and one CRL), which lr_tls_use_crl() checks at load rather than let
+ * every handshake fail with "unable to get certificate CRL". */
+
+/* Loads the CRLs of the PEM file 'crl' into the verification store of
+ * 'ctx', which must hold the CA certificates already
+ * (SSL_CTX_load_verify_locations()), and turns on the checking of the
+ * whole chain against them.  Refuses, with the reason alone in
+ * err[errlen] (the caller names the file and the setting): a file that
+ * does not read ("No such file or directory"), one without a PEM CRL
+ * (lr_tls_file_reason()'s words), a CRL issued by none of the store's
+ * CA certificates or whose signature does not verify with its key, one
+ * whose next update is past (expired: it fails closed rather than
+ * trusting a list that may lack the newest revocations), one whose last
+ * update is still to come, and a CA certificate of the store that no CRL
+ * covers.  0, EINVAL, or the errno of a file that does not read; 'ctx'
+ * is unchanged on failure.  Clears OpenSSL's queue. */
+int lr_tls_use_crl(SSL_CTX *ctx, const char *crl, char *err, size_t errlen);
+
+/* What the verification of a peer's chain found wrong first: OpenSSL
+ * says only a code (X509_V_ERR_CERT_REVOKED), and the operator needs to
+ * know which certificate. */
+struct lr_tls_peer {
+    long error;            /* X509_V_OK: nothing (yet) */
+    int depth;             /* 0: the peer's own certificate */
+    char serial[80];       /* hex, as `openssl x509 -serial` prints it */
+    char subject[256];     /* one line, "/CN=dc2" */
+};
+
+/* The verify callback to give SSL_CTX_set_verify() for lr_tls_watch():
+ * it records the first failure into the SSL's struct lr_tls_peer, and
+ * changes no verdict. */
+int lr_tls_verify_cb(int ok, X509_STORE_CTX *x);
+
+/* Makes the verification of 'ssl' record into '*p' (zeroed here; it
+ * must outlive the handshake: the connection's own).  0, or -1 when
+ * OpenSSL has no room for it (the verdict is then said without the
+ * certificate's serial). */
+int lr_tls_watch(SSL *ssl, struct lr_tls_peer *p);
+
+/* The verification failure 'v' (SSL_get_verify_result()) of a peer's
+ * certificate as words, into buf[len], with what '*p' (may be NULL)
+ * recorded, to follow "its certificate is refused: ": "revoked by CRL
+ * 'F' (serial 1A2B, /CN=dc2)", "the certificate of its CA is revoked by
+ * CRL 'F' (serial ..., /CN=ca)", "CRL 'F' is out of date (its next
+ * update is past): ...", else OpenSSL's words for 'v'.  'crl' is the
+ * CRL file loaded (NULL: none).  Returns 'buf'. */
+const char *lr_tls_verify_text(long v, const struct lr_tls_peer *p,
+                               const char *crl, char *buf, size_t len);
+
+/* Whether the TLS alert in OpenSSL's reason 'reason' (lr_tls_reason())
+ * is the peer's "certificate revoked": it checked our certificate
+ * against its CRL. */
+int lr_tls_alert_revoked(const char *reason);
+
+/* The serial of the certificate 'ctx' presents, hex as `openssl x509
+ * -serial` prints it, into buf[len] ("?" when none).  Returns 'buf'. */
+const char *lr_tls_own_serial(SSL_CTX *ctx, char *buf, size_t len);
 
 #endif
