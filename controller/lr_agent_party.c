@@ -77,6 +77,9 @@ struct agent_party {
     struct addrinfo *ai_list, *ai;    /* while connecting */
     struct lr_lookup *lookup;     /* started, not yet waited for */
     SSL *ssl;
+    struct lr_tls_peer verified;  /* what the agent's chain failed at */
+    char crl[1024];               /* the CRL file, "" when none */
+    char serial[80];              /* our certificate's, for its refusal */
     bool hello;                   /* HELLO_OK received on this connection */
     double compute;
     char dc_name[LR_WIRE_NAME_MAX];
@@ -372,7 +375,7 @@ ap_begin(struct agent_party *ap, double deadline)
 static int
 ap_advance(struct agent_party *ap, short *events)
 {
-    char why[256];
+    char why[1024];
     if (ap->state == AP_TCP) {
         int so = 0;
         socklen_t sl = sizeof so;
@@ -401,6 +404,9 @@ ap_advance(struct agent_party *ap, short *events)
         if (!SSL_set1_host(ap->ssl, ap->name))
             return fail(ap, ENOMEM, "TLS: %s",
                         lr_tls_reason(why, sizeof why));
+        /* Without it a revoked certificate is said without its serial:
+         * no reason to refuse the connection. */
+        lr_tls_watch(ap->ssl, &ap->verified);
         ap->state = AP_TLS;
     }
     ERR_clear_error();
@@ -421,8 +427,10 @@ ap_advance(struct agent_party *ap, short *events)
     if (v != X509_V_OK)
         return fail(ap, EPROTO, "TLS handshake with %s port %d: the agent's "
                     "certificate is refused: %s (expected name '%s')",
-                    ap->address, ap->port, X509_verify_cert_error_string(v),
-                    ap->name);
+                    ap->address, ap->port,
+                    lr_tls_verify_text(v, &ap->verified,
+                                       ap->crl[0] ? ap->crl : NULL, why,
+                                       sizeof why), ap->name);
     /* A close without an alert: the agent at its connection limit
      * closes what it accepts (SSL_OP_IGNORE_UNEXPECTED_EOF makes that
      * a ZERO_RETURN, which OpenSSL gives no reason for). */
@@ -580,6 +588,12 @@ read_all(struct agent_party *ap, uint8_t *p, size_t n, double deadline)
             continue;
         }
         int rc = ssl_wait(ap, ret, deadline, why, sizeof why);
+        if (rc && lr_tls_alert_revoked(why))
+            return fail(ap, rc, "reading from %s port %d: %s (the agent "
+                        "refused our certificate, serial %s: its CRL "
+                        "revokes it; the coordinator needs a new "
+                        "certificate from the CA)", ap->address, ap->port,
+                        why, ap->serial);
         if (rc)
             return fail(ap, rc, "reading from %s port %d: %s%s", ap->address,
                         ap->port, why, strstr(why, "alert")
@@ -1112,11 +1126,12 @@ static const struct lr_cdynp_party_class agent_class = {
 };
 
 /* The client context: TLS 1.3 only (both ends are ours, nothing older to
- * talk to), our certificate for the agent to check, the CA for the
- * agent's.  No session cache: one connection per party. */
+ * talk to), our certificate for the agent to check, the CA (and the CRL
+ * file 'crl' when not NULL) for the agent's.  No session cache: one
+ * connection per party. */
 static SSL_CTX *
-client_ctx(const char *cert, const char *key, const char *ca, char *err,
-           size_t errlen)
+client_ctx(const char *cert, const char *key, const char *ca,
+           const char *crl, char *err, size_t errlen)
 {
     char why[256];
     SSL_CTX *ctx = lr_agent_tls_ctx(TLS_client_method(), cert, key, err,
@@ -1133,7 +1148,12 @@ client_ctx(const char *cert, const char *key, const char *ca, char *err,
                  lr_tls_file_reason(ca, LR_TLS_PEM_CERT, why, sizeof why));
         goto fail;
     }
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    char cwhy[1024];
+    if (crl && lr_tls_use_crl(ctx, crl, cwhy, sizeof cwhy)) {
+        snprintf(err, errlen, "TLS CRL '%s': %s", crl, cwhy);
+        goto fail;
+    }
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, lr_tls_verify_cb);
     return ctx;
 
 fail:
@@ -1144,7 +1164,8 @@ fail:
 struct lr_cdynp_party *
 lr_agent_party_new(const char *address, int port, const char *expected_name,
                    const char *cert, const char *key, const char *ca,
-                   double timeout_s, char *err, size_t errlen)
+                   const char *crl, double timeout_s, char *err,
+                   size_t errlen)
 {
     struct agent_party *ap = NULL;
     char scratch[1];
@@ -1173,8 +1194,17 @@ lr_agent_party_new(const char *address, int port, const char *expected_name,
     ap->port = port;
     snprintf(ap->name, sizeof ap->name, "%s", expected_name);
     ap->timeout = timeout_s;
-    if (!(ap->ctx = client_ctx(cert, key, ca, err, errlen)))
+    if (crl && !*crl)
+        crl = NULL;
+    if (crl && strlen(crl) >= sizeof ap->crl) {
+        snprintf(err, errlen, "TLS CRL '%s': its name is longer than %zu "
+                 "bytes", crl, sizeof ap->crl - 1);
         goto fail;
+    }
+    snprintf(ap->crl, sizeof ap->crl, "%s", crl ? crl : "");
+    if (!(ap->ctx = client_ctx(cert, key, ca, crl, err, errlen)))
+        goto fail;
+    lr_tls_own_serial(ap->ctx, ap->serial, sizeof ap->serial);
     return &ap->base;
 
 fail:

@@ -57,15 +57,24 @@ struct lr_wire_msg;
 /* A party for the agent at 'address' (numeric or a host name) 'port'
  * whose certificate must name 'expected_name'.  'cert' and 'key' are the
  * coordinator's (PEM), 'ca' the CA file that must have signed the
- * agent's.  Nothing is sent yet: the first call connects.  Returns NULL
- * with a one-line reason in err[errlen] when a file cannot be loaded, an
- * argument is out of range, or memory runs out.  Free with
- * party->cls->free(). */
+ * agent's, 'crl' a PEM file of the CAs' CRLs that the agent's chain is
+ * checked against (NULL or "": none; lr_tls_use_crl(): read once, here,
+ * and refused when stale, unsigned or not PEM).  Nothing is sent yet:
+ * the first call connects.  Returns NULL with a one-line reason in
+ * err[errlen] when a file cannot be loaded, an argument is out of
+ * range, or memory runs out.  Free with party->cls->free().
+ *
+ * An agent whose certificate the CRL revokes fails its handshake with
+ * "the agent's certificate is refused: certificate (serial HEX,
+ * /CN=dc2) is revoked by CRL 'F'"; an agent that refuses ours as
+ * revoked by its own CRL, with "... alert certificate revoked (the
+ * agent refused our certificate, serial HEX: its CRL revokes it; ...)". */
 struct lr_cdynp_party *lr_agent_party_new(const char *address, int port,
                                           const char *expected_name,
                                           const char *cert, const char *key,
-                                          const char *ca, double timeout_s,
-                                          char *err, size_t errlen);
+                                          const char *ca, const char *crl,
+                                          double timeout_s, char *err,
+                                          size_t errlen);
 
 /* The job the next calls plan: the model and training shape of 'tm'
  * (borrowed: it must outlive the calls), sent as JOB before the next

@@ -1733,7 +1733,7 @@ open_agents(struct lr_ctl *c, char *err, size_t errlen)
         c->agent[k] = lr_agent_party_new(dc->remote_address, dc->remote_port,
                                          dc->remote_name, c->agent_cert,
                                          c->agent_key, c->agent_ca,
-                                         c->agent_timeout, e, sizeof e);
+                                         c->agent_crl, c->agent_timeout, e, sizeof e);
         if (!c->agent[k])
             return lr_ctl_fail(err, errlen, EINVAL, "agent of %s: %s",
                                dc->name, e);
@@ -2352,7 +2352,9 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
                (size_t) cfg->n_devices * sizeof *c->dev_cfg);
     if ((cfg->agent_cert && strlen(cfg->agent_cert) >= sizeof c->agent_cert)
         || (cfg->agent_key && strlen(cfg->agent_key) >= sizeof c->agent_key)
-        || (cfg->agent_ca && strlen(cfg->agent_ca) >= sizeof c->agent_ca)) {
+        || (cfg->agent_ca && strlen(cfg->agent_ca) >= sizeof c->agent_ca)
+        || (cfg->agent_crl
+            && strlen(cfg->agent_crl) >= sizeof c->agent_crl)) {
         rc = lr_ctl_fail(err, errlen, ENAMETOOLONG, "a coordinator TLS file "
                          "name is longer than %zu bytes",
                          sizeof c->agent_cert - 1);
@@ -2364,6 +2366,8 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
              cfg->agent_key ? cfg->agent_key : "");
     snprintf(c->agent_ca, sizeof c->agent_ca, "%s",
              cfg->agent_ca ? cfg->agent_ca : "");
+    snprintf(c->agent_crl, sizeof c->agent_crl, "%s",
+             cfg->agent_crl ? cfg->agent_crl : "");
     c->agent_timeout = cfg->agent_timeout_s > 0 ? cfg->agent_timeout_s : 5;
     c->agent_budget = cfg->agent_budget_s > 0 ? cfg->agent_budget_s : 0;
     c->inspect = cfg->inspect;

@@ -156,8 +156,11 @@ struct lr_ctl_config {
     int n_terminals;
     /* The coordinator's certificate and key and the CA that signs the DC
      * agents' certificates (PEM files), needed when the inventory marks
-     * DCs remote; 'agent_timeout_s' bounds each exchange (0: 5 s). */
-    const char *agent_cert, *agent_key, *agent_ca;
+     * DCs remote; 'agent_timeout_s' bounds each exchange (0: 5 s).
+     * 'agent_crl', the CAs' CRLs (PEM), or NULL or "": none; read when
+     * the agents' parties are made (lr_agent_party_new()), refused
+     * then when stale, not the CA's or not PEM. */
+    const char *agent_cert, *agent_key, *agent_ca, *agent_crl;
     double agent_timeout_s;
     /* What a whole plan with the agents may take (lr_agent_party_set_
      * budget); 0: no bound. */

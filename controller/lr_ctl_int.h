@@ -99,6 +99,7 @@ struct lr_ctl {
     struct lr_cdynp_party *agent[LR_TM_MAX_DCS];
     int n_remote;
     char agent_cert[1024], agent_key[1024], agent_ca[1024];
+    char agent_crl[1024];         /* "": no revocation check */
     double agent_timeout;
     double agent_budget;              /* s, a whole plan; 0: none */
     bool inspect;             /* lr_ctl_config.inspect: no agents either */

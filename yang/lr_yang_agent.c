@@ -74,6 +74,12 @@ lr_yang_agent_fill(const struct lyd_node *top, const char *dir,
         || (ret = lr_yang_agent_path(tls, "ca", dir, c->ca, file, err,
                                      errlen)))
         return ret;
+    /* Optional: absent, it stays "" (resolving would make it the
+     * file's directory). */
+    if (lr_yang_child(tls, LR_YANG_LRA, "crl")
+        && (ret = lr_yang_agent_path(tls, "crl", dir, c->crl, file, err,
+                                     errlen)))
+        return ret;
     /* max-elements keeps the count within the array. */
     const struct lyd_node *n = lr_yang_child(tls, LR_YANG_LRA, "peer-name");
     for (; n && c->n_peers < LR_AGENT_MAX_PEERS; n = lr_yang_next_same(n))

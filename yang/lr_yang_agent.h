@@ -38,6 +38,7 @@ struct lr_agent_config {
     char cert[LR_AGENT_PATH_MAX];     /* resolved paths */
     char key[LR_AGENT_PATH_MAX];
     char ca[LR_AGENT_PATH_MAX];
+    char crl[LR_AGENT_PATH_MAX];      /* "" without tls/crl: no check */
     int n_peers;                      /* 1..LR_AGENT_MAX_PEERS */
     char peer_names[LR_AGENT_MAX_PEERS][LR_NAME_MAX];
 };

@@ -298,6 +298,9 @@ lr_yang_config_fill(const struct lyd_node *top, const char *dir,
                                           errlen))
             || (ret = lr_yang_config_path(co, "ca", dir, c->coord_ca,
                                           sizeof c->coord_ca, file, err,
+                                          errlen))
+            || (ret = lr_yang_config_path(co, "crl", dir, c->coord_crl,
+                                          sizeof c->coord_crl, file, err,
                                           errlen)))
             return ret;
         const char *t = lr_yang_leaf(co, LR_YANG_LRCFG, "timeout");

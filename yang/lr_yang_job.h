@@ -411,6 +411,7 @@ struct lr_config {
     char coord_cert[LR_CONFIG_PATH_MAX];
     char coord_key[LR_CONFIG_PATH_MAX];
     char coord_ca[LR_CONFIG_PATH_MAX];
+    char coord_crl[LR_CONFIG_PATH_MAX];    /* "": no revocation check */
     double coord_timeout;
     double coord_budget;               /* plan-timeout, s; 0: no bound */
     enum lr_config_log log;            /* stderr */

@@ -16,7 +16,7 @@ if [ ! -s ca.pem ]; then
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
         -keyout ca.key -out ca.pem -days 365 -subj /CN=lightrail-example-ca \
         -addext basicConstraints=critical,CA:TRUE \
-        -addext keyUsage=critical,keyCertSign 2>/dev/null
+        -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
 fi
 for n in lightraild dc2 agent-dc3; do
     [ -s "$n.pem" ] && continue

@@ -11,7 +11,7 @@ mk_ca() {   # mk_ca NAME
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
         -keyout "$C/$1.key" -out "$C/$1.pem" -days 1 -subj "/CN=$1" \
         -addext basicConstraints=critical,CA:TRUE \
-        -addext keyUsage=critical,keyCertSign 2>/dev/null
+        -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
 }
 mk_cert() {   # mk_cert CA FILE NAME [SAN]: CN = NAME (UTF-8), DNS SAN = SAN or NAME
     openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -utf8 \

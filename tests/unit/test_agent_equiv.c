@@ -228,7 +228,7 @@ run_seed(uint64_t seed)
         char name[16];
         snprintf(name, sizeof name, "dc%d", k + 1);
         parties[k] = lr_agent_party_new("127.0.0.1", port, name, cert, key,
-                                        ca, 30, err, sizeof err);
+                                        ca, NULL, 30, err, sizeof err);
         if (!parties[k]) {
             printf("FAIL: seed %llu: %s\n", (unsigned long long) seed, err);
             goto cleanup;

@@ -151,11 +151,11 @@ test_new_refusals(void)
 {
     char err[512] = "";
     CU_ASSERT_PTR_NULL(lr_agent_party_new("127.0.0.1", 0, "dc1", "c", "k",
-                                          "a", 1, err, sizeof err));
+                                          "a", NULL, 1, err, sizeof err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "port in 1..65535"));
     err[0] = '\0';
     CU_ASSERT_PTR_NULL(lr_agent_party_new("127.0.0.1", 7001, "dc1",
-                                          "/nonexistent/c.pem", "k", "a", 1,
+                                          "/nonexistent/c.pem", "k", "a", NULL, 1,
                                           err, sizeof err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "TLS certificate '/nonexistent/c.pem'"));
     CU_ASSERT_PTR_NULL(strchr(err, '\n'));
@@ -179,7 +179,7 @@ test_unreachable(void)
     CU_ASSERT_EQUAL_FATAL(lr_tm_new(in.model, in.cluster, &in.train, &tm), 0);
     /* Port 1 on loopback: nobody listens there. */
     struct lr_cdynp_party *p = lr_agent_party_new("127.0.0.1", 1, "dc1",
-                                                  cert, key, cert, 2, err,
+                                                  cert, key, cert, NULL, 2, err,
                                                   sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
     CU_ASSERT(lr_agent_party_is(p));
@@ -436,7 +436,7 @@ fk_party(const struct fake *f, const struct lr_tm *tm, double timeout)
     char err[512];
     struct lr_cdynp_party *p = lr_agent_party_new(
         "127.0.0.1", f->port, "dc1", fk_path("coordinator.pem"),
-        fk_path("coordinator.key"), fk_path("ca.pem"), timeout, err,
+        fk_path("coordinator.key"), fk_path("ca.pem"), NULL, timeout, err,
         sizeof err);
     if (!p)
         fprintf(stderr, "party: %s\n", err);

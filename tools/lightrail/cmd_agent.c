@@ -204,6 +204,7 @@ struct conn {
                                    * admitted by (its CN or a DNS SAN):
                                    * whose commitments */
     char peer[96];                /* address:port, then + the cert name */
+    struct lr_tls_peer verified;  /* what its chain failed at, if it did */
     bool ready;                   /* handshake done */
     bool closing;                 /* free once the output is flushed */
     bool full;                    /* reading paused: AGENT_OUT_MAX queued */
@@ -243,9 +244,12 @@ struct conn {
 
 struct agent {
     struct event_base *base;
+    /* The context of new connections; SIGHUP replaces it (reload()),
+     * each connection keeping the one it was accepted with. */
     SSL_CTX *ssl;
+    char serial[80];              /* our certificate's, for its refusal */
     struct evconnlistener *listener;
-    struct event *sig_term, *sig_int;
+    struct event *sig_term, *sig_int, *sig_hup;
     struct lr_agent_config cfg;
     struct lr_cluster *cluster;   /* the one-DC inventory */
     FILE *record;
@@ -1629,9 +1633,17 @@ conn_event(struct bufferevent *bev, short what, void *arg)
         while (bufferevent_get_openssl_error(bev))
             ;
         long v = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
+        char vwhy[1024];
         if (!c->ready && v != X509_V_OK)
             alog(a, "%s: refused: client certificate: %s (%s)", c->peer,
-                 X509_verify_cert_error_string(v), why);
+                 lr_tls_verify_text(v, &c->verified,
+                                    a->cfg.crl[0] ? a->cfg.crl : NULL,
+                                    vwhy, sizeof vwhy), why);
+        else if (!c->ready && lr_tls_alert_revoked(why))
+            alog(a, "%s: TLS handshake failed: %s (the coordinator refused "
+                 "our certificate, serial %s: its CRL revokes it; this "
+                 "agent needs a new certificate from the CA)", c->peer, why,
+                 a->serial);
         else if (!c->ready)
             alog(a, "%s: TLS handshake failed: %s", c->peer,
                  why[0] ? why : "connection closed");
@@ -1704,6 +1716,9 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
         return;
     }
     c->a = a;
+    /* Without it a revoked certificate is logged without its serial:
+     * no reason to refuse the connection. */
+    lr_tls_watch(ssl, &c->verified);
     snprintf(c->host, sizeof c->host, "%s", host);
     snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
     c->bev = bufferevent_openssl_socket_new(a->base, fd, ssl,
@@ -1743,7 +1758,8 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 /* ---- setup ---- */
 
 /* The server context: TLS 1.3 only; a client certificate is required,
- * must chain to the configured CA and must name a configured peer. */
+ * must chain to the configured CA, must name a configured peer and,
+ * with a CRL file, must not be revoked (nor its CA's). */
 static SSL_CTX *
 server_ctx(const struct lr_agent_config *cfg, char *err, size_t errlen)
 {
@@ -1770,6 +1786,11 @@ server_ctx(const struct lr_agent_config *cfg, char *err, size_t errlen)
         goto fail;
     }
     SSL_CTX_set_client_CA_list(ctx, names);    /* takes 'names' */
+    char cwhy[1024];
+    if (cfg->crl[0] && lr_tls_use_crl(ctx, cfg->crl, cwhy, sizeof cwhy)) {
+        snprintf(err, errlen, "TLS CRL '%s': %s", cfg->crl, cwhy);
+        goto fail;
+    }
     /* The peer names go into the verification parameters: OpenSSL then
      * checks the client's certificate against them (X509_check_host) as
      * part of the chain, and a mismatch fails the handshake. */
@@ -1782,12 +1803,35 @@ server_ctx(const struct lr_agent_config *cfg, char *err, size_t errlen)
             goto fail;
         }
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
-                       NULL);
+                       lr_tls_verify_cb);
     return ctx;
 
 fail:
     SSL_CTX_free(ctx);
     return NULL;
+}
+
+/* SIGHUP: the certificate, key, CA and CRL files are read again (the
+ * configuration file is not), for a CRL the CA issued anew, before the
+ * one loaded expires.  New connections get them; those up keep theirs.
+ * Files that do not load leave the agent as it was, and the log says
+ * why: the CRL loaded before stays, and fails closed when it expires. */
+static void
+on_hup(evutil_socket_t sig, short what, void *arg)
+{
+    struct agent *a = arg;
+    char err[2048];
+    SSL_CTX *ctx = server_ctx(&a->cfg, err, sizeof err);
+    if (!ctx) {
+        alog(a, "SIGHUP: not reloaded, the files loaded before stay: %s",
+             err);
+        return;
+    }
+    SSL_CTX_free(a->ssl);
+    a->ssl = ctx;
+    lr_tls_own_serial(a->ssl, a->serial, sizeof a->serial);
+    alog(a, "SIGHUP: certificate, key, CA%s read again", a->cfg.crl[0]
+         ? " and CRL" : "");
 }
 
 static void
@@ -1845,12 +1889,15 @@ usage(FILE *f)
 "lightraild) over mutual TLS 1.3 (docs/agent-protocol.md).\n"
 "\n"
 "  --config FILE     a lightrail-agent JSON file: the DC's inventory, its\n"
-"                    certificate, key, CA and the coordinator's names\n"
+"                    certificate, key, CA, the coordinator's names and\n"
+"                    optionally the CA's CRLs (tls/crl: a coordinator\n"
+"                    whose certificate is revoked is refused; a CRL\n"
+"                    past its next update refuses the start, exit 2)\n"
 "  --listen A:P      address and TCP port, e.g. 127.0.0.1:7001 or\n"
 "                    [::1]:7001; port 0 picks a free one\n"
 "  --check           load and check everything (the file, the certificate,\n"
 "                    key and CA, whose certificates must be CAs', not\n"
-"                    a leaf's; the listening address's form, the saved\n"
+"                    a leaf's, the CRL; the listening address's form, the saved\n"
 "                    reservations against the inventory), say what was\n"
 "                    found, and exit (0) without listening: a deployment's\n"
 "                    check (systemd's ExecStartPre), also beside a\n"
@@ -1905,7 +1952,9 @@ usage(FILE *f)
 "Logs to stderr, with each answer sent to a peer as it left (a 'sent' line:\n"
 "the message as JSON, as --record writes one received; past 16 KiB a head\n"
 "line with its length and SHA-256, then numbered parts that join back into\n"
-"it); stops on SIGTERM or SIGINT.  exit status: 0 stopped by a signal,\n"
+"it); stops on SIGTERM or SIGINT; on SIGHUP reads its certificate, key,\n"
+"CA and CRL files again (not --config: a new CRL needs no restart).\n"
+"exit status: 0 stopped by a signal,\n"
 "2 bad input, 1 cannot listen or other failure\n",
             LR_CDYNP_AUTO_CELLS, AGENT_MAX_THREADS, AGENT_DEFAULT_THREADS,
             AGENT_FRAME_S, AGENT_IDLE_S);
@@ -2172,6 +2221,7 @@ lr_cmd_agent(int argc, char **argv)
         rc = LR_EXIT_USAGE;
         goto cleanup;
     }
+    lr_tls_own_serial(a.ssl, a.serial, sizeof a.serial);
     struct sockaddr_storage ss;
     int sl = 0;
     if (parse_listen(o.listen, &ss, &sl)) {
@@ -2236,9 +2286,10 @@ lr_cmd_agent(int argc, char **argv)
         goto cleanup;
     }
     if (o.check) {
-        printf("%s: dc %s, %d devices, %d allowed peer(s), certificate, key "
-               "and CA loaded; %d reservation(s) holding %d device(s)%s\n",
+        printf("%s: dc %s, %d devices, %d allowed peer(s), certificate, key"
+               "%s loaded; %d reservation(s) holding %d device(s)%s\n",
                o.config, a.cfg.dc, a.cfg.n_devices, a.cfg.n_peers,
+               a.cfg.crl[0] ? ", CA and CRL" : " and CA",
                a.n_commits, a.reserved,
                a.state_dir ? "" : " (no --state-dir: none kept)");
         rc = LR_EXIT_OK;
@@ -2295,8 +2346,10 @@ lr_cmd_agent(int argc, char **argv)
                  : ntohs(((struct sockaddr_in *) &bound)->sin_port);
     a.sig_term = evsignal_new(a.base, SIGTERM, on_signal, &a);
     a.sig_int = evsignal_new(a.base, SIGINT, on_signal, &a);
-    if (!a.sig_term || !a.sig_int || event_add(a.sig_term, NULL)
-        || event_add(a.sig_int, NULL)) {
+    a.sig_hup = evsignal_new(a.base, SIGHUP, on_hup, &a);
+    if (!a.sig_term || !a.sig_int || !a.sig_hup
+        || event_add(a.sig_term, NULL) || event_add(a.sig_int, NULL)
+        || event_add(a.sig_hup, NULL)) {
         lr_cli_err(CMD, "cannot catch signals");
         rc = LR_EXIT_FAIL;
         goto cleanup;
@@ -2342,6 +2395,8 @@ cleanup:
         event_free(a.sig_term);
     if (a.sig_int)
         event_free(a.sig_int);
+    if (a.sig_hup)
+        event_free(a.sig_hup);
     if (a.base)
         event_base_free(a.base);
     SSL_CTX_free(a.ssl);

@@ -55,7 +55,7 @@ struct opts {
     bool json;
     /* --distributed (cmd_plan_dist.c) */
     int distributed;
-    const char *cert, *key, *ca, *record;
+    const char *cert, *key, *ca, *crl, *record;
     double timeout;
     double budget;            /* --plan-timeout; 0: no bound */
 };
@@ -72,6 +72,7 @@ usage(FILE *f)
 "                      [--format text|json] [--plot FILE.png]\n"
 "       lightrail plan --distributed (--model NAME | --model-file FILE)\n"
 "                      --cluster FILE [--cert F --key F --ca F]\n"
+"                      [--crl F]\n"
 "                      [--timeout S] [--plan-timeout S]\n"
 "                      [--record FILE] [--batch B]\n"
 "                      [--microbatch b] [--window w] [--order LIST]\n"
@@ -127,6 +128,12 @@ usage(FILE *f)
 "                      its start, at most twice, with a note\n"
 "  --cert, --key F     the coordinator's certificate and key (PEM)\n"
 "  --ca F              the CA that must have signed the agents'\n"
+"  --crl F             CRLs of the CA (PEM; one per CA of the file --ca\n"
+"                      gives): an agent whose certificate, or a CA\n"
+"                      certificate of its chain, is revoked is refused;\n"
+"                      a CRL that is stale (next update past), not the\n"
+"                      CA's or not PEM is refused before any connection\n"
+"                      (exit 2); default: no revocation check\n"
 "  --timeout S         per connect and per request (default 5)\n"
 "  --plan-timeout S    the whole plan's bound, on top of --timeout: an\n"
 "                      agent's answer is waited for until either ends\n"
@@ -146,7 +153,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_MODEL = 256, O_MFILE, O_CLUSTER, O_ALGO, O_BATCH, O_MICRO,
            O_WINDOW, O_ORDER, O_NODES, O_FORMAT, O_PLOT, O_GBPS, O_HELP,
-           O_DIST, O_CERT, O_KEY, O_CA, O_TIMEOUT, O_RECORD, O_STEP,
+           O_DIST, O_CERT, O_KEY, O_CA, O_CRL, O_TIMEOUT, O_RECORD, O_STEP,
            O_BUDGET, O_BEAM };
     static const struct option longopts[] = {
         { "model", required_argument, NULL, O_MODEL },
@@ -168,6 +175,7 @@ parse_args(int argc, char **argv, struct opts *o)
         { "cert", required_argument, NULL, O_CERT },
         { "key", required_argument, NULL, O_KEY },
         { "ca", required_argument, NULL, O_CA },
+        { "crl", required_argument, NULL, O_CRL },
         { "timeout", required_argument, NULL, O_TIMEOUT },
         { "plan-timeout", required_argument, NULL, O_BUDGET },
         { "record", required_argument, NULL, O_RECORD },
@@ -250,6 +258,7 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_CERT: o->cert = optarg; break;
         case O_KEY: o->key = optarg; break;
         case O_CA: o->ca = optarg; break;
+        case O_CRL: o->crl = optarg; break;
         case O_RECORD: o->record = optarg; break;
         case O_TIMEOUT:
             if (lr_parse_double(optarg, 1e-3, 3600, &o->timeout))
@@ -311,10 +320,11 @@ parse_args(int argc, char **argv, struct opts *o)
                    "does not use it", algo_names[o->algo]);
         return LR_EXIT_USAGE;
     }
-    if (!o->distributed && (o->cert || o->key || o->ca || o->record
-                            || o->timeout > 0 || o->budget > 0)) {
-        lr_cli_err(CMD, "--cert, --key, --ca, --timeout, --plan-timeout and "
-                   "--record go with --distributed");
+    if (!o->distributed && (o->cert || o->key || o->ca || o->crl
+                            || o->record || o->timeout > 0
+                            || o->budget > 0)) {
+        lr_cli_err(CMD, "--cert, --key, --ca, --crl, --timeout, "
+                   "--plan-timeout and --record go with --distributed");
         return LR_EXIT_USAGE;
     }
     return lr_cli_check_microbatch(CMD, o->batch, o->micro);
@@ -622,7 +632,8 @@ lr_cmd_plan(int argc, char **argv)
         struct lr_plan_dist d = {
             .cluster_file = o.cluster,
             .model = o.model ? o.model : model->name,
-            .cert = o.cert, .key = o.key, .ca = o.ca, .record = o.record,
+            .cert = o.cert, .key = o.key, .ca = o.ca, .crl = o.crl,
+            .record = o.record,
             .timeout = o.timeout > 0 ? o.timeout : 5, .budget = o.budget,
             .json = o.json,
             .window = o.window, .order = n_order ? order : NULL,

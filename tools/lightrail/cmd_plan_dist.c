@@ -170,11 +170,6 @@ lr_plan_distributed(const struct lr_plan_dist *d, const struct lr_tm *tm,
         rc = LR_EXIT_USAGE;
         goto cleanup;
     }
-    if (d->record && !(record = fopen(d->record, "a"))) {
-        lr_cli_err(CMD, "--record %s: %s", d->record, strerror(errno));
-        rc = LR_EXIT_USAGE;
-        goto cleanup;
-    }
     /* An agent that hangs up mid-write must give an error, not kill us. */
     signal(SIGPIPE, SIG_IGN);
     for (int k = 0; k < cl->n_dcs; k++) {
@@ -183,20 +178,28 @@ lr_plan_distributed(const struct lr_plan_dist *d, const struct lr_tm *tm,
             parties[k] = lr_agent_party_new(dc->remote_address,
                                             dc->remote_port, dc->remote_name,
                                             d->cert, d->key, d->ca,
-                                            d->timeout, err, sizeof err);
+                                            d->crl, d->timeout, err, sizeof err);
             if (!parties[k]) {
                 lr_cli_err(CMD, "%s", err);
                 rc = LR_EXIT_USAGE;
                 goto cleanup;
             }
             lr_agent_party_set_job(parties[k], tm);
-            lr_agent_party_set_record(parties[k], record);
             lr_agent_party_set_budget(parties[k], d->budget);
         } else if (!(parties[k] = lr_cdynp_local_party_new(tm, k))) {
             lr_cli_err(CMD, "out of memory");
             goto cleanup;
         }
     }
+    /* Opened once every TLS file was accepted: bad input makes nothing. */
+    if (d->record && !(record = fopen(d->record, "a"))) {
+        lr_cli_err(CMD, "--record %s: %s", d->record, strerror(errno));
+        rc = LR_EXIT_USAGE;
+        goto cleanup;
+    }
+    for (int k = 0; k < cl->n_dcs; k++)
+        if (lr_agent_party_is(parties[k]))
+            lr_agent_party_set_record(parties[k], record);
 
     double t0 = lr_cli_now();
     struct lr_cdynp_options co = {

@@ -68,6 +68,7 @@ struct lr_plan_dist {
     const char *cluster_file;     /* for messages */
     const char *model;            /* its name, for the output */
     const char *cert, *key, *ca;  /* the coordinator's TLS files */
+    const char *crl;              /* the CAs' CRLs, or NULL: none */
     const char *record;           /* NULL, or where to record answers */
     double timeout;               /* s, per connect and per request */
     double budget;                /* s, the whole plan; 0: no bound */

@@ -1,0 +1,288 @@
+#!/bin/sh
+# Certificate revocation on both ends of the agents' mutual TLS
+# (docs/agent-protocol.md, "Revocation"), with CRLs made by `openssl ca
+# -gencrl` from a minimal openssl.cnf: one agent (dc2), dc1 and dc3
+# planned in the coordinator's process.
+#   a. the coordinator's certificate revoked by the agent's CRL: the
+#      agent refuses it, by serial, and the plan says why;
+#   b. dc2's certificate revoked by the coordinator's --crl: the plan
+#      names the agent and the serial, and the agent's log says why;
+#   c. CRLs that revoke neither: the plan is the one made without CRLs;
+#   d. a CRL missing, not PEM, of another CA, stale (next update past)
+#      or of a CA without cRLSign: refused at start by both ends, exit
+#      2, one line naming the file and why, nothing made;
+#   e. SIGHUP: the agent reads its CRL again; a bad one is not taken.
+# Agents are stopped by their PID, never by name.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "${srcdir:-.}/tests/cli/agentlib.sh"
+command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
+command -v openssl > /dev/null || { echo "skip: openssl not installed"; exit 77; }
+
+PIDS=
+trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
+
+{ mk_ca ca && mk_ca otherca && mk_cert ca dc2 dc2 &&
+  mk_cert ca coordinator coordinator; } ||
+    { echo "skip: openssl cannot make certificates"; exit 77; }
+# A CA whose keyUsage lacks cRLSign, as agentlib.sh made them before.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$C/nosign.key" -out "$C/nosign.pem" -days 1 -subj /CN=nosign \
+    -addext basicConstraints=critical,CA:TRUE \
+    -addext keyUsage=critical,keyCertSign 2>/dev/null
+
+# crl NAME CA [REVOKED...] [-- GENCRL-ARGS...]: $C/NAME.pem, CA's CRL
+# revoking the certificates $C/REVOKED.pem, from a database of its own.
+crl() {
+    name=$1 ca=$2
+    shift 2
+    d=$tmp/ca-$name
+    mkdir -p "$d"
+    : > "$d/index.txt"
+    echo 01 > "$d/crlnumber"
+    cat > "$d/openssl.cnf" <<EOF
+[ ca ]
+default_ca = lr
+[ lr ]
+database = $d/index.txt
+crlnumber = $d/crlnumber
+default_md = sha256
+default_crl_days = 1
+EOF
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        openssl ca -config "$d/openssl.cnf" -keyfile "$C/$ca.key" \
+            -cert "$C/$ca.pem" -revoke "$C/$1.pem" 2> "$d/err" ||
+            { cat "$d/err"; return 1; }
+        shift
+    done
+    [ "${1:-}" = -- ] && shift
+    openssl ca -config "$d/openssl.cnf" -keyfile "$C/$ca.key" \
+        -cert "$C/$ca.pem" -gencrl -out "$C/$name.pem" "$@" 2> "$d/err" ||
+        { cat "$d/err"; return 1; }
+}
+{ crl none ca && crl coord ca coordinator && crl dc2crl ca dc2 &&
+  crl other otherca && crl nosign-crl nosign &&
+  crl stale ca -- -crl_lastupdate 20200101000000Z \
+      -crl_nextupdate 20200102000000Z; } ||
+    { echo "skip: openssl ca cannot make CRLs"; exit 77; }
+SERIAL_COORD=$(openssl x509 -noout -serial -in "$C/coordinator.pem" | sed 's/^serial=//')
+SERIAL_DC2=$(openssl x509 -noout -serial -in "$C/dc2.pem" | sed 's/^serial=//')
+
+# agent_crl NAME CRL: $A/NAME.json, dc2's agent file with tls/crl CRL
+# (a path relative to the file, as the others; "" for none).
+agent_crl() {
+    agent_file dc2 4 311.111 0.45 80 45.678
+    if [ -n "$2" ]; then
+        jq --arg c "$2" '."lightrail-agent:agent".tls.crl = $c' \
+            "$A/dc2.json" > "$A/$1.json"
+    else
+        cp "$A/dc2.json" "$A/$1.json"
+    fi
+}
+cluster() {   # cluster PORT: dc2 is the agent at PORT
+    cat <<EOF
+{"lightrail-compute:compute": {
+  "device-type": [
+    {"name": "t1", "peak-tflops": "123.457", "efficiency": "0.4", "memory-gb": "32"},
+    {"name": "t3", "peak-tflops": "987.654", "efficiency": "0.4", "memory-gb": "80"},
+    {"name": "unknown", "peak-tflops": "1", "efficiency": "1", "memory-gb": "1"}],
+  "dc": [
+    {"name": "dc1", "device-type": "t1", "device-count": 8,
+     "intra-dc-bandwidth-gbytes-per-s": "23.456", "intra-dc-latency-us": "5"},
+    {"name": "dc2", "device-type": "unknown", "device-count": 1,
+     "intra-dc-bandwidth-gbytes-per-s": "1", "intra-dc-latency-us": "0",
+     "remote": {"address": "127.0.0.1", "port": $1}},
+    {"name": "dc3", "device-type": "t3", "device-count": 4,
+     "intra-dc-bandwidth-gbytes-per-s": "67.891", "intra-dc-latency-us": "5"}],
+  "inter-dc-link": [
+    {"from": "dc1", "to": "dc2", "bandwidth-gbps": "10", "latency-ms": "1"},
+    {"from": "dc2", "to": "dc3", "bandwidth-gbps": "5", "latency-ms": "2"},
+    {"from": "dc1", "to": "dc3", "bandwidth-gbps": "1", "latency-ms": "3"}]}}
+EOF
+}
+TLS="--cert $C/coordinator.pem --key $C/coordinator.key --ca $C/ca.pem"
+# plan PORT [ARGS...]: plan --distributed with dc2's agent at PORT, JSON
+# on $tmp/plan.out, stderr on $tmp/err, its exit status in $rc.
+plan() {
+    port=$1
+    shift
+    cluster "$port" > "$tmp/cluster.json"
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/cluster.json" \
+        $TLS --format json "$@" > "$tmp/plan.out" 2> "$tmp/err"
+    rc=$?
+}
+# await_log LOG TEXT: waits (at most 10 s) for a line of LOG with TEXT.
+await_log() {
+    for i in $(seq 200); do
+        grep -F -q -- "$2" "$1" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# ---- the plan without any CRL, the reference ----
+agent_crl plain ""
+start_agent plain "$A/plain.json" || { notok "agent without a CRL did not start"; lr_summary; exit; }
+plan "$APORT"
+if [ $rc -eq 0 ] && T0=$(jq -e .iteration_time_s "$tmp/plan.out"); then
+    ok "without CRLs: plan --distributed, T = $T0 s"
+else
+    notok "without CRLs: exit $rc, $(cat "$tmp/err")"; lr_summary; exit
+fi
+PLAIN=$APORT PLAINPID=$APID
+
+# ---- c. CRLs revoking neither: the same plan ----
+agent_crl none ../certs/none.pem
+start_agent none "$A/none.json" || notok "agent with a CRL revoking none did not start"
+NONE=$APORT NONEPID=$APID
+plan "$NONE" --crl "$C/none.pem"
+if [ $rc -eq 0 ] && [ "$(jq .iteration_time_s "$tmp/plan.out")" = "$T0" ]; then
+    ok "CRLs on both ends revoking neither: the same plan (T = $T0 s)"
+else
+    notok "CRLs revoking neither: exit $rc, $(cat "$tmp/err"), $(head -c 200 "$tmp/plan.out")"
+fi
+
+# ---- a. the coordinator's certificate revoked by the agent's CRL ----
+agent_crl coord ../certs/coord.pem
+start_agent coord "$A/coord.json" || notok "agent with the coordinator revoked did not start"
+COORD=$APORT COORDPID=$APID
+plan "$COORD"
+if [ $rc -eq 3 ] && [ ! -s "$tmp/plan.out" ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+   grep -F -q "no plan: agent dc2 unreachable: reading from 127.0.0.1 port $COORD: " "$tmp/err" &&
+   grep -F -q "alert certificate revoked (the agent refused our certificate, serial $SERIAL_COORD: its CRL revokes it; the coordinator needs a new certificate from the CA)" "$tmp/err"; then
+    ok "coordinator revoked by the agent's CRL: no plan, and why: $(cat "$tmp/err")"
+else
+    notok "coordinator revoked: exit $rc, stderr $(cat "$tmp/err"), stdout $(head -c 200 "$tmp/plan.out")"
+fi
+if await_log "$A/coord.log" "refused: client certificate: revoked by CRL '$A/../certs/coord.pem' (serial $SERIAL_COORD, /CN=coordinator)"; then
+    ok "the agent's log names the revoked coordinator certificate and the CRL"
+else
+    notok "the agent's log lacks the revocation: $(tail -3 "$A/coord.log")"
+fi
+
+# ---- b. the agent's certificate revoked by the coordinator's CRL ----
+plan "$PLAIN" --crl "$C/dc2crl.pem"
+if [ $rc -eq 3 ] && [ ! -s "$tmp/plan.out" ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+   grep -F -q "no plan: agent dc2 unreachable: TLS handshake with 127.0.0.1 port $PLAIN: the agent's certificate is refused: revoked by CRL '$C/dc2crl.pem' (serial $SERIAL_DC2, /CN=dc2) (expected name 'dc2')" "$tmp/err"; then
+    ok "agent dc2 revoked by the coordinator's CRL: refused by name and serial"
+else
+    notok "agent revoked: exit $rc, stderr $(cat "$tmp/err"), stdout $(head -c 200 "$tmp/plan.out")"
+fi
+if await_log "$A/plain.log" "TLS handshake failed: " &&
+   grep -F -q "alert certificate revoked (the coordinator refused our certificate, serial $SERIAL_DC2: its CRL revokes it; this agent needs a new certificate from the CA)" "$A/plain.log"; then
+    ok "the agent's log says the coordinator revoked its certificate"
+else
+    notok "the agent's log lacks why: $(tail -3 "$A/plain.log")"
+fi
+# The agents served on: a plan without the revoked end.
+plan "$PLAIN"
+[ $rc -eq 0 ] && ok "agent dc2 serves on after a revoked handshake" ||
+    notok "after a revoked handshake: exit $rc, $(cat "$tmp/err")"
+
+# ---- d. bad CRLs, refused at start by both ends ----
+printf 'not a CRL\n' > "$C/text.pem"
+# bad NAME FILE WHY: the agent (with and without --check) and the
+# coordinator refuse CRL FILE, exit 2, one line with the file and WHY,
+# nothing made: no agent.pid or agent.port, no --record file.
+bad() {
+    name=$1 file=$2 why=$3
+    agent_crl "bad-$name" "$file"
+    case $file in /*) path=$file ;; *) path=$A/$file ;; esac
+    mkdir -p "$A/bad-$name.state"
+    expect_bad "$A/bad-$name.json: TLS CRL '$path': $why" \
+        timeout 60 $LIGHTRAIL agent --config "$A/bad-$name.json" \
+        --listen 127.0.0.1:0 --state-dir "$A/bad-$name.state"
+    if [ -z "$(ls "$A/bad-$name.state")" ]; then
+        ok "CRL $name: the agent made nothing in its --state-dir"
+    else
+        notok "CRL $name: the agent made $(ls "$A/bad-$name.state")"
+    fi
+    expect_bad "$A/bad-$name.json: TLS CRL '$path': $why" \
+        timeout 60 $LIGHTRAIL agent --config "$A/bad-$name.json" \
+        --listen 127.0.0.1:0 --check
+    cluster "$PLAIN" > "$tmp/cluster.json"
+    expect_bad "TLS CRL '$path': $why" \
+        $LIGHTRAIL plan --distributed --model gpt-1.9b \
+        --cluster "$tmp/cluster.json" $TLS --crl "$path" \
+        --record "$tmp/bad-$name.jsonl"
+    if [ ! -e "$tmp/bad-$name.jsonl" ]; then
+        ok "CRL $name: the coordinator made no --record file"
+    else
+        notok "CRL $name: the coordinator made its --record file"
+    fi
+}
+bad missing "$C/nonexistent.pem" "No such file or directory"
+bad text "$C/text.pem" "not a PEM CRL: no -----BEGIN line"
+bad cert "$C/ca.pem" "not a PEM CRL: its PEM blocks are 'CERTIFICATE'"
+bad other "$C/other.pem" "CRL 1 is of /CN=otherca, which is none of the CA certificates: give the CRL of the CA that signs the peers' certificates"
+bad stale "$C/stale.pem" "CRL 1 (of /CN=ca) expired at 2020-01-02T00:00:00Z, its next update: a stale list may lack the latest revocations, so it is refused (fail closed); have the CA issue a fresh one (openssl ca -gencrl)"
+# A CRL signed by another key under the CA's name.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$C/fakeca.key" -out "$C/fakeca.pem" -days 1 -subj /CN=ca \
+    -addext basicConstraints=critical,CA:TRUE \
+    -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+crl forged fakeca || notok "cannot make the forged CRL"
+bad forged "$C/forged.pem" "CRL 1 claims to be of /CN=ca, but its signature does not verify with that CA's key: give a CRL the CA signed"
+# Two CAs in the CA file, the CRL of one: the other's certificates
+# would fail every handshake.
+cat "$C/ca.pem" "$C/otherca.pem" > "$C/two-cas.pem"
+cluster "$PLAIN" > "$tmp/cluster.json"
+expect_bad "TLS CRL '$C/none.pem': holds no CRL of CA /CN=otherca: the whole chain is checked, so each CA certificate needs its CRL in the file (cat them together)" \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/cluster.json" \
+    --cert "$C/coordinator.pem" --key "$C/coordinator.key" --ca "$C/two-cas.pem" \
+    --crl "$C/none.pem"
+cat "$C/none.pem" "$C/other.pem" > "$C/two-crls.pem"
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/cluster.json" \
+    --cert "$C/coordinator.pem" --key "$C/coordinator.key" --ca "$C/two-cas.pem" \
+    --crl "$C/two-crls.pem" --format json > "$tmp/plan.out" 2> "$tmp/err"
+[ $? -eq 0 ] && ok "two CAs, a file of both CRLs: planned" ||
+    notok "two CAs and their CRLs: $(cat "$tmp/err")"
+# The CA without cRLSign: its CRLs would be refused at each handshake.
+cluster "$PLAIN" > "$tmp/cluster.json"
+expect_bad "TLS CRL '$C/nosign-crl.pem': CRL 1 is of /CN=nosign, whose keyUsage lacks cRLSign: no CRL it signs is trusted; issue the CA certificate again with keyUsage cRLSign" \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/cluster.json" \
+    --cert "$C/coordinator.pem" --key "$C/coordinator.key" --ca "$C/nosign.pem" \
+    --crl "$C/nosign-crl.pem"
+# --crl goes with --distributed, as --ca.
+expect_bad "--cert, --key, --ca, --crl, --timeout, --plan-timeout and --record go with --distributed" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$tmp/cluster.json" --crl "$C/none.pem"
+# --check says the CRL was loaded.
+if $LIGHTRAIL agent --config "$A/none.json" --listen 127.0.0.1:0 --check > "$tmp/out" 2> "$tmp/err" &&
+   grep -q 'certificate, key, CA and CRL loaded' "$tmp/out"; then
+    ok "agent --check: $(cat "$tmp/out")"
+else
+    notok "agent --check with a CRL: $(cat "$tmp/out" "$tmp/err")"
+fi
+
+# ---- e. SIGHUP: the agent reads its CRL again ----
+# Agent 'none' takes the coordinator; its CRL file now revokes it.
+cp "$C/coord.pem" "$C/none.pem"
+kill -HUP "$NONEPID"
+if await_log "$A/none.log" "SIGHUP: certificate, key, CA and CRL read again"; then
+    plan "$NONE"
+    if [ $rc -eq 3 ] && grep -F -q "the agent refused our certificate, serial $SERIAL_COORD" "$tmp/err"; then
+        ok "SIGHUP: the agent took the new CRL, which revokes the coordinator"
+    else
+        notok "after SIGHUP: exit $rc, $(cat "$tmp/err")"
+    fi
+else
+    notok "SIGHUP not logged: $(tail -3 "$A/none.log")"
+fi
+# A stale CRL is not taken: the one read before stays.
+cp "$C/stale.pem" "$C/none.pem"
+kill -HUP "$NONEPID"
+if await_log "$A/none.log" "SIGHUP: not reloaded, the files loaded before stay: TLS CRL '$A/../certs/none.pem': CRL 1 (of /CN=ca) expired at 2020-01-02T00:00:00Z" &&
+   kill -0 "$NONEPID" 2>/dev/null; then
+    plan "$NONE"
+    if [ $rc -eq 3 ] && grep -F -q "serial $SERIAL_COORD" "$tmp/err"; then
+        ok "SIGHUP with a stale CRL: refused, logged, the CRL before kept"
+    else
+        notok "after a refused SIGHUP: exit $rc, $(cat "$tmp/err")"
+    fi
+else
+    notok "a stale CRL on SIGHUP: $(tail -3 "$A/none.log")"
+fi
+
+for p in $PLAINPID $NONEPID $COORDPID; do
+    stop_agent $p || notok "agent $p did not stop cleanly"
+done
+lr_summary
