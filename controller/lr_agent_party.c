@@ -544,6 +544,33 @@ lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n)
     }
 }
 
+/* The failure of an exchange because the agent refused our certificate
+ * as revoked ('why' holds its alert), said so. */
+static int
+fail_revoked(struct agent_party *ap, int rc, const char *doing,
+             const char *why)
+{
+    return fail(ap, rc, "%s %s port %d: %s (the agent refused our "
+                "certificate, serial %s: its CRL revokes it; the "
+                "coordinator needs a new certificate from the CA)", doing,
+                ap->address, ap->port, why, ap->serial);
+}
+
+/* After a write the agent reset right after the handshake: the alert it
+ * sent before closing, when it is still to be read (Linux keeps what
+ * arrived before the reset readable), into why[len].  True when one
+ * was. */
+static bool
+pending_alert(struct agent_party *ap, char *why, size_t len)
+{
+    unsigned char b;
+    ERR_clear_error();
+    if (SSL_read(ap->ssl, &b, 1) > 0 || !ERR_peek_last_error())
+        return false;
+    lr_tls_reason(why, len);
+    return strstr(why, "alert") != NULL;
+}
+
 static int
 write_all(struct agent_party *ap, const uint8_t *p, size_t n,
           double deadline)
@@ -560,7 +587,12 @@ write_all(struct agent_party *ap, const uint8_t *p, size_t n,
         int rc = ssl_wait(ap, ret, deadline, why, sizeof why);
         /* An agent that refuses our certificate after the handshake (TLS
          * 1.3) closes at once, and our first write may meet the reset
-         * rather than its alert. */
+         * rather than its alert: the alert may still be read. */
+        char alert[256];
+        if (rc && !ap->hello && (rc == ECONNRESET || rc == EPIPE)
+            && pending_alert(ap, alert, sizeof alert)
+            && lr_tls_alert_revoked(alert))
+            return fail_revoked(ap, rc, "sending to", alert);
         if (rc)
             return fail(ap, rc, "sending to %s port %d: %s%s", ap->address,
                         ap->port, why,
@@ -589,11 +621,7 @@ read_all(struct agent_party *ap, uint8_t *p, size_t n, double deadline)
         }
         int rc = ssl_wait(ap, ret, deadline, why, sizeof why);
         if (rc && lr_tls_alert_revoked(why))
-            return fail(ap, rc, "reading from %s port %d: %s (the agent "
-                        "refused our certificate, serial %s: its CRL "
-                        "revokes it; the coordinator needs a new "
-                        "certificate from the CA)", ap->address, ap->port,
-                        why, ap->serial);
+            return fail_revoked(ap, rc, "reading from", why);
         if (rc)
             return fail(ap, rc, "reading from %s port %d: %s%s", ap->address,
                         ap->port, why, strstr(why, "alert")
