@@ -330,8 +330,9 @@ lr_tls_crl_judge(X509_CRL *crl, int pos, STACK_OF(X509) *cas, char *err,
                  "signed", pos, issuer);
     else
         snprintf(err, errlen, "CRL %d is of %s, which is none of the CA "
-                 "certificates: give the CRL of the CA that signs the "
-                 "peers' certificates", pos, issuer);
+                 "file's certificates: give the CRLs of the CAs in the CA "
+                 "file (an intermediate CA's CRL needs the intermediate's "
+                 "certificate there too)", pos, issuer);
     return -1;
 }
 
@@ -481,8 +482,9 @@ lr_tls_verify_text(long v, const struct lr_tls_peer *p, const char *crl,
                  "(fail closed)", crl ? crl : "?");
         return buf;
     case X509_V_ERR_UNABLE_TO_GET_CRL:
-        snprintf(buf, len, "CRL '%s' holds no CRL of the issuer of %s: give "
-                 "the CRL of each CA of the chain", crl ? crl : "?",
+        snprintf(buf, len, "CRL '%s' holds no CRL of the issuer of %s: put "
+                 "each CA of the chain in the CA file and its CRL in the "
+                 "CRL file", crl ? crl : "?",
                  seen ? p->subject : "a certificate of its chain");
         return buf;
     default:

@@ -84,7 +84,11 @@ const char *lr_tls_reason(char *buf, size_t len);
  * mended like a leaf's.  The price is that every CA of the CA file
  * needs a CRL of its own in the file (most deployments have one CA,
  * and one CRL), which lr_tls_use_crl() checks at load rather than let
- * every handshake fail with "unable to get certificate CRL". */
+ * every handshake fail with "unable to get certificate CRL".  So a chain
+ * through an intermediate CA wants the intermediate's certificate in
+ * the CA file, beside the root's: its CRL can then be checked at load
+ * like the root's, where a CRL of a CA the file lacks could be anyone's
+ * and is refused. */
 
 /* Loads the CRLs of the PEM file 'crl' into the verification store of
  * 'ctx', which must hold the CA certificates already

@@ -11,7 +11,12 @@
 #   d. a CRL missing, not PEM, of another CA, stale (next update past)
 #      or of a CA without cRLSign: refused at start by both ends, exit
 #      2, one line naming the file and why, nothing made;
-#   e. SIGHUP: the agent reads its CRL again; a bad one is not taken.
+#   e. SIGHUP: the agent reads its CRL again; a bad one is not taken;
+#   f. the whole chain is checked: an intermediate CA revoked by the
+#      root's CRL refuses the agent it signed, and the intermediate's own
+#      CRL is needed;
+#   g. lightraild's coordinator/crl: a job blocked by a revoked agent,
+#      planned with a CRL revoking none, no start with a stale one.
 # Agents are stopped by their PID, never by name.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "${srcdir:-.}/tests/cli/agentlib.sh"
@@ -67,10 +72,11 @@ EOF
 SERIAL_COORD=$(openssl x509 -noout -serial -in "$C/coordinator.pem" | sed 's/^serial=//')
 SERIAL_DC2=$(openssl x509 -noout -serial -in "$C/dc2.pem" | sed 's/^serial=//')
 
-# agent_crl NAME CRL: $A/NAME.json, dc2's agent file with tls/crl CRL
-# (a path relative to the file, as the others; "" for none).
+# agent_crl NAME CRL [CERT]: $A/NAME.json, dc2's agent file with tls/crl
+# CRL (a path relative to the file, as the others; "" for none) and the
+# certificate $C/CERT.pem (default dc2's).
 agent_crl() {
-    agent_file dc2 4 311.111 0.45 80 45.678
+    agent_file dc2 4 311.111 0.45 80 45.678 "${3:-}"
     if [ -n "$2" ]; then
         jq --arg c "$2" '."lightrail-agent:agent".tls.crl = $c' \
             "$A/dc2.json" > "$A/$1.json"
@@ -131,7 +137,9 @@ fi
 PLAIN=$APORT PLAINPID=$APID
 
 # ---- c. CRLs revoking neither: the same plan ----
-agent_crl none ../certs/none.pem
+# Its own copy of the CRL, which SIGHUP (e) changes.
+cp "$C/none.pem" "$C/hup.pem"
+agent_crl none ../certs/hup.pem
 start_agent none "$A/none.json" || notok "agent with a CRL revoking none did not start"
 NONE=$APORT NONEPID=$APID
 plan "$NONE" --crl "$C/none.pem"
@@ -172,7 +180,6 @@ if [ $n -eq 20 ]; then
 else
     notok "of 20 plans against the agent that revoked us, $((20 - n)) did not say why, e.g. $(cat "$tmp/err")"
 fi
-
 
 # ---- b. the agent's certificate revoked by the coordinator's CRL ----
 plan "$PLAIN" --crl "$C/dc2crl.pem"
@@ -228,7 +235,7 @@ bad() {
 bad missing "$C/nonexistent.pem" "No such file or directory"
 bad text "$C/text.pem" "not a PEM CRL: no -----BEGIN line"
 bad cert "$C/ca.pem" "not a PEM CRL: its PEM blocks are 'CERTIFICATE'"
-bad other "$C/other.pem" "CRL 1 is of /CN=otherca, which is none of the CA certificates: give the CRL of the CA that signs the peers' certificates"
+bad other "$C/other.pem" "CRL 1 is of /CN=otherca, which is none of the CA file's certificates: give the CRLs of the CAs in the CA file (an intermediate CA's CRL needs the intermediate's certificate there too)"
 bad stale "$C/stale.pem" "CRL 1 (of /CN=ca) expired at 2020-01-02T00:00:00Z, its next update: a stale list may lack the latest revocations, so it is refused (fail closed); have the CA issue a fresh one (openssl ca -gencrl)"
 # A CRL signed by another key under the CA's name.
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
@@ -270,7 +277,7 @@ fi
 
 # ---- e. SIGHUP: the agent reads its CRL again ----
 # Agent 'none' takes the coordinator; its CRL file now revokes it.
-cp "$C/coord.pem" "$C/none.pem"
+cp "$C/coord.pem" "$C/hup.pem"
 kill -HUP "$NONEPID"
 if await_log "$A/none.log" "SIGHUP: certificate, key, CA and CRL read again"; then
     plan "$NONE"
@@ -283,9 +290,9 @@ else
     notok "SIGHUP not logged: $(tail -3 "$A/none.log")"
 fi
 # A stale CRL is not taken: the one read before stays.
-cp "$C/stale.pem" "$C/none.pem"
+cp "$C/stale.pem" "$C/hup.pem"
 kill -HUP "$NONEPID"
-if await_log "$A/none.log" "SIGHUP: not reloaded, the files loaded before stay: TLS CRL '$A/../certs/none.pem': CRL 1 (of /CN=ca) expired at 2020-01-02T00:00:00Z" &&
+if await_log "$A/none.log" "SIGHUP: not reloaded, the files loaded before stay: TLS CRL '$A/../certs/hup.pem': CRL 1 (of /CN=ca) expired at 2020-01-02T00:00:00Z" &&
    kill -0 "$NONEPID" 2>/dev/null; then
     plan "$NONE"
     if [ $rc -eq 3 ] && grep -F -q "serial $SERIAL_COORD" "$tmp/err"; then
@@ -295,6 +302,125 @@ if await_log "$A/none.log" "SIGHUP: not reloaded, the files loaded before stay: 
     fi
 else
     notok "a stale CRL on SIGHUP: $(tail -3 "$A/none.log")"
+fi
+
+# ---- f. the whole chain: an intermediate CA ----
+# dc2's certificate from CA 'inter', which the root 'ca' signed; the
+# agent presents both.  The coordinator's CA file holds both CAs, its
+# CRL file the CRL of each.
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$C/inter.key" -out "$C/inter.csr" -subj /CN=inter 2>/dev/null &&
+printf 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n' \
+    > "$C/inter.ext" &&
+openssl x509 -req -in "$C/inter.csr" -CA "$C/ca.pem" -CAkey "$C/ca.key" \
+    -CAcreateserial -out "$C/inter.pem" -days 1 -extfile "$C/inter.ext" 2>/dev/null &&
+mk_cert inter dc2i dc2 &&
+cat "$C/dc2i.pem" "$C/inter.pem" > "$C/dc2chain.pem" &&
+cp "$C/dc2i.key" "$C/dc2chain.key" &&
+crl interrev ca inter && crl intercrl inter ||
+    notok "cannot make the intermediate CA"
+SERIAL_INTER=$(openssl x509 -noout -serial -in "$C/inter.pem" | sed 's/^serial=//')
+agent_crl chain "" dc2chain
+start_agent chain "$A/chain.json" || notok "agent with a chain did not start"
+CHAIN=$APORT CHAINPID=$APID
+cat "$C/none.pem" "$C/intercrl.pem" > "$C/chain-ok.pem"
+cat "$C/ca.pem" "$C/inter.pem" > "$C/cas-inter.pem"
+TLS="--cert $C/coordinator.pem --key $C/coordinator.key --ca $C/cas-inter.pem"
+plan "$CHAIN" --crl "$C/chain-ok.pem"
+if [ $rc -eq 0 ] && [ "$(jq .iteration_time_s "$tmp/plan.out")" = "$T0" ]; then
+    ok "a chain through an intermediate CA, the CRLs of both revoking none: planned"
+else
+    notok "chain, CRLs revoking none: exit $rc, $(cat "$tmp/err")"
+fi
+cat "$C/interrev.pem" "$C/intercrl.pem" > "$C/chain-rev.pem"
+plan "$CHAIN" --crl "$C/chain-rev.pem"
+if [ $rc -eq 3 ] && grep -F -q "the agent's certificate is refused: the certificate of its CA is revoked by CRL '$C/chain-rev.pem' (serial $SERIAL_INTER, /CN=inter) (expected name 'dc2')" "$tmp/err"; then
+    ok "the intermediate CA revoked by the root's CRL: its agent refused, the CA named"
+else
+    notok "intermediate revoked: exit $rc, $(cat "$tmp/err")"
+fi
+# The intermediate's CRL missing: refused at start with the intermediate
+# in the CA file, at the handshake without it.
+plan "$CHAIN" --crl "$C/none.pem"
+if [ $rc -eq 2 ] && grep -F -q "TLS CRL '$C/none.pem': holds no CRL of CA /CN=inter: " "$tmp/err"; then
+    ok "no CRL of the intermediate CA of the CA file: refused at start"
+else
+    notok "intermediate without its CRL: exit $rc, $(cat "$tmp/err")"
+fi
+TLS="--cert $C/coordinator.pem --key $C/coordinator.key --ca $C/ca.pem"
+plan "$CHAIN" --crl "$C/none.pem"
+if [ $rc -eq 3 ] && grep -F -q "the agent's certificate is refused: CRL '$C/none.pem' holds no CRL of the issuer of /CN=dc2: put each CA of the chain in the CA file and its CRL in the CRL file" "$tmp/err"; then
+    ok "an intermediate CA neither in the CA file nor in the CRLs: the agent refused, and why"
+else
+    notok "intermediate unknown: exit $rc, $(cat "$tmp/err")"
+fi
+stop_agent $CHAINPID
+
+# ---- g. lightraild's coordinator/crl ----
+. "${srcdir:-.}/tests/cli/daemon.sh"
+trap 'kill -9 $PID $PIDS 2>/dev/null; rm -rf "$tmp"' EXIT
+METRO=$(cd "$srcdir" && pwd)/examples/clusters/metro.json
+jq --argjson p "$PLAIN" '
+  .["lightrail-compute:compute"]["device-type"] += [{"name": "placeholder",
+      "peak-tflops": "1", "efficiency": "0.01", "memory-gb": "1"}]
+  | .["lightrail-compute:compute"].dc |= map(
+      if .name == "dc2" then
+        . + {"device-type": "placeholder", "device-count": 1,
+             "intra-dc-bandwidth-gbytes-per-s": "1",
+             "intra-dc-latency-us": "0",
+             "remote": {"address": "127.0.0.1", "port": $p}}
+      else . end)' "$METRO" > "$D/cluster.json"
+# daemon_crl CRL: the daemon's configuration, its coordinator's CRL CRL.
+daemon_crl() {
+    jq --arg c "$C" --arg crl "$1" '.["lightrail-config:lightraild"] += {
+        "cluster-file": "cluster.json",
+        "coordinator": {"certificate": ($c + "/coordinator.pem"),
+                        "key": ($c + "/coordinator.key"),
+                        "ca": ($c + "/ca.pem"), "crl": $crl}}' \
+        "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+}
+job() {   # job NAME: POSTs a job, its state into $tmp/job
+    printf '{"lightrail-job:job":[{"name":"%s","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":1,"max":64}}]}\n' \
+        "$1" > "$tmp/$1.json"
+    api POST "$JOBS" "$tmp/$1.json"
+    post=$STATUS
+    api GET "$JOBS/job=$1"
+    cp "$tmp/body" "$tmp/job"
+}
+jq_job() { jq -r ".[\"lightrail-job:job\"][0].state.$1" "$tmp/job"; }
+daemon_crl "$C/dc2crl.pem"
+if start_daemon; then
+    job j1
+    if [ "$post" = 201 ] && [ "$(jq_job phase)" = blocked ] &&
+       jq_job reason | grep -F -q "agent dc2 unreachable: TLS handshake with 127.0.0.1 port $PLAIN: the agent's certificate is refused: revoked by CRL '$C/dc2crl.pem' (serial $SERIAL_DC2, /CN=dc2)"; then
+        ok "lightraild, dc2 revoked by coordinator/crl: the job blocked, and why"
+    else
+        notok "lightraild with dc2 revoked: POST $post, $(jq_job phase): $(jq_job reason)"
+    fi
+    stop_daemon
+else
+    notok "lightraild with a CRL did not start"
+fi
+daemon_crl "$C/none.pem"
+if start_daemon; then
+    job j2
+    if [ "$post" = 201 ] && [ "$(jq_job phase)" = active ]; then
+        ok "lightraild, a coordinator/crl revoking none: the job active"
+    else
+        notok "lightraild with a CRL revoking none: POST $post, $(jq_job phase): $(jq_job reason)"
+    fi
+    stop_daemon
+else
+    notok "lightraild with a CRL did not start"
+fi
+daemon_crl "$C/stale.pem"
+timeout 60 $LIGHTRAILD --config "$D/lightraild.json" --foreground > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] &&
+   grep -F -q "TLS CRL '$C/stale.pem': CRL 1 (of /CN=ca) expired at 2020-01-02T00:00:00Z" "$tmp/err"; then
+    ok "lightraild with a stale coordinator/crl: no start (exit $rc), $(tail -1 "$tmp/err")"
+else
+    notok "lightraild with a stale CRL: exit $rc, $(cat "$tmp/err")"
 fi
 
 for p in $PLAINPID $NONEPID $COORDPID; do
