@@ -5,7 +5,11 @@
  * lr_tls_reason()'s text and its emptying of OpenSSL's error queue,
  * lr_tls_file_reason()'s words for a folder, a file that is no PEM and
  * PEM of the other kind, and lr_tls_ca_file_check() on a CA's
- * certificate (CA:TRUE), a leaf's (CA:FALSE) and a bundle of both.
+ * certificate (CA:TRUE), a leaf's (CA:FALSE) and a bundle of both;
+ * lr_tls_use_crl() on CRLs made here (the CA's, stale, not yet valid,
+ * without a next update, another CA's, one forged under the CA's name,
+ * a CA file of two CAs with one's CRL, files that hold none) and the
+ * words of lr_tls_verify_text().
  *
  * The three TLS ends word their own messages; their tests check those
  * (tests/cli/api.sh, agent.sh, sb_netconf_tls.sh).
@@ -343,12 +347,188 @@ test_pem_reason(void)
     free(big);
 }
 
+/* Writes to 'out' a CRL of issuer /CN='cn' signed with the key in
+ * 'key_path', last updated 'last' seconds from now and next updated
+ * 'next' seconds from now (next == 0: no next update), revoking serial
+ * 7.  0 on success. */
+static int
+make_crl(const char *out, const char *cn, const char *key_path, long last,
+         long next)
+{
+    FILE *f = fopen(key_path, "r");
+    EVP_PKEY *k = f ? PEM_read_PrivateKey(f, NULL, NULL, NULL) : NULL;
+    X509_CRL *crl = X509_CRL_new();
+    X509_REVOKED *r = X509_REVOKED_new();
+    ASN1_TIME *t = ASN1_TIME_new();
+    X509_NAME *n = X509_NAME_new();
+    ASN1_INTEGER *serial = ASN1_INTEGER_new();
+    int rc = -1;
+    if (f)
+        fclose(f);
+    if (!k || !crl || !r || !t || !n || !serial
+        || !X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
+                                       (const unsigned char *) cn, -1, -1, 0)
+        || !X509_CRL_set_version(crl, 1) || !X509_CRL_set_issuer_name(crl, n)
+        || !X509_gmtime_adj(t, last) || !X509_CRL_set1_lastUpdate(crl, t)
+        || (next && (!X509_gmtime_adj(t, next)
+                     || !X509_CRL_set1_nextUpdate(crl, t)))
+        || !ASN1_INTEGER_set(serial, 7)
+        || !X509_REVOKED_set_serialNumber(r, serial)
+        || !X509_gmtime_adj(t, last)
+        || !X509_REVOKED_set_revocationDate(r, t)
+        || !X509_CRL_add0_revoked(crl, r))
+        goto out;
+    r = NULL;     /* the CRL's */
+    if (!X509_CRL_sort(crl) || !X509_CRL_sign(crl, k, EVP_sha256())
+        || !(f = fopen(out, "w")))
+        goto out;
+    rc = PEM_write_X509_CRL(f, crl) ? 0 : -1;
+    fclose(f);
+out:
+    X509_REVOKED_free(r);
+    X509_CRL_free(crl);
+    ASN1_TIME_free(t);
+    X509_NAME_free(n);
+    ASN1_INTEGER_free(serial);
+    EVP_PKEY_free(k);
+    return rc;
+}
+
+/* lr_tls_use_crl() of the file 'crl' into a context whose CA file is
+ * 'ca': its return, its words in err[len], and whether it turned on the
+ * chain's CRL check (only when it returned 0). */
+static int
+use_crl(const char *ca, const char *crl, char *err, size_t len)
+{
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+    CU_ASSERT_EQUAL_FATAL(SSL_CTX_load_verify_locations(ctx, ca, NULL), 1);
+    err[0] = '\0';
+    int rc = lr_tls_use_crl(ctx, crl, err, len);
+    unsigned long flags = X509_VERIFY_PARAM_get_flags(SSL_CTX_get0_param(ctx));
+    const unsigned long want = X509_V_FLAG_CRL_CHECK
+                               | X509_V_FLAG_CRL_CHECK_ALL;
+    CU_ASSERT_EQUAL(flags & want, rc ? 0 : want);
+    CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+    SSL_CTX_free(ctx);
+    return rc;
+}
+
+static void
+test_use_crl(void)
+{
+    char crl[80], two[80], err[1024];
+    snprintf(crl, sizeof crl, "%s/crl.pem", dir);
+    snprintf(two, sizeof two, "%s/two-cas.pem", dir);
+    const struct {
+        const char *cn;     /* the CRL's issuer */
+        int key;            /* the key it is signed with */
+        long last, next;    /* s from now; next 0: none */
+        int rc;
+        const char *want;   /* in err ("" when rc is 0) */
+    } cases[] = {
+        { "ca", CA_KEY, -60, 3600, 0, "" },
+        { "ca", CA_KEY, -60, 0, 0, "" },
+        { "ca", CA_KEY, -7200, -3600, EINVAL,
+          "CRL 1 (of /CN=ca) expired at " },
+        { "ca", CA_KEY, 3600, 7200, EINVAL,
+          "CRL 1 (of /CN=ca) is not valid before " },
+        { "a", KEY_A, -60, 3600, EINVAL, "CRL 1 is of /CN=a, which is none "
+          "of the CA file's certificates" },
+        { "ca", KEY_B, -60, 3600, EINVAL, "CRL 1 claims to be of /CN=ca, "
+          "but its signature does not verify with that CA's key" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        CU_ASSERT_EQUAL_FATAL(make_crl(crl, cases[i].cn, path[cases[i].key],
+                                       cases[i].last, cases[i].next), 0);
+        int rc = use_crl(path[CA], crl, err, sizeof err);
+        if (rc != cases[i].rc || !strstr(err, cases[i].want))
+            fprintf(stderr, "use_crl case %zu: %d '%s'\n", i, rc, err);
+        CU_ASSERT_EQUAL(rc, cases[i].rc);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].want));
+    }
+    /* Files that hold no CRL. */
+    CU_ASSERT_EQUAL(use_crl(path[CA], path[MISSING], err, sizeof err),
+                    ENOENT);
+    CU_ASSERT_STRING_EQUAL(err, "No such file or directory");
+    CU_ASSERT_EQUAL(use_crl(path[CA], path[NOT_PEM], err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_STRING_EQUAL(err, "not a PEM CRL: no -----BEGIN line");
+    CU_ASSERT_EQUAL(use_crl(path[CA], path[CA], err, sizeof err), EINVAL);
+    CU_ASSERT_STRING_EQUAL(err, "not a PEM CRL: its PEM blocks are "
+                           "'CERTIFICATE'");
+    /* Two CAs, the CRL of one: the other's chains would fail. */
+    FILE *out = fopen(two, "w"), *in;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    for (int i = 0; i < 2; i++) {
+        int c;
+        in = fopen(path[i ? CERT_A : CA], "r");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+        while ((c = fgetc(in)) != EOF)
+            fputc(c, out);
+        fclose(in);
+    }
+    fclose(out);
+    CU_ASSERT_EQUAL_FATAL(make_crl(crl, "ca", path[CA_KEY], -60, 3600), 0);
+    CU_ASSERT_EQUAL(use_crl(two, crl, err, sizeof err), EINVAL);
+    CU_ASSERT_STRING_EQUAL(err, "holds no CRL of CA /CN=a: the whole chain "
+                           "is checked, so each CA certificate needs its "
+                           "CRL in the file (cat them together)");
+    unlink(crl);
+    unlink(two);
+}
+
+/* lr_tls_verify_text(): what the callback recorded names the
+ * certificate when it saw the same failure; OpenSSL's words otherwise. */
+static void
+test_verify_text(void)
+{
+    char buf[512];
+    struct lr_tls_peer leaf = { X509_V_ERR_CERT_REVOKED, 0, "0A1B",
+                                "/CN=dc2" };
+    struct lr_tls_peer ca = { X509_V_ERR_CERT_REVOKED, 1, "07", "/CN=inter" };
+    struct lr_tls_peer nocrl = { X509_V_ERR_UNABLE_TO_GET_CRL, 0, "0A1B",
+                                 "/CN=dc2" };
+    const struct {
+        long v;
+        const struct lr_tls_peer *p;
+        const char *want;
+    } cases[] = {
+        { X509_V_ERR_CERT_REVOKED, &leaf,
+          "revoked by CRL 'c.pem' (serial 0A1B, /CN=dc2)" },
+        { X509_V_ERR_CERT_REVOKED, &ca, "the certificate of its CA is "
+          "revoked by CRL 'c.pem' (serial 07, /CN=inter)" },
+        { X509_V_ERR_CERT_REVOKED, NULL,
+          "revoked by CRL 'c.pem' (it or its CA's)" },
+        { X509_V_ERR_CERT_REVOKED, &nocrl,
+          "revoked by CRL 'c.pem' (it or its CA's)" },
+        { X509_V_ERR_CRL_HAS_EXPIRED, NULL, "CRL 'c.pem' is out of date "
+          "(its next update is past): every peer is refused until a fresh "
+          "CRL is loaded (fail closed)" },
+        { X509_V_ERR_UNABLE_TO_GET_CRL, &nocrl, "CRL 'c.pem' holds no CRL "
+          "of the issuer of /CN=dc2: put each CA of the chain in the CA "
+          "file and its CRL in the CRL file" },
+        { X509_V_ERR_HOSTNAME_MISMATCH, &leaf, "hostname mismatch" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        CU_ASSERT_STRING_EQUAL(lr_tls_verify_text(cases[i].v, cases[i].p,
+                                                  "c.pem", buf, sizeof buf),
+                               cases[i].want);
+    CU_ASSERT(lr_tls_alert_revoked("error:0A000414:SSL routines::sslv3 "
+                                   "alert certificate revoked"));
+    CU_ASSERT(!lr_tls_alert_revoked("error:0A000418:SSL routines::tlsv1 "
+                                    "alert unknown ca"));
+}
+
 static CU_TestInfo tests[] = {
     { "use_pair blames the right file", test_pair_blame },
     { "reason: text, empty queue", test_reason },
     { "file_reason: folder, no PEM, the other kind", test_file_reason },
     { "ca_file_check: a CA, a leaf, a bundle", test_ca_file_check },
     { "pem_reason: odd text, a block cut short", test_pem_reason },
+    { "use_crl: the CA's, stale, early, another's, forged",
+      test_use_crl },
+    { "verify_text: the revoked certificate named", test_verify_text },
     CU_TEST_INFO_NULL,
 };
 
