@@ -121,10 +121,22 @@ struct lr_cdynp_summary {
     uint16_t version;         /* LR_CDYNP_VERSION, or _COUNTS */
     uint16_t from;            /* chain position of the sender */
     uint16_t n;               /* entries used */
+    /* Whether each entry's prev_last is set: an agent's STEP_OK of
+     * protocol revision 2 (lr_cdynp_wire.h), version LR_CDYNP_VERSION
+     * only.  Not part of the summary's own encoding: whoever makes a
+     * summary sets it (0 from lr_cdynp_dc_step() and
+     * lr_cdynp_summary_decode(); the memo clears it before it asks its
+     * inner party, so a party that knows nothing of it leaves 0). */
+    uint16_t has_prev;
     struct lr_cdynp_entry {
         uint32_t layer;       /* 0-based last layer of the prefix */
         uint16_t stages;      /* version _COUNTS: the prefix's stages
                                * (>= 1); 0 otherwise */
+        /* When has_prev: the predecessor's last layer of this entry's
+         * best prefix (-1 at the head), what lr_cdynp_dc_backtrack()
+         * would answer for it.  16 bits hold every layer
+         * (LR_MODEL_MAX_LAYERS) and keep an entry at 32 bytes. */
+        int16_t prev_last;
         struct lr_cdynp_cost cost;   /* its three times, s */
     } e[LR_CDYNP_MAX_ENTRIES];
 };
@@ -392,6 +404,10 @@ void lr_cdynp_memo_party_set_bound(struct lr_cdynp_party *p, size_t bytes);
 struct lr_cdynp_memo_counts {
     long steps, step_hits, backtracks, backtrack_hits, finishes,
          finish_hits, replays;
+    /* BACKTRACKs answered from the predecessors the STEP's answer
+     * carried (lr_cdynp_summary.has_prev): never sent, and no STEP sent
+     * again for them. */
+    long backtrack_preds;
     double bytes;
 };
 struct lr_cdynp_memo_counts

@@ -945,6 +945,7 @@ lr_cdynp_dc_step(struct lr_cdynp_dc *d, const struct lr_cdynp_summary *in,
     out->version = LR_CDYNP_VERSION;
     out->from = position;
     out->n = 0;
+    out->has_prev = 0;
     if (counted) {
         int err = step_counted(d, in, in_link, lo, hi, out);
         if (err == EINVAL || err == ENOMEM)

@@ -107,6 +107,7 @@ lr_cdynp_summary_decode(const uint8_t *buf, size_t len,
     out->version = version;
     out->from = lr_get16(buf + 6);
     out->n = n;
+    out->has_prev = 0;
     for (int i = 0; i < n; i++) {
         const uint8_t *p = buf + HEADER + (size_t) i * entry;
         uint32_t l = lr_get32(p);

@@ -169,6 +169,69 @@ rsummary(struct cursor *c, struct lr_wire_msg *m)
     return lr_cdynp_summary_decode(p, n, m->summary) ? EINVAL : 0;
 }
 
+/* The optional revision of HELLO and HELLO_OK: none for 0 (a frame as
+ * before 2026-12-07). */
+static void
+wrevision(struct cursor *c, int revision)
+{
+    if (revision < 0 || revision > UINT16_MAX)
+        c->bad = 1;
+    else if (revision)
+        w16(c, (uint16_t) revision);
+}
+
+static int
+rrevision(struct cursor *c)
+{
+    if (c->bad || c->left != 2)
+        return 0;   /* none; anything else is trailing bytes */
+    int r = r16(c);
+    if (r < 1)
+        c->bad = 1;
+    return r;
+}
+
+/* STEP_OK's predecessors at revision 2: one per entry, of a summary of
+ * version LR_CDYNP_VERSION only, each before its entry's layer (the
+ * decoder's rules, so that none is written that it refuses). */
+static bool
+prev_ok(const struct lr_cdynp_summary *s, int i, int32_t prev)
+{
+    return s->version == LR_CDYNP_VERSION && prev >= -1
+           && prev < LR_MODEL_MAX_LAYERS && (int64_t) prev < s->e[i].layer;
+}
+
+static void
+wprev(struct cursor *c, const struct lr_cdynp_summary *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        if (!prev_ok(s, i, s->e[i].prev_last)) {
+            c->bad = 1;
+            return;
+        }
+        w32(c, (uint32_t) (int32_t) s->e[i].prev_last);
+    }
+}
+
+static void
+rprev(struct cursor *c, struct lr_cdynp_summary *s)
+{
+    if (c->bad || !c->left)
+        return;
+    if (c->left != (size_t) s->n * 4 || s->version != LR_CDYNP_VERSION) {
+        c->bad = 1;
+        return;
+    }
+    for (int i = 0; i < s->n && !c->bad; i++) {
+        int32_t prev = (int32_t) r32(c);
+        if (!prev_ok(s, i, prev))
+            c->bad = 1;
+        else
+            s->e[i].prev_last = (int16_t) prev;
+    }
+    s->has_prev = !c->bad;
+}
+
 size_t
 lr_wire_encode(const struct lr_wire_msg *m, uint8_t *buf, size_t len)
 {
@@ -182,11 +245,14 @@ lr_wire_encode(const struct lr_wire_msg *m, uint8_t *buf, size_t len)
     w32(&c, m->id);
     switch (m->type) {
     case LR_WIRE_HELLO:
+        wrevision(&c, m->revision);
+        break;
     case LR_WIRE_OK:
         break;
     case LR_WIRE_HELLO_OK:
         wf64(&c, m->compute);
         wtext(&c, m->name, sizeof m->name);
+        wrevision(&c, m->revision);
         break;
     case LR_WIRE_JOB:
         if (m->n_layers < 1 || m->n_layers > LR_MODEL_MAX_LAYERS
@@ -216,6 +282,8 @@ lr_wire_encode(const struct lr_wire_msg *m, uint8_t *buf, size_t len)
         break;
     case LR_WIRE_STEP_OK:
         wsummary(&c, 1, m->summary);
+        if (m->summary && m->summary->has_prev)
+            wprev(&c, m->summary);
         break;
     case LR_WIRE_BACKTRACK:
         w32(&c, m->job);
@@ -320,6 +388,8 @@ lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *m)
     m->id = r32(&c);
     switch (m->type) {
     case LR_WIRE_HELLO:
+        m->revision = rrevision(&c);
+        break;
     case LR_WIRE_OK:
         break;
     case LR_WIRE_HELLO_OK:
@@ -327,6 +397,7 @@ lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *m)
         rtext(&c, m->name, sizeof m->name);
         if (!(m->compute >= 0))
             c.bad = 1;
+        m->revision = rrevision(&c);
         break;
     case LR_WIRE_JOB: {
         m->job = r32(&c);
@@ -377,6 +448,8 @@ lr_wire_decode(const uint8_t *buf, size_t len, struct lr_wire_msg *m)
         ret = rsummary(&c, m);
         if (!ret && !m->has_summary)
             ret = EINVAL;
+        if (!ret)
+            rprev(&c, m->summary);
         break;
     case LR_WIRE_BACKTRACK:
         m->job = r32(&c);

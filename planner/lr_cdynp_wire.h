@@ -10,8 +10,11 @@
  *     u16 type        enum lr_wire_type
  *     u32 id          request id, echoed by the answer
  *     payload         by type:
- *   HELLO         -
+ *   HELLO         [u16 revision: the coordinator's, since 2026-12-07]
  *   HELLO_OK      f64 compute (N P eta, FLOP/s), u16 n + n bytes DC name
+ *                 [u16 revision: the connection's, the lesser of the
+ *                 HELLO's and the agent's; only answering a HELLO that
+ *                 carried one]
  *   JOB           u32 job, f64 batch, f64 micro, f64 elem_bytes,
  *                 u32 n_layers, n_layers x (f64 flops, f64 params, f64 act)
  *   OK            -
@@ -24,6 +27,10 @@
  *                 at the head of the chain; of version
  *                 LR_CDYNP_VERSION_COUNTS exactly under 4 and 5)
  *   STEP_OK       u32 n + n bytes summary
+ *                 [entries x i32 prev_last: at revision 2, under
+ *                 objectives 0-3 (a version LR_CDYNP_VERSION summary):
+ *                 each entry's predecessor's last layer, -1 at the head,
+ *                 what BACKTRACK from that entry would answer]
  *   BACKTRACK     u32 job, u8 objective, u16 assumed, i32 last
  *                 [u16 stages: under 4 and 5 only, 1..assumed]
  *   BACKTRACK_OK  i32 prev_last [u16 prev_stages: answering 4 and 5]
@@ -49,6 +56,16 @@
  * every frame of objectives 0-3 is as before, and an agent from before
  * refuses objectives 4 and 5 as a malformed frame.
  *
+ * Protocol revision (2026-12-07).  The frame version stays 1; what a
+ * connection may carry beyond it is its revision: 1, everything up to
+ * 2026-12-07 (a HELLO with no revision, which is how a coordinator from
+ * before says it); 2, STEP_OK carries each entry's predecessor, so that
+ * the coordinator needs no BACKTRACK under objectives 0-3.  An agent
+ * from before refuses a HELLO carrying a revision as a malformed frame
+ * and closes; the coordinator then connects again with a plain HELLO
+ * and plans at revision 1 (lr_agent_party.c).  A coordinator from
+ * before sends a plain HELLO, and the agent answers it as before.
+ *
  * What a message carries is the privacy contract: layer indices, times,
  * link figures the network operator knows, the model (public), one
  * aggregate compute figure and, at the end, a stage count.  Never device
@@ -63,6 +80,10 @@
 #include "planner/lr_cdynp.h"
 
 #define LR_WIRE_VERSION 1
+/* The protocol revision this build speaks (above). */
+#define LR_WIRE_REVISION 2
+/* The first revision whose STEP_OK carries predecessors. */
+#define LR_WIRE_REVISION_PREV 2
 #define LR_WIRE_MAX_FRAME (1u << 20)
 #define LR_WIRE_NAME_MAX 64
 #define LR_WIRE_TEXT_MAX 256
@@ -94,6 +115,8 @@ struct lr_wire_msg {
     uint32_t id;
     uint32_t job;
     double compute;                   /* HELLO_OK */
+    int revision;                     /* HELLO, HELLO_OK: 0 when the
+                                       * frame carries none (revision 1) */
     char name[LR_WIRE_NAME_MAX];      /* HELLO_OK; COMMIT, RELEASE: tag */
     double batch, micro, elem_bytes;  /* JOB */
     int n_layers;                     /* JOB */
@@ -106,7 +129,10 @@ struct lr_wire_msg {
     int lo, hi;                       /* STEP */
     struct lr_tm_link link;           /* STEP */
     int has_summary;                  /* STEP (0 at the head), STEP_OK */
-    struct lr_cdynp_summary *summary; /* caller's buffer */
+    struct lr_cdynp_summary *summary; /* caller's buffer; STEP_OK's
+                                       * predecessors go with it when its
+                                       * has_prev is set (encoding) or
+                                       * they came (decoding) */
     int last, first, prev_last;       /* BACKTRACK, FINISH, COMMIT,
                                        * BACKTRACK_OK */
     int stages;                       /* BACKTRACK, FINISH, COMMIT under

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/lr_bytes.h"
 #include "planner/lr_cdynp_wire.h"
 #include "tests/lr_test.h"
 
@@ -36,9 +37,12 @@ samples(struct lr_wire_msg *out)
     sum_c.version = LR_CDYNP_VERSION_COUNTS;
     sum_c.from = 1;
     sum_c.n = 3;
-    sum_c.e[0] = (struct lr_cdynp_entry) { 4, 1, { 0.5, 2.0, 0.125 } };
-    sum_c.e[1] = (struct lr_cdynp_entry) { 4, 2, { 0.25, 2.25, 0.125 } };
-    sum_c.e[2] = (struct lr_cdynp_entry) { 6, 1, { 0.75, 2.5, 0.25 } };
+    sum_c.e[0] = (struct lr_cdynp_entry) {
+        .layer = 4, .stages = 1, .cost = { 0.5, 2.0, 0.125 } };
+    sum_c.e[1] = (struct lr_cdynp_entry) {
+        .layer = 4, .stages = 2, .cost = { 0.25, 2.25, 0.125 } };
+    sum_c.e[2] = (struct lr_cdynp_entry) {
+        .layer = 6, .stages = 1, .cost = { 0.75, 2.5, 0.25 } };
     struct lr_wire_msg base = { .id = 7, .job = 3 };
     out[n] = base, out[n++].type = LR_WIRE_HELLO;
     out[n] = base, out[n].type = LR_WIRE_HELLO_OK, out[n].compute = 8e14;
@@ -518,12 +522,99 @@ test_keep(void)
     CU_ASSERT_STRING_EQUAL(lr_wire_type_name(LR_WIRE_KEEP), "keep");
 }
 
+/* Protocol revision 2 (2026-12-07): HELLO and HELLO_OK carry the
+ * revision only when given one, so a plain HELLO and its HELLO_OK are
+ * byte for byte as before (what an agent from before reads, and a
+ * coordinator from before is sent); revision 0 on the wire is refused.
+ * STEP_OK's predecessors come back as sent, 4 bytes an entry, and are
+ * refused when their count is not the entries', when one is not before
+ * its entry's layer or below -1, and after a counted summary. */
+static void
+test_revision(void)
+{
+    struct lr_wire_msg x, m;
+    uint8_t buf[4096], bad[4096];
+    size_t len, len0;
+    struct lr_wire_msg all[16];
+    (void) samples(all);   /* sets sum_a and sum_c */
+
+    x = (struct lr_wire_msg) { .type = LR_WIRE_HELLO, .id = 1 };
+    CU_ASSERT_EQUAL_FATAL(wire_trip(&x, buf, sizeof buf, &m, &len0), 0);
+    CU_ASSERT_EQUAL(len0, 16);
+    CU_ASSERT_EQUAL(m.revision, 0);
+    x.revision = LR_WIRE_REVISION;
+    CU_ASSERT_EQUAL_FATAL(wire_trip(&x, buf, sizeof buf, &m, &len), 0);
+    CU_ASSERT_EQUAL(len, len0 + 2);
+    CU_ASSERT_EQUAL(m.revision, LR_WIRE_REVISION);
+    memcpy(bad, buf, len);
+    bad[len - 1] = 0;   /* revision 0 */
+    CU_ASSERT_EQUAL(lr_wire_decode(bad, len, &m), EINVAL);
+
+    x = (struct lr_wire_msg) { .type = LR_WIRE_HELLO_OK, .id = 1,
+                               .compute = 8e14 };
+    snprintf(x.name, sizeof x.name, "dc2");
+    CU_ASSERT_EQUAL_FATAL(wire_trip(&x, buf, sizeof buf, &m, &len0), 0);
+    CU_ASSERT_EQUAL(len0, 16 + 8 + 2 + 3);
+    CU_ASSERT_EQUAL(m.revision, 0);
+    x.revision = 2;
+    CU_ASSERT_EQUAL_FATAL(wire_trip(&x, buf, sizeof buf, &m, &len), 0);
+    CU_ASSERT_EQUAL(len, len0 + 2);
+    CU_ASSERT_EQUAL(m.revision, 2);
+    CU_ASSERT_STRING_EQUAL(m.name, "dc2");
+    /* One byte of a revision is trailing garbage. */
+    memcpy(bad, buf, len);
+    lr_put32(bad, (uint32_t) (len - 1 - 4));
+    CU_ASSERT_EQUAL(lr_wire_decode(bad, len - 1, &m), EINVAL);
+
+    /* STEP_OK: without predecessors as before, with them 4 bytes an
+     * entry more. */
+    struct lr_cdynp_summary keep = sum_a;
+    x = (struct lr_wire_msg) { .type = LR_WIRE_STEP_OK, .id = 4,
+                               .has_summary = 1, .summary = &sum_a };
+    sum_a.has_prev = 0;
+    CU_ASSERT_EQUAL_FATAL(wire_trip(&x, buf, sizeof buf, &m, &len0), 0);
+    CU_ASSERT_EQUAL(m.summary->has_prev, 0);
+    sum_a.has_prev = 1;
+    sum_a.e[0].prev_last = -1;
+    sum_a.e[1].prev_last = 5;
+    CU_ASSERT_EQUAL_FATAL(wire_trip(&x, buf, sizeof buf, &m, &len), 0);
+    CU_ASSERT_EQUAL(len, len0 + 2 * 4);
+    CU_ASSERT_EQUAL(m.summary->has_prev, 1);
+    CU_ASSERT_EQUAL(m.summary->e[0].prev_last, -1);
+    CU_ASSERT_EQUAL(m.summary->e[1].prev_last, 5);
+    /* Not written when the decoder would refuse them ... */
+    sum_a.e[1].prev_last = 6;   /* not before layer 6 */
+    CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), -1);
+    sum_a.e[1].prev_last = -2;
+    CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), -1);
+    sum_a.e[1].prev_last = 5;
+    x.summary = &sum_c;
+    sum_c.has_prev = 1;   /* counted: none */
+    CU_ASSERT_EQUAL(wire_trip(&x, buf, sizeof buf, &m, &len), -1);
+    sum_c.has_prev = 0;
+    x.summary = &sum_a;
+    /* ... and refused when patched in: the second predecessor, the
+     * frame's last 4 bytes, at its layer, and below -1; one missing. */
+    CU_ASSERT_EQUAL_FATAL(wire_trip(&x, buf, sizeof buf, &m, &len), 0);
+    memcpy(bad, buf, len);
+    lr_put32(bad + len - 4, 6);
+    CU_ASSERT_EQUAL(lr_wire_decode(bad, len, &m), EINVAL);
+    lr_put32(bad + len - 4, (uint32_t) -2);
+    CU_ASSERT_EQUAL(lr_wire_decode(bad, len, &m), EINVAL);
+    memcpy(bad, buf, len - 4);
+    lr_put32(bad, (uint32_t) (len - 4 - 4));
+    CU_ASSERT_EQUAL(lr_wire_decode(bad, len - 4, &m), EINVAL);
+    sum_a = keep;
+}
+
 static CU_TestInfo tests[] = {
     { "every message round-trips", test_round_trip },
     { "truncated, trailing, foreign and bad frames refused", test_refusals },
     { "every objective, and no other", test_objectives },
     { "the _BOUND objectives' stage counts", test_counts },
     { "KEEP's tags: bounds, empties, control characters", test_keep },
+    { "protocol revision 2: HELLO's revision, STEP_OK's predecessors",
+      test_revision },
     CU_TEST_INFO_NULL,
 };
 
