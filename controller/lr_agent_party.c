@@ -81,6 +81,13 @@ struct agent_party {
     char crl[1024];               /* the CRL file, "" when none */
     char serial[80];              /* our certificate's, for its refusal */
     bool hello;                   /* HELLO_OK received on this connection */
+    /* The protocol revision HELLO_OK agreed on this connection
+     * (lr_cdynp_wire.h; 1 when it named none), 0 before it. */
+    int revision;
+    /* The agent refused a HELLO naming a revision as a malformed frame:
+     * it is from before 2026-12-07, and each connection of this job
+     * says a plain HELLO (revision 1), as coordinators did before. */
+    bool plain_hello;
     double compute;
     char dc_name[LR_WIRE_NAME_MAX];
     const struct lr_tm *tm;       /* the job, borrowed */
@@ -187,6 +194,7 @@ disconnect(struct agent_party *ap)
     }
     ap->state = AP_DOWN;
     ap->hello = false;
+    ap->revision = 0;
     ap->job_sent = false;
 }
 
@@ -713,11 +721,27 @@ is_old_refusal(const struct lr_wire_msg *req, const struct lr_wire_msg *ans)
            && !strcmp(ans->text, "malformed frame: closing");
 }
 
+/* True when 'ans', an ERROR of id 0 to a HELLO naming a revision, is
+ * how an agent from before 2026-12-07 refuses it: its lr_wire_decode()
+ * takes the revision for trailing bytes (EINVAL), and it answers
+ * "malformed frame: closing" and closes, as is_old_refusal() says. */
+static bool
+is_old_hello_refusal(const struct lr_wire_msg *req,
+                     const struct lr_wire_msg *ans)
+{
+    return req->type == LR_WIRE_HELLO && req->revision
+           && ans->type == LR_WIRE_ERROR && ans->id == 0
+           && ans->code == EINVAL
+           && !strcmp(ans->text, "malformed frame: closing");
+}
+
 /* Sends 'req' (its id set here) and reads the answer into 'ans' (its
  * summary decoded into ap->sum).  0 with an answer of type 'want'; the
  * code of an ERROR answer; ENOTSUP when an agent older than req's
  * objective refused it (is_old_refusal(): recorded in ap->refused, the
- * connection dropped, no failure); or a failure. */
+ * connection dropped, no failure) or older than a HELLO's revision
+ * (is_old_hello_refusal(): the connection dropped, no failure); or a
+ * failure. */
 static int
 exchange(struct agent_party *ap, struct lr_wire_msg *req,
          enum lr_wire_type want, struct lr_wire_msg *ans)
@@ -798,6 +822,10 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
             /* The agent has closed its end: the next request connects
              * again (HELLO, JOB), and the plan goes on without the
              * objective (lr_cdynp_chain.c skips it for this party). */
+            if (is_old_hello_refusal(req, ans)) {
+                disconnect(ap);
+                return ENOTSUP;
+            }
             if (is_old_refusal(req, ans)) {
                 snprintf(ap->refused, sizeof ap->refused, "%s port %d "
                          "refused %s as a malformed frame (%s)%s",
@@ -906,6 +934,61 @@ check_step_answer(struct agent_party *ap, enum lr_cdynp_objective obj,
     return 0;
 }
 
+/* Whether 'layer' ends an entry of summary 'in' (of version
+ * LR_CDYNP_VERSION: its layers increase). */
+static bool
+summary_has_layer(const struct lr_cdynp_summary *in, int layer)
+{
+    int lo = 0, hi = in->n - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if ((int64_t) in->e[mid].layer == layer)
+            return true;
+        if ((int64_t) in->e[mid].layer < layer)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return false;
+}
+
+/* 0 when STEP_OK's summary 's' carries predecessors exactly when this
+ * connection's revision and the objective call for them (revision 2,
+ * objectives 0-3; an empty summary carries none), each the last layer
+ * of an entry of the STEP's summary 'in', or -1 at the head (the
+ * decoder has checked each is before its entry's layer); else the
+ * agent's failure.  A predecessor taken on trust would make a plan of
+ * layers no DC was asked about. */
+static int
+check_step_prev(struct agent_party *ap, enum lr_cdynp_objective obj,
+                const struct lr_cdynp_summary *in,
+                const struct lr_cdynp_summary *s)
+{
+    const bool want = ap->revision >= LR_WIRE_REVISION_PREV
+                      && !lr_cdynp_obj_bound(obj) && s->n > 0;
+    if (!s->has_prev != !want)
+        return not_an_answer(ap, "step (%s) %s its entries' predecessors, "
+                             "at protocol revision %d",
+                             lr_wire_objective_name(obj),
+                             want ? "without" : "with", ap->revision);
+    for (int i = 0; want && i < s->n; i++) {
+        const int prev = s->e[i].prev_last;
+        if (in ? !summary_has_layer(in, prev) : prev != -1)
+            return not_an_answer(ap, "step with layer %u's predecessor "
+                                 "ending at layer %d, %s", s->e[i].layer,
+                                 prev, in ? "which the summary it was sent "
+                                 "has no entry for"
+                                 : "where the head of the chain has none "
+                                   "(-1)");
+    }
+    return 0;
+}
+
+/* HELLO on a new connection, naming our revision; an agent from
+ * before 2026-12-07 refuses that and closes, and is then greeted again
+ * on a new connection as before, at revision 1: the plan is the same,
+ * its BACKTRACKs asked (docs/agent-protocol.md, "Predecessors in
+ * STEP_OK"). */
 static int
 ensure_hello(struct agent_party *ap)
 {
@@ -913,10 +996,25 @@ ensure_hello(struct agent_party *ap)
         return ap->failed;
     if (ap->state == AP_UP && ap->hello)
         return 0;
-    struct lr_wire_msg req = { .type = LR_WIRE_HELLO }, ans;
+    struct lr_wire_msg req = {
+        .type = LR_WIRE_HELLO,
+        .revision = ap->plain_hello ? 0 : LR_WIRE_REVISION,
+    }, ans;
     int rc = exchange(ap, &req, LR_WIRE_HELLO_OK, &ans);
+    if (rc == ENOTSUP && req.revision) {
+        ap->plain_hello = true;
+        req.revision = 0;
+        rc = exchange(ap, &req, LR_WIRE_HELLO_OK, &ans);
+    }
     if (rc)
         return rc;
+    /* The agent speaks the lesser of its revision and ours: one above
+     * ours, or one to a HELLO naming none, is no answer. */
+    if (ans.revision > req.revision)
+        return not_an_answer(ap, "hello with protocol revision %d, above "
+                             "the %d it was asked in", ans.revision,
+                             req.revision ? req.revision : 1);
+    ap->revision = ans.revision ? ans.revision : 1;
     ap->hello = true;
     ap->compute = ans.compute;
     snprintf(ap->dc_name, sizeof ap->dc_name, "%s", ans.name);
@@ -976,12 +1074,14 @@ ap_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj, int assumed,
     if (in_link)
         req.link = *in_link;
     if ((rc = exchange(ap, &req, LR_WIRE_STEP_OK, &ans))
-        || (rc = check_step_answer(ap, obj, assumed, lo, hi, ap->sum)))
+        || (rc = check_step_answer(ap, obj, assumed, lo, hi, ap->sum))
+        || (rc = check_step_prev(ap, obj, in, ap->sum)))
         return rc;
     /* The entries in use only: a summary is 32 KiB when full. */
     out->version = ap->sum->version;
     out->from = ap->sum->from;
     out->n = ap->sum->n;
+    out->has_prev = ap->sum->has_prev;
     memcpy(out->e, ap->sum->e, ap->sum->n * sizeof out->e[0]);
     return 0;
 }
@@ -1252,6 +1352,9 @@ lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
     ap->tm = tm;
     ap->job++;
     ap->job_sent = false;
+    /* An agent found old is asked again at its next new connection: it
+     * may have been upgraded since. */
+    ap->plain_hello = false;
     clear_failure(ap);
 }
 
@@ -1585,7 +1688,15 @@ json_summary(FILE *f, const struct lr_wire_msg *m)
         fprintf(f, "%.17g,%.17g,%.17g]", s->e[i].cost.bottleneck,
                 s->e[i].cost.sum, s->e[i].cost.sync);
     }
-    fputs("]}", f);
+    fputc(']', f);
+    /* A STEP_OK of revision 2: each entry's predecessor, in order. */
+    if (m->type == LR_WIRE_STEP_OK && s->has_prev) {
+        fputs(",\"prev\":[", f);
+        for (int i = 0; i < s->n; i++)
+            fprintf(f, "%s%d", i ? "," : "", s->e[i].prev_last);
+        fputc(']', f);
+    }
+    fputc('}', f);
 }
 
 void
@@ -1597,11 +1708,14 @@ lr_agent_record(FILE *f, const struct lr_wire_msg *m)
             m->id);
     switch (m->type) {
     case LR_WIRE_HELLO:
+        fprintf(f, ",\"revision\":%d", m->revision);
+        break;
     case LR_WIRE_OK:
         break;
     case LR_WIRE_HELLO_OK:
         fprintf(f, ",\"compute\":%.17g,\"name\":", m->compute);
         json_str(f, m->name);
+        fprintf(f, ",\"revision\":%d", m->revision);
         break;
     case LR_WIRE_JOB:
         fprintf(f, ",\"job\":%u,\"batch\":%.17g,\"micro\":%.17g,"

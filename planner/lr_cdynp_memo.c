@@ -31,6 +31,11 @@
  * error passes through, and a pair whose last STEP failed so is passed
  * through until its next STEP.
  *
+ * A STEP's answer that carries each entry's predecessor (an agent of
+ * protocol revision 2, lr_cdynp_wire.h; objectives 0-3) answers every
+ * BACKTRACK after it here: none is sent, and no STEP is sent again for
+ * one (backtrack_from_prev()).
+ *
  * What a DC learns is unchanged: it is asked a subset of the requests
  * it was asked before, each of a kind it already answers.  What the
  * coordinator learns is unchanged: it keeps only what it was told.
@@ -74,6 +79,7 @@ struct memo_rec {
         uint16_t version, from, n;
     } in_head, out_head;
     struct lr_cdynp_entry *in_e, *out_e;
+    bool out_prev;                /* out_e's predecessors are set */
     int err;                      /* 0 or ENOENT */
     struct memo_bt *bt;
     int n_bt, cap_bt;
@@ -355,6 +361,7 @@ keep_step(struct memo_party *mp, const struct keybuf *k, uint64_t h,
                                                       in->from, in->n };
     r->out_head = (struct lr_cdynp_summary_head) { err ? 0 : out->version,
                                                    0, (uint16_t) n_out };
+    r->out_prev = !err && out->has_prev;
     r->err = err;
     return r;
 }
@@ -379,11 +386,14 @@ memo_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
                                            : out->version;
         out->from = position;
         out->n = r->out_head.n;
+        out->has_prev = r->out_prev;
         if (r->out_head.n)
             memcpy(out->e, r->out_e, r->out_head.n * sizeof *out->e);
         return r->err;
     }
     mp->counts.steps++;
+    /* A party that knows nothing of predecessors leaves it so. */
+    out->has_prev = 0;
     int err = mp->in->cls->step(mp->in, obj, assumed, in, in_link,
                                 position, lo, hi, out);
     r = NULL;
@@ -460,6 +470,25 @@ replay(struct memo_party *mp, struct memo_pair *pair, struct memo_rec *r)
     return 0;
 }
 
+/* BACKTRACK from 'last' after STEP 'r', whose answer carried each
+ * entry's predecessor (a party of protocol revision 2, objectives 0-3
+ * only): read off it, as the party would answer, with no round trip
+ * and no STEP sent again.  EINVAL when 'last' ends no entry of it, as a
+ * party answers. */
+static int
+backtrack_from_prev(struct memo_party *mp, const struct memo_rec *r,
+                    int last, int *prev_last, int *prev_stages)
+{
+    for (int i = 0; i < r->out_head.n; i++)
+        if (r->out_e[i].layer == (uint32_t) last) {
+            mp->counts.backtrack_preds++;
+            *prev_last = r->out_e[i].prev_last;
+            *prev_stages = 0;
+            return 0;
+        }
+    return EINVAL;
+}
+
 static int
 memo_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
                int assumed, int last, int stages, int *prev_last,
@@ -473,6 +502,8 @@ memo_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
         return mp->in->cls->backtrack(mp->in, obj, assumed, last, stages,
                                       prev_last, prev_stages);
     }
+    if (r->out_prev)
+        return backtrack_from_prev(mp, r, last, prev_last, prev_stages);
     for (int i = 0; i < r->n_bt; i++)
         if (r->bt[i].last == last && r->bt[i].stages == stages) {
             mp->counts.backtrack_hits++;

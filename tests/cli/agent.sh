@@ -1074,6 +1074,19 @@ if command -v python3 > /dev/null; then
     fi
     stop_agent $CCHPID
 fi
+# The protocol revision (2026-12-07): a plain HELLO (a coordinator from
+# before) is answered as before, HELLO_OK naming no revision and STEP_OK
+# carrying no predecessor; a HELLO of revision 2 gets them.
+if command -v python3 > /dev/null; then
+    start_agent revision "$A/dc2.json" && REV=$APORT && REVPID=$APID
+    if python3 "$srcdir/tests/cli/agent_revision.py" "$C" "$REV" dc2 \
+           coordinator > "$tmp/revision.out" 2>&1; then
+        ok "revision: a plain HELLO served as before, revision 2 with predecessors ($(grep -c '^ok: ' "$tmp/revision.out") checks)"
+    else
+        notok "revision: $(grep -v '^ok: ' "$tmp/revision.out" | head -5)"
+    fi
+    stop_agent $REVPID
+fi
 expect_bad "--max-cache-bytes wants a number of bytes" \
     $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --max-cache-bytes -1
 expect_bad "--frame-timeout wants seconds in 1..3600" \

@@ -68,10 +68,18 @@ if [ -s "$tmp/coordinator.jsonl" ] && cmp -s "$tmp/sent.jsonl" "$tmp/coordinator
 else
     notok "the log's sent lines ($(wc -l < "$tmp/sent.jsonl")) differ from what the coordinator received ($(wc -l < "$tmp/coordinator.jsonl")): $(diff "$tmp/sent.jsonl" "$tmp/coordinator.jsonl" | head -5)"
 fi
-# Every kind of answer of a plan is there, each line one message.
+# Every kind of answer of a plan is there, each line one message; no
+# backtrack-ok since protocol revision 2 (2026-12-07): each STEP_OK
+# carries its entries' predecessors, one per entry, and the coordinator
+# reads the backtracking off them.
 types=$(jq -r .type "$tmp/sent.jsonl" 2>/dev/null | sort -u | tr '\n' ' ')
-if [ "$types" = "backtrack-ok finish-ok hello-ok ok step-ok " ]; then
-    ok "sent lines: $types"
+if [ "$types" = "finish-ok hello-ok ok step-ok " ] \
+   && jq -e -s 'map(select(.type == "step-ok")) | length > 0 and all(.[];
+          (.summary.prev | length) == (.summary.entries | length))' \
+          "$tmp/sent.jsonl" > /dev/null \
+   && jq -e -s 'map(select(.type == "hello-ok")) | all(.[]; .revision == 2)' \
+          "$tmp/sent.jsonl" > /dev/null; then
+    ok "sent lines: $types(revision 2, a predecessor per entry)"
 else
     notok "sent lines' types: '$types'"
 fi

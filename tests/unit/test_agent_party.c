@@ -38,8 +38,8 @@ static const struct {
     enum lr_wire_type type;
     const char *fields;
 } documented[] = {
-    { LR_WIRE_HELLO, "id type" },
-    { LR_WIRE_HELLO_OK, "compute id name type" },
+    { LR_WIRE_HELLO, "id revision type" },
+    { LR_WIRE_HELLO_OK, "compute id name revision type" },
     { LR_WIRE_JOB, "batch elem_bytes id job layers micro type" },
     { LR_WIRE_OK, "id type" },
     { LR_WIRE_STEP, "assumed hi id job link_bw link_lat lo objective "
@@ -350,6 +350,14 @@ static void
 fk_note(struct fk_conn *c)
 {
     if (write(c->note, "x", 1) != 1)
+        _exit(3);
+}
+
+/* Tells the test a request of kind 'k' came (fk_count_kinds()). */
+static void
+fk_note_kind(struct fk_conn *c, char k)
+{
+    if (write(c->note, &k, 1) != 1)
         _exit(3);
 }
 
@@ -995,6 +1003,41 @@ static bool op_count;
  * (cmd_agent.c's peer_at_limit(): an ERROR of id 0, EUSERS, closed). */
 static int op_refuse_from;
 static double op_timeout = 30;    /* s, the coordinator's party's */
+/* The protocol revision the fake speaks (lr_cdynp_wire.h): 0, the
+ * fake's before 2026-12-07 (a HELLO's revision ignored, HELLO_OK naming
+ * none: the coordinator plans at revision 1); 1, an agent from before
+ * 2026-12-07, which refuses a HELLO naming a revision as a malformed
+ * frame and closes (noted 'h'); 2, an agent of today (STEP_OK carrying
+ * its entries' predecessors under objectives 0-3); 3, as 2 with every
+ * predecessor at the head of the chain given as layer 0, not -1. */
+static int op_revision;
+/* The revision the fake's connection agreed at HELLO (1 when none). */
+static int op_conn_revision;
+
+/* A STEP_OK of revision 2: each entry of 'out' given its predecessor by
+ * the party's BACKTRACK, as cmd_agent.c's conn_step_prev() does; under
+ * op_revision 3, a false one at the head. */
+static int
+op_step_prev(struct lr_cdynp_party *p, const struct lr_wire_msg *m,
+             struct lr_cdynp_summary *out)
+{
+    out->has_prev = 0;
+    if (op_revision < 2 || op_conn_revision < 2
+        || lr_cdynp_obj_bound(m->objective))
+        return 0;
+    for (int i = 0; i < out->n; i++) {
+        int prev, prev_stages;
+        int rc = p->cls->backtrack(p, m->objective, m->assumed,
+                                   (int) out->e[i].layer, 0, &prev,
+                                   &prev_stages);
+        if (rc)
+            return rc;
+        out->e[i].prev_last = (int16_t) (op_revision == 3 && prev == -1
+                                         && out->e[i].layer > 0 ? 0 : prev);
+    }
+    out->has_prev = 1;
+    return 0;
+}
 
 /* The ERROR an agent sends a connection it closes to make room. */
 static void
@@ -1074,12 +1117,25 @@ script_old_planner(struct fk_conn *c)
         if (op_count && (m.type == LR_WIRE_STEP
                          || m.type == LR_WIRE_BACKTRACK
                          || m.type == LR_WIRE_FINISH))
-            fk_note(c);
+            fk_note_kind(c, m.type == LR_WIRE_STEP ? 's'
+                            : m.type == LR_WIRE_BACKTRACK ? 'b' : 'f');
         switch (m.type) {
         case LR_WIRE_HELLO:
+            if (op_revision == 1 && m.revision) {
+                fk_note_kind(c, 'h');
+                a = (struct lr_wire_msg) { .type = LR_WIRE_ERROR,
+                                           .code = EINVAL };
+                snprintf(a.text, sizeof a.text, "malformed frame: closing");
+                fk_send(c, &a, 0, 0);
+                goto done;
+            }
             a.type = LR_WIRE_HELLO_OK;
             p->cls->compute(p, &a.compute);
             snprintf(a.name, sizeof a.name, "%s", op_cl->dcs[op_dc].name);
+            op_conn_revision = 1;
+            if (op_revision >= 2 && m.revision)
+                op_conn_revision = a.revision = m.revision < 2 ? m.revision
+                                                               : 2;
             break;
         case LR_WIRE_STEP:
             if (op_mode < 2 && (lr_cdynp_obj_one(m.objective)
@@ -1103,6 +1159,8 @@ script_old_planner(struct fk_conn *c)
             if (op_mode == 3 && !rc && out->n
                 && op_step_seen(seen, &n_seen, &m))
                 out->e[0].cost.bottleneck *= 2;
+            if (!rc)
+                rc = op_step_prev(p, &m, out);
             a.type = LR_WIRE_STEP_OK;
             a.has_summary = 1;
             a.summary = out;
@@ -1238,6 +1296,27 @@ fk_count_notes(struct fake *f)
     while (read(f->note, &x, 1) == 1)
         n++;
     return n;
+}
+
+/* The notes of fk_note_kind() so far, by kind: STEPs, BACKTRACKs,
+ * FINISHes and refused HELLOs. */
+struct fk_kinds {
+    int steps, backtracks, finishes, hellos;
+};
+
+static struct fk_kinds
+fk_count_kinds(struct fake *f)
+{
+    struct fk_kinds k = { 0 };
+    char x;
+    fcntl(f->note, F_SETFL, O_NONBLOCK);
+    while (read(f->note, &x, 1) == 1) {
+        k.steps += x == 's';
+        k.backtracks += x == 'b';
+        k.finishes += x == 'f';
+        k.hellos += x == 'h';
+    }
+    return k;
 }
 
 /* Instance 'seed' of lr_test_tight_instance() planned with DC 0 at a
@@ -1568,6 +1647,63 @@ static const struct lr_cdynp_party_class tally_class = {
     tally_compute, tally_step, tally_backtrack, tally_finish, tally_free,
 };
 
+/* CDynP over tm's DCs with DC 'a' at a fake agent speaking
+ * 'revision' (op_revision), the others in this process: the plan's
+ * code, its result in '*res', and the requests the agent got by kind
+ * in '*kinds'. */
+static int
+beam_over_fake(const struct lr_instance *in, const struct lr_tm *tm,
+               const struct lr_cdynp_options *opts, int a, int revision,
+               struct lr_cdynp_result *res, enum lr_tm_why *verdict,
+               struct fk_kinds *kinds)
+{
+    struct fake f;
+    struct lr_cdynp_party *pp[LR_TM_MAX_DCS];
+    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+    op_tm = tm;
+    op_cl = in->cluster;
+    op_dc = a;
+    op_mode = 2;
+    op_count = true;
+    op_revision = revision;
+    CU_ASSERT_FATAL(fk_start(&f, script_old_planner, 2));
+    for (int k = 0; k < tm->n_dcs; k++)
+        pp[k] = k == a ? fk_party(&f, tm, op_timeout)
+                       : lr_cdynp_local_party_new(tm, k);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pp[a]);
+    char why[1024] = "";
+    *verdict = LR_TM_DEVICES;
+    int rc = lr_agent_plan(in->cluster, pp, opts, &view, res, NULL, verdict,
+                           why, sizeof why);
+    if (rc)
+        fprintf(stderr, "over the fake at revision %d: %s\n", revision, why);
+    for (int k = 0; k < tm->n_dcs; k++)
+        pp[k]->cls->free(pp[k]);
+    *kinds = fk_count_kinds(&f);
+    fk_stop(&f);
+    op_count = false;
+    op_revision = 0;
+    return rc;
+}
+
+/* Whether plans 'res' and 'here' are the same, bit for bit (T,
+ * objective, assumption, chain, ranges, stage counts). */
+static void
+assert_same_plan(const struct lr_cdynp_result *res,
+                 const struct lr_cdynp_result *here)
+{
+    CU_ASSERT_DOUBLE_EQUAL(res->T, here->T, 0);
+    CU_ASSERT_EQUAL(res->objective, here->objective);
+    CU_ASSERT_EQUAL(res->assumed, here->assumed);
+    CU_ASSERT_EQUAL_FATAL(res->n_dcs, here->n_dcs);
+    for (int k = 0; k < here->n_dcs; k++) {
+        CU_ASSERT_EQUAL(res->dc[k], here->dc[k]);
+        CU_ASSERT_EQUAL(res->first[k], here->first[k]);
+        CU_ASSERT_EQUAL(res->last[k], here->last[k]);
+        CU_ASSERT_EQUAL(res->n_stages[k], here->n_stages[k]);
+    }
+}
+
 /* The beam search over agents asked a DC many requests it had answered
  * already: on seeds 7 (7 DCs) and 13 (8 DCs) of lr_instance_random_dcs()
  * (tests/data/wide-7 and wide-13) at width 8, each chain's STEP,
@@ -1578,7 +1714,15 @@ static const struct lr_cdynp_party_class tally_class = {
  * this process: the plan (T, chain, ranges, stage counts) is in-process
  * CDynP's at the same width, bit for bit, and the agent is sent well
  * under the requests CDynP asks of its DC in process (all of them until
- * 2026-12-07). */
+ * the memo of 2026-12-07).
+ *
+ * Then the same agent at protocol revision 2, whose STEP_OKs carry each
+ * entry's predecessor: the same plan again, and not one BACKTRACK sent
+ * (the memo reads them off the STEPs' answers), so neither a STEP sent
+ * again for one (the memo's replays: at width 8 fewer STEPs than at
+ * revision 1), and the same FINISHes.  Until revision 2 the BACKTRACKs
+ * were 34-43% of the requests (seed 7: 1,139 of 2,669 over all DCs at
+ * width 8, 56 of 168 at width 0). */
 static void
 test_beam_requests(void)
 {
@@ -1621,51 +1765,123 @@ test_beam_requests(void)
             for (int k = 0; k < tm->n_dcs; k++)
                 pp[k]->cls->free(pp[k]);
 
-            /* Over the fake agent. */
-            struct fake f;
-            op_tm = tm;
-            op_cl = in.cluster;
-            op_dc = a;
-            op_mode = 2;
-            op_count = true;
-            CU_ASSERT_FATAL(fk_start(&f, script_old_planner, 1));
-            for (int k = 0; k < tm->n_dcs; k++)
-                pp[k] = k == a ? fk_party(&f, tm, op_timeout)
-                               : lr_cdynp_local_party_new(tm, k);
-            CU_ASSERT_PTR_NOT_NULL_FATAL(pp[a]);
-            enum lr_tm_why verdict = LR_TM_DEVICES;
-            char why[1024] = "";
-            CU_ASSERT_EQUAL(lr_agent_plan(in.cluster, pp, &opts, &view, res,
-                                          NULL, &verdict, why, sizeof why),
-                            0);
-            for (int k = 0; k < tm->n_dcs; k++)
-                pp[k]->cls->free(pp[k]);
-            const int sent = fk_count_notes(&f);
-            fk_stop(&f);
-            op_count = false;
-
+            /* Over the fake agent at revision 1, then 2. */
+            struct fk_kinds k1, k2;
+            enum lr_tm_why verdict;
+            CU_ASSERT_EQUAL(beam_over_fake(&in, tm, &opts, a, 0, res,
+                                           &verdict, &k1), 0);
             CU_ASSERT_EQUAL(verdict, LR_TM_OK);
-            CU_ASSERT_DOUBLE_EQUAL(res->T, here->T, 0);
-            CU_ASSERT_EQUAL(res->objective, here->objective);
-            CU_ASSERT_EQUAL(res->assumed, here->assumed);
-            CU_ASSERT_EQUAL_FATAL(res->n_dcs, here->n_dcs);
-            for (int k = 0; k < here->n_dcs; k++) {
-                CU_ASSERT_EQUAL(res->dc[k], here->dc[k]);
-                CU_ASSERT_EQUAL(res->first[k], here->first[k]);
-                CU_ASSERT_EQUAL(res->last[k], here->last[k]);
-                CU_ASSERT_EQUAL(res->n_stages[k], here->n_stages[k]);
-            }
+            assert_same_plan(res, here);
+            const int sent = k1.steps + k1.backtracks + k1.finishes;
+            CU_ASSERT_EQUAL(beam_over_fake(&in, tm, &opts, a, 2, res,
+                                           &verdict, &k2), 0);
+            CU_ASSERT_EQUAL(verdict, LR_TM_OK);
+            assert_same_plan(res, here);
+            const int sent2 = k2.steps + k2.backtracks + k2.finishes;
             fprintf(stderr, "seed %d width %d: DC %d sent %d of the %d "
-                    "requests in process\n", (int) seeds[i], widths[w], a,
-                    sent, asked);
+                    "requests in process (%d STEPs, %d BACKTRACKs, %d "
+                    "FINISHes); at revision 2 %d (%d, %d, %d)\n",
+                    (int) seeds[i], widths[w], a, sent, asked, k1.steps,
+                    k1.backtracks, k1.finishes, sent2, k2.steps,
+                    k2.backtracks, k2.finishes);
             CU_ASSERT(sent > 0 && sent <= asked);
             /* At width 8, far fewer than in process: 657 of 1,158 and
              * 346 of 1,140 on 2026-12-07 (of 42 and 30 at width 0). */
             if (widths[w])
                 CU_ASSERT(10 * sent < 7 * asked);
+            CU_ASSERT(k1.backtracks > 0);
+            CU_ASSERT_EQUAL(k2.backtracks, 0);
+            CU_ASSERT_EQUAL(k2.finishes, k1.finishes);
+            /* Width 0 asks no STEP twice (no replay); width 8 did. */
+            if (widths[w]) {
+                CU_ASSERT(k2.steps < k1.steps);
+            } else {
+                CU_ASSERT_EQUAL(k2.steps, k1.steps);
+            }
+            CU_ASSERT_EQUAL(k1.hellos + k2.hellos, 0);
             lr_tm_free(tm);
             lr_instance_free(&in);
         }
+    free(res);
+    free(here);
+}
+
+/* A coordinator of revision 2 and an agent from before 2026-12-07
+ * (op_revision 1), which refuses a HELLO naming a revision as a
+ * malformed frame and closes: the coordinator connects again and greets
+ * it as before, and the plan is today's exchange's (BACKTRACKs asked),
+ * in-process CDynP's plan, after one refused HELLO.  Then an agent of
+ * revision 2 whose predecessors at the head are not -1 (op_revision 3):
+ * no plan, the agent named with what it sent.  Seed 7 at width 0. */
+static void
+test_beam_old_revision(void)
+{
+    if (!fk_begin())
+        return;
+    struct lr_cdynp_result *res = calloc(1, sizeof *res),
+                           *here = calloc(1, sizeof *here);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(here);
+    struct lr_instance in;
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_instance_random_dcs(7, 7, 8, &in), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(in.model, in.cluster, &in.train, &tm),
+                          0);
+    const struct lr_cdynp_options opts = {
+        .window = LR_CDYNP_DEFAULT_WINDOW,
+        .beam = lr_cdynp_beam_option(0),
+    };
+    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+    int order[LR_TM_MAX_DCS];
+    CU_ASSERT_FATAL(lr_cdynp_order(tm, order) > 0);
+    const int a = order[0];
+    struct lr_cdynp_party *pp[LR_TM_MAX_DCS];
+    for (int j = 0; j < tm->n_dcs; j++)
+        pp[j] = lr_cdynp_local_party_new(tm, j);
+    CU_ASSERT_EQUAL(lr_cdynp_plan_parties(&view, pp, &opts, here, NULL,
+                                          NULL), LR_TM_OK);
+    for (int j = 0; j < tm->n_dcs; j++)
+        pp[j]->cls->free(pp[j]);
+
+    struct fk_kinds k;
+    enum lr_tm_why verdict;
+    CU_ASSERT_EQUAL(beam_over_fake(&in, tm, &opts, a, 1, res, &verdict, &k),
+                    0);
+    CU_ASSERT_EQUAL(verdict, LR_TM_OK);
+    assert_same_plan(res, here);
+    fprintf(stderr, "an agent from before revision 2: %d refused HELLO, "
+            "%d STEPs, %d BACKTRACKs, %d FINISHes\n", k.hellos, k.steps,
+            k.backtracks, k.finishes);
+    CU_ASSERT_EQUAL(k.hellos, 1);
+    CU_ASSERT(k.backtracks > 0);
+
+    /* False predecessors: the agent's fault, said. */
+    struct fake f;
+    op_tm = tm;
+    op_cl = in.cluster;
+    op_dc = a;
+    op_mode = 2;
+    op_revision = 3;
+    CU_ASSERT_FATAL(fk_start(&f, script_old_planner, 1));
+    for (int j = 0; j < tm->n_dcs; j++)
+        pp[j] = j == a ? fk_party(&f, tm, op_timeout)
+                       : lr_cdynp_local_party_new(tm, j);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pp[a]);
+    char why[1024] = "", said[128];
+    int rc = lr_agent_plan(in.cluster, pp, &opts, &view, res, NULL,
+                           &verdict, why, sizeof why);
+    for (int j = 0; j < tm->n_dcs; j++)
+        pp[j]->cls->free(pp[j]);
+    fk_stop(&f);
+    op_revision = 0;
+    fprintf(stderr, "false predecessors: rc %d: %s\n", rc, why);
+    CU_ASSERT_EQUAL(rc, EPROTO);
+    snprintf(said, sizeof said, "agent %s failed: ", in.cluster->dcs[a].name);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, said));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "predecessor ending at layer 0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "a fault of the agent's"));
+    lr_tm_free(tm);
+    lr_instance_free(&in);
     free(res);
     free(here);
 }
@@ -2019,6 +2235,8 @@ static CU_TestInfo tests[] = {
       test_beam_requests },
     { "beam over an agent: a STEP sent again answered otherwise",
       test_beam_replay_differs },
+    { "beam over an agent of revision 1, and false predecessors",
+      test_beam_old_revision },
     { "closed during the handshake", test_closed_during_handshake },
     { "bad frame length", test_bad_frame_length },
     { "KEEP of the most tags, the longest", test_keep_longest },

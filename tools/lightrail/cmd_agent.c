@@ -214,6 +214,10 @@ struct conn {
     struct event *idle;           /* --idle-timeout from the last whole
                                    * frame (or the handshake) */
     double heard;                 /* when 'idle' last started (now_s()) */
+    /* The protocol revision agreed at HELLO (lr_cdynp_wire.h): 1 until
+     * a HELLO names a higher one.  From LR_WIRE_REVISION_PREV on, its
+     * STEP_OKs carry their entries' predecessors (conn_step_prev()). */
+    int revision;
     /* The job: the public model and training shape over our inventory. */
     bool has_job;
     uint32_t job;
@@ -1086,6 +1090,35 @@ persist(struct agent *a, struct conn *c, uint64_t commit)
         agent_saved(a, rc, why);
 }
 
+/* At revision 2, each entry of the STEP just run (c->out) gets its
+ * predecessor, what a BACKTRACK from it would answer, so that the
+ * coordinator need not ask (docs/agent-protocol.md, "Predecessors in
+ * STEP_OK").  Layer indices only, of the predecessor's own summary;
+ * under objectives 4 and 5 none (their counts would say each entry's
+ * own stage count).  0, or the backtrack's error (none expected: every
+ * entry is of this STEP's window). */
+static int
+conn_step_prev(struct conn *c)
+{
+    const struct lr_wire_msg *m = &c->req;
+    struct lr_cdynp_summary *out = c->out;
+    out->has_prev = 0;
+    if (c->revision < LR_WIRE_REVISION_PREV
+        || lr_cdynp_obj_bound(m->objective))
+        return 0;
+    for (int i = 0; i < out->n; i++) {
+        int prev, prev_stages;
+        int rc = c->party->cls->backtrack(c->party, m->objective, m->assumed,
+                                          (int) out->e[i].layer, 0, &prev,
+                                          &prev_stages);
+        if (rc)
+            return rc;
+        out->e[i].prev_last = (int16_t) prev;
+    }
+    out->has_prev = 1;
+    return 0;
+}
+
 /* The DP of c->req, on a worker (or on the loop when none could take
  * it): touches only the connection's party and buffers. */
 static void
@@ -1105,6 +1138,8 @@ conn_work_run(void *arg)
                              m->has_summary ? m->summary : NULL,
                              m->has_summary ? &m->link : NULL,
                              (uint16_t) m->position, m->lo, m->hi, c->out);
+        if (!c->rc)
+            c->rc = conn_step_prev(c);
         break;
     case LR_WIRE_BACKTRACK:
         c->rc = p->cls->backtrack(p, m->objective, m->assumed, m->last,
@@ -1242,6 +1277,15 @@ conn_handle(struct conn *c, const struct lr_wire_msg *m)
         ans.compute = a->cfg.n_devices * a->cfg.peak_flops
                       * a->cfg.efficiency;
         snprintf(ans.name, sizeof ans.name, "%s", a->cfg.dc);
+        /* A coordinator from before 2026-12-07 names no revision and is
+         * answered as before; one that names a revision is told the
+         * lesser of its and ours, which this connection speaks. */
+        c->revision = 1;
+        if (m->revision) {
+            c->revision = m->revision < LR_WIRE_REVISION ? m->revision
+                                                         : LR_WIRE_REVISION;
+            ans.revision = c->revision;
+        }
         break;
     case LR_WIRE_JOB:
         if ((rc = do_job(c, m, why, sizeof why))) {

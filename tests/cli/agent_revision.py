@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""The protocol revision, at a real agent (tests/cli/agent.sh).
+
+A coordinator from before 2026-12-07 greets with a plain HELLO: the
+agent's HELLO_OK names no revision, and its STEP_OK carries the summary
+alone, byte for byte as before (so such a coordinator, whose decoder
+refuses trailing bytes, is served as it was).  A HELLO naming revision
+2 is answered 2, and each STEP_OK then carries one predecessor per
+entry (i32, -1 at the head of the chain: the only DC before it is
+none); a HELLO naming a revision from the future is answered the
+agent's own, 2.  A JOB of 4 layers, a head STEP over layers 0..3.
+Prints one line per check, "ok: " or "FAIL: ", and exits 1 on any
+failure.
+
+    agent_revision.py CERTS_DIR PORT AGENT_NAME COORDINATOR
+"""
+import struct
+import sys
+
+from agentwire import HELLO, HELLO_OK, OK, STEP_OK, Checks, ask, connect, \
+    job, step_head
+
+certs, port, agent, coord = sys.argv[1:5]
+checks = Checks()
+
+
+def check(what, ok, got):
+    if ok:
+        print(f"ok: {what}")
+    else:
+        checks.failed = True
+        print(f"FAIL: {what}: {got!r}")
+
+
+def hello_revision(payload):
+    """HELLO_OK's revision, or None when it names none."""
+    n = struct.unpack(">H", payload[8:10])[0]
+    rest = payload[10 + n:]
+    return struct.unpack(">H", rest)[0] if len(rest) == 2 else \
+        (None if not rest else rest)
+
+
+def step_prev(payload):
+    """STEP_OK's entries and predecessors (None when it carries none)."""
+    n = struct.unpack(">I", payload[:4])[0]
+    entries = struct.unpack(">H", payload[4 + 8:4 + 10])[0]
+    rest = payload[4 + n:]
+    if not rest:
+        return entries, None
+    return entries, list(struct.unpack(f">{len(rest) // 4}i", rest))
+
+
+# A coordinator from before: as before.
+a = connect(certs, port, agent, coord)
+t, p = ask(a, HELLO)
+check("a plain HELLO answered with no revision",
+      t == HELLO_OK and hello_revision(p) is None, (t, p))
+checks.expect("... JOB", job(a, 4), OK)
+t, p = step_head(a, 0, 3)
+entries, prev = step_prev(p) if t == STEP_OK else (0, "no STEP_OK")
+check(f"... its STEP_OK of {entries} entries carries no predecessor",
+      t == STEP_OK and entries > 0 and prev is None, (t, p))
+
+# A coordinator of revision 2.
+b = connect(certs, port, agent, coord)
+t, p = ask(b, HELLO, struct.pack(">H", 2))
+check("a HELLO of revision 2 answered 2",
+      t == HELLO_OK and hello_revision(p) == 2, (t, p))
+checks.expect("... JOB", job(b, 4), OK)
+t, p = step_head(b, 0, 3)
+entries, prev = step_prev(p) if t == STEP_OK else (0, "no STEP_OK")
+check(f"... its STEP_OK carries a predecessor for each of its {entries} "
+      "entries, -1 at the head",
+      t == STEP_OK and entries > 0 and prev == [-1] * entries, (t, p))
+
+# A coordinator of a later revision: told ours.
+c = connect(certs, port, agent, coord)
+t, p = ask(c, HELLO, struct.pack(">H", 7))
+check("a HELLO of revision 7 answered 2",
+      t == HELLO_OK and hello_revision(p) == 2, (t, p))
+sys.exit(1 if checks.failed else 0)
