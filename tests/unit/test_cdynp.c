@@ -2512,6 +2512,84 @@ test_cdynp_memo_assumed_past_m(void)
     m->cls->free(m);
 }
 
+/* A party of protocol revision 2 (lr_cdynp_wire.h): its STEP's one
+ * entry, at hi, carries its predecessor, lo - 1; it counts the
+ * BACKTRACKs and STEPs it is asked. */
+struct prev_party {
+    struct lr_cdynp_party base;
+    int steps, backtracks;
+};
+
+static int
+prev_step(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+          int assumed, const struct lr_cdynp_summary *in,
+          const struct lr_tm_link *in_link, uint16_t position, int lo,
+          int hi, struct lr_cdynp_summary *out)
+{
+    ((struct prev_party *) p)->steps++;
+    out->version = LR_CDYNP_VERSION;
+    out->from = position;
+    out->n = 1;
+    out->has_prev = 1;
+    out->e[0] = (struct lr_cdynp_entry) {
+        .layer = (uint32_t) hi, .prev_last = (int16_t) (lo - 1),
+        .cost = { 1.0, 1.0, 0.0 },
+    };
+    return 0;
+}
+
+static int
+prev_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
+               int assumed, int last, int stages, int *prev_last,
+               int *prev_stages)
+{
+    ((struct prev_party *) p)->backtracks++;
+    *prev_last = -7;   /* never the answer: the memo must not ask */
+    *prev_stages = 0;
+    return 0;
+}
+
+static const struct lr_cdynp_party_class prev_class = {
+    flaky_compute, prev_step, prev_backtrack, flaky_finish, flaky_free,
+};
+
+/* Behind the memo, a party whose STEP_OK carries its entries'
+ * predecessors is asked no BACKTRACK: windows 2-5 then 6-9 sent, 2-5
+ * again from the memo, and a BACKTRACK from layer 5 reads 1 off the
+ * first answer, with neither a BACKTRACK nor the STEP sent again (until
+ * revision 2 the memo sent 2-5 again, then the BACKTRACK); one from a
+ * layer no entry ends at is EINVAL, as a party answers. */
+static void
+test_cdynp_memo_prev(void)
+{
+    struct prev_party pp = { .base.cls = &prev_class };
+    struct lr_cdynp_party *m = lr_cdynp_memo_party_new(&pp.base, 0);
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    int prev = 0, prev_stages = 0;
+    CU_ASSERT_EQUAL(m->cls->step(m, LR_CDYNP_LEX, 1, NULL, NULL, 0, 2, 5,
+                                 out), 0);
+    CU_ASSERT_EQUAL(m->cls->step(m, LR_CDYNP_LEX, 1, NULL, NULL, 0, 6, 9,
+                                 out), 0);
+    CU_ASSERT_EQUAL(m->cls->step(m, LR_CDYNP_LEX, 1, NULL, NULL, 0, 2, 5,
+                                 out), 0);
+    CU_ASSERT_EQUAL(out->has_prev, 1);
+    CU_ASSERT_EQUAL(m->cls->backtrack(m, LR_CDYNP_LEX, 1, 5, 0, &prev,
+                                      &prev_stages), 0);
+    CU_ASSERT_EQUAL(prev, 1);
+    CU_ASSERT_EQUAL(m->cls->backtrack(m, LR_CDYNP_LEX, 1, 4, 0, &prev,
+                                      &prev_stages), EINVAL);
+    CU_ASSERT_EQUAL(pp.steps, 2);
+    CU_ASSERT_EQUAL(pp.backtracks, 0);
+    struct lr_cdynp_memo_counts c = lr_cdynp_memo_party_counts(m);
+    CU_ASSERT_EQUAL(c.backtrack_preds, 1);
+    CU_ASSERT_EQUAL(c.backtracks, 0);
+    CU_ASSERT_EQUAL(c.replays, 0);
+    free(out);
+    m->cls->free(m);
+}
+
 static CU_TestInfo tests[] = {
     { "a plan past 512 stages is refused as such",
       test_cdynp_too_many_stages },
@@ -2540,6 +2618,8 @@ static CU_TestInfo tests[] = {
       test_cdynp_beam_bound_skips },
     { "the memo of a party's answers: the same plan, fewer requests",
       test_cdynp_memo_same_plan },
+    { "the memo: BACKTRACKs read off a STEP's predecessors",
+      test_cdynp_memo_prev },
     { "the memo: a STEP sent again answered otherwise is no answer",
       test_cdynp_memo_replay_differs },
     { "the memo: an assumed count past m is m, as in the parties",
