@@ -42,6 +42,12 @@
  * digits, at most 9223372036854.775807) can state.  About 285,000 years:
  * a plan slower than that is blocked, not printed as an invalid value. */
 #define LR_JOB_MAX_ITERATION_S 9e12
+/* The largest gOSNR magnitude a lightpath keeps, in dB: within what
+ * lightrail-job's gosnr (decimal64, 2 fraction digits) can state, and
+ * far beyond any receiver's (tens of dB).  A measurement beyond it, or
+ * not finite (+INFINITY: no noise modelled), is kept as not known: it
+ * is above every threshold anyway. */
+#define LR_JOB_MAX_GOSNR_DB 1e9
 
 enum lr_job_phase {
     LR_JOB_SUBMITTED,
@@ -87,6 +93,15 @@ struct lr_lightpath {
     int first, m;             /* slots, guard included */
     int n;                    /* flexgrid n of the channel (m is m) */
     double capacity_gbps;
+    /* The gOSNR the receiving terminal measured when the lightpath was
+     * provisioned (lr_ctl.h step 6b), in dB, when 'gosnr_known'; not
+     * known (false: the zero of a new lightpath) where no terminal
+     * measured it (a driver without check_lightpath, no terminals, a
+     * lightpath stored before schema 6), and then never judged.  Kept
+     * so that a threshold changed since can be judged without tuning
+     * the terminals again (lr_lightpath_fits()). */
+    bool gosnr_known;
+    double gosnr_db;
 };
 
 struct lr_job {

@@ -140,6 +140,12 @@ static const char *const lr_store_migrations[] = {
     "  WHEN 1 THEN 'QPSK' WHEN 2 THEN '8QAM' WHEN 3 THEN '16QAM'"
     "  ELSE '' END;"
     "ALTER TABLE lightpaths DROP COLUMN mod;",
+    /* 5 -> 6: the gOSNR a lightpath's receiver measured when it was
+     * provisioned (lr_lightpath.gosnr_db), so that a threshold changed
+     * since is judged at start without tuning the terminals again.
+     * NULL: not measured (no terminal, or a row from before this), which
+     * is never judged; no older row has a measurement to give. */
+    "ALTER TABLE lightpaths ADD COLUMN gosnr_db REAL;",
 };
 #define LR_STORE_N_MIGRATIONS \
     ((int) (sizeof lr_store_migrations / sizeof lr_store_migrations[0]))
@@ -177,6 +183,7 @@ enum lr_store_stmt {
     ST_STAGES_GET,
     ST_GPUS_GET,
     ST_LPS_GET,
+    ST_LP_SET_GOSNR,
     ST_JOB_NAMES,
     ST_CHK_SLOT_OWNER,
     ST_CHK_LPS,
@@ -225,8 +232,10 @@ static const char *const lr_store_sql[ST_N] = {
                      " dc, g) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_GPU_INS] = "INSERT INTO gpus(job, dc, count) VALUES (?1, ?2, ?3)",
     [ST_LP_INS] = "INSERT INTO lightpaths(job, idx, from_dc, to_dc, links,"
-                  " length_km, modulation, \"first\", m, n, capacity_gbps)"
-                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                  " length_km, modulation, \"first\", m, n, capacity_gbps,"
+                  " gosnr_db)"
+                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+                  " ?12)",
     [ST_SLOT_INS] = "INSERT INTO slots(link, slot, job, lp)"
                     " VALUES (?1, ?2, ?3, ?4)",
     [ST_SLOT_HOLDER] = "SELECT job, lp FROM slots"
@@ -256,8 +265,10 @@ static const char *const lr_store_sql[ST_N] = {
     [ST_GPUS_GET] = "SELECT dc, count FROM gpus WHERE job = ?1",
     [ST_LPS_GET] = "SELECT idx, from_dc, to_dc, links, length_km,"
                    " modulation,"
-                   " \"first\", m, n, capacity_gbps"
+                   " \"first\", m, n, capacity_gbps, gosnr_db"
                    " FROM lightpaths WHERE job = ?1 ORDER BY idx",
+    [ST_LP_SET_GOSNR] = "UPDATE lightpaths SET gosnr_db = ?3"
+                        " WHERE job = ?1 AND idx = ?2",
     [ST_JOB_NAMES] = "SELECT name FROM jobs ORDER BY name",
     /* A slot row whose lightpath is missing, or does not list its link,
      * or whose slot lies outside [first, first + m).  Links are stored
@@ -1722,6 +1733,11 @@ lr_store_job_printable(const struct lr_job *job, char *what, size_t len)
                      "terminated string", k);
             return false;
         }
+        if (lp->gosnr_known && !(fabs(lp->gosnr_db) <= LR_JOB_MAX_GOSNR_DB)) {
+            snprintf(what, len, "lightpath %d's gOSNR %g dB is not within "
+                     "+-%g dB", k, lp->gosnr_db, LR_JOB_MAX_GOSNR_DB);
+            return false;
+        }
     }
     return true;
 }
@@ -1832,6 +1848,18 @@ lr_store_slot_taken(struct lr_store *s, const struct lr_job *job, int k,
                          link, slot, holder, lp);
 }
 
+/* A lightpath's measured gOSNR into parameter 'i': NULL when it is not
+ * known (lr_lightpath.gosnr_known), so that no number stands for "not
+ * measured". */
+static void
+lr_store_bind_gosnr(sqlite3_stmt *stmt, int i, const struct lr_lightpath *lp)
+{
+    if (lp->gosnr_known)
+        sqlite3_bind_double(stmt, i, lp->gosnr_db);
+    else
+        sqlite3_bind_null(stmt, i);
+}
+
 static int
 lr_store_insert_lightpath(struct lr_store *s, const struct lr_job *job, int k)
 {
@@ -1853,6 +1881,7 @@ lr_store_insert_lightpath(struct lr_store *s, const struct lr_job *job, int k)
     sqlite3_bind_int(stmt, 9, lp->m);
     sqlite3_bind_int(stmt, 10, lp->n);
     sqlite3_bind_double(stmt, 11, lp->capacity_gbps);
+    lr_store_bind_gosnr(stmt, 12, lp);
     ret = lr_store_exec(s, stmt, "cannot store a lightpath");
     if (ret)
         return ret;
@@ -2028,6 +2057,31 @@ lr_store_set_phase(struct lr_store *s, const char *name,
 }
 
 int
+lr_store_set_gosnr(struct lr_store *s, const struct lr_job *job)
+{
+    const char *name = job->intent.name;
+    char what[160];
+    int ret;
+
+    if (!lr_store_job_printable(job, what, sizeof what))
+        return lr_store_errf(s, EINVAL, "job '%s': %s", name, what);
+    ret = lr_store_tx_begin(s, true);
+    if (ret)
+        return ret;
+    for (int k = 0; !ret && k < job->n_lightpaths; k++) {
+        sqlite3_stmt *stmt = lr_store_stmt(s, ST_LP_SET_GOSNR);
+        lr_store_bind_text(stmt, 1, name);
+        sqlite3_bind_int(stmt, 2, k);
+        lr_store_bind_gosnr(stmt, 3, &job->lp[k]);
+        ret = lr_store_exec(s, stmt, "cannot store a lightpath's gOSNR");
+        if (!ret && !sqlite3_changes(s->db))
+            ret = lr_store_errf(s, ENOENT, "%s: job '%s' has no lightpath "
+                                "%d", s->path, name, k);
+    }
+    return lr_store_tx_end(s, ret);
+}
+
+int
 lr_store_delete_job(struct lr_store *s, const char *name)
 {
     sqlite3_stmt *stmt = lr_store_stmt(s, ST_JOB_DEL);
@@ -2187,6 +2241,18 @@ lr_store_lightpath_row(struct lr_store *s, sqlite3_stmt *stmt,
     lp->m = sqlite3_column_int(stmt, 7);
     lp->n = sqlite3_column_int(stmt, 8);
     lp->capacity_gbps = lr_store_col_double(stmt, 9);
+    switch (sqlite3_column_type(stmt, 10)) {
+    case SQLITE_NULL:
+        break;
+    case SQLITE_FLOAT:
+    case SQLITE_INTEGER:
+        lp->gosnr_known = true;
+        lp->gosnr_db = sqlite3_column_double(stmt, 10);
+        break;
+    default:
+        return lr_store_corrupt(s, name, "a lightpath's gOSNR is not a "
+                                "number");
+    }
     out->n_lightpaths++;
     return 0;
 }

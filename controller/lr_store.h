@@ -33,7 +33,7 @@
 
 #include "controller/lr_job.h"
 
-#define LR_STORE_SCHEMA_VERSION 5
+#define LR_STORE_SCHEMA_VERSION 6
 
 struct lr_store;
 
@@ -158,6 +158,15 @@ int lr_store_put_job(struct lr_store *, const struct lr_job *job);
 int lr_store_set_phase(struct lr_store *, const char *name,
                        enum lr_job_phase, const char *reason,
                        long long updated_ms);
+
+/* Only the measured gOSNR of each of job->lp[0 .. n_lightpaths)
+ * (lr_lightpath.gosnr_known, gosnr_db) into the stored lightpaths of
+ * the job of that name, keeping everything else: the controller's
+ * record of what the terminals measured once its lightpaths are
+ * provisioned.  ENOENT when the store lacks one of those lightpaths,
+ * EINVAL for a gOSNR put_job would refuse; both change nothing.  Inside
+ * lr_store_begin() it commits with the caller's transaction. */
+int lr_store_set_gosnr(struct lr_store *, const struct lr_job *job);
 
 /* Removes the job and everything it holds; ENOENT if there is none. */
 int lr_store_delete_job(struct lr_store *, const char *name);

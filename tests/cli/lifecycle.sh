@@ -275,6 +275,8 @@ jq '.["lightrail-config:lightraild"]["state-dir"] = "old"' \
 python3 - "$D/old/lightrail.db" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
+# Schema 5's lightpaths: no measured gOSNR.
+db.execute("ALTER TABLE lightpaths DROP COLUMN gosnr_db")
 # Schema 4's lightpaths: the format by its index in the default table.
 db.execute("ALTER TABLE lightpaths ADD COLUMN mod INTEGER NOT NULL DEFAULT -1")
 db.execute("UPDATE lightpaths SET mod = CASE modulation WHEN 'BPSK' THEN 0"
@@ -325,9 +327,9 @@ PID=$!
 await_file "$D/old/lightraild.port" $PID "$tmp/old.log" lightraild \
     > "$tmp/old.wait" 2>&1 || notok "lightraild on a version 3 store: $(cat "$tmp/old.wait")"
 stop_daemon
-said="store $D/old/lightrail.db was schema 3; kept as $D/old/lightrail.db.schema-3.bak before migrating to 5"
+said="store $D/old/lightrail.db was schema 3; kept as $D/old/lightrail.db.schema-3.bak before migrating to 6"
 [ "$(sha256sum < "$D/old/lightrail.db.schema-3.bak" 2>/dev/null)" = "$sum3" ] \
-    && [ "$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT value FROM meta WHERE key = \"schema_version\"").fetchone()[0])' "$D/old/lightrail.db")" = 5 ] \
+    && [ "$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT value FROM meta WHERE key = \"schema_version\"").fetchone()[0])' "$D/old/lightrail.db")" = 6 ] \
     && [ "$(grep -c -F "$said" "$tmp/old.log")" = 1 ] \
     && ok "lightraild on a version 3 store: kept before migrating, said: $(grep -o 'store .*schema 3.*' "$tmp/old.log")" \
     || notok "lightraild on a version 3 store: $(ls "$D/old"); $(grep -i 'store' "$tmp/old.log")"

@@ -195,6 +195,9 @@ assert_same_job(const struct lr_job *a, const struct lr_job *b)
         CU_ASSERT_EQUAL(x->m, y->m);
         CU_ASSERT_EQUAL(x->n, y->n);
         CU_ASSERT_EQUAL(x->capacity_gbps, y->capacity_gbps);
+        CU_ASSERT_EQUAL(x->gosnr_known, y->gosnr_known);
+        if (x->gosnr_known && y->gosnr_known)
+            CU_ASSERT_EQUAL(x->gosnr_db, y->gosnr_db);
     }
 }
 
@@ -710,6 +713,9 @@ static const struct {
       " WHERE job = 'a' AND idx = 1",
       "job 'a': a lightpath's modulation name is longer than a format's: "
       "the database is corrupt" },
+    { "UPDATE lightpaths SET gosnr_db = 'x' WHERE job = 'a' AND idx = 1",
+      "job 'a': a lightpath's gOSNR is not a number: the database is "
+      "corrupt" },
 };
 
 static void
@@ -754,6 +760,13 @@ test_bad_numbers(void)
     a.lp[0].capacity_gbps = NAN;
     CU_ASSERT_EQUAL(lr_store_put_job(s, &a), EINVAL);
     CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), ENOENT);
+    make_job(&a, "a", 10, 0);
+    a.lp[1].gosnr_known = true;
+    a.lp[1].gosnr_db = INFINITY;
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), EINVAL);
+    CU_ASSERT_STRING_EQUAL(lr_store_error(s), "job 'a': lightpath 1's gOSNR "
+                           "inf dB is not within +-1e+09 dB");
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), ENOENT);
     lr_store_close(s);
 }
 
@@ -767,6 +780,9 @@ test_reopen(void)
 
     make_job(&a, "a", 10, 0);
     make_job(&b, "b", 20, 6);
+    /* One measured gOSNR, one not: both kept as they are. */
+    b.lp[1].gosnr_known = true;
+    b.lp[1].gosnr_db = 16.25;
     CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
     CU_ASSERT_EQUAL(lr_store_put_job(s, &b), 0);
     CU_ASSERT_EQUAL(lr_store_put_doc(s, "topology", "{\"t\": true}"), 0);
@@ -788,10 +804,15 @@ test_reopen(void)
     lr_store_close(s);
 }
 
-/* What schema 4 wrote of the lightpaths, from schema 5's: the format by
+/* What schema 5 wrote of the lightpaths, from schema 6's: no measured
+ * gOSNR. */
+#define LR_TEST_BACK_TO_V5 \
+    "ALTER TABLE lightpaths DROP COLUMN gosnr_db;"
+
+/* What schema 4 wrote of the lightpaths, from schema 6's: the format by
  * its index in the default table (lr_modtable_default()), the only one
  * lightraild had. */
-#define LR_TEST_BACK_TO_V4 \
+#define LR_TEST_BACK_TO_V4 LR_TEST_BACK_TO_V5 \
     "ALTER TABLE lightpaths ADD COLUMN mod INTEGER NOT NULL DEFAULT -1;" \
     "UPDATE lightpaths SET mod = CASE modulation WHEN 'BPSK' THEN 0" \
     "  WHEN 'QPSK' THEN 1 WHEN '8QAM' THEN 2 WHEN '16QAM' THEN 3 END;" \
@@ -839,6 +860,47 @@ test_migrate_v4_names(void)
     CU_ASSERT_EQUAL(raw_int("v4", "SELECT value FROM meta"
                             " WHERE key = 'schema_version'"),
                     LR_STORE_SCHEMA_VERSION);
+}
+
+/* A version 5 store kept no measured gOSNR.  Migrated, its rows are
+ * intact and their lightpaths have none (not known: never judged, not
+ * a 0 dB measurement); a measurement put since is kept. */
+static void
+test_migrate_v5_gosnr(void)
+{
+    struct lr_store *s = open_store("v5");
+    struct lr_job a, got;
+    char err[512];
+    make_job(&a, "a", 10, 0);
+    CU_ASSERT_EQUAL(lr_store_put_job(s, &a), 0);
+    lr_store_close(s);
+    CU_ASSERT_EQUAL_FATAL(raw_exec("v5", LR_TEST_BACK_TO_V5
+                                   "UPDATE meta SET value = 5"
+                                   " WHERE key = 'schema_version'"),
+                          SQLITE_OK);
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(db_path("v5"), &s, err, sizeof err),
+                          0);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &got), 0);
+    assert_same_job(&a, &got);
+    CU_ASSERT_FALSE(got.lp[0].gosnr_known);
+    CU_ASSERT_FALSE(got.lp[1].gosnr_known);
+    assert_check_ok(s);
+    /* What a provisioning measured, kept with the phase. */
+    got.lp[0].gosnr_known = true;
+    got.lp[0].gosnr_db = 14.25;
+    CU_ASSERT_EQUAL(lr_store_set_gosnr(s, &got), 0);
+    lr_store_close(s);
+    CU_ASSERT_EQUAL(raw_int("v5", "SELECT value FROM meta"
+                            " WHERE key = 'schema_version'"), 6);
+    CU_ASSERT_EQUAL(raw_int("v5", "SELECT count(*) FROM lightpaths"
+                            " WHERE gosnr_db IS NULL"), 1);
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(db_path("v5"), &s, err, sizeof err),
+                          0);
+    CU_ASSERT_EQUAL(lr_store_get_job(s, "a", &a), 0);
+    CU_ASSERT_TRUE(a.lp[0].gosnr_known);
+    CU_ASSERT_EQUAL(a.lp[0].gosnr_db, 14.25);
+    CU_ASSERT_FALSE(a.lp[1].gosnr_known);
+    lr_store_close(s);
 }
 
 /* A version 1 database (before custom models) is migrated to the current
@@ -1876,6 +1938,8 @@ static CU_TestInfo tests[] = {
     { "a version 1 database is migrated", test_migrate_v1 },
     { "a version 4 store's format indices become names",
       test_migrate_v4_names },
+    { "a version 5 store opens with no measured gOSNR",
+      test_migrate_v5_gosnr },
     { "an older store is kept before it is migrated",
       test_migrate_keeps_copy },
     { "an older store that cannot be kept is not migrated",
