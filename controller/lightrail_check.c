@@ -23,8 +23,9 @@
  * migrated, and no copy of it kept beside it (lightraild keeps one).
  * The crash test runs it after every kill -9 and restart.
  * A stored lightpath the configured modulation-table no longer fits
- * (its format gone, its path beyond the format's reach, or its slot
- * count not what the format's efficiency sizes) is a warning on
+ * (its format gone, its path beyond the format's reach, its slot
+ * count not what the format's efficiency sizes, or the gOSNR measured
+ * at its provisioning below the format's threshold) is a warning on
  * stderr, "lightrail-check: warning: job J: lightpath ...", as
  * lightraild's start logs it (lr_ctl_mod_mismatch()), and
  * leaves the exit status as the invariants set it.

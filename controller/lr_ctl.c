@@ -1332,6 +1332,28 @@ lr_ctl_fail_busy(const struct lr_ctl *c, char *err, size_t errlen,
                        : op->release ? "released" : "provisioned", then);
 }
 
+/* Job 'job', provisioned, stored active with the gOSNR its receivers
+ * measured (op_provision(): lr_lightpath.gosnr_known), in one
+ * transaction: a store that cannot take both keeps neither, and the
+ * job stays provisioning there as in memory.  0 or an errno value
+ * (lr_store_error() says why). */
+static int
+set_active_measured(struct lr_ctl *c, const struct lr_job *job)
+{
+    int rc = lr_store_begin(c->store);
+    if (rc)
+        return rc;
+    rc = lr_store_set_gosnr(c->store, job);
+    if (!rc)
+        rc = lr_store_set_phase(c->store, job->intent.name, LR_JOB_ACTIVE,
+                                "", job->updated_ms);
+    if (!rc)
+        rc = lr_store_commit(c->store);
+    if (rc)
+        lr_store_rollback(c->store);
+    return rc;
+}
+
 /* Step 3 of an admission: 7. active, or the job fails holding nothing. */
 static int
 end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
@@ -1400,8 +1422,7 @@ end_submit(struct lr_ctl *c, const struct lr_ctl_op *op, struct lr_job *job,
         return remember_job(c, job);
     }
     job->updated_ms = ctl_now_ms(c);
-    if (lr_store_set_phase(c->store, job->intent.name, LR_JOB_ACTIVE, "",
-                           job->updated_ms)) {
+    if (set_active_measured(c, job)) {
         /* Memory says what the store says: provisioning, holding what it
          * holds, which a restart rolls back and a DELETE releases. */
         int rc = lr_ctl_fail(err, errlen, EIO, "store: %s; job '%s' stays "
@@ -2108,7 +2129,8 @@ static void keep_agents(struct lr_ctl *, char **buf, size_t *len);
 
 /* Each lightpath of job 'j' the table in use no longer fits as it was
  * planned (lr_lightpath_fits(): the table changed since: the format
- * gone, its reach shorter, or its spectral efficiency another) into
+ * gone, its reach shorter, its spectral efficiency another, or its
+ * threshold above what the receiver measured at provisioning) into
  * the report.  The job stays as stored, its channels, slots and format
  * as they are: a configuration change reprograms no device, and the
  * store is not written (GET shows the same as modulation-mismatch). */
@@ -2125,11 +2147,17 @@ say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
             continue;
         n++;
         /* The way back names what changed: a format's spectral
-         * efficiency alone is no format missing. */
+         * efficiency or threshold alone is no format missing.  The
+         * threshold's is the measurement cut down to a tenth of a dB,
+         * which the table then passes. */
         char back[64 + LR_MOD_NAME_MAX];
         if (rc == EDOM)
             snprintf(back, sizeof back, "give %s its spectral efficiency "
                      "back", lp->modulation);
+        else if (rc == ENOLINK)
+            snprintf(back, sizeof back, "give %s a threshold of at most "
+                     "%.1f dB back", lp->modulation,
+                     floor(lp->gosnr_db * 10) / 10);
         else
             snprintf(back, sizeof back, "give the modulation table the "
                      "format back");

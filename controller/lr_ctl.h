@@ -612,9 +612,10 @@ int lr_ctl_check(struct lr_ctl *, char *err, size_t errlen);
 
 /* The stored lightpaths the modulation table in use no longer fits (it
  * lacks their format, their path is beyond the format's reach in it,
- * or the format's spectral efficiency there sizes their rate at
- * another slot count: lr_lightpath_fits(); the table changed since
- * they were planned), in the words of
+ * the format's spectral efficiency there sizes their rate at
+ * another slot count, or its OSNR threshold there is above the gOSNR
+ * their receivers measured at provisioning: lr_lightpath_fits(); the
+ * table changed since they were planned), in the words of
  * lightraild's start report, which says the same: one line each, "job
  * J: lightpath K (A -> B, FORMAT, L km): why: kept as stored, ...", in
  * a new string stored in '*report' (NULL when there is none, or no

@@ -297,9 +297,16 @@ check_prepare(const struct lr_ctl *c, const struct lr_job *job, int k,
 }
 
 /* Step 6b on the devices: 0 when the lightpath is received or not
- * judged, else the driver's error with its line.  Reads only 'ck'. */
+ * judged, else the driver's error with its line.  Reads only 'ck';
+ * a lightpath received has the gOSNR its receiver measured put into
+ * 'lp' (the op's copy of it: lr_lightpath.gosnr_known), which the job
+ * keeps (lr_ctl.c end_submit()) so that a threshold changed later is
+ * judged without tuning the terminals again; one not judged, or
+ * measured beyond what the store keeps (+INFINITY: no noise), is left
+ * not known. */
 static int
-check_run(const struct lr_ctl_lpcheck *ck, char *err, size_t errlen)
+check_run(const struct lr_ctl_lpcheck *ck, struct lr_lightpath *lp,
+          char *err, size_t errlen)
 {
     const struct sb_lightpath *p = &ck->p;
     struct sb_lightpath_quality q;
@@ -318,6 +325,10 @@ check_run(const struct lr_ctl_lpcheck *ck, char *err, size_t errlen)
         return lr_ctl_fail(err, errlen, rc, "lightpath %s (%s -> %s, %s) is "
                            "not received: %s", p->name, ck->from, ck->to,
                            p->modulation, e);
+    if (fabs(q.gosnr_db) <= LR_JOB_MAX_GOSNR_DB) {
+        lp->gosnr_known = true;
+        lp->gosnr_db = q.gosnr_db;
+    }
     return 0;
 }
 
@@ -385,7 +396,8 @@ op_provision(struct lr_ctl_op *op)
     /* Every ROADM holds its channels: judge each lightpath as a whole
      * where a driver can (step 6b). */
     for (int k = 0; !rc && k < op->job.n_lightpaths; k++)
-        rc = check_run(&op->check[k], op->err, sizeof op->err);
+        rc = check_run(&op->check[k], &op->job.lp[k], op->err,
+                       sizeof op->err);
     return rc;
 }
 

@@ -123,17 +123,24 @@ struct lr_job {
 /* Whether lightpath 'lp' still fits table 't' as it was planned (the
  * table may have changed since: lightraild's modulation-table): 0, or
  * ENOENT (no such format), ERANGE (its path is beyond the format's
- * reach) or EDOM (the format's spectral efficiency sizes its rate at
- * another slot count than its m), the first that holds, with the fact
- * in 'why' (lr_mod_fits(), lr_mod_sized()).  One judgement for the
- * start's report, lightrail-check and GET's modulation-mismatch. */
+ * reach), EDOM (the format's spectral efficiency sizes its rate at
+ * another slot count than its m) or ENOLINK (the gOSNR its receiver
+ * measured at provisioning is below the format's threshold; a
+ * lightpath never measured is not judged so), the first that holds,
+ * with the fact in 'why' (lr_mod_fits(), lr_mod_sized(),
+ * lr_mod_received()).  One judgement for the start's report,
+ * lightrail-check and GET's modulation-mismatch. */
 static inline int
 lr_lightpath_fits(const struct lr_modtable *t, const struct lr_lightpath *lp,
                   char *why, size_t whylen)
 {
     int rc = lr_mod_fits(t, lp->modulation, lp->length_km, why, whylen);
-    return rc ? rc : lr_mod_sized(t, lp->modulation, lp->capacity_gbps,
-                                  lp->m, LR_JOB_GUARD_SLOTS, why, whylen);
+    if (!rc)
+        rc = lr_mod_sized(t, lp->modulation, lp->capacity_gbps, lp->m,
+                          LR_JOB_GUARD_SLOTS, why, whylen);
+    if (!rc && lp->gosnr_known)
+        rc = lr_mod_received(t, lp->modulation, lp->gosnr_db, why, whylen);
+    return rc;
 }
 
 #define LR_JOB_N_PHASES 7

@@ -373,6 +373,29 @@ lr_mod_sized(const struct lr_modtable *t, const char *name,
 }
 
 int
+lr_mod_received(const struct lr_modtable *t, const char *name,
+                double gosnr_db, char *why, size_t whylen)
+{
+    int i = name && *name ? lr_modtable_find(t, name) : -1;
+    if (i < 0)
+        return ENOENT;
+    const struct lr_modformat *f = &t->f[i];
+    if (isnan(gosnr_db) || isnan(f->osnr_db) || gosnr_db >= f->osnr_db)
+        return 0;
+    if (why && whylen) {
+        /* 16.96 below 17.0 must not read "17.0 below 17.0". */
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%.1f", gosnr_db);
+        snprintf(b, sizeof b, "%.1f", f->osnr_db);
+        if (!strcmp(a, b))
+            snprintf(a, sizeof a, "%.2f", gosnr_db);
+        snprintf(why, whylen, "measured %s dB at provisioning, below %s's "
+                 "%s dB threshold in the modulation table", a, f->name, b);
+    }
+    return ENOLINK;
+}
+
+int
 lr_mod_slots(const struct lr_modformat *f, double rate_gbps, int guard)
 {
     /* The epsilon keeps an exact multiple (100 Gb/s at 25 Gb/s per slot)

@@ -108,8 +108,8 @@ int lr_mod_choose(const struct lr_modtable *t, double length_km);
  * modulation table has no format 8QAM (it has BPSK, QPSK)", "its
  * modulation format is not known" (""), or "812.5 km is beyond 8QAM's
  * reach of 500 km in the modulation table".
- * The OSNR threshold is not judged: it needs a measurement; nor the
- * slot count: lr_mod_sized(). */
+ * Neither the OSNR threshold (lr_mod_received(): it needs a
+ * measurement) nor the slot count (lr_mod_sized()) is judged here. */
 int lr_mod_fits(const struct lr_modtable *t, const char *name,
                 double length_km, char *why, size_t whylen);
 
@@ -126,6 +126,21 @@ int lr_mod_fits(const struct lr_modtable *t, const char *name,
 int lr_mod_sized(const struct lr_modtable *t, const char *name,
                  double rate_gbps, int m, int guard, char *why,
                  size_t whylen);
+
+/* Whether a lightpath of the format named 'name' whose receiver
+ * measured 'gosnr_db' when it was provisioned is still received by
+ * table 't' (whose OSNR threshold for the format may have been raised
+ * since): 0 when the measurement is at or above the format's threshold
+ * there, or when either is not known (NaN: no measurement, or a format
+ * without a threshold: nothing to judge); ENOENT when 't' has no such
+ * format (lr_mod_fits() says which); ENOLINK when the measurement is
+ * below the threshold, 'why' (NULL: not written) then "measured 14.2
+ * dB at provisioning, below 16QAM's 15.0 dB threshold in the modulation
+ * table" (the measurement with a second decimal when one alone would
+ * read as the threshold).  Compared as the provisioning's check
+ * compares (sb_driver.h check_lightpath): a margin of 0 is received. */
+int lr_mod_received(const struct lr_modtable *t, const char *name,
+                    double gosnr_db, char *why, size_t whylen);
 
 /* Slots for 'rate_gbps' with format 'f' and 'guard' guard slots, in
  * 0..INT_MAX: a need beyond INT_MAX (or a NaN rate) reads INT_MAX, more

@@ -20,6 +20,9 @@
  * threshold is the controller's modulation table's: 8QAM at 18.6 dB
  * there (the DeepRMSA file's) refuses the 17 dB a 16 dB table admits,
  * and 8QAM without a threshold is refused, naming the table's column.
+ * The gOSNR measured at admission is kept with each lightpath: a
+ * restart with 8QAM's threshold raised above it lists both lightpaths
+ * as modulation mismatches (no terminal tuned), at or below it none.
  * A rule the driver's record marks unknown (its request had no answer)
  * is not taken as added after a lost add (the job fails, r1 left
  * empty) nor as gone after a lost removal (the DELETE fails, saying
@@ -94,7 +97,24 @@ teardown(void)
 }
 
 /* The controller on the double, planning with 'mods' (NULL: the
- * default table), as lightraild with a modulation-table. */
+ * default table), as lightraild with a modulation-table; its start's
+ * report into '*report' (the caller frees it) when 'report' is not
+ * NULL. */
+static int
+open_ctl_report(struct lr_ctl **c, const struct sb_terminal *t, int n_t,
+                const struct lr_modtable *mods, char **report, char *err,
+                size_t errlen)
+{
+    struct lr_ctl_config cfg = {
+        .db_path = db, .topo = topo, .cluster = cluster,
+        .default_driver = "mnoptical", .dummy_dir = dir,
+        .devices = devs, .n_devices = 3, .terminals = t, .n_terminals = n_t,
+        .mods = mods,
+    };
+    *report = NULL;
+    return lr_ctl_new(&cfg, c, report, err, errlen);
+}
+
 static int
 open_ctl_mods(struct lr_ctl **c, const struct sb_terminal *t, int n_t,
               const struct lr_modtable *mods, char *err, size_t errlen)
@@ -288,6 +308,88 @@ test_threshold_from_table(void)
     lr_ctl_free(c);
 }
 
+/* The start of 'c' with 'mods' after a job's lightpaths were measured
+ * at 17 dB: '*report' (the caller frees it) and how many lightpaths
+ * lr_ctl_mod_mismatch() lists; no terminal is tuned by the start and
+ * the job stays active with its measurements. */
+static int
+restart_judged(struct lr_ctl **c, const struct lr_modtable *mods,
+               char **report)
+{
+    char err[1024], calls[4096], *listed = NULL;
+    struct lr_job job;
+    dbl.n_calls = 0;
+    CU_ASSERT_EQUAL_FATAL(open_ctl_report(c, terms, 2, mods, report, err,
+                                          sizeof err), 0);
+    terminal_calls(calls, sizeof calls);
+    CU_ASSERT_STRING_EQUAL(calls, "");
+    CU_ASSERT_EQUAL(lr_ctl_get(*c, "measured", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(job.n_lightpaths, 2);
+    CU_ASSERT_TRUE(job.lp[1].gosnr_known);
+    CU_ASSERT_DOUBLE_EQUAL(job.lp[1].gosnr_db, 17, 1e-9);
+    CU_ASSERT_EQUAL(lr_ctl_check(*c, err, sizeof err), 0);
+    int n = lr_ctl_mod_mismatch(*c, &listed);
+    free(listed);
+    return n;
+}
+
+/* The gOSNR each receiver measured at provisioning is kept with the
+ * lightpath, and a start with a table whose threshold for its format
+ * is now above it lists the lightpath as a mismatch, saying both
+ * numbers, kept as stored and no terminal tuned again; a threshold at
+ * or below the measurement lists nothing.  Before the store kept the
+ * measurement, no threshold was judged at start. */
+static void
+test_measured_gosnr_judged_at_start(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in;
+    char err[1024], *report = NULL;
+
+    mno_double_reset();
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    dbl.gosnr = 17;
+    in = intent("measured");
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    for (int k = 0; k < job.n_lightpaths; k++) {
+        CU_ASSERT_TRUE(job.lp[k].gosnr_known);
+        CU_ASSERT_DOUBLE_EQUAL(job.lp[k].gosnr_db, 17, 1e-9);
+    }
+    lr_ctl_free(c);
+
+    /* 8QAM at 18 dB: 1 dB above what the receivers measured. */
+    struct lr_modtable t = table_8qam(18);
+    CU_ASSERT_EQUAL(restart_judged(&c, &t, &report), 2);
+    const char *want = "measured 17.0 dB at provisioning, below 8QAM's "
+                       "18.0 dB threshold in the modulation table: kept as "
+                       "stored, no device reprogrammed; give 8QAM a "
+                       "threshold of at most 17.0 dB back, or DELETE the "
+                       "job and submit it again to plan it with this table";
+    if (!report || !strstr(report, want))
+        fprintf(stderr, "18 dB: %s\n", report ? report : "(null)");
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "job measured: "
+                                            "lightpath 1 (dc2 -> dc1, 8QAM, "));
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, want));
+    free(report);
+    lr_ctl_free(c);
+
+    /* At the measurement, and below it: received, nothing listed. */
+    t = table_8qam(17);
+    CU_ASSERT_EQUAL(restart_judged(&c, &t, &report), 0);
+    CU_ASSERT_PTR_NULL(report ? strstr(report, "at provisioning") : NULL);
+    free(report);
+    lr_ctl_free(c);
+    t = table_8qam(16.5);
+    CU_ASSERT_EQUAL(restart_judged(&c, &t, &report), 0);
+    CU_ASSERT_PTR_NULL(report ? strstr(report, "at provisioning") : NULL);
+    free(report);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "measured", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
 /* The rules the double holds on ROADM 'node'. */
 static int
 rules_on(const char *node)
@@ -449,6 +551,8 @@ static CU_TestInfo tests[] = {
       test_received_and_refused },
     { "gOSNR threshold from the controller's table",
       test_threshold_from_table },
+    { "a measured gOSNR judged at start against a new threshold",
+      test_measured_gosnr_judged_at_start },
     { "a lost add on record as unknown is not held",
       test_lost_add_unknown_not_held },
     { "a lost removal on record as unknown may be held",

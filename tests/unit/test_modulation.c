@@ -534,8 +534,45 @@ test_sized(void)
     CU_ASSERT_EQUAL(lr_mod_sized(&t, "", 200, 7, 1, NULL, 0), ENOENT);
 }
 
+/* A measurement kept from provisioning judged against the threshold of
+ * the table in use: below it is ENOLINK with both numbers; at it, or
+ * with either number not known, nothing is judged. */
+static void
+test_received(void)
+{
+    struct lr_modtable t;
+    char why[256] = "";
+    lr_modtable_default(&t);
+    int q16 = lr_modtable_find(&t, "16QAM"), q8 = lr_modtable_find(&t, "8QAM");
+    CU_ASSERT_FATAL(q16 >= 0 && q8 >= 0);
+    CU_ASSERT_EQUAL(lr_modtable_set_osnr(&t, q16, 15), 0);
+    CU_ASSERT_EQUAL(lr_mod_received(&t, "16QAM", 14.2, why, sizeof why),
+                    ENOLINK);
+    CU_ASSERT_STRING_EQUAL(why, "measured 14.2 dB at provisioning, below "
+                           "16QAM's 15.0 dB threshold in the modulation "
+                           "table");
+    /* One decimal would say "17.0 below 17.0". */
+    CU_ASSERT_EQUAL(lr_modtable_set_osnr(&t, q8, 17), 0);
+    CU_ASSERT_EQUAL(lr_mod_received(&t, "8QAM", 16.96, why, sizeof why),
+                    ENOLINK);
+    CU_ASSERT_STRING_EQUAL(why, "measured 16.96 dB at provisioning, below "
+                           "8QAM's 17.0 dB threshold in the modulation "
+                           "table");
+    /* A margin of 0 is received, as the provisioning's check has it. */
+    CU_ASSERT_EQUAL(lr_mod_received(&t, "16QAM", 15, NULL, 0), 0);
+    CU_ASSERT_EQUAL(lr_mod_received(&t, "16QAM", 22.5, NULL, 0), 0);
+    /* Not measured, or no threshold: nothing to judge. */
+    CU_ASSERT_EQUAL(lr_mod_received(&t, "16QAM", NAN, NULL, 0), 0);
+    CU_ASSERT_EQUAL(lr_modtable_set_osnr(&t, q16, NAN), 0);
+    CU_ASSERT_EQUAL(lr_mod_received(&t, "16QAM", 3, NULL, 0), 0);
+    /* No such format: lr_mod_fits() says so. */
+    CU_ASSERT_EQUAL(lr_mod_received(&t, "64QAM", 3, NULL, 0), ENOENT);
+    CU_ASSERT_EQUAL(lr_mod_received(&t, "", 3, NULL, 0), ENOENT);
+}
+
 static CU_TestInfo tests[] = {
     { "a stored format judged by name and reach", test_fits },
+    { "a measured gOSNR judged by the table's threshold", test_received },
     { "a stored slot count judged by the table's SE", test_sized },
     { "most efficient format within reach", test_choose },
     { "slots = ceil(rate / (SE x 12.5)) + guard", test_slots },
