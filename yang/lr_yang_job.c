@@ -626,6 +626,9 @@ lr_yang_job_lightpaths(const struct lr_yang_job_env *env,
             && (rc = lyd_new_term(l, mod, "modulation-mismatch", why, 0,
                                   NULL)))
             goto cleanup;
+        if (lp->gosnr_known
+            && (rc = lr_yang_termf(l, mod, "gosnr", "%.2f", lp->gosnr_db)))
+            goto cleanup;
         if ((rc = lr_yang_termf(l, mod, "first-slot", "%d", lp->first))
             || (rc = lr_yang_termf(l, mod, "slots", "%d", lp->m))
             || (rc = lr_yang_termf(l, mod, "n", "%d", lp->n))

@@ -91,9 +91,12 @@ int lr_yang_parse_intent(struct ly_ctx *, const char *body, size_t len,
  * names its modulation itself (lr_lightpath.modulation, left out when
  * "").  'mods' is the modulation table the controller runs with (may
  * be NULL: nothing judged): a lightpath whose format it lacks, whose
- * length is beyond the format's reach in it, or whose m is not what
- * the format there sizes for its rate (lr_lightpath_fits()), gets the
- * state leaf modulation-mismatch saying so.  A stage's
+ * length is beyond the format's reach in it, whose m is not what the
+ * format there sizes for its rate, or whose gOSNR measured at
+ * provisioning is below the format's threshold there
+ * (lr_lightpath_fits()), gets the state leaf modulation-mismatch
+ * saying so.  A lightpath's gosnr is printed where it is known
+ * (lr_lightpath.gosnr_known), table or not.  A stage's
  * time-s is the planner's stage time (lr_tm_stage_time()) when the
  * intent's model is a preset, and left out otherwise.  An index out of
  * range is EINVAL with the job's data path in 'err'. */

@@ -12,6 +12,9 @@
 #   - a table whose format has another spectral efficiency sizes the
 #     stored lightpath at another slot count: said the same way, both
 #     counts named, kept as stored.
+#   - a table whose format's threshold is above the gOSNR measured at
+#     provisioning: said the same way, both named, kept as stored; a
+#     threshold at the measurement, nothing.
 # The daemon is stopped by its PID (daemon.sh).
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
@@ -132,6 +135,70 @@ rc=$?
 [ $rc = 0 ] && ! grep -q "warning" "$tmp/err" \
     && ok "lightrail-check: the default table in a file, no warning" \
     || notok "lightrail-check on the default table's file: exit $rc, $(cat "$tmp/err")"
+
+# 2c. The gOSNR a terminal measured at j1's provisioning, kept in the
+# store (this network's dummy ROADMs have no terminals: the store is
+# given what test_ctl_mnoptical has the mnoptical driver measure), half
+# a dB above $fmt's default threshold.  A table raising that threshold
+# above it: a mismatch naming both, kept as stored; at it: none.
+thr=$(printf 'BPSK 9\nQPSK 12\n8QAM 16\n16QAM 20\n' | awk -v f="$fmt" '$1 == f { print $2 }')
+g1=$(awk -v t="$thr" 'BEGIN { printf "%.1f", t + 0.5 }')
+raised=$(awk -v t="$thr" 'BEGIN { printf "%.1f", t + 1 }')
+/usr/bin/python3 - "$D/state/lightrail.db" "$g1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE lightpaths SET gosnr_db = ? WHERE job = 'j1' AND idx = 0",
+           (float(sys.argv[2]),))
+db.commit()
+PY
+rows j1 > "$tmp/measured"
+# osnr_table FILE THRESHOLD: the default table, $fmt's threshold THRESHOLD.
+osnr_table() {
+    printf 'name,maximum_length,spectral_efficiency,minimum_osnr\nBPSK,100000,1,9\nQPSK,2500,2,12\n8QAM,1250,3,16\n16QAM,625,4,20\n' \
+        | awk -F, -v OFS=, -v f="$fmt" -v t="$2" '$1 == f { $4 = t } { print }' > "$D/$1"
+}
+osnr_table raised.csv "$raised"
+with_table raised.csv
+: > "$D/log"
+start_daemon || { notok "lightraild did not start on a table with $fmt at $raised dB"; lr_summary; exit 1; }
+want="measured $g1 dB at provisioning, below $fmt's $raised dB threshold in the modulation table"
+grep -q -F "job j1: lightpath 1 (" "$D/log" \
+    && grep -q -F "$want: kept as stored, no device reprogrammed; give $fmt a threshold of at most $g1 dB back, or DELETE the job" "$D/log" \
+    && ok "the start says j1's measured gOSNR is below the raised threshold: $(grep -F 'job j1: lightpath 1 (' "$D/log")" \
+    || notok "no word of j1's gOSNR ($g1 dB, threshold $raised dB): $(cat "$D/log")"
+api GET "$JOBS/job=j1"
+if [ "$STATUS" = 200 ] \
+   && jq -e --arg w "$want" --arg g "$g1" '."lightrail-job:job"[0].state | .phase == "active" and (.lightpath[0].gosnr | tonumber) == ($g | tonumber) and .lightpath[0]."modulation-mismatch" == $w and (.lightpath[1:] | all((has("gosnr") or has("modulation-mismatch")) | not))' "$tmp/body" > /dev/null; then
+    ok "GET: j1 active, lightpath 1's gosnr $g1 and its mismatch; the others unmeasured, unjudged"
+else
+    notok "GET j1 on a raised threshold: $STATUS $(cat "$tmp/body")"
+fi
+stop_daemon
+rows j1 > "$tmp/after"
+cmp -s "$tmp/measured" "$tmp/after" \
+    && ok "j1's rows in the store are as they were (threshold raised)" \
+    || notok "j1's rows changed on a raised threshold: $(diff "$tmp/measured" "$tmp/after")"
+$CHECK --config "$D/lightraild.json" 2> "$tmp/err"
+rc=$?
+[ $rc = 0 ] \
+   && [ "$(grep -c -F "lightrail-check: warning: job j1: lightpath " "$tmp/err")" = 1 ] \
+   && grep -q -F "$want" "$tmp/err" \
+   && ok "lightrail-check warns of j1's lightpath 1 below the threshold, exit 0" \
+   || notok "lightrail-check on a raised threshold: exit $rc, $(cat "$tmp/err")"
+osnr_table at.csv "$g1"
+with_table at.csv
+$CHECK --config "$D/lightraild.json" 2> "$tmp/err"
+rc=$?
+[ $rc = 0 ] && ! grep -q "warning" "$tmp/err" \
+    && ok "lightrail-check: $fmt's threshold at the measurement, no warning" \
+    || notok "lightrail-check on a threshold at the measurement: exit $rc, $(cat "$tmp/err")"
+/usr/bin/python3 - "$D/state/lightrail.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE lightpaths SET gosnr_db = NULL WHERE job = 'j1'")
+db.commit()
+PY
+
 # The log is appended to by each start: step 3 reads its own.
 : > "$D/log"
 

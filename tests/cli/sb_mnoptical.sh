@@ -9,6 +9,9 @@
 #   - at 17 dB a job is admitted: its rules are on the emulator (whose
 #     /rules answers 500 once a rule exists: the documented quirk, here
 #     an independent witness), and deleting it removes them (/rules {});
+#   - a job admitted at 17 dB keeps gosnr 17 on each lightpath; restarted
+#     with 8QAM at 18 dB, both are said below it (log, GET), kept as
+#     stored;
 #   - at 15 dB a job fails with the measured gOSNR, the threshold and the
 #     margin, and the emulator holds no rule;
 #   - with a modulation-table whose 8QAM needs 18.6 dB, a job fails at
@@ -63,7 +66,40 @@ api DELETE "$JOBS/job=good"
 [ "$STATUS" = 204 ] || notok "DELETE good: $STATUS $(cat "$tmp/body")"
 [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" && ok "deleted: the emulator holds no rule" \
     || notok "/rules after delete: $(cat "$tmp/rules")"
+
+# 1b. The gOSNR each receiver measured is kept: restarted with 8QAM's
+# threshold raised to 18 dB, it is below it, said at start and in GET,
+# the job kept as stored (test_ctl_mnoptical witnesses that no terminal
+# is tuned again: this double's process logs no calls).  The job is
+# deleted without checking the emulator's rules after: a start
+# re-applies the channels its driver has no record of (mnoptical's read
+# is its record), and a DELETE after that left a rule on the emulator
+# (seen 2026-12-07; not this step's subject).
+submit kept
+jq -e '."lightrail-job:job"[0].state | .phase == "active" and (.lightpath | length == 2 and all(.gosnr | tonumber == 17))' "$tmp/body" > /dev/null \
+    && ok "each lightpath keeps the gOSNR its receiver measured: 17 dB" \
+    || notok "no measured gosnr on kept's lightpaths: $STATUS $(cat "$tmp/body")"
 stop_daemon
+cp "$D/lightraild.json" "$D/plain.json"
+printf 'name,maximum_length,spectral_efficiency,minimum_osnr\nBPSK,100000,1,9\nQPSK,2500,2,12\n8QAM,1250,3,18\n16QAM,625,4,20\n' \
+    > "$D/raised.csv"
+jq '.["lightrail-config:lightraild"]["modulation-table"] = "raised.csv"' \
+    "$D/plain.json" > "$D/lightraild.json"
+: > "$D/log"
+start_daemon || { notok "lightraild did not restart with 8QAM at 18 dB"; lr_summary; exit 1; }
+want="measured 17.0 dB at provisioning, below 8QAM's 18.0 dB threshold in the modulation table"
+[ "$(grep -c -F "$want: kept as stored, no device reprogrammed; give 8QAM a threshold of at most 17.0 dB back" "$D/log")" = 2 ] \
+    && ok "the start says both lightpaths were measured below 18 dB: $(grep -m 1 -F "$want" "$D/log")" \
+    || notok "no word of the measured gOSNR at start: $(cat "$D/log")"
+api GET "$JOBS/job=kept"
+[ "$STATUS" = 200 ] \
+    && jq -e --arg w "$want" '."lightrail-job:job"[0].state | .phase == "active" and (.lightpath | all((.gosnr | tonumber == 17) and ."modulation-mismatch" == $w))' "$tmp/body" > /dev/null \
+    && ok "GET: kept active, its lightpaths' gosnr 17 with the mismatch" \
+    || notok "GET kept on a raised threshold: $STATUS $(cat "$tmp/body")"
+api DELETE "$JOBS/job=kept"
+[ "$STATUS" = 204 ] || notok "DELETE kept: $STATUS $(cat "$tmp/body")"
+stop_daemon
+cp "$D/plain.json" "$D/lightraild.json"
 stop_double
 
 # 2. Not received.

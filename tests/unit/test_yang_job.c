@@ -687,6 +687,58 @@ test_job_modulation_mismatch(void)
     fixture_free(&f);
 }
 
+/* The gOSNR measured at provisioning is state: leaf gosnr (dB, two
+ * decimals) where it is known, absent where not; a table whose
+ * threshold for the format is above it gives modulation-mismatch
+ * saying both, one at or below it none. */
+static void
+test_job_gosnr(void)
+{
+    struct fixture f;
+    struct lr_job j;
+    struct lr_modtable d;
+    char *text = NULL, err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    active_job(&f, &j);
+    lr_modtable_default(&d);
+    int q = lr_modtable_find(&d, "16QAM");
+    CU_ASSERT_FATAL(q >= 0);
+    CU_ASSERT_FATAL(j.n_lightpaths >= 2);
+    j.lp[0].gosnr_known = true;
+    j.lp[0].gosnr_db = 21.25;
+    const struct {
+        double threshold;
+        const char *want;     /* NULL: no mismatch */
+    } cases[] = {
+        { 20, NULL },
+        { 21.25, NULL },
+        { 22, "\"modulation-mismatch\": \"measured 21.2 dB at provisioning, "
+              "below 16QAM's 22.0 dB threshold in the modulation table\"" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CU_ASSERT_EQUAL(lr_modtable_set_osnr(&d, q, cases[i].threshold), 0);
+        text = NULL;
+        int rc = lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster, &d, 0,
+                                      &text, err, sizeof err);
+        if (rc)
+            fprintf(stderr, "case %zu: %s\n", i, err);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        /* Once: lightpath 1's; lightpath 2 was never measured. */
+        const char *g = strstr(text, "\"gosnr\": \"21.25\"");
+        CU_ASSERT_PTR_NOT_NULL(g);
+        CU_ASSERT_PTR_NULL(g ? strstr(g + 1, "\"gosnr\"") : NULL);
+        if (cases[i].want) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(text, cases[i].want));
+            if (!strstr(text, cases[i].want))
+                fprintf(stderr, "case %zu: %s\n", i, text);
+        } else {
+            CU_ASSERT_PTR_NULL(strstr(text, "modulation-mismatch"));
+        }
+        free(text);
+    }
+    fixture_free(&f);
+}
+
 /* single = 1 prints the RFC 8040 form of one resource, which reads back
  * under the jobs container, as a POST body would; the state container
  * is what a client may not send. */
@@ -5016,6 +5068,7 @@ static CU_TestInfo tests[] = {
     { "one job", test_job_single },
     { "a lightpath the table no longer fits says so",
       test_job_modulation_mismatch },
+    { "the measured gOSNR and its threshold", test_job_gosnr },
     { "where and sort-by on the jobs", test_job_select },
     { "where: the evaluation budget", test_job_select_budget },
     { "no jobs", test_jobs_empty },
