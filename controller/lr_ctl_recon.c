@@ -180,6 +180,20 @@ recon_same(const struct sb_media_channel *a, const struct sb_media_channel *b)
            && !strcmp(a->out_port, b->out_port) && a->enabled == b->enabled;
 }
 
+/* Whether the read 'rd' shows channel 'mc' marked unknown: a driver
+ * whose read is its record (sb_driver.h read_is_record) keeps a rule
+ * whose request had no answer, and the device may hold it or not.  It
+ * is no channel the device has for sure: of an active job it is a
+ * difference, replaced (the removal settles the mark, the add puts it
+ * there), as otherwise a repair whose add was lost would leave the
+ * job without it for good, every reconciliation after it finding the
+ * rule on the record as the store wants. */
+static bool
+recon_unsure(const struct sb_par_item *rd, const struct sb_media_channel *mc)
+{
+    return rd->cls->read_is_record && mc->unknown;
+}
+
 /* "n=N m=M, IN -> OUT[, disabled]" into buf[size]. */
 static const char *
 recon_desc(const struct sb_media_channel *mc, char *buf, size_t size)
@@ -294,13 +308,23 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
                 else if (!strcmp(r->want[w].mc.name, mc[i].name))
                     named = w;
             }
-            if (same >= 0)
+            bool unsure = recon_unsure(rd, &mc[i]);
+            if (same >= 0 && !unsure)
                 continue;
+            if (same >= 0)
+                named = same;
             r->drift++;
             struct recon_line *l = &lines[n_lines++];
             *l = (struct recon_line) { .node = node, .want = named,
                                        .del = -1, .add = -1 };
-            if (named >= 0) {
+            if (named >= 0 && unsure) {
+                l->verb = "replaced";
+                snprintf(l->text, sizeof l->text, "%s: channel %s of job %s "
+                         "is on its driver's record marked unknown (a "
+                         "request on it had no answer): the ROADM may not "
+                         "hold it", r->node[node], mc[i].name,
+                         r->want[named].job);
+            } else if (named >= 0) {
                 l->verb = "replaced";
                 snprintf(l->text, sizeof l->text, "%s: channel %s of job %s "
                          "differs from the store (device: %s; store: %s)",
@@ -318,8 +342,10 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
                              lr_job_phase_name(h->phase));
                 else
                     snprintf(l->text, sizeof l->text, "%s: channel %s (n=%d "
-                             "m=%d) is not in the store", r->node[node],
-                             mc[i].name, mc[i].n, mc[i].m);
+                             "m=%d) is not in the store%s", r->node[node],
+                             mc[i].name, mc[i].n, mc[i].m,
+                             unsure ? " (on its driver's record marked "
+                             "unknown: the ROADM may not hold it)" : "");
             }
             if (ch && ch_rc) {
                 l->del = nf;
@@ -334,7 +360,8 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
             if (want->node != node)
                 continue;
             for (int i = 0; i < n && !present; i++)
-                present = recon_same(&want->mc, &mc[i]);
+                present = recon_same(&want->mc, &mc[i])
+                          && !recon_unsure(rd, &mc[i]);
             if (present)
                 continue;
             struct recon_line *l = NULL;

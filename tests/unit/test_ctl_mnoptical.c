@@ -26,7 +26,8 @@
  * A rule the driver's record marks unknown (its request had no answer)
  * is not taken as added after a lost add (the job fails, r1 left
  * empty) nor as gone after a lost removal (the DELETE fails, saying
- * the ROADM may still hold it, and a DELETE again settles it).
+ * the ROADM may still hold it, and a DELETE again settles it), nor
+ * as present by a reconciliation (a difference, replaced).
  */
 #include <errno.h>
 #include <math.h>
@@ -490,6 +491,70 @@ test_lost_removal_unknown_maybe_held(void)
     lr_ctl_free(c);
 }
 
+/* A rule the record marks unknown is no rule the ROADM holds for a
+ * reconciliation either.  The start's repair re-applies an active job's
+ * channels on a driver whose record is empty (lightraild restarted);
+ * on r1 the first install's answer is cut and so is the driver's
+ * removal of it (both done): r1 holds nothing, the record shows the
+ * rule marked unknown, and the next channel is not tried.  The next
+ * reconciliation took the marked rule for the job's channel, present
+ * and as the store wants: it re-applied only the untried one, and r1
+ * went on without the other for good.  Now it is a difference,
+ * replaced (the DELETE settles the mark, the add installs it). */
+static void
+test_recon_unknown_not_present(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in = intent("recon");
+    char err[1024], *report = NULL;
+    int drift = -1;
+
+    mno_double_reset();
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    dbl.gosnr = 17;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(rules_on("r1"), 2);
+    lr_ctl_free(c);
+    c = NULL;
+
+    /* The emulator restarted, and the start's repair loses r1's first
+     * install and its removal. */
+    mno_double_reset();
+    snprintf(dbl.cut_node, sizeof dbl.cut_node, "r1");
+    atomic_store(&dbl.cut_connect, 1);
+    atomic_store(&dbl.cut_removes, 1);
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(atomic_load(&dbl.cut_connect), 0);
+    CU_ASSERT_EQUAL(atomic_load(&dbl.cut_removes), 0);
+    CU_ASSERT_EQUAL(rules_on("r1"), 0);
+    CU_ASSERT_EQUAL(rules_on("r2"), 2);
+
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
+                                     sizeof err), 0);
+    if (drift != 2 || rules_on("r1") != 2)
+        fprintf(stderr, "recon: drift %d, %d rule(s) on r1: %s\n", drift,
+                rules_on("r1"), report ? report : "-");
+    CU_ASSERT_EQUAL(drift, 2);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "on its driver's record "
+                                                    "marked unknown (a "
+                                                    "request on it had no "
+                                                    "answer): the ROADM may "
+                                                    "not hold it: replaced"));
+    free(report);
+    report = NULL;
+    CU_ASSERT_EQUAL(rules_on("r1"), 2);
+    /* Settled: nothing marked, nothing drifts. */
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, false, &report, &drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, 0);
+    free(report);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "recon", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    lr_ctl_free(c);
+}
+
 static void
 test_terminal_of_unknown_dc(void)
 {
@@ -557,6 +622,8 @@ static CU_TestInfo tests[] = {
       test_lost_add_unknown_not_held },
     { "a lost removal on record as unknown may be held",
       test_lost_removal_unknown_maybe_held },
+    { "reconciliation: a rule marked unknown is not present",
+      test_recon_unknown_not_present },
     { "a terminal of an unknown DC", test_terminal_of_unknown_dc },
     { "health: read() is no answer of the device",
       test_health_without_reads },
