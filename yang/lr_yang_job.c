@@ -1690,10 +1690,12 @@ job_secs(char *buf, size_t size, double s)
  * skips the right operand of an 'and' whose left one is false, so a
  * cheap condition first spares the costly rest on the jobs it rules
  * out; a limit would not, as the jobs past the page are evaluated too
- * (remaining counts them). */
+ * (remaining counts them).  With 'config_only' (running) its examples
+ * name no state: a where that does is refused there (ENODATA). */
 static int
 job_where_over(const struct lr_yang_where_budget *b, double t0, size_t done,
-               int n, const char *where, char *err, size_t errlen)
+               int n, const char *where, bool config_only, char *err,
+               size_t errlen)
 {
     double took = job_where_now(b) - t0;
     char t[32], lim[32];
@@ -1703,12 +1705,13 @@ job_where_over(const struct lr_yang_where_budget *b, double t0, size_t done,
                  "'%.*s' was evaluated on %zu of the %d jobs in %s s, "
                  "past the %s s this server gives a where, and nothing is "
                  "returned: send a narrower where, with a cheap condition "
-                 "first joined by and (name = 'j1' and ..., state/phase = "
-                 "'active' and ...: the rest is skipped on the jobs it "
-                 "rules out), or one that compares fewer node sets with "
-                 "each other", JOB_QUOTE_MAX, where, done, n,
+                 "first joined by and (name = 'j1' and ...%s: the rest is "
+                 "skipped on the jobs it rules out), or one that compares "
+                 "fewer node sets with each other", JOB_QUOTE_MAX, where,
+                 done, n,
                  job_secs(t, sizeof t, took),
-                 job_secs(lim, sizeof lim, b->seconds));
+                 job_secs(lim, sizeof lim, b->seconds),
+                 config_only ? "" : ", state/phase = 'active' and ...");
     return ETIMEDOUT;
 }
 
@@ -2003,8 +2006,8 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
             ret = EINVAL;
             goto cleanup;
         }
-        if (bound && (ret = job_where_over(bound, t0, i + 1, n, where, err,
-                                           errlen)))
+        if (bound && (ret = job_where_over(bound, t0, i + 1, n, where,
+                                           config_only, err, errlen)))
             goto cleanup;
         if (!keep)
             continue;

@@ -1326,6 +1326,16 @@ for res in "$JOBS" "$JOBS/job"; do
         && ok "${res#$JOBS}?where=... past the budget: of how many jobs, in how long, what to send; no job sent" \
         || notok "${res#$JOBS}?where=... past the budget: $(cat "$tmp/bad-body")"
 done
+# Under running the advice names no state: running refuses a where
+# that does (its state/phase example was refused there).
+res="$RUN/lightrail-job:jobs/job"
+badq 400 invalid-value where-budget-exceeded \
+    "send a narrower where, with a cheap condition first joined by and (name = 'j1' and ...: the rest" \
+    "where=starts-with(name,'p')"
+jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("state/") | not' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "running: where=... past the budget: the advice names no state" \
+    || notok "running: where=... past the budget: $(cat "$tmp/bad-body")"
 res=$JOBS
 sel "sort-by=model" '[sort_by(.model) | .[].name]'
 cp "$tmp/cfg-budget" "$D/lightraild.json"

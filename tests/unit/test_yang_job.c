@@ -1717,6 +1717,36 @@ test_job_select_budget(void)
                                   b, sizeof b), 0);
     CU_ASSERT_STRING_EQUAL(b, "jd,jb");
     CU_ASSERT_EQUAL(memcmp(before, j, sizeof j), 0);
+    /* Under running (config_only) the advice names no state: a where
+     * that does, such as its "state/phase = 'active' and ..." under
+     * operational, is refused there (ENODATA). */
+    const struct lr_job **sel = NULL;
+    int m = -1;
+    char err[1024] = "";
+    reads = 0;
+    tick.seconds = 1.5;
+    CU_ASSERT_EQUAL(lr_yang_job_select(ctx, refs, 4, "priority > 0", NULL,
+                                       true, &tick, f.topo, f.cluster,
+                                       &f.mods, &sel, &m, err, sizeof err),
+                    ETIMEDOUT);
+    CU_ASSERT_PTR_NULL(sel);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "on 2 of the 4 jobs in 2 s, past "
+                                       "the 1.5 s this server gives a "
+                                       "where, and nothing is returned: "
+                                       "send a narrower where, with a "
+                                       "cheap condition first joined by "
+                                       "and (name = 'j1' and ...: the rest "
+                                       "is skipped"));
+    CU_ASSERT_PTR_NULL(strstr(err, "state/"));
+    if (strstr(err, "state/"))
+        fprintf(stderr, "budget under running: %s\n", err);
+    free(sel);
+    sel = NULL;
+    CU_ASSERT_EQUAL(lr_yang_job_select(ctx, refs, 4, "state/phase = 'active' "
+                                       "and priority > 0", NULL, true, NULL,
+                                       f.topo, f.cluster, &f.mods, &sel, &m,
+                                       err, sizeof err), ENODATA);
+    free(sel);
     fixture_free(&f);
 }
 
