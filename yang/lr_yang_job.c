@@ -1701,6 +1701,12 @@ job_where_over(const struct lr_yang_where_budget *b, double t0, size_t done,
     char t[32], lim[32];
     if (took <= b->seconds)
         return 0;
+    /* Printed to the microsecond, a time past the budget by less than
+     * half of one would read as the budget itself ("in 1 s, past the
+     * 1 s"): it is said as the next microsecond up. */
+    job_secs(t, sizeof t, took);
+    if (strtod(t, NULL) <= b->seconds)
+        job_secs(t, sizeof t, b->seconds + 1e-6);
     lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                  "'%.*s' was evaluated on %zu of the %d jobs in %s s, "
                  "past the %s s this server gives a where, and nothing is "
@@ -1708,9 +1714,7 @@ job_where_over(const struct lr_yang_where_budget *b, double t0, size_t done,
                  "first joined by and (name = 'j1' and ...%s: the rest is "
                  "skipped on the jobs it rules out), or one that compares "
                  "fewer node sets with each other", JOB_QUOTE_MAX, where,
-                 done, n,
-                 job_secs(t, sizeof t, took),
-                 job_secs(lim, sizeof lim, b->seconds),
+                 done, n, t, job_secs(lim, sizeof lim, b->seconds),
                  config_only ? "" : ", state/phase = 'active' and ...");
     return ETIMEDOUT;
 }

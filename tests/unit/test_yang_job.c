@@ -1623,6 +1623,15 @@ tick_clock(void *arg)
     return (double) (*reads)++;
 }
 
+/* A clock that gives 0, then 1.0000004 ('arg': the reads so far): a
+ * budget of 1 s is overrun by less than a microsecond. */
+static double
+hair_clock(void *arg)
+{
+    int *reads = arg;
+    return (*reads)++ ? 1.0000004 : 0;
+}
+
 /* lr_yang_job_select() over the four jobs of test_job_select() with
  * 'where', sort-by priority and budget 'b': its code, and the names
  * selected or the error in buf. */
@@ -1717,6 +1726,17 @@ test_job_select_budget(void)
                                   b, sizeof b), 0);
     CU_ASSERT_STRING_EQUAL(b, "jd,jb");
     CU_ASSERT_EQUAL(memcmp(before, j, sizeof j), 0);
+    /* Overrun by less than the microsecond the message prints: the
+     * time it gives is still past the budget (it read "in 1 s, past
+     * the 1 s"). */
+    reads = 0;
+    const struct lr_yang_where_budget hair = { 1, hair_clock, &reads };
+    CU_ASSERT_EQUAL(select_budget(&f, refs, "priority > 0", &hair, b,
+                                  sizeof b), ETIMEDOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(b, "on 1 of the 4 jobs in 1.000001 s, "
+                                  "past the 1 s"));
+    if (!strstr(b, "in 1.000001 s"))
+        fprintf(stderr, "budget 1, a hair past: %s\n", b);
     /* Under running (config_only) the advice names no state: a where
      * that does, such as its "state/phase = 'active' and ..." under
      * operational, is refused there (ENODATA). */
