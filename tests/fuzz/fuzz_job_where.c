@@ -21,6 +21,10 @@
  * LeakSanitizer is on for every input: re-match(), whose bad patterns
  * leaked in libyang, is refused before libyang reads it.
  *
+ * A where that selects is evaluated again under a budget with a clock
+ * of its own (budget_check()): refused whole once past it, with one
+ * line saying how far it got, or the same selection within it.
+ *
  * Build and run with `make fuzz` (tests/yang.am); tools/fuzz-where-gen.py
  * writes inputs from XPath's grammar for it (`-runs=0 DIR` runs them).
  */
@@ -190,6 +194,54 @@ part(const uint8_t *p, size_t len)
     return s;
 }
 
+/* A clock that moves one unit each time it is read ('arg': the reads
+ * so far): a budget of K + 0.5 runs out after job K + 1's evaluation,
+ * whatever the machine's speed. */
+static double
+fuzz_tick(void *arg)
+{
+    int *reads = arg;
+    return (double) (*reads)++;
+}
+
+/* The where's budget (lightraild's where-budget) over a where that
+ * selected 'want' ('n_want' jobs) without one.  With K = 'size' %
+ * (N_JOBS + 1) and a budget of K + 0.5: K < N_JOBS runs out after job
+ * K + 1, and the selection is refused whole (ETIMEDOUT, nothing
+ * returned, one line saying how far it got); K = N_JOBS never runs
+ * out, and the selection is the same. */
+static void
+budget_check(const char *where, const char *sort_by, size_t size,
+             const struct lr_job *const *want, int n_want)
+{
+    int k = (int) (size % (N_JOBS + 1)), reads = 0, n = -1;
+    const struct lr_yang_where_budget b = { k + 0.5, fuzz_tick, &reads };
+    const struct lr_job **sel = (const struct lr_job **) &sel;
+    char err[1024] = "", said[64];
+    int rc = lr_yang_job_select(ctx, refs, N_JOBS, where, sort_by, false, &b,
+                                topo, cluster, &mods, &sel, &n, err,
+                                sizeof err);
+    if (k == N_JOBS) {
+        check(rc == 0, "a where within its budget was refused");
+        check(n == n_want && !memcmp(sel, want, (size_t) n * sizeof *sel),
+              "a budget changed the selection");
+        free(sel);
+        return;
+    }
+    if (rc != ETIMEDOUT)
+        fprintf(stderr, LR_FUZZ_NAME ": where '%s', budget %d.5: %d %s\n",
+                where, k, rc, err);
+    check(rc == ETIMEDOUT, "a where past its budget was not refused");
+    check(sel == NULL && n == 0, "a where past its budget left a selection");
+    check(reads == k + 2, "the budget's clock not read once before the "
+          "first job and once after each");
+    check(!strchr(err, '\n'), "a reason of more than one line");
+    snprintf(said, sizeof said, "evaluated on %d of the %d jobs in %d s", k + 1,
+             N_JOBS, k + 1);
+    check(strstr(err, said) != NULL, "the budget's reason does not say how "
+          "far it got");
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -230,6 +282,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* Without sort-by the list's order stays. */
         for (int i = 1; !sort_by && i < n; i++)
             check(sel[i - 1] < sel[i], "where reordered the jobs");
+        if (where)
+            budget_check(where, sort_by, size, sel, n);
         free(sel);
     }
     free(where);
