@@ -2147,9 +2147,9 @@ say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
             continue;
         n++;
         /* The way back names what changed: a format's spectral
-         * efficiency or threshold alone is no format missing.  The
-         * threshold's is the measurement cut down to a tenth of a dB,
-         * which the table then passes. */
+         * efficiency, reach or threshold alone is no format missing.
+         * The threshold's is the measurement cut down to a tenth of a
+         * dB, which the table then passes. */
         char back[64 + LR_MOD_NAME_MAX];
         if (rc == EDOM)
             snprintf(back, sizeof back, "give %s its spectral efficiency "
@@ -2158,6 +2158,9 @@ say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
             snprintf(back, sizeof back, "give %s a threshold of at most "
                      "%.1f dB back", lp->modulation,
                      floor(lp->gosnr_db * 10) / 10);
+        else if (rc == ERANGE)
+            snprintf(back, sizeof back, "give %s its reach back",
+                     lp->modulation);
         else
             snprintf(back, sizeof back, "give the modulation table the "
                      "format back");

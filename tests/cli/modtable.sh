@@ -11,7 +11,8 @@
 #     planned with the new table; lightrail-check warns of it, exit 0;
 #   - a table whose format has another spectral efficiency sizes the
 #     stored lightpath at another slot count: said the same way, both
-#     counts named, kept as stored.
+#     counts named, kept as stored; one whose reach is cut short says
+#     to give the format its reach back.
 #   - a table whose format's threshold is above the gOSNR measured at
 #     provisioning: said the same way, both named, kept as stored; a
 #     threshold at the measurement, nothing.
@@ -199,6 +200,21 @@ db.execute("UPDATE lightpaths SET gosnr_db = NULL WHERE job = 'j1'")
 db.commit()
 PY
 
+# 2d. The same formats, but $fmt's reach cut to 1 km: j1's path is
+# beyond it.  The way back names the reach, not a format missing (the
+# table has $fmt): "give $fmt its reach back" (it said "give the
+# modulation table the format back").
+printf 'name,maximum_length,spectral_efficiency\nBPSK,100000,1\nQPSK,2500,2\n8QAM,1250,3\n16QAM,625,4\n' \
+    | awk -F, -v OFS=, -v f="$fmt" '$1 == f { $2 = 1 } { print }' > "$D/near.csv"
+with_table near.csv
+$CHECK --config "$D/lightraild.json" 2> "$tmp/err"
+rc=$?
+[ $rc = 0 ] \
+   && grep -q -F "lightrail-check: warning: job j1: lightpath 1 (" "$tmp/err" \
+   && grep -q -F "km is beyond $fmt's reach of 1 km in the modulation table: kept as stored, no device reprogrammed; give $fmt its reach back, or DELETE the job" "$tmp/err" \
+   && ! grep -q -F "the format back" "$tmp/err" \
+   && ok "a reach cut short: lightrail-check says to give $fmt its reach back, exit 0" \
+   || notok "lightrail-check on $fmt's reach cut: exit $rc, $(cat "$tmp/err")"
 # The log is appended to by each start: step 3 reads its own.
 : > "$D/log"
 
