@@ -383,7 +383,8 @@ op_provision(struct lr_ctl_op *op)
                              "on its driver's record marked unknown (a "
                              "request on %s had no answer: the ROADM may "
                              "not hold %s), so the lightpaths are not taken "
-                             "as added; submit the job again (%.200s)",
+                             "as added; DELETE the job and submit it again "
+                             "(%.200s)",
                              op->node[i], held, it->n, unsure,
                              unsure > 1 ? "are" : "is",
                              unsure > 1 ? "them" : "it",

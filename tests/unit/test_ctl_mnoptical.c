@@ -453,6 +453,17 @@ test_lost_add_unknown_not_held(void)
     CU_ASSERT_EQUAL(drift, 0);
     free(report);
     CU_ASSERT_EQUAL(lr_ctl_check(c, err, sizeof err), 0);
+    /* The way out the reason gives works: the failed job is kept, so a
+     * submission alone is refused (it said "submit the job again");
+     * DELETE, then submit, and the job is active. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "DELETE the job and submit "
+                                              "it again"));
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), EEXIST);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "unsure", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(rules_on("r1"), 2);
+    drop_if_active(c, &job);
     lr_ctl_free(c);
 }
 
