@@ -11,7 +11,7 @@
 #     an independent witness), and deleting it removes them (/rules {});
 #   - a job admitted at 17 dB keeps gosnr 17 on each lightpath; restarted
 #     with 8QAM at 18 dB, both are said below it (log, GET), kept as
-#     stored;
+#     stored; deleted after the restart, the emulator holds no rule;
 #   - at 15 dB a job fails with the measured gOSNR, the threshold and the
 #     margin, and the emulator holds no rule;
 #   - with a modulation-table whose 8QAM needs 18.6 dB, a job fails at
@@ -70,11 +70,11 @@ api DELETE "$JOBS/job=good"
 # 1b. The gOSNR each receiver measured is kept: restarted with 8QAM's
 # threshold raised to 18 dB, it is below it, said at start and in GET,
 # the job kept as stored (test_ctl_mnoptical witnesses that no terminal
-# is tuned again: this double's process logs no calls).  The job is
-# deleted without checking the emulator's rules after: a start
-# re-applies the channels its driver has no record of (mnoptical's read
-# is its record), and a DELETE after that left a rule on the emulator
-# (seen 2026-12-07; not this step's subject).
+# is tuned again: this double's process logs no calls).  The start
+# re-installs every channel of the store (mnoptical's read is its
+# record, empty in a new process), which the emulator takes as the same
+# rules: the DELETE after it leaves none (until 2026-12-07 the double
+# held the re-install as a second rule, and one was left).
 submit kept
 jq -e '."lightrail-job:job"[0].state | .phase == "active" and (.lightpath | length == 2 and all(.gosnr | tonumber == 17))' "$tmp/body" > /dev/null \
     && ok "each lightpath keeps the gOSNR its receiver measured: 17 dB" \
@@ -98,6 +98,9 @@ api GET "$JOBS/job=kept"
     || notok "GET kept on a raised threshold: $STATUS $(cat "$tmp/body")"
 api DELETE "$JOBS/job=kept"
 [ "$STATUS" = 204 ] || notok "DELETE kept: $STATUS $(cat "$tmp/body")"
+[ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" \
+    && ok "restarted, then deleted: the emulator holds none of kept's rules" \
+    || notok "/rules after a restart and a DELETE: $(cat "$tmp/rules")"
 stop_daemon
 cp "$D/plain.json" "$D/lightraild.json"
 stop_double

@@ -115,6 +115,16 @@ dbl_cut_removal(struct evhttp_request *req, const char *node)
         dbl_cut_if(req, &dbl.cut_remove);
 }
 
+/* Whether the double holds rule 'r' (node, ports and channels). */
+static bool
+dbl_held(const struct dbl_rule *r)
+{
+    for (int i = 0; i < dbl.n_rules; i++)
+        if (!memcmp(&dbl.rules[i], r, sizeof *r))
+            return true;
+    return false;
+}
+
 static void
 dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
 {
@@ -187,7 +197,14 @@ dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
         dbl_html(req, 500, "500 Internal Server Error", "KeyError: rule");
         return;
     }
-    if (dbl.n_rules < MAX_RULES)
+    /* Mininet-Optical keys a ROADM's switch table by in-port and
+     * channel (mnoptical/node.py, Roadm.install_switch_rule(); before
+     * that dataplane.py's ROADM.phyInstall() returned on a rule it held):
+     * an install of a rule it holds is that rule again, not a second
+     * one, and one removal takes it away.  Until 2026-12-07 the double
+     * held a second copy, which a lightraild restart made (its start
+     * re-installs every channel of the store) and a DELETE left. */
+    if (!dbl_held(&r) && dbl.n_rules < MAX_RULES)
         dbl.rules[dbl.n_rules++] = r;
     if (dbl_cut_here(node))
         dbl_cut_if(req, &dbl.cut_connect);

@@ -5,8 +5,10 @@
  * (../shared/reference/southbound.md, "Mininet-Optical REST"): /nodes,
  * /links, /ports, /reset, /connect (ROADM rules and terminals), /turn_on,
  * /monitor, /rules, with its errors (HTML pages: 404 unknown node, 500
- * bad or missing parameter) and quirks (/rules 500 once a rule exists, a
- * bare Infinity in the monitor's JSON).  Faults: the Nth /connect from
+ * bad or missing parameter), its rules (an install of a rule the ROADM
+ * holds is that rule, not a second: one removal takes it away) and
+ * quirks (/rules 500 once a rule exists, a bare Infinity in the
+ * monitor's JSON).  Faults: the Nth /connect from
  * now fails with 500, r2 disappears (404), /ports of r3 lacks a port
  * /links gives it, the next /connect answers late, or the Nth install
  * (or removal, or the next N removals), on every ROADM or on one, from

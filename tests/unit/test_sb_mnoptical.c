@@ -309,6 +309,37 @@ test_lightpath_rules(void)
     k->close(r3);
 }
 
+/* A restart of lightraild: a new handle, whose record is empty,
+ * installs a rule the emulator already holds (the start's
+ * reconciliation re-applies every channel of the store).  Mininet-
+ * Optical keys its switch table by in-port and channel, so the second
+ * install is the same rule, and one DELETE removes it: nothing is left.
+ * The double held the second install as a second rule until
+ * 2026-12-07, and a DELETE after a restart left one behind. */
+static void
+test_restart_reinstall(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int ret;
+    struct sb_change ch;
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch, SB_ADD, "job1/lp0", "r1-r2", "r2-r3", n_of(5, 2), 8);
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    k->close(r2);
+    r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
+    change(&ch, SB_DELETE, "job1/lp0", "", "", 0, 0);
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT_EQUAL(dbl.n_calls, 3);
+    k->close(r2);
+}
+
 /* Refusals before any request: unmappable spectrum, unknown link,
  * ambiguous add port (r2 has one terminal: t3; r2 with no in-port
  * adds from t3). */
@@ -1189,6 +1220,8 @@ static CU_TestInfo tests[] = {
     { "flexgrid -> 50 GHz channels", test_map },
     { "open refusals", test_open_refusals },
     { "a lightpath's rules hop by hop, deleted", test_lightpath_rules },
+    { "restarted: a second install is the same rule, one DELETE",
+      test_restart_reinstall },
     { "refusals before any request", test_refusals },
     { "undo on failure, HTML errors", test_undo },
     { "an undo the emulator refuses is kept on record", test_undo_refused },
