@@ -2200,6 +2200,38 @@ lr_ctl_mod_mismatch(const struct lr_ctl *c, char **report)
     return n;
 }
 
+/* The channels of 'j', a job the store has with its lightpaths but
+ * whose provisioning or release a restart interrupted, back on the
+ * record of each ROADM whose driver's read is its record (sb_driver.h
+ * adopt; mnoptical), before the start removes them: a new process's
+ * record is empty, the removal of a channel off it is ENOENT with
+ * nothing sent (taken as already gone), and the emulator kept every
+ * rule of the job, which no read could show nor reconcile remove.  An
+ * active job's channels are not adopted: the start's reconciliation
+ * installs them again, which Mininet-Optical takes as the same rules,
+ * and so restores an emulator restarted meanwhile too.  A ROADM whose
+ * record refuses them is said in the report. */
+static void
+adopt_job(struct lr_ctl *c, const struct lr_job *j, char **buf, size_t *len)
+{
+    struct sb_change ch[LR_JOB_MAX_LIGHTPATHS];
+    struct sb_media_channel mc[LR_JOB_MAX_LIGHTPATHS];
+    char e[512];
+    for (int node = 0; node < c->topo->n_nodes; node++) {
+        if (!c->dev[node] || !c->cls[node]->adopt)
+            continue;
+        int n = lr_ctl_changes_for(c, j, node, SB_ADD, ch);
+        for (int i = 0; i < n; i++)
+            mc[i] = ch[i].mc;
+        if (n > 0 && c->cls[node]->adopt(c->dev[node], mc, n, e, sizeof e))
+            lr_ctl_say(buf, len, "job %s: ROADM %s: its channels could not "
+                       "be put back on its driver's record, so their "
+                       "removal will not reach it (%s): /reset the node "
+                       "if it keeps them", j->intent.name,
+                       c->topo->nodes[node].name, e);
+    }
+}
+
 /* The start's recovery of the 'n' 'jobs' of the store (the caller owns
  * them; each is changed in place as it is recovered): interrupted ones
  * rolled back or released, active ones booked, then the devices
@@ -2219,6 +2251,7 @@ recover(struct lr_ctl *c, struct lr_job *jobs, int n, char **report,
         case LR_JOB_SUBMITTED:
         case LR_JOB_PLANNED:
             /* Interrupted before it was active: roll back. */
+            adopt_job(c, j, &buf, &len);
             if (lr_ctl_unprovision_now(c, j, e, sizeof e)) {
                 rc = keep_releasing(c, j, "provisioning was interrupted by "
                                     "a controller restart", e, &buf, &len,
@@ -2240,6 +2273,7 @@ recover(struct lr_ctl *c, struct lr_job *jobs, int n, char **report,
             remember_job(c, j);
             break;
         case LR_JOB_RELEASING:
+            adopt_job(c, j, &buf, &len);
             if (lr_ctl_unprovision_now(c, j, e, sizeof e)) {
                 rc = keep_releasing(c, j, "its release was interrupted by a "
                                     "controller restart", e, &buf, &len,

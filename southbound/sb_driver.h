@@ -159,6 +159,17 @@ struct sb_driver_class {
      * and lr_ctl's health of each ROADM (lr_ctl_dev.h) does not count
      * it. */
     bool read_is_record;
+    /* Optional, for a driver whose read is its record: puts the 'n'
+     * media channels 'mc' on that record marked unknown (the device may
+     * hold them or not), each as apply() would have installed it; one
+     * the record has is left as it is.  For channels a previous process
+     * of this controller installed, as the store says, whose removal
+     * must reach the device: off the record a DELETE is ENOENT and sends
+     * nothing, so a restart left them there for good.  0, or EINVAL
+     * (a channel apply() would refuse) or ENOMEM with the line, the
+     * record as it was. */
+    int (*adopt)(struct sb_device *, const struct sb_media_channel *mc,
+                 int n, char *err, size_t errlen);
     void (*close)(struct sb_device *);
     /* Optional: NULL for a family that programs ROADMs only (dummy,
      * netconf, restconf), which lr_ctl then never asks.  Called by lr_ctl

@@ -28,11 +28,16 @@
  * read(): Mininet-Optical has no working rule listing (/rules answers
  * 500 once a rule exists), so the driver answers from its own record of
  * what it installed through this handle.  Consequences for
- * reconciliation: rules made by anyone else, or before this process
- * opened the device (a restart of lightraild), are invisible -- they are
- * never reported as drift nor removed; after a restart reconcile re-
- * installs the store's channels over them.  Reset the emulator's ROADMs
- * (/reset) when starting the controller against a used emulation.  A
+ * reconciliation: rules made by anyone else are invisible -- never
+ * reported as drift nor removed.  After a restart of lightraild the
+ * record is empty: the start re-installs an active job's channels (the
+ * emulator keys its rules by in-port and channel, so an install of a
+ * rule it holds is that rule again), and puts back, marked unknown
+ * (adopt()), those of a job whose provisioning or release the restart
+ * interrupted, so that their removal reaches the emulator.  A rule no
+ * store knows of (another controller's, or one whose job left the
+ * store) stays invisible: reset the emulator's ROADMs (/reset) when
+ * starting the controller against an emulation used otherwise.  A
  * rule whose request had no answer stays on the record marked unknown
  * (sb_mno_record()) and is shown, with its mark (sb_media_channel's
  * unknown); a DELETE settles it.
@@ -437,6 +442,53 @@ sb_mnoptical_read(struct sb_device *dev, struct sb_media_channel **out,
     return ret;
 }
 
+/* The driver's adopt() (sb_driver.h): after a restart of lightraild the
+ * record is empty, and the removal of a rule the previous process
+ * installed (a rollback or release the restart interrupted) was ENOENT
+ * with nothing sent, the rule left on the emulator for good.  Adopted
+ * rules are marked unknown: the emulator may have lost them (restarted
+ * meanwhile), and a removal of an unknown rule counts the emulator's
+ * 500 for one it does not hold as done (sb_mno_remove_settles()).  The
+ * rules are made whole before the record changes: all or none. */
+static int
+sb_mnoptical_adopt(struct sb_device *dev, const struct sb_media_channel *mc,
+                   int n, char *err, size_t errlen)
+{
+    struct sb_mnoptical *d = (struct sb_mnoptical *) dev;
+    struct sb_mno_rule *r = NULL;
+    int n_r = 0, ret = 0;
+
+    if (n < 0 || (n && !mc)) {
+        sb_errf(err, errlen, 0, "%s: %d channels to adopt: fix the call",
+                d->config.name, n);
+        return EINVAL;
+    }
+    pthread_mutex_lock(&d->lock);
+    r = malloc(((size_t) n + 1) * sizeof *r);
+    if (!r || sb_mno_reserve(d, n)) {
+        ret = ENOMEM;
+        sb_errf(err, errlen, 0, "%s: out of memory for %d channel(s) of "
+                "the store to put on the driver's record: none was put "
+                "there", d->config.name, n);
+        goto cleanup;
+    }
+    for (int i = 0; i < n; i++) {
+        if (sb_mno_find(d->rules, d->n_rules, mc[i].name) >= 0
+            || sb_mno_find(r, n_r, mc[i].name) >= 0)
+            continue;
+        if ((ret = sb_mno_rule_of(d, &mc[i], &r[n_r], err, errlen)))
+            goto cleanup;
+        r[n_r++].unknown = true;
+    }
+    /* n_r <= n: the room reserved above. */
+    for (int i = 0; i < n_r; i++)
+        d->rules[d->n_rules++] = r[i];
+cleanup:
+    pthread_mutex_unlock(&d->lock);
+    free(r);
+    return ret;
+}
+
 static void
 sb_mnoptical_close(struct sb_device *dev)
 {
@@ -597,6 +649,7 @@ const struct sb_driver_class sb_mnoptical_class = {
     .apply = sb_mnoptical_apply,
     .read = sb_mnoptical_read,
     .read_is_record = true,
+    .adopt = sb_mnoptical_adopt,
     .close = sb_mnoptical_close,
     .check_lightpath = sb_mnoptical_check_lightpath,
 };

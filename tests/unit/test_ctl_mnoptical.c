@@ -28,6 +28,10 @@
  * empty) nor as gone after a lost removal (the DELETE fails, saying
  * the ROADM may still hold it, and a DELETE again settles it), nor
  * as present by a reconciliation (a difference, replaced).
+ * Restarted with an active job, the emulator holds each rule once, a
+ * reconciliation after the start sends nothing and a DELETE leaves
+ * none; restarted during a provisioning or a release, the start's
+ * removal leaves no rule, the emulator's or lost meanwhile.
  */
 #include <errno.h>
 #include <math.h>
@@ -37,6 +41,7 @@
 #include <unistd.h>
 
 #include "controller/lr_ctl.h"
+#include "controller/lr_store.h"
 #include "tests/lr_test.h"
 #include "tests/unit/lr_test_dev.h"
 #include "tests/unit/mno_double.h"
@@ -622,6 +627,104 @@ test_health_without_reads(void)
                  "http://127.0.0.1:%d", dbl.port);
 }
 
+/* The driver's record starts empty in a new process, so the start's
+ * reconciliation installs every channel of an active job again: the
+ * emulator takes that as the same rules (tests/unit/mno_double.c,
+ * dbl_held()), each held once, and the record then holds them: a
+ * reconciliation after the start finds nothing to do and sends no
+ * request, and a DELETE leaves no rule.  Until 2026-12-07 the double
+ * held 12 after the start and 6 after the DELETE. */
+static void
+test_restart_active(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in = intent("again");
+    char err[1024], *report = NULL;
+    int drift = -1;
+
+    mno_double_reset();
+    dbl.gosnr = 17;
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(dbl.n_rules, 6);
+    lr_ctl_free(c);
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 6);
+    dbl.n_calls = 0;
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, 0);
+    CU_ASSERT_EQUAL(dbl.n_calls, 0);
+    free(report);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "again", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT_EQUAL(lr_ctl_check(c, err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
+/* A job whose provisioning (or release) a restart interrupted: the
+ * store has its lightpaths and the emulator its rules, and the start
+ * rolls it back (or finishes the release) by deleting its channels.
+ * The driver's record, empty in the new process, does not have them,
+ * so each DELETE was ENOENT, taken as already gone, and the emulator
+ * kept all 6 rules, which no reconciliation could see (the record is
+ * its read) nor remove.  With 'emulator_lost' the emulator lost them
+ * meanwhile (restarted too): each removal's 500 settles the rule. */
+static void
+test_restart_interrupted(enum lr_job_phase phase, bool emulator_lost)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_store *st = NULL;
+    struct lr_job job;
+    struct lr_intent in = intent("cut");
+    char err[1024];
+
+    mno_double_reset();
+    dbl.gosnr = 17;
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    lr_ctl_free(c);
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(db, &st, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_store_set_phase(st, "cut", phase, "", 0), 0);
+    lr_store_close(st);
+    if (emulator_lost)
+        dbl.n_rules = 0;
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    if (dbl.n_rules)
+        fprintf(stderr, "interrupted %s: %d rule(s) left\n",
+                lr_job_phase_name(phase), dbl.n_rules);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    if (phase == LR_JOB_PROVISIONING) {
+        CU_ASSERT_EQUAL(lr_ctl_get(c, "cut", &job), 0);
+        CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
+        CU_ASSERT_EQUAL(lr_ctl_delete(c, "cut", err, sizeof err), 0);
+    } else
+        CU_ASSERT_NOT_EQUAL(lr_ctl_get(c, "cut", &job), 0);
+    CU_ASSERT_EQUAL(lr_ctl_check(c, err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
+static void
+test_restart_provisioning(void)
+{
+    test_restart_interrupted(LR_JOB_PROVISIONING, false);
+}
+
+static void
+test_restart_provisioning_lost(void)
+{
+    test_restart_interrupted(LR_JOB_PROVISIONING, true);
+}
+
+static void
+test_restart_releasing(void)
+{
+    test_restart_interrupted(LR_JOB_RELEASING, false);
+}
+
 static CU_TestInfo tests[] = {
     { "gOSNR checked in provisioning: received, refused",
       test_received_and_refused },
@@ -638,6 +741,14 @@ static CU_TestInfo tests[] = {
     { "a terminal of an unknown DC", test_terminal_of_unknown_dc },
     { "health: read() is no answer of the device",
       test_health_without_reads },
+    { "restarted with an active job: each rule once, DELETE leaves none",
+      test_restart_active },
+    { "restarted during provisioning: the rollback leaves no rule",
+      test_restart_provisioning },
+    { "restarted during a release: it finishes, no rule left",
+      test_restart_releasing },
+    { "restarted during provisioning, the emulator's rules lost: settled",
+      test_restart_provisioning_lost },
     CU_TEST_INFO_NULL,
 };
 

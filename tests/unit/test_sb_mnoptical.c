@@ -340,6 +340,59 @@ test_restart_reinstall(void)
     k->close(r2);
 }
 
+/* adopt(): a previous process's rules put on a new handle's record,
+ * marked unknown, sending nothing; a DELETE then removes one the
+ * emulator holds and settles one it does not (its 500); a channel on
+ * the record is left as it is, and one apply() would refuse is refused
+ * with the record as it was. */
+static void
+test_adopt(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int ret, n;
+    struct sb_change ch[2];
+    struct sb_media_channel mc[2], *got = NULL;
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch[0], SB_ADD, "job1/lp0", "r1-r2", "r2-r3", n_of(5, 2), 8);
+    change(&ch[1], SB_ADD, "job1/lp1", "r2-r3", "r1-r2", n_of(9, 1), 4);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), 0);
+    k->close(r2);
+    r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    dbl.n_calls = 0;
+    mc[0] = ch[0].mc;
+    mc[1] = ch[1].mc;
+    mc[1].m = 3;   /* not whole 50 GHz channels: refused, none adopted */
+    CU_ASSERT_EQUAL(k->adopt(r2, mc, 2, err, sizeof err), EINVAL);
+    CU_ASSERT_EQUAL(k->read(r2, &got, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 0);
+    free(got);
+    mc[1] = ch[1].mc;
+    CU_ASSERT_EQUAL(k->adopt(r2, mc, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(k->adopt(r2, mc, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_calls, 0);
+    CU_ASSERT_EQUAL(k->read(r2, &got, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_TRUE(got[0].unknown && got[1].unknown);
+    free(got);
+    /* job1/lp0 is on the emulator, job1/lp1 is not. */
+    change(&ch[0], SB_DELETE, "job1/lp0", "", "", 0, 0);
+    change(&ch[1], SB_DELETE, "job1/lp1", "", "", 0, 0);
+    ret = k->apply(r2, ch, 2, err, sizeof err);
+    if (ret)
+        fprintf(stderr, "a DELETE of adopted rules: %d: %s\n", ret, err);
+    CU_ASSERT_EQUAL(ret, 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT_EQUAL(dbl.n_calls, 2);
+    CU_ASSERT_EQUAL(k->read(r2, &got, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 0);
+    free(got);
+    k->close(r2);
+}
+
 /* Refusals before any request: unmappable spectrum, unknown link,
  * ambiguous add port (r2 has one terminal: t3; r2 with no in-port
  * adds from t3). */
@@ -1222,6 +1275,8 @@ static CU_TestInfo tests[] = {
     { "a lightpath's rules hop by hop, deleted", test_lightpath_rules },
     { "restarted: a second install is the same rule, one DELETE",
       test_restart_reinstall },
+    { "adopt: on record marked unknown, a DELETE settles it",
+      test_adopt },
     { "refusals before any request", test_refusals },
     { "undo on failure, HTML errors", test_undo },
     { "an undo the emulator refuses is kept on record", test_undo_refused },
