@@ -157,6 +157,22 @@ if $LIGHTRAIL job show gpt-a > "$tmp/show" \
 else
     notok "job show: $(cat "$tmp/show")"
 fi
+# A lightpath's measured gOSNR and its mismatch with the table in use,
+# under its row, when the server gives them; --format json passes them.
+want_mm="measured 21.5 dB at provisioning, below 16QAM's 22.4 dB threshold in the modulation table"
+if $LIGHTRAIL job show gpt-a > "$tmp/show" \
+   && grep -A 2 '^1 .*dc1 -> dc2' "$tmp/show" | grep -q '^          gosnr     21.50 dB (measured at provisioning)$' \
+   && grep -A 2 '^1 .*dc1 -> dc2' "$tmp/show" | grep -q -F -x "          mismatch  $want_mm"; then
+    ok "job show: a lightpath's gosnr and modulation-mismatch"
+else
+    notok "job show, gosnr and modulation-mismatch: $(cat "$tmp/show")"
+fi
+if $LIGHTRAIL job show gpt-a --format json \
+   | jq -e --arg w "$want_mm" '.. | objects | select(has("gosnr")) | .gosnr == "21.50" and ."modulation-mismatch" == $w' > /dev/null; then
+    ok "job show --format json: gosnr and modulation-mismatch as the server gave them"
+else
+    notok "job show --format json: $($LIGHTRAIL job show gpt-a --format json)"
+fi
 if $LIGHTRAIL job show 'a b/c' | grep -q '^  reason      memory: layer 1'; then
     ok "job show: a name with a space and a slash"
 else

@@ -38,7 +38,9 @@ static const char gpt_a[] =
     "\"lightpath\":[{\"index\":1,\"from-dc\":\"dc1\",\"to-dc\":\"dc2\","
     "\"link\":[\"r1-r2\",\"r2-r3\"],\"length-km\":\"55.000\","
     "\"modulation\":\"16QAM\",\"first-slot\":0,\"slots\":4,\"n\":-30,\"m\":2,"
-    "\"capacity-gbps\":\"200.0\"}]}}";
+    "\"capacity-gbps\":\"200.0\",\"gosnr\":\"21.50\","
+    "\"modulation-mismatch\":\"measured 21.5 dB at provisioning, below "
+    "16QAM's 22.4 dB threshold in the modulation table\"}]}}";
 static const char blocked[] =
     "{\"name\":\"a b/c\",\"model\":\"llama2-70b\",\"state\":{\"phase\":"
     "\"blocked\",\"reason\":\"memory: layer 1 alone needs 90.1 GB per device\"}}";

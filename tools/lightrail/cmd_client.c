@@ -174,6 +174,9 @@ client_usage(FILE *f, enum client_cmd c)
 "\n"
 "show ends with the line 'etag: \"...\"', the version of the job shown\n"
 "(with --format json it prints the server's JSON alone, no etag).\n"
+"Under a lightpath's row, show gives the gOSNR its receiver measured\n"
+"at provisioning (gosnr) and its mismatch with the modulation table in\n"
+"use (mismatch), each when the server has it.\n"
 "delete with --if-match deletes the job only if it is still that\n"
 "version: one whose state moved since (or deleted and submitted again)\n"
 "is left as it is.\n"
@@ -932,6 +935,21 @@ print_job_table(json_object *jobs)
     }
 }
 
+/* Under a lightpath's row, the state leaves too long for a column:
+ * the gOSNR its receiver measured at provisioning and the mismatch with
+ * the modulation table in use (lightrail-job.yang), each when the
+ * server gives it. */
+static void
+print_lightpath_quality(json_object *l)
+{
+    if (jstr(l, "gosnr", NULL))
+        printf("%-9s gosnr     %s dB (measured at provisioning)\n", "",
+               jstr(l, "gosnr", NULL));
+    if (jstr(l, "modulation-mismatch", NULL))
+        printf("%-9s mismatch  %s\n", "", jstr(l, "modulation-mismatch",
+                                               NULL));
+}
+
 static void
 print_job(json_object *j)
 {
@@ -986,6 +1004,7 @@ print_job(json_object *j)
                 printf("%s%s", k ? "," : "",
                        json_object_get_string(jidx(links, k)));
             printf("\n");
+            print_lightpath_quality(l);
         }
     }
 }
