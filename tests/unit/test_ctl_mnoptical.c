@@ -650,8 +650,15 @@ test_restart_active(void)
     CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
     CU_ASSERT_EQUAL(dbl.n_rules, 6);
     lr_ctl_free(c);
-    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(open_ctl_report(&c, terms, 2, NULL, &report, err,
+                                          sizeof err), 0);
     CU_ASSERT_EQUAL(dbl.n_rules, 6);
+    /* The start says what it did (docs/southbound.md). */
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "r2: channel again/lp1 "
+                                            "of job again is missing: "
+                                            "re-applied"));
+    free(report);
+    report = NULL;
     dbl.n_calls = 0;
     CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
                                      sizeof err), 0);
