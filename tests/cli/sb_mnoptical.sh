@@ -11,7 +11,9 @@
 #     an independent witness), and deleting it removes them (/rules {});
 #   - a job admitted at 17 dB keeps gosnr 17 on each lightpath; restarted
 #     with 8QAM at 18 dB, both are said below it (log, GET), kept as
-#     stored; deleted after the restart, the emulator holds no rule;
+#     stored; the start installs its channels again (the driver's
+#     record is new), a reconcile after it finds nothing to do, and
+#     deleted after the restart, the emulator holds no rule;
 #   - at 15 dB a job fails with the measured gOSNR, the threshold and the
 #     margin, and the emulator holds no rule;
 #   - with a modulation-table whose 8QAM needs 18.6 dB, a job fails at
@@ -96,6 +98,13 @@ api GET "$JOBS/job=kept"
     && jq -e --arg w "$want" '."lightrail-job:job"[0].state | .phase == "active" and (.lightpath | all((.gosnr | tonumber == 17) and ."modulation-mismatch" == $w))' "$tmp/body" > /dev/null \
     && ok "GET: kept active, its lightpaths' gosnr 17 with the mismatch" \
     || notok "GET kept on a raised threshold: $STATUS $(cat "$tmp/body")"
+grep -q 'channel kept/lp1 of job kept is missing: re-applied' "$D/log" \
+    && ok "the start installed kept's channels again (the driver's record is new)" \
+    || notok "no re-install at start: $(cat "$D/log")"
+api POST '/restconf/operations/lightrail-job:reconcile?dry-run=true'
+[ "$STATUS" = 200 ] && recon_text "$tmp/body" | grep -q '^0 difference(s)$' \
+    && ok "after the start a reconcile finds nothing to install again" \
+    || notok "reconcile after the restart: $STATUS $(cat "$tmp/body")"
 api DELETE "$JOBS/job=kept"
 [ "$STATUS" = 204 ] || notok "DELETE kept: $STATUS $(cat "$tmp/body")"
 [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" \
