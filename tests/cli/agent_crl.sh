@@ -11,7 +11,8 @@
 #   d. a CRL missing, not PEM, of another CA, stale (next update past)
 #      or of a CA without cRLSign: refused at start by both ends, exit
 #      2, one line naming the file and why, nothing made;
-#   e. SIGHUP: the agent reads its CRL again; a bad one is not taken;
+#   e. SIGHUP: the agent reads its CRL again, and closes a connection
+#      up whose certificate it now revokes; a bad one is not taken;
 #   f. the whole chain is checked: an intermediate CA revoked by the
 #      root's CRL refuses the agent it signed, and the intermediate's own
 #      CRL is needed;
@@ -276,9 +277,45 @@ else
 fi
 
 # ---- e. SIGHUP: the agent reads its CRL again ----
-# Agent 'none' takes the coordinator; its CRL file now revokes it.
-cp "$C/coord.pem" "$C/hup.pem"
-kill -HUP "$NONEPID"
+# Agent 'none' takes the coordinator; its CRL file now revokes it.  A
+# connection the coordinator holds across the SIGHUP is judged by the
+# new CRL too: closed, rather than kept for as long as it keeps asking.
+if command -v python3 > /dev/null; then
+    python3 - "$C" "$NONE" "$NONEPID" "$A/none.log" "$srcdir/tests/cli" \
+        > "$tmp/live.out" 2>&1 <<'PY'
+import os, shutil, signal, sys, time
+certs, port, pid, log, lib = sys.argv[1:6]
+sys.path.insert(0, lib)
+from agentwire import HELLO, HELLO_OK, ask, connect
+s = connect(certs, port, "dc2", "coordinator")
+t, _ = ask(s, HELLO)
+print("hello before:", "ok" if t == HELLO_OK else t)
+said = "SIGHUP: certificate, key, CA and CRL read again"
+before = open(log).read().count(said)
+shutil.copy(f"{certs}/coord.pem", f"{certs}/hup.pem")
+os.kill(int(pid), signal.SIGHUP)
+for _ in range(200):
+    if open(log).read().count(said) > before:
+        break
+    time.sleep(0.05)
+s.settimeout(10)
+try:
+    t, p = ask(s, HELLO)
+    print("hello after: answered", t, p)
+except (EOFError, OSError) as e:
+    print("hello after: closed")
+PY
+    if grep -q '^hello before: ok$' "$tmp/live.out" &&
+       grep -q '^hello after: closed$' "$tmp/live.out" &&
+       grep -F -q "closed: its certificate is refused since SIGHUP: revoked by CRL '$A/../certs/hup.pem' (serial $SERIAL_COORD, /CN=coordinator)" "$A/none.log"; then
+        ok "SIGHUP: the coordinator's connection up, now revoked, is closed"
+    else
+        notok "SIGHUP kept a revoked coordinator's connection: $(cat "$tmp/live.out"; grep SIGHUP -A2 "$A/none.log" | tail -3)"
+    fi
+else
+    cp "$C/coord.pem" "$C/hup.pem"
+    kill -HUP "$NONEPID"
+fi
 if await_log "$A/none.log" "SIGHUP: certificate, key, CA and CRL read again"; then
     plan "$NONE"
     if [ $rc -eq 3 ] && grep -F -q "the agent refused our certificate, serial $SERIAL_COORD" "$tmp/err"; then
