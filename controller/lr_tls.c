@@ -460,6 +460,41 @@ lr_tls_verify_cb(int ok, X509_STORE_CTX *x)
     return ok;
 }
 
+long
+lr_tls_verify_again(SSL_CTX *ctx, SSL *ssl)
+{
+    X509 *peer = SSL_get0_peer_certificate(ssl);
+    X509_STORE_CTX *x = peer ? X509_STORE_CTX_new() : NULL;
+    struct lr_tls_peer *p = lr_tls_peer_index >= 0
+                            ? SSL_get_ex_data(ssl, lr_tls_peer_index) : NULL;
+    long v = peer ? X509_V_ERR_OUT_OF_MEM
+                  : X509_V_ERR_APPLICATION_VERIFICATION;
+    if (p)
+        memset(p, 0, sizeof *p);
+    /* As libssl's ssl_verify_cert_chain() does at a handshake: the chain
+     * the peer sent as untrusted, the purpose of our side, then the
+     * context's parameters over the defaults (its flags, CRL checks
+     * included, and the peer names).  The callback records into 'p'
+     * through the SSL, as at the handshake. */
+    if (x && X509_STORE_CTX_init(x, SSL_CTX_get_cert_store(ctx), peer,
+                                 SSL_get_peer_cert_chain(ssl))
+        && X509_STORE_CTX_set_ex_data(x, SSL_get_ex_data_X509_STORE_CTX_idx(),
+                                      ssl)) {
+        X509_STORE_CTX_set_default(x, SSL_is_server(ssl) ? "ssl_client"
+                                                         : "ssl_server");
+        X509_VERIFY_PARAM_set1(X509_STORE_CTX_get0_param(x),
+                               SSL_CTX_get0_param(ctx));
+        X509_STORE_CTX_set_verify_cb(x, lr_tls_verify_cb);
+        if (X509_verify_cert(x) == 1)
+            v = X509_V_OK;
+        else if ((v = X509_STORE_CTX_get_error(x)) == X509_V_OK)
+            v = X509_V_ERR_UNSPECIFIED;   /* failed, no reason: refused */
+    }
+    X509_STORE_CTX_free(x);
+    ERR_clear_error();
+    return v;
+}
+
 const char *
 lr_tls_verify_text(long v, const struct lr_tls_peer *p, const char *crl,
                    char *buf, size_t len)

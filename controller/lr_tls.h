@@ -126,6 +126,17 @@ int lr_tls_verify_cb(int ok, X509_STORE_CTX *x);
  * certificate's serial). */
 int lr_tls_watch(SSL *ssl, struct lr_tls_peer *p);
 
+/* The chain the peer of 'ssl' presented at its handshake, verified
+ * again as a handshake would now against the CA, CRLs and parameters
+ * of 'ctx' (one loaded since, say with a new CRL): a key revoked after
+ * its connection was admitted must not keep that connection.  Records
+ * into the struct lr_tls_peer lr_tls_watch() gave 'ssl' (zeroed first),
+ * so that lr_tls_verify_text() names the certificate.  X509_V_OK, or
+ * the failure (X509_V_ERR_APPLICATION_VERIFICATION when the peer sent
+ * no certificate, _OUT_OF_MEM when OpenSSL had no memory): anything but
+ * X509_V_OK refuses.  Clears OpenSSL's queue. */
+long lr_tls_verify_again(SSL_CTX *ctx, SSL *ssl);
+
 /* The verification failure 'v' (SSL_get_verify_result()) of a peer's
  * certificate as words, into buf[len], with what '*p' (may be NULL)
  * recorded, to follow "its certificate is refused: ": "revoked by CRL

@@ -248,8 +248,8 @@ struct conn {
 
 struct agent {
     struct event_base *base;
-    /* The context of new connections; SIGHUP replaces it (reload()),
-     * each connection keeping the one it was accepted with. */
+    /* The context of new connections; SIGHUP replaces it (on_hup()),
+     * and judges the connections up by it again. */
     SSL_CTX *ssl;
     char serial[80];              /* our certificate's, for its refusal */
     struct evconnlistener *listener;
@@ -1642,6 +1642,8 @@ peer_at_limit(struct conn *c)
     return true;
 }
 
+static bool conn_revoked_since(struct conn *c);
+
 static void
 conn_event(struct bufferevent *bev, short what, void *arg)
 {
@@ -1660,7 +1662,8 @@ conn_event(struct bufferevent *bev, short what, void *arg)
         snprintf(c->peer + l, sizeof c->peer - l, " (%s)", c->cn);
         c->ready = true;
         evtimer_del(c->handshake);
-        if (peer_at_limit(c))
+        /* A handshake begun before a SIGHUP ended with the files before. */
+        if (conn_revoked_since(c) || peer_at_limit(c))
             return;
         conn_idle_restart(c);
         alog(a, "%s: connected", c->peer);
@@ -1855,11 +1858,38 @@ fail:
     return NULL;
 }
 
+/* True, with 'c' closed and logged, when its coordinator's chain, which
+ * the context it was accepted with admitted, is refused by a->ssl, the
+ * context SIGHUP has loaded since (a CRL that now revokes it or its
+ * CA): a leaked key the CA revoked must lose the connection it holds,
+ * which would otherwise last as long as it keeps asking.  'c' has
+ * finished its handshake. */
+static bool
+conn_revoked_since(struct conn *c)
+{
+    struct agent *a = c->a;
+    SSL *ssl = bufferevent_openssl_get_ssl(c->bev);
+    if (!ssl || SSL_get_SSL_CTX(ssl) == a->ssl)
+        return false;
+    long v = lr_tls_verify_again(a->ssl, ssl);
+    if (v == X509_V_OK)
+        return false;
+    char why[1024];
+    alog(a, "%s: closed: its certificate is refused since SIGHUP: %s",
+         c->peer, lr_tls_verify_text(v, &c->verified,
+                                     a->cfg.crl[0] ? a->cfg.crl : NULL, why,
+                                     sizeof why));
+    conn_free(c);
+    return true;
+}
+
 /* SIGHUP: the certificate, key, CA and CRL files are read again (the
  * configuration file is not), for a CRL the CA issued anew, before the
- * one loaded expires.  New connections get them; those up keep theirs.
- * Files that do not load leave the agent as it was, and the log says
- * why: the CRL loaded before stays, and fails closed when it expires. */
+ * one loaded expires.  New connections get them; those up (and those
+ * still in their handshake, when it ends) are judged by them again and
+ * closed when refused (conn_revoked_since()).  Files that do not load
+ * leave the agent as it was, and the log says why: the CRL loaded
+ * before stays, and fails closed when it expires. */
 static void
 on_hup(evutil_socket_t sig, short what, void *arg)
 {
@@ -1876,6 +1906,11 @@ on_hup(evutil_socket_t sig, short what, void *arg)
     lr_tls_own_serial(a->ssl, a->serial, sizeof a->serial);
     alog(a, "SIGHUP: certificate, key, CA%s read again", a->cfg.crl[0]
          ? " and CRL" : "");
+    for (struct conn *c = a->conns, *next; c; c = next) {
+        next = c->next;
+        if (c->ready && !c->gone)
+            conn_revoked_since(c);
+    }
 }
 
 static void
@@ -1997,7 +2032,8 @@ usage(FILE *f)
 "the message as JSON, as --record writes one received; past 16 KiB a head\n"
 "line with its length and SHA-256, then numbered parts that join back into\n"
 "it); stops on SIGTERM or SIGINT; on SIGHUP reads its certificate, key,\n"
-"CA and CRL files again (not --config: a new CRL needs no restart).\n"
+"CA and CRL files again (not --config: a new CRL needs no restart)\n"
+"and closes the connections up whose certificate they now refuse.\n"
 "exit status: 0 stopped by a signal,\n"
 "2 bad input, 1 cannot listen or other failure\n",
             LR_CDYNP_AUTO_CELLS, AGENT_MAX_THREADS, AGENT_DEFAULT_THREADS,
