@@ -12,7 +12,8 @@
 #      or of a CA without cRLSign: refused at start by both ends, exit
 #      2, one line naming the file and why, nothing made;
 #   e. SIGHUP: the agent reads its CRL again, and closes a connection
-#      up whose certificate it now revokes; a bad one is not taken;
+#      up whose certificate it now revokes; a bad one is not taken; one
+#      before the agent serves is held, not fatal;
 #   f. the whole chain is checked: an intermediate CA revoked by the
 #      root's CRL refuses the agent it signed, and the intermediate's own
 #      CRL is needed;
@@ -339,6 +340,52 @@ if await_log "$A/none.log" "SIGHUP: not reloaded, the files loaded before stay: 
     fi
 else
     notok "a stale CRL on SIGHUP: $(tail -3 "$A/none.log")"
+fi
+
+# A SIGHUP that comes before the agent catches it (systemctl reload just
+# after systemctl start) is held until the agent serves, then read as
+# any: it used to end the agent, which systemd counts as a clean exit
+# and does not restart.  The agent waits at its --config, a FIFO, while
+# the SIGHUP is sent.
+if command -v python3 > /dev/null && mkfifo "$A/early.json"; then
+    mkdir -p "$A/early.state"
+    $LIGHTRAIL agent --config "$A/early.json" --listen 127.0.0.1:0 \
+        --state-dir "$A/early.state" 2>> "$A/early.log" &
+    EARLYPID=$!
+    PIDS="$PIDS $EARLYPID"
+    python3 - "$A/early.json" "$EARLYPID" "$A/plain.json" \
+        > "$tmp/early.out" 2>&1 <<'PY'
+import errno, os, signal, sys, time
+fifo, pid, cfg = sys.argv[1:4]
+# A writer that does not wait opens once the agent is reading it.
+for _ in range(1200):
+    try:
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        break
+    except OSError as e:
+        if e.errno != errno.ENXIO:
+            raise
+        time.sleep(0.05)
+else:
+    sys.exit("the agent never opened its --config")
+os.kill(int(pid), signal.SIGHUP)
+time.sleep(0.2)
+try:
+    os.set_blocking(fd, True)
+    os.write(fd, open(cfg, "rb").read())
+    os.close(fd)
+    print("config written")
+except OSError as e:
+    print(f"config not written: {e}")
+PY
+    if await_file "$A/early.state/agent.port" "$EARLYPID" "$A/early.log" \
+           "agent early" > "$tmp/early.err" &&
+       await_log "$A/early.log" "SIGHUP: certificate, key, CA read again"; then
+        ok "a SIGHUP before the agent serves: held, then the files read again"
+    else
+        notok "a SIGHUP before the agent serves: $(cat "$tmp/early.out" "$tmp/early.err"; tail -3 "$A/early.log")"
+    fi
+    stop_agent "$EARLYPID"
 fi
 
 # ---- f. the whole chain: an intermediate CA ----
