@@ -1913,6 +1913,17 @@ on_hup(evutil_socket_t sig, short what, void *arg)
     }
 }
 
+/* A SIGHUP before on_hup() catches them: noted, for lr_cmd_agent() to
+ * read once it serves. */
+static volatile sig_atomic_t agent_hup_early;
+
+static void
+early_hup(int sig)
+{
+    (void) sig;
+    agent_hup_early = 1;
+}
+
 static void
 on_signal(evutil_socket_t sig, short what, void *arg)
 {
@@ -2264,6 +2275,18 @@ lr_cmd_agent(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? LR_EXIT_OK : rc;
+    /* Until on_hup() catches SIGHUP, it is noted (early_hup()) and read
+     * once the loop can: its default action would end an agent that
+     * systemctl reload meets while it loads, which systemd counts as a
+     * clean exit and does not restart.  (Blocking it would not do:
+     * threads of the libraries may run already, and one of them would
+     * take it.)  A --check, which never serves, ignores it so, and so
+     * does the agent while it stops (event_free() gives early_hup()
+     * back), its saves still to write. */
+    struct sigaction hup = { .sa_handler = early_hup,
+                             .sa_flags = SA_RESTART };
+    sigemptyset(&hup.sa_mask);
+    sigaction(SIGHUP, &hup, NULL);
 
     struct agent a = { .delay_ms = (int) o.delay_ms,
                        .delay_commit_ms = (int) o.delay_commit_ms,
@@ -2434,6 +2457,9 @@ lr_cmd_agent(int argc, char **argv)
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
+    /* One that came since the start is read now, in the loop. */
+    if (agent_hup_early)
+        event_active(a.sig_hup, EV_SIGNAL, 1);
     if (o.state_dir
         && ((rc = write_state(o.state_dir, "agent.pid", (long) getpid()))
             || (rc = write_state(o.state_dir, "agent.port", a.port)))) {
