@@ -266,6 +266,11 @@ expect_bad "TLS CRL '$C/nosign-crl.pem': CRL 1 is of /CN=nosign, whose keyUsage 
     $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/cluster.json" \
     --cert "$C/coordinator.pem" --key "$C/coordinator.key" --ca "$C/nosign.pem" \
     --crl "$C/nosign-crl.pem"
+# An empty --crl (a variable left unset) is refused, not taken for no
+# CRL: the plan would be made with no revocation check, silently.
+expect_bad "--crl: an empty file name" \
+    $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/cluster.json" \
+    $TLS --crl ""
 # --crl goes with --distributed, as --ca.
 expect_bad "--cert, --key, --ca, --crl, --timeout, --plan-timeout and --record go with --distributed" \
     $LIGHTRAIL plan --model gpt-1.9b --cluster "$tmp/cluster.json" --crl "$C/none.pem"
