@@ -258,7 +258,18 @@ parse_args(int argc, char **argv, struct opts *o)
         case O_CERT: o->cert = optarg; break;
         case O_KEY: o->key = optarg; break;
         case O_CA: o->ca = optarg; break;
-        case O_CRL: o->crl = optarg; break;
+        case O_CRL:
+            /* The parties take "" for no CRL (lightraild's absent
+             * leaf): from the command line it is a mistake, which
+             * would plan with no revocation check and say nothing. */
+            if (!*optarg) {
+                lr_cli_err(CMD, "--crl: an empty file name: give the "
+                           "CAs' CRLs (PEM), or leave --crl out for no "
+                           "revocation check");
+                return LR_EXIT_USAGE;
+            }
+            o->crl = optarg;
+            break;
         case O_RECORD: o->record = optarg; break;
         case O_TIMEOUT:
             if (lr_parse_double(optarg, 1e-3, 3600, &o->timeout))
