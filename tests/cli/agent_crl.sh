@@ -516,6 +516,45 @@ if start_daemon; then
 else
     notok "lightraild with a CRL did not start"
 fi
+# A PUT that replaces the network reads coordinator/crl again (the
+# file may have changed since the start), and one with a stale CRL is
+# refused in the CRL's words, the network before kept.
+cp "$C/none.pem" "$C/put-crl.pem"
+daemon_crl "$C/put-crl.pem"
+if start_daemon; then
+    # j2 (above) holds devices of the network: no PUT while it does.
+    api DELETE "$JOBS/job=j2"
+    api GET /restconf/data/lightrail-compute:compute
+    cp "$tmp/body" "$tmp/inv.json"
+    cp "$C/dc2crl.pem" "$C/put-crl.pem"
+    api PUT /restconf/data/lightrail-compute:compute "$tmp/inv.json"
+    put=$STATUS
+    job j3
+    if [ "$put" = 204 ] && [ "$post" = 201 ] && [ "$(jq_job phase)" = blocked ] &&
+       jq_job reason | grep -F -q "revoked by CRL '$C/put-crl.pem' (serial $SERIAL_DC2, /CN=dc2)"; then
+        ok "lightraild: a PUT of the network reads coordinator/crl again"
+    else
+        notok "lightraild, coordinator/crl after a PUT: PUT $put, POST $post, $(jq_job phase): $(jq_job reason)"
+    fi
+    api DELETE "$JOBS/job=j3"
+    cp "$C/stale.pem" "$C/put-crl.pem"
+    api PUT /restconf/data/lightrail-compute:compute "$tmp/inv.json"
+    put=$STATUS
+    cp "$tmp/body" "$tmp/put.body"
+    cp "$C/none.pem" "$C/put-crl.pem"
+    job j4
+    if [ "$put" = 400 ] &&
+       grep -F -q "TLS CRL '$C/put-crl.pem': CRL 1 (of /CN=ca) expired at 2020-01-02T00:00:00Z" "$tmp/put.body" &&
+       [ "$post" = 201 ] && [ "$(jq_job phase)" = blocked ] &&
+       jq_job reason | grep -F -q "revoked by CRL '$C/put-crl.pem' (serial $SERIAL_DC2"; then
+        ok "lightraild: a PUT with a stale coordinator/crl refused, the parties before kept"
+    else
+        notok "lightraild, a PUT with a stale CRL: PUT $put $(head -c 300 "$tmp/put.body"), POST $post, $(jq_job phase): $(jq_job reason)"
+    fi
+    stop_daemon
+else
+    notok "lightraild with a CRL did not start"
+fi
 daemon_crl "$C/stale.pem"
 timeout 60 $LIGHTRAILD --config "$D/lightraild.json" --foreground > "$tmp/out" 2> "$tmp/err"
 rc=$?
