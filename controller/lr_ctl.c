@@ -2315,7 +2315,7 @@ recover(struct lr_ctl *c, struct lr_job *jobs, int n, char **report,
     if (!rc) {
         char *rep = NULL;
         int drift = 0;
-        lr_ctl_reconcile(c, true, &rep, &drift, err, errlen);
+        lr_ctl_reconcile_at_start(c, &rep, &drift, err, errlen);
         if (rep && *rep)
             lr_ctl_say(&buf, &len, "%s", rep);
         free(rep);

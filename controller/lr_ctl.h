@@ -217,6 +217,10 @@ struct lr_ctl_counters {
     unsigned long long blocks_gpus, blocks_spectrum, blocks_plan;
     unsigned long long reconciles;    /* reconciliations ended */
     unsigned long long drift;         /* differences they found */
+    /* Channels of active jobs a start installed again on a ROADM whose
+     * driver's read is its record (sb_driver.h read_is_record), empty
+     * in a new process: no difference found, so not in 'drift'. */
+    unsigned long long reinstalled;
     /* ppo intents (algorithm "ppo"): planned on the policy's candidate,
      * refused by the policy, or planned by CDynP instead (no usable
      * policy, an intent outside its mix, no feasible candidate, or a

@@ -360,6 +360,15 @@ void lr_ctl_recon_free(struct lr_ctl_recon *);
 void lr_ctl_recon_run(struct lr_ctl_op *);
 int lr_ctl_end_reconcile(struct lr_ctl *, struct lr_ctl_op *, char **report,
                          int *drift, char *err, size_t errlen);
+/* The start's reconciliation (recover(), lr_ctl.c): lr_ctl_reconcile()
+ * with repair, except that an active job's channel missing from the
+ * read of a driver whose read is its record (sb_driver.h
+ * read_is_record), empty in a new process, is installed again as no
+ * difference: "re-installed: the driver's record starts empty",
+ * counted in counters.reinstalled, not in '*drift' nor counters.drift
+ * (one whose install fails is, said as a failure). */
+int lr_ctl_reconcile_at_start(struct lr_ctl *, char **report, int *drift,
+                              char *err, size_t errlen);
 
 /* lr_ctl_admit_ppo.c */
 void lr_ctl_ppo_note_work(struct lr_job *, double work, const char *ro);

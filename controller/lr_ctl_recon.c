@@ -58,6 +58,7 @@ struct lr_ctl_skip {                  /* a channel (dev) or pair (NULL) of */
 };
 struct lr_ctl_recon {
     bool repair;
+    bool at_start;                    /* lr_ctl_reconcile_at_start() */
     int n_nodes;
     struct sb_par_item *rd;           /* [n_nodes]: the reads */
     char (*node)[SB_NAME_MAX];        /* [n_nodes] */
@@ -73,6 +74,7 @@ struct lr_ctl_recon {
     char *report;
     size_t len;
     int drift;
+    int reinstalled;                  /* recon_fresh() channels applied */
 };
 
 void
@@ -194,6 +196,23 @@ recon_unsure(const struct sb_par_item *rd, const struct sb_media_channel *mc)
     return rd->cls->read_is_record && mc->unknown;
 }
 
+/* Whether a channel the store wants and the read 'rd' lacks is only
+ * missing from a record that starts empty: the start's reconciliation
+ * on a driver whose read is its record (sb_driver.h read_is_record,
+ * mnoptical), which a new process starts without, so that every
+ * active job's channel is missing there whatever the device holds.
+ * Installing it again is what puts the record (and an emulator
+ * restarted meanwhile) back as the store says, not a difference found:
+ * it is said and counted apart from the drift, or any alert on the
+ * drift would fire at every restart and hide a real one.  Later
+ * reconciliations read a record this process filled: a channel
+ * missing there is drift as on any device. */
+static bool
+recon_fresh(const struct lr_ctl_recon *r, const struct sb_par_item *rd)
+{
+    return r->at_start && r->repair && rd->cls->read_is_record;
+}
+
 /* "n=N m=M, IN -> OUT[, disabled]" into buf[size]. */
 static const char *
 recon_desc(const struct sb_media_channel *mc, char *buf, size_t size)
@@ -212,6 +231,7 @@ struct recon_line {
     int want;                 /* the store's channel of that name, or -1 */
     int del, add;             /* its changes in the node's fix, or -1 */
     const char *verb;         /* what the repair does: "removed", ... */
+    bool fresh;               /* recon_fresh(): drift only if it fails */
     char text[640];
 };
 
@@ -239,6 +259,27 @@ recon_why(int rc, bool del)
     return del ? "the removal failed" : "applying it failed";
 }
 
+/* Line 'l' of a re-install at start (recon_fresh()) once its add was
+ * tried ('it' the node's fix, NULL when out of memory; 'rc' its
+ * recon_rc()): counted as re-installed when done.  One that failed
+ * leaves the job's channel off the record and maybe off the device:
+ * drift, said as a failure. */
+static void
+recon_say_fresh(struct lr_ctl_recon *r, const struct recon_line *l,
+                const struct sb_par_item *it, int rc)
+{
+    if (it && !rc) {
+        r->reinstalled++;
+        lr_ctl_say(&r->report, &r->len, "%s: re-installed: the driver's "
+                   "record starts empty", l->text);
+        return;
+    }
+    r->drift++;
+    lr_ctl_say(&r->report, &r->len, "%s is not on its driver's record, "
+               "which starts empty: not re-installed: %s", l->text,
+               it ? recon_why(rc, false) : "out of memory");
+}
+
 /* The device step of a reconciliation: every device read at once
  * (sb_parallel), the drift against the snapshot, and with 'repair' the
  * channels that are not what the store implies removed (a channel of
@@ -254,6 +295,7 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
     r->report = NULL;
     r->len = 0;
     r->drift = 0;
+    r->reinstalled = 0;
     op->rc = 0;
     op->err[0] = '\0';
     sb_apply_parallel(r->rd, r->n_nodes);
@@ -368,7 +410,15 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
             for (int k = first; k < n_lines; k++)
                 if (lines[k].want == w)
                     l = &lines[k];    /* differs: said above */
-            if (!l) {
+            if (!l && recon_fresh(r, rd)) {
+                l = &lines[n_lines++];
+                *l = (struct recon_line) { .node = node, .want = w,
+                                           .del = -1, .add = -1,
+                                           .verb = "re-installed",
+                                           .fresh = true };
+                snprintf(l->text, sizeof l->text, "%s: channel %s of job %s",
+                         r->node[node], want->mc.name, want->job);
+            } else if (!l) {
                 r->drift++;
                 l = &lines[n_lines++];
                 *l = (struct recon_line) { .node = node, .want = w,
@@ -415,7 +465,9 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
         /* A second channel of a job's name, the first being right: no
          * add came with it, so it is only removed. */
         const char *verb = l->del >= 0 && l->add < 0 ? "removed" : l->verb;
-        if (!r->repair)
+        if (l->fresh)
+            recon_say_fresh(r, l, it, rc);
+        else if (!r->repair)
             lr_ctl_say(&r->report, &r->len, "%s", l->text);
         else if (!it)
             lr_ctl_say(&r->report, &r->len, "%s: not %s: out of memory",
@@ -561,6 +613,7 @@ lr_ctl_end_reconcile(struct lr_ctl *c, struct lr_ctl_op *op, char **report,
     struct lr_ctl_recon *r = op->recon;
     c->counters.reconciles++;
     c->counters.drift += (unsigned long long) r->drift;
+    c->counters.reinstalled += (unsigned long long) r->reinstalled;
     if (drift)
         *drift = r->drift;
     if (report) {
@@ -591,9 +644,10 @@ lr_ctl_op_is_reconcile(const struct lr_ctl_op *op)
     return op->recon != NULL;
 }
 
-int
-lr_ctl_reconcile(struct lr_ctl *c, bool repair, char **report, int *drift,
-                 char *err, size_t errlen)
+/* lr_ctl_reconcile(), and with 'at_start' the start's (recon_fresh()). */
+static int
+reconcile_now(struct lr_ctl *c, bool repair, bool at_start, char **report,
+              int *drift, char *err, size_t errlen)
 {
     struct lr_ctl_op *op;
     if (report)
@@ -608,6 +662,21 @@ lr_ctl_reconcile(struct lr_ctl *c, bool repair, char **report, int *drift,
     int rc = lr_ctl_reconcile_begin(c, repair, &op, err, errlen);
     if (rc)
         return rc;
+    op->recon->at_start = at_start;
     lr_ctl_op_run(op);
     return lr_ctl_reconcile_end(c, op, report, drift, err, errlen);
+}
+
+int
+lr_ctl_reconcile(struct lr_ctl *c, bool repair, char **report, int *drift,
+                 char *err, size_t errlen)
+{
+    return reconcile_now(c, repair, false, report, drift, err, errlen);
+}
+
+int
+lr_ctl_reconcile_at_start(struct lr_ctl *c, char **report, int *drift,
+                          char *err, size_t errlen)
+{
+    return reconcile_now(c, true, true, report, drift, err, errlen);
 }

@@ -1751,6 +1751,12 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "devices and the store that reconciliations found.\n"
         "# TYPE lightrail_reconcile_drift_total counter\n"
         "lightrail_reconcile_drift_total %llu\n"
+        "# HELP lightrail_reconcile_reinstalled_total Channels of active "
+        "jobs a start installed again on ROADMs whose driver's record "
+        "starts empty (mnoptical): no drift, not counted in "
+        "lightrail_reconcile_drift_total.\n"
+        "# TYPE lightrail_reconcile_reinstalled_total counter\n"
+        "lightrail_reconcile_reinstalled_total %llu\n"
         "# HELP lightrail_reconciles_periodic_total Reconciliations of "
         "reconcile-interval's timer ended (lightrail_reconciles_total "
         "counts them too).\n"
@@ -1768,7 +1774,7 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "# TYPE lightrail_reconcile_periodic_skipped_total counter\n"
         "lightrail_reconcile_periodic_skipped_total %llu\n",
         c->admissions, c->blocks_gpus, c->blocks_plan, c->blocks_spectrum,
-        c->failures, c->deletes, c->reconciles, c->drift,
+        c->failures, c->deletes, c->reconciles, c->drift, c->reinstalled,
         app->periodic_reconciles, app->periodic_reconcile_failures,
         app->periodic_reconcile_skips);
     put(&buf, &len, &cap,

@@ -28,10 +28,12 @@
  * empty) nor as gone after a lost removal (the DELETE fails, saying
  * the ROADM may still hold it, and a DELETE again settles it), nor
  * as present by a reconciliation (a difference, replaced).
- * Restarted with an active job, the emulator holds each rule once, a
- * reconciliation after the start sends nothing and a DELETE leaves
- * none; restarted during a provisioning or a release, the start's
- * removal leaves no rule, the emulator's or lost meanwhile.
+ * Restarted with an active job, the emulator holds each rule once, the
+ * start counts its re-installs apart from the drift (a re-install that
+ * fails is drift, said as a failure), a reconciliation after the start
+ * sends nothing, a difference found later is drift, and a DELETE
+ * leaves none; restarted during a provisioning or a release, the
+ * start's removal leaves no rule, the emulator's or lost meanwhile.
  */
 #include <errno.h>
 #include <math.h>
@@ -536,16 +538,34 @@ test_recon_unknown_not_present(void)
     c = NULL;
 
     /* The emulator restarted, and the start's repair loses r1's first
-     * install and its removal. */
+     * install and its removal.  Those two re-installs failed: said so,
+     * and drift; the four done elsewhere are not. */
     mno_double_reset();
     snprintf(dbl.cut_node, sizeof dbl.cut_node, "r1");
     atomic_store(&dbl.cut_connect, 1);
     atomic_store(&dbl.cut_removes, 1);
-    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(open_ctl_report(&c, terms, 2, NULL, &report, err,
+                                          sizeof err), 0);
     CU_ASSERT_EQUAL(atomic_load(&dbl.cut_connect), 0);
     CU_ASSERT_EQUAL(atomic_load(&dbl.cut_removes), 0);
     CU_ASSERT_EQUAL(rules_on("r1"), 0);
     CU_ASSERT_EQUAL(rules_on("r2"), 2);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "r1: channel recon/lp1 "
+                                            "of job recon is not on its "
+                                            "driver's record, which starts "
+                                            "empty: not re-installed: no "
+                                            "answer"));
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "r1: channel recon/lp2 "
+                                            "of job recon is not on its "
+                                            "driver's record, which starts "
+                                            "empty: not re-installed: not "
+                                            "tried"));
+    if (lr_ctl_counters(c)->drift != 2)
+        fprintf(stderr, "recon, start: %s\n", report ? report : "-");
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->drift, 2);
+    CU_ASSERT_EQUAL(lr_ctl_counters(c)->reinstalled, 4);
+    free(report);
+    report = NULL;
 
     CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
                                      sizeof err), 0);
@@ -633,7 +653,17 @@ test_health_without_reads(void)
  * dbl_held()), each held once, and the record then holds them: a
  * reconciliation after the start finds nothing to do and sends no
  * request, and a DELETE leaves no rule.  Until 2026-12-07 the double
- * held 12 after the start and 6 after the DELETE. */
+ * held 12 after the start and 6 after the DELETE.
+ *
+ * Those re-installs are no drift: the start says each "re-installed:
+ * the driver's record starts empty" and counts them apart (counters
+ * reinstalled 6, drift 0); until 2026-12-07 each was "is missing:
+ * re-applied" and the drift counter rose by 6 at every restart.  A
+ * difference a later reconciliation can see is drift as before: a
+ * DELETE whose removal on r1 had no answer leaves the job releasing
+ * with its two channels on r1's record, 2 differences, counted.  A
+ * rule the emulator lost behind the controller's back is no
+ * difference it can see: the record is the read (docs/southbound.md). */
 static void
 test_restart_active(void)
 {
@@ -655,8 +685,17 @@ test_restart_active(void)
     CU_ASSERT_EQUAL(dbl.n_rules, 6);
     /* The start says what it did (docs/southbound.md). */
     CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "r2: channel again/lp1 "
-                                            "of job again is missing: "
-                                            "re-applied"));
+                                            "of job again: re-installed: "
+                                            "the driver's record starts "
+                                            "empty"));
+    CU_ASSERT_PTR_NULL(report && strstr(report, "is missing"));
+    const struct lr_ctl_counters *cn = lr_ctl_counters(c);
+    if (cn->drift != 0 || cn->reinstalled != 6)
+        fprintf(stderr, "again: drift %llu, re-installed %llu: %s\n",
+                cn->drift, cn->reinstalled, report ? report : "-");
+    CU_ASSERT_EQUAL(cn->reconciles, 1);
+    CU_ASSERT_EQUAL(cn->drift, 0);
+    CU_ASSERT_EQUAL(cn->reinstalled, 6);
     free(report);
     report = NULL;
     dbl.n_calls = 0;
@@ -665,6 +704,37 @@ test_restart_active(void)
     CU_ASSERT_EQUAL(drift, 0);
     CU_ASSERT_EQUAL(dbl.n_calls, 0);
     free(report);
+    report = NULL;
+
+    /* Invisible: the emulator loses its rules (put back after). */
+    struct dbl_rule held[MAX_RULES];
+    int n_held = dbl.n_rules;
+    memcpy(held, dbl.rules, sizeof held);
+    dbl.n_rules = 0;
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, false, &report, &drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, 0);
+    free(report);
+    report = NULL;
+    memcpy(dbl.rules, held, sizeof held);
+    dbl.n_rules = n_held;
+
+    /* Visible: a removal on r1 without an answer. */
+    snprintf(dbl.cut_node, sizeof dbl.cut_node, "r1");
+    atomic_store(&dbl.cut_removes, 1);
+    CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "again", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, false, &report, &drift, err,
+                                     sizeof err), 0);
+    if (drift != 2)
+        fprintf(stderr, "again, later: drift %d: %s\n", drift,
+                report ? report : "-");
+    CU_ASSERT_EQUAL(drift, 2);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "is of job again, "
+                                            "which is releasing: the store "
+                                            "wants none"));
+    free(report);
+    CU_ASSERT_EQUAL(cn->drift, 2);
+    CU_ASSERT_EQUAL(cn->reinstalled, 6);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "again", err, sizeof err), 0);
     CU_ASSERT_EQUAL(dbl.n_rules, 0);
     CU_ASSERT_EQUAL(lr_ctl_check(c, err, sizeof err), 0);
