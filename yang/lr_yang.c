@@ -337,13 +337,40 @@ lr_yang_union_msg(const struct ly_ctx *ctx, const char *path,
     return true;
 }
 
+/* libyang's refusal of a boolean leaf's value as 'invalid value "V":
+ * want true or false, unquoted' into msg[size].  RFC 7951 encodes a
+ * boolean as a JSON literal, so "false" in quotes is refused too, with
+ * "non-boolean-encoded", which does not tell a user to drop the quotes.
+ * False, msg untouched, for any other message. */
+static bool
+lr_yang_bool_msg(const char *lymsg, char *msg, size_t size)
+{
+    static const char *const heads[] = {
+        "Invalid non-boolean-encoded boolean value \"",
+        "Invalid boolean value \"",
+    };
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
+        size_t hl = strlen(heads[i]);
+        const char *end;
+        if (strncmp(lymsg, heads[i], hl)
+            || !(end = strrchr(lymsg + hl, '"')))
+            continue;
+        snprintf(msg, size, "invalid value \"%.*s\": want true or false, "
+                 "unquoted (a JSON boolean)", (int) (end - lymsg - hl),
+                 lymsg + hl);
+        return true;
+    }
+    return false;
+}
+
 const char *
 lr_yang_better_msg(const struct ly_ctx *ctx, const char *path,
                    const char *lymsg, char *buf, size_t size)
 {
     if (path[0] && (lr_yang_union_msg(ctx, path, lymsg, buf, size)
                     || lr_yang_count_msg(ctx, path, lymsg, buf, size)
-                    || lr_yang_bound_msg(ctx, path, lymsg, buf, size)))
+                    || lr_yang_bound_msg(ctx, path, lymsg, buf, size)
+                    || lr_yang_bool_msg(lymsg, buf, size)))
         return buf;
     return lymsg;
 }

@@ -67,6 +67,11 @@ lr_yang_agent_fill(const struct lyd_node *top, const char *dir,
                   * LR_GIGA;
     c->intra_latency = lr_yang_agent_dec(top, "intra-dc-latency-us")
                        * LR_MICRO;
+    /* The schema's default gives the leaf a value when the file omits
+     * it; absent here (a tree validated without defaults) reads as the
+     * default too. */
+    v = lr_yang_leaf(top, LR_YANG_LRA, "predecessors");
+    c->predecessors = !v || !strcmp(v, "true");
     if ((ret = lr_yang_agent_path(tls, "certificate", dir, c->cert, file,
                                   err, errlen))
         || (ret = lr_yang_agent_path(tls, "key", dir, c->key, file, err,

@@ -15,6 +15,7 @@
 #ifndef LR_YANG_AGENT_H
 #define LR_YANG_AGENT_H 1
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "planner/lr_topo.h"    /* LR_NAME_MAX */
@@ -35,6 +36,9 @@ struct lr_agent_config {
     int n_devices;                    /* N */
     double intra_bw;                  /* beta, bytes/s */
     double intra_latency;             /* alpha, s */
+    bool predecessors;                /* STEP_OKs may carry them (protocol
+                                       * revision 2); false: the agent
+                                       * speaks revision 1 at most */
     char cert[LR_AGENT_PATH_MAX];     /* resolved paths */
     char key[LR_AGENT_PATH_MAX];
     char ca[LR_AGENT_PATH_MAX];

@@ -98,6 +98,30 @@ test_agent_ok(void)
     CU_ASSERT_EQUAL(c.n_peers, 2);
     CU_ASSERT_STRING_EQUAL(c.peer_names[0], "coord");
     CU_ASSERT_STRING_EQUAL(c.peer_names[1], "coord2");
+    /* Absent, predecessors are sent (the leaf's default). */
+    CU_ASSERT_TRUE(c.predecessors);
+}
+
+/* The leaf predecessors read as given: false makes the agent speak
+ * protocol revision 1 (tools/lightrail/cmd_agent.c). */
+static void
+test_agent_predecessors(void)
+{
+    static const char *const values[] = { "false", "true" };
+    for (int i = 0; i < 2; i++) {
+        struct lr_agent_config c;
+        char err[1024], text[1024];
+        snprintf(text, sizeof text, AGENT_HEAD " \"predecessors\": %s,"
+                 " \"tls\": {\"certificate\": \"c\", \"key\": \"k\","
+                 " \"ca\": \"a\", \"peer-name\": [\"x\"]}}}\n",
+                 values[i]);
+        int rc = lr_yang_load_agent(ctx, put("a.json", text), &c, err,
+                                    sizeof err);
+        if (rc)
+            fprintf(stderr, "%s\n", err);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        CU_ASSERT_EQUAL(c.predecessors, i == 1);
+    }
 }
 
 /* Each bad file and a piece of the one-line error it must give. */
@@ -119,6 +143,17 @@ test_agent_bad(void)
           " \"tls\": {\"certificate\": \"c\", \"key\": \"k\", \"ca\": \"a\","
           " \"peer-name\": [\"x\"]}}}",
           "secret" },
+        /* A boolean, not a string nor a number: the error names the
+         * leaf and what it wants. */
+        { AGENT_HEAD " \"predecessors\": \"no\","
+          " \"tls\": {\"certificate\": \"c\", \"key\": \"k\", \"ca\": \"a\","
+          " \"peer-name\": [\"x\"]}}}",
+          "/lightrail-agent:agent/predecessors: invalid value \"no\": "
+          "want true or false, unquoted" },
+        { AGENT_HEAD " \"predecessors\": 0,"
+          " \"tls\": {\"certificate\": \"c\", \"key\": \"k\", \"ca\": \"a\","
+          " \"peer-name\": [\"x\"]}}}",
+          "invalid value \"0\": want true or false" },
         /* Another module's file (an empty compute is refused by its
          * own schema now: at least one dc). */
         { "{\"ietf-network:networks\": {}}",
@@ -284,6 +319,7 @@ test_reservations(void)
 static CU_TestInfo tests[] = {
     { "agent file", test_agent_ok },
     { "agent file refusals", test_agent_bad },
+    { "agent file: predecessors", test_agent_predecessors },
     { "cluster remote DCs", test_cluster_remote },
     { "cluster remote refusals", test_cluster_remote_bad },
     { "reservations: print, load, refusals", test_reservations },
