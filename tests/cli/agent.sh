@@ -148,6 +148,42 @@ if [ $rc -eq 0 ] && jq -e -n --slurpfile a "$tmp/local.out" --slurpfile b "$tmp/
 else
     notok "plan --distributed: exit $rc, $(cat "$tmp/err"), $(head -c 300 "$tmp/dist.out")"
 fi
+# Each agent decides whether its STEP_OKs carry predecessors
+# (lightrail-agent's leaf predecessors, 2026-12-07).  With it false at
+# all three, this coordinator of revision 2 is answered revision 1 and
+# asks BACKTRACKs, which the agents above (revision 2) were never sent:
+# the plan is the same, T and every DC's range.
+for k in 1 2 3; do
+    jq '."lightrail-agent:agent".predecessors = false' "$A/dc$k.json" \
+        > "$A/np$k.json"
+    start_agent np$k "$A/np$k.json" --record "$A/np$k.jsonl" \
+        && eval NP$k=\$APORT NPPID$k=\$APID
+done
+cluster "$NP1" "$NP2" "$NP3" > "$tmp/noprev.json"
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/noprev.json" \
+    $TLS --record "$tmp/coordinator-np.jsonl" --format json \
+    > "$tmp/dist-np.out" 2> "$tmp/err"
+rc=$?
+np_backtracks=$(cat "$A"/np[123].jsonl | jq -s '[.[] | select(.type == "backtrack")] | length')
+backtracks=$(cat "$A"/dc[123].jsonl | jq -s '[.[] | select(.type == "backtrack")] | length')
+if [ $rc -eq 0 ] && jq -e -n --slurpfile a "$tmp/dist.out" \
+        --slurpfile b "$tmp/dist-np.out" \
+    '$a[0].iteration_time_s == $b[0].iteration_time_s
+     and $a[0].dcs == $b[0].dcs' > /dev/null \
+   && jq -e -s 'map(select(.type == "hello-ok")) | length == 3
+                and all(.[]; .revision == 1)' \
+        "$tmp/coordinator-np.jsonl" > /dev/null \
+   && jq -e -s 'map(select(.type == "hello-ok")) | length == 3
+                and all(.[]; .revision == 2)' \
+        "$tmp/coordinator.jsonl" > /dev/null \
+   && [ "$np_backtracks" -gt 0 ] && [ "$backtracks" -eq 0 ]; then
+    ok "agents with predecessors false: revision 1, $np_backtracks BACKTRACK(s) (0 at revision 2), the same plan"
+else
+    notok "predecessors false over the CLI: exit $rc, $(cat "$tmp/err"); BACKTRACKs $np_backtracks (revision 2: $backtracks); $(grep hello-ok "$tmp/coordinator-np.jsonl" "$tmp/coordinator.jsonl"); $(head -c 300 "$tmp/dist-np.out")"
+fi
+for k in 1 2 3; do
+    eval stop_agent \$NPPID$k
+done
 # Text output: T, each DC's range, remote stages private.
 $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/remote.json" \
     $TLS > "$tmp/out" 2> "$tmp/err"
@@ -1086,6 +1122,17 @@ if command -v python3 > /dev/null; then
         notok "revision: $(grep -v '^ok: ' "$tmp/revision.out" | head -5)"
     fi
     stop_agent $REVPID
+    # The agent decides (2026-12-07): with predecessors false in its
+    # file it speaks revision 1 to a coordinator of revision 2, sends no
+    # predecessor and says so when it starts.
+    jq '."lightrail-agent:agent".predecessors = false' "$A/dc2.json"         > "$A/dc2-noprev.json"
+    start_agent noprev "$A/dc2-noprev.json" && NPV=$APORT && NPVPID=$APID
+    if python3 "$srcdir/tests/cli/agent_revision.py" "$C" "$NPV" dc2            coordinator no-predecessors > "$tmp/noprev.out" 2>&1        && grep -q "serving on port $NPV: .*, protocol revision 1 (predecessors false: none in STEP_OK)$" "$A/noprev.log"        && grep -q "serving on port $REV: .*, protocol revision 2 (predecessors in STEP_OK)$" "$A/revision.log"; then
+        ok "predecessors false: revision 2 answered 1, no predecessor sent, said at start ($(grep -c '^ok: ' "$tmp/noprev.out") checks)"
+    else
+        notok "predecessors false: $(grep -v '^ok: ' "$tmp/noprev.out" | head -5; grep 'serving on' "$A/noprev.log" "$A/revision.log")"
+    fi
+    stop_agent $NPVPID
 fi
 expect_bad "--max-cache-bytes wants a number of bytes" \
     $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --max-cache-bytes -1

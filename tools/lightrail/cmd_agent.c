@@ -1262,6 +1262,18 @@ conn_work(struct conn *c, const struct lr_wire_msg *m)
     conn_work_answer(c);
 }
 
+/* The highest protocol revision this agent speaks: the operator's
+ * choice (lightrail-agent's leaf predecessors), since revision 2's
+ * predecessors tell the coordinator this DC's own cost of every entry's
+ * range.  Without them revision 1, whose BACKTRACKs the coordinator
+ * asks instead: the same plan. */
+static int
+agent_revision(const struct agent *a)
+{
+    return a->cfg.predecessors ? LR_WIRE_REVISION
+                               : LR_WIRE_REVISION_PREV - 1;
+}
+
 /* One decoded request; queues its answer, or hands it to a worker. */
 static void
 conn_handle(struct conn *c, const struct lr_wire_msg *m)
@@ -1282,8 +1294,8 @@ conn_handle(struct conn *c, const struct lr_wire_msg *m)
          * lesser of its and ours, which this connection speaks. */
         c->revision = 1;
         if (m->revision) {
-            c->revision = m->revision < LR_WIRE_REVISION ? m->revision
-                                                         : LR_WIRE_REVISION;
+            int ours = agent_revision(a);
+            c->revision = m->revision < ours ? m->revision : ours;
             ans.revision = c->revision;
         }
         break;
@@ -2469,8 +2481,10 @@ lr_cmd_agent(int argc, char **argv)
     }
     serving = true;
     alog(&a, "serving on port %d: %d devices (private), %d allowed peer(s), "
-         "%d DP thread(s)", a.port, a.cfg.n_devices, a.cfg.n_peers,
-         a.n_workers);
+         "%d DP thread(s), protocol revision %d (%s)", a.port,
+         a.cfg.n_devices, a.cfg.n_peers, a.n_workers, agent_revision(&a),
+         a.cfg.predecessors ? "predecessors in STEP_OK"
+                            : "predecessors false: none in STEP_OK");
     event_base_dispatch(a.base);
     rc = LR_EXIT_OK;
 
