@@ -40,7 +40,10 @@
  * starting the controller against an emulation used otherwise.  A
  * rule whose request had no answer stays on the record marked unknown
  * (sb_mno_record()) and is shown, with its mark (sb_media_channel's
- * unknown); a DELETE settles it.
+ * unknown); a DELETE settles it.  So does a rule the emulator lost
+ * behind our back (restarted, /reset): its removal refused with the
+ * emulator's answer for a rule it does not hold marks it unknown, and
+ * the DELETE after settles it.
  *
  * Errors: the emulator's HTML pages become one line (404: unknown node,
  * ENOENT; 500: bad parameter, EPROTO); transport errors as sb_http.h.
@@ -201,18 +204,30 @@ sb_mno_record(struct sb_mnoptical *d, const struct sb_mno_rule *r,
         d->rules[at].unknown = held == SB_MNO_UNKNOWN;
 }
 
-/* Whether the emulator's answer 'ret' to the removal of 'r' is done.
- * Mininet-Optical refuses to remove a rule it does not hold (500,
- * EPROTO): for a rule whose presence is unknown that refusal is the
- * answer sought, the rule is not there, and the removal is done; were
- * it taken as a refusal the rule could never leave the record (each
- * DELETE refused again) but by /reset.  For a rule the record knows
- * installed it stays a refusal.  The parameters are the ones its
- * install was sent with, so a 500 says nothing else of them. */
+/* Whether 'ret', with the answer's HTTP 'status' (sb_mno.status), is
+ * how Mininet-Optical refuses to remove a rule it does not hold: 500
+ * (EPROTO).  Any other status, or no answer, is not: a real failure. */
 static bool
-sb_mno_remove_settles(const struct sb_mno_rule *r, int ret)
+sb_mno_refused_as_not_held(int ret, long status)
 {
-    return !ret || (ret == EPROTO && r->unknown);
+    return ret == EPROTO && status == 500;
+}
+
+/* Whether the emulator's answer to the removal of 'r' ('ret', with the
+ * HTTP 'status') is done.  For a rule whose presence is unknown, the
+ * emulator's refusal of a rule it does not hold is the answer sought:
+ * the rule is not there, and the removal is done; were it taken as a
+ * refusal the rule could never leave the record (each DELETE refused
+ * again) but by /reset.  For a rule the record holds as installed it
+ * stays a refusal, and marks the rule unknown (the emulator may have
+ * lost it: sb_mnoptical_apply_locked()), so that the next removal
+ * settles it.  The parameters are the ones its install was sent with,
+ * so a 500 says nothing else of them.  Until 2026-12-07 any EPROTO
+ * (another status too) settled an unknown rule. */
+static bool
+sb_mno_remove_settles(const struct sb_mno_rule *r, int ret, long status)
+{
+    return !ret || (r->unknown && sb_mno_refused_as_not_held(ret, status));
 }
 
 /* Room in the record for 'n' more rules than it holds, made before a
@@ -248,6 +263,7 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
     struct sb_mno_rule *work = NULL;
     struct sb_mno_step *steps = NULL;
     int n_work = d->n_rules, n_steps = 0, done, ret = 0;
+    long status = 0;          /* the HTTP status of the last request */
 
     work = malloc(((size_t) d->n_rules + (size_t) n + 1) * sizeof *work);
     steps = malloc(((size_t) n + 1) * sizeof *steps);
@@ -307,8 +323,9 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
     for (done = 0; done < n_steps; done++) {
         ret = sb_mno_connect(d, &steps[done].r, steps[done].install, err,
                              errlen);
+        status = d->c.status;
         if (!steps[done].install && sb_mno_remove_settles(&steps[done].r,
-                                                          ret))
+                                                          ret, status))
             ret = 0;
         if (ret)
             break;
@@ -347,6 +364,26 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                             "record, marked unknown: delete it again (a "
                             "refusal to remove a rule the emulator does "
                             "not hold counts as done)",
+                            steps[done].r.mc.name);
+        }
+        /* A rule the record holds as installed whose removal the
+         * emulator refuses as it refuses a rule it does not hold: it
+         * may have lost it (restarted, or the node was /reset), or it
+         * may have refused it for another reason, and its answer does
+         * not tell which (the same 500 page).  Taken as done, a real
+         * refusal would leave the rule on the node off the record, for
+         * good; taken as a refusal, as until 2026-12-07, every DELETE
+         * was refused the same way and the job stayed releasing until
+         * lightraild restarted.  So it is marked unknown, the line
+         * says so, and the next removal settles it
+         * (sb_mno_remove_settles()). */
+        else if (!steps[done].install
+                 && sb_mno_refused_as_not_held(ret, status)) {
+            sb_mno_record(d, &steps[done].r, SB_MNO_UNKNOWN);
+            lr_utf8_appendf(err, errlen, "; the emulator refused to remove "
+                            "%s, as it does for a rule it does not hold "
+                            "(restarted or reset?): kept on the record "
+                            "marked unknown: DELETE again to settle it",
                             steps[done].r.mc.name);
         }
         /* An undone install is a rule the record did not hold: its

@@ -53,6 +53,12 @@ struct sb_mno {
     int n_nodes;
     struct sb_mno_link *links;
     int n_links;
+    long status;              /* the HTTP status of the last sb_mno_get()
+                               * answer, 0 when it had none (a transport
+                               * error): a 500 to a removal is how the
+                               * emulator refuses a rule it does not
+                               * hold, which the caller tells from any
+                               * other EPROTO (sb_mnoptical.c) */
 };
 
 /* Opens a client (no request yet); 'base' is http:// or https://. */
@@ -64,7 +70,9 @@ void sb_mno_close(struct sb_mno *c);
  * 200 answer's body in *body (malloc'ed, the caller frees it; may be
  * NULL when not wanted), or: a transport error (sb_http.h), ENOENT for
  * 404 (the emulator's "unknown node"), EPROTO for any other status
- * (500: a bad or missing parameter), the HTML page turned into one line. */
+ * (500: a bad or missing parameter, or a rule to remove that the
+ * emulator does not hold), the HTML page turned into one line.  The
+ * answer's status is left in c->status either way (0: none). */
 int sb_mno_get(struct sb_mno *c, const char *path, const char *query,
                char **body, char *err, size_t errlen);
 

@@ -164,6 +164,7 @@ sb_mno_get(struct sb_mno *c, const char *path, const char *query,
 
     if (body)
         *body = NULL;
+    c->status = 0;
     snprintf(url, sizeof url, "%s%s%s%s", c->base, path,
              query && *query ? "?" : "", query ? query : "");
     snprintf(what, sizeof what, "GET %s%s%s", path,
@@ -175,6 +176,7 @@ sb_mno_get(struct sb_mno *c, const char *path, const char *query,
     int ret = sb_http_perform(c->h, &rq, &r, err, errlen);
     if (ret)
         return ret;
+    c->status = r.status;
     if (r.status == 200) {
         if (body)
             *body = r.body;

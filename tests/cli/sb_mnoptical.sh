@@ -9,6 +9,8 @@
 #   - at 17 dB a job is admitted: its rules are on the emulator (whose
 #     /rules answers 500 once a rule exists: the documented quirk, here
 #     an independent witness), and deleting it removes them (/rules {});
+#   - rules the emulator lost (each ROADM /reset): the DELETE fails
+#     saying so, the DELETE again settles them, the job gone;
 #   - a job admitted at 17 dB keeps gosnr 17 on each lightpath; restarted
 #     with 8QAM at 18 dB, both are said below it (log, GET), kept as
 #     stored; the start installs its channels again (the driver's
@@ -76,6 +78,30 @@ api DELETE "$JOBS/job=good"
 [ "$STATUS" = 204 ] || notok "DELETE good: $STATUS $(cat "$tmp/body")"
 [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" && ok "deleted: the emulator holds no rule" \
     || notok "/rules after delete: $(cat "$tmp/rules")"
+
+# 1a. The emulator loses an active job's rules behind lightraild's back
+# (each ROADM /reset, as a restart of the emulator would): each removal
+# draws its 500 for a rule it does not hold.  Until 2026-12-07 every
+# DELETE failed so, the job releasing until lightraild restarted; now
+# the first says so and marks the rules unknown, the second settles them.
+submit forgot
+[ "$STATUS" = 201 ] && [ "$(phase)" = active ] || notok "forgot: $STATUS $(cat "$tmp/body")"
+for n in r1 r2 r3; do
+    curl -s -o /dev/null "$EMU/reset?node=$n" || notok "/reset?node=$n"
+done
+[ "$(rules)" = 200 ] || notok "/rules after the resets: $(cat "$tmp/rules")"
+api DELETE "$JOBS/job=forgot"
+[ "$STATUS" != 204 ] \
+    && grep -q "the emulator refused to remove forgot/lp[12], as it does for a rule it does not hold (restarted or reset?): kept on the record marked unknown: DELETE again to settle it" "$tmp/body" \
+    && ok "a DELETE of rules the emulator lost fails saying why and what to do: $STATUS" \
+    || notok "DELETE forgot after the resets: $STATUS $(cat "$tmp/body")"
+api DELETE "$JOBS/job=forgot"
+[ "$STATUS" = 204 ] && ok "the DELETE again settles them: 204" \
+    || notok "DELETE forgot again: $STATUS $(cat "$tmp/body")"
+api GET "$JOBS/job=forgot"
+[ "$STATUS" = 404 ] && [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" \
+    && ok "forgot is gone, the emulator holds no rule" \
+    || notok "after forgot's DELETEs: GET $STATUS, /rules $(cat "$tmp/rules")"
 
 # 1b. The gOSNR each receiver measured is kept: restarted with 8QAM's
 # threshold raised to 18 dB, it is below it, said at start and in GET,

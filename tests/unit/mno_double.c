@@ -125,6 +125,21 @@ dbl_held(const struct dbl_rule *r)
     return false;
 }
 
+/* The answer of an injected fault: 500, the emulator's page for an
+ * unhandled exception, or the status dbl.fail_status asks for. */
+static void
+dbl_fault(struct evhttp_request *req)
+{
+    int status = atomic_load(&dbl.fail_status);
+    char title[64];
+    if (status <= 0)
+        status = 500;
+    snprintf(title, sizeof title, "%d %s", status,
+             status == 500 ? "Internal Server Error"
+             : status == 503 ? "Service Unavailable" : "Injected");
+    dbl_html(req, status, title, "Unhandled exception: injected fault");
+}
+
 static void
 dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
 {
@@ -139,8 +154,7 @@ dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
         if (from > 1)
             atomic_store(&dbl.fail_from, from - 1);
         else {
-            dbl_html(req, 500, "500 Internal Server Error",
-                     "Unhandled exception: injected fault");
+            dbl_fault(req);
             return;
         }
     }
@@ -148,8 +162,7 @@ dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
     if (n > 0) {
         atomic_store(&dbl.fail_connect, n - 1);
         if (n == 1) {
-            dbl_html(req, 500, "500 Internal Server Error",
-                     "Unhandled exception: injected fault");
+            dbl_fault(req);
             return;
         }
     }
@@ -328,6 +341,7 @@ mno_double_reset(void)
     dbl.power_seen = false;
     atomic_store(&dbl.fail_connect, 0);
     atomic_store(&dbl.fail_from, 0);
+    atomic_store(&dbl.fail_status, 0);
     atomic_store(&dbl.late_connect_ms, 0);
     atomic_store(&dbl.cut_connect, 0);
     atomic_store(&dbl.cut_remove, 0);

@@ -9,7 +9,7 @@
  * holds is that rule, not a second: one removal takes it away) and
  * quirks (/rules 500 once a rule exists, a bare Infinity in the
  * monitor's JSON).  Faults: the Nth /connect from
- * now fails with 500, r2 disappears (404), /ports of r3 lacks a port
+ * now fails with 500 (or another status), r2 disappears (404), /ports of r3 lacks a port
  * /links gives it, the next /connect answers late, or the Nth install
  * (or removal, or the next N removals), on every ROADM or on one, from
  * now is done and its answer cut short.  Used by
@@ -56,6 +56,10 @@ struct mno_double {
     /* faults and knobs, set by the test between requests */
     atomic_int fail_connect;      /* the Nth /connect from now: 500 */
     atomic_int fail_from;         /* the Nth from now and all after: 500 */
+    atomic_int fail_status;       /* the status of the two faults above
+                                   * (0: 500, the emulator's; e.g. 503:
+                                   * a proxy's, no answer of the
+                                   * emulator's about the rule) */
     atomic_bool hide_r2;          /* r2 answers 404 */
     atomic_bool short_ports;      /* /ports?node=r3 forgets port 11 */
     atomic_int late_connect_ms;   /* the next /connect answers this late

@@ -27,7 +27,10 @@
  * is not taken as added after a lost add (the job fails, r1 left
  * empty) nor as gone after a lost removal (the DELETE fails, saying
  * the ROADM may still hold it, and a DELETE again settles it), nor
- * as present by a reconciliation (a difference, replaced).
+ * as present by a reconciliation (a difference, replaced).  Rules the
+ * emulator lost behind the controller's back (it restarted, a /reset):
+ * the job's DELETE fails saying so and marks them unknown, and a
+ * DELETE again settles them, the job gone.
  * Restarted with an active job, the emulator holds each rule once, the
  * start counts its re-installs apart from the drift (a re-install that
  * fails is drift, said as a failure), a reconciliation after the start
@@ -509,6 +512,49 @@ test_lost_removal_unknown_maybe_held(void)
     lr_ctl_free(c);
 }
 
+/* The emulator loses the rules of an active job behind the
+ * controller's back (it restarted; here r2 is /reset too, its rules
+ * gone with the rest).  The driver's record still holds them as
+ * installed, and each removal draws the emulator's 500 for a rule it
+ * does not hold.  Before, that 500 was a refusal every time: the DELETE
+ * failed, and every DELETE after it, the job releasing until lightraild
+ * restarted.  Now the first DELETE fails saying why and marks the
+ * rules unknown, and the next one settles them: the job is gone. */
+static void
+test_emulator_lost_rules_delete(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in = intent("forgot");
+    char err[1024];
+
+    mno_double_reset();
+    dbl.gosnr = 17;
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL_FATAL(dbl.n_rules, 6);
+    dbl.n_rules = 0;
+    int rc = lr_ctl_delete(c, "forgot", err, sizeof err);
+    CU_ASSERT_NOT_EQUAL(rc, 0);
+    if (!strstr(err, "as it does for a rule it does not hold"))
+        fprintf(stderr, "forgot, first DELETE: %d: %s\n", rc, err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "the emulator refused to remove "
+                                       "forgot/lp"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "as it does for a rule it does not "
+                                       "hold (restarted or reset?): kept "
+                                       "on the record marked unknown: "
+                                       "DELETE again to settle it"));
+    rc = lr_ctl_delete(c, "forgot", err, sizeof err);
+    if (rc)
+        fprintf(stderr, "forgot, second DELETE: %d: %s\n", rc, err);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_NOT_EQUAL(lr_ctl_get(c, "forgot", &job), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT_EQUAL(lr_ctl_check(c, err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
 /* A rule the record marks unknown is no rule the ROADM holds for a
  * reconciliation either.  The start's repair re-applies an active job's
  * channels on a driver whose record is empty (lightraild restarted);
@@ -826,6 +872,10 @@ static CU_TestInfo tests[] = {
       test_restart_releasing },
     { "restarted during provisioning, the emulator's rules lost: settled",
       test_restart_provisioning_lost },
+    /* Last: before its fix the job it leaves releasing was counted by
+     * the tests after it. */
+    { "the emulator lost the job's rules: a DELETE again settles them",
+      test_emulator_lost_rules_delete },
     CU_TEST_INFO_NULL,
 };
 

@@ -1168,8 +1168,8 @@ test_lost_removal_lost(void)
  * again is how it goes.  Before, that retry was refused for good
  * (EPROTO: the emulator's 500 for a rule it no longer holds) until the
  * node was reset.  Now the rule is marked unknown and the retry's 500
- * counts as done; a rule the record knows is installed keeps its 500 as
- * a refusal. */
+ * counts as done; a rule the record holds as installed takes its 500
+ * as a refusal (and is marked unknown by it: test_lost_by_emulator). */
 static void
 test_delete_lost(void)
 {
@@ -1184,7 +1184,7 @@ test_delete_lost(void)
     change(&ch[1], SB_ADD, "dl/lp1", "r1-r2", "r2-r3", n_of(8, 1), 4);
     CU_ASSERT_EQUAL_FATAL(k->apply(r2, ch, 2, err, sizeof err), 0);
     change(&ch[0], SB_DELETE, "dl/lp0", "", "", 0, 0);
-    /* Known installed: the emulator's refusal is one. */
+    /* Held as installed: the emulator's 500 is a refusal. */
     atomic_store(&dbl.fail_connect, 1);
     CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), EPROTO);
     CU_ASSERT_EQUAL(dbl.n_rules, 2);
@@ -1269,6 +1269,109 @@ test_undo_lost(void)
     k->close(r2);
 }
 
+/* Whether read() of 'dev' shows 'name', with 'unknown' as its mark. */
+static bool
+on_record(struct sb_device *dev, const char *name, bool unknown)
+{
+    struct sb_media_channel *mcs = NULL;
+    char err[256];
+    int n = 0;
+    bool found = false;
+    if (sb_mnoptical_class.read(dev, &mcs, &n, err, sizeof err))
+        return false;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(mcs[i].name, name))
+            found = mcs[i].unknown == unknown;
+    free(mcs);
+    return found;
+}
+
+/* The emulator loses rules the record holds as installed: someone ran
+ * /reset on the node (or it restarted).  Each removal then draws its
+ * 500 for a rule it does not hold, which was a refusal every time: a
+ * DELETE failed for good, until lightraild restarted.  Now the first
+ * refusal marks the rule unknown and says so, and the DELETE after it
+ * settles it.  Another status says nothing of the rule: a refusal, the
+ * rule held (not marked), and for a rule already marked no settling
+ * either. */
+static void
+test_lost_by_emulator(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[1024], base[64];
+    int ret;
+    struct sb_change ch[2];
+    struct sb_mno c;
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch[0], SB_ADD, "gone/lp0", "r1-r2", "r2-r3", n_of(5, 1), 4);
+    change(&ch[1], SB_ADD, "gone/lp1", "r1-r2", "r2-r3", n_of(6, 1), 4);
+    CU_ASSERT_EQUAL_FATAL(k->apply(r2, ch, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(dbl.n_rules, 2);
+    /* /reset?node=r2 behind the controller's back. */
+    snprintf(base, sizeof base, "http://127.0.0.1:%d", dbl.port);
+    CU_ASSERT_EQUAL_FATAL(sb_mno_open(&c, "test", base, 3000, err,
+                                      sizeof err), 0);
+    CU_ASSERT_EQUAL(sb_mno_get(&c, "/reset", "node=r2", NULL, err,
+                               sizeof err), 0);
+    sb_mno_close(&c);
+    CU_ASSERT_EQUAL_FATAL(dbl.n_rules, 0);
+
+    change(&ch[0], SB_DELETE, "gone/lp0", "", "", 0, 0);
+    ret = k->apply(r2, ch, 1, err, sizeof err);
+    CU_ASSERT_EQUAL(ret, EPROTO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "(HTTP 500: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "; the emulator refused to remove "
+                                       "gone/lp0, as it does for a rule it "
+                                       "does not hold (restarted or "
+                                       "reset?): kept on the record marked "
+                                       "unknown: DELETE again to settle "
+                                       "it"));
+    CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+    CU_ASSERT(on_record(r2, "gone/lp0", true));
+    CU_ASSERT(on_record(r2, "gone/lp1", false));
+    /* Marked, but a 503 (not the emulator's answer about a rule) is no
+     * sign it is gone: refused, the rule kept as it was. */
+    atomic_store(&dbl.fail_status, 503);
+    atomic_store(&dbl.fail_connect, 1);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), EPROTO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "(HTTP 503: "));
+    CU_ASSERT_PTR_NULL(strstr(err, "DELETE again to settle it"));
+    CU_ASSERT(on_record(r2, "gone/lp0", true));
+    /* The DELETE again: its 500 settles the marked rule. */
+    int calls = dbl.n_calls;
+    ret = k->apply(r2, ch, 1, err, sizeof err);
+    if (ret)
+        fprintf(stderr, "a DELETE again of a rule the emulator lost: %d: "
+                "%s\n", ret, err);
+    CU_ASSERT_EQUAL(ret, 0);
+    CU_ASSERT_EQUAL(dbl.n_calls, calls + 1);
+    CU_ASSERT(!on_record(r2, "gone/lp0", true));
+    CU_ASSERT(!on_record(r2, "gone/lp0", false));
+
+    /* A held rule refused with another status stays held, unmarked:
+     * a 503, and a 404 (the node unknown to the emulator). */
+    change(&ch[0], SB_DELETE, "gone/lp1", "", "", 0, 0);
+    atomic_store(&dbl.fail_connect, 1);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), EPROTO);
+    CU_ASSERT_PTR_NULL(strstr(err, "DELETE again to settle it"));
+    CU_ASSERT(on_record(r2, "gone/lp1", false));
+    atomic_store(&dbl.fail_status, 0);
+    atomic_store(&dbl.hide_r2, true);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), ENOENT);
+    CU_ASSERT_PTR_NULL(strstr(err, "DELETE again to settle it"));
+    atomic_store(&dbl.hide_r2, false);
+    CU_ASSERT(on_record(r2, "gone/lp1", false));
+    /* Its 500 then: marked, and settled by the next DELETE. */
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), EPROTO);
+    CU_ASSERT(on_record(r2, "gone/lp1", true));
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), 0);
+    CU_ASSERT(!on_record(r2, "gone/lp1", true));
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    k->close(r2);
+}
+
 static CU_TestInfo tests[] = {
     { "flexgrid -> 50 GHz channels", test_map },
     { "open refusals", test_open_refusals },
@@ -1305,6 +1408,8 @@ static CU_TestInfo tests[] = {
     { "a lost DELETE: marked unknown, a DELETE again settles it",
       test_delete_lost },
     { "a lost undo: on record, unknown", test_undo_lost },
+    { "rules the emulator lost: marked unknown, a DELETE again settles",
+      test_lost_by_emulator },
     { "a late answer: ETIMEDOUT", test_timeout },
     CU_TEST_INFO_NULL,
 };
