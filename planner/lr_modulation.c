@@ -372,6 +372,26 @@ lr_mod_sized(const struct lr_modtable *t, const char *name,
     return EDOM;
 }
 
+/* 'x' below 't' (both finite, x < t) as two decimal texts into a[len]
+ * and b[len] that read so: 't' with the fewest decimals (one at
+ * least) that give it back, as the modulation table's
+ * CSV wrote it, and 'x' with the fewest (as many at least) at which
+ * its text is below that.  A fixed count misleads both ways: 16.996 at
+ * two decimals reads "17.00 below 17.0", and 17.03 against a threshold
+ * of 17.04 at one reads "17.03 below 17.0". */
+static void
+lr_mod_say_below(double x, double t, char *a, char *b, size_t len)
+{
+    int d = 1;
+    snprintf(b, len, "%.1f", t);
+    while (d < 17 && strtod(b, NULL) != t)
+        snprintf(b, len, "%.*f", ++d, t);
+    double tb = strtod(b, NULL);
+    snprintf(a, len, "%.*f", d, x);
+    while (d < 17 && !(strtod(a, NULL) < tb))
+        snprintf(a, len, "%.*f", ++d, x);
+}
+
 int
 lr_mod_received(const struct lr_modtable *t, const char *name,
                 double gosnr_db, char *why, size_t whylen)
@@ -383,12 +403,8 @@ lr_mod_received(const struct lr_modtable *t, const char *name,
     if (isnan(gosnr_db) || isnan(f->osnr_db) || gosnr_db >= f->osnr_db)
         return 0;
     if (why && whylen) {
-        /* 16.96 below 17.0 must not read "17.0 below 17.0". */
-        char a[32], b[32];
-        snprintf(a, sizeof a, "%.1f", gosnr_db);
-        snprintf(b, sizeof b, "%.1f", f->osnr_db);
-        if (!strcmp(a, b))
-            snprintf(a, sizeof a, "%.2f", gosnr_db);
+        char a[48], b[48];
+        lr_mod_say_below(gosnr_db, f->osnr_db, a, b, sizeof a);
         snprintf(why, whylen, "measured %s dB at provisioning, below %s's "
                  "%s dB threshold in the modulation table", a, f->name, b);
     }

@@ -136,8 +136,9 @@ int lr_mod_sized(const struct lr_modtable *t, const char *name,
  * format (lr_mod_fits() says which); ENOLINK when the measurement is
  * below the threshold, 'why' (NULL: not written) then "measured 14.2
  * dB at provisioning, below 16QAM's 15.0 dB threshold in the modulation
- * table" (the measurement with a second decimal when one alone would
- * read as the threshold).  Compared as the provisioning's check
+ * table" (the threshold with the decimals that give it back, one at
+ * least; the measurement with as many, and more while it would not
+ * read below it: "16.996 ... 17.0", "17.03 ... 17.04").  Compared as the provisioning's check
  * compares (sb_driver.h check_lightpath): a margin of 0 is received. */
 int lr_mod_received(const struct lr_modtable *t, const char *name,
                     double gosnr_db, char *why, size_t whylen);

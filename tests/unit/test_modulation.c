@@ -558,6 +558,22 @@ test_received(void)
     CU_ASSERT_STRING_EQUAL(why, "measured 16.96 dB at provisioning, below "
                            "8QAM's 17.0 dB threshold in the modulation "
                            "table");
+    /* Two decimals that round up to the threshold must not say "17.00
+     * below 17.0" either: as many as tell them apart. */
+    CU_ASSERT_EQUAL(lr_mod_received(&t, "8QAM", 16.996, why, sizeof why),
+                    ENOLINK);
+    CU_ASSERT_STRING_EQUAL(why, "measured 16.996 dB at provisioning, below "
+                           "8QAM's 17.0 dB threshold in the modulation "
+                           "table");
+    /* A threshold of the table's CSV with two decimals is said with
+     * them: "17.03 below 17.0" would read as above it. */
+    CU_ASSERT_EQUAL(lr_modtable_set_osnr(&t, q8, 17.04), 0);
+    CU_ASSERT_EQUAL(lr_mod_received(&t, "8QAM", 17.03, why, sizeof why),
+                    ENOLINK);
+    CU_ASSERT_STRING_EQUAL(why, "measured 17.03 dB at provisioning, below "
+                           "8QAM's 17.04 dB threshold in the modulation "
+                           "table");
+    CU_ASSERT_EQUAL(lr_modtable_set_osnr(&t, q8, 17), 0);
     /* A margin of 0 is received, as the provisioning's check has it. */
     CU_ASSERT_EQUAL(lr_mod_received(&t, "16QAM", 15, NULL, 0), 0);
     CU_ASSERT_EQUAL(lr_mod_received(&t, "16QAM", 22.5, NULL, 0), 0);
