@@ -2127,6 +2127,21 @@ keep_releasing(struct lr_ctl *c, struct lr_job *j, const char *what,
 
 static void keep_agents(struct lr_ctl *, char **buf, size_t *len);
 
+/* The greatest tenth of a dB, as text into buf[size], that a
+ * threshold read from that text (the modulation table's CSV, strtod())
+ * does not put above 'gosnr_db' (finite): a measured gOSNR passes it.
+ * The tenth of floor(gosnr_db * 10) is not always that: the product
+ * may round up to a whole number, and 27.299999999999997 (a receiver's
+ * sum in floating point) read "27.3", which is above it. */
+static void
+mod_tenth_below(double gosnr_db, char *buf, size_t size)
+{
+    double tenths = floor(gosnr_db * 10);
+    snprintf(buf, size, "%.1f", tenths / 10);
+    if (strtod(buf, NULL) > gosnr_db)
+        snprintf(buf, size, "%.1f", (tenths - 1) / 10);
+}
+
 /* Each lightpath of job 'j' the table in use no longer fits as it was
  * planned (lr_lightpath_fits(): the table changed since: the format
  * gone, its reach shorter, its spectral efficiency another, or its
@@ -2149,15 +2164,17 @@ say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
         /* The way back names what changed: a format's spectral
          * efficiency, reach or threshold alone is no format missing.
          * The threshold's is the measurement cut down to a tenth of a
-         * dB, which the table then passes. */
+         * dB, which the table then passes (mod_tenth_below()). */
         char back[64 + LR_MOD_NAME_MAX];
         if (rc == EDOM)
             snprintf(back, sizeof back, "give %s its spectral efficiency "
                      "back", lp->modulation);
-        else if (rc == ENOLINK)
+        else if (rc == ENOLINK) {
+            char at_most[32];
+            mod_tenth_below(lp->gosnr_db, at_most, sizeof at_most);
             snprintf(back, sizeof back, "give %s a threshold of at most "
-                     "%.1f dB back", lp->modulation,
-                     floor(lp->gosnr_db * 10) / 10);
+                     "%s dB back", lp->modulation, at_most);
+        }
         else if (rc == ERANGE)
             snprintf(back, sizeof back, "give %s its reach back",
                      lp->modulation);

@@ -300,7 +300,7 @@ dbl_on_request(struct evhttp_request *req, void *arg)
             /* The quirk: an unlit channel's OSNR as a bare Infinity. */
             evbuffer_add_printf(evhttp_request_get_output_buffer(req),
                                 "{\"osnr\": {\"%d\": {\"freq\": %.6e, "
-                                "\"osnr\": %.2f, \"gosnr\": %.2f, \"power\": "
+                                "\"osnr\": %.17g, \"gosnr\": %.17g, \"power\": "
                                 "0.001, \"ase\": 1e-06, \"nli\": 1e-07}, "
                                 "\"90\": {\"freq\": 1.958e14, \"osnr\": "
                                 "Infinity, \"gosnr\": Infinity, \"power\": 0,"

@@ -401,6 +401,60 @@ test_measured_gosnr_judged_at_start(void)
     lr_ctl_free(c);
 }
 
+/* The way back the start's report gives for a threshold raised above
+ * a measurement really passes: a receiver's gOSNR computed in floating
+ * point (Mininet-Optical prints Python's repr) may sit a hair below a
+ * tenth, 27.299999999999997, and 27.3 is then still above it.  Before,
+ * the report said "at most 27.3 dB back" (the tenth of the product
+ * with 10, which rounded up), and that table kept the mismatch. */
+static void
+test_measured_gosnr_way_back_passes(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in;
+    char err[1024], *report = NULL, *listed = NULL;
+    const double g = nextafter(27.3, 0);
+
+    mno_double_reset();
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    dbl.gosnr = g;
+    in = intent("hair");
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_TRUE(job.lp[0].gosnr_known);
+    CU_ASSERT_EQUAL(job.lp[0].gosnr_db, g);
+    lr_ctl_free(c);
+
+    struct lr_modtable t = table_8qam(28);
+    CU_ASSERT_EQUAL_FATAL(open_ctl_report(&c, terms, 2, &t, &report, err,
+                                          sizeof err), 0);
+    if (!report || !strstr(report, "at most 27.2 dB back"))
+        fprintf(stderr, "a hair below 27.3: %s\n",
+                report ? report : "(null)");
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "give 8QAM a threshold "
+                                            "of at most 27.2 dB back"));
+    free(report);
+    lr_ctl_free(c);
+    /* The advice taken: nothing listed.  27.3 would not do. */
+    t = table_8qam(27.2);
+    CU_ASSERT_EQUAL_FATAL(open_ctl_report(&c, terms, 2, &t, &report, err,
+                                          sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_mod_mismatch(c, &listed), 0);
+    free(listed);
+    listed = NULL;
+    free(report);
+    lr_ctl_free(c);
+    t = table_8qam(27.3);
+    CU_ASSERT_EQUAL_FATAL(open_ctl_report(&c, terms, 2, &t, &report, err,
+                                          sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_mod_mismatch(c, &listed), 2);
+    free(listed);
+    free(report);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "hair", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
 /* The rules the double holds on ROADM 'node'. */
 static int
 rules_on(const char *node)
@@ -855,6 +909,8 @@ static CU_TestInfo tests[] = {
       test_threshold_from_table },
     { "a measured gOSNR judged at start against a new threshold",
       test_measured_gosnr_judged_at_start },
+    { "the way back from a raised threshold passes the measurement",
+      test_measured_gosnr_way_back_passes },
     { "a lost add on record as unknown is not held",
       test_lost_add_unknown_not_held },
     { "a lost removal on record as unknown may be held",
