@@ -481,6 +481,21 @@ lr_yang_job_time(int64_t ms, char *buf, size_t size)
              tm.tm_min, tm.tm_sec, frac);
 }
 
+/* Leaf gosnr under 'l': 'db' cut to hundredths, never rounded up, so
+ * that what GET shows, a where on it and a mismatch saying it is below
+ * a threshold agree (16.996 dB against 17 reads 16.99, not 17.0).  A
+ * value whose two-decimal text reads back as itself is kept as is:
+ * 16.29 is not cut to 16.28 by its binary form. */
+static LY_ERR
+job_gosnr_leaf(struct lyd_node *l, const struct lys_module *mod, double db)
+{
+    char text[64];
+    snprintf(text, sizeof text, "%.2f", db);
+    if (strtod(text, NULL) > db)
+        snprintf(text, sizeof text, "%.2f", strtod(text, NULL) - 0.01);
+    return lyd_new_term(l, mod, "gosnr", text, 0, NULL);
+}
+
 /* The planner's time model for 'job''s intent, or NULL when its model is
  * no preset (or memory is short): stage times are then left out.  The
  * caller frees the model and the time model. */
@@ -627,7 +642,7 @@ lr_yang_job_lightpaths(const struct lr_yang_job_env *env,
                                   NULL)))
             goto cleanup;
         if (lp->gosnr_known
-            && (rc = lr_yang_termf(l, mod, "gosnr", "%.2f", lp->gosnr_db)))
+            && (rc = job_gosnr_leaf(l, mod, lp->gosnr_db)))
             goto cleanup;
         if ((rc = lr_yang_termf(l, mod, "first-slot", "%d", lp->first))
             || (rc = lr_yang_termf(l, mod, "slots", "%d", lp->m))

@@ -687,7 +687,7 @@ test_job_modulation_mismatch(void)
     fixture_free(&f);
 }
 
-/* The gOSNR measured at provisioning is state: leaf gosnr (dB, two
+/* The gOSNR measured at provisioning is state: leaf gosnr (dB, cut to two
  * decimals) where it is known, absent where not; a table whose
  * threshold for the format is above it gives modulation-mismatch
  * saying both, one at or below it none. */
@@ -736,6 +736,25 @@ test_job_gosnr(void)
         }
         free(text);
     }
+    /* Cut to hundredths, never rounded up: 16.996 dB reads 16.99, so
+     * that GET, a where on it ("gosnr < 17") and a mismatch saying it
+     * is below a 17 dB threshold agree.  It read "17.0". */
+    j.lp[0].gosnr_db = 16.996;
+    text = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
+                                               &d, 0, &text, err,
+                                               sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"gosnr\": \"16.99\""));
+    free(text);
+    /* A value a hundredth's decimal text gives back exactly is kept:
+     * 16.29 is not cut to 16.28 by its binary form. */
+    j.lp[0].gosnr_db = 16.29;
+    text = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
+                                               &d, 0, &text, err,
+                                               sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"gosnr\": \"16.29\""));
+    free(text);
     fixture_free(&f);
 }
 
