@@ -9,15 +9,19 @@
  * lr_tls_use_crl() on CRLs made here (the CA's, stale, not yet valid,
  * without a next update, another CA's, one forged under the CA's name,
  * a CA file of two CAs with one's CRL, files that hold none) and the
- * words of lr_tls_verify_text().
+ * words of lr_tls_verify_text(); lr_tls_verify_again() on connections
+ * made here over a socketpair: a peer the new CRL revokes, one it does
+ * not, a stale CRL, and an SSL with no peer.
  *
  * The three TLS ends word their own messages; their tests check those
  * (tests/cli/api.sh, agent.sh, sb_netconf_tls.sh).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -520,6 +524,213 @@ test_verify_text(void)
                                     "alert unknown ca"));
 }
 
+/* A certificate for /CN='cn' with serial 'serial' and a new P-256 key,
+ * issued by the CA of path[CA] (its key path[CA_KEY]), written as PEM
+ * to 'cert_path' and 'key_path'.  0 on success. */
+static int
+issue_cert(const char *cn, long serial, const char *cert_path,
+           const char *key_path)
+{
+    FILE *f = fopen(path[CA], "r");
+    X509 *ca = f ? PEM_read_X509(f, NULL, NULL, NULL) : NULL;
+    if (f)
+        fclose(f);
+    f = fopen(path[CA_KEY], "r");
+    EVP_PKEY *ca_key = f ? PEM_read_PrivateKey(f, NULL, NULL, NULL) : NULL;
+    if (f)
+        fclose(f);
+    EVP_PKEY *k = EVP_EC_gen("P-256");
+    X509 *x = X509_new();
+    int rc = -1;
+    if (!ca || !ca_key || !k || !x
+        || !ASN1_INTEGER_set(X509_get_serialNumber(x), serial)
+        || !X509_set_version(x, 2)
+        || !X509_gmtime_adj(X509_getm_notBefore(x), -60)
+        || !X509_gmtime_adj(X509_getm_notAfter(x), 3600)
+        || !X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN",
+                                       MBSTRING_ASC,
+                                       (const unsigned char *) cn, -1, -1,
+                                       0)
+        || !X509_set_issuer_name(x, X509_get_subject_name(ca))
+        || !X509_set_pubkey(x, k) || !X509_sign(x, ca_key, EVP_sha256()))
+        goto out;
+    FILE *fc = fopen(cert_path, "w"), *fk = fopen(key_path, "w");
+    int ok = fc && fk && PEM_write_X509(fc, x)
+             && PEM_write_PrivateKey(fk, k, NULL, NULL, 0, NULL, NULL);
+    if (fc)
+        fclose(fc);
+    if (fk)
+        fclose(fk);
+    rc = ok ? 0 : -1;
+out:
+    X509_free(x);
+    X509_free(ca);
+    EVP_PKEY_free(k);
+    EVP_PKEY_free(ca_key);
+    return rc;
+}
+
+/* A client context that trusts path[CA] and checks its peer, with the
+ * CRL file 'crl' (NULL: none) as lr_tls_use_crl() loads it. */
+static SSL_CTX *
+client_ctx(const char *crl)
+{
+    char err[512];
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+    CU_ASSERT_EQUAL_FATAL(SSL_CTX_load_verify_locations(ctx, path[CA], NULL),
+                          1);
+    if (crl)
+        CU_ASSERT_EQUAL_FATAL(lr_tls_use_crl(ctx, crl, err, sizeof err), 0);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, lr_tls_verify_cb);
+    return ctx;
+}
+
+/* A connection from 'cctx' to a server presenting 'cert' and 'key',
+ * both ends in this process over a socketpair, its handshake done: the
+ * client's SSL, watched into '*peer' (the server's end is freed, its
+ * socket closed: the client keeps what it verified).  NULL when the
+ * handshake failed. */
+static SSL *
+connect_pair(SSL_CTX *cctx, const char *cert, const char *key,
+             struct lr_tls_peer *peer)
+{
+    int sv[2];
+    SSL_CTX *sctx = SSL_CTX_new(TLS_server_method());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sctx);
+    CU_ASSERT_EQUAL_FATAL(lr_tls_use_pair(sctx, cert, key), LR_TLS_PAIR_OK);
+    CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    SSL *c = SSL_new(cctx), *s = SSL_new(sctx);
+    CU_ASSERT_FATAL(c && s && SSL_set_fd(c, sv[0]) && SSL_set_fd(s, sv[1]));
+    CU_ASSERT_EQUAL(lr_tls_watch(c, peer), 0);
+    SSL_set_connect_state(c);
+    SSL_set_accept_state(s);
+    /* Non-blocking: each end moves until it must read what the other
+     * has yet to write; a socketpair's buffer holds a flight. */
+    CU_ASSERT_FATAL(fcntl(sv[0], F_SETFL, O_NONBLOCK) == 0
+                    && fcntl(sv[1], F_SETFL, O_NONBLOCK) == 0);
+    int cr = 0, sr = 0;
+    for (int turn = 0; turn < 16 && (cr != 1 || sr != 1); turn++) {
+        if (cr != 1) {
+            cr = SSL_do_handshake(c);
+            if (cr != 1 && SSL_get_error(c, cr) != SSL_ERROR_WANT_READ)
+                break;
+        }
+        if (sr != 1) {
+            sr = SSL_do_handshake(s);
+            if (sr != 1 && SSL_get_error(s, sr) != SSL_ERROR_WANT_READ)
+                break;
+        }
+    }
+    SSL_free(s);
+    SSL_CTX_free(sctx);
+    close(sv[1]);
+    ERR_clear_error();
+    if (cr != 1) {
+        SSL_free(c);
+        close(sv[0]);
+        return NULL;
+    }
+    return c;
+}
+
+/* Frees a client SSL of connect_pair() and closes its socket. */
+static void
+close_pair(SSL *c)
+{
+    int fd = SSL_get_fd(c);
+    SSL_free(c);
+    close(fd);
+}
+
+/* lr_tls_verify_again(): a connection admitted under the CA alone is
+ * judged by a context loaded since with a CRL (the agent's SIGHUP):
+ * the peer it revokes is refused, in the words the agent logs ("closed:
+ * its certificate is refused since SIGHUP: revoked by CRL ..."), the
+ * peer it does not revoke is kept, a stale CRL refuses every peer, and
+ * an SSL that has no peer is refused. */
+static void
+test_verify_again(void)
+{
+    char crl[80], stale[80], dc2[80], dc2_key[80], dc3[80], dc3_key[80];
+    char buf[512];
+    snprintf(crl, sizeof crl, "%s/again-crl.pem", dir);
+    snprintf(stale, sizeof stale, "%s/again-stale.pem", dir);
+    snprintf(dc2, sizeof dc2, "%s/dc2.pem", dir);
+    snprintf(dc2_key, sizeof dc2_key, "%s/dc2.key", dir);
+    snprintf(dc3, sizeof dc3, "%s/dc3.pem", dir);
+    snprintf(dc3_key, sizeof dc3_key, "%s/dc3.key", dir);
+    /* make_crl() revokes serial 7: dc2's, not dc3's. */
+    CU_ASSERT_EQUAL_FATAL(issue_cert("dc2", 7, dc2, dc2_key), 0);
+    CU_ASSERT_EQUAL_FATAL(issue_cert("dc3", 8, dc3, dc3_key), 0);
+    CU_ASSERT_EQUAL_FATAL(make_crl(crl, "ca", path[CA_KEY], -60, 3600), 0);
+    CU_ASSERT_EQUAL_FATAL(make_crl(stale, "ca", path[CA_KEY], -7200, -3600),
+                          0);
+    SSL_CTX *before = client_ctx(NULL), *after = client_ctx(crl);
+    struct lr_tls_peer p2, p3;
+    SSL *c2 = connect_pair(before, dc2, dc2_key, &p2);
+    SSL *c3 = connect_pair(before, dc3, dc3_key, &p3);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c3);
+    /* Both admitted, as the context they were accepted with says. */
+    CU_ASSERT_EQUAL(SSL_get_verify_result(c2), X509_V_OK);
+    CU_ASSERT_EQUAL(lr_tls_verify_again(before, c2), X509_V_OK);
+
+    long v = lr_tls_verify_again(after, c2);
+    CU_ASSERT_EQUAL(v, X509_V_ERR_CERT_REVOKED);
+    CU_ASSERT_EQUAL(p2.error, X509_V_ERR_CERT_REVOKED);
+    CU_ASSERT_EQUAL(p2.depth, 0);
+    char want[256];
+    snprintf(want, sizeof want, "revoked by CRL '%s' (serial 07, /CN=dc2)",
+             crl);
+    CU_ASSERT_STRING_EQUAL(lr_tls_verify_text(v, &p2, crl, buf, sizeof buf),
+                           want);
+    CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+
+    /* The peer the CRL does not name is kept, its record cleared. */
+    p3.error = X509_V_ERR_UNSPECIFIED;
+    CU_ASSERT_EQUAL(lr_tls_verify_again(after, c3), X509_V_OK);
+    CU_ASSERT_EQUAL(p3.error, X509_V_OK);
+
+    /* A CRL past its next update (lr_tls_use_crl() refuses one at load;
+     * it goes stale while loaded): every peer refused, fail closed. */
+    SSL_CTX *old = client_ctx(NULL);
+    FILE *f = fopen(stale, "r");
+    X509_CRL *x = f ? PEM_read_X509_CRL(f, NULL, NULL, NULL) : NULL;
+    if (f)
+        fclose(f);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_EQUAL(X509_STORE_add_crl(SSL_CTX_get_cert_store(old), x), 1);
+    X509_CRL_free(x);
+    X509_VERIFY_PARAM_set_flags(SSL_CTX_get0_param(old),
+                                X509_V_FLAG_CRL_CHECK
+                                | X509_V_FLAG_CRL_CHECK_ALL);
+    v = lr_tls_verify_again(old, c3);
+    CU_ASSERT_EQUAL(v, X509_V_ERR_CRL_HAS_EXPIRED);
+    snprintf(want, sizeof want, "CRL '%s' is out of date (its next update "
+             "is past): every peer is refused until a fresh CRL is loaded "
+             "(fail closed)", stale);
+    CU_ASSERT_STRING_EQUAL(lr_tls_verify_text(v, &p3, stale, buf,
+                                              sizeof buf), want);
+
+    /* No handshake, no peer: refused, not admitted. */
+    SSL *none = SSL_new(after);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(none);
+    CU_ASSERT_EQUAL(lr_tls_verify_again(after, none),
+                    X509_V_ERR_APPLICATION_VERIFICATION);
+    SSL_free(none);
+
+    close_pair(c2);
+    close_pair(c3);
+    SSL_CTX_free(before);
+    SSL_CTX_free(after);
+    SSL_CTX_free(old);
+    CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+    const char *made[] = { crl, stale, dc2, dc2_key, dc3, dc3_key };
+    for (size_t i = 0; i < sizeof made / sizeof *made; i++)
+        unlink(made[i]);
+}
+
 static CU_TestInfo tests[] = {
     { "use_pair blames the right file", test_pair_blame },
     { "reason: text, empty queue", test_reason },
@@ -529,6 +740,8 @@ static CU_TestInfo tests[] = {
     { "use_crl: the CA's, stale, early, another's, forged",
       test_use_crl },
     { "verify_text: the revoked certificate named", test_verify_text },
+    { "verify_again: revoked since, kept, stale CRL, no peer",
+      test_verify_again },
     CU_TEST_INFO_NULL,
 };
 
