@@ -18,7 +18,10 @@
 #      root's CRL refuses the agent it signed, and the intermediate's own
 #      CRL is needed;
 #   g. lightraild's coordinator/crl: a job blocked by a revoked agent,
-#      planned with a CRL revoking none, no start with a stale one.
+#      planned with a CRL revoking none, no start with a stale one;
+#      SIGHUP reads it again: a stale one is logged and not taken, one
+#      revoking dc2 closes the connection kept to dc2's agent, and the
+#      next job is blocked in the CRL's words.
 # Agents are stopped by their PID, never by name.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "${srcdir:-.}/tests/cli/agentlib.sh"
@@ -550,6 +553,45 @@ if start_daemon; then
         ok "lightraild: a PUT with a stale coordinator/crl refused, the parties before kept"
     else
         notok "lightraild, a PUT with a stale CRL: PUT $put $(head -c 300 "$tmp/put.body"), POST $post, $(jq_job phase): $(jq_job reason)"
+    fi
+    stop_daemon
+else
+    notok "lightraild with a CRL did not start"
+fi
+# SIGHUP reads coordinator/crl again (and the certificate, key and CA):
+# the connection to dc2's agent that h1 leaves kept is judged by the new
+# CRL, so a job after a CRL revoking dc2 is blocked, where before it was
+# planned over that connection.  A stale CRL is logged, and the files
+# loaded before stay.
+cp "$C/none.pem" "$C/hup-crl.pem"
+daemon_crl "$C/hup-crl.pem"
+if start_daemon; then
+    job h1
+    h1=$(jq_job phase)
+    api DELETE "$JOBS/job=h1"
+    cp "$C/stale.pem" "$C/hup-crl.pem"
+    kill -HUP $PID
+    if await_log "$D/log" "SIGHUP: the coordinator's TLS files are not read again, those loaded before stay: TLS CRL '$C/hup-crl.pem': CRL 1 (of /CN=ca) expired at 2020-01-02T00:00:00Z"; then
+        job h2
+        if [ "$post" = 201 ] && [ "$(jq_job phase)" = active ]; then
+            ok "lightraild: SIGHUP with a stale coordinator/crl logged, the files before kept"
+        else
+            notok "lightraild, SIGHUP with a stale CRL: POST $post, $(jq_job phase): $(jq_job reason)"
+        fi
+        api DELETE "$JOBS/job=h2"
+    else
+        notok "lightraild, SIGHUP with a stale CRL: no log line: $(tail -3 "$D/log")"
+    fi
+    cp "$C/dc2crl.pem" "$C/hup-crl.pem"
+    kill -HUP $PID
+    await_log "$D/log" "SIGHUP: the coordinator's certificate, key, CA and CRL read again"
+    job h3
+    if [ "$h1" = active ] && [ "$post" = 201 ] && [ "$(jq_job phase)" = blocked ] &&
+       jq_job reason | grep -F -q "agent dc2 unreachable: TLS handshake with 127.0.0.1 port $PLAIN: the agent's certificate is refused: revoked by CRL '$C/hup-crl.pem' (serial $SERIAL_DC2, /CN=dc2)" &&
+       grep -F -q "agent dc2: connection closed: its certificate is refused since SIGHUP: revoked by CRL '$C/hup-crl.pem' (serial $SERIAL_DC2, /CN=dc2)" "$D/log"; then
+        ok "lightraild: SIGHUP reads coordinator/crl again, dc2's kept connection closed"
+    else
+        notok "lightraild, coordinator/crl after SIGHUP: h1 $h1, POST $post, $(jq_job phase): $(jq_job reason); $(grep -F SIGHUP "$D/log" | tail -2)"
     fi
     stop_daemon
 else
