@@ -318,6 +318,7 @@ struct daemon {
     struct event *releases;       /* RELEASEs to the agents queued */
     struct nb_app *app;           /* the northbound's, for reloads */
     const char *policy;           /* ppo-policy, or NULL */
+    bool crl;                     /* coordinator/crl configured */
     const struct lr_ctl_ppo_rollout *rollout;     /* ppo-rollout, or NULL */
 };
 
@@ -414,6 +415,33 @@ on_sighup(evutil_socket_t sig, short what, void *arg)
     if (nb_restconf_reload(d->app, "SIGHUP"))
         lr_log(LR_LOG_WARN, "ppo policy not reloaded: out of memory; send "
                "SIGHUP again");
+    nb_restconf_reload_tls(d->app, "SIGHUP");
+}
+
+/* The coordinator's TLS files were read again (nb_app.tls_reloaded):
+ * one line on the files, one per agent connection they closed.  Without
+ * a coordinator configured, nothing: SIGHUP is then the ppo policy's. */
+static void
+on_tls_reloaded(void *arg, const char *how, int rc, const char *report,
+                const char *err)
+{
+    const struct daemon *d = arg;
+    if (rc == ENOENT)
+        return;
+    if (rc) {
+        lr_log(LR_LOG_WARN, "%s: the coordinator's TLS files are not read "
+               "again, those loaded before stay: %s%s", how, err,
+               rc == EBUSY ? "; send SIGHUP again" : "");
+        return;
+    }
+    lr_log(LR_LOG_INFO, "%s: the coordinator's certificate, key, CA%s read "
+           "again", how, d->crl ? " and CRL" : "");
+    for (const char *line = report; *line;) {
+        const char *end = strchr(line, '\n');
+        int n = end ? (int) (end - line) : (int) strlen(line);
+        lr_log(LR_LOG_WARN, "%.*s", n, line);
+        line += n + (end != NULL);
+    }
 }
 
 /* A reload ended (nb_app.reloaded): SIGHUP's or the API's. */
@@ -828,6 +856,7 @@ main(int argc, char **argv)
     }
     d.ctl = ctl;
     d.policy = cc.ppo_policy;
+    d.crl = cfg->coord_crl[0] != '\0';
     d.rollout = cc.ppo_rollout;
     if (d.policy)
         log_policy(&d, "loaded");
@@ -908,6 +937,8 @@ main(int argc, char **argv)
     lr_ctl_set_release_hook(ctl, releases_queued, d.releases);
     app.reloaded = on_reloaded;
     app.reloaded_arg = &d;
+    app.tls_reloaded = on_tls_reloaded;
+    app.tls_reloaded_arg = &d;
     app.ppo_rechecked = on_ppo_rechecked;
     app.ppo_rechecked_arg = &d;
     app.agent_changed = on_agent_changed;

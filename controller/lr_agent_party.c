@@ -1344,6 +1344,53 @@ fail:
     return NULL;
 }
 
+SSL_CTX *
+lr_agent_party_tls_new(const char *cert, const char *key, const char *ca,
+                       const char *crl, char *err, size_t errlen)
+{
+    if (crl && !*crl)
+        crl = NULL;
+    return client_ctx(cert, key, ca, crl, err, errlen);
+}
+
+int
+lr_agent_party_use_tls(struct lr_cdynp_party *p, SSL_CTX *ctx, char *why,
+                       size_t len)
+{
+    struct agent_party *ap = ap_of(p);
+    char text[1024];
+    if (!SSL_CTX_up_ref(ctx)) {
+        snprintf(why, len, "out of memory");
+        return ENOMEM;
+    }
+    /* The SSL of the connection holds its own reference to the context
+     * it was made with: freeing ours here ends nothing. */
+    SSL_CTX_free(ap->ctx);
+    ap->ctx = ctx;
+    lr_tls_own_serial(ap->ctx, ap->serial, sizeof ap->serial);
+    why[0] = '\0';
+    /* Only a connection whose handshake ended has a chain to judge; one
+     * still connecting is dropped, and starts again under 'ctx'. */
+    if (ap->state != AP_UP) {
+        if (ap->state != AP_DOWN)
+            disconnect(ap);
+        return 0;
+    }
+    long v = lr_tls_verify_again(ap->ctx, ap->ssl);
+    if (v == X509_V_OK)
+        return 0;
+    snprintf(why, len, "%s", lr_tls_verify_text(v, &ap->verified,
+                                                ap->crl[0] ? ap->crl : NULL,
+                                                text, sizeof text));
+    disconnect(ap);
+    /* Said as down (lr_agent_party_error()) until the agent is tried
+     * again, whose handshake then fails in the same words. */
+    snprintf(ap->why, sizeof ap->why, "TLS connection to %s port %d closed: "
+             "the agent's certificate is refused: %s (expected name '%s')",
+             ap->address, ap->port, why, ap->name);
+    return EACCES;
+}
+
 void
 lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
 {

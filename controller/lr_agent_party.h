@@ -208,6 +208,32 @@ bool lr_agent_party_is(const struct lr_cdynp_party *p);
  * checks the field names of every line against that list. */
 void lr_agent_record(FILE *f, const struct lr_wire_msg *msg);
 
+/* The client context lr_agent_party_new() makes of 'cert', 'key', 'ca'
+ * and 'crl' (NULL or "": none), for lr_agent_party_use_tls(): files
+ * read again once for all the parties (lightraild's SIGHUP).  NULL with
+ * a one-line reason that names the file in err[errlen], as
+ * lr_agent_party_new() says it.  The caller frees it (SSL_CTX_free). */
+SSL_CTX *lr_agent_party_tls_new(const char *cert, const char *key,
+                                const char *ca, const char *crl, char *err,
+                                size_t errlen);
+
+/* Makes 'ctx' (lr_agent_party_tls_new(); the party takes a reference of
+ * its own, the caller keeps its) the context of the party's next
+ * connections, made of the same files as the party's own (its CRL file
+ * keeps its name), and judges the connection the party keeps, admitted
+ * under the context before, again under 'ctx' (lr_tls_verify_again()):
+ * an agent whose certificate a CRL read since revokes must not be asked
+ * again over a connection it holds.  0 when the party keeps its
+ * connection (or has none; one still connecting is dropped); EACCES when
+ * it was refused and closed, with lr_tls_verify_text()'s words in
+ * why[len] ("revoked by CRL 'F' (serial HEX, /CN=dc2)"), which
+ * lr_agent_party_error() says too until the agent is tried again, whose
+ * handshake then fails in the same words; ENOMEM, nothing changed.
+ * Only while nothing else uses the party (no plan, no RELEASE in
+ * flight). */
+int lr_agent_party_use_tls(struct lr_cdynp_party *, SSL_CTX *ctx,
+                           char *why, size_t len);
+
 /* The TLS basics both ends of the protocol share (this file's client,
  * `lightrail agent`'s server). */
 

@@ -416,6 +416,25 @@ int lr_ctl_releases_retrying(const struct lr_ctl *);
  * the agent (its address, port and certificate name). */
 int lr_ctl_keeps_due(const struct lr_ctl *);
 
+/* The coordinator's certificate, key, CA and CRL files (lr_ctl_config
+ * agent_*) read again for the agents' next connections, as lightraild
+ * does on SIGHUP ('how', for the report): a CRL the CA issued anew
+ * before the one loaded expires, a certificate renewed.  Each agent's
+ * connection kept since a job is judged again under the new files
+ * (lr_agent_party_use_tls()) and closed when they refuse it, so that an
+ * agent revoked since is not asked again; the next plan connects anew,
+ * and its handshake says why.  A plan kept for its admission is dropped
+ * then (its agents get RELEASE).  One line per connection closed in
+ * report[rlen] ("agent dc2: connection closed: its certificate is
+ * refused since SIGHUP: revoked by CRL 'F' (serial S, /CN=dc2)"), ""
+ * when none.  0; ENOENT: no coordinator configured, nothing read;
+ * EBUSY: the agents are lent to a plan or RELEASEs in flight (take the
+ * planner's next free turn); EINVAL: a file does not load (err[] names
+ * it and says why, as a start would), and every agent keeps the files
+ * loaded before.  Owner's thread. */
+int lr_ctl_agents_reload_tls(struct lr_ctl *, const char *how, char *report,
+                             size_t rlen, char *err, size_t errlen);
+
 /* DC k's agent as the owner last saw it: 'up' unless the last exchange
  * with it failed without an answer (unreachable, broken, too slow),
  * with the reason in 'why' (the one a job it blocked gives).  A refusal

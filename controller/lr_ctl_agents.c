@@ -708,6 +708,53 @@ lr_ctl_drop_agent_plan(struct lr_ctl *c)
     lr_ctl_plan_free(p);
 }
 
+int
+lr_ctl_agents_reload_tls(struct lr_ctl *c, const char *how, char *report,
+                         size_t rlen, char *err, size_t errlen)
+{
+    char e[2048];
+    size_t n = 0;
+    bool closed = false;
+    report[0] = '\0';
+    if (!c->agent_cert[0] || !c->agent_key[0] || !c->agent_ca[0])
+        return lr_ctl_fail(err, errlen, ENOENT, "no coordinator in the "
+                           "configuration: no agent TLS files to read again");
+    if (c->agents_lent)
+        return lr_ctl_fail(err, errlen, EBUSY, "the data centers' agents "
+                           "are busy (a plan or RELEASEs in flight): read "
+                           "the files again when they are done");
+    /* One context for every party: the files are read once, and either
+     * all the parties take them or none does. */
+    SSL_CTX *ctx = lr_agent_party_tls_new(c->agent_cert, c->agent_key,
+                                          c->agent_ca, c->agent_crl, e,
+                                          sizeof e);
+    if (!ctx)
+        return lr_ctl_fail(err, errlen, EINVAL, "%s", e);
+    for (int k = 0; c->cluster && k < c->cluster->n_dcs
+                    && k < LR_TM_MAX_DCS; k++) {
+        if (!c->agent[k])
+            continue;
+        int rc = lr_agent_party_use_tls(c->agent[k], ctx, e, sizeof e);
+        if (!rc || n >= rlen)
+            continue;
+        closed |= rc == EACCES;
+        n += (size_t) snprintf(report + n, rlen - n, "%sagent %s: %s%s",
+                               n ? "\n" : "", c->cluster->dcs[k].name,
+                               rc == EACCES ? "connection closed: its "
+                               "certificate is refused since " : "",
+                               rc == EACCES ? how : "the files read before "
+                               "stay: ");
+        if (n < rlen)
+            n += (size_t) snprintf(report + n, rlen - n, "%s%s",
+                                   rc == EACCES ? ": " : "", e);
+    }
+    SSL_CTX_free(ctx);
+    /* A plan committed over a connection just closed is not admitted. */
+    if (closed)
+        lr_ctl_drop_agent_plan(c);
+    return 0;
+}
+
 /* Before a plan with the agents made on this thread (an admission that
  * plans itself): what a plan op would send first, the KEEPs owed and the
  * RELEASEs queued, sent here the same way (those unanswered wait for a

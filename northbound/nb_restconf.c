@@ -585,6 +585,24 @@ agents_watch(struct nb_app *app)
     }
 }
 
+/* Reads the agents' TLS files again now (lr_ctl_agents_reload_tls),
+ * unless the agents are lent: the reload then stays due, for the
+ * planner's next free turn (plan_next()). */
+static void
+reload_tls_now(struct nb_app *app)
+{
+    char report[4096], err[2048];
+    int rc = lr_ctl_agents_reload_tls(app->ctl, app->tls_how, report,
+                                      sizeof report, err, sizeof err);
+    if (rc == EBUSY && app->planner)
+        return;
+    app->tls_due = false;
+    if (app->tls_reloaded)
+        app->tls_reloaded(app->tls_reloaded_arg, app->tls_how, rc, report,
+                          err);
+    agents_watch(app);                /* those it closed are down */
+}
+
 /* The planner is done with a plan: on the loop again. */
 static void
 plan_done(void *cookie, struct lr_ctl_op *op)
@@ -623,6 +641,17 @@ releases_next(struct nb_app *app)
 }
 
 void
+nb_restconf_reload_tls(struct nb_app *app, const char *how)
+{
+    app->tls_due = true;
+    app->tls_how = how;
+    if (app->planner)
+        plan_next(app);
+    else
+        reload_tls_now(app);
+}
+
+void
 nb_restconf_agents_seen(struct nb_app *app)
 {
     agents_watch(app);
@@ -646,6 +675,8 @@ plan_next(struct nb_app *app)
 {
     agents_watch(app);
     while (!app->plan_busy) {
+        if (app->tls_due)
+            reload_tls_now(app);
         if (!app->planning) {
             releases_next(app);
             return;

@@ -140,6 +140,16 @@ struct nb_app {
      * code and message (lightraild logs it), or NULL. */
     void (*reloaded)(void *arg, const char *how, int rc, const char *err);
     void *reloaded_arg;
+    /* Called when the agents' TLS files were read again
+     * (nb_restconf_reload_tls(), 'how' says who asked), with
+     * lr_ctl_agents_reload_tls()'s code, report (the connections it
+     * closed, one a line) and message, or NULL (lightraild logs them).
+     * 'tls_due' and 'tls_how': a reload waiting for the agents. */
+    void (*tls_reloaded)(void *arg, const char *how, int rc,
+                         const char *report, const char *err);
+    void *tls_reloaded_arg;
+    bool tls_due;
+    const char *tls_how;
     /* Called when a PUT of the topology or inventory ('what':
      * "topology", "inventory") left the ppo policy usable where it was
      * not, or the reverse (lr_ctl_ppo_status), or NULL: lightraild logs
@@ -189,6 +199,13 @@ struct nb_app {
  * for as long as they come), else it is done now.  The outcome goes to
  * app->reloaded.  0, or ENOMEM (nothing queued). */
 int nb_restconf_reload(struct nb_app *app, const char *how);
+
+/* The coordinator's TLS files read again for the agents ('how', e.g.
+ * "SIGHUP"; a static string), lr_ctl_agents_reload_tls(): now when the
+ * agents are free, else in the planner's next free turn, before the
+ * next plan (a plan or RELEASEs in flight hold the agents' connections,
+ * which it may close).  The outcome goes to app->tls_reloaded. */
+void nb_restconf_reload_tls(struct nb_app *app, const char *how);
 
 /* A reconciliation asked outside the API (lightraild's
  * reconcile-interval timer): a repair, begun and queued on app->worker
