@@ -11,7 +11,10 @@
  * SIGTERM or SIGINT: the server drains (503 to new requests), the loop
  * waits until the device work in flight has ended and been answered,
  * then exits 0.  SIGHUP, or the API's reload-ppo-policy: the ppo-policy
- * file is loaded again (see below).
+ * file is loaded again (see below).  SIGHUP alone also reads the
+ * coordinator's certificate, key, CA and CRL again for the DCs'
+ * agents, in the planner's free turn, and closes the agent connections
+ * kept that they now refuse (on_tls_reloaded).
  *
  * It holds a lock on its state directory (lightraild.lock) for its life,
  * writes lightraild.pid and lightraild.port there (the port bound,
@@ -314,7 +317,7 @@ struct daemon {
     struct lr_worker *decider;    /* the ppo decisions' thread */
     struct lr_worker *planner;    /* the other intents' plans' thread */
     struct event *stopping;       /* NULL until a signal: waits for it */
-    struct event *sighup;         /* reloads the ppo policy */
+    struct event *sighup;         /* reloads the ppo policy, TLS files */
     struct event *releases;       /* RELEASEs to the agents queued */
     struct nb_app *app;           /* the northbound's, for reloads */
     const char *policy;           /* ppo-policy, or NULL */
@@ -403,7 +406,9 @@ log_reload(const struct daemon *d, const char *how, int rc, const char *err)
 /* SIGHUP: the ppo-policy file is loaded again (retrained in place) in
  * its turn behind the ppo intents queued before it, as the API's reload
  * (nb_restconf_reload); a file that does not load leaves the policy in
- * use as it was. */
+ * use as it was.  Then the coordinator's TLS files, for a CRL issued
+ * anew (nb_restconf_reload_tls): the API's reload is the policy's
+ * alone, as its name says. */
 static void
 on_sighup(evutil_socket_t sig, short what, void *arg)
 {
