@@ -423,11 +423,11 @@ int lr_ctl_keeps_due(const struct lr_ctl *);
  * connection kept since a job is judged again under the new files
  * (lr_agent_party_use_tls()) and closed when they refuse it, so that an
  * agent revoked since is not asked again; the next plan connects anew,
- * and its handshake says why.  A plan kept for its admission is dropped
- * then (its agents get RELEASE).  One line per connection closed in
- * report[rlen] ("agent dc2: connection closed: its certificate is
- * refused since SIGHUP: revoked by CRL 'F' (serial S, /CN=dc2)"), ""
- * when none.  0; ENOENT: no coordinator configured, nothing read;
+ * and its handshake says why.  A plan made and committed before, kept
+ * for its admission, is still admitted: that asks no agent.  One line
+ * per connection closed in report[rlen] ("agent dc2: connection
+ * closed: its certificate is refused since SIGHUP: revoked by CRL 'F'
+ * (serial S, /CN=dc2)"), "" when none.  0; ENOENT: no coordinator configured, nothing read;
  * EBUSY: the agents are lent to a plan or RELEASEs in flight (take the
  * planner's next free turn); EINVAL: a file does not load (err[] names
  * it and says why, as a start would), and every agent keeps the files

@@ -714,7 +714,6 @@ lr_ctl_agents_reload_tls(struct lr_ctl *c, const char *how, char *report,
 {
     char e[2048];
     size_t n = 0;
-    bool closed = false;
     report[0] = '\0';
     if (!c->agent_cert[0] || !c->agent_key[0] || !c->agent_ca[0])
         return lr_ctl_fail(err, errlen, ENOENT, "no coordinator in the "
@@ -737,7 +736,6 @@ lr_ctl_agents_reload_tls(struct lr_ctl *c, const char *how, char *report,
         int rc = lr_agent_party_use_tls(c->agent[k], ctx, e, sizeof e);
         if (!rc || n >= rlen)
             continue;
-        closed |= rc == EACCES;
         n += (size_t) snprintf(report + n, rlen - n, "%sagent %s: %s%s",
                                n ? "\n" : "", c->cluster->dcs[k].name,
                                rc == EACCES ? "connection closed: its "
@@ -748,10 +746,10 @@ lr_ctl_agents_reload_tls(struct lr_ctl *c, const char *how, char *report,
             n += (size_t) snprintf(report + n, rlen - n, "%s%s",
                                    rc == EACCES ? ": " : "", e);
     }
+    /* A plan kept for its admission (c->agent_plan) stays: it was made
+     * and committed before the files were read again, as the intent was
+     * queued before the SIGHUP, and its admission asks no agent. */
     SSL_CTX_free(ctx);
-    /* A plan committed over a connection just closed is not admitted. */
-    if (closed)
-        lr_ctl_drop_agent_plan(c);
     return 0;
 }
 

@@ -597,6 +597,54 @@ if start_daemon; then
 else
     notok "lightraild with a CRL did not start"
 fi
+# A SIGHUP while a plan holds the agents' connections (dc2's agent
+# answers each request 200 ms late) waits for the plan: the job planned
+# over the connection ends active, and the CRL read after it blocks the
+# next job.  Were the connection judged in the middle of the plan, on
+# the loop while the planner's thread uses it, the plan would lose it.
+start_agent slow "$A/plain.json" --delay-ms 200 ||
+    notok "agent answering late did not start"
+SLOW=$APORT SLOWPID=$APID
+cp "$C/none.pem" "$C/hup-crl.pem"
+: > "$D/log"
+if start_daemon; then
+    # The store keeps the inventory: a PUT moves dc2 to the late agent.
+    api GET /restconf/data/lightrail-compute:compute
+    jq --argjson p "$SLOW" '(.["lightrail-compute:compute"].dc[]
+        | select(.name == "dc2") | .remote.port) = $p' "$tmp/body" \
+        > "$tmp/inv-slow.json"
+    api PUT /restconf/data/lightrail-compute:compute "$tmp/inv-slow.json"
+    [ "$STATUS" = 204 ] || notok "PUT of the late agent's inventory: $STATUS $(cat "$tmp/body")"
+    printf '{"lightrail-job:job":[{"name":"s1","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":1,"max":64}}]}\n' > "$tmp/s1.json"
+    curl -s -o "$tmp/s1.body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+        -H "Authorization: Bearer $TOKEN" \
+        -H 'Content-Type: application/yang-data+json' \
+        -X POST --data-binary @"$tmp/s1.json" "$URL$JOBS" > "$tmp/s1.status" &
+    s1pid=$!
+    # The agent read the job: the plan is under way on its connection.
+    await_log "$A/slow.log" "layers, batch 32" ||
+        notok "the late agent was not asked: $(tail -2 "$A/slow.log")"
+    cp "$C/dc2crl.pem" "$C/hup-crl.pem"
+    kill -HUP $PID
+    wait $s1pid
+    api GET "$JOBS/job=s1"
+    cp "$tmp/body" "$tmp/job"
+    s1="$(jq_job phase) $(jq_job reason)"
+    await_log "$D/log" "SIGHUP: the coordinator's certificate, key, CA and CRL read again"
+    job s2
+    if [ "$(cat "$tmp/s1.status")" = 201 ] && [ "${s1%% *}" = active ] &&
+       [ "$post" = 201 ] && [ "$(jq_job phase)" = blocked ] &&
+       jq_job reason | grep -F -q "revoked by CRL '$C/hup-crl.pem' (serial $SERIAL_DC2, /CN=dc2)" &&
+       grep -F -q "agent dc2: connection closed: its certificate is refused since SIGHUP" "$D/log"; then
+        ok "lightraild: a SIGHUP during a plan over the agents waits for it"
+    else
+        notok "lightraild, SIGHUP during a plan: s1 $(cat "$tmp/s1.status") $s1, s2 POST $post, $(jq_job phase): $(jq_job reason); $(grep -F -e SIGHUP -e 'agent dc2' "$D/log" | tail -3)"
+    fi
+    stop_daemon
+else
+    notok "lightraild with a CRL did not start"
+fi
+stop_agent $SLOWPID || notok "agent $SLOWPID did not stop cleanly"
 daemon_crl "$C/stale.pem"
 timeout 60 $LIGHTRAILD --config "$D/lightraild.json" --foreground > "$tmp/out" 2> "$tmp/err"
 rc=$?
