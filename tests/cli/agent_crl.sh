@@ -21,7 +21,8 @@
 #      planned with a CRL revoking none, no start with a stale one;
 #      SIGHUP reads it again: a stale one is logged and not taken, one
 #      revoking dc2 closes the connection kept to dc2's agent, and the
-#      next job is blocked in the CRL's words.
+#      next job is blocked in the CRL's words; one during a plan over
+#      the agent waits for it, and that job is admitted.
 # Agents are stopped by their PID, never by name.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "${srcdir:-.}/tests/cli/agentlib.sh"
