@@ -40,6 +40,21 @@ static char path[N_PATHS][64];
 enum { CERT_A, KEY_A, CERT_B, KEY_B, NOT_A_KEY, MISSING, NOT_PEM, CA, CA_KEY,
        LEAF, LEAF_KEY };
 
+/* Writes certificate 'x' to 'cert_path' and its key 'k' to
+ * 'key_path', PEM; 0 or -1. */
+static int
+write_pair(X509 *x, EVP_PKEY *k, const char *cert_path, const char *key_path)
+{
+    FILE *fc = fopen(cert_path, "w"), *fk = fopen(key_path, "w");
+    int ok = fc && fk && PEM_write_X509(fc, x)
+             && PEM_write_PrivateKey(fk, k, NULL, NULL, 0, NULL, NULL);
+    if (fc && fclose(fc))
+        ok = 0;
+    if (fk && fclose(fk))
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
 /* A self-signed certificate for 'cn' with a new P-256 key, both written
  * as PEM; 0 on success.  'ca' < 0: a version 1 certificate, without
  * extensions; else version 3 with basicConstraints CA:TRUE (1) or
@@ -75,14 +90,7 @@ make_cert(const char *cn, int ca, const char *cert_path,
     }
     if (!X509_sign(x, k, EVP_sha256()))
         goto out;
-    FILE *fc = fopen(cert_path, "w"), *fk = fopen(key_path, "w");
-    int ok = fc && fk && PEM_write_X509(fc, x)
-             && PEM_write_PrivateKey(fk, k, NULL, NULL, 0, NULL, NULL);
-    if (fc)
-        fclose(fc);
-    if (fk)
-        fclose(fk);
-    rc = ok ? 0 : -1;
+    rc = write_pair(x, k, cert_path, key_path);
 out:
     X509_free(x);
     EVP_PKEY_free(k);
@@ -554,14 +562,7 @@ issue_cert(const char *cn, long serial, const char *cert_path,
         || !X509_set_issuer_name(x, X509_get_subject_name(ca))
         || !X509_set_pubkey(x, k) || !X509_sign(x, ca_key, EVP_sha256()))
         goto out;
-    FILE *fc = fopen(cert_path, "w"), *fk = fopen(key_path, "w");
-    int ok = fc && fk && PEM_write_X509(fc, x)
-             && PEM_write_PrivateKey(fk, k, NULL, NULL, 0, NULL, NULL);
-    if (fc)
-        fclose(fc);
-    if (fk)
-        fclose(fk);
-    rc = ok ? 0 : -1;
+    rc = write_pair(x, k, cert_path, key_path);
 out:
     X509_free(x);
     X509_free(ca);
