@@ -740,6 +740,92 @@ test_agent_down_across_a_new_network(void)
     lr_cluster_free(remote);
 }
 
+/* lr_ctl_agents_reload_tls() (lightraild's SIGHUP) while RELEASEs hold
+ * the agents (lr_ctl_release_begin lends them, as a plan op does): EBUSY,
+ * and no file is read then, so a certificate moved away meanwhile is
+ * not reported (a read would say EINVAL); the caller reloads in the
+ * planner's next free turn.  Once they are back the files are read: 0,
+ * no connection to judge (dc2's agent is down).  A file that does not
+ * load: EINVAL naming it, and the agent is as it was.  Without a
+ * coordinator nothing is read: ENOENT. */
+static void
+test_reload_tls_waits_for_the_agents(void)
+{
+    char key[200], cert[200], path[200], err[2048], report[1024];
+    struct lr_cluster *remote = remote_dc2(key, cert);
+    if (!remote)
+        return;
+    struct lr_store *st;
+    struct lr_job job = { .phase = LR_JOB_ACTIVE };
+    job.intent = intent("hup", 4);
+    job.plan.n_stages = 1;
+    job.plan.stages[0] = (struct lr_stage) { .first = 0, .last = 0,
+                                             .dc = 1, .g = 0 };
+    snprintf(path, sizeof path, "%s/reload-tls.db", dir);
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(path, &st, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_store_put_job(st, &job), 0);
+    lr_store_close(st);
+    struct lr_ctl_config cfg = { .topo = topo, .cluster = remote,
+                                 .default_driver = "dummy",
+                                 .dummy_dir = devdir, .db_path = path,
+                                 .agent_cert = cert, .agent_key = key,
+                                 .agent_ca = cert, .agent_timeout_s = 1 };
+    struct lr_ctl *c = NULL;
+    char *rep = NULL;
+    int queued = 0;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &rep, err, sizeof err), 0);
+    free(rep);
+    lr_ctl_set_release_hook(c, count_hook, &queued);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_delete(c, "hup", err, sizeof err), 0);
+    struct lr_ctl_op *op = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_release_begin(c, &op), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    char away[220];
+    snprintf(away, sizeof away, "%s.away", cert);
+    CU_ASSERT_EQUAL_FATAL(rename(cert, away), 0);
+    report[0] = 'x';
+    CU_ASSERT_EQUAL(lr_ctl_agents_reload_tls(c, "SIGHUP", report,
+                                             sizeof report, err, sizeof err),
+                    EBUSY);
+    CU_ASSERT_STRING_EQUAL(report, "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "agents are busy (a plan or "
+                                  "RELEASEs in flight)"));
+    CU_ASSERT_EQUAL_FATAL(rename(away, cert), 0);
+    lr_ctl_op_run(op);
+    lr_ctl_release_end(c, op);
+    CU_ASSERT_EQUAL(lr_ctl_agents_reload_tls(c, "SIGHUP", report,
+                                             sizeof report, err, sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(report, "");
+    /* A file that does not load changes no agent. */
+    struct lr_ctl_agent_status as;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_agent_status(c, 1, &as), 0);
+    char why[LR_CTL_AGENT_WHY];
+    snprintf(why, sizeof why, "%s", as.why);
+    CU_ASSERT_FALSE(as.up);
+    CU_ASSERT_EQUAL_FATAL(rename(cert, away), 0);
+    CU_ASSERT_EQUAL(lr_ctl_agents_reload_tls(c, "SIGHUP", report,
+                                             sizeof report, err, sizeof err),
+                    EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, cert));
+    CU_ASSERT_EQUAL_FATAL(rename(away, cert), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_agent_status(c, 1, &as), 0);
+    CU_ASSERT_FALSE(as.up);
+    CU_ASSERT_STRING_EQUAL(as.why, why);
+    lr_ctl_free(c);
+    lr_cluster_free(remote);
+    /* No coordinator: SIGHUP is the ppo policy's alone. */
+    snprintf(path, sizeof path, "%s/reload-tls-none.db", dir);
+    struct lr_ctl_config plain = { .topo = topo, .cluster = cluster,
+                                   .default_driver = "dummy",
+                                   .dummy_dir = devdir, .db_path = path };
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&plain, &c, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_agents_reload_tls(c, "SIGHUP", report,
+                                             sizeof report, err, sizeof err),
+                    ENOENT);
+    lr_ctl_free(c);
+}
+
 /* ---- a real agent for dc2 (lightrail agent), behind a proxy ---- */
 
 /* A proxy on 127.0.0.1 in front of the agent: it closes the connections
@@ -1148,6 +1234,8 @@ static CU_TestInfo tests[] = {
     { "the jobs' clock is the configuration's", test_clock },
     { "a new network sends the RELEASEs queued for the old agents",
       test_new_network_sends_queued_releases },
+    { "SIGHUP's TLS reload waits while RELEASEs hold the agents",
+      test_reload_tls_waits_for_the_agents },
     { "a KEEP lists a plan committed and not yet admitted",
       test_keep_lists_a_kept_plan },
     { "an admission on the owner's thread sends its name's RELEASE once",
