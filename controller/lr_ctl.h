@@ -417,34 +417,33 @@ int lr_ctl_releases_retrying(const struct lr_ctl *);
 int lr_ctl_keeps_due(const struct lr_ctl *);
 
 /* The coordinator's certificate, key, CA and CRL files (lr_ctl_config
- * agent_*) read again for the agents' next connections, as lightraild
- * does on SIGHUP ('how', for the report): a CRL the CA issued anew
- * before the one loaded expires, a certificate renewed.  Each agent's
- * connection kept since a job is judged again under the new files
- * (lr_agent_party_use_tls()) and closed when they refuse it, so that an
- * agent revoked since is not asked again; the next plan connects anew,
- * and its handshake says why.  A plan made and committed before, kept
- * for its admission, is still admitted: that asks no agent.  One line
- * per connection closed in report[rlen] ("agent dc2: connection
- * closed: its certificate is refused since SIGHUP: revoked by CRL 'F'
- * (serial S, /CN=dc2)"), "" when none.  0; ENOENT: no coordinator configured, nothing read;
- * EBUSY: the agents are lent to a plan or RELEASEs in flight (take the
- * planner's next free turn); EINVAL: a file does not load (err[] names
- * it and says why, as a start would), and every agent keeps the files
- * loaded before.  Owner's thread. */
+ * agent_*) read again for the agents' next connections, as lightraild does
+ * on SIGHUP ('how', for the report): a CRL the CA issued anew before the one
+ * loaded expires, a certificate renewed.  Each agent's connection kept since
+ * a job is judged again under the new files (lr_agent_party_use_tls()) and
+ * closed when they refuse it, so that an agent revoked since is not asked
+ * again; the next plan connects anew, and its handshake says why.  A plan
+ * made and committed before, kept for its admission, is still admitted: that
+ * asks no agent.  One line per connection closed in report[rlen] ("agent
+ * dc2: connection closed: its certificate is refused since SIGHUP: revoked
+ * by CRL 'F' (serial S, /CN=dc2)"), "" when none.  0; ENOENT: no coordinator
+ * configured, nothing read; EBUSY: the agents are lent to a plan or RELEASEs
+ * in flight (take the planner's next free turn); EINVAL: a file does not
+ * load (err[] names it and says why, as a start would), and every agent
+ * keeps the files loaded before.  Owner's thread. */
 int lr_ctl_agents_reload_tls(struct lr_ctl *, const char *how, char *report,
                              size_t rlen, char *err, size_t errlen);
 
-/* DC k's agent as the owner last saw it: 'up' unless the last exchange
- * with it failed without an answer (unreachable, broken, too slow),
- * with the reason in 'why' (the one a job it blocked gives).  A refusal
- * (an ERROR answer, e.g. ENOSPC when another job took its devices) is
- * an answer: up, the job's reason says it; so is an agent not asked
- * because the plan's budget was spent on the others before its turn.  Each op that takes the agents
- * tries every one it needs again, so an agent down stays down until an
- * exchange works, across a new network that keeps it (the same address,
- * port and certificate name).  While the agents are lent to an op, what they were
- * when lent.  Owner's thread.  0, or ENOENT when DC k has no agent. */
+/* DC k's agent as the owner last saw it: 'up' unless the last exchange with
+ * it failed without an answer (unreachable, broken, too slow), with the
+ * reason in 'why' (the one a job it blocked gives).  A refusal (an ERROR
+ * answer, e.g. ENOSPC when another job took its devices) is an answer: up,
+ * the job's reason says it; so is an agent not asked because the plan's
+ * budget was spent on the others before its turn.  Each op that takes the
+ * agents tries every one it needs again, so an agent down stays down until
+ * an exchange works, across a new network that keeps it (the same address,
+ * port and certificate name).  While the agents are lent to an op, what they
+ * were when lent.  Owner's thread.  0, or ENOENT when DC k has no agent. */
 #define LR_CTL_AGENT_WHY 256
 struct lr_ctl_agent_status {
     const char *dc;                   /* the inventory's name (borrowed
@@ -567,17 +566,16 @@ const struct lr_ctl_counters *lr_ctl_counters(const struct lr_ctl *);
 /* The emulated data plane (borrowed), or NULL. */
 struct sb_linux *lr_ctl_dataplane(const struct lr_ctl *);
 
-/* ROADM i (a topology node, 0 <= i < lr_ctl_devices()) as the owner
- * last saw it: up unless the last operation on it (an apply or a read;
- * opening it is none) got no answer (sb_driver.h: ETIMEDOUT, no session; a refusal of the
- * device's own is an answer), the times of the last success and failure
- * (the controller's clock when the op that saw them ended; 0: none),
- * the last failure's line, operations and failures counted since the
- * start, and the media channels this controller's jobs hold on it (or
- * are provisioning or releasing there).  Step 6b's whole-lightpath
- * check (check_lightpath) is not counted: it judges a path, not one
- * device.  Owner's thread; the strings are borrowed until the network
- * changes.  0, or ENOENT. */
+/* ROADM i (a topology node, 0 <= i < lr_ctl_devices()) as the owner last saw
+ * it: up unless the last operation on it (an apply or a read; opening it is
+ * none) got no answer (sb_driver.h: ETIMEDOUT, no session; a refusal of the
+ * device's own is an answer), the times of the last success and failure (the
+ * controller's clock when the op that saw them ended; 0: none), the last
+ * failure's line, operations and failures counted since the start, and the
+ * media channels this controller's jobs hold on it (or are provisioning or
+ * releasing there).  Step 6b's whole-lightpath check (check_lightpath) is
+ * not counted: it judges a path, not one device.  Owner's thread; the
+ * strings are borrowed until the network changes.  0, or ENOENT. */
 struct lr_ctl_device_status {
     const char *name, *driver, *address;  /* address: no password */
     bool up;

@@ -722,8 +722,10 @@ lr_ctl_agents_reload_tls(struct lr_ctl *c, const char *how, char *report,
         return lr_ctl_fail(err, errlen, EBUSY, "the data centers' agents "
                            "are busy (a plan or RELEASEs in flight): read "
                            "the files again when they are done");
-    /* One context for every party: the files are read once, and either
-     * all the parties take them or none does. */
+    /* One context for every party: the files are read once; a file
+     * that does not load leaves every party as it was.  (A party that
+     * cannot take a reference to the new context, which OpenSSL's
+     * up_ref does not refuse in practice, keeps its own and says so.) */
     SSL_CTX *ctx = lr_agent_party_tls_new(c->agent_cert, c->agent_key,
                                           c->agent_ca, c->agent_crl, e,
                                           sizeof e);
