@@ -88,6 +88,15 @@ struct agent_party {
      * it is from before 2026-12-07, and each connection of this job
      * says a plain HELLO (revision 1), as coordinators did before. */
     bool plain_hello;
+    /* The revision the last HELLO_OK named (0: none), and the BACKTRACKs
+     * of objectives 0-3 sent in the plan lr_agent_plan() runs (reset at
+     * its start): what revision_notes() tells the operator of an agent
+     * at revision 1, whose requests revision 2 would have spared. */
+    int hello_ok_revision;
+    int spared_backtracks;
+    /* The lowest revision agreed on any connection of that plan (0:
+     * none): a connection may end before the plan does. */
+    int plan_revision;
     double compute;
     char dc_name[LR_WIRE_NAME_MAX];
     const struct lr_tm *tm;       /* the job, borrowed */
@@ -1015,6 +1024,9 @@ ensure_hello(struct agent_party *ap)
                              "the %d it was asked in", ans.revision,
                              req.revision ? req.revision : 1);
     ap->revision = ans.revision ? ans.revision : 1;
+    ap->hello_ok_revision = ans.revision;
+    if (!ap->plan_revision || ap->revision < ap->plan_revision)
+        ap->plan_revision = ap->revision;
     ap->hello = true;
     ap->compute = ans.compute;
     snprintf(ap->dc_name, sizeof ap->dc_name, "%s", ans.name);
@@ -1100,6 +1112,9 @@ ap_backtrack(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
         .type = LR_WIRE_BACKTRACK, .job = ap->job, .objective = obj,
         .assumed = assumed, .last = last, .stages = counted ? stages : 0,
     }, ans;
+    /* Counted once sent, answered or not: the agent was asked it. */
+    if (!counted)
+        ap->spared_backtracks++;
     if ((rc = exchange(ap, &req, LR_WIRE_BACKTRACK_OK, &ans)))
         return rc;
     /* A count exactly when one was asked: anything else is no answer
@@ -1479,6 +1494,49 @@ old_agents(const struct lr_cluster *cl, struct lr_cdynp_party *const *parties,
     return 0;
 }
 
+/* After a plan was found: a note in why[len] (appended, "; " between)
+ * for each agent that spoke protocol revision 1 in it.  Its STEP_OKs
+ * carried no predecessors, so the plan asked it BACKTRACKs instead: the
+ * same plan, up to ~1.8x the requests at beam width 8, which an
+ * operator who sees the request counts jump could not explain
+ * otherwise.  Which of the causes it was, as far as the coordinator can
+ * tell: an agent that refused the HELLO naming our revision
+ * (ap->plain_hello) or whose HELLO_OK named none is from before
+ * 2026-12-07; one whose HELLO_OK answered 1 has its leaf predecessors
+ * false (cmd_agent.c's agent_revision()). */
+static void
+revision_notes(const struct lr_cluster *cl,
+               struct lr_cdynp_party *const *parties, char *why, size_t len)
+{
+    for (int k = 0; k < cl->n_dcs; k++) {
+        if (!lr_agent_party_is(parties[k]))
+            continue;
+        const struct agent_party *ap = ap_of(parties[k]);
+        if (!ap->plan_revision
+            || ap->plan_revision >= LR_WIRE_REVISION_PREV)
+            continue;
+        const bool old = ap->plain_hello || !ap->hello_ok_revision;
+        size_t at = strlen(why);
+        snprintf(why + at, len - at, "%sagent %s (%s port %d) speaks "
+                 "protocol revision 1: %s, so it is asked the BACKTRACKs "
+                 "that revision 2's predecessors in STEP_OK spare, for the "
+                 "same plan: %d in this plan; %s",
+                 at ? "; " : "", cl->dcs[k].name, ap->address, ap->port,
+                 ap->plain_hello
+                 ? "it refused a HELLO naming revision 2, as agents from "
+                   "before 2026-12-07 do"
+                 : old ? "its HELLO_OK named no revision, so it is from "
+                         "before 2026-12-07"
+                       : "its HELLO_OK answered 1, as an agent whose "
+                         "leaf predecessors is false does",
+                 ap->spared_backtracks,
+                 old ? "upgrade it to the agent of this coordinator's "
+                       "release"
+                     : "set predecessors true in its configuration for "
+                       "fewer requests");
+    }
+}
+
 /* When memo party 'm' around agent 'ap' failed the plan because the
  * agent answered a STEP sent again otherwise than the first time, that
  * is the agent's failure, said so: the memo's EPROTO names no one, and
@@ -1595,6 +1653,8 @@ lr_agent_plan(const struct lr_cluster *cl,
         if (lr_agent_party_is(parties[k])) {
             struct agent_party *ap = ap_of(parties[k]);
             ap->plan_deadline = ap->budget > 0 ? start + ap->budget : 0;
+            ap->spared_backtracks = 0;
+            ap->plan_revision = ap->revision;   /* a connection kept */
         }
     /* An agent closes a connection in the middle of a plan when it makes
      * room for another of this coordinator's (cmd_agent.c's
@@ -1647,6 +1707,8 @@ lr_agent_plan(const struct lr_cluster *cl,
         size_t at = strlen(why);
         snprintf(why + at, len - at, "%s%s", at ? "; " : "", retried);
     }
+    if (!rc && *verdict == LR_TM_OK)
+        revision_notes(cl, parties, why, len);
     /* The budget is the plan's: a COMMIT or RELEASE after it is not. */
     for (int k = 0; k < cl->n_dcs; k++)
         if (lr_agent_party_is(parties[k]))

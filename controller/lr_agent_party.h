@@ -155,7 +155,17 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * the most it is, an agent closing its connection in each run (see the
  * agents' logs for why)"); when a run again fails for another cause,
  * its failure is followed by "; in the run before: " and those notes.
- * A time-out or an ERROR answer is never run again. */
+ * A time-out or an ERROR answer is never run again.
+ *
+ * A plan found with an agent at protocol revision 1 carries, after the
+ * notes above, one note per such agent ("agent dc2 (ADDR port P) speaks
+ * protocol revision 1: it refused a HELLO naming revision 2, as agents
+ * from before 2026-12-07 do, so it is asked the BACKTRACKs that revision
+ * 2's predecessors in STEP_OK spare, for the same plan: N in this plan;
+ * upgrade it ...", or "...: its HELLO_OK answered 1, as an agent whose
+ * leaf predecessors is false does, ...; set predecessors true in its
+ * configuration for fewer requests"), N the BACKTRACKs of objectives
+ * 0-3 sent to it in the plan. */
 #define LR_AGENT_PLAN_RETRIES 2
 int lr_agent_plan(const struct lr_cluster *cl,
                   struct lr_cdynp_party *const *parties,

@@ -181,6 +181,33 @@ if [ $rc -eq 0 ] && jq -e -n --slurpfile a "$tmp/dist.out" \
 else
     notok "predecessors false over the CLI: exit $rc, $(cat "$tmp/err"); BACKTRACKs $np_backtracks (revision 2: $backtracks); $(grep hello-ok "$tmp/coordinator-np.jsonl" "$tmp/coordinator.jsonl"); $(head -c 300 "$tmp/dist-np.out")"
 fi
+# The coordinator says so (2026-12-07): each agent at revision 1 named
+# once in the plan's note, with the BACKTRACKs it was asked (all those
+# its record shows: revision 2 asks none here) and what to do; the plan
+# at revision 2 has no note.  The same in the text's last line.
+rev1_note() {   # rev1_note K: what the note says of agent np$K
+    eval port=\$NP$1
+    printf 'agent dc%s (127.0.0.1 port %s) speaks protocol revision 1: its HELLO_OK answered 1, as an agent whose leaf predecessors is false does, so it is asked the BACKTRACKs that revision 2'"'"'s predecessors in STEP_OK spare, for the same plan: %s in this plan; set predecessors true in its configuration for fewer requests' \
+        "$1" "$port" \
+        "$(jq -s '[.[] | select(.type == "backtrack")] | length' "$A/np$1.jsonl")"
+}
+note=$(jq -r '.note // empty' "$tmp/dist-np.out" 2>/dev/null)
+want="$(rev1_note 1); $(rev1_note 2); $(rev1_note 3)"
+if [ "$note" = "$want" ] && [ "$(jq 'has("note")' "$tmp/dist.out")" = false ]; then
+    ok "agents with predecessors false: each named once in the JSON note, its BACKTRACKs counted; none at revision 2"
+else
+    notok "predecessors false, JSON note: '$note', want '$want'; at revision 2: $(jq .note "$tmp/dist.out")"
+fi
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/noprev.json" \
+    $TLS > "$tmp/out" 2> "$tmp/err"
+rc=$?
+# The same plan asks the same requests: the JSON's note, word for word.
+last=$(tail -n 1 "$tmp/out")
+if [ $rc -eq 0 ] && [ -n "$note" ] && [ "$last" = "note: $note" ] && [ ! -s "$tmp/err" ]; then
+    ok "agents with predecessors false: the text's last line is the note"
+else
+    notok "predecessors false, text: exit $rc, last line '$(tail -n 1 "$tmp/out")', $(cat "$tmp/err")"
+fi
 for k in 1 2 3; do
     eval stop_agent \$NPPID$k
 done

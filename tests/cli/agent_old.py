@@ -10,7 +10,12 @@ agent's answer back, one at a time as the protocol goes.  In mode "old",
 a STEP, BACKTRACK, FINISH or COMMIT of objective 2-5 is not passed on:
 it is answered as such an agent answers a frame it cannot read (an
 ERROR of id 0, EINVAL, "malformed frame: closing") and the connection is
-closed.  In mode "pass" every frame is passed on.
+closed.  In mode "rev1" it plays an agent of 2026-12-05 or -06, from
+before protocol revision 2 (2026-12-07): a HELLO naming a revision (a
+u16 payload) is refused the same way ("refused hello revision N"), a
+plain HELLO and every other frame passed on (each BACKTRACK logged,
+"passed backtrack objective N").  In mode "pass" every
+frame is passed on.
 
 It appends a line to LOG for each connection ("connection") and each
 request of objective 2-5 ("refused TYPE objective N", in mode "pass"
@@ -28,7 +33,8 @@ import struct
 import sys
 import threading
 
-from agentwire import ERROR, COMMIT, FINISH, STEP, frame, read_frame, text
+from agentwire import ERROR, COMMIT, FINISH, HELLO, STEP, frame, read_frame, \
+    text
 
 BACKTRACK = 7
 mode, certs, dc_cert, coord_cert, agent_port, port_file, log_path = \
@@ -66,8 +72,16 @@ def serve(raw):
         log("connection")
         while True:
             mtype, ident, payload = read_frame(down)
-            newer = mtype in COUNTED and len(payload) > 4 \
-                and 2 <= payload[4] <= 5
+            newer = mode != "rev1" and mtype in COUNTED \
+                and len(payload) > 4 and 2 <= payload[4] <= 5
+            if mode == "rev1" and mtype == HELLO and payload:
+                revision, = struct.unpack(">H", payload[:2])
+                log(f"refused hello revision {revision}")
+                down.sendall(frame(ERROR, 0, struct.pack(">H", errno.EINVAL)
+                                   + text("malformed frame: closing")))
+                return
+            if mode == "rev1" and mtype == BACKTRACK and len(payload) > 4:
+                log(f"passed backtrack objective {payload[4]}")
             if newer and mode == "pass":
                 log(f"passed {COUNTED[mtype]} objective {payload[4]}")
             elif newer:

@@ -126,6 +126,41 @@ else
     notok "an old agent, text: exit $rc, $(cat "$tmp/out" "$tmp/err")"
 fi
 kill $PPID_; wait $PPID_ 2>/dev/null
+
+# ---- an agent from before protocol revision 2 (2026-12-07) ----
+# It refuses the HELLO naming revision 2 and closes; the coordinator
+# greets it again with a plain HELLO, and asks it BACKTRACKs as before:
+# the same plan as with current agents, and a note saying so, with the
+# count of those BACKTRACKs of objectives 0-3 the proxy passed (those
+# of the count-bounded runs, 4-5, are asked at revision 2 too, and not
+# counted).  A plan of revision 2 (the proxy passing all, above) has no
+# note.
+start_proxy rev1 || { lr_summary; exit 1; }
+cluster "$PPORT" > "$tmp/rev1.json"
+$LIGHTRAIL plan --distributed --model-file "$MODEL" --cluster "$tmp/rev1.json" \
+    $TLS --format json > "$tmp/rev1.out" 2> "$tmp/err"
+rc=$?
+T=$(jq .iteration_time_s "$tmp/rev1.out" 2>/dev/null)
+note=$(jq -r '.note // empty' "$tmp/rev1.out" 2>/dev/null)
+n=$(grep -c '^passed backtrack objective [0-3]$' "$A/rev1.log")
+REV1="agent dc1 (127.0.0.1 port $PPORT) speaks protocol revision 1: it refused a HELLO naming revision 2, as agents from before 2026-12-07 do, so it is asked the BACKTRACKs that revision 2's predecessors in STEP_OK spare, for the same plan: $n in this plan; upgrade it to the agent of this coordinator's release"
+if [ $rc -eq 0 ] && near "$T" $FULL_T && [ ! -s "$tmp/err" ] \
+   && [ "$n" -gt 0 ] && [ "$note" = "$REV1" ] \
+   && [ "$(grep -c '^refused hello revision 2$' "$A/rev1.log")" -eq 1 ]; then
+    ok "an agent from before revision 2: the same plan (T $T s), one refused HELLO, $n BACKTRACKs, JSON note"
+else
+    notok "an agent from before revision 2, JSON: exit $rc, T '$T' (want $FULL_T), $n BACKTRACKs, note '$note', want '$REV1', $(cat "$tmp/err"), proxy: $(tr '\n' ';' < "$A/rev1.log")"
+fi
+$LIGHTRAIL plan --distributed --model-file "$MODEL" --cluster "$tmp/rev1.json" \
+    $TLS > "$tmp/out" 2> "$tmp/err"
+rc=$?
+last=$(tail -n 1 "$tmp/out")
+if [ $rc -eq 0 ] && [ "$last" = "note: $REV1" ]; then
+    ok "an agent from before revision 2: the text's last line is the note"
+else
+    notok "an agent from before revision 2, text: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
+kill $PPID_; wait $PPID_ 2>/dev/null
 stop_agent $AGENT_PID
 PIDS=
 

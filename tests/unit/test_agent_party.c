@@ -1502,8 +1502,14 @@ test_closed_mid_plan(void)
         }
         CU_ASSERT_EQUAL(closes, how ? 1 : 0);
         CU_ASSERT(connected);
+        /* The fake names no revision in HELLO_OK: its note, last. */
+        snprintf(want, sizeof want, "agent %s (127.0.0.1 port ", dc0);
+        const char *rev1 = strstr(why, want);
+        CU_ASSERT_PTR_NOT_NULL(rev1);
+        CU_ASSERT(rev1 && strstr(rev1, ") speaks protocol revision 1: its "
+                                       "HELLO_OK named no revision"));
         if (!how) {
-            CU_ASSERT_STRING_EQUAL(why, "");
+            CU_ASSERT(rev1 == why);
             continue;
         }
         snprintf(want, sizeof want, "agent %s closed its connection in the "
@@ -1647,10 +1653,30 @@ static const struct lr_cdynp_party_class tally_class = {
     tally_compute, tally_step, tally_backtrack, tally_finish, tally_free,
 };
 
+/* What the last beam_over_fake() plan's lr_agent_plan() said ("" none). */
+static char bof_note[1024];
+
+/* Whether bof_note is one revision note (lr_agent_plan()) for DC 'dc'
+ * of 'in', for the cause 'cause', with 'backtracks' BACKTRACKs asked. */
+static void
+assert_revision_note(const struct lr_instance *in, int dc, const char *cause,
+                     int backtracks)
+{
+    char want[512];
+    snprintf(want, sizeof want, "agent %s (", in->cluster->dcs[dc].name);
+    CU_ASSERT_EQUAL(strncmp(bof_note, want, strlen(want)), 0);
+    snprintf(want, sizeof want, ") speaks protocol revision 1: %s, so it "
+             "is asked the BACKTRACKs that revision 2's predecessors in "
+             "STEP_OK spare, for the same plan: %d in this plan; ", cause,
+             backtracks);
+    CU_ASSERT_PTR_NOT_NULL(strstr(bof_note, want));
+    CU_ASSERT_PTR_NULL(strstr(bof_note, "; agent"));    /* once */
+}
+
 /* CDynP over tm's DCs with DC 'a' at a fake agent speaking
  * 'revision' (op_revision), the others in this process: the plan's
- * code, its result in '*res', and the requests the agent got by kind
- * in '*kinds'. */
+ * code, its result in '*res', the requests the agent got by kind
+ * in '*kinds', and lr_agent_plan()'s note in bof_note. */
 static int
 beam_over_fake(const struct lr_instance *in, const struct lr_tm *tm,
                const struct lr_cdynp_options *opts, int a, int revision,
@@ -1677,6 +1703,7 @@ beam_over_fake(const struct lr_instance *in, const struct lr_tm *tm,
                            why, sizeof why);
     if (rc)
         fprintf(stderr, "over the fake at revision %d: %s\n", revision, why);
+    snprintf(bof_note, sizeof bof_note, "%s", why);
     for (int k = 0; k < tm->n_dcs; k++)
         pp[k]->cls->free(pp[k]);
     *kinds = fk_count_kinds(&f);
@@ -1773,11 +1800,17 @@ test_beam_requests(void)
             CU_ASSERT_EQUAL(verdict, LR_TM_OK);
             assert_same_plan(res, here);
             const int sent = k1.steps + k1.backtracks + k1.finishes;
+            /* Revision 2 spares every one (below), so the note of the
+             * fake from before 2026-12-07 counts them all. */
+            assert_revision_note(&in, a, "its HELLO_OK named no revision, "
+                                 "so it is from before 2026-12-07",
+                                 k1.backtracks);
             CU_ASSERT_EQUAL(beam_over_fake(&in, tm, &opts, a, 2, res,
                                            &verdict, &k2), 0);
             CU_ASSERT_EQUAL(verdict, LR_TM_OK);
             assert_same_plan(res, here);
             const int sent2 = k2.steps + k2.backtracks + k2.finishes;
+            CU_ASSERT_STRING_EQUAL(bof_note, "");
             fprintf(stderr, "seed %d width %d: DC %d sent %d of the %d "
                     "requests in process (%d STEPs, %d BACKTRACKs, %d "
                     "FINISHes); at revision 2 %d (%d, %d, %d)\n",
@@ -1791,6 +1824,7 @@ test_beam_requests(void)
                 CU_ASSERT(10 * sent < 7 * asked);
             CU_ASSERT(k1.backtracks > 0);
             CU_ASSERT_EQUAL(k2.backtracks, 0);
+
             CU_ASSERT_EQUAL(k2.finishes, k1.finishes);
             /* Width 0 asks no STEP twice (no replay); width 8 did. */
             if (widths[w]) {
@@ -1854,6 +1888,8 @@ test_beam_old_revision(void)
             k.backtracks, k.finishes);
     CU_ASSERT_EQUAL(k.hellos, 1);
     CU_ASSERT(k.backtracks > 0);
+    assert_revision_note(&in, a, "it refused a HELLO naming revision 2, as "
+                         "agents from before 2026-12-07 do", k.backtracks);
 
     /* False predecessors: the agent's fault, said. */
     struct fake f;
