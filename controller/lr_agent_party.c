@@ -1497,9 +1497,9 @@ old_agents(const struct lr_cluster *cl, struct lr_cdynp_party *const *parties,
 /* After a plan was found: a note in why[len] (appended, "; " between)
  * for each agent that spoke protocol revision 1 in it.  Its STEP_OKs
  * carried no predecessors, so the plan asked it BACKTRACKs instead: the
- * same plan, up to ~1.8x the requests at beam width 8, which an
- * operator who sees the request counts jump could not explain
- * otherwise.  Which of the causes it was, as far as the coordinator can
+ * same plan, 1.7-1.8x the requests at beam width 8 (docs/benchmarks.md,
+ * "The beam over agents, no BACKTRACK"), which an operator who sees
+ * the request counts jump could not explain otherwise.  Which of the causes it was, as far as the coordinator can
  * tell: an agent that refused the HELLO naming our revision
  * (ap->plain_hello) or whose HELLO_OK named none is from before
  * 2026-12-07; one whose HELLO_OK answered 1 has its leaf predecessors
