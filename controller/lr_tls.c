@@ -418,6 +418,47 @@ cleanup:
     return rc;
 }
 
+time_t
+lr_tls_crl_update(SSL_CTX *ctx, bool past, char *buf, size_t len)
+{
+    X509_STORE *store = SSL_CTX_get_cert_store(ctx);
+    const ASN1_TIME *best = NULL;
+    time_t when = 0;
+    if (buf)
+        snprintf(buf, len, "?");
+    if (!store)
+        return 0;
+    /* Handshakes on other threads read the store (lightraild's planner):
+     * its lock keeps the list of objects still while it is walked. */
+    X509_STORE_lock(store);
+    STACK_OF(X509_OBJECT) *objs = X509_STORE_get0_objects(store);
+    for (int i = 0; i < sk_X509_OBJECT_num(objs); i++) {
+        X509_CRL *crl = X509_OBJECT_get0_X509_CRL(sk_X509_OBJECT_value(objs,
+                                                                     i));
+        const ASN1_TIME *next = crl ? X509_CRL_get0_nextUpdate(crl) : NULL;
+        /* "Past" as OpenSSL's check_crl_time() has it: a next update
+         * equal to now is past. */
+        if (!next || (X509_cmp_current_time(next) <= 0) != past)
+            continue;
+        if (!best || (past ? ASN1_TIME_compare(next, best) > 0
+                           : ASN1_TIME_compare(next, best) < 0))
+            best = next;
+    }
+    /* Seconds from the epoch, which ASN1_TIME_diff() counts exactly
+     * (timegm() is no C11). */
+    ASN1_TIME *epoch = best ? ASN1_TIME_set(NULL, 0) : NULL;
+    int days, secs;
+    if (epoch && ASN1_TIME_diff(&days, &secs, epoch, best)) {
+        when = (time_t) days * 86400 + secs;
+        if (buf)
+            lr_tls_time(best, buf, len);
+    }
+    X509_STORE_unlock(store);
+    ASN1_TIME_free(epoch);
+    ERR_clear_error();
+    return when;
+}
+
 /* The SSL ex_data index of the struct lr_tls_peer, made once. */
 static int lr_tls_peer_index = -1;
 static CRYPTO_ONCE lr_tls_peer_once = CRYPTO_ONCE_STATIC_INIT;

@@ -15,7 +15,9 @@
 #ifndef LR_TLS_H
 #define LR_TLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include <openssl/ssl.h>
 
@@ -104,6 +106,22 @@ const char *lr_tls_reason(char *buf, size_t len);
  * covers.  0, EINVAL, or the errno of a file that does not read; 'ctx'
  * is unchanged on failure.  Clears OpenSSL's queue. */
 int lr_tls_use_crl(SSL_CTX *ctx, const char *crl, char *err, size_t errlen);
+
+/* A CRL's next update is when it goes stale: from then on every
+ * handshake fails closed (X509_V_ERR_CRL_HAS_EXPIRED), but a connection
+ * admitted before is judged again only when asked (lr_tls_verify_again()).
+ * Each end arms a timer at the earliest next update still to come and
+ * judges its connections again when it passes. */
+
+/* The next updates of the CRLs loaded into 'ctx' (lr_tls_use_crl()):
+ * with 'past' false, the earliest still to come (the timer's); with
+ * 'past' true, the latest already past (the one a timer just passed,
+ * for the log).  As seconds since the epoch, and as text into buf[len]
+ * ("2026-12-07T03:10:49Z", lr_tls_verify_text()'s form; may be NULL);
+ * 0 (and "?") when there is none: no CRL, none with a next update
+ * (such a CRL never goes stale, and needs no timer), none on that side
+ * of now. */
+time_t lr_tls_crl_update(SSL_CTX *ctx, bool past, char *buf, size_t len);
 
 /* What the verification of a peer's chain found wrong first: OpenSSL
  * says only a code (X509_V_ERR_CERT_REVOKED), and the operator needs to

@@ -732,6 +732,62 @@ test_verify_again(void)
         unlink(made[i]);
 }
 
+/* Adds the CRL of the PEM file 'file' to the store of 'ctx' as it is:
+ * lr_tls_use_crl() would refuse a stale one. */
+static void
+add_crl(SSL_CTX *ctx, const char *file)
+{
+    FILE *f = fopen(file, "r");
+    X509_CRL *x = f ? PEM_read_X509_CRL(f, NULL, NULL, NULL) : NULL;
+    if (f)
+        fclose(f);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_EQUAL(X509_STORE_add_crl(SSL_CTX_get_cert_store(ctx), x), 1);
+    X509_CRL_free(x);
+}
+
+/* lr_tls_crl_update(): the earliest next update still to come (a
+ * timer's) and the latest past, among CRLs of which one has none. */
+static void
+test_crl_update(void)
+{
+    char crl[80], buf[32], want[32];
+    snprintf(crl, sizeof crl, "%s/update-crl.pem", dir);
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+    CU_ASSERT_EQUAL_FATAL(SSL_CTX_load_verify_locations(ctx, path[CA], NULL),
+                          1);
+    /* No CRL, then one with no next update: no timer either way. */
+    CU_ASSERT_EQUAL(lr_tls_crl_update(ctx, false, buf, sizeof buf), 0);
+    CU_ASSERT_STRING_EQUAL(buf, "?");
+    CU_ASSERT_EQUAL_FATAL(make_crl(crl, "ca", path[CA_KEY], -60, 0), 0);
+    add_crl(ctx, crl);
+    CU_ASSERT_EQUAL(lr_tls_crl_update(ctx, false, buf, sizeof buf), 0);
+    CU_ASSERT_EQUAL(lr_tls_crl_update(ctx, true, NULL, 0), 0);
+    /* Next updates in an hour, in a minute (the earliest to come), a
+     * minute ago and two days ago (the latest past is the first). */
+    const long next[] = { 3600, 60, -60, -2 * 86400 };
+    for (size_t i = 0; i < sizeof next / sizeof *next; i++) {
+        CU_ASSERT_EQUAL_FATAL(make_crl(crl, "ca", path[CA_KEY],
+                                       next[i] - 3 * 86400, next[i]), 0);
+        add_crl(ctx, crl);
+    }
+    struct tm tm;
+    const time_t now = time(NULL);
+    time_t t = lr_tls_crl_update(ctx, false, buf, sizeof buf);
+    /* make_crl() read the clock a little before 'now'. */
+    CU_ASSERT(t >= now + 55 && t <= now + 60);
+    strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+    CU_ASSERT_STRING_EQUAL(buf, want);
+    t = lr_tls_crl_update(ctx, true, buf, sizeof buf);
+    CU_ASSERT(t >= now - 65 && t <= now - 60);
+    strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+    CU_ASSERT_STRING_EQUAL(buf, want);
+    CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+    SSL_CTX_free(ctx);
+    unlink(crl);
+}
+
 static CU_TestInfo tests[] = {
     { "use_pair blames the right file", test_pair_blame },
     { "reason: text, empty queue", test_reason },
@@ -743,6 +799,7 @@ static CU_TestInfo tests[] = {
     { "verify_text: the revoked certificate named", test_verify_text },
     { "verify_again: revoked since, kept, stale CRL, no peer",
       test_verify_again },
+    { "crl_update: the next to come, the last past, none", test_crl_update },
     CU_TEST_INFO_NULL,
 };
 
