@@ -254,6 +254,10 @@ struct agent {
     char serial[80];              /* our certificate's, for its refusal */
     struct evconnlistener *listener;
     struct event *sig_term, *sig_int, *sig_hup;
+    /* At the earliest next update of a->ssl's CRLs still to come (none:
+     * not pending): the connections up are judged again then
+     * (on_crl_next()).  SIGHUP arms it anew (agent_crl_arm()). */
+    struct event *crl_next;
     struct lr_agent_config cfg;
     struct lr_cluster *cluster;   /* the one-DC inventory */
     FILE *record;
@@ -1895,6 +1899,53 @@ conn_revoked_since(struct conn *c)
     return true;
 }
 
+/* Arms a->crl_next at the earliest next update of a->ssl's CRLs still to
+ * come, or leaves it idle when there is none (no CRL, or none with a
+ * next update).  A second late: OpenSSL compares whole seconds, and a
+ * CRL is stale only once its next update is not after now. */
+static void
+agent_crl_arm(struct agent *a)
+{
+    evtimer_del(a->crl_next);
+    time_t at = lr_tls_crl_update(a->ssl, false, NULL, 0);
+    if (!at)
+        return;
+    time_t now = time(NULL);
+    struct timeval tv = { at > now ? at - now + 1 : 1, 0 };
+    evtimer_add(a->crl_next, &tv);
+}
+
+/* A CRL's next update passed: the CRL is stale, every handshake now
+ * fails closed, and so must the connections up, judged only at their
+ * handshake and on SIGHUP otherwise: one that keeps asking never idles
+ * out.  Each is judged again under a->ssl and closed when refused;
+ * then the timer goes on to the next CRL's next update. */
+static void
+on_crl_next(evutil_socket_t fd, short what, void *arg)
+{
+    struct agent *a = arg;
+    char when[32], why[1024];
+    const char *crl = a->cfg.crl[0] ? a->cfg.crl : "?";
+    lr_tls_crl_update(a->ssl, true, when, sizeof when);
+    for (struct conn *c = a->conns, *next; c; c = next) {
+        next = c->next;
+        SSL *ssl = c->ready && !c->gone ? bufferevent_openssl_get_ssl(c->bev)
+                                        : NULL;
+        long v = ssl ? lr_tls_verify_again(a->ssl, ssl) : X509_V_OK;
+        if (v == X509_V_OK)
+            continue;
+        if (v == X509_V_ERR_CRL_HAS_EXPIRED)
+            alog(a, "CRL '%s' expired at %s (nextUpdate): connection to %s "
+                 "closed; install a fresh CRL and send SIGHUP", crl, when,
+                 c->peer);
+        else
+            alog(a, "%s: closed: its certificate is refused: %s", c->peer,
+                 lr_tls_verify_text(v, &c->verified, crl, why, sizeof why));
+        conn_free(c);
+    }
+    agent_crl_arm(a);
+}
+
 /* SIGHUP: the certificate, key, CA and CRL files are read again (the
  * configuration file is not), for a CRL the CA issued anew, before the
  * one loaded expires.  New connections get them; those up (and those
@@ -1918,6 +1969,7 @@ on_hup(evutil_socket_t sig, short what, void *arg)
     lr_tls_own_serial(a->ssl, a->serial, sizeof a->serial);
     alog(a, "SIGHUP: certificate, key, CA%s read again", a->cfg.crl[0]
          ? " and CRL" : "");
+    agent_crl_arm(a);
     for (struct conn *c = a->conns, *next; c; c = next) {
         next = c->next;
         if (c->ready && !c->gone)
@@ -2061,7 +2113,9 @@ usage(FILE *f)
 "it); stops on SIGTERM or SIGINT; on SIGHUP reads its certificate, key,\n"
 "CA and CRL files again (not --config: a new CRL needs no restart;\n"
 "a change of predecessors or of the inventory does)\n"
-"and closes the connections up whose certificate they now refuse.\n"
+"and closes the connections up whose certificate they now refuse;\n"
+"at a CRL's next update closes the connections up that the CRL, stale\n"
+"from then on, refuses (a SIGHUP with a fresh CRL before keeps them).\n"
 "exit status: 0 stopped by a signal,\n"
 "2 bad input, 1 cannot listen or other failure\n",
             LR_CDYNP_AUTO_CELLS, AGENT_MAX_THREADS, AGENT_DEFAULT_THREADS,
@@ -2474,6 +2528,12 @@ lr_cmd_agent(int argc, char **argv)
         rc = LR_EXIT_FAIL;
         goto cleanup;
     }
+    if (!(a.crl_next = evtimer_new(a.base, on_crl_next, &a))) {
+        lr_cli_err(CMD, "out of memory");
+        rc = LR_EXIT_FAIL;
+        goto cleanup;
+    }
+    agent_crl_arm(&a);
     /* One that came since the start is read now, in the loop. */
     if (agent_hup_early)
         event_active(a.sig_hup, EV_SIGNAL, 1);
@@ -2522,6 +2582,8 @@ cleanup:
         event_free(a.sig_int);
     if (a.sig_hup)
         event_free(a.sig_hup);
+    if (a.crl_next)
+        event_free(a.crl_next);
     if (a.base)
         event_base_free(a.base);
     SSL_CTX_free(a.ssl);
