@@ -14,7 +14,9 @@
  * file is loaded again (see below).  SIGHUP alone also reads the
  * coordinator's certificate, key, CA and CRL again for the DCs'
  * agents, in the planner's free turn, and closes the agent connections
- * kept that they now refuse (on_tls_reloaded).
+ * kept that they now refuse (on_tls_reloaded).  A timer at the earliest
+ * next update of those CRLs judges the connections kept again when a
+ * CRL goes stale, in the same turn (on_crl_next).
  *
  * It holds a lock on its state directory (lightraild.lock) for its life,
  * writes lightraild.pid and lightraild.port there (the port bound,
@@ -319,6 +321,9 @@ struct daemon {
     struct event *stopping;       /* NULL until a signal: waits for it */
     struct event *sighup;         /* reloads the ppo policy, TLS files */
     struct event *releases;       /* RELEASEs to the agents queued */
+    /* At the earliest next update of coordinator/crl's CRLs still to come
+     * (crl_arm()); not pending without one. */
+    struct event *crl_next;
     struct nb_app *app;           /* the northbound's, for reloads */
     const char *policy;           /* ppo-policy, or NULL */
     bool crl;                     /* coordinator/crl configured */
@@ -423,6 +428,68 @@ on_sighup(evutil_socket_t sig, short what, void *arg)
     nb_restconf_reload_tls(d->app, "SIGHUP");
 }
 
+/* Arms d->crl_next at the earliest next update still to come of the
+ * CRLs the agents' connections are checked against
+ * (lr_ctl_agents_crl_next()), or leaves it idle when there is none: at
+ * start, and whenever the CRLs may have changed (a reload, a PUT of the
+ * network) or one has just gone stale.  A second late: OpenSSL compares
+ * whole seconds, and a CRL is stale only once its next update is not
+ * after now. */
+static void
+crl_arm(struct daemon *d)
+{
+    if (!d->crl_next)
+        return;
+    evtimer_del(d->crl_next);
+    time_t at = lr_ctl_agents_crl_next(d->ctl);
+    if (!at)
+        return;
+    time_t now = time(NULL);
+    struct timeval tv = { at > now ? at - now + 1 : 1, 0 };
+    evtimer_add(d->crl_next, &tv);
+}
+
+/* A CRL of coordinator/crl went stale: new handshakes fail closed from
+ * now on, and the connections kept to the agents, admitted before,
+ * must be judged again (nb_restconf_recheck_tls(): once the planner
+ * hands the agents back, when a plan has them). */
+static void
+on_crl_next(evutil_socket_t fd, short what, void *arg)
+{
+    struct daemon *d = arg;
+    (void) fd;
+    (void) what;
+    if (!d->stopping)
+        nb_restconf_recheck_tls(d->app);
+}
+
+/* The agents' connections were judged again (nb_app.tls_rechecked): one
+ * line per connection closed; then the timer goes on to the next CRL's
+ * next update. */
+static void
+on_tls_rechecked(void *arg, int rc, const char *report, const char *err)
+{
+    struct daemon *d = arg;
+    if (rc && rc != ENOENT)
+        lr_log(LR_LOG_WARN, "the agents' connections are not judged "
+               "against the CRL gone stale: %s", err);
+    for (const char *line = report; *line;) {
+        const char *end = strchr(line, '\n');
+        int n = end ? (int) (end - line) : (int) strlen(line);
+        lr_log(LR_LOG_WARN, "%.*s", n, line);
+        line += n + (end != NULL);
+    }
+    crl_arm(d);
+}
+
+/* A PUT replaced the network, whose agents read coordinator/crl anew
+ * (nb_app.agents_renewed). */
+static void
+on_agents_renewed(void *arg)
+{
+    crl_arm(arg);
+}
+
 /* The coordinator's TLS files were read again (nb_app.tls_reloaded):
  * one line on the files, one per agent connection they closed.  Without
  * a coordinator configured, nothing: SIGHUP is then the ppo policy's. */
@@ -430,9 +497,10 @@ static void
 on_tls_reloaded(void *arg, const char *how, int rc, const char *report,
                 const char *err)
 {
-    const struct daemon *d = arg;
+    struct daemon *d = arg;
     if (rc == ENOENT)
         return;
+    crl_arm(d);
     if (rc) {
         lr_log(LR_LOG_WARN, "%s: the coordinator's TLS files are not read "
                "again, those loaded before stay: %s%s", how, err,
@@ -935,7 +1003,8 @@ main(int argc, char **argv)
     /* RELEASEs to the agents go on the planner's thread too, in its next
      * turn: the event runs once the handler that queued them returns. */
     d.releases = event_new(d.base, -1, 0, on_releases, &app);
-    if (!d.releases) {
+    d.crl_next = evtimer_new(d.base, on_crl_next, &d);
+    if (!d.releases || !d.crl_next) {
         lr_log(LR_LOG_ERR, "cannot create the event loop's events");
         goto cleanup;
     }
@@ -944,6 +1013,10 @@ main(int argc, char **argv)
     app.reloaded_arg = &d;
     app.tls_reloaded = on_tls_reloaded;
     app.tls_reloaded_arg = &d;
+    app.tls_rechecked = on_tls_rechecked;
+    app.tls_rechecked_arg = &d;
+    app.agents_renewed = on_agents_renewed;
+    app.agents_renewed_arg = &d;
     app.ppo_rechecked = on_ppo_rechecked;
     app.ppo_rechecked_arg = &d;
     app.agent_changed = on_agent_changed;
@@ -954,6 +1027,7 @@ main(int argc, char **argv)
     app.reconciled = on_reconciled;
     app.reconciled_arg = &d;
     d.app = &app;
+    crl_arm(&d);
     d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
     d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
     d.sighup = evsignal_new(d.base, SIGHUP, on_sighup, &d);
@@ -1008,6 +1082,8 @@ cleanup:
         lr_ctl_set_release_hook(ctl, NULL, NULL);
     if (d.releases)
         event_free(d.releases);
+    if (d.crl_next)
+        event_free(d.crl_next);
     if (d.stopping)
         event_free(d.stopping);
     if (d.sigterm)

@@ -1373,7 +1373,6 @@ lr_agent_party_use_tls(struct lr_cdynp_party *p, SSL_CTX *ctx, char *why,
                        size_t len)
 {
     struct agent_party *ap = ap_of(p);
-    char text[1024];
     if (!SSL_CTX_up_ref(ctx)) {
         snprintf(why, len, "out of memory");
         return ENOMEM;
@@ -1391,9 +1390,21 @@ lr_agent_party_use_tls(struct lr_cdynp_party *p, SSL_CTX *ctx, char *why,
             disconnect(ap);
         return 0;
     }
+    return lr_agent_party_verify_again(p, why, len) == X509_V_OK ? 0
+                                                                 : EACCES;
+}
+
+long
+lr_agent_party_verify_again(struct lr_cdynp_party *p, char *why, size_t len)
+{
+    struct agent_party *ap = ap_of(p);
+    char text[1024];
+    why[0] = '\0';
+    if (ap->state != AP_UP)
+        return X509_V_OK;
     long v = lr_tls_verify_again(ap->ctx, ap->ssl);
     if (v == X509_V_OK)
-        return 0;
+        return v;
     snprintf(why, len, "%s", lr_tls_verify_text(v, &ap->verified,
                                                 ap->crl[0] ? ap->crl : NULL,
                                                 text, sizeof text));
@@ -1403,7 +1414,14 @@ lr_agent_party_use_tls(struct lr_cdynp_party *p, SSL_CTX *ctx, char *why,
     snprintf(ap->why, sizeof ap->why, "TLS connection to %s port %d closed: "
              "the agent's certificate is refused: %s (expected name '%s')",
              ap->address, ap->port, why, ap->name);
-    return EACCES;
+    return v;
+}
+
+time_t
+lr_agent_party_crl_update(const struct lr_cdynp_party *p, bool past,
+                          char *buf, size_t len)
+{
+    return lr_tls_crl_update(ap_of(p)->ctx, past, buf, len);
 }
 
 void

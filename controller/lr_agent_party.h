@@ -45,6 +45,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <openssl/ssl.h>
 
@@ -243,6 +244,30 @@ SSL_CTX *lr_agent_party_tls_new(const char *cert, const char *key,
  * flight). */
 int lr_agent_party_use_tls(struct lr_cdynp_party *, SSL_CTX *ctx,
                            char *why, size_t len);
+
+/* Judges the connection the party keeps again under its context
+ * (lr_tls_verify_again()), as lr_agent_party_use_tls() does under a new
+ * one: what a CRL's next update calls for, once passed, since the CRL
+ * then refuses every handshake (fail closed) and must refuse the
+ * connection kept as well.  X509_V_OK when the party keeps its
+ * connection, or has none (why[0] = '\0'); else the failure
+ * (X509_V_ERR_CRL_HAS_EXPIRED: a CRL is stale), the connection closed,
+ * and lr_tls_verify_text()'s words in why[len], which
+ * lr_agent_party_error() says too until the agent is tried again.
+ * Only while nothing else uses the party (no plan, no RELEASE in
+ * flight). */
+long lr_agent_party_verify_again(struct lr_cdynp_party *, char *why,
+                                 size_t len);
+
+/* lr_tls_crl_update() of the party's context: with 'past' false, the
+ * earliest next update still to come of the CRLs it checks the agent
+ * against, when a timer should judge its connection again
+ * (lr_agent_party_verify_again()); with 'past' true, the latest past.
+ * 0 without a CRL (or none with a next update on that side of now).
+ * Reads only what lr_agent_party_use_tls() changes, so the owner may
+ * ask while a plan uses the party. */
+time_t lr_agent_party_crl_update(const struct lr_cdynp_party *, bool past,
+                                 char *buf, size_t len);
 
 /* The TLS basics both ends of the protocol share (this file's client,
  * `lightrail agent`'s server). */

@@ -128,6 +128,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "controller/lr_ctl_ppo.h"
 #include "controller/lr_job.h"
@@ -433,6 +434,31 @@ int lr_ctl_keeps_due(const struct lr_ctl *);
  * keeps the files loaded before.  Owner's thread. */
 int lr_ctl_agents_reload_tls(struct lr_ctl *, const char *how, char *report,
                              size_t rlen, char *err, size_t errlen);
+
+/* The earliest next update still to come of the CRLs the agents'
+ * connections are checked against (coordinator/crl, as each agent's
+ * party loaded it: at start, a PUT of the network, a reload above), in
+ * seconds since the epoch; 0 when there is none (no CRL, no remote DC,
+ * a CRL with no next update).  When the owner's timer for
+ * lr_ctl_agents_recheck_tls() is due.  Owner's thread; reads nothing a
+ * plan in flight changes. */
+time_t lr_ctl_agents_crl_next(const struct lr_ctl *);
+
+/* Judges every agent's connection kept since a job again under the CRLs
+ * loaded (lr_agent_party_verify_again()), for a CRL whose next update
+ * has passed: from then on it refuses every handshake (fail closed), and
+ * a connection kept would otherwise go on unchecked for as long as it is
+ * used.  One line per connection closed in report[rlen] ("CRL 'F'
+ * expired at 2026-12-07T03:10:49Z (nextUpdate): connection to dc2
+ * closed; install a fresh CRL and send SIGHUP", or, refused for another
+ * cause, "agent dc2: connection closed: its certificate is refused: "
+ * and lr_tls_verify_text()'s words), "" when none.  The next plan
+ * connects anew, and its handshake says why it fails.  0; ENOENT: no
+ * coordinator configured; EBUSY: the agents are lent to a plan or
+ * RELEASEs in flight (take the planner's next free turn).  Owner's
+ * thread. */
+int lr_ctl_agents_recheck_tls(struct lr_ctl *, char *report, size_t rlen,
+                              char *err, size_t errlen);
 
 /* DC k's agent as the owner last saw it: 'up' unless the last exchange with
  * it failed without an answer (unreachable, broken, too slow), with the

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/x509.h>
+
 #include "controller/lr_agent_party.h"
 #include "controller/lr_ctl.h"
 #include "controller/lr_ctl_int.h"
@@ -752,6 +754,59 @@ lr_ctl_agents_reload_tls(struct lr_ctl *c, const char *how, char *report,
      * and committed before the files were read again, as the intent was
      * queued before the SIGHUP, and its admission asks no agent. */
     SSL_CTX_free(ctx);
+    return 0;
+}
+
+time_t
+lr_ctl_agents_crl_next(const struct lr_ctl *c)
+{
+    time_t first = 0;
+    for (int k = 0; c->cluster && k < c->cluster->n_dcs
+                    && k < LR_TM_MAX_DCS; k++) {
+        time_t t = c->agent[k] ? lr_agent_party_crl_update(c->agent[k], false,
+                                                           NULL, 0)
+                               : 0;
+        if (t && (!first || t < first))
+            first = t;
+    }
+    return first;
+}
+
+int
+lr_ctl_agents_recheck_tls(struct lr_ctl *c, char *report, size_t rlen,
+                          char *err, size_t errlen)
+{
+    char e[1024], when[32];
+    size_t n = 0;
+    report[0] = '\0';
+    if (!c->agent_cert[0] || !c->agent_key[0] || !c->agent_ca[0])
+        return lr_ctl_fail(err, errlen, ENOENT, "no coordinator in the "
+                           "configuration: no agent connection to judge");
+    if (c->agents_lent)
+        return lr_ctl_fail(err, errlen, EBUSY, "the data centers' agents "
+                           "are busy (a plan or RELEASEs in flight): judge "
+                           "their connections when they are done");
+    for (int k = 0; c->cluster && k < c->cluster->n_dcs
+                    && k < LR_TM_MAX_DCS; k++) {
+        if (!c->agent[k])
+            continue;
+        long v = lr_agent_party_verify_again(c->agent[k], e, sizeof e);
+        if (v == X509_V_OK || n >= rlen)
+            continue;
+        if (v == X509_V_ERR_CRL_HAS_EXPIRED) {
+            lr_agent_party_crl_update(c->agent[k], true, when, sizeof when);
+            n += (size_t) snprintf(report + n, rlen - n, "%sCRL '%s' expired "
+                                   "at %s (nextUpdate): connection to %s "
+                                   "closed; install a fresh CRL and send "
+                                   "SIGHUP", n ? "\n" : "", c->agent_crl,
+                                   when, c->cluster->dcs[k].name);
+        } else {
+            n += (size_t) snprintf(report + n, rlen - n, "%sagent %s: "
+                                   "connection closed: its certificate is "
+                                   "refused: %s", n ? "\n" : "",
+                                   c->cluster->dcs[k].name, e);
+        }
+    }
     return 0;
 }
 

@@ -603,6 +603,23 @@ reload_tls_now(struct nb_app *app)
     agents_watch(app);                /* those it closed are down */
 }
 
+/* Judges the agents' connections again now (lr_ctl_agents_recheck_tls),
+ * unless the agents are lent: the judgment then stays due, for the
+ * planner's next free turn (plan_next()). */
+static void
+recheck_tls_now(struct nb_app *app)
+{
+    char report[4096], err[512];
+    int rc = lr_ctl_agents_recheck_tls(app->ctl, report, sizeof report, err,
+                                       sizeof err);
+    if (rc == EBUSY && app->planner)
+        return;
+    app->crl_due = false;
+    if (app->tls_rechecked)
+        app->tls_rechecked(app->tls_rechecked_arg, rc, report, err);
+    agents_watch(app);                /* those it closed are down */
+}
+
 /* The planner is done with a plan: on the loop again. */
 static void
 plan_done(void *cookie, struct lr_ctl_op *op)
@@ -652,6 +669,16 @@ nb_restconf_reload_tls(struct nb_app *app, const char *how)
 }
 
 void
+nb_restconf_recheck_tls(struct nb_app *app)
+{
+    app->crl_due = true;
+    if (app->planner)
+        plan_next(app);
+    else
+        recheck_tls_now(app);
+}
+
+void
 nb_restconf_agents_seen(struct nb_app *app)
 {
     agents_watch(app);
@@ -677,6 +704,8 @@ plan_next(struct nb_app *app)
     while (!app->plan_busy) {
         if (app->tls_due)
             reload_tls_now(app);
+        if (app->crl_due)
+            recheck_tls_now(app);
         if (!app->planning) {
             releases_next(app);
             return;
@@ -1178,6 +1207,8 @@ put_inventory(struct nb_app *app, const struct nb_request *req,
     if (!rc && has_policy && usable != was_usable && app->ppo_rechecked)
         app->ppo_rechecked(app->ppo_rechecked_arg,
                            is_topology ? "topology" : "inventory");
+    if (!rc && app->agents_renewed)
+        app->agents_renewed(app->agents_renewed_arg);
     /* EINVAL: the new network cannot stand (a node name its driver
      * refuses, a remote DC without the coordinator's certificate...). */
     if (rc == EBUSY)

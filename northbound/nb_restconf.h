@@ -150,6 +150,21 @@ struct nb_app {
     void *tls_reloaded_arg;
     bool tls_due;
     const char *tls_how;
+    /* Called when the agents' connections were judged again for a CRL's
+     * next update (nb_restconf_recheck_tls()), with
+     * lr_ctl_agents_recheck_tls()'s code, report (the connections it
+     * closed, one a line) and message, or NULL: lightraild logs them,
+     * and arms its timer at the next one.  'crl_due': such a judgment
+     * waiting for the agents. */
+    void (*tls_rechecked)(void *arg, int rc, const char *report,
+                          const char *err);
+    void *tls_rechecked_arg;
+    bool crl_due;
+    /* Called when a PUT of the topology or inventory replaced the
+     * network, whose agents' parties read coordinator/crl anew (its next
+     * update may have changed: lr_ctl_agents_crl_next()), or NULL. */
+    void (*agents_renewed)(void *arg);
+    void *agents_renewed_arg;
     /* Called when a PUT of the topology or inventory ('what':
      * "topology", "inventory") left the ppo policy usable where it was
      * not, or the reverse (lr_ctl_ppo_status), or NULL: lightraild logs
@@ -206,6 +221,13 @@ int nb_restconf_reload(struct nb_app *app, const char *how);
  * next plan (a plan or RELEASEs in flight hold the agents' connections,
  * which it may close).  The outcome goes to app->tls_reloaded. */
 void nb_restconf_reload_tls(struct nb_app *app, const char *how);
+
+/* The agents' connections judged again under the CRLs loaded, a CRL's
+ * next update having passed (lr_ctl_agents_recheck_tls()): now when the
+ * agents are free, else in the planner's next free turn, as
+ * nb_restconf_reload_tls() waits.  The outcome goes to
+ * app->tls_rechecked. */
+void nb_restconf_recheck_tls(struct nb_app *app);
 
 /* A reconciliation asked outside the API (lightraild's
  * reconcile-interval timer): a repair, begun and queued on app->worker

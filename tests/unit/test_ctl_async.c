@@ -790,6 +790,14 @@ test_reload_tls_waits_for_the_agents(void)
     CU_ASSERT_STRING_EQUAL(report, "");
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "agents are busy (a plan or "
                                   "RELEASEs in flight)"));
+    /* The judgment a CRL's next update calls for waits for them too
+     * (lightraild's timer: the planner's next free turn). */
+    report[0] = 'x';
+    CU_ASSERT_EQUAL(lr_ctl_agents_recheck_tls(c, report, sizeof report, err,
+                                              sizeof err), EBUSY);
+    CU_ASSERT_STRING_EQUAL(report, "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "agents are busy (a plan or "
+                                  "RELEASEs in flight)"));
     CU_ASSERT_EQUAL_FATAL(rename(away, cert), 0);
     lr_ctl_op_run(op);
     lr_ctl_release_end(c, op);
@@ -797,6 +805,13 @@ test_reload_tls_waits_for_the_agents(void)
                                              sizeof report, err, sizeof err),
                     0);
     CU_ASSERT_STRING_EQUAL(report, "");
+    /* Once back: judged, none closed (no connection); no CRL, so no
+     * next update for a timer. */
+    report[0] = 'x';
+    CU_ASSERT_EQUAL(lr_ctl_agents_recheck_tls(c, report, sizeof report, err,
+                                              sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(report, "");
+    CU_ASSERT_EQUAL(lr_ctl_agents_crl_next(c), 0);
     /* A file that does not load changes no agent. */
     struct lr_ctl_agent_status as;
     CU_ASSERT_EQUAL_FATAL(lr_ctl_agent_status(c, 1, &as), 0);
@@ -823,6 +838,9 @@ test_reload_tls_waits_for_the_agents(void)
     CU_ASSERT_EQUAL(lr_ctl_agents_reload_tls(c, "SIGHUP", report,
                                              sizeof report, err, sizeof err),
                     ENOENT);
+    CU_ASSERT_EQUAL(lr_ctl_agents_recheck_tls(c, report, sizeof report, err,
+                                              sizeof err), ENOENT);
+    CU_ASSERT_EQUAL(lr_ctl_agents_crl_next(c), 0);
     lr_ctl_free(c);
 }
 
