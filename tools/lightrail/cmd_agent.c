@@ -1659,6 +1659,7 @@ peer_at_limit(struct conn *c)
 }
 
 static bool conn_revoked_since(struct conn *c);
+static bool conn_refused_stale(struct conn *c);
 
 static void
 conn_event(struct bufferevent *bev, short what, void *arg)
@@ -1678,8 +1679,11 @@ conn_event(struct bufferevent *bev, short what, void *arg)
         snprintf(c->peer + l, sizeof c->peer - l, " (%s)", c->cn);
         c->ready = true;
         evtimer_del(c->handshake);
-        /* A handshake begun before a SIGHUP ended with the files before. */
-        if (conn_revoked_since(c) || peer_at_limit(c))
+        /* A handshake begun before a SIGHUP ended with the files before;
+         * one whose chain was verified before a CRL's next update may
+         * end after on_crl_next() has judged the connections up. */
+        if (conn_revoked_since(c) || conn_refused_stale(c)
+            || peer_at_limit(c))
             return;
         conn_idle_restart(c);
         alog(a, "%s: connected", c->peer);
@@ -1915,33 +1919,46 @@ agent_crl_arm(struct agent *a)
     evtimer_add(a->crl_next, &tv);
 }
 
-/* A CRL's next update passed: the CRL is stale, every handshake now
- * fails closed, and so must the connections up, judged only at their
- * handshake and on SIGHUP otherwise: one that keeps asking never idles
- * out.  Each is judged again under a->ssl and closed when refused;
- * then the timer goes on to the next CRL's next update. */
+/* True, with 'c' closed and logged, when a CRL of a->ssl is past its
+ * next update and 'c', judged again under a->ssl, is refused: the CRL is
+ * stale, every handshake now fails closed, and so must the connections
+ * up, judged otherwise only at their handshake and on SIGHUP (one that
+ * keeps asking never idles out).  'c' has finished its handshake. */
+static bool
+conn_refused_stale(struct conn *c)
+{
+    struct agent *a = c->a;
+    char when[32], why[1024];
+    SSL *ssl = bufferevent_openssl_get_ssl(c->bev);
+    if (!ssl || !lr_tls_crl_update(a->ssl, true, when, sizeof when))
+        return false;
+    long v = lr_tls_verify_again(a->ssl, ssl);
+    if (v == X509_V_OK)
+        return false;
+    const char *crl = a->cfg.crl[0] ? a->cfg.crl : "?";
+    if (v == X509_V_ERR_CRL_HAS_EXPIRED)
+        alog(a, "CRL '%s' expired at %s (nextUpdate): connection to %s "
+             "closed; install a fresh CRL and send SIGHUP", crl, when,
+             c->peer);
+    else
+        alog(a, "%s: closed: its certificate is refused: %s", c->peer,
+             lr_tls_verify_text(v, &c->verified, crl, why, sizeof why));
+    conn_free(c);
+    return true;
+}
+
+/* A CRL's next update passed: each connection up is judged again
+ * (conn_refused_stale()); then the timer goes on to the next CRL's
+ * next update.  One whose handshake ends later is judged then
+ * (conn_event()). */
 static void
 on_crl_next(evutil_socket_t fd, short what, void *arg)
 {
     struct agent *a = arg;
-    char when[32], why[1024];
-    const char *crl = a->cfg.crl[0] ? a->cfg.crl : "?";
-    lr_tls_crl_update(a->ssl, true, when, sizeof when);
     for (struct conn *c = a->conns, *next; c; c = next) {
         next = c->next;
-        SSL *ssl = c->ready && !c->gone ? bufferevent_openssl_get_ssl(c->bev)
-                                        : NULL;
-        long v = ssl ? lr_tls_verify_again(a->ssl, ssl) : X509_V_OK;
-        if (v == X509_V_OK)
-            continue;
-        if (v == X509_V_ERR_CRL_HAS_EXPIRED)
-            alog(a, "CRL '%s' expired at %s (nextUpdate): connection to %s "
-                 "closed; install a fresh CRL and send SIGHUP", crl, when,
-                 c->peer);
-        else
-            alog(a, "%s: closed: its certificate is refused: %s", c->peer,
-                 lr_tls_verify_text(v, &c->verified, crl, why, sizeof why));
-        conn_free(c);
+        if (c->ready && !c->gone)
+            conn_refused_stale(c);
     }
     agent_crl_arm(a);
 }
