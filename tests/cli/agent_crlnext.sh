@@ -127,7 +127,7 @@ PY
 CLOSED="closed; install a fresh CRL and send SIGHUP"
 
 # ---- a. the agent: closed at its CRL's next update ----
-crl a1 -crlsec 8
+crl a1 -crlsec 10
 cp "$C/a1.pem" "$C/a-crl.pem"
 agent_at a
 if start_agent a "$A/a.json"; then
@@ -152,11 +152,11 @@ fi
 crl b1 -crldays 1 && cp "$C/b1.pem" "$C/b-crl.pem" && agent_at b
 start_agent b "$A/b.json" || notok "agent b did not start"
 BPORT=$APORT BPID=$APID
-crl c1 -crlsec 8 && cp "$C/c1.pem" "$C/c-crl.pem" && agent_at c
+crl c1 -crlsec 10 && cp "$C/c1.pem" "$C/c-crl.pem" && agent_at c
 start_agent c "$A/c.json" || notok "agent c did not start"
 CPORT=$APORT CPID=$APID
-crl b2 -crlsec 8 && cp "$C/b2.pem" "$C/b-crl.pem"
-crl c2 -crlsec 16 && cp "$C/c2.pem" "$C/c-crl.pem"
+crl b2 -crlsec 10 && cp "$C/b2.pem" "$C/b-crl.pem"
+crl c2 -crlsec 20 && cp "$C/c2.pem" "$C/c-crl.pem"
 hup_agent b "$BPID" || notok "agent b: SIGHUP not logged: $(tail -2 "$A/b.log")"
 hup_agent c "$CPID" || notok "agent c: SIGHUP not logged: $(tail -2 "$A/c.log")"
 TB=$(next_update b2) TC1=$(next_update c1) TC=$(next_update c2)
@@ -215,7 +215,8 @@ job() {   # job NAME: POSTs a job, its state into $tmp/job
     cp "$tmp/body" "$tmp/job"
 }
 jq_job() { jq -r ".[\"lightrail-job:job\"][0].state.$1" "$tmp/job"; }
-crl d1 -crlsec 15
+# Far enough ahead for a sanitizer build to start and plan j1 first.
+crl d1 -crlsec 25
 cp "$C/d1.pem" "$C/d-crl.pem"
 if start_daemon; then
     T=$(next_update d1)
@@ -237,7 +238,7 @@ if start_daemon; then
     else
         notok "lightraild kept dc2's connection past its CRL's next update $T: j1 $j1, $(grep -F -e CRL -e 'agent dc2' "$D/log" | tail -3)"
     fi
-    crl d2 -crlsec 10
+    crl d2 -crlsec 15
     cp "$C/d2.pem" "$C/d-crl.pem"
     T2=$(next_update d2)
     kill -HUP $PID
