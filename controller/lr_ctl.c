@@ -1468,8 +1468,8 @@ end_delete(struct lr_ctl *c, const struct lr_ctl_op *op, char *err,
         }
         return lr_ctl_fail(err, errlen, op->rc, "job '%s' stays releasing "
                            "with its GPUs and slots: removing its channels "
-                           "failed (%.400s): DELETE it to retry", name,
-                           op->err);
+                           "failed (%s): DELETE it to retry", name,
+                           LR_UTF8_CLIP(op->err, 400));
     }
     /* The store first: when it fails the job stays releasing, still
      * holding its GPUs and slots, and a retried DELETE frees them once. */

@@ -10,6 +10,7 @@
 
 #include "controller/lr_ctl_int.h"
 #include "planner/lr_modulation.h"
+#include "planner/lr_utf8.h"
 #include "southbound/sb_linux.h"
 #include "southbound/sb_parallel.h"
 
@@ -230,18 +231,20 @@ op_unprovision(struct lr_ctl_op *op, char *err, size_t errlen)
                      "removal and, read back, still holds %d of the job's "
                      "%d channels there and may still hold %d more (on "
                      "its driver's record marked unknown: a request on %s "
-                     "had no answer) (%.280s)", op->node[i], left, u->n,
-                     unsure, unsure > 1 ? "them" : "it", lost);
+                     "had no answer) (%s)", op->node[i], left, u->n,
+                     unsure, unsure > 1 ? "them" : "it",
+                     LR_UTF8_CLIP(lost, 280));
         else if (left > 0)
             snprintf(u->err, sizeof u->err, "ROADM %s did not answer the "
                      "removal and, read back, still holds %d of the job's "
-                     "%d channels there (%.300s)", op->node[i], left, u->n,
-                     lost);
+                     "%d channels there (%s)", op->node[i], left, u->n,
+                     LR_UTF8_CLIP(lost, 300));
         else
             snprintf(u->err, sizeof u->err, "ROADM %s did not answer the "
-                     "removal and cannot be read back (%.150s): whether it "
-                     "still holds the job's channels is unknown (%.200s)",
-                     op->node[i], e, lost);
+                     "removal and cannot be read back (%s): whether it "
+                     "still holds the job's channels is unknown (%s)",
+                     op->node[i], LR_UTF8_CLIP(e, 150),
+                     LR_UTF8_CLIP(lost, 200));
     }
     for (int i = 0; i < op->n_items && !first_err; i++)
         if (op->undo[i].rc)
@@ -347,7 +350,8 @@ op_rollback(struct lr_ctl_op *op)
     snprintf(first, sizeof first, "%s", op->err);
     snprintf(op->err, sizeof op->err, "provisioning failed and removing "
              "its channels again failed: the job keeps its slots, DELETE "
-             "it to retry; %.300s; then %.90s", first, e);
+             "it to retry; %s; then %s", LR_UTF8_CLIP(first, 300),
+             LR_UTF8_CLIP(e, 90));
 }
 
 /* All or nothing over the devices of the op's job: every ROADM of its
@@ -384,11 +388,12 @@ op_provision(struct lr_ctl_op *op)
                              "request on %s had no answer: the ROADM may "
                              "not hold %s), so the lightpaths are not taken "
                              "as added; DELETE the job and submit it again "
-                             "(%.200s)",
+                             "(%s)",
                              op->node[i], held, it->n, unsure,
                              unsure > 1 ? "are" : "is",
                              unsure > 1 ? "them" : "it",
-                             unsure > 1 ? "them" : "it", it->err);
+                             unsure > 1 ? "them" : "it",
+                             LR_UTF8_CLIP(it->err, 200));
         else if (it->rc)
             rc = lr_ctl_fail(op->err, sizeof op->err, EIO, "ROADM %s "
                              "refused the lightpaths: %s", op->node[i],

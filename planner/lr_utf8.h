@@ -8,8 +8,9 @@
  * without a library between them.
  *
  * And text that must fit a fixed buffer (a job's reason and note,
- * controller/lr_job.h) cut so that a reader sees it was: at the start of
- * a character, ending with LR_UTF8_CUT_MARK.
+ * controller/lr_job.h), or a bound inside a message (LR_UTF8_CLIP), cut
+ * so that a reader sees it was: at the start of a character, ending
+ * with LR_UTF8_CUT_MARK.
  */
 #ifndef LR_UTF8_H
 #define LR_UTF8_H 1
@@ -131,5 +132,26 @@ lr_utf8_appendf(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
     return cut;
 }
+
+/* 's' copied into buf[size] (size > sizeof LR_UTF8_CUT_MARK): whole
+ * when it has at most size - 1 bytes, else cut by lr_utf8_mark_cut() (at
+ * the start of a character, marked).  Returns buf. */
+static inline const char *
+lr_utf8_clip(char *buf, size_t size, const char *s)
+{
+    buf[0] = '\0';
+    lr_utf8_appendf(buf, size, "%s", s);
+    return buf;
+}
+
+/* Another layer's text (a device's message, a path, a client's header),
+ * at most 'max' bytes of it, for a "%s" of a message: "%.<max>s" cuts
+ * at a byte, maybe inside a character, and the message is then no UTF-8
+ * (no JSON, a reason the store keeps broken).  'max' is a constant
+ * greater than sizeof LR_UTF8_CUT_MARK; the copy is a compound literal,
+ * which lives until the end of the enclosing block: pass it straight to
+ * the call that prints it. */
+#define LR_UTF8_CLIP(s, max) \
+    lr_utf8_clip((char[(max) + 1]){ "" }, (max) + 1, (s))
 
 #endif

@@ -17,9 +17,12 @@
 #ifndef LR_TEST_H
 #define LR_TEST_H 1
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <CUnit/Basic.h>
+
+#include "planner/lr_utf8.h"
 
 /* $srcdir/rel (the test's input files), in one of a few rotating
  * buffers: up to four results may be used at once. */
@@ -32,6 +35,23 @@ src(const char *rel)
     char *b = bufs[next++ % 4];
     snprintf(b, sizeof bufs[0], "%s/%s", dir && *dir ? dir : ".", rel);
     return b;
+}
+
+/* Whether 's' is valid UTF-8 (lr_utf8_len()'s rule, which JSON's
+ * printers need); where it is not said on stderr, with 'what'. */
+static inline bool
+lr_test_utf8(const char *what, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *) s; *p;) {
+        size_t n = lr_utf8_len(p);
+        if (!n) {
+            fprintf(stderr, "%s: no UTF-8 at byte %td of: %s\n", what,
+                    (const char *) p - s, s);
+            return false;
+        }
+        p += n;
+    }
+    return true;
 }
 
 /* A self-signed P-256 certificate of CN 'cn' into 'cert' and its key into

@@ -1390,6 +1390,69 @@ test_timed_out_release_is_read_back(void)
     lr_ctl_free(c);
 }
 
+/* A device's message quoted in another message is bounded by a byte
+ * count (lr_ctl_op.c: "%.150s" of a read-back's error, "%.200s" of the
+ * lost answer's, lr_ctl.c "%.400s"): a cut there inside a character
+ * left a job's reason and the DELETE's error no UTF-8, which the store
+ * keeps and the job's GET prints with U+FFFD.  Here the dummy ROADMs
+ * live in a directory named in 2-byte characters, so that the paths in
+ * the messages of a removal neither answered nor read back cross those
+ * cuts; one of the two paddings (none, one byte) puts each cut inside a
+ * character.  What is cut says so (LR_UTF8_CUT_MARK). */
+static void
+test_device_message_cut_at_character(void)
+{
+    char saved[sizeof devdir], store[sizeof db + 16];
+    memcpy(saved, devdir, sizeof saved);
+    for (int odd = 0; odd < 2; odd++) {
+        snprintf(devdir, sizeof devdir, "%s/%s", dir, odd ? "x" : "");
+        while (strlen(devdir) + 2 < sizeof devdir)
+            strcat(devdir, "\xc3\xa9");
+        snprintf(store, sizeof store, "%s/utf8-%d.db", dir, odd);
+        struct lr_ctl_config cfg = { .db_path = store };
+        struct lr_ctl *c = lr_test_ctl_open(&cfg);
+        struct lr_job job;
+        char err[1024];
+        struct lr_intent in = intent("u8", "gpt-1.9b", 40, 40);
+        CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err),
+                              0);
+        CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+        const char *node[8];
+        CU_ASSERT_FATAL(nodes_with("u8/", node, 8) >= 1);
+        char state[600], kept[610];
+        snprintf(state, sizeof state, "%s/%s.json", devdir, node[0]);
+        snprintf(kept, sizeof kept, "%s.kept", state);
+        CU_ASSERT_EQUAL_FATAL(rename(state, kept), 0);
+        FILE *f = fopen(state, "w");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fputs("{ not json", f);
+        fclose(f);
+        lr_test_ctl_fail(node[0], "timeout");
+
+        CU_ASSERT_NOT_EQUAL(lr_ctl_delete(c, "u8", err, sizeof err), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot be read back"));
+        CU_ASSERT(lr_test_utf8("the DELETE's error", err));
+        CU_ASSERT_EQUAL(lr_ctl_get(c, "u8", &job), 0);
+        CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
+        CU_ASSERT(lr_test_utf8("the job's reason", job.reason));
+        CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, LR_UTF8_CUT_MARK));
+        /* The store keeps the reason memory has. */
+        lr_ctl_free(c);
+        struct lr_store *st = NULL;
+        CU_ASSERT_EQUAL_FATAL(lr_store_open(store, &st, err, sizeof err), 0);
+        CU_ASSERT_EQUAL(lr_store_get_job(st, "u8", &job), 0);
+        CU_ASSERT(lr_test_utf8("the stored reason", job.reason));
+        lr_store_close(st);
+        /* The ROADM healed, a restart's recovery finishes the release. */
+        CU_ASSERT_EQUAL(rename(kept, state), 0);
+        lr_test_ctl_fail(node[0], NULL);
+        c = lr_test_ctl_open(&cfg);
+        CU_ASSERT_EQUAL(lr_ctl_get(c, "u8", &job), ENOENT);
+        lr_ctl_free(c);
+    }
+    memcpy(devdir, saved, sizeof devdir);
+}
+
 /* Listed ROADMs without an address, of the dummy driver, keep their
  * state in the dummy devices' directory, as unlisted dummy ones do (they
  * were refused: "the dummy driver needs a state directory as its
@@ -1986,6 +2049,8 @@ static CU_TestInfo tests[] = {
       "provisioning", test_stuck_unrecorded_stays_provisioning },
     { "a release whose answers are lost is read back",
       test_timed_out_release_is_read_back },
+    { "a device's message is cut at a character",
+      test_device_message_cut_at_character },
     { "listed dummy ROADMs default their address; unlisted others are "
       "refused by name", test_device_list_defaults },
     { "an iteration longer than lightrail-job states is blocked",

@@ -2083,6 +2083,23 @@ test_reason_cut_marked(void)
     CU_ASSERT_STRING_EQUAL(j.reason, "no spectrum: DELETE it to retry");
 }
 
+/* LR_UTF8_CLIP, the bound on a device's message quoted in another:
+ * whole when it fits, else cut before the character the bound would
+ * split, and marked ("%.10s" kept "abc\xc3\xa9\xc3\xa9\xc3\xa9\xc3",
+ * no UTF-8). */
+static void
+test_clip_at_character(void)
+{
+    const char *fits = "ab\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
+    CU_ASSERT_STRING_EQUAL(LR_UTF8_CLIP(fits, 10), fits);
+    CU_ASSERT_STRING_EQUAL(LR_UTF8_CLIP("abc\xc3\xa9\xc3\xa9\xc3\xa9"
+                                        "\xc3\xa9", 10), "abc [...]");
+    CU_ASSERT_STRING_EQUAL(LR_UTF8_CLIP("abcd\xe2\x82\xac", 10),
+                           "abcd\xe2\x82\xac");
+    CU_ASSERT_STRING_EQUAL(LR_UTF8_CLIP("abc\xe2\x82\xac\xe2\x82\xac"
+                                        "\xe2\x82\xac", 10), "abc [...]");
+}
+
 /* Text the controller did not compose (a reason vsnprintf() cut inside
  * a character, a device's Latin-1 message, a policy file's command) is
  * printed as valid UTF-8, each bad byte U+FFFD: libyang stores and
@@ -5145,6 +5162,7 @@ static CU_TestInfo tests[] = {
     { "text printed as valid UTF-8", test_jobs_utf8 },
     { "a reason too long is cut at a character, marked",
       test_reason_cut_marked },
+    { "a quoted text is clipped at a character", test_clip_at_character },
     { "jobs the schema refuses", test_jobs_bad },
     { "state round trip", test_state_round_trip },
     { "state: each ROADM's health", test_state_devices },
