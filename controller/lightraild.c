@@ -84,6 +84,7 @@
 #include "controller/lr_worker.h"
 #include "northbound/nb_restconf.h"
 #include "planner/lr_modulation.h"
+#include "planner/lr_utf8.h"
 #include "tools/lightrail/lr_modtable_file.h"
 #include "southbound/sb_linux.h"
 #include "tools/lightrail/lr_opt_once.h"
@@ -247,7 +248,8 @@ open_store_first(const char *db, char *err, size_t errlen)
         lr_log(LR_LOG_INFO, "store %s was schema %d; kept as %s before "
                "migrating to %d", db, version, k, LR_STORE_SCHEMA_VERSION);
         if (!(kept = strdup(k))) {
-            snprintf(err, errlen, "store %.1800s: out of memory", db);
+            snprintf(err, errlen, "store %s: out of memory",
+                     LR_UTF8_CLIP(db, 1800));
             goto cleanup;
         }
     }
@@ -277,15 +279,16 @@ lock_state_dir(const char *dir, char *err, size_t errlen)
     snprintf(path, sizeof path, "%s/lightraild.lock", dir);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
     if (fd < 0) {
-        snprintf(err, errlen, "%.1800s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", LR_UTF8_CLIP(path, 1800),
+                 strerror(errno));
         return -1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB)) {
         int e = errno;
         close(fd);
         if (e != EWOULDBLOCK) {
-            snprintf(err, errlen, "cannot lock the state directory %.1800s: "
-                     "%s", dir, strerror(e));
+            snprintf(err, errlen, "cannot lock the state directory %s: "
+                     "%s", LR_UTF8_CLIP(dir, 1800), strerror(e));
             return -1;
         }
         snprintf(path, sizeof path, "%s/lightraild.pid", dir);
@@ -297,9 +300,9 @@ lock_state_dir(const char *dir, char *err, size_t errlen)
             fclose(f);
         }
         snprintf(err, errlen, "another lightraild%s%s%s serves the state "
-                 "directory %.1800s: stop it first, or give this one another "
+                 "directory %s: stop it first, or give this one another "
                  "state-dir", pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "",
-                 dir);
+                 LR_UTF8_CLIP(dir, 1800));
         return -1;
     }
     return fd;

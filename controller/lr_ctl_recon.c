@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include "controller/lr_ctl_int.h"
+#include "planner/lr_utf8.h"
 #include "southbound/sb_linux.h"
 #include "southbound/sb_parallel.h"
 
@@ -493,9 +494,10 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
                                "failed: %s", r->node[node], fix[i].err);
                     if (!op->rc) {
                         op->rc = EIO;
-                        snprintf(op->err, sizeof op->err, "%.64s: the "
-                                 "repair failed: %.400s", r->node[node],
-                                 fix[i].err);
+                        snprintf(op->err, sizeof op->err, "%s: the "
+                                 "repair failed: %s",
+                                 LR_UTF8_CLIP(r->node[node], 64),
+                                 LR_UTF8_CLIP(fix[i].err, 400));
                     }
                 }
         }

@@ -11,6 +11,7 @@
 
 #include "controller/lr_store.h"
 #include "controller/lr_stored.h"
+#include "planner/lr_utf8.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
 
@@ -125,7 +126,7 @@ lr_stored_network(struct ly_ctx *ly, const char *db, char **topo_json,
                                     "stored inventory", cluster, e,
                                     sizeof e)) {
         rc = damaged(db, err, errlen, EINVAL, "its network does not load: "
-                     "%.500s", e);
+                     "%s", LR_UTF8_CLIP(e, 500));
         goto cleanup;
     }
     rc = 0;

@@ -14,6 +14,7 @@
 #include "northbound/nb_int.h"
 #include "northbound/nb_query.h"
 #include "northbound/nb_restconf.h"
+#include "planner/lr_utf8.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
 #include "yang/lr_yang_restconf.h"
@@ -1993,8 +1994,8 @@ nb_restconf_error_check(void *arg, int status, const char *body)
         return true;
     /* Loud, as tests/cli/api.sh looks for it after every request. */
     lr_log(LR_LOG_ERR, "error body invalid (a bug): a %d's body is no "
-           "ietf-restconf:errors (RFC 8040 7.1): %s; sent: %.300s", status,
-           err, body);
+           "ietf-restconf:errors (RFC 8040 7.1): %s; sent: %s", status,
+           err, LR_UTF8_CLIP(body, 300));
     return false;
 }
 

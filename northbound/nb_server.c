@@ -85,6 +85,7 @@
 
 #include "northbound/nb_cond.h"
 #include "northbound/nb_int.h"
+#include "planner/lr_utf8.h"
 
 #define NB_CONTENT_TYPE "application/yang-data+json"
 #define NB_DEFAULT_MAX_BODY ((size_t) 1 << 20)
@@ -322,8 +323,8 @@ nb_media_check(struct evhttp_request *req, size_t body_len, char *err,
     struct evkeyvalq *h = evhttp_request_get_input_headers(req);
     const char *ct = evhttp_find_header(h, "Content-Type");
     if (body_len && ct && !nb_json_type(ct, false)) {
-        snprintf(err, errlen, "a body of type '%.64s': send "
-                 "application/yang-data+json", ct);
+        snprintf(err, errlen, "a body of type '%s': send "
+                 "application/yang-data+json", LR_UTF8_CLIP(ct, 64));
         return 415;
     }
     /* Accept is RFC 8040's concern for the root /restconf and under it
@@ -340,8 +341,8 @@ nb_media_check(struct evhttp_request *req, size_t body_len, char *err,
             return 0;
         p += strcspn(p, ",");
     }
-    snprintf(err, errlen, "Accept '%.64s' takes no JSON: this server "
-             "answers application/yang-data+json", acc);
+    snprintf(err, errlen, "Accept '%s' takes no JSON: this server "
+             "answers application/yang-data+json", LR_UTF8_CLIP(acc, 64));
     return 406;
 }
 

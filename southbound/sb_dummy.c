@@ -62,6 +62,7 @@
 
 #include <json-c/json.h>
 
+#include "planner/lr_utf8.h"
 #include "southbound/sb_driver.h"
 
 #define SB_DUMMY_N_MAX 1600
@@ -464,11 +465,11 @@ sb_dummy_read_fail(const struct sb_dummy *d, enum sb_dummy_fail *mode,
             *mode = (enum sb_dummy_fail) i;
             goto cleanup;
         }
-    ret = sb_errf(err, errlen, EINVAL, "%s: %s says '%.32s': write "
+    ret = sb_errf(err, errlen, EINVAL, "%s: %s says '%s': write "
                   "once, always, timeout, down or refused in it, or "
                   "remove it; "
                   "nothing applied", d->config.name, d->fail_path,
-                  word);
+                  LR_UTF8_CLIP(word, 32));
 
 cleanup:
     free(text);

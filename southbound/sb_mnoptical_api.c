@@ -20,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "planner/lr_utf8.h"
 #include "southbound/sb_chtab.h"
 #include "southbound/sb_driver.h"
 #include "southbound/sb_http.h"
@@ -79,8 +80,9 @@ sb_mno_open(struct sb_mno *c, const char *device, const char *base,
     snprintf(c->device, sizeof c->device, "%s", device);
     if ((strncmp(base, "http://", 7) && strncmp(base, "https://", 8))
         || strlen(base) >= sizeof c->base) {
-        sb_errf(err, errlen, 0, "%s: Mininet-Optical address '%.200s' is not "
-                "http://HOST:PORT: fix the address", device, base);
+        sb_errf(err, errlen, 0, "%s: Mininet-Optical address '%s' is not "
+                "http://HOST:PORT: fix the address", device,
+                LR_UTF8_CLIP(base, 200));
         return EINVAL;
     }
     snprintf(c->base, sizeof c->base, "%s", base);

@@ -114,6 +114,7 @@
 #include <nc_client.h>
 #include <openssl/crypto.h>
 
+#include "planner/lr_utf8.h"
 #include "southbound/sb_chtab.h"
 #include "southbound/sb_driver.h"
 #include "southbound/sb_kept.h"
@@ -179,8 +180,9 @@ sb_nc_print(const struct nc_session *s, NC_VERB_LEVEL level, const char *msg)
     (void) s;
     if (getenv("SB_NC_DEBUG"))
         fprintf(stderr, "nc: %s\n", msg);
+    /* Cut at a character: the message may quote a device's text. */
     if (level == NC_VERB_ERROR && !(sb_nc_first_err && sb_nc_lasterr[0]))
-        snprintf(sb_nc_lasterr, sizeof sb_nc_lasterr, "%s", msg);
+        lr_utf8_clip(sb_nc_lasterr, sizeof sb_nc_lasterr, msg);
 }
 
 /* SB_NC_HEDGE=0 in the environment turns hedging off (sb_nc_connect),
@@ -346,9 +348,10 @@ sb_nc_hostkey(const char *hostname, ssh_session ssh, void *priv)
                 int e = errno;
                 snprintf(sb_nc_hostkey_err, sizeof sb_nc_hostkey_err,
                          "host key refused: cannot read the known-hosts "
-                         "file %.150s (%s): set known-hosts to a file "
+                         "file %s (%s): set known-hosts to a file "
                          "that pins the device's key (ssh-keyscan -p PORT "
-                         "HOST)", a->known_hosts, strerror(e));
+                         "HOST)", LR_UTF8_CLIP(a->known_hosts, 150),
+                         strerror(e));
                 return -1;
             }
             why = "no host key is pinned for this host and port";
@@ -359,7 +362,7 @@ sb_nc_hostkey(const char *hostname, ssh_session ssh, void *priv)
         }
     }
     snprintf(sb_nc_hostkey_err, sizeof sb_nc_hostkey_err, "host key "
-             "refused: %s in %.150s", why, a->known_hosts);
+             "refused: %s in %s", why, LR_UTF8_CLIP(a->known_hosts, 150));
     return -1;
 }
 
@@ -402,9 +405,9 @@ sb_nc_path_has_netconf(const char *schema_path)
 static void
 sb_nc_schema_err(const char *schema_path, char *err, size_t errlen)
 {
-    sb_errf(err, errlen, 0, "the schema path %.150s has no ietf-netconf "
+    sb_errf(err, errlen, 0, "the schema path %s has no ietf-netconf "
             "module: add its directory (e.g. /usr/share/yuma/modules/ietf) "
-            "to schema-path", schema_path);
+            "to schema-path", LR_UTF8_CLIP(schema_path, 150));
 }
 
 /* Frees a TLS session that libnetconf2 did not take, and its socket. */
@@ -441,7 +444,8 @@ sb_nc_connect_tls(struct sb_nc_attempt *a, struct ly_ctx **ctx)
         sb_nc_ssl_free(ssl);
         a->code = EINVAL;
         snprintf(a->err, sizeof a->err, "cannot make a YANG context on the "
-                 "schema path %.150s: check schema-path", a->schema_path);
+                 "schema path %s: check schema-path",
+                 LR_UTF8_CLIP(a->schema_path, 150));
         return NULL;
     }
     /* Without ietf-netconf on the schema path libnetconf2 2.0.24 fails
@@ -462,10 +466,11 @@ sb_nc_connect_tls(struct sb_nc_attempt *a, struct ly_ctx **ctx)
         sb_nc_ssl_free(ssl);
         a->code = EHOSTUNREACH;
         snprintf(a->err, sizeof a->err, "NETCONF over TLS with %.128s:%u "
-                 "failed after the TLS handshake: %.200s: check that the "
+                 "failed after the TLS handshake: %s: check that the "
                  "device speaks NETCONF and that schema-path holds its "
-                 "modules", a->host, (unsigned) a->port, sb_nc_lasterr[0]
-                 ? sb_nc_lasterr : "no valid <hello>");
+                 "modules", a->host, (unsigned) a->port,
+                 LR_UTF8_CLIP(sb_nc_lasterr[0] ? sb_nc_lasterr
+                              : "no valid <hello>", 200));
     }
     return s;
 }
@@ -539,15 +544,15 @@ sb_nc_connect_thread(void *arg)
     if (nc_client_ssh_add_keypair(a->pubkey, a->key)) {
         a->code = EINVAL;
         snprintf(a->err, sizeof a->err, "cannot use the key pair "
-                 "%.150s(.pub): nothing sent; give a readable OpenSSH "
-                 "key pair in ssh-key", a->key);
+                 "%s(.pub): nothing sent; give a readable OpenSSH "
+                 "key pair in ssh-key", LR_UTF8_CLIP(a->key, 150));
     } else if (sb_nc_ssh_resolve(a)) {
         /* a->code and a->err are set. */
     } else if (ly_ctx_new(a->schema_path, 0, &ctx)) {
         a->code = EINVAL;
         snprintf(a->err, sizeof a->err, "cannot make a YANG context on "
-                 "the schema path %.150s: nothing sent; check "
-                 "schema-path", a->schema_path);
+                 "the schema path %s: nothing sent; check "
+                 "schema-path", LR_UTF8_CLIP(a->schema_path, 150));
     } else
         s = nc_connect_ssh(a->host, a->port, ctx);
 
@@ -1370,11 +1375,11 @@ sb_netconf_open(const struct sb_device_config *config,
             int e = errno;
             free(d);
             return sb_errf(err, errlen, EINVAL, "%.63s: cannot read the "
-                           "ssh-key's %s half %.250s (%s): set ssh-key to "
+                           "ssh-key's %s half %s (%s): set ssh-key to "
                            "the private key, with its public key beside it "
                            "as FILE.pub", config->name,
-                           half ? "public" : "private", path,
-                           strerror(e));
+                           half ? "public" : "private",
+                           LR_UTF8_CLIP(path, 250), strerror(e));
         }
     }
     /* The context check_files loaded at the start, else the files as

@@ -1972,6 +1972,42 @@ test_media_types(void)
     }
 }
 
+/* A client's Content-Type or Accept is quoted in its 415 or 406 with a
+ * bound ("%.64s" cut inside a character, which the error's printer then
+ * turned into U+FFFD): cut at a character now, and marked.  One of the
+ * two paddings (none, one byte) puts the bound inside a character. */
+static void
+test_media_type_cut_at_character(void)
+{
+    static const char body[] = "{\"test:x\":{}}";
+    for (int odd = 0; odd < 2; odd++) {
+        char type[160];
+        snprintf(type, sizeof type, "text/%s", odd ? "x" : "");
+        while (strlen(type) + 3 < sizeof type)
+            strcat(type, "\xc3\xa9");
+        for (int accept = 0; accept < 2; accept++) {
+            struct reply r;
+            struct call c = { .method = accept ? "GET" : "POST",
+                              .token = "another-secret-for-bob",
+                              .body = accept ? NULL : body,
+                              .body_len = accept ? 0 : strlen(body),
+                              .ctype = accept ? NULL : type,
+                              .accept = accept ? type : NULL };
+            call_plain(accept ? "/restconf" : "/restconf/data/test:echo", &c,
+                       &r);
+            CU_ASSERT_EQUAL(r.status, accept ? 406 : 415);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(r.body);
+            if (strstr(r.body, "\xef\xbf\xbd") || !strstr(r.body, "[...]"))
+                fprintf(stderr, "%s, padding %d: %s\n",
+                        accept ? "Accept" : "Content-Type", odd, r.body);
+            CU_ASSERT_PTR_NULL(strstr(r.body, "\xef\xbf\xbd"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "text/"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "[...]"));
+            free(r.body);
+        }
+    }
+}
+
 /* A route's own part percent-encoded is no path to it: only the key
  * after ".../job=" is decoded. */
 static void
@@ -2031,6 +2067,8 @@ static CU_TestInfo tests[] = {
       test_route_not_encoded },
     { "415 for a body not JSON, 406 for an Accept without JSON",
       test_media_types },
+    { "a media type quoted is cut at a character",
+      test_media_type_cut_at_character },
     { "no or a wrong token: 401 with WWW-Authenticate", test_no_or_wrong_token },
     { "public route without a token", test_public_route },
     { "unknown path: 404", test_not_found },

@@ -293,6 +293,19 @@ test_fail_always(void)
              "always, timeout, down or refused in it, or remove it; nothing "
              "applied", fail);
     CU_ASSERT_STRING_EQUAL(err, want);
+    /* A word quoted is bounded (32 bytes): cut at a character, marked,
+     * where a cut at the byte (for one of the two paddings) left no
+     * UTF-8. */
+    for (int odd = 0; odd < 2; odd++) {
+        char word[64];
+        snprintf(word, sizeof word, "%s", odd ? "x" : "");
+        while (strlen(word) + 2 < sizeof word)
+            strcat(word, "\xc3\xa9");
+        write_file(fail, word);
+        CU_ASSERT_EQUAL(dummy->apply(dev, &ch, 1, err, sizeof err), EINVAL);
+        CU_ASSERT(lr_test_utf8("the .fail file's word", err));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, LR_UTF8_CUT_MARK "': write once"));
+    }
     unlink(fail);
     dummy->close(dev);
 }

@@ -244,6 +244,19 @@ test_open_refusals(void)
     CU_ASSERT_EQUAL(sb_mnoptical_class.open(&c, &d, err, sizeof err),
                     EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not http://HOST:PORT"));
+    /* The address quoted is bounded (200 bytes): cut at a character,
+     * marked, where a cut at the byte (for one of the two paddings)
+     * left no UTF-8. */
+    for (int odd = 0; odd < 2; odd++) {
+        snprintf(c.address, sizeof c.address, "ftp://%s", odd ? "x" : "");
+        while (strlen(c.address) + 2 < sizeof c.address)
+            strcat(c.address, "\xc3\xa9");
+        CU_ASSERT_EQUAL(sb_mnoptical_class.open(&c, &d, err, sizeof err),
+                        EINVAL);
+        CU_ASSERT(lr_test_utf8("the address", err));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, LR_UTF8_CUT_MARK "' is not "
+                                      "http://HOST:PORT"));
+    }
 }
 
 /* A 3-hop lightpath on channels 5-6, hop by hop, then deleted. */

@@ -397,6 +397,30 @@ test_netconf_bad_config(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(err, paths[i].want));
         CU_ASSERT_EQUAL(strncmp(err, "r9: ", 4), 0);
     }
+
+    /* A key file and a schema path quoted in the error are bounded
+     * (250 and 150 bytes): cut at a character, marked, where a cut at
+     * the byte (for one of the two paddings) left no UTF-8. */
+    for (int odd = 0; odd < 2; odd++) {
+        char name[256];
+        snprintf(name, sizeof name, "/nonexistent/%s", odd ? "x" : "");
+        while (strlen(name) + 2 < sizeof name)
+            strcat(name, "\xc3\xa9");
+        for (int schema = 0; schema < 2; schema++) {
+            struct sb_device_config c = nc_config("u@127.0.0.1:1",
+                                                  schema ? "ID" : name, "/k");
+            struct sb_device *d = (struct sb_device *) &c;
+            char err[512] = "";
+            if (schema)
+                snprintf(c.schema_path, sizeof c.schema_path, "%s", name);
+            CU_ASSERT_EQUAL(nc->open(&c, &d, err, sizeof err), EINVAL);
+            CU_ASSERT_PTR_NULL(d);
+            CU_ASSERT(lr_test_utf8(schema ? "schema path" : "ssh-key", err));
+            CU_ASSERT_PTR_NOT_NULL(strstr(err, LR_UTF8_CUT_MARK));
+            CU_ASSERT_PTR_NOT_NULL(strstr(err, schema ? "has no ietf-netconf"
+                                          : "(No such file or directory)"));
+        }
+    }
 }
 
 /* Port 1 on loopback: nobody listens.  open() still succeeds (a device
