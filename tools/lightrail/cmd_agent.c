@@ -792,7 +792,8 @@ reservations_text(const struct agent *a, char **text, char *why, size_t len)
                                         sizeof err);
     free(r);
     if (rc)
-        snprintf(why, len, "reservations not saved: %.160s", err);
+        snprintf(why, len, "reservations not saved: %s",
+                 LR_UTF8_CLIP(err, 160));
     return rc;
 }
 
@@ -1015,7 +1016,8 @@ saved_answer(struct conn *c, int rc, const char *why)
          * directory removed, a full disk) mean other things to the
          * coordinator (docs/agent-protocol.md, "Errors"); the text
          * says what happened. */
-        conn_error(c, m->id, EIO, "commit '%.63s': %.180s", m->name, why);
+        conn_error(c, m->id, EIO, "commit '%.63s': %s", m->name,
+                   LR_UTF8_CLIP(why, 180));
         return;
     }
     struct lr_wire_msg ans = { .id = m->id, .type = LR_WIRE_OK };

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "controller/lr_worker.h"
+#include "planner/lr_utf8.h"
 #include "tools/lightrail/lr_agent_store.h"
 #include "yang/lr_yang_agent.h"
 
@@ -130,7 +131,7 @@ lr_agent_store_write(const char *dir, int dir_fd, const char *text,
     if (rc) {
         unlink(tmp);
         snprintf(why, len, "reservations not saved: cannot %s: %.60s (in "
-                 "%.300s)", op, strerror(rc), dir);
+                 "%s)", op, strerror(rc), LR_UTF8_CLIP(dir, 300));
     }
     return rc;
 }
