@@ -225,26 +225,29 @@ op_unprovision(struct lr_ctl_op *op, char *err, size_t errlen)
             continue;
         }
         snprintf(lost, sizeof lost, "%s", u->err);
-        /* A channel marked unknown may still be there: not gone. */
+        /* A channel marked unknown may still be there: not gone.  Cut
+         * with a mark when a long ROADM name makes it longer than
+         * u->err, as the quoted line is (lr_ctl_fail()). */
         if (left >= 0 && unsure)
-            snprintf(u->err, sizeof u->err, "ROADM %s did not answer the "
-                     "removal and, read back, still holds %d of the job's "
-                     "%d channels there and may still hold %d more (on "
-                     "its driver's record marked unknown: a request on %s "
-                     "had no answer) (%s)", op->node[i], left, u->n,
-                     unsure, unsure > 1 ? "them" : "it",
-                     LR_UTF8_CLIP(lost, 280));
+            lr_ctl_fail(u->err, sizeof u->err, u->rc, "ROADM %s did not "
+                        "answer the removal and, read back, still holds "
+                        "%d of the job's %d channels there and may still "
+                        "hold %d more (on its driver's record marked "
+                        "unknown: a request on %s had no answer) (%s)",
+                        op->node[i], left, u->n, unsure,
+                        unsure > 1 ? "them" : "it",
+                        LR_UTF8_CLIP(lost, 280));
         else if (left > 0)
-            snprintf(u->err, sizeof u->err, "ROADM %s did not answer the "
-                     "removal and, read back, still holds %d of the job's "
-                     "%d channels there (%s)", op->node[i], left, u->n,
-                     LR_UTF8_CLIP(lost, 300));
+            lr_ctl_fail(u->err, sizeof u->err, u->rc, "ROADM %s did not "
+                        "answer the removal and, read back, still holds "
+                        "%d of the job's %d channels there (%s)",
+                        op->node[i], left, u->n, LR_UTF8_CLIP(lost, 300));
         else
-            snprintf(u->err, sizeof u->err, "ROADM %s did not answer the "
-                     "removal and cannot be read back (%s): whether it "
-                     "still holds the job's channels is unknown (%s)",
-                     op->node[i], LR_UTF8_CLIP(e, 150),
-                     LR_UTF8_CLIP(lost, 200));
+            lr_ctl_fail(u->err, sizeof u->err, u->rc, "ROADM %s did not "
+                        "answer the removal and cannot be read back (%s): "
+                        "whether it still holds the job's channels is "
+                        "unknown (%s)", op->node[i], LR_UTF8_CLIP(e, 150),
+                        LR_UTF8_CLIP(lost, 200));
     }
     for (int i = 0; i < op->n_items && !first_err; i++)
         if (op->undo[i].rc)
