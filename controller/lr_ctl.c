@@ -2142,45 +2142,65 @@ mod_tenth_below(double gosnr_db, char *buf, size_t size)
         snprintf(buf, size, "%.1f", (tenths - 1) / 10);
 }
 
+/* The way back for lightpath 'lp' that fails the checks 'bits'
+ * (lr_lightpath_fits()) into back[len]: "give the modulation table the
+ * format back", or what changed of the format, each failing check's in
+ * lr_lightpath_fits()'s order ("give 8QAM its reach and a threshold of
+ * at most 17.0 dB back"): a format's spectral efficiency, reach or
+ * threshold alone is no format missing.  The threshold's is the
+ * measurement cut down to a tenth of a dB, which the table then passes
+ * (mod_tenth_below()). */
+static void
+mod_way_back(const struct lr_lightpath *lp, int bits, char *back,
+             size_t len)
+{
+    char part[3][64], at_most[32];
+    int n = 0;
+    if (bits & LR_LP_NO_FORMAT) {
+        snprintf(back, len, "give the modulation table the format back");
+        return;
+    }
+    if (bits & LR_LP_REACH)
+        snprintf(part[n++], sizeof part[0], "its reach");
+    if (bits & LR_LP_SLOTS)
+        snprintf(part[n++], sizeof part[0], "its spectral efficiency");
+    if (bits & LR_LP_GOSNR) {
+        mod_tenth_below(lp->gosnr_db, at_most, sizeof at_most);
+        snprintf(part[n++], sizeof part[0], "a threshold of at most %s dB",
+                 at_most);
+    }
+    if (n == 1)
+        snprintf(back, len, "give %s %s back", lp->modulation, part[0]);
+    else if (n == 2)
+        snprintf(back, len, "give %s %s and %s back", lp->modulation,
+                 part[0], part[1]);
+    else
+        snprintf(back, len, "give %s %s, %s and %s back", lp->modulation,
+                 part[0], part[1], part[2]);
+}
+
 /* Each lightpath of job 'j' the table in use no longer fits as it was
  * planned (lr_lightpath_fits(): the table changed since: the format
  * gone, its reach shorter, its spectral efficiency another, or its
  * threshold above what the receiver measured at provisioning) into
- * the report.  The job stays as stored, its channels, slots and format
- * as they are: a configuration change reprograms no device, and the
- * store is not written (GET shows the same as modulation-mismatch). */
+ * the report, every check it fails in one line.  The job stays as
+ * stored, its channels, slots and format as they are: a configuration
+ * change reprograms no device, and the store is not written (GET shows
+ * the same as modulation-mismatch). */
 static int
 say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
                  size_t *len)
 {
-    char why[LR_MOD_MAX * (LR_MOD_NAME_MAX + 2) + 128];
+    char why[LR_LIGHTPATH_WHY_MAX];
     int n = 0;
     for (int k = 0; k < j->n_lightpaths; k++) {
         const struct lr_lightpath *lp = &j->lp[k];
-        int rc = lr_lightpath_fits(&c->rsa->mods, lp, why, sizeof why);
-        if (!rc)
+        int bits = lr_lightpath_fits(&c->rsa->mods, lp, why, sizeof why);
+        if (!bits)
             continue;
         n++;
-        /* The way back names what changed: a format's spectral
-         * efficiency, reach or threshold alone is no format missing.
-         * The threshold's is the measurement cut down to a tenth of a
-         * dB, which the table then passes (mod_tenth_below()). */
-        char back[64 + LR_MOD_NAME_MAX];
-        if (rc == EDOM)
-            snprintf(back, sizeof back, "give %s its spectral efficiency "
-                     "back", lp->modulation);
-        else if (rc == ENOLINK) {
-            char at_most[32];
-            mod_tenth_below(lp->gosnr_db, at_most, sizeof at_most);
-            snprintf(back, sizeof back, "give %s a threshold of at most "
-                     "%s dB back", lp->modulation, at_most);
-        }
-        else if (rc == ERANGE)
-            snprintf(back, sizeof back, "give %s its reach back",
-                     lp->modulation);
-        else
-            snprintf(back, sizeof back, "give the modulation table the "
-                     "format back");
+        char back[256 + LR_MOD_NAME_MAX];
+        mod_way_back(lp, bits, back, sizeof back);
         lr_ctl_say(buf, len, "job %s: lightpath %d (%s -> %s, %s, %.1f km): "
                    "%s: kept as stored, no device reprogrammed; %s, or "
                    "DELETE the job and submit it again to plan it with this "

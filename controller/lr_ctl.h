@@ -664,7 +664,8 @@ int lr_ctl_check(struct lr_ctl *, char *err, size_t errlen);
  * their receivers measured at provisioning: lr_lightpath_fits(); the
  * table changed since they were planned), in the words of
  * lightraild's start report, which says the same: one line each, "job
- * J: lightpath K (A -> B, FORMAT, L km): why: kept as stored, ...", in
+ * J: lightpath K (A -> B, FORMAT, L km): why: kept as stored, ...",
+ * 'why' every check the lightpath fails ("...; and ..."), in
  * a new string stored in '*report' (NULL when there is none, or no
  * memory for the text; the caller frees it).  Returns how many there
  * are.  Not a violation of lr_ctl_check()'s invariants: such a

@@ -95,7 +95,7 @@ int lr_yang_parse_intent(struct ly_ctx *, const char *body, size_t len,
  * format there sizes for its rate, or whose gOSNR measured at
  * provisioning is below the format's threshold there
  * (lr_lightpath_fits()), gets the state leaf modulation-mismatch
- * saying so.  A lightpath's gosnr is printed where it is known
+ * saying each of these that holds.  A lightpath's gosnr is printed where it is known
  * (lr_lightpath.gosnr_known), table or not.  A stage's
  * time-s is the planner's stage time (lr_tm_stage_time()) when the
  * intent's model is a preset, and left out otherwise.  An index out of

@@ -348,8 +348,9 @@ restart_judged(struct lr_ctl **c, const struct lr_modtable *mods,
 /* The gOSNR each receiver measured at provisioning is kept with the
  * lightpath, and a start with a table whose threshold for its format
  * is now above it lists the lightpath as a mismatch, saying both
- * numbers, kept as stored and no terminal tuned again; a threshold at
- * or below the measurement lists nothing.  Before the store kept the
+ * numbers, kept as stored and no terminal tuned again (with the reach
+ * cut as well, both in one line); a threshold at or below the
+ * measurement lists nothing.  Before the store kept the
  * measurement, no threshold was judged at start. */
 static void
 test_measured_gosnr_judged_at_start(void)
@@ -383,6 +384,25 @@ test_measured_gosnr_judged_at_start(void)
         fprintf(stderr, "18 dB: %s\n", report ? report : "(null)");
     CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "job measured: "
                                             "lightpath 1 (dc2 -> dc1, 8QAM, "));
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, want));
+    free(report);
+    lr_ctl_free(c);
+
+    /* Its reach cut too: both said, in one line each lightpath, and
+     * the way back gives both back.  Only the reach was said before,
+     * and the threshold found at the next start. */
+    int q = lr_modtable_find(&t, "8QAM");
+    CU_ASSERT_FATAL(q >= 0);
+    t.f[q].reach_km = 1;
+    CU_ASSERT_EQUAL(restart_judged(&c, &t, &report), 2);
+    want = " km is beyond 8QAM's reach of 1 km in the modulation table; "
+           "and measured 17.0 dB at provisioning, below 8QAM's 18.0 dB "
+           "threshold in the modulation table: kept as stored, no device "
+           "reprogrammed; give 8QAM its reach and a threshold of at most "
+           "17.0 dB back, or DELETE the job and submit it again to plan it "
+           "with this table";
+    if (!report || !strstr(report, want))
+        fprintf(stderr, "reach and 18 dB: %s\n", report ? report : "(null)");
     CU_ASSERT_PTR_NOT_NULL(report && strstr(report, want));
     free(report);
     lr_ctl_free(c);

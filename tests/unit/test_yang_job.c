@@ -637,14 +637,16 @@ test_jobs_round_trip(void)
  * lacks, whose length is past the format's reach in it, or whose slot
  * count is not what the format's spectral efficiency there sizes for
  * its rate, keeps its modulation and gets modulation-mismatch saying
- * which (a valid leaf of the state); one that fits, or no table, gets
+ * which (a valid leaf of the state), every one that fails in one text
+ * (until 2026-12-07 only the first); one that fits, or no table, gets
  * none. */
 static void
 test_job_modulation_mismatch(void)
 {
     struct fixture f;
     struct lr_job j;
-    struct lr_modtable none = { 0 }, shorter = { 0 }, slower = { 0 }, d;
+    struct lr_modtable none = { 0 }, shorter = { 0 }, slower = { 0 };
+    struct lr_modtable both = { 0 }, d;
     char *text = NULL, err[1024] = "";
     CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
     active_job(&f, &j);
@@ -654,6 +656,7 @@ test_job_modulation_mismatch(void)
     /* Its reach, another efficiency: 200 Gb/s at 37.5 Gb/s per slot is
      * 6 slots and a guard, the lightpath holds 5. */
     CU_ASSERT_EQUAL(lr_modtable_add(&slower, "16QAM", 625, 3), 0);
+    CU_ASSERT_EQUAL(lr_modtable_add(&both, "16QAM", 60, 3), 0);
     const struct {
         const struct lr_modtable *t;
         const char *want;     /* NULL: no mismatch */
@@ -668,6 +671,11 @@ test_job_modulation_mismatch(void)
                    "Gb/s where the modulation table's 16QAM, at 3 bits per "
                    "symbol (37.5 Gb/s per slot), sizes 7 (guard band "
                    "included)\"" },
+        { &both, "\"modulation-mismatch\": \"65.0 km is beyond 16QAM's "
+                 "reach of 60 km in the modulation table; and it holds 5 "
+                 "slots for 200 Gb/s where the modulation table's 16QAM, at "
+                 "3 bits per symbol (37.5 Gb/s per slot), sizes 7 (guard "
+                 "band included)\"" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         text = NULL;
@@ -679,6 +687,8 @@ test_job_modulation_mismatch(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"modulation\": \"16QAM\""));
         if (cases[i].want) {
             CU_ASSERT_PTR_NOT_NULL(strstr(text, cases[i].want));
+            if (!strstr(text, cases[i].want))
+                fprintf(stderr, "case %zu: %s\n", i, text);
         } else {
             CU_ASSERT_PTR_NULL(strstr(text, "modulation-mismatch"));
         }
@@ -690,7 +700,8 @@ test_job_modulation_mismatch(void)
 /* The gOSNR measured at provisioning is state: leaf gosnr (dB, cut to two
  * decimals) where it is known, absent where not; a table whose
  * threshold for the format is above it gives modulation-mismatch
- * saying both, one at or below it none. */
+ * saying both, one at or below it none; one whose reach and slots
+ * fail too is said with all three. */
 static void
 test_job_gosnr(void)
 {
@@ -736,6 +747,25 @@ test_job_gosnr(void)
         }
         free(text);
     }
+    /* All three of a known format's checks failing are said in one
+     * text, in the order reach, slots, threshold. */
+    d.f[q].reach_km = 60;
+    d.f[q].se = 3;
+    text = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
+                                               &d, 0, &text, err,
+                                               sizeof err), 0);
+    const char *all3 = "\"modulation-mismatch\": \"65.0 km is beyond "
+        "16QAM's reach of 60 km in the modulation table; it holds 5 slots "
+        "for 200 Gb/s where the modulation table's 16QAM, at 3 bits per "
+        "symbol (37.5 Gb/s per slot), sizes 7 (guard band included); and "
+        "measured 21.2 dB at provisioning, below 16QAM's 22.0 dB threshold "
+        "in the modulation table\"";
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, all3));
+    if (!strstr(text, all3))
+        fprintf(stderr, "all three: %s\n", text);
+    free(text);
+    lr_modtable_default(&d);
     /* Cut to hundredths, never rounded up: 16.996 dB reads 16.99, so
      * that GET, a where on it ("gosnr < 17") and a mismatch saying it
      * is below a 17 dB threshold agree.  It read "17.0". */
