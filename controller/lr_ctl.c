@@ -2199,16 +2199,21 @@ say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
         if (!bits)
             continue;
         n++;
-        char back[256 + LR_MOD_NAME_MAX];
+        char back[256 + LR_MOD_NAME_MAX], fmt[LR_MOD_NAME_ESC_MAX];
         mod_way_back(lp, bits, back, sizeof back);
+        /* A name a store kept from before the table refused control
+         * characters would reach the log as it is: escaped. */
+        if (lp->modulation[0])
+            lr_mod_name_escape(lp->modulation, fmt, sizeof fmt);
+        else
+            snprintf(fmt, sizeof fmt, "format not known");
         lr_ctl_say(buf, len, "job %s: lightpath %d (%s -> %s, %s, %.1f km): "
                    "%s: kept as stored, no device reprogrammed; %s, or "
                    "DELETE the job and submit it again to plan it with this "
                    "table", j->intent.name, k + 1,
                    c->cluster->dcs[lp->from_dc].name,
-                   c->cluster->dcs[lp->to_dc].name,
-                   lp->modulation[0] ? lp->modulation : "format not known",
-                   lp->length_km, why, back);
+                   c->cluster->dcs[lp->to_dc].name, fmt, lp->length_km, why,
+                   back);
     }
     return n;
 }

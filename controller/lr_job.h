@@ -130,10 +130,9 @@ struct lr_job {
 #define LR_LP_SLOTS 0x4     /* the format's efficiency sizes another m */
 #define LR_LP_GOSNR 0x8     /* measured below the format's threshold */
 
-/* The bytes lr_lightpath_fits()'s 'why' needs at most: a table's every
- * name (LR_MOD_MAX of them) when the format is missing, else the three
- * facts with their numbers, each well within 320 bytes. */
-#define LR_LIGHTPATH_WHY_MAX (LR_MOD_MAX * (LR_MOD_NAME_MAX + 2) + 1024)
+/* The bytes lr_lightpath_fits()'s 'why' needs at most: three facts and
+ * the words joining them. */
+#define LR_LIGHTPATH_WHY_MAX (3 * LR_MOD_WHY_MAX + 16)
 
 /* Whether lightpath 'lp' still fits table 't' as it was planned (the
  * table may have changed since: lightraild's modulation-table): 0, or
@@ -150,7 +149,7 @@ static inline int
 lr_lightpath_fits(const struct lr_modtable *t, const struct lr_lightpath *lp,
                   char *why, size_t whylen)
 {
-    char fact[3][LR_LIGHTPATH_WHY_MAX / 2];
+    char fact[3][LR_MOD_WHY_MAX];
     int bits = 0, n = 0;
     int rc = lr_mod_fits(t, lp->modulation, lp->length_km, fact[0],
                          sizeof fact[0]);

@@ -42,6 +42,76 @@ lr_modtable_default(struct lr_modtable *t)
         t->f[i].osnr_db = mod_default_osnr_db(t->f[i].name);
 }
 
+/* Whether the UTF-8 sequence at 's' is a C1 control character,
+ * U+0080..U+009F (0xc2 0x80..0x9f): well-formed text, yet U+009B is a
+ * terminal's CSI and U+0085 a line break to some readers of a log, as
+ * harmful there as the C0 controls. */
+static bool
+mod_is_c1(const unsigned char *s)
+{
+    return s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f;
+}
+
+/* A name is printed into the API's JSON (a lightpath's modulation,
+ * modulation-mismatch), which must be UTF-8 (RFC 8259), and into
+ * one-line logs and reports; libyang stores a string leaf's bytes
+ * unchecked, so a Latin-1 file's name would reach every client. */
+size_t
+lr_mod_name_text(const char *name)
+{
+    const unsigned char *s = (const unsigned char *) name;
+    size_t i = 0;
+    while (s[i]) {
+        size_t n = lr_utf8_len(s + i);
+        if (!n || s[i] < 0x20 || s[i] == 0x7f || mod_is_c1(s + i))
+            return i;
+        i += n;
+    }
+    return i;
+}
+
+void
+lr_mod_name_fault(const char *name, size_t at, char *buf, size_t len)
+{
+    const unsigned char *b = (const unsigned char *) name + at;
+    /* Said as the character it is (0xc2 0xNN is U+00NN): its first byte
+     * also starts printable ones (U+00A0..U+00BF).  Another byte is not
+     * quoted: it would reach the log as it is. */
+    if (mod_is_c1(b))
+        snprintf(buf, len, "bytes %zu-%zu are U+%04X, a C1 control "
+                 "character", at + 1, at + 2, (unsigned) b[1]);
+    else
+        snprintf(buf, len, "byte %zu is 0x%02x", at + 1, (unsigned) b[0]);
+}
+
+void
+lr_mod_name_escape(const char *name, char *buf, size_t len)
+{
+    const unsigned char *s = (const unsigned char *) name;
+    size_t o = 0;
+    if (!len)
+        return;
+    buf[0] = '\0';
+    for (size_t i = 0; s[i] && o < len;) {
+        size_t n = lr_utf8_len(s + i);
+        int w;
+        if (n && mod_is_c1(s + i))
+            w = snprintf(buf + o, len - o, "\\u%04X",
+                         (unsigned) s[i + 1]);
+        else if (n && (s[i] < 0x20 || s[i] == 0x7f))
+            w = snprintf(buf + o, len - o, "\\u%04X", (unsigned) s[i]);
+        else if (!n)
+            w = snprintf(buf + o, len - o, "\\x%02X", (unsigned) s[i]);
+        else
+            w = snprintf(buf + o, len - o, "%.*s", (int) n,
+                         (const char *) s + i);
+        if (w < 0)
+            break;
+        o += (size_t) w;
+        i += n ? n : 1;
+    }
+}
+
 int
 lr_modtable_add(struct lr_modtable *t, const char *name, double reach_km,
                 double se)
@@ -50,7 +120,7 @@ lr_modtable_add(struct lr_modtable *t, const char *name, double reach_km,
         return ENOSPC;
     struct lr_modformat *f = &t->f[t->n];
     if (lr_copy_name(f->name, sizeof f->name, name) || !(reach_km > 0)
-        || !(se > 0))
+        || !(se > 0) || name[lr_mod_name_text(name)])
         return EINVAL;
     for (int i = 0; i < t->n; i++)
         if (!strcmp(t->f[i].name, name))
@@ -128,37 +198,6 @@ modcsv_header(char *line, int *osnr_col, char *err, size_t errlen)
     return 0;
 }
 
-/* Whether the UTF-8 sequence at 's' is a C1 control character,
- * U+0080..U+009F (0xc2 0x80..0x9f): well-formed text, yet U+009B is a
- * terminal's CSI and U+0085 a line break to some readers of a log, as
- * harmful there as the C0 controls. */
-static bool
-modcsv_is_c1(const unsigned char *s)
-{
-    return s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f;
-}
-
-/* The offset of the first byte of 'name' that is no text, strlen(name)
- * when all are: a control character (C0, DEL or C1), or a byte that
- * starts no UTF-8 sequence.  A name is printed into the API's JSON (a
- * lightpath's modulation, modulation-mismatch), which must be UTF-8
- * (RFC 8259), and into one-line logs and reports; libyang stores a
- * string leaf's bytes unchecked, so a Latin-1 file's name would reach
- * every client. */
-static size_t
-modcsv_name_text(const char *name)
-{
-    const unsigned char *s = (const unsigned char *) name;
-    size_t i = 0;
-    while (s[i]) {
-        size_t n = lr_utf8_len(s + i);
-        if (!n || s[i] < 0x20 || s[i] == 0x7f || modcsv_is_c1(s + i))
-            return i;
-        i += n;
-    }
-    return i;
-}
-
 /* One format's line 'lineno' into 't' (a table being built). */
 static int
 modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
@@ -190,25 +229,16 @@ modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
                    "quoting is not read)", lineno, name);
         return EINVAL;
     }
-    size_t bad = modcsv_name_text(name);
-    const unsigned char *b = (const unsigned char *) name + bad;
-    if (bad < nlen && modcsv_is_c1(b)) {
-        /* Said as the character it is (0xc2 0xNN is U+00NN): its first
-         * byte also starts printable ones (U+00A0..U+00BF). */
-        lr_set_err(err, errlen, "line %d: a format's name must be UTF-8 "
-                   "text without control characters; bytes %zu-%zu are "
-                   "U+%04X, a C1 control character: write the name in "
-                   "printable characters", lineno, bad + 1, bad + 2,
-                   (unsigned) b[1]);
-        return EINVAL;
-    }
+    size_t bad = lr_mod_name_text(name);
     if (bad < nlen) {
-        /* Not quoted: the byte would reach the log as it is. */
+        /* The name is not quoted: its bytes would reach the log. */
+        char fault[64];
+        lr_mod_name_fault(name, bad, fault, sizeof fault);
         lr_set_err(err, errlen, "line %d: a format's name must be UTF-8 "
-                   "text without control characters; byte %zu is 0x%02x: "
-                   "save the file as UTF-8 and write the name in printable "
-                   "characters", lineno, bad + 1,
-                   (unsigned) (unsigned char) name[bad]);
+                   "text without control characters; %s: %swrite the name "
+                   "in printable characters", lineno, fault,
+                   mod_is_c1((const unsigned char *) name + bad) ? ""
+                   : "save the file as UTF-8 and ");
         return EINVAL;
     }
     int rc = lr_modtable_add(t, name, r, s);
@@ -316,24 +346,46 @@ lr_mod_choose(const struct lr_modtable *t, double length_km)
     return best;
 }
 
+/* The names of 't''s formats, " A, B)", at say[n] (say[len] holds n
+ * bytes of text; a negative n, snprintf()'s error, writes nothing). */
+static void
+mod_say_names(const struct lr_modtable *t, char *say, size_t len, int n)
+{
+    for (int k = 0; k < t->n && n > 0 && (size_t) n < len; k++)
+        n += snprintf(say + n, len - (size_t) n, "%s%s", k ? ", " : " ",
+                      t->f[k].name);
+    if (n > 0 && (size_t) n < len)
+        snprintf(say + n, len - (size_t) n, ")");
+}
+
 int
 lr_mod_fits(const struct lr_modtable *t, const char *name, double length_km,
             char *why, size_t whylen)
 {
-    char say[LR_MOD_MAX * (LR_MOD_NAME_MAX + 2) + 128];
+    char say[LR_MOD_WHY_MAX];
     int i = name && *name ? lr_modtable_find(t, name) : -1;
+    size_t bad = name ? lr_mod_name_text(name) : 0;
     int rc = 0;
     if (i < 0 && !(name && *name)) {
         snprintf(say, sizeof say, "its modulation format is not known");
         rc = ENOENT;
+    } else if (i < 0 && name[bad]) {
+        /* A name no table holds (lr_modtable_add() refuses it), kept by
+         * a store written before the CSV reader refused it: said
+         * escaped, so that no byte of it reaches a log or a client. */
+        char esc[LR_MOD_NAME_ESC_MAX], fault[64];
+        lr_mod_name_escape(name, esc, sizeof esc);
+        lr_mod_name_fault(name, bad, fault, sizeof fault);
+        int n = snprintf(say, sizeof say, "the modulation table has no "
+                         "format %s (escaped: a format's name must be "
+                         "UTF-8 text without control characters; %s; it "
+                         "has", esc, fault);
+        mod_say_names(t, say, sizeof say, n);
+        rc = ENOENT;
     } else if (i < 0) {
         int n = snprintf(say, sizeof say, "the modulation table has no "
                          "format %s (it has", name);
-        for (int k = 0; k < t->n && n > 0 && (size_t) n < sizeof say; k++)
-            n += snprintf(say + n, sizeof say - (size_t) n, "%s%s",
-                          k ? ", " : " ", t->f[k].name);
-        if (n > 0 && (size_t) n < sizeof say)
-            snprintf(say + n, sizeof say - (size_t) n, ")");
+        mod_say_names(t, say, sizeof say, n);
         rc = ENOENT;
     } else if (lr_mod_choose(&(struct lr_modtable) { .n = 1,
                                                      .f = { t->f[i] } },

@@ -37,6 +37,14 @@
 /* The bytes of a format's name, its NUL included.  A stored lightpath
  * keeps its format by this name (controller/lr_job.h). */
 #define LR_MOD_NAME_MAX 16
+/* The bytes lr_mod_name_escape() writes at most: 6 for each byte of a
+ * name ("\u0085" for a C1 control's two), the NUL included. */
+#define LR_MOD_NAME_ESC_MAX (6 * LR_MOD_NAME_MAX)
+/* The bytes 'why' of lr_mod_fits(), lr_mod_sized() and
+ * lr_mod_received() needs at most: the table's every name, a name
+ * escaped and the words around them. */
+#define LR_MOD_WHY_MAX (LR_MOD_MAX * (LR_MOD_NAME_MAX + 2) \
+                        + LR_MOD_NAME_ESC_MAX + 384)
 #define LR_SLOT_GHZ 12.5
 /* The OSNR thresholds a table accepts, dB: below 0 dB or above 50 dB in
  * 0.1 nm no coherent receiver works or needs, so such a value is a
@@ -74,6 +82,25 @@ int lr_modtable_set_osnr(struct lr_modtable *t, int i, double db);
 /* Index of the format named 'name', or -1. */
 int lr_modtable_find(const struct lr_modtable *t, const char *name);
 
+/* The offset of the first byte of 'name' that is no text, strlen(name)
+ * when all are: a control character (C0, DEL or C1, U+0080..U+009F)
+ * or a byte that starts no UTF-8 sequence.  No table holds a name that
+ * is not all text (lr_modtable_add() refuses it), but a store written
+ * before the CSV reader refused them may keep one for a lightpath. */
+size_t lr_mod_name_text(const char *name);
+
+/* What is wrong at byte 'at' of 'name' (lr_mod_name_text()'s answer,
+ * short of the end) into buf[len], as the CSV reader says it: "bytes
+ * 6-7 are U+009B, a C1 control character" or "byte 6 is 0xff"; 64
+ * bytes suffice. */
+void lr_mod_name_fault(const char *name, size_t at, char *buf, size_t len);
+
+/* 'name' into buf[len] with each control character written "\u009B"
+ * and each byte that is no UTF-8 "\xFF", the rest as it is, so that
+ * printing it sends no such byte to a log, a terminal or JSON.
+ * LR_MOD_NAME_ESC_MAX bytes hold any name a lightpath keeps. */
+void lr_mod_name_escape(const char *name, char *buf, size_t len);
+
 /* Replaces 't' with the table of a modulation CSV, the 'len' bytes of
  * 'text': a header whose first columns are name,maximum_length,
  * spectral_efficiency, then one format per line (blank lines skipped,
@@ -104,10 +131,15 @@ int lr_mod_choose(const struct lr_modtable *t, double length_km);
  * when 't' has the format and its reach covers the length (within
  * lr_mod_choose()'s slack); ENOENT when 't' has no such format ("" is
  * none: a format not known), ERANGE when the length is beyond its reach
- * in 't'.  Unless 0, 'why' (NULL: not written) gets the fact: "the
- * modulation table has no format 8QAM (it has BPSK, QPSK)", "its
- * modulation format is not known" (""), or "812.5 km is beyond 8QAM's
- * reach of 500 km in the modulation table".
+ * in 't'.  Unless 0, 'why' (NULL: not written; LR_MOD_WHY_MAX
+ * bytes suffice) gets the fact: "the modulation table has no format
+ * 8QAM (it has BPSK, QPSK)", "its modulation format is not known"
+ * (""), or "812.5 km is beyond 8QAM's reach of 500 km in the
+ * modulation table".  A name that is no text (lr_mod_name_text()) is
+ * one no table has, said escaped with its fault: "the modulation table
+ * has no format 8QAM\u009B (escaped: a format's name must be UTF-8
+ * text without control characters; bytes 5-6 are U+009B, a C1 control
+ * character; it has BPSK, QPSK)".
  * Neither the OSNR threshold (lr_mod_received(): it needs a
  * measurement) nor the slot count (lr_mod_sized()) is judged here. */
 int lr_mod_fits(const struct lr_modtable *t, const char *name,

@@ -631,7 +631,13 @@ lr_yang_job_lightpaths(const struct lr_yang_job_env *env,
         if ((rc = lr_yang_termf(l, mod, "length-km", "%.3f",
                                 lp->length_km)))
             goto cleanup;
-        if (lp->modulation[0]
+        /* A name that is no text (a store written before the table
+         * refused such names) is left out: its bytes would reach every
+         * client, invalid JSON or a terminal's control; the mismatch
+         * below names it escaped. */
+        bool named = lp->modulation[0]
+                     && !lp->modulation[lr_mod_name_text(lp->modulation)];
+        if (named
             && (rc = lyd_new_term(l, mod, "modulation", lp->modulation, 0,
                                   NULL)))
             goto cleanup;

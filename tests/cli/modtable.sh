@@ -16,6 +16,10 @@
 #   - a table whose format's threshold is above the gOSNR measured at
 #     provisioning: said the same way, both named, kept as stored; a
 #     threshold at the measurement, nothing.
+#   - a stored format name with a C1 control (a store written before
+#     the table refused them): said escaped, as a format the table
+#     lacks, in the log, GET and lightrail-check, no byte of it to a
+#     client; the store not written.
 # The daemon is stopped by its PID (daemon.sh).
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
@@ -282,6 +286,61 @@ db.commit()
 PY
 rows j1 > "$tmp/after"
 cmp -s "$tmp/before" "$tmp/after" || notok "j1's rows not restored: $(diff "$tmp/before" "$tmp/after")"
+
+# 3b. A name no table holds, kept by a store written before the CSV
+# reader refused control characters (027842d): j1's lightpath 1 of
+# format "$fmt" and U+009B, a C1 control (a terminal's CSI).  The start
+# (on the default table), GET and lightrail-check say it escaped, as
+# a format the table lacks; no such byte reaches the log or a client
+# (GET leaves the leaf modulation out); the store is not written.
+# Before, the log, GET's modulation and its mismatch carried the bytes.
+c1=$(printf '\302\233')
+/usr/bin/python3 - "$D/state/lightrail.db" "$fmt" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE lightpaths SET modulation = ? WHERE job = 'j1' AND idx = 0",
+           (sys.argv[2] + "\u009b",))
+db.commit()
+PY
+rows j1 > "$tmp/c1rows"
+cp "$D/base.json" "$D/lightraild.json"
+: > "$D/log"
+start_daemon || { notok "lightraild did not start on a stored C1 name"; lr_summary; exit 1; }
+at=$((${#fmt} + 1))
+want="the modulation table has no format $fmt\\u009B (escaped: a format's name must be UTF-8 text without control characters; bytes $at-$((at + 1)) are U+009B, a C1 control character; it has BPSK, QPSK, 8QAM, 16QAM)"
+grep -q -F "job j1: lightpath 1 (" "$D/log" \
+    && grep -q -F ", $fmt\\u009B, " "$D/log" \
+    && grep -q -F "$want: kept as stored, no device reprogrammed; give the modulation table the format back" "$D/log" \
+    && ! LC_ALL=C grep -q -F "$c1" "$D/log" \
+    && ok "the start says j1's C1 name escaped: $(grep -F 'job j1: lightpath 1 (' "$D/log")" \
+    || notok "the start on a stored C1 name: $(cat -v "$D/log")"
+api GET "$JOBS/job=j1"
+if [ "$STATUS" = 200 ] && ! LC_ALL=C grep -q -F "$c1" "$tmp/body" \
+   && jq -e --arg f "$fmt" --arg w "$want" '."lightrail-job:job"[0].state | .phase == "active" and (.lightpath[0] | (has("modulation") | not) and ."modulation-mismatch" == $w) and (.lightpath[1:] | all(.modulation == $f))' "$tmp/body" > /dev/null; then
+    ok "GET: j1's lightpath 1 without modulation, its mismatch escaped, no C1 byte"
+else
+    notok "GET j1 on a stored C1 name: $STATUS $(cat -v "$tmp/body")"
+fi
+stop_daemon
+rows j1 > "$tmp/after"
+cmp -s "$tmp/c1rows" "$tmp/after" \
+    && ok "j1's rows in the store are as they were (C1 name)" \
+    || notok "j1's rows changed on a C1 name: $(diff "$tmp/c1rows" "$tmp/after" | cat -v)"
+$CHECK --config "$D/lightraild.json" 2> "$tmp/err"
+rc=$?
+[ $rc = 0 ] && grep -q -F "$want" "$tmp/err" && ! LC_ALL=C grep -q -F "$c1" "$tmp/err" \
+    && ok "lightrail-check warns of j1's C1 name escaped, exit 0" \
+    || notok "lightrail-check on a stored C1 name: exit $rc, $(cat -v "$tmp/err")"
+/usr/bin/python3 - "$D/state/lightrail.db" "$fmt" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE lightpaths SET modulation = ? WHERE job = 'j1' AND idx = 0",
+           (sys.argv[2],))
+db.commit()
+PY
+rows j1 > "$tmp/after"
+cmp -s "$tmp/before" "$tmp/after" || notok "j1's rows not restored: $(diff "$tmp/before" "$tmp/after")"
+with_table bpsk.csv
 # The remedy the mismatch names: DELETE and submit again, planned with
 # the table in use.
 start_daemon || { notok "lightraild did not restart"; lr_summary; exit 1; }

@@ -75,9 +75,43 @@ test_add_rejects(void)
     CU_ASSERT_EQUAL(lr_modtable_add(&t, "X", 0, 2), EINVAL);
     CU_ASSERT_EQUAL(lr_modtable_add(&t, "X", 10, -1), EINVAL);
     CU_ASSERT_EQUAL(lr_modtable_add(&t, "", 10, 1), EINVAL);
+    /* A name that is no text, as the CSV reader refuses it: no table
+     * holds one, so that a stored name with such a byte is always a
+     * format not known (lr_mod_fits() says it escaped). */
+    CU_ASSERT_EQUAL(lr_modtable_add(&t, "X\xc2\x9b", 10, 1), EINVAL);
+    CU_ASSERT_EQUAL(lr_modtable_add(&t, "X\xff", 10, 1), EINVAL);
+    CU_ASSERT_EQUAL(lr_modtable_add(&t, "X\x1b", 10, 1), EINVAL);
+    CU_ASSERT_EQUAL(lr_modtable_add(&t, "X\xc2\xa0", 10, 1), 0);
     CU_ASSERT_EQUAL(lr_modtable_add(&t, "X", 10, 1), 0);
     CU_ASSERT_EQUAL(lr_modtable_add(&t, "X", 20, 1), EEXIST);
-    CU_ASSERT_EQUAL(t.n, 1);
+    CU_ASSERT_EQUAL(t.n, 2);
+}
+
+/* A name escaped for a log or a client: each control character as
+ * \\u00NN, each byte that is no UTF-8 as \\xNN, text as it is. */
+static void
+test_name_escape(void)
+{
+    const struct {
+        const char *name, *want;
+        size_t at;
+    } cases[] = {
+        { "16QAM", "16QAM", 5 },
+        { "16QAM\xc2\x9b", "16QAM\\u009B", 5 },
+        { "\xc3\xa9\x1b[2J\x7f", "\xc3\xa9\\u001B[2J\\u007F", 2 },
+        { "Q\xffP\xc2", "Q\\xFFP\\xC2", 1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char esc[LR_MOD_NAME_ESC_MAX];
+        lr_mod_name_escape(cases[i].name, esc, sizeof esc);
+        CU_ASSERT_STRING_EQUAL(esc, cases[i].want);
+        CU_ASSERT_EQUAL(lr_mod_name_text(cases[i].name), cases[i].at);
+    }
+    /* The longest a lightpath keeps, every byte a C0 control: fits. */
+    char esc[LR_MOD_NAME_ESC_MAX];
+    lr_mod_name_escape("\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+                       "\x01\x01\x01\x01", esc, sizeof esc);
+    CU_ASSERT_EQUAL(strlen(esc), 15 * 6);
 }
 
 /* The default thresholds are the documented engineering values, and a
@@ -594,6 +628,7 @@ static CU_TestInfo tests[] = {
     { "slots = ceil(rate / (SE x 12.5)) + guard", test_slots },
     { "slot counts beyond INT_MAX saturate", test_slots_saturate },
     { "bad formats are refused", test_add_rejects },
+    { "a name that is no text escaped", test_name_escape },
     { "numbers: plain decimals only", test_parse_double },
     { "whole numbers: [+-]digits only", test_parse_long },
     { "default table equals modulations_deeprmsa.csv",
