@@ -6,13 +6,17 @@
  *
  * Tokens are read as libyang 2.1.30's lyxp_expr_parse() reads them,
  * which is section 3.7 with one liberty: after an operand (a name test,
- * a number, a literal, ')', ']', '.', '..', a variable), '*' multiplies
+ * a number, a literal, ')', ']', '.', '..'), '*' multiplies
  * and a token that begins with "and", "or", "mod" or "div" is that
  * operator whatever follows ("x modx" is x mod x, "0or0" is 0 or 0),
  * since the tree must be the one libyang evaluates.  Elsewhere a name
  * followed by '(' is a function or a node type, one followed by '::' an
  * axis.  Names are NCNames: a letter, '_' or any byte past ASCII, then
  * those, digits, '-' and '.'; a prefix is one more before ':'.
+ * A variable reference ('$' QName) is refused at its '$' ("variables
+ * are not supported: ..."): a where is evaluated with no variable
+ * bound, and libyang would refuse one only as it evaluates, naming no
+ * byte.
  *
  * Bounds: the parse is linear in the text; its recursion is one level
  * per bracket ('(' of a call or parentheses, '[' of a predicate), and
@@ -39,7 +43,6 @@ enum lr_xpath_kind {
     LR_XPATH_CALL,      /* a function: its arguments */
     LR_XPATH_LITERAL,
     LR_XPATH_NUMBER,
-    LR_XPATH_VAR,
 };
 
 enum lr_xpath_op {

@@ -1478,6 +1478,7 @@ badq 400 invalid-value "" "the query's where 'state/phase=' is not an XPath 1.0 
 badq 400 invalid-value "" "the query's where 'nosuch='x'' is not an XPath 1.0 expression over a job" "where=nosuch='x'"
 badq 400 invalid-value "" "the query's where 'count(../job)>1' reaches 'jobs', outside the job it is evaluated on" "where=count(../job)>1"
 badq 400 invalid-value "" "calls deref(): a job has no leafref to follow" "where=deref(name)%3D'x'"
+badq 400 invalid-value "" "the query's where 'priority=\$p' is not an XPath 1.0 expression over a job (at byte 10, variables are not supported: write the value in place of '\$p')" "where=priority=%24p"
 badq 400 invalid-value "" "the query's where is empty" "where="
 badq 400 invalid-value "" "the query's sort-by 'nosuch' is not a leaf of a job" "sort-by=nosuch"
 badq 400 invalid-value "" "the query's sort-by 'state' is not a leaf of a job (it is no leaf)" "sort-by=state"

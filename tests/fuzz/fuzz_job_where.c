@@ -19,7 +19,9 @@
  * (tests/fuzz/corpus/where/) carry most of the search.
  *
  * LeakSanitizer is on for every input: re-match(), whose bad patterns
- * leaked in libyang, is refused before libyang reads it.
+ * leaked in libyang, is refused before libyang reads it.  So is a
+ * variable reference ('$'), which libyang refused only as it evaluated:
+ * its message in a refusal is a failure.
  *
  * A where that selects is evaluated again under a budget with a clock
  * of its own (budget_check()): refused whole once past it, with one
@@ -34,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <libyang/libyang.h>
 
 #include "planner/lr_cluster.h"
 #include "planner/lr_model.h"
@@ -194,6 +198,20 @@ part(const uint8_t *p, size_t len)
     return s;
 }
 
+/* Whether libyang refused a variable reference during the last call:
+ * one of the errors it stored on 'ctx' (lr_yang_ctx_new() has it store
+ * them all) is its own, whose words begin its message (the client's
+ * text, which a message may quote, comes after them). */
+static bool
+libyang_refused_variable(void)
+{
+    for (const struct ly_err_item *e = ly_err_first(ctx); e; e = e->next)
+        if (e->msg && (!strncmp(e->msg, "XPath variable ", 15)
+                       || !strncmp(e->msg, "Variable with prefix", 20)))
+            return true;
+    return false;
+}
+
 /* A clock that moves one unit each time it is read ('arg': the reads
  * so far): a budget of K + 0.5 runs out after job K + 1's evaluation,
  * whatever the machine's speed. */
@@ -257,6 +275,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int n = -1;
     char err[1024] = "";
 
+    ly_err_clean(ctx, NULL);
     int rc = lr_yang_job_select(ctx, refs, N_JOBS, where, sort_by, false, NULL,
                                 topo, cluster, &mods, &sel, &n, err,
                                 sizeof err);
@@ -267,6 +286,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(rc == EINVAL, "a client's query failed as the server's own "
               "error (500), not EINVAL (400)");
         check(err[0] != '\0', "a refusal without a reason");
+        /* No variable is bound: our parse refuses a reference at its
+         * '$' (yang/lr_xpath.c), so libyang's own refusal of one,
+         * reached only when it evaluates, never reaches a client. */
+        check(!libyang_refused_variable(),
+              "a variable reference our parse took reached libyang");
         check(!strchr(err, '\n'), "a reason of more than one line");
         check(sel == NULL && n == 0, "a refusal left a selection");
     } else {

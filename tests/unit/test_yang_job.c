@@ -1152,6 +1152,15 @@ test_job_select(void)
                      "byte 13, an operand was expected, found the end)");
     check_select_bad(&f, refs, 0, "name = 'a' or (priority", NULL,
                      "(at byte 24, ')' was expected, found the end)");
+    /* A variable reference is XPath 1.0, but none is bound: refused at
+     * its '$' by our parse, with no job as with some (it was refused in
+     * libyang's words, "(XPath variable "p" not defined.)", at no
+     * byte). */
+    check_select_bad(&f, refs, 4, "priority = $p", NULL, "over a job (at "
+                     "byte 12, variables are not supported: write the value "
+                     "in place of '$p'): send one");
+    check_select_bad(&f, refs, 0, "priority = $p", NULL, "(at byte 12, "
+                     "variables are not supported");
     check_select_bad(&f, refs, 4, "nosuch='x'", NULL, "where 'nosuch='x''");
     /* Within the entry only: one reaching the other jobs would cost the
      * list's square. */
