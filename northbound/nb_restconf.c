@@ -2290,12 +2290,13 @@ datastore_needs(struct nb_app *app, const struct nb_read *rd, bool running,
  * only read by the cut that follows (h_datastore(), h_ds()), which
  * with fields parses it without validation and prints what it keeps,
  * never the text as it came (lr_yang_read_json()).  Their two parses
- * are one tree as far as that cut goes: the jobs' printer validates
- * their tree as the datastore's does (lightrail-job alone, no
- * reference to another member) and prints it with the same flags, so
- * the datastore's text adds nothing to it but, to their text without
- * the state, the empty state containers its validation makes, which a
- * cut that let that text be built drops (read_config_text()).  Parsing,
+ * are one tree as far as that cut goes: the jobs' printer prints what
+ * their tree, validated as the datastore's is (lightrail-job alone, no
+ * reference to another member), would print (test_yang_job_tree checks
+ * it), with the same flags, so the datastore's text adds nothing to it but,
+ * to their text without the state, the empty state containers its
+ * validation makes, which a cut that let that text be built drops
+ * (read_config_text()).  Parsing,
  * validating and printing every job once more was nearly half of such
  * a GET (docs/benchmarks.md "The datastore's jobs alone").  0, or the
  * answer in 'resp': the query's fields refused, a part built that

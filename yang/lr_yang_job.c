@@ -12,8 +12,9 @@
  * the key; lr_yang_job_fix_path() turns all three into the one data path
  * a client can use, "/lightrail-job:jobs/job[name='a']/...".
  *
- * Printing.  The tree is built node by node (values as canonical text),
- * validated as operational data, then printed.
+ * Printing.  The tree is built node by node (values as canonical text)
+ * and printed without the schema's defaults, which the printer would
+ * leave out (job_print()); a where's tree has them (job_tree_defaults()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -777,6 +778,59 @@ cleanup:
     return ret;
 }
 
+/* Completes the jobs tree 'root' (built by lr_yang_job_add()) for a
+ * where and a sort-by, which see what a client reads: the schema's
+ * defaults a job leaves out (its algorithm's "cdynp"), none of the
+ * state with 'config_only'.  That is all lyd_validate_all() with
+ * LYD_VALIDATE_PRESENT added to this tree; its checks (musts, mandatory
+ * leaves, when, unique keys: job_names_unique()) judge what
+ * lr_yang_parse_intent() validated when each job was submitted, and
+ * cost four times as much: 0.40 s against 0.09 s of CPU for 2,000 jobs
+ * of 32 lightpaths of 32 links, 27 ms against 4 ms for 2 of 2
+ * (docs/benchmarks.md, "Completing the jobs tree").  test_yang_job_tree
+ * compares both.  lyd_new_implicit_tree(), not _all(), which would add
+ * other modules' top-level containers beside 'root'. */
+static LY_ERR
+job_tree_defaults(struct lyd_node *root, bool config_only)
+{
+    return lyd_new_implicit_tree(root, config_only ? LYD_IMPLICIT_NO_STATE
+                                                   : 0, NULL);
+}
+
+static int
+job_name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* 0 when the 'n' jobs have 'n' names; else EINVAL with the name two of
+ * them share in env->err (a key twice is no list a client can read),
+ * or ENOMEM.  What validation's duplicate-key check found before
+ * job_tree_defaults() and the print without defaults replaced it: the
+ * store keeps one job a name, so this guards against a bug, at the cost
+ * of a sort of the pointers to the names. */
+static int
+job_names_unique(const struct lr_yang_job_env *env,
+                 const struct lr_job *const *jobs, int n)
+{
+    const char **names;
+    int ret = 0;
+
+    if (n < 2)
+        return 0;
+    if (!(names = malloc((size_t) n * sizeof *names)))
+        return ENOMEM;
+    for (int i = 0; i < n; i++)
+        names[i] = jobs[i]->intent.name;
+    qsort(names, (size_t) n, sizeof *names, job_name_cmp);
+    for (int i = 1; i < n && !ret; i++)
+        if (!strcmp(names[i - 1], names[i]))
+            ret = lr_yang_job_print_err(env, names[i], "two jobs have this "
+                                        "name, the list's key");
+    free(names);
+    return ret;
+}
+
 int
 lr_yang_jobs_to_json(struct ly_ctx *ctx, const struct lr_job *jobs, int n,
                      const struct lr_topo *topo,
@@ -862,8 +916,8 @@ lr_yang_job_page_config_to_json(struct ly_ctx *ctx,
                      errlen);
 }
 
-/* 'config_only': each entry without its state container, validated so
- * that none is added back (lr_yang_job_select()'s running tree). */
+/* 'config_only': each entry without its state container (as
+ * lr_yang_job_select()'s running tree). */
 static int
 job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
           const struct lr_yang_page_meta *meta, const struct lr_topo *topo,
@@ -893,6 +947,11 @@ job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
         goto cleanup;
     }
     ly_err_clean(ctx, NULL);
+    if ((ret = job_names_unique(&env, jobs, n))) {
+        if (ret == ENOMEM)
+            lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "out of memory");
+        goto cleanup;
+    }
     if ((rc = lyd_new_inner(NULL, env.mod, "jobs", 0, &root)))
         goto cleanup;
     for (int i = 0; i < n; i++) {
@@ -900,14 +959,18 @@ job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
         if (ret || rc)
             goto cleanup;
     }
-    if ((rc = lyd_validate_all(&root, ctx, LYD_VALIDATE_PRESENT
-                               | (config_only ? LYD_VALIDATE_NO_STATE : 0),
-                               NULL)))
-        goto cleanup;
+    /* Not completed with the schema's defaults (job_tree_defaults()):
+     * the printer's mode, explicit (RFC 6243), leaves out a default of
+     * configuration, and lightrail-job's state has none, so they would
+     * print nothing; validating the tree for them was 11% to 44% of the
+     * CPU of a GET of every job (docs/benchmarks.md, "Completing the
+     * jobs tree").
+     * test_yang_job_tree compares the text with the completed tree's.
+     * A default given to a state leaf would have to be added here. */
     if (meta && lyd_child(root)) {
         /* On the first entry, where the list pagination draft's RESTCONF
-         * mapping puts its "remaining" (after validation, which would
-         * not move it: metadata is no data node); "next" and "previous"
+         * mapping puts its "remaining" (metadata is no data node: a
+         * validation of the tree would not move it); "next" and "previous"
          * with it.  lyd_new_meta() checks each value against its
          * annotation's type. */
         char v[16];
@@ -1994,10 +2057,15 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
         goto cleanup;
     }
     /* The whole list as GET prints it (defaults too), so that where sees
-     * what the client reads; built and validated once, not per job.
+     * what the client reads; built and completed once, not per job.
      * Running's has no state: built without it (a third of the time of
-     * building it and cutting it after, with 10,000 jobs), and validated
-     * so that none is added (a default of state would be). */
+     * building it and cutting it after, with 10,000 jobs), and completed
+     * so that none is added (a default of state would be).  Two jobs
+     * of one name are the server's fault, not the query's: EIO. */
+    if ((ret = job_names_unique(&env, jobs, n))) {
+        ret = ret == ENOMEM ? ENOMEM : EIO;
+        goto cleanup;
+    }
     if ((rc = lyd_new_inner(NULL, env.mod, "jobs", 0, &root)))
         goto cleanup;
     for (int i = 0; i < n; i++)
@@ -2005,16 +2073,14 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
             ret = ret ? EIO : 0;
             goto cleanup;
         }
-    if ((rc = lyd_validate_all(&root, ctx, LYD_VALIDATE_PRESENT
-                               | (config_only ? LYD_VALIDATE_NO_STATE : 0),
-                               NULL)))
+    if ((rc = job_tree_defaults(root, config_only)))
         goto cleanup;
     /* The budget counts the evaluation alone: building the list is
      * what a GET of every job costs anyway. */
     const struct lr_yang_where_budget *bound =
         where && budget && budget->seconds > 0 ? budget : NULL;
     const double t0 = bound ? job_where_now(bound) : 0;
-    /* Validation keeps the entries in the order they were added. */
+    /* The defaults leave the entries in the order they were added. */
     size_t i = 0;
     for (struct lyd_node *e = lyd_child(root); e && i < (size_t) n;
          e = e->next, i++) {

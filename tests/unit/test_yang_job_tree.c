@@ -432,10 +432,46 @@ test_tree_select(void)
     tree_fixture_free(&f);
 }
 
+/* Two jobs of one name, which validation refused (a list's key twice):
+ * still refused, by job_names_unique(), with the name, in a print (500
+ * at the northbound) and a selection (EIO: the server's fault, not the
+ * query's), and nothing printed or selected. */
+static void
+test_tree_twice(void)
+{
+    struct tree_fixture f;
+    CU_ASSERT_EQUAL_FATAL(tree_fixture_load(&f), 0);
+    const struct lr_job *two[3] = { f.refs[0], f.refs[1], f.refs[0] };
+    const struct lr_job **sel = NULL;
+    char *text = NULL, err[1024] = "";
+    int m = -1;
+    for (int cfg = 0; cfg < 2; cfg++) {
+        CU_ASSERT_EQUAL(job_print(ctx, two, 3, NULL, f.topo, f.cluster,
+                                  &f.mods, JOB_FORM_JOBS, cfg, &text, err,
+                                  sizeof err), EINVAL);
+        CU_ASSERT_PTR_NULL(text);
+        CU_ASSERT_STRING_EQUAL(err, "lightrail-job: /lightrail-job:jobs/"
+                               "job[name='a-active']: two jobs have this "
+                               "name, the list's key");
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(lr_yang_job_select(ctx, two, 3, "priority > 0",
+                                           NULL, cfg, NULL, f.topo,
+                                           f.cluster, &f.mods, &sel, &m, err,
+                                           sizeof err), EIO);
+        CU_ASSERT_PTR_NULL(sel);
+        CU_ASSERT_EQUAL(m, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "job[name='a-active']: two jobs "
+                                      "have this name"));
+    }
+    tree_fixture_free(&f);
+}
+
 static CU_TestInfo tests[] = {
     { "each form printed as the validated tree printed it",
       test_tree_print },
     { "each where selecting as on the validated tree", test_tree_select },
+    { "two jobs of one name refused as validation refused them",
+      test_tree_twice },
     CU_TEST_INFO_NULL,
 };
 
