@@ -817,13 +817,16 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
  * wherever it now is, so jobs that come or go before it shift nothing.
  * Only the page's jobs are built and printed (without their state when
  * the cut keeps none of it, content=config, fields that select none or
- * a depth that cuts it: read_config_text()); with a limit, the page's
- * first entry carries the annotations lightrail-job:remaining (when the
- * limit left some out), next and previous (the cursors of the jobs
- * after and before it). */
+ * a depth that cuts it: read_config_text()), or after a where or a
+ * sort-by, which built every job, taken from that tree; with a limit,
+ * the page's first entry carries the annotations
+ * lightrail-job:remaining (when the limit left some out), next and
+ * previous (the cursors of the jobs after and before it). */
 /* The jobs '*jobs' ('*n', from lr_ctl_list_refs()) replaced by those
  * the page's where selects, in its sort-by's order ('config_only': both
- * judged as running's, lr_yang_job_select()); false, or true when the
+ * judged as running's, lr_yang_job_select()) and '*tree' by the tree
+ * they were judged on (the caller frees it, lr_yang_job_tree_free(); NULL
+ * when the query was refused); false, or true when the
  * query was refused (400 invalid-value, 'advice' after its words when
  * not NULL and the refusal is of state under running) or failed (500),
  * answered in 'resp'.  A where whose evaluation outlasts
@@ -835,7 +838,7 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
 static bool
 jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
             const char *advice, const struct lr_job ***jobs, int *n,
-            struct nb_response *resp)
+            struct lr_yang_job_tree **tree, struct nb_response *resp)
 {
     const struct lr_job **sel = NULL;
     char *where = pg->where ? strndup(pg->where, pg->where_len) : NULL;
@@ -847,11 +850,12 @@ jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
     char err[1024];
     int m = 0, rc = ENOMEM;
     if ((!pg->where || where) && (!pg->sort_by || sort_by))
-        rc = lr_yang_job_select(app->ly, *jobs, *n, where, sort_by,
-                                config_only, &budget, lr_ctl_topo(app->ctl),
-                                lr_ctl_cluster(app->ctl),
-                                lr_ctl_modtable(app->ctl), &sel, &m,
-                                err, sizeof err);
+        rc = lr_yang_job_select_tree(app->ly, *jobs, *n, where, sort_by,
+                                     config_only, &budget,
+                                     lr_ctl_topo(app->ctl),
+                                     lr_ctl_cluster(app->ctl),
+                                     lr_ctl_modtable(app->ctl), &sel, &m,
+                                     tree, err, sizeof err);
     else
         snprintf(err, sizeof err, "out of memory");
     free(where);
@@ -913,6 +917,7 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
           struct nb_response *resp, bool list)
 {
     const struct lr_job **jobs = NULL, **page = NULL;
+    struct lr_yang_job_tree *tree = NULL;
     struct nb_page pg;
     struct nb_read rd;
     size_t count = 0, remaining = 0;
@@ -940,7 +945,8 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
                  "/%s", req->path + strlen(DATA));
     if ((pg.where || pg.sort_by)
         && jobs_select(app, &pg, req->config_only,
-                       req->config_only ? advice : NULL, &jobs, &n, resp))
+                       req->config_only ? advice : NULL, &jobs, &n, &tree,
+                       resp))
         goto cleanup;
     if (pg.cursor[0]) {
         /* The job the cursor names, where the where and sort-by put it:
@@ -993,12 +999,21 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
     /* The state, when the cut keeps none of it (content=config, fields
      * that select none, a depth that cuts it: read_config_text()), is
      * not built: the where above saw it as asked (operational's), the
-     * text does not need it. */
-    if ((read_config_text(app, req, &rd, list ? JOB_NODE : JOBS_NODE)
-         ? lr_yang_job_page_config_to_json : lr_yang_job_page_to_json)(
-            app->ly, page, (int) count, &meta, list, lr_ctl_topo(app->ctl),
-            lr_ctl_cluster(app->ctl), lr_ctl_modtable(app->ctl), &out, err,
-            sizeof err))
+     * text does not need it.  After a where or a sort-by the page's
+     * entries are taken from the tree they were judged on, not built
+     * again (the same bytes: test_yang_job_tree), unless the text wants
+     * the state that tree was built without. */
+    bool config_text = read_config_text(app, req, &rd,
+                                        list ? JOB_NODE : JOBS_NODE);
+    if (tree && (config_text || lr_yang_job_tree_has_state(tree))
+        ? lr_yang_job_tree_page_to_json(app->ly, tree, page, (int) count,
+                                        &meta, list, config_text, &out, err,
+                                        sizeof err)
+        : (config_text ? lr_yang_job_page_config_to_json
+                       : lr_yang_job_page_to_json)(
+              app->ly, page, (int) count, &meta, list,
+              lr_ctl_topo(app->ctl), lr_ctl_cluster(app->ctl),
+              lr_ctl_modtable(app->ctl), &out, err, sizeof err))
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     else if (!read_cut(app, &rd, false, &out, resp))
         /* The page first, then fields, content and depth: the tag is
@@ -1006,6 +1021,7 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
         tagged_reply(req, resp, out);
 
 cleanup:
+    lr_yang_job_tree_free(tree);
     free(page);
     free(jobs);
 }

@@ -916,6 +916,73 @@ lr_yang_job_page_config_to_json(struct ly_ctx *ctx,
                      errlen);
 }
 
+/* The text of the jobs tree 'root' in 'form', with 'meta' on its first
+ * entry, into '*out' (the caller frees it): 0, or an errno with err[]
+ * said.  What job_print() and lr_yang_job_tree_page_to_json() share. */
+static int
+job_tree_print(struct ly_ctx *ctx, const struct lys_module *mod,
+               struct lyd_node *root, const struct lr_yang_page_meta *meta,
+               enum job_form form, char **out, char *err, size_t errlen)
+{
+    char *text = NULL;
+    int ret = 0;
+    LY_ERR rc = LY_SUCCESS;
+
+    if (meta && lyd_child(root)) {
+        /* On the first entry, where the list pagination draft's RESTCONF
+         * mapping puts its "remaining" (metadata is no data node: a
+         * validation of the tree would not move it); "next" and "previous"
+         * with it.  lyd_new_meta() checks each value against its
+         * annotation's type. */
+        char v[16];
+        snprintf(v, sizeof v, "%" PRIu32, meta->remaining);
+        if ((meta->remaining
+             && (rc = lyd_new_meta(ctx, lyd_child(root), mod,
+                                   LR_YANG_LRJ ":remaining", v, 0, NULL)))
+            || (meta->next
+                && (rc = lyd_new_meta(ctx, lyd_child(root), mod,
+                                      LR_YANG_LRJ ":next", meta->next, 0,
+                                      NULL)))
+            || (meta->previous
+                && (rc = lyd_new_meta(ctx, lyd_child(root), mod,
+                                      LR_YANG_LRJ ":previous",
+                                      meta->previous, 0, NULL))))
+            goto cleanup;
+    }
+    /* Printing the list entry alone gives the RFC 8040 form of one
+     * resource, {"lightrail-job:job":[{...}]}; with its siblings, the
+     * list resource, every entry in that one array.  With no jobs, the
+     * empty container is kept: {"lightrail-job:jobs":{}} says "none"
+     * where an empty document would say nothing; the list has no node
+     * to print, and its empty array says the same (RFC 7951 does not
+     * forbid it; libyang 2.1 parses it as no entry). */
+    if (form == JOB_FORM_LIST && !lyd_child(root)) {
+        if (!(text = strdup("{\"" LR_YANG_LRJ ":job\":[]}"))) {
+            lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "out of memory");
+            ret = ENOMEM;
+        }
+    } else if (form == JOB_FORM_LIST) {
+        rc = lyd_print_mem(&text, lyd_child(root), LYD_JSON,
+                           LYD_PRINT_WITHSIBLINGS);
+    } else {
+        rc = form == JOB_FORM_ONE
+             ? lyd_print_mem(&text, lyd_child(root), LYD_JSON, 0)
+             : lyd_print_mem(&text, root, LYD_JSON,
+                             LYD_PRINT_WITHSIBLINGS
+                                 | LYD_PRINT_KEEPEMPTYCONT);
+    }
+
+cleanup:
+    if (!ret && rc)
+        ret = lr_yang_ly_err(ctx, rc, LR_YANG_JOB_DOC, err, errlen);
+    if (ret) {
+        free(text);
+        text = NULL;
+    }
+    *out = text;
+    return ret;
+}
+
 /* 'config_only': each entry without its state container (as
  * lr_yang_job_select()'s running tree). */
 static int
@@ -967,49 +1034,8 @@ job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
      * jobs tree").
      * test_yang_job_tree compares the text with the completed tree's.
      * A default given to a state leaf would have to be added here. */
-    if (meta && lyd_child(root)) {
-        /* On the first entry, where the list pagination draft's RESTCONF
-         * mapping puts its "remaining" (metadata is no data node: a
-         * validation of the tree would not move it); "next" and "previous"
-         * with it.  lyd_new_meta() checks each value against its
-         * annotation's type. */
-        char v[16];
-        snprintf(v, sizeof v, "%" PRIu32, meta->remaining);
-        if ((meta->remaining
-             && (rc = lyd_new_meta(ctx, lyd_child(root), env.mod,
-                                   LR_YANG_LRJ ":remaining", v, 0, NULL)))
-            || (meta->next
-                && (rc = lyd_new_meta(ctx, lyd_child(root), env.mod,
-                                      LR_YANG_LRJ ":next", meta->next, 0,
-                                      NULL)))
-            || (meta->previous
-                && (rc = lyd_new_meta(ctx, lyd_child(root), env.mod,
-                                      LR_YANG_LRJ ":previous",
-                                      meta->previous, 0, NULL))))
-            goto cleanup;
-    }
-    /* Printing the list entry alone gives the RFC 8040 form of one
-     * resource, {"lightrail-job:job":[{...}]}; with its siblings, the
-     * list resource, every entry in that one array.  With no jobs, the
-     * empty container is kept: {"lightrail-job:jobs":{}} says "none"
-     * where an empty document would say nothing; the list has no node
-     * to print, and its empty array says the same (RFC 7951 does not
-     * forbid it; libyang 2.1 parses it as no entry). */
-    if (form == JOB_FORM_LIST && !lyd_child(root)) {
-        if (!(text = strdup("{\"" LR_YANG_LRJ ":job\":[]}"))) {
-            lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "out of memory");
-            ret = ENOMEM;
-        }
-    } else if (form == JOB_FORM_LIST) {
-        rc = lyd_print_mem(&text, lyd_child(root), LYD_JSON,
-                           LYD_PRINT_WITHSIBLINGS);
-    } else {
-        rc = form == JOB_FORM_ONE
-             ? lyd_print_mem(&text, lyd_child(root), LYD_JSON, 0)
-             : lyd_print_mem(&text, root, LYD_JSON,
-                             LYD_PRINT_WITHSIBLINGS
-                                 | LYD_PRINT_KEEPEMPTYCONT);
-    }
+    ret = job_tree_print(ctx, env.mod, root, meta, form, &text, err,
+                         errlen);
 
 cleanup:
     if (!ret && rc)
@@ -1032,6 +1058,23 @@ struct job_sel {
     const char *key;
     size_t idx;
     int kind;            /* JOB_KEY_*, the same for all */
+    struct lyd_node *entry;   /* the job's, in the jobs tree */
+};
+
+/* A job the selection kept and its entry in the tree, for
+ * lr_yang_job_tree_page_to_json() to find a page's entries: sorted by
+ * the job's address. */
+struct job_tree_entry {
+    uintptr_t job;
+    struct lyd_node *entry;
+};
+
+struct lr_yang_job_tree {
+    struct lyd_node *root;          /* the jobs container; owned */
+    const struct lys_module *mod;
+    bool config_only;               /* built without the state */
+    size_t n;
+    struct job_tree_entry *kept;    /* [n], by job */
 };
 
 enum { JOB_KEY_TEXT, JOB_KEY_SIGNED, JOB_KEY_UNSIGNED, JOB_KEY_DECIMAL };
@@ -1803,6 +1846,140 @@ job_where_over(const struct lr_yang_where_budget *b, double t0, size_t done,
     return ETIMEDOUT;
 }
 
+static int
+job_tree_entry_cmp(const void *a, const void *b)
+{
+    const struct job_tree_entry *x = a, *y = b;
+    return (x->job > y->job) - (x->job < y->job);
+}
+
+/* The tree 'root' (taken: NULL on return) with the 'm' entries of 'sel'
+ * for lr_yang_job_select_tree()'s caller, or NULL when memory is
+ * short (root freed). */
+static struct lr_yang_job_tree *
+job_tree_keep(struct lyd_node **root, const struct lys_module *mod,
+              bool config_only, const struct job_sel *sel, size_t m)
+{
+    struct lr_yang_job_tree *t = calloc(1, sizeof *t);
+    if (t && !(t->kept = malloc((m + 1) * sizeof *t->kept))) {
+        free(t);
+        t = NULL;
+    }
+    if (!t) {
+        lyd_free_all(*root);
+        *root = NULL;
+        return NULL;
+    }
+    t->root = *root;
+    *root = NULL;
+    t->mod = mod;
+    t->config_only = config_only;
+    t->n = m;
+    for (size_t j = 0; j < m; j++) {
+        t->kept[j].job = (uintptr_t) sel[j].job;
+        t->kept[j].entry = sel[j].entry;
+    }
+    qsort(t->kept, m, sizeof *t->kept, job_tree_entry_cmp);
+    return t;
+}
+
+void
+lr_yang_job_tree_free(struct lr_yang_job_tree *t)
+{
+    if (!t)
+        return;
+    lyd_free_all(t->root);
+    free(t->kept);
+    free(t);
+}
+
+bool
+lr_yang_job_tree_has_state(const struct lr_yang_job_tree *t)
+{
+    return t && !t->config_only;
+}
+
+/* The entry of 'job' in 't', or NULL when the selection did not keep
+ * it. */
+static struct lyd_node *
+job_tree_find(const struct lr_yang_job_tree *t, const struct lr_job *job)
+{
+    struct job_tree_entry key = { .job = (uintptr_t) job };
+    const struct job_tree_entry *e = bsearch(&key, t->kept, t->n,
+                                             sizeof *t->kept,
+                                             job_tree_entry_cmp);
+    return e ? e->entry : NULL;
+}
+
+/* The job's state container in its entry 'e', or NULL. */
+static struct lyd_node *
+job_tree_state(struct lyd_node *e)
+{
+    struct lyd_node *c;
+    LY_LIST_FOR(lyd_child(e), c)
+        if (c->schema && !strcmp(c->schema->name, "state"))
+            return c;
+    return NULL;
+}
+
+int
+lr_yang_job_tree_page_to_json(struct ly_ctx *ctx, struct lr_yang_job_tree *t,
+                              const struct lr_job *const *jobs, int n,
+                              const struct lr_yang_page_meta *meta,
+                              bool list, bool config_only, char **out,
+                              char *err, size_t errlen)
+{
+    struct lyd_node **page = NULL;
+    int ret = 0;
+
+    *out = NULL;
+    if (n < 0 || (t->config_only && !config_only)) {
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "a page of %d jobs "
+                     "with their state from a tree without it", n);
+        return EINVAL;
+    }
+    if (!(page = malloc(((size_t) n + 1) * sizeof *page))) {
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "out of memory");
+        return ENOMEM;
+    }
+    for (int k = 0; k < n; k++)
+        if (!(page[k] = job_tree_find(t, jobs[k]))) {
+            lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "job '%s' of "
+                         "the page is none the selection kept",
+                         jobs[k]->intent.name);
+            ret = EINVAL;
+            goto cleanup;
+        }
+    /* The page's entries out, the others freed, the page back in its
+     * own order: a list ordered-by system is printed in the order its
+     * entries were inserted, as job_print() builds them. */
+    for (int k = 0; k < n; k++)
+        lyd_unlink_tree(page[k]);
+    if (lyd_child(t->root))
+        lyd_free_siblings(lyd_child(t->root));
+    t->n = 0;
+    for (int k = 0; k < n; k++) {
+        struct lyd_node *st = config_only && !t->config_only
+                              ? job_tree_state(page[k]) : NULL;
+        if (st)
+            lyd_free_tree(st);
+        LY_ERR rc = lyd_insert_child(t->root, page[k]);
+        if (rc) {
+            for (int r = k; r < n; r++)
+                lyd_free_tree(page[r]);
+            ret = lr_yang_ly_err(ctx, rc, LR_YANG_JOB_DOC, err, errlen);
+            goto cleanup;
+        }
+    }
+    ret = job_tree_print(ctx, t->mod, t->root, meta,
+                         list ? JOB_FORM_LIST : JOB_FORM_JOBS, out, err,
+                         errlen);
+
+cleanup:
+    free(page);
+    return ret;
+}
+
 int
 lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                    int n, const char *where, const char *sort_by,
@@ -1813,6 +1990,23 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                    const struct lr_modtable *mods,
                    const struct lr_job ***out, int *nout, char *err,
                    size_t errlen)
+{
+    return lr_yang_job_select_tree(ctx, jobs, n, where, sort_by,
+                                   config_only, budget, topo, cluster, mods,
+                                   out, nout, NULL, err, errlen);
+}
+
+int
+lr_yang_job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs,
+                        int n, const char *where, const char *sort_by,
+                        bool config_only,
+                        const struct lr_yang_where_budget *budget,
+                        const struct lr_topo *topo,
+                        const struct lr_cluster *cluster,
+                        const struct lr_modtable *mods,
+                        const struct lr_job ***out, int *nout,
+                        struct lr_yang_job_tree **tree, char *err,
+                        size_t errlen)
 {
     struct lr_yang_job_env env = {
         .topo = topo, .cluster = cluster, .mods = mods,
@@ -1829,6 +2023,8 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
 
     *out = NULL;
     *nout = 0;
+    if (tree)
+        *tree = NULL;
     if (n < 0)
         n = 0;
     if (!(env.mod = lr_yang_module(ctx, LR_YANG_LRJ, LR_YANG_JOB_DOC, err,
@@ -2107,6 +2303,7 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
         sel[m].kind = leaf ? job_key_kind(leaf) : JOB_KEY_TEXT;
         sel[m].key = leaf && !lyd_find_path(e, sort_by, 0, &k)
                      ? lyd_get_value(k) : NULL;
+        sel[m].entry = e;
         m++;
     }
     if (leaf)
@@ -2114,6 +2311,9 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
     for (size_t j = 0; j < m; j++)
         (*out)[j] = sel[j].job;
     *nout = (int) m;
+    if (tree && !(*tree = job_tree_keep(&root, env.mod, config_only, sel,
+                                        m)))
+        ret = ENOMEM;
 
 cleanup:
     if (!ret && rc)

@@ -143,8 +143,8 @@ int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
                              char *err, size_t errlen);
 
 /* lr_yang_job_refs_to_json() and lr_yang_job_page_to_json() without
- * each job's state (its config false container, which validation does
- * not add back): what content=config (RFC 8040 4.8.1) and the running
+ * each job's state (its config false container, which nothing adds
+ * back): what content=config (RFC 8040 4.8.1) and the running
  * datastore (RFC 8342 5.1.3) keep of a job, with the page's
  * annotations as the whole's.  Its cut by lr_yang_read_json() with
  * content config is the cut of the whole text, byte for byte, for the
@@ -228,6 +228,48 @@ int lr_yang_job_select(struct ly_ctx *, const struct lr_job *const *jobs,
                        const struct lr_modtable *mods,
                        const struct lr_job ***out, int *nout, char *err,
                        size_t errlen);
+
+/* The jobs tree a selection evaluated its where and sort-by on, kept
+ * for printing the page it selects (lr_yang_job_tree_page_to_json())
+ * instead of building the page's jobs again. */
+struct lr_yang_job_tree;
+
+/* lr_yang_job_select(), which, on success, also gives in '*tree' the
+ * tree it evaluated on (the caller frees it with
+ * lr_yang_job_tree_free(); it reads the jobs, topology, cluster and
+ * modulation table no more: they may change after).  '*tree' is NULL
+ * on failure. */
+int lr_yang_job_select_tree(struct ly_ctx *,
+                            const struct lr_job *const *jobs, int n,
+                            const char *where, const char *sort_by,
+                            bool config_only,
+                            const struct lr_yang_where_budget *budget,
+                            const struct lr_topo *topo,
+                            const struct lr_cluster *cluster,
+                            const struct lr_modtable *mods,
+                            const struct lr_job ***out, int *nout,
+                            struct lr_yang_job_tree **tree, char *err,
+                            size_t errlen);
+
+/* The text lr_yang_job_page_to_json() (lr_yang_job_page_config_to_json()
+ * with 'config_only') gives for the page 'jobs' ('n' of the jobs 'tree'
+ * selected, in any order), from the entries of 'tree', byte for byte.
+ * It takes the page's entries out of 'tree' and frees the others: call
+ * it once, then free 'tree'.  0; EINVAL when a job of the page is none
+ * 'tree' selected, or when the page wants the state and 'tree' was
+ * built without it (config_only): the caller prints the page with
+ * lr_yang_job_page_to_json() then; ENOMEM. */
+int lr_yang_job_tree_page_to_json(struct ly_ctx *,
+                                  struct lr_yang_job_tree *tree,
+                                  const struct lr_job *const *jobs, int n,
+                                  const struct lr_yang_page_meta *meta,
+                                  bool list, bool config_only, char **out,
+                                  char *err, size_t errlen);
+
+/* Whether 'tree' holds each job's state (it was not built config_only). */
+bool lr_yang_job_tree_has_state(const struct lr_yang_job_tree *tree);
+
+void lr_yang_job_tree_free(struct lr_yang_job_tree *tree);
 
 /* ---- Resource state (lightrail-state) ---- */
 

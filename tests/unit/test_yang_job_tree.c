@@ -466,12 +466,117 @@ test_tree_twice(void)
     tree_fixture_free(&f);
 }
 
+/* The page printed from the selection's tree
+ * (lr_yang_job_tree_page_to_json()) against the page built again
+ * (job_print()): for where and sort-by judged operational or running,
+ * the page printed with its state or without, in both forms, every
+ * job kept, some in reverse (direction=backwards), the first two with
+ * their annotations, none. */
+static void
+check_tree_page(const struct tree_fixture *f, const char *where,
+                const char *sort_by, bool judged_config, bool config_only,
+                int pick, bool list)
+{
+    const struct lr_job **sel = NULL, *page[N_JOBS];
+    struct lr_yang_job_tree *tree = NULL;
+    const struct lr_yang_page_meta meta = { 5, "Yy1wcG8", "YS1hY3RpdmU" };
+    char *got = NULL, *want = NULL, err[1024] = "";
+    int m = 0, count = 0;
+    CU_ASSERT_EQUAL_FATAL(lr_yang_job_select_tree(ctx, f->refs, N_JOBS,
+                                                  where, sort_by,
+                                                  judged_config, NULL,
+                                                  f->topo, f->cluster,
+                                                  &f->mods, &sel, &m, &tree,
+                                                  err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
+    CU_ASSERT_EQUAL(lr_yang_job_tree_has_state(tree), !judged_config);
+    for (int k = 0; k < m; k++)
+        if (pick == 0 || (pick == 1 && k < 2))
+            page[count++] = sel[k];
+        else if (pick == 2 && k % 2 == 0)
+            page[count++] = sel[m - 1 - k];
+    const struct lr_yang_page_meta *pm = pick == 1 ? &meta : NULL;
+    int rc = lr_yang_job_tree_page_to_json(ctx, tree, page, count, pm, list,
+                                           config_only, &got, err,
+                                           sizeof err);
+    if (judged_config && !config_only) {
+        CU_ASSERT_EQUAL(rc, EINVAL);
+        CU_ASSERT_PTR_NULL(got);
+    } else {
+        if (rc)
+            fprintf(stderr, "tree page: %s\n", err);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        CU_ASSERT_EQUAL_FATAL(job_print(ctx, page, count, pm, f->topo,
+                                        f->cluster, &f->mods,
+                                        list ? JOB_FORM_LIST
+                                             : JOB_FORM_JOBS,
+                                        config_only, &want, err,
+                                        sizeof err), 0);
+        if (strcmp(got, want))
+            fprintf(stderr, "where %s sort-by %s judged %s, printed %s, "
+                    "pick %d, list %d: from the tree\n%s\nbuilt again\n"
+                    "%s\n", where ? where : "-", sort_by ? sort_by : "-",
+                    judged_config ? "running" : "operational",
+                    config_only ? "config" : "whole", pick, (int) list, got,
+                    want);
+        CU_ASSERT_STRING_EQUAL(got, want);
+    }
+    free(got);
+    free(want);
+    free(sel);
+    lr_yang_job_tree_free(tree);
+}
+
+static void
+test_tree_page(void)
+{
+    static const struct {
+        const char *where, *sort_by;
+    } q[] = {
+        { "priority < 5", NULL },
+        { NULL, "algorithm" },
+        { "count(.//*) > 10", "priority" },
+        { "name = 'nobody'", NULL },
+    };
+    struct tree_fixture f;
+    CU_ASSERT_EQUAL_FATAL(tree_fixture_load(&f), 0);
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+        for (int judged = 0; judged < 2; judged++)
+            for (int cfg = 0; cfg < 2; cfg++)
+                for (int pick = 0; pick < 3; pick++)
+                    for (int list = 0; list < 2; list++)
+                        check_tree_page(&f, q[i].where, q[i].sort_by,
+                                        judged, cfg, pick, list);
+    /* A job the selection did not keep is refused, the tree freed. */
+    const struct lr_job **sel = NULL;
+    struct lr_yang_job_tree *tree = NULL;
+    char *text = NULL, err[1024] = "";
+    int m = 0;
+    CU_ASSERT_EQUAL_FATAL(lr_yang_job_select_tree(ctx, f.refs, N_JOBS,
+                                                  "priority = 0", NULL,
+                                                  false, NULL, f.topo,
+                                                  f.cluster, &f.mods, &sel,
+                                                  &m, &tree, err,
+                                                  sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_yang_job_tree_page_to_json(ctx, tree, f.refs, 1,
+                                                  NULL, false, false, &text,
+                                                  err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NULL(text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "job 'a-active' of the page is none "
+                                  "the selection kept"));
+    free(sel);
+    lr_yang_job_tree_free(tree);
+    tree_fixture_free(&f);
+}
+
 static CU_TestInfo tests[] = {
     { "each form printed as the validated tree printed it",
       test_tree_print },
     { "each where selecting as on the validated tree", test_tree_select },
     { "two jobs of one name refused as validation refused them",
       test_tree_twice },
+    { "a page printed from the selection's tree as built again",
+      test_tree_page },
     CU_TEST_INFO_NULL,
 };
 
