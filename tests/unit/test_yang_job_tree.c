@@ -10,7 +10,9 @@
  * the list resource, one entry, a page with its annotations; none) must
  * be the reference's byte for byte, and each where must select what it
  * selects on the reference's tree, the nodes counted and the text of
- * each job compared through where itself.
+ * each job compared through where itself.  A page printed from the tree
+ * a where was judged on (lr_yang_job_tree_page_to_json()) must be the
+ * page built again (job_print()).
  *
  * The file includes lr_yang_job.c to reach its static builder
  * (lr_yang_job_add()) and printer (job_print()), which the reference
