@@ -33,7 +33,8 @@
  * output (--format json) is the server's JSON, re-indented, for scripts.
  * The exit status says what went wrong in a way a script can act on
  * (see lr_cli.h): the server's RFC 8040 error-message is printed as
- * "lightrail CMD: STATUS: message".
+ * "lightrail CMD: STATUS: message", or "lightrail CMD: STATUS: PATH:
+ * message" when the server sent an error-path.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -719,7 +720,10 @@ client_status_text(long status)
 }
 
 /* Prints why the server refused: its RFC 8040 error-message(s) when the
- * body has them, else a text for the status. */
+ * body has them, else a text for the status.  Each message follows its
+ * error-path, the node of the body at fault (the message alone may not
+ * say which job or leaf: "Invalid enumeration value"), unless the
+ * message names that path itself. */
 static void
 client_report(const struct client_opts *o, const struct client_reply *r)
 {
@@ -728,9 +732,13 @@ client_report(const struct client_opts *o, const struct client_reply *r)
     size_t n = jlen(list);
     for (size_t i = 0; i < n; i++) {
         const char *msg = jstr(jidx(list, i), "error-message", NULL);
+        const char *path = jstr(jidx(list, i), "error-path", NULL);
         if (!msg)
             msg = jstr(jidx(list, i), "error-tag", "no message");
-        lr_cli_err(o->cmd, "%ld: %s", r->status, msg);
+        if (path && path[0] && !strstr(msg, path))
+            lr_cli_err(o->cmd, "%ld: %s: %s", r->status, path, msg);
+        else
+            lr_cli_err(o->cmd, "%ld: %s", r->status, msg);
     }
     if (!n)
         lr_cli_err(o->cmd, "%ld: %s", r->status, client_status_text(r->status));
