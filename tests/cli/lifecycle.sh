@@ -458,7 +458,9 @@ wait $NPID 2>/dev/null
     || notok "the seeded store's network: $(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT key FROM docs").fetchall())' "$D/net/lightrail.db")"
 
 # 4. A start-up error, detached: said on the terminal, exit not 0 (the
-# port is taken by a listener of ours).
+# port is taken by a listener of ours), with what to do: find what holds
+# the port, or change the configuration's listen/port (until 2026-12-07
+# the error ended at "Address already in use").
 python3 - > "$tmp/busy.port" <<'PY' &
 import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
@@ -473,7 +475,9 @@ $LIGHTRAILD --config "$D/busy.json" > "$tmp/out" 2> "$tmp/err"
 rc=$?
 kill $BUSY 2>/dev/null
 wait $BUSY 2>/dev/null
-if [ $rc -ne 0 ] && grep -q -i "address already in use" "$tmp/err"; then
+if [ $rc -ne 0 ] && grep -q -i "address already in use" "$tmp/err" \
+   && grep -q -F "ss -ltnp 'sport = :$(cat "$tmp/busy.port")' names it" "$tmp/err" \
+   && grep -q -F "set listen/port in $D/busy.json to a free port" "$tmp/err"; then
     ok "a detached start that fails says why: exit $rc, $(tail -n 1 "$tmp/err")"
 else
     notok "detached start on a busy port: exit $rc, $(cat "$tmp/err")"
