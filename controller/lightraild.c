@@ -908,13 +908,24 @@ main(int argc, char **argv)
     } else {
         topo_json = read_text(cfg->topology_file);
         cluster_json = read_text(cfg->cluster_file);
-        if (lr_yang_load_topo(ly, cfg->topology_file, &topo, err, sizeof err)
-            || lr_yang_load_cluster(ly, cfg->cluster_file, &cluster, err,
-                                    sizeof err)
-            || lr_yang_check_attachments(topo, cfg->topology_file, cluster,
-                                         cfg->cluster_file, err,
-                                         sizeof err)) {
-            lr_log(LR_LOG_ERR, "%s", err);
+        /* The leaf that named the file leads the error: "FILE: No such
+         * file or directory" alone does not say which leaf to correct. */
+        const char *leaf = "topology-file";
+        int lerr = lr_yang_load_topo(ly, cfg->topology_file, &topo, err,
+                                     sizeof err);
+        if (!lerr) {
+            leaf = "cluster-file";
+            lerr = lr_yang_load_cluster(ly, cfg->cluster_file, &cluster, err,
+                                        sizeof err);
+        }
+        if (!lerr) {
+            leaf = "topology-file and cluster-file";
+            lerr = lr_yang_check_attachments(topo, cfg->topology_file,
+                                             cluster, cfg->cluster_file, err,
+                                             sizeof err);
+        }
+        if (lerr) {
+            lr_log(LR_LOG_ERR, "%s: %s: %s", config_path, leaf, err);
             rc = 2;
             goto cleanup;
         }

@@ -483,6 +483,25 @@ else
     notok "detached start on a busy port: exit $rc, $(cat "$tmp/err")"
 fi
 
+# 4b. A topology or cluster file that is not there, in a new state
+# directory: exit 2, the error naming the configuration's leaf and the
+# path it resolved to (until 2026-12-07 "FILE: No such file or directory"
+# alone, which did not say which leaf to correct).
+for leaf in topology-file cluster-file; do
+    jq --arg l "$leaf" --arg f "$D/no-$leaf.json" --arg s "$D/nofile-state" \
+        '.["lightrail-config:lightraild"][$l] = $f
+         | .["lightrail-config:lightraild"]["state-dir"] = $s' \
+        "$D/lightraild.json" > "$D/nofile.json"
+    timeout 20 $LIGHTRAILD --config "$D/nofile.json" --foreground \
+        > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q -F "$D/nofile.json: $leaf: $D/no-$leaf.json: No such file or directory" "$tmp/err"; then
+        ok "a $leaf that is not there: exit 2, the leaf named"
+    else
+        notok "a $leaf that is not there: exit $rc, $(cat "$tmp/err")"
+    fi
+done
+
 # 5. SIGHUP while it starts (loading its configuration and network,
 # before its loop runs) does not end it.  Sent before main() ignores it,
 # nothing could catch it, and a sanitizer build on a loaded machine may
