@@ -337,6 +337,131 @@ lr_yang_union_msg(const struct ly_ctx *ctx, const char *path,
     return true;
 }
 
+/* libyang's "Invalid enumeration value "V"." at the leaf 'path' (a
+ * data path) followed by the names the enumeration takes, which libyang
+ * does not say, into msg[size]; false, msg untouched, when they cannot
+ * be told. */
+static bool
+lr_yang_enum_msg(const struct ly_ctx *ctx, const char *path,
+                 const char *lymsg, char *msg, size_t size)
+{
+    static const char head[] = "Invalid enumeration value \"";
+    size_t ml = strlen(lymsg);
+
+    if (strncmp(lymsg, head, strlen(head)) || !ml || lymsg[ml - 1] != '.')
+        return false;
+    const struct lysc_node *sn = lr_yang_schema_of(ctx, path);
+    if (!sn || !(sn->nodetype & (LYS_LEAF | LYS_LEAFLIST)))
+        return false;
+    const struct lysc_node_leaf *leaf = (const void *) sn;
+    struct lr_yang_want w = { .n = 0, .whole = true };
+    lr_yang_want_type(leaf->type, leaf->units, &w);
+    if (!w.whole || !w.n)
+        return false;
+    int len = snprintf(msg, size, "%.*s; want ", (int) (ml - 1), lymsg);
+    for (int i = 0; i < w.n && len >= 0 && (size_t) len < size; i++)
+        len += snprintf(msg + len, size - len, "%s%s",
+                        i == 0 ? "" : i == w.n - 1 ? " or " : ", ",
+                        w.alt[i]);
+    if (len >= 0 && (size_t) len < size)
+        snprintf(msg + len, size - len, ".");
+    return true;
+}
+
+/* Levenshtein's distance between a and b, up to 63 bytes each (more:
+ * INT_MAX), the edits that turn a member's misspelling into its name. */
+static int
+lr_yang_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    int row[64];
+
+    if (la >= 64 || lb >= 64)
+        return INT_MAX;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int) j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int) i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* libyang's "Node "X" not found as a child of "Y" node." at the data
+ * path 'path' of Y, followed by what to send instead, into msg[size]:
+ * the member of Y nearest X when a slip of two edits or fewer makes it
+ * ("state_dir": did you mean "state-dir"?), else Y's members (those a
+ * client may send: config true).  False, msg untouched, when Y's schema
+ * node cannot be found or the list does not fit. */
+static bool
+lr_yang_member_msg(const struct ly_ctx *ctx, const char *path,
+                   const char *lymsg, char *msg, size_t size)
+{
+    static const char head[] = "Node \"";
+    static const char mid[] = "\" not found as a child of \"";
+    size_t ml = strlen(lymsg);
+    const char *end;
+
+    if (strncmp(lymsg, head, strlen(head)) || !strstr(lymsg, mid)
+        || !ml || lymsg[ml - 1] != '.')
+        return false;
+    const char *x = lymsg + strlen(head);
+    end = strstr(x, mid);
+    char name[64];
+    if ((size_t) (end - x) >= sizeof name)
+        return false;
+    memcpy(name, x, (size_t) (end - x));
+    name[end - x] = '\0';
+    const struct lysc_node *sn = lr_yang_schema_of(ctx, path);
+    if (!sn || !(sn->nodetype & (LYS_CONTAINER | LYS_LIST)))
+        return false;
+    const struct lysc_node *c, *near = NULL;
+    int best = 3;
+    for (c = lys_getnext(NULL, sn, NULL, 0); c; c = lys_getnext(c, sn, NULL,
+                                                                  0)) {
+        int d = (c->flags & LYS_CONFIG_W) ? lr_yang_distance(name, c->name)
+                                          : INT_MAX;
+        if (d < best) {
+            best = d;
+            near = c;
+        }
+    }
+    int len;
+    if (near)
+        len = snprintf(msg, size, "%.*s; did you mean \"%s\"?",
+                       (int) (ml - 1), lymsg, near->name);
+    else {
+        len = snprintf(msg, size, "%.*s; \"%s\" takes ", (int) (ml - 1),
+                       lymsg, sn->name);
+        const char *sep = "";
+        for (c = lys_getnext(NULL, sn, NULL, 0);
+             c && len >= 0 && (size_t) len < size;
+             c = lys_getnext(c, sn, NULL, 0)) {
+            if (!(c->flags & LYS_CONFIG_W))
+                continue;
+            len += snprintf(msg + len, size - len, "%s%s", sep, c->name);
+            sep = ", ";
+        }
+        if (len >= 0 && (size_t) len < size)
+            len += snprintf(msg + len, size - len, ".");
+    }
+    if (len < 0 || (size_t) len >= size) {
+        msg[0] = '\0';
+        return false;
+    }
+    return true;
+}
+
 /* libyang's refusal of a boolean leaf's value as 'invalid value "V":
  * want true or false, unquoted' into msg[size].  RFC 7951 encodes a
  * boolean as a JSON literal, so "false" in quotes is refused too, with
@@ -370,6 +495,8 @@ lr_yang_better_msg(const struct ly_ctx *ctx, const char *path,
     if (path[0] && (lr_yang_union_msg(ctx, path, lymsg, buf, size)
                     || lr_yang_count_msg(ctx, path, lymsg, buf, size)
                     || lr_yang_bound_msg(ctx, path, lymsg, buf, size)
+                    || lr_yang_enum_msg(ctx, path, lymsg, buf, size)
+                    || lr_yang_member_msg(ctx, path, lymsg, buf, size)
                     || lr_yang_bool_msg(lymsg, buf, size)))
         return buf;
     return lymsg;

@@ -79,8 +79,9 @@ void lr_yang_split_location(const char *loc, char *path, size_t size,
 
 /* libyang's message 'lymsg' for an error at the data path 'path' ("" when
  * none), told better where the schema allows: what a union wants, a
- * list's max-elements, a leaf's range or length.  Returns buf (written,
- * size bytes) or lymsg itself; never NULL. */
+ * list's max-elements, a leaf's range or length, an enumeration's names,
+ * the member a misspelt one meant (or the members there are).  Returns
+ * buf (written, size bytes) or lymsg itself; never NULL. */
 const char *lr_yang_better_msg(const struct ly_ctx *ctx, const char *path,
                                const char *lymsg, char *buf, size_t size);
 

@@ -258,7 +258,9 @@ test_bad_intents(void)
     } cases[] = {
         { "job_unknown_member.json", NULL,
           "/lightrail-job:jobs/job[name='j1']",
-          "Node \"colour\" not found as a child of \"job\" node. (line 1)", 0 },
+          "Node \"colour\" not found as a child of \"job\" node; \"job\" "
+          "takes name, model, transformer, batch, microbatch, gpus, "
+          "algorithm, priority, iterations. (line 1)", 0 },
         { "job_microbatch.json", NULL, "/lightrail-job:jobs/job[name='j1']",
           "batch must be a multiple of microbatch", 0 },
         /* More microbatches than the time model takes (the controller
@@ -326,7 +328,8 @@ test_bad_intents(void)
         { NULL, "{\"lightrail-job:jobs\":{\"job\":[{\"name\":\"j1\","
           "\"model\":\"gpt-1.9b\",\"algorithm\":\"greedy\"}]}}",
           "/lightrail-job:jobs/job[name='j1']/algorithm",
-          "Invalid enumeration value \"greedy\"", 0 },
+          "Invalid enumeration value \"greedy\"; want cdynp, exact, dp, "
+          "pipedream, spp, zone or ppo.", 0 },
         /* iterations: at least 1, a number, as a JSON string. */
         { NULL, "{\"lightrail-job:job\":[{\"name\":\"j1\","
           "\"model\":\"gpt-1.9b\",\"iterations\":\"0\"}]}",
@@ -2708,6 +2711,22 @@ test_config_union(void)
         { CFG_HEAD "\"listen\":{\"tls\":false,\"address\":\"a b\"}}}",
           "/lightrail-config:lightraild/listen/address: Invalid union "
           "value \"a b\" - no matching subtype found. (line 1)" },
+        /* A misspelt member: the member meant, or those there are
+         * (until 2026-12-07 libyang's sentence alone). */
+        { CFG_HEAD "\"listen\":{\"tls\":false},\"reconcile_interval\":0}}",
+          "/lightrail-config:lightraild: Node \"reconcile_interval\" not "
+          "found as a child of \"lightraild\" node; did you mean "
+          "\"reconcile-interval\"? (line 1)" },
+        { CFG_HEAD "\"listen\":{\"tls\":false,\"prot\":80}}}",
+          "/lightrail-config:lightraild/listen: Node \"prot\" not found as "
+          "a child of \"listen\" node; did you mean \"port\"? (line 1)" },
+        { CFG_HEAD "\"listen\":{\"tls\":false,\"backlog\":80}}}",
+          "/lightrail-config:lightraild/listen: Node \"backlog\" not found "
+          "as a child of \"listen\" node; \"listen\" takes address, port, "
+          "tls, certificate, key, client-ca. (line 1)" },
+        { CFG_HEAD "\"listen\":{\"tls\":false},\"log\":\"journal\"}}",
+          "/lightrail-config:lightraild/log: Invalid enumeration value "
+          "\"journal\"; want stderr or syslog. (line 1)" },
     };
     static struct lr_config c;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
