@@ -770,7 +770,16 @@ main(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
-    if (!config_path || optind < argc) {
+    /* Said before the usage, as getopt says an unknown option: the
+     * usage alone does not tell 'lightraild FILE' that the file wants
+     * --config. */
+    if (optind < argc || !config_path) {
+        if (optind < argc)
+            fprintf(stderr, "lightraild: unexpected argument '%s': give "
+                    "the configuration with --config FILE\n", argv[optind]);
+        else
+            fprintf(stderr, "lightraild: no configuration: give it with "
+                    "--config FILE\n");
         usage(stderr);
         return 2;
     }

@@ -226,6 +226,24 @@ if [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] \
 else
     notok "lightraild --no-such-option: exit $rc, $(head -1 "$tmp/err")"
 fi
+# A configuration given without --config, or none: a line saying so
+# before the usage (until 2026-12-07 the usage alone).
+$LIGHTRAILD lightraild.json > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] \
+   && head -1 "$tmp/err" | grep -q -x "lightraild: unexpected argument 'lightraild.json': give the configuration with --config FILE"; then
+    ok "lightraild FILE: exit 2, saying FILE wants --config"
+else
+    notok "lightraild FILE: exit $rc, $(head -1 "$tmp/err")"
+fi
+$LIGHTRAILD > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] \
+   && head -1 "$tmp/err" | grep -q -x "lightraild: no configuration: give it with --config FILE"; then
+    ok "lightraild alone: exit 2, asking for --config"
+else
+    notok "lightraild alone: exit $rc, $(head -1 "$tmp/err")"
+fi
 for p in "$LIGHTRAIL" "$LIGHTRAILD"; do
     $p --help > "$tmp/out" 2> "$tmp/err"
     rc=$?
