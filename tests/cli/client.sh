@@ -284,6 +284,15 @@ if command -v openssl > /dev/null \
         notok "https with --cacert"
     fi
     expect_rc 6 "give the server's CA with --cacert FILE" $LIGHTRAIL job list
+    # What to do when trust fails for another reason than a CA not
+    # given, or the scheme is not the server's (until 2026-12-07 each
+    # said "give the server's CA with --cacert FILE", or nothing).
+    expect_rc 6 "the server's certificate does not name the host in --server" \
+        $LIGHTRAIL job list --cacert "$tmp/cert.pem" --server https://localhost:$port
+    expect_rc 6 "--cacert FILE must be a PEM certificate" \
+        $LIGHTRAIL job list --cacert "$tmp/key.pem"
+    expect_rc 6 "give --server https://" \
+        $LIGHTRAIL job list --server http://127.0.0.1:$port
     if $LIGHTRAIL job list --insecure > /dev/null; then
         ok "https with --insecure"
     else

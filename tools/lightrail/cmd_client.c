@@ -759,6 +759,24 @@ add_header(struct curl_slist **list, const char *h)
     return 0;
 }
 
+/* What to do when the server's certificate is not trusted (libcurl's
+ * 'cc' and its words 'why'): a name the certificate does not hold wants
+ * another --server, not another CA, and a --cacert that does not load
+ * wants another file. */
+static const char *
+client_trust_hint(CURLcode cc, const char *why)
+{
+    if (cc == CURLE_SSL_CACERT_BADFILE)
+        return "--cacert FILE must be a PEM certificate: the CA that signed "
+               "the server's certificate, or that certificate itself when "
+               "it is self-signed";
+    if (strstr(why, "target host name"))
+        return "the server's certificate does not name the host in "
+               "--server: give the name or address it was made for (its "
+               "subjectAltName), or make one that names this host";
+    return "give the server's CA with --cacert FILE";
+}
+
 /* One request to the server; 'path' is already percent-encoded.  Returns
  * LR_EXIT_OK with the reply in 'r' (the caller frees r->body) for a 2xx
  * answer; otherwise returns the exit code, leaving in 'r' what the
@@ -850,8 +868,8 @@ client_request(const struct client_opts *o, const char *method,
         goto cleanup;
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
-        lr_cli_err(o->cmd, "cannot trust %s: %s (give the server's CA with "
-                   "--cacert FILE)", o->server, why);
+        lr_cli_err(o->cmd, "cannot trust %s: %s (%s)", o->server, why,
+                   client_trust_hint(cc, why));
         rc = LR_EXIT_UNREACHABLE;
         goto cleanup;
     case CURLE_SSL_CONNECT_ERROR:
@@ -860,7 +878,13 @@ client_request(const struct client_opts *o, const char *method,
         rc = LR_EXIT_UNREACHABLE;
         goto cleanup;
     default:
-        lr_cli_err(o->cmd, "cannot talk to %s: %s", o->server, why);
+        /* An HTTPS server answers a plain request by closing the
+         * connection, which curl calls an empty reply. */
+        lr_cli_err(o->cmd, "cannot talk to %s: %s%s", o->server, why,
+                   cc == CURLE_GOT_NOTHING && !strncmp(o->server, "http:", 5)
+                   ? " (if it serves HTTPS, as lightraild does unless its "
+                     "listen/tls is false, give --server https://...)"
+                   : "");
         rc = LR_EXIT_UNREACHABLE;
         goto cleanup;
     }
