@@ -2052,11 +2052,17 @@ lr_yang_job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs,
     case JOB_WHERE_DOTS:
         break;
     case JOB_WHERE_SYNTAX:
+        /* A '+' in a broken expression is most often a space that curl's
+         * --data-urlencode or a form encoded (docs/controller.md,
+         * "Paging the jobs"): the cure is said, not only the byte. */
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
                      "'%.*s' is not an XPath 1.0 expression over a job (at "
                      "byte %u, %s): send one whose names are a job's nodes, "
-                     "unprefixed, such as %s", JOB_QUOTE_MAX, where,
-                     perr.pos + 1, perr.msg, ex->own);
+                     "unprefixed, such as %s%s", JOB_QUOTE_MAX, where,
+                     perr.pos + 1, perr.msg, ex->own,
+                     strchr(where, '+')
+                     ? " (a + in a query is a plus, not a space: send a "
+                       "space as %20)" : "");
         return EINVAL;
     case JOB_WHERE_DEREF:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "

@@ -1164,6 +1164,11 @@ test_job_select(void)
                      "in place of '$p'): send one");
     check_select_bad(&f, refs, 0, "priority = $p", NULL, "(at byte 12, "
                      "variables are not supported");
+    /* The spaces curl's --data-urlencode sends as '+': what to send
+     * instead is said (until 2026-12-07 the byte alone). */
+    check_select_bad(&f, refs, 4, "state/phase+=+'active'", NULL,
+                     "(a + in a query is a plus, not a space: send a space "
+                     "as %20)");
     check_select_bad(&f, refs, 4, "nosuch='x'", NULL, "where 'nosuch='x''");
     /* Within the entry only: one reaching the other jobs would cost the
      * list's square. */
