@@ -886,6 +886,44 @@ main(int argc, char **argv)
         lr_log(LR_LOG_ERR, "%s", err);
         goto cleanup;
     }
+    /* The listener before the store: a port another program holds must
+     * stop the start before it seeds a new store with the files'
+     * network, which every later start would take instead of the files
+     * (docs/controller.md, "Persistence and recovery": a refused start
+     * stores no network).  After the lock, so that a second lightraild
+     * on this state directory is told of the first, not of its port.
+     * Nothing is accepted until the loop runs; 'app' is filled in once
+     * the controller is made, before then. */
+    d.base = event_base_new();
+    int n_routes;
+    const struct nb_route *routes = nb_restconf_routes(&n_routes,
+                                                       cfg->metrics_public);
+    struct nb_token tokens[LR_CONFIG_MAX_TOKENS];
+    for (int i = 0; i < cfg->n_tokens; i++)
+        tokens[i] = (struct nb_token) { cfg->tokens[i].name,
+                                        cfg->tokens[i].secret };
+    struct nb_server_config sc = {
+        .address = cfg->address, .port = cfg->port, .tls = cfg->tls,
+        .cert_file = cfg->cert, .key_file = cfg->key,
+        .client_ca_file = cfg->client_ca[0] ? cfg->client_ca : NULL,
+        .tokens = tokens, .n_tokens = cfg->n_tokens,
+        .max_body = 1 << 20, .loaded = listen_tls,
+    };
+    if (!d.base) {
+        lr_log(LR_LOG_ERR, "cannot create the event loop");
+        goto cleanup;
+    }
+    int lrc = nb_server_new(d.base, &sc, routes, n_routes, &app, &d.srv, err,
+                            sizeof err);
+    if (lrc) {
+        /* The bind is the one failure here the configuration can cure
+         * (the files and the tokens were checked above). */
+        char hint[512] = "";
+        if (!strncmp(err, "cannot listen on ", 17))
+            listen_hint(lrc, config_path, cfg->port, hint, sizeof hint);
+        lr_log(LR_LOG_ERR, "%s%s", err, hint);
+        goto cleanup;
+    }
     char db[LR_CONFIG_PATH_MAX + 32];
     snprintf(db, sizeof db, "%s/lightrail.db", cfg->state_dir);
     /* Before the store is opened: SQLite gives the journals it makes the
@@ -998,7 +1036,6 @@ main(int argc, char **argv)
                    "its name)", config_path, cfg->devices[i].name,
                    topo->name);
 
-    d.base = event_base_new();
     app.ctl = ctl;
     app.ly = ly;
     app.topo_json = topo_json;
@@ -1007,35 +1044,6 @@ main(int argc, char **argv)
      * edits"). */
     app.started = time(NULL);
     app.where_budget_s = cfg->where_budget_s;
-    int n_routes;
-    const struct nb_route *routes = nb_restconf_routes(&n_routes,
-                                                       cfg->metrics_public);
-    struct nb_token tokens[LR_CONFIG_MAX_TOKENS];
-    for (int i = 0; i < cfg->n_tokens; i++)
-        tokens[i] = (struct nb_token) { cfg->tokens[i].name,
-                                        cfg->tokens[i].secret };
-    struct nb_server_config sc = {
-        .address = cfg->address, .port = cfg->port, .tls = cfg->tls,
-        .cert_file = cfg->cert, .key_file = cfg->key,
-        .client_ca_file = cfg->client_ca[0] ? cfg->client_ca : NULL,
-        .tokens = tokens, .n_tokens = cfg->n_tokens,
-        .max_body = 1 << 20, .loaded = listen_tls,
-    };
-    if (!d.base) {
-        lr_log(LR_LOG_ERR, "cannot create the event loop");
-        goto cleanup;
-    }
-    int lrc = nb_server_new(d.base, &sc, routes, n_routes, &app, &d.srv, err,
-                            sizeof err);
-    if (lrc) {
-        /* The bind is the one failure here the configuration can cure
-         * (the files and the tokens were checked above). */
-        char hint[512] = "";
-        if (!strncmp(err, "cannot listen on ", 17))
-            listen_hint(lrc, config_path, cfg->port, hint, sizeof hint);
-        lr_log(LR_LOG_ERR, "%s%s", err, hint);
-        goto cleanup;
-    }
     app.srv = d.srv;
     /* Every error body sent is checked against ietf-restconf's
      * yang-errors: the northbound library, free of libyang, builds them
