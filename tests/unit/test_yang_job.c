@@ -262,7 +262,8 @@ test_bad_intents(void)
           "takes name, model, transformer, batch, microbatch, gpus, "
           "algorithm, priority, iterations. (line 1)", 0 },
         { "job_microbatch.json", NULL, "/lightrail-job:jobs/job[name='j1']",
-          "batch must be a multiple of microbatch", 0 },
+          "batch must be a multiple of microbatch (32 and 1 when not "
+          "given): give a microbatch that divides the batch", 0 },
         /* More microbatches than the time model takes (the controller
          * said 'batch 2e+06 is not a multiple of microbatch 1'); the
          * most it takes loads (below). */
