@@ -397,38 +397,23 @@ lr_yang_distance(const char *a, const char *b)
     return row[lb];
 }
 
-/* libyang's "Node "X" not found as a child of "Y" node." at the data
- * path 'path' of Y, followed by what to send instead, into msg[size]:
- * the member of Y nearest X when a slip of two edits or fewer makes it
- * ("state_dir": did you mean "state-dir"?), else Y's members (those a
- * client may send: config true).  False, msg untouched, when Y's schema
- * node cannot be found or the list does not fit. */
+/* Follows libyang's sentence lymsg (its final '.' dropped) with what
+ * to send instead of the member 'name' among the schema nodes under
+ * 'parent', or at the top of 'mod' when parent is NULL, into msg[size]:
+ * the one a slip of two edits or fewer makes ('did you mean "state-dir"?'),
+ * else those there are (config true: what a file or a client may send),
+ * 'what' taking them.  False, msg emptied, when the list does not fit. */
 static bool
-lr_yang_member_msg(const struct ly_ctx *ctx, const char *path,
-                   const char *lymsg, char *msg, size_t size)
+lr_yang_nearest_msg(const struct lysc_node *parent,
+                    const struct lysc_module *mod, const char *what,
+                    const char *name, const char *lymsg, char *msg,
+                    size_t size)
 {
-    static const char head[] = "Node \"";
-    static const char mid[] = "\" not found as a child of \"";
-    size_t ml = strlen(lymsg);
-    const char *end;
-
-    if (strncmp(lymsg, head, strlen(head)) || !strstr(lymsg, mid)
-        || !ml || lymsg[ml - 1] != '.')
-        return false;
-    const char *x = lymsg + strlen(head);
-    end = strstr(x, mid);
-    char name[64];
-    if ((size_t) (end - x) >= sizeof name)
-        return false;
-    memcpy(name, x, (size_t) (end - x));
-    name[end - x] = '\0';
-    const struct lysc_node *sn = lr_yang_schema_of(ctx, path);
-    if (!sn || !(sn->nodetype & (LYS_CONTAINER | LYS_LIST)))
-        return false;
     const struct lysc_node *c, *near = NULL;
-    int best = 3;
-    for (c = lys_getnext(NULL, sn, NULL, 0); c; c = lys_getnext(c, sn, NULL,
-                                                                  0)) {
+    int best = 3, len, ml = (int) strlen(lymsg) - 1;
+
+    for (c = lys_getnext(NULL, parent, mod, 0); c;
+         c = lys_getnext(c, parent, mod, 0)) {
         int d = (c->flags & LYS_CONFIG_W) ? lr_yang_distance(name, c->name)
                                           : INT_MAX;
         if (d < best) {
@@ -436,17 +421,15 @@ lr_yang_member_msg(const struct ly_ctx *ctx, const char *path,
             near = c;
         }
     }
-    int len;
-    if (near)
-        len = snprintf(msg, size, "%.*s; did you mean \"%s\"?",
-                       (int) (ml - 1), lymsg, near->name);
-    else {
-        len = snprintf(msg, size, "%.*s; \"%s\" takes ", (int) (ml - 1),
-                       lymsg, sn->name);
+    if (near) {
+        len = snprintf(msg, size, "%.*s; did you mean \"%s\"?", ml, lymsg,
+                       near->name);
+    } else {
+        len = snprintf(msg, size, "%.*s; %s takes ", ml, lymsg, what);
         const char *sep = "";
-        for (c = lys_getnext(NULL, sn, NULL, 0);
+        for (c = lys_getnext(NULL, parent, mod, 0);
              c && len >= 0 && (size_t) len < size;
-             c = lys_getnext(c, sn, NULL, 0)) {
+             c = lys_getnext(c, parent, mod, 0)) {
             if (!(c->flags & LYS_CONFIG_W))
                 continue;
             len += snprintf(msg + len, size - len, "%s%s", sep, c->name);
@@ -460,6 +443,72 @@ lr_yang_member_msg(const struct ly_ctx *ctx, const char *path,
         return false;
     }
     return true;
+}
+
+/* The quoted name after 'head' at the start of lymsg, up to the quote
+ * before 'mid', into name[size]; false when lymsg is not so made or the
+ * name does not fit. */
+static bool
+lr_yang_msg_name(const char *lymsg, const char *head, const char *mid,
+                 char *name, size_t size)
+{
+    size_t hl = strlen(head), ml = strlen(lymsg);
+    const char *end;
+
+    if (strncmp(lymsg, head, hl) || !(end = strstr(lymsg + hl, mid))
+        || !ml || lymsg[ml - 1] != '.'
+        || (size_t) (end - lymsg - hl) >= size)
+        return false;
+    memcpy(name, lymsg + hl, (size_t) (end - lymsg - hl));
+    name[end - lymsg - hl] = '\0';
+    return true;
+}
+
+/* libyang's "Node "X" not found as a child of "Y" node." at the data
+ * path 'path' of Y, followed by what to send instead (the member meant,
+ * or Y's members: lr_yang_nearest_msg()), into msg[size].  False, msg
+ * untouched, when Y's schema node cannot be found. */
+static bool
+lr_yang_member_msg(const struct ly_ctx *ctx, const char *path,
+                   const char *lymsg, char *msg, size_t size)
+{
+    char name[64], what[80];
+
+    if (!lr_yang_msg_name(lymsg, "Node \"", "\" not found as a child of \"",
+                          name, sizeof name))
+        return false;
+    const struct lysc_node *sn = lr_yang_schema_of(ctx, path);
+    if (!sn || !(sn->nodetype & (LYS_CONTAINER | LYS_LIST)))
+        return false;
+    snprintf(what, sizeof what, "\"%s\"", sn->name);
+    return lr_yang_nearest_msg(sn, NULL, what, name, lymsg, msg, size);
+}
+
+/* libyang's "Node "X" not found in the "M" module." of a document's
+ * top-level member, followed by what to send instead among M's
+ * top-level nodes, into msg[size]; false, msg untouched, when M is not
+ * implemented. */
+static bool
+lr_yang_top_msg(const struct ly_ctx *ctx, const char *lymsg, char *msg,
+                size_t size)
+{
+    static const char mid[] = "\" not found in the \"";
+    char name[64], mod[64], what[80];
+
+    if (!lr_yang_msg_name(lymsg, "Node \"", mid, name, sizeof name))
+        return false;
+    const char *m = strstr(lymsg, mid) + strlen(mid);
+    const char *q = strchr(m, '"');
+    if (!q || (size_t) (q - m) >= sizeof mod)
+        return false;
+    memcpy(mod, m, (size_t) (q - m));
+    mod[q - m] = '\0';
+    const struct lys_module *lm = ly_ctx_get_module_implemented(ctx, mod);
+    if (!lm || !lm->compiled)
+        return false;
+    snprintf(what, sizeof what, "\"%s\"", mod);
+    return lr_yang_nearest_msg(NULL, lm->compiled, what, name, lymsg, msg,
+                               size);
 }
 
 /* libyang's refusal of a boolean leaf's value as 'invalid value "V":
@@ -492,6 +541,8 @@ const char *
 lr_yang_better_msg(const struct ly_ctx *ctx, const char *path,
                    const char *lymsg, char *buf, size_t size)
 {
+    if (!path[0] && lr_yang_top_msg(ctx, lymsg, buf, size))
+        return buf;
     if (path[0] && (lr_yang_union_msg(ctx, path, lymsg, buf, size)
                     || lr_yang_count_msg(ctx, path, lymsg, buf, size)
                     || lr_yang_bound_msg(ctx, path, lymsg, buf, size)

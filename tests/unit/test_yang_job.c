@@ -2730,6 +2730,9 @@ test_config_union(void)
           "/lightrail-config:lightraild/listen: Node \"backlog\" not found "
           "as a child of \"listen\" node; \"listen\" takes address, port, "
           "tls, certificate, key, client-ca. (line 1)" },
+        { "{\"lightrail-config:lightrail\":{}}",
+          "line 1: Node \"lightrail\" not found in the \"lightrail-config\" "
+          "module; did you mean \"lightraild\"?" },
         { CFG_HEAD "\"listen\":{\"tls\":false},\"log\":\"journal\"}}",
           "/lightrail-config:lightraild/log: Invalid enumeration value "
           "\"journal\"; want stderr or syslog. (line 1)" },
