@@ -511,6 +511,61 @@ lr_yang_top_msg(const struct ly_ctx *ctx, const char *lymsg, char *msg,
                                size);
 }
 
+/* libyang's refusal of a number leaf's value for its type or encoding
+ * ("Invalid non-number-encoded uint32 value "5m".", "Invalid type
+ * uint64 value ...", "Value "-1" is out of type uint32 min/max
+ * bounds.", "Invalid 2. character of decimal64 value ...", "Invalid
+ * non-string-encoded decimal64 value ...") at the leaf 'path' (a data
+ * path), followed by what the leaf takes, into msg[size]: its range and
+ * units, and for a JSON number where RFC 7951 wants a string, to quote
+ * it.  False, msg untouched, for any other message or leaf. */
+static bool
+lr_yang_number_msg(const struct ly_ctx *ctx, const char *path,
+                   const char *lymsg, char *msg, size_t size)
+{
+    static const char *const heads[] = {
+        "Invalid non-number-encoded ", "Invalid type ",
+        "Invalid non-string-encoded ", "Value \"",
+    };
+    size_t ml = strlen(lymsg);
+    bool head = false, quote = !strncmp(lymsg, heads[2], strlen(heads[2]));
+
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
+        head = head || !strncmp(lymsg, heads[i], strlen(heads[i]));
+    head = head || (!strncmp(lymsg, "Invalid ", 8)
+                    && strstr(lymsg, ". character of decimal64 value"));
+    if (!head || !ml || lymsg[ml - 1] != '.'
+        || (!strncmp(lymsg, "Value \"", 7)
+            && !strstr(lymsg, " is out of type ")))
+        return false;
+    const struct lysc_node *sn = lr_yang_schema_of(ctx, path);
+    if (!sn || !(sn->nodetype & (LYS_LEAF | LYS_LEAFLIST)))
+        return false;
+    const struct lysc_node_leaf *leaf = (const void *) sn;
+    switch (leaf->type->basetype) {
+    case LY_TYPE_UINT8: case LY_TYPE_UINT16: case LY_TYPE_UINT32:
+    case LY_TYPE_UINT64: case LY_TYPE_INT8: case LY_TYPE_INT16:
+    case LY_TYPE_INT32: case LY_TYPE_INT64: case LY_TYPE_DEC64:
+        break;
+    default:
+        return false;
+    }
+    struct lr_yang_want w = { .n = 0, .whole = true };
+    lr_yang_want_type(leaf->type, leaf->units, &w);
+    if (!w.whole || !w.n)
+        return false;
+    int len = snprintf(msg, size, "%.*s; want ", (int) (ml - 1), lymsg);
+    for (int i = 0; i < w.n && len >= 0 && (size_t) len < size; i++)
+        len += snprintf(msg + len, size - len, "%s%s",
+                        i == 0 ? "" : i == w.n - 1 ? " or " : ", ",
+                        w.alt[i]);
+    if (len >= 0 && (size_t) len < size)
+        snprintf(msg + len, size - len, "%s.", quote
+                 ? ", as a JSON string (RFC 7951 quotes decimal64 and "
+                   "64-bit integers)" : "");
+    return true;
+}
+
 /* libyang's refusal of a boolean leaf's value as 'invalid value "V":
  * want true or false, unquoted' into msg[size].  RFC 7951 encodes a
  * boolean as a JSON literal, so "false" in quotes is refused too, with
@@ -548,6 +603,7 @@ lr_yang_better_msg(const struct ly_ctx *ctx, const char *path,
                     || lr_yang_bound_msg(ctx, path, lymsg, buf, size)
                     || lr_yang_enum_msg(ctx, path, lymsg, buf, size)
                     || lr_yang_member_msg(ctx, path, lymsg, buf, size)
+                    || lr_yang_number_msg(ctx, path, lymsg, buf, size)
                     || lr_yang_bool_msg(lymsg, buf, size)))
         return buf;
     return lymsg;

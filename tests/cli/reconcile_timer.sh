@@ -184,8 +184,8 @@ check_store "lightrail-check: store and devices agree"
 
 # A bad interval: refused at start, exit 2, with the leaf and what it takes.
 for case in '86401|Unsatisfied range - value "86401" is out of the allowed range. Allowed: 0 to 86400 seconds.' \
-            '-1|Value "-1" is out of type uint32 min/max bounds.' \
-            '"5m"|Invalid non-number-encoded uint32 value "5m".'; do
+            '-1|Value "-1" is out of type uint32 min/max bounds; want 0 to 86400 seconds.' \
+            '"5m"|Invalid non-number-encoded uint32 value "5m"; want 0 to 86400 seconds.'; do
     bad=${case%%|*}
     want=${case#*|}
     interval "$bad"

@@ -339,7 +339,8 @@ test_bad_intents(void)
         { NULL, "{\"lightrail-job:job\":[{\"name\":\"j1\","
           "\"model\":\"gpt-1.9b\",\"iterations\":\"lots\"}]}",
           "/lightrail-job:jobs/job[name='j1']/iterations",
-          "Invalid type uint64 value \"lots\".", 0 },
+          "Invalid type uint64 value \"lots\"; want 1 to "
+          "18446744073709551615.", 0 },
         { NULL, "{\"lightrail-job:job\":[{\"name\":\"j1\","
           "\"model\":\"gpt-1.9b\",\"iterations\":5000}]}",
           "/lightrail-job:jobs/job[name='j1']/iterations",
@@ -2730,6 +2731,16 @@ test_config_union(void)
           "/lightrail-config:lightraild/listen: Node \"backlog\" not found "
           "as a child of \"listen\" node; \"listen\" takes address, port, "
           "tls, certificate, key, client-ca. (line 1)" },
+        /* A number refused for its type or its encoding: what the
+         * leaf takes (until 2026-12-07 libyang's sentence alone). */
+        { CFG_HEAD "\"listen\":{\"tls\":false},\"ppo-mean-job-s\":-1}}",
+          "/lightrail-config:lightraild/ppo-mean-job-s: Invalid "
+          "non-string-encoded decimal64 value \"-1\"; want 0.001 to "
+          "1000000000 seconds, as a JSON string (RFC 7951 quotes decimal64 "
+          "and 64-bit integers). (line 1)" },
+        { CFG_HEAD "\"listen\":{\"tls\":false},\"where-budget\":\"2s\"}}",
+          "/lightrail-config:lightraild/where-budget: Invalid 2. character "
+          "of decimal64 value \"2s\"; want 0 to 3600 seconds. (line 1)" },
         { "{\"lightrail-config:lightrail\":{}}",
           "line 1: Node \"lightrail\" not found in the \"lightrail-config\" "
           "module; did you mean \"lightraild\"?" },
@@ -2777,10 +2788,10 @@ test_config_reconcile(void)
           "of the allowed range. Allowed: 0 to 86400 seconds. (line 1)" },
         { CFG_HEAD ",\"reconcile-interval\":-1}}",
           "reconcile-interval: Value \"-1\" is out of type uint32 min/max "
-          "bounds. (line 1)" },
+          "bounds; want 0 to 86400 seconds. (line 1)" },
         { CFG_HEAD ",\"reconcile-interval\":\"5m\"}}",
           "reconcile-interval: Invalid non-number-encoded uint32 value "
-          "\"5m\". (line 1)" },
+          "\"5m\"; want 0 to 86400 seconds. (line 1)" },
     };
     static struct lr_config c;
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
