@@ -109,6 +109,17 @@ if command -v gnuplot > /dev/null; then
     else
         notok "--plot wrote no PNG"
     fi
+    # One load over two seeds whose CI reaches below 0: the log axis
+    # keeps the point's decade, and gnuplot (which drops such a bar and
+    # then finds the range flat) has nothing to warn about on stderr.
+    $LIGHTRAIL rsa-sim --topology "$T" --load 250 --requests 1000 \
+        --warmup 100 --seeds 2 --quiet --format json \
+        --plot "$tmp/one.png" > "$tmp/one.json" 2> "$tmp/one.err"
+    rc=$?
+    [ $rc -eq 0 ] && jq -e '.ci95 > .blocking' "$tmp/one.json" > /dev/null \
+        && [ ! -s "$tmp/one.err" ] && [ -s "$tmp/one.png" ] \
+        && ok "--plot of one load whose CI reaches 0: a PNG, nothing on stderr" \
+        || notok "--plot of one load, CI past 0: exit $rc, $(cat "$tmp/one.json" "$tmp/one.err")"
 else
     echo "skip: gnuplot absent, --plot not tested"
 fi

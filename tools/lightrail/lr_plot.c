@@ -1,5 +1,6 @@
 /* lr_plot: see lr_plot.h. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,13 +159,57 @@ gnuplot_close(FILE *f, const char *png_path, char *err, size_t errlen)
     return 0;
 }
 
+/* A logarithmic y axis is given whole decades, at least one: gnuplot's
+ * own autoscale widens a flat range (one point: one load, one seed, or
+ * every point the same) by a few percent, where no decade tick falls,
+ * and the axis shows no number at all; and it leaves out an error bar
+ * that reaches 0 or below (a wide CI over few seeds) and then finds the
+ * range flat and warns on stderr ("empty y range").  The bars are
+ * counted where they are positive, and clipped at the axis' foot. */
+static void
+log_y_decades(FILE *f, const struct lr_plot *p)
+{
+    double lo = 0, hi = 0;
+    bool any = false;
+    for (int i = 0; i < p->n; i++) {
+        const struct lr_plot_series *s = &p->series[i];
+        if (s->flags & LR_PLOT_Y2)
+            continue;
+        bool err_bars = !(s->flags & LR_PLOT_LINE);
+        for (int j = 0; j < s->n; j++) {
+            const struct lr_plot_point *pt = &s->pts[j];
+            if (!(pt->y > 0))
+                continue;
+            double e = err_bars && pt->yerr > 0 ? pt->yerr : 0;
+            double a = pt->y - e > 0 ? pt->y - e : pt->y;
+            double b = pt->y + e;
+            lo = any && lo < a ? lo : a;
+            hi = any && hi > b ? hi : b;
+            any = true;
+        }
+    }
+    if (!any)
+        return;
+    /* The rounding of log10 must not drop a point on a decade: 1e-3
+     * is not exactly representable. */
+    double d_lo = floor(log10(lo) + 1e-9), d_hi = ceil(log10(hi) - 1e-9);
+    if (d_hi <= d_lo)
+        d_hi = d_lo + 1;
+    fprintf(f, "set yrange [1e%.0f:1e%.0f]\n", d_lo, d_hi);
+}
+
 /* A range gnuplot would find empty (every point of the axis at one
  * value) is widened by hand: gnuplot widens it too, but warns on stderr
  * ("empty x range"), which a one-point curve (a short training run, a
- * single load) should not print.  'which' 0: x, 1: y, 2: y2. */
+ * single load) should not print.  'which' 0: x, 1: y, 2: y2; a
+ * logarithmic y axis is log_y_decades()'. */
 static void
 pad_flat_range(FILE *f, const struct lr_plot *p, int which)
 {
+    if (which == 1 && p->log_y) {
+        log_y_decades(f, p);
+        return;
+    }
     double lo = 0, hi = 0;
     bool any = false;
     for (int i = 0; i < p->n; i++) {
@@ -187,13 +232,8 @@ pad_flat_range(FILE *f, const struct lr_plot *p, int which)
     if (!any || lo != hi)
         return;
     static const char *const axis[] = { "x", "y", "y2" };
-    if (which == 1 && p->log_y)
-        fprintf(f, "set yrange [%.10g:%.10g]\n", lo / 2, hi * 2);
-    else {
-        double d = lo ? 0.1 * (lo < 0 ? -lo : lo) : 1;
-        fprintf(f, "set %srange [%.10g:%.10g]\n", axis[which], lo - d,
-                hi + d);
-    }
+    double d = lo ? 0.1 * (lo < 0 ? -lo : lo) : 1;
+    fprintf(f, "set %srange [%.10g:%.10g]\n", axis[which], lo - d, hi + d);
 }
 
 int
