@@ -120,6 +120,19 @@ if command -v gnuplot > /dev/null; then
         && [ ! -s "$tmp/one.err" ] && [ -s "$tmp/one.png" ] \
         && ok "--plot of one load whose CI reaches 0: a PNG, nothing on stderr" \
         || notok "--plot of one load, CI past 0: exit $rc, $(cat "$tmp/one.json" "$tmp/one.err")"
+    # Blocking 0 at every load has no place on the log axis: no PNG,
+    # the table still printed, exit 3 (a valid request nothing can
+    # satisfy, not an internal failure) and a reason that says what to
+    # change.
+    $LIGHTRAIL rsa-sim --topology "$T" --loads 10:20:10 --requests 500 \
+        --warmup 10 --seeds 1 --quiet --format json \
+        --plot "$tmp/zero.png" > "$tmp/zero.json" 2> "$tmp/zero.err"
+    rc=$?
+    [ $rc -eq 3 ] && [ ! -e "$tmp/zero.png" ] \
+        && [ "$(jq -s 'map(.blocking) | add' "$tmp/zero.json")" = 0 ] \
+        && grep -q "blocking was 0 at every load.*higher loads" "$tmp/zero.err" \
+        && ok "--plot of no blocking at all: exit 3, $(cat "$tmp/zero.err")" \
+        || notok "--plot of no blocking: exit $rc, $(cat "$tmp/zero.err")"
 else
     echo "skip: gnuplot absent, --plot not tested"
 fi

@@ -112,7 +112,9 @@ usage(FILE *f)
     for (int i = 0; lr_rsa_policies[i]; i++)
         fprintf(f, "  %-8s %s\n", lr_rsa_policies[i]->name,
                 lr_rsa_policies[i]->summary);
-    fprintf(f, "\nexit status: 0 done, 1 internal failure, 2 bad input\n");
+    fprintf(f, "\nexit status: 0 done, 1 internal failure, 2 bad input, 3 "
+            "--plot drew nothing:\nblocking was 0 at every load (the "
+            "results are printed)\n");
 }
 
 /* "A:B:S" -> loads A, A+S, ..., <= B (+ a little slack for rounding). */
@@ -600,9 +602,12 @@ lr_cmd_rsa_sim(int argc, char **argv)
             lr_cli_err(CMD, "out of memory");
             rc = LR_EXIT_FAIL;
         } else if (points == 0) {
+            /* Nothing failed: the results stand, the log axis has no
+             * place for them, and only other loads can give it one. */
             lr_cli_err(CMD, "%s: not drawn: blocking was 0 at every load, "
-                       "and the plot is logarithmic", o.plot);
-            rc = LR_EXIT_FAIL;
+                       "which a logarithmic axis cannot show; give higher "
+                       "loads (--loads) or more --requests", o.plot);
+            rc = LR_EXIT_INFEASIBLE;
         } else if (lr_plot_write_png(plot, o.plot, err, sizeof err)) {
             lr_cli_err(CMD, "%s", err);
             rc = LR_EXIT_FAIL;
