@@ -102,6 +102,8 @@ usage(FILE *f)
 "utilisation, variance of load across DCs, spectrum utilisation; the\n"
 "iteration time and the slowdown over the seeds whose run admitted a\n"
 "job (n/a, null in JSON, when none did; seeds_admitting counts them).\n"
+"The table shows the intervals of blocking and of the iteration time;\n"
+"JSON (KEY_ci95) and the plots (error bars) give every metric's.\n"
 "Results are printed when every run is done: stopped before (Ctrl-C,\n"
 "SIGTERM), sim prints none and leaves the --trace file cut short, its\n"
 "last line perhaps incomplete, and no plot.\n"
