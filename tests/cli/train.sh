@@ -361,6 +361,14 @@ expect_bad "--plot $tmp/no/p.png: cannot write a file there" \
     $TRAIN --seed 1 --out "$tmp/x.pol" --plot "$tmp/no/p.png"
 [ ! -e "$tmp/x.pol" ] && ok "a --plot that cannot be written: no policy file" \
     || notok "a --plot that cannot be written left $tmp/x.pol"
+# --steps 0 is imitation alone, of which there is no training curve:
+# a --plot asked for with it is refused before the imitation, not left
+# undrawn without a word after it.
+expect_bad "--plot $tmp/im0.png: --steps 0 trains no PPO, so there is no training curve" \
+    $TRAIN0 --rollout 256 --seed 1 --out "$tmp/x.pol" --teacher greedy \
+    --imitate 2048 --steps 0 --plot "$tmp/im0.png"
+[ ! -e "$tmp/x.pol" ] && ok "--plot with --steps 0: no policy file" \
+    || notok "--plot with --steps 0 left $tmp/x.pol"
 
 cp "$tmp/a.pol" "$tmp/keep.pol"
 # One flipped byte in the weights: the checksum.

@@ -163,7 +163,8 @@ usage(FILE *f)
 "                      batched pass; must divide --rollout (default %d,\n"
 "                      the fastest measured: docs/benchmarks.md); the run\n"
 "                      is deterministic for a seed and N\n"
-"  --plot FILE.png     the training curve (default: FILE of --out + .png)\n"
+"  --plot FILE.png     the training curve (default: FILE of --out + .png;\n"
+"                      none with --steps 0)\n"
 "  --quiet             no progress bar\n"
 "  --entropy X         PPO's entropy bonus (default 0.01)\n"
 "  --anchor C          fine-tuning a start (--init or --teacher): adds C x\n"
@@ -624,6 +625,14 @@ parse_args(int argc, char **argv, struct opts *o)
                    "start, untrained; give --steps %d or more, or a "
                    "smaller --rollout%s", o->steps, o->rollout, o->rollout,
                    o->imitate ? " (--steps 0: imitation alone)" : "");
+        return LR_EXIT_USAGE;
+    }
+    /* The curve is PPO's rollouts; imitation alone draws none, and the
+     * user would learn it only after the imitation. */
+    if (o->steps == 0 && o->plot) {
+        lr_cli_err(CMD, "--plot %s: --steps 0 trains no PPO, so there is "
+                   "no training curve to draw: leave --plot out, or give "
+                   "--steps %d or more", o->plot, o->rollout);
         return LR_EXIT_USAGE;
     }
     return LR_EXIT_OK;
