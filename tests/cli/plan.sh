@@ -132,6 +132,14 @@ expect_bad "device-count: Unsatisfied range" $LIGHTRAIL plan --model gpt-1.9b --
 expect_bad "bandwidth-gbps: Unsatisfied range" $LIGHTRAIL plan --model gpt-1.9b --cluster "$BAD/cluster_negative_bw.json"
 expect_bad "--algo wants cdynp, exact" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --algo greedy
 expect_bad "--order: no data center 'dc9'" $LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --order dc1,dc9
+# Neighbours of the chain that no inter-DC link joins are named before
+# planning (it said only "no plan: consecutive data centers have no
+# inter-DC link", exit 3).
+jq 'del(."lightrail-compute:compute"."inter-dc-link"[]
+        | select(.from == "dc1" and .to == "dc4"))' \
+    "$srcdir/examples/clusters/scale-4dc.json" > "$tmp/nolink.json"
+expect_bad "--order: no inter-DC link joins dc1 and dc4 in the cluster: give an order whose neighbours are linked" \
+    $LIGHTRAIL plan --model gpt-1.9b --cluster "$tmp/nolink.json" --order dc2,dc1,dc4
 expect_bad "give one of --model NAME or --model-file FILE" $LIGHTRAIL plan --cluster "$MAN3"
 expect_bad "--cluster FILE is required" $LIGHTRAIL plan --model gpt-1.9b
 expect_bad "model_layer_gap.json: " $LIGHTRAIL plan --model-file "$BAD/model_layer_gap.json" --cluster "$MAN3"

@@ -365,6 +365,15 @@ parse_order(const char *list, const struct lr_cluster *c, int *order, int *n)
                 lr_cli_err(CMD, "--order: '%s' listed twice", t);
                 return LR_EXIT_USAGE;
             }
+        /* A chain's neighbours exchange activations over their link:
+         * without one no plan over the chain exists, and the planner
+         * would say only that "consecutive data centers" lack it. */
+        if (*n > 0 && lr_cluster_link_between(c, order[*n - 1], k) < 0) {
+            lr_cli_err(CMD, "--order: no inter-DC link joins %s and %s in "
+                       "the cluster: give an order whose neighbours are "
+                       "linked", c->dcs[order[*n - 1]].name, t);
+            return LR_EXIT_USAGE;
+        }
         order[(*n)++] = k;
     }
     return 0;
