@@ -369,6 +369,25 @@ else
         | map([.[0], length])' "$tmp/ro0.jsonl") against $(cat "$tmp/ro0.json")"
 fi
 expect_bad "--rollout best: no such baseline" $W --rollout best
+# A policy file fixes the environment's job mix and shape: an option
+# that says otherwise is refused, not silently replaced by the file's;
+# the file's own value is accepted.
+P="$srcdir/examples/policies/metro.pol"
+PS="$LIGHTRAIL sim --topology $T --cluster $C --policy-file $P --loads 2"
+expect_bad "$P: trained with --k 3, not 5: drop --k (the file's is used) or give 3" \
+    $PS --k 5
+expect_bad "trained with --models bert-large,gpt-1.9b,llama2-7b, not bert-large" \
+    $PS --models bert-large
+expect_bad "trained with --demands 4,8,16, not 4,8" $PS --demands 4,8
+expect_bad "trained with --batch 32, not 64" $PS --batch 64
+expect_bad "trained with --microbatch 1, not 2" $PS --microbatch 2
+expect_bad "trained with --block-penalty 2, not 4" $PS --block-penalty 4
+$PS --k 3 --models bert-large,gpt-1.9b,llama2-7b --demands 4,8,16 \
+    --batch 32 --microbatch 1 --block-penalty 2 --seeds 1 --arrivals 300 \
+    --warmup 10 --quiet --format json > "$tmp/same.json" 2> "$tmp/err" \
+    && jq -e '.k == 3' "$tmp/same.json" > /dev/null \
+    && ok "--policy-file with its own K, mix, batch and penalty given: runs" \
+    || notok "the file's own values given: $(cat "$tmp/err")"
 # A baseline named twice would run twice; every baseline once leaves
 # room for the file's agent and the rollout policy.
 expect_bad "--policy: 'greedy' listed twice" $W --rollout greedy --policy \

@@ -112,9 +112,11 @@ usage(FILE *f)
 "  --policy-file FILE  a trained PPO policy (lightrail train); may be given\n"
 "                      with --policy to compare; its job mix, batch, K,\n"
 "                      block penalty and holding mode (unless --holding\n"
-"                      is given) replace the environment options, and so\n"
-"                      do its GPU shares (--splits, if given, must be\n"
-"                      the file's); a policy trained with --refuse may\n"
+"                      is given) replace the environment options (--models,\n"
+"                      --demands, --batch, --microbatch, --k and\n"
+"                      --block-penalty, if given, must be the file's),\n"
+"                      and so do its GPU shares (--splits, if given, must\n"
+"                      be the file's); a policy trained with --refuse may\n"
 "                      refuse jobs (counted as blocked and as refused)\n"
 "  --loads A:B:S       loads A, A+S, ... up to B (Erlang), at most 200\n"
 "                      loads, each to the decimals of A and S (3:3.3:0.1\n"
@@ -717,6 +719,53 @@ write_plots(const struct opts *o, const char *topo, const struct cell *cells,
     return LR_EXIT_OK;
 }
 
+/* True, with the reason on stderr, when an option of the job mix or
+ * shape was given with a value other than the policy file's: the file's
+ * would replace it, and the run would not be the one asked for. */
+static bool
+file_env_conflict(const struct opts *o, const struct lr_policy_meta *meta)
+{
+    const struct lr_jenv_cli_opts *e = &o->env;
+    char mine[2][64];
+    snprintf(mine[0], sizeof mine[0], "%d", meta->k);
+    snprintf(mine[1], sizeof mine[1], "%d", e->k);
+    char num[6][32];
+    snprintf(num[0], sizeof num[0], "%g", meta->batch);
+    snprintf(num[1], sizeof num[1], "%g", e->batch);
+    snprintf(num[2], sizeof num[2], "%g", meta->micro);
+    snprintf(num[3], sizeof num[3], "%g", e->micro);
+    snprintf(num[4], sizeof num[4], "%g", meta->block_penalty);
+    snprintf(num[5], sizeof num[5], "%g", e->block_penalty);
+    const struct {
+        unsigned bit;
+        const char *opt, *file, *given;
+        bool differs;
+    } rows[] = {
+        { LR_JENV_GIVEN_MODELS, "--models", meta->models,
+          e->models ? e->models : "", !e->models
+          || strcmp(e->models, meta->models) },
+        { LR_JENV_GIVEN_DEMANDS, "--demands", meta->demands,
+          e->demands ? e->demands : "", !e->demands
+          || strcmp(e->demands, meta->demands) },
+        { LR_JENV_GIVEN_BATCH, "--batch", num[0], num[1],
+          e->batch != meta->batch },
+        { LR_JENV_GIVEN_MICRO, "--microbatch", num[2], num[3],
+          e->micro != meta->micro },
+        { LR_JENV_GIVEN_K, "--k", mine[0], mine[1], e->k != meta->k },
+        { LR_JENV_GIVEN_PENALTY, "--block-penalty", num[4], num[5],
+          e->block_penalty != meta->block_penalty },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        if (!(e->given & rows[i].bit) || !rows[i].differs)
+            continue;
+        lr_cli_err(CMD, "%s: trained with %s %s, not %s: drop %s (the "
+                   "file's is used) or give %s", o->policy_file, rows[i].opt,
+                   rows[i].file, rows[i].given, rows[i].opt, rows[i].file);
+        return true;
+    }
+    return false;
+}
+
 int
 lr_cmd_sim(int argc, char **argv)
 {
@@ -760,7 +809,12 @@ lr_cmd_sim(int argc, char **argv)
             return LR_EXIT_USAGE;
         }
         /* Every policy runs in the environment the agent was trained
-         * for: its job mix and shape replace the defaults. */
+         * for: its job mix and shape replace the defaults, and an
+         * option that asks for another is refused. */
+        if (file_env_conflict(&o, &meta)) {
+            lr_ppo_free(ppo);
+            return LR_EXIT_USAGE;
+        }
         o.env.models = meta.models;
         o.env.demands = meta.demands;
         o.env.batch = meta.batch;

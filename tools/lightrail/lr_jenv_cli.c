@@ -58,22 +58,28 @@ lr_jenv_cli_option(int code, const char *arg, struct lr_jenv_cli_opts *o)
     switch (code) {
     case LR_JENV_O_MODELS:
         o->models = arg;
+        o->given |= LR_JENV_GIVEN_MODELS;
         return NULL;
     case LR_JENV_O_DEMANDS:
         o->demands = arg;
+        o->given |= LR_JENV_GIVEN_DEMANDS;
         return NULL;
     case LR_JENV_O_BATCH:
+        o->given |= LR_JENV_GIVEN_BATCH;
         return lr_parse_double(arg, 1, 1e9, &o->batch)
                ? "--batch wants a number of samples from 1 to 1e9" : NULL;
     case LR_JENV_O_MICRO:
+        o->given |= LR_JENV_GIVEN_MICRO;
         return lr_parse_double(arg, 1e-9, 1e9, &o->micro)
                ? "--microbatch wants a number of samples from 1e-9 to 1e9" : NULL;
     case LR_JENV_O_K:
         if (lr_parse_long(arg, 1, 16, &v))
             return "--k wants an integer in 1..16";
         o->k = (int) v;
+        o->given |= LR_JENV_GIVEN_K;
         return NULL;
     case LR_JENV_O_PENALTY:
+        o->given |= LR_JENV_GIVEN_PENALTY;
         return lr_parse_double(arg, 0, 1e6, &o->block_penalty)
                ? "--block-penalty wants a number in [0, 1e6]" : NULL;
     case LR_JENV_O_HOLDING:

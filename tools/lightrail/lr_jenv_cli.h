@@ -47,6 +47,19 @@ struct lr_jenv_cli_opts {
     bool observe_load;
     /* `train --reward blocking` (lr_jenv_config.reward_blocking_only). */
     bool reward_blocking_only;
+    /* Which of the job mix and shape options were given (LR_JENV_GIVEN_*
+     * bits): a policy file's values replace the defaults, and a given
+     * value that differs is refused rather than silently replaced. */
+    unsigned given;
+};
+
+enum {
+    LR_JENV_GIVEN_MODELS = 1 << 0,
+    LR_JENV_GIVEN_DEMANDS = 1 << 1,
+    LR_JENV_GIVEN_BATCH = 1 << 2,
+    LR_JENV_GIVEN_MICRO = 1 << 3,
+    LR_JENV_GIVEN_K = 1 << 4,
+    LR_JENV_GIVEN_PENALTY = 1 << 5,
 };
 
 /* The defaults every command starts from. */
