@@ -81,6 +81,7 @@
 #include "controller/lr_log.h"
 #include "controller/lr_store.h"
 #include "controller/lr_stored.h"
+#include "controller/lr_tls.h"
 #include "controller/lr_worker.h"
 #include "northbound/nb_restconf.h"
 #include "planner/lr_modulation.h"
@@ -433,11 +434,9 @@ on_sighup(evutil_socket_t sig, short what, void *arg)
 
 /* Arms d->crl_next at the earliest next update still to come of the
  * CRLs the agents' connections are checked against
- * (lr_ctl_agents_crl_next()), or leaves it idle when there is none: at
- * start, and whenever the CRLs may have changed (a reload, a PUT of the
- * network) or one has just gone stale.  A second late: OpenSSL compares
- * whole seconds, and a CRL is stale only once its next update is not
- * after now. */
+ * (lr_ctl_agents_crl_next(), lr_tls_crl_wait()), or leaves it idle when
+ * there is none: at start, and whenever the CRLs may have changed (a
+ * reload, a PUT of the network) or one has just gone stale. */
 static void
 crl_arm(struct daemon *d)
 {
@@ -447,8 +446,7 @@ crl_arm(struct daemon *d)
     time_t at = lr_ctl_agents_crl_next(d->ctl);
     if (!at)
         return;
-    time_t now = time(NULL);
-    struct timeval tv = { at > now ? at - now + 1 : 1, 0 };
+    struct timeval tv = { lr_tls_crl_wait(at, time(NULL)), 0 };
     evtimer_add(d->crl_next, &tv);
 }
 

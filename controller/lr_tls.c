@@ -459,6 +459,12 @@ lr_tls_crl_update(SSL_CTX *ctx, bool past, char *buf, size_t len)
     return when;
 }
 
+long
+lr_tls_crl_wait(time_t at, time_t now)
+{
+    return at > now ? (long) (at - now) + 1 : 1;
+}
+
 /* The SSL ex_data index of the struct lr_tls_peer, made once. */
 static int lr_tls_peer_index = -1;
 static CRYPTO_ONCE lr_tls_peer_once = CRYPTO_ONCE_STATIC_INIT;

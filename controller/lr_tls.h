@@ -123,6 +123,12 @@ int lr_tls_use_crl(SSL_CTX *ctx, const char *crl, char *err, size_t errlen);
  * of now. */
 time_t lr_tls_crl_update(SSL_CTX *ctx, bool past, char *buf, size_t len);
 
+/* The seconds a timer waits, from 'now' (time(NULL)), for the next
+ * update 'at' (lr_tls_crl_update()): a second past it, since OpenSSL
+ * compares whole seconds and a CRL is stale only once its next update
+ * is not after now; 1 when 'at' is not ahead. */
+long lr_tls_crl_wait(time_t at, time_t now);
+
 /* What the verification of a peer's chain found wrong first: OpenSSL
  * says only a code (X509_V_ERR_CERT_REVOKED), and the operator needs to
  * know which certificate. */

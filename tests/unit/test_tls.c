@@ -788,6 +788,19 @@ test_crl_update(void)
     unlink(crl);
 }
 
+/* lr_tls_crl_wait(): a second past a next update ahead (OpenSSL's
+ * whole seconds), one for a next update not ahead: never 0 or less,
+ * which would wake the timer at once, again and again. */
+static void
+test_crl_wait(void)
+{
+    const time_t now = 1796613049;    /* 2026-12-07T03:10:49Z */
+    CU_ASSERT_EQUAL(lr_tls_crl_wait(now + 5, now), 6);
+    CU_ASSERT_EQUAL(lr_tls_crl_wait(now + 1, now), 2);
+    CU_ASSERT_EQUAL(lr_tls_crl_wait(now, now), 1);
+    CU_ASSERT_EQUAL(lr_tls_crl_wait(now - 3600, now), 1);
+}
+
 static CU_TestInfo tests[] = {
     { "use_pair blames the right file", test_pair_blame },
     { "reason: text, empty queue", test_reason },
@@ -800,6 +813,7 @@ static CU_TestInfo tests[] = {
     { "verify_again: revoked since, kept, stale CRL, no peer",
       test_verify_again },
     { "crl_update: the next to come, the last past, none", test_crl_update },
+    { "crl_wait: a second past the next update, never 0", test_crl_wait },
     CU_TEST_INFO_NULL,
 };
 

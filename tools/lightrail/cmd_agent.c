@@ -1906,9 +1906,8 @@ conn_revoked_since(struct conn *c)
 }
 
 /* Arms a->crl_next at the earliest next update of a->ssl's CRLs still to
- * come, or leaves it idle when there is none (no CRL, or none with a
- * next update).  A second late: OpenSSL compares whole seconds, and a
- * CRL is stale only once its next update is not after now. */
+ * come (lr_tls_crl_wait()), or leaves it idle when there is none (no
+ * CRL, or none with a next update). */
 static void
 agent_crl_arm(struct agent *a)
 {
@@ -1916,8 +1915,7 @@ agent_crl_arm(struct agent *a)
     time_t at = lr_tls_crl_update(a->ssl, false, NULL, 0);
     if (!at)
         return;
-    time_t now = time(NULL);
-    struct timeval tv = { at > now ? at - now + 1 : 1, 0 };
+    struct timeval tv = { lr_tls_crl_wait(at, time(NULL)), 0 };
     evtimer_add(a->crl_next, &tv);
 }
 
