@@ -328,6 +328,7 @@ struct daemon {
     /* At the earliest next update of coordinator/crl's CRLs still to come
      * (crl_arm()); not pending without one. */
     struct event *crl_next;
+    time_t crl_at;                /* the next update it waits for */
     struct nb_app *app;           /* the northbound's, for reloads */
     const char *policy;           /* ppo-policy, or NULL */
     bool crl;                     /* coordinator/crl configured */
@@ -434,9 +435,10 @@ on_sighup(evutil_socket_t sig, short what, void *arg)
 
 /* Arms d->crl_next at the earliest next update still to come of the
  * CRLs the agents' connections are checked against
- * (lr_ctl_agents_crl_next(), lr_tls_crl_wait()), or leaves it idle when
- * there is none: at start, and whenever the CRLs may have changed (a
- * reload, a PUT of the network) or one has just gone stale. */
+ * (lr_ctl_agents_crl_next(); lr_tls_crl_wait(): at most
+ * LR_TLS_CRL_RECHECK_S ahead), or leaves it idle when there is none: at
+ * start, and whenever the CRLs may have changed (a reload, a PUT of the
+ * network) or one has just gone stale. */
 static void
 crl_arm(struct daemon *d)
 {
@@ -444,6 +446,7 @@ crl_arm(struct daemon *d)
         return;
     evtimer_del(d->crl_next);
     time_t at = lr_ctl_agents_crl_next(d->ctl);
+    d->crl_at = at;
     if (!at)
         return;
     struct timeval tv = { lr_tls_crl_wait(at, time(NULL)), 0 };
@@ -453,14 +456,19 @@ crl_arm(struct daemon *d)
 /* A CRL of coordinator/crl went stale: new handshakes fail closed from
  * now on, and the connections kept to the agents, admitted before,
  * must be judged again (nb_restconf_recheck_tls(): once the planner
- * hands the agents back, when a plan has them). */
+ * hands the agents back, when a plan has them).  Woken before its next
+ * update by the wait's cap, the timer only waits again. */
 static void
 on_crl_next(evutil_socket_t fd, short what, void *arg)
 {
     struct daemon *d = arg;
     (void) fd;
     (void) what;
-    if (!d->stopping)
+    if (d->stopping)
+        return;
+    if (time(NULL) < d->crl_at)
+        crl_arm(d);
+    else
         nb_restconf_recheck_tls(d->app);
 }
 

@@ -462,7 +462,10 @@ lr_tls_crl_update(SSL_CTX *ctx, bool past, char *buf, size_t len)
 long
 lr_tls_crl_wait(time_t at, time_t now)
 {
-    return at > now ? (long) (at - now) + 1 : 1;
+    if (at <= now)
+        return 1;
+    return at - now >= LR_TLS_CRL_RECHECK_S ? LR_TLS_CRL_RECHECK_S
+                                            : (long) (at - now) + 1;
 }
 
 /* The SSL ex_data index of the struct lr_tls_peer, made once. */

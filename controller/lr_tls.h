@@ -123,10 +123,23 @@ int lr_tls_use_crl(SSL_CTX *ctx, const char *crl, char *err, size_t errlen);
  * of now. */
 time_t lr_tls_crl_update(SSL_CTX *ctx, bool past, char *buf, size_t len);
 
+/* The longest a CRL timer waits before it reads the wall clock again
+ * (lr_tls_crl_wait()): a connection outlives a CRL gone stale by a clock
+ * set forward at most this long.  A wake that finds the next update
+ * still ahead costs a walk of the store's CRLs. */
+#define LR_TLS_CRL_RECHECK_S 10
+
 /* The seconds a timer waits, from 'now' (time(NULL)), for the next
  * update 'at' (lr_tls_crl_update()): a second past it, since OpenSSL
  * compares whole seconds and a CRL is stale only once its next update
- * is not after now; 1 when 'at' is not ahead. */
+ * is not after now; 1 when 'at' is not ahead; at most
+ * LR_TLS_CRL_RECHECK_S.  The cap: a CRL goes stale by the wall clock
+ * (time()), which OpenSSL reads, but libevent's timers count on the
+ * monotonic clock, which a wall clock set forward (NTP stepping a clock
+ * that was behind, a virtual machine resumed) leaves behind: a timer
+ * armed for the whole wait would keep the connections up past the next
+ * update by the size of the step.  A timer woken before 'at' (by the
+ * wall clock) arms itself again rather than judge. */
 long lr_tls_crl_wait(time_t at, time_t now);
 
 /* What the verification of a peer's chain found wrong first: OpenSSL

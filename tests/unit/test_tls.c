@@ -799,6 +799,15 @@ test_crl_wait(void)
     CU_ASSERT_EQUAL(lr_tls_crl_wait(now + 1, now), 2);
     CU_ASSERT_EQUAL(lr_tls_crl_wait(now, now), 1);
     CU_ASSERT_EQUAL(lr_tls_crl_wait(now - 3600, now), 1);
+    /* A day ahead: the timer wakes within LR_TLS_CRL_RECHECK_S all the
+     * same, to read the wall clock again (which may have been set
+     * forward past the next update meanwhile). */
+    CU_ASSERT(LR_TLS_CRL_RECHECK_S >= 1 && LR_TLS_CRL_RECHECK_S <= 60);
+    CU_ASSERT_EQUAL(lr_tls_crl_wait(now + 86400, now), LR_TLS_CRL_RECHECK_S);
+    CU_ASSERT_EQUAL(lr_tls_crl_wait(now + LR_TLS_CRL_RECHECK_S, now),
+                    LR_TLS_CRL_RECHECK_S);
+    CU_ASSERT_EQUAL(lr_tls_crl_wait(now + LR_TLS_CRL_RECHECK_S - 2, now),
+                    LR_TLS_CRL_RECHECK_S - 1);
 }
 
 static CU_TestInfo tests[] = {
@@ -813,7 +822,8 @@ static CU_TestInfo tests[] = {
     { "verify_again: revoked since, kept, stale CRL, no peer",
       test_verify_again },
     { "crl_update: the next to come, the last past, none", test_crl_update },
-    { "crl_wait: a second past the next update, never 0", test_crl_wait },
+    { "crl_wait: a second past the next update, never 0, capped",
+      test_crl_wait },
     CU_TEST_INFO_NULL,
 };
 

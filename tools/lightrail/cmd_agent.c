@@ -258,6 +258,7 @@ struct agent {
      * not pending): the connections up are judged again then
      * (on_crl_next()).  SIGHUP arms it anew (agent_crl_arm()). */
     struct event *crl_next;
+    time_t crl_at;                /* the next update it waits for */
     struct lr_agent_config cfg;
     struct lr_cluster *cluster;   /* the one-DC inventory */
     FILE *record;
@@ -1906,13 +1907,15 @@ conn_revoked_since(struct conn *c)
 }
 
 /* Arms a->crl_next at the earliest next update of a->ssl's CRLs still to
- * come (lr_tls_crl_wait()), or leaves it idle when there is none (no
- * CRL, or none with a next update). */
+ * come (lr_tls_crl_wait(): at most LR_TLS_CRL_RECHECK_S ahead), or
+ * leaves it idle when there is none (no CRL, or none with a next
+ * update). */
 static void
 agent_crl_arm(struct agent *a)
 {
     evtimer_del(a->crl_next);
     time_t at = lr_tls_crl_update(a->ssl, false, NULL, 0);
+    a->crl_at = at;
     if (!at)
         return;
     struct timeval tv = { lr_tls_crl_wait(at, time(NULL)), 0 };
@@ -1950,11 +1953,16 @@ conn_refused_stale(struct conn *c)
 /* A CRL's next update passed: each connection up is judged again
  * (conn_refused_stale()); then the timer goes on to the next CRL's
  * next update.  One whose handshake ends later is judged then
- * (conn_event()). */
+ * (conn_event()).  Woken before it by the wait's cap, the timer only
+ * waits again. */
 static void
 on_crl_next(evutil_socket_t fd, short what, void *arg)
 {
     struct agent *a = arg;
+    if (time(NULL) < a->crl_at) {
+        agent_crl_arm(a);
+        return;
+    }
     for (struct conn *c = a->conns, *next; c; c = next) {
         next = c->next;
         if (c->ready && !c->gone)

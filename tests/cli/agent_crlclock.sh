@@ -1,0 +1,163 @@
+#!/bin/sh
+# A wall clock set forward past a CRL's next update while a connection
+# is up (docs/agent-protocol.md, "Revocation"): the CRL is stale from
+# then on by the clock OpenSSL reads, but the agent's timer counts on
+# the event loop's monotonic clock, which the step leaves behind.  The
+# agent must close the connection all the same, within
+# LR_TLS_CRL_RECHECK_S (10 s) of the step, not at the next update by
+# the monotonic clock; so must lightraild the connection it keeps to
+# dc2's agent since a job.  The step is the tested process's alone: the
+# tests/cli/clockshift.c shim (LD_PRELOAD) shifts its time(),
+# gettimeofday() and CLOCK_REALTIME by the seconds in a file.  Waits for
+# the log line, bounded; asserts no timing.  Agents and lightraild are
+# stopped by their PID.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "${srcdir:-.}/tests/cli/agentlib.sh"
+command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
+command -v openssl > /dev/null || { echo "skip: openssl not installed"; exit 77; }
+command -v python3 > /dev/null || { echo "skip: python3 not installed"; exit 77; }
+CC=${CC:-cc}
+command -v "$CC" > /dev/null || { echo "skip: no C compiler for the shim"; exit 77; }
+
+trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
+
+{ mk_ca ca && mk_cert ca dc2 dc2 && mk_cert ca coordinator coordinator; } ||
+    { echo "skip: openssl cannot make certificates"; exit 77; }
+# The shim is built plain: no sanitizer of its own in the agent's.
+"$CC" -shared -fPIC -o "$tmp/clockshift.so" "$srcdir/tests/cli/clockshift.c" \
+    -ldl 2> "$tmp/cc.err" ||
+    { echo "skip: cannot build the clock shim: $(cat "$tmp/cc.err")"; exit 77; }
+
+# A CRL of 'ca' revoking none, good for ten minutes.
+d=$tmp/ca-crl
+mkdir -p "$d"
+: > "$d/index.txt"
+echo 01 > "$d/crlnumber"
+cat > "$d/openssl.cnf" <<EOF2
+[ ca ]
+default_ca = lr
+[ lr ]
+database = $d/index.txt
+crlnumber = $d/crlnumber
+default_md = sha256
+default_crl_days = 1
+EOF2
+openssl ca -config "$d/openssl.cnf" -keyfile "$C/ca.key" -cert "$C/ca.pem" \
+    -gencrl -crlsec 600 -out "$C/crl.pem" 2> "$d/err" ||
+    { echo "skip: openssl ca cannot make a CRL with -crlsec: $(cat "$d/err")"; exit 77; }
+T=$(date -u -d "$(openssl crl -noout -nextupdate -in "$C/crl.pem" | sed 's/^nextUpdate=//')" +%Y-%m-%dT%H:%M:%SZ)
+
+agent_file dc2 4 311.111 0.45 80 45.678
+jq '."lightrail-agent:agent".tls.crl = "../certs/crl.pem"' "$A/dc2.json" \
+    > "$A/clock.json"
+SHIFT=$tmp/shift
+echo 0 > "$SHIFT"
+# The agent alone runs with the shim (ASan wants its runtime first
+# otherwise); the test's own clock is the real one.
+ASAN_SAVED=${ASAN_OPTIONS-}
+export LD_PRELOAD="$tmp/clockshift.so" LR_CLOCKSHIFT_FILE="$SHIFT"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+start_agent clock "$A/clock.json"
+started=$?
+unset LD_PRELOAD LR_CLOCKSHIFT_FILE
+ASAN_OPTIONS=$ASAN_SAVED
+if [ $started = 0 ]; then
+    # HELLO on a connection; the agent's clock set 15 minutes forward,
+    # past the CRL's next update; the log line awaited for 40 s (4
+    # times the cap); HELLO again.
+    python3 - "$C" "$APORT" "$A/clock.log" "$SHIFT" \
+        "$srcdir/tests/cli" > "$tmp/out" 2>&1 <<'PY'
+import sys, time
+certs, port, log, shift, lib = sys.argv[1:6]
+sys.path.insert(0, lib)
+from agentwire import HELLO, HELLO_OK, ask, connect
+s = connect(certs, port, "dc2", "coordinator")
+
+
+def hello(n):
+    s.settimeout(10)
+    try:
+        t, _ = ask(s, HELLO)
+        print(f"hello {n}:", "ok" if t == HELLO_OK else f"answered {t}")
+    except (EOFError, OSError):
+        print(f"hello {n}: closed")
+
+
+hello(1)
+with open(shift, "w") as f:
+    f.write("900\n")
+until = time.time() + 40
+while time.time() < until and "(nextUpdate)" not in open(log).read():
+    time.sleep(0.1)
+hello(2)
+PY
+    if grep -q '^hello 1: ok$' "$tmp/out" && grep -q '^hello 2: closed$' "$tmp/out" &&
+       grep -F -q "CRL '$A/../certs/crl.pem' expired at $T (nextUpdate): connection to 127.0.0.1:" "$A/clock.log"; then
+        ok "agent: a clock set forward past the CRL's next update closes the connection up"
+    else
+        notok "agent kept a connection after its clock went past the CRL's next update $T: $(cat "$tmp/out"; tail -3 "$A/clock.log")"
+    fi
+    stop_agent "$APID" || notok "agent did not stop cleanly"
+else
+    notok "agent under the clock shim did not start: $(tail -3 "$A/clock.log")"
+fi
+
+# ---- lightraild: coordinator/crl, its clock set forward ----
+agent_file dc2 4 311.111 0.45 80 45.678
+start_agent plain "$A/dc2.json" || { notok "agent without a CRL did not start"; lr_summary; exit; }
+PLAIN=$APORT PLAINPID=$APID
+. "${srcdir:-.}/tests/cli/daemon.sh"
+trap 'kill -9 $PID $PIDS 2>/dev/null; rm -rf "$tmp"' EXIT
+METRO=$(cd "$srcdir" && pwd)/examples/clusters/metro.json
+jq --argjson p "$PLAIN" '
+  .["lightrail-compute:compute"]["device-type"] += [{"name": "placeholder",
+      "peak-tflops": "1", "efficiency": "0.01", "memory-gb": "1"}]
+  | .["lightrail-compute:compute"].dc |= map(
+      if .name == "dc2" then
+        . + {"device-type": "placeholder", "device-count": 1,
+             "intra-dc-bandwidth-gbytes-per-s": "1",
+             "intra-dc-latency-us": "0",
+             "remote": {"address": "127.0.0.1", "port": $p}}
+      else . end)' "$METRO" > "$D/cluster.json"
+jq --arg c "$C" '.["lightrail-config:lightraild"] += {
+    "cluster-file": "cluster.json",
+    "coordinator": {"certificate": ($c + "/coordinator.pem"),
+                    "key": ($c + "/coordinator.key"),
+                    "ca": ($c + "/ca.pem"), "crl": ($c + "/crl.pem")}}' \
+    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+DSHIFT=$tmp/dshift
+echo 0 > "$DSHIFT"
+export LD_PRELOAD="$tmp/clockshift.so" LR_CLOCKSHIFT_FILE="$DSHIFT"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+start_daemon
+started=$?
+unset LD_PRELOAD LR_CLOCKSHIFT_FILE
+ASAN_OPTIONS=$ASAN_SAVED
+if [ $started = 0 ]; then
+    # j1 leaves its connection to dc2's agent kept (DELETE's RELEASE
+    # goes over it too); then lightraild's clock is set 15 minutes
+    # forward, past the CRL's next update, and its log line awaited for
+    # 40 s.
+    printf '{"lightrail-job:job":[{"name":"j1","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":1,"max":64}}]}\n' \
+        > "$tmp/j1.json"
+    api POST "$JOBS" "$tmp/j1.json"
+    api GET "$JOBS/job=j1"
+    j1=$(jq -r '.["lightrail-job:job"][0].state.phase' "$tmp/body")
+    api DELETE "$JOBS/job=j1"
+    echo 900 > "$DSHIFT"
+    until=$(($(date +%s) + 40))
+    said="CRL '$C/crl.pem' expired at $T (nextUpdate): connection to dc2 closed; install a fresh CRL and send SIGHUP"
+    while [ "$(date +%s)" -le $until ] && ! grep -F -q "$said" "$D/log"; do
+        sleep 0.1
+    done
+    if [ "$j1" = active ] && grep -F -q "$said" "$D/log"; then
+        ok "lightraild: a clock set forward past coordinator/crl's next update closes the connection kept to dc2"
+    else
+        notok "lightraild kept dc2's connection after its clock went past the CRL's next update $T: j1 $j1, $(grep -F -e CRL -e 'agent dc2' "$D/log" | tail -3)"
+    fi
+    stop_daemon
+else
+    notok "lightraild under the clock shim did not start: $(tail -3 "$D/log")"
+fi
+stop_agent "$PLAINPID" || notok "agent $PLAINPID did not stop cleanly"
+lr_summary
