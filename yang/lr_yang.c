@@ -3,6 +3,7 @@
  * every loader shares (errors, file reading, strict parsing).  See
  * lr_yang.h.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -29,17 +30,28 @@ static const char *const lr_yang_implemented[] = {
 
 /* An error is one line, yet libyang quotes the input it stopped at, and
  * names in the data may hold any character: control characters become
- * spaces. */
+ * spaces.  A message longer than err[] (a leafref's list of names of
+ * many-byte characters) is cut at the start of a character and marked
+ * (planner/lr_utf8.h): the API sends it as JSON, which must be UTF-8. */
 static void
 lr_yang_verrf(char *err, size_t errlen, const char *file, const char *path,
               const char *fmt, va_list ap)
 {
     if (!err || !errlen)
         return;
-    int n = path ? snprintf(err, errlen, "%s: %s: ", file, path)
-                 : snprintf(err, errlen, "%s: ", file);
-    if (n >= 0 && (size_t) n < errlen)
-        vsnprintf(err + n, errlen - n, fmt, ap);
+    if (errlen > sizeof LR_UTF8_CUT_MARK) {
+        err[0] = '\0';
+        if (path)
+            lr_utf8_appendf(err, errlen, "%s: %s: ", file, path);
+        else
+            lr_utf8_appendf(err, errlen, "%s: ", file);
+        lr_utf8_vappendf(err, errlen, fmt, ap);
+    } else {
+        int n = path ? snprintf(err, errlen, "%s: %s: ", file, path)
+                     : snprintf(err, errlen, "%s: ", file);
+        if (n >= 0 && (size_t) n < errlen)
+            vsnprintf(err + n, errlen - n, fmt, ap);
+    }
     for (unsigned char *p = (unsigned char *) err; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
             *p = ' ';
@@ -592,13 +604,207 @@ lr_yang_bool_msg(const char *lymsg, char *msg, size_t size)
     return false;
 }
 
+/* What a leafref's refusal lists of the values its target holds: the
+ * first LR_YANG_REF_LIST, each cut to LR_YANG_REF_NAME bytes (a name
+ * takes up to 63 characters, which may be 252 bytes), so that the list
+ * fits one message (lr_yang_ly_err()'s 1024 bytes) with room for
+ * libyang's sentence and the path. */
+#define LR_YANG_REF_LIST 8
+#define LR_YANG_REF_NAME 64
+
+/* The module of the prefix id[len] of the leafref 'lref', or, when len
+ * is 0, of its names without a prefix (the module the path was written
+ * in, which the compiled type records under a NULL prefix; else
+ * 'leaf_mod').  NULL when the prefix is not the path's. */
+static const struct lys_module *
+lr_yang_ref_module(const struct lysc_type_leafref *lref, const char *id,
+                   int len, const struct lys_module *leaf_mod)
+{
+    LY_ARRAY_COUNT_TYPE i;
+    LY_ARRAY_FOR(lref->prefixes, i) {
+        const char *pre = lref->prefixes[i].prefix;
+        if (len ? pre && !strncmp(pre, id, len) && !pre[len] : !pre)
+            return lref->prefixes[i].mod;
+    }
+    return len ? NULL : leaf_mod;
+}
+
+/* The leafref path of 'lref' into out[size] as lyd_find_xpath() reads it
+ * (JSON's prefixes, RFC 7951 6.11): each name with the name of its
+ * module, its prefix's or that of the names without one
+ * (lr_yang_ref_module(); 'leaf_mod' is the leaf's).  libyang 2.1's
+ * lyd_find_xpath4() takes the schema's own prefixes, but refuses them
+ * without a module for the names without one, which it has no argument
+ * for.  A function (current()) keeps its name.  False when out[] is too
+ * small or a prefix is not the path's. */
+static bool
+lr_yang_ref_json(const struct lysc_type_leafref *lref,
+                 const struct lys_module *leaf_mod, char *out, size_t size)
+{
+    const char *p = lyxp_get_expr(lref->path);
+    size_t n = 0;
+
+    while (*p) {
+        const struct lys_module *mod = NULL;
+        const char *id = p;
+        int w, len;
+        if (!isalpha((unsigned char) *p) && *p != '_') {
+            w = snprintf(out + n, size - n, "%c", *p++);
+        } else {
+            while (isalnum((unsigned char) *p) || *p == '_' || *p == '-'
+                   || *p == '.')
+                p++;
+            len = (int) (p - id);
+            const char *after = p;
+            while (*after == ' ' || *after == '\t')
+                after++;
+            if (*p == ':') {
+                /* A prefix: the name after it is written as it is. */
+                if (!(mod = lr_yang_ref_module(lref, id, len, leaf_mod)))
+                    return false;
+                w = snprintf(out + n, size - n, "%s:", mod->name);
+                p++;
+                id = p;
+                while (isalnum((unsigned char) *p) || *p == '_'
+                       || *p == '-' || *p == '.')
+                    p++;
+                if ((size_t) w < size - n) {
+                    n += (size_t) w;
+                    w = snprintf(out + n, size - n, "%.*s", (int) (p - id),
+                                 id);
+                }
+            } else if (*after == '(') {
+                w = snprintf(out + n, size - n, "%.*s", len, id);
+            } else {
+                mod = lr_yang_ref_module(lref, id, 0, leaf_mod);
+                w = snprintf(out + n, size - n, "%s:%.*s", mod->name, len,
+                             id);
+            }
+        }
+        if (w < 0 || (size_t) w >= size - n)
+            return false;
+        n += (size_t) w;
+    }
+    return true;
+}
+
+/* The instances of the target of 'leaf' (of leafref type 'lref') in the
+ * tree that holds it, into '*set' (the caller frees it with
+ * ly_set_free(set, NULL)): the leafref's path evaluated from the leaf,
+ * as libyang resolves it, so that a relative path reaches what the
+ * leaf's own ancestors hold (a link's nodes are those of its network,
+ * not another's).  False when the path cannot be evaluated. */
+static bool
+lr_yang_ref_targets(const struct lyd_node *leaf,
+                    const struct lysc_type_leafref *lref, struct ly_set **set)
+{
+    char xpath[1024];
+
+    *set = NULL;
+    return lr_yang_ref_json(lref, leaf->schema->module, xpath, sizeof xpath)
+           && !lyd_find_xpath(leaf, xpath, set);
+}
+
+/* The value among the nodes of 'set' that 'value' is a slip of: the one
+ * closest to it, when that takes two edits or fewer, fewer than half
+ * its bytes (one letter of "X" makes any name of one letter, "B200" is
+ * not "A100"), and no other is as close (of "dc1", "dc2" and "dc3",
+ * "dc9" means none more than the others).  NULL otherwise; borrowed
+ * from the tree. */
+static const char *
+lr_yang_ref_nearest(const struct ly_set *set, const char *value)
+{
+    const char *near = NULL;
+    int best = INT_MAX;
+    bool tie = false;
+
+    for (uint32_t i = 0; i < set->count; i++) {
+        const char *v = lyd_get_value(set->dnodes[i]);
+        int d = v ? lr_yang_distance(value, v) : INT_MAX;
+        if (d < best) {
+            best = d;
+            near = v;
+            tie = false;
+        } else if (d == best && v && near && strcmp(v, near)) {
+            tie = true;
+        }
+    }
+    if (!near || tie || best > 2 || 2 * (size_t) best >= strlen(value))
+        return NULL;
+    return near;
+}
+
+/* libyang's "Invalid leafref value "V" - no target instance "P" with the
+ * same value." at the leaf 'path' (a data path) of 'tree', which names
+ * neither what was meant nor what there is, followed by both into
+ * msg[size] (size > sizeof LR_UTF8_CUT_MARK): the value meant, when it
+ * is a slip of one (lr_yang_ref_nearest()), and the values the target
+ * holds in this tree, the first LR_YANG_REF_LIST and how many more.  V
+ * and the values are the data's, cut at the start of a character
+ * (planner/lr_utf8.h), and so is the whole message when it does not
+ * fit.  False, msg untouched, for any other message, or when the leaf
+ * or its target cannot be found. */
+static bool
+lr_yang_leafref_msg(const struct lyd_node *tree, const char *path,
+                    const char *lymsg, char *msg, size_t size)
+{
+    static const char head[] = "Invalid leafref value \"";
+    static const char tail[] = "\" with the same value.";
+    size_t ml = strlen(lymsg), tl = strlen(tail);
+    struct lyd_node *leaf = NULL;
+    struct ly_set *set = NULL;
+
+    if (!tree || strncmp(lymsg, head, strlen(head)) || ml < tl
+        || strcmp(lymsg + ml - tl, tail)
+        || lyd_find_path(tree, path, 0, &leaf) || !leaf->schema
+        || !(leaf->schema->nodetype & (LYS_LEAF | LYS_LEAFLIST)))
+        return false;
+    const struct lysc_type *t = ((const struct lysc_node_leaf *)
+                                 leaf->schema)->type;
+    const char *value = lyd_get_value(leaf);
+    if (t->basetype != LY_TYPE_LEAFREF || !value
+        || !lr_yang_ref_targets(leaf, (const void *) t, &set))
+        return false;
+    const struct lysc_type_leafref *lref = (const void *) t;
+    const char *near = lr_yang_ref_nearest(set, value);
+
+    msg[0] = '\0';
+    /* libyang's sentence without its final '.': it goes on. */
+    lr_utf8_appendf(msg, size, "%s%s\" - no target instance \"%s%.*s",
+                    head, LR_UTF8_CLIP(value, LR_YANG_REF_NAME),
+                    lyxp_get_expr(lref->path), (int) tl - 1, tail);
+    if (near)
+        lr_utf8_appendf(msg, size, "; did you mean \"%s\"? Want one of ",
+                        LR_UTF8_CLIP(near, LR_YANG_REF_NAME));
+    else if (set->count)
+        lr_utf8_appendf(msg, size, "; want one of ");
+    else
+        lr_utf8_appendf(msg, size, "; there is none at all.");
+    /* Lightrail's leafrefs point at list keys, so the values are
+     * distinct. */
+    for (uint32_t i = 0; i < set->count && i < LR_YANG_REF_LIST; i++) {
+        const char *v = lyd_get_value(set->dnodes[i]);
+        lr_utf8_appendf(msg, size, "%s\"%s\"", i ? ", " : "",
+                        LR_UTF8_CLIP(v ? v : "", LR_YANG_REF_NAME));
+    }
+    if (set->count > LR_YANG_REF_LIST)
+        lr_utf8_appendf(msg, size, " and %" PRIu32 " more",
+                        set->count - LR_YANG_REF_LIST);
+    if (set->count)
+        lr_utf8_appendf(msg, size, ".");
+    ly_set_free(set, NULL);
+    return true;
+}
+
 const char *
-lr_yang_better_msg(const struct ly_ctx *ctx, const char *path,
-                   const char *lymsg, char *buf, size_t size)
+lr_yang_better_msg(const struct ly_ctx *ctx, const struct lyd_node *tree,
+                   const char *path, const char *lymsg, char *buf,
+                   size_t size)
 {
     if (!path[0] && lr_yang_top_msg(ctx, lymsg, buf, size))
         return buf;
     if (path[0] && (lr_yang_union_msg(ctx, path, lymsg, buf, size)
+                    || lr_yang_leafref_msg(tree, path, lymsg, buf, size)
                     || lr_yang_count_msg(ctx, path, lymsg, buf, size)
                     || lr_yang_bound_msg(ctx, path, lymsg, buf, size)
                     || lr_yang_enum_msg(ctx, path, lymsg, buf, size)
@@ -612,11 +818,11 @@ lr_yang_better_msg(const struct ly_ctx *ctx, const char *path,
 /* Why the first error and not the last: libyang records the root cause
  * first and then, sometimes, a consequence of it. */
 int
-lr_yang_ly_err(const struct ly_ctx *ctx, int rc, const char *file,
-               char *err, size_t errlen)
+lr_yang_tree_err(const struct ly_ctx *ctx, const struct lyd_node *tree,
+                 int rc, const char *file, char *err, size_t errlen)
 {
     const struct ly_err_item *e = ly_err_first(ctx);
-    char path[1024], where[64], want[512];
+    char path[1024], where[64], want[1024];
     long line;
     int schema;
 
@@ -627,7 +833,7 @@ lr_yang_ly_err(const struct ly_ctx *ctx, int rc, const char *file,
     } else {
         const char *msg = e->msg ? e->msg : "invalid data";
         lr_yang_split_location(e->path, path, sizeof path, &schema, &line);
-        msg = lr_yang_better_msg(ctx, path, msg, want, sizeof want);
+        msg = lr_yang_better_msg(ctx, tree, path, msg, want, sizeof want);
         if (path[0] && line)
             lr_yang_errf(err, errlen, file, path, "%s (line %ld)", msg, line);
         else if (path[0])
@@ -639,6 +845,13 @@ lr_yang_ly_err(const struct ly_ctx *ctx, int rc, const char *file,
             lr_yang_errf(err, errlen, file, NULL, "%s", msg);
     }
     return rc == LY_EMEM ? ENOMEM : EINVAL;
+}
+
+int
+lr_yang_ly_err(const struct ly_ctx *ctx, int rc, const char *file,
+               char *err, size_t errlen)
+{
+    return lr_yang_tree_err(ctx, NULL, rc, file, err, errlen);
 }
 
 int
@@ -659,7 +872,7 @@ lr_yang_print_doc(struct ly_ctx *ctx, LY_ERR rc, struct lyd_node *root,
     if (!rc)
         rc = lyd_print_mem(&text, root, LYD_JSON, LYD_PRINT_WITHSIBLINGS);
     if (rc)
-        ret = lr_yang_ly_err(ctx, rc, doc, err, errlen);
+        ret = lr_yang_tree_err(ctx, root, rc, doc, err, errlen);
 
 cleanup:
     lyd_free_all(root);
@@ -934,7 +1147,7 @@ lr_yang_parse(struct ly_ctx *ctx, const char *data, size_t len,
         goto cleanup;
     rc = lyd_validate_all(&tree, ctx, LYD_VALIDATE_PRESENT, NULL);
     if (rc) {
-        ret = lr_yang_ly_err(ctx, rc, name, err, errlen);
+        ret = lr_yang_tree_err(ctx, tree, rc, name, err, errlen);
         goto cleanup;
     }
     /* libyang takes a text cut short after a top-level member's name

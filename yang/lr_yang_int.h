@@ -67,8 +67,6 @@ int lr_yang_parse(struct ly_ctx *, const char *data, size_t len,
                   const char *holder, struct lyd_node **tree,
                   char *err, size_t errlen);
 
-/* Turns libyang's recorded error into "FILE: PATH: message", and LY_ERR
- * 'rc' into an errno value. */
 /* libyang's error location, e.g.
  *     Data location "/a:b/c[k='v']", line number 16.
  *     Schema location "/a:b".
@@ -80,9 +78,12 @@ void lr_yang_split_location(const char *loc, char *path, size_t size,
 /* libyang's message 'lymsg' for an error at the data path 'path' ("" when
  * none), told better where the schema allows: what a union wants, a
  * list's max-elements, a leaf's range or length, an enumeration's names,
- * the member a misspelt one meant (or the members there are).  Returns
- * buf (written, size bytes) or lymsg itself; never NULL. */
-const char *lr_yang_better_msg(const struct ly_ctx *ctx, const char *path,
+ * the member a misspelt one meant (or the members there are), and, when
+ * 'tree' (borrowed; NULL: none) is the data refused, the value a leafref
+ * meant and those its target holds there.  Returns buf (written, size
+ * bytes, size > 7) or lymsg itself; never NULL. */
+const char *lr_yang_better_msg(const struct ly_ctx *ctx,
+                               const struct lyd_node *tree, const char *path,
                                const char *lymsg, char *buf, size_t size);
 
 /* The message for an lr_topo_add_*() / lr_cluster_add_*() error the
@@ -109,8 +110,15 @@ int lr_yang_load_top(struct ly_ctx *, const char *path, const char *module,
                      struct lyd_node **tree, const struct lyd_node **top,
                      char **dir, char *err, size_t errlen);
 
+/* Turns libyang's recorded error into "FILE: PATH: message", and LY_ERR
+ * 'rc' into an errno value. */
 int lr_yang_ly_err(const struct ly_ctx *, int rc, const char *file,
                    char *err, size_t errlen);
+/* The same for the failed validation of 'tree' (any node of it,
+ * borrowed; NULL: as lr_yang_ly_err()), which a leafref's refusal
+ * reads the values of its target from. */
+int lr_yang_tree_err(const struct ly_ctx *, const struct lyd_node *tree,
+                     int rc, const char *file, char *err, size_t errlen);
 
 /* The end of a printer of a whole document (topology, inventory, state):
  * 'rc' says how building 'root' went, the caller having cleaned the

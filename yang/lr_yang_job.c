@@ -109,10 +109,10 @@ lr_yang_job_ly_err(const struct ly_ctx *ctx, LY_ERR rc,
         snprintf(text, sizeof text, "libyang error %d", (int) rc);
         lr_yang_copy_line(msg, msglen, text);
     } else {
-        char better[512];
+        char better[1024];
         lr_yang_split_location(e->path, where, sizeof where, &schema,
                                    &line);
-        const char *m = lr_yang_better_msg(ctx, where,
+        const char *m = lr_yang_better_msg(ctx, jobs, where,
                                            e->msg ? e->msg : "invalid data",
                                            better, sizeof better);
         lr_yang_job_fix_path(where, sizeof where, schema, jobs);

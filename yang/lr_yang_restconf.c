@@ -342,7 +342,7 @@ lr_yang_datastore_to_json(struct ly_ctx *ctx, const char *const *docs, int n,
 
 cleanup:
     if (!ret && rc)
-        ret = lr_yang_ly_err(ctx, rc, doc, err, errlen);
+        ret = lr_yang_tree_err(ctx, tree, rc, doc, err, errlen);
     lyd_free_all(part);
     lyd_free_all(tree);
     lyd_free_all(lib);

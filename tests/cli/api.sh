@@ -159,6 +159,14 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | endswith("attachment-n
     "$tmp/bad-body" > /dev/null \
     && ok "the attachment's refusal names the topology by its network-id" \
     || notok "attachment refusal: $(cat "$tmp/bad-body")"
+# A device type the inventory lacks: the refusal names the one meant and
+# those the body has (it named neither until 2026-12-07).
+jq '."lightrail-compute:compute".dc[0]."device-type" = "H200-80GB"' "$srcdir/examples/clusters/metro.json" > "$tmp/h200inv.json"
+bad 400 invalid-value "PUT of an inventory with an unknown device type" PUT /restconf/data/lightrail-compute:compute "$tmp/h200inv.json"
+jq -e '."ietf-restconf:errors".error[0]."error-message" | endswith("did you mean \"H100-80GB\"? Want one of \"V100-32GB\", \"A100-80GB\", \"H100-80GB\".")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "an unknown device type's refusal names the one meant and those there are" \
+    || notok "unknown device type: $(cat "$tmp/bad-body")"
 
 # Where a generic client starts (RFC 8040 3.1, 3.3, section 10): the
 # root's discovery, the API resource, its operations and version, and

@@ -16,6 +16,7 @@
 
 #include "planner/lr_cluster.h"
 #include "planner/lr_topo.h"
+#include "planner/lr_utf8.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_int.h"
 
@@ -493,6 +494,169 @@ test_foreign_top(void)
 }
 
 /*
+ * Leafrefs: a name that is not there (a DC's device type, an inter-DC
+ * link's end, a link's node) is refused with the names the document
+ * has at that place, the first 8 and how many more, and the one meant
+ * when fewer than half its characters differ.
+ */
+
+/* A compute document of 'n_types' device types named by 'type_fmt'
+ * (one %d, from 1) and one DC "dc1" of device type 'dc_type', into a
+ * new string the caller frees. */
+static char *
+compute_doc(int n_types, const char *type_fmt, const char *dc_type)
+{
+    size_t cap = 4096 + (size_t) n_types * 512;
+    char *doc = malloc(cap);
+    if (!doc)
+        return NULL;
+    int len = snprintf(doc, cap, "{\"lightrail-compute:compute\":"
+                       "{\"device-type\":[");
+    for (int i = 1; i <= n_types; i++) {
+        len += snprintf(doc + len, cap - len, "%s{\"name\":\"",
+                        i > 1 ? "," : "");
+        len += snprintf(doc + len, cap - len, type_fmt, i);
+        len += snprintf(doc + len, cap - len, "\",\"peak-tflops\":\"312\","
+                        "\"efficiency\":\"0.45\",\"memory-gb\":\"80\"}");
+    }
+    snprintf(doc + len, cap - len, "],\"dc\":[{\"name\":\"dc1\","
+             "\"device-type\":\"%s\",\"device-count\":8,"
+             "\"intra-dc-bandwidth-gbytes-per-s\":\"600\","
+             "\"intra-dc-latency-us\":\"5\"}]}}", dc_type);
+    return doc;
+}
+
+/* 'text' with its first 'from' replaced by 'to', in a new string the
+ * caller frees (NULL when 'from' is not in it). */
+static char *
+replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    if (!at)
+        return NULL;
+    size_t head = (size_t) (at - text);
+    char *out = malloc(strlen(text) + strlen(to) + 1);
+    if (out)
+        sprintf(out, "%.*s%s%s", (int) head, text, to, at + strlen(from));
+    return out;
+}
+
+/* Whether s is valid UTF-8 (planner/lr_utf8.h's reading of it). */
+static int
+valid_utf8(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *) s; *p;) {
+        size_t n = lr_utf8_len(p);
+        if (!n)
+            return 0;
+        p += n;
+    }
+    return 1;
+}
+
+static void
+test_leafref_names(void)
+{
+    size_t clen, tlen;
+    char *cluster = slurp(src("examples/clusters/metro.json"), &clen);
+    char *topo = slurp(src("tests/data/bad/link_unknown_node.json"), &tlen);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cluster);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(topo);
+    /* A second network whose nodes are not the first's: a link of the
+     * first names a node of the first only. */
+    char *two = replaced(topo, "    ]\n  }\n}",
+                         "    , { \"network-id\": \"other\", \"node\": "
+                         "[ { \"node-id\": \"Y\" }, { \"node-id\": \"Z\" } "
+                         "] } ]\n  }\n}");
+    char *many = compute_doc(12, "t%02d", "x");
+    struct {
+        int topo;
+        char *doc;
+        const char *want;
+    } cases[] = {
+        /* One device type is one edit away: the one meant. */
+        { 0, replaced(cluster, "\"device-type\": \"V100-32GB\"",
+                      "\"device-type\": \"H200-80GB\""),
+          "m: /lightrail-compute:compute/dc[name='dc2']/device-type: "
+          "Invalid leafref value \"H200-80GB\" - no target instance "
+          "\"../../device-type/name\" with the same value; did you mean "
+          "\"H100-80GB\"? Want one of \"V100-32GB\", \"A100-80GB\", "
+          "\"H100-80GB\"." },
+        /* Three DCs one edit away each: none is the one meant. */
+        { 0, replaced(cluster, "\"from\": \"dc1\"", "\"from\": \"dc9\""),
+          "/from: Invalid leafref value \"dc9\" - no target instance "
+          "\"../../dc/name\" with the same value; want one of \"dc1\", "
+          "\"dc2\", \"dc3\"." },
+        /* Half the name changed is another name, not a slip. */
+        { 0, replaced(cluster, "\"device-type\": \"V100-32GB\"",
+                      "\"device-type\": \"B200\""),
+          "with the same value; want one of \"V100-32GB\", "
+          "\"A100-80GB\", \"H100-80GB\"." },
+        { 0, many,
+          "want one of \"t01\", \"t02\", \"t03\", \"t04\", \"t05\", "
+          "\"t06\", \"t07\", \"t08\" and 4 more." },
+        /* No device type at all. */
+        { 0, compute_doc(0, "", "x"),
+          "\"../../device-type/name\" with the same value; there is none "
+          "at all." },
+        { 1, topo,
+          "/destination/dest-node: Invalid leafref value \"X\" - no target "
+          "instance \"../../../nw:node/nw:node-id\" with the same value; "
+          "want one of \"A\", \"B\"." },
+        { 1, two, "with the same value; want one of \"A\", \"B\"." },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char err[2048] = "";
+        struct lr_topo *t = NULL;
+        struct lr_cluster *c = NULL;
+        const char *doc = cases[i].doc;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+        int rc = cases[i].topo
+                 ? lr_yang_load_topo_mem(ctx, doc, strlen(doc), "m", &t, err,
+                                         sizeof err)
+                 : lr_yang_load_cluster_mem(ctx, doc, strlen(doc), "m", &c,
+                                            err, sizeof err);
+        CU_ASSERT_EQUAL(rc, EINVAL);
+        if (!strstr(err, cases[i].want))
+            fprintf(stderr, "\ncase %zu: want '%s',\n  got '%s'\n", i,
+                    cases[i].want, err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].want));
+        lr_topo_free(t);
+        lr_cluster_free(c);
+        if (cases[i].doc != topo)
+            free(cases[i].doc);
+    }
+    free(topo);
+    free(cluster);
+
+    /* Names of 63 three-byte characters: each listed is cut at the start
+     * of a character, and so is the message at the end of a small
+     * buffer. */
+    char fmt[256] = "%03d";
+    for (int i = 0; i < 60; i++)
+        strcat(fmt, "\xe2\x82\xac");               /* U+20AC, the euro */
+    char *wide = compute_doc(12, fmt, "x");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(wide);
+    char err[2048] = "", small[301] = "";
+    struct lr_cluster *c = NULL;
+    CU_ASSERT_EQUAL(lr_yang_load_cluster_mem(ctx, wide, strlen(wide), "m",
+                                             &c, err, sizeof err), EINVAL);
+    CU_ASSERT(valid_utf8(err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "want one of \"001\xe2\x82\xac"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, " and 4 more."));
+    CU_ASSERT(strlen(err) < 1024);
+    CU_ASSERT_EQUAL(lr_yang_load_cluster_mem(ctx, wide, strlen(wide), "m",
+                                             &c, small, sizeof small),
+                    EINVAL);
+    if (!valid_utf8(err) || !valid_utf8(small))
+        fprintf(stderr, "\nnot UTF-8: '%s'\n  or '%s'\n", err, small);
+    CU_ASSERT(valid_utf8(small));
+    CU_ASSERT(lr_utf8_is_cut(small, sizeof small));
+    CU_ASSERT_PTR_NULL(c);
+    free(wide);
+}
+
+/*
  * Printing.
  */
 
@@ -638,6 +802,7 @@ static CU_TestInfo tests[] = {
     { "bad inputs", test_bad_inputs },
     { "in-memory edges", test_mem_edges },
     { "foreign top-level nodes", test_foreign_top },
+    { "leafref names", test_leafref_names },
     { "print golden", test_print_golden },
     { "print round trip", test_print_round_trip },
     { "print invalid", test_print_invalid },
