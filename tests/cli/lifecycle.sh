@@ -623,4 +623,32 @@ rc=$?
     && [ "$(md5sum < "$D/beyond/lightrail.db")" = "$sum0" ] \
     && ok "lightrail-check on a job beyond the network: exit 1, the store unchanged, $(cut -c1-120 "$tmp/err")..." \
     || notok "lightrail-check on a job beyond the network: POST $posted, lightpath '$moved', exit $rc, $(cat "$tmp/err")"
+
+# A start refused after it made a new state directory, before the store
+# (an inventory naming a device type it lacks): what it leaves misleads
+# neither lightrail-check (no store, as of no directory) nor the next
+# start, which serves with the file fixed (docs/controller.md).
+jq '."lightrail-compute:compute".dc[0]."device-type" = "H200-80GB"' \
+    "$srcdir/examples/clusters/metro.json" > "$D/h200.json"
+jq --arg c "$D/h200.json" '.["lightrail-config:lightraild"] |= (.["state-dir"] = "fresh" | .["cluster-file"] = $c)' \
+    "$D/lightraild.json" > "$D/fresh.json"
+timeout 20 $LIGHTRAILD --config "$D/fresh.json" --foreground > "$tmp/out" 2> "$tmp/err"
+rc=$?
+$CHECK --config "$D/fresh.json" 2> "$tmp/check"
+crc=$?
+[ $rc -eq 2 ] && grep -q 'did you mean "H100-80GB"' "$tmp/err" \
+    && [ -d "$D/fresh" ] && [ ! -e "$D/fresh/lightrail.db" ] \
+    && [ $crc -eq 2 ] && grep -q "no store .*: nothing to check" "$tmp/check" \
+    && ok "a start refused before its store: exit 2, no store, lightrail-check: $(cat "$tmp/check")" \
+    || notok "a start refused before its store: exit $rc, check $crc, $(cat "$tmp/err" "$tmp/check"), $(ls -A "$D/fresh" 2>&1)"
+jq '.["lightrail-config:lightraild"]["state-dir"] = "fresh"' \
+    "$D/lightraild.json" > "$D/fresh.json"
+$LIGHTRAILD --config "$D/fresh.json" --foreground 2>> "$D/log" &
+PID=$!
+if await_file "$D/fresh/lightraild.port" $PID "$D/log" lightraild; then
+    ok "the next start on what the refused one left serves"
+else
+    notok "the next start on what the refused one left: $(tail -n 3 "$D/log")"
+fi
+stop_daemon
 lr_summary
