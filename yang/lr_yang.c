@@ -409,6 +409,21 @@ lr_yang_distance(const char *a, const char *b)
     return row[lb];
 }
 
+/* The member name of the schema node 'c' as a JSON document sends it
+ * under 'parent' (NULL: at the top), into buf[size]: qualified,
+ * "module:name", at the top and where c's module is not its parent's
+ * (an augment's node: ietf-network-topology's link), as RFC 7951
+ * section 4 wants; the bare name alone there is refused again. */
+static const char *
+lr_yang_member_name(const struct lysc_node *parent,
+                    const struct lysc_node *c, char *buf, size_t size)
+{
+    if (parent && c->module == parent->module)
+        return c->name;
+    snprintf(buf, size, "%s:%s", c->module->name, c->name);
+    return buf;
+}
+
 /* Follows libyang's sentence lymsg (its final '.' dropped) with what
  * to send instead of the member 'name' among the schema nodes under
  * 'parent', or at the top of 'mod' when parent is NULL, into msg[size]:
@@ -423,6 +438,7 @@ lr_yang_nearest_msg(const struct lysc_node *parent,
 {
     const struct lysc_node *c, *near = NULL;
     int best = 3, len, ml = (int) strlen(lymsg) - 1;
+    char qname[160];
 
     for (c = lys_getnext(NULL, parent, mod, 0); c;
          c = lys_getnext(c, parent, mod, 0)) {
@@ -435,7 +451,8 @@ lr_yang_nearest_msg(const struct lysc_node *parent,
     }
     if (near) {
         len = snprintf(msg, size, "%.*s; did you mean \"%s\"?", ml, lymsg,
-                       near->name);
+                       lr_yang_member_name(parent, near, qname,
+                                           sizeof qname));
     } else {
         len = snprintf(msg, size, "%.*s; %s takes ", ml, lymsg, what);
         const char *sep = "";
@@ -444,7 +461,9 @@ lr_yang_nearest_msg(const struct lysc_node *parent,
              c = lys_getnext(c, parent, mod, 0)) {
             if (!(c->flags & LYS_CONFIG_W))
                 continue;
-            len += snprintf(msg + len, size - len, "%s%s", sep, c->name);
+            len += snprintf(msg + len, size - len, "%s%s", sep,
+                            lr_yang_member_name(parent, c, qname,
+                                                sizeof qname));
             sep = ", ";
         }
         if (len >= 0 && (size_t) len < size)

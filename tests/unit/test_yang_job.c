@@ -2743,7 +2743,7 @@ test_config_union(void)
           "of decimal64 value \"2s\"; want 0 to 3600 seconds. (line 1)" },
         { "{\"lightrail-config:lightrail\":{}}",
           "line 1: Node \"lightrail\" not found in the \"lightrail-config\" "
-          "module; did you mean \"lightraild\"?" },
+          "module; did you mean \"lightrail-config:lightraild\"?" },
         { CFG_HEAD "\"listen\":{\"tls\":false},\"log\":\"journal\"}}",
           "/lightrail-config:lightraild/log: Invalid enumeration value "
           "\"journal\"; want stderr or syslog. (line 1)" },

@@ -493,6 +493,56 @@ test_foreign_top(void)
     free(topo);
 }
 
+/* A misspelt member the schema has from another module (an augment:
+ * ietf-network-topology's link, lightrail-topology's roadm) is named
+ * as RFC 7951 has it sent, "module:name"; the bare name, which libyang
+ * refuses again, was suggested for it until 2026-12-07 (even the name
+ * sent: 'Node "link" not found ...; did you mean "link"?'). */
+static void
+test_misspelt_members(void)
+{
+#define NET "{\"ietf-network:networks\":{\"network\":[{\"network-id\":" \
+            "\"m\","
+#define AT "m: /ietf-network:networks/network[network-id='m']"
+    static const struct {
+        const char *doc, *want;
+    } cases[] = {
+        { NET "\"link\":[]}]}}",
+          AT ": Node \"link\" not found as a child of \"network\" node; "
+          "did you mean \"ietf-network-topology:link\"? (line 1)" },
+        { NET "\"lnk\":[]}]}}",
+          AT ": Node \"lnk\" not found as a child of \"network\" node; "
+          "did you mean \"ietf-network-topology:link\"? (line 1)" },
+        { NET "\"nodes\":[]}]}}",
+          AT ": Node \"nodes\" not found as a child of \"network\" node; "
+          "did you mean \"node\"? (line 1)" },
+        { NET "\"bogusxyz\":[]}]}}",
+          AT ": Node \"bogusxyz\" not found as a child of \"network\" "
+          "node; \"network\" takes network-id, network-types, "
+          "supporting-network, node, ietf-network-topology:link. "
+          "(line 1)" },
+        { NET "\"node\":[{\"node-id\":\"r1\",\"rodm\":{}}]}]}}",
+          AT "/node[node-id='r1']: Node \"rodm\" not found as a child of "
+          "\"node\" node; did you mean \"lightrail-topology:roadm\"? "
+          "(line 1)" },
+    };
+#undef NET
+#undef AT
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char err[1024] = "";
+        struct lr_topo *t = NULL;
+        CU_ASSERT_EQUAL(lr_yang_load_topo_mem(ctx, cases[i].doc,
+                                              strlen(cases[i].doc), "m", &t,
+                                              err, sizeof err), EINVAL);
+        CU_ASSERT_PTR_NULL(t);
+        if (strcmp(err, cases[i].want))
+            fprintf(stderr, "\ncase %zu: want '%s', got '%s'\n", i,
+                    cases[i].want, err);
+        CU_ASSERT_STRING_EQUAL(err, cases[i].want);
+        lr_topo_free(t);
+    }
+}
+
 /*
  * Leafrefs: a name that is not there (a DC's device type, an inter-DC
  * link's end, a link's node) is refused with the names the document
@@ -803,6 +853,7 @@ static CU_TestInfo tests[] = {
     { "in-memory edges", test_mem_edges },
     { "foreign top-level nodes", test_foreign_top },
     { "leafref names", test_leafref_names },
+    { "misspelt members", test_misspelt_members },
     { "print golden", test_print_golden },
     { "print round trip", test_print_round_trip },
     { "print invalid", test_print_invalid },
