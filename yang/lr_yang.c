@@ -429,7 +429,9 @@ lr_yang_member_name(const struct lysc_node *parent,
  * 'parent', or at the top of 'mod' when parent is NULL, into msg[size]:
  * the one a slip of two edits or fewer makes ('did you mean "state-dir"?'),
  * else those there are (config true: what a file or a client may send),
- * 'what' taking them.  False, msg emptied, when the list does not fit. */
+ * 'what' taking them.  False, msg emptied, when the list does not fit
+ * or is empty (an augmenting module has no top-level data of its own):
+ * "takes ." would tell nothing. */
 static bool
 lr_yang_nearest_msg(const struct lysc_node *parent,
                     const struct lysc_module *mod, const char *what,
@@ -456,6 +458,7 @@ lr_yang_nearest_msg(const struct lysc_node *parent,
     } else {
         len = snprintf(msg, size, "%.*s; %s takes ", ml, lymsg, what);
         const char *sep = "";
+        int n = 0;
         for (c = lys_getnext(NULL, parent, mod, 0);
              c && len >= 0 && (size_t) len < size;
              c = lys_getnext(c, parent, mod, 0)) {
@@ -465,7 +468,10 @@ lr_yang_nearest_msg(const struct lysc_node *parent,
                             lr_yang_member_name(parent, c, qname,
                                                 sizeof qname));
             sep = ", ";
+            n++;
         }
+        if (!n)
+            len = -1;
         if (len >= 0 && (size_t) len < size)
             len += snprintf(msg + len, size - len, ".");
     }
@@ -515,10 +521,53 @@ lr_yang_member_msg(const struct ly_ctx *ctx, const char *path,
     return lr_yang_nearest_msg(sn, NULL, what, name, lymsg, msg, size);
 }
 
+/* libyang's sentence lymsg for the top-level member 'name' followed by
+ * the top-level node of any implemented module a slip of two edits or
+ * fewer makes of it, qualified ('did you mean "ietf-network:networks"?'),
+ * into msg[size]; false, msg untouched, when none does.  For a module
+ * with no top-level data (ietf-network-topology, lightrail-topology
+ * only augment): the node meant is another module's. */
+static bool
+lr_yang_top_any_msg(const struct ly_ctx *ctx, const char *name,
+                    const char *lymsg, char *msg, size_t size)
+{
+    const struct lys_module *m;
+    const struct lysc_node *near = NULL;
+    uint32_t idx = 0;
+    int best = 3;
+    char qname[160];
+
+    while ((m = ly_ctx_get_module_iter(ctx, &idx))) {
+        if (!m->implemented || !m->compiled)
+            continue;
+        for (const struct lysc_node *c = lys_getnext(NULL, NULL, m->compiled,
+                                                     0);
+             c; c = lys_getnext(c, NULL, m->compiled, 0)) {
+            int d = (c->flags & LYS_CONFIG_W)
+                    ? lr_yang_distance(name, c->name) : INT_MAX;
+            if (d < best) {
+                best = d;
+                near = c;
+            }
+        }
+    }
+    if (!near)
+        return false;
+    int len = snprintf(msg, size, "%.*s; did you mean \"%s\"?",
+                       (int) strlen(lymsg) - 1, lymsg,
+                       lr_yang_member_name(NULL, near, qname, sizeof qname));
+    if (len < 0 || (size_t) len >= size) {
+        msg[0] = '\0';
+        return false;
+    }
+    return true;
+}
+
 /* libyang's "Node "X" not found in the "M" module." of a document's
  * top-level member, followed by what to send instead among M's
- * top-level nodes, into msg[size]; false, msg untouched, when M is not
- * implemented. */
+ * top-level nodes (or, M having none, any module's: lr_yang_top_any_msg),
+ * into msg[size]; false, msg untouched, when M is not implemented or
+ * nothing can be told. */
 static bool
 lr_yang_top_msg(const struct ly_ctx *ctx, const char *lymsg, char *msg,
                 size_t size)
@@ -539,7 +588,8 @@ lr_yang_top_msg(const struct ly_ctx *ctx, const char *lymsg, char *msg,
         return false;
     snprintf(what, sizeof what, "\"%s\"", mod);
     return lr_yang_nearest_msg(NULL, lm->compiled, what, name, lymsg, msg,
-                               size);
+                               size)
+           || lr_yang_top_any_msg(ctx, name, lymsg, msg, size);
 }
 
 /* libyang's refusal of a number leaf's value for its type or encoding

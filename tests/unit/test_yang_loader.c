@@ -543,6 +543,44 @@ test_misspelt_members(void)
     }
 }
 
+/* A top-level member under a module with no top-level data of its own
+ * (an augmenting one: ietf-network-topology, lightrail-topology) is
+ * told the member meant of the module that has it; until 2026-12-07 it
+ * was told 'ietf-network-topology" takes .', an empty list. */
+static void
+test_misspelt_top(void)
+{
+    static const struct {
+        const char *doc, *want;
+    } cases[] = {
+        { "{\"ietf-network-topology:networks\":{}}",
+          "m: line 1: Node \"networks\" not found in the "
+          "\"ietf-network-topology\" module; did you mean "
+          "\"ietf-network:networks\"?" },
+        { "{\"lightrail-topology:network\":{}}",
+          "m: line 1: Node \"network\" not found in the "
+          "\"lightrail-topology\" module; did you mean "
+          "\"ietf-network:networks\"?" },
+        /* Nothing near: libyang's sentence alone, no empty list. */
+        { "{\"lightrail-topology:qqqqqqqq\":{}}",
+          "m: line 1: Node \"qqqqqqqq\" not found in the "
+          "\"lightrail-topology\" module." },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char err[1024] = "";
+        struct lr_topo *t = NULL;
+        CU_ASSERT_EQUAL(lr_yang_load_topo_mem(ctx, cases[i].doc,
+                                              strlen(cases[i].doc), "m", &t,
+                                              err, sizeof err), EINVAL);
+        CU_ASSERT_PTR_NULL(t);
+        if (strcmp(err, cases[i].want))
+            fprintf(stderr, "\ncase %zu: want '%s', got '%s'\n", i,
+                    cases[i].want, err);
+        CU_ASSERT_STRING_EQUAL(err, cases[i].want);
+        lr_topo_free(t);
+    }
+}
+
 /*
  * Leafrefs: a name that is not there (a DC's device type, an inter-DC
  * link's end, a link's node) is refused with the names the document
@@ -854,6 +892,7 @@ static CU_TestInfo tests[] = {
     { "foreign top-level nodes", test_foreign_top },
     { "leafref names", test_leafref_names },
     { "misspelt members", test_misspelt_members },
+    { "misspelt top-level members", test_misspelt_top },
     { "print golden", test_print_golden },
     { "print round trip", test_print_round_trip },
     { "print invalid", test_print_invalid },
